@@ -1,0 +1,28 @@
+/* ts.c — ts_strerror() for errno values and the project's own range. */
+#include <string.h>
+
+#include "ts.h"
+
+static const char *const ts_errs[] = {
+	[-(TS_E_PARSE - TS_E_BASE)] = "malformed value",
+	[-(TS_E_PROFILE - TS_E_BASE)] = "malformed profile",
+	[-(TS_E_FORMAT - TS_E_BASE)] = "not a file of the expected format",
+	[-(TS_E_VERSION - TS_E_BASE)] = "unsupported format version",
+	[-(TS_E_TRUNCATED - TS_E_BASE)] = "file cut short",
+	[-(TS_E_GPU_OOM - TS_E_BASE)] = "out of GPU memory",
+	[-(TS_E_NO_GPU - TS_E_BASE)] = "no GPU present",
+	[-(TS_E_LUA - TS_E_BASE)] = "Lua error",
+	[-(TS_E_UNKNOWN - TS_E_BASE)] = "unknown name",
+	[-(TS_E_CORRUPT - TS_E_BASE)] = "corrupt data",
+};
+
+const char *ts_strerror(int err)
+{
+	if (err < TS_E_BASE && err > TS_E_LAST) {
+		const char *s = ts_errs[-(err - TS_E_BASE)];
+		return s ? s : "unknown tiersim error";
+	}
+	if (err < 0)
+		err = -err;
+	return strerror(err);
+}

@@ -1,0 +1,47 @@
+/*
+ * ts.h — what every part of tiersim shares: error codes, attributes, small
+ * helpers. Functions return 0 (or a count) on success and -errno on failure;
+ * project-specific failures use the reserved range below TS_E_BASE so that
+ * they never collide with an errno, and ts_strerror() names both.
+ */
+#ifndef TS_H
+#define TS_H
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TS_WUR __attribute__((warn_unused_result))
+#define TS_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define TS_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define TS_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define TS_MAX(a, b) ((a) > (b) ? (a) : (b))
+
+#define TS_NS_PER_US 1000ULL
+#define TS_NS_PER_MS 1000000ULL
+#define TS_NS_PER_S 1000000000ULL
+
+#define TS_KiB 1024ULL
+#define TS_MiB (1024ULL * 1024)
+#define TS_GiB (1024ULL * 1024 * 1024)
+
+/* Project error codes: all below -4095, so never an -errno. */
+enum {
+	TS_E_BASE = -10000,
+	TS_E_PARSE = TS_E_BASE - 1,	/* malformed text: option, number, unit */
+	TS_E_PROFILE = TS_E_BASE - 2,	/* a profile file is malformed */
+	TS_E_FORMAT = TS_E_BASE - 3,	/* a binary file is not what it claims */
+	TS_E_VERSION = TS_E_BASE - 4,	/* a file version this build does not know */
+	TS_E_TRUNCATED = TS_E_BASE - 5, /* a file ends in the middle of a record */
+	TS_E_GPU_OOM = TS_E_BASE - 6,	/* the batch does not fit the GPU memory */
+	TS_E_NO_GPU = TS_E_BASE - 7,	/* a GPU run was asked for without a GPU */
+	TS_E_LUA = TS_E_BASE - 8,	/* a Lua script raised an error */
+	TS_E_UNKNOWN = TS_E_BASE - 9,	/* an unknown name: tier, model, key... */
+	TS_E_CORRUPT = TS_E_BASE - 10,	/* data failed a check (JPEG, record) */
+	TS_E_LAST = TS_E_BASE - 11,
+};
+
+/* Text for a -errno or a TS_E_* code. Never NULL. */
+const char *ts_strerror(int err);
+
+#endif
