@@ -136,11 +136,12 @@ static void *pt_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 {
 	struct ts_fs *fs = ts_fs_get();
 
-	/* Paths of unlinked-but-open files are not needed: every op on an
-	 * open file uses its descriptor. Removing at once (hard_remove)
-	 * keeps .fuse_hidden files out of BACKING. */
+	/* Every op on an open file uses its descriptor, never its path. An
+	 * unlinked file that is still open stays as libfuse's .fuse_hidden*
+	 * name until released (hard_remove would drop it at once, but then
+	 * fstat() on the open file fails with ESTALE, since the kernel sends
+	 * no handle with it). */
 	cfg->nullpath_ok = 1;
-	cfg->hard_remove = 1;
 	cfg->use_ino = 1; /* hard links show one inode number, as on disk */
 	/* Let asynchronous direct IO (io_uring, libaio) reach the daemon at
 	 * its full queue depth: the kernel holds back background requests

@@ -463,7 +463,12 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
-	if (fuse_opt_add_arg(&args, fs->mountpoint) ||
+	/* Attributes are not cached in the kernel (a user's -o attr_timeout=
+	 * comes later and wins): a hard link is a separate inode to the
+	 * high-level API, and an unlink could not refresh the other names'
+	 * link count otherwise. Names stay cached for libfuse's default 1 s. */
+	if (fuse_opt_insert_arg(&args, 1, "-oattr_timeout=0,negative_timeout=0") ||
+	    fuse_opt_add_arg(&args, fs->mountpoint) ||
 	    (!has_arg(&args, "fsname=") && add_fsname(&args, fs->backing))) {
 		fprintf(stderr, "tierfs: out of memory\n");
 		goto out;

@@ -4,9 +4,14 @@
  *
  * Every counted request is submitted at its arrival time; the daemon then
  * does the real syscall and sleeps until the completion time the model
- * returned (control.c). Metadata requests (open, getattr, create, unlink,
- * rename, readdir...) are TS_TIER_META; flush and release cost nothing, as
- * closing a file does not touch a disk.
+ * returned (control.c). Requests that change or first read an inode or a
+ * directory (open, create, opendir, readdir, mkdir, unlink, rename, link,
+ * chmod, truncate...) are TS_TIER_META. getattr, access, readlink, statfs,
+ * flush and release cost nothing: on a real server they are answered from
+ * the inode cache or are local, and with attributes uncached in the kernel
+ * (tierfs.c) every stat() reaches the daemon, so charging them would bill
+ * the disk for what the inode cache serves. In libfuse's high-level API a
+ * lookup is a getattr, so the inode read of a cold file is the open's.
  *
  * The kernel page cache. Files are opened with direct_io on the FUSE side,
  * so every read and write reaches the daemon and the model's page cache
@@ -190,7 +195,12 @@ uint64_t ts_fs_model_submit(struct ts_fs *fs, const struct ts_fs_req *r)
 		[TS_FS_WRITE] = TS_TIER_WRITE,
 		[TS_FS_FSYNC] = TS_TIER_FSYNC,
 		[TS_FS_FDATASYNC] = TS_TIER_FDATASYNC,
-		[TS_FS_FLUSH] = TS_TIER_OP_NR, /* not modeled */
+		/* Served from the inode cache or local: not modeled. */
+		[TS_FS_GETATTR] = TS_TIER_OP_NR,
+		[TS_FS_ACCESS] = TS_TIER_OP_NR,
+		[TS_FS_STATFS] = TS_TIER_OP_NR,
+		[TS_FS_READLINK] = TS_TIER_OP_NR,
+		[TS_FS_FLUSH] = TS_TIER_OP_NR,
 		[TS_FS_RELEASE] = TS_TIER_OP_NR,
 		[TS_FS_RELEASEDIR] = TS_TIER_OP_NR,
 	};
