@@ -628,27 +628,40 @@ static int exec_train_real(struct ts_runner *R, struct ts_scenario *s, const cha
 	}
 	ts_engine_describe(lv.eng, edesc, sizeof(edesc));
 
-	if ((rc = ts_runner_place(R, s, &dp, true, err, errlen))) {
-		live_end(R, &lv, NULL, 0);
-		return rc;
+	/* Benchmark mode: the loader makes samples in memory, nothing is read. */
+	bool synthetic = s->pipe.source && !strcmp(s->pipe.source, "null");
+	memset(&dp, 0, sizeof(dp));
+	if (synthetic) {
+		snprintf(mdesc, sizeof(mdesc), "no storage (synthetic data, benchmark mode)");
+	} else {
+		if ((rc = ts_runner_place(R, s, &dp, true, err, errlen))) {
+			live_end(R, &lv, NULL, 0);
+			return rc;
+		}
+		bool lmdb = dp.source && !strcmp(dp.source, "lmdb");
+		rc = live_mount(R, s, tier, &dp, lmdb, &lv, mdesc, sizeof(mdesc), err, errlen);
+		if (rc)
+			goto out;
 	}
-	bool lmdb = dp.source && !strcmp(dp.source, "lmdb");
-	rc = live_mount(R, s, tier, &dp, lmdb, &lv, mdesc, sizeof(mdesc), err, errlen);
-	if (rc)
-		goto out;
 
 	/* The loader reads through the mount; batch = per-GPU batch x GPUs. */
 	struct ts_pipe_cfg pc;
 	memset(&pc, 0, sizeof(pc));
 	if ((rc = ts_opt_copy(ts_pipe_opts, &pc, &s->pipe)))
 		goto out;
-	char path[PATH_MAX * 2];
-	snprintf(path, sizeof(path), "%s%s%s%s%s", lv.root, dp.rel[0] ? "/" : "", dp.rel,
-		 dp.input[0] ? "/" : "", dp.input);
+	char path[PATH_MAX * 2] = "";
+	if (!synthetic)
+		snprintf(path, sizeof(path), "%s%s%s%s%s", lv.root, dp.rel[0] ? "/" : "", dp.rel,
+			 dp.input[0] ? "/" : "", dp.input);
 	uint64_t batch = s->eng.batch * s->eng.gpus;
 	uint64_t per_epoch = dp.have_meta
 				     ? (dp.kind == TS_DS_PTB_TEXT ? 0 : dp.meta.count / batch)
 				     : 0;
+	if (synthetic) {
+		/* Exactly the batches the run takes, in one epoch. */
+		per_epoch = run->warmup + run->iterations;
+		pc.count = per_epoch * batch;
+	}
 	char nb[32];
 	snprintf(nb, sizeof(nb), "%llu", (unsigned long long)batch);
 	char sub[512];
@@ -663,7 +676,7 @@ static int exec_train_real(struct ts_runner *R, struct ts_scenario *s, const cha
 	/* Epochs: enough for warm-up + measured iterations. The text source's
 	 * batches per epoch are only known once it is open. */
 	uint64_t iters = run->iterations, epochs = 1;
-	if (per_epoch &&
+	if (per_epoch && !synthetic &&
 	    (rc = plan_iterations(run, per_epoch, &iters, &epochs, err, errlen))) {
 		ts_opt_free(ts_pipe_opts, &pc);
 		goto out;

@@ -142,8 +142,10 @@ static int exec_train(struct ts_runner *R, struct ts_scenario *s, const struct t
 		      struct ts_row *w, const struct ts_dataset_place *dp, char *err,
 		      size_t errlen)
 {
-	const struct ts_dataset_meta *meta = &dp->meta;
+	const bool synthetic = dp == NULL; /* benchmark mode: nothing is read */
+	const struct ts_dataset_meta *meta = synthetic ? NULL : &dp->meta;
 	struct model m;
+	memset(&m, 0, sizeof(m));
 	struct ts_engine *eng = NULL;
 	struct slots rd = { 0 }, dec = { 0 };
 	uint64_t *off = NULL, *consumed = NULL;
@@ -152,7 +154,7 @@ static int exec_train(struct ts_runner *R, struct ts_scenario *s, const struct t
 	char edesc[256], rowerr[512];
 	struct ts_decode_cal cal;
 	memset(&cal, 0, sizeof(cal));
-	bool decode = strcmp(s->pipe.decode ? s->pipe.decode : "auto", "none") != 0 &&
+	bool decode = !synthetic && strcmp(s->pipe.decode ? s->pipe.decode : "auto", "none") &&
 		      dp->kind != TS_DS_PTB_TEXT;
 
 	int rc = ts_engine_new(&s->eng, &eng, rowerr, sizeof(rowerr));
@@ -172,7 +174,7 @@ static int exec_train(struct ts_runner *R, struct ts_scenario *s, const struct t
 		return -EINVAL;
 	}
 	ts_engine_describe(eng, edesc, sizeof(edesc));
-	if ((rc = model_new(R, s, &m, err, errlen))) {
+	if (!synthetic && (rc = model_new(R, s, &m, err, errlen))) {
 		ts_engine_free(eng);
 		return rc;
 	}
@@ -180,10 +182,12 @@ static int exec_train(struct ts_runner *R, struct ts_scenario *s, const struct t
 		goto out;
 
 	uint64_t batch = s->eng.batch * s->eng.gpus;
-	bool text = dp->kind == TS_DS_PTB_TEXT;
+	bool text = !synthetic && dp->kind == TS_DS_PTB_TEXT;
 	uint64_t seq = s->pipe.seq_len ? s->pipe.seq_len : 35;
 	/* ptb-text: batches of sequences of seq tokens, read in order. */
-	uint64_t nsamp = text ? meta->count / seq : meta->count;
+	uint64_t nsamp = synthetic ? (run->warmup + run->iterations) * batch
+			 : text	    ? meta->count / seq
+				    : meta->count;
 	uint64_t per_epoch = nsamp / batch;
 	uint64_t iters, epochs;
 	if (!per_epoch) {
@@ -200,11 +204,11 @@ static int exec_train(struct ts_runner *R, struct ts_scenario *s, const struct t
 	uint64_t total = run->warmup + iters;
 	uint64_t prefetch = s->pipe.prefetch ? s->pipe.prefetch : 1;
 
-	off = text ? NULL : prefix_offsets(meta);
+	off = text || synthetic ? NULL : prefix_offsets(meta);
 	perm = malloc((nsamp ? nsamp : 1) * sizeof(*perm));
 	consumed = calloc(total, sizeof(*consumed));
 	ih = malloc(sizeof(*ih));
-	if ((!text && !off) || !perm || !consumed || !ih || slots_new(&rd, s->pipe.qd) ||
+	if ((!text && !synthetic && !off) || !perm || !consumed || !ih || slots_new(&rd, s->pipe.qd) ||
 	    slots_new(&dec, s->pipe.vcpus)) {
 		rc = -ENOMEM;
 		goto out;
@@ -212,8 +216,10 @@ static int exec_train(struct ts_runner *R, struct ts_scenario *s, const struct t
 	ts_hist_init(ih);
 	struct ts_rng rng;
 	ts_rng_seed(&rng, s->pipe.seed);
-	const bool shuffle = s->pipe.shuffle && !strcmp(dp->source, "folder") ? true
-			     : s->pipe.shuffle && !strcmp(dp->source, "rec");
+	const char *source = synthetic ? "null" : dp->source;
+	/* The loader shuffles sample files and records; a cursor (LMDB) and
+	 * a text stream are read in order. */
+	const bool shuffle = s->pipe.shuffle && (!strcmp(source, "folder") || !strcmp(source, "rec"));
 	uint64_t text_bytes = text ? meta->total_bytes : 0;
 
 	uint64_t t_meas = 0, prev_end = 0, busy = 0, idle = 0, samples = 0;
@@ -240,10 +246,12 @@ static int exec_train(struct ts_runner *R, struct ts_scenario *s, const struct t
 			uint64_t j = perm[bi * batch + i];
 			uint64_t issue = slots_peek(&rd) > admit ? slots_peek(&rd) : admit;
 			uint64_t done;
-			if (text) {
+			if (synthetic) {
+				done = issue;
+			} else if (text) {
 				uint64_t len = text_bytes / nsamp;
 				done = submit(&m, issue, TS_TIER_READ, 1, j * len, len, text_bytes);
-			} else if (!strcmp(dp->source, "folder")) {
+			} else if (!strcmp(source, "folder")) {
 				/* A file per sample: open (metadata), then the whole file. */
 				uint64_t t = submit(&m, issue, TS_TIER_META, j + 2, 0, 0, 0);
 				done = submit(&m, t, TS_TIER_READ, j + 2, 0, meta->bytes[j],
@@ -297,7 +305,10 @@ static int exec_train(struct ts_runner *R, struct ts_scenario *s, const struct t
 	w->cache_hit_pct = w->bytes_read ? 100.0 * (double)(m.hit_bytes - h0) / (double)w->bytes_read
 					 : 0;
 	char tdesc[256], parts[1024], dnote[256] = "";
-	tier_desc(s, tdesc, sizeof(tdesc));
+	if (synthetic)
+		snprintf(tdesc, sizeof(tdesc), "no storage (synthetic data, benchmark mode)");
+	else
+		tier_desc(s, tdesc, sizeof(tdesc));
 	if (decode)
 		snprintf(dnote, sizeof(dnote), "decode modeled %llu workers = vCPUs (calibration: "
 					       "%.0f images/s/core on %s)",
@@ -305,7 +316,7 @@ static int exec_train(struct ts_runner *R, struct ts_scenario *s, const struct t
 	else
 		snprintf(dnote, sizeof(dnote), "no decode");
 	snprintf(parts, sizeof(parts), "%s, reader modeled QD %llu (%s), %s, %s", tdesc,
-		 (unsigned long long)s->pipe.qd, dp->source, dnote, edesc);
+		 (unsigned long long)s->pipe.qd, source, dnote, edesc);
 	rc = ts_row_set_str(&w->parts, parts);
 out:
 	free(rd.t);
@@ -315,7 +326,8 @@ out:
 	free(consumed);
 	free(ih);
 	ts_engine_free(eng);
-	ts_tier_free(m.tier);
+	if (m.tier)
+		ts_tier_free(m.tier);
 	return rc;
 }
 
@@ -394,6 +406,9 @@ int ts_vsim_exec(struct ts_runner *R, struct ts_scenario *s, enum ts_action act,
 		 const struct ts_scn_run *run, struct ts_row *w, char *err, size_t errlen)
 {
 	struct ts_dataset_place dp;
+	memset(&dp, 0, sizeof(dp));
+	if (act == TS_ACT_RUN && s->pipe.source && !strcmp(s->pipe.source, "null"))
+		return exec_train(R, s, run, w, NULL, err, errlen);
 	int rc = ts_runner_place(R, s, &dp, false, err, errlen);
 	if (rc)
 		return rc;
