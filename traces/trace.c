@@ -244,6 +244,8 @@ uint32_t ts_trace_writer_file_id(struct ts_trace_writer *w, const char *path)
 {
 	uint32_t id = 0;
 
+	if (strlen(path) > TS_TRACE_PATH_MAX)
+		return 0;
 	pthread_mutex_lock(&w->path_lock);
 	if ((uint64_t)w->npaths * 2 >= w->hash_cap && hash_grow(w))
 		goto out;
@@ -514,20 +516,111 @@ static void hdr_decode(const struct disk_hdr *d, struct ts_trace_hdr *h)
 	memcpy(h->host, d->host, sizeof(h->host) - 1);
 }
 
-static int push_item(struct ts_trace *t, size_t *cap, uint8_t kind, uint64_t val)
+/* Grows *@p (of *@cap elements of @size) to hold @need elements. */
+static int grow(void **p, size_t *cap, size_t need, size_t size, size_t first)
 {
-	if (t->nitems == *cap) {
-		size_t nc = *cap ? *cap * 2 : 256;
-		void *p = realloc(t->items, nc * sizeof(*t->items));
-		if (!p)
-			return -ENOMEM;
-		t->items = p;
-		*cap = nc;
-	}
-	t->items[t->nitems].kind = kind;
-	t->items[t->nitems].val = val;
-	t->nitems++;
+	if (need <= *cap)
+		return 0;
+	size_t nc = *cap ? *cap : first;
+	while (nc < need)
+		nc *= 2;
+	void *np = realloc(*p, nc * size);
+	if (!np)
+		return -ENOMEM;
+	*p = np;
+	*cap = nc;
 	return 0;
+}
+
+static int push_item(struct ts_trace *t, unsigned op, uint64_t val, uint64_t t_ns)
+{
+	if (grow((void **)&t->items, &t->item_cap, t->nitems + 1, sizeof(*t->items), 16))
+		return -ENOMEM;
+	t->items[t->nitems++] = (struct ts_trace_item){
+		.at_rec = t->nrecs, .val = val, .t_ns = t_ns, .op = (uint16_t)op,
+	};
+	return 0;
+}
+
+static int push_rec(struct ts_trace *t, const struct ts_trace_rec *r)
+{
+	if (grow((void **)&t->recs, &t->rec_cap, t->nrecs + 1, sizeof(*t->recs), 1024))
+		return -ENOMEM;
+	t->recs[t->nrecs++] = *r;
+	return 0;
+}
+
+static int push_path(struct ts_trace *t, const char *s, size_t len)
+{
+	if (grow((void **)&t->paths, &t->path_cap, (size_t)t->npaths + 1, sizeof(*t->paths), 16))
+		return -ENOMEM;
+	t->paths[0] = NULL;
+	if (!(t->paths[t->npaths] = strndup(s, len)))
+		return -ENOMEM;
+	t->npaths++;
+	return push_item(t, TS_ITEM_PATH, t->npaths - 1, 0);
+}
+
+void ts_trace_init(struct ts_trace *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->hdr.version = TS_TRACE_VERSION;
+	t->hdr.rec_size = TS_TRACE_REC_SIZE;
+	t->npaths = 1;
+	t->truncated = true; /* until an end item is added */
+}
+
+int ts_trace_add_path(struct ts_trace *t, const char *path, uint32_t *id)
+{
+	size_t len = strlen(path);
+	if (len > TS_TRACE_PATH_MAX)
+		return -ENAMETOOLONG;
+	if (!t->truncated)
+		return -EINVAL;
+	int ret = push_path(t, path, len);
+	if (!ret && id)
+		*id = t->npaths - 1;
+	return ret;
+}
+
+int ts_trace_intern(struct ts_trace *t, const char *path, uint32_t *id)
+{
+	for (uint32_t i = t->npaths; i-- > 1;) {
+		if (!strcmp(t->paths[i], path)) {
+			*id = i;
+			return 0;
+		}
+	}
+	return ts_trace_add_path(t, path, id);
+}
+
+int ts_trace_add_rec(struct ts_trace *t, const struct ts_trace_rec *r)
+{
+	if (!t->truncated || r->op == TS_OP_NONE || r->op >= TS_OP_IO_LAST || r->reserved)
+		return -EINVAL;
+	return push_rec(t, r);
+}
+
+int ts_trace_add_drops(struct ts_trace *t, uint64_t drops, uint64_t t_ns)
+{
+	if (!t->truncated)
+		return -EINVAL;
+	t->dropped = drops;
+	return push_item(t, TS_ITEM_DROPS, drops, t_ns);
+}
+
+int ts_trace_add_end(struct ts_trace *t, uint64_t drops, uint64_t records, uint64_t t_ns)
+{
+	if (!t->truncated)
+		return -EINVAL;
+	memset(&t->end, 0, sizeof(t->end));
+	t->end.op = TS_ITEM_END;
+	t->end.offset = drops;
+	t->end.length = records;
+	t->end.submit_ns = t_ns;
+	t->dropped = drops;
+	t->truncated = false;
+	return push_item(t, TS_ITEM_END, 0, t_ns);
 }
 
 /* A header string field must be NUL-terminated and zero after the NUL, so
@@ -548,7 +641,7 @@ int ts_trace_read_mem(const void *buf, size_t len, const char *name, struct ts_t
 {
 	const unsigned char *p = buf;
 	struct disk_hdr d;
-	size_t rcap = 0, icap = 0, pcap = 0, off;
+	size_t off;
 	int ret;
 
 	memset(t, 0, sizeof(*t));
@@ -578,9 +671,8 @@ int ts_trace_read_mem(const void *buf, size_t len, const char *name, struct ts_t
 		if (p[i])
 			FAIL(TS_E_CORRUPT, "%s: byte %zu of the reserved header area is not zero",
 			     name, i);
+	ts_trace_init(t);
 	hdr_decode(&d, &t->hdr);
-	t->npaths = 1;
-	t->truncated = true;
 
 	for (off = TS_TRACE_HDR_SIZE; off + TS_TRACE_REC_SIZE <= len;) {
 		struct ts_trace_rec r;
@@ -591,16 +683,7 @@ int ts_trace_read_mem(const void *buf, size_t len, const char *name, struct ts_t
 			if (r.reserved)
 				FAIL(TS_E_CORRUPT, "%s: byte %zu: record reserved field is %u, not 0",
 				     name, off, r.reserved);
-			if (t->nrecs == rcap) {
-				size_t nc = rcap ? rcap * 2 : 1024;
-				void *np = realloc(t->recs, nc * sizeof(*t->recs));
-				if (!np)
-					FAIL(-ENOMEM, "%s: out of memory", name);
-				t->recs = np;
-				rcap = nc;
-			}
-			t->recs[t->nrecs] = r;
-			if (push_item(t, &icap, 0, t->nrecs++))
+			if (push_rec(t, &r))
 				FAIL(-ENOMEM, "%s: out of memory", name);
 			off += sizeof(r);
 			continue;
@@ -617,9 +700,9 @@ int ts_trace_read_mem(const void *buf, size_t len, const char *name, struct ts_t
 			if (r.file_id != t->npaths)
 				FAIL(TS_E_CORRUPT, "%s: byte %zu: path id %u out of order (expected %u)",
 				     name, off, r.file_id, t->npaths);
-			if (r.length > 65536)
-				FAIL(TS_E_CORRUPT, "%s: byte %zu: path length %llu exceeds 65536", name,
-				     off, (unsigned long long)r.length);
+			if (r.length > TS_TRACE_PATH_MAX)
+				FAIL(TS_E_CORRUPT, "%s: byte %zu: path length %llu exceeds %u", name,
+				     off, (unsigned long long)r.length, TS_TRACE_PATH_MAX);
 			if (off + sizeof(r) + padded > len) {
 				goto cut; /* cut inside the path: counts as trailing */
 			}
@@ -631,18 +714,7 @@ int ts_trace_read_mem(const void *buf, size_t len, const char *name, struct ts_t
 				if (s[i])
 					FAIL(TS_E_CORRUPT, "%s: byte %zu: path padding not zero", name,
 					     off);
-			if (t->npaths >= pcap) {
-				size_t nc = pcap ? pcap * 2 : 256;
-				char **np = realloc(t->paths, nc * sizeof(*np));
-				if (!np)
-					FAIL(-ENOMEM, "%s: out of memory", name);
-				t->paths = np;
-				pcap = nc;
-				t->paths[0] = NULL;
-			}
-			if (!(t->paths[t->npaths] = strndup(s, plen)))
-				FAIL(-ENOMEM, "%s: out of memory", name);
-			if (push_item(t, &icap, 1, t->npaths++))
+			if (push_path(t, s, plen))
 				FAIL(-ENOMEM, "%s: out of memory", name);
 			off += sizeof(r) + padded;
 			continue;
@@ -651,17 +723,13 @@ int ts_trace_read_mem(const void *buf, size_t len, const char *name, struct ts_t
 			if (extra || r.file_id || r.length)
 				FAIL(TS_E_CORRUPT, "%s: byte %zu: drop item with stray fields", name,
 				     off);
-			t->dropped = r.offset;
-			if (push_item(t, &icap, 2, r.offset))
+			if (ts_trace_add_drops(t, r.offset, r.submit_ns))
 				FAIL(-ENOMEM, "%s: out of memory", name);
 			break;
 		case TS_ITEM_END:
 			if (extra || r.file_id)
 				FAIL(TS_E_CORRUPT, "%s: byte %zu: trailer with stray fields", name, off);
-			t->dropped = r.offset;
-			t->end = r;
-			t->truncated = false;
-			if (push_item(t, &icap, 3, 0))
+			if (ts_trace_add_end(t, r.offset, r.length, r.submit_ns))
 				FAIL(-ENOMEM, "%s: out of memory", name);
 			break;
 		default:
@@ -674,11 +742,9 @@ cut:
 	if (!t->truncated && t->trailing_bytes)
 		FAIL(TS_E_CORRUPT, "%s: %llu stray bytes after the trailer", name,
 		     (unsigned long long)t->trailing_bytes);
-	if (!t->paths) {
-		t->paths = calloc(1, sizeof(*t->paths));
-		if (!t->paths)
-			FAIL(-ENOMEM, "%s: out of memory", name);
-	}
+	if (!t->paths && grow((void **)&t->paths, &t->path_cap, 1, sizeof(*t->paths), 16))
+		FAIL(-ENOMEM, "%s: out of memory", name);
+	t->paths[0] = NULL;
 	return 0;
 fail:
 	ts_trace_free(t);
@@ -737,6 +803,67 @@ void ts_trace_free(struct ts_trace *t)
 	free(t->recs);
 	free(t->items);
 	memset(t, 0, sizeof(*t));
+}
+
+static int write_all(FILE *f, const void *p, size_t n)
+{
+	return fwrite(p, 1, n, f) == n ? 0 : (errno ? -errno : -EIO);
+}
+
+static int write_recs(FILE *f, const struct ts_trace *t, size_t from, size_t to)
+{
+	return from < to ? write_all(f, t->recs + from, (to - from) * sizeof(*t->recs)) : 0;
+}
+
+int ts_trace_write(const struct ts_trace *t, const char *path)
+{
+	static const char zero[8];
+	unsigned char hdr[TS_TRACE_HDR_SIZE];
+	size_t done = 0;
+	int ret;
+	FILE *f = fopen(path, "wbe");
+
+	if (!f)
+		return -errno;
+	setvbuf(f, NULL, _IOFBF, 1 << 20);
+	hdr_encode(&t->hdr, hdr);
+	ret = write_all(f, hdr, sizeof(hdr));
+	for (size_t i = 0; i < t->nitems && !ret; i++) {
+		const struct ts_trace_item *it = &t->items[i];
+		size_t at = TS_MIN((size_t)it->at_rec, t->nrecs);
+		struct ts_trace_rec r = { .op = it->op };
+		ret = write_recs(f, t, done, at);
+		done = TS_MAX(done, at);
+		if (ret)
+			break;
+		switch (it->op) {
+		case TS_ITEM_PATH: {
+			const char *p = ts_trace_path(t, (uint32_t)it->val);
+			size_t len = strlen(p);
+			r.file_id = (uint32_t)it->val;
+			r.length = len;
+			ret = write_all(f, &r, sizeof(r));
+			if (!ret)
+				ret = write_all(f, p, len);
+			if (!ret)
+				ret = write_all(f, zero, (8 - len % 8) % 8);
+			break;
+		}
+		case TS_ITEM_DROPS:
+			r.offset = it->val;
+			r.submit_ns = it->t_ns;
+			ret = write_all(f, &r, sizeof(r));
+			break;
+		case TS_ITEM_END:
+			ret = write_all(f, &t->end, sizeof(t->end));
+			break;
+		}
+	}
+	if (!ret)
+		ret = write_recs(f, t, done, t->nrecs);
+	if (fclose(f) && !ret)
+		ret = -errno;
+	return ret;
 }
 
 const char *ts_trace_path(const struct ts_trace *t, uint32_t id)

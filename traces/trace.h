@@ -28,6 +28,7 @@
 #define TS_TRACE_VERSION 1
 #define TS_TRACE_HDR_SIZE 1024
 #define TS_TRACE_REC_SIZE 64
+#define TS_TRACE_PATH_MAX 4096 /* bytes, PATH_MAX */
 
 /* Ops. Values are part of the file format: append only. */
 enum ts_trace_op {
@@ -140,14 +141,17 @@ struct ts_trace {
 	uint64_t dropped;	  /* trailer's count, or the last drop item's */
 	bool truncated;		  /* no trailer: the recording was cut short */
 	uint64_t trailing_bytes;  /* bytes of an incomplete last item */
-	/* Every item in file order, for exact re-encoding: kind 0 = record
-	 * (index into recs), 1 = path (id), 2 = drops (value), 3 = end. */
+	/* The stream items other than records, in file order, each with the
+	 * number of records before it: enough to re-encode the file exactly. */
 	struct ts_trace_item {
-		uint8_t kind;
-		uint64_t val;
+		uint64_t at_rec; /* records that precede it */
+		uint64_t val;	 /* path: id; drops: count */
+		uint64_t t_ns;	 /* drops: when counted */
+		uint16_t op;	 /* TS_ITEM_PATH, TS_ITEM_DROPS or TS_ITEM_END */
 	} *items;
 	size_t nitems;
-	struct ts_trace_rec end; /* the trailer item as stored (kind 3) */
+	struct ts_trace_rec end; /* the trailer as stored, when !truncated */
+	size_t rec_cap, item_cap, path_cap; /* allocated lengths */
 };
 
 /*
@@ -161,6 +165,22 @@ TS_WUR int ts_trace_read(const char *path, struct ts_trace *t, char *err, size_t
 TS_WUR int ts_trace_read_mem(const void *buf, size_t len, const char *name, struct ts_trace *t,
 			     char *err, size_t errlen);
 void ts_trace_free(struct ts_trace *t);
+
+/* Writes @t to @path exactly as read (header, items, records in order):
+ * reading a file and writing it back gives the same bytes. */
+TS_WUR int ts_trace_write(const struct ts_trace *t, const char *path);
+
+/* Builders for importers and the text form. Start with ts_trace_init(). */
+void ts_trace_init(struct ts_trace *t);
+/* Appends a path with the next id (returned in @id). */
+TS_WUR int ts_trace_add_path(struct ts_trace *t, const char *path, uint32_t *id);
+/* Id of @path, adding it when new (linear in paths: for importers that
+ * keep few files; they cache the last one). */
+TS_WUR int ts_trace_intern(struct ts_trace *t, const char *path, uint32_t *id);
+TS_WUR int ts_trace_add_rec(struct ts_trace *t, const struct ts_trace_rec *r);
+TS_WUR int ts_trace_add_drops(struct ts_trace *t, uint64_t drops, uint64_t t_ns);
+/* Sets the trailer: @drops, @records, closed at @t_ns. */
+TS_WUR int ts_trace_add_end(struct ts_trace *t, uint64_t drops, uint64_t records, uint64_t t_ns);
 
 /* Path of @id or "" (never NULL). */
 const char *ts_trace_path(const struct ts_trace *t, uint32_t id);
