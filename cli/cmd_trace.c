@@ -15,6 +15,8 @@
 #else
 int cmd_trace(int argc, char **argv);
 #endif
+#include "traces/blkparse.h"
+#include "traces/iolog.h"
 #include "traces/stats.h"
 #include "traces/text.h"
 #include "traces/trace.h"
@@ -26,7 +28,12 @@ static void usage(FILE *f)
 	      "       tiersim trace undump TEXT -o FILE       text form back to a trace\n"
 	      "       tiersim trace stats FILE [--json] [--top N] [--interval DUR]\n"
 	      "                                             what the trace's workload looks like\n"
-	      "TEXT and the dump output may be - for stdin/stdout.\n",
+	      "       tiersim trace import IOLOG -o FILE      fio iolog v2/v3 or blkparse text\n"
+	      "                [--format iolog|blkparse]    (default: guessed from the first line)\n"
+	      "       tiersim trace export FILE -o IOLOG [--prefix DIR]\n"
+	      "                                             fio iolog v3 for fio --read_iolog; names\n"
+	      "                                             are DIR/PATH, or relative to fio's cwd\n"
+	      "TEXT, IOLOG and the dump output may be - for stdin/stdout.\n",
 	      f);
 }
 
@@ -176,6 +183,118 @@ static int do_stats(int argc, char **argv)
 	return 0;
 }
 
+/* IN -o OUT [FLAG VAL]; returns 0 or 2 (usage) */
+static int in_out(int argc, char **argv, const char **in, const char **out, const char *flag,
+		  const char **val)
+{
+	*in = *out = NULL;
+	*val = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-o") && i + 1 < argc)
+			*out = argv[++i];
+		else if (!strcmp(argv[i], flag) && i + 1 < argc)
+			*val = argv[++i];
+		else if (!*in && (argv[i][0] != '-' || !strcmp(argv[i], "-")))
+			*in = argv[i];
+		else
+			return 2;
+	}
+	return *in && *out ? 0 : 2;
+}
+
+static int do_import(int argc, char **argv)
+{
+	const char *in, *out, *fmt;
+	char err[512];
+	struct ts_trace t;
+	int ret;
+
+	if (in_out(argc, argv, &in, &out, "--format", &fmt)) {
+		fprintf(stderr, "usage: tiersim trace import IOLOG -o FILE [--format iolog|blkparse]\n");
+		return 2;
+	}
+	FILE *f = strcmp(in, "-") ? fopen(in, "r") : stdin;
+	if (!f) {
+		fprintf(stderr, "tiersim trace import: %s: %s\n", in, strerror(errno));
+		return 1;
+	}
+	const char *name = f == stdin ? "stdin" : in;
+	if (!fmt) {
+		/* fio iologs say so on their first line; anything else is taken
+		 * for blkparse output */
+		int c = getc(f);
+		if (c != EOF)
+			ungetc(c, f);
+		fmt = c == 'f' ? "iolog" : "blkparse";
+	}
+	if (!strcmp(fmt, "iolog")) {
+		struct ts_iolog_info info;
+		ret = ts_iolog_import(f, name, &t, &info, err, sizeof(err));
+		if (!ret && info.ignored_waits)
+			fprintf(stderr,
+				"tiersim trace import: %s: ignored %llu wait lines (fio ignores "
+				"wait in version 3)\n",
+				name, (unsigned long long)info.ignored_waits);
+	} else if (!strcmp(fmt, "blkparse")) {
+		ret = ts_blkparse_import(f, name, &t, err, sizeof(err));
+	} else {
+		fprintf(stderr, "tiersim trace import: --format %s: expected iolog or blkparse\n",
+			fmt);
+		if (f != stdin)
+			fclose(f);
+		return 2;
+	}
+	if (f != stdin)
+		fclose(f);
+	if (ret) {
+		fprintf(stderr, "tiersim trace import: %s\n", err);
+		return 1;
+	}
+	ret = ts_trace_write(&t, out);
+	size_t n = t.nrecs;
+	ts_trace_free(&t);
+	if (ret) {
+		fprintf(stderr, "tiersim trace import: writing %s: %s\n", out, ts_strerror(ret));
+		return 1;
+	}
+	fprintf(stderr, "tiersim trace import: %s: %zu ops -> %s\n", name, n, out);
+	return 0;
+}
+
+static int do_export(int argc, char **argv)
+{
+	const char *in, *out, *prefix;
+	char err[512];
+	struct ts_trace t;
+	uint64_t n = 0;
+
+	if (in_out(argc, argv, &in, &out, "--prefix", &prefix)) {
+		fprintf(stderr, "usage: tiersim trace export FILE -o IOLOG [--prefix DIR]\n");
+		return 2;
+	}
+	if (load(in, &t))
+		return 1;
+	FILE *f = strcmp(out, "-") ? fopen(out, "w") : stdout;
+	if (!f) {
+		fprintf(stderr, "tiersim trace export: %s: %s\n", out, strerror(errno));
+		ts_trace_free(&t);
+		return 1;
+	}
+	int ret = ts_iolog_export(f, &t, prefix, &n, err, sizeof(err));
+	ts_trace_free(&t);
+	if ((f != stdout ? fclose(f) : fflush(f)) && !ret) {
+		snprintf(err, sizeof(err), "%s: %s", out, strerror(errno));
+		ret = -EIO;
+	}
+	if (ret) {
+		fprintf(stderr, "tiersim trace export: %s: %s\n", in, err);
+		return 1;
+	}
+	fprintf(stderr, "tiersim trace export: %llu IO lines -> %s (replay: %sfio --read_iolog=%s ...)\n",
+		(unsigned long long)n, out, prefix ? "" : "cd DIR && ", out);
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(int argc, char **argv);
@@ -183,6 +302,8 @@ static const struct {
 	{ "dump", do_dump },
 	{ "undump", do_undump },
 	{ "stats", do_stats },
+	{ "import", do_import },
+	{ "export", do_export },
 };
 
 int cmd_trace(int argc, char **argv)
