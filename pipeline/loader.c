@@ -451,7 +451,7 @@ static void free_raw(struct ts_pipe *p, struct item *it)
 }
 
 /* A sample is finished (delivered, or failed). */
-static void complete_locked(struct ts_pipe *p, struct item *it)
+static void complete_locked(struct ts_pipe *p, struct item *it, const char *detail)
 {
 	struct rbatch *b = it->b;
 	if (it->err) {
@@ -459,7 +459,8 @@ static void complete_locked(struct ts_pipe *p, struct item *it)
 		p->ops->describe(p->src, it->id, name, sizeof name);
 		const char *why = it->err == TS_E_TRUNCATED ? "file ends before the sample does"
 							    : ts_strerror(it->err);
-		snprintf(msg, sizeof msg, "%s: %s", name, why);
+		snprintf(msg, sizeof msg, "%s: %s%s%.200s%s", name, why, detail ? " (" : "",
+			 detail ? detail : "", detail ? ")" : "");
 		free_raw(p, it);
 		b->nerr++;
 		p->errors++;
@@ -569,7 +570,7 @@ static void deliver(struct ts_pipe *p, struct item *it)
 		p->rd_bytes += it->len;
 	}
 	if (it->err || !p->nw) {
-		complete_locked(p, it);
+		complete_locked(p, it, NULL);
 	} else {
 		p->wq[(p->wq_head + p->wq_n++) % p->wq_cap] = it;
 		pthread_cond_signal(&p->c_work);
@@ -747,7 +748,7 @@ static void *worker_main(void *arg)
 		}
 		if (!p->raw_in_batch)
 			free_raw(p, it);
-		complete_locked(p, it);
+		complete_locked(p, it, rc == TS_E_CORRUPT ? ts_decoder_msg(w->dec) : NULL);
 	}
 	pthread_mutex_unlock(&p->mu);
 	return NULL;

@@ -8,7 +8,7 @@
  * buffers and generator; nothing is process-wide, so an MPI rank (or a test)
  * simply makes another one.
  *
- *   struct ts_pipe_cfg cfg;
+ *   struct ts_pipe_cfg cfg = { 0 };
  *   ts_opt_defaults(ts_pipe_opts, &cfg, err, sizeof err);
  *   ts_opt_set(ts_pipe_opts, &cfg, "source", "folder", err, sizeof err);
  *   ts_opt_set(ts_pipe_opts, &cfg, "path", "/data/train", err, sizeof err);

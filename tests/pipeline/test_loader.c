@@ -189,7 +189,7 @@ static bool once(const uint8_t *seen, uint64_t n)
  * (caller frees) for the determinism checks. */
 static uint32_t *run_one(const struct run_cfg *r, const char *path, uint64_t n_expect)
 {
-	struct ts_pipe_cfg cfg;
+	struct ts_pipe_cfg cfg = { 0 };
 	char err[512];
 	struct ts_pipe *p;
 	if (make_cfg(&cfg, r, path)) {
