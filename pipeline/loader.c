@@ -441,7 +441,6 @@ static void free_raw(struct ts_pipe *p, struct item *it)
 	if (it->slot >= 0) {
 		p->free_slots[p->nfree++] = it->slot;
 		held_add(p, -(int64_t)p->slot);
-		pthread_cond_signal(&p->c_reader);
 	} else {
 		free(it->buf);
 		held_add(p, -(int64_t)it->len);
@@ -462,6 +461,7 @@ static void complete_locked(struct ts_pipe *p, struct item *it, const char *deta
 		snprintf(msg, sizeof msg, "%s: %s%s%.200s%s", name, why, detail ? " (" : "",
 			 detail ? detail : "", detail ? ")" : "");
 		free_raw(p, it);
+		pthread_cond_signal(&p->c_reader);
 		b->nerr++;
 		p->errors++;
 		if (!p->first_error[0])
@@ -746,8 +746,10 @@ static void *worker_main(void *arg)
 			w->samples++;
 			w->bytes += it->plen;
 		}
-		if (!p->raw_in_batch)
+		if (!p->raw_in_batch) {
 			free_raw(p, it);
+			pthread_cond_signal(&p->c_reader);
+		}
 		complete_locked(p, it, rc == TS_E_CORRUPT ? ts_decoder_msg(w->dec) : NULL);
 	}
 	pthread_mutex_unlock(&p->mu);
