@@ -1,13 +1,9 @@
 /* decode.c — JPEG decode and the training transform (see decode.h). */
-#include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <turbojpeg.h>
-#include <unistd.h>
 
 #include "decode.h"
 
@@ -170,98 +166,3 @@ void ts_decode_pixels(struct ts_decoder *d, const uint8_t *px, int w, int h, boo
 	}
 }
 
-void ts_cpu_model(char *buf, size_t n)
-{
-	buf[0] = 0;
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	if (!f)
-		return;
-	char line[512];
-	while (fgets(line, sizeof line, f)) {
-		if (!strncmp(line, "model name", 10)) {
-			char *p = strchr(line, ':');
-			if (p) {
-				p += 1 + (p[1] == ' ');
-				p[strcspn(p, "\n")] = 0;
-				snprintf(buf, n, "%s", p);
-			}
-			break;
-		}
-	}
-	fclose(f);
-}
-
-int ts_decode_cal_load(const char *path, struct ts_decode_cal *c, char *err, size_t errlen)
-{
-	json_error_t je;
-	json_t *j = json_load_file(path, 0, &je);
-	if (!j) {
-		struct stat sb;
-		if (stat(path, &sb)) {
-			snprintf(err, errlen,
-				 "%s: no decode calibration; run 'tiersim calibrate decode' first",
-				 path);
-			return -ENOENT;
-		}
-		snprintf(err, errlen, "%s:%d: %s", path, je.line, je.text);
-		return TS_E_PARSE;
-	}
-	memset(c, 0, sizeof *c);
-	const char *cpu = "";
-	json_int_t images = 0, when = 0;
-	int rc = json_unpack_ex(j, &je, 0, "{s:F, s:F, s:F, s:F, s:I, s?s, s?I}", "base_ns",
-				&c->base_ns, "ns_per_mpix", &c->ns_per_mpix, "decode_ips",
-				&c->decode_ips, "full_ips", &c->full_ips, "images", &images,
-				"cpu", &cpu, "when", &when);
-	if (rc || c->base_ns < 0 || images <= 0) {
-		snprintf(err, errlen, "%s: not a decode calibration (%s); rerun 'tiersim calibrate decode'",
-			 path, rc ? je.text : "bad values");
-		json_decref(j);
-		return TS_E_PARSE;
-	}
-	c->images = (uint64_t)images;
-	c->when = (uint64_t)when;
-	snprintf(c->cpu, sizeof c->cpu, "%s", cpu);
-	json_decref(j);
-	return 0;
-}
-
-int ts_decode_cal_save(const char *path, const struct ts_decode_cal *c, char *err, size_t errlen)
-{
-	/* Make the folder (one level of ~/.cache/tiersim is enough). */
-	char dir[4096];
-	snprintf(dir, sizeof dir, "%s", path);
-	char *slash = strrchr(dir, '/');
-	if (slash && slash != dir) {
-		*slash = 0;
-		char *up = strrchr(dir, '/');
-		if (up && up != dir) {
-			*up = 0;
-			mkdir(dir, 0755);
-			*up = '/';
-		}
-		mkdir(dir, 0755);
-	}
-	json_t *j = json_pack("{s:s, s:f, s:f, s:f, s:f, s:I, s:s, s:I, s:s}", "what",
-			      "tiersim decode calibration: ns per image = base_ns + "
-			      "ns_per_mpix * megapixels (decode + resize + crop + flip + normalize, "
-			      "one core)",
-			      "base_ns", c->base_ns, "ns_per_mpix", c->ns_per_mpix, "decode_ips",
-			      c->decode_ips, "full_ips", c->full_ips, "images",
-			      (json_int_t)c->images, "cpu", c->cpu, "when", (json_int_t)c->when,
-			      "version", "1");
-	if (!j)
-		return -ENOMEM;
-	char tmp[4200];
-	snprintf(tmp, sizeof tmp, "%s.tmp", path);
-	int rc = json_dump_file(j, tmp, JSON_INDENT(2));
-	json_decref(j);
-	if (rc || rename(tmp, path)) {
-		rc = -errno;
-		snprintf(err, errlen, "%s: cannot write the calibration: %s", path,
-			 ts_strerror(rc ? rc : -EIO));
-		unlink(tmp);
-		return rc ? rc : -EIO;
-	}
-	return 0;
-}

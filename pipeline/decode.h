@@ -59,6 +59,27 @@ static inline uint64_t ts_decode_cal_ns(const struct ts_decode_cal *c, int w, in
 	double ns = c->base_ns + c->ns_per_mpix * ((double)w * (double)h / 1e6);
 	return ns > 0 ? (uint64_t)ns : 0;
 }
+/* What a calibration measured besides the fit. */
+struct ts_decode_cal_detail {
+	size_t distinct;   /* different images */
+	double mean_mpix;  /* their mean size in megapixels */
+	double mean_bytes; /* and in bytes */
+	double cpu_s;	   /* CPU seconds spent measuring */
+};
+
+/* Times ts_decode_rgb (decode only) and ts_decode_jpeg (the whole
+ * transform to out × out) on every image, in this thread's CPU time, in
+ * passes until @min_ns of CPU time is spent (one pass at least), and fits
+ * the transform's cost as base + per-megapixel into @cal. */
+TS_WUR int ts_decode_calibrate(const uint8_t *const *jpeg, const size_t *len, size_t n,
+			       unsigned out, unsigned resize, uint64_t min_ns,
+			       struct ts_decode_cal *cal, struct ts_decode_cal_detail *det,
+			       char *err, size_t errlen);
+/* Reads up to @want files (0 = all) spread over the folder dataset @dir
+ * (the folder source's order) into memory; the caller frees each and both
+ * arrays. */
+TS_WUR int ts_decode_load_dir(const char *dir, size_t want, uint8_t ***jpeg, size_t **len,
+			      size_t *n, char *err, size_t errlen);
 /* The host CPU model name from /proc/cpuinfo ("" when unknown). */
 void ts_cpu_model(char *buf, size_t n);
 
