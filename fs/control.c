@@ -54,15 +54,16 @@ const char *ts_fs_op_name(enum ts_fs_op op)
 #define RELAXED __ATOMIC_RELAXED
 
 void ts_fs_req_begin(struct ts_fs *fs, struct ts_fs_req *r, enum ts_fs_op op, const char *path,
-		     uint64_t file_id, uint64_t off, uint64_t len)
+		     const struct ts_fs_file *f, uint64_t off, uint64_t len)
 {
 	r->op = op;
 	if (fs->o.bare)
 		return;
 	r->path = path;
-	r->file_id = file_id;
+	r->file_id = f ? f->ino : 0;
 	r->off = off;
 	r->len = len;
+	r->file_size = f ? __atomic_load_n(&f->size, RELAXED) : 0;
 	r->result = 0;
 	r->tid = fuse_get_context()->pid;
 	r->submit_ns = ts_now_ns();
@@ -281,6 +282,8 @@ char *ts_fs_stats_json(struct ts_fs *fs)
 			    json_integer((json_int_t)__atomic_load_n(&fs->inflight, RELAXED)));
 	json_object_set_new(root, "max_inflight",
 			    json_integer((json_int_t)__atomic_load_n(&fs->max_inflight, RELAXED)));
+	json_object_set_new(root, "invalidations",
+			    json_integer((json_int_t)__atomic_load_n(&fs->invalidations, RELAXED)));
 	for (int i = 0; i < TS_FS_OP_NR; i++)
 		json_object_set_new(ops, op_names[i], opstat_json(&fs->stat[i]));
 	json_object_set(root, "ops", ops);
