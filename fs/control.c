@@ -14,7 +14,8 @@
  *                    `echo "tier=essd-pl1 capacity=2TiB" > control`. A bad
  *                    command fails the write with EINVAL and leaves the tier
  *                    as it was; the reason is in stats ("control_error").
- *   .tierfs/calib    4 KiB of zeros the self-calibration reads at mount.
+ *   .tierfs/calib    4 KiB of zeros the self-calibration reads at mount,
+ *                    each read held for TS_FS_CALIB_SLEEP_NS.
  *
  * Counters are relaxed atomics and the latency histograms are lock-free
  * (core/hist.h): nothing here takes a lock on the request path.
@@ -191,13 +192,18 @@ int ts_fs_ctl_open(struct ts_fs *fs, enum ts_fs_ctl k, struct fuse_file_info *fi
 
 int ts_fs_ctl_read(struct ts_fs *fs, struct ts_fs_file *f, char *buf, size_t size, off_t off)
 {
-	(void)fs;
 	if (f->kind == TS_FS_CALIB) {
+		/* What a modeled read does, with a fixed latency: read the
+		 * bytes from a file in memory, sleep, reply (see calib.c). */
+		uint64_t due = ts_now_ns() + TS_FS_CALIB_SLEEP_NS;
 		if (off >= TS_FS_CALIB_SIZE)
 			return 0;
 		size = TS_MIN(size, (size_t)(TS_FS_CALIB_SIZE - off));
-		memset(buf, 0, size);
-		return (int)size;
+		ssize_t n = pread(fs->calib_fd, buf, size, off);
+		if (n < 0)
+			return -errno;
+		ts_sleep_until_ns(due);
+		return (int)n;
 	}
 	if (f->kind != TS_FS_STATS && f->kind != TS_FS_CONTROL)
 		return -EISDIR;

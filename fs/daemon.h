@@ -133,6 +133,7 @@ struct ts_fs {
 	struct ts_fs_opts o;
 	struct ts_tier_cfg cfg; /* model options; profile, floor and evict set at start */
 	int root;	      /* O_PATH descriptor of BACKING: every path resolves beneath it */
+	int calib_fd;	      /* a 4 KiB memory file the calibration reads are served from */
 	char *backing;	      /* absolute */
 	char *mountpoint;     /* absolute */
 	struct fuse *fuse;
@@ -180,6 +181,7 @@ enum ts_fs_ctl {
 };
 #define TS_FS_CTL_NAME ".tierfs"
 #define TS_FS_CALIB_SIZE 4096
+#define TS_FS_CALIB_SLEEP_NS (200 * TS_NS_PER_US)
 
 enum ts_fs_ctl ts_fs_ctl_kind(const char *path);
 int ts_fs_ctl_getattr(struct ts_fs *fs, enum ts_fs_ctl k, struct stat *st);
