@@ -80,10 +80,12 @@ int ts_fs_req_end(struct ts_fs *fs, struct ts_fs_req *r, int64_t result)
 {
 	if (fs->o.bare)
 		return (int)result;
-	if (r->due_ns)
-		ts_sleep_until_ns(r->due_ns);
-	r->result = result;
 	r->complete_ns = ts_now_ns();
+	if (r->due_ns > r->complete_ns) {
+		ts_sleep_until_ns(r->due_ns);
+		r->complete_ns = ts_now_ns();
+	}
+	r->result = result;
 
 	struct ts_fs_opstat *s = &fs->stat[r->op];
 	__atomic_add_fetch(&s->count, 1, RELAXED);

@@ -343,28 +343,46 @@ static int pt_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 	return ts_fs_req_end(fs, &r, res);
 }
 
-static int pt_rename(const char *from, const char *to, unsigned int flags)
+static int do_rename(struct ts_fs *fs, struct at *a, struct at *b, const char *from,
+		     const char *to, unsigned int flags)
+{
+	struct stat st;
+
+	if (renameat2(a->dir, a->name, b->dir, b->name, flags))
+		return -errno;
+	/* A kernel-cached file must stay reachable for invalidation under its
+	 * new name. */
+	if ((ts_fs_want_cached(fs, to) || ts_fs_want_cached(fs, from)) &&
+	    fstatat(b->dir, b->name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+		ts_fs_cached_track(fs, st.st_ino, to);
+	return 0;
+}
+
+static int do_link(struct ts_fs *fs, struct at *a, struct at *b, const char *from,
+		   const char *to, unsigned int flags)
+{
+	(void)fs, (void)from, (void)to, (void)flags;
+	return linkat(a->dir, a->name, b->dir, b->name, 0) ? -errno : 0;
+}
+
+/* An op on two names, both resolved beneath BACKING. */
+static int two_names(enum ts_fs_op op, const char *from, const char *to, unsigned int flags,
+		     int (*act)(struct ts_fs *, struct at *, struct at *, const char *,
+				const char *, unsigned int))
 {
 	struct ts_fs *fs = ts_fs_get();
 	struct ts_fs_req r;
 	struct at a, b;
 	int res;
 
-	ts_fs_req_begin(fs, &r, TS_FS_RENAME, from, NULL, 0, 0);
+	ts_fs_req_begin(fs, &r, op, from, NULL, 0, 0);
 	if (reserved(from) || reserved(to))
 		return ts_fs_req_end(fs, &r, -EPERM);
 	res = at_get(fs, from, &a);
 	if (res == 0) {
 		res = at_get(fs, to, &b);
 		if (res == 0) {
-			res = renameat2(a.dir, a.name, b.dir, b.name, flags) ? -errno : 0;
-			struct stat st;
-			/* A kernel-cached file must stay reachable for
-			 * invalidation under its new name. */
-			if (res == 0 && (ts_fs_want_cached(fs, to) || ts_fs_want_cached(fs, from)) &&
-			    fstatat(b.dir, b.name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-			    S_ISREG(st.st_mode))
-				ts_fs_cached_track(fs, st.st_ino, to);
+			res = act(fs, &a, &b, from, to, flags);
 			at_put(&b);
 		}
 		at_put(&a);
@@ -372,26 +390,14 @@ static int pt_rename(const char *from, const char *to, unsigned int flags)
 	return ts_fs_req_end(fs, &r, res);
 }
 
+static int pt_rename(const char *from, const char *to, unsigned int flags)
+{
+	return two_names(TS_FS_RENAME, from, to, flags, do_rename);
+}
+
 static int pt_link(const char *from, const char *to)
 {
-	struct ts_fs *fs = ts_fs_get();
-	struct ts_fs_req r;
-	struct at a, b;
-	int res;
-
-	ts_fs_req_begin(fs, &r, TS_FS_LINK, from, NULL, 0, 0);
-	if (reserved(from) || reserved(to))
-		return ts_fs_req_end(fs, &r, -EPERM);
-	res = at_get(fs, from, &a);
-	if (res == 0) {
-		res = at_get(fs, to, &b);
-		if (res == 0) {
-			res = linkat(a.dir, a.name, b.dir, b.name, 0) ? -errno : 0;
-			at_put(&b);
-		}
-		at_put(&a);
-	}
-	return ts_fs_req_end(fs, &r, res);
+	return two_names(TS_FS_LINK, from, to, 0, do_link);
 }
 
 /* Set up fi for a backing file just opened on @fd. */
