@@ -240,6 +240,7 @@ int ts_engine_plan(const struct ts_engine_cfg *cfg, struct ts_engine_info *info,
 
 void ts_engine_begin(struct ts_engine *e, uint64_t t0_ns)
 {
+	e->begun = true;
 	e->t0_ns = t0_ns;
 	e->last_end_ns = t0_ns;
 }
@@ -249,7 +250,7 @@ int ts_engine_step(struct ts_engine *e, uint64_t batch_ready_ns, uint64_t sample
 {
 	if (samples == 0 || samples > e->cfg.batch)
 		samples = e->cfg.batch;
-	if (e->steps == 0 && e->last_end_ns == 0)
+	if (!e->begun)
 		ts_engine_begin(e, batch_ready_ns);
 
 	uint64_t compute = 0, comm = 0;

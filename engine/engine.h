@@ -164,6 +164,7 @@ struct ts_engine {
 	void *priv; /* backend state */
 
 	uint64_t steps, samples;
+	bool begun;
 	uint64_t t0_ns, last_end_ns, first_end_ns;
 	uint64_t first_step_ns;
 	uint64_t wait_ns, compute_ns, comm_ns; /* steps 2..n */

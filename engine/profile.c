@@ -100,6 +100,53 @@ static void *slot(void **arr, size_t *n, size_t size, const char *name)
 			return rc;                                             \
 	} while (0)
 
+/* allreduce_eff: a number, or { link = eff, ..., default = eff }. */
+static int read_eff(struct lctx *c, int t, struct ts_prof_fw *f)
+{
+	lua_State *L = c->L;
+	int rc = 0;
+	lua_getfield(L, t, "allreduce_eff");
+	int e = lua_gettop(L);
+	f->allreduce_eff = 1.0;
+	if (lua_isnumber(L, e)) {
+		f->allreduce_eff = lua_tonumber(L, e);
+	} else if (lua_istable(L, e)) {
+		f->allreduce_eff = -1;
+		lua_pushnil(L);
+		while (lua_next(L, e)) {
+			if (lua_type(L, -2) != LUA_TSTRING || !lua_isnumber(L, -1)) {
+				rc = TS_E_PROFILE;
+			} else if (strcmp(lua_tostring(L, -2), "default") == 0) {
+				f->allreduce_eff = lua_tonumber(L, -1);
+			} else if (f->neff_link < (int)TS_ARRAY_SIZE(f->eff_link)) {
+				snprintf(f->eff_link[f->neff_link].link, TS_PROF_NAME, "%s",
+					 lua_tostring(L, -2));
+				f->eff_link[f->neff_link++].eff = lua_tonumber(L, -1);
+			}
+			lua_pop(L, 1);
+		}
+		if (f->allreduce_eff < 0)
+			rc = TS_E_PROFILE;
+	} else if (!lua_isnil(L, e)) {
+		rc = TS_E_PROFILE;
+	}
+	lua_pop(L, 1);
+	if (rc < 0)
+		snprintf(c->err, c->errlen,
+			 "%s: framework %s: allreduce_eff must be a number or a table of link = "
+			 "number with a default",
+			 c->file, f->name);
+	return rc;
+}
+
+double ts_prof_fw_allreduce_eff(const struct ts_prof_fw *f, const char *link)
+{
+	for (int k = 0; k < f->neff_link; k++)
+		if (strcasecmp(f->eff_link[k].link, link) == 0)
+			return f->eff_link[k].eff;
+	return f->allreduce_eff;
+}
+
 static int read_entry(struct lctx *c, struct ts_profiles *p, const char *what, int t, int i)
 {
 	lua_State *L = c->L;
@@ -163,11 +210,15 @@ static int read_entry(struct lctx *c, struct ts_profiles *p, const char *what, i
 			f->act_infer = -1;
 		else
 			NUM(f->act_infer, "act_infer", 1);
-		NUM(f->allreduce_eff, "allreduce_eff", 1);
+		if ((rc = read_eff(c, t, f)) < 0)
+			return rc;
 		NUM(f->overlap, "overlap", 0);
 		NUM(f->sync_ms, "sync_ms", 0);
 		NUM(f->jitter_p99, "jitter_p99", 1);
-		if (f->allreduce_eff <= 0 || f->jitter_p99 < 1 ||
+		bool eff_ok = f->allreduce_eff > 0;
+		for (int k = 0; k < f->neff_link; k++)
+			eff_ok &= f->eff_link[k].eff > 0;
+		if (!eff_ok || f->jitter_p99 < 1 ||
 		    ts_prof_precision(f->precision) < 0) {
 			snprintf(c->err, c->errlen,
 				 "%s: framework %s: allreduce_eff must be > 0, jitter_p99 >= 1, "
@@ -349,6 +400,33 @@ struct obs {
 	int m, f, g, pr;
 };
 
+/* Shift each factor group to mean 0 over the entries that have anchors, so
+ * that an entry without any (factor 0) gets the average, not the reference. */
+static void center(struct ts_profiles *p, double *a, size_t cnt, const struct obs *o, size_t n,
+		   int which)
+{
+	double sum = 0;
+	size_t seen = 0;
+	for (size_t j = 0; j < cnt; j++) {
+		bool has = false;
+		for (size_t k = 0; k < n && !has; k++) {
+			int idx = which == 0 ? o[k].m : which == 1 ? o[k].f : which == 2 ? o[k].g
+											     : o[k].pr;
+			has = (size_t)idx == j;
+		}
+		if (has) {
+			sum += a[j];
+			seen++;
+		}
+	}
+	if (!seen)
+		return;
+	double mean = sum / (double)seen;
+	for (size_t j = 0; j < cnt; j++)
+		a[j] -= mean;
+	p->mu += mean;
+}
+
 static void fit(struct ts_profiles *p, struct obs *o, size_t n)
 {
 	p->mu = 0;
@@ -379,6 +457,18 @@ static void fit(struct ts_profiles *p, struct obs *o, size_t n)
 				a[j] = c ? sum / (double)c : 0;
 			}
 		}
+	}
+	center(p, p->a_model, p->nmodels, o, n, 0);
+	center(p, p->a_fw, p->nfws, o, n, 1);
+	center(p, p->a_gpu, p->ngpus, o, n, 2);
+	center(p, p->a_prec, 3, o, n, 3);
+	/* entries without anchors stay exactly at the average */
+	for (size_t j = 0; j < p->nmodels; j++) {
+		bool has = false;
+		for (size_t k = 0; k < n; k++)
+			has |= (size_t)o[k].m == j;
+		if (!has)
+			p->a_model[j] = 0;
 	}
 }
 

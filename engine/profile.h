@@ -37,7 +37,13 @@ struct ts_prof_fw {
 	char precision[8], efficiency_as[TS_PROF_NAME];
 	double context_mib, state_copies, act_train;
 	double act_infer; /* < 0: all layer outputs kept */
-	double allreduce_eff, overlap, sync_ms, jitter_p99;
+	double allreduce_eff; /* for links not in eff_link */
+	struct {
+		char link[TS_PROF_NAME];
+		double eff;
+	} eff_link[8];
+	int neff_link;
+	double overlap, sync_ms, jitter_p99;
 };
 
 struct ts_prof_anchor {
@@ -68,6 +74,9 @@ const struct ts_prof_gpu *ts_prof_gpu_find(const struct ts_profiles *p, const ch
 const struct ts_prof_link *ts_prof_link_find(const struct ts_profiles *p, const char *name);
 const struct ts_prof_model *ts_prof_model_find(const struct ts_profiles *p, const char *name);
 const struct ts_prof_fw *ts_prof_fw_find(const struct ts_profiles *p, const char *name);
+
+/* The framework's allreduce efficiency on link @link. */
+double ts_prof_fw_allreduce_eff(const struct ts_prof_fw *f, const char *link);
 
 /* Index of a precision name: 0 fp32, 1 tf32, 2 amp; -1 unknown. */
 int ts_prof_precision(const char *name);

@@ -39,6 +39,8 @@ struct sim {
 	size_t nanch;
 	double ab[MAX_ANCH], acorr[MAX_ANCH];
 	const char *asrc;
+	double *grad_bytes, *grad_ready; /* per layer, in backward order */
+	int ngrad;
 	double comm_s;		  /* exposed communication per full step */
 	double sigma, mean_scale; /* lognormal jitter, scaled to mean 1 */
 };
@@ -165,18 +167,67 @@ static double memory_needed(const struct sim *s, bool train, double batch)
 	return s->f->context_mib * TS_MiB + w + act * act_bytes * batch;
 }
 
-/* Exposed communication of one data-parallel training step (see
- * frameworks.lua for the model and where its parameters come from). */
+/*
+ * The gradient timeline of backward: layers in reverse order, each taking a
+ * share of the backward time proportional to its multiply-adds, each
+ * gradient ready when its layer is done. An LSTM's gradients are summed over
+ * all time steps, so they are all ready only at the end.
+ */
+static int grad_timeline(struct sim *s)
+{
+	const struct ts_net *n = s->net;
+	int cnt = n->kind == TS_NET_CNN ? n->nlayers : 1;
+	s->grad_bytes = calloc((size_t)cnt, sizeof(double));
+	s->grad_ready = calloc((size_t)cnt, sizeof(double));
+	if (!s->grad_bytes || !s->grad_ready)
+		return -ENOMEM;
+	if (n->kind != TS_NET_CNN) {
+		s->grad_bytes[0] = (double)n->params * 4.0;
+		s->grad_ready[0] = 1.0;
+		s->ngrad = 1;
+		return 0;
+	}
+	double cum = 0;
+	for (int k = n->nlayers - 1; k >= 0; k--) {
+		const struct ts_layer *l = &n->layers[k];
+		uint64_t p = ts_layer_params(n, l);
+		cum += (double)ts_layer_macs(n, l);
+		if (!p)
+			continue;
+		s->grad_bytes[s->ngrad] = (double)p * 4.0; /* FP32 gradients */
+		s->grad_ready[s->ngrad++] = cum;
+	}
+	for (int i = 0; i < s->ngrad; i++)
+		s->grad_ready[i] /= cum > 0 ? cum : 1;
+	return 0;
+}
+
+/*
+ * Exposed communication of one data-parallel training step. A ring
+ * allreduce moves 2(n-1)/n of the gradient bytes over each GPU's link in
+ * 2(n-1) hops. With overlap 1 each layer's exchange starts as soon as its
+ * gradient is ready and the link is free (layer-wise reduction), and only
+ * what runs past the end of backward is exposed; with overlap 0 the whole
+ * exchange follows backward; in between, the mix. Backward takes 2/3 of a
+ * training step (it computes gradients for inputs and for weights).
+ */
 static double comm_exposed(const struct sim *s, uint64_t n, double compute_s)
 {
 	if (n < 2)
 		return 0;
-	double bytes = (double)s->net->params * 4.0; /* FP32 gradients */
 	double hops = 2.0 * (double)(n - 1);
-	double t = hops / (double)n * bytes / (s->link->bw_gbs * 1e9 * s->f->allreduce_eff) +
-		   hops * s->link->lat_us * 1e-6;
-	double hidden = s->f->overlap * compute_s * 2.0 / 3.0;
-	return (t > hidden ? t - hidden : 0) + s->f->sync_ms * 1e-3;
+	double bw = s->link->bw_gbs * 1e9 * ts_prof_fw_allreduce_eff(s->f, s->link->name);
+	double t_bwd = compute_s * 2.0 / 3.0, link = 0, total = 0;
+	for (int i = 0; i < s->ngrad; i++) {
+		double t = hops / (double)n * s->grad_bytes[i] / bw;
+		double ready = s->grad_ready[i] * t_bwd;
+		link = (link > ready ? link : ready) + t;
+		total += t;
+	}
+	double layerwise = link > t_bwd ? link - t_bwd : 0;
+	double lat = hops * s->link->lat_us * 1e-6;
+	return s->f->overlap * layerwise + (1 - s->f->overlap) * total + lat +
+	       s->f->sync_ms * 1e-3;
 }
 
 static void sim_free(struct sim *s)
@@ -185,6 +236,8 @@ static void sim_free(struct sim *s)
 		return;
 	ts_net_free(s->net);
 	ts_profiles_free(s->prof);
+	free(s->grad_bytes);
+	free(s->grad_ready);
 	free(s);
 }
 
@@ -250,6 +303,9 @@ static int sim_init(struct ts_engine *e, char *err, size_t errlen)
 	struct ts_engine_info *i = &e->info;
 	s->bh = ts_sim_b_half(s->prof, s->m, s->g);
 	rc = ts_sim_flops(s->m->netdef, train, &s->flops);
+	if (rc < 0)
+		return rc;
+	rc = grad_timeline(s);
 	if (rc < 0)
 		return rc;
 	anchor_curve(s, train ? "train" : "infer");
