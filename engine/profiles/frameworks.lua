@@ -71,6 +71,19 @@ return {
       allreduce_eff = { nvlink1 = 0.035, pcie3 = 0.07, default = 0.035 },
       overlap = 1.0, sync_ms = 8.5,
       jitter_p99 = 1.02 },
+    { name = "tiersim-cudnn", aliases = { "cudnn" }, precision = "fp32",
+      -- tiersim's own cuda backend (engine/cuda.c): each layer a cuDNN or
+      -- cuBLAS call, FP32, every tensor keeps its output and its gradient.
+      -- No published figures: `tiersim calibrate engine --gpu` measures its
+      -- anchors and its act_train on the GPU at hand and writes them into a
+      -- profile that replaces this entry. Until then: memory as Caffe (the
+      -- backend also keeps ReLU outputs, so it needs somewhat more).
+      efficiency_as = "caffe",
+      context_mib = 400, state_copies = 3, act_train = 2.0, act_infer = "all",
+      -- one GPU per engine (NCCL not built): multi-GPU as tensorflow-2017
+      allreduce_eff = { nvlink1 = 0.035, pcie3 = 0.07, default = 0.035 },
+      overlap = 1.0, sync_ms = 8.5,
+      jitter_p99 = 1.02 },
     { name = "pytorch-2021", aliases = { "pytorch", "pytorch-dali", "modern" }, precision = "amp",
       -- NVIDIA DeepLearningExamples PyTorch ResNet-50 v1.5 (NGC pytorch-21.03,
       -- DALI data loading, DDP with NCCL).

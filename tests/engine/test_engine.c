@@ -16,8 +16,10 @@
 
 #include "core/paths.h"
 #include "engine.h"
+#include "kernels.h"
 #include "netdef.h"
 #include "tcheck.h"
+#include "ts_config.h"
 
 static char err[1024];
 
@@ -470,8 +472,75 @@ static void test_sim_au(void)
 	ts_engine_cfg_free(&c);
 }
 
+/* The CPU references the GPU kernels are checked against, on values
+ * worked by hand. */
+static void test_kernel_refs(void)
+{
+	/* one 2 x 3 RGB image, value 10y + 3x + c; crop 2 x 2 at x = 1, mirrored */
+	uint8_t img[2 * 3 * 3];
+	for (int y = 0; y < 2; y++)
+		for (int x = 0; x < 3; x++)
+			for (int c = 0; c < 3; c++)
+				img[(y * 3 + x) * 3 + c] = (uint8_t)(10 * y + 3 * x + c);
+	struct ts_k_crop crop = { 0, 1, 1 };
+	const float mean[3] = { 0, 0, 0 }, sd[3] = { 1, 1, 1 };
+	float out[3 * 2 * 2];
+	ts_k_preprocess_ref(img, 1, 2, 3, &crop, 2, 2, mean, sd, out);
+	for (int c = 0; c < 3; c++)
+		for (int y = 0; y < 2; y++)
+			for (int x = 0; x < 2; x++) {
+				int sx = 1 + (1 - x); /* mirrored inside the crop */
+				float want = (float)(10 * y + 3 * sx + c) * (1.0f / 255.0f);
+				CHECK(out[(c * 2 + y) * 2 + x] == want);
+			}
+	const float m2[3] = { 0.5f, 0.5f, 0.5f }, s2[3] = { 0.25f, 0.5f, 1.0f };
+	ts_k_preprocess_ref(img, 1, 2, 3, &crop, 2, 2, m2, s2, out);
+	CHECK_NEAR(out[0], (6.0 / 255.0 - 0.5) / 0.25, 1e-6); /* c 0, y 0, x 0 <- src x 2 */
+
+	float w = 1.0f, g = 0.5f, v = 0.2f;
+	ts_k_sgd_momentum_ref(&w, &g, &v, 1, 0.1f, 0.9f, 0.01f);
+	CHECK_NEAR(v, 0.9 * 0.2 + 0.5 + 0.01 * 1.0, 1e-6);
+	CHECK_NEAR(w, 1.0 - 0.1 * 0.69, 1e-6);
+
+	float a[1000], b[1000];
+	ts_k_fill_uniform_ref(a, 1000, 5, 0.5f);
+	ts_k_fill_uniform_ref(b, 1000, 5, 0.5f);
+	CHECK(memcmp(a, b, sizeof(a)) == 0);
+	ts_k_fill_uniform_ref(b, 1000, 6, 0.5f);
+	CHECK(memcmp(a, b, sizeof(a)) != 0);
+	double sum = 0;
+	for (int i = 0; i < 1000; i++) {
+		CHECK(a[i] >= -0.5f && a[i] < 0.5f);
+		sum += a[i];
+	}
+	CHECK(fabs(sum / 1000) < 0.05);
+}
+
+/* Asking for the cuda backend where it cannot run gives one clear line. */
+static void test_cuda_absent(void)
+{
+	struct ts_engine_cfg c = cfg_of("cuda", "nvcaffe", "resnet50", "", "train", "", 8, 1);
+	struct ts_engine *e = NULL;
+	int rc = ts_engine_new(&c, &e, err, sizeof(err));
+#if TS_HAVE_CUDA
+	CHECK(ts_engine_backend_find("cuda") != NULL);
+	if (rc == 0) {
+		printf("cuda backend: a GPU is present (checked by test_gpu)\n");
+		ts_engine_free(e);
+	} else {
+		CHECK(rc == TS_E_NO_GPU && strstr(err, "no CUDA GPU") && !strchr(err, '\n'));
+	}
+#else
+	CHECK(ts_engine_backend_find("cuda") == NULL);
+	CHECK(rc == TS_E_UNKNOWN && strstr(err, "no CUDA"));
+#endif
+	ts_engine_cfg_free(&c);
+}
+
 int main(void)
 {
+	test_kernel_refs();
+	test_cuda_absent();
 	test_null_and_au();
 	test_registry();
 	test_netdef();
