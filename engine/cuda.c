@@ -191,8 +191,21 @@ static bool runs(const struct cuda *c, const struct ts_layer *l)
 	return c->train || !l->train_only;
 }
 
-/* Pick each convolution's algorithms from cuDNN's heuristics: the first
- * ranked result that succeeds within the workspace limit. */
+/* The first of cuDNN's ranked results that succeeded within the workspace
+ * limit (the three perf-result types share these field names). */
+#define PICK(res, cnt, dst, what)                                                     \
+	do {                                                                          \
+		int k_ = 0;                                                           \
+		while (k_ < (cnt) && ((res)[k_].status != CUDNN_STATUS_SUCCESS ||     \
+				      (res)[k_].memory > WS_LIMIT))                  \
+			k_++;                                                         \
+		if (k_ == (cnt))                                                      \
+			return dnn_fail(CUDNN_STATUS_NOT_SUPPORTED, what, err, errlen); \
+		(dst) = (res)[k_].algo;                                               \
+		c->ws_size = TS_MAX(c->ws_size, (res)[k_].memory);                    \
+	} while (0)
+
+/* Each convolution's algorithms, from cuDNN's heuristics (the _v7 queries). */
 static int pick_algos(struct cuda *c, struct cl *L, char *err, size_t errlen)
 {
 	const struct ts_layer *l = L->l;
@@ -204,49 +217,19 @@ static int pick_algos(struct cuda *c, struct cl *L, char *err, size_t errlen)
 	DNN(cudnnGetConvolutionForwardAlgorithm_v7(c->dnn, x, L->fd, L->cd, y,
 						   CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &cnt, fp),
 	    "cudnnGetConvolutionForwardAlgorithm_v7");
-	bool found = false;
-	for (int k = 0; k < cnt && !found; k++) {
-		if (fp[k].status == CUDNN_STATUS_SUCCESS && fp[k].memory <= WS_LIMIT) {
-			L->fa = fp[k].algo;
-			c->ws_size = TS_MAX(c->ws_size, fp[k].memory);
-			found = true;
-		}
-	}
-	if (!found)
-		return dnn_fail(CUDNN_STATUS_NOT_SUPPORTED, "no forward convolution algorithm", err,
-				errlen);
+	PICK(fp, cnt, L->fa, "no forward convolution algorithm");
 	if (!c->train)
 		return 0;
 	DNN(cudnnGetConvolutionBackwardDataAlgorithm_v7(c->dnn, L->fd, y, L->cd, x,
 							CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT,
 							&cnt, bp),
 	    "cudnnGetConvolutionBackwardDataAlgorithm_v7");
-	found = false;
-	for (int k = 0; k < cnt && !found; k++) {
-		if (bp[k].status == CUDNN_STATUS_SUCCESS && bp[k].memory <= WS_LIMIT) {
-			L->ba = bp[k].algo;
-			c->ws_size = TS_MAX(c->ws_size, bp[k].memory);
-			found = true;
-		}
-	}
-	if (!found)
-		return dnn_fail(CUDNN_STATUS_NOT_SUPPORTED, "no backward-data algorithm", err,
-				errlen);
+	PICK(bp, cnt, L->ba, "no backward-data algorithm");
 	DNN(cudnnGetConvolutionBackwardFilterAlgorithm_v7(c->dnn, x, y, L->cd, L->fd,
 							  CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT,
 							  &cnt, fpf),
 	    "cudnnGetConvolutionBackwardFilterAlgorithm_v7");
-	found = false;
-	for (int k = 0; k < cnt && !found; k++) {
-		if (fpf[k].status == CUDNN_STATUS_SUCCESS && fpf[k].memory <= WS_LIMIT) {
-			L->bfa = fpf[k].algo;
-			c->ws_size = TS_MAX(c->ws_size, fpf[k].memory);
-			found = true;
-		}
-	}
-	if (!found)
-		return dnn_fail(CUDNN_STATUS_NOT_SUPPORTED, "no backward-filter algorithm", err,
-				errlen);
+	PICK(fpf, cnt, L->bfa, "no backward-filter algorithm");
 	return 0;
 }
 
