@@ -29,6 +29,7 @@ struct builder {
 	struct ts_net *n;
 	bool train_only;
 	int err;
+	struct ts_layer sink; /* what add_layer hands out after an error */
 };
 
 static int add_tensor(struct builder *b, int c, int h, int w)
@@ -53,15 +54,14 @@ static int add_tensor(struct builder *b, int c, int h, int w)
 static struct ts_layer *add_layer(struct builder *b, enum ts_layer_op op, int in)
 {
 	struct ts_net *n = b->n;
-	static struct ts_layer dummy;
 	if (b->err)
-		return memset(&dummy, 0, sizeof(dummy));
+		return memset(&b->sink, 0, sizeof(b->sink));
 	if (n->nlayers == n->lcap) {
 		int cap = n->lcap ? 2 * n->lcap : 64;
 		struct ts_layer *l = realloc(n->layers, (size_t)cap * sizeof(*l));
 		if (!l) {
 			b->err = -ENOMEM;
-			return memset(&dummy, 0, sizeof(dummy));
+			return memset(&b->sink, 0, sizeof(b->sink));
 		}
 		n->layers = l;
 		n->lcap = cap;

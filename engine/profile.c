@@ -247,6 +247,15 @@ static int read_entry(struct lctx *c, struct ts_profiles *p, const char *what, i
 				 c->file, i);
 			return TS_E_PROFILE;
 		}
+		const char *unknown = !ts_prof_fw_find(p, a->framework) ? "framework"
+				    : !ts_prof_model_find(p, a->model)	   ? "model"
+				    : !ts_prof_gpu_find(p, a->gpu)	   ? "gpu"
+									   : NULL;
+		if (unknown) {
+			snprintf(c->err, c->errlen, "%s: anchors[%d] (%s/%s/%s) names an unknown %s",
+				 c->file, i, a->framework, a->model, a->gpu, unknown);
+			return TS_E_PROFILE;
+		}
 	}
 	return 0;
 }

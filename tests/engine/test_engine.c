@@ -13,7 +13,9 @@
 #include <lualib.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "core/clock.h"
 #include "core/paths.h"
 #include "engine.h"
 #include "kernels.h"
@@ -537,8 +539,74 @@ static void test_cuda_absent(void)
 	ts_engine_cfg_free(&c);
 }
 
+/* Real time: hold() returns once the monotonic clock has passed the step's
+ * end (an order, not a duration, is checked). */
+static void test_hold(void)
+{
+	struct ts_engine_cfg c = cfg_of("null", "", "any", "", "infer", "", 1, 1);
+	c.step_ns = 2 * TS_NS_PER_MS;
+	struct ts_engine *e;
+	CHECK(ts_engine_new(&c, &e, err, sizeof(err)) == 0);
+	struct ts_engine_step st;
+	for (int i = 0; i < 3; i++) {
+		CHECK(ts_engine_step(e, ts_now_ns(), 0, &st) == 0);
+		ts_engine_hold(e, &st);
+		CHECK(ts_now_ns() >= st.end_ns);
+	}
+	ts_engine_free(e);
+	ts_engine_cfg_free(&c);
+}
+
+/* A broken extra profile is refused with its file named. */
+static void test_bad_profiles(void)
+{
+	static const char *const bad[] = {
+		"return 42",
+		"return { gpus = { { mem_gib = 8 } } }",
+		"return { anchors = { { framework = 'mxnet', model = 'vgg16', gpu = 'Z1', "
+		"mode = 'train', precision = 'fp32', batch = 8, value = 10 } } }",
+		"return { frameworks = { { name = 'x', allreduce_eff = 'fast' } } }",
+		"return { models = { { name = 'm', netdef = 'vgg16', b_half = 'big' } } }",
+		"this is not Lua",
+	};
+	char path[] = "/tmp/tiersim-engine-profile-XXXXXX";
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	close(fd);
+	for (size_t i = 0; i < TS_ARRAY_SIZE(bad); i++) {
+		FILE *f = fopen(path, "w");
+		fputs(bad[i], f);
+		fclose(f);
+		struct ts_engine_cfg c = cfg_of("sim", "mxnet", "vgg16", "K80", "infer", "", 8, 1);
+		set(&c.profile, path);
+		struct ts_engine *e = NULL;
+		int rc = ts_engine_new(&c, &e, err, sizeof(err));
+		CHECK(rc == TS_E_PROFILE && !e);
+		if (!strstr(err, "tiersim-engine-profile") || strchr(err, 10))
+			fprintf(stderr, "bad profile %zu: %s\n", i, err);
+		CHECK(strstr(err, "tiersim-engine-profile") != NULL && !strchr(err, 10));
+		ts_engine_cfg_free(&c);
+	}
+	/* a good one adds a GPU and its anchor */
+	FILE *f = fopen(path, "w");
+	fputs("return { gpus = { { name = 'Z1', mem_gib = 24, fp32_tflops = 30, link = 'pcie3' } },"
+	      " anchors = { { framework = 'mxnet', model = 'vgg16', gpu = 'Z1', mode = 'infer',"
+	      " precision = 'fp32', batch = 32, value = 999, src = 'test' } } }", f);
+	fclose(f);
+	struct ts_engine_cfg c = cfg_of("sim", "mxnet", "vgg16", "Z1", "infer", "", 32, 1);
+	set(&c.profile, path);
+	struct ts_engine_info info;
+	CHECK(ts_engine_plan(&c, &info, err, sizeof(err)) == 0);
+	CHECK_NEAR(info.samples_per_s, 999, 1e-9);
+	CHECK(info.basis == TS_BASIS_ANCHORED && strcmp(info.source, "test") == 0);
+	ts_engine_cfg_free(&c);
+	unlink(path);
+}
+
 int main(void)
 {
+	test_hold();
+	test_bad_profiles();
 	test_kernel_refs();
 	test_cuda_absent();
 	test_null_and_au();
