@@ -563,8 +563,8 @@ static void test_bad_profiles(void)
 	static const char *const bad[] = {
 		"return 42",
 		"return { gpus = { { mem_gib = 8 } } }",
-		"return { anchors = { { framework = 'mxnet', model = 'vgg16', gpu = 'Z1', "
-		"mode = 'train', precision = 'fp32', batch = 8, value = 10 } } }",
+		("return { anchors = { { framework = 'mxnet', model = 'vgg16', gpu = 'Z1', "
+		 "mode = 'train', precision = 'fp32', batch = 8, value = 10 } } }"),
 		"return { frameworks = { { name = 'x', allreduce_eff = 'fast' } } }",
 		"return { models = { { name = 'm', netdef = 'vgg16', b_half = 'big' } } }",
 		"this is not Lua",
