@@ -103,7 +103,11 @@ static void test_layers(const char *net, int batch)
 	printf("%s batch %d: %d conv/fc layers, max error vs CPU reference %.2e of the layer's "
 	       "largest output\n", net, batch, layers, rel);
 	CHECK(layers > 0);
-	CHECK(rel < 1e-4);
+	/* FP32 against a double reference; cuDNN's FFT and Winograd algorithms,
+	 * which its heuristics may pick, are documented as less precise than
+	 * direct convolution: 2e-3 of the largest output still catches any wrong
+	 * shape, padding, stride or layout, which give errors of order 1. */
+	CHECK(rel < 2e-3);
 }
 
 static void test_backend(void)
