@@ -856,38 +856,13 @@ static float *fetch(const float *dev, size_t n)
 }
 
 /* Largest |gpu - cpu| over the layer's largest |cpu|. */
-static double ref_layer(const struct ts_net *n, const struct ts_layer *l, int N, const float *x,
-			const float *w, const float *b, const float *y)
+static double compare(const double *ref, const float *y, size_t n)
 {
-	struct ts_shape is = n->tensors[l->in[0]], os = n->tensors[l->out];
 	double maxdiff = 0, maxval = 1e-30;
-	for (int s = 0; s < N; s++)
-		for (int o = 0; o < os.c; o++)
-			for (int oy = 0; oy < os.h; oy++)
-				for (int ox = 0; ox < os.w; ox++) {
-					double acc = l->bias || l->op == TS_L_FC ? b[o] : 0;
-					if (l->op == TS_L_FC) {
-						size_t in = per_sample(is);
-						for (size_t k = 0; k < in; k++)
-							acc += (double)w[(size_t)o * in + k] *
-							       x[(size_t)s * in + k];
-					} else {
-						for (int ci = 0; ci < is.c; ci++)
-							for (int ky = 0; ky < l->kh; ky++)
-								for (int kx = 0; kx < l->kw; kx++) {
-									int iy = oy * l->sh - l->ph + ky;
-									int ix = ox * l->sw - l->pw + kx;
-									if (iy < 0 || ix < 0 || iy >= is.h ||
-									    ix >= is.w)
-										continue;
-									acc += (double)w[(((size_t)o * is.c + ci) * l->kh + ky) * l->kw + kx] *
-									       x[(((size_t)s * is.c + ci) * is.h + iy) * is.w + ix];
-								}
-					}
-					size_t at = (((size_t)s * os.c + o) * os.h + oy) * os.w + ox;
-					maxdiff = fmax(maxdiff, fabs(acc - y[at]));
-					maxval = fmax(maxval, fabs(acc));
-				}
+	for (size_t i = 0; i < n; i++) {
+		maxdiff = fmax(maxdiff, fabs(ref[i] - y[i]));
+		maxval = fmax(maxval, fabs(ref[i]));
+	}
 	return maxdiff / maxval;
 }
 
@@ -917,14 +892,16 @@ int ts_cuda_check_layers(const char *netdef, int batch, double *max_rel, int *la
 		float *y = fetch(c->t[l->out].y, c->t[l->out].elems);
 		float *w = fetch(L->w, L->wn);
 		float *b = L->bn ? fetch(L->b, L->bn) : NULL;
-		if (!x || !y || !w || (L->bn && !b)) {
+		double *ref = malloc(c->t[l->out].elems * sizeof(double));
+		if (!x || !y || !w || (L->bn && !b) || !ref) {
 			snprintf(err, errlen, "cuda backend: copying layer %d back failed", k);
 			rc = -EIO;
 		} else {
-			double e = ref_layer(c->net, l, batch, x, w, b, y);
-			*max_rel = fmax(*max_rel, e);
+			ts_layer_forward_ref(c->net, l, batch, x, w, b, ref);
+			*max_rel = fmax(*max_rel, compare(ref, y, c->t[l->out].elems));
 			(*layers)++;
 		}
+		free(ref);
 		free(x);
 		free(y);
 		free(w);

@@ -410,6 +410,39 @@ uint64_t ts_layer_macs(const struct ts_net *n, const struct ts_layer *l)
 	}
 }
 
+void ts_layer_forward_ref(const struct ts_net *n, const struct ts_layer *l, int batch,
+			  const float *x, const float *w, const float *b, double *y)
+{
+	struct ts_shape is = n->tensors[l->in[0]], os = n->tensors[l->out];
+	size_t in = (size_t)is.c * is.h * is.w;
+	for (int s = 0; s < batch; s++)
+		for (int o = 0; o < os.c; o++)
+			for (int oy = 0; oy < os.h; oy++)
+				for (int ox = 0; ox < os.w; ox++) {
+					double acc = b ? b[o] : 0;
+					if (l->op == TS_L_FC) {
+						for (size_t k = 0; k < in; k++)
+							acc += (double)w[(size_t)o * in + k] * x[s * in + k];
+					} else {
+						for (int ci = 0; ci < is.c; ci++)
+							for (int ky = 0; ky < l->kh; ky++) {
+								int iy = oy * l->sh - l->ph + ky;
+								if (iy < 0 || iy >= is.h)
+									continue;
+								for (int kx = 0; kx < l->kw; kx++) {
+									int ix = ox * l->sw - l->pw + kx;
+									if (ix < 0 || ix >= is.w)
+										continue;
+									size_t wi = (((size_t)o * is.c + ci) * l->kh + ky) * l->kw + kx;
+									size_t xi = (((size_t)s * is.c + ci) * is.h + iy) * is.w + ix;
+									acc += (double)w[wi] * x[xi];
+								}
+							}
+					}
+					y[(((size_t)s * os.c + o) * os.h + oy) * os.w + ox] = acc;
+				}
+}
+
 static uint64_t elems(struct ts_shape s)
 {
 	return (uint64_t)s.c * s.h * s.w;

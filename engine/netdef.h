@@ -76,6 +76,12 @@ void ts_net_free(struct ts_net *n);
 uint64_t ts_layer_params(const struct ts_net *n, const struct ts_layer *l);
 /* Forward multiply-adds of one layer per sample. */
 uint64_t ts_layer_macs(const struct ts_net *n, const struct ts_layer *l);
+/* CPU reference of a convolution or fully connected layer over @batch
+ * samples: @x input (NCHW), @w weights (conv: out, in, kh, kw; fc: out, in),
+ * @b bias (NULL without), @y output in double. The GPU checks compare
+ * cuDNN's and cuBLAS's results with it. */
+void ts_layer_forward_ref(const struct ts_net *n, const struct ts_layer *l, int batch,
+			  const float *x, const float *w, const float *b, double *y);
 /* NULL-terminated list of the names ts_net_build() knows. */
 const char *const *ts_net_names(void);
 

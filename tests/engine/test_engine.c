@@ -603,8 +603,38 @@ static void test_bad_profiles(void)
 	unlink(path);
 }
 
+/* The CPU reference the GPU layer checks use, on a case worked by hand. */
+static void test_layer_ref(void)
+{
+	struct ts_shape t[3] = { { 1, 3, 3 }, { 2, 2, 2 }, { 3, 1, 1 } };
+	struct ts_layer conv = { .op = TS_L_CONV, .in = { 0 }, .nin = 1, .out = 1, .kh = 2,
+				 .kw = 2, .sh = 1, .sw = 1, .ph = 0, .pw = 0, .bias = true };
+	struct ts_net n = { .tensors = t, .ntensors = 3 };
+	float x[9] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+	float w[8] = { 1, 0, 0, 1, /* filter 0: x[i][j] + x[i+1][j+1] */
+		       0, 0, 0, 0 }; /* filter 1: nothing but its bias */
+	float b[2] = { 0.5f, -1 };
+	double y[8];
+	ts_layer_forward_ref(&n, &conv, 1, x, w, b, y);
+	CHECK(y[0] == 6.5 && y[1] == 8.5 && y[2] == 12.5 && y[3] == 14.5);
+	CHECK(y[4] == -1 && y[7] == -1);
+	/* padding 1, stride 2: windows at -1 and 1 in each direction */
+	t[1] = (struct ts_shape){ 1, 2, 2 };
+	conv.ph = conv.pw = 1, conv.sh = conv.sw = 2;
+	ts_layer_forward_ref(&n, &conv, 1, x, w, NULL, y);
+	CHECK(y[0] == 1 && y[1] == 3 && y[2] == 7 && y[3] == 5 + 9);
+	/* fully connected 2 x 2 x 2 -> 3 */
+	struct ts_layer fcl = { .op = TS_L_FC, .in = { 1 }, .nin = 1, .out = 2, .bias = true };
+	t[1] = (struct ts_shape){ 2, 2, 1 };
+	float fx[4] = { 1, 2, 3, 4 }, fw[12] = { 1, 1, 1, 1, 0, 0, 0, 1, 1, -1, 0, 0 };
+	float fb[3] = { 0, 10, 0 };
+	ts_layer_forward_ref(&n, &fcl, 1, fx, fw, fb, y);
+	CHECK(y[0] == 10 && y[1] == 14 && y[2] == -1);
+}
+
 int main(void)
 {
+	test_layer_ref();
 	test_hold();
 	test_bad_profiles();
 	test_kernel_refs();
