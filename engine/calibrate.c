@@ -159,10 +159,9 @@ static int write_profile(const struct ts_calib_cfg *c, const struct ts_calib_row
 				"batch %" PRIu64 " to %" PRIu64 "\n"
 				"    -- over %" PRIu64 " activation elements x 4 bytes (engine/netdef.c).\n"
 				"    { name = \"tiersim-cudnn\", aliases = { \"cudnn\" }, precision = \"fp32\",\n"
-				"      efficiency_as = \"caffe\", context_mib = 400, state_copies = 3,\n"
+				"      efficiency_as = \"tensorflow-2017\", context_mib = 400, state_copies = 3,\n"
 				"      act_train = %.3f, act_infer = \"all\",\n"
-				"      allreduce_eff = { nvlink1 = 0.035, pcie3 = 0.07, default = 0.035 },\n"
-				"      overlap = 1.0, sync_ms = 8.5, jitter_p99 = 1.02 },\n"
+				"      allreduce_eff = 1.0, overlap = 1.0, sync_ms = 8.5, jitter_p99 = 1.02 },\n"
 				"  },\n",
 				per, a->batch, b->batch, (uint64_t)n->act_train, act);
 	}

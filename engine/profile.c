@@ -8,8 +8,8 @@
  * fitted as mu + a_model + a_framework + a_gpu + a_precision (alternating
  * least squares, i.e. repeated means of the residuals). A combination with
  * no anchor of its own gets the sum of the factors that are known and 0
- * (the average) for the rest — a framework or GPU may borrow another's
- * factor through efficiency_as.
+ * (the average) for the rest — a framework or GPU without anchors of its
+ * own may borrow another's factor through efficiency_as.
  */
 #include <lauxlib.h>
 #include <lua.h>
@@ -409,30 +409,28 @@ struct obs {
 	int m, f, g, pr;
 };
 
-/* Shift each factor group to mean 0 over the entries that have anchors, so
- * that an entry without any (factor 0) gets the average, not the reference. */
-static void center(struct ts_profiles *p, double *a, size_t cnt, const struct obs *o, size_t n,
-		   int which)
+/* Which entries of a factor group have observations. */
+static void mark_seen(bool *seen, size_t cnt, const struct obs *o, size_t n, int which)
+{
+	for (size_t k = 0; k < n; k++) {
+		int idx = which == 0 ? o[k].m : which == 1 ? o[k].f : which == 2 ? o[k].g : o[k].pr;
+		if ((size_t)idx < cnt)
+			seen[idx] = true;
+	}
+}
+
+/* Shift a factor group to mean 0 over the entries that have anchors and set
+ * the others to exactly 0, so an entry without anchors gets the average. */
+static void center(struct ts_profiles *p, double *a, const bool *seen, size_t cnt)
 {
 	double sum = 0;
-	size_t seen = 0;
-	for (size_t j = 0; j < cnt; j++) {
-		bool has = false;
-		for (size_t k = 0; k < n && !has; k++) {
-			int idx = which == 0 ? o[k].m : which == 1 ? o[k].f : which == 2 ? o[k].g
-											     : o[k].pr;
-			has = (size_t)idx == j;
-		}
-		if (has) {
-			sum += a[j];
-			seen++;
-		}
-	}
-	if (!seen)
-		return;
-	double mean = sum / (double)seen;
+	size_t k = 0;
 	for (size_t j = 0; j < cnt; j++)
-		a[j] -= mean;
+		if (seen[j])
+			sum += a[j], k++;
+	double mean = k ? sum / (double)k : 0;
+	for (size_t j = 0; j < cnt; j++)
+		a[j] = seen[j] ? a[j] - mean : 0;
 	p->mu += mean;
 }
 
@@ -467,18 +465,15 @@ static void fit(struct ts_profiles *p, struct obs *o, size_t n)
 			}
 		}
 	}
-	center(p, p->a_model, p->nmodels, o, n, 0);
-	center(p, p->a_fw, p->nfws, o, n, 1);
-	center(p, p->a_gpu, p->ngpus, o, n, 2);
-	center(p, p->a_prec, 3, o, n, 3);
-	/* entries without anchors stay exactly at the average */
-	for (size_t j = 0; j < p->nmodels; j++) {
-		bool has = false;
-		for (size_t k = 0; k < n; k++)
-			has |= (size_t)o[k].m == j;
-		if (!has)
-			p->a_model[j] = 0;
-	}
+	bool prec_seen[3] = { false, false, false };
+	mark_seen(p->seen_model, p->nmodels, o, n, 0);
+	mark_seen(p->seen_fw, p->nfws, o, n, 1);
+	mark_seen(p->seen_gpu, p->ngpus, o, n, 2);
+	mark_seen(prec_seen, 3, o, n, 3);
+	center(p, p->a_model, p->seen_model, p->nmodels);
+	center(p, p->a_fw, p->seen_fw, p->nfws);
+	center(p, p->a_gpu, p->seen_gpu, p->ngpus);
+	center(p, p->a_prec, prec_seen, 3);
 }
 
 static int fit_efficiency(struct ts_profiles *p, char *err, size_t errlen)
@@ -486,8 +481,12 @@ static int fit_efficiency(struct ts_profiles *p, char *err, size_t errlen)
 	p->a_model = calloc(p->nmodels + 1, sizeof(double));
 	p->a_fw = calloc(p->nfws + 1, sizeof(double));
 	p->a_gpu = calloc(p->ngpus + 1, sizeof(double));
+	p->seen_model = calloc(p->nmodels + 1, sizeof(bool));
+	p->seen_fw = calloc(p->nfws + 1, sizeof(bool));
+	p->seen_gpu = calloc(p->ngpus + 1, sizeof(bool));
 	struct obs *o = calloc(p->nanchors + 1, sizeof(*o));
-	if (!p->a_model || !p->a_fw || !p->a_gpu || !o) {
+	if (!p->a_model || !p->a_fw || !p->a_gpu || !p->seen_model || !p->seen_fw ||
+	    !p->seen_gpu || !o) {
 		free(o);
 		return -ENOMEM;
 	}
@@ -569,5 +568,8 @@ void ts_profiles_free(struct ts_profiles *p)
 	free(p->a_model);
 	free(p->a_fw);
 	free(p->a_gpu);
+	free(p->seen_model);
+	free(p->seen_fw);
+	free(p->seen_gpu);
 	free(p);
 }

@@ -62,6 +62,7 @@ struct ts_profiles {
 	size_t ngpus, nlinks, nmodels, nfws, nanchors;
 	/* log-efficiency fit: log(achieved / peak) = mu + a_model + a_fw + a_gpu + a_prec */
 	double mu, *a_model, *a_fw, *a_gpu, a_prec[3];
+	bool *seen_model, *seen_fw, *seen_gpu; /* has anchors of its own */
 };
 
 /* Load the built-in profiles and then @extra (NULL or "" = none); later

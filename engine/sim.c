@@ -101,9 +101,12 @@ static double efficiency(const struct sim *s)
 	const struct ts_profiles *p = s->prof;
 	const struct ts_prof_fw *f = s->f;
 	const struct ts_prof_gpu *g = s->g;
-	if (*f->efficiency_as && ts_prof_fw_find(p, f->efficiency_as))
+	/* an entry without anchors of its own may borrow another's factor */
+	if (!p->seen_fw[idx_as(p->fws, f, sizeof(*f))] && *f->efficiency_as &&
+	    ts_prof_fw_find(p, f->efficiency_as))
 		f = ts_prof_fw_find(p, f->efficiency_as);
-	if (*g->efficiency_as && ts_prof_gpu_find(p, g->efficiency_as))
+	if (!p->seen_gpu[idx_as(p->gpus, g, sizeof(*g))] && *g->efficiency_as &&
+	    ts_prof_gpu_find(p, g->efficiency_as))
 		g = ts_prof_gpu_find(p, g->efficiency_as);
 	return exp(p->mu + p->a_model[idx_as(p->models, s->m, sizeof(*s->m))] +
 		   p->a_fw[idx_as(p->fws, f, sizeof(*f))] +

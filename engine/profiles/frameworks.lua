@@ -18,8 +18,10 @@
 --   t_backward = 2/3 of a training step's compute (backward = 2 x forward).
 --   allreduce_eff is a number or a table by link name (with a default);
 --   allreduce_eff, overlap and sync_ms are fitted on published 1- and n-GPU
---   throughputs; the fitted efficiency absorbs everything that is not compute
---   (stragglers, host work per step), so it is not a link measurement.
+--   throughputs where those exist (tensorflow-2017, pytorch-2021); a fitted
+--   efficiency absorbs everything that is not compute (stragglers, host work
+--   per step), so it is not a link measurement. Elsewhere they are stated
+--   assumptions.
 -- Step-time jitter: lognormal with p99/p50 = jitter_p99, scaled so the mean
 -- step is the nominal one (the published mean throughput stays exact).
 return {
@@ -27,20 +29,26 @@ return {
     { name = "caffe", aliases = { "bvlc-caffe" }, precision = "fp32",
       -- BVLC/caffe docs/performance_hardware.md figures anchor it (anchors.lua).
       context_mib = 400, state_copies = 3, act_train = 2.0, act_infer = "all",
-      -- multi-GPU: none published for Caffe; taken from tensorflow-2017 (same era)
-      allreduce_eff = { nvlink1 = 0.035, pcie3 = 0.07, default = 0.035 },
-      overlap = 1.0, sync_ms = 8.5,
+      -- multi-GPU: as nvcaffe
+      allreduce_eff = 1.0, overlap = 1.0, sync_ms = 8.5,
       jitter_p99 = 1.02 },
     { name = "nvcaffe", aliases = { "NVCaffe", "nvidia-caffe" }, precision = "fp32",
-      -- NVIDIA's fork of Caffe. No NVCaffe throughput tables are published (NF):
-      -- its compute efficiency is taken from BVLC Caffe's fitted one; calibrate
-      -- on a GPU (tiersim calibrate engine --gpu) to replace it. Memory as
+      -- NVIDIA's fork of Caffe. No NVCaffe throughput tables are published (NF).
+      -- Its compute efficiency is taken from tensorflow-2017's fitted one: the
+      -- same year and the same cuDNN generation (BVLC Caffe's figures are from
+      -- 2014, before cuDNN, and 3x lower). Calibrate on a GPU (tiersim
+      -- calibrate engine --gpu --framework nvcaffe) to replace it. Memory as
       -- Caffe: every blob keeps data and diff (act_train 2), inference keeps
       -- all blobs.
-      efficiency_as = "caffe",
+      efficiency_as = "tensorflow-2017",
       context_mib = 400, state_copies = 3, act_train = 2.0, act_infer = "all",
-      allreduce_eff = { nvlink1 = 0.035, pcie3 = 0.07, default = 0.035 },
-      overlap = 1.0, sync_ms = 8.5,
+      -- Multi-GPU: no NVCaffe figures are published (NF). Caffe reduces the
+      -- gradients with NCCL layer by layer as backward produces them
+      -- (BVLC/caffe src/caffe/parallel.cpp, solver option layer_wise_reduce,
+      -- on by default): overlap 1, and the ring taken at the link's full
+      -- bandwidth (an upper bound). sync_ms as tensorflow-2017's, the same
+      -- era's per-step cost. A measured speed-up should replace these.
+      allreduce_eff = 1.0, overlap = 1.0, sync_ms = 8.5,
       jitter_p99 = 1.02 },
     { name = "mxnet", aliases = { "MXNet" }, precision = "fp32",
       -- act_train 1.1, bounded by published batches with engine/netdef.c's
@@ -54,9 +62,9 @@ return {
       -- 128; with engine/netdef.c's sizes any k in (3.36, 4.86) reproduces
       -- all three; 4 is about the middle.
       context_mib = 400, state_copies = 3, act_train = 1.1, act_infer = 4,
-      -- multi-GPU: no MXNet figures in the sources; taken from tensorflow-2017.
-      allreduce_eff = { nvlink1 = 0.035, pcie3 = 0.07, default = 0.035 },
-      overlap = 1.0, sync_ms = 8.5,
+      -- Multi-GPU: no MXNet figures in the sources (NF); its kvstore 'device'
+      -- reduces on the GPUs while backward runs: as nvcaffe (an upper bound).
+      allreduce_eff = 1.0, overlap = 1.0, sync_ms = 8.5,
       jitter_p99 = 1.02 },
     { name = "tensorflow-2017", aliases = { "tensorflow", "tf", "tf-2017" }, precision = "fp32",
       -- Memory: taken from mxnet; benchmarks.md trains ResNet-50 at batch 64
@@ -76,13 +84,13 @@ return {
       -- cuBLAS call, FP32, every tensor keeps its output and its gradient.
       -- No published figures: `tiersim calibrate engine --gpu` measures its
       -- anchors and its act_train on the GPU at hand and writes them into a
-      -- profile that replaces this entry. Until then: memory as Caffe (the
+      -- profile that replaces this entry. Until then: compute efficiency as
+      -- tensorflow-2017 (cuDNN layer by layer, FP32), memory as Caffe (the
       -- backend also keeps ReLU outputs, so it needs somewhat more).
-      efficiency_as = "caffe",
+      efficiency_as = "tensorflow-2017",
       context_mib = 400, state_copies = 3, act_train = 2.0, act_infer = "all",
-      -- one GPU per engine (NCCL not built): multi-GPU as tensorflow-2017
-      allreduce_eff = { nvlink1 = 0.035, pcie3 = 0.07, default = 0.035 },
-      overlap = 1.0, sync_ms = 8.5,
+      -- one GPU per engine (NCCL not built): multi-GPU as nvcaffe
+      allreduce_eff = 1.0, overlap = 1.0, sync_ms = 8.5,
       jitter_p99 = 1.02 },
     { name = "pytorch-2021", aliases = { "pytorch", "pytorch-dali", "modern" }, precision = "amp",
       -- NVIDIA DeepLearningExamples PyTorch ResNet-50 v1.5 (NGC pytorch-21.03,
