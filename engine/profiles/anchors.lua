@@ -68,8 +68,8 @@ add("caffe", "alexnet", "K40", "train", "fp32", 256, 5120 / 26.5, "caffe_k40")
 add("caffe", "alexnet", "K40", "infer", "fp32", 50, 500, "caffe_k40")
 
 -- NVIDIA DeepLearningExamples ResNet-50 v1.5, PyTorch. Training batch per GPU
--- as the README's platform configurations set it (DGXA100 256, DGX1V FP32 112,
--- AMP 256).
+-- from the same repository's PyTorch/Classification/ConvNets/configs.yml
+-- (resnet50: DGXA100 TF32 256, AMP 256; DGX1V FP32 112, AMP 256).
 add("pytorch-2021", "resnet50", "A100", "train", "tf32", 256, 938, "dle_rn50")
 add("pytorch-2021", "resnet50", "A100", "train", "amp", 256, 2470, "dle_rn50")
 add("pytorch-2021", "resnet50", "V100", "train", "fp32", 112, 367, "dle_rn50")
