@@ -309,6 +309,7 @@ void ts_engine_report(const struct ts_engine *e, struct ts_engine_report *rep)
 		rep->wall_ns = e->last_end_ns - e->first_end_ns;
 		if (rep->wall_ns) {
 			rep->au = (double)(e->compute_ns + e->comm_ns) / (double)rep->wall_ns;
+			rep->au_compute = (double)e->compute_ns / (double)rep->wall_ns;
 			rep->samples_per_s = (double)e->samples * 1e9 / (double)rep->wall_ns;
 		}
 		rep->step_p50_ns = ts_hist_percentile(e->step_hist, 50);
@@ -336,13 +337,14 @@ struct json_t *ts_engine_report_json(const struct ts_engine_report *r)
 		i->jitter_p99);
 	if (!info)
 		return NULL;
-	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:I, s:I, s:I, s:I, s:I, "
-			 "s:I, s:o}",
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:I, s:I, s:I, s:I, "
+			 "s:I, s:I, s:o}",
 			 "steps", (json_int_t)r->steps, "samples", (json_int_t)r->samples,
 			 "wall_ns", (json_int_t)r->wall_ns, "wait_ns", (json_int_t)r->wait_ns,
 			 "compute_ns", (json_int_t)r->compute_ns, "comm_ns",
 			 (json_int_t)r->comm_ns, "first_step_ns", (json_int_t)r->first_step_ns,
-			 "samples_per_s", r->samples_per_s, "au", r->au, "step_p50_ns",
+			 "samples_per_s", r->samples_per_s, "au", r->au, "au_compute",
+			 r->au_compute, "step_p50_ns",
 			 (json_int_t)r->step_p50_ns, "step_p90_ns", (json_int_t)r->step_p90_ns,
 			 "step_p99_ns", (json_int_t)r->step_p99_ns, "step_max_ns",
 			 (json_int_t)r->step_max_ns, "wait_p50_ns", (json_int_t)r->wait_p50_ns,

@@ -121,6 +121,7 @@ struct ts_engine_report {
 	uint64_t first_step_ns;			  /* wait + compute + comm of step 1 */
 	double samples_per_s;
 	double au;				  /* 0..1; 0 with fewer than 2 steps */
+	double au_compute;			  /* the same without communication */
 	uint64_t step_p50_ns, step_p90_ns, step_p99_ns, step_max_ns; /* compute + comm */
 	uint64_t wait_p50_ns, wait_p99_ns;
 	struct ts_engine_info info;

@@ -99,10 +99,12 @@ static void test_null_and_au(void)
 	CHECK_EQ_U64(r.wait_ns, 500 * TS_NS_PER_MS);
 	CHECK_EQ_U64(r.first_step_ns, 100 * TS_NS_PER_MS);
 	CHECK(fabs(r.au - 4.0 / 9.0) < 1e-15);
+	CHECK(r.au_compute == r.au); /* no communication */
 	CHECK(fabs(r.samples_per_s - 128.0 / 0.9) < 1e-9);
 	CHECK_EQ_U64(r.info.mem_bytes, 0);
 	json_t *j = ts_engine_report_json(&r);
 	CHECK(j && json_real_value(json_object_get(j, "au")) == r.au);
+	CHECK(j && json_real_value(json_object_get(j, "au_compute")) == r.au_compute);
 	CHECK(j && json_object_get(json_object_get(j, "engine"), "basis"));
 	json_decref(j);
 	ts_engine_free(e);
@@ -462,6 +464,8 @@ static void test_sim_au(void)
 	CHECK_EQ_U64(rep.wall_ns, last - wall_from);
 	CHECK_EQ_U64(rep.compute_ns + rep.comm_ns, busy);
 	CHECK(rep.au == (double)busy / (double)(last - wall_from));
+	CHECK(rep.au_compute < rep.au); /* 4 GPUs: some time goes to the allreduce */
+	CHECK(rep.au_compute == (double)rep.compute_ns / (double)(last - wall_from));
 	printf("scripted pipeline: AU %.4f, wait %.3f s of %.3f s\n", rep.au, rep.wait_ns / 1e9,
 	       rep.wall_ns / 1e9);
 	CHECK(rep.au > 0.3 && rep.au < 1.0);
