@@ -310,7 +310,8 @@ static uint64_t wb_file(struct cache *c, uint64_t now, uint64_t file)
 		uint32_t next = c->e[i].dnext;
 		if (c->e[i].file == file) {
 			int k = slot_min(c);
-			end = TS_MAX(end, wb_entry(c, k, i, TS_MAX(now, c->wb[k].free)));
+			uint64_t d = wb_entry(c, k, i, TS_MAX(now, c->wb[k].free));
+			end = TS_MAX(end, d);
 		}
 		i = next;
 	}
@@ -426,7 +427,8 @@ static uint64_t fill(struct cache *c, uint64_t now, uint64_t file, uint64_t p0, 
 				q++;
 			uint64_t o = (idx * PPC + (uint64_t)p) * PAGE, l = (uint64_t)(q - p) * PAGE;
 			if (!c->run_len || c->run_off + c->run_len != o || c->run_n == RUN_ENTS) {
-				ready = TS_MAX(ready, run_flush(c, now, done));
+				uint64_t d = run_flush(c, now, done);
+				ready = TS_MAX(ready, d);
 				c->run_file = file;
 				c->run_off = o;
 			}
@@ -438,7 +440,8 @@ static uint64_t fill(struct cache *c, uint64_t now, uint64_t file, uint64_t p0, 
 		e->present |= miss;
 		c->resident += (uint64_t)__builtin_popcount(miss) * PAGE;
 	}
-	return TS_MAX(ready, run_flush(c, now, done));
+	uint64_t d = run_flush(c, now, done);
+	return TS_MAX(ready, d);
 }
 
 static unsigned long long pow2_up(uint64_t x)
