@@ -334,6 +334,13 @@ static void evict_one(struct cache *c, uint64_t now)
 	atomic_fetch_add_explicit(&c->pub_evicted, 1, memory_order_relaxed);
 }
 
+/* Would bringing @add_pages pages into entry @i (NIL: a new one) evict? */
+static bool must_evict(const struct cache *c, uint32_t i, unsigned add_pages)
+{
+	return c->resident + add_pages * PAGE > c->mem ||
+	       (i == NIL && c->freelist == NIL && c->nused == c->nmax);
+}
+
 /* The entry of chunk @idx of @file, made room for @add_pages new pages. */
 static uint32_t get_ent(struct cache *c, uint64_t file, uint64_t idx, unsigned add_pages,
 			uint64_t now)
@@ -406,6 +413,12 @@ static uint64_t fill(struct cache *c, uint64_t now, uint64_t file, uint64_t p0, 
 		uint32_t want = page_mask(p0, p1, idx);
 		uint32_t i = lookup(c, file, idx);
 		uint32_t miss = i == NIL ? want : want & ~c->e[i].present;
+		/* Send the gathered run before reclaim could drop one of its
+		 * chunks (a read larger than the cache). */
+		if (c->run_len && must_evict(c, i, (unsigned)__builtin_popcount(miss))) {
+			uint64_t d = run_flush(c, now, done);
+			ready = TS_MAX(ready, d);
+		}
 		i = get_ent(c, file, idx, (unsigned)__builtin_popcount(miss), now);
 		struct ent *e = &c->e[i];
 		uint32_t have = want & ~miss;
@@ -689,6 +702,8 @@ struct ts_tier_layer *ts_tier_cache_new(const struct ts_tier_cache_cfg *cfg)
 {
 	if (cfg->mem < TS_TIER_MIN_MEM)
 		return NULL;
+	/* At least a few entries, so that a chunk being filled never has to
+	 * evict itself. */
 	struct cache *c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
@@ -700,7 +715,7 @@ struct ts_tier_layer *ts_tier_cache_new(const struct ts_tier_cache_cfg *cfg)
 	c->mem_bps = cfg->mem_bps ? (double)cfg->mem_bps : DEFAULT_MEM_BPS;
 	c->evict = cfg->evict;
 	c->evict_ctx = cfg->evict_ctx;
-	uint64_t n = cfg->mem / (CHUNK / 4);
+	uint64_t n = TS_MAX(cfg->mem / (CHUNK / 4), 4);
 	if (n > UINT32_MAX - 1)
 		n = UINT32_MAX - 1;
 	c->nmax = (uint32_t)n;

@@ -85,8 +85,8 @@ int ts_tier_new(const struct ts_tier_cfg *cfg, struct ts_tier **out, char *err, 
 	}
 	if (cfg->mem && cfg->mem < TS_TIER_MIN_MEM) {
 		snprintf(err, errlen, "mem=%llu bytes is too small for the page-cache model: give 0 "
-			 "(no page cache) or at least %llu MiB",
-			 (unsigned long long)cfg->mem, (unsigned long long)(TS_TIER_MIN_MEM / TS_MiB));
+			 "(no page cache) or at least %llu KiB",
+			 (unsigned long long)cfg->mem, (unsigned long long)(TS_TIER_MIN_MEM / TS_KiB));
 		return -EINVAL;
 	}
 	struct ts_tier *t = calloc(1, sizeof(*t));

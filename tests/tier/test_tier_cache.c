@@ -267,7 +267,7 @@ static void test_evict(void)
 {
 	struct evictlog log = { 0 };
 	struct ts_tier_cfg o = { .evict = on_evict, .evict_ctx = &log };
-	const uint64_t mem = TS_TIER_MIN_MEM;
+	const uint64_t mem = 16 * TS_MiB;
 	struct ts_tier *t = cached("essd-pl1", mem, &o);
 	struct ts_tier_done d;
 	uint64_t now = 0, over = 0;
@@ -291,6 +291,19 @@ static void test_evict(void)
 	for (uint64_t off = 0; off < 64 * TS_MiB; off += TS_MiB)
 		now = wr(t, now, 8, off, TS_MiB, &d);
 	CHECK(cache_num(t, "resident_bytes") <= mem);
+	ts_tier_free(t);
+
+	/* The smallest cache, one chunk, and reads larger than it: the
+	 * limit holds and each read still waits for all of its data. */
+	t = cached("ssd-cloud", TS_TIER_MIN_MEM, &o);
+	now = 0;
+	for (int i = 0; i < 8; i++) {
+		uint64_t start = now;
+		now = rd(t, now, 9, (uint64_t)i * 4 * TS_MiB, 4 * TS_MiB, 0, &d);
+		CHECK_EQ_U64(d.dev_bytes >= 4 * TS_MiB, 1);
+		CHECK(now - start >= 4 * TS_MiB * 1000000000ULL / (256 * TS_MiB) - 10 * TS_NS_PER_MS);
+		CHECK(cache_num(t, "resident_bytes") <= TS_TIER_MIN_MEM);
+	}
 	ts_tier_free(t);
 }
 

@@ -445,7 +445,7 @@ static void test_unlimited_floor(void)
 	ts_tier_free(a);
 	ts_tier_free(b);
 	/* Too small a page cache is refused with a message. */
-	cfg.mem = 1 * TS_MiB;
+	cfg.mem = 64 * TS_KiB;
 	CHECK(ts_tier_new(&cfg, &a, err, sizeof(err)) == -EINVAL);
 	CHECK(strstr(err, "mem") != NULL);
 }
