@@ -735,10 +735,3 @@ struct ts_tier_layer *ts_tier_cache_new(const struct ts_tier_cache_cfg *cfg)
 	c->lru_head = c->lru_tail = c->dirty_head = c->dirty_tail = NIL;
 	return &c->l;
 }
-
-void ts_tier_cache_usage(struct ts_tier_layer *l, uint64_t *resident, uint64_t *dirty)
-{
-	struct cache *c = (struct cache *)l;
-	*resident = c->resident;
-	*dirty = c->dirty;
-}

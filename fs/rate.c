@@ -64,7 +64,24 @@ struct rate {
 	struct stream st[NSETS][NWAYS];
 	uint64_t tick;
 	_Atomic uint64_t level_pub; /* bits of a double: credits at the last request */
+	_Atomic uint64_t size_pub;  /* bits of a double: bucket size */
+	_Atomic int kind_pub;	    /* enum ts_tier_burst_kind */
 };
+
+static void pub_double(_Atomic uint64_t *dst, double v)
+{
+	uint64_t bits;
+	memcpy(&bits, &v, sizeof(bits));
+	atomic_store_explicit(dst, bits, memory_order_relaxed);
+}
+
+static double load_double(_Atomic uint64_t *src)
+{
+	uint64_t bits = atomic_load_explicit(src, memory_order_relaxed);
+	double v;
+	memcpy(&v, &bits, sizeof(v));
+	return v;
+}
 
 static struct stream *stream_set(struct rate *r, uint64_t file, uint64_t off)
 {
@@ -172,10 +189,7 @@ static uint64_t rate_submit(struct ts_tier_layer *l, uint64_t now, const struct 
 		double t1 = TS_MAX(s, r->level_t);
 		r->level = level_at(r, t1) - bcost;
 		r->level_t = t1;
-		double pub = r->level;
-		uint64_t bits;
-		memcpy(&bits, &pub, sizeof(bits));
-		atomic_store_explicit(&r->level_pub, bits, memory_order_relaxed);
+		pub_double(&r->level_pub, r->level);
 	}
 
 	double xfer = 0;
@@ -212,10 +226,9 @@ static void set_limits(struct rate *r, const struct ts_tier_profile *p,
 	/* A new bucket keeps the fraction of credits the old one held
 	 * (a fresh tier starts full, as AWS volumes do). */
 	r->level = frac * lim->bucket_size;
-	uint64_t bits;
-	double pub = lim->burst != TS_TIER_BURST_NONE ? r->level : -1;
-	memcpy(&bits, &pub, sizeof(bits));
-	atomic_store_explicit(&r->level_pub, bits, memory_order_relaxed);
+	pub_double(&r->level_pub, r->level);
+	pub_double(&r->size_pub, lim->bucket_size);
+	atomic_store_explicit(&r->kind_pub, (int)lim->burst, memory_order_relaxed);
 }
 
 static void rate_reconfigure(struct ts_tier_layer *l, const struct ts_tier_profile *p,
@@ -227,20 +240,17 @@ static void rate_reconfigure(struct ts_tier_layer *l, const struct ts_tier_profi
 static void rate_stats(struct ts_tier_layer *l, json_t *obj)
 {
 	struct rate *r = (struct rate *)l;
-	uint64_t bits = atomic_load_explicit(&r->level_pub, memory_order_relaxed);
-	double v;
-	memcpy(&v, &bits, sizeof(v));
-	if (v < 0 && r->lim.burst == TS_TIER_BURST_NONE)
+	int kind = atomic_load_explicit(&r->kind_pub, memory_order_relaxed);
+	if (kind == TS_TIER_BURST_NONE)
 		return;
+	double v = load_double(&r->level_pub), size = load_double(&r->size_pub);
 	json_t *b = json_object();
 	if (!b)
 		return;
-	json_object_set_new(b, "kind",
-			    json_string(r->lim.burst == TS_TIER_BURST_IOPS ? "iops" : "bytes"));
+	json_object_set_new(b, "kind", json_string(kind == TS_TIER_BURST_IOPS ? "iops" : "bytes"));
 	json_object_set_new(b, "credits", json_real(v > 0 ? v : 0));
-	json_object_set_new(b, "size", json_real(r->lim.bucket_size));
-	json_object_set_new(b, "fraction",
-			    json_real(r->lim.bucket_size > 0 && v > 0 ? v / r->lim.bucket_size : 0));
+	json_object_set_new(b, "size", json_real(size));
+	json_object_set_new(b, "fraction", json_real(size > 0 && v > 0 ? v / size : 0));
 	json_object_set_new(obj, "bucket", b);
 }
 
@@ -266,12 +276,4 @@ struct ts_tier_layer *ts_tier_rate_new(const struct ts_tier_profile *p,
 	r->l.ops = &rate_ops;
 	set_limits(r, p, lim);
 	return &r->l;
-}
-
-double ts_tier_rate_bucket(struct ts_tier_layer *l, uint64_t now)
-{
-	struct rate *r = (struct rate *)l;
-	if (r->lim.burst == TS_TIER_BURST_NONE)
-		return -1;
-	return level_at(r, TS_MAX((double)now, r->level_t));
 }
