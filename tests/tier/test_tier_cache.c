@@ -331,6 +331,18 @@ static void test_forget(void)
 	ts_tier_forget(t, 2, 0, 0);
 	CHECK_EQ_U64(cache_num(t, "resident_bytes"), before - TS_MiB);
 	ts_tier_free(t);
+
+	/* Many small files in a large cache, each unlinked: every forget
+	 * visits only its file's chunks, and the cache ends empty. */
+	t = cached("unlimited", 64 * TS_GiB, NULL);
+	for (uint64_t f = 1; f <= 100000; f++)
+		rd(t, 0, f, 0, 110 * TS_KiB, 110 * TS_KiB, &d);
+	CHECK_EQ_U64(cache_num(t, "chunks"), 100000);
+	for (uint64_t f = 1; f <= 100000; f++)
+		ts_tier_forget(t, f, 0, 0);
+	CHECK_EQ_U64(cache_num(t, "chunks"), 0);
+	CHECK_EQ_U64(cache_num(t, "resident_bytes"), 0);
+	ts_tier_free(t);
 }
 
 static long rss_kib(void)
