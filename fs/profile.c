@@ -788,8 +788,9 @@ static void fmt_lat(char *buf, size_t n, const struct ts_tier_dist *d)
 
 int ts_tier_print_table(FILE *f, const struct ts_tier_set *set, uint64_t capacity)
 {
-	fprintf(f, "%-17s %10s %8s %8s %8s %8s %19s %19s  %-24s %s\n", "tier", "capacity", "rd-IOPS",
-		"wr-IOPS", "rd-MB/s", "wr-MB/s", "read p50/p99", "write p50/p99", "burst", "source");
+	fprintf(f, "%-17s %10s %8s %8s %8s %8s %19s %19s  %-27s %s\n", "tier", "capacity",
+		"rd-IOPS", "wr-IOPS", "rd-MiB/s", "wr-MiB/s", "read p50/p99", "write p50/p99", "burst",
+		"source");
 	for (size_t i = 0; i < set->n; i++) {
 		const struct ts_tier_profile *p = set->p[i];
 		struct ts_tier_limits l;
@@ -805,7 +806,8 @@ int ts_tier_print_table(FILE *f, const struct ts_tier_set *set, uint64_t capacit
 		ts_fmt_size(cap, sizeof(cap), l.capacity);
 		fmt_num(ri, sizeof(ri), pick(l.read_iops, l.iops), 1);
 		fmt_num(wi, sizeof(wi), pick(l.write_iops, l.iops), 1);
-		/* MB/s as vendors print it: MiB/s, the unit of the formulas. */
+		/* MiB/s, the unit of the formulas (Alibaba's "MB/s" is MiB/s,
+		 * see fs/tiers.lua). */
 		fmt_num(rb, sizeof(rb), pick(l.read_bps, l.bps), (double)TS_MiB);
 		fmt_num(wb, sizeof(wb), pick(l.write_bps, l.bps), (double)TS_MiB);
 		fmt_lat(lr, sizeof(lr), &p->lat_read);
@@ -818,7 +820,7 @@ int ts_tier_print_table(FILE *f, const struct ts_tier_set *set, uint64_t capacit
 				 l.burst_bps / (double)TS_MiB, l.bucket_size / (double)TS_GiB);
 		else
 			snprintf(bu, sizeof(bu), "-");
-		if (fprintf(f, "%-17s %10s %8s %8s %8s %8s %19s %19s  %-24s %s\n", p->name, cap, ri,
+		if (fprintf(f, "%-17s %10s %8s %8s %8s %8s %19s %19s  %-27s %s\n", p->name, cap, ri,
 			    wi, rb, wb, lr, lw, bu, p->source ? p->source : "-") < 0)
 			return -EIO;
 	}
