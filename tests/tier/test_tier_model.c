@@ -4,9 +4,12 @@
  * schedule, latency percentiles matching the profile, queueing once a cap
  * binds, I/O accounting, slots, faults, runtime switch, determinism.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "opt.h"
 
 #include "driver.h"
 #include "tcheck.h"
@@ -450,6 +453,83 @@ static void test_unlimited_floor(void)
 	CHECK(strstr(err, "mem") != NULL);
 }
 
+struct thr {
+	struct ts_tier *t;
+	uint64_t file, bytes;
+};
+
+static void *hammer(void *arg)
+{
+	struct thr *h = arg;
+	struct ts_rng r;
+	ts_rng_seed(&r, h->file);
+	uint64_t now = 0;
+	for (int i = 0; i < 50000; i++) {
+		struct ts_tier_req q = { .op = i % 5 ? TS_TIER_READ : TS_TIER_WRITE,
+					 .file = h->file,
+					 .off = ts_rng_below(&r, 4096) * 4096,
+					 .len = 4096 * (1 + ts_rng_below(&r, 4)) };
+		now = ts_tier_submit(h->t, now, &q, NULL);
+		h->bytes += q.len;
+		if (i % 10000 == 0)
+			json_decref(ts_tier_stats_json(h->t)); /* stats read while others submit */
+	}
+	return NULL;
+}
+
+/* Several threads at once (tierfs's FUSE workers): every request is
+ * counted, nothing is lost or torn (run under ASan/UBSan in CI). */
+static void test_threads(void)
+{
+	char err[256];
+	struct ts_tier_cfg cfg = { .profile = ts_tier_set_find(set, "essd-pl1"),
+				   .mem = 64 * TS_MiB,
+				   .seed = 1 };
+	struct ts_tier *t;
+	CHECK(ts_tier_new(&cfg, &t, err, sizeof(err)) == 0);
+	pthread_t th[4];
+	struct thr h[4];
+	for (int i = 0; i < 4; i++) {
+		h[i] = (struct thr){ .t = t, .file = (uint64_t)i + 1 };
+		CHECK(pthread_create(&th[i], NULL, hammer, &h[i]) == 0);
+	}
+	uint64_t bytes = 0;
+	for (int i = 0; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		bytes += h[i].bytes;
+	}
+	json_t *o = ts_tier_stats_json(t);
+	json_t *ops = json_object_get(o, "ops");
+	uint64_t n = (uint64_t)json_integer_value(json_object_get(json_object_get(ops, "read"), "count")) +
+		     (uint64_t)json_integer_value(json_object_get(json_object_get(ops, "write"), "count"));
+	uint64_t b = (uint64_t)json_integer_value(json_object_get(json_object_get(ops, "read"), "bytes")) +
+		     (uint64_t)json_integer_value(json_object_get(json_object_get(ops, "write"), "bytes"));
+	CHECK_EQ_U64(n, 200000);
+	CHECK_EQ_U64(b, bytes);
+	json_decref(o);
+	ts_tier_free(t);
+}
+
+/* The configuration's option table: what tierfs -o and Lua setters use. */
+static void test_options(void)
+{
+	struct ts_tier_cfg cfg;
+	char err[256];
+	CHECK(ts_opt_defaults(ts_tier_cfg_opts, &cfg, err, sizeof(err)) == 0);
+	CHECK_EQ_U64(cfg.seed, 1);
+	CHECK_EQ_U64(cfg.mem, 0);
+	CHECK(ts_opt_set_kv(ts_tier_cfg_opts, &cfg, "mem=4GiB", err, sizeof(err)) == 0);
+	CHECK(ts_opt_set_kv(ts_tier_cfg_opts, &cfg, "capacity=500GiB", err, sizeof(err)) == 0);
+	CHECK(ts_opt_set_kv(ts_tier_cfg_opts, &cfg, "floor=40us", err, sizeof(err)) == 0);
+	CHECK(ts_opt_set_kv(ts_tier_cfg_opts, &cfg, "mem_rate=8GB/s", err, sizeof(err)) == 0);
+	CHECK_EQ_U64(cfg.mem, 4 * TS_GiB);
+	CHECK_EQ_U64(cfg.capacity, 500 * TS_GiB);
+	CHECK_EQ_U64(cfg.floor_ns, 40000);
+	CHECK_EQ_U64(cfg.mem_bps, 8000000000ULL);
+	CHECK(ts_opt_set_kv(ts_tier_cfg_opts, &cfg, "mem=lots", err, sizeof(err)) != 0);
+	ts_opt_free(ts_tier_cfg_opts, &cfg);
+}
+
 int main(int argc, char **argv)
 {
 	char err[512];
@@ -481,6 +561,8 @@ int main(int argc, char **argv)
 	RUN(test_switch);
 	RUN(test_faults);
 	RUN(test_unlimited_floor);
+	RUN(test_threads);
+	RUN(test_options);
 	ts_tier_set_free(set);
 	if (!ran) {
 		fprintf(stderr, "no test named %s\n", only);
