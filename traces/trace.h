@@ -49,6 +49,18 @@ enum ts_trace_op {
 	TS_OP_MMAP_READ = 14, /* a page-fault read of a mapped file, where visible */
 	TS_OP_MKDIR = 15,
 	TS_OP_RMDIR = 16,
+	TS_OP_OPENDIR = 17,
+	TS_OP_RELEASEDIR = 18,
+	TS_OP_FLUSH = 19,
+	TS_OP_ACCESS = 20,
+	TS_OP_STATFS = 21,
+	TS_OP_READLINK = 22,
+	TS_OP_SYMLINK = 23,
+	TS_OP_LINK = 24,
+	TS_OP_MKNOD = 25,
+	TS_OP_CHMOD = 26,
+	TS_OP_CHOWN = 27,
+	TS_OP_UTIMENS = 28,
 	TS_OP_IO_LAST,
 	/* Stream items that are not IO (never passed to put()). */
 	TS_ITEM_PATH = 0x100,  /* file_id = id, length = bytes following */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "core/clock.h"
@@ -279,7 +280,6 @@ int ts_replay_virtual(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 	struct plans ps;
 	struct cursor *cur = NULL;
 	struct heap h = { 0 };
-	uint64_t *sizes = NULL;
 	int ret;
 
 	result_init(res, cfg->tier.profile ? cfg->tier.profile->name : "?");
@@ -292,8 +292,7 @@ int ts_replay_virtual(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 	ret = -ENOMEM;
 	cur = calloc(ps.n ? ps.n : 1, sizeof(*cur));
 	h.c = calloc(ps.n ? ps.n : 1, sizeof(*h.c));
-	sizes = file_sizes(t);
-	if (!cur || !h.c || !sizes) {
+	if (!cur || !h.c) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
@@ -311,10 +310,13 @@ int ts_replay_virtual(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 		if (r->flags & TS_REC_F_NOTIER) {
 			done = s + (TS_MAX(r->complete_ns, r->submit_ns) - r->submit_ns);
 		} else {
+			/* exactly the request tierfs makes (fs/timing.c): metadata
+			 * without offset and length, no file size */
+			enum ts_tier_op op = tier_op(r->op);
 			struct ts_tier_req q = {
-				.op = tier_op(r->op), .file = r->file_id, .off = r->offset,
-				.len = r->length,
-				.size = r->file_id < t->npaths ? sizes[r->file_id] : 0,
+				.op = op, .file = r->file_id,
+				.off = op == TS_TIER_META ? 0 : r->offset,
+				.len = op == TS_TIER_META ? 0 : r->length,
 			};
 			struct ts_tier_done d = { 0 };
 			done = ts_tier_submit(tier, s, &q, &d);
@@ -338,7 +340,6 @@ out:
 	ts_tier_free(tier);
 	free(cur);
 	free(h.c);
-	free(sizes);
 	plans_free(&ps);
 	return ret;
 }
@@ -356,6 +357,12 @@ static bool writes(unsigned op)
 	case TS_OP_FALLOCATE:
 	case TS_OP_MKDIR:
 	case TS_OP_RMDIR:
+	case TS_OP_SYMLINK:
+	case TS_OP_LINK:
+	case TS_OP_MKNOD:
+	case TS_OP_CHMOD:
+	case TS_OP_CHOWN:
+	case TS_OP_UTIMENS:
 		return true;
 	}
 	return false;
@@ -535,7 +542,9 @@ static int fd_of(struct worker *w, uint32_t id, int *out)
 	return 0;
 }
 
-/* One op, as a syscall; returns bytes or 0, or -errno. */
+#define HELD INT64_MIN /* not reissued: the trace lacks what the syscall needs */
+
+/* One op, as a syscall; returns bytes or 0, -errno, or HELD. */
 static int64_t do_op(struct worker *w, const struct ts_trace_rec *r)
 {
 	char path[PATH_MAX], path2[PATH_MAX];
@@ -562,6 +571,9 @@ static int64_t do_op(struct worker *w, const struct ts_trace_rec *r)
 		return n;
 	case TS_OP_OPEN:
 		return fd_of(w, r->file_id, &fd);
+	case TS_OP_FLUSH:
+	case TS_OP_RELEASEDIR:
+		return 0; /* nothing reaches the filesystem but a round trip */
 	case TS_OP_CLOSE:
 		if (r->file_id < w->t->npaths && w->fd[r->file_id] >= 0) {
 			close(w->fd[r->file_id]);
@@ -583,6 +595,20 @@ static int64_t do_op(struct worker *w, const struct ts_trace_rec *r)
 		struct stat st;
 		return stat(path, &st) ? -errno : 0;
 	}
+	case TS_OP_ACCESS:
+		return access(path, F_OK) ? -errno : 0;
+	case TS_OP_STATFS: {
+		struct statvfs sv;
+		return statvfs(path, &sv) ? -errno : 0;
+	}
+	case TS_OP_READLINK:
+		return readlink(path, path2, sizeof(path2)) < 0 ? -errno : 0;
+	case TS_OP_OPENDIR:
+		fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		close(fd);
+		return 0;
 	case TS_OP_READDIR: {
 		DIR *d = opendir(path);
 		if (!d)
@@ -613,6 +639,8 @@ static int64_t do_op(struct worker *w, const struct ts_trace_rec *r)
 	case TS_OP_TRUNCATE:
 		return truncate(path, (off_t)r->offset) ? -errno : 0;
 	case TS_OP_RENAME:
+		if (!r->aux)
+			return HELD;
 		if ((e = join(path2, sizeof(path2), w->cfg->target, ts_trace_path(w->t, r->aux))))
 			return e;
 		return rename(path, path2) ? -errno : 0;
@@ -621,7 +649,9 @@ static int64_t do_op(struct worker *w, const struct ts_trace_rec *r)
 			return e;
 		return fallocate(fd, (int)r->aux, (off_t)r->offset, (off_t)r->length) ? -errno : 0;
 	}
-	return -ENOSYS;
+	/* symlink, link, mknod, chmod, chown, utimens: the trace has no
+	 * target, mode, owner or times to reissue them with */
+	return HELD;
 }
 
 static void *worker_main(void *arg)
@@ -635,6 +665,11 @@ static void *worker_main(void *arg)
 		ts_sleep_until_ns(c.next_issue);
 		uint64_t s = ts_now_ns();
 		int64_t got = do_op(w, r);
+		if (got == HELD) { /* keep its place in time, as recorded */
+			ts_sleep_until_ns(s + (TS_MAX(r->complete_ns, r->submit_ns) - r->submit_ns));
+			w->res.held++;
+			got = r->result < 0 ? r->result : 0;
+		}
 		uint64_t done = ts_now_ns();
 		/* an op that failed although the recording succeeded (or the
 		 * other way round) is a replay error */
@@ -716,6 +751,7 @@ int ts_replay_real(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 		res->io_ns += r->io_ns;
 		res->think_ns += r->think_ns;
 		res->errors += r->errors;
+		res->held += r->held;
 		for (unsigned i = 0; i < TS_ARRAY_SIZE(res->lat); i++)
 			ts_hist_merge(&res->lat[i], &r->lat[i]);
 		end = TS_MAX(end, w[k].end);
@@ -789,6 +825,11 @@ void ts_replay_print(FILE *f, const struct ts_replay_result *res, size_t n)
 	}
 	ROW("lat max", ts_fmt_duration(b, 32, r->lat[TS_REPLAY_ALL].max));
 	ROW("errors", (snprintf(b, 32, "%" PRIu64, r->errors), b));
+	bool held = false;
+	for (size_t i = 0; i < n; i++)
+		held |= res[i].held > 0;
+	if (held)
+		ROW("held (not reissued)", (snprintf(b, 32, "%" PRIu64, r->held), b));
 	if (n > 1 && !strcmp(res[0].what, "recorded"))
 		ROW("vs recorded",
 		    (snprintf(b, 32, "%+.2f%%",
@@ -819,7 +860,8 @@ json_t *ts_replay_json(const struct ts_replay_result *res, size_t n)
 				json_object_set_new(bound, ts_tier_bound_name((enum ts_tier_bound)b),
 						    json_integer((json_int_t)r->bound[b]));
 		json_array_append_new(
-			a, json_pack("{ss sI sI sI sI sI sI so so so so so}", "what", r->what,
+			a, json_pack("{ss sI sI sI sI sI sI sI so so so so so}", "what", r->what, "held",
+				     (json_int_t)r->held,
 				     "total_ns", (json_int_t)r->total_ns, "ops", (json_int_t)r->ops,
 				     "bytes", (json_int_t)r->bytes, "io_wait_ns", (json_int_t)r->io_ns,
 				     "think_ns", (json_int_t)r->think_ns, "errors",

@@ -49,7 +49,10 @@ struct ts_replay_result {
 	uint64_t total_ns;	 /* first issue to last completion */
 	uint64_t io_ns;		 /* sum of per-op latencies */
 	uint64_t think_ns;	 /* sum of think times kept */
-	uint64_t errors;	 /* real: ops that failed; recorded: ops with result < 0 */
+	uint64_t errors;	 /* real: ops whose success differs from the recording;
+				  * recorded: ops with result < 0 */
+	uint64_t held;		 /* real: ops kept as recorded delays, not reissued
+				  * (symlink, link, mknod, chmod, chown, utimens) */
 	struct ts_hist lat[4];	 /* all, read, write, other */
 	uint64_t bound[TS_TIER_BOUND_NR]; /* virtual: what bound each tiered op */
 };
