@@ -4,6 +4,7 @@
  */
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/falloc.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
@@ -314,7 +315,7 @@ int ts_replay_virtual(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 			 * without offset and length, no file size */
 			enum ts_tier_op op = tier_op(r->op);
 			struct ts_tier_req q = {
-				.op = op, .file = r->file_id,
+				.op = op, .file = r->flags & TS_REC_F_NOFILE ? 0 : r->file_id,
 				.off = op == TS_TIER_META ? 0 : r->offset,
 				.len = op == TS_TIER_META ? 0 : r->length,
 			};
@@ -322,10 +323,14 @@ int ts_replay_virtual(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 			done = ts_tier_submit(tier, s, &q, &d);
 			if (d.bound < TS_TIER_BOUND_NR)
 				res->bound[d.bound]++;
-			if (r->op == TS_OP_UNLINK)
+			/* what tierfs drops from the model after the syscall */
+			if (r->result == 0 && r->op == TS_OP_UNLINK)
 				ts_tier_forget(tier, r->file_id, 0, 0);
-			else if (r->op == TS_OP_TRUNCATE)
+			else if (r->result == 0 && r->op == TS_OP_TRUNCATE)
 				ts_tier_forget(tier, r->file_id, r->offset, 0);
+			else if (r->result == 0 && r->op == TS_OP_FALLOCATE &&
+				 (r->aux & FALLOC_FL_PUNCH_HOLE))
+				ts_tier_forget(tier, r->file_id, r->offset, r->length);
 		}
 		result_add(res, r->op, done - s, rec_bytes(r));
 		end = TS_MAX(end, done);
