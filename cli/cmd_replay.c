@@ -184,6 +184,7 @@ int cmd_replay(int argc, char **argv)
 		goto out;
 	}
 	recorded_cfg(&t, &cfg.tier);
+	uint64_t rec_floor = cfg.tier.floor_ns;
 	for (size_t i = 0; i < nover; i++) {
 		if (ts_opt_set(ts_tier_cfg_opts, &cfg.tier, over[i].name, over[i].val, err,
 			       sizeof(err))) {
@@ -207,6 +208,9 @@ int cmd_replay(int argc, char **argv)
 		nres++;
 	}
 	if (cfg.target) {
+		/* the recorded think gaps include the recording mount's FUSE round
+		 * trip, which the replay's own syscalls pay again */
+		cfg.think_less_ns = rec_floor;
 		cfg.progress = stderr;
 		if (ts_replay_real(&t, &cfg, &res[nres], err, sizeof(err))) {
 			fprintf(stderr, "tiersim replay: %s\n", err);

@@ -29,6 +29,23 @@ check "no-think think" test "$(j "$T/n.json" '.results[1].think_ns')" = 0
 check "speed 2 total" test "$(j "$T/h.json" '.results[1].total_ns')" = 2500
 check "speed 2 think" test "$(j "$T/h.json" '.results[1].think_ns')" = 1000
 
+# the join rule: thread 1 stats a file, thread 2 reads it, thread 1 stats
+# it again 1us after thread 2 ended: it waited for thread 2, so on a
+# faster tier it comes sooner (5us in all, not the recorded 25us)
+cat > "$T/join.txt" <<'X'
+header version=1
+path 1 "/f"
+0 1000 getattr 1 0 0 0 1 1 0 4
+2000 12000 read 1 0 4096 4096 2 2 0 0
+13000 23000 read 1 4096 4096 4096 2 2 0 0
+24000 25000 getattr 1 0 0 0 1 1 0 4
+X
+"$B" trace undump "$T/join.txt" -o "$T/join.trace"
+"$B" replay "$T/join.trace" --virtual --tier unlimited --json > "$T/j.json"
+check "join total" test "$(j "$T/j.json" '.results[1].total_ns')" = 5000
+check "join think" test "$(j "$T/j.json" '.results[1].think_ns')" = 2000
+check "join recorded think" test "$(j "$T/j.json" '.results[0].think_ns')" = 2000
+
 # a real tier: slower than unlimited, and exactly reproducible
 "$B" replay "$T/s.trace" --virtual --tier ssd-cloud --tier unlimited --json > "$T/a.json"
 "$B" replay "$T/s.trace" --virtual --tier ssd-cloud --tier unlimited --json > "$T/b.json"

@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -25,13 +26,16 @@ struct plan {
 	uint32_t tid;
 	const size_t *idx; /* record indices, in submit order */
 	size_t n;
+	uint64_t rec_end; /* the thread's last recorded completion */
 };
 
 struct plans {
 	size_t *order; /* all records, grouped by thread, each in submit order */
 	struct plan *p;
 	size_t n;
-	uint64_t t0; /* the first recorded submit */
+	uint64_t t0;	  /* the first recorded submit */
+	size_t *by_end;	  /* plan indices by rec_end */
+	uint64_t *ends;	  /* rec_end of by_end[i], ascending */
 };
 
 struct pair {
@@ -52,6 +56,8 @@ static void plans_free(struct plans *ps)
 {
 	free(ps->order);
 	free(ps->p);
+	free(ps->by_end);
+	free(ps->ends);
 	memset(ps, 0, sizeof(*ps));
 }
 
@@ -81,6 +87,29 @@ static int plans_build(const struct ts_trace *t, struct plans *ps)
 	}
 	free(ord);
 	free(pr);
+	/* the join rule (below) needs the threads in the order they ended */
+	ps->by_end = malloc((ps->n ? ps->n : 1) * sizeof(*ps->by_end));
+	ps->ends = malloc((ps->n ? ps->n : 1) * sizeof(*ps->ends));
+	if (!ps->by_end || !ps->ends) {
+		plans_free(ps);
+		return -ENOMEM;
+	}
+	for (size_t k = 0; k < ps->n; k++) {
+		struct plan *p = &ps->p[k];
+		for (size_t i = 0; i < p->n; i++) {
+			const struct ts_trace_rec *r = &t->recs[p->idx[i]];
+			p->rec_end = TS_MAX(p->rec_end, TS_MAX(r->complete_ns, r->submit_ns));
+		}
+		ps->by_end[k] = k;
+	}
+	for (size_t k = 1; k < ps->n; k++) { /* insertion sort: threads are few */
+		size_t v = ps->by_end[k], j = k;
+		for (; j && ps->p[ps->by_end[j - 1]].rec_end > ps->p[v].rec_end; j--)
+			ps->by_end[j] = ps->by_end[j - 1];
+		ps->by_end[j] = v;
+	}
+	for (size_t k = 0; k < ps->n; k++)
+		ps->ends[k] = ps->p[ps->by_end[k]].rec_end;
 	return 0;
 }
 
@@ -88,10 +117,12 @@ static int plans_build(const struct ts_trace *t, struct plans *ps)
 struct cursor {
 	const struct plan *p;
 	size_t i;		/* next op */
+	uint64_t win_lo, win_hi; /* recorded window before op i (the join rule) */
 	uint64_t next_issue;	/* replay time of op i */
 	uint64_t done_max;	/* latest replayed completion so far */
 	uint64_t rec_done_max;	/* latest recorded completion so far */
 	uint64_t think_ns;	/* think time kept so far */
+	uint64_t last_think;	/* its last addition (the join rule may replace it) */
 };
 
 static uint64_t scaled(uint64_t ns, double speed)
@@ -105,6 +136,8 @@ static void cursor_start(struct cursor *c, const struct plan *p, const struct ts
 	memset(c, 0, sizeof(*c));
 	c->p = p;
 	c->next_issue = base + scaled(t->recs[p->idx[0]].submit_ns - t0, speed);
+	c->win_lo = 0;
+	c->win_hi = t->recs[p->idx[0]].submit_ns;
 }
 
 /* Op i was issued at @s and completed at @done (replay times): move on and
@@ -120,12 +153,88 @@ static bool cursor_advance(struct cursor *c, const struct ts_trace *t, uint64_t 
 	if (++c->i == c->p->n)
 		return false;
 	const struct ts_trace_rec *nx = &t->recs[c->p->idx[c->i]];
+	c->win_lo = c->rec_done_max + 1;
+	c->win_hi = nx->submit_ns;
 	if (nx->submit_ns >= c->rec_done_max) {
-		uint64_t think = cfg->no_think ? 0 : scaled(nx->submit_ns - c->rec_done_max, speed);
+		uint64_t gap = nx->submit_ns - c->rec_done_max;
+		gap -= TS_MIN(gap, cfg->think_less_ns);
+		uint64_t think = cfg->no_think ? 0 : scaled(gap, speed);
 		c->next_issue = c->done_max + think;
 		c->think_ns += think;
+		c->last_think = think;
 	} else { /* issued while an earlier op was in flight */
 		c->next_issue = s + (cfg->no_think ? 0 : scaled(nx->submit_ns - r->submit_ns, speed));
+		c->win_hi = 0; /* in flight with its predecessor: no join */
+		c->last_think = 0;
+	}
+	return true;
+}
+
+/*
+ * The join rule. Threads are independent, except that a thread which was
+ * idle while another thread ended (its last op completed inside this
+ * thread's think gap, or before this thread started) is taken to have
+ * waited for it, as a parent waits for its workers, or the kernel releases
+ * a file once its last user is done: the op then issues the recorded
+ * distance after that thread's replayed end. Threads active at the same
+ * time stay independent, so no other ordering between them is imposed.
+ *
+ * Finds the threads whose recorded end lies in [win_lo, win_hi]: indices
+ * [*a, *b) of ps->by_end.
+ */
+static void join_range(const struct plans *ps, const struct cursor *c, size_t *a, size_t *b)
+{
+	size_t lo = 0, hi = ps->n;
+	*a = *b = 0;
+	if (c->win_hi < c->win_lo)
+		return;
+	while (lo < hi) {
+		size_t m = (lo + hi) / 2;
+		if (ps->ends[m] < c->win_lo)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	*a = lo;
+	for (hi = ps->n; lo < hi;) {
+		size_t m = (lo + hi) / 2;
+		if (ps->ends[m] <= c->win_hi)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	*b = lo;
+}
+
+/* Applies the join rule to c->next_issue, given each plan's replayed end
+ * (@end[k], 0 = not ended yet): when the latest thread to end inside the
+ * window ended after this thread's own last event (its previous completion,
+ * or the trace start for its first op), that end is taken for what woke
+ * the thread, and the op issues the recorded distance after its replayed
+ * end. Returns false while that thread has not ended. */
+static bool join_apply(const struct plans *ps, struct cursor *c, const uint64_t *end,
+		       const struct ts_replay_cfg *cfg, double speed)
+{
+	size_t a, b;
+
+	join_range(ps, c, &a, &b);
+	for (size_t k = b; k-- > a;) {
+		size_t j = ps->by_end[k];
+		if (&ps->p[j] == c->p)
+			continue;
+		if (c->i && ps->ends[k] < c->rec_done_max)
+			break; /* its own completion came later: the closed loop rules */
+		if (!end[j])
+			return false;
+		uint64_t gap = c->win_hi - ps->ends[k];
+		gap -= TS_MIN(gap, cfg->think_less_ns);
+		gap = cfg->no_think ? 0 : scaled(gap, speed);
+		/* the closed-loop think time is replaced by this gap */
+		c->think_ns -= TS_MIN(c->think_ns, c->last_think);
+		c->think_ns += gap;
+		c->last_think = gap;
+		c->next_issue = end[j] + gap;
+		break;
 	}
 	return true;
 }
@@ -164,27 +273,37 @@ int ts_replay_recorded(const struct ts_trace *t, struct ts_replay_result *res)
 	struct plans ps;
 	int ret = plans_build(t, &ps);
 	struct ts_replay_cfg cfg = { .speed = 1.0 };
+	uint64_t *ends = NULL;
 
 	result_init(res, "recorded");
 	if (ret)
 		return ret;
+	if (!(ends = calloc(ps.n ? ps.n : 1, sizeof(*ends)))) {
+		plans_free(&ps);
+		return -ENOMEM;
+	}
+	/* replay times are the recorded ones (from t0, +1 so none is 0): the
+	 * think times come out on the same definitions as a replay's */
+	for (size_t k = 0; k < ps.n; k++)
+		ends[k] = ps.p[k].rec_end - ps.t0 + 1;
 	uint64_t end = 0;
 	for (size_t k = 0; k < ps.n; k++) {
 		struct cursor c;
 		cursor_start(&c, &ps.p[k], t, ps.t0, 0, 1.0);
 		do {
+			(void)join_apply(&ps, &c, ends, &cfg, 1.0);
 			const struct ts_trace_rec *r = &t->recs[c.p->idx[c.i]];
 			uint64_t done = TS_MAX(r->complete_ns, r->submit_ns);
 			result_add(res, r->op, done - r->submit_ns, rec_bytes(r));
 			res->errors += r->result < 0;
 			end = TS_MAX(end, done);
-			/* recorded times are the replay times here: think is exact */
-			if (!cursor_advance(&c, t, r->submit_ns - ps.t0, done - ps.t0, &cfg, 1.0))
+			if (!cursor_advance(&c, t, r->submit_ns - ps.t0 + 1, done - ps.t0 + 1, &cfg, 1.0))
 				break;
 		} while (1);
 		res->think_ns += c.think_ns;
 	}
 	res->total_ns = t->nrecs ? end - ps.t0 : 0;
+	free(ends);
 	plans_free(&ps);
 	return 0;
 }
@@ -281,6 +400,8 @@ int ts_replay_virtual(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 	struct plans ps;
 	struct cursor *cur = NULL;
 	struct heap h = { 0 };
+	struct cursor **parked = NULL;
+	uint64_t *ended = NULL; /* replayed end per plan, 0 = running */
 	int ret;
 
 	result_init(res, cfg->tier.profile ? cfg->tier.profile->name : "?");
@@ -293,15 +414,21 @@ int ts_replay_virtual(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 	ret = -ENOMEM;
 	cur = calloc(ps.n ? ps.n : 1, sizeof(*cur));
 	h.c = calloc(ps.n ? ps.n : 1, sizeof(*h.c));
-	if (!cur || !h.c) {
+	parked = calloc(ps.n ? ps.n : 1, sizeof(*parked));
+	ended = calloc(ps.n ? ps.n : 1, sizeof(*ended));
+	if (!cur || !h.c || !parked || !ended) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
 	/* The virtual clock starts at 1 s, so that no time is ever 0. */
 	const uint64_t base = TS_NS_PER_S;
+	size_t nparked = 0;
 	for (size_t k = 0; k < ps.n; k++) {
 		cursor_start(&cur[k], &ps.p[k], t, ps.t0, base, speed);
-		heap_push(&h, &cur[k]);
+		if (join_apply(&ps, &cur[k], ended, cfg, speed))
+			heap_push(&h, &cur[k]);
+		else
+			parked[nparked++] = &cur[k];
 	}
 	uint64_t end = base;
 	while (h.n) {
@@ -334,10 +461,29 @@ int ts_replay_virtual(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 		}
 		result_add(res, r->op, done - s, rec_bytes(r));
 		end = TS_MAX(end, done);
-		if (cursor_advance(c, t, s, done, cfg, speed))
-			heap_push(&h, c);
-		else
-			res->think_ns += c->think_ns;
+		if (cursor_advance(c, t, s, done, cfg, speed)) {
+			if (join_apply(&ps, c, ended, cfg, speed))
+				heap_push(&h, c);
+			else
+				parked[nparked++] = c;
+			continue;
+		}
+		res->think_ns += c->think_ns;
+		ended[c->p - ps.p] = TS_MAX(c->done_max, 1);
+		/* wake the threads that waited for this one */
+		for (size_t k = 0; k < nparked;) {
+			if (join_apply(&ps, parked[k], ended, cfg, speed)) {
+				heap_push(&h, parked[k]);
+				parked[k] = parked[--nparked];
+			} else {
+				k++;
+			}
+		}
+		/* Threads whose recorded ends tie can wait on each other; let
+		 * them go rather than stop. */
+		if (!h.n)
+			while (nparked)
+				heap_push(&h, parked[--nparked]);
 	}
 	res->total_ns = end - base; /* from the first issue, which is at base */
 	ret = 0;
@@ -345,6 +491,8 @@ out:
 	ts_tier_free(tier);
 	free(cur);
 	free(h.c);
+	free(parked);
+	free(ended);
 	plans_free(&ps);
 	return ret;
 }
@@ -512,9 +660,18 @@ out:
 	return ret;
 }
 
+/* What the real-time workers share for the join rule. */
+struct joins {
+	const struct plans *ps;
+	uint64_t *ended; /* replayed end per plan (real clock), 0 = running */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+};
+
 struct worker {
 	const struct ts_trace *t;
 	const struct ts_replay_cfg *cfg;
+	struct joins *j;
 	const struct plan *p;
 	uint64_t t0, base;
 	double speed;
@@ -664,9 +821,16 @@ static void *worker_main(void *arg)
 	struct worker *w = arg;
 	struct cursor c;
 
+	/* sleeps end on time, not up to 50 us late (the default slack) */
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	cursor_start(&c, w->p, w->t, w->t0, w->base, w->speed);
 	do {
 		const struct ts_trace_rec *r = &w->t->recs[c.p->idx[c.i]];
+		uint64_t own = c.next_issue;
+		pthread_mutex_lock(&w->j->lock);
+		while (c.next_issue = own, !join_apply(w->j->ps, &c, w->j->ended, w->cfg, w->speed))
+			pthread_cond_wait(&w->j->cond, &w->j->lock);
+		pthread_mutex_unlock(&w->j->lock);
 		ts_sleep_until_ns(c.next_issue);
 		uint64_t s = ts_now_ns();
 		int64_t got = do_op(w, r);
@@ -686,6 +850,10 @@ static void *worker_main(void *arg)
 			break;
 	} while (1);
 	w->res.think_ns = c.think_ns;
+	pthread_mutex_lock(&w->j->lock);
+	w->j->ended[w->p - w->j->ps->p] = TS_MAX(c.done_max, 1);
+	pthread_cond_broadcast(&w->j->cond);
+	pthread_mutex_unlock(&w->j->lock);
 	return NULL;
 }
 
@@ -722,15 +890,19 @@ int ts_replay_real(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 		if (lat_class(t->recs[i].op) != TS_REPLAY_OTHER)
 			maxlen = TS_MAX(maxlen, t->recs[i].length);
 	maxlen = TS_MIN(maxlen, 16 * TS_MiB);
+	struct joins j = { .ps = &ps };
+	pthread_mutex_init(&j.lock, NULL);
+	pthread_cond_init(&j.cond, NULL);
 	w = calloc(ps.n ? ps.n : 1, sizeof(*w));
-	if (!w) {
+	j.ended = calloc(ps.n ? ps.n : 1, sizeof(*j.ended));
+	if (!w || !j.ended) {
 		ret = -ENOMEM;
 		goto out;
 	}
 	/* Start everyone 20 ms from now: thread creation stays out of the run. */
 	uint64_t base = ts_now_ns() + 20 * TS_NS_PER_MS;
 	for (size_t k = 0; k < ps.n; k++) {
-		w[k] = (struct worker){ .t = t, .cfg = cfg, .p = &ps.p[k], .t0 = ps.t0,
+		w[k] = (struct worker){ .t = t, .cfg = cfg, .j = &j, .p = &ps.p[k], .t0 = ps.t0,
 					.base = base, .speed = speed, .buflen = (size_t)maxlen };
 		result_init(&w[k].res, "");
 		w[k].fd = malloc(((size_t)t->npaths + 1) * sizeof(int));
@@ -746,6 +918,13 @@ int ts_replay_real(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 	for (; started < ps.n; started++) {
 		if ((ret = -pthread_create(&w[started].th, NULL, worker_main, &w[started])))
 			break;
+	}
+	if (ret) { /* the threads that never started end now for the others */
+		pthread_mutex_lock(&j.lock);
+		for (size_t k = started; k < ps.n; k++)
+			j.ended[k] = 1;
+		pthread_cond_broadcast(&j.cond);
+		pthread_mutex_unlock(&j.lock);
 	}
 	uint64_t end = base;
 	for (size_t k = 0; k < started; k++) {
@@ -776,6 +955,9 @@ out:
 		free(w[k].buf);
 	}
 	free(w);
+	free(j.ended);
+	pthread_mutex_destroy(&j.lock);
+	pthread_cond_destroy(&j.cond);
 	plans_free(&ps);
 	return ret;
 }

@@ -11,7 +11,9 @@
  * submitted while an earlier op was still in flight (async IO), it keeps its
  * recorded distance from the previous submit. Each thread starts at its
  * recorded first submit. --no-think drops the think times; --speed S divides
- * them (and the start offsets and async gaps) by S.
+ * them (and the start offsets and async gaps) by S. Threads are independent
+ * except where one was idle while others ended (a parent waiting for its
+ * workers): see join_apply() in replay.c.
  *
  * Virtual time: a discrete-event loop over threads ordered by their next
  * issue time submits each op to one ts_tier model (the code tierfs uses);
@@ -34,6 +36,10 @@
 struct ts_replay_cfg {
 	bool no_think;
 	double speed; /* think-time scale divisor; 0 = 1 */
+	/* Taken off every recorded think gap: a real-time replay sets it to the
+	 * recording's FUSE round trip, which the gaps tierfs saw include and
+	 * which the replay's own syscalls pay again. */
+	uint64_t think_less_ns;
 	/* virtual */
 	struct ts_tier_cfg tier; /* profile, capacity, mem, seed, floor ... */
 	/* real */
