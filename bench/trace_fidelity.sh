@@ -14,11 +14,19 @@
 #      predicted.
 # Prints one row per (workload, X) with both ratios; the issue's target is
 # within 5%. Every mount is unmounted on exit, pass or fail.
+#
+# On a shared, loaded host the daemon's and the replay's sleeps wake late
+# (run queue delay), which both recorded and measured runs pay and the model
+# does not. RT=1 runs tierfs, fio and the replay under SCHED_FIFO (chrt -f
+# 10; needs root) so that wake-ups preempt the other load; the load average
+# is printed with the results.
 set -euo pipefail
 BUILD=${1:-build}
 RECORD_TIERS=${2:-"ssd-cloud essd-pl1"}
 Y=${3:-aws-gp3}
 TIERFS=$BUILD/fs/tierfs
+PRIO=()
+[ "${RT:-0}" = 1 ] && PRIO=(chrt -f 10)
 CLI=$BUILD/tests/traces/trace_cli
 [ -x "$BUILD/cli/tiersim" ] && CLI=$BUILD/cli/tiersim
 W=$(mktemp -d "${TMPDIR:-/tmp}/trace-fidelity.XXXXXX")
@@ -36,7 +44,7 @@ mkdir -p "$W/backing" "$MNT"
 head -c $((256 * 1024 * 1024)) /dev/urandom > "$W/backing/data"
 
 mount_tier() { # OPTIONS
-	"$TIERFS" -f -o "$1" "$W/backing" "$MNT" 2>>"$W/tierfs.log" &
+	"${PRIO[@]}" "$TIERFS" -f -o "$1" "$W/backing" "$MNT" 2>>"$W/tierfs.log" &
 	PID=$!
 	for _ in $(seq 400); do
 		grep -q '"calibrated": true' "$MNT/.tierfs/stats" 2>/dev/null && return 0
@@ -65,12 +73,12 @@ for X in $RECORD_TIERS; do
 	for wl in rand4k seq1m; do
 		mount_tier "tier=$X,trace=$W/$wl.$X.trace"
 		# shellcheck disable=SC2086
-		fio --name="$wl" --filename="$MNT/data" ${FIO[$wl]} --size=256m --ioengine=psync \
+		"${PRIO[@]}" fio --name="$wl" --filename="$MNT/data" ${FIO[$wl]} --size=256m --ioengine=psync \
 			--thinktime=100 --output=/dev/null
 		umount_tier
 		"$CLI" replay "$W/$wl.$X.trace" --virtual --tier "$X" --tier "$Y" --json > "$W/v.json"
 		mount_tier "tier=$Y"
-		"$CLI" replay "$W/$wl.$X.trace" --target "$MNT" --json > "$W/r.json" 2>/dev/null
+		"${PRIO[@]}" "$CLI" replay "$W/$wl.$X.trace" --target "$MNT" --json > "$W/r.json" 2>/dev/null
 		umount_tier
 		rec=$(total "$W/v.json" 0); vx=$(total "$W/v.json" 1); vy=$(total "$W/v.json" 2)
 		my=$(total "$W/r.json" 1)
@@ -80,3 +88,4 @@ for X in $RECORD_TIERS; do
 		cp "$W/$wl.$X.trace" "${KEEP_TRACES:-/nonexistent}/" 2>/dev/null || true
 	done
 done
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)${RT:+ (RT=$RT)}"
