@@ -104,7 +104,8 @@ static int parse(int argc, char **argv, int first, struct ts_dataset_config *cfg
 			continue;
 		}
 		if (ts_opt_set(ts_dataset_opts, cfg, key, val, err, sizeof(err))) {
-			fprintf(stderr, "tiersim dataset: --%s\n", err + strlen("option '"));
+			const char *why = strstr(err, "': ");
+			fprintf(stderr, "tiersim dataset: --%s: %s\n", key, why ? why + 3 : err);
 			return EXIT_USAGE;
 		}
 	}
