@@ -1,0 +1,106 @@
+#!/bin/bash
+# bench/pipeline.sh — the loader's reader against fio and a naive loop, on
+# the same files, side by side in one run, from the page cache and cold.
+#
+#   bench/pipeline.sh [BUILD_DIR]
+#   env: N=20000 files, SIZE=112k bytes each (ImageNet's mean JPEG is about
+#        110 KB), QDS="1 16 64", DIR=where to put them (default a fresh
+#        folder under /var/tmp, removed at the end), COLD=1 to also run cold
+#        (drops the page cache: needs root), LOADER=1 to add the whole loader
+#
+# Rows: fio (ioengine=io_uring, iodepth=QD, bs=SIZE: one read per file, the
+# files opened by fio outside the timed reads; invalidate=0, so the cache
+# state is the one this script sets), "uring" (pipeline/uring.c:
+# per file one linked OPENAT+READ_FIXED+CLOSE, QD files in flight), "loader"
+# (the whole loader, decode=none, a consumer that drops every batch), and
+# "naive" (one thread: open, fstat, pread, close). Ratios are per row pair
+# measured in this run. Timings are wall clock on a shared machine: rerun to
+# see the spread.
+set -euo pipefail
+BUILD=${1:-build}
+N=${N:-20000}
+SIZE=${SIZE:-112k}
+QDS=${QDS:-"1 16 64"}
+COLD=${COLD:-1}
+LOADER=${LOADER:-1}
+READER=$BUILD/bench/pipeline_reader
+[ -x "$READER" ] || { echo "pipeline.sh: $READER not built; run ninja -C $BUILD" >&2; exit 1; }
+command -v fio >/dev/null || { echo "pipeline.sh: fio not on PATH" >&2; exit 1; }
+if [ "$COLD" = 1 ] && [ ! -w /proc/sys/vm/drop_caches ]; then
+	echo "pipeline.sh: cold runs need root (drop_caches); set COLD=0" >&2
+	exit 1
+fi
+OWN=0
+if [ -z "${DIR:-}" ]; then
+	DIR=$(mktemp -d /var/tmp/ts_pipebench.XXXXXX)
+	OWN=1
+fi
+cleanup() { [ "$OWN" = 1 ] && rm -rf "$DIR"; return 0; }
+trap cleanup EXIT
+ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+
+FIO_JOB=(--name=r --directory="$DIR" --nrfiles="$N" --filesize="$SIZE" --bs="$SIZE" --rw=read
+	 --file_service_type=sequential --invalidate=0)
+echo "# making $N files of $SIZE in $DIR"
+fio "${FIO_JOB[@]}" --create_only=1 >/dev/null
+# The loader lists a folder in sorted order: give it the same inodes under
+# zero-padded names so it reads them in fio's order too.
+mkdir -p "$DIR/sorted"
+"$READER" link "$DIR" r.0. "$N" "$DIR/sorted"
+
+drop() { sync; echo 3 > /proc/sys/vm/drop_caches; }
+warm() { cat "$DIR"/r.0.* > /dev/null; }
+
+# Each prints "samples bytes seconds".
+run_fio() {
+	fio "${FIO_JOB[@]}" --ioengine=io_uring --iodepth="$1" --output-format=json |
+		python3 -c 'import json,sys; r=json.load(sys.stdin)["jobs"][0]["read"]; print(r["total_ios"], r["io_bytes"], r["runtime"]/1000.0)'
+}
+run_uring() { "$READER" uring "$DIR" r.0. "$N" "$1" 2>/dev/null; }
+run_loader() { "$READER" loader "$DIR/sorted" "$1" 2>/dev/null; }
+run_naive() { "$READER" naive "$DIR" r.0. "$N"; }
+
+declare -A RATE
+row() { # cache method qd
+	local out
+	[ "$1" = cold ] && drop
+	case $2 in
+	fio) out=$(run_fio "$3") ;;
+	uring) out=$(run_uring "$3") ;;
+	loader) out=$(run_loader "$3") ;;
+	naive) out=$(run_naive) ;;
+	esac
+	read -r s b t <<<"$out"
+	local sps mbs
+	sps=$(awk -v s="$s" -v t="$t" 'BEGIN { printf "%.0f", s / t }')
+	mbs=$(awk -v b="$b" -v t="$t" 'BEGIN { printf "%.0f", b / t / 1e6 }')
+	RATE[$1,$2,$3]=$mbs
+	printf "| %-5s | %-6s | %3s | %8s | %7s | %6.3f |\n" "$1" "$2" "$3" "$sps" "$mbs" "$t"
+}
+
+caches="warm"
+[ "$COLD" = 1 ] && caches="warm cold"
+methods="fio uring"
+[ "$LOADER" = 1 ] && methods="$methods loader"
+echo
+echo "| cache | reader | QD  | files/s  | MB/s    | s      |"
+echo "|-------|--------|-----|----------|---------|--------|"
+for c in $caches; do
+	[ "$c" = warm ] && warm
+	row "$c" naive 1
+	for qd in $QDS; do
+		for m in $methods; do
+			row "$c" "$m" "$qd"
+		done
+	done
+done
+echo
+echo "| cache | QD  | uring/fio | uring/naive | loader/fio |"
+echo "|-------|-----|-----------|-------------|------------|"
+for c in $caches; do
+	for qd in $QDS; do
+		awk -v c="$c" -v q="$qd" -v u="${RATE[$c,uring,$qd]}" -v f="${RATE[$c,fio,$qd]}" \
+		    -v n="${RATE[$c,naive,1]}" -v l="${RATE[$c,loader,$qd]:-0}" \
+		    'BEGIN { printf "| %-5s | %3s | %8.2f  | %10.2f  | %9.2f  |\n", c, q, u/f, u/n, l/f }'
+	done
+done

@@ -1,0 +1,168 @@
+/* decode.c — JPEG decode and the training transform (see decode.h). */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <turbojpeg.h>
+
+#include "decode.h"
+
+/* ImageNet channel statistics used by torchvision's reference training
+ * scripts (pytorch/vision references/classification/presets.py):
+ * mean (0.485, 0.456, 0.406), std (0.229, 0.224, 0.225), RGB order. */
+static const float mean_rgb[3] = { 0.485f, 0.456f, 0.406f };
+static const float std_rgb[3] = { 0.229f, 0.224f, 0.225f };
+
+struct ts_decoder {
+	tjhandle tj;
+	unsigned out, resize;
+	bool augment;
+	uint8_t *rgb;
+	size_t rgb_cap;
+	char msg[256];
+};
+
+int ts_decoder_new(unsigned out, unsigned resize, bool augment, struct ts_decoder **dp)
+{
+	struct ts_decoder *d = calloc(1, sizeof *d);
+	if (!d)
+		return -ENOMEM;
+	d->tj = tjInitDecompress();
+	if (!d->tj) {
+		free(d);
+		return -ENOMEM;
+	}
+	d->out = out;
+	d->resize = resize && resize < out ? out : resize;
+	d->augment = augment;
+	*dp = d;
+	return 0;
+}
+
+void ts_decoder_free(struct ts_decoder *d)
+{
+	if (!d)
+		return;
+	tjDestroy(d->tj);
+	free(d->rgb);
+	free(d);
+}
+
+const char *ts_decoder_msg(const struct ts_decoder *d)
+{
+	return d->msg;
+}
+
+static int tj_fail(struct ts_decoder *d)
+{
+	snprintf(d->msg, sizeof d->msg, "%s", tjGetErrorStr2(d->tj));
+	return TS_E_CORRUPT;
+}
+
+int ts_decode_header(struct ts_decoder *d, const uint8_t *jpeg, size_t len, int *w, int *h)
+{
+	int sub, cs;
+	if (len > ULONG_MAX || tjDecompressHeader3(d->tj, jpeg, (unsigned long)len, w, h, &sub, &cs))
+		return tj_fail(d);
+	return 0;
+}
+
+int ts_decode_rgb(struct ts_decoder *d, const uint8_t *jpeg, size_t len, int *w, int *h)
+{
+	int rc = ts_decode_header(d, jpeg, len, w, h);
+	if (rc)
+		return rc;
+	size_t need = (size_t)*w * (size_t)*h * 3;
+	if (need > d->rgb_cap) {
+		uint8_t *n = realloc(d->rgb, need);
+		if (!n)
+			return -ENOMEM;
+		d->rgb = n;
+		d->rgb_cap = need;
+	}
+	/* Warnings (a truncated file, say) are errors: a loader must not pass
+	 * half an image on as a whole one. */
+	if (tjDecompress2(d->tj, jpeg, (unsigned long)len, d->rgb, *w, 0, *h, TJPF_RGB,
+			  TJFLAG_STOPONWARNING))
+		return tj_fail(d);
+	return 0;
+}
+
+int ts_decode_jpeg(struct ts_decoder *d, const uint8_t *jpeg, size_t len, struct ts_rng *rng,
+		   float *out)
+{
+	int w, h;
+	int rc = ts_decode_rgb(d, jpeg, len, &w, &h);
+	if (rc)
+		return rc;
+	ts_decode_pixels(d, d->rgb, w, h, false, rng, out);
+	return 0;
+}
+
+void ts_decode_pixels(struct ts_decoder *d, const uint8_t *px, int w, int h, bool bgr,
+		      struct ts_rng *rng, float *out)
+{
+	const unsigned S = d->out;
+	/* Size of the resized image and where the crop sits in it. */
+	double rw, rh;
+	if (d->resize) {
+		double scale = (double)d->resize / (w < h ? w : h);
+		rw = w * scale;
+		rh = h * scale;
+		if (rw < S)
+			rw = S;
+		if (rh < S)
+			rh = S;
+	} else {
+		rw = rh = S;
+	}
+	unsigned cx = 0, cy = 0;
+	unsigned spare_x = (unsigned)rw - S, spare_y = (unsigned)rh - S;
+	bool flip = false;
+	if (d->augment) {
+		cx = spare_x ? (unsigned)ts_rng_below(rng, spare_x + 1) : 0;
+		cy = spare_y ? (unsigned)ts_rng_below(rng, spare_y + 1) : 0;
+		flip = ts_rng_below(rng, 2);
+	} else {
+		cx = spare_x / 2;
+		cy = spare_y / 2;
+	}
+	const double sx = w / rw, sy = h / rh;
+	const size_t plane = (size_t)S * S;
+	float k[3], b[3];
+	for (int c = 0; c < 3; c++) {
+		k[c] = 1.0f / (255.0f * std_rgb[c]);
+		b[c] = -mean_rgb[c] / std_rgb[c];
+	}
+	const int ci[3] = { bgr ? 2 : 0, 1, bgr ? 0 : 2 };
+	for (unsigned y = 0; y < S; y++) {
+		double fy = (y + cy + 0.5) * sy - 0.5;
+		if (fy < 0)
+			fy = 0;
+		int y0 = (int)fy;
+		if (y0 > h - 1)
+			y0 = h - 1;
+		int y1 = y0 + 1 < h ? y0 + 1 : h - 1;
+		float wy = (float)(fy - y0);
+		const uint8_t *r0 = px + (size_t)y0 * w * 3, *r1 = px + (size_t)y1 * w * 3;
+		for (unsigned x = 0; x < S; x++) {
+			double fx = (x + cx + 0.5) * sx - 0.5;
+			if (fx < 0)
+				fx = 0;
+			int x0 = (int)fx;
+			if (x0 > w - 1)
+				x0 = w - 1;
+			int x1 = x0 + 1 < w ? x0 + 1 : w - 1;
+			float wx = (float)(fx - x0);
+			unsigned ox = flip ? S - 1 - x : x;
+			for (int c = 0; c < 3; c++) {
+				int s = ci[c];
+				float top = r0[x0 * 3 + s] + wx * (r0[x1 * 3 + s] - r0[x0 * 3 + s]);
+				float bot = r1[x0 * 3 + s] + wx * (r1[x1 * 3 + s] - r1[x0 * 3 + s]);
+				float v = top + wy * (bot - top);
+				out[c * plane + (size_t)y * S + ox] = v * k[c] + b[c];
+			}
+		}
+	}
+}
+

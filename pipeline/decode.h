@@ -1,0 +1,86 @@
+/*
+ * decode.h — what one decode/augment worker does to an image, as
+ * torchvision's training transform does it: decode the JPEG (libjpeg-turbo),
+ * resize so the shorter side is `resize` (bilinear), crop out×out (random
+ * when augmenting, else the centre), flip horizontally with probability 1/2
+ * when augmenting, and normalize to float CHW with the ImageNet mean and std.
+ * Resize and crop are fused: only the cropped pixels are interpolated.
+ *
+ * The calibration (struct ts_decode_cal) is the measured cost of exactly that
+ * work on this machine, fitted as base + per-megapixel, and is what modeled
+ * mode charges per image instead of doing it.
+ */
+#ifndef TS_PIPE_DECODE_H
+#define TS_PIPE_DECODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/rng.h"
+#include "core/ts.h"
+
+struct ts_decoder;
+
+TS_WUR int ts_decoder_new(unsigned out, unsigned resize, bool augment, struct ts_decoder **d);
+void ts_decoder_free(struct ts_decoder *d);
+/* Width and height from the JPEG header; TS_E_CORRUPT when it is not one. */
+TS_WUR int ts_decode_header(struct ts_decoder *d, const uint8_t *jpeg, size_t len, int *w,
+			    int *h);
+/* Decode only, to RGB at full size (what decode benchmarks time). */
+TS_WUR int ts_decode_rgb(struct ts_decoder *d, const uint8_t *jpeg, size_t len, int *w, int *h);
+/* The whole transform into out[3 × out × out]. Errors: TS_E_CORRUPT with
+ * libjpeg-turbo's message in ts_decoder_msg(). */
+TS_WUR int ts_decode_jpeg(struct ts_decoder *d, const uint8_t *jpeg, size_t len,
+			  struct ts_rng *rng, float *out);
+/* The same transform from packed RGB pixels (h × w × 3) or BGR (Caffe's
+ * Datum channel order, bgr = true), for sources that store raw pixels. */
+void ts_decode_pixels(struct ts_decoder *d, const uint8_t *px, int w, int h, bool bgr,
+		      struct ts_rng *rng, float *out);
+const char *ts_decoder_msg(const struct ts_decoder *d);
+
+struct ts_decode_cal {
+	double base_ns;	    /* fixed cost per image */
+	double ns_per_mpix; /* plus this per megapixel of the source image */
+	double decode_ips;  /* decode-only images/s on one core (for reports) */
+	double full_ips;    /* decode + transform images/s on one core */
+	uint64_t images;    /* images measured */
+	char cpu[128];	    /* the host CPU it was measured on */
+	uint64_t when;	    /* unix seconds */
+};
+
+TS_WUR int ts_decode_cal_load(const char *path, struct ts_decode_cal *c, char *err,
+			      size_t errlen);
+TS_WUR int ts_decode_cal_save(const char *path, const struct ts_decode_cal *c, char *err,
+			      size_t errlen);
+/* Modeled cost of one image of w × h pixels. */
+static inline uint64_t ts_decode_cal_ns(const struct ts_decode_cal *c, int w, int h)
+{
+	double ns = c->base_ns + c->ns_per_mpix * ((double)w * (double)h / 1e6);
+	return ns > 0 ? (uint64_t)ns : 0;
+}
+/* What a calibration measured besides the fit. */
+struct ts_decode_cal_detail {
+	size_t distinct;   /* different images */
+	double mean_mpix;  /* their mean size in megapixels */
+	double mean_bytes; /* and in bytes */
+	double cpu_s;	   /* CPU seconds spent measuring */
+};
+
+/* Times ts_decode_rgb (decode only) and ts_decode_jpeg (the whole
+ * transform to out × out) on every image, in this thread's CPU time, in
+ * passes until @min_ns of CPU time is spent (one pass at least), and fits
+ * the transform's cost as base + per-megapixel into @cal. */
+TS_WUR int ts_decode_calibrate(const uint8_t *const *jpeg, const size_t *len, size_t n,
+			       unsigned out, unsigned resize, uint64_t min_ns,
+			       struct ts_decode_cal *cal, struct ts_decode_cal_detail *det,
+			       char *err, size_t errlen);
+/* Reads up to @want files (0 = all) spread over the folder dataset @dir
+ * (the folder source's order) into memory; the caller frees each and both
+ * arrays. */
+TS_WUR int ts_decode_load_dir(const char *dir, size_t want, uint8_t ***jpeg, size_t **len,
+			      size_t *n, char *err, size_t errlen);
+/* The host CPU model name from /proc/cpuinfo ("" when unknown). */
+void ts_cpu_model(char *buf, size_t n);
+
+#endif

@@ -1,0 +1,157 @@
+/*
+ * loader.h — the data loader, built as a real framework's is:
+ *
+ *   source → shuffle → io_uring reader → decode/augment pool → batcher
+ *          → bounded prefetch queue → consumer
+ *
+ * One struct ts_pipe is one loader instance with its own threads, rings,
+ * buffers and generator; nothing is process-wide, so an MPI rank (or a test)
+ * simply makes another one.
+ *
+ *   struct ts_pipe_cfg cfg = { 0 };
+ *   ts_opt_defaults(ts_pipe_opts, &cfg, err, sizeof err);
+ *   ts_opt_set(ts_pipe_opts, &cfg, "source", "folder", err, sizeof err);
+ *   ts_opt_set(ts_pipe_opts, &cfg, "path", "/data/train", err, sizeof err);
+ *   ts_pipe_new(&cfg, &p, err, sizeof err);
+ *   ts_pipe_start(p);
+ *   for (;;) {
+ *       struct ts_batch *b;
+ *       int64_t wait = ts_pipe_next_batch(p, &b);   // blocks
+ *       if (wait < 0 || !b) break;                  // error / end of data
+ *       ... use b ...
+ *       ts_pipe_batch_release(p, b);
+ *   }
+ *   ts_pipe_stats(p, &st); ts_pipe_free(p); ts_opt_free(ts_pipe_opts, &cfg);
+ *
+ * Batches come out in order (like PyTorch's DataLoader with in_order=True):
+ * batch k of an epoch holds positions [k*B, (k+1)*B) of that epoch's order,
+ * each sample at its position. The order is a fresh permutation per epoch
+ * when shuffle is on (seeded by seed and the epoch number), the dataset order
+ * otherwise. drop_last drops the final short batch.
+ */
+#ifndef TS_PIPE_LOADER_H
+#define TS_PIPE_LOADER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/hist.h"
+#include "core/opt.h"
+#include "core/ts.h"
+
+enum ts_decode_mode {
+	TS_DECODE_NONE,	   /* deliver the source bytes as they are */
+	TS_DECODE_REAL,	   /* libjpeg-turbo decode + resize + crop + flip + normalize */
+	TS_DECODE_MODELED, /* charge the calibrated CPU cost per image instead */
+};
+
+struct ts_pipe_cfg {
+	char *source;	     /* folder | rec | lmdb | text | null */
+	char *path;	     /* dataset folder, .rec file, LMDB dir, text file */
+	uint64_t count;	     /* use the first @count samples; 0 = all */
+	uint64_t sample_size; /* null source: bytes per sample */
+	uint64_t batch;	     /* samples per batch */
+	uint64_t vcpus;	     /* decode workers (the emulated vCPU count) */
+	uint64_t qd;	     /* io_uring queue depth (files or records in flight) */
+	uint64_t prefetch;   /* batches read ahead of the consumer */
+	bool shuffle;
+	uint64_t seed;
+	uint64_t epochs;
+	bool drop_last;
+	char *decode;	     /* auto | real | modeled | none */
+	uint64_t out_size;   /* model input side (224) */
+	uint64_t resize;     /* shorter side before the crop (256); 0 = straight */
+	bool augment;	     /* random crop + flip (else centre crop) */
+	char *on_error;	     /* skip | fatal */
+	uint64_t mem_limit;  /* bytes of read slots + batch buffers; a sample
+			      * larger than a slot gets its own buffer on top */
+	uint64_t slot_size;  /* registered read buffer per sample; 0 = auto */
+	bool keep_raw;	     /* keep source bytes in batches after decoding */
+	uint64_t seq_len;    /* text: tokens per sequence (35, as PTB) */
+	char *calibration;   /* decode calibration file; "" = default */
+	bool registered;     /* use registered (fixed) buffers */
+	bool open_uring;     /* open files through io_uring (else openat(2)) */
+};
+
+extern const struct ts_opt ts_pipe_opts[];
+
+/* One sample as delivered. */
+struct ts_sample {
+	uint64_t id;	 /* index in the dataset (source order) */
+	int32_t label;	 /* class, -1 when the source has none */
+	uint32_t len;	 /* bytes at raw */
+	const void *raw; /* source payload; NULL once decoded unless keep_raw */
+};
+
+struct ts_batch {
+	uint64_t seq;	   /* batch number across epochs, from 0 */
+	uint32_t epoch;	   /* from 0 */
+	uint32_t index;	   /* batch number within the epoch */
+	uint32_t n;	   /* samples in s[] */
+	uint32_t skipped;  /* samples of this batch dropped by errors */
+	struct ts_sample *s;
+	float *data;	   /* n × 3 × out × out floats, CHW, when decoded */
+	uint64_t wait_ns;  /* how long the consumer waited for this batch */
+};
+
+/* What one stage did. busy: doing its own work; wait_in: starved (nothing
+ * from upstream); wait_out: blocked (downstream full: slots or window). */
+struct ts_stage_stats {
+	uint64_t busy_ns, wait_in_ns, wait_out_ns;
+	uint64_t samples, bytes;
+};
+
+struct ts_pipe_stats {
+	const char *source;
+	const char *decode_mode;  /* the mode that ran: real | modeled | none */
+	char decode_note[256];	  /* modeled: the calibration used */
+	uint64_t wall_ns;	  /* start to now (or to the end) */
+	uint64_t samples, batches, bytes;
+	uint64_t errors;	  /* samples skipped (skip policy) */
+	char first_error[1024];
+	struct ts_stage_stats reader, decode;
+	uint64_t decode_workers;
+	double reader_inflight_mean; /* time-weighted reads in flight */
+	double queue_ready_mean;     /* time-weighted batches ready, not taken */
+	uint64_t queue_ready_max;
+	uint64_t mem_reserved;	     /* bytes allocated for buffers */
+	uint64_t mem_peak;	     /* peak bytes held by samples and batches */
+	bool fixed_buffers;	     /* registered buffers in use */
+	struct ts_hist consumer_wait; /* per batch, ns */
+	uint64_t consumer_wait_ns;   /* sum */
+	/* Batches ready in the queue when the consumer asked, one per batch:
+	 * occupancy over time, with the consumer's timestamps. */
+	uint64_t series_n;
+	const uint64_t *series_t_ns;
+	const uint32_t *series_ready;
+};
+
+struct ts_pipe;
+
+TS_WUR int ts_pipe_new(const struct ts_pipe_cfg *cfg, struct ts_pipe **out, char *err,
+		       size_t errlen);
+TS_WUR int ts_pipe_start(struct ts_pipe *p);
+/* Blocks until the next batch is ready. Returns the wait in ns (>= 0) with
+ * *out set, or with *out = NULL after the last batch; a negative code when
+ * the loader failed (message in ts_pipe_error()). */
+int64_t ts_pipe_next_batch(struct ts_pipe *p, struct ts_batch **out);
+void ts_pipe_batch_release(struct ts_pipe *p, struct ts_batch *b);
+/* Samples per epoch and batches per epoch as configured. */
+uint64_t ts_pipe_samples_per_epoch(const struct ts_pipe *p);
+uint64_t ts_pipe_batches_per_epoch(const struct ts_pipe *p);
+/* The failure message ("" when none). */
+const char *ts_pipe_error(const struct ts_pipe *p);
+/* A copy of the counters; the series pointers stay valid until free. */
+void ts_pipe_stats(struct ts_pipe *p, struct ts_pipe_stats *st);
+/* The stats as a JSON object (caller frees), NULL on allocation failure. */
+char *ts_pipe_stats_json(const struct ts_pipe_stats *st);
+/* Text source: the word for a token id, NULL when not a text source. */
+const char *ts_pipe_word(const struct ts_pipe *p, uint32_t id);
+/* Stops the threads and frees everything. */
+void ts_pipe_free(struct ts_pipe *p);
+
+/* Default decode calibration path: $XDG_CACHE_HOME or ~/.cache,
+ * tiersim/decode.json. */
+int ts_pipe_default_calibration(char *buf, size_t n);
+
+#endif

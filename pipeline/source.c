@@ -1,0 +1,138 @@
+/*
+ * source.c — the registry of dataset sources (one explicit table, as Lua's
+ * linit.c) and the null source the loader is tested against.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "loader.h"
+#include "source.h"
+
+extern const struct ts_source_ops ts_source_text;
+
+static const struct ts_source_ops *const sources[] = {
+	&ts_source_folder,
+	&ts_source_text,
+	&ts_source_null,
+};
+
+int ts_source_check(const struct ts_source_ops *ops, char *err, size_t errlen)
+{
+	const char *name = ops->name ? ops->name : "(unnamed)";
+	if (ops->version != TS_SOURCE_VERSION) {
+		snprintf(err, errlen, "source '%s': ops version %u, this build knows %u", name,
+			 ops->version, TS_SOURCE_VERSION);
+		return TS_E_VERSION;
+	}
+	const char *missing = NULL;
+	if (!ops->name)
+		missing = "name";
+	else if (!ops->open)
+		missing = "open";
+	else if (!ops->count)
+		missing = "count";
+	else if (!ops->max_len)
+		missing = "max_len";
+	else if (!ops->describe)
+		missing = "describe";
+	else if (!ops->close)
+		missing = "close";
+	else if ((ops->caps & TS_SRC_EXTENTS) && !ops->extent)
+		missing = "extent";
+	else if (!(ops->caps & TS_SRC_EXTENTS) && !ops->fetch)
+		missing = "fetch";
+	if (missing) {
+		snprintf(err, errlen, "source '%s': hook '%s' is missing", name, missing);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+const struct ts_source_ops *ts_source_find(const char *name, char *err, size_t errlen)
+{
+	char known[128] = "";
+	for (size_t i = 0; i < TS_ARRAY_SIZE(sources); i++) {
+		if (!strcmp(sources[i]->name, name))
+			return sources[i];
+		size_t used = strlen(known);
+		snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "",
+			 sources[i]->name);
+	}
+	snprintf(err, errlen, "option 'source': unknown source '%s' (known: %s)", name, known);
+	return NULL;
+}
+
+/*
+ * The null source: cfg->count samples of cfg->sample_size bytes, made in
+ * memory. Byte j of sample i is ts_null_byte(i, j), so a test can check every
+ * byte it gets without a second copy of the data.
+ */
+struct null_src {
+	uint64_t count, size;
+};
+
+static int null_open(const struct ts_pipe_cfg *cfg, void **st, char *err, size_t errlen)
+{
+	if (!cfg->count || !cfg->sample_size) {
+		snprintf(err, errlen, "source 'null' needs count and sample_size (both > 0)");
+		return -EINVAL;
+	}
+	if (cfg->sample_size > UINT32_MAX) {
+		snprintf(err, errlen, "option 'sample_size': at most 4 GiB per sample");
+		return -EINVAL;
+	}
+	struct null_src *s = malloc(sizeof *s);
+	if (!s)
+		return -ENOMEM;
+	s->count = cfg->count;
+	s->size = cfg->sample_size;
+	*st = s;
+	return 0;
+}
+
+static uint64_t null_count(void *st)
+{
+	return ((struct null_src *)st)->count;
+}
+
+static uint64_t null_max_len(void *st)
+{
+	return ((struct null_src *)st)->size;
+}
+
+static int null_fetch(void *st, uint64_t i, void *buf, uint32_t cap, uint32_t *len,
+		      int32_t *label)
+{
+	struct null_src *s = st;
+	if (s->size > cap)
+		return -ENOBUFS;
+	uint8_t *b = buf;
+	for (uint32_t j = 0; j < s->size; j++)
+		b[j] = ts_null_byte(i, j);
+	*len = (uint32_t)s->size;
+	*label = (int32_t)(i % 1000);
+	return 0;
+}
+
+static void null_describe(void *st, uint64_t i, char *buf, size_t n)
+{
+	snprintf(buf, n, "null sample %llu", (unsigned long long)i);
+}
+
+static void null_close(void *st)
+{
+	free(st);
+}
+
+const struct ts_source_ops ts_source_null = {
+	.name = "null",
+	.version = TS_SOURCE_VERSION,
+	.caps = 0,
+	.open = null_open,
+	.count = null_count,
+	.max_len = null_max_len,
+	.fetch = null_fetch,
+	.describe = null_describe,
+	.close = null_close,
+};

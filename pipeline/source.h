@@ -1,0 +1,83 @@
+/*
+ * source.h — where the loader's samples come from. Every dataset layout is
+ * one struct ts_source_ops; the loader never knows which one it drives.
+ *
+ * Two kinds of source:
+ *  - extent sources (TS_SRC_EXTENTS) say where each sample's bytes lie
+ *    (a file under the dataset root, or a range of an open file) and the
+ *    io_uring reader fetches them; an optional unwrap hook then finds the
+ *    payload inside what was read (a RecordIO header, say);
+ *  - copy sources fetch a sample themselves in the reader thread (an LMDB
+ *    cursor, a tokenized text corpus, the null source).
+ * TS_SRC_SEQUENTIAL marks a source read in its own order only (Caffe's LMDB
+ * cursor, a language-model corpus): shuffling it is refused.
+ */
+#ifndef TS_PIPE_SOURCE_H
+#define TS_PIPE_SOURCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/ts.h"
+
+struct ts_pipe_cfg;
+
+#define TS_SOURCE_VERSION 1
+
+enum {
+	TS_SRC_EXTENTS = 1 << 0,
+	TS_SRC_SEQUENTIAL = 1 << 1,
+};
+
+/* Where sample i lies. Exactly one of rel (a path relative to dirfd) or fd. */
+struct ts_extent {
+	int dirfd;
+	const char *rel; /* stays valid while the source is open */
+	int fd;		 /* -1 when rel is used */
+	uint64_t off;
+	uint32_t len;
+	int32_t label;
+};
+
+struct ts_source_ops {
+	const char *name;
+	unsigned version; /* TS_SOURCE_VERSION */
+	unsigned caps;	  /* TS_SRC_* */
+	/* Opens the dataset named by cfg->path. Errors name the file. */
+	int (*open)(const struct ts_pipe_cfg *cfg, void **st, char *err, size_t errlen);
+	uint64_t (*count)(void *st);
+	/* Largest sample in bytes (sizes the read buffers). */
+	uint64_t (*max_len)(void *st);
+	/* Extent sources: where sample i lies. */
+	int (*extent)(void *st, uint64_t i, struct ts_extent *x);
+	/* Extent sources, optional: the payload inside the @len bytes read for
+	 * sample i; sets *poff, *plen and *label. TS_E_CORRUPT when malformed. */
+	int (*unwrap)(void *st, uint64_t i, const uint8_t *buf, uint32_t len, uint32_t *poff,
+		      uint32_t *plen, int32_t *label);
+	/* Copy sources: writes sample i (the next one for sequential sources,
+	 * whose i still counts up from 0 each epoch) into buf of @cap bytes. */
+	int (*fetch)(void *st, uint64_t i, void *buf, uint32_t cap, uint32_t *len,
+		     int32_t *label);
+	/* A name for sample i in messages: a file path, "file.rec record 12". */
+	void (*describe)(void *st, uint64_t i, char *buf, size_t n);
+	/* Text sources: the word for a token id. Optional. */
+	const char *(*word)(void *st, uint32_t id);
+	void (*close)(void *st);
+};
+
+/* The built-in sources by name; NULL with a message listing them when unknown. */
+const struct ts_source_ops *ts_source_find(const char *name, char *err, size_t errlen);
+/* Checks an ops table (version, hooks its kind needs). 0 or TS_E_VERSION /
+ * -EINVAL with a message naming the source. */
+TS_WUR int ts_source_check(const struct ts_source_ops *ops, char *err, size_t errlen);
+
+/* Byte j of null-source sample i. */
+static inline uint8_t ts_null_byte(uint64_t i, uint32_t j)
+{
+	return (uint8_t)((i * 131u + j * 7u) ^ (i >> 8) ^ (j >> 5));
+}
+
+extern const struct ts_source_ops ts_source_folder;
+extern const struct ts_source_ops ts_source_null;
+
+#endif

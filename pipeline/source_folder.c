@@ -1,0 +1,276 @@
+/*
+ * source_folder.c — a file-per-sample dataset laid out like torchvision's
+ * ImageFolder: ROOT/CLASS/.../FILE, classes numbered in sorted name order,
+ * files in sorted order within each class. A root with no class folders is
+ * read as one unlabeled set of files. Sizes come from one stat per file at
+ * open, so every read is sized to its file.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "loader.h"
+#include "source.h"
+
+#define MAX_DEPTH 16
+
+struct entry {
+	uint64_t name;	/* offset in names */
+	uint32_t len;	/* file size */
+	int32_t label;
+	int err;	/* -errno from stat: reported when the sample is read */
+};
+
+struct folder {
+	int rootfd;
+	char *path;
+	char *names;
+	size_t names_len, names_cap;
+	struct entry *e;
+	size_t n, cap;
+	uint64_t max_len;
+};
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorted names of @rel's entries (no dot files). */
+static int list_dir(struct folder *f, const char *rel, char ***out, size_t *nout)
+{
+	int fd = openat(f->rootfd, rel[0] ? rel : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		int rc = -errno;
+		close(fd);
+		return rc;
+	}
+	char **v = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			char **nv = realloc(v, cap * sizeof *v);
+			if (!nv) {
+				rc = -ENOMEM;
+				break;
+			}
+			v = nv;
+		}
+		if (!(v[n] = strdup(de->d_name))) {
+			rc = -ENOMEM;
+			break;
+		}
+		n++;
+	}
+	closedir(d);
+	if (rc) {
+		while (n)
+			free(v[--n]);
+		free(v);
+		return rc;
+	}
+	qsort(v, n, sizeof *v, cmp_str);
+	*out = v;
+	*nout = n;
+	return 0;
+}
+
+static void free_list(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static int add_entry(struct folder *f, const char *rel, const struct stat *sb, int err,
+		     int32_t label)
+{
+	size_t l = strlen(rel) + 1;
+	if (f->names_len + l > f->names_cap) {
+		size_t cap = f->names_cap ? f->names_cap * 2 : 1 << 16;
+		while (cap < f->names_len + l)
+			cap *= 2;
+		char *nn = realloc(f->names, cap);
+		if (!nn)
+			return -ENOMEM;
+		f->names = nn;
+		f->names_cap = cap;
+	}
+	if (f->n == f->cap) {
+		size_t cap = f->cap ? f->cap * 2 : 1024;
+		struct entry *ne = realloc(f->e, cap * sizeof *ne);
+		if (!ne)
+			return -ENOMEM;
+		f->e = ne;
+		f->cap = cap;
+	}
+	memcpy(f->names + f->names_len, rel, l);
+	struct entry *e = &f->e[f->n++];
+	e->name = f->names_len;
+	e->label = label;
+	e->err = err;
+	e->len = 0;
+	f->names_len += l;
+	if (!err) {
+		if (sb->st_size > UINT32_MAX)
+			e->err = -EFBIG;
+		else
+			e->len = (uint32_t)sb->st_size;
+		if (e->len > f->max_len)
+			f->max_len = e->len;
+	}
+	return 0;
+}
+
+/* Adds every regular file under @rel (recursively) with @label. */
+static int scan(struct folder *f, const char *rel, int32_t label, int depth, char *err,
+		size_t errlen)
+{
+	char **v;
+	size_t n;
+	int rc = list_dir(f, rel, &v, &n);
+	if (rc) {
+		snprintf(err, errlen, "%s/%s: cannot list: %s", f->path, rel, ts_strerror(rc));
+		return rc;
+	}
+	char sub[4096];
+	for (size_t i = 0; i < n && !rc; i++) {
+		int w = snprintf(sub, sizeof sub, "%s%s%s", rel, rel[0] ? "/" : "", v[i]);
+		if (w < 0 || (size_t)w >= sizeof sub) {
+			snprintf(err, errlen, "%s/%s/%s: path too long", f->path, rel, v[i]);
+			rc = -ENAMETOOLONG;
+			break;
+		}
+		struct stat sb;
+		int serr = fstatat(f->rootfd, sub, &sb, 0) ? -errno : 0;
+		if (!serr && S_ISDIR(sb.st_mode)) {
+			if (depth >= MAX_DEPTH) {
+				snprintf(err, errlen, "%s/%s: folders nested deeper than %d", f->path,
+					 sub, MAX_DEPTH);
+				rc = -ELOOP;
+			} else {
+				rc = scan(f, sub, label, depth + 1, err, errlen);
+			}
+		} else if (serr || S_ISREG(sb.st_mode)) {
+			if ((rc = add_entry(f, sub, &sb, serr, label)))
+				snprintf(err, errlen, "%s: out of memory listing files", f->path);
+		}
+	}
+	free_list(v, n);
+	return rc;
+}
+
+static void folder_close(void *st)
+{
+	struct folder *f = st;
+	if (!f)
+		return;
+	if (f->rootfd >= 0)
+		close(f->rootfd);
+	free(f->path);
+	free(f->names);
+	free(f->e);
+	free(f);
+}
+
+static int folder_open(const struct ts_pipe_cfg *cfg, void **st, char *err, size_t errlen)
+{
+	if (!cfg->path || !*cfg->path) {
+		snprintf(err, errlen, "source 'folder' needs option 'path' (a dataset folder)");
+		return -EINVAL;
+	}
+	struct folder *f = calloc(1, sizeof *f);
+	if (!f)
+		return -ENOMEM;
+	f->rootfd = open(cfg->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (f->rootfd < 0 || !(f->path = strdup(cfg->path))) {
+		int rc = f->rootfd < 0 ? -errno : -ENOMEM;
+		snprintf(err, errlen, "%s: cannot open dataset folder: %s", cfg->path,
+			 ts_strerror(rc));
+		folder_close(f);
+		return rc;
+	}
+	char **v;
+	size_t n;
+	int rc = list_dir(f, "", &v, &n);
+	if (rc) {
+		snprintf(err, errlen, "%s: cannot list: %s", cfg->path, ts_strerror(rc));
+		folder_close(f);
+		return rc;
+	}
+	/* Classes are the sub-folders, in sorted order (ImageFolder's rule). */
+	int32_t classes = 0;
+	for (size_t i = 0; i < n && !rc; i++) {
+		struct stat sb;
+		if (fstatat(f->rootfd, v[i], &sb, 0) == 0 && S_ISDIR(sb.st_mode))
+			rc = scan(f, v[i], classes++, 1, err, errlen);
+	}
+	if (!rc && classes == 0)
+		rc = scan(f, "", -1, 1, err, errlen);
+	free_list(v, n);
+	if (!rc && f->n == 0) {
+		snprintf(err, errlen, "%s: no sample files in the dataset folder", cfg->path);
+		rc = -ENOENT;
+	}
+	if (rc) {
+		folder_close(f);
+		return rc;
+	}
+	*st = f;
+	return 0;
+}
+
+static uint64_t folder_count(void *st)
+{
+	return ((struct folder *)st)->n;
+}
+
+static uint64_t folder_max_len(void *st)
+{
+	return ((struct folder *)st)->max_len;
+}
+
+static int folder_extent(void *st, uint64_t i, struct ts_extent *x)
+{
+	struct folder *f = st;
+	const struct entry *e = &f->e[i];
+	if (e->err)
+		return e->err;
+	x->dirfd = f->rootfd;
+	x->rel = f->names + e->name;
+	x->fd = -1;
+	x->off = 0;
+	x->len = e->len;
+	x->label = e->label;
+	return 0;
+}
+
+static void folder_describe(void *st, uint64_t i, char *buf, size_t n)
+{
+	struct folder *f = st;
+	snprintf(buf, n, "%s/%s", f->path, f->names + f->e[i].name);
+}
+
+const struct ts_source_ops ts_source_folder = {
+	.name = "folder",
+	.version = TS_SOURCE_VERSION,
+	.caps = TS_SRC_EXTENTS,
+	.open = folder_open,
+	.count = folder_count,
+	.max_len = folder_max_len,
+	.extent = folder_extent,
+	.describe = folder_describe,
+	.close = folder_close,
+};

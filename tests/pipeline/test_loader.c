@@ -1,0 +1,370 @@
+/*
+ * test_loader.c — the loader delivers every sample of an epoch exactly once,
+ * in an order that is a permutation of the dataset, with the source's bytes,
+ * for each source type and a table of queue depths, worker counts, batch
+ * shapes and decode modes. Datasets are made here, in a temporary folder.
+ *
+ *   test_loader [DIR]   DIR: read the folder dataset from DIR instead of
+ *                       making one (the tierfs test points it at a mount)
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <turbojpeg.h>
+#include <unistd.h>
+
+#include "core/rng.h"
+#include "pipeline/loader.h"
+#include "pipeline/source.h"
+#include "tcheck.h"
+
+#define NCLASS 5
+#define PER_CLASS 23
+#define NFILES (NCLASS * PER_CLASS)
+
+static char root[256];
+static uint64_t file_sum[NFILES];
+static uint32_t file_len[NFILES];
+static bool file_jpeg[NFILES];
+
+static uint64_t fnv64(const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	uint64_t h = 1469598103934665603ULL;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 1099511628211ULL;
+	return h;
+}
+
+static int write_file(const char *path, const void *buf, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f)
+		return -1;
+	size_t w = fwrite(buf, 1, n, f);
+	return fclose(f) || w != n ? -1 : 0;
+}
+
+/* A small real JPEG of w × h with a seeded pattern. */
+static uint8_t *make_jpeg(uint64_t seed, int w, int h, unsigned long *len)
+{
+	struct ts_rng r;
+	ts_rng_seed(&r, seed);
+	uint8_t *rgb = malloc((size_t)w * h * 3);
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++)
+			for (int c = 0; c < 3; c++)
+				rgb[(y * w + x) * 3 + c] =
+					(uint8_t)(x * (c + 1) + y * 2 + ts_rng_below(&r, 32));
+	tjhandle tj = tjInitCompress();
+	uint8_t *jpg = NULL;
+	*len = 0;
+	if (tjCompress2(tj, rgb, w, 0, h, TJPF_RGB, &jpg, len, TJSAMP_420, 85, 0))
+		jpg = NULL;
+	tjDestroy(tj);
+	free(rgb);
+	return jpg;
+}
+
+/* ROOT/folder/cNN/fNNNN.jpg: JPEGs of varied sizes (some larger than 64 KiB
+ * so that a small slot_size forces the own-buffer path). */
+static int make_folder(void)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/folder", root);
+	if (mkdir(path, 0755))
+		return -1;
+	for (int c = 0; c < NCLASS; c++) {
+		snprintf(path, sizeof path, "%s/folder/c%02d", root, c);
+		if (mkdir(path, 0755))
+			return -1;
+		for (int k = 0; k < PER_CLASS; k++) {
+			int i = c * PER_CLASS + k;
+			int w = 40 + (i * 37) % 300, h = 30 + (i * 53) % 250;
+			unsigned long len;
+			uint8_t *jpg = make_jpeg((uint64_t)i, w, h, &len);
+			if (!jpg)
+				return -1;
+			snprintf(path, sizeof path, "%s/folder/c%02d/f%04d.jpg", root, c, i);
+			int rc = write_file(path, jpg, len);
+			file_sum[i] = fnv64(jpg, len);
+			file_len[i] = (uint32_t)len;
+			file_jpeg[i] = true;
+			tjFree(jpg);
+			if (rc)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* The words of the corpus, in order, "<eos>" at line ends. */
+#define NWORDS 2400
+static char corpus_words[NWORDS][8];
+static int ncorpus;
+
+static int make_text(void)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/corpus.txt", root);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	struct ts_rng r;
+	ts_rng_seed(&r, 7);
+	ncorpus = 0;
+	while (ncorpus < NWORDS - 20) {
+		int n = 3 + (int)ts_rng_below(&r, 15);
+		fputc(' ', f);
+		for (int k = 0; k < n; k++) {
+			/* Zipf-ish: small numbers are frequent. */
+			unsigned v = (unsigned)(ts_rng_below(&r, 50) * ts_rng_below(&r, 50) / 40);
+			snprintf(corpus_words[ncorpus++], 8, "w%u", v);
+			fprintf(f, "%s ", corpus_words[ncorpus - 1]);
+		}
+		fputc('\n', f);
+		snprintf(corpus_words[ncorpus++], 8, "<eos>");
+	}
+	return fclose(f);
+}
+
+struct run_cfg {
+	const char *source;
+	unsigned qd, vcpus, batch, prefetch, epochs;
+	bool shuffle, drop_last;
+	const char *decode;
+	const char *slot_size;
+	uint64_t count; /* null source */
+	bool open_uring, registered;
+};
+
+static int set(struct ts_pipe_cfg *c, const char *k, const char *v)
+{
+	char err[256];
+	int rc = ts_opt_set(ts_pipe_opts, c, k, v, err, sizeof err);
+	if (rc)
+		fprintf(stderr, "set %s=%s: %s\n", k, v, err);
+	return rc;
+}
+
+static int setu(struct ts_pipe_cfg *c, const char *k, uint64_t v)
+{
+	char b[32];
+	snprintf(b, sizeof b, "%llu", (unsigned long long)v);
+	return set(c, k, b);
+}
+
+static int make_cfg(struct ts_pipe_cfg *c, const struct run_cfg *r, const char *path)
+{
+	char err[256];
+	if (ts_opt_defaults(ts_pipe_opts, c, err, sizeof err))
+		return -1;
+	int rc = set(c, "source", r->source) | set(c, "path", path ? path : "") |
+		 setu(c, "qd", r->qd) | setu(c, "vcpus", r->vcpus) | setu(c, "batch", r->batch) |
+		 setu(c, "prefetch", r->prefetch) | setu(c, "epochs", r->epochs) |
+		 set(c, "shuffle", r->shuffle ? "1" : "0") |
+		 set(c, "drop_last", r->drop_last ? "1" : "0") | set(c, "decode", r->decode) |
+		 set(c, "keep_raw", "1") | set(c, "out_size", "32") | set(c, "resize", "40") |
+		 set(c, "open_uring", r->open_uring ? "1" : "0") |
+		 set(c, "registered", r->registered ? "1" : "0");
+	if (r->slot_size)
+		rc |= set(c, "slot_size", r->slot_size);
+	if (r->count)
+		rc |= setu(c, "count", r->count) | set(c, "sample_size", "3000");
+	return rc;
+}
+
+/* Every sample seen exactly once. */
+static bool once(const uint8_t *seen, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		if (seen[i] != 1)
+			return false;
+	return true;
+}
+
+/* Runs one configuration; checks every batch. Returns the order of epoch 0
+ * (caller frees) for the determinism checks. */
+static uint32_t *run_one(const struct run_cfg *r, const char *path, uint64_t n_expect)
+{
+	struct ts_pipe_cfg cfg = { 0 };
+	char err[512];
+	struct ts_pipe *p;
+	if (make_cfg(&cfg, r, path)) {
+		CHECK(!"config");
+		return NULL;
+	}
+	int rc = ts_pipe_new(&cfg, &p, err, sizeof err);
+	ts_opt_free(ts_pipe_opts, &cfg);
+	if (rc) {
+		fprintf(stderr, "ts_pipe_new: %s\n", err);
+		CHECK(rc == 0);
+		return NULL;
+	}
+	CHECK(ts_pipe_start(p) == 0);
+	uint64_t per_epoch = ts_pipe_samples_per_epoch(p);
+	uint64_t nb = ts_pipe_batches_per_epoch(p);
+	uint64_t n_all = n_expect;
+	CHECK_EQ_U64(per_epoch, r->drop_last ? n_all / r->batch * r->batch : n_all);
+	uint8_t *seen = calloc(n_all, 1);
+	uint32_t *order0 = calloc(n_all, sizeof *order0);
+	uint32_t *prev = calloc(n_all, sizeof *prev);
+	uint64_t got = 0, batches = 0, pos = 0;
+	uint32_t epoch = 0;
+	bool text = !strcmp(r->source, "text");
+	for (;;) {
+		struct ts_batch *b;
+		int64_t w = ts_pipe_next_batch(p, &b);
+		if (w < 0) {
+			fprintf(stderr, "next_batch: %s\n", ts_pipe_error(p));
+			CHECK(w >= 0);
+			break;
+		}
+		if (!b)
+			break;
+		if (b->epoch != epoch) {
+			CHECK_EQ_U64(pos, per_epoch);
+			CHECK(r->drop_last || once(seen, n_all));
+			memset(seen, 0, n_all);
+			epoch = b->epoch;
+			pos = 0;
+		}
+		CHECK_EQ_U64(b->seq, batches);
+		CHECK_EQ_U64(b->index, batches % nb);
+		CHECK_EQ_U64(b->skipped, 0);
+		uint64_t want = TS_MIN((uint64_t)r->batch, per_epoch - b->index * (uint64_t)r->batch);
+		CHECK_EQ_U64(b->n, want);
+		for (uint32_t i = 0; i < b->n; i++) {
+			const struct ts_sample *s = &b->s[i];
+			if (s->id >= n_all) {
+				CHECK(s->id < n_all);
+				continue;
+			}
+			seen[s->id]++;
+			if (epoch == 0)
+				order0[pos] = (uint32_t)s->id;
+			if (epoch == 1)
+				prev[pos] = (uint32_t)s->id;
+			pos++;
+			CHECK(s->raw != NULL);
+			if (!s->raw)
+				continue;
+			if (!strcmp(r->source, "null")) {
+				bool ok = s->len == 3000;
+				for (uint32_t j = 0; ok && j < s->len; j++)
+					ok = ((const uint8_t *)s->raw)[j] == ts_null_byte(s->id, j);
+				CHECK(ok);
+			} else if (text) {
+				/* Step b->index, row i: words back from ids. */
+				const uint32_t *tok = s->raw;
+				uint64_t rows = r->batch, blen = (uint64_t)ncorpus / rows;
+				CHECK_EQ_U64(s->id, b->index * rows + i);
+				CHECK_EQ_U64(s->len, 36 * sizeof(uint32_t));
+				bool ok = true;
+				for (unsigned j = 0; ok && j < 36; j++) {
+					const char *wd = ts_pipe_word(p, tok[j]);
+					ok = wd && !strcmp(wd, corpus_words[i * blen + b->index * 35 + j]);
+				}
+				CHECK(ok);
+			} else {
+				CHECK_EQ_U64(s->len, file_len[s->id]);
+				CHECK(fnv64(s->raw, s->len) == file_sum[s->id]);
+				CHECK_EQ_U64(s->label, s->id / PER_CLASS);
+			}
+			if (b->data) {
+				const float *d = b->data + (size_t)i * 3 * 32 * 32;
+				bool finite = true;
+				for (int j = 0; j < 3 * 32 * 32; j++)
+					finite &= d[j] > -3.0f && d[j] < 3.0f;
+				CHECK(finite);
+			}
+		}
+		if (!r->shuffle && !text) {
+			for (uint32_t i = 0; i < b->n; i++)
+				CHECK_EQ_U64(b->s[i].id, b->index * (uint64_t)r->batch + i);
+		}
+		got += b->n;
+		batches++;
+		ts_pipe_batch_release(p, b);
+	}
+	CHECK_EQ_U64(batches, nb * r->epochs);
+	CHECK_EQ_U64(got, per_epoch * r->epochs);
+	CHECK(r->drop_last || once(seen, n_all));
+	if (r->shuffle && r->epochs > 1 && n_all > 16)
+		CHECK(memcmp(order0, prev, n_all * sizeof *prev) != 0);
+	struct ts_pipe_stats st;
+	ts_pipe_stats(p, &st);
+	CHECK_EQ_U64(st.samples, got);
+	CHECK_EQ_U64(st.errors, 0);
+	if (st.errors)
+		fprintf(stderr, "first error: %s\n", st.first_error);
+	/* Samples larger than a slot get their own buffer beyond the reserve. */
+	CHECK(r->slot_size || st.mem_peak <= st.mem_reserved);
+	CHECK(st.mem_peak > 0);
+	CHECK(st.consumer_wait.count == batches);
+	CHECK(!strcmp(st.decode_mode, !strcmp(r->decode, "real") ? "real" : "none"));
+	char *js = ts_pipe_stats_json(&st);
+	CHECK(js && strstr(js, "\"consumer_wait\""));
+	free(js);
+	ts_pipe_free(p);
+	free(seen);
+	free(prev);
+	return order0;
+}
+
+static const struct run_cfg table[] = {
+	/* source qd vcpus batch prefetch epochs shuffle drop decode slot count uring reg */
+	{ "folder", 1, 1, 8, 2, 1, true, false, "none", NULL, 0, true, true },
+	{ "folder", 64, 1, 8, 3, 2, true, false, "none", NULL, 0, true, true },
+	{ "folder", 1, 4, 16, 2, 1, false, false, "real", NULL, 0, true, true },
+	{ "folder", 64, 4, 10, 4, 2, true, true, "real", NULL, 0, true, true },
+	{ "folder", 64, 4, 7, 2, 1, true, false, "none", "4k", 0, true, true },
+	{ "folder", 16, 1, 32, 1, 2, true, false, "none", NULL, 0, false, false },
+	{ "folder", 64, 4, 200, 2, 1, false, false, "none", NULL, 0, true, false },
+	{ "null", 1, 1, 8, 2, 2, true, false, "none", NULL, 1000, true, true },
+	{ "null", 64, 4, 33, 3, 1, true, true, "none", NULL, 1000, true, true },
+	{ "text", 1, 1, 4, 2, 2, false, false, "none", NULL, 0, true, true },
+	{ "text", 64, 4, 4, 3, 1, false, false, "none", NULL, 0, true, true },
+};
+
+int main(int argc, char **argv)
+{
+	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	snprintf(root, sizeof root, "%s/ts_loader_XXXXXX", tmp);
+	if (!mkdtemp(root) || make_folder() || make_text()) {
+		perror("making the test datasets");
+		return 1;
+	}
+	char folder[300], text[300];
+	snprintf(folder, sizeof folder, "%s/folder", argc > 1 ? argv[1] : root);
+	snprintf(text, sizeof text, "%s/corpus.txt", root);
+	for (size_t i = 0; i < TS_ARRAY_SIZE(table); i++) {
+		const struct run_cfg *r = &table[i];
+		int before = tc_failures;
+		const char *path = !strcmp(r->source, "folder") ? folder
+				   : !strcmp(r->source, "text") ? text
+								  : NULL;
+		uint64_t n = !strcmp(r->source, "folder") ? NFILES
+			     : !strcmp(r->source, "null") ? r->count
+							  : (uint64_t)(((ncorpus / r->batch) - 1) / 35) * r->batch;
+		uint32_t *o1 = run_one(r, path, n);
+		/* Same seed, same order. */
+		if (r->shuffle && o1) {
+			uint32_t *o2 = run_one(r, path, n);
+			CHECK(o2 && !memcmp(o1, o2, n * sizeof *o1));
+			free(o2);
+		}
+		free(o1);
+		fprintf(stderr, "%-6s qd=%-2u vcpus=%u batch=%-3u prefetch=%u epochs=%u shuffle=%d "
+				"drop_last=%d decode=%-4s %s\n",
+			r->source, r->qd, r->vcpus, r->batch, r->prefetch, r->epochs, r->shuffle,
+			r->drop_last, r->decode, tc_failures == before ? "ok" : "FAILED");
+	}
+	char cmd[400];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+	if (system(cmd))
+		fprintf(stderr, "could not remove %s\n", root);
+	return tc_exit();
+}
