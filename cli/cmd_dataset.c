@@ -15,12 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "commands.h"
 #include "core/units.h"
 #include "pipeline/dataset.h"
-
-int ts_cmd_dataset(int argc, char **argv);
-
-enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
 static void usage(FILE *f)
 {
@@ -57,7 +54,7 @@ static int usage_error(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "; see 'tiersim dataset --help'\n");
-	return EXIT_USAGE;
+	return TS_EXIT_USAGE;
 }
 
 /* Parses argv[first..] into @cfg; *@out / *@quiet for make. */
@@ -106,7 +103,7 @@ static int parse(int argc, char **argv, int first, struct ts_dataset_config *cfg
 		if (ts_opt_set(ts_dataset_opts, cfg, key, val, err, sizeof(err))) {
 			const char *why = strstr(err, "': ");
 			fprintf(stderr, "tiersim dataset: --%s: %s\n", key, why ? why + 3 : err);
-			return EXIT_USAGE;
+			return TS_EXIT_USAGE;
 		}
 	}
 	return 0;
@@ -178,7 +175,7 @@ static int cmd_make(int argc, char **argv)
 	int rc;
 
 	if (ts_opt_defaults(ts_dataset_opts, &cfg, err, sizeof(err)))
-		return EXIT_FAIL;
+		return TS_EXIT_FAIL;
 	if ((rc = parse(argc, argv, 2, &cfg, &out, &quiet, &kname)))
 		return rc;
 	if (!kname)
@@ -194,7 +191,7 @@ static int cmd_make(int argc, char **argv)
 	rc = ts_dataset_make(kind, &cfg, out, &st, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "tiersim dataset: %s\n", err);
-		return rc == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
+		return rc == -EINVAL ? TS_EXIT_USAGE : TS_EXIT_FAIL;
 	}
 	double secs = (double)st.ns / 1e9;
 	printf("%s: %" PRIu64 " %s, %s in %s; %.1f s on %u thread%s, %.0f %s/s", kname,
@@ -207,7 +204,7 @@ static int cmd_make(int argc, char **argv)
 		       (double)st.encodes / (double)st.samples,
 		       st.bytes ? 100.0 * (double)st.pad_bytes / (double)st.bytes : 0.0);
 	printf("\n");
-	return EXIT_OK;
+	return TS_EXIT_OK;
 }
 
 static int cmd_info(int argc, char **argv)
@@ -222,7 +219,7 @@ static int cmd_info(int argc, char **argv)
 	int rc;
 
 	if (ts_opt_defaults(ts_dataset_opts, &cfg, err, sizeof(err)))
-		return EXIT_FAIL;
+		return TS_EXIT_FAIL;
 	if ((rc = parse(argc, argv, 2, &cfg, &out, &quiet, &what)))
 		return rc;
 	if (!what)
@@ -238,11 +235,11 @@ static int cmd_info(int argc, char **argv)
 		     : ts_dataset_meta_describe(kind, &cfg, &meta, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "tiersim dataset: %s\n", err);
-		return rc == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
+		return rc == -EINVAL ? TS_EXIT_USAGE : TS_EXIT_FAIL;
 	}
 	print_info(&meta, on_disk);
 	ts_dataset_meta_free(&meta);
-	return EXIT_OK;
+	return TS_EXIT_OK;
 }
 
 int ts_cmd_dataset(int argc, char **argv)
@@ -251,12 +248,12 @@ int ts_cmd_dataset(int argc, char **argv)
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help") ||
 		    (i == 1 && !strcmp(argv[i], "help"))) {
 			usage(stdout);
-			return EXIT_OK;
+			return TS_EXIT_OK;
 		}
 	}
 	if (argc < 2) {
 		usage(stderr);
-		return EXIT_USAGE;
+		return TS_EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "make"))
 		return cmd_make(argc, argv);

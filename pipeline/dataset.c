@@ -908,10 +908,11 @@ static int prepare_dir(const char *dir, char *err, size_t errlen)
 	struct dirent *e;
 	while ((e = readdir(d))) {
 		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-			closedir(d);
-			return fail(err, errlen, -EEXIST,
-				    "%s is not empty (holds %s); remove it or choose another --out",
-				    dir, e->d_name);
+			fail(err, errlen, -EEXIST,
+			     "%s is not empty (holds %s); remove it or choose another --out", dir,
+			     e->d_name);
+			closedir(d); /* frees e */
+			return -EEXIST;
 		}
 	}
 	closedir(d);

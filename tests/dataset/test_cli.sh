@@ -2,8 +2,8 @@
 # test_cli.sh — `tiersim dataset` from the command line: a small dataset of
 # each kind made and read back with info; every bad argument gives exactly
 # one line on stderr naming what is wrong, and exit status 2 (usage) or 1
-# (runtime). Argument: the program to run (tiersim, or the stand-alone
-# tiersim-dataset); the rest of the line goes before "dataset".
+# (runtime). Arguments: the tiersim program (and any words to put before
+# "dataset").
 set -u
 prog=("$@")
 tmp=$(mktemp -d /tmp/ts_dscli_XXXXXX)
