@@ -57,25 +57,15 @@ static uint8_t clamp8(int v)
 	return (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
 }
 
+/* Nearest integer, ties away from zero (lrintf is a libm call here). */
+static inline int round_f(float v)
+{
+	return (int)(v + (v >= 0.0f ? 0.5f : -0.5f));
+}
+
 static float smooth(float t)
 {
 	return t * t * (3.0f - 2.0f * t);
-}
-
-/* Bilinear (smoothstep) sample of a lattice of @nx x @ny floats, @stride
- * floats apart, at lattice coordinates (fx, fy). */
-static float lattice(const float *v, int nx, int ny, int stride, float fx, float fy)
-{
-	int x0 = (int)fx, y0 = (int)fy;
-	if (x0 >= nx - 1)
-		x0 = nx - 2;
-	if (y0 >= ny - 1)
-		y0 = ny - 2;
-	float tx = smooth(fx - (float)x0), ty = smooth(fy - (float)y0);
-	const float *a = v + ((size_t)y0 * nx + x0) * stride, *b = a + (size_t)nx * stride;
-	float top = a[0] + (a[stride] - a[0]) * tx;
-	float bot = b[0] + (b[stride] - b[0]) * tx;
-	return top + (bot - top) * ty;
 }
 
 struct shape {
@@ -121,6 +111,9 @@ static int synth(struct ts_jpeggen *g, uint64_t seed, uint32_t w, uint32_t h)
 
 	if ((err = reserve(g, npix * 3)))
 		return err;
+	/* locals: a uint8_t store could alias the struct's pointers */
+	uint8_t *restrict base = g->base;
+	int8_t *restrict grain = g->grain;
 	ts_rng_seed(&r, seed);
 
 	/* background lattice: (gx+1) x (gy+1) colours */
@@ -140,26 +133,56 @@ static int synth(struct ts_jpeggen *g, uint64_t seed, uint32_t w, uint32_t h)
 	float cell = 5.0f + 19.0f * (float)ts_rng_double(&r);
 	int tx = (int)((float)w / cell) + 2, ty = (int)((float)h / cell) + 2;
 	float *tex = malloc((size_t)tx * ty * sizeof(float));
-	float *gmul = malloc(npix * sizeof(float));
-	if (!tex || !gmul) {
-		free(tex);
-		free(gmul);
-		return -ENOMEM;
+	float *field = malloc(npix * sizeof(float));	/* texture at every pixel */
+	float *gmul = malloc(npix * sizeof(float));	/* grain multiplier per pixel */
+	int *xi = malloc(2 * (size_t)w * sizeof(int));	/* lattice column left of x */
+	float *xt = malloc(2 * (size_t)w * sizeof(float)); /* smoothstep weight */
+	float *row = malloc(((size_t)tx + 3 * 8) * sizeof(float));
+	if (!tex || !field || !gmul || !xi || !xt || !row) {
+		err = -ENOMEM;
+		goto out;
 	}
 	for (int i = 0; i < tx * ty; i++)
 		tex[i] = (float)ts_rng_normal(&r);
 	float bg_tex = 4.0f + 14.0f * (float)ts_rng_double(&r);
 	float bg_grain = 0.4f + 0.8f * (float)ts_rng_double(&r);
 
+	/* the lattices are separable: weights per column once, then per row
+	 * interpolate the lattice rows and per pixel only along x */
+	for (uint32_t x = 0; x < w; x++) {
+		float ft = (float)x / cell;
+		float fb = (float)x * (float)gx / (float)(w > 1 ? w - 1 : 1);
+		int it = (int)ft, ib = (int)fb;
+		it = it >= tx - 1 ? tx - 2 : it;
+		ib = ib >= gx ? gx - 1 : ib;
+		xi[x] = it;
+		xt[x] = smooth(ft - (float)it);
+		xi[w + x] = ib;
+		xt[w + x] = smooth(fb - (float)ib);
+	}
+	float *brow = row + tx;
 	for (uint32_t y = 0; y < h; y++) {
-		float fy = (float)y * (float)gy / (float)(h > 1 ? h - 1 : 1);
-		float ly = (float)y / cell;
+		float ft = (float)y / cell;
+		float fb = (float)y * (float)gy / (float)(h > 1 ? h - 1 : 1);
+		int it = (int)ft, ib = (int)fb;
+		it = it >= ty - 1 ? ty - 2 : it;
+		ib = ib >= gy ? gy - 1 : ib;
+		float wt = smooth(ft - (float)it), wb = smooth(fb - (float)ib);
+		const float *t0 = tex + (size_t)it * tx, *t1 = t0 + tx;
+		for (int k = 0; k < tx; k++)
+			row[k] = t0[k] + (t1[k] - t0[k]) * wt;
+		const float *b0 = bg + (size_t)ib * (gx + 1) * 3, *b1 = b0 + (gx + 1) * 3;
+		for (int k = 0; k < (gx + 1) * 3; k++)
+			brow[k] = b0[k] + (b1[k] - b0[k]) * wb;
+		float *f = field + (size_t)y * w;
+		uint8_t *p = base + (size_t)y * w * 3;
 		for (uint32_t x = 0; x < w; x++) {
-			float fx = (float)x * (float)gx / (float)(w > 1 ? w - 1 : 1);
-			float t = bg_tex * lattice(tex, tx, ty, 1, (float)x / cell, ly);
-			uint8_t *p = g->base + ((size_t)y * w + x) * 3;
+			int a = xi[x], b = xi[w + x];
+			f[x] = row[a] + (row[a + 1] - row[a]) * xt[x];
+			float t = bg_tex * f[x], u = xt[w + x];
+			const float *c0 = brow + b * 3, *c1 = c0 + 3;
 			for (int c = 0; c < 3; c++)
-				p[c] = clamp8((int)lrintf(lattice(bg + c, gx + 1, gy + 1, 3, fx, fy) + t));
+				p[3 * x + c] = clamp8(round_f(c0[c] + (c1[c] - c0[c]) * u + t));
 			gmul[(size_t)y * w + x] = bg_grain;
 		}
 	}
@@ -206,12 +229,11 @@ static int synth(struct ts_jpeggen *g, uint64_t seed, uint32_t w, uint32_t h)
 					continue;
 				if (alpha > 1.0f)
 					alpha = 1.0f;
-				float t = s.tex * lattice(tex, tx, ty, 1, (float)x / cell,
-							  (float)y / cell + 0.5f);
-				uint8_t *p = g->base + ((size_t)y * w + x) * 3;
+				float t = s.tex * field[(size_t)y * w + x];
+				uint8_t *p = base + ((size_t)y * w + x) * 3;
 				for (int c = 0; c < 3; c++) {
 					float col = s.rgb[c] + s.grad[c][0] * u + s.grad[c][1] * v + t;
-					p[c] = clamp8((int)lrintf(alpha * col + (1.0f - alpha) * p[c]));
+					p[c] = clamp8(round_f(alpha * col + (1.0f - alpha) * p[c]));
 				}
 				gmul[(size_t)y * w + x] = s.grain;
 			}
@@ -225,21 +247,30 @@ static int synth(struct ts_jpeggen *g, uint64_t seed, uint32_t w, uint32_t h)
 		float l = gauss4(xs64(&xs));
 		for (int c = 0; c < 3; c++) {
 			float v = m * (0.84f * l + 0.55f * gauss4(xs64(&xs)));
-			g->grain[i * 3 + c] = (int8_t)(v < -127 ? -127 : v > 127 ? 127 : lrintf(v));
+			grain[i * 3 + c] = (int8_t)(v < -127 ? -127 : v > 127 ? 127 : round_f(v));
 		}
 	}
+out:
 	free(tex);
+	free(field);
 	free(gmul);
-	return 0;
+	free(xi);
+	free(xt);
+	free(row);
+	return err;
 }
 
 /* g->rgb = base + amplitude * grain. */
 static void mix(struct ts_jpeggen *g, size_t n, double amp)
 {
 	int a = (int)lrint(amp * 256.0);
+	/* locals: a uint8_t store could alias the struct's pointers */
+	const uint8_t *restrict base = g->base;
+	const int8_t *restrict grain = g->grain;
+	uint8_t *restrict out = g->rgb;
 
 	for (size_t i = 0; i < n; i++)
-		g->rgb[i] = clamp8(g->base[i] + ((a * g->grain[i] + 128) >> 8));
+		out[i] = clamp8(base[i] + ((a * grain[i] + 128) >> 8));
 }
 
 int ts_jpeggen_pixels(struct ts_jpeggen *g, uint64_t seed, uint32_t width, uint32_t height,
