@@ -5,6 +5,7 @@
  *   tiersim dataset make KIND --out DIR [--count N] [--seed S] [--val N]
  *                        [--classes N] [--encoded] [--threads N] [--quiet]
  *   tiersim dataset info DIR|KIND [--count N] [--seed S] ...
+ *   tiersim dataset list DIR|KIND [...]   one line per sample (text form)
  */
 #include <inttypes.h>
 #include <math.h>
@@ -23,9 +24,12 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: tiersim dataset make KIND --out DIR [OPTIONS]\n"
-		"       tiersim dataset info DIR|KIND [OPTIONS]\n\n"
+		"       tiersim dataset info DIR|KIND [OPTIONS]\n"
+		"       tiersim dataset list DIR|KIND [OPTIONS]\n\n"
 		"Generates look-alikes of the datasets the study used, deterministically\n"
-		"from a seed, or shows a dataset's sizes (for a KIND, without writing it).\n\n"
+		"from a seed, or shows a dataset's sizes (for a KIND, without writing it);\n"
+		"list prints one line per sample in storage order: index, file or key,\n"
+		"bytes, width, height, label.\n\n"
 		"kinds:\n"
 		"  imagenet-jpeg  class-per-folder tree of JPEG files (train/, val/ with --val)\n"
 		"  imagenet-lmdb  Caffe LMDB of 256x256 Datum records (convert_imageset)\n"
@@ -207,7 +211,33 @@ static int cmd_make(int argc, char **argv)
 	return TS_EXIT_OK;
 }
 
-static int cmd_info(int argc, char **argv)
+static void print_list(const struct ts_dataset_meta *m)
+{
+	char name[192];
+
+	if (m->kind == TS_DS_PTB_TEXT) {
+		for (size_t i = 0; i < m->nfiles; i++)
+			printf("%zu\t%s\t%" PRIu64 "\t%" PRIu64 " words\t%" PRIu64 " lines\n", i,
+			       m->files[i].path, m->files[i].bytes, m->words[i], m->lines[i]);
+		return;
+	}
+	printf("# index\t%s\tbytes\twidth\theight\tlabel\n",
+	       m->kind == TS_DS_IMAGENET_JPEG   ? "path"
+	       : m->kind == TS_DS_IMAGENET_LMDB ? "key"
+					       : "record id");
+	for (uint64_t j = 0; j < m->samples; j++) {
+		if (m->kind == TS_DS_IMAGENET_JPEG)
+			ts_dataset_sample_path(m, m->order[j], name, sizeof(name));
+		else if (m->kind == TS_DS_IMAGENET_LMDB)
+			ts_dataset_lmdb_key(m, j, name, sizeof(name));
+		else
+			snprintf(name, sizeof(name), "%" PRIu32, m->order[j]);
+		printf("%" PRIu64 "\t%s\t%" PRIu32 "\t%u\t%u\t%u\n", j, name, m->bytes[j],
+		       m->width[j], m->height[j], m->label[j]);
+	}
+}
+
+static int cmd_info(int argc, char **argv, bool list)
 {
 	struct ts_dataset_config cfg;
 	struct ts_dataset_meta meta;
@@ -223,9 +253,10 @@ static int cmd_info(int argc, char **argv)
 	if ((rc = parse(argc, argv, 2, &cfg, &out, &quiet, &what)))
 		return rc;
 	if (!what)
-		return usage_error("info needs a DIR or a KIND");
+		return usage_error("%s needs a DIR or a KIND", argv[1]);
 	if (out)
 		return usage_error("--out is for make");
+
 	on_disk = ts_dataset_kind_parse(what, &kind) != 0;
 	if (on_disk && stat(what, &sb))
 		return usage_error("'%s' is neither a kind (imagenet-jpeg, imagenet-lmdb, "
@@ -237,7 +268,10 @@ static int cmd_info(int argc, char **argv)
 		fprintf(stderr, "tiersim dataset: %s\n", err);
 		return rc == -EINVAL ? TS_EXIT_USAGE : TS_EXIT_FAIL;
 	}
-	print_info(&meta, on_disk);
+	if (list)
+		print_list(&meta);
+	else
+		print_info(&meta, on_disk);
 	ts_dataset_meta_free(&meta);
 	return TS_EXIT_OK;
 }
@@ -257,7 +291,7 @@ int ts_cmd_dataset(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "make"))
 		return cmd_make(argc, argv);
-	if (!strcmp(argv[1], "info"))
-		return cmd_info(argc, argv);
-	return usage_error("unknown action '%s' (make or info)", argv[1]);
+	if (!strcmp(argv[1], "info") || !strcmp(argv[1], "list"))
+		return cmd_info(argc, argv, !strcmp(argv[1], "list"));
+	return usage_error("unknown action '%s' (make, info or list)", argv[1]);
 }

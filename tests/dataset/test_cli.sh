@@ -47,6 +47,12 @@ grep -q "6 images" "$tmp/out" || fail "make imagenet-jpeg: no summary line"
 [ "$(find "$tmp/jpeg/train" -name '*.JPEG' | wc -l)" -eq 6 ] || fail "not 6 JPEG files"
 expect 0 "" info "$tmp/jpeg"
 grep -q "on disk" "$tmp/out" || fail "info DIR does not say it read the disk"
+# the text form: a made dataset lists as its description does
+"${prog[@]}" dataset list "$tmp/jpeg" >"$tmp/l1" 2>&1 || fail "list DIR failed"
+"${prog[@]}" dataset list imagenet-jpeg --count 6 --classes 2 --seed 3 >"$tmp/l2" 2>&1 ||
+	fail "list KIND failed"
+cmp -s "$tmp/l1" "$tmp/l2" || fail "list DIR and list KIND differ"
+[ "$(grep -c JPEG "$tmp/l1")" -eq 6 ] || fail "list: not 6 lines"
 expect 0 "" make ptb-text --count 3000 --out "$tmp/ptb" --quiet
 expect 0 "" info "$tmp/ptb"
 grep -q "3000 words" "$tmp/out" || fail "info ptb: no word count"
