@@ -1216,7 +1216,8 @@ static int make_text(const struct ts_dataset_meta *meta, const char *dir,
 				  "%s: wrote %" PRIu64 " bytes where the model says %" PRIu64
 				  " (generator bug)",
 				  path, c.bytes, meta->files[s].bytes);
-		st->samples += c.words;
+		if (s == 0)
+			st->samples = c.words; /* train words, as --count */
 	}
 	st->threads = 1;
 	ts_vocab_free(&v);
