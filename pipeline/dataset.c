@@ -88,11 +88,10 @@ const struct ts_opt ts_dataset_opts[] = {
 
 /*
  * Resolutions. The average ImageNet image is 469x387 (image-net.org's
- * ILSVRC2014 page, as widely quoted); most files are Flickr's 500-pixel
- * "medium" size, with outliers from 75x56 to 4288x2848 (per-class
- * extremes quoted for the fish classes). The weights are modeled to give
- * that average (this table: 466x385, 59% of images at 500x375, 375x500,
- * 500x333 or 333x500) with a tail of small and of camera-size images.
+ * ILSVRC2014 page, as widely quoted); most files are 500 pixels on the
+ * longer side, with small and camera-size outliers. The weights are
+ * modeled to give that average (this table: 466x385, 59% of images at
+ * 500x375, 375x500, 500x333 or 333x500).
  */
 static const struct {
 	uint16_t w, h;

@@ -68,6 +68,17 @@ static float smooth(float t)
 	return t * t * (3.0f - 2.0f * t);
 }
 
+/* Where lattice coordinate @f falls among @n nodes: the node to its left
+ * (at most n - 2) and the smoothstep weight of the next one. */
+static void lattice_pos(float f, int n, int *i, float *t)
+{
+	int k = (int)f;
+	if (k > n - 2)
+		k = n - 2;
+	*i = k;
+	*t = smooth(f - (float)k);
+}
+
 struct shape {
 	float cx, cy, rx, ry, cs, sn;	/* centre, radii, rotation */
 	bool ellipse;
@@ -150,24 +161,16 @@ static int synth(struct ts_jpeggen *g, uint64_t seed, uint32_t w, uint32_t h)
 	/* the lattices are separable: weights per column once, then per row
 	 * interpolate the lattice rows and per pixel only along x */
 	for (uint32_t x = 0; x < w; x++) {
-		float ft = (float)x / cell;
-		float fb = (float)x * (float)gx / (float)(w > 1 ? w - 1 : 1);
-		int it = (int)ft, ib = (int)fb;
-		it = it >= tx - 1 ? tx - 2 : it;
-		ib = ib >= gx ? gx - 1 : ib;
-		xi[x] = it;
-		xt[x] = smooth(ft - (float)it);
-		xi[w + x] = ib;
-		xt[w + x] = smooth(fb - (float)ib);
+		lattice_pos((float)x / cell, tx, &xi[x], &xt[x]);
+		lattice_pos((float)x * (float)gx / (float)(w > 1 ? w - 1 : 1), gx + 1, &xi[w + x],
+			    &xt[w + x]);
 	}
 	float *brow = row + tx;
 	for (uint32_t y = 0; y < h; y++) {
-		float ft = (float)y / cell;
-		float fb = (float)y * (float)gy / (float)(h > 1 ? h - 1 : 1);
-		int it = (int)ft, ib = (int)fb;
-		it = it >= ty - 1 ? ty - 2 : it;
-		ib = ib >= gy ? gy - 1 : ib;
-		float wt = smooth(ft - (float)it), wb = smooth(fb - (float)ib);
+		int it, ib;
+		float wt, wb;
+		lattice_pos((float)y / cell, ty, &it, &wt);
+		lattice_pos((float)y * (float)gy / (float)(h > 1 ? h - 1 : 1), gy + 1, &ib, &wb);
 		const float *t0 = tex + (size_t)it * tx, *t1 = t0 + tx;
 		for (int k = 0; k < tx; k++)
 			row[k] = t0[k] + (t1[k] - t0[k]) * wt;
