@@ -1,0 +1,871 @@
+/*
+ * profile.c — tier profiles: loading them from Lua files, what they mean at
+ * a capacity, and the table `tierfs --list-tiers` prints.
+ *
+ * A profile file runs in a sandbox that holds only `tier` and a few pure
+ * functions (math, string, tonumber...): no io, os, require or load, so a
+ * profile can compute but cannot touch anything. `tier "name"` returns a
+ * function that takes the tier's table, so a declaration reads
+ *
+ *     tier "ssd-cloud" { iops = { b = 30, cap = 20000 }, ... }
+ *
+ * and the first call records the line of the declaration (debug info of
+ * its caller), which every later error about the tier names. The tables
+ * are converted to C once the file has run; unknown fields are errors.
+ */
+#include <inttypes.h>
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "paths.h"
+#include "tier.h"
+#include "units.h"
+
+struct ts_tier_set {
+	struct ts_tier_profile **p; /* declaration order */
+	size_t n, cap;
+	struct ts_tier_profile **retired; /* replaced by a user file, kept alive */
+	size_t nretired, capretired;
+};
+
+/* ---- Loading ------------------------------------------------------------ */
+
+#define LIST_KEY "ts.tier.list"
+
+/* tier "name" { ... }: the inner call, upvalues name and line. */
+static int l_tier_body(lua_State *L)
+{
+	luaL_checktype(L, 1, LUA_TTABLE);
+	lua_getfield(L, LUA_REGISTRYINDEX, LIST_KEY);
+	lua_Integer n = luaL_len(L, -1);
+	for (lua_Integer i = 1; i <= n; i++) {
+		lua_rawgeti(L, -1, i);
+		lua_getfield(L, -1, "name");
+		if (lua_rawequal(L, -1, lua_upvalueindex(1)))
+			return luaL_error(L, "tier '%s' is declared twice in this file",
+					  lua_tostring(L, lua_upvalueindex(1)));
+		lua_pop(L, 2);
+	}
+	lua_createtable(L, 0, 3);
+	lua_pushvalue(L, lua_upvalueindex(1));
+	lua_setfield(L, -2, "name");
+	lua_pushvalue(L, lua_upvalueindex(2));
+	lua_setfield(L, -2, "line");
+	lua_pushvalue(L, 1);
+	lua_setfield(L, -2, "t");
+	lua_rawseti(L, -2, n + 1);
+	return 0;
+}
+
+static int l_tier(lua_State *L)
+{
+	const char *name = luaL_checkstring(L, 1);
+	if (!*name)
+		return luaL_error(L, "tier name is empty");
+	/* The line in the file's main chunk, so that a tier declared through
+	 * a helper function is named by the helper's call. */
+	lua_Debug ar;
+	int line = 0;
+	for (int lv = 1; lua_getstack(L, lv, &ar); lv++) {
+		if (!lua_getinfo(L, "Sl", &ar))
+			break;
+		if (ar.currentline > 0)
+			line = ar.currentline;
+		if (strcmp(ar.what, "main") == 0)
+			break;
+	}
+	lua_pushvalue(L, 1);
+	lua_pushinteger(L, line);
+	lua_pushcclosure(L, l_tier_body, 2);
+	return 1;
+}
+
+/* The sandbox's globals: tier and pure functions only. */
+static void push_sandbox(lua_State *L)
+{
+	static const char *const base[] = { "tonumber", "tostring", "type", "pairs", "ipairs",
+					    "select", "error", "assert", "next" };
+	static const char *const libs[] = { "math", "string", "table" };
+	lua_newtable(L);
+	for (size_t i = 0; i < TS_ARRAY_SIZE(base); i++) {
+		lua_getglobal(L, base[i]);
+		lua_setfield(L, -2, base[i]);
+	}
+	for (size_t i = 0; i < TS_ARRAY_SIZE(libs); i++) {
+		lua_getglobal(L, libs[i]);
+		lua_setfield(L, -2, libs[i]);
+	}
+	lua_pushcfunction(L, l_tier);
+	lua_setfield(L, -2, "tier");
+}
+
+/* Context for converting one tier table. */
+struct conv {
+	lua_State *L;
+	const char *file;
+	int line;
+	const char *tier;
+	char *err;
+	size_t errlen;
+};
+
+TS_PRINTF(3, 4)
+static int conv_fail(struct conv *c, const char *field, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(c->err, c->errlen, "%s:%d: tier '%s': field '%s': %s", c->file, c->line, c->tier,
+		 field, msg);
+	return TS_E_PROFILE;
+}
+
+/* Every key of the table at @idx must be one of @known (NULL-terminated). */
+static int check_keys(struct conv *c, int idx, const char *prefix, const char *const *known)
+{
+	lua_State *L = c->L;
+	idx = lua_absindex(L, idx);
+	lua_pushnil(L);
+	while (lua_next(L, idx)) {
+		lua_pop(L, 1);
+		char field[96];
+		if (lua_type(L, -1) != LUA_TSTRING) {
+			lua_pop(L, 1);
+			return conv_fail(c, prefix[0] ? prefix : "(table)",
+					 "unexpected positional value; use named fields");
+		}
+		const char *k = lua_tostring(L, -1);
+		bool ok = false;
+		for (const char *const *p = known; *p; p++)
+			ok |= strcmp(*p, k) == 0;
+		if (!ok) {
+			char list[256] = "";
+			size_t used = 0;
+			for (const char *const *p = known; *p; p++)
+				used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
+							used ? ", " : "", *p);
+			snprintf(field, sizeof(field), "%s%s%s", prefix, prefix[0] ? "." : "", k);
+			lua_pop(L, 1);
+			return conv_fail(c, field, "unknown field (known: %s)", list);
+		}
+	}
+	return 0;
+}
+
+static void path_of(char *out, size_t n, const char *prefix, const char *k)
+{
+	snprintf(out, n, "%s%s%s", prefix, prefix[0] ? "." : "", k);
+}
+
+/* Pushes t[k] of the table at @idx; returns its type. */
+static int get(struct conv *c, int idx, const char *k)
+{
+	return lua_getfield(c->L, idx, k);
+}
+
+static int get_string(struct conv *c, int idx, const char *prefix, const char *k, char **out)
+{
+	char f[96];
+	int ty = get(c, idx, k);
+	path_of(f, sizeof(f), prefix, k);
+	if (ty == LUA_TNIL) {
+		lua_pop(c->L, 1);
+		return 0;
+	}
+	if (ty != LUA_TSTRING) {
+		lua_pop(c->L, 1);
+		return conv_fail(c, f, "expected a string, got a %s", lua_typename(c->L, ty));
+	}
+	char *s = strdup(lua_tostring(c->L, -1));
+	lua_pop(c->L, 1);
+	if (!s)
+		return -ENOMEM;
+	free(*out);
+	*out = s;
+	return 0;
+}
+
+static int get_number(struct conv *c, int idx, const char *prefix, const char *k, double *out,
+		      bool *present)
+{
+	char f[96];
+	int ty = get(c, idx, k);
+	path_of(f, sizeof(f), prefix, k);
+	if (present)
+		*present = ty != LUA_TNIL;
+	if (ty == LUA_TNIL) {
+		lua_pop(c->L, 1);
+		return 0;
+	}
+	if (ty != LUA_TNUMBER) {
+		lua_pop(c->L, 1);
+		return conv_fail(c, f, "expected a number, got a %s", lua_typename(c->L, ty));
+	}
+	double v = lua_tonumber(c->L, -1);
+	lua_pop(c->L, 1);
+	if (!isfinite(v) || v < 0)
+		return conv_fail(c, f, "expected a finite number >= 0, got %g", v);
+	*out = v;
+	return 0;
+}
+
+static int get_bool(struct conv *c, int idx, const char *prefix, const char *k, bool *out)
+{
+	char f[96];
+	int ty = get(c, idx, k);
+	path_of(f, sizeof(f), prefix, k);
+	if (ty == LUA_TNIL) {
+		lua_pop(c->L, 1);
+		return 0;
+	}
+	if (ty != LUA_TBOOLEAN) {
+		lua_pop(c->L, 1);
+		return conv_fail(c, f, "expected true or false, got a %s", lua_typename(c->L, ty));
+	}
+	*out = lua_toboolean(c->L, -1);
+	lua_pop(c->L, 1);
+	return 0;
+}
+
+/* A size ("500GiB", "256KiB") or a number of bytes. */
+static int get_size(struct conv *c, int idx, const char *prefix, const char *k, uint64_t *out)
+{
+	char f[96];
+	int ty = get(c, idx, k);
+	path_of(f, sizeof(f), prefix, k);
+	if (ty == LUA_TNIL) {
+		lua_pop(c->L, 1);
+		return 0;
+	}
+	if (ty != LUA_TSTRING && ty != LUA_TNUMBER) {
+		lua_pop(c->L, 1);
+		return conv_fail(c, f, "expected a size like \"500GiB\", got a %s",
+				 lua_typename(c->L, ty));
+	}
+	const char *s = lua_tostring(c->L, -1);
+	int rc = ts_parse_size(s, out);
+	if (rc) {
+		rc = conv_fail(c, f, "expected a size like \"500GiB\", got '%s'", s);
+		lua_pop(c->L, 1);
+		return rc;
+	}
+	lua_pop(c->L, 1);
+	return 0;
+}
+
+/* A duration ("1ms", "250us"); a bare number is seconds. */
+static int get_duration(struct conv *c, int idx, const char *prefix, const char *k, double *out,
+			bool *present)
+{
+	char f[96];
+	int ty = get(c, idx, k);
+	path_of(f, sizeof(f), prefix, k);
+	*present = ty != LUA_TNIL;
+	if (ty == LUA_TNIL) {
+		lua_pop(c->L, 1);
+		return 0;
+	}
+	uint64_t ns;
+	const char *s = ty == LUA_TSTRING || ty == LUA_TNUMBER ? lua_tostring(c->L, -1) : NULL;
+	if (!s || ts_parse_duration(s, TS_NS_PER_S, &ns)) {
+		int rc = conv_fail(c, f, "expected a duration like \"1.5ms\", got %s%s%s",
+				   s ? "'" : "a ", s ? s : lua_typename(c->L, ty), s ? "'" : "");
+		lua_pop(c->L, 1);
+		return rc;
+	}
+	lua_pop(c->L, 1);
+	*out = (double)ns;
+	return 0;
+}
+
+/* A formula: a number (a constant), or { a=, b=, cap=, floor= }, or
+ * { steps = { {from_gib, value}, ... } }. */
+static int get_formula(struct conv *c, int idx, const char *prefix, const char *k,
+		       struct ts_tier_formula *out)
+{
+	static const char *const keys[] = { "a", "b", "cap", "floor", "steps", NULL };
+	lua_State *L = c->L;
+	char f[96];
+	int rc = 0;
+	int base = lua_gettop(L);
+	int ty = get(c, idx, k);
+	path_of(f, sizeof(f), prefix, k);
+	memset(out, 0, sizeof(*out));
+	if (ty == LUA_TNIL)
+		goto out;
+	if (ty == LUA_TNUMBER) {
+		double v = lua_tonumber(L, -1);
+		if (!isfinite(v) || v < 0) {
+			rc = conv_fail(c, f, "expected a number >= 0, got %g", v);
+			goto out;
+		}
+		out->set = true;
+		out->a = v;
+		goto out;
+	}
+	if (ty != LUA_TTABLE) {
+		rc = conv_fail(c, f, "expected a number or a table { a=, b=, cap=, floor= }, got a %s",
+			       lua_typename(L, ty));
+		goto out;
+	}
+	int t = lua_gettop(L);
+	if ((rc = check_keys(c, t, f, keys)) || (rc = get_number(c, t, f, "a", &out->a, NULL)) ||
+	    (rc = get_number(c, t, f, "b", &out->b, NULL)) ||
+	    (rc = get_number(c, t, f, "cap", &out->cap, NULL)) ||
+	    (rc = get_number(c, t, f, "floor", &out->floor, NULL)))
+		goto out;
+	out->set = true;
+	char sf[112];
+	snprintf(sf, sizeof(sf), "%s.steps", f);
+	ty = lua_getfield(L, t, "steps");
+	if (ty == LUA_TTABLE) {
+		lua_Integer n = luaL_len(L, -1);
+		if (n < 1 || n > TS_TIER_MAX_STEPS) {
+			rc = conv_fail(c, sf, "expected 1 to %d steps, got %lld", TS_TIER_MAX_STEPS,
+				       (long long)n);
+			goto out;
+		}
+		for (lua_Integer i = 1; i <= n; i++) {
+			lua_rawgeti(L, -1, i);
+			lua_rawgeti(L, -1, 1);
+			lua_rawgeti(L, -2, 2);
+			bool ok = lua_type(L, -1) == LUA_TNUMBER && lua_type(L, -2) == LUA_TNUMBER;
+			double from = lua_tonumber(L, -2), v = lua_tonumber(L, -1);
+			lua_pop(L, 3);
+			if (!ok || from < 0 || v < 0 ||
+			    (i > 1 && from <= out->step[i - 2].from_gib)) {
+				rc = conv_fail(c, sf,
+					       "step %lld: expected { from_gib, value } with from_gib "
+					       "increasing, numbers >= 0",
+					       (long long)i);
+				goto out;
+			}
+			out->step[i - 1].from_gib = from;
+			out->step[i - 1].value = v;
+		}
+		out->nsteps = (unsigned)n;
+	} else if (ty != LUA_TNIL) {
+		rc = conv_fail(c, sf, "expected a table of { from_gib, value }");
+	}
+out:
+	lua_settop(L, base);
+	return rc;
+}
+
+static int get_dist(struct conv *c, int idx, const char *prefix, const char *k,
+		    struct ts_tier_dist *out)
+{
+	static const char *const keys[] = { "p50", "p99", "lo", "hi", "fixed", NULL };
+	lua_State *L = c->L;
+	char f[96];
+	int rc = 0;
+	int base = lua_gettop(L);
+	int ty = get(c, idx, k);
+	path_of(f, sizeof(f), prefix, k);
+	memset(out, 0, sizeof(*out));
+	if (ty == LUA_TNIL)
+		goto out;
+	if (ty != LUA_TTABLE) {
+		rc = conv_fail(c, f, "expected { p50=, p99= }, { lo=, hi= } or { fixed= }, got a %s",
+			       lua_typename(L, ty));
+		goto out;
+	}
+	int t = lua_gettop(L);
+	bool h50, h99, hlo, hhi, hfix;
+	double fix = 0;
+	if ((rc = check_keys(c, t, f, keys)) ||
+	    (rc = get_duration(c, t, f, "p50", &out->p50_ns, &h50)) ||
+	    (rc = get_duration(c, t, f, "p99", &out->p99_ns, &h99)) ||
+	    (rc = get_duration(c, t, f, "lo", &out->lo_ns, &hlo)) ||
+	    (rc = get_duration(c, t, f, "hi", &out->hi_ns, &hhi)) ||
+	    (rc = get_duration(c, t, f, "fixed", &fix, &hfix)))
+		goto out;
+	if (h50 && h99 && !hlo && !hhi && !hfix) {
+		if (out->p50_ns <= 0 || out->p99_ns < out->p50_ns) {
+			rc = conv_fail(c, f, "needs 0 < p50 <= p99");
+			goto out;
+		}
+		out->kind = TS_TIER_DIST_LOGNORMAL;
+	} else if (hlo && hhi && !h50 && !h99 && !hfix) {
+		if (out->hi_ns < out->lo_ns) {
+			rc = conv_fail(c, f, "needs lo <= hi");
+			goto out;
+		}
+		out->kind = TS_TIER_DIST_UNIFORM;
+		out->p50_ns = (out->lo_ns + out->hi_ns) / 2;
+		out->p99_ns = out->lo_ns + 0.99 * (out->hi_ns - out->lo_ns);
+	} else if (hfix && !h50 && !h99 && !hlo && !hhi) {
+		out->kind = fix > 0 ? TS_TIER_DIST_FIXED : TS_TIER_DIST_NONE;
+		out->p50_ns = out->p99_ns = fix;
+	} else {
+		rc = conv_fail(c, f, "give exactly one of p50+p99, lo+hi or fixed");
+	}
+out:
+	lua_settop(L, base);
+	return rc;
+}
+
+static void profile_free(struct ts_tier_profile *p)
+{
+	if (!p)
+		return;
+	free(p->name);
+	free(p->desc);
+	free(p->source);
+	free(p->where);
+	free(p);
+}
+
+/* Converts the tier table at the top of the stack. */
+static int conv_tier(struct conv *c, struct ts_tier_profile *p)
+{
+	static const char *const keys[] = { "desc",	    "source",	      "capacity",
+					    "iops",	    "read_iops",      "write_iops",
+					    "mibps",	    "read_mibps",     "write_mibps",
+					    "io_unit",	    "merge_sequential", "charge_full_unit",
+					    "burst",	    "parallel",	      "latency",
+					    NULL };
+	static const char *const cap_keys[] = { "min", "max", "default", NULL };
+	static const char *const burst_keys[] = { "kind", "iops", "mibps", "bucket", "below_gib",
+						  NULL };
+	static const char *const lat_keys[] = { "read", "write", "meta", "sync", NULL };
+	lua_State *L = c->L;
+	int t = lua_gettop(L);
+	int rc;
+	double par = 0;
+	bool has;
+
+	if ((rc = check_keys(c, t, "", keys)) || (rc = get_string(c, t, "", "desc", &p->desc)) ||
+	    (rc = get_string(c, t, "", "source", &p->source)) ||
+	    (rc = get_formula(c, t, "", "iops", &p->iops)) ||
+	    (rc = get_formula(c, t, "", "read_iops", &p->read_iops)) ||
+	    (rc = get_formula(c, t, "", "write_iops", &p->write_iops)) ||
+	    (rc = get_formula(c, t, "", "mibps", &p->mibps)) ||
+	    (rc = get_formula(c, t, "", "read_mibps", &p->read_mibps)) ||
+	    (rc = get_formula(c, t, "", "write_mibps", &p->write_mibps)) ||
+	    (rc = get_size(c, t, "", "io_unit", &p->io_unit)) ||
+	    (rc = get_bool(c, t, "", "merge_sequential", &p->merge_sequential)) ||
+	    (rc = get_bool(c, t, "", "charge_full_unit", &p->charge_full_unit)) ||
+	    (rc = get_number(c, t, "", "parallel", &par, &has)))
+		return rc;
+	if (par != floor(par) || par > 65536)
+		return conv_fail(c, "parallel", "expected a whole number in [0, 65536], got %g", par);
+	p->parallel = (unsigned)par;
+	if ((p->merge_sequential || p->charge_full_unit) && !p->io_unit)
+		return conv_fail(c, p->merge_sequential ? "merge_sequential" : "charge_full_unit",
+				 "needs io_unit");
+
+	/* capacity = { min=, max=, default= } */
+	p->cap_min = 1 * TS_GiB;
+	p->cap_max = 64 * 1024 * TS_GiB;
+	p->cap_default = 500 * TS_GiB;
+	int ty = lua_getfield(L, t, "capacity");
+	if (ty == LUA_TTABLE) {
+		int ct = lua_gettop(L);
+		if ((rc = check_keys(c, ct, "capacity", cap_keys)) ||
+		    (rc = get_size(c, ct, "capacity", "min", &p->cap_min)) ||
+		    (rc = get_size(c, ct, "capacity", "max", &p->cap_max)) ||
+		    (rc = get_size(c, ct, "capacity", "default", &p->cap_default)))
+			return rc;
+		if (p->cap_min > p->cap_max || p->cap_default < p->cap_min ||
+		    p->cap_default > p->cap_max)
+			return conv_fail(c, "capacity", "needs min <= default <= max");
+	} else if (ty != LUA_TNIL) {
+		return conv_fail(c, "capacity", "expected { min=, max=, default= }");
+	}
+	lua_pop(L, 1);
+
+	/* burst = { kind=, iops=|mibps=, bucket=, below_gib= } */
+	ty = lua_getfield(L, t, "burst");
+	if (ty == LUA_TTABLE) {
+		int bt = lua_gettop(L);
+		char *kind = NULL;
+		if ((rc = check_keys(c, bt, "burst", burst_keys)) ||
+		    (rc = get_string(c, bt, "burst", "kind", &kind)))
+			return rc;
+		if (kind && strcmp(kind, "iops") == 0)
+			p->burst = TS_TIER_BURST_IOPS;
+		else if (kind && strcmp(kind, "bytes") == 0)
+			p->burst = TS_TIER_BURST_BYTES;
+		else
+			rc = conv_fail(c, "burst.kind", "expected \"iops\" or \"bytes\", got %s%s%s",
+				       kind ? "'" : "", kind ? kind : "nothing", kind ? "'" : "");
+		free(kind);
+		if (rc || (rc = get_formula(c, bt, "burst", "iops", &p->burst_iops)) ||
+		    (rc = get_formula(c, bt, "burst", "mibps", &p->burst_mibps)) ||
+		    (rc = get_formula(c, bt, "burst", "bucket", &p->bucket)) ||
+		    (rc = get_formula(c, bt, "burst", "below_gib", &p->burst_below_gib)))
+			return rc;
+		if (!p->bucket.set)
+			return conv_fail(c, "burst.bucket", "is required");
+		if (p->burst == TS_TIER_BURST_IOPS && (!p->burst_iops.set || !p->iops.set))
+			return conv_fail(c, "burst.iops",
+					 "an iops burst needs burst.iops and a baseline iops");
+		if (p->burst == TS_TIER_BURST_BYTES && (!p->burst_mibps.set || !p->mibps.set))
+			return conv_fail(c, "burst.mibps",
+					 "a bytes burst needs burst.mibps and a baseline mibps");
+	} else if (ty != LUA_TNIL) {
+		return conv_fail(c, "burst", "expected a table");
+	}
+	lua_pop(L, 1);
+
+	/* latency = { read=, write=, meta=, sync= } */
+	ty = lua_getfield(L, t, "latency");
+	if (ty == LUA_TTABLE) {
+		int lt = lua_gettop(L);
+		if ((rc = check_keys(c, lt, "latency", lat_keys)) ||
+		    (rc = get_dist(c, lt, "latency", "read", &p->lat_read)) ||
+		    (rc = get_dist(c, lt, "latency", "write", &p->lat_write)) ||
+		    (rc = get_dist(c, lt, "latency", "meta", &p->lat_meta)) ||
+		    (rc = get_dist(c, lt, "latency", "sync", &p->lat_sync)))
+			return rc;
+	} else if (ty != LUA_TNIL) {
+		return conv_fail(c, "latency", "expected a table");
+	}
+	lua_pop(L, 1);
+	return 0;
+}
+
+static int set_push(struct ts_tier_profile ***v, size_t *n, size_t *cap,
+		    struct ts_tier_profile *p)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 16;
+		void *nv = realloc(*v, nc * sizeof(**v));
+		if (!nv)
+			return -ENOMEM;
+		*v = nv;
+		*cap = nc;
+	}
+	(*v)[(*n)++] = p;
+	return 0;
+}
+
+/* Runs @path and converts its tiers into @out (a fresh set). */
+static int load_file(const char *path, struct ts_tier_set *out, char *err, size_t errlen)
+{
+	lua_State *L = luaL_newstate();
+	int rc = 0;
+	if (!L)
+		return -ENOMEM;
+	luaL_requiref(L, "_G", luaopen_base, 1);
+	luaL_requiref(L, "math", luaopen_math, 1);
+	luaL_requiref(L, "string", luaopen_string, 1);
+	luaL_requiref(L, "table", luaopen_table, 1);
+	lua_settop(L, 0);
+	lua_newtable(L);
+	lua_setfield(L, LUA_REGISTRYINDEX, LIST_KEY);
+
+	int lrc = luaL_loadfilex(L, path, "t");
+	if (lrc == LUA_ERRFILE) {
+		snprintf(err, errlen, "%s: cannot read the profile file (%s)", path,
+			 lua_tostring(L, -1));
+		rc = -ENOENT;
+		goto done;
+	}
+	if (lrc == LUA_OK) {
+		push_sandbox(L);
+		lua_setupvalue(L, -2, 1);
+		lrc = lua_pcall(L, 0, 0, 0);
+	}
+	if (lrc != LUA_OK) {
+		/* Lua's message already reads "file:line: what". */
+		snprintf(err, errlen, "%s", lua_tostring(L, -1) ? lua_tostring(L, -1)
+								 : "profile file raised an error");
+		rc = TS_E_PROFILE;
+		goto done;
+	}
+
+	lua_getfield(L, LUA_REGISTRYINDEX, LIST_KEY);
+	int list = lua_gettop(L);
+	lua_Integer n = luaL_len(L, list);
+	if (n == 0) {
+		snprintf(err, errlen, "%s: declares no tier (write tier \"name\" { ... })", path);
+		rc = TS_E_PROFILE;
+		goto done;
+	}
+	for (lua_Integer i = 1; i <= n && !rc; i++) {
+		lua_rawgeti(L, list, i);
+		int e = lua_gettop(L);
+		lua_getfield(L, e, "name");
+		lua_getfield(L, e, "line");
+		struct conv c = { .L = L,
+				  .file = path,
+				  .line = (int)lua_tointeger(L, -1),
+				  .tier = lua_tostring(L, -2),
+				  .err = err,
+				  .errlen = errlen };
+		struct ts_tier_profile *p = calloc(1, sizeof(*p));
+		char where[512];
+		snprintf(where, sizeof(where), "%s:%d", path, c.line);
+		if (!p || !(p->name = strdup(c.tier)) || !(p->where = strdup(where))) {
+			profile_free(p);
+			rc = -ENOMEM;
+			break;
+		}
+		lua_getfield(L, e, "t");
+		rc = conv_tier(&c, p);
+		if (!rc)
+			rc = set_push(&out->p, &out->n, &out->cap, p);
+		if (rc)
+			profile_free(p);
+		lua_settop(L, list);
+	}
+	if (rc == -ENOMEM)
+		snprintf(err, errlen, "%s: out of memory", path);
+done:
+	lua_close(L);
+	return rc;
+}
+
+int ts_tier_set_load(const char *path, struct ts_tier_set **out, char *err, size_t errlen)
+{
+	struct ts_tier_set *s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	int rc = load_file(path, s, err, errlen);
+	if (rc) {
+		ts_tier_set_free(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+int ts_tier_set_load_default(struct ts_tier_set **out, char *err, size_t errlen)
+{
+	char path[4096];
+	if (ts_data_find("fs/tiers.lua", path, sizeof(path))) {
+		snprintf(err, errlen,
+			 "fs/tiers.lua (the built-in tier profiles) not found; set "
+			 "TIERSIM_DATADIR to the folder that holds fs/tiers.lua");
+		return -ENOENT;
+	}
+	return ts_tier_set_load(path, out, err, errlen);
+}
+
+int ts_tier_set_add_file(struct ts_tier_set *set, const char *path, char *err, size_t errlen)
+{
+	struct ts_tier_set *add;
+	int rc = ts_tier_set_load(path, &add, err, errlen);
+	if (rc)
+		return rc;
+	/* Make room first, so that a failure leaves @set unchanged. */
+	size_t need = set->n + add->n, needr = set->nretired + add->n;
+	void *np = need > set->cap ? realloc(set->p, need * sizeof(*set->p)) : set->p;
+	if (np) {
+		set->p = np;
+		set->cap = TS_MAX(set->cap, need);
+	}
+	void *nr = needr > set->capretired ? realloc(set->retired, needr * sizeof(*set->retired))
+					   : set->retired;
+	if (nr) {
+		set->retired = nr;
+		set->capretired = TS_MAX(set->capretired, needr);
+	}
+	if (!np || !nr) {
+		ts_tier_set_free(add);
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < add->n; i++) {
+		struct ts_tier_profile *p = add->p[i];
+		size_t j = 0;
+		while (j < set->n && strcmp(set->p[j]->name, p->name))
+			j++;
+		if (j < set->n) {
+			/* A running model may still point at the old profile. */
+			set->retired[set->nretired++] = set->p[j];
+			set->p[j] = p;
+		} else {
+			set->p[set->n++] = p;
+		}
+	}
+	add->n = 0;
+	ts_tier_set_free(add);
+	return 0;
+}
+
+const struct ts_tier_profile *ts_tier_set_find(const struct ts_tier_set *set, const char *name)
+{
+	for (size_t i = 0; i < set->n; i++)
+		if (strcmp(set->p[i]->name, name) == 0)
+			return set->p[i];
+	return NULL;
+}
+
+int ts_tier_set_lookup(const struct ts_tier_set *set, const char *name,
+		       const struct ts_tier_profile **out, char *err, size_t errlen)
+{
+	*out = ts_tier_set_find(set, name);
+	if (*out)
+		return 0;
+	size_t used = (size_t)snprintf(err, errlen, "unknown tier '%s'; known tiers:", name);
+	for (size_t i = 0; i < set->n && used < errlen; i++)
+		used += (size_t)snprintf(err + used, errlen - used, "%s %s", i ? "," : "",
+					 set->p[i]->name);
+	return TS_E_UNKNOWN;
+}
+
+size_t ts_tier_set_count(const struct ts_tier_set *set)
+{
+	return set->n;
+}
+
+const struct ts_tier_profile *ts_tier_set_at(const struct ts_tier_set *set, size_t i)
+{
+	return i < set->n ? set->p[i] : NULL;
+}
+
+void ts_tier_set_free(struct ts_tier_set *set)
+{
+	if (!set)
+		return;
+	for (size_t i = 0; i < set->n; i++)
+		profile_free(set->p[i]);
+	for (size_t i = 0; i < set->nretired; i++)
+		profile_free(set->retired[i]);
+	free(set->p);
+	free(set->retired);
+	free(set);
+}
+
+/* ---- Effective limits --------------------------------------------------- */
+
+static double formula_at(const struct ts_tier_formula *f, double gib)
+{
+	if (!f->set)
+		return 0;
+	if (f->nsteps) {
+		double v = f->step[0].value;
+		for (unsigned i = 0; i < f->nsteps; i++)
+			if (f->step[i].from_gib <= gib)
+				v = f->step[i].value;
+		return v;
+	}
+	double v = f->a + f->b * gib;
+	if (f->cap > 0 && v > f->cap)
+		v = f->cap;
+	return v > f->floor ? v : f->floor;
+}
+
+int ts_tier_effective(const struct ts_tier_profile *p, uint64_t capacity,
+		      struct ts_tier_limits *out, char *err, size_t errlen)
+{
+	char a[32], b[32], c[32];
+	if (!capacity)
+		capacity = p->cap_default;
+	if (capacity < p->cap_min || capacity > p->cap_max) {
+		snprintf(err, errlen, "tier '%s': capacity %s is outside its range %s to %s",
+			 p->name, ts_fmt_size(a, sizeof(a), capacity),
+			 ts_fmt_size(b, sizeof(b), p->cap_min), ts_fmt_size(c, sizeof(c), p->cap_max));
+		return -ERANGE;
+	}
+	double gib = (double)capacity / (double)TS_GiB;
+	const double mib = (double)TS_MiB;
+	memset(out, 0, sizeof(*out));
+	out->capacity = capacity;
+	out->iops = formula_at(&p->iops, gib);
+	out->read_iops = formula_at(&p->read_iops, gib);
+	out->write_iops = formula_at(&p->write_iops, gib);
+	out->bps = formula_at(&p->mibps, gib) * mib;
+	out->read_bps = formula_at(&p->read_mibps, gib) * mib;
+	out->write_bps = formula_at(&p->write_mibps, gib) * mib;
+	out->io_unit = p->io_unit;
+	out->parallel = p->parallel;
+
+	bool burst = p->burst != TS_TIER_BURST_NONE;
+	if (burst && p->burst_below_gib.set && gib >= formula_at(&p->burst_below_gib, gib))
+		burst = false;
+	if (burst && p->burst == TS_TIER_BURST_IOPS) {
+		out->burst_iops = formula_at(&p->burst_iops, gib);
+		out->bucket_refill = out->iops;
+		out->bucket_size = formula_at(&p->bucket, gib);
+		burst = out->burst_iops > out->iops;
+	} else if (burst && p->burst == TS_TIER_BURST_BYTES) {
+		out->burst_bps = formula_at(&p->burst_mibps, gib) * mib;
+		out->bucket_refill = out->bps;
+		out->bucket_size = formula_at(&p->bucket, gib) * (double)TS_GiB;
+		burst = out->burst_bps > out->bps;
+	}
+	/* Throughput that only holds while credits last (gp2 170-334 GiB). */
+	if (burst && p->burst == TS_TIER_BURST_IOPS && p->burst_mibps.set)
+		out->burst_bps = formula_at(&p->burst_mibps, gib) * mib;
+	if (burst)
+		out->burst = p->burst;
+	else
+		out->burst_iops = out->burst_bps = out->bucket_size = out->bucket_refill = 0;
+	return 0;
+}
+
+/* ---- The --list-tiers table --------------------------------------------- */
+
+static double pick(double dir, double comb)
+{
+	if (dir > 0 && comb > 0)
+		return TS_MIN(dir, comb);
+	return dir > 0 ? dir : comb;
+}
+
+static void fmt_num(char *buf, size_t n, double v, double scale)
+{
+	if (v <= 0)
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "%.0f", v / scale);
+}
+
+static void fmt_lat(char *buf, size_t n, const struct ts_tier_dist *d)
+{
+	char a[32], b[32];
+	if (d->kind == TS_TIER_DIST_NONE)
+		snprintf(buf, n, "0");
+	else
+		snprintf(buf, n, "%s/%s", ts_fmt_duration(a, sizeof(a), (uint64_t)d->p50_ns),
+			 ts_fmt_duration(b, sizeof(b), (uint64_t)d->p99_ns));
+}
+
+int ts_tier_print_table(FILE *f, const struct ts_tier_set *set, uint64_t capacity)
+{
+	fprintf(f, "%-17s %10s %8s %8s %8s %8s %19s %19s  %-24s %s\n", "tier", "capacity", "rd-IOPS",
+		"wr-IOPS", "rd-MB/s", "wr-MB/s", "read p50/p99", "write p50/p99", "burst", "source");
+	for (size_t i = 0; i < set->n; i++) {
+		const struct ts_tier_profile *p = set->p[i];
+		struct ts_tier_limits l;
+		char err[256], cap[32], ri[16], wi[16], rb[16], wb[16], lr[48], lw[48], bu[48];
+		uint64_t c = capacity;
+		/* A capacity outside a tier's range is clamped into it (and shown). */
+		if (c && c < p->cap_min)
+			c = p->cap_min;
+		if (c && c > p->cap_max)
+			c = p->cap_max;
+		if (ts_tier_effective(p, c, &l, err, sizeof(err)))
+			continue;
+		ts_fmt_size(cap, sizeof(cap), l.capacity);
+		fmt_num(ri, sizeof(ri), pick(l.read_iops, l.iops), 1);
+		fmt_num(wi, sizeof(wi), pick(l.write_iops, l.iops), 1);
+		/* MB/s as vendors print it: MiB/s, the unit of the formulas. */
+		fmt_num(rb, sizeof(rb), pick(l.read_bps, l.bps), (double)TS_MiB);
+		fmt_num(wb, sizeof(wb), pick(l.write_bps, l.bps), (double)TS_MiB);
+		fmt_lat(lr, sizeof(lr), &p->lat_read);
+		fmt_lat(lw, sizeof(lw), &p->lat_write);
+		if (l.burst == TS_TIER_BURST_IOPS)
+			snprintf(bu, sizeof(bu), "%.0f IOPS, %.3gM credits", l.burst_iops,
+				 l.bucket_size / 1e6);
+		else if (l.burst == TS_TIER_BURST_BYTES)
+			snprintf(bu, sizeof(bu), "%.0f MiB/s, %.0f GiB credits",
+				 l.burst_bps / (double)TS_MiB, l.bucket_size / (double)TS_GiB);
+		else
+			snprintf(bu, sizeof(bu), "-");
+		if (fprintf(f, "%-17s %10s %8s %8s %8s %8s %19s %19s  %-24s %s\n", p->name, cap, ri,
+			    wi, rb, wb, lr, lw, bu, p->source ? p->source : "-") < 0)
+			return -EIO;
+	}
+	return fflush(f) ? -errno : 0;
+}

@@ -1,0 +1,317 @@
+/*
+ * tier.c — the tier model object: builds the layer stack of a profile
+ * (fault -> cache -> rate -> device, see tier_layer.h), serializes
+ * requests into it, and keeps the lock-free statistics.
+ *
+ * One mutex guards the stack: the emulated device is one queue, and the
+ * work under the lock is a few heap and hash operations per request. The
+ * statistics are relaxed atomics recorded after the lock is dropped, so
+ * reading them never blocks a request.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hist.h"
+#include "opt.h"
+#include "tier.h"
+#include "tier_layer.h"
+
+struct op_stats {
+	_Atomic uint64_t count, bytes, hit_bytes, dev_bytes, dev_ios, errors;
+	struct ts_hist lat; /* ns from arrival to completion, as returned */
+};
+
+struct ts_tier {
+	pthread_mutex_t mu;
+	const struct ts_tier_profile *p;
+	struct ts_tier_limits lim;
+	uint64_t floor_ns, mem, seed;
+	struct ts_tier_layer *top, *fault, *cache, *rate, *dev;
+	struct op_stats st[TS_TIER_OP_NR];
+	_Atomic uint64_t bound[TS_TIER_BOUND_NR];
+};
+
+const struct ts_opt ts_tier_cfg_opts[] = {
+	{ "capacity", TS_OPT_SIZE, offsetof(struct ts_tier_cfg, capacity), NULL, 0, 0, "bytes",
+	  "emulated disk size (0 = the tier's default); sets the capacity formulas' C" },
+	{ "mem", TS_OPT_SIZE, offsetof(struct ts_tier_cfg, mem), NULL, 0, 0, "bytes",
+	  "page-cache size of the emulated server (0 = no page cache)" },
+	{ "seed", TS_OPT_U64, offsetof(struct ts_tier_cfg, seed), "1", 0, 0, "",
+	  "seed of the latency samples" },
+	{ "floor", TS_OPT_DURATION, offsetof(struct ts_tier_cfg, floor_ns), NULL, 0, 0, "ns",
+	  "per-request overhead the caller already pays, taken off injected latency" },
+	{ "dirty_limit", TS_OPT_SIZE, offsetof(struct ts_tier_cfg, dirty_limit), NULL, 0, 0,
+	  "bytes", "dirty page-cache bytes before writes throttle (0 = 20% of mem)" },
+	{ "ra_max", TS_OPT_SIZE, offsetof(struct ts_tier_cfg, ra_max), NULL, 0, 0, "bytes",
+	  "largest readahead window (0 = 128 KiB, as Linux)" },
+	{ "mem_rate", TS_OPT_RATE, offsetof(struct ts_tier_cfg, mem_bps), NULL, 0, 0, "bytes/s",
+	  "page-cache copy rate (0 = the built-in measured figure)" },
+	{ NULL },
+};
+
+const char *ts_tier_op_name(enum ts_tier_op op)
+{
+	static const char *const n[] = { "read", "write", "fsync", "fdatasync", "meta" };
+	return op < TS_TIER_OP_NR ? n[op] : "?";
+}
+
+const char *ts_tier_bound_name(enum ts_tier_bound b)
+{
+	static const char *const n[] = { "latency", "memory", "iops",  "bandwidth",
+					 "burst",   "slots",  "dirty", "flush" };
+	return b < TS_TIER_BOUND_NR ? n[b] : "?";
+}
+
+static void free_stack(struct ts_tier *t)
+{
+	struct ts_tier_layer *l = t->top;
+	while (l) {
+		struct ts_tier_layer *next = l->next;
+		l->ops->free(l);
+		l = next;
+	}
+	t->top = NULL;
+}
+
+int ts_tier_new(const struct ts_tier_cfg *cfg, struct ts_tier **out, char *err, size_t errlen)
+{
+	if (!cfg->profile) {
+		snprintf(err, errlen, "tier model: no profile given");
+		return -EINVAL;
+	}
+	if (cfg->mem && cfg->mem < TS_TIER_MIN_MEM) {
+		snprintf(err, errlen, "mem=%llu bytes is too small for the page-cache model: give 0 "
+			 "(no page cache) or at least %llu MiB",
+			 (unsigned long long)cfg->mem, (unsigned long long)(TS_TIER_MIN_MEM / TS_MiB));
+		return -EINVAL;
+	}
+	struct ts_tier *t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	int rc = ts_tier_effective(cfg->profile, cfg->capacity, &t->lim, err, errlen);
+	if (rc) {
+		free(t);
+		return rc;
+	}
+	t->p = cfg->profile;
+	t->floor_ns = cfg->floor_ns;
+	t->mem = cfg->mem;
+	t->seed = cfg->seed;
+	for (int i = 0; i < TS_TIER_OP_NR; i++)
+		ts_hist_init(&t->st[i].lat);
+
+	t->dev = ts_tier_device_new(t->p, &t->lim, cfg->seed);
+	t->rate = ts_tier_rate_new(t->p, &t->lim);
+	t->fault = ts_tier_fault_new(cfg->seed);
+	if (cfg->mem) {
+		struct ts_tier_cache_cfg cc = { .mem = cfg->mem,
+						.dirty_limit = cfg->dirty_limit,
+						.ra_max = cfg->ra_max,
+						.mem_bps = cfg->mem_bps,
+						.evict = cfg->evict,
+						.evict_ctx = cfg->evict_ctx };
+		t->cache = ts_tier_cache_new(&cc);
+	}
+	/* Link what was made, top first, so that free_stack frees it all. */
+	struct ts_tier_layer *order[] = { t->fault, t->cache, t->rate, t->dev };
+	bool ok = t->dev && t->rate && t->fault && (!cfg->mem || t->cache);
+	struct ts_tier_layer *below = NULL;
+	for (size_t i = TS_ARRAY_SIZE(order); i-- > 0;) {
+		if (!order[i])
+			continue;
+		order[i]->next = below;
+		below = order[i];
+	}
+	t->top = below;
+	if (!ok || pthread_mutex_init(&t->mu, NULL)) {
+		free_stack(t);
+		free(t);
+		snprintf(err, errlen, "tier model: out of memory");
+		return -ENOMEM;
+	}
+	*out = t;
+	return 0;
+}
+
+void ts_tier_free(struct ts_tier *t)
+{
+	if (!t)
+		return;
+	free_stack(t);
+	pthread_mutex_destroy(&t->mu);
+	free(t);
+}
+
+uint64_t ts_tier_submit(struct ts_tier *t, uint64_t now_ns, const struct ts_tier_req *req,
+			struct ts_tier_done *done)
+{
+	struct ts_tier_done local;
+	if (!done)
+		done = &local;
+	memset(done, 0, sizeof(*done));
+	done->bound = TS_TIER_BOUND_LATENCY;
+	enum ts_tier_op op = req->op < TS_TIER_OP_NR ? req->op : TS_TIER_META;
+
+	pthread_mutex_lock(&t->mu);
+	uint64_t end = t->top->ops->submit(t->top, now_ns, req, done);
+	pthread_mutex_unlock(&t->mu);
+
+	/* The caller pays floor_ns on top of what the model injects. */
+	if (end < now_ns)
+		end = now_ns;
+	end = end - now_ns > t->floor_ns ? end - t->floor_ns : now_ns;
+
+	struct op_stats *s = &t->st[op];
+	atomic_fetch_add_explicit(&s->count, 1, memory_order_relaxed);
+	if (op == TS_TIER_READ || op == TS_TIER_WRITE)
+		atomic_fetch_add_explicit(&s->bytes, req->len, memory_order_relaxed);
+	atomic_fetch_add_explicit(&s->hit_bytes, done->hit_bytes, memory_order_relaxed);
+	atomic_fetch_add_explicit(&s->dev_bytes, done->dev_bytes, memory_order_relaxed);
+	atomic_fetch_add_explicit(&s->dev_ios, done->dev_ios, memory_order_relaxed);
+	if (done->err)
+		atomic_fetch_add_explicit(&s->errors, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&t->bound[done->bound], 1, memory_order_relaxed);
+	ts_hist_add(&s->lat, end - now_ns);
+	return end;
+}
+
+void ts_tier_forget(struct ts_tier *t, uint64_t file, uint64_t off, uint64_t len)
+{
+	pthread_mutex_lock(&t->mu);
+	for (struct ts_tier_layer *l = t->top; l; l = l->next)
+		if (l->ops->forget)
+			l->ops->forget(l, file, off, len);
+	pthread_mutex_unlock(&t->mu);
+}
+
+int ts_tier_switch(struct ts_tier *t, const struct ts_tier_profile *p, uint64_t capacity,
+		   char *err, size_t errlen)
+{
+	struct ts_tier_limits lim;
+	int rc = ts_tier_effective(p, capacity, &lim, err, errlen);
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&t->mu);
+	t->p = p;
+	t->lim = lim;
+	for (struct ts_tier_layer *l = t->top; l; l = l->next)
+		if (l->ops->reconfigure)
+			l->ops->reconfigure(l, p, &lim);
+	pthread_mutex_unlock(&t->mu);
+	return 0;
+}
+
+const struct ts_tier_profile *ts_tier_profile(const struct ts_tier *t)
+{
+	return t->p;
+}
+
+void ts_tier_limits(const struct ts_tier *t, struct ts_tier_limits *out)
+{
+	*out = t->lim;
+}
+
+int ts_tier_fault_add(struct ts_tier *t, const struct ts_tier_fault *f)
+{
+	pthread_mutex_lock(&t->mu);
+	int rc = ts_tier_fault_layer_add(t->fault, f);
+	pthread_mutex_unlock(&t->mu);
+	return rc;
+}
+
+void ts_tier_fault_clear(struct ts_tier *t)
+{
+	pthread_mutex_lock(&t->mu);
+	ts_tier_fault_layer_clear(t->fault);
+	pthread_mutex_unlock(&t->mu);
+}
+
+/* ---- Stats -------------------------------------------------------------- */
+
+static json_t *limits_json(const struct ts_tier_limits *l)
+{
+	json_t *o = json_object();
+	if (!o)
+		return NULL;
+	json_object_set_new(o, "capacity_bytes", json_integer((json_int_t)l->capacity));
+	json_object_set_new(o, "iops", json_real(l->iops));
+	json_object_set_new(o, "read_iops", json_real(l->read_iops));
+	json_object_set_new(o, "write_iops", json_real(l->write_iops));
+	json_object_set_new(o, "bytes_per_s", json_real(l->bps));
+	json_object_set_new(o, "read_bytes_per_s", json_real(l->read_bps));
+	json_object_set_new(o, "write_bytes_per_s", json_real(l->write_bps));
+	json_object_set_new(o, "io_unit", json_integer((json_int_t)l->io_unit));
+	json_object_set_new(o, "parallel", json_integer(l->parallel));
+	if (l->burst != TS_TIER_BURST_NONE) {
+		json_object_set_new(o, "burst_iops", json_real(l->burst_iops));
+		json_object_set_new(o, "burst_bytes_per_s", json_real(l->burst_bps));
+		json_object_set_new(o, "bucket_size", json_real(l->bucket_size));
+		json_object_set_new(o, "bucket_refill_per_s", json_real(l->bucket_refill));
+	}
+	return o;
+}
+
+static json_t *op_json(struct op_stats *s)
+{
+	struct ts_hist h;
+	ts_hist_snapshot(&s->lat, &h);
+	json_t *o = json_object();
+	if (!o)
+		return NULL;
+#define LD(x) (json_int_t) atomic_load_explicit(&s->x, memory_order_relaxed)
+	json_object_set_new(o, "count", json_integer(LD(count)));
+	json_object_set_new(o, "bytes", json_integer(LD(bytes)));
+	json_object_set_new(o, "cache_hit_bytes", json_integer(LD(hit_bytes)));
+	json_object_set_new(o, "device_bytes", json_integer(LD(dev_bytes)));
+	json_object_set_new(o, "device_ios", json_integer(LD(dev_ios)));
+	json_object_set_new(o, "errors", json_integer(LD(errors)));
+#undef LD
+	json_object_set_new(o, "lat_mean_ns", json_real(ts_hist_mean(&h)));
+	json_object_set_new(o, "lat_p50_ns", json_integer((json_int_t)ts_hist_percentile(&h, 50)));
+	json_object_set_new(o, "lat_p99_ns", json_integer((json_int_t)ts_hist_percentile(&h, 99)));
+	json_object_set_new(o, "lat_p999_ns",
+			    json_integer((json_int_t)ts_hist_percentile(&h, 99.9)));
+	json_object_set_new(o, "lat_max_ns", json_integer((json_int_t)h.max));
+	return o;
+}
+
+json_t *ts_tier_stats_json(struct ts_tier *t)
+{
+	json_t *o = json_object(), *ops = json_object(), *bounds = json_object();
+	if (!o || !ops || !bounds) {
+		json_decref(o);
+		json_decref(ops);
+		json_decref(bounds);
+		return NULL;
+	}
+	/* The profile and limits change only under the lock (ts_tier_switch). */
+	pthread_mutex_lock(&t->mu);
+	const struct ts_tier_profile *p = t->p;
+	struct ts_tier_limits lim = t->lim;
+	pthread_mutex_unlock(&t->mu);
+
+	json_object_set_new(o, "tier", json_string(p->name));
+	json_object_set_new(o, "limits", limits_json(&lim));
+	json_object_set_new(o, "floor_ns", json_integer((json_int_t)t->floor_ns));
+	json_object_set_new(o, "mem_bytes", json_integer((json_int_t)t->mem));
+	uint64_t hit = 0, rd = 0;
+	for (int i = 0; i < TS_TIER_OP_NR; i++)
+		json_object_set_new(ops, ts_tier_op_name(i), op_json(&t->st[i]));
+	hit = atomic_load_explicit(&t->st[TS_TIER_READ].hit_bytes, memory_order_relaxed);
+	rd = atomic_load_explicit(&t->st[TS_TIER_READ].bytes, memory_order_relaxed);
+	json_object_set_new(o, "ops", ops);
+	json_object_set_new(o, "cache_hit_ratio", json_real(rd ? (double)hit / (double)rd : 0));
+	for (int i = 0; i < TS_TIER_BOUND_NR; i++)
+		json_object_set_new(bounds, ts_tier_bound_name(i),
+				    json_integer((json_int_t)atomic_load_explicit(
+					    &t->bound[i], memory_order_relaxed)));
+	json_object_set_new(o, "bound_by", bounds);
+	for (struct ts_tier_layer *l = t->top; l; l = l->next)
+		if (l->ops->stats)
+			l->ops->stats(l, o);
+	return o;
+}

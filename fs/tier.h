@@ -1,0 +1,257 @@
+/*
+ * tier.h — the tier model: a clock-agnostic model of a cloud or local disk
+ * with a page cache in front of it, and the tier profiles that parameterize
+ * it.
+ *
+ * The model never reads a clock. A caller hands it the time a request
+ * arrives (any monotonic nanosecond clock: CLOCK_MONOTONIC in tierfs, a
+ * virtual clock in replay and prediction) and gets back the time the
+ * emulated device completes it in the same clock. tierfs sleeps until then;
+ * a virtual clock simply advances. The same code serves both, so emulation
+ * and prediction cannot drift apart.
+ *
+ * Profiles are data: Lua files (fs/tiers.lua ships the built-in tiers)
+ * where each tier is declared with a constructor call
+ *
+ *     tier "ssd-cloud" { iops = { b = 30, cap = 20000 }, ... }
+ *
+ * and every number carries its public source in a comment. The field list
+ * is documented at the top of fs/tiers.lua.
+ *
+ * Errors: 0 or a count on success, -errno or TS_E_* on failure; functions
+ * taking err/errlen also write one line for the user there.
+ */
+#ifndef TS_TIER_H
+#define TS_TIER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "ts.h"
+
+#include "opt.h"
+
+/* ---- Profiles ---------------------------------------------------------- */
+
+/*
+ * A capacity formula, as cloud vendors publish them:
+ *     value(C) = max{floor, min{a + b*C, cap}}   (C in GiB; cap 0 = none)
+ * or, when nsteps > 0, a step table: the value of the last step whose
+ * from_gib <= C (AWS gp2 throughput: 128 MiB/s below 334 GiB, 250 above).
+ * A formula that is not set (set == false) means "no limit".
+ */
+#define TS_TIER_MAX_STEPS 8
+struct ts_tier_formula {
+	bool set;
+	double a, b, cap, floor;
+	unsigned nsteps;
+	struct {
+		double from_gib, value;
+	} step[TS_TIER_MAX_STEPS];
+};
+
+/* A latency distribution for one kind of operation. */
+enum ts_tier_dist_kind {
+	TS_TIER_DIST_NONE,	/* zero latency */
+	TS_TIER_DIST_FIXED,	/* always p50 */
+	TS_TIER_DIST_LOGNORMAL, /* median p50, 99th percentile p99 */
+	TS_TIER_DIST_UNIFORM,	/* uniform in [lo, hi] */
+};
+struct ts_tier_dist {
+	enum ts_tier_dist_kind kind;
+	double p50_ns, p99_ns; /* LOGNORMAL, FIXED (p50 only) */
+	double lo_ns, hi_ns;   /* UNIFORM */
+};
+
+/* Burst credit buckets. Credits accrue at the baseline rate up to the
+ * bucket size; while credits remain the device runs at the burst rate. */
+enum ts_tier_burst_kind {
+	TS_TIER_BURST_NONE,
+	TS_TIER_BURST_IOPS,  /* credits are I/Os (AWS gp2) */
+	TS_TIER_BURST_BYTES, /* credits are bytes (AWS st1/sc1) */
+};
+
+struct ts_tier_profile {
+	char *name;
+	char *desc;	/* one line: what the tier is */
+	char *source;	/* the public source of its numbers (short) */
+	char *where;	/* "file:line" of its declaration */
+	uint64_t cap_min, cap_max, cap_default; /* bytes */
+
+	/* Caps. The combined ones bind reads and writes together; the
+	 * directional ones bind one direction. Bandwidth formulas are in
+	 * MiB/s, IOPS formulas in I/O per second. */
+	struct ts_tier_formula iops, read_iops, write_iops;
+	struct ts_tier_formula mibps, read_mibps, write_mibps;
+
+	uint64_t io_unit;      /* accounting unit: a request costs ceil(len/io_unit) I/Os; 0 = 1 per request */
+	bool merge_sequential; /* sequential small I/Os merge up to io_unit (EBS) */
+	bool charge_full_unit; /* bandwidth charged per whole unit (st1: every I/O <= 1 MiB costs 1 MiB) */
+
+	enum ts_tier_burst_kind burst;
+	struct ts_tier_formula burst_iops, burst_mibps; /* the rate while credits last */
+	struct ts_tier_formula bucket;	     /* size in credits (I/Os or GiB of credit) */
+	struct ts_tier_formula burst_below_gib; /* no burst at or above this capacity (cap = GiB) */
+
+	unsigned parallel; /* requests the device serves at once; 0 = unbounded */
+	struct ts_tier_dist lat_read, lat_write, lat_meta, lat_sync;
+};
+
+/* What a profile means at one capacity. Rates are per second; 0 = no cap. */
+struct ts_tier_limits {
+	uint64_t capacity; /* bytes */
+	double iops, read_iops, write_iops;
+	double bps, read_bps, write_bps; /* bytes/s */
+	uint64_t io_unit;
+	enum ts_tier_burst_kind burst;
+	double burst_iops, burst_bps; /* rate while credits last */
+	double bucket_size;	      /* credits (I/Os or bytes) */
+	double bucket_refill;	      /* credits per second (the baseline) */
+	unsigned parallel;
+};
+
+struct ts_tier_set;
+
+/* Loads one profile file into a new set. */
+TS_WUR int ts_tier_set_load(const char *path, struct ts_tier_set **out, char *err, size_t errlen);
+/* Loads the built-in tiers (fs/tiers.lua found through ts_data_find). */
+TS_WUR int ts_tier_set_load_default(struct ts_tier_set **out, char *err, size_t errlen);
+/* Adds the tiers of a user's file to @set; a tier of the same name
+ * replaces the existing one. On error @set is unchanged. */
+TS_WUR int ts_tier_set_add_file(struct ts_tier_set *set, const char *path, char *err,
+				size_t errlen);
+/* NULL when absent. */
+const struct ts_tier_profile *ts_tier_set_find(const struct ts_tier_set *set, const char *name);
+/* Like find, but an unknown name is TS_E_UNKNOWN with a message that lists
+ * the known tiers. */
+TS_WUR int ts_tier_set_lookup(const struct ts_tier_set *set, const char *name,
+			      const struct ts_tier_profile **out, char *err, size_t errlen);
+size_t ts_tier_set_count(const struct ts_tier_set *set);
+/* Profiles in declaration order; NULL past the end. */
+const struct ts_tier_profile *ts_tier_set_at(const struct ts_tier_set *set, size_t i);
+void ts_tier_set_free(struct ts_tier_set *set);
+
+/* Effective limits of @p at @capacity bytes (0 = the profile's default).
+ * A capacity outside the profile's range is -ERANGE with a message. */
+TS_WUR int ts_tier_effective(const struct ts_tier_profile *p, uint64_t capacity,
+			     struct ts_tier_limits *out, char *err, size_t errlen);
+/* The table `tierfs --list-tiers [--capacity SIZE]` prints: one row per
+ * tier with its effective caps, latency p50/p99, burst and source.
+ * @capacity 0 = each tier's default. Returns 0 or -errno. */
+int ts_tier_print_table(FILE *f, const struct ts_tier_set *set, uint64_t capacity);
+
+/* ---- The model --------------------------------------------------------- */
+
+enum ts_tier_op {
+	TS_TIER_READ,
+	TS_TIER_WRITE,
+	TS_TIER_FSYNC,	   /* data and metadata of one file */
+	TS_TIER_FDATASYNC, /* data of one file */
+	TS_TIER_META,	   /* open, getattr, create, unlink, rename...: metadata latency */
+	TS_TIER_OP_NR,
+};
+const char *ts_tier_op_name(enum ts_tier_op op);
+
+struct ts_tier_req {
+	enum ts_tier_op op;
+	uint64_t file; /* any stable id of the file (an inode number) */
+	uint64_t off, len;
+	uint64_t size; /* file size if known, 0 = unknown (bounds readahead) */
+};
+
+/* What bound a request's completion time. */
+enum ts_tier_bound {
+	TS_TIER_BOUND_LATENCY, /* base latency only: no cap was in the way */
+	TS_TIER_BOUND_MEMORY,  /* served from the page cache */
+	TS_TIER_BOUND_IOPS,    /* an IOPS cap */
+	TS_TIER_BOUND_BW,      /* a bandwidth cap */
+	TS_TIER_BOUND_BURST,   /* the baseline rate after the burst credits ran out */
+	TS_TIER_BOUND_SLOTS,   /* all of the device's parallel slots were busy */
+	TS_TIER_BOUND_DIRTY,   /* a write waited for writeback below the dirty limit */
+	TS_TIER_BOUND_FLUSH,   /* an fsync waited for the file's dirty data */
+	TS_TIER_BOUND_NR,
+};
+const char *ts_tier_bound_name(enum ts_tier_bound b);
+
+struct ts_tier_done {
+	uint64_t hit_bytes;  /* served from the page cache */
+	uint64_t dev_bytes;  /* moved to or from the device (readahead included) */
+	uint64_t dev_ios;    /* device I/Os charged (io_unit accounting) */
+	uint32_t qd;	     /* device requests in flight (issued, not completed) when this one arrived */
+	enum ts_tier_bound bound;
+	int err; /* 0, or a -errno the request should fail with (fault layer) */
+};
+
+/* Called (under the model's lock, so keep it short and never call back
+ * into the model) when the page cache drops a range; tierfs uses it to
+ * invalidate the kernel's pages of a file opened in cached mode. */
+typedef void (*ts_tier_evict_fn)(void *ctx, uint64_t file, uint64_t off, uint64_t len);
+
+/* The smallest page cache the model keeps (mem = 0 means none). */
+#define TS_TIER_MIN_MEM (16 * TS_MiB)
+
+struct ts_tier_cfg {
+	const struct ts_tier_profile *profile; /* must outlive the model */
+	uint64_t capacity;     /* bytes; 0 = the profile's default */
+	uint64_t mem;	       /* page-cache bytes; 0 = no page cache */
+	uint64_t seed;	       /* latency samples are reproducible from it */
+	uint64_t floor_ns;     /* per-request overhead already paid by the caller (FUSE round trip) */
+	uint64_t dirty_limit;  /* bytes of dirty data before writes throttle; 0 = 20% of mem */
+	uint64_t ra_max;       /* largest readahead window in bytes; 0 = 128 KiB (Linux's default) */
+	uint64_t mem_bps;      /* page-cache copy rate in bytes/s; 0 = the built-in figure */
+	ts_tier_evict_fn evict;
+	void *evict_ctx;
+};
+/* Options for the numeric fields of struct ts_tier_cfg (capacity, mem, seed,
+ * floor, dirty_limit, ra_max, mem_bps), for tierfs -o and Lua setters. */
+extern const struct ts_opt ts_tier_cfg_opts[];
+
+struct ts_tier;
+
+TS_WUR int ts_tier_new(const struct ts_tier_cfg *cfg, struct ts_tier **out, char *err,
+		       size_t errlen);
+void ts_tier_free(struct ts_tier *t);
+
+/*
+ * Submits one request arriving at @now_ns; returns its completion time in
+ * the same clock (>= now_ns) and fills @done (may be NULL). Thread-safe.
+ * The caller should keep now_ns roughly non-decreasing across calls (the
+ * model tolerates small reorderings between threads).
+ */
+uint64_t ts_tier_submit(struct ts_tier *t, uint64_t now_ns, const struct ts_tier_req *req,
+			struct ts_tier_done *done);
+/* Drops cached pages of a range (truncate, unlink, hole punch); len 0 =
+ * to the end of the file. Dirty data in the range is discarded. */
+void ts_tier_forget(struct ts_tier *t, uint64_t file, uint64_t off, uint64_t len);
+/* Switches the device to another profile / capacity at runtime; the page
+ * cache and the stats stay. Returns 0 or -ERANGE (bad capacity). */
+TS_WUR int ts_tier_switch(struct ts_tier *t, const struct ts_tier_profile *p, uint64_t capacity,
+			  char *err, size_t errlen);
+const struct ts_tier_profile *ts_tier_profile(const struct ts_tier *t);
+void ts_tier_limits(const struct ts_tier *t, struct ts_tier_limits *out);
+
+/* A new JSON object (caller owns the reference) with the tier, its
+ * limits, per-op counts, bytes and latency p50/p99/p99.9, bucket levels,
+ * cache hit ratio, dirty bytes and queue depth. NULL on ENOMEM. */
+json_t *ts_tier_stats_json(struct ts_tier *t);
+
+/* ---- Fault injection (for tests of IO error paths) --------------------- */
+
+/* Fail requests of @op (TS_TIER_OP_NR = any) that touch [off, off+len)
+ * of @file (UINT64_MAX = any file; len 0 = any offset) with @err
+ * (a -errno), each with @probability in [0, 1] drawn from the model's
+ * seed. At most TS_TIER_MAX_FAULTS rules. */
+#define TS_TIER_MAX_FAULTS 16
+struct ts_tier_fault {
+	enum ts_tier_op op;
+	uint64_t file, off, len;
+	double probability;
+	int err;
+};
+TS_WUR int ts_tier_fault_add(struct ts_tier *t, const struct ts_tier_fault *f);
+void ts_tier_fault_clear(struct ts_tier *t);
+
+#endif

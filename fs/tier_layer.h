@@ -1,0 +1,83 @@
+/*
+ * tier_layer.h — the layers the tier model is stacked from (private to fs/).
+ *
+ * A model is a stack of decorators, each holding `next`:
+ *
+ *     fault  ->  cache  ->  rate  ->  device
+ *
+ * fault fails chosen requests; cache is the page-cache model in front of
+ * the disk; rate holds the IOPS and bandwidth caps, the I/O accounting unit
+ * and the burst buckets; device serves `parallel` requests at once with the
+ * base latency of each op. Each layer is usable (and tested) alone: a layer
+ * whose next is NULL completes what it admits at the time it admits it.
+ *
+ * Layers are not thread-safe; struct ts_tier serializes calls into the top
+ * of the stack under one mutex.
+ */
+#ifndef TS_TIER_LAYER_H
+#define TS_TIER_LAYER_H
+
+#include "rng.h"
+#include "tier.h"
+
+struct ts_tier_layer;
+
+struct ts_tier_layer_ops {
+	const char *name;
+	/* Required. Takes a request arriving at @now; returns its completion
+	 * time (>= now) and adds what it knows to @done (never NULL here). */
+	uint64_t (*submit)(struct ts_tier_layer *l, uint64_t now, const struct ts_tier_req *req,
+			   struct ts_tier_done *done);
+	/* Optional. Drops state of a file range (len 0 = to the end). */
+	void (*forget)(struct ts_tier_layer *l, uint64_t file, uint64_t off, uint64_t len);
+	/* Optional. New limits (runtime tier switch); state that still makes
+	 * sense (bucket level as a fraction, cache contents) is kept. */
+	void (*reconfigure)(struct ts_tier_layer *l, const struct ts_tier_profile *p,
+			    const struct ts_tier_limits *lim);
+	/* Optional. Adds the layer's fields to @obj. Called without the model's
+	 * lock: read only published atomics. */
+	void (*stats)(struct ts_tier_layer *l, json_t *obj);
+	/* Required. Frees the layer (not its next). */
+	void (*free)(struct ts_tier_layer *l);
+};
+
+struct ts_tier_layer {
+	const struct ts_tier_layer_ops *ops;
+	struct ts_tier_layer *next;
+};
+
+static inline uint64_t ts_tier_layer_next(struct ts_tier_layer *l, uint64_t now,
+					  const struct ts_tier_req *req, struct ts_tier_done *done)
+{
+	return l->next ? l->next->ops->submit(l->next, now, req, done) : now;
+}
+
+/* device: base latency per op and `parallel` slots. */
+struct ts_tier_layer *ts_tier_device_new(const struct ts_tier_profile *p,
+					 const struct ts_tier_limits *lim, uint64_t seed);
+/* rate: caps, accounting unit, burst bucket. */
+struct ts_tier_layer *ts_tier_rate_new(const struct ts_tier_profile *p,
+				       const struct ts_tier_limits *lim);
+/* Credits left in the burst bucket (I/Os or bytes) at the last request;
+ * -1 when the tier has no bucket. */
+double ts_tier_rate_bucket(struct ts_tier_layer *rate, uint64_t now);
+
+/* cache: the page-cache model. */
+struct ts_tier_cache_cfg {
+	uint64_t mem, dirty_limit, ra_max, mem_bps;
+	ts_tier_evict_fn evict;
+	void *evict_ctx;
+};
+struct ts_tier_layer *ts_tier_cache_new(const struct ts_tier_cache_cfg *cfg);
+/* Bytes the cache holds now, and bytes of it that are dirty. */
+void ts_tier_cache_usage(struct ts_tier_layer *cache, uint64_t *resident, uint64_t *dirty);
+
+/* fault: error injection. */
+struct ts_tier_layer *ts_tier_fault_new(uint64_t seed);
+int ts_tier_fault_layer_add(struct ts_tier_layer *fault, const struct ts_tier_fault *f);
+void ts_tier_fault_layer_clear(struct ts_tier_layer *fault);
+
+/* Samples @d. */
+double ts_tier_dist_sample(const struct ts_tier_dist *d, struct ts_rng *r);
+
+#endif

@@ -1,0 +1,328 @@
+-- tiers.lua — the built-in disk tiers of tiersim.
+--
+-- Each tier is declared as  tier "name" { fields }  and every number below
+-- carries its public source. A user's file (tierfs -o profile=FILE) uses the
+-- same form; its tiers are added to these, and a tier of the same name
+-- replaces the built-in one.
+--
+-- Fields (all optional unless said):
+--   desc, source     one line each: what the tier is, where its numbers come from
+--   capacity         { min=, max=, default= }  sizes ("20GiB"); default 1 GiB..64 TiB, 500 GiB
+--   iops, read_iops, write_iops      capacity formulas in I/O per second
+--   mibps, read_mibps, write_mibps   capacity formulas in MiB/s
+--       A formula is a number, or { a=, b=, cap=, floor= } meaning
+--       max{floor, min{a + b*C, cap}} with C the capacity in GiB, or
+--       { steps = { {from_gib, value}, ... } }. Combined caps (iops, mibps)
+--       bind reads and writes together; read_/write_ ones one direction.
+--   io_unit          accounting unit: a request costs ceil(len/io_unit) I/Os
+--   merge_sequential sequential small I/Os merge up to io_unit (EBS)
+--   charge_full_unit every I/O is charged at least a whole io_unit of bandwidth
+--   burst            { kind = "iops"|"bytes", iops= or mibps= (the burst rate,
+--                    a formula), bucket= (formula: I/O credits, or GiB of
+--                    credit for "bytes") }; credits accrue at the baseline
+--                    (iops or mibps) and the bucket starts full
+--   parallel         requests the device serves at once (0 = no limit)
+--   latency          { read=, write=, meta=, sync= }, each { p50=, p99= }
+--                    (lognormal), { lo=, hi= } (uniform) or { fixed= }
+--
+-- Units: Alibaba Cloud writes "MB/s" / "MBps"; its own block-size table for
+-- Standard SSD (doc "EBS performance": 32 KiB x 9,600 IOPS and 64 KiB x
+-- 4,800 IOPS both = 300 MiB/s exactly, the disk's "300 MB/s" cap) shows the
+-- unit is MiB/s, so Alibaba figures are taken as MiB/s, as AWS's are.
+--
+-- Latency: vendors publish averages or ranges, not distributions (no p50/p99
+-- is published by any vendor). They are turned into lognormals by three
+-- stated rules; the results are MODELED, not measured:
+--   R1  a range "lo-hi"          -> p50 = sqrt(lo*hi) (geometric middle), p99 = hi
+--   R2  a single average "a"     -> the shape of the one published measured
+--       cloud-disk distribution, ESSD PL3 4 KiB randwrite QD1 (plantegg,
+--       "ssd/san/sas/磁盘/光纤性能比较", 2022, fio 3.7: mean 137 us, p50 130 us,
+--       p99 255 us): p50 = a * 130/137, p99 = p50 * 255/130
+--   R3  "sub-millisecond" -> range 0.1-1 ms; "single-digit millisecond" ->
+--       range 1-10 ms; then R1
+-- Vendors quote 4 KiB random-write latency; reads are given the same figure.
+-- Metadata ops (open, getattr, create...) cost one small read (meta = read):
+-- a cold inode lookup reads one block. fsync costs one write (sync = write):
+-- a cache flush command completes like a write.
+--
+-- Concurrency (parallel): no vendor publishes how many requests a disk
+-- serves at once. Cloud disks are throttled by caps, which bind before any
+-- queue depth the vendors' own recipe uses (Alibaba: fio -iodepth=128,
+-- developer.aliyun.com/article/548572), so parallel = 0 (no slot limit)
+-- everywhere; tests and user profiles use it to model a device that is
+-- concurrency-bound.
+--
+-- Default capacity: the study did not state its disk sizes; 500 GiB is used
+-- where nothing better is known (nvme-local: 440 GiB, gn5's local disk).
+
+local KiB, MiB = 1024, 1024 * 1024
+
+-- ---------------------------------------------------------------------------
+-- Alibaba Cloud, local NVMe of a 2017 GPU instance.
+-- gn5 (the P100 family) uses local NVMe SSD (doc "Local disks",
+-- AlibabaCloudDocs/ecs intl.en-US/Block Storage/Block Storage overview/
+-- Local disks.md), but gn5's per-disk NVMe spec is NOT published; the i1
+-- family's local NVMe formula from the same doc is the closest published
+-- analogue and is used here:
+--   IOPS = min{165*C, 240,000} (read and write), read MB/s = min{1.4*C, 2000},
+--   write MB/s = min{0.85*C, 1200}, <= 1,456 GiB per disk.
+-- Capacity 440 GiB: gn5-c4g1.xlarge / gn5-c8g1.2xlarge local storage
+-- (AlibabaCloudDocs/ecs instance-family doc).
+-- Latency: Alibaba says only "microsecond"; a local NVMe round trip is
+-- about 50 us (PlanetScale, "IO devices and latency", 2025): p50 50 us,
+-- p99 by R2's shape = 98 us. MODELED.
+tier "nvme-local" {
+	desc = "local NVMe SSD of a 2017 GPU instance (gn5; i1 formula)",
+	source = "Alibaba 'Local disks' doc, i1 NVMe formula",
+	capacity = { min = "1GiB", max = "1456GiB", default = "440GiB" },
+	iops = { b = 165, cap = 240000 },
+	read_mibps = { b = 1.4, cap = 2000 },
+	write_mibps = { b = 0.85, cap = 1200 },
+	latency = {
+		read = { p50 = "50us", p99 = "98us" },
+		write = { p50 = "50us", p99 = "98us" },
+		meta = { p50 = "50us", p99 = "98us" },
+		sync = { p50 = "50us", p99 = "98us" },
+	},
+}
+
+-- ---------------------------------------------------------------------------
+-- Alibaba Cloud, 2017-era cloud disks (the era of the study): ECS doc
+-- "云盘参数" as copied in developer.aliyun.com/article/548572.
+--   SSD云盘: IOPS = min{30*C, 20000}; MBps = min{50 + 0.5*C, 256};
+--            access latency 0.5-2 ms
+--   高效云盘: IOPS = min{1000 + 6*C, 3000}; MBps = min{50 + 0.1*C, 80};
+--            access latency 1-3 ms
+-- Capacity range: not given on that page; today's 20-32,768 GiB is used.
+-- Latency by R1 (MODELED): SSD 0.5-2 ms -> p50 1.0 ms, p99 2 ms;
+-- ultra 1-3 ms -> p50 1.73 ms, p99 3 ms.
+tier "ssd-cloud" {
+	desc = "Alibaba SSD cloud disk, 2017 formulas",
+	source = "developer.aliyun.com/article/548572 (2017 ECS doc)",
+	capacity = { min = "20GiB", max = "32768GiB", default = "500GiB" },
+	iops = { b = 30, cap = 20000 },
+	mibps = { a = 50, b = 0.5, cap = 256 },
+	latency = {
+		read = { p50 = "1ms", p99 = "2ms" },
+		write = { p50 = "1ms", p99 = "2ms" },
+		meta = { p50 = "1ms", p99 = "2ms" },
+		sync = { p50 = "1ms", p99 = "2ms" },
+	},
+}
+
+tier "ultra-cloud" {
+	desc = "Alibaba ultra cloud disk, 2017 formulas",
+	source = "developer.aliyun.com/article/548572 (2017 ECS doc)",
+	capacity = { min = "20GiB", max = "32768GiB", default = "500GiB" },
+	iops = { a = 1000, b = 6, cap = 3000 },
+	mibps = { a = 50, b = 0.1, cap = 80 },
+	latency = {
+		read = { p50 = "1.732ms", p99 = "3ms" },
+		write = { p50 = "1.732ms", p99 = "3ms" },
+		meta = { p50 = "1.732ms", p99 = "3ms" },
+		sync = { p50 = "1.732ms", p99 = "3ms" },
+	},
+}
+
+-- ---------------------------------------------------------------------------
+-- Alibaba Cloud, current cloud disks: doc "EBS performance"
+-- (AlibabaCloudDocs/ecs intl.en-US/Block Storage/Performance/EBS performance.md;
+-- same formulas on alibabacloud.com/help/en/elastic-compute-service/latest/essds).
+--   Standard SSD: 20-32,768 GiB, IOPS min{1800 + 30*C, 25,000},
+--                 MB/s min{120 + 0.5*C, 300}, latency 0.5-2 ms
+--   Ultra disk:   20-32,768 GiB, IOPS min{1800 + 8*C, 5,000},
+--                 MB/s min{100 + 0.15*C, 140}, latency 1-3 ms
+--   ESSD PL0: 40-32,768 GiB, min{1800 + 12*C, 10,000}, min{100 + 0.25*C, 180}, 0.3-0.5 ms
+--   ESSD PL1: 20-32,768 GiB, min{1800 + 50*C, 50,000}, min{120 + 0.5*C, 350}, 0.2 ms
+--   ESSD PL2: 461-32,768 GiB, min{1800 + 50*C, 100,000}, min{120 + 0.5*C, 750}, 0.2 ms
+--   ESSD PL3: 1,261-32,768 GiB, min{1800 + 50*C, 1,000,000}, min{120 + 0.5*C, 4000}, 0.2 ms
+-- These tiers have no burst bucket (the doc gives static caps).
+-- Latency (MODELED): SSD and ultra by R1 as above; PL0 0.3-0.5 ms by R1 ->
+-- p50 387 us, p99 500 us; PL1/PL2 "0.2 ms" average by R2 -> p50 190 us,
+-- p99 372 us; PL3 uses the measured ESSD PL3 QD1 figures directly (plantegg
+-- 2022: p50 130 us, p99 255 us).
+tier "ssd-cloud-2024" {
+	desc = "Alibaba Standard SSD cloud disk, current formulas",
+	source = "Alibaba doc 'EBS performance'",
+	capacity = { min = "20GiB", max = "32768GiB", default = "500GiB" },
+	iops = { a = 1800, b = 30, cap = 25000 },
+	mibps = { a = 120, b = 0.5, cap = 300 },
+	latency = {
+		read = { p50 = "1ms", p99 = "2ms" },
+		write = { p50 = "1ms", p99 = "2ms" },
+		meta = { p50 = "1ms", p99 = "2ms" },
+		sync = { p50 = "1ms", p99 = "2ms" },
+	},
+}
+
+tier "ultra-cloud-2024" {
+	desc = "Alibaba ultra cloud disk, current formulas",
+	source = "Alibaba doc 'EBS performance'",
+	capacity = { min = "20GiB", max = "32768GiB", default = "500GiB" },
+	iops = { a = 1800, b = 8, cap = 5000 },
+	mibps = { a = 100, b = 0.15, cap = 140 },
+	latency = {
+		read = { p50 = "1.732ms", p99 = "3ms" },
+		write = { p50 = "1.732ms", p99 = "3ms" },
+		meta = { p50 = "1.732ms", p99 = "3ms" },
+		sync = { p50 = "1.732ms", p99 = "3ms" },
+	},
+}
+
+local function essd(name, cmin, default, iops_b, iops_cap, mb_a, mb_b, mb_cap, p50, p99)
+	tier(name) {
+		desc = "Alibaba ESSD " .. name:sub(6):upper() .. " cloud disk",
+		source = "Alibaba doc 'EBS performance'",
+		capacity = { min = cmin, max = "32768GiB", default = default },
+		iops = { a = 1800, b = iops_b, cap = iops_cap },
+		mibps = { a = mb_a, b = mb_b, cap = mb_cap },
+		latency = {
+			read = { p50 = p50, p99 = p99 },
+			write = { p50 = p50, p99 = p99 },
+			meta = { p50 = p50, p99 = p99 },
+			sync = { p50 = p50, p99 = p99 },
+		},
+	}
+end
+essd("essd-pl0", "40GiB", "500GiB", 12, 10000, 100, 0.25, 180, "387us", "500us")
+essd("essd-pl1", "20GiB", "500GiB", 50, 50000, 120, 0.5, 350, "190us", "372us")
+-- PL2 and PL3 have minimum sizes above 500 GiB; their default is the minimum.
+essd("essd-pl2", "461GiB", "500GiB", 50, 100000, 120, 0.5, 750, "190us", "372us")
+essd("essd-pl3", "1261GiB", "1261GiB", 50, 1000000, 120, 0.5, 4000, "130us", "255us")
+
+-- ---------------------------------------------------------------------------
+-- AWS EBS: doc mirror awsdocs/amazon-ec2-user-guide, doc_source/
+-- general-purpose.md (gp2, gp3), provisioned-iops.md (io2), hdd-vols.md
+-- (st1, sc1), ebs-io-characteristics.md (I/O accounting).
+-- I/O accounting: SSD volumes count one I/O per 256 KiB, HDD volumes per
+-- 1,024 KiB; smaller sequential I/Os are merged up to that size, larger
+-- ones split (ebs-io-characteristics.md).
+-- Latency: gp2/gp3/st1/sc1 "single-digit millisecond", io2 "sub-millisecond"
+-- average; by R3 (MODELED): 1-10 ms -> p50 3.16 ms, p99 10 ms;
+-- 0.1-1 ms -> p50 316 us, p99 1 ms.
+
+-- gp2: baseline 3 IOPS/GiB, min 100, max 16,000; volumes < 1 TiB burst to
+-- 3,000 IOPS from a bucket of 5.4M I/O credits that starts full and
+-- accrues at the baseline rate (at 1,000 GiB the baseline reaches 3,000,
+-- so the formula itself ends the burst). Throughput: 128 MiB/s up to
+-- 170 GiB; 170-334 GiB: 250 MiB/s while burst credits last, else 128;
+-- 250 MiB/s from 334 GiB. Size 1 GiB - 16 TiB.
+tier "aws-gp2" {
+	desc = "AWS EBS gp2 (general purpose SSD, burst bucket)",
+	source = "AWS EBS doc general-purpose.md",
+	capacity = { min = "1GiB", max = "16384GiB", default = "500GiB" },
+	iops = { b = 3, floor = 100, cap = 16000 },
+	mibps = { steps = { { 0, 128 }, { 334, 250 } } },
+	io_unit = 256 * KiB,
+	merge_sequential = true,
+	burst = {
+		kind = "iops",
+		iops = 3000,
+		mibps = { steps = { { 0, 128 }, { 170, 250 } } },
+		bucket = 5.4e6,
+	},
+	latency = {
+		read = { p50 = "3.162ms", p99 = "10ms" },
+		write = { p50 = "3.162ms", p99 = "10ms" },
+		meta = { p50 = "3.162ms", p99 = "10ms" },
+		sync = { p50 = "3.162ms", p99 = "10ms" },
+	},
+}
+
+-- gp3: 3,000 IOPS and 125 MiB/s at any size (the baseline, without extra
+-- provisioned performance), no burst; 1 GiB - 16 TiB.
+tier "aws-gp3" {
+	desc = "AWS EBS gp3 (baseline, nothing provisioned)",
+	source = "AWS EBS doc general-purpose.md",
+	capacity = { min = "1GiB", max = "16384GiB", default = "500GiB" },
+	iops = 3000,
+	mibps = 125,
+	io_unit = 256 * KiB,
+	merge_sequential = true,
+	latency = {
+		read = { p50 = "3.162ms", p99 = "10ms" },
+		write = { p50 = "3.162ms", p99 = "10ms" },
+		meta = { p50 = "3.162ms", p99 = "10ms" },
+		sync = { p50 = "3.162ms", p99 = "10ms" },
+	},
+}
+
+-- io2 (not Block Express), provisioned at the largest ratio allowed,
+-- 500 IOPS per GiB, up to 64,000 IOPS (Nitro), at least 100; 4 GiB - 16 TiB.
+-- Throughput: up to 32,000 IOPS it reaches 500 MiB/s (256 KiB I/O, peak from
+-- 2,000 IOPS, which 4 GiB already provisions); above, 16 KiB per provisioned
+-- IOPS up to 1,000 MiB/s at 64,000: 16 KiB * 500 * C = 7.8125 MiB/s per GiB.
+tier "aws-io2" {
+	desc = "AWS EBS io2 provisioned at 500 IOPS/GiB",
+	source = "AWS EBS doc provisioned-iops.md",
+	capacity = { min = "4GiB", max = "16384GiB", default = "500GiB" },
+	iops = { b = 500, floor = 100, cap = 64000 },
+	mibps = { b = 7.8125, floor = 500, cap = 1000 },
+	io_unit = 256 * KiB,
+	merge_sequential = true,
+	latency = {
+		read = { p50 = "316us", p99 = "1ms" },
+		write = { p50 = "316us", p99 = "1ms" },
+		meta = { p50 = "316us", p99 = "1ms" },
+		sync = { p50 = "316us", p99 = "1ms" },
+	},
+}
+
+-- st1: throughput credits in 1 MiB units. Baseline 40 MiB/s per TiB, burst
+-- 250 MiB/s per TiB, both capped at 500 MiB/s; the bucket holds 1 TiB of
+-- credits per TiB of volume and starts full; max 500 IOPS of 1 MiB; each
+-- random I/O <= 1 MiB costs a full 1 MiB credit; 125 GiB - 16 TiB.
+tier "aws-st1" {
+	desc = "AWS EBS st1 (throughput HDD, credit bucket)",
+	source = "AWS EBS doc hdd-vols.md",
+	capacity = { min = "125GiB", max = "16384GiB", default = "500GiB" },
+	iops = 500,
+	mibps = { b = 40 / 1024, cap = 500 },
+	io_unit = 1 * MiB,
+	merge_sequential = true,
+	charge_full_unit = true,
+	burst = {
+		kind = "bytes",
+		mibps = { b = 250 / 1024, cap = 500 },
+		bucket = { b = 1 },
+	},
+	latency = {
+		read = { p50 = "3.162ms", p99 = "10ms" },
+		write = { p50 = "3.162ms", p99 = "10ms" },
+		meta = { p50 = "3.162ms", p99 = "10ms" },
+		sync = { p50 = "3.162ms", p99 = "10ms" },
+	},
+}
+
+-- sc1: as st1 with baseline 12 MiB/s per TiB (max 192), burst 80 MiB/s per
+-- TiB, cap 250 MiB/s, max 250 IOPS; 125 GiB - 16 TiB.
+tier "aws-sc1" {
+	desc = "AWS EBS sc1 (cold HDD, credit bucket)",
+	source = "AWS EBS doc hdd-vols.md",
+	capacity = { min = "125GiB", max = "16384GiB", default = "500GiB" },
+	iops = 250,
+	mibps = { b = 12 / 1024, cap = 192 },
+	io_unit = 1 * MiB,
+	merge_sequential = true,
+	charge_full_unit = true,
+	burst = {
+		kind = "bytes",
+		mibps = { b = 80 / 1024, cap = 250 },
+		bucket = { b = 1 },
+	},
+	latency = {
+		read = { p50 = "3.162ms", p99 = "10ms" },
+		write = { p50 = "3.162ms", p99 = "10ms" },
+		meta = { p50 = "3.162ms", p99 = "10ms" },
+		sync = { p50 = "3.162ms", p99 = "10ms" },
+	},
+}
+
+-- ---------------------------------------------------------------------------
+-- No latency, no caps: what is left is tierfs itself (and the page cache
+-- model, if mem= is given).
+tier "unlimited" {
+	desc = "no throttling: measures tierfs itself",
+	source = "none (no model)",
+	capacity = { min = "1GiB", max = "65536GiB", default = "500GiB" },
+}

@@ -1,0 +1,153 @@
+/*
+ * dataset.h — look-alikes of the datasets the study trained on, generated
+ * locally and deterministically from a seed, and their metadata at any size
+ * without writing a byte (the virtual mode predicts a full ImageNet epoch
+ * from ts_dataset_meta_describe() alone).
+ *
+ * Kinds and what lands in DIR (see pipeline/DATASETS.md for the details and
+ * the sources of every figure):
+ *
+ *   imagenet-jpeg  train/<wnid>/<wnid>_<n>.JPEG  (and val/<wnid>/ILSVRC2012_val_<8 digits>.JPEG)
+ *                  class-per-folder tree of real JPEG files, ImageFolder style
+ *   imagenet-lmdb  train_lmdb/{data,lock}.mdb     Caffe convert_imageset --shuffle
+ *                  --resize_height=256 --resize_width=256: key "%08d_<wnid>/<file>",
+ *                  value a Datum (datum.h); raw BGR CHW, or the JPEG with --encoded
+ *   imagenet-rec   train.rec + train.idx          MXNet im2rec: IRHeader + JPEG whose
+ *                  shorter side is resized to 256 (recordio.h)
+ *   ptb-text       ptb.{train,valid,test}.txt     PennTreeBank-like word corpus
+ *
+ * plus dataset.json (kind, count, seed, sizes, version) in every DIR.
+ *
+ * Sample numbering: "image" i (0 <= i < count) is the i-th file of the
+ * train tree in sorted order (class-major), images count .. count+val-1 the
+ * val tree; LMDB and RecordIO store the train images in a seeded shuffled
+ * order, as convert_imageset --shuffle and im2rec (shuffle on by default)
+ * do. meta->order[j] names the image stored j-th.
+ */
+#ifndef TS_DATASET_H
+#define TS_DATASET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/opt.h"
+#include "core/ts.h"
+
+enum ts_dataset_kind {
+	TS_DS_IMAGENET_JPEG,
+	TS_DS_IMAGENET_LMDB,
+	TS_DS_IMAGENET_REC,
+	TS_DS_PTB_TEXT,
+	TS_DS_NKINDS
+};
+
+/*
+ * Full sizes. ILSVRC2012: 1,281,167 train and 50,000 val images in 1,000
+ * classes (image-net.org ILSVRC2012 page; TFDS catalog "imagenet2012").
+ * PTB (Mikolov's simple-examples ptb.*.txt, `wc -w`): 887,521 train,
+ * 70,390 valid, 78,669 test words; 10,000-word vocabulary.
+ */
+#define TS_IMAGENET_TRAIN 1281167ULL
+#define TS_IMAGENET_VAL 50000ULL
+#define TS_IMAGENET_CLASSES 1000u
+#define TS_PTB_TRAIN_WORDS 887521ULL
+#define TS_PTB_VALID_WORDS 70390ULL
+#define TS_PTB_TEST_WORDS 78669ULL
+#define TS_PTB_VOCAB 10000u
+
+/* Caffe's LMDB images: 256 x 256 x 3 = 196,608 bytes of pixels. */
+#define TS_LMDB_SIDE 256
+#define TS_LMDB_PIXELS (TS_LMDB_SIDE * TS_LMDB_SIDE * 3)
+/* im2rec --resize: the shorter side of every RecordIO image. */
+#define TS_REC_SHORT_SIDE 256
+
+const char *ts_dataset_kind_name(enum ts_dataset_kind k);
+/* "imagenet-jpeg" ... ; TS_E_UNKNOWN for anything else. */
+TS_WUR int ts_dataset_kind_parse(const char *name, enum ts_dataset_kind *out);
+
+/* What to generate; driven by ts_dataset_opts (opt.h). */
+struct ts_dataset_config {
+	uint64_t count;		/* train images, or train words for ptb-text; 0 = full size */
+	uint64_t val;		/* imagenet-jpeg: val images (0 = none) */
+	uint64_t seed;
+	uint64_t classes;	/* 0 = min(1000, ceil(count / 10)) */
+	bool encoded;		/* imagenet-lmdb: Datum holds the JPEG (encoded=true) */
+	uint64_t threads;	/* generator threads; 0 = online CPUs */
+	bool progress;		/* progress line on stderr when it is a terminal */
+};
+extern const struct ts_opt ts_dataset_opts[];
+
+/* One file the generator writes. */
+struct ts_dataset_file {
+	char *path;		/* relative to DIR */
+	uint64_t bytes;
+	bool estimated;		/* LMDB files: modeled from the page layout */
+};
+
+struct ts_dataset_meta {
+	enum ts_dataset_kind kind;
+	uint64_t seed;
+	uint64_t count;		/* train samples: images, or words for ptb-text */
+	uint64_t val;		/* val images (imagenet-jpeg) */
+	uint32_t classes;
+	bool encoded;
+
+	/* Images (empty for ptb-text), in storage order, train then val. */
+	uint64_t samples;	/* count + val */
+	uint32_t *bytes;	/* stored bytes: JPEG file / Datum value / .rec frame */
+	uint16_t *width;	/* stored pixel dimensions */
+	uint16_t *height;
+	uint16_t *label;	/* class, 0 .. classes-1 */
+	uint32_t *order;	/* storage index -> image number (identity for jpeg) */
+	uint64_t sample_bytes;	/* sum of bytes[] */
+
+	/* Files. imagenet-jpeg lists no image files here (there may be 1.3M
+	 * of them; ts_dataset_sample_path names them), only the rest. */
+	size_t nfiles;
+	struct ts_dataset_file *files;
+	uint64_t total_bytes;	/* every file the generator writes but dataset.json */
+
+	/* ptb-text: words, lines and bytes of train/valid/test. */
+	uint64_t words[3], lines[3];
+};
+
+/*
+ * Fills @meta with what generating @kind under @cfg writes: the same
+ * per-sample sizes and dimensions, byte for byte (LMDB file sizes are
+ * estimates, flagged). No image is encoded. @err gets a one-line reason.
+ */
+TS_WUR int ts_dataset_meta_describe(enum ts_dataset_kind kind, const struct ts_dataset_config *cfg,
+				    struct ts_dataset_meta *meta, char *err, size_t errlen);
+void ts_dataset_meta_free(struct ts_dataset_meta *meta);
+
+/* "n01530575"-style name of class @c (stable, seed-independent). */
+void ts_dataset_class_name(uint32_t c, char out[10]);
+/* Path under DIR of image @img (tree numbering): "train/<wnid>/<wnid>_<n>.JPEG". */
+void ts_dataset_sample_path(const struct ts_dataset_meta *meta, uint64_t img, char *out,
+			    size_t n);
+/* Key of the j-th LMDB entry: "%08d_<wnid>/<file>", as convert_imageset. */
+void ts_dataset_lmdb_key(const struct ts_dataset_meta *meta, uint64_t j, char *out, size_t n);
+
+/* Generation progress and result. */
+struct ts_dataset_stats {
+	uint64_t samples;	/* images (or words) written */
+	uint64_t bytes;		/* bytes written (files, not counting dataset.json) */
+	uint64_t ns;		/* wall time */
+	uint64_t pad_bytes;	/* JPEG padding (COM segments) added to hit target sizes */
+	unsigned threads;
+};
+
+/*
+ * Writes the dataset into @dir (created if missing, refused unless empty)
+ * and then its dataset.json. Returns 0 or -errno/TS_E_*; @err gets one line
+ * naming the file and what to do.
+ */
+TS_WUR int ts_dataset_make(enum ts_dataset_kind kind, const struct ts_dataset_config *cfg,
+			   const char *dir, struct ts_dataset_stats *st, char *err, size_t errlen);
+
+/* Reads DIR/dataset.json back into @meta (then describes it again). */
+TS_WUR int ts_dataset_open(const char *dir, struct ts_dataset_meta *meta, char *err,
+			   size_t errlen);
+
+#endif
