@@ -48,6 +48,11 @@ void ts_decoder_free(struct ts_decoder *d)
 	free(d);
 }
 
+const uint8_t *ts_decoder_rgb(const struct ts_decoder *d)
+{
+	return d->rgb;
+}
+
 const char *ts_decoder_msg(const struct ts_decoder *d)
 {
 	return d->msg;
@@ -99,8 +104,9 @@ int ts_decode_jpeg(struct ts_decoder *d, const uint8_t *jpeg, size_t len, struct
 	return 0;
 }
 
-void ts_decode_pixels(struct ts_decoder *d, const uint8_t *px, int w, int h, bool bgr,
-		      struct ts_rng *rng, float *out)
+/* Pixel (x, y) channel c lies at px[(y * w + x) * xs + c * cs]. */
+static void transform(struct ts_decoder *d, const uint8_t *px, int w, int h, size_t xs, size_t cs,
+		      bool bgr, struct ts_rng *rng, float *out)
 {
 	const unsigned S = d->out;
 	/* Size of the resized image and where the crop sits in it. */
@@ -144,7 +150,7 @@ void ts_decode_pixels(struct ts_decoder *d, const uint8_t *px, int w, int h, boo
 			y0 = h - 1;
 		int y1 = y0 + 1 < h ? y0 + 1 : h - 1;
 		float wy = (float)(fy - y0);
-		const uint8_t *r0 = px + (size_t)y0 * w * 3, *r1 = px + (size_t)y1 * w * 3;
+		const uint8_t *r0 = px + (size_t)y0 * w * xs, *r1 = px + (size_t)y1 * w * xs;
 		for (unsigned x = 0; x < S; x++) {
 			double fx = (x + cx + 0.5) * sx - 0.5;
 			if (fx < 0)
@@ -155,14 +161,27 @@ void ts_decode_pixels(struct ts_decoder *d, const uint8_t *px, int w, int h, boo
 			int x1 = x0 + 1 < w ? x0 + 1 : w - 1;
 			float wx = (float)(fx - x0);
 			unsigned ox = flip ? S - 1 - x : x;
+			const size_t a = (size_t)x0 * xs, e = (size_t)x1 * xs;
 			for (int c = 0; c < 3; c++) {
-				int s = ci[c];
-				float top = r0[x0 * 3 + s] + wx * (r0[x1 * 3 + s] - r0[x0 * 3 + s]);
-				float bot = r1[x0 * 3 + s] + wx * (r1[x1 * 3 + s] - r1[x0 * 3 + s]);
+				size_t s = (size_t)ci[c] * cs;
+				float top = r0[a + s] + wx * (r0[e + s] - r0[a + s]);
+				float bot = r1[a + s] + wx * (r1[e + s] - r1[a + s]);
 				float v = top + wy * (bot - top);
 				out[c * plane + (size_t)y * S + ox] = v * k[c] + b[c];
 			}
 		}
 	}
+}
+
+void ts_decode_pixels(struct ts_decoder *d, const uint8_t *px, int w, int h, bool bgr,
+		      struct ts_rng *rng, float *out)
+{
+	transform(d, px, w, h, 3, 1, bgr, rng, out);
+}
+
+void ts_decode_planes(struct ts_decoder *d, const uint8_t *chw, int w, int h, bool bgr,
+		      struct ts_rng *rng, float *out)
+{
+	transform(d, chw, w, h, 1, (size_t)w * h, bgr, rng, out);
 }
 
