@@ -1,0 +1,107 @@
+/*
+ * trace_writer.c — how fast the trace writer records, and whether it drops.
+ *
+ *   trace_writer [FILE] [SECONDS]
+ *
+ * Two runs, side by side in one process: (1) the target load, 100k ops/s
+ * spread over 4 producer threads (libfuse's default worker count order),
+ * each paced by the clock, as a busy tierfs would call put(); (2) the same
+ * threads unpaced, to show the headroom. Each put interns its path as the
+ * daemon does. Reports records written, dropped, and the achieved rate.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/clock.h"
+#include "traces/trace.h"
+
+#define NPROD 4
+
+struct prod {
+	struct ts_trace_writer *w;
+	uint64_t rate;	/* ops/s for this thread, 0 = unpaced */
+	uint64_t until; /* ts_now_ns() deadline */
+	uint64_t n;	/* puts done */
+	unsigned id;
+};
+
+static void *producer(void *arg)
+{
+	struct prod *p = arg;
+	uint64_t t0 = ts_now_ns();
+	char path[64];
+
+	for (uint64_t i = 0;; i++) {
+		if ((i & 63) == 0) {
+			uint64_t now = ts_now_ns();
+			if (now >= p->until)
+				break;
+			if (p->rate) /* sleep until the 64-op batch is due */
+				ts_sleep_until_ns(t0 + i * TS_NS_PER_S / p->rate);
+		}
+		snprintf(path, sizeof(path), "/imagenet/train/n%08u.JPEG", (unsigned)(i % 5000));
+		struct ts_trace_rec r = {
+			.submit_ns = ts_now_ns(),
+			.offset = i * 4096,
+			.length = 4096,
+			.result = 4096,
+			.file_id = ts_trace_writer_file_id(p->w, path),
+			.tid = p->id,
+			.op = TS_OP_READ,
+		};
+		r.complete_ns = r.submit_ns + 1;
+		ts_trace_writer_put(p->w, &r);
+		p->n++;
+	}
+	return NULL;
+}
+
+static int run(const char *file, uint64_t total_rate, double secs, const char *what)
+{
+	struct ts_trace_hdr h = { 0 };
+	struct ts_trace_writer *w;
+	struct prod p[NPROD];
+	pthread_t th[NPROD];
+	uint64_t dropped, n = 0;
+	int ret;
+
+	if ((ret = ts_trace_writer_open(file, &h, &w))) {
+		fprintf(stderr, "trace_writer: %s: %s\n", file, ts_strerror(ret));
+		return 1;
+	}
+	uint64_t t0 = ts_now_ns(), until = t0 + (uint64_t)(secs * 1e9);
+	for (unsigned i = 0; i < NPROD; i++) {
+		p[i] = (struct prod){ .w = w, .rate = total_rate / NPROD, .until = until, .id = i };
+		pthread_create(&th[i], NULL, producer, &p[i]);
+	}
+	for (unsigned i = 0; i < NPROD; i++) {
+		pthread_join(th[i], NULL);
+		n += p[i].n;
+	}
+	uint64_t t1 = ts_now_ns();
+	if ((ret = ts_trace_writer_close(w, &dropped))) {
+		fprintf(stderr, "trace_writer: %s: %s\n", file, ts_strerror(ret));
+		return 1;
+	}
+	uint64_t t2 = ts_now_ns();
+	printf("%-8s %4u threads  %10llu puts in %.2f s = %9.0f ops/s  dropped %llu (%.4f%%)  "
+	       "close %.1f ms\n",
+	       what, NPROD, (unsigned long long)n, (t1 - t0) / 1e9, n / ((t1 - t0) / 1e9),
+	       (unsigned long long)dropped, n ? 100.0 * (double)dropped / (double)n : 0.0,
+	       (t2 - t1) / 1e6);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *file = argc > 1 ? argv[1] : "/tmp/trace_writer_bench.trace";
+	double secs = argc > 2 ? atof(argv[2]) : 5.0;
+
+	if (run(file, 100000, secs, "paced") || run(file, 0, 1.0, "unpaced"))
+		return 1;
+	unlink(file);
+	return 0;
+}

@@ -1,0 +1,436 @@
+/*
+ * lua_scenario.c — the scenario API a script sees (documented with an
+ * example per call in scripts/README.md):
+ *
+ *   params{...}     the script's parameters, overridable as key=value
+ *   dataset{...}    mount{...}    pipeline{...}    engine{...}
+ *                   set keys of one section of the current configuration
+ *   run{...}        run the current configuration (one row per tier)
+ *   preprocess{...} convert the JPEG dataset to an LMDB through the mount
+ *   sweep{...}      run every combination of the listed values
+ *   report{...}     the report's title
+ *   tiersim         { version, virtual, tiers = {...} }
+ *
+ * Every table is read through the section's option table, so an unknown key
+ * is an error that names the key and lists the known ones. The runner is
+ * each function's upvalue; nothing here is a global of the C program.
+ */
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runner.h"
+
+#define RUNNER(L) ((struct ts_runner *)lua_touserdata(L, lua_upvalueindex(1)))
+
+/* A Lua scalar as option text; NULL for other types. */
+static const char *scalar_text(lua_State *L, int idx, char *buf, size_t n)
+{
+	switch (lua_type(L, idx)) {
+	case LUA_TBOOLEAN:
+		return lua_toboolean(L, idx) ? "true" : "false";
+	case LUA_TNUMBER:
+		if (lua_isinteger(L, idx))
+			snprintf(buf, n, "%lld", (long long)lua_tointeger(L, idx));
+		else
+			snprintf(buf, n, "%.17g", lua_tonumber(L, idx));
+		return buf;
+	case LUA_TSTRING:
+		return lua_tostring(L, idx);
+	default:
+		return NULL;
+	}
+}
+
+/* A result row as a Lua table. */
+static void push_row(lua_State *L, const struct ts_report *rep, const struct ts_row *w)
+{
+	lua_createtable(L, 0, 16);
+	lua_pushstring(L, w->label ? w->label : "");
+	lua_setfield(L, -2, "label");
+	lua_pushstring(L, w->tier ? w->tier : "");
+	lua_setfield(L, -2, "tier");
+	if (w->error) {
+		lua_pushstring(L, w->error);
+		lua_setfield(L, -2, "error");
+	}
+	if (w->parts) {
+		lua_pushstring(L, w->parts);
+		lua_setfield(L, -2, "parts");
+	}
+	const struct {
+		const char *k;
+		double v;
+	} nums[] = {
+		{ "samples_per_s", w->samples_per_s }, { "time", w->time_s },
+		{ "au", w->au_pct },		       { "io_stall", w->stall_pct },
+		{ "cache_hit", w->cache_hit_pct },     { "read_mb_s", w->read_mb_s },
+		{ "write_mb_s", w->write_mb_s },       { "step_p50_ms", w->step_p50_ms },
+		{ "step_p99_ms", w->step_p99_ms },
+	};
+	for (size_t i = 0; i < TS_ARRAY_SIZE(nums); i++) {
+		if (nums[i].v != nums[i].v) /* NaN: not measured */
+			continue;
+		lua_pushnumber(L, nums[i].v);
+		lua_setfield(L, -2, nums[i].k);
+	}
+	lua_pushinteger(L, (lua_Integer)w->samples);
+	lua_setfield(L, -2, "samples");
+	lua_pushinteger(L, (lua_Integer)w->iterations);
+	lua_setfield(L, -2, "iterations");
+	lua_pushinteger(L, (lua_Integer)w->batch);
+	lua_setfield(L, -2, "batch");
+	(void)rep;
+}
+
+/* Raises the runner's error; "interrupted" when a signal stopped it. */
+static int raise_exec(lua_State *L, int rc, const char *err)
+{
+	if (rc == -EINTR || ts_runner_interrupted)
+		return luaL_error(L, "interrupted");
+	return luaL_error(L, "%s", err[0] ? err : ts_strerror(rc));
+}
+
+static int set_section(lua_State *L, const char *name)
+{
+	struct ts_runner *R = RUNNER(L);
+	luaL_checktype(L, 1, LUA_TTABLE);
+	if (!strcmp(name, "pipeline")) {
+		/* These follow from the other sections. */
+		static const char *const derived[][2] = {
+			{ "path", "dataset{dir=...} or dataset{kind=...}" },
+			{ "batch", "engine{batch=..., gpus=...}" },
+		};
+		for (size_t i = 0; i < TS_ARRAY_SIZE(derived); i++) {
+			if (lua_getfield(L, 1, derived[i][0]) != LUA_TNIL)
+				return luaL_error(L, "pipeline: '%s' is set by %s", derived[i][0],
+						  derived[i][1]);
+			lua_pop(L, 1);
+		}
+	}
+	void *base;
+	const struct ts_opt *tab = ts_scn_section(&R->cfg, name, &base);
+	char err[768];
+	if (ts_opt_from_lua(tab, base, L, 1, name, err, sizeof(err)))
+		return luaL_error(L, "%s", err);
+	return 0;
+}
+
+static int l_dataset(lua_State *L) { return set_section(L, "dataset"); }
+static int l_mount(lua_State *L) { return set_section(L, "mount"); }
+static int l_pipeline(lua_State *L) { return set_section(L, "pipeline"); }
+static int l_engine(lua_State *L) { return set_section(L, "engine"); }
+
+static void push_rows(lua_State *L, struct ts_runner *R, size_t first)
+{
+	lua_createtable(L, (int)(R->report.n - first), 0);
+	for (size_t i = first; i < R->report.n; i++) {
+		push_row(L, &R->report, &R->report.rows[i]);
+		lua_rawseti(L, -2, (lua_Integer)(i - first + 1));
+	}
+}
+
+static int read_action(lua_State *L, int idx, enum ts_action act, struct ts_scn_run *run,
+		       char *err, size_t errlen)
+{
+	memset(run, 0, sizeof(*run));
+	const struct ts_opt *tab = act == TS_ACT_RUN ? ts_scn_run_opts : ts_scn_preprocess_opts;
+	int rc = ts_opt_defaults(ts_scn_run_opts, run, err, errlen);
+	if (!rc)
+		rc = ts_opt_defaults(ts_scn_preprocess_opts, run, err, errlen);
+	if (!rc && !lua_isnoneornil(L, idx))
+		rc = ts_opt_from_lua(tab, run, L, idx, act == TS_ACT_RUN ? "run" : "preprocess",
+				     err, errlen);
+	return rc;
+}
+
+static void free_action(struct ts_scn_run *run)
+{
+	ts_opt_free(ts_scn_run_opts, run);
+	run->label = NULL;
+}
+
+static int do_action(lua_State *L, enum ts_action act)
+{
+	struct ts_runner *R = RUNNER(L);
+	struct ts_scn_run run;
+	char err[1024] = "";
+	if (read_action(L, 1, act, &run, err, sizeof(err))) {
+		free_action(&run);
+		return luaL_error(L, "%s", err);
+	}
+	size_t first = R->report.n;
+	int rc = ts_runner_exec(R, act, &run, &first, err, sizeof(err));
+	free_action(&run);
+	if (rc)
+		return raise_exec(L, rc, err);
+	push_rows(L, R, first);
+	return 1;
+}
+
+static int l_run(lua_State *L) { return do_action(L, TS_ACT_RUN); }
+static int l_preprocess(lua_State *L) { return do_action(L, TS_ACT_PREPROCESS); }
+
+/* sweep{ pipeline = { vcpus = {1, 2} }, mount = { mem = {"1GiB", "8GiB"} },
+ *        run = {...} | preprocess = {...} }
+ * Runs every combination, the last key varying fastest; each row is named
+ * by the values it ran with. */
+#define SWEEP_MAX_AXES 8
+struct axis {
+	const char *section, *key;
+	lua_Integer n; /* values, in holder[i] */
+};
+
+static const char *const sweep_sections[] = { "dataset", "mount", "pipeline", "engine" };
+
+static int l_sweep(lua_State *L)
+{
+	struct ts_runner *R = RUNNER(L);
+	luaL_checktype(L, 1, LUA_TTABLE);
+	lua_settop(L, 1);
+	struct axis ax[SWEEP_MAX_AXES];
+	size_t nax = 0;
+	char err[1024] = "";
+
+	/* Every top-level key must be a section or the action. */
+	lua_pushnil(L);
+	while (lua_next(L, 1)) {
+		const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+		bool ok = k && (!strcmp(k, "run") || !strcmp(k, "preprocess"));
+		for (size_t i = 0; k && i < TS_ARRAY_SIZE(sweep_sections); i++)
+			ok |= !strcmp(k, sweep_sections[i]);
+		if (!ok)
+			return luaL_error(L, "sweep: unknown section '%s' (known: dataset, mount, "
+					  "pipeline, engine, run, preprocess)", k ? k : "?");
+		lua_pop(L, 1);
+	}
+	bool has_run = lua_getfield(L, 1, "run") != LUA_TNIL;
+	bool has_pre = lua_getfield(L, 1, "preprocess") != LUA_TNIL;
+	lua_pop(L, 2);
+	if (has_run && has_pre)
+		return luaL_error(L, "sweep: give either run or preprocess, not both");
+	enum ts_action act = has_pre ? TS_ACT_PREPROCESS : TS_ACT_RUN;
+
+	lua_newtable(L); /* holder: the values arrays, by axis */
+	int holder = lua_gettop(L);
+	for (size_t s = 0; s < TS_ARRAY_SIZE(sweep_sections); s++) {
+		const char *sec = sweep_sections[s];
+		if (lua_getfield(L, 1, sec) == LUA_TNIL) {
+			lua_pop(L, 1);
+			continue;
+		}
+		if (!lua_istable(L, -1))
+			return luaL_error(L, "sweep: %s: expected a table of key = {values}", sec);
+		void *base;
+		const struct ts_opt *tab = ts_scn_section(&R->cfg, sec, &base);
+		int st = lua_gettop(L);
+		lua_pushnil(L);
+		while (lua_next(L, st)) {
+			const char *key = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?";
+			if (!ts_opt_find(tab, key))
+				return luaL_error(L, "sweep: %s: unknown key '%s'", sec, key);
+			if (!strcmp(sec, "pipeline") && (!strcmp(key, "path") || !strcmp(key, "batch")))
+				return luaL_error(L, "sweep: pipeline.%s follows from dataset{} and "
+						  "engine{}; sweep those instead", key);
+			if (!lua_istable(L, -1) || luaL_len(L, -1) < 1)
+				return luaL_error(L, "sweep: %s.%s: expected a list of values", sec,
+						  key);
+			if (nax == SWEEP_MAX_AXES)
+				return luaL_error(L, "sweep: at most %d keys", SWEEP_MAX_AXES);
+			ax[nax] = (struct axis){ sec, key, luaL_len(L, -1) };
+			lua_rawseti(L, holder, (lua_Integer)++nax);
+		}
+		lua_pop(L, 1);
+	}
+	if (!nax)
+		return luaL_error(L, "sweep: nothing to sweep (e.g. pipeline = { vcpus = {1, 2} })");
+
+	lua_getfield(L, 1, act == TS_ACT_RUN ? "run" : "preprocess");
+	struct ts_scn_run run;
+	if (read_action(L, lua_gettop(L), act, &run, err, sizeof(err))) {
+		free_action(&run);
+		return luaL_error(L, "%s", err);
+	}
+	char *base_label = run.label && *run.label ? strdup(run.label) : NULL;
+
+	size_t first = R->report.n;
+	lua_Integer idx[SWEEP_MAX_AXES] = { 0 };
+	int rc = 0;
+	bool more = true;
+	while (more && !rc) {
+		struct ts_scenario saved;
+		if (ts_scn_copy(&saved, &R->cfg)) {
+			rc = -ENOMEM;
+			break;
+		}
+		char label[512];
+		size_t used = (size_t)snprintf(label, sizeof(label), "%s", base_label ? base_label : "");
+		for (size_t a = 0; a < nax && !rc; a++) {
+			void *base;
+			const struct ts_opt *tab = ts_scn_section(&R->cfg, ax[a].section, &base);
+			lua_rawgeti(L, holder, (lua_Integer)a + 1);
+			lua_rawgeti(L, -1, idx[a] + 1);
+			char nb[64];
+			const char *v = scalar_text(L, -1, nb, sizeof(nb));
+			char sub[512];
+			if (!v) {
+				snprintf(err, sizeof(err), "sweep: %s.%s: values must be numbers, "
+					 "strings or booleans", ax[a].section, ax[a].key);
+				rc = TS_E_PARSE;
+			} else if ((rc = ts_opt_set(tab, base, ax[a].key, v, sub, sizeof(sub)))) {
+				snprintf(err, sizeof(err), "sweep: %s: %s", ax[a].section, sub);
+			} else if (used < sizeof(label)) {
+				used += (size_t)snprintf(label + used, sizeof(label) - used, "%s%s=%s",
+							 used ? " " : "", ax[a].key, v);
+			}
+			lua_pop(L, 2);
+		}
+		if (!rc) {
+			free(run.label);
+			run.label = strdup(label);
+			size_t f;
+			rc = run.label ? ts_runner_exec(R, act, &run, &f, err, sizeof(err)) : -ENOMEM;
+		}
+		ts_scn_free(&R->cfg);
+		R->cfg = saved;
+		/* Next combination: the last axis varies fastest. */
+		more = false;
+		for (size_t a = nax; a-- > 0;) {
+			if (++idx[a] < ax[a].n) {
+				more = true;
+				break;
+			}
+			idx[a] = 0;
+		}
+	}
+	free(base_label);
+	free_action(&run);
+	if (rc)
+		return raise_exec(L, rc, err);
+	push_rows(L, R, first);
+	return 1;
+}
+
+/* params{ name = default, ... }: the script's parameters. A command-line
+ * name=value replaces the default, converted to the default's type. */
+static int l_params(lua_State *L)
+{
+	struct ts_runner *R = RUNNER(L);
+	luaL_checktype(L, 1, LUA_TTABLE);
+	lua_newtable(L);
+	int out = lua_gettop(L);
+	lua_pushnil(L);
+	while (lua_next(L, 1)) {
+		if (lua_type(L, -2) != LUA_TSTRING)
+			return luaL_error(L, "params: keys must be names");
+		const char *key = lua_tostring(L, -2);
+		const char *ov = NULL;
+		for (size_t i = 0; i < R->o.nkv; i++) {
+			const char *kv = R->o.kv[i];
+			size_t kl = strcspn(kv, "=");
+			if (!strchr(kv, '.') || strchr(kv, '.') > kv + kl) {
+				if (strlen(key) == kl && !strncmp(kv, key, kl)) {
+					ov = kv + kl + 1;
+					R->kv_used[i] = true;
+				}
+			}
+		}
+		lua_pushvalue(L, -2);
+		if (!ov) {
+			lua_pushvalue(L, -2);
+		} else {
+			switch (lua_type(L, -2)) {
+			case LUA_TNUMBER:
+				if (!lua_stringtonumber(L, ov))
+					return luaL_error(L, "parameter %s=%s: expected a number", key,
+							  ov);
+				if (lua_isinteger(L, -3) && !lua_isinteger(L, -1))
+					return luaL_error(L, "parameter %s=%s: expected an integer",
+							  key, ov);
+				break;
+			case LUA_TBOOLEAN:
+				if (!strcmp(ov, "true") || !strcmp(ov, "1") || !strcmp(ov, "yes"))
+					lua_pushboolean(L, 1);
+				else if (!strcmp(ov, "false") || !strcmp(ov, "0") || !strcmp(ov, "no"))
+					lua_pushboolean(L, 0);
+				else
+					return luaL_error(L, "parameter %s=%s: expected true or false",
+							  key, ov);
+				break;
+			default:
+				lua_pushstring(L, ov);
+				break;
+			}
+		}
+		lua_settable(L, out);
+		lua_pop(L, 1);
+	}
+	R->params_seen = true;
+	for (size_t i = 0; i < R->o.nkv; i++) {
+		const char *kv = R->o.kv[i];
+		size_t kl = strcspn(kv, "=");
+		const char *dot = strchr(kv, '.');
+		if (R->kv_used[i] || (dot && dot < kv + kl))
+			continue;
+		char names[512] = "";
+		size_t used = 0;
+		lua_pushnil(L);
+		while (lua_next(L, 1)) {
+			if (used < sizeof(names))
+				used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s",
+							 used ? ", " : "", lua_tostring(L, -2));
+			lua_pop(L, 1);
+		}
+		return luaL_error(L, "unknown parameter '%.*s' on the command line (this script's "
+				  "parameters: %s; configuration keys are section.key, e.g. "
+				  "engine.batch=32)", (int)kl, kv, names);
+	}
+	lua_pushvalue(L, out);
+	return 1;
+}
+
+/* report{ title = "..." } */
+static int l_report(lua_State *L)
+{
+	struct ts_runner *R = RUNNER(L);
+	luaL_checktype(L, 1, LUA_TTABLE);
+	lua_pushnil(L);
+	while (lua_next(L, 1)) {
+		const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?";
+		if (strcmp(k, "title"))
+			return luaL_error(L, "report: unknown key '%s' (known: title)", k);
+		if (ts_row_set_str(&R->report.title, luaL_checkstring(L, -1)))
+			return luaL_error(L, "report: out of memory");
+		lua_pop(L, 1);
+	}
+	return 0;
+}
+
+void ts_lua_open_scenario(lua_State *L, struct ts_runner *R)
+{
+	static const luaL_Reg fns[] = {
+		{ "params", l_params },	  { "dataset", l_dataset }, { "mount", l_mount },
+		{ "pipeline", l_pipeline }, { "engine", l_engine },   { "run", l_run },
+		{ "preprocess", l_preprocess }, { "sweep", l_sweep }, { "report", l_report },
+		{ NULL, NULL },
+	};
+	lua_pushglobaltable(L);
+	lua_pushlightuserdata(L, R);
+	luaL_setfuncs(L, fns, 1);
+	lua_pop(L, 1);
+
+	lua_createtable(L, 0, 4);
+	lua_pushstring(L, TS_VERSION);
+	lua_setfield(L, -2, "version");
+	lua_pushboolean(L, R->o.virtual_time);
+	lua_setfield(L, -2, "virtual");
+	lua_createtable(L, (int)R->o.ntiers, 0);
+	for (size_t i = 0; i < R->o.ntiers; i++) {
+		lua_pushstring(L, R->o.tiers[i]);
+		lua_rawseti(L, -2, (lua_Integer)i + 1);
+	}
+	lua_setfield(L, -2, "tiers");
+	lua_setglobal(L, "tiersim");
+}

@@ -1,0 +1,382 @@
+/* mount.c — tierfs daemons started and stopped for scenarios (see mount.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "mount.h"
+
+#define MOUNT_WAIT_NS (15 * TS_NS_PER_S) /* daemon start-up, generous for ASan */
+#define EXIT_WAIT_NS (5 * TS_NS_PER_S)
+
+static char *path_join(const char *dir, const char *name)
+{
+	char *p;
+	return asprintf(&p, "%s/%s", dir, name) < 0 ? NULL : p;
+}
+
+static bool executable(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0;
+}
+
+int ts_mounts_init(struct ts_mounts *ms, char *err, size_t errlen)
+{
+	memset(ms, 0, sizeof(*ms));
+	const char *env = getenv("TIERSIM_TIERFS");
+	if (env && *env) {
+		if (!executable(env)) {
+			snprintf(err, errlen, "TIERSIM_TIERFS=%s is not an executable file", env);
+			return -ENOENT;
+		}
+		ms->tierfs = strdup(env);
+		return ms->tierfs ? 0 : -ENOMEM;
+	}
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = 0;
+		char *slash = strrchr(self, '/');
+		if (slash) {
+			*slash = 0;
+			const char *rel[] = { "tierfs", "../fs/tierfs" };
+			for (size_t i = 0; i < TS_ARRAY_SIZE(rel); i++) {
+				char *p = path_join(self, rel[i]);
+				if (!p)
+					return -ENOMEM;
+				if (executable(p)) {
+					ms->tierfs = p;
+					return 0;
+				}
+				free(p);
+			}
+		}
+	}
+	const char *path = getenv("PATH");
+	char *copy = strdup(path ? path : "/usr/local/bin:/usr/bin:/bin");
+	if (!copy)
+		return -ENOMEM;
+	for (char *save, *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		char *p = path_join(d, "tierfs");
+		if (p && executable(p)) {
+			ms->tierfs = p;
+			free(copy);
+			return 0;
+		}
+		free(p);
+	}
+	free(copy);
+	snprintf(err, errlen, "cannot find the tierfs daemon (build it with ninja, or set "
+			      "TIERSIM_TIERFS=/path/to/tierfs)");
+	return -ENOENT;
+}
+
+/* /proc/self/mountinfo field 5 is the mount point, with space, tab,
+ * newline and backslash written as \ooo. */
+static void unescape(char *s)
+{
+	char *w = s;
+	for (char *r = s; *r; r++) {
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] && r[3]) {
+			*w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
+			r += 3;
+		} else {
+			*w++ = *r;
+		}
+	}
+	*w = 0;
+}
+
+bool ts_is_mounted(const char *path)
+{
+	char want[PATH_MAX];
+	if (!realpath(path, want)) {
+		/* A dead FUSE mount fails realpath with ENOTCONN: still a mount. */
+		if (errno != ENOTCONN)
+			return false;
+		snprintf(want, sizeof(want), "%s", path);
+	}
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+	if (!f)
+		return false;
+	char line[4096];
+	bool found = false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *save, *tok = strtok_r(line, " ", &save);
+		for (int i = 1; tok && i < 5; i++)
+			tok = strtok_r(NULL, " ", &save);
+		if (tok) {
+			unescape(tok);
+			found = !strcmp(tok, want);
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* The last non-empty line of the daemon's log, for error messages. */
+static void last_line(const char *log, char *out, size_t n)
+{
+	out[0] = 0;
+	FILE *f = fopen(log, "r");
+	if (!f)
+		return;
+	char line[512];
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		if (line[0])
+			snprintf(out, n, "%s", line);
+	}
+	fclose(f);
+}
+
+static void mount_free(struct ts_mount *m)
+{
+	if (!m)
+		return;
+	free(m->backing);
+	free(m->mountpoint);
+	free(m->log);
+	free(m->stats);
+	free(m);
+}
+
+static void unlink_from(struct ts_mounts *ms, struct ts_mount *m)
+{
+	for (struct ts_mount **pp = &ms->head; *pp; pp = &(*pp)->next)
+		if (*pp == m) {
+			*pp = m->next;
+			return;
+		}
+}
+
+/* waitpid with a deadline; true when the child was reaped. */
+static bool reap(pid_t pid, uint64_t wait_ns)
+{
+	uint64_t end = ts_now_ns() + wait_ns;
+	for (;;) {
+		int st;
+		pid_t r = waitpid(pid, &st, WNOHANG);
+		if (r == pid || (r < 0 && errno == ECHILD))
+			return true;
+		if (ts_now_ns() >= end)
+			return false;
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+}
+
+static int run_fusermount(const char *mp, bool lazy)
+{
+	pid_t pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		if (null >= 0) {
+			dup2(null, 1);
+			dup2(null, 2);
+		}
+		if (lazy)
+			execlp("fusermount3", "fusermount3", "-u", "-z", mp, (char *)NULL);
+		else
+			execlp("fusermount3", "fusermount3", "-u", mp, (char *)NULL);
+		_exit(127);
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -EBUSY;
+}
+
+/* Unmount: as root with umount2 (fusermount3 otherwise), retrying while
+ * the mount is busy, and detaching lazily as the last resort. */
+static int unmount(const char *mp)
+{
+	for (int tries = 0; tries < 20 && ts_is_mounted(mp); tries++) {
+		int rc = geteuid() == 0 ? (umount2(mp, 0) ? -errno : 0) : run_fusermount(mp, false);
+		if (rc == 0 || rc == -EINVAL || rc == -ENOENT)
+			break;
+		struct timespec ts = { 0, 50 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+	if (ts_is_mounted(mp)) {
+		int rc = geteuid() == 0 ? (umount2(mp, MNT_DETACH) ? -errno : 0)
+					: run_fusermount(mp, true);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int ts_mount_start(struct ts_mounts *ms, const char *backing, const char *mountpoint,
+		   const char *opts, struct ts_mount **out, char *err, size_t errlen)
+{
+	*out = NULL;
+	struct ts_mount *m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	m->pid = -1;
+	m->backing = strdup(backing);
+	m->mountpoint = strdup(mountpoint);
+	if (!m->backing || !m->mountpoint || asprintf(&m->log, "%s.log", mountpoint) < 0) {
+		m->log = NULL;
+		mount_free(m);
+		return -ENOMEM;
+	}
+	if (mkdir(mountpoint, 0755) == 0) {
+		m->own_mountpoint = true;
+	} else if (errno != EEXIST) {
+		int e = errno;
+		snprintf(err, errlen, "cannot create mount point %s: %s", mountpoint, strerror(e));
+		mount_free(m);
+		return -e;
+	}
+	if (ts_is_mounted(mountpoint)) {
+		snprintf(err, errlen, "%s is already a mount point; unmount it first "
+				      "(fusermount3 -u %s)", mountpoint, mountpoint);
+		mount_free(m);
+		return -EBUSY;
+	}
+	int logfd = open(m->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (logfd < 0) {
+		int e = errno;
+		snprintf(err, errlen, "cannot create %s: %s", m->log, strerror(e));
+		if (m->own_mountpoint)
+			rmdir(mountpoint);
+		mount_free(m);
+		return -e;
+	}
+	pid_t parent = getpid();
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(logfd);
+		if (m->own_mountpoint)
+			rmdir(mountpoint);
+		mount_free(m);
+		return -e;
+	}
+	if (pid == 0) {
+		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != parent)
+			_exit(126);
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		int null = open("/dev/null", O_RDONLY);
+		if (null >= 0)
+			dup2(null, 0);
+		dup2(logfd, 1);
+		dup2(logfd, 2);
+		if (opts && *opts)
+			execl(ms->tierfs, "tierfs", "-f", "-o", opts, backing, mountpoint,
+			      (char *)NULL);
+		else
+			execl(ms->tierfs, "tierfs", "-f", backing, mountpoint, (char *)NULL);
+		fprintf(stderr, "cannot run %s: %s\n", ms->tierfs, strerror(errno));
+		_exit(127);
+	}
+	close(logfd);
+	m->pid = pid;
+	m->next = ms->head; /* on the list before anything can fail */
+	ms->head = m;
+
+	uint64_t end = ts_now_ns() + MOUNT_WAIT_NS;
+	while (!ts_is_mounted(mountpoint)) {
+		int st;
+		if (waitpid(pid, &st, WNOHANG) == pid) {
+			char why[400];
+			last_line(m->log, why, sizeof(why));
+			snprintf(err, errlen, "tierfs %s %s failed to mount (%s %d): %s", backing,
+				 mountpoint, WIFEXITED(st) ? "exit" : "signal",
+				 WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st),
+				 why[0] ? why : "no message");
+			m->pid = -1;
+			unlink_from(ms, m);
+			if (m->own_mountpoint)
+				rmdir(mountpoint);
+			mount_free(m);
+			return -EIO;
+		}
+		if (ts_now_ns() > end) {
+			snprintf(err, errlen, "tierfs did not mount %s within %llu s; its log is %s",
+				 mountpoint, (unsigned long long)(MOUNT_WAIT_NS / TS_NS_PER_S), m->log);
+			char ignore[8];
+			if (ts_mount_stop(ms, m, ignore, sizeof(ignore)))
+				return -ETIMEDOUT;
+			return -ETIMEDOUT;
+		}
+		struct timespec ts = { 0, 5 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+	m->mounted = true;
+	*out = m;
+	return 0;
+}
+
+int ts_mount_stop(struct ts_mounts *ms, struct ts_mount *m, char *err, size_t errlen)
+{
+	int rc = unmount(m->mountpoint);
+	if (rc)
+		snprintf(err, errlen, "cannot unmount %s: %s", m->mountpoint, ts_strerror(rc));
+	if (m->pid > 0 && !reap(m->pid, EXIT_WAIT_NS)) {
+		kill(m->pid, SIGTERM);
+		if (!reap(m->pid, EXIT_WAIT_NS)) {
+			kill(m->pid, SIGKILL);
+			reap(m->pid, EXIT_WAIT_NS);
+		}
+	}
+	if (ts_is_mounted(m->mountpoint)) {
+		/* The daemon is gone; a dead FUSE mount still needs detaching. */
+		rc = unmount(m->mountpoint);
+		if (rc)
+			snprintf(err, errlen, "cannot unmount %s: %s", m->mountpoint,
+				 ts_strerror(rc));
+	}
+	m->pid = -1;
+	m->mounted = false;
+	if (rc == 0 && m->own_mountpoint)
+		rmdir(m->mountpoint);
+	unlink_from(ms, m);
+	mount_free(m);
+	return rc;
+}
+
+int ts_mounts_stop_all(struct ts_mounts *ms)
+{
+	int failed = 0;
+	while (ms->head) {
+		struct ts_mount *m = ms->head;
+		char err[512];
+		char mp[PATH_MAX];
+		snprintf(mp, sizeof(mp), "%s", m->mountpoint);
+		if (ts_mount_stop(ms, m, err, sizeof(err))) {
+			fprintf(stderr, "tiersim: %s\n", err);
+			failed++;
+		}
+	}
+	return failed;
+}
+
+void ts_mounts_free(struct ts_mounts *ms)
+{
+	ts_mounts_stop_all(ms);
+	free(ms->tierfs);
+	ms->tierfs = NULL;
+}

@@ -1,0 +1,377 @@
+/* report.c — tables, JSON, CSV and plots of a scenario's rows (see report.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "report.h"
+
+/* One column of every output: name, unit, where it lives in the row. */
+struct col {
+	const char *head;  /* terminal heading */
+	const char *key;   /* JSON / CSV key */
+	const char *unit;
+	int prec;
+	double (*get)(const struct ts_row *row, double best);
+};
+
+static double g_sps(const struct ts_row *w, double b) { return w->samples_per_s; }
+static double g_time(const struct ts_row *w, double b) { return w->time_s; }
+static double g_au(const struct ts_row *w, double b) { return w->au_pct; }
+static double g_stall(const struct ts_row *w, double b) { return w->stall_pct; }
+static double g_hit(const struct ts_row *w, double b) { return w->cache_hit_pct; }
+static double g_rd(const struct ts_row *w, double b) { return w->read_mb_s; }
+static double g_wr(const struct ts_row *w, double b) { return w->write_mb_s; }
+static double g_p50(const struct ts_row *w, double b) { return w->step_p50_ms; }
+static double g_p99(const struct ts_row *w, double b) { return w->step_p99_ms; }
+static double g_rel(const struct ts_row *w, double b)
+{
+	return b > 0 && !isnan(w->samples_per_s) ? w->samples_per_s / b : NAN;
+}
+
+static const struct col cols[] = {
+	{ "samples/s", "throughput", "samples/s", 1, g_sps },
+	{ "time s", "time", "s", 2, g_time },
+	{ "AU %", "accelerator_utilization", "%", 1, g_au },
+	{ "IO stall %", "io_stall", "%", 1, g_stall },
+	{ "cache hit %", "cache_hit", "%", 1, g_hit },
+	{ "MB/s read", "read_rate", "MB/s", 1, g_rd },
+	{ "MB/s write", "write_rate", "MB/s", 1, g_wr },
+	{ "step p50 ms", "step_p50", "ms", 2, g_p50 },
+	{ "step p99 ms", "step_p99", "ms", 2, g_p99 },
+	{ "rel", "relative_to_best", "ratio", 2, g_rel },
+};
+/* The terminal shows the study's columns; files carry all of them. */
+static const bool on_terminal[TS_ARRAY_SIZE(cols)] = { 1, 1, 1, 1, 1, 1, 0, 0, 0, 1 };
+
+void ts_report_init(struct ts_report *r)
+{
+	memset(r, 0, sizeof(*r));
+}
+
+static void row_free(struct ts_row *w)
+{
+	free(w->label);
+	free(w->tier);
+	free(w->parts);
+	free(w->error);
+	for (size_t i = 0; i < w->nparams; i++) {
+		free(w->pkey[i]);
+		free(w->pval[i]);
+	}
+}
+
+void ts_report_free(struct ts_report *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		row_free(&r->rows[i]);
+	free(r->rows);
+	free(r->title);
+	free(r->script);
+	memset(r, 0, sizeof(*r));
+}
+
+struct ts_row *ts_report_add(struct ts_report *r)
+{
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 8;
+		struct ts_row *rows = realloc(r->rows, cap * sizeof(*rows));
+		if (!rows)
+			return NULL;
+		r->rows = rows;
+		r->cap = cap;
+	}
+	struct ts_row *w = &r->rows[r->n++];
+	memset(w, 0, sizeof(*w));
+	w->time_s = w->samples_per_s = w->au_pct = w->stall_pct = NAN;
+	w->cache_hit_pct = w->read_mb_s = w->write_mb_s = NAN;
+	w->step_p50_ms = w->step_p99_ms = NAN;
+	w->virtual_time = r->virtual_time;
+	return w;
+}
+
+int ts_row_set_str(char **dst, const char *s)
+{
+	char *dup = s ? strdup(s) : NULL;
+	if (s && !dup)
+		return -ENOMEM;
+	free(*dst);
+	*dst = dup;
+	return 0;
+}
+
+int ts_row_param(struct ts_row *w, const char *key, const char *val)
+{
+	for (size_t i = 0; i < w->nparams; i++)
+		if (!strcmp(w->pkey[i], key))
+			return ts_row_set_str(&w->pval[i], val);
+	if (w->nparams == TS_REPORT_MAX_PARAMS)
+		return -E2BIG;
+	char *k = strdup(key), *v = strdup(val);
+	if (!k || !v) {
+		free(k);
+		free(v);
+		return -ENOMEM;
+	}
+	w->pkey[w->nparams] = k;
+	w->pval[w->nparams++] = v;
+	return 0;
+}
+
+double ts_report_best(const struct ts_report *r)
+{
+	double best = 0;
+	for (size_t i = 0; i < r->n; i++)
+		if (!r->rows[i].error && r->rows[i].samples_per_s > best)
+			best = r->rows[i].samples_per_s;
+	return best;
+}
+
+static void fmt_num(char *buf, size_t n, double v, int prec)
+{
+	if (isnan(v))
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "%.*f", prec, v);
+}
+
+void ts_report_print(const struct ts_report *r, FILE *f)
+{
+	double best = ts_report_best(r);
+	int lw = (int)strlen("configuration");
+	for (size_t i = 0; i < r->n; i++) {
+		int l = r->rows[i].label ? (int)strlen(r->rows[i].label) : 0;
+		lw = l > lw ? l : lw;
+	}
+	if (r->title)
+		fprintf(f, "%s%s\n", r->title, r->virtual_time ? " (virtual time)" : "");
+	fprintf(f, "%-*s", lw, "configuration");
+	for (size_t c = 0; c < TS_ARRAY_SIZE(cols); c++)
+		if (on_terminal[c])
+			fprintf(f, "  %11s", cols[c].head);
+	fputc('\n', f);
+	for (size_t i = 0; i < r->n; i++) {
+		const struct ts_row *w = &r->rows[i];
+		fprintf(f, "%-*s", lw, w->label ? w->label : "?");
+		if (w->error) {
+			fprintf(f, "  %s\n", w->error);
+			continue;
+		}
+		for (size_t c = 0; c < TS_ARRAY_SIZE(cols); c++) {
+			if (!on_terminal[c])
+				continue;
+			char b[32];
+			fmt_num(b, sizeof(b), cols[c].get(w, best), cols[c].prec);
+			fprintf(f, "  %11s", b);
+		}
+		fputc('\n', f);
+	}
+	/* What was real and what was modeled, once per distinct description. */
+	for (size_t i = 0; i < r->n; i++) {
+		const char *p = r->rows[i].parts;
+		bool seen = false;
+		for (size_t j = 0; p && j < i; j++)
+			seen |= r->rows[j].parts && !strcmp(r->rows[j].parts, p);
+		if (p && !seen)
+			fprintf(f, "%s %s\n", i ? "      " : "parts:", p);
+	}
+	fprintf(f, "time = measured iterations (warm-up excluded); AU = compute / wall; "
+		   "MB = 10^6 bytes; rel = samples/s over the best row\n");
+}
+
+static json_t *num(double v)
+{
+	return isnan(v) || isinf(v) ? json_null() : json_real(v);
+}
+
+static json_t *with_unit(double v, const char *unit)
+{
+	return json_pack("{s:o, s:s}", "value", num(v), "unit", unit);
+}
+
+int ts_report_write_json(const struct ts_report *r, const char *path)
+{
+	double best = ts_report_best(r);
+	json_t *root = json_pack("{s:s, s:s, s:s?, s:s?, s:s}", "tool", "tiersim", "version",
+				 TS_VERSION, "title", r->title, "script", r->script, "clock",
+				 r->virtual_time ? "virtual" : "real");
+	json_t *rows = json_array();
+	if (!root || !rows) {
+		json_decref(root);
+		json_decref(rows);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < r->n; i++) {
+		const struct ts_row *w = &r->rows[i];
+		json_t *o = json_pack("{s:s?, s:s?, s:s?, s:s?, s:o, s:o, s:o}", "label", w->label,
+				      "tier", w->tier, "parts", w->parts, "error", w->error,
+				      "iterations", with_unit((double)w->iterations, "iterations"),
+				      "batch", with_unit((double)w->batch, "samples"), "samples",
+				      with_unit((double)w->samples, "samples"));
+		json_t *cfg = json_object();
+		for (size_t k = 0; k < w->nparams; k++)
+			json_object_set_new(cfg, w->pkey[k], json_string(w->pval[k]));
+		json_object_set_new(o, "config", cfg);
+		for (size_t c = 0; c < TS_ARRAY_SIZE(cols); c++)
+			json_object_set_new(o, cols[c].key, with_unit(cols[c].get(w, best), cols[c].unit));
+		json_object_set_new(o, "bytes_read", with_unit((double)w->bytes_read, "bytes"));
+		json_object_set_new(o, "bytes_written", with_unit((double)w->bytes_written, "bytes"));
+		json_array_append_new(rows, o);
+	}
+	json_object_set_new(root, "rows", rows);
+	int rc;
+	if (!strcmp(path, "-")) {
+		rc = json_dumpf(root, stdout, JSON_INDENT(2)) ? -EIO : 0;
+		fputc('\n', stdout);
+	} else {
+		rc = json_dump_file(root, path, JSON_INDENT(2)) ? -errno : 0;
+		if (rc == 0 && errno == 0)
+			rc = 0;
+	}
+	json_decref(root);
+	return rc < 0 ? rc : 0;
+}
+
+/* Quotes a CSV field when it holds a comma, quote or newline. */
+static void csv_str(FILE *f, const char *s)
+{
+	if (!s)
+		return;
+	if (!strpbrk(s, ",\"\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+int ts_report_write_csv(const struct ts_report *r, const char *path)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+	if (!f)
+		return -errno;
+	double best = ts_report_best(r);
+	fprintf(f, "label,tier,iterations,batch (samples),samples");
+	for (size_t c = 0; c < TS_ARRAY_SIZE(cols); c++)
+		fprintf(f, ",%s (%s)", cols[c].key, cols[c].unit);
+	fprintf(f, ",bytes_read (bytes),bytes_written (bytes),clock,parts,error\n");
+	for (size_t i = 0; i < r->n; i++) {
+		const struct ts_row *w = &r->rows[i];
+		csv_str(f, w->label);
+		fputc(',', f);
+		csv_str(f, w->tier);
+		fprintf(f, ",%llu,%llu,%llu", (unsigned long long)w->iterations,
+			(unsigned long long)w->batch, (unsigned long long)w->samples);
+		for (size_t c = 0; c < TS_ARRAY_SIZE(cols); c++) {
+			double v = cols[c].get(w, best);
+			if (isnan(v))
+				fputc(',', f);
+			else
+				fprintf(f, ",%.6g", v);
+		}
+		fprintf(f, ",%llu,%llu,%s,", (unsigned long long)w->bytes_read,
+			(unsigned long long)w->bytes_written, w->virtual_time ? "virtual" : "real");
+		csv_str(f, w->parts);
+		fputc(',', f);
+		csv_str(f, w->error);
+		fputc('\n', f);
+	}
+	int rc = ferror(f) ? -EIO : 0;
+	if (f != stdout && fclose(f))
+		rc = rc ? rc : -errno;
+	return rc;
+}
+
+/* gnuplot reads its data inline ("$d << EOD"); labels are quoted, so a
+ * label's own quotes are replaced to keep the script well formed. */
+static void plot_label(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++)
+		fputc(*s == '"' || *s == '\\' ? '\'' : *s, f);
+	fputc('"', f);
+}
+
+int ts_report_plot(const struct ts_report *r, const char *path, char *err, size_t errlen)
+{
+	const char *ext = strrchr(path, '.');
+	const char *term;
+	if (ext && !strcasecmp(ext, ".svg"))
+		term = "svg size 900,500 dynamic background rgb 'white'";
+	else if (ext && !strcasecmp(ext, ".png"))
+		term = "pngcairo size 900,500";
+	else {
+		snprintf(err, errlen, "--plot %s: the file must end in .svg or .png", path);
+		return TS_E_PARSE;
+	}
+	char script[] = "/tmp/tiersim-plot-XXXXXX";
+	int fd = mkstemp(script);
+	if (fd < 0) {
+		snprintf(err, errlen, "--plot: cannot create a temporary file: %s", strerror(errno));
+		return -errno;
+	}
+	FILE *f = fdopen(fd, "w");
+	if (!f) {
+		int e = errno;
+		close(fd);
+		unlink(script);
+		return -e;
+	}
+	fprintf(f, "set terminal %s\nset output ", term);
+	plot_label(f, path);
+	fprintf(f, "\nset title ");
+	plot_label(f, r->title ? r->title : "tiersim");
+	fprintf(f, "\nset style data histograms\nset style fill solid 0.8 border -1\n"
+		   "set boxwidth 0.7\nset ylabel 'samples/s'\nset yrange [0:*]\n"
+		   "set xtics rotate by -30 nomirror\nset grid ytics\nunset key\n$d << EOD\n");
+	size_t good = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct ts_row *w = &r->rows[i];
+		plot_label(f, w->label);
+		fprintf(f, " %.6g\n", w->error || isnan(w->samples_per_s) ? 0.0 : w->samples_per_s);
+		good += !w->error;
+	}
+	fprintf(f, "EOD\nplot $d using 2:xtic(1) linecolor rgb '#4477aa', "
+		   "'' using 0:2:(sprintf('%%.0f', $2)) with labels offset 0,0.7\n");
+	if (fclose(f)) {
+		unlink(script);
+		return -EIO;
+	}
+	if (!good) {
+		unlink(script);
+		snprintf(err, errlen, "--plot %s: no row has a result to draw", path);
+		return -ENODATA;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		unlink(script);
+		return -e;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDONLY);
+		if (null >= 0)
+			dup2(null, 0);
+		execlp("gnuplot", "gnuplot", script, (char *)NULL);
+		_exit(127);
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	unlink(script);
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		snprintf(err, errlen, "--plot %s: gnuplot %s (is gnuplot installed?)", path,
+			 WIFEXITED(st) && WEXITSTATUS(st) == 127 ? "was not found" : "failed");
+		return -EIO;
+	}
+	return 0;
+}

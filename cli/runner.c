@@ -1,0 +1,990 @@
+/* runner.c — runs a scenario script and the configurations it asks for
+ * (see runner.h). */
+#include <dirent.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <lauxlib.h>
+#include <limits.h>
+#include <lua.h>
+#include <lualib.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "convert.h"
+#include "hist.h"
+#include "opt.h"
+#include "fs/tier.h"
+#include "pipeline/dataset.h"
+#include "runner.h"
+#include "units.h"
+#include "vsim.h"
+
+volatile sig_atomic_t ts_runner_interrupted;
+
+static void on_signal(int sig)
+{
+	ts_runner_interrupted = sig;
+}
+
+void ts_runner_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal; /* no SA_RESTART: blocking waits return EINTR */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+}
+
+/* mkdir -p */
+static int mkdirs(const char *path)
+{
+	char buf[PATH_MAX];
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+		return -ENAMETOOLONG;
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(buf, 0755) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(buf, 0755) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+/* rm -r, staying on one file system (never descends into a mount). */
+static void remove_tree(const char *path)
+{
+	struct stat st, top;
+	if (lstat(path, &top))
+		return;
+	if (!S_ISDIR(top.st_mode)) {
+		unlink(path);
+		return;
+	}
+	DIR *d = opendir(path);
+	if (d) {
+		struct dirent *e;
+		while ((e = readdir(d))) {
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+				continue;
+			char sub[PATH_MAX];
+			if (snprintf(sub, sizeof(sub), "%s/%s", path, e->d_name) >= (int)sizeof(sub))
+				continue;
+			if (lstat(sub, &st) || st.st_dev != top.st_dev)
+				continue;
+			remove_tree(sub);
+		}
+		closedir(d);
+	}
+	rmdir(path);
+}
+
+static char *dupf(const char *fmt, ...) TS_PRINTF(1, 2);
+static char *dupf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	va_start(ap, fmt);
+	int n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	return n < 0 ? NULL : s;
+}
+
+static int default_workdir(char *out, size_t n)
+{
+	const char *env = getenv("TIERSIM_WORKDIR");
+	if (env && *env)
+		return snprintf(out, n, "%s", env) < (int)n ? 0 : -ENAMETOOLONG;
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	if (xdg && *xdg)
+		return snprintf(out, n, "%s/tiersim", xdg) < (int)n ? 0 : -ENAMETOOLONG;
+	const char *home = getenv("HOME");
+	if (home && *home)
+		return snprintf(out, n, "%s/.cache/tiersim", home) < (int)n ? 0 : -ENAMETOOLONG;
+	return snprintf(out, n, "/tmp/tiersim-%u", (unsigned)getuid()) < (int)n ? 0
+										 : -ENAMETOOLONG;
+}
+
+/* Splits "section.key=value"; false when @kv is not of that form. */
+static bool split_dotted(const char *kv, char *sec, size_t secn, char *key, size_t keyn,
+			 const char **val)
+{
+	const char *eq = strchr(kv, '=');
+	const char *dot = strchr(kv, '.');
+	if (!eq || !dot || dot > eq)
+		return false;
+	snprintf(sec, secn, "%.*s", (int)(dot - kv), kv);
+	snprintf(key, keyn, "%.*s", (int)(eq - dot - 1), dot + 1);
+	*val = eq + 1;
+	return true;
+}
+
+/* Applies the command line's section.key=value overrides to @s. */
+static int apply_overrides(const struct ts_runner *R, struct ts_scenario *s, char *err,
+			   size_t errlen)
+{
+	for (size_t i = 0; i < R->o.nkv; i++) {
+		char sec[64], key[128];
+		const char *val;
+		if (!split_dotted(R->o.kv[i], sec, sizeof(sec), key, sizeof(key), &val))
+			continue;
+		void *base;
+		const struct ts_opt *tab = ts_scn_section(s, sec, &base);
+		if (!tab) {
+			snprintf(err, errlen, "%s: unknown section '%s' (known: dataset, mount, "
+					      "pipeline, engine)", R->o.kv[i], sec);
+			return TS_E_UNKNOWN;
+		}
+		char sub[512];
+		int rc = ts_opt_set(tab, base, key, val, sub, sizeof(sub));
+		if (rc) {
+			snprintf(err, errlen, "%s: %s: %s", R->o.kv[i], sec, sub);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+int ts_runner_init(struct ts_runner *R, const struct ts_runner_opts *o, char *err, size_t errlen)
+{
+	memset(R, 0, sizeof(*R));
+	R->o = *o;
+	ts_report_init(&R->report);
+	R->report.virtual_time = o->virtual_time;
+	R->progress_tty = !o->quiet && isatty(STDERR_FILENO);
+	if (ts_row_set_str(&R->report.script, o->script))
+		return -ENOMEM;
+	int rc = ts_scn_defaults(&R->cfg, err, errlen);
+	if (rc)
+		return rc;
+	/* Check the command line's overrides before anything runs. */
+	for (size_t i = 0; i < o->nkv; i++) {
+		if (!strchr(o->kv[i], '=') || o->kv[i][0] == '=') {
+			snprintf(err, errlen, "'%s': expected key=value", o->kv[i]);
+			return TS_E_PARSE;
+		}
+	}
+	struct ts_scenario probe;
+	if (ts_scn_copy(&probe, &R->cfg))
+		return -ENOMEM;
+	rc = apply_overrides(R, &probe, err, errlen);
+	ts_scn_free(&probe);
+	if (rc)
+		return rc;
+
+	rc = ts_tier_set_load_default(&R->tiers, err, errlen);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < o->ntiers; i++) {
+		const struct ts_tier_profile *p;
+		if (strcmp(o->tiers[i], "none") &&
+		    (rc = ts_tier_set_lookup(R->tiers, o->tiers[i], &p, err, errlen)))
+			return rc;
+	}
+
+	char wd[PATH_MAX];
+	if (o->workdir)
+		rc = snprintf(wd, sizeof(wd), "%s", o->workdir) < (int)sizeof(wd) ? 0 : -ENAMETOOLONG;
+	else
+		rc = default_workdir(wd, sizeof(wd));
+	if (!rc)
+		rc = mkdirs(wd);
+	char real[PATH_MAX];
+	if (!rc && !realpath(wd, real))
+		rc = -errno;
+	if (rc) {
+		snprintf(err, errlen, "work directory %s: %s (choose another with --workdir DIR)",
+			 wd, ts_strerror(rc));
+		return rc;
+	}
+	R->workdir = strdup(real);
+	R->datadir = dupf("%s/data", real);
+	R->mntdir = dupf("%s/mnt", real);
+	R->scratch = dupf("%s/data/scratch/run-%d", real, (int)getpid());
+	if (!R->workdir || !R->datadir || !R->mntdir || !R->scratch)
+		return -ENOMEM;
+	const char *dirs[] = { R->datadir, R->mntdir };
+	for (size_t i = 0; i < TS_ARRAY_SIZE(dirs); i++)
+		if ((rc = mkdirs(dirs[i]))) {
+			snprintf(err, errlen, "cannot create %s: %s", dirs[i], ts_strerror(rc));
+			return rc;
+		}
+	return 0;
+}
+
+void ts_runner_free(struct ts_runner *R)
+{
+	if (R->L)
+		lua_close(R->L);
+	R->L = NULL;
+	if (R->mounts_ready)
+		ts_mounts_free(&R->mounts);
+	if (R->scratch && !R->o.keep)
+		remove_tree(R->scratch);
+	ts_scn_free(&R->cfg);
+	ts_report_free(&R->report);
+	ts_tier_set_free(R->tiers);
+	free(R->workdir);
+	free(R->datadir);
+	free(R->mntdir);
+	free(R->scratch);
+	memset(R, 0, sizeof(*R));
+}
+
+/* ---- Progress ------------------------------------------------------------ */
+
+void ts_runner_progress(struct ts_runner *R, const char *what, uint64_t done, uint64_t total,
+			double sps, double elapsed_s)
+{
+	if (!R->progress_tty)
+		return;
+	static const char *const spin = "|/-\\";
+	double pct = total ? 100.0 * (double)done / (double)total : 0;
+	double eta = done && total > done ? elapsed_s * (double)(total - done) / (double)done : 0;
+	fprintf(stderr, "\r\033[K%c %s  %5.1f%%  %9.1f samples/s  ETA %5.0f s", spin[done % 4],
+		what, pct, sps, eta);
+	fflush(stderr);
+}
+
+static void progress_end(struct ts_runner *R)
+{
+	if (R->progress_tty) {
+		fprintf(stderr, "\r\033[K");
+		fflush(stderr);
+	}
+}
+
+/* One quiet line per configuration when stderr is not a terminal. */
+static void note(struct ts_runner *R, const char *fmt, ...) TS_PRINTF(2, 3);
+static void note(struct ts_runner *R, const char *fmt, ...)
+{
+	if (R->o.quiet)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	if (R->progress_tty)
+		fprintf(stderr, "\r\033[K");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+/* ---- Datasets ------------------------------------------------------------ */
+
+static const char *kind_input(enum ts_dataset_kind k)
+{
+	switch (k) {
+	case TS_DS_IMAGENET_JPEG: return "train";
+	case TS_DS_IMAGENET_LMDB: return "train_lmdb";
+	case TS_DS_IMAGENET_REC: return "train.rec";
+	case TS_DS_PTB_TEXT: return "ptb.train.txt";
+	default: return "";
+	}
+}
+
+/* Where the dataset lives, generating it on first use. Generated datasets
+ * are kept under the work directory, keyed by kind, count and seed, so
+ * every configuration and every later run reads the same bytes. */
+int ts_runner_place(struct ts_runner *R, const struct ts_scenario *s,
+		     struct ts_dataset_place *dp, bool need_bytes, char *err, size_t errlen)
+{
+	memset(dp, 0, sizeof(*dp));
+	const struct ts_scn_dataset *d = &s->ds;
+	int rc;
+	if (d->dir && *d->dir) {
+		if (!d->source || !*d->source) {
+			snprintf(err, errlen, "dataset{dir=%s}: also give source = folder, rec, lmdb "
+					      "or text", d->dir);
+			return TS_E_PARSE;
+		}
+		char real[PATH_MAX];
+		if (!realpath(d->dir, real)) {
+			rc = -errno;
+			snprintf(err, errlen, "dataset{dir=%s}: %s", d->dir, strerror(errno));
+			return rc;
+		}
+		struct stat st;
+		if (stat(real, &st)) {
+			snprintf(err, errlen, "dataset{dir=%s}: %s", d->dir, strerror(errno));
+			return -errno;
+		}
+		/* A file (a .rec) is read through a mount of its directory. */
+		snprintf(dp->dir, sizeof(dp->dir), "%s", real);
+		if (S_ISDIR(st.st_mode)) {
+			snprintf(dp->backing, sizeof(dp->backing), "%s", real);
+		} else {
+			char *slash = strrchr(real, '/');
+			snprintf(dp->input, sizeof(dp->input), "%s", slash + 1);
+			*slash = 0;
+			snprintf(dp->backing, sizeof(dp->backing), "%s", real[0] ? real : "/");
+		}
+		dp->source = d->source;
+		return 0;
+	}
+	if ((rc = ts_dataset_kind_parse(d->kind, &dp->kind))) {
+		snprintf(err, errlen, "dataset: unknown kind '%s' (known: imagenet-jpeg, "
+				      "imagenet-lmdb, imagenet-rec, ptb-text)", d->kind);
+		return rc;
+	}
+	dp->source = ts_scn_kind_source(d->kind);
+	snprintf(dp->input, sizeof(dp->input), "%s", kind_input(dp->kind));
+	snprintf(dp->backing, sizeof(dp->backing), "%s", R->datadir);
+	snprintf(dp->rel, sizeof(dp->rel), "datasets/%s-%llu-s%llu%s", d->kind,
+		 (unsigned long long)d->count, (unsigned long long)d->seed,
+		 s->ds.encoded ? "-enc" : "");
+	snprintf(dp->dir, sizeof(dp->dir), "%s/%s", R->datadir, dp->rel);
+	dp->generated = true;
+
+	struct ts_dataset_config gc;
+	memset(&gc, 0, sizeof(gc));
+	if ((rc = ts_opt_defaults(ts_dataset_opts, &gc, err, errlen)))
+		return rc;
+	gc.count = d->count;
+	gc.seed = d->seed;
+	gc.encoded = s->ds.encoded;
+	gc.progress = R->progress_tty;
+	if (!need_bytes) { /* virtual time: sizes only, nothing written */
+		rc = ts_dataset_meta_describe(dp->kind, &gc, &dp->meta, err, errlen);
+		dp->have_meta = rc == 0;
+		ts_opt_free(ts_dataset_opts, &gc);
+		return rc;
+	}
+	if (ts_dataset_open(dp->dir, &dp->meta, err, errlen) == 0) {
+		dp->have_meta = true;
+		ts_opt_free(ts_dataset_opts, &gc);
+		return 0;
+	}
+	/* Generate into a temporary name, then rename: an interrupted
+	 * generation never passes for a complete dataset. */
+	char tmp[PATH_MAX + 16];
+	snprintf(tmp, sizeof(tmp), "%s.tmp-%d", dp->dir, (int)getpid());
+	remove_tree(tmp);
+	char parent[PATH_MAX];
+	snprintf(parent, sizeof(parent), "%s/datasets", R->datadir);
+	if ((rc = mkdirs(parent))) {
+		snprintf(err, errlen, "cannot create %s: %s", parent, ts_strerror(rc));
+		ts_opt_free(ts_dataset_opts, &gc);
+		return rc;
+	}
+	note(R, "generating dataset %s (%llu samples) in %s", d->kind,
+	     (unsigned long long)d->count, dp->dir);
+	struct ts_dataset_stats st;
+	rc = ts_dataset_make(dp->kind, &gc, tmp, &st, err, errlen);
+	ts_opt_free(ts_dataset_opts, &gc);
+	if (rc == 0 && ts_runner_interrupted)
+		rc = -EINTR;
+	if (rc == 0 && rename(tmp, dp->dir)) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot rename %s to %s: %s", tmp, dp->dir, strerror(errno));
+	}
+	if (rc) {
+		remove_tree(tmp);
+		return rc;
+	}
+	rc = ts_dataset_open(dp->dir, &dp->meta, err, errlen);
+	dp->have_meta = rc == 0;
+	return rc;
+}
+
+void ts_runner_place_free(struct ts_dataset_place *dp)
+{
+	if (dp->have_meta)
+		ts_dataset_meta_free(&dp->meta);
+	dp->have_meta = false;
+}
+
+/* ---- Mounts -------------------------------------------------------------- */
+
+/* tierfs's -o list for @s on @tier. */
+static char *mount_opts(const struct ts_scenario *s, const char *tier, const char *trace,
+			bool lmdb)
+{
+	char buf[2048];
+	size_t n = (size_t)snprintf(buf, sizeof(buf), "tier=%s,seed=%llu", tier,
+				    (unsigned long long)s->mnt.seed);
+	if (s->mnt.capacity)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, ",capacity=%llu",
+				      (unsigned long long)s->mnt.capacity);
+	if (s->mnt.mem)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, ",mem=%llu",
+				      (unsigned long long)s->mnt.mem);
+	if (s->mnt.profile && *s->mnt.profile)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, ",profile=%s", s->mnt.profile);
+	if (trace && *trace)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, ",trace=%s", trace);
+	/* LMDB maps its data file shared, which a direct_io FUSE file cannot
+	 * serve; tierfs opens these in cached mode and keeps its page-cache
+	 * model in charge (see DESIGN.md, "Known constraints"). */
+	if (lmdb)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, ",cached=*.mdb");
+	return n < sizeof(buf) ? strdup(buf) : NULL;
+}
+
+/* "%t" in a trace path becomes the tier name. */
+static void expand_trace(const char *pat, const char *tier, char *out, size_t n)
+{
+	size_t o = 0;
+	for (const char *p = pat; *p && o + 1 < n; p++) {
+		if (p[0] == '%' && p[1] == 't') {
+			o += (size_t)snprintf(out + o, n - o, "%s", tier);
+			p++;
+		} else {
+			out[o++] = *p;
+		}
+		if (o >= n)
+			o = n - 1;
+	}
+	out[o] = 0;
+}
+
+/* Counters read from the daemon's .tierfs/stats. */
+struct fs_counters {
+	bool ok;
+	uint64_t read_bytes, write_bytes; /* served by tierfs */
+	uint64_t model_read_bytes, model_hit_bytes;
+};
+
+static uint64_t jget_u64(json_t *root, const char *const *path)
+{
+	json_t *v = root;
+	for (; *path && v; path++)
+		v = json_object_get(v, *path);
+	if (json_is_integer(v))
+		return (uint64_t)json_integer_value(v);
+	if (json_is_real(v))
+		return (uint64_t)json_real_value(v);
+	return 0;
+}
+
+static void read_counters(const char *mountpoint, struct fs_counters *c)
+{
+	memset(c, 0, sizeof(*c));
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/.tierfs/stats", mountpoint);
+	json_error_t jerr;
+	json_t *root = json_load_file(path, 0, &jerr);
+	if (!root)
+		return;
+	static const char *const rd[] = { "ops", "read", "bytes", NULL };
+	static const char *const wr[] = { "ops", "write", "bytes", NULL };
+	static const char *const mrd[] = { "model", "ops", "read", "bytes", NULL };
+	static const char *const mhit[] = { "model", "ops", "read", "cache_hit_bytes", NULL };
+	c->read_bytes = jget_u64(root, rd);
+	c->write_bytes = jget_u64(root, wr);
+	c->model_read_bytes = jget_u64(root, mrd);
+	c->model_hit_bytes = jget_u64(root, mhit);
+	c->ok = true;
+	json_decref(root);
+}
+
+static void row_io(struct ts_row *w, const struct fs_counters *a, const struct fs_counters *b,
+		   double secs)
+{
+	if (!a->ok || !b->ok || secs <= 0)
+		return;
+	w->bytes_read = b->read_bytes - a->read_bytes;
+	w->bytes_written = b->write_bytes - a->write_bytes;
+	w->read_mb_s = (double)w->bytes_read / 1e6 / secs;
+	w->write_mb_s = (double)w->bytes_written / 1e6 / secs;
+	uint64_t rd = b->model_read_bytes - a->model_read_bytes;
+	uint64_t hit = b->model_hit_bytes - a->model_hit_bytes;
+	w->cache_hit_pct = rd ? 100.0 * (double)hit / (double)rd : 0;
+}
+
+/* ---- One configuration in real time ---------------------------------------- */
+
+struct live {
+	struct ts_mount *mount;
+	struct ts_pipe *pipe;
+	struct ts_engine *eng;
+	char root[PATH_MAX]; /* where the dataset's backing appears */
+};
+
+static void live_end(struct ts_runner *R, struct live *lv, char *err, size_t errlen)
+{
+	if (lv->pipe)
+		ts_pipe_free(lv->pipe);
+	if (lv->eng)
+		ts_engine_free(lv->eng);
+	if (lv->mount) {
+		char e[512] = "";
+		if (ts_mount_stop(&R->mounts, lv->mount, e, sizeof(e)) && err && !err[0])
+			snprintf(err, errlen, "%s", e);
+	}
+	memset(lv, 0, sizeof(*lv));
+}
+
+static int live_mount(struct ts_runner *R, const struct ts_scenario *s, const char *tier,
+		      const struct ts_dataset_place *dp, bool lmdb, struct live *lv,
+		      char *mdesc, size_t mdn, char *err, size_t errlen)
+{
+	if (!strcmp(tier, "none")) {
+		snprintf(lv->root, sizeof(lv->root), "%s", dp->backing);
+		snprintf(mdesc, mdn, "no tierfs (host disk, page cache real)");
+		return 0;
+	}
+	if (!R->mounts_ready) {
+		int rc = ts_mounts_init(&R->mounts, err, errlen);
+		if (rc)
+			return rc;
+		R->mounts_ready = true;
+	}
+	char trace[PATH_MAX] = "";
+	if (s->mnt.trace && *s->mnt.trace)
+		expand_trace(s->mnt.trace, tier, trace, sizeof(trace));
+	char *opts = mount_opts(s, tier, trace, lmdb);
+	char mp[PATH_MAX];
+	snprintf(mp, sizeof(mp), "%s/m%d-%u", R->mntdir, (int)getpid(), R->nmounts++);
+	int rc = opts ? ts_mount_start(&R->mounts, dp->backing, mp, opts, &lv->mount, err, errlen)
+		      : -ENOMEM;
+	free(opts);
+	if (rc)
+		return rc;
+	snprintf(lv->root, sizeof(lv->root), "%s", mp);
+	char cap[32], mem[32];
+	if (s->mnt.capacity)
+		ts_fmt_size(cap, sizeof(cap), s->mnt.capacity);
+	else
+		snprintf(cap, sizeof(cap), "default size");
+	if (s->mnt.mem)
+		ts_fmt_size(mem, sizeof(mem), s->mnt.mem);
+	else
+		snprintf(mem, sizeof(mem), "tierfs default");
+	snprintf(mdesc, mdn, "tierfs real (%s, %s; page cache %s modeled)", tier, cap, mem);
+	return 0;
+}
+
+static void record_params(struct ts_row *w, struct ts_scenario *s)
+{
+	static const char *const keys[][2] = {
+		{ "mount", "tier" },	   { "mount", "capacity" }, { "mount", "mem" },
+		{ "dataset", "kind" },	   { "dataset", "count" },  { "pipeline", "source" },
+		{ "pipeline", "vcpus" },   { "pipeline", "qd" },    { "pipeline", "prefetch" },
+		{ "pipeline", "decode" },  { "engine", "model" },   { "engine", "gpu" },
+		{ "engine", "gpus" },	   { "engine", "batch" },   { "engine", "mode" },
+		{ "engine", "framework" },
+	};
+	for (size_t i = 0; i < TS_ARRAY_SIZE(keys); i++) {
+		void *base;
+		const struct ts_opt *tab = ts_scn_section(s, keys[i][0], &base);
+		const struct ts_opt *o = ts_opt_find(tab, keys[i][1]);
+		if (!o)
+			continue;
+		char name[64], val[256];
+		snprintf(name, sizeof(name), "%s.%s", keys[i][0], keys[i][1]);
+		if (ts_row_param(w, name, ts_opt_get(o, base, val, sizeof(val))))
+			return;
+	}
+}
+
+/* Iterations and epochs for a run: enough whole epochs to cover
+ * warm-up + measured iterations. */
+static int plan_iterations(const struct ts_scn_run *run, uint64_t per_epoch, uint64_t *iters,
+			   uint64_t *epochs, char *err, size_t errlen)
+{
+	if (!per_epoch) {
+		snprintf(err, errlen, "the dataset holds less than one batch; use a larger "
+				      "dataset{count=...} or a smaller engine{batch=...}");
+		return -EINVAL;
+	}
+	*iters = run->epochs ? run->epochs * per_epoch : run->iterations;
+	if (run->epochs && *iters > run->warmup)
+		*iters -= run->warmup;
+	*epochs = (*iters + run->warmup + per_epoch - 1) / per_epoch;
+	return 0;
+}
+
+static int exec_train_real(struct ts_runner *R, struct ts_scenario *s, const char *tier,
+			   const struct ts_scn_run *run, struct ts_row *w, char *err,
+			   size_t errlen)
+{
+	struct ts_dataset_place dp;
+	struct live lv;
+	memset(&lv, 0, sizeof(lv));
+	int rc;
+	char mdesc[256], edesc[256], rowerr[512];
+
+	/* The engine first: a batch that does not fit is a row, not a failure. */
+	rc = ts_engine_new(&s->eng, &lv.eng, rowerr, sizeof(rowerr));
+	if (rc == TS_E_GPU_OOM) {
+		char e[600];
+		snprintf(e, sizeof(e), "OOM: %s", rowerr);
+		return ts_row_set_str(&w->error, e);
+	}
+	if (rc) {
+		snprintf(err, errlen, "engine: %s", rowerr);
+		return rc;
+	}
+	ts_engine_describe(lv.eng, edesc, sizeof(edesc));
+
+	/* Benchmark mode: the loader makes samples in memory, nothing is read. */
+	bool synthetic = s->pipe.source && !strcmp(s->pipe.source, "null");
+	memset(&dp, 0, sizeof(dp));
+	if (synthetic) {
+		snprintf(mdesc, sizeof(mdesc), "no storage (synthetic data, benchmark mode)");
+	} else {
+		if ((rc = ts_runner_place(R, s, &dp, true, err, errlen))) {
+			live_end(R, &lv, NULL, 0);
+			return rc;
+		}
+		bool lmdb = dp.source && !strcmp(dp.source, "lmdb");
+		rc = live_mount(R, s, tier, &dp, lmdb, &lv, mdesc, sizeof(mdesc), err, errlen);
+		if (rc)
+			goto out;
+	}
+
+	/* The loader reads through the mount; batch = per-GPU batch x GPUs. */
+	struct ts_pipe_cfg pc;
+	memset(&pc, 0, sizeof(pc));
+	if ((rc = ts_opt_copy(ts_pipe_opts, &pc, &s->pipe)))
+		goto out;
+	char path[PATH_MAX * 2] = "";
+	if (!synthetic)
+		snprintf(path, sizeof(path), "%s%s%s%s%s", lv.root, dp.rel[0] ? "/" : "", dp.rel,
+			 dp.input[0] ? "/" : "", dp.input);
+	uint64_t batch = s->eng.batch * s->eng.gpus;
+	uint64_t per_epoch = dp.have_meta
+				     ? (dp.kind == TS_DS_PTB_TEXT ? 0 : dp.meta.count / batch)
+				     : 0;
+	if (synthetic) {
+		/* Exactly the batches the run takes, in one epoch. */
+		per_epoch = run->warmup + run->iterations;
+		pc.count = per_epoch * batch;
+	}
+	char nb[32];
+	snprintf(nb, sizeof(nb), "%llu", (unsigned long long)batch);
+	char sub[512];
+	if ((rc = ts_opt_set(ts_pipe_opts, &pc, "path", path, sub, sizeof(sub))) ||
+	    (rc = ts_opt_set(ts_pipe_opts, &pc, "batch", nb, sub, sizeof(sub))) ||
+	    (dp.source && (rc = ts_opt_set(ts_pipe_opts, &pc, "source", dp.source, sub,
+					   sizeof(sub))))) {
+		snprintf(err, errlen, "pipeline: %s", sub);
+		ts_opt_free(ts_pipe_opts, &pc);
+		goto out;
+	}
+	/* Epochs: enough for warm-up + measured iterations. The text source's
+	 * batches per epoch are only known once it is open. */
+	uint64_t iters = run->iterations, epochs = 1;
+	if (per_epoch && !synthetic &&
+	    (rc = plan_iterations(run, per_epoch, &iters, &epochs, err, errlen))) {
+		ts_opt_free(ts_pipe_opts, &pc);
+		goto out;
+	}
+	pc.epochs = per_epoch ? epochs : 1000000;
+	pc.drop_last = true;
+	rc = ts_pipe_new(&pc, &lv.pipe, err, errlen);
+	ts_opt_free(ts_pipe_opts, &pc);
+	if (rc)
+		goto out;
+	if (!per_epoch && (rc = plan_iterations(run, ts_pipe_batches_per_epoch(lv.pipe), &iters,
+						&epochs, err, errlen)))
+		goto out;
+	if ((rc = ts_pipe_start(lv.pipe))) {
+		snprintf(err, errlen, "pipeline: %s", ts_pipe_error(lv.pipe));
+		goto out;
+	}
+
+	/* The loop: take a batch, let the engine run it, account the time. */
+	struct fs_counters c0 = { 0 }, c1 = { 0 };
+	struct ts_hist *ih = malloc(sizeof(*ih));
+	if (!ih) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	ts_hist_init(ih);
+	uint64_t total = run->warmup + iters;
+	uint64_t t0 = ts_now_ns(), t_meas = t0, prev_end = t0;
+	uint64_t busy = 0, idle = 0, samples = 0, done = 0;
+	ts_engine_begin(lv.eng, t0);
+	if (!run->warmup && lv.mount)
+		read_counters(lv.root, &c0);
+	while (done < total) {
+		if (ts_runner_interrupted) {
+			rc = -EINTR;
+			break;
+		}
+		struct ts_batch *b;
+		int64_t wr = ts_pipe_next_batch(lv.pipe, &b);
+		if (wr < 0) {
+			snprintf(err, errlen, "pipeline: %s", ts_pipe_error(lv.pipe));
+			rc = (int)wr;
+			break;
+		}
+		if (!b) {
+			snprintf(err, errlen, "the loader ran out of data after %llu of %llu "
+					      "iterations", (unsigned long long)done,
+				 (unsigned long long)total);
+			rc = -ENODATA;
+			break;
+		}
+		struct ts_engine_step st;
+		uint64_t per_gpu = b->n / s->eng.gpus;
+		rc = ts_engine_step(lv.eng, ts_now_ns(), per_gpu ? per_gpu : 1, &st);
+		ts_pipe_batch_release(lv.pipe, b);
+		if (rc) {
+			snprintf(err, errlen, "engine step %llu failed: %s", (unsigned long long)done,
+				 ts_strerror(rc));
+			break;
+		}
+		ts_engine_hold(lv.eng, &st);
+		done++;
+		if (done == run->warmup) {
+			t_meas = st.end_ns;
+			if (lv.mount)
+				read_counters(lv.root, &c0);
+		} else if (done > run->warmup) {
+			busy += st.compute_ns + st.comm_ns;
+			idle += st.wait_ns;
+			samples += st.samples;
+			ts_hist_add(ih, st.end_ns - prev_end);
+		}
+		prev_end = st.end_ns;
+		double el = (double)(ts_now_ns() - t0) / 1e9;
+		ts_runner_progress(R, w->label, done, total,
+				   el > 0 ? (double)(done * batch) / el : 0, el);
+	}
+	progress_end(R);
+	if (!rc) {
+		if (lv.mount)
+			read_counters(lv.root, &c1);
+		double secs = (double)(prev_end - t_meas) / 1e9;
+		w->iterations = iters;
+		w->batch = batch;
+		w->samples = samples;
+		w->time_s = secs;
+		w->samples_per_s = secs > 0 ? (double)samples / secs : NAN;
+		w->au_pct = secs > 0 ? 100.0 * (double)busy / 1e9 / secs : NAN;
+		w->stall_pct = secs > 0 ? 100.0 * (double)idle / 1e9 / secs : NAN;
+		w->step_p50_ms = (double)ts_hist_percentile(ih, 50) / 1e6;
+		w->step_p99_ms = (double)ts_hist_percentile(ih, 99) / 1e6;
+		row_io(w, &c0, &c1, secs);
+		struct ts_pipe_stats ps;
+		ts_pipe_stats(lv.pipe, &ps);
+		char parts[1024];
+		snprintf(parts, sizeof(parts), "%s, reader real io_uring QD %llu (%s), decode %s %llu "
+					       "workers = vCPUs%s%s, %s",
+			 mdesc, (unsigned long long)s->pipe.qd, ps.source ? ps.source : "?",
+			 ps.decode_mode ? ps.decode_mode : "?", (unsigned long long)ps.decode_workers,
+			 ps.decode_note[0] ? " " : "", ps.decode_note, edesc);
+		rc = ts_row_set_str(&w->parts, parts);
+	}
+	free(ih);
+out:
+	live_end(R, &lv, err, errlen);
+	ts_runner_place_free(&dp);
+	return rc;
+}
+
+static void convert_progress(void *ctx, const char *what, uint64_t done, uint64_t total,
+			     double ips, double el)
+{
+	ts_runner_progress(ctx, what, done, total, ips, el);
+}
+
+static int exec_preprocess_real(struct ts_runner *R, struct ts_scenario *s, const char *tier,
+				const struct ts_scn_run *run, struct ts_row *w, char *err,
+				size_t errlen)
+{
+	struct ts_dataset_place dp;
+	struct live lv;
+	memset(&lv, 0, sizeof(lv));
+	int rc = ts_runner_place(R, s, &dp, true, err, errlen);
+	if (rc)
+		return rc;
+	if (!dp.generated ? strcmp(dp.source, "folder") : dp.kind != TS_DS_IMAGENET_JPEG) {
+		snprintf(err, errlen, "preprocess{} converts JPEG folders: use dataset{kind = "
+				      "\"imagenet-jpeg\"} (or dir = ..., source = \"folder\")");
+		ts_runner_place_free(&dp);
+		return -EINVAL;
+	}
+	/* The output goes beside the input on the same (emulated) disk. */
+	char outrel[PATH_MAX];
+	if (dp.generated)
+		snprintf(outrel, sizeof(outrel), "scratch/run-%d/convert-%u", (int)getpid(),
+			 R->nruns);
+	else
+		snprintf(outrel, sizeof(outrel), ".tiersim-convert-%d-%u", (int)getpid(), R->nruns);
+	char mdesc[256];
+	if ((rc = live_mount(R, s, tier, &dp, true, &lv, mdesc, sizeof(mdesc), err, errlen)))
+		goto out;
+
+	struct ts_convert_cfg cc = {
+		.resize = (unsigned)run->resize,
+		.encoded = run->encoded,
+		.txn = run->txn,
+		.progress = convert_progress,
+		.progress_ctx = R,
+		.label = w->label,
+		.stop = &ts_runner_interrupted,
+		.seed = s->ds.seed,
+	};
+	char in[PATH_MAX * 2], out[PATH_MAX * 2];
+	snprintf(in, sizeof(in), "%s%s%s/%s", lv.root, dp.rel[0] ? "/" : "", dp.rel, dp.input);
+	snprintf(out, sizeof(out), "%s/%s", lv.root, outrel);
+	char host_out[PATH_MAX * 2];
+	snprintf(host_out, sizeof(host_out), "%s/%s", dp.backing, outrel);
+	struct fs_counters c0, c1;
+	if (lv.mount)
+		read_counters(lv.root, &c0);
+	struct ts_convert_stats cs;
+	rc = ts_convert_imageset(in, out, &cc, &cs, err, errlen);
+	progress_end(R);
+	if (!rc) {
+		if (lv.mount)
+			read_counters(lv.root, &c1);
+		double secs = (double)cs.wall_ns / 1e9;
+		w->iterations = cs.images;
+		w->batch = 1;
+		w->samples = cs.images;
+		w->time_s = secs;
+		w->samples_per_s = secs > 0 ? (double)cs.images / secs : NAN;
+		w->stall_pct = secs > 0 ? 100.0 * (double)cs.io_ns / (double)cs.wall_ns : NAN;
+		if (lv.mount)
+			row_io(w, &c0, &c1, secs);
+		char parts[768];
+		snprintf(parts, sizeof(parts), "%s, convert_imageset real (1 thread: read, "
+					       "libjpeg-turbo decode, resize %ux%u, LMDB put), no GPU",
+			 mdesc, cc.resize, cc.resize);
+		rc = ts_row_set_str(&w->parts, parts);
+	}
+out:
+	live_end(R, &lv, err, errlen);
+	if (!R->o.keep)
+		remove_tree(host_out);
+	ts_runner_place_free(&dp);
+	return rc;
+}
+
+/* ---- The public entry ------------------------------------------------------- */
+
+static int row_label(struct ts_runner *R, struct ts_row *w, const char *tier, const char *label)
+{
+	char buf[600];
+	bool many = R->o.ntiers > 1;
+	if (label && *label)
+		snprintf(buf, sizeof(buf), "%s%s%s", many ? tier : "", many ? " " : "", label);
+	else
+		snprintf(buf, sizeof(buf), "%s", tier);
+	return ts_row_set_str(&w->label, buf);
+}
+
+int ts_runner_exec(struct ts_runner *R, enum ts_action act, const struct ts_scn_run *run,
+		   size_t *first, char *err, size_t errlen)
+{
+	*first = R->report.n;
+	/* name=value given on the command line but no params{} to take it. */
+	for (size_t i = 0; !R->params_seen && i < R->o.nkv; i++) {
+		char sec[64], key[128];
+		const char *val;
+		if (split_dotted(R->o.kv[i], sec, sizeof(sec), key, sizeof(key), &val))
+			continue;
+		snprintf(err, errlen, "%s: this script declares no parameters (params{...}); "
+				      "configuration keys are section.key=value", R->o.kv[i]);
+		return TS_E_UNKNOWN;
+	}
+	size_t ntiers = R->o.ntiers ? R->o.ntiers : 1;
+	for (size_t t = 0; t < ntiers; t++) {
+		if (ts_runner_interrupted)
+			return -EINTR;
+		struct ts_scenario s;
+		if (ts_scn_copy(&s, &R->cfg))
+			return -ENOMEM;
+		int rc = apply_overrides(R, &s, err, errlen);
+		const char *tier = R->o.ntiers ? R->o.tiers[t] : s.mnt.tier;
+		char sub[512];
+		if (!rc && R->o.ntiers)
+			rc = ts_opt_set(ts_scn_mount_opts, &s.mnt, "tier", tier, sub, sizeof(sub));
+		tier = s.mnt.tier;
+		const struct ts_tier_profile *p;
+		if (!rc && strcmp(tier, "none"))
+			rc = ts_tier_set_lookup(R->tiers, tier, &p, err, errlen);
+		struct ts_row *w = rc ? NULL : ts_report_add(&R->report);
+		if (!rc && !w)
+			rc = -ENOMEM;
+		if (!rc)
+			rc = row_label(R, w, tier, run->label);
+		if (!rc)
+			rc = ts_row_set_str(&w->tier, tier);
+		if (!rc) {
+			record_params(w, &s);
+			R->nruns++;
+			uint64_t t0 = ts_now_ns();
+			if (R->o.virtual_time)
+				rc = ts_vsim_exec(R, &s, act, run, w, err, errlen);
+			else if (act == TS_ACT_RUN)
+				rc = exec_train_real(R, &s, tier, run, w, err, errlen);
+			else
+				rc = exec_preprocess_real(R, &s, tier, run, w, err, errlen);
+			if (!rc)
+				note(R, "[%u] %s: %s in %.1f s", R->nruns, w->label,
+				     w->error ? w->error : "done",
+				     (double)(ts_now_ns() - t0) / 1e9);
+		}
+		ts_scn_free(&s);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- The script ------------------------------------------------------------- */
+
+static int traceback(lua_State *L)
+{
+	const char *msg = lua_tostring(L, 1);
+	if (!msg)
+		msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+	luaL_traceback(L, L, msg, 1);
+	return 1;
+}
+
+/* Lets a long-running script notice Ctrl-C between configurations. */
+static void interrupt_hook(lua_State *L, lua_Debug *ar)
+{
+	(void)ar;
+	if (ts_runner_interrupted)
+		luaL_error(L, "interrupted");
+}
+
+int ts_runner_run(struct ts_runner *R, char *err, size_t errlen)
+{
+	R->L = luaL_newstate();
+	if (!R->L)
+		return -ENOMEM;
+	lua_State *L = R->L;
+	luaL_openlibs(L);
+	ts_lua_open_scenario(L, R);
+	ts_lua_open_tiers(L, R);
+	lua_sethook(L, interrupt_hook, LUA_MASKCOUNT, 10000);
+
+	lua_pushcfunction(L, traceback);
+	int h = lua_gettop(L);
+	int rc = luaL_loadfile(L, R->o.script);
+	if (rc == LUA_OK)
+		rc = lua_pcall(L, 0, 0, h);
+	if (rc != LUA_OK) {
+		if (ts_runner_interrupted)
+			return -EINTR;
+		const char *msg = lua_tostring(L, -1);
+		/* The first line names SCRIPT:LINE; the traceback follows. */
+		fprintf(stderr, "tiersim: %s\n", msg ? msg : "error");
+		return TS_E_LUA;
+	}
+	if (!R->report.n) {
+		snprintf(err, errlen, "%s ran no configuration (call run{}, preprocess{} or sweep{})",
+			 R->o.script);
+		return -ENODATA;
+	}
+	return 0;
+}

@@ -1,0 +1,155 @@
+/* scenario.c — the option tables of a scenario's sections (see scenario.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "scenario.h"
+
+#define DS(f) offsetof(struct ts_scn_dataset, f)
+const struct ts_opt ts_scn_dataset_opts[] = {
+	{ "kind", TS_OPT_STR, DS(kind), "imagenet-jpeg", 0, 0, "",
+	  "generated look-alike: imagenet-jpeg, imagenet-lmdb, imagenet-rec, ptb-text" },
+	{ "count", TS_OPT_U64, DS(count), "2000", 1, 0, "samples",
+	  "samples to generate (words for ptb-text)" },
+	{ "seed", TS_OPT_U64, DS(seed), "1", 0, 0, "", "generator seed" },
+	{ "dir", TS_OPT_STR, DS(dir), "", 0, 0, "",
+	  "an existing dataset directory (or .rec file) instead of a generated one" },
+	{ "source", TS_OPT_STR, DS(source), "", 0, 0, "",
+	  "loader source for dir: folder, rec, lmdb, text" },
+	{ "encoded", TS_OPT_BOOL, DS(encoded), "false", 0, 0, "",
+	  "imagenet-lmdb: store JPEG bytes in each Datum (convert_imageset --encoded)" },
+	{ NULL },
+};
+
+#define MT(f) offsetof(struct ts_scn_mount, f)
+const struct ts_opt ts_scn_mount_opts[] = {
+	{ "tier", TS_OPT_STR, MT(tier), "ssd-cloud", 0, 0, "",
+	  "tier profile (tiersim tiers), or none to read the dataset without tierfs" },
+	{ "capacity", TS_OPT_SIZE, MT(capacity), "0", 0, 0, "bytes",
+	  "disk size the tier's formulas use; 0 = the tier's default" },
+	{ "mem", TS_OPT_SIZE, MT(mem), "0", 0, 0, "bytes",
+	  "page-cache model size (the instance's memory for file data); 0 = tierfs default" },
+	{ "trace", TS_OPT_STR, MT(trace), "", 0, 0, "",
+	  "record every request to this trace file (%t = tier name)" },
+	{ "profile", TS_OPT_STR, MT(profile), "", 0, 0, "", "extra tier profile file" },
+	{ "seed", TS_OPT_U64, MT(seed), "1", 0, 0, "", "tier model latency seed" },
+	{ NULL },
+};
+
+#define RN(f) offsetof(struct ts_scn_run, f)
+const struct ts_opt ts_scn_run_opts[] = {
+	{ "iterations", TS_OPT_U64, RN(iterations), "20", 1, 0, "",
+	  "measured iterations (batches)" },
+	{ "epochs", TS_OPT_U64, RN(epochs), "0", 0, 0, "",
+	  "whole epochs instead of iterations (0 = use iterations)" },
+	{ "warmup", TS_OPT_U64, RN(warmup), "2", 0, 0, "",
+	  "iterations run first and left out of the figures" },
+	{ "label", TS_OPT_STR, RN(label), "", 0, 0, "", "row name in the report" },
+	{ NULL },
+};
+
+const struct ts_opt ts_scn_preprocess_opts[] = {
+	{ "resize", TS_OPT_U64, RN(resize), "256", 8, 4096, "pixels",
+	  "images are stored resized to resize x resize (convert_imageset --resize_*)" },
+	{ "encoded", TS_OPT_BOOL, RN(encoded), "false", 0, 0, "",
+	  "store the re-encoded JPEG instead of raw pixels (convert_imageset --encoded)" },
+	{ "txn", TS_OPT_U64, RN(txn), "1000", 1, 0, "", "puts per LMDB transaction" },
+	{ "label", TS_OPT_STR, RN(label), "", 0, 0, "", "row name in the report" },
+	{ NULL },
+};
+
+const struct ts_opt *ts_scn_section(struct ts_scenario *s, const char *name, void **base)
+{
+	if (!strcmp(name, "dataset")) {
+		*base = &s->ds;
+		return ts_scn_dataset_opts;
+	}
+	if (!strcmp(name, "mount")) {
+		*base = &s->mnt;
+		return ts_scn_mount_opts;
+	}
+	if (!strcmp(name, "pipeline")) {
+		*base = &s->pipe;
+		return ts_pipe_opts;
+	}
+	if (!strcmp(name, "engine")) {
+		*base = &s->eng;
+		return ts_engine_opts;
+	}
+	return NULL;
+}
+
+static const char *const sections[] = { "dataset", "mount", "pipeline", "engine" };
+
+int ts_scn_defaults(struct ts_scenario *s, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < TS_ARRAY_SIZE(sections); i++) {
+		void *base;
+		const struct ts_opt *tab = ts_scn_section(s, sections[i], &base);
+		int rc = ts_opt_defaults(tab, base, err, errlen);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+void ts_scn_free(struct ts_scenario *s)
+{
+	for (size_t i = 0; i < TS_ARRAY_SIZE(sections); i++) {
+		void *base;
+		const struct ts_opt *tab = ts_scn_section(s, sections[i], &base);
+		ts_opt_free(tab, base);
+	}
+}
+
+int ts_opt_copy(const struct ts_opt *tab, void *dst, const void *src)
+{
+	for (const struct ts_opt *o = tab; o->name; o++) {
+		size_t sz = o->type == TS_OPT_BOOL ? sizeof(bool)
+			    : o->type == TS_OPT_STR ? sizeof(char *)
+			    : o->type == TS_OPT_DOUBLE ? sizeof(double) : sizeof(uint64_t);
+		const char *s = (const char *)src + o->off;
+		char *d = (char *)dst + o->off;
+		if (o->type == TS_OPT_STR) {
+			const char *v = *(char *const *)s;
+			char *dup = v ? strdup(v) : NULL;
+			if (v && !dup)
+				return -ENOMEM;
+			*(char **)d = dup;
+		} else {
+			memcpy(d, s, sz);
+		}
+	}
+	return 0;
+}
+
+int ts_scn_copy(struct ts_scenario *dst, const struct ts_scenario *src)
+{
+	memset(dst, 0, sizeof(*dst));
+	struct ts_scenario *s = (struct ts_scenario *)src;
+	for (size_t i = 0; i < TS_ARRAY_SIZE(sections); i++) {
+		void *sb, *db;
+		const struct ts_opt *tab = ts_scn_section(s, sections[i], &sb);
+		ts_scn_section(dst, sections[i], &db);
+		if (ts_opt_copy(tab, db, sb)) {
+			ts_scn_free(dst);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+const char *ts_scn_kind_source(const char *kind)
+{
+	static const struct {
+		const char *kind, *source;
+	} map[] = {
+		{ "imagenet-jpeg", "folder" },
+		{ "imagenet-lmdb", "lmdb" },
+		{ "imagenet-rec", "rec" },
+		{ "ptb-text", "text" },
+	};
+	for (size_t i = 0; i < TS_ARRAY_SIZE(map); i++)
+		if (!strcmp(map[i].kind, kind))
+			return map[i].source;
+	return NULL;
+}

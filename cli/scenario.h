@@ -1,0 +1,78 @@
+/*
+ * scenario.h — what a scenario configures, section by section. Each
+ * section is a plain struct driven by an option table (core/opt.h), so the
+ * Lua calls, command-line overrides ("engine.batch=32"), validation and the
+ * report's configuration columns all come from one place. The pipeline and
+ * engine sections are the loader's and the engine's own configurations
+ * (ts_pipe_opts, ts_engine_opts); the runner fills in what follows from the
+ * other sections (the loader's path and batch size).
+ */
+#ifndef TS_SCENARIO_H
+#define TS_SCENARIO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine/engine.h"
+#include "opt.h"
+#include "pipeline/loader.h"
+
+/* dataset{}: a generated look-alike or an existing directory. */
+struct ts_scn_dataset {
+	char *kind;	/* imagenet-jpeg | imagenet-lmdb | imagenet-rec | ptb-text */
+	uint64_t count; /* samples (words for ptb-text) */
+	uint64_t seed;
+	char *dir;	/* an existing dataset instead of a generated one */
+	char *source;	/* loader source for @dir: folder | rec | lmdb | text */
+	bool encoded;	/* imagenet-lmdb: Datums hold the JPEG, not pixels */
+};
+
+/* mount{}: the tierfs mount the dataset is read through. */
+struct ts_scn_mount {
+	char *tier;	   /* a tier name (tiersim tiers), or "none" for no mount */
+	uint64_t capacity; /* bytes; 0 = the tier's default */
+	uint64_t mem;	   /* page-cache model size; 0 = tierfs's default */
+	char *trace;	   /* record a trace here ("" = none); %t = tier name */
+	char *profile;	   /* extra tier profile file */
+	uint64_t seed;
+};
+
+/* run{}: how long to measure. */
+struct ts_scn_run {
+	uint64_t iterations; /* measured iterations */
+	uint64_t epochs;     /* or whole epochs (overrides iterations) */
+	uint64_t warmup;     /* iterations run first and left out of the figures */
+	char *label;	     /* the row's name; "" = made from the swept keys */
+	uint64_t resize;     /* preprocess{}: side of the square images stored */
+	bool encoded;	     /* preprocess{}: store the JPEG bytes, not pixels */
+	uint64_t txn;	     /* preprocess{}: puts per LMDB transaction */
+};
+
+struct ts_scenario {
+	struct ts_scn_dataset ds;
+	struct ts_scn_mount mnt;
+	struct ts_pipe_cfg pipe;
+	struct ts_engine_cfg eng;
+};
+
+extern const struct ts_opt ts_scn_dataset_opts[];
+extern const struct ts_opt ts_scn_mount_opts[];
+extern const struct ts_opt ts_scn_run_opts[];
+extern const struct ts_opt ts_scn_preprocess_opts[];
+
+/* A section by name ("dataset", "mount", "pipeline", "engine"): its table
+ * and where it lives in @s. NULL when unknown. */
+const struct ts_opt *ts_scn_section(struct ts_scenario *s, const char *name, void **base);
+
+TS_WUR int ts_scn_defaults(struct ts_scenario *s, char *err, size_t errlen);
+void ts_scn_free(struct ts_scenario *s);
+/* Deep copy (strings duplicated); @dst must be free or zeroed. */
+TS_WUR int ts_scn_copy(struct ts_scenario *dst, const struct ts_scenario *src);
+
+/* Option-table helpers shared by the sections. */
+TS_WUR int ts_opt_copy(const struct ts_opt *tab, void *dst, const void *src);
+
+/* Loader source that reads a generated dataset of @kind; NULL if unknown. */
+const char *ts_scn_kind_source(const char *kind);
+
+#endif

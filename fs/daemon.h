@@ -1,0 +1,223 @@
+/*
+ * daemon.h — the state the tierfs daemon's parts share: the passthrough
+ * (passthrough.c), the control files and per-op counters (control.c), the
+ * tier model glue (timing.c) and the program (tierfs.c).
+ *
+ * Everything lives in one struct ts_fs that libfuse hands back through
+ * fuse_get_context()->private_data; there are no file-scope globals.
+ */
+#ifndef TS_FS_DAEMON_H
+#define TS_FS_DAEMON_H
+
+#define FUSE_USE_VERSION 314
+
+#include <dirent.h>
+#include <fuse.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "core/hist.h"
+#include "core/opt.h"
+#include "core/ts.h"
+#include "fs/tier.h"
+
+/* Every request kind tierfs counts. The order is the order of the stats. */
+enum ts_fs_op {
+	TS_FS_GETATTR,
+	TS_FS_READLINK,
+	TS_FS_MKNOD,
+	TS_FS_MKDIR,
+	TS_FS_UNLINK,
+	TS_FS_RMDIR,
+	TS_FS_SYMLINK,
+	TS_FS_RENAME,
+	TS_FS_LINK,
+	TS_FS_CHMOD,
+	TS_FS_CHOWN,
+	TS_FS_TRUNCATE,
+	TS_FS_OPEN,
+	TS_FS_CREATE,
+	TS_FS_READ,
+	TS_FS_WRITE,
+	TS_FS_STATFS,
+	TS_FS_FLUSH,
+	TS_FS_RELEASE,
+	TS_FS_FSYNC,
+	TS_FS_FDATASYNC,
+	TS_FS_OPENDIR,
+	TS_FS_READDIR,
+	TS_FS_RELEASEDIR,
+	TS_FS_ACCESS,
+	TS_FS_UTIMENS,
+	TS_FS_FALLOCATE,
+	TS_FS_OP_NR,
+};
+
+const char *ts_fs_op_name(enum ts_fs_op op);
+
+/*
+ * One request as the daemon sees it, from arrival to reply. ts_fs_req_begin()
+ * stamps the arrival and asks the tier model for the completion time;
+ * ts_fs_req_end() sleeps until then and records the outcome. At the end of
+ * ts_fs_req_end() every field is final: that is the one place where a
+ * completed request is known in full (the trace hook sits there).
+ */
+struct ts_fs_req {
+	enum ts_fs_op op;
+	const char *path; /* as libfuse gave it; NULL for an unlinked open file */
+	uint64_t file_id; /* backing inode number, 0 when none */
+	uint64_t off, len;
+	int64_t result;	     /* bytes transferred, 0, or -errno */
+	uint64_t submit_ns;  /* arrival (CLOCK_MONOTONIC) */
+	uint64_t due_ns;     /* the model's completion time; 0 = not modeled */
+	uint64_t complete_ns; /* reply time */
+	pid_t tid;	      /* the requesting thread, as the kernel reports it */
+};
+
+/* Per-op counters. Updated with relaxed atomics only: no lock on any path. */
+struct ts_fs_opstat {
+	uint64_t count;
+	uint64_t errors;
+	uint64_t bytes;
+	struct ts_hist lat; /* arrival to reply, ns */
+};
+
+/* What a file handle (fi->fh) points at. */
+enum ts_fs_kind {
+	TS_FS_FILE,    /* a backing file */
+	TS_FS_DIR,     /* a backing directory */
+	TS_FS_STATS,   /* .tierfs/stats: a JSON snapshot taken at open */
+	TS_FS_CONTROL, /* .tierfs/control: commands in, settings out */
+	TS_FS_CALIB,   /* .tierfs/calib: 4 KiB read by the self-calibration */
+	TS_FS_CTLDIR,  /* .tierfs itself */
+};
+
+struct ts_fs_file {
+	enum ts_fs_kind kind;
+	int fd;		/* TS_FS_FILE */
+	uint64_t ino;	/* backing inode: the model's file id */
+	bool cached;	/* opened in kernel-cached mode (see timing.c) */
+	DIR *dir;	/* TS_FS_DIR */
+	struct dirent *next; /* TS_FS_DIR: an entry read but not yet returned */
+	off_t dir_off;
+	char *buf;	/* TS_FS_STATS / TS_FS_CONTROL: the text served */
+	size_t len;
+};
+
+static inline struct ts_fs_file *ts_fs_file_of(const struct fuse_file_info *fi)
+{
+	return (struct ts_fs_file *)(uintptr_t)fi->fh;
+}
+
+/* The daemon's own options (ts_fs_opt_table in tierfs.c); the model's
+ * numeric ones (capacity, mem, seed, floor...) are ts_tier_cfg_opts into
+ * struct ts_fs.cfg. Both come from -o. */
+struct ts_fs_opts {
+	char *tier;
+	char *profile;
+	char *cached; /* ':'-separated globs opened in kernel-cached mode */
+	char *trace;
+	bool bare;
+	bool calib;
+};
+extern const struct ts_opt ts_fs_opt_table[];
+
+struct ts_fs_model; /* timing.c */
+
+struct ts_fs {
+	struct ts_fs_opts o;
+	struct ts_tier_cfg cfg; /* model options; profile, floor and evict set at start */
+	int root;	      /* O_PATH descriptor of BACKING: every path resolves beneath it */
+	char *backing;	      /* absolute */
+	char *mountpoint;     /* absolute */
+	struct fuse *fuse;
+	bool daemonized;      /* log to syslog instead of stderr */
+	int ready_fd;	      /* -1, or the pipe the waiting parent reads */
+	uint64_t start_ns;
+
+	struct ts_fs_model *model; /* NULL when bare */
+	uint64_t floor_ns;	   /* measured FUSE round trip */
+	bool calibrated;
+	bool failed;		   /* the mount could not be completed: exit 1 */
+
+	pthread_t calib_thread;
+	bool calib_started;
+
+	uint64_t inflight, max_inflight;
+	struct ts_fs_opstat stat[TS_FS_OP_NR];
+};
+
+/* The FUSE operations (passthrough.c). */
+extern const struct fuse_operations ts_fs_fuse_ops;
+
+static inline struct ts_fs *ts_fs_get(void)
+{
+	return fuse_get_context()->private_data;
+}
+
+/* One line to stderr, or to syslog once daemonized. */
+void ts_fs_log(const struct ts_fs *fs, int prio, const char *fmt, ...) TS_PRINTF(3, 4);
+
+/* Request accounting (control.c + timing.c). */
+void ts_fs_req_begin(struct ts_fs *fs, struct ts_fs_req *r, enum ts_fs_op op, const char *path,
+		     uint64_t file_id, uint64_t off, uint64_t len);
+int ts_fs_req_end(struct ts_fs *fs, struct ts_fs_req *r, int64_t result);
+
+/* Control files under /.tierfs (control.c). */
+enum ts_fs_ctl {
+	TS_FS_CTL_NONE,	   /* an ordinary path */
+	TS_FS_CTL_DIR,
+	TS_FS_CTL_STATS,
+	TS_FS_CTL_CONTROL,
+	TS_FS_CTL_CALIB,
+	TS_FS_CTL_MISSING, /* a name under /.tierfs that does not exist */
+};
+#define TS_FS_CTL_NAME ".tierfs"
+#define TS_FS_CALIB_SIZE 4096
+
+enum ts_fs_ctl ts_fs_ctl_kind(const char *path);
+int ts_fs_ctl_getattr(struct ts_fs *fs, enum ts_fs_ctl k, struct stat *st);
+int ts_fs_ctl_open(struct ts_fs *fs, enum ts_fs_ctl k, struct fuse_file_info *fi);
+int ts_fs_ctl_read(struct ts_fs *fs, struct ts_fs_file *f, char *buf, size_t size, off_t off);
+int ts_fs_ctl_write(struct ts_fs *fs, struct ts_fs_file *f, const char *buf, size_t size);
+int ts_fs_ctl_readdir(void *buf, fuse_fill_dir_t filler);
+/* The stats document (caller frees). */
+char *ts_fs_stats_json(struct ts_fs *fs);
+
+/* Tier model glue (timing.c). Open loads the profiles and checks the tier
+ * and capacity (before mounting); start makes the model once the FUSE
+ * floor is known; until then requests are not modeled. */
+TS_WUR int ts_fs_model_open(struct ts_fs *fs, char *err, size_t n);
+TS_WUR int ts_fs_model_start(struct ts_fs *fs, char *err, size_t n);
+void ts_fs_model_close(struct ts_fs *fs);
+/* The completion time of request @r (r->submit_ns is its arrival); 0 when
+ * not modeled. */
+uint64_t ts_fs_model_submit(struct ts_fs *fs, const struct ts_fs_req *r);
+/* Cached pages of a file are gone (truncate, unlink, hole punch). */
+void ts_fs_model_forget(struct ts_fs *fs, uint64_t ino, uint64_t off, uint64_t len);
+/* `tierfs --list-tiers`. */
+TS_WUR int ts_fs_list_tiers(FILE *out, const char *profile, uint64_t capacity, char *err,
+			    size_t n);
+/* Whether @path is opened in kernel-cached mode (the cached= globs). */
+bool ts_fs_want_cached(const struct ts_fs *fs, const char *path);
+/* A cached file was opened or renamed: remember where to invalidate it. */
+void ts_fs_cached_track(struct ts_fs *fs, uint64_t ino, const char *path);
+/* The model's stats (a new reference), or NULL. */
+json_t *ts_fs_model_stats(struct ts_fs *fs);
+/* The current tier's name ("" when bare). */
+const char *ts_fs_model_tier(struct ts_fs *fs);
+/* The last rejected control command's reason ("" if none); copies to @buf. */
+void ts_fs_model_last_error(struct ts_fs *fs, char *buf, size_t n);
+/* Settings text for .tierfs/control. */
+char *ts_fs_model_describe(struct ts_fs *fs);
+/* Apply a control command ("tier=aws-gp3 capacity=1TiB"). */
+TS_WUR int ts_fs_model_command(struct ts_fs *fs, const char *cmd, char *err, size_t n);
+
+/* Self-calibration (calib.c): started from init, reports on ready_fd. */
+void ts_fs_calib_start(struct ts_fs *fs);
+void ts_fs_calib_join(struct ts_fs *fs);
+
+#endif

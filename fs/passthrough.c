@@ -1,0 +1,738 @@
+/*
+ * passthrough.c — tierfs's FUSE operations: every request is passed through
+ * to the backing directory, timed by the tier model on the way.
+ *
+ * The shape is libfuse's example/passthrough_fh.c (per-open state in fi->fh,
+ * each op is the syscall and then `return -errno`), with two differences
+ * that are the point of tierfs:
+ *
+ * Confinement. BACKING is opened once as an O_PATH descriptor (fs->root) and
+ * no request ever names a path outside it. Whole paths are opened with
+ * openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS); operations on a name
+ * (unlink, rename, chown, readlink...) resolve the parent directory that way
+ * and then act on the last component with an *at() call that does not follow
+ * a symlink there. So `..`, an absolute symlink (`d -> /etc`), a relative one
+ * that climbs out (`d -> ../..`), or a directory swapped for such a symlink
+ * behind the kernel's back all end in EXDEV/ELOOP instead of outside BACKING.
+ * chmod without a handle is the one call with no *at() form that refuses
+ * symlinks; it goes through the confined O_PATH descriptor's /proc/self/fd
+ * entry, which names exactly the inode found beneath BACKING.
+ *
+ * Timing. Each op brackets its syscall with ts_fs_req_begin() (arrival, the
+ * model's completion time) and ts_fs_req_end() (sleep until then, count).
+ */
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/falloc.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "daemon.h"
+
+#define RESOLVE_CONFINED (RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS)
+
+/* Open flags passed on to the backing file. O_DIRECT is dropped on purpose:
+ * the backing store only holds the bytes, the tier model is the device, and
+ * the FUSE side already runs in direct-IO mode (see timing.c). */
+#define BACKING_FLAGS                                                                         \
+	(O_ACCMODE | O_APPEND | O_TRUNC | O_CREAT | O_EXCL | O_NONBLOCK | O_DSYNC | O_SYNC | \
+	 O_NOATIME | O_DIRECTORY | O_NOFOLLOW | O_LARGEFILE)
+
+/* "/a/b" -> "a/b"; "/" -> ".". */
+static const char *rel_path(const char *path)
+{
+	while (*path == '/')
+		path++;
+	return *path ? path : ".";
+}
+
+static int open_beneath(struct ts_fs *fs, const char *rel, int flags, mode_t mode)
+{
+	struct open_how how = {
+		.flags = (uint64_t)(flags | O_CLOEXEC),
+		.mode = (flags & O_CREAT) ? (mode & 07777) : 0, /* no file type bits */
+		.resolve = RESOLVE_CONFINED,
+	};
+	long fd = syscall(SYS_openat2, fs->root, rel, &how, sizeof(how));
+	return fd < 0 ? -errno : (int)fd;
+}
+
+/* The parent directory of a path, resolved beneath BACKING, and the last
+ * component. The last component is never "..": libfuse does not send one,
+ * and acting on it from the parent would leave BACKING. */
+struct at {
+	int dir;
+	const char *name;
+	bool owned;
+};
+
+static int at_get(struct ts_fs *fs, const char *path, struct at *a)
+{
+	const char *rel = rel_path(path);
+	const char *slash = strrchr(rel, '/');
+
+	a->owned = false;
+	if (!slash) {
+		a->dir = fs->root;
+		a->name = rel;
+	} else {
+		char parent[PATH_MAX];
+		size_t n = (size_t)(slash - rel);
+		if (n >= sizeof(parent))
+			return -ENAMETOOLONG;
+		memcpy(parent, rel, n);
+		parent[n] = 0;
+		int fd = open_beneath(fs, parent, O_PATH | O_DIRECTORY, 0);
+		if (fd < 0)
+			return fd;
+		a->dir = fd;
+		a->owned = true;
+		a->name = slash + 1;
+	}
+	if (strcmp(a->name, "..") == 0) {
+		if (a->owned)
+			close(a->dir);
+		return -EPERM;
+	}
+	return 0;
+}
+
+static void at_put(struct at *a)
+{
+	if (a->owned)
+		close(a->dir);
+}
+
+/* Names under /.tierfs are the daemon's own; nothing may create, remove or
+ * rename them. */
+static bool reserved(const char *path)
+{
+	return path && ts_fs_ctl_kind(path) != TS_FS_CTL_NONE;
+}
+
+/* The common shape of an op acting on one name: resolve, act, account. */
+#define AT_OP(opcode, path, expr)                                          \
+	do {                                                               \
+		struct ts_fs *fs_ = ts_fs_get();                           \
+		struct ts_fs_req r_;                                       \
+		struct at a;                                               \
+		ts_fs_req_begin(fs_, &r_, (opcode), (path), 0, 0, 0);      \
+		int res_ = reserved(path) ? -EPERM : at_get(fs_, (path), &a); \
+		if (res_ == 0) {                                           \
+			res_ = (expr) < 0 ? -errno : 0;                    \
+			at_put(&a);                                        \
+		}                                                          \
+		return ts_fs_req_end(fs_, &r_, res_);                      \
+	} while (0)
+
+static void *pt_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
+{
+	struct ts_fs *fs = ts_fs_get();
+
+	/* Every op on an open file uses its descriptor, never its path. An
+	 * unlinked file that is still open stays as libfuse's .fuse_hidden*
+	 * name until released (hard_remove would drop it at once, but then
+	 * fstat() on the open file fails with ESTALE, since the kernel sends
+	 * no handle with it). */
+	cfg->nullpath_ok = 1;
+	cfg->use_ino = 1; /* hard links show one inode number, as on disk */
+	/* Let asynchronous direct IO (io_uring, libaio) reach the daemon at
+	 * its full queue depth: the kernel holds back background requests
+	 * beyond max_background (default 12). */
+	conn->want |= FUSE_CAP_ASYNC_DIO;
+	if (conn->max_background < 256)
+		conn->max_background = 256;
+	if (conn->congestion_threshold < 192)
+		conn->congestion_threshold = 192;
+	fs->fuse = fuse_get_context()->fuse;
+	ts_fs_calib_start(fs);
+	return fs;
+}
+
+static int pt_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
+{
+	struct ts_fs *fs = ts_fs_get();
+	struct ts_fs_file *f = fi ? ts_fs_file_of(fi) : NULL;
+	struct ts_fs_req r;
+	int res;
+
+	if (!f && path) {
+		enum ts_fs_ctl k = ts_fs_ctl_kind(path);
+		if (k != TS_FS_CTL_NONE)
+			return ts_fs_ctl_getattr(fs, k, st);
+	}
+	if (f && f->kind != TS_FS_FILE && f->kind != TS_FS_DIR)
+		return path ? ts_fs_ctl_getattr(fs, ts_fs_ctl_kind(path), st) : -EBADF;
+	ts_fs_req_begin(fs, &r, TS_FS_GETATTR, path, f ? f->ino : 0, 0, 0);
+	if (f) {
+		res = fstat(f->kind == TS_FS_DIR ? dirfd(f->dir) : f->fd, st) ? -errno : 0;
+	} else {
+		struct at a;
+		res = at_get(fs, path, &a);
+		if (res == 0) {
+			res = fstatat(a.dir, a.name, st, AT_SYMLINK_NOFOLLOW) ? -errno : 0;
+			at_put(&a);
+		}
+	}
+	return ts_fs_req_end(fs, &r, res);
+}
+
+static int pt_access(const char *path, int mask)
+{
+	if (ts_fs_ctl_kind(path) != TS_FS_CTL_NONE)
+		return (mask & W_OK) && ts_fs_ctl_kind(path) != TS_FS_CTL_CONTROL ? -EACCES : 0;
+	AT_OP(TS_FS_ACCESS, path, faccessat(a.dir, a.name, mask, AT_SYMLINK_NOFOLLOW));
+}
+
+static int pt_readlink(const char *path, char *buf, size_t size)
+{
+	struct ts_fs *fs = ts_fs_get();
+	struct ts_fs_req r;
+	struct at a;
+
+	ts_fs_req_begin(fs, &r, TS_FS_READLINK, path, 0, 0, size);
+	int res = reserved(path) ? -EINVAL : at_get(fs, path, &a);
+	if (res == 0) {
+		ssize_t n = readlinkat(a.dir, a.name, buf, size - 1);
+		res = n < 0 ? -errno : 0;
+		if (n >= 0)
+			buf[n] = 0;
+		at_put(&a);
+	}
+	return ts_fs_req_end(fs, &r, res);
+}
+
+static int pt_mknod(const char *path, mode_t mode, dev_t rdev)
+{
+	AT_OP(TS_FS_MKNOD, path, mknodat(a.dir, a.name, mode, rdev));
+}
+
+static int pt_mkdir(const char *path, mode_t mode)
+{
+	AT_OP(TS_FS_MKDIR, path, mkdirat(a.dir, a.name, mode));
+}
+
+static int pt_unlink(const char *path)
+{
+	struct ts_fs *fs = ts_fs_get();
+	struct ts_fs_req r;
+	struct stat st;
+	struct at a;
+
+	ts_fs_req_begin(fs, &r, TS_FS_UNLINK, path, 0, 0, 0);
+	int res = reserved(path) ? -EPERM : at_get(fs, path, &a);
+	if (res == 0) {
+		/* The last name of a file: its cached pages go with it. */
+		bool last = fstatat(a.dir, a.name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    S_ISREG(st.st_mode) && st.st_nlink == 1;
+		res = unlinkat(a.dir, a.name, 0) ? -errno : 0;
+		if (res == 0 && last)
+			ts_fs_model_forget(fs, st.st_ino, 0, 0);
+		at_put(&a);
+	}
+	return ts_fs_req_end(fs, &r, res);
+}
+
+static int pt_rmdir(const char *path)
+{
+	AT_OP(TS_FS_RMDIR, path, unlinkat(a.dir, a.name, AT_REMOVEDIR));
+}
+
+static int pt_symlink(const char *target, const char *path)
+{
+	AT_OP(TS_FS_SYMLINK, path, symlinkat(target, a.dir, a.name));
+}
+
+static int pt_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_info *fi)
+{
+	if (fi) {
+		struct ts_fs *fs = ts_fs_get();
+		struct ts_fs_file *f = ts_fs_file_of(fi);
+		struct ts_fs_req r;
+		if (f->kind != TS_FS_FILE)
+			return -EPERM;
+		ts_fs_req_begin(fs, &r, TS_FS_CHOWN, path, f->ino, 0, 0);
+		return ts_fs_req_end(fs, &r, fchown(f->fd, uid, gid) ? -errno : 0);
+	}
+	AT_OP(TS_FS_CHOWN, path, fchownat(a.dir, a.name, uid, gid, AT_SYMLINK_NOFOLLOW));
+}
+
+static int pt_utimens(const char *path, const struct timespec tv[2], struct fuse_file_info *fi)
+{
+	if (fi) {
+		struct ts_fs *fs = ts_fs_get();
+		struct ts_fs_file *f = ts_fs_file_of(fi);
+		struct ts_fs_req r;
+		if (f->kind != TS_FS_FILE)
+			return -EPERM;
+		ts_fs_req_begin(fs, &r, TS_FS_UTIMENS, path, f->ino, 0, 0);
+		return ts_fs_req_end(fs, &r, futimens(f->fd, tv) ? -errno : 0);
+	}
+	AT_OP(TS_FS_UTIMENS, path, utimensat(a.dir, a.name, tv, AT_SYMLINK_NOFOLLOW));
+}
+
+static int chmod_confined(struct ts_fs *fs, const char *path, mode_t mode)
+{
+	int fd = open_beneath(fs, rel_path(path), O_PATH | O_NOFOLLOW, 0);
+	struct stat st;
+	char proc[64];
+	int res;
+
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st)) {
+		res = -errno;
+	} else if (S_ISLNK(st.st_mode)) {
+		res = -EOPNOTSUPP; /* what Linux answers for a symlink's mode */
+	} else {
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+		res = chmod(proc, mode) ? -errno : 0;
+	}
+	close(fd);
+	return res;
+}
+
+static int pt_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
+{
+	struct ts_fs *fs = ts_fs_get();
+	struct ts_fs_file *f = fi ? ts_fs_file_of(fi) : NULL;
+	struct ts_fs_req r;
+	int res;
+
+	if ((f && f->kind != TS_FS_FILE) || (!f && reserved(path)))
+		return -EPERM;
+	ts_fs_req_begin(fs, &r, TS_FS_CHMOD, path, f ? f->ino : 0, 0, 0);
+	if (f)
+		res = fchmod(f->fd, mode) ? -errno : 0;
+	else
+		res = chmod_confined(fs, path, mode);
+	return ts_fs_req_end(fs, &r, res);
+}
+
+static int pt_truncate(const char *path, off_t size, struct fuse_file_info *fi)
+{
+	struct ts_fs *fs = ts_fs_get();
+	struct ts_fs_file *f = fi ? ts_fs_file_of(fi) : NULL;
+	struct ts_fs_req r;
+	int res;
+
+	/* `echo cmd > .tierfs/control` truncates first: nothing to do. */
+	if (f && f->kind == TS_FS_CONTROL)
+		return 0;
+	if (!f && path && ts_fs_ctl_kind(path) == TS_FS_CTL_CONTROL)
+		return 0;
+	if ((f && f->kind != TS_FS_FILE) || (!f && reserved(path)))
+		return -EPERM;
+	ts_fs_req_begin(fs, &r, TS_FS_TRUNCATE, path, f ? f->ino : 0, (uint64_t)size, 0);
+	int fd = f ? f->fd : open_beneath(fs, rel_path(path), O_WRONLY | O_NONBLOCK | O_NOFOLLOW, 0);
+	struct stat st;
+	res = fd < 0 ? fd : ftruncate(fd, size) ? -errno : 0;
+	if (res == 0 && fstat(fd, &st) == 0)
+		ts_fs_model_forget(fs, st.st_ino, (uint64_t)size, 0);
+	if (!f && fd >= 0)
+		close(fd);
+	return ts_fs_req_end(fs, &r, res);
+}
+
+static int pt_rename(const char *from, const char *to, unsigned int flags)
+{
+	struct ts_fs *fs = ts_fs_get();
+	struct ts_fs_req r;
+	struct at a, b;
+	int res;
+
+	ts_fs_req_begin(fs, &r, TS_FS_RENAME, from, 0, 0, 0);
+	if (reserved(from) || reserved(to))
+		return ts_fs_req_end(fs, &r, -EPERM);
+	res = at_get(fs, from, &a);
+	if (res == 0) {
+		res = at_get(fs, to, &b);
+		if (res == 0) {
+			res = renameat2(a.dir, a.name, b.dir, b.name, flags) ? -errno : 0;
+			struct stat st;
+			/* A kernel-cached file must stay reachable for
+			 * invalidation under its new name. */
+			if (res == 0 && (ts_fs_want_cached(fs, to) || ts_fs_want_cached(fs, from)) &&
+			    fstatat(b.dir, b.name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    S_ISREG(st.st_mode))
+				ts_fs_cached_track(fs, st.st_ino, to);
+			at_put(&b);
+		}
+		at_put(&a);
+	}
+	return ts_fs_req_end(fs, &r, res);
+}
+
+static int pt_link(const char *from, const char *to)
+{
+	struct ts_fs *fs = ts_fs_get();
+	struct ts_fs_req r;
+	struct at a, b;
+	int res;
+
+	ts_fs_req_begin(fs, &r, TS_FS_LINK, from, 0, 0, 0);
+	if (reserved(from) || reserved(to))
+		return ts_fs_req_end(fs, &r, -EPERM);
+	res = at_get(fs, from, &a);
+	if (res == 0) {
+		res = at_get(fs, to, &b);
+		if (res == 0) {
+			res = linkat(a.dir, a.name, b.dir, b.name, 0) ? -errno : 0;
+			at_put(&b);
+		}
+		at_put(&a);
+	}
+	return ts_fs_req_end(fs, &r, res);
+}
+
+/* Set up fi for a backing file just opened on @fd. */
+static int file_attach(struct ts_fs *fs, const char *path, int fd, struct fuse_file_info *fi)
+{
+	struct ts_fs_file *f = calloc(1, sizeof(*f));
+	struct stat st;
+
+	if (!f || fstat(fd, &st)) {
+		int res = f ? -errno : -ENOMEM;
+		free(f);
+		close(fd);
+		return res;
+	}
+	f->kind = TS_FS_FILE;
+	f->fd = fd;
+	f->ino = st.st_ino;
+	/* Direct IO on the FUSE side so the kernel page cache never answers
+	 * a read the model should see; the cached= files (mmap'd ones, LMDB's
+	 * *.mdb by default) are the exception, kept honest by invalidation
+	 * (timing.c). */
+	f->cached = S_ISREG(st.st_mode) && ts_fs_want_cached(fs, path);
+	fi->direct_io = !f->cached;
+	fi->keep_cache = f->cached;
+	if (f->cached)
+		ts_fs_cached_track(fs, f->ino, path);
+	fi->fh = (uintptr_t)f;
+	return 0;
+}
+
+static int pt_open(const char *path, struct fuse_file_info *fi)
+{
+	struct ts_fs *fs = ts_fs_get();
+	enum ts_fs_ctl k = ts_fs_ctl_kind(path);
+	struct ts_fs_req r;
+	int res;
+
+	if (k != TS_FS_CTL_NONE)
+		return ts_fs_ctl_open(fs, k, fi);
+	ts_fs_req_begin(fs, &r, TS_FS_OPEN, path, 0, 0, 0);
+	res = open_beneath(fs, rel_path(path), fi->flags & BACKING_FLAGS, 0);
+	if (res >= 0)
+		res = file_attach(fs, path, res, fi);
+	return ts_fs_req_end(fs, &r, res);
+}
+
+static int pt_create(const char *path, mode_t mode, struct fuse_file_info *fi)
+{
+	struct ts_fs *fs = ts_fs_get();
+	struct ts_fs_req r;
+	int res;
+
+	ts_fs_req_begin(fs, &r, TS_FS_CREATE, path, 0, 0, 0);
+	if (reserved(path))
+		return ts_fs_req_end(fs, &r, -EPERM);
+	res = open_beneath(fs, rel_path(path), (fi->flags & BACKING_FLAGS) | O_CREAT, mode);
+	if (res >= 0)
+		res = file_attach(fs, path, res, fi);
+	return ts_fs_req_end(fs, &r, res);
+}
+
+/* pread until @size bytes or end of file. */
+static ssize_t pread_full(int fd, char *buf, size_t size, off_t off)
+{
+	size_t done = 0;
+	while (done < size) {
+		ssize_t n = pread(fd, buf + done, size - done, off + (off_t)done);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return done ? (ssize_t)done : -errno;
+		}
+		if (n == 0)
+			break;
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
+/*
+ * Reads land in a memory buffer before the sleep, so the copy out of the
+ * backing store happens inside the emulated latency rather than after it
+ * (splicing the backing fd would do the copy after the reply is due), and
+ * the byte count is known to the trace hook.
+ */
+static int pt_read_buf(const char *path, struct fuse_bufvec **bufp, size_t size, off_t off,
+		       struct fuse_file_info *fi)
+{
+	struct ts_fs *fs = ts_fs_get();
+	struct ts_fs_file *f = ts_fs_file_of(fi);
+	struct fuse_bufvec *bv = malloc(sizeof(*bv));
+	char *mem = malloc(size ? size : 1);
+	struct ts_fs_req r;
+	ssize_t n;
+
+	if (!bv || !mem) {
+		free(bv);
+		free(mem);
+		return -ENOMEM;
+	}
+	if (f->kind == TS_FS_FILE) {
+		ts_fs_req_begin(fs, &r, TS_FS_READ, path, f->ino, (uint64_t)off, size);
+		n = pread_full(f->fd, mem, size, off);
+		n = ts_fs_req_end(fs, &r, n);
+	} else {
+		n = ts_fs_ctl_read(fs, f, mem, size, off);
+	}
+	if (n < 0) {
+		free(bv);
+		free(mem);
+		return (int)n;
+	}
+	*bv = (struct fuse_bufvec)FUSE_BUFVEC_INIT((size_t)n);
+	bv->buf[0].mem = mem;
+	*bufp = bv;
+	return 0;
+}
+
+static int pt_write_buf(const char *path, struct fuse_bufvec *buf, off_t off,
+			struct fuse_file_info *fi)
+{
+	struct ts_fs *fs = ts_fs_get();
+	struct ts_fs_file *f = ts_fs_file_of(fi);
+	size_t size = fuse_buf_size(buf);
+	struct ts_fs_req r;
+
+	if (f->kind == TS_FS_CONTROL) {
+		char cmd[4096];
+		struct fuse_bufvec dst = FUSE_BUFVEC_INIT(TS_MIN(size, sizeof(cmd) - 1));
+		if (size >= sizeof(cmd))
+			return -EFBIG;
+		dst.buf[0].mem = cmd;
+		ssize_t n = fuse_buf_copy(&dst, buf, 0);
+		if (n < 0)
+			return (int)n;
+		return ts_fs_ctl_write(fs, f, cmd, (size_t)n);
+	}
+	if (f->kind != TS_FS_FILE)
+		return -EBADF;
+	ts_fs_req_begin(fs, &r, TS_FS_WRITE, path, f->ino, (uint64_t)off, size);
+	struct fuse_bufvec dst = FUSE_BUFVEC_INIT(size);
+	dst.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
+	dst.buf[0].fd = f->fd;
+	dst.buf[0].pos = off;
+	ssize_t n = fuse_buf_copy(&dst, buf, FUSE_BUF_SPLICE_NONBLOCK);
+	return (int)ts_fs_req_end(fs, &r, n);
+}
+
+static int pt_statfs(const char *path, struct statvfs *sv)
+{
+	struct ts_fs *fs = ts_fs_get();
+	struct ts_fs_req r;
+
+	ts_fs_req_begin(fs, &r, TS_FS_STATFS, path, 0, 0, 0);
+	return ts_fs_req_end(fs, &r, fstatvfs(fs->root, sv) ? -errno : 0);
+}
+
+static int pt_flush(const char *path, struct fuse_file_info *fi)
+{
+	struct ts_fs *fs = ts_fs_get();
+	struct ts_fs_file *f = ts_fs_file_of(fi);
+	struct ts_fs_req r;
+	int res;
+
+	if (f->kind != TS_FS_FILE)
+		return 0;
+	/* Closing a duplicate gives the backing file system the close it
+	 * may act on (NFS flushes there) without giving up the handle, which
+	 * a later flush or an mmap may still use. */
+	ts_fs_req_begin(fs, &r, TS_FS_FLUSH, path, f->ino, 0, 0);
+	res = dup(f->fd);
+	if (res >= 0)
+		res = close(res) ? -errno : 0;
+	else
+		res = -errno;
+	return ts_fs_req_end(fs, &r, res);
+}
+
+static int pt_release(const char *path, struct fuse_file_info *fi)
+{
+	struct ts_fs *fs = ts_fs_get();
+	struct ts_fs_file *f = ts_fs_file_of(fi);
+	struct ts_fs_req r;
+
+	if (f->kind == TS_FS_FILE) {
+		ts_fs_req_begin(fs, &r, TS_FS_RELEASE, path, f->ino, 0, 0);
+		close(f->fd);
+		ts_fs_req_end(fs, &r, 0);
+	}
+	free(f->buf);
+	free(f);
+	return 0;
+}
+
+static int pt_fsync(const char *path, int datasync, struct fuse_file_info *fi)
+{
+	struct ts_fs *fs = ts_fs_get();
+	struct ts_fs_file *f = ts_fs_file_of(fi);
+	struct ts_fs_req r;
+
+	if (f->kind != TS_FS_FILE)
+		return 0;
+	ts_fs_req_begin(fs, &r, datasync ? TS_FS_FDATASYNC : TS_FS_FSYNC, path, f->ino, 0, 0);
+	int res = (datasync ? fdatasync(f->fd) : fsync(f->fd)) ? -errno : 0;
+	return ts_fs_req_end(fs, &r, res);
+}
+
+static int pt_fallocate(const char *path, int mode, off_t off, off_t len,
+			struct fuse_file_info *fi)
+{
+	struct ts_fs *fs = ts_fs_get();
+	struct ts_fs_file *f = ts_fs_file_of(fi);
+	struct ts_fs_req r;
+
+	if (f->kind != TS_FS_FILE)
+		return -EBADF;
+	ts_fs_req_begin(fs, &r, TS_FS_FALLOCATE, path, f->ino, (uint64_t)off, (uint64_t)len);
+	int res = fallocate(f->fd, mode, off, len) ? -errno : 0;
+	if (res == 0 && (mode & FALLOC_FL_PUNCH_HOLE))
+		ts_fs_model_forget(fs, f->ino, (uint64_t)off, (uint64_t)len);
+	return ts_fs_req_end(fs, &r, res);
+}
+
+static int pt_opendir(const char *path, struct fuse_file_info *fi)
+{
+	struct ts_fs *fs = ts_fs_get();
+	enum ts_fs_ctl k = ts_fs_ctl_kind(path);
+	struct ts_fs_req r;
+	int res;
+
+	if (k == TS_FS_CTL_DIR)
+		return ts_fs_ctl_open(fs, k, fi);
+	if (k != TS_FS_CTL_NONE)
+		return k == TS_FS_CTL_MISSING ? -ENOENT : -ENOTDIR;
+	ts_fs_req_begin(fs, &r, TS_FS_OPENDIR, path, 0, 0, 0);
+	struct ts_fs_file *f = calloc(1, sizeof(*f));
+	res = f ? open_beneath(fs, rel_path(path), O_RDONLY | O_DIRECTORY, 0) : -ENOMEM;
+	if (res >= 0) {
+		f->kind = TS_FS_DIR;
+		f->dir = fdopendir(res);
+		if (!f->dir) {
+			int fd = res;
+			res = -errno;
+			close(fd);
+		} else {
+			res = 0;
+			fi->fh = (uintptr_t)f;
+		}
+	}
+	if (res < 0)
+		free(f);
+	return ts_fs_req_end(fs, &r, res);
+}
+
+static int pt_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t off,
+		      struct fuse_file_info *fi, enum fuse_readdir_flags flags)
+{
+	struct ts_fs *fs = ts_fs_get();
+	struct ts_fs_file *f = ts_fs_file_of(fi);
+	struct ts_fs_req r;
+	bool root = path && strcmp(path, "/") == 0;
+
+	if (f->kind == TS_FS_CTLDIR)
+		return ts_fs_ctl_readdir(buf, filler);
+	ts_fs_req_begin(fs, &r, TS_FS_READDIR, path, 0, (uint64_t)off, 0);
+	if (off != f->dir_off) {
+		seekdir(f->dir, off);
+		f->next = NULL;
+		f->dir_off = off;
+	}
+	for (;;) {
+		if (!f->next) {
+			errno = 0;
+			f->next = readdir(f->dir);
+			if (!f->next) {
+				if (errno)
+					return ts_fs_req_end(fs, &r, -errno);
+				break;
+			}
+		}
+		/* A .tierfs in BACKING's root is shadowed by the control
+		 * directory, which itself stays out of listings so that
+		 * copies and finds over the mount never pick it up. */
+		if (root && strcmp(f->next->d_name, TS_FS_CTL_NAME) == 0) {
+			f->next = NULL;
+			f->dir_off = telldir(f->dir);
+			continue;
+		}
+		struct stat st = {
+			.st_ino = f->next->d_ino,
+			.st_mode = (mode_t)f->next->d_type << 12,
+		};
+		off_t next_off = telldir(f->dir);
+		if (filler(buf, f->next->d_name, &st, next_off, 0))
+			break;
+		f->next = NULL;
+		f->dir_off = next_off;
+	}
+	return ts_fs_req_end(fs, &r, 0);
+}
+
+static int pt_releasedir(const char *path, struct fuse_file_info *fi)
+{
+	struct ts_fs_file *f = ts_fs_file_of(fi);
+
+	if (f->dir)
+		closedir(f->dir);
+	free(f);
+	return 0;
+}
+
+static void pt_destroy(void *data)
+{
+	(void)data;
+}
+
+const struct fuse_operations ts_fs_fuse_ops = {
+	.init = pt_init,
+	.destroy = pt_destroy,
+	.getattr = pt_getattr,
+	.access = pt_access,
+	.readlink = pt_readlink,
+	.mknod = pt_mknod,
+	.mkdir = pt_mkdir,
+	.unlink = pt_unlink,
+	.rmdir = pt_rmdir,
+	.symlink = pt_symlink,
+	.rename = pt_rename,
+	.link = pt_link,
+	.chmod = pt_chmod,
+	.chown = pt_chown,
+	.truncate = pt_truncate,
+	.utimens = pt_utimens,
+	.open = pt_open,
+	.create = pt_create,
+	.read_buf = pt_read_buf,
+	.write_buf = pt_write_buf,
+	.statfs = pt_statfs,
+	.flush = pt_flush,
+	.release = pt_release,
+	.fsync = pt_fsync,
+	.fallocate = pt_fallocate,
+	.opendir = pt_opendir,
+	.readdir = pt_readdir,
+	.releasedir = pt_releasedir,
+};

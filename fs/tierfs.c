@@ -1,0 +1,535 @@
+/*
+ * tierfs.c — the tierfs program: mount BACKING on MOUNTPOINT through FUSE
+ * and make every request take as long as the chosen disk tier would.
+ *
+ *   tierfs [-f] [-d] [-s] -o tier=NAME[,capacity=SIZE][,mem=SIZE][,...] BACKING MOUNTPOINT
+ *   tierfs --list-tiers [--capacity SIZE] [--profile FILE]
+ *
+ * Options may also follow the two paths, so mount(8) works through
+ * mount.fuse3:  mount -t fuse.tierfs BACKING MOUNTPOINT -o tier=ssd-cloud
+ * and so does an /etc/fstab line:
+ *   /data/imagenet  /mnt/imagenet  fuse.tierfs  tier=ssd-cloud,capacity=500GiB  0 0
+ *
+ * This file owns the life cycle: option parsing (the table below drives
+ * -o, the runtime control file and --help), the checks made before
+ * mounting (backing directory, mountpoint, an existing or stale mount), the
+ * mount, daemonizing (the parent returns only once the self-calibration has
+ * run and the mount is ready, with exit status 0, or 1 and the mount gone),
+ * the multithreaded loop, and a clean unmount on SIGINT/SIGTERM/SIGHUP.
+ */
+#include <fcntl.h>
+#include <limits.h>
+#include <malloc.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "core/clock.h"
+#include "core/opt.h"
+#include "core/units.h"
+#include "daemon.h"
+
+#include <fuse_lowlevel.h>
+
+#define OFF(f) offsetof(struct ts_fs_opts, f)
+
+/* The daemon's options; the model's (capacity, mem, seed, floor,
+ * dirty_limit, ra_max, mem_rate) come from ts_tier_cfg_opts. */
+const struct ts_opt ts_fs_opt_table[] = {
+	{ "tier", TS_OPT_STR, OFF(tier), NULL, 0, 0, "",
+	  "tier to emulate (see tierfs --list-tiers); required unless bare" },
+	{ "profile", TS_OPT_STR, OFF(profile), NULL, 0, 0, "",
+	  "a Lua file of more tiers, added to the built-in ones" },
+	{ "cached", TS_OPT_STR, OFF(cached), "*.mdb", 0, 0, "",
+	  "':'-separated globs (on the file name, or the path if the glob has a '/') of files "
+	  "opened kernel-cached so they can be mmap'd shared" },
+	{ "trace", TS_OPT_STR, OFF(trace), NULL, 0, 0, "",
+	  "record every request to FILE (not built into this version)" },
+	{ "bare", TS_OPT_BOOL, OFF(bare), "false", 0, 0, "",
+	  "plain passthrough: no tier model, no counters (to measure tierfs itself)" },
+	{ "calib", TS_OPT_BOOL, OFF(calib), "true", 0, 0, "",
+	  "measure the FUSE round trip at mount and take it off modeled latencies "
+	  "(false: use floor=)" },
+	{ NULL },
+};
+
+void ts_fs_log(const struct ts_fs *fs, int prio, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (fs->daemonized)
+		syslog(prio, "%s", line);
+	if (!fs->daemonized || fs->ready_fd >= 0)
+		fprintf(stderr, "%s\n", line);
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: tierfs [-f] [-d] [-s] -o tier=NAME[,option=value...] BACKING MOUNTPOINT\n"
+		"       tierfs --list-tiers [--capacity SIZE] [--profile FILE]\n"
+		"\n"
+		"Mounts BACKING on MOUNTPOINT; every request is passed through and held until\n"
+		"the emulated disk tier would have completed it. Also as\n"
+		"  mount -t fuse.tierfs BACKING MOUNTPOINT -o tier=NAME,...\n"
+		"While mounted, MOUNTPOINT/.tierfs/stats is live JSON and writing tier=NAME\n"
+		"to MOUNTPOINT/.tierfs/control switches the tier.\n"
+		"\n"
+		"  -f                 stay in the foreground\n"
+		"  -d                 FUSE debug output (implies -f)\n"
+		"  -s                 single-threaded\n"
+		"  --list-tiers       print every tier's effective caps and exit\n"
+		"\n"
+		"tierfs options (-o name=value):\n");
+	ts_opt_help(out, ts_fs_opt_table);
+	ts_opt_help(out, ts_tier_cfg_opts);
+	fprintf(out, "\nFUSE options (-o): allow_other, default_permissions, max_threads=N, ... "
+		     "(see mount.fuse3(8))\n");
+}
+
+struct cmdline {
+	struct ts_fs *fs;
+	const char *pos[2];
+	int npos;
+	int rc;
+	char err[512];
+};
+
+/* fuse_opt_parse callback: our -o options go to the table, the two paths
+ * are collected, everything else is left for libfuse. */
+static int opt_proc(void *data, const char *arg, int key, struct fuse_args *out)
+{
+	struct cmdline *c = data;
+	char name[64];
+
+	(void)out;
+	if (key == FUSE_OPT_KEY_NONOPT) {
+		if (c->npos < 2) {
+			c->pos[c->npos++] = arg;
+		} else if (!c->rc) {
+			snprintf(c->err, sizeof(c->err), "unexpected argument '%s'", arg);
+			c->rc = TS_E_PARSE;
+		}
+		return 0;
+	}
+	if (key != FUSE_OPT_KEY_OPT || arg[0] == '-')
+		return 1;
+	size_t n = strcspn(arg, "=");
+	if (n >= sizeof(name))
+		return 1;
+	memcpy(name, arg, n);
+	name[n] = 0;
+	const struct ts_opt *tab = ts_fs_opt_table;
+	void *base = &c->fs->o;
+	const struct ts_opt *o = ts_opt_find(tab, name);
+	if (!o) {
+		tab = ts_tier_cfg_opts;
+		base = &c->fs->cfg;
+		o = ts_opt_find(tab, name);
+	}
+	if (!o)
+		return 1;
+	int rc;
+	if (!arg[n] && o->type == TS_OPT_BOOL)
+		rc = ts_opt_set(tab, base, name, "true", c->err, sizeof(c->err));
+	else
+		rc = ts_opt_set_kv(tab, base, arg, c->err, sizeof(c->err));
+	if (rc && !c->rc)
+		c->rc = rc;
+	return 0;
+}
+
+/* Mountinfo escapes space, tab, newline and backslash as \ooo. */
+static void unescape(char *s)
+{
+	char *w = s;
+	for (char *r = s; *r; r++) {
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '7' && r[2] && r[3]) {
+			*w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
+			r += 3;
+		} else {
+			*w++ = *r;
+		}
+	}
+	*w = 0;
+}
+
+/* Whether @abs is a mount point; fills in what is mounted there. */
+static bool mounted_at(const char *abs, char *what, size_t n)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char *line = NULL;
+	size_t cap = 0;
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && getline(&line, &cap, f) > 0) {
+		char *save, *tok, *mp = NULL, *fstype = NULL, *src = NULL;
+		int i = 0;
+		bool dash = false;
+		for (tok = strtok_r(line, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save), i++) {
+			if (i == 4)
+				mp = tok;
+			else if (!dash && strcmp(tok, "-") == 0)
+				dash = true;
+			else if (dash && !fstype)
+				fstype = tok;
+			else if (dash && !src)
+				src = tok;
+		}
+		if (!mp)
+			continue;
+		unescape(mp);
+		if (strcmp(mp, abs) == 0) {
+			found = true;
+			if (src)
+				unescape(src);
+			snprintf(what, n, "%s from %s", fstype ? fstype : "?", src ? src : "?");
+		}
+	}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+static bool path_within(const char *inner, const char *outer)
+{
+	size_t n = strlen(outer);
+	if (strcmp(outer, "/") == 0)
+		return true;
+	return strncmp(inner, outer, n) == 0 && (inner[n] == 0 || inner[n] == '/');
+}
+
+/* The checks made before mounting; each failure is one line and exit 1. */
+static int prepare(struct ts_fs *fs, const char *backing, const char *mp)
+{
+	char abs[PATH_MAX], what[PATH_MAX + 64];
+	struct stat st;
+
+	fs->root = open(backing, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fs->root < 0) {
+		if (errno == ENOTDIR)
+			fprintf(stderr, "tierfs: backing directory '%s' is not a directory\n", backing);
+		else if (errno == ENOENT)
+			fprintf(stderr, "tierfs: backing directory '%s' does not exist\n", backing);
+		else
+			fprintf(stderr, "tierfs: backing directory '%s': %s\n", backing,
+				strerror(errno));
+		return -1;
+	}
+	if (!realpath(backing, abs) || !(fs->backing = strdup(abs))) {
+		fprintf(stderr, "tierfs: backing directory '%s': %s\n", backing, strerror(errno));
+		return -1;
+	}
+	if (stat(mp, &st)) {
+		if (errno == ENOTCONN)
+			fprintf(stderr,
+				"tierfs: '%s' is a stale FUSE mount (its daemon is gone); clear it "
+				"with: fusermount3 -u %s\n",
+				mp, mp);
+		else if (errno == ENOENT)
+			fprintf(stderr, "tierfs: mountpoint '%s' does not exist (create it first)\n",
+				mp);
+		else
+			fprintf(stderr, "tierfs: mountpoint '%s': %s\n", mp, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "tierfs: mountpoint '%s' is not a directory\n", mp);
+		return -1;
+	}
+	if (!realpath(mp, abs) || !(fs->mountpoint = strdup(abs))) {
+		fprintf(stderr, "tierfs: mountpoint '%s': %s\n", mp, strerror(errno));
+		return -1;
+	}
+	if (mounted_at(fs->mountpoint, what, sizeof(what))) {
+		fprintf(stderr,
+			"tierfs: '%s' is already a mount point (%s); unmount it first: "
+			"fusermount3 -u %s\n",
+			fs->mountpoint, what, fs->mountpoint);
+		return -1;
+	}
+	if (path_within(fs->backing, fs->mountpoint) || path_within(fs->mountpoint, fs->backing)) {
+		fprintf(stderr,
+			"tierfs: backing directory '%s' and mountpoint '%s' must not contain each "
+			"other (requests would loop through the mount)\n",
+			fs->backing, fs->mountpoint);
+		return -1;
+	}
+	return 0;
+}
+
+/* fsname=BACKING, escaped for libfuse's option syntax. */
+static int add_fsname(struct fuse_args *args, const char *backing)
+{
+	size_t n = strlen(backing);
+	char *s = malloc(2 * n + 16);
+	char *w;
+	int rc;
+
+	if (!s)
+		return -1;
+	w = s + sprintf(s, "-ofsname=");
+	for (const char *r = backing; *r; r++) {
+		if (*r == ',' || *r == '\\')
+			*w++ = '\\';
+		*w++ = *r;
+	}
+	*w = 0;
+	rc = fuse_opt_add_arg(args, s);
+	free(s);
+	return rc;
+}
+
+static bool has_arg(const struct fuse_args *args, const char *needle)
+{
+	for (int i = 0; i < args->argc; i++)
+		if (strstr(args->argv[i], needle))
+			return true;
+	return false;
+}
+
+static int list_tiers(int argc, char **argv)
+{
+	const char *profile = NULL;
+	uint64_t capacity = 0;
+	char err[512];
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *val = NULL;
+		bool cap = strncmp(a, "--capacity", 10) == 0;
+		bool prof = strncmp(a, "--profile", 9) == 0;
+		size_t n = cap ? 10 : 9;
+		if (strcmp(a, "--list-tiers") == 0)
+			continue;
+		if ((cap || prof) && a[n] == '=')
+			val = a + n + 1;
+		else if ((cap || prof) && a[n] == 0 && i + 1 < argc)
+			val = argv[++i];
+		if (!val) {
+			fprintf(stderr, "tierfs: --list-tiers: unexpected argument '%s' (expected "
+					"--capacity SIZE or --profile FILE)\n",
+				a);
+			return 1;
+		}
+		if (prof) {
+			profile = val;
+		} else if (ts_parse_size(val, &capacity)) {
+			fprintf(stderr, "tierfs: --capacity: cannot parse '%s' (a size such as "
+					"500GiB)\n",
+				val);
+			return 1;
+		}
+	}
+	if (ts_fs_list_tiers(stdout, profile, capacity, err, sizeof(err))) {
+		fprintf(stderr, "tierfs: %s\n", err);
+		return 1;
+	}
+	return 0;
+}
+
+/* Fork; the parent waits until the child reports the mount ready (or
+ * failed), and unmounts if the child could not finish. Returns in the
+ * child only. */
+static void daemonize(struct ts_fs *fs, struct fuse *f)
+{
+	int p[2];
+	char status = 1;
+
+	if (pipe2(p, O_CLOEXEC)) {
+		fprintf(stderr, "tierfs: pipe: %s\n", strerror(errno));
+		fuse_unmount(f);
+		exit(1);
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "tierfs: fork: %s\n", strerror(errno));
+		fuse_unmount(f);
+		exit(1);
+	}
+	if (pid > 0) {
+		close(p[1]);
+		while (read(p[0], &status, 1) < 0 && errno == EINTR)
+			;
+		if (status != 0) {
+			fprintf(stderr, "tierfs: %s was not mounted\n", fs->mountpoint);
+			fuse_unmount(f);
+		}
+		_exit(status ? 1 : 0);
+	}
+	close(p[0]);
+	fs->ready_fd = p[1];
+	fs->daemonized = true;
+	openlog("tierfs", LOG_PID, LOG_DAEMON);
+	setsid();
+	if (chdir("/")) {
+		/* "/" always exists; nothing to do. */
+	}
+	int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (nul >= 0) {
+		dup2(nul, 0);
+		dup2(nul, 1);
+		close(nul);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
+	struct fuse_cmdline_opts cmd = { 0 };
+	struct ts_fs *fs = calloc(1, sizeof(*fs));
+	struct cmdline cl = { 0 };
+	struct fuse_loop_config *lc = NULL;
+	struct fuse *f = NULL;
+	char err[512];
+	int ret = 1;
+
+	if (!fs)
+		return 1;
+	fs->root = -1;
+	fs->ready_fd = -1;
+	fs->start_ns = ts_now_ns();
+	for (int i = 0; i < TS_FS_OP_NR; i++)
+		ts_hist_init(&fs->stat[i].lat);
+	/* Sleeps end when the model says, not up to 50 us later (the default
+	 * timer slack); threads created later inherit this. */
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	/* Read buffers (up to 1 MiB each) come from the heap and are reused,
+	 * rather than mmap'd and faulted in for every request. */
+	mallopt(M_MMAP_THRESHOLD, 8 << 20);
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--list-tiers") == 0) {
+			free(fs);
+			return list_tiers(argc, argv);
+		}
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			usage(stdout);
+			free(fs);
+			return 0;
+		}
+		if (strcmp(argv[i], "-V") == 0 || strcmp(argv[i], "--version") == 0) {
+			printf("tierfs %s (libfuse %s)\n", TS_VERSION, fuse_pkgversion());
+			free(fs);
+			return 0;
+		}
+	}
+
+	if (ts_opt_defaults(ts_fs_opt_table, &fs->o, err, sizeof(err)) ||
+	    ts_opt_defaults(ts_tier_cfg_opts, &fs->cfg, err, sizeof(err))) {
+		fprintf(stderr, "tierfs: %s\n", err);
+		goto out;
+	}
+	cl.fs = fs;
+	if (fuse_opt_parse(&args, &cl, NULL, opt_proc)) {
+		fprintf(stderr, "tierfs: cannot parse the command line\n");
+		goto out;
+	}
+	if (cl.rc) {
+		fprintf(stderr, "tierfs: %s\n", cl.err);
+		goto out;
+	}
+	if (cl.npos != 2) {
+		fprintf(stderr, "tierfs: expected BACKING and MOUNTPOINT (tierfs --help)\n");
+		goto out;
+	}
+	if (!fs->o.bare && !fs->o.tier) {
+		fprintf(stderr, "tierfs: option 'tier' is required: -o tier=NAME (tierfs --list-tiers "
+				"shows the names)\n");
+		goto out;
+	}
+	if (fs->o.trace)
+		fprintf(stderr, "tierfs: warning: trace recording is not built into this version; "
+				"'trace=%s' is ignored\n",
+			fs->o.trace);
+	if (prepare(fs, cl.pos[0], cl.pos[1]))
+		goto out;
+	/* The tier and profile are checked now, before anything is mounted;
+	 * the model is made again once the FUSE floor is measured. */
+	if (!fs->o.bare && ts_fs_model_open(fs, err, sizeof(err))) {
+		fprintf(stderr, "tierfs: %s\n", err);
+		goto out;
+	}
+
+	/* Attributes are not cached in the kernel (a user's -o attr_timeout=
+	 * comes later and wins): a hard link is a separate inode to the
+	 * high-level API, and an unlink could not refresh the other names'
+	 * link count otherwise. Names stay cached for libfuse's default 1 s. */
+	if (fuse_opt_insert_arg(&args, 1, "-oattr_timeout=0,negative_timeout=0") ||
+	    fuse_opt_add_arg(&args, fs->mountpoint) ||
+	    (!has_arg(&args, "fsname=") && add_fsname(&args, fs->backing))) {
+		fprintf(stderr, "tierfs: out of memory\n");
+		goto out;
+	}
+	if (fuse_parse_cmdline(&args, &cmd))
+		goto out;
+	/* A request sleeping in the model holds a worker thread, so a queue
+	 * depth of N needs N threads; libfuse's default is 10. */
+	if (!has_arg(&args, "max_threads=") && cmd.max_threads < 256)
+		cmd.max_threads = 256;
+	f = fuse_new(&args, &ts_fs_fuse_ops, sizeof(ts_fs_fuse_ops), fs);
+	if (!f)
+		goto out;
+	if (fuse_mount(f, fs->mountpoint)) {
+		fprintf(stderr, "tierfs: cannot mount on '%s'\n", fs->mountpoint);
+		goto out;
+	}
+	if (!cmd.foreground)
+		daemonize(fs, f);
+	if (fuse_set_signal_handlers(fuse_get_session(f))) {
+		ts_fs_log(fs, LOG_ERR, "tierfs: cannot install signal handlers");
+		goto unmount;
+	}
+	if (cmd.singlethread) {
+		ret = fuse_loop(f);
+	} else {
+		lc = fuse_loop_cfg_create();
+		if (!lc) {
+			ts_fs_log(fs, LOG_ERR, "tierfs: out of memory");
+			goto unmount;
+		}
+		fuse_loop_cfg_set_clone_fd(lc, (unsigned)cmd.clone_fd);
+		if (cmd.max_idle_threads != UINT_MAX) /* UINT_MAX: not given */
+			fuse_loop_cfg_set_idle_threads(lc, cmd.max_idle_threads);
+		fuse_loop_cfg_set_max_threads(lc, cmd.max_threads);
+		ret = fuse_loop_mt(f, lc);
+	}
+	/* The loop ends with the signal's number after SIGINT/SIGTERM/SIGHUP:
+	 * a clean unmount, unless the mount never became ready. */
+	ret = (ret == 0 || ret == SIGINT || ret == SIGTERM || ret == SIGHUP) && !fs->failed ? 0 : 1;
+	fuse_remove_signal_handlers(fuse_get_session(f));
+unmount:
+	fuse_unmount(f);
+	ts_fs_calib_join(fs);
+	ts_fs_log(fs, LOG_INFO, "tierfs: %s unmounted", fs->mountpoint);
+out:
+	if (f)
+		fuse_destroy(f);
+	if (lc)
+		fuse_loop_cfg_destroy(lc);
+	fuse_opt_free_args(&args);
+	free(cmd.mountpoint);
+	ts_fs_model_close(fs);
+	if (fs->root >= 0)
+		close(fs->root);
+	if (fs->ready_fd >= 0)
+		close(fs->ready_fd);
+	ts_opt_free(ts_fs_opt_table, &fs->o);
+	ts_opt_free(ts_tier_cfg_opts, &fs->cfg);
+	free(fs->backing);
+	free(fs->mountpoint);
+	free(fs);
+	return ret;
+}

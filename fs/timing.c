@@ -1,0 +1,493 @@
+/*
+ * timing.c — how tierfs drives the tier model (fs/tier.h) with the real
+ * clock, and keeps the kernel's page cache from hiding requests from it.
+ *
+ * Every counted request is submitted at its arrival time; the daemon then
+ * does the real syscall and sleeps until the completion time the model
+ * returned (control.c). Requests that change or first read an inode or a
+ * directory (open, create, opendir, readdir, mkdir, unlink, rename, link,
+ * chmod, truncate...) are TS_TIER_META. getattr, access, readlink, statfs,
+ * flush and release cost nothing: on a real server they are answered from
+ * the inode cache or are local, and with attributes uncached in the kernel
+ * (tierfs.c) every stat() reaches the daemon, so charging them would bill
+ * the disk for what the inode cache serves. In libfuse's high-level API a
+ * lookup is a getattr, so the inode read of a cold file is the open's.
+ *
+ * The kernel page cache. Files are opened with direct_io on the FUSE side,
+ * so every read and write reaches the daemon and the model's page cache
+ * (mem=) is the only one that decides hits and misses. libfuse 3.14 cannot
+ * map a direct_io file shared (mmap fails with ENODEV; LMDB maps its data
+ * file so), so the files matching cached= (default "*.mdb") are opened in
+ * kernel-cached mode instead, with keep_cache. For them the model's memory
+ * limit is kept true by invalidation: whenever the model's page cache drops
+ * a range of such a file (its evict callback), the kernel's pages of that
+ * file are invalidated (fuse_invalidate_path) from a separate thread, so the
+ * kernel never holds what the model has evicted and the next access faults
+ * back into the daemon, where it is charged as a miss. The high-level API
+ * can only invalidate a whole file; that is safe (the kernel holds less,
+ * not more, than the model, and refaults of pages the model still holds are
+ * charged as hits) at the price of extra FUSE round trips. The call is made
+ * off the request threads because invalidating pages waits for page locks
+ * that an in-flight read of the same file holds.
+ */
+#include <fnmatch.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include "core/units.h"
+#include "daemon.h"
+
+struct cached_file {
+	uint64_t ino;
+	char *path;
+};
+
+struct ts_fs_model {
+	struct ts_tier_set *set;
+	const struct ts_tier_profile *profile;
+	struct ts_tier *tier; /* published once, with release; NULL until started */
+
+	pthread_mutex_t lock; /* the cached-file table, the queue, ctl_err */
+	pthread_cond_t wake;
+	struct cached_file *files;
+	size_t nfiles, cap_files;
+	uint64_t *queue; /* inodes to invalidate */
+	size_t nqueue, cap_queue;
+	bool stop;
+	pthread_t inval;
+	bool inval_started;
+	char ctl_err[256];
+	pthread_mutex_t ctl; /* serializes control commands */
+};
+
+static struct ts_tier *model_of(struct ts_fs *fs)
+{
+	return fs->model ? __atomic_load_n(&fs->model->tier, __ATOMIC_ACQUIRE) : NULL;
+}
+
+static int load_set(const char *profile, struct ts_tier_set **set, char *err, size_t n)
+{
+	int rc = ts_tier_set_load_default(set, err, n);
+	if (rc)
+		return rc;
+	if (profile && (rc = ts_tier_set_add_file(*set, profile, err, n))) {
+		ts_tier_set_free(*set);
+		*set = NULL;
+	}
+	return rc;
+}
+
+int ts_fs_list_tiers(FILE *out, const char *profile, uint64_t capacity, char *err, size_t n)
+{
+	struct ts_tier_set *set;
+	int rc = load_set(profile, &set, err, n);
+	if (rc)
+		return rc;
+	rc = ts_tier_print_table(out, set, capacity);
+	if (rc)
+		snprintf(err, n, "cannot print the tier table: %s", ts_strerror(rc));
+	ts_tier_set_free(set);
+	return rc;
+}
+
+int ts_fs_model_open(struct ts_fs *fs, char *err, size_t n)
+{
+	struct ts_fs_model *m = calloc(1, sizeof(*m));
+	struct ts_tier_limits lim;
+	int rc;
+
+	if (!m)
+		return -ENOMEM;
+	pthread_mutex_init(&m->lock, NULL);
+	pthread_mutex_init(&m->ctl, NULL);
+	pthread_cond_init(&m->wake, NULL);
+	fs->model = m;
+	rc = load_set(fs->o.profile, &m->set, err, n);
+	if (!rc)
+		rc = ts_tier_set_lookup(m->set, fs->o.tier, &m->profile, err, n);
+	if (!rc)
+		rc = ts_tier_effective(m->profile, fs->cfg.capacity, &lim, err, n);
+	return rc;
+}
+
+static void evicted(void *ctx, uint64_t file, uint64_t off, uint64_t len);
+static void *inval_main(void *arg);
+
+static void warn_floor(struct ts_fs *fs, const struct ts_tier_profile *p)
+{
+	const struct {
+		const char *what;
+		const struct ts_tier_dist *d;
+	} lat[] = { { "read", &p->lat_read }, { "write", &p->lat_write } };
+	char a[32], b[32];
+
+	for (size_t i = 0; i < TS_ARRAY_SIZE(lat); i++) {
+		double p50 = lat[i].d->kind == TS_TIER_DIST_UNIFORM ? lat[i].d->lo_ns
+			     : lat[i].d->kind == TS_TIER_DIST_NONE  ? 0
+								    : lat[i].d->p50_ns;
+		if (lat[i].d->kind != TS_TIER_DIST_NONE && p50 < (double)fs->floor_ns)
+			ts_fs_log(fs, LOG_WARNING,
+				  "tierfs: warning: %s's %s p50 latency %s is below the FUSE round "
+				  "trip %s; its %ss will take at least that",
+				  p->name, lat[i].what, ts_fmt_duration(a, sizeof(a), (uint64_t)p50),
+				  ts_fmt_duration(b, sizeof(b), fs->floor_ns), lat[i].what);
+	}
+}
+
+int ts_fs_model_start(struct ts_fs *fs, char *err, size_t n)
+{
+	struct ts_fs_model *m = fs->model;
+	struct ts_tier_cfg cfg = fs->cfg;
+	struct ts_tier *t;
+	int rc;
+
+	cfg.profile = m->profile;
+	cfg.floor_ns = fs->floor_ns;
+	cfg.evict = evicted;
+	cfg.evict_ctx = fs;
+	rc = ts_tier_new(&cfg, &t, err, n);
+	if (rc)
+		return rc;
+	if (pthread_create(&m->inval, NULL, inval_main, fs) == 0) {
+		m->inval_started = true;
+	} else {
+		snprintf(err, n, "cannot start the page-invalidation thread");
+		ts_tier_free(t);
+		return -EAGAIN;
+	}
+	warn_floor(fs, m->profile);
+	__atomic_store_n(&m->tier, t, __ATOMIC_RELEASE);
+	return 0;
+}
+
+void ts_fs_model_close(struct ts_fs *fs)
+{
+	struct ts_fs_model *m = fs->model;
+
+	if (!m)
+		return;
+	if (m->inval_started) {
+		pthread_mutex_lock(&m->lock);
+		m->stop = true;
+		pthread_cond_signal(&m->wake);
+		pthread_mutex_unlock(&m->lock);
+		pthread_join(m->inval, NULL);
+	}
+	ts_tier_free(m->tier);
+	ts_tier_set_free(m->set);
+	for (size_t i = 0; i < m->nfiles; i++)
+		free(m->files[i].path);
+	free(m->files);
+	free(m->queue);
+	pthread_cond_destroy(&m->wake);
+	pthread_mutex_destroy(&m->lock);
+	pthread_mutex_destroy(&m->ctl);
+	free(m);
+	fs->model = NULL;
+}
+
+uint64_t ts_fs_model_submit(struct ts_fs *fs, const struct ts_fs_req *r)
+{
+	static const enum ts_tier_op map[TS_FS_OP_NR] = {
+		[TS_FS_READ] = TS_TIER_READ,
+		[TS_FS_WRITE] = TS_TIER_WRITE,
+		[TS_FS_FSYNC] = TS_TIER_FSYNC,
+		[TS_FS_FDATASYNC] = TS_TIER_FDATASYNC,
+		/* Served from the inode cache or local: not modeled. */
+		[TS_FS_GETATTR] = TS_TIER_OP_NR,
+		[TS_FS_ACCESS] = TS_TIER_OP_NR,
+		[TS_FS_STATFS] = TS_TIER_OP_NR,
+		[TS_FS_READLINK] = TS_TIER_OP_NR,
+		[TS_FS_FLUSH] = TS_TIER_OP_NR,
+		[TS_FS_RELEASE] = TS_TIER_OP_NR,
+		[TS_FS_RELEASEDIR] = TS_TIER_OP_NR,
+	};
+	struct ts_tier *t = model_of(fs);
+	enum ts_tier_op op = map[r->op];
+
+	/* Everything else is metadata (TS_TIER_READ is 0, the default). */
+	if (r->op != TS_FS_READ && op == TS_TIER_READ)
+		op = TS_TIER_META;
+	if (!t || op == TS_TIER_OP_NR)
+		return 0;
+	struct ts_tier_req q = {
+		.op = op,
+		.file = r->file_id,
+		.off = op == TS_TIER_META ? 0 : r->off,
+		.len = op == TS_TIER_META ? 0 : r->len,
+	};
+	return ts_tier_submit(t, r->submit_ns, &q, NULL);
+}
+
+void ts_fs_model_forget(struct ts_fs *fs, uint64_t ino, uint64_t off, uint64_t len)
+{
+	struct ts_tier *t = model_of(fs);
+	if (t && ino)
+		ts_tier_forget(t, ino, off, len);
+}
+
+/* ---- kernel-cached files ---- */
+
+bool ts_fs_want_cached(const struct ts_fs *fs, const char *path)
+{
+	const char *globs = fs->o.cached;
+	char one[256];
+
+	if (!globs || !*globs || !path)
+		return false;
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	while (*globs) {
+		size_t n = strcspn(globs, ":");
+		if (n > 0 && n < sizeof(one)) {
+			memcpy(one, globs, n);
+			one[n] = 0;
+			bool has_slash = strchr(one, '/') != NULL;
+			if (fnmatch(one, has_slash ? path : base, has_slash ? FNM_PATHNAME : 0) == 0)
+				return true;
+		}
+		globs += n;
+		if (*globs == ':')
+			globs++;
+	}
+	return false;
+}
+
+void ts_fs_cached_track(struct ts_fs *fs, uint64_t ino, const char *path)
+{
+	struct ts_fs_model *m = fs->model;
+	char *copy;
+
+	if (!m || !path || !(copy = strdup(path)))
+		return;
+	pthread_mutex_lock(&m->lock);
+	for (size_t i = 0; i < m->nfiles; i++)
+		if (m->files[i].ino == ino) {
+			free(m->files[i].path);
+			m->files[i].path = copy;
+			copy = NULL;
+			break;
+		}
+	if (copy && m->nfiles == m->cap_files) {
+		size_t cap = m->cap_files ? 2 * m->cap_files : 16;
+		struct cached_file *nf = realloc(m->files, cap * sizeof(*nf));
+		if (nf) {
+			m->files = nf;
+			m->cap_files = cap;
+		}
+	}
+	if (copy && m->nfiles < m->cap_files) {
+		m->files[m->nfiles++] = (struct cached_file){ ino, copy };
+		copy = NULL;
+	}
+	pthread_mutex_unlock(&m->lock);
+	free(copy);
+}
+
+/* The model's evict callback: runs under the model's lock, so it only
+ * queues the inode for inval_main(). Files not opened cached have no
+ * kernel pages and are skipped. */
+static void evicted(void *ctx, uint64_t file, uint64_t off, uint64_t len)
+{
+	struct ts_fs *fs = ctx;
+	struct ts_fs_model *m = fs->model;
+
+	(void)off;
+	(void)len;
+	pthread_mutex_lock(&m->lock);
+	bool tracked = false;
+	for (size_t i = 0; i < m->nfiles && !tracked; i++)
+		tracked = m->files[i].ino == file;
+	for (size_t i = 0; i < m->nqueue && tracked; i++)
+		if (m->queue[i] == file)
+			tracked = false; /* already queued */
+	if (tracked && m->nqueue == m->cap_queue) {
+		size_t cap = m->cap_queue ? 2 * m->cap_queue : 16;
+		uint64_t *nq = realloc(m->queue, cap * sizeof(*nq));
+		if (nq) {
+			m->queue = nq;
+			m->cap_queue = cap;
+		}
+	}
+	if (tracked && m->nqueue < m->cap_queue) {
+		m->queue[m->nqueue++] = file;
+		pthread_cond_signal(&m->wake);
+	}
+	pthread_mutex_unlock(&m->lock);
+}
+
+static void *inval_main(void *arg)
+{
+	struct ts_fs *fs = arg;
+	struct ts_fs_model *m = fs->model;
+
+	pthread_mutex_lock(&m->lock);
+	for (;;) {
+		while (!m->stop && m->nqueue == 0)
+			pthread_cond_wait(&m->wake, &m->lock);
+		if (m->stop)
+			break;
+		uint64_t ino = m->queue[--m->nqueue];
+		char *path = NULL;
+		for (size_t i = 0; i < m->nfiles && !path; i++)
+			if (m->files[i].ino == ino)
+				path = strdup(m->files[i].path);
+		pthread_mutex_unlock(&m->lock);
+		if (path && fs->fuse) {
+			int rc = fuse_invalidate_path(fs->fuse, path);
+			/* -ENOENT: the kernel holds no inode for it, so no
+			 * pages either. */
+			if (rc && rc != -ENOENT)
+				ts_fs_log(fs, LOG_WARNING,
+					  "tierfs: warning: cannot drop the kernel's cached pages "
+					  "of %s: %s",
+					  path, strerror(-rc));
+		}
+		free(path);
+		pthread_mutex_lock(&m->lock);
+	}
+	pthread_mutex_unlock(&m->lock);
+	return NULL;
+}
+
+/* ---- stats and control ---- */
+
+json_t *ts_fs_model_stats(struct ts_fs *fs)
+{
+	struct ts_tier *t = model_of(fs);
+	return t ? ts_tier_stats_json(t) : NULL;
+}
+
+const char *ts_fs_model_tier(struct ts_fs *fs)
+{
+	struct ts_tier *t = model_of(fs);
+	if (t)
+		return ts_tier_profile(t)->name;
+	return fs->model && fs->model->profile ? fs->model->profile->name : "";
+}
+
+void ts_fs_model_last_error(struct ts_fs *fs, char *buf, size_t n)
+{
+	buf[0] = 0;
+	if (!fs->model)
+		return;
+	pthread_mutex_lock(&fs->model->lock);
+	snprintf(buf, n, "%s", fs->model->ctl_err);
+	pthread_mutex_unlock(&fs->model->lock);
+}
+
+char *ts_fs_model_describe(struct ts_fs *fs)
+{
+	struct ts_tier *t = model_of(fs);
+	struct ts_tier_limits lim;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	char v[64];
+
+	if (!f)
+		return NULL;
+	if (!t) {
+		fprintf(f, "tier=%s\n", fs->o.bare ? "" : ts_fs_model_tier(fs));
+	} else {
+		ts_tier_limits(t, &lim);
+		fprintf(f, "tier=%s\n", ts_tier_profile(t)->name);
+		fprintf(f, "capacity=%s\n", ts_fmt_size(v, sizeof(v), lim.capacity));
+	}
+	for (const struct ts_opt *o = ts_tier_cfg_opts; o->name; o++)
+		if (strcmp(o->name, "capacity") != 0 && strcmp(o->name, "floor") != 0)
+			fprintf(f, "%s=%s\n", o->name, ts_opt_get(o, &fs->cfg, v, sizeof(v)));
+	fprintf(f, "floor=%s\n", ts_fmt_duration(v, sizeof(v), fs->floor_ns));
+	fprintf(f, "bare=%s\n", fs->o.bare ? "true" : "false");
+	fprintf(f, "cached=%s\n", fs->o.cached ? fs->o.cached : "");
+	if (fclose(f)) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+static int command(struct ts_fs *fs, char *cmd, char *err, size_t n)
+{
+	struct ts_fs_model *m = fs->model;
+	struct ts_tier *t = model_of(fs);
+	const struct ts_tier_profile *p = NULL;
+	struct ts_tier_limits lim;
+	uint64_t capacity = 0;
+	bool have_cap = false;
+	char *save;
+
+	if (!t) {
+		snprintf(err, n, "no tier model is running (bare mount, or not calibrated yet)");
+		return -EINVAL;
+	}
+	ts_tier_limits(t, &lim);
+	for (char *kv = strtok_r(cmd, " \t\r\n,", &save); kv; kv = strtok_r(NULL, " \t\r\n,", &save)) {
+		char *val = strchr(kv, '=');
+		if (!val) {
+			snprintf(err, n, "'%s': expected key=value (tier=NAME, capacity=SIZE)", kv);
+			return TS_E_PARSE;
+		}
+		*val++ = 0;
+		if (strcmp(kv, "tier") == 0) {
+			int rc = ts_tier_set_lookup(m->set, val, &p, err, n);
+			if (rc)
+				return rc;
+		} else if (strcmp(kv, "capacity") == 0) {
+			int rc = ts_parse_size(val, &capacity);
+			if (rc) {
+				snprintf(err, n, "capacity: cannot parse '%s' (a size such as 500GiB)",
+					 val);
+				return rc;
+			}
+			have_cap = true;
+		} else {
+			snprintf(err, n, "'%s' cannot be changed while mounted (only tier, capacity)",
+				 kv);
+			return TS_E_UNKNOWN;
+		}
+	}
+	if (!p && !have_cap)
+		return 0;
+	if (!p)
+		p = ts_tier_profile(t);
+	/* A new tier without a capacity takes its own default. */
+	if (!have_cap)
+		capacity = p == ts_tier_profile(t) ? lim.capacity : 0;
+	int rc = ts_tier_switch(t, p, capacity, err, n);
+	if (rc)
+		return rc;
+	ts_tier_limits(t, &lim);
+	char c[32];
+	ts_fs_log(fs, LOG_INFO, "tierfs: tier switched to %s at %s", p->name,
+		  ts_fmt_size(c, sizeof(c), lim.capacity));
+	warn_floor(fs, p);
+	return 0;
+}
+
+int ts_fs_model_command(struct ts_fs *fs, const char *cmd, char *err, size_t n)
+{
+	struct ts_fs_model *m = fs->model;
+	char *copy = strdup(cmd);
+	int rc;
+
+	err[0] = 0;
+	if (!copy)
+		return -ENOMEM;
+	if (!m) {
+		snprintf(err, n, "bare mount: there is no tier to switch");
+		free(copy);
+		rc = -EINVAL;
+	} else {
+		pthread_mutex_lock(&m->ctl);
+		rc = command(fs, copy, err, n);
+		pthread_mutex_unlock(&m->ctl);
+		free(copy);
+		pthread_mutex_lock(&m->lock);
+		snprintf(m->ctl_err, sizeof(m->ctl_err), "%s", rc ? err : "");
+		pthread_mutex_unlock(&m->lock);
+	}
+	return rc;
+}

@@ -1,0 +1,25 @@
+-- tier_training.lua — SCENARIOS.md experiment 4: NVCaffe GoogLeNet training
+-- on a P100 from local NVMe SSD, SSD cloud disk and ultra cloud disk
+-- (images/s). NVCaffe reads an LMDB with a cursor, as its data layer does.
+--
+--   tiersim compare scripts/tier_training.lua --tiers nvme-local,ssd-cloud,ultra-cloud
+--   tiersim compare scripts/tier_training.lua --tiers ... --virtual   (full ImageNet)
+local p = params{
+  count = tiersim.virtual and 1281167 or 1500,
+  iterations = tiersim.virtual and 1000 or 20,
+  kind = "imagenet-lmdb",  -- or imagenet-jpeg, imagenet-rec
+  model = "googlenet",
+  batch = 64,
+  vcpus = 2,
+  mem = "512MiB",
+}
+local source = { ["imagenet-lmdb"] = "lmdb", ["imagenet-jpeg"] = "folder",
+                 ["imagenet-rec"] = "rec" }
+
+report{ title = ("%s training per disk tier (%s)"):format(p.model, p.kind) }
+dataset{ kind = p.kind, count = p.count }
+mount{ tier = "ssd-cloud", capacity = "500GiB", mem = p.mem }
+pipeline{ source = source[p.kind], vcpus = p.vcpus, qd = 16, prefetch = 4 }
+engine{ model = p.model, gpu = "P100-PCIe", framework = "nvcaffe", mode = "train",
+        batch = p.batch }
+run{ iterations = p.iterations, warmup = 3 }

@@ -1,0 +1,26 @@
+-- vcpu_mem_training.lua — SCENARIOS.md experiment 1: NVCaffe training from
+-- LMDB (AlexNet / GoogLeNet / ResNet-50 / VGG16) for several vCPU x memory
+-- configurations: images/s. vCPUs are the decode workers (real decode up to
+-- the host's cores, the calibrated cost beyond); memory is the page-cache
+-- model's size in tierfs.
+--
+--   tiersim run scripts/vcpu_mem_training.lua model=alexnet
+local p = params{
+  count = tiersim.virtual and 1281167 or 1500,
+  iterations = tiersim.virtual and 1000 or 16,
+  model = "googlenet",
+  batch = 64,
+  tier = "nvme-local",
+}
+
+report{ title = ("NVCaffe %s training from LMDB: vCPU x memory"):format(p.model) }
+dataset{ kind = "imagenet-lmdb", count = p.count }
+mount{ tier = p.tier, capacity = "440GiB" }
+pipeline{ source = "lmdb", qd = 16, prefetch = 4 }
+engine{ model = p.model, gpu = "P100-PCIe", framework = "nvcaffe", mode = "train",
+        batch = p.batch }
+sweep{
+  pipeline = { vcpus = { 1, 2 } },
+  mount = { mem = { "128MiB", "1GiB" } },
+  run = { iterations = p.iterations, warmup = 2 },
+}

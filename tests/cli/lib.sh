@@ -1,0 +1,41 @@
+# lib.sh — shared by the cli tests: a private work directory, and a trap
+# that leaves no mount and no daemon behind whatever happens.
+set -u
+build=${TS_BUILD_ROOT:?run through meson test}
+src=${TS_SOURCE_ROOT:?run through meson test}
+tiersim=$build/cli/tiersim
+here=$src/tests/cli
+[ -e /dev/fuse ] || { echo "no /dev/fuse"; exit 77; }
+"$tiersim" --help | grep -q '^  run ' || { echo "tiersim was built without run"; exit 77; }
+[ -x "$build/fs/tierfs" ] || { echo "no tierfs in this build"; exit 77; }
+
+work=$(mktemp -d /tmp/tiersim-test.XXXXXX)
+export TIERSIM_WORKDIR=$work
+
+# Mount points under $work, from the kernel's view.
+mounts_under() {
+	awk -v w="$work" 'index($2, w) == 1 { print $2 }' /proc/mounts
+}
+cleanup() {
+	for m in $(mounts_under); do
+		fusermount3 -u "$m" 2>/dev/null || umount -l "$m" 2>/dev/null
+	done
+	[ -n "${bg:-}" ] && kill -9 "$bg" 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+# No mount under the work directory and no tierfs serving it.
+check_clean() {
+	local left
+	left=$(mounts_under)
+	[ -z "$left" ] || fail "$1: mount left behind: $left"
+	if pgrep -f "tierfs.*$work" >/dev/null; then
+		fail "$1: a tierfs daemon is still running"
+	fi
+}

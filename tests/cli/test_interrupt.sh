@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Whatever ends a scenario, its mounts go: a Lua error after a run, SIGINT
+# and SIGTERM in the middle of one. Exit 1 for the error (with SCRIPT:LINE),
+# 130 for a signal.
+. "$(dirname "$0")/lib.sh"
+
+"$tiersim" run "$here/small.lua" fail_after=true --quiet >/dev/null 2>"$work/err"
+rc=$?
+[ $rc -eq 1 ] || fail "a Lua error should exit 1, got $rc"
+head -1 "$work/err" | grep -q 'small.lua:[0-9]*: failing on purpose' ||
+	fail "no SCRIPT:LINE in: $(head -1 "$work/err")"
+grep -q 'stack traceback' "$work/err" || fail "no traceback"
+check_clean "after a Lua error"
+
+for sig in INT TERM; do
+	"$tiersim" run "$here/small.lua" iterations=100000000 --quiet >/dev/null 2>"$work/err" &
+	bg=$!
+	# Wait for the mount (the dataset is generated first).
+	for _ in $(seq 600); do
+		[ -n "$(mounts_under)" ] && break
+		kill -0 "$bg" 2>/dev/null || break
+		sleep 0.1
+	done
+	[ -n "$(mounts_under)" ] || fail "SIG$sig: the scenario never mounted: $(cat "$work/err")"
+	sleep 0.5
+	kill -"$sig" "$bg"
+	wait "$bg"
+	rc=$?
+	bg=
+	[ $rc -eq 130 ] || fail "SIG$sig: exit $rc, expected 130: $(cat "$work/err")"
+	check_clean "after SIG$sig"
+done
+exit 0

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The program's surface: --help and --version, --help on every subcommand,
+# exit status 2 for a bad command line.
+set -u
+tiersim=${TS_BUILD_ROOT:?}/cli/tiersim
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+"$tiersim" --version | grep -q '^tiersim ' || fail "--version"
+"$tiersim" --help >/dev/null || fail "--help"
+for sub in $("$tiersim" --help | awk '/^subcommands:/{on=1; next} on && /^  [a-z]/{print $1}'); do
+	"$tiersim" "$sub" --help >/dev/null 2>&1 || fail "$sub --help exits $?"
+done
+"$tiersim" no-such-command >/dev/null 2>&1
+[ $? -eq 2 ] || fail "unknown subcommand should exit 2"
+"$tiersim" >/dev/null 2>&1
+[ $? -eq 2 ] || fail "no subcommand should exit 2"
+"$tiersim" calibrate bogus >/dev/null 2>&1
+[ $? -eq 2 ] || fail "calibrate bogus should exit 2"
+if "$tiersim" --help | grep -q '^  run '; then
+	"$tiersim" run >/dev/null 2>&1
+	[ $? -eq 2 ] || fail "run without a script should exit 2"
+	"$tiersim" compare x.lua >/dev/null 2>&1
+	[ $? -eq 2 ] || fail "compare without --tiers should exit 2"
+	"$tiersim" run x.lua --plot out.pdf >/dev/null 2>&1
+	[ $? -eq 2 ] || fail "--plot with a bad extension should exit 2"
+fi
+if "$tiersim" --help | grep -q '^  tiers '; then
+	"$tiersim" tiers | grep -q ssd-cloud || fail "tiers does not list ssd-cloud"
+	"$tiersim" tiers --capacity nonsense >/dev/null 2>&1
+	[ $? -eq 2 ] || fail "tiers --capacity nonsense should exit 2"
+fi
+exit 0

@@ -1,0 +1,103 @@
+# lib.sh — what every tierfs integration test sources: a temporary
+# BACKING and MOUNTPOINT, mounting and waiting for the mount to be ready,
+# and a trap that always unmounts and stops the daemon, pass or fail.
+# A test fails on any error line the daemon printed (check_log).
+# shellcheck shell=bash
+
+set -u
+
+TIERFS=${TS_BUILD_ROOT:?TS_BUILD_ROOT is not set (run through meson test)}/fs/tierfs
+if [ ! -c /dev/fuse ]; then
+	echo "SKIP: /dev/fuse is missing; FUSE tests need it"
+	exit 77
+fi
+command -v fusermount3 >/dev/null || { echo "FAIL: fusermount3 is not installed" >&2; exit 1; }
+
+TMPD=$(mktemp -d "${TMPDIR:-/tmp}/tierfs-test.XXXXXX")
+BACKING=$TMPD/backing
+MNT=$TMPD/mnt
+LOG=$TMPD/tierfs.log
+mkdir -p "$BACKING" "$MNT"
+: >"$LOG"
+DAEMON_PID=
+EXTRA_MOUNTS=
+
+is_mounted() { # PATH: listed in mountinfo (also true for a stale mount)
+	awk -v m="$1" '$5 == m { found = 1 } END { exit !found }' /proc/self/mountinfo
+}
+
+cleanup() {
+	local m
+	for m in $EXTRA_MOUNTS "$MNT"; do
+		if is_mounted "$m"; then
+			fusermount3 -u "$m" 2>/dev/null || umount -l "$m" 2>/dev/null
+		fi
+	done
+	if [ -n "$DAEMON_PID" ]; then
+		kill "$DAEMON_PID" 2>/dev/null
+		wait "$DAEMON_PID" 2>/dev/null
+	fi
+	rm -rf "$TMPD"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+fail() {
+	echo "FAIL: $*" >&2
+	if [ -s "$LOG" ]; then
+		echo "daemon log:" >&2
+		sed 's/^/  /' "$LOG" >&2
+	fi
+	exit 1
+}
+
+# Waits until MOUNTPOINT/.tierfs/stats says the daemon has calibrated.
+wait_ready() { # MOUNTPOINT PID
+	local i
+	for i in $(seq 400); do
+		if grep -q '"calibrated": true' "$1/.tierfs/stats" 2>/dev/null; then
+			return 0
+		fi
+		kill -0 "$2" 2>/dev/null || fail "tierfs exited before the mount was ready"
+		sleep 0.05
+	done
+	fail "the mount on $1 was not ready after 20 s"
+}
+
+# Mounts BACKING on MNT in the foreground (background job), log to LOG.
+tfs_mount() { # OPTIONS
+	"$TIERFS" -f -o "$1" "$BACKING" "$MNT" 2>>"$LOG" &
+	DAEMON_PID=$!
+	wait_ready "$MNT" "$DAEMON_PID"
+}
+
+# Unmounts MNT and checks the daemon exited cleanly.
+tfs_umount() {
+	local rc
+	fusermount3 -u "$MNT" || fail "fusermount3 -u $MNT failed"
+	wait "$DAEMON_PID"
+	rc=$?
+	DAEMON_PID=
+	[ "$rc" -eq 0 ] || fail "tierfs exited with status $rc after unmount"
+	is_mounted "$MNT" && fail "$MNT is still mounted"
+	return 0
+}
+
+# The daemon prints informational lines (floor, mounted, unmounted, tier
+# switched) and the below-the-floor warning; anything else is a failure.
+check_log() {
+	local bad
+	bad=$(grep -Ev '^tierfs: (FUSE round trip .*|.* mounted on .*|.* unmounted|tier switched to .*|warning: .* is below the FUSE round trip .*)$' "$LOG")
+	[ -z "$bad" ] || fail "unexpected daemon output: $bad"
+}
+
+# Reads one number out of the stats JSON: stat_get 'ops.read.count'.
+stat_get() { # DOTTED.PATH [MOUNTPOINT]
+	python3 - "$1" "${2:-$MNT}/.tierfs/stats" <<'EOF'
+import json, sys
+v = json.load(open(sys.argv[2]))
+for k in sys.argv[1].split('.'):
+    v = v[k]
+print(v)
+EOF
+}

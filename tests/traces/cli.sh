@@ -1,0 +1,64 @@
+#!/bin/sh
+# cli.sh — the trace subcommands end to end: undump → dump is the same text,
+# dump → undump the same bytes, stats --json gives the figures the small
+# hand-written trace implies, and bad input gets one line naming file/line.
+set -u
+B=${TS_BUILD_ROOT:?}/tests/traces/trace_cli
+S=${TS_SOURCE_ROOT:?}/tests/traces/data
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail=0
+check() { # check DESC CMD...
+	d=$1; shift
+	if ! "$@"; then echo "FAIL: $d" >&2; fail=1; fi
+}
+
+check "undump small" "$B" trace undump "$S/small.txt" -o "$T/a.trace"
+"$B" trace dump "$T/a.trace" > "$T/a.txt"
+grep -v '^#' "$S/small.txt" > "$T/want.txt"
+grep -v '^#' "$T/a.txt" > "$T/got.txt"
+check "text stable" cmp "$T/want.txt" "$T/got.txt"
+check "undump again" "$B" trace undump "$T/a.txt" -o "$T/b.trace"
+check "binary identical" cmp "$T/a.trace" "$T/b.trace"
+"$B" trace dump "$T/a.trace" | "$B" trace undump - -o "$T/c.trace"
+check "stdin undump" cmp "$T/a.trace" "$T/c.trace"
+
+"$B" trace stats --json "$T/a.trace" > "$T/s.json" || { echo "FAIL: stats" >&2; fail=1; }
+q() { jq -r "$1" "$T/s.json"; }
+check "reads" test "$(q .ops.read.count)" = 3
+check "read bytes" test "$(q .ops.read.bytes)" = 12288
+check "write bytes" test "$(q .ops.write.bytes)" = 1048576
+check "fsync error" test "$(q .ops.fsync.errors)" = 1
+check "seq ops" test "$(q .sequential.seq_ops)" = 3
+check "rand ops" test "$(q .sequential.rand_ops)" = 1
+check "threads" test "$(q '.threads|length')" = 2
+check "think of tid 10" test "$(q '.threads[0].think_ns')" = 2000
+check "io of tid 11" test "$(q '.threads[1].io_ns')" = 101000
+check "top file" test "$(q '.files[0].path')" = /data/b
+check "span" test "$(q .span_ns)" = 106000
+check "not truncated" test "$(q .truncated)" = false
+"$B" trace stats "$T/a.trace" > "$T/s.txt" || fail=1
+check "text stats" grep -q "sequential 75.0% of ops" "$T/s.txt"
+
+# a trace cut short: still readable, and says so
+head -c $(( $(stat -c %s "$T/a.trace") - 64 - 10 )) "$T/a.trace" > "$T/cut.trace"
+"$B" trace stats --json "$T/cut.trace" > "$T/cut.json" 2> "$T/cut.err"
+check "cut readable" test "$(jq -r .truncated "$T/cut.json")" = true
+check "cut warned" grep -q "cut short" "$T/cut.err"
+
+# malformed text: one line naming file, line and field; exit 1
+sed 's/^2000 12000 read 1 0 4096/2000 12000 read 1 zero 4096/' "$S/small.txt" > "$T/bad.txt"
+"$B" trace undump "$T/bad.txt" -o "$T/bad.trace" 2> "$T/bad.err"
+check "bad exit" test $? = 1
+check "bad message" grep -q "bad.txt:6: field 5 (offset)" "$T/bad.err"
+check "bad is one line" test "$(wc -l < "$T/bad.err")" = 1
+# unknown version
+printf 'header version=9\n' > "$T/v9.txt"
+"$B" trace undump "$T/v9.txt" -o "$T/v9.trace" 2> "$T/v9.err"
+check "v9 refused" grep -q "version 9" "$T/v9.err"
+"$B" trace dump /nonexistent 2> "$T/ne.err"
+check "missing file exit" test $? = 1
+check "missing file named" grep -q "/nonexistent" "$T/ne.err"
+"$B" trace frobnicate 2>/dev/null
+check "unknown verb is usage" test $? = 2
+exit $fail

@@ -1,0 +1,156 @@
+/*
+ * test_text.c — binary → text → binary gives the same bytes, for a trace
+ * recorded by the writer (many threads, paths with awkward characters,
+ * drops) and for one cut short; malformed text names its line and field.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tcheck.h"
+#include "traces/text.h"
+#include "traces/trace.h"
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	*len = (size_t)ftell(f);
+	rewind(f);
+	char *b = malloc(*len + 1);
+	if (b && fread(b, 1, *len, f) != *len) {
+		free(b);
+		b = NULL;
+	}
+	fclose(f);
+	return b;
+}
+
+/* binary file @a → text → binary file @b; returns 1 when identical */
+static int round_trip(const char *a, const char *b)
+{
+	struct ts_trace t, u;
+	char err[512];
+	int same = 0;
+
+	if (ts_trace_read(a, &t, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return 0;
+	}
+	char *text = NULL;
+	size_t tlen = 0;
+	FILE *m = open_memstream(&text, &tlen);
+	CHECK(ts_trace_dump(m, &t) == 0);
+	fclose(m);
+	m = fmemopen(text, tlen, "r");
+	int ret = ts_trace_undump(m, "mem", &u, err, sizeof(err));
+	fclose(m);
+	CHECK(ret == 0);
+	if (ret) {
+		fprintf(stderr, "%s\n", err);
+	} else {
+		CHECK(ts_trace_write(&u, b) == 0);
+		size_t la, lb;
+		char *ba = slurp(a, &la), *bb = slurp(b, &lb);
+		same = ba && bb && la - t.trailing_bytes == lb && !memcmp(ba, bb, lb);
+		free(ba);
+		free(bb);
+		ts_trace_free(&u);
+	}
+	free(text);
+	ts_trace_free(&t);
+	return same;
+}
+
+static void write_sample(const char *path, unsigned n, const struct ts_trace_writer_cfg *cfg)
+{
+	struct ts_trace_hdr h = { .capacity = 123456789, .mem = 42 };
+	struct ts_trace_writer *w;
+
+	strcpy(h.tier, "essd-pl1");
+	strcpy(h.profile, "fs/tiers.lua");
+	strcpy(h.mount_opts, "tier=essd-pl1,trace=\"q\"\\x");
+	CHECK(ts_trace_writer_open_cfg(path, &h, cfg, &w) == 0);
+	static const char *const names[] = { "/plain", "/with space", "/quote\"and\\back",
+					      "/new\nline\ttab\x01", "/ütf-8 ✓" };
+	for (unsigned i = 0; i < n; i++) {
+		struct ts_trace_rec r = {
+			.submit_ns = 1000 + i, .complete_ns = 5000 + 2 * i,
+			.offset = (uint64_t)i << 20, .length = 1 << 20,
+			.result = i % 7 ? (int64_t)1 << 20 : -5,
+			.file_id = ts_trace_writer_file_id(w, names[i % 5]),
+			.aux = i % 11, .tid = 7 + i % 3, .pid = 7,
+			.op = (uint16_t)(1 + i % (TS_OP_IO_LAST - 1)), .flags = (uint16_t)(i & 3),
+		};
+		ts_trace_writer_put(w, &r);
+	}
+	CHECK(ts_trace_writer_close(w, NULL) == 0);
+}
+
+static void check_bad(const char *text, int code, const char *needle)
+{
+	struct ts_trace t;
+	char err[512] = "";
+	FILE *m = fmemopen((void *)text, strlen(text), "r");
+	int ret = ts_trace_undump(m, "in.txt", &t, err, sizeof(err));
+	fclose(m);
+	CHECK(ret == code);
+	if (!strstr(err, needle)) {
+		fprintf(stderr, "message \"%s\" lacks \"%s\"\n", err, needle);
+		CHECK(0);
+	}
+	if (!ret)
+		ts_trace_free(&t);
+}
+
+int main(void)
+{
+	char a[] = "/tmp/ts_text_a_XXXXXX", b[] = "/tmp/ts_text_b_XXXXXX";
+	close(mkstemp(a));
+	close(mkstemp(b));
+
+	write_sample(a, 2000, NULL);
+	CHECK(round_trip(a, b));
+
+	/* with drops: a tiny ring */
+	struct ts_trace_writer_cfg cfg = { .ring_records = 2 };
+	write_sample(a, 20000, &cfg);
+	CHECK(round_trip(a, b));
+
+	/* cut short: drop the trailer and half an item */
+	write_sample(a, 100, NULL);
+	size_t len;
+	char *buf = slurp(a, &len);
+	FILE *f = fopen(a, "wb");
+	fwrite(buf, 1, len - 64 - 30, f);
+	fclose(f);
+	free(buf);
+	CHECK(round_trip(a, b));
+
+	const char *hdr = "header version=1 start_wall_ns=0 start_mono_ns=0 capacity=0 mem=0 "
+			  "tier=\"\" profile=\"\" mount_opts=\"\" host=\"\"\n";
+	char text[1024];
+	check_bad("header version=2\n", TS_E_VERSION, "in.txt:1: trace version 2");
+	check_bad("1 2 read 0 0 0 0 0 0 0 0\n", TS_E_PARSE, "in.txt:1: expected the header");
+	snprintf(text, sizeof(text), "%s# c\n1 2 read 0 x 0 0 0 0 0 0\n", hdr);
+	check_bad(text, TS_E_PARSE, "in.txt:3: field 5 (offset)");
+	snprintf(text, sizeof(text), "%s1 2 reed 0 0 0 0 0 0 0 0\n", hdr);
+	check_bad(text, TS_E_PARSE, "in.txt:2: field 3 (op)");
+	snprintf(text, sizeof(text), "%spath 2 \"/a\"\n", hdr);
+	check_bad(text, TS_E_PARSE, "field 1 (id): expected 1");
+	snprintf(text, sizeof(text), "%spath 1 \"/a\n", hdr);
+	check_bad(text, TS_E_PARSE, "unterminated string");
+	snprintf(text, sizeof(text), "%send drops=0 records=0 t=0\n1 2 read 0 0 0 0 0 0 0 0\n", hdr);
+	check_bad(text, TS_E_PARSE, "in.txt:3: text after the end");
+	snprintf(text, sizeof(text), "%s1 2 read 0 0 0 -5 0 0 0 65536\n", hdr);
+	check_bad(text, TS_E_PARSE, "field 11 (flags)");
+	snprintf(text, sizeof(text), "%s1 2 read 0 0 0 -5 0 0 0 0\n", hdr);
+	check_bad(text, 0, "");
+
+	unlink(a);
+	unlink(b);
+	return tc_exit();
+}

@@ -1,0 +1,68 @@
+/*
+ * stats.h — what a trace says about its workload (`tiersim trace stats`):
+ * ops by type, bytes, IO sizes, sequential vs random share, per-file and
+ * per-thread breakdowns, inter-arrival, think time, latency, and the
+ * achieved IOPS and MB/s over time.
+ */
+#ifndef TS_TRACE_STATS_H
+#define TS_TRACE_STATS_H
+
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "core/hist.h"
+#include "traces/trace.h"
+
+#define TS_STATS_SIZE_BUCKETS 28 /* IO sizes: [2^i, 2^(i+1)) bytes, last open-ended */
+
+struct ts_trace_stats_file {
+	uint32_t id;
+	uint64_t ops, rbytes, wbytes, max_end; /* max_end: largest offset+length seen */
+};
+
+struct ts_trace_stats_thread {
+	uint32_t tid;
+	uint64_t ops, bytes;
+	uint64_t io_ns;	   /* sum of complete - submit */
+	uint64_t think_ns; /* sum of gaps between one op's completion and the next's submit */
+	uint64_t overlap;  /* ops submitted before the thread's previous op completed */
+};
+
+struct ts_trace_stats {
+	uint64_t nrecs;
+	uint64_t first_ns, last_ns; /* first submit, last completion */
+	struct {
+		uint64_t ops, bytes, errors;
+		struct ts_hist lat; /* complete - submit, ns */
+	} op[TS_OP_IO_LAST];
+	uint64_t size_hist[TS_STATS_SIZE_BUCKETS]; /* reads and writes by length */
+	uint64_t seq_ops, rand_ops, seq_bytes, rand_bytes;
+	struct ts_hist interarrival; /* between consecutive submits, all threads */
+	struct ts_hist think;	     /* per thread, completion to next submit */
+	struct ts_trace_stats_file *files; /* by bytes moved, descending */
+	size_t nfiles;
+	struct ts_trace_stats_thread *threads; /* by tid */
+	size_t nthreads;
+	uint64_t interval_ns; /* timeline bucket width */
+	size_t nslots;
+	struct {
+		uint64_t ops, bytes; /* reads and writes completed in the slot */
+	} *slot;
+};
+
+/* Sorted order of @t's records: indices by submit_ns, ties in file order.
+ * Returns a malloc'd array of t->nrecs indices, or NULL on ENOMEM. */
+size_t *ts_trace_order(const struct ts_trace *t);
+
+/* @interval_ns 0 = about 20 slots over the trace's span. */
+TS_WUR int ts_trace_stats_compute(const struct ts_trace *t, uint64_t interval_ns,
+				  struct ts_trace_stats **out);
+void ts_trace_stats_free(struct ts_trace_stats *s);
+/* Text report; @top limits the per-file and per-thread tables. */
+void ts_trace_stats_print(FILE *f, const struct ts_trace_stats *s, const struct ts_trace *t,
+			  size_t top);
+/* New reference, or NULL on ENOMEM. */
+json_t *ts_trace_stats_json(const struct ts_trace_stats *s, const struct ts_trace *t);
+
+#endif

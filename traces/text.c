@@ -1,0 +1,394 @@
+/*
+ * text.c — the trace's text form. Every item of the binary file is one
+ * line; strings are double-quoted with C escapes, numbers are decimal.
+ */
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "text.h"
+
+static void put_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", out);
+		else if (c == '\t')
+			fputs("\\t", out);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(out, "\\x%02x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+static void put_rec(FILE *out, const struct ts_trace_rec *r)
+{
+	fprintf(out, "%" PRIu64 " %" PRIu64 " %s %" PRIu32 " %" PRIu64 " %" PRIu64 " %" PRId64
+		     " %" PRIu32 " %" PRIu32 " %" PRIu32 " %" PRIu16 "\n",
+		r->submit_ns, r->complete_ns, ts_trace_op_name(r->op), r->file_id, r->offset,
+		r->length, r->result, r->tid, r->pid, r->aux, r->flags);
+}
+
+int ts_trace_dump(FILE *out, const struct ts_trace *t)
+{
+	const struct ts_trace_hdr *h = &t->hdr;
+	size_t done = 0;
+
+	fprintf(out, "# tiersim trace, text form. `tiersim trace undump` turns it back into the "
+		     "binary trace.\n");
+	fprintf(out, "# IO lines: submit_ns complete_ns op file_id offset length result tid pid "
+		     "aux flags\n");
+	fprintf(out,
+		"header version=%u start_wall_ns=%" PRIu64 " start_mono_ns=%" PRIu64
+		" capacity=%" PRIu64 " mem=%" PRIu64 " tier=",
+		TS_TRACE_VERSION, h->start_wall_ns, h->start_mono_ns, h->capacity, h->mem);
+	put_str(out, h->tier);
+	fputs(" profile=", out);
+	put_str(out, h->profile);
+	fputs(" mount_opts=", out);
+	put_str(out, h->mount_opts);
+	fputs(" host=", out);
+	put_str(out, h->host);
+	fputc('\n', out);
+	for (size_t i = 0; i < t->nitems; i++) {
+		const struct ts_trace_item *it = &t->items[i];
+		for (; done < it->at_rec && done < t->nrecs; done++)
+			put_rec(out, &t->recs[done]);
+		switch (it->op) {
+		case TS_ITEM_PATH:
+			fprintf(out, "path %" PRIu64 " ", it->val);
+			put_str(out, ts_trace_path(t, (uint32_t)it->val));
+			fputc('\n', out);
+			break;
+		case TS_ITEM_DROPS:
+			fprintf(out, "drops %" PRIu64 " t=%" PRIu64 "\n", it->val, it->t_ns);
+			break;
+		case TS_ITEM_END:
+			fprintf(out, "end drops=%" PRIu64 " records=%" PRIu64 " t=%" PRIu64 "\n",
+				t->end.offset, t->end.length, t->end.submit_ns);
+			break;
+		}
+	}
+	for (; done < t->nrecs; done++)
+		put_rec(out, &t->recs[done]);
+	if (t->truncated)
+		fprintf(out, "# cut short: no trailer%s\n",
+			t->trailing_bytes ? ", an incomplete last item was left out" : "");
+	return ferror(out) ? -EIO : 0;
+}
+
+/* ---- parser ---- */
+
+#define MAXTOK 16
+
+struct tok {
+	char key[24]; /* "" when the token has no key= */
+	char *val;    /* decoded, NUL-terminated (points into the line buffer) */
+};
+
+/* Splits @line in place into tokens; decodes quoted strings. Returns the
+ * count, or -1 with @why set. */
+static int tokenize(char *line, struct tok *tok, const char **why)
+{
+	int n = 0;
+	char *p = line;
+
+	for (;;) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p || *p == '\n')
+			return n;
+		if (n == MAXTOK) {
+			*why = "too many fields";
+			return -1;
+		}
+		struct tok *t = &tok[n++];
+		t->key[0] = 0;
+		char *q = p;
+		while (isalnum((unsigned char)*q) || *q == '_')
+			q++;
+		if (*q == '=' && q > p) {
+			if ((size_t)(q - p) >= sizeof(t->key)) {
+				*why = "key too long";
+				return -1;
+			}
+			memcpy(t->key, p, (size_t)(q - p));
+			t->key[q - p] = 0;
+			p = q + 1;
+		}
+		if (*p != '"') {
+			t->val = p;
+			while (*p && *p != ' ' && *p != '\t' && *p != '\n')
+				p++;
+			if (*p)
+				*p++ = 0;
+			continue;
+		}
+		/* quoted: decode in place (the result is never longer) */
+		char *o = ++p;
+		t->val = o;
+		for (;;) {
+			char c = *p++;
+			if (!c || c == '\n') {
+				*why = "unterminated string";
+				return -1;
+			}
+			if (c == '"')
+				break;
+			if (c != '\\') {
+				*o++ = c;
+				continue;
+			}
+			c = *p++;
+			if (c == 'n')
+				*o++ = '\n';
+			else if (c == 't')
+				*o++ = '\t';
+			else if (c == '"' || c == '\\')
+				*o++ = c;
+			else if (c == 'x' && isxdigit((unsigned char)p[0]) &&
+				 isxdigit((unsigned char)p[1])) {
+				char hex[3] = { p[0], p[1], 0 };
+				unsigned v = (unsigned)strtoul(hex, NULL, 16);
+				if (!v) {
+					*why = "\\x00 inside a string";
+					return -1;
+				}
+				*o++ = (char)v;
+				p += 2;
+			} else {
+				*why = "bad escape in string";
+				return -1;
+			}
+		}
+		if (*p && *p != ' ' && *p != '\t' && *p != '\n') {
+			*why = "text right after a closing quote";
+			return -1;
+		}
+		*o = 0;
+	}
+}
+
+static int parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || *end || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_i64(const char *s, int64_t *out)
+{
+	uint64_t v;
+	bool neg = *s == '-';
+	if (parse_u64(s + neg, neg ? (uint64_t)INT64_MAX + 1 : INT64_MAX, &v))
+		return -1;
+	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
+	return 0;
+}
+
+#define BAD(...)                                                                   \
+	do {                                                                       \
+		snprintf(err, errlen, __VA_ARGS__);                                \
+		ret = TS_E_PARSE;                                                  \
+		goto fail;                                                         \
+	} while (0)
+
+static const char *const rec_fields[] = {
+	"submit_ns", "complete_ns", "op",  "file_id", "offset", "length",
+	"result",    "tid",	    "pid", "aux",     "flags",
+};
+
+static int set_str(char *dst, size_t n, const char *v)
+{
+	if (strlen(v) >= n)
+		return -1;
+	strcpy(dst, v);
+	return 0;
+}
+
+int ts_trace_undump(FILE *in, const char *name, struct ts_trace *t, char *err, size_t errlen)
+{
+	char *line = NULL, dummy[256];
+	size_t cap = 0;
+	ssize_t len;
+	unsigned long lineno = 0;
+	bool have_hdr = false, ended = false;
+	struct tok tok[MAXTOK];
+	int ret = 0;
+
+	if (!err) {
+		err = dummy;
+		errlen = sizeof(dummy);
+	}
+	ts_trace_init(t);
+	while ((len = getline(&line, &cap, in)) > 0) {
+		const char *why = NULL;
+		lineno++;
+		if ((size_t)len != strlen(line))
+			BAD("%s:%lu: NUL byte in the line", name, lineno);
+		char *p = line;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '#' || *p == '\n' || !*p)
+			continue;
+		int n = tokenize(p, tok, &why);
+		if (n < 0)
+			BAD("%s:%lu: %s", name, lineno, why);
+		if (ended)
+			BAD("%s:%lu: text after the end line", name, lineno);
+		const char *kw = tok[0].key[0] ? "" : tok[0].val;
+		if (!have_hdr) {
+			if (strcmp(kw, "header"))
+				BAD("%s:%lu: expected the header line first (\"header version=1 ...\")",
+				    name, lineno);
+			struct ts_trace_hdr *h = &t->hdr;
+			bool seen_version = false;
+			for (int i = 1; i < n; i++) {
+				const char *k = tok[i].key, *v = tok[i].val;
+				uint64_t x;
+				int bad = 0;
+				if (!strcmp(k, "version")) {
+					if (parse_u64(v, UINT32_MAX, &x))
+						bad = 1;
+					else if (x != TS_TRACE_VERSION) {
+						snprintf(err, errlen,
+							 "%s:%lu: trace version %s; this tiersim reads "
+							 "version %u only",
+							 name, lineno, v, TS_TRACE_VERSION);
+						ret = TS_E_VERSION;
+						goto fail;
+					}
+					seen_version = true;
+				} else if (!strcmp(k, "start_wall_ns"))
+					bad = parse_u64(v, UINT64_MAX, &h->start_wall_ns);
+				else if (!strcmp(k, "start_mono_ns"))
+					bad = parse_u64(v, UINT64_MAX, &h->start_mono_ns);
+				else if (!strcmp(k, "capacity"))
+					bad = parse_u64(v, UINT64_MAX, &h->capacity);
+				else if (!strcmp(k, "mem"))
+					bad = parse_u64(v, UINT64_MAX, &h->mem);
+				else if (!strcmp(k, "tier"))
+					bad = set_str(h->tier, sizeof(h->tier), v);
+				else if (!strcmp(k, "profile"))
+					bad = set_str(h->profile, sizeof(h->profile), v);
+				else if (!strcmp(k, "mount_opts"))
+					bad = set_str(h->mount_opts, sizeof(h->mount_opts), v);
+				else if (!strcmp(k, "host"))
+					bad = set_str(h->host, sizeof(h->host), v);
+				else
+					BAD("%s:%lu: header field %d: unknown key \"%s\"", name, lineno,
+					    i, k);
+				if (bad)
+					BAD("%s:%lu: header field %s: bad value \"%s\"", name, lineno,
+					    k, v);
+			}
+			if (!seen_version)
+				BAD("%s:%lu: header has no version=", name, lineno);
+			have_hdr = true;
+			continue;
+		}
+		if (!strcmp(kw, "path")) {
+			uint64_t id;
+			if (n != 3)
+				BAD("%s:%lu: path line needs 2 fields (id \"path\"), has %d", name,
+				    lineno, n - 1);
+			if (parse_u64(tok[1].val, UINT32_MAX, &id) || id != t->npaths)
+				BAD("%s:%lu: field 1 (id): expected %u, got \"%s\"", name, lineno,
+				    t->npaths, tok[1].val);
+			ret = ts_trace_add_path(t, tok[2].val, NULL);
+			if (ret)
+				BAD("%s:%lu: field 2 (path): %s", name, lineno, ts_strerror(ret));
+			continue;
+		}
+		if (!strcmp(kw, "drops")) {
+			uint64_t d, ts;
+			if (n != 3 || strcmp(tok[2].key, "t"))
+				BAD("%s:%lu: drops line is \"drops N t=NS\"", name, lineno);
+			if (parse_u64(tok[1].val, UINT64_MAX, &d))
+				BAD("%s:%lu: field 1 (count): not a number: \"%s\"", name, lineno,
+				    tok[1].val);
+			if (parse_u64(tok[2].val, UINT64_MAX, &ts))
+				BAD("%s:%lu: field t: not a number: \"%s\"", name, lineno, tok[2].val);
+			if ((ret = ts_trace_add_drops(t, d, ts)))
+				goto oom;
+			continue;
+		}
+		if (!strcmp(kw, "end")) {
+			uint64_t v[3];
+			static const char *const keys[] = { "drops", "records", "t" };
+			if (n != 4)
+				BAD("%s:%lu: end line is \"end drops=N records=N t=NS\"", name, lineno);
+			for (int i = 0; i < 3; i++) {
+				if (strcmp(tok[i + 1].key, keys[i]))
+					BAD("%s:%lu: field %d: expected %s=", name, lineno, i + 1,
+					    keys[i]);
+				if (parse_u64(tok[i + 1].val, UINT64_MAX, &v[i]))
+					BAD("%s:%lu: field %s: not a number: \"%s\"", name, lineno,
+					    keys[i], tok[i + 1].val);
+			}
+			if ((ret = ts_trace_add_end(t, v[0], v[1], v[2])))
+				goto oom;
+			ended = true;
+			continue;
+		}
+		/* an IO record */
+		if (n != (int)TS_ARRAY_SIZE(rec_fields))
+			BAD("%s:%lu: an IO line has %zu fields (%s ... %s), this one %d", name, lineno,
+			    TS_ARRAY_SIZE(rec_fields), rec_fields[0], rec_fields[10], n);
+		struct ts_trace_rec r = { 0 };
+		uint64_t v[11];
+		for (int i = 0; i < n; i++) {
+			int bad = 0;
+			if (tok[i].key[0])
+				bad = 1;
+			else if (i == 2)
+				bad = !(r.op = (uint16_t)ts_trace_op_from_name(tok[i].val));
+			else if (i == 6)
+				bad = parse_i64(tok[i].val, &r.result);
+			else
+				bad = parse_u64(tok[i].val,
+						i == 3 || i >= 7 ? (i == 10 ? UINT16_MAX : UINT32_MAX)
+								 : UINT64_MAX,
+						&v[i]);
+			if (bad)
+				BAD("%s:%lu: field %d (%s): bad value \"%s\"", name, lineno, i + 1,
+				    rec_fields[i], tok[i].val);
+		}
+		r.submit_ns = v[0];
+		r.complete_ns = v[1];
+		r.file_id = (uint32_t)v[3];
+		r.offset = v[4];
+		r.length = v[5];
+		r.tid = (uint32_t)v[7];
+		r.pid = (uint32_t)v[8];
+		r.aux = (uint32_t)v[9];
+		r.flags = (uint16_t)v[10];
+		if ((ret = ts_trace_add_rec(t, &r)))
+			goto oom;
+	}
+	if (ferror(in))
+		BAD("%s: read error", name);
+	if (!have_hdr)
+		BAD("%s: no header line (is this a trace dump?)", name);
+	free(line);
+	return 0;
+oom:
+	snprintf(err, errlen, "%s:%lu: %s", name, lineno, ts_strerror(ret));
+fail:
+	free(line);
+	ts_trace_free(t);
+	return ret;
+}

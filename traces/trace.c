@@ -1,0 +1,887 @@
+/*
+ * trace.c — the trace format: op names, the recording writer, the reader
+ * and the exact encoder. The layout is in trace.h and traces/FORMAT.md.
+ */
+#include <endian.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/clock.h"
+#include "trace.h"
+
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the trace format is little-endian and stored as in memory; port the codec first"
+#endif
+
+static const char *const op_names[] = {
+	[TS_OP_NONE] = "none",	       [TS_OP_READ] = "read",
+	[TS_OP_WRITE] = "write",       [TS_OP_OPEN] = "open",
+	[TS_OP_CLOSE] = "close",       [TS_OP_FSYNC] = "fsync",
+	[TS_OP_FDATASYNC] = "fdatasync", [TS_OP_GETATTR] = "getattr",
+	[TS_OP_READDIR] = "readdir",   [TS_OP_CREATE] = "create",
+	[TS_OP_UNLINK] = "unlink",     [TS_OP_RENAME] = "rename",
+	[TS_OP_TRUNCATE] = "truncate", [TS_OP_FALLOCATE] = "fallocate",
+	[TS_OP_MMAP_READ] = "mmap-read", [TS_OP_MKDIR] = "mkdir",
+	[TS_OP_RMDIR] = "rmdir",
+};
+
+const char *ts_trace_op_name(unsigned op)
+{
+	if (op < TS_OP_IO_LAST && op_names[op])
+		return op_names[op];
+	switch (op) {
+	case TS_ITEM_PATH:
+		return "path";
+	case TS_ITEM_DROPS:
+		return "drops";
+	case TS_ITEM_END:
+		return "end";
+	}
+	return "?";
+}
+
+unsigned ts_trace_op_from_name(const char *name)
+{
+	for (unsigned i = 1; i < TS_OP_IO_LAST; i++)
+		if (op_names[i] && !strcmp(op_names[i], name))
+			return i;
+	return TS_OP_NONE;
+}
+
+/* ---- on-disk header ---- */
+
+/* The first 888 bytes of the 1024-byte header; the rest is zero. */
+struct disk_hdr {
+	char magic[8];
+	uint32_t version;
+	uint32_t hdr_size;
+	uint32_t rec_size;
+	uint32_t flags;
+	uint64_t start_wall_ns;
+	uint64_t start_mono_ns;
+	uint64_t capacity;
+	uint64_t mem;
+	char tier[64];
+	char profile[192];
+	char mount_opts[448];
+	char host[128];
+};
+_Static_assert(sizeof(struct disk_hdr) <= TS_TRACE_HDR_SIZE, "header layout");
+
+static void hdr_encode(const struct ts_trace_hdr *h, unsigned char out[TS_TRACE_HDR_SIZE])
+{
+	struct disk_hdr d;
+
+	memset(out, 0, TS_TRACE_HDR_SIZE);
+	memset(&d, 0, sizeof(d));
+	memcpy(d.magic, TS_TRACE_MAGIC, sizeof(d.magic));
+	d.version = TS_TRACE_VERSION;
+	d.hdr_size = TS_TRACE_HDR_SIZE;
+	d.rec_size = TS_TRACE_REC_SIZE;
+	d.start_wall_ns = h->start_wall_ns;
+	d.start_mono_ns = h->start_mono_ns;
+	d.capacity = h->capacity;
+	d.mem = h->mem;
+	/* d is zeroed, so the encoding of a header is unique. */
+	memcpy(d.tier, h->tier, strnlen(h->tier, sizeof(d.tier) - 1));
+	memcpy(d.profile, h->profile, strnlen(h->profile, sizeof(d.profile) - 1));
+	memcpy(d.mount_opts, h->mount_opts, strnlen(h->mount_opts, sizeof(d.mount_opts) - 1));
+	memcpy(d.host, h->host, strnlen(h->host, sizeof(d.host) - 1));
+	memcpy(out, &d, sizeof(d));
+}
+
+/* ---- writer ---- */
+
+/*
+ * Rings. Each producing thread claims one ring (a thread-specific value)
+ * and is its only producer; the writer thread is the only consumer. head
+ * and tail count records forever; tail - head is the fill. A thread that
+ * exits marks its ring free and the next new thread reuses it, so libfuse's
+ * coming and going worker threads do not grow the list. Rings are pushed
+ * on a lock-free list the writer walks without a lock; a mutex serialises
+ * only claiming (once per thread).
+ */
+struct ring {
+	_Alignas(64) _Atomic uint64_t tail; /* producer */
+	_Alignas(64) _Atomic uint64_t head; /* consumer */
+	_Atomic uint64_t dropped;
+	_Atomic int in_use;
+	struct ring *next;
+	uint32_t mask;
+	struct ts_trace_rec slot[];
+};
+
+struct ts_trace_writer {
+	FILE *f;
+	struct ts_trace_hdr hdr;
+	uint32_t ring_records;
+	uint32_t flush_us;
+	pthread_key_t key;
+	pthread_mutex_t claim_lock;
+	_Atomic(struct ring *) rings;
+	_Atomic uint64_t dropped_noring; /* drops when no ring could be had */
+	_Atomic int stop;
+	pthread_t thread;
+	pthread_mutex_t wake_lock; /* close() wakes an idle writer thread */
+	pthread_cond_t wake;
+
+	/* string table: open hash of ids, under path_lock */
+	pthread_mutex_t path_lock;
+	char **paths;	 /* paths[id] */
+	uint32_t npaths; /* next id */
+	uint32_t path_cap;
+	uint32_t *hash;	 /* 0 = empty, else id */
+	uint32_t hash_cap;
+
+	/* writer thread only */
+	uint32_t paths_written;
+	uint64_t recs_written;
+	uint64_t drops_written;
+	uint64_t lost_on_error; /* records not written after a write error */
+	int err;
+	struct ts_trace_rec *batch;
+};
+
+static void ring_release(void *p)
+{
+	struct ring *r = p;
+	atomic_store_explicit(&r->in_use, 0, memory_order_release);
+}
+
+static struct ring *ring_claim(struct ts_trace_writer *w)
+{
+	struct ring *r;
+
+	pthread_mutex_lock(&w->claim_lock);
+	for (r = atomic_load_explicit(&w->rings, memory_order_acquire); r; r = r->next) {
+		int expect = 0;
+		if (atomic_compare_exchange_strong(&r->in_use, &expect, 1))
+			break;
+	}
+	if (!r) {
+		size_t sz = sizeof(*r) + (size_t)w->ring_records * sizeof(struct ts_trace_rec);
+		r = aligned_alloc(64, (sz + 63) & ~(size_t)63);
+		if (r) {
+			memset(r, 0, sizeof(*r));
+			r->mask = w->ring_records - 1;
+			atomic_store(&r->in_use, 1);
+			r->next = atomic_load_explicit(&w->rings, memory_order_relaxed);
+			atomic_store_explicit(&w->rings, r, memory_order_release);
+		}
+	}
+	pthread_mutex_unlock(&w->claim_lock);
+	if (r && pthread_setspecific(w->key, r)) {
+		ring_release(r);
+		r = NULL;
+	}
+	return r;
+}
+
+void ts_trace_writer_put(struct ts_trace_writer *w, const struct ts_trace_rec *rec)
+{
+	struct ring *r = pthread_getspecific(w->key);
+
+	if (!r && !(r = ring_claim(w))) {
+		atomic_fetch_add_explicit(&w->dropped_noring, 1, memory_order_relaxed);
+		return;
+	}
+	uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
+	uint64_t h = atomic_load_explicit(&r->head, memory_order_acquire);
+	if (t - h > r->mask) {
+		atomic_fetch_add_explicit(&r->dropped, 1, memory_order_relaxed);
+		return;
+	}
+	struct ts_trace_rec *s = &r->slot[t & r->mask];
+	*s = *rec;
+	uint64_t base = w->hdr.start_mono_ns;
+	s->submit_ns = rec->submit_ns > base ? rec->submit_ns - base : 0;
+	s->complete_ns = rec->complete_ns > base ? rec->complete_ns - base : 0;
+	s->reserved = 0;
+	atomic_store_explicit(&r->tail, t + 1, memory_order_release);
+}
+
+uint64_t ts_trace_writer_dropped(const struct ts_trace_writer *w)
+{
+	uint64_t n = atomic_load_explicit(&w->dropped_noring, memory_order_relaxed);
+	for (struct ring *r = atomic_load_explicit(&w->rings, memory_order_acquire); r; r = r->next)
+		n += atomic_load_explicit(&r->dropped, memory_order_relaxed);
+	return n + w->lost_on_error;
+}
+
+static uint32_t str_hash(const char *s)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+static int hash_grow(struct ts_trace_writer *w)
+{
+	uint32_t cap = w->hash_cap ? w->hash_cap * 2 : 1024;
+	uint32_t *nh = calloc(cap, sizeof(*nh));
+	if (!nh)
+		return -ENOMEM;
+	for (uint32_t id = 1; id < w->npaths; id++) {
+		uint32_t i = str_hash(w->paths[id]) & (cap - 1);
+		while (nh[i])
+			i = (i + 1) & (cap - 1);
+		nh[i] = id;
+	}
+	free(w->hash);
+	w->hash = nh;
+	w->hash_cap = cap;
+	return 0;
+}
+
+uint32_t ts_trace_writer_file_id(struct ts_trace_writer *w, const char *path)
+{
+	uint32_t id = 0;
+
+	if (strlen(path) > TS_TRACE_PATH_MAX)
+		return 0;
+	pthread_mutex_lock(&w->path_lock);
+	if ((uint64_t)w->npaths * 2 >= w->hash_cap && hash_grow(w))
+		goto out;
+	uint32_t i = str_hash(path) & (w->hash_cap - 1);
+	for (; w->hash[i]; i = (i + 1) & (w->hash_cap - 1)) {
+		if (!strcmp(w->paths[w->hash[i]], path)) {
+			id = w->hash[i];
+			goto out;
+		}
+	}
+	if (w->npaths == w->path_cap) {
+		uint32_t cap = w->path_cap * 2;
+		char **np = realloc(w->paths, cap * sizeof(*np));
+		if (!np)
+			goto out;
+		w->paths = np;
+		w->path_cap = cap;
+	}
+	char *dup = strdup(path);
+	if (!dup)
+		goto out;
+	id = w->npaths++;
+	w->paths[id] = dup;
+	w->hash[i] = id;
+out:
+	pthread_mutex_unlock(&w->path_lock);
+	return id;
+}
+
+static void put_bytes(struct ts_trace_writer *w, const void *p, size_t n)
+{
+	if (w->err)
+		return;
+	if (fwrite(p, 1, n, w->f) != n)
+		w->err = errno ? -errno : -EIO;
+}
+
+static void put_item(struct ts_trace_writer *w, unsigned op, uint32_t id, uint64_t off,
+		     uint64_t len, uint64_t t_ns)
+{
+	struct ts_trace_rec it = {
+		.submit_ns = t_ns, .offset = off, .length = len, .file_id = id, .op = (uint16_t)op,
+	};
+	put_bytes(w, &it, sizeof(it));
+}
+
+/* Path items for every id interned so far. Called after the records about
+ * to be written were taken from their rings, so every id they name (interned
+ * before the record was queued) is already in the table. */
+static void write_new_paths(struct ts_trace_writer *w)
+{
+	static const char zero[8];
+
+	pthread_mutex_lock(&w->path_lock);
+	uint32_t n = w->npaths;
+	pthread_mutex_unlock(&w->path_lock);
+	/* paths[id] for id < n never change once set; the array itself may be
+	 * reallocated, so read each pointer under the lock. */
+	for (uint32_t id = w->paths_written; id < n; id++) {
+		pthread_mutex_lock(&w->path_lock);
+		const char *p = w->paths[id];
+		pthread_mutex_unlock(&w->path_lock);
+		size_t len = strlen(p);
+		put_item(w, TS_ITEM_PATH, id, 0, len, 0);
+		put_bytes(w, p, len);
+		put_bytes(w, zero, (8 - len % 8) % 8);
+	}
+	w->paths_written = n;
+}
+
+/* Moves every queued record to the file; returns how many. */
+static size_t drain(struct ts_trace_writer *w)
+{
+	size_t total = 0;
+
+	for (struct ring *r = atomic_load_explicit(&w->rings, memory_order_acquire); r; r = r->next) {
+		uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
+		uint64_t t = atomic_load_explicit(&r->tail, memory_order_acquire);
+		while (h != t) {
+			size_t n = 0;
+			while (h != t && n < w->ring_records)
+				w->batch[n++] = r->slot[h++ & r->mask];
+			atomic_store_explicit(&r->head, h, memory_order_release);
+			write_new_paths(w);
+			if (w->err)
+				w->lost_on_error += n;
+			put_bytes(w, w->batch, n * sizeof(*w->batch));
+			if (!w->err)
+				w->recs_written += n;
+			total += n;
+		}
+	}
+	uint64_t d = ts_trace_writer_dropped(w);
+	if (d != w->drops_written) {
+		put_item(w, TS_ITEM_DROPS, 0, d, 0, ts_now_ns() - w->hdr.start_mono_ns);
+		w->drops_written = d;
+	}
+	return total;
+}
+
+static void *writer_main(void *arg)
+{
+	struct ts_trace_writer *w = arg;
+
+	while (!atomic_load_explicit(&w->stop, memory_order_acquire)) {
+		if (drain(w))
+			continue;
+		/* Idle: hand what we have to the kernel, so a crash loses at most
+		 * one idle period's worth of records. */
+		if (!w->err && fflush(w->f))
+			w->err = -errno;
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		uint64_t ns = (uint64_t)ts.tv_nsec + (uint64_t)w->flush_us * 1000;
+		ts.tv_sec += (time_t)(ns / TS_NS_PER_S);
+		ts.tv_nsec = (long)(ns % TS_NS_PER_S);
+		pthread_mutex_lock(&w->wake_lock);
+		if (!atomic_load_explicit(&w->stop, memory_order_acquire))
+			pthread_cond_timedwait(&w->wake, &w->wake_lock, &ts);
+		pthread_mutex_unlock(&w->wake_lock);
+	}
+	while (drain(w))
+		;
+	return NULL;
+}
+
+static void writer_free(struct ts_trace_writer *w)
+{
+	struct ring *r = atomic_load(&w->rings);
+	while (r) {
+		struct ring *n = r->next;
+		free(r);
+		r = n;
+	}
+	for (uint32_t i = 1; i < w->npaths; i++)
+		free(w->paths[i]);
+	free(w->paths);
+	free(w->hash);
+	free(w->batch);
+	free(w);
+}
+
+int ts_trace_writer_open_cfg(const char *path, const struct ts_trace_hdr *hdr,
+			     const struct ts_trace_writer_cfg *cfg, struct ts_trace_writer **out)
+{
+	unsigned char buf[TS_TRACE_HDR_SIZE];
+	struct ts_trace_writer *w = calloc(1, sizeof(*w));
+	int ret;
+
+	*out = NULL;
+	if (!w)
+		return -ENOMEM;
+	w->ring_records = cfg && cfg->ring_records ? cfg->ring_records : 16384;
+	w->flush_us = cfg && cfg->flush_us ? cfg->flush_us : 1000;
+	if (w->ring_records & (w->ring_records - 1)) {
+		free(w);
+		return -EINVAL;
+	}
+	w->hdr = *hdr;
+	if (!w->hdr.start_wall_ns)
+		w->hdr.start_wall_ns = ts_wall_ns();
+	if (!w->hdr.start_mono_ns)
+		w->hdr.start_mono_ns = ts_now_ns();
+	if (!w->hdr.host[0])
+		gethostname(w->hdr.host, sizeof(w->hdr.host) - 1);
+	w->path_cap = 256;
+	w->npaths = 1; /* id 0 = no path */
+	w->paths_written = 1;
+	w->paths = calloc(w->path_cap, sizeof(*w->paths));
+	w->batch = malloc((size_t)w->ring_records * sizeof(*w->batch));
+	if (!w->paths || !w->batch || hash_grow(w)) {
+		writer_free(w);
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&w->path_lock, NULL);
+	pthread_mutex_init(&w->claim_lock, NULL);
+	pthread_mutex_init(&w->wake_lock, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&w->wake, &ca);
+	pthread_condattr_destroy(&ca);
+	if ((ret = pthread_key_create(&w->key, ring_release))) {
+		writer_free(w);
+		return -ret;
+	}
+	w->f = fopen(path, "wbe");
+	if (!w->f) {
+		ret = -errno;
+		pthread_key_delete(w->key);
+		writer_free(w);
+		return ret;
+	}
+	setvbuf(w->f, NULL, _IOFBF, 1 << 20);
+	hdr_encode(&w->hdr, buf);
+	put_bytes(w, buf, sizeof(buf));
+	if (!w->err && fflush(w->f))
+		w->err = -errno;
+	if (w->err || (ret = -pthread_create(&w->thread, NULL, writer_main, w))) {
+		ret = w->err ? w->err : ret;
+		fclose(w->f);
+		pthread_key_delete(w->key);
+		writer_free(w);
+		return ret;
+	}
+	*out = w;
+	return 0;
+}
+
+int ts_trace_writer_open(const char *path, const struct ts_trace_hdr *hdr,
+			 struct ts_trace_writer **out)
+{
+	return ts_trace_writer_open_cfg(path, hdr, NULL, out);
+}
+
+int ts_trace_writer_close(struct ts_trace_writer *w, uint64_t *dropped)
+{
+	int ret;
+
+	pthread_mutex_lock(&w->wake_lock);
+	atomic_store_explicit(&w->stop, 1, memory_order_release);
+	pthread_cond_signal(&w->wake);
+	pthread_mutex_unlock(&w->wake_lock);
+	pthread_join(w->thread, NULL);
+	write_new_paths(w); /* ids interned but never used by a record */
+	uint64_t d = ts_trace_writer_dropped(w);
+	put_item(w, TS_ITEM_END, 0, d, w->recs_written, ts_now_ns() - w->hdr.start_mono_ns);
+	ret = w->err;
+	if (fflush(w->f) && !ret)
+		ret = -errno;
+	if (fsync(fileno(w->f)) && !ret && errno != EINVAL)
+		ret = -errno;
+	if (fclose(w->f) && !ret)
+		ret = -errno;
+	if (dropped)
+		*dropped = d;
+	pthread_key_delete(w->key);
+	pthread_mutex_destroy(&w->path_lock);
+	pthread_mutex_destroy(&w->claim_lock);
+	pthread_mutex_destroy(&w->wake_lock);
+	pthread_cond_destroy(&w->wake);
+	writer_free(w);
+	return ret;
+}
+
+/* ---- reader ---- */
+
+#define FAIL(code, ...)                                                            \
+	do {                                                                       \
+		if (err)                                                           \
+			snprintf(err, errlen, __VA_ARGS__);                        \
+		ret = (code);                                                      \
+		goto fail;                                                         \
+	} while (0)
+
+static void hdr_decode(const struct disk_hdr *d, struct ts_trace_hdr *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->start_wall_ns = d->start_wall_ns;
+	h->start_mono_ns = d->start_mono_ns;
+	h->capacity = d->capacity;
+	h->mem = d->mem;
+	h->version = d->version;
+	h->rec_size = d->rec_size;
+	memcpy(h->tier, d->tier, sizeof(h->tier) - 1);
+	memcpy(h->profile, d->profile, sizeof(h->profile) - 1);
+	memcpy(h->mount_opts, d->mount_opts, sizeof(h->mount_opts) - 1);
+	memcpy(h->host, d->host, sizeof(h->host) - 1);
+}
+
+/* Grows *@p (of *@cap elements of @size) to hold @need elements. */
+static int grow(void **p, size_t *cap, size_t need, size_t size, size_t first)
+{
+	if (need <= *cap)
+		return 0;
+	size_t nc = *cap ? *cap : first;
+	while (nc < need)
+		nc *= 2;
+	void *np = realloc(*p, nc * size);
+	if (!np)
+		return -ENOMEM;
+	*p = np;
+	*cap = nc;
+	return 0;
+}
+
+static int push_item(struct ts_trace *t, unsigned op, uint64_t val, uint64_t t_ns)
+{
+	if (grow((void **)&t->items, &t->item_cap, t->nitems + 1, sizeof(*t->items), 16))
+		return -ENOMEM;
+	t->items[t->nitems++] = (struct ts_trace_item){
+		.at_rec = t->nrecs, .val = val, .t_ns = t_ns, .op = (uint16_t)op,
+	};
+	return 0;
+}
+
+static int push_rec(struct ts_trace *t, const struct ts_trace_rec *r)
+{
+	if (grow((void **)&t->recs, &t->rec_cap, t->nrecs + 1, sizeof(*t->recs), 1024))
+		return -ENOMEM;
+	t->recs[t->nrecs++] = *r;
+	return 0;
+}
+
+static int push_path(struct ts_trace *t, const char *s, size_t len)
+{
+	if (grow((void **)&t->paths, &t->path_cap, (size_t)t->npaths + 1, sizeof(*t->paths), 16))
+		return -ENOMEM;
+	t->paths[0] = NULL;
+	if (!(t->paths[t->npaths] = strndup(s, len)))
+		return -ENOMEM;
+	t->npaths++;
+	return push_item(t, TS_ITEM_PATH, t->npaths - 1, 0);
+}
+
+void ts_trace_init(struct ts_trace *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->hdr.version = TS_TRACE_VERSION;
+	t->hdr.rec_size = TS_TRACE_REC_SIZE;
+	t->npaths = 1;
+	t->truncated = true; /* until an end item is added */
+}
+
+int ts_trace_add_path(struct ts_trace *t, const char *path, uint32_t *id)
+{
+	size_t len = strlen(path);
+	if (len > TS_TRACE_PATH_MAX)
+		return -ENAMETOOLONG;
+	if (!t->truncated)
+		return -EINVAL;
+	int ret = push_path(t, path, len);
+	if (!ret && id)
+		*id = t->npaths - 1;
+	return ret;
+}
+
+int ts_trace_intern(struct ts_trace *t, const char *path, uint32_t *id)
+{
+	for (uint32_t i = t->npaths; i-- > 1;) {
+		if (!strcmp(t->paths[i], path)) {
+			*id = i;
+			return 0;
+		}
+	}
+	return ts_trace_add_path(t, path, id);
+}
+
+int ts_trace_add_rec(struct ts_trace *t, const struct ts_trace_rec *r)
+{
+	if (!t->truncated || r->op == TS_OP_NONE || r->op >= TS_OP_IO_LAST || r->reserved)
+		return -EINVAL;
+	return push_rec(t, r);
+}
+
+int ts_trace_add_drops(struct ts_trace *t, uint64_t drops, uint64_t t_ns)
+{
+	if (!t->truncated)
+		return -EINVAL;
+	t->dropped = drops;
+	return push_item(t, TS_ITEM_DROPS, drops, t_ns);
+}
+
+int ts_trace_add_end(struct ts_trace *t, uint64_t drops, uint64_t records, uint64_t t_ns)
+{
+	if (!t->truncated)
+		return -EINVAL;
+	memset(&t->end, 0, sizeof(t->end));
+	t->end.op = TS_ITEM_END;
+	t->end.offset = drops;
+	t->end.length = records;
+	t->end.submit_ns = t_ns;
+	t->dropped = drops;
+	t->truncated = false;
+	return push_item(t, TS_ITEM_END, 0, t_ns);
+}
+
+/* A header string field must be NUL-terminated and zero after the NUL, so
+ * that decoding and re-encoding give the same bytes. */
+static bool field_ok(const char *s, size_t n)
+{
+	size_t l = strnlen(s, n);
+	if (l == n)
+		return false;
+	for (size_t i = l; i < n; i++)
+		if (s[i])
+			return false;
+	return true;
+}
+
+int ts_trace_read_mem(const void *buf, size_t len, const char *name, struct ts_trace *t,
+		      char *err, size_t errlen)
+{
+	const unsigned char *p = buf;
+	struct disk_hdr d;
+	size_t off;
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	if (len < sizeof(d.magic) || memcmp(p, TS_TRACE_MAGIC, sizeof(d.magic)))
+		FAIL(TS_E_FORMAT, "%s: not a tiersim trace (no \"%s\" magic at byte 0)", name,
+		     TS_TRACE_MAGIC);
+	if (len < sizeof(d))
+		FAIL(TS_E_TRUNCATED, "%s: cut short inside the header (%zu bytes)", name, len);
+	memcpy(&d, p, sizeof(d));
+	if (d.version != TS_TRACE_VERSION)
+		FAIL(TS_E_VERSION,
+		     "%s: trace format version %u; this tiersim reads version %u only — use the "
+		     "tiersim that wrote it, or a newer one",
+		     name, d.version, TS_TRACE_VERSION);
+	if (d.hdr_size != TS_TRACE_HDR_SIZE || d.rec_size != TS_TRACE_REC_SIZE || d.flags)
+		FAIL(TS_E_CORRUPT,
+		     "%s: version 1 header with header size %u, record size %u, flags %u "
+		     "(expected %u, %u, 0)",
+		     name, d.hdr_size, d.rec_size, d.flags, TS_TRACE_HDR_SIZE, TS_TRACE_REC_SIZE);
+	if (!field_ok(d.tier, sizeof(d.tier)) || !field_ok(d.profile, sizeof(d.profile)) ||
+	    !field_ok(d.mount_opts, sizeof(d.mount_opts)) || !field_ok(d.host, sizeof(d.host)))
+		FAIL(TS_E_CORRUPT, "%s: header string field not NUL-terminated and zero-padded",
+		     name);
+	if (len < TS_TRACE_HDR_SIZE)
+		FAIL(TS_E_TRUNCATED, "%s: cut short inside the header (%zu bytes)", name, len);
+	for (size_t i = sizeof(d); i < TS_TRACE_HDR_SIZE; i++)
+		if (p[i])
+			FAIL(TS_E_CORRUPT, "%s: byte %zu of the reserved header area is not zero",
+			     name, i);
+	ts_trace_init(t);
+	hdr_decode(&d, &t->hdr);
+
+	for (off = TS_TRACE_HDR_SIZE; off + TS_TRACE_REC_SIZE <= len;) {
+		struct ts_trace_rec r;
+		memcpy(&r, p + off, sizeof(r));
+		if (!t->truncated)
+			FAIL(TS_E_CORRUPT, "%s: byte %zu: data after the trailer", name, off);
+		if (r.op > TS_OP_NONE && r.op < TS_OP_IO_LAST) {
+			if (r.reserved)
+				FAIL(TS_E_CORRUPT, "%s: byte %zu: record reserved field is %u, not 0",
+				     name, off, r.reserved);
+			if (push_rec(t, &r))
+				FAIL(-ENOMEM, "%s: out of memory", name);
+			off += sizeof(r);
+			continue;
+		}
+		/* Stream items: every field they do not use is zero. */
+		bool extra = r.complete_ns || r.result || r.aux || r.tid || r.pid || r.flags ||
+			     r.reserved;
+		switch (r.op) {
+		case TS_ITEM_PATH: {
+			size_t plen = (size_t)r.length, padded = (plen + 7) & ~(size_t)7;
+			if (extra || r.submit_ns || r.offset)
+				FAIL(TS_E_CORRUPT, "%s: byte %zu: path item with stray fields", name,
+				     off);
+			if (r.file_id != t->npaths)
+				FAIL(TS_E_CORRUPT, "%s: byte %zu: path id %u out of order (expected %u)",
+				     name, off, r.file_id, t->npaths);
+			if (r.length > TS_TRACE_PATH_MAX)
+				FAIL(TS_E_CORRUPT, "%s: byte %zu: path length %llu exceeds %u", name,
+				     off, (unsigned long long)r.length, TS_TRACE_PATH_MAX);
+			if (off + sizeof(r) + padded > len) {
+				goto cut; /* cut inside the path: counts as trailing */
+			}
+			const char *s = (const char *)p + off + sizeof(r);
+			if (memchr(s, 0, plen))
+				FAIL(TS_E_CORRUPT, "%s: byte %zu: NUL inside path %u", name, off,
+				     r.file_id);
+			for (size_t i = plen; i < padded; i++)
+				if (s[i])
+					FAIL(TS_E_CORRUPT, "%s: byte %zu: path padding not zero", name,
+					     off);
+			if (push_path(t, s, plen))
+				FAIL(-ENOMEM, "%s: out of memory", name);
+			off += sizeof(r) + padded;
+			continue;
+		}
+		case TS_ITEM_DROPS:
+			if (extra || r.file_id || r.length)
+				FAIL(TS_E_CORRUPT, "%s: byte %zu: drop item with stray fields", name,
+				     off);
+			if (ts_trace_add_drops(t, r.offset, r.submit_ns))
+				FAIL(-ENOMEM, "%s: out of memory", name);
+			break;
+		case TS_ITEM_END:
+			if (extra || r.file_id)
+				FAIL(TS_E_CORRUPT, "%s: byte %zu: trailer with stray fields", name, off);
+			if (ts_trace_add_end(t, r.offset, r.length, r.submit_ns))
+				FAIL(-ENOMEM, "%s: out of memory", name);
+			break;
+		default:
+			FAIL(TS_E_CORRUPT, "%s: byte %zu: unknown op %u", name, off, r.op);
+		}
+		off += sizeof(r);
+	}
+cut:
+	t->trailing_bytes = len - off;
+	if (!t->truncated && t->trailing_bytes)
+		FAIL(TS_E_CORRUPT, "%s: %llu stray bytes after the trailer", name,
+		     (unsigned long long)t->trailing_bytes);
+	if (!t->paths && grow((void **)&t->paths, &t->path_cap, 1, sizeof(*t->paths), 16))
+		FAIL(-ENOMEM, "%s: out of memory", name);
+	t->paths[0] = NULL;
+	return 0;
+fail:
+	ts_trace_free(t);
+	return ret;
+}
+
+int ts_trace_read(const char *path, struct ts_trace *t, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
+	struct stat st;
+	char *buf = NULL;
+
+	memset(t, 0, sizeof(*t));
+	if (fd < 0 || fstat(fd, &st)) {
+		ret = -errno;
+		if (err)
+			snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+		if (fd >= 0)
+			close(fd);
+		return ret;
+	}
+	size_t len = (size_t)st.st_size, got = 0;
+	buf = malloc(len ? len : 1);
+	if (!buf) {
+		close(fd);
+		if (err)
+			snprintf(err, errlen, "%s: out of memory reading %zu bytes", path, len);
+		return -ENOMEM;
+	}
+	while (got < len) {
+		ssize_t n = read(fd, buf + got, len - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			ret = n < 0 ? -errno : -EIO;
+			if (err)
+				snprintf(err, errlen, "%s: read: %s", path, strerror(-ret));
+			free(buf);
+			close(fd);
+			return ret;
+		}
+		got += (size_t)n;
+	}
+	close(fd);
+	ret = ts_trace_read_mem(buf, len, path, t, err, errlen);
+	free(buf);
+	return ret;
+}
+
+void ts_trace_free(struct ts_trace *t)
+{
+	if (t->paths)
+		for (uint32_t i = 1; i < t->npaths; i++)
+			free(t->paths[i]);
+	free(t->paths);
+	free(t->recs);
+	free(t->items);
+	memset(t, 0, sizeof(*t));
+}
+
+static int write_all(FILE *f, const void *p, size_t n)
+{
+	return fwrite(p, 1, n, f) == n ? 0 : (errno ? -errno : -EIO);
+}
+
+static int write_recs(FILE *f, const struct ts_trace *t, size_t from, size_t to)
+{
+	return from < to ? write_all(f, t->recs + from, (to - from) * sizeof(*t->recs)) : 0;
+}
+
+int ts_trace_write(const struct ts_trace *t, const char *path)
+{
+	static const char zero[8];
+	unsigned char hdr[TS_TRACE_HDR_SIZE];
+	size_t done = 0;
+	int ret;
+	FILE *f = fopen(path, "wbe");
+
+	if (!f)
+		return -errno;
+	setvbuf(f, NULL, _IOFBF, 1 << 20);
+	hdr_encode(&t->hdr, hdr);
+	ret = write_all(f, hdr, sizeof(hdr));
+	for (size_t i = 0; i < t->nitems && !ret; i++) {
+		const struct ts_trace_item *it = &t->items[i];
+		size_t at = TS_MIN((size_t)it->at_rec, t->nrecs);
+		struct ts_trace_rec r = { .op = it->op };
+		ret = write_recs(f, t, done, at);
+		done = TS_MAX(done, at);
+		if (ret)
+			break;
+		switch (it->op) {
+		case TS_ITEM_PATH: {
+			const char *p = ts_trace_path(t, (uint32_t)it->val);
+			size_t len = strlen(p);
+			r.file_id = (uint32_t)it->val;
+			r.length = len;
+			ret = write_all(f, &r, sizeof(r));
+			if (!ret)
+				ret = write_all(f, p, len);
+			if (!ret)
+				ret = write_all(f, zero, (8 - len % 8) % 8);
+			break;
+		}
+		case TS_ITEM_DROPS:
+			r.offset = it->val;
+			r.submit_ns = it->t_ns;
+			ret = write_all(f, &r, sizeof(r));
+			break;
+		case TS_ITEM_END:
+			ret = write_all(f, &t->end, sizeof(t->end));
+			break;
+		}
+	}
+	if (!ret)
+		ret = write_recs(f, t, done, t->nrecs);
+	if (fclose(f) && !ret)
+		ret = -errno;
+	return ret;
+}
+
+const char *ts_trace_path(const struct ts_trace *t, uint32_t id)
+{
+	return id && id < t->npaths && t->paths[id] ? t->paths[id] : "";
+}
+
+const char *ts_trace_warning(const struct ts_trace *t, char *buf, size_t n)
+{
+	if (t->truncated)
+		snprintf(buf, n,
+			 "trace cut short (no trailer; %llu trailing bytes): read up to its last "
+			 "complete record; %llu records dropped while recording",
+			 (unsigned long long)t->trailing_bytes, (unsigned long long)t->dropped);
+	else if (t->dropped)
+		snprintf(buf, n, "%llu records dropped while recording (the trace is incomplete)",
+			 (unsigned long long)t->dropped);
+	else
+		return NULL;
+	return buf;
+}

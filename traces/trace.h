@@ -1,0 +1,192 @@
+/*
+ * trace.h — tiersim's IO trace: the binary format, the recording writer and
+ * the reader. traces/FORMAT.md documents the bytes on disk.
+ *
+ * A trace is a header followed by a stream of 64-byte items. Most items are
+ * IO records (struct ts_trace_rec); a few carry the string table (a path
+ * item is followed by the path's bytes, padded to 8), the running drop count
+ * and the trailer. Because every item is self-describing, a trace cut short
+ * by a crash is readable up to its last complete item, and the text form
+ * (`tiersim trace dump`) is one line per item, so it round-trips exactly.
+ *
+ * Recording: ts_trace_writer_put() is called on the FUSE request threads.
+ * Each producing thread owns a bounded single-producer ring; one writer
+ * thread drains every ring into the file. A full ring never blocks: the
+ * record is dropped and counted, and the count reaches the file (a drop
+ * item while recording, the trailer at close) so every reader reports it.
+ */
+#ifndef TS_TRACE_H
+#define TS_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/ts.h"
+
+#define TS_TRACE_MAGIC "TSTRACE"     /* 8 bytes with the NUL */
+#define TS_TRACE_VERSION 1
+#define TS_TRACE_HDR_SIZE 1024
+#define TS_TRACE_REC_SIZE 64
+#define TS_TRACE_PATH_MAX 4096 /* bytes, PATH_MAX */
+
+/* Ops. Values are part of the file format: append only. */
+enum ts_trace_op {
+	TS_OP_NONE = 0,
+	TS_OP_READ = 1,
+	TS_OP_WRITE = 2,
+	TS_OP_OPEN = 3,
+	TS_OP_CLOSE = 4,
+	TS_OP_FSYNC = 5,
+	TS_OP_FDATASYNC = 6,
+	TS_OP_GETATTR = 7,
+	TS_OP_READDIR = 8,
+	TS_OP_CREATE = 9,
+	TS_OP_UNLINK = 10,
+	TS_OP_RENAME = 11,   /* file_id = old path, aux = new path id */
+	TS_OP_TRUNCATE = 12, /* offset = new size */
+	TS_OP_FALLOCATE = 13,
+	TS_OP_MMAP_READ = 14, /* a page-fault read of a mapped file, where visible */
+	TS_OP_MKDIR = 15,
+	TS_OP_RMDIR = 16,
+	TS_OP_IO_LAST,
+	/* Stream items that are not IO (never passed to put()). */
+	TS_ITEM_PATH = 0x100,  /* file_id = id, length = bytes following */
+	TS_ITEM_DROPS = 0x101, /* offset = drops so far (cumulative) */
+	TS_ITEM_END = 0x102,   /* trailer: offset = drops, length = records */
+};
+
+/* Record flags. */
+#define TS_REC_F_DIRECT 0x1 /* opened/issued with O_DIRECT or direct_io */
+#define TS_REC_F_SYNC 0x2   /* O_SYNC / O_DSYNC write */
+
+/*
+ * One IO record, 64 bytes, little-endian, exactly as stored. Times are ns
+ * since the header's start_mono_ns: pass ts_now_ns() readings to put() and
+ * the writer makes them relative.
+ */
+struct ts_trace_rec {
+	uint64_t submit_ns;   /* request received */
+	uint64_t complete_ns; /* reply sent (after the tier model's delay) */
+	uint64_t offset;      /* bytes; truncate: new size */
+	uint64_t length;      /* bytes asked for */
+	int64_t result;	      /* bytes done, 0, or -errno */
+	uint32_t file_id;     /* ts_trace_writer_file_id(); 0 = none */
+	uint32_t aux;	      /* rename: new path's id; open/create: O_ flags */
+	uint32_t tid;	      /* thread id of the requesting process thread */
+	uint32_t pid;	      /* its process id where known, else 0 */
+	uint16_t op;	      /* enum ts_trace_op */
+	uint16_t flags;	      /* TS_REC_F_* */
+	uint32_t reserved;    /* 0 */
+};
+_Static_assert(sizeof(struct ts_trace_rec) == TS_TRACE_REC_SIZE, "record layout");
+
+/* The header as the writer takes it and the reader returns it. Strings are
+ * NUL-terminated and silently limited to their field sizes. */
+struct ts_trace_hdr {
+	uint64_t start_wall_ns; /* filled by the writer when 0 */
+	uint64_t start_mono_ns; /* filled by the writer when 0 */
+	uint64_t capacity;	/* emulated disk size in bytes, 0 = unknown */
+	uint64_t mem;		/* emulated page-cache size in bytes, 0 = none */
+	uint32_t version;	/* reader: the file's version */
+	uint32_t rec_size;	/* reader: the file's record size */
+	char tier[64];		/* recording tier, "" = plain directory */
+	char profile[192];	/* profile file the tier came from */
+	char mount_opts[448];	/* tierfs -o options as given */
+	char host[128];		/* filled by the writer when "" */
+};
+
+const char *ts_trace_op_name(unsigned op);
+/* Op from its name ("read", "fdatasync"); TS_OP_NONE when unknown. */
+unsigned ts_trace_op_from_name(const char *name);
+
+/* ---- writer ---- */
+
+struct ts_trace_writer;
+
+struct ts_trace_writer_cfg {
+	uint32_t ring_records; /* per-thread ring size, power of 2; 0 = 16384 */
+	uint32_t flush_us;     /* writer thread's idle wake-up; 0 = 1000 */
+};
+
+/* Creates @path (truncating it), writes the header, starts the writer
+ * thread. @cfg may be NULL. */
+TS_WUR int ts_trace_writer_open(const char *path, const struct ts_trace_hdr *hdr,
+				struct ts_trace_writer **out);
+TS_WUR int ts_trace_writer_open_cfg(const char *path, const struct ts_trace_hdr *hdr,
+				    const struct ts_trace_writer_cfg *cfg,
+				    struct ts_trace_writer **out);
+/* Id of @path (interning it on first use). Thread-safe; ids start at 1.
+ * Returns 0 only when out of memory (the record then carries no path). */
+uint32_t ts_trace_writer_file_id(struct ts_trace_writer *w, const char *path);
+/* Queues one record (times absolute, from ts_now_ns()). Thread-safe,
+ * wait-free: the calling thread's ring, or a drop when it is full. */
+void ts_trace_writer_put(struct ts_trace_writer *w, const struct ts_trace_rec *rec);
+/* Records dropped so far. */
+uint64_t ts_trace_writer_dropped(const struct ts_trace_writer *w);
+/* Drains every ring, writes the trailer, closes the file and frees @w.
+ * @dropped (may be NULL) gets the total drop count. Returns 0 or -errno of
+ * the first write error (which stops recording but never blocks put()). */
+TS_WUR int ts_trace_writer_close(struct ts_trace_writer *w, uint64_t *dropped);
+
+/* ---- reader ---- */
+
+/* A whole trace in memory, items in file order. */
+struct ts_trace {
+	struct ts_trace_hdr hdr;
+	char **paths;		  /* paths[id], paths[0] = NULL; NULL for unseen ids */
+	uint32_t npaths;	  /* ids 0..npaths-1 */
+	struct ts_trace_rec *recs; /* IO records only */
+	size_t nrecs;
+	uint64_t dropped;	  /* trailer's count, or the last drop item's */
+	bool truncated;		  /* no trailer: the recording was cut short */
+	uint64_t trailing_bytes;  /* bytes of an incomplete last item */
+	/* The stream items other than records, in file order, each with the
+	 * number of records before it: enough to re-encode the file exactly. */
+	struct ts_trace_item {
+		uint64_t at_rec; /* records that precede it */
+		uint64_t val;	 /* path: id; drops: count */
+		uint64_t t_ns;	 /* drops: when counted */
+		uint16_t op;	 /* TS_ITEM_PATH, TS_ITEM_DROPS or TS_ITEM_END */
+	} *items;
+	size_t nitems;
+	struct ts_trace_rec end; /* the trailer as stored, when !truncated */
+	size_t rec_cap, item_cap, path_cap; /* allocated lengths */
+};
+
+/*
+ * Reads @path. Unknown versions → TS_E_VERSION, not a trace → TS_E_FORMAT,
+ * a malformed item → TS_E_CORRUPT; @err (may be NULL) gets one line naming
+ * the file, the byte offset and what is wrong. A trace without trailer reads
+ * fully and sets truncated; that is not an error.
+ */
+TS_WUR int ts_trace_read(const char *path, struct ts_trace *t, char *err, size_t errlen);
+/* Same from memory (@name is used in messages). */
+TS_WUR int ts_trace_read_mem(const void *buf, size_t len, const char *name, struct ts_trace *t,
+			     char *err, size_t errlen);
+void ts_trace_free(struct ts_trace *t);
+
+/* Writes @t to @path exactly as read (header, items, records in order):
+ * reading a file and writing it back gives the same bytes. */
+TS_WUR int ts_trace_write(const struct ts_trace *t, const char *path);
+
+/* Builders for importers and the text form. Start with ts_trace_init(). */
+void ts_trace_init(struct ts_trace *t);
+/* Appends a path with the next id (returned in @id). */
+TS_WUR int ts_trace_add_path(struct ts_trace *t, const char *path, uint32_t *id);
+/* Id of @path, adding it when new (linear in paths: for importers that
+ * keep few files; they cache the last one). */
+TS_WUR int ts_trace_intern(struct ts_trace *t, const char *path, uint32_t *id);
+TS_WUR int ts_trace_add_rec(struct ts_trace *t, const struct ts_trace_rec *r);
+TS_WUR int ts_trace_add_drops(struct ts_trace *t, uint64_t drops, uint64_t t_ns);
+/* Sets the trailer: @drops, @records, closed at @t_ns. */
+TS_WUR int ts_trace_add_end(struct ts_trace *t, uint64_t drops, uint64_t records, uint64_t t_ns);
+
+/* Path of @id or "" (never NULL). */
+const char *ts_trace_path(const struct ts_trace *t, uint32_t id);
+
+/* One line for the user about drops/truncation, or NULL when the trace is
+ * whole and lossless. */
+const char *ts_trace_warning(const struct ts_trace *t, char *buf, size_t n);
+
+#endif
