@@ -4,8 +4,10 @@
  * for each source type and a table of queue depths, worker counts, batch
  * shapes and decode modes. Datasets are made here, in a temporary folder.
  *
- *   test_loader [DIR]   DIR: read the folder dataset from DIR instead of
- *                       making one (the tierfs test points it at a mount)
+ *   test_loader [MAKE_IN [READ_FROM]]
+ *       make the datasets in a new folder under MAKE_IN (default $TMPDIR),
+ *       and read them from the same folder name under READ_FROM (the
+ *       tierfs test makes them in its backing folder and reads the mount)
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -443,21 +445,26 @@ static const struct run_cfg table[] = {
 
 int main(int argc, char **argv)
 {
-	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	const char *tmp = argc > 1 ? argv[1] : getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	snprintf(root, sizeof root, "%s/ts_loader_XXXXXX", tmp);
 	if (!mkdtemp(root) || make_folder() || make_text() || make_rec() || make_lmdb(false) ||
 	    make_lmdb(true)) {
 		perror("making the test datasets");
 		return 1;
 	}
-	char folder[300], text[300];
-	snprintf(folder, sizeof folder, "%s/folder", argc > 1 ? argv[1] : root);
-	snprintf(text, sizeof text, "%s/corpus.txt", root);
+	char folder[400], text[400];
+	/* Where the datasets are read from. */
+	char view[300];
+	snprintf(view, sizeof view, "%s", root);
+	if (argc > 2)
+		snprintf(view, sizeof view, "%s/%s", argv[2], strrchr(root, '/') + 1);
+	snprintf(folder, sizeof folder, "%s/folder", view);
+	snprintf(text, sizeof text, "%s/corpus.txt", view);
 	for (size_t i = 0; i < TS_ARRAY_SIZE(table); i++) {
 		const struct run_cfg *r = &table[i];
 		int before = tc_failures;
 		char other[400];
-		snprintf(other, sizeof other, "%s/%s", root, r->path ? r->path : "");
+		snprintf(other, sizeof other, "%s/%s", view, r->path ? r->path : "");
 		const char *path = !strcmp(r->source, "folder") ? folder
 				   : !strcmp(r->source, "text") ? text
 				   : !strcmp(r->source, "null") ? NULL
