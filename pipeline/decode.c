@@ -19,6 +19,8 @@ struct ts_decoder {
 	bool augment;
 	uint8_t *rgb;
 	size_t rgb_cap;
+	size_t *xa, *xe; /* per output column: the two source columns' offsets */
+	float *xw;	 /* and the weight of the second */
 	char msg[256];
 };
 
@@ -30,6 +32,13 @@ int ts_decoder_new(unsigned out, unsigned resize, bool augment, struct ts_decode
 	d->tj = tjInitDecompress();
 	if (!d->tj) {
 		free(d);
+		return -ENOMEM;
+	}
+	d->xa = malloc(out * sizeof *d->xa);
+	d->xe = malloc(out * sizeof *d->xe);
+	d->xw = malloc(out * sizeof *d->xw);
+	if (!d->xa || !d->xe || !d->xw) {
+		ts_decoder_free(d);
 		return -ENOMEM;
 	}
 	d->out = out;
@@ -45,6 +54,9 @@ void ts_decoder_free(struct ts_decoder *d)
 		return;
 	tjDestroy(d->tj);
 	free(d->rgb);
+	free(d->xa);
+	free(d->xe);
+	free(d->xw);
 	free(d);
 }
 
@@ -140,7 +152,21 @@ static void transform(struct ts_decoder *d, const uint8_t *px, int w, int h, siz
 		k[c] = 1.0f / (255.0f * std_rgb[c]);
 		b[c] = -mean_rgb[c] / std_rgb[c];
 	}
-	const int ci[3] = { bgr ? 2 : 0, 1, bgr ? 0 : 2 };
+	const size_t so[3] = { (size_t)(bgr ? 2 : 0) * cs, cs, (size_t)(bgr ? 0 : 2) * cs };
+	/* Columns once per image (in output order, so the flip is free). */
+	for (unsigned x = 0; x < S; x++) {
+		double fx = (x + cx + 0.5) * sx - 0.5;
+		if (fx < 0)
+			fx = 0;
+		int x0 = (int)fx;
+		if (x0 > w - 1)
+			x0 = w - 1;
+		int x1 = x0 + 1 < w ? x0 + 1 : w - 1;
+		unsigned ox = flip ? S - 1 - x : x;
+		d->xa[ox] = (size_t)x0 * xs;
+		d->xe[ox] = (size_t)x1 * xs;
+		d->xw[ox] = (float)(fx - x0);
+	}
 	for (unsigned y = 0; y < S; y++) {
 		double fy = (y + cy + 0.5) * sy - 0.5;
 		if (fy < 0)
@@ -151,23 +177,15 @@ static void transform(struct ts_decoder *d, const uint8_t *px, int w, int h, siz
 		int y1 = y0 + 1 < h ? y0 + 1 : h - 1;
 		float wy = (float)(fy - y0);
 		const uint8_t *r0 = px + (size_t)y0 * w * xs, *r1 = px + (size_t)y1 * w * xs;
-		for (unsigned x = 0; x < S; x++) {
-			double fx = (x + cx + 0.5) * sx - 0.5;
-			if (fx < 0)
-				fx = 0;
-			int x0 = (int)fx;
-			if (x0 > w - 1)
-				x0 = w - 1;
-			int x1 = x0 + 1 < w ? x0 + 1 : w - 1;
-			float wx = (float)(fx - x0);
-			unsigned ox = flip ? S - 1 - x : x;
-			const size_t a = (size_t)x0 * xs, e = (size_t)x1 * xs;
-			for (int c = 0; c < 3; c++) {
-				size_t s = (size_t)ci[c] * cs;
-				float top = r0[a + s] + wx * (r0[e + s] - r0[a + s]);
-				float bot = r1[a + s] + wx * (r1[e + s] - r1[a + s]);
-				float v = top + wy * (bot - top);
-				out[c * plane + (size_t)y * S + ox] = v * k[c] + b[c];
+		for (int c = 0; c < 3; c++) {
+			const uint8_t *t = r0 + so[c], *u = r1 + so[c];
+			float *o = out + c * plane + (size_t)y * S;
+			for (unsigned x = 0; x < S; x++) {
+				const size_t a = d->xa[x], e = d->xe[x];
+				const float wx = d->xw[x];
+				float top = t[a] + wx * (t[e] - t[a]);
+				float bot = u[a] + wx * (u[e] - u[a]);
+				o[x] = (top + wy * (bot - top)) * k[c] + b[c];
 			}
 		}
 	}
