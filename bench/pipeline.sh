@@ -6,7 +6,10 @@
 #   env: N=20000 files, SIZE=112k bytes each (ImageNet's mean JPEG is about
 #        110 KB), QDS="1 16 64", DIR=where to put them (default a fresh
 #        folder under /var/tmp, removed at the end), COLD=1 to also run cold
-#        (drops the page cache: needs root), LOADER=1 to add the whole loader
+#        (drops the page cache: needs root), LOADER=1 to add the whole loader,
+#        JPEG_DIR=a folder of JPEGs for the decode part (default: made with
+#        'tiersim dataset make imagenet-jpeg --count $JPEGS', JPEGS=500),
+#        DECODE=0 to skip the decode part
 #
 # Rows: fio (ioengine=io_uring, iodepth=QD, bs=SIZE: one read per file, the
 # files opened by fio outside the timed reads; invalidate=0, so the cache
@@ -18,6 +21,8 @@
 # see the spread.
 set -euo pipefail
 BUILD=${1:-build}
+JPEGS=${JPEGS:-500}
+DECODE=${DECODE:-1}
 N=${N:-20000}
 SIZE=${SIZE:-112k}
 QDS=${QDS:-"1 16 64"}
@@ -35,7 +40,7 @@ if [ -z "${DIR:-}" ]; then
 	DIR=$(mktemp -d /var/tmp/ts_pipebench.XXXXXX)
 	OWN=1
 fi
-cleanup() { [ "$OWN" = 1 ] && rm -rf "$DIR"; return 0; }
+cleanup() { [ "$OWN" = 1 ] && rm -rf "$DIR"; [ -n "${OWN_JPEG:-}" ] && rm -rf "$OWN_JPEG"; return 0; }
 trap cleanup EXIT
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 
@@ -103,4 +108,39 @@ for c in $caches; do
 		    -v n="${RATE[$c,naive,1]}" -v l="${RATE[$c,loader,$qd]:-0}" \
 		    'BEGIN { printf "| %-5s | %3s | %8.2f  | %10.2f  | %9.2f  |\n", c, q, u/f, u/n, l/f }'
 	done
+done
+
+[ "$DECODE" = 1 ] || exit 0
+
+# Decode: images/s per core for generated ImageNet-like JPEGs, against the
+# published libjpeg-turbo figures for ImageNet (456-857 images/s per core,
+# decode only: ternaus/imread_benchmark as reported in arXiv 2501.13131).
+TIERSIM=$BUILD/cli/tiersim
+if [ -z "${JPEG_DIR:-}" ]; then
+	if ! "$TIERSIM" dataset --help >/dev/null 2>&1; then
+		echo "# decode: skipped (no JPEG_DIR, and this tiersim has no 'dataset' subcommand)"
+		exit 0
+	fi
+	OWN_JPEG=$(mktemp -d /var/tmp/ts_pipebench_jpeg.XXXXXX)
+	rmdir "$OWN_JPEG"
+	echo
+	echo "# making $JPEGS ImageNet-like JPEGs (tiersim dataset make imagenet-jpeg)"
+	"$TIERSIM" dataset make imagenet-jpeg --count "$JPEGS" --out "$OWN_JPEG" --quiet >/dev/null
+	JPEG_DIR=$OWN_JPEG/train
+fi
+echo
+CAL=$(mktemp /var/tmp/ts_pipebench_cal.XXXXXX)
+"$TIERSIM" calibrate decode --dir "$JPEG_DIR" --count "$JPEGS" --seconds 5 --out "$CAL"
+rm -f "$CAL"
+cat "$JPEG_DIR"/*/* > /dev/null 2>&1 || cat "$JPEG_DIR"/* > /dev/null
+echo
+echo "| decode workers | images/s (loader, wall) | per worker | workers busy s |"
+echo "|----------------|-------------------------|------------|----------------|"
+for v in 1 2; do
+	# Twice over the set so start-up is a small part of the run.
+	out=$("$READER" loader "$JPEG_DIR" 16 decode=real vcpus=$v batch=32 epochs=2 2>"$DIR/dec.log")
+	read -r s b t <<<"$out"
+	busy=$(sed -n 's/.*workers busy \([0-9.]*\) s.*/\1/p' "$DIR/dec.log")
+	awk -v v="$v" -v s="$s" -v t="$t" -v busy="$busy" \
+	    'BEGIN { printf "| %14d | %23.0f | %10.0f | %14s |\n", v, s / t, s / t / v, busy }'
 done
