@@ -116,6 +116,21 @@ int ts_decode_jpeg(struct ts_decoder *d, const uint8_t *jpeg, size_t len, struct
 	return 0;
 }
 
+/* The two source samples (and the second's weight) under output position i
+ * of the resized image, pixel centres aligned, edges clamped. */
+static void taps(unsigned i, double scale, int n, int *i0, int *i1, float *wt)
+{
+	double f = (i + 0.5) * scale - 0.5;
+	if (f < 0)
+		f = 0;
+	int a = (int)f;
+	if (a > n - 1)
+		a = n - 1;
+	*i0 = a;
+	*i1 = a + 1 < n ? a + 1 : n - 1;
+	*wt = (float)(f - a);
+}
+
 /* Pixel (x, y) channel c lies at px[(y * w + x) * xs + c * cs]. */
 static void transform(struct ts_decoder *d, const uint8_t *px, int w, int h, size_t xs, size_t cs,
 		      bool bgr, struct ts_rng *rng, float *out)
@@ -155,27 +170,18 @@ static void transform(struct ts_decoder *d, const uint8_t *px, int w, int h, siz
 	const size_t so[3] = { (size_t)(bgr ? 2 : 0) * cs, cs, (size_t)(bgr ? 0 : 2) * cs };
 	/* Columns once per image (in output order, so the flip is free). */
 	for (unsigned x = 0; x < S; x++) {
-		double fx = (x + cx + 0.5) * sx - 0.5;
-		if (fx < 0)
-			fx = 0;
-		int x0 = (int)fx;
-		if (x0 > w - 1)
-			x0 = w - 1;
-		int x1 = x0 + 1 < w ? x0 + 1 : w - 1;
+		int x0, x1;
+		float wx;
+		taps(x + cx, sx, w, &x0, &x1, &wx);
 		unsigned ox = flip ? S - 1 - x : x;
 		d->xa[ox] = (size_t)x0 * xs;
 		d->xe[ox] = (size_t)x1 * xs;
-		d->xw[ox] = (float)(fx - x0);
+		d->xw[ox] = wx;
 	}
 	for (unsigned y = 0; y < S; y++) {
-		double fy = (y + cy + 0.5) * sy - 0.5;
-		if (fy < 0)
-			fy = 0;
-		int y0 = (int)fy;
-		if (y0 > h - 1)
-			y0 = h - 1;
-		int y1 = y0 + 1 < h ? y0 + 1 : h - 1;
-		float wy = (float)(fy - y0);
+		int y0, y1;
+		float wy;
+		taps(y + cy, sy, h, &y0, &y1, &wy);
 		const uint8_t *r0 = px + (size_t)y0 * w * xs, *r1 = px + (size_t)y1 * w * xs;
 		for (int c = 0; c < 3; c++) {
 			const uint8_t *t = r0 + so[c], *u = r1 + so[c];

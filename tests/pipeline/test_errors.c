@@ -16,19 +16,11 @@
 #include "pipeline/loader.h"
 #include "pipeline/recordio.h"
 #include "tcheck.h"
+#include "tp.h"
 
 #define NFILES 40
 
 static char root[256];
-
-static int write_file(const char *path, const void *buf, size_t n)
-{
-	FILE *f = fopen(path, "wb");
-	if (!f)
-		return -1;
-	size_t w = fwrite(buf, 1, n, f);
-	return fclose(f) || w != n ? -1 : 0;
-}
 
 static int make_set(const char *name)
 {
@@ -50,7 +42,7 @@ static int make_set(const char *name)
 		if (tjCompress2(tj, rgb, 48, 0, 32, TJPF_RGB, &jpg, &len, TJSAMP_444, 90, 0))
 			return -1;
 		snprintf(path, sizeof path, "%s/%s/cls/s%03d.jpg", root, name, i);
-		int rc = write_file(path, jpg, len);
+		int rc = tp_write_file(path, jpg, len);
 		tjFree(jpg);
 		if (rc)
 			return -1;
@@ -123,7 +115,7 @@ static int corrupt_jpeg(const char *file)
 	uint8_t *junk = malloc((size_t)sb.st_size);
 	for (off_t i = 0; i < sb.st_size; i++)
 		junk[i] = (uint8_t)(i * 13 + 1);
-	int rc = write_file(file, junk, (size_t)sb.st_size);
+	int rc = tp_write_file(file, junk, (size_t)sb.st_size);
 	free(junk);
 	return rc;
 }

@@ -25,6 +25,7 @@
 #include "pipeline/recordio.h"
 #include "pipeline/source.h"
 #include "tcheck.h"
+#include "tp.h"
 
 #define NCLASS 5
 #define PER_CLASS 23
@@ -42,15 +43,6 @@ static uint64_t fnv64(const void *p, size_t n)
 	for (size_t i = 0; i < n; i++)
 		h = (h ^ b[i]) * 1099511628211ULL;
 	return h;
-}
-
-static int write_file(const char *path, const void *buf, size_t n)
-{
-	FILE *f = fopen(path, "wb");
-	if (!f)
-		return -1;
-	size_t w = fwrite(buf, 1, n, f);
-	return fclose(f) || w != n ? -1 : 0;
 }
 
 /* A small real JPEG of w × h with a seeded pattern. */
@@ -94,7 +86,7 @@ static int make_folder(void)
 			if (!jpg)
 				return -1;
 			snprintf(path, sizeof path, "%s/folder/c%02d/f%04d.jpg", root, c, i);
-			int rc = write_file(path, jpg, len);
+			int rc = tp_write_file(path, jpg, len);
 			file_sum[i] = fnv64(jpg, len);
 			file_len[i] = (uint32_t)len;
 			file_jpeg[i] = true;
