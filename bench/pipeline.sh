@@ -9,7 +9,7 @@
 #        (drops the page cache: needs root), LOADER=1 to add the whole loader,
 #        JPEG_DIR=a folder of JPEGs for the decode part (default: made with
 #        'tiersim dataset make imagenet-jpeg --count $JPEGS', JPEGS=500),
-#        DECODE=0 to skip the decode part
+#        DECODE=0 to skip the decode part, REPS=3 rounds
 #
 # Rows: fio (ioengine=io_uring, iodepth=QD, bs=SIZE: one read per file, the
 # files opened by fio outside the timed reads; invalidate=0, so the cache
@@ -17,11 +17,14 @@
 # per file one linked OPENAT+READ_FIXED+CLOSE, QD files in flight), "loader"
 # (the whole loader, decode=none, a consumer that drops every batch), and
 # "naive" (one thread: open, fstat, pread, close). Ratios are per row pair
-# measured in this run. Timings are wall clock on a shared machine: rerun to
-# see the spread.
+# measured in this run. Timings are wall clock on a shared machine, so the
+# whole set of rows is run REPS times, interleaved (each round runs every
+# row once), and each row shows the median round with the slowest and the
+# fastest beside it.
 set -euo pipefail
 BUILD=${1:-build}
 JPEGS=${JPEGS:-500}
+REPS=${REPS:-3}
 DECODE=${DECODE:-1}
 N=${N:-20000}
 SIZE=${SIZE:-112k}
@@ -65,8 +68,8 @@ run_uring() { "$READER" uring "$DIR" r.0. "$N" "$1" 2>/dev/null; }
 run_loader() { "$READER" loader "$DIR/sorted" "$1" 2>/dev/null; }
 run_naive() { "$READER" naive "$DIR" r.0. "$N"; }
 
-declare -A RATE
-row() { # cache method qd
+declare -A MBS FPS
+one() { # cache method qd: appends this round's rate to the row
 	local out
 	[ "$1" = cold ] && drop
 	case $2 in
@@ -76,27 +79,42 @@ row() { # cache method qd
 	naive) out=$(run_naive) ;;
 	esac
 	read -r s b t <<<"$out"
-	local sps mbs
-	sps=$(awk -v s="$s" -v t="$t" 'BEGIN { printf "%.0f", s / t }')
-	mbs=$(awk -v b="$b" -v t="$t" 'BEGIN { printf "%.0f", b / t / 1e6 }')
-	RATE[$1,$2,$3]=$mbs
-	printf "| %-5s | %-6s | %3s | %8s | %7s | %6.3f |\n" "$1" "$2" "$3" "$sps" "$mbs" "$t"
+	MBS[$1,$2,$3]+="$(awk -v b="$b" -v t="$t" 'BEGIN { printf "%.0f", b / t / 1e6 }') "
+	FPS[$1,$2,$3]+="$(awk -v s="$s" -v t="$t" 'BEGIN { printf "%.0f", s / t }') "
 }
+median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+lo() { tr ' ' '\n' | grep . | sort -n | head -1; }
+hi() { tr ' ' '\n' | grep . | sort -n | tail -1; }
 
 caches="warm"
 [ "$COLD" = 1 ] && caches="warm cold"
 methods="fio uring"
 [ "$LOADER" = 1 ] && methods="$methods loader"
-echo
-echo "| cache | reader | QD  | files/s  | MB/s    | s      |"
-echo "|-------|--------|-----|----------|---------|--------|"
-for c in $caches; do
-	[ "$c" = warm ] && warm
-	row "$c" naive 1
-	for qd in $QDS; do
-		for m in $methods; do
-			row "$c" "$m" "$qd"
+for r in $(seq "$REPS"); do
+	for c in $caches; do
+		[ "$c" = warm ] && warm
+		one "$c" naive 1
+		for qd in $QDS; do
+			for m in $methods; do
+				one "$c" "$m" "$qd"
+			done
 		done
+	done
+done
+declare -A MED
+echo
+echo "median of $REPS rounds (slowest-fastest)"
+echo
+echo "| cache | reader | QD  | files/s | MB/s | MB/s range  |"
+echo "|-------|--------|-----|---------|------|-------------|"
+for c in $caches; do
+	for row in "naive 1" $(for qd in $QDS; do for m in $methods; do echo "$m:$qd"; done; done); do
+		m=${row%[: ]*}
+		q=${row#*[: ]}
+		MED[$c,$m,$q]=$(median <<<"${MBS[$c,$m,$q]}")
+		printf "| %-5s | %-6s | %3s | %7s | %4s | %5s-%-5s |\n" "$c" "$m" "$q" \
+			"$(median <<<"${FPS[$c,$m,$q]}")" "${MED[$c,$m,$q]}" \
+			"$(lo <<<"${MBS[$c,$m,$q]}")" "$(hi <<<"${MBS[$c,$m,$q]}")"
 	done
 done
 echo
@@ -104,8 +122,8 @@ echo "| cache | QD  | uring/fio | uring/naive | loader/fio |"
 echo "|-------|-----|-----------|-------------|------------|"
 for c in $caches; do
 	for qd in $QDS; do
-		awk -v c="$c" -v q="$qd" -v u="${RATE[$c,uring,$qd]}" -v f="${RATE[$c,fio,$qd]}" \
-		    -v n="${RATE[$c,naive,1]}" -v l="${RATE[$c,loader,$qd]:-0}" \
+		awk -v c="$c" -v q="$qd" -v u="${MED[$c,uring,$qd]}" -v f="${MED[$c,fio,$qd]}" \
+		    -v n="${MED[$c,naive,1]}" -v l="${MED[$c,loader,$qd]:-0}" \
 		    'BEGIN { printf "| %-5s | %3s | %8.2f  | %10.2f  | %9.2f  |\n", c, q, u/f, u/n, l/f }'
 	done
 done
