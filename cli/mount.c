@@ -135,8 +135,12 @@ static void last_line(const char *log, char *out, size_t n)
 	char line[512];
 	while (fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = 0;
-		if (line[0])
-			snprintf(out, n, "%s", line);
+		size_t l = strlen(line);
+		if (l) {
+			l = l < n ? l : n - 1;
+			memcpy(out, line, l);
+			out[l] = 0;
+		}
 	}
 	fclose(f);
 }

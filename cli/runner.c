@@ -90,6 +90,17 @@ static void remove_tree(const char *path)
 	rmdir(path);
 }
 
+/* snprintf for paths: -ENAMETOOLONG instead of a silently cut path. */
+static int pathf(char *buf, size_t n, const char *fmt, ...) TS_PRINTF(3, 4);
+static int pathf(char *buf, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int w = vsnprintf(buf, n, fmt, ap);
+	va_end(ap);
+	return w < 0 || (size_t)w >= n ? -ENAMETOOLONG : 0;
+}
+
 static char *dupf(const char *fmt, ...) TS_PRINTF(1, 2);
 static char *dupf(const char *fmt, ...)
 {
@@ -343,7 +354,10 @@ int ts_runner_place(struct ts_runner *R, const struct ts_scenario *s,
 	snprintf(dp->rel, sizeof(dp->rel), "datasets/%s-%llu-s%llu%s", d->kind,
 		 (unsigned long long)d->count, (unsigned long long)d->seed,
 		 s->ds.encoded ? "-enc" : "");
-	snprintf(dp->dir, sizeof(dp->dir), "%s/%s", R->datadir, dp->rel);
+	if (pathf(dp->dir, sizeof(dp->dir), "%s/%s", R->datadir, dp->rel)) {
+		snprintf(err, errlen, "work directory %s: path too long", R->datadir);
+		return -ENAMETOOLONG;
+	}
 	dp->generated = true;
 
 	struct ts_dataset_config gc;
@@ -650,9 +664,12 @@ static int exec_train_real(struct ts_runner *R, struct ts_scenario *s, const cha
 	if ((rc = ts_opt_copy(ts_pipe_opts, &pc, &s->pipe)))
 		goto out;
 	char path[PATH_MAX * 2] = "";
-	if (!synthetic)
-		snprintf(path, sizeof(path), "%s%s%s%s%s", lv.root, dp.rel[0] ? "/" : "", dp.rel,
-			 dp.input[0] ? "/" : "", dp.input);
+	if (!synthetic && pathf(path, sizeof(path), "%s%s%s%s%s", lv.root, dp.rel[0] ? "/" : "",
+				dp.rel, dp.input[0] ? "/" : "", dp.input)) {
+		rc = -ENAMETOOLONG;
+		snprintf(err, errlen, "dataset path under %s is too long", lv.root);
+		goto out;
+	}
 	uint64_t batch = s->eng.batch * s->eng.gpus;
 	uint64_t per_epoch = dp.have_meta
 				     ? (dp.kind == TS_DS_PTB_TEXT ? 0 : dp.meta.count / batch)
@@ -798,6 +815,7 @@ static int exec_preprocess_real(struct ts_runner *R, struct ts_scenario *s, cons
 {
 	struct ts_dataset_place dp;
 	struct live lv;
+	char host_out[PATH_MAX * 2] = ""; /* what the conversion wrote, on the host */
 	memset(&lv, 0, sizeof(lv));
 	int rc = ts_runner_place(R, s, &dp, true, err, errlen);
 	if (rc)
@@ -830,10 +848,13 @@ static int exec_preprocess_real(struct ts_runner *R, struct ts_scenario *s, cons
 		.seed = s->ds.seed,
 	};
 	char in[PATH_MAX * 2], out[PATH_MAX * 2];
-	snprintf(in, sizeof(in), "%s%s%s/%s", lv.root, dp.rel[0] ? "/" : "", dp.rel, dp.input);
-	snprintf(out, sizeof(out), "%s/%s", lv.root, outrel);
-	char host_out[PATH_MAX * 2];
-	snprintf(host_out, sizeof(host_out), "%s/%s", dp.backing, outrel);
+	if (pathf(in, sizeof(in), "%s%s%s/%s", lv.root, dp.rel[0] ? "/" : "", dp.rel, dp.input) ||
+	    pathf(out, sizeof(out), "%s/%s", lv.root, outrel) ||
+	    pathf(host_out, sizeof(host_out), "%s/%s", dp.backing, outrel)) {
+		rc = -ENAMETOOLONG;
+		snprintf(err, errlen, "dataset path under %s is too long", lv.root);
+		goto out;
+	}
 	struct fs_counters c0, c1;
 	if (lv.mount)
 		read_counters(lv.root, &c0);
@@ -860,7 +881,7 @@ static int exec_preprocess_real(struct ts_runner *R, struct ts_scenario *s, cons
 	}
 out:
 	live_end(R, &lv, err, errlen);
-	if (!R->o.keep)
+	if (!R->o.keep && host_out[0])
 		remove_tree(host_out);
 	ts_runner_place_free(&dp);
 	return rc;
