@@ -789,11 +789,11 @@ static int exec_train_real(struct ts_runner *R, struct ts_scenario *s, const cha
 		struct ts_pipe_stats ps;
 		ts_pipe_stats(lv.pipe, &ps);
 		char parts[1024];
-		snprintf(parts, sizeof(parts), "%s, reader real io_uring QD %llu (%s), decode %s %llu "
-					       "workers = vCPUs%s%s, %s",
+		snprintf(parts, sizeof(parts), "%s, reader real io_uring QD %llu (%s), decode %s "
+					       "(%llu workers = vCPUs%s%s), %s",
 			 mdesc, (unsigned long long)s->pipe.qd, ps.source ? ps.source : "?",
 			 ps.decode_mode ? ps.decode_mode : "?", (unsigned long long)ps.decode_workers,
-			 ps.decode_note[0] ? " " : "", ps.decode_note, edesc);
+			 ps.decode_note[0] ? "; " : "", ps.decode_note, edesc);
 		rc = ts_row_set_str(&w->parts, parts);
 	}
 	free(ih);
