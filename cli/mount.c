@@ -357,6 +357,8 @@ int ts_mount_stop(struct ts_mounts *ms, struct ts_mount *m, char *err, size_t er
 	m->mounted = false;
 	if (rc == 0 && m->own_mountpoint)
 		rmdir(m->mountpoint);
+	if (rc == 0)
+		unlink(m->log); /* kept when something went wrong */
 	unlink_from(ms, m);
 	mount_free(m);
 	return rc;
