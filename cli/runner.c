@@ -847,6 +847,20 @@ static int exec_preprocess_real(struct ts_runner *R, struct ts_scenario *s, cons
 			 R->nruns);
 	else
 		snprintf(outrel, sizeof(outrel), ".tiersim-convert-%d-%u", (int)getpid(), R->nruns);
+	if (pathf(host_out, sizeof(host_out), "%s/%s", dp.backing, outrel)) {
+		snprintf(err, errlen, "dataset path under %s is too long", dp.backing);
+		rc = -ENAMETOOLONG;
+		goto out;
+	}
+	/* The output's parent exists before the mount shows it. */
+	char parent[PATH_MAX * 2];
+	snprintf(parent, sizeof(parent), "%s", host_out);
+	*strrchr(parent, '/') = 0;
+	if ((rc = mkdirs(parent))) {
+		snprintf(err, errlen, "cannot create %s: %s", parent, ts_strerror(rc));
+		host_out[0] = 0;
+		goto out;
+	}
 	char mdesc[256];
 	if ((rc = live_mount(R, s, tier, &dp, true, &lv, mdesc, sizeof(mdesc), err, errlen)))
 		goto out;
@@ -863,8 +877,7 @@ static int exec_preprocess_real(struct ts_runner *R, struct ts_scenario *s, cons
 	};
 	char in[PATH_MAX * 2], out[PATH_MAX * 2];
 	if (pathf(in, sizeof(in), "%s%s%s/%s", lv.root, dp.rel[0] ? "/" : "", dp.rel, dp.input) ||
-	    pathf(out, sizeof(out), "%s/%s", lv.root, outrel) ||
-	    pathf(host_out, sizeof(host_out), "%s/%s", dp.backing, outrel)) {
+	    pathf(out, sizeof(out), "%s/%s", lv.root, outrel)) {
 		rc = -ENAMETOOLONG;
 		snprintf(err, errlen, "dataset path under %s is too long", lv.root);
 		goto out;
