@@ -161,7 +161,8 @@ static int write_profile(const struct ts_calib_cfg *c, const struct ts_calib_row
 				"    { name = \"tiersim-cudnn\", aliases = { \"cudnn\" }, precision = \"fp32\",\n"
 				"      efficiency_as = \"tensorflow-2017\", context_mib = 400, state_copies = 3,\n"
 				"      act_train = %.3f, act_infer = \"all\",\n"
-				"      allreduce_eff = 1.0, overlap = 1.0, sync_ms = 8.5, jitter_p99 = 1.02 },\n"
+				"      allreduce_eff = 1.0, allreduce_gbs = 2.8, overlap = 1.0, sync_ms = 8.5,\n"
+				"      jitter_p99 = 1.02 },\n"
 				"  },\n",
 				per, a->batch, b->batch, (uint64_t)n->act_train, act);
 	}

@@ -212,6 +212,7 @@ static int read_entry(struct lctx *c, struct ts_profiles *p, const char *what, i
 			NUM(f->act_infer, "act_infer", 1);
 		if ((rc = read_eff(c, t, f)) < 0)
 			return rc;
+		NUM(f->allreduce_gbs, "allreduce_gbs", 0);
 		NUM(f->overlap, "overlap", 0);
 		NUM(f->sync_ms, "sync_ms", 0);
 		NUM(f->jitter_p99, "jitter_p99", 1);

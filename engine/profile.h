@@ -43,6 +43,7 @@ struct ts_prof_fw {
 		double eff;
 	} eff_link[8];
 	int neff_link;
+	double allreduce_gbs; /* cap on the exchange rate, GB/s; 0 = none */
 	double overlap, sync_ms, jitter_p99;
 };
 

@@ -219,7 +219,10 @@ static double comm_exposed(const struct sim *s, uint64_t n, double compute_s)
 	if (n < 2)
 		return 0;
 	double hops = 2.0 * (double)(n - 1);
-	double bw = s->link->bw_gbs * 1e9 * ts_prof_fw_allreduce_eff(s->f, s->link->name);
+	double bw = s->link->bw_gbs * ts_prof_fw_allreduce_eff(s->f, s->link->name);
+	if (s->f->allreduce_gbs > 0 && s->f->allreduce_gbs < bw)
+		bw = s->f->allreduce_gbs; /* the framework, not the link, sets the rate */
+	bw *= 1e9;
 	double t_bwd = compute_s * 2.0 / 3.0, link = 0, total = 0;
 	for (int i = 0; i < s->ngrad; i++) {
 		double t = hops / (double)n * s->grad_bytes[i] / bw;

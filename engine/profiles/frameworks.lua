@@ -17,6 +17,7 @@
 --   exposed = max(0, t_comm - overlap x t_backward) + sync_ms (n > 1 only),
 --   t_backward = 2/3 of a training step's compute (backward = 2 x forward).
 --   allreduce_eff is a number or a table by link name (with a default);
+--   allreduce_gbs, where set, caps the rate (GB/s) whatever the link;
 --   allreduce_eff, overlap and sync_ms are fitted on published 1- and n-GPU
 --   throughputs where those exist (tensorflow-2017, pytorch-2021); a fitted
 --   efficiency absorbs everything that is not compute (stragglers, host work
@@ -30,7 +31,7 @@ return {
       -- BVLC/caffe docs/performance_hardware.md figures anchor it (anchors.lua).
       context_mib = 400, state_copies = 3, act_train = 2.0, act_infer = "all",
       -- multi-GPU: as nvcaffe
-      allreduce_eff = 1.0, overlap = 1.0, sync_ms = 8.5,
+      allreduce_eff = 1.0, allreduce_gbs = 2.8, overlap = 1.0, sync_ms = 8.5,
       jitter_p99 = 1.02 },
     { name = "nvcaffe", aliases = { "NVCaffe", "nvidia-caffe" }, precision = "fp32",
       -- NVIDIA's fork of Caffe. No NVCaffe throughput tables are published (NF).
@@ -43,12 +44,15 @@ return {
       efficiency_as = "tensorflow-2017",
       context_mib = 400, state_copies = 3, act_train = 2.0, act_infer = "all",
       -- Multi-GPU: no NVCaffe figures are published (NF). Caffe reduces the
-      -- gradients with NCCL layer by layer as backward produces them
-      -- (BVLC/caffe src/caffe/parallel.cpp, solver option layer_wise_reduce,
-      -- on by default): overlap 1, and the ring taken at the link's full
-      -- bandwidth (an upper bound). sync_ms as tensorflow-2017's, the same
-      -- era's per-step cost. A measured speed-up should replace these.
-      allreduce_eff = 1.0, overlap = 1.0, sync_ms = 8.5,
+      -- gradients layer by layer as backward produces them (BVLC/caffe
+      -- src/caffe/parallel.cpp, solver option layer_wise_reduce, on by
+      -- default): overlap 1. The exchange rate is the only one measured for
+      -- a framework of that year: tensorflow-2017 on DGX-1 moved gradients at
+      -- 80 GB/s x 0.035 = 2.8 GB/s per GPU, far below the link, i.e. the
+      -- framework set the rate; taken here on any link (allreduce_gbs caps
+      -- link bw x allreduce_eff). sync_ms as tensorflow-2017's. A measured
+      -- speed-up should replace these.
+      allreduce_eff = 1.0, allreduce_gbs = 2.8, overlap = 1.0, sync_ms = 8.5,
       jitter_p99 = 1.02 },
     { name = "mxnet", aliases = { "MXNet" }, precision = "fp32",
       -- act_train 1.1, bounded by published batches with engine/netdef.c's
@@ -63,8 +67,8 @@ return {
       -- all three; 4 is about the middle.
       context_mib = 400, state_copies = 3, act_train = 1.1, act_infer = 4,
       -- Multi-GPU: no MXNet figures in the sources (NF); its kvstore 'device'
-      -- reduces on the GPUs while backward runs: as nvcaffe (an upper bound).
-      allreduce_eff = 1.0, overlap = 1.0, sync_ms = 8.5,
+      -- reduces on the GPUs while backward runs: as nvcaffe.
+      allreduce_eff = 1.0, allreduce_gbs = 2.8, overlap = 1.0, sync_ms = 8.5,
       jitter_p99 = 1.02 },
     { name = "tensorflow-2017", aliases = { "tensorflow", "tf", "tf-2017" }, precision = "fp32",
       -- Memory: taken from mxnet; benchmarks.md trains ResNet-50 at batch 64
@@ -90,7 +94,7 @@ return {
       efficiency_as = "tensorflow-2017",
       context_mib = 400, state_copies = 3, act_train = 2.0, act_infer = "all",
       -- one GPU per engine (NCCL not built): multi-GPU as nvcaffe
-      allreduce_eff = 1.0, overlap = 1.0, sync_ms = 8.5,
+      allreduce_eff = 1.0, allreduce_gbs = 2.8, overlap = 1.0, sync_ms = 8.5,
       jitter_p99 = 1.02 },
     { name = "pytorch-2021", aliases = { "pytorch", "pytorch-dali", "modern" }, precision = "amp",
       -- NVIDIA DeepLearningExamples PyTorch ResNet-50 v1.5 (NGC pytorch-21.03,
