@@ -128,6 +128,8 @@ static void *calib_main(void *arg)
 	if (!fs->o.bare) {
 		char err[256];
 		rc = ts_fs_model_start(fs, err, sizeof(err));
+		if (!rc && fs->o.trace)
+			rc = ts_fs_trace_open(fs, err, sizeof(err));
 		if (rc) {
 			ts_fs_log(fs, LOG_ERR, "tierfs: %s", err);
 			ready(fs, 1);

@@ -66,6 +66,7 @@ void ts_fs_req_begin(struct ts_fs *fs, struct ts_fs_req *r, enum ts_fs_op op, co
 	r->len = len;
 	r->file_size = f ? __atomic_load_n(&f->size, RELAXED) : 0;
 	r->result = 0;
+	r->ino = 0;
 	r->tid = fuse_get_context()->pid;
 	r->submit_ns = ts_now_ns();
 	uint64_t q = __atomic_add_fetch(&fs->inflight, 1, RELAXED);
@@ -98,6 +99,7 @@ int ts_fs_req_end(struct ts_fs *fs, struct ts_fs_req *r, int64_t result)
 
 	/* Trace hook: *r is the completed request (op, path, file id,
 	 * offset, length, result, submit/complete ns, tid). */
+	ts_fs_trace_put(fs, r);
 	return (int)result;
 }
 

@@ -76,6 +76,7 @@ struct ts_fs_req {
 	uint64_t due_ns;     /* the model's completion time; 0 = not modeled */
 	uint64_t complete_ns; /* reply time */
 	pid_t tid;	      /* the requesting thread, as the kernel reports it */
+	uint64_t ino;	      /* open/create: the inode opened (names later fh-only ops in traces) */
 };
 
 /* Per-op counters. Updated with relaxed atomics only: no lock on any path. */
@@ -152,6 +153,7 @@ struct ts_fs {
 	uint64_t inflight, max_inflight;
 	uint64_t invalidations; /* kernel page-cache invalidations of cached files */
 	struct ts_fs_opstat stat[TS_FS_OP_NR];
+	struct ts_fs_trace *trace; /* -o trace=FILE (trace_hook.c), once the model has started */
 };
 
 /* The FUSE operations (passthrough.c). */
@@ -220,6 +222,15 @@ void ts_fs_model_last_error(struct ts_fs *fs, char *buf, size_t n);
 char *ts_fs_model_describe(struct ts_fs *fs);
 /* Apply a control command ("tier=aws-gp3 capacity=1TiB"). */
 TS_WUR int ts_fs_model_command(struct ts_fs *fs, const char *cmd, char *err, size_t n);
+
+/* -o trace=FILE (trace_hook.c): check makes the path absolute and checks
+ * it before mounting, open starts recording once the model runs, put
+ * records a completed request, close writes the trailer and reports drops. */
+struct ts_fs_trace;
+TS_WUR int ts_fs_trace_check(struct ts_fs *fs, char *err, size_t n);
+TS_WUR int ts_fs_trace_open(struct ts_fs *fs, char *err, size_t n);
+void ts_fs_trace_put(struct ts_fs *fs, const struct ts_fs_req *r);
+void ts_fs_trace_close(struct ts_fs *fs);
 
 /* Self-calibration (calib.c): started from init, reports on ready_fd. */
 void ts_fs_calib_start(struct ts_fs *fs);

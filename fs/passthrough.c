@@ -466,6 +466,7 @@ static int pt_open(const char *path, struct fuse_file_info *fi)
 	res = open_beneath(fs, rel_path(path), fi->flags & BACKING_FLAGS, 0);
 	if (res >= 0)
 		res = file_attach(fs, path, res, fi);
+	r.ino = res >= 0 ? ts_fs_file_of(fi)->ino : 0;
 	return ts_fs_req_end(fs, &r, res);
 }
 
@@ -500,6 +501,7 @@ static int pt_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 	}
 	if (res >= 0)
 		res = file_attach(fs, path, res, fi);
+	r.ino = res >= 0 ? ts_fs_file_of(fi)->ino : 0;
 	return ts_fs_req_end(fs, &r, res);
 }
 
