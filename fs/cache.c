@@ -44,9 +44,13 @@
  * 256 MiB in 4 KiB..1 MiB blocks, best of 5: 10.1-13.2 GB/s; the lower
  * figure); `bench/tier_submit` measures it again on any machine.
  *
+ * Metadata: a META op on a file that has pages cached costs nothing (its
+ * inode is in memory while its pages are); on any other file it reaches
+ * the device and pays the tier's metadata latency.
+ *
  * Left out: partial-page writes are not read first (Linux reads a page it
- * only partly overwrites); metadata is not cached (every META op reaches
- * the device); one readahead stream per file.
+ * only partly overwrites); the dentry/inode cache is not modeled apart from
+ * the rule above; one readahead stream per file.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -376,8 +380,11 @@ static void evict_one(struct cache *c, uint64_t now)
 	if (v == NIL)
 		return;
 	struct ent *e = &c->e[v];
-	if (e->dirty)
-		wb_entry(c, slot_min(c), v, now); /* reclaim writes dirty pages first */
+	if (e->dirty) {
+		/* Reclaim writes dirty pages first, when a writeback slot frees. */
+		int k = slot_min(c);
+		wb_entry(c, k, v, TS_MAX(now, c->wb[k].free));
+	}
 	if (c->evict)
 		c->evict(c->evict_ctx, e->file, e->idx * CHUNK, CHUNK);
 	ent_remove(c, v);
@@ -663,7 +670,14 @@ static uint64_t cache_submit(struct ts_tier_layer *l, uint64_t now, const struct
 		break;
 	}
 	default:
-		end = ts_tier_layer_next(l, now, req, done);
+		/* Metadata of a file with pages in the cache is in memory too
+		 * (its inode and dentry are pinned by those pages). */
+		if (*fslot(c, req->file) != NIL) {
+			done->bound = TS_TIER_BOUND_MEMORY;
+			end = now;
+		} else {
+			end = ts_tier_layer_next(l, now, req, done);
+		}
 		break;
 	}
 	publish(c);
