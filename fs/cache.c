@@ -5,7 +5,8 @@
  * writes them back at the tier's write rate in model time.
  *
  * It models Linux's behaviour, not its code:
- *   - Readahead (mm/readahead.c): a read at offset 0 or right after the
+ *   - Readahead (mm/readahead.c), for requests that carry the file's size
+ *     (it never runs past EOF): a read at offset 0 or right after the
  *     previous one is sequential. The first window is the request rounded
  *     up to a power of two, x4 when small (<= max/32) or x2 (<= max/4);
  *     each next window x4 while < max/16, x2 while <= max/2, then max
@@ -558,6 +559,10 @@ static void readahead(struct cache *c, uint64_t now, const struct ts_tier_req *r
 			lru = &c->ra[i];
 	}
 	uint64_t end = req->off + req->len;
+	/* Without the file's size the model cannot tell where it ends, and
+	 * Linux never reads ahead past EOF: no readahead then. */
+	if (!req->size)
+		return;
 	bool seq = req->off == 0 || (s && s->next == req->off);
 	if (!s) {
 		s = lru;
@@ -575,9 +580,7 @@ static void readahead(struct cache *c, uint64_t now, const struct ts_tier_req *r
 	if (s->window && s->ra_end >= end + s->window)
 		return; /* more than a window is still ahead */
 	s->window = s->window ? ra_next(s->window, c->ra_max) : ra_init(req->len, c->ra_max);
-	uint64_t stop = start + s->window;
-	if (req->size)
-		stop = TS_MIN(stop, (req->size + PAGE - 1) / PAGE * PAGE);
+	uint64_t stop = TS_MIN(start + s->window, (req->size + PAGE - 1) / PAGE * PAGE);
 	s->ra_end = TS_MAX(s->ra_end, stop);
 	if (stop <= start)
 		return;

@@ -159,7 +159,7 @@ struct ts_tier_req {
 	enum ts_tier_op op;
 	uint64_t file; /* any stable id of the file (an inode number) */
 	uint64_t off, len;
-	uint64_t size; /* file size if known, 0 = unknown (bounds readahead) */
+	uint64_t size; /* file size; 0 = unknown, which turns readahead off for the request */
 };
 
 /* What bound a request's completion time. */

@@ -159,6 +159,12 @@ static void test_readahead(void)
 	CHECK(ios2 >= size / TS_MiB && ios2 <= size / TS_MiB + 8);
 	ts_tier_free(t);
 
+	/* Without the size, no readahead (it could run past EOF). */
+	t = cached("ssd-cloud", TS_GiB, NULL);
+	CHECK_EQ_U64(scan(t, TS_MiB, 4096, false, &bytes, NULL), TS_MiB / 4096);
+	CHECK_EQ_U64(bytes, TS_MiB);
+	ts_tier_free(t);
+
 	/* Random reads get no readahead. */
 	t = cached("ssd-cloud", TS_GiB, NULL);
 	struct drv dr;
