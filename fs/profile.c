@@ -66,8 +66,8 @@ static int l_tier(lua_State *L)
 	const char *name = luaL_checkstring(L, 1);
 	if (!*name)
 		return luaL_error(L, "tier name is empty");
-	/* The line in the file's main chunk, so that a tier declared through
-	 * a helper function is named by the helper's call. */
+	/* The line in the file's main chunk, so that a tier declared inside
+	 * a Lua function (essd() in tiers.lua) is named by that function's call. */
 	lua_Debug ar;
 	int line = 0;
 	for (int lv = 1; lua_getstack(L, lv, &ar); lv++) {
