@@ -117,6 +117,27 @@ static bool reserved(const char *path)
 	return path && ts_fs_ctl_kind(path) != TS_FS_CTL_NONE;
 }
 
+/*
+ * A daemon running as root for other users (-o allow_other) creates what
+ * they create as theirs, as a local file system would, rather than as
+ * root's. Returns 0, or -1 with errno set after removing what was made.
+ */
+static int set_owner(int dir, const char *name, int fd, int rmflags)
+{
+	const struct fuse_context *c = fuse_get_context();
+
+	if (geteuid() != 0 || (c->uid == 0 && c->gid == 0))
+		return 0;
+	if ((fd >= 0 ? fchown(fd, c->uid, c->gid)
+		     : fchownat(dir, name, c->uid, c->gid, AT_SYMLINK_NOFOLLOW)) == 0)
+		return 0;
+	int e = errno;
+	if (name)
+		unlinkat(dir, name, rmflags);
+	errno = e;
+	return -1;
+}
+
 /* The common shape of an op acting on one name: resolve, act, account. */
 #define AT_OP(opcode, path, expr)                                          \
 	do {                                                               \
@@ -126,7 +147,7 @@ static bool reserved(const char *path)
 		ts_fs_req_begin(fs_, &r_, (opcode), (path), NULL, 0, 0);      \
 		int res_ = reserved(path) ? -EPERM : at_get(fs_, (path), &a); \
 		if (res_ == 0) {                                           \
-			res_ = (expr) < 0 ? -errno : 0;                    \
+			res_ = (expr) ? -errno : 0;                        \
 			at_put(&a);                                        \
 		}                                                          \
 		return ts_fs_req_end(fs_, &r_, res_);                      \
@@ -211,12 +232,14 @@ static int pt_readlink(const char *path, char *buf, size_t size)
 
 static int pt_mknod(const char *path, mode_t mode, dev_t rdev)
 {
-	AT_OP(TS_FS_MKNOD, path, mknodat(a.dir, a.name, mode, rdev));
+	AT_OP(TS_FS_MKNOD, path,
+	      mknodat(a.dir, a.name, mode, rdev) || set_owner(a.dir, a.name, -1, 0));
 }
 
 static int pt_mkdir(const char *path, mode_t mode)
 {
-	AT_OP(TS_FS_MKDIR, path, mkdirat(a.dir, a.name, mode));
+	AT_OP(TS_FS_MKDIR, path,
+	      mkdirat(a.dir, a.name, mode) || set_owner(a.dir, a.name, -1, AT_REMOVEDIR));
 }
 
 static int pt_unlink(const char *path)
@@ -247,7 +270,8 @@ static int pt_rmdir(const char *path)
 
 static int pt_symlink(const char *target, const char *path)
 {
-	AT_OP(TS_FS_SYMLINK, path, symlinkat(target, a.dir, a.name));
+	AT_OP(TS_FS_SYMLINK, path,
+	      symlinkat(target, a.dir, a.name) || set_owner(a.dir, a.name, -1, 0));
 }
 
 static int pt_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_info *fi)
@@ -455,7 +479,26 @@ static int pt_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 	ts_fs_req_begin(fs, &r, TS_FS_CREATE, path, NULL, 0, 0);
 	if (reserved(path))
 		return ts_fs_req_end(fs, &r, -EPERM);
-	res = open_beneath(fs, rel_path(path), (fi->flags & BACKING_FLAGS) | O_CREAT, mode);
+	/* Only a file made here is given to the caller: an existing one
+	 * (O_CREAT without O_EXCL) is opened as it is. */
+	int flags = (fi->flags & BACKING_FLAGS) | O_CREAT;
+	bool made = true;
+	res = open_beneath(fs, rel_path(path), flags | O_EXCL, mode);
+	if (res == -EEXIST && !(flags & O_EXCL)) {
+		made = false;
+		res = open_beneath(fs, rel_path(path), flags & ~O_CREAT, 0);
+	}
+	if (res >= 0 && made && set_owner(-1, NULL, res, 0)) {
+		/* fchown failed: remove the new file again, beneath BACKING. */
+		int e = errno;
+		struct at a;
+		close(res);
+		if (at_get(fs, path, &a) == 0) {
+			unlinkat(a.dir, a.name, 0);
+			at_put(&a);
+		}
+		res = -e;
+	}
 	if (res >= 0)
 		res = file_attach(fs, path, res, fi);
 	r.ino = res >= 0 ? ts_fs_file_of(fi)->ino : 0;

@@ -522,13 +522,14 @@ unmount:
 	ts_fs_trace_close(fs);
 	ts_fs_log(fs, LOG_INFO, "tierfs: %s unmounted", fs->mountpoint);
 out:
+	/* The model's invalidation thread uses f: stop it first. */
+	ts_fs_model_close(fs);
 	if (f)
 		fuse_destroy(f);
 	if (lc)
 		fuse_loop_cfg_destroy(lc);
 	fuse_opt_free_args(&args);
 	free(cmd.mountpoint);
-	ts_fs_model_close(fs);
 	if (fs->root >= 0)
 		close(fs->root);
 	if (fs->ready_fd >= 0)

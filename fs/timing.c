@@ -350,8 +350,8 @@ static void *inval_main(void *arg)
 			if (rc == 0)
 				__atomic_add_fetch(&fs->invalidations, 1, __ATOMIC_RELAXED);
 			/* -ENOENT: the kernel holds no inode for it, so no
-			 * pages either. */
-			if (rc && rc != -ENOENT)
+			 * pages either; -ENOTCONN/-ENODEV: unmounted, likewise. */
+			if (rc && rc != -ENOENT && rc != -ENOTCONN && rc != -ENODEV)
 				ts_fs_log(fs, LOG_WARNING,
 					  "tierfs: warning: cannot drop the kernel's cached pages "
 					  "of %s: %s",

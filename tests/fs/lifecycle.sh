@@ -2,8 +2,8 @@
 # lifecycle.sh — mounting and unmounting: the daemonized mount returns once
 # ready and leaves with fusermount3 -u; SIGTERM and SIGINT unmount cleanly;
 # a second mount over a mounted point is refused; a stale mount left by a
-# killed daemon is reported with the command that clears it; mount(8)'s
-# helper form (options after the paths) works.
+# killed daemon is reported with the command that clears it; mount(8) and
+# its helper (options after the paths) work.
 . "$(dirname "$0")/lib.sh"
 
 pid_of_mount() { stat_get pid; }
@@ -63,6 +63,16 @@ grep -q '^capacity=1.00 TiB' "$MNT/.tierfs/control" || fail "capacity option los
 pid=$(pid_of_mount)
 fusermount3 -u "$MNT" || fail "unmount of the helper mount"
 for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+
+# 6. mount(8) itself, naming the program in the source, and umount(8).
+if [ "$(id -u)" -eq 0 ]; then
+	mount -t fuse "$TIERFS#$BACKING" "$MNT" -o tier=unlimited 2>>"$LOG" || fail "mount -t fuse failed"
+	[ "$(cat "$MNT/file")" = data ] || fail "read through mount(8)'s mount"
+	pid=$(pid_of_mount)
+	umount "$MNT" || fail "umount"
+	for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+	kill -0 "$pid" 2>/dev/null && fail "daemon $pid still running after umount"
+fi
 
 check_log
 exit 0
