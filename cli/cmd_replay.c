@@ -10,11 +10,7 @@
 
 #include <jansson.h>
 
-#if __has_include("commands.h")
 #include "commands.h"
-#else
-int cmd_replay(int argc, char **argv);
-#endif
 #include "core/opt.h"
 #include "core/units.h"
 #include "replay.h"
@@ -66,7 +62,7 @@ static void recorded_cfg(const struct ts_trace *t, struct ts_tier_cfg *cfg)
 		cfg->mem = t->hdr.mem;
 }
 
-int cmd_replay(int argc, char **argv)
+int ts_cmd_replay(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "virtual", no_argument, NULL, 'v' },	 { "tier", required_argument, NULL, 't' },

@@ -10,11 +10,7 @@
 
 #include <jansson.h>
 
-#if __has_include("commands.h")
 #include "commands.h"
-#else
-int cmd_trace(int argc, char **argv);
-#endif
 #include "traces/blkparse.h"
 #include "traces/iolog.h"
 #include "traces/stats.h"
@@ -306,7 +302,7 @@ static const struct {
 	{ "export", do_export },
 };
 
-int cmd_trace(int argc, char **argv)
+int ts_cmd_trace(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(argc < 2 ? stderr : stdout);

@@ -21,6 +21,12 @@ struct cmd {
 #ifndef TS_HAVE_TIERS
 #define TS_HAVE_TIERS 0
 #endif
+#ifndef TS_HAVE_TRACE
+#define TS_HAVE_TRACE 0
+#endif
+#ifndef TS_HAVE_REPLAY
+#define TS_HAVE_REPLAY 0
+#endif
 
 /* The subcommands; a part's line sits under the part it needs. */
 static const struct cmd cmds[] = {
@@ -32,6 +38,12 @@ static const struct cmd cmds[] = {
 	{ "tiers", ts_cmd_tiers, "list the tier profiles and their limits" },
 #endif
 	{ "calibrate", ts_cmd_calibrate, "measure decode cost or engine step times for profiles" },
+#if TS_HAVE_TRACE
+	{ "trace", ts_cmd_trace, "inspect and convert IO traces: dump, undump, stats, import, export" },
+#endif
+#if TS_HAVE_REPLAY
+	{ "replay", ts_cmd_replay, "replay a trace on tiers (--virtual) or against a directory" },
+#endif
 };
 
 int ts_cli_wants_help(int argc, char **argv)

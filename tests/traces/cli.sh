@@ -3,7 +3,7 @@
 # dump → undump the same bytes, stats --json gives the figures the small
 # hand-written trace implies, and bad input gets one line naming file/line.
 set -u
-B=${TS_BUILD_ROOT:?}/tests/traces/trace_cli
+B=${TS_BUILD_ROOT:?}/cli/tiersim
 S=${TS_SOURCE_ROOT:?}/tests/traces/data
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT

@@ -6,7 +6,7 @@
 # the start, as fio's code has it; malformed input names file, line, field.
 set -u
 [ -n "${V:-}" ] && set -x
-B=${TS_BUILD_ROOT:?}/tests/traces/trace_cli
+B=${TS_BUILD_ROOT:?}/cli/tiersim
 S=${TS_SOURCE_ROOT:?}/tests/traces/data
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT

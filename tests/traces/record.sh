@@ -5,7 +5,7 @@
 # floor included), nothing is dropped, the unmount reports it, and the
 # trace replays (virtually) on the recorded tier.
 . "${TS_SOURCE_ROOT:?}/tests/fs/lib.sh"
-B=$TS_BUILD_ROOT/tests/traces/trace_cli
+B=$TS_BUILD_ROOT/cli/tiersim
 command -v fio >/dev/null || { echo "SKIP: fio is not installed"; exit 77; }
 
 head -c $((1024 * 1024)) /dev/urandom > "$BACKING/data"

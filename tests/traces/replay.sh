@@ -5,7 +5,7 @@
 # nanosecond; a real-time replay refuses to write without --allow-writes,
 # creates the files it needs, and replays every op.
 set -u
-B=${TS_BUILD_ROOT:?}/tests/traces/trace_cli
+B=${TS_BUILD_ROOT:?}/cli/tiersim
 S=${TS_SOURCE_ROOT:?}/tests/traces/data
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
