@@ -36,6 +36,7 @@ struct plans {
 	uint64_t t0;	  /* the first recorded submit */
 	size_t *by_end;	  /* plan indices by rec_end */
 	uint64_t *ends;	  /* rec_end of by_end[i], ascending */
+	size_t *anchor;	  /* per record of tid 0: the record it follows (below) */
 };
 
 struct pair {
@@ -58,6 +59,7 @@ static void plans_free(struct plans *ps)
 	free(ps->p);
 	free(ps->by_end);
 	free(ps->ends);
+	free(ps->anchor);
 	memset(ps, 0, sizeof(*ps));
 }
 
@@ -75,8 +77,19 @@ static int plans_build(const struct ts_trace *t, struct plans *ps)
 		plans_free(ps);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < t->nrecs; i++)
+	ps->anchor = malloc((t->nrecs ? t->nrecs : 1) * sizeof(*ps->anchor));
+	if (!ps->anchor) {
+		free(ord);
+		free(pr);
+		plans_free(ps);
+		return -ENOMEM;
+	}
+	for (size_t i = 0, last = SIZE_MAX; i < t->nrecs; i++) {
 		pr[i] = (struct pair){ .tid = t->recs[ord[i]].tid, .rank = i, .idx = ord[i] };
+		ps->anchor[ord[i]] = last;
+		if (t->recs[ord[i]].tid)
+			last = ord[i];
+	}
 	ps->t0 = t->nrecs ? t->recs[ord[0]].submit_ns : 0;
 	qsort(pr, t->nrecs, sizeof(*pr), cmp_pair);
 	for (size_t i = 0; i < t->nrecs; i++) {
@@ -239,6 +252,40 @@ static bool join_apply(const struct plans *ps, struct cursor *c, const uint64_t 
 	return true;
 }
 
+/*
+ * Requests with thread id 0 come from the kernel itself, not from a thread
+ * of the workload: the release after a close, the writeback of a mapped
+ * file's dirty pages. Each follows what triggered it, so it issues the
+ * recorded distance after the replayed issue of the workload request that
+ * preceded it (in submit order). Returns false while that one has not been
+ * issued (@issued[record] = 0).
+ */
+static bool anchor_apply(const struct plans *ps, const struct ts_trace *t, struct cursor *c,
+			 const uint64_t *issued, const struct ts_replay_cfg *cfg, double speed)
+{
+	size_t me = c->p->idx[c->i], a = ps->anchor[me];
+
+	if (a == SIZE_MAX)
+		return true; /* before any workload request: its offset from the start */
+	if (!issued[a])
+		return false;
+	uint64_t gap = t->recs[me].submit_ns - t->recs[a].submit_ns;
+	c->next_issue = issued[a] + (cfg->no_think ? 0 : scaled(gap, speed));
+	c->think_ns -= TS_MIN(c->think_ns, c->last_think); /* not think time */
+	c->last_think = 0;
+	return true;
+}
+
+/* When may c's next op issue? Sets c->next_issue; false = not known yet. */
+static bool schedule(const struct plans *ps, const struct ts_trace *t, struct cursor *c,
+		     const uint64_t *ended, const uint64_t *issued, const struct ts_replay_cfg *cfg,
+		     double speed)
+{
+	if (c->p->tid == 0)
+		return anchor_apply(ps, t, c, issued, cfg, speed);
+	return join_apply(ps, c, ended, cfg, speed);
+}
+
 static int lat_class(unsigned op)
 {
 	if (op == TS_OP_READ || op == TS_OP_MMAP_READ)
@@ -273,15 +320,21 @@ int ts_replay_recorded(const struct ts_trace *t, struct ts_replay_result *res)
 	struct plans ps;
 	int ret = plans_build(t, &ps);
 	struct ts_replay_cfg cfg = { .speed = 1.0 };
-	uint64_t *ends = NULL;
+	uint64_t *ends = NULL, *issued = NULL;
 
 	result_init(res, "recorded");
 	if (ret)
 		return ret;
-	if (!(ends = calloc(ps.n ? ps.n : 1, sizeof(*ends)))) {
+	ends = calloc(ps.n ? ps.n : 1, sizeof(*ends));
+	issued = calloc(t->nrecs ? t->nrecs : 1, sizeof(*issued));
+	if (!ends || !issued) {
+		free(ends);
+		free(issued);
 		plans_free(&ps);
 		return -ENOMEM;
 	}
+	for (size_t i = 0; i < t->nrecs; i++)
+		issued[i] = t->recs[i].submit_ns - ps.t0 + 1;
 	/* replay times are the recorded ones (from t0, +1 so none is 0): the
 	 * think times come out on the same definitions as a replay's */
 	for (size_t k = 0; k < ps.n; k++)
@@ -291,7 +344,7 @@ int ts_replay_recorded(const struct ts_trace *t, struct ts_replay_result *res)
 		struct cursor c;
 		cursor_start(&c, &ps.p[k], t, ps.t0, 0, 1.0);
 		do {
-			(void)join_apply(&ps, &c, ends, &cfg, 1.0);
+			(void)schedule(&ps, t, &c, ends, issued, &cfg, 1.0);
 			const struct ts_trace_rec *r = &t->recs[c.p->idx[c.i]];
 			uint64_t done = TS_MAX(r->complete_ns, r->submit_ns);
 			result_add(res, r->op, done - r->submit_ns, rec_bytes(r));
@@ -304,6 +357,7 @@ int ts_replay_recorded(const struct ts_trace *t, struct ts_replay_result *res)
 	}
 	res->total_ns = t->nrecs ? end - ps.t0 : 0;
 	free(ends);
+	free(issued);
 	plans_free(&ps);
 	return 0;
 }
@@ -402,6 +456,7 @@ int ts_replay_virtual(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 	struct heap h = { 0 };
 	struct cursor **parked = NULL;
 	uint64_t *ended = NULL; /* replayed end per plan, 0 = running */
+	uint64_t *issued = NULL; /* replayed issue per record, 0 = not yet */
 	int ret;
 
 	result_init(res, cfg->tier.profile ? cfg->tier.profile->name : "?");
@@ -416,7 +471,8 @@ int ts_replay_virtual(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 	h.c = calloc(ps.n ? ps.n : 1, sizeof(*h.c));
 	parked = calloc(ps.n ? ps.n : 1, sizeof(*parked));
 	ended = calloc(ps.n ? ps.n : 1, sizeof(*ended));
-	if (!cur || !h.c || !parked || !ended) {
+	issued = calloc(t->nrecs ? t->nrecs : 1, sizeof(*issued));
+	if (!cur || !h.c || !parked || !ended || !issued) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
@@ -425,7 +481,7 @@ int ts_replay_virtual(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 	size_t nparked = 0;
 	for (size_t k = 0; k < ps.n; k++) {
 		cursor_start(&cur[k], &ps.p[k], t, ps.t0, base, speed);
-		if (join_apply(&ps, &cur[k], ended, cfg, speed))
+		if (schedule(&ps, t, &cur[k], ended, issued, cfg, speed))
 			heap_push(&h, &cur[k]);
 		else
 			parked[nparked++] = &cur[k];
@@ -435,6 +491,7 @@ int ts_replay_virtual(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 		struct cursor *c = heap_pop(&h);
 		const struct ts_trace_rec *r = &t->recs[c->p->idx[c->i]];
 		uint64_t s = c->next_issue, done;
+		issued[c->p->idx[c->i]] = s;
 		if (r->flags & TS_REC_F_NOTIER) {
 			done = s + (TS_MAX(r->complete_ns, r->submit_ns) - r->submit_ns);
 		} else {
@@ -462,17 +519,17 @@ int ts_replay_virtual(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 		result_add(res, r->op, done - s, rec_bytes(r));
 		end = TS_MAX(end, done);
 		if (cursor_advance(c, t, s, done, cfg, speed)) {
-			if (join_apply(&ps, c, ended, cfg, speed))
+			if (schedule(&ps, t, c, ended, issued, cfg, speed))
 				heap_push(&h, c);
 			else
 				parked[nparked++] = c;
-			continue;
+		} else {
+			res->think_ns += c->think_ns;
+			ended[c->p - ps.p] = TS_MAX(c->done_max, 1);
 		}
-		res->think_ns += c->think_ns;
-		ended[c->p - ps.p] = TS_MAX(c->done_max, 1);
-		/* wake the threads that waited for this one */
+		/* wake the threads waiting for an end or an issue */
 		for (size_t k = 0; k < nparked;) {
-			if (join_apply(&ps, parked[k], ended, cfg, speed)) {
+			if (schedule(&ps, t, parked[k], ended, issued, cfg, speed)) {
 				heap_push(&h, parked[k]);
 				parked[k] = parked[--nparked];
 			} else {
@@ -493,6 +550,7 @@ out:
 	free(h.c);
 	free(parked);
 	free(ended);
+	free(issued);
 	plans_free(&ps);
 	return ret;
 }
@@ -663,9 +721,11 @@ out:
 /* What the real-time workers share for the join rule. */
 struct joins {
 	const struct plans *ps;
-	uint64_t *ended; /* replayed end per plan (real clock), 0 = running */
+	uint64_t *ended;  /* replayed end per plan (real clock), 0 = running */
+	uint64_t *issued; /* replayed issue per record, 0 = not yet */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
+	unsigned waiting; /* threads in cond_wait */
 };
 
 struct worker {
@@ -828,11 +888,20 @@ static void *worker_main(void *arg)
 		const struct ts_trace_rec *r = &w->t->recs[c.p->idx[c.i]];
 		uint64_t own = c.next_issue;
 		pthread_mutex_lock(&w->j->lock);
-		while (c.next_issue = own, !join_apply(w->j->ps, &c, w->j->ended, w->cfg, w->speed))
+		while (c.next_issue = own, !schedule(w->j->ps, w->t, &c, w->j->ended, w->j->issued,
+						     w->cfg, w->speed)) {
+			w->j->waiting++;
 			pthread_cond_wait(&w->j->cond, &w->j->lock);
+			w->j->waiting--;
+		}
 		pthread_mutex_unlock(&w->j->lock);
 		ts_sleep_until_ns(c.next_issue);
 		uint64_t s = ts_now_ns();
+		pthread_mutex_lock(&w->j->lock);
+		w->j->issued[c.p->idx[c.i]] = s;
+		if (w->j->waiting)
+			pthread_cond_broadcast(&w->j->cond);
+		pthread_mutex_unlock(&w->j->lock);
 		int64_t got = do_op(w, r);
 		if (got == HELD) { /* keep its place in time, as recorded */
 			ts_sleep_until_ns(s + (TS_MAX(r->complete_ns, r->submit_ns) - r->submit_ns));
@@ -895,7 +964,8 @@ int ts_replay_real(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 	pthread_cond_init(&j.cond, NULL);
 	w = calloc(ps.n ? ps.n : 1, sizeof(*w));
 	j.ended = calloc(ps.n ? ps.n : 1, sizeof(*j.ended));
-	if (!w || !j.ended) {
+	j.issued = calloc(t->nrecs ? t->nrecs : 1, sizeof(*j.issued));
+	if (!w || !j.ended || !j.issued) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -921,8 +991,11 @@ int ts_replay_real(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 	}
 	if (ret) { /* the threads that never started end now for the others */
 		pthread_mutex_lock(&j.lock);
-		for (size_t k = started; k < ps.n; k++)
+		for (size_t k = started; k < ps.n; k++) {
 			j.ended[k] = 1;
+			for (size_t i = 0; i < ps.p[k].n; i++)
+				j.issued[ps.p[k].idx[i]] = 1;
+		}
 		pthread_cond_broadcast(&j.cond);
 		pthread_mutex_unlock(&j.lock);
 	}
@@ -956,6 +1029,7 @@ out:
 	}
 	free(w);
 	free(j.ended);
+	free(j.issued);
 	pthread_mutex_destroy(&j.lock);
 	pthread_cond_destroy(&j.cond);
 	plans_free(&ps);

@@ -13,7 +13,9 @@
  * recorded first submit. --no-think drops the think times; --speed S divides
  * them (and the start offsets and async gaps) by S. Threads are independent
  * except where one was idle while others ended (a parent waiting for its
- * workers): see join_apply() in replay.c.
+ * workers: join_apply() in replay.c); requests of thread id 0 come from the
+ * kernel (release, writeback) and follow the workload request before them
+ * (anchor_apply()).
  *
  * Virtual time: a discrete-event loop over threads ordered by their next
  * issue time submits each op to one ts_tier model (the code tierfs uses);
