@@ -4,13 +4,7 @@
 # times and thread start offsets alone); a prediction is reproducible to the
 # nanosecond; a real-time replay refuses to write without --allow-writes,
 # creates the files it needs, and replays every op.
-set -u
-B=${TS_BUILD_ROOT:?}/cli/tiersim
-S=${TS_SOURCE_ROOT:?}/tests/traces/data
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail=0
-check() { d=$1; shift; if ! "$@"; then echo "FAIL: $d" >&2; fail=1; fi; }
+. "${TS_SOURCE_ROOT:?}/tests/traces/lib.sh"
 j() { jq -r "$2" "$1"; }
 
 "$B" trace undump "$S/small.txt" -o "$T/s.trace"
