@@ -152,16 +152,26 @@ int ts_fs_trace_open(struct ts_fs *fs, char *err, size_t n)
 	h.capacity = json_is_integer(cap) ? (uint64_t)json_integer_value(cap) : cfg.capacity;
 	json_decref(st);
 	h.mem = cfg.mem;
-	/* the model options as used, floor as measured, for the replay */
+	/* the model options as used, floor as measured, exact (no rounded
+	 * units) so that tiersim replay reads back the same model */
+	cfg.capacity = h.capacity;
 	len += (size_t)snprintf(h.mount_opts, sizeof(h.mount_opts), "tier=%s", h.tier);
 	for (const struct ts_opt *o = ts_tier_cfg_opts; o->name && len < sizeof(h.mount_opts);
 	     o++) {
-		const char *val = ts_opt_get(o, &cfg, v, sizeof(v));
-		if (!strcmp(o->name, "floor"))
-			val =
-			    (snprintf(v, sizeof(v), "%lluns", (unsigned long long)fs->floor_ns), v);
-		if (!strcmp(o->name, "capacity"))
-			val = (snprintf(v, sizeof(v), "%llu", (unsigned long long)h.capacity), v);
+		const char *val = v;
+		uint64_t x;
+		switch (o->type) {
+		case TS_OPT_SIZE:
+		case TS_OPT_RATE:
+		case TS_OPT_U64:
+		case TS_OPT_DURATION:
+			memcpy(&x, (const char *)&cfg + o->off, sizeof(x));
+			snprintf(v, sizeof(v), "%llu%s", (unsigned long long)x,
+				 o->type == TS_OPT_DURATION ? "ns" : "");
+			break;
+		default:
+			val = ts_opt_get(o, &cfg, v, sizeof(v));
+		}
 		len += (size_t)snprintf(h.mount_opts + len, sizeof(h.mount_opts) - len, ",%s=%s",
 					o->name, val);
 	}
