@@ -383,9 +383,11 @@ static int l_params(lua_State *L)
 							 used ? ", " : "", lua_tostring(L, -2));
 			lua_pop(L, 1);
 		}
-		return luaL_error(L, "unknown parameter '%.*s' on the command line (this script's "
+		char bad[128];
+		snprintf(bad, sizeof(bad), "%.*s", (int)(kl < 100 ? kl : 100), kv);
+		return luaL_error(L, "unknown parameter '%s' on the command line (this script's "
 				  "parameters: %s; configuration keys are section.key, e.g. "
-				  "engine.batch=32)", (int)kl, kv, names);
+				  "engine.batch=32)", bad, names);
 	}
 	lua_pushvalue(L, out);
 	return 1;

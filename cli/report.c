@@ -94,6 +94,12 @@ struct ts_row *ts_report_add(struct ts_report *r)
 	return w;
 }
 
+void ts_report_drop_last(struct ts_report *r)
+{
+	if (r->n)
+		row_free(&r->rows[--r->n]);
+}
+
 int ts_row_set_str(char **dst, const char *s)
 {
 	char *dup = s ? strdup(s) : NULL;

@@ -106,8 +106,7 @@ static void tier_desc(const struct ts_scenario *s, char *buf, size_t n)
 		ts_fmt_size(mem, sizeof(mem), s->mnt.mem);
 	else
 		snprintf(mem, sizeof(mem), "model default");
-	snprintf(buf, n, "tier model virtual (%s, %s; page cache %s modeled)", s->mnt.tier, cap,
-		 mem);
+	snprintf(buf, n, "tier model virtual (tier per row, %s; page cache %s modeled)", cap, mem);
 }
 
 static int load_cal(struct ts_decode_cal *cal, const char *want, char *err, size_t errlen)

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -400,6 +401,11 @@ int main(int argc, char **argv)
 		return 1;
 	fs->root = -1;
 	fs->ready_fd = -1;
+	fs->calib_fd = memfd_create("tierfs-calib", MFD_CLOEXEC);
+	if (fs->calib_fd < 0 || ftruncate(fs->calib_fd, TS_FS_CALIB_SIZE)) {
+		fprintf(stderr, "tierfs: memfd_create: %s\n", strerror(errno));
+		goto out;
+	}
 	fs->start_ns = ts_now_ns();
 	for (int i = 0; i < TS_FS_OP_NR; i++)
 		ts_hist_init(&fs->stat[i].lat);
@@ -527,6 +533,7 @@ out:
 		close(fs->root);
 	if (fs->ready_fd >= 0)
 		close(fs->ready_fd);
+	close(fs->calib_fd);
 	ts_opt_free(ts_fs_opt_table, &fs->o);
 	ts_opt_free(ts_tier_cfg_opts, &fs->cfg);
 	free(fs->backing);
