@@ -24,7 +24,7 @@
 
 #include "core/ts.h"
 
-#define TS_TRACE_MAGIC "TSTRACE"     /* 8 bytes with the NUL */
+#define TS_TRACE_MAGIC "TSTRACE" /* 8 bytes with the NUL */
 #define TS_TRACE_VERSION 1
 #define TS_TRACE_HDR_SIZE 1024
 #define TS_TRACE_REC_SIZE 64
@@ -114,6 +114,10 @@ const char *ts_trace_op_name(unsigned op);
 /* Op from its name ("read", "fdatasync"); TS_OP_NONE when unknown. */
 unsigned ts_trace_op_from_name(const char *name);
 
+/* A strict unsigned decimal (no sign, no space, no overflow) up to @max:
+ * 0 or -1. Shared by the text form and the importers. */
+TS_WUR int ts_trace_parse_u64(const char *s, uint64_t max, uint64_t *out);
+
 /* ---- writer ---- */
 
 struct ts_trace_writer;
@@ -148,13 +152,13 @@ TS_WUR int ts_trace_writer_close(struct ts_trace_writer *w, uint64_t *dropped);
 /* A whole trace in memory, items in file order. */
 struct ts_trace {
 	struct ts_trace_hdr hdr;
-	char **paths;		  /* paths[id], paths[0] = NULL; NULL for unseen ids */
-	uint32_t npaths;	  /* ids 0..npaths-1 */
+	char **paths;		   /* paths[id], paths[0] = NULL; NULL for unseen ids */
+	uint32_t npaths;	   /* ids 0..npaths-1 */
 	struct ts_trace_rec *recs; /* IO records only */
 	size_t nrecs;
-	uint64_t dropped;	  /* trailer's count, or the last drop item's */
-	bool truncated;		  /* no trailer: the recording was cut short */
-	uint64_t trailing_bytes;  /* bytes of an incomplete last item */
+	uint64_t dropped;	 /* trailer's count, or the last drop item's */
+	bool truncated;		 /* no trailer: the recording was cut short */
+	uint64_t trailing_bytes; /* bytes of an incomplete last item */
 	/* The stream items other than records, in file order, each with the
 	 * number of records before it: enough to re-encode the file exactly. */
 	struct ts_trace_item {
@@ -162,9 +166,9 @@ struct ts_trace {
 		uint64_t val;	 /* path: id; drops: count */
 		uint64_t t_ns;	 /* drops: when counted */
 		uint16_t op;	 /* TS_ITEM_PATH, TS_ITEM_DROPS or TS_ITEM_END */
-	} *items;
+	} * items;
 	size_t nitems;
-	struct ts_trace_rec end; /* the trailer as stored, when !truncated */
+	struct ts_trace_rec end;	    /* the trailer as stored, when !truncated */
 	size_t rec_cap, item_cap, path_cap; /* allocated lengths */
 };
 
