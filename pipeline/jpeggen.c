@@ -172,7 +172,7 @@ static int synth(struct ts_jpeggen *g, uint64_t seed, uint32_t w, uint32_t h)
 	}
 	for (int i = 0; i < tx * ty; i++)
 		tex[i] = (float)ts_rng_normal(&r);
-	float bg_tex = 4.0f + 14.0f * (float)ts_rng_double(&r);
+	float bg_tex = 2.0f + 10.0f * (float)ts_rng_double(&r);
 	float bg_grain = 0.4f + 0.8f * (float)ts_rng_double(&r);
 
 	/* the lattices are separable: weights per column once, then per row
@@ -226,7 +226,7 @@ static int synth(struct ts_jpeggen *g, uint64_t seed, uint32_t w, uint32_t h)
 			s.grad[c][1] = 60.0f * (float)ts_rng_normal(&r);
 		}
 		s.grain = 0.3f + 1.4f * (float)ts_rng_double(&r);
-		s.tex = 25.0f * (float)ts_rng_double(&r);
+		s.tex = 16.0f * (float)ts_rng_double(&r);
 		bool soft = ts_rng_below(&r, 2);
 
 		float ext = (s.rx > s.ry ? s.rx : s.ry) + 2.0f;
