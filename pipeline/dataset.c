@@ -137,8 +137,8 @@ static const struct {
 #define JPEG_BPP_MAX 2.0
 #define JPEG_MIN_BYTES 1200 /* headers and tables: no target below this + 0.09 B/px */
 
-/* im2rec --resize 480 --quality 90 (the example in MXNet's README for
- * packing ImageNet), OpenCV's default 4:2:0. */
+/* im2rec --resize 480 --quality 90 (MXNet's "Large Scale Image
+ * Classification" tutorial packs ImageNet so), OpenCV's default 4:2:0. */
 #define REC_SHORT TS_REC_SHORT_SIDE
 #define REC_QUALITY 90
 #define REC_BPP_SIGMA 0.5
