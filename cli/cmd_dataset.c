@@ -204,9 +204,11 @@ static int cmd_make(int argc, char **argv)
 	       st.threads == 1 ? "" : "s", secs > 0 ? (double)st.samples / secs : 0.0,
 	       kind == TS_DS_PTB_TEXT ? "words" : "images");
 	if (st.encodes)
-		printf("; %.2f encodes/image, JPEG padding %.2f%% of bytes",
+		printf("; %.2f encodes/image, JPEG padding %.2f%% of bytes, quality lowered for "
+		       "%" PRIu64 " to fit",
 		       (double)st.encodes / (double)st.samples,
-		       st.bytes ? 100.0 * (double)st.pad_bytes / (double)st.bytes : 0.0);
+		       st.bytes ? 100.0 * (double)st.pad_bytes / (double)st.bytes : 0.0,
+		       st.requality);
 	printf("\n");
 	return TS_EXIT_OK;
 }
