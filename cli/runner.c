@@ -806,8 +806,13 @@ static int exec_train_real(struct ts_runner *R, struct ts_scenario *s, const cha
 			snprintf(dn, sizeof(dn), "decode %s (%llu workers = vCPUs)",
 				 ps.decode_mode ? ps.decode_mode : "?",
 				 (unsigned long long)ps.decode_workers);
-		snprintf(parts, sizeof(parts), "%s, reader real io_uring QD %llu (%s), %s, %s", mdesc,
-			 (unsigned long long)s->pipe.qd, ps.source ? ps.source : "?", dn, edesc);
+		if (synthetic)
+			snprintf(parts, sizeof(parts), "%s, loader real (samples made in memory, no "
+						       "reads, no decode), %s", mdesc, edesc);
+		else
+			snprintf(parts, sizeof(parts), "%s, reader real io_uring QD %llu (%s), %s, %s",
+				 mdesc, (unsigned long long)s->pipe.qd, ps.source ? ps.source : "?",
+				 dn, edesc);
 		rc = ts_row_set_str(&w->parts, parts);
 	}
 	free(ih);

@@ -21,6 +21,7 @@ else
 end
 engine{ model = "googlenet", gpu = "P100-PCIe", framework = "nvcaffe", mode = "train" }
 sweep{
-  engine = { gpus = { 1, 2, 4, 8 }, batch = { 32, 64, 128, 256 } },
+  { "engine.gpus", { 1, 2, 4, 8 } },
+  { "engine.batch", { 32, 64, 128, 256, 512 } },
   run = { iterations = p.iterations, warmup = 2 },
 }
