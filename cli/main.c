@@ -21,6 +21,9 @@ struct cmd {
 #ifndef TS_HAVE_TIERS
 #define TS_HAVE_TIERS 0
 #endif
+#ifndef TS_HAVE_DATASET
+#define TS_HAVE_DATASET 0
+#endif
 #ifndef TS_HAVE_TRACE
 #define TS_HAVE_TRACE 0
 #endif
@@ -33,6 +36,9 @@ static const struct cmd cmds[] = {
 #endif
 #if TS_HAVE_TIERS
 	{ "tiers", ts_cmd_tiers, "list the tier profiles and their limits" },
+#endif
+#if TS_HAVE_DATASET
+	{ "dataset", ts_cmd_dataset, "make the study's datasets (ImageNet JPEG/LMDB/RecordIO, PTB) or show their sizes" },
 #endif
 #if TS_HAVE_TRACE
 	{ "trace", cmd_trace, "inspect, convert, import and export IO traces" },

@@ -190,8 +190,9 @@ struct ts_tier_done {
  * invalidate the kernel's pages of a file opened in cached mode. */
 typedef void (*ts_tier_evict_fn)(void *ctx, uint64_t file, uint64_t off, uint64_t len);
 
-/* The smallest page cache the model keeps (mem = 0 means none). */
-#define TS_TIER_MIN_MEM (16 * TS_MiB)
+/* The smallest page cache the model keeps, one 128 KiB chunk (mem = 0
+ * means none). */
+#define TS_TIER_MIN_MEM (128 * TS_KiB)
 
 struct ts_tier_cfg {
 	const struct ts_tier_profile *profile; /* must outlive the model */

@@ -101,6 +101,10 @@ struct ts_dataset_meta {
 	uint16_t *label;	/* class, 0 .. classes-1 */
 	uint32_t *order;	/* storage index -> image number (identity for jpeg) */
 	uint64_t sample_bytes;	/* sum of bytes[] */
+	/* Per image in tree numbering (train, then val): its class and the
+	 * number in its file name (ts_dataset_sample_path). */
+	uint16_t *img_label;
+	uint32_t *img_fileno;
 
 	/* Files. imagenet-jpeg lists no image files here (there may be 1.3M
 	 * of them; ts_dataset_sample_path names them), only the rest. */
@@ -135,6 +139,8 @@ struct ts_dataset_stats {
 	uint64_t bytes;		/* bytes written (files, not counting dataset.json) */
 	uint64_t ns;		/* wall time */
 	uint64_t pad_bytes;	/* JPEG padding (COM segments) added to hit target sizes */
+	uint64_t encodes;	/* JPEG encodes the size searches took */
+	uint64_t requality;	/* images whose quality was lowered to fit their size */
 	unsigned threads;
 };
 

@@ -28,7 +28,13 @@ static const char *const op_names[] = {
 	[TS_OP_UNLINK] = "unlink",     [TS_OP_RENAME] = "rename",
 	[TS_OP_TRUNCATE] = "truncate", [TS_OP_FALLOCATE] = "fallocate",
 	[TS_OP_MMAP_READ] = "mmap-read", [TS_OP_MKDIR] = "mkdir",
-	[TS_OP_RMDIR] = "rmdir",
+	[TS_OP_RMDIR] = "rmdir",       [TS_OP_OPENDIR] = "opendir",
+	[TS_OP_RELEASEDIR] = "releasedir", [TS_OP_FLUSH] = "flush",
+	[TS_OP_ACCESS] = "access",     [TS_OP_STATFS] = "statfs",
+	[TS_OP_READLINK] = "readlink", [TS_OP_SYMLINK] = "symlink",
+	[TS_OP_LINK] = "link",	       [TS_OP_MKNOD] = "mknod",
+	[TS_OP_CHMOD] = "chmod",       [TS_OP_CHOWN] = "chown",
+	[TS_OP_UTIMENS] = "utimens",
 };
 
 const char *ts_trace_op_name(unsigned op)

@@ -49,6 +49,18 @@ enum ts_trace_op {
 	TS_OP_MMAP_READ = 14, /* a page-fault read of a mapped file, where visible */
 	TS_OP_MKDIR = 15,
 	TS_OP_RMDIR = 16,
+	TS_OP_OPENDIR = 17,
+	TS_OP_RELEASEDIR = 18,
+	TS_OP_FLUSH = 19,
+	TS_OP_ACCESS = 20,
+	TS_OP_STATFS = 21,
+	TS_OP_READLINK = 22,
+	TS_OP_SYMLINK = 23,
+	TS_OP_LINK = 24,
+	TS_OP_MKNOD = 25,
+	TS_OP_CHMOD = 26,
+	TS_OP_CHOWN = 27,
+	TS_OP_UTIMENS = 28,
 	TS_OP_IO_LAST,
 	/* Stream items that are not IO (never passed to put()). */
 	TS_ITEM_PATH = 0x100,  /* file_id = id, length = bytes following */
@@ -59,6 +71,8 @@ enum ts_trace_op {
 /* Record flags. */
 #define TS_REC_F_DIRECT 0x1 /* opened/issued with O_DIRECT or direct_io */
 #define TS_REC_F_SYNC 0x2   /* O_SYNC / O_DSYNC write */
+#define TS_REC_F_NOTIER 0x4 /* not submitted to the tier model (replay keeps its latency) */
+#define TS_REC_F_NOFILE 0x8 /* submitted to the tier model without a file (file 0) */
 
 /*
  * One IO record, 64 bytes, little-endian, exactly as stored. Times are ns
