@@ -22,7 +22,8 @@ int ts_cmd_calibrate(int argc, char **argv);
 int ts_cmd_dataset(int argc, char **argv);
 
 /* Other parts' subcommands. */
-int cmd_trace(int argc, char **argv); /* cli/cmd_trace.c */
+int cmd_trace(int argc, char **argv);  /* cli/cmd_trace.c */
+int cmd_replay(int argc, char **argv); /* cli/cmd_replay.c */
 
 /* `tiersim calibrate decode|engine ...`, each written by the part it
  * calibrates (cli/calibrate_decode.c, cli/calibrate_engine.c). */

@@ -27,6 +27,9 @@ struct cmd {
 #ifndef TS_HAVE_TRACE
 #define TS_HAVE_TRACE 0
 #endif
+#ifndef TS_HAVE_REPLAY
+#define TS_HAVE_REPLAY 0
+#endif
 
 /* The subcommands; a part's line sits under the part it needs. */
 static const struct cmd cmds[] = {
@@ -42,6 +45,9 @@ static const struct cmd cmds[] = {
 #endif
 #if TS_HAVE_TRACE
 	{ "trace", cmd_trace, "inspect, convert, import and export IO traces" },
+#endif
+#if TS_HAVE_REPLAY
+	{ "replay", cmd_replay, "replay a trace on any tier, in real or virtual time" },
 #endif
 	{ "calibrate", ts_cmd_calibrate, "measure decode cost or engine step times for profiles" },
 };
