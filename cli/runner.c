@@ -576,6 +576,28 @@ static int live_mount(struct ts_runner *R, const struct ts_scenario *s, const ch
 	if (rc)
 		return rc;
 	snprintf(lv->root, sizeof(lv->root), "%s", mp);
+	ts_runner_tier_desc(s, "tierfs real", mdesc, mdn);
+	return 0;
+}
+
+int ts_runner_engine(struct ts_scenario *s, struct ts_row *w, struct ts_engine **out, char *err,
+		     size_t errlen)
+{
+	char msg[512];
+	*out = NULL;
+	int rc = ts_engine_new(&s->eng, out, msg, sizeof(msg));
+	if (rc == TS_E_GPU_OOM) {
+		char e[600];
+		snprintf(e, sizeof(e), "OOM: %s", msg);
+		return ts_row_set_str(&w->error, e);
+	}
+	if (rc)
+		snprintf(err, errlen, "engine: %s", msg);
+	return rc;
+}
+
+void ts_runner_tier_desc(const struct ts_scenario *s, const char *what, char *buf, size_t n)
+{
 	char cap[32], mem[32];
 	if (s->mnt.capacity)
 		ts_fmt_size(cap, sizeof(cap), s->mnt.capacity);
@@ -584,9 +606,22 @@ static int live_mount(struct ts_runner *R, const struct ts_scenario *s, const ch
 	if (s->mnt.mem)
 		ts_fmt_size(mem, sizeof(mem), s->mnt.mem);
 	else
-		snprintf(mem, sizeof(mem), "tierfs default");
-	snprintf(mdesc, mdn, "tierfs real (tier per row, %s; page cache %s modeled)", cap, mem);
-	return 0;
+		snprintf(mem, sizeof(mem), "the default");
+	snprintf(buf, n, "%s (tier per row, %s; page cache %s modeled)", what, cap, mem);
+}
+
+void ts_runner_row_steps(struct ts_row *w, const struct ts_step_sums *m)
+{
+	double secs = (double)m->wall_ns / 1e9;
+	w->iterations = m->iterations;
+	w->batch = m->batch;
+	w->samples = m->samples;
+	w->time_s = secs;
+	w->samples_per_s = secs > 0 ? (double)m->samples / secs : NAN;
+	w->au_pct = secs > 0 ? 100.0 * (double)m->busy_ns / (double)m->wall_ns : NAN;
+	w->stall_pct = secs > 0 ? 100.0 * (double)m->idle_ns / (double)m->wall_ns : NAN;
+	w->step_p50_ms = (double)ts_hist_percentile(m->iter, 50) / 1e6;
+	w->step_p99_ms = (double)ts_hist_percentile(m->iter, 99) / 1e6;
 }
 
 static void record_params(struct ts_row *w, struct ts_scenario *s)
@@ -637,19 +672,11 @@ static int exec_train_real(struct ts_runner *R, struct ts_scenario *s, const cha
 	struct live lv;
 	memset(&lv, 0, sizeof(lv));
 	int rc;
-	char mdesc[256], edesc[256], rowerr[512];
+	char mdesc[256], edesc[256];
 
 	/* The engine first: a batch that does not fit is a row, not a failure. */
-	rc = ts_engine_new(&s->eng, &lv.eng, rowerr, sizeof(rowerr));
-	if (rc == TS_E_GPU_OOM) {
-		char e[600];
-		snprintf(e, sizeof(e), "OOM: %s", rowerr);
-		return ts_row_set_str(&w->error, e);
-	}
-	if (rc) {
-		snprintf(err, errlen, "engine: %s", rowerr);
+	if ((rc = ts_runner_engine(s, w, &lv.eng, err, errlen)) || !lv.eng)
 		return rc;
-	}
 	ts_engine_describe(lv.eng, edesc, sizeof(edesc));
 
 	/* Benchmark mode: the loader makes samples in memory, nothing is read. */
@@ -785,17 +812,9 @@ static int exec_train_real(struct ts_runner *R, struct ts_scenario *s, const cha
 	if (!rc) {
 		if (lv.mount)
 			read_counters(lv.root, &c1);
-		double secs = (double)(prev_end - t_meas) / 1e9;
-		w->iterations = iters;
-		w->batch = batch;
-		w->samples = samples;
-		w->time_s = secs;
-		w->samples_per_s = secs > 0 ? (double)samples / secs : NAN;
-		w->au_pct = secs > 0 ? 100.0 * (double)busy / 1e9 / secs : NAN;
-		w->stall_pct = secs > 0 ? 100.0 * (double)idle / 1e9 / secs : NAN;
-		w->step_p50_ms = (double)ts_hist_percentile(ih, 50) / 1e6;
-		w->step_p99_ms = (double)ts_hist_percentile(ih, 99) / 1e6;
-		row_io(w, &c0, &c1, secs);
+		struct ts_step_sums sums = { iters, batch, samples, prev_end - t_meas, busy, idle, ih };
+		ts_runner_row_steps(w, &sums);
+		row_io(w, &c0, &c1, w->time_s);
 		struct ts_pipe_stats ps;
 		ts_pipe_stats(lv.pipe, &ps);
 		char parts[1024];
