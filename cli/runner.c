@@ -431,8 +431,7 @@ void ts_runner_place_free(struct ts_dataset_place *dp)
 /* ---- Mounts -------------------------------------------------------------- */
 
 /* tierfs's -o list for @s on @tier. */
-static char *mount_opts(const struct ts_scenario *s, const char *tier, const char *trace,
-			bool lmdb)
+static char *mount_opts(const struct ts_scenario *s, const char *tier, const char *trace)
 {
 	char buf[2048];
 	size_t n = (size_t)snprintf(buf, sizeof(buf), "tier=%s,seed=%llu", tier,
@@ -447,11 +446,8 @@ static char *mount_opts(const struct ts_scenario *s, const char *tier, const cha
 		n += (size_t)snprintf(buf + n, sizeof(buf) - n, ",profile=%s", s->mnt.profile);
 	if (trace && *trace)
 		n += (size_t)snprintf(buf + n, sizeof(buf) - n, ",trace=%s", trace);
-	/* LMDB maps its data file shared, which a direct_io FUSE file cannot
-	 * serve; tierfs opens these in cached mode and keeps its page-cache
-	 * model in charge (see DESIGN.md, "Known constraints"). */
-	if (lmdb)
-		n += (size_t)snprintf(buf + n, sizeof(buf) - n, ",cached=*.mdb");
+	/* LMDB's *.mdb files need no option: tierfs opens them in kernel-cached
+	 * mode by default (a direct_io file cannot be mapped shared). */
 	return n < sizeof(buf) ? strdup(buf) : NULL;
 }
 
@@ -550,7 +546,7 @@ static void live_end(struct ts_runner *R, struct live *lv, char *err, size_t err
 }
 
 static int live_mount(struct ts_runner *R, const struct ts_scenario *s, const char *tier,
-		      const struct ts_dataset_place *dp, bool lmdb, struct live *lv,
+		      const struct ts_dataset_place *dp, struct live *lv,
 		      char *mdesc, size_t mdn, char *err, size_t errlen)
 {
 	if (!strcmp(tier, "none")) {
@@ -567,7 +563,7 @@ static int live_mount(struct ts_runner *R, const struct ts_scenario *s, const ch
 	char trace[PATH_MAX] = "";
 	if (s->mnt.trace && *s->mnt.trace)
 		expand_trace(s->mnt.trace, tier, trace, sizeof(trace));
-	char *opts = mount_opts(s, tier, trace, lmdb);
+	char *opts = mount_opts(s, tier, trace);
 	char mp[PATH_MAX];
 	snprintf(mp, sizeof(mp), "%s/m%d-%u", R->mntdir, (int)getpid(), R->nmounts++);
 	int rc = opts ? ts_mount_start(&R->mounts, dp->backing, mp, opts, &lv->mount, err, errlen)
@@ -689,8 +685,7 @@ static int exec_train_real(struct ts_runner *R, struct ts_scenario *s, const cha
 			live_end(R, &lv, NULL, 0);
 			return rc;
 		}
-		bool lmdb = dp.source && !strcmp(dp.source, "lmdb");
-		rc = live_mount(R, s, tier, &dp, lmdb, &lv, mdesc, sizeof(mdesc), err, errlen);
+		rc = live_mount(R, s, tier, &dp, &lv, mdesc, sizeof(mdesc), err, errlen);
 		if (rc)
 			goto out;
 	}
@@ -886,7 +881,7 @@ static int exec_preprocess_real(struct ts_runner *R, struct ts_scenario *s, cons
 		goto out;
 	}
 	char mdesc[256];
-	if ((rc = live_mount(R, s, tier, &dp, true, &lv, mdesc, sizeof(mdesc), err, errlen)))
+	if ((rc = live_mount(R, s, tier, &dp, &lv, mdesc, sizeof(mdesc), err, errlen)))
 		goto out;
 
 	struct ts_convert_cfg cc = {

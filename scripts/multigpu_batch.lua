@@ -17,7 +17,7 @@ if p.synthetic then
 else
   dataset{ kind = "imagenet-lmdb", count = p.count }
   mount{ tier = "nvme-local", capacity = "1760GiB" }
-  pipeline{ source = "lmdb", vcpus = 2, prefetch = 4 }
+  pipeline{ source = "lmdb", shuffle = false, vcpus = 2, prefetch = 4 }
 end
 engine{ model = "googlenet", gpu = "P100-PCIe", framework = "nvcaffe", mode = "train" }
 sweep{
