@@ -27,8 +27,16 @@
 
 volatile sig_atomic_t ts_runner_interrupted;
 
+/* The first signal asks for an orderly stop (unmount, report what ran); a
+ * second one ends the program at once, and the daemons, which get SIGTERM
+ * when tiersim dies, unmount themselves. */
 static void on_signal(int sig)
 {
+	if (ts_runner_interrupted) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return;
+	}
 	ts_runner_interrupted = sig;
 }
 
