@@ -27,8 +27,16 @@
 
 volatile sig_atomic_t ts_runner_interrupted;
 
+/* The first signal asks for an orderly stop (unmount, report what ran); a
+ * second one ends the program at once, and the daemons, which get SIGTERM
+ * when tiersim dies, unmount themselves. */
 static void on_signal(int sig)
 {
+	if (ts_runner_interrupted) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return;
+	}
 	ts_runner_interrupted = sig;
 }
 
@@ -431,8 +439,7 @@ void ts_runner_place_free(struct ts_dataset_place *dp)
 /* ---- Mounts -------------------------------------------------------------- */
 
 /* tierfs's -o list for @s on @tier. */
-static char *mount_opts(const struct ts_scenario *s, const char *tier, const char *trace,
-			bool lmdb)
+static char *mount_opts(const struct ts_scenario *s, const char *tier, const char *trace)
 {
 	char buf[2048];
 	size_t n = (size_t)snprintf(buf, sizeof(buf), "tier=%s,seed=%llu", tier,
@@ -447,11 +454,8 @@ static char *mount_opts(const struct ts_scenario *s, const char *tier, const cha
 		n += (size_t)snprintf(buf + n, sizeof(buf) - n, ",profile=%s", s->mnt.profile);
 	if (trace && *trace)
 		n += (size_t)snprintf(buf + n, sizeof(buf) - n, ",trace=%s", trace);
-	/* LMDB maps its data file shared, which a direct_io FUSE file cannot
-	 * serve; tierfs opens these in cached mode and keeps its page-cache
-	 * model in charge (see DESIGN.md, "Known constraints"). */
-	if (lmdb)
-		n += (size_t)snprintf(buf + n, sizeof(buf) - n, ",cached=*.mdb");
+	/* LMDB's *.mdb files need no option: tierfs opens them in kernel-cached
+	 * mode by default (a direct_io file cannot be mapped shared). */
 	return n < sizeof(buf) ? strdup(buf) : NULL;
 }
 
@@ -550,7 +554,7 @@ static void live_end(struct ts_runner *R, struct live *lv, char *err, size_t err
 }
 
 static int live_mount(struct ts_runner *R, const struct ts_scenario *s, const char *tier,
-		      const struct ts_dataset_place *dp, bool lmdb, struct live *lv,
+		      const struct ts_dataset_place *dp, struct live *lv,
 		      char *mdesc, size_t mdn, char *err, size_t errlen)
 {
 	if (!strcmp(tier, "none")) {
@@ -567,7 +571,7 @@ static int live_mount(struct ts_runner *R, const struct ts_scenario *s, const ch
 	char trace[PATH_MAX] = "";
 	if (s->mnt.trace && *s->mnt.trace)
 		expand_trace(s->mnt.trace, tier, trace, sizeof(trace));
-	char *opts = mount_opts(s, tier, trace, lmdb);
+	char *opts = mount_opts(s, tier, trace);
 	char mp[PATH_MAX];
 	snprintf(mp, sizeof(mp), "%s/m%d-%u", R->mntdir, (int)getpid(), R->nmounts++);
 	int rc = opts ? ts_mount_start(&R->mounts, dp->backing, mp, opts, &lv->mount, err, errlen)
@@ -576,6 +580,28 @@ static int live_mount(struct ts_runner *R, const struct ts_scenario *s, const ch
 	if (rc)
 		return rc;
 	snprintf(lv->root, sizeof(lv->root), "%s", mp);
+	ts_runner_tier_desc(s, "tierfs real", mdesc, mdn);
+	return 0;
+}
+
+int ts_runner_engine(struct ts_scenario *s, struct ts_row *w, struct ts_engine **out, char *err,
+		     size_t errlen)
+{
+	char msg[512];
+	*out = NULL;
+	int rc = ts_engine_new(&s->eng, out, msg, sizeof(msg));
+	if (rc == TS_E_GPU_OOM) {
+		char e[600];
+		snprintf(e, sizeof(e), "OOM: %s", msg);
+		return ts_row_set_str(&w->error, e);
+	}
+	if (rc)
+		snprintf(err, errlen, "engine: %s", msg);
+	return rc;
+}
+
+void ts_runner_tier_desc(const struct ts_scenario *s, const char *what, char *buf, size_t n)
+{
 	char cap[32], mem[32];
 	if (s->mnt.capacity)
 		ts_fmt_size(cap, sizeof(cap), s->mnt.capacity);
@@ -584,9 +610,22 @@ static int live_mount(struct ts_runner *R, const struct ts_scenario *s, const ch
 	if (s->mnt.mem)
 		ts_fmt_size(mem, sizeof(mem), s->mnt.mem);
 	else
-		snprintf(mem, sizeof(mem), "tierfs default");
-	snprintf(mdesc, mdn, "tierfs real (tier per row, %s; page cache %s modeled)", cap, mem);
-	return 0;
+		snprintf(mem, sizeof(mem), "the default");
+	snprintf(buf, n, "%s (tier per row, %s; page cache %s modeled)", what, cap, mem);
+}
+
+void ts_runner_row_steps(struct ts_row *w, const struct ts_step_sums *m)
+{
+	double secs = (double)m->wall_ns / 1e9;
+	w->iterations = m->iterations;
+	w->batch = m->batch;
+	w->samples = m->samples;
+	w->time_s = secs;
+	w->samples_per_s = secs > 0 ? (double)m->samples / secs : NAN;
+	w->au_pct = secs > 0 ? 100.0 * (double)m->busy_ns / (double)m->wall_ns : NAN;
+	w->stall_pct = secs > 0 ? 100.0 * (double)m->idle_ns / (double)m->wall_ns : NAN;
+	w->step_p50_ms = (double)ts_hist_percentile(m->iter, 50) / 1e6;
+	w->step_p99_ms = (double)ts_hist_percentile(m->iter, 99) / 1e6;
 }
 
 static void record_params(struct ts_row *w, struct ts_scenario *s)
@@ -637,19 +676,11 @@ static int exec_train_real(struct ts_runner *R, struct ts_scenario *s, const cha
 	struct live lv;
 	memset(&lv, 0, sizeof(lv));
 	int rc;
-	char mdesc[256], edesc[256], rowerr[512];
+	char mdesc[256], edesc[256];
 
 	/* The engine first: a batch that does not fit is a row, not a failure. */
-	rc = ts_engine_new(&s->eng, &lv.eng, rowerr, sizeof(rowerr));
-	if (rc == TS_E_GPU_OOM) {
-		char e[600];
-		snprintf(e, sizeof(e), "OOM: %s", rowerr);
-		return ts_row_set_str(&w->error, e);
-	}
-	if (rc) {
-		snprintf(err, errlen, "engine: %s", rowerr);
+	if ((rc = ts_runner_engine(s, w, &lv.eng, err, errlen)) || !lv.eng)
 		return rc;
-	}
 	ts_engine_describe(lv.eng, edesc, sizeof(edesc));
 
 	/* Benchmark mode: the loader makes samples in memory, nothing is read. */
@@ -662,8 +693,7 @@ static int exec_train_real(struct ts_runner *R, struct ts_scenario *s, const cha
 			live_end(R, &lv, NULL, 0);
 			return rc;
 		}
-		bool lmdb = dp.source && !strcmp(dp.source, "lmdb");
-		rc = live_mount(R, s, tier, &dp, lmdb, &lv, mdesc, sizeof(mdesc), err, errlen);
+		rc = live_mount(R, s, tier, &dp, &lv, mdesc, sizeof(mdesc), err, errlen);
 		if (rc)
 			goto out;
 	}
@@ -785,17 +815,9 @@ static int exec_train_real(struct ts_runner *R, struct ts_scenario *s, const cha
 	if (!rc) {
 		if (lv.mount)
 			read_counters(lv.root, &c1);
-		double secs = (double)(prev_end - t_meas) / 1e9;
-		w->iterations = iters;
-		w->batch = batch;
-		w->samples = samples;
-		w->time_s = secs;
-		w->samples_per_s = secs > 0 ? (double)samples / secs : NAN;
-		w->au_pct = secs > 0 ? 100.0 * (double)busy / 1e9 / secs : NAN;
-		w->stall_pct = secs > 0 ? 100.0 * (double)idle / 1e9 / secs : NAN;
-		w->step_p50_ms = (double)ts_hist_percentile(ih, 50) / 1e6;
-		w->step_p99_ms = (double)ts_hist_percentile(ih, 99) / 1e6;
-		row_io(w, &c0, &c1, secs);
+		struct ts_step_sums sums = { iters, batch, samples, prev_end - t_meas, busy, idle, ih };
+		ts_runner_row_steps(w, &sums);
+		row_io(w, &c0, &c1, w->time_s);
 		struct ts_pipe_stats ps;
 		ts_pipe_stats(lv.pipe, &ps);
 		char parts[1024];
@@ -806,8 +828,13 @@ static int exec_train_real(struct ts_runner *R, struct ts_scenario *s, const cha
 			snprintf(dn, sizeof(dn), "decode %s (%llu workers = vCPUs)",
 				 ps.decode_mode ? ps.decode_mode : "?",
 				 (unsigned long long)ps.decode_workers);
-		snprintf(parts, sizeof(parts), "%s, reader real io_uring QD %llu (%s), %s, %s", mdesc,
-			 (unsigned long long)s->pipe.qd, ps.source ? ps.source : "?", dn, edesc);
+		if (synthetic)
+			snprintf(parts, sizeof(parts), "%s, loader real (samples made in memory, no "
+						       "reads, no decode), %s", mdesc, edesc);
+		else
+			snprintf(parts, sizeof(parts), "%s, reader real io_uring QD %llu (%s), %s, %s",
+				 mdesc, (unsigned long long)s->pipe.qd, ps.source ? ps.source : "?",
+				 dn, edesc);
 		rc = ts_row_set_str(&w->parts, parts);
 	}
 	free(ih);
@@ -862,7 +889,7 @@ static int exec_preprocess_real(struct ts_runner *R, struct ts_scenario *s, cons
 		goto out;
 	}
 	char mdesc[256];
-	if ((rc = live_mount(R, s, tier, &dp, true, &lv, mdesc, sizeof(mdesc), err, errlen)))
+	if ((rc = live_mount(R, s, tier, &dp, &lv, mdesc, sizeof(mdesc), err, errlen)))
 		goto out;
 
 	struct ts_convert_cfg cc = {
