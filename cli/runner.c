@@ -606,16 +606,12 @@ int ts_runner_engine(struct ts_scenario *s, struct ts_row *w, struct ts_engine *
 
 void ts_runner_tier_desc(const struct ts_scenario *s, const char *what, char *buf, size_t n)
 {
-	char cap[32], mem[32];
+	char cap[32] = "the tier's default", mem[32] = "default size";
 	if (s->mnt.capacity)
 		ts_fmt_size(cap, sizeof(cap), s->mnt.capacity);
-	else
-		snprintf(cap, sizeof(cap), "default size");
 	if (s->mnt.mem)
 		ts_fmt_size(mem, sizeof(mem), s->mnt.mem);
-	else
-		snprintf(mem, sizeof(mem), "the default");
-	snprintf(buf, n, "%s (tier per row, %s; page cache %s modeled)", what, cap, mem);
+	snprintf(buf, n, "%s (tier per row; capacity %s; page-cache model %s)", what, cap, mem);
 }
 
 void ts_runner_row_steps(struct ts_row *w, const struct ts_step_sums *m)
