@@ -6,7 +6,10 @@
 #   env: N=20000 files, SIZE=112k bytes each (ImageNet's mean JPEG is about
 #        110 KB), QDS="1 16 64", DIR=where to put them (default a fresh
 #        folder under /var/tmp, removed at the end), COLD=1 to also run cold
-#        (drops the page cache: needs root), LOADER=1 to add the whole loader
+#        (drops the page cache: needs root), LOADER=1 to add the whole loader,
+#        JPEG_DIR=a folder of JPEGs for the decode part (default: made with
+#        'tiersim dataset make imagenet-jpeg --count $JPEGS', JPEGS=500),
+#        DECODE=0 to skip the decode part, REPS=3 rounds
 #
 # Rows: fio (ioengine=io_uring, iodepth=QD, bs=SIZE: one read per file, the
 # files opened by fio outside the timed reads; invalidate=0, so the cache
@@ -14,10 +17,15 @@
 # per file one linked OPENAT+READ_FIXED+CLOSE, QD files in flight), "loader"
 # (the whole loader, decode=none, a consumer that drops every batch), and
 # "naive" (one thread: open, fstat, pread, close). Ratios are per row pair
-# measured in this run. Timings are wall clock on a shared machine: rerun to
-# see the spread.
+# measured in this run. Timings are wall clock on a shared machine, so the
+# whole set of rows is run REPS times, interleaved (each round runs every
+# row once), and each row shows the median round with the slowest and the
+# fastest beside it.
 set -euo pipefail
 BUILD=${1:-build}
+JPEGS=${JPEGS:-500}
+REPS=${REPS:-3}
+DECODE=${DECODE:-1}
 N=${N:-20000}
 SIZE=${SIZE:-112k}
 QDS=${QDS:-"1 16 64"}
@@ -35,7 +43,7 @@ if [ -z "${DIR:-}" ]; then
 	DIR=$(mktemp -d /var/tmp/ts_pipebench.XXXXXX)
 	OWN=1
 fi
-cleanup() { [ "$OWN" = 1 ] && rm -rf "$DIR"; return 0; }
+cleanup() { [ "$OWN" = 1 ] && rm -rf "$DIR"; [ -n "${OWN_JPEG:-}" ] && rm -rf "$OWN_JPEG"; return 0; }
 trap cleanup EXIT
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 
@@ -60,8 +68,8 @@ run_uring() { "$READER" uring "$DIR" r.0. "$N" "$1" 2>/dev/null; }
 run_loader() { "$READER" loader "$DIR/sorted" "$1" 2>/dev/null; }
 run_naive() { "$READER" naive "$DIR" r.0. "$N"; }
 
-declare -A RATE
-row() { # cache method qd
+declare -A MBS FPS
+one() { # cache method qd: appends this round's rate to the row
 	local out
 	[ "$1" = cold ] && drop
 	case $2 in
@@ -71,27 +79,42 @@ row() { # cache method qd
 	naive) out=$(run_naive) ;;
 	esac
 	read -r s b t <<<"$out"
-	local sps mbs
-	sps=$(awk -v s="$s" -v t="$t" 'BEGIN { printf "%.0f", s / t }')
-	mbs=$(awk -v b="$b" -v t="$t" 'BEGIN { printf "%.0f", b / t / 1e6 }')
-	RATE[$1,$2,$3]=$mbs
-	printf "| %-5s | %-6s | %3s | %8s | %7s | %6.3f |\n" "$1" "$2" "$3" "$sps" "$mbs" "$t"
+	MBS[$1,$2,$3]+="$(awk -v b="$b" -v t="$t" 'BEGIN { printf "%.0f", b / t / 1e6 }') "
+	FPS[$1,$2,$3]+="$(awk -v s="$s" -v t="$t" 'BEGIN { printf "%.0f", s / t }') "
 }
+median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+lo() { tr ' ' '\n' | grep . | sort -n | head -1; }
+hi() { tr ' ' '\n' | grep . | sort -n | tail -1; }
 
 caches="warm"
 [ "$COLD" = 1 ] && caches="warm cold"
 methods="fio uring"
 [ "$LOADER" = 1 ] && methods="$methods loader"
-echo
-echo "| cache | reader | QD  | files/s  | MB/s    | s      |"
-echo "|-------|--------|-----|----------|---------|--------|"
-for c in $caches; do
-	[ "$c" = warm ] && warm
-	row "$c" naive 1
-	for qd in $QDS; do
-		for m in $methods; do
-			row "$c" "$m" "$qd"
+for r in $(seq "$REPS"); do
+	for c in $caches; do
+		[ "$c" = warm ] && warm
+		one "$c" naive 1
+		for qd in $QDS; do
+			for m in $methods; do
+				one "$c" "$m" "$qd"
+			done
 		done
+	done
+done
+declare -A MED
+echo
+echo "median of $REPS rounds (slowest-fastest)"
+echo
+echo "| cache | reader | QD  | files/s | MB/s | MB/s range  |"
+echo "|-------|--------|-----|---------|------|-------------|"
+for c in $caches; do
+	for row in "naive 1" $(for qd in $QDS; do for m in $methods; do echo "$m:$qd"; done; done); do
+		m=${row%[: ]*}
+		q=${row#*[: ]}
+		MED[$c,$m,$q]=$(median <<<"${MBS[$c,$m,$q]}")
+		printf "| %-5s | %-6s | %3s | %7s | %4s | %5s-%-5s |\n" "$c" "$m" "$q" \
+			"$(median <<<"${FPS[$c,$m,$q]}")" "${MED[$c,$m,$q]}" \
+			"$(lo <<<"${MBS[$c,$m,$q]}")" "$(hi <<<"${MBS[$c,$m,$q]}")"
 	done
 done
 echo
@@ -99,8 +122,43 @@ echo "| cache | QD  | uring/fio | uring/naive | loader/fio |"
 echo "|-------|-----|-----------|-------------|------------|"
 for c in $caches; do
 	for qd in $QDS; do
-		awk -v c="$c" -v q="$qd" -v u="${RATE[$c,uring,$qd]}" -v f="${RATE[$c,fio,$qd]}" \
-		    -v n="${RATE[$c,naive,1]}" -v l="${RATE[$c,loader,$qd]:-0}" \
+		awk -v c="$c" -v q="$qd" -v u="${MED[$c,uring,$qd]}" -v f="${MED[$c,fio,$qd]}" \
+		    -v n="${MED[$c,naive,1]}" -v l="${MED[$c,loader,$qd]:-0}" \
 		    'BEGIN { printf "| %-5s | %3s | %8.2f  | %10.2f  | %9.2f  |\n", c, q, u/f, u/n, l/f }'
 	done
+done
+
+[ "$DECODE" = 1 ] || exit 0
+
+# Decode: images/s per core for generated ImageNet-like JPEGs, against the
+# published libjpeg-turbo figures for ImageNet (456-857 images/s per core,
+# decode only: ternaus/imread_benchmark as reported in arXiv 2501.13131).
+TIERSIM=$BUILD/cli/tiersim
+if [ -z "${JPEG_DIR:-}" ]; then
+	if ! "$TIERSIM" dataset --help >/dev/null 2>&1; then
+		echo "# decode: skipped (no JPEG_DIR, and this tiersim has no 'dataset' subcommand)"
+		exit 0
+	fi
+	OWN_JPEG=$(mktemp -d /var/tmp/ts_pipebench_jpeg.XXXXXX)
+	rmdir "$OWN_JPEG"
+	echo
+	echo "# making $JPEGS ImageNet-like JPEGs (tiersim dataset make imagenet-jpeg)"
+	"$TIERSIM" dataset make imagenet-jpeg --count "$JPEGS" --out "$OWN_JPEG" --quiet >/dev/null
+	JPEG_DIR=$OWN_JPEG/train
+fi
+echo
+CAL=$(mktemp /var/tmp/ts_pipebench_cal.XXXXXX)
+"$TIERSIM" calibrate decode --dir "$JPEG_DIR" --count "$JPEGS" --seconds 5 --out "$CAL"
+rm -f "$CAL"
+cat "$JPEG_DIR"/*/* > /dev/null 2>&1 || cat "$JPEG_DIR"/* > /dev/null
+echo
+echo "| decode workers | images/s (loader, wall) | per worker | workers busy s |"
+echo "|----------------|-------------------------|------------|----------------|"
+for v in 1 2; do
+	# Twice over the set so start-up is a small part of the run.
+	out=$("$READER" loader "$JPEG_DIR" 16 decode=real vcpus=$v batch=32 epochs=2 2>"$DIR/dec.log")
+	read -r s b t <<<"$out"
+	busy=$(sed -n 's/.*workers busy \([0-9.]*\) s.*/\1/p' "$DIR/dec.log")
+	awk -v v="$v" -v s="$s" -v t="$t" -v busy="$busy" \
+	    'BEGIN { printf "| %14d | %23.0f | %10.0f | %14s |\n", v, s / t, s / t / v, busy }'
 done

@@ -8,9 +8,10 @@
  *       read into registered slots and dropped
  *   pipeline_reader naive  DIR PREFIX N
  *       one thread: open, fstat, pread to the end, close, file after file
- *   pipeline_reader loader DIR QD
+ *   pipeline_reader loader DIR QD [OPTION=VALUE]...
  *       the whole loader (folder source, decode=none, no shuffle, batch
- *       256, prefetch 4) with a consumer that releases every batch at once
+ *       256, prefetch 4, then the options given) with a consumer that
+ *       releases every batch at once
  *   pipeline_reader link DIR PREFIX N TO
  *       hard-links DIR/PREFIX<i> as TO/<i, zero-padded>, so the loader's
  *       sorted listing reads the same inodes in fio's order
@@ -161,7 +162,7 @@ static int run_naive(struct files *f)
 	return 0;
 }
 
-static int run_loader(const char *dir, const char *qd)
+static int run_loader(const char *dir, const char *qd, char **extra, int nextra)
 {
 	struct ts_pipe_cfg cfg = { 0 };
 	char err[1024];
@@ -175,6 +176,8 @@ static int run_loader(const char *dir, const char *qd)
 		rc = ts_opt_set(ts_pipe_opts, &cfg, "path", dir, err, sizeof err);
 	if (!rc)
 		rc = ts_opt_set(ts_pipe_opts, &cfg, "qd", qd, err, sizeof err);
+	for (int i = 0; i < nextra && !rc; i++)
+		rc = ts_opt_set_kv(ts_pipe_opts, &cfg, extra[i], err, sizeof err);
 	if (!rc)
 		rc = ts_pipe_new(&cfg, &p, err, sizeof err);
 	ts_opt_free(ts_pipe_opts, &cfg);
@@ -202,9 +205,11 @@ static int run_loader(const char *dir, const char *qd)
 	uint64_t t1 = ts_now_ns();
 	struct ts_pipe_stats st;
 	ts_pipe_stats(p, &st);
-	fprintf(stderr, "loader: %llu errors, reader in flight %.1f on average, fixed buffers %s\n",
+	fprintf(stderr, "loader: %llu errors, reader in flight %.1f on average, fixed buffers %s, "
+			"decode %s, workers busy %.2f s, waiting %.2f s\n",
 		(unsigned long long)st.errors, st.reader_inflight_mean,
-		st.fixed_buffers ? "yes" : "no");
+		st.fixed_buffers ? "yes" : "no", st.decode_note, st.decode.busy_ns / 1e9,
+		st.decode.wait_in_ns / 1e9);
 	ts_pipe_free(p);
 	printf("%llu %llu %.6f\n", (unsigned long long)n, (unsigned long long)bytes,
 	       (double)(t1 - t0) / 1e9);
@@ -243,10 +248,11 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
-	if (argc == 4 && !strcmp(argv[1], "loader"))
-		return run_loader(argv[2], argv[3]);
+	if (argc >= 4 && !strcmp(argv[1], "loader"))
+		return run_loader(argv[2], argv[3], argv + 4, argc - 4);
 	fprintf(stderr, "usage: pipeline_reader uring DIR PREFIX N QD [noreg] [noopen]\n"
 			"       pipeline_reader naive DIR PREFIX N\n"
-			"       pipeline_reader loader DIR QD\n");
+			"       pipeline_reader loader DIR QD [OPTION=VALUE]...\n"
+			"       pipeline_reader link DIR PREFIX N TO\n");
 	return 2;
 }

@@ -19,6 +19,8 @@ struct ts_decoder {
 	bool augment;
 	uint8_t *rgb;
 	size_t rgb_cap;
+	size_t *xa, *xe; /* per output column: the two source columns' offsets */
+	float *xw;	 /* and the weight of the second */
 	char msg[256];
 };
 
@@ -30,6 +32,13 @@ int ts_decoder_new(unsigned out, unsigned resize, bool augment, struct ts_decode
 	d->tj = tjInitDecompress();
 	if (!d->tj) {
 		free(d);
+		return -ENOMEM;
+	}
+	d->xa = malloc(out * sizeof *d->xa);
+	d->xe = malloc(out * sizeof *d->xe);
+	d->xw = malloc(out * sizeof *d->xw);
+	if (!d->xa || !d->xe || !d->xw) {
+		ts_decoder_free(d);
 		return -ENOMEM;
 	}
 	d->out = out;
@@ -45,7 +54,15 @@ void ts_decoder_free(struct ts_decoder *d)
 		return;
 	tjDestroy(d->tj);
 	free(d->rgb);
+	free(d->xa);
+	free(d->xe);
+	free(d->xw);
 	free(d);
+}
+
+const uint8_t *ts_decoder_rgb(const struct ts_decoder *d)
+{
+	return d->rgb;
 }
 
 const char *ts_decoder_msg(const struct ts_decoder *d)
@@ -99,8 +116,24 @@ int ts_decode_jpeg(struct ts_decoder *d, const uint8_t *jpeg, size_t len, struct
 	return 0;
 }
 
-void ts_decode_pixels(struct ts_decoder *d, const uint8_t *px, int w, int h, bool bgr,
-		      struct ts_rng *rng, float *out)
+/* The two source samples (and the second's weight) under output position i
+ * of the resized image, pixel centres aligned, edges clamped. */
+static void taps(unsigned i, double scale, int n, int *i0, int *i1, float *wt)
+{
+	double f = (i + 0.5) * scale - 0.5;
+	if (f < 0)
+		f = 0;
+	int a = (int)f;
+	if (a > n - 1)
+		a = n - 1;
+	*i0 = a;
+	*i1 = a + 1 < n ? a + 1 : n - 1;
+	*wt = (float)(f - a);
+}
+
+/* Pixel (x, y) channel c lies at px[(y * w + x) * xs + c * cs]. */
+static void transform(struct ts_decoder *d, const uint8_t *px, int w, int h, size_t xs, size_t cs,
+		      bool bgr, struct ts_rng *rng, float *out)
 {
 	const unsigned S = d->out;
 	/* Size of the resized image and where the crop sits in it. */
@@ -134,35 +167,45 @@ void ts_decode_pixels(struct ts_decoder *d, const uint8_t *px, int w, int h, boo
 		k[c] = 1.0f / (255.0f * std_rgb[c]);
 		b[c] = -mean_rgb[c] / std_rgb[c];
 	}
-	const int ci[3] = { bgr ? 2 : 0, 1, bgr ? 0 : 2 };
+	const size_t so[3] = { (size_t)(bgr ? 2 : 0) * cs, cs, (size_t)(bgr ? 0 : 2) * cs };
+	/* Columns once per image (in output order, so the flip is free). */
+	for (unsigned x = 0; x < S; x++) {
+		int x0, x1;
+		float wx;
+		taps(x + cx, sx, w, &x0, &x1, &wx);
+		unsigned ox = flip ? S - 1 - x : x;
+		d->xa[ox] = (size_t)x0 * xs;
+		d->xe[ox] = (size_t)x1 * xs;
+		d->xw[ox] = wx;
+	}
 	for (unsigned y = 0; y < S; y++) {
-		double fy = (y + cy + 0.5) * sy - 0.5;
-		if (fy < 0)
-			fy = 0;
-		int y0 = (int)fy;
-		if (y0 > h - 1)
-			y0 = h - 1;
-		int y1 = y0 + 1 < h ? y0 + 1 : h - 1;
-		float wy = (float)(fy - y0);
-		const uint8_t *r0 = px + (size_t)y0 * w * 3, *r1 = px + (size_t)y1 * w * 3;
-		for (unsigned x = 0; x < S; x++) {
-			double fx = (x + cx + 0.5) * sx - 0.5;
-			if (fx < 0)
-				fx = 0;
-			int x0 = (int)fx;
-			if (x0 > w - 1)
-				x0 = w - 1;
-			int x1 = x0 + 1 < w ? x0 + 1 : w - 1;
-			float wx = (float)(fx - x0);
-			unsigned ox = flip ? S - 1 - x : x;
-			for (int c = 0; c < 3; c++) {
-				int s = ci[c];
-				float top = r0[x0 * 3 + s] + wx * (r0[x1 * 3 + s] - r0[x0 * 3 + s]);
-				float bot = r1[x0 * 3 + s] + wx * (r1[x1 * 3 + s] - r1[x0 * 3 + s]);
-				float v = top + wy * (bot - top);
-				out[c * plane + (size_t)y * S + ox] = v * k[c] + b[c];
+		int y0, y1;
+		float wy;
+		taps(y + cy, sy, h, &y0, &y1, &wy);
+		const uint8_t *r0 = px + (size_t)y0 * w * xs, *r1 = px + (size_t)y1 * w * xs;
+		for (int c = 0; c < 3; c++) {
+			const uint8_t *t = r0 + so[c], *u = r1 + so[c];
+			float *o = out + c * plane + (size_t)y * S;
+			for (unsigned x = 0; x < S; x++) {
+				const size_t a = d->xa[x], e = d->xe[x];
+				const float wx = d->xw[x];
+				float top = t[a] + wx * (t[e] - t[a]);
+				float bot = u[a] + wx * (u[e] - u[a]);
+				o[x] = (top + wy * (bot - top)) * k[c] + b[c];
 			}
 		}
 	}
+}
+
+void ts_decode_pixels(struct ts_decoder *d, const uint8_t *px, int w, int h, bool bgr,
+		      struct ts_rng *rng, float *out)
+{
+	transform(d, px, w, h, 3, 1, bgr, rng, out);
+}
+
+void ts_decode_planes(struct ts_decoder *d, const uint8_t *chw, int w, int h, bool bgr,
+		      struct ts_rng *rng, float *out)
+{
+	transform(d, chw, w, h, 1, (size_t)w * h, bgr, rng, out);
 }
 

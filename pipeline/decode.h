@@ -37,13 +37,19 @@ TS_WUR int ts_decode_jpeg(struct ts_decoder *d, const uint8_t *jpeg, size_t len,
  * Datum channel order, bgr = true), for sources that store raw pixels. */
 void ts_decode_pixels(struct ts_decoder *d, const uint8_t *px, int w, int h, bool bgr,
 		      struct ts_rng *rng, float *out);
+/* The same from planes (3 × h × w), as Caffe's Datum stores raw pixels. */
+void ts_decode_planes(struct ts_decoder *d, const uint8_t *chw, int w, int h, bool bgr,
+		      struct ts_rng *rng, float *out);
 const char *ts_decoder_msg(const struct ts_decoder *d);
+/* The RGB pixels of the last ts_decode_rgb. */
+const uint8_t *ts_decoder_rgb(const struct ts_decoder *d);
 
 struct ts_decode_cal {
 	double base_ns;	    /* fixed cost per image */
 	double ns_per_mpix; /* plus this per megapixel of the source image */
 	double decode_ips;  /* decode-only images/s on one core (for reports) */
 	double full_ips;    /* decode + transform images/s on one core */
+	double xform_ns;    /* the transform alone (raw pixels in), per image */
 	uint64_t images;    /* images measured */
 	char cpu[128];	    /* the host CPU it was measured on */
 	uint64_t when;	    /* unix seconds */
@@ -80,6 +86,12 @@ TS_WUR int ts_decode_calibrate(const uint8_t *const *jpeg, const size_t *len, si
  * arrays. */
 TS_WUR int ts_decode_load_dir(const char *dir, size_t want, uint8_t ***jpeg, size_t **len,
 			      size_t *n, char *err, size_t errlen);
+/* Modeled cost of transforming one image stored as raw pixels (no decode);
+ * the whole cost when the calibration predates xform_ns. */
+static inline uint64_t ts_decode_cal_xform_ns(const struct ts_decode_cal *c, int w, int h)
+{
+	return c->xform_ns > 0 ? (uint64_t)c->xform_ns : ts_decode_cal_ns(c, w, h);
+}
 /* The host CPU model name from /proc/cpuinfo ("" when unknown). */
 void ts_cpu_model(char *buf, size_t n);
 

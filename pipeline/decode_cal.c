@@ -55,10 +55,10 @@ int ts_decode_cal_load(const char *path, struct ts_decode_cal *c, char *err, siz
 	memset(c, 0, sizeof *c);
 	const char *cpu = "";
 	json_int_t images = 0, when = 0;
-	int rc = json_unpack_ex(j, &je, 0, "{s:F, s:F, s:F, s:F, s:I, s?s, s?I}", "base_ns",
+	int rc = json_unpack_ex(j, &je, 0, "{s:F, s:F, s:F, s:F, s:I, s?s, s?I, s?F}", "base_ns",
 				&c->base_ns, "ns_per_mpix", &c->ns_per_mpix, "decode_ips",
 				&c->decode_ips, "full_ips", &c->full_ips, "images", &images,
-				"cpu", &cpu, "when", &when);
+				"cpu", &cpu, "when", &when, "xform_ns", &c->xform_ns);
 	if (rc || c->base_ns < 0 || images <= 0) {
 		snprintf(err, errlen, "%s: not a decode calibration (%s); rerun 'tiersim calibrate decode'",
 			 path, rc ? je.text : "bad values");
@@ -88,12 +88,12 @@ int ts_decode_cal_save(const char *path, const struct ts_decode_cal *c, char *er
 		}
 		mkdir(dir, 0755);
 	}
-	json_t *j = json_pack("{s:s, s:f, s:f, s:f, s:f, s:I, s:s, s:I, s:s}", "what",
+	json_t *j = json_pack("{s:s, s:f, s:f, s:f, s:f, s:f, s:I, s:s, s:I, s:s}", "what",
 			      "tiersim decode calibration: ns per image = base_ns + "
 			      "ns_per_mpix * megapixels (decode + resize + crop + flip + normalize, "
 			      "one core)",
 			      "base_ns", c->base_ns, "ns_per_mpix", c->ns_per_mpix, "decode_ips",
-			      c->decode_ips, "full_ips", c->full_ips, "images",
+			      c->decode_ips, "full_ips", c->full_ips, "xform_ns", c->xform_ns, "images",
 			      (json_int_t)c->images, "cpu", c->cpu, "when", (json_int_t)c->when,
 			      "version", "1");
 	if (!j)
@@ -135,6 +135,7 @@ int ts_decode_calibrate(const uint8_t *const *jpeg, const size_t *len, size_t n,
 	ts_rng_seed(&rng, 1);
 	/* Least squares of full-transform ns on megapixels. */
 	double sx = 0, sy = 0, sxx = 0, sxy = 0, dec_ns = 0, full_ns = 0, pix = 0, bytes = 0;
+	double xf_ns = 0;
 	uint64_t images = 0, spent = 0;
 	do {
 		for (size_t i = 0; i < n; i++) {
@@ -145,6 +146,9 @@ int ts_decode_calibrate(const uint8_t *const *jpeg, const size_t *len, size_t n,
 			if (!rc)
 				rc = ts_decode_jpeg(d, jpeg[i], len[i], &rng, buf);
 			uint64_t t2 = cpu_ns();
+			if (!rc)
+				ts_decode_pixels(d, ts_decoder_rgb(d), w, h, false, &rng, buf);
+			uint64_t t3 = cpu_ns();
 			if (rc) {
 				snprintf(err, errlen, "image %zu: %s", i, ts_decoder_msg(d));
 				goto out;
@@ -155,11 +159,12 @@ int ts_decode_calibrate(const uint8_t *const *jpeg, const size_t *len, size_t n,
 			sxx += x * x;
 			sxy += x * y;
 			dec_ns += (double)(t1 - t0);
+			xf_ns += (double)(t3 - t2);
 			full_ns += y;
 			pix += x;
 			bytes += (double)len[i];
 			images++;
-			spent += t2 - t0;
+			spent += t3 - t0;
 		}
 	} while (spent < min_ns);
 	double k = (double)images, var = sxx - sx * sx / k;
@@ -176,6 +181,7 @@ int ts_decode_calibrate(const uint8_t *const *jpeg, const size_t *len, size_t n,
 	}
 	cal->decode_ips = 1e9 * k / dec_ns;
 	cal->full_ips = 1e9 * k / full_ns;
+	cal->xform_ns = xf_ns / k;
 	cal->images = images;
 	ts_cpu_model(cal->cpu, sizeof cal->cpu);
 	cal->when = (uint64_t)time(NULL);

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -93,7 +94,10 @@ struct item {
 	uint32_t len;	      /* bytes read */
 	uint32_t poff, plen;  /* payload inside buf */
 	int32_t label;
+	bool pixels;	      /* raw C×H×W BGR pixels (a Caffe Datum), not a JPEG */
+	uint16_t w, h, c;
 	int slot;	      /* read slot, or -1 */
+	uint32_t own_len;     /* size of an own buffer (slot -1) */
 	uint8_t *buf;	      /* slot memory or an own buffer; NULL once freed */
 	int err;
 	struct rbatch *b;
@@ -116,6 +120,7 @@ struct worker {
 	pthread_t th;
 	unsigned idx;
 	struct ts_decoder *dec;
+	char msg[256]; /* why the last sample failed */
 	uint64_t busy_ns, wait_in_ns, samples, bytes;
 };
 
@@ -137,6 +142,7 @@ struct ts_pipe {
 
 	/* read slots */
 	uint8_t *arena;
+	size_t arena_len;
 	size_t slot;
 	unsigned nslots, nfree;
 	int *free_slots;
@@ -350,7 +356,16 @@ int ts_pipe_new(const struct ts_pipe_cfg *cfg, struct ts_pipe **out, char *err, 
 		rc = -ENOMEM;
 		goto fail;
 	}
-	p->arena = aligned_alloc(4096, nslots * slot);
+	/* The slots are pinned when registered: transparent huge pages make
+	 * that (and the first touch) a few hundred faults instead of one per
+	 * 4 KiB page. */
+	p->arena_len = (size_t)(nslots * slot);
+	p->arena = mmap(NULL, p->arena_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			-1, 0);
+	if (p->arena == MAP_FAILED)
+		p->arena = NULL;
+	else
+		madvise(p->arena, p->arena_len, MADV_HUGEPAGE);
 	p->free_slots = calloc(nslots, sizeof *p->free_slots);
 	p->iov = calloc(nslots, sizeof *p->iov);
 	p->ring = calloc(p->pf, sizeof *p->ring);
@@ -443,7 +458,7 @@ static void free_raw(struct ts_pipe *p, struct item *it)
 		held_add(p, -(int64_t)p->slot);
 	} else {
 		free(it->buf);
-		held_add(p, -(int64_t)it->len);
+		held_add(p, -(int64_t)it->own_len);
 	}
 	it->buf = NULL;
 	it->slot = -1;
@@ -585,10 +600,26 @@ static int own_buffer(struct ts_pipe *p, struct item *it, uint32_t len)
 	if (!(it->buf = malloc(len ? len : 1)))
 		return -ENOMEM;
 	it->len = len;
+	it->own_len = len;
 	pthread_mutex_lock(&p->mu);
 	held_add(p, len);
 	pthread_mutex_unlock(&p->mu);
 	return 0;
+}
+
+static void unwrap(struct ts_pipe *p, struct item *it)
+{
+	if (it->err || !p->ops->unwrap)
+		return;
+	struct ts_payload pl = { .off = 0, .len = it->len, .label = it->label };
+	it->err = p->ops->unwrap(p->src, it->id, it->buf, it->len, &pl);
+	it->poff = pl.off;
+	it->plen = pl.len;
+	it->label = pl.label;
+	it->pixels = pl.pixels;
+	it->w = pl.width;
+	it->h = pl.height;
+	it->c = pl.channels;
 }
 
 static int rd_next(void *ctx, struct ts_uring_io *io, bool may_block)
@@ -634,9 +665,7 @@ static void rd_done(void *ctx, struct ts_uring_io *io)
 	struct ts_pipe *p = ctx;
 	struct item *it = io->user;
 	it->err = io->res;
-	if (!it->err && p->ops->unwrap)
-		it->err = p->ops->unwrap(p->src, it->id, it->buf, it->len, &it->poff, &it->plen,
-					 &it->label);
+	unwrap(p, it);
 	deliver(p, it);
 }
 
@@ -653,7 +682,19 @@ static void read_copy_source(struct ts_pipe *p)
 		uint64_t t0 = ts_now_ns();
 		if (!it->err)
 			it->err = p->ops->fetch(p->src, it->id, it->buf, cap, &it->len, &it->label);
+		if (it->err == -ENOBUFS && it->len > cap) {
+			/* Larger than its slot: a buffer of its own, and again. */
+			uint32_t want = it->len;
+			pthread_mutex_lock(&p->mu);
+			free_raw(p, it);
+			pthread_mutex_unlock(&p->mu);
+			it->err = own_buffer(p, it, want);
+			if (!it->err)
+				it->err = p->ops->fetch(p->src, it->id, it->buf, want, &it->len,
+							&it->label);
+		}
 		it->plen = it->len;
+		unwrap(p, it);
 		pthread_mutex_lock(&p->mu);
 		p->rd_fetch_ns += ts_now_ns() - t0;
 		pthread_mutex_unlock(&p->mu);
@@ -703,16 +744,35 @@ static int decode_one(struct worker *w, struct item *it)
 	const uint8_t *pl = it->buf + it->poff;
 	struct ts_rng rng;
 	ts_rng_seed(&rng, p->cfg.seed ^ (it->b->seq * 0x100000001B3ULL + it->pos) * 0xD1B54A32D192ED03ULL);
+	if (it->pixels) {
+		/* Raw pixels (a Caffe Datum): the transform without a decode. */
+		if (it->c != 3 || (uint64_t)it->w * it->h * 3 != it->plen) {
+			snprintf(w->msg, sizeof w->msg, "%ux%ux%u pixels in %u bytes", it->c, it->h,
+				 it->w, it->plen);
+			return TS_E_CORRUPT;
+		}
+		if (p->mode == TS_DECODE_REAL)
+			ts_decode_planes(w->dec, pl, it->w, it->h, true, &rng,
+					 it->b->data + (size_t)it->pos * p->out_floats);
+		else
+			ts_sleep_until_ns(ts_now_ns() + ts_decode_cal_xform_ns(&p->cal, it->w, it->h));
+		return 0;
+	}
 	if (p->mode == TS_DECODE_REAL) {
 		float *out = it->b->data + (size_t)it->pos * p->out_floats;
-		return ts_decode_jpeg(w->dec, pl, it->plen, &rng, out);
+		int rc = ts_decode_jpeg(w->dec, pl, it->plen, &rng, out);
+		if (rc)
+			snprintf(w->msg, sizeof w->msg, "%s", ts_decoder_msg(w->dec));
+		return rc;
 	}
 	/* Modeled: the header says how big the image is; the calibration says
 	 * what decoding and transforming it would cost one core; the worker
 	 * is that core, busy for that long. */
 	int iw, ih;
 	int rc = ts_decode_header(w->dec, pl, it->plen, &iw, &ih);
-	if (!rc)
+	if (rc)
+		snprintf(w->msg, sizeof w->msg, "%s", ts_decoder_msg(w->dec));
+	else
 		ts_sleep_until_ns(ts_now_ns() + ts_decode_cal_ns(&p->cal, iw, ih));
 	return rc;
 }
@@ -750,7 +810,7 @@ static void *worker_main(void *arg)
 			free_raw(p, it);
 			pthread_cond_signal(&p->c_reader);
 		}
-		complete_locked(p, it, rc == TS_E_CORRUPT ? ts_decoder_msg(w->dec) : NULL);
+		complete_locked(p, it, rc == TS_E_CORRUPT ? w->msg : NULL);
 	}
 	pthread_mutex_unlock(&p->mu);
 	return NULL;
@@ -1047,7 +1107,8 @@ void ts_pipe_free(struct ts_pipe *p)
 	free(p->w);
 	if (p->src)
 		p->ops->close(p->src);
-	free(p->arena);
+	if (p->arena)
+		munmap(p->arena, p->arena_len);
 	free(p->free_slots);
 	free(p->iov);
 	free(p->wq);

@@ -9,10 +9,10 @@
 #include "loader.h"
 #include "source.h"
 
-extern const struct ts_source_ops ts_source_text;
-
 static const struct ts_source_ops *const sources[] = {
 	&ts_source_folder,
+	&ts_source_rec,
+	&ts_source_lmdb,
 	&ts_source_text,
 	&ts_source_null,
 };

@@ -5,16 +5,18 @@
  * Two kinds of source:
  *  - extent sources (TS_SRC_EXTENTS) say where each sample's bytes lie
  *    (a file under the dataset root, or a range of an open file) and the
- *    io_uring reader fetches them; an optional unwrap hook then finds the
- *    payload inside what was read (a RecordIO header, say);
+ *    io_uring reader fetches them;
  *  - copy sources fetch a sample themselves in the reader thread (an LMDB
  *    cursor, a tokenized text corpus, the null source).
+ * Either kind may have an unwrap hook that finds the payload inside what was
+ * read (a RecordIO frame and header, a Caffe Datum) and says what it is.
  * TS_SRC_SEQUENTIAL marks a source read in its own order only (Caffe's LMDB
  * cursor, a language-model corpus): shuffling it is refused.
  */
 #ifndef TS_PIPE_SOURCE_H
 #define TS_PIPE_SOURCE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,6 +41,14 @@ struct ts_extent {
 	int32_t label;
 };
 
+/* What unwrap found. */
+struct ts_payload {
+	uint32_t off, len; /* the payload inside the bytes read */
+	int32_t label;
+	bool pixels;	   /* raw pixels, C × H × W, BGR (Caffe's Datum), not a JPEG */
+	uint16_t width, height, channels;
+};
+
 struct ts_source_ops {
 	const char *name;
 	unsigned version; /* TS_SOURCE_VERSION */
@@ -50,12 +60,14 @@ struct ts_source_ops {
 	uint64_t (*max_len)(void *st);
 	/* Extent sources: where sample i lies. */
 	int (*extent)(void *st, uint64_t i, struct ts_extent *x);
-	/* Extent sources, optional: the payload inside the @len bytes read for
-	 * sample i; sets *poff, *plen and *label. TS_E_CORRUPT when malformed. */
-	int (*unwrap)(void *st, uint64_t i, const uint8_t *buf, uint32_t len, uint32_t *poff,
-		      uint32_t *plen, int32_t *label);
+	/* Optional: the payload inside the @len bytes read for sample i (buf
+	 * may be rewritten in place). TS_E_CORRUPT, TS_E_FORMAT or
+	 * TS_E_TRUNCATED when malformed. */
+	int (*unwrap)(void *st, uint64_t i, uint8_t *buf, uint32_t len, struct ts_payload *pl);
 	/* Copy sources: writes sample i (the next one for sequential sources,
-	 * whose i still counts up from 0 each epoch) into buf of @cap bytes. */
+	 * whose i still counts up from 0 each epoch) into buf of @cap bytes.
+	 * -ENOBUFS with *len = the size needed when it does not fit; the
+	 * loader then asks for the same i again with a buffer that size. */
 	int (*fetch)(void *st, uint64_t i, void *buf, uint32_t cap, uint32_t *len,
 		     int32_t *label);
 	/* A name for sample i in messages: a file path, "file.rec record 12". */
@@ -78,6 +90,9 @@ static inline uint8_t ts_null_byte(uint64_t i, uint32_t j)
 }
 
 extern const struct ts_source_ops ts_source_folder;
+extern const struct ts_source_ops ts_source_rec;
+extern const struct ts_source_ops ts_source_lmdb;
+extern const struct ts_source_ops ts_source_text;
 extern const struct ts_source_ops ts_source_null;
 
 #endif

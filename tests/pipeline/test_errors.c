@@ -14,20 +14,13 @@
 #include <unistd.h>
 
 #include "pipeline/loader.h"
+#include "pipeline/recordio.h"
 #include "tcheck.h"
+#include "tp.h"
 
 #define NFILES 40
 
 static char root[256];
-
-static int write_file(const char *path, const void *buf, size_t n)
-{
-	FILE *f = fopen(path, "wb");
-	if (!f)
-		return -1;
-	size_t w = fwrite(buf, 1, n, f);
-	return fclose(f) || w != n ? -1 : 0;
-}
 
 static int make_set(const char *name)
 {
@@ -49,7 +42,7 @@ static int make_set(const char *name)
 		if (tjCompress2(tj, rgb, 48, 0, 32, TJPF_RGB, &jpg, &len, TJSAMP_444, 90, 0))
 			return -1;
 		snprintf(path, sizeof path, "%s/%s/cls/s%03d.jpg", root, name, i);
-		int rc = write_file(path, jpg, len);
+		int rc = tp_write_file(path, jpg, len);
 		tjFree(jpg);
 		if (rc)
 			return -1;
@@ -122,7 +115,7 @@ static int corrupt_jpeg(const char *file)
 	uint8_t *junk = malloc((size_t)sb.st_size);
 	for (off_t i = 0; i < sb.st_size; i++)
 		junk[i] = (uint8_t)(i * 13 + 1);
-	int rc = write_file(file, junk, (size_t)sb.st_size);
+	int rc = tp_write_file(file, junk, (size_t)sb.st_size);
 	free(junk);
 	return rc;
 }
@@ -186,6 +179,63 @@ int main(void)
 			}
 			ts_pipe_free(p);
 		}
+	}
+
+	/* A record file: its index missing, then the file cut inside its last
+	 * record (which is reported with the record's place, the rest read). */
+	char rec[400], idx[400];
+	snprintf(rec, sizeof rec, "%s/r.rec", root);
+	snprintf(idx, sizeof idx, "%s/r.idx", root);
+	struct ts_rec_writer w;
+	CHECK(ts_rec_writer_open(&w, rec, idx) == 0);
+	uint64_t last_off = 0;
+	for (int i = 0; i < 10; i++) {
+		uint8_t pl[24 + 300];
+		memset(pl, i, sizeof pl);
+		struct ts_rec_irheader h = { .label = (float)i, .id = (uint64_t)i };
+		ts_rec_irheader_pack(&h, pl);
+		last_off = w.offset;
+		CHECK(ts_rec_writer_add(&w, (uint64_t)i, pl, sizeof pl) == 0);
+	}
+	CHECK(ts_rec_writer_close(&w) == 0);
+	for (int step = 0; step < 3; step++) {
+		struct ts_pipe_cfg cfg = { 0 };
+		struct ts_pipe *p = NULL;
+		char kv[450];
+		snprintf(kv, sizeof kv, "path=%s", rec);
+		CHECK(ts_opt_defaults(ts_pipe_opts, &cfg, err, sizeof err) == 0);
+		CHECK(ts_opt_set_kv(ts_pipe_opts, &cfg, "source=rec", err, sizeof err) == 0);
+		CHECK(ts_opt_set_kv(ts_pipe_opts, &cfg, kv, err, sizeof err) == 0);
+		CHECK(ts_opt_set_kv(ts_pipe_opts, &cfg, "decode=none", err, sizeof err) == 0);
+		CHECK(ts_opt_set_kv(ts_pipe_opts, &cfg, step == 2 ? "on_error=fatal" : "on_error=skip",
+				    err, sizeof err) == 0);
+		if (step == 0) {
+			char moved[450];
+			snprintf(moved, sizeof moved, "%s.away", idx);
+			CHECK(rename(idx, moved) == 0);
+			int rc = ts_pipe_new(&cfg, &p, err, sizeof err);
+			fprintf(stderr, "missing index -> %s\n", err);
+			CHECK(rc < 0);
+			CHECK(strstr(err, idx) != NULL);
+			CHECK(strstr(err, "index missing") != NULL);
+			CHECK(rename(moved, idx) == 0);
+		} else {
+			if (step == 1)
+				CHECK(truncate(rec, (off_t)last_off + 40) == 0);
+			CHECK(ts_pipe_new(&cfg, &p, err, sizeof err) == 0);
+			uint64_t skipped;
+			int64_t got = p ? drain(p, &skipped) : -1;
+			struct ts_pipe_stats st;
+			if (p)
+				ts_pipe_stats(p, &st);
+			const char *msg = !p ? err : step == 2 ? ts_pipe_error(p) : st.first_error;
+			fprintf(stderr, "truncated .rec on_error=%s -> %s\n", step == 2 ? "fatal" : "skip",
+				msg);
+			CHECK(strstr(msg, "r.rec record 9") != NULL);
+			CHECK(step == 2 ? got < 0 : got == 9);
+		}
+		ts_pipe_free(p);
+		ts_opt_free(ts_pipe_opts, &cfg);
 	}
 
 	/* Refused configurations name the option or the file. */

@@ -4,8 +4,10 @@
  * for each source type and a table of queue depths, worker counts, batch
  * shapes and decode modes. Datasets are made here, in a temporary folder.
  *
- *   test_loader [DIR]   DIR: read the folder dataset from DIR instead of
- *                       making one (the tierfs test points it at a mount)
+ *   test_loader [MAKE_IN [READ_FROM]]
+ *       make the datasets in a new folder under MAKE_IN (default $TMPDIR),
+ *       and read them from the same folder name under READ_FROM (the
+ *       tierfs test makes them in its backing folder and reads the mount)
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -15,10 +17,15 @@
 #include <turbojpeg.h>
 #include <unistd.h>
 
+#include <lmdb.h>
+
 #include "core/rng.h"
+#include "pipeline/datum.h"
 #include "pipeline/loader.h"
+#include "pipeline/recordio.h"
 #include "pipeline/source.h"
 #include "tcheck.h"
+#include "tp.h"
 
 #define NCLASS 5
 #define PER_CLASS 23
@@ -36,15 +43,6 @@ static uint64_t fnv64(const void *p, size_t n)
 	for (size_t i = 0; i < n; i++)
 		h = (h ^ b[i]) * 1099511628211ULL;
 	return h;
-}
-
-static int write_file(const char *path, const void *buf, size_t n)
-{
-	FILE *f = fopen(path, "wb");
-	if (!f)
-		return -1;
-	size_t w = fwrite(buf, 1, n, f);
-	return fclose(f) || w != n ? -1 : 0;
 }
 
 /* A small real JPEG of w × h with a seeded pattern. */
@@ -88,7 +86,7 @@ static int make_folder(void)
 			if (!jpg)
 				return -1;
 			snprintf(path, sizeof path, "%s/folder/c%02d/f%04d.jpg", root, c, i);
-			int rc = write_file(path, jpg, len);
+			int rc = tp_write_file(path, jpg, len);
 			file_sum[i] = fnv64(jpg, len);
 			file_len[i] = (uint32_t)len;
 			file_jpeg[i] = true;
@@ -98,6 +96,100 @@ static int make_folder(void)
 		}
 	}
 	return 0;
+}
+
+static uint8_t *read_all(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long sz = ftell(f);
+	rewind(f);
+	uint8_t *b = malloc((size_t)sz + 1);
+	*n = fread(b, 1, (size_t)sz, f);
+	fclose(f);
+	return b;
+}
+
+static void jpeg_path(int i, char *out, size_t n)
+{
+	snprintf(out, n, "%s/folder/c%02d/f%04d.jpg", root, i / PER_CLASS, i);
+}
+
+/* ROOT/set.rec + set.idx: record i = IRHeader {label i / PER_CLASS, id i}
+ * and the bytes of JPEG i, as im2rec packs them. */
+static int make_rec(void)
+{
+	char rec[400], idx[400];
+	snprintf(rec, sizeof rec, "%s/set.rec", root);
+	snprintf(idx, sizeof idx, "%s/set.idx", root);
+	struct ts_rec_writer w;
+	if (ts_rec_writer_open(&w, rec, idx))
+		return -1;
+	int rc = 0;
+	for (int i = 0; i < NFILES && !rc; i++) {
+		char p[400];
+		size_t n;
+		jpeg_path(i, p, sizeof p);
+		uint8_t *jpg = read_all(p, &n);
+		uint8_t *pl = malloc(n + TS_REC_IRHEADER_SIZE);
+		struct ts_rec_irheader h = { .flag = 0, .label = (float)(i / PER_CLASS), .id = (uint64_t)i };
+		ts_rec_irheader_pack(&h, pl);
+		memcpy(pl + TS_REC_IRHEADER_SIZE, jpg, n);
+		rc = ts_rec_writer_add(&w, (uint64_t)i, pl, n + TS_REC_IRHEADER_SIZE);
+		free(pl);
+		free(jpg);
+	}
+	return ts_rec_writer_close(&w) || rc ? -1 : 0;
+}
+
+/* ROOT/lmdb (encoded Datums holding JPEG i) and ROOT/lmdbraw (raw Datums,
+ * 3 × 24 × 20 BGR planes), keys "%08d" so that key order is sample order. */
+static uint64_t raw_sum[NFILES];
+
+static int make_lmdb(bool raw)
+{
+	char dir[400];
+	snprintf(dir, sizeof dir, "%s/%s", root, raw ? "lmdbraw" : "lmdb");
+	if (mkdir(dir, 0755))
+		return -1;
+	MDB_env *env;
+	MDB_txn *txn;
+	MDB_dbi dbi;
+	if (mdb_env_create(&env) || mdb_env_set_mapsize(env, 256 << 20) ||
+	    mdb_env_open(env, dir, 0, 0664) || mdb_txn_begin(env, NULL, 0, &txn) ||
+	    mdb_dbi_open(txn, NULL, 0, &dbi))
+		return -1;
+	int rc = 0;
+	for (int i = 0; i < NFILES && !rc; i++) {
+		struct ts_datum d;
+		uint8_t *jpg = NULL, px[3 * 24 * 20];
+		size_t n = 0;
+		if (raw) {
+			for (size_t k = 0; k < sizeof px; k++)
+				px[k] = (uint8_t)(k * 3 + (size_t)i * 11);
+			raw_sum[i] = fnv64(px, sizeof px);
+			ts_datum_init_raw(&d, 3, 24, 20, px, i / PER_CLASS);
+		} else {
+			char p[400];
+			jpeg_path(i, p, sizeof p);
+			jpg = read_all(p, &n);
+			ts_datum_init_encoded(&d, jpg, n, i / PER_CLASS);
+		}
+		size_t sz = ts_datum_encoded_size(&d);
+		uint8_t *val = malloc(sz);
+		char key[16];
+		snprintf(key, sizeof key, "%08d", i);
+		MDB_val k = { strlen(key), key }, v = { sz, val };
+		if (ts_datum_encode(&d, val, sz) != (ssize_t)sz || mdb_put(txn, dbi, &k, &v, 0))
+			rc = -1;
+		free(val);
+		free(jpg);
+	}
+	rc |= mdb_txn_commit(txn);
+	mdb_env_close(env);
+	return rc ? -1 : 0;
 }
 
 /* The words of the corpus, in order, "<eos>" at line ends. */
@@ -138,6 +230,7 @@ struct run_cfg {
 	const char *slot_size;
 	uint64_t count; /* null source */
 	bool open_uring, registered;
+	const char *path; /* under the test folder, for rec and lmdb */
 };
 
 static int set(struct ts_pipe_cfg *c, const char *k, const char *v)
@@ -187,7 +280,8 @@ static bool once(const uint8_t *seen, uint64_t n)
 
 /* Runs one configuration; checks every batch. Returns the order of epoch 0
  * (caller frees) for the determinism checks. */
-static uint32_t *run_one(const struct run_cfg *r, const char *path, uint64_t n_expect)
+static uint32_t *run_one(const struct run_cfg *r, const char *path, const char *path_kind,
+			 uint64_t n_expect)
 {
 	struct ts_pipe_cfg cfg = { 0 };
 	char err[512];
@@ -268,6 +362,10 @@ static uint32_t *run_one(const struct run_cfg *r, const char *path, uint64_t n_e
 					ok = wd && !strcmp(wd, corpus_words[i * blen + b->index * 35 + j]);
 				}
 				CHECK(ok);
+			} else if (path_kind && !strcmp(path_kind, "lmdbraw")) {
+				CHECK_EQ_U64(s->len, 3 * 24 * 20);
+				CHECK(fnv64(s->raw, s->len) == raw_sum[s->id]);
+				CHECK_EQ_U64(s->label, s->id / PER_CLASS);
 			} else {
 				CHECK_EQ_U64(s->len, file_len[s->id]);
 				CHECK(fnv64(s->raw, s->len) == file_sum[s->id]);
@@ -300,8 +398,9 @@ static uint32_t *run_one(const struct run_cfg *r, const char *path, uint64_t n_e
 	CHECK_EQ_U64(st.errors, 0);
 	if (st.errors)
 		fprintf(stderr, "first error: %s\n", st.first_error);
-	/* Samples larger than a slot get their own buffer beyond the reserve. */
-	CHECK(r->slot_size || st.mem_peak <= st.mem_reserved);
+	/* Samples larger than a slot get their own buffer beyond the reserve
+	 * (a small slot_size; encoded LMDB values, sized from the first one). */
+	CHECK(r->slot_size || !strcmp(r->source, "lmdb") || st.mem_peak <= st.mem_reserved);
 	CHECK(st.mem_peak > 0);
 	CHECK(st.consumer_wait.count == batches);
 	CHECK(!strcmp(st.decode_mode, !strcmp(r->decode, "real") ? "real" : "none"));
@@ -327,39 +426,55 @@ static const struct run_cfg table[] = {
 	{ "null", 64, 4, 33, 3, 1, true, true, "none", NULL, 1000, true, true },
 	{ "text", 1, 1, 4, 2, 2, false, false, "none", NULL, 0, true, true },
 	{ "text", 64, 4, 4, 3, 1, false, false, "none", NULL, 0, true, true },
+	{ "rec", 1, 1, 8, 2, 2, true, false, "none", NULL, 0, true, true, "set.rec" },
+	{ "rec", 64, 4, 12, 3, 1, true, false, "real", NULL, 0, true, true, "set.rec" },
+	{ "rec", 64, 1, 9, 2, 1, false, false, "none", "4k", 0, true, true, "set.rec" },
+	{ "lmdb", 1, 1, 8, 2, 2, false, false, "none", NULL, 0, true, true, "lmdb" },
+	{ "lmdb", 64, 4, 16, 3, 1, false, false, "real", NULL, 0, true, true, "lmdb" },
+	{ "lmdb", 16, 2, 10, 2, 1, false, false, "none", "4k", 0, true, true, "lmdb" },
+	{ "lmdb", 1, 4, 10, 2, 1, false, true, "real", NULL, 0, true, true, "lmdbraw" },
 };
 
 int main(int argc, char **argv)
 {
-	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	const char *tmp = argc > 1 ? argv[1] : getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	snprintf(root, sizeof root, "%s/ts_loader_XXXXXX", tmp);
-	if (!mkdtemp(root) || make_folder() || make_text()) {
+	if (!mkdtemp(root) || make_folder() || make_text() || make_rec() || make_lmdb(false) ||
+	    make_lmdb(true)) {
 		perror("making the test datasets");
 		return 1;
 	}
-	char folder[300], text[300];
-	snprintf(folder, sizeof folder, "%s/folder", argc > 1 ? argv[1] : root);
-	snprintf(text, sizeof text, "%s/corpus.txt", root);
+	char folder[400], text[400];
+	/* Where the datasets are read from. */
+	char view[300];
+	snprintf(view, sizeof view, "%s", root);
+	if (argc > 2)
+		snprintf(view, sizeof view, "%s/%s", argv[2], strrchr(root, '/') + 1);
+	snprintf(folder, sizeof folder, "%s/folder", view);
+	snprintf(text, sizeof text, "%s/corpus.txt", view);
 	for (size_t i = 0; i < TS_ARRAY_SIZE(table); i++) {
 		const struct run_cfg *r = &table[i];
 		int before = tc_failures;
+		char other[400];
+		snprintf(other, sizeof other, "%s/%s", view, r->path ? r->path : "");
 		const char *path = !strcmp(r->source, "folder") ? folder
 				   : !strcmp(r->source, "text") ? text
-								  : NULL;
-		uint64_t n = !strcmp(r->source, "folder") ? NFILES
-			     : !strcmp(r->source, "null") ? r->count
-							  : (uint64_t)(((ncorpus / r->batch) - 1) / 35) * r->batch;
-		uint32_t *o1 = run_one(r, path, n);
+				   : !strcmp(r->source, "null") ? NULL
+								  : other;
+		uint64_t n = !strcmp(r->source, "null")	  ? r->count
+			     : !strcmp(r->source, "text") ? (uint64_t)(((ncorpus / r->batch) - 1) / 35) * r->batch
+							  : NFILES;
+		uint32_t *o1 = run_one(r, path, r->path, n);
 		/* Same seed, same order. */
 		if (r->shuffle && o1) {
-			uint32_t *o2 = run_one(r, path, n);
+			uint32_t *o2 = run_one(r, path, r->path, n);
 			CHECK(o2 && !memcmp(o1, o2, n * sizeof *o1));
 			free(o2);
 		}
 		free(o1);
-		fprintf(stderr, "%-6s qd=%-2u vcpus=%u batch=%-3u prefetch=%u epochs=%u shuffle=%d "
+		fprintf(stderr, "%-7s qd=%-2u vcpus=%u batch=%-3u prefetch=%u epochs=%u shuffle=%d "
 				"drop_last=%d decode=%-4s %s\n",
-			r->source, r->qd, r->vcpus, r->batch, r->prefetch, r->epochs, r->shuffle,
+			r->path && !strcmp(r->path, "lmdbraw") ? "lmdbraw" : r->source, r->qd, r->vcpus, r->batch, r->prefetch, r->epochs, r->shuffle,
 			r->drop_last, r->decode, tc_failures == before ? "ok" : "FAILED");
 	}
 	char cmd[400];
