@@ -203,6 +203,8 @@ void ts_fs_model_close(struct ts_fs *fs);
 /* The completion time of request @r (r->submit_ns is its arrival); 0 when
  * not modeled. */
 uint64_t ts_fs_model_submit(struct ts_fs *fs, const struct ts_fs_req *r);
+/* Whether the model charges @op (getattr, access, flush... are free). */
+bool ts_fs_model_charges(enum ts_fs_op op);
 /* Cached pages of a file are gone (truncate, unlink, hole punch). */
 void ts_fs_model_forget(struct ts_fs *fs, uint64_t ino, uint64_t off, uint64_t len);
 /* `tierfs --list-tiers`. */
