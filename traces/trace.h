@@ -142,7 +142,9 @@ uint32_t ts_trace_writer_file_id(struct ts_trace_writer *w, const char *path);
 void ts_trace_writer_put(struct ts_trace_writer *w, const struct ts_trace_rec *rec);
 /* Records dropped so far. */
 uint64_t ts_trace_writer_dropped(const struct ts_trace_writer *w);
-/* Drains every ring, writes the trailer, closes the file and frees @w.
+/* Drains every ring, writes the trailer, closes the file and frees @w. No
+ * put() or file_id() may run concurrently or later (tierfs closes after its
+ * FUSE loop has ended and joined its workers).
  * @dropped (may be NULL) gets the total drop count. Returns 0 or -errno of
  * the first write error (which stops recording but never blocks put()). */
 TS_WUR int ts_trace_writer_close(struct ts_trace_writer *w, uint64_t *dropped);
