@@ -45,7 +45,8 @@ static void usage(FILE *f)
 	fprintf(f, "usage: tiersim calibrate decode --dir DIR [--OPTION VALUE]...\n"
 		   "Times libjpeg-turbo decode alone and decode + resize + crop + flip + normalize\n"
 		   "on one core, fits the cost per image as base + per-megapixel, and writes it\n"
-		   "where the loader's modeled decode mode reads it.\n\noptions:\n");
+		   "where the loader's modeled decode mode reads it.\n\n"
+		   "options (--NAME VALUE or --NAME=VALUE; out-size and out_size alike):\n");
 	ts_opt_help(f, cal_opts);
 }
 
