@@ -51,6 +51,7 @@ fi
 MNT=
 TFS_PID=
 cleanup() {
+	set +e
 	if [ -n "$MNT" ] && grep -q " $MNT " /proc/self/mountinfo; then
 		fusermount3 -u "$MNT" 2>/dev/null || umount -l "$MNT"
 	fi
