@@ -483,9 +483,6 @@ int main(int argc, char **argv)
 			r->path && !strcmp(r->path, "lmdbraw") ? "lmdbraw" : r->source, r->qd, r->vcpus, r->batch, r->prefetch, r->epochs, r->shuffle,
 			r->drop_last, r->decode, tc_failures == before ? "ok" : "FAILED");
 	}
-	char cmd[400];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-	if (system(cmd))
-		fprintf(stderr, "could not remove %s\n", root);
+	tp_rmrf(root);
 	return tc_exit();
 }

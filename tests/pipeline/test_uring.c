@@ -150,9 +150,6 @@ int main(void)
 		free(f.buf);
 	}
 	free(want);
-	char cmd[400];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", d);
-	if (system(cmd))
-		fprintf(stderr, "could not remove %s\n", d);
+	tp_rmrf(d);
 	return tc_exit();
 }
