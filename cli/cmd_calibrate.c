@@ -26,6 +26,7 @@ static void usage(FILE *f)
 		   "their arguments.\n");
 }
 
+#if !TS_HAVE_CALIBRATE_DECODE || !TS_HAVE_CALIBRATE_ENGINE
 static int missing(const char *what, const char *part)
 {
 	fprintf(stderr, "tiersim calibrate %s: this build has no %s calibration (the %s sources "
@@ -33,6 +34,7 @@ static int missing(const char *what, const char *part)
 		what, what, part);
 	return TS_EXIT_FAIL;
 }
+#endif
 
 int ts_cmd_calibrate(int argc, char **argv)
 {

@@ -19,6 +19,11 @@ int ts_cmd_run(int argc, char **argv);
 int ts_cmd_compare(int argc, char **argv);
 int ts_cmd_tiers(int argc, char **argv);
 int ts_cmd_calibrate(int argc, char **argv);
+int ts_cmd_dataset(int argc, char **argv);
+
+/* Other parts' subcommands. */
+int ts_cmd_trace(int argc, char **argv);  /* cli/cmd_trace.c */
+int ts_cmd_replay(int argc, char **argv); /* cli/cmd_replay.c */
 
 /* `tiersim calibrate decode|engine ...`, each written by the part it
  * calibrates (cli/calibrate_decode.c, cli/calibrate_engine.c). */

@@ -272,7 +272,7 @@ int ts_convert_imageset(const char *in, const char *out, const struct ts_convert
 		}
 		char path[4096];
 		snprintf(path, sizeof(path), "%s/%s", in, it->rel);
-		size_t len;
+		size_t len = 0;
 		uint64_t a = ts_now_ns();
 		rc = slurp(path, &file, &file_cap, &len);
 		st->io_ns += ts_now_ns() - a;

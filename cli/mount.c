@@ -135,8 +135,12 @@ static void last_line(const char *log, char *out, size_t n)
 	char line[512];
 	while (fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = 0;
-		if (line[0])
-			snprintf(out, n, "%s", line);
+		size_t l = strlen(line);
+		if (l) {
+			l = l < n ? l : n - 1;
+			memcpy(out, line, l);
+			out[l] = 0;
+		}
 	}
 	fclose(f);
 }
@@ -353,6 +357,8 @@ int ts_mount_stop(struct ts_mounts *ms, struct ts_mount *m, char *err, size_t er
 	m->mounted = false;
 	if (rc == 0 && m->own_mountpoint)
 		rmdir(m->mountpoint);
+	if (rc == 0)
+		unlink(m->log); /* kept when something went wrong */
 	unlink_from(ms, m);
 	mount_free(m);
 	return rc;

@@ -45,8 +45,17 @@ static const struct col cols[] = {
 	{ "step p99 ms", "step_p99", "ms", 2, g_p99 },
 	{ "rel", "relative_to_best", "ratio", 2, g_rel },
 };
-/* The terminal shows the study's columns; files carry all of them. */
-static const bool on_terminal[TS_ARRAY_SIZE(cols)] = { 1, 1, 1, 1, 1, 1, 0, 0, 0, 1 };
+/* The terminal shows the study's columns (and MB/s written when anything
+ * was); files carry all of them. */
+enum { COL_WRITE = 6 };
+static void terminal_columns(const struct ts_report *r, bool on[TS_ARRAY_SIZE(cols)])
+{
+	static const bool base[TS_ARRAY_SIZE(cols)] = { 1, 1, 1, 1, 1, 1, 0, 0, 0, 1 };
+	memcpy(on, base, sizeof(base));
+	for (size_t i = 0; i < r->n; i++)
+		if (!r->rows[i].error && r->rows[i].write_mb_s > 0.005)
+			on[COL_WRITE] = true;
+}
 
 void ts_report_init(struct ts_report *r)
 {
@@ -92,6 +101,12 @@ struct ts_row *ts_report_add(struct ts_report *r)
 	w->step_p50_ms = w->step_p99_ms = NAN;
 	w->virtual_time = r->virtual_time;
 	return w;
+}
+
+void ts_report_drop_last(struct ts_report *r)
+{
+	if (r->n)
+		row_free(&r->rows[--r->n]);
 }
 
 int ts_row_set_str(char **dst, const char *s)
@@ -142,6 +157,8 @@ static void fmt_num(char *buf, size_t n, double v, int prec)
 void ts_report_print(const struct ts_report *r, FILE *f)
 {
 	double best = ts_report_best(r);
+	bool on_terminal[TS_ARRAY_SIZE(cols)];
+	terminal_columns(r, on_terminal);
 	int lw = (int)strlen("configuration");
 	for (size_t i = 0; i < r->n; i++) {
 		int l = r->rows[i].label ? (int)strlen(r->rows[i].label) : 0;

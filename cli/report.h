@@ -53,6 +53,8 @@ void ts_report_init(struct ts_report *r);
 void ts_report_free(struct ts_report *r);
 /* Appends a zeroed row with every optional number NaN; NULL on ENOMEM. */
 struct ts_row *ts_report_add(struct ts_report *r);
+/* Removes the last row (a configuration that produced no result). */
+void ts_report_drop_last(struct ts_report *r);
 TS_WUR int ts_row_param(struct ts_row *row, const char *key, const char *val);
 TS_WUR int ts_row_set_str(char **dst, const char *s);
 

@@ -18,6 +18,7 @@
 #include "convert.h"
 #include "hist.h"
 #include "opt.h"
+#include "pipeline/decode.h"
 #include "fs/tier.h"
 #include "pipeline/dataset.h"
 #include "runner.h"
@@ -26,8 +27,16 @@
 
 volatile sig_atomic_t ts_runner_interrupted;
 
+/* The first signal asks for an orderly stop (unmount, report what ran); a
+ * second one ends the program at once, and the daemons, which get SIGTERM
+ * when tiersim dies, unmount themselves. */
 static void on_signal(int sig)
 {
+	if (ts_runner_interrupted) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return;
+	}
 	ts_runner_interrupted = sig;
 }
 
@@ -88,6 +97,17 @@ static void remove_tree(const char *path)
 		closedir(d);
 	}
 	rmdir(path);
+}
+
+/* snprintf for paths: -ENAMETOOLONG instead of a silently cut path. */
+static int pathf(char *buf, size_t n, const char *fmt, ...) TS_PRINTF(3, 4);
+static int pathf(char *buf, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int w = vsnprintf(buf, n, fmt, ap);
+	va_end(ap);
+	return w < 0 || (size_t)w >= n ? -ENAMETOOLONG : 0;
 }
 
 static char *dupf(const char *fmt, ...) TS_PRINTF(1, 2);
@@ -343,7 +363,10 @@ int ts_runner_place(struct ts_runner *R, const struct ts_scenario *s,
 	snprintf(dp->rel, sizeof(dp->rel), "datasets/%s-%llu-s%llu%s", d->kind,
 		 (unsigned long long)d->count, (unsigned long long)d->seed,
 		 s->ds.encoded ? "-enc" : "");
-	snprintf(dp->dir, sizeof(dp->dir), "%s/%s", R->datadir, dp->rel);
+	if (pathf(dp->dir, sizeof(dp->dir), "%s/%s", R->datadir, dp->rel)) {
+		snprintf(err, errlen, "work directory %s: path too long", R->datadir);
+		return -ENAMETOOLONG;
+	}
 	dp->generated = true;
 
 	struct ts_dataset_config gc;
@@ -384,6 +407,15 @@ int ts_runner_place(struct ts_runner *R, const struct ts_scenario *s,
 	ts_opt_free(ts_dataset_opts, &gc);
 	if (rc == 0 && ts_runner_interrupted)
 		rc = -EINTR;
+	/* Written back before anything is measured, so the first
+	 * configuration does not compete with the kernel's writeback. */
+	if (rc == 0) {
+		int fd = open(tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd >= 0) {
+			syncfs(fd);
+			close(fd);
+		}
+	}
 	if (rc == 0 && rename(tmp, dp->dir)) {
 		rc = -errno;
 		snprintf(err, errlen, "cannot rename %s to %s: %s", tmp, dp->dir, strerror(errno));
@@ -407,8 +439,7 @@ void ts_runner_place_free(struct ts_dataset_place *dp)
 /* ---- Mounts -------------------------------------------------------------- */
 
 /* tierfs's -o list for @s on @tier. */
-static char *mount_opts(const struct ts_scenario *s, const char *tier, const char *trace,
-			bool lmdb)
+static char *mount_opts(const struct ts_scenario *s, const char *tier, const char *trace)
 {
 	char buf[2048];
 	size_t n = (size_t)snprintf(buf, sizeof(buf), "tier=%s,seed=%llu", tier,
@@ -423,11 +454,8 @@ static char *mount_opts(const struct ts_scenario *s, const char *tier, const cha
 		n += (size_t)snprintf(buf + n, sizeof(buf) - n, ",profile=%s", s->mnt.profile);
 	if (trace && *trace)
 		n += (size_t)snprintf(buf + n, sizeof(buf) - n, ",trace=%s", trace);
-	/* LMDB maps its data file shared, which a direct_io FUSE file cannot
-	 * serve; tierfs opens these in cached mode and keeps its page-cache
-	 * model in charge (see DESIGN.md, "Known constraints"). */
-	if (lmdb)
-		n += (size_t)snprintf(buf + n, sizeof(buf) - n, ",cached=*.mdb");
+	/* LMDB's *.mdb files need no option: tierfs opens them in kernel-cached
+	 * mode by default (a direct_io file cannot be mapped shared). */
 	return n < sizeof(buf) ? strdup(buf) : NULL;
 }
 
@@ -526,7 +554,7 @@ static void live_end(struct ts_runner *R, struct live *lv, char *err, size_t err
 }
 
 static int live_mount(struct ts_runner *R, const struct ts_scenario *s, const char *tier,
-		      const struct ts_dataset_place *dp, bool lmdb, struct live *lv,
+		      const struct ts_dataset_place *dp, struct live *lv,
 		      char *mdesc, size_t mdn, char *err, size_t errlen)
 {
 	if (!strcmp(tier, "none")) {
@@ -543,7 +571,7 @@ static int live_mount(struct ts_runner *R, const struct ts_scenario *s, const ch
 	char trace[PATH_MAX] = "";
 	if (s->mnt.trace && *s->mnt.trace)
 		expand_trace(s->mnt.trace, tier, trace, sizeof(trace));
-	char *opts = mount_opts(s, tier, trace, lmdb);
+	char *opts = mount_opts(s, tier, trace);
 	char mp[PATH_MAX];
 	snprintf(mp, sizeof(mp), "%s/m%d-%u", R->mntdir, (int)getpid(), R->nmounts++);
 	int rc = opts ? ts_mount_start(&R->mounts, dp->backing, mp, opts, &lv->mount, err, errlen)
@@ -552,6 +580,28 @@ static int live_mount(struct ts_runner *R, const struct ts_scenario *s, const ch
 	if (rc)
 		return rc;
 	snprintf(lv->root, sizeof(lv->root), "%s", mp);
+	ts_runner_tier_desc(s, "tierfs real", mdesc, mdn);
+	return 0;
+}
+
+int ts_runner_engine(struct ts_scenario *s, struct ts_row *w, struct ts_engine **out, char *err,
+		     size_t errlen)
+{
+	char msg[512];
+	*out = NULL;
+	int rc = ts_engine_new(&s->eng, out, msg, sizeof(msg));
+	if (rc == TS_E_GPU_OOM) {
+		char e[600];
+		snprintf(e, sizeof(e), "OOM: %s", msg);
+		return ts_row_set_str(&w->error, e);
+	}
+	if (rc)
+		snprintf(err, errlen, "engine: %s", msg);
+	return rc;
+}
+
+void ts_runner_tier_desc(const struct ts_scenario *s, const char *what, char *buf, size_t n)
+{
 	char cap[32], mem[32];
 	if (s->mnt.capacity)
 		ts_fmt_size(cap, sizeof(cap), s->mnt.capacity);
@@ -560,9 +610,22 @@ static int live_mount(struct ts_runner *R, const struct ts_scenario *s, const ch
 	if (s->mnt.mem)
 		ts_fmt_size(mem, sizeof(mem), s->mnt.mem);
 	else
-		snprintf(mem, sizeof(mem), "tierfs default");
-	snprintf(mdesc, mdn, "tierfs real (%s, %s; page cache %s modeled)", tier, cap, mem);
-	return 0;
+		snprintf(mem, sizeof(mem), "the default");
+	snprintf(buf, n, "%s (tier per row, %s; page cache %s modeled)", what, cap, mem);
+}
+
+void ts_runner_row_steps(struct ts_row *w, const struct ts_step_sums *m)
+{
+	double secs = (double)m->wall_ns / 1e9;
+	w->iterations = m->iterations;
+	w->batch = m->batch;
+	w->samples = m->samples;
+	w->time_s = secs;
+	w->samples_per_s = secs > 0 ? (double)m->samples / secs : NAN;
+	w->au_pct = secs > 0 ? 100.0 * (double)m->busy_ns / (double)m->wall_ns : NAN;
+	w->stall_pct = secs > 0 ? 100.0 * (double)m->idle_ns / (double)m->wall_ns : NAN;
+	w->step_p50_ms = (double)ts_hist_percentile(m->iter, 50) / 1e6;
+	w->step_p99_ms = (double)ts_hist_percentile(m->iter, 99) / 1e6;
 }
 
 static void record_params(struct ts_row *w, struct ts_scenario *s)
@@ -613,19 +676,11 @@ static int exec_train_real(struct ts_runner *R, struct ts_scenario *s, const cha
 	struct live lv;
 	memset(&lv, 0, sizeof(lv));
 	int rc;
-	char mdesc[256], edesc[256], rowerr[512];
+	char mdesc[256], edesc[256];
 
 	/* The engine first: a batch that does not fit is a row, not a failure. */
-	rc = ts_engine_new(&s->eng, &lv.eng, rowerr, sizeof(rowerr));
-	if (rc == TS_E_GPU_OOM) {
-		char e[600];
-		snprintf(e, sizeof(e), "OOM: %s", rowerr);
-		return ts_row_set_str(&w->error, e);
-	}
-	if (rc) {
-		snprintf(err, errlen, "engine: %s", rowerr);
+	if ((rc = ts_runner_engine(s, w, &lv.eng, err, errlen)) || !lv.eng)
 		return rc;
-	}
 	ts_engine_describe(lv.eng, edesc, sizeof(edesc));
 
 	/* Benchmark mode: the loader makes samples in memory, nothing is read. */
@@ -638,8 +693,7 @@ static int exec_train_real(struct ts_runner *R, struct ts_scenario *s, const cha
 			live_end(R, &lv, NULL, 0);
 			return rc;
 		}
-		bool lmdb = dp.source && !strcmp(dp.source, "lmdb");
-		rc = live_mount(R, s, tier, &dp, lmdb, &lv, mdesc, sizeof(mdesc), err, errlen);
+		rc = live_mount(R, s, tier, &dp, &lv, mdesc, sizeof(mdesc), err, errlen);
 		if (rc)
 			goto out;
 	}
@@ -650,9 +704,12 @@ static int exec_train_real(struct ts_runner *R, struct ts_scenario *s, const cha
 	if ((rc = ts_opt_copy(ts_pipe_opts, &pc, &s->pipe)))
 		goto out;
 	char path[PATH_MAX * 2] = "";
-	if (!synthetic)
-		snprintf(path, sizeof(path), "%s%s%s%s%s", lv.root, dp.rel[0] ? "/" : "", dp.rel,
-			 dp.input[0] ? "/" : "", dp.input);
+	if (!synthetic && pathf(path, sizeof(path), "%s%s%s%s%s", lv.root, dp.rel[0] ? "/" : "",
+				dp.rel, dp.input[0] ? "/" : "", dp.input)) {
+		rc = -ENAMETOOLONG;
+		snprintf(err, errlen, "dataset path under %s is too long", lv.root);
+		goto out;
+	}
 	uint64_t batch = s->eng.batch * s->eng.gpus;
 	uint64_t per_epoch = dp.have_meta
 				     ? (dp.kind == TS_DS_PTB_TEXT ? 0 : dp.meta.count / batch)
@@ -758,25 +815,26 @@ static int exec_train_real(struct ts_runner *R, struct ts_scenario *s, const cha
 	if (!rc) {
 		if (lv.mount)
 			read_counters(lv.root, &c1);
-		double secs = (double)(prev_end - t_meas) / 1e9;
-		w->iterations = iters;
-		w->batch = batch;
-		w->samples = samples;
-		w->time_s = secs;
-		w->samples_per_s = secs > 0 ? (double)samples / secs : NAN;
-		w->au_pct = secs > 0 ? 100.0 * (double)busy / 1e9 / secs : NAN;
-		w->stall_pct = secs > 0 ? 100.0 * (double)idle / 1e9 / secs : NAN;
-		w->step_p50_ms = (double)ts_hist_percentile(ih, 50) / 1e6;
-		w->step_p99_ms = (double)ts_hist_percentile(ih, 99) / 1e6;
-		row_io(w, &c0, &c1, secs);
+		struct ts_step_sums sums = { iters, batch, samples, prev_end - t_meas, busy, idle, ih };
+		ts_runner_row_steps(w, &sums);
+		row_io(w, &c0, &c1, w->time_s);
 		struct ts_pipe_stats ps;
 		ts_pipe_stats(lv.pipe, &ps);
 		char parts[1024];
-		snprintf(parts, sizeof(parts), "%s, reader real io_uring QD %llu (%s), decode %s %llu "
-					       "workers = vCPUs%s%s, %s",
-			 mdesc, (unsigned long long)s->pipe.qd, ps.source ? ps.source : "?",
-			 ps.decode_mode ? ps.decode_mode : "?", (unsigned long long)ps.decode_workers,
-			 ps.decode_note[0] ? " " : "", ps.decode_note, edesc);
+		char dn[400];
+		if (ps.decode_note[0])
+			snprintf(dn, sizeof(dn), "decode %s", ps.decode_note);
+		else
+			snprintf(dn, sizeof(dn), "decode %s (%llu workers = vCPUs)",
+				 ps.decode_mode ? ps.decode_mode : "?",
+				 (unsigned long long)ps.decode_workers);
+		if (synthetic)
+			snprintf(parts, sizeof(parts), "%s, loader real (samples made in memory, no "
+						       "reads, no decode), %s", mdesc, edesc);
+		else
+			snprintf(parts, sizeof(parts), "%s, reader real io_uring QD %llu (%s), %s, %s",
+				 mdesc, (unsigned long long)s->pipe.qd, ps.source ? ps.source : "?",
+				 dn, edesc);
 		rc = ts_row_set_str(&w->parts, parts);
 	}
 	free(ih);
@@ -798,6 +856,7 @@ static int exec_preprocess_real(struct ts_runner *R, struct ts_scenario *s, cons
 {
 	struct ts_dataset_place dp;
 	struct live lv;
+	char host_out[PATH_MAX * 2] = ""; /* what the conversion wrote, on the host */
 	memset(&lv, 0, sizeof(lv));
 	int rc = ts_runner_place(R, s, &dp, true, err, errlen);
 	if (rc)
@@ -815,8 +874,22 @@ static int exec_preprocess_real(struct ts_runner *R, struct ts_scenario *s, cons
 			 R->nruns);
 	else
 		snprintf(outrel, sizeof(outrel), ".tiersim-convert-%d-%u", (int)getpid(), R->nruns);
+	if (pathf(host_out, sizeof(host_out), "%s/%s", dp.backing, outrel)) {
+		snprintf(err, errlen, "dataset path under %s is too long", dp.backing);
+		rc = -ENAMETOOLONG;
+		goto out;
+	}
+	/* The output's parent exists before the mount shows it. */
+	char parent[PATH_MAX * 2];
+	snprintf(parent, sizeof(parent), "%s", host_out);
+	*strrchr(parent, '/') = 0;
+	if ((rc = mkdirs(parent))) {
+		snprintf(err, errlen, "cannot create %s: %s", parent, ts_strerror(rc));
+		host_out[0] = 0;
+		goto out;
+	}
 	char mdesc[256];
-	if ((rc = live_mount(R, s, tier, &dp, true, &lv, mdesc, sizeof(mdesc), err, errlen)))
+	if ((rc = live_mount(R, s, tier, &dp, &lv, mdesc, sizeof(mdesc), err, errlen)))
 		goto out;
 
 	struct ts_convert_cfg cc = {
@@ -830,10 +903,12 @@ static int exec_preprocess_real(struct ts_runner *R, struct ts_scenario *s, cons
 		.seed = s->ds.seed,
 	};
 	char in[PATH_MAX * 2], out[PATH_MAX * 2];
-	snprintf(in, sizeof(in), "%s%s%s/%s", lv.root, dp.rel[0] ? "/" : "", dp.rel, dp.input);
-	snprintf(out, sizeof(out), "%s/%s", lv.root, outrel);
-	char host_out[PATH_MAX * 2];
-	snprintf(host_out, sizeof(host_out), "%s/%s", dp.backing, outrel);
+	if (pathf(in, sizeof(in), "%s%s%s/%s", lv.root, dp.rel[0] ? "/" : "", dp.rel, dp.input) ||
+	    pathf(out, sizeof(out), "%s/%s", lv.root, outrel)) {
+		rc = -ENAMETOOLONG;
+		snprintf(err, errlen, "dataset path under %s is too long", lv.root);
+		goto out;
+	}
 	struct fs_counters c0, c1;
 	if (lv.mount)
 		read_counters(lv.root, &c0);
@@ -860,9 +935,75 @@ static int exec_preprocess_real(struct ts_runner *R, struct ts_scenario *s, cons
 	}
 out:
 	live_end(R, &lv, err, errlen);
-	if (!R->o.keep)
+	if (!R->o.keep && host_out[0])
 		remove_tree(host_out);
 	ts_runner_place_free(&dp);
+	return rc;
+}
+
+/* ---- Decode calibration ------------------------------------------------------ */
+
+/* Modeled decode (more vCPUs than the host has cores, decode = "modeled",
+ * or --virtual) charges the cost per image measured on this host. When no
+ * calibration exists yet, measure it once, as `tiersim calibrate decode`
+ * does, on a small generated JPEG set, and save it where the loader looks. */
+static int ensure_calibration(struct ts_runner *R, const struct ts_scenario *s, char *err,
+			      size_t errlen)
+{
+	const char *src = s->pipe.source ? s->pipe.source : "";
+	const char *dec = s->pipe.decode ? s->pipe.decode : "auto";
+	if (!strcmp(dec, "none") || !strcmp(src, "null") || !strcmp(src, "text") ||
+	    (s->ds.kind && !strcmp(s->ds.kind, "ptb-text")))
+		return 0;
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	bool modeled = R->o.virtual_time || !strcmp(dec, "modeled") ||
+		       (!strcmp(dec, "auto") && cores > 0 && s->pipe.vcpus > (uint64_t)cores);
+	char path[PATH_MAX];
+	if (!modeled || (s->pipe.calibration && *s->pipe.calibration) ||
+	    ts_pipe_default_calibration(path, sizeof(path)) || access(path, R_OK) == 0)
+		return 0;
+
+	struct ts_scenario c;
+	if (ts_scn_copy(&c, s))
+		return -ENOMEM;
+	char sub[256];
+	int rc = ts_opt_set(ts_scn_dataset_opts, &c.ds, "kind", "imagenet-jpeg", sub, sizeof(sub));
+	if (!rc)
+		rc = ts_opt_set(ts_scn_dataset_opts, &c.ds, "dir", "", sub, sizeof(sub));
+	c.ds.count = 200;
+	c.ds.seed = 1;
+	bool virt = R->o.virtual_time;
+	R->o.virtual_time = false;
+	struct ts_dataset_place dp;
+	memset(&dp, 0, sizeof(dp));
+	if (!rc)
+		rc = ts_runner_place(R, &c, &dp, true, err, errlen);
+	R->o.virtual_time = virt;
+	note(R, "no decode calibration yet: measuring libjpeg-turbo decode on this host once "
+		"(tiersim calibrate decode), saved to %s", path);
+	char dir[PATH_MAX * 2];
+	uint8_t **jpeg = NULL;
+	size_t *len = NULL, n = 0;
+	if (!rc && pathf(dir, sizeof(dir), "%s/%s", dp.dir, dp.input))
+		rc = -ENAMETOOLONG;
+	if (!rc)
+		rc = ts_decode_load_dir(dir, 200, &jpeg, &len, &n, err, errlen);
+	struct ts_decode_cal cal;
+	struct ts_decode_cal_detail det;
+	if (!rc)
+		rc = ts_decode_calibrate((const uint8_t *const *)jpeg, len, n,
+					 (unsigned)c.pipe.out_size, (unsigned)c.pipe.resize,
+					 3 * TS_NS_PER_S, &cal, &det, err, errlen);
+	if (!rc)
+		rc = ts_decode_cal_save(path, &cal, err, errlen);
+	for (size_t i = 0; i < n; i++)
+		free(jpeg[i]);
+	free(jpeg);
+	free(len);
+	ts_runner_place_free(&dp);
+	ts_scn_free(&c);
+	if (rc && !err[0])
+		snprintf(err, errlen, "decode calibration failed: %s", ts_strerror(rc));
 	return rc;
 }
 
@@ -909,14 +1050,13 @@ int ts_runner_exec(struct ts_runner *R, enum ts_action act, const struct ts_scn_
 		const struct ts_tier_profile *p;
 		if (!rc && strcmp(tier, "none"))
 			rc = ts_tier_set_lookup(R->tiers, tier, &p, err, errlen);
+		if (!rc)
+			rc = ensure_calibration(R, &s, err, errlen);
 		struct ts_row *w = rc ? NULL : ts_report_add(&R->report);
 		if (!rc && !w)
 			rc = -ENOMEM;
-		if (!rc)
-			rc = row_label(R, w, tier, run->label);
-		if (!rc)
-			rc = ts_row_set_str(&w->tier, tier);
-		if (!rc) {
+		if (!rc && !(rc = row_label(R, w, tier, run->label)) &&
+		    !(rc = ts_row_set_str(&w->tier, tier))) {
 			record_params(w, &s);
 			R->nruns++;
 			uint64_t t0 = ts_now_ns();
@@ -931,6 +1071,8 @@ int ts_runner_exec(struct ts_runner *R, enum ts_action act, const struct ts_scn_
 				     w->error ? w->error : "done",
 				     (double)(ts_now_ns() - t0) / 1e9);
 		}
+		if (rc && w)
+			ts_report_drop_last(&R->report); /* not a result */
 		ts_scn_free(&s);
 		if (rc)
 			return rc;

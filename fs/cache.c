@@ -5,7 +5,8 @@
  * writes them back at the tier's write rate in model time.
  *
  * It models Linux's behaviour, not its code:
- *   - Readahead (mm/readahead.c): a read at offset 0 or right after the
+ *   - Readahead (mm/readahead.c), for requests that carry the file's size
+ *     (it never runs past EOF): a read at offset 0 or right after the
  *     previous one is sequential. The first window is the request rounded
  *     up to a power of two, x4 when small (<= max/32) or x2 (<= max/4);
  *     each next window x4 while < max/16, x2 while <= max/2, then max
@@ -31,8 +32,9 @@
  * resident 4 KiB pages and one of dirty pages, so hits and misses are exact
  * to the page while the bookkeeping stays O(mem / chunk): at most
  * mem / 32 KiB entries of 64 bytes (2M entries, 128 MiB, for mem = 64 GiB;
- * the pool is allocated untouched and pages in as it fills), plus a 4-byte
- * hash head per two entries. The entry cap means a cache full of chunks
+ * the pool is allocated untouched and pages in as it fills), a 24-byte
+ * per-file record per cached file (at most one per entry), and two 4-byte
+ * hash heads per two entries. The entry cap means a cache full of chunks
  * holding fewer than 8 pages each holds less than mem — the price of
  * bounded memory for a virtual ImageNet-scale run with a 64 GiB+ cache. A
  * chunk has one `ready` time (when its pages in flight have all arrived):
@@ -43,9 +45,13 @@
  * 256 MiB in 4 KiB..1 MiB blocks, best of 5: 10.1-13.2 GB/s; the lower
  * figure); `bench/tier_submit` measures it again on any machine.
  *
+ * Metadata: a META op on a file that has pages cached costs nothing (its
+ * inode is in memory while its pages are); on any other file it reaches
+ * the device and pays the tier's metadata latency.
+ *
  * Left out: partial-page writes are not read first (Linux reads a page it
- * only partly overwrites); metadata is not cached (every META op reaches
- * the device); one readahead stream per file.
+ * only partly overwrites); the dentry/inode cache is not modeled apart from
+ * the rule above; one readahead stream per file.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -72,6 +78,13 @@ struct ent {
 	uint32_t hnext, lprev, lnext, dprev, dnext, pad;
 };
 
+/* Per file: how many chunks it has cached and its highest chunk, so that
+ * a truncate or unlink visits only that file's chunks. */
+struct fent {
+	uint64_t file, max_idx;
+	uint32_t n, next;
+};
+
 struct wbslot {
 	uint64_t free;	/* the slot's last write completes then */
 	uint64_t bytes; /* bytes of that write */
@@ -93,6 +106,9 @@ struct cache {
 	uint32_t nmax, nused, freelist;
 	uint32_t *bucket;
 	uint64_t bmask;
+	struct fent *f; /* as many as entries: a file in the cache has one */
+	uint32_t *fbucket;
+	uint32_t fused, ffree;
 	uint32_t lru_head, lru_tail;	 /* most / least recently used */
 	uint32_t dirty_head, dirty_tail; /* oldest / newest dirty */
 	uint64_t resident, dirty;	 /* bytes; dirty = not yet under writeback */
@@ -122,6 +138,44 @@ static uint32_t lookup(struct cache *c, uint64_t file, uint64_t idx)
 		if (c->e[i].file == file && c->e[i].idx == idx)
 			return i;
 	return NIL;
+}
+
+static uint32_t *fslot(struct cache *c, uint64_t file)
+{
+	uint32_t *pp = &c->fbucket[mix(file, 0) & c->bmask];
+	while (*pp != NIL && c->f[*pp].file != file)
+		pp = &c->f[*pp].next;
+	return pp;
+}
+
+static void file_add(struct cache *c, uint64_t file, uint64_t idx)
+{
+	uint32_t *pp = fslot(c, file);
+	if (*pp == NIL) {
+		uint32_t i;
+		if (c->ffree != NIL) {
+			i = c->ffree;
+			c->ffree = c->f[i].next;
+		} else {
+			i = c->fused++;
+		}
+		c->f[i] = (struct fent){ .file = file, .next = NIL };
+		*pp = i;
+	}
+	struct fent *f = &c->f[*pp];
+	f->n++;
+	f->max_idx = TS_MAX(f->max_idx, idx);
+}
+
+static void file_del(struct cache *c, uint64_t file)
+{
+	uint32_t *pp = fslot(c, file);
+	uint32_t i = *pp;
+	if (i == NIL || --c->f[i].n)
+		return;
+	*pp = c->f[i].next;
+	c->f[i].next = c->ffree;
+	c->ffree = i;
 }
 
 static void lru_unlink(struct cache *c, uint32_t i)
@@ -201,6 +255,7 @@ static void ent_remove(struct cache *c, uint32_t i)
 		dirty_unlink(c, i);
 	c->resident -= (uint64_t)__builtin_popcount(e->present) * PAGE;
 	c->dirty -= (uint64_t)__builtin_popcount(e->dirty) * PAGE;
+	file_del(c, e->file);
 	e->hnext = c->freelist;
 	c->freelist = i;
 	atomic_fetch_sub_explicit(&c->pub_entries, 1, memory_order_relaxed);
@@ -310,7 +365,8 @@ static uint64_t wb_file(struct cache *c, uint64_t now, uint64_t file)
 		uint32_t next = c->e[i].dnext;
 		if (c->e[i].file == file) {
 			int k = slot_min(c);
-			end = TS_MAX(end, wb_entry(c, k, i, TS_MAX(now, c->wb[k].free)));
+			uint64_t d = wb_entry(c, k, i, TS_MAX(now, c->wb[k].free));
+			end = TS_MAX(end, d);
 		}
 		i = next;
 	}
@@ -325,12 +381,22 @@ static void evict_one(struct cache *c, uint64_t now)
 	if (v == NIL)
 		return;
 	struct ent *e = &c->e[v];
-	if (e->dirty)
-		wb_entry(c, slot_min(c), v, now); /* reclaim writes dirty pages first */
+	if (e->dirty) {
+		/* Reclaim writes dirty pages first, when a writeback slot frees. */
+		int k = slot_min(c);
+		wb_entry(c, k, v, TS_MAX(now, c->wb[k].free));
+	}
 	if (c->evict)
 		c->evict(c->evict_ctx, e->file, e->idx * CHUNK, CHUNK);
 	ent_remove(c, v);
 	atomic_fetch_add_explicit(&c->pub_evicted, 1, memory_order_relaxed);
+}
+
+/* Would bringing @add_pages pages into entry @i (NIL: a new one) evict? */
+static bool must_evict(const struct cache *c, uint32_t i, unsigned add_pages)
+{
+	return c->resident + add_pages * PAGE > c->mem ||
+	       (i == NIL && c->freelist == NIL && c->nused == c->nmax);
 }
 
 /* The entry of chunk @idx of @file, made room for @add_pages new pages. */
@@ -362,6 +428,7 @@ static uint32_t get_ent(struct cache *c, uint64_t file, uint64_t idx, unsigned a
 	e->hnext = *b;
 	*b = i;
 	lru_front(c, i);
+	file_add(c, file, idx);
 	atomic_fetch_add_explicit(&c->pub_entries, 1, memory_order_relaxed);
 	return i;
 }
@@ -405,6 +472,12 @@ static uint64_t fill(struct cache *c, uint64_t now, uint64_t file, uint64_t p0, 
 		uint32_t want = page_mask(p0, p1, idx);
 		uint32_t i = lookup(c, file, idx);
 		uint32_t miss = i == NIL ? want : want & ~c->e[i].present;
+		/* Send the gathered run before reclaim could drop one of its
+		 * chunks (a read larger than the cache). */
+		if (c->run_len && must_evict(c, i, (unsigned)__builtin_popcount(miss))) {
+			uint64_t d = run_flush(c, now, done);
+			ready = TS_MAX(ready, d);
+		}
 		i = get_ent(c, file, idx, (unsigned)__builtin_popcount(miss), now);
 		struct ent *e = &c->e[i];
 		uint32_t have = want & ~miss;
@@ -426,7 +499,8 @@ static uint64_t fill(struct cache *c, uint64_t now, uint64_t file, uint64_t p0, 
 				q++;
 			uint64_t o = (idx * PPC + (uint64_t)p) * PAGE, l = (uint64_t)(q - p) * PAGE;
 			if (!c->run_len || c->run_off + c->run_len != o || c->run_n == RUN_ENTS) {
-				ready = TS_MAX(ready, run_flush(c, now, done));
+				uint64_t d = run_flush(c, now, done);
+				ready = TS_MAX(ready, d);
 				c->run_file = file;
 				c->run_off = o;
 			}
@@ -438,7 +512,8 @@ static uint64_t fill(struct cache *c, uint64_t now, uint64_t file, uint64_t p0, 
 		e->present |= miss;
 		c->resident += (uint64_t)__builtin_popcount(miss) * PAGE;
 	}
-	return TS_MAX(ready, run_flush(c, now, done));
+	uint64_t d = run_flush(c, now, done);
+	return TS_MAX(ready, d);
 }
 
 static unsigned long long pow2_up(uint64_t x)
@@ -484,6 +559,10 @@ static void readahead(struct cache *c, uint64_t now, const struct ts_tier_req *r
 			lru = &c->ra[i];
 	}
 	uint64_t end = req->off + req->len;
+	/* Without the file's size the model cannot tell where it ends, and
+	 * Linux never reads ahead past EOF: no readahead then. */
+	if (!req->size)
+		return;
 	bool seq = req->off == 0 || (s && s->next == req->off);
 	if (!s) {
 		s = lru;
@@ -501,9 +580,7 @@ static void readahead(struct cache *c, uint64_t now, const struct ts_tier_req *r
 	if (s->window && s->ra_end >= end + s->window)
 		return; /* more than a window is still ahead */
 	s->window = s->window ? ra_next(s->window, c->ra_max) : ra_init(req->len, c->ra_max);
-	uint64_t stop = start + s->window;
-	if (req->size)
-		stop = TS_MIN(stop, (req->size + PAGE - 1) / PAGE * PAGE);
+	uint64_t stop = TS_MIN(start + s->window, (req->size + PAGE - 1) / PAGE * PAGE);
 	s->ra_end = TS_MAX(s->ra_end, stop);
 	if (stop <= start)
 		return;
@@ -596,7 +673,14 @@ static uint64_t cache_submit(struct ts_tier_layer *l, uint64_t now, const struct
 		break;
 	}
 	default:
-		end = ts_tier_layer_next(l, now, req, done);
+		/* Metadata of a file with pages in the cache is in memory too
+		 * (its inode and dentry are pinned by those pages). */
+		if (*fslot(c, req->file) != NIL) {
+			done->bound = TS_TIER_BOUND_MEMORY;
+			end = now;
+		} else {
+			end = ts_tier_layer_next(l, now, req, done);
+		}
 		break;
 	}
 	publish(c);
@@ -606,14 +690,18 @@ static uint64_t cache_submit(struct ts_tier_layer *l, uint64_t now, const struct
 static void cache_forget(struct ts_tier_layer *l, uint64_t file, uint64_t off, uint64_t len)
 {
 	struct cache *c = (struct cache *)l;
+	uint32_t fi = *fslot(c, file);
+	if (fi == NIL)
+		return; /* nothing of the file is cached */
+	/* To the end of the file = to its last cached chunk. */
+	uint64_t end_page = (c->f[fi].max_idx + 1) * PPC;
 	uint64_t p0 = (off + PAGE - 1) / PAGE; /* a partly kept page stays */
-	uint64_t p1 = len ? (off + len) / PAGE : UINT64_MAX;
-	if (len && off + len < off)
-		p1 = UINT64_MAX;
+	uint64_t p1 = len && off + len >= off ? (off + len) / PAGE : end_page;
+	p1 = TS_MIN(p1, end_page);
 	if (p1 <= p0)
 		return;
-	bool scan = p1 == UINT64_MAX || (p1 - p0) / PPC > c->nused;
-	uint64_t first = p0 / PPC, last = p1 == UINT64_MAX ? UINT64_MAX : (p1 - 1) / PPC;
+	bool scan = (p1 - p0) / PPC > c->nused;
+	uint64_t first = p0 / PPC, last = (p1 - 1) / PPC;
 	uint32_t n = scan ? c->nused : (uint32_t)(last - first + 1);
 	for (uint32_t j = 0; j < n; j++) {
 		uint32_t i;
@@ -628,7 +716,7 @@ static void cache_forget(struct ts_tier_layer *l, uint64_t file, uint64_t off, u
 			continue;
 		}
 		struct ent *e = &c->e[i];
-		uint32_t m = page_mask(p0, p1 == UINT64_MAX ? (e->idx + 1) * PPC : p1, e->idx);
+		uint32_t m = page_mask(p0, p1, e->idx);
 		uint32_t drop = e->present & m, dd = e->dirty & m;
 		c->resident -= (uint64_t)__builtin_popcount(drop) * PAGE;
 		c->dirty -= (uint64_t)__builtin_popcount(dd) * PAGE;
@@ -671,6 +759,8 @@ static void cache_free(struct ts_tier_layer *l)
 	struct cache *c = (struct cache *)l;
 	free(c->e);
 	free(c->bucket);
+	free(c->f);
+	free(c->fbucket);
 	free(c);
 }
 
@@ -686,6 +776,8 @@ struct ts_tier_layer *ts_tier_cache_new(const struct ts_tier_cache_cfg *cfg)
 {
 	if (cfg->mem < TS_TIER_MIN_MEM)
 		return NULL;
+	/* At least a few entries, so that a chunk being filled never has to
+	 * evict itself. */
 	struct cache *c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
@@ -697,7 +789,7 @@ struct ts_tier_layer *ts_tier_cache_new(const struct ts_tier_cache_cfg *cfg)
 	c->mem_bps = cfg->mem_bps ? (double)cfg->mem_bps : DEFAULT_MEM_BPS;
 	c->evict = cfg->evict;
 	c->evict_ctx = cfg->evict_ctx;
-	uint64_t n = cfg->mem / (CHUNK / 4);
+	uint64_t n = TS_MAX(cfg->mem / (CHUNK / 4), 4);
 	if (n > UINT32_MAX - 1)
 		n = UINT32_MAX - 1;
 	c->nmax = (uint32_t)n;
@@ -707,20 +799,17 @@ struct ts_tier_layer *ts_tier_cache_new(const struct ts_tier_cache_cfg *cfg)
 	c->bmask = nb - 1;
 	/* calloc of a large pool maps zero pages: RSS grows only as it fills. */
 	c->e = calloc(n, sizeof(*c->e));
+	c->f = calloc(n, sizeof(*c->f));
 	c->bucket = malloc(nb * sizeof(*c->bucket));
-	if (!c->e || !c->bucket) {
+	c->fbucket = malloc(nb * sizeof(*c->fbucket));
+	if (!c->e || !c->f || !c->bucket || !c->fbucket) {
 		cache_free(&c->l);
 		return NULL;
 	}
 	memset(c->bucket, 0xff, nb * sizeof(*c->bucket));
+	memset(c->fbucket, 0xff, nb * sizeof(*c->fbucket));
+	c->ffree = NIL;
 	c->freelist = NIL;
 	c->lru_head = c->lru_tail = c->dirty_head = c->dirty_tail = NIL;
 	return &c->l;
-}
-
-void ts_tier_cache_usage(struct ts_tier_layer *l, uint64_t *resident, uint64_t *dirty)
-{
-	struct cache *c = (struct cache *)l;
-	*resident = c->resident;
-	*dirty = c->dirty;
 }

@@ -9,8 +9,13 @@
  *
  * Once the mount is up (started from init(), on its own thread, because
  * init() runs inside the request loop) this reads MOUNT/.tierfs/calib, 4 KiB
- * with O_DIRECT, a few hundred times from the application side and takes the
- * median as the floor: the model's latency is then charged as
+ * with O_DIRECT, a few hundred times from the application side. The daemon
+ * serves each read as it serves a modeled one — read 4 KiB from a file in
+ * memory, sleep until a due time, reply — with the due time fixed at
+ * TS_FS_CALIB_SLEEP_NS after arrival. The median latency seen by the caller
+ * minus that sleep is the floor: the round trip plus the lateness of waking
+ * from a sleep, which a read served without sleeping would leave out (it is
+ * several microseconds here). The model's latency is then charged as
  * (target - floor) inside the daemon, so the caller sees the target. Tiers
  * whose p50 latency is below the floor cannot be emulated; that is warned
  * about. Only then is the mount reported ready.
@@ -27,8 +32,8 @@
 #include "core/units.h"
 #include "daemon.h"
 
-#define CALIB_WARMUP 32
-#define CALIB_SAMPLES 400
+#define CALIB_WARMUP 16
+#define CALIB_SAMPLES 200
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -66,7 +71,7 @@ static int64_t measure(struct ts_fs *fs)
 	}
 	close(fd);
 	qsort(t, CALIB_SAMPLES, sizeof(*t), cmp_u64);
-	res = (int64_t)t[CALIB_SAMPLES / 2];
+	res = (int64_t)(t[CALIB_SAMPLES / 2] - TS_MIN(t[CALIB_SAMPLES / 2], TS_FS_CALIB_SLEEP_NS));
 out:
 	free(buf);
 	free(t);
@@ -114,8 +119,8 @@ static void *calib_main(void *arg)
 		}
 		fs->floor_ns = (uint64_t)floor;
 		ts_fs_log(fs, LOG_INFO,
-			  "tierfs: FUSE round trip %s (median of %d 4 KiB direct reads), taken off "
-			  "every modeled latency",
+			  "tierfs: FUSE round trip %s (median of %d 4 KiB direct reads, sleep "
+			  "included), taken off every modeled latency",
 			  ts_fmt_duration(s, sizeof(s), fs->floor_ns), CALIB_SAMPLES);
 	} else {
 		fs->floor_ns = fs->cfg.floor_ns;
@@ -123,6 +128,8 @@ static void *calib_main(void *arg)
 	if (!fs->o.bare) {
 		char err[256];
 		rc = ts_fs_model_start(fs, err, sizeof(err));
+		if (!rc && fs->o.trace)
+			rc = ts_fs_trace_open(fs, err, sizeof(err));
 		if (rc) {
 			ts_fs_log(fs, LOG_ERR, "tierfs: %s", err);
 			ready(fs, 1);

@@ -14,7 +14,8 @@
  *                    `echo "tier=essd-pl1 capacity=2TiB" > control`. A bad
  *                    command fails the write with EINVAL and leaves the tier
  *                    as it was; the reason is in stats ("control_error").
- *   .tierfs/calib    4 KiB of zeros the self-calibration reads at mount.
+ *   .tierfs/calib    4 KiB of zeros the self-calibration reads at mount,
+ *                    each read held for TS_FS_CALIB_SLEEP_NS.
  *
  * Counters are relaxed atomics and the latency histograms are lock-free
  * (core/hist.h): nothing here takes a lock on the request path.
@@ -54,16 +55,18 @@ const char *ts_fs_op_name(enum ts_fs_op op)
 #define RELAXED __ATOMIC_RELAXED
 
 void ts_fs_req_begin(struct ts_fs *fs, struct ts_fs_req *r, enum ts_fs_op op, const char *path,
-		     uint64_t file_id, uint64_t off, uint64_t len)
+		     const struct ts_fs_file *f, uint64_t off, uint64_t len)
 {
 	r->op = op;
 	if (fs->o.bare)
 		return;
 	r->path = path;
-	r->file_id = file_id;
+	r->file_id = f ? f->ino : 0;
 	r->off = off;
 	r->len = len;
+	r->file_size = f ? __atomic_load_n(&f->size, RELAXED) : 0;
 	r->result = 0;
+	r->ino = 0;
 	r->tid = fuse_get_context()->pid;
 	r->submit_ns = ts_now_ns();
 	uint64_t q = __atomic_add_fetch(&fs->inflight, 1, RELAXED);
@@ -78,10 +81,12 @@ int ts_fs_req_end(struct ts_fs *fs, struct ts_fs_req *r, int64_t result)
 {
 	if (fs->o.bare)
 		return (int)result;
-	if (r->due_ns)
-		ts_sleep_until_ns(r->due_ns);
-	r->result = result;
 	r->complete_ns = ts_now_ns();
+	if (r->due_ns > r->complete_ns) {
+		ts_sleep_until_ns(r->due_ns);
+		r->complete_ns = ts_now_ns();
+	}
+	r->result = result;
 
 	struct ts_fs_opstat *s = &fs->stat[r->op];
 	__atomic_add_fetch(&s->count, 1, RELAXED);
@@ -94,6 +99,7 @@ int ts_fs_req_end(struct ts_fs *fs, struct ts_fs_req *r, int64_t result)
 
 	/* Trace hook: *r is the completed request (op, path, file id,
 	 * offset, length, result, submit/complete ns, tid). */
+	ts_fs_trace_put(fs, r);
 	return (int)result;
 }
 
@@ -190,13 +196,18 @@ int ts_fs_ctl_open(struct ts_fs *fs, enum ts_fs_ctl k, struct fuse_file_info *fi
 
 int ts_fs_ctl_read(struct ts_fs *fs, struct ts_fs_file *f, char *buf, size_t size, off_t off)
 {
-	(void)fs;
 	if (f->kind == TS_FS_CALIB) {
+		/* What a modeled read does, with a fixed latency: read the
+		 * bytes from a file in memory, sleep, reply (see calib.c). */
+		uint64_t due = ts_now_ns() + TS_FS_CALIB_SLEEP_NS;
 		if (off >= TS_FS_CALIB_SIZE)
 			return 0;
 		size = TS_MIN(size, (size_t)(TS_FS_CALIB_SIZE - off));
-		memset(buf, 0, size);
-		return (int)size;
+		ssize_t n = pread(fs->calib_fd, buf, size, off);
+		if (n < 0)
+			return -errno;
+		ts_sleep_until_ns(due);
+		return (int)n;
 	}
 	if (f->kind != TS_FS_STATS && f->kind != TS_FS_CONTROL)
 		return -EISDIR;
@@ -281,6 +292,8 @@ char *ts_fs_stats_json(struct ts_fs *fs)
 			    json_integer((json_int_t)__atomic_load_n(&fs->inflight, RELAXED)));
 	json_object_set_new(root, "max_inflight",
 			    json_integer((json_int_t)__atomic_load_n(&fs->max_inflight, RELAXED)));
+	json_object_set_new(root, "invalidations",
+			    json_integer((json_int_t)__atomic_load_n(&fs->invalidations, RELAXED)));
 	for (int i = 0; i < TS_FS_OP_NR; i++)
 		json_object_set_new(ops, op_names[i], opstat_json(&fs->stat[i]));
 	json_object_set(root, "ops", ops);

@@ -70,11 +70,13 @@ struct ts_fs_req {
 	const char *path; /* as libfuse gave it; NULL for an unlinked open file */
 	uint64_t file_id; /* backing inode number, 0 when none */
 	uint64_t off, len;
+	uint64_t file_size;  /* as last known, 0 = unknown (bounds the model's readahead) */
 	int64_t result;	     /* bytes transferred, 0, or -errno */
 	uint64_t submit_ns;  /* arrival (CLOCK_MONOTONIC) */
 	uint64_t due_ns;     /* the model's completion time; 0 = not modeled */
 	uint64_t complete_ns; /* reply time */
 	pid_t tid;	      /* the requesting thread, as the kernel reports it */
+	uint64_t ino;	      /* open/create: the inode opened (names later fh-only ops in traces) */
 };
 
 /* Per-op counters. Updated with relaxed atomics only: no lock on any path. */
@@ -99,6 +101,7 @@ struct ts_fs_file {
 	enum ts_fs_kind kind;
 	int fd;		/* TS_FS_FILE */
 	uint64_t ino;	/* backing inode: the model's file id */
+	uint64_t size;	/* size as last seen by this handle (relaxed atomics) */
 	bool cached;	/* opened in kernel-cached mode (see timing.c) */
 	DIR *dir;	/* TS_FS_DIR */
 	struct dirent *next; /* TS_FS_DIR: an entry read but not yet returned */
@@ -131,6 +134,7 @@ struct ts_fs {
 	struct ts_fs_opts o;
 	struct ts_tier_cfg cfg; /* model options; profile, floor and evict set at start */
 	int root;	      /* O_PATH descriptor of BACKING: every path resolves beneath it */
+	int calib_fd;	      /* a 4 KiB memory file the calibration reads are served from */
 	char *backing;	      /* absolute */
 	char *mountpoint;     /* absolute */
 	struct fuse *fuse;
@@ -147,7 +151,9 @@ struct ts_fs {
 	bool calib_started;
 
 	uint64_t inflight, max_inflight;
+	uint64_t invalidations; /* kernel page-cache invalidations of cached files */
 	struct ts_fs_opstat stat[TS_FS_OP_NR];
+	struct ts_fs_trace *trace; /* -o trace=FILE (trace_hook.c), once the model has started */
 };
 
 /* The FUSE operations (passthrough.c). */
@@ -163,7 +169,7 @@ void ts_fs_log(const struct ts_fs *fs, int prio, const char *fmt, ...) TS_PRINTF
 
 /* Request accounting (control.c + timing.c). */
 void ts_fs_req_begin(struct ts_fs *fs, struct ts_fs_req *r, enum ts_fs_op op, const char *path,
-		     uint64_t file_id, uint64_t off, uint64_t len);
+		     const struct ts_fs_file *f, uint64_t off, uint64_t len);
 int ts_fs_req_end(struct ts_fs *fs, struct ts_fs_req *r, int64_t result);
 
 /* Control files under /.tierfs (control.c). */
@@ -177,6 +183,7 @@ enum ts_fs_ctl {
 };
 #define TS_FS_CTL_NAME ".tierfs"
 #define TS_FS_CALIB_SIZE 4096
+#define TS_FS_CALIB_SLEEP_NS (200 * TS_NS_PER_US)
 
 enum ts_fs_ctl ts_fs_ctl_kind(const char *path);
 int ts_fs_ctl_getattr(struct ts_fs *fs, enum ts_fs_ctl k, struct stat *st);
@@ -215,6 +222,15 @@ void ts_fs_model_last_error(struct ts_fs *fs, char *buf, size_t n);
 char *ts_fs_model_describe(struct ts_fs *fs);
 /* Apply a control command ("tier=aws-gp3 capacity=1TiB"). */
 TS_WUR int ts_fs_model_command(struct ts_fs *fs, const char *cmd, char *err, size_t n);
+
+/* -o trace=FILE (trace_hook.c): check makes the path absolute and checks
+ * it before mounting, open starts recording once the model runs, put
+ * records a completed request, close writes the trailer and reports drops. */
+struct ts_fs_trace;
+TS_WUR int ts_fs_trace_check(struct ts_fs *fs, char *err, size_t n);
+TS_WUR int ts_fs_trace_open(struct ts_fs *fs, char *err, size_t n);
+void ts_fs_trace_put(struct ts_fs *fs, const struct ts_fs_req *r);
+void ts_fs_trace_close(struct ts_fs *fs);
 
 /* Self-calibration (calib.c): started from init, reports on ready_fd. */
 void ts_fs_calib_start(struct ts_fs *fs);

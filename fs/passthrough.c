@@ -117,16 +117,37 @@ static bool reserved(const char *path)
 	return path && ts_fs_ctl_kind(path) != TS_FS_CTL_NONE;
 }
 
+/*
+ * A daemon running as root for other users (-o allow_other) creates what
+ * they create as theirs, as a local file system would, rather than as
+ * root's. Returns 0, or -1 with errno set after removing what was made.
+ */
+static int set_owner(int dir, const char *name, int fd, int rmflags)
+{
+	const struct fuse_context *c = fuse_get_context();
+
+	if (geteuid() != 0 || (c->uid == 0 && c->gid == 0))
+		return 0;
+	if ((fd >= 0 ? fchown(fd, c->uid, c->gid)
+		     : fchownat(dir, name, c->uid, c->gid, AT_SYMLINK_NOFOLLOW)) == 0)
+		return 0;
+	int e = errno;
+	if (name)
+		unlinkat(dir, name, rmflags);
+	errno = e;
+	return -1;
+}
+
 /* The common shape of an op acting on one name: resolve, act, account. */
 #define AT_OP(opcode, path, expr)                                          \
 	do {                                                               \
 		struct ts_fs *fs_ = ts_fs_get();                           \
 		struct ts_fs_req r_;                                       \
 		struct at a;                                               \
-		ts_fs_req_begin(fs_, &r_, (opcode), (path), 0, 0, 0);      \
+		ts_fs_req_begin(fs_, &r_, (opcode), (path), NULL, 0, 0);      \
 		int res_ = reserved(path) ? -EPERM : at_get(fs_, (path), &a); \
 		if (res_ == 0) {                                           \
-			res_ = (expr) < 0 ? -errno : 0;                    \
+			res_ = (expr) ? -errno : 0;                        \
 			at_put(&a);                                        \
 		}                                                          \
 		return ts_fs_req_end(fs_, &r_, res_);                      \
@@ -170,7 +191,7 @@ static int pt_getattr(const char *path, struct stat *st, struct fuse_file_info *
 	}
 	if (f && f->kind != TS_FS_FILE && f->kind != TS_FS_DIR)
 		return path ? ts_fs_ctl_getattr(fs, ts_fs_ctl_kind(path), st) : -EBADF;
-	ts_fs_req_begin(fs, &r, TS_FS_GETATTR, path, f ? f->ino : 0, 0, 0);
+	ts_fs_req_begin(fs, &r, TS_FS_GETATTR, path, f, 0, 0);
 	if (f) {
 		res = fstat(f->kind == TS_FS_DIR ? dirfd(f->dir) : f->fd, st) ? -errno : 0;
 	} else {
@@ -197,7 +218,7 @@ static int pt_readlink(const char *path, char *buf, size_t size)
 	struct ts_fs_req r;
 	struct at a;
 
-	ts_fs_req_begin(fs, &r, TS_FS_READLINK, path, 0, 0, size);
+	ts_fs_req_begin(fs, &r, TS_FS_READLINK, path, NULL, 0, size);
 	int res = reserved(path) ? -EINVAL : at_get(fs, path, &a);
 	if (res == 0) {
 		ssize_t n = readlinkat(a.dir, a.name, buf, size - 1);
@@ -211,12 +232,14 @@ static int pt_readlink(const char *path, char *buf, size_t size)
 
 static int pt_mknod(const char *path, mode_t mode, dev_t rdev)
 {
-	AT_OP(TS_FS_MKNOD, path, mknodat(a.dir, a.name, mode, rdev));
+	AT_OP(TS_FS_MKNOD, path,
+	      mknodat(a.dir, a.name, mode, rdev) || set_owner(a.dir, a.name, -1, 0));
 }
 
 static int pt_mkdir(const char *path, mode_t mode)
 {
-	AT_OP(TS_FS_MKDIR, path, mkdirat(a.dir, a.name, mode));
+	AT_OP(TS_FS_MKDIR, path,
+	      mkdirat(a.dir, a.name, mode) || set_owner(a.dir, a.name, -1, AT_REMOVEDIR));
 }
 
 static int pt_unlink(const char *path)
@@ -226,7 +249,7 @@ static int pt_unlink(const char *path)
 	struct stat st;
 	struct at a;
 
-	ts_fs_req_begin(fs, &r, TS_FS_UNLINK, path, 0, 0, 0);
+	ts_fs_req_begin(fs, &r, TS_FS_UNLINK, path, NULL, 0, 0);
 	int res = reserved(path) ? -EPERM : at_get(fs, path, &a);
 	if (res == 0) {
 		/* The last name of a file: its cached pages go with it. */
@@ -247,7 +270,8 @@ static int pt_rmdir(const char *path)
 
 static int pt_symlink(const char *target, const char *path)
 {
-	AT_OP(TS_FS_SYMLINK, path, symlinkat(target, a.dir, a.name));
+	AT_OP(TS_FS_SYMLINK, path,
+	      symlinkat(target, a.dir, a.name) || set_owner(a.dir, a.name, -1, 0));
 }
 
 static int pt_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_info *fi)
@@ -258,7 +282,7 @@ static int pt_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_inf
 		struct ts_fs_req r;
 		if (f->kind != TS_FS_FILE)
 			return -EPERM;
-		ts_fs_req_begin(fs, &r, TS_FS_CHOWN, path, f->ino, 0, 0);
+		ts_fs_req_begin(fs, &r, TS_FS_CHOWN, path, f, 0, 0);
 		return ts_fs_req_end(fs, &r, fchown(f->fd, uid, gid) ? -errno : 0);
 	}
 	AT_OP(TS_FS_CHOWN, path, fchownat(a.dir, a.name, uid, gid, AT_SYMLINK_NOFOLLOW));
@@ -272,7 +296,7 @@ static int pt_utimens(const char *path, const struct timespec tv[2], struct fuse
 		struct ts_fs_req r;
 		if (f->kind != TS_FS_FILE)
 			return -EPERM;
-		ts_fs_req_begin(fs, &r, TS_FS_UTIMENS, path, f->ino, 0, 0);
+		ts_fs_req_begin(fs, &r, TS_FS_UTIMENS, path, f, 0, 0);
 		return ts_fs_req_end(fs, &r, futimens(f->fd, tv) ? -errno : 0);
 	}
 	AT_OP(TS_FS_UTIMENS, path, utimensat(a.dir, a.name, tv, AT_SYMLINK_NOFOLLOW));
@@ -308,7 +332,7 @@ static int pt_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
 
 	if ((f && f->kind != TS_FS_FILE) || (!f && reserved(path)))
 		return -EPERM;
-	ts_fs_req_begin(fs, &r, TS_FS_CHMOD, path, f ? f->ino : 0, 0, 0);
+	ts_fs_req_begin(fs, &r, TS_FS_CHMOD, path, f, 0, 0);
 	if (f)
 		res = fchmod(f->fd, mode) ? -errno : 0;
 	else
@@ -330,10 +354,12 @@ static int pt_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 		return 0;
 	if ((f && f->kind != TS_FS_FILE) || (!f && reserved(path)))
 		return -EPERM;
-	ts_fs_req_begin(fs, &r, TS_FS_TRUNCATE, path, f ? f->ino : 0, (uint64_t)size, 0);
+	ts_fs_req_begin(fs, &r, TS_FS_TRUNCATE, path, f, (uint64_t)size, 0);
 	int fd = f ? f->fd : open_beneath(fs, rel_path(path), O_WRONLY | O_NONBLOCK | O_NOFOLLOW, 0);
 	struct stat st;
 	res = fd < 0 ? fd : ftruncate(fd, size) ? -errno : 0;
+	if (res == 0 && f)
+		__atomic_store_n(&f->size, (uint64_t)size, __ATOMIC_RELAXED);
 	if (res == 0 && fstat(fd, &st) == 0)
 		ts_fs_model_forget(fs, st.st_ino, (uint64_t)size, 0);
 	if (!f && fd >= 0)
@@ -341,28 +367,46 @@ static int pt_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 	return ts_fs_req_end(fs, &r, res);
 }
 
-static int pt_rename(const char *from, const char *to, unsigned int flags)
+static int do_rename(struct ts_fs *fs, struct at *a, struct at *b, const char *from,
+		     const char *to, unsigned int flags)
+{
+	struct stat st;
+
+	if (renameat2(a->dir, a->name, b->dir, b->name, flags))
+		return -errno;
+	/* A kernel-cached file must stay reachable for invalidation under its
+	 * new name. */
+	if ((ts_fs_want_cached(fs, to) || ts_fs_want_cached(fs, from)) &&
+	    fstatat(b->dir, b->name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+		ts_fs_cached_track(fs, st.st_ino, to);
+	return 0;
+}
+
+static int do_link(struct ts_fs *fs, struct at *a, struct at *b, const char *from,
+		   const char *to, unsigned int flags)
+{
+	(void)fs, (void)from, (void)to, (void)flags;
+	return linkat(a->dir, a->name, b->dir, b->name, 0) ? -errno : 0;
+}
+
+/* An op on two names, both resolved beneath BACKING. */
+static int two_names(enum ts_fs_op op, const char *from, const char *to, unsigned int flags,
+		     int (*act)(struct ts_fs *, struct at *, struct at *, const char *,
+				const char *, unsigned int))
 {
 	struct ts_fs *fs = ts_fs_get();
 	struct ts_fs_req r;
 	struct at a, b;
 	int res;
 
-	ts_fs_req_begin(fs, &r, TS_FS_RENAME, from, 0, 0, 0);
+	ts_fs_req_begin(fs, &r, op, from, NULL, 0, 0);
 	if (reserved(from) || reserved(to))
 		return ts_fs_req_end(fs, &r, -EPERM);
 	res = at_get(fs, from, &a);
 	if (res == 0) {
 		res = at_get(fs, to, &b);
 		if (res == 0) {
-			res = renameat2(a.dir, a.name, b.dir, b.name, flags) ? -errno : 0;
-			struct stat st;
-			/* A kernel-cached file must stay reachable for
-			 * invalidation under its new name. */
-			if (res == 0 && (ts_fs_want_cached(fs, to) || ts_fs_want_cached(fs, from)) &&
-			    fstatat(b.dir, b.name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-			    S_ISREG(st.st_mode))
-				ts_fs_cached_track(fs, st.st_ino, to);
+			res = act(fs, &a, &b, from, to, flags);
 			at_put(&b);
 		}
 		at_put(&a);
@@ -370,26 +414,14 @@ static int pt_rename(const char *from, const char *to, unsigned int flags)
 	return ts_fs_req_end(fs, &r, res);
 }
 
+static int pt_rename(const char *from, const char *to, unsigned int flags)
+{
+	return two_names(TS_FS_RENAME, from, to, flags, do_rename);
+}
+
 static int pt_link(const char *from, const char *to)
 {
-	struct ts_fs *fs = ts_fs_get();
-	struct ts_fs_req r;
-	struct at a, b;
-	int res;
-
-	ts_fs_req_begin(fs, &r, TS_FS_LINK, from, 0, 0, 0);
-	if (reserved(from) || reserved(to))
-		return ts_fs_req_end(fs, &r, -EPERM);
-	res = at_get(fs, from, &a);
-	if (res == 0) {
-		res = at_get(fs, to, &b);
-		if (res == 0) {
-			res = linkat(a.dir, a.name, b.dir, b.name, 0) ? -errno : 0;
-			at_put(&b);
-		}
-		at_put(&a);
-	}
-	return ts_fs_req_end(fs, &r, res);
+	return two_names(TS_FS_LINK, from, to, 0, do_link);
 }
 
 /* Set up fi for a backing file just opened on @fd. */
@@ -407,6 +439,7 @@ static int file_attach(struct ts_fs *fs, const char *path, int fd, struct fuse_f
 	f->kind = TS_FS_FILE;
 	f->fd = fd;
 	f->ino = st.st_ino;
+	f->size = (uint64_t)st.st_size;
 	/* Direct IO on the FUSE side so the kernel page cache never answers
 	 * a read the model should see; the cached= files (mmap'd ones, LMDB's
 	 * *.mdb by default) are the exception, kept honest by invalidation
@@ -429,10 +462,11 @@ static int pt_open(const char *path, struct fuse_file_info *fi)
 
 	if (k != TS_FS_CTL_NONE)
 		return ts_fs_ctl_open(fs, k, fi);
-	ts_fs_req_begin(fs, &r, TS_FS_OPEN, path, 0, 0, 0);
+	ts_fs_req_begin(fs, &r, TS_FS_OPEN, path, NULL, 0, 0);
 	res = open_beneath(fs, rel_path(path), fi->flags & BACKING_FLAGS, 0);
 	if (res >= 0)
 		res = file_attach(fs, path, res, fi);
+	r.ino = res >= 0 ? ts_fs_file_of(fi)->ino : 0;
 	return ts_fs_req_end(fs, &r, res);
 }
 
@@ -442,12 +476,32 @@ static int pt_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 	struct ts_fs_req r;
 	int res;
 
-	ts_fs_req_begin(fs, &r, TS_FS_CREATE, path, 0, 0, 0);
+	ts_fs_req_begin(fs, &r, TS_FS_CREATE, path, NULL, 0, 0);
 	if (reserved(path))
 		return ts_fs_req_end(fs, &r, -EPERM);
-	res = open_beneath(fs, rel_path(path), (fi->flags & BACKING_FLAGS) | O_CREAT, mode);
+	/* Only a file made here is given to the caller: an existing one
+	 * (O_CREAT without O_EXCL) is opened as it is. */
+	int flags = (fi->flags & BACKING_FLAGS) | O_CREAT;
+	bool made = true;
+	res = open_beneath(fs, rel_path(path), flags | O_EXCL, mode);
+	if (res == -EEXIST && !(flags & O_EXCL)) {
+		made = false;
+		res = open_beneath(fs, rel_path(path), flags & ~O_CREAT, 0);
+	}
+	if (res >= 0 && made && set_owner(-1, NULL, res, 0)) {
+		/* fchown failed: remove the new file again, beneath BACKING. */
+		int e = errno;
+		struct at a;
+		close(res);
+		if (at_get(fs, path, &a) == 0) {
+			unlinkat(a.dir, a.name, 0);
+			at_put(&a);
+		}
+		res = -e;
+	}
 	if (res >= 0)
 		res = file_attach(fs, path, res, fi);
+	r.ino = res >= 0 ? ts_fs_file_of(fi)->ino : 0;
 	return ts_fs_req_end(fs, &r, res);
 }
 
@@ -491,7 +545,7 @@ static int pt_read_buf(const char *path, struct fuse_bufvec **bufp, size_t size,
 		return -ENOMEM;
 	}
 	if (f->kind == TS_FS_FILE) {
-		ts_fs_req_begin(fs, &r, TS_FS_READ, path, f->ino, (uint64_t)off, size);
+		ts_fs_req_begin(fs, &r, TS_FS_READ, path, f, (uint64_t)off, size);
 		n = pread_full(f->fd, mem, size, off);
 		n = ts_fs_req_end(fs, &r, n);
 	} else {
@@ -529,12 +583,19 @@ static int pt_write_buf(const char *path, struct fuse_bufvec *buf, off_t off,
 	}
 	if (f->kind != TS_FS_FILE)
 		return -EBADF;
-	ts_fs_req_begin(fs, &r, TS_FS_WRITE, path, f->ino, (uint64_t)off, size);
+	ts_fs_req_begin(fs, &r, TS_FS_WRITE, path, f, (uint64_t)off, size);
 	struct fuse_bufvec dst = FUSE_BUFVEC_INIT(size);
 	dst.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
 	dst.buf[0].fd = f->fd;
 	dst.buf[0].pos = off;
 	ssize_t n = fuse_buf_copy(&dst, buf, FUSE_BUF_SPLICE_NONBLOCK);
+	if (n > 0 && !fs->o.bare) {
+		uint64_t end = (uint64_t)off + (uint64_t)n;
+		uint64_t cur = __atomic_load_n(&f->size, __ATOMIC_RELAXED);
+		while (end > cur && !__atomic_compare_exchange_n(&f->size, &cur, end, true,
+								 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			;
+	}
 	return (int)ts_fs_req_end(fs, &r, n);
 }
 
@@ -543,7 +604,7 @@ static int pt_statfs(const char *path, struct statvfs *sv)
 	struct ts_fs *fs = ts_fs_get();
 	struct ts_fs_req r;
 
-	ts_fs_req_begin(fs, &r, TS_FS_STATFS, path, 0, 0, 0);
+	ts_fs_req_begin(fs, &r, TS_FS_STATFS, path, NULL, 0, 0);
 	return ts_fs_req_end(fs, &r, fstatvfs(fs->root, sv) ? -errno : 0);
 }
 
@@ -559,7 +620,7 @@ static int pt_flush(const char *path, struct fuse_file_info *fi)
 	/* Closing a duplicate gives the backing file system the close it
 	 * may act on (NFS flushes there) without giving up the handle, which
 	 * a later flush or an mmap may still use. */
-	ts_fs_req_begin(fs, &r, TS_FS_FLUSH, path, f->ino, 0, 0);
+	ts_fs_req_begin(fs, &r, TS_FS_FLUSH, path, f, 0, 0);
 	res = dup(f->fd);
 	if (res >= 0)
 		res = close(res) ? -errno : 0;
@@ -575,7 +636,7 @@ static int pt_release(const char *path, struct fuse_file_info *fi)
 	struct ts_fs_req r;
 
 	if (f->kind == TS_FS_FILE) {
-		ts_fs_req_begin(fs, &r, TS_FS_RELEASE, path, f->ino, 0, 0);
+		ts_fs_req_begin(fs, &r, TS_FS_RELEASE, path, f, 0, 0);
 		close(f->fd);
 		ts_fs_req_end(fs, &r, 0);
 	}
@@ -592,7 +653,7 @@ static int pt_fsync(const char *path, int datasync, struct fuse_file_info *fi)
 
 	if (f->kind != TS_FS_FILE)
 		return 0;
-	ts_fs_req_begin(fs, &r, datasync ? TS_FS_FDATASYNC : TS_FS_FSYNC, path, f->ino, 0, 0);
+	ts_fs_req_begin(fs, &r, datasync ? TS_FS_FDATASYNC : TS_FS_FSYNC, path, f, 0, 0);
 	int res = (datasync ? fdatasync(f->fd) : fsync(f->fd)) ? -errno : 0;
 	return ts_fs_req_end(fs, &r, res);
 }
@@ -606,7 +667,7 @@ static int pt_fallocate(const char *path, int mode, off_t off, off_t len,
 
 	if (f->kind != TS_FS_FILE)
 		return -EBADF;
-	ts_fs_req_begin(fs, &r, TS_FS_FALLOCATE, path, f->ino, (uint64_t)off, (uint64_t)len);
+	ts_fs_req_begin(fs, &r, TS_FS_FALLOCATE, path, f, (uint64_t)off, (uint64_t)len);
 	int res = fallocate(f->fd, mode, off, len) ? -errno : 0;
 	if (res == 0 && (mode & FALLOC_FL_PUNCH_HOLE))
 		ts_fs_model_forget(fs, f->ino, (uint64_t)off, (uint64_t)len);
@@ -624,7 +685,7 @@ static int pt_opendir(const char *path, struct fuse_file_info *fi)
 		return ts_fs_ctl_open(fs, k, fi);
 	if (k != TS_FS_CTL_NONE)
 		return k == TS_FS_CTL_MISSING ? -ENOENT : -ENOTDIR;
-	ts_fs_req_begin(fs, &r, TS_FS_OPENDIR, path, 0, 0, 0);
+	ts_fs_req_begin(fs, &r, TS_FS_OPENDIR, path, NULL, 0, 0);
 	struct ts_fs_file *f = calloc(1, sizeof(*f));
 	res = f ? open_beneath(fs, rel_path(path), O_RDONLY | O_DIRECTORY, 0) : -ENOMEM;
 	if (res >= 0) {
@@ -654,7 +715,7 @@ static int pt_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t
 
 	if (f->kind == TS_FS_CTLDIR)
 		return ts_fs_ctl_readdir(buf, filler);
-	ts_fs_req_begin(fs, &r, TS_FS_READDIR, path, 0, (uint64_t)off, 0);
+	ts_fs_req_begin(fs, &r, TS_FS_READDIR, path, NULL, (uint64_t)off, 0);
 	if (off != f->dir_off) {
 		seekdir(f->dir, off);
 		f->next = NULL;

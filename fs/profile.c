@@ -66,8 +66,8 @@ static int l_tier(lua_State *L)
 	const char *name = luaL_checkstring(L, 1);
 	if (!*name)
 		return luaL_error(L, "tier name is empty");
-	/* The line in the file's main chunk, so that a tier declared through
-	 * a helper function is named by the helper's call. */
+	/* The line in the file's main chunk, so that a tier declared inside
+	 * a Lua function (essd() in tiers.lua) is named by that function's call. */
 	lua_Debug ar;
 	int line = 0;
 	for (int lv = 1; lua_getstack(L, lv, &ar); lv++) {
@@ -169,119 +169,74 @@ static int get(struct conv *c, int idx, const char *k)
 	return lua_getfield(c->L, idx, k);
 }
 
-static int get_string(struct conv *c, int idx, const char *prefix, const char *k, char **out)
-{
-	char f[96];
-	int ty = get(c, idx, k);
-	path_of(f, sizeof(f), prefix, k);
-	if (ty == LUA_TNIL) {
-		lua_pop(c->L, 1);
-		return 0;
-	}
-	if (ty != LUA_TSTRING) {
-		lua_pop(c->L, 1);
-		return conv_fail(c, f, "expected a string, got a %s", lua_typename(c->L, ty));
-	}
-	char *s = strdup(lua_tostring(c->L, -1));
-	lua_pop(c->L, 1);
-	if (!s)
-		return -ENOMEM;
-	free(*out);
-	*out = s;
-	return 0;
-}
+enum kind { K_STRING, K_NUMBER, K_BOOL, K_SIZE, K_DURATION };
 
-static int get_number(struct conv *c, int idx, const char *prefix, const char *k, double *out,
-		      bool *present)
+/*
+ * Reads t[k] of the table at @idx into @out as @kind: a string (char *,
+ * replaced), a number >= 0 (double), a boolean (bool), a size such as
+ * "500GiB" or a number of bytes (uint64_t), a duration such as "1.5ms",
+ * a bare number being seconds (double ns). Absent leaves @out alone and
+ * sets *present (may be NULL) to false.
+ */
+static int get_field(struct conv *c, int idx, const char *prefix, const char *k, enum kind kind,
+		     void *out, bool *present)
 {
+	static const char *const want[] = { "a string", "a number", "true or false",
+					    "a size like \"500GiB\"",
+					    "a duration like \"1.5ms\"" };
+	lua_State *L = c->L;
 	char f[96];
 	int ty = get(c, idx, k);
 	path_of(f, sizeof(f), prefix, k);
 	if (present)
 		*present = ty != LUA_TNIL;
 	if (ty == LUA_TNIL) {
-		lua_pop(c->L, 1);
+		lua_pop(L, 1);
 		return 0;
 	}
-	if (ty != LUA_TNUMBER) {
-		lua_pop(c->L, 1);
-		return conv_fail(c, f, "expected a number, got a %s", lua_typename(c->L, ty));
+	bool ok = false;
+	const char *s = ty == LUA_TSTRING || ty == LUA_TNUMBER ? lua_tostring(L, -1) : NULL;
+	uint64_t u;
+	double v;
+	char *dup;
+	switch (kind) {
+	case K_STRING:
+		if ((ok = ty == LUA_TSTRING)) {
+			if (!(dup = strdup(s))) {
+				lua_pop(L, 1);
+				return -ENOMEM;
+			}
+			free(*(char **)out);
+			*(char **)out = dup;
+		}
+		break;
+	case K_NUMBER:
+		v = lua_tonumber(L, -1);
+		if ((ok = ty == LUA_TNUMBER && isfinite(v) && v >= 0))
+			*(double *)out = v;
+		break;
+	case K_BOOL:
+		if ((ok = ty == LUA_TBOOLEAN))
+			*(bool *)out = lua_toboolean(L, -1);
+		break;
+	case K_SIZE:
+		if ((ok = s && ts_parse_size(s, &u) == 0))
+			*(uint64_t *)out = u;
+		break;
+	case K_DURATION:
+		if ((ok = s && ts_parse_duration(s, TS_NS_PER_S, &u) == 0))
+			*(double *)out = (double)u;
+		break;
 	}
-	double v = lua_tonumber(c->L, -1);
-	lua_pop(c->L, 1);
-	if (!isfinite(v) || v < 0)
-		return conv_fail(c, f, "expected a finite number >= 0, got %g", v);
-	*out = v;
-	return 0;
-}
-
-static int get_bool(struct conv *c, int idx, const char *prefix, const char *k, bool *out)
-{
-	char f[96];
-	int ty = get(c, idx, k);
-	path_of(f, sizeof(f), prefix, k);
-	if (ty == LUA_TNIL) {
-		lua_pop(c->L, 1);
-		return 0;
+	int rc = 0;
+	if (!ok) {
+		if (s)
+			rc = conv_fail(c, f, "expected %s (>= 0), got '%s'", want[kind], s);
+		else
+			rc = conv_fail(c, f, "expected %s, got a %s", want[kind], lua_typename(L, ty));
 	}
-	if (ty != LUA_TBOOLEAN) {
-		lua_pop(c->L, 1);
-		return conv_fail(c, f, "expected true or false, got a %s", lua_typename(c->L, ty));
-	}
-	*out = lua_toboolean(c->L, -1);
-	lua_pop(c->L, 1);
-	return 0;
-}
-
-/* A size ("500GiB", "256KiB") or a number of bytes. */
-static int get_size(struct conv *c, int idx, const char *prefix, const char *k, uint64_t *out)
-{
-	char f[96];
-	int ty = get(c, idx, k);
-	path_of(f, sizeof(f), prefix, k);
-	if (ty == LUA_TNIL) {
-		lua_pop(c->L, 1);
-		return 0;
-	}
-	if (ty != LUA_TSTRING && ty != LUA_TNUMBER) {
-		lua_pop(c->L, 1);
-		return conv_fail(c, f, "expected a size like \"500GiB\", got a %s",
-				 lua_typename(c->L, ty));
-	}
-	const char *s = lua_tostring(c->L, -1);
-	int rc = ts_parse_size(s, out);
-	if (rc) {
-		rc = conv_fail(c, f, "expected a size like \"500GiB\", got '%s'", s);
-		lua_pop(c->L, 1);
-		return rc;
-	}
-	lua_pop(c->L, 1);
-	return 0;
-}
-
-/* A duration ("1ms", "250us"); a bare number is seconds. */
-static int get_duration(struct conv *c, int idx, const char *prefix, const char *k, double *out,
-			bool *present)
-{
-	char f[96];
-	int ty = get(c, idx, k);
-	path_of(f, sizeof(f), prefix, k);
-	*present = ty != LUA_TNIL;
-	if (ty == LUA_TNIL) {
-		lua_pop(c->L, 1);
-		return 0;
-	}
-	uint64_t ns;
-	const char *s = ty == LUA_TSTRING || ty == LUA_TNUMBER ? lua_tostring(c->L, -1) : NULL;
-	if (!s || ts_parse_duration(s, TS_NS_PER_S, &ns)) {
-		int rc = conv_fail(c, f, "expected a duration like \"1.5ms\", got %s%s%s",
-				   s ? "'" : "a ", s ? s : lua_typename(c->L, ty), s ? "'" : "");
-		lua_pop(c->L, 1);
-		return rc;
-	}
-	lua_pop(c->L, 1);
-	*out = (double)ns;
-	return 0;
+	lua_pop(L, 1);
+	return rc;
 }
 
 /* A formula: a number (a constant), or { a=, b=, cap=, floor= }, or
@@ -315,10 +270,10 @@ static int get_formula(struct conv *c, int idx, const char *prefix, const char *
 		goto out;
 	}
 	int t = lua_gettop(L);
-	if ((rc = check_keys(c, t, f, keys)) || (rc = get_number(c, t, f, "a", &out->a, NULL)) ||
-	    (rc = get_number(c, t, f, "b", &out->b, NULL)) ||
-	    (rc = get_number(c, t, f, "cap", &out->cap, NULL)) ||
-	    (rc = get_number(c, t, f, "floor", &out->floor, NULL)))
+	if ((rc = check_keys(c, t, f, keys)) || (rc = get_field(c, t, f, "a", K_NUMBER, &out->a, NULL)) ||
+	    (rc = get_field(c, t, f, "b", K_NUMBER, &out->b, NULL)) ||
+	    (rc = get_field(c, t, f, "cap", K_NUMBER, &out->cap, NULL)) ||
+	    (rc = get_field(c, t, f, "floor", K_NUMBER, &out->floor, NULL)))
 		goto out;
 	out->set = true;
 	char sf[112];
@@ -380,11 +335,11 @@ static int get_dist(struct conv *c, int idx, const char *prefix, const char *k,
 	bool h50, h99, hlo, hhi, hfix;
 	double fix = 0;
 	if ((rc = check_keys(c, t, f, keys)) ||
-	    (rc = get_duration(c, t, f, "p50", &out->p50_ns, &h50)) ||
-	    (rc = get_duration(c, t, f, "p99", &out->p99_ns, &h99)) ||
-	    (rc = get_duration(c, t, f, "lo", &out->lo_ns, &hlo)) ||
-	    (rc = get_duration(c, t, f, "hi", &out->hi_ns, &hhi)) ||
-	    (rc = get_duration(c, t, f, "fixed", &fix, &hfix)))
+	    (rc = get_field(c, t, f, "p50", K_DURATION, &out->p50_ns, &h50)) ||
+	    (rc = get_field(c, t, f, "p99", K_DURATION, &out->p99_ns, &h99)) ||
+	    (rc = get_field(c, t, f, "lo", K_DURATION, &out->lo_ns, &hlo)) ||
+	    (rc = get_field(c, t, f, "hi", K_DURATION, &out->hi_ns, &hhi)) ||
+	    (rc = get_field(c, t, f, "fixed", K_DURATION, &fix, &hfix)))
 		goto out;
 	if (h50 && h99 && !hlo && !hhi && !hfix) {
 		if (out->p50_ns <= 0 || out->p99_ns < out->p50_ns) {
@@ -441,18 +396,18 @@ static int conv_tier(struct conv *c, struct ts_tier_profile *p)
 	double par = 0;
 	bool has;
 
-	if ((rc = check_keys(c, t, "", keys)) || (rc = get_string(c, t, "", "desc", &p->desc)) ||
-	    (rc = get_string(c, t, "", "source", &p->source)) ||
+	if ((rc = check_keys(c, t, "", keys)) || (rc = get_field(c, t, "", "desc", K_STRING, &p->desc, NULL)) ||
+	    (rc = get_field(c, t, "", "source", K_STRING, &p->source, NULL)) ||
 	    (rc = get_formula(c, t, "", "iops", &p->iops)) ||
 	    (rc = get_formula(c, t, "", "read_iops", &p->read_iops)) ||
 	    (rc = get_formula(c, t, "", "write_iops", &p->write_iops)) ||
 	    (rc = get_formula(c, t, "", "mibps", &p->mibps)) ||
 	    (rc = get_formula(c, t, "", "read_mibps", &p->read_mibps)) ||
 	    (rc = get_formula(c, t, "", "write_mibps", &p->write_mibps)) ||
-	    (rc = get_size(c, t, "", "io_unit", &p->io_unit)) ||
-	    (rc = get_bool(c, t, "", "merge_sequential", &p->merge_sequential)) ||
-	    (rc = get_bool(c, t, "", "charge_full_unit", &p->charge_full_unit)) ||
-	    (rc = get_number(c, t, "", "parallel", &par, &has)))
+	    (rc = get_field(c, t, "", "io_unit", K_SIZE, &p->io_unit, NULL)) ||
+	    (rc = get_field(c, t, "", "merge_sequential", K_BOOL, &p->merge_sequential, NULL)) ||
+	    (rc = get_field(c, t, "", "charge_full_unit", K_BOOL, &p->charge_full_unit, NULL)) ||
+	    (rc = get_field(c, t, "", "parallel", K_NUMBER, &par, &has)))
 		return rc;
 	if (par != floor(par) || par > 65536)
 		return conv_fail(c, "parallel", "expected a whole number in [0, 65536], got %g", par);
@@ -469,9 +424,9 @@ static int conv_tier(struct conv *c, struct ts_tier_profile *p)
 	if (ty == LUA_TTABLE) {
 		int ct = lua_gettop(L);
 		if ((rc = check_keys(c, ct, "capacity", cap_keys)) ||
-		    (rc = get_size(c, ct, "capacity", "min", &p->cap_min)) ||
-		    (rc = get_size(c, ct, "capacity", "max", &p->cap_max)) ||
-		    (rc = get_size(c, ct, "capacity", "default", &p->cap_default)))
+		    (rc = get_field(c, ct, "capacity", "min", K_SIZE, &p->cap_min, NULL)) ||
+		    (rc = get_field(c, ct, "capacity", "max", K_SIZE, &p->cap_max, NULL)) ||
+		    (rc = get_field(c, ct, "capacity", "default", K_SIZE, &p->cap_default, NULL)))
 			return rc;
 		if (p->cap_min > p->cap_max || p->cap_default < p->cap_min ||
 		    p->cap_default > p->cap_max)
@@ -487,7 +442,7 @@ static int conv_tier(struct conv *c, struct ts_tier_profile *p)
 		int bt = lua_gettop(L);
 		char *kind = NULL;
 		if ((rc = check_keys(c, bt, "burst", burst_keys)) ||
-		    (rc = get_string(c, bt, "burst", "kind", &kind)))
+		    (rc = get_field(c, bt, "burst", "kind", K_STRING, &kind, NULL)))
 			return rc;
 		if (kind && strcmp(kind, "iops") == 0)
 			p->burst = TS_TIER_BURST_IOPS;
@@ -500,7 +455,7 @@ static int conv_tier(struct conv *c, struct ts_tier_profile *p)
 		if (rc || (rc = get_formula(c, bt, "burst", "iops", &p->burst_iops)) ||
 		    (rc = get_formula(c, bt, "burst", "mibps", &p->burst_mibps)) ||
 		    (rc = get_formula(c, bt, "burst", "bucket", &p->bucket)) ||
-		    (rc = get_formula(c, bt, "burst", "below_gib", &p->burst_below_gib)))
+		    (rc = get_field(c, bt, "burst", "below_gib", K_NUMBER, &p->burst_below_gib, NULL)))
 			return rc;
 		if (!p->bucket.set)
 			return conv_fail(c, "burst.bucket", "is required");
@@ -547,6 +502,16 @@ static int set_push(struct ts_tier_profile ***v, size_t *n, size_t *cap,
 	return 0;
 }
 
+#define PROFILE_MAX_INSTR 100000000 /* about a second of Lua */
+
+static void runaway(lua_State *L, lua_Debug *ar)
+{
+	lua_getinfo(L, "Sl", ar);
+	luaL_error(L, "%s:%d: the profile ran for more than %d Lua instructions (a loop that "
+		   "never ends?)",
+		   ar->short_src, ar->currentline, PROFILE_MAX_INSTR);
+}
+
 /* Runs @path and converts its tiers into @out (a fresh set). */
 static int load_file(const char *path, struct ts_tier_set *out, char *err, size_t errlen)
 {
@@ -562,6 +527,9 @@ static int load_file(const char *path, struct ts_tier_set *out, char *err, size_
 	lua_newtable(L);
 	lua_setfield(L, LUA_REGISTRYINDEX, LIST_KEY);
 
+	/* A profile is data with a little arithmetic: one that runs away is
+	 * stopped rather than hanging the mount. */
+	lua_sethook(L, runaway, LUA_MASKCOUNT, PROFILE_MAX_INSTR);
 	int lrc = luaL_loadfilex(L, path, "t");
 	if (lrc == LUA_ERRFILE) {
 		snprintf(err, errlen, "%s: cannot read the profile file (%s)", path,
@@ -781,7 +749,7 @@ int ts_tier_effective(const struct ts_tier_profile *p, uint64_t capacity,
 	out->parallel = p->parallel;
 
 	bool burst = p->burst != TS_TIER_BURST_NONE;
-	if (burst && p->burst_below_gib.set && gib >= formula_at(&p->burst_below_gib, gib))
+	if (burst && p->burst_below_gib > 0 && gib >= p->burst_below_gib)
 		burst = false;
 	if (burst && p->burst == TS_TIER_BURST_IOPS) {
 		out->burst_iops = formula_at(&p->burst_iops, gib);
@@ -833,8 +801,9 @@ static void fmt_lat(char *buf, size_t n, const struct ts_tier_dist *d)
 
 int ts_tier_print_table(FILE *f, const struct ts_tier_set *set, uint64_t capacity)
 {
-	fprintf(f, "%-17s %10s %8s %8s %8s %8s %19s %19s  %-24s %s\n", "tier", "capacity", "rd-IOPS",
-		"wr-IOPS", "rd-MB/s", "wr-MB/s", "read p50/p99", "write p50/p99", "burst", "source");
+	fprintf(f, "%-17s %10s %8s %8s %8s %8s %19s %19s  %-27s %s\n", "tier", "capacity",
+		"rd-IOPS", "wr-IOPS", "rd-MiB/s", "wr-MiB/s", "read p50/p99", "write p50/p99", "burst",
+		"source");
 	for (size_t i = 0; i < set->n; i++) {
 		const struct ts_tier_profile *p = set->p[i];
 		struct ts_tier_limits l;
@@ -850,7 +819,8 @@ int ts_tier_print_table(FILE *f, const struct ts_tier_set *set, uint64_t capacit
 		ts_fmt_size(cap, sizeof(cap), l.capacity);
 		fmt_num(ri, sizeof(ri), pick(l.read_iops, l.iops), 1);
 		fmt_num(wi, sizeof(wi), pick(l.write_iops, l.iops), 1);
-		/* MB/s as vendors print it: MiB/s, the unit of the formulas. */
+		/* MiB/s, the unit of the formulas (Alibaba's "MB/s" is MiB/s,
+		 * see fs/tiers.lua). */
 		fmt_num(rb, sizeof(rb), pick(l.read_bps, l.bps), (double)TS_MiB);
 		fmt_num(wb, sizeof(wb), pick(l.write_bps, l.bps), (double)TS_MiB);
 		fmt_lat(lr, sizeof(lr), &p->lat_read);
@@ -863,7 +833,7 @@ int ts_tier_print_table(FILE *f, const struct ts_tier_set *set, uint64_t capacit
 				 l.burst_bps / (double)TS_MiB, l.bucket_size / (double)TS_GiB);
 		else
 			snprintf(bu, sizeof(bu), "-");
-		if (fprintf(f, "%-17s %10s %8s %8s %8s %8s %19s %19s  %-24s %s\n", p->name, cap, ri,
+		if (fprintf(f, "%-17s %10s %8s %8s %8s %8s %19s %19s  %-27s %s\n", p->name, cap, ri,
 			    wi, rb, wb, lr, lw, bu, p->source ? p->source : "-") < 0)
 			return -EIO;
 	}

@@ -27,8 +27,11 @@ struct op_stats {
 
 struct ts_tier {
 	pthread_mutex_t mu;
-	const struct ts_tier_profile *p;
-	struct ts_tier_limits lim;
+	/* Changed by ts_tier_switch under mu; read without it by the stats
+	 * (which recompute the limits from the pair). */
+	_Atomic(const struct ts_tier_profile *) p;
+	_Atomic uint64_t capacity;
+	struct ts_tier_limits lim; /* under mu */
 	uint64_t floor_ns, mem, seed;
 	struct ts_tier_layer *top, *fault, *cache, *rate, *dev;
 	struct op_stats st[TS_TIER_OP_NR];
@@ -85,8 +88,8 @@ int ts_tier_new(const struct ts_tier_cfg *cfg, struct ts_tier **out, char *err, 
 	}
 	if (cfg->mem && cfg->mem < TS_TIER_MIN_MEM) {
 		snprintf(err, errlen, "mem=%llu bytes is too small for the page-cache model: give 0 "
-			 "(no page cache) or at least %llu MiB",
-			 (unsigned long long)cfg->mem, (unsigned long long)(TS_TIER_MIN_MEM / TS_MiB));
+			 "(no page cache) or at least %llu KiB",
+			 (unsigned long long)cfg->mem, (unsigned long long)(TS_TIER_MIN_MEM / TS_KiB));
 		return -EINVAL;
 	}
 	struct ts_tier *t = calloc(1, sizeof(*t));
@@ -98,14 +101,15 @@ int ts_tier_new(const struct ts_tier_cfg *cfg, struct ts_tier **out, char *err, 
 		return rc;
 	}
 	t->p = cfg->profile;
+	t->capacity = t->lim.capacity;
 	t->floor_ns = cfg->floor_ns;
 	t->mem = cfg->mem;
 	t->seed = cfg->seed;
 	for (int i = 0; i < TS_TIER_OP_NR; i++)
 		ts_hist_init(&t->st[i].lat);
 
-	t->dev = ts_tier_device_new(t->p, &t->lim, cfg->seed);
-	t->rate = ts_tier_rate_new(t->p, &t->lim);
+	t->dev = ts_tier_device_new(cfg->profile, &t->lim, cfg->seed);
+	t->rate = ts_tier_rate_new(cfg->profile, &t->lim);
 	t->fault = ts_tier_fault_new(cfg->seed);
 	if (cfg->mem) {
 		struct ts_tier_cache_cfg cc = { .mem = cfg->mem,
@@ -196,7 +200,8 @@ int ts_tier_switch(struct ts_tier *t, const struct ts_tier_profile *p, uint64_t 
 	if (rc)
 		return rc;
 	pthread_mutex_lock(&t->mu);
-	t->p = p;
+	atomic_store(&t->p, p);
+	atomic_store(&t->capacity, lim.capacity);
 	t->lim = lim;
 	for (struct ts_tier_layer *l = t->top; l; l = l->next)
 		if (l->ops->reconfigure)
@@ -207,12 +212,27 @@ int ts_tier_switch(struct ts_tier *t, const struct ts_tier_profile *p, uint64_t 
 
 const struct ts_tier_profile *ts_tier_profile(const struct ts_tier *t)
 {
-	return t->p;
+	return atomic_load(&t->p);
+}
+
+/* The profile and limits in force, without the model's lock: retried if a
+ * switch lands between the two loads. */
+static void current(const struct ts_tier *t, const struct ts_tier_profile **p,
+		    struct ts_tier_limits *lim)
+{
+	char err[8];
+	for (;;) {
+		*p = atomic_load(&t->p);
+		uint64_t cap = atomic_load(&t->capacity);
+		if (ts_tier_effective(*p, cap, lim, err, sizeof(err)) == 0 && atomic_load(&t->p) == *p)
+			return;
+	}
 }
 
 void ts_tier_limits(const struct ts_tier *t, struct ts_tier_limits *out)
 {
-	*out = t->lim;
+	const struct ts_tier_profile *p;
+	current(t, &p, out);
 }
 
 int ts_tier_fault_add(struct ts_tier *t, const struct ts_tier_fault *f)
@@ -288,11 +308,9 @@ json_t *ts_tier_stats_json(struct ts_tier *t)
 		json_decref(bounds);
 		return NULL;
 	}
-	/* The profile and limits change only under the lock (ts_tier_switch). */
-	pthread_mutex_lock(&t->mu);
-	const struct ts_tier_profile *p = t->p;
-	struct ts_tier_limits lim = t->lim;
-	pthread_mutex_unlock(&t->mu);
+	const struct ts_tier_profile *p;
+	struct ts_tier_limits lim;
+	current(t, &p, &lim);
 
 	json_object_set_new(o, "tier", json_string(p->name));
 	json_object_set_new(o, "limits", limits_json(&lim));

@@ -58,9 +58,6 @@ struct ts_tier_layer *ts_tier_device_new(const struct ts_tier_profile *p,
 /* rate: caps, accounting unit, burst bucket. */
 struct ts_tier_layer *ts_tier_rate_new(const struct ts_tier_profile *p,
 				       const struct ts_tier_limits *lim);
-/* Credits left in the burst bucket (I/Os or bytes) at the last request;
- * -1 when the tier has no bucket. */
-double ts_tier_rate_bucket(struct ts_tier_layer *rate, uint64_t now);
 
 /* cache: the page-cache model. */
 struct ts_tier_cache_cfg {
@@ -69,8 +66,6 @@ struct ts_tier_cache_cfg {
 	void *evict_ctx;
 };
 struct ts_tier_layer *ts_tier_cache_new(const struct ts_tier_cache_cfg *cfg);
-/* Bytes the cache holds now, and bytes of it that are dirty. */
-void ts_tier_cache_usage(struct ts_tier_layer *cache, uint64_t *resident, uint64_t *dirty);
 
 /* fault: error injection. */
 struct ts_tier_layer *ts_tier_fault_new(uint64_t seed);

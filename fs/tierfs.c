@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -51,7 +52,7 @@ const struct ts_opt ts_fs_opt_table[] = {
 	  "':'-separated globs (on the file name, or the path if the glob has a '/') of files "
 	  "opened kernel-cached so they can be mmap'd shared" },
 	{ "trace", TS_OPT_STR, OFF(trace), NULL, 0, 0, "",
-	  "record every request to FILE (not built into this version)" },
+	  "record every request to FILE (a tiersim trace: tiersim trace stats FILE)" },
 	{ "bare", TS_OPT_BOOL, OFF(bare), "false", 0, 0, "",
 	  "plain passthrough: no tier model, no counters (to measure tierfs itself)" },
 	{ "calib", TS_OPT_BOOL, OFF(calib), "true", 0, 0, "",
@@ -400,6 +401,11 @@ int main(int argc, char **argv)
 		return 1;
 	fs->root = -1;
 	fs->ready_fd = -1;
+	fs->calib_fd = memfd_create("tierfs-calib", MFD_CLOEXEC);
+	if (fs->calib_fd < 0 || ftruncate(fs->calib_fd, TS_FS_CALIB_SIZE)) {
+		fprintf(stderr, "tierfs: memfd_create: %s\n", strerror(errno));
+		goto out;
+	}
 	fs->start_ns = ts_now_ns();
 	for (int i = 0; i < TS_FS_OP_NR; i++)
 		ts_hist_init(&fs->stat[i].lat);
@@ -450,12 +456,12 @@ int main(int argc, char **argv)
 				"shows the names)\n");
 		goto out;
 	}
-	if (fs->o.trace)
-		fprintf(stderr, "tierfs: warning: trace recording is not built into this version; "
-				"'trace=%s' is ignored\n",
-			fs->o.trace);
 	if (prepare(fs, cl.pos[0], cl.pos[1]))
 		goto out;
+	if (fs->o.trace && ts_fs_trace_check(fs, err, sizeof(err))) {
+		fprintf(stderr, "tierfs: %s\n", err);
+		goto out;
+	}
 	/* The tier and profile are checked now, before anything is mounted;
 	 * the model is made again once the FUSE floor is measured. */
 	if (!fs->o.bare && ts_fs_model_open(fs, err, sizeof(err))) {
@@ -513,19 +519,22 @@ int main(int argc, char **argv)
 unmount:
 	fuse_unmount(f);
 	ts_fs_calib_join(fs);
+	ts_fs_trace_close(fs);
 	ts_fs_log(fs, LOG_INFO, "tierfs: %s unmounted", fs->mountpoint);
 out:
+	/* The model's invalidation thread uses f: stop it first. */
+	ts_fs_model_close(fs);
 	if (f)
 		fuse_destroy(f);
 	if (lc)
 		fuse_loop_cfg_destroy(lc);
 	fuse_opt_free_args(&args);
 	free(cmd.mountpoint);
-	ts_fs_model_close(fs);
 	if (fs->root >= 0)
 		close(fs->root);
 	if (fs->ready_fd >= 0)
 		close(fs->ready_fd);
+	close(fs->calib_fd);
 	ts_opt_free(ts_fs_opt_table, &fs->o);
 	ts_opt_free(ts_tier_cfg_opts, &fs->cfg);
 	free(fs->backing);

@@ -19,8 +19,10 @@
 --   charge_full_unit every I/O is charged at least a whole io_unit of bandwidth
 --   burst            { kind = "iops"|"bytes", iops= or mibps= (the burst rate,
 --                    a formula), bucket= (formula: I/O credits, or GiB of
---                    credit for "bytes") }; credits accrue at the baseline
---                    (iops or mibps) and the bucket starts full
+--                    credit for "bytes"), below_gib= (optional: no burst
+--                    from this size up) }; credits accrue at the baseline
+--                    (iops or mibps) and the bucket starts full; there is no
+--                    burst where the burst rate is not above the baseline
 --   parallel         requests the device serves at once (0 = no limit)
 --   latency          { read=, write=, meta=, sync= }, each { p50=, p99= }
 --                    (lognormal), { lo=, hi= } (uniform) or { fixed= }
@@ -57,6 +59,12 @@
 
 local KiB, MiB = 1024, 1024 * 1024
 
+-- One lognormal for every op (vendors quote one figure; see above).
+local function same(p50, p99)
+	local d = { p50 = p50, p99 = p99 }
+	return { read = d, write = d, meta = d, sync = d }
+end
+
 -- ---------------------------------------------------------------------------
 -- Alibaba Cloud, local NVMe of a 2017 GPU instance.
 -- gn5 (the P100 family) uses local NVMe SSD (doc "Local disks",
@@ -78,12 +86,7 @@ tier "nvme-local" {
 	iops = { b = 165, cap = 240000 },
 	read_mibps = { b = 1.4, cap = 2000 },
 	write_mibps = { b = 0.85, cap = 1200 },
-	latency = {
-		read = { p50 = "50us", p99 = "98us" },
-		write = { p50 = "50us", p99 = "98us" },
-		meta = { p50 = "50us", p99 = "98us" },
-		sync = { p50 = "50us", p99 = "98us" },
-	},
+	latency = same("50us", "98us"),
 }
 
 -- ---------------------------------------------------------------------------
@@ -102,12 +105,7 @@ tier "ssd-cloud" {
 	capacity = { min = "20GiB", max = "32768GiB", default = "500GiB" },
 	iops = { b = 30, cap = 20000 },
 	mibps = { a = 50, b = 0.5, cap = 256 },
-	latency = {
-		read = { p50 = "1ms", p99 = "2ms" },
-		write = { p50 = "1ms", p99 = "2ms" },
-		meta = { p50 = "1ms", p99 = "2ms" },
-		sync = { p50 = "1ms", p99 = "2ms" },
-	},
+	latency = same("1ms", "2ms"),
 }
 
 tier "ultra-cloud" {
@@ -116,12 +114,7 @@ tier "ultra-cloud" {
 	capacity = { min = "20GiB", max = "32768GiB", default = "500GiB" },
 	iops = { a = 1000, b = 6, cap = 3000 },
 	mibps = { a = 50, b = 0.1, cap = 80 },
-	latency = {
-		read = { p50 = "1.732ms", p99 = "3ms" },
-		write = { p50 = "1.732ms", p99 = "3ms" },
-		meta = { p50 = "1.732ms", p99 = "3ms" },
-		sync = { p50 = "1.732ms", p99 = "3ms" },
-	},
+	latency = same("1.732ms", "3ms"),
 }
 
 -- ---------------------------------------------------------------------------
@@ -147,12 +140,7 @@ tier "ssd-cloud-2024" {
 	capacity = { min = "20GiB", max = "32768GiB", default = "500GiB" },
 	iops = { a = 1800, b = 30, cap = 25000 },
 	mibps = { a = 120, b = 0.5, cap = 300 },
-	latency = {
-		read = { p50 = "1ms", p99 = "2ms" },
-		write = { p50 = "1ms", p99 = "2ms" },
-		meta = { p50 = "1ms", p99 = "2ms" },
-		sync = { p50 = "1ms", p99 = "2ms" },
-	},
+	latency = same("1ms", "2ms"),
 }
 
 tier "ultra-cloud-2024" {
@@ -161,12 +149,7 @@ tier "ultra-cloud-2024" {
 	capacity = { min = "20GiB", max = "32768GiB", default = "500GiB" },
 	iops = { a = 1800, b = 8, cap = 5000 },
 	mibps = { a = 100, b = 0.15, cap = 140 },
-	latency = {
-		read = { p50 = "1.732ms", p99 = "3ms" },
-		write = { p50 = "1.732ms", p99 = "3ms" },
-		meta = { p50 = "1.732ms", p99 = "3ms" },
-		sync = { p50 = "1.732ms", p99 = "3ms" },
-	},
+	latency = same("1.732ms", "3ms"),
 }
 
 local function essd(name, cmin, default, iops_b, iops_cap, mb_a, mb_b, mb_cap, p50, p99)
@@ -176,12 +159,7 @@ local function essd(name, cmin, default, iops_b, iops_cap, mb_a, mb_b, mb_cap, p
 		capacity = { min = cmin, max = "32768GiB", default = default },
 		iops = { a = 1800, b = iops_b, cap = iops_cap },
 		mibps = { a = mb_a, b = mb_b, cap = mb_cap },
-		latency = {
-			read = { p50 = p50, p99 = p99 },
-			write = { p50 = p50, p99 = p99 },
-			meta = { p50 = p50, p99 = p99 },
-			sync = { p50 = p50, p99 = p99 },
-		},
+		latency = same(p50, p99),
 	}
 end
 essd("essd-pl0", "40GiB", "500GiB", 12, 10000, 100, 0.25, 180, "387us", "500us")
@@ -221,12 +199,7 @@ tier "aws-gp2" {
 		mibps = { steps = { { 0, 128 }, { 170, 250 } } },
 		bucket = 5.4e6,
 	},
-	latency = {
-		read = { p50 = "3.162ms", p99 = "10ms" },
-		write = { p50 = "3.162ms", p99 = "10ms" },
-		meta = { p50 = "3.162ms", p99 = "10ms" },
-		sync = { p50 = "3.162ms", p99 = "10ms" },
-	},
+	latency = same("3.162ms", "10ms"),
 }
 
 -- gp3: 3,000 IOPS and 125 MiB/s at any size (the baseline, without extra
@@ -239,12 +212,7 @@ tier "aws-gp3" {
 	mibps = 125,
 	io_unit = 256 * KiB,
 	merge_sequential = true,
-	latency = {
-		read = { p50 = "3.162ms", p99 = "10ms" },
-		write = { p50 = "3.162ms", p99 = "10ms" },
-		meta = { p50 = "3.162ms", p99 = "10ms" },
-		sync = { p50 = "3.162ms", p99 = "10ms" },
-	},
+	latency = same("3.162ms", "10ms"),
 }
 
 -- io2 (not Block Express), provisioned at the largest ratio allowed,
@@ -260,12 +228,7 @@ tier "aws-io2" {
 	mibps = { b = 7.8125, floor = 500, cap = 1000 },
 	io_unit = 256 * KiB,
 	merge_sequential = true,
-	latency = {
-		read = { p50 = "316us", p99 = "1ms" },
-		write = { p50 = "316us", p99 = "1ms" },
-		meta = { p50 = "316us", p99 = "1ms" },
-		sync = { p50 = "316us", p99 = "1ms" },
-	},
+	latency = same("316us", "1ms"),
 }
 
 -- st1: throughput credits in 1 MiB units. Baseline 40 MiB/s per TiB, burst
@@ -286,12 +249,7 @@ tier "aws-st1" {
 		mibps = { b = 250 / 1024, cap = 500 },
 		bucket = { b = 1 },
 	},
-	latency = {
-		read = { p50 = "3.162ms", p99 = "10ms" },
-		write = { p50 = "3.162ms", p99 = "10ms" },
-		meta = { p50 = "3.162ms", p99 = "10ms" },
-		sync = { p50 = "3.162ms", p99 = "10ms" },
-	},
+	latency = same("3.162ms", "10ms"),
 }
 
 -- sc1: as st1 with baseline 12 MiB/s per TiB (max 192), burst 80 MiB/s per
@@ -310,12 +268,7 @@ tier "aws-sc1" {
 		mibps = { b = 80 / 1024, cap = 250 },
 		bucket = { b = 1 },
 	},
-	latency = {
-		read = { p50 = "3.162ms", p99 = "10ms" },
-		write = { p50 = "3.162ms", p99 = "10ms" },
-		meta = { p50 = "3.162ms", p99 = "10ms" },
-		sync = { p50 = "3.162ms", p99 = "10ms" },
-	},
+	latency = same("3.162ms", "10ms"),
 }
 
 -- ---------------------------------------------------------------------------

@@ -109,6 +109,15 @@ int ts_fs_model_open(struct ts_fs *fs, char *err, size_t n)
 		rc = ts_tier_set_lookup(m->set, fs->o.tier, &m->profile, err, n);
 	if (!rc)
 		rc = ts_tier_effective(m->profile, fs->cfg.capacity, &lim, err, n);
+	if (!rc) {
+		/* A trial model checks the rest of the options (mem...). */
+		struct ts_tier_cfg cfg = fs->cfg;
+		struct ts_tier *t;
+		cfg.profile = m->profile;
+		rc = ts_tier_new(&cfg, &t, err, n);
+		if (!rc)
+			ts_tier_free(t);
+	}
 	return rc;
 }
 
@@ -217,6 +226,7 @@ uint64_t ts_fs_model_submit(struct ts_fs *fs, const struct ts_fs_req *r)
 		.file = r->file_id,
 		.off = op == TS_TIER_META ? 0 : r->off,
 		.len = op == TS_TIER_META ? 0 : r->len,
+		.size = r->file_size,
 	};
 	return ts_tier_submit(t, r->submit_ns, &q, NULL);
 }
@@ -337,9 +347,11 @@ static void *inval_main(void *arg)
 		pthread_mutex_unlock(&m->lock);
 		if (path && fs->fuse) {
 			int rc = fuse_invalidate_path(fs->fuse, path);
+			if (rc == 0)
+				__atomic_add_fetch(&fs->invalidations, 1, __ATOMIC_RELAXED);
 			/* -ENOENT: the kernel holds no inode for it, so no
-			 * pages either. */
-			if (rc && rc != -ENOENT)
+			 * pages either; -ENOTCONN/-ENODEV: unmounted, likewise. */
+			if (rc && rc != -ENOENT && rc != -ENOTCONN && rc != -ENODEV)
 				ts_fs_log(fs, LOG_WARNING,
 					  "tierfs: warning: cannot drop the kernel's cached pages "
 					  "of %s: %s",

@@ -12,8 +12,8 @@
  *   imagenet-lmdb  train_lmdb/{data,lock}.mdb     Caffe convert_imageset --shuffle
  *                  --resize_height=256 --resize_width=256: key "%08d_<wnid>/<file>",
  *                  value a Datum (datum.h); raw BGR CHW, or the JPEG with --encoded
- *   imagenet-rec   train.rec + train.idx          MXNet im2rec: IRHeader + JPEG whose
- *                  shorter side is resized to 256 (recordio.h)
+ *   imagenet-rec   train.rec + train.idx          MXNet im2rec --resize 480 --quality 90:
+ *                  IRHeader + JPEG, shorter side 480 (recordio.h)
  *   ptb-text       ptb.{train,valid,test}.txt     PennTreeBank-like word corpus
  *
  * plus dataset.json (kind, count, seed, sizes, version) in every DIR.
@@ -60,7 +60,7 @@ enum ts_dataset_kind {
 #define TS_LMDB_SIDE 256
 #define TS_LMDB_PIXELS (TS_LMDB_SIDE * TS_LMDB_SIDE * 3)
 /* im2rec --resize: the shorter side of every RecordIO image. */
-#define TS_REC_SHORT_SIDE 256
+#define TS_REC_SHORT_SIDE 480
 
 const char *ts_dataset_kind_name(enum ts_dataset_kind k);
 /* "imagenet-jpeg" ... ; TS_E_UNKNOWN for anything else. */
@@ -101,6 +101,10 @@ struct ts_dataset_meta {
 	uint16_t *label;	/* class, 0 .. classes-1 */
 	uint32_t *order;	/* storage index -> image number (identity for jpeg) */
 	uint64_t sample_bytes;	/* sum of bytes[] */
+	/* Per image in tree numbering (train, then val): its class and the
+	 * number in its file name (ts_dataset_sample_path). */
+	uint16_t *img_label;
+	uint32_t *img_fileno;
 
 	/* Files. imagenet-jpeg lists no image files here (there may be 1.3M
 	 * of them; ts_dataset_sample_path names them), only the rest. */
@@ -131,10 +135,12 @@ void ts_dataset_lmdb_key(const struct ts_dataset_meta *meta, uint64_t j, char *o
 
 /* Generation progress and result. */
 struct ts_dataset_stats {
-	uint64_t samples;	/* images (or words) written */
+	uint64_t samples;	/* images (or train words) written */
 	uint64_t bytes;		/* bytes written (files, not counting dataset.json) */
 	uint64_t ns;		/* wall time */
 	uint64_t pad_bytes;	/* JPEG padding (COM segments) added to hit target sizes */
+	uint64_t encodes;	/* JPEG encodes the size searches took */
+	uint64_t requality;	/* images whose quality was lowered to fit their size */
 	unsigned threads;
 };
 

@@ -16,7 +16,7 @@ local p = params{
 report{ title = ("NVCaffe %s training from LMDB: vCPU x memory"):format(p.model) }
 dataset{ kind = "imagenet-lmdb", count = p.count }
 mount{ tier = p.tier, capacity = "440GiB" }
-pipeline{ source = "lmdb", qd = 16, prefetch = 4 }
+pipeline{ source = "lmdb", shuffle = false, qd = 16, prefetch = 4 }  -- one cursor, stored order
 engine{ model = p.model, gpu = "P100-PCIe", framework = "nvcaffe", mode = "train",
         batch = p.batch }
 sweep{

@@ -24,7 +24,7 @@
 
 #include "core/ts.h"
 
-#define TS_TRACE_MAGIC "TSTRACE"     /* 8 bytes with the NUL */
+#define TS_TRACE_MAGIC "TSTRACE" /* 8 bytes with the NUL */
 #define TS_TRACE_VERSION 1
 #define TS_TRACE_HDR_SIZE 1024
 #define TS_TRACE_REC_SIZE 64
@@ -49,6 +49,18 @@ enum ts_trace_op {
 	TS_OP_MMAP_READ = 14, /* a page-fault read of a mapped file, where visible */
 	TS_OP_MKDIR = 15,
 	TS_OP_RMDIR = 16,
+	TS_OP_OPENDIR = 17,
+	TS_OP_RELEASEDIR = 18,
+	TS_OP_FLUSH = 19,
+	TS_OP_ACCESS = 20,
+	TS_OP_STATFS = 21,
+	TS_OP_READLINK = 22,
+	TS_OP_SYMLINK = 23,
+	TS_OP_LINK = 24,
+	TS_OP_MKNOD = 25,
+	TS_OP_CHMOD = 26,
+	TS_OP_CHOWN = 27,
+	TS_OP_UTIMENS = 28,
 	TS_OP_IO_LAST,
 	/* Stream items that are not IO (never passed to put()). */
 	TS_ITEM_PATH = 0x100,  /* file_id = id, length = bytes following */
@@ -59,6 +71,8 @@ enum ts_trace_op {
 /* Record flags. */
 #define TS_REC_F_DIRECT 0x1 /* opened/issued with O_DIRECT or direct_io */
 #define TS_REC_F_SYNC 0x2   /* O_SYNC / O_DSYNC write */
+#define TS_REC_F_NOTIER 0x4 /* not submitted to the tier model (replay keeps its latency) */
+#define TS_REC_F_NOFILE 0x8 /* submitted to the tier model without a file (file 0) */
 
 /*
  * One IO record, 64 bytes, little-endian, exactly as stored. Times are ns
@@ -100,6 +114,10 @@ const char *ts_trace_op_name(unsigned op);
 /* Op from its name ("read", "fdatasync"); TS_OP_NONE when unknown. */
 unsigned ts_trace_op_from_name(const char *name);
 
+/* A strict unsigned decimal (no sign, no space, no overflow) up to @max:
+ * 0 or -1. Shared by the text form and the importers. */
+TS_WUR int ts_trace_parse_u64(const char *s, uint64_t max, uint64_t *out);
+
 /* ---- writer ---- */
 
 struct ts_trace_writer;
@@ -134,13 +152,13 @@ TS_WUR int ts_trace_writer_close(struct ts_trace_writer *w, uint64_t *dropped);
 /* A whole trace in memory, items in file order. */
 struct ts_trace {
 	struct ts_trace_hdr hdr;
-	char **paths;		  /* paths[id], paths[0] = NULL; NULL for unseen ids */
-	uint32_t npaths;	  /* ids 0..npaths-1 */
+	char **paths;		   /* paths[id], paths[0] = NULL; NULL for unseen ids */
+	uint32_t npaths;	   /* ids 0..npaths-1 */
 	struct ts_trace_rec *recs; /* IO records only */
 	size_t nrecs;
-	uint64_t dropped;	  /* trailer's count, or the last drop item's */
-	bool truncated;		  /* no trailer: the recording was cut short */
-	uint64_t trailing_bytes;  /* bytes of an incomplete last item */
+	uint64_t dropped;	 /* trailer's count, or the last drop item's */
+	bool truncated;		 /* no trailer: the recording was cut short */
+	uint64_t trailing_bytes; /* bytes of an incomplete last item */
 	/* The stream items other than records, in file order, each with the
 	 * number of records before it: enough to re-encode the file exactly. */
 	struct ts_trace_item {
@@ -148,9 +166,9 @@ struct ts_trace {
 		uint64_t val;	 /* path: id; drops: count */
 		uint64_t t_ns;	 /* drops: when counted */
 		uint16_t op;	 /* TS_ITEM_PATH, TS_ITEM_DROPS or TS_ITEM_END */
-	} *items;
+	} * items;
 	size_t nitems;
-	struct ts_trace_rec end; /* the trailer as stored, when !truncated */
+	struct ts_trace_rec end;	    /* the trailer as stored, when !truncated */
 	size_t rec_cap, item_cap, path_cap; /* allocated lengths */
 };
 

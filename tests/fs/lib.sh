@@ -65,8 +65,10 @@ wait_ready() { # MOUNTPOINT PID
 }
 
 # Mounts BACKING on MNT in the foreground (background job), log to LOG.
+# A script's background jobs start with SIGINT ignored; restore it so the
+# daemon's own handler is installed as it would be from a terminal.
 tfs_mount() { # OPTIONS
-	"$TIERFS" -f -o "$1" "$BACKING" "$MNT" 2>>"$LOG" &
+	env --default-signal=INT "$TIERFS" -f -o "$1" "$BACKING" "$MNT" 2>>"$LOG" &
 	DAEMON_PID=$!
 	wait_ready "$MNT" "$DAEMON_PID"
 }

@@ -2,7 +2,7 @@
  * lmdb.c — an LMDB environment written and read back through a tierfs
  * mount, as Caffe's convert_imageset writes and its data layer reads one.
  *
- *   lmdb MOUNTPOINT SHADOW BACKING
+ *   lmdb MOUNTPOINT SHADOW BACKING [RECORDS]
  *
  * LMDB maps data.mdb shared (read-only by default, read/write with
  * MDB_WRITEMAP) and lock.mdb shared read/write, so this only works because
@@ -19,8 +19,8 @@
 #include "core/ts.h"
 #include "tcheck.h"
 
-#define NREC 4000
 #define PER_TXN 400
+static unsigned nrec = 4000;
 
 static size_t value_len(unsigned i)
 {
@@ -52,9 +52,9 @@ static void write_env(const char *dir, unsigned flags)
 	char key[32], val[4096];
 
 	MDB_CHECK(mdb_env_create(&env));
-	MDB_CHECK(mdb_env_set_mapsize(env, 64u << 20));
+	MDB_CHECK(mdb_env_set_mapsize(env, 256u << 20));
 	MDB_CHECK(mdb_env_open(env, dir, flags, 0644));
-	for (unsigned i = 0; i < NREC; i += PER_TXN) {
+	for (unsigned i = 0; i < nrec; i += PER_TXN) {
 		MDB_CHECK(mdb_txn_begin(env, NULL, 0, &txn));
 		MDB_CHECK(mdb_dbi_open(txn, NULL, 0, &dbi));
 		for (unsigned j = i; j < i + PER_TXN; j++) {
@@ -80,7 +80,7 @@ static void read_env(const char *dir, unsigned flags)
 	unsigned n = 0;
 
 	MDB_CHECK(mdb_env_create(&env));
-	MDB_CHECK(mdb_env_set_mapsize(env, 64u << 20));
+	MDB_CHECK(mdb_env_set_mapsize(env, 256u << 20));
 	MDB_CHECK(mdb_env_open(env, dir, flags, 0644));
 	MDB_CHECK(mdb_txn_begin(env, NULL, MDB_RDONLY, &txn));
 	MDB_CHECK(mdb_dbi_open(txn, NULL, 0, &dbi));
@@ -98,7 +98,7 @@ static void read_env(const char *dir, unsigned flags)
 		}
 		n++;
 	}
-	CHECK_EQ_U64(n, NREC);
+	CHECK_EQ_U64(n, nrec);
 	mdb_cursor_close(cur);
 	mdb_txn_abort(txn);
 	mdb_env_close(env);
@@ -109,9 +109,11 @@ int main(int argc, char **argv)
 	char dir[4096];
 
 	if (argc < 4) {
-		fprintf(stderr, "usage: lmdb MOUNTPOINT SHADOW BACKING\n");
+		fprintf(stderr, "usage: lmdb MOUNTPOINT SHADOW BACKING [RECORDS]\n");
 		return 2;
 	}
+	if (argc > 4)
+		nrec = (unsigned)atoi(argv[4]) / PER_TXN * PER_TXN;
 	const struct {
 		const char *name;
 		unsigned flags;
@@ -124,6 +126,21 @@ int main(int argc, char **argv)
 		read_env(dir, modes[i].flags); /* read/write open, lock.mdb mapped */
 		snprintf(dir, sizeof(dir), "%s/%s", argv[3], modes[i].name);
 		read_env(dir, MDB_RDONLY | MDB_NOLOCK);
+	}
+	/* With a page-cache model smaller than the data, the kernel's copy of
+	 * the mapped files must have been invalidated on the way. */
+	if (argc > 5 && strcmp(argv[5], "expect-invalidations") == 0) {
+		char stats[1 << 16], *p;
+		snprintf(dir, sizeof(dir), "%s/.tierfs/stats", argv[1]);
+		FILE *f = fopen(dir, "r");
+		size_t n = f ? fread(stats, 1, sizeof(stats) - 1, f) : 0;
+		if (f)
+			fclose(f);
+		stats[n] = 0;
+		p = strstr(stats, "\"invalidations\": ");
+		CHECK(p && atol(p + 17) > 0);
+		if (p)
+			printf("kernel page-cache invalidations: %ld\n", atol(p + 17));
 	}
 	return tc_exit();
 }

@@ -4,14 +4,7 @@
 # keeps every read/write (path, offset, length); the exported log replays in
 # the real fio with the same op counts; v2's `wait` is milliseconds since
 # the start, as fio's code has it; malformed input names file, line, field.
-set -u
-[ -n "${V:-}" ] && set -x
-B=${TS_BUILD_ROOT:?}/tests/traces/trace_cli
-S=${TS_SOURCE_ROOT:?}/tests/traces/data
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail=0
-check() { d=$1; shift; if ! "$@"; then echo "FAIL: $d" >&2; fail=1; fi; }
+. "${TS_SOURCE_ROOT:?}/tests/traces/lib.sh"
 rw() { grep -E ' (read|write) ' "$1" | awk '{print $(NF-2), $(NF-1), $NF}'; }
 
 # 1. tiersim -> iolog -> tiersim keeps reads and writes

@@ -1,0 +1,145 @@
+/*
+ * calibrate_engine.c — `tiersim calibrate engine --gpu`: time the cuda
+ * engine backend on this machine's GPU and write the figures as a sim
+ * profile, so that `engine{ profile = FILE }` anchors the sim backend on a
+ * GPU nobody published figures for (engine/calibrate.h).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "core/opt.h"
+#include "engine/calibrate.h"
+
+struct cal_cfg {
+	bool gpu;
+	char *model, *mode, *precision, *framework, *gpu_name, *batches, *out;
+	uint64_t warmup, steps, seed;
+};
+
+static const struct ts_opt cal_opts[] = {
+	{ "gpu", TS_OPT_BOOL, offsetof(struct cal_cfg, gpu), "false", 0, 0, "",
+	  "measure on the real GPU with the cuda backend (required)" },
+	{ "model", TS_OPT_STR, offsetof(struct cal_cfg, model), "resnet50", 0, 0, "",
+	  "network: alexnet, googlenet, resnet50, vgg16, inception3, cifar10" },
+	{ "mode", TS_OPT_STR, offsetof(struct cal_cfg, mode), "train", 0, 0, "", "train or infer" },
+	{ "precision", TS_OPT_STR, offsetof(struct cal_cfg, precision), "fp32", 0, 0, "",
+	  "fp32 (strict FP32 math) or tf32 (tensor cores where the GPU has them)" },
+	{ "batches", TS_OPT_STR, offsetof(struct cal_cfg, batches), "64,128", 0, 0, "",
+	  "comma-separated batch sizes per GPU" },
+	{ "warmup", TS_OPT_U64, offsetof(struct cal_cfg, warmup), "5", 0, 10000, "steps",
+	  "untimed steps first" },
+	{ "steps", TS_OPT_U64, offsetof(struct cal_cfg, steps), "30", 1, 100000, "steps",
+	  "timed steps per batch size" },
+	{ "framework", TS_OPT_STR, offsetof(struct cal_cfg, framework), "tiersim-cudnn", 0, 0, "",
+	  "framework profile the anchors are filed under" },
+	{ "gpu_name", TS_OPT_STR, offsetof(struct cal_cfg, gpu_name), "", 0, 0, "",
+	  "GPU name in the profile (default: from the device name)" },
+	{ "seed", TS_OPT_U64, offsetof(struct cal_cfg, seed), "1", 0, 0, "",
+	  "seed of the random weights" },
+	{ "out", TS_OPT_STR, offsetof(struct cal_cfg, out), "engine-calibration.lua", 0, 0, "",
+	  "profile to write" },
+	{ NULL },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: tiersim calibrate engine --gpu [--OPTION VALUE]...\n"
+		   "Runs the network's training (or inference) steps on GPU 0 with cuDNN and\n"
+		   "cuBLAS, times them with CUDA events, and writes samples/s per batch size as a\n"
+		   "sim-backend profile (load it with the engine option profile=FILE).\n\n"
+		   "options:\n");
+	ts_opt_help(f, cal_opts);
+}
+
+static int parse_batches(const char *s, struct ts_calib_cfg *c)
+{
+	const char *p = s;
+	c->nbatches = 0;
+	while (*p) {
+		char *end;
+		unsigned long long v = strtoull(p, &end, 10);
+		if (end == p || v == 0 || c->nbatches == TS_CALIB_MAX_BATCHES)
+			return -1;
+		c->batches[c->nbatches++] = v;
+		p = *end == ',' ? end + 1 : end;
+		if (*end && *end != ',')
+			return -1;
+	}
+	return c->nbatches ? 0 : -1;
+}
+
+int ts_calibrate_engine(int argc, char **argv)
+{
+	struct cal_cfg c = { 0 };
+	char err[1024];
+	int rc = TS_EXIT_USAGE;
+	if (ts_opt_defaults(cal_opts, &c, err, sizeof err)) {
+		fprintf(stderr, "tiersim calibrate engine: %s\n", err);
+		return TS_EXIT_FAIL;
+	}
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			ts_opt_free(cal_opts, &c);
+			return TS_EXIT_OK;
+		}
+		if (strncmp(a, "--", 2)) {
+			fprintf(stderr, "tiersim calibrate engine: unexpected argument '%s' (see --help)\n",
+				a);
+			goto out;
+		}
+		char name[64];
+		const char *eq = strchr(a + 2, '='), *val;
+		size_t nl = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+		snprintf(name, sizeof name, "%.*s", (int)nl, a + 2);
+		for (char *p = name; *p; p++)
+			if (*p == '-')
+				*p = '_';
+		const struct ts_opt *o = ts_opt_find(cal_opts, name);
+		if (eq)
+			val = eq + 1;
+		else if (o && o->type == TS_OPT_BOOL)
+			val = "true"; /* a bare flag */
+		else if (i + 1 < argc)
+			val = argv[++i];
+		else {
+			fprintf(stderr, "tiersim calibrate engine: option '--%s' needs a value\n", name);
+			goto out;
+		}
+		if (ts_opt_set(cal_opts, &c, name, val, err, sizeof err)) {
+			fprintf(stderr, "tiersim calibrate engine: %s\n", err);
+			goto out;
+		}
+	}
+	if (!c.gpu) {
+		fprintf(stderr, "tiersim calibrate engine: only GPU calibration exists: add --gpu "
+				"(the sim backend's own figures are in engine/profiles)\n");
+		goto out;
+	}
+	struct ts_calib_cfg cc = {
+		.model = c.model, .mode = c.mode, .precision = c.precision,
+		.framework = c.framework, .gpu_name = c.gpu_name,
+		.warmup = c.warmup, .steps = c.steps, .seed = c.seed,
+	};
+	if (parse_batches(c.batches, &cc) < 0) {
+		fprintf(stderr, "tiersim calibrate engine: option 'batches': '%s' is not a "
+				"comma-separated list of up to %d positive sizes\n",
+			c.batches, TS_CALIB_MAX_BATCHES);
+		goto out;
+	}
+	struct ts_calib_row rows[TS_CALIB_MAX_BATCHES];
+	rc = TS_EXIT_FAIL;
+	if (ts_engine_calibrate(&cc, rows, c.out, stdout, err, sizeof err) < 0) {
+		fprintf(stderr, "tiersim calibrate engine: %s\n", err);
+		goto out;
+	}
+	printf("wrote %s (use it with the engine option profile=%s)\n", c.out, c.out);
+	rc = TS_EXIT_OK;
+out:
+	ts_opt_free(cal_opts, &c);
+	return rc;
+}

@@ -1,0 +1,576 @@
+/*
+ * profile.c — loading the sim backend's Lua profiles and fitting the
+ * compute efficiency that fills in where no throughput is published.
+ *
+ * The efficiency fit: every anchor gives the peak throughput its curve
+ * implies, X = value x (b + b_half) / b, and from it the fraction of the
+ * GPU's peak FLOP/s it achieved, e = X x FLOPs/sample / peak. log e is
+ * fitted as mu + a_model + a_framework + a_gpu + a_precision (alternating
+ * least squares, i.e. repeated means of the residuals). A combination with
+ * no anchor of its own gets the sum of the factors that are known and 0
+ * (the average) for the rest — a framework or GPU without anchors of its
+ * own may borrow another's factor through efficiency_as.
+ */
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/paths.h"
+#include "netdef.h"
+#include "profile.h"
+#include "sim_model.h"
+
+static const char *const builtin[] = {
+	"engine/profiles/gpus.lua",
+	"engine/profiles/models.lua",
+	"engine/profiles/frameworks.lua",
+	"engine/profiles/anchors.lua",
+};
+
+struct lctx {
+	lua_State *L;
+	const char *file;
+	char *err;
+	size_t errlen;
+};
+
+static void get_str(lua_State *L, int t, const char *k, char *out, size_t n)
+{
+	lua_getfield(L, t, k);
+	const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
+	snprintf(out, n, "%s", s);
+	lua_pop(L, 1);
+}
+
+static int get_num(struct lctx *c, int t, const char *k, double def, double *out,
+		   const char *what, int idx)
+{
+	lua_State *L = c->L;
+	lua_getfield(L, t, k);
+	int type = lua_type(L, -1);
+	if (type == LUA_TNIL) {
+		*out = def;
+	} else if (type == LUA_TNUMBER) {
+		*out = lua_tonumber(L, -1);
+	} else {
+		snprintf(c->err, c->errlen, "%s: %s[%d].%s is a %s, not a number", c->file, what,
+			 idx, k, lua_typename(L, type));
+		lua_pop(L, 1);
+		return TS_E_PROFILE;
+	}
+	lua_pop(L, 1);
+	return 0;
+}
+
+static void get_aliases(lua_State *L, int t, char al[][TS_PROF_NAME])
+{
+	lua_getfield(L, t, "aliases");
+	if (lua_istable(L, -1)) {
+		for (int i = 0; i < TS_PROF_ALIASES; i++) {
+			lua_rawgeti(L, -1, i + 1);
+			if (lua_type(L, -1) == LUA_TSTRING)
+				snprintf(al[i], TS_PROF_NAME, "%s", lua_tostring(L, -1));
+			lua_pop(L, 1);
+		}
+	}
+	lua_pop(L, 1);
+}
+
+/* Grow-or-replace by name: returns the slot for an entry named @name. */
+static void *slot(void **arr, size_t *n, size_t size, const char *name)
+{
+	for (size_t i = 0; name && i < *n; i++)
+		if (strcasecmp((char *)*arr + i * size, name) == 0)
+			return memset((char *)*arr + i * size, 0, size);
+	void *a = realloc(*arr, (*n + 1) * size);
+	if (!a)
+		return NULL;
+	*arr = a;
+	return memset((char *)a + (*n)++ * size, 0, size);
+}
+
+#define NUM(field, key, def)                                                   \
+	do {                                                                   \
+		if ((rc = get_num(c, t, key, def, &(field), what, i)) < 0)     \
+			return rc;                                             \
+	} while (0)
+
+/* allreduce_eff: a number, or { link = eff, ..., default = eff }. */
+static int read_eff(struct lctx *c, int t, struct ts_prof_fw *f)
+{
+	lua_State *L = c->L;
+	int rc = 0;
+	lua_getfield(L, t, "allreduce_eff");
+	int e = lua_gettop(L);
+	f->allreduce_eff = 1.0;
+	if (lua_isnumber(L, e)) {
+		f->allreduce_eff = lua_tonumber(L, e);
+	} else if (lua_istable(L, e)) {
+		f->allreduce_eff = -1;
+		lua_pushnil(L);
+		while (lua_next(L, e)) {
+			if (lua_type(L, -2) != LUA_TSTRING || !lua_isnumber(L, -1)) {
+				rc = TS_E_PROFILE;
+			} else if (strcmp(lua_tostring(L, -2), "default") == 0) {
+				f->allreduce_eff = lua_tonumber(L, -1);
+			} else if (f->neff_link < (int)TS_ARRAY_SIZE(f->eff_link)) {
+				snprintf(f->eff_link[f->neff_link].link, TS_PROF_NAME, "%s",
+					 lua_tostring(L, -2));
+				f->eff_link[f->neff_link++].eff = lua_tonumber(L, -1);
+			}
+			lua_pop(L, 1);
+		}
+		if (f->allreduce_eff < 0)
+			rc = TS_E_PROFILE;
+	} else if (!lua_isnil(L, e)) {
+		rc = TS_E_PROFILE;
+	}
+	lua_pop(L, 1);
+	if (rc < 0)
+		snprintf(c->err, c->errlen,
+			 "%s: framework %s: allreduce_eff must be a number or a table of link = "
+			 "number with a default",
+			 c->file, f->name);
+	return rc;
+}
+
+double ts_prof_fw_allreduce_eff(const struct ts_prof_fw *f, const char *link)
+{
+	for (int k = 0; k < f->neff_link; k++)
+		if (strcasecmp(f->eff_link[k].link, link) == 0)
+			return f->eff_link[k].eff;
+	return f->allreduce_eff;
+}
+
+static int read_entry(struct lctx *c, struct ts_profiles *p, const char *what, int t, int i)
+{
+	lua_State *L = c->L;
+	char name[TS_PROF_NAME];
+	int rc;
+	get_str(L, t, "name", name, sizeof(name));
+	if (!*name && strcmp(what, "anchors") != 0) {
+		snprintf(c->err, c->errlen, "%s: %s[%d] has no name", c->file, what, i);
+		return TS_E_PROFILE;
+	}
+	if (strcmp(what, "gpus") == 0) {
+		struct ts_prof_gpu *g = slot((void **)&p->gpus, &p->ngpus, sizeof(*g), name);
+		if (!g)
+			return -ENOMEM;
+		snprintf(g->name, sizeof(g->name), "%s", name);
+		get_aliases(L, t, g->aliases);
+		get_str(L, t, "link", g->link, sizeof(g->link));
+		get_str(L, t, "efficiency_as", g->efficiency_as, sizeof(g->efficiency_as));
+		NUM(g->mem_gib, "mem_gib", 0);
+		NUM(g->usable_mib, "usable_mib", g->mem_gib * 1024);
+		NUM(g->fp32_tflops, "fp32_tflops", 0);
+		NUM(g->tf32_tflops, "tf32_tflops", 0);
+		NUM(g->fp16_tflops, "fp16_tflops", 0);
+		NUM(g->mem_gbs, "mem_gbs", 0);
+		if (g->fp32_tflops <= 0 || g->usable_mib <= 0) {
+			snprintf(c->err, c->errlen, "%s: gpu %s needs fp32_tflops and mem_gib > 0",
+				 c->file, name);
+			return TS_E_PROFILE;
+		}
+	} else if (strcmp(what, "models") == 0) {
+		struct ts_prof_model *m = slot((void **)&p->models, &p->nmodels, sizeof(*m), name);
+		if (!m)
+			return -ENOMEM;
+		snprintf(m->name, sizeof(m->name), "%s", name);
+		get_aliases(L, t, m->aliases);
+		get_str(L, t, "netdef", m->netdef, sizeof(m->netdef));
+		get_str(L, t, "unit", m->unit, sizeof(m->unit));
+		NUM(m->params, "params", 0);
+		NUM(m->gmacs, "gmacs", 0);
+		NUM(m->b_half, "b_half", 0);
+		if (!*m->netdef || m->b_half <= 0) {
+			snprintf(c->err, c->errlen, "%s: model %s needs netdef and b_half > 0",
+				 c->file, name);
+			return TS_E_PROFILE;
+		}
+	} else if (strcmp(what, "frameworks") == 0) {
+		struct ts_prof_fw *f = slot((void **)&p->fws, &p->nfws, sizeof(*f), name);
+		if (!f)
+			return -ENOMEM;
+		snprintf(f->name, sizeof(f->name), "%s", name);
+		get_aliases(L, t, f->aliases);
+		get_str(L, t, "precision", f->precision, sizeof(f->precision));
+		get_str(L, t, "efficiency_as", f->efficiency_as, sizeof(f->efficiency_as));
+		NUM(f->context_mib, "context_mib", 0);
+		NUM(f->state_copies, "state_copies", 3);
+		NUM(f->act_train, "act_train", 1);
+		lua_getfield(L, t, "act_infer");
+		bool all = lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), "all") == 0;
+		lua_pop(L, 1);
+		if (all)
+			f->act_infer = -1;
+		else
+			NUM(f->act_infer, "act_infer", 1);
+		if ((rc = read_eff(c, t, f)) < 0)
+			return rc;
+		NUM(f->allreduce_gbs, "allreduce_gbs", 0);
+		NUM(f->overlap, "overlap", 0);
+		NUM(f->sync_ms, "sync_ms", 0);
+		NUM(f->jitter_p99, "jitter_p99", 1);
+		bool eff_ok = f->allreduce_eff > 0;
+		for (int k = 0; k < f->neff_link; k++)
+			eff_ok &= f->eff_link[k].eff > 0;
+		if (!eff_ok || f->jitter_p99 < 1 ||
+		    ts_prof_precision(f->precision) < 0) {
+			snprintf(c->err, c->errlen,
+				 "%s: framework %s: allreduce_eff must be > 0, jitter_p99 >= 1, "
+				 "precision fp32, tf32 or amp",
+				 c->file, name);
+			return TS_E_PROFILE;
+		}
+	} else if (strcmp(what, "anchors") == 0) {
+		struct ts_prof_anchor *a = slot((void **)&p->anchors, &p->nanchors, sizeof(*a), NULL);
+		if (!a)
+			return -ENOMEM;
+		get_str(L, t, "framework", a->framework, sizeof(a->framework));
+		get_str(L, t, "model", a->model, sizeof(a->model));
+		get_str(L, t, "gpu", a->gpu, sizeof(a->gpu));
+		get_str(L, t, "mode", a->mode, sizeof(a->mode));
+		get_str(L, t, "precision", a->precision, sizeof(a->precision));
+		get_str(L, t, "src", a->src, sizeof(a->src));
+		NUM(a->batch, "batch", 0);
+		NUM(a->value, "value", 0);
+		if (a->batch < 1 || a->value <= 0 || !*a->framework || !*a->model || !*a->gpu ||
+		    ts_prof_precision(a->precision) < 0 ||
+		    (strcmp(a->mode, "train") && strcmp(a->mode, "infer"))) {
+			snprintf(c->err, c->errlen,
+				 "%s: anchors[%d] needs framework, model, gpu, mode (train|infer), "
+				 "precision, batch >= 1 and value > 0",
+				 c->file, i);
+			return TS_E_PROFILE;
+		}
+		const char *unknown = !ts_prof_fw_find(p, a->framework) ? "framework"
+				    : !ts_prof_model_find(p, a->model)	   ? "model"
+				    : !ts_prof_gpu_find(p, a->gpu)	   ? "gpu"
+									   : NULL;
+		if (unknown) {
+			snprintf(c->err, c->errlen, "%s: anchors[%d] (%s/%s/%s) names an unknown %s",
+				 c->file, i, a->framework, a->model, a->gpu, unknown);
+			return TS_E_PROFILE;
+		}
+	}
+	return 0;
+}
+
+static int read_links(struct lctx *c, struct ts_profiles *p, int t)
+{
+	lua_State *L = c->L;
+	lua_pushnil(L);
+	while (lua_next(L, t)) {
+		if (lua_type(L, -2) != LUA_TSTRING || !lua_istable(L, -1)) {
+			lua_pop(L, 2);
+			snprintf(c->err, c->errlen, "%s: links must map names to tables", c->file);
+			return TS_E_PROFILE;
+		}
+		const char *name = lua_tostring(L, -2);
+		struct ts_prof_link *l = slot((void **)&p->links, &p->nlinks, sizeof(*l), name);
+		if (!l) {
+			lua_pop(L, 2);
+			return -ENOMEM;
+		}
+		snprintf(l->name, sizeof(l->name), "%s", name);
+		int rc = get_num(c, lua_gettop(L), "bw_gbs", 0, &l->bw_gbs, "links", 0);
+		if (rc == 0)
+			rc = get_num(c, lua_gettop(L), "lat_us", 0, &l->lat_us, "links", 0);
+		lua_pop(L, 1);
+		if (rc == 0 && l->bw_gbs <= 0) {
+			snprintf(c->err, c->errlen, "%s: link %s needs bw_gbs > 0", c->file, name);
+			rc = TS_E_PROFILE;
+		}
+		if (rc < 0) {
+			lua_pop(L, 1);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static int load_file(struct ts_profiles *p, const char *path, char *err, size_t errlen)
+{
+	static const char *const sections[] = { "gpus", "models", "frameworks", "anchors" };
+	lua_State *L = luaL_newstate();
+	if (!L)
+		return -ENOMEM;
+	luaL_openlibs(L);
+	struct lctx c = { L, path, err, errlen };
+	int rc = 0;
+	if (luaL_loadfile(L, path) != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK) {
+		snprintf(err, errlen, "engine profile: %s", lua_tostring(L, -1));
+		rc = TS_E_PROFILE;
+		goto out;
+	}
+	if (!lua_istable(L, -1)) {
+		snprintf(err, errlen, "%s: must return a table", path);
+		rc = TS_E_PROFILE;
+		goto out;
+	}
+	int top = lua_gettop(L);
+	for (size_t s = 0; s < TS_ARRAY_SIZE(sections) && rc == 0; s++) {
+		lua_getfield(L, top, sections[s]);
+		if (lua_istable(L, -1)) {
+			int t = lua_gettop(L);
+			lua_Integer n = luaL_len(L, t);
+			for (lua_Integer i = 1; i <= n && rc == 0; i++) {
+				lua_rawgeti(L, t, i);
+				if (!lua_istable(L, -1)) {
+					snprintf(err, errlen, "%s: %s[%d] is not a table", path,
+						 sections[s], (int)i);
+					rc = TS_E_PROFILE;
+				} else {
+					rc = read_entry(&c, p, sections[s], lua_gettop(L), (int)i);
+				}
+				lua_pop(L, 1);
+			}
+		}
+		lua_pop(L, 1);
+	}
+	if (rc == 0) {
+		lua_getfield(L, top, "links");
+		if (lua_istable(L, -1))
+			rc = read_links(&c, p, lua_gettop(L));
+		lua_pop(L, 1);
+	}
+out:
+	lua_close(L);
+	return rc;
+}
+
+static bool name_is(const char *name, const char aliases[][TS_PROF_NAME], const char *want)
+{
+	if (strcasecmp(name, want) == 0)
+		return true;
+	for (int i = 0; i < TS_PROF_ALIASES; i++)
+		if (aliases[i][0] && strcasecmp(aliases[i], want) == 0)
+			return true;
+	return false;
+}
+
+#define FIND(arr, n, want)                                                     \
+	do {                                                                   \
+		for (size_t i = (n); i-- > 0;)                                 \
+			if (name_is((arr)[i].name, (arr)[i].aliases, want))    \
+				return &(arr)[i];                              \
+		return NULL;                                                   \
+	} while (0)
+
+const struct ts_prof_gpu *ts_prof_gpu_find(const struct ts_profiles *p, const char *name)
+{
+	FIND(p->gpus, p->ngpus, name);
+}
+
+const struct ts_prof_model *ts_prof_model_find(const struct ts_profiles *p, const char *name)
+{
+	FIND(p->models, p->nmodels, name);
+}
+
+const struct ts_prof_fw *ts_prof_fw_find(const struct ts_profiles *p, const char *name)
+{
+	FIND(p->fws, p->nfws, name);
+}
+
+const struct ts_prof_link *ts_prof_link_find(const struct ts_profiles *p, const char *name)
+{
+	for (size_t i = p->nlinks; i-- > 0;)
+		if (strcasecmp(p->links[i].name, name) == 0)
+			return &p->links[i];
+	return NULL;
+}
+
+int ts_prof_precision(const char *name)
+{
+	static const char *const names[] = { "fp32", "tf32", "amp" };
+	for (int i = 0; i < 3; i++)
+		if (strcasecmp(name, names[i]) == 0)
+			return i;
+	return -1;
+}
+
+double ts_prof_peak(const struct ts_prof_gpu *g, int prec)
+{
+	double t = g->fp32_tflops;
+	if (prec == 1 && g->tf32_tflops > 0)
+		t = g->tf32_tflops;
+	else if (prec == 2 && g->fp16_tflops > 0)
+		t = g->fp16_tflops;
+	return t * 1e12;
+}
+
+/* One anchor as an observation of log efficiency; index of each factor. */
+struct obs {
+	double y;
+	int m, f, g, pr;
+};
+
+/* Which entries of a factor group have observations. */
+static void mark_seen(bool *seen, size_t cnt, const struct obs *o, size_t n, int which)
+{
+	for (size_t k = 0; k < n; k++) {
+		int idx = which == 0 ? o[k].m : which == 1 ? o[k].f : which == 2 ? o[k].g : o[k].pr;
+		if ((size_t)idx < cnt)
+			seen[idx] = true;
+	}
+}
+
+/* Shift a factor group to mean 0 over the entries that have anchors and set
+ * the others to exactly 0, so an entry without anchors gets the average. */
+static void center(struct ts_profiles *p, double *a, const bool *seen, size_t cnt)
+{
+	double sum = 0;
+	size_t k = 0;
+	for (size_t j = 0; j < cnt; j++)
+		if (seen[j])
+			sum += a[j], k++;
+	double mean = k ? sum / (double)k : 0;
+	for (size_t j = 0; j < cnt; j++)
+		a[j] = seen[j] ? a[j] - mean : 0;
+	p->mu += mean;
+}
+
+static void fit(struct ts_profiles *p, struct obs *o, size_t n)
+{
+	p->mu = 0;
+	for (int it = 0; it < 200; it++) {
+		double s = 0;
+		for (size_t k = 0; k < n; k++)
+			s += o[k].y - p->a_model[o[k].m] - p->a_fw[o[k].f] - p->a_gpu[o[k].g] -
+			     p->a_prec[o[k].pr];
+		p->mu = n ? s / (double)n : 0;
+		/* each factor in turn: the mean residual of its observations */
+		for (int which = 0; which < 4; which++) {
+			size_t cnt = which == 0 ? p->nmodels : which == 1 ? p->nfws
+				   : which == 2 ? p->ngpus : 3;
+			double *a = which == 0 ? p->a_model : which == 1 ? p->a_fw
+				  : which == 2 ? p->a_gpu : p->a_prec;
+			for (size_t j = 0; j < cnt; j++) {
+				double sum = 0;
+				size_t c = 0;
+				for (size_t k = 0; k < n; k++) {
+					int idx = which == 0 ? o[k].m : which == 1 ? o[k].f
+						: which == 2 ? o[k].g : o[k].pr;
+					if ((size_t)idx != j)
+						continue;
+					sum += o[k].y - p->mu - p->a_model[o[k].m] - p->a_fw[o[k].f] -
+					       p->a_gpu[o[k].g] - p->a_prec[o[k].pr] + a[j];
+					c++;
+				}
+				a[j] = c ? sum / (double)c : 0;
+			}
+		}
+	}
+	bool prec_seen[3] = { false, false, false };
+	mark_seen(p->seen_model, p->nmodels, o, n, 0);
+	mark_seen(p->seen_fw, p->nfws, o, n, 1);
+	mark_seen(p->seen_gpu, p->ngpus, o, n, 2);
+	mark_seen(prec_seen, 3, o, n, 3);
+	center(p, p->a_model, p->seen_model, p->nmodels);
+	center(p, p->a_fw, p->seen_fw, p->nfws);
+	center(p, p->a_gpu, p->seen_gpu, p->ngpus);
+	center(p, p->a_prec, prec_seen, 3);
+}
+
+static int fit_efficiency(struct ts_profiles *p, char *err, size_t errlen)
+{
+	p->a_model = calloc(p->nmodels + 1, sizeof(double));
+	p->a_fw = calloc(p->nfws + 1, sizeof(double));
+	p->a_gpu = calloc(p->ngpus + 1, sizeof(double));
+	p->seen_model = calloc(p->nmodels + 1, sizeof(bool));
+	p->seen_fw = calloc(p->nfws + 1, sizeof(bool));
+	p->seen_gpu = calloc(p->ngpus + 1, sizeof(bool));
+	struct obs *o = calloc(p->nanchors + 1, sizeof(*o));
+	if (!p->a_model || !p->a_fw || !p->a_gpu || !p->seen_model || !p->seen_fw ||
+	    !p->seen_gpu || !o) {
+		free(o);
+		return -ENOMEM;
+	}
+	size_t n = 0;
+	int rc = 0;
+	for (size_t k = 0; k < p->nanchors; k++) {
+		const struct ts_prof_anchor *a = &p->anchors[k];
+		const struct ts_prof_model *m = ts_prof_model_find(p, a->model);
+		const struct ts_prof_fw *f = ts_prof_fw_find(p, a->framework);
+		const struct ts_prof_gpu *g = ts_prof_gpu_find(p, a->gpu);
+		if (!m || !f || !g) {
+			snprintf(err, errlen, "engine profile: anchor %s/%s/%s names an unknown %s",
+				 a->framework, a->model, a->gpu,
+				 !m ? "model" : !f ? "framework" : "gpu");
+			rc = TS_E_PROFILE;
+			break;
+		}
+		double flops;
+		rc = ts_sim_flops(m->netdef, strcmp(a->mode, "train") == 0, &flops);
+		if (rc < 0) {
+			snprintf(err, errlen, "engine profile: model %s: no layer graph '%s'",
+				 m->name, m->netdef);
+			break;
+		}
+		int pr = ts_prof_precision(a->precision);
+		double bh = ts_sim_b_half(p, m, g);
+		double xmax = a->value * (a->batch + bh) / a->batch;
+		o[n++] = (struct obs){ log(xmax * flops / ts_prof_peak(g, pr)), (int)(m - p->models),
+				       (int)(f - p->fws), (int)(g - p->gpus), pr };
+	}
+	if (rc == 0)
+		fit(p, o, n);
+	free(o);
+	return rc;
+}
+
+int ts_profiles_load(const char *extra, struct ts_profiles **out, char *err, size_t errlen)
+{
+	struct ts_profiles *p = calloc(1, sizeof(*p));
+	char path[4096];
+	int rc = 0;
+	*out = NULL;
+	if (!p)
+		return -ENOMEM;
+	for (size_t i = 0; i < TS_ARRAY_SIZE(builtin) && rc == 0; i++) {
+		if (ts_data_find(builtin[i], path, sizeof(path)) < 0) {
+			snprintf(err, errlen,
+				 "engine profile %s not found (set TIERSIM_DATADIR to the folder "
+				 "holding engine/profiles)",
+				 builtin[i]);
+			rc = -ENOENT;
+			break;
+		}
+		rc = load_file(p, path, err, errlen);
+	}
+	if (rc == 0 && extra && *extra)
+		rc = load_file(p, extra, err, errlen);
+	if (rc == 0)
+		rc = fit_efficiency(p, err, errlen);
+	if (rc < 0) {
+		if (rc == -ENOMEM)
+			snprintf(err, errlen, "engine profiles: out of memory");
+		ts_profiles_free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
+void ts_profiles_free(struct ts_profiles *p)
+{
+	if (!p)
+		return;
+	free(p->gpus);
+	free(p->links);
+	free(p->models);
+	free(p->fws);
+	free(p->anchors);
+	free(p->a_model);
+	free(p->a_fw);
+	free(p->a_gpu);
+	free(p->seen_model);
+	free(p->seen_fw);
+	free(p->seen_gpu);
+	free(p);
+}

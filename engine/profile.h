@@ -1,0 +1,88 @@
+/*
+ * profile.h — the sim backend's profiles (engine/profiles/ (Lua)) loaded
+ * into C: GPUs, links, networks, frameworks and the published anchors, plus
+ * the efficiency fit that fills in where nothing is published.
+ */
+#ifndef TS_ENGINE_PROFILE_H
+#define TS_ENGINE_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/ts.h"
+
+#define TS_PROF_NAME 48
+#define TS_PROF_ALIASES 4
+
+struct ts_prof_gpu {
+	char name[TS_PROF_NAME], aliases[TS_PROF_ALIASES][TS_PROF_NAME];
+	char link[TS_PROF_NAME], efficiency_as[TS_PROF_NAME];
+	double mem_gib, usable_mib, fp32_tflops, tf32_tflops, fp16_tflops, mem_gbs;
+};
+
+struct ts_prof_link {
+	char name[TS_PROF_NAME];
+	double bw_gbs, lat_us;
+};
+
+struct ts_prof_model {
+	char name[TS_PROF_NAME], aliases[TS_PROF_ALIASES][TS_PROF_NAME];
+	char netdef[TS_PROF_NAME], unit[16];
+	double params, gmacs, b_half; /* params/gmacs 0 = not published */
+};
+
+struct ts_prof_fw {
+	char name[TS_PROF_NAME], aliases[TS_PROF_ALIASES][TS_PROF_NAME];
+	char precision[8], efficiency_as[TS_PROF_NAME];
+	double context_mib, state_copies, act_train;
+	double act_infer; /* < 0: all layer outputs kept */
+	double allreduce_eff; /* for links not in eff_link */
+	struct {
+		char link[TS_PROF_NAME];
+		double eff;
+	} eff_link[8];
+	int neff_link;
+	double allreduce_gbs; /* cap on the exchange rate, GB/s; 0 = none */
+	double overlap, sync_ms, jitter_p99;
+};
+
+struct ts_prof_anchor {
+	char framework[TS_PROF_NAME], model[TS_PROF_NAME], gpu[TS_PROF_NAME];
+	char mode[8], precision[8];
+	double batch, value;
+	char src[320];
+};
+
+struct ts_profiles {
+	struct ts_prof_gpu *gpus;
+	struct ts_prof_link *links;
+	struct ts_prof_model *models;
+	struct ts_prof_fw *fws;
+	struct ts_prof_anchor *anchors;
+	size_t ngpus, nlinks, nmodels, nfws, nanchors;
+	/* log-efficiency fit: log(achieved / peak) = mu + a_model + a_fw + a_gpu + a_prec */
+	double mu, *a_model, *a_fw, *a_gpu, a_prec[3];
+	bool *seen_model, *seen_fw, *seen_gpu; /* has anchors of its own */
+};
+
+/* Load the built-in profiles and then @extra (NULL or "" = none); later
+ * entries with the same name replace earlier ones, anchors add up. */
+TS_WUR int ts_profiles_load(const char *extra, struct ts_profiles **out, char *err,
+			    size_t errlen);
+void ts_profiles_free(struct ts_profiles *p);
+
+const struct ts_prof_gpu *ts_prof_gpu_find(const struct ts_profiles *p, const char *name);
+const struct ts_prof_link *ts_prof_link_find(const struct ts_profiles *p, const char *name);
+const struct ts_prof_model *ts_prof_model_find(const struct ts_profiles *p, const char *name);
+const struct ts_prof_fw *ts_prof_fw_find(const struct ts_profiles *p, const char *name);
+
+/* The framework's allreduce efficiency on link @link. */
+double ts_prof_fw_allreduce_eff(const struct ts_prof_fw *f, const char *link);
+
+/* Index of a precision name: 0 fp32, 1 tf32, 2 amp; -1 unknown. */
+int ts_prof_precision(const char *name);
+/* Peak FLOP/s of @g at precision index @prec (falls back to FP32). */
+double ts_prof_peak(const struct ts_prof_gpu *g, int prec);
+
+#endif

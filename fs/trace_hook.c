@@ -1,0 +1,248 @@
+/*
+ * trace_hook.c — tierfs -o trace=FILE: every request tierfs counts goes to
+ * a trace (traces/trace.h) once it has completed, from ts_fs_req_end().
+ *
+ * The writer is opened once the model has started (the FUSE round trip is
+ * measured by then), so the header carries the model options the run really
+ * used — floor included — and a virtual replay of the trace (tiersim replay
+ * --virtual) drives the model exactly as tierfs did. put() never blocks a
+ * request thread: a full ring drops the record and counts it, and the count
+ * is written into the trace and reported at unmount.
+ *
+ * Paths. libfuse passes no path to the ops on an open file (nullpath_ok),
+ * so the hook remembers which path each inode was opened or created under
+ * and names reads, writes, fsyncs and closes by it. A file renamed while
+ * open keeps its old name in the trace.
+ */
+#include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "core/units.h"
+#include "daemon.h"
+#include "traces/trace.h"
+
+static const uint16_t op_map[TS_FS_OP_NR] = {
+    [TS_FS_GETATTR] = TS_OP_GETATTR,	 [TS_FS_READLINK] = TS_OP_READLINK,
+    [TS_FS_MKNOD] = TS_OP_MKNOD,	 [TS_FS_MKDIR] = TS_OP_MKDIR,
+    [TS_FS_UNLINK] = TS_OP_UNLINK,	 [TS_FS_RMDIR] = TS_OP_RMDIR,
+    [TS_FS_SYMLINK] = TS_OP_SYMLINK,	 [TS_FS_RENAME] = TS_OP_RENAME,
+    [TS_FS_LINK] = TS_OP_LINK,		 [TS_FS_CHMOD] = TS_OP_CHMOD,
+    [TS_FS_CHOWN] = TS_OP_CHOWN,	 [TS_FS_TRUNCATE] = TS_OP_TRUNCATE,
+    [TS_FS_OPEN] = TS_OP_OPEN,		 [TS_FS_CREATE] = TS_OP_CREATE,
+    [TS_FS_READ] = TS_OP_READ,		 [TS_FS_WRITE] = TS_OP_WRITE,
+    [TS_FS_STATFS] = TS_OP_STATFS,	 [TS_FS_FLUSH] = TS_OP_FLUSH,
+    [TS_FS_RELEASE] = TS_OP_CLOSE,	 [TS_FS_FSYNC] = TS_OP_FSYNC,
+    [TS_FS_FDATASYNC] = TS_OP_FDATASYNC, [TS_FS_OPENDIR] = TS_OP_OPENDIR,
+    [TS_FS_READDIR] = TS_OP_READDIR,	 [TS_FS_RELEASEDIR] = TS_OP_RELEASEDIR,
+    [TS_FS_ACCESS] = TS_OP_ACCESS,	 [TS_FS_UTIMENS] = TS_OP_UTIMENS,
+    [TS_FS_FALLOCATE] = TS_OP_FALLOCATE,
+};
+
+struct ts_fs_trace {
+	struct ts_trace_writer *w;
+	pthread_mutex_t lock; /* the inode map */
+	struct ino_id {
+		uint64_t ino; /* 0 = empty slot */
+		uint32_t id;
+	} * map;
+	size_t cap, n; /* cap: a power of two */
+};
+
+static size_t slot(uint64_t ino, size_t cap)
+{
+	return (size_t)((ino * 0x9E3779B97F4A7C15ULL) >> 17) & (cap - 1);
+}
+
+/* Under lock. */
+static void map_set(struct ts_fs_trace *tr, uint64_t ino, uint32_t id)
+{
+	if (tr->n * 2 >= tr->cap) {
+		size_t cap = tr->cap ? tr->cap * 2 : 1024;
+		struct ino_id *m = calloc(cap, sizeof(*m));
+		if (!m)
+			return; /* the file's fh-only ops then carry no path */
+		for (size_t i = 0; i < tr->cap; i++) {
+			if (!tr->map[i].ino)
+				continue;
+			size_t k = slot(tr->map[i].ino, cap);
+			while (m[k].ino)
+				k = (k + 1) & (cap - 1);
+			m[k] = tr->map[i];
+		}
+		free(tr->map);
+		tr->map = m;
+		tr->cap = cap;
+	}
+	size_t k = slot(ino, tr->cap);
+	while (tr->map[k].ino && tr->map[k].ino != ino)
+		k = (k + 1) & (tr->cap - 1);
+	tr->n += !tr->map[k].ino;
+	tr->map[k] = (struct ino_id){ino, id};
+}
+
+static uint32_t map_get(struct ts_fs_trace *tr, uint64_t ino)
+{
+	uint32_t id = 0;
+	pthread_mutex_lock(&tr->lock);
+	if (tr->cap) {
+		for (size_t k = slot(ino, tr->cap); tr->map[k].ino; k = (k + 1) & (tr->cap - 1))
+			if (tr->map[k].ino == ino) {
+				id = tr->map[k].id;
+				break;
+			}
+	}
+	pthread_mutex_unlock(&tr->lock);
+	return id;
+}
+
+int ts_fs_trace_check(struct ts_fs *fs, char *err, size_t n)
+{
+	char dir[PATH_MAX], abs[PATH_MAX];
+	const char *path = fs->o.trace;
+
+	if (fs->o.bare) {
+		snprintf(err, n,
+			 "option 'trace' needs a tier: a bare mount models and records "
+			 "nothing (use tier=unlimited to record without throttling)");
+		return -EINVAL;
+	}
+	/* absolute, since the daemon changes to / */
+	const char *slash = strrchr(path, '/');
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) : 1,
+		 slash ? (slash == path ? "/" : path) : ".");
+	if (!realpath(dir, abs)) {
+		snprintf(err, n, "trace=%s: directory %s: %s", path, dir, strerror(errno));
+		return -errno;
+	}
+	size_t l = strlen(abs);
+	if (snprintf(abs + l, sizeof(abs) - l, "/%s", slash ? slash + 1 : path) >=
+	    (int)(sizeof(abs) - l)) {
+		snprintf(err, n, "trace=%s: path too long", path);
+		return -ENAMETOOLONG;
+	}
+	if (access(abs, F_OK) == 0 ? access(abs, W_OK) : access(dir, W_OK)) {
+		snprintf(err, n, "trace=%s: cannot write it: %s", path, strerror(errno));
+		return -errno;
+	}
+	char *copy = strdup(abs);
+	if (!copy)
+		return -ENOMEM;
+	free(fs->o.trace);
+	fs->o.trace = copy;
+	return 0;
+}
+
+int ts_fs_trace_open(struct ts_fs *fs, char *err, size_t n)
+{
+	struct ts_trace_hdr h = {0};
+	struct ts_trace_writer *w;
+	struct ts_tier_cfg cfg = fs->cfg;
+	char v[64];
+	size_t len = 0;
+
+	cfg.floor_ns = fs->floor_ns;
+	snprintf(h.tier, sizeof(h.tier), "%s", ts_fs_model_tier(fs));
+	snprintf(h.profile, sizeof(h.profile), "%s", fs->o.profile ? fs->o.profile : "");
+	json_t *st = ts_fs_model_stats(fs);
+	json_t *cap = st ? json_object_get(json_object_get(st, "limits"), "capacity_bytes") : NULL;
+	h.capacity = json_is_integer(cap) ? (uint64_t)json_integer_value(cap) : cfg.capacity;
+	json_decref(st);
+	h.mem = cfg.mem;
+	/* the model options as used, floor as measured, exact (no rounded
+	 * units) so that tiersim replay reads back the same model */
+	cfg.capacity = h.capacity;
+	len += (size_t)snprintf(h.mount_opts, sizeof(h.mount_opts), "tier=%s", h.tier);
+	for (const struct ts_opt *o = ts_tier_cfg_opts; o->name && len < sizeof(h.mount_opts);
+	     o++) {
+		const char *val = v;
+		uint64_t x;
+		switch (o->type) {
+		case TS_OPT_SIZE:
+		case TS_OPT_RATE:
+		case TS_OPT_U64:
+		case TS_OPT_DURATION:
+			memcpy(&x, (const char *)&cfg + o->off, sizeof(x));
+			snprintf(v, sizeof(v), "%llu%s", (unsigned long long)x,
+				 o->type == TS_OPT_DURATION ? "ns" : "");
+			break;
+		default:
+			val = ts_opt_get(o, &cfg, v, sizeof(v));
+		}
+		len += (size_t)snprintf(h.mount_opts + len, sizeof(h.mount_opts) - len, ",%s=%s",
+					o->name, val);
+	}
+	struct ts_fs_trace *tr = calloc(1, sizeof(*tr));
+	if (!tr)
+		return -ENOMEM;
+	int rc = ts_trace_writer_open(fs->o.trace, &h, &w);
+	if (rc) {
+		snprintf(err, n, "trace=%s: %s", fs->o.trace, ts_strerror(rc));
+		free(tr);
+		return rc;
+	}
+	tr->w = w;
+	pthread_mutex_init(&tr->lock, NULL);
+	__atomic_store_n(&fs->trace, tr, __ATOMIC_RELEASE);
+	return 0;
+}
+
+void ts_fs_trace_put(struct ts_fs *fs, const struct ts_fs_req *r)
+{
+	struct ts_fs_trace *tr = __atomic_load_n(&fs->trace, __ATOMIC_ACQUIRE);
+
+	if (!tr || (unsigned)r->op >= TS_FS_OP_NR)
+		return;
+	struct ts_trace_writer *w = tr->w;
+	uint32_t id = 0;
+	if (r->path) {
+		id = ts_trace_writer_file_id(w, r->path);
+		if (r->ino && id) {
+			pthread_mutex_lock(&tr->lock);
+			map_set(tr, r->ino, id);
+			pthread_mutex_unlock(&tr->lock);
+		}
+	} else if (r->file_id) {
+		id = map_get(tr, r->file_id);
+	}
+	struct ts_trace_rec rec = {
+	    .submit_ns = r->submit_ns,
+	    .complete_ns = r->complete_ns,
+	    .offset = r->off,
+	    .length = r->len,
+	    .result = r->result,
+	    .file_id = id,
+	    .tid = (uint32_t)r->tid,
+	    .op = op_map[r->op],
+	    .flags = (uint16_t)((r->due_ns ? 0 : TS_REC_F_NOTIER) |
+				(r->due_ns && !r->file_id ? TS_REC_F_NOFILE : 0)),
+	};
+	ts_trace_writer_put(w, &rec);
+}
+
+void ts_fs_trace_close(struct ts_fs *fs)
+{
+	struct ts_fs_trace *tr = __atomic_exchange_n(&fs->trace, NULL, __ATOMIC_ACQ_REL);
+	uint64_t dropped = 0;
+
+	if (!tr)
+		return;
+	int rc = ts_trace_writer_close(tr->w, &dropped);
+	pthread_mutex_destroy(&tr->lock);
+	free(tr->map);
+	free(tr);
+	if (rc)
+		ts_fs_log(fs, LOG_ERR, "tierfs: trace %s: %s; the trace is incomplete", fs->o.trace,
+			  ts_strerror(rc));
+	else if (dropped)
+		ts_fs_log(fs, LOG_WARNING,
+			  "tierfs: trace %s: %llu records dropped (the disk holding the trace did "
+			  "not keep up); the count is in the trace",
+			  fs->o.trace, (unsigned long long)dropped);
+	else
+		ts_fs_log(fs, LOG_INFO, "tierfs: trace %s written, no records dropped",
+			  fs->o.trace);
+}

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# cli.sh — tierfs's command line: --help, --list-tiers, and every usage
+# error answered with exactly one line naming the option or path, exit 1,
+# and nothing mounted.
+. "$(dirname "$0")/lib.sh"
+
+# expect_error "WORDS THE LINE MUST HOLD" ARGS...
+expect_error() {
+	local want=$1 out rc
+	shift
+	out=$("$TIERFS" "$@" 2>&1 >/dev/null)
+	rc=$?
+	[ "$rc" -eq 1 ] || fail "tierfs $*: exit $rc, expected 1 (output: $out)"
+	[ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] || fail "tierfs $*: expected one line, got: $out"
+	case "$out" in
+	*"$want"*) ;;
+	*) fail "tierfs $*: '$out' does not mention '$want'" ;;
+	esac
+	is_mounted "$MNT" && fail "tierfs $* left $MNT mounted"
+	return 0
+}
+
+"$TIERFS" --help | grep -q 'tier=NAME' || fail "--help does not show the usage"
+"$TIERFS" --help | grep -q '^  mem ' || fail "--help does not list the model's options"
+"$TIERFS" --list-tiers >"$TMPD/tiers" || fail "--list-tiers failed"
+for t in nvme-local ssd-cloud ultra-cloud essd-pl0 essd-pl3 aws-gp2 aws-gp3 aws-io2 aws-st1 unlimited; do
+	grep -q "^$t " "$TMPD/tiers" || fail "--list-tiers does not list $t"
+done
+"$TIERFS" --list-tiers --capacity 2TiB >"$TMPD/tiers2" || fail "--list-tiers --capacity failed"
+cmp -s "$TMPD/tiers" "$TMPD/tiers2" && fail "--capacity 2TiB changed nothing in the table"
+
+mkdir -p "$TMPD/empty"
+expect_error "tier" -o capacity=1GiB "$BACKING" "$MNT"
+expect_error "no-such-tier" -o tier=no-such-tier "$BACKING" "$MNT"
+expect_error "capacity" -o tier=ssd-cloud,capacity=lots "$BACKING" "$MNT"
+expect_error "mem" -o tier=ssd-cloud,mem=-5 "$BACKING" "$MNT"
+expect_error "mem" -o tier=ssd-cloud,mem=4KiB "$BACKING" "$MNT"
+expect_error "$TMPD/missing" -o tier=ssd-cloud "$TMPD/missing" "$MNT"
+expect_error "not a directory" -o tier=ssd-cloud "$TMPD/tiers" "$MNT"
+expect_error "$TMPD/nomnt" -o tier=ssd-cloud "$BACKING" "$TMPD/nomnt"
+expect_error "BACKING and MOUNTPOINT" -o tier=ssd-cloud "$BACKING"
+expect_error "must not contain" -o tier=ssd-cloud "$MNT" "$MNT"
+expect_error "profile" -o tier=ssd-cloud,profile="$TMPD/missing.lua" "$BACKING" "$MNT"
+expect_error "capacity" --list-tiers --capacity huge
+exit 0

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# lifecycle.sh — mounting and unmounting: the daemonized mount returns once
+# ready and leaves with fusermount3 -u; SIGTERM and SIGINT unmount cleanly;
+# a second mount over a mounted point is refused; a stale mount left by a
+# killed daemon is reported with the command that clears it; mount(8) and
+# its helper (options after the paths) work.
+. "$(dirname "$0")/lib.sh"
+
+pid_of_mount() { stat_get pid; }
+
+# 1. Daemonized: returns when ready, goes away on unmount.
+"$TIERFS" -o tier=unlimited "$BACKING" "$MNT" 2>>"$LOG" || fail "daemonized mount failed"
+is_mounted "$MNT" || fail "not mounted after tierfs returned"
+[ "$(stat_get calibrated)" = True ] || fail "mount not calibrated when tierfs returned"
+pid=$(pid_of_mount)
+echo data >"$MNT/file" || fail "write through the daemonized mount"
+fusermount3 -u "$MNT" || fail "fusermount3 -u"
+for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+kill -0 "$pid" 2>/dev/null && fail "daemon $pid still running after unmount"
+[ "$(cat "$BACKING/file")" = data ] || fail "data did not reach BACKING"
+
+# 2. SIGTERM and SIGINT unmount cleanly (exit 0, nothing left mounted).
+for sig in TERM INT; do
+	tfs_mount tier=unlimited
+	kill -"$sig" "$DAEMON_PID"
+	wait "$DAEMON_PID"
+	rc=$?
+	DAEMON_PID=
+	[ "$rc" -eq 0 ] || fail "tierfs exited with $rc on SIG$sig"
+	is_mounted "$MNT" && fail "SIG$sig left $MNT mounted"
+done
+
+# 3. A second mount over a mounted point is refused, naming the remedy.
+tfs_mount tier=unlimited
+out=$("$TIERFS" -o tier=unlimited "$BACKING" "$MNT" 2>&1)
+rc=$?
+[ "$rc" -eq 1 ] || fail "second mount: exit $rc, expected 1"
+case "$out" in *"already a mount point"*"fusermount3 -u $MNT"*) ;; *) fail "second mount: '$out'" ;; esac
+[ "$(awk -v m="$MNT" '$5 == m' /proc/self/mountinfo | wc -l)" -eq 1 ] || fail "two mounts on $MNT"
+echo still >"$MNT/alive" || fail "the first mount stopped working"
+tfs_umount
+
+# 4. A stale mount (daemon killed) is detected and the fix printed.
+tfs_mount tier=unlimited
+kill -KILL "$DAEMON_PID"
+wait "$DAEMON_PID" 2>/dev/null
+DAEMON_PID=
+stat "$MNT" >/dev/null 2>&1 && fail "the mount of a killed daemon still answers"
+out=$("$TIERFS" -o tier=unlimited "$BACKING" "$MNT" 2>&1)
+rc=$?
+[ "$rc" -eq 1 ] || fail "mount over a stale mount: exit $rc, expected 1"
+case "$out" in *stale*"fusermount3 -u $MNT"*) ;; *) fail "stale mount: '$out'" ;; esac
+fusermount3 -u "$MNT" || fail "the printed command did not clear the stale mount"
+is_mounted "$MNT" && fail "stale mount still there"
+
+# 5. mount(8)'s helper: options after the paths, the program found on PATH.
+PATH="$(dirname "$TIERFS"):$PATH" mount.fuse3 "$BACKING" "$MNT" -t tierfs -o tier=unlimited,capacity=1TiB 2>>"$LOG" ||
+	fail "mount.fuse3 ... -t tierfs failed"
+is_mounted "$MNT" || fail "mount.fuse3 did not mount"
+[ "$(stat_get tier)" = unlimited ] || fail "tier option lost through mount.fuse3"
+grep -q '^capacity=1.00 TiB' "$MNT/.tierfs/control" || fail "capacity option lost through mount.fuse3"
+[ "$(cat "$MNT/file")" = data ] || fail "read through the helper mount"
+pid=$(pid_of_mount)
+fusermount3 -u "$MNT" || fail "unmount of the helper mount"
+for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+
+# 6. mount(8) itself, naming the program in the source, and umount(8).
+if [ "$(id -u)" -eq 0 ]; then
+	mount -t fuse "$TIERFS#$BACKING" "$MNT" -o tier=unlimited 2>>"$LOG" || fail "mount -t fuse failed"
+	[ "$(cat "$MNT/file")" = data ] || fail "read through mount(8)'s mount"
+	pid=$(pid_of_mount)
+	umount "$MNT" || fail "umount"
+	for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+	kill -0 "$pid" 2>/dev/null && fail "daemon $pid still running after umount"
+fi
+
+check_log
+exit 0

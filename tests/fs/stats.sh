@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# stats.sh — MOUNTPOINT/.tierfs/stats is JSON that counts what was done,
+# .tierfs/control switches the tier at runtime and refuses bad commands
+# without changing anything, and a bare mount keeps no counters.
+. "$(dirname "$0")/lib.sh"
+
+tfs_mount tier=unlimited
+python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$MNT/.tierfs/stats" ||
+	fail "stats is not JSON"
+[ "$(stat_get ops.write.count)" = 0 ] || fail "writes counted before any"
+for i in 1 2 3; do
+	head -c 4096 /dev/zero >"$MNT/f$i" || fail "write f$i"
+done
+cat "$MNT/f1" "$MNT/f2" "$MNT/f3" >/dev/null || fail "read back"
+[ "$(stat_get ops.create.count)" = 3 ] || fail "create count $(stat_get ops.create.count), expected 3"
+[ "$(stat_get ops.write.count)" = 3 ] || fail "write count $(stat_get ops.write.count), expected 3"
+[ "$(stat_get ops.write.bytes)" = 12288 ] || fail "write bytes $(stat_get ops.write.bytes), expected 12288"
+[ "$(stat_get ops.read.bytes)" = 12288 ] || fail "read bytes $(stat_get ops.read.bytes), expected 12288"
+[ "$(stat_get ops.write.errors)" = 0 ] || fail "write errors counted"
+cat "$MNT/nonexistent" 2>/dev/null
+[ "$(stat_get ops.open.errors)" = 0 ] || fail "a failed lookup counted as an open error"
+[ "$(stat_get ops.read.lat_ns.count 2>/dev/null)" = "" ] || true
+[ "$(stat_get model)" != None ] || fail "no model stats"
+[ "$(stat_get inflight)" = 0 ] || fail "requests in flight while idle"
+
+# Runtime tier switch.
+grep -qx 'tier=unlimited' "$MNT/.tierfs/control" || fail "control does not show the tier"
+echo tier=aws-gp3 >"$MNT/.tierfs/control" || fail "tier switch refused"
+[ "$(stat_get tier)" = aws-gp3 ] || fail "tier not switched: $(stat_get tier)"
+grep -qx 'tier=aws-gp3' "$MNT/.tierfs/control" || fail "control does not show the new tier"
+echo "tier=essd-pl1 capacity=2TiB" >"$MNT/.tierfs/control" || fail "tier+capacity refused"
+grep -qx 'capacity=2.00 TiB' "$MNT/.tierfs/control" || fail "capacity not switched"
+echo tier=no-such-tier 2>/dev/null >"$MNT/.tierfs/control" && fail "unknown tier accepted"
+[ "$(stat_get tier)" = essd-pl1 ] || fail "a refused command changed the tier"
+case "$(stat_get control_error)" in *no-such-tier*) ;; *) fail "control_error: $(stat_get control_error)" ;; esac
+echo mem=1GiB 2>/dev/null >"$MNT/.tierfs/control" && fail "mem accepted at runtime"
+echo tier=unlimited >"$MNT/.tierfs/control" || fail "switch back"
+[ "$(stat_get control_error)" = "" ] || fail "control_error not cleared"
+cat "$MNT/f1" >/dev/null
+tfs_umount
+check_log
+
+# A bare mount: plain passthrough, no counters, no model.
+tfs_mount bare
+head -c 4096 /dev/zero >"$MNT/g" && cat "$MNT/g" >/dev/null || fail "IO on the bare mount"
+[ "$(stat_get ops.write.count)" = 0 ] || fail "bare mount counted writes"
+[ "$(stat_get model)" = None ] || fail "bare mount has a model"
+echo tier=aws-gp3 2>/dev/null >"$MNT/.tierfs/control" && fail "tier switch on a bare mount"
+tfs_umount
+check_log
+exit 0

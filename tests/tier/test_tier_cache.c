@@ -1,0 +1,440 @@
+/*
+ * test_tier_cache.c — the page-cache model in virtual time: hits at memory
+ * speed, readahead, dirty data absorbed then throttled to the write rate,
+ * fsync waiting for the flush, expiry, LRU eviction with its callback, the
+ * memory limit, forget, and bounded bookkeeping for a very large cache.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "driver.h"
+#include "tcheck.h"
+
+static struct ts_tier_set *set;
+
+struct evictlog {
+	uint64_t calls, bytes, file, bad;
+};
+
+static void on_evict(void *ctx, uint64_t file, uint64_t off, uint64_t len)
+{
+	struct evictlog *l = ctx;
+	l->calls++;
+	l->bytes += len;
+	l->file = file;
+	l->bad += off % (128 * 1024) != 0 || len != 128 * 1024;
+}
+
+static struct ts_tier *cached(const char *tier, uint64_t mem, struct ts_tier_cfg *over)
+{
+	char err[512];
+	struct ts_tier_cfg cfg = { 0 };
+	if (over)
+		cfg = *over;
+	cfg.profile = ts_tier_set_find(set, tier);
+	cfg.mem = mem;
+	if (!cfg.seed)
+		cfg.seed = 1;
+	struct ts_tier *t;
+	if (!cfg.profile || ts_tier_new(&cfg, &t, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", tier, err);
+		exit(1);
+	}
+	return t;
+}
+
+static json_t *cache_json(struct ts_tier *t, json_t **owner)
+{
+	*owner = ts_tier_stats_json(t);
+	return json_object_get(*owner, "cache");
+}
+
+static uint64_t cache_num(struct ts_tier *t, const char *k)
+{
+	json_t *o;
+	uint64_t v = (uint64_t)json_integer_value(json_object_get(cache_json(t, &o), k));
+	json_decref(o);
+	return v;
+}
+
+static uint64_t rd(struct ts_tier *t, uint64_t now, uint64_t file, uint64_t off, uint64_t len,
+		   uint64_t size, struct ts_tier_done *done)
+{
+	struct ts_tier_req r = {
+		.op = TS_TIER_READ, .file = file, .off = off, .len = len, .size = size
+	};
+	return ts_tier_submit(t, now, &r, done);
+}
+
+static uint64_t wr(struct ts_tier *t, uint64_t now, uint64_t file, uint64_t off, uint64_t len,
+		   struct ts_tier_done *done)
+{
+	struct ts_tier_req r = { .op = TS_TIER_WRITE, .file = file, .off = off, .len = len };
+	return ts_tier_submit(t, now, &r, done);
+}
+
+/* A hit costs bytes / mem_rate; a miss goes to the device. */
+static void test_hits(void)
+{
+	struct ts_tier_cfg o = { .mem_bps = 1000000000 }; /* 1 GB/s: 1 ns per byte */
+	struct ts_tier *t = cached("ssd-cloud", TS_GiB, &o);
+	struct ts_tier_done d;
+	/* Offsets away from 0 and from the previous read's end: no readahead. */
+	const uint64_t base = 8 * TS_MiB;
+	uint64_t end = rd(t, 0, 1, base, TS_MiB, 0, &d);
+	CHECK_EQ_U64(d.hit_bytes, 0);
+	CHECK_EQ_U64(d.dev_bytes, TS_MiB);
+	CHECK(end >= TS_MiB * 1000000000ULL / (256 * TS_MiB)); /* its transfer at 256 MiB/s */
+	uint64_t now = end + TS_NS_PER_S;
+	end = rd(t, now, 1, base, TS_MiB, 0, &d);
+	CHECK_EQ_U64(end - now, TS_MiB);
+	CHECK_EQ_U64(d.hit_bytes, TS_MiB);
+	CHECK_EQ_U64(d.dev_bytes, 0);
+	CHECK(d.bound == TS_TIER_BOUND_MEMORY);
+	/* Metadata of a cached file is free; of another file, it costs the
+	 * tier's metadata latency. */
+	struct ts_tier_req m = { .op = TS_TIER_META, .file = 1 };
+	CHECK_EQ_U64(ts_tier_submit(t, now, &m, &d), now);
+	m.file = 77;
+	CHECK(ts_tier_submit(t, now, &m, &d) > now + 100 * TS_NS_PER_US);
+	/* Unaligned: a 100-byte read in a cached page is a 100-byte hit. */
+	end = rd(t, now, 1, base + 5000, 100, 0, &d);
+	CHECK_EQ_U64(end - now, 100);
+	CHECK_EQ_U64(d.hit_bytes, 100);
+	/* Half cached: only the missing half goes to the device. */
+	end = rd(t, now, 1, base + TS_MiB / 2, TS_MiB, 0, &d);
+	CHECK_EQ_U64(d.hit_bytes, TS_MiB / 2);
+	CHECK_EQ_U64(d.dev_bytes, TS_MiB / 2);
+	json_t *s = ts_tier_stats_json(t);
+	CHECK_NEAR(json_real_value(json_object_get(s, "cache_hit_ratio")),
+		   (1.5 * TS_MiB + 100) / (3.0 * TS_MiB + 100), 1e-9);
+	json_decref(s);
+	ts_tier_free(t);
+}
+
+/* Count device reads of a sequential scan of @size bytes in @bs reads. */
+static uint64_t scan(struct ts_tier *t, uint64_t size, uint64_t bs, bool tell_size,
+		     uint64_t *dev_bytes, uint64_t *elapsed)
+{
+	struct ts_tier_done d;
+	uint64_t now = 0, ios = 0, bytes = 0;
+	for (uint64_t off = 0; off < size; off += bs) {
+		now = rd(t, now, 7, off, bs, tell_size ? size : 0, &d);
+		ios += d.dev_ios;
+		bytes += d.dev_bytes;
+	}
+	if (dev_bytes)
+		*dev_bytes = bytes;
+	if (elapsed)
+		*elapsed = now;
+	return ios;
+}
+
+static void test_readahead(void)
+{
+	const uint64_t size = 64 * TS_MiB;
+	struct ts_tier *t = cached("ssd-cloud", 0, NULL);
+	uint64_t nocache_time, cache_time, bytes;
+	uint64_t ios0 = scan(t, size, 4096, true, NULL, &nocache_time);
+	ts_tier_free(t);
+	t = cached("ssd-cloud", TS_GiB, NULL);
+	uint64_t ios1 = scan(t, size, 4096, true, &bytes, &cache_time);
+	fprintf(stderr,
+		"64 MiB scan in 4 KiB reads: %llu device reads without cache, %llu with "
+		"(readahead 128 KiB); %.2f s vs %.2f s\n",
+		(unsigned long long)ios0, (unsigned long long)ios1, nocache_time / 1e9,
+		cache_time / 1e9);
+	CHECK_EQ_U64(ios0, size / 4096);
+	/* Linux ramp with max 128 KiB: 4K demand, 16K, 64K, then 128 KiB windows. */
+	CHECK(ios1 >= size / (128 * TS_KiB) && ios1 <= size / (128 * TS_KiB) + 4);
+	CHECK_EQ_U64(bytes, size); /* the size bounds readahead: nothing read twice or past EOF */
+	CHECK(cache_time * 10 < nocache_time);
+	ts_tier_free(t);
+
+	/* A larger max: windows grow to 1 MiB. */
+	struct ts_tier_cfg o = { .ra_max = TS_MiB };
+	t = cached("ssd-cloud", TS_GiB, &o);
+	uint64_t ios2 = scan(t, size, 4096, true, NULL, NULL);
+	CHECK(ios2 >= size / TS_MiB && ios2 <= size / TS_MiB + 8);
+	ts_tier_free(t);
+
+	/* Without the size, no readahead (it could run past EOF). */
+	t = cached("ssd-cloud", TS_GiB, NULL);
+	CHECK_EQ_U64(scan(t, TS_MiB, 4096, false, &bytes, NULL), TS_MiB / 4096);
+	CHECK_EQ_U64(bytes, TS_MiB);
+	ts_tier_free(t);
+
+	/* Random reads get no readahead. */
+	t = cached("ssd-cloud", TS_GiB, NULL);
+	struct drv dr;
+	drv_init(&dr, t, TS_TIER_READ, DRV_RANDOM, 4096, 4, 0);
+	uint64_t dev = 0;
+	for (int i = 0; i < 2000; i++) {
+		struct ts_tier_done d = drv_step(&dr);
+		dev += d.dev_bytes;
+	}
+	CHECK(dev <= 2000 * 4096);
+	CHECK(dev > 1990 * 4096); /* a few offsets repeat: hits */
+	ts_tier_free(t);
+}
+
+/* Writes are absorbed at memory speed up to the dirty limit, then run at
+ * the tier's write rate; the dirty total never passes the limit. */
+static void test_dirty(void)
+{
+	const uint64_t mem = TS_GiB;
+	struct ts_tier *t = cached("ssd-cloud", mem, NULL);
+	const uint64_t limit = mem / 5; /* vm.dirty_ratio = 20 */
+	CHECK_EQ_U64(cache_num(t, "dirty_limit_bytes"), limit);
+	struct ts_tier_done d;
+	uint64_t now = 0, written = 0, t_throttle = 0, w_throttle = 0, over = 0;
+	uint64_t mem_time = TS_MiB * 1000000000ULL / 10000000000ULL; /* 10 GB/s default */
+	while (written < 1200 * TS_MiB) {
+		uint64_t end = wr(t, now, 3, written, TS_MiB, &d);
+		if (written + TS_MiB <= limit / 2) {
+			/* Below the background limit: memory speed, no device. */
+			CHECK(end - now <= mem_time + 1);
+			CHECK(d.bound == TS_TIER_BOUND_MEMORY);
+		}
+		if (d.bound == TS_TIER_BOUND_DIRTY && !t_throttle && written > limit / 2) {
+			t_throttle = now;
+			w_throttle = written;
+		}
+		over += cache_num(t, "dirty_bytes") + cache_num(t, "writeback_bytes") > limit;
+		written += TS_MiB;
+		now = end;
+	}
+	CHECK(t_throttle > 0);
+	CHECK(w_throttle <= limit + 256 * TS_MiB / 4); /* throttled near the limit */
+	double rate = (double)(written - w_throttle) / TS_MiB / ((double)(now - t_throttle) / 1e9);
+	fprintf(stderr, "writes: throttled after %llu MiB, then %.2f MiB/s (ssd-cloud cap 256)\n",
+		(unsigned long long)(w_throttle / TS_MiB), rate);
+	CHECK_NEAR(rate, 256, 0.02);
+	CHECK_EQ_U64(over, 0);
+	ts_tier_free(t);
+}
+
+/* fsync waits until the file's dirty data is written back, at the write
+ * rate, then pays the sync latency; other files do not wait for it. */
+static void test_fsync(void)
+{
+	struct ts_tier *t = cached("ssd-cloud", TS_GiB, NULL);
+	struct ts_tier_done d;
+	uint64_t now = 0;
+	for (uint64_t off = 0; off < 64 * TS_MiB; off += TS_MiB)
+		now = wr(t, now, 1, off, TS_MiB, &d);
+	CHECK(now < 10 * TS_NS_PER_MS); /* absorbed */
+	CHECK_EQ_U64(cache_num(t, "dirty_bytes"), 64 * TS_MiB);
+
+	struct ts_tier_req s = { .op = TS_TIER_FSYNC, .file = 2 };
+	uint64_t end = ts_tier_submit(t, now, &s, &d);
+	CHECK(end - now < 10 * TS_NS_PER_MS); /* file 2 has nothing dirty */
+	CHECK(d.bound != TS_TIER_BOUND_FLUSH);
+	s.file = 1;
+	end = ts_tier_submit(t, now, &s, &d);
+	double flush = (double)(end - now) / 1e9, need = 64.0 / 256;
+	fprintf(stderr, "fsync of 64 MiB dirty on ssd-cloud: %.4f s (64 MiB at 256 MiB/s = %.4f s)\n",
+		flush, need);
+	CHECK(d.bound == TS_TIER_BOUND_FLUSH);
+	CHECK(flush >= need - 0.010); /* the rate limit's 10 ms tolerance */
+	CHECK(flush < need * 1.05 + 0.01);
+	CHECK_EQ_U64(cache_num(t, "dirty_bytes"), 0);
+	/* Nothing left: the next fsync is one sync latency. */
+	uint64_t end2 = ts_tier_submit(t, end, &s, &d);
+	CHECK(end2 - end < 10 * TS_NS_PER_MS);
+	/* The data stays cached, clean: reads hit. */
+	rd(t, end2, 1, 0, TS_MiB, 0, &d);
+	CHECK_EQ_U64(d.hit_bytes, TS_MiB);
+	ts_tier_free(t);
+
+	/* Without a page cache, writes go to the device and fsync is one
+	 * sync latency. */
+	t = cached("ssd-cloud", 0, NULL);
+	end = wr(t, 0, 1, 0, TS_MiB, &d);
+	CHECK_EQ_U64(d.dev_bytes, TS_MiB);
+	CHECK(ts_tier_submit(t, end, &s, &d) - end < 10 * TS_NS_PER_MS);
+	ts_tier_free(t);
+}
+
+/* Dirty data older than 30 s is written back in the background. */
+static void test_expire(void)
+{
+	struct ts_tier *t = cached("ssd-cloud", TS_GiB, NULL);
+	struct ts_tier_done d;
+	wr(t, 0, 1, 0, TS_MiB, &d);
+	rd(t, 29 * TS_NS_PER_S, 2, 0, 4096, 0, &d);
+	CHECK_EQ_U64(cache_num(t, "dirty_bytes"), TS_MiB);
+	rd(t, 31 * TS_NS_PER_S, 2, 8192, 4096, 0, &d);
+	CHECK_EQ_U64(cache_num(t, "dirty_bytes"), 0);
+	json_t *o = ts_tier_stats_json(t);
+	json_t *w = json_object_get(json_object_get(o, "ops"), "write");
+	CHECK_EQ_U64(json_integer_value(json_object_get(w, "device_bytes")), 0);
+	json_decref(o);
+	ts_tier_free(t);
+}
+
+/* The memory limit holds; LRU eviction calls the callback for each chunk. */
+static void test_evict(void)
+{
+	struct evictlog log = { 0 };
+	struct ts_tier_cfg o = { .evict = on_evict, .evict_ctx = &log };
+	const uint64_t mem = 16 * TS_MiB;
+	struct ts_tier *t = cached("essd-pl1", mem, &o);
+	struct ts_tier_done d;
+	uint64_t now = 0, over = 0;
+	/* A hot 1 MiB region (file 5) touched between reads of file 6. */
+	for (uint64_t off = 0; off < 64 * TS_MiB; off += 256 * TS_KiB) {
+		now = rd(t, now, 6, off, 256 * TS_KiB, 0, &d);
+		now = rd(t, now, 5, (off / (256 * TS_KiB)) % 4 * 256 * TS_KiB, 256 * TS_KiB, 0, &d);
+		over += cache_num(t, "resident_bytes") > mem;
+	}
+	CHECK_EQ_U64(over, 0);
+	CHECK(log.calls > 0);
+	CHECK_EQ_U64(log.bad, 0);
+	CHECK_EQ_U64(log.file, 6);
+	/* Everything read past the limit was evicted (readahead included). */
+	CHECK(log.bytes >= 64 * TS_MiB + TS_MiB - mem);
+	CHECK_EQ_U64(cache_num(t, "resident_bytes"), mem);
+	/* The hot region survived. */
+	rd(t, now, 5, 0, TS_MiB, 0, &d);
+	CHECK_EQ_U64(d.hit_bytes, TS_MiB);
+	/* Writes past the limit evict too, writing dirty chunks back first. */
+	for (uint64_t off = 0; off < 64 * TS_MiB; off += TS_MiB)
+		now = wr(t, now, 8, off, TS_MiB, &d);
+	CHECK(cache_num(t, "resident_bytes") <= mem);
+	ts_tier_free(t);
+
+	/* The smallest cache, one chunk, and reads larger than it: the
+	 * limit holds and each read still waits for all of its data. */
+	t = cached("ssd-cloud", TS_TIER_MIN_MEM, &o);
+	now = 0;
+	for (int i = 0; i < 8; i++) {
+		uint64_t start = now;
+		now = rd(t, now, 9, (uint64_t)i * 4 * TS_MiB, 4 * TS_MiB, 0, &d);
+		CHECK_EQ_U64(d.dev_bytes >= 4 * TS_MiB, 1);
+		CHECK(now - start >= 4 * TS_MiB * 1000000000ULL / (256 * TS_MiB) - 10 * TS_NS_PER_MS);
+		CHECK(cache_num(t, "resident_bytes") <= TS_TIER_MIN_MEM);
+	}
+	ts_tier_free(t);
+}
+
+static void test_forget(void)
+{
+	struct ts_tier *t = cached("ssd-cloud", TS_GiB, NULL);
+	struct ts_tier_done d;
+	uint64_t now = rd(t, 0, 1, 0, 4 * TS_MiB, 0, &d);
+	now = wr(t, now, 1, 4 * TS_MiB, TS_MiB, &d);
+	rd(t, now, 2, 0, TS_MiB, TS_MiB, &d); /* the size stops readahead at EOF */
+	CHECK_EQ_U64(cache_num(t, "dirty_bytes"), TS_MiB);
+	/* Truncate file 1 to 64 KiB: what lies beyond is gone, dirty included. */
+	ts_tier_forget(t, 1, 64 * TS_KiB, 0);
+	CHECK_EQ_U64(cache_num(t, "dirty_bytes"), 0);
+	rd(t, now, 1, 0, 64 * TS_KiB, 0, &d);
+	CHECK_EQ_U64(d.hit_bytes, 64 * TS_KiB);
+	rd(t, now, 1, TS_MiB, 4096, 0, &d);
+	CHECK_EQ_U64(d.hit_bytes, 0);
+	/* A hole in the middle of file 2. */
+	ts_tier_forget(t, 2, 256 * TS_KiB, 256 * TS_KiB);
+	rd(t, now, 2, 0, TS_MiB, TS_MiB, &d);
+	CHECK_EQ_U64(d.hit_bytes, 768 * TS_KiB);
+	/* Unlink: nothing of file 2 stays. */
+	uint64_t before = cache_num(t, "resident_bytes");
+	ts_tier_forget(t, 2, 0, 0);
+	CHECK_EQ_U64(cache_num(t, "resident_bytes"), before - TS_MiB);
+	ts_tier_free(t);
+
+	/* Many small files in a large cache, each unlinked: every forget
+	 * visits only its file's chunks, and the cache ends empty. */
+	t = cached("unlimited", 64 * TS_GiB, NULL);
+	for (uint64_t f = 1; f <= 100000; f++)
+		rd(t, 0, f, 0, 110 * TS_KiB, 110 * TS_KiB, &d);
+	CHECK_EQ_U64(cache_num(t, "chunks"), 100000);
+	for (uint64_t f = 1; f <= 100000; f++)
+		ts_tier_forget(t, f, 0, 0);
+	CHECK_EQ_U64(cache_num(t, "chunks"), 0);
+	CHECK_EQ_U64(cache_num(t, "resident_bytes"), 0);
+	ts_tier_free(t);
+}
+
+static long rss_kib(void)
+{
+	FILE *f = fopen("/proc/self/statm", "r");
+	long pages = 0, res = 0;
+	if (f) {
+		if (fscanf(f, "%ld %ld", &pages, &res) != 2)
+			res = 0;
+		fclose(f);
+	}
+	return res * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+/* A 64 GiB page cache (a virtual ImageNet-scale run) keeps its bookkeeping
+ * small: random 4 KiB reads over 1 TiB make entries, not memory. */
+static void test_big(void)
+{
+	long before = rss_kib();
+	struct ts_tier *t = cached("unlimited", 64 * TS_GiB, NULL);
+	struct drv d;
+	drv_init(&d, t, TS_TIER_READ, DRV_RANDOM, 4096, 16, 0);
+	d.span = 1024 * TS_GiB;
+	for (int i = 0; i < 300000; i++)
+		drv_step(&d);
+	/* Whole files: 110 KiB reads as ImageNet's average JPEG. */
+	drv_init(&d, t, TS_TIER_READ, DRV_RANDOM, 110 * TS_KiB, 16, drv_now(&d));
+	d.span = 140 * TS_GiB;
+	for (int i = 0; i < 300000; i++)
+		drv_step(&d);
+	long grown = rss_kib() - before;
+	fprintf(stderr, "64 GiB cache model: RSS grew by %ld KiB for %llu chunks\n", grown,
+		(unsigned long long)cache_num(t, "chunks"));
+	CHECK(grown < 256 * 1024);
+	CHECK(cache_num(t, "resident_bytes") <= 64 * TS_GiB);
+	ts_tier_free(t);
+}
+
+/* Same seed, same completions, with the cache in the stack. */
+static void test_determinism(void)
+{
+	uint64_t h[2] = { 0 };
+	for (int k = 0; k < 2; k++) {
+		struct ts_tier *t = cached("essd-pl0", 64 * TS_MiB, NULL);
+		struct drv r, w;
+		drv_init(&r, t, TS_TIER_READ, DRV_RANDOM, 16384, 4, 0);
+		drv_init(&w, t, TS_TIER_WRITE, DRV_SEQ, 65536, 2, 0);
+		r.span = w.span = 256 * TS_MiB;
+		for (int i = 0; i < 20000; i++) {
+			struct drv *x = drv_now(&r) <= drv_now(&w) ? &r : &w;
+			drv_step(x);
+			h[k] = h[k] * 1000003 ^ x->next[0];
+		}
+		ts_tier_free(t);
+	}
+	CHECK(h[0] == h[1]);
+}
+
+int main(int argc, char **argv)
+{
+	char err[512];
+	if (ts_tier_set_load_default(&set, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return 1;
+	}
+	const char *only = argc > 1 ? argv[1] : NULL;
+#define RUN(f)                                      \
+	do {                                        \
+		if (!only || strcmp(only, #f) == 0) \
+			f();                        \
+	} while (0)
+	RUN(test_hits);
+	RUN(test_readahead);
+	RUN(test_dirty);
+	RUN(test_fsync);
+	RUN(test_expire);
+	RUN(test_evict);
+	RUN(test_forget);
+	RUN(test_big);
+	RUN(test_determinism);
+	ts_tier_set_free(set);
+	return tc_exit();
+}

@@ -1,0 +1,572 @@
+/*
+ * test_tier_model.c — the tier model in virtual time, where it is exact:
+ * caps reached, burst buckets draining and refilling on the vendor's
+ * schedule, latency percentiles matching the profile, queueing once a cap
+ * binds, I/O accounting, slots, faults, runtime switch, determinism.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "opt.h"
+
+#include "driver.h"
+#include "tcheck.h"
+
+static struct ts_tier_set *set;
+
+static struct ts_tier *model(const char *tier, uint64_t cap_gib, uint64_t seed)
+{
+	char err[512];
+	const struct ts_tier_profile *p;
+	if (ts_tier_set_lookup(set, tier, &p, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		exit(1);
+	}
+	struct ts_tier_cfg cfg = { .profile = p, .capacity = cap_gib * TS_GiB, .seed = seed };
+	struct ts_tier *t;
+	if (ts_tier_new(&cfg, &t, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		exit(1);
+	}
+	return t;
+}
+
+static double json_num(json_t *o, const char *a, const char *b)
+{
+	json_t *v = json_object_get(o, a);
+	if (b)
+		v = json_object_get(v, b);
+	return json_number_value(v);
+}
+
+/* 4 KiB random reads at QD32 reach ssd-cloud's IOPS cap at 500 GiB; 1 MiB
+ * reads reach its MB/s cap. */
+static void test_caps(void)
+{
+	struct ts_tier *t = model("ssd-cloud", 500, 1);
+	struct drv d;
+	drv_init(&d, t, TS_TIER_READ, DRV_RANDOM, 4096, 32, 0);
+	double iops = drv_rate(&d, 5000, 100000);
+	fprintf(stderr, "ssd-cloud 500 GiB 4k randread QD32: %.1f IOPS (cap 15000)\n", iops);
+	CHECK_NEAR(iops, 15000, 0.01);
+	CHECK(d.bound[TS_TIER_BOUND_IOPS] > d.issued / 2);
+
+	drv_init(&d, t, TS_TIER_READ, DRV_SEQ, TS_MiB, 32, drv_now(&d));
+	double mibps = drv_rate(&d, 1000, 20000);
+	fprintf(stderr, "ssd-cloud 500 GiB 1M read QD32: %.2f MiB/s (cap 256)\n", mibps);
+	CHECK_NEAR(mibps, 256, 0.01);
+	ts_tier_free(t);
+
+	/* Reads and writes share a combined cap. */
+	t = model("ssd-cloud", 500, 1);
+	struct drv r, w;
+	drv_init(&r, t, TS_TIER_READ, DRV_RANDOM, 4096, 16, 0);
+	drv_init(&w, t, TS_TIER_WRITE, DRV_RANDOM, 4096, 16, 0);
+	for (int i = 0; i < 4000; i++)
+		drv_now(&r) <= drv_now(&w) ? (void)drv_step(&r) : (void)drv_step(&w);
+	uint64_t t0 = TS_MIN(drv_now(&r), drv_now(&w)), n0 = r.issued + w.issued;
+	for (int i = 0; i < 60000; i++)
+		drv_now(&r) <= drv_now(&w) ? (void)drv_step(&r) : (void)drv_step(&w);
+	uint64_t t1 = TS_MIN(drv_now(&r), drv_now(&w));
+	double mixed = (double)(r.issued + w.issued - n0) / ((double)(t1 - t0) / 1e9);
+	CHECK_NEAR(mixed, 15000, 0.01);
+	ts_tier_free(t);
+
+	/* Directional caps: nvme-local writes at min{0.85*C, 1200} MiB/s. */
+	t = model("nvme-local", 440, 1);
+	drv_init(&d, t, TS_TIER_WRITE, DRV_SEQ, TS_MiB, 8, 0);
+	mibps = drv_rate(&d, 1000, 20000);
+	fprintf(stderr, "nvme-local 440 GiB 1M write QD8: %.2f MiB/s (cap 374)\n", mibps);
+	CHECK_NEAR(mibps, 374, 0.01);
+	drv_init(&d, t, TS_TIER_READ, DRV_SEQ, TS_MiB, 8, drv_now(&d));
+	mibps = drv_rate(&d, 1000, 20000);
+	CHECK_NEAR(mibps, 616, 0.01);
+	ts_tier_free(t);
+}
+
+/* One row of the gp2 doc table: burst for @burst_s, refill in @refill_s. */
+static void gp2_row(uint64_t gib, double baseline, double burst_s, double refill_s)
+{
+	struct ts_tier *t = model("aws-gp2", gib, 1);
+	struct drv d;
+	drv_init(&d, t, TS_TIER_READ, DRV_RANDOM, 4096, 32, 0);
+	uint64_t tb = 0;
+	while (!tb) {
+		struct ts_tier_done done = drv_step(&d);
+		if (done.bound == TS_TIER_BOUND_BURST)
+			tb = d.last_now;
+		if (d.last_now > 100000 * TS_NS_PER_S)
+			break;
+	}
+	double burst = (double)tb / 1e9;
+	double rate = drv_rate(&d, 1000, (uint64_t)(baseline * 60));
+	fprintf(stderr, "aws-gp2 %llu GiB: burst %.1f s (doc %.0f), then %.1f IOPS (doc %.0f)\n",
+		(unsigned long long)gib, burst, burst_s, rate, baseline);
+	CHECK_NEAR(burst, burst_s, 0.01);
+	CHECK_NEAR(rate, baseline, 0.01);
+
+	/* Idle: the bucket refills at the baseline. Probe it with one I/O
+	 * after 99% and after 100% of the refill time. */
+	uint64_t idle = drv_now(&d) + 1 * TS_NS_PER_S; /* let the queue drain */
+	struct ts_tier_req r = { .op = TS_TIER_READ, .file = 9, .off = 0, .len = 4096 };
+	ts_tier_submit(t, idle, &r, NULL);
+	json_t *o = ts_tier_stats_json(t);
+	double empty = json_num(o, "bucket", "credits");
+	json_decref(o);
+	ts_tier_submit(t, idle + (uint64_t)(0.99 * refill_s * 1e9), &r, NULL);
+	o = ts_tier_stats_json(t);
+	double almost = json_num(o, "bucket", "credits");
+	json_decref(o);
+	r.off = 1 << 20;
+	ts_tier_submit(t, idle + (uint64_t)(refill_s * 1e9), &r, NULL);
+	o = ts_tier_stats_json(t);
+	double full = json_num(o, "bucket", "credits");
+	json_decref(o);
+	fprintf(stderr, "  refill: %.0f credits at 99%% of %.0f s, %.0f at 100%%\n", almost,
+		refill_s, full);
+	CHECK(empty < 0.01 * 5.4e6);
+	CHECK(almost < 0.995 * 5.4e6);
+	CHECK(full >= 5.4e6 - 2);
+	ts_tier_free(t);
+}
+
+/* AWS doc (general-purpose.md) table: volume size, baseline IOPS, burst
+ * duration at 3,000 IOPS from a full bucket, time to refill an empty one. */
+static void test_gp2_20(void)
+{
+	gp2_row(20, 100, 1862, 54000);
+}
+
+static void test_gp2_100(void)
+{
+	gp2_row(100, 300, 2000, 18000);
+}
+
+static void test_gp2_334(void)
+{
+	gp2_row(334, 1002, 2703, 5389);
+}
+
+static void test_gp2_750(void)
+{
+	gp2_row(750, 2250, 7200, 2400);
+}
+
+static void test_gp2_1000(void)
+{
+	/* 1 TiB and up: no burst, 3 IOPS/GiB. */
+	struct ts_tier *t = model("aws-gp2", 1000, 1);
+	struct drv d;
+	drv_init(&d, t, TS_TIER_READ, DRV_RANDOM, 4096, 32, 0);
+	CHECK_NEAR(drv_rate(&d, 1000, 30000), 3000, 0.01);
+	CHECK_EQ_U64(d.bound[TS_TIER_BOUND_BURST], 0);
+	/* The doc's example: 256 KiB I/O on a 3,000-IOPS gp2 hits 250 MiB/s at
+	 * 1,000 IOPS. */
+	drv_init(&d, t, TS_TIER_READ, DRV_RANDOM, 256 * TS_KiB, 32, drv_now(&d));
+	CHECK_NEAR(drv_rate(&d, 1000, 20000), 1000, 0.01);
+	ts_tier_free(t);
+}
+
+/* st1: throughput credits in 1 MiB units. */
+static void test_st1(void)
+{
+	/* 500 GiB: baseline 40/1024*500 = 19.53 MiB/s, burst 122.07 MiB/s,
+	 * 500 GiB of credits: the burst lasts 512000 MiB / (122.07 - 19.53)
+	 * MiB/s = 4993 s. */
+	const double base = 40.0 / 1024 * 500, burst = 250.0 / 1024 * 500;
+	const double dur = 500.0 * 1024 / (burst - base);
+	struct ts_tier *t = model("aws-st1", 500, 1);
+	struct drv d;
+	drv_init(&d, t, TS_TIER_READ, DRV_SEQ, TS_MiB, 4, 0);
+	double r1 = drv_rate(&d, 1000, 100000);
+	uint64_t tb = 0;
+	while (!tb) {
+		if (drv_step(&d).bound == TS_TIER_BOUND_BURST)
+			tb = d.last_now;
+	}
+	double r2 = drv_rate(&d, 1000, 20000);
+	fprintf(stderr, "aws-st1 500 GiB: 1M seq %.2f MiB/s for %.0f s (model %.0f), then %.2f\n",
+		r1, (double)tb / 1e9, dur, r2);
+	CHECK_NEAR(r1, burst, 0.01);
+	CHECK_NEAR((double)tb / 1e9, dur, 0.01);
+	CHECK_NEAR(r2, base, 0.01);
+	ts_tier_free(t);
+
+	/* Each random I/O <= 1 MiB costs a full 1 MiB: 4 KiB random reads run
+	 * at burst MiB/s as I/O per second... */
+	t = model("aws-st1", 500, 1);
+	drv_init(&d, t, TS_TIER_READ, DRV_RANDOM, 4096, 32, 0);
+	double iops = drv_rate(&d, 1000, 20000);
+	CHECK_NEAR(iops, burst, 0.01);
+	ts_tier_free(t);
+	/* ...while sequential 4 KiB reads merge into 1 MiB units. */
+	t = model("aws-st1", 500, 1);
+	drv_init(&d, t, TS_TIER_READ, DRV_SEQ, 4096, 1, 0);
+	for (int i = 0; i < 256 * 100; i++)
+		drv_step(&d);
+	CHECK_EQ_U64(d.dev_ios, 100);
+	ts_tier_free(t);
+}
+
+/* EBS accounting: sequential I/O merges into io_unit units; random does
+ * not; a large request counts several. A latency-free tier shows the caps
+ * alone. */
+static void test_accounting(void)
+{
+	const char *path = "/tmp/tier_acct_test.lua";
+	FILE *f = fopen(path, "w");
+	fputs("tier \"acct\" { iops = 100, mibps = 1000, io_unit = \"256KiB\",\n"
+	      "  merge_sequential = true }\n",
+	      f);
+	fclose(f);
+	char err[512];
+	CHECK(ts_tier_set_add_file(set, path, err, sizeof(err)) == 0);
+	unlink(path);
+	struct ts_tier *t = model("acct", 0, 1);
+	struct drv d;
+	drv_init(&d, t, TS_TIER_READ, DRV_RANDOM, 4096, 4, 0);
+	CHECK_NEAR(drv_rate(&d, 100, 3000), 100, 0.01);
+	/* 64 sequential 4 KiB reads are one I/O: 6,400 reads/s. */
+	drv_init(&d, t, TS_TIER_READ, DRV_SEQ, 4096, 4, drv_now(&d));
+	CHECK_NEAR(drv_rate(&d, 1000, 200000), 6400, 0.01);
+	CHECK_NEAR((double)d.dev_ios, (double)d.issued / 64, 0.01);
+	/* A 1 MiB request counts 4 I/Os: 25 per second. */
+	drv_init(&d, t, TS_TIER_READ, DRV_RANDOM, TS_MiB, 4, drv_now(&d));
+	CHECK_NEAR(drv_rate(&d, 100, 2000), 25, 0.01);
+	ts_tier_free(t);
+
+	/* gp3: merged sequential 4 KiB I/O is latency-bound at QD32, not
+	 * IOPS-bound: 32 x 4 KiB per 3.16 ms. */
+	t = model("aws-gp3", 500, 1);
+	drv_init(&d, t, TS_TIER_READ, DRV_SEQ, 4096, 32, 0);
+	double r = drv_rate(&d, 1000, 100000);
+	CHECK(r > 3000 * 2);
+	CHECK_NEAR((double)d.dev_ios, (double)d.issued / 64, 0.02);
+	ts_tier_free(t);
+}
+
+/* At QD1 the model's latency percentiles are the profile's. */
+static void test_latency(void)
+{
+	static const struct {
+		const char *tier;
+		double p50, p99;
+	} cases[] = {
+		{ "ssd-cloud", 1e6, 2e6 },
+		{ "essd-pl3", 130e3, 255e3 },
+		{ "nvme-local", 50e3, 98e3 },
+		{ "aws-gp2", 3.162e6, 10e6 },
+	};
+	for (size_t i = 0; i < TS_ARRAY_SIZE(cases); i++) {
+		struct ts_tier *t = model(cases[i].tier, 0, 7);
+		struct drv d;
+		drv_init(&d, t, TS_TIER_READ, DRV_RANDOM, 4096, 1, 0);
+		d.lat = malloc(1024 * sizeof(double));
+		d.caplat = 1024;
+		for (int k = 0; k < 200000; k++)
+			drv_step(&d);
+		double p50 = drv_pct(&d, 50), p99 = drv_pct(&d, 99);
+		fprintf(stderr, "%s QD1 4k randread: p50 %.1f us (profile %.1f), p99 %.1f us (%.1f)\n",
+			cases[i].tier, p50 / 1e3, cases[i].p50 / 1e3, p99 / 1e3, cases[i].p99 / 1e3);
+		CHECK_NEAR(p50, cases[i].p50, 0.01);
+		CHECK_NEAR(p99, cases[i].p99, 0.02);
+		CHECK_EQ_U64(d.bound[TS_TIER_BOUND_LATENCY], d.issued);
+		/* The stats' histogram agrees within its bucket error (0.78%). */
+		json_t *o = ts_tier_stats_json(t);
+		json_t *rd = json_object_get(json_object_get(o, "ops"), "read");
+		CHECK_NEAR(json_number_value(json_object_get(rd, "lat_p50_ns")), p50, 0.015);
+		CHECK_NEAR(json_number_value(json_object_get(rd, "lat_p99_ns")), p99, 0.025);
+		CHECK_EQ_U64(json_integer_value(json_object_get(rd, "count")), 200000);
+		json_decref(o);
+		free(d.lat);
+		ts_tier_free(t);
+	}
+}
+
+/* Below the cap latency does not depend on QD; once the cap binds it grows
+ * with QD as Little's law says: mean latency = QD / cap. */
+static void test_queueing(void)
+{
+	double base = 0, prev = 0;
+	static const unsigned qds[] = { 1, 2, 4, 8, 32, 64, 128 };
+	for (size_t i = 0; i < TS_ARRAY_SIZE(qds); i++) {
+		struct ts_tier *t = model("ssd-cloud", 500, 3);
+		struct drv d;
+		drv_init(&d, t, TS_TIER_READ, DRV_RANDOM, 4096, qds[i], 0);
+		drv_rate(&d, 2000, 0);
+		d.lat_sum = 0;
+		d.issued = 0;
+		double iops = drv_rate(&d, 0, 60000);
+		double mean = d.lat_sum / (double)d.issued;
+		fprintf(stderr, "ssd-cloud QD%-3u: %8.1f IOPS, mean latency %7.1f us\n", qds[i], iops,
+			mean / 1e3);
+		if (qds[i] == 1)
+			base = mean;
+		else if (qds[i] <= 8)
+			CHECK_NEAR(mean, base, 0.005); /* 8 x 1 ms = 8,000/s < 15,000 */
+		else {
+			CHECK_NEAR(iops, 15000, 0.01);
+			CHECK_NEAR(mean, qds[i] / 15000.0 * 1e9, 0.01);
+			CHECK(mean > prev * 1.5);
+		}
+		prev = mean;
+		ts_tier_free(t);
+	}
+}
+
+/* A device with 4 slots and a fixed 1 ms latency serves 4,000 IOPS at any
+ * QD >= 4; queueing in the slots shows in latency. */
+static void test_slots(void)
+{
+	const char *path = "/tmp/tier_slots_test.lua";
+	FILE *f = fopen(path, "w");
+	fputs("tier \"four\" { parallel = 4, latency = { read = { fixed = \"1ms\" } } }\n", f);
+	fclose(f);
+	char err[512];
+	CHECK(ts_tier_set_add_file(set, path, err, sizeof(err)) == 0);
+	unlink(path);
+	static const unsigned qds[] = { 1, 4, 16 };
+	for (size_t i = 0; i < TS_ARRAY_SIZE(qds); i++) {
+		struct ts_tier *t = model("four", 0, 1);
+		struct drv d;
+		drv_init(&d, t, TS_TIER_READ, DRV_RANDOM, 4096, qds[i], 0);
+		double iops = drv_rate(&d, 100, 10000);
+		double mean = d.lat_sum / (double)d.issued;
+		CHECK_NEAR(iops, 1000.0 * TS_MIN(qds[i], 4), 1e-6);
+		CHECK_NEAR(mean, 1e6 * TS_MAX(1.0, qds[i] / 4.0), 0.01);
+		if (qds[i] > 4)
+			CHECK(d.bound[TS_TIER_BOUND_SLOTS] > d.issued / 2);
+		ts_tier_free(t);
+	}
+}
+
+/* Same seed, same completions; another seed, other completions. */
+static void test_determinism(void)
+{
+	uint64_t h[3] = { 0 };
+	for (int k = 0; k < 3; k++) {
+		struct ts_tier *t = model("essd-pl1", 500, k == 2 ? 99 : 5);
+		struct drv d;
+		drv_init(&d, t, k ? TS_TIER_READ : TS_TIER_READ, DRV_RANDOM, 16384, 8, 0);
+		for (int i = 0; i < 20000; i++) {
+			drv_step(&d);
+			h[k] = h[k] * 1000003 ^ drv_now(&d);
+		}
+		ts_tier_free(t);
+	}
+	CHECK(h[0] == h[1]);
+	CHECK(h[0] != h[2]);
+}
+
+/* A runtime switch to another tier changes the caps from then on. */
+static void test_switch(void)
+{
+	struct ts_tier *t = model("ssd-cloud", 500, 1);
+	struct drv d;
+	drv_init(&d, t, TS_TIER_READ, DRV_RANDOM, 4096, 32, 0);
+	CHECK_NEAR(drv_rate(&d, 1000, 30000), 15000, 0.01);
+	char err[256];
+	CHECK(ts_tier_switch(t, ts_tier_set_find(set, "ultra-cloud"), 0, err, sizeof(err)) == 0);
+	CHECK_NEAR(drv_rate(&d, 1000, 10000), 3000, 0.01);
+	CHECK(strcmp(ts_tier_profile(t)->name, "ultra-cloud") == 0);
+	/* A capacity the tier does not offer is refused; the model is unchanged. */
+	CHECK(ts_tier_switch(t, ts_tier_set_find(set, "essd-pl3"), 100 * TS_GiB, err,
+			     sizeof(err)) == -ERANGE);
+	CHECK(strcmp(ts_tier_profile(t)->name, "ultra-cloud") == 0);
+	ts_tier_free(t);
+}
+
+static void test_faults(void)
+{
+	struct ts_tier *t = model("ssd-cloud", 500, 1);
+	struct ts_tier_fault f = {
+		.op = TS_TIER_READ, .file = 3, .off = 4096, .len = 4096, .probability = 1, .err = -EIO
+	};
+	CHECK(ts_tier_fault_add(t, &f) == 0);
+	f.op = TS_TIER_WRITE;
+	f.file = UINT64_MAX;
+	f.len = 0;
+	f.probability = 0.25;
+	f.err = -ENOSPC;
+	CHECK(ts_tier_fault_add(t, &f) == 0);
+	f.err = 5;
+	CHECK(ts_tier_fault_add(t, &f) == -EINVAL);
+
+	struct ts_tier_done done;
+	struct ts_tier_req r = { .op = TS_TIER_READ, .file = 3, .off = 0, .len = 4096 };
+	ts_tier_submit(t, 0, &r, &done);
+	CHECK(done.err == 0);
+	r.off = 6000;
+	uint64_t end = ts_tier_submit(t, 10, &r, &done);
+	CHECK(done.err == -EIO && end == 10);
+	r.file = 4;
+	ts_tier_submit(t, 20, &r, &done);
+	CHECK(done.err == 0);
+	int nerr = 0;
+	r.op = TS_TIER_WRITE;
+	for (int i = 0; i < 4000; i++) {
+		ts_tier_submit(t, 1000 + (uint64_t)i * TS_NS_PER_MS, &r, &done);
+		nerr += done.err == -ENOSPC;
+	}
+	CHECK(nerr > 900 && nerr < 1100);
+	json_t *o = ts_tier_stats_json(t);
+	json_t *wr = json_object_get(json_object_get(o, "ops"), "write");
+	CHECK_EQ_U64(json_integer_value(json_object_get(wr, "errors")), (uint64_t)nerr);
+	json_decref(o);
+	ts_tier_fault_clear(t);
+	ts_tier_submit(t, 10 * TS_NS_PER_S, &r, &done);
+	CHECK(done.err == 0);
+	ts_tier_free(t);
+}
+
+/* unlimited: no latency, no cap; floor_ns never makes time run backwards. */
+static void test_unlimited_floor(void)
+{
+	char err[256];
+	const struct ts_tier_profile *p = ts_tier_set_find(set, "unlimited");
+	struct ts_tier_cfg cfg = { .profile = p };
+	struct ts_tier *t;
+	CHECK(ts_tier_new(&cfg, &t, err, sizeof(err)) == 0);
+	struct ts_tier_req r = { .op = TS_TIER_READ, .file = 1, .off = 0, .len = TS_MiB };
+	CHECK_EQ_U64(ts_tier_submit(t, 12345, &r, NULL), 12345);
+	ts_tier_free(t);
+
+	/* ssd-cloud with a 300 us floor: injected latency is 300 us less. */
+	cfg.profile = ts_tier_set_find(set, "ssd-cloud");
+	cfg.seed = 4;
+	struct ts_tier *a, *b;
+	CHECK(ts_tier_new(&cfg, &a, err, sizeof(err)) == 0);
+	cfg.floor_ns = 300000;
+	CHECK(ts_tier_new(&cfg, &b, err, sizeof(err)) == 0);
+	for (int i = 0; i < 1000; i++) {
+		uint64_t now = (uint64_t)i * 10 * TS_NS_PER_MS;
+		uint64_t ea = ts_tier_submit(a, now, &r, NULL), eb = ts_tier_submit(b, now, &r, NULL);
+		CHECK_EQ_U64(eb, ea - now > 300000 ? ea - 300000 : now);
+	}
+	ts_tier_free(a);
+	ts_tier_free(b);
+	/* Too small a page cache is refused with a message. */
+	cfg.mem = 64 * TS_KiB;
+	CHECK(ts_tier_new(&cfg, &a, err, sizeof(err)) == -EINVAL);
+	CHECK(strstr(err, "mem") != NULL);
+}
+
+struct thr {
+	struct ts_tier *t;
+	uint64_t file, bytes;
+};
+
+static void *hammer(void *arg)
+{
+	struct thr *h = arg;
+	struct ts_rng r;
+	ts_rng_seed(&r, h->file);
+	uint64_t now = 0;
+	for (int i = 0; i < 50000; i++) {
+		struct ts_tier_req q = { .op = i % 5 ? TS_TIER_READ : TS_TIER_WRITE,
+					 .file = h->file,
+					 .off = ts_rng_below(&r, 4096) * 4096,
+					 .len = 4096 * (1 + ts_rng_below(&r, 4)) };
+		now = ts_tier_submit(h->t, now, &q, NULL);
+		h->bytes += q.len;
+		if (i % 10000 == 0)
+			json_decref(ts_tier_stats_json(h->t)); /* stats read while others submit */
+	}
+	return NULL;
+}
+
+/* Several threads at once (tierfs's FUSE workers): every request is
+ * counted, nothing is lost or torn (run under ASan/UBSan in CI). */
+static void test_threads(void)
+{
+	char err[256];
+	struct ts_tier_cfg cfg = { .profile = ts_tier_set_find(set, "essd-pl1"),
+				   .mem = 64 * TS_MiB,
+				   .seed = 1 };
+	struct ts_tier *t;
+	CHECK(ts_tier_new(&cfg, &t, err, sizeof(err)) == 0);
+	pthread_t th[4];
+	struct thr h[4];
+	for (int i = 0; i < 4; i++) {
+		h[i] = (struct thr){ .t = t, .file = (uint64_t)i + 1 };
+		CHECK(pthread_create(&th[i], NULL, hammer, &h[i]) == 0);
+	}
+	uint64_t bytes = 0;
+	for (int i = 0; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		bytes += h[i].bytes;
+	}
+	json_t *o = ts_tier_stats_json(t);
+	json_t *ops = json_object_get(o, "ops");
+	uint64_t n = (uint64_t)json_integer_value(json_object_get(json_object_get(ops, "read"), "count")) +
+		     (uint64_t)json_integer_value(json_object_get(json_object_get(ops, "write"), "count"));
+	uint64_t b = (uint64_t)json_integer_value(json_object_get(json_object_get(ops, "read"), "bytes")) +
+		     (uint64_t)json_integer_value(json_object_get(json_object_get(ops, "write"), "bytes"));
+	CHECK_EQ_U64(n, 200000);
+	CHECK_EQ_U64(b, bytes);
+	json_decref(o);
+	ts_tier_free(t);
+}
+
+/* The configuration's option table: what tierfs -o and Lua setters use. */
+static void test_options(void)
+{
+	struct ts_tier_cfg cfg;
+	char err[256];
+	CHECK(ts_opt_defaults(ts_tier_cfg_opts, &cfg, err, sizeof(err)) == 0);
+	CHECK_EQ_U64(cfg.seed, 1);
+	CHECK_EQ_U64(cfg.mem, 0);
+	CHECK(ts_opt_set_kv(ts_tier_cfg_opts, &cfg, "mem=4GiB", err, sizeof(err)) == 0);
+	CHECK(ts_opt_set_kv(ts_tier_cfg_opts, &cfg, "capacity=500GiB", err, sizeof(err)) == 0);
+	CHECK(ts_opt_set_kv(ts_tier_cfg_opts, &cfg, "floor=40us", err, sizeof(err)) == 0);
+	CHECK(ts_opt_set_kv(ts_tier_cfg_opts, &cfg, "mem_rate=8GB/s", err, sizeof(err)) == 0);
+	CHECK_EQ_U64(cfg.mem, 4 * TS_GiB);
+	CHECK_EQ_U64(cfg.capacity, 500 * TS_GiB);
+	CHECK_EQ_U64(cfg.floor_ns, 40000);
+	CHECK_EQ_U64(cfg.mem_bps, 8000000000ULL);
+	CHECK(ts_opt_set_kv(ts_tier_cfg_opts, &cfg, "mem=lots", err, sizeof(err)) != 0);
+	ts_opt_free(ts_tier_cfg_opts, &cfg);
+}
+
+int main(int argc, char **argv)
+{
+	char err[512];
+	if (ts_tier_set_load_default(&set, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return 1;
+	}
+	const char *only = argc > 1 ? argv[1] : NULL;
+	int ran = 0;
+#define RUN(f)                                                  \
+	do {                                                    \
+		if (!only || strcmp(only, #f) == 0) {           \
+			f();                                    \
+			ran++;                                  \
+		}                                               \
+	} while (0)
+	RUN(test_caps);
+	RUN(test_gp2_20);
+	RUN(test_gp2_100);
+	RUN(test_gp2_334);
+	RUN(test_gp2_750);
+	RUN(test_gp2_1000);
+	RUN(test_st1);
+	RUN(test_accounting);
+	RUN(test_latency);
+	RUN(test_queueing);
+	RUN(test_slots);
+	RUN(test_determinism);
+	RUN(test_switch);
+	RUN(test_faults);
+	RUN(test_unlimited_floor);
+	RUN(test_threads);
+	RUN(test_options);
+	ts_tier_set_free(set);
+	if (!ran) {
+		fprintf(stderr, "no test named %s\n", only);
+		return 1;
+	}
+	return tc_exit();
+}

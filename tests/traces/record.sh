@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# record.sh — tierfs -o trace=FILE records what it serves: fio's reads and
+# writes through a real mount arrive in the trace with their offsets and
+# sizes, the header carries the tier and the model options (the measured
+# floor included), nothing is dropped, the unmount reports it, and the
+# trace replays (virtually) on the recorded tier.
+. "${TS_SOURCE_ROOT:?}/tests/fs/lib.sh"
+B=$TS_BUILD_ROOT/cli/tiersim
+command -v fio >/dev/null || { echo "SKIP: fio is not installed"; exit 77; }
+
+head -c $((1024 * 1024)) /dev/urandom > "$BACKING/data"
+tfs_mount "tier=ssd-cloud,capacity=100GiB,seed=7,trace=$TMPD/run.trace"
+fio --name=r --filename="$MNT/data" --rw=randread --bs=4k --io_size=256k --size=1m \
+	--ioengine=psync --randseed=3 --write_iolog="$TMPD/fio.log" --output=/dev/null ||
+	fail "fio through the mount failed"
+fio --name=w --filename="$MNT/out" --rw=write --bs=64k --size=256k --ioengine=psync \
+	--end_fsync=1 --output=/dev/null || fail "fio write through the mount failed"
+tfs_umount
+grep -q "trace $TMPD/run.trace written, no records dropped" "$LOG" ||
+	fail "the unmount did not report the trace"
+grep -v "trace $TMPD/run.trace written" "$LOG" > "$LOG.rest"; mv "$LOG.rest" "$LOG"
+check_log
+
+"$B" trace stats --json "$TMPD/run.trace" > "$TMPD/s.json" || fail "trace stats failed"
+j() { python3 -c "import json,sys; v=json.load(open('$TMPD/s.json'))
+for k in sys.argv[1].split('.'): v=v[int(k)] if isinstance(v,list) else v[k]
+print(v)" "$1"; }
+[ "$(j truncated)" = False ] || fail "trace has no trailer"
+[ "$(j dropped)" = 0 ] || fail "records were dropped"
+[ "$(j tier)" = ssd-cloud ] || fail "header tier is $(j tier)"
+[ "$(j ops.read.count)" -ge 64 ] || fail "expected 64 reads, trace has $(j ops.read.count)"
+[ "$(j ops.write.bytes)" -ge 262144 ] || fail "written bytes: $(j ops.write.bytes)"
+[ "$(j ops.fsync.count)" -ge 1 ] || fail "no fsync recorded"
+"$B" trace dump "$TMPD/run.trace" > "$TMPD/run.txt"
+grep -q 'mount_opts="tier=ssd-cloud,capacity=107374182400,mem=0,seed=7,floor=[0-9]*ns' "$TMPD/run.txt" ||
+	fail "header lacks the model options: $(grep ^header "$TMPD/run.txt")"
+# every 4 KiB read fio issued is in the trace, at its offset, on /data
+grep -E ' read [0-9]+ 4096$' "$TMPD/fio.log" | awk '{print $4}' | sort -n > "$TMPD/want"
+id=$(awk '$1=="path" && $3=="\"/data\"" {print $2}' "$TMPD/run.txt")
+awk -v id="$id" '$3=="read" && $4==id && $6==4096 {print $5}' "$TMPD/run.txt" | sort -n > "$TMPD/got"
+cp "$TMPD/want" "$TMPD/got" "$TMPD/run.txt" "$TMPD/fio.log" /tmp/ 2>/dev/null; cmp -s "$TMPD/want" "$TMPD/got" || fail "recorded read offsets differ from fio's"
+"$B" replay "$TMPD/run.trace" --virtual --tier ssd-cloud --json > "$TMPD/v.json" ||
+	fail "virtual replay failed"
+exit 0

@@ -1,0 +1,100 @@
+#!/bin/sh
+# replay.sh — the closed-loop rule, exactly, in virtual time (the unlimited
+# tier completes every request when it arrives, so the total is the think
+# times and thread start offsets alone); a prediction is reproducible to the
+# nanosecond; a real-time replay refuses to write without --allow-writes,
+# creates the files it needs, and replays every op.
+. "${TS_SOURCE_ROOT:?}/tests/traces/lib.sh"
+j() { jq -r "$2" "$1"; }
+
+"$B" trace undump "$S/small.txt" -o "$T/s.trace"
+# small.txt: thread 10 starts at 0 (open 0-1us, read 2-12us, read 13-23us,
+# read 23-33us: think 1us + 1us + 0); thread 11 starts at 5us (write, then
+# fsync with no think). On a tier with no latency: total 5us, think 2us.
+"$B" replay "$T/s.trace" --virtual --tier unlimited --json > "$T/u.json"
+check "unlimited total" test "$(j "$T/u.json" '.results[1].total_ns')" = 5000
+check "unlimited think" test "$(j "$T/u.json" '.results[1].think_ns')" = 2000
+check "unlimited ops" test "$(j "$T/u.json" '.results[1].ops')" = 6
+check "recorded total" test "$(j "$T/u.json" '.results[0].total_ns')" = 106000
+check "recorded think" test "$(j "$T/u.json" '.results[0].think_ns')" = 2000
+"$B" replay "$T/s.trace" --virtual --tier unlimited --no-think --json > "$T/n.json"
+check "no-think think" test "$(j "$T/n.json" '.results[1].think_ns')" = 0
+"$B" replay "$T/s.trace" --virtual --tier unlimited --speed 2 --json > "$T/h.json"
+check "speed 2 total" test "$(j "$T/h.json" '.results[1].total_ns')" = 2500
+check "speed 2 think" test "$(j "$T/h.json" '.results[1].think_ns')" = 1000
+
+# the join rule: thread 1 stats a file, thread 2 reads it, thread 1 stats
+# it again 1us after thread 2 ended: it waited for thread 2, so on a
+# faster tier it comes sooner (5us in all, not the recorded 25us)
+cat > "$T/join.txt" <<'X'
+header version=1
+path 1 "/f"
+0 1000 getattr 1 0 0 0 1 1 0 4
+2000 12000 read 1 0 4096 4096 2 2 0 0
+13000 23000 read 1 4096 4096 4096 2 2 0 0
+24000 25000 getattr 1 0 0 0 1 1 0 4
+X
+"$B" trace undump "$T/join.txt" -o "$T/join.trace"
+"$B" replay "$T/join.trace" --virtual --tier unlimited --json > "$T/j.json"
+check "join total" test "$(j "$T/j.json" '.results[1].total_ns')" = 5000
+check "join think" test "$(j "$T/j.json" '.results[1].think_ns')" = 2000
+check "join recorded think" test "$(j "$T/j.json" '.results[0].think_ns')" = 2000
+
+# the anchor rule: a request of thread id 0 (the kernel's release after a
+# close) follows the workload request before it by its recorded distance
+cat > "$T/anchor.txt" <<'X'
+header version=1
+path 1 "/f"
+0 10000 read 1 0 4096 4096 5 5 0 0
+20000 30000 read 1 4096 4096 4096 5 5 0 0
+31000 31500 close 1 0 0 0 0 0 0 4
+X
+"$B" trace undump "$T/anchor.txt" -o "$T/anchor.trace"
+"$B" replay "$T/anchor.trace" --virtual --tier unlimited --json > "$T/an.json"
+check "anchor total" test "$(j "$T/an.json" '.results[1].total_ns')" = 21500
+check "anchor think" test "$(j "$T/an.json" '.results[1].think_ns')" = 10000
+
+# a real tier: slower than unlimited, and exactly reproducible
+"$B" replay "$T/s.trace" --virtual --tier ssd-cloud --tier unlimited --json > "$T/a.json"
+"$B" replay "$T/s.trace" --virtual --tier ssd-cloud --tier unlimited --json > "$T/b.json"
+check "virtual is deterministic" cmp "$T/a.json" "$T/b.json"
+check "ssd-cloud slower" test "$(j "$T/a.json" '.results[1].total_ns')" -gt 5000
+check "side by side" test "$(j "$T/a.json" '.results|length')" = 3
+"$B" replay "$T/s.trace" --virtual --tier ssd-cloud > "$T/table.txt"
+check "table" grep -q "vs recorded" "$T/table.txt"
+"$B" replay "$T/s.trace" --virtual --tier no-such-tier 2> "$T/err"
+check "unknown tier exit" test $? = 1
+check "unknown tier named" grep -q "no-such-tier" "$T/err"
+"$B" replay "$T/s.trace" --tier ssd-cloud 2>/dev/null
+check "no mode is usage" test $? = 2
+
+# real time: refuses to write without --allow-writes
+mkdir "$T/dir"
+"$B" replay "$T/s.trace" --target "$T/dir" 2> "$T/err"
+check "refuses writes" test $? = 1
+check "says --allow-writes" grep -q -- "--allow-writes" "$T/err"
+check "nothing created" test -z "$(ls "$T/dir")"
+"$B" replay "$T/s.trace" --target "$T/dir" --allow-writes --json > "$T/r.json" 2> "$T/err"
+check "real replay" test $? = 0
+check "real ops" test "$(j "$T/r.json" '.results[1].ops')" = 6
+check "real bytes" test "$(j "$T/r.json" '.results[1].bytes')" = $((3 * 4096 + 1048576))
+check "file created from the trace" test "$(stat -c %s "$T/dir/data/a")" = 69632
+check "progress shown" grep -q "setup: created" "$T/err"
+
+# a read-only trace replays without --allow-writes once the files exist
+grep -v -e ' write ' -e ' fsync ' "$S/small.txt" | sed 's/records=6/records=4/' > "$T/ro.txt"
+"$B" trace undump "$T/ro.txt" -o "$T/ro.trace"
+"$B" replay "$T/ro.trace" --target "$T/dir" --json > "$T/ro.json"
+check "read-only replay" test "$(j "$T/ro.json" '.results[1].ops')" = 4
+check "read-only no errors" test "$(j "$T/ro.json" '.results[1].errors')" = 0
+mkdir "$T/empty"
+"$B" replay "$T/ro.trace" --target "$T/empty" 2> "$T/err"
+check "missing file refused" grep -q "missing" "$T/err"
+
+# a path that climbs out of the target is refused
+printf 'header version=1\npath 1 "/../escape"\n0 1 read 1 0 4096 4096 1 1 0 0\n' > "$T/esc.txt"
+"$B" trace undump "$T/esc.txt" -o "$T/esc.trace"
+"$B" replay "$T/esc.trace" --target "$T/dir" --allow-writes 2> "$T/err"
+check "escape refused" grep -q "leaves the target" "$T/err"
+check "no escape file" test ! -e "$T/escape"
+exit $fail

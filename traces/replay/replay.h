@@ -1,0 +1,83 @@
+/*
+ * replay.h — replay a trace, closed loop per thread: in virtual time through
+ * the tier model (a prediction), or in real time against a directory (a
+ * measurement).
+ *
+ * The closed-loop rule. Each thread of the trace replays its ops in order.
+ * When the recorded op i was submitted after every earlier op of its thread
+ * had completed, it is issued at the replayed completion of those ops plus
+ * the recorded think time (submit_i minus the latest recorded completion),
+ * so a faster tier shortens the run as it would in reality. When it was
+ * submitted while an earlier op was still in flight (async IO), it keeps its
+ * recorded distance from the previous submit. Each thread starts at its
+ * recorded first submit. --no-think drops the think times; --speed S divides
+ * them (and the start offsets and async gaps) by S. Threads are independent
+ * except where one was idle while others ended (a parent waiting for its
+ * workers: join_apply() in replay.c); requests of thread id 0 come from the
+ * kernel (release, writeback) and follow the workload request before them
+ * (anchor_apply()).
+ *
+ * Virtual time: a discrete-event loop over threads ordered by their next
+ * issue time submits each op to one ts_tier model (the code tierfs uses);
+ * ops the recording tierfs did not submit to its model (TS_REC_F_NOTIER)
+ * keep their recorded latency. Same trace, tier and seed: same result, to
+ * the nanosecond.
+ */
+#ifndef TS_REPLAY_H
+#define TS_REPLAY_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "core/hist.h"
+#include "tier.h"
+#include "traces/trace.h"
+
+struct ts_replay_cfg {
+	bool no_think;
+	double speed; /* think-time scale divisor; 0 = 1 */
+	/* Taken off every recorded think gap: a real-time replay sets it to the
+	 * recording's FUSE round trip, which the gaps tierfs saw include and
+	 * which the replay's own syscalls pay again. */
+	uint64_t think_less_ns;
+	/* virtual */
+	struct ts_tier_cfg tier; /* profile, capacity, mem, seed, floor ... */
+	/* real */
+	const char *target; /* directory */
+	bool allow_writes;  /* writes, creates, unlinks... into target */
+	bool fill;	    /* create missing files with data, not sparse */
+	FILE *progress;	    /* setup progress lines, NULL = quiet */
+};
+
+struct ts_replay_result {
+	char what[96];			  /* "recorded", the tier name, or the target */
+	uint64_t ops, bytes;		  /* all ops; bytes read or written */
+	uint64_t total_ns;		  /* first issue to last completion */
+	uint64_t io_ns;			  /* sum of per-op latencies */
+	uint64_t think_ns;		  /* sum of think times kept */
+	uint64_t errors;		  /* real: ops whose success differs from the recording;
+					   * recorded: ops with result < 0 */
+	uint64_t held;			  /* real: ops kept as recorded delays, not reissued
+					   * (symlink, link, mknod, chmod, chown, utimens) */
+	struct ts_hist lat[4];		  /* all, read, write, other */
+	uint64_t bound[TS_TIER_BOUND_NR]; /* virtual: what bound each tiered op */
+};
+enum { TS_REPLAY_ALL, TS_REPLAY_READ, TS_REPLAY_WRITE, TS_REPLAY_OTHER };
+
+/* The trace's own figures, on the same definitions. */
+TS_WUR int ts_replay_recorded(const struct ts_trace *t, struct ts_replay_result *res);
+/* Predicts @t on cfg->tier. */
+TS_WUR int ts_replay_virtual(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
+			     struct ts_replay_result *res, char *err, size_t errlen);
+/* Prepares cfg->target (creates the files the trace reads, sized from the
+ * trace) and replays @t against it with one thread per trace thread. */
+TS_WUR int ts_replay_real(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
+			  struct ts_replay_result *res, char *err, size_t errlen);
+
+/* Side-by-side table of @n results (the first is usually "recorded"). */
+void ts_replay_print(FILE *f, const struct ts_replay_result *res, size_t n);
+json_t *ts_replay_json(const struct ts_replay_result *res, size_t n);
+
+#endif
