@@ -269,6 +269,10 @@ void ts_runner_progress(struct ts_runner *R, const char *what, uint64_t done, ui
 {
 	if (!R->progress_tty)
 		return;
+	uint64_t now = ts_now_ns();
+	if (done < total && now - R->progress_ns < 100 * TS_NS_PER_MS)
+		return; /* ten updates a second are plenty */
+	R->progress_ns = now;
 	static const char *const spin = "|/-\\";
 	double pct = total ? 100.0 * (double)done / (double)total : 0;
 	double eta = done && total > done ? elapsed_s * (double)(total - done) / (double)done : 0;
