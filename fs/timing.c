@@ -197,28 +197,40 @@ void ts_fs_model_close(struct ts_fs *fs)
 	fs->model = NULL;
 }
 
+static const enum ts_tier_op op_map[TS_FS_OP_NR] = {
+	[TS_FS_READ] = TS_TIER_READ,
+	[TS_FS_WRITE] = TS_TIER_WRITE,
+	[TS_FS_FSYNC] = TS_TIER_FSYNC,
+	[TS_FS_FDATASYNC] = TS_TIER_FDATASYNC,
+	/* Served from the inode cache or local: not modeled. */
+	[TS_FS_GETATTR] = TS_TIER_OP_NR,
+	[TS_FS_ACCESS] = TS_TIER_OP_NR,
+	[TS_FS_STATFS] = TS_TIER_OP_NR,
+	[TS_FS_READLINK] = TS_TIER_OP_NR,
+	[TS_FS_FLUSH] = TS_TIER_OP_NR,
+	[TS_FS_RELEASE] = TS_TIER_OP_NR,
+	[TS_FS_RELEASEDIR] = TS_TIER_OP_NR,
+};
+
+/* The model's op for a request; TS_TIER_OP_NR when it is not charged. */
+static enum ts_tier_op tier_op(enum ts_fs_op op)
+{
+	/* Everything not listed is metadata (TS_TIER_READ is 0, the default). */
+	if (op != TS_FS_READ && op_map[op] == TS_TIER_READ)
+		return TS_TIER_META;
+	return op_map[op];
+}
+
+bool ts_fs_model_charges(enum ts_fs_op op)
+{
+	return tier_op(op) != TS_TIER_OP_NR;
+}
+
 uint64_t ts_fs_model_submit(struct ts_fs *fs, const struct ts_fs_req *r)
 {
-	static const enum ts_tier_op map[TS_FS_OP_NR] = {
-		[TS_FS_READ] = TS_TIER_READ,
-		[TS_FS_WRITE] = TS_TIER_WRITE,
-		[TS_FS_FSYNC] = TS_TIER_FSYNC,
-		[TS_FS_FDATASYNC] = TS_TIER_FDATASYNC,
-		/* Served from the inode cache or local: not modeled. */
-		[TS_FS_GETATTR] = TS_TIER_OP_NR,
-		[TS_FS_ACCESS] = TS_TIER_OP_NR,
-		[TS_FS_STATFS] = TS_TIER_OP_NR,
-		[TS_FS_READLINK] = TS_TIER_OP_NR,
-		[TS_FS_FLUSH] = TS_TIER_OP_NR,
-		[TS_FS_RELEASE] = TS_TIER_OP_NR,
-		[TS_FS_RELEASEDIR] = TS_TIER_OP_NR,
-	};
 	struct ts_tier *t = model_of(fs);
-	enum ts_tier_op op = map[r->op];
+	enum ts_tier_op op = tier_op(r->op);
 
-	/* Everything else is metadata (TS_TIER_READ is 0, the default). */
-	if (r->op != TS_FS_READ && op == TS_TIER_READ)
-		op = TS_TIER_META;
 	if (!t || op == TS_TIER_OP_NR)
 		return 0;
 	struct ts_tier_req q = {

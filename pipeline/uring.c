@@ -68,6 +68,11 @@ int ts_uring_new(unsigned qd, const struct iovec *bufs, unsigned nbufs, bool ope
 		free(r);
 		return rc;
 	}
+	/* An open or read that would block (a cold inode, a FUSE round trip)
+	 * goes to io_uring's worker threads, by default at most 4 per CPU for
+	 * bounded work: let as many run as there are samples in flight. */
+	unsigned workers[2] = { qd, 0 };
+	(void)io_uring_register_iowq_max_workers(&r->ring, workers);
 	if (nbufs)
 		r->fixed_bufs = io_uring_register_buffers(&r->ring, bufs, nbufs) == 0;
 	if (open_uring)
