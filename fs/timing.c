@@ -124,25 +124,31 @@ int ts_fs_model_open(struct ts_fs *fs, char *err, size_t n)
 static void evicted(void *ctx, uint64_t file, uint64_t off, uint64_t len);
 static void *inval_main(void *arg);
 
+/* One line when the tier's read or write p50 latency is below the floor. */
 static void warn_floor(struct ts_fs *fs, const struct ts_tier_profile *p)
 {
 	const struct {
 		const char *what;
 		const struct ts_tier_dist *d;
 	} lat[] = { { "read", &p->lat_read }, { "write", &p->lat_write } };
-	char a[32], b[32];
+	char list[160] = "", v[32], fl[32];
+	size_t used = 0;
 
 	for (size_t i = 0; i < TS_ARRAY_SIZE(lat); i++) {
-		double p50 = lat[i].d->kind == TS_TIER_DIST_UNIFORM ? lat[i].d->lo_ns
-			     : lat[i].d->kind == TS_TIER_DIST_NONE  ? 0
-								    : lat[i].d->p50_ns;
-		if (lat[i].d->kind != TS_TIER_DIST_NONE && p50 < (double)fs->floor_ns)
-			ts_fs_log(fs, LOG_WARNING,
-				  "tierfs: warning: %s's %s p50 latency %s is below the FUSE round "
-				  "trip %s; its %ss will take at least that",
-				  p->name, lat[i].what, ts_fmt_duration(a, sizeof(a), (uint64_t)p50),
-				  ts_fmt_duration(b, sizeof(b), fs->floor_ns), lat[i].what);
+		const struct ts_tier_dist *d = lat[i].d;
+		double p50 = d->kind == TS_TIER_DIST_UNIFORM ? d->lo_ns : d->p50_ns;
+		if (d->kind == TS_TIER_DIST_NONE || p50 >= (double)fs->floor_ns)
+			continue;
+		int w = snprintf(list + used, sizeof(list) - used, "%s%s p50 %s", used ? ", " : "",
+				 lat[i].what, ts_fmt_duration(v, sizeof(v), (uint64_t)p50));
+		if (w > 0 && (size_t)w < sizeof(list) - used)
+			used += (size_t)w;
 	}
+	if (used)
+		ts_fs_log(fs, LOG_WARNING,
+			  "tierfs: warning: %s's latency (%s) is below the FUSE round trip %s; such requests "
+			  "take at least that",
+			  p->name, list, ts_fmt_duration(fl, sizeof(fl), fs->floor_ns));
 }
 
 int ts_fs_model_start(struct ts_fs *fs, char *err, size_t n)
