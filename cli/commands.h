@@ -30,7 +30,4 @@ int ts_cmd_replay(int argc, char **argv); /* cli/cmd_replay.c */
 int ts_calibrate_decode(int argc, char **argv);
 int ts_calibrate_engine(int argc, char **argv);
 
-/* True when argv[1..] asks for help ("-h", "--help", "help"). */
-int ts_cli_wants_help(int argc, char **argv);
-
 #endif

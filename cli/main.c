@@ -52,17 +52,6 @@ static const struct cmd cmds[] = {
 	{ "calibrate", ts_cmd_calibrate, "measure decode cost or engine step times for profiles" },
 };
 
-int ts_cli_wants_help(int argc, char **argv)
-{
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--"))
-			break;
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
-			return 1;
-	}
-	return argc > 1 && !strcmp(argv[1], "help");
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: tiersim [--version] [--help] SUBCOMMAND [ARGS...]\n\n"
