@@ -9,11 +9,14 @@
 #   unlimited       through `tierfs -o tier=unlimited`: the model (which
 #                   adds no latency) and the counters on the request path
 # for 4 KiB random reads at QD1 and QD16 and 1 MiB sequential reads at QD16
-# (fio, io_uring, direct=1 through the mounts). Prints IOPS, MB/s and mean
-# completion latency, and each row's IOPS as a ratio of bare's and of
-# native-cached's.
+# (fio, io_uring, direct=1 through the mounts). The four are run in turn,
+# ROUNDS times over, and each figure is the median of its rounds, so that a
+# shared machine's load drifting during the run hits all four alike. Prints
+# IOPS, MB/s and mean completion latency, and each row's IOPS as a ratio of
+# bare's and of native-cached's.
 #
-# Environment: TS_FIO_RUNTIME seconds per job (default 3).
+# Environment: TS_FIO_RUNTIME seconds per job (default 2), TS_ROUNDS
+# (default 3).
 set -u
 
 [ $# -ge 1 ] || { echo "usage: bench/overhead.sh BUILD_DIR" >&2; exit 2; }
@@ -21,7 +24,8 @@ BUILD=$(cd "$1" 2>/dev/null && pwd) || { echo "overhead: no build directory '$1'
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 export TIERSIM_DATADIR=${TIERSIM_DATADIR:-$SRC}
 TIERFS=$BUILD/fs/tierfs
-RUNTIME=${TS_FIO_RUNTIME:-3}
+RUNTIME=${TS_FIO_RUNTIME:-2}
+ROUNDS=${TS_ROUNDS:-3}
 [ -x "$TIERFS" ] || { echo "overhead: $TIERFS is not built (ninja -C $BUILD)" >&2; exit 1; }
 command -v fio >/dev/null || { echo "overhead: fio is not installed" >&2; exit 1; }
 
@@ -62,14 +66,21 @@ cat "$BACKING/fio.dat" >/dev/null # into the page cache for native-cached
 printf '%-18s %-14s %10s %9s %10s %9s %9s\n' job access IOPS MB/s "mean(us)" "/bare" "/native-cached"
 for job in "4k-randread-qd1 randread 4k 1" "4k-randread-qd16 randread 4k 16" "1m-read-qd16 read 1m 16"; do
 	read -r name rw bs qd <<<"$job"
-	declare -A iops=() mbps=() lat=()
+	declare -A iops=() mbps=() lat=() all=()
+	for round in $(seq "$ROUNDS"); do
+		for access in native-direct native-cached bare unlimited; do
+			case $access in
+			native-direct) r=$(run "$BACKING/fio.dat" 1 "$rw" "$bs" "$qd") ;;
+			native-cached) r=$(run "$BACKING/fio.dat" 0 "$rw" "$bs" "$qd") ;;
+			*) r=$(run "$WORK/$access/fio.dat" 1 "$rw" "$bs" "$qd") ;;
+			esac
+			all[$access]+="$r"$'\n'
+		done
+	done
 	for access in native-direct native-cached bare unlimited; do
-		case $access in
-		native-direct) r=$(run "$BACKING/fio.dat" 1 "$rw" "$bs" "$qd") ;;
-		native-cached) r=$(run "$BACKING/fio.dat" 0 "$rw" "$bs" "$qd") ;;
-		*) r=$(run "$WORK/$access/fio.dat" 1 "$rw" "$bs" "$qd") ;;
-		esac
-		read -r iops[$access] mbps[$access] lat[$access] <<<"$r"
+		# the round with the median IOPS
+		read -r iops[$access] mbps[$access] lat[$access] < <(printf '%s' "${all[$access]}" |
+			sort -n | awk '{ l[NR] = $0 } END { print l[int((NR + 1) / 2)] }')
 	done
 	for access in native-direct native-cached bare unlimited; do
 		printf '%-18s %-14s %10.0f %9.1f %10.1f %9.3f %9.3f\n' "$name" "$access" \
@@ -77,6 +88,6 @@ for job in "4k-randread-qd1 randread 4k 1" "4k-randread-qd16 randread 4k 16" "1m
 			"$(awk -v a="${iops[$access]}" -v b="${iops[bare]}" 'BEGIN { print a / b }')" \
 			"$(awk -v a="${iops[$access]}" -v b="${iops[native-cached]}" 'BEGIN { print a / b }')"
 	done
-	unset iops mbps lat
+	unset iops mbps lat all
 done
 echo "# load average during the run: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"

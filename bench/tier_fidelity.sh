@@ -147,3 +147,4 @@ for tier in "${TIERS[@]}"; do
 	done
 done
 echo "# goal met in $met of $((met + missed)) rows ($below with the target p50 below the FUSE floor, judged on IOPS only)"
+echo "# load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs (a loaded machine delays wake-ups and misses high rates)"

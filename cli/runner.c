@@ -11,7 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -269,6 +272,10 @@ void ts_runner_progress(struct ts_runner *R, const char *what, uint64_t done, ui
 {
 	if (!R->progress_tty)
 		return;
+	uint64_t now = ts_now_ns();
+	if (done < total && now - R->progress_ns < 100 * TS_NS_PER_MS)
+		return; /* ten updates a second are plenty */
+	R->progress_ns = now;
 	static const char *const spin = "|/-\\";
 	double pct = total ? 100.0 * (double)done / (double)total : 0;
 	double eta = done && total > done ? elapsed_s * (double)(total - done) / (double)done : 0;
@@ -316,6 +323,74 @@ static const char *kind_input(enum ts_dataset_kind k)
 /* Where the dataset lives, generating it on first use. Generated datasets
  * are kept under the work directory, keyed by kind, count and seed, so
  * every configuration and every later run reads the same bytes. */
+/* Generates a dataset in a child process, so that Ctrl-C stops a long
+ * generation at once: the child is killed and its partial output removed
+ * by the caller. The child's one-line error comes back through a pipe. */
+static int make_dataset(enum ts_dataset_kind kind, const struct ts_dataset_config *gc,
+			const char *dir, char *err, size_t errlen)
+{
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC))
+		return -errno;
+	pid_t parent = getpid();
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(fds[0]);
+		close(fds[1]);
+		return -e;
+	}
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(1);
+		signal(SIGINT, SIG_IGN); /* the parent decides */
+		signal(SIGTERM, SIG_DFL);
+		close(fds[0]);
+		char msg[1024] = "";
+		struct ts_dataset_stats st;
+		int rc = ts_dataset_make(kind, gc, dir, &st, msg, sizeof(msg));
+		if (rc) {
+			if (!msg[0])
+				snprintf(msg, sizeof(msg), "generating %.900s: %s", dir, ts_strerror(rc));
+			ssize_t w = write(fds[1], msg, strlen(msg));
+			(void)w;
+		}
+		_exit(rc ? 1 : 0);
+	}
+	close(fds[1]);
+	int st = 0, rc = 0;
+	for (;;) {
+		pid_t r = waitpid(pid, &st, WNOHANG);
+		if (r == pid)
+			break;
+		if (r < 0 && errno != EINTR) {
+			rc = -errno;
+			break;
+		}
+		if (ts_runner_interrupted) {
+			kill(pid, SIGKILL);
+			while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+				;
+			rc = -EINTR;
+			break;
+		}
+		struct timespec ts = { 0, 50 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+	if (!rc && !(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
+		ssize_t n = read(fds[0], err, errlen - 1);
+		err[n > 0 ? n : 0] = 0;
+		if (!err[0])
+			snprintf(err, errlen, "generating %s failed (%s %d)", dir,
+				 WIFEXITED(st) ? "exit" : "signal",
+				 WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+		rc = -EIO;
+	}
+	close(fds[0]);
+	return rc;
+}
+
 int ts_runner_place(struct ts_runner *R, const struct ts_scenario *s,
 		     struct ts_dataset_place *dp, bool need_bytes, char *err, size_t errlen)
 {
@@ -402,11 +477,8 @@ int ts_runner_place(struct ts_runner *R, const struct ts_scenario *s,
 	}
 	note(R, "generating dataset %s (%llu samples) in %s", d->kind,
 	     (unsigned long long)d->count, dp->dir);
-	struct ts_dataset_stats st;
-	rc = ts_dataset_make(dp->kind, &gc, tmp, &st, err, errlen);
+	rc = make_dataset(dp->kind, &gc, tmp, err, errlen);
 	ts_opt_free(ts_dataset_opts, &gc);
-	if (rc == 0 && ts_runner_interrupted)
-		rc = -EINTR;
 	/* Written back before anything is measured, so the first
 	 * configuration does not compete with the kernel's writeback. */
 	if (rc == 0) {
@@ -602,16 +674,12 @@ int ts_runner_engine(struct ts_scenario *s, struct ts_row *w, struct ts_engine *
 
 void ts_runner_tier_desc(const struct ts_scenario *s, const char *what, char *buf, size_t n)
 {
-	char cap[32], mem[32];
+	char cap[32] = "the tier's default", mem[32] = "default size";
 	if (s->mnt.capacity)
 		ts_fmt_size(cap, sizeof(cap), s->mnt.capacity);
-	else
-		snprintf(cap, sizeof(cap), "default size");
 	if (s->mnt.mem)
 		ts_fmt_size(mem, sizeof(mem), s->mnt.mem);
-	else
-		snprintf(mem, sizeof(mem), "the default");
-	snprintf(buf, n, "%s (tier per row, %s; page cache %s modeled)", what, cap, mem);
+	snprintf(buf, n, "%s (tier per row; capacity %s; page-cache model %s)", what, cap, mem);
 }
 
 void ts_runner_row_steps(struct ts_row *w, const struct ts_step_sums *m)

@@ -59,6 +59,7 @@ struct ts_runner {
 	bool kv_used[TS_RUNNER_MAX_OVERRIDES];
 	unsigned nruns;		   /* configurations run so far */
 	bool progress_tty;
+	uint64_t progress_ns;	   /* last progress line drawn */
 	struct ts_tier_set *tiers; /* the known tier profiles */
 };
 

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/clock.h"
@@ -60,6 +61,17 @@ void ts_fs_req_begin(struct ts_fs *fs, struct ts_fs_req *r, enum ts_fs_op op, co
 	r->op = op;
 	if (fs->o.bare)
 		return;
+	/* Until the floor is measured and the model made (a few tens of ms
+	 * after the mount appears), hold requests the model charges rather
+	 * than serve them unmodeled; give up waiting after 10 s (calib.c
+	 * reports why). Free ones (getattr...) pass: the calibration's own
+	 * path walk may need them. */
+	for (int i = 0; i < 10000 && ts_fs_model_charges(op) &&
+			!__atomic_load_n(&fs->calibrated, __ATOMIC_ACQUIRE);
+	     i++) {
+		struct timespec ms = { 0, 1000000 };
+		nanosleep(&ms, NULL);
+	}
 	r->path = path;
 	r->file_id = f ? f->ino : 0;
 	r->off = off;
@@ -67,6 +79,7 @@ void ts_fs_req_begin(struct ts_fs *fs, struct ts_fs_req *r, enum ts_fs_op op, co
 	r->file_size = f ? __atomic_load_n(&f->size, RELAXED) : 0;
 	r->result = 0;
 	r->ino = 0;
+	r->path2 = NULL;
 	r->tid = fuse_get_context()->pid;
 	r->submit_ns = ts_now_ns();
 	uint64_t q = __atomic_add_fetch(&fs->inflight, 1, RELAXED);

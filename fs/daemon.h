@@ -77,6 +77,7 @@ struct ts_fs_req {
 	uint64_t complete_ns; /* reply time */
 	pid_t tid;	      /* the requesting thread, as the kernel reports it */
 	uint64_t ino;	      /* open/create: the inode opened (names later fh-only ops in traces) */
+	const char *path2;    /* rename/link: the new name (traces) */
 };
 
 /* Per-op counters. Updated with relaxed atomics only: no lock on any path. */
@@ -203,6 +204,8 @@ void ts_fs_model_close(struct ts_fs *fs);
 /* The completion time of request @r (r->submit_ns is its arrival); 0 when
  * not modeled. */
 uint64_t ts_fs_model_submit(struct ts_fs *fs, const struct ts_fs_req *r);
+/* Whether the model charges @op (getattr, access, flush... are free). */
+bool ts_fs_model_charges(enum ts_fs_op op);
 /* Cached pages of a file are gone (truncate, unlink, hole punch). */
 void ts_fs_model_forget(struct ts_fs *fs, uint64_t ino, uint64_t off, uint64_t len);
 /* `tierfs --list-tiers`. */

@@ -139,18 +139,18 @@ static int set_owner(int dir, const char *name, int fd, int rmflags)
 }
 
 /* The common shape of an op acting on one name: resolve, act, account. */
-#define AT_OP(opcode, path, expr)                                          \
-	do {                                                               \
-		struct ts_fs *fs_ = ts_fs_get();                           \
-		struct ts_fs_req r_;                                       \
-		struct at a;                                               \
-		ts_fs_req_begin(fs_, &r_, (opcode), (path), NULL, 0, 0);      \
-		int res_ = reserved(path) ? -EPERM : at_get(fs_, (path), &a); \
-		if (res_ == 0) {                                           \
-			res_ = (expr) ? -errno : 0;                        \
-			at_put(&a);                                        \
-		}                                                          \
-		return ts_fs_req_end(fs_, &r_, res_);                      \
+#define AT_OP(opcode, path, expr)                                               \
+	do {                                                                    \
+		struct ts_fs *fs_ = ts_fs_get();                                \
+		struct ts_fs_req r_;                                            \
+		struct at a;                                                    \
+		ts_fs_req_begin(fs_, &r_, (opcode), (path), NULL, 0, 0);        \
+		int res_ = reserved(path) ? -EPERM : at_get(fs_, (path), &a);   \
+		if (res_ == 0) {                                                \
+			res_ = (expr) ? -errno : 0;                             \
+			at_put(&a);                                             \
+		}                                                               \
+		return ts_fs_req_end(fs_, &r_, res_);                           \
 	} while (0)
 
 static void *pt_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
@@ -400,6 +400,7 @@ static int two_names(enum ts_fs_op op, const char *from, const char *to, unsigne
 	int res;
 
 	ts_fs_req_begin(fs, &r, op, from, NULL, 0, 0);
+	r.path2 = to;
 	if (reserved(from) || reserved(to))
 		return ts_fs_req_end(fs, &r, -EPERM);
 	res = at_get(fs, from, &a);

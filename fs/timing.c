@@ -124,25 +124,31 @@ int ts_fs_model_open(struct ts_fs *fs, char *err, size_t n)
 static void evicted(void *ctx, uint64_t file, uint64_t off, uint64_t len);
 static void *inval_main(void *arg);
 
+/* One line when the tier's read or write p50 latency is below the floor. */
 static void warn_floor(struct ts_fs *fs, const struct ts_tier_profile *p)
 {
 	const struct {
 		const char *what;
 		const struct ts_tier_dist *d;
 	} lat[] = { { "read", &p->lat_read }, { "write", &p->lat_write } };
-	char a[32], b[32];
+	char list[160] = "", v[32], fl[32];
+	size_t used = 0;
 
 	for (size_t i = 0; i < TS_ARRAY_SIZE(lat); i++) {
-		double p50 = lat[i].d->kind == TS_TIER_DIST_UNIFORM ? lat[i].d->lo_ns
-			     : lat[i].d->kind == TS_TIER_DIST_NONE  ? 0
-								    : lat[i].d->p50_ns;
-		if (lat[i].d->kind != TS_TIER_DIST_NONE && p50 < (double)fs->floor_ns)
-			ts_fs_log(fs, LOG_WARNING,
-				  "tierfs: warning: %s's %s p50 latency %s is below the FUSE round "
-				  "trip %s; its %ss will take at least that",
-				  p->name, lat[i].what, ts_fmt_duration(a, sizeof(a), (uint64_t)p50),
-				  ts_fmt_duration(b, sizeof(b), fs->floor_ns), lat[i].what);
+		const struct ts_tier_dist *d = lat[i].d;
+		double p50 = d->kind == TS_TIER_DIST_UNIFORM ? d->lo_ns : d->p50_ns;
+		if (d->kind == TS_TIER_DIST_NONE || p50 >= (double)fs->floor_ns)
+			continue;
+		int w = snprintf(list + used, sizeof(list) - used, "%s%s p50 %s", used ? ", " : "",
+				 lat[i].what, ts_fmt_duration(v, sizeof(v), (uint64_t)p50));
+		if (w > 0 && (size_t)w < sizeof(list) - used)
+			used += (size_t)w;
 	}
+	if (used)
+		ts_fs_log(fs, LOG_WARNING,
+			  "tierfs: warning: %s's latency (%s) is below the FUSE round trip %s; such requests "
+			  "take at least that",
+			  p->name, list, ts_fmt_duration(fl, sizeof(fl), fs->floor_ns));
 }
 
 int ts_fs_model_start(struct ts_fs *fs, char *err, size_t n)
@@ -197,28 +203,40 @@ void ts_fs_model_close(struct ts_fs *fs)
 	fs->model = NULL;
 }
 
+static const enum ts_tier_op op_map[TS_FS_OP_NR] = {
+	[TS_FS_READ] = TS_TIER_READ,
+	[TS_FS_WRITE] = TS_TIER_WRITE,
+	[TS_FS_FSYNC] = TS_TIER_FSYNC,
+	[TS_FS_FDATASYNC] = TS_TIER_FDATASYNC,
+	/* Served from the inode cache or local: not modeled. */
+	[TS_FS_GETATTR] = TS_TIER_OP_NR,
+	[TS_FS_ACCESS] = TS_TIER_OP_NR,
+	[TS_FS_STATFS] = TS_TIER_OP_NR,
+	[TS_FS_READLINK] = TS_TIER_OP_NR,
+	[TS_FS_FLUSH] = TS_TIER_OP_NR,
+	[TS_FS_RELEASE] = TS_TIER_OP_NR,
+	[TS_FS_RELEASEDIR] = TS_TIER_OP_NR,
+};
+
+/* The model's op for a request; TS_TIER_OP_NR when it is not charged. */
+static enum ts_tier_op tier_op(enum ts_fs_op op)
+{
+	/* Everything not listed is metadata (TS_TIER_READ is 0, the default). */
+	if (op != TS_FS_READ && op_map[op] == TS_TIER_READ)
+		return TS_TIER_META;
+	return op_map[op];
+}
+
+bool ts_fs_model_charges(enum ts_fs_op op)
+{
+	return tier_op(op) != TS_TIER_OP_NR;
+}
+
 uint64_t ts_fs_model_submit(struct ts_fs *fs, const struct ts_fs_req *r)
 {
-	static const enum ts_tier_op map[TS_FS_OP_NR] = {
-		[TS_FS_READ] = TS_TIER_READ,
-		[TS_FS_WRITE] = TS_TIER_WRITE,
-		[TS_FS_FSYNC] = TS_TIER_FSYNC,
-		[TS_FS_FDATASYNC] = TS_TIER_FDATASYNC,
-		/* Served from the inode cache or local: not modeled. */
-		[TS_FS_GETATTR] = TS_TIER_OP_NR,
-		[TS_FS_ACCESS] = TS_TIER_OP_NR,
-		[TS_FS_STATFS] = TS_TIER_OP_NR,
-		[TS_FS_READLINK] = TS_TIER_OP_NR,
-		[TS_FS_FLUSH] = TS_TIER_OP_NR,
-		[TS_FS_RELEASE] = TS_TIER_OP_NR,
-		[TS_FS_RELEASEDIR] = TS_TIER_OP_NR,
-	};
 	struct ts_tier *t = model_of(fs);
-	enum ts_tier_op op = map[r->op];
+	enum ts_tier_op op = tier_op(r->op);
 
-	/* Everything else is metadata (TS_TIER_READ is 0, the default). */
-	if (r->op != TS_FS_READ && op == TS_TIER_READ)
-		op = TS_TIER_META;
 	if (!t || op == TS_TIER_OP_NR)
 		return 0;
 	struct ts_tier_req q = {

@@ -1130,6 +1130,11 @@ static int make_images(const struct ts_dataset_meta *meta, const struct ts_datas
 	}
 	for (uint64_t j = 0; !rc && j < g.n; j++) {
 		struct slot *sl = &g.slots[j % g.window];
+		if (cfg->stop && *cfg->stop) {
+			rc = fail(err, errlen, -EINTR, "%s: interrupted after %" PRIu64
+				  " of %" PRIu64 " samples; the directory is incomplete", dir, j, g.n);
+			break;
+		}
 		pthread_mutex_lock(&g.mu);
 		while (!sl->ready && !g.dead && started)
 			pthread_cond_wait(&g.ready, &g.mu);

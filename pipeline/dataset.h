@@ -27,6 +27,7 @@
 #ifndef TS_DATASET_H
 #define TS_DATASET_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -66,7 +67,8 @@ const char *ts_dataset_kind_name(enum ts_dataset_kind k);
 /* "imagenet-jpeg" ... ; TS_E_UNKNOWN for anything else. */
 TS_WUR int ts_dataset_kind_parse(const char *name, enum ts_dataset_kind *out);
 
-/* What to generate; driven by ts_dataset_opts (opt.h). */
+/* What to generate; driven by ts_dataset_opts (opt.h). Zero it before
+ * ts_opt_defaults(): fields outside the table default to zero. */
 struct ts_dataset_config {
 	uint64_t count;		/* train images, or train words for ptb-text; 0 = full size */
 	uint64_t val;		/* imagenet-jpeg: val images (0 = none) */
@@ -75,6 +77,9 @@ struct ts_dataset_config {
 	bool encoded;		/* imagenet-lmdb: Datum holds the JPEG (encoded=true) */
 	uint64_t threads;	/* generator threads; 0 = online CPUs */
 	bool progress;		/* progress line on stderr when it is a terminal */
+	/* Not an option: when set and it becomes non-zero (a signal handler's
+	 * flag), generation stops at the next sample with -EINTR. */
+	volatile sig_atomic_t *stop;
 };
 extern const struct ts_opt ts_dataset_opts[];
 
@@ -146,8 +151,9 @@ struct ts_dataset_stats {
 
 /*
  * Writes the dataset into @dir (created if missing, refused unless empty)
- * and then its dataset.json. Returns 0 or -errno/TS_E_*; @err gets one line
- * naming the file and what to do.
+ * and then its dataset.json, last: a directory without one is incomplete.
+ * Returns 0 or -errno/TS_E_* (-EINTR when cfg->stop was raised); @err gets
+ * one line naming the file and what to do.
  */
 TS_WUR int ts_dataset_make(enum ts_dataset_kind kind, const struct ts_dataset_config *cfg,
 			   const char *dir, struct ts_dataset_stats *st, char *err, size_t errlen);

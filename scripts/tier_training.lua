@@ -10,7 +10,7 @@ local p = params{
   kind = "imagenet-lmdb",  -- or imagenet-jpeg, imagenet-rec
   model = "googlenet",
   batch = 64,
-  vcpus = 2,
+  vcpus = 8,       -- gn5-c8g1.2xlarge; beyond the host's cores decode is modeled
   mem = "512MiB",
 }
 local source = { ["imagenet-lmdb"] = "lmdb", ["imagenet-jpeg"] = "folder",

@@ -9,7 +9,7 @@ local p = params{
   iterations = tiersim.virtual and 1000 or 16,
   model = "resnet50",
   batch = 32,
-  vcpus = 2,
+  vcpus = 8,       -- gn5-c8g1.2xlarge; beyond the host's cores decode is modeled
 }
 
 report{ title = ("%s training by dataset format"):format(p.model) }

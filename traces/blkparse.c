@@ -146,7 +146,6 @@ int ts_blkparse_import(FILE *in, const char *name, struct ts_trace *t, char *err
 			    .complete_ns = ns,
 			    .file_id = dev,
 			    .tid = (uint32_t)pid,
-			    .pid = (uint32_t)pid,
 			};
 			if (strchr(rwbs, 'D')) {
 				r.op = TS_OP_FALLOCATE;

@@ -17,12 +17,11 @@
 #include "core/units.h"
 #include "stats.h"
 
-static const struct ts_trace *sort_t;
-
-static int cmp_submit(const void *a, const void *b)
+static int cmp_submit(const void *a, const void *b, void *arg)
 {
+	const struct ts_trace *t = arg;
 	size_t i = *(const size_t *)a, j = *(const size_t *)b;
-	uint64_t x = sort_t->recs[i].submit_ns, y = sort_t->recs[j].submit_ns;
+	uint64_t x = t->recs[i].submit_ns, y = t->recs[j].submit_ns;
 	if (x != y)
 		return x < y ? -1 : 1;
 	return i < j ? -1 : i > j;
@@ -39,13 +38,8 @@ size_t *ts_trace_order(const struct ts_trace *t)
 		if (i && t->recs[i].submit_ns < t->recs[i - 1].submit_ns)
 			sorted = false;
 	}
-	if (!sorted) {
-		/* qsort has no context argument in C11; the trace is read-only
-		 * here and callers do not sort concurrently. */
-		sort_t = t;
-		qsort(idx, t->nrecs, sizeof(*idx), cmp_submit);
-		sort_t = NULL;
-	}
+	if (!sorted)
+		qsort_r(idx, t->nrecs, sizeof(*idx), cmp_submit, (void *)t);
 	return idx;
 }
 

@@ -32,9 +32,9 @@ static void put_rec(FILE *out, const struct ts_trace_rec *r)
 {
 	fprintf(out,
 		"%" PRIu64 " %" PRIu64 " %s %" PRIu32 " %" PRIu64 " %" PRIu64 " %" PRId64
-		" %" PRIu32 " %" PRIu32 " %" PRIu32 " %" PRIu16 "\n",
+		" %" PRIu32 " %" PRIu64 " %" PRIu32 " %" PRIu16 "\n",
 		r->submit_ns, r->complete_ns, ts_trace_op_name(r->op), r->file_id, r->offset,
-		r->length, r->result, r->tid, r->pid, r->aux, r->flags);
+		r->length, r->result, r->tid, r->size, r->aux, r->flags);
 }
 
 int ts_trace_dump(FILE *out, const struct ts_trace *t)
@@ -44,7 +44,7 @@ int ts_trace_dump(FILE *out, const struct ts_trace *t)
 
 	fprintf(out, "# tiersim trace, text form. `tiersim trace undump` turns it back into the "
 		     "binary trace.\n");
-	fprintf(out, "# IO lines: submit_ns complete_ns op file_id offset length result tid pid "
+	fprintf(out, "# IO lines: submit_ns complete_ns op file_id offset length result tid size "
 		     "aux flags\n");
 	fprintf(out,
 		"header version=%u start_wall_ns=%" PRIu64 " start_mono_ns=%" PRIu64
@@ -195,8 +195,8 @@ static int parse_i64(const char *s, int64_t *out)
 	} while (0)
 
 static const char *const rec_fields[] = {
-    "submit_ns", "complete_ns", "op",  "file_id", "offset", "length",
-    "result",	 "tid",		"pid", "aux",	  "flags",
+    "submit_ns", "complete_ns", "op",	"file_id", "offset", "length",
+    "result",	 "tid",		"size", "aux",	   "flags",
 };
 
 static int set_str(char *dst, size_t n, const char *v)
@@ -352,9 +352,9 @@ int ts_trace_undump(FILE *in, const char *name, struct ts_trace *t, char *err, s
 				bad = parse_i64(tok[i].val, &r.result);
 			else
 				bad = ts_trace_parse_u64(tok[i].val,
-							 i == 3 || i >= 7
-							     ? (i == 10 ? UINT16_MAX : UINT32_MAX)
-							     : UINT64_MAX,
+							 i == 3 || i == 7 || i == 9 ? UINT32_MAX
+							 : i == 10		    ? UINT16_MAX
+										    : UINT64_MAX,
 							 &v[i]);
 			if (bad)
 				BAD("%s:%lu: field %d (%s): bad value \"%s\"", name, lineno, i + 1,
@@ -366,7 +366,7 @@ int ts_trace_undump(FILE *in, const char *name, struct ts_trace *t, char *err, s
 		r.offset = v[4];
 		r.length = v[5];
 		r.tid = (uint32_t)v[7];
-		r.pid = (uint32_t)v[8];
+		r.size = v[8];
 		r.aux = (uint32_t)v[9];
 		r.flags = (uint16_t)v[10];
 		if ((ret = ts_trace_add_rec(t, &r)))

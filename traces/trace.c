@@ -235,7 +235,6 @@ void ts_trace_writer_put(struct ts_trace_writer *w, const struct ts_trace_rec *r
 	uint64_t base = w->hdr.start_mono_ns;
 	s->submit_ns = rec->submit_ns > base ? rec->submit_ns - base : 0;
 	s->complete_ns = rec->complete_ns > base ? rec->complete_ns - base : 0;
-	s->reserved = 0;
 	atomic_store_explicit(&r->tail, t + 1, memory_order_release);
 }
 
@@ -637,7 +636,7 @@ int ts_trace_intern(struct ts_trace *t, const char *path, uint32_t *id)
 
 int ts_trace_add_rec(struct ts_trace *t, const struct ts_trace_rec *r)
 {
-	if (!t->truncated || r->op == TS_OP_NONE || r->op >= TS_OP_IO_LAST || r->reserved)
+	if (!t->truncated || r->op == TS_OP_NONE || r->op >= TS_OP_IO_LAST)
 		return -EINVAL;
 	return push_rec(t, r);
 }
@@ -721,18 +720,13 @@ int ts_trace_read_mem(const void *buf, size_t len, const char *name, struct ts_t
 		if (!t->truncated)
 			FAIL(TS_E_CORRUPT, "%s: byte %zu: data after the trailer", name, off);
 		if (r.op > TS_OP_NONE && r.op < TS_OP_IO_LAST) {
-			if (r.reserved)
-				FAIL(TS_E_CORRUPT,
-				     "%s: byte %zu: record reserved field is %u, not 0", name, off,
-				     r.reserved);
 			if (push_rec(t, &r))
 				FAIL(-ENOMEM, "%s: out of memory", name);
 			off += sizeof(r);
 			continue;
 		}
 		/* Stream items: every field they do not use is zero. */
-		bool extra =
-		    r.complete_ns || r.result || r.aux || r.tid || r.pid || r.flags || r.reserved;
+		bool extra = r.complete_ns || r.result || r.size || r.aux || r.tid || r.flags;
 		switch (r.op) {
 		case TS_ITEM_PATH: {
 			size_t plen = (size_t)r.length, padded = (plen + 7) & ~(size_t)7;

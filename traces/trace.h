@@ -85,13 +85,12 @@ struct ts_trace_rec {
 	uint64_t offset;      /* bytes; truncate: new size */
 	uint64_t length;      /* bytes asked for */
 	int64_t result;	      /* bytes done, 0, or -errno */
+	uint64_t size;	      /* file size the tier model was given, 0 = unknown */
 	uint32_t file_id;     /* ts_trace_writer_file_id(); 0 = none */
-	uint32_t aux;	      /* rename: new path's id; open/create: O_ flags */
-	uint32_t tid;	      /* thread id of the requesting process thread */
-	uint32_t pid;	      /* its process id where known, else 0 */
+	uint32_t aux;	      /* rename/link: new path's id; fallocate: mode */
+	uint32_t tid;	      /* id of the requesting thread (0: the kernel itself) */
 	uint16_t op;	      /* enum ts_trace_op */
 	uint16_t flags;	      /* TS_REC_F_* */
-	uint32_t reserved;    /* 0 */
 };
 _Static_assert(sizeof(struct ts_trace_rec) == TS_TRACE_REC_SIZE, "record layout");
 
@@ -142,7 +141,9 @@ uint32_t ts_trace_writer_file_id(struct ts_trace_writer *w, const char *path);
 void ts_trace_writer_put(struct ts_trace_writer *w, const struct ts_trace_rec *rec);
 /* Records dropped so far. */
 uint64_t ts_trace_writer_dropped(const struct ts_trace_writer *w);
-/* Drains every ring, writes the trailer, closes the file and frees @w.
+/* Drains every ring, writes the trailer, closes the file and frees @w. No
+ * put() or file_id() may run concurrently or later (tierfs closes after its
+ * FUSE loop has ended and joined its workers).
  * @dropped (may be NULL) gets the total drop count. Returns 0 or -errno of
  * the first write error (which stops recording but never blocks put()). */
 TS_WUR int ts_trace_writer_close(struct ts_trace_writer *w, uint64_t *dropped);

@@ -42,4 +42,5 @@ expect_error "BACKING and MOUNTPOINT" -o tier=ssd-cloud "$BACKING"
 expect_error "must not contain" -o tier=ssd-cloud "$MNT" "$MNT"
 expect_error "profile" -o tier=ssd-cloud,profile="$TMPD/missing.lua" "$BACKING" "$MNT"
 expect_error "capacity" --list-tiers --capacity huge
+expect_error "bogus" -o tier=ssd-cloud,bogus "$BACKING" "$MNT"
 exit 0

@@ -40,6 +40,21 @@ cat "$MNT/f1" >/dev/null
 tfs_umount
 check_log
 
+# Every charged request reaches the model, with its op, offset and length:
+# the model's counts match tierfs's (a fast tier keeps this short).
+tfs_mount tier=essd-pl3
+dd if=/dev/zero of="$MNT/m" bs=4k count=64 oflag=direct status=none || fail "dd write"
+dd if="$MNT/m" of=/dev/null bs=4k count=64 iflag=direct status=none || fail "dd read"
+[ "$(stat_get ops.read.count)" = 64 ] || fail "tierfs counted $(stat_get ops.read.count) reads, expected 64"
+[ "$(stat_get model.ops.read.count)" = 64 ] || fail "model saw $(stat_get model.ops.read.count) reads"
+[ "$(stat_get model.ops.read.bytes)" = 262144 ] || fail "model read bytes $(stat_get model.ops.read.bytes)"
+[ "$(stat_get model.ops.write.count)" = 64 ] || fail "model saw $(stat_get model.ops.write.count) writes"
+[ "$(stat_get model.ops.write.bytes)" = 262144 ] || fail "model write bytes $(stat_get model.ops.write.bytes)"
+[ "$(stat_get model.ops.meta.count)" = 2 ] || fail "model saw $(stat_get model.ops.meta.count) metadata ops, expected 2 (create, open)"
+[ "$(stat_get model.ops.fsync.count)" = 0 ] || fail "fsync counted without one"
+tfs_umount
+check_log
+
 # A bare mount: plain passthrough, no counters, no model.
 tfs_mount bare
 head -c 4096 /dev/zero >"$MNT/g" && cat "$MNT/g" >/dev/null || fail "IO on the bare mount"

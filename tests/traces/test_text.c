@@ -86,7 +86,7 @@ static void write_sample(const char *path, unsigned n, const struct ts_trace_wri
 		    .file_id = ts_trace_writer_file_id(w, names[i % 5]),
 		    .aux = i % 11,
 		    .tid = 7 + i % 3,
-		    .pid = 7,
+		    .size = 1ULL << 40,
 		    .op = (uint16_t)(1 + i % (TS_OP_IO_LAST - 1)),
 		    .flags = (uint16_t)(i & 3),
 		};

@@ -498,13 +498,14 @@ int ts_replay_virtual(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 			done = s + (TS_MAX(r->complete_ns, r->submit_ns) - r->submit_ns);
 		} else {
 			/* exactly the request tierfs makes (fs/timing.c): metadata
-			 * without offset and length, no file size */
+			 * without offset and length, the file size it knew */
 			enum ts_tier_op op = tier_op(r->op);
 			struct ts_tier_req q = {
 			    .op = op,
 			    .file = r->flags & TS_REC_F_NOFILE ? 0 : r->file_id,
 			    .off = op == TS_TIER_META ? 0 : r->offset,
 			    .len = op == TS_TIER_META ? 0 : r->length,
+			    .size = r->size,
 			};
 			struct ts_tier_done d = {0};
 			done = ts_tier_submit(tier, s, &q, &d);
@@ -875,6 +876,11 @@ static int64_t do_op(struct worker *w, const struct ts_trace_rec *r)
 		if ((e = fd_of(w, r->file_id, &fd)))
 			return e;
 		return fallocate(fd, (int)r->aux, (off_t)r->offset, (off_t)r->length) ? -errno : 0;
+	}
+	if (r->op == TS_OP_LINK && r->aux) {
+		if ((e = join(path2, sizeof(path2), w->cfg->target, ts_trace_path(w->t, r->aux))))
+			return e;
+		return link(path, path2) ? -errno : 0;
 	}
 	/* symlink, link, mknod, chmod, chown, utimens: the trace has no
 	 * target, mode, owner or times to reissue them with */
