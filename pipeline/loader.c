@@ -420,7 +420,7 @@ fail:
 	return rc;
 }
 
-/* ---- shared helpers (called with mu held) ---------------------------- */
+/* ---- shared state changes (called with mu held) ---------------------- */
 
 static void held_add(struct ts_pipe *p, int64_t d)
 {
