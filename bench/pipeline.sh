@@ -9,7 +9,9 @@
 #        (drops the page cache: needs root), LOADER=1 to add the whole loader,
 #        JPEG_DIR=a folder of JPEGs for the decode part (default: made with
 #        'tiersim dataset make imagenet-jpeg --count $JPEGS', JPEGS=500),
-#        DECODE=0 to skip the decode part, REPS=3 rounds
+#        DECODE=0 to skip the decode part, REPS=3 rounds, FUSE=0 to skip the
+#        rows through a tierfs mount (tier=unlimited: tierfs's own cost,
+#        backing folder in the page cache)
 #
 # Rows: fio (ioengine=io_uring, iodepth=QD, bs=SIZE: one read per file, the
 # files opened by fio outside the timed reads; invalidate=0, so the cache
@@ -25,6 +27,9 @@ set -euo pipefail
 BUILD=${1:-build}
 JPEGS=${JPEGS:-500}
 REPS=${REPS:-3}
+FUSE=${FUSE:-1}
+TIERFS=$BUILD/fs/tierfs
+[ -x "$TIERFS" ] || FUSE=0
 DECODE=${DECODE:-1}
 N=${N:-20000}
 SIZE=${SIZE:-112k}
@@ -43,14 +48,26 @@ if [ -z "${DIR:-}" ]; then
 	DIR=$(mktemp -d /var/tmp/ts_pipebench.XXXXXX)
 	OWN=1
 fi
-cleanup() { [ "$OWN" = 1 ] && rm -rf "$DIR"; [ -n "${OWN_JPEG:-}" ] && rm -rf "$OWN_JPEG"; return 0; }
+MNT=
+TFS_PID=
+cleanup() {
+	set +e
+	if [ -n "$MNT" ] && grep -q " $MNT " /proc/self/mountinfo; then
+		fusermount3 -u "$MNT" 2>/dev/null || umount -l "$MNT"
+	fi
+	[ -n "$TFS_PID" ] && { kill "$TFS_PID" 2>/dev/null; wait "$TFS_PID" 2>/dev/null; }
+	[ -n "$MNT" ] && { rmdir "$MNT" 2>/dev/null; rm -f "$MNT.log"; }
+	[ "$OWN" = 1 ] && rm -rf "$DIR"
+	[ -n "${OWN_JPEG:-}" ] && rm -rf "$OWN_JPEG"
+	return 0
+}
 trap cleanup EXIT
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 
-FIO_JOB=(--name=r --directory="$DIR" --nrfiles="$N" --filesize="$SIZE" --bs="$SIZE" --rw=read
+FIO_JOB=(--name=r --nrfiles="$N" --filesize="$SIZE" --bs="$SIZE" --rw=read
 	 --file_service_type=sequential --invalidate=0)
 echo "# making $N files of $SIZE in $DIR"
-fio "${FIO_JOB[@]}" --create_only=1 >/dev/null
+fio "${FIO_JOB[@]}" --directory="$DIR" --create_only=1 >/dev/null
 # The loader lists a folder in sorted order: give it the same inodes under
 # zero-padded names so it reads them in fio's order too.
 mkdir -p "$DIR/sorted"
@@ -58,15 +75,16 @@ mkdir -p "$DIR/sorted"
 
 drop() { sync; echo 3 > /proc/sys/vm/drop_caches; }
 warm() { cat "$DIR"/r.0.* > /dev/null; }
+ROOT=$DIR # what the rows read: the folder, or the tierfs mount of it
 
 # Each prints "samples bytes seconds".
 run_fio() {
-	fio "${FIO_JOB[@]}" --ioengine=io_uring --iodepth="$1" --output-format=json |
+	fio "${FIO_JOB[@]}" --directory="$ROOT" --ioengine=io_uring --iodepth="$1" --output-format=json |
 		python3 -c 'import json,sys; r=json.load(sys.stdin)["jobs"][0]["read"]; print(r["total_ios"], r["io_bytes"], r["runtime"]/1000.0)'
 }
-run_uring() { "$READER" uring "$DIR" r.0. "$N" "$1" 2>/dev/null; }
-run_loader() { "$READER" loader "$DIR/sorted" "$1" 2>/dev/null; }
-run_naive() { "$READER" naive "$DIR" r.0. "$N"; }
+run_uring() { "$READER" uring "$ROOT" r.0. "$N" "$1" 2>/dev/null; }
+run_loader() { "$READER" loader "$ROOT/sorted" "$1" 2>/dev/null; }
+run_naive() { "$READER" naive "$ROOT" r.0. "$N"; }
 
 declare -A MBS FPS
 one() { # cache method qd: appends this round's rate to the row
@@ -87,12 +105,25 @@ lo() { tr ' ' '\n' | grep . | sort -n | head -1; }
 hi() { tr ' ' '\n' | grep . | sort -n | tail -1; }
 
 caches="warm"
-[ "$COLD" = 1 ] && caches="warm cold"
+[ "$COLD" = 1 ] && caches="$caches cold"
+if [ "$FUSE" = 1 ]; then
+	MNT=$(mktemp -d /var/tmp/ts_pipebench_mnt.XXXXXX)
+	"$TIERFS" -f -o tier=unlimited "$DIR" "$MNT" 2>"$MNT.log" &
+	TFS_PID=$!
+	for _ in $(seq 200); do
+		grep -q '"calibrated": true' "$MNT/.tierfs/stats" 2>/dev/null && break
+		sleep 0.1
+	done
+	grep -q '"calibrated": true' "$MNT/.tierfs/stats" || { echo "pipeline.sh: tierfs did not come up" >&2; exit 1; }
+	caches="$caches fuse"
+fi
 methods="fio uring"
 [ "$LOADER" = 1 ] && methods="$methods loader"
 for r in $(seq "$REPS"); do
 	for c in $caches; do
 		[ "$c" = warm ] && warm
+		ROOT=$DIR
+		[ "$c" = fuse ] && { warm; ROOT=$MNT; }
 		one "$c" naive 1
 		for qd in $QDS; do
 			for m in $methods; do

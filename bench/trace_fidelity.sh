@@ -27,8 +27,7 @@ Y=${3:-aws-gp3}
 TIERFS=$BUILD/fs/tierfs
 PRIO=()
 [ "${RT:-0}" = 1 ] && PRIO=(chrt -f 10)
-CLI=$BUILD/tests/traces/trace_cli
-[ -x "$BUILD/cli/tiersim" ] && CLI=$BUILD/cli/tiersim
+CLI=$BUILD/cli/tiersim
 W=$(mktemp -d "${TMPDIR:-/tmp}/trace-fidelity.XXXXXX")
 MNT=$W/mnt
 PID=

@@ -44,13 +44,13 @@ static void *producer(void *arg)
 		}
 		snprintf(path, sizeof(path), "/imagenet/train/n%08u.JPEG", (unsigned)(i % 5000));
 		struct ts_trace_rec r = {
-			.submit_ns = ts_now_ns(),
-			.offset = i * 4096,
-			.length = 4096,
-			.result = 4096,
-			.file_id = ts_trace_writer_file_id(p->w, path),
-			.tid = p->id,
-			.op = TS_OP_READ,
+		    .submit_ns = ts_now_ns(),
+		    .offset = i * 4096,
+		    .length = 4096,
+		    .result = 4096,
+		    .file_id = ts_trace_writer_file_id(p->w, path),
+		    .tid = p->id,
+		    .op = TS_OP_READ,
 		};
 		r.complete_ns = r.submit_ns + 1;
 		ts_trace_writer_put(p->w, &r);
@@ -61,7 +61,7 @@ static void *producer(void *arg)
 
 static int run(const char *file, uint64_t total_rate, double secs, const char *what)
 {
-	struct ts_trace_hdr h = { 0 };
+	struct ts_trace_hdr h = {0};
 	struct ts_trace_writer *w;
 	struct prod p[NPROD];
 	pthread_t th[NPROD];
@@ -74,7 +74,7 @@ static int run(const char *file, uint64_t total_rate, double secs, const char *w
 	}
 	uint64_t t0 = ts_now_ns(), until = t0 + (uint64_t)(secs * 1e9);
 	for (unsigned i = 0; i < NPROD; i++) {
-		p[i] = (struct prod){ .w = w, .rate = total_rate / NPROD, .until = until, .id = i };
+		p[i] = (struct prod){.w = w, .rate = total_rate / NPROD, .until = until, .id = i};
 		pthread_create(&th[i], NULL, producer, &p[i]);
 	}
 	for (unsigned i = 0; i < NPROD; i++) {

@@ -4,13 +4,16 @@
  * that the loader's modeled decode mode (used when more vCPUs are emulated
  * than the host has cores) charges a measured cost.
  */
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "core/opt.h"
 #include "core/units.h"
+#include "pipeline/dataset.h"
 #include "pipeline/decode.h"
 #include "pipeline/loader.h"
 
@@ -25,8 +28,8 @@ struct cal_cfg {
 
 static const struct ts_opt cal_opts[] = {
 	{ "dir", TS_OPT_STR, offsetof(struct cal_cfg, dir), "", 0, 0, "",
-	  "folder of JPEG files (class sub-folders or flat), e.g. made by 'tiersim dataset make "
-	  "imagenet-jpeg'" },
+	  "folder of JPEG files (class sub-folders or flat); default: COUNT images made like "
+	  "'tiersim dataset make imagenet-jpeg' in a temporary folder" },
 	{ "count", TS_OPT_U64, offsetof(struct cal_cfg, count), "200", 1, 1e7, "images",
 	  "images to use, spread over the folder" },
 	{ "seconds", TS_OPT_DURATION, offsetof(struct cal_cfg, seconds), "3", 0, 0, "s",
@@ -42,11 +45,51 @@ static const struct ts_opt cal_opts[] = {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: tiersim calibrate decode --dir DIR [--OPTION VALUE]...\n"
+	fprintf(f, "usage: tiersim calibrate decode [--dir DIR] [--OPTION VALUE]...\n"
 		   "Times libjpeg-turbo decode alone and decode + resize + crop + flip + normalize\n"
 		   "on one core, fits the cost per image as base + per-megapixel, and writes it\n"
-		   "where the loader's modeled decode mode reads it.\n\noptions:\n");
+		   "where the loader's modeled decode mode reads it.\n\n"
+		   "options (--NAME VALUE or --NAME=VALUE; out-size and out_size alike):\n");
 	ts_opt_help(f, cal_opts);
+}
+
+static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	remove(path); /* best effort: a temporary folder */
+	return 0;
+}
+
+/* COUNT ImageNet-like JPEGs, generated as 'tiersim dataset make
+ * imagenet-jpeg' makes them, in a new folder under $TMPDIR. */
+static int make_set(uint64_t count, char *dir, size_t n)
+{
+	struct ts_dataset_config dc = { 0 };
+	struct ts_dataset_stats st;
+	char err[1024];
+	const char *tmp = getenv("TMPDIR");
+	snprintf(dir, n, "%s/tiersim-calibrate-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir)) {
+		fprintf(stderr, "tiersim calibrate decode: %s: cannot make a temporary folder: %s "
+				"(set TMPDIR, or give --dir)\n", dir, ts_strerror(-errno));
+		dir[0] = 0;
+		return -1;
+	}
+	int rc = ts_opt_defaults(ts_dataset_opts, &dc, err, sizeof err);
+	dc.count = count;
+	if (!rc)
+		rc = ts_dataset_make(TS_DS_IMAGENET_JPEG, &dc, dir, &st, err, sizeof err);
+	ts_opt_free(ts_dataset_opts, &dc);
+	if (rc) {
+		fprintf(stderr, "tiersim calibrate decode: making %llu test images: %s\n",
+			(unsigned long long)count, err);
+		nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+		dir[0] = 0;
+		return -1;
+	}
+	return 0;
 }
 
 int ts_calibrate_decode(int argc, char **argv)
@@ -89,11 +132,6 @@ int ts_calibrate_decode(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (!*c.dir) {
-		fprintf(stderr, "tiersim calibrate decode: --dir DIR is needed (a folder of JPEGs; "
-				"'tiersim dataset make imagenet-jpeg --count 500 --out DIR' makes one)\n");
-		goto out;
-	}
 	char path[4096];
 	if (*c.out)
 		snprintf(path, sizeof path, "%s", c.out);
@@ -102,9 +140,16 @@ int ts_calibrate_decode(int argc, char **argv)
 		goto out;
 	}
 	rc = TS_EXIT_FAIL;
+	char made[4096] = "", from[4200];
+	if (!*c.dir && make_set(c.count, made, sizeof made))
+		goto out;
+	snprintf(from, sizeof from, "%s%s", *c.dir ? c.dir : made, *c.dir ? "" : "/train");
 	uint8_t **jpeg;
 	size_t *len, n;
-	if (ts_decode_load_dir(c.dir, c.count, &jpeg, &len, &n, err, sizeof err)) {
+	int lrc = ts_decode_load_dir(from, c.count, &jpeg, &len, &n, err, sizeof err);
+	if (made[0])
+		nftw(made, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	if (lrc) {
 		fprintf(stderr, "tiersim calibrate decode: %s\n", err);
 		goto out;
 	}
@@ -117,7 +162,7 @@ int ts_calibrate_decode(int argc, char **argv)
 	free(jpeg);
 	free(len);
 	if (crc) {
-		fprintf(stderr, "tiersim calibrate decode: %s: %s\n", c.dir, err);
+		fprintf(stderr, "tiersim calibrate decode: %s: %s\n", from, err);
 		goto out;
 	}
 	if (ts_decode_cal_save(path, &cal, err, sizeof err)) {
@@ -125,14 +170,15 @@ int ts_calibrate_decode(int argc, char **argv)
 		goto out;
 	}
 	printf("decode calibration on %s (one core, thread CPU time)\n"
-	       "  images        %zu distinct from %s, %llu decodes, mean %.2f Mpixel, %.1f KB\n"
+	       "  images        %zu distinct %s %s, %llu decodes, mean %.2f Mpixel, %.1f KB\n"
 	       "  decode only   %.0f images/s/core (libjpeg-turbo to RGB, full size)\n"
 	       "  + transform   %.0f images/s/core (resize %llu, crop %llu, flip, normalize)\n"
 	       "  model         %.0f ns + %.0f ns/Mpixel per image (what decode=modeled charges)\n"
 	       "  published     456-857 images/s/core, decode only, ImageNet val in RAM\n"
 	       "                (ternaus/imread_benchmark via arXiv 2501.13131; simplejpeg)\n"
 	       "  written       %s\n",
-	       cal.cpu[0] ? cal.cpu : "this host", det.distinct, c.dir,
+	       cal.cpu[0] ? cal.cpu : "this host", det.distinct, *c.dir ? "from" : "made as",
+	       *c.dir ? c.dir : "imagenet-jpeg (seed 1)",
 	       (unsigned long long)cal.images, det.mean_mpix, det.mean_bytes / 1e3, cal.decode_ips,
 	       cal.full_ips, (unsigned long long)c.resize, (unsigned long long)c.out_size,
 	       cal.base_ns, cal.ns_per_mpix, path);

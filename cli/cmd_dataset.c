@@ -9,6 +9,7 @@
  */
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -168,6 +169,13 @@ static void print_info(const struct ts_dataset_meta *m, bool on_disk)
 	       m->kind == TS_DS_IMAGENET_LMDB && !on_disk ? " (LMDB files estimated)" : "");
 }
 
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	interrupted = sig;
+}
+
 static int cmd_make(int argc, char **argv)
 {
 	struct ts_dataset_config cfg;
@@ -178,6 +186,7 @@ static int cmd_make(int argc, char **argv)
 	char err[512], sz[32];
 	int rc;
 
+	memset(&cfg, 0, sizeof(cfg));
 	if (ts_opt_defaults(ts_dataset_opts, &cfg, err, sizeof(err)))
 		return TS_EXIT_FAIL;
 	if ((rc = parse(argc, argv, 2, &cfg, &out, &quiet, &kname)))
@@ -192,10 +201,19 @@ static int cmd_make(int argc, char **argv)
 	if (!out)
 		return usage_error("make needs --out DIR");
 	cfg.progress = !quiet;
+	/* Ctrl-C stops the workers and says what is left behind */
+	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	cfg.stop = &interrupted;
 	rc = ts_dataset_make(kind, &cfg, out, &st, err, sizeof(err));
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
 	if (rc) {
 		fprintf(stderr, "tiersim dataset: %s\n", err);
-		return rc == -EINVAL ? TS_EXIT_USAGE : TS_EXIT_FAIL;
+		return rc == -EINTR ? TS_EXIT_INTERRUPT
+		       : rc == -EINVAL ? TS_EXIT_USAGE : TS_EXIT_FAIL;
 	}
 	double secs = (double)st.ns / 1e9;
 	printf("%s: %" PRIu64 " %s, %s in %s; %.1f s on %u thread%s, %.0f %s/s", kname,
@@ -204,9 +222,11 @@ static int cmd_make(int argc, char **argv)
 	       st.threads == 1 ? "" : "s", secs > 0 ? (double)st.samples / secs : 0.0,
 	       kind == TS_DS_PTB_TEXT ? "words" : "images");
 	if (st.encodes)
-		printf("; %.2f encodes/image, JPEG padding %.2f%% of bytes",
+		printf("; %.2f encodes/image, JPEG padding %.2f%% of bytes, quality lowered for "
+		       "%" PRIu64 " to fit",
 		       (double)st.encodes / (double)st.samples,
-		       st.bytes ? 100.0 * (double)st.pad_bytes / (double)st.bytes : 0.0);
+		       st.bytes ? 100.0 * (double)st.pad_bytes / (double)st.bytes : 0.0,
+		       st.requality);
 	printf("\n");
 	return TS_EXIT_OK;
 }
@@ -248,6 +268,7 @@ static int cmd_info(int argc, char **argv, bool list)
 	struct stat sb;
 	int rc;
 
+	memset(&cfg, 0, sizeof(cfg));
 	if (ts_opt_defaults(ts_dataset_opts, &cfg, err, sizeof(err)))
 		return TS_EXIT_FAIL;
 	if ((rc = parse(argc, argv, 2, &cfg, &out, &quiet, &what)))

@@ -10,11 +10,7 @@
 
 #include <jansson.h>
 
-#if __has_include("commands.h")
 #include "commands.h"
-#else
-int cmd_replay(int argc, char **argv);
-#endif
 #include "core/opt.h"
 #include "core/units.h"
 #include "replay.h"
@@ -66,23 +62,32 @@ static void recorded_cfg(const struct ts_trace *t, struct ts_tier_cfg *cfg)
 		cfg->mem = t->hdr.mem;
 }
 
-int cmd_replay(int argc, char **argv)
+int ts_cmd_replay(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{ "virtual", no_argument, NULL, 'v' },	 { "tier", required_argument, NULL, 't' },
-		{ "target", required_argument, NULL, 'T' }, { "capacity", required_argument, NULL, 'c' },
-		{ "mem", required_argument, NULL, 'm' },   { "seed", required_argument, NULL, 's' },
-		{ "floor", required_argument, NULL, 'f' }, { "profile", required_argument, NULL, 'p' },
-		{ "speed", required_argument, NULL, 'S' }, { "no-think", no_argument, NULL, 'n' },
-		{ "allow-writes", no_argument, NULL, 'w' }, { "fill", no_argument, NULL, 'F' },
-		{ "json", no_argument, NULL, 'j' },	   { "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	    {"virtual", no_argument, NULL, 'v'},
+	    {"tier", required_argument, NULL, 't'},
+	    {"target", required_argument, NULL, 'T'},
+	    {"capacity", required_argument, NULL, 'c'},
+	    {"mem", required_argument, NULL, 'm'},
+	    {"seed", required_argument, NULL, 's'},
+	    {"floor", required_argument, NULL, 'f'},
+	    {"profile", required_argument, NULL, 'p'},
+	    {"speed", required_argument, NULL, 'S'},
+	    {"no-think", no_argument, NULL, 'n'},
+	    {"allow-writes", no_argument, NULL, 'w'},
+	    {"fill", no_argument, NULL, 'F'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *tiers[MAX_TIERS], *profile = NULL;
-	struct { const char *name, *val; } over[4];
+	struct {
+		const char *name, *val;
+	} over[4];
 	size_t ntiers = 0, nover = 0;
 	bool virt = false, json = false;
-	struct ts_replay_cfg cfg = { .speed = 1.0 };
+	struct ts_replay_cfg cfg = {.speed = 1.0};
 	char err[512];
 	int c, rc = 1;
 
@@ -106,8 +111,11 @@ int cmd_replay(int argc, char **argv)
 		case 'm':
 		case 's':
 		case 'f':
-			over[nover++] = (typeof(over[0])){ c == 'c' ? "capacity" : c == 'm' ? "mem"
-							    : c == 's' ? "seed" : "floor", optarg };
+			over[nover++] = (typeof(over[0])){c == 'c'   ? "capacity"
+							  : c == 'm' ? "mem"
+							  : c == 's' ? "seed"
+								     : "floor",
+							  optarg};
 			break;
 		case 'p':
 			profile = optarg;
@@ -116,7 +124,8 @@ int cmd_replay(int argc, char **argv)
 			char *end;
 			cfg.speed = strtod(optarg, &end);
 			if (*end || !(cfg.speed > 0)) {
-				fprintf(stderr, "tiersim replay: --speed %s: expected a number > 0\n",
+				fprintf(stderr,
+					"tiersim replay: --speed %s: expected a number > 0\n",
 					optarg);
 				return 2;
 			}
@@ -220,9 +229,9 @@ int cmd_replay(int argc, char **argv)
 		nres++;
 	}
 	if (json) {
-		json_t *o = json_pack("{ss ss sI sb so}", "trace", file, "recorded_tier", t.hdr.tier,
-				      "dropped", (json_int_t)t.dropped, "truncated", t.truncated,
-				      "results", ts_replay_json(res, nres));
+		json_t *o = json_pack("{ss ss sI sb so}", "trace", file, "recorded_tier",
+				      t.hdr.tier, "dropped", (json_int_t)t.dropped, "truncated",
+				      t.truncated, "results", ts_replay_json(res, nres));
 		if (!o || json_dumpf(o, stdout, JSON_INDENT(2))) {
 			json_decref(o);
 			fprintf(stderr, "tiersim replay: writing JSON failed\n");
@@ -241,6 +250,16 @@ int cmd_replay(int argc, char **argv)
 		       cfg.no_think ? "no think time" : "recorded think time",
 		       cfg.speed != 1.0 ? " scaled by --speed" : "");
 		ts_replay_print(stdout, res, nres);
+		if (cfg.tier.floor_ns) {
+			char fb[32];
+			/* Recorded and virtual latencies are what tierfs held each
+			 * request; the application also paid the FUSE round trip. */
+			printf("\nlatencies of the recorded and virtual columns are the time tierfs "
+			       "holds a request; the application also pays the FUSE round trip "
+			       "(%s, measured when recording), so a tier faster than that shows "
+			       "near 0\n",
+			       ts_fmt_duration(fb, sizeof(fb), cfg.tier.floor_ns));
+		}
 	}
 	rc = fflush(stdout) ? 1 : 0;
 out:

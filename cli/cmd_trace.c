@@ -10,11 +10,7 @@
 
 #include <jansson.h>
 
-#if __has_include("commands.h")
 #include "commands.h"
-#else
-int cmd_trace(int argc, char **argv);
-#endif
 #include "traces/blkparse.h"
 #include "traces/iolog.h"
 #include "traces/stats.h"
@@ -24,17 +20,19 @@ int cmd_trace(int argc, char **argv);
 
 static void usage(FILE *f)
 {
-	fputs("usage: tiersim trace dump FILE                 print a trace as text\n"
-	      "       tiersim trace undump TEXT -o FILE       text form back to a trace\n"
-	      "       tiersim trace stats FILE [--json] [--top N] [--interval DUR]\n"
-	      "                                             what the trace's workload looks like\n"
-	      "       tiersim trace import IOLOG -o FILE      fio iolog v2/v3 or blkparse text\n"
-	      "                [--format iolog|blkparse]    (default: guessed from the first line)\n"
-	      "       tiersim trace export FILE -o IOLOG [--prefix DIR]\n"
-	      "                                             fio iolog v3 for fio --read_iolog; names\n"
-	      "                                             are DIR/PATH, or relative to fio's cwd\n"
-	      "TEXT, IOLOG and the dump output may be - for stdin/stdout.\n",
-	      f);
+	fputs(
+	    "usage: tiersim trace dump FILE                 print a trace as text\n"
+	    "       tiersim trace undump TEXT -o FILE       text form back to a trace\n"
+	    "       tiersim trace stats FILE [--json] [--top N] [--interval DUR]\n"
+	    "                                             what the trace's workload looks like\n"
+	    "       tiersim trace import IOLOG -o FILE      fio iolog v2/v3 or blkparse text\n"
+	    "                [--format iolog|blkparse]    (default: guessed from the first line)\n"
+	    "       tiersim trace export FILE -o IOLOG [--prefix DIR]\n"
+	    "                                             fio iolog v3 for fio --read_iolog; "
+	    "names\n"
+	    "                                             are DIR/PATH, or relative to fio's cwd\n"
+	    "TEXT, IOLOG and the dump output may be - for stdin/stdout.\n",
+	    f);
 }
 
 /* Reads @path; prints the error, or a warning for drops and cut traces. */
@@ -114,11 +112,11 @@ static int do_undump(int argc, char **argv)
 static int do_stats(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "top", required_argument, NULL, 'n' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	    {"json", no_argument, NULL, 'j'},
+	    {"top", required_argument, NULL, 'n'},
+	    {"interval", required_argument, NULL, 'i'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	bool json = false;
 	uint64_t interval = 0;
@@ -162,7 +160,8 @@ static int do_stats(int argc, char **argv)
 	int ret = ts_trace_stats_compute(&t, interval, &s);
 	if (ret) {
 		fprintf(stderr, "tiersim trace stats: %s: %s%s\n", argv[optind], ts_strerror(ret),
-			ret == -E2BIG ? " (too many timeline slots: give a longer --interval)" : "");
+			ret == -E2BIG ? " (too many timeline slots: give a longer --interval)"
+				      : "");
 		ts_trace_free(&t);
 		return 1;
 	}
@@ -210,7 +209,8 @@ static int do_import(int argc, char **argv)
 	int ret;
 
 	if (in_out(argc, argv, &in, &out, "--format", &fmt)) {
-		fprintf(stderr, "usage: tiersim trace import IOLOG -o FILE [--format iolog|blkparse]\n");
+		fprintf(stderr,
+			"usage: tiersim trace import IOLOG -o FILE [--format iolog|blkparse]\n");
 		return 2;
 	}
 	FILE *f = strcmp(in, "-") ? fopen(in, "r") : stdin;
@@ -290,7 +290,8 @@ static int do_export(int argc, char **argv)
 		fprintf(stderr, "tiersim trace export: %s: %s\n", in, err);
 		return 1;
 	}
-	fprintf(stderr, "tiersim trace export: %llu IO lines -> %s (replay: %sfio --read_iolog=%s ...)\n",
+	fprintf(stderr,
+		"tiersim trace export: %llu IO lines -> %s (replay: %sfio --read_iolog=%s ...)\n",
 		(unsigned long long)n, out, prefix ? "" : "cd DIR && ", out);
 	return 0;
 }
@@ -299,14 +300,11 @@ static const struct {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 } verbs[] = {
-	{ "dump", do_dump },
-	{ "undump", do_undump },
-	{ "stats", do_stats },
-	{ "import", do_import },
-	{ "export", do_export },
+    {"dump", do_dump},	   {"undump", do_undump}, {"stats", do_stats},
+    {"import", do_import}, {"export", do_export},
 };
 
-int cmd_trace(int argc, char **argv)
+int ts_cmd_trace(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(argc < 2 ? stderr : stdout);

@@ -22,14 +22,12 @@ int ts_cmd_calibrate(int argc, char **argv);
 int ts_cmd_dataset(int argc, char **argv);
 
 /* Other parts' subcommands. */
-int cmd_trace(int argc, char **argv); /* cli/cmd_trace.c */
+int ts_cmd_trace(int argc, char **argv);  /* cli/cmd_trace.c */
+int ts_cmd_replay(int argc, char **argv); /* cli/cmd_replay.c */
 
 /* `tiersim calibrate decode|engine ...`, each written by the part it
  * calibrates (cli/calibrate_decode.c, cli/calibrate_engine.c). */
 int ts_calibrate_decode(int argc, char **argv);
 int ts_calibrate_engine(int argc, char **argv);
-
-/* True when argv[1..] asks for help ("-h", "--help", "help"). */
-int ts_cli_wants_help(int argc, char **argv);
 
 #endif

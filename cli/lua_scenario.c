@@ -197,6 +197,10 @@ static int l_sweep(lua_State *L)
 	/* Every top-level key must be a section or the action. */
 	lua_pushnil(L);
 	while (lua_next(L, 1)) {
+		if (lua_type(L, -2) == LUA_TNUMBER) { /* the ordered form, read below */
+			lua_pop(L, 1);
+			continue;
+		}
 		const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
 		bool ok = k && (!strcmp(k, "run") || !strcmp(k, "preprocess"));
 		for (size_t i = 0; k && i < TS_ARRAY_SIZE(sweep_sections); i++)
@@ -215,6 +219,46 @@ static int l_sweep(lua_State *L)
 
 	lua_newtable(L); /* holder: the values arrays, by axis */
 	int holder = lua_gettop(L);
+	/* Ordered form first: { "engine.gpus", {1, 2, 4} }, ... in the array part. */
+	lua_Integer na = luaL_len(L, 1);
+	for (lua_Integer i = 1; i <= na; i++) {
+		lua_geti(L, 1, i);
+		int e = lua_gettop(L);
+		if (!lua_istable(L, e) || lua_geti(L, e, 1) != LUA_TSTRING ||
+		    lua_geti(L, e, 2) != LUA_TTABLE)
+			return luaL_error(L, "sweep: entry %d: expected { \"section.key\", {values} }",
+					  (int)i);
+		const char *sk = lua_tostring(L, e + 1);
+		const char *dot = strchr(sk, '.');
+		char sec[32];
+		if (!dot || (size_t)(dot - sk) >= sizeof(sec))
+			return luaL_error(L, "sweep: entry %d: '%s' is not section.key", (int)i, sk);
+		memcpy(sec, sk, (size_t)(dot - sk));
+		sec[dot - sk] = 0;
+		const char *secname = NULL;
+		for (size_t k = 0; k < TS_ARRAY_SIZE(sweep_sections); k++)
+			if (!strcmp(sec, sweep_sections[k]))
+				secname = sweep_sections[k];
+		void *base;
+		const struct ts_opt *tab = secname ? ts_scn_section(&R->cfg, secname, &base) : NULL;
+		const struct ts_opt *o = tab ? ts_opt_find(tab, dot + 1) : NULL;
+		if (!o)
+			return luaL_error(L, "sweep: entry %d: unknown key '%s'", (int)i, sk);
+		if (!strcmp(sec, "pipeline") && (!strcmp(o->name, "path") || !strcmp(o->name, "batch")))
+			return luaL_error(L, "sweep: pipeline.%s follows from dataset{} and engine{}; "
+					  "sweep those instead", o->name);
+		if (luaL_len(L, e + 2) < 1)
+			return luaL_error(L, "sweep: %s: expected a list of values", sk);
+		if (nax == SWEEP_MAX_AXES)
+			return luaL_error(L, "sweep: at most %d keys", SWEEP_MAX_AXES);
+		ax[nax] = (struct axis){ secname, o->name, luaL_len(L, e + 2) };
+		lua_pushvalue(L, e + 2);
+		lua_rawseti(L, holder, (lua_Integer)++nax);
+		lua_settop(L, holder);
+	}
+	/* Then the named form: sections in the order dataset, mount, pipeline,
+	 * engine, and keys in their option table's order (a Lua table's own
+	 * order is not stable from run to run). */
 	for (size_t s = 0; s < TS_ARRAY_SIZE(sweep_sections); s++) {
 		const char *sec = sweep_sections[s];
 		if (lua_getfield(L, 1, sec) == LUA_TNIL) {
@@ -231,6 +275,15 @@ static int l_sweep(lua_State *L)
 			const char *key = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?";
 			if (!ts_opt_find(tab, key))
 				return luaL_error(L, "sweep: %s: unknown key '%s'", sec, key);
+			lua_pop(L, 1);
+		}
+		/* In the option table's order. */
+		for (const struct ts_opt *o = tab; o->name; o++) {
+			if (lua_getfield(L, st, o->name) == LUA_TNIL) {
+				lua_pop(L, 1);
+				continue;
+			}
+			const char *key = o->name;
 			if (!strcmp(sec, "pipeline") && (!strcmp(key, "path") || !strcmp(key, "batch")))
 				return luaL_error(L, "sweep: pipeline.%s follows from dataset{} and "
 						  "engine{}; sweep those instead", key);

@@ -27,6 +27,9 @@ struct cmd {
 #ifndef TS_HAVE_TRACE
 #define TS_HAVE_TRACE 0
 #endif
+#ifndef TS_HAVE_REPLAY
+#define TS_HAVE_REPLAY 0
+#endif
 
 /* The subcommands; a part's line sits under the part it needs. */
 static const struct cmd cmds[] = {
@@ -41,21 +44,13 @@ static const struct cmd cmds[] = {
 	{ "dataset", ts_cmd_dataset, "make the study's datasets (ImageNet JPEG/LMDB/RecordIO, PTB) or show their sizes" },
 #endif
 #if TS_HAVE_TRACE
-	{ "trace", cmd_trace, "inspect, convert, import and export IO traces" },
+	{ "trace", ts_cmd_trace, "inspect, convert, import and export IO traces" },
+#endif
+#if TS_HAVE_REPLAY
+	{ "replay", ts_cmd_replay, "replay a trace on tiers (--virtual) or against a directory" },
 #endif
 	{ "calibrate", ts_cmd_calibrate, "measure decode cost or engine step times for profiles" },
 };
-
-int ts_cli_wants_help(int argc, char **argv)
-{
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--"))
-			break;
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
-			return 1;
-	}
-	return argc > 1 && !strcmp(argv[1], "help");
-}
 
 static void usage(FILE *f)
 {

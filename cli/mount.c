@@ -152,7 +152,6 @@ static void mount_free(struct ts_mount *m)
 	free(m->backing);
 	free(m->mountpoint);
 	free(m->log);
-	free(m->stats);
 	free(m);
 }
 
@@ -321,9 +320,9 @@ int ts_mount_start(struct ts_mounts *ms, const char *backing, const char *mountp
 		if (ts_now_ns() > end) {
 			snprintf(err, errlen, "tierfs did not mount %s within %llu s; its log is %s",
 				 mountpoint, (unsigned long long)(MOUNT_WAIT_NS / TS_NS_PER_S), m->log);
-			char ignore[8];
-			if (ts_mount_stop(ms, m, ignore, sizeof(ignore)))
-				return -ETIMEDOUT;
+			char ignore[512]; /* the timeout is the message that matters */
+			int stop = ts_mount_stop(ms, m, ignore, sizeof(ignore));
+			(void)stop;
 			return -ETIMEDOUT;
 		}
 		struct timespec ts = { 0, 5 * 1000 * 1000 };
@@ -370,8 +369,6 @@ int ts_mounts_stop_all(struct ts_mounts *ms)
 	while (ms->head) {
 		struct ts_mount *m = ms->head;
 		char err[512];
-		char mp[PATH_MAX];
-		snprintf(mp, sizeof(mp), "%s", m->mountpoint);
 		if (ts_mount_stop(ms, m, err, sizeof(err))) {
 			fprintf(stderr, "tiersim: %s\n", err);
 			failed++;

@@ -20,8 +20,7 @@
 struct ts_mount {
 	char *backing;
 	char *mountpoint;
-	char *log;	/* the daemon's stderr */
-	char *stats;	/* the daemon's statistics file (JSON), written at unmount */
+	char *log;	/* the daemon's stderr (removed after a clean stop) */
 	pid_t pid;
 	bool mounted;
 	bool own_mountpoint; /* created by ts_mount_start: removed at stop */
@@ -39,13 +38,13 @@ TS_WUR int ts_mounts_init(struct ts_mounts *ms, char *err, size_t errlen);
 
 /* Spawns `tierfs -f -o OPTS BACKING MOUNTPOINT` and waits until the mount
  * is live (or the daemon exits, whose last log line becomes the error).
- * @opts is tierfs's -o list without the stats file, which this adds. A
- * missing @mountpoint is created and later removed. */
+ * @opts is tierfs's -o list. A missing @mountpoint is created and later
+ * removed. While mounted, the daemon's counters are MOUNTPOINT/.tierfs/stats. */
 TS_WUR int ts_mount_start(struct ts_mounts *ms, const char *backing, const char *mountpoint,
 			  const char *opts, struct ts_mount **out, char *err, size_t errlen);
 
-/* Unmounts, reaps the daemon and takes @m off the list. 0 when the mount
- * is gone; the statistics file stays for the caller to read, then remove. */
+/* Unmounts, reaps the daemon, takes @m off the list and frees it. 0 when
+ * the mount is gone. */
 TS_WUR int ts_mount_stop(struct ts_mounts *ms, struct ts_mount *m, char *err, size_t errlen);
 
 /* Stops every mount still on the list (cleanup path); returns how many

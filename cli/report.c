@@ -45,8 +45,17 @@ static const struct col cols[] = {
 	{ "step p99 ms", "step_p99", "ms", 2, g_p99 },
 	{ "rel", "relative_to_best", "ratio", 2, g_rel },
 };
-/* The terminal shows the study's columns; files carry all of them. */
-static const bool on_terminal[TS_ARRAY_SIZE(cols)] = { 1, 1, 1, 1, 1, 1, 0, 0, 0, 1 };
+/* The terminal shows the study's columns (and MB/s written when anything
+ * was); files carry all of them. */
+enum { COL_WRITE = 6 };
+static void terminal_columns(const struct ts_report *r, bool on[TS_ARRAY_SIZE(cols)])
+{
+	static const bool base[TS_ARRAY_SIZE(cols)] = { 1, 1, 1, 1, 1, 1, 0, 0, 0, 1 };
+	memcpy(on, base, sizeof(base));
+	for (size_t i = 0; i < r->n; i++)
+		if (!r->rows[i].error && r->rows[i].write_mb_s > 0.005)
+			on[COL_WRITE] = true;
+}
 
 void ts_report_init(struct ts_report *r)
 {
@@ -148,6 +157,8 @@ static void fmt_num(char *buf, size_t n, double v, int prec)
 void ts_report_print(const struct ts_report *r, FILE *f)
 {
 	double best = ts_report_best(r);
+	bool on_terminal[TS_ARRAY_SIZE(cols)];
+	terminal_columns(r, on_terminal);
 	int lw = (int)strlen("configuration");
 	for (size_t i = 0; i < r->n; i++) {
 		int l = r->rows[i].label ? (int)strlen(r->rows[i].label) : 0;
@@ -185,8 +196,9 @@ void ts_report_print(const struct ts_report *r, FILE *f)
 		if (p && !seen)
 			fprintf(f, "%s %s\n", i ? "      " : "parts:", p);
 	}
-	fprintf(f, "time = measured iterations (warm-up excluded); AU = compute / wall; "
-		   "MB = 10^6 bytes; rel = samples/s over the best row\n");
+	fprintf(f, "time = the measured part (iterations after warm-up, or the whole conversion); "
+		   "AU = GPU busy / wall;\nIO stall = GPU waiting for input (preprocessing: time in "
+		   "reads and commits); MB = 10^6 bytes; rel = samples/s / best row\n");
 }
 
 static json_t *num(double v)
@@ -334,11 +346,16 @@ int ts_report_plot(const struct ts_report *r, const char *path, char *err, size_
 	}
 	fprintf(f, "set terminal %s\nset output ", term);
 	plot_label(f, path);
+	char title[512];
+	snprintf(title, sizeof(title), "%s%s", r->title ? r->title : "tiersim",
+		 r->virtual_time ? " (virtual time)" : "");
 	fprintf(f, "\nset title ");
-	plot_label(f, r->title ? r->title : "tiersim");
-	fprintf(f, "\nset style data histograms\nset style fill solid 0.8 border -1\n"
-		   "set boxwidth 0.7\nset ylabel 'samples/s'\nset yrange [0:*]\n"
-		   "set xtics rotate by -30 nomirror\nset grid ytics\nunset key\n$d << EOD\n");
+	plot_label(f, title);
+	fprintf(f, "\nset style fill solid 0.8 border -1\nset boxwidth 0.6\n"
+		   "set ylabel 'samples/s'\nset yrange [0:*]\nset xrange [-0.6:%zu.6]\n"
+		   "set xtics rotate by -30 nomirror\nset bmargin 8\nset rmargin 12\nset grid ytics\n"
+		   "unset key\n$d << EOD\n",
+		   r->n ? r->n - 1 : 0);
 	size_t good = 0;
 	for (size_t i = 0; i < r->n; i++) {
 		const struct ts_row *w = &r->rows[i];
@@ -346,7 +363,7 @@ int ts_report_plot(const struct ts_report *r, const char *path, char *err, size_
 		fprintf(f, " %.6g\n", w->error || isnan(w->samples_per_s) ? 0.0 : w->samples_per_s);
 		good += !w->error;
 	}
-	fprintf(f, "EOD\nplot $d using 2:xtic(1) linecolor rgb '#4477aa', "
+	fprintf(f, "EOD\nplot $d using 0:2:xtic(1) with boxes linecolor rgb '#4477aa', "
 		   "'' using 0:2:(sprintf('%%.0f', $2)) with labels offset 0,0.7\n");
 	if (fclose(f)) {
 		unlink(script);

@@ -11,7 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -27,8 +30,16 @@
 
 volatile sig_atomic_t ts_runner_interrupted;
 
+/* The first signal asks for an orderly stop (unmount, report what ran); a
+ * second one ends the program at once, and the daemons, which get SIGTERM
+ * when tiersim dies, unmount themselves. */
 static void on_signal(int sig)
 {
+	if (ts_runner_interrupted) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return;
+	}
 	ts_runner_interrupted = sig;
 }
 
@@ -261,6 +272,10 @@ void ts_runner_progress(struct ts_runner *R, const char *what, uint64_t done, ui
 {
 	if (!R->progress_tty)
 		return;
+	uint64_t now = ts_now_ns();
+	if (done < total && now - R->progress_ns < 100 * TS_NS_PER_MS)
+		return; /* ten updates a second are plenty */
+	R->progress_ns = now;
 	static const char *const spin = "|/-\\";
 	double pct = total ? 100.0 * (double)done / (double)total : 0;
 	double eta = done && total > done ? elapsed_s * (double)(total - done) / (double)done : 0;
@@ -308,6 +323,74 @@ static const char *kind_input(enum ts_dataset_kind k)
 /* Where the dataset lives, generating it on first use. Generated datasets
  * are kept under the work directory, keyed by kind, count and seed, so
  * every configuration and every later run reads the same bytes. */
+/* Generates a dataset in a child process, so that Ctrl-C stops a long
+ * generation at once: the child is killed and its partial output removed
+ * by the caller. The child's one-line error comes back through a pipe. */
+static int make_dataset(enum ts_dataset_kind kind, const struct ts_dataset_config *gc,
+			const char *dir, char *err, size_t errlen)
+{
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC))
+		return -errno;
+	pid_t parent = getpid();
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(fds[0]);
+		close(fds[1]);
+		return -e;
+	}
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(1);
+		signal(SIGINT, SIG_IGN); /* the parent decides */
+		signal(SIGTERM, SIG_DFL);
+		close(fds[0]);
+		char msg[1024] = "";
+		struct ts_dataset_stats st;
+		int rc = ts_dataset_make(kind, gc, dir, &st, msg, sizeof(msg));
+		if (rc) {
+			if (!msg[0])
+				snprintf(msg, sizeof(msg), "generating %.900s: %s", dir, ts_strerror(rc));
+			ssize_t w = write(fds[1], msg, strlen(msg));
+			(void)w;
+		}
+		_exit(rc ? 1 : 0);
+	}
+	close(fds[1]);
+	int st = 0, rc = 0;
+	for (;;) {
+		pid_t r = waitpid(pid, &st, WNOHANG);
+		if (r == pid)
+			break;
+		if (r < 0 && errno != EINTR) {
+			rc = -errno;
+			break;
+		}
+		if (ts_runner_interrupted) {
+			kill(pid, SIGKILL);
+			while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+				;
+			rc = -EINTR;
+			break;
+		}
+		struct timespec ts = { 0, 50 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+	if (!rc && !(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
+		ssize_t n = read(fds[0], err, errlen - 1);
+		err[n > 0 ? n : 0] = 0;
+		if (!err[0])
+			snprintf(err, errlen, "generating %s failed (%s %d)", dir,
+				 WIFEXITED(st) ? "exit" : "signal",
+				 WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+		rc = -EIO;
+	}
+	close(fds[0]);
+	return rc;
+}
+
 int ts_runner_place(struct ts_runner *R, const struct ts_scenario *s,
 		     struct ts_dataset_place *dp, bool need_bytes, char *err, size_t errlen)
 {
@@ -394,11 +477,8 @@ int ts_runner_place(struct ts_runner *R, const struct ts_scenario *s,
 	}
 	note(R, "generating dataset %s (%llu samples) in %s", d->kind,
 	     (unsigned long long)d->count, dp->dir);
-	struct ts_dataset_stats st;
-	rc = ts_dataset_make(dp->kind, &gc, tmp, &st, err, errlen);
+	rc = make_dataset(dp->kind, &gc, tmp, err, errlen);
 	ts_opt_free(ts_dataset_opts, &gc);
-	if (rc == 0 && ts_runner_interrupted)
-		rc = -EINTR;
 	/* Written back before anything is measured, so the first
 	 * configuration does not compete with the kernel's writeback. */
 	if (rc == 0) {
@@ -431,8 +511,7 @@ void ts_runner_place_free(struct ts_dataset_place *dp)
 /* ---- Mounts -------------------------------------------------------------- */
 
 /* tierfs's -o list for @s on @tier. */
-static char *mount_opts(const struct ts_scenario *s, const char *tier, const char *trace,
-			bool lmdb)
+static char *mount_opts(const struct ts_scenario *s, const char *tier, const char *trace)
 {
 	char buf[2048];
 	size_t n = (size_t)snprintf(buf, sizeof(buf), "tier=%s,seed=%llu", tier,
@@ -447,11 +526,8 @@ static char *mount_opts(const struct ts_scenario *s, const char *tier, const cha
 		n += (size_t)snprintf(buf + n, sizeof(buf) - n, ",profile=%s", s->mnt.profile);
 	if (trace && *trace)
 		n += (size_t)snprintf(buf + n, sizeof(buf) - n, ",trace=%s", trace);
-	/* LMDB maps its data file shared, which a direct_io FUSE file cannot
-	 * serve; tierfs opens these in cached mode and keeps its page-cache
-	 * model in charge (see DESIGN.md, "Known constraints"). */
-	if (lmdb)
-		n += (size_t)snprintf(buf + n, sizeof(buf) - n, ",cached=*.mdb");
+	/* LMDB's *.mdb files need no option: tierfs opens them in kernel-cached
+	 * mode by default (a direct_io file cannot be mapped shared). */
 	return n < sizeof(buf) ? strdup(buf) : NULL;
 }
 
@@ -550,7 +626,7 @@ static void live_end(struct ts_runner *R, struct live *lv, char *err, size_t err
 }
 
 static int live_mount(struct ts_runner *R, const struct ts_scenario *s, const char *tier,
-		      const struct ts_dataset_place *dp, bool lmdb, struct live *lv,
+		      const struct ts_dataset_place *dp, struct live *lv,
 		      char *mdesc, size_t mdn, char *err, size_t errlen)
 {
 	if (!strcmp(tier, "none")) {
@@ -567,7 +643,7 @@ static int live_mount(struct ts_runner *R, const struct ts_scenario *s, const ch
 	char trace[PATH_MAX] = "";
 	if (s->mnt.trace && *s->mnt.trace)
 		expand_trace(s->mnt.trace, tier, trace, sizeof(trace));
-	char *opts = mount_opts(s, tier, trace, lmdb);
+	char *opts = mount_opts(s, tier, trace);
 	char mp[PATH_MAX];
 	snprintf(mp, sizeof(mp), "%s/m%d-%u", R->mntdir, (int)getpid(), R->nmounts++);
 	int rc = opts ? ts_mount_start(&R->mounts, dp->backing, mp, opts, &lv->mount, err, errlen)
@@ -576,17 +652,48 @@ static int live_mount(struct ts_runner *R, const struct ts_scenario *s, const ch
 	if (rc)
 		return rc;
 	snprintf(lv->root, sizeof(lv->root), "%s", mp);
-	char cap[32], mem[32];
+	ts_runner_tier_desc(s, "tierfs real", mdesc, mdn);
+	return 0;
+}
+
+int ts_runner_engine(struct ts_scenario *s, struct ts_row *w, struct ts_engine **out, char *err,
+		     size_t errlen)
+{
+	char msg[512];
+	*out = NULL;
+	int rc = ts_engine_new(&s->eng, out, msg, sizeof(msg));
+	if (rc == TS_E_GPU_OOM) {
+		char e[600];
+		snprintf(e, sizeof(e), "OOM: %s", msg);
+		return ts_row_set_str(&w->error, e);
+	}
+	if (rc)
+		snprintf(err, errlen, "engine: %s", msg);
+	return rc;
+}
+
+void ts_runner_tier_desc(const struct ts_scenario *s, const char *what, char *buf, size_t n)
+{
+	char cap[32] = "the tier's default", mem[32] = "default size";
 	if (s->mnt.capacity)
 		ts_fmt_size(cap, sizeof(cap), s->mnt.capacity);
-	else
-		snprintf(cap, sizeof(cap), "default size");
 	if (s->mnt.mem)
 		ts_fmt_size(mem, sizeof(mem), s->mnt.mem);
-	else
-		snprintf(mem, sizeof(mem), "tierfs default");
-	snprintf(mdesc, mdn, "tierfs real (tier per row, %s; page cache %s modeled)", cap, mem);
-	return 0;
+	snprintf(buf, n, "%s (tier per row; capacity %s; page-cache model %s)", what, cap, mem);
+}
+
+void ts_runner_row_steps(struct ts_row *w, const struct ts_step_sums *m)
+{
+	double secs = (double)m->wall_ns / 1e9;
+	w->iterations = m->iterations;
+	w->batch = m->batch;
+	w->samples = m->samples;
+	w->time_s = secs;
+	w->samples_per_s = secs > 0 ? (double)m->samples / secs : NAN;
+	w->au_pct = secs > 0 ? 100.0 * (double)m->busy_ns / (double)m->wall_ns : NAN;
+	w->stall_pct = secs > 0 ? 100.0 * (double)m->idle_ns / (double)m->wall_ns : NAN;
+	w->step_p50_ms = (double)ts_hist_percentile(m->iter, 50) / 1e6;
+	w->step_p99_ms = (double)ts_hist_percentile(m->iter, 99) / 1e6;
 }
 
 static void record_params(struct ts_row *w, struct ts_scenario *s)
@@ -637,19 +744,11 @@ static int exec_train_real(struct ts_runner *R, struct ts_scenario *s, const cha
 	struct live lv;
 	memset(&lv, 0, sizeof(lv));
 	int rc;
-	char mdesc[256], edesc[256], rowerr[512];
+	char mdesc[256], edesc[256];
 
 	/* The engine first: a batch that does not fit is a row, not a failure. */
-	rc = ts_engine_new(&s->eng, &lv.eng, rowerr, sizeof(rowerr));
-	if (rc == TS_E_GPU_OOM) {
-		char e[600];
-		snprintf(e, sizeof(e), "OOM: %s", rowerr);
-		return ts_row_set_str(&w->error, e);
-	}
-	if (rc) {
-		snprintf(err, errlen, "engine: %s", rowerr);
+	if ((rc = ts_runner_engine(s, w, &lv.eng, err, errlen)) || !lv.eng)
 		return rc;
-	}
 	ts_engine_describe(lv.eng, edesc, sizeof(edesc));
 
 	/* Benchmark mode: the loader makes samples in memory, nothing is read. */
@@ -662,8 +761,7 @@ static int exec_train_real(struct ts_runner *R, struct ts_scenario *s, const cha
 			live_end(R, &lv, NULL, 0);
 			return rc;
 		}
-		bool lmdb = dp.source && !strcmp(dp.source, "lmdb");
-		rc = live_mount(R, s, tier, &dp, lmdb, &lv, mdesc, sizeof(mdesc), err, errlen);
+		rc = live_mount(R, s, tier, &dp, &lv, mdesc, sizeof(mdesc), err, errlen);
 		if (rc)
 			goto out;
 	}
@@ -785,17 +883,9 @@ static int exec_train_real(struct ts_runner *R, struct ts_scenario *s, const cha
 	if (!rc) {
 		if (lv.mount)
 			read_counters(lv.root, &c1);
-		double secs = (double)(prev_end - t_meas) / 1e9;
-		w->iterations = iters;
-		w->batch = batch;
-		w->samples = samples;
-		w->time_s = secs;
-		w->samples_per_s = secs > 0 ? (double)samples / secs : NAN;
-		w->au_pct = secs > 0 ? 100.0 * (double)busy / 1e9 / secs : NAN;
-		w->stall_pct = secs > 0 ? 100.0 * (double)idle / 1e9 / secs : NAN;
-		w->step_p50_ms = (double)ts_hist_percentile(ih, 50) / 1e6;
-		w->step_p99_ms = (double)ts_hist_percentile(ih, 99) / 1e6;
-		row_io(w, &c0, &c1, secs);
+		struct ts_step_sums sums = { iters, batch, samples, prev_end - t_meas, busy, idle, ih };
+		ts_runner_row_steps(w, &sums);
+		row_io(w, &c0, &c1, w->time_s);
 		struct ts_pipe_stats ps;
 		ts_pipe_stats(lv.pipe, &ps);
 		char parts[1024];
@@ -806,8 +896,13 @@ static int exec_train_real(struct ts_runner *R, struct ts_scenario *s, const cha
 			snprintf(dn, sizeof(dn), "decode %s (%llu workers = vCPUs)",
 				 ps.decode_mode ? ps.decode_mode : "?",
 				 (unsigned long long)ps.decode_workers);
-		snprintf(parts, sizeof(parts), "%s, reader real io_uring QD %llu (%s), %s, %s", mdesc,
-			 (unsigned long long)s->pipe.qd, ps.source ? ps.source : "?", dn, edesc);
+		if (synthetic)
+			snprintf(parts, sizeof(parts), "%s, loader real (samples made in memory, no "
+						       "reads, no decode), %s", mdesc, edesc);
+		else
+			snprintf(parts, sizeof(parts), "%s, reader real io_uring QD %llu (%s), %s, %s",
+				 mdesc, (unsigned long long)s->pipe.qd, ps.source ? ps.source : "?",
+				 dn, edesc);
 		rc = ts_row_set_str(&w->parts, parts);
 	}
 	free(ih);
@@ -862,7 +957,7 @@ static int exec_preprocess_real(struct ts_runner *R, struct ts_scenario *s, cons
 		goto out;
 	}
 	char mdesc[256];
-	if ((rc = live_mount(R, s, tier, &dp, true, &lv, mdesc, sizeof(mdesc), err, errlen)))
+	if ((rc = live_mount(R, s, tier, &dp, &lv, mdesc, sizeof(mdesc), err, errlen)))
 		goto out;
 
 	struct ts_convert_cfg cc = {

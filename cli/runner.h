@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "hist.h"
 #include "mount.h"
 #include "pipeline/dataset.h"
 #include "report.h"
@@ -58,6 +59,7 @@ struct ts_runner {
 	bool kv_used[TS_RUNNER_MAX_OVERRIDES];
 	unsigned nruns;		   /* configurations run so far */
 	bool progress_tty;
+	uint64_t progress_ns;	   /* last progress line drawn */
 	struct ts_tier_set *tiers; /* the known tier profiles */
 };
 
@@ -100,6 +102,25 @@ struct ts_dataset_place {
 TS_WUR int ts_runner_place(struct ts_runner *R, const struct ts_scenario *s,
 			   struct ts_dataset_place *dp, bool need_bytes, char *err, size_t errlen);
 void ts_runner_place_free(struct ts_dataset_place *dp);
+
+/* The configuration's engine. A batch that does not fit the GPU is not a
+ * failure but an "OOM" row: 0 with *out NULL and w->error set. */
+TS_WUR int ts_runner_engine(struct ts_scenario *s, struct ts_row *w, struct ts_engine **out,
+			    char *err, size_t errlen);
+
+/* "tierfs real (tier per row, 500 GiB; page cache 8 GiB modeled)" */
+void ts_runner_tier_desc(const struct ts_scenario *s, const char *what, char *buf, size_t n);
+
+/* What a training/inference loop adds up over its measured steps; the
+ * row's throughput, AU, IO stall and iteration-time percentiles follow. */
+struct ts_step_sums {
+	uint64_t iterations, batch, samples;
+	uint64_t wall_ns;	 /* end of the last warm-up step to the end of the last */
+	uint64_t busy_ns;	 /* GPU compute + exposed communication */
+	uint64_t idle_ns;	 /* GPU waiting for its batch */
+	const struct ts_hist *iter; /* time between step ends */
+};
+void ts_runner_row_steps(struct ts_row *w, const struct ts_step_sums *m);
 
 /* Progress of the configuration in flight (terminal: one rewritten line). */
 void ts_runner_progress(struct ts_runner *R, const char *what, uint64_t done, uint64_t total,

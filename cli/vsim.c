@@ -95,20 +95,6 @@ static uint64_t submit(struct model *m, uint64_t now, enum ts_tier_op op, uint64
 	return t;
 }
 
-static void tier_desc(const struct ts_scenario *s, char *buf, size_t n)
-{
-	char cap[32], mem[32];
-	if (s->mnt.capacity)
-		ts_fmt_size(cap, sizeof(cap), s->mnt.capacity);
-	else
-		snprintf(cap, sizeof(cap), "default size");
-	if (s->mnt.mem)
-		ts_fmt_size(mem, sizeof(mem), s->mnt.mem);
-	else
-		snprintf(mem, sizeof(mem), "model default");
-	snprintf(buf, n, "tier model virtual (tier per row, %s; page cache %s modeled)", cap, mem);
-}
-
 static int load_cal(struct ts_decode_cal *cal, const char *want, char *err, size_t errlen)
 {
 	char path[4096];
@@ -150,22 +136,15 @@ static int exec_train(struct ts_runner *R, struct ts_scenario *s, const struct t
 	uint64_t *off = NULL, *consumed = NULL;
 	uint32_t *perm = NULL;
 	struct ts_hist *ih = NULL;
-	char edesc[256], rowerr[512];
+	char edesc[256];
 	struct ts_decode_cal cal;
 	memset(&cal, 0, sizeof(cal));
 	bool decode = !synthetic && strcmp(s->pipe.decode ? s->pipe.decode : "auto", "none") &&
 		      dp->kind != TS_DS_PTB_TEXT;
 
-	int rc = ts_engine_new(&s->eng, &eng, rowerr, sizeof(rowerr));
-	if (rc == TS_E_GPU_OOM) {
-		char e[600];
-		snprintf(e, sizeof(e), "OOM: %s", rowerr);
-		return ts_row_set_str(&w->error, e);
-	}
-	if (rc) {
-		snprintf(err, errlen, "engine: %s", rowerr);
+	int rc = ts_runner_engine(s, w, &eng, err, errlen);
+	if (rc || !eng)
 		return rc;
-	}
 	if (!(eng->ops->flags & TS_ENGINE_VIRTUAL)) {
 		snprintf(err, errlen, "--virtual needs a modeled engine backend; '%s' runs only in "
 				      "real time (use engine{backend = \"sim\"})", eng->ops->name);
@@ -288,16 +267,9 @@ static int exec_train(struct ts_runner *R, struct ts_scenario *s, const struct t
 		}
 		prev_end = st.end_ns;
 	}
-	double secs = (double)(prev_end - t_meas) / 1e9;
-	w->iterations = iters;
-	w->batch = batch;
-	w->samples = samples;
-	w->time_s = secs;
-	w->samples_per_s = secs > 0 ? (double)samples / secs : NAN;
-	w->au_pct = secs > 0 ? 100.0 * (double)busy / 1e9 / secs : NAN;
-	w->stall_pct = secs > 0 ? 100.0 * (double)idle / 1e9 / secs : NAN;
-	w->step_p50_ms = (double)ts_hist_percentile(ih, 50) / 1e6;
-	w->step_p99_ms = (double)ts_hist_percentile(ih, 99) / 1e6;
+	struct ts_step_sums sums = { iters, batch, samples, prev_end - t_meas, busy, idle, ih };
+	ts_runner_row_steps(w, &sums);
+	double secs = w->time_s;
 	w->bytes_read = m.read_bytes - r0;
 	w->read_mb_s = secs > 0 ? (double)w->bytes_read / 1e6 / secs : NAN;
 	w->write_mb_s = 0;
@@ -307,7 +279,7 @@ static int exec_train(struct ts_runner *R, struct ts_scenario *s, const struct t
 	if (synthetic)
 		snprintf(tdesc, sizeof(tdesc), "no storage (synthetic data, benchmark mode)");
 	else
-		tier_desc(s, tdesc, sizeof(tdesc));
+		ts_runner_tier_desc(s, "tier model virtual", tdesc, sizeof(tdesc));
 	if (decode)
 		snprintf(dnote, sizeof(dnote), "decode modeled %llu workers = vCPUs (calibration: "
 					       "%.0f images/s/core on %s)",
@@ -392,7 +364,7 @@ static int exec_preprocess(struct ts_runner *R, struct ts_scenario *s,
 	w->write_mb_s = secs > 0 ? (double)m.write_bytes / 1e6 / secs : NAN;
 	w->cache_hit_pct = m.read_bytes ? 100.0 * (double)m.hit_bytes / (double)m.read_bytes : 0;
 	char tdesc[256], parts[768];
-	tier_desc(s, tdesc, sizeof(tdesc));
+	ts_runner_tier_desc(s, "tier model virtual", tdesc, sizeof(tdesc));
 	snprintf(parts, sizeof(parts), "%s, convert_imageset modeled (1 thread; decode + resize "
 				       "%llux%llu at the calibrated %.0f images/s/core on %s), no GPU",
 		 tdesc, (unsigned long long)run->resize, (unsigned long long)run->resize,

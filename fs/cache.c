@@ -5,7 +5,8 @@
  * writes them back at the tier's write rate in model time.
  *
  * It models Linux's behaviour, not its code:
- *   - Readahead (mm/readahead.c): a read at offset 0 or right after the
+ *   - Readahead (mm/readahead.c), for requests that carry the file's size
+ *     (it never runs past EOF): a read at offset 0 or right after the
  *     previous one is sequential. The first window is the request rounded
  *     up to a power of two, x4 when small (<= max/32) or x2 (<= max/4);
  *     each next window x4 while < max/16, x2 while <= max/2, then max
@@ -44,9 +45,13 @@
  * 256 MiB in 4 KiB..1 MiB blocks, best of 5: 10.1-13.2 GB/s; the lower
  * figure); `bench/tier_submit` measures it again on any machine.
  *
+ * Metadata: a META op on a file that has pages cached costs nothing (its
+ * inode is in memory while its pages are); on any other file it reaches
+ * the device and pays the tier's metadata latency.
+ *
  * Left out: partial-page writes are not read first (Linux reads a page it
- * only partly overwrites); metadata is not cached (every META op reaches
- * the device); one readahead stream per file.
+ * only partly overwrites); the dentry/inode cache is not modeled apart from
+ * the rule above; one readahead stream per file.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -376,8 +381,11 @@ static void evict_one(struct cache *c, uint64_t now)
 	if (v == NIL)
 		return;
 	struct ent *e = &c->e[v];
-	if (e->dirty)
-		wb_entry(c, slot_min(c), v, now); /* reclaim writes dirty pages first */
+	if (e->dirty) {
+		/* Reclaim writes dirty pages first, when a writeback slot frees. */
+		int k = slot_min(c);
+		wb_entry(c, k, v, TS_MAX(now, c->wb[k].free));
+	}
 	if (c->evict)
 		c->evict(c->evict_ctx, e->file, e->idx * CHUNK, CHUNK);
 	ent_remove(c, v);
@@ -551,6 +559,10 @@ static void readahead(struct cache *c, uint64_t now, const struct ts_tier_req *r
 			lru = &c->ra[i];
 	}
 	uint64_t end = req->off + req->len;
+	/* Without the file's size the model cannot tell where it ends, and
+	 * Linux never reads ahead past EOF: no readahead then. */
+	if (!req->size)
+		return;
 	bool seq = req->off == 0 || (s && s->next == req->off);
 	if (!s) {
 		s = lru;
@@ -568,9 +580,7 @@ static void readahead(struct cache *c, uint64_t now, const struct ts_tier_req *r
 	if (s->window && s->ra_end >= end + s->window)
 		return; /* more than a window is still ahead */
 	s->window = s->window ? ra_next(s->window, c->ra_max) : ra_init(req->len, c->ra_max);
-	uint64_t stop = start + s->window;
-	if (req->size)
-		stop = TS_MIN(stop, (req->size + PAGE - 1) / PAGE * PAGE);
+	uint64_t stop = TS_MIN(start + s->window, (req->size + PAGE - 1) / PAGE * PAGE);
 	s->ra_end = TS_MAX(s->ra_end, stop);
 	if (stop <= start)
 		return;
@@ -663,7 +673,14 @@ static uint64_t cache_submit(struct ts_tier_layer *l, uint64_t now, const struct
 		break;
 	}
 	default:
-		end = ts_tier_layer_next(l, now, req, done);
+		/* Metadata of a file with pages in the cache is in memory too
+		 * (its inode and dentry are pinned by those pages). */
+		if (*fslot(c, req->file) != NIL) {
+			done->bound = TS_TIER_BOUND_MEMORY;
+			end = now;
+		} else {
+			end = ts_tier_layer_next(l, now, req, done);
+		}
 		break;
 	}
 	publish(c);

@@ -79,6 +79,7 @@ void ts_fs_req_begin(struct ts_fs *fs, struct ts_fs_req *r, enum ts_fs_op op, co
 	r->file_size = f ? __atomic_load_n(&f->size, RELAXED) : 0;
 	r->result = 0;
 	r->ino = 0;
+	r->path2 = NULL;
 	r->tid = fuse_get_context()->pid;
 	r->submit_ns = ts_now_ns();
 	uint64_t q = __atomic_add_fetch(&fs->inflight, 1, RELAXED);

@@ -77,6 +77,7 @@ struct ts_fs_req {
 	uint64_t complete_ns; /* reply time */
 	pid_t tid;	      /* the requesting thread, as the kernel reports it */
 	uint64_t ino;	      /* open/create: the inode opened (names later fh-only ops in traces) */
+	const char *path2;    /* rename/link: the new name (traces) */
 };
 
 /* Per-op counters. Updated with relaxed atomics only: no lock on any path. */

@@ -398,6 +398,7 @@ static int two_names(enum ts_fs_op op, const char *from, const char *to, unsigne
 	int res;
 
 	ts_fs_req_begin(fs, &r, op, from, NULL, 0, 0);
+	r.path2 = to;
 	if (reserved(from) || reserved(to))
 		return ts_fs_req_end(fs, &r, -EPERM);
 	res = at_get(fs, from, &a);

@@ -66,8 +66,8 @@ static int l_tier(lua_State *L)
 	const char *name = luaL_checkstring(L, 1);
 	if (!*name)
 		return luaL_error(L, "tier name is empty");
-	/* The line in the file's main chunk, so that a tier declared through
-	 * a helper function is named by the helper's call. */
+	/* The line in the file's main chunk, so that a tier declared inside
+	 * a Lua function (essd() in tiers.lua) is named by that function's call. */
 	lua_Debug ar;
 	int line = 0;
 	for (int lv = 1; lua_getstack(L, lv, &ar); lv++) {
@@ -455,7 +455,7 @@ static int conv_tier(struct conv *c, struct ts_tier_profile *p)
 		if (rc || (rc = get_formula(c, bt, "burst", "iops", &p->burst_iops)) ||
 		    (rc = get_formula(c, bt, "burst", "mibps", &p->burst_mibps)) ||
 		    (rc = get_formula(c, bt, "burst", "bucket", &p->bucket)) ||
-		    (rc = get_formula(c, bt, "burst", "below_gib", &p->burst_below_gib)))
+		    (rc = get_field(c, bt, "burst", "below_gib", K_NUMBER, &p->burst_below_gib, NULL)))
 			return rc;
 		if (!p->bucket.set)
 			return conv_fail(c, "burst.bucket", "is required");
@@ -502,6 +502,16 @@ static int set_push(struct ts_tier_profile ***v, size_t *n, size_t *cap,
 	return 0;
 }
 
+#define PROFILE_MAX_INSTR 100000000 /* about a second of Lua */
+
+static void runaway(lua_State *L, lua_Debug *ar)
+{
+	lua_getinfo(L, "Sl", ar);
+	luaL_error(L, "%s:%d: the profile ran for more than %d Lua instructions (a loop that "
+		   "never ends?)",
+		   ar->short_src, ar->currentline, PROFILE_MAX_INSTR);
+}
+
 /* Runs @path and converts its tiers into @out (a fresh set). */
 static int load_file(const char *path, struct ts_tier_set *out, char *err, size_t errlen)
 {
@@ -517,6 +527,9 @@ static int load_file(const char *path, struct ts_tier_set *out, char *err, size_
 	lua_newtable(L);
 	lua_setfield(L, LUA_REGISTRYINDEX, LIST_KEY);
 
+	/* A profile is data with a little arithmetic: one that runs away is
+	 * stopped rather than hanging the mount. */
+	lua_sethook(L, runaway, LUA_MASKCOUNT, PROFILE_MAX_INSTR);
 	int lrc = luaL_loadfilex(L, path, "t");
 	if (lrc == LUA_ERRFILE) {
 		snprintf(err, errlen, "%s: cannot read the profile file (%s)", path,
@@ -736,7 +749,7 @@ int ts_tier_effective(const struct ts_tier_profile *p, uint64_t capacity,
 	out->parallel = p->parallel;
 
 	bool burst = p->burst != TS_TIER_BURST_NONE;
-	if (burst && p->burst_below_gib.set && gib >= formula_at(&p->burst_below_gib, gib))
+	if (burst && p->burst_below_gib > 0 && gib >= p->burst_below_gib)
 		burst = false;
 	if (burst && p->burst == TS_TIER_BURST_IOPS) {
 		out->burst_iops = formula_at(&p->burst_iops, gib);

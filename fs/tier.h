@@ -94,7 +94,7 @@ struct ts_tier_profile {
 	enum ts_tier_burst_kind burst;
 	struct ts_tier_formula burst_iops, burst_mibps; /* the rate while credits last */
 	struct ts_tier_formula bucket;	     /* size in credits (I/Os or GiB of credit) */
-	struct ts_tier_formula burst_below_gib; /* no burst at or above this capacity (cap = GiB) */
+	double burst_below_gib; /* no burst at or above this capacity in GiB; 0 = no such bound */
 
 	unsigned parallel; /* requests the device serves at once; 0 = unbounded */
 	struct ts_tier_dist lat_read, lat_write, lat_meta, lat_sync;
@@ -159,7 +159,7 @@ struct ts_tier_req {
 	enum ts_tier_op op;
 	uint64_t file; /* any stable id of the file (an inode number) */
 	uint64_t off, len;
-	uint64_t size; /* file size if known, 0 = unknown (bounds readahead) */
+	uint64_t size; /* file size; 0 = unknown, which turns readahead off for the request */
 };
 
 /* What bound a request's completion time. */

@@ -19,8 +19,10 @@
 --   charge_full_unit every I/O is charged at least a whole io_unit of bandwidth
 --   burst            { kind = "iops"|"bytes", iops= or mibps= (the burst rate,
 --                    a formula), bucket= (formula: I/O credits, or GiB of
---                    credit for "bytes") }; credits accrue at the baseline
---                    (iops or mibps) and the bucket starts full
+--                    credit for "bytes"), below_gib= (optional: no burst
+--                    from this size up) }; credits accrue at the baseline
+--                    (iops or mibps) and the bucket starts full; there is no
+--                    burst where the burst rate is not above the baseline
 --   parallel         requests the device serves at once (0 = no limit)
 --   latency          { read=, write=, meta=, sync= }, each { p50=, p99= }
 --                    (lognormal), { lo=, hi= } (uniform) or { fixed= }

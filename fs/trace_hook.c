@@ -26,20 +26,20 @@
 #include "traces/trace.h"
 
 static const uint16_t op_map[TS_FS_OP_NR] = {
-	[TS_FS_GETATTR] = TS_OP_GETATTR,     [TS_FS_READLINK] = TS_OP_READLINK,
-	[TS_FS_MKNOD] = TS_OP_MKNOD,	     [TS_FS_MKDIR] = TS_OP_MKDIR,
-	[TS_FS_UNLINK] = TS_OP_UNLINK,	     [TS_FS_RMDIR] = TS_OP_RMDIR,
-	[TS_FS_SYMLINK] = TS_OP_SYMLINK,     [TS_FS_RENAME] = TS_OP_RENAME,
-	[TS_FS_LINK] = TS_OP_LINK,	     [TS_FS_CHMOD] = TS_OP_CHMOD,
-	[TS_FS_CHOWN] = TS_OP_CHOWN,	     [TS_FS_TRUNCATE] = TS_OP_TRUNCATE,
-	[TS_FS_OPEN] = TS_OP_OPEN,	     [TS_FS_CREATE] = TS_OP_CREATE,
-	[TS_FS_READ] = TS_OP_READ,	     [TS_FS_WRITE] = TS_OP_WRITE,
-	[TS_FS_STATFS] = TS_OP_STATFS,	     [TS_FS_FLUSH] = TS_OP_FLUSH,
-	[TS_FS_RELEASE] = TS_OP_CLOSE,	     [TS_FS_FSYNC] = TS_OP_FSYNC,
-	[TS_FS_FDATASYNC] = TS_OP_FDATASYNC, [TS_FS_OPENDIR] = TS_OP_OPENDIR,
-	[TS_FS_READDIR] = TS_OP_READDIR,     [TS_FS_RELEASEDIR] = TS_OP_RELEASEDIR,
-	[TS_FS_ACCESS] = TS_OP_ACCESS,	     [TS_FS_UTIMENS] = TS_OP_UTIMENS,
-	[TS_FS_FALLOCATE] = TS_OP_FALLOCATE,
+    [TS_FS_GETATTR] = TS_OP_GETATTR,	 [TS_FS_READLINK] = TS_OP_READLINK,
+    [TS_FS_MKNOD] = TS_OP_MKNOD,	 [TS_FS_MKDIR] = TS_OP_MKDIR,
+    [TS_FS_UNLINK] = TS_OP_UNLINK,	 [TS_FS_RMDIR] = TS_OP_RMDIR,
+    [TS_FS_SYMLINK] = TS_OP_SYMLINK,	 [TS_FS_RENAME] = TS_OP_RENAME,
+    [TS_FS_LINK] = TS_OP_LINK,		 [TS_FS_CHMOD] = TS_OP_CHMOD,
+    [TS_FS_CHOWN] = TS_OP_CHOWN,	 [TS_FS_TRUNCATE] = TS_OP_TRUNCATE,
+    [TS_FS_OPEN] = TS_OP_OPEN,		 [TS_FS_CREATE] = TS_OP_CREATE,
+    [TS_FS_READ] = TS_OP_READ,		 [TS_FS_WRITE] = TS_OP_WRITE,
+    [TS_FS_STATFS] = TS_OP_STATFS,	 [TS_FS_FLUSH] = TS_OP_FLUSH,
+    [TS_FS_RELEASE] = TS_OP_CLOSE,	 [TS_FS_FSYNC] = TS_OP_FSYNC,
+    [TS_FS_FDATASYNC] = TS_OP_FDATASYNC, [TS_FS_OPENDIR] = TS_OP_OPENDIR,
+    [TS_FS_READDIR] = TS_OP_READDIR,	 [TS_FS_RELEASEDIR] = TS_OP_RELEASEDIR,
+    [TS_FS_ACCESS] = TS_OP_ACCESS,	 [TS_FS_UTIMENS] = TS_OP_UTIMENS,
+    [TS_FS_FALLOCATE] = TS_OP_FALLOCATE,
 };
 
 struct ts_fs_trace {
@@ -48,7 +48,7 @@ struct ts_fs_trace {
 	struct ino_id {
 		uint64_t ino; /* 0 = empty slot */
 		uint32_t id;
-	} *map;
+	} * map;
 	size_t cap, n; /* cap: a power of two */
 };
 
@@ -81,7 +81,7 @@ static void map_set(struct ts_fs_trace *tr, uint64_t ino, uint32_t id)
 	while (tr->map[k].ino && tr->map[k].ino != ino)
 		k = (k + 1) & (tr->cap - 1);
 	tr->n += !tr->map[k].ino;
-	tr->map[k] = (struct ino_id){ ino, id };
+	tr->map[k] = (struct ino_id){ino, id};
 }
 
 static uint32_t map_get(struct ts_fs_trace *tr, uint64_t ino)
@@ -105,8 +105,9 @@ int ts_fs_trace_check(struct ts_fs *fs, char *err, size_t n)
 	const char *path = fs->o.trace;
 
 	if (fs->o.bare) {
-		snprintf(err, n, "option 'trace' needs a tier: a bare mount models and records "
-				 "nothing (use tier=unlimited to record without throttling)");
+		snprintf(err, n,
+			 "option 'trace' needs a tier: a bare mount models and records "
+			 "nothing (use tier=unlimited to record without throttling)");
 		return -EINVAL;
 	}
 	/* absolute, since the daemon changes to / */
@@ -137,7 +138,7 @@ int ts_fs_trace_check(struct ts_fs *fs, char *err, size_t n)
 
 int ts_fs_trace_open(struct ts_fs *fs, char *err, size_t n)
 {
-	struct ts_trace_hdr h = { 0 };
+	struct ts_trace_hdr h = {0};
 	struct ts_trace_writer *w;
 	struct ts_tier_cfg cfg = fs->cfg;
 	char v[64];
@@ -151,14 +152,26 @@ int ts_fs_trace_open(struct ts_fs *fs, char *err, size_t n)
 	h.capacity = json_is_integer(cap) ? (uint64_t)json_integer_value(cap) : cfg.capacity;
 	json_decref(st);
 	h.mem = cfg.mem;
-	/* the model options as used, floor as measured, for the replay */
+	/* the model options as used, floor as measured, exact (no rounded
+	 * units) so that tiersim replay reads back the same model */
+	cfg.capacity = h.capacity;
 	len += (size_t)snprintf(h.mount_opts, sizeof(h.mount_opts), "tier=%s", h.tier);
-	for (const struct ts_opt *o = ts_tier_cfg_opts; o->name && len < sizeof(h.mount_opts); o++) {
-		const char *val = ts_opt_get(o, &cfg, v, sizeof(v));
-		if (!strcmp(o->name, "floor"))
-			val = (snprintf(v, sizeof(v), "%lluns", (unsigned long long)fs->floor_ns), v);
-		if (!strcmp(o->name, "capacity"))
-			val = (snprintf(v, sizeof(v), "%llu", (unsigned long long)h.capacity), v);
+	for (const struct ts_opt *o = ts_tier_cfg_opts; o->name && len < sizeof(h.mount_opts);
+	     o++) {
+		const char *val = v;
+		uint64_t x;
+		switch (o->type) {
+		case TS_OPT_SIZE:
+		case TS_OPT_RATE:
+		case TS_OPT_U64:
+		case TS_OPT_DURATION:
+			memcpy(&x, (const char *)&cfg + o->off, sizeof(x));
+			snprintf(v, sizeof(v), "%llu%s", (unsigned long long)x,
+				 o->type == TS_OPT_DURATION ? "ns" : "");
+			break;
+		default:
+			val = ts_opt_get(o, &cfg, v, sizeof(v));
+		}
 		len += (size_t)snprintf(h.mount_opts + len, sizeof(h.mount_opts) - len, ",%s=%s",
 					o->name, val);
 	}
@@ -196,16 +209,18 @@ void ts_fs_trace_put(struct ts_fs *fs, const struct ts_fs_req *r)
 		id = map_get(tr, r->file_id);
 	}
 	struct ts_trace_rec rec = {
-		.submit_ns = r->submit_ns,
-		.complete_ns = r->complete_ns,
-		.offset = r->off,
-		.length = r->len,
-		.result = r->result,
-		.file_id = id,
-		.tid = (uint32_t)r->tid,
-		.op = op_map[r->op],
-		.flags = (uint16_t)((r->due_ns ? 0 : TS_REC_F_NOTIER) |
-				    (r->due_ns && !r->file_id ? TS_REC_F_NOFILE : 0)),
+	    .submit_ns = r->submit_ns,
+	    .complete_ns = r->complete_ns,
+	    .offset = r->off,
+	    .length = r->len,
+	    .result = r->result,
+	    .size = r->file_size,
+	    .file_id = id,
+	    .tid = (uint32_t)r->tid,
+	    .aux = r->path2 ? ts_trace_writer_file_id(w, r->path2) : 0,
+	    .op = op_map[r->op],
+	    .flags = (uint16_t)((r->due_ns ? 0 : TS_REC_F_NOTIER) |
+				(r->due_ns && !r->file_id ? TS_REC_F_NOFILE : 0)),
 	};
 	ts_trace_writer_put(w, &rec);
 }
@@ -230,5 +245,6 @@ void ts_fs_trace_close(struct ts_fs *fs)
 			  "not keep up); the count is in the trace",
 			  fs->o.trace, (unsigned long long)dropped);
 	else
-		ts_fs_log(fs, LOG_INFO, "tierfs: trace %s written, no records dropped", fs->o.trace);
+		ts_fs_log(fs, LOG_INFO, "tierfs: trace %s written, no records dropped",
+			  fs->o.trace);
 }

@@ -137,9 +137,9 @@ static const struct {
 #define JPEG_BPP_MAX 2.0
 #define JPEG_MIN_BYTES 1200 /* headers and tables: no target below this + 0.09 B/px */
 
-/* im2rec --resize 480 --quality 90 (the example in MXNet's README for
- * packing ImageNet), OpenCV's default 4:2:0. */
-#define REC_SHORT 480
+/* im2rec --resize 480 --quality 90 (MXNet's "Large Scale Image
+ * Classification" tutorial packs ImageNet so), OpenCV's default 4:2:0. */
+#define REC_SHORT TS_REC_SHORT_SIDE
 #define REC_QUALITY 90
 #define REC_BPP_SIGMA 0.5
 #define REC_BPP_MIN 0.06
@@ -689,6 +689,7 @@ void ts_dataset_meta_free(struct ts_dataset_meta *meta)
  */
 struct slot {
 	bool ready;
+	bool requal;	/* the quality had to be lowered to fit the size */
 	int err;
 	uint8_t *buf;
 	size_t len;
@@ -723,6 +724,7 @@ static int produce(struct gen *g, struct ts_jpeggen *jg, uint64_t j, struct slot
 	case TS_DS_IMAGENET_JPEG:
 		if ((rc = ts_jpeggen_make(jg, &p.jpeg, &jpg, &jlen, &s->jr)))
 			return rc;
+		s->requal = s->jr.quality != p.jpeg.quality;
 		s->buf = malloc(jlen);
 		if (!s->buf)
 			return -ENOMEM;
@@ -734,6 +736,7 @@ static int produce(struct gen *g, struct ts_jpeggen *jg, uint64_t j, struct slot
 		if (meta->encoded) {
 			if ((rc = ts_jpeggen_make(jg, &p.jpeg, &jpg, &jlen, &s->jr)))
 				return rc;
+			s->requal = s->jr.quality != p.jpeg.quality;
 			ts_datum_init_encoded(&d, jpg, jlen, meta->img_label[img]);
 		} else {
 			/* convert_imageset --resize_height=256 --resize_width=256: the
@@ -760,6 +763,7 @@ static int produce(struct gen *g, struct ts_jpeggen *jg, uint64_t j, struct slot
 		};
 		if ((rc = ts_jpeggen_make(jg, &p.rec, &jpg, &jlen, &s->jr)))
 			return rc;
+		s->requal = s->jr.quality != p.rec.quality;
 		s->len = TS_REC_IRHEADER_SIZE + jlen;
 		s->buf = malloc(s->len);
 		if (!s->buf)
@@ -1126,6 +1130,11 @@ static int make_images(const struct ts_dataset_meta *meta, const struct ts_datas
 	}
 	for (uint64_t j = 0; !rc && j < g.n; j++) {
 		struct slot *sl = &g.slots[j % g.window];
+		if (cfg->stop && *cfg->stop) {
+			rc = fail(err, errlen, -EINTR, "%s: interrupted after %" PRIu64
+				  " of %" PRIu64 " samples; the directory is incomplete", dir, j, g.n);
+			break;
+		}
 		pthread_mutex_lock(&g.mu);
 		while (!sl->ready && !g.dead && started)
 			pthread_cond_wait(&g.ready, &g.mu);
@@ -1158,6 +1167,7 @@ static int make_images(const struct ts_dataset_meta *meta, const struct ts_datas
 		st->samples++;
 		st->pad_bytes += s.jr.pad;
 		st->encodes += s.jr.encodes;
+		st->requality += s.requal;
 		pr.done++;
 		pr.bytes += meta->bytes[j];
 		progress(&pr, false);
@@ -1245,7 +1255,7 @@ static int get_u64(json_t *o, const char *key, uint64_t *out)
 }
 
 static int write_manifest(const struct ts_dataset_meta *meta, const char *dir,
-			  const struct ts_dataset_stats *st, char *err, size_t errlen)
+			  struct ts_dataset_stats *st, char *err, size_t errlen)
 {
 	char path[4096], seed[24];
 	json_t *root = json_object(), *files = json_array(), *gen = json_object();
@@ -1285,12 +1295,14 @@ static int write_manifest(const struct ts_dataset_meta *meta, const char *dir,
 	json_object_set_new(root, "files", files);
 	files = NULL;
 	json_object_set_new(root, "total_bytes", json_u64(total));
+	st->bytes = total; /* as written (LMDB's differ from the estimate) */
 	double secs = (double)st->ns / 1e9;
 	json_object_set_new(gen, "threads", json_integer(st->threads));
 	json_object_set_new(gen, "seconds", json_real(secs));
 	json_object_set_new(gen, "samples_per_s", json_real(secs > 0 ? st->samples / secs : 0));
 	json_object_set_new(gen, "jpeg_pad_bytes", json_u64(st->pad_bytes));
 	json_object_set_new(gen, "jpeg_encodes", json_u64(st->encodes));
+	json_object_set_new(gen, "jpeg_quality_lowered", json_u64(st->requality));
 	json_object_set_new(root, "generated", gen);
 	gen = NULL;
 	snprintf(path, sizeof(path), "%s/" MANIFEST, dir);
@@ -1335,7 +1347,7 @@ int ts_dataset_open(const char *dir, struct ts_dataset_meta *meta, char *err, si
 	char path[4096];
 	json_error_t je;
 	json_t *root, *v;
-	uint64_t total, version;
+	uint64_t total, version = 0;
 	int rc;
 
 	memset(meta, 0, sizeof(*meta));

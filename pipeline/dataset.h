@@ -12,8 +12,8 @@
  *   imagenet-lmdb  train_lmdb/{data,lock}.mdb     Caffe convert_imageset --shuffle
  *                  --resize_height=256 --resize_width=256: key "%08d_<wnid>/<file>",
  *                  value a Datum (datum.h); raw BGR CHW, or the JPEG with --encoded
- *   imagenet-rec   train.rec + train.idx          MXNet im2rec: IRHeader + JPEG whose
- *                  shorter side is resized to 256 (recordio.h)
+ *   imagenet-rec   train.rec + train.idx          MXNet im2rec --resize 480 --quality 90:
+ *                  IRHeader + JPEG, shorter side 480 (recordio.h)
  *   ptb-text       ptb.{train,valid,test}.txt     PennTreeBank-like word corpus
  *
  * plus dataset.json (kind, count, seed, sizes, version) in every DIR.
@@ -27,6 +27,7 @@
 #ifndef TS_DATASET_H
 #define TS_DATASET_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -60,13 +61,14 @@ enum ts_dataset_kind {
 #define TS_LMDB_SIDE 256
 #define TS_LMDB_PIXELS (TS_LMDB_SIDE * TS_LMDB_SIDE * 3)
 /* im2rec --resize: the shorter side of every RecordIO image. */
-#define TS_REC_SHORT_SIDE 256
+#define TS_REC_SHORT_SIDE 480
 
 const char *ts_dataset_kind_name(enum ts_dataset_kind k);
 /* "imagenet-jpeg" ... ; TS_E_UNKNOWN for anything else. */
 TS_WUR int ts_dataset_kind_parse(const char *name, enum ts_dataset_kind *out);
 
-/* What to generate; driven by ts_dataset_opts (opt.h). */
+/* What to generate; driven by ts_dataset_opts (opt.h). Zero it before
+ * ts_opt_defaults(): fields outside the table default to zero. */
 struct ts_dataset_config {
 	uint64_t count;		/* train images, or train words for ptb-text; 0 = full size */
 	uint64_t val;		/* imagenet-jpeg: val images (0 = none) */
@@ -75,6 +77,9 @@ struct ts_dataset_config {
 	bool encoded;		/* imagenet-lmdb: Datum holds the JPEG (encoded=true) */
 	uint64_t threads;	/* generator threads; 0 = online CPUs */
 	bool progress;		/* progress line on stderr when it is a terminal */
+	/* Not an option: when set and it becomes non-zero (a signal handler's
+	 * flag), generation stops at the next sample with -EINTR. */
+	volatile sig_atomic_t *stop;
 };
 extern const struct ts_opt ts_dataset_opts[];
 
@@ -135,7 +140,7 @@ void ts_dataset_lmdb_key(const struct ts_dataset_meta *meta, uint64_t j, char *o
 
 /* Generation progress and result. */
 struct ts_dataset_stats {
-	uint64_t samples;	/* images (or words) written */
+	uint64_t samples;	/* images (or train words) written */
 	uint64_t bytes;		/* bytes written (files, not counting dataset.json) */
 	uint64_t ns;		/* wall time */
 	uint64_t pad_bytes;	/* JPEG padding (COM segments) added to hit target sizes */
@@ -146,8 +151,9 @@ struct ts_dataset_stats {
 
 /*
  * Writes the dataset into @dir (created if missing, refused unless empty)
- * and then its dataset.json. Returns 0 or -errno/TS_E_*; @err gets one line
- * naming the file and what to do.
+ * and then its dataset.json, last: a directory without one is incomplete.
+ * Returns 0 or -errno/TS_E_* (-EINTR when cfg->stop was raised); @err gets
+ * one line naming the file and what to do.
  */
 TS_WUR int ts_dataset_make(enum ts_dataset_kind kind, const struct ts_dataset_config *cfg,
 			   const char *dir, struct ts_dataset_stats *st, char *err, size_t errlen);

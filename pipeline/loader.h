@@ -71,6 +71,7 @@ struct ts_pipe_cfg {
 	char *calibration;   /* decode calibration file; "" = default */
 	bool registered;     /* use registered (fixed) buffers */
 	bool open_uring;     /* open files through io_uring (else openat(2)) */
+	bool async_reads;    /* reads go to io_uring's workers (IOSQE_ASYNC) */
 };
 
 extern const struct ts_opt ts_pipe_opts[];
@@ -95,7 +96,8 @@ struct ts_batch {
 };
 
 /* What one stage did. busy: doing its own work; wait_in: starved (nothing
- * from upstream); wait_out: blocked (downstream full: slots or window). */
+ * from upstream: for the reader, waiting on the storage's completions);
+ * wait_out: blocked (downstream full: read slots or the prefetch window). */
 struct ts_stage_stats {
 	uint64_t busy_ns, wait_in_ns, wait_out_ns;
 	uint64_t samples, bytes;
@@ -141,7 +143,8 @@ uint64_t ts_pipe_samples_per_epoch(const struct ts_pipe *p);
 uint64_t ts_pipe_batches_per_epoch(const struct ts_pipe *p);
 /* The failure message ("" when none). */
 const char *ts_pipe_error(const struct ts_pipe *p);
-/* A copy of the counters; the series pointers stay valid until free. */
+/* A copy of the counters. The series pointers stay valid until the next
+ * ts_pipe_next_batch (or ts_pipe_free). */
 void ts_pipe_stats(struct ts_pipe *p, struct ts_pipe_stats *st);
 /* The stats as a JSON object (caller frees), NULL on allocation failure. */
 char *ts_pipe_stats_json(const struct ts_pipe_stats *st);

@@ -13,7 +13,7 @@ local p = params{
 report{ title = "MXNet LSTM (PTB medium) training: vCPU x memory" }
 dataset{ kind = "ptb-text", count = p.words }
 mount{ tier = p.tier, capacity = "500GiB" }
-pipeline{ source = "text", seq_len = 35, qd = 4, prefetch = 4, decode = "none" }
+pipeline{ source = "text", seq_len = 35, qd = 4, prefetch = 4, decode = "none", shuffle = false }
 engine{ model = "lstm-ptb-medium", gpu = "P100-PCIe", framework = "mxnet", mode = "train",
         batch = p.batch }
 sweep{

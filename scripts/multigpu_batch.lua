@@ -17,10 +17,11 @@ if p.synthetic then
 else
   dataset{ kind = "imagenet-lmdb", count = p.count }
   mount{ tier = "nvme-local", capacity = "1760GiB" }
-  pipeline{ source = "lmdb", vcpus = 2, prefetch = 4 }
+  pipeline{ source = "lmdb", shuffle = false, vcpus = 2, prefetch = 4 }
 end
 engine{ model = "googlenet", gpu = "P100-PCIe", framework = "nvcaffe", mode = "train" }
 sweep{
-  engine = { gpus = { 1, 2, 4, 8 }, batch = { 32, 64, 128, 256 } },
+  { "engine.gpus", { 1, 2, 4, 8 } },
+  { "engine.batch", { 32, 64, 128, 256, 512 } },
   run = { iterations = p.iterations, warmup = 2 },
 }

@@ -9,7 +9,7 @@ local p = params{
   iterations = tiersim.virtual and 1000 or 30,
   model = "googlenet",
   batch = 50,
-  vcpus = 2,
+  vcpus = 8,       -- gn5-c8g1.2xlarge; beyond the host's cores decode is modeled
   mem = "512MiB",
 }
 

@@ -18,19 +18,6 @@ struct pend {
 	uint64_t nsect;
 };
 
-static int num(const char *s, uint64_t max, uint64_t *out)
-{
-	if (!isdigit((unsigned char)*s))
-		return -1;
-	errno = 0;
-	char *end;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || *end || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 /* "MAJ,MIN" */
 static bool is_dev(const char *s)
 {
@@ -54,17 +41,18 @@ static int parse_time(const char *s, uint64_t *ns)
 		return -1;
 	memcpy(buf, s, (size_t)(dot - s));
 	buf[dot - s] = 0;
-	if (num(buf, UINT64_MAX / TS_NS_PER_S - 1, &sec) || num(dot + 1, 999999999, &frac))
+	if (ts_trace_parse_u64(buf, UINT64_MAX / TS_NS_PER_S - 1, &sec) ||
+	    ts_trace_parse_u64(dot + 1, 999999999, &frac))
 		return -1;
 	*ns = sec * TS_NS_PER_S + frac;
 	return 0;
 }
 
-#define BAD(...)                                                                   \
-	do {                                                                       \
-		snprintf(err, errlen, __VA_ARGS__);                                \
-		ret = TS_E_PARSE;                                                  \
-		goto fail;                                                         \
+#define BAD(...)                                                                                   \
+	do {                                                                                       \
+		snprintf(err, errlen, __VA_ARGS__);                                                \
+		ret = TS_E_PARSE;                                                                  \
+		goto fail;                                                                         \
 	} while (0)
 
 int ts_blkparse_import(FILE *in, const char *name, struct ts_trace *t, char *err, size_t errlen)
@@ -97,22 +85,24 @@ int ts_blkparse_import(FILE *in, const char *name, struct ts_trace *t, char *err
 			continue; /* the summary, blank lines */
 		any = true;
 		if (n < 7)
-			BAD("%s:%lu: an event line has at least 7 fields (dev cpu seq time pid action "
+			BAD("%s:%lu: an event line has at least 7 fields (dev cpu seq time pid "
+			    "action "
 			    "rwbs), this one %d",
 			    name, lineno, n);
 		const char *act = tok[5], *rwbs = tok[6];
 		if (strcmp(act, "D") && strcmp(act, "C"))
 			continue;
 		uint64_t ns, pid, v;
-		if (num(tok[1], UINT32_MAX, &v))
+		if (ts_trace_parse_u64(tok[1], UINT32_MAX, &v))
 			BAD("%s:%lu: field 2 (cpu): not a number: \"%s\"", name, lineno, tok[1]);
-		if (num(tok[2], UINT64_MAX, &v))
-			BAD("%s:%lu: field 3 (sequence): not a number: \"%s\"", name, lineno, tok[2]);
+		if (ts_trace_parse_u64(tok[2], UINT64_MAX, &v))
+			BAD("%s:%lu: field 3 (sequence): not a number: \"%s\"", name, lineno,
+			    tok[2]);
 		if (parse_time(tok[3], &ns))
 			BAD("%s:%lu: field 4 (time): expected SECONDS.NANOSECONDS (9 digits), got "
 			    "\"%s\"",
 			    name, lineno, tok[3]);
-		if (num(tok[4], UINT32_MAX, &pid))
+		if (ts_trace_parse_u64(tok[4], UINT32_MAX, &pid))
 			BAD("%s:%lu: field 5 (pid): not a number: \"%s\"", name, lineno, tok[4]);
 		for (const char *p = rwbs; *p; p++)
 			if (!strchr("RWDFNSAMEBC", *p))
@@ -122,14 +112,15 @@ int ts_blkparse_import(FILE *in, const char *name, struct ts_trace *t, char *err
 		uint64_t sector = UINT64_MAX, nsect = 0;
 		int i = 7;
 		if (i < n && isdigit((unsigned char)tok[i][0])) {
-			if (num(tok[i], UINT64_MAX / 512, &sector))
+			if (ts_trace_parse_u64(tok[i], UINT64_MAX / 512, &sector))
 				BAD("%s:%lu: field 8 (sector): not a number: \"%s\"", name, lineno,
 				    tok[i]);
 			i++;
 			if (i < n && !strcmp(tok[i], "+")) {
-				if (i + 1 >= n || num(tok[i + 1], UINT32_MAX, &nsect))
-					BAD("%s:%lu: field 10 (sectors): not a number: \"%s\"", name,
-					    lineno, i + 1 < n ? tok[i + 1] : "");
+				if (i + 1 >= n ||
+				    ts_trace_parse_u64(tok[i + 1], UINT32_MAX, &nsect))
+					BAD("%s:%lu: field 10 (sectors): not a number: \"%s\"",
+					    name, lineno, i + 1 < n ? tok[i + 1] : "");
 				i += 2;
 			}
 		}
@@ -151,8 +142,10 @@ int ts_blkparse_import(FILE *in, const char *name, struct ts_trace *t, char *err
 
 		if (act[0] == 'D') {
 			struct ts_trace_rec r = {
-				.submit_ns = ns, .complete_ns = ns, .file_id = dev,
-				.tid = (uint32_t)pid, .pid = (uint32_t)pid,
+			    .submit_ns = ns,
+			    .complete_ns = ns,
+			    .file_id = dev,
+			    .tid = (uint32_t)pid,
 			};
 			if (strchr(rwbs, 'D')) {
 				r.op = TS_OP_FALLOCATE;
@@ -189,9 +182,10 @@ int ts_blkparse_import(FILE *in, const char *name, struct ts_trace *t, char *err
 				pend = p;
 				pend_cap = nc;
 			}
-			pend[npend++] = (struct pend){ .rec = t->nrecs - 1, .dev = dev,
-						       .sector = flush ? UINT64_MAX : sector,
-						       .nsect = nsect };
+			pend[npend++] = (struct pend){.rec = t->nrecs - 1,
+						      .dev = dev,
+						      .sector = flush ? UINT64_MAX : sector,
+						      .nsect = nsect};
 			continue;
 		}
 		/* C: the error is the last bracket */
@@ -199,18 +193,17 @@ int ts_blkparse_import(FILE *in, const char *name, struct ts_trace *t, char *err
 		const char *eb = tok[n - 1];
 		size_t el = strlen(eb);
 		if (el < 3 || eb[0] != '[' || eb[el - 1] != ']')
-			BAD("%s:%lu: field %d (error): expected \"[N]\", got \"%s\"", name, lineno, n,
-			    eb);
+			BAD("%s:%lu: field %d (error): expected \"[N]\", got \"%s\"", name, lineno,
+			    n, eb);
 		char *end;
 		e = strtoll(eb + 1, &end, 10);
 		if (end != eb + el - 1)
-			BAD("%s:%lu: field %d (error): expected \"[N]\", got \"%s\"", name, lineno, n,
-			    eb);
+			BAD("%s:%lu: field %d (error): expected \"[N]\", got \"%s\"", name, lineno,
+			    n, eb);
 		for (size_t k = 0; k < npend; k++) {
 			struct pend *p = &pend[k];
-			if (p->dev != dev ||
-			    (flush ? p->sector != UINT64_MAX
-				   : p->sector != sector || p->nsect != nsect))
+			if (p->dev != dev || (flush ? p->sector != UINT64_MAX
+						    : p->sector != sector || p->nsect != nsect))
 				continue;
 			struct ts_trace_rec *r = &t->recs[p->rec];
 			r->complete_ns = TS_MAX(ns, r->submit_ns);

@@ -16,38 +16,23 @@
 static const char v2_magic[] = "fio version 2 iolog";
 static const char v3_magic[] = "fio version 3 iolog";
 
-/* Strict unsigned decimal: what fio's %llu / %u accept, without the sign
- * and overflow wrap-around that sscanf() would silently allow. */
-static int num(const char *s, uint64_t max, uint64_t *out)
-{
-	if (!isdigit((unsigned char)*s))
-		return -1;
-	errno = 0;
-	char *end;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || *end || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 enum act { A_ADD, A_OPEN, A_CLOSE, A_READ, A_WRITE, A_SYNC, A_DATASYNC, A_TRIM, A_WAIT, A_BAD };
 
 static enum act action(const char *s)
 {
-	static const char *const names[] = { "add",  "open",	 "close", "read", "write",
-					     "sync", "datasync", "trim",  "wait" };
+	static const char *const names[] = {"add",  "open",	"close", "read", "write",
+					    "sync", "datasync", "trim",	 "wait"};
 	for (unsigned i = 0; i < TS_ARRAY_SIZE(names); i++)
 		if (!strcmp(s, names[i]))
 			return (enum act)i;
 	return A_BAD;
 }
 
-#define BAD(...)                                                                   \
-	do {                                                                       \
-		snprintf(err, errlen, __VA_ARGS__);                                \
-		ret = TS_E_PARSE;                                                  \
-		goto fail;                                                         \
+#define BAD(...)                                                                                   \
+	do {                                                                                       \
+		snprintf(err, errlen, __VA_ARGS__);                                                \
+		ret = TS_E_PARSE;                                                                  \
+		goto fail;                                                                         \
 	} while (0)
 
 int ts_iolog_import(FILE *in, const char *name, struct ts_trace *t, struct ts_iolog_info *info,
@@ -58,7 +43,7 @@ int ts_iolog_import(FILE *in, const char *name, struct ts_trace *t, struct ts_io
 	ssize_t len;
 	unsigned long lineno = 0;
 	uint64_t now_ns = 0;
-	struct ts_iolog_info inf = { 0 };
+	struct ts_iolog_info inf = {0};
 	int ret = 0;
 	uint32_t last_id = 0;
 	char last_path[FIO_NAME_MAX + 2] = "";
@@ -83,7 +68,8 @@ int ts_iolog_import(FILE *in, const char *name, struct ts_trace *t, struct ts_io
 			else if (!strncmp(line, v3_magic, strlen(v3_magic)))
 				inf.version = 3;
 			else
-				BAD("%s:1: not a fio iolog v2 or v3 (the first line must start with "
+				BAD("%s:1: not a fio iolog v2 or v3 (the first line must start "
+				    "with "
 				    "\"%s\" or \"%s\"; fio no longer reads version 1)",
 				    name, v2_magic, v3_magic);
 			continue;
@@ -98,9 +84,9 @@ int ts_iolog_import(FILE *in, const char *name, struct ts_trace *t, struct ts_io
 		inf.lines++;
 		int base = inf.version == 3; /* index of the file name */
 		uint64_t ts_us = 0;
-		if (inf.version == 3 && num(tok[0], UINT64_MAX / 1000, &ts_us))
-			BAD("%s:%lu: field 1 (time): expected microseconds, got \"%s\"", name, lineno,
-			    tok[0]);
+		if (inf.version == 3 && ts_trace_parse_u64(tok[0], UINT64_MAX / 1000, &ts_us))
+			BAD("%s:%lu: field 1 (time): expected microseconds, got \"%s\"", name,
+			    lineno, tok[0]);
 		int nf = n - base; /* fields from the name on; extra ones fio ignores */
 		if (nf < 2)
 			BAD("%s:%lu: expected %s\"FILE ACTION [OFFSET LENGTH]\"", name, lineno,
@@ -121,13 +107,14 @@ int ts_iolog_import(FILE *in, const char *name, struct ts_trace *t, struct ts_io
 			    lineno, act, base + 3, base + 4);
 		uint64_t off = 0, length = 0;
 		if (!io && nf != 2)
-			BAD("%s:%lu: action %s takes no OFFSET and LENGTH (fio would skip this line)",
+			BAD("%s:%lu: action %s takes no OFFSET and LENGTH (fio would skip this "
+			    "line)",
 			    name, lineno, act);
 		if (io) {
-			if (num(tok[base + 2], UINT64_MAX, &off))
+			if (ts_trace_parse_u64(tok[base + 2], UINT64_MAX, &off))
 				BAD("%s:%lu: field %d (offset): not a number: \"%s\"", name, lineno,
 				    base + 3, tok[base + 2]);
-			if (num(tok[base + 3], UINT32_MAX, &length))
+			if (ts_trace_parse_u64(tok[base + 3], UINT32_MAX, &length))
 				BAD("%s:%lu: field %d (length): not a number below 4 GiB: \"%s\"",
 				    name, lineno, base + 4, tok[base + 3]);
 		}
@@ -161,14 +148,19 @@ int ts_iolog_import(FILE *in, const char *name, struct ts_trace *t, struct ts_io
 		if (a == A_ADD)
 			continue;
 		static const uint16_t ops[] = {
-			[A_OPEN] = TS_OP_OPEN,	 [A_CLOSE] = TS_OP_CLOSE,
-			[A_READ] = TS_OP_READ,	 [A_WRITE] = TS_OP_WRITE,
-			[A_SYNC] = TS_OP_FSYNC, [A_DATASYNC] = TS_OP_FDATASYNC,
-			[A_TRIM] = TS_OP_FALLOCATE,
+		    [A_OPEN] = TS_OP_OPEN,	[A_CLOSE] = TS_OP_CLOSE,
+		    [A_READ] = TS_OP_READ,	[A_WRITE] = TS_OP_WRITE,
+		    [A_SYNC] = TS_OP_FSYNC,	[A_DATASYNC] = TS_OP_FDATASYNC,
+		    [A_TRIM] = TS_OP_FALLOCATE,
 		};
 		struct ts_trace_rec r = {
-			.submit_ns = now_ns, .complete_ns = now_ns, .op = ops[a], .file_id = id,
-			.offset = off, .length = length, .tid = 1,
+		    .submit_ns = now_ns,
+		    .complete_ns = now_ns,
+		    .op = ops[a],
+		    .file_id = id,
+		    .offset = off,
+		    .length = length,
+		    .tid = 1,
 		};
 		if (a == A_READ || a == A_WRITE)
 			r.result = (int64_t)length;
@@ -217,10 +209,11 @@ static int check_name(const char *p, char *err, size_t errlen)
 	}
 	for (const char *s = p; *s; s++) {
 		if (isspace((unsigned char)*s)) {
-			snprintf(err, errlen,
-				 "path \"%s\" cannot be written to a fio iolog (fio reads names up to "
-				 "the first white space)",
-				 p);
+			snprintf(
+			    err, errlen,
+			    "path \"%s\" cannot be written to a fio iolog (fio reads names up to "
+			    "the first white space)",
+			    p);
 			return TS_E_PARSE;
 		}
 	}
@@ -256,8 +249,9 @@ int ts_iolog_export(FILE *out, const struct ts_trace *t, const char *prefix, uin
 		    !(r->op == TS_OP_FALLOCATE && r->aux == TS_IOLOG_PUNCH))
 			continue;
 		if (r->length > UINT32_MAX) {
-			snprintf(err, errlen, "a %s of %" PRIu64 " bytes on %s: fio iologs hold "
-					      "lengths below 4 GiB",
+			snprintf(err, errlen,
+				 "a %s of %" PRIu64 " bytes on %s: fio iologs hold "
+				 "lengths below 4 GiB",
 				 ts_trace_op_name(r->op), r->length, ts_trace_path(t, f));
 			ret = TS_E_PARSE;
 			goto out;
@@ -270,7 +264,8 @@ int ts_iolog_export(FILE *out, const struct ts_trace *t, const char *prefix, uin
 	fprintf(out, "%s\n", v3_magic);
 	for (uint32_t f = 1; f < t->npaths; f++)
 		if (state[f])
-			fprintf(out, "0 %s add\n", fio_name(nb, sizeof(nb), prefix, ts_trace_path(t, f)));
+			fprintf(out, "0 %s add\n",
+				fio_name(nb, sizeof(nb), prefix, ts_trace_path(t, f)));
 	for (size_t k = 0; k < t->nrecs; k++) {
 		const struct ts_trace_rec *r = &t->recs[idx[k]];
 		uint32_t f = r->file_id < t->npaths ? r->file_id : 0;

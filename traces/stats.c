@@ -17,12 +17,11 @@
 #include "core/units.h"
 #include "stats.h"
 
-static const struct ts_trace *sort_t;
-
-static int cmp_submit(const void *a, const void *b)
+static int cmp_submit(const void *a, const void *b, void *arg)
 {
+	const struct ts_trace *t = arg;
 	size_t i = *(const size_t *)a, j = *(const size_t *)b;
-	uint64_t x = sort_t->recs[i].submit_ns, y = sort_t->recs[j].submit_ns;
+	uint64_t x = t->recs[i].submit_ns, y = t->recs[j].submit_ns;
 	if (x != y)
 		return x < y ? -1 : 1;
 	return i < j ? -1 : i > j;
@@ -39,13 +38,8 @@ size_t *ts_trace_order(const struct ts_trace *t)
 		if (i && t->recs[i].submit_ns < t->recs[i - 1].submit_ns)
 			sorted = false;
 	}
-	if (!sorted) {
-		/* qsort has no context argument in C11; the trace is read-only
-		 * here and callers do not sort concurrently. */
-		sort_t = t;
-		qsort(idx, t->nrecs, sizeof(*idx), cmp_submit);
-		sort_t = NULL;
-	}
+	if (!sorted)
+		qsort_r(idx, t->nrecs, sizeof(*idx), cmp_submit, (void *)t);
 	return idx;
 }
 
@@ -383,9 +377,10 @@ json_t *ts_trace_stats_json(const struct ts_trace_stats *s, const struct ts_trac
 	json_object_set_new(o, "ops", ops);
 	for (unsigned i = 0; i < TS_STATS_SIZE_BUCKETS; i++)
 		if (s->size_hist[i])
-			json_array_append_new(sizes, json_pack("{sI sI}", "min_bytes",
-							       (json_int_t)(i ? 1ULL << i : 0),
-							       "count", (json_int_t)s->size_hist[i]));
+			json_array_append_new(sizes,
+					      json_pack("{sI sI}", "min_bytes",
+							(json_int_t)(i ? 1ULL << i : 0), "count",
+							(json_int_t)s->size_hist[i]));
 	json_object_set_new(o, "io_sizes", sizes);
 	json_object_set_new(o, "sequential",
 			    json_pack("{sI sI sI sI}", "seq_ops", (json_int_t)s->seq_ops,
@@ -404,12 +399,11 @@ json_t *ts_trace_stats_json(const struct ts_trace_stats *s, const struct ts_trac
 	json_object_set_new(o, "files", files);
 	for (size_t i = 0; i < s->nthreads; i++) {
 		const struct ts_trace_stats_thread *x = &s->threads[i];
-		json_array_append_new(threads,
-				      json_pack("{sI sI sI sI sI sI}", "tid", (json_int_t)x->tid, "ops",
-						(json_int_t)x->ops, "bytes", (json_int_t)x->bytes,
-						"io_ns", (json_int_t)x->io_ns, "think_ns",
-						(json_int_t)x->think_ns, "overlap",
-						(json_int_t)x->overlap));
+		json_array_append_new(
+		    threads, json_pack("{sI sI sI sI sI sI}", "tid", (json_int_t)x->tid, "ops",
+				       (json_int_t)x->ops, "bytes", (json_int_t)x->bytes, "io_ns",
+				       (json_int_t)x->io_ns, "think_ns", (json_int_t)x->think_ns,
+				       "overlap", (json_int_t)x->overlap));
 	}
 	json_object_set_new(o, "threads", threads);
 	for (size_t i = 0; i < s->nslots; i++)
@@ -417,9 +411,9 @@ json_t *ts_trace_stats_json(const struct ts_trace_stats *s, const struct ts_trac
 						    (json_int_t)(i * s->interval_ns), "ops",
 						    (json_int_t)s->slot[i].ops, "bytes",
 						    (json_int_t)s->slot[i].bytes));
-	json_object_set_new(o, "timeline",
-			    json_pack("{sI so}", "interval_ns", (json_int_t)s->interval_ns,
-				      "slots", tl));
+	json_object_set_new(
+	    o, "timeline",
+	    json_pack("{sI so}", "interval_ns", (json_int_t)s->interval_ns, "slots", tl));
 	return o;
 oom:
 	json_decref(o);

@@ -38,8 +38,8 @@ struct ts_trace_stats {
 	} op[TS_OP_IO_LAST];
 	uint64_t size_hist[TS_STATS_SIZE_BUCKETS]; /* reads and writes by length */
 	uint64_t seq_ops, rand_ops, seq_bytes, rand_bytes;
-	struct ts_hist interarrival; /* between consecutive submits, all threads */
-	struct ts_hist think;	     /* per thread, completion to next submit */
+	struct ts_hist interarrival;	   /* between consecutive submits, all threads */
+	struct ts_hist think;		   /* per thread, completion to next submit */
 	struct ts_trace_stats_file *files; /* by bytes moved, descending */
 	size_t nfiles;
 	struct ts_trace_stats_thread *threads; /* by tid */
@@ -48,7 +48,7 @@ struct ts_trace_stats {
 	size_t nslots;
 	struct {
 		uint64_t ops, bytes; /* reads and writes completed in the slot */
-	} *slot;
+	} * slot;
 };
 
 /* Sorted order of @t's records: indices by submit_ns, ties in file order.

@@ -30,10 +30,11 @@ static void put_str(FILE *out, const char *s)
 
 static void put_rec(FILE *out, const struct ts_trace_rec *r)
 {
-	fprintf(out, "%" PRIu64 " %" PRIu64 " %s %" PRIu32 " %" PRIu64 " %" PRIu64 " %" PRId64
-		     " %" PRIu32 " %" PRIu32 " %" PRIu32 " %" PRIu16 "\n",
+	fprintf(out,
+		"%" PRIu64 " %" PRIu64 " %s %" PRIu32 " %" PRIu64 " %" PRIu64 " %" PRId64
+		" %" PRIu32 " %" PRIu64 " %" PRIu32 " %" PRIu16 "\n",
 		r->submit_ns, r->complete_ns, ts_trace_op_name(r->op), r->file_id, r->offset,
-		r->length, r->result, r->tid, r->pid, r->aux, r->flags);
+		r->length, r->result, r->tid, r->size, r->aux, r->flags);
 }
 
 int ts_trace_dump(FILE *out, const struct ts_trace *t)
@@ -43,7 +44,7 @@ int ts_trace_dump(FILE *out, const struct ts_trace *t)
 
 	fprintf(out, "# tiersim trace, text form. `tiersim trace undump` turns it back into the "
 		     "binary trace.\n");
-	fprintf(out, "# IO lines: submit_ns complete_ns op file_id offset length result tid pid "
+	fprintf(out, "# IO lines: submit_ns complete_ns op file_id offset length result tid size "
 		     "aux flags\n");
 	fprintf(out,
 		"header version=%u start_wall_ns=%" PRIu64 " start_mono_ns=%" PRIu64
@@ -155,7 +156,7 @@ static int tokenize(char *line, struct tok *tok, const char **why)
 				*o++ = c;
 			else if (c == 'x' && isxdigit((unsigned char)p[0]) &&
 				 isxdigit((unsigned char)p[1])) {
-				char hex[3] = { p[0], p[1], 0 };
+				char hex[3] = {p[0], p[1], 0};
 				unsigned v = (unsigned)strtoul(hex, NULL, 16);
 				if (!v) {
 					*why = "\\x00 inside a string";
@@ -176,39 +177,26 @@ static int tokenize(char *line, struct tok *tok, const char **why)
 	}
 }
 
-static int parse_u64(const char *s, uint64_t max, uint64_t *out)
-{
-	if (!isdigit((unsigned char)*s))
-		return -1;
-	errno = 0;
-	char *end;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || *end || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 static int parse_i64(const char *s, int64_t *out)
 {
 	uint64_t v;
 	bool neg = *s == '-';
-	if (parse_u64(s + neg, neg ? (uint64_t)INT64_MAX + 1 : INT64_MAX, &v))
+	if (ts_trace_parse_u64(s + neg, neg ? (uint64_t)INT64_MAX + 1 : INT64_MAX, &v))
 		return -1;
 	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
 	return 0;
 }
 
-#define BAD(...)                                                                   \
-	do {                                                                       \
-		snprintf(err, errlen, __VA_ARGS__);                                \
-		ret = TS_E_PARSE;                                                  \
-		goto fail;                                                         \
+#define BAD(...)                                                                                   \
+	do {                                                                                       \
+		snprintf(err, errlen, __VA_ARGS__);                                                \
+		ret = TS_E_PARSE;                                                                  \
+		goto fail;                                                                         \
 	} while (0)
 
 static const char *const rec_fields[] = {
-	"submit_ns", "complete_ns", "op",  "file_id", "offset", "length",
-	"result",    "tid",	    "pid", "aux",     "flags",
+    "submit_ns", "complete_ns", "op",	"file_id", "offset", "length",
+    "result",	 "tid",		"size", "aux",	   "flags",
 };
 
 static int set_str(char *dst, size_t n, const char *v)
@@ -252,7 +240,8 @@ int ts_trace_undump(FILE *in, const char *name, struct ts_trace *t, char *err, s
 		const char *kw = tok[0].key[0] ? "" : tok[0].val;
 		if (!have_hdr) {
 			if (strcmp(kw, "header"))
-				BAD("%s:%lu: expected the header line first (\"header version=1 ...\")",
+				BAD("%s:%lu: expected the header line first (\"header version=1 "
+				    "...\")",
 				    name, lineno);
 			struct ts_trace_hdr *h = &t->hdr;
 			bool seen_version = false;
@@ -261,25 +250,26 @@ int ts_trace_undump(FILE *in, const char *name, struct ts_trace *t, char *err, s
 				uint64_t x;
 				int bad = 0;
 				if (!strcmp(k, "version")) {
-					if (parse_u64(v, UINT32_MAX, &x))
+					if (ts_trace_parse_u64(v, UINT32_MAX, &x))
 						bad = 1;
 					else if (x != TS_TRACE_VERSION) {
-						snprintf(err, errlen,
-							 "%s:%lu: trace version %s; this tiersim reads "
-							 "version %u only",
-							 name, lineno, v, TS_TRACE_VERSION);
+						snprintf(
+						    err, errlen,
+						    "%s:%lu: trace version %s; this tiersim reads "
+						    "version %u only",
+						    name, lineno, v, TS_TRACE_VERSION);
 						ret = TS_E_VERSION;
 						goto fail;
 					}
 					seen_version = true;
 				} else if (!strcmp(k, "start_wall_ns"))
-					bad = parse_u64(v, UINT64_MAX, &h->start_wall_ns);
+					bad = ts_trace_parse_u64(v, UINT64_MAX, &h->start_wall_ns);
 				else if (!strcmp(k, "start_mono_ns"))
-					bad = parse_u64(v, UINT64_MAX, &h->start_mono_ns);
+					bad = ts_trace_parse_u64(v, UINT64_MAX, &h->start_mono_ns);
 				else if (!strcmp(k, "capacity"))
-					bad = parse_u64(v, UINT64_MAX, &h->capacity);
+					bad = ts_trace_parse_u64(v, UINT64_MAX, &h->capacity);
 				else if (!strcmp(k, "mem"))
-					bad = parse_u64(v, UINT64_MAX, &h->mem);
+					bad = ts_trace_parse_u64(v, UINT64_MAX, &h->mem);
 				else if (!strcmp(k, "tier"))
 					bad = set_str(h->tier, sizeof(h->tier), v);
 				else if (!strcmp(k, "profile"))
@@ -289,11 +279,11 @@ int ts_trace_undump(FILE *in, const char *name, struct ts_trace *t, char *err, s
 				else if (!strcmp(k, "host"))
 					bad = set_str(h->host, sizeof(h->host), v);
 				else
-					BAD("%s:%lu: header field %d: unknown key \"%s\"", name, lineno,
-					    i, k);
+					BAD("%s:%lu: header field %d: unknown key \"%s\"", name,
+					    lineno, i, k);
 				if (bad)
-					BAD("%s:%lu: header field %s: bad value \"%s\"", name, lineno,
-					    k, v);
+					BAD("%s:%lu: header field %s: bad value \"%s\"", name,
+					    lineno, k, v);
 			}
 			if (!seen_version)
 				BAD("%s:%lu: header has no version=", name, lineno);
@@ -305,7 +295,7 @@ int ts_trace_undump(FILE *in, const char *name, struct ts_trace *t, char *err, s
 			if (n != 3)
 				BAD("%s:%lu: path line needs 2 fields (id \"path\"), has %d", name,
 				    lineno, n - 1);
-			if (parse_u64(tok[1].val, UINT32_MAX, &id) || id != t->npaths)
+			if (ts_trace_parse_u64(tok[1].val, UINT32_MAX, &id) || id != t->npaths)
 				BAD("%s:%lu: field 1 (id): expected %u, got \"%s\"", name, lineno,
 				    t->npaths, tok[1].val);
 			ret = ts_trace_add_path(t, tok[2].val, NULL);
@@ -317,25 +307,27 @@ int ts_trace_undump(FILE *in, const char *name, struct ts_trace *t, char *err, s
 			uint64_t d, ts;
 			if (n != 3 || strcmp(tok[2].key, "t"))
 				BAD("%s:%lu: drops line is \"drops N t=NS\"", name, lineno);
-			if (parse_u64(tok[1].val, UINT64_MAX, &d))
+			if (ts_trace_parse_u64(tok[1].val, UINT64_MAX, &d))
 				BAD("%s:%lu: field 1 (count): not a number: \"%s\"", name, lineno,
 				    tok[1].val);
-			if (parse_u64(tok[2].val, UINT64_MAX, &ts))
-				BAD("%s:%lu: field t: not a number: \"%s\"", name, lineno, tok[2].val);
+			if (ts_trace_parse_u64(tok[2].val, UINT64_MAX, &ts))
+				BAD("%s:%lu: field t: not a number: \"%s\"", name, lineno,
+				    tok[2].val);
 			if ((ret = ts_trace_add_drops(t, d, ts)))
 				goto oom;
 			continue;
 		}
 		if (!strcmp(kw, "end")) {
 			uint64_t v[3];
-			static const char *const keys[] = { "drops", "records", "t" };
+			static const char *const keys[] = {"drops", "records", "t"};
 			if (n != 4)
-				BAD("%s:%lu: end line is \"end drops=N records=N t=NS\"", name, lineno);
+				BAD("%s:%lu: end line is \"end drops=N records=N t=NS\"", name,
+				    lineno);
 			for (int i = 0; i < 3; i++) {
 				if (strcmp(tok[i + 1].key, keys[i]))
 					BAD("%s:%lu: field %d: expected %s=", name, lineno, i + 1,
 					    keys[i]);
-				if (parse_u64(tok[i + 1].val, UINT64_MAX, &v[i]))
+				if (ts_trace_parse_u64(tok[i + 1].val, UINT64_MAX, &v[i]))
 					BAD("%s:%lu: field %s: not a number: \"%s\"", name, lineno,
 					    keys[i], tok[i + 1].val);
 			}
@@ -346,9 +338,9 @@ int ts_trace_undump(FILE *in, const char *name, struct ts_trace *t, char *err, s
 		}
 		/* an IO record */
 		if (n != (int)TS_ARRAY_SIZE(rec_fields))
-			BAD("%s:%lu: an IO line has %zu fields (%s ... %s), this one %d", name, lineno,
-			    TS_ARRAY_SIZE(rec_fields), rec_fields[0], rec_fields[10], n);
-		struct ts_trace_rec r = { 0 };
+			BAD("%s:%lu: an IO line has %zu fields (%s ... %s), this one %d", name,
+			    lineno, TS_ARRAY_SIZE(rec_fields), rec_fields[0], rec_fields[10], n);
+		struct ts_trace_rec r = {0};
 		uint64_t v[11];
 		for (int i = 0; i < n; i++) {
 			int bad = 0;
@@ -359,10 +351,11 @@ int ts_trace_undump(FILE *in, const char *name, struct ts_trace *t, char *err, s
 			else if (i == 6)
 				bad = parse_i64(tok[i].val, &r.result);
 			else
-				bad = parse_u64(tok[i].val,
-						i == 3 || i >= 7 ? (i == 10 ? UINT16_MAX : UINT32_MAX)
-								 : UINT64_MAX,
-						&v[i]);
+				bad = ts_trace_parse_u64(tok[i].val,
+							 i == 3 || i == 7 || i == 9 ? UINT32_MAX
+							 : i == 10		    ? UINT16_MAX
+										    : UINT64_MAX,
+							 &v[i]);
 			if (bad)
 				BAD("%s:%lu: field %d (%s): bad value \"%s\"", name, lineno, i + 1,
 				    rec_fields[i], tok[i].val);
@@ -373,7 +366,7 @@ int ts_trace_undump(FILE *in, const char *name, struct ts_trace *t, char *err, s
 		r.offset = v[4];
 		r.length = v[5];
 		r.tid = (uint32_t)v[7];
-		r.pid = (uint32_t)v[8];
+		r.size = v[8];
 		r.aux = (uint32_t)v[9];
 		r.flags = (uint16_t)v[10];
 		if ((ret = ts_trace_add_rec(t, &r)))

@@ -20,21 +20,35 @@
 #endif
 
 static const char *const op_names[] = {
-	[TS_OP_NONE] = "none",	       [TS_OP_READ] = "read",
-	[TS_OP_WRITE] = "write",       [TS_OP_OPEN] = "open",
-	[TS_OP_CLOSE] = "close",       [TS_OP_FSYNC] = "fsync",
-	[TS_OP_FDATASYNC] = "fdatasync", [TS_OP_GETATTR] = "getattr",
-	[TS_OP_READDIR] = "readdir",   [TS_OP_CREATE] = "create",
-	[TS_OP_UNLINK] = "unlink",     [TS_OP_RENAME] = "rename",
-	[TS_OP_TRUNCATE] = "truncate", [TS_OP_FALLOCATE] = "fallocate",
-	[TS_OP_MMAP_READ] = "mmap-read", [TS_OP_MKDIR] = "mkdir",
-	[TS_OP_RMDIR] = "rmdir",       [TS_OP_OPENDIR] = "opendir",
-	[TS_OP_RELEASEDIR] = "releasedir", [TS_OP_FLUSH] = "flush",
-	[TS_OP_ACCESS] = "access",     [TS_OP_STATFS] = "statfs",
-	[TS_OP_READLINK] = "readlink", [TS_OP_SYMLINK] = "symlink",
-	[TS_OP_LINK] = "link",	       [TS_OP_MKNOD] = "mknod",
-	[TS_OP_CHMOD] = "chmod",       [TS_OP_CHOWN] = "chown",
-	[TS_OP_UTIMENS] = "utimens",
+    [TS_OP_NONE] = "none",
+    [TS_OP_READ] = "read",
+    [TS_OP_WRITE] = "write",
+    [TS_OP_OPEN] = "open",
+    [TS_OP_CLOSE] = "close",
+    [TS_OP_FSYNC] = "fsync",
+    [TS_OP_FDATASYNC] = "fdatasync",
+    [TS_OP_GETATTR] = "getattr",
+    [TS_OP_READDIR] = "readdir",
+    [TS_OP_CREATE] = "create",
+    [TS_OP_UNLINK] = "unlink",
+    [TS_OP_RENAME] = "rename",
+    [TS_OP_TRUNCATE] = "truncate",
+    [TS_OP_FALLOCATE] = "fallocate",
+    [TS_OP_MMAP_READ] = "mmap-read",
+    [TS_OP_MKDIR] = "mkdir",
+    [TS_OP_RMDIR] = "rmdir",
+    [TS_OP_OPENDIR] = "opendir",
+    [TS_OP_RELEASEDIR] = "releasedir",
+    [TS_OP_FLUSH] = "flush",
+    [TS_OP_ACCESS] = "access",
+    [TS_OP_STATFS] = "statfs",
+    [TS_OP_READLINK] = "readlink",
+    [TS_OP_SYMLINK] = "symlink",
+    [TS_OP_LINK] = "link",
+    [TS_OP_MKNOD] = "mknod",
+    [TS_OP_CHMOD] = "chmod",
+    [TS_OP_CHOWN] = "chown",
+    [TS_OP_UTIMENS] = "utimens",
 };
 
 const char *ts_trace_op_name(unsigned op)
@@ -58,6 +72,19 @@ unsigned ts_trace_op_from_name(const char *name)
 		if (op_names[i] && !strcmp(op_names[i], name))
 			return i;
 	return TS_OP_NONE;
+}
+
+int ts_trace_parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || *end || v > max)
+		return -1;
+	*out = v;
+	return 0;
 }
 
 /* ---- on-disk header ---- */
@@ -142,7 +169,7 @@ struct ts_trace_writer {
 	char **paths;	 /* paths[id] */
 	uint32_t npaths; /* next id */
 	uint32_t path_cap;
-	uint32_t *hash;	 /* 0 = empty, else id */
+	uint32_t *hash; /* 0 = empty, else id */
 	uint32_t hash_cap;
 
 	/* writer thread only */
@@ -208,7 +235,6 @@ void ts_trace_writer_put(struct ts_trace_writer *w, const struct ts_trace_rec *r
 	uint64_t base = w->hdr.start_mono_ns;
 	s->submit_ns = rec->submit_ns > base ? rec->submit_ns - base : 0;
 	s->complete_ns = rec->complete_ns > base ? rec->complete_ns - base : 0;
-	s->reserved = 0;
 	atomic_store_explicit(&r->tail, t + 1, memory_order_release);
 }
 
@@ -293,7 +319,11 @@ static void put_item(struct ts_trace_writer *w, unsigned op, uint32_t id, uint64
 		     uint64_t len, uint64_t t_ns)
 {
 	struct ts_trace_rec it = {
-		.submit_ns = t_ns, .offset = off, .length = len, .file_id = id, .op = (uint16_t)op,
+	    .submit_ns = t_ns,
+	    .offset = off,
+	    .length = len,
+	    .file_id = id,
+	    .op = (uint16_t)op,
 	};
 	put_bytes(w, &it, sizeof(it));
 }
@@ -327,7 +357,8 @@ static size_t drain(struct ts_trace_writer *w)
 {
 	size_t total = 0;
 
-	for (struct ring *r = atomic_load_explicit(&w->rings, memory_order_acquire); r; r = r->next) {
+	for (struct ring *r = atomic_load_explicit(&w->rings, memory_order_acquire); r;
+	     r = r->next) {
 		uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
 		uint64_t t = atomic_load_explicit(&r->tail, memory_order_acquire);
 		while (h != t) {
@@ -499,12 +530,12 @@ int ts_trace_writer_close(struct ts_trace_writer *w, uint64_t *dropped)
 
 /* ---- reader ---- */
 
-#define FAIL(code, ...)                                                            \
-	do {                                                                       \
-		if (err)                                                           \
-			snprintf(err, errlen, __VA_ARGS__);                        \
-		ret = (code);                                                      \
-		goto fail;                                                         \
+#define FAIL(code, ...)                                                                            \
+	do {                                                                                       \
+		if (err)                                                                           \
+			snprintf(err, errlen, __VA_ARGS__);                                        \
+		ret = (code);                                                                      \
+		goto fail;                                                                         \
 	} while (0)
 
 static void hdr_decode(const struct disk_hdr *d, struct ts_trace_hdr *h)
@@ -543,7 +574,10 @@ static int push_item(struct ts_trace *t, unsigned op, uint64_t val, uint64_t t_n
 	if (grow((void **)&t->items, &t->item_cap, t->nitems + 1, sizeof(*t->items), 16))
 		return -ENOMEM;
 	t->items[t->nitems++] = (struct ts_trace_item){
-		.at_rec = t->nrecs, .val = val, .t_ns = t_ns, .op = (uint16_t)op,
+	    .at_rec = t->nrecs,
+	    .val = val,
+	    .t_ns = t_ns,
+	    .op = (uint16_t)op,
 	};
 	return 0;
 }
@@ -602,7 +636,7 @@ int ts_trace_intern(struct ts_trace *t, const char *path, uint32_t *id)
 
 int ts_trace_add_rec(struct ts_trace *t, const struct ts_trace_rec *r)
 {
-	if (!t->truncated || r->op == TS_OP_NONE || r->op >= TS_OP_IO_LAST || r->reserved)
+	if (!t->truncated || r->op == TS_OP_NONE || r->op >= TS_OP_IO_LAST)
 		return -EINVAL;
 	return push_rec(t, r);
 }
@@ -642,8 +676,8 @@ static bool field_ok(const char *s, size_t n)
 	return true;
 }
 
-int ts_trace_read_mem(const void *buf, size_t len, const char *name, struct ts_trace *t,
-		      char *err, size_t errlen)
+int ts_trace_read_mem(const void *buf, size_t len, const char *name, struct ts_trace *t, char *err,
+		      size_t errlen)
 {
 	const unsigned char *p = buf;
 	struct disk_hdr d;
@@ -686,29 +720,26 @@ int ts_trace_read_mem(const void *buf, size_t len, const char *name, struct ts_t
 		if (!t->truncated)
 			FAIL(TS_E_CORRUPT, "%s: byte %zu: data after the trailer", name, off);
 		if (r.op > TS_OP_NONE && r.op < TS_OP_IO_LAST) {
-			if (r.reserved)
-				FAIL(TS_E_CORRUPT, "%s: byte %zu: record reserved field is %u, not 0",
-				     name, off, r.reserved);
 			if (push_rec(t, &r))
 				FAIL(-ENOMEM, "%s: out of memory", name);
 			off += sizeof(r);
 			continue;
 		}
 		/* Stream items: every field they do not use is zero. */
-		bool extra = r.complete_ns || r.result || r.aux || r.tid || r.pid || r.flags ||
-			     r.reserved;
+		bool extra = r.complete_ns || r.result || r.size || r.aux || r.tid || r.flags;
 		switch (r.op) {
 		case TS_ITEM_PATH: {
 			size_t plen = (size_t)r.length, padded = (plen + 7) & ~(size_t)7;
 			if (extra || r.submit_ns || r.offset)
-				FAIL(TS_E_CORRUPT, "%s: byte %zu: path item with stray fields", name,
-				     off);
+				FAIL(TS_E_CORRUPT, "%s: byte %zu: path item with stray fields",
+				     name, off);
 			if (r.file_id != t->npaths)
-				FAIL(TS_E_CORRUPT, "%s: byte %zu: path id %u out of order (expected %u)",
-				     name, off, r.file_id, t->npaths);
+				FAIL(TS_E_CORRUPT,
+				     "%s: byte %zu: path id %u out of order (expected %u)", name,
+				     off, r.file_id, t->npaths);
 			if (r.length > TS_TRACE_PATH_MAX)
-				FAIL(TS_E_CORRUPT, "%s: byte %zu: path length %llu exceeds %u", name,
-				     off, (unsigned long long)r.length, TS_TRACE_PATH_MAX);
+				FAIL(TS_E_CORRUPT, "%s: byte %zu: path length %llu exceeds %u",
+				     name, off, (unsigned long long)r.length, TS_TRACE_PATH_MAX);
 			if (off + sizeof(r) + padded > len) {
 				goto cut; /* cut inside the path: counts as trailing */
 			}
@@ -718,8 +749,8 @@ int ts_trace_read_mem(const void *buf, size_t len, const char *name, struct ts_t
 				     r.file_id);
 			for (size_t i = plen; i < padded; i++)
 				if (s[i])
-					FAIL(TS_E_CORRUPT, "%s: byte %zu: path padding not zero", name,
-					     off);
+					FAIL(TS_E_CORRUPT, "%s: byte %zu: path padding not zero",
+					     name, off);
 			if (push_path(t, s, plen))
 				FAIL(-ENOMEM, "%s: out of memory", name);
 			off += sizeof(r) + padded;
@@ -727,14 +758,15 @@ int ts_trace_read_mem(const void *buf, size_t len, const char *name, struct ts_t
 		}
 		case TS_ITEM_DROPS:
 			if (extra || r.file_id || r.length)
-				FAIL(TS_E_CORRUPT, "%s: byte %zu: drop item with stray fields", name,
-				     off);
+				FAIL(TS_E_CORRUPT, "%s: byte %zu: drop item with stray fields",
+				     name, off);
 			if (ts_trace_add_drops(t, r.offset, r.submit_ns))
 				FAIL(-ENOMEM, "%s: out of memory", name);
 			break;
 		case TS_ITEM_END:
 			if (extra || r.file_id)
-				FAIL(TS_E_CORRUPT, "%s: byte %zu: trailer with stray fields", name, off);
+				FAIL(TS_E_CORRUPT, "%s: byte %zu: trailer with stray fields", name,
+				     off);
 			if (ts_trace_add_end(t, r.offset, r.length, r.submit_ns))
 				FAIL(-ENOMEM, "%s: out of memory", name);
 			break;
@@ -837,7 +869,7 @@ int ts_trace_write(const struct ts_trace *t, const char *path)
 	for (size_t i = 0; i < t->nitems && !ret; i++) {
 		const struct ts_trace_item *it = &t->items[i];
 		size_t at = TS_MIN((size_t)it->at_rec, t->nrecs);
-		struct ts_trace_rec r = { .op = it->op };
+		struct ts_trace_rec r = {.op = it->op};
 		ret = write_recs(f, t, done, at);
 		done = TS_MAX(done, at);
 		if (ret)

@@ -24,7 +24,7 @@
 
 #include "core/ts.h"
 
-#define TS_TRACE_MAGIC "TSTRACE"     /* 8 bytes with the NUL */
+#define TS_TRACE_MAGIC "TSTRACE" /* 8 bytes with the NUL */
 #define TS_TRACE_VERSION 1
 #define TS_TRACE_HDR_SIZE 1024
 #define TS_TRACE_REC_SIZE 64
@@ -85,13 +85,12 @@ struct ts_trace_rec {
 	uint64_t offset;      /* bytes; truncate: new size */
 	uint64_t length;      /* bytes asked for */
 	int64_t result;	      /* bytes done, 0, or -errno */
+	uint64_t size;	      /* file size the tier model was given, 0 = unknown */
 	uint32_t file_id;     /* ts_trace_writer_file_id(); 0 = none */
-	uint32_t aux;	      /* rename: new path's id; open/create: O_ flags */
-	uint32_t tid;	      /* thread id of the requesting process thread */
-	uint32_t pid;	      /* its process id where known, else 0 */
+	uint32_t aux;	      /* rename/link: new path's id; fallocate: mode */
+	uint32_t tid;	      /* id of the requesting thread (0: the kernel itself) */
 	uint16_t op;	      /* enum ts_trace_op */
 	uint16_t flags;	      /* TS_REC_F_* */
-	uint32_t reserved;    /* 0 */
 };
 _Static_assert(sizeof(struct ts_trace_rec) == TS_TRACE_REC_SIZE, "record layout");
 
@@ -113,6 +112,10 @@ struct ts_trace_hdr {
 const char *ts_trace_op_name(unsigned op);
 /* Op from its name ("read", "fdatasync"); TS_OP_NONE when unknown. */
 unsigned ts_trace_op_from_name(const char *name);
+
+/* A strict unsigned decimal (no sign, no space, no overflow) up to @max:
+ * 0 or -1. Shared by the text form and the importers. */
+TS_WUR int ts_trace_parse_u64(const char *s, uint64_t max, uint64_t *out);
 
 /* ---- writer ---- */
 
@@ -138,7 +141,9 @@ uint32_t ts_trace_writer_file_id(struct ts_trace_writer *w, const char *path);
 void ts_trace_writer_put(struct ts_trace_writer *w, const struct ts_trace_rec *rec);
 /* Records dropped so far. */
 uint64_t ts_trace_writer_dropped(const struct ts_trace_writer *w);
-/* Drains every ring, writes the trailer, closes the file and frees @w.
+/* Drains every ring, writes the trailer, closes the file and frees @w. No
+ * put() or file_id() may run concurrently or later (tierfs closes after its
+ * FUSE loop has ended and joined its workers).
  * @dropped (may be NULL) gets the total drop count. Returns 0 or -errno of
  * the first write error (which stops recording but never blocks put()). */
 TS_WUR int ts_trace_writer_close(struct ts_trace_writer *w, uint64_t *dropped);
@@ -148,13 +153,13 @@ TS_WUR int ts_trace_writer_close(struct ts_trace_writer *w, uint64_t *dropped);
 /* A whole trace in memory, items in file order. */
 struct ts_trace {
 	struct ts_trace_hdr hdr;
-	char **paths;		  /* paths[id], paths[0] = NULL; NULL for unseen ids */
-	uint32_t npaths;	  /* ids 0..npaths-1 */
+	char **paths;		   /* paths[id], paths[0] = NULL; NULL for unseen ids */
+	uint32_t npaths;	   /* ids 0..npaths-1 */
 	struct ts_trace_rec *recs; /* IO records only */
 	size_t nrecs;
-	uint64_t dropped;	  /* trailer's count, or the last drop item's */
-	bool truncated;		  /* no trailer: the recording was cut short */
-	uint64_t trailing_bytes;  /* bytes of an incomplete last item */
+	uint64_t dropped;	 /* trailer's count, or the last drop item's */
+	bool truncated;		 /* no trailer: the recording was cut short */
+	uint64_t trailing_bytes; /* bytes of an incomplete last item */
 	/* The stream items other than records, in file order, each with the
 	 * number of records before it: enough to re-encode the file exactly. */
 	struct ts_trace_item {
@@ -162,9 +167,9 @@ struct ts_trace {
 		uint64_t val;	 /* path: id; drops: count */
 		uint64_t t_ns;	 /* drops: when counted */
 		uint16_t op;	 /* TS_ITEM_PATH, TS_ITEM_DROPS or TS_ITEM_END */
-	} *items;
+	} * items;
 	size_t nitems;
-	struct ts_trace_rec end; /* the trailer as stored, when !truncated */
+	struct ts_trace_rec end;	    /* the trailer as stored, when !truncated */
 	size_t rec_cap, item_cap, path_cap; /* allocated lengths */
 };
 

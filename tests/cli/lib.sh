@@ -11,6 +11,7 @@ here=$src/tests/cli
 
 work=$(mktemp -d /tmp/tiersim-test.XXXXXX)
 export TIERSIM_WORKDIR=$work
+export XDG_CACHE_HOME=$work/cache # calibrations land here, not in ~/.cache
 
 # Mount points under $work, from the kernel's view.
 mounts_under() {

@@ -30,4 +30,21 @@ for sig in INT TERM; do
 	[ $rc -eq 130 ] || fail "SIG$sig: exit $rc, expected 130: $(cat "$work/err")"
 	check_clean "after SIG$sig"
 done
+# Ctrl-C while a dataset is being generated: stops at once, and no partial
+# dataset is left to pass for a complete one.
+"$tiersim" run "$here/small.lua" count=20000 --quiet >/dev/null 2>"$work/err" &
+bg=$!
+for _ in $(seq 100); do
+	ls "$work"/data/datasets/*.tmp-* >/dev/null 2>&1 && break
+	sleep 0.1
+done
+sleep 0.5
+kill -INT "$bg"
+wait "$bg"
+rc=$?
+bg=
+[ $rc -eq 130 ] || fail "SIGINT during generation: exit $rc, expected 130: $(cat "$work/err")"
+left=$(ls -d "$work"/data/datasets/imagenet-jpeg-20000-* 2>/dev/null)
+[ -z "$left" ] || fail "a partial dataset was left behind: $left"
+check_clean "after SIGINT during generation"
 exit 0

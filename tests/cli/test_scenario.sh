@@ -51,4 +51,36 @@ assert len(rows) == 1 and rows[0]["tier"] == "ssd-cloud", rows
 assert rows[0]["samples"]["value"] == 3 * 4, rows[0]["samples"]
 PY
 check_clean "after run"
+
+# Preprocessing: the LMDB is written through the mount on each tier.
+"$tiersim" compare "$src/scripts/preprocess.lua" --tiers nvme-local,ultra-cloud count=64 \
+	--json "$work/p.json" --quiet >/dev/null 2>"$work/err" || fail "preprocess exited $?: $(cat "$work/err")"
+python3 - "$work/p.json" <<'PY' || fail "preprocess invariants"
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+assert [x["tier"] for x in rows] == ["nvme-local", "ultra-cloud"], rows
+for x in rows:
+    assert x["samples"]["value"] == 64, x["samples"]
+    assert x["bytes_written"]["value"] >= 64 * 256 * 256 * 3, x["bytes_written"]
+    assert x["bytes_read"]["value"] > 0 and x["time"]["value"] > 0
+    assert 0 <= x["io_stall"]["value"] <= 100
+PY
+check_clean "after preprocess"
+
+# Virtual time: the same invariants, no mount at all.
+"$tiersim" compare "$here/small.lua" --tiers nvme-local,ultra-cloud --virtual \
+	pipeline.decode=none --json "$work/v.json" --quiet >/dev/null 2>"$work/err" ||
+	fail "--virtual exited $?: $(cat "$work/err")"
+python3 - "$work/v.json" <<'PY' || fail "virtual invariants"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["clock"] == "virtual"
+rows = r["rows"]
+assert [x["tier"] for x in rows] == ["nvme-local", "ultra-cloud"], rows
+for x in rows:
+    assert x["samples"]["value"] == x["iterations"]["value"] * x["batch"]["value"] == 32
+    assert 0 <= x["accelerator_utilization"]["value"] <= 100
+    assert "tier model virtual" in x["parts"], x["parts"]
+PY
+check_clean "after --virtual"
 exit 0

@@ -69,5 +69,17 @@ expect 1 "dataset.json: total_bytes 5 differs" info "$tmp/jpeg"
 echo '{ broken' >"$tmp/jpeg/dataset.json"
 expect 1 "dataset.json:1" info "$tmp/jpeg"
 
+# Ctrl-C: exit 130, one line saying the directory is incomplete, no manifest
+"${prog[@]}" dataset make imagenet-jpeg --count 5000 --out "$tmp/int" --quiet 2>"$tmp/err" &
+pid=$!
+# the handler is in place once the output directory exists
+for _ in $(seq 100); do [ -d "$tmp/int/train" ] && break; sleep 0.1; done
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+[ "$rc" -eq 130 ] || fail "interrupted make: exit $rc, expected 130"
+grep -q "interrupted after" "$tmp/err" || { fail "interrupted make: no message"; cat "$tmp/err" >&2; }
+[ -e "$tmp/int/dataset.json" ] && fail "interrupted make wrote dataset.json"
+
 [ "$fails" -eq 0 ] && echo "all passed"
 exit $((fails > 0))

@@ -26,6 +26,7 @@ static struct ts_dataset_config cfg_of(uint64_t count, uint64_t seed)
 	struct ts_dataset_config c;
 	char err[256];
 
+	memset(&c, 0, sizeof(c));
 	if (ts_opt_defaults(ts_dataset_opts, &c, err, sizeof(err)))
 		abort();
 	c.count = count;
@@ -215,6 +216,18 @@ static void jpeg_tree(void)
 	c.seed = 43;
 	CHECK(ts_dataset_make(TS_DS_IMAGENET_JPEG, &c, d3, &st, err, sizeof(err)) == 0);
 	CHECK(!same_tree(d1, d3));
+
+	/* a raised stop flag ends generation with -EINTR and no manifest */
+	volatile sig_atomic_t stop = 1;
+	char d4[256];
+	snprintf(d4, sizeof(d4), "%s/jpeg4", root);
+	c.stop = &stop;
+	CHECK(ts_dataset_make(TS_DS_IMAGENET_JPEG, &c, d4, &st, err, sizeof(err)) == -EINTR);
+	CHECK(strstr(err, "interrupted") != NULL);
+	snprintf(p, sizeof(p), "%s/dataset.json", d4);
+	CHECK(access(p, F_OK) != 0);
+	c.stop = NULL;
+	rm_rf(d4);
 
 	/* a non-empty directory is refused, naming it */
 	CHECK(ts_dataset_make(TS_DS_IMAGENET_JPEG, &c, d3, &st, err, sizeof(err)) == -EEXIST);

@@ -73,6 +73,19 @@ int main(void)
 	for (int c = 0; c < 3; c++)
 		CHECK_NEAR(out[c * S * S + 5 * S + 7], norm(c, want[c]), 1e-5);
 
+	/* resize=0: straight to out × out, the whole picture (no crop). */
+	struct ts_decoder *st;
+	CHECK(ts_decoder_new(S, 0, false, &st) == 0);
+	for (int y = 0; y < H; y++)
+		for (int x = 0; x < W; x++)
+			for (int c = 0; c < 3; c++)
+				rgb[(y * W + x) * 3 + c] = x < 2 ? 0 : x >= W - 2 ? 255 : 128;
+	ts_decode_pixels(st, rgb, W, H, false, &rng, out);
+	/* The outermost columns see the dark and bright edges; the middle is grey. */
+	CHECK(out[0] < norm(0, 128) && out[S - 1] > norm(0, 128));
+	CHECK_NEAR(out[S / 2], norm(0, 128), 1e-5);
+	ts_decoder_free(st);
+
 	/* Left dark, right bright: centre crop keeps the sides; flip swaps. */
 	for (int y = 0; y < H; y++)
 		for (int x = 0; x < W; x++)

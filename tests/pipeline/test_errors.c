@@ -272,9 +272,6 @@ int main(void)
 		ts_opt_free(ts_pipe_opts, &cfg);
 	}
 
-	char cmd[400];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-	if (system(cmd))
-		fprintf(stderr, "could not remove %s\n", root);
+	tp_rmrf(root);
 	return tc_exit();
 }

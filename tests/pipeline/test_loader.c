@@ -403,6 +403,12 @@ static uint32_t *run_one(const struct run_cfg *r, const char *path, const char *
 	CHECK(r->slot_size || !strcmp(r->source, "lmdb") || st.mem_peak <= st.mem_reserved);
 	CHECK(st.mem_peak > 0);
 	CHECK(st.consumer_wait.count == batches);
+	/* The prefetch window bounds what is ready ahead of the consumer. */
+	CHECK(st.queue_ready_max <= r->prefetch);
+	CHECK_EQ_U64(st.series_n, batches);
+	for (uint64_t i = 0; i < st.series_n; i++)
+		CHECK(st.series_ready[i] <= r->prefetch && (i == 0 || st.series_t_ns[i] >= st.series_t_ns[i - 1]));
+	CHECK(st.reader.samples == got);
 	CHECK(!strcmp(st.decode_mode, !strcmp(r->decode, "real") ? "real" : "none"));
 	char *js = ts_pipe_stats_json(&st);
 	CHECK(js && strstr(js, "\"consumer_wait\""));
@@ -477,9 +483,6 @@ int main(int argc, char **argv)
 			r->path && !strcmp(r->path, "lmdbraw") ? "lmdbraw" : r->source, r->qd, r->vcpus, r->batch, r->prefetch, r->epochs, r->shuffle,
 			r->drop_last, r->decode, tc_failures == before ? "ok" : "FAILED");
 	}
-	char cmd[400];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-	if (system(cmd))
-		fprintf(stderr, "could not remove %s\n", root);
+	tp_rmrf(root);
 	return tc_exit();
 }

@@ -15,6 +15,7 @@
 #include "pipeline/decode.h"
 #include "pipeline/loader.h"
 #include "tcheck.h"
+#include "tp.h"
 
 #define N 24
 
@@ -129,9 +130,6 @@ int main(void)
 		CHECK(st.decode.busy_ns >= want_ns);
 		ts_pipe_free(p);
 	}
-	char cmd[400];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-	if (system(cmd))
-		fprintf(stderr, "could not remove %s\n", root);
+	tp_rmrf(root);
 	return tc_exit();
 }

@@ -1,8 +1,9 @@
-/* tp.h — small helpers the loader's tests share. */
+/* tp.h — small functions the loader's tests share. */
 #ifndef TS_TESTS_PIPELINE_TP_H
 #define TS_TESTS_PIPELINE_TP_H
 
 #include <stdio.h>
+#include <stdlib.h>
 
 /* Writes @n bytes to @path (created or truncated); 0 or -1. */
 static inline int tp_write_file(const char *path, const void *buf, size_t n)
@@ -12,6 +13,15 @@ static inline int tp_write_file(const char *path, const void *buf, size_t n)
 		return -1;
 	size_t w = fwrite(buf, 1, n, f);
 	return fclose(f) || w != n ? -1 : 0;
+}
+
+/* Removes the test's folder tree; says so when it cannot. */
+static inline void tp_rmrf(const char *dir)
+{
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	if (system(cmd))
+		fprintf(stderr, "could not remove %s\n", dir);
 }
 
 #endif

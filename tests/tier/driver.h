@@ -26,6 +26,7 @@ struct drv {
 	struct ts_rng rng;
 	uint64_t next[DRV_MAXQD]; /* when each worker issues next */
 	uint64_t pos[DRV_MAXQD];  /* sequential position of each worker */
+	unsigned heap[DRV_MAXQD]; /* workers, earliest next[] first */
 	/* results */
 	uint64_t last_now; /* issue time of the last request */
 	uint64_t issued;
@@ -49,28 +50,42 @@ static inline void drv_init(struct drv *d, struct ts_tier *t, enum ts_tier_op op
 	d->file = 1;
 	ts_rng_seed(&d->rng, 42);
 	for (unsigned i = 0; i < qd; i++) {
+		d->heap[i] = i;
 		d->next[i] = start;
 		/* Sequential workers read their own region, as fio's jobs do. */
 		d->pos[i] = (uint64_t)i * (d->span / qd) / bs * bs;
 	}
 }
 
+/* The workers are a min-heap on next[] (heap[] holds worker numbers), so
+ * a step costs O(log qd). */
+static inline void drv_sift(struct drv *d, unsigned i)
+{
+	for (;;) {
+		unsigned l = 2 * i + 1, r = l + 1, m = i;
+		if (l < d->qd && d->next[d->heap[l]] < d->next[d->heap[m]])
+			m = l;
+		if (r < d->qd && d->next[d->heap[r]] < d->next[d->heap[m]])
+			m = r;
+		if (m == i)
+			return;
+		unsigned t = d->heap[i];
+		d->heap[i] = d->heap[m];
+		d->heap[m] = t;
+		i = m;
+	}
+}
+
 /* The time the next request would be issued. */
 static inline uint64_t drv_now(const struct drv *d)
 {
-	uint64_t m = UINT64_MAX;
-	for (unsigned i = 0; i < d->qd; i++)
-		m = d->next[i] < m ? d->next[i] : m;
-	return m;
+	return d->next[d->heap[0]];
 }
 
 /* Issues one request; returns the done record. */
 static inline struct ts_tier_done drv_step(struct drv *d)
 {
-	unsigned w = 0;
-	for (unsigned i = 1; i < d->qd; i++)
-		if (d->next[i] < d->next[w])
-			w = i;
+	unsigned w = d->heap[0];
 	struct ts_tier_req r = { .op = d->op, .file = d->file, .len = d->bs };
 	if (d->pattern == DRV_RANDOM) {
 		r.off = ts_rng_below(&d->rng, d->span / d->bs) * d->bs;
@@ -83,6 +98,7 @@ static inline struct ts_tier_done drv_step(struct drv *d)
 	d->last_now = now;
 	uint64_t end = ts_tier_submit(d->t, now, &r, &done);
 	d->next[w] = end;
+	drv_sift(d, 0);
 	d->issued++;
 	d->lat_sum += (double)(end - now);
 	d->dev_ios += done.dev_ios;

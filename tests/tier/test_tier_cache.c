@@ -92,6 +92,12 @@ static void test_hits(void)
 	CHECK_EQ_U64(d.hit_bytes, TS_MiB);
 	CHECK_EQ_U64(d.dev_bytes, 0);
 	CHECK(d.bound == TS_TIER_BOUND_MEMORY);
+	/* Metadata of a cached file is free; of another file, it costs the
+	 * tier's metadata latency. */
+	struct ts_tier_req m = { .op = TS_TIER_META, .file = 1 };
+	CHECK_EQ_U64(ts_tier_submit(t, now, &m, &d), now);
+	m.file = 77;
+	CHECK(ts_tier_submit(t, now, &m, &d) > now + 100 * TS_NS_PER_US);
 	/* Unaligned: a 100-byte read in a cached page is a 100-byte hit. */
 	end = rd(t, now, 1, base + 5000, 100, 0, &d);
 	CHECK_EQ_U64(end - now, 100);
@@ -151,6 +157,12 @@ static void test_readahead(void)
 	t = cached("ssd-cloud", TS_GiB, &o);
 	uint64_t ios2 = scan(t, size, 4096, true, NULL, NULL);
 	CHECK(ios2 >= size / TS_MiB && ios2 <= size / TS_MiB + 8);
+	ts_tier_free(t);
+
+	/* Without the size, no readahead (it could run past EOF). */
+	t = cached("ssd-cloud", TS_GiB, NULL);
+	CHECK_EQ_U64(scan(t, TS_MiB, 4096, false, &bytes, NULL), TS_MiB / 4096);
+	CHECK_EQ_U64(bytes, TS_MiB);
 	ts_tier_free(t);
 
 	/* Random reads get no readahead. */

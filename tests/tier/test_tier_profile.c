@@ -174,6 +174,9 @@ static void test_malformed(void)
 		{ "tier \"z\" { io_unit = \"12 furlongs\" }\n", { ":1:", "io_unit", "size" } },
 		{ "tier \"z\" { mibps = { steps = { {10, 5}, {5, 6} } } }\n",
 		  { ":1:", "mibps.steps", "increasing" } },
+		{ "local x = 0\nwhile true do x = x + 1 end\n", { ":2:", "instructions" } },
+		{ "tier \"z\" { burst = { kind = \"iops\", iops = 10, bucket = 5 } }\n",
+		  { ":1:", "burst.iops", "baseline" } },
 	};
 	for (size_t i = 0; i < TS_ARRAY_SIZE(cases); i++) {
 		const char *path = tmpfile_with(cases[i].text);
@@ -207,7 +210,9 @@ static void test_user_override(void)
 	const struct ts_tier_profile *old = ts_tier_set_find(s, "ssd-cloud");
 	const char *path = tmpfile_with("-- mine\n"
 					"tier \"ssd-cloud\" { iops = 1234, source = \"me\" }\n"
-					"tier \"my-disk\" { mibps = { a = 10, b = 1, cap = 99 } }\n");
+					"tier \"my-disk\" { mibps = { a = 10, b = 1, cap = 99 },\n"
+					"  iops = { b = 1 }, burst = { kind = \"iops\", iops = 500,\n"
+					"  bucket = 1e5, below_gib = 200 } }\n");
 	char err[512] = "";
 	CHECK(ts_tier_set_add_file(s, path, err, sizeof(err)) == 0);
 	CHECK_EQ_U64(ts_tier_set_count(s), n0 + 1);
@@ -219,6 +224,11 @@ static void test_user_override(void)
 	struct ts_tier_limits l;
 	effective(s, "my-disk", 50, &l);
 	CHECK_NEAR(l.bps, 60.0 * TS_MiB, 1e-12);
+	CHECK(l.burst == TS_TIER_BURST_IOPS);
+	CHECK_NEAR(l.burst_iops, 500, 1e-12);
+	effective(s, "my-disk", 200, &l);
+	CHECK(l.burst == TS_TIER_BURST_NONE); /* below_gib */
+	CHECK_NEAR(l.iops, 200, 1e-12);
 	/* A bad user file leaves the set as it was. */
 	unlink(path);
 	path = tmpfile_with("tier \"ssd-cloud\" { iops = -1 }\n");

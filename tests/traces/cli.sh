@@ -2,16 +2,7 @@
 # cli.sh — the trace subcommands end to end: undump → dump is the same text,
 # dump → undump the same bytes, stats --json gives the figures the small
 # hand-written trace implies, and bad input gets one line naming file/line.
-set -u
-B=${TS_BUILD_ROOT:?}/tests/traces/trace_cli
-S=${TS_SOURCE_ROOT:?}/tests/traces/data
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail=0
-check() { # check DESC CMD...
-	d=$1; shift
-	if ! "$@"; then echo "FAIL: $d" >&2; fail=1; fi
-}
+. "${TS_SOURCE_ROOT:?}/tests/traces/lib.sh"
 
 check "undump small" "$B" trace undump "$S/small.txt" -o "$T/a.trace"
 "$B" trace dump "$T/a.trace" > "$T/a.txt"

@@ -5,7 +5,7 @@
 # floor included), nothing is dropped, the unmount reports it, and the
 # trace replays (virtually) on the recorded tier.
 . "${TS_SOURCE_ROOT:?}/tests/fs/lib.sh"
-B=$TS_BUILD_ROOT/tests/traces/trace_cli
+B=$TS_BUILD_ROOT/cli/tiersim
 command -v fio >/dev/null || { echo "SKIP: fio is not installed"; exit 77; }
 
 head -c $((1024 * 1024)) /dev/urandom > "$BACKING/data"
@@ -32,7 +32,7 @@ print(v)" "$1"; }
 [ "$(j ops.write.bytes)" -ge 262144 ] || fail "written bytes: $(j ops.write.bytes)"
 [ "$(j ops.fsync.count)" -ge 1 ] || fail "no fsync recorded"
 "$B" trace dump "$TMPD/run.trace" > "$TMPD/run.txt"
-grep -q 'mount_opts="tier=ssd-cloud,capacity=107374182400,.*seed=7,floor=[0-9]*ns' "$TMPD/run.txt" ||
+grep -q 'mount_opts="tier=ssd-cloud,capacity=107374182400,mem=0,seed=7,floor=[0-9]*ns' "$TMPD/run.txt" ||
 	fail "header lacks the model options: $(grep ^header "$TMPD/run.txt")"
 # every 4 KiB read fio issued is in the trace, at its offset, on /data
 grep -E ' read [0-9]+ 4096$' "$TMPD/fio.log" | awk '{print $4}' | sort -n > "$TMPD/want"

@@ -4,13 +4,7 @@
 # times and thread start offsets alone); a prediction is reproducible to the
 # nanosecond; a real-time replay refuses to write without --allow-writes,
 # creates the files it needs, and replays every op.
-set -u
-B=${TS_BUILD_ROOT:?}/tests/traces/trace_cli
-S=${TS_SOURCE_ROOT:?}/tests/traces/data
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail=0
-check() { d=$1; shift; if ! "$@"; then echo "FAIL: $d" >&2; fail=1; fi; }
+. "${TS_SOURCE_ROOT:?}/tests/traces/lib.sh"
 j() { jq -r "$2" "$1"; }
 
 "$B" trace undump "$S/small.txt" -o "$T/s.trace"
@@ -45,6 +39,20 @@ X
 check "join total" test "$(j "$T/j.json" '.results[1].total_ns')" = 5000
 check "join think" test "$(j "$T/j.json" '.results[1].think_ns')" = 2000
 check "join recorded think" test "$(j "$T/j.json" '.results[0].think_ns')" = 2000
+
+# the anchor rule: a request of thread id 0 (the kernel's release after a
+# close) follows the workload request before it by its recorded distance
+cat > "$T/anchor.txt" <<'X'
+header version=1
+path 1 "/f"
+0 10000 read 1 0 4096 4096 5 5 0 0
+20000 30000 read 1 4096 4096 4096 5 5 0 0
+31000 31500 close 1 0 0 0 0 0 0 4
+X
+"$B" trace undump "$T/anchor.txt" -o "$T/anchor.trace"
+"$B" replay "$T/anchor.trace" --virtual --tier unlimited --json > "$T/an.json"
+check "anchor total" test "$(j "$T/an.json" '.results[1].total_ns')" = 21500
+check "anchor think" test "$(j "$T/an.json" '.results[1].think_ns')" = 10000
 
 # a real tier: slower than unlimited, and exactly reproducible
 "$B" replay "$T/s.trace" --virtual --tier ssd-cloud --tier unlimited --json > "$T/a.json"

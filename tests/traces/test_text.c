@@ -67,23 +67,28 @@ static int round_trip(const char *a, const char *b)
 
 static void write_sample(const char *path, unsigned n, const struct ts_trace_writer_cfg *cfg)
 {
-	struct ts_trace_hdr h = { .capacity = 123456789, .mem = 42 };
+	struct ts_trace_hdr h = {.capacity = 123456789, .mem = 42};
 	struct ts_trace_writer *w;
 
 	strcpy(h.tier, "essd-pl1");
 	strcpy(h.profile, "fs/tiers.lua");
 	strcpy(h.mount_opts, "tier=essd-pl1,trace=\"q\"\\x");
 	CHECK(ts_trace_writer_open_cfg(path, &h, cfg, &w) == 0);
-	static const char *const names[] = { "/plain", "/with space", "/quote\"and\\back",
-					      "/new\nline\ttab\x01", "/ütf-8 ✓" };
+	static const char *const names[] = {"/plain", "/with space", "/quote\"and\\back",
+					    "/new\nline\ttab\x01", "/ütf-8 ✓"};
 	for (unsigned i = 0; i < n; i++) {
 		struct ts_trace_rec r = {
-			.submit_ns = 1000 + i, .complete_ns = 5000 + 2 * i,
-			.offset = (uint64_t)i << 20, .length = 1 << 20,
-			.result = i % 7 ? (int64_t)1 << 20 : -5,
-			.file_id = ts_trace_writer_file_id(w, names[i % 5]),
-			.aux = i % 11, .tid = 7 + i % 3, .pid = 7,
-			.op = (uint16_t)(1 + i % (TS_OP_IO_LAST - 1)), .flags = (uint16_t)(i & 3),
+		    .submit_ns = 1000 + i,
+		    .complete_ns = 5000 + 2 * i,
+		    .offset = (uint64_t)i << 20,
+		    .length = 1 << 20,
+		    .result = i % 7 ? (int64_t)1 << 20 : -5,
+		    .file_id = ts_trace_writer_file_id(w, names[i % 5]),
+		    .aux = i % 11,
+		    .tid = 7 + i % 3,
+		    .size = 1ULL << 40,
+		    .op = (uint16_t)(1 + i % (TS_OP_IO_LAST - 1)),
+		    .flags = (uint16_t)(i & 3),
 		};
 		ts_trace_writer_put(w, &r);
 	}
@@ -116,7 +121,7 @@ int main(void)
 	CHECK(round_trip(a, b));
 
 	/* with drops: a tiny ring */
-	struct ts_trace_writer_cfg cfg = { .ring_records = 2 };
+	struct ts_trace_writer_cfg cfg = {.ring_records = 2};
 	write_sample(a, 20000, &cfg);
 	CHECK(round_trip(a, b));
 
@@ -143,7 +148,8 @@ int main(void)
 	check_bad(text, TS_E_PARSE, "field 1 (id): expected 1");
 	snprintf(text, sizeof(text), "%spath 1 \"/a\n", hdr);
 	check_bad(text, TS_E_PARSE, "unterminated string");
-	snprintf(text, sizeof(text), "%send drops=0 records=0 t=0\n1 2 read 0 0 0 0 0 0 0 0\n", hdr);
+	snprintf(text, sizeof(text), "%send drops=0 records=0 t=0\n1 2 read 0 0 0 0 0 0 0 0\n",
+		 hdr);
 	check_bad(text, TS_E_PARSE, "in.txt:3: text after the end");
 	snprintf(text, sizeof(text), "%s1 2 read 0 0 0 -5 0 0 0 65536\n", hdr);
 	check_bad(text, TS_E_PARSE, "field 11 (flags)");

@@ -31,13 +31,13 @@ static void *producer(void *arg)
 	for (unsigned i = 0; i < p->n; i++) {
 		snprintf(path, sizeof(path), "/dir/file%u", i % 37);
 		struct ts_trace_rec r = {
-			.submit_ns = ts_now_ns(),
-			.offset = (uint64_t)i * 4096,
-			.length = 4096,
-			.result = 4096,
-			.file_id = ts_trace_writer_file_id(p->w, path),
-			.tid = p->tid,
-			.op = (uint16_t)(i % 3 ? TS_OP_READ : TS_OP_WRITE),
+		    .submit_ns = ts_now_ns(),
+		    .offset = (uint64_t)i * 4096,
+		    .length = 4096,
+		    .result = 4096,
+		    .file_id = ts_trace_writer_file_id(p->w, path),
+		    .tid = p->tid,
+		    .op = (uint16_t)(i % 3 ? TS_OP_READ : TS_OP_WRITE),
 		};
 		r.complete_ns = r.submit_ns + 1000;
 		ts_trace_writer_put(p->w, &r);
@@ -47,7 +47,7 @@ static void *producer(void *arg)
 
 static void test_threads(const char *file)
 {
-	struct ts_trace_hdr h = { .capacity = 40 * TS_GiB, .mem = 2 * TS_GiB };
+	struct ts_trace_hdr h = {.capacity = 40 * TS_GiB, .mem = 2 * TS_GiB};
 	struct ts_trace_writer *w;
 	struct prod p[NTHREADS];
 	pthread_t th[NTHREADS];
@@ -58,7 +58,7 @@ static void test_threads(const char *file)
 	strcpy(h.mount_opts, "tier=ssd-cloud,trace=x");
 	CHECK(ts_trace_writer_open(file, &h, &w) == 0);
 	for (int i = 0; i < NTHREADS; i++) {
-		p[i] = (struct prod){ .w = w, .tid = 100 + (uint32_t)i, .n = PER_THREAD };
+		p[i] = (struct prod){.w = w, .tid = 100 + (uint32_t)i, .n = PER_THREAD};
 		pthread_create(&th[i], NULL, producer, &p[i]);
 	}
 	for (int i = 0; i < NTHREADS; i++)
@@ -83,7 +83,7 @@ static void test_threads(const char *file)
 	CHECK(t.hdr.host[0] != 0);
 	/* Per thread, records arrive in order and name the right path. */
 	uint64_t last_off[NTHREADS];
-	unsigned seen[NTHREADS] = { 0 };
+	unsigned seen[NTHREADS] = {0};
 	int bad = 0;
 	for (size_t i = 0; i < t.nrecs; i++) {
 		const struct ts_trace_rec *r = &t.recs[i];
@@ -97,7 +97,8 @@ static void test_threads(const char *file)
 		snprintf(want, sizeof(want), "/dir/file%u", idx % 37);
 		if (seen[k] && r->offset <= last_off[k])
 			bad++;
-		if (strcmp(ts_trace_path(&t, r->file_id), want) || r->complete_ns != r->submit_ns + 1000)
+		if (strcmp(ts_trace_path(&t, r->file_id), want) ||
+		    r->complete_ns != r->submit_ns + 1000)
 			bad++;
 		last_off[k] = r->offset;
 		seen[k]++;
@@ -110,15 +111,15 @@ static void test_threads(const char *file)
  * dropped, none block, and all are accounted for. */
 static void test_drops(const char *file)
 {
-	struct ts_trace_hdr h = { 0 };
-	struct ts_trace_writer_cfg cfg = { .ring_records = 2, .flush_us = 100000 };
+	struct ts_trace_hdr h = {0};
+	struct ts_trace_writer_cfg cfg = {.ring_records = 2, .flush_us = 100000};
 	struct ts_trace_writer *w;
 	uint64_t dropped = 0;
 	const unsigned n = 200000;
 	char err[256];
 
 	CHECK(ts_trace_writer_open_cfg(file, &h, &cfg, &w) == 0);
-	struct ts_trace_rec r = { .op = TS_OP_READ, .length = 1 };
+	struct ts_trace_rec r = {.op = TS_OP_READ, .length = 1};
 	for (unsigned i = 0; i < n; i++) {
 		r.offset = i;
 		ts_trace_writer_put(w, &r);
@@ -138,13 +139,13 @@ static void test_drops(const char *file)
  * item and says it was cut; never an error past the header. */
 static void test_cut(const char *file)
 {
-	struct ts_trace_hdr h = { 0 };
+	struct ts_trace_hdr h = {0};
 	struct ts_trace_writer *w;
 	char err[256];
 
 	CHECK(ts_trace_writer_open(file, &h, &w) == 0);
 	for (unsigned i = 0; i < 10; i++) {
-		struct ts_trace_rec r = { .op = TS_OP_READ, .length = i, .tid = 1 };
+		struct ts_trace_rec r = {.op = TS_OP_READ, .length = i, .tid = 1};
 		r.file_id = ts_trace_writer_file_id(w, i < 5 ? "/a" : "/a much longer path");
 		ts_trace_writer_put(w, &r);
 	}

@@ -33,9 +33,10 @@ struct plans {
 	size_t *order; /* all records, grouped by thread, each in submit order */
 	struct plan *p;
 	size_t n;
-	uint64_t t0;	  /* the first recorded submit */
-	size_t *by_end;	  /* plan indices by rec_end */
-	uint64_t *ends;	  /* rec_end of by_end[i], ascending */
+	uint64_t t0;	/* the first recorded submit */
+	size_t *by_end; /* plan indices by rec_end */
+	uint64_t *ends; /* rec_end of by_end[i], ascending */
+	size_t *anchor; /* per record of tid 0: the record it follows (below) */
 };
 
 struct pair {
@@ -58,6 +59,7 @@ static void plans_free(struct plans *ps)
 	free(ps->p);
 	free(ps->by_end);
 	free(ps->ends);
+	free(ps->anchor);
 	memset(ps, 0, sizeof(*ps));
 }
 
@@ -75,14 +77,25 @@ static int plans_build(const struct ts_trace *t, struct plans *ps)
 		plans_free(ps);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < t->nrecs; i++)
-		pr[i] = (struct pair){ .tid = t->recs[ord[i]].tid, .rank = i, .idx = ord[i] };
+	ps->anchor = malloc((t->nrecs ? t->nrecs : 1) * sizeof(*ps->anchor));
+	if (!ps->anchor) {
+		free(ord);
+		free(pr);
+		plans_free(ps);
+		return -ENOMEM;
+	}
+	for (size_t i = 0, last = SIZE_MAX; i < t->nrecs; i++) {
+		pr[i] = (struct pair){.tid = t->recs[ord[i]].tid, .rank = i, .idx = ord[i]};
+		ps->anchor[ord[i]] = last;
+		if (t->recs[ord[i]].tid)
+			last = ord[i];
+	}
 	ps->t0 = t->nrecs ? t->recs[ord[0]].submit_ns : 0;
 	qsort(pr, t->nrecs, sizeof(*pr), cmp_pair);
 	for (size_t i = 0; i < t->nrecs; i++) {
 		ps->order[i] = pr[i].idx;
 		if (!i || pr[i].tid != pr[i - 1].tid)
-			ps->p[ps->n++] = (struct plan){ .tid = pr[i].tid, .idx = &ps->order[i] };
+			ps->p[ps->n++] = (struct plan){.tid = pr[i].tid, .idx = &ps->order[i]};
 		ps->p[ps->n - 1].n++;
 	}
 	free(ord);
@@ -116,13 +129,13 @@ static int plans_build(const struct ts_trace *t, struct plans *ps)
 /* Where one thread stands in its replay. */
 struct cursor {
 	const struct plan *p;
-	size_t i;		/* next op */
+	size_t i;		 /* next op */
 	uint64_t win_lo, win_hi; /* recorded window before op i (the join rule) */
-	uint64_t next_issue;	/* replay time of op i */
-	uint64_t done_max;	/* latest replayed completion so far */
-	uint64_t rec_done_max;	/* latest recorded completion so far */
-	uint64_t think_ns;	/* think time kept so far */
-	uint64_t last_think;	/* its last addition (the join rule may replace it) */
+	uint64_t next_issue;	 /* replay time of op i */
+	uint64_t done_max;	 /* latest replayed completion so far */
+	uint64_t rec_done_max;	 /* latest recorded completion so far */
+	uint64_t think_ns;	 /* think time kept so far */
+	uint64_t last_think;	 /* its last addition (the join rule may replace it) */
 };
 
 static uint64_t scaled(uint64_t ns, double speed)
@@ -163,7 +176,8 @@ static bool cursor_advance(struct cursor *c, const struct ts_trace *t, uint64_t 
 		c->think_ns += think;
 		c->last_think = think;
 	} else { /* issued while an earlier op was in flight */
-		c->next_issue = s + (cfg->no_think ? 0 : scaled(nx->submit_ns - r->submit_ns, speed));
+		c->next_issue =
+		    s + (cfg->no_think ? 0 : scaled(nx->submit_ns - r->submit_ns, speed));
 		c->win_hi = 0; /* in flight with its predecessor: no join */
 		c->last_think = 0;
 	}
@@ -239,6 +253,40 @@ static bool join_apply(const struct plans *ps, struct cursor *c, const uint64_t 
 	return true;
 }
 
+/*
+ * Requests with thread id 0 come from the kernel itself, not from a thread
+ * of the workload: the release after a close, the writeback of a mapped
+ * file's dirty pages. Each follows what triggered it, so it issues the
+ * recorded distance after the replayed issue of the workload request that
+ * preceded it (in submit order). Returns false while that one has not been
+ * issued (@issued[record] = 0).
+ */
+static bool anchor_apply(const struct plans *ps, const struct ts_trace *t, struct cursor *c,
+			 const uint64_t *issued, const struct ts_replay_cfg *cfg, double speed)
+{
+	size_t me = c->p->idx[c->i], a = ps->anchor[me];
+
+	if (a == SIZE_MAX)
+		return true; /* before any workload request: its offset from the start */
+	if (!issued[a])
+		return false;
+	uint64_t gap = t->recs[me].submit_ns - t->recs[a].submit_ns;
+	c->next_issue = issued[a] + (cfg->no_think ? 0 : scaled(gap, speed));
+	c->think_ns -= TS_MIN(c->think_ns, c->last_think); /* not think time */
+	c->last_think = 0;
+	return true;
+}
+
+/* When may c's next op issue? Sets c->next_issue; false = not known yet. */
+static bool schedule(const struct plans *ps, const struct ts_trace *t, struct cursor *c,
+		     const uint64_t *ended, const uint64_t *issued, const struct ts_replay_cfg *cfg,
+		     double speed)
+{
+	if (c->p->tid == 0)
+		return anchor_apply(ps, t, c, issued, cfg, speed);
+	return join_apply(ps, c, ended, cfg, speed);
+}
+
 static int lat_class(unsigned op)
 {
 	if (op == TS_OP_READ || op == TS_OP_MMAP_READ)
@@ -272,16 +320,22 @@ int ts_replay_recorded(const struct ts_trace *t, struct ts_replay_result *res)
 {
 	struct plans ps;
 	int ret = plans_build(t, &ps);
-	struct ts_replay_cfg cfg = { .speed = 1.0 };
-	uint64_t *ends = NULL;
+	struct ts_replay_cfg cfg = {.speed = 1.0};
+	uint64_t *ends = NULL, *issued = NULL;
 
 	result_init(res, "recorded");
 	if (ret)
 		return ret;
-	if (!(ends = calloc(ps.n ? ps.n : 1, sizeof(*ends)))) {
+	ends = calloc(ps.n ? ps.n : 1, sizeof(*ends));
+	issued = calloc(t->nrecs ? t->nrecs : 1, sizeof(*issued));
+	if (!ends || !issued) {
+		free(ends);
+		free(issued);
 		plans_free(&ps);
 		return -ENOMEM;
 	}
+	for (size_t i = 0; i < t->nrecs; i++)
+		issued[i] = t->recs[i].submit_ns - ps.t0 + 1;
 	/* replay times are the recorded ones (from t0, +1 so none is 0): the
 	 * think times come out on the same definitions as a replay's */
 	for (size_t k = 0; k < ps.n; k++)
@@ -291,19 +345,21 @@ int ts_replay_recorded(const struct ts_trace *t, struct ts_replay_result *res)
 		struct cursor c;
 		cursor_start(&c, &ps.p[k], t, ps.t0, 0, 1.0);
 		do {
-			(void)join_apply(&ps, &c, ends, &cfg, 1.0);
+			(void)schedule(&ps, t, &c, ends, issued, &cfg, 1.0);
 			const struct ts_trace_rec *r = &t->recs[c.p->idx[c.i]];
 			uint64_t done = TS_MAX(r->complete_ns, r->submit_ns);
 			result_add(res, r->op, done - r->submit_ns, rec_bytes(r));
 			res->errors += r->result < 0;
 			end = TS_MAX(end, done);
-			if (!cursor_advance(&c, t, r->submit_ns - ps.t0 + 1, done - ps.t0 + 1, &cfg, 1.0))
+			if (!cursor_advance(&c, t, r->submit_ns - ps.t0 + 1, done - ps.t0 + 1, &cfg,
+					    1.0))
 				break;
 		} while (1);
 		res->think_ns += c.think_ns;
 	}
 	res->total_ns = t->nrecs ? end - ps.t0 : 0;
 	free(ends);
+	free(issued);
 	plans_free(&ps);
 	return 0;
 }
@@ -399,9 +455,10 @@ int ts_replay_virtual(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 	struct ts_tier *tier = NULL;
 	struct plans ps;
 	struct cursor *cur = NULL;
-	struct heap h = { 0 };
+	struct heap h = {0};
 	struct cursor **parked = NULL;
-	uint64_t *ended = NULL; /* replayed end per plan, 0 = running */
+	uint64_t *ended = NULL;	 /* replayed end per plan, 0 = running */
+	uint64_t *issued = NULL; /* replayed issue per record, 0 = not yet */
 	int ret;
 
 	result_init(res, cfg->tier.profile ? cfg->tier.profile->name : "?");
@@ -416,7 +473,8 @@ int ts_replay_virtual(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 	h.c = calloc(ps.n ? ps.n : 1, sizeof(*h.c));
 	parked = calloc(ps.n ? ps.n : 1, sizeof(*parked));
 	ended = calloc(ps.n ? ps.n : 1, sizeof(*ended));
-	if (!cur || !h.c || !parked || !ended) {
+	issued = calloc(t->nrecs ? t->nrecs : 1, sizeof(*issued));
+	if (!cur || !h.c || !parked || !ended || !issued) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
@@ -425,7 +483,7 @@ int ts_replay_virtual(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 	size_t nparked = 0;
 	for (size_t k = 0; k < ps.n; k++) {
 		cursor_start(&cur[k], &ps.p[k], t, ps.t0, base, speed);
-		if (join_apply(&ps, &cur[k], ended, cfg, speed))
+		if (schedule(&ps, t, &cur[k], ended, issued, cfg, speed))
 			heap_push(&h, &cur[k]);
 		else
 			parked[nparked++] = &cur[k];
@@ -435,18 +493,21 @@ int ts_replay_virtual(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 		struct cursor *c = heap_pop(&h);
 		const struct ts_trace_rec *r = &t->recs[c->p->idx[c->i]];
 		uint64_t s = c->next_issue, done;
+		issued[c->p->idx[c->i]] = s;
 		if (r->flags & TS_REC_F_NOTIER) {
 			done = s + (TS_MAX(r->complete_ns, r->submit_ns) - r->submit_ns);
 		} else {
 			/* exactly the request tierfs makes (fs/timing.c): metadata
-			 * without offset and length, no file size */
+			 * without offset and length, the file size it knew */
 			enum ts_tier_op op = tier_op(r->op);
 			struct ts_tier_req q = {
-				.op = op, .file = r->flags & TS_REC_F_NOFILE ? 0 : r->file_id,
-				.off = op == TS_TIER_META ? 0 : r->offset,
-				.len = op == TS_TIER_META ? 0 : r->length,
+			    .op = op,
+			    .file = r->flags & TS_REC_F_NOFILE ? 0 : r->file_id,
+			    .off = op == TS_TIER_META ? 0 : r->offset,
+			    .len = op == TS_TIER_META ? 0 : r->length,
+			    .size = r->size,
 			};
-			struct ts_tier_done d = { 0 };
+			struct ts_tier_done d = {0};
 			done = ts_tier_submit(tier, s, &q, &d);
 			if (d.bound < TS_TIER_BOUND_NR)
 				res->bound[d.bound]++;
@@ -462,17 +523,17 @@ int ts_replay_virtual(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 		result_add(res, r->op, done - s, rec_bytes(r));
 		end = TS_MAX(end, done);
 		if (cursor_advance(c, t, s, done, cfg, speed)) {
-			if (join_apply(&ps, c, ended, cfg, speed))
+			if (schedule(&ps, t, c, ended, issued, cfg, speed))
 				heap_push(&h, c);
 			else
 				parked[nparked++] = c;
-			continue;
+		} else {
+			res->think_ns += c->think_ns;
+			ended[c->p - ps.p] = TS_MAX(c->done_max, 1);
 		}
-		res->think_ns += c->think_ns;
-		ended[c->p - ps.p] = TS_MAX(c->done_max, 1);
-		/* wake the threads that waited for this one */
+		/* wake the threads waiting for an end or an issue */
 		for (size_t k = 0; k < nparked;) {
-			if (join_apply(&ps, parked[k], ended, cfg, speed)) {
+			if (schedule(&ps, t, parked[k], ended, issued, cfg, speed)) {
 				heap_push(&h, parked[k]);
 				parked[k] = parked[--nparked];
 			} else {
@@ -493,6 +554,7 @@ out:
 	free(h.c);
 	free(parked);
 	free(ended);
+	free(issued);
 	plans_free(&ps);
 	return ret;
 }
@@ -614,7 +676,8 @@ static int setup(const struct ts_trace *t, const struct ts_replay_cfg *cfg, char
 		if (!stat(path, &st) && (uint64_t)st.st_size >= sizes[f])
 			continue;
 		int fd = -1;
-		if ((ret = mkdirs(path)) || (fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) < 0) {
+		if ((ret = mkdirs(path)) ||
+		    (fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) < 0) {
 			ret = ret ? ret : -errno;
 			snprintf(err, errlen, "%s: %s", path, ts_strerror(ret));
 			goto out;
@@ -632,7 +695,8 @@ static int setup(const struct ts_trace *t, const struct ts_replay_cfg *cfg, char
 			if (cfg->progress && ts_now_ns() - last > TS_NS_PER_S / 2) {
 				last = ts_now_ns();
 				char b1[32], b2[32];
-				fprintf(cfg->progress, "setup: %" PRIu64 "/%" PRIu64 " files, %s of %s\n",
+				fprintf(cfg->progress,
+					"setup: %" PRIu64 "/%" PRIu64 " files, %s of %s\n",
 					done_files, need_files, ts_fmt_size(b1, 32, done_bytes),
 					ts_fmt_size(b2, 32, need_bytes));
 			}
@@ -663,9 +727,11 @@ out:
 /* What the real-time workers share for the join rule. */
 struct joins {
 	const struct plans *ps;
-	uint64_t *ended; /* replayed end per plan (real clock), 0 = running */
+	uint64_t *ended;  /* replayed end per plan (real clock), 0 = running */
+	uint64_t *issued; /* replayed issue per record, 0 = not yet */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
+	unsigned waiting; /* threads in cond_wait */
 };
 
 struct worker {
@@ -722,8 +788,8 @@ static int64_t do_op(struct worker *w, const struct ts_trace_rec *r)
 		while ((uint64_t)n < r->length) {
 			size_t len = (size_t)TS_MIN((uint64_t)w->buflen, r->length - (uint64_t)n);
 			ssize_t k = r->op == TS_OP_WRITE
-					    ? pwrite(fd, w->buf, len, (off_t)(r->offset + (uint64_t)n))
-					    : pread(fd, w->buf, len, (off_t)(r->offset + (uint64_t)n));
+					? pwrite(fd, w->buf, len, (off_t)(r->offset + (uint64_t)n))
+					: pread(fd, w->buf, len, (off_t)(r->offset + (uint64_t)n));
 			if (k < 0)
 				return -errno;
 			if (k == 0)
@@ -811,6 +877,11 @@ static int64_t do_op(struct worker *w, const struct ts_trace_rec *r)
 			return e;
 		return fallocate(fd, (int)r->aux, (off_t)r->offset, (off_t)r->length) ? -errno : 0;
 	}
+	if (r->op == TS_OP_LINK && r->aux) {
+		if ((e = join(path2, sizeof(path2), w->cfg->target, ts_trace_path(w->t, r->aux))))
+			return e;
+		return link(path, path2) ? -errno : 0;
+	}
 	/* symlink, link, mknod, chmod, chown, utimens: the trace has no
 	 * target, mode, owner or times to reissue them with */
 	return HELD;
@@ -828,14 +899,24 @@ static void *worker_main(void *arg)
 		const struct ts_trace_rec *r = &w->t->recs[c.p->idx[c.i]];
 		uint64_t own = c.next_issue;
 		pthread_mutex_lock(&w->j->lock);
-		while (c.next_issue = own, !join_apply(w->j->ps, &c, w->j->ended, w->cfg, w->speed))
+		while (c.next_issue = own,
+		       !schedule(w->j->ps, w->t, &c, w->j->ended, w->j->issued, w->cfg, w->speed)) {
+			w->j->waiting++;
 			pthread_cond_wait(&w->j->cond, &w->j->lock);
+			w->j->waiting--;
+		}
 		pthread_mutex_unlock(&w->j->lock);
 		ts_sleep_until_ns(c.next_issue);
 		uint64_t s = ts_now_ns();
+		pthread_mutex_lock(&w->j->lock);
+		w->j->issued[c.p->idx[c.i]] = s;
+		if (w->j->waiting)
+			pthread_cond_broadcast(&w->j->cond);
+		pthread_mutex_unlock(&w->j->lock);
 		int64_t got = do_op(w, r);
 		if (got == HELD) { /* keep its place in time, as recorded */
-			ts_sleep_until_ns(s + (TS_MAX(r->complete_ns, r->submit_ns) - r->submit_ns));
+			ts_sleep_until_ns(s +
+					  (TS_MAX(r->complete_ns, r->submit_ns) - r->submit_ns));
 			w->res.held++;
 			got = r->result < 0 ? r->result : 0;
 		}
@@ -890,20 +971,27 @@ int ts_replay_real(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 		if (lat_class(t->recs[i].op) != TS_REPLAY_OTHER)
 			maxlen = TS_MAX(maxlen, t->recs[i].length);
 	maxlen = TS_MIN(maxlen, 16 * TS_MiB);
-	struct joins j = { .ps = &ps };
+	struct joins j = {.ps = &ps};
 	pthread_mutex_init(&j.lock, NULL);
 	pthread_cond_init(&j.cond, NULL);
 	w = calloc(ps.n ? ps.n : 1, sizeof(*w));
 	j.ended = calloc(ps.n ? ps.n : 1, sizeof(*j.ended));
-	if (!w || !j.ended) {
+	j.issued = calloc(t->nrecs ? t->nrecs : 1, sizeof(*j.issued));
+	if (!w || !j.ended || !j.issued) {
 		ret = -ENOMEM;
 		goto out;
 	}
 	/* Start everyone 20 ms from now: thread creation stays out of the run. */
 	uint64_t base = ts_now_ns() + 20 * TS_NS_PER_MS;
 	for (size_t k = 0; k < ps.n; k++) {
-		w[k] = (struct worker){ .t = t, .cfg = cfg, .j = &j, .p = &ps.p[k], .t0 = ps.t0,
-					.base = base, .speed = speed, .buflen = (size_t)maxlen };
+		w[k] = (struct worker){.t = t,
+				       .cfg = cfg,
+				       .j = &j,
+				       .p = &ps.p[k],
+				       .t0 = ps.t0,
+				       .base = base,
+				       .speed = speed,
+				       .buflen = (size_t)maxlen};
 		result_init(&w[k].res, "");
 		w[k].fd = malloc(((size_t)t->npaths + 1) * sizeof(int));
 		w[k].buf = aligned_alloc(4096, (size_t)maxlen);
@@ -921,8 +1009,11 @@ int ts_replay_real(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 	}
 	if (ret) { /* the threads that never started end now for the others */
 		pthread_mutex_lock(&j.lock);
-		for (size_t k = started; k < ps.n; k++)
+		for (size_t k = started; k < ps.n; k++) {
 			j.ended[k] = 1;
+			for (size_t i = 0; i < ps.p[k].n; i++)
+				j.issued[ps.p[k].idx[i]] = 1;
+		}
 		pthread_cond_broadcast(&j.cond);
 		pthread_mutex_unlock(&j.lock);
 	}
@@ -956,6 +1047,7 @@ out:
 	}
 	free(w);
 	free(j.ended);
+	free(j.issued);
 	pthread_mutex_destroy(&j.lock);
 	pthread_cond_destroy(&j.cond);
 	plans_free(&ps);
@@ -972,14 +1064,14 @@ void ts_replay_print(FILE *f, const struct ts_replay_result *res, size_t n)
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, " %16.16s", res[i].what);
 	fputc('\n', f);
-#define ROW(label, expr)                                                                   \
-	do {                                                                               \
-		fprintf(f, "%-18s", label);                                                \
-		for (size_t i = 0; i < n; i++) {                                           \
-			const struct ts_replay_result *r = &res[i];                        \
-			fprintf(f, " %16s", (expr));                                       \
-		}                                                                          \
-		fputc('\n', f);                                                            \
+#define ROW(label, expr)                                                                           \
+	do {                                                                                       \
+		fprintf(f, "%-18s", label);                                                        \
+		for (size_t i = 0; i < n; i++) {                                                   \
+			const struct ts_replay_result *r = &res[i];                                \
+			fprintf(f, " %16s", (expr));                                               \
+		}                                                                                  \
+		fputc('\n', f);                                                                    \
 	} while (0)
 	ROW("total time", ts_fmt_duration(b, 32, r->total_ns));
 	ROW("ops", (snprintf(b, 32, "%" PRIu64, r->ops), b));
@@ -994,10 +1086,10 @@ void ts_replay_print(FILE *f, const struct ts_replay_result *res, size_t n)
 		int cls;
 		double p;
 	} pcts[] = {
-		{ "lat p50", TS_REPLAY_ALL, 50 },   { "lat p90", TS_REPLAY_ALL, 90 },
-		{ "lat p99", TS_REPLAY_ALL, 99 },   { "lat p99.9", TS_REPLAY_ALL, 99.9 },
-		{ "read p50", TS_REPLAY_READ, 50 }, { "read p99", TS_REPLAY_READ, 99 },
-		{ "write p50", TS_REPLAY_WRITE, 50 }, { "write p99", TS_REPLAY_WRITE, 99 },
+	    {"lat p50", TS_REPLAY_ALL, 50},	{"lat p90", TS_REPLAY_ALL, 90},
+	    {"lat p99", TS_REPLAY_ALL, 99},	{"lat p99.9", TS_REPLAY_ALL, 99.9},
+	    {"read p50", TS_REPLAY_READ, 50},	{"read p99", TS_REPLAY_READ, 99},
+	    {"write p50", TS_REPLAY_WRITE, 50}, {"write p99", TS_REPLAY_WRITE, 99},
 	};
 	for (size_t k = 0; k < TS_ARRAY_SIZE(pcts); k++) {
 		bool any = false;
@@ -1006,9 +1098,9 @@ void ts_replay_print(FILE *f, const struct ts_replay_result *res, size_t n)
 		if (any)
 			ROW(pcts[k].label,
 			    r->lat[pcts[k].cls].count
-				    ? ts_fmt_duration(b, 32, ts_hist_percentile(&r->lat[pcts[k].cls],
-										pcts[k].p))
-				    : "-");
+				? ts_fmt_duration(
+				      b, 32, ts_hist_percentile(&r->lat[pcts[k].cls], pcts[k].p))
+				: "-");
 	}
 	ROW("lat max", ts_fmt_duration(b, 32, r->lat[TS_REPLAY_ALL].max));
 	ROW("errors", (snprintf(b, 32, "%" PRIu64, r->errors), b));
@@ -1020,9 +1112,10 @@ void ts_replay_print(FILE *f, const struct ts_replay_result *res, size_t n)
 	if (n > 1 && !strcmp(res[0].what, "recorded"))
 		ROW("vs recorded",
 		    (snprintf(b, 32, "%+.2f%%",
-			      res[0].total_ns ? 100.0 * ((double)r->total_ns - (double)res[0].total_ns) /
-							(double)res[0].total_ns
-					      : 0.0),
+			      res[0].total_ns
+				  ? 100.0 * ((double)r->total_ns - (double)res[0].total_ns) /
+					(double)res[0].total_ns
+				  : 0.0),
 		     b));
 #undef ROW
 }
@@ -1030,8 +1123,8 @@ void ts_replay_print(FILE *f, const struct ts_replay_result *res, size_t n)
 static json_t *hist_json(const struct ts_hist *h)
 {
 	return json_pack("{sI sf sI sI sI sI sI}", "count", (json_int_t)h->count, "mean_ns",
-			 ts_hist_mean(h), "p50_ns", (json_int_t)ts_hist_percentile(h, 50),
-			 "p90_ns", (json_int_t)ts_hist_percentile(h, 90), "p99_ns",
+			 ts_hist_mean(h), "p50_ns", (json_int_t)ts_hist_percentile(h, 50), "p90_ns",
+			 (json_int_t)ts_hist_percentile(h, 90), "p99_ns",
 			 (json_int_t)ts_hist_percentile(h, 99), "p99_9_ns",
 			 (json_int_t)ts_hist_percentile(h, 99.9), "max_ns", (json_int_t)h->max);
 }
@@ -1044,19 +1137,19 @@ json_t *ts_replay_json(const struct ts_replay_result *res, size_t n)
 		json_t *bound = json_object();
 		for (unsigned b = 0; b < TS_TIER_BOUND_NR; b++)
 			if (r->bound[b])
-				json_object_set_new(bound, ts_tier_bound_name((enum ts_tier_bound)b),
+				json_object_set_new(bound,
+						    ts_tier_bound_name((enum ts_tier_bound)b),
 						    json_integer((json_int_t)r->bound[b]));
 		json_array_append_new(
-			a, json_pack("{ss sI sI sI sI sI sI sI so so so so so}", "what", r->what, "held",
-				     (json_int_t)r->held,
-				     "total_ns", (json_int_t)r->total_ns, "ops", (json_int_t)r->ops,
-				     "bytes", (json_int_t)r->bytes, "io_wait_ns", (json_int_t)r->io_ns,
-				     "think_ns", (json_int_t)r->think_ns, "errors",
-				     (json_int_t)r->errors, "latency",
-				     hist_json(&r->lat[TS_REPLAY_ALL]), "read",
-				     hist_json(&r->lat[TS_REPLAY_READ]), "write",
-				     hist_json(&r->lat[TS_REPLAY_WRITE]), "other",
-				     hist_json(&r->lat[TS_REPLAY_OTHER]), "bound", bound));
+		    a,
+		    json_pack("{ss sI sI sI sI sI sI sI so so so so so}", "what", r->what, "held",
+			      (json_int_t)r->held, "total_ns", (json_int_t)r->total_ns, "ops",
+			      (json_int_t)r->ops, "bytes", (json_int_t)r->bytes, "io_wait_ns",
+			      (json_int_t)r->io_ns, "think_ns", (json_int_t)r->think_ns, "errors",
+			      (json_int_t)r->errors, "latency", hist_json(&r->lat[TS_REPLAY_ALL]),
+			      "read", hist_json(&r->lat[TS_REPLAY_READ]), "write",
+			      hist_json(&r->lat[TS_REPLAY_WRITE]), "other",
+			      hist_json(&r->lat[TS_REPLAY_OTHER]), "bound", bound));
 	}
 	return a;
 }

@@ -13,7 +13,9 @@
  * recorded first submit. --no-think drops the think times; --speed S divides
  * them (and the start offsets and async gaps) by S. Threads are independent
  * except where one was idle while others ended (a parent waiting for its
- * workers): see join_apply() in replay.c.
+ * workers: join_apply() in replay.c); requests of thread id 0 come from the
+ * kernel (release, writeback) and follow the workload request before them
+ * (anchor_apply()).
  *
  * Virtual time: a discrete-event loop over threads ordered by their next
  * issue time submits each op to one ts_tier model (the code tierfs uses);
@@ -43,23 +45,23 @@ struct ts_replay_cfg {
 	/* virtual */
 	struct ts_tier_cfg tier; /* profile, capacity, mem, seed, floor ... */
 	/* real */
-	const char *target;  /* directory */
-	bool allow_writes;   /* writes, creates, unlinks... into target */
-	bool fill;	     /* create missing files with data, not sparse */
-	FILE *progress;	     /* setup progress lines, NULL = quiet */
+	const char *target; /* directory */
+	bool allow_writes;  /* writes, creates, unlinks... into target */
+	bool fill;	    /* create missing files with data, not sparse */
+	FILE *progress;	    /* setup progress lines, NULL = quiet */
 };
 
 struct ts_replay_result {
-	char what[96];		 /* "recorded", the tier name, or the target */
-	uint64_t ops, bytes;	 /* all ops; bytes read or written */
-	uint64_t total_ns;	 /* first issue to last completion */
-	uint64_t io_ns;		 /* sum of per-op latencies */
-	uint64_t think_ns;	 /* sum of think times kept */
-	uint64_t errors;	 /* real: ops whose success differs from the recording;
-				  * recorded: ops with result < 0 */
-	uint64_t held;		 /* real: ops kept as recorded delays, not reissued
-				  * (symlink, link, mknod, chmod, chown, utimens) */
-	struct ts_hist lat[4];	 /* all, read, write, other */
+	char what[96];			  /* "recorded", the tier name, or the target */
+	uint64_t ops, bytes;		  /* all ops; bytes read or written */
+	uint64_t total_ns;		  /* first issue to last completion */
+	uint64_t io_ns;			  /* sum of per-op latencies */
+	uint64_t think_ns;		  /* sum of think times kept */
+	uint64_t errors;		  /* real: ops whose success differs from the recording;
+					   * recorded: ops with result < 0 */
+	uint64_t held;			  /* real: ops kept as recorded delays, not reissued
+					   * (symlink, link, mknod, chmod, chown, utimens) */
+	struct ts_hist lat[4];		  /* all, read, write, other */
 	uint64_t bound[TS_TIER_BOUND_NR]; /* virtual: what bound each tiered op */
 };
 enum { TS_REPLAY_ALL, TS_REPLAY_READ, TS_REPLAY_WRITE, TS_REPLAY_OTHER };
