@@ -65,8 +65,9 @@ void ts_fs_req_begin(struct ts_fs *fs, struct ts_fs_req *r, enum ts_fs_op op, co
 	 * after the mount appears), hold requests the model charges rather
 	 * than serve them unmodeled; give up waiting after 10 s (calib.c
 	 * reports why). Free ones (getattr...) pass: the calibration's own
-	 * path walk may need them. */
-	for (int i = 0; i < 10000 && ts_fs_model_charges(op) &&
+	 * path walk may need them; so does everything with -s, where holding
+	 * the one thread would hold the calibration too. */
+	for (int i = 0; i < 10000 && !fs->single && ts_fs_model_charges(op) &&
 			!__atomic_load_n(&fs->calibrated, __ATOMIC_ACQUIRE);
 	     i++) {
 		struct timespec ms = { 0, 1000000 };

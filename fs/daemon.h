@@ -147,6 +147,7 @@ struct ts_fs {
 	uint64_t floor_ns;	   /* measured FUSE round trip */
 	bool calibrated;
 	bool failed;		   /* the mount could not be completed: exit 1 */
+	bool single;		   /* -s: one thread serves everything, calibration included */
 
 	pthread_t calib_thread;
 	bool calib_started;

@@ -498,6 +498,7 @@ int main(int argc, char **argv)
 		ts_fs_log(fs, LOG_ERR, "tierfs: cannot install signal handlers");
 		goto unmount;
 	}
+	fs->single = cmd.singlethread;
 	if (cmd.singlethread) {
 		ret = fuse_loop(f);
 	} else {
