@@ -85,6 +85,9 @@ const struct ts_opt ts_pipe_opts[] = {
 	{ "async_reads", TS_OPT_BOOL, CFG_OFF(async_reads), "false", 0, 0, "",
 	  "hand reads to io_uring's worker threads at once (IOSQE_ASYNC) instead of trying "
 	  "them inline first" },
+	{ "async_opens", TS_OPT_BOOL, CFG_OFF(async_opens), "true", 0, 0, "",
+	  "hand opens to io_uring's worker threads at once (IOSQE_ASYNC) instead of trying "
+	  "them inline first, where an open through FUSE holds the reader for a round trip" },
 	{ NULL },
 };
 
@@ -713,7 +716,8 @@ static void *reader_main(void *arg)
 	if (p->ops->caps & TS_SRC_EXTENTS) {
 		struct ts_uring *u;
 		unsigned fl = (p->cfg.open_uring ? TS_URING_OPEN : 0) |
-			      (p->cfg.async_reads ? TS_URING_ASYNC : 0);
+			      (p->cfg.async_reads ? TS_URING_ASYNC : 0) |
+			      (p->cfg.async_opens ? TS_URING_ASYNC_OPEN : 0);
 		rc = ts_uring_new((unsigned)p->cfg.qd, p->iov, p->cfg.registered ? p->nslots : 0, fl,
 				  &u, err, sizeof err);
 		if (!rc) {

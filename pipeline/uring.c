@@ -25,7 +25,7 @@ struct req {
 struct ts_uring {
 	struct io_uring ring;
 	unsigned qd;
-	bool fixed_bufs, opens, async;
+	bool fixed_bufs, opens, async, async_opens;
 	struct req *reqs;
 	struct req **free;
 	unsigned nfree, inflight;
@@ -78,6 +78,7 @@ int ts_uring_new(unsigned qd, const struct iovec *bufs, unsigned nbufs, unsigned
 	if (flags & TS_URING_OPEN)
 		r->opens = io_uring_register_files_sparse(&r->ring, qd) == 0;
 	r->async = flags & TS_URING_ASYNC;
+	r->async_opens = flags & TS_URING_ASYNC_OPEN;
 	for (unsigned i = 0; i < qd; i++) {
 		r->reqs[i].slot = i;
 		r->free[r->nfree++] = &r->reqs[qd - 1 - i];
@@ -201,6 +202,20 @@ static int queue(struct ts_uring *r, struct req *q)
 	 * the kernel refuses the flag with a fixed slot. */
 	io_uring_prep_openat_direct(o, q->io.dirfd, q->io.rel, O_RDONLY, 0, q->slot);
 	o->flags |= IOSQE_IO_LINK;
+	/* io_uring first tries an open inline, in this thread, and gives it
+	 * to a worker only if the path is not in the dentry cache. Where an
+	 * open of a cached name still waits (FUSE sends FUSE_OPEN to its
+	 * daemon and waits for the reply whatever O_NONBLOCK says; network
+	 * filesystems revalidate), the inline attempt holds this thread for
+	 * the whole round trip: no completion is reaped and nothing else is
+	 * submitted meanwhile, and the queue drains to the one open. Through
+	 * tierfs on ssd-cloud (1 ms per open) that was ~2 requests in flight
+	 * at QD 16 for the first second of a run, while the names listed at
+	 * start were still cached. IOSQE_ASYNC sends the open to a worker at
+	 * once; the linked read is then issued from this thread when the
+	 * open completes. */
+	if (r->async_opens)
+		o->flags |= IOSQE_ASYNC;
 	io_uring_sqe_set_data64(o, (uint64_t)(uintptr_t)q | ST_OPEN);
 	prep_read(r, rd, q, (int)q->slot, true);
 	rd->flags |= IOSQE_IO_HARDLINK;

@@ -61,6 +61,7 @@ struct ts_uring;
 enum {
 	TS_URING_OPEN = 1 << 0,	 /* open files through io_uring (else openat(2)) */
 	TS_URING_ASYNC = 1 << 1, /* hand reads straight to io_uring's workers */
+	TS_URING_ASYNC_OPEN = 1 << 2, /* hand opens straight to io_uring's workers */
 };
 
 /* @bufs/@nbufs: buffers to register (may be 0); @flags: TS_URING_*.
