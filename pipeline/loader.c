@@ -708,6 +708,12 @@ static void read_copy_source(struct ts_pipe *p)
 	}
 }
 
+unsigned ts_pipe_uring_flags(const struct ts_pipe_cfg *cfg)
+{
+	return (cfg->open_uring ? TS_URING_OPEN : 0) | (cfg->async_reads ? TS_URING_ASYNC : 0) |
+	       (cfg->async_opens ? TS_URING_ASYNC_OPEN : 0);
+}
+
 static void *reader_main(void *arg)
 {
 	struct ts_pipe *p = arg;
@@ -715,11 +721,8 @@ static void *reader_main(void *arg)
 	char err[256] = "";
 	if (p->ops->caps & TS_SRC_EXTENTS) {
 		struct ts_uring *u;
-		unsigned fl = (p->cfg.open_uring ? TS_URING_OPEN : 0) |
-			      (p->cfg.async_reads ? TS_URING_ASYNC : 0) |
-			      (p->cfg.async_opens ? TS_URING_ASYNC_OPEN : 0);
-		rc = ts_uring_new((unsigned)p->cfg.qd, p->iov, p->cfg.registered ? p->nslots : 0, fl,
-				  &u, err, sizeof err);
+		rc = ts_uring_new((unsigned)p->cfg.qd, p->iov, p->cfg.registered ? p->nslots : 0,
+				  ts_pipe_uring_flags(&p->cfg), &u, err, sizeof err);
 		if (!rc) {
 			pthread_mutex_lock(&p->mu);
 			p->ring_io = u;

@@ -158,4 +158,8 @@ void ts_pipe_free(struct ts_pipe *p);
  * tiersim/decode.json. */
 int ts_pipe_default_calibration(char *buf, size_t n);
 
+/* The TS_URING_* flags (pipeline/uring.h) the reader runs its io_uring
+ * with under @cfg. */
+unsigned ts_pipe_uring_flags(const struct ts_pipe_cfg *cfg);
+
 #endif

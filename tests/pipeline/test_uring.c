@@ -2,7 +2,8 @@
  * test_uring.c — the io_uring reader alone: short reads are requeued for the
  * remainder until every byte is in (driven exactly with a pipe that gets 3
  * bytes per loop turn), whole files come in through the OPENAT → READ →
- * CLOSE chain (or openat(2)), into registered buffers or not, and a missing
+ * CLOSE chain (the open tried inline or given to a worker at once) or
+ * openat(2), into registered buffers or not, and a missing
  * file or one shorter than asked is reported per read.
  */
 #include <fcntl.h>
@@ -122,8 +123,8 @@ int main(void)
 	CHECK(tp_write_file(path, want, 65536) == 0);
 	snprintf(path, sizeof path, "%s/b", d);
 	CHECK(tp_write_file(path, want, 1000) == 0);
-	for (int mode = 0; mode < 8; mode++) {
-		bool opens = mode & 1, reg = mode & 2, async = mode & 4;
+	for (int mode = 0; mode < 16; mode++) {
+		bool opens = mode & 1, reg = mode & 2, async = mode & 4, async_open = mode & 8;
 		struct files f = { .dir = d, .name = { "a", "b", "missing", "b" },
 				   .len = { 65536, 1000, 10, 2000 }, .n = 4 };
 		f.buf = aligned_alloc(4096, 4 * 65536);
@@ -131,7 +132,8 @@ int main(void)
 		for (int i = 0; i < 4; i++)
 			iov[i] = (struct iovec){ f.buf + i * 65536, 65536 };
 		const struct ts_uring_ops ops = { .next = files_next, .done = files_done };
-		unsigned fl = (opens ? TS_URING_OPEN : 0) | (async ? TS_URING_ASYNC : 0);
+		unsigned fl = (opens ? TS_URING_OPEN : 0) | (async ? TS_URING_ASYNC : 0) |
+			      (async_open ? TS_URING_ASYNC_OPEN : 0);
 		CHECK(ts_uring_new(4, iov, reg ? 4 : 0, fl, &r, err, sizeof err) == 0);
 		CHECK(ts_uring_opens(r) == opens);
 		CHECK(ts_uring_fixed_bufs(r) == reg);
