@@ -494,10 +494,10 @@ static void find_best(struct advise *A, struct workload *k)
 		k->runs[k->nruns++] = sps_at(A, &k->pts[k->best]);
 }
 
-static void choose(struct advise *A, struct workload *k)
+static int choose(struct advise *A, struct workload *k)
 {
 	if (k->best == NONE)
-		return;
+		return 0;
 	double lo = k->runs[0], hi = k->runs[0];
 	for (unsigned i = 1; i < k->nruns; i++) {
 		lo = fmin(lo, k->runs[i]);
@@ -516,13 +516,22 @@ static void choose(struct advise *A, struct workload *k)
 	}
 	struct ts_row *rw = &A->rep.rows[k->pts[k->rec].row];
 	struct ts_row *bw = &A->rep.rows[k->pts[k->best].row];
-	for (size_t i = 0; i < k->n; i++)
-		A->rep.rows[k->pts[i].row].rel_to = sps_at(A, &k->pts[k->best]);
-	int rc = ts_row_param(rw, "advise.choice", k->rec == k->best ? "recommended, best"
+	char tol[32], spread[32];
+	snprintf(tol, sizeof(tol), "%.4f%%", k->tol_pct);
+	snprintf(spread, sizeof(spread), isnan(k->spread_pct) ? "-" : "%.4f%%", k->spread_pct);
+	int rc = 0;
+	for (size_t i = 0; i < k->n && !rc; i++) {
+		struct ts_row *w = &A->rep.rows[k->pts[i].row];
+		w->rel_to = sps_at(A, &k->pts[k->best]);
+		if (!(rc = ts_row_param(w, "advise.tolerance", tol)))
+			rc = ts_row_param(w, "advise.spread", spread);
+	}
+	if (!rc)
+		rc = ts_row_param(rw, "advise.choice", k->rec == k->best ? "recommended, best"
 								       : "recommended");
 	if (!rc && k->rec != k->best)
 		rc = ts_row_param(bw, "advise.choice", "best");
-	(void)rc; /* a missing mark in the files only; the table marks from k->rec */
+	return rc;
 }
 
 /* Reruns each workload's best point with seeds 2..repeats+1 (the grid ran
@@ -748,6 +757,7 @@ int ts_cmd_advise(int argc, char **argv)
 	char err[1024] = "";
 	int c, rc = 0;
 	optind = 1;
+	opterr = 0; /* one line of our own instead of getopt's and the usage */
 	while ((c = getopt_long(argc, argv, "hq", lo, NULL)) != -1) {
 		switch (c) {
 		case 't': tiers = optarg; break;
@@ -773,7 +783,11 @@ int ts_cmd_advise(int argc, char **argv)
 		case 'w': A.base.workdir = optarg; break;
 		case 'q': A.base.quiet = true; break;
 		case 'h': usage(stdout); return TS_EXIT_OK;
-		default: usage(stderr); return TS_EXIT_USAGE;
+		default:
+			fprintf(stderr, "tiersim advise: %s '%s' (tiersim advise --help lists the "
+					"options)\n", c == ':' || (optopt && strchr("tVmTrjcpw", optopt))
+					? "option needs a value:" : "unknown option", argv[optind - 1]);
+			return TS_EXIT_USAGE;
 		}
 		if (rc) {
 			fprintf(stderr, "tiersim advise: %s\n", err);
@@ -814,7 +828,7 @@ int ts_cmd_advise(int argc, char **argv)
 		    (kl == 9 && !strncmp(kv, "mount.mem", kl)) ||
 		    (kl == 10 && !strncmp(kv, "mount.tier", kl))) {
 			fprintf(stderr, "tiersim advise: %.*s is a grid axis; give it as --%s\n",
-				(int)kl, kv, kv[6] == 'v' ? "vcpus" : kv[6] == 'm' ? "mem" : "tiers");
+				(int)kl, kv, kl == 14 ? "vcpus" : kl == 9 ? "mem" : "tiers");
 			return TS_EXIT_USAGE;
 		}
 	}
@@ -873,6 +887,21 @@ int ts_cmd_advise(int argc, char **argv)
 		goto out;
 	}
 
+	/* The command line's key=value and the work directory, checked before
+	 * anything runs. */
+	{
+		struct ts_runner R;
+		struct ts_runner_opts o = A.base;
+		o.ntiers = A.g.ntiers;
+		memcpy(o.tiers, A.g.tiers, sizeof(o.tiers));
+		rc = ts_runner_init(&R, &o, err, sizeof(err));
+		ts_runner_free(&R);
+		if (rc) {
+			fprintf(stderr, "tiersim advise: %s\n", err[0] ? err : ts_strerror(rc));
+			status = rc == TS_E_UNKNOWN || rc == TS_E_PARSE ? TS_EXIT_USAGE : TS_EXIT_FAIL;
+			goto out;
+		}
+	}
 	ts_runner_signals();
 	ts_report_init(&A.rep);
 	A.rep.virtual_time = A.base.virtual_time;
@@ -929,7 +958,8 @@ int ts_cmd_advise(int argc, char **argv)
 	if (A.repeats && (rc = measure_spread(&A, &status)))
 		goto fail;
 	for (size_t i = 0; i < A.nw; i++)
-		choose(&A, &A.w[i]);
+		if ((rc = choose(&A, &A.w[i])))
+			goto fail;
 
 	bool stdout_busy = (json && !strcmp(json, "-")) || (csv && !strcmp(csv, "-"));
 	print_advice(&A, stdout_busy ? stderr : stdout);

@@ -15,7 +15,7 @@
 
 #include "ts.h"
 
-#define TS_REPORT_MAX_PARAMS 20
+#define TS_REPORT_MAX_PARAMS 24
 
 struct ts_row {
 	char *label;		/* the configuration, "ssd-cloud 4vCPU 8GiB" */
