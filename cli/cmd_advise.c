@@ -321,7 +321,8 @@ static void base_label(const struct ts_row *w, char *buf, size_t n)
 	free(copy);
 }
 
-static int workload_of(struct advise *A, const struct ts_row *w, size_t *out)
+/* The row's workload; a new one when @create, else -ENOENT if none. */
+static int workload_of(struct advise *A, const struct ts_row *w, bool create, size_t *out)
 {
 	char label[512], key[2048];
 	base_label(w, label, sizeof(label));
@@ -335,6 +336,8 @@ static int workload_of(struct advise *A, const struct ts_row *w, size_t *out)
 			*out = i;
 			return 0;
 		}
+	if (!create)
+		return -ENOENT;
 	struct workload *nw = realloc(A->w, (A->nw + 1) * sizeof(*nw));
 	if (!nw)
 		return -ENOMEM;
@@ -378,7 +381,7 @@ static int file_rows(struct advise *A, struct ts_report *got, size_t v, size_t m
 		size_t t = tier_index(&A->g, w->tier), wi;
 		if (t == NONE)
 			continue;
-		int rc = workload_of(A, w, &wi);
+		int rc = workload_of(A, w, true, &wi);
 		if (rc)
 			return rc;
 		struct workload *k = &A->w[wi];
@@ -560,8 +563,9 @@ static int measure_spread(struct advise *A, int *status)
 			/* Every workload whose best is this point takes its row. */
 			for (size_t j = 0; !rc && j < got.n; j++) {
 				size_t wi;
-				if ((rc = workload_of(A, &got.rows[j], &wi)))
-					break;
+				/* A row no grid point produced has no workload. */
+				if (workload_of(A, &got.rows[j], false, &wi))
+					continue;
 				struct workload *o = &A->w[wi];
 				if (o->best == NONE || o->nruns != r + 1 || o->nruns > REPEATS_MAX)
 					continue;
