@@ -2,7 +2,7 @@
  * pipeline_reader.c — the reader side of bench/pipeline.sh: reads a set of
  * whole files one way and prints one line "samples bytes seconds".
  *
- *   pipeline_reader uring  DIR PREFIX N QD [noreg] [noopen]
+ *   pipeline_reader uring  DIR PREFIX N QD [noreg] [noopen] [async]
  *       the loader's io_uring reader alone (pipeline/uring.c): files
  *       DIR/PREFIX0 .. DIR/PREFIX<N-1> in that order, QD in flight, bytes
  *       read into registered slots and dropped
@@ -96,7 +96,7 @@ static void u_done(void *ctx, struct ts_uring_io *io)
 
 static const struct ts_uring_ops u_ops = { .next = u_next, .done = u_done };
 
-static int run_uring(struct files *f, unsigned qd, bool reg, bool opens)
+static int run_uring(struct files *f, unsigned qd, bool reg, unsigned flags)
 {
 	f->arena = aligned_alloc(4096, f->slot * qd);
 	f->free = calloc(qd, sizeof *f->free);
@@ -110,7 +110,7 @@ static int run_uring(struct files *f, unsigned qd, bool reg, bool opens)
 	}
 	struct ts_uring *r;
 	char err[256];
-	if (ts_uring_new(qd, iov, reg ? qd : 0, opens, &r, err, sizeof err)) {
+	if (ts_uring_new(qd, iov, reg ? qd : 0, flags, &r, err, sizeof err)) {
 		fprintf(stderr, "%s\n", err);
 		return 1;
 	}
@@ -220,14 +220,18 @@ int main(int argc, char **argv)
 {
 	struct files f = { 0 };
 	if (argc >= 6 && !strcmp(argv[1], "uring")) {
-		bool reg = true, opens = true;
+		bool reg = true;
+		unsigned flags = TS_URING_OPEN;
 		for (int i = 6; i < argc; i++) {
 			reg &= strcmp(argv[i], "noreg") != 0;
-			opens &= strcmp(argv[i], "noopen") != 0;
+			if (!strcmp(argv[i], "noopen"))
+				flags &= ~(unsigned)TS_URING_OPEN;
+			if (!strcmp(argv[i], "async"))
+				flags |= TS_URING_ASYNC;
 		}
 		if (load_list(&f, argv[2], argv[3], strtoull(argv[4], NULL, 0)))
 			return 1;
-		return run_uring(&f, (unsigned)strtoul(argv[5], NULL, 0), reg, opens);
+		return run_uring(&f, (unsigned)strtoul(argv[5], NULL, 0), reg, flags);
 	}
 	if (argc == 5 && !strcmp(argv[1], "naive")) {
 		if (load_list(&f, argv[2], argv[3], strtoull(argv[4], NULL, 0)))
@@ -250,7 +254,7 @@ int main(int argc, char **argv)
 	}
 	if (argc >= 4 && !strcmp(argv[1], "loader"))
 		return run_loader(argv[2], argv[3], argv + 4, argc - 4);
-	fprintf(stderr, "usage: pipeline_reader uring DIR PREFIX N QD [noreg] [noopen]\n"
+	fprintf(stderr, "usage: pipeline_reader uring DIR PREFIX N QD [noreg] [noopen] [async]\n"
 			"       pipeline_reader naive DIR PREFIX N\n"
 			"       pipeline_reader loader DIR QD [OPTION=VALUE]...\n"
 			"       pipeline_reader link DIR PREFIX N TO\n");

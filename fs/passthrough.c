@@ -153,6 +153,18 @@ static int set_owner(int dir, const char *name, int fd, int rmflags)
 		return ts_fs_req_end(fs_, &r_, res_);                           \
 	} while (0)
 
+/* The same for an op on an open backing file's descriptor (f). */
+#define FH_OP(opcode, path, fi, expr)                                           \
+	do {                                                                    \
+		struct ts_fs *fs_ = ts_fs_get();                                \
+		struct ts_fs_file *f = ts_fs_file_of(fi);                       \
+		struct ts_fs_req r_;                                            \
+		if (f->kind != TS_FS_FILE)                                      \
+			return -EPERM;                                          \
+		ts_fs_req_begin(fs_, &r_, (opcode), (path), f, 0, 0);           \
+		return ts_fs_req_end(fs_, &r_, (expr) ? -errno : 0);            \
+	} while (0)
+
 static void *pt_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 {
 	struct ts_fs *fs = ts_fs_get();
@@ -276,29 +288,15 @@ static int pt_symlink(const char *target, const char *path)
 
 static int pt_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_info *fi)
 {
-	if (fi) {
-		struct ts_fs *fs = ts_fs_get();
-		struct ts_fs_file *f = ts_fs_file_of(fi);
-		struct ts_fs_req r;
-		if (f->kind != TS_FS_FILE)
-			return -EPERM;
-		ts_fs_req_begin(fs, &r, TS_FS_CHOWN, path, f, 0, 0);
-		return ts_fs_req_end(fs, &r, fchown(f->fd, uid, gid) ? -errno : 0);
-	}
+	if (fi)
+		FH_OP(TS_FS_CHOWN, path, fi, fchown(f->fd, uid, gid));
 	AT_OP(TS_FS_CHOWN, path, fchownat(a.dir, a.name, uid, gid, AT_SYMLINK_NOFOLLOW));
 }
 
 static int pt_utimens(const char *path, const struct timespec tv[2], struct fuse_file_info *fi)
 {
-	if (fi) {
-		struct ts_fs *fs = ts_fs_get();
-		struct ts_fs_file *f = ts_fs_file_of(fi);
-		struct ts_fs_req r;
-		if (f->kind != TS_FS_FILE)
-			return -EPERM;
-		ts_fs_req_begin(fs, &r, TS_FS_UTIMENS, path, f, 0, 0);
-		return ts_fs_req_end(fs, &r, futimens(f->fd, tv) ? -errno : 0);
-	}
+	if (fi)
+		FH_OP(TS_FS_UTIMENS, path, fi, futimens(f->fd, tv));
 	AT_OP(TS_FS_UTIMENS, path, utimensat(a.dir, a.name, tv, AT_SYMLINK_NOFOLLOW));
 }
 

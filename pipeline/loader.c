@@ -82,6 +82,9 @@ const struct ts_opt ts_pipe_opts[] = {
 	  "register the read buffers with io_uring" },
 	{ "open_uring", TS_OPT_BOOL, CFG_OFF(open_uring), "true", 0, 0, "",
 	  "open sample files through io_uring (else openat(2) in the reader)" },
+	{ "async_reads", TS_OPT_BOOL, CFG_OFF(async_reads), "false", 0, 0, "",
+	  "hand reads to io_uring's worker threads at once (IOSQE_ASYNC) instead of trying "
+	  "them inline first" },
 	{ NULL },
 };
 
@@ -417,7 +420,7 @@ fail:
 	return rc;
 }
 
-/* ---- shared helpers (called with mu held) ---------------------------- */
+/* ---- shared state changes (called with mu held) ---------------------- */
 
 static void held_add(struct ts_pipe *p, int64_t d)
 {
@@ -709,8 +712,10 @@ static void *reader_main(void *arg)
 	char err[256] = "";
 	if (p->ops->caps & TS_SRC_EXTENTS) {
 		struct ts_uring *u;
-		rc = ts_uring_new((unsigned)p->cfg.qd, p->iov, p->cfg.registered ? p->nslots : 0,
-				  p->cfg.open_uring, &u, err, sizeof err);
+		unsigned fl = (p->cfg.open_uring ? TS_URING_OPEN : 0) |
+			      (p->cfg.async_reads ? TS_URING_ASYNC : 0);
+		rc = ts_uring_new((unsigned)p->cfg.qd, p->iov, p->cfg.registered ? p->nslots : 0, fl,
+				  &u, err, sizeof err);
 		if (!rc) {
 			pthread_mutex_lock(&p->mu);
 			p->ring_io = u;

@@ -71,6 +71,7 @@ struct ts_pipe_cfg {
 	char *calibration;   /* decode calibration file; "" = default */
 	bool registered;     /* use registered (fixed) buffers */
 	bool open_uring;     /* open files through io_uring (else openat(2)) */
+	bool async_reads;    /* reads go to io_uring's workers (IOSQE_ASYNC) */
 };
 
 extern const struct ts_opt ts_pipe_opts[];

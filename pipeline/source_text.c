@@ -1,9 +1,11 @@
 /*
  * source_text.c — a word-level language-model corpus read as TensorFlow's
  * PTB tutorial reads it (tensorflow/models tutorials/rnn/ptb/reader.py):
- * the file is split into words with "<eos>" at each line end, words are
- * numbered by falling frequency (ties by spelling), the id stream is cut
- * into `batch` rows of batch_len = len / batch ids, and step i of an epoch
+ * the file is split into words with "<eos>" at each line end (the reader
+ * replaces "\n" by "<eos>" and splits on spaces, which is the same for
+ * PTB's " word word \n" lines; here a word touching the line end stays a
+ * word of its own), words are numbered by falling frequency (ties by
+ * spelling), the id stream is cut into `batch` rows of batch_len = len / batch ids, and step i of an epoch
  * is columns [i*seq_len, (i+1)*seq_len) of every row, with its target
  * shifted one word on. epoch_size = (batch_len - 1) / seq_len steps.
  *

@@ -58,9 +58,14 @@ struct ts_uring_stats {
 
 struct ts_uring;
 
-/* @bufs/@nbufs: buffers to register (may be 0); @open_uring: open files
- * through io_uring. *fixed_bufs reports whether registration took. */
-TS_WUR int ts_uring_new(unsigned qd, const struct iovec *bufs, unsigned nbufs, bool open_uring,
+enum {
+	TS_URING_OPEN = 1 << 0,	 /* open files through io_uring (else openat(2)) */
+	TS_URING_ASYNC = 1 << 1, /* hand reads straight to io_uring's workers */
+};
+
+/* @bufs/@nbufs: buffers to register (may be 0); @flags: TS_URING_*.
+ * ts_uring_fixed_bufs / ts_uring_opens say what took. */
+TS_WUR int ts_uring_new(unsigned qd, const struct iovec *bufs, unsigned nbufs, unsigned flags,
 			struct ts_uring **out, char *err, size_t errlen);
 bool ts_uring_fixed_bufs(const struct ts_uring *r);
 bool ts_uring_opens(const struct ts_uring *r);

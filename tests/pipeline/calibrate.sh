@@ -6,6 +6,7 @@
 set -u
 TIERSIM=${TS_BUILD_ROOT:?run through meson test}/cli/tiersim
 "$TIERSIM" calibrate decode --help >/dev/null 2>&1 || { echo "SKIP: this tiersim has no calibrate decode"; exit 77; }
+"$TIERSIM" dataset --help >/dev/null 2>&1 || { echo "SKIP: this tiersim has no dataset generator"; exit 77; }
 T=$(mktemp -d "${TMPDIR:-/tmp}/ts_calib.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }

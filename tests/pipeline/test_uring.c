@@ -95,7 +95,7 @@ int main(void)
 	fd.rfd = p[0];
 	fd.wfd = p[1];
 	const struct ts_uring_ops feed_ops = { .next = feed_next, .done = feed_done };
-	CHECK(ts_uring_new(2, NULL, 0, true, &r, err, sizeof err) == 0);
+	CHECK(ts_uring_new(2, NULL, 0, TS_URING_OPEN, &r, err, sizeof err) == 0);
 	CHECK(ts_uring_run(r, &feed_ops, &fd) == 0);
 	ts_uring_stats(r, &st);
 	ts_uring_free(r);
@@ -122,8 +122,8 @@ int main(void)
 	CHECK(tp_write_file(path, want, 65536) == 0);
 	snprintf(path, sizeof path, "%s/b", d);
 	CHECK(tp_write_file(path, want, 1000) == 0);
-	for (int mode = 0; mode < 4; mode++) {
-		bool opens = mode & 1, reg = mode & 2;
+	for (int mode = 0; mode < 8; mode++) {
+		bool opens = mode & 1, reg = mode & 2, async = mode & 4;
 		struct files f = { .dir = d, .name = { "a", "b", "missing", "b" },
 				   .len = { 65536, 1000, 10, 2000 }, .n = 4 };
 		f.buf = aligned_alloc(4096, 4 * 65536);
@@ -131,7 +131,8 @@ int main(void)
 		for (int i = 0; i < 4; i++)
 			iov[i] = (struct iovec){ f.buf + i * 65536, 65536 };
 		const struct ts_uring_ops ops = { .next = files_next, .done = files_done };
-		CHECK(ts_uring_new(4, iov, reg ? 4 : 0, opens, &r, err, sizeof err) == 0);
+		unsigned fl = (opens ? TS_URING_OPEN : 0) | (async ? TS_URING_ASYNC : 0);
+		CHECK(ts_uring_new(4, iov, reg ? 4 : 0, fl, &r, err, sizeof err) == 0);
 		CHECK(ts_uring_opens(r) == opens);
 		CHECK(ts_uring_fixed_bufs(r) == reg);
 		CHECK(ts_uring_run(r, &ops, &f) == 0);

@@ -1,4 +1,4 @@
-/* tp.h — small helpers the loader's tests share. */
+/* tp.h — small functions the loader's tests share. */
 #ifndef TS_TESTS_PIPELINE_TP_H
 #define TS_TESTS_PIPELINE_TP_H
 
