@@ -106,7 +106,8 @@ static void usage(FILE *f)
 		"  --real            run in real time through tierfs mounts (small grids)\n"
 		"  --json FILE|-     every grid point's row as JSON\n"
 		"  --csv FILE|-      the rows as CSV\n"
-		"  --plot FILE       samples/s per grid point with gnuplot (.svg or .png)\n"
+		"  --plot FILE       samples/s per tier x vCPU at each workload's recommended\n"
+		"                    memory, with gnuplot (.svg or .png)\n"
 		"  --workdir DIR     datasets, mounts and scratch space\n"
 		"  --quiet           no progress lines\n"
 		"  -h, --help        this text\n\n"
@@ -598,6 +599,21 @@ static void point_words(const struct advise *A, const struct point *p, char *b, 
 		 A->g.mem_s[p->m], A->g.tiers[p->t]);
 }
 
+/* The workload's points in cost order, the cheapest first (malloc'd). */
+static size_t *cost_order(const struct workload *k)
+{
+	size_t *ord = malloc((k->n ? k->n : 1) * sizeof(*ord));
+	for (size_t i = 0; ord && i < k->n; i++) {
+		size_t j = i;
+		while (j > 0 && cost_cmp(k, &k->pts[i], &k->pts[ord[j - 1]]) < 0) {
+			ord[j] = ord[j - 1];
+			j--;
+		}
+		ord[j] = i;
+	}
+	return ord;
+}
+
 static void print_workload(const struct advise *A, const struct workload *k, FILE *f)
 {
 	fprintf(f, "\n%s\n", k->name);
@@ -607,17 +623,9 @@ static void print_workload(const struct advise *A, const struct workload *k, FIL
 	fprintf(f, "  %5s  %9s  %-*s  %11s  %6s  %10s  %6s\n", "vCPU", "memory", tw, "tier",
 		"samples/s", "AU %", "IO stall %", "rel");
 	/* In cost order, the cheapest first. */
-	size_t *ord = malloc(k->n * sizeof(*ord));
+	size_t *ord = cost_order(k);
 	if (!ord)
 		return;
-	for (size_t i = 0; i < k->n; i++) {
-		size_t j = i;
-		while (j > 0 && cost_cmp(k, &k->pts[i], &k->pts[ord[j - 1]]) < 0) {
-			ord[j] = ord[j - 1];
-			j--;
-		}
-		ord[j] = i;
-	}
 	double best = k->best == NONE ? NAN : sps_at(A, &k->pts[k->best]);
 	for (size_t o = 0; o < k->n; o++) {
 		size_t i = ord[o];
@@ -677,6 +685,54 @@ static void print_advice(const struct advise *A, FILE *f)
 		   "caps (read MB/s, IOPS) —\nan order by resources, not by price. rel = samples/s "
 		   "/ the workload's best; AU = GPU busy / wall;\nIO stall = GPU waiting for input; "
 		   "recommended = the cheapest point within the tolerance of the best.\n");
+}
+
+/* The plot: every grid point would be too many bars to read, so per
+ * workload it shows the tier x vCPU points at the recommended memory size,
+ * in cost order ("inference 4v ssd-cloud"). The rows are shallow copies of
+ * the report's with their own labels. */
+static int plot_advice(const struct advise *A, const char *path, char *err, size_t errlen)
+{
+	struct ts_report pr;
+	ts_report_init(&pr);
+	pr.script = A->rep.script;
+	pr.virtual_time = A->rep.virtual_time;
+	pr.rows = calloc(A->rep.n ? A->rep.n : 1, sizeof(*pr.rows));
+	char **labels = calloc(A->rep.n ? A->rep.n : 1, sizeof(*labels));
+	int rc = pr.rows && labels ? 0 : -ENOMEM;
+	if (!rc && !(pr.title = strdup("tiersim advise: tier x vCPU at the recommended memory")))
+		rc = -ENOMEM;
+	for (size_t i = 0; !rc && i < A->nw; i++) {
+		const struct workload *k = &A->w[i];
+		size_t *ord = k->rec == NONE ? NULL : cost_order(k);
+		for (size_t o = 0; ord && o < k->n && !rc; o++) {
+			const struct point *p = &k->pts[ord[o]];
+			if (p->m != k->pts[k->rec].m)
+				continue;
+			char *l;
+			if (asprintf(&l, "%s %lluv %s", k->name, (unsigned long long)A->g.vcpus[p->v],
+				     A->g.tiers[p->t]) < 0) {
+				rc = -ENOMEM;
+				break;
+			}
+			labels[pr.n] = l;
+			pr.rows[pr.n] = A->rep.rows[p->row];
+			pr.rows[pr.n++].label = l;
+		}
+		if (k->rec != NONE && !ord)
+			rc = -ENOMEM;
+		free(ord);
+	}
+	if (!rc)
+		rc = ts_report_plot(&pr, path, err, errlen);
+	else
+		snprintf(err, errlen, "--plot %s: out of memory", path);
+	for (size_t i = 0; labels && i < pr.n; i++)
+		free(labels[i]);
+	free(labels);
+	free(pr.rows);
+	free(pr.title);
+	return rc;
 }
 
 /* ---- The command ------------------------------------------------------------------ */
@@ -976,7 +1032,7 @@ int ts_cmd_advise(int argc, char **argv)
 		fprintf(stderr, "tiersim advise: --csv %s: %s\n", csv, ts_strerror(rc));
 		status = TS_EXIT_FAIL;
 	}
-	if (plot && (rc = ts_report_plot(&A.rep, plot, err, sizeof(err)))) {
+	if (plot && (rc = plot_advice(&A, plot, err, sizeof(err)))) {
 		fprintf(stderr, "tiersim advise: %s\n", err);
 		status = TS_EXIT_FAIL;
 	}

@@ -124,6 +124,14 @@ cmp -s "$work/a.txt" "$work/b.txt" || fail "virtual-time advice differs between 
 	>/dev/null 2>&1 || fail "advise --tolerance 99%"
 check_json "$work/c.json" 99 all-cheapest
 
+# The plot: per workload, tier x vCPU at the recommended memory.
+if command -v gnuplot >/dev/null; then
+	"$tiersim" advise "${args[@]}" --repeats 0 --plot "$work/p.svg" >/dev/null 2>&1 ||
+		fail "advise --plot"
+	grep -q '<svg' "$work/p.svg" || fail "--plot wrote no SVG"
+	grep -q 'training 2v ultra-cloud' "$work/p.svg" || fail "--plot: no bar for training 2v ultra-cloud"
+fi
+
 # Bad command lines: one line on stderr, exit 2, nothing run.
 bad() {
 	"$tiersim" advise "$@" >"$work/out" 2>"$work/err"
