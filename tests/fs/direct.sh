@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # direct.sh — O_DIRECT through a mount with a page-cache model (mem > 0)
 # bypasses it: direct reads of a file are never cache hits however often
-# they repeat, while buffered reads of the same file hit; a direct write is
+# they repeat (O_DIRECT set with fcntl too), while buffered reads of the
+# same file hit; a direct write is
 # not absorbed as dirty data and drops the cached pages it covers. The
 # trace marks direct requests (flag 1), and a virtual replay of it serves
 # none of them from memory.
@@ -41,6 +42,18 @@ hit=$(stat_get model.ops.read.cache_hit_bytes)
 [ "$hit" -ge 1048576 ] || fail "buffered re-read hit $hit bytes, expected at least 1 MiB"
 [ "$(stat_get model.cache.resident_bytes)" = 1048576 ] ||
 	fail "resident $(stat_get model.cache.resident_bytes) after buffered reads, expected the file's 1 MiB"
+# O_DIRECT set later with fcntl counts too: the kernel sends the file's
+# flags with every read.
+python3 - "$MNT/f" <<'EOF2' || fail "reads after fcntl(F_SETFL, O_DIRECT)"
+import fcntl, mmap, os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_DIRECT)
+buf = mmap.mmap(-1, 65536)
+for i in range(4):
+    assert os.preadv(fd, [buf], i * 65536) == 65536
+EOF2
+[ "$(stat_get model.ops.read.cache_hit_bytes)" = "$hit" ] ||
+	fail "reads after fcntl(F_SETFL, O_DIRECT) hit the cache: $(stat_get model.ops.read.cache_hit_bytes) bytes, was $hit"
 dd if=/dev/zero of="$MNT/f" bs=64k count=4 oflag=direct conv=notrunc status=none || fail "direct write"
 [ "$(stat_get model.cache.dirty_bytes)" = 0 ] || fail "an O_DIRECT write left dirty data"
 [ "$(stat_get model.cache.resident_bytes)" = $((1048576 - 262144)) ] ||
