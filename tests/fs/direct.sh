@@ -2,10 +2,9 @@
 # direct.sh — O_DIRECT through a mount with a page-cache model (mem > 0)
 # bypasses it: direct reads of a file are never cache hits however often
 # they repeat (O_DIRECT set with fcntl too), while buffered reads of the
-# same file hit; a direct write is
-# not absorbed as dirty data and drops the cached pages it covers. The
-# trace marks direct requests (flag 1), and a virtual replay of it serves
-# none of them from memory.
+# same file hit; a direct write is not absorbed as dirty data and drops the
+# cached pages it covers. The trace marks direct requests (flag 1), and a
+# virtual replay of it serves none of them from memory.
 . "$(dirname "$0")/lib.sh"
 B=$TS_BUILD_ROOT/cli/tiersim
 
