@@ -191,14 +191,14 @@ int ts_tier_fault_parse(const char *spec, struct ts_tier_fault *out, char *err, 
 	bool have_p = false, have_path = false, have_off = false;
 
 	if (snprintf(buf, sizeof(buf), "%s", spec) >= (int)sizeof(buf)) {
-		snprintf(err, errlen, "fault '%.40s...': too long", spec);
+		snprintf(err, errlen, "fault rule '%.40s...': too long", spec);
 		return TS_E_PARSE;
 	}
 	for (field = strtok_r(buf, ":", &save); field; field = strtok_r(NULL, ":", &save), k++) {
 		if (k == 0) {
 			if (parse_op(field, &f.op)) {
 				snprintf(err, errlen,
-					 "fault '%s': op '%s' is not read, write, fsync, fdatasync, "
+					 "fault rule '%s': op '%s' is not read, write, fsync, fdatasync, "
 					 "meta or any",
 					 spec, field);
 				return TS_E_PARSE;
@@ -207,7 +207,7 @@ int ts_tier_fault_parse(const char *spec, struct ts_tier_fault *out, char *err, 
 			int e;
 			if (parse_errno(field, &e)) {
 				snprintf(err, errlen,
-					 "fault '%s': '%s' is not an errno name (EIO, ENOSPC...) or "
+					 "fault rule '%s': '%s' is not an errno name (EIO, ENOSPC...) or "
 					 "number",
 					 spec, field);
 				return TS_E_PARSE;
@@ -215,7 +215,7 @@ int ts_tier_fault_parse(const char *spec, struct ts_tier_fault *out, char *err, 
 			f.err = -e;
 		} else if (strncmp(field, "path=", 5) == 0 && !have_path) {
 			if (!field[5] || strlen(field + 5) >= sizeof(f.path)) {
-				snprintf(err, errlen, "fault '%s': path= needs a glob of 1 to %d bytes",
+				snprintf(err, errlen, "fault rule '%s': path= needs a glob of 1 to %d bytes",
 					 spec, TS_TIER_FAULT_PATH_MAX - 1);
 				return TS_E_PARSE;
 			}
@@ -224,7 +224,7 @@ int ts_tier_fault_parse(const char *spec, struct ts_tier_fault *out, char *err, 
 		} else if (strncmp(field, "off=", 4) == 0 && !have_off) {
 			if (parse_range(field + 4, &f.off, &f.len)) {
 				snprintf(err, errlen,
-					 "fault '%s': '%s' is not a byte range START-END (off=0-4k)",
+					 "fault rule '%s': '%s' is not a byte range START-END (off=0-4k)",
 					 spec, field);
 				return TS_E_PARSE;
 			}
@@ -234,14 +234,14 @@ int ts_tier_fault_parse(const char *spec, struct ts_tier_fault *out, char *err, 
 			f.probability = strtod(field, &end);
 			if (end == field || *end || !(f.probability >= 0 && f.probability <= 1)) {
 				snprintf(err, errlen,
-					 "fault '%s': probability '%s' is not a number in [0, 1]", spec,
+					 "fault rule '%s': probability '%s' is not a number in [0, 1]", spec,
 					 field);
 				return TS_E_PARSE;
 			}
 			have_p = true;
 		} else {
 			snprintf(err, errlen,
-				 "fault '%s': unexpected '%s' (expected OP:ERRNO[:PROBABILITY]"
+				 "fault rule '%s': unexpected '%s' (expected OP:ERRNO[:PROBABILITY]"
 				 "[:path=GLOB][:off=START-END], each once)",
 				 spec, field);
 			return TS_E_PARSE;
@@ -249,7 +249,7 @@ int ts_tier_fault_parse(const char *spec, struct ts_tier_fault *out, char *err, 
 	}
 	if (k < 2) {
 		snprintf(err, errlen,
-			 "fault '%s': expected OP:ERRNO[:PROBABILITY][:path=GLOB][:off=START-END] "
+			 "fault rule '%s': expected OP:ERRNO[:PROBABILITY][:path=GLOB][:off=START-END] "
 			 "(read:EIO:0.01)",
 			 spec);
 		return TS_E_PARSE;

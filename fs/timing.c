@@ -94,8 +94,8 @@ int ts_fs_list_tiers(FILE *out, const char *profile, uint64_t capacity, char *er
 
 /*
  * Fault rules in text: "RULE[;RULE...]" (ts_tier_fault_parse). Parses all
- * of @text into @out (at most @max; *nout counts them) or none; a message
- * names the rule and, with @what, where it came from.
+ * of @text into @out (at most @max; *nout counts them) or none; the
+ * message names the rule, after @what (where it came from) unless NULL.
  */
 static int parse_faults(const char *text, const char *what, struct ts_tier_fault *out,
 			unsigned max, unsigned *nout, char *err, size_t n)
@@ -109,11 +109,14 @@ static int parse_faults(const char *text, const char *what, struct ts_tier_fault
 	*nout = 0;
 	for (one = strtok_r(copy, ";", &save); one && !rc; one = strtok_r(NULL, ";", &save)) {
 		if (*nout == max) {
-			snprintf(err, n, "%s: more than %d fault rules (fault=clear drops them)", what,
+			snprintf(why, sizeof(why), "more than %d fault rules (fault=clear drops them)",
 				 TS_TIER_MAX_FAULTS);
 			rc = -ENOSPC;
-		} else if ((rc = ts_tier_fault_parse(one, &out[*nout], why, sizeof(why)))) {
-			snprintf(err, n, "%s: %s", what, why);
+		} else {
+			rc = ts_tier_fault_parse(one, &out[*nout], why, sizeof(why));
+		}
+		if (rc) {
+			snprintf(err, n, "%s%s%s", what ? what : "", what ? ": " : "", why);
 		} else {
 			++*nout;
 		}
@@ -137,24 +140,38 @@ static int add_faults(struct ts_fs *fs, struct ts_tier *t, char *err, size_t n)
 	return rc;
 }
 
+/* The rules in force, ';'-separated in the form fault= takes ("" for
+ * none), into @buf (FAULTS_TEXT_MAX bytes hold any set of rules). */
+#define FAULTS_TEXT_MAX (TS_TIER_MAX_FAULTS * (TS_TIER_FAULT_PATH_MAX + 96))
+static void faults_text(struct ts_tier *t, char *buf, size_t n)
+{
+	struct ts_tier_fault fl[TS_TIER_MAX_FAULTS];
+	unsigned nf = ts_tier_fault_list(t, fl, TS_TIER_MAX_FAULTS);
+	size_t used = 0;
+
+	buf[0] = 0;
+	for (unsigned i = 0; i < nf && used + 1 < n; i++) {
+		if (i)
+			buf[used++] = ';';
+		int w = ts_tier_fault_format(&fl[i], buf + used, n - used);
+		used = w < 0 ? n - 1 : TS_MIN(used + (size_t)w, n - 1);
+	}
+	buf[used] = 0;
+}
+
 /* One line naming the rules in force, to the log. */
 static void log_faults(struct ts_fs *fs, struct ts_tier *t)
 {
-	struct ts_tier_fault fl[TS_TIER_MAX_FAULTS];
-	char line[768] = "";
-	size_t used = 0;
-	unsigned nf = ts_tier_fault_list(t, fl, TS_TIER_MAX_FAULTS);
+	char *text = malloc(FAULTS_TEXT_MAX);
 
-	for (unsigned i = 0; i < nf && used < sizeof(line); i++) {
-		if (i)
-			line[used++] = ';';
-		int w = ts_tier_fault_format(&fl[i], line + used, sizeof(line) - used);
-		used = w < 0 ? sizeof(line) : TS_MIN(used + (size_t)w, sizeof(line) - 1);
-	}
-	if (nf)
-		ts_fs_log(fs, LOG_INFO, "tierfs: fault rules: %s", line);
+	if (!text)
+		return;
+	faults_text(t, text, FAULTS_TEXT_MAX);
+	if (text[0])
+		ts_fs_log(fs, LOG_INFO, "tierfs: fault rules: %s", text);
 	else
 		ts_fs_log(fs, LOG_INFO, "tierfs: fault rules cleared");
+	free(text);
 }
 
 int ts_fs_model_open(struct ts_fs *fs, char *err, size_t n)
@@ -511,18 +528,11 @@ char *ts_fs_model_describe(struct ts_fs *fs)
 	fprintf(f, "floor=%s\n", ts_fmt_duration(v, sizeof(v), fs->floor_ns));
 	fprintf(f, "bare=%s\n", fs->o.bare ? "true" : "false");
 	fprintf(f, "cached=%s\n", fs->o.cached ? fs->o.cached : "");
-	/* The rules in force, in the form fault= takes. */
-	fputs("fault=", f);
-	if (t) {
-		struct ts_tier_fault fl[TS_TIER_MAX_FAULTS];
-		unsigned nf = ts_tier_fault_list(t, fl, TS_TIER_MAX_FAULTS);
-		for (unsigned i = 0; i < nf; i++) {
-			char one[TS_TIER_FAULT_PATH_MAX + 96];
-			ts_tier_fault_format(&fl[i], one, sizeof(one));
-			fprintf(f, "%s%s", i ? ";" : "", one);
-		}
-	}
-	fputc('\n', f);
+	char *faults = t ? malloc(FAULTS_TEXT_MAX) : NULL;
+	if (faults)
+		faults_text(t, faults, FAULTS_TEXT_MAX);
+	fprintf(f, "fault=%s\n", faults ? faults : "");
+	free(faults);
 	if (fclose(f)) {
 		free(text);
 		return NULL;
@@ -576,7 +586,7 @@ static int command(struct ts_fs *fs, char *cmd, char *err, size_t n)
 				continue;
 			}
 			unsigned k;
-			int rc = parse_faults(val, "fault", add + nadd, TS_TIER_MAX_FAULTS - nadd, &k,
+			int rc = parse_faults(val, NULL, add + nadd, TS_TIER_MAX_FAULTS - nadd, &k,
 					      err, n);
 			if (rc)
 				return rc;
