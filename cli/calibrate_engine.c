@@ -87,30 +87,7 @@ int ts_calibrate_engine(int argc, char **argv)
 			ts_opt_free(cal_opts, &c);
 			return TS_EXIT_OK;
 		}
-		if (strncmp(a, "--", 2)) {
-			fprintf(stderr, "tiersim calibrate engine: unexpected argument '%s' (see --help)\n",
-				a);
-			goto out;
-		}
-		char name[64];
-		const char *eq = strchr(a + 2, '='), *val;
-		size_t nl = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
-		snprintf(name, sizeof name, "%.*s", (int)nl, a + 2);
-		for (char *p = name; *p; p++)
-			if (*p == '-')
-				*p = '_';
-		const struct ts_opt *o = ts_opt_find(cal_opts, name);
-		if (eq)
-			val = eq + 1;
-		else if (o && o->type == TS_OPT_BOOL)
-			val = "true"; /* a bare flag */
-		else if (i + 1 < argc)
-			val = argv[++i];
-		else {
-			fprintf(stderr, "tiersim calibrate engine: option '--%s' needs a value\n", name);
-			goto out;
-		}
-		if (ts_opt_set(cal_opts, &c, name, val, err, sizeof err)) {
+		if (ts_opt_set_arg(cal_opts, &c, argc, argv, &i, err, sizeof err)) {
 			fprintf(stderr, "tiersim calibrate engine: %s\n", err);
 			goto out;
 		}

@@ -36,6 +36,7 @@ static const struct cmd cmds[] = {
 #if TS_HAVE_RUNNER
 	{ "run", ts_cmd_run, "run a Lua scenario and print its report" },
 	{ "compare", ts_cmd_compare, "run one scenario on several tiers and compare them" },
+	{ "advise", ts_cmd_advise, "the smallest tier x vCPU x memory that loses nothing measurable" },
 #endif
 #if TS_HAVE_TIERS
 	{ "tiers", ts_cmd_tiers, "list the tier profiles and their limits" },

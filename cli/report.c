@@ -30,6 +30,8 @@ static double g_p50(const struct ts_row *w, double b) { return w->step_p50_ms; }
 static double g_p99(const struct ts_row *w, double b) { return w->step_p99_ms; }
 static double g_rel(const struct ts_row *w, double b)
 {
+	if (w->rel_to > 0)
+		b = w->rel_to;
 	return b > 0 && !isnan(w->samples_per_s) ? w->samples_per_s / b : NAN;
 }
 

@@ -15,7 +15,7 @@
 
 #include "ts.h"
 
-#define TS_REPORT_MAX_PARAMS 16
+#define TS_REPORT_MAX_PARAMS 24
 
 struct ts_row {
 	char *label;		/* the configuration, "ssd-cloud 4vCPU 8GiB" */
@@ -38,6 +38,7 @@ struct ts_row {
 	double write_mb_s;	/* 10^6 bytes/s written through the mount */
 	uint64_t bytes_read, bytes_written;
 	double step_p50_ms, step_p99_ms; /* iteration time percentiles */
+	double rel_to;		/* samples/s that rel compares with; 0 = the best row */
 	bool virtual_time;
 };
 

@@ -194,6 +194,37 @@ int ts_opt_set_kv(const struct ts_opt *tab, void *base, const char *kv, char *er
 	return ts_opt_set(tab, base, name, eq + 1, err, errlen);
 }
 
+int ts_opt_set_arg(const struct ts_opt *tab, void *base, int argc, char **argv, int *i,
+		   char *err, size_t errlen)
+{
+	const char *a = argv[*i];
+	if (strncmp(a, "--", 2) != 0) {
+		snprintf(err, errlen, "unexpected argument '%s' (see --help)", a);
+		return TS_E_PARSE;
+	}
+	char name[64];
+	const char *eq = strchr(a + 2, '='), *val;
+	size_t nl = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+	snprintf(name, sizeof(name), "%.*s", (int)nl, a + 2);
+	for (char *p = name; *p; p++)
+		if (*p == '-')
+			*p = '_';
+	const struct ts_opt *o = ts_opt_find(tab, name);
+	if (eq) {
+		val = eq + 1;
+	} else if (o && o->type == TS_OPT_BOOL) {
+		val = "true"; /* a bare flag */
+	} else if (o && *i + 1 < argc) {
+		val = argv[++*i];
+	} else if (o) {
+		snprintf(err, errlen, "option '--%s' needs a value", name);
+		return TS_E_PARSE;
+	} else {
+		val = "";
+	}
+	return ts_opt_set(tab, base, name, val, err, errlen);
+}
+
 int ts_opt_from_lua(const struct ts_opt *tab, void *base, lua_State *L, int idx,
 		    const char *what, char *err, size_t errlen)
 {

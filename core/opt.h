@@ -58,6 +58,11 @@ TS_WUR int ts_opt_set_kv(const struct ts_opt *tab, void *base, const char *kv, c
  * names the table in messages ("pipeline", "engine"). */
 TS_WUR int ts_opt_from_lua(const struct ts_opt *tab, void *base, struct lua_State *L, int idx,
 			   const char *what, char *err, size_t errlen);
+/* One "--name[=value]" command-line argument at argv[*i] ("--name value" and a
+ * bare "--flag" for booleans too; dashes in the name stand for underscores).
+ * Advances *i past what it used. */
+TS_WUR int ts_opt_set_arg(const struct ts_opt *tab, void *base, int argc, char **argv, int *i,
+			  char *err, size_t errlen);
 const struct ts_opt *ts_opt_find(const struct ts_opt *tab, const char *name);
 /* Current value as text (for reports and --help). */
 char *ts_opt_get(const struct ts_opt *o, const void *base, char *buf, size_t n);

@@ -25,6 +25,14 @@
  *     limits like any other write.
  *   - fsync waits until the file's dirty data is written back, then pays the
  *     tier's sync latency.
+ *   - O_DIRECT (req->direct) bypasses the cache, as the generic direct-IO
+ *     paths do (mm/filemap.c: generic_file_read_iter, generic_file_direct_write
+ *     via kiocb_write_and_wait and kiocb_invalidate_pages): dirty pages of
+ *     the request's range are written back first and waited for, then a
+ *     read goes to the device without filling the cache, without readahead
+ *     and without a hit for pages it holds; a write drops the cached pages
+ *     it overlaps (whole pages, as invalidate_inode_pages2_range) and
+ *     completes when the device has it, never dirtying the cache.
  *   - Reclaim is LRU over chunks; the evict callback hears of each dropped
  *     chunk so tierfs can invalidate the kernel's copy (mmap'd files).
  *
@@ -88,7 +96,7 @@ struct fent {
 struct wbslot {
 	uint64_t free;	/* the slot's last write completes then */
 	uint64_t bytes; /* bytes of that write */
-	uint64_t file;
+	uint64_t file, idx; /* the chunk it writes */
 };
 
 struct ra {
@@ -281,12 +289,13 @@ static int slot_min(const struct cache *c)
 	return m;
 }
 
-/* Writes entry @i's dirty pages at @t in slot @k; returns the completion. */
-static uint64_t wb_entry(struct cache *c, int k, uint32_t i, uint64_t t)
+/* Writes entry @i's dirty pages in @mask at @t in slot @k; returns the
+ * completion. */
+static uint64_t wb_pages(struct cache *c, int k, uint32_t i, uint64_t t, uint32_t mask)
 {
 	struct ent *e = &c->e[i];
 	struct ts_tier_done scratch = { 0 };
-	uint32_t m = e->dirty;
+	uint32_t m = e->dirty & mask;
 	uint64_t end = t, bytes = 0;
 	while (m) {
 		int p = __builtin_ctz(m);
@@ -302,13 +311,21 @@ static uint64_t wb_entry(struct cache *c, int k, uint32_t i, uint64_t t)
 		bytes += w.len;
 		m &= q < PPC ? ~((1U << q) - 1) : 0;
 	}
-	e->dirty = 0;
-	dirty_unlink(c, i);
+	e->dirty &= ~mask;
+	if (!e->dirty)
+		dirty_unlink(c, i);
 	c->dirty -= bytes;
 	c->wb[k].free = end;
 	c->wb[k].bytes = bytes;
 	c->wb[k].file = e->file;
+	c->wb[k].idx = e->idx;
 	return end;
+}
+
+/* Writes all of entry @i's dirty pages. */
+static uint64_t wb_entry(struct cache *c, int k, uint32_t i, uint64_t t)
+{
+	return wb_pages(c, k, i, t, UINT32_MAX);
 }
 
 /* Background writeback up to @until: oldest first, when over the background
@@ -439,6 +456,50 @@ static uint32_t page_mask(uint64_t pfirst, uint64_t plast, uint64_t idx)
 	uint64_t b = TS_MIN(plast, idx * PPC + PPC) - idx * PPC; /* exclusive */
 	uint64_t m = (b - a == 32 ? 0xffffffffULL : ((1ULL << (b - a)) - 1)) << a;
 	return (uint32_t)m;
+}
+
+/* Drops pages [p0, p1) of @file, dirty ones included; p1 past the file's
+ * last cached chunk means to its end. */
+static void drop_pages(struct cache *c, uint64_t file, uint64_t p0, uint64_t p1)
+{
+	uint32_t fi = *fslot(c, file);
+	if (fi == NIL)
+		return; /* nothing of the file is cached */
+	p1 = TS_MIN(p1, (c->f[fi].max_idx + 1) * PPC);
+	if (p1 <= p0)
+		return;
+	bool scan = (p1 - p0) / PPC > c->nused;
+	uint64_t first = p0 / PPC, last = (p1 - 1) / PPC;
+	uint32_t n = scan ? c->nused : (uint32_t)(last - first + 1);
+	for (uint32_t j = 0; j < n; j++) {
+		uint32_t i;
+		if (scan) {
+			i = j;
+			/* Free entries are off every list; their file cannot match
+			 * once cleared, so test membership through the hash. */
+			if (lookup(c, c->e[i].file, c->e[i].idx) != i || c->e[i].file != file ||
+			    c->e[i].idx < first || c->e[i].idx > last)
+				continue;
+		} else if ((i = lookup(c, file, first + j)) == NIL) {
+			continue;
+		}
+		struct ent *e = &c->e[i];
+		uint32_t m = page_mask(p0, p1, e->idx);
+		uint32_t drop = e->present & m, dd = e->dirty & m;
+		c->resident -= (uint64_t)__builtin_popcount(drop) * PAGE;
+		c->dirty -= (uint64_t)__builtin_popcount(dd) * PAGE;
+		e->present &= ~m;
+		e->dirty &= ~m;
+		if (!e->dirty && dd)
+			dirty_unlink(c, i);
+		if (!e->present) {
+			/* ent_remove recounts present/dirty: both are 0 now. */
+			if (e->dirty)
+				dirty_unlink(c, i);
+			e->dirty = 0;
+			ent_remove(c, i);
+		}
+	}
 }
 
 /* ---- Reads -------------------------------------------------------------- */
@@ -651,6 +712,46 @@ static uint64_t cache_write(struct cache *c, uint64_t now, const struct ts_tier_
 	return t + (uint64_t)((double)req->len / c->mem_bps * 1e9);
 }
 
+/* ---- Direct IO ---------------------------------------------------------- */
+
+/* Writes back the dirty pages of [p0, p1) of @file and returns when they,
+ * and writeback already in flight on the range's chunks, are on the device. */
+static uint64_t wb_range(struct cache *c, uint64_t now, uint64_t file, uint64_t p0, uint64_t p1)
+{
+	uint64_t first = p0 / PPC, last = (p1 - 1) / PPC, end = now;
+	for (int k = 0; k < WB_SLOTS; k++)
+		if (c->wb[k].free > end && c->wb[k].file == file && c->wb[k].idx >= first &&
+		    c->wb[k].idx <= last)
+			end = c->wb[k].free;
+	uint32_t fi = *fslot(c, file);
+	if (fi == NIL)
+		return end;
+	last = TS_MIN(last, c->f[fi].max_idx);
+	for (uint64_t idx = first; idx <= last; idx++) {
+		uint32_t i = lookup(c, file, idx);
+		uint32_t m = page_mask(p0, p1, idx);
+		if (i == NIL || !(c->e[i].dirty & m))
+			continue;
+		int k = slot_min(c);
+		uint64_t d = wb_pages(c, k, i, TS_MAX(now, c->wb[k].free), m);
+		end = TS_MAX(end, d);
+	}
+	return end;
+}
+
+static uint64_t cache_direct(struct cache *c, uint64_t now, const struct ts_tier_req *req,
+			     struct ts_tier_done *done)
+{
+	uint64_t p0 = req->off / PAGE, p1 = (req->off + req->len + PAGE - 1) / PAGE;
+	uint64_t t = wb_range(c, now, req->file, p0, p1);
+	if (req->op == TS_TIER_WRITE)
+		drop_pages(c, req->file, p0, p1);
+	uint64_t end = ts_tier_layer_next(&c->l, t, req, done);
+	if (t > now)
+		done->bound = TS_TIER_BOUND_FLUSH;
+	return end;
+}
+
 static uint64_t cache_submit(struct ts_tier_layer *l, uint64_t now, const struct ts_tier_req *req,
 			     struct ts_tier_done *done)
 {
@@ -659,10 +760,15 @@ static uint64_t cache_submit(struct ts_tier_layer *l, uint64_t now, const struct
 	wb_background(c, now);
 	switch (req->op) {
 	case TS_TIER_READ:
-		end = req->len ? cache_read(c, now, req, done) : now;
-		break;
 	case TS_TIER_WRITE:
-		end = req->len ? cache_write(c, now, req, done) : now;
+		if (!req->len)
+			end = now;
+		else if (req->direct)
+			end = cache_direct(c, now, req, done);
+		else if (req->op == TS_TIER_READ)
+			end = cache_read(c, now, req, done);
+		else
+			end = cache_write(c, now, req, done);
 		break;
 	case TS_TIER_FSYNC:
 	case TS_TIER_FDATASYNC: {
@@ -690,48 +796,9 @@ static uint64_t cache_submit(struct ts_tier_layer *l, uint64_t now, const struct
 static void cache_forget(struct ts_tier_layer *l, uint64_t file, uint64_t off, uint64_t len)
 {
 	struct cache *c = (struct cache *)l;
-	uint32_t fi = *fslot(c, file);
-	if (fi == NIL)
-		return; /* nothing of the file is cached */
-	/* To the end of the file = to its last cached chunk. */
-	uint64_t end_page = (c->f[fi].max_idx + 1) * PPC;
 	uint64_t p0 = (off + PAGE - 1) / PAGE; /* a partly kept page stays */
-	uint64_t p1 = len && off + len >= off ? (off + len) / PAGE : end_page;
-	p1 = TS_MIN(p1, end_page);
-	if (p1 <= p0)
-		return;
-	bool scan = (p1 - p0) / PPC > c->nused;
-	uint64_t first = p0 / PPC, last = (p1 - 1) / PPC;
-	uint32_t n = scan ? c->nused : (uint32_t)(last - first + 1);
-	for (uint32_t j = 0; j < n; j++) {
-		uint32_t i;
-		if (scan) {
-			i = j;
-			/* Free entries are off every list; their file cannot match
-			 * once cleared, so test membership through the hash. */
-			if (lookup(c, c->e[i].file, c->e[i].idx) != i || c->e[i].file != file ||
-			    c->e[i].idx < first || c->e[i].idx > last)
-				continue;
-		} else if ((i = lookup(c, file, first + j)) == NIL) {
-			continue;
-		}
-		struct ent *e = &c->e[i];
-		uint32_t m = page_mask(p0, p1, e->idx);
-		uint32_t drop = e->present & m, dd = e->dirty & m;
-		c->resident -= (uint64_t)__builtin_popcount(drop) * PAGE;
-		c->dirty -= (uint64_t)__builtin_popcount(dd) * PAGE;
-		e->present &= ~m;
-		e->dirty &= ~m;
-		if (!e->dirty && dd)
-			dirty_unlink(c, i);
-		if (!e->present) {
-			/* ent_remove recounts present/dirty: both are 0 now. */
-			if (e->dirty)
-				dirty_unlink(c, i);
-			e->dirty = 0;
-			ent_remove(c, i);
-		}
-	}
+	uint64_t p1 = len && off + len >= off ? (off + len) / PAGE : UINT64_MAX;
+	drop_pages(c, file, p0, p1);
 	publish(c);
 }
 

@@ -11,9 +11,11 @@
  *                    levels, cache hit ratio, queue depth) under "model".
  *   .tierfs/control  read: the current settings, one key=value a line;
  *                    write: commands, e.g. `echo tier=aws-gp3 > control`,
- *                    `echo "tier=essd-pl1 capacity=2TiB" > control`. A bad
- *                    command fails the write with EINVAL and leaves the tier
- *                    as it was; the reason is in stats ("control_error").
+ *                    `echo "tier=essd-pl1 capacity=2TiB" > control`,
+ *                    `echo fault=read:EIO:path=*.rec > control`,
+ *                    `echo fault=clear > control`. A bad command fails the
+ *                    write with EINVAL and changes nothing; the reason is
+ *                    in stats ("control_error").
  *   .tierfs/calib    4 KiB of zeros the self-calibration reads at mount,
  *                    each read held for TS_FS_CALIB_SLEEP_NS.
  *
@@ -59,6 +61,7 @@ void ts_fs_req_begin(struct ts_fs *fs, struct ts_fs_req *r, enum ts_fs_op op, co
 		     const struct ts_fs_file *f, uint64_t off, uint64_t len)
 {
 	r->op = op;
+	r->fault = 0;
 	if (fs->o.bare)
 		return;
 	/* Until the floor is measured and the model made (a few tens of ms
@@ -81,6 +84,9 @@ void ts_fs_req_begin(struct ts_fs *fs, struct ts_fs_req *r, enum ts_fs_op op, co
 	r->result = 0;
 	r->ino = 0;
 	r->path2 = NULL;
+	r->model_path = path ? path : f && f->kind == TS_FS_FILE ? f->path : NULL;
+	r->direct = (op == TS_FS_READ || op == TS_FS_WRITE) && f &&
+		    __atomic_load_n(&f->direct, RELAXED);
 	r->tid = fuse_get_context()->pid;
 	r->submit_ns = ts_now_ns();
 	uint64_t q = __atomic_add_fetch(&fs->inflight, 1, RELAXED);

@@ -78,6 +78,10 @@ struct ts_fs_req {
 	pid_t tid;	      /* the requesting thread, as the kernel reports it */
 	uint64_t ino;	      /* open/create: the inode opened (names later fh-only ops in traces) */
 	const char *path2;    /* rename/link: the new name (traces) */
+	const char *model_path; /* path, or the one the file was opened under (fault rules) */
+	bool direct;	      /* read/write of a file the application opened O_DIRECT */
+	int fault;	      /* a -errno the model's fault layer chose; the op then fails
+			       * with it without doing its syscall */
 };
 
 /* Per-op counters. Updated with relaxed atomics only: no lock on any path. */
@@ -104,6 +108,8 @@ struct ts_fs_file {
 	uint64_t ino;	/* backing inode: the model's file id */
 	uint64_t size;	/* size as last seen by this handle (relaxed atomics) */
 	bool cached;	/* opened in kernel-cached mode (see timing.c) */
+	bool direct;	/* the application's O_DIRECT, as the kernel last reported it */
+	char *path;	/* TS_FS_FILE: the path it was opened under (fault rules) */
 	DIR *dir;	/* TS_FS_DIR */
 	struct dirent *next; /* TS_FS_DIR: an entry read but not yet returned */
 	off_t dir_off;
@@ -124,6 +130,7 @@ struct ts_fs_opts {
 	char *profile;
 	char *cached; /* ':'-separated globs opened in kernel-cached mode */
 	char *trace;
+	char *fault; /* ';'-separated fault rules (ts_tier_fault_parse) */
 	bool bare;
 	bool calib;
 };
@@ -203,8 +210,8 @@ TS_WUR int ts_fs_model_open(struct ts_fs *fs, char *err, size_t n);
 TS_WUR int ts_fs_model_start(struct ts_fs *fs, char *err, size_t n);
 void ts_fs_model_close(struct ts_fs *fs);
 /* The completion time of request @r (r->submit_ns is its arrival); 0 when
- * not modeled. */
-uint64_t ts_fs_model_submit(struct ts_fs *fs, const struct ts_fs_req *r);
+ * not modeled. Sets r->fault. */
+uint64_t ts_fs_model_submit(struct ts_fs *fs, struct ts_fs_req *r);
 /* Whether the model charges @op (getattr, access, flush... are free). */
 bool ts_fs_model_charges(enum ts_fs_op op);
 /* Cached pages of a file are gone (truncate, unlink, hole punch). */
@@ -224,7 +231,8 @@ const char *ts_fs_model_tier(struct ts_fs *fs);
 void ts_fs_model_last_error(struct ts_fs *fs, char *buf, size_t n);
 /* Settings text for .tierfs/control. */
 char *ts_fs_model_describe(struct ts_fs *fs);
-/* Apply a control command ("tier=aws-gp3 capacity=1TiB"). */
+/* Apply a control command ("tier=aws-gp3 capacity=1TiB", "fault=read:EIO",
+ * "fault=clear"): all of it, or nothing and an error. */
 TS_WUR int ts_fs_model_command(struct ts_fs *fs, const char *cmd, char *err, size_t n);
 
 /* -o trace=FILE (trace_hook.c): check makes the path absolute and checks

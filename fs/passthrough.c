@@ -20,6 +20,9 @@
  *
  * Timing. Each op brackets its syscall with ts_fs_req_begin() (arrival, the
  * model's completion time) and ts_fs_req_end() (sleep until then, count).
+ * When the model's fault layer fails the request (r.fault, tierfs's fault=
+ * rules), the op returns that error without doing its syscall, as a device
+ * reporting an error would leave the file as it was.
  */
 #include <fcntl.h>
 #include <limits.h>
@@ -145,7 +148,9 @@ static int set_owner(int dir, const char *name, int fd, int rmflags)
 		struct ts_fs_req r_;                                            \
 		struct at a;                                                    \
 		ts_fs_req_begin(fs_, &r_, (opcode), (path), NULL, 0, 0);        \
-		int res_ = reserved(path) ? -EPERM : at_get(fs_, (path), &a);   \
+		int res_ = reserved(path) ? -EPERM                              \
+			   : r_.fault	  ? r_.fault                            \
+					  : at_get(fs_, (path), &a);            \
 		if (res_ == 0) {                                                \
 			res_ = (expr) ? -errno : 0;                             \
 			at_put(&a);                                             \
@@ -162,7 +167,8 @@ static int set_owner(int dir, const char *name, int fd, int rmflags)
 		if (f->kind != TS_FS_FILE)                                      \
 			return -EPERM;                                          \
 		ts_fs_req_begin(fs_, &r_, (opcode), (path), f, 0, 0);           \
-		return ts_fs_req_end(fs_, &r_, (expr) ? -errno : 0);            \
+		return ts_fs_req_end(fs_, &r_, r_.fault ? r_.fault              \
+					       : (expr) ? -errno : 0);          \
 	} while (0)
 
 static void *pt_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
@@ -262,7 +268,7 @@ static int pt_unlink(const char *path)
 	struct at a;
 
 	ts_fs_req_begin(fs, &r, TS_FS_UNLINK, path, NULL, 0, 0);
-	int res = reserved(path) ? -EPERM : at_get(fs, path, &a);
+	int res = reserved(path) ? -EPERM : r.fault ? r.fault : at_get(fs, path, &a);
 	if (res == 0) {
 		/* The last name of a file: its cached pages go with it. */
 		bool last = fstatat(a.dir, a.name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
@@ -331,7 +337,9 @@ static int pt_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
 	if ((f && f->kind != TS_FS_FILE) || (!f && reserved(path)))
 		return -EPERM;
 	ts_fs_req_begin(fs, &r, TS_FS_CHMOD, path, f, 0, 0);
-	if (f)
+	if (r.fault)
+		res = r.fault;
+	else if (f)
 		res = fchmod(f->fd, mode) ? -errno : 0;
 	else
 		res = chmod_confined(fs, path, mode);
@@ -353,6 +361,8 @@ static int pt_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 	if ((f && f->kind != TS_FS_FILE) || (!f && reserved(path)))
 		return -EPERM;
 	ts_fs_req_begin(fs, &r, TS_FS_TRUNCATE, path, f, (uint64_t)size, 0);
+	if (r.fault)
+		return ts_fs_req_end(fs, &r, r.fault);
 	int fd = f ? f->fd : open_beneath(fs, rel_path(path), O_WRONLY | O_NONBLOCK | O_NOFOLLOW, 0);
 	struct stat st;
 	res = fd < 0 ? fd : ftruncate(fd, size) ? -errno : 0;
@@ -401,6 +411,8 @@ static int two_names(enum ts_fs_op op, const char *from, const char *to, unsigne
 	r.path2 = to;
 	if (reserved(from) || reserved(to))
 		return ts_fs_req_end(fs, &r, -EPERM);
+	if (r.fault)
+		return ts_fs_req_end(fs, &r, r.fault);
 	res = at_get(fs, from, &a);
 	if (res == 0) {
 		res = at_get(fs, to, &b);
@@ -429,8 +441,10 @@ static int file_attach(struct ts_fs *fs, const char *path, int fd, struct fuse_f
 	struct ts_fs_file *f = calloc(1, sizeof(*f));
 	struct stat st;
 
-	if (!f || fstat(fd, &st)) {
-		int res = f ? -errno : -ENOMEM;
+	if (!f || !(f->path = strdup(path)) || fstat(fd, &st)) {
+		int res = f && f->path ? -errno : -ENOMEM;
+		if (f)
+			free(f->path);
 		free(f);
 		close(fd);
 		return res;
@@ -439,6 +453,9 @@ static int file_attach(struct ts_fs *fs, const char *path, int fd, struct fuse_f
 	f->fd = fd;
 	f->ino = st.st_ino;
 	f->size = (uint64_t)st.st_size;
+	/* The application's O_DIRECT (which the backing file is not given,
+	 * see BACKING_FLAGS) tells the model to bypass its page cache. */
+	f->direct = (fi->flags & O_DIRECT) != 0;
 	/* Direct IO on the FUSE side so the kernel page cache never answers
 	 * a read the model should see; the cached= files (mmap'd ones, LMDB's
 	 * *.mdb by default) are the exception, kept honest by invalidation
@@ -462,7 +479,7 @@ static int pt_open(const char *path, struct fuse_file_info *fi)
 	if (k != TS_FS_CTL_NONE)
 		return ts_fs_ctl_open(fs, k, fi);
 	ts_fs_req_begin(fs, &r, TS_FS_OPEN, path, NULL, 0, 0);
-	res = open_beneath(fs, rel_path(path), fi->flags & BACKING_FLAGS, 0);
+	res = r.fault ? r.fault : open_beneath(fs, rel_path(path), fi->flags & BACKING_FLAGS, 0);
 	if (res >= 0)
 		res = file_attach(fs, path, res, fi);
 	r.ino = res >= 0 ? ts_fs_file_of(fi)->ino : 0;
@@ -478,6 +495,8 @@ static int pt_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 	ts_fs_req_begin(fs, &r, TS_FS_CREATE, path, NULL, 0, 0);
 	if (reserved(path))
 		return ts_fs_req_end(fs, &r, -EPERM);
+	if (r.fault)
+		return ts_fs_req_end(fs, &r, r.fault);
 	/* Only a file made here is given to the caller: an existing one
 	 * (O_CREAT without O_EXCL) is opened as it is. */
 	int flags = (fi->flags & BACKING_FLAGS) | O_CREAT;
@@ -544,8 +563,11 @@ static int pt_read_buf(const char *path, struct fuse_bufvec **bufp, size_t size,
 		return -ENOMEM;
 	}
 	if (f->kind == TS_FS_FILE) {
+		/* The file's flags as they are now (fcntl F_SETFL may change
+		 * O_DIRECT): the kernel sends them with every read and write. */
+		__atomic_store_n(&f->direct, (fi->flags & O_DIRECT) != 0, __ATOMIC_RELAXED);
 		ts_fs_req_begin(fs, &r, TS_FS_READ, path, f, (uint64_t)off, size);
-		n = pread_full(f->fd, mem, size, off);
+		n = r.fault ? r.fault : pread_full(f->fd, mem, size, off);
 		n = ts_fs_req_end(fs, &r, n);
 	} else {
 		n = ts_fs_ctl_read(fs, f, mem, size, off);
@@ -582,12 +604,13 @@ static int pt_write_buf(const char *path, struct fuse_bufvec *buf, off_t off,
 	}
 	if (f->kind != TS_FS_FILE)
 		return -EBADF;
+	__atomic_store_n(&f->direct, (fi->flags & O_DIRECT) != 0, __ATOMIC_RELAXED);
 	ts_fs_req_begin(fs, &r, TS_FS_WRITE, path, f, (uint64_t)off, size);
 	struct fuse_bufvec dst = FUSE_BUFVEC_INIT(size);
 	dst.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
 	dst.buf[0].fd = f->fd;
 	dst.buf[0].pos = off;
-	ssize_t n = fuse_buf_copy(&dst, buf, FUSE_BUF_SPLICE_NONBLOCK);
+	ssize_t n = r.fault ? r.fault : fuse_buf_copy(&dst, buf, FUSE_BUF_SPLICE_NONBLOCK);
 	if (n > 0 && !fs->o.bare) {
 		uint64_t end = (uint64_t)off + (uint64_t)n;
 		uint64_t cur = __atomic_load_n(&f->size, __ATOMIC_RELAXED);
@@ -640,6 +663,7 @@ static int pt_release(const char *path, struct fuse_file_info *fi)
 		ts_fs_req_end(fs, &r, 0);
 	}
 	free(f->buf);
+	free(f->path);
 	free(f);
 	return 0;
 }
@@ -653,7 +677,9 @@ static int pt_fsync(const char *path, int datasync, struct fuse_file_info *fi)
 	if (f->kind != TS_FS_FILE)
 		return 0;
 	ts_fs_req_begin(fs, &r, datasync ? TS_FS_FDATASYNC : TS_FS_FSYNC, path, f, 0, 0);
-	int res = (datasync ? fdatasync(f->fd) : fsync(f->fd)) ? -errno : 0;
+	int res = r.fault				   ? r.fault
+		  : (datasync ? fdatasync(f->fd) : fsync(f->fd)) ? -errno
+								   : 0;
 	return ts_fs_req_end(fs, &r, res);
 }
 
@@ -667,7 +693,7 @@ static int pt_fallocate(const char *path, int mode, off_t off, off_t len,
 	if (f->kind != TS_FS_FILE)
 		return -EBADF;
 	ts_fs_req_begin(fs, &r, TS_FS_FALLOCATE, path, f, (uint64_t)off, (uint64_t)len);
-	int res = fallocate(f->fd, mode, off, len) ? -errno : 0;
+	int res = r.fault ? r.fault : fallocate(f->fd, mode, off, len) ? -errno : 0;
 	if (res == 0 && (mode & FALLOC_FL_PUNCH_HOLE))
 		ts_fs_model_forget(fs, f->ino, (uint64_t)off, (uint64_t)len);
 	return ts_fs_req_end(fs, &r, res);
@@ -686,7 +712,9 @@ static int pt_opendir(const char *path, struct fuse_file_info *fi)
 		return k == TS_FS_CTL_MISSING ? -ENOENT : -ENOTDIR;
 	ts_fs_req_begin(fs, &r, TS_FS_OPENDIR, path, NULL, 0, 0);
 	struct ts_fs_file *f = calloc(1, sizeof(*f));
-	res = f ? open_beneath(fs, rel_path(path), O_RDONLY | O_DIRECTORY, 0) : -ENOMEM;
+	res = !f ? -ENOMEM
+		 : r.fault ? r.fault
+			   : open_beneath(fs, rel_path(path), O_RDONLY | O_DIRECTORY, 0);
 	if (res >= 0) {
 		f->kind = TS_FS_DIR;
 		f->dir = fdopendir(res);
@@ -715,6 +743,8 @@ static int pt_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t
 	if (f->kind == TS_FS_CTLDIR)
 		return ts_fs_ctl_readdir(buf, filler);
 	ts_fs_req_begin(fs, &r, TS_FS_READDIR, path, NULL, (uint64_t)off, 0);
+	if (r.fault)
+		return ts_fs_req_end(fs, &r, r.fault);
 	if (off != f->dir_off) {
 		seekdir(f->dir, off);
 		f->next = NULL;

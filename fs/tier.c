@@ -250,6 +250,14 @@ void ts_tier_fault_clear(struct ts_tier *t)
 	pthread_mutex_unlock(&t->mu);
 }
 
+unsigned ts_tier_fault_list(struct ts_tier *t, struct ts_tier_fault *out, unsigned max)
+{
+	pthread_mutex_lock(&t->mu);
+	unsigned n = ts_tier_fault_layer_list(t->fault, out, max);
+	pthread_mutex_unlock(&t->mu);
+	return n;
+}
+
 /* ---- Stats -------------------------------------------------------------- */
 
 static json_t *limits_json(const struct ts_tier_limits *l)

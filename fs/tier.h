@@ -160,6 +160,15 @@ struct ts_tier_req {
 	uint64_t file; /* any stable id of the file (an inode number) */
 	uint64_t off, len;
 	uint64_t size; /* file size; 0 = unknown, which turns readahead off for the request */
+	/* O_DIRECT: the page cache is bypassed. A direct read waits for dirty
+	 * pages of its range to be written back, then reads the device and
+	 * leaves the cache as it was; a direct write does the same, drops the
+	 * cached pages it overlaps and completes when the device has the
+	 * data (mm/filemap.c: kiocb_write_and_wait, kiocb_invalidate_pages). */
+	bool direct;
+	/* The file's name, for fault rules with a path glob; NULL = unknown
+	 * (no such rule matches then). Only read during the call. */
+	const char *path;
 };
 
 /* What bound a request's completion time. */
@@ -171,7 +180,7 @@ enum ts_tier_bound {
 	TS_TIER_BOUND_BURST,   /* the baseline rate after the burst credits ran out */
 	TS_TIER_BOUND_SLOTS,   /* all of the device's parallel slots were busy */
 	TS_TIER_BOUND_DIRTY,   /* a write waited for writeback below the dirty limit */
-	TS_TIER_BOUND_FLUSH,   /* an fsync waited for the file's dirty data */
+	TS_TIER_BOUND_FLUSH,   /* an fsync or a direct IO waited for dirty data to be written back */
 	TS_TIER_BOUND_NR,
 };
 const char *ts_tier_bound_name(enum ts_tier_bound b);
@@ -242,17 +251,48 @@ json_t *ts_tier_stats_json(struct ts_tier *t);
 /* ---- Fault injection (for tests of IO error paths) --------------------- */
 
 /* Fail requests of @op (TS_TIER_OP_NR = any) that touch [off, off+len)
- * of @file (UINT64_MAX = any file; len 0 = any offset) with @err
- * (a -errno), each with @probability in [0, 1] drawn from the model's
- * seed. At most TS_TIER_MAX_FAULTS rules. */
+ * of @file (UINT64_MAX = any file; len 0 = any offset) and whose path
+ * matches @path (below; "" = any path) with @err (a -errno), each with
+ * @probability in [0, 1] drawn from the model's seed. At most
+ * TS_TIER_MAX_FAULTS rules; a request fails with the first rule that
+ * matches and draws a failure. A failed request completes at once, with
+ * no device time, and leaves the cache as it was.
+ *
+ * @path is a glob (fnmatch(3)) on the request's path (struct ts_tier_req;
+ * a request without one never matches a rule with a glob). A glob without
+ * a '/' matches the file's last component ("s017.jpg", "*.rec"); one with
+ * a '/' matches the whole path, '*' crossing '/' as in find -path
+ * ("/train/n0144*" matches /train/n01440764/x.JPEG). */
 #define TS_TIER_MAX_FAULTS 16
+#define TS_TIER_FAULT_PATH_MAX 256
 struct ts_tier_fault {
 	enum ts_tier_op op;
 	uint64_t file, off, len;
 	double probability;
 	int err;
+	char path[TS_TIER_FAULT_PATH_MAX];
 };
 TS_WUR int ts_tier_fault_add(struct ts_tier *t, const struct ts_tier_fault *f);
 void ts_tier_fault_clear(struct ts_tier *t);
+/* Copies the rules in force to @out (at most @max); returns how many. */
+unsigned ts_tier_fault_list(struct ts_tier *t, struct ts_tier_fault *out, unsigned max);
+
+/*
+ * One rule in text, as tierfs's fault= option and control command take it:
+ *
+ *     OP:ERRNO[:PROBABILITY][:path=GLOB][:off=START-END]
+ *
+ * OP is read, write, fsync, fdatasync, meta or any; ERRNO a name (EIO,
+ * ENOSPC...) or a number; PROBABILITY in [0, 1] (default 1); START-END a
+ * byte range, END exclusive, sizes with units (off=4k-8k). Fields after
+ * ERRNO come in any order; GLOB cannot hold ':'. The rule applies to
+ * every file (file = UINT64_MAX). Returns 0, or TS_E_PARSE with one line
+ * in @err naming the field.
+ */
+TS_WUR int ts_tier_fault_parse(const char *spec, struct ts_tier_fault *out, char *err,
+			       size_t errlen);
+/* The text form of @f (parsing it gives @f back, file aside) into @buf;
+ * returns what snprintf returns. */
+int ts_tier_fault_format(const struct ts_tier_fault *f, char *buf, size_t n);
 
 #endif

@@ -53,6 +53,10 @@ const struct ts_opt ts_fs_opt_table[] = {
 	  "opened kernel-cached so they can be mmap'd shared" },
 	{ "trace", TS_OPT_STR, OFF(trace), NULL, 0, 0, "",
 	  "record every request to FILE (a tiersim trace: tiersim trace stats FILE)" },
+	{ "fault", TS_OPT_STR, OFF(fault), NULL, 0, 0, "",
+	  "fail requests: OP:ERRNO[:PROBABILITY][:path=GLOB][:off=START-END], rules separated "
+	  "by ';' or given again (fault=read:EIO:0.01, fault=read:EIO:path=*/n0144*); "
+	  "see fs/README.md" },
 	{ "bare", TS_OPT_BOOL, OFF(bare), "false", 0, 0, "",
 	  "plain passthrough: no tier model, no counters (to measure tierfs itself)" },
 	{ "calib", TS_OPT_BOOL, OFF(calib), "true", 0, 0, "",
@@ -84,8 +88,9 @@ static void usage(FILE *out)
 		"Mounts BACKING on MOUNTPOINT; every request is passed through and held until\n"
 		"the emulated disk tier would have completed it. Also as\n"
 		"  mount -t fuse.tierfs BACKING MOUNTPOINT -o tier=NAME,...\n"
-		"While mounted, MOUNTPOINT/.tierfs/stats is live JSON and writing tier=NAME\n"
-		"to MOUNTPOINT/.tierfs/control switches the tier.\n"
+		"While mounted, MOUNTPOINT/.tierfs/stats is live JSON; writing tier=NAME\n"
+		"to MOUNTPOINT/.tierfs/control switches the tier, fault=RULE injects errors\n"
+		"and fault=clear stops them.\n"
 		"\n"
 		"  -f                 stay in the foreground\n"
 		"  -d                 FUSE debug output (implies -f)\n"
@@ -142,7 +147,17 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *out)
 	if (!o)
 		return 1;
 	int rc;
-	if (!arg[n] && o->type == TS_OPT_BOOL)
+	if (strcmp(name, "fault") == 0 && arg[n] && c->fs->o.fault) {
+		/* Each fault= adds its rules to those given before. */
+		char *more;
+		if (asprintf(&more, "%s;%s", c->fs->o.fault, arg + n + 1) < 0)
+			more = NULL;
+		rc = more ? 0 : -ENOMEM;
+		if (more) {
+			free(c->fs->o.fault);
+			c->fs->o.fault = more;
+		}
+	} else if (!arg[n] && o->type == TS_OPT_BOOL)
 		rc = ts_opt_set(tab, base, name, "true", c->err, sizeof(c->err));
 	else
 		rc = ts_opt_set_kv(tab, base, arg, c->err, sizeof(c->err));
@@ -454,6 +469,11 @@ int main(int argc, char **argv)
 	if (!fs->o.bare && !fs->o.tier) {
 		fprintf(stderr, "tierfs: option 'tier' is required: -o tier=NAME (tierfs --list-tiers "
 				"shows the names)\n");
+		goto out;
+	}
+	if (fs->o.bare && fs->o.fault) {
+		fprintf(stderr, "tierfs: option 'fault' needs a tier: a bare mount has no model to "
+				"inject faults (use tier=unlimited to inject them without throttling)\n");
 		goto out;
 	}
 	if (prepare(fs, cl.pos[0], cl.pos[1]))

@@ -92,6 +92,88 @@ int ts_fs_list_tiers(FILE *out, const char *profile, uint64_t capacity, char *er
 	return rc;
 }
 
+/*
+ * Fault rules in text: "RULE[;RULE...]" (ts_tier_fault_parse). Parses all
+ * of @text into @out (at most @max; *nout counts them) or none; the
+ * message names the rule, after @what (where it came from) unless NULL.
+ */
+static int parse_faults(const char *text, const char *what, struct ts_tier_fault *out,
+			unsigned max, unsigned *nout, char *err, size_t n)
+{
+	char *copy = strdup(text), *save, *one;
+	char why[256];
+	int rc = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	*nout = 0;
+	for (one = strtok_r(copy, ";", &save); one && !rc; one = strtok_r(NULL, ";", &save)) {
+		if (*nout == max) {
+			snprintf(why, sizeof(why), "more than %d fault rules (fault=clear drops them)",
+				 TS_TIER_MAX_FAULTS);
+			rc = -ENOSPC;
+		} else {
+			rc = ts_tier_fault_parse(one, &out[*nout], why, sizeof(why));
+		}
+		if (rc) {
+			snprintf(err, n, "%s%s%s", what ? what : "", what ? ": " : "", why);
+		} else {
+			++*nout;
+		}
+	}
+	free(copy);
+	return rc;
+}
+
+/* The fault= mount option's rules, into @t. */
+static int add_faults(struct ts_fs *fs, struct ts_tier *t, char *err, size_t n)
+{
+	struct ts_tier_fault f[TS_TIER_MAX_FAULTS];
+	unsigned nf = 0;
+	int rc = 0;
+
+	if (fs->o.fault)
+		rc = parse_faults(fs->o.fault, "option 'fault'", f, TS_TIER_MAX_FAULTS, &nf, err, n);
+	for (unsigned i = 0; i < nf && !rc; i++)
+		if ((rc = ts_tier_fault_add(t, &f[i])))
+			snprintf(err, n, "option 'fault': cannot add a rule: %s", ts_strerror(rc));
+	return rc;
+}
+
+/* The rules in force, ';'-separated in the form fault= takes ("" for
+ * none), into @buf (FAULTS_TEXT_MAX bytes hold any set of rules). */
+#define FAULTS_TEXT_MAX (TS_TIER_MAX_FAULTS * (TS_TIER_FAULT_PATH_MAX + 96))
+static void faults_text(struct ts_tier *t, char *buf, size_t n)
+{
+	struct ts_tier_fault fl[TS_TIER_MAX_FAULTS];
+	unsigned nf = ts_tier_fault_list(t, fl, TS_TIER_MAX_FAULTS);
+	size_t used = 0;
+
+	buf[0] = 0;
+	for (unsigned i = 0; i < nf && used + 1 < n; i++) {
+		if (i)
+			buf[used++] = ';';
+		int w = ts_tier_fault_format(&fl[i], buf + used, n - used);
+		used = w < 0 ? n - 1 : TS_MIN(used + (size_t)w, n - 1);
+	}
+	buf[used] = 0;
+}
+
+/* One line naming the rules in force, to the log. */
+static void log_faults(struct ts_fs *fs, struct ts_tier *t)
+{
+	char *text = malloc(FAULTS_TEXT_MAX);
+
+	if (!text)
+		return;
+	faults_text(t, text, FAULTS_TEXT_MAX);
+	if (text[0])
+		ts_fs_log(fs, LOG_INFO, "tierfs: fault rules: %s", text);
+	else
+		ts_fs_log(fs, LOG_INFO, "tierfs: fault rules cleared");
+	free(text);
+}
+
 int ts_fs_model_open(struct ts_fs *fs, char *err, size_t n)
 {
 	struct ts_fs_model *m = calloc(1, sizeof(*m));
@@ -110,13 +192,15 @@ int ts_fs_model_open(struct ts_fs *fs, char *err, size_t n)
 	if (!rc)
 		rc = ts_tier_effective(m->profile, fs->cfg.capacity, &lim, err, n);
 	if (!rc) {
-		/* A trial model checks the rest of the options (mem...). */
+		/* A trial model checks the rest of the options (mem, fault...). */
 		struct ts_tier_cfg cfg = fs->cfg;
 		struct ts_tier *t;
 		cfg.profile = m->profile;
 		rc = ts_tier_new(&cfg, &t, err, n);
-		if (!rc)
+		if (!rc) {
+			rc = add_faults(fs, t, err, n);
 			ts_tier_free(t);
+		}
 	}
 	return rc;
 }
@@ -165,6 +249,10 @@ int ts_fs_model_start(struct ts_fs *fs, char *err, size_t n)
 	rc = ts_tier_new(&cfg, &t, err, n);
 	if (rc)
 		return rc;
+	if ((rc = add_faults(fs, t, err, n))) {
+		ts_tier_free(t);
+		return rc;
+	}
 	if (pthread_create(&m->inval, NULL, inval_main, fs) == 0) {
 		m->inval_started = true;
 	} else {
@@ -173,6 +261,8 @@ int ts_fs_model_start(struct ts_fs *fs, char *err, size_t n)
 		return -EAGAIN;
 	}
 	warn_floor(fs, m->profile);
+	if (fs->o.fault)
+		log_faults(fs, t);
 	__atomic_store_n(&m->tier, t, __ATOMIC_RELEASE);
 	return 0;
 }
@@ -232,11 +322,12 @@ bool ts_fs_model_charges(enum ts_fs_op op)
 	return tier_op(op) != TS_TIER_OP_NR;
 }
 
-uint64_t ts_fs_model_submit(struct ts_fs *fs, const struct ts_fs_req *r)
+uint64_t ts_fs_model_submit(struct ts_fs *fs, struct ts_fs_req *r)
 {
 	struct ts_tier *t = model_of(fs);
 	enum ts_tier_op op = tier_op(r->op);
 
+	r->fault = 0;
 	if (!t || op == TS_TIER_OP_NR)
 		return 0;
 	struct ts_tier_req q = {
@@ -245,8 +336,13 @@ uint64_t ts_fs_model_submit(struct ts_fs *fs, const struct ts_fs_req *r)
 		.off = op == TS_TIER_META ? 0 : r->off,
 		.len = op == TS_TIER_META ? 0 : r->len,
 		.size = r->file_size,
+		.direct = r->direct,
+		.path = r->model_path,
 	};
-	return ts_tier_submit(t, r->submit_ns, &q, NULL);
+	struct ts_tier_done done;
+	uint64_t due = ts_tier_submit(t, r->submit_ns, &q, &done);
+	r->fault = done.err;
+	return due;
 }
 
 void ts_fs_model_forget(struct ts_fs *fs, uint64_t ino, uint64_t off, uint64_t len)
@@ -432,6 +528,11 @@ char *ts_fs_model_describe(struct ts_fs *fs)
 	fprintf(f, "floor=%s\n", ts_fmt_duration(v, sizeof(v), fs->floor_ns));
 	fprintf(f, "bare=%s\n", fs->o.bare ? "true" : "false");
 	fprintf(f, "cached=%s\n", fs->o.cached ? fs->o.cached : "");
+	char *faults = t ? malloc(FAULTS_TEXT_MAX) : NULL;
+	if (faults)
+		faults_text(t, faults, FAULTS_TEXT_MAX);
+	fprintf(f, "fault=%s\n", faults ? faults : "");
+	free(faults);
 	if (fclose(f)) {
 		free(text);
 		return NULL;
@@ -445,8 +546,10 @@ static int command(struct ts_fs *fs, char *cmd, char *err, size_t n)
 	struct ts_tier *t = model_of(fs);
 	const struct ts_tier_profile *p = NULL;
 	struct ts_tier_limits lim;
+	struct ts_tier_fault add[TS_TIER_MAX_FAULTS], cur[TS_TIER_MAX_FAULTS];
+	unsigned nadd = 0;
 	uint64_t capacity = 0;
-	bool have_cap = false;
+	bool have_cap = false, clear = false, faults = false;
 	char *save;
 
 	if (!t) {
@@ -454,10 +557,12 @@ static int command(struct ts_fs *fs, char *cmd, char *err, size_t n)
 		return -EINVAL;
 	}
 	ts_tier_limits(t, &lim);
+	/* Everything is checked before anything changes. */
 	for (char *kv = strtok_r(cmd, " \t\r\n,", &save); kv; kv = strtok_r(NULL, " \t\r\n,", &save)) {
 		char *val = strchr(kv, '=');
 		if (!val) {
-			snprintf(err, n, "'%s': expected key=value (tier=NAME, capacity=SIZE)", kv);
+			snprintf(err, n, "'%s': expected key=value (tier=NAME, capacity=SIZE, fault=RULE)",
+				 kv);
 			return TS_E_PARSE;
 		}
 		*val++ = 0;
@@ -473,27 +578,58 @@ static int command(struct ts_fs *fs, char *cmd, char *err, size_t n)
 				return rc;
 			}
 			have_cap = true;
+		} else if (strcmp(kv, "fault") == 0) {
+			faults = true;
+			if (strcmp(val, "clear") == 0) {
+				clear = true;
+				nadd = 0;
+				continue;
+			}
+			unsigned k;
+			int rc = parse_faults(val, NULL, add + nadd, TS_TIER_MAX_FAULTS - nadd, &k,
+					      err, n);
+			if (rc)
+				return rc;
+			nadd += k;
 		} else {
-			snprintf(err, n, "'%s' cannot be changed while mounted (only tier, capacity)",
-				 kv);
+			snprintf(err, n,
+				 "'%s' cannot be changed while mounted (only tier, capacity, fault)", kv);
 			return TS_E_UNKNOWN;
 		}
 	}
-	if (!p && !have_cap)
-		return 0;
-	if (!p)
-		p = ts_tier_profile(t);
-	/* A new tier without a capacity takes its own default. */
-	if (!have_cap)
-		capacity = p == ts_tier_profile(t) ? lim.capacity : 0;
-	int rc = ts_tier_switch(t, p, capacity, err, n);
-	if (rc)
-		return rc;
-	ts_tier_limits(t, &lim);
-	char c[32];
-	ts_fs_log(fs, LOG_INFO, "tierfs: tier switched to %s at %s", p->name,
-		  ts_fmt_size(c, sizeof(c), lim.capacity));
-	warn_floor(fs, p);
+	unsigned have = clear ? 0 : ts_tier_fault_list(t, cur, TS_TIER_MAX_FAULTS);
+	if (have + nadd > TS_TIER_MAX_FAULTS) {
+		snprintf(err, n, "fault: %u rules in force and %u more exceed the %d allowed "
+			 "(fault=clear drops them)", have, nadd, TS_TIER_MAX_FAULTS);
+		return -ENOSPC;
+	}
+	if (p || have_cap) {
+		if (!p)
+			p = ts_tier_profile(t);
+		/* A new tier without a capacity takes its own default. */
+		if (!have_cap)
+			capacity = p == ts_tier_profile(t) ? lim.capacity : 0;
+		int rc = ts_tier_switch(t, p, capacity, err, n);
+		if (rc)
+			return rc;
+		ts_tier_limits(t, &lim);
+		char c[32];
+		ts_fs_log(fs, LOG_INFO, "tierfs: tier switched to %s at %s", p->name,
+			  ts_fmt_size(c, sizeof(c), lim.capacity));
+		warn_floor(fs, p);
+	}
+	if (clear)
+		ts_tier_fault_clear(t);
+	for (unsigned i = 0; i < nadd; i++) {
+		/* Checked above: only a rule the layer refuses can fail here. */
+		int rc = ts_tier_fault_add(t, &add[i]);
+		if (rc) {
+			snprintf(err, n, "fault: cannot add a rule: %s", ts_strerror(rc));
+			return rc;
+		}
+	}
+	if (faults)
+		log_faults(fs, t);
 	return 0;
 }
 

@@ -220,7 +220,8 @@ void ts_fs_trace_put(struct ts_fs *fs, const struct ts_fs_req *r)
 	    .aux = r->path2 ? ts_trace_writer_file_id(w, r->path2) : 0,
 	    .op = op_map[r->op],
 	    .flags = (uint16_t)((r->due_ns ? 0 : TS_REC_F_NOTIER) |
-				(r->due_ns && !r->file_id ? TS_REC_F_NOFILE : 0)),
+				(r->due_ns && !r->file_id ? TS_REC_F_NOFILE : 0) |
+				(r->direct ? TS_REC_F_DIRECT : 0)),
 	};
 	ts_trace_writer_put(w, &rec);
 }

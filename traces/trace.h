@@ -69,7 +69,7 @@ enum ts_trace_op {
 };
 
 /* Record flags. */
-#define TS_REC_F_DIRECT 0x1 /* opened/issued with O_DIRECT or direct_io */
+#define TS_REC_F_DIRECT 0x1 /* the application's O_DIRECT: the page-cache model is bypassed */
 #define TS_REC_F_SYNC 0x2   /* O_SYNC / O_DSYNC write */
 #define TS_REC_F_NOTIER 0x4 /* not submitted to the tier model (replay keeps its latency) */
 #define TS_REC_F_NOFILE 0x8 /* submitted to the tier model without a file (file 0) */

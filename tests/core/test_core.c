@@ -122,6 +122,25 @@ static void test_opt(void)
 	CHECK(ts_opt_from_lua(cfg_opts, &c, L, -1, "pipeline", err, sizeof(err)) == TS_E_UNKNOWN);
 	CHECK(strstr(err, "pipeline: unknown key 'colour'") != NULL);
 	lua_close(L);
+
+	/* Command-line form: --name=value, --name value, a bare boolean flag,
+	 * dashes for underscores; unknown names and missing values refused. */
+	char *argv[] = { "x", "--qd=4", "--bs", "64k", "--direct", "--qd", "--qdd=1", "pos" };
+	int i = 1;
+	CHECK(ts_opt_set_arg(cfg_opts, &c, 8, argv, &i, err, sizeof(err)) == 0 && c.qd == 4 && i == 1);
+	i = 2;
+	CHECK(ts_opt_set_arg(cfg_opts, &c, 8, argv, &i, err, sizeof(err)) == 0 && c.bs == 65536 && i == 3);
+	c.direct = false;
+	i = 4;
+	CHECK(ts_opt_set_arg(cfg_opts, &c, 8, argv, &i, err, sizeof(err)) == 0 && c.direct && i == 4);
+	i = 6;
+	CHECK(ts_opt_set_arg(cfg_opts, &c, 8, argv, &i, err, sizeof(err)) == TS_E_UNKNOWN);
+	i = 7;
+	CHECK(ts_opt_set_arg(cfg_opts, &c, 8, argv, &i, err, sizeof(err)) == TS_E_PARSE);
+	CHECK(strstr(err, "unexpected argument 'pos'") != NULL);
+	i = 5;
+	CHECK(ts_opt_set_arg(cfg_opts, &c, 6, argv, &i, err, sizeof(err)) == TS_E_PARSE);
+	CHECK(strstr(err, "'--qd' needs a value") != NULL);
 	ts_opt_free(cfg_opts, &c);
 }
 

@@ -86,10 +86,11 @@ tfs_umount() {
 }
 
 # The daemon prints informational lines (floor, mounted, unmounted, tier
-# switched) and the below-the-floor warning; anything else is a failure.
+# switched, fault rules) and the below-the-floor warning; anything else is
+# a failure.
 check_log() {
 	local bad
-	bad=$(grep -Ev '^tierfs: (FUSE round trip .*|.* mounted on .*|.* unmounted|tier switched to .*|warning: .* is below the FUSE round trip .*)$' "$LOG")
+	bad=$(grep -Ev '^tierfs: (FUSE round trip .*|.* mounted on .*|.* unmounted|tier switched to .*|fault rules: .*|fault rules cleared|warning: .* is below the FUSE round trip .*)$' "$LOG")
 	[ -z "$bad" ] || fail "unexpected daemon output: $bad"
 }
 

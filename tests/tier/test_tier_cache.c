@@ -2,7 +2,8 @@
  * test_tier_cache.c — the page-cache model in virtual time: hits at memory
  * speed, readahead, dirty data absorbed then throttled to the write rate,
  * fsync waiting for the flush, expiry, LRU eviction with its callback, the
- * memory limit, forget, and bounded bookkeeping for a very large cache.
+ * memory limit, forget, O_DIRECT bypassing the cache, and bounded
+ * bookkeeping for a very large cache.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -357,6 +358,116 @@ static void test_forget(void)
 	ts_tier_free(t);
 }
 
+/* One request of @op at @now: direct or through the cache. */
+static uint64_t io(struct ts_tier *t, uint64_t now, enum ts_tier_op op, bool direct, uint64_t off,
+		   uint64_t len, struct ts_tier_done *done)
+{
+	struct ts_tier_req r = {
+		.op = op, .file = 1, .off = off, .len = len, .size = 64 * TS_MiB, .direct = direct
+	};
+	return ts_tier_submit(t, now, &r, done);
+}
+
+/*
+ * O_DIRECT bypasses the page cache. Each step is checked against a twin
+ * model without a page cache (same tier, same seed) given the device
+ * requests the cached model should make: the completions must be equal to
+ * the nanosecond, so a direct request reaches the device exactly as it
+ * would with no cache, after the writeback of its range's dirty pages.
+ */
+static void test_direct(void)
+{
+	const uint64_t base = 8 * TS_MiB;
+	struct ts_tier *t = cached("ssd-cloud", TS_GiB, NULL);
+	struct ts_tier *twin = cached("ssd-cloud", 0, NULL);
+	struct ts_tier_done d, dt;
+	uint64_t now, end;
+
+	/* A buffered read fills the cache (not sequential: no readahead). */
+	io(t, 0, TS_TIER_READ, false, base, TS_MiB, &d);
+	io(twin, 0, TS_TIER_READ, false, base, TS_MiB, &dt);
+	CHECK_EQ_U64(d.dev_bytes, TS_MiB);
+	uint64_t resident = cache_num(t, "resident_bytes");
+	CHECK_EQ_U64(resident, TS_MiB);
+
+	/* A direct read of cached pages: no hit, the device, nothing added. */
+	now = TS_NS_PER_S;
+	end = io(t, now, TS_TIER_READ, true, base, TS_MiB, &d);
+	CHECK_EQ_U64(d.hit_bytes, 0);
+	CHECK_EQ_U64(d.dev_bytes, TS_MiB);
+	CHECK(d.bound != TS_TIER_BOUND_MEMORY);
+	CHECK_EQ_U64(end, io(twin, now, TS_TIER_READ, false, base, TS_MiB, &dt));
+	/* A direct read of uncached pages: not inserted, no readahead. */
+	now = 2 * TS_NS_PER_S;
+	end = io(t, now, TS_TIER_READ, true, 32 * TS_MiB, 256 * TS_KiB, &d);
+	CHECK_EQ_U64(d.dev_bytes, 256 * TS_KiB);
+	CHECK_EQ_U64(end, io(twin, now, TS_TIER_READ, false, 32 * TS_MiB, 256 * TS_KiB, &dt));
+	CHECK_EQ_U64(cache_num(t, "resident_bytes"), resident);
+	/* The cache is as it was: buffered reads hit what was there, and miss
+	 * what the direct read did not bring in. */
+	now = 3 * TS_NS_PER_S;
+	io(t, now, TS_TIER_READ, false, base, TS_MiB, &d);
+	CHECK_EQ_U64(d.hit_bytes, TS_MiB);
+	io(t, now, TS_TIER_READ, false, 32 * TS_MiB + 128 * TS_KiB, 4096, &d);
+	CHECK_EQ_U64(d.hit_bytes, 0);
+	CHECK_EQ_U64(d.dev_bytes, 4096);
+	io(twin, now, TS_TIER_READ, false, 32 * TS_MiB + 128 * TS_KiB, 4096, &dt);
+	resident = cache_num(t, "resident_bytes");
+
+	/* A direct read waits for the dirty pages of its range (only those)
+	 * to be written back: one 4 KiB device write, then the read. */
+	now = 4 * TS_NS_PER_S;
+	end = io(t, now, TS_TIER_WRITE, false, 16 * TS_MiB, TS_MiB, &d);
+	CHECK(d.bound == TS_TIER_BOUND_MEMORY);
+	CHECK_EQ_U64(cache_num(t, "dirty_bytes"), TS_MiB);
+	resident += TS_MiB;
+	now = end;
+	end = io(t, now, TS_TIER_READ, true, 16 * TS_MiB + 8192, 4096, &d);
+	CHECK(d.bound == TS_TIER_BOUND_FLUSH);
+	CHECK_EQ_U64(d.hit_bytes, 0);
+	uint64_t w = io(twin, now, TS_TIER_WRITE, false, 16 * TS_MiB + 8192, 4096, &dt);
+	CHECK(w > now);
+	CHECK_EQ_U64(end, io(twin, w, TS_TIER_READ, false, 16 * TS_MiB + 8192, 4096, &dt));
+	CHECK_EQ_U64(cache_num(t, "dirty_bytes"), TS_MiB - 4096);
+	CHECK_EQ_U64(cache_num(t, "resident_bytes"), resident);
+
+	/* A direct write over dirty pages: their writeback first, then the
+	 * write; the pages leave the cache, nothing is dirty. */
+	now = end;
+	end = io(t, now, TS_TIER_WRITE, true, 16 * TS_MiB, 64 * TS_KiB, &d);
+	CHECK(d.bound == TS_TIER_BOUND_FLUSH);
+	CHECK_EQ_U64(d.hit_bytes, 0);
+	CHECK_EQ_U64(d.dev_bytes, 64 * TS_KiB);
+	/* Pages 0-1 and 3-15 of the range were dirty: two runs. */
+	w = io(twin, now, TS_TIER_WRITE, false, 16 * TS_MiB, 8192, &dt);
+	uint64_t w2 = io(twin, now, TS_TIER_WRITE, false, 16 * TS_MiB + 12288, 52 * TS_KiB, &dt);
+	w = TS_MAX(w, w2);
+	CHECK_EQ_U64(end, io(twin, w, TS_TIER_WRITE, false, 16 * TS_MiB, 64 * TS_KiB, &dt));
+	CHECK_EQ_U64(cache_num(t, "dirty_bytes"), TS_MiB - 64 * TS_KiB);
+	CHECK_EQ_U64(cache_num(t, "resident_bytes"), resident - 64 * TS_KiB);
+	resident -= 64 * TS_KiB;
+
+	/* A direct write over clean cached pages, unaligned: every page it
+	 * touches is dropped (here 3: 100 bytes into page 1, 8 KiB long). */
+	now = end + TS_NS_PER_S;
+	end = io(t, now, TS_TIER_WRITE, true, base + 4096 + 100, 8192, &d);
+	CHECK(d.bound != TS_TIER_BOUND_FLUSH);
+	CHECK_EQ_U64(end, io(twin, now, TS_TIER_WRITE, false, base + 4096 + 100, 8192, &dt));
+	CHECK_EQ_U64(cache_num(t, "resident_bytes"), resident - 3 * 4096);
+	io(t, end, TS_TIER_READ, false, base, TS_MiB, &d);
+	CHECK_EQ_U64(d.hit_bytes, TS_MiB - 3 * 4096);
+	CHECK_EQ_U64(d.dev_bytes, 3 * 4096);
+
+	/* The model's stats: direct reads count no hit bytes. */
+	json_t *o = ts_tier_stats_json(t);
+	json_t *r = json_object_get(json_object_get(o, "ops"), "read");
+	CHECK_EQ_U64(json_integer_value(json_object_get(r, "cache_hit_bytes")),
+		     2 * TS_MiB - 3 * 4096);
+	json_decref(o);
+	ts_tier_free(t);
+	ts_tier_free(twin);
+}
+
 static long rss_kib(void)
 {
 	FILE *f = fopen("/proc/self/statm", "r");
@@ -433,6 +544,7 @@ int main(int argc, char **argv)
 	RUN(test_expire);
 	RUN(test_evict);
 	RUN(test_forget);
+	RUN(test_direct);
 	RUN(test_big);
 	RUN(test_determinism);
 	ts_tier_set_free(set);

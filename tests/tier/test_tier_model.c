@@ -421,6 +421,102 @@ static void test_faults(void)
 	ts_tier_free(t);
 }
 
+/* The text form of a rule (tierfs's fault=) parses, prints back the same,
+ * refuses bad fields naming them; path globs match by name or whole path. */
+static void test_fault_text(void)
+{
+	static const struct {
+		const char *in, *out;
+	} good[] = {
+		{ "read:EIO", "read:EIO:1" },
+		{ "read:EIO:0.01", "read:EIO:0.01" },
+		{ "write:ENOSPC:path=*.rec", "write:ENOSPC:1:path=*.rec" },
+		{ "any:5:off=4k-8k:0.5", "any:EIO:0.5:off=4096-8192" },
+		{ "meta:ENOENT:path=/train/n0144*", "meta:ENOENT:1:path=/train/n0144*" },
+		{ "fdatasync:EROFS:1", "fdatasync:EROFS:1" },
+	};
+	char err[256], buf[512];
+	for (size_t i = 0; i < TS_ARRAY_SIZE(good); i++) {
+		struct ts_tier_fault f, g;
+		CHECK(ts_tier_fault_parse(good[i].in, &f, err, sizeof(err)) == 0);
+		CHECK(f.file == UINT64_MAX);
+		ts_tier_fault_format(&f, buf, sizeof(buf));
+		if (strcmp(buf, good[i].out))
+			fprintf(stderr, "%s -> %s, expected %s\n", good[i].in, buf, good[i].out);
+		CHECK(strcmp(buf, good[i].out) == 0);
+		CHECK(ts_tier_fault_parse(buf, &g, err, sizeof(err)) == 0);
+		CHECK(f.op == g.op && f.err == g.err && f.probability == g.probability &&
+		      f.off == g.off && f.len == g.len && strcmp(f.path, g.path) == 0);
+	}
+	static const struct {
+		const char *in, *names;
+	} bad[] = {
+		{ "read", "expected OP:ERRNO" },
+		{ "reed:EIO", "op 'reed'" },
+		{ "read:EIOO", "'EIOO' is not an errno" },
+		{ "read:0", "'0' is not an errno" },
+		{ "read:EIO:1.5", "probability '1.5'" },
+		{ "read:EIO:off=8k-4k", "'off=8k-4k'" },
+		{ "read:EIO:path=", "path= needs a glob" },
+		{ "read:EIO:0.5:0.5", "unexpected '0.5'" },
+		{ "read:EIO:size=4", "unexpected 'size=4'" },
+	};
+	for (size_t i = 0; i < TS_ARRAY_SIZE(bad); i++) {
+		struct ts_tier_fault f;
+		err[0] = 0;
+		CHECK(ts_tier_fault_parse(bad[i].in, &f, err, sizeof(err)) == TS_E_PARSE);
+		if (!strstr(err, bad[i].names))
+			fprintf(stderr, "%s: got '%s'\n", bad[i].in, err);
+		CHECK(strstr(err, bad[i].names) != NULL);
+	}
+
+	/* Globs: a name without '/' matches the last component; one with a
+	 * '/' the whole path, '*' crossing '/'. No path: no match. */
+	struct ts_tier *t = model("unlimited", 0, 1);
+	struct ts_tier_fault f;
+	CHECK(ts_tier_fault_parse("read:EIO:path=s017.jpg", &f, err, sizeof(err)) == 0);
+	CHECK(ts_tier_fault_add(t, &f) == 0);
+	CHECK(ts_tier_fault_parse("any:EACCES:path=*/n0144*", &f, err, sizeof(err)) == 0);
+	CHECK(ts_tier_fault_add(t, &f) == 0);
+	static const struct {
+		enum ts_tier_op op;
+		const char *path;
+		int err;
+	} cases[] = {
+		{ TS_TIER_READ, "/cls/s017.jpg", -EIO },
+		{ TS_TIER_WRITE, "/cls/s017.jpg", 0 },
+		{ TS_TIER_READ, "/cls/s0170.jpg", 0 },
+		{ TS_TIER_READ, "/s017.jpg/x", 0 },
+		{ TS_TIER_READ, NULL, 0 },
+		{ TS_TIER_READ, "/train/n01440764/x.JPEG", -EACCES },
+		{ TS_TIER_META, "/train/n01440764", -EACCES },
+		{ TS_TIER_WRITE, "/val/n01443537/y.JPEG", -EACCES },
+		{ TS_TIER_READ, "/train/n01530575/x.JPEG", 0 },
+	};
+	for (size_t i = 0; i < TS_ARRAY_SIZE(cases); i++) {
+		struct ts_tier_done d;
+		struct ts_tier_req r = {
+			.op = cases[i].op, .file = 1, .len = 4096, .path = cases[i].path
+		};
+		ts_tier_submit(t, 0, &r, &d);
+		if (d.err != cases[i].err)
+			fprintf(stderr, "%s: err %d, expected %d\n", cases[i].path, d.err,
+				cases[i].err);
+		CHECK(d.err == cases[i].err);
+	}
+	struct ts_tier_fault list[TS_TIER_MAX_FAULTS];
+	CHECK(ts_tier_fault_list(t, list, TS_TIER_MAX_FAULTS) == 2);
+	CHECK(strcmp(list[1].path, "*/n0144*") == 0);
+	json_t *o = ts_tier_stats_json(t);
+	json_t *fo = json_object_get(o, "faults");
+	CHECK_EQ_U64(json_integer_value(json_object_get(fo, "rules")), 2);
+	CHECK_EQ_U64(json_integer_value(json_object_get(fo, "injected")), 4);
+	json_decref(o);
+	ts_tier_fault_clear(t);
+	CHECK(ts_tier_fault_list(t, list, TS_TIER_MAX_FAULTS) == 0);
+	ts_tier_free(t);
+}
+
 /* unlimited: no latency, no cap; floor_ns never makes time run backwards. */
 static void test_unlimited_floor(void)
 {
@@ -560,6 +656,7 @@ int main(int argc, char **argv)
 	RUN(test_determinism);
 	RUN(test_switch);
 	RUN(test_faults);
+	RUN(test_fault_text);
 	RUN(test_unlimited_floor);
 	RUN(test_threads);
 	RUN(test_options);

@@ -506,6 +506,7 @@ int ts_replay_virtual(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 			    .off = op == TS_TIER_META ? 0 : r->offset,
 			    .len = op == TS_TIER_META ? 0 : r->length,
 			    .size = r->size,
+			    .direct = (r->flags & TS_REC_F_DIRECT) != 0,
 			};
 			struct ts_tier_done d = {0};
 			done = ts_tier_submit(tier, s, &q, &d);

@@ -1,0 +1,1051 @@
+/*
+ * cmd_advise.c — `tiersim advise SCRIPT.lua [--tiers ...] [--vcpus ...]
+ * [--mem ...] [--tolerance 2%]`: the smallest instance that loses nothing
+ * measurable for a scenario.
+ *
+ * The scenario runs once per point of the grid disk tier x vCPUs x memory
+ * (vCPUs = pipeline.vcpus, the decode workers; memory = mount.mem, the
+ * page-cache model's size), each point a command-line override of the
+ * script, through the same runner as `tiersim run` (virtual time unless
+ * --real). Every row the script produces belongs to a workload: the row's
+ * configuration less the three grid keys. Per workload:
+ *
+ *   best         the highest samples/s on the grid;
+ *   spread       the run-to-run spread at the best point, (max - min) / max
+ *                over the grid's run and --repeats more runs with other
+ *                seeds (mount.seed: the tier's latency draws; pipeline.seed:
+ *                the shuffle) — the smallest difference that is measurable;
+ *   tolerance    --tolerance, relative to the best, raised to the spread
+ *                where the spread is larger;
+ *   recommended  the cheapest point within the tolerance of the best.
+ *
+ * "Cheapest" is an order by resources, not by price: fewer vCPUs, then less
+ * memory, then the lower disk tier, tiers ordered by their caps at the
+ * scenario's capacity (read MB/s, then read IOPS). No instance prices are
+ * cited anywhere in tiersim, and the only published disk prices (Alibaba
+ * 2017, per GB-month, for SSD and ultra cloud disks; none for the gn5's
+ * local NVMe, which comes with the instance) cannot price a whole instance.
+ */
+#include <ctype.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "fs/tier.h"
+#include "runner.h"
+#include "units.h"
+
+#define AXIS_MAX 16
+#define REPEATS_MAX 20
+#define NONE ((size_t)-1)
+
+/* The grid's three axes, each in cost order (cheapest first). */
+struct grid {
+	const char *tiers[TS_RUNNER_MAX_TIERS];
+	size_t ntiers;
+	uint64_t vcpus[AXIS_MAX];
+	size_t nv;
+	uint64_t mem[AXIS_MAX]; /* bytes */
+	char mem_s[AXIS_MAX][32];
+	size_t nm;
+};
+
+/* One grid point's result for a workload: a row of the advice report. */
+struct point {
+	size_t row;	    /* in the advice report */
+	size_t v, m, t;	    /* grid indices; t by cost rank is tier_rank[t] */
+};
+
+struct workload {
+	char *key;	    /* configuration less the grid keys */
+	char *name;	    /* "inference", "googlenet train b64" */
+	struct point *pts;
+	size_t n, cap;
+	unsigned tier_rank[TS_RUNNER_MAX_TIERS]; /* 0 = the cheapest tier */
+	size_t best, rec;   /* indices into pts; NONE when every point failed */
+	double runs[REPEATS_MAX + 1]; /* samples/s at the best point, per seed */
+	unsigned nruns;
+	double spread_pct, tol_pct;
+};
+
+struct advise {
+	struct ts_runner_opts base; /* script, key=value, workdir, clock */
+	struct grid g;
+	double tolerance_pct;
+	unsigned repeats;
+	struct ts_report rep;	    /* every grid point's row */
+	struct workload *w;
+	size_t nw;
+	struct ts_tier_set *tiers;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: tiersim advise SCRIPT.lua [key=value ...] [--tiers A,B,...] [--vcpus 2,4,...]\n"
+		"                      [--mem 4GiB,16GiB,...] [--tolerance 2%%] [options]\n\n"
+		"Runs every configuration of SCRIPT on the grid disk tier x vCPUs x memory and\n"
+		"recommends, per workload, the cheapest grid point whose samples/s is within the\n"
+		"tolerance of the best. vCPUs are the decode workers (pipeline.vcpus), memory\n"
+		"the page-cache model (mount.mem). Example:\n"
+		"  tiersim advise scripts/main.lua --vcpus 2,4,8 --mem 4GiB,16GiB,60GiB\n\n"
+		"options:\n"
+		"  --tiers A,B,...   disk tiers (default nvme-local,ssd-cloud,ultra-cloud)\n"
+		"  --vcpus N,N,...   vCPU counts (default 2,4,8,16 per GPU of the scenario)\n"
+		"  --mem S,S,...     memory sizes (default 4,16,30,60 GiB per GPU; gn5 gives a\n"
+		"                    P100 30 or 60 GiB)\n"
+		"  --tolerance P%%    how much below the best still counts as no loss (default\n"
+		"                    2%%); raised to the run-to-run spread where that is larger\n"
+		"  --repeats N       reruns of each workload's best point with other seeds to\n"
+		"                    measure the spread (default 3; 0 = do not measure)\n"
+		"  --virtual         predict in virtual time (the default)\n"
+		"  --real            run in real time through tierfs mounts (small grids)\n"
+		"  --json FILE|-     every grid point's row as JSON\n"
+		"  --csv FILE|-      the rows as CSV\n"
+		"  --plot FILE       samples/s per tier x vCPU at each workload's recommended\n"
+		"                    memory, with gnuplot (.svg or .png)\n"
+		"  --workdir DIR     datasets, mounts and scratch space\n"
+		"  --quiet           no progress lines\n"
+		"  -h, --help        this text\n\n"
+		"Cheapest = fewer vCPUs, then less memory, then the tier with the lower caps\n"
+		"(read MB/s, then IOPS): an order by resources, not by price.\n"
+		"exit status: 0 done, 1 the scenario failed, 2 bad command line, 130 interrupted.\n");
+}
+
+/* ---- The command line ------------------------------------------------------ */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* "2,4,8" → sorted, distinct, > 0. */
+static int parse_vcpus(const char *arg, struct grid *g, char *err, size_t errlen)
+{
+	const char *p = arg;
+	g->nv = 0;
+	while (*p) {
+		char *end;
+		if (!isdigit((unsigned char)*p)) {
+			snprintf(err, errlen, "--vcpus %s: expected counts such as 2,4,8", arg);
+			return TS_E_PARSE;
+		}
+		unsigned long long v = strtoull(p, &end, 10);
+		if (v == 0 || v > 4096 || (*end && *end != ',')) {
+			snprintf(err, errlen, "--vcpus %s: expected counts from 1 to 4096 such as "
+					      "2,4,8", arg);
+			return TS_E_PARSE;
+		}
+		if (g->nv == AXIS_MAX) {
+			snprintf(err, errlen, "--vcpus %s: at most %d values", arg, AXIS_MAX);
+			return TS_E_PARSE;
+		}
+		g->vcpus[g->nv++] = v;
+		p = *end ? end + 1 : end;
+	}
+	qsort(g->vcpus, g->nv, sizeof(g->vcpus[0]), cmp_u64);
+	for (size_t i = 1; i < g->nv; i++)
+		if (g->vcpus[i] == g->vcpus[i - 1]) {
+			snprintf(err, errlen, "--vcpus %s: %llu is listed twice", arg,
+				 (unsigned long long)g->vcpus[i]);
+			return TS_E_PARSE;
+		}
+	if (!g->nv) {
+		snprintf(err, errlen, "--vcpus: expected counts such as 2,4,8");
+		return TS_E_PARSE;
+	}
+	return 0;
+}
+
+/* Adds a memory size, keeping the axis sorted; the text is what the
+ * mount.mem override and the table show. */
+static int add_mem(struct grid *g, const char *text, uint64_t bytes)
+{
+	if (g->nm == AXIS_MAX)
+		return -E2BIG;
+	size_t i = g->nm;
+	for (size_t k = 0; k < g->nm; k++)
+		if (g->mem[k] == bytes)
+			return -EEXIST;
+	while (i > 0 && g->mem[i - 1] > bytes) {
+		g->mem[i] = g->mem[i - 1];
+		memcpy(g->mem_s[i], g->mem_s[i - 1], sizeof(g->mem_s[i]));
+		i--;
+	}
+	g->mem[i] = bytes;
+	snprintf(g->mem_s[i], sizeof(g->mem_s[i]), "%s", text);
+	g->nm++;
+	return 0;
+}
+
+static int parse_mem(const char *arg, struct grid *g, char *err, size_t errlen)
+{
+	char *copy = strdup(arg);
+	if (!copy)
+		return -ENOMEM;
+	int rc = 0;
+	g->nm = 0;
+	for (char *save, *t = strtok_r(copy, ",", &save); t && !rc;
+	     t = strtok_r(NULL, ",", &save)) {
+		uint64_t b;
+		if (strlen(t) >= sizeof(g->mem_s[0]) || ts_parse_size(t, &b) || b == 0) {
+			snprintf(err, errlen, "--mem %s: '%s' is not a size such as 16GiB", arg, t);
+			rc = TS_E_PARSE;
+		} else if ((rc = add_mem(g, t, b))) {
+			snprintf(err, errlen, "--mem %s: %s", arg, rc == -EEXIST ?
+				 "a size is listed twice" : "at most 16 values");
+			rc = TS_E_PARSE;
+		}
+	}
+	if (!rc && !g->nm) {
+		snprintf(err, errlen, "--mem: expected sizes such as 4GiB,16GiB");
+		rc = TS_E_PARSE;
+	}
+	free(copy);
+	return rc;
+}
+
+/* "2%", "2" (percent) or "0.5%". */
+static int parse_tolerance(const char *arg, double *pct, char *err, size_t errlen)
+{
+	char *end;
+	double v = strtod(arg, &end);
+	if (end == arg || (*end && strcmp(end, "%")) || !(v >= 0 && v < 100)) {
+		snprintf(err, errlen, "--tolerance %s: expected a percentage from 0 to below 100, "
+				      "e.g. 2%%", arg);
+		return TS_E_PARSE;
+	}
+	*pct = v;
+	return 0;
+}
+
+/* ---- Running the script at a grid point -------------------------------------- */
+
+/* Runs the script once with @extra overrides (the grid point, a seed) on
+ * @tiers; the rows it produced move to @out. */
+static int run_script(struct advise *A, const char *const *tiers, size_t ntiers,
+		      const char *const *extra, size_t nextra, bool virtual_time,
+		      struct ts_report *out, int *status)
+{
+	struct ts_runner_opts o = A->base;
+	o.virtual_time = virtual_time;
+	o.quiet = A->base.quiet || virtual_time;
+	o.ntiers = ntiers;
+	for (size_t i = 0; i < ntiers; i++)
+		o.tiers[i] = tiers[i];
+	for (size_t i = 0; i < nextra; i++) {
+		if (o.nkv == TS_RUNNER_MAX_OVERRIDES) {
+			fprintf(stderr, "tiersim advise: too many key=value arguments\n");
+			*status = TS_EXIT_USAGE;
+			return -E2BIG;
+		}
+		o.kv[o.nkv++] = extra[i];
+	}
+	struct ts_runner R;
+	char err[2048] = "";
+	int rc = ts_runner_init(&R, &o, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "tiersim advise: %s\n", err[0] ? err : ts_strerror(rc));
+		*status = rc == TS_E_UNKNOWN || rc == TS_E_PARSE ? TS_EXIT_USAGE : TS_EXIT_FAIL;
+		ts_runner_free(&R);
+		return rc;
+	}
+	rc = ts_runner_run(&R, err, sizeof(err));
+	if (rc == -EINTR || ts_runner_interrupted) {
+		fprintf(stderr, "tiersim advise: interrupted by signal %d; stopping\n",
+			(int)ts_runner_interrupted);
+		*status = TS_EXIT_INTERRUPT;
+		rc = -EINTR;
+	} else if (rc == TS_E_LUA) {
+		*status = TS_EXIT_FAIL; /* the message and traceback are printed */
+	} else if (rc) {
+		fprintf(stderr, "tiersim advise: %s\n", err[0] ? err : ts_strerror(rc));
+		*status = TS_EXIT_FAIL;
+	}
+	if (!rc && !out->title && R.report.title && ts_row_set_str(&out->title, R.report.title))
+		rc = -ENOMEM;
+	for (size_t i = 0; !rc && i < R.report.n; i++) {
+		struct ts_row *w = ts_report_add(out);
+		if (!w) {
+			rc = -ENOMEM;
+			break;
+		}
+		*w = R.report.rows[i];
+		memset(&R.report.rows[i], 0, sizeof(R.report.rows[i]));
+	}
+	if (rc == -ENOMEM) {
+		fprintf(stderr, "tiersim advise: out of memory\n");
+		*status = TS_EXIT_FAIL;
+	}
+	ts_runner_free(&R);
+	return rc;
+}
+
+static const char *param(const struct ts_row *w, const char *key)
+{
+	for (size_t i = 0; i < w->nparams; i++)
+		if (!strcmp(w->pkey[i], key))
+			return w->pval[i];
+	return NULL;
+}
+
+static bool grid_key(const char *key)
+{
+	return !strcmp(key, "mount.tier") || !strcmp(key, "mount.mem") ||
+	       !strcmp(key, "pipeline.vcpus");
+}
+
+/* The row's own label less its tier prefix and the values of swept grid
+ * keys ("vcpus=2 mem=1GiB" from a sweep{} the grid overrides). */
+static void base_label(const struct ts_row *w, char *buf, size_t n)
+{
+	const char *l = w->label ? w->label : "";
+	size_t tl = w->tier ? strlen(w->tier) : 0;
+	if (tl && !strncmp(l, w->tier, tl) && (l[tl] == ' ' || !l[tl]))
+		l += tl + (l[tl] == ' ');
+	buf[0] = 0;
+	size_t used = 0;
+	char *copy = strdup(l);
+	if (!copy)
+		return;
+	for (char *save, *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+		if (!strncmp(t, "vcpus=", 6) || !strncmp(t, "mem=", 4) || !strncmp(t, "tier=", 5))
+			continue;
+		if (used < n)
+			used += (size_t)snprintf(buf + used, n - used, "%s%s", used ? " " : "", t);
+	}
+	free(copy);
+}
+
+/* The row's workload; a new one when @create, else -ENOENT if none. */
+static int workload_of(struct advise *A, const struct ts_row *w, bool create, size_t *out)
+{
+	char label[512], key[2048];
+	base_label(w, label, sizeof(label));
+	size_t used = (size_t)snprintf(key, sizeof(key), "%s", label);
+	for (size_t i = 0; i < w->nparams && used < sizeof(key); i++)
+		if (!grid_key(w->pkey[i]))
+			used += (size_t)snprintf(key + used, sizeof(key) - used, "|%s=%s", w->pkey[i],
+						 w->pval[i]);
+	for (size_t i = 0; i < A->nw; i++)
+		if (!strcmp(A->w[i].key, key)) {
+			*out = i;
+			return 0;
+		}
+	if (!create)
+		return -ENOENT;
+	struct workload *nw = realloc(A->w, (A->nw + 1) * sizeof(*nw));
+	if (!nw)
+		return -ENOMEM;
+	A->w = nw;
+	struct workload *k = &A->w[A->nw];
+	memset(k, 0, sizeof(*k));
+	k->best = k->rec = NONE;
+	char name[512];
+	if (label[0])
+		snprintf(name, sizeof(name), "%s", label);
+	else
+		snprintf(name, sizeof(name), "%s %s b%s", param(w, "engine.model") ?: "?",
+			 param(w, "engine.mode") ?: "?", param(w, "engine.batch") ?: "?");
+	k->key = strdup(key);
+	k->name = strdup(name);
+	if (!k->key || !k->name) {
+		free(k->key);
+		free(k->name);
+		return -ENOMEM;
+	}
+	*out = A->nw++;
+	return 0;
+}
+
+static size_t tier_index(const struct grid *g, const char *tier)
+{
+	for (size_t i = 0; tier && i < g->ntiers; i++)
+		if (!strcmp(g->tiers[i], tier))
+			return i;
+	return NONE;
+}
+
+/* Files the rows of grid point (v, m) under their workloads, labelled
+ * "workload | 4 vCPU 16GiB ssd-cloud". A configuration a sweep{} ran at
+ * several values of a grid key ran identically under the override; only
+ * its first row is kept. */
+static int file_rows(struct advise *A, struct ts_report *got, size_t v, size_t m)
+{
+	for (size_t i = 0; i < got->n; i++) {
+		struct ts_row *w = &got->rows[i];
+		size_t t = tier_index(&A->g, w->tier), wi;
+		if (t == NONE)
+			continue;
+		int rc = workload_of(A, w, true, &wi);
+		if (rc)
+			return rc;
+		struct workload *k = &A->w[wi];
+		bool dup = false;
+		for (size_t p = 0; p < k->n; p++)
+			dup |= k->pts[p].v == v && k->pts[p].m == m && k->pts[p].t == t;
+		if (dup)
+			continue;
+		if (k->n == k->cap) {
+			size_t cap = k->cap ? 2 * k->cap : 16;
+			struct point *np = realloc(k->pts, cap * sizeof(*np));
+			if (!np)
+				return -ENOMEM;
+			k->pts = np;
+			k->cap = cap;
+		}
+		char label[768];
+		snprintf(label, sizeof(label), "%s | %llu vCPU %s %s", k->name,
+			 (unsigned long long)A->g.vcpus[v], A->g.mem_s[m], A->g.tiers[t]);
+		struct ts_row *dst = ts_report_add(&A->rep);
+		if (!dst)
+			return -ENOMEM;
+		*dst = *w;
+		memset(w, 0, sizeof(*w));
+		if ((rc = ts_row_set_str(&dst->label, label)) ||
+		    (rc = ts_row_param(dst, "advise.workload", k->name)))
+			return rc;
+		k->pts[k->n++] = (struct point){ A->rep.n - 1, v, m, t };
+	}
+	return 0;
+}
+
+/* ---- Choosing ------------------------------------------------------------------- */
+
+/* Tiers by their caps at the workload's capacity: read MB/s, then read
+ * IOPS; a cap of 0 means none (unlimited) and sorts last. */
+static double cap_or_inf(double v)
+{
+	return v > 0 ? v : INFINITY;
+}
+
+static int rank_tiers(struct advise *A, struct workload *k)
+{
+	const struct ts_row *w = &A->rep.rows[k->pts[0].row];
+	const char *cs = param(w, "mount.capacity");
+	uint64_t cap = 0;
+	char compact[64] = "";
+	size_t j = 0;
+	for (const char *c = cs ? cs : ""; *c && j + 1 < sizeof(compact); c++)
+		if (*c != ' ')
+			compact[j++] = *c;
+	compact[j] = 0;
+	if (compact[0] && ts_parse_size(compact, &cap))
+		cap = 0;
+	double bps[TS_RUNNER_MAX_TIERS], iops[TS_RUNNER_MAX_TIERS];
+	for (size_t t = 0; t < A->g.ntiers; t++) {
+		const struct ts_tier_profile *p;
+		struct ts_tier_limits l;
+		char err[512];
+		int rc = ts_tier_set_lookup(A->tiers, A->g.tiers[t], &p, err, sizeof(err));
+		if (!rc)
+			rc = ts_tier_effective(p, cap, &l, err, sizeof(err));
+		if (rc) {
+			fprintf(stderr, "tiersim advise: %s\n", err);
+			return rc;
+		}
+		bps[t] = cap_or_inf(l.read_bps > 0 ? l.read_bps : l.bps);
+		iops[t] = cap_or_inf(l.read_iops > 0 ? l.read_iops : l.iops);
+	}
+	for (size_t t = 0; t < A->g.ntiers; t++) {
+		unsigned r = 0;
+		for (size_t u = 0; u < A->g.ntiers; u++)
+			r += bps[u] < bps[t] || (bps[u] == bps[t] && (iops[u] < iops[t] ||
+								       (iops[u] == iops[t] && u < t)));
+		k->tier_rank[t] = r;
+	}
+	return 0;
+}
+
+/* Cost order: fewer vCPUs, then less memory, then the lower tier. */
+static int cost_cmp(const struct workload *k, const struct point *a, const struct point *b)
+{
+	if (a->v != b->v)
+		return a->v < b->v ? -1 : 1;
+	if (a->m != b->m)
+		return a->m < b->m ? -1 : 1;
+	unsigned ra = k->tier_rank[a->t], rb = k->tier_rank[b->t];
+	return ra < rb ? -1 : ra > rb;
+}
+
+static double sps_at(const struct advise *A, const struct point *p)
+{
+	const struct ts_row *w = &A->rep.rows[p->row];
+	return w->error || isnan(w->samples_per_s) ? NAN : w->samples_per_s;
+}
+
+/* The best point: highest samples/s, the cheaper one on a tie. */
+static void find_best(struct advise *A, struct workload *k)
+{
+	for (size_t i = 0; i < k->n; i++) {
+		double s = sps_at(A, &k->pts[i]);
+		if (isnan(s))
+			continue;
+		if (k->best == NONE)
+			k->best = i;
+		else {
+			double b = sps_at(A, &k->pts[k->best]);
+			if (s > b || (s == b && cost_cmp(k, &k->pts[i], &k->pts[k->best]) < 0))
+				k->best = i;
+		}
+	}
+	if (k->best != NONE)
+		k->runs[k->nruns++] = sps_at(A, &k->pts[k->best]);
+}
+
+static int choose(struct advise *A, struct workload *k)
+{
+	if (k->best == NONE)
+		return 0;
+	double lo = k->runs[0], hi = k->runs[0];
+	for (unsigned i = 1; i < k->nruns; i++) {
+		lo = fmin(lo, k->runs[i]);
+		hi = fmax(hi, k->runs[i]);
+	}
+	k->spread_pct = k->nruns > 1 && hi > 0 ? 100.0 * (hi - lo) / hi : NAN;
+	k->tol_pct = isnan(k->spread_pct) ? A->tolerance_pct : fmax(A->tolerance_pct,
+								     k->spread_pct);
+	double floor = sps_at(A, &k->pts[k->best]) * (1.0 - k->tol_pct / 100.0);
+	for (size_t i = 0; i < k->n; i++) {
+		double s = sps_at(A, &k->pts[i]);
+		if (isnan(s) || s < floor)
+			continue;
+		if (k->rec == NONE || cost_cmp(k, &k->pts[i], &k->pts[k->rec]) < 0)
+			k->rec = i;
+	}
+	struct ts_row *rw = &A->rep.rows[k->pts[k->rec].row];
+	struct ts_row *bw = &A->rep.rows[k->pts[k->best].row];
+	char tol[32], spread[32];
+	snprintf(tol, sizeof(tol), "%.4f%%", k->tol_pct);
+	snprintf(spread, sizeof(spread), isnan(k->spread_pct) ? "-" : "%.4f%%", k->spread_pct);
+	int rc = 0;
+	for (size_t i = 0; i < k->n && !rc; i++) {
+		struct ts_row *w = &A->rep.rows[k->pts[i].row];
+		w->rel_to = sps_at(A, &k->pts[k->best]);
+		if (!(rc = ts_row_param(w, "advise.tolerance", tol)))
+			rc = ts_row_param(w, "advise.spread", spread);
+	}
+	if (!rc)
+		rc = ts_row_param(rw, "advise.choice", k->rec == k->best ? "recommended, best"
+								       : "recommended");
+	if (!rc && k->rec != k->best)
+		rc = ts_row_param(bw, "advise.choice", "best");
+	return rc;
+}
+
+/* Reruns each workload's best point with seeds 2..repeats+1 (the grid ran
+ * with the scenario's seeds, 1 by default). Workloads sharing a best point
+ * share its runs. */
+static int measure_spread(struct advise *A, int *status)
+{
+	for (size_t i = 0; i < A->nw; i++) {
+		struct workload *k = &A->w[i];
+		if (k->best == NONE || k->nruns > 1)
+			continue;
+		const struct point *bp = &k->pts[k->best];
+		char vkv[64], mkv[64];
+		snprintf(vkv, sizeof(vkv), "pipeline.vcpus=%llu", (unsigned long long)A->g.vcpus[bp->v]);
+		snprintf(mkv, sizeof(mkv), "mount.mem=%s", A->g.mem_s[bp->m]);
+		for (unsigned r = 0; r < A->repeats; r++) {
+			char s1[48], s2[48];
+			snprintf(s1, sizeof(s1), "mount.seed=%u", r + 2);
+			snprintf(s2, sizeof(s2), "pipeline.seed=%u", r + 2);
+			const char *extra[] = { vkv, mkv, s1, s2 };
+			struct ts_report got;
+			ts_report_init(&got);
+			got.virtual_time = A->base.virtual_time;
+			int rc = run_script(A, &A->g.tiers[bp->t], 1, extra, 4, A->base.virtual_time,
+					    &got, status);
+			/* Every workload whose best is this point takes its row. */
+			for (size_t j = 0; !rc && j < got.n; j++) {
+				size_t wi;
+				/* A row no grid point produced has no workload. */
+				if (workload_of(A, &got.rows[j], false, &wi))
+					continue;
+				struct workload *o = &A->w[wi];
+				if (o->best == NONE || o->nruns != r + 1 || o->nruns > REPEATS_MAX)
+					continue;
+				const struct point *op = &o->pts[o->best];
+				double s = got.rows[j].error ? NAN : got.rows[j].samples_per_s;
+				if (op->v == bp->v && op->m == bp->m && op->t == bp->t && !isnan(s))
+					o->runs[o->nruns++] = s;
+			}
+			ts_report_free(&got);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+/* ---- Output ---------------------------------------------------------------------- */
+
+static void fmt(char *b, size_t n, double v, int prec)
+{
+	if (isnan(v))
+		snprintf(b, n, "-");
+	else
+		snprintf(b, n, "%.*f", prec, v);
+}
+
+static void point_words(const struct advise *A, const struct point *p, char *b, size_t n)
+{
+	snprintf(b, n, "%llu vCPU, %s, %s", (unsigned long long)A->g.vcpus[p->v],
+		 A->g.mem_s[p->m], A->g.tiers[p->t]);
+}
+
+/* The workload's points in cost order, the cheapest first (malloc'd). */
+static size_t *cost_order(const struct workload *k)
+{
+	size_t *ord = malloc((k->n ? k->n : 1) * sizeof(*ord));
+	for (size_t i = 0; ord && i < k->n; i++) {
+		size_t j = i;
+		while (j > 0 && cost_cmp(k, &k->pts[i], &k->pts[ord[j - 1]]) < 0) {
+			ord[j] = ord[j - 1];
+			j--;
+		}
+		ord[j] = i;
+	}
+	return ord;
+}
+
+static void print_workload(const struct advise *A, const struct workload *k, FILE *f)
+{
+	fprintf(f, "\n%s\n", k->name);
+	int tw = 4;
+	for (size_t t = 0; t < A->g.ntiers; t++)
+		tw = (int)strlen(A->g.tiers[t]) > tw ? (int)strlen(A->g.tiers[t]) : tw;
+	fprintf(f, "  %5s  %9s  %-*s  %11s  %6s  %10s  %6s\n", "vCPU", "memory", tw, "tier",
+		"samples/s", "AU %", "IO stall %", "rel");
+	/* In cost order, the cheapest first. */
+	size_t *ord = cost_order(k);
+	if (!ord)
+		return;
+	double best = k->best == NONE ? NAN : sps_at(A, &k->pts[k->best]);
+	for (size_t o = 0; o < k->n; o++) {
+		size_t i = ord[o];
+		const struct point *p = &k->pts[i];
+		const struct ts_row *w = &A->rep.rows[p->row];
+		fprintf(f, "  %5llu  %9s  %-*s", (unsigned long long)A->g.vcpus[p->v],
+			A->g.mem_s[p->m], tw, A->g.tiers[p->t]);
+		if (w->error) {
+			fprintf(f, "  %s\n", w->error);
+			continue;
+		}
+		char s[32], au[32], st[32], rel[32];
+		fmt(s, sizeof(s), w->samples_per_s, 1);
+		fmt(au, sizeof(au), w->au_pct, 1);
+		fmt(st, sizeof(st), w->stall_pct, 1);
+		fmt(rel, sizeof(rel), best > 0 ? w->samples_per_s / best : NAN, 3);
+		fprintf(f, "  %11s  %6s  %10s  %6s%s%s\n", s, au, st, rel,
+			i == k->rec ? "  <- recommended" : "", i == k->best ? "  (best)" : "");
+	}
+	free(ord);
+	if (k->best == NONE) {
+		fprintf(f, "%s: no grid point produced a result\n", k->name);
+		return;
+	}
+	char sp[64];
+	if (isnan(k->spread_pct))
+		snprintf(sp, sizeof(sp), "not measured (--repeats 0)");
+	else
+		snprintf(sp, sizeof(sp), "%.2f%% over %u seeds", k->spread_pct, k->nruns);
+	fprintf(f, "tolerance %.2f%% of the best (asked %.2f%%; run-to-run spread at the best "
+		   "point %s)\n", k->tol_pct, A->tolerance_pct, sp);
+	char rw[256], bw[256];
+	point_words(A, &k->pts[k->rec], rw, sizeof(rw));
+	point_words(A, &k->pts[k->best], bw, sizeof(bw));
+	double rs = sps_at(A, &k->pts[k->rec]);
+	if (k->rec == k->best)
+		fprintf(f, "%s: %s is the best (%.1f samples/s);", k->name, rw, best);
+	else
+		fprintf(f, "%s: %s keeps %.1f%% of the best (%s: %.1f samples/s);", k->name, rw,
+			100.0 * rs / best, bw, best);
+	fprintf(f, " every cheaper grid point loses more than %.2f%%.\n", k->tol_pct);
+	const struct ts_row *w = &A->rep.rows[k->pts[k->rec].row];
+	if (w->parts)
+		fprintf(f, "parts (recommended point): %s\n", w->parts);
+}
+
+static void print_advice(const struct advise *A, FILE *f)
+{
+	fprintf(f, "advise: %s%s\n", A->rep.title ? A->rep.title : A->base.script,
+		A->base.virtual_time ? " (virtual time)" : " (real time)");
+	fprintf(f, "grid: %zu tiers x %zu vCPU counts x %zu memory sizes; vCPUs = decode "
+		   "workers (pipeline.vcpus), memory = page-cache model (mount.mem)\n",
+		A->g.ntiers, A->g.nv, A->g.nm);
+	for (size_t i = 0; i < A->nw; i++)
+		print_workload(A, &A->w[i], f);
+	fprintf(f, "\nrows in cost order: fewer vCPUs, then less memory, then the tier with lower "
+		   "caps (read MB/s, IOPS) —\nan order by resources, not by price. rel = samples/s "
+		   "/ the workload's best; AU = GPU busy / wall;\nIO stall = GPU waiting for input; "
+		   "recommended = the cheapest point within the tolerance of the best.\n");
+}
+
+/* The plot: every grid point would be too many bars to read, so per
+ * workload it shows the tier x vCPU points at the recommended memory size,
+ * in cost order ("inference 4v ssd-cloud"). The rows are shallow copies of
+ * the report's with their own labels. */
+static int plot_advice(const struct advise *A, const char *path, char *err, size_t errlen)
+{
+	struct ts_report pr;
+	ts_report_init(&pr);
+	pr.script = A->rep.script;
+	pr.virtual_time = A->rep.virtual_time;
+	pr.rows = calloc(A->rep.n ? A->rep.n : 1, sizeof(*pr.rows));
+	char **labels = calloc(A->rep.n ? A->rep.n : 1, sizeof(*labels));
+	int rc = pr.rows && labels ? 0 : -ENOMEM;
+	if (!rc && !(pr.title = strdup("tiersim advise: tier x vCPU at the recommended memory")))
+		rc = -ENOMEM;
+	for (size_t i = 0; !rc && i < A->nw; i++) {
+		const struct workload *k = &A->w[i];
+		size_t *ord = k->rec == NONE ? NULL : cost_order(k);
+		for (size_t o = 0; ord && o < k->n && !rc; o++) {
+			const struct point *p = &k->pts[ord[o]];
+			if (p->m != k->pts[k->rec].m)
+				continue;
+			char *l;
+			if (asprintf(&l, "%s %lluv %s", k->name, (unsigned long long)A->g.vcpus[p->v],
+				     A->g.tiers[p->t]) < 0) {
+				rc = -ENOMEM;
+				break;
+			}
+			labels[pr.n] = l;
+			pr.rows[pr.n] = A->rep.rows[p->row];
+			pr.rows[pr.n++].label = l;
+		}
+		if (k->rec != NONE && !ord)
+			rc = -ENOMEM;
+		free(ord);
+	}
+	if (!rc)
+		rc = ts_report_plot(&pr, path, err, errlen);
+	else
+		snprintf(err, errlen, "--plot %s: out of memory", path);
+	for (size_t i = 0; labels && i < pr.n; i++)
+		free(labels[i]);
+	free(labels);
+	free(pr.rows);
+	free(pr.title);
+	return rc;
+}
+
+/* ---- The command ------------------------------------------------------------------ */
+
+static void advise_free(struct advise *A)
+{
+	for (size_t i = 0; i < A->nw; i++) {
+		free(A->w[i].key);
+		free(A->w[i].name);
+		free(A->w[i].pts);
+	}
+	free(A->w);
+	ts_report_free(&A->rep);
+	ts_tier_set_free(A->tiers);
+}
+
+/* The default grid scales with the scenario's GPUs: 2, 4, 8, 16 vCPUs and
+ * 4, 16, 30, 60 GiB per GPU. Alibaba's gn5 family gives one P100 4, 8 or
+ * 28 vCPUs and 30 or 60 GiB (gn5-c4g1, gn5-c8g1; AlibabaCloudDocs/ecs,
+ * "Instance families", gn5), so the grid brackets the real shapes and adds
+ * smaller ones to show where a workload stops caring. The GPU count comes
+ * from a virtual-time run of the script as written. */
+static int default_grid(struct advise *A, bool need_v, bool need_m, int *status)
+{
+	uint64_t gpus = 1;
+	struct ts_report got;
+	ts_report_init(&got);
+	int rc = run_script(A, A->g.tiers, 1, NULL, 0, true, &got, status);
+	for (size_t i = 0; !rc && i < got.n; i++) {
+		const char *g = param(&got.rows[i], "engine.gpus");
+		uint64_t n = g ? strtoull(g, NULL, 10) : 1;
+		gpus = n > gpus ? n : gpus;
+	}
+	ts_report_free(&got);
+	if (rc)
+		return rc;
+	static const unsigned per_gpu_v[] = { 2, 4, 8, 16 };
+	static const unsigned per_gpu_gib[] = { 4, 16, 30, 60 };
+	if (need_v) {
+		A->g.nv = 0;
+		for (size_t i = 0; i < TS_ARRAY_SIZE(per_gpu_v); i++)
+			A->g.vcpus[A->g.nv++] = per_gpu_v[i] * gpus;
+	}
+	if (need_m) {
+		A->g.nm = 0;
+		for (size_t i = 0; i < TS_ARRAY_SIZE(per_gpu_gib); i++) {
+			char t[32];
+			snprintf(t, sizeof(t), "%lluGiB", (unsigned long long)(per_gpu_gib[i] * gpus));
+			if ((rc = add_mem(&A->g, t, per_gpu_gib[i] * gpus * TS_GiB)))
+				return rc;
+		}
+	}
+	return 0;
+}
+
+int ts_cmd_advise(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "tiers", required_argument, NULL, 't' },
+		{ "vcpus", required_argument, NULL, 'V' },
+		{ "mem", required_argument, NULL, 'm' },
+		{ "tolerance", required_argument, NULL, 'T' },
+		{ "repeats", required_argument, NULL, 'r' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "csv", required_argument, NULL, 'c' },
+		{ "plot", required_argument, NULL, 'p' },
+		{ "virtual", no_argument, NULL, 'v' },
+		{ "real", no_argument, NULL, 'R' },
+		{ "workdir", required_argument, NULL, 'w' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct advise A; /* large (the runner options); one per process */
+	memset(&A, 0, sizeof(A));
+	A.base.virtual_time = true;
+	A.tolerance_pct = 2.0;
+	A.repeats = 3;
+	const char *json = NULL, *csv = NULL, *plot = NULL, *tiers = NULL;
+	const char *vcpus = NULL, *mem = NULL;
+	bool real = false, virt = false;
+	char err[1024] = "";
+	int c, rc = 0;
+	optind = 1;
+	opterr = 0; /* one line of our own instead of getopt's and the usage */
+	while ((c = getopt_long(argc, argv, "hq", lo, NULL)) != -1) {
+		switch (c) {
+		case 't': tiers = optarg; break;
+		case 'V': vcpus = optarg; break;
+		case 'm': mem = optarg; break;
+		case 'T': rc = parse_tolerance(optarg, &A.tolerance_pct, err, sizeof(err)); break;
+		case 'r': {
+			char *end;
+			unsigned long n = strtoul(optarg, &end, 10);
+			if (!*optarg || *end || n > REPEATS_MAX) {
+				snprintf(err, sizeof(err), "--repeats %s: expected a count from 0 to %d",
+					 optarg, REPEATS_MAX);
+				rc = TS_E_PARSE;
+			}
+			A.repeats = (unsigned)n;
+			break;
+		}
+		case 'j': json = optarg; break;
+		case 'c': csv = optarg; break;
+		case 'p': plot = optarg; break;
+		case 'v': virt = true; break;
+		case 'R': real = true; break;
+		case 'w': A.base.workdir = optarg; break;
+		case 'q': A.base.quiet = true; break;
+		case 'h': usage(stdout); return TS_EXIT_OK;
+		default:
+			fprintf(stderr, "tiersim advise: %s '%s' (tiersim advise --help lists the "
+					"options)\n", c == ':' || (optopt && strchr("tVmTrjcpw", optopt))
+					? "option needs a value:" : "unknown option", argv[optind - 1]);
+			return TS_EXIT_USAGE;
+		}
+		if (rc) {
+			fprintf(stderr, "tiersim advise: %s\n", err);
+			return TS_EXIT_USAGE;
+		}
+	}
+	if (real && virt) {
+		fprintf(stderr, "tiersim advise: give --virtual or --real, not both\n");
+		return TS_EXIT_USAGE;
+	}
+	A.base.virtual_time = !real;
+	for (int i = optind; i < argc; i++) {
+		if (!A.base.script && !strchr(argv[i], '=')) {
+			A.base.script = argv[i];
+		} else if (strchr(argv[i], '=')) {
+			if (A.base.nkv == TS_RUNNER_MAX_OVERRIDES - 8) {
+				fprintf(stderr, "tiersim advise: at most %d key=value arguments\n",
+					TS_RUNNER_MAX_OVERRIDES - 8);
+				return TS_EXIT_USAGE;
+			}
+			A.base.kv[A.base.nkv++] = argv[i];
+		} else {
+			fprintf(stderr, "tiersim advise: unexpected argument '%s' (parameters are "
+					"key=value)\n", argv[i]);
+			return TS_EXIT_USAGE;
+		}
+	}
+	if (!A.base.script) {
+		fprintf(stderr, "tiersim advise: no scenario given (e.g. tiersim advise "
+				"scripts/main.lua)\n");
+		return TS_EXIT_USAGE;
+	}
+	/* The grid keys belong to the grid. */
+	for (size_t i = 0; i < A.base.nkv; i++) {
+		const char *kv = A.base.kv[i];
+		size_t kl = strcspn(kv, "=");
+		if ((kl == 14 && !strncmp(kv, "pipeline.vcpus", kl)) ||
+		    (kl == 9 && !strncmp(kv, "mount.mem", kl)) ||
+		    (kl == 10 && !strncmp(kv, "mount.tier", kl))) {
+			fprintf(stderr, "tiersim advise: %.*s is a grid axis; give it as --%s\n",
+				(int)kl, kv, kl == 14 ? "vcpus" : kl == 9 ? "mem" : "tiers");
+			return TS_EXIT_USAGE;
+		}
+	}
+	if (plot) {
+		const char *ext = strrchr(plot, '.');
+		if (!ext || (strcasecmp(ext, ".svg") && strcasecmp(ext, ".png"))) {
+			fprintf(stderr, "tiersim advise: --plot %s: the file must end in .svg or "
+					".png\n", plot);
+			return TS_EXIT_USAGE;
+		}
+	}
+	if ((vcpus && (rc = parse_vcpus(vcpus, &A.g, err, sizeof(err)))) ||
+	    (mem && (rc = parse_mem(mem, &A.g, err, sizeof(err))))) {
+		fprintf(stderr, "tiersim advise: %s\n", err);
+		return TS_EXIT_USAGE;
+	}
+
+	/* Tiers: the study's three unless given; each must be known. */
+	int status = TS_EXIT_OK;
+	char *tiers_copy = strdup(tiers ? tiers : "nvme-local,ssd-cloud,ultra-cloud");
+	if (!tiers_copy)
+		return TS_EXIT_FAIL;
+	if ((rc = ts_tier_set_load_default(&A.tiers, err, sizeof(err)))) {
+		fprintf(stderr, "tiersim advise: %s\n", err);
+		free(tiers_copy);
+		return TS_EXIT_FAIL;
+	}
+	for (char *save, *t = strtok_r(tiers_copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		const struct ts_tier_profile *p;
+		if (A.g.ntiers == TS_RUNNER_MAX_TIERS) {
+			snprintf(err, sizeof(err), "--tiers %s: at most %d tiers", tiers,
+				 TS_RUNNER_MAX_TIERS);
+			rc = TS_E_PARSE;
+		} else if (!strcmp(t, "none")) {
+			snprintf(err, sizeof(err), "--tiers: 'none' reads without a disk model; "
+				 "advise compares disk tiers (tiersim tiers lists them)");
+			rc = TS_E_PARSE;
+		} else if (tier_index(&A.g, t) != NONE) {
+			snprintf(err, sizeof(err), "--tiers %s: '%s' is listed twice", tiers, t);
+			rc = TS_E_PARSE;
+		} else if ((rc = ts_tier_set_lookup(A.tiers, t, &p, err, sizeof(err)))) {
+			rc = TS_E_PARSE;
+		} else {
+			A.g.tiers[A.g.ntiers++] = t;
+		}
+		if (rc)
+			break;
+	}
+	if (!rc && !A.g.ntiers) {
+		snprintf(err, sizeof(err), "--tiers: expected tier names such as ssd-cloud,ultra-cloud");
+		rc = TS_E_PARSE;
+	}
+	if (rc) {
+		fprintf(stderr, "tiersim advise: %s\n", err);
+		status = TS_EXIT_USAGE;
+		goto out;
+	}
+
+	/* The command line's key=value and the work directory, checked before
+	 * anything runs. */
+	{
+		struct ts_runner R;
+		struct ts_runner_opts o = A.base;
+		o.ntiers = A.g.ntiers;
+		memcpy(o.tiers, A.g.tiers, sizeof(o.tiers));
+		rc = ts_runner_init(&R, &o, err, sizeof(err));
+		ts_runner_free(&R);
+		if (rc) {
+			fprintf(stderr, "tiersim advise: %s\n", err[0] ? err : ts_strerror(rc));
+			status = rc == TS_E_UNKNOWN || rc == TS_E_PARSE ? TS_EXIT_USAGE : TS_EXIT_FAIL;
+			goto out;
+		}
+	}
+	ts_runner_signals();
+	ts_report_init(&A.rep);
+	A.rep.virtual_time = A.base.virtual_time;
+	if ((rc = ts_row_set_str(&A.rep.script, A.base.script)))
+		goto fail;
+	if ((!A.g.nv || !A.g.nm) && (rc = default_grid(&A, !A.g.nv, !A.g.nm, &status)))
+		goto fail;
+
+	/* The grid: one run of the script per vCPU x memory point, on every tier. */
+	size_t npoints = A.g.nv * A.g.nm, done = 0;
+	for (size_t v = 0; v < A.g.nv; v++)
+		for (size_t m = 0; m < A.g.nm; m++) {
+			char vkv[64], mkv[64];
+			snprintf(vkv, sizeof(vkv), "pipeline.vcpus=%llu",
+				 (unsigned long long)A.g.vcpus[v]);
+			snprintf(mkv, sizeof(mkv), "mount.mem=%s", A.g.mem_s[m]);
+			const char *extra[] = { vkv, mkv };
+			if (!A.base.quiet)
+				fprintf(stderr, "advise: [%zu/%zu] %llu vCPU, %s on %zu tiers\n", ++done,
+					npoints, (unsigned long long)A.g.vcpus[v], A.g.mem_s[m],
+					A.g.ntiers);
+			struct ts_report got;
+			ts_report_init(&got);
+			got.virtual_time = A.base.virtual_time;
+			rc = run_script(&A, A.g.tiers, A.g.ntiers, extra, 2, A.base.virtual_time, &got,
+					&status);
+			if (!rc && !A.rep.title && got.title)
+				rc = ts_row_set_str(&A.rep.title, got.title);
+			if (!rc)
+				rc = file_rows(&A, &got, v, m);
+			ts_report_free(&got);
+			if (rc)
+				goto fail;
+		}
+	/* A script that runs other configurations at other grid points leaves
+	 * holes: the advice would compare unlike things. */
+	for (size_t i = 0; i < A.nw; i++)
+		if (A.w[i].n != npoints * A.g.ntiers) {
+			fprintf(stderr, "tiersim advise: workload '%s' ran at %zu of %zu grid points; "
+					"the script must run the same configurations at every vCPU "
+					"count, memory size and tier\n", A.w[i].name, A.w[i].n,
+				npoints * A.g.ntiers);
+			status = TS_EXIT_FAIL;
+			rc = -EINVAL;
+			goto fail;
+		}
+	for (size_t i = 0; i < A.nw; i++) {
+		if ((rc = rank_tiers(&A, &A.w[i]))) {
+			status = TS_EXIT_FAIL;
+			goto fail;
+		}
+		find_best(&A, &A.w[i]);
+	}
+	if (A.repeats && (rc = measure_spread(&A, &status)))
+		goto fail;
+	for (size_t i = 0; i < A.nw; i++)
+		if ((rc = choose(&A, &A.w[i])))
+			goto fail;
+
+	bool stdout_busy = (json && !strcmp(json, "-")) || (csv && !strcmp(csv, "-"));
+	print_advice(&A, stdout_busy ? stderr : stdout);
+	fflush(stdout);
+	if (json && (rc = ts_report_write_json(&A.rep, json))) {
+		fprintf(stderr, "tiersim advise: --json %s: %s\n", json, ts_strerror(rc));
+		status = TS_EXIT_FAIL;
+	}
+	if (csv && (rc = ts_report_write_csv(&A.rep, csv))) {
+		fprintf(stderr, "tiersim advise: --csv %s: %s\n", csv, ts_strerror(rc));
+		status = TS_EXIT_FAIL;
+	}
+	if (plot && (rc = plot_advice(&A, plot, err, sizeof(err)))) {
+		fprintf(stderr, "tiersim advise: %s\n", err);
+		status = TS_EXIT_FAIL;
+	}
+	goto out;
+fail:
+	if (rc == -ENOMEM) {
+		fprintf(stderr, "tiersim advise: out of memory\n");
+		status = TS_EXIT_FAIL;
+	}
+	if (!status)
+		status = TS_EXIT_FAIL;
+out:
+	advise_free(&A);
+	free(tiers_copy);
+	return status;
+}
