@@ -2,10 +2,11 @@
  * pipeline_reader.c — the reader side of bench/pipeline.sh: reads a set of
  * whole files one way and prints one line "samples bytes seconds".
  *
- *   pipeline_reader uring  DIR PREFIX N QD [noreg] [noopen] [async]
+ *   pipeline_reader uring  DIR PREFIX N QD [noreg] [noopen] [inlineopen] [async]
  *       the loader's io_uring reader alone (pipeline/uring.c): files
  *       DIR/PREFIX0 .. DIR/PREFIX<N-1> in that order, QD in flight, bytes
- *       read into registered slots and dropped
+ *       read into registered slots and dropped; opens handed to io_uring's
+ *       workers as the loader does (inlineopen: tried inline first)
  *   pipeline_reader naive  DIR PREFIX N
  *       one thread: open, fstat, pread to the end, close, file after file
  *   pipeline_reader loader DIR QD [OPTION=VALUE]...
@@ -221,11 +222,13 @@ int main(int argc, char **argv)
 	struct files f = { 0 };
 	if (argc >= 6 && !strcmp(argv[1], "uring")) {
 		bool reg = true;
-		unsigned flags = TS_URING_OPEN;
+		unsigned flags = TS_URING_OPEN | TS_URING_ASYNC_OPEN;
 		for (int i = 6; i < argc; i++) {
 			reg &= strcmp(argv[i], "noreg") != 0;
 			if (!strcmp(argv[i], "noopen"))
 				flags &= ~(unsigned)TS_URING_OPEN;
+			if (!strcmp(argv[i], "inlineopen"))
+				flags &= ~(unsigned)TS_URING_ASYNC_OPEN;
 			if (!strcmp(argv[i], "async"))
 				flags |= TS_URING_ASYNC;
 		}
@@ -254,7 +257,8 @@ int main(int argc, char **argv)
 	}
 	if (argc >= 4 && !strcmp(argv[1], "loader"))
 		return run_loader(argv[2], argv[3], argv + 4, argc - 4);
-	fprintf(stderr, "usage: pipeline_reader uring DIR PREFIX N QD [noreg] [noopen] [async]\n"
+	fprintf(stderr, "usage: pipeline_reader uring DIR PREFIX N QD [noreg] [noopen] [inlineopen] "
+			"[async]\n"
 			"       pipeline_reader naive DIR PREFIX N\n"
 			"       pipeline_reader loader DIR QD [OPTION=VALUE]...\n"
 			"       pipeline_reader link DIR PREFIX N TO\n");
