@@ -13,7 +13,7 @@
 # (the old behaviour) there must be some, or this kernel never opens inline
 # and there is nothing to pin (skip); with the loader's defaults, none.
 T=${TS_BUILD_ROOT:?run through meson test}
-HELPER=$T/tests/pipeline/uring_opens
+OPENS=$T/tests/pipeline/uring_opens
 TIERSIM=$T/cli/tiersim
 if [ ! -x "$T/fs/tierfs" ] || [ ! -x "$TIERSIM" ]; then
 	echo "SKIP: tierfs or tiersim is not built"
@@ -31,11 +31,11 @@ for i in range(int(sys.argv[2])):
 PY
 TRACE=$TMPD/run.trace
 tfs_mount "tier=unlimited,trace=$TRACE,entry_timeout=3600"
-inline_tid=$("$HELPER" "$MNT" "$N" 8 async_opens=false)
+inline_tid=$("$OPENS" "$MNT" "$N" 8 async_opens=false)
 rc=$?
 [ $rc -eq 77 ] && { echo "SKIP: no opens through io_uring here"; exit 77; }
 [ $rc -eq 0 ] || fail "uring_opens async_opens=false (status $rc)"
-default_tid=$("$HELPER" "$MNT" "$N" 8) || fail "uring_opens with the loader's defaults"
+default_tid=$("$OPENS" "$MNT" "$N" 8) || fail "uring_opens with the loader's defaults"
 tfs_umount
 # A trace that lost records says so here, and check_log then fails on it.
 sed -i '/^tierfs: trace .* written, no records dropped$/d' "$LOG"
