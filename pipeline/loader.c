@@ -487,7 +487,14 @@ static void complete_locked(struct ts_pipe *p, struct item *it, const char *deta
 		p->errors++;
 		if (!p->first_error[0])
 			snprintf(p->first_error, sizeof p->first_error, "%.1000s", msg);
-		if (p->fatal) {
+		if (it->err == -ENOTCONN) {
+			/* The file system is gone (a FUSE daemon that died answers
+			 * ENOTCONN to everything): no later sample can be read, and
+			 * skipping them all would spin for ever on empty batches. */
+			char fm[1024];
+			snprintf(fm, sizeof fm, "%.900s (the mount's daemon is gone)", msg);
+			fail_locked(p, it->err, fm);
+		} else if (p->fatal) {
 			char fm[1024];
 			snprintf(fm, sizeof fm, "%.900s (on_error=fatal; on_error=skip skips such samples)",
 				 msg);
