@@ -335,6 +335,20 @@ int ts_mount_start(struct ts_mounts *ms, const char *backing, const char *mountp
 
 int ts_mount_stop(struct ts_mounts *ms, struct ts_mount *m, char *err, size_t errlen)
 {
+	/* A daemon that exited before being asked to has served part of the
+	 * run wrong (or not at all): that is a failure of the run, not a stop. */
+	int died = 0, st = 0;
+	if (m->pid > 0 && waitpid(m->pid, &st, WNOHANG) == m->pid) {
+		m->pid = -1;
+		died = -EIO;
+		char how[64];
+		if (WIFSIGNALED(st))
+			snprintf(how, sizeof(how), "killed by signal %d", WTERMSIG(st));
+		else
+			snprintf(how, sizeof(how), "exit status %d", WEXITSTATUS(st));
+		snprintf(err, errlen, "tierfs serving %s died during the run (%s); its log: %s",
+			 m->mountpoint, how, m->log);
+	}
 	int rc = unmount(m->mountpoint);
 	if (rc)
 		snprintf(err, errlen, "cannot unmount %s: %s", m->mountpoint, ts_strerror(rc));
@@ -356,11 +370,11 @@ int ts_mount_stop(struct ts_mounts *ms, struct ts_mount *m, char *err, size_t er
 	m->mounted = false;
 	if (rc == 0 && m->own_mountpoint)
 		rmdir(m->mountpoint);
-	if (rc == 0)
+	if (rc == 0 && !died)
 		unlink(m->log); /* kept when something went wrong */
 	unlink_from(ms, m);
 	mount_free(m);
-	return rc;
+	return rc ? rc : died;
 }
 
 int ts_mounts_stop_all(struct ts_mounts *ms)

@@ -611,18 +611,27 @@ struct live {
 	char root[PATH_MAX]; /* where the dataset's backing appears */
 };
 
-static void live_end(struct ts_runner *R, struct live *lv, char *err, size_t errlen)
+static int live_end(struct ts_runner *R, struct live *lv, char *err, size_t errlen)
 {
+	int rc = 0;
 	if (lv->pipe)
 		ts_pipe_free(lv->pipe);
 	if (lv->eng)
 		ts_engine_free(lv->eng);
 	if (lv->mount) {
 		char e[512] = "";
-		if (ts_mount_stop(&R->mounts, lv->mount, e, sizeof(e)) && err && !err[0])
+		rc = ts_mount_stop(&R->mounts, lv->mount, e, sizeof(e));
+		if (rc && err && !err[0]) {
 			snprintf(err, errlen, "%s", e);
+		} else if (rc && err) {
+			/* The mount's failure is the likelier cause: name it first. */
+			char was[512];
+			snprintf(was, sizeof(was), "%s", err);
+			snprintf(err, errlen, "%s; then: %s", e, was);
+		}
 	}
 	memset(lv, 0, sizeof(*lv));
+	return rc;
 }
 
 static int live_mount(struct ts_runner *R, const struct ts_scenario *s, const char *tier,
@@ -906,8 +915,10 @@ static int exec_train_real(struct ts_runner *R, struct ts_scenario *s, const cha
 		rc = ts_row_set_str(&w->parts, parts);
 	}
 	free(ih);
-out:
-	live_end(R, &lv, err, errlen);
+out:;
+	int erc = live_end(R, &lv, err, errlen);
+	if (!rc)
+		rc = erc;
 	ts_runner_place_free(&dp);
 	return rc;
 }
@@ -1001,8 +1012,10 @@ static int exec_preprocess_real(struct ts_runner *R, struct ts_scenario *s, cons
 			 mdesc, cc.resize, cc.resize);
 		rc = ts_row_set_str(&w->parts, parts);
 	}
-out:
-	live_end(R, &lv, err, errlen);
+out:;
+	int erc = live_end(R, &lv, err, errlen);
+	if (!rc)
+		rc = erc;
 	if (!R->o.keep && host_out[0])
 		remove_tree(host_out);
 	ts_runner_place_free(&dp);

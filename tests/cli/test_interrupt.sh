@@ -47,4 +47,23 @@ bg=
 left=$(ls -d "$work"/data/datasets/imagenet-jpeg-20000-* 2>/dev/null)
 [ -z "$left" ] || fail "a partial dataset was left behind: $left"
 check_clean "after SIGINT during generation"
+# A daemon killed under a running scenario fails the run, naming it; the
+# dead mount is detached.
+"$tiersim" run "$here/small.lua" iterations=100000000 --quiet >/dev/null 2>"$work/err" &
+bg=$!
+for _ in $(seq 600); do
+	[ -n "$(mounts_under)" ] && break
+	kill -0 "$bg" 2>/dev/null || break
+	sleep 0.1
+done
+[ -n "$(mounts_under)" ] || fail "kill -9: the scenario never mounted: $(cat "$work/err")"
+sleep 0.5
+pkill -9 -f "tierfs.*$work"
+wait "$bg"
+rc=$?
+bg=
+[ $rc -eq 1 ] || fail "tierfs killed: exit $rc, expected 1: $(cat "$work/err")"
+grep -q 'died during the run (killed by signal 9)' "$work/err" ||
+	fail "tierfs killed: the error does not say so: $(cat "$work/err")"
+check_clean "after tierfs was killed"
 exit 0
