@@ -91,6 +91,12 @@ mkdir "$T/empty"
 "$B" replay "$T/ro.trace" --target "$T/empty" 2> "$T/err"
 check "missing file refused" grep -q "missing" "$T/err"
 
+# a target that does not exist is refused, not created
+"$B" replay "$T/s.trace" --target "$T/nodir" --allow-writes 2> "$T/err"
+check "missing target exit" test $? = 1
+check "missing target named" grep -q -- "--target $T/nodir" "$T/err"
+check "missing target not created" test ! -e "$T/nodir"
+
 # a path that climbs out of the target is refused
 printf 'header version=1\npath 1 "/../escape"\n0 1 read 1 0 4096 4096 1 1 0 0\n' > "$T/esc.txt"
 "$B" trace undump "$T/esc.txt" -o "$T/esc.trace"

@@ -949,6 +949,15 @@ int ts_replay_real(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 	int ret;
 
 	result_init(res, cfg->target);
+	struct stat tst;
+	if (stat(cfg->target, &tst) || !S_ISDIR(tst.st_mode)) {
+		/* Never create it: a mistyped mount point would replay onto
+		 * whatever disk holds its parent, and report that as measured. */
+		ret = stat(cfg->target, &tst) ? -errno : -ENOTDIR;
+		snprintf(err, errlen, "--target %s: %s (give an existing directory, e.g. a "
+				      "tierfs mount)", cfg->target, ts_strerror(ret));
+		return ret;
+	}
 	if (!cfg->allow_writes) {
 		for (size_t i = 0; i < t->nrecs; i++) {
 			if (writes(t->recs[i].op)) {
