@@ -241,10 +241,15 @@ int ts_cmd_replay(int argc, char **argv)
 		json_decref(o);
 	} else {
 		char b1[32], b2[32];
-		printf("trace %s: %zu ops, recorded on %s (capacity %s, mem %s)\n", file, t.nrecs,
+		printf("trace %s: %zu ops, recorded on %s (capacity %s, mem %s)", file, t.nrecs,
 		       t.hdr.tier[0] ? t.hdr.tier : "a plain directory",
-		       ts_fmt_size(b1, sizeof(b1), cfg.tier.capacity),
-		       cfg.tier.mem ? ts_fmt_size(b2, sizeof(b2), cfg.tier.mem) : "none");
+		       t.hdr.capacity ? ts_fmt_size(b1, sizeof(b1), t.hdr.capacity) : "-",
+		       t.hdr.mem ? ts_fmt_size(b2, sizeof(b2), t.hdr.mem) : "none");
+		if (nover) /* --capacity/--mem: say what the tiers ran with instead */
+			printf("; replayed with capacity %s, mem %s",
+			       ts_fmt_size(b1, sizeof(b1), cfg.tier.capacity),
+			       cfg.tier.mem ? ts_fmt_size(b2, sizeof(b2), cfg.tier.mem) : "none");
+		putchar('\n');
 		printf("closed loop per thread; %s%s; virtual columns: modeled (tier profiles), "
 		       "measured: real time\n\n",
 		       cfg.no_think ? "no think time" : "recorded think time",

@@ -91,6 +91,10 @@ mkdir "$T/empty"
 "$B" replay "$T/ro.trace" --target "$T/empty" 2> "$T/err"
 check "missing file refused" grep -q "missing" "$T/err"
 
+# --capacity changes what the tiers run with, not what the header says was recorded
+"$B" replay "$T/s.trace" --virtual --tier ssd-cloud --capacity 1TiB > "$T/cap.txt"
+check "recorded capacity kept" grep -q "recorded on ssd-cloud (capacity 40.00 GiB, mem none); replayed with capacity 1.00 TiB" "$T/cap.txt"
+
 # a target that does not exist is refused, not created
 "$B" replay "$T/s.trace" --target "$T/nodir" --allow-writes 2> "$T/err"
 check "missing target exit" test $? = 1
