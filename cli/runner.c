@@ -599,7 +599,7 @@ static void row_io(struct ts_row *w, const struct fs_counters *a, const struct f
 	w->write_mb_s = (double)w->bytes_written / 1e6 / secs;
 	uint64_t rd = b->model_read_bytes - a->model_read_bytes;
 	uint64_t hit = b->model_hit_bytes - a->model_hit_bytes;
-	w->cache_hit_pct = rd ? 100.0 * (double)hit / (double)rd : 0;
+	w->cache_hit_pct = rd ? 100.0 * (double)hit / (double)rd : NAN; /* no reads: no ratio */
 }
 
 /* ---- One configuration in real time ---------------------------------------- */

@@ -274,7 +274,7 @@ static int exec_train(struct ts_runner *R, struct ts_scenario *s, const struct t
 	w->read_mb_s = secs > 0 ? (double)w->bytes_read / 1e6 / secs : NAN;
 	w->write_mb_s = 0;
 	w->cache_hit_pct = w->bytes_read ? 100.0 * (double)(m.hit_bytes - h0) / (double)w->bytes_read
-					 : 0;
+					 : NAN; /* no reads: no ratio */
 	char tdesc[256], parts[1024], dnote[256] = "";
 	if (synthetic)
 		snprintf(tdesc, sizeof(tdesc), "no storage (synthetic data, benchmark mode)");
@@ -362,7 +362,7 @@ static int exec_preprocess(struct ts_runner *R, struct ts_scenario *s,
 	w->bytes_written = m.write_bytes;
 	w->read_mb_s = secs > 0 ? (double)m.read_bytes / 1e6 / secs : NAN;
 	w->write_mb_s = secs > 0 ? (double)m.write_bytes / 1e6 / secs : NAN;
-	w->cache_hit_pct = m.read_bytes ? 100.0 * (double)m.hit_bytes / (double)m.read_bytes : 0;
+	w->cache_hit_pct = m.read_bytes ? 100.0 * (double)m.hit_bytes / (double)m.read_bytes : NAN;
 	char tdesc[256], parts[768];
 	ts_runner_tier_desc(s, "tier model virtual", tdesc, sizeof(tdesc));
 	snprintf(parts, sizeof(parts), "%s, convert_imageset modeled (1 thread; decode + resize "
