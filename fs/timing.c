@@ -591,9 +591,12 @@ static int command(struct ts_fs *fs, char *cmd, char *err, size_t n)
 			if (rc)
 				return rc;
 			nadd += k;
-		} else {
+		} else if (ts_opt_find(ts_fs_opt_table, kv) || ts_opt_find(ts_tier_cfg_opts, kv)) {
 			snprintf(err, n,
 				 "'%s' cannot be changed while mounted (only tier, capacity, fault)", kv);
+			return TS_E_UNKNOWN;
+		} else {
+			snprintf(err, n, "unknown key '%s' (control takes tier, capacity, fault)", kv);
 			return TS_E_UNKNOWN;
 		}
 	}

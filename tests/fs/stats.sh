@@ -34,6 +34,9 @@ echo tier=no-such-tier 2>/dev/null >"$MNT/.tierfs/control" && fail "unknown tier
 [ "$(stat_get tier)" = essd-pl1 ] || fail "a refused command changed the tier"
 case "$(stat_get control_error)" in *no-such-tier*) ;; *) fail "control_error: $(stat_get control_error)" ;; esac
 echo mem=1GiB 2>/dev/null >"$MNT/.tierfs/control" && fail "mem accepted at runtime"
+case "$(stat_get control_error)" in *"'mem' cannot be changed"*) ;; *) fail "control_error: $(stat_get control_error)" ;; esac
+echo bogus=1 2>/dev/null >"$MNT/.tierfs/control" && fail "unknown key accepted"
+case "$(stat_get control_error)" in *"unknown key 'bogus'"*) ;; *) fail "control_error: $(stat_get control_error)" ;; esac
 echo tier=unlimited >"$MNT/.tierfs/control" || fail "switch back"
 [ "$(stat_get control_error)" = "" ] || fail "control_error not cleared"
 cat "$MNT/f1" >/dev/null
