@@ -120,8 +120,12 @@ static void *calib_main(void *arg)
 	if (fs->o.calib) {
 		int64_t floor = measure(fs);
 		if (floor < 0) {
-			ts_fs_log(fs, LOG_ERR, "tierfs: self-calibration through %s failed: %s",
-				  fs->mountpoint, ts_strerror((int)floor));
+			if (__atomic_load_n(&fs->stopping, __ATOMIC_ACQUIRE))
+				ts_fs_log(fs, LOG_INFO, "tierfs: stopped during the self-calibration");
+			else
+				ts_fs_log(fs, LOG_ERR,
+					  "tierfs: self-calibration through %s failed: %s",
+					  fs->mountpoint, ts_strerror((int)floor));
 			ready(fs, 1);
 			return NULL;
 		}

@@ -154,6 +154,7 @@ struct ts_fs {
 	uint64_t floor_ns;	   /* measured FUSE round trip */
 	bool calibrated;
 	bool failed;		   /* the mount could not be completed: exit 1 */
+	bool stopping;		   /* the loop has ended: the mount is going away */
 	bool single;		   /* -s: one thread serves everything, calibration included */
 
 	pthread_t calib_thread;

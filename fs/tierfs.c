@@ -408,6 +408,7 @@ int main(int argc, char **argv)
 	struct ts_fs *fs = calloc(1, sizeof(*fs));
 	struct cmdline cl = { 0 };
 	struct fuse_loop_config *lc = NULL;
+	bool handlers = false; /* libfuse's SIGINT/SIGTERM/SIGHUP handlers installed */
 	struct fuse *f = NULL;
 	char err[512];
 	int ret = 1;
@@ -508,13 +509,25 @@ int main(int argc, char **argv)
 	f = fuse_new(&args, &ts_fs_fuse_ops, sizeof(ts_fs_fuse_ops), fs);
 	if (!f)
 		goto out;
+	/* From the mount until the handlers are in place a SIGINT/SIGTERM would
+	 * kill the daemon and leave a dead mount: hold them until then. */
+	sigset_t stop_sigs, old_mask;
+	sigemptyset(&stop_sigs);
+	sigaddset(&stop_sigs, SIGINT);
+	sigaddset(&stop_sigs, SIGTERM);
+	sigaddset(&stop_sigs, SIGHUP);
+	sigprocmask(SIG_BLOCK, &stop_sigs, &old_mask);
 	if (fuse_mount(f, fs->mountpoint)) {
+		sigprocmask(SIG_SETMASK, &old_mask, NULL);
 		fprintf(stderr, "tierfs: cannot mount on '%s'\n", fs->mountpoint);
 		goto out;
 	}
 	if (!cmd.foreground)
 		daemonize(fs, f);
-	if (fuse_set_signal_handlers(fuse_get_session(f))) {
+	int hrc = fuse_set_signal_handlers(fuse_get_session(f));
+	sigprocmask(SIG_SETMASK, &old_mask, NULL); /* a held signal now ends the loop */
+	handlers = hrc == 0;
+	if (hrc) {
 		ts_fs_log(fs, LOG_ERR, "tierfs: cannot install signal handlers");
 		goto unmount;
 	}
@@ -536,10 +549,15 @@ int main(int argc, char **argv)
 	/* The loop ends with the signal's number after SIGINT/SIGTERM/SIGHUP:
 	 * a clean unmount, unless the mount never became ready. */
 	ret = (ret == 0 || ret == SIGINT || ret == SIGTERM || ret == SIGHUP) && !fs->failed ? 0 : 1;
-	fuse_remove_signal_handlers(fuse_get_session(f));
 unmount:
+	__atomic_store_n(&fs->stopping, true, __ATOMIC_RELEASE);
 	fuse_unmount(f);
+	/* A stop during the self-calibration makes its reads fail, and it then
+	 * signals the daemon to stop: keep libfuse's handlers until it has
+	 * ended, or that SIGTERM would kill the process mid-teardown. */
 	ts_fs_calib_join(fs);
+	if (handlers)
+		fuse_remove_signal_handlers(fuse_get_session(f));
 	ts_fs_trace_close(fs);
 	ts_fs_log(fs, LOG_INFO, "tierfs: %s unmounted", fs->mountpoint);
 out:

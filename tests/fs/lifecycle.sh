@@ -30,6 +30,24 @@ for sig in TERM INT; do
 	is_mounted "$MNT" && fail "SIG$sig left $MNT mounted"
 done
 
+# 2b. ... also when the signal comes as soon as the mount appears, during the
+# self-calibration (the daemon used to die of it and leave a dead mount).
+for _ in 1 2 3; do
+	"$TIERFS" -f -o tier=unlimited "$BACKING" "$MNT" 2>>"$TMPD/early.log" &
+	DAEMON_PID=$!
+	for _ in $(seq 500); do
+		is_mounted "$MNT" && break
+		sleep 0.01
+	done
+	kill -TERM "$DAEMON_PID"
+	wait "$DAEMON_PID"
+	rc=$?
+	DAEMON_PID=
+	[ "$rc" -eq 0 ] || fail "tierfs exited with $rc on an early SIGTERM"
+	is_mounted "$MNT" && fail "an early SIGTERM left $MNT mounted"
+done
+grep -q 'failed' "$TMPD/early.log" && fail "an early SIGTERM: $(grep failed "$TMPD/early.log")"
+
 # 3. A second mount over a mounted point is refused, naming the remedy.
 tfs_mount tier=unlimited
 out=$("$TIERFS" -o tier=unlimited "$BACKING" "$MNT" 2>&1)
