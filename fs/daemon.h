@@ -155,6 +155,9 @@ struct ts_fs {
 	bool calibrated;
 	bool failed;		   /* the mount could not be completed: exit 1 */
 	bool stopping;		   /* the loop has ended: the mount is going away */
+	/* The self-calibration's open .tierfs/calib, freed at exit when a stop
+	 * aborted the connection before its release came. */
+	struct ts_fs_file *calib_file;
 	bool single;		   /* -s: one thread serves everything, calibration included */
 
 	pthread_t calib_thread;

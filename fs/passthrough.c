@@ -662,6 +662,11 @@ static int pt_release(const char *path, struct fuse_file_info *fi)
 		close(f->fd);
 		ts_fs_req_end(fs, &r, 0);
 	}
+	if (f->kind == TS_FS_CALIB) {
+		struct ts_fs_file *want = f;
+		__atomic_compare_exchange_n(&fs->calib_file, &want, NULL, false, __ATOMIC_ACQ_REL,
+					    __ATOMIC_ACQUIRE);
+	}
 	free(f->buf);
 	free(f->path);
 	free(f);

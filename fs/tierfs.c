@@ -556,6 +556,7 @@ unmount:
 	 * signals the daemon to stop: keep libfuse's handlers until it has
 	 * ended, or that SIGTERM would kill the process mid-teardown. */
 	ts_fs_calib_join(fs);
+	free(__atomic_exchange_n(&fs->calib_file, NULL, __ATOMIC_ACQ_REL));
 	if (handlers)
 		fuse_remove_signal_handlers(fuse_get_session(f));
 	ts_fs_trace_close(fs);
