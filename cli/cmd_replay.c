@@ -232,7 +232,7 @@ int ts_cmd_replay(int argc, char **argv)
 		json_t *o = json_pack("{ss ss sI sb so}", "trace", file, "recorded_tier",
 				      t.hdr.tier, "dropped", (json_int_t)t.dropped, "truncated",
 				      t.truncated, "results", ts_replay_json(res, nres));
-		if (!o || json_dumpf(o, stdout, JSON_INDENT(2))) {
+		if (!o || json_dumpf(o, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10))) {
 			json_decref(o);
 			fprintf(stderr, "tiersim replay: writing JSON failed\n");
 			goto out;

@@ -167,7 +167,7 @@ static int do_stats(int argc, char **argv)
 	}
 	if (json) {
 		json_t *o = ts_trace_stats_json(s, &t);
-		ret = o ? json_dumpf(o, stdout, JSON_INDENT(2)) : -1;
+		ret = o ? json_dumpf(o, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) : -1;
 		fputc('\n', stdout);
 		json_decref(o);
 	} else {

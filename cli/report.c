@@ -245,10 +245,10 @@ int ts_report_write_json(const struct ts_report *r, const char *path)
 	json_object_set_new(root, "rows", rows);
 	int rc;
 	if (!strcmp(path, "-")) {
-		rc = json_dumpf(root, stdout, JSON_INDENT(2)) ? -EIO : 0;
+		rc = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) ? -EIO : 0;
 		fputc('\n', stdout);
 	} else {
-		rc = json_dump_file(root, path, JSON_INDENT(2)) ? -errno : 0;
+		rc = json_dump_file(root, path, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) ? -errno : 0;
 		if (rc == 0 && errno == 0)
 			rc = 0;
 	}

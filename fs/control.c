@@ -323,7 +323,7 @@ char *ts_fs_stats_json(struct ts_fs *fs)
 	ts_fs_model_last_error(fs, cerr, sizeof(cerr));
 	json_object_set_new(root, "control_error", json_string(cerr));
 	json_object_set(root, "model", model ? model : json_null());
-	text = json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+	text = json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
 	if (text) {
 		/* End with a newline, as text files do. */
 		size_t n = strlen(text);
