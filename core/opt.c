@@ -35,9 +35,14 @@ static int range_check(const struct ts_opt *o, double v, char *err, size_t errle
 {
 	if (o->min == 0 && o->max == 0)
 		return 0;
-	if (v < o->min || (o->max > o->min && v > o->max)) {
-		snprintf(err, errlen, "option '%s': %g is out of range [%g, %g]", o->name, v,
-			 o->min, o->max);
+	bool has_max = o->max > o->min;
+	if (v < o->min || (has_max && v > o->max)) {
+		if (has_max)
+			snprintf(err, errlen, "option '%s': %g is out of range [%g, %g]", o->name,
+				 v, o->min, o->max);
+		else
+			snprintf(err, errlen, "option '%s': %g is below the minimum %g", o->name, v,
+				 o->min);
 		return TS_E_PARSE;
 	}
 	return 0;
@@ -64,12 +69,13 @@ static int set_one(const struct ts_opt *o, void *base, const char *val, char *er
 	case TS_OPT_INT: {
 		errno = 0;
 		long long v = strtoll(val, &end, 0);
-		if (errno || end == val || *end)
+		if (errno || end == val || *end) {
 			rc = TS_E_PARSE;
-		else if (!(rc = range_check(o, (double)v, err, errlen)))
-			*(int64_t *)p = v;
-		if (rc != TS_E_PARSE || *err)
+			break;
+		}
+		if ((rc = range_check(o, (double)v, err, errlen)))
 			return rc;
+		*(int64_t *)p = v;
 		break;
 	}
 	case TS_OPT_U64:
@@ -303,9 +309,8 @@ char *ts_opt_get(const struct ts_opt *o, const void *base, char *buf, size_t n)
 void ts_opt_help(FILE *f, const struct ts_opt *tab)
 {
 	for (const struct ts_opt *o = tab; o->name; o++)
-		fprintf(f, "  %-18s %s%s%s%s%s\n", o->name, o->help ? o->help : "",
-			o->def ? " [default " : "", o->def ? o->def : "", o->def ? "]" : "",
-			o->unit && *o->unit ? "" : "");
+		fprintf(f, "  %-18s %s%s%s%s\n", o->name, o->help ? o->help : "",
+			o->def ? " [default " : "", o->def ? o->def : "", o->def ? "]" : "");
 }
 
 void ts_opt_free(const struct ts_opt *tab, void *base)

@@ -84,6 +84,7 @@ static void test_rng(void)
 }
 
 struct cfg {
+	int64_t prio;
 	uint64_t qd;
 	uint64_t bs;
 	uint64_t lat;
@@ -92,6 +93,7 @@ struct cfg {
 };
 
 static const struct ts_opt cfg_opts[] = {
+	{ "prio", TS_OPT_INT, offsetof(struct cfg, prio), "0", -20, 19, "", "priority" },
 	{ "qd", TS_OPT_U64, offsetof(struct cfg, qd), "32", 1, 4096, "", "queue depth" },
 	{ "bs", TS_OPT_SIZE, offsetof(struct cfg, bs), "4k", 512, 0, "bytes", "IO size" },
 	{ "lat", TS_OPT_DURATION, offsetof(struct cfg, lat), "1ms", 0, 0, "ns", "latency" },
@@ -111,7 +113,15 @@ static void test_opt(void)
 	CHECK(ts_opt_set_kv(cfg_opts, &c, "qd=0", err, sizeof(err)) == TS_E_PARSE);
 	CHECK(strstr(err, "'qd'") != NULL);
 	CHECK(ts_opt_set_kv(cfg_opts, &c, "qdd=1", err, sizeof(err)) == TS_E_UNKNOWN);
-	CHECK(strstr(err, "qdd") && strstr(err, "known: qd, bs"));
+	CHECK(strstr(err, "qdd") && strstr(err, "known: prio, qd, bs"));
+	/* Signed options: in range, out of range, not a number. */
+	CHECK(ts_opt_set_kv(cfg_opts, &c, "prio=-5", err, sizeof(err)) == 0 && c.prio == -5);
+	CHECK(ts_opt_set_kv(cfg_opts, &c, "prio=40", err, sizeof(err)) == TS_E_PARSE);
+	CHECK(strstr(err, "out of range [-20, 19]") != NULL && c.prio == -5);
+	CHECK(ts_opt_set_kv(cfg_opts, &c, "prio=x", err, sizeof(err)) == TS_E_PARSE);
+	CHECK(strstr(err, "expected an integer") != NULL);
+	CHECK(ts_opt_set_kv(cfg_opts, &c, "bs=256", err, sizeof(err)) == TS_E_PARSE);
+	CHECK(strstr(err, "below the minimum 512") != NULL);
 
 	lua_State *L = luaL_newstate();
 	CHECK(luaL_dostring(L, "return { qd = 8, bs = '1MiB', tier = 'aws-gp2', direct = false }") == 0);
