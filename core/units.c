@@ -26,9 +26,10 @@ static const struct unit time_units[] = {
 	{ "s", 1e9 },	 { "sec", 1e9 },    { "min", 60e9 },	  { "h", 3600e9 },
 };
 
-/* Number then optional suffix; the suffix is matched case-insensitively
- * except that "KB" vs "kb" mean the same (decimal) and "k" alone is binary. */
-static int parse_num(const char *s, double *v, const char **rest)
+/* The number, and the unit after it as rest[0..len) without surrounding
+ * space. Units match case-insensitively: "KB" and "kb" are both decimal, "k"
+ * alone is binary. */
+static int parse_num(const char *s, double *v, const char **rest, size_t *len)
 {
 	char *end;
 	while (isspace((unsigned char)*s))
@@ -42,6 +43,9 @@ static int parse_num(const char *s, double *v, const char **rest)
 	while (isspace((unsigned char)*end))
 		end++;
 	*rest = end;
+	*len = strlen(end);
+	while (*len && isspace((unsigned char)end[*len - 1]))
+		(*len)--;
 	return 0;
 }
 
@@ -68,12 +72,9 @@ int ts_parse_size(const char *s, uint64_t *out)
 {
 	double v, mult;
 	const char *rest;
-	if (parse_num(s, &v, &rest))
-		return TS_E_PARSE;
-	size_t len = strlen(rest);
-	while (len && isspace((unsigned char)rest[len - 1]))
-		len--;
-	if (match_unit(size_units, TS_ARRAY_SIZE(size_units), rest, len, &mult))
+	size_t len;
+	if (parse_num(s, &v, &rest, &len) ||
+	    match_unit(size_units, TS_ARRAY_SIZE(size_units), rest, len, &mult))
 		return TS_E_PARSE;
 	return to_u64(v * mult, out);
 }
@@ -82,11 +83,9 @@ int ts_parse_rate(const char *s, uint64_t *bytes_per_s)
 {
 	double v, mult;
 	const char *rest;
-	if (parse_num(s, &v, &rest))
+	size_t len;
+	if (parse_num(s, &v, &rest, &len))
 		return TS_E_PARSE;
-	size_t len = strlen(rest);
-	while (len && isspace((unsigned char)rest[len - 1]))
-		len--;
 	if (len >= 2 && rest[len - 2] == '/' && (rest[len - 1] == 's' || rest[len - 1] == 'S'))
 		len -= 2;
 	if (match_unit(size_units, TS_ARRAY_SIZE(size_units), rest, len, &mult))
@@ -98,11 +97,9 @@ int ts_parse_duration(const char *s, uint64_t bare_unit_ns, uint64_t *out_ns)
 {
 	double v, mult;
 	const char *rest;
-	if (parse_num(s, &v, &rest))
+	size_t len;
+	if (parse_num(s, &v, &rest, &len))
 		return TS_E_PARSE;
-	size_t len = strlen(rest);
-	while (len && isspace((unsigned char)rest[len - 1]))
-		len--;
 	if (len == 0)
 		mult = (double)bare_unit_ns;
 	else if (match_unit(time_units, TS_ARRAY_SIZE(time_units), rest, len, &mult))
