@@ -62,8 +62,10 @@ static int64_t measure(struct ts_fs *fs)
 	}
 	for (int i = 0; i < CALIB_WARMUP + CALIB_SAMPLES; i++) {
 		uint64_t t0 = ts_now_ns();
-		if (pread(fd, buf, TS_FS_CALIB_SIZE, 0) != TS_FS_CALIB_SIZE) {
-			res = errno ? -errno : -EIO;
+		ssize_t got = pread(fd, buf, TS_FS_CALIB_SIZE, 0);
+		if (got != TS_FS_CALIB_SIZE) {
+			/* A short read leaves errno as it was: report it as EIO. */
+			res = got < 0 ? -errno : -EIO;
 			close(fd);
 			goto out;
 		}

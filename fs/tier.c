@@ -31,8 +31,7 @@ struct ts_tier {
 	 * (which recompute the limits from the pair). */
 	_Atomic(const struct ts_tier_profile *) p;
 	_Atomic uint64_t capacity;
-	struct ts_tier_limits lim; /* under mu */
-	uint64_t floor_ns, mem, seed;
+	uint64_t floor_ns, mem;
 	struct ts_tier_layer *top, *fault, *cache, *rate, *dev;
 	struct op_stats st[TS_TIER_OP_NR];
 	_Atomic uint64_t bound[TS_TIER_BOUND_NR];
@@ -95,21 +94,21 @@ int ts_tier_new(const struct ts_tier_cfg *cfg, struct ts_tier **out, char *err, 
 	struct ts_tier *t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
-	int rc = ts_tier_effective(cfg->profile, cfg->capacity, &t->lim, err, errlen);
+	struct ts_tier_limits lim;
+	int rc = ts_tier_effective(cfg->profile, cfg->capacity, &lim, err, errlen);
 	if (rc) {
 		free(t);
 		return rc;
 	}
 	t->p = cfg->profile;
-	t->capacity = t->lim.capacity;
+	t->capacity = lim.capacity;
 	t->floor_ns = cfg->floor_ns;
 	t->mem = cfg->mem;
-	t->seed = cfg->seed;
 	for (int i = 0; i < TS_TIER_OP_NR; i++)
 		ts_hist_init(&t->st[i].lat);
 
-	t->dev = ts_tier_device_new(cfg->profile, &t->lim, cfg->seed);
-	t->rate = ts_tier_rate_new(cfg->profile, &t->lim);
+	t->dev = ts_tier_device_new(cfg->profile, &lim, cfg->seed);
+	t->rate = ts_tier_rate_new(cfg->profile, &lim);
 	t->fault = ts_tier_fault_new(cfg->seed);
 	if (cfg->mem) {
 		struct ts_tier_cache_cfg cc = { .mem = cfg->mem,
@@ -202,7 +201,6 @@ int ts_tier_switch(struct ts_tier *t, const struct ts_tier_profile *p, uint64_t 
 	pthread_mutex_lock(&t->mu);
 	atomic_store(&t->p, p);
 	atomic_store(&t->capacity, lim.capacity);
-	t->lim = lim;
 	for (struct ts_tier_layer *l = t->top; l; l = l->next)
 		if (l->ops->reconfigure)
 			l->ops->reconfigure(l, p, &lim);

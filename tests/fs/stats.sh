@@ -19,7 +19,7 @@ cat "$MNT/f1" "$MNT/f2" "$MNT/f3" >/dev/null || fail "read back"
 [ "$(stat_get ops.write.errors)" = 0 ] || fail "write errors counted"
 cat "$MNT/nonexistent" 2>/dev/null
 [ "$(stat_get ops.open.errors)" = 0 ] || fail "a failed lookup counted as an open error"
-[ "$(stat_get ops.read.lat_ns.count 2>/dev/null)" = "" ] || true
+lat=$(stat_get ops.read.lat_ns.p50) && [ "$lat" -gt 0 ] || fail "reads recorded no latency (p50 $lat ns)"
 [ "$(stat_get model)" != None ] || fail "no model stats"
 [ "$(stat_get inflight)" = 0 ] || fail "requests in flight while idle"
 
