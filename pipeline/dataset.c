@@ -7,8 +7,10 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <inttypes.h>
 #include <jansson.h>
+#include <limits.h>
 #include <lmdb.h>
 #include <math.h>
 #include <pthread.h>
@@ -878,31 +880,60 @@ static int mkdir_one(const char *path)
 	return mkdir(path, 0755) && errno != EEXIST ? -errno : 0;
 }
 
-/* mkdir -p */
-static int mkdir_p(const char *path)
+/* mkdir -p; @made (PATH_MAX) gets the top directory it created, or "" */
+static int mkdir_p(const char *path, char *made)
 {
-	char buf[4096];
+	char buf[PATH_MAX];
 	size_t n = strlen(path);
 
+	made[0] = 0;
 	if (n >= sizeof(buf))
 		return -ENAMETOOLONG;
 	memcpy(buf, path, n + 1);
-	for (size_t i = 1; i < n; i++) {
-		if (buf[i] != '/')
+	for (size_t i = 1; i <= n; i++) {
+		if (buf[i] != '/' && buf[i])
 			continue;
+		char c = buf[i];
 		buf[i] = 0;
-		int rc = mkdir_one(buf);
-		buf[i] = '/';
+		bool fresh = !mkdir(buf, 0755);
+		int rc = fresh || errno == EEXIST ? 0 : -errno;
+		if (fresh && !made[0])
+			memcpy(made, buf, i + 1);
+		buf[i] = c;
 		if (rc)
 			return rc;
 	}
-	return mkdir_one(buf);
+	return 0;
 }
 
-/* 0 if @dir is empty (or missing: then it is created). */
-static int prepare_dir(const char *dir, char *err, size_t errlen)
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
-	int rc = mkdir_p(dir);
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	remove(path); /* best effort: the error being reported matters more */
+	return 0;
+}
+
+static int rm_below(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	return ftw->level ? rm_entry(path, sb, flag, ftw) : 0;
+}
+
+/* Undoes a failed make: what it wrote into @dir (empty before), and the
+ * directories it created for it (@made, from mkdir_p). */
+static void unmake_dir(const char *dir, const char *made)
+{
+	if (made[0])
+		nftw(made, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	else
+		nftw(dir, rm_below, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* 0 if @dir is empty (or missing: then it is created, and @made says from where). */
+static int prepare_dir(const char *dir, char *made, char *err, size_t errlen)
+{
+	int rc = mkdir_p(dir, made);
 	if (rc)
 		return fail(err, errlen, rc, "%s: cannot create: %s", dir, ts_strerror(rc));
 	DIR *d = opendir(dir);
@@ -1320,12 +1351,13 @@ int ts_dataset_make(enum ts_dataset_kind kind, const struct ts_dataset_config *c
 {
 	struct ts_dataset_meta meta;
 	uint64_t t0 = ts_now_ns();
+	char made[PATH_MAX];
 	int rc;
 
 	memset(st, 0, sizeof(*st));
 	if ((rc = ts_dataset_meta_describe(kind, cfg, &meta, err, errlen)))
 		return rc;
-	if ((rc = prepare_dir(dir, err, errlen)))
+	if ((rc = prepare_dir(dir, made, err, errlen)))
 		goto out;
 	if (kind == TS_DS_PTB_TEXT)
 		rc = make_text(&meta, dir, st, err, errlen);
@@ -1335,6 +1367,13 @@ int ts_dataset_make(enum ts_dataset_kind kind, const struct ts_dataset_config *c
 	st->bytes = meta.total_bytes;
 	if (!rc)
 		rc = write_manifest(&meta, dir, st, err, errlen);
+	/* a failure (a full disk) leaves nothing half-made; an interrupted make
+	 * is kept, and its message says it is incomplete */
+	if (rc && rc != -EINTR) {
+		unmake_dir(dir, made);
+		size_t n = strlen(err);
+		snprintf(err + n, errlen - n, "; removed what was written");
+	}
 out:
 	ts_dataset_meta_free(&meta);
 	return rc;

@@ -6,8 +6,10 @@
  */
 #include <dirent.h>
 #include <lmdb.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <turbojpeg.h>
 #include <unistd.h>
@@ -228,6 +230,25 @@ static void jpeg_tree(void)
 	CHECK(access(p, F_OK) != 0);
 	c.stop = NULL;
 	rm_rf(d4);
+
+	/* a failed make (here a file size limit, as a full disk would) removes
+	 * what it wrote, and the directories it created */
+	struct rlimit lim;
+	char d5[256];
+	snprintf(d5, sizeof(d5), "%s/jpeg5/made", root);
+	CHECK(getrlimit(RLIMIT_FSIZE, &lim) == 0);
+	signal(SIGXFSZ, SIG_IGN);
+	struct rlimit small = { 4096, lim.rlim_max };
+	CHECK(setrlimit(RLIMIT_FSIZE, &small) == 0);
+	CHECK(ts_dataset_make(TS_DS_IMAGENET_JPEG, &c, d5, &st, err, sizeof(err)) == -EFBIG);
+	CHECK(strstr(err, "removed what was written") != NULL);
+	snprintf(p, sizeof(p), "%s/jpeg5", root);
+	CHECK(access(p, F_OK) != 0);
+	/* into an empty directory it was given: that stays, emptied */
+	CHECK(mkdir(p, 0755) == 0);
+	CHECK(ts_dataset_make(TS_DS_IMAGENET_LMDB, &c, p, &st, err, sizeof(err)) < 0);
+	CHECK(setrlimit(RLIMIT_FSIZE, &lim) == 0);
+	CHECK(rmdir(p) == 0);
 
 	/* a non-empty directory is refused, naming it */
 	CHECK(ts_dataset_make(TS_DS_IMAGENET_JPEG, &c, d3, &st, err, sizeof(err)) == -EEXIST);
