@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "commands.h"
 #include "convert.h"
 #include "hist.h"
 #include "opt.h"
@@ -1210,4 +1211,31 @@ int ts_runner_run(struct ts_runner *R, char *err, size_t errlen)
 		return -ENODATA;
 	}
 	return 0;
+}
+
+int ts_runner_main(struct ts_runner *R, const struct ts_runner_opts *o, const char *cmd,
+		   int *status)
+{
+	char err[2048] = "";
+	*status = TS_EXIT_OK;
+	int rc = ts_runner_init(R, o, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "tiersim %s: %s\n", cmd, err[0] ? err : ts_strerror(rc));
+		*status = rc == TS_E_UNKNOWN || rc == TS_E_PARSE ? TS_EXIT_USAGE : TS_EXIT_FAIL;
+		return rc;
+	}
+	rc = ts_runner_run(R, err, sizeof(err));
+	if (rc == -EINTR || ts_runner_interrupted) {
+		fprintf(stderr, "tiersim %s: interrupted by signal %d; stopping and unmounting\n",
+			cmd, (int)ts_runner_interrupted);
+		*status = TS_EXIT_INTERRUPT;
+		return -EINTR;
+	}
+	if (rc == TS_E_LUA) {
+		*status = TS_EXIT_FAIL; /* the message and traceback are printed */
+	} else if (rc) {
+		fprintf(stderr, "tiersim %s: %s\n", cmd, err[0] ? err : ts_strerror(rc));
+		*status = TS_EXIT_FAIL;
+	}
+	return rc;
 }
