@@ -18,6 +18,7 @@
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -366,6 +367,20 @@ static int l_sweep(lua_State *L)
 	return 1;
 }
 
+/* luaL_error() for a bad name=value from the command line: the run exits
+ * with the usage status (2) rather than as a failed script. */
+static int arg_error(lua_State *L, const char *fmt, ...)
+{
+	RUNNER(L)->usage_error = true;
+	va_list ap;
+	va_start(ap, fmt);
+	luaL_where(L, 1);
+	lua_pushvfstring(L, fmt, ap);
+	va_end(ap);
+	lua_concat(L, 2);
+	return lua_error(L);
+}
+
 /* params{ name = default, ... }: the script's parameters. A command-line
  * name=value replaces the default, converted to the default's type. */
 static int l_params(lua_State *L)
@@ -397,11 +412,11 @@ static int l_params(lua_State *L)
 			switch (lua_type(L, -2)) {
 			case LUA_TNUMBER:
 				if (!lua_stringtonumber(L, ov))
-					return luaL_error(L, "parameter %s=%s: expected a number", key,
-							  ov);
+					return arg_error(L, "parameter %s=%s: expected a number", key,
+							 ov);
 				if (lua_isinteger(L, -3) && !lua_isinteger(L, -1))
-					return luaL_error(L, "parameter %s=%s: expected an integer",
-							  key, ov);
+					return arg_error(L, "parameter %s=%s: expected an integer",
+							 key, ov);
 				break;
 			case LUA_TBOOLEAN:
 				if (!strcmp(ov, "true") || !strcmp(ov, "1") || !strcmp(ov, "yes"))
@@ -409,8 +424,8 @@ static int l_params(lua_State *L)
 				else if (!strcmp(ov, "false") || !strcmp(ov, "0") || !strcmp(ov, "no"))
 					lua_pushboolean(L, 0);
 				else
-					return luaL_error(L, "parameter %s=%s: expected true or false",
-							  key, ov);
+					return arg_error(L, "parameter %s=%s: expected true or false",
+							 key, ov);
 				break;
 			default:
 				lua_pushstring(L, ov);
@@ -438,9 +453,9 @@ static int l_params(lua_State *L)
 		}
 		char bad[128];
 		snprintf(bad, sizeof(bad), "%.*s", (int)(kl < 100 ? kl : 100), kv);
-		return luaL_error(L, "unknown parameter '%s' on the command line (this script's "
-				  "parameters: %s; configuration keys are section.key, e.g. "
-				  "engine.batch=32)", bad, names);
+		return arg_error(L, "unknown parameter '%s' on the command line (this script's "
+				 "parameters: %s; configuration keys are section.key, e.g. "
+				 "engine.batch=32)", bad, names);
 	}
 	lua_pushvalue(L, out);
 	return 1;

@@ -1114,6 +1114,7 @@ int ts_runner_exec(struct ts_runner *R, enum ts_action act, const struct ts_scn_
 			continue;
 		snprintf(err, errlen, "%s: this script declares no parameters (params{...}); "
 				      "configuration keys are section.key=value", R->o.kv[i]);
+		R->usage_error = true;
 		return TS_E_UNKNOWN;
 	}
 	size_t ntiers = R->o.ntiers ? R->o.ntiers : 1;
@@ -1232,7 +1233,8 @@ int ts_runner_main(struct ts_runner *R, const struct ts_runner_opts *o, const ch
 		return -EINTR;
 	}
 	if (rc == TS_E_LUA) {
-		*status = TS_EXIT_FAIL; /* the message and traceback are printed */
+		/* The message and traceback are printed. */
+		*status = R->usage_error ? TS_EXIT_USAGE : TS_EXIT_FAIL;
 	} else if (rc) {
 		fprintf(stderr, "tiersim %s: %s\n", cmd, err[0] ? err : ts_strerror(rc));
 		*status = TS_EXIT_FAIL;

@@ -56,6 +56,7 @@ struct ts_runner {
 	char *scratch;		   /* datadir/scratch/run-PID: this run's output */
 	unsigned nmounts;	   /* for unique mount point names */
 	bool params_seen;
+	bool usage_error;	   /* the script stopped on a bad name=value */
 	bool kv_used[TS_RUNNER_MAX_OVERRIDES];
 	unsigned nruns;		   /* configurations run so far */
 	bool progress_tty;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Bad input gets one line that names the file and line (or the option) and
 # a non-zero exit: unknown tier, unknown key, Lua syntax error, unknown
-# parameter, bad value. Nothing is left mounted.
+# parameter, bad value. A bad name=value on the command line exits 2, a
+# bad script 1. Nothing is left mounted.
 . "$(dirname "$0")/lib.sh"
 
 # expect STATUS PATTERN -- command...: the exit status and the first line.
@@ -32,8 +33,11 @@ expect 1 "bad.lua:1: run: unknown key 'iterashuns'" -- "$tiersim" run "$bad" --q
 expect 2 "no-such-tier" -- "$tiersim" compare "$here/small.lua" --tiers nvme-local,no-such-tier --quiet
 expect 2 "unknown section 'bogus'" -- "$tiersim" run "$here/small.lua" bogus.key=1 --quiet
 expect 2 "option 'batch'" -- "$tiersim" run "$here/small.lua" engine.batch=abc --quiet
-expect 1 "unknown parameter 'nosuch'" -- "$tiersim" run "$here/small.lua" nosuch=1 --quiet
+expect 2 "unknown parameter 'nosuch'" -- "$tiersim" run "$here/small.lua" nosuch=1 --quiet
+expect 2 "count=many: expected a number" -- "$tiersim" run "$here/small.lua" count=many --quiet
 expect 1 "small.lua:.*no-such-tier" -- "$tiersim" run "$here/small.lua" tier=no-such-tier --quiet
+printf 'run{}\n' >"$bad"
+expect 2 "declares no parameters" -- "$tiersim" run "$bad" count=8 --quiet
 expect 1 "cannot open" -- "$tiersim" run "$work/missing.lua" --quiet
 
 check_clean "after bad input"
