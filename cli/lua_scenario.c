@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fs/tier.h"
 #include "runner.h"
 
 #define RUNNER(L) ((struct ts_runner *)lua_touserdata(L, lua_upvalueindex(1)))
@@ -116,6 +117,15 @@ static int set_section(lua_State *L, const char *name)
 	char err[768];
 	if (ts_opt_from_lua(tab, base, L, 1, name, err, sizeof(err)))
 		return luaL_error(L, "%s", err);
+	/* A tier name is checked here, so that a typo names this line rather
+	 * than the run{} that would mount it; one from an extra profile file
+	 * is known only to the mount. */
+	const struct ts_scn_mount *m = &R->cfg.mnt;
+	const struct ts_tier_profile *p;
+	if (base == m && lua_getfield(L, 1, "tier") != LUA_TNIL && strcmp(m->tier, "none") &&
+	    !(m->profile && *m->profile) &&
+	    ts_tier_set_lookup(R->tiers, m->tier, &p, err, sizeof(err)))
+		return luaL_error(L, "mount: %s", err);
 	return 0;
 }
 

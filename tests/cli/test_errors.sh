@@ -21,6 +21,9 @@ bad=$work/bad.lua
 printf 'dataset{ kind = "imagenet-jpeg", count = 8 }\nmount{ teir = "ssd-cloud" }\nrun{}\n' >"$bad"
 expect 1 "bad.lua:2: mount: unknown key 'teir'" -- "$tiersim" run "$bad" --quiet
 
+printf 'dataset{ kind = "imagenet-jpeg", count = 8 }\nmount{ tier = "nosuch" }\nrun{}\n' >"$bad"
+expect 1 "bad.lua:2: mount: unknown tier 'nosuch'" -- "$tiersim" run "$bad" --quiet
+
 printf 'local x = 1\nrun{ iterations = \n' >"$bad"
 expect 1 "bad.lua:3:" -- "$tiersim" run "$bad" --quiet
 
