@@ -1125,6 +1125,13 @@ int ts_runner_exec(struct ts_runner *R, enum ts_action act, const struct ts_scn_
 		if (ts_scn_copy(&s, &R->cfg))
 			return -ENOMEM;
 		int rc = apply_overrides(R, &s, err, errlen);
+		/* mount{ profile = FILE } adds tiers for this run only, as it
+		 * does for the tierfs that the run mounts. */
+		struct ts_tier_set *builtin = R->tiers, *own = NULL;
+		if (!rc && s.mnt.profile && *s.mnt.profile &&
+		    !(rc = ts_tier_set_load_default(&own, err, errlen)) &&
+		    !(rc = ts_tier_set_add_file(own, s.mnt.profile, err, errlen)))
+			R->tiers = own;
 		const char *tier = R->o.ntiers ? R->o.tiers[t] : s.mnt.tier;
 		char sub[512];
 		if (!rc && R->o.ntiers)
@@ -1156,6 +1163,8 @@ int ts_runner_exec(struct ts_runner *R, enum ts_action act, const struct ts_scn_
 		}
 		if (rc && w)
 			ts_report_drop_last(&R->report); /* not a result */
+		R->tiers = builtin;
+		ts_tier_set_free(own);
 		ts_scn_free(&s);
 		if (rc)
 			return rc;

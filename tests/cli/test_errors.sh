@@ -24,6 +24,20 @@ expect 1 "bad.lua:2: mount: unknown key 'teir'" -- "$tiersim" run "$bad" --quiet
 printf 'dataset{ kind = "imagenet-jpeg", count = 8 }\nmount{ tier = "nosuch" }\nrun{}\n' >"$bad"
 expect 1 "bad.lua:2: mount: unknown tier 'nosuch'" -- "$tiersim" run "$bad" --quiet
 
+# ...but a tier from mount{ profile = FILE } is known to the run.
+cat >"$work/tiers.lua" <<'EOF'
+tier "mine" {
+	capacity = { min = "1GiB", max = "1024GiB", default = "10GiB" },
+	iops = 1000,
+	mibps = 100,
+	latency = { read = { fixed = "1ms" }, write = { fixed = "1ms" } },
+}
+EOF
+printf 'dataset{ kind = "imagenet-jpeg", count = 8 }\nmount{ profile = "%s", tier = "mine" }\nengine{ batch = 8 }\nrun{ iterations = 1 }\n' \
+	"$work/tiers.lua" >"$bad"
+out=$("$tiersim" run "$bad" --virtual --quiet 2>&1) || fail "mount{profile=...} tier: $out"
+printf '%s\n' "$out" | grep -q '^mine ' || fail "no row for the profile's tier: $out"
+
 printf 'local x = 1\nrun{ iterations = \n' >"$bad"
 expect 1 "bad.lua:3:" -- "$tiersim" run "$bad" --quiet
 
