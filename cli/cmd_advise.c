@@ -247,26 +247,7 @@ static int run_script(struct advise *A, const char *const *tiers, size_t ntiers,
 		o.kv[o.nkv++] = extra[i];
 	}
 	struct ts_runner R;
-	char err[2048] = "";
-	int rc = ts_runner_init(&R, &o, err, sizeof(err));
-	if (rc) {
-		fprintf(stderr, "tiersim advise: %s\n", err[0] ? err : ts_strerror(rc));
-		*status = rc == TS_E_UNKNOWN || rc == TS_E_PARSE ? TS_EXIT_USAGE : TS_EXIT_FAIL;
-		ts_runner_free(&R);
-		return rc;
-	}
-	rc = ts_runner_run(&R, err, sizeof(err));
-	if (rc == -EINTR || ts_runner_interrupted) {
-		fprintf(stderr, "tiersim advise: interrupted by signal %d; stopping\n",
-			(int)ts_runner_interrupted);
-		*status = TS_EXIT_INTERRUPT;
-		rc = -EINTR;
-	} else if (rc == TS_E_LUA) {
-		*status = TS_EXIT_FAIL; /* the message and traceback are printed */
-	} else if (rc) {
-		fprintf(stderr, "tiersim advise: %s\n", err[0] ? err : ts_strerror(rc));
-		*status = TS_EXIT_FAIL;
-	}
+	int rc = ts_runner_main(&R, &o, "advise", status);
 	if (!rc && !out->title && R.report.title && ts_row_set_str(&out->title, R.report.title))
 		rc = -ENOMEM;
 	for (size_t i = 0; !rc && i < R.report.n; i++) {
@@ -278,7 +259,7 @@ static int run_script(struct advise *A, const char *const *tiers, size_t ntiers,
 		*w = R.report.rows[i];
 		memset(&R.report.rows[i], 0, sizeof(R.report.rows[i]));
 	}
-	if (rc == -ENOMEM) {
+	if (rc == -ENOMEM && *status == TS_EXIT_OK) {
 		fprintf(stderr, "tiersim advise: out of memory\n");
 		*status = TS_EXIT_FAIL;
 	}

@@ -142,26 +142,8 @@ static int run_main(int argc, char **argv, bool compare)
 	ts_runner_signals();
 	struct ts_runner R;
 	char err[2048] = "";
-	int status = TS_EXIT_OK;
-	int rc = ts_runner_init(&R, &o, err, sizeof(err));
-	if (rc) {
-		fprintf(stderr, "tiersim %s: %s\n", name, err[0] ? err : ts_strerror(rc));
-		status = rc == TS_E_UNKNOWN || rc == TS_E_PARSE ? TS_EXIT_USAGE : TS_EXIT_FAIL;
-		ts_runner_free(&R);
-		free(tiers_copy);
-		return status;
-	}
-	rc = ts_runner_run(&R, err, sizeof(err));
-	if (rc == -EINTR || ts_runner_interrupted) {
-		fprintf(stderr, "tiersim %s: interrupted by signal %d; stopping and unmounting\n",
-			name, (int)ts_runner_interrupted);
-		status = TS_EXIT_INTERRUPT;
-	} else if (rc == TS_E_LUA) {
-		status = TS_EXIT_FAIL; /* the message and traceback are printed */
-	} else if (rc) {
-		fprintf(stderr, "tiersim %s: %s\n", name, err[0] ? err : ts_strerror(rc));
-		status = TS_EXIT_FAIL;
-	}
+	int status;
+	int rc = ts_runner_main(&R, &o, name, &status);
 	/* Whatever ran is reported, also after a failure. */
 	if (R.report.n) {
 		bool stdout_busy = (json && !strcmp(json, "-")) || (csv && !strcmp(csv, "-"));

@@ -18,9 +18,11 @@
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fs/tier.h"
 #include "runner.h"
 
 #define RUNNER(L) ((struct ts_runner *)lua_touserdata(L, lua_upvalueindex(1)))
@@ -115,6 +117,15 @@ static int set_section(lua_State *L, const char *name)
 	char err[768];
 	if (ts_opt_from_lua(tab, base, L, 1, name, err, sizeof(err)))
 		return luaL_error(L, "%s", err);
+	/* A tier name is checked here, so that a typo names this line rather
+	 * than the run{} that would mount it; one from an extra profile file
+	 * is known only to the mount. */
+	const struct ts_scn_mount *m = &R->cfg.mnt;
+	const struct ts_tier_profile *p;
+	if (base == m && lua_getfield(L, 1, "tier") != LUA_TNIL && strcmp(m->tier, "none") &&
+	    !(m->profile && *m->profile) &&
+	    ts_tier_set_lookup(R->tiers, m->tier, &p, err, sizeof(err)))
+		return luaL_error(L, "mount: %s", err);
 	return 0;
 }
 
@@ -366,6 +377,20 @@ static int l_sweep(lua_State *L)
 	return 1;
 }
 
+/* luaL_error() for a bad name=value from the command line: the run exits
+ * with the usage status (2) rather than as a failed script. */
+static int arg_error(lua_State *L, const char *fmt, ...)
+{
+	RUNNER(L)->usage_error = true;
+	va_list ap;
+	va_start(ap, fmt);
+	luaL_where(L, 1);
+	lua_pushvfstring(L, fmt, ap);
+	va_end(ap);
+	lua_concat(L, 2);
+	return lua_error(L);
+}
+
 /* params{ name = default, ... }: the script's parameters. A command-line
  * name=value replaces the default, converted to the default's type. */
 static int l_params(lua_State *L)
@@ -397,11 +422,11 @@ static int l_params(lua_State *L)
 			switch (lua_type(L, -2)) {
 			case LUA_TNUMBER:
 				if (!lua_stringtonumber(L, ov))
-					return luaL_error(L, "parameter %s=%s: expected a number", key,
-							  ov);
+					return arg_error(L, "parameter %s=%s: expected a number", key,
+							 ov);
 				if (lua_isinteger(L, -3) && !lua_isinteger(L, -1))
-					return luaL_error(L, "parameter %s=%s: expected an integer",
-							  key, ov);
+					return arg_error(L, "parameter %s=%s: expected an integer",
+							 key, ov);
 				break;
 			case LUA_TBOOLEAN:
 				if (!strcmp(ov, "true") || !strcmp(ov, "1") || !strcmp(ov, "yes"))
@@ -409,8 +434,8 @@ static int l_params(lua_State *L)
 				else if (!strcmp(ov, "false") || !strcmp(ov, "0") || !strcmp(ov, "no"))
 					lua_pushboolean(L, 0);
 				else
-					return luaL_error(L, "parameter %s=%s: expected true or false",
-							  key, ov);
+					return arg_error(L, "parameter %s=%s: expected true or false",
+							 key, ov);
 				break;
 			default:
 				lua_pushstring(L, ov);
@@ -438,9 +463,9 @@ static int l_params(lua_State *L)
 		}
 		char bad[128];
 		snprintf(bad, sizeof(bad), "%.*s", (int)(kl < 100 ? kl : 100), kv);
-		return luaL_error(L, "unknown parameter '%s' on the command line (this script's "
-				  "parameters: %s; configuration keys are section.key, e.g. "
-				  "engine.batch=32)", bad, names);
+		return arg_error(L, "unknown parameter '%s' on the command line (this script's "
+				 "parameters: %s; configuration keys are section.key, e.g. "
+				 "engine.batch=32)", bad, names);
 	}
 	lua_pushvalue(L, out);
 	return 1;

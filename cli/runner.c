@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "commands.h"
 #include "convert.h"
 #include "hist.h"
 #include "opt.h"
@@ -1113,6 +1114,7 @@ int ts_runner_exec(struct ts_runner *R, enum ts_action act, const struct ts_scn_
 			continue;
 		snprintf(err, errlen, "%s: this script declares no parameters (params{...}); "
 				      "configuration keys are section.key=value", R->o.kv[i]);
+		R->usage_error = true;
 		return TS_E_UNKNOWN;
 	}
 	size_t ntiers = R->o.ntiers ? R->o.ntiers : 1;
@@ -1123,6 +1125,13 @@ int ts_runner_exec(struct ts_runner *R, enum ts_action act, const struct ts_scn_
 		if (ts_scn_copy(&s, &R->cfg))
 			return -ENOMEM;
 		int rc = apply_overrides(R, &s, err, errlen);
+		/* mount{ profile = FILE } adds tiers for this run only, as it
+		 * does for the tierfs that the run mounts. */
+		struct ts_tier_set *builtin = R->tiers, *own = NULL;
+		if (!rc && s.mnt.profile && *s.mnt.profile &&
+		    !(rc = ts_tier_set_load_default(&own, err, errlen)) &&
+		    !(rc = ts_tier_set_add_file(own, s.mnt.profile, err, errlen)))
+			R->tiers = own;
 		const char *tier = R->o.ntiers ? R->o.tiers[t] : s.mnt.tier;
 		char sub[512];
 		if (!rc && R->o.ntiers)
@@ -1154,6 +1163,8 @@ int ts_runner_exec(struct ts_runner *R, enum ts_action act, const struct ts_scn_
 		}
 		if (rc && w)
 			ts_report_drop_last(&R->report); /* not a result */
+		R->tiers = builtin;
+		ts_tier_set_free(own);
 		ts_scn_free(&s);
 		if (rc)
 			return rc;
@@ -1210,4 +1221,32 @@ int ts_runner_run(struct ts_runner *R, char *err, size_t errlen)
 		return -ENODATA;
 	}
 	return 0;
+}
+
+int ts_runner_main(struct ts_runner *R, const struct ts_runner_opts *o, const char *cmd,
+		   int *status)
+{
+	char err[2048] = "";
+	*status = TS_EXIT_OK;
+	int rc = ts_runner_init(R, o, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "tiersim %s: %s\n", cmd, err[0] ? err : ts_strerror(rc));
+		*status = rc == TS_E_UNKNOWN || rc == TS_E_PARSE ? TS_EXIT_USAGE : TS_EXIT_FAIL;
+		return rc;
+	}
+	rc = ts_runner_run(R, err, sizeof(err));
+	if (rc == -EINTR || ts_runner_interrupted) {
+		fprintf(stderr, "tiersim %s: interrupted by signal %d; stopping and unmounting\n",
+			cmd, (int)ts_runner_interrupted);
+		*status = TS_EXIT_INTERRUPT;
+		return -EINTR;
+	}
+	if (rc == TS_E_LUA) {
+		/* The message and traceback are printed. */
+		*status = R->usage_error ? TS_EXIT_USAGE : TS_EXIT_FAIL;
+	} else if (rc) {
+		fprintf(stderr, "tiersim %s: %s\n", cmd, err[0] ? err : ts_strerror(rc));
+		*status = TS_EXIT_FAIL;
+	}
+	return rc;
 }
