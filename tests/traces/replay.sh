@@ -90,6 +90,10 @@ check "read-only no errors" test "$(j "$T/ro.json" '.results[1].errors')" = 0
 mkdir "$T/empty"
 "$B" replay "$T/ro.trace" --target "$T/empty" 2> "$T/err"
 check "missing file refused" grep -q "missing" "$T/err"
+cp -r "$T/dir" "$T/short"
+find "$T/short" -type f -exec truncate -s 1 {} +
+"$B" replay "$T/ro.trace" --target "$T/short" 2> "$T/err"
+check "short file refused" grep -q "too short" "$T/err"
 
 # --capacity changes what the tiers run with, not what the header says was recorded
 "$B" replay "$T/s.trace" --virtual --tier ssd-cloud --capacity 1TiB > "$T/cap.txt"
