@@ -71,14 +71,8 @@ static int plans_build(const struct ts_trace *t, struct plans *ps)
 	memset(ps, 0, sizeof(*ps));
 	ps->order = malloc((t->nrecs ? t->nrecs : 1) * sizeof(*ps->order));
 	ps->p = calloc(t->nrecs ? t->nrecs : 1, sizeof(*ps->p));
-	if (!ord || !pr || !ps->order || !ps->p) {
-		free(ord);
-		free(pr);
-		plans_free(ps);
-		return -ENOMEM;
-	}
 	ps->anchor = malloc((t->nrecs ? t->nrecs : 1) * sizeof(*ps->anchor));
-	if (!ps->anchor) {
+	if (!ord || !pr || !ps->order || !ps->p || !ps->anchor) {
 		free(ord);
 		free(pr);
 		plans_free(ps);
