@@ -255,15 +255,19 @@ int ts_cmd_replay(int argc, char **argv)
 		       cfg.no_think ? "no think time" : "recorded think time",
 		       cfg.speed != 1.0 ? " scaled by --speed" : "");
 		ts_replay_print(stdout, res, nres);
-		if (cfg.tier.floor_ns) {
-			char fb[32];
+		if (rec_floor || cfg.tier.floor_ns) {
+			char fb[32], ob[32];
 			/* Recorded and virtual latencies are what tierfs held each
 			 * request; the application also paid the FUSE round trip. */
 			printf("\nlatencies of the recorded and virtual columns are the time tierfs "
 			       "holds a request; the application also pays the FUSE round trip "
-			       "(%s, measured when recording), so a tier faster than that shows "
+			       "(%s, the recording's floor%s%s), so a tier faster than that shows "
 			       "near 0\n",
-			       ts_fmt_duration(fb, sizeof(fb), cfg.tier.floor_ns));
+			       ts_fmt_duration(fb, sizeof(fb), rec_floor),
+			       cfg.tier.floor_ns != rec_floor ? "; virtual columns: --floor " : "",
+			       cfg.tier.floor_ns != rec_floor
+				   ? ts_fmt_duration(ob, sizeof(ob), cfg.tier.floor_ns)
+				   : "");
 		}
 	}
 	rc = fflush(stdout) ? 1 : 0;

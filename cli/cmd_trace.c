@@ -129,9 +129,18 @@ static int do_stats(int argc, char **argv)
 		case 'j':
 			json = true;
 			break;
-		case 'n':
-			top = (size_t)strtoul(optarg, NULL, 10);
+		case 'n': {
+			uint64_t v;
+			if (ts_trace_parse_u64(optarg, SIZE_MAX, &v)) {
+				fprintf(stderr,
+					"tiersim trace stats: --top %s: expected a whole number "
+					"of rows such as 10\n",
+					optarg);
+				return 2;
+			}
+			top = (size_t)v;
 			break;
+		}
 		case 'i':
 			if (ts_parse_duration(optarg, TS_NS_PER_S, &interval) || !interval) {
 				fprintf(stderr,

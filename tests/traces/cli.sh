@@ -50,6 +50,9 @@ check "v9 refused" grep -q "version 9" "$T/v9.err"
 "$B" trace dump /nonexistent 2> "$T/ne.err"
 check "missing file exit" test $? = 1
 check "missing file named" grep -q "/nonexistent" "$T/ne.err"
+"$B" trace stats --top ten "$T/a.trace" > /dev/null 2> "$T/top.err"
+check "bad --top is usage" test $? = 2
+check "bad --top named" grep -q -- "--top ten" "$T/top.err"
 "$B" trace frobnicate 2>/dev/null
 check "unknown verb is usage" test $? = 2
 exit $fail

@@ -90,6 +90,16 @@ check "read-only no errors" test "$(j "$T/ro.json" '.results[1].errors')" = 0
 mkdir "$T/empty"
 "$B" replay "$T/ro.trace" --target "$T/empty" 2> "$T/err"
 check "missing file refused" grep -q "missing" "$T/err"
+cp -r "$T/dir" "$T/short"
+find "$T/short" -type f -exec truncate -s 1 {} +
+"$B" replay "$T/ro.trace" --target "$T/short" 2> "$T/err"
+check "short file refused" grep -q "too short" "$T/err"
+
+# the FUSE round-trip note names the recording's floor, and --floor apart
+sed 's/mount_opts=""/mount_opts="floor=50000ns"/' "$S/small.txt" > "$T/fl.txt"
+"$B" trace undump "$T/fl.txt" -o "$T/fl.trace"
+"$B" replay "$T/fl.trace" --virtual --tier ssd-cloud --floor 30us > "$T/fl.out"
+check "floor note recorded" grep -q "(50.00 us, the recording's floor; virtual columns: --floor 30.00 us)" "$T/fl.out"
 
 # --capacity changes what the tiers run with, not what the header says was recorded
 "$B" replay "$T/s.trace" --virtual --tier ssd-cloud --capacity 1TiB > "$T/cap.txt"

@@ -71,14 +71,8 @@ static int plans_build(const struct ts_trace *t, struct plans *ps)
 	memset(ps, 0, sizeof(*ps));
 	ps->order = malloc((t->nrecs ? t->nrecs : 1) * sizeof(*ps->order));
 	ps->p = calloc(t->nrecs ? t->nrecs : 1, sizeof(*ps->p));
-	if (!ord || !pr || !ps->order || !ps->p) {
-		free(ord);
-		free(pr);
-		plans_free(ps);
-		return -ENOMEM;
-	}
 	ps->anchor = malloc((t->nrecs ? t->nrecs : 1) * sizeof(*ps->anchor));
-	if (!ps->anchor) {
+	if (!ord || !pr || !ps->order || !ps->p || !ps->anchor) {
 		free(ord);
 		free(pr);
 		plans_free(ps);
@@ -619,7 +613,8 @@ static int setup(const struct ts_trace *t, const struct ts_replay_cfg *cfg, char
 		 size_t errlen)
 {
 	uint64_t *sizes = file_sizes(t);
-	uint8_t *created = calloc((size_t)t->npaths + 1, 1); /* 1 = the trace creates it */
+	/* 1 = the trace creates it, 2 = it does not, 3 = missing or short here */
+	uint8_t *created = calloc((size_t)t->npaths + 1, 1);
 	char path[PATH_MAX];
 	uint64_t need_files = 0, need_bytes = 0, done_bytes = 0, done_files = 0;
 	int ret = 0;
@@ -644,18 +639,20 @@ static int setup(const struct ts_trace *t, const struct ts_replay_cfg *cfg, char
 			goto out;
 		}
 		struct stat st;
-		if (!stat(path, &st) && (uint64_t)st.st_size >= sizes[f])
+		bool found = !stat(path, &st);
+		if (found && (uint64_t)st.st_size >= sizes[f])
 			continue;
 		if (!cfg->allow_writes) {
 			char b[32];
 			snprintf(err, errlen,
 				 "%s: %s (the trace reads %s of it); rerun with --allow-writes to "
 				 "create the files the trace needs",
-				 path, errno == ENOENT ? "missing" : "too short",
+				 path, found ? "too short" : "missing",
 				 ts_fmt_size(b, sizeof(b), sizes[f]));
 			ret = -EPERM;
 			goto out;
 		}
+		created[f] = 3;
 		need_files++;
 		need_bytes += sizes[f];
 	}
@@ -670,12 +667,10 @@ static int setup(const struct ts_trace *t, const struct ts_replay_cfg *cfg, char
 			buf[i] = (char)(i * 2654435761u >> 24);
 	uint64_t last = ts_now_ns();
 	for (uint32_t f = 1; f < t->npaths; f++) {
-		if (!sizes[f] || created[f] == 1)
+		if (created[f] != 3)
 			continue;
 		join(path, sizeof(path), cfg->target, ts_trace_path(t, f));
 		struct stat st;
-		if (!stat(path, &st) && (uint64_t)st.st_size >= sizes[f])
-			continue;
 		int fd = -1;
 		if ((ret = mkdirs(path)) ||
 		    (fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) < 0) {
