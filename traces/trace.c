@@ -853,16 +853,26 @@ static int write_recs(FILE *f, const struct ts_trace *t, size_t from, size_t to)
 	return from < to ? write_all(f, t->recs + from, (to - from) * sizeof(*t->recs)) : 0;
 }
 
-int ts_trace_write(const struct ts_trace *t, const char *path)
+/* mkostemp() creates 0600: a trace replacing a file keeps that file's mode;
+ * a new one gets what fopen() would give it (0666 less the umask, read by
+ * setting it back at once — the writers are the single-threaded tools). */
+static int keep_mode(const char *tmp, const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) == 0)
+		return chmod(tmp, st.st_mode & 07777);
+	mode_t um = umask(0);
+	umask(um);
+	return chmod(tmp, 0666 & ~um);
+}
+
+static int write_trace(FILE *f, const struct ts_trace *t)
 {
 	static const char zero[8];
 	unsigned char hdr[TS_TRACE_HDR_SIZE];
 	size_t done = 0;
 	int ret;
-	FILE *f = fopen(path, "wbe");
 
-	if (!f)
-		return -errno;
 	setvbuf(f, NULL, _IOFBF, 1 << 20);
 	hdr_encode(&t->hdr, hdr);
 	ret = write_all(f, hdr, sizeof(hdr));
@@ -899,8 +909,44 @@ int ts_trace_write(const struct ts_trace *t, const char *path)
 	}
 	if (!ret)
 		ret = write_recs(f, t, done, t->nrecs);
-	if (fclose(f) && !ret)
+	return ret;
+}
+
+/*
+ * A regular file (or a new one) is written beside its final name and renamed
+ * over it only when complete, so a failed write (full disk) never destroys
+ * the trace that was there nor leaves a short one that reads as "cut short".
+ * Anything else (/dev/null, a pipe) is written in place.
+ */
+int ts_trace_write(const struct ts_trace *t, const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		FILE *f = fopen(path, "wbe");
+		if (!f)
+			return -errno;
+		int ret = write_trace(f, t);
+		if (fclose(f) && !ret)
+			ret = -errno;
+		return ret;
+	}
+	size_t n = strlen(path) + sizeof(".XXXXXX");
+	char *tmp = malloc(n);
+	if (!tmp)
+		return -ENOMEM;
+	snprintf(tmp, n, "%s.XXXXXX", path);
+	int fd = mkostemp(tmp, O_CLOEXEC);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "wb");
+	int ret = f ? write_trace(f, t) : -errno;
+	if (f && fclose(f) && !ret)
 		ret = -errno;
+	else if (!f && fd >= 0)
+		close(fd);
+	if (!ret && (keep_mode(tmp, path) || rename(tmp, path)))
+		ret = -errno;
+	if (ret && fd >= 0)
+		unlink(tmp);
+	free(tmp);
 	return ret;
 }
 

@@ -5,6 +5,9 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
+#include <signal.h>
+#include <glob.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -155,6 +158,31 @@ int main(void)
 	check_bad(text, TS_E_PARSE, "field 11 (flags)");
 	snprintf(text, sizeof(text), "%s1 2 read 0 0 0 -5 0 0 0 0\n", hdr);
 	check_bad(text, 0, "");
+
+	/* A write that fails (a file size limit, as a full disk) leaves the
+	 * trace that was there whole, and no temporary file beside it. */
+	write_sample(a, 100, NULL);
+	struct ts_trace t;
+	CHECK(ts_trace_read(a, &t, text, sizeof(text)) == 0);
+	CHECK(ts_trace_write(&t, b) == 0);
+	size_t before, after;
+	char *old = slurp(b, &before);
+	struct rlimit lim, small;
+	CHECK(getrlimit(RLIMIT_FSIZE, &lim) == 0);
+	small = (struct rlimit){ 2048, lim.rlim_max };
+	signal(SIGXFSZ, SIG_IGN);
+	CHECK(setrlimit(RLIMIT_FSIZE, &small) == 0);
+	CHECK(ts_trace_write(&t, b) == -EFBIG);
+	CHECK(setrlimit(RLIMIT_FSIZE, &lim) == 0);
+	char *now = slurp(b, &after);
+	CHECK(old && now && before == after && !memcmp(old, now, before));
+	char pat[64];
+	snprintf(pat, sizeof(pat), "%s.*", b);
+	glob_t g;
+	CHECK(glob(pat, 0, NULL, &g) == GLOB_NOMATCH);
+	free(old);
+	free(now);
+	ts_trace_free(&t);
 
 	unlink(a);
 	unlink(b);
