@@ -31,6 +31,7 @@
 #include "core/units.h"
 #include "decode.h"
 #include "loader.h"
+#include "scheduler.h"
 #include "source.h"
 #include "uring.h"
 
@@ -91,7 +92,6 @@ const struct ts_opt ts_pipe_opts[] = {
 	{ NULL },
 };
 
-#define SLOT_AUTO_MAX (1u << 20)
 #define SERIES_MAX (1u << 20)
 
 /* A sample on its way through; it lives in its batch's items[]. */
@@ -108,13 +108,12 @@ struct item {
 	int err;
 	struct rbatch *b;
 	uint32_t pos;
+	struct ts_sched_pos sp; /* its place, as the scheduler gave it */
 };
 
 struct rbatch {
 	uint64_t seq;
-	bool live;	 /* issued and not released */
-	bool handed;	 /* given to the consumer */
-	uint32_t size, filled, nerr;
+	uint32_t size;
 	struct item *items;
 	struct ts_sample *s;
 	float *data;
@@ -139,8 +138,10 @@ struct ts_pipe {
 	bool fatal;
 	bool raw_in_batch;
 
+	/* What to read next, when, and when a batch is complete: every
+	 * decision is the scheduler's (sched.h), called under mu. */
+	struct ts_sched *sched;
 	uint64_t n;		/* samples per epoch in the dataset (after count) */
-	uint64_t per_epoch;	/* samples delivered per epoch */
 	uint64_t nb;		/* batches per epoch */
 	uint64_t total;		/* batches in the run */
 	unsigned B, pf;
@@ -163,18 +164,6 @@ struct ts_pipe {
 	int failed;
 	char errmsg[1024];
 
-	/* reader cursor (reader thread only, except rd_seq read under mu) */
-	uint64_t rd_seq;
-	uint32_t rd_pos;
-	uint32_t *order;
-	uint64_t order_epoch;
-
-	/* consumer */
-	uint64_t next_seq, released;
-
-	/* work queue: items waiting for a decode worker */
-	struct item **wq;
-	unsigned wq_cap, wq_head, wq_n;
 	struct worker *w;
 	unsigned nw;
 
@@ -320,32 +309,23 @@ int ts_pipe_new(const struct ts_pipe_cfg *cfg, struct ts_pipe **out, char *err, 
 		p->n = p->cfg.count;
 	p->B = (unsigned)p->cfg.batch;
 	p->pf = (unsigned)p->cfg.prefetch;
-	p->nb = p->cfg.drop_last ? p->n / p->B : (p->n + p->B - 1) / p->B;
-	p->per_epoch = p->cfg.drop_last ? p->nb * p->B : p->n;
-	p->total = p->nb * p->cfg.epochs;
-	if (p->n > UINT32_MAX) {
-		snprintf(err, errlen, "%s: %llu samples; at most 2^32 per loader", p->cfg.path,
-			 (unsigned long long)p->n);
-		rc = -EFBIG;
-		goto fail;
-	}
-	if (!p->nb) {
-		snprintf(err, errlen, "%s: %llu samples make no full batch of %u (drop_last)",
-			 p->cfg.path, (unsigned long long)p->n, p->B);
-		rc = -EINVAL;
-		goto fail;
-	}
+	p->raw_in_batch = p->mode == TS_DECODE_NONE || p->cfg.keep_raw;
+	p->nw = p->mode == TS_DECODE_NONE ? 0 : (unsigned)p->cfg.vcpus;
 
 	/* Buffers, and the memory bound. */
-	p->raw_in_batch = p->mode == TS_DECODE_NONE || p->cfg.keep_raw;
-	uint64_t maxlen = p->ops->max_len(p->src);
-	uint64_t slot = p->cfg.slot_size ? p->cfg.slot_size
-					 : TS_MIN((maxlen + 4095) & ~4095ULL, SLOT_AUTO_MAX);
-	if (slot < 4096)
-		slot = 4096;
+	struct ts_pipe_plan plan;
+	ts_pipe_plan(&p->cfg, p->ops, p->n, p->ops->max_len(p->src), p->nw, &plan);
+	struct ts_sched_cfg sc = plan.sched;
+	char sub[256];
+	if ((rc = ts_sched_new(&sc, &p->sched, sub, sizeof sub))) {
+		snprintf(err, errlen, "%s: %s", p->cfg.path, sub);
+		goto fail;
+	}
+	p->nb = ts_sched_batches_per_epoch(p->sched);
+	p->total = ts_sched_total_batches(p->sched);
+	uint64_t slot = plan.slot_size;
 	p->slot = (size_t)slot;
-	uint64_t window = (uint64_t)p->pf * p->B;
-	uint64_t nslots = p->raw_in_batch ? window : TS_MIN(window, p->cfg.qd + 2 * p->cfg.vcpus);
+	uint64_t nslots = sc.slots;
 	p->nslots = (unsigned)nslots;
 	p->out_floats = p->mode == TS_DECODE_REAL ? 3 * p->cfg.out_size * p->cfg.out_size : 0;
 	uint64_t batch_bytes = (uint64_t)p->B * p->out_floats * sizeof(float);
@@ -375,10 +355,7 @@ int ts_pipe_new(const struct ts_pipe_cfg *cfg, struct ts_pipe **out, char *err, 
 	p->free_slots = calloc(nslots, sizeof *p->free_slots);
 	p->iov = calloc(nslots, sizeof *p->iov);
 	p->ring = calloc(p->pf, sizeof *p->ring);
-	p->wq_cap = (unsigned)window;
-	p->wq = calloc(window, sizeof *p->wq);
-	p->order = calloc(p->n, sizeof *p->order);
-	if (!p->arena || !p->free_slots || !p->iov || !p->ring || !p->wq || !p->order) {
+	if (!p->arena || !p->free_slots || !p->iov || !p->ring) {
 		rc = -ENOMEM;
 		snprintf(err, errlen, "out of memory for the loader's buffers");
 		goto fail;
@@ -401,7 +378,6 @@ int ts_pipe_new(const struct ts_pipe_cfg *cfg, struct ts_pipe **out, char *err, 
 			goto fail;
 		}
 	}
-	p->nw = p->mode == TS_DECODE_NONE ? 0 : (unsigned)p->cfg.vcpus;
 	if (p->nw && !(p->w = calloc(p->nw, sizeof *p->w))) {
 		rc = -ENOMEM;
 		goto fail;
@@ -415,7 +391,6 @@ int ts_pipe_new(const struct ts_pipe_cfg *cfg, struct ts_pipe **out, char *err, 
 			goto fail;
 		}
 	}
-	p->order_epoch = UINT64_MAX;
 	*out = p;
 	return 0;
 fail:
@@ -470,79 +445,85 @@ static void free_raw(struct ts_pipe *p, struct item *it)
 	it->slot = -1;
 }
 
-/* A sample is finished (delivered, or failed). */
-static void complete_locked(struct ts_pipe *p, struct item *it, const char *detail)
+/* Stats of the batches ready and not taken, after a scheduler call that
+ * may have completed one (or after a take). */
+static void ready_sync(struct ts_pipe *p)
 {
-	struct rbatch *b = it->b;
-	if (it->err) {
-		char name[512], msg[1024];
-		p->ops->describe(p->src, it->id, name, sizeof name);
-		const char *why = it->err == TS_E_TRUNCATED ? "file ends before the sample does"
-							    : ts_strerror(it->err);
-		snprintf(msg, sizeof msg, "%s: %s%s%.200s%s", name, why, detail ? " (" : "",
-			 detail ? detail : "", detail ? ")" : "");
-		free_raw(p, it);
-		pthread_cond_signal(&p->c_reader);
-		b->nerr++;
-		p->errors++;
-		if (!p->first_error[0])
-			snprintf(p->first_error, sizeof p->first_error, "%.1000s", msg);
-		if (it->err == -ENOTCONN) {
-			/* The file system is gone (a FUSE daemon that died answers
-			 * ENOTCONN to everything): no later sample can be read, and
-			 * skipping them all would spin for ever on empty batches. */
-			char fm[1024];
-			snprintf(fm, sizeof fm, "%.900s (the mount's daemon is gone)", msg);
-			fail_locked(p, it->err, fm);
-		} else if (p->fatal) {
-			char fm[1024];
-			snprintf(fm, sizeof fm, "%.900s (on_error=fatal; on_error=skip skips such samples)",
-				 msg);
-			fail_locked(p, it->err, fm);
-		}
+	struct ts_sched_state ss;
+	ts_sched_state(p->sched, &ss);
+	if (ss.ready != p->ready) {
+		bool more = ss.ready > p->ready;
+		ready_change(p, (int)((int64_t)ss.ready - (int64_t)p->ready));
+		if (more)
+			pthread_cond_broadcast(&p->c_cons);
 	}
-	if (++b->filled == b->size) {
-		ready_change(p, +1);
-		pthread_cond_broadcast(&p->c_cons);
+}
+
+/* A sample failed: say so, and stop the run where the policy or the
+ * failure says it must. The scheduler has already counted it. */
+static void failed_locked(struct ts_pipe *p, struct item *it, const char *detail)
+{
+	char name[512], msg[1024];
+	p->ops->describe(p->src, it->id, name, sizeof name);
+	const char *why = it->err == TS_E_TRUNCATED ? "file ends before the sample does"
+						    : ts_strerror(it->err);
+	snprintf(msg, sizeof msg, "%s: %s%s%.200s%s", name, why, detail ? " (" : "",
+		 detail ? detail : "", detail ? ")" : "");
+	free_raw(p, it);
+	pthread_cond_signal(&p->c_reader);
+	p->errors++;
+	if (!p->first_error[0])
+		snprintf(p->first_error, sizeof p->first_error, "%.1000s", msg);
+	if (it->err == -ENOTCONN) {
+		/* The file system is gone (a FUSE daemon that died answers
+		 * ENOTCONN to everything): no later sample can be read, and
+		 * skipping them all would spin for ever on empty batches. */
+		char fm[1024];
+		snprintf(fm, sizeof fm, "%.900s (the mount's daemon is gone)", msg);
+		fail_locked(p, it->err, fm);
+	} else if (p->fatal) {
+		char fm[1024];
+		snprintf(fm, sizeof fm, "%.900s (on_error=fatal; on_error=skip skips such samples)",
+			 msg);
+		fail_locked(p, it->err, fm);
 	}
 }
 
 /* ---- reader --------------------------------------------------------- */
 
-static void make_order(struct ts_pipe *p, uint64_t epoch)
-{
-	for (uint32_t i = 0; i < p->n; i++)
-		p->order[i] = i;
-	if (p->cfg.shuffle) {
-		struct ts_rng r;
-		ts_rng_seed(&r, p->cfg.seed * 0x9E3779B97F4A7C15ULL + epoch + 1);
-		ts_rng_shuffle_u32(&r, p->order, p->n);
-	}
-	p->order_epoch = epoch;
-}
+static int own_buffer(struct ts_pipe *p, struct item *it, uint32_t len);
 
-/* Claims the next sample position and a buffer. 1 with *itp set, 0 when the
- * window or the slots are full and !may_block, -1 at the end or on stop. */
-static int claim(struct ts_pipe *p, bool may_block, uint32_t need, struct item **itp)
+/* Claims the next sample (the scheduler names it) and its buffer. 1 with
+ * *itp set, 0 when the window, the queue depth or the buffers are full and
+ * !may_block, -1 at the end or on stop. An extent source's sample is
+ * located first, so that one larger than a read slot takes memory of its
+ * own instead of a slot. */
+static int claim(struct ts_pipe *p, bool may_block, struct ts_extent *x, struct item **itp)
 {
+	bool extents = p->ops->caps & TS_SRC_EXTENTS;
 	pthread_mutex_lock(&p->mu);
 	uint64_t t0 = 0;
-	int rc;
+	int rc, xerr = 0;
+	struct ts_sched_pos pos;
+	uint64_t need = 0;
 	for (;;) {
-		if (p->stop || p->rd_seq >= p->total) {
-			rc = -1;
+		rc = p->stop ? -1 : ts_sched_next(p->sched, &pos);
+		if (rc < 0)
 			break;
-		}
-		bool window = p->rd_seq < p->released + p->pf;
-		bool slot = need > p->slot || p->nfree > 0;
-		if (window && slot) {
-			rc = 1;
-			break;
-		}
-		if (!may_block) {
+		if (rc == 1) {
+			need = p->ops->max_len(p->src);
+			if (extents) {
+				xerr = p->ops->extent(p->src, pos.id, x);
+				need = xerr ? 0 : x->len;
+			}
+			/* A failed extent needs no buffer: it is done at once. */
+			bool slot = !xerr && need <= p->slot;
+			if (ts_sched_claim(p->sched, &pos, slot))
+				break;
 			rc = 0;
-			break;
 		}
+		if (!may_block)
+			break;
 		if (!t0)
 			t0 = ts_now_ns();
 		pthread_cond_wait(&p->c_reader, &p->mu);
@@ -553,38 +534,30 @@ static int claim(struct ts_pipe *p, bool may_block, uint32_t need, struct item *
 		pthread_mutex_unlock(&p->mu);
 		return rc;
 	}
-	uint64_t seq = p->rd_seq;
-	struct rbatch *b = &p->ring[seq % p->pf];
-	if (p->rd_pos == 0) {
-		uint64_t k = seq % p->nb;
-		b->seq = seq;
-		b->live = true;
-		b->handed = false;
-		b->filled = b->nerr = 0;
-		b->size = (uint32_t)TS_MIN((uint64_t)p->B, p->per_epoch - k * p->B);
+	struct rbatch *b = &p->ring[pos.seq % p->pf];
+	if (pos.pos == 0) {
+		b->seq = pos.seq;
+		b->size = (uint32_t)TS_MIN((uint64_t)p->B,
+					   ts_sched_samples_per_epoch(p->sched) - pos.index * p->B);
 		if (b->data)
 			held_add(p, (int64_t)(p->B * p->out_floats * sizeof(float)));
 	}
-	struct item *it = &b->items[p->rd_pos];
+	struct item *it = &b->items[pos.pos];
 	memset(it, 0, sizeof *it);
 	it->b = b;
-	it->pos = p->rd_pos;
+	it->pos = pos.pos;
+	it->sp = pos;
+	it->id = pos.id;
 	it->slot = -1;
-	if (need <= p->slot) {
+	it->err = xerr;
+	if (pos.slot) {
 		it->slot = p->free_slots[--p->nfree];
 		it->buf = p->arena + (size_t)it->slot * p->slot;
 		held_add(p, (int64_t)p->slot);
 	}
-	uint64_t epoch = seq / p->nb;
-	uint64_t k = (seq % p->nb) * p->B + p->rd_pos;
-	if (++p->rd_pos == b->size) {
-		p->rd_pos = 0;
-		p->rd_seq++;
-	}
 	pthread_mutex_unlock(&p->mu);
-	if (p->order_epoch != epoch)
-		make_order(p, epoch);
-	it->id = p->order[k];
+	if (!xerr && !pos.slot)
+		it->err = own_buffer(p, it, (uint32_t)TS_MIN(need, (uint64_t)UINT32_MAX));
 	*itp = it;
 	return 1;
 }
@@ -597,12 +570,12 @@ static void deliver(struct ts_pipe *p, struct item *it)
 		p->rd_samples++;
 		p->rd_bytes += it->len;
 	}
-	if (it->err || !p->nw) {
-		complete_locked(p, it, NULL);
-	} else {
-		p->wq[(p->wq_head + p->wq_n++) % p->wq_cap] = it;
+	ts_sched_read_done(p->sched, &it->sp, it->err);
+	if (it->err)
+		failed_locked(p, it, NULL);
+	else if (p->nw)
 		pthread_cond_signal(&p->c_work);
-	}
+	ready_sync(p);
 	pthread_mutex_unlock(&p->mu);
 }
 
@@ -639,23 +612,15 @@ static int rd_next(void *ctx, struct ts_uring_io *io, bool may_block)
 {
 	struct ts_pipe *p = ctx;
 	for (;;) {
-		/* Claim first with a slot-sized need; the extent says the rest. */
 		struct item *it;
-		int rc = claim(p, may_block, 0, &it);
+		struct ts_extent x;
+		int rc = claim(p, may_block, &x, &it);
 		if (rc <= 0)
 			return rc;
-		struct ts_extent x;
-		it->err = p->ops->extent(p->src, it->id, &x);
 		if (!it->err) {
 			it->label = x.label;
 			it->len = x.len;
 			it->plen = x.len;
-			if (x.len > p->slot) {
-				pthread_mutex_lock(&p->mu);
-				free_raw(p, it);
-				pthread_mutex_unlock(&p->mu);
-				it->err = own_buffer(p, it, x.len);
-			}
 		}
 		if (it->err) {
 			deliver(p, it);
@@ -686,11 +651,8 @@ static const struct ts_uring_ops rd_ops = { .next = rd_next, .done = rd_done };
 
 static void read_copy_source(struct ts_pipe *p)
 {
-	uint32_t need = (uint32_t)TS_MIN(p->ops->max_len(p->src), (uint64_t)UINT32_MAX);
 	struct item *it;
-	while (claim(p, true, need, &it) > 0) {
-		if (!it->buf && !(it->err = own_buffer(p, it, need)))
-			it->len = need;
+	while (claim(p, true, NULL, &it) > 0) {
 		uint32_t cap = it->slot >= 0 ? (uint32_t)p->slot : it->len;
 		uint64_t t0 = ts_now_ns();
 		if (!it->err)
@@ -700,6 +662,8 @@ static void read_copy_source(struct ts_pipe *p)
 			uint32_t want = it->len;
 			pthread_mutex_lock(&p->mu);
 			free_raw(p, it);
+			ts_sched_slot_free(p->sched, &it->sp);
+			pthread_cond_signal(&p->c_reader);
 			pthread_mutex_unlock(&p->mu);
 			it->err = own_buffer(p, it, want);
 			if (!it->err)
@@ -803,14 +767,14 @@ static void *worker_main(void *arg)
 	pthread_mutex_lock(&p->mu);
 	for (;;) {
 		uint64_t t0 = ts_now_ns();
-		while (!p->wq_n && !p->stop && !p->reader_done)
+		struct ts_sched_pos pos;
+		int got;
+		while (!(got = ts_sched_decode_take(p->sched, &pos)) && !p->stop && !p->reader_done)
 			pthread_cond_wait(&p->c_work, &p->mu);
 		w->wait_in_ns += ts_now_ns() - t0;
-		if (p->stop || !p->wq_n)
+		if (p->stop || !got)
 			break;
-		struct item *it = p->wq[p->wq_head];
-		p->wq_head = (p->wq_head + 1) % p->wq_cap;
-		p->wq_n--;
+		struct item *it = &p->ring[pos.seq % p->pf].items[pos.pos];
 		pthread_mutex_unlock(&p->mu);
 
 		uint64_t t1 = ts_now_ns();
@@ -825,11 +789,14 @@ static void *worker_main(void *arg)
 			w->samples++;
 			w->bytes += it->plen;
 		}
-		if (!p->raw_in_batch) {
+		ts_sched_decode_done(p->sched, &it->sp, rc);
+		if (rc) {
+			failed_locked(p, it, rc == TS_E_CORRUPT ? w->msg : NULL);
+		} else if (!p->raw_in_batch) {
 			free_raw(p, it);
 			pthread_cond_signal(&p->c_reader);
 		}
-		complete_locked(p, it, rc == TS_E_CORRUPT ? w->msg : NULL);
+		ready_sync(p);
 	}
 	pthread_mutex_unlock(&p->mu);
 	return NULL;
@@ -877,17 +844,13 @@ int64_t ts_pipe_next_batch(struct ts_pipe *p, struct ts_batch **out)
 		return -EINVAL;
 	uint64_t t0 = ts_now_ns();
 	pthread_mutex_lock(&p->mu);
-	if (p->next_seq >= p->total) {
-		if (!p->t_end)
-			p->t_end = t0;
-		pthread_mutex_unlock(&p->mu);
-		return 0;
-	}
-	uint64_t seq = p->next_seq;
-	struct rbatch *b = &p->ring[seq % p->pf];
 	uint32_t ready_now = (uint32_t)p->ready;
-	while (!p->failed && !(b->live && b->seq == seq && b->filled == b->size)) {
-		if (p->reader_done && !(b->live && b->seq == seq)) {
+	struct ts_sched_batch sb;
+	int got;
+	while (!p->failed && !(got = ts_sched_take(p->sched, &sb))) {
+		struct ts_sched_state ss;
+		ts_sched_state(p->sched, &ss);
+		if (p->reader_done && ss.claimed_batches <= ss.taken) {
 			fail_locked(p, -EIO, "the reader stopped before the last batch");
 			break;
 		}
@@ -898,10 +861,16 @@ int64_t ts_pipe_next_batch(struct ts_pipe *p, struct ts_batch **out)
 		pthread_mutex_unlock(&p->mu);
 		return rc;
 	}
+	if (got < 0) {
+		if (!p->t_end)
+			p->t_end = t0;
+		pthread_mutex_unlock(&p->mu);
+		return 0;
+	}
+	uint64_t seq = sb.seq;
+	struct rbatch *b = &p->ring[seq % p->pf];
 	uint64_t now = ts_now_ns(), wait = now - t0;
-	ready_change(p, -1);
-	p->next_seq++;
-	b->handed = true;
+	ready_sync(p);
 	/* Compact the delivered samples (skipped ones leave holes). */
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < b->size; i++) {
@@ -919,7 +888,7 @@ int64_t ts_pipe_next_batch(struct ts_pipe *p, struct ts_batch **out)
 	p->samples += n;
 	p->batches++;
 	b->pub = (struct ts_batch){ .seq = seq, .epoch = (uint32_t)(seq / p->nb),
-				    .index = (uint32_t)(seq % p->nb), .n = n, .skipped = b->nerr,
+				    .index = (uint32_t)(seq % p->nb), .n = n, .skipped = sb.failed,
 				    .s = b->s, .data = b->data, .wait_ns = wait };
 	p->wait_sum += wait;
 	if (p->series_n < SERIES_MAX) {
@@ -939,7 +908,7 @@ int64_t ts_pipe_next_batch(struct ts_pipe *p, struct ts_batch **out)
 		p->series_ready[p->series_n++] = ready_now;
 	}
 nostore:
-	if (p->next_seq == p->total)
+	if (ts_sched_finished(p->sched))
 		p->t_end = now;
 	pthread_mutex_unlock(&p->mu);
 	ts_hist_add(&p->wait_hist, wait);
@@ -955,12 +924,9 @@ void ts_pipe_batch_release(struct ts_pipe *p, struct ts_batch *pub)
 	struct rbatch *b = &p->ring[pub->seq % p->pf];
 	for (uint32_t i = 0; i < b->size; i++)
 		free_raw(p, &b->items[i]);
-	b->live = false;
 	if (b->data)
 		held_add(p, -(int64_t)(p->B * p->out_floats * sizeof(float)));
-	/* The window moves past every released batch at its front. */
-	while (p->released < p->next_seq && !p->ring[p->released % p->pf].live)
-		p->released++;
+	ts_sched_release(p->sched, pub->seq);
 	pthread_cond_broadcast(&p->c_reader);
 	pthread_mutex_unlock(&p->mu);
 }
@@ -969,7 +935,7 @@ void ts_pipe_batch_release(struct ts_pipe *p, struct ts_batch *pub)
 
 uint64_t ts_pipe_samples_per_epoch(const struct ts_pipe *p)
 {
-	return p->per_epoch;
+	return ts_sched_samples_per_epoch(p->sched);
 }
 
 uint64_t ts_pipe_batches_per_epoch(const struct ts_pipe *p)
@@ -1130,8 +1096,7 @@ void ts_pipe_free(struct ts_pipe *p)
 		munmap(p->arena, p->arena_len);
 	free(p->free_slots);
 	free(p->iov);
-	free(p->wq);
-	free(p->order);
+	ts_sched_free(p->sched);
 	free(p->series_t);
 	free(p->series_ready);
 	ts_opt_free(ts_pipe_opts, &p->cfg);

@@ -38,6 +38,7 @@
 #include "core/hist.h"
 #include "core/opt.h"
 #include "core/ts.h"
+#include "scheduler.h"
 
 enum ts_decode_mode {
 	TS_DECODE_NONE,	   /* deliver the source bytes as they are */
@@ -157,6 +158,19 @@ void ts_pipe_free(struct ts_pipe *p);
 /* Default decode calibration path: $XDG_CACHE_HOME or ~/.cache,
  * tiersim/decode.json. */
 int ts_pipe_default_calibration(char *buf, size_t n);
+
+/* How a loader under @cfg is laid out, for either driver (the real loader
+ * and the virtual one, vpipe.h): the scheduler's configuration (queue
+ * depth 1 for a source read by its own fetch, the read buffers the memory
+ * plan gives) and the read slot size. @n: samples per epoch; @max_len: the
+ * largest sample; @workers: decode workers (0 when nothing is decoded). */
+struct ts_source_ops;
+struct ts_pipe_plan {
+	struct ts_sched_cfg sched;
+	uint64_t slot_size;
+};
+void ts_pipe_plan(const struct ts_pipe_cfg *cfg, const struct ts_source_ops *ops, uint64_t n,
+		  uint64_t max_len, unsigned workers, struct ts_pipe_plan *out);
 
 /* The TS_URING_* flags (pipeline/uring.h) the reader runs its io_uring
  * with under @cfg. */

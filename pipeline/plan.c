@@ -1,0 +1,40 @@
+/*
+ * plan.c — the loader's layout from its options, shared by the real
+ * loader (loader.c) and its virtual twin (vpipe.c) so that both schedule
+ * with the same queue depth, read buffers and prefetch window.
+ */
+#include "loader.h"
+#include "source.h"
+
+#define SLOT_AUTO_MAX (1u << 20)
+
+void ts_pipe_plan(const struct ts_pipe_cfg *cfg, const struct ts_source_ops *ops, uint64_t n,
+		  uint64_t max_len, unsigned workers, struct ts_pipe_plan *out)
+{
+	uint64_t slot = cfg->slot_size ? cfg->slot_size
+				       : TS_MIN((max_len + 4095) & ~4095ULL, SLOT_AUTO_MAX);
+	if (slot < 4096)
+		slot = 4096;
+	bool hold_raw = workers == 0 || cfg->keep_raw;
+	uint64_t window = cfg->prefetch * cfg->batch;
+	/* Raw bytes ride in their batch: every sample of the window holds its
+	 * buffer. Decoded: the buffers in flight are the reads and what the
+	 * workers hold or have queued. */
+	uint64_t slots = hold_raw ? window : TS_MIN(window, cfg->qd + 2 * cfg->vcpus);
+	out->slot_size = slot;
+	out->sched = (struct ts_sched_cfg){
+		.samples = n,
+		.batch = cfg->batch,
+		.prefetch = cfg->prefetch,
+		.epochs = cfg->epochs,
+		.drop_last = cfg->drop_last,
+		.shuffle = cfg->shuffle,
+		.seed = cfg->seed,
+		/* A source that fetches its own samples (a cursor, a corpus)
+		 * does so one at a time, in the reader thread. */
+		.qd = (ops->caps & TS_SRC_EXTENTS) ? cfg->qd : 1,
+		.slots = slots ? slots : 1,
+		.workers = workers,
+		.hold_raw = hold_raw,
+	};
+}

@@ -1,0 +1,304 @@
+/*
+ * scheduler.c — the loader's decisions (see scheduler.h).
+ *
+ * The prefetch window. Batch k occupies ring[k % prefetch] from the moment
+ * its first sample is claimed until the consumer releases it, so at most
+ * `prefetch` batches exist at once. The window's front (`released`) moves
+ * past every released batch at its head, in order: a batch released early
+ * (out of order) frees its place only when those before it are released.
+ *
+ * Read buffers. `slots` buffers are shared by the samples in flight; a
+ * sample holds one from its claim until it is decoded (or, with hold_raw,
+ * until its batch is released), a failed sample gives it back at once.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/rng.h"
+#include "scheduler.h"
+
+struct sbatch {
+	uint64_t seq;
+	bool live;	/* claimed and not released */
+	uint32_t size, filled, failed;
+	uint8_t *slot;	/* per place: holds a read buffer */
+};
+
+struct ts_sched {
+	struct ts_sched_cfg cfg;
+	uint64_t n, per_epoch, nb, total;
+	uint32_t B;
+	uint64_t pf;
+	struct sbatch *ring;
+
+	uint32_t *order;
+	uint64_t order_epoch;
+
+	/* reader cursor */
+	uint64_t rd_seq;
+	uint32_t rd_pos;
+	uint64_t inflight, slots_free;
+
+	/* decode queue (FIFO of read samples) */
+	struct ts_sched_pos *dq;
+	uint64_t dq_cap, dq_head, dq_n, busy;
+
+	/* consumer */
+	uint64_t next_seq, released, ready;
+
+	ts_sched_log_fn log;
+	void *log_ctx;
+};
+
+static void note(struct ts_sched *s, enum ts_sched_ev ev, const struct ts_sched_pos *pos)
+{
+	if (s->log)
+		s->log(s->log_ctx, ev, pos);
+}
+
+int ts_sched_new(const struct ts_sched_cfg *cfg, struct ts_sched **out, char *err, size_t errlen)
+{
+	*out = NULL;
+	if (!cfg->batch || !cfg->prefetch || !cfg->epochs || !cfg->qd || !cfg->slots) {
+		snprintf(err, errlen, "batch, prefetch, epochs, qd and read buffers must be >= 1");
+		return -EINVAL;
+	}
+	if (cfg->samples > UINT32_MAX || cfg->batch > UINT32_MAX) {
+		snprintf(err, errlen, "%llu samples; at most 2^32 per loader",
+			 (unsigned long long)cfg->samples);
+		return -EFBIG;
+	}
+	uint64_t nb = cfg->drop_last ? cfg->samples / cfg->batch
+				     : (cfg->samples + cfg->batch - 1) / cfg->batch;
+	if (!nb) {
+		snprintf(err, errlen, "%llu samples make no full batch of %llu",
+			 (unsigned long long)cfg->samples, (unsigned long long)cfg->batch);
+		return -EINVAL;
+	}
+	struct ts_sched *s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->cfg = *cfg;
+	s->n = cfg->samples;
+	s->B = (uint32_t)cfg->batch;
+	s->pf = cfg->prefetch;
+	s->nb = nb;
+	s->per_epoch = cfg->drop_last ? nb * cfg->batch : cfg->samples;
+	s->total = nb * cfg->epochs;
+	s->slots_free = cfg->slots;
+	s->dq_cap = s->pf * s->B;
+	s->order_epoch = UINT64_MAX;
+	s->ring = calloc(s->pf, sizeof(*s->ring));
+	s->order = malloc((s->n ? s->n : 1) * sizeof(*s->order));
+	s->dq = malloc(s->dq_cap * sizeof(*s->dq));
+	bool ok = s->ring && s->order && s->dq;
+	for (uint64_t i = 0; ok && i < s->pf; i++)
+		ok = (s->ring[i].slot = calloc(s->B, 1)) != NULL;
+	if (!ok) {
+		ts_sched_free(s);
+		return -ENOMEM;
+	}
+	*out = s;
+	return 0;
+}
+
+void ts_sched_free(struct ts_sched *s)
+{
+	if (!s)
+		return;
+	for (uint64_t i = 0; s->ring && i < s->pf; i++)
+		free(s->ring[i].slot);
+	free(s->ring);
+	free(s->order);
+	free(s->dq);
+	free(s);
+}
+
+void ts_sched_set_log(struct ts_sched *s, ts_sched_log_fn fn, void *ctx)
+{
+	s->log = fn;
+	s->log_ctx = ctx;
+}
+
+uint64_t ts_sched_batches_per_epoch(const struct ts_sched *s)
+{
+	return s->nb;
+}
+
+uint64_t ts_sched_samples_per_epoch(const struct ts_sched *s)
+{
+	return s->per_epoch;
+}
+
+uint64_t ts_sched_total_batches(const struct ts_sched *s)
+{
+	return s->total;
+}
+
+/* The epoch's order: the dataset order, or a permutation seeded by the
+ * seed and the epoch (the same for every driver and every run). */
+static void make_order(struct ts_sched *s, uint64_t epoch)
+{
+	for (uint32_t i = 0; i < s->n; i++)
+		s->order[i] = i;
+	if (s->cfg.shuffle) {
+		struct ts_rng r;
+		ts_rng_seed(&r, s->cfg.seed * 0x9E3779B97F4A7C15ULL + epoch + 1);
+		ts_rng_shuffle_u32(&r, s->order, s->n);
+	}
+	s->order_epoch = epoch;
+}
+
+int ts_sched_next(struct ts_sched *s, struct ts_sched_pos *pos)
+{
+	if (s->rd_seq >= s->total)
+		return -1;
+	if (s->rd_seq >= s->released + s->pf || s->inflight >= s->cfg.qd)
+		return 0;
+	uint64_t seq = s->rd_seq, epoch = seq / s->nb;
+	if (s->order_epoch != epoch)
+		make_order(s, epoch);
+	*pos = (struct ts_sched_pos){ .seq = seq, .epoch = epoch, .index = seq % s->nb,
+				      .pos = s->rd_pos };
+	pos->id = s->order[pos->index * s->B + s->rd_pos];
+	return 1;
+}
+
+int ts_sched_claim(struct ts_sched *s, struct ts_sched_pos *pos, bool slot)
+{
+	if (slot && !s->slots_free)
+		return 0;
+	struct sbatch *b = &s->ring[pos->seq % s->pf];
+	if (pos->pos == 0) {
+		b->seq = pos->seq;
+		b->live = true;
+		b->filled = b->failed = 0;
+		b->size = (uint32_t)TS_MIN((uint64_t)s->B, s->per_epoch - pos->index * s->B);
+		memset(b->slot, 0, s->B);
+	}
+	pos->slot = slot;
+	b->slot[pos->pos] = slot;
+	if (slot)
+		s->slots_free--;
+	s->inflight++;
+	if (++s->rd_pos == b->size) {
+		s->rd_pos = 0;
+		s->rd_seq++;
+	}
+	note(s, TS_SCHED_EV_CLAIM, pos);
+	return 1;
+}
+
+static void give_slot(struct ts_sched *s, const struct ts_sched_pos *pos)
+{
+	uint8_t *held = &s->ring[pos->seq % s->pf].slot[pos->pos];
+	if (*held) {
+		*held = 0;
+		s->slots_free++;
+	}
+}
+
+void ts_sched_slot_free(struct ts_sched *s, struct ts_sched_pos *pos)
+{
+	give_slot(s, pos);
+	pos->slot = false;
+}
+
+static void finish(struct ts_sched *s, const struct ts_sched_pos *pos, int err)
+{
+	struct sbatch *b = &s->ring[pos->seq % s->pf];
+	if (err) {
+		b->failed++;
+		give_slot(s, pos);
+	} else if (!s->cfg.hold_raw) {
+		give_slot(s, pos);
+	}
+	note(s, TS_SCHED_EV_DONE, pos);
+	if (++b->filled == b->size)
+		s->ready++;
+}
+
+void ts_sched_read_done(struct ts_sched *s, const struct ts_sched_pos *pos, int err)
+{
+	s->inflight--;
+	note(s, TS_SCHED_EV_READ_DONE, pos);
+	if (err || !s->cfg.workers) {
+		finish(s, pos, err);
+		return;
+	}
+	s->dq[(s->dq_head + s->dq_n++) % s->dq_cap] = *pos;
+}
+
+int ts_sched_decode_take(struct ts_sched *s, struct ts_sched_pos *pos)
+{
+	if (!s->dq_n || s->busy >= s->cfg.workers)
+		return 0;
+	*pos = s->dq[s->dq_head];
+	s->dq_head = (s->dq_head + 1) % s->dq_cap;
+	s->dq_n--;
+	s->busy++;
+	note(s, TS_SCHED_EV_DECODE_START, pos);
+	return 1;
+}
+
+void ts_sched_decode_done(struct ts_sched *s, const struct ts_sched_pos *pos, int err)
+{
+	s->busy--;
+	finish(s, pos, err);
+}
+
+bool ts_sched_ready(const struct ts_sched *s)
+{
+	if (s->next_seq >= s->total)
+		return false;
+	const struct sbatch *b = &s->ring[s->next_seq % s->pf];
+	return b->live && b->seq == s->next_seq && b->filled == b->size;
+}
+
+int ts_sched_take(struct ts_sched *s, struct ts_sched_batch *out)
+{
+	if (s->next_seq >= s->total)
+		return -1;
+	if (!ts_sched_ready(s))
+		return 0;
+	const struct sbatch *b = &s->ring[s->next_seq % s->pf];
+	*out = (struct ts_sched_batch){ .seq = b->seq, .epoch = b->seq / s->nb,
+					.index = b->seq % s->nb, .size = b->size,
+					.failed = b->failed };
+	s->next_seq++;
+	s->ready--;
+	struct ts_sched_pos p = { .seq = out->seq, .epoch = out->epoch, .index = out->index };
+	note(s, TS_SCHED_EV_TAKE, &p);
+	return 1;
+}
+
+void ts_sched_release(struct ts_sched *s, uint64_t seq)
+{
+	struct sbatch *b = &s->ring[seq % s->pf];
+	if (!b->live || b->seq != seq)
+		return;
+	for (uint32_t i = 0; i < b->size; i++)
+		if (b->slot[i]) {
+			b->slot[i] = 0;
+			s->slots_free++;
+		}
+	b->live = false;
+	while (s->released < s->next_seq && !s->ring[s->released % s->pf].live)
+		s->released++;
+	struct ts_sched_pos p = { .seq = seq, .epoch = seq / s->nb, .index = seq % s->nb };
+	note(s, TS_SCHED_EV_RELEASE, &p);
+}
+
+bool ts_sched_finished(const struct ts_sched *s)
+{
+	return s->next_seq >= s->total;
+}
+
+void ts_sched_state(const struct ts_sched *s, struct ts_sched_state *st)
+{
+	*st = (struct ts_sched_state){ .inflight = s->inflight, .slots_free = s->slots_free,
+				       .decode_queue = s->dq_n, .workers_busy = s->busy,
+				       .ready = s->ready, .claimed_batches = s->rd_seq,
+				       .taken = s->next_seq, .released = s->released };
+}

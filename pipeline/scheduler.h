@@ -1,0 +1,135 @@
+/*
+ * scheduler.h — the loader's decisions, once, for either clock.
+ *
+ * What a data loader decides — how many samples and batches a run has, the
+ * order of each epoch, which sample is read next and when a read may be
+ * issued (the prefetch window, the read queue depth, the read buffers),
+ * which read sample a free decode worker takes, when a batch is complete,
+ * and that batches go out in order — is written here once, as a state
+ * machine that never reads a clock, sleeps or does IO (sans-IO, like the
+ * tier model). Two drivers run it:
+ *
+ *  - real time (loader.c): the io_uring reader thread, the decode worker
+ *    threads and the consumer call it under the loader's mutex;
+ *  - virtual time (vpipe.c): a discrete-event loop, where the tier model
+ *    says when a read completes and the decode calibration (or a host
+ *    profile) says how long a worker is busy.
+ *
+ * Because every decision is made here, a seeded run and its virtual twin
+ * read the same samples in the same order into the same batches; only how
+ * long each step takes differs (tests/pipeline/test_twin.c checks it).
+ *
+ * The driver's loop, in either clock:
+ *
+ *   reader:   while (ts_sched_next(s, &pos) == 1 && ts_sched_claim(s, slot(pos))) issue(pos);
+ *   on read:  ts_sched_read_done(s, &pos, err);     // to the decode queue, or done
+ *   worker:   while (ts_sched_decode_take(s, &pos)) ... ts_sched_decode_done(s, &pos, err);
+ *   consumer: if (ts_sched_ready(s)) { ts_sched_take(s, &b); ... ts_sched_release(s, b.seq); }
+ *
+ * Nothing here is process-wide: one struct ts_sched per loader.
+ */
+#ifndef TS_PIPE_SCHEDULER_H
+#define TS_PIPE_SCHEDULER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/ts.h"
+
+struct ts_sched_cfg {
+	uint64_t samples;  /* samples per epoch in the dataset (after count) */
+	uint64_t batch;	   /* samples per batch */
+	uint64_t prefetch; /* batches that may exist at once (issued, not released) */
+	uint64_t epochs;
+	bool drop_last;	   /* drop a short last batch */
+	bool shuffle;	   /* a fresh permutation per epoch */
+	uint64_t seed;
+	uint64_t qd;	   /* reads in flight at most (1 for a source read by a cursor) */
+	uint64_t slots;	   /* read buffers; a sample needing one waits for one */
+	uint64_t workers;  /* decode workers; 0: a read sample is done at once */
+	bool hold_raw;	   /* a read buffer is held until its batch is released (the
+			    * batch carries the raw bytes) instead of until decoded */
+};
+
+/* A sample's place in the run. */
+struct ts_sched_pos {
+	uint64_t seq;	/* batch number across epochs */
+	uint64_t epoch;
+	uint64_t index; /* batch number within the epoch */
+	uint32_t pos;	/* place in the batch */
+	uint64_t id;	/* sample index in the dataset (source order) */
+	bool slot;	/* holds one of the read buffers */
+};
+
+/* A complete batch, handed to the consumer. */
+struct ts_sched_batch {
+	uint64_t seq, epoch, index;
+	uint32_t size;	  /* samples placed in it */
+	uint32_t failed;  /* of which failed (read or decode) */
+};
+
+/* What happened, for a driver's log (the twin test compares two). */
+enum ts_sched_ev {
+	TS_SCHED_EV_CLAIM,	  /* a read is issued for pos */
+	TS_SCHED_EV_READ_DONE,
+	TS_SCHED_EV_DECODE_START,
+	TS_SCHED_EV_DONE,	  /* the sample is finished (decoded or failed) */
+	TS_SCHED_EV_TAKE,	  /* batch pos->seq goes to the consumer */
+	TS_SCHED_EV_RELEASE,
+};
+typedef void (*ts_sched_log_fn)(void *ctx, enum ts_sched_ev ev, const struct ts_sched_pos *pos);
+
+struct ts_sched;
+
+/* -EINVAL with @err set when the configuration makes no batch. */
+TS_WUR int ts_sched_new(const struct ts_sched_cfg *cfg, struct ts_sched **out, char *err,
+			size_t errlen);
+void ts_sched_free(struct ts_sched *s);
+void ts_sched_set_log(struct ts_sched *s, ts_sched_log_fn fn, void *ctx);
+
+uint64_t ts_sched_batches_per_epoch(const struct ts_sched *s);
+uint64_t ts_sched_samples_per_epoch(const struct ts_sched *s); /* delivered */
+uint64_t ts_sched_total_batches(const struct ts_sched *s);
+
+/* The next sample to read: 1 with *pos set (not yet claimed), 0 while the
+ * prefetch window or the queue depth holds the reader back, -1 once every
+ * sample of the run has been claimed. */
+int ts_sched_next(struct ts_sched *s, struct ts_sched_pos *pos);
+/* Claims the sample ts_sched_next named; @slot: it needs a read buffer (a
+ * sample larger than a buffer gets memory of its own). 1 when claimed, 0
+ * while no buffer is free (nothing changes). */
+int ts_sched_claim(struct ts_sched *s, struct ts_sched_pos *pos, bool slot);
+/* The read finished: queued for a decode worker, or done at once when
+ * there are none or it failed (@err != 0). */
+void ts_sched_read_done(struct ts_sched *s, const struct ts_sched_pos *pos, int err);
+/* A free worker takes the oldest read sample: 1 with *pos, 0 when none
+ * waits or every worker is busy. */
+int ts_sched_decode_take(struct ts_sched *s, struct ts_sched_pos *pos);
+void ts_sched_decode_done(struct ts_sched *s, const struct ts_sched_pos *pos, int err);
+/* A sample gives its read buffer back early (it was swapped for memory of
+ * its own, or the decode let go of it). */
+void ts_sched_slot_free(struct ts_sched *s, struct ts_sched_pos *pos);
+
+/* Is the consumer's next batch complete? false after the last one too. */
+bool ts_sched_ready(const struct ts_sched *s);
+/* Hands the next batch to the consumer: 1 with *b, 0 when it is not
+ * complete yet, -1 after the last. */
+int ts_sched_take(struct ts_sched *s, struct ts_sched_batch *b);
+/* The consumer is done with batch @seq: its buffers and its place in the
+ * prefetch window are free. */
+void ts_sched_release(struct ts_sched *s, uint64_t seq);
+/* Has every batch been taken? */
+bool ts_sched_finished(const struct ts_sched *s);
+
+/* State, for stats and drivers. */
+struct ts_sched_state {
+	uint64_t inflight;     /* reads issued, not done */
+	uint64_t slots_free;
+	uint64_t decode_queue; /* read, waiting for a worker */
+	uint64_t workers_busy;
+	uint64_t ready;	       /* complete batches not yet taken */
+	uint64_t claimed_batches, taken, released;
+};
+void ts_sched_state(const struct ts_sched *s, struct ts_sched_state *st);
+
+#endif
