@@ -216,29 +216,10 @@ static int copy_cfg(struct ts_pipe_cfg *dst, const struct ts_pipe_cfg *src)
 
 static int pick_mode(struct ts_pipe *p, char *err, size_t errlen)
 {
-	const char *d = p->cfg.decode;
-	bool text = !strcmp(p->ops->name, "text") || !strcmp(p->ops->name, "null");
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	if (!strcmp(d, "none")) {
-		p->mode = TS_DECODE_NONE;
-	} else if (!strcmp(d, "real")) {
-		p->mode = TS_DECODE_REAL;
-	} else if (!strcmp(d, "modeled")) {
-		p->mode = TS_DECODE_MODELED;
-	} else if (!strcmp(d, "auto")) {
-		if (text)
-			p->mode = TS_DECODE_NONE;
-		else
-			p->mode = (long)p->cfg.vcpus > cores ? TS_DECODE_MODELED : TS_DECODE_REAL;
-	} else {
-		snprintf(err, errlen, "option 'decode': '%s' is not one of auto, real, modeled, none", d);
-		return TS_E_PARSE;
-	}
-	if (text && p->mode != TS_DECODE_NONE) {
-		snprintf(err, errlen, "option 'decode': source '%s' has no images; use decode=none",
-			 p->ops->name);
-		return -EINVAL;
-	}
+	int rc = ts_pipe_decode_mode(&p->cfg, p->ops, sysconf(_SC_NPROCESSORS_ONLN), &p->mode, err,
+				     errlen);
+	if (rc)
+		return rc;
 	if (p->mode == TS_DECODE_MODELED) {
 		char path[4096];
 		if (*p->cfg.calibration)
@@ -247,8 +228,7 @@ static int pick_mode(struct ts_pipe *p, char *err, size_t errlen)
 			snprintf(err, errlen, "option 'calibration': no HOME to find decode.json; set it");
 			return -ENOENT;
 		}
-		int rc = ts_decode_cal_load(path, &p->cal, err, errlen);
-		if (rc)
+		if ((rc = ts_decode_cal_load(path, &p->cal, err, errlen)))
 			return rc;
 		free(p->cfg.calibration);
 		if (!(p->cfg.calibration = strdup(path)))

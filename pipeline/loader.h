@@ -172,6 +172,11 @@ struct ts_pipe_plan {
 void ts_pipe_plan(const struct ts_pipe_cfg *cfg, const struct ts_source_ops *ops, uint64_t n,
 		  uint64_t max_len, unsigned workers, struct ts_pipe_plan *out);
 
+/* The decode mode @cfg asks for (decode=auto: real unless more vCPUs are
+ * emulated than the host has @cores; none for sources without images). */
+TS_WUR int ts_pipe_decode_mode(const struct ts_pipe_cfg *cfg, const struct ts_source_ops *ops,
+			       long cores, enum ts_decode_mode *out, char *err, size_t errlen);
+
 /* The TS_URING_* flags (pipeline/uring.h) the reader runs its io_uring
  * with under @cfg. */
 unsigned ts_pipe_uring_flags(const struct ts_pipe_cfg *cfg);

@@ -3,6 +3,9 @@
  * loader (loader.c) and its virtual twin (vpipe.c) so that both schedule
  * with the same queue depth, read buffers and prefetch window.
  */
+#include <stdio.h>
+#include <string.h>
+
 #include "loader.h"
 #include "source.h"
 
@@ -37,4 +40,32 @@ void ts_pipe_plan(const struct ts_pipe_cfg *cfg, const struct ts_source_ops *ops
 		.workers = workers,
 		.hold_raw = hold_raw,
 	};
+}
+
+int ts_pipe_decode_mode(const struct ts_pipe_cfg *cfg, const struct ts_source_ops *ops,
+			long cores, enum ts_decode_mode *out, char *err, size_t errlen)
+{
+	const char *d = cfg->decode ? cfg->decode : "auto";
+	bool text = !strcmp(ops->name, "text") || !strcmp(ops->name, "null");
+	if (!strcmp(d, "none")) {
+		*out = TS_DECODE_NONE;
+	} else if (!strcmp(d, "real")) {
+		*out = TS_DECODE_REAL;
+	} else if (!strcmp(d, "modeled")) {
+		*out = TS_DECODE_MODELED;
+	} else if (!strcmp(d, "auto")) {
+		if (text)
+			*out = TS_DECODE_NONE;
+		else
+			*out = (long)cfg->vcpus > cores ? TS_DECODE_MODELED : TS_DECODE_REAL;
+	} else {
+		snprintf(err, errlen, "option 'decode': '%s' is not one of auto, real, modeled, none", d);
+		return TS_E_PARSE;
+	}
+	if (text && *out != TS_DECODE_NONE) {
+		snprintf(err, errlen, "option 'decode': source '%s' has no images; use decode=none",
+			 ops->name);
+		return -EINVAL;
+	}
+	return 0;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dataset.h"
 #include "loader.h"
 #include "source.h"
 
@@ -42,6 +43,9 @@ int ts_source_check(const struct ts_source_ops *ops, char *err, size_t errlen)
 		missing = "extent";
 	else if (!(ops->caps & TS_SRC_EXTENTS) && !ops->fetch)
 		missing = "fetch";
+	int plans = !!ops->plan_open + !!ops->plan_sample + !!ops->plan_close;
+	if (!missing && plans && plans != 3)
+		missing = !ops->plan_open ? "plan_open" : !ops->plan_sample ? "plan_sample" : "plan_close";
 	if (missing) {
 		snprintf(err, errlen, "source '%s': hook '%s' is missing", name, missing);
 		return -EINVAL;
@@ -125,6 +129,70 @@ static void null_close(void *st)
 	free(st);
 }
 
+/* Virtual: nothing is read and nothing decoded. */
+static int null_plan_open(struct ts_vsource *vs, char *err, size_t errlen)
+{
+	void *st;
+	int rc = null_open(vs->cfg, &st, err, errlen);
+	if (rc)
+		return rc;
+	vs->count = null_count(st);
+	vs->max_len = null_max_len(st);
+	vs->st = NULL;
+	free(st);
+	return 0;
+}
+
+static void null_plan_sample(const struct ts_vsource *vs, uint64_t i, struct ts_vsample *out)
+{
+	*out = (struct ts_vsample){ .work = TS_VWORK_NONE, .len = vs->max_len };
+}
+
+/* ---- virtual time helpers shared by the sources ------------------------- */
+
+int ts_vsource_images(struct ts_vsource *vs, bool packed, char *err, size_t errlen)
+{
+	const struct ts_dataset_meta *m = vs->meta;
+	if (!m || !m->samples) {
+		snprintf(err, errlen, "the dataset's description lists no images");
+		return -EINVAL;
+	}
+	uint64_t n = m->count; /* the training images come first */
+	if (vs->cfg->count && vs->cfg->count < n)
+		n = vs->cfg->count;
+	vs->count = n;
+	vs->max_len = 0;
+	for (uint64_t j = 0; j < n; j++)
+		vs->max_len = TS_MAX(vs->max_len, (uint64_t)m->bytes[j]);
+	if (!packed)
+		return 0;
+	uint64_t *off = malloc((m->samples + 1) * sizeof(*off));
+	if (!off)
+		return -ENOMEM;
+	off[0] = 0;
+	for (uint64_t j = 0; j < m->samples; j++)
+		off[j + 1] = off[j] + m->bytes[j];
+	vs->st = off;
+	return 0;
+}
+
+void ts_vsource_packed(const struct ts_vsource *vs, uint64_t i, uint8_t work,
+		       struct ts_vsample *out)
+{
+	const struct ts_dataset_meta *m = vs->meta;
+	const uint64_t *off = vs->st;
+	*out = (struct ts_vsample){ .n = 1, .work = work, .width = m->width[i],
+				    .height = m->height[i], .len = m->bytes[i] };
+	out->io[0] = (struct ts_vio){ .op = TS_VIO_READ, .file = 1, .off = off[i],
+				      .len = m->bytes[i], .size = off[m->samples] };
+}
+
+void ts_vsource_free(struct ts_vsource *vs)
+{
+	free(vs->st);
+	vs->st = NULL;
+}
+
 const struct ts_source_ops ts_source_null = {
 	.name = "null",
 	.version = TS_SOURCE_VERSION,
@@ -135,4 +203,7 @@ const struct ts_source_ops ts_source_null = {
 	.fetch = null_fetch,
 	.describe = null_describe,
 	.close = null_close,
+	.plan_open = null_plan_open,
+	.plan_sample = null_plan_sample,
+	.plan_close = ts_vsource_free,
 };

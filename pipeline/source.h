@@ -49,6 +49,48 @@ struct ts_payload {
 	uint16_t width, height, channels;
 };
 
+/*
+ * Virtual time. The same source, described from a dataset's meta
+ * (dataset.h) without opening anything: which requests the reader sends
+ * the disk for sample i, and what CPU work the sample then costs. The
+ * virtual loader (vpipe.h) sends exactly these to the tier model, so each
+ * source's IO pattern is written here, beside the code that does it.
+ */
+enum ts_vio_op { TS_VIO_META, TS_VIO_READ };
+
+struct ts_vio {
+	uint8_t op;	/* TS_VIO_* */
+	uint64_t file;	/* a file id, unique within the dataset (1 = a packed file) */
+	uint64_t off, len;
+	uint64_t size;	/* the file's size (readahead stops at its end) */
+	uint64_t chunk; /* 0: one request; else sequential requests of this size */
+};
+
+enum ts_vwork {
+	TS_VWORK_NONE,	 /* bytes delivered as read */
+	TS_VWORK_JPEG,	 /* decode + resize + crop + flip + normalize */
+	TS_VWORK_PIXELS, /* raw pixels: the transform without a decode */
+};
+
+#define TS_VIO_MAX 2
+struct ts_vsample {
+	unsigned n;		    /* requests, issued one after the other */
+	struct ts_vio io[TS_VIO_MAX];
+	uint8_t work;		    /* TS_VWORK_* */
+	uint16_t width, height;	    /* stored image */
+	uint64_t len;		    /* bytes delivered (sizes the read buffer) */
+};
+
+struct ts_dataset_meta;
+struct ts_vsource {
+	uint64_t count;		 /* samples per epoch */
+	uint64_t max_len;	 /* largest sample */
+	struct ts_vsample at_open; /* what opening the source reads (n = 0: nothing) */
+	const struct ts_dataset_meta *meta;
+	const struct ts_pipe_cfg *cfg;
+	void *st;		 /* the source's own */
+};
+
 struct ts_source_ops {
 	const char *name;
 	unsigned version; /* TS_SOURCE_VERSION */
@@ -75,7 +117,24 @@ struct ts_source_ops {
 	/* Text sources: the word for a token id. Optional. */
 	const char *(*word)(void *st, uint32_t id);
 	void (*close)(void *st);
+
+	/* Virtual time (see struct ts_vsource). plan_open fills @vs from
+	 * vs->meta and vs->cfg; plan_sample says what sample i costs;
+	 * plan_close frees vs->st. All three or none: a source without them
+	 * runs only in real time. */
+	int (*plan_open)(struct ts_vsource *vs, char *err, size_t errlen);
+	void (*plan_sample)(const struct ts_vsource *vs, uint64_t i, struct ts_vsample *out);
+	void (*plan_close)(struct ts_vsource *vs);
 };
+
+/* Virtual-time helpers for image sources: the training images of vs->meta
+ * (at most cfg->count), and for a packed file (@packed) the offset of each
+ * record in it (vs->st, freed by ts_vsource_free). */
+TS_WUR int ts_vsource_images(struct ts_vsource *vs, bool packed, char *err, size_t errlen);
+/* Sample i as one read of its record in the packed file. */
+void ts_vsource_packed(const struct ts_vsource *vs, uint64_t i, uint8_t work,
+		       struct ts_vsample *out);
+void ts_vsource_free(struct ts_vsource *vs);
 
 /* The built-in sources by name; NULL with a message listing them when unknown. */
 const struct ts_source_ops *ts_source_find(const char *name, char *err, size_t errlen);

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dataset.h"
 #include "loader.h"
 #include "source.h"
 
@@ -263,6 +264,24 @@ static void folder_describe(void *st, uint64_t i, char *buf, size_t n)
 	snprintf(buf, n, "%s/%s", f->path, f->names + f->e[i].name);
 }
 
+/* Virtual: a file per sample, opened (a metadata request) and read whole.
+ * The generator names files so that sorted order is its numbering, so
+ * sample i of the listing is image i of the meta. */
+static int folder_plan_open(struct ts_vsource *vs, char *err, size_t errlen)
+{
+	return ts_vsource_images(vs, false, err, errlen);
+}
+
+static void folder_plan_sample(const struct ts_vsource *vs, uint64_t i, struct ts_vsample *out)
+{
+	const struct ts_dataset_meta *m = vs->meta;
+	*out = (struct ts_vsample){ .n = 2, .work = TS_VWORK_JPEG, .width = m->width[i],
+				    .height = m->height[i], .len = m->bytes[i] };
+	out->io[0] = (struct ts_vio){ .op = TS_VIO_META, .file = i + 2 };
+	out->io[1] = (struct ts_vio){ .op = TS_VIO_READ, .file = i + 2, .len = m->bytes[i],
+				      .size = m->bytes[i] };
+}
+
 const struct ts_source_ops ts_source_folder = {
 	.name = "folder",
 	.version = TS_SOURCE_VERSION,
@@ -273,4 +292,7 @@ const struct ts_source_ops ts_source_folder = {
 	.extent = folder_extent,
 	.describe = folder_describe,
 	.close = folder_close,
+	.plan_open = folder_plan_open,
+	.plan_sample = folder_plan_sample,
+	.plan_close = ts_vsource_free,
 };

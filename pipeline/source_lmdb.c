@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "datum.h"
+#include "dataset.h"
 #include "loader.h"
 #include "source.h"
 
@@ -181,6 +182,18 @@ static void lmdb_describe(void *st, uint64_t i, char *buf, size_t n)
 	snprintf(buf, n, "%s entry %llu", s->path, (unsigned long long)i);
 }
 
+/* Virtual: the cursor reads each Datum where it lies in data.mdb, in key
+ * order; a raw Datum costs the transform only, an encoded one a decode. */
+static int lmdb_plan_open(struct ts_vsource *vs, char *err, size_t errlen)
+{
+	return ts_vsource_images(vs, true, err, errlen);
+}
+
+static void lmdb_plan_sample(const struct ts_vsource *vs, uint64_t i, struct ts_vsample *out)
+{
+	ts_vsource_packed(vs, i, vs->meta->encoded ? TS_VWORK_JPEG : TS_VWORK_PIXELS, out);
+}
+
 const struct ts_source_ops ts_source_lmdb = {
 	.name = "lmdb",
 	.version = TS_SOURCE_VERSION,
@@ -192,4 +205,7 @@ const struct ts_source_ops ts_source_lmdb = {
 	.unwrap = lmdb_unwrap,
 	.describe = lmdb_describe,
 	.close = lmdb_close,
+	.plan_open = lmdb_plan_open,
+	.plan_sample = lmdb_plan_sample,
+	.plan_close = ts_vsource_free,
 };

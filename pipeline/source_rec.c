@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dataset.h"
 #include "loader.h"
 #include "recordio.h"
 #include "source.h"
@@ -152,6 +153,17 @@ static void rec_describe(void *st, uint64_t i, char *buf, size_t n)
 		 (unsigned long long)r->ix.offset[i]);
 }
 
+/* Virtual: one read per record, where the index says it lies. */
+static int rec_plan_open(struct ts_vsource *vs, char *err, size_t errlen)
+{
+	return ts_vsource_images(vs, true, err, errlen);
+}
+
+static void rec_plan_sample(const struct ts_vsource *vs, uint64_t i, struct ts_vsample *out)
+{
+	ts_vsource_packed(vs, i, TS_VWORK_JPEG, out);
+}
+
 const struct ts_source_ops ts_source_rec = {
 	.name = "rec",
 	.version = TS_SOURCE_VERSION,
@@ -163,4 +175,7 @@ const struct ts_source_ops ts_source_rec = {
 	.unwrap = rec_unwrap,
 	.describe = rec_describe,
 	.close = rec_close,
+	.plan_open = rec_plan_open,
+	.plan_sample = rec_plan_sample,
+	.plan_close = ts_vsource_free,
 };

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dataset.h"
 #include "loader.h"
 #include "source.h"
 
@@ -290,6 +291,46 @@ static const char *text_word(void *st, uint32_t id)
 	return id < t->nw ? t->names + t->w[t->by_id[id]].name : NULL;
 }
 
+/* Virtual: the corpus is read whole at open (one pread through the mount,
+ * which the kernel sends as requests of FUSE's default 32 pages); the
+ * steps then come from memory. */
+#define TEXT_FUSE_REQ (128u * 1024)
+
+static int text_plan_open(struct ts_vsource *vs, char *err, size_t errlen)
+{
+	const struct ts_dataset_meta *m = vs->meta;
+	if (!m || !m->nfiles) {
+		snprintf(err, errlen, "the dataset's description lists no corpus file");
+		return -EINVAL;
+	}
+	const struct ts_dataset_file *f = &m->files[0];
+	for (size_t i = 0; i < m->nfiles; i++)
+		if (strstr(m->files[i].path, "train")) {
+			f = &m->files[i];
+			break;
+		}
+	uint64_t rows = vs->cfg->batch, seq = vs->cfg->seq_len;
+	uint64_t batch_len = m->count / rows;
+	uint64_t steps = batch_len ? (batch_len - 1) / seq : 0;
+	if (!steps) {
+		snprintf(err, errlen, "%s: %llu words are too few for batch %llu x seq_len %llu",
+			 f->path, (unsigned long long)m->count, (unsigned long long)rows,
+			 (unsigned long long)seq);
+		return -EINVAL;
+	}
+	vs->count = steps * rows;
+	vs->max_len = (seq + 1) * sizeof(uint32_t);
+	vs->at_open = (struct ts_vsample){ .n = 1, .work = TS_VWORK_NONE, .len = f->bytes };
+	vs->at_open.io[0] = (struct ts_vio){ .op = TS_VIO_READ, .file = 1, .len = f->bytes,
+					     .size = f->bytes, .chunk = TEXT_FUSE_REQ };
+	return 0;
+}
+
+static void text_plan_sample(const struct ts_vsource *vs, uint64_t i, struct ts_vsample *out)
+{
+	*out = (struct ts_vsample){ .work = TS_VWORK_NONE, .len = vs->max_len };
+}
+
 const struct ts_source_ops ts_source_text = {
 	.name = "text",
 	.version = TS_SOURCE_VERSION,
@@ -301,4 +342,7 @@ const struct ts_source_ops ts_source_text = {
 	.describe = text_describe,
 	.word = text_word,
 	.close = text_close,
+	.plan_open = text_plan_open,
+	.plan_sample = text_plan_sample,
+	.plan_close = ts_vsource_free,
 };

@@ -1,0 +1,72 @@
+/* vtier.c — the tier model as a virtual run's disk (see vtier.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "pipeline/loader.h"
+#include "vtier.h"
+
+int ts_vtier_new(struct ts_runner *R, const struct ts_scenario *s, struct ts_vtier *m,
+		 char *err, size_t errlen)
+{
+	memset(m, 0, sizeof(*m));
+	if (!strcmp(s->mnt.tier, "none")) {
+		snprintf(err, errlen, "--virtual needs a tier to model; mount{tier=\"none\"} runs "
+				      "only in real time");
+		return -EINVAL;
+	}
+	int rc = ts_tier_set_lookup(R->tiers, s->mnt.tier, &m->profile, err, errlen);
+	if (rc)
+		return rc;
+	struct ts_tier_cfg tc;
+	memset(&tc, 0, sizeof(tc));
+	tc.profile = m->profile;
+	tc.capacity = s->mnt.capacity;
+	tc.mem = s->mnt.mem;
+	tc.seed = s->mnt.seed;
+	return ts_tier_new(&tc, &m->tier, err, errlen);
+}
+
+uint64_t ts_vtier_submit(struct ts_vtier *m, uint64_t now, enum ts_tier_op op, uint64_t file,
+			 uint64_t off, uint64_t len, uint64_t size)
+{
+	struct ts_tier_req rq = { .op = op, .file = file, .off = off, .len = len, .size = size };
+	struct ts_tier_done d;
+	memset(&d, 0, sizeof(d));
+	uint64_t t = ts_tier_submit(m->tier, now, &rq, &d);
+	if (op == TS_TIER_READ) {
+		m->read_bytes += len;
+		m->hit_bytes += d.hit_bytes;
+	} else if (op == TS_TIER_WRITE) {
+		m->write_bytes += len;
+	}
+	return t;
+}
+
+uint64_t ts_vtier_vio(void *ctx, uint64_t now_ns, const struct ts_vio *io)
+{
+	enum ts_tier_op op = io->op == TS_VIO_META ? TS_TIER_META : TS_TIER_READ;
+	return ts_vtier_submit(ctx, now_ns, op, io->file, io->off, io->len, io->size);
+}
+
+void ts_vtier_free(struct ts_vtier *m)
+{
+	if (m->tier)
+		ts_tier_free(m->tier);
+	m->tier = NULL;
+}
+
+int ts_vtier_load_cal(struct ts_decode_cal *cal, const char *want, char *err, size_t errlen)
+{
+	char path[4096];
+	if (want && *want)
+		snprintf(path, sizeof(path), "%s", want);
+	else if (ts_pipe_default_calibration(path, sizeof(path)))
+		path[0] = 0;
+	char sub[512] = "";
+	if (path[0] && ts_decode_cal_load(path, cal, sub, sizeof(sub)) == 0)
+		return 0;
+	snprintf(err, errlen, "--virtual charges the measured decode cost per image, and there "
+			      "is no calibration%s%s: run 'tiersim calibrate decode' once (or set "
+			      "pipeline{decode = \"none\"})", sub[0] ? ": " : "", sub);
+	return -ENOENT;
+}

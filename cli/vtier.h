@@ -1,0 +1,36 @@
+/*
+ * vtier.h — the tier model as the disk of a virtual-time run: the same
+ * model tierfs drives with the real clock (fs/tier.h), built from the
+ * scenario's mount{} and fed the virtual loader's requests (struct
+ * ts_vdisk) or a virtual conversion's, counting what was read, hit and
+ * written.
+ */
+#ifndef TS_VTIER_H
+#define TS_VTIER_H
+
+#include "fs/tier.h"
+#include "pipeline/decode.h"
+#include "pipeline/vpipe.h"
+#include "runner.h"
+
+struct ts_vtier {
+	struct ts_tier *tier;
+	const struct ts_tier_profile *profile;
+	uint64_t read_bytes, hit_bytes, write_bytes;
+};
+
+/* The mount{}'s tier, capacity, page-cache size and seed. */
+TS_WUR int ts_vtier_new(struct ts_runner *R, const struct ts_scenario *s, struct ts_vtier *m,
+			char *err, size_t errlen);
+uint64_t ts_vtier_submit(struct ts_vtier *m, uint64_t now, enum ts_tier_op op, uint64_t file,
+			 uint64_t off, uint64_t len, uint64_t size);
+/* struct ts_vdisk's submit, @ctx a struct ts_vtier. */
+uint64_t ts_vtier_vio(void *ctx, uint64_t now_ns, const struct ts_vio *io);
+void ts_vtier_free(struct ts_vtier *m);
+
+/* The decode calibration a virtual run charges: @want, or the default
+ * file; a missing one says how to make it. */
+TS_WUR int ts_vtier_load_cal(struct ts_decode_cal *cal, const char *want, char *err,
+			     size_t errlen);
+
+#endif

@@ -1,0 +1,291 @@
+/*
+ * vpipe.c — the loader in virtual time (see vpipe.h).
+ *
+ * The event loop. Three kinds of event, each at a virtual time: a read
+ * completes (the disk said when), a decode worker finishes (the calibration
+ * said how long), the consumer releases a batch (it said when). After every
+ * event the reader and the workers are offered whatever the scheduler now
+ * allows, at the event's time — which is what the real loader's threads do
+ * when a completion, a finished decode or a release wakes them. Equal times
+ * are taken in the order they were scheduled, so a run is deterministic.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/heap.h"
+#include "scheduler.h"
+#include "vpipe.h"
+
+enum { EV_READ, EV_DECODE, EV_RELEASE };
+
+struct ev {
+	uint8_t kind;
+	int err;
+	struct ts_sched_pos pos;
+	struct ev *next_free;
+};
+
+struct ts_vpipe {
+	const struct ts_source_ops *ops;
+	struct ts_vsource vs;
+	bool vs_open;
+	struct ts_vdisk disk;
+	struct ts_decode_cal cal;
+	bool decode;
+	uint64_t slot_size;
+	struct ts_sched *sched;
+
+	struct ts_heap q;
+	uint64_t tie;
+	uint64_t now;
+	uint64_t start;
+	struct ev *free_ev;
+	struct ev **chunks;
+	size_t nchunks;
+
+	struct ts_vpipe_stats st;
+};
+
+static struct ev *ev_get(struct ts_vpipe *v)
+{
+	if (!v->free_ev) {
+		enum { CHUNK = 256 };
+		struct ev **nc = realloc(v->chunks, (v->nchunks + 1) * sizeof(*nc));
+		if (!nc)
+			return NULL;
+		v->chunks = nc;
+		struct ev *c = calloc(CHUNK, sizeof(*c));
+		if (!c)
+			return NULL;
+		v->chunks[v->nchunks++] = c;
+		for (size_t i = 0; i < CHUNK; i++) {
+			c[i].next_free = v->free_ev;
+			v->free_ev = &c[i];
+		}
+	}
+	struct ev *e = v->free_ev;
+	v->free_ev = e->next_free;
+	return e;
+}
+
+static int ev_push(struct ts_vpipe *v, uint64_t t, uint8_t kind, const struct ts_sched_pos *pos,
+		   int err)
+{
+	struct ev *e = ev_get(v);
+	if (!e)
+		return -ENOMEM;
+	e->kind = kind;
+	e->err = err;
+	e->pos = *pos;
+	int rc = ts_heap_push(&v->q, t, v->tie++, e);
+	if (rc) {
+		e->next_free = v->free_ev;
+		v->free_ev = e;
+	}
+	return rc;
+}
+
+/* A request (or a run of sequential requests of io->chunk bytes) issued
+ * at @t; returns when the last one completes. */
+static uint64_t disk_io(struct ts_vpipe *v, uint64_t t, const struct ts_vio *io)
+{
+	if (io->op == TS_VIO_META) {
+		v->st.meta_requests++;
+		return v->disk.submit(v->disk.ctx, t, io);
+	}
+	if (!io->chunk || io->len <= io->chunk) {
+		v->st.read_requests++;
+		v->st.read_bytes += io->len;
+		return v->disk.submit(v->disk.ctx, t, io);
+	}
+	struct ts_vio part = *io;
+	for (uint64_t done = 0; done < io->len; done += part.len) {
+		part.off = io->off + done;
+		part.len = TS_MIN(io->chunk, io->len - done);
+		v->st.read_requests++;
+		v->st.read_bytes += part.len;
+		t = v->disk.submit(v->disk.ctx, t, &part);
+	}
+	return t;
+}
+
+static uint64_t work_ns(const struct ts_vpipe *v, const struct ts_vsample *s)
+{
+	if (!v->decode)
+		return 0;
+	switch (s->work) {
+	case TS_VWORK_JPEG: return ts_decode_cal_ns(&v->cal, s->width, s->height);
+	case TS_VWORK_PIXELS: return ts_decode_cal_xform_ns(&v->cal, s->width, s->height);
+	default: return 0;
+	}
+}
+
+/* The reader and the workers take what the scheduler allows, now. */
+static int pump(struct ts_vpipe *v)
+{
+	struct ts_sched_pos pos;
+	int rc;
+	while (ts_sched_next(v->sched, &pos) == 1) {
+		struct ts_vsample s;
+		v->ops->plan_sample(&v->vs, pos.id, &s);
+		if (!ts_sched_claim(v->sched, &pos, s.len <= v->slot_size))
+			break;
+		uint64_t t = v->now;
+		for (unsigned i = 0; i < s.n; i++)
+			t = disk_io(v, t, &s.io[i]);
+		if ((rc = ev_push(v, t, EV_READ, &pos, 0)))
+			return rc;
+	}
+	while (ts_sched_decode_take(v->sched, &pos)) {
+		struct ts_vsample s;
+		v->ops->plan_sample(&v->vs, pos.id, &s);
+		uint64_t ns = work_ns(v, &s);
+		v->st.decode_busy_ns += ns;
+		if ((rc = ev_push(v, v->now + ns, EV_DECODE, &pos, 0)))
+			return rc;
+	}
+	return 0;
+}
+
+int ts_vpipe_new(const struct ts_pipe_cfg *cfg, const struct ts_dataset_meta *meta,
+		 const struct ts_vdisk *disk, const struct ts_decode_cal *cal,
+		 struct ts_vpipe **out, char *err, size_t errlen)
+{
+	*out = NULL;
+	const struct ts_source_ops *ops = ts_source_find(cfg->source, err, errlen);
+	if (!ops)
+		return TS_E_UNKNOWN;
+	int rc = ts_source_check(ops, err, errlen);
+	if (rc)
+		return rc;
+	if (!ops->plan_open) {
+		snprintf(err, errlen, "source '%s' runs only in real time", ops->name);
+		return -EINVAL;
+	}
+	if ((ops->caps & TS_SRC_SEQUENTIAL) && cfg->shuffle) {
+		snprintf(err, errlen, "option 'shuffle': source '%s' is read in its stored order; "
+				      "set shuffle=false", ops->name);
+		return -EINVAL;
+	}
+	enum ts_decode_mode mode;
+	/* Virtual time has no cores to run out of: a decode is charged. */
+	if ((rc = ts_pipe_decode_mode(cfg, ops, 0, &mode, err, errlen)))
+		return rc;
+	bool decode = mode != TS_DECODE_NONE;
+	if (decode && !cal) {
+		snprintf(err, errlen, "option 'decode': virtual time charges the calibrated decode "
+				      "cost, and none was given");
+		return -EINVAL;
+	}
+	struct ts_vpipe *v = calloc(1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	v->ops = ops;
+	v->disk = *disk;
+	v->decode = decode;
+	if (cal)
+		v->cal = *cal;
+	v->vs.meta = meta;
+	v->vs.cfg = cfg;
+	if ((rc = ops->plan_open(&v->vs, err, errlen)))
+		goto fail;
+	v->vs_open = true;
+	uint64_t n = v->vs.count;
+	if (cfg->count && cfg->count < n)
+		n = cfg->count;
+	struct ts_pipe_plan plan;
+	ts_pipe_plan(cfg, ops, n, v->vs.max_len, decode ? (unsigned)cfg->vcpus : 0, &plan);
+	v->slot_size = plan.slot_size;
+	if ((rc = ts_sched_new(&plan.sched, &v->sched, err, errlen)))
+		goto fail;
+	v->st.source = ops->name;
+	v->st.decode_mode = decode ? "modeled" : "none";
+	v->st.decode_workers = decode ? cfg->vcpus : 0;
+	/* What the source reads when it opens, before the first batch. */
+	for (unsigned i = 0; i < v->vs.at_open.n; i++)
+		v->start = disk_io(v, v->start, &v->vs.at_open.io[i]);
+	v->st.open_ns = v->start;
+	v->now = v->start;
+	if ((rc = pump(v)))
+		goto fail;
+	*out = v;
+	return 0;
+fail:
+	ts_vpipe_free(v);
+	return rc;
+}
+
+struct ts_sched *ts_vpipe_sched(struct ts_vpipe *v)
+{
+	return v->sched;
+}
+
+uint64_t ts_vpipe_batches_per_epoch(const struct ts_vpipe *v)
+{
+	return ts_sched_batches_per_epoch(v->sched);
+}
+
+uint64_t ts_vpipe_start_ns(const struct ts_vpipe *v)
+{
+	return v->start;
+}
+
+static int step(struct ts_vpipe *v)
+{
+	struct ts_heap_item it = ts_heap_pop(&v->q);
+	struct ev *e = it.p;
+	v->now = it.key;
+	switch (e->kind) {
+	case EV_READ: ts_sched_read_done(v->sched, &e->pos, e->err); break;
+	case EV_DECODE: ts_sched_decode_done(v->sched, &e->pos, e->err); break;
+	case EV_RELEASE: ts_sched_release(v->sched, e->pos.seq); break;
+	}
+	e->next_free = v->free_ev;
+	v->free_ev = e;
+	return pump(v);
+}
+
+int ts_vpipe_next_batch(struct ts_vpipe *v, struct ts_vbatch *b)
+{
+	struct ts_sched_batch sb;
+	int rc;
+	while (!(rc = ts_sched_take(v->sched, &sb))) {
+		if (!v->q.n)
+			return -EDEADLK; /* nothing in flight and nothing ready: a bug */
+		if ((rc = step(v)))
+			return rc;
+	}
+	if (rc < 0)
+		return 0;
+	*b = (struct ts_vbatch){ .seq = sb.seq, .epoch = sb.epoch, .index = sb.index,
+				 .n = sb.size - sb.failed, .ready_ns = v->now };
+	v->st.batches++;
+	v->st.samples += b->n;
+	return 1;
+}
+
+int ts_vpipe_release(struct ts_vpipe *v, uint64_t seq, uint64_t t_ns)
+{
+	struct ts_sched_pos pos = { .seq = seq };
+	return ev_push(v, TS_MAX(t_ns, v->now), EV_RELEASE, &pos, 0);
+}
+
+void ts_vpipe_stats(const struct ts_vpipe *v, struct ts_vpipe_stats *st)
+{
+	*st = v->st;
+}
+
+void ts_vpipe_free(struct ts_vpipe *v)
+{
+	if (!v)
+		return;
+	if (v->vs_open)
+		v->ops->plan_close(&v->vs);
+	ts_sched_free(v->sched);
+	ts_heap_free(&v->q);
+	for (size_t i = 0; i < v->nchunks; i++)
+		free(v->chunks[i]);
+	free(v->chunks);
+	free(v);
+}

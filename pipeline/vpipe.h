@@ -1,0 +1,73 @@
+/*
+ * vpipe.h — the loader in virtual time.
+ *
+ * The same scheduler as the real loader (scheduler.h), laid out by the same
+ * plan (ts_pipe_plan), reading what each source says it reads
+ * (ts_source_ops.plan_*), driven by a discrete-event loop instead of
+ * threads: a read completes when the disk says (struct ts_vdisk, usually the
+ * tier model), a decode worker is busy for what the decode calibration
+ * charges. Nothing of the loader's policy is written here.
+ *
+ *   struct ts_vdisk disk = { tier_submit, tier };
+ *   ts_vpipe_new(&cfg, &meta, &disk, &cal, &v, err, sizeof err);
+ *   for (;;) {
+ *       struct ts_vbatch b;
+ *       int rc = ts_vpipe_next_batch(v, &b);  // runs events until it is complete
+ *       if (rc <= 0) break;                   // error / end of data
+ *       ... the consumer starts at max(b.ready_ns, its own time), ends at t ...
+ *       ts_vpipe_release(v, b.seq, t);
+ *   }
+ *   ts_vpipe_free(v);
+ */
+#ifndef TS_PIPE_VPIPE_H
+#define TS_PIPE_VPIPE_H
+
+#include <stdint.h>
+
+#include "decode.h"
+#include "loader.h"
+#include "source.h"
+
+/* Where reads go: returns when a request issued at @now_ns completes. */
+struct ts_vdisk {
+	uint64_t (*submit)(void *ctx, uint64_t now_ns, const struct ts_vio *io);
+	void *ctx;
+};
+
+struct ts_vbatch {
+	uint64_t seq, epoch, index;
+	uint32_t n;	   /* samples */
+	uint64_t ready_ns; /* when its last sample was done */
+};
+
+struct ts_vpipe_stats {
+	uint64_t samples, batches;
+	uint64_t read_requests, read_bytes, meta_requests;
+	uint64_t decode_busy_ns;
+	uint64_t decode_workers;
+	uint64_t open_ns; /* what opening the source took (reading a corpus) */
+	const char *source;
+	const char *decode_mode; /* modeled | none */
+};
+
+struct ts_vpipe;
+
+/* @meta: the dataset (NULL for the null source); @cal: the decode cost
+ * (NULL is refused when the configuration decodes). Errors name the
+ * option. */
+TS_WUR int ts_vpipe_new(const struct ts_pipe_cfg *cfg, const struct ts_dataset_meta *meta,
+			const struct ts_vdisk *disk, const struct ts_decode_cal *cal,
+			struct ts_vpipe **out, char *err, size_t errlen);
+/* The scheduler, for a log hook (ts_sched_set_log) or its counters. */
+struct ts_sched *ts_vpipe_sched(struct ts_vpipe *v);
+uint64_t ts_vpipe_batches_per_epoch(const struct ts_vpipe *v);
+/* When the loader can start (after what opening the source reads). */
+uint64_t ts_vpipe_start_ns(const struct ts_vpipe *v);
+/* 1 with *b, 0 after the last batch, negative on an internal stall. */
+int ts_vpipe_next_batch(struct ts_vpipe *v, struct ts_vbatch *b);
+/* The consumer let go of batch @seq at @t_ns (not before it was ready). */
+TS_WUR int ts_vpipe_release(struct ts_vpipe *v, uint64_t seq, uint64_t t_ns);
+void ts_vpipe_stats(const struct ts_vpipe *v, struct ts_vpipe_stats *st);
+void ts_vpipe_free(struct ts_vpipe *v);
+
+#endif
