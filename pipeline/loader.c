@@ -782,6 +782,11 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+void ts_pipe_set_log(struct ts_pipe *p, ts_sched_log_fn fn, void *ctx)
+{
+	ts_sched_set_log(p->sched, fn, ctx);
+}
+
 int ts_pipe_start(struct ts_pipe *p)
 {
 	if (p->started)

@@ -40,6 +40,7 @@ struct ts_vpipe {
 	uint64_t tie;
 	uint64_t now;
 	uint64_t start;
+	bool started; /* the first batch was asked for */
 	struct ev *free_ev;
 	struct ev **chunks;
 	size_t nchunks;
@@ -207,8 +208,6 @@ int ts_vpipe_new(const struct ts_pipe_cfg *cfg, const struct ts_dataset_meta *me
 		v->start = disk_io(v, v->start, &v->vs.at_open.io[i]);
 	v->st.open_ns = v->start;
 	v->now = v->start;
-	if ((rc = pump(v)))
-		goto fail;
 	*out = v;
 	return 0;
 fail:
@@ -250,6 +249,11 @@ int ts_vpipe_next_batch(struct ts_vpipe *v, struct ts_vbatch *b)
 {
 	struct ts_sched_batch sb;
 	int rc;
+	if (!v->started) {
+		v->started = true;
+		if ((rc = pump(v)))
+			return rc;
+	}
 	while (!(rc = ts_sched_take(v->sched, &sb))) {
 		if (!v->q.n)
 			return -EDEADLK; /* nothing in flight and nothing ready: a bug */

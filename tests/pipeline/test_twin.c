@@ -1,0 +1,255 @@
+/*
+ * test_twin.c — a seeded real run and its virtual twin make the same
+ * decisions: the loader (threads, io_uring, real files) and the virtual
+ * loader (event loop, a modeled disk) read the same samples in the same
+ * order into the same batches, and in virtual time each sample is charged
+ * the bytes the real source reads for it. One table of configurations:
+ * every source with a virtual description, shuffled or not, decoded or not,
+ * several queue depths and prefetch windows.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/opt.h"
+#include "pipeline/dataset.h"
+#include "pipeline/loader.h"
+#include "pipeline/scheduler.h"
+#include "pipeline/source.h"
+#include "pipeline/vpipe.h"
+#include "tcheck.h"
+#include "tp.h"
+
+struct claim {
+	uint64_t seq, id;
+	uint32_t pos;
+};
+
+struct log {
+	struct claim *c;
+	size_t n, cap;
+	uint64_t *taken;
+	size_t ntaken, taken_cap;
+};
+
+static void on_event(void *ctx, enum ts_sched_ev ev, const struct ts_sched_pos *pos)
+{
+	struct log *l = ctx;
+	if (ev == TS_SCHED_EV_CLAIM) {
+		if (l->n == l->cap) {
+			l->cap = l->cap ? 2 * l->cap : 256;
+			l->c = realloc(l->c, l->cap * sizeof(*l->c));
+		}
+		l->c[l->n++] = (struct claim){ pos->seq, pos->id, pos->pos };
+	} else if (ev == TS_SCHED_EV_TAKE) {
+		if (l->ntaken == l->taken_cap) {
+			l->taken_cap = l->taken_cap ? 2 * l->taken_cap : 64;
+			l->taken = realloc(l->taken, l->taken_cap * sizeof(*l->taken));
+		}
+		l->taken[l->ntaken++] = pos->seq;
+	}
+}
+
+/* A disk where every request takes a time from its size: enough to make
+ * reads overlap and finish out of order. */
+static uint64_t toy_disk(void *ctx, uint64_t now, const struct ts_vio *io)
+{
+	uint64_t *reqs = ctx;
+	++*reqs;
+	return now + 50000 + io->len * 3 + (io->file * 7919 % 13) * 10000;
+}
+
+struct twin_case {
+	const char *kind, *input, *source;
+	bool shuffle;
+	const char *decode;
+	unsigned batch, qd, prefetch, vcpus, epochs;
+};
+
+static const struct twin_case cases[] = {
+	{ "imagenet-jpeg", "train", "folder", true, "none", 8, 4, 2, 1, 2 },
+	{ "imagenet-jpeg", "train", "folder", false, "modeled", 5, 16, 3, 3, 1 },
+	{ "imagenet-jpeg", "train", "folder", true, "modeled", 16, 1, 1, 2, 2 },
+	{ "imagenet-rec", "train.rec", "rec", true, "modeled", 8, 8, 2, 2, 2 },
+	{ "imagenet-rec", "train.rec", "rec", false, "none", 7, 2, 4, 1, 1 },
+	{ "imagenet-lmdb", "train_lmdb", "lmdb", false, "modeled", 8, 16, 2, 4, 2 },
+};
+
+static void set(struct ts_pipe_cfg *pc, const char *k, const char *v)
+{
+	char err[256];
+	if (ts_opt_set(ts_pipe_opts, pc, k, v, err, sizeof err)) {
+		fprintf(stderr, "option %s=%s: %s\n", k, v, err);
+		tc_failures++;
+	}
+}
+
+static void setu(struct ts_pipe_cfg *pc, const char *k, unsigned v)
+{
+	char b[32];
+	snprintf(b, sizeof b, "%u", v);
+	set(pc, k, b);
+}
+
+static void run_case(const struct twin_case *c, const char *root, const char *cal_path,
+		     const struct ts_decode_cal *cal)
+{
+	char dir[512], path[600], err[1024];
+	snprintf(dir, sizeof dir, "%s/%s", root, c->kind);
+	struct ts_dataset_meta meta;
+	if (access(dir, F_OK)) {
+		enum ts_dataset_kind kind;
+		struct ts_dataset_config dc;
+		memset(&dc, 0, sizeof dc);
+		dc.count = 61;
+		dc.seed = 11;
+		dc.threads = 2;
+		CHECK(ts_dataset_kind_parse(c->kind, &kind) == 0);
+		struct ts_dataset_stats st;
+		if (ts_dataset_make(kind, &dc, dir, &st, err, sizeof err)) {
+			fprintf(stderr, "%s: %s\n", c->kind, err);
+			tc_failures++;
+			return;
+		}
+	}
+	if (ts_dataset_open(dir, &meta, err, sizeof err)) {
+		fprintf(stderr, "%s: %s\n", dir, err);
+		tc_failures++;
+		return;
+	}
+	snprintf(path, sizeof path, "%s/%s", dir, c->input);
+
+	struct ts_pipe_cfg pc;
+	memset(&pc, 0, sizeof pc);
+	CHECK(ts_opt_defaults(ts_pipe_opts, &pc, err, sizeof err) == 0);
+	set(&pc, "source", c->source);
+	set(&pc, "path", path);
+	set(&pc, "shuffle", c->shuffle ? "true" : "false");
+	set(&pc, "decode", c->decode);
+	set(&pc, "calibration", cal_path);
+	set(&pc, "seed", "5");
+	setu(&pc, "batch", c->batch);
+	setu(&pc, "qd", c->qd);
+	setu(&pc, "prefetch", c->prefetch);
+	setu(&pc, "vcpus", c->vcpus);
+	setu(&pc, "epochs", c->epochs);
+
+	/* Real: threads, io_uring, the files. */
+	struct log real = { 0 }, virt = { 0 };
+	struct ts_pipe *p;
+	uint64_t *real_ids = NULL, *real_len = NULL;
+	size_t nreal = 0;
+	if (ts_pipe_new(&pc, &p, err, sizeof err)) {
+		fprintf(stderr, "%s: %s\n", c->kind, err);
+		tc_failures++;
+		goto out;
+	}
+	ts_pipe_set_log(p, on_event, &real);
+	CHECK(ts_pipe_start(p) == 0);
+	size_t cap = ts_pipe_samples_per_epoch(p) * c->epochs;
+	real_ids = calloc(cap, sizeof *real_ids);
+	real_len = calloc(cap, sizeof *real_len);
+	for (;;) {
+		struct ts_batch *b;
+		int64_t w = ts_pipe_next_batch(p, &b);
+		CHECK(w >= 0);
+		if (w < 0 || !b)
+			break;
+		for (uint32_t i = 0; i < b->n && nreal < cap; i++, nreal++) {
+			real_ids[nreal] = b->s[i].id;
+			real_len[nreal] = b->s[i].len;
+		}
+		ts_pipe_batch_release(p, b);
+	}
+	ts_pipe_free(p);
+
+	/* Virtual: the event loop, a toy disk, the same meta. */
+	uint64_t reqs = 0;
+	struct ts_vdisk disk = { toy_disk, &reqs };
+	struct ts_vpipe *v;
+	if (ts_vpipe_new(&pc, &meta, &disk, cal, &v, err, sizeof err)) {
+		fprintf(stderr, "%s virtual: %s\n", c->kind, err);
+		tc_failures++;
+		goto out;
+	}
+	ts_sched_set_log(ts_vpipe_sched(v), on_event, &virt);
+	struct ts_vpipe_stats vs;
+	uint64_t t = 0, nvirt = 0;
+	struct ts_vbatch vb;
+	int rc;
+	while ((rc = ts_vpipe_next_batch(v, &vb)) == 1) {
+		t = (vb.ready_ns > t ? vb.ready_ns : t) + 120000; /* a consumer step */
+		nvirt += vb.n;
+		CHECK(ts_vpipe_release(v, vb.seq, t) == 0);
+	}
+	CHECK(rc == 0);
+	ts_vpipe_stats(v, &vs);
+	CHECK_EQ_U64(nvirt, nreal);
+	CHECK_EQ_U64(vs.samples, nreal);
+	CHECK(reqs > 0);
+
+	/* Same takes, in order. */
+	CHECK_EQ_U64(virt.ntaken, real.ntaken);
+	for (size_t i = 0; i < real.ntaken && i < virt.ntaken; i++)
+		CHECK_EQ_U64(virt.taken[i], real.taken[i]);
+	/* Same claims, in the same order. */
+	CHECK_EQ_U64(virt.n, real.n);
+	for (size_t i = 0; i < virt.n && i < real.n; i++) {
+		const struct claim *a = &real.c[i], *b = &virt.c[i];
+		if (a->seq != b->seq || a->pos != b->pos || a->id != b->id) {
+			fprintf(stderr, "%s claim %zu: real (%llu,%u,%llu) virtual (%llu,%u,%llu)\n",
+				c->kind, i, (unsigned long long)a->seq, a->pos,
+				(unsigned long long)a->id, (unsigned long long)b->seq, b->pos,
+				(unsigned long long)b->id);
+			tc_failures++;
+			break;
+		}
+	}
+	/* Same batch composition: the delivered ids are the claimed ids. */
+	CHECK_EQ_U64(real.n, nreal);
+	for (size_t i = 0; i < nreal && i < real.n; i++)
+		CHECK_EQ_U64(real_ids[i], real.c[i].id);
+	/* The virtual source charges what the real one reads: for a file
+	 * per sample, the file's bytes, delivered whole without a decode. */
+	if (!strcmp(c->source, "folder") && !strcmp(c->decode, "none")) {
+		const struct ts_source_ops *ops = ts_source_find(c->source, err, sizeof err);
+		struct ts_vsource vsrc = { .meta = &meta, .cfg = &pc };
+		CHECK(ops && ops->plan_open(&vsrc, err, sizeof err) == 0);
+		for (size_t i = 0; i < nreal; i++) {
+			struct ts_vsample s;
+			ops->plan_sample(&vsrc, real_ids[i], &s);
+			CHECK_EQ_U64(s.len, real_len[i]);
+			CHECK_EQ_U64(s.io[s.n - 1].len, real_len[i]);
+		}
+		ops->plan_close(&vsrc);
+	}
+	ts_vpipe_free(v);
+out:
+	free(real.c);
+	free(real.taken);
+	free(virt.c);
+	free(virt.taken);
+	free(real_ids);
+	free(real_len);
+	ts_dataset_meta_free(&meta);
+	ts_opt_free(ts_pipe_opts, &pc);
+}
+
+int main(void)
+{
+	char root[] = "/tmp/ts-twin-XXXXXX", cal_path[300], err[512];
+	if (!mkdtemp(root)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	struct ts_decode_cal cal = { .base_ns = 40000, .ns_per_mpix = 90000, .decode_ips = 1,
+				     .full_ips = 1, .xform_ns = 20000, .images = 1 };
+	snprintf(cal.cpu, sizeof cal.cpu, "test");
+	snprintf(cal_path, sizeof cal_path, "%s/decode.json", root);
+	CHECK(ts_decode_cal_save(cal_path, &cal, err, sizeof err) == 0);
+	for (size_t i = 0; i < TS_ARRAY_SIZE(cases); i++)
+		run_case(&cases[i], root, cal_path, &cal);
+	tp_rmrf(root);
+	return tc_exit();
+}
