@@ -35,6 +35,8 @@ struct ts_vpipe {
 	bool decode;
 	uint64_t slot_size;
 	struct ts_sched *sched;
+	uint64_t batch, prefetch;
+	uint64_t *cost; /* decode cost of each place in the window, set at claim */
 
 	struct ts_heap q;
 	uint64_t tie;
@@ -135,13 +137,12 @@ static int pump(struct ts_vpipe *v)
 		uint64_t t = v->now;
 		for (unsigned i = 0; i < s.n; i++)
 			t = disk_io(v, t, &s.io[i]);
+		v->cost[(pos.seq % v->prefetch) * v->batch + pos.pos] = work_ns(v, &s);
 		if ((rc = ev_push(v, t, EV_READ, &pos, 0)))
 			return rc;
 	}
 	while (ts_sched_decode_take(v->sched, &pos)) {
-		struct ts_vsample s;
-		v->ops->plan_sample(&v->vs, pos.id, &s);
-		uint64_t ns = work_ns(v, &s);
+		uint64_t ns = v->cost[(pos.seq % v->prefetch) * v->batch + pos.pos];
 		v->st.decode_busy_ns += ns;
 		if ((rc = ev_push(v, v->now + ns, EV_DECODE, &pos, 0)))
 			return rc;
@@ -200,6 +201,12 @@ int ts_vpipe_new(const struct ts_pipe_cfg *cfg, const struct ts_dataset_meta *me
 	v->slot_size = plan.slot_size;
 	if ((rc = ts_sched_new(&plan.sched, &v->sched, err, errlen)))
 		goto fail;
+	v->batch = cfg->batch;
+	v->prefetch = cfg->prefetch;
+	if (!(v->cost = calloc(v->batch * v->prefetch, sizeof(*v->cost)))) {
+		rc = -ENOMEM;
+		goto fail;
+	}
 	v->st.source = ops->name;
 	v->st.decode_mode = decode ? "modeled" : "none";
 	v->st.decode_workers = decode ? cfg->vcpus : 0;
@@ -287,6 +294,7 @@ void ts_vpipe_free(struct ts_vpipe *v)
 	if (v->vs_open)
 		v->ops->plan_close(&v->vs);
 	ts_sched_free(v->sched);
+	free(v->cost);
 	ts_heap_free(&v->q);
 	for (size_t i = 0; i < v->nchunks; i++)
 		free(v->chunks[i]);
