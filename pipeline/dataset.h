@@ -16,7 +16,9 @@
  *                  IRHeader + JPEG, shorter side 480 (recordio.h)
  *   ptb-text       ptb.{train,valid,test}.txt     PennTreeBank-like word corpus
  *
- * plus dataset.json (kind, count, seed, sizes, version) in every DIR.
+ * plus dataset.json (kind, count, seed, the kind's options, sizes, version)
+ * in every DIR. Each kind is a struct ts_dataset_ops (below) in its own
+ * pipeline/ds_<kind>.c.
  *
  * Sample numbering: "image" i (0 <= i < count) is the i-th file of the
  * train tree in sorted order (class-major), images count .. count+val-1 the
