@@ -1039,7 +1039,8 @@ static int ensure_calibration(struct ts_runner *R, const struct ts_scenario *s, 
 	if (ts_scn_copy(&c, s))
 		return -ENOMEM;
 	char sub[256];
-	int rc = ts_opt_set(ts_scn_dataset_opts, &c.ds, "kind", "imagenet-jpeg", sub, sizeof(sub));
+	int rc = ts_opt_set(ts_scn_dataset_opts, &c.ds, "kind", TS_DS_IMAGENET_JPEG->name, sub,
+			    sizeof(sub));
 	if (!rc)
 		rc = ts_opt_set(ts_scn_dataset_opts, &c.ds, "dir", "", sub, sizeof(sub));
 	c.ds.count = 200;
