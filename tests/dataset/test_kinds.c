@@ -17,23 +17,10 @@
 
 #include "pipeline/dataset.h"
 #include "pipeline/source.h"
+#include "tests/dataset/ds_config.h"
 #include "tests/tcheck.h"
 
 static char root[] = "/tmp/ts_kinds_XXXXXX";
-
-static struct ts_dataset_config cfg_of(uint64_t count, uint64_t seed)
-{
-	struct ts_dataset_config c;
-	char err[256];
-
-	memset(&c, 0, sizeof(c));
-	if (ts_opt_defaults(ts_dataset_opts, &c, err, sizeof(err)))
-		abort();
-	c.count = count;
-	c.seed = seed;
-	c.threads = 2;
-	return c;
-}
 
 static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
 {
