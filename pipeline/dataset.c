@@ -526,7 +526,10 @@ int ts_dataset_open(const char *dir, struct ts_dataset_meta *meta, char *err, si
 	}
 	if (get_u64(root, "count", &cfg.count) || get_u64(root, "seed", &cfg.seed) ||
 	    get_u64(root, "total_bytes", &total)) {
-		rc = ts_ds_fail(err, errlen, TS_E_FORMAT, "%s: \"count\", \"seed\" or \"total_bytes\" is missing or not a number", path);
+		rc = ts_ds_fail(err, errlen, TS_E_FORMAT,
+				"%s: \"count\", \"seed\" or \"total_bytes\" is missing or not a "
+				"number",
+				path);
 		goto out;
 	}
 	for (size_t i = 0; kind->opts[i]; i++) {

@@ -56,7 +56,8 @@ static const struct {
 	size_t off, size;
 	bool images_only;
 } required[] = {
-#define F(f, img) { #f, offsetof(struct ts_dataset_ops, f), sizeof(((struct ts_dataset_ops *)0)->f), img }
+#define F(f, img)                                                                   \
+	{ #f, offsetof(struct ts_dataset_ops, f), sizeof(((struct ts_dataset_ops *)0)->f), img }
 	F(name, false),	    F(help, false),	F(opts, false),	   F(full_count, false),
 	F(unit, false),	    F(source, false),	F(input, false),   F(plan, false),
 	F(generate, false), F(verify, false),	F(storage, false), F(sample_name, true),
