@@ -6,6 +6,9 @@
  *                        [--classes N] [--encoded] [--threads N] [--quiet]
  *   tiersim dataset info DIR|KIND [--count N] [--seed S] ...
  *   tiersim dataset list DIR|KIND [...]   one line per sample (text form)
+ *   tiersim dataset verify DIR            check the files against dataset.json
+ *
+ * What differs between kinds comes from their ops (pipeline/dataset.h).
  */
 #include <inttypes.h>
 #include <math.h>
@@ -26,25 +29,35 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: tiersim dataset make KIND --out DIR [OPTIONS]\n"
 		"       tiersim dataset info DIR|KIND [OPTIONS]\n"
-		"       tiersim dataset list DIR|KIND [OPTIONS]\n\n"
+		"       tiersim dataset list DIR|KIND [OPTIONS]\n"
+		"       tiersim dataset verify DIR\n\n"
 		"Generates look-alikes of the datasets the study used, deterministically\n"
 		"from a seed, or shows a dataset's sizes (for a KIND, without writing it);\n"
 		"list prints one line per sample in storage order: index, file or key,\n"
-		"bytes, width, height, label.\n\n"
-		"kinds:\n"
-		"  imagenet-jpeg  class-per-folder tree of JPEG files (train/, val/ with --val)\n"
-		"  imagenet-lmdb  Caffe LMDB of 256x256 Datum records (convert_imageset)\n"
-		"  imagenet-rec   MXNet RecordIO train.rec + train.idx (im2rec --resize 480)\n"
-		"  ptb-text       PennTreeBank-like ptb.{train,valid,test}.txt\n\n"
-		"options:\n"
-		"  --out DIR          make: where to write (created; must be empty)\n"
-		"  --quiet            make: no progress\n");
+		"bytes, width, height, label; verify reads a made dataset back and checks\n"
+		"every sample against its description.\n\n"
+		"kinds:\n");
+	const struct ts_dataset_ops *k;
+	for (size_t i = 0; (k = ts_dataset_kind_at(i)); i++)
+		fprintf(f, "  %-14s %s\n", k->name, k->help);
+	fprintf(f, "\noptions:\n"
+		   "  --out DIR          make: where to write (created; must be empty)\n"
+		   "  --quiet            make: no progress\n");
 	for (const struct ts_opt *o = ts_dataset_opts; o->name; o++) {
 		if (!strcmp(o->name, "progress"))
 			continue;
-		char flag[40];
+		char flag[40], takers[160] = "";
+		for (size_t i = 0; (k = ts_dataset_kind_at(i)); i++) {
+			for (size_t j = 0; k->opts[j]; j++) {
+				size_t used = strlen(takers);
+				if (!strcmp(k->opts[j], o->name))
+					snprintf(takers + used, sizeof(takers) - used, "%s%s",
+						 used ? ", " : "", k->name);
+			}
+		}
 		snprintf(flag, sizeof(flag), "--%s%s", o->name, o->type == TS_OPT_BOOL ? "" : " N");
-		fprintf(f, "  %-18s %s [default %s]\n", flag, o->help, o->def);
+		fprintf(f, "  %-18s %s%s%s [default %s]\n", flag, takers, takers[0] ? ": " : "",
+			o->help, o->def);
 	}
 	fprintf(f, "\nSizes, resolutions and their sources: pipeline/DATASETS.md.\n");
 }
@@ -124,23 +137,23 @@ static void print_info(const struct ts_dataset_meta *m, bool on_disk)
 {
 	char a[32], b[32], c[32], d[32];
 
-	printf("kind          %s (%s)\n", ts_dataset_kind_name(m->kind),
+	char how[160];
+	bool estimated = false;
+
+	printf("kind          %s (%s)\n", m->kind->name,
 	       on_disk ? "on disk, from dataset.json" : "described: nothing written");
 	printf("seed          %" PRIu64 "\n", m->seed);
-	if (m->kind == TS_DS_PTB_TEXT) {
-		printf("vocabulary    %u words (incl. <unk> and N)\n", TS_PTB_VOCAB);
-		static const char *const split[3] = { "train", "valid", "test" };
-		for (int s = 0; s < 3; s++)
-			printf("%-13s %" PRIu64 " words, %" PRIu64 " lines, %s\n", split[s],
+	m->kind->storage(m, how, sizeof(how));
+	printf("stored as     %s\n", how);
+	if (!(m->kind->caps & TS_DS_IMAGES)) {
+		for (size_t s = 0; s < m->nfiles && s < 3; s++)
+			printf("%-13s %" PRIu64 " words, %" PRIu64 " lines, %s\n", m->files[s].path,
 			       m->words[s], m->lines[s], ts_fmt_size(a, sizeof(a), m->files[s].bytes));
 	} else {
 		printf("images        %" PRIu64 " train", m->count);
 		if (m->val)
 			printf(" + %" PRIu64 " val", m->val);
-		printf(", %" PRIu32 " classes%s\n", m->classes,
-		       m->kind == TS_DS_IMAGENET_LMDB ? (m->encoded ? ", Datum encoded=true (JPEG)"
-							   : ", Datum raw 3x256x256 BGR")
-						 : "");
+		printf(", %" PRIu32 " classes\n", m->classes);
 		uint32_t *s = malloc(m->samples * sizeof(*s));
 		double px = 0, w = 0, h = 0;
 		if (s && m->samples) {
@@ -161,12 +174,13 @@ static void print_info(const struct ts_dataset_meta *m, bool on_disk)
 		}
 		free(s);
 	}
-	for (size_t i = 0; i < m->nfiles; i++)
+	for (size_t i = 0; i < m->nfiles; i++) {
 		printf("file          %s  %" PRIu64 " bytes%s\n", m->files[i].path,
 		       m->files[i].bytes, m->files[i].estimated ? " (estimated)" : "");
+		estimated |= m->files[i].estimated;
+	}
 	printf("total         %s (%" PRIu64 " bytes)%s\n", ts_fmt_size(a, sizeof(a), m->total_bytes),
-	       m->total_bytes,
-	       m->kind == TS_DS_IMAGENET_LMDB && !on_disk ? " (LMDB files estimated)" : "");
+	       m->total_bytes, estimated ? " (file sizes estimated)" : "");
 }
 
 static volatile sig_atomic_t interrupted;
@@ -180,7 +194,7 @@ static int cmd_make(int argc, char **argv)
 {
 	struct ts_dataset_config cfg;
 	struct ts_dataset_stats st;
-	enum ts_dataset_kind kind;
+	const struct ts_dataset_ops *kind;
 	const char *out = NULL, *kname = NULL;
 	bool quiet = false;
 	char err[512], sz[32];
@@ -191,13 +205,12 @@ static int cmd_make(int argc, char **argv)
 		return TS_EXIT_FAIL;
 	if ((rc = parse(argc, argv, 2, &cfg, &out, &quiet, &kname)))
 		return rc;
-	if (!kname)
-		return usage_error("make needs a KIND (imagenet-jpeg, imagenet-lmdb, "
-				   "imagenet-rec, ptb-text)");
-	if (ts_dataset_kind_parse(kname, &kind))
-		return usage_error("unknown kind '%s' (known: imagenet-jpeg, imagenet-lmdb, "
-				   "imagenet-rec, ptb-text)",
-				   kname);
+	if (!kname) {
+		ts_dataset_find(NULL, err, sizeof(err));
+		return usage_error("make needs a KIND (%s", strstr(err, "known: ") + 7);
+	}
+	if (!(kind = ts_dataset_find(kname, err, sizeof(err))))
+		return usage_error("%s", err);
 	if (!out)
 		return usage_error("make needs --out DIR");
 	cfg.progress = !quiet;
@@ -217,10 +230,9 @@ static int cmd_make(int argc, char **argv)
 	}
 	double secs = (double)st.ns / 1e9;
 	printf("%s: %" PRIu64 " %s, %s in %s; %.1f s on %u thread%s, %.0f %s/s", kname,
-	       st.samples, kind == TS_DS_PTB_TEXT ? "train words" : "images",
-	       ts_fmt_size(sz, sizeof(sz), st.bytes), out, secs, st.threads,
-	       st.threads == 1 ? "" : "s", secs > 0 ? (double)st.samples / secs : 0.0,
-	       kind == TS_DS_PTB_TEXT ? "words" : "images");
+	       st.samples, kind->unit, ts_fmt_size(sz, sizeof(sz), st.bytes), out, secs,
+	       st.threads, st.threads == 1 ? "" : "s",
+	       secs > 0 ? (double)st.samples / secs : 0.0, kind->unit);
 	if (st.encodes)
 		printf("; %.2f encodes/image, JPEG padding %.2f%% of bytes, quality lowered for "
 		       "%" PRIu64 " to fit",
@@ -235,23 +247,15 @@ static void print_list(const struct ts_dataset_meta *m)
 {
 	char name[192];
 
-	if (m->kind == TS_DS_PTB_TEXT) {
-		for (size_t i = 0; i < m->nfiles; i++)
+	if (!(m->kind->caps & TS_DS_IMAGES)) {
+		for (size_t i = 0; i < m->nfiles && i < 3; i++)
 			printf("%zu\t%s\t%" PRIu64 "\t%" PRIu64 " words\t%" PRIu64 " lines\n", i,
 			       m->files[i].path, m->files[i].bytes, m->words[i], m->lines[i]);
 		return;
 	}
-	printf("# index\t%s\tbytes\twidth\theight\tlabel\n",
-	       m->kind == TS_DS_IMAGENET_JPEG   ? "path"
-	       : m->kind == TS_DS_IMAGENET_LMDB ? "key"
-					       : "record id");
+	printf("# index\t%s\tbytes\twidth\theight\tlabel\n", m->kind->sample_column);
 	for (uint64_t j = 0; j < m->samples; j++) {
-		if (m->kind == TS_DS_IMAGENET_JPEG)
-			ts_dataset_sample_path(m, m->order[j], name, sizeof(name));
-		else if (m->kind == TS_DS_IMAGENET_LMDB)
-			ts_dataset_lmdb_key(m, j, name, sizeof(name));
-		else
-			snprintf(name, sizeof(name), "%" PRIu32, m->order[j]);
+		m->kind->sample_name(m, j, name, sizeof(name));
 		printf("%" PRIu64 "\t%s\t%" PRIu32 "\t%u\t%u\t%u\n", j, name, m->bytes[j],
 		       m->width[j], m->height[j], m->label[j]);
 	}
@@ -261,7 +265,7 @@ static int cmd_info(int argc, char **argv, bool list)
 {
 	struct ts_dataset_config cfg;
 	struct ts_dataset_meta meta;
-	enum ts_dataset_kind kind;
+	const struct ts_dataset_ops *kind;
 	const char *out = NULL, *what = NULL;
 	bool quiet = false, on_disk;
 	char err[512];
@@ -278,11 +282,11 @@ static int cmd_info(int argc, char **argv, bool list)
 	if (out)
 		return usage_error("--out is for make");
 
-	on_disk = ts_dataset_kind_parse(what, &kind) != 0;
+	kind = ts_dataset_find(what, err, sizeof(err));
+	on_disk = !kind;
 	if (on_disk && stat(what, &sb))
-		return usage_error("'%s' is neither a kind (imagenet-jpeg, imagenet-lmdb, "
-				   "imagenet-rec, ptb-text) nor a directory",
-				   what);
+		return usage_error("'%s' is neither a kind (%s nor a directory", what,
+				   strstr(err, "known: ") + 7);
 	rc = on_disk ? ts_dataset_open(what, &meta, err, sizeof(err))
 		     : ts_dataset_meta_describe(kind, &cfg, &meta, err, sizeof(err));
 	if (rc) {
@@ -294,6 +298,29 @@ static int cmd_info(int argc, char **argv, bool list)
 	else
 		print_info(&meta, on_disk);
 	ts_dataset_meta_free(&meta);
+	return TS_EXIT_OK;
+}
+
+static int cmd_verify(int argc, char **argv)
+{
+	struct ts_dataset_config cfg;
+	const char *out = NULL, *dir = NULL;
+	bool quiet = false;
+	char err[512];
+	int rc;
+
+	memset(&cfg, 0, sizeof(cfg));
+	if (ts_opt_defaults(ts_dataset_opts, &cfg, err, sizeof(err)))
+		return TS_EXIT_FAIL;
+	if ((rc = parse(argc, argv, 2, &cfg, &out, &quiet, &dir)))
+		return rc;
+	if (!dir || out)
+		return usage_error("verify takes a DIR and no options");
+	if ((rc = ts_dataset_verify(dir, err, sizeof(err)))) {
+		fprintf(stderr, "tiersim dataset: %s\n", err);
+		return TS_EXIT_FAIL;
+	}
+	printf("%s: every file as dataset.json describes it\n", dir);
 	return TS_EXIT_OK;
 }
 
@@ -314,5 +341,7 @@ int ts_cmd_dataset(int argc, char **argv)
 		return cmd_make(argc, argv);
 	if (!strcmp(argv[1], "info") || !strcmp(argv[1], "list"))
 		return cmd_info(argc, argv, !strcmp(argv[1], "list"));
-	return usage_error("unknown action '%s' (make, info or list)", argv[1]);
+	if (!strcmp(argv[1], "verify"))
+		return cmd_verify(argc, argv);
+	return usage_error("unknown action '%s' (make, info, list or verify)", argv[1]);
 }

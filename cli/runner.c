@@ -313,24 +313,13 @@ static void note(struct ts_runner *R, const char *fmt, ...)
 
 /* ---- Datasets ------------------------------------------------------------ */
 
-static const char *kind_input(enum ts_dataset_kind k)
-{
-	switch (k) {
-	case TS_DS_IMAGENET_JPEG: return "train";
-	case TS_DS_IMAGENET_LMDB: return "train_lmdb";
-	case TS_DS_IMAGENET_REC: return "train.rec";
-	case TS_DS_PTB_TEXT: return "ptb.train.txt";
-	default: return "";
-	}
-}
-
 /* Where the dataset lives, generating it on first use. Generated datasets
  * are kept under the work directory, keyed by kind, count and seed, so
  * every configuration and every later run reads the same bytes. */
 /* Generates a dataset in a child process, so that Ctrl-C stops a long
  * generation at once: the child is killed and its partial output removed
  * by the caller. The child's one-line error comes back through a pipe. */
-static int make_dataset(enum ts_dataset_kind kind, const struct ts_dataset_config *gc,
+static int make_dataset(const struct ts_dataset_ops *kind, const struct ts_dataset_config *gc,
 			const char *dir, char *err, size_t errlen)
 {
 	int fds[2];
@@ -431,13 +420,13 @@ int ts_runner_place(struct ts_runner *R, const struct ts_scenario *s,
 		dp->source = d->source;
 		return 0;
 	}
-	if ((rc = ts_dataset_kind_parse(d->kind, &dp->kind))) {
-		snprintf(err, errlen, "dataset: unknown kind '%s' (known: imagenet-jpeg, "
-				      "imagenet-lmdb, imagenet-rec, ptb-text)", d->kind);
-		return rc;
+	char why[256];
+	if (!(dp->kind = ts_dataset_find(d->kind, why, sizeof(why)))) {
+		snprintf(err, errlen, "dataset: %s", why);
+		return TS_E_UNKNOWN;
 	}
-	dp->source = ts_scn_kind_source(d->kind);
-	snprintf(dp->input, sizeof(dp->input), "%s", kind_input(dp->kind));
+	dp->source = dp->kind->source;
+	snprintf(dp->input, sizeof(dp->input), "%s", dp->kind->input);
 	snprintf(dp->backing, sizeof(dp->backing), "%s", R->datadir);
 	snprintf(dp->rel, sizeof(dp->rel), "datasets/%s-%llu-s%llu%s", d->kind,
 		 (unsigned long long)d->count, (unsigned long long)d->seed,
@@ -903,7 +892,7 @@ static int feed_open(struct ts_runner *R, struct ts_scenario *s, const char *tie
 	}
 	uint64_t batch = s->eng.batch * s->eng.gpus;
 	uint64_t per_epoch = dp->have_meta
-				     ? (dp->kind == TS_DS_PTB_TEXT ? 0 : dp->meta.count / batch)
+				     ? (dp->kind->caps & TS_DS_IMAGES ? dp->meta.count / batch : 0)
 				     : 0;
 	if (synthetic) {
 		/* Exactly the batches the run takes, in one epoch. */
@@ -1126,7 +1115,7 @@ static int exec_preprocess_real(struct ts_runner *R, struct ts_scenario *s, cons
 	int rc = ts_runner_place(R, s, &dp, true, err, errlen);
 	if (rc)
 		return rc;
-	if (!dp.generated ? strcmp(dp.source, "folder") : dp.kind != TS_DS_IMAGENET_JPEG) {
+	if (strcmp(dp.source, "folder")) {
 		snprintf(err, errlen, "preprocess{} converts JPEG folders: use dataset{kind = "
 				      "\"imagenet-jpeg\"} (or dir = ..., source = \"folder\")");
 		ts_runner_place_free(&dp);
@@ -1219,8 +1208,9 @@ static int ensure_calibration(struct ts_runner *R, const struct ts_scenario *s, 
 {
 	const char *src = s->pipe.source ? s->pipe.source : "";
 	const char *dec = s->pipe.decode ? s->pipe.decode : "auto";
+	const struct ts_dataset_ops *kind = s->ds.kind ? ts_dataset_find(s->ds.kind, NULL, 0) : NULL;
 	if (!strcmp(dec, "none") || !strcmp(src, "null") || !strcmp(src, "text") ||
-	    (s->ds.kind && !strcmp(s->ds.kind, "ptb-text")))
+	    (kind && !(kind->caps & TS_DS_IMAGES)))
 		return 0;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	bool modeled = R->o.virtual_time || !strcmp(dec, "modeled") ||
@@ -1234,7 +1224,8 @@ static int ensure_calibration(struct ts_runner *R, const struct ts_scenario *s, 
 	if (ts_scn_copy(&c, s))
 		return -ENOMEM;
 	char sub[256];
-	int rc = ts_opt_set(ts_scn_dataset_opts, &c.ds, "kind", "imagenet-jpeg", sub, sizeof(sub));
+	int rc = ts_opt_set(ts_scn_dataset_opts, &c.ds, "kind", TS_DS_IMAGENET_JPEG->name, sub,
+			    sizeof(sub));
 	if (!rc)
 		rc = ts_opt_set(ts_scn_dataset_opts, &c.ds, "dir", "", sub, sizeof(sub));
 	c.ds.count = 200;

@@ -102,7 +102,7 @@ struct ts_dataset_place {
 	char rel[4096];	    /* the dataset relative to the mount's root ("" = root) */
 	char input[128];    /* the loader's path relative to the dataset */
 	const char *source; /* loader source */
-	enum ts_dataset_kind kind;
+	const struct ts_dataset_ops *kind; /* generated: its kind; NULL for dir = ... */
 	bool generated;
 	struct ts_dataset_meta meta;
 	bool have_meta;

@@ -7,16 +7,16 @@
 #define DS(f) offsetof(struct ts_scn_dataset, f)
 const struct ts_opt ts_scn_dataset_opts[] = {
 	{ "kind", TS_OPT_STR, DS(kind), "imagenet-jpeg", 0, 0, "",
-	  "generated look-alike: imagenet-jpeg, imagenet-lmdb, imagenet-rec, ptb-text" },
+	  "generated look-alike: a KIND of 'tiersim dataset make' (its --help lists them)" },
 	{ "count", TS_OPT_U64, DS(count), "2000", 1, 0, "samples",
-	  "samples to generate (words for ptb-text)" },
+	  "samples to generate, in the kind's unit (images, words)" },
 	{ "seed", TS_OPT_U64, DS(seed), "1", 0, 0, "", "generator seed" },
 	{ "dir", TS_OPT_STR, DS(dir), "", 0, 0, "",
 	  "an existing dataset directory (or .rec file) instead of a generated one" },
 	{ "source", TS_OPT_STR, DS(source), "", 0, 0, "",
 	  "loader source for dir: folder, rec, lmdb, text" },
 	{ "encoded", TS_OPT_BOOL, DS(encoded), "false", 0, 0, "",
-	  "imagenet-lmdb: store JPEG bytes in each Datum (convert_imageset --encoded)" },
+	  "store JPEG bytes in each Datum (convert_imageset --encoded)" },
 	{ NULL },
 };
 
@@ -136,20 +136,4 @@ int ts_scn_copy(struct ts_scenario *dst, const struct ts_scenario *src)
 		}
 	}
 	return 0;
-}
-
-const char *ts_scn_kind_source(const char *kind)
-{
-	static const struct {
-		const char *kind, *source;
-	} map[] = {
-		{ "imagenet-jpeg", "folder" },
-		{ "imagenet-lmdb", "lmdb" },
-		{ "imagenet-rec", "rec" },
-		{ "ptb-text", "text" },
-	};
-	for (size_t i = 0; i < TS_ARRAY_SIZE(map); i++)
-		if (!strcmp(map[i].kind, kind))
-			return map[i].source;
-	return NULL;
 }

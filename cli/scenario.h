@@ -19,8 +19,8 @@
 
 /* dataset{}: a generated look-alike or an existing directory. */
 struct ts_scn_dataset {
-	char *kind;	/* imagenet-jpeg | imagenet-lmdb | imagenet-rec | ptb-text */
-	uint64_t count; /* samples (words for ptb-text) */
+	char *kind;	/* a dataset kind (ts_dataset_find: imagenet-jpeg, ...) */
+	uint64_t count; /* samples, in the kind's unit (images, words) */
 	uint64_t seed;
 	char *dir;	/* an existing dataset instead of a generated one */
 	char *source;	/* loader source for @dir: folder | rec | lmdb | text */
@@ -71,8 +71,5 @@ TS_WUR int ts_scn_copy(struct ts_scenario *dst, const struct ts_scenario *src);
 
 /* Option-table helpers shared by the sections. */
 TS_WUR int ts_opt_copy(const struct ts_opt *tab, void *dst, const void *src);
-
-/* Loader source that reads a generated dataset of @kind; NULL if unknown. */
-const char *ts_scn_kind_source(const char *kind);
 
 #endif

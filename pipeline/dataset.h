@@ -16,7 +16,9 @@
  *                  IRHeader + JPEG, shorter side 480 (recordio.h)
  *   ptb-text       ptb.{train,valid,test}.txt     PennTreeBank-like word corpus
  *
- * plus dataset.json (kind, count, seed, sizes, version) in every DIR.
+ * plus dataset.json (kind, count, seed, the kind's options, sizes, version)
+ * in every DIR. Each kind is a struct ts_dataset_ops (below) in its own
+ * pipeline/ds_<kind>.c.
  *
  * Sample numbering: "image" i (0 <= i < count) is the i-th file of the
  * train tree in sorted order (class-major), images count .. count+val-1 the
@@ -35,13 +37,7 @@
 #include "core/opt.h"
 #include "core/ts.h"
 
-enum ts_dataset_kind {
-	TS_DS_IMAGENET_JPEG,
-	TS_DS_IMAGENET_LMDB,
-	TS_DS_IMAGENET_REC,
-	TS_DS_PTB_TEXT,
-	TS_DS_NKINDS
-};
+struct ts_dataset_ops;
 
 /*
  * Full sizes. ILSVRC2012: 1,281,167 train and 50,000 val images in 1,000
@@ -62,10 +58,6 @@ enum ts_dataset_kind {
 #define TS_LMDB_PIXELS (TS_LMDB_SIDE * TS_LMDB_SIDE * 3)
 /* im2rec --resize: the shorter side of every RecordIO image. */
 #define TS_REC_SHORT_SIDE 480
-
-const char *ts_dataset_kind_name(enum ts_dataset_kind k);
-/* "imagenet-jpeg" ... ; TS_E_UNKNOWN for anything else. */
-TS_WUR int ts_dataset_kind_parse(const char *name, enum ts_dataset_kind *out);
 
 /* What to generate; driven by ts_dataset_opts (opt.h). Zero it before
  * ts_opt_defaults(): fields outside the table default to zero. */
@@ -91,7 +83,7 @@ struct ts_dataset_file {
 };
 
 struct ts_dataset_meta {
-	enum ts_dataset_kind kind;
+	const struct ts_dataset_ops *kind;
 	uint64_t seed;
 	uint64_t count;		/* train samples: images, or words for ptb-text */
 	uint64_t val;		/* val images (imagenet-jpeg) */
@@ -126,8 +118,9 @@ struct ts_dataset_meta {
  * per-sample sizes and dimensions, byte for byte (LMDB file sizes are
  * estimates, flagged). No image is encoded. @err gets a one-line reason.
  */
-TS_WUR int ts_dataset_meta_describe(enum ts_dataset_kind kind, const struct ts_dataset_config *cfg,
-				    struct ts_dataset_meta *meta, char *err, size_t errlen);
+TS_WUR int ts_dataset_meta_describe(const struct ts_dataset_ops *kind,
+				    const struct ts_dataset_config *cfg, struct ts_dataset_meta *meta,
+				    char *err, size_t errlen);
 void ts_dataset_meta_free(struct ts_dataset_meta *meta);
 
 /* "n01530575"-style name of class @c (stable, seed-independent). */
@@ -155,11 +148,92 @@ struct ts_dataset_stats {
  * Returns 0 or -errno/TS_E_* (-EINTR when cfg->stop was raised); @err gets
  * one line naming the file and what to do.
  */
-TS_WUR int ts_dataset_make(enum ts_dataset_kind kind, const struct ts_dataset_config *cfg,
+TS_WUR int ts_dataset_make(const struct ts_dataset_ops *kind, const struct ts_dataset_config *cfg,
 			   const char *dir, struct ts_dataset_stats *st, char *err, size_t errlen);
 
 /* Reads DIR/dataset.json back into @meta (then describes it again). */
 TS_WUR int ts_dataset_open(const char *dir, struct ts_dataset_meta *meta, char *err,
 			   size_t errlen);
+
+/* Opens DIR and checks every file its kind wrote against the description:
+ * 0, or the first difference (TS_E_CORRUPT, TS_E_TRUNCATED, -errno) with a
+ * line naming the file. */
+TS_WUR int ts_dataset_verify(const char *dir, char *err, size_t errlen);
+
+/*
+ * Dataset kinds. Each kind is one struct ts_dataset_ops in its own file
+ * (pipeline/ds_<kind>.c) and one line in the registry in dataset.c; what
+ * every kind shares (options, the manifest, the make driver) stays in
+ * dataset.c. The loader never sees these: it reads a kind's files through
+ * the source the kind names (pipeline/source.h).
+ */
+#define TS_DATASET_OPS_VERSION 1
+
+enum {
+	/* Samples are images: meta's per-sample arrays (bytes, width, height,
+	 * label, order) are filled, and a loader decodes what it reads. */
+	TS_DS_IMAGES = 1 << 0,
+	/* Samples are stored in a seeded shuffled order (meta->order), as
+	 * convert_imageset --shuffle and im2rec store them. */
+	TS_DS_SHUFFLED = 1 << 1,
+};
+
+struct ts_dataset_ops {
+	const char *name;	/* KIND: "imagenet-jpeg"; in dataset.json and scenarios */
+	unsigned version;	/* TS_DATASET_OPS_VERSION */
+	unsigned caps;		/* TS_DS_* */
+	const char *help;	/* one line for --help: what it holds, what it imitates */
+	/* Options of ts_dataset_opts this kind takes besides those every kind
+	 * takes (count, seed, threads, progress); NULL-terminated. Any other
+	 * option set off its default is refused naming the kinds that take it;
+	 * dataset.json records these. */
+	const char *const *opts;
+	uint64_t full_count;	/* count when --count is 0: the real dataset's */
+	const char *unit;	/* what count counts: "images", "words" */
+	const char *source;	/* the loader source that reads it (ts_source_find) */
+	const char *input;	/* what that source opens, relative to DIR */
+	const char *sample_column; /* TS_DS_IMAGES: what sample_name gives ("path") */
+
+	/* Fills @meta with what generate writes, writing nothing: sizes to the
+	 * byte, files and total_bytes (estimates flagged). On entry kind, seed,
+	 * count (full_count for 0), val, classes and encoded are set from @cfg
+	 * and the rest is zero; on failure the caller frees @meta. */
+	int (*plan)(const struct ts_dataset_config *cfg, struct ts_dataset_meta *meta, char *err,
+		    size_t errlen);
+	/* Writes what @meta describes into @dir (exists, empty); the caller
+	 * writes dataset.json after it and removes everything on failure.
+	 * Counts into @st (samples, threads, JPEG figures); stops with -EINTR
+	 * when cfg->stop is raised. */
+	int (*generate)(const struct ts_dataset_meta *meta, const struct ts_dataset_config *cfg,
+			const char *dir, struct ts_dataset_stats *st, char *err, size_t errlen);
+	/* Reads back what generate wrote into @dir and checks it against
+	 * @meta: every sample's size, order, label and dimensions. */
+	int (*verify)(const struct ts_dataset_meta *meta, const char *dir, char *err,
+		      size_t errlen);
+	/* TS_DS_IMAGES: the name of stored sample @j ("train/n01440764/..."). */
+	void (*sample_name)(const struct ts_dataset_meta *meta, uint64_t j, char *out, size_t n);
+	/* One line on how samples are stored, for `tiersim dataset info`. */
+	void (*storage)(const struct ts_dataset_meta *meta, char *out, size_t n);
+};
+
+/* The registered kind called @name; NULL and "unknown kind 'x' (known: ...)"
+ * in @err (may be NULL) otherwise. */
+const struct ts_dataset_ops *ts_dataset_find(const char *name, char *err, size_t errlen);
+/* The @i-th registered kind, NULL past the last. */
+const struct ts_dataset_ops *ts_dataset_kind_at(size_t i);
+/* 0, or TS_E_VERSION / -EINVAL with a line naming the kind and what is
+ * wrong (a version this build does not know, a missing hook or field). */
+TS_WUR int ts_dataset_check(const struct ts_dataset_ops *ops, char *err, size_t errlen);
+
+extern const struct ts_dataset_ops ts_dataset_imagenet_jpeg;
+extern const struct ts_dataset_ops ts_dataset_imagenet_lmdb;
+extern const struct ts_dataset_ops ts_dataset_imagenet_rec;
+extern const struct ts_dataset_ops ts_dataset_ptb_text;
+
+/* The built-in kinds, for code that needs one in particular. */
+#define TS_DS_IMAGENET_JPEG (&ts_dataset_imagenet_jpeg)
+#define TS_DS_IMAGENET_LMDB (&ts_dataset_imagenet_lmdb)
+#define TS_DS_IMAGENET_REC (&ts_dataset_imagenet_rec)
+#define TS_DS_PTB_TEXT (&ts_dataset_ptb_text)
 
 #endif

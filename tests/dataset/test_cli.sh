@@ -61,6 +61,10 @@ expect 0 "" make imagenet-lmdb --count 3 --encoded --out "$tmp/lmdb" --quiet
 expect 0 "" info "$tmp/lmdb"
 expect 0 "" info imagenet-jpeg --count 2000
 grep -q "2000 train" "$tmp/out" || fail "info KIND: no count"
+expect 0 "" verify "$tmp/lmdb"
+expect 0 "" verify "$tmp/ptb"
+: >"$tmp/ptb/ptb.valid.txt"
+expect 1 "ptb.valid.txt: 0 bytes" verify "$tmp/ptb"
 
 # runtime failures: exit 1, one line naming the directory
 expect 1 "$tmp/jpeg is not empty" make imagenet-jpeg --count 3 --out "$tmp/jpeg" --quiet

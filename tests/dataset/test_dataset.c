@@ -18,24 +18,11 @@
 #include "pipeline/datum.h"
 #include "pipeline/recordio.h"
 #include "pipeline/textgen.h"
+#include "tests/dataset/ds_config.h"
 #include "tests/tcheck.h"
 
 static char root[] = "/tmp/ts_dataset_XXXXXX";
 static tjhandle tjd;
-
-static struct ts_dataset_config cfg_of(uint64_t count, uint64_t seed)
-{
-	struct ts_dataset_config c;
-	char err[256];
-
-	memset(&c, 0, sizeof(c));
-	if (ts_opt_defaults(ts_dataset_opts, &c, err, sizeof(err)))
-		abort();
-	c.count = count;
-	c.seed = seed;
-	c.threads = 2;
-	return c;
-}
 
 static uint8_t *slurp(const char *path, size_t *len)
 {
