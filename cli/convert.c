@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <lmdb.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,8 +13,8 @@
 
 #include "clock.h"
 #include "convert.h"
+#include "pipeline/convplan.h"
 #include "pipeline/datum.h"
-#include "rng.h"
 
 struct item {
 	char *rel;	/* "<class>/<file>" */
@@ -210,179 +211,206 @@ static int mdb_err(int rc, const char *what, const char *out, char *err, size_t 
 	return rc > 0 ? -rc : TS_E_CORRUPT;
 }
 
+/* One conversion's state: what the plan's steps act on. */
+struct conv {
+	const char *in, *out;
+	const struct ts_convert_cfg *cfg;
+	struct ts_convert_stats *st;
+	char *err;
+	size_t errlen;
+	struct item *items;
+	size_t n;
+	int side;
+	uint8_t *rs, *chw, *file, *rgb, *val;
+	size_t file_cap, rgb_cap, val_cap, len;
+	tjhandle dec, enc;
+	MDB_env *env;
+	MDB_txn *txn;
+	MDB_dbi dbi;
+	char path[4096];
+};
+
+static int conv_open(struct conv *c)
+{
+	size_t px = (size_t)c->side * c->side * 3;
+	c->rs = malloc(px);
+	c->chw = malloc(px);
+	c->dec = tjInitDecompress();
+	c->enc = c->cfg->encoded ? tjInitCompress() : NULL;
+	if (!c->rs || !c->chw || !c->dec || (c->cfg->encoded && !c->enc))
+		return -ENOMEM;
+	if (mkdir(c->out, 0755) && errno != EEXIST) {
+		int rc = -errno;
+		snprintf(c->err, c->errlen, "preprocess: cannot create %s: %s", c->out,
+			 strerror(errno));
+		return rc;
+	}
+	int rc = mdb_env_create(&c->env);
+	if (rc) {
+		c->env = NULL;
+		return mdb_err(rc, "env_create", c->out, c->err, c->errlen);
+	}
+	/* Room for every image with generous page overhead. */
+	size_t mapsize = c->n * (px + 4096) * 2 + ((size_t)1 << 26);
+	if ((rc = mdb_env_set_mapsize(c->env, mapsize)) || (rc = mdb_env_open(c->env, c->out, 0, 0664)))
+		return mdb_err(rc, "open", c->out, c->err, c->errlen);
+	return 0;
+}
+
+static int conv_read(struct conv *c, uint64_t img)
+{
+	snprintf(c->path, sizeof(c->path), "%s/%s", c->in, c->items[img].rel);
+	uint64_t a = ts_now_ns();
+	int rc = slurp(c->path, &c->file, &c->file_cap, &c->len);
+	c->st->io_ns += ts_now_ns() - a;
+	if (rc) {
+		snprintf(c->err, c->errlen, "preprocess: cannot read %s: %s", c->path,
+			 ts_strerror(rc));
+		return rc;
+	}
+	c->st->bytes_in += c->len;
+	return 0;
+}
+
+/* Decode, and resize to the square side (into c->rs). */
+static int conv_decode(struct conv *c)
+{
+	int w, h, sub, cs;
+	if (tjDecompressHeader3(c->dec, c->file, (unsigned long)c->len, &w, &h, &sub, &cs)) {
+		snprintf(c->err, c->errlen, "preprocess: %s: %s", c->path, tjGetErrorStr2(c->dec));
+		return TS_E_CORRUPT;
+	}
+	size_t need = (size_t)w * h * 3;
+	if (need > c->rgb_cap) {
+		uint8_t *nb = realloc(c->rgb, need);
+		if (!nb)
+			return -ENOMEM;
+		c->rgb = nb;
+		c->rgb_cap = need;
+	}
+	if (tjDecompress2(c->dec, c->file, (unsigned long)c->len, c->rgb, w, 0, h, TJPF_RGB, 0)) {
+		snprintf(c->err, c->errlen, "preprocess: %s: %s", c->path, tjGetErrorStr2(c->dec));
+		return TS_E_CORRUPT;
+	}
+	resize_rgb(c->rgb, w, h, c->rs, c->side, c->side);
+	return 0;
+}
+
+/* The Datum of the resized image, put as entry @key. */
+static int conv_put(struct conv *c, uint64_t img, uint64_t key)
+{
+	int rc;
+	if (!c->txn && ((rc = mdb_txn_begin(c->env, NULL, 0, &c->txn)) ||
+			(rc = mdb_dbi_open(c->txn, NULL, 0, &c->dbi))))
+		return mdb_err(rc, "txn_begin", c->out, c->err, c->errlen);
+	const struct item *it = &c->items[img];
+	struct ts_datum d;
+	unsigned char *jpg = NULL;
+	unsigned long jlen = 0;
+	if (c->cfg->encoded) {
+		/* cv::imencode(".jpg") at OpenCV's default quality, 95. */
+		if (tjCompress2(c->enc, c->rs, c->side, 0, c->side, TJPF_RGB, &jpg, &jlen,
+				TJSAMP_420, 95, 0)) {
+			snprintf(c->err, c->errlen, "preprocess: encode %s: %s", c->path,
+				 tjGetErrorStr2(c->enc));
+			return TS_E_CORRUPT;
+		}
+		ts_datum_init_encoded(&d, jpg, jlen, it->label);
+	} else {
+		ts_datum_rgb_to_chw_bgr(c->rs, c->side, c->side, c->chw);
+		ts_datum_init_raw(&d, 3, c->side, c->side, c->chw, it->label);
+	}
+	size_t vl = ts_datum_encoded_size(&d);
+	if (vl > c->val_cap) {
+		uint8_t *nb = realloc(c->val, vl);
+		if (!nb) {
+			tjFree(jpg);
+			return -ENOMEM;
+		}
+		c->val = nb;
+		c->val_cap = vl;
+	}
+	ssize_t wl = ts_datum_encode(&d, c->val, c->val_cap);
+	tjFree(jpg);
+	if (wl < 0)
+		return (int)wl;
+	char k[4200];
+	int kl = snprintf(k, sizeof(k), "%08" PRIu64 "_%s", key, it->rel);
+	MDB_val mk = { .mv_size = (size_t)kl, .mv_data = k };
+	MDB_val mv = { .mv_size = (size_t)wl, .mv_data = c->val };
+	if ((rc = mdb_put(c->txn, c->dbi, &mk, &mv, 0)))
+		return mdb_err(rc, "put", c->out, c->err, c->errlen);
+	c->st->bytes_out += (uint64_t)wl;
+	c->st->images++;
+	return 0;
+}
+
+static int conv_commit(struct conv *c)
+{
+	uint64_t a = ts_now_ns();
+	int rc = c->txn ? mdb_txn_commit(c->txn) : 0;
+	c->txn = NULL;
+	c->st->io_ns += ts_now_ns() - a;
+	return rc ? mdb_err(rc, "commit", c->out, c->err, c->errlen) : 0;
+}
+
+static void conv_close(struct conv *c)
+{
+	if (c->txn)
+		mdb_txn_abort(c->txn);
+	if (c->env)
+		mdb_env_close(c->env);
+	if (c->dec)
+		tjDestroy(c->dec);
+	if (c->enc)
+		tjDestroy(c->enc);
+	for (size_t i = 0; i < c->n; i++)
+		free(c->items[i].rel);
+	free(c->items);
+	free(c->rs);
+	free(c->chw);
+	free(c->file);
+	free(c->rgb);
+	free(c->val);
+}
+
 int ts_convert_imageset(const char *in, const char *out, const struct ts_convert_cfg *cfg,
 			struct ts_convert_stats *st, char *err, size_t errlen)
 {
 	memset(st, 0, sizeof(*st));
-	struct item *items;
-	size_t n;
-	int rc = collect(in, &items, &n, err, errlen);
+	struct conv c = { .in = in, .out = out, .cfg = cfg, .st = st, .err = err,
+			  .errlen = errlen, .side = (int)cfg->resize };
+	int rc = collect(in, &c.items, &c.n, err, errlen);
 	if (rc)
 		return rc;
-	/* convert_imageset --shuffle (create_imagenet.sh passes it). */
-	uint32_t *order = malloc(n * sizeof(*order));
-	const int side = (int)cfg->resize;
-	size_t px = (size_t)side * side * 3;
-	uint8_t *rs = malloc(px), *chw = malloc(px), *file = NULL, *rgb = NULL, *val = NULL;
-	size_t file_cap = 0, rgb_cap = 0, val_cap = 0;
-	tjhandle dec = tjInitDecompress(), enc = cfg->encoded ? tjInitCompress() : NULL;
-	MDB_env *env = NULL;
-	MDB_txn *txn = NULL;
-	MDB_dbi dbi;
 	uint64_t t0 = ts_now_ns();
-	if (!order || !rs || !chw || !dec || (cfg->encoded && !enc)) {
-		rc = -ENOMEM;
+	/* The order and the commits are the plan's (pipeline/convplan.h),
+	 * the same in virtual time. */
+	struct ts_convplan plan;
+	if ((rc = ts_convplan_init(&plan, c.n, cfg->seed, cfg->txn)) || (rc = conv_open(&c)))
 		goto out;
-	}
-	struct ts_rng rng;
-	ts_rng_seed(&rng, cfg->seed);
-	for (size_t i = 0; i < n; i++)
-		order[i] = (uint32_t)i;
-	ts_rng_shuffle_u32(&rng, order, n);
-
-	if (mkdir(out, 0755) && errno != EEXIST) {
-		rc = -errno;
-		snprintf(err, errlen, "preprocess: cannot create %s: %s", out, strerror(errno));
-		goto out;
-	}
-	if ((rc = mdb_env_create(&env))) {
-		rc = mdb_err(rc, "env_create", out, err, errlen);
-		env = NULL;
-		goto out;
-	}
-	/* Room for every image with generous page overhead. */
-	size_t mapsize = (size_t)n * (px + 4096) * 2 + ((size_t)1 << 26);
-	if ((rc = mdb_env_set_mapsize(env, mapsize)) || (rc = mdb_env_open(env, out, 0, 0664))) {
-		rc = mdb_err(rc, "open", out, err, errlen);
-		goto out;
-	}
-	uint64_t since = 0;
-	for (size_t k = 0; k < n; k++) {
+	struct ts_conv_step s;
+	while (!rc && ts_convplan_next(&plan, &s) != TS_CONV_END) {
 		if (cfg->stop && *cfg->stop) {
 			rc = -EINTR;
-			goto out;
+			break;
 		}
-		const struct item *it = &items[order[k]];
-		if (!txn) {
-			if ((rc = mdb_txn_begin(env, NULL, 0, &txn)) ||
-			    (rc = mdb_dbi_open(txn, NULL, 0, &dbi))) {
-				rc = mdb_err(rc, "txn_begin", out, err, errlen);
-				goto out;
-			}
+		switch (s.act) {
+		case TS_CONV_READ: rc = conv_read(&c, s.img); break;
+		case TS_CONV_DECODE: rc = conv_decode(&c); break;
+		case TS_CONV_PUT: rc = conv_put(&c, s.img, s.key); break;
+		case TS_CONV_COMMIT: rc = conv_commit(&c); break;
+		case TS_CONV_END: break;
 		}
-		char path[4096];
-		snprintf(path, sizeof(path), "%s/%s", in, it->rel);
-		size_t len = 0;
-		uint64_t a = ts_now_ns();
-		rc = slurp(path, &file, &file_cap, &len);
-		st->io_ns += ts_now_ns() - a;
-		if (rc) {
-			snprintf(err, errlen, "preprocess: cannot read %s: %s", path, ts_strerror(rc));
-			goto out;
-		}
-		st->bytes_in += len;
-		int w, h, sub, cs;
-		if (tjDecompressHeader3(dec, file, (unsigned long)len, &w, &h, &sub, &cs)) {
-			snprintf(err, errlen, "preprocess: %s: %s", path, tjGetErrorStr2(dec));
-			rc = TS_E_CORRUPT;
-			goto out;
-		}
-		size_t need = (size_t)w * h * 3;
-		if (need > rgb_cap) {
-			uint8_t *nb = realloc(rgb, need);
-			if (!nb) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			rgb = nb;
-			rgb_cap = need;
-		}
-		if (tjDecompress2(dec, file, (unsigned long)len, rgb, w, 0, h, TJPF_RGB, 0)) {
-			snprintf(err, errlen, "preprocess: %s: %s", path, tjGetErrorStr2(dec));
-			rc = TS_E_CORRUPT;
-			goto out;
-		}
-		resize_rgb(rgb, w, h, rs, side, side);
-		struct ts_datum d;
-		unsigned char *jpg = NULL;
-		unsigned long jlen = 0;
-		if (cfg->encoded) {
-			/* cv::imencode(".jpg") at OpenCV's default quality, 95. */
-			if (tjCompress2(enc, rs, side, 0, side, TJPF_RGB, &jpg, &jlen, TJSAMP_420, 95,
-					0)) {
-				snprintf(err, errlen, "preprocess: encode %s: %s", path,
-					 tjGetErrorStr2(enc));
-				rc = TS_E_CORRUPT;
-				goto out;
-			}
-			ts_datum_init_encoded(&d, jpg, jlen, it->label);
-		} else {
-			ts_datum_rgb_to_chw_bgr(rs, side, side, chw);
-			ts_datum_init_raw(&d, 3, side, side, chw, it->label);
-		}
-		size_t vl = ts_datum_encoded_size(&d);
-		if (vl > val_cap) {
-			uint8_t *nb = realloc(val, vl);
-			if (!nb) {
-				tjFree(jpg);
-				rc = -ENOMEM;
-				goto out;
-			}
-			val = nb;
-			val_cap = vl;
-		}
-		ssize_t wl = ts_datum_encode(&d, val, val_cap);
-		tjFree(jpg);
-		if (wl < 0) {
-			rc = (int)wl;
-			goto out;
-		}
-		char key[4200];
-		int kl = snprintf(key, sizeof(key), "%08zu_%s", k, it->rel);
-		MDB_val mk = { .mv_size = (size_t)kl, .mv_data = key };
-		MDB_val mv = { .mv_size = (size_t)wl, .mv_data = val };
-		if ((rc = mdb_put(txn, dbi, &mk, &mv, 0))) {
-			rc = mdb_err(rc, "put", out, err, errlen);
-			goto out;
-		}
-		st->bytes_out += (uint64_t)wl;
-		st->images++;
-		if (++since == cfg->txn || k + 1 == n) {
-			a = ts_now_ns();
-			rc = mdb_txn_commit(txn);
-			txn = NULL;
-			st->io_ns += ts_now_ns() - a;
-			if (rc) {
-				rc = mdb_err(rc, "commit", out, err, errlen);
-				goto out;
-			}
-			since = 0;
-		}
-		if (cfg->progress) {
+		if (!rc && s.act == TS_CONV_PUT && cfg->progress) {
 			double el = (double)(ts_now_ns() - t0) / 1e9;
-			cfg->progress(cfg->progress_ctx, cfg->label, k + 1, n,
-				      el > 0 ? (double)(k + 1) / el : 0, el);
+			cfg->progress(cfg->progress_ctx, cfg->label, s.key + 1, c.n,
+				      el > 0 ? (double)(s.key + 1) / el : 0, el);
 		}
 	}
-	rc = 0;
 out:
-	if (txn)
-		mdb_txn_abort(txn);
-	if (env)
-		mdb_env_close(env);
+	ts_convplan_free(&plan);
+	conv_close(&c);
 	st->wall_ns = ts_now_ns() - t0;
-	if (dec)
-		tjDestroy(dec);
-	if (enc)
-		tjDestroy(enc);
-	for (size_t i = 0; i < n; i++)
-		free(items[i].rel);
-	free(items);
-	free(order);
-	free(rs);
-	free(chw);
-	free(file);
-	free(rgb);
-	free(val);
 	return rc;
 }

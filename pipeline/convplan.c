@@ -28,16 +28,15 @@ enum ts_conv_act ts_convplan_next(struct ts_convplan *c, struct ts_conv_step *st
 	case TS_CONV_PUT:
 		c->k++;
 		c->since++;
-		a = c->since == c->txn || c->k == c->n ? TS_CONV_COMMIT
-			: TS_CONV_READ;
+		a = c->since == c->txn || c->k == c->n ? TS_CONV_COMMIT : TS_CONV_READ;
 		break;
 	default: a = c->k < c->n ? TS_CONV_READ : TS_CONV_END; break;
 	}
 	if (a == TS_CONV_COMMIT)
 		c->since = 0;
-	uint64_t k = a == TS_CONV_READ || a == TS_CONV_END || a == TS_CONV_COMMIT ? c->k : c->k;
-	*st = (struct ts_conv_step){ .act = a, .key = k,
-				     .img = k < c->n ? c->order[k] : UINT64_MAX };
+	/* A commit or the end names no image; the others name the k-th. */
+	*st = (struct ts_conv_step){ .act = a, .key = c->k,
+				     .img = c->k < c->n ? c->order[c->k] : UINT64_MAX };
 	c->last = a;
 	return a;
 }

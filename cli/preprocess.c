@@ -1,0 +1,226 @@
+/*
+ * preprocess.c — the preprocessing job (preprocess{}): Caffe's
+ * convert_imageset from a JPEG tree to an LMDB on the same disk, for real
+ * through a tierfs mount (cli/convert.c) or in virtual time over the tier
+ * model; both follow one plan of steps (pipeline/convplan.h).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "convert.h"
+#include "pipeline/convplan.h"
+#include "pipeline/datum.h"
+#include "runner_int.h"
+#include "vtier.h"
+
+static void convert_progress(void *ctx, const char *what, uint64_t done, uint64_t total,
+			     double ips, double el)
+{
+	ts_runner_progress(ctx, what, done, total, ips, el);
+}
+
+static int preprocess_real(struct ts_runner *R, struct ts_scenario *s, const char *tier,
+			   const struct ts_scn_run *run, struct ts_row *w, char *err, size_t errlen)
+{
+	struct ts_dataset_place dp;
+	struct live lv;
+	char host_out[PATH_MAX * 2] = ""; /* what the conversion wrote, on the host */
+	memset(&lv, 0, sizeof(lv));
+	int rc = ts_runner_place(R, s, &dp, true, err, errlen);
+	if (rc)
+		return rc;
+	if (strcmp(dp.source, "folder")) {
+		snprintf(err, errlen, "preprocess{} converts JPEG folders: use dataset{kind = "
+				      "\"imagenet-jpeg\"} (or dir = ..., source = \"folder\")");
+		ts_runner_place_free(&dp);
+		return -EINVAL;
+	}
+	/* The output goes beside the input on the same (emulated) disk. */
+	char outrel[PATH_MAX];
+	if (dp.generated)
+		snprintf(outrel, sizeof(outrel), "scratch/run-%d/convert-%u", (int)getpid(),
+			 R->nruns);
+	else
+		snprintf(outrel, sizeof(outrel), ".tiersim-convert-%d-%u", (int)getpid(), R->nruns);
+	if (ts_runner_pathf(host_out, sizeof(host_out), "%s/%s", dp.backing, outrel)) {
+		snprintf(err, errlen, "dataset path under %s is too long", dp.backing);
+		rc = -ENAMETOOLONG;
+		goto out;
+	}
+	/* The output's parent exists before the mount shows it. */
+	char parent[PATH_MAX * 2];
+	snprintf(parent, sizeof(parent), "%s", host_out);
+	*strrchr(parent, '/') = 0;
+	if ((rc = ts_runner_mkdirs(parent))) {
+		snprintf(err, errlen, "cannot create %s: %s", parent, ts_strerror(rc));
+		host_out[0] = 0;
+		goto out;
+	}
+	char mdesc[256];
+	if ((rc = ts_runner_live_mount(R, s, tier, &dp, &lv, mdesc, sizeof(mdesc), err, errlen)))
+		goto out;
+
+	struct ts_convert_cfg cc = {
+		.resize = (unsigned)run->resize,
+		.encoded = run->encoded,
+		.txn = run->txn,
+		.progress = convert_progress,
+		.progress_ctx = R,
+		.label = w->label,
+		.stop = &ts_runner_interrupted,
+		.seed = s->ds.seed,
+	};
+	char in[PATH_MAX * 2], out[PATH_MAX * 2];
+	if (ts_runner_pathf(in, sizeof(in), "%s%s%s/%s", lv.root, dp.rel[0] ? "/" : "", dp.rel, dp.input) ||
+	    ts_runner_pathf(out, sizeof(out), "%s/%s", lv.root, outrel)) {
+		rc = -ENAMETOOLONG;
+		snprintf(err, errlen, "dataset path under %s is too long", lv.root);
+		goto out;
+	}
+	struct fs_counters c0, c1;
+	if (lv.mount)
+		ts_runner_read_counters(lv.root, &c0);
+	struct ts_convert_stats cs;
+	rc = ts_convert_imageset(in, out, &cc, &cs, err, errlen);
+	ts_runner_progress_end(R);
+	if (!rc) {
+		if (lv.mount)
+			ts_runner_read_counters(lv.root, &c1);
+		double secs = (double)cs.wall_ns / 1e9;
+		w->iterations = cs.images;
+		w->batch = 1;
+		w->samples = cs.images;
+		w->time_s = secs;
+		w->samples_per_s = secs > 0 ? (double)cs.images / secs : NAN;
+		w->stall_pct = secs > 0 ? 100.0 * (double)cs.io_ns / (double)cs.wall_ns : NAN;
+		if (lv.mount)
+			ts_runner_row_io(w, &c0, &c1, secs);
+		char parts[768];
+		snprintf(parts, sizeof(parts), "%s, convert_imageset real (1 thread: read, "
+					       "libjpeg-turbo decode, resize %ux%u, LMDB put), no GPU",
+			 mdesc, cc.resize, cc.resize);
+		rc = ts_row_set_str(&w->parts, parts);
+	}
+out:;
+	int erc = ts_runner_live_end(R, &lv, err, errlen);
+	if (!rc)
+		rc = erc;
+	if (!R->o.keep && host_out[0])
+		ts_runner_remove_tree(host_out);
+	ts_runner_place_free(&dp);
+	return rc;
+}
+
+/* The Datum convert_imageset stores for image @img: the resized pixels
+ * (raw), or — encoded — the image re-encoded at the resized side, taken as
+ * the stored JPEG's bytes per pixel times the resized pixels (the JPEG is
+ * not made in virtual time). */
+static uint64_t datum_bytes(const struct ts_dataset_meta *m, uint64_t img, unsigned side,
+			    bool encoded)
+{
+	struct ts_datum d;
+	if (!encoded) {
+		ts_datum_init_raw(&d, 3, (int)side, (int)side, NULL, m->label[img]);
+		return ts_datum_encoded_size(&d);
+	}
+	double px = (double)m->width[img] * m->height[img];
+	uint64_t jpeg = px > 0 ? (uint64_t)((double)m->bytes[img] * side * side / px) : 0;
+	ts_datum_init_encoded(&d, NULL, jpeg, m->label[img]);
+	return ts_datum_encoded_size(&d);
+}
+
+/* convert_imageset in virtual time: the same plan (pipeline/convplan.h)
+ * as the real conversion, each step charged — a read to the tier model
+ * (open, then the whole file), a decode and resize to the calibration, a
+ * put to the transaction's dirty bytes, a commit to a write of them and an
+ * fdatasync. One thread, as convert_imageset. */
+static int preprocess_virtual(struct ts_runner *R, struct ts_scenario *s,
+			      const struct ts_scn_run *run, struct ts_row *w, char *err,
+			      size_t errlen)
+{
+	struct ts_dataset_place dp;
+	int rc = ts_runner_place(R, s, &dp, false, err, errlen);
+	if (rc)
+		return rc;
+	const struct ts_dataset_meta *m = &dp.meta;
+	struct ts_vtier vt;
+	struct ts_decode_cal cal;
+	struct ts_convplan plan = { 0 };
+	memset(&vt, 0, sizeof(vt));
+	if (!dp.have_meta || !dp.kind || strcmp(dp.kind->source, "folder")) {
+		snprintf(err, errlen, "preprocess{} --virtual converts generated JPEG folders: use "
+				      "dataset{kind = \"imagenet-jpeg\"}");
+		rc = -EINVAL;
+		goto out;
+	}
+	if ((rc = ts_vtier_new(R, s, &vt, err, errlen)) ||
+	    (rc = ts_vtier_load_cal(&cal, s->pipe.calibration, err, errlen)))
+		goto out;
+	if ((rc = ts_convplan_init(&plan, m->count, s->ds.seed, run->txn)))
+		goto out;
+	const uint64_t out_file = 1; /* data.mdb */
+	uint64_t now = 0, io = 0, out_off = 0, pending = 0;
+	struct ts_conv_step st;
+	while (ts_convplan_next(&plan, &st) != TS_CONV_END) {
+		if (ts_runner_interrupted) {
+			rc = -EINTR;
+			goto out;
+		}
+		uint64_t t = now, j = st.img;
+		switch (st.act) {
+		case TS_CONV_READ:
+			t = ts_vtier_submit(&vt, t, TS_TIER_META, j + 2, 0, 0, 0);
+			t = ts_vtier_submit(&vt, t, TS_TIER_READ, j + 2, 0, m->bytes[j], m->bytes[j]);
+			io += t - now;
+			break;
+		case TS_CONV_DECODE: t += ts_decode_cal_ns(&cal, m->width[j], m->height[j]); break;
+		case TS_CONV_PUT: pending += datum_bytes(m, j, run->resize, run->encoded); break;
+		case TS_CONV_COMMIT:
+			t = ts_vtier_submit(&vt, t, TS_TIER_WRITE, out_file, out_off, pending, 0);
+			t = ts_vtier_submit(&vt, t, TS_TIER_FDATASYNC, out_file, 0, 0, 0);
+			io += t - now;
+			out_off += pending;
+			pending = 0;
+			break;
+		case TS_CONV_END: break;
+		}
+		now = t;
+	}
+	double secs = (double)now / 1e9;
+	uint64_t n = m->count;
+	w->iterations = n;
+	w->batch = 1;
+	w->samples = n;
+	w->time_s = secs;
+	w->samples_per_s = secs > 0 ? (double)n / secs : NAN;
+	w->stall_pct = now ? 100.0 * (double)io / (double)now : NAN;
+	w->bytes_read = vt.read_bytes;
+	w->bytes_written = vt.write_bytes;
+	w->read_mb_s = secs > 0 ? (double)vt.read_bytes / 1e6 / secs : NAN;
+	w->write_mb_s = secs > 0 ? (double)vt.write_bytes / 1e6 / secs : NAN;
+	w->cache_hit_pct = vt.read_bytes ? 100.0 * (double)vt.hit_bytes / (double)vt.read_bytes
+					 : NAN;
+	char tdesc[256], parts[768];
+	ts_runner_tier_desc(s, "tier model virtual", tdesc, sizeof(tdesc));
+	snprintf(parts, sizeof(parts), "%s, convert_imageset virtual (1 thread, the real "
+				       "conversion's plan; decode + resize %llux%llu at the "
+				       "calibrated %.0f images/s/core on %s), no GPU",
+		 tdesc, (unsigned long long)run->resize, (unsigned long long)run->resize,
+		 cal.full_ips, cal.cpu);
+	rc = ts_row_set_str(&w->parts, parts);
+out:
+	ts_convplan_free(&plan);
+	ts_vtier_free(&vt);
+	ts_runner_place_free(&dp);
+	return rc;
+}
+
+int ts_runner_preprocess(struct ts_runner *R, struct ts_scenario *s, const char *tier,
+			 const struct ts_scn_run *run, struct ts_row *w, char *err, size_t errlen)
+{
+	return R->o.virtual_time ? preprocess_virtual(R, s, run, w, err, errlen)
+				 : preprocess_real(R, s, tier, run, w, err, errlen);
+}

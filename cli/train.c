@@ -1,0 +1,389 @@
+/*
+ * train.c — training and inference runs, in either clock.
+ *
+ * One loop for both clocks: take a batch, let the engine run it, release
+ * the batch when the step starts (the data has gone to the GPU), account
+ * the time. What differs is only where batches come from — the real loader
+ * through a tierfs mount, or the same loader's decisions in virtual time
+ * (pipeline/vpipe.h) over the tier model — and where the IO counters are
+ * read.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "hist.h"
+#include "opt.h"
+#include "pipeline/source.h"
+#include "pipeline/vpipe.h"
+#include "runner_int.h"
+#include "vtier.h"
+
+/* Iterations and epochs for a run: enough whole epochs to cover
+ * warm-up + measured iterations. */
+static int plan_iterations(const struct ts_scn_run *run, uint64_t per_epoch, uint64_t *iters,
+			   uint64_t *epochs, char *err, size_t errlen)
+{
+	if (!per_epoch) {
+		snprintf(err, errlen, "the dataset holds less than one batch; use a larger "
+				      "dataset{count=...} or a smaller engine{batch=...}");
+		return -EINVAL;
+	}
+	*iters = run->epochs ? run->epochs * per_epoch : run->iterations;
+	if (run->epochs && *iters > run->warmup)
+		*iters -= run->warmup;
+	*epochs = (*iters + run->warmup + per_epoch - 1) / per_epoch;
+	return 0;
+}
+
+struct feed {
+	bool virtual_time;
+	/* real */
+	struct live lv;
+	/* virtual */
+	struct ts_vpipe *vp;
+	struct ts_vtier vt;
+	struct ts_decode_cal cal;
+	bool have_cal;
+	/* the batch in hand */
+	struct ts_batch *b;
+};
+
+struct feed_io {
+	bool ok;
+	uint64_t read_bytes, write_bytes, hit_bytes, model_read_bytes;
+};
+
+static void feed_counters(struct feed *f, struct feed_io *c)
+{
+	memset(c, 0, sizeof(*c));
+	if (f->virtual_time) {
+		*c = (struct feed_io){ true, f->vt.read_bytes, f->vt.write_bytes, f->vt.hit_bytes,
+				       f->vt.read_bytes };
+		return;
+	}
+	if (!f->lv.mount)
+		return;
+	struct fs_counters fc;
+	ts_runner_read_counters(f->lv.root, &fc);
+	*c = (struct feed_io){ fc.ok, fc.read_bytes, fc.write_bytes, fc.model_hit_bytes,
+			       fc.model_read_bytes };
+}
+
+static void feed_row_io(struct ts_row *w, const struct feed_io *a, const struct feed_io *b,
+			double secs)
+{
+	if (!a->ok || !b->ok || secs <= 0)
+		return;
+	w->bytes_read = b->read_bytes - a->read_bytes;
+	w->bytes_written = b->write_bytes - a->write_bytes;
+	w->read_mb_s = (double)w->bytes_read / 1e6 / secs;
+	w->write_mb_s = (double)w->bytes_written / 1e6 / secs;
+	uint64_t rd = b->model_read_bytes - a->model_read_bytes;
+	uint64_t hit = b->hit_bytes - a->hit_bytes;
+	w->cache_hit_pct = rd ? 100.0 * (double)hit / (double)rd : NAN; /* no reads: no ratio */
+}
+
+/* The next batch: 1 with its sample count and when it was ready, 0 at the
+ * end, negative with @err set on failure. */
+static int feed_next(struct feed *f, uint32_t *n, uint64_t *ready, uint64_t *seq, char *err,
+		     size_t errlen)
+{
+	if (f->virtual_time) {
+		struct ts_vbatch vb = { 0 };
+		int rc = ts_vpipe_next_batch(f->vp, &vb);
+		if (rc < 0)
+			snprintf(err, errlen, "virtual loader: %s", ts_strerror(rc));
+		*n = vb.n;
+		*ready = vb.ready_ns;
+		*seq = vb.seq;
+		return rc;
+	}
+	int64_t wr = ts_pipe_next_batch(f->lv.pipe, &f->b);
+	if (wr < 0) {
+		snprintf(err, errlen, "pipeline: %s", ts_pipe_error(f->lv.pipe));
+		return (int)wr;
+	}
+	if (!f->b)
+		return 0;
+	*n = f->b->n;
+	*seq = f->b->seq;
+	*ready = ts_now_ns();
+	return 1;
+}
+
+static int feed_release(struct feed *f, uint64_t seq, uint64_t t)
+{
+	if (f->virtual_time)
+		return ts_vpipe_release(f->vp, seq, t);
+	ts_pipe_batch_release(f->lv.pipe, f->b);
+	f->b = NULL;
+	return 0;
+}
+
+static uint64_t feed_batches_per_epoch(const struct feed *f)
+{
+	return f->virtual_time ? ts_vpipe_batches_per_epoch(f->vp)
+			       : ts_pipe_batches_per_epoch(f->lv.pipe);
+}
+
+static int feed_end(struct ts_runner *R, struct feed *f, char *err, size_t errlen)
+{
+	ts_vpipe_free(f->vp);
+	f->vp = NULL;
+	ts_vtier_free(&f->vt);
+	return ts_runner_live_end(R, &f->lv, err, errlen);
+}
+
+/* Where the batches come from: the dataset placed (and in real time
+ * mounted), the loader made over it. *per_epoch: batches per epoch when the
+ * dataset says (0: known once the loader is open). */
+static int feed_open(struct ts_runner *R, struct ts_scenario *s, const char *tier,
+		     const struct ts_scn_run *run, struct feed *f, struct ts_dataset_place *dp,
+		     char *mdesc, size_t mdn, char *err, size_t errlen)
+{
+	bool synthetic = s->pipe.source && !strcmp(s->pipe.source, "null");
+	int rc;
+	if (synthetic) {
+		snprintf(mdesc, mdn, "no storage (synthetic data, benchmark mode)");
+	} else {
+		if ((rc = ts_runner_place(R, s, dp, !f->virtual_time, err, errlen)))
+			return rc;
+		if (f->virtual_time && !dp->have_meta) {
+			snprintf(err, errlen, "--virtual predicts generated datasets "
+					      "(dataset{kind=...}); an existing directory runs in "
+					      "real time");
+			return -EINVAL;
+		}
+		if (f->virtual_time) {
+			if ((rc = ts_vtier_new(R, s, &f->vt, err, errlen)))
+				return rc;
+			ts_runner_tier_desc(s, "tier model virtual", mdesc, mdn);
+		} else if ((rc = ts_runner_live_mount(R, s, tier, dp, &f->lv, mdesc, mdn, err, errlen))) {
+			return rc;
+		}
+	}
+
+	/* The loader; batch = per-GPU batch x GPUs. */
+	struct ts_pipe_cfg pc;
+	memset(&pc, 0, sizeof(pc));
+	if ((rc = ts_opt_copy(ts_pipe_opts, &pc, &s->pipe)))
+		return rc;
+	char path[PATH_MAX * 2] = "";
+	if (!synthetic && ts_runner_pathf(path, sizeof(path), "%s%s%s%s%s",
+				f->virtual_time ? dp->dir : f->lv.root,
+				!f->virtual_time && dp->rel[0] ? "/" : "",
+				f->virtual_time ? "" : dp->rel, dp->input[0] ? "/" : "", dp->input)) {
+		snprintf(err, errlen, "dataset path under %s is too long", f->lv.root);
+		ts_opt_free(ts_pipe_opts, &pc);
+		return -ENAMETOOLONG;
+	}
+	uint64_t batch = s->eng.batch * s->eng.gpus;
+	uint64_t per_epoch = dp->have_meta
+				     ? (dp->kind->caps & TS_DS_IMAGES ? dp->meta.count / batch : 0)
+				     : 0;
+	if (synthetic) {
+		/* Exactly the batches the run takes, in one epoch. */
+		per_epoch = run->warmup + run->iterations;
+		pc.count = per_epoch * batch;
+	}
+	char nb[32];
+	snprintf(nb, sizeof(nb), "%llu", (unsigned long long)batch);
+	char sub[512];
+	if ((rc = ts_opt_set(ts_pipe_opts, &pc, "path", path, sub, sizeof(sub))) ||
+	    (rc = ts_opt_set(ts_pipe_opts, &pc, "batch", nb, sub, sizeof(sub))) ||
+	    (dp->source && (rc = ts_opt_set(ts_pipe_opts, &pc, "source", dp->source, sub,
+					    sizeof(sub))))) {
+		snprintf(err, errlen, "pipeline: %s", sub);
+		ts_opt_free(ts_pipe_opts, &pc);
+		return rc;
+	}
+	/* Epochs: enough for warm-up + measured iterations. The text source's
+	 * batches per epoch are only known once it is open. */
+	uint64_t iters, epochs = 1;
+	if (per_epoch && !synthetic &&
+	    (rc = plan_iterations(run, per_epoch, &iters, &epochs, err, errlen))) {
+		ts_opt_free(ts_pipe_opts, &pc);
+		return rc;
+	}
+	pc.epochs = per_epoch ? epochs : 1000000;
+	pc.drop_last = true;
+	if (f->virtual_time) {
+		enum ts_decode_mode mode = TS_DECODE_NONE;
+		const struct ts_source_ops *ops = ts_source_find(pc.source, sub, sizeof(sub));
+		if (ops && !ts_pipe_decode_mode(&pc, ops, 0, &mode, sub, sizeof(sub)) &&
+		    mode != TS_DECODE_NONE) {
+			if ((rc = ts_vtier_load_cal(&f->cal, pc.calibration, err, errlen))) {
+				ts_opt_free(ts_pipe_opts, &pc);
+				return rc;
+			}
+			f->have_cal = true;
+		}
+		struct ts_vdisk disk = { ts_vtier_vio, &f->vt };
+		rc = ts_vpipe_new(&pc, synthetic ? NULL : &dp->meta, &disk,
+				  f->have_cal ? &f->cal : NULL, &f->vp, err, errlen);
+	} else {
+		rc = ts_pipe_new(&pc, &f->lv.pipe, err, errlen);
+	}
+	ts_opt_free(ts_pipe_opts, &pc);
+	if (rc)
+		return rc;
+	if (!f->virtual_time && (rc = ts_pipe_start(f->lv.pipe))) {
+		snprintf(err, errlen, "pipeline: %s", ts_pipe_error(f->lv.pipe));
+		return rc;
+	}
+	return 0;
+}
+
+/* What the row says it ran on. */
+static int feed_parts(struct feed *f, const struct ts_scenario *s, bool synthetic,
+		      const char *mdesc, const char *edesc, struct ts_row *w)
+{
+	char parts[1024], dn[400];
+	if (f->virtual_time) {
+		struct ts_vpipe_stats vs;
+		ts_vpipe_stats(f->vp, &vs);
+		if (f->have_cal)
+			snprintf(dn, sizeof(dn), "decode modeled %llu workers = vCPUs (calibration: "
+						 "%.0f images/s/core on %s)",
+				 (unsigned long long)vs.decode_workers, f->cal.full_ips, f->cal.cpu);
+		else
+			snprintf(dn, sizeof(dn), "no decode");
+		snprintf(parts, sizeof(parts), "%s, loader virtual QD %llu (%s), %s, %s", mdesc,
+			 (unsigned long long)s->pipe.qd, vs.source, dn, edesc);
+		return ts_row_set_str(&w->parts, parts);
+	}
+	struct ts_pipe_stats ps;
+	ts_pipe_stats(f->lv.pipe, &ps);
+	if (ps.decode_note[0])
+		snprintf(dn, sizeof(dn), "decode %s", ps.decode_note);
+	else
+		snprintf(dn, sizeof(dn), "decode %s (%llu workers = vCPUs)",
+			 ps.decode_mode ? ps.decode_mode : "?",
+			 (unsigned long long)ps.decode_workers);
+	if (synthetic)
+		snprintf(parts, sizeof(parts), "%s, loader real (samples made in memory, no "
+					       "reads, no decode), %s", mdesc, edesc);
+	else
+		snprintf(parts, sizeof(parts), "%s, reader real io_uring QD %llu (%s), %s, %s",
+			 mdesc, (unsigned long long)s->pipe.qd, ps.source ? ps.source : "?", dn,
+			 edesc);
+	return ts_row_set_str(&w->parts, parts);
+}
+
+/* The measured loop over the feed's batches. */
+static int train_loop(struct ts_runner *R, struct feed *f, struct ts_engine *eng,
+		      const struct ts_scenario *s, const struct ts_scn_run *run, uint64_t iters,
+		      struct ts_row *w, char *err, size_t errlen)
+{
+	struct feed_io c0 = { 0 }, c1 = { 0 };
+	struct ts_hist *ih = malloc(sizeof(*ih));
+	if (!ih)
+		return -ENOMEM;
+	ts_hist_init(ih);
+	uint64_t batch = s->eng.batch * s->eng.gpus;
+	uint64_t total = run->warmup + iters;
+	uint64_t wall0 = ts_now_ns();
+	uint64_t t0 = f->virtual_time ? ts_vpipe_start_ns(f->vp) : wall0;
+	uint64_t t_meas = t0, prev_end = t0;
+	uint64_t busy = 0, idle = 0, samples = 0, done = 0;
+	int rc = 0;
+	ts_engine_begin(eng, t0);
+	if (!run->warmup)
+		feed_counters(f, &c0);
+	while (done < total) {
+		if (ts_runner_interrupted) {
+			rc = -EINTR;
+			break;
+		}
+		uint32_t n = 0;
+		uint64_t ready = 0, seq = 0;
+		if ((rc = feed_next(f, &n, &ready, &seq, err, errlen)) <= 0) {
+			if (rc == 0) {
+				snprintf(err, errlen, "the loader ran out of data after %llu of %llu "
+						      "iterations", (unsigned long long)done,
+					 (unsigned long long)total);
+				rc = -ENODATA;
+			}
+			break;
+		}
+		struct ts_engine_step st;
+		uint64_t per_gpu = n / s->eng.gpus;
+		rc = ts_engine_step(eng, ready, per_gpu ? per_gpu : 1, &st);
+		int rrc = feed_release(f, seq, rc ? ready : st.start_ns);
+		if (rc || (rc = rrc)) {
+			snprintf(err, errlen, "engine step %llu failed: %s", (unsigned long long)done,
+				 ts_strerror(rc));
+			break;
+		}
+		if (!f->virtual_time)
+			ts_engine_hold(eng, &st);
+		done++;
+		if (done == run->warmup) {
+			t_meas = st.end_ns;
+			feed_counters(f, &c0);
+		} else if (done > run->warmup) {
+			busy += st.compute_ns + st.comm_ns;
+			idle += st.wait_ns;
+			samples += st.samples;
+			ts_hist_add(ih, st.end_ns - prev_end);
+		}
+		prev_end = st.end_ns;
+		double el = (double)(ts_now_ns() - wall0) / 1e9;
+		ts_runner_progress(R, w->label, done, total,
+				   el > 0 ? (double)(done * batch) / el : 0, el);
+	}
+	ts_runner_progress_end(R);
+	if (!rc) {
+		feed_counters(f, &c1);
+		struct ts_step_sums sums = { iters, batch, samples, prev_end - t_meas, busy, idle, ih };
+		ts_runner_row_steps(w, &sums);
+		feed_row_io(w, &c0, &c1, w->time_s);
+	}
+	free(ih);
+	return rc;
+}
+
+int ts_runner_train(struct ts_runner *R, struct ts_scenario *s, const char *tier,
+		    const struct ts_scn_run *run, struct ts_row *w, char *err, size_t errlen)
+{
+	struct ts_dataset_place dp;
+	struct feed f;
+	memset(&f, 0, sizeof(f));
+	memset(&dp, 0, sizeof(dp));
+	f.virtual_time = R->o.virtual_time;
+	struct ts_engine *eng;
+	char mdesc[256], edesc[256];
+
+	/* The engine first: a batch that does not fit is a row, not a failure. */
+	int rc = ts_runner_engine(s, w, &eng, err, errlen);
+	if (rc || !eng)
+		return rc;
+	if (f.virtual_time && !(eng->ops->flags & TS_ENGINE_VIRTUAL)) {
+		snprintf(err, errlen, "--virtual needs a modeled engine backend; '%s' runs only in "
+				      "real time (use engine{backend = \"sim\"})", eng->ops->name);
+		ts_engine_free(eng);
+		return -EINVAL;
+	}
+	ts_engine_describe(eng, edesc, sizeof(edesc));
+	bool synthetic = s->pipe.source && !strcmp(s->pipe.source, "null");
+	if ((rc = feed_open(R, s, tier, run, &f, &dp, mdesc, sizeof(mdesc), err, errlen)))
+		goto out;
+	uint64_t iters, epochs;
+	if (synthetic)
+		iters = run->iterations;
+	else if ((rc = plan_iterations(run, feed_batches_per_epoch(&f), &iters, &epochs, err,
+				       errlen)))
+		goto out;
+	if (!(rc = train_loop(R, &f, eng, s, run, iters, w, err, errlen)))
+		rc = feed_parts(&f, s, synthetic, mdesc, edesc, w);
+out:;
+	ts_engine_free(eng);
+	int erc = feed_end(R, &f, err, errlen);
+	if (!rc)
+		rc = erc;
+	ts_runner_place_free(&dp);
+	return rc;
+}
