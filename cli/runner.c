@@ -23,7 +23,8 @@
 #include "hist.h"
 #include "opt.h"
 #include "pipeline/decode.h"
-#include "fs/tier.h"
+#include "tier/stats_keys.h"
+#include "tier/tier.h"
 #include "pipeline/dataset.h"
 #include "runner.h"
 #include "units.h"
@@ -577,10 +578,14 @@ static void read_counters(const char *mountpoint, struct fs_counters *c)
 	json_t *root = json_load_file(path, 0, &jerr);
 	if (!root)
 		return;
-	static const char *const rd[] = { "ops", "read", "bytes", NULL };
-	static const char *const wr[] = { "ops", "write", "bytes", NULL };
-	static const char *const mrd[] = { "model", "ops", "read", "bytes", NULL };
-	static const char *const mhit[] = { "model", "ops", "read", "cache_hit_bytes", NULL };
+	static const char *const rd[] = { TS_STATS_KEY_OPS, TS_STATS_KEY_READ, TS_STATS_KEY_BYTES,
+					  NULL };
+	static const char *const wr[] = { TS_STATS_KEY_OPS, TS_STATS_KEY_WRITE, TS_STATS_KEY_BYTES,
+					  NULL };
+	static const char *const mrd[] = { TS_STATS_KEY_MODEL, TS_STATS_KEY_OPS, TS_STATS_KEY_READ,
+					   TS_STATS_KEY_BYTES, NULL };
+	static const char *const mhit[] = { TS_STATS_KEY_MODEL, TS_STATS_KEY_OPS, TS_STATS_KEY_READ,
+					    TS_STATS_KEY_CACHE_HIT_BYTES, NULL };
 	c->read_bytes = jget_u64(root, rd);
 	c->write_bytes = jget_u64(root, wr);
 	c->model_read_bytes = jget_u64(root, mrd);

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "opt.h"
-#include "fs/tier.h"
+#include "tier/tier.h"
 #include "hist.h"
 #include "pipeline/decode.h"
 #include "rng.h"

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "driver.h"
+#include "tier/tier_json.h"
 #include "tcheck.h"
 
 static struct ts_tier_set *set;

@@ -12,6 +12,7 @@
 #include "opt.h"
 
 #include "driver.h"
+#include "tier/tier_json.h"
 #include "tcheck.h"
 
 static struct ts_tier_set *set;

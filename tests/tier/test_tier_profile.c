@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "tcheck.h"
-#include "tier.h"
+#include "tier/tier.h"
 
 static struct ts_tier_set *builtin(void)
 {

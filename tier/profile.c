@@ -609,10 +609,10 @@ int ts_tier_set_load(const char *path, struct ts_tier_set **out, char *err, size
 int ts_tier_set_load_default(struct ts_tier_set **out, char *err, size_t errlen)
 {
 	char path[4096];
-	if (ts_data_find("fs/tiers.lua", path, sizeof(path))) {
+	if (ts_data_find("tier/tiers.lua", path, sizeof(path))) {
 		snprintf(err, errlen,
-			 "fs/tiers.lua (the built-in tier profiles) not found; set "
-			 "TIERSIM_DATADIR to the folder that holds fs/tiers.lua");
+			 "tier/tiers.lua (the built-in tier profiles) not found; set "
+			 "TIERSIM_DATADIR to the folder that holds tier/tiers.lua");
 		return -ENOENT;
 	}
 	return ts_tier_set_load(path, out, err, errlen);
@@ -820,7 +820,7 @@ int ts_tier_print_table(FILE *f, const struct ts_tier_set *set, uint64_t capacit
 		fmt_num(ri, sizeof(ri), pick(l.read_iops, l.iops), 1);
 		fmt_num(wi, sizeof(wi), pick(l.write_iops, l.iops), 1);
 		/* MiB/s, the unit of the formulas (Alibaba's "MB/s" is MiB/s,
-		 * see fs/tiers.lua). */
+		 * see tier/tiers.lua). */
 		fmt_num(rb, sizeof(rb), pick(l.read_bps, l.bps), (double)TS_MiB);
 		fmt_num(wb, sizeof(wb), pick(l.write_bps, l.bps), (double)TS_MiB);
 		fmt_lat(lr, sizeof(lr), &p->lat_read);

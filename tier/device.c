@@ -153,11 +153,10 @@ static void device_reconfigure(struct ts_tier_layer *l, const struct ts_tier_pro
 		heap_down(&d->slots, i);
 }
 
-static void device_stats(struct ts_tier_layer *l, json_t *obj)
+static void device_stats(struct ts_tier_layer *l, struct ts_tier_stats *out)
 {
 	struct device *d = (struct device *)l;
-	json_object_set_new(obj, "queue_depth",
-			    json_integer(atomic_load_explicit(&d->qd_pub, memory_order_relaxed)));
+	out->queue_depth = atomic_load_explicit(&d->qd_pub, memory_order_relaxed);
 }
 
 static void device_free(struct ts_tier_layer *l)
