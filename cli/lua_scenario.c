@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lua_opt.h"
 #include "tier/tier.h"
 #include "runner.h"
 

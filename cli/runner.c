@@ -20,6 +20,7 @@
 #include "clock.h"
 #include "commands.h"
 #include "convert.h"
+#include "files.h"
 #include "hist.h"
 #include "opt.h"
 #include "pipeline/decode.h"
@@ -55,53 +56,6 @@ void ts_runner_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
-}
-
-/* mkdir -p */
-static int mkdirs(const char *path)
-{
-	char buf[PATH_MAX];
-	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
-		return -ENAMETOOLONG;
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		if (mkdir(buf, 0755) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(buf, 0755) && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
-/* rm -r, staying on one file system (never descends into a mount). */
-static void remove_tree(const char *path)
-{
-	struct stat st, top;
-	if (lstat(path, &top))
-		return;
-	if (!S_ISDIR(top.st_mode)) {
-		unlink(path);
-		return;
-	}
-	DIR *d = opendir(path);
-	if (d) {
-		struct dirent *e;
-		while ((e = readdir(d))) {
-			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-				continue;
-			char sub[PATH_MAX];
-			if (snprintf(sub, sizeof(sub), "%s/%s", path, e->d_name) >= (int)sizeof(sub))
-				continue;
-			if (lstat(sub, &st) || st.st_dev != top.st_dev)
-				continue;
-			remove_tree(sub);
-		}
-		closedir(d);
-	}
-	rmdir(path);
 }
 
 /* snprintf for paths: -ENAMETOOLONG instead of a silently cut path. */
@@ -224,7 +178,7 @@ int ts_runner_init(struct ts_runner *R, const struct ts_runner_opts *o, char *er
 	else
 		rc = default_workdir(wd, sizeof(wd));
 	if (!rc)
-		rc = mkdirs(wd);
+		rc = ts_mkdir_p(wd, 0755, NULL, 0);
 	char real[PATH_MAX];
 	if (!rc && !realpath(wd, real))
 		rc = -errno;
@@ -241,7 +195,7 @@ int ts_runner_init(struct ts_runner *R, const struct ts_runner_opts *o, char *er
 		return -ENOMEM;
 	const char *dirs[] = { R->datadir, R->mntdir };
 	for (size_t i = 0; i < TS_ARRAY_SIZE(dirs); i++)
-		if ((rc = mkdirs(dirs[i]))) {
+		if ((rc = ts_mkdir_p(dirs[i], 0755, NULL, 0))) {
 			snprintf(err, errlen, "cannot create %s: %s", dirs[i], ts_strerror(rc));
 			return rc;
 		}
@@ -256,7 +210,7 @@ void ts_runner_free(struct ts_runner *R)
 	if (R->mounts_ready)
 		ts_mounts_free(&R->mounts);
 	if (R->scratch && !R->o.keep)
-		remove_tree(R->scratch);
+		ts_remove_tree(R->scratch, 0);
 	ts_scn_free(&R->cfg);
 	ts_report_free(&R->report);
 	ts_tier_set_free(R->tiers);
@@ -469,10 +423,10 @@ int ts_runner_place(struct ts_runner *R, const struct ts_scenario *s,
 	 * generation never passes for a complete dataset. */
 	char tmp[PATH_MAX + 16];
 	snprintf(tmp, sizeof(tmp), "%s.tmp-%d", dp->dir, (int)getpid());
-	remove_tree(tmp);
+	ts_remove_tree(tmp, 0);
 	char parent[PATH_MAX];
 	snprintf(parent, sizeof(parent), "%s/datasets", R->datadir);
-	if ((rc = mkdirs(parent))) {
+	if ((rc = ts_mkdir_p(parent, 0755, NULL, 0))) {
 		snprintf(err, errlen, "cannot create %s: %s", parent, ts_strerror(rc));
 		ts_opt_free(ts_dataset_opts, &gc);
 		return rc;
@@ -495,7 +449,7 @@ int ts_runner_place(struct ts_runner *R, const struct ts_scenario *s,
 		snprintf(err, errlen, "cannot rename %s to %s: %s", tmp, dp->dir, strerror(errno));
 	}
 	if (rc) {
-		remove_tree(tmp);
+		ts_remove_tree(tmp, 0);
 		return rc;
 	}
 	rc = ts_dataset_open(dp->dir, &dp->meta, err, errlen);
@@ -968,7 +922,7 @@ static int exec_preprocess_real(struct ts_runner *R, struct ts_scenario *s, cons
 	char parent[PATH_MAX * 2];
 	snprintf(parent, sizeof(parent), "%s", host_out);
 	*strrchr(parent, '/') = 0;
-	if ((rc = mkdirs(parent))) {
+	if ((rc = ts_mkdir_p(parent, 0755, NULL, 0))) {
 		snprintf(err, errlen, "cannot create %s: %s", parent, ts_strerror(rc));
 		host_out[0] = 0;
 		goto out;
@@ -1023,7 +977,7 @@ out:;
 	if (!rc)
 		rc = erc;
 	if (!R->o.keep && host_out[0])
-		remove_tree(host_out);
+		ts_remove_tree(host_out, 0);
 	ts_runner_place_free(&dp);
 	return rc;
 }

@@ -69,9 +69,6 @@ void ts_scn_free(struct ts_scenario *s);
 /* Deep copy (strings duplicated); @dst must be free or zeroed. */
 TS_WUR int ts_scn_copy(struct ts_scenario *dst, const struct ts_scenario *src);
 
-/* Option-table helpers shared by the sections. */
-TS_WUR int ts_opt_copy(const struct ts_opt *tab, void *dst, const void *src);
-
 /* Loader source that reads a generated dataset of @kind; NULL if unknown. */
 const char *ts_scn_kind_source(const char *kind);
 
