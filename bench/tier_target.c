@@ -21,7 +21,7 @@
 #include "core/hist.h"
 #include "core/rng.h"
 #include "core/units.h"
-#include "fs/tier.h"
+#include "tier/tier.h"
 
 #define FILE_SIZE (256 * TS_MiB) /* the file bench/tier_fidelity.sh uses */
 #define MAX_QD 1024

@@ -4,13 +4,13 @@
  * that the loader's modeled decode mode (used when more vCPUs are emulated
  * than the host has cores) charges a measured cost.
  */
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "commands.h"
+#include "core/files.h"
 #include "core/opt.h"
 #include "core/units.h"
 #include "pipeline/dataset.h"
@@ -53,15 +53,6 @@ static void usage(FILE *f)
 	ts_opt_help(f, cal_opts);
 }
 
-static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	remove(path); /* best effort: a temporary folder */
-	return 0;
-}
-
 /* COUNT ImageNet-like JPEGs, generated as 'tiersim dataset make
  * imagenet-jpeg' makes them, in a new folder under $TMPDIR. */
 static int make_set(uint64_t count, char *dir, size_t n)
@@ -85,7 +76,7 @@ static int make_set(uint64_t count, char *dir, size_t n)
 	if (rc) {
 		fprintf(stderr, "tiersim calibrate decode: making %llu test images: %s\n",
 			(unsigned long long)count, err);
-		nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+		ts_remove_tree(dir, 0); /* best effort: a temporary folder */
 		dir[0] = 0;
 		return -1;
 	}
@@ -129,7 +120,7 @@ int ts_calibrate_decode(int argc, char **argv)
 	size_t *len, n;
 	int lrc = ts_decode_load_dir(from, c.count, &jpeg, &len, &n, err, sizeof err);
 	if (made[0])
-		nftw(made, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+		ts_remove_tree(made, 0);
 	if (lrc) {
 		fprintf(stderr, "tiersim calibrate decode: %s\n", err);
 		goto out;

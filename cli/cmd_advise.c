@@ -35,7 +35,7 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "fs/tier.h"
+#include "tier/tier.h"
 #include "runner.h"
 #include "units.h"
 

@@ -5,7 +5,7 @@
 
 #include "commands.h"
 #include "opt.h"
-#include "fs/tier.h"
+#include "tier/tier.h"
 #include "units.h"
 
 static void usage(FILE *f)

@@ -22,7 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fs/tier.h"
+#include "lua_opt.h"
+#include "tier/tier.h"
 #include "runner.h"
 
 #define RUNNER(L) ((struct ts_runner *)lua_touserdata(L, lua_upvalueindex(1)))

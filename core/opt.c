@@ -1,7 +1,5 @@
 /* opt.c — table-driven options (see opt.h). */
 #include <inttypes.h>
-#include <lauxlib.h>
-#include <lua.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -19,7 +17,7 @@ const struct ts_opt *ts_opt_find(const struct ts_opt *tab, const char *name)
 	return NULL;
 }
 
-static void known_list(const struct ts_opt *tab, char *buf, size_t n)
+void ts_opt_known(const struct ts_opt *tab, char *buf, size_t n)
 {
 	size_t used = 0;
 	buf[0] = 0;
@@ -173,7 +171,7 @@ int ts_opt_set(const struct ts_opt *tab, void *base, const char *name, const cha
 	const struct ts_opt *o = ts_opt_find(tab, name);
 	if (!o) {
 		char known[512];
-		known_list(tab, known, sizeof(known));
+		ts_opt_known(tab, known, sizeof(known));
 		snprintf(err, errlen, "unknown option '%s' (known: %s)", name, known);
 		return TS_E_UNKNOWN;
 	}
@@ -231,61 +229,6 @@ int ts_opt_set_arg(const struct ts_opt *tab, void *base, int argc, char **argv, 
 	return ts_opt_set(tab, base, name, val, err, errlen);
 }
 
-int ts_opt_from_lua(const struct ts_opt *tab, void *base, lua_State *L, int idx,
-		    const char *what, char *err, size_t errlen)
-{
-	idx = lua_absindex(L, idx);
-	if (!lua_istable(L, idx)) {
-		snprintf(err, errlen, "%s: expected a table, got %s", what, luaL_typename(L, idx));
-		return TS_E_PARSE;
-	}
-	lua_pushnil(L);
-	while (lua_next(L, idx)) {
-		if (lua_type(L, -2) != LUA_TSTRING) {
-			snprintf(err, errlen, "%s: keys must be names, got a %s key", what,
-				 luaL_typename(L, -2));
-			lua_pop(L, 2);
-			return TS_E_PARSE;
-		}
-		const char *key = lua_tostring(L, -2);
-		const struct ts_opt *o = ts_opt_find(tab, key);
-		if (!o) {
-			char known[512];
-			known_list(tab, known, sizeof(known));
-			snprintf(err, errlen, "%s: unknown key '%s' (known: %s)", what, key, known);
-			lua_pop(L, 2);
-			return TS_E_UNKNOWN;
-		}
-		char buf[64];
-		const char *val;
-		if (lua_type(L, -1) == LUA_TBOOLEAN) {
-			val = lua_toboolean(L, -1) ? "true" : "false";
-		} else if (lua_type(L, -1) == LUA_TNUMBER) {
-			if (lua_isinteger(L, -1))
-				snprintf(buf, sizeof(buf), "%lld", (long long)lua_tointeger(L, -1));
-			else
-				snprintf(buf, sizeof(buf), "%.17g", lua_tonumber(L, -1));
-			val = buf;
-		} else if (lua_type(L, -1) == LUA_TSTRING) {
-			val = lua_tostring(L, -1);
-		} else {
-			snprintf(err, errlen, "%s: key '%s': expected a value, got %s", what, key,
-				 luaL_typename(L, -1));
-			lua_pop(L, 2);
-			return TS_E_PARSE;
-		}
-		char sub[256];
-		int rc = set_one(o, base, val, sub, sizeof(sub));
-		if (rc) {
-			snprintf(err, errlen, "%s: %s", what, sub);
-			lua_pop(L, 2);
-			return rc;
-		}
-		lua_pop(L, 1);
-	}
-	return 0;
-}
-
 char *ts_opt_get(const struct ts_opt *o, const void *base, char *buf, size_t n)
 {
 	const char *p = (const char *)base + o->off;
@@ -321,4 +264,25 @@ void ts_opt_free(const struct ts_opt *tab, void *base)
 			free(*p);
 			*p = NULL;
 		}
+}
+
+int ts_opt_copy(const struct ts_opt *tab, void *dst, const void *src)
+{
+	for (const struct ts_opt *o = tab; o->name; o++) {
+		size_t sz = o->type == TS_OPT_BOOL ? sizeof(bool)
+			    : o->type == TS_OPT_STR ? sizeof(char *)
+			    : o->type == TS_OPT_DOUBLE ? sizeof(double) : sizeof(uint64_t);
+		const char *s = (const char *)src + o->off;
+		char *d = (char *)dst + o->off;
+		if (o->type == TS_OPT_STR) {
+			const char *v = *(char *const *)s;
+			char *dup = v ? strdup(v) : NULL;
+			if (v && !dup)
+				return -ENOMEM;
+			*(char **)d = dup;
+		} else {
+			memcpy(d, s, sz);
+		}
+	}
+	return 0;
 }

@@ -11,7 +11,8 @@
  *   };
  *
  * min/max of 0/0 mean "no bound". Strings are heap copies owned by the
- * struct; ts_opt_free() releases them.
+ * struct; ts_opt_free() releases them. The Lua setters (a table of
+ * options from a scenario) are in cli/lua_opt.h: core/ knows no Lua.
  */
 #ifndef TS_OPT_H
 #define TS_OPT_H
@@ -21,8 +22,6 @@
 #include <stdio.h>
 
 #include "ts.h"
-
-struct lua_State;
 
 enum ts_opt_type {
 	TS_OPT_BOOL,	 /* bool */
@@ -54,16 +53,17 @@ TS_WUR int ts_opt_set(const struct ts_opt *tab, void *base, const char *name, co
 /* "name=value" form. */
 TS_WUR int ts_opt_set_kv(const struct ts_opt *tab, void *base, const char *kv, char *err,
 			 size_t errlen);
-/* Read every key of the Lua table at @idx; unknown keys are errors. @what
- * names the table in messages ("pipeline", "engine"). */
-TS_WUR int ts_opt_from_lua(const struct ts_opt *tab, void *base, struct lua_State *L, int idx,
-			   const char *what, char *err, size_t errlen);
 /* One "--name[=value]" command-line argument at argv[*i] ("--name value" and a
  * bare "--flag" for booleans too; dashes in the name stand for underscores).
  * Advances *i past what it used. */
 TS_WUR int ts_opt_set_arg(const struct ts_opt *tab, void *base, int argc, char **argv, int *i,
 			  char *err, size_t errlen);
 const struct ts_opt *ts_opt_find(const struct ts_opt *tab, const char *name);
+/* The option names, ", "-separated, for "unknown option" messages. */
+void ts_opt_known(const struct ts_opt *tab, char *buf, size_t n);
+/* Copies every option of @src to @dst, strings duplicated (@dst's are not
+ * freed first: give a zeroed or freed @dst). -ENOMEM. */
+TS_WUR int ts_opt_copy(const struct ts_opt *tab, void *dst, const void *src);
 /* Current value as text (for reports and --help). */
 char *ts_opt_get(const struct ts_opt *o, const void *base, char *buf, size_t n);
 void ts_opt_help(FILE *f, const struct ts_opt *tab);

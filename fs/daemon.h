@@ -22,7 +22,8 @@
 #include "core/hist.h"
 #include "core/opt.h"
 #include "core/ts.h"
-#include "fs/tier.h"
+#include "tier/tier.h"
+#include "tier/tier_json.h"
 
 /* Every request kind tierfs counts. The order is the order of the stats. */
 enum ts_fs_op {

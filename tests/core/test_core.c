@@ -1,10 +1,13 @@
-/* test_core.c — units, histogram, generator and option tables. */
-#include <lauxlib.h>
-#include <lualib.h>
+/* test_core.c — units, histogram, generator, option tables and file helpers. */
+#include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "../tcheck.h"
+#include "files.h"
 #include "hist.h"
 #include "opt.h"
 #include "rng.h"
@@ -123,15 +126,12 @@ static void test_opt(void)
 	CHECK(ts_opt_set_kv(cfg_opts, &c, "bs=256", err, sizeof(err)) == TS_E_PARSE);
 	CHECK(strstr(err, "below the minimum 512") != NULL);
 
-	lua_State *L = luaL_newstate();
-	CHECK(luaL_dostring(L, "return { qd = 8, bs = '1MiB', tier = 'aws-gp2', direct = false }") == 0);
-	CHECK(ts_opt_from_lua(cfg_opts, &c, L, -1, "pipeline", err, sizeof(err)) == 0);
-	CHECK(c.qd == 8 && c.bs == TS_MiB && !c.direct && strcmp(c.tier, "aws-gp2") == 0);
-	lua_pop(L, 1);
-	CHECK(luaL_dostring(L, "return { qd = 8, colour = 'red' }") == 0);
-	CHECK(ts_opt_from_lua(cfg_opts, &c, L, -1, "pipeline", err, sizeof(err)) == TS_E_UNKNOWN);
-	CHECK(strstr(err, "pipeline: unknown key 'colour'") != NULL);
-	lua_close(L);
+	/* A deep copy: strings duplicated, the rest as it is. */
+	struct cfg d = { 0 };
+	CHECK(ts_opt_copy(cfg_opts, &d, &c) == 0);
+	CHECK(d.qd == c.qd && d.bs == c.bs && d.prio == -5 && d.direct == c.direct);
+	CHECK(d.tier && d.tier != c.tier && strcmp(d.tier, c.tier) == 0);
+	ts_opt_free(cfg_opts, &d);
 
 	/* Command-line form: --name=value, --name value, a bare boolean flag,
 	 * dashes for underscores; unknown names and missing values refused. */
@@ -154,11 +154,49 @@ static void test_opt(void)
 	ts_opt_free(cfg_opts, &c);
 }
 
+static bool exists(const char *dir, const char *rel)
+{
+	char p[PATH_MAX];
+	struct stat st;
+	snprintf(p, sizeof(p), "%s/%s", dir, rel);
+	return lstat(p, &st) == 0;
+}
+
+/* mkdir -p names what it made, rm -r removes it (or only what is below),
+ * write-all writes everything at the position or at an offset. */
+static void test_files(void)
+{
+	char top[] = "/tmp/tiersim-core-XXXXXX", p[PATH_MAX], made[PATH_MAX];
+	CHECK(mkdtemp(top) != NULL);
+	snprintf(p, sizeof(p), "%s/a/b/c", top);
+	CHECK(ts_mkdir_p(p, 0755, made, sizeof(made)) == 0);
+	CHECK(exists(top, "a/b/c") && strstr(made, "/a") && strcmp(strrchr(made, '/'), "/a") == 0);
+	CHECK(ts_mkdir_p(p, 0755, made, sizeof(made)) == 0 && made[0] == 0);
+	snprintf(p, sizeof(p), "%s/a/b/f", top);
+	int fd = open(p, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	CHECK(fd >= 0);
+	CHECK(ts_write_all(fd, "hello", 5) == 0 && ts_pwrite_all(fd, "J", 1, 0) == 0);
+	char buf[8] = "";
+	CHECK(pread(fd, buf, sizeof(buf), 0) == 5 && memcmp(buf, "Jello", 5) == 0);
+	close(fd);
+	CHECK(ts_write_all(-1, "x", 1) == -EBADF);
+	/* a file where a folder should be */
+	snprintf(p, sizeof(p), "%s/a/b/f/g", top);
+	CHECK(ts_mkdir_p(p, 0755, NULL, 0) == -ENOTDIR);
+	CHECK(symlink("/", (snprintf(p, sizeof(p), "%s/a/root", top), p)) == 0);
+	snprintf(p, sizeof(p), "%s/a", top);
+	CHECK(ts_remove_tree(p, TS_RM_KEEP_TOP) == 0);
+	CHECK(exists(top, "a") && !exists(top, "a/b") && !exists(top, "a/root"));
+	CHECK(ts_remove_tree(top, 0) == 0 && !exists(top, ""));
+	CHECK(ts_remove_tree(top, 0) == 0); /* gone already */
+}
+
 int main(void)
 {
 	test_units();
 	test_hist();
 	test_rng();
 	test_opt();
+	test_files();
 	return tc_exit();
 }

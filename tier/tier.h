@@ -10,13 +10,13 @@
  * a virtual clock simply advances. The same code serves both, so emulation
  * and prediction cannot drift apart.
  *
- * Profiles are data: Lua files (fs/tiers.lua ships the built-in tiers)
+ * Profiles are data: Lua files (tier/tiers.lua ships the built-in tiers)
  * where each tier is declared with a constructor call
  *
  *     tier "ssd-cloud" { iops = { b = 30, cap = 20000 }, ... }
  *
  * and every number carries its public source in a comment. The field list
- * is documented at the top of fs/tiers.lua.
+ * is documented at the top of tier/tiers.lua.
  *
  * Errors: 0 or a count on success, -errno or TS_E_* on failure; functions
  * taking err/errlen also write one line for the user there.
@@ -27,8 +27,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-
-#include <jansson.h>
 
 #include "ts.h"
 
@@ -117,7 +115,7 @@ struct ts_tier_set;
 
 /* Loads one profile file into a new set. */
 TS_WUR int ts_tier_set_load(const char *path, struct ts_tier_set **out, char *err, size_t errlen);
-/* Loads the built-in tiers (fs/tiers.lua found through ts_data_find). */
+/* Loads the built-in tiers (tier/tiers.lua found through ts_data_find). */
 TS_WUR int ts_tier_set_load_default(struct ts_tier_set **out, char *err, size_t errlen);
 /* Adds the tiers of a user's file to @set; a tier of the same name
  * replaces the existing one. On error @set is unchanged. */
@@ -243,10 +241,39 @@ TS_WUR int ts_tier_switch(struct ts_tier *t, const struct ts_tier_profile *p, ui
 const struct ts_tier_profile *ts_tier_profile(const struct ts_tier *t);
 void ts_tier_limits(const struct ts_tier *t, struct ts_tier_limits *out);
 
-/* A new JSON object (caller owns the reference) with the tier, its
- * limits, per-op counts, bytes and latency p50/p99/p99.9, bucket levels,
- * cache hit ratio, dirty bytes and queue depth. NULL on ENOMEM. */
-json_t *ts_tier_stats_json(struct ts_tier *t);
+/* What the model has done so far, per op. Bytes count reads and writes. */
+struct ts_tier_op_stats {
+	uint64_t count, bytes, hit_bytes, dev_bytes, dev_ios, errors;
+	double lat_mean_ns; /* arrival to completion, as returned */
+	uint64_t lat_p50_ns, lat_p99_ns, lat_p999_ns, lat_max_ns;
+};
+
+/* A snapshot of the model's counters and of each layer's state (tier_json.h
+ * gives it as JSON). Taken without the model's lock from relaxed atomics,
+ * so the fields are each exact but not taken at one instant. */
+struct ts_tier_stats {
+	const struct ts_tier_profile *profile;
+	struct ts_tier_limits limits;
+	uint64_t floor_ns, mem;
+	struct ts_tier_op_stats op[TS_TIER_OP_NR];
+	uint64_t bound[TS_TIER_BOUND_NR]; /* requests whose completion each bound set */
+	bool has_faults;		  /* the fault layer (always there) */
+	struct {
+		uint64_t rules, injected;
+	} faults;
+	bool has_cache; /* mem > 0 */
+	struct {
+		uint64_t mem, resident, dirty, writeback, dirty_limit, evicted_chunks, chunks,
+			chunk_bytes;
+	} cache;
+	bool has_bucket; /* a burst bucket in force */
+	struct {
+		enum ts_tier_burst_kind kind;
+		double credits, size;
+	} bucket;
+	uint32_t queue_depth; /* device requests in flight at the last request */
+};
+void ts_tier_stats(struct ts_tier *t, struct ts_tier_stats *out);
 
 /* ---- Fault injection (for tests of IO error paths) --------------------- */
 
