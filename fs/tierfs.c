@@ -479,6 +479,18 @@ int main(int argc, char **argv)
 	}
 	if (prepare(fs, cl.pos[0], cl.pos[1]))
 		goto out;
+	/* The caller's umask has been applied by the kernel already: the
+	 * daemon's own must not be applied on top of it. */
+	umask(0);
+	if (geteuid() == 0) {
+		int n = getgroups(0, NULL);
+		fs->groups = calloc((size_t)(n > 0 ? n : 1), sizeof(*fs->groups));
+		if (n < 0 || !fs->groups || (fs->ngroups = getgroups(n, fs->groups)) < 0) {
+			fprintf(stderr, "tierfs: getgroups: %s\n", strerror(errno));
+			goto out;
+		}
+		fs->as_caller = true;
+	}
 	if (fs->o.trace && ts_fs_trace_check(fs, err, sizeof(err))) {
 		fprintf(stderr, "tierfs: %s\n", err);
 		goto out;
@@ -493,8 +505,12 @@ int main(int argc, char **argv)
 	/* Attributes are not cached in the kernel (a user's -o attr_timeout=
 	 * comes later and wins): a hard link is a separate inode to the
 	 * high-level API, and an unlink could not refresh the other names'
-	 * link count otherwise. Names stay cached for libfuse's default 1 s. */
-	if (fuse_opt_insert_arg(&args, 1, "-oattr_timeout=0,negative_timeout=0") ||
+	 * link count otherwise. Names stay cached for libfuse's default 1 s.
+	 * The kernel checks every access against the file modes
+	 * (default_permissions, always on): with allow_other a root daemon
+	 * must not open to everyone what the modes close. */
+	if (fuse_opt_insert_arg(&args, 1,
+				"-oattr_timeout=0,negative_timeout=0,default_permissions") ||
 	    fuse_opt_add_arg(&args, fs->mountpoint) ||
 	    (!has_arg(&args, "fsname=") && add_fsname(&args, fs->backing))) {
 		fprintf(stderr, "tierfs: out of memory\n");
@@ -577,6 +593,7 @@ out:
 	close(fs->calib_fd);
 	ts_opt_free(ts_fs_opt_table, &fs->o);
 	ts_opt_free(ts_tier_cfg_opts, &fs->cfg);
+	free(fs->groups);
 	free(fs->backing);
 	free(fs->mountpoint);
 	free(fs);
