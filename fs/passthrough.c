@@ -400,6 +400,23 @@ static int chmod_confined(struct ts_fs *fs, const char *path, mode_t mode)
 	return res;
 }
 
+/* Whether @mode is the file's mode with only S_ISUID/S_ISGID taken off. */
+static bool kills_only(struct ts_fs *fs, const struct ts_fs_file *f, const char *path, mode_t mode)
+{
+	struct stat st;
+	struct at a;
+	bool ok = false;
+
+	if (f) {
+		ok = fstat(f->fd, &st) == 0;
+	} else if (at_get(fs, path, &a) == 0) {
+		ok = fstatat(a.dir, a.name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+		at_put(&a);
+	}
+	mode_t had = st.st_mode & 07777, want = mode & 07777;
+	return ok && had != want && (had & ~(mode_t)(S_ISUID | S_ISGID)) == want;
+}
+
 static int pt_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
 {
 	struct ts_fs *fs = ts_fs_get();
@@ -414,11 +431,16 @@ static int pt_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
 	if (r.fault)
 		return ts_fs_req_end(fs, &r, r.fault);
 	creds_take(&c);
-	if (f)
-		res = fchmod(f->fd, mode) ? -errno : 0;
-	else
-		res = chmod_confined(fs, path, mode);
+	bool as_caller = c.taken;
+	res = f ? (fchmod(f->fd, mode) ? -errno : 0) : chmod_confined(fs, path, mode);
 	creds_drop(&c);
+	/* The kernel clears set-user-ID/set-group-ID before a truncate or
+	 * chown by someone else as a chmod of its own (ATTR_FORCE: no owner
+	 * check), which the caller may not make: one that only takes those
+	 * bits off is made as the daemon. Any other chmod has passed the
+	 * kernel's owner check (default_permissions) and is the caller's. */
+	if (res == -EPERM && as_caller && kills_only(fs, f, path, mode))
+		res = f ? (fchmod(f->fd, mode) ? -errno : 0) : chmod_confined(fs, path, mode);
 	return ts_fs_req_end(fs, &r, res);
 }
 
@@ -686,7 +708,7 @@ static int pt_write_buf(const char *path, struct fuse_bufvec *buf, off_t off,
 	/* A set-user-ID or set-group-ID file is written as the caller, so
 	 * that the backing file system clears those bits as it would for a
 	 * local writer without CAP_FSETID (the kernel leaves that to the
-	 * daemon: direct_io, FUSE_CAP_HANDLE_KILLPRIV). Other writes need no
+	 * daemon for direct_io files). Other writes need no
 	 * credentials and save the switch. */
 	struct creds c = { 0 };
 	struct stat st;
