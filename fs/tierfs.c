@@ -45,7 +45,7 @@
  * dirty_limit, ra_max, mem_rate) come from ts_tier_cfg_opts. */
 const struct ts_opt ts_fs_opt_table[] = {
 	{ "tier", TS_OPT_STR, OFF(tier), NULL, 0, 0, "",
-	  "tier to emulate (see tierfs --list-tiers); required unless bare" },
+	  "tier to emulate, one of tierfs --list-tiers; required unless bare" },
 	{ "profile", TS_OPT_STR, OFF(profile), NULL, 0, 0, "",
 	  "a Lua file of more tiers, added to the built-in ones" },
 	{ "cached", TS_OPT_STR, OFF(cached), "*.mdb", 0, 0, "",
@@ -54,7 +54,7 @@ const struct ts_opt ts_fs_opt_table[] = {
 	{ "trace", TS_OPT_STR, OFF(trace), NULL, 0, 0, "",
 	  "record every request to FILE (a tiersim trace: tiersim trace stats FILE)" },
 	{ "fault", TS_OPT_STR, OFF(fault), NULL, 0, 0, "",
-	  "fail requests: OP:ERRNO[:PROBABILITY][:path=GLOB][:off=START-END], rules separated "
+	  "fail requests: OP:ERRNO[:PROBABILITY (0 to 1)][:path=GLOB][:off=START-END], rules separated "
 	  "by ';' or given again (fault=read:EIO:0.01, fault=read:EIO:path=*/n0144*); "
 	  "see fs/README.md" },
 	{ "bare", TS_OPT_BOOL, OFF(bare), "false", 0, 0, "",
@@ -100,8 +100,10 @@ static void usage(FILE *out)
 		"tierfs options (-o name=value):\n");
 	ts_opt_help(out, ts_fs_opt_table);
 	ts_opt_help(out, ts_tier_cfg_opts);
-	fprintf(out, "\nFUSE options (-o): allow_other, default_permissions, max_threads=N, ... "
-		     "(see mount.fuse3(8))\n");
+	fprintf(out, "\nFUSE options (-o): allow_other (let users other than the one mounting in; "
+		     "each request is made as its caller, and default_permissions, always on, "
+		     "checks the file modes), max_threads=N (default 256), ... (see "
+		     "mount.fuse3(8))\n");
 }
 
 struct cmdline {
