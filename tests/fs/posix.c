@@ -214,6 +214,15 @@ static int fchmod_path(const char *p, mode_t mode)
 	return rc;
 }
 
+/* link(2) or rename(2) of @p to DIR/@to. */
+static int to_name(int (*fn)(const char *, const char *), const char *p, const char *dir,
+		   const char *to)
+{
+	char q[4200];
+	snprintf(q, sizeof(q), "%.4000s/%s", dir, to);
+	return fn(p, q) ? -errno : 0;
+}
+
 static const struct timespec set_times[2] = { { 1000000000, 123456789 }, { 1100000000, 5 } };
 
 /* The battery, run in the caller's credentials inside @dir. */
@@ -277,31 +286,11 @@ static void battery(FILE *out, const char *dir)
 	OP("utimens other's times", "other", true, rc_of(utimensat(AT_FDCWD, p, set_times, 0)));
 	OP("utimens other's 0666 now", "other", true, rc_of(utimensat(AT_FDCWD, p, NULL, 0)));
 	OP("utimens other's 0644 now", "ro", true, rc_of(utimensat(AT_FDCWD, p, NULL, 0)));
-	OP("link own", "own", true, ({
-		   char q[4096];
-		   snprintf(q, sizeof(q), "%s/own_link", dir);
-		   rc_of(link(p, q));
-	   }));
-	OP("link other's 0644", "ro", true, ({
-		   char q[4096];
-		   snprintf(q, sizeof(q), "%s/ro_link", dir);
-		   rc_of(link(p, q));
-	   }));
-	OP("rename new", "new", true, ({
-		   char q[4096];
-		   snprintf(q, sizeof(q), "%s/renamed", dir);
-		   rc_of(rename(p, q));
-	   }));
-	OP("rename in sticky", "sticky/victim", true, ({
-		   char q[4096];
-		   snprintf(q, sizeof(q), "%s/sticky/moved", dir);
-		   rc_of(rename(p, q));
-	   }));
-	OP("rename over dir", "newdir", true, ({
-		   char q[4096];
-		   snprintf(q, sizeof(q), "%s/odir", dir);
-		   rc_of(rename(p, q));
-	   }));
+	OP("link own", "own", true, to_name(link, p, dir, "own_link"));
+	OP("link other's 0644", "ro", true, to_name(link, p, dir, "ro_link"));
+	OP("rename new", "new", true, to_name(rename, p, dir, "renamed"));
+	OP("rename in sticky", "sticky/victim", true, to_name(rename, p, dir, "sticky/moved"));
+	OP("rename over dir", "newdir", true, to_name(rename, p, dir, "odir"));
 	OP("unlink in sticky", "sticky/victim", true, rc_of(unlink(p)));
 	OP("unlink own_link", "own_link", true, rc_of(unlink(p)));
 	OP("unlink other's", "other", true, rc_of(unlink(p)));
