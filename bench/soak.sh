@@ -2,7 +2,8 @@
 # soak.sh BUILD_DIR [SECONDS] — many clients on one tierfs mount for a
 # bounded time while the tier is switched, fault rules are set and cleared
 # and a small page-cache model is under pressure; then a daemon killed with
-# kill -9 in the middle of writes. Default 600 s; 60 is enough to try it.
+# kill -9 in the middle of writes. Default 600 s; to try it:
+#   IMAGES=200 bench/soak.sh build 60
 #
 # Clients, all at once on one mount (tier=unlimited at first, mem=$MEM):
 #   fio       rounds of 2 jobs x 32 MiB random writes (4-64 KiB, io_uring,
