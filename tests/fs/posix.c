@@ -11,7 +11,8 @@
  *
  * Needs root (it becomes the other users; the mount needs allow_other).
  * Prints one row per call and one column per caller: the result on both
- * sides ("0", "EACCES"...), marked '!' where the mount differs.
+ * sides ("EACCES"..., or "0" and the permission bits of what the call
+ * touched), marked '!' where the mount differs.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -402,12 +403,19 @@ int main(int argc, char **argv)
 					l ? (int)strcspn(l, "\t") : 1, l ? l : "?", callers[i].name, a ? (int)la : 6,
 					a ? a : "(none)", b ? (int)lb : 6, b ? b : "(none)");
 			}
-			/* The summary: the call's result on the shadow. */
+			/* The summary: the call's result on the shadow, and the
+			 * permission bits it left where it succeeded. */
 			const char *tab = b ? memchr(b, '\t', lb) : NULL;
 			size_t tl = tab ? strcspn(tab + 1, "\t\n") : 0;
+			const char *mode = b ? strstr(b, " mode=") : NULL;
+			char cell[32];
+			unsigned long m = mode && mode < b + lb ? strtoul(mode + 6, NULL, 8) : 0;
+			if (mode && mode < b + lb && tl == 1 && tab[1] == '0')
+				snprintf(cell, sizeof(cell), "0 %04lo", m & 07777);
+			else
+				snprintf(cell, sizeof(cell), "%.*s", (int)tl, tab ? tab + 1 : "?");
 			if (w > 0 && (size_t)w < sizeof(row))
-				w += snprintf(row + w, sizeof(row) - (size_t)w, " %-15.*s",
-					      (int)tl, tab ? tab + 1 : "?");
+				w += snprintf(row + w, sizeof(row) - (size_t)w, " %-15s", cell);
 			if (!same && w > 0 && (size_t)w < sizeof(row))
 				row[w - 1] = '!';
 		}
