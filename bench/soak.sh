@@ -147,7 +147,7 @@ fio_loop() {
 		rm -f "$MNT"/fio/*
 		if fio --name=v --directory="$MNT/fio" --size=32M --numjobs=2 --rw=randwrite \
 			--bsrange=4k-64k --ioengine=io_uring --iodepth=8 --direct=1 --verify=crc32c \
-			--do_verify=1 --verify_fatal=1 --output-format=json --output="$OUT/fio.json" \
+			--do_verify=1 --verify_fatal=1 --verify_state_save=0 --output-format=json --output="$OUT/fio.json" \
 			>/dev/null 2>"$OUT/fio.err"; then
 			b=$(/usr/bin/python3 -c 'import json,sys; print(sum(j["read"]["io_bytes"] for j in json.load(open(sys.argv[1]))["jobs"]))' "$OUT/fio.json")
 			bytes=$((bytes + b))
