@@ -45,7 +45,7 @@
  * dirty_limit, ra_max, mem_rate) come from ts_tier_cfg_opts. */
 const struct ts_opt ts_fs_opt_table[] = {
 	{ "tier", TS_OPT_STR, OFF(tier), NULL, 0, 0, "",
-	  "tier to emulate (see tierfs --list-tiers); required unless bare" },
+	  "tier to emulate, one of tierfs --list-tiers; required unless bare" },
 	{ "profile", TS_OPT_STR, OFF(profile), NULL, 0, 0, "",
 	  "a Lua file of more tiers, added to the built-in ones" },
 	{ "cached", TS_OPT_STR, OFF(cached), "*.mdb", 0, 0, "",
@@ -54,7 +54,7 @@ const struct ts_opt ts_fs_opt_table[] = {
 	{ "trace", TS_OPT_STR, OFF(trace), NULL, 0, 0, "",
 	  "record every request to FILE (a tiersim trace: tiersim trace stats FILE)" },
 	{ "fault", TS_OPT_STR, OFF(fault), NULL, 0, 0, "",
-	  "fail requests: OP:ERRNO[:PROBABILITY][:path=GLOB][:off=START-END], rules separated "
+	  "fail requests: OP:ERRNO[:PROBABILITY (0 to 1)][:path=GLOB][:off=START-END], rules separated "
 	  "by ';' or given again (fault=read:EIO:0.01, fault=read:EIO:path=*/n0144*); "
 	  "see fs/README.md" },
 	{ "bare", TS_OPT_BOOL, OFF(bare), "false", 0, 0, "",
@@ -100,8 +100,10 @@ static void usage(FILE *out)
 		"tierfs options (-o name=value):\n");
 	ts_opt_help(out, ts_fs_opt_table);
 	ts_opt_help(out, ts_tier_cfg_opts);
-	fprintf(out, "\nFUSE options (-o): allow_other, default_permissions, max_threads=N, ... "
-		     "(see mount.fuse3(8))\n");
+	fprintf(out, "\nFUSE options (-o): allow_other (let users other than the one mounting in; "
+		     "each request is made as its caller, and default_permissions, always on, "
+		     "checks the file modes), max_threads=N (default 256), ... (see "
+		     "mount.fuse3(8))\n");
 }
 
 struct cmdline {
@@ -479,6 +481,18 @@ int main(int argc, char **argv)
 	}
 	if (prepare(fs, cl.pos[0], cl.pos[1]))
 		goto out;
+	/* The caller's umask has been applied by the kernel already: the
+	 * daemon's own must not be applied on top of it. */
+	umask(0);
+	if (geteuid() == 0) {
+		int n = getgroups(0, NULL);
+		fs->groups = calloc((size_t)(n > 0 ? n : 1), sizeof(*fs->groups));
+		if (n < 0 || !fs->groups || (fs->ngroups = getgroups(n, fs->groups)) < 0) {
+			fprintf(stderr, "tierfs: getgroups: %s\n", strerror(errno));
+			goto out;
+		}
+		fs->as_caller = true;
+	}
 	if (fs->o.trace && ts_fs_trace_check(fs, err, sizeof(err))) {
 		fprintf(stderr, "tierfs: %s\n", err);
 		goto out;
@@ -493,8 +507,12 @@ int main(int argc, char **argv)
 	/* Attributes are not cached in the kernel (a user's -o attr_timeout=
 	 * comes later and wins): a hard link is a separate inode to the
 	 * high-level API, and an unlink could not refresh the other names'
-	 * link count otherwise. Names stay cached for libfuse's default 1 s. */
-	if (fuse_opt_insert_arg(&args, 1, "-oattr_timeout=0,negative_timeout=0") ||
+	 * link count otherwise. Names stay cached for libfuse's default 1 s.
+	 * The kernel checks every access against the file modes
+	 * (default_permissions, always on): with allow_other a root daemon
+	 * must not open to everyone what the modes close. */
+	if (fuse_opt_insert_arg(&args, 1,
+				"-oattr_timeout=0,negative_timeout=0,default_permissions") ||
 	    fuse_opt_add_arg(&args, fs->mountpoint) ||
 	    (!has_arg(&args, "fsname=") && add_fsname(&args, fs->backing))) {
 		fprintf(stderr, "tierfs: out of memory\n");
@@ -577,6 +595,7 @@ out:
 	close(fs->calib_fd);
 	ts_opt_free(ts_fs_opt_table, &fs->o);
 	ts_opt_free(ts_tier_cfg_opts, &fs->cfg);
+	free(fs->groups);
 	free(fs->backing);
 	free(fs->mountpoint);
 	free(fs);

@@ -41,19 +41,25 @@ struct ts_tier {
 
 const struct ts_opt ts_tier_cfg_opts[] = {
 	{ "capacity", TS_OPT_SIZE, offsetof(struct ts_tier_cfg, capacity), NULL, 0, 0, "bytes",
-	  "emulated disk size (0 = the tier's default); sets the capacity formulas' C" },
+	  "emulated disk size: 0 (the default) is the tier's default size, one below the tier's "
+	  "smallest disk is raised to it (see --list-tiers --capacity); sets the capacity "
+	  "formulas' C" },
 	{ "mem", TS_OPT_SIZE, offsetof(struct ts_tier_cfg, mem), NULL, 0, 0, "bytes",
-	  "page-cache size of the emulated server (0 = no page cache)" },
+	  "page-cache size of the emulated server: 0 (no page cache, the default) or at least "
+	  "128 KiB" },
 	{ "seed", TS_OPT_U64, offsetof(struct ts_tier_cfg, seed), "1", 0, 0, "",
-	  "seed of the latency samples" },
+	  "seed of the latency samples, 0 to 2^64-1" },
 	{ "floor", TS_OPT_DURATION, offsetof(struct ts_tier_cfg, floor_ns), NULL, 0, 0, "ns",
-	  "per-request overhead the caller already pays, taken off injected latency" },
+	  "per-request overhead the caller already pays, taken off injected latency: a duration "
+	  ">= 0 (measured at mount unless calib=false)" },
 	{ "dirty_limit", TS_OPT_SIZE, offsetof(struct ts_tier_cfg, dirty_limit), NULL, 0, 0,
-	  "bytes", "dirty page-cache bytes before writes throttle (0 = 20% of mem)" },
+	  "bytes", "dirty page-cache bytes before writes throttle: 0 (20% of mem) or a size, "
+	  "capped at mem" },
 	{ "ra_max", TS_OPT_SIZE, offsetof(struct ts_tier_cfg, ra_max), NULL, 0, 0, "bytes",
-	  "largest readahead window (0 = 128 KiB, as Linux)" },
+	  "largest readahead window: 0 (128 KiB, as Linux) or a size (one under 4 KiB counts "
+	  "as 4 KiB)" },
 	{ "mem_rate", TS_OPT_RATE, offsetof(struct ts_tier_cfg, mem_bps), NULL, 0, 0, "bytes/s",
-	  "page-cache copy rate (0 = the built-in measured figure)" },
+	  "page-cache copy rate: 0 (the built-in measured figure) or a rate" },
 	{ NULL },
 };
 
