@@ -204,6 +204,29 @@ static int get_obj(struct ctx *c, json_t *obj, const char *key, const char *fiel
 	return 0;
 }
 
+/* Every key of @obj must be one of @known (NULL-terminated): a misspelt
+ * field would otherwise fall back to its default without a word. */
+static int check_keys(struct ctx *c, json_t *obj, const char *field, const char *const *known)
+{
+	const char *k;
+	json_t *v;
+	json_object_foreach(obj, k, v) {
+		bool ok = false;
+		for (const char *const *p = known; *p; p++)
+			ok |= !strcmp(*p, k);
+		if (!ok) {
+			char f[160], list[256] = "";
+			size_t used = 0;
+			for (const char *const *p = known; *p && used < sizeof(list); p++)
+				used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
+							used ? ", " : "", *p);
+			snprintf(f, sizeof(f), "%s%s%s", field, *field ? "." : "", k);
+			return fail(c, f, "unknown field (known: %s)", list);
+		}
+	}
+	return 0;
+}
+
 /* A size ("100GiB") or a duration ("10s") given as a string. */
 static int get_size(struct ctx *c, json_t *obj, const char *key, const char *field, bool need,
 		    uint64_t *out)
@@ -261,10 +284,13 @@ static int conv_figure(struct ctx *c, json_t *f, size_t i, enum ts_case_level le
 	int rc;
 	snprintf(base, sizeof(base), "figures.%zu", i);
 	out->line = locate(c->text, base);
+	static const char *const keys[] = { "metric", "value", "unit", "tolerance", "why",
+					    "known_miss", NULL };
 	if (!json_is_object(f))
 		return fail(c, base, "expected an object { metric, value, unit }");
 #define F(k) (snprintf(fld, sizeof(fld), "%s.%s", base, k), fld)
-	if ((rc = get_str(c, f, "metric", F("metric"), true, &out->name)) ||
+	if ((rc = check_keys(c, f, base, keys)) ||
+	    (rc = get_str(c, f, "metric", F("metric"), true, &out->name)) ||
 	    (rc = get_num(c, f, "value", F("value"), true, 0, 1e18, &out->value)) ||
 	    (rc = get_str(c, f, "unit", F("unit"), true, &out->unit)) ||
 	    (rc = get_str(c, f, "known_miss", F("known_miss"), false, &out->known_miss)))
@@ -312,10 +338,17 @@ static int conv_figure(struct ctx *c, json_t *f, size_t i, enum ts_case_level le
 /* config.device and config.workload of a disk-level case. */
 static int conv_disk(struct ctx *c, json_t *dev, json_t *wl, struct ts_case *k)
 {
+	static const char *const dev_keys[] = { "tier", "capacity", "profile", "raid0", "spec",
+						NULL };
+	static const char *const wl_keys[] = { "tool",	  "rw",	      "bs",	 "iodepth",
+					       "numjobs", "size",     "io_size", "runtime",
+					       "interval", "count",   "note",	 NULL };
 	int rc;
 	double raid = 0, iodepth = 1, numjobs = 1, count = 0;
 	char *rw = NULL;
-	if ((rc = get_str(c, dev, "tier", "config.device.tier", true, &k->tier)) ||
+	if ((rc = check_keys(c, dev, "config.device", dev_keys)) ||
+	    (rc = check_keys(c, wl, "config.workload", wl_keys)) ||
+	    (rc = get_str(c, dev, "tier", "config.device.tier", true, &k->tier)) ||
 	    (rc = get_size(c, dev, "capacity", "config.device.capacity", true, &k->capacity)) ||
 	    (rc = get_str(c, dev, "profile", "config.device.profile", false, &k->profile)) ||
 	    (rc = get_num(c, dev, "raid0", "config.device.raid0", false, 1, 64, &raid)) ||
@@ -356,14 +389,19 @@ static int conv_disk(struct ctx *c, json_t *dev, json_t *wl, struct ts_case *k)
 static int conv(struct ctx *c, json_t *root, struct ts_case *k)
 {
 	int rc;
-	char *level = NULL, *role = NULL, *url = NULL, *repo = NULL, *rpath = NULL, *what = NULL;
+	char *level = NULL, *url = NULL, *repo = NULL, *rpath = NULL, *what = NULL;
 	json_t *src, *cfg, *dev, *host, *wl, *tol, *figs;
 	double def_tol = 0;
 	char *def_why = NULL;
 
+	static const char *const keys[] = { "id",     "level",	   "role",    "source",
+					    "measured", "config",  "tolerance", "figures",
+					    "note",   NULL };
+	static const char *const src_keys[] = { "url", "repo", "path", "what", NULL };
 	if (!json_is_object(root))
 		return fail(c, "", "expected an object at the top");
-	if ((rc = get_str(c, root, "id", "id", true, &k->id)) ||
+	if ((rc = check_keys(c, root, "", keys)) ||
+	    (rc = get_str(c, root, "id", "id", true, &k->id)) ||
 	    (rc = get_str(c, root, "level", "level", true, &level)))
 		goto out;
 	const char *base = strrchr(c->path, '/') ? strrchr(c->path, '/') + 1 : c->path;
@@ -419,6 +457,7 @@ static int conv(struct ctx *c, json_t *root, struct ts_case *k)
 
 	/* source: { url } or { repo, path }, and what was run */
 	if ((rc = get_obj(c, root, "source", "source", &src)) ||
+	    (rc = check_keys(c, src, "source", src_keys)) ||
 	    (rc = get_str(c, src, "url", "source.url", false, &url)) ||
 	    (rc = get_str(c, src, "repo", "source.repo", false, &repo)) ||
 	    (rc = get_str(c, src, "path", "source.path", !!repo, &rpath)) ||
@@ -481,7 +520,6 @@ static int conv(struct ctx *c, json_t *root, struct ts_case *k)
 	}
 out:
 	free(level);
-	free(role);
 	free(url);
 	free(repo);
 	free(rpath);

@@ -46,6 +46,8 @@ refused no-tolerance-why 'del c["tolerance"]["why"]' 37 tolerance.why
 refused no-role 'del c["role"]' 1 role
 refused no-tier 'del c["config"]["device"]["tier"]' 11 config.device.tier
 refused wrong-id 'c["id"] = "other"' 2 id
+refused misspelt 'c["config"]["workload"]["numjob"] = 4' 35 config.workload.numjob
+refused top-typo 'c["figure"] = []' 49 figure
 
 # A case whose figure the profile was fitted to cannot check it.
 mkdir -p "$work/fitrule"
