@@ -67,9 +67,10 @@ static const struct ts_opt vopts[] = {
 };
 #undef OFF
 
-enum fstat { F_INSIDE, F_OUTSIDE, F_KNOWN, F_FIT, F_FIT_OFF, F_KNOWN_NOW_INSIDE };
-static const char *const fstat_name[] = { "inside",	"OUTSIDE", "known miss",
-					  "fit",	"FIT OFF", "inside (known miss recorded)" };
+enum fstat { F_INSIDE, F_OUTSIDE, F_KNOWN, F_FIT, F_FIT_OFF, F_KNOWN_NOW_INSIDE, F_FLOOR };
+static const char *const fstat_name[] = { "inside",  "OUTSIDE", "known miss",
+					  "fit",     "FIT OFF", "inside (known miss recorded)",
+					  "not judged: below the FUSE floor" };
 
 struct frow {
 	const struct ts_case_figure *fig;
@@ -245,7 +246,7 @@ static int check_fit_rule(const struct ts_tier_set *set, struct ts_case **all, s
 #if TS_HAVE_RUNNER
 /* Runs the case's job with fio through a tierfs mount of its tier. */
 static int run_real(const struct ts_case *c, const struct vcfg *v, const char *profile_path,
-		    struct ts_fiojob_result *res, char *err, size_t errlen)
+		    struct ts_fiojob_result *res, double *floor_ns, char *err, size_t errlen)
 {
 	char work[] = "/tmp/tiersim-validate.XXXXXX", backing[64], mnt[64], out[80];
 	if (!mkdtemp(work)) {
@@ -316,6 +317,13 @@ static int run_real(const struct ts_case *c, const struct vcfg *v, const char *p
 		snprintf(err, errlen, "fio failed on the tierfs mount of %s", c->tier);
 		rc = -EIO;
 	}
+	/* The FUSE round trip tierfs measured at mount: a latency below it
+	 * cannot be emulated on this host. */
+	char stats[96];
+	snprintf(stats, sizeof(stats), "%s/.tierfs/stats", mnt);
+	json_t *sj = json_load_file(stats, 0, NULL);
+	*floor_ns = (double)json_integer_value(json_object_get(sj, "floor_ns"));
+	json_decref(sj);
 	char merr[256];
 	if (ts_mount_stop(&ms, m, merr, sizeof(merr)) && !rc) {
 		snprintf(err, errlen, "%s", merr);
@@ -356,14 +364,18 @@ static int run_case(struct crow *r, const struct ts_tier_set *set, const struct 
 {
 	const struct ts_case *c = r->c;
 	char err[1024];
-	struct ts_fiojob_result res;
+	struct ts_fiojob_result res, model;
 	const struct ts_tier_profile *p;
+	double floor_ns = 0;
 	int rc = ts_tier_set_lookup(set, c->tier, &p, err, sizeof(err));
 	if (!rc && v->real) {
 #if TS_HAVE_RUNNER
 		char path[4096];
 		bool has = c->profile && !ts_data_find(c->profile, path, sizeof(path));
-		rc = run_real(c, v, has ? path : NULL, &res, err, sizeof(err));
+		rc = run_real(c, v, has ? path : NULL, &res, &floor_ns, err, sizeof(err));
+		/* What the model targets, to tell which latencies the host can emulate. */
+		if (!rc)
+			rc = ts_fiojob_run(p, c->capacity, &c->job, &model, err, sizeof(err));
 #else
 		snprintf(err, sizeof(err), "--real needs the tierfs mount support, which this "
 					   "build lacks");
@@ -384,7 +396,10 @@ static int run_case(struct crow *r, const struct ts_tier_set *set, const struct 
 		fr->predicted = pick(&res, f->metric) / f->scale;
 		fr->error = f->value > 0 ? (fr->predicted - f->value) / f->value : 0;
 		bool in = fabs(fr->error) <= f->tolerance;
-		if (c->fits)
+		if (v->real && f->metric >= TS_METRIC_LAT_MEAN && f->metric <= TS_METRIC_LAT_P99 &&
+		    pick(&model, f->metric) < floor_ns)
+			fr->st = F_FLOOR;
+		else if (c->fits)
 			fr->st = in ? F_FIT : F_FIT_OFF;
 		else if (f->known_miss)
 			fr->st = in ? F_KNOWN_NOW_INSIDE : F_KNOWN;
@@ -421,6 +436,7 @@ static void fmt_val(char *buf, size_t n, double v)
 
 struct summary {
 	size_t checks, checks_inside, known, outside, fits, fits_ok, not_runnable, failed;
+	size_t floor; /* --real: figures whose target latency is below the FUSE floor */
 	size_t nerr;
 	double median;
 };
@@ -443,6 +459,10 @@ static void summarize(struct crow *rows, size_t n, struct summary *s, double *er
 		bool in = true, known = false;
 		for (size_t k = 0; k < r->c->nfig; k++) {
 			enum fstat st = r->f[k].st;
+			if (st == F_FLOOR) {
+				s->floor++;
+				continue;
+			}
 			in &= st == F_INSIDE || st == F_FIT || st == F_KNOWN_NOW_INSIDE;
 			known |= st == F_KNOWN;
 			if (!r->c->fits) {
@@ -516,6 +536,10 @@ static void print_text(struct crow *rows, size_t n, const struct summary *s,
 	printf("         %zu fitting cases (%zu reproduced by their profile), %zu not runnable "
 	       "yet, %zu failed to run\n",
 	       s->fits, s->fits_ok, s->not_runnable, s->failed);
+	if (s->floor)
+		printf("         %zu latency figures not judged: the model's target is below the "
+		       "FUSE round trip this host adds\n",
+		       s->floor);
 	if (nworst) {
 		printf("worst %s:\n", nworst < 5 ? "figures" : "five");
 		for (size_t i = 0; i < nworst && i < 5; i++) {
@@ -570,7 +594,7 @@ static int print_json(struct crow *rows, size_t n, const struct summary *s, bool
 		"not_runnable", (json_int_t)s->not_runnable, "failed", (json_int_t)s->failed);
 	if (!root)
 		return -ENOMEM;
-	int rc = json_dumpf(root, stdout, JSON_INDENT(2)) ? -EIO : 0;
+	int rc = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6)) ? -EIO : 0;
 	putchar('\n');
 	json_decref(root);
 	return rc;
