@@ -40,6 +40,7 @@ static const struct cmd cmds[] = {
 #endif
 #if TS_HAVE_TIERS
 	{ "tiers", ts_cmd_tiers, "list the tier profiles and their limits" },
+	{ "validate", ts_cmd_validate, "run the validation cases: predicted vs measured on real systems" },
 #endif
 #if TS_HAVE_DATASET
 	{ "dataset", ts_cmd_dataset, "make the study's datasets (ImageNet JPEG/LMDB/RecordIO, PTB) or show their sizes" },

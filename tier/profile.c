@@ -39,7 +39,7 @@ static const char *const tier_keys[] = { "desc",	  "source",	    "capacity",
 					 "mibps",	  "read_mibps",	    "write_mibps",
 					 "io_unit",	  "merge_sequential", "charge_full_unit",
 					 "burst",	  "parallel",	    "latency",
-					 NULL };
+					 "evidence",	  NULL };
 
 static const struct ts_luadata_kind kinds[] = {
 	{ .name = "tier", .named = true, .keys = tier_keys },
@@ -288,7 +288,172 @@ static void profile_free(struct ts_tier_profile *p)
 	free(p->desc);
 	free(p->source);
 	free(p->where);
+	for (int i = 0; i < TS_EV_NR; i++) {
+		free(p->ev[i].what);
+		free(p->ev[i].fit_case);
+	}
 	free(p);
+}
+
+/* ---- Evidence labels ------------------------------------------------------ */
+
+/*
+ * evidence = { FIELD = ENTRY, ... } where FIELD is iops, read_iops,
+ * write_iops, mibps, read_mibps, write_mibps, burst or latency, and ENTRY
+ * is { LABEL, "what", case = "validation case id" } with LABEL one of
+ * "measured", "spec", "assumed" (case optional). latency may also be
+ * { read = ENTRY, write = ENTRY, meta = ENTRY, sync = ENTRY }. Once a
+ * tier has an evidence table, every field it sets must be labelled and no
+ * label may name a field it does not set.
+ */
+static const char *const ev_names[TS_EV_NR] = {
+	"iops",		"read_iops",	 "write_iops",	 "mibps",
+	"read_mibps",	"write_mibps",	 "burst",	 "latency.read",
+	"latency.write", "latency.meta", "latency.sync",
+};
+
+const char *ts_tier_ev_field_name(enum ts_tier_ev_field f)
+{
+	return f < TS_EV_NR ? ev_names[f] : "?";
+}
+
+const char *ts_tier_ev_label_name(enum ts_tier_ev_label l)
+{
+	static const char *const n[] = { "-", "measured", "spec", "assumed" };
+	return l <= TS_EV_ASSUMED ? n[l] : "?";
+}
+
+/* Whether @p sets field @f at all. */
+static bool ev_field_set(const struct ts_tier_profile *p, enum ts_tier_ev_field f)
+{
+	switch (f) {
+	case TS_EV_IOPS: return p->iops.set;
+	case TS_EV_READ_IOPS: return p->read_iops.set;
+	case TS_EV_WRITE_IOPS: return p->write_iops.set;
+	case TS_EV_MIBPS: return p->mibps.set;
+	case TS_EV_READ_MIBPS: return p->read_mibps.set;
+	case TS_EV_WRITE_MIBPS: return p->write_mibps.set;
+	case TS_EV_BURST: return p->burst != TS_TIER_BURST_NONE;
+	case TS_EV_LAT_READ: return p->lat_read.kind != TS_TIER_DIST_NONE;
+	case TS_EV_LAT_WRITE: return p->lat_write.kind != TS_TIER_DIST_NONE;
+	case TS_EV_LAT_META: return p->lat_meta.kind != TS_TIER_DIST_NONE;
+	case TS_EV_LAT_SYNC: return p->lat_sync.kind != TS_TIER_DIST_NONE;
+	default: return false;
+	}
+}
+
+/* One { LABEL, "what", case = ID } at @idx into @out. */
+static int ev_entry(struct conv *c, int idx, const char *field, struct ts_tier_evidence *out)
+{
+	lua_State *L = c->L;
+	char f[96];
+	snprintf(f, sizeof(f), "evidence.%s", field);
+	if (!lua_istable(L, idx))
+		return conv_fail(c, f, "expected { \"measured\"|\"spec\"|\"assumed\", \"source\" }");
+	idx = lua_absindex(L, idx);
+	lua_pushnil(L);
+	while (lua_next(L, idx)) {
+		bool ok = (lua_type(L, -2) == LUA_TNUMBER &&
+			   (lua_tointeger(L, -2) == 1 || lua_tointeger(L, -2) == 2)) ||
+			  (lua_type(L, -2) == LUA_TSTRING && !strcmp(lua_tostring(L, -2), "case"));
+		lua_pop(L, 1);
+		if (!ok) {
+			lua_pop(L, 1);
+			return conv_fail(c, f, "unknown key (an entry is { LABEL, \"source\", "
+					       "case = \"case-id\" })");
+		}
+	}
+	lua_rawgeti(L, idx, 1);
+	const char *label = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+	out->label = !label ? TS_EV_NONE
+		     : !strcmp(label, "measured") ? TS_EV_MEASURED
+		     : !strcmp(label, "spec")	  ? TS_EV_SPEC
+		     : !strcmp(label, "assumed")  ? TS_EV_ASSUMED
+						  : TS_EV_NONE;
+	lua_pop(L, 1);
+	if (out->label == TS_EV_NONE)
+		return conv_fail(c, f, "the label (first value) must be \"measured\", \"spec\" or "
+				       "\"assumed\"");
+	lua_rawgeti(L, idx, 2);
+	bool src = lua_type(L, -1) == LUA_TSTRING && *lua_tostring(L, -1);
+	char *what = src ? strdup(lua_tostring(L, -1)) : NULL;
+	lua_pop(L, 1);
+	if (!src)
+		return conv_fail(c, f, "missing its source (second value: the measurement, the "
+				       "vendor table, or why it is assumed)");
+	if (!what)
+		return -ENOMEM;
+	free(out->what);
+	out->what = what;
+	return get_field(c, idx, f, "case", K_STRING, &out->fit_case, NULL);
+}
+
+static int conv_evidence(struct conv *c, int t, struct ts_tier_profile *p)
+{
+	static const char *const keys[] = { "iops",	  "read_iops",	 "write_iops", "mibps",
+					    "read_mibps", "write_mibps", "burst",      "latency",
+					    NULL };
+	static const char *const lat_keys[] = { "read", "write", "meta", "sync", NULL };
+	lua_State *L = c->L;
+	int base = lua_gettop(L), rc = 0;
+	int ty = lua_getfield(L, t, "evidence");
+	if (ty == LUA_TNIL)
+		goto out;
+	if (ty != LUA_TTABLE) {
+		rc = conv_fail(c, "evidence", "expected a table { FIELD = { LABEL, \"source\" } }");
+		goto out;
+	}
+	int e = lua_gettop(L);
+	p->has_evidence = true;
+	if ((rc = check_keys(c, e, "evidence", keys)))
+		goto out;
+	for (int f = 0; f < TS_EV_LAT_READ && !rc; f++) {
+		if (lua_getfield(L, e, ev_names[f]) != LUA_TNIL)
+			rc = ev_entry(c, -1, ev_names[f], &p->ev[f]);
+		lua_pop(L, 1);
+	}
+	if (rc)
+		goto out;
+	/* latency: one entry for every op, or one per op. */
+	ty = lua_getfield(L, e, "latency");
+	if (ty == LUA_TTABLE) {
+		lua_rawgeti(L, -1, 1);
+		bool whole = lua_type(L, -1) == LUA_TSTRING;
+		lua_pop(L, 1);
+		if (whole) {
+			for (int f = TS_EV_LAT_READ; f <= TS_EV_LAT_SYNC && !rc; f++)
+				if (ev_field_set(p, f))
+					rc = ev_entry(c, -1, "latency", &p->ev[f]);
+		} else if (!(rc = check_keys(c, -1, "evidence.latency", lat_keys))) {
+			for (int f = TS_EV_LAT_READ; f <= TS_EV_LAT_SYNC && !rc; f++) {
+				if (lua_getfield(L, -1, lat_keys[f - TS_EV_LAT_READ]) != LUA_TNIL)
+					rc = ev_entry(c, -1, ev_names[f], &p->ev[f]);
+				lua_pop(L, 1);
+			}
+		}
+	} else if (ty != LUA_TNIL) {
+		rc = conv_fail(c, "evidence.latency", "expected an entry or { read=, write=, ... }");
+	}
+	if (rc)
+		goto out;
+	for (int f = 0; f < TS_EV_NR; f++) {
+		char fld[64];
+		snprintf(fld, sizeof(fld), "evidence.%s", ev_names[f]);
+		bool set = ev_field_set(p, f), labelled = p->ev[f].label != TS_EV_NONE;
+		if (set && !labelled) {
+			rc = conv_fail(c, fld, "missing: the tier sets %s, so label it \"measured\", "
+					       "\"spec\" or \"assumed\" with its source",
+				       ev_names[f]);
+			break;
+		}
+		if (labelled && !set) {
+			rc = conv_fail(c, fld, "labels %s, which the tier does not set", ev_names[f]);
+			break;
+		}
+	}
+out:
+	lua_settop(L, base);
+	return rc;
 }
 
 /* Converts the tier table at the top of the stack. */
@@ -393,7 +558,7 @@ static int conv_tier(struct conv *c, struct ts_tier_profile *p)
 		return conv_fail(c, "latency", "expected a table");
 	}
 	lua_pop(L, 1);
-	return 0;
+	return conv_evidence(c, t, p);
 }
 
 static int set_push(struct ts_tier_profile ***v, size_t *n, size_t *cap,
@@ -698,6 +863,33 @@ int ts_tier_print_table(FILE *f, const struct ts_tier_set *set, uint64_t capacit
 		if (fprintf(f, "%-17s %10s %8s %8s %8s %8s %19s %19s  %-27s %s\n", p->name, cap, ri,
 			    wi, rb, wb, lr, lw, bu, p->source ? p->source : "-") < 0)
 			return -EIO;
+	}
+	return fflush(f) ? -errno : 0;
+}
+
+/* ---- The evidence table ---------------------------------------------------- */
+
+int ts_tier_print_evidence(FILE *f, const struct ts_tier_set *set)
+{
+	fprintf(f, "%-17s %-14s %-9s %-26s %s\n", "tier", "field", "label", "fitted to case",
+		"source");
+	for (size_t i = 0; i < set->n; i++) {
+		const struct ts_tier_profile *p = set->p[i];
+		if (!p->has_evidence) {
+			if (fprintf(f, "%-17s %-14s %-9s %-26s %s\n", p->name, "*", "-", "-",
+				    "no evidence table (unlabelled)") < 0)
+				return -EIO;
+			continue;
+		}
+		for (int k = 0; k < TS_EV_NR; k++) {
+			const struct ts_tier_evidence *e = &p->ev[k];
+			if (e->label == TS_EV_NONE)
+				continue;
+			if (fprintf(f, "%-17s %-14s %-9s %-26s %s\n", p->name, ev_names[k],
+				    ts_tier_ev_label_name(e->label), e->fit_case ? e->fit_case : "-",
+				    e->what) < 0)
+				return -EIO;
+		}
 	}
 	return fflush(f) ? -errno : 0;
 }

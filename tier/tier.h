@@ -72,6 +72,36 @@ enum ts_tier_burst_kind {
 	TS_TIER_BURST_BYTES, /* credits are bytes (AWS st1/sc1) */
 };
 
+/*
+ * Evidence: where each number of a profile comes from. `measured` names
+ * the measurement it was fitted to (and, in fit_case, the validation case
+ * that holds it, which then cannot also check it), `spec` a vendor table,
+ * `assumed` neither. Labelled per field; fs/tiers.lua documents the form.
+ */
+enum ts_tier_ev_label { TS_EV_NONE, TS_EV_MEASURED, TS_EV_SPEC, TS_EV_ASSUMED };
+enum ts_tier_ev_field {
+	TS_EV_IOPS,
+	TS_EV_READ_IOPS,
+	TS_EV_WRITE_IOPS,
+	TS_EV_MIBPS,
+	TS_EV_READ_MIBPS,
+	TS_EV_WRITE_MIBPS,
+	TS_EV_BURST, /* burst rate and bucket */
+	TS_EV_LAT_READ,
+	TS_EV_LAT_WRITE,
+	TS_EV_LAT_META,
+	TS_EV_LAT_SYNC,
+	TS_EV_NR,
+};
+struct ts_tier_evidence {
+	enum ts_tier_ev_label label; /* NONE: the field is not set, or not labelled */
+	char *what;		     /* the measurement or table, one line */
+	char *fit_case;		     /* validation case id it was fitted to, or NULL */
+};
+/* "iops" ... "latency.sync"; "measured", "spec", "assumed" ("-" for NONE). */
+const char *ts_tier_ev_field_name(enum ts_tier_ev_field f);
+const char *ts_tier_ev_label_name(enum ts_tier_ev_label l);
+
 struct ts_tier_profile {
 	char *name;
 	char *desc;	/* one line: what the tier is */
@@ -96,6 +126,9 @@ struct ts_tier_profile {
 
 	unsigned parallel; /* requests the device serves at once; 0 = unbounded */
 	struct ts_tier_dist lat_read, lat_write, lat_meta, lat_sync;
+
+	bool has_evidence; /* an evidence table was given: every set field is labelled */
+	struct ts_tier_evidence ev[TS_EV_NR];
 };
 
 /* What a profile means at one capacity. Rates are per second; 0 = no cap. */
@@ -140,6 +173,9 @@ TS_WUR int ts_tier_effective(const struct ts_tier_profile *p, uint64_t capacity,
  * tier with its effective caps, latency p50/p99, burst and source.
  * @capacity 0 = each tier's default. Returns 0 or -errno. */
 int ts_tier_print_table(FILE *f, const struct ts_tier_set *set, uint64_t capacity);
+/* One row per labelled field of every tier: tier, field, label, what it
+ * was fitted to or taken from. Returns 0 or -errno. */
+int ts_tier_print_evidence(FILE *f, const struct ts_tier_set *set);
 
 /* ---- The model --------------------------------------------------------- */
 
