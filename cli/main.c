@@ -15,41 +15,15 @@ struct cmd {
 	const char *help;
 };
 
-#ifndef TS_HAVE_RUNNER
-#define TS_HAVE_RUNNER 0
-#endif
-#ifndef TS_HAVE_TIERS
-#define TS_HAVE_TIERS 0
-#endif
-#ifndef TS_HAVE_DATASET
-#define TS_HAVE_DATASET 0
-#endif
-#ifndef TS_HAVE_TRACE
-#define TS_HAVE_TRACE 0
-#endif
-#ifndef TS_HAVE_REPLAY
-#define TS_HAVE_REPLAY 0
-#endif
-
-/* The subcommands; a part's line sits under the part it needs. */
+/* The subcommands. */
 static const struct cmd cmds[] = {
-#if TS_HAVE_RUNNER
 	{ "run", ts_cmd_run, "run a Lua scenario and print its report" },
 	{ "compare", ts_cmd_compare, "run one scenario on several tiers and compare them" },
 	{ "advise", ts_cmd_advise, "the smallest tier x vCPU x memory that loses nothing measurable" },
-#endif
-#if TS_HAVE_TIERS
 	{ "tiers", ts_cmd_tiers, "list the tier profiles and their limits" },
-#endif
-#if TS_HAVE_DATASET
 	{ "dataset", ts_cmd_dataset, "make the study's datasets (ImageNet JPEG/LMDB/RecordIO, PTB) or show their sizes" },
-#endif
-#if TS_HAVE_TRACE
 	{ "trace", ts_cmd_trace, "inspect, convert, import and export IO traces" },
-#endif
-#if TS_HAVE_REPLAY
 	{ "replay", ts_cmd_replay, "replay a trace on tiers (--virtual) or against a directory" },
-#endif
 	{ "calibrate", ts_cmd_calibrate, "measure decode cost or engine step times for profiles" },
 };
 
