@@ -559,6 +559,6 @@ void ts_opt_help_args(FILE *f, const struct ts_opt *tab)
 
 void ts_opt_free(const struct ts_opt *tab, void *base)
 {
-	for (const struct ts_opt *o = tab; o->name; o++)
+	for (const struct ts_opt *o = tab; o && o->name; o++)
 		free_one(o, base);
 }
