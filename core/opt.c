@@ -399,6 +399,7 @@ int ts_opt_parse_args(const struct ts_opt *tab, void *base, int argc, char **arg
 				return rc;
 		}
 	}
+	argv[1 + out->npos] = NULL; /* as argv[argc] */
 	return 0;
 }
 

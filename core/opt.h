@@ -83,8 +83,8 @@ TS_WUR int ts_opt_from_lua(const struct ts_opt *tab, void *base, struct lua_Stat
  * TS_OPT_ARGS_FIRST, where the first positional word ends the options (a
  * program that hands the rest to a subcommand). "-h" or "--help" anywhere
  * among the options sets @out->help and parses nothing. The positional
- * words are moved to the front, argv[1..1 + npos), in their order, and
- * @out->pos points at them. Errors name the option as the user wrote it,
+ * words are moved to the front, argv[1..1 + npos), in their order,
+ * argv[1 + npos] becomes NULL, and @out->pos points at them. Errors name the option as the user wrote it,
  * in one line: "unknown option '--cuont'" (TS_E_UNKNOWN), "--top ten:
  * expected a non-negative integer" (TS_E_PARSE).
  */
