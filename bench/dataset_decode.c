@@ -136,7 +136,7 @@ static const struct ts_opt opts[] = {
 int main(int argc, char **argv)
 {
 	struct args o;
-	struct ts_opt_args a;
+	struct ts_opt_args a = { 0 };
 	char err[256];
 	tjhandle tj = tjInitDecompress();
 	struct img *refs = NULL;
