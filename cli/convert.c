@@ -210,6 +210,138 @@ static int mdb_err(int rc, const char *what, const char *out, char *err, size_t 
 	return rc > 0 ? -rc : TS_E_CORRUPT;
 }
 
+/* One conversion's state: the decoders, the buffers that grow to the
+ * largest image, and the LMDB environment with its open transaction. */
+struct conv {
+	const struct ts_convert_cfg *cfg;
+	struct ts_convert_stats *st;
+	const char *out;
+	int side;		   /* cfg->resize */
+	uint8_t *rs, *chw;	   /* side x side x 3: resized RGB, CHW BGR */
+	uint8_t *file, *rgb, *val; /* the JPEG, its pixels, the Datum */
+	size_t file_cap, rgb_cap, val_cap;
+	tjhandle dec, enc;
+	MDB_env *env;
+	MDB_txn *txn;
+	MDB_dbi dbi;
+	char *err;
+	size_t errlen;
+};
+
+static int grow(uint8_t **buf, size_t *cap, size_t need)
+{
+	if (need <= *cap)
+		return 0;
+	uint8_t *nb = realloc(*buf, need);
+	if (!nb)
+		return -ENOMEM;
+	*buf = nb;
+	*cap = need;
+	return 0;
+}
+
+/* The output folder and its LMDB, sized for @n images. */
+static int conv_open(struct conv *c, size_t n)
+{
+	int rc;
+	if (mkdir(c->out, 0755) && errno != EEXIST) {
+		rc = -errno;
+		snprintf(c->err, c->errlen, "preprocess: cannot create %s: %s", c->out,
+			 strerror(errno));
+		return rc;
+	}
+	if ((rc = mdb_env_create(&c->env))) {
+		c->env = NULL;
+		return mdb_err(rc, "env_create", c->out, c->err, c->errlen);
+	}
+	/* Room for every image with generous page overhead. */
+	size_t px = (size_t)c->side * c->side * 3;
+	size_t mapsize = (size_t)n * (px + 4096) * 2 + ((size_t)1 << 26);
+	if ((rc = mdb_env_set_mapsize(c->env, mapsize)) ||
+	    (rc = mdb_env_open(c->env, c->out, 0, 0664)))
+		return mdb_err(rc, "open", c->out, c->err, c->errlen);
+	return 0;
+}
+
+/* Reads and decodes @path, resizes it to side x side and encodes its
+ * Datum into c->val; *@vlen is the Datum's size. */
+static int conv_datum(struct conv *c, const char *path, int32_t label, size_t *vlen)
+{
+	size_t len = 0;
+	uint64_t a = ts_now_ns();
+	int rc = slurp(path, &c->file, &c->file_cap, &len);
+	c->st->io_ns += ts_now_ns() - a;
+	if (rc) {
+		snprintf(c->err, c->errlen, "preprocess: cannot read %s: %s", path,
+			 ts_strerror(rc));
+		return rc;
+	}
+	c->st->bytes_in += len;
+	int w, h, sub, cs;
+	if (tjDecompressHeader3(c->dec, c->file, (unsigned long)len, &w, &h, &sub, &cs)) {
+		snprintf(c->err, c->errlen, "preprocess: %s: %s", path, tjGetErrorStr2(c->dec));
+		return TS_E_CORRUPT;
+	}
+	if (grow(&c->rgb, &c->rgb_cap, (size_t)w * h * 3))
+		return -ENOMEM;
+	if (tjDecompress2(c->dec, c->file, (unsigned long)len, c->rgb, w, 0, h, TJPF_RGB, 0)) {
+		snprintf(c->err, c->errlen, "preprocess: %s: %s", path, tjGetErrorStr2(c->dec));
+		return TS_E_CORRUPT;
+	}
+	resize_rgb(c->rgb, w, h, c->rs, c->side, c->side);
+	struct ts_datum d;
+	unsigned char *jpg = NULL;
+	unsigned long jlen = 0;
+	if (c->cfg->encoded) {
+		/* cv::imencode(".jpg") at OpenCV's default quality, 95. */
+		if (tjCompress2(c->enc, c->rs, c->side, 0, c->side, TJPF_RGB, &jpg, &jlen,
+				TJSAMP_420, 95, 0)) {
+			snprintf(c->err, c->errlen, "preprocess: encode %s: %s", path,
+				 tjGetErrorStr2(c->enc));
+			return TS_E_CORRUPT;
+		}
+		ts_datum_init_encoded(&d, jpg, jlen, label);
+	} else {
+		ts_datum_rgb_to_chw_bgr(c->rs, c->side, c->side, c->chw);
+		ts_datum_init_raw(&d, 3, c->side, c->side, c->chw, label);
+	}
+	if (grow(&c->val, &c->val_cap, ts_datum_encoded_size(&d))) {
+		tjFree(jpg);
+		return -ENOMEM;
+	}
+	ssize_t wl = ts_datum_encode(&d, c->val, c->val_cap);
+	tjFree(jpg);
+	if (wl < 0)
+		return (int)wl;
+	*vlen = (size_t)wl;
+	return 0;
+}
+
+/* Puts c->val under image @k's key in the open transaction (begun here
+ * when there is none); commits after @commit. */
+static int conv_put(struct conv *c, size_t k, const char *rel, size_t vlen, bool commit)
+{
+	int rc;
+	if (!c->txn && ((rc = mdb_txn_begin(c->env, NULL, 0, &c->txn)) ||
+			(rc = mdb_dbi_open(c->txn, NULL, 0, &c->dbi))))
+		return mdb_err(rc, "txn_begin", c->out, c->err, c->errlen);
+	char key[4200];
+	int kl = snprintf(key, sizeof(key), "%08zu_%s", k, rel);
+	MDB_val mk = {.mv_size = (size_t)kl, .mv_data = key};
+	MDB_val mv = {.mv_size = vlen, .mv_data = c->val};
+	if ((rc = mdb_put(c->txn, c->dbi, &mk, &mv, 0)))
+		return mdb_err(rc, "put", c->out, c->err, c->errlen);
+	c->st->bytes_out += vlen;
+	c->st->images++;
+	if (!commit)
+		return 0;
+	uint64_t a = ts_now_ns();
+	rc = mdb_txn_commit(c->txn);
+	c->txn = NULL;
+	c->st->io_ns += ts_now_ns() - a;
+	return rc ? mdb_err(rc, "commit", c->out, c->err, c->errlen) : 0;
+}
+
 int ts_convert_imageset(const char *in, const char *out, const struct ts_convert_cfg *cfg,
 			struct ts_convert_stats *st, char *err, size_t errlen)
 {
@@ -219,18 +351,21 @@ int ts_convert_imageset(const char *in, const char *out, const struct ts_convert
 	int rc = collect(in, &items, &n, err, errlen);
 	if (rc)
 		return rc;
+	struct conv c = {.cfg = cfg,
+			 .st = st,
+			 .out = out,
+			 .side = (int)cfg->resize,
+			 .err = err,
+			 .errlen = errlen};
+	size_t px = (size_t)c.side * c.side * 3;
 	/* convert_imageset --shuffle (create_imagenet.sh passes it). */
 	uint32_t *order = malloc(n * sizeof(*order));
-	const int side = (int)cfg->resize;
-	size_t px = (size_t)side * side * 3;
-	uint8_t *rs = malloc(px), *chw = malloc(px), *file = NULL, *rgb = NULL, *val = NULL;
-	size_t file_cap = 0, rgb_cap = 0, val_cap = 0;
-	tjhandle dec = tjInitDecompress(), enc = cfg->encoded ? tjInitCompress() : NULL;
-	MDB_env *env = NULL;
-	MDB_txn *txn = NULL;
-	MDB_dbi dbi;
+	c.rs = malloc(px);
+	c.chw = malloc(px);
+	c.dec = tjInitDecompress();
+	c.enc = cfg->encoded ? tjInitCompress() : NULL;
 	uint64_t t0 = ts_now_ns();
-	if (!order || !rs || !chw || !dec || (cfg->encoded && !enc)) {
+	if (!order || !c.rs || !c.chw || !c.dec || (cfg->encoded && !c.enc)) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -239,23 +374,8 @@ int ts_convert_imageset(const char *in, const char *out, const struct ts_convert
 	for (size_t i = 0; i < n; i++)
 		order[i] = (uint32_t)i;
 	ts_rng_shuffle_u32(&rng, order, n);
-
-	if (mkdir(out, 0755) && errno != EEXIST) {
-		rc = -errno;
-		snprintf(err, errlen, "preprocess: cannot create %s: %s", out, strerror(errno));
+	if ((rc = conv_open(&c, n)))
 		goto out;
-	}
-	if ((rc = mdb_env_create(&env))) {
-		rc = mdb_err(rc, "env_create", out, err, errlen);
-		env = NULL;
-		goto out;
-	}
-	/* Room for every image with generous page overhead. */
-	size_t mapsize = (size_t)n * (px + 4096) * 2 + ((size_t)1 << 26);
-	if ((rc = mdb_env_set_mapsize(env, mapsize)) || (rc = mdb_env_open(env, out, 0, 0664))) {
-		rc = mdb_err(rc, "open", out, err, errlen);
-		goto out;
-	}
 	uint64_t since = 0;
 	for (size_t k = 0; k < n; k++) {
 		if (cfg->stop && *cfg->stop) {
@@ -263,101 +383,15 @@ int ts_convert_imageset(const char *in, const char *out, const struct ts_convert
 			goto out;
 		}
 		const struct item *it = &items[order[k]];
-		if (!txn) {
-			if ((rc = mdb_txn_begin(env, NULL, 0, &txn)) ||
-			    (rc = mdb_dbi_open(txn, NULL, 0, &dbi))) {
-				rc = mdb_err(rc, "txn_begin", out, err, errlen);
-				goto out;
-			}
-		}
 		char path[4096];
 		snprintf(path, sizeof(path), "%s/%s", in, it->rel);
-		size_t len = 0;
-		uint64_t a = ts_now_ns();
-		rc = slurp(path, &file, &file_cap, &len);
-		st->io_ns += ts_now_ns() - a;
-		if (rc) {
-			snprintf(err, errlen, "preprocess: cannot read %s: %s", path, ts_strerror(rc));
+		size_t vlen = 0;
+		bool commit = ++since == cfg->txn || k + 1 == n;
+		if ((rc = conv_datum(&c, path, it->label, &vlen)) ||
+		    (rc = conv_put(&c, k, it->rel, vlen, commit)))
 			goto out;
-		}
-		st->bytes_in += len;
-		int w, h, sub, cs;
-		if (tjDecompressHeader3(dec, file, (unsigned long)len, &w, &h, &sub, &cs)) {
-			snprintf(err, errlen, "preprocess: %s: %s", path, tjGetErrorStr2(dec));
-			rc = TS_E_CORRUPT;
-			goto out;
-		}
-		size_t need = (size_t)w * h * 3;
-		if (need > rgb_cap) {
-			uint8_t *nb = realloc(rgb, need);
-			if (!nb) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			rgb = nb;
-			rgb_cap = need;
-		}
-		if (tjDecompress2(dec, file, (unsigned long)len, rgb, w, 0, h, TJPF_RGB, 0)) {
-			snprintf(err, errlen, "preprocess: %s: %s", path, tjGetErrorStr2(dec));
-			rc = TS_E_CORRUPT;
-			goto out;
-		}
-		resize_rgb(rgb, w, h, rs, side, side);
-		struct ts_datum d;
-		unsigned char *jpg = NULL;
-		unsigned long jlen = 0;
-		if (cfg->encoded) {
-			/* cv::imencode(".jpg") at OpenCV's default quality, 95. */
-			if (tjCompress2(enc, rs, side, 0, side, TJPF_RGB, &jpg, &jlen, TJSAMP_420, 95,
-					0)) {
-				snprintf(err, errlen, "preprocess: encode %s: %s", path,
-					 tjGetErrorStr2(enc));
-				rc = TS_E_CORRUPT;
-				goto out;
-			}
-			ts_datum_init_encoded(&d, jpg, jlen, it->label);
-		} else {
-			ts_datum_rgb_to_chw_bgr(rs, side, side, chw);
-			ts_datum_init_raw(&d, 3, side, side, chw, it->label);
-		}
-		size_t vl = ts_datum_encoded_size(&d);
-		if (vl > val_cap) {
-			uint8_t *nb = realloc(val, vl);
-			if (!nb) {
-				tjFree(jpg);
-				rc = -ENOMEM;
-				goto out;
-			}
-			val = nb;
-			val_cap = vl;
-		}
-		ssize_t wl = ts_datum_encode(&d, val, val_cap);
-		tjFree(jpg);
-		if (wl < 0) {
-			rc = (int)wl;
-			goto out;
-		}
-		char key[4200];
-		int kl = snprintf(key, sizeof(key), "%08zu_%s", k, it->rel);
-		MDB_val mk = { .mv_size = (size_t)kl, .mv_data = key };
-		MDB_val mv = { .mv_size = (size_t)wl, .mv_data = val };
-		if ((rc = mdb_put(txn, dbi, &mk, &mv, 0))) {
-			rc = mdb_err(rc, "put", out, err, errlen);
-			goto out;
-		}
-		st->bytes_out += (uint64_t)wl;
-		st->images++;
-		if (++since == cfg->txn || k + 1 == n) {
-			a = ts_now_ns();
-			rc = mdb_txn_commit(txn);
-			txn = NULL;
-			st->io_ns += ts_now_ns() - a;
-			if (rc) {
-				rc = mdb_err(rc, "commit", out, err, errlen);
-				goto out;
-			}
+		if (commit)
 			since = 0;
-		}
 		if (cfg->progress) {
 			double el = (double)(ts_now_ns() - t0) / 1e9;
 			cfg->progress(cfg->progress_ctx, cfg->label, k + 1, n,
@@ -366,23 +400,23 @@ int ts_convert_imageset(const char *in, const char *out, const struct ts_convert
 	}
 	rc = 0;
 out:
-	if (txn)
-		mdb_txn_abort(txn);
-	if (env)
-		mdb_env_close(env);
+	if (c.txn)
+		mdb_txn_abort(c.txn);
+	if (c.env)
+		mdb_env_close(c.env);
 	st->wall_ns = ts_now_ns() - t0;
-	if (dec)
-		tjDestroy(dec);
-	if (enc)
-		tjDestroy(enc);
+	if (c.dec)
+		tjDestroy(c.dec);
+	if (c.enc)
+		tjDestroy(c.enc);
 	for (size_t i = 0; i < n; i++)
 		free(items[i].rel);
 	free(items);
 	free(order);
-	free(rs);
-	free(chw);
-	free(file);
-	free(rgb);
-	free(val);
+	free(c.rs);
+	free(c.chw);
+	free(c.file);
+	free(c.rgb);
+	free(c.val);
 	return rc;
 }
