@@ -275,6 +275,8 @@ int ts_opt_defaults(const struct ts_opt *tab, void *base, char *err, size_t errl
 			}
 			continue;
 		}
+		if (o->type == TS_OPT_LIST)
+			free_one(o, base); /* the default replaces whatever was set */
 		int rc = o->type == TS_OPT_LIST
 				 ? list_add(o, (struct ts_opt_list *)p, o->def, true, err, errlen)
 				 : set_one(o, base, o->def, false, err, errlen);

@@ -145,6 +145,9 @@ static void test_opt(void)
 	CHECK(strstr(err, "at most 3") != NULL);
 	char got[64];
 	CHECK(!strcmp(ts_opt_get(ts_opt_find(cfg_opts, "tiers"), &c, got, sizeof(got)), "a,b,c"));
+	/* Defaults again: the default list, not appended to what was set. */
+	CHECK(ts_opt_defaults(cfg_opts, &c, err, sizeof(err)) == 0 && c.tiers.n == 2 &&
+	      !strcmp(c.tiers.v[0], "x") && !c.tiers.given);
 	ts_opt_free(cfg_opts, &c);
 }
 
