@@ -32,6 +32,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cmdline.h"
 #include "commands.h"
 #include "opt.h"
 #include "paths.h"
@@ -58,7 +59,7 @@ static const struct ts_opt vopts[] = {
 	{ "real", TS_OPT_BOOL, OFF(real), "false", 0, 0, "",
 	  "run disk cases with fio through a tierfs mount instead of in virtual time" },
 	{ "cases", TS_OPT_STR, OFF(cases), NULL, 0, 0, "",
-	  "folder of case files (default: validation/cases)" },
+	  "folder of case files (default: validation/cases)", "DIR" },
 	{ "real_runtime", TS_OPT_DURATION, OFF(real_runtime), "5s", 1e8, 3.6e12, "ns",
 	  "with --real: the longest fio run per case" },
 	{ "real_size", TS_OPT_SIZE, OFF(real_size), "64MiB", 4096, 0, "bytes",
@@ -87,15 +88,16 @@ struct crow {
 	bool failed; /* ran but could not be run (message printed) */
 };
 
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: tiersim validate [CASE|GLOB...] [--json] [--real] [--cases DIR]\n\n"
-		   "Runs the validation cases (real measurements of real systems) and prints\n"
-		   "predicted vs measured, the error and whether it is inside the case's\n"
-		   "tolerance, then cases inside tolerance, median |error| and the worst five.\n"
-		   "CASE is a case id or file; GLOB matches ids (\"ebs-*\").\n\n");
-	ts_opt_help(f, vopts);
-}
+static const struct ts_cmdline validate_cmdline = {
+	.name = "validate",
+	.synopsis = "[CASE|GLOB...] [--json] [--real] [--cases DIR]",
+	.about = "Runs the validation cases (real measurements of real systems) and prints\n"
+		 "predicted vs measured, the error and whether it is inside the case's\n"
+		 "tolerance, then cases inside tolerance, median |error| and the worst five.\n"
+		 "CASE is a case id or file; GLOB matches ids (\"ebs-*\").\n",
+	.opts = vopts,
+	.max_pos = -1,
+};
 
 /* Whether case @c can run here, and if not what it needs. */
 static const char *needs_of(struct crow *r)
@@ -364,7 +366,7 @@ static int run_case(struct crow *r, const struct ts_tier_set *set, const struct 
 {
 	const struct ts_case *c = r->c;
 	char err[1024];
-	struct ts_fiojob_result res, model;
+	struct ts_fiojob_result res = { 0 }, model = { 0 };
 	const struct ts_tier_profile *p;
 	double floor_ns = 0;
 	int rc = ts_tier_set_lookup(set, c->tier, &p, err, sizeof(err));
@@ -642,23 +644,15 @@ int ts_cmd_validate(int argc, char **argv)
 		fprintf(stderr, "tiersim validate: out of memory\n");
 		goto out;
 	}
-	if (ts_opt_defaults(vopts, &v, err, sizeof(err))) {
-		fprintf(stderr, "tiersim validate: %s\n", err);
-		goto out;
+	struct ts_opt_args a;
+	int prc = ts_cmdline_parse(&validate_cmdline, &v, argc, argv, &a);
+	if (prc >= 0) {
+		free(sel);
+		free(used);
+		return prc; /* --help, or a usage error already said */
 	}
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			usage(stdout);
-			ret = TS_EXIT_OK;
-			goto out;
-		}
-		if (strncmp(argv[i], "--", 2)) {
-			sel[nsel++] = argv[i];
-		} else if (ts_opt_set_arg(vopts, &v, argc, argv, &i, err, sizeof(err))) {
-			fprintf(stderr, "tiersim validate: %s\n", err);
-			goto out;
-		}
-	}
+	for (int i = 0; i < a.npos; i++)
+		sel[nsel++] = a.pos[i];
 	ret = TS_EXIT_FAIL;
 	char dir[4096], pat[4200];
 	if (v.cases)

@@ -93,15 +93,17 @@ struct cfg {
 	uint64_t lat;
 	char *tier;
 	bool direct;
+	struct ts_opt_list tiers;
 };
 
 static const struct ts_opt cfg_opts[] = {
 	{ "prio", TS_OPT_INT, offsetof(struct cfg, prio), "0", -20, 19, "", "priority" },
-	{ "qd", TS_OPT_U64, offsetof(struct cfg, qd), "32", 1, 4096, "", "queue depth" },
+	{ "qd", TS_OPT_U64, offsetof(struct cfg, qd), "32", 1, 4096, "", "queue depth", NULL, 'q' },
 	{ "bs", TS_OPT_SIZE, offsetof(struct cfg, bs), "4k", 512, 0, "bytes", "IO size" },
 	{ "lat", TS_OPT_DURATION, offsetof(struct cfg, lat), "1ms", 0, 0, "ns", "latency" },
 	{ "tier", TS_OPT_STR, offsetof(struct cfg, tier), "ssd-cloud", 0, 0, "", "tier" },
-	{ "direct", TS_OPT_BOOL, offsetof(struct cfg, direct), "true", 0, 0, "", "O_DIRECT" },
+	{ "direct", TS_OPT_BOOL, offsetof(struct cfg, direct), "true", 0, 0, "", "O_DIRECT", NULL, 'd' },
+	{ "tiers", TS_OPT_LIST, offsetof(struct cfg, tiers), "x,y", 0, 3, "", "tiers to run on" },
 	{ NULL },
 };
 
@@ -133,24 +135,84 @@ static void test_opt(void)
 	CHECK(d.tier && d.tier != c.tier && strcmp(d.tier, c.tier) == 0);
 	ts_opt_free(cfg_opts, &d);
 
-	/* Command-line form: --name=value, --name value, a bare boolean flag,
-	 * dashes for underscores; unknown names and missing values refused. */
-	char *argv[] = { "x", "--qd=4", "--bs", "64k", "--direct", "--qd", "--qdd=1", "pos" };
-	int i = 1;
-	CHECK(ts_opt_set_arg(cfg_opts, &c, 8, argv, &i, err, sizeof(err)) == 0 && c.qd == 4 && i == 1);
-	i = 2;
-	CHECK(ts_opt_set_arg(cfg_opts, &c, 8, argv, &i, err, sizeof(err)) == 0 && c.bs == 65536 && i == 3);
+	/* A list: comma-separated, repeating appends, the first explicit value
+	 * replaces the default, at most max words. */
+	CHECK(c.tiers.n == 2 && !strcmp(c.tiers.v[1], "y") && !c.tiers.given);
+	CHECK(ts_opt_set_kv(cfg_opts, &c, "tiers=a,,b", err, sizeof(err)) == 0 && c.tiers.n == 2 &&
+	      !strcmp(c.tiers.v[0], "a") && !strcmp(c.tiers.v[1], "b"));
+	CHECK(ts_opt_set_kv(cfg_opts, &c, "tiers=c", err, sizeof(err)) == 0 && c.tiers.n == 3);
+	CHECK(ts_opt_set_kv(cfg_opts, &c, "tiers=d", err, sizeof(err)) == TS_E_PARSE);
+	CHECK(strstr(err, "at most 3") != NULL);
+	char got[64];
+	CHECK(!strcmp(ts_opt_get(ts_opt_find(cfg_opts, "tiers"), &c, got, sizeof(got)), "a,b,c"));
+	/* Defaults again: the default list, not appended to what was set. */
+	CHECK(ts_opt_defaults(cfg_opts, &c, err, sizeof(err)) == 0 && c.tiers.n == 2 &&
+	      !strcmp(c.tiers.v[0], "x") && !c.tiers.given);
+	ts_opt_free(cfg_opts, &c);
+}
+
+/* The command-line form: GNU order, aliases, "--", --help, and one-line
+ * errors naming the option as written. */
+static void test_opt_args(void)
+{
+	struct cfg c = { 0 };
+	struct ts_opt_args a;
+	char err[256];
+	CHECK(ts_opt_defaults(cfg_opts, &c, err, sizeof(err)) == 0);
+	char *v1[] = { "x", "p1", "--qd=4", "--bs", "64k", "--no-such=1", NULL };
+	CHECK(ts_opt_parse_args(cfg_opts, &c, 6, v1, 0, &a, err, sizeof(err)) == TS_E_UNKNOWN);
+	CHECK(strcmp(err, "unknown option '--no-such'") == 0);
+	char *v2[] = { "x", "p1", "--qd=4", "--bs", "64k", "-d", "p2", "--tiers", "a,b",
+		       "--tiers=c", "-q8", "--", "--qd", NULL };
 	c.direct = false;
-	i = 4;
-	CHECK(ts_opt_set_arg(cfg_opts, &c, 8, argv, &i, err, sizeof(err)) == 0 && c.direct && i == 4);
-	i = 6;
-	CHECK(ts_opt_set_arg(cfg_opts, &c, 8, argv, &i, err, sizeof(err)) == TS_E_UNKNOWN);
-	i = 7;
-	CHECK(ts_opt_set_arg(cfg_opts, &c, 8, argv, &i, err, sizeof(err)) == TS_E_PARSE);
-	CHECK(strstr(err, "unexpected argument 'pos'") != NULL);
-	i = 5;
-	CHECK(ts_opt_set_arg(cfg_opts, &c, 6, argv, &i, err, sizeof(err)) == TS_E_PARSE);
-	CHECK(strstr(err, "'--qd' needs a value") != NULL);
+	CHECK(ts_opt_parse_args(cfg_opts, &c, 13, v2, 0, &a, err, sizeof(err)) == 0);
+	CHECK(c.qd == 8 && c.bs == 65536 && c.direct && !a.help);
+	CHECK(c.tiers.n == 3 && !strcmp(c.tiers.v[0], "a") && !strcmp(c.tiers.v[2], "c"));
+	CHECK(a.npos == 3 && a.pos == v2 + 1 && !strcmp(a.pos[0], "p1") &&
+	      !strcmp(a.pos[1], "p2") && !strcmp(a.pos[2], "--qd"));
+	/* TS_OPT_ARGS_FIRST: the first positional word ends the options. */
+	char *v3[] = { "x", "-d", "sub", "--qd", "5", NULL };
+	CHECK(ts_opt_parse_args(cfg_opts, &c, 5, v3, TS_OPT_ARGS_FIRST, &a, err, sizeof(err)) == 0);
+	CHECK(c.qd == 8 && a.npos == 3 && !strcmp(a.pos[0], "sub") && !strcmp(a.pos[1], "--qd"));
+	/* --help wins over an earlier bad option; a subcommand's own -h is
+	 * not the program's. */
+	char *v4[] = { "x", "--qd=zz", "-h", NULL };
+	CHECK(ts_opt_parse_args(cfg_opts, &c, 3, v4, 0, &a, err, sizeof(err)) == 0 && a.help);
+	char *v5[] = { "x", "sub", "-h", NULL };
+	CHECK(ts_opt_parse_args(cfg_opts, &c, 3, v5, TS_OPT_ARGS_FIRST, &a, err, sizeof(err)) == 0 &&
+	      !a.help && a.npos == 2);
+	/* Errors: one line naming the option as typed. */
+	char *v6[] = { "x", "--qd", "ten", NULL };
+	CHECK(ts_opt_parse_args(cfg_opts, &c, 3, v6, 0, &a, err, sizeof(err)) == TS_E_PARSE);
+	CHECK(strcmp(err, "--qd ten: expected a non-negative integer") == 0);
+	char *v7[] = { "x", "--qd", "0", NULL };
+	CHECK(ts_opt_parse_args(cfg_opts, &c, 3, v7, 0, &a, err, sizeof(err)) == TS_E_PARSE);
+	CHECK(strcmp(err, "--qd 0: expected 1 to 4096") == 0);
+	char *v8[] = { "x", "--qd", NULL };
+	CHECK(ts_opt_parse_args(cfg_opts, &c, 2, v8, 0, &a, err, sizeof(err)) == TS_E_PARSE);
+	CHECK(strcmp(err, "option '--qd' needs a value") == 0);
+	char *v9[] = { "x", "-dq", NULL };
+	CHECK(ts_opt_parse_args(cfg_opts, &c, 2, v9, 0, &a, err, sizeof(err)) == TS_E_UNKNOWN);
+	CHECK(strcmp(err, "unknown option '-dq'") == 0);
+	char *v10[] = { "x", "--tiers", "a,b,c,d", NULL };
+	CHECK(ts_opt_parse_args(cfg_opts, &c, 3, v10, 0, &a, err, sizeof(err)) == TS_E_PARSE);
+	CHECK(strcmp(err, "--tiers a,b,c,d: at most 3 values") == 0);
+	char *v11[] = { "x", "--bs=256", NULL };
+	CHECK(ts_opt_parse_args(cfg_opts, &c, 2, v11, 0, &a, err, sizeof(err)) == TS_E_PARSE);
+	CHECK(strncmp(err, "--bs 256: expected at least 512", 31) == 0);
+
+	/* --help from the same table: alias, placeholder, default, range, unit. */
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	ts_opt_help_args(f, cfg_opts);
+	fclose(f);
+	CHECK(strstr(text, "\n  -q, --qd N            queue depth [default 32; 1 to 4096]\n"));
+	CHECK(strstr(text, "\n  --bs SIZE             IO size [default 4k; at least 512"));
+	CHECK(strstr(text, "\n  -d, --direct          O_DIRECT [default true]\n"));
+	CHECK(strstr(text, "\n  --tiers A,B,...       tiers to run on [default x,y; at most 3]\n"));
+	CHECK(strstr(text, "\n  -h, --help            this text\n"));
+	free(text);
 	ts_opt_free(cfg_opts, &c);
 }
 
@@ -198,5 +260,6 @@ int main(void)
 	test_rng();
 	test_opt();
 	test_files();
+	test_opt_args();
 	return tc_exit();
 }

@@ -643,6 +643,8 @@ int main(int argc, char **argv)
 			ran++;                                  \
 		}                                               \
 	} while (0)
+	/* The one list of cases: meson.build makes a test of each RUN(test_NAME)
+	 * line, one per line, tab-indented. */
 	RUN(test_caps);
 	RUN(test_gp2_20);
 	RUN(test_gp2_100);
