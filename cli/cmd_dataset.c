@@ -52,18 +52,24 @@ static const struct ts_cmdline ds_cmdline = {
 		 "list prints one line per sample in storage order: index, file or key,\n"
 		 "bytes, width, height, label; verify reads a made dataset back and checks\n"
 		 "every sample against its description.\n",
-	.tail = "Sizes, resolutions and their sources: pipeline/DATASETS.md.\n",
 	.max_pos = 2, /* ACTION and KIND or DIR */
 };
 
-/* The generated help, then the kinds from their ops. */
-static void usage(const struct ts_cmdline *cl, FILE *f)
+/* What --help ends with: the kinds, from their ops (malloc'd). */
+static char *kinds_tail(void)
 {
-	ts_cmdline_usage(cl, f);
-	fprintf(f, "\nkinds:\n");
+	size_t n = 0, cap = 4096;
+	char *t = malloc(cap);
+	if (!t)
+		return NULL;
+	n += (size_t)snprintf(t + n, cap - n, "kinds:\n");
 	const struct ts_dataset_ops *k;
-	for (size_t i = 0; (k = ts_dataset_kind_at(i)); i++)
-		fprintf(f, "  %-14s %s\n", k->name, k->help);
+	for (size_t i = 0; (k = ts_dataset_kind_at(i)) && n < cap; i++)
+		n += (size_t)snprintf(t + n, cap - n, "  %-14s %s\n", k->name, k->help);
+	if (n < cap)
+		snprintf(t + n, cap - n, "\nSizes, resolutions and their sources: "
+					 "pipeline/DATASETS.md.\n");
+	return t;
 }
 
 /* ts_dataset_opts less progress, then ds_own_opts: one table (malloc'd). */
@@ -282,13 +288,15 @@ int ts_cmd_dataset(int argc, char **argv)
 		return TS_EXIT_FAIL;
 	}
 	struct ts_cmdline cl = ds_cmdline;
+	char *tail = kinds_tail();
 	cl.opts = tab;
+	cl.tail = tail;
 	bool help = argc >= 2 && !strcmp(argv[1], "help");
 	int rc = argc < 2 ? TS_EXIT_USAGE
 		 : help	  ? TS_EXIT_OK
 			  : ts_cmdline_parse(&cl, &args, argc, argv, &a);
 	if (argc < 2 || help)
-		usage(&cl, help ? stdout : stderr);
+		ts_cmdline_usage(&cl, help ? stdout : stderr);
 	else if (rc >= 0)
 		; /* --help, or a usage error already said */
 	else if (!a.npos)
@@ -304,5 +312,6 @@ int ts_cmd_dataset(int argc, char **argv)
 		rc = usage_error("unknown action '%s' (make, info, list or verify)", a.pos[0]);
 	ts_opt_free(tab, &args);
 	free(tab);
+	free(tail);
 	return rc;
 }

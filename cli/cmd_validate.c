@@ -40,9 +40,7 @@
 #include "tier/tier.h"
 #include "validation/case.h"
 #include "validation/fiojob.h"
-#if TS_HAVE_RUNNER
 #include "mount.h"
-#endif
 
 extern char **environ;
 
@@ -245,7 +243,6 @@ static int check_fit_rule(const struct ts_tier_set *set, struct ts_case **all, s
 
 /* ---- Running one case ------------------------------------------------------ */
 
-#if TS_HAVE_RUNNER
 /* Runs the case's job with fio through a tierfs mount of its tier. */
 static int run_real(const struct ts_case *c, const struct vcfg *v, const char *profile_path,
 		    struct ts_fiojob_result *res, double *floor_ns, char *err, size_t errlen)
@@ -360,7 +357,6 @@ rm:;
 		fprintf(stderr, "tiersim validate: could not remove %s\n", work);
 	return rc;
 }
-#endif
 
 static int run_case(struct crow *r, const struct ts_tier_set *set, const struct vcfg *v)
 {
@@ -371,18 +367,12 @@ static int run_case(struct crow *r, const struct ts_tier_set *set, const struct 
 	double floor_ns = 0;
 	int rc = ts_tier_set_lookup(set, c->tier, &p, err, sizeof(err));
 	if (!rc && v->real) {
-#if TS_HAVE_RUNNER
 		char path[4096];
 		bool has = c->profile && !ts_data_find(c->profile, path, sizeof(path));
 		rc = run_real(c, v, has ? path : NULL, &res, &floor_ns, err, sizeof(err));
 		/* What the model targets, to tell which latencies the host can emulate. */
 		if (!rc)
 			rc = ts_fiojob_run(p, c->capacity, &c->job, &model, err, sizeof(err));
-#else
-		snprintf(err, sizeof(err), "--real needs the tierfs mount support, which this "
-					   "build lacks");
-		rc = -ENOTSUP;
-#endif
 	} else if (!rc) {
 		rc = ts_fiojob_run(p, c->capacity, &c->job, &res, err, sizeof(err));
 	}

@@ -523,6 +523,17 @@ int ts_opt_copy(const struct ts_opt *tab, void *dst, const void *src)
 			if (v && !dup)
 				return -ENOMEM;
 			*(char **)d = dup;
+		} else if (o->type == TS_OPT_LIST) {
+			const struct ts_opt_list *from = (const struct ts_opt_list *)s;
+			struct ts_opt_list *to = (struct ts_opt_list *)d;
+			*to = (struct ts_opt_list){ .given = from->given };
+			if (!from->n)
+				continue;
+			if (!(to->v = calloc(from->n, sizeof(*to->v))))
+				return -ENOMEM;
+			for (; to->n < from->n; to->n++)
+				if (!(to->v[to->n] = strdup(from->v[to->n])))
+					return -ENOMEM;
 		} else {
 			memcpy(d, s, sz);
 		}
