@@ -30,10 +30,14 @@
  * off the request threads because invalidating pages waits for page locks
  * that an in-flight read of the same file holds.
  */
+#include <dirent.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <syslog.h>
 
 #include "core/units.h"
@@ -350,6 +354,83 @@ void ts_fs_model_forget(struct ts_fs *fs, uint64_t ino, uint64_t off, uint64_t l
 	struct ts_tier *t = model_of(fs);
 	if (t && ino)
 		ts_tier_forget(t, ino, off, len);
+}
+
+/* ---- page-cache state at mount ---- */
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Warms the tree under @fd (closed here) in sorted name order. */
+static int warm_dir(struct ts_tier *t, int fd, bool dirty, unsigned depth, uint64_t *files,
+		    uint64_t *bytes)
+{
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		int rc = -errno;
+		close(fd);
+		return rc;
+	}
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+	struct dirent *e;
+	while (!rc && (e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			char **nv = realloc(names, cap * sizeof(*nv));
+			if (!nv) {
+				rc = -ENOMEM;
+				break;
+			}
+			names = nv;
+		}
+		if (!(names[n] = strdup(e->d_name)))
+			rc = -ENOMEM;
+		else
+			n++;
+	}
+	if (!rc)
+		qsort(names, n, sizeof(*names), cmp_name);
+	for (size_t i = 0; i < n && !rc; i++) {
+		struct stat st;
+		if (fstatat(fd, names[i], &st, AT_SYMLINK_NOFOLLOW))
+			continue; /* gone since the listing */
+		if (S_ISREG(st.st_mode)) {
+			ts_tier_warm(t, 0, st.st_ino, 0, (uint64_t)st.st_size, dirty);
+			++*files;
+			*bytes += (uint64_t)st.st_size;
+		} else if (S_ISDIR(st.st_mode) && depth < 64) {
+			int sub = openat(fd, names[i],
+					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sub >= 0)
+				rc = warm_dir(t, sub, dirty, depth + 1, files, bytes);
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	closedir(d);
+	return rc;
+}
+
+int ts_fs_model_warm(struct ts_fs *fs, bool dirty, uint64_t *files, uint64_t *bytes, char *err,
+		     size_t n)
+{
+	struct ts_tier *t = model_of(fs);
+	*files = *bytes = 0;
+	if (!t)
+		return 0;
+	int fd = openat(fs->root, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int rc = fd < 0 ? -errno : warm_dir(t, fd, dirty, 0, files, bytes);
+	if (rc)
+		snprintf(err, n, "cache=%s: cannot read %s: %s", fs->o.cache, fs->backing,
+			 ts_strerror(rc));
+	return rc;
 }
 
 /* ---- kernel-cached files ---- */

@@ -201,6 +201,16 @@ void ts_tier_forget(struct ts_tier *t, uint64_t file, uint64_t off, uint64_t len
 	pthread_mutex_unlock(&t->mu);
 }
 
+void ts_tier_warm(struct ts_tier *t, uint64_t now, uint64_t file, uint64_t off, uint64_t len,
+		  bool dirty)
+{
+	pthread_mutex_lock(&t->mu);
+	for (struct ts_tier_layer *l = t->top; l; l = l->next)
+		if (l->ops->warm)
+			l->ops->warm(l, now, file, off, len, dirty);
+	pthread_mutex_unlock(&t->mu);
+}
+
 int ts_tier_switch(struct ts_tier *t, const struct ts_tier_profile *p, uint64_t capacity,
 		   char *err, size_t errlen)
 {

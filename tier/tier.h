@@ -270,6 +270,18 @@ uint64_t ts_tier_submit(struct ts_tier *t, uint64_t now_ns, const struct ts_tier
 /* Drops cached pages of a range (truncate, unlink, hole punch); len 0 =
  * to the end of the file. Dirty data in the range is discarded. */
 void ts_tier_forget(struct ts_tier *t, uint64_t file, uint64_t off, uint64_t len);
+/*
+ * Page-cache state as an input (mount{cache=...}): the range is made
+ * resident as a previous pass leaves it (@dirty false: "warm") or as a
+ * copy that just wrote it leaves it (@dirty true: "written": resident and
+ * dirty, the oldest dirty pages beyond the dirty limit already written
+ * back and clean), at no device time; with more than mem warmed, the
+ * least recently warmed ranges are evicted, as LRU does. Call it in the
+ * order the previous pass touched the data, before the run's first
+ * request. Nothing happens without a page-cache model (mem=0).
+ */
+void ts_tier_warm(struct ts_tier *t, uint64_t now, uint64_t file, uint64_t off, uint64_t len,
+		  bool dirty);
 /* Switches the device to another profile / capacity at runtime; the page
  * cache and the stats stay. Returns 0 or -ERANGE (bad capacity). */
 TS_WUR int ts_tier_switch(struct ts_tier *t, const struct ts_tier_profile *p, uint64_t capacity,
