@@ -66,7 +66,6 @@ head -c 4096 /dev/zero >"$MNT/g" && cat "$MNT/g" >/dev/null || fail "IO on the b
 echo tier=aws-gp3 2>/dev/null >"$MNT/.tierfs/control" && fail "tier switch on a bare mount"
 tfs_umount
 check_log
-exit 0
 
 # Page-cache state at mount: cold (the default) reads from the device;
 # warm has the backing's files resident, so a first read hits; written
@@ -93,3 +92,4 @@ tfs_umount
 check_log
 "$TIERFS" -o tier=ssd-cloud,cache=tepid "$BACKING" "$MNT" 2>"$TMPD/err" && fail "cache=tepid accepted"
 grep -q "option 'cache': 'tepid' is not cold, warm or written" "$TMPD/err" || fail "cache=tepid: $(cat "$TMPD/err")"
+exit 0
