@@ -127,6 +127,8 @@ static int set_section(lua_State *L, const char *name)
 	    !(m->profile && *m->profile) &&
 	    ts_tier_set_lookup(R->tiers, m->tier, &p, err, sizeof(err)))
 		return luaL_error(L, "mount: %s", err);
+	if (base == m && lua_getfield(L, 1, "cache") != LUA_TNIL && !ts_scn_cache_known(m->cache))
+		return luaL_error(L, "mount: cache '%s' is not cold, warm or written", m->cache);
 	return 0;
 }
 

@@ -455,7 +455,8 @@ void ts_runner_place_free(struct ts_dataset_place *dp)
 /* ---- Mounts -------------------------------------------------------------- */
 
 /* tierfs's -o list for @s on @tier. */
-static char *mount_opts(const struct ts_scenario *s, const char *tier, const char *trace)
+static char *mount_opts(const struct ts_scenario *s, const char *tier, const char *trace,
+			const char *warm_path)
 {
 	char buf[2048];
 	size_t n = (size_t)snprintf(buf, sizeof(buf), "tier=%s,seed=%llu", tier,
@@ -470,6 +471,12 @@ static char *mount_opts(const struct ts_scenario *s, const char *tier, const cha
 		n += (size_t)snprintf(buf + n, sizeof(buf) - n, ",profile=%s", s->mnt.profile);
 	if (trace && *trace)
 		n += (size_t)snprintf(buf + n, sizeof(buf) - n, ",trace=%s", trace);
+	/* A warm or written start warms what the run reads, not the rest of
+	 * the backing (other datasets, scratch). */
+	if (s->mnt.cache && strcmp(s->mnt.cache, "cold"))
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, ",cache=%s%s%s", s->mnt.cache,
+				      warm_path && *warm_path ? ",warm_path=" : "",
+				      warm_path ? warm_path : "");
 	/* LMDB's *.mdb files need no option: tierfs opens them in kernel-cached
 	 * mode by default (a direct_io file cannot be mapped shared). */
 	return n < sizeof(buf) ? strdup(buf) : NULL;
@@ -588,7 +595,10 @@ int ts_runner_live_mount(struct ts_runner *R, const struct ts_scenario *s, const
 	char trace[PATH_MAX] = "";
 	if (s->mnt.trace && *s->mnt.trace)
 		expand_trace(s->mnt.trace, tier, trace, sizeof(trace));
-	char *opts = mount_opts(s, tier, trace);
+	char warm[PATH_MAX * 2];
+	snprintf(warm, sizeof(warm), "%s%s%s", dp->rel, dp->rel[0] && dp->input[0] ? "/" : "",
+		 dp->input);
+	char *opts = mount_opts(s, tier, trace, warm);
 	char mp[PATH_MAX];
 	snprintf(mp, sizeof(mp), "%s/m%d-%u", R->mntdir, (int)getpid(), R->nmounts++);
 	int rc = opts ? ts_mount_start(&R->mounts, dp->backing, mp, opts, &lv->mount, err, errlen)
@@ -768,6 +778,12 @@ int ts_runner_exec(struct ts_runner *R, enum ts_action act, const struct ts_scn_
 		if (ts_scn_copy(&s, &R->cfg))
 			return -ENOMEM;
 		int rc = apply_overrides(R, &s, err, errlen);
+		if (!rc && !ts_scn_cache_known(s.mnt.cache)) {
+			snprintf(err, errlen, "mount: cache '%s' is not cold, warm or written",
+				 s.mnt.cache);
+			R->usage_error = true; /* a command-line override: a usage error */
+			rc = -EINVAL;
+		}
 		/* mount{ profile = FILE } adds tiers for this run only, as it
 		 * does for the tierfs that the run mounts. */
 		struct ts_tier_set *builtin = R->tiers, *own = NULL;

@@ -196,9 +196,11 @@ static int feed_open(struct ts_runner *R, struct ts_scenario *s, const char *tie
 			}
 			f->have_cal = true;
 		}
-		struct ts_vdisk disk = { ts_vtier_vio, &f->vt };
+		struct ts_vdisk disk = { ts_vtier_vio, &f->vt, ts_vtier_warm };
 		rc = ts_vpipe_new(&pc, synthetic ? NULL : &dp->meta, &disk,
 				  f->have_cal ? &f->cal : NULL, &f->vp, err, errlen);
+		if (!rc && !synthetic && strcmp(s->mnt.cache, "cold"))
+			ts_vpipe_warm(f->vp, !strcmp(s->mnt.cache, "written"));
 	} else {
 		rc = ts_pipe_new(&pc, &f->lv.pipe, err, errlen);
 	}

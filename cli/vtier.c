@@ -48,6 +48,12 @@ uint64_t ts_vtier_vio(void *ctx, uint64_t now_ns, const struct ts_vio *io)
 	return ts_vtier_submit(ctx, now_ns, op, io->file, io->off, io->len, io->size);
 }
 
+void ts_vtier_warm(void *ctx, const struct ts_vio *io, bool dirty)
+{
+	struct ts_vtier *m = ctx;
+	ts_tier_warm(m->tier, 0, io->file, io->off, io->len, dirty);
+}
+
 void ts_vtier_free(struct ts_vtier *m)
 {
 	if (m->tier)

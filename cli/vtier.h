@@ -24,8 +24,9 @@ TS_WUR int ts_vtier_new(struct ts_runner *R, const struct ts_scenario *s, struct
 			char *err, size_t errlen);
 uint64_t ts_vtier_submit(struct ts_vtier *m, uint64_t now, enum ts_tier_op op, uint64_t file,
 			 uint64_t off, uint64_t len, uint64_t size);
-/* struct ts_vdisk's submit, @ctx a struct ts_vtier. */
+/* struct ts_vdisk's submit and warm, @ctx a struct ts_vtier. */
 uint64_t ts_vtier_vio(void *ctx, uint64_t now_ns, const struct ts_vio *io);
+void ts_vtier_warm(void *ctx, const struct ts_vio *io, bool dirty);
 void ts_vtier_free(struct ts_vtier *m);
 
 /* The decode calibration a virtual run charges: @want, or the default

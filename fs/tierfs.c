@@ -66,6 +66,9 @@ const struct ts_opt ts_fs_opt_table[] = {
 	  "the page-cache model's state at mount: cold (empty, as after dropping caches), "
 	  "warm (the backing's files resident up to mem, as a previous pass leaves them) or "
 	  "written (resident and partly dirty, as a copy made just before leaves them)" },
+	{ "warm_path", TS_OPT_STR, OFF(warm_path), NULL, 0, 0, "",
+	  "with cache=warm|written: the file or folder, relative to the backing, to warm "
+	  "(default: all of the backing)" },
 	{ NULL },
 };
 

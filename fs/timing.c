@@ -33,6 +33,8 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -425,11 +427,29 @@ int ts_fs_model_warm(struct ts_fs *fs, bool dirty, uint64_t *files, uint64_t *by
 	*files = *bytes = 0;
 	if (!t)
 		return 0;
-	int fd = openat(fs->root, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int rc = fd < 0 ? -errno : warm_dir(t, fd, dirty, 0, files, bytes);
+	const char *rel = fs->o.warm_path && *fs->o.warm_path ? fs->o.warm_path : ".";
+	/* Beneath the backing only, as every other path tierfs opens. */
+	struct open_how how = { .flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW,
+				.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS };
+	int fd = (int)syscall(SYS_openat2, fs->root, rel, &how, sizeof(how));
+	struct stat st;
+	int rc = fd < 0 ? -errno : fstat(fd, &st) ? -errno : 0;
+	if (!rc && S_ISREG(st.st_mode)) {
+		ts_tier_warm(t, 0, st.st_ino, 0, (uint64_t)st.st_size, dirty);
+		*files = 1;
+		*bytes = (uint64_t)st.st_size;
+		close(fd);
+	} else if (!rc && S_ISDIR(st.st_mode)) {
+		rc = warm_dir(t, fd, dirty, 0, files, bytes);
+	} else {
+		if (fd >= 0)
+			close(fd);
+		if (!rc)
+			rc = -EINVAL;
+	}
 	if (rc)
-		snprintf(err, n, "cache=%s: cannot read %s: %s", fs->o.cache, fs->backing,
-			 ts_strerror(rc));
+		snprintf(err, n, "cache=%s: cannot read %s/%s: %s", fs->o.cache, fs->backing, rel,
+			 rc == -EINVAL ? "neither a file nor a folder" : ts_strerror(rc));
 	return rc;
 }
 
