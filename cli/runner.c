@@ -755,6 +755,51 @@ static int row_label(struct ts_runner *R, struct ts_row *w, const char *tier, co
 	return ts_row_set_str(&w->label, buf);
 }
 
+static int run_job(struct ts_runner *R, enum ts_action act, struct ts_scenario *s,
+		   const char *tier, const struct ts_scn_run *run, struct ts_row *w, char *err,
+		   size_t errlen)
+{
+	return act == TS_ACT_RUN ? ts_runner_train(R, s, tier, run, w, err, errlen)
+				 : ts_runner_preprocess(R, s, tier, run, w, err, errlen);
+}
+
+/* --band: the row again at the slow and the fast end of its tier's ranged
+ * parameters (ts_tier_profile_band), into rows of its own; the range of
+ * samples/s and AU they make goes on @w. */
+static int run_band(struct ts_runner *R, enum ts_action act, struct ts_scenario *s,
+		    const char *tier, const struct ts_scn_run *run, struct ts_row *w, char *err,
+		    size_t errlen)
+{
+	const struct ts_tier_profile *p;
+	char names[512] = "";
+	if (ts_tier_set_lookup(R->tiers, tier, &p, err, errlen))
+		return TS_E_UNKNOWN;
+	struct ts_tier_profile banded;
+	ts_tier_profile_band(p, -1, &banded, names, sizeof(names));
+	double sps[2], au[2];
+	int rc = 0;
+	for (int k = 0; k < 2 && !rc; k++) {
+		struct ts_row b;
+		ts_row_init(&b);
+		b.virtual_time = true;
+		rc = ts_row_set_str(&b.label, w->label);
+		R->band_end = k ? 1 : -1;
+		if (!rc)
+			rc = run_job(R, act, s, tier, run, &b, err, errlen);
+		R->band_end = 0;
+		sps[k] = b.error ? NAN : b.samples_per_s;
+		au[k] = b.error ? NAN : b.au_pct;
+		ts_row_release(&b);
+	}
+	if (rc)
+		return rc;
+	w->band_sps_lo = fmin(sps[0], sps[1]);
+	w->band_sps_hi = fmax(sps[0], sps[1]);
+	w->band_au_lo = fmin(au[0], au[1]);
+	w->band_au_hi = fmax(au[0], au[1]);
+	return ts_row_set_str(&w->band_params, names);
+}
+
 int ts_runner_exec(struct ts_runner *R, enum ts_action act, const struct ts_scn_run *run,
 		   size_t *first, char *err, size_t errlen)
 {
@@ -809,10 +854,9 @@ int ts_runner_exec(struct ts_runner *R, enum ts_action act, const struct ts_scn_
 			record_params(w, &s);
 			R->nruns++;
 			uint64_t t0 = ts_now_ns();
-			if (act == TS_ACT_RUN)
-				rc = ts_runner_train(R, &s, tier, run, w, err, errlen);
-			else
-				rc = ts_runner_preprocess(R, &s, tier, run, w, err, errlen);
+			rc = run_job(R, act, &s, tier, run, w, err, errlen);
+			if (!rc && R->o.band && R->o.virtual_time && !w->error)
+				rc = run_band(R, act, &s, tier, run, w, err, errlen);
 			if (!rc)
 				note(R, "[%u] %s: %s in %.1f s", R->nruns, w->label,
 				     w->error ? w->error : "done",

@@ -20,6 +20,10 @@ int ts_vtier_new(struct ts_runner *R, const struct ts_scenario *s, struct ts_vti
 	struct ts_tier_cfg tc;
 	memset(&tc, 0, sizeof(tc));
 	tc.profile = m->profile;
+	if (R->band_end) {
+		ts_tier_profile_band(m->profile, R->band_end, &m->banded, NULL, 0);
+		tc.profile = &m->banded;
+	}
 	tc.capacity = s->mnt.capacity;
 	tc.mem = s->mnt.mem;
 	tc.seed = s->mnt.seed;

@@ -16,10 +16,12 @@
 struct ts_vtier {
 	struct ts_tier *tier;
 	const struct ts_tier_profile *profile;
+	struct ts_tier_profile banded; /* at the runner's band end (--band), when one is set */
 	uint64_t read_bytes, hit_bytes, write_bytes;
 };
 
-/* The mount{}'s tier, capacity, page-cache size and seed. */
+/* The mount{}'s tier, capacity, page-cache size and seed; with --band, the
+ * tier at the end of its ranges the runner is modeling (R->band_end). */
 TS_WUR int ts_vtier_new(struct ts_runner *R, const struct ts_scenario *s, struct ts_vtier *m,
 			char *err, size_t errlen);
 uint64_t ts_vtier_submit(struct ts_vtier *m, uint64_t now, enum ts_tier_op op, uint64_t file,

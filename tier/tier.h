@@ -93,11 +93,28 @@ enum ts_tier_ev_field {
 	TS_EV_LAT_SYNC,
 	TS_EV_NR,
 };
+struct ts_tier_profile;
 struct ts_tier_evidence {
 	enum ts_tier_ev_label label; /* NONE: the field is not set, or not labelled */
 	char *what;		     /* the measurement or table, one line */
 	char *fit_case;		     /* validation case id it was fitted to, or NULL */
+	/* How far the value may be off: it lies in [value x lo, value x hi].
+	 * Required for `assumed`, optional for the rest (a published range);
+	 * has_range false: taken as exact. */
+	bool has_range;
+	double lo, hi;
 };
+/*
+ * The uncertainty band. A copy of @p with every field that carries a range
+ * moved to the end of it that makes the tier slower (@end < 0: caps x lo,
+ * latencies x hi) or faster (@end > 0: caps x hi, latencies x lo); @end 0
+ * copies it as it is. The copy shares @p's strings (free @p after it, never
+ * the copy). @names gets the fields moved, ", "-separated ("" when none);
+ * returns how many.
+ */
+unsigned ts_tier_profile_band(const struct ts_tier_profile *p, int end,
+			      struct ts_tier_profile *out, char *names, size_t n);
+
 /* "iops" ... "latency.sync"; "measured", "spec", "assumed" ("-" for NONE). */
 const char *ts_tier_ev_field_name(enum ts_tier_ev_field f);
 const char *ts_tier_ev_label_name(enum ts_tier_ev_label l);
