@@ -70,6 +70,7 @@ struct ts_pipe_cfg {
 	bool keep_raw;	     /* keep source bytes in batches after decoding */
 	uint64_t seq_len;    /* text: tokens per sequence (35, as PTB) */
 	char *calibration;   /* decode calibration file; "" = default */
+	char *host;	     /* host profile (pipeline/host.h) charged instead; "" = this machine */
 	bool registered;     /* use registered (fixed) buffers */
 	bool open_uring;     /* open files through io_uring (else openat(2)) */
 	bool async_reads;    /* reads go to io_uring's workers (IOSQE_ASYNC) */
