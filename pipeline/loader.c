@@ -957,9 +957,10 @@ void ts_pipe_stats(struct ts_pipe *p, struct ts_pipe_stats *st)
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	if (p->mode == TS_DECODE_MODELED)
 		snprintf(st->decode_note, sizeof st->decode_note,
-			 "modeled: %llu workers each charge %.0f ns + %.0f ns/Mpixel per image "
-			 "(%s %s, %s); %ld host cores",
+			 "modeled: %llu workers each charge %.0f ns + %.0f ns/Mpixel per JPEG, "
+			 "%.0f us per raw image (%s %s, %s); %ld host cores",
 			 (unsigned long long)p->nw, p->cal.base_ns, p->cal.ns_per_mpix,
+			 (double)ts_decode_cal_xform_ns(&p->cal, 0, 0) / 1e3,
 			 ts_host_is_profile(p->cfg.host) ? "host profile" : "calibration",
 			 ts_host_is_profile(p->cfg.host) ? p->cfg.host : p->cfg.calibration,
 			 p->cal.cpu[0] ? p->cal.cpu : "unknown CPU", cores);

@@ -109,7 +109,7 @@ struct ts_stage_stats {
 struct ts_pipe_stats {
 	const char *source;
 	const char *decode_mode;  /* the mode that ran: real | modeled | none */
-	char decode_note[256];	  /* modeled: the calibration used */
+	char decode_note[384];	  /* modeled: the calibration or host profile used */
 	uint64_t wall_ns;	  /* start to now (or to the end) */
 	uint64_t samples, batches, bytes;
 	uint64_t errors;	  /* samples skipped (skip policy) */
