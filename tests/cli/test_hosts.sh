@@ -5,19 +5,8 @@
 # as that host transforms a Datum and more vCPUs lift it; an unknown host
 # lists the known ones; decode=real on another CPU, and a profile number
 # without its source, are refused naming the option or the file and line.
-set -u
-build=${TS_BUILD_ROOT:?run through meson test}
-src=${TS_SOURCE_ROOT:?run through meson test}
-tiersim=$build/cli/tiersim
+. "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || { echo "no python3 to read the JSON"; exit 77; }
-work=$(mktemp -d /tmp/tiersim-hosts.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-export TIERSIM_WORKDIR=$work
-export XDG_CACHE_HOME=$work/cache
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
 
 # The listing: every declared host and library, every number labelled.
 "$tiersim" hosts >"$work/list" 2>"$work/err" || fail "hosts exits $?: $(cat "$work/err")"
