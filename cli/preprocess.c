@@ -13,6 +13,7 @@
 #include "convert.h"
 #include "pipeline/convplan.h"
 #include "pipeline/datum.h"
+#include "pipeline/host.h"
 #include "core/files.h"
 #include "runner_int.h"
 #include "vtier.h"
@@ -74,6 +75,13 @@ static int preprocess_real(struct ts_runner *R, struct ts_scenario *s, const cha
 		.stop = &ts_runner_interrupted,
 		.seed = s->ds.seed,
 	};
+	struct ts_decode_cal cpu;
+	const char *host = *run->host ? run->host : s->pipe.host;
+	if (ts_host_is_profile(host)) {
+		if ((rc = ts_host_resolve(host, &cpu, err, errlen)))
+			goto out;
+		cc.cpu = &cpu;
+	}
 	char in[PATH_MAX * 2], out[PATH_MAX * 2];
 	if (ts_runner_pathf(in, sizeof(in), "%s%s%s/%s", lv.root, dp.rel[0] ? "/" : "", dp.rel, dp.input) ||
 	    ts_runner_pathf(out, sizeof(out), "%s/%s", lv.root, outrel)) {
@@ -101,8 +109,10 @@ static int preprocess_real(struct ts_runner *R, struct ts_scenario *s, const cha
 			ts_runner_row_io(w, &c0, &c1, secs);
 		char parts[768];
 		snprintf(parts, sizeof(parts), "%s, convert_imageset real (1 thread: read, "
-					       "libjpeg-turbo decode, resize %ux%u, LMDB put), no GPU",
-			 mdesc, cc.resize, cc.resize);
+					       "libjpeg-turbo decode, resize %ux%u, LMDB put%s%s), no GPU",
+			 mdesc, cc.resize, cc.resize,
+			 cc.cpu ? "; each decode and put lasting at least its cost on " : "",
+			 cc.cpu ? cpu.cpu : "");
 		rc = ts_row_set_str(&w->parts, parts);
 	}
 out:;
