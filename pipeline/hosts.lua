@@ -94,6 +94,11 @@ host "xeon-emr" {
 --        3.7 GHz (EPYC 9B14's boost): equal work per clock, which Zen 4 beats
 --        (it has AVX-512 and a wider core; libjpeg-turbo uses AVX2 on both).
 --   value 0.41: the geometric middle of the two (the tier profiles' rule R1).
+-- Not modeled: a gn5 vCPU is a hyperthread, and with both threads of a core
+-- busy each runs slower than a core alone (the same plantegg table: the
+-- E5-2682 v4's hyperthread pair does the prime run in 74 s against one
+-- thread's 109 s, 0.74 of a core per thread). Each loader worker is charged
+-- a whole core here, so many-vCPU results are on the fast side.
 host "xeon-e5-2682v4" {
   desc = "Intel Xeon E5-2682 v4 (Broadwell-EP), the CPU of Alibaba's 2017 gn5 GPU instances",
   cpu = "Intel Xeon E5-2682 v4 @ 2.50GHz (Broadwell-EP, 16 cores)",
