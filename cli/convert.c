@@ -228,6 +228,7 @@ struct conv {
 	MDB_txn *txn;
 	MDB_dbi dbi;
 	char path[4096];
+	int w, h; /* of the image last decoded */
 };
 
 static int conv_open(struct conv *c)
@@ -293,6 +294,8 @@ static int conv_decode(struct conv *c)
 		return TS_E_CORRUPT;
 	}
 	resize_rgb(c->rgb, w, h, c->rs, c->side, c->side);
+	c->w = w;
+	c->h = h;
 	return 0;
 }
 
@@ -395,6 +398,7 @@ int ts_convert_imageset(const char *in, const char *out, const struct ts_convert
 			rc = -EINTR;
 			break;
 		}
+		uint64_t a = ts_now_ns();
 		switch (s.act) {
 		case TS_CONV_READ: rc = conv_read(&c, s.img); break;
 		case TS_CONV_DECODE: rc = conv_decode(&c); break;
@@ -402,6 +406,13 @@ int ts_convert_imageset(const char *in, const char *out, const struct ts_convert
 		case TS_CONV_COMMIT: rc = conv_commit(&c); break;
 		case TS_CONV_END: break;
 		}
+		/* Emulating a host profile's CPU: the step lasts what it costs there. */
+		uint64_t cost = !cfg->cpu || rc		? 0
+				: s.act == TS_CONV_DECODE ? ts_decode_cal_ns(cfg->cpu, c.w, c.h)
+				: s.act == TS_CONV_PUT	  ? (uint64_t)cfg->cpu->put_ns
+							  : 0;
+		if (cost)
+			ts_sleep_until_ns(a + cost);
 		if (!rc && s.act == TS_CONV_PUT && cfg->progress) {
 			double el = (double)(ts_now_ns() - t0) / 1e9;
 			cfg->progress(cfg->progress_ctx, cfg->label, s.key + 1, c.n,

@@ -163,7 +163,8 @@ static int read_action(lua_State *L, int idx, enum ts_action act, struct ts_scn_
 static void free_action(struct ts_scn_run *run)
 {
 	ts_opt_free(ts_scn_run_opts, run);
-	run->label = NULL;
+	run->label = NULL; /* in both tables */
+	ts_opt_free(ts_scn_preprocess_opts, run);
 }
 
 static int do_action(lua_State *L, enum ts_action act)

@@ -22,6 +22,7 @@ static const struct cmd cmds[] = {
 	{ "compare", ts_cmd_compare, "run one scenario on several tiers and compare them" },
 	{ "advise", ts_cmd_advise, "the smallest tier x vCPU x memory that loses nothing measurable" },
 	{ "tiers", ts_cmd_tiers, "list the tier profiles and their limits" },
+	{ "hosts", ts_cmd_hosts, "list the host CPU profiles and their costs" },
 	{ "validate", ts_cmd_validate, "run the validation cases: predicted vs measured on real systems" },
 	{ "dataset", ts_cmd_dataset, "make the study's datasets (ImageNet JPEG/LMDB/RecordIO, PTB) or show their sizes" },
 	{ "trace", ts_cmd_trace, "inspect, convert, import and export IO traces" },

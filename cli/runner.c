@@ -24,6 +24,7 @@
 #include "hist.h"
 #include "opt.h"
 #include "pipeline/decode.h"
+#include "pipeline/host.h"
 #include "tier/stats_keys.h"
 #include "tier/tier.h"
 #include "pipeline/dataset.h"
@@ -694,6 +695,7 @@ static int ensure_calibration(struct ts_runner *R, const struct ts_scenario *s, 
 		       (!strcmp(dec, "auto") && cores > 0 && s->pipe.vcpus > (uint64_t)cores);
 	char path[PATH_MAX];
 	if (!modeled || (s->pipe.calibration && *s->pipe.calibration) ||
+	    ts_host_is_profile(s->pipe.host) ||
 	    ts_pipe_default_calibration(path, sizeof(path)) || access(path, R_OK) == 0)
 		return 0;
 

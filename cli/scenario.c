@@ -57,6 +57,9 @@ const struct ts_opt ts_scn_preprocess_opts[] = {
 	{ "encoded", TS_OPT_BOOL, RN(encoded), "false", 0, 0, "",
 	  "store the re-encoded JPEG instead of raw pixels (convert_imageset --encoded)" },
 	{ "txn", TS_OPT_U64, RN(txn), "1000", 1, 0, "", "puts per LMDB transaction" },
+	{ "host", TS_OPT_STR, RN(host), "", 0, 0, "",
+	  "host profile whose CPU costs --virtual charges: NAME or NAME/LIBRARY ('tiersim "
+	  "hosts'); default pipeline{}'s host" },
 	{ "label", TS_OPT_STR, RN(label), "", 0, 0, "", "row name in the report" },
 	{ NULL },
 };

@@ -47,6 +47,7 @@ struct ts_scn_run {
 	uint64_t resize;     /* preprocess{}: side of the square images stored */
 	bool encoded;	     /* preprocess{}: store the JPEG bytes, not pixels */
 	uint64_t txn;	     /* preprocess{}: puts per LMDB transaction */
+	char *host;	     /* preprocess{}: host profile charged; "" = pipeline{}'s */
 };
 
 struct ts_scenario {

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pipeline/host.h"
 #include "pipeline/loader.h"
 #include "vtier.h"
 
@@ -65,8 +66,11 @@ void ts_vtier_free(struct ts_vtier *m)
 	m->tier = NULL;
 }
 
-int ts_vtier_load_cal(struct ts_decode_cal *cal, const char *want, char *err, size_t errlen)
+int ts_vtier_load_cal(struct ts_decode_cal *cal, const char *want, const char *host, char *err,
+		      size_t errlen)
 {
+	if (ts_host_is_profile(host))
+		return ts_host_resolve(host, cal, err, errlen);
 	char path[4096];
 	if (want && *want)
 		snprintf(path, sizeof(path), "%s", want);

@@ -31,9 +31,10 @@ uint64_t ts_vtier_vio(void *ctx, uint64_t now_ns, const struct ts_vio *io);
 void ts_vtier_warm(void *ctx, const struct ts_vio *io, bool dirty);
 void ts_vtier_free(struct ts_vtier *m);
 
-/* The decode calibration a virtual run charges: @want, or the default
- * file; a missing one says how to make it. */
-TS_WUR int ts_vtier_load_cal(struct ts_decode_cal *cal, const char *want, char *err,
-			     size_t errlen);
+/* The decode calibration a virtual run charges: the host profile @host
+ * (pipeline/host.h) when it names one, else @want or the default file; a
+ * missing one says how to make it. */
+TS_WUR int ts_vtier_load_cal(struct ts_decode_cal *cal, const char *want, const char *host,
+			     char *err, size_t errlen);
 
 #endif
