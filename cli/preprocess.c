@@ -169,7 +169,8 @@ static int preprocess_virtual(struct ts_runner *R, struct ts_scenario *s,
 	}
 	if ((rc = ts_vtier_new(R, s, &vt, err, errlen)) ||
 	    (rc = ts_vtier_load_cal(&cal, s->pipe.calibration,
-				      *run->host ? run->host : s->pipe.host, err, errlen)))
+				      *run->host ? run->host : s->pipe.host, R->band_end, err,
+				      errlen)))
 		goto out;
 	if ((rc = ts_convplan_init(&plan, m->count, s->ds.seed, run->txn)))
 		goto out;

@@ -778,6 +778,14 @@ static int run_band(struct ts_runner *R, enum ts_action act, struct ts_scenario 
 		return TS_E_UNKNOWN;
 	struct ts_tier_profile banded;
 	ts_tier_profile_band(p, -1, &banded, names, sizeof(names));
+	/* A host profile's ranged costs move with the tier's. */
+	const char *host = act == TS_ACT_PREPROCESS && run->host && *run->host ? run->host
+										: s->pipe.host;
+	if (ts_host_is_profile(host)) {
+		size_t u = strlen(names);
+		snprintf(names + u, sizeof(names) - u, "%shost %s's ranged costs", u ? "; " : "",
+			 host);
+	}
 	double sps[2], au[2];
 	int rc = 0;
 	for (int k = 0; k < 2 && !rc; k++) {

@@ -190,7 +190,7 @@ static int feed_open(struct ts_runner *R, struct ts_scenario *s, const char *tie
 		const struct ts_source_ops *ops = ts_source_find(pc.source, sub, sizeof(sub));
 		if (ops && !ts_pipe_decode_mode(&pc, ops, 0, &mode, sub, sizeof(sub)) &&
 		    mode != TS_DECODE_NONE) {
-			if ((rc = ts_vtier_load_cal(&f->cal, pc.calibration, pc.host, err, errlen))) {
+			if ((rc = ts_vtier_load_cal(&f->cal, pc.calibration, pc.host, R->band_end, err, errlen))) {
 				ts_opt_free(ts_pipe_opts, &pc);
 				return rc;
 			}

@@ -66,11 +66,17 @@ void ts_vtier_free(struct ts_vtier *m)
 	m->tier = NULL;
 }
 
-int ts_vtier_load_cal(struct ts_decode_cal *cal, const char *want, const char *host, char *err,
-		      size_t errlen)
+int ts_vtier_load_cal(struct ts_decode_cal *cal, const char *want, const char *host,
+		      int band_end, char *err, size_t errlen)
 {
+	/* --band: a host profile's ranged costs at the same end as the
+	 * tier's (slow: the slow end of every range). */
 	if (ts_host_is_profile(host))
-		return ts_host_resolve(host, cal, err, errlen);
+		return ts_host_resolve_at(host,
+					  band_end < 0	 ? TS_HOST_SLOW
+					  : band_end > 0 ? TS_HOST_FAST
+							 : TS_HOST_NOMINAL,
+					  cal, err, errlen);
 	char path[4096];
 	if (want && *want)
 		snprintf(path, sizeof(path), "%s", want);

@@ -35,6 +35,6 @@ void ts_vtier_free(struct ts_vtier *m);
  * (pipeline/host.h) when it names one, else @want or the default file; a
  * missing one says how to make it. */
 TS_WUR int ts_vtier_load_cal(struct ts_decode_cal *cal, const char *want, const char *host,
-			     char *err, size_t errlen);
+			     int band_end, char *err, size_t errlen);
 
 #endif

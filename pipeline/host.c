@@ -472,11 +472,17 @@ bool ts_host_is_profile(const char *spec)
 
 int ts_host_resolve(const char *spec, struct ts_decode_cal *cal, char *err, size_t errlen)
 {
+	return ts_host_resolve_at(spec, TS_HOST_NOMINAL, cal, err, errlen);
+}
+
+int ts_host_resolve_at(const char *spec, enum ts_host_end end, struct ts_decode_cal *cal,
+		       char *err, size_t errlen)
+{
 	struct ts_host_set *s;
 	char sub[1024];
 	int rc = ts_host_set_load_default(&s, sub, sizeof(sub));
 	if (!rc) {
-		rc = ts_host_cal(s, spec, TS_HOST_NOMINAL, cal, sub, sizeof(sub));
+		rc = ts_host_cal(s, spec, end, cal, sub, sizeof(sub));
 		ts_host_set_free(s);
 	}
 	if (rc)

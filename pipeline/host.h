@@ -68,6 +68,9 @@ TS_WUR int ts_host_cal(const struct ts_host_set *s, const char *spec, enum ts_ho
 		       struct ts_decode_cal *cal, char *err, size_t errlen);
 /* Loads the built-in set and fills @cal for @spec, in one call. */
 TS_WUR int ts_host_resolve(const char *spec, struct ts_decode_cal *cal, char *err, size_t errlen);
+/* The same at one end of every range (--band). */
+TS_WUR int ts_host_resolve_at(const char *spec, enum ts_host_end end, struct ts_decode_cal *cal,
+			      char *err, size_t errlen);
 /* Whether @spec names a profile (not empty, not "this-machine"). */
 bool ts_host_is_profile(const char *spec);
 
