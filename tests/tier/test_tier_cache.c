@@ -572,6 +572,27 @@ static void test_warm(void)
 	ts_tier_free(t);
 }
 
+/* A read past the end of a file of known size moves only the file's bytes;
+ * one at or after the end costs no device time at all. */
+static void test_eof(void)
+{
+	struct ts_tier *t = cached("ssd-cloud", 0, NULL), *u = cached("ssd-cloud", 0, NULL);
+	struct ts_tier_done d, e;
+	/* 1 MiB asked at 512 KiB of a 1 MiB file = the same as 512 KiB asked. */
+	CHECK_EQ_U64(rd(t, 0, 1, 512 * 1024, TS_MiB, TS_MiB, &d),
+		     rd(u, 0, 1, 512 * 1024, 512 * 1024, TS_MiB, &e));
+	CHECK_EQ_U64(d.dev_bytes, 512 * 1024);
+	CHECK_EQ_U64(d.dev_bytes, e.dev_bytes);
+	uint64_t now = 10 * TS_NS_PER_S;
+	CHECK_EQ_U64(rd(t, now, 1, TS_MiB, TS_MiB, TS_MiB, &d), now);
+	CHECK_EQ_U64(d.dev_bytes, 0);
+	/* Unknown size (0): charged as asked. */
+	rd(t, now, 2, 0, TS_MiB, 0, &d);
+	CHECK_EQ_U64(d.dev_bytes, TS_MiB);
+	ts_tier_free(t);
+	ts_tier_free(u);
+}
+
 static void test_determinism(void)
 {
 	uint64_t h[2] = { 0 };
@@ -614,6 +635,7 @@ int main(int argc, char **argv)
 	RUN(test_direct);
 	RUN(test_big);
 	RUN(test_warm);
+	RUN(test_eof);
 	RUN(test_determinism);
 	ts_tier_set_free(set);
 	return tc_exit();
