@@ -13,6 +13,7 @@
 
 #include "clock.h"
 #include "convert.h"
+#include "core/files.h"
 #include "pipeline/convplan.h"
 #include "pipeline/datum.h"
 
@@ -21,66 +22,27 @@ struct item {
 	int32_t label;
 };
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Sorted entries of @dir that are directories (@dirs) or files. */
+/* Sorted entries of @dir that are directories (@dirs) or files (no dot
+ * files). */
 static int list_dir(const char *dir, bool dirs, char ***out, size_t *n)
 {
-	DIR *d = opendir(dir);
-	if (!d)
-		return -errno;
-	char **v = NULL;
-	size_t cnt = 0, cap = 0;
-	struct dirent *e;
-	int rc = 0;
-	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
-		bool is_dir = e->d_type == DT_DIR;
-		if (e->d_type == DT_UNKNOWN || e->d_type == DT_LNK) {
-			struct stat st;
-			char p[4096];
-			snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
-			is_dir = stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-		}
-		if (is_dir != dirs)
-			continue;
-		if (cnt == cap) {
-			cap = cap ? cap * 2 : 64;
-			char **nv = realloc(v, cap * sizeof(*v));
-			if (!nv) {
-				rc = -ENOMEM;
-				break;
-			}
-			v = nv;
-		}
-		if (!(v[cnt] = strdup(e->d_name))) {
-			rc = -ENOMEM;
-			break;
-		}
-		cnt++;
-	}
-	closedir(d);
-	if (rc) {
-		while (cnt)
-			free(v[--cnt]);
-		free(v);
+	char **v;
+	size_t cnt, k = 0;
+	int rc = ts_dir_names(AT_FDCWD, dir, TS_DIR_NO_DOT, &v, &cnt);
+	if (rc)
 		return rc;
+	for (size_t i = 0; i < cnt; i++) {
+		struct stat st;
+		char p[4096];
+		snprintf(p, sizeof(p), "%s/%s", dir, v[i]);
+		if ((stat(p, &st) == 0 && S_ISDIR(st.st_mode)) == dirs)
+			v[k++] = v[i];
+		else
+			free(v[i]);
 	}
-	qsort(v, cnt, sizeof(*v), cmp_str);
 	*out = v;
-	*n = cnt;
+	*n = k;
 	return 0;
-}
-
-static void free_list(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
 }
 
 static int collect(const char *in, struct item **items, size_t *nitems, char *err, size_t errlen)
@@ -119,9 +81,9 @@ static int collect(const char *in, struct item **items, size_t *nitems, char *er
 			}
 			v[n++].label = (int32_t)c;
 		}
-		free_list(files, nf);
+		ts_dir_names_free(files, nf);
 	}
-	free_list(classes, nc);
+	ts_dir_names_free(classes, nc);
 	if (!rc && !n) {
 		snprintf(err, errlen, "preprocess: %s holds no <class>/<image> files", in);
 		rc = -ENOENT;

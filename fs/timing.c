@@ -30,7 +30,6 @@
  * off the request threads because invalidating pages waits for page locks
  * that an in-flight read of the same file holds.
  */
-#include <dirent.h>
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <linux/openat2.h>
@@ -42,6 +41,7 @@
 #include <unistd.h>
 #include <syslog.h>
 
+#include "core/files.h"
 #include "core/units.h"
 #include "daemon.h"
 
@@ -360,44 +360,15 @@ void ts_fs_model_forget(struct ts_fs *fs, uint64_t ino, uint64_t off, uint64_t l
 
 /* ---- page-cache state at mount ---- */
 
-static int cmp_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Warms the tree under @fd (closed here) in sorted name order. */
+/* Warms the tree under @fd in sorted name order. */
 static int warm_dir(struct ts_tier *t, int fd, bool dirty, unsigned depth, uint64_t *files,
 		    uint64_t *bytes)
 {
-	DIR *d = fdopendir(fd);
-	if (!d) {
-		int rc = -errno;
-		close(fd);
+	char **names;
+	size_t n;
+	int rc = ts_dir_names(fd, ".", 0, &names, &n);
+	if (rc)
 		return rc;
-	}
-	char **names = NULL;
-	size_t n = 0, cap = 0;
-	int rc = 0;
-	struct dirent *e;
-	while (!rc && (e = readdir(d))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		if (n == cap) {
-			cap = cap ? 2 * cap : 64;
-			char **nv = realloc(names, cap * sizeof(*nv));
-			if (!nv) {
-				rc = -ENOMEM;
-				break;
-			}
-			names = nv;
-		}
-		if (!(names[n] = strdup(e->d_name)))
-			rc = -ENOMEM;
-		else
-			n++;
-	}
-	if (!rc)
-		qsort(names, n, sizeof(*names), cmp_name);
 	for (size_t i = 0; i < n && !rc; i++) {
 		struct stat st;
 		if (fstatat(fd, names[i], &st, AT_SYMLINK_NOFOLLOW))
@@ -407,16 +378,14 @@ static int warm_dir(struct ts_tier *t, int fd, bool dirty, unsigned depth, uint6
 			++*files;
 			*bytes += (uint64_t)st.st_size;
 		} else if (S_ISDIR(st.st_mode) && depth < 64) {
-			int sub = openat(fd, names[i],
-					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (sub >= 0)
+			int sub = openat(fd, names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sub >= 0) {
 				rc = warm_dir(t, sub, dirty, depth + 1, files, bytes);
+				close(sub);
+			}
 		}
 	}
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-	closedir(d);
+	ts_dir_names_free(names, n);
 	return rc;
 }
 
@@ -441,6 +410,7 @@ int ts_fs_model_warm(struct ts_fs *fs, bool dirty, uint64_t *files, uint64_t *by
 		close(fd);
 	} else if (!rc && S_ISDIR(st.st_mode)) {
 		rc = warm_dir(t, fd, dirty, 0, files, bytes);
+		close(fd);
 	} else {
 		if (fd >= 0)
 			close(fd);
