@@ -178,6 +178,10 @@ static void print_band(FILE *f, const struct ts_row *w)
 	fmt_num(d, sizeof(d), w->band_au_hi, 1);
 	snprintf(s1, sizeof(s1), "%s-%s", a, b);
 	snprintf(s2, sizeof(s2), "%s-%s", c, d);
+	if (isnan(w->band_sps_lo) && isnan(w->band_sps_hi))
+		snprintf(s1, sizeof(s1), "-");
+	if (isnan(w->band_au_lo) && isnan(w->band_au_hi))
+		snprintf(s2, sizeof(s2), "-");
 	fprintf(f, "  %19s  %13s", w->band_params ? s1 : "", w->band_params ? s2 : "");
 }
 
@@ -233,10 +237,18 @@ void ts_report_print(const struct ts_report *r, FILE *f)
 	if (band) {
 		fprintf(f, "band = the row at the slow and the fast end of its tier's ranged "
 			   "parameters (tiersim tiers --evidence):\n");
+		/* Once per tier and distinct list of parameters. */
 		for (size_t i = 0; i < r->n; i++) {
 			const struct ts_row *w = &r->rows[i];
-			if (w->band_params)
-				fprintf(f, "  %s: %s\n", w->label ? w->label : "?",
+			bool seen = false;
+			for (size_t j = 0; w->band_params && j < i; j++) {
+				const struct ts_row *v = &r->rows[j];
+				seen |= v->band_params && !strcmp(v->band_params, w->band_params) &&
+					((!v->tier && !w->tier) ||
+					 (v->tier && w->tier && !strcmp(v->tier, w->tier)));
+			}
+			if (w->band_params && !seen)
+				fprintf(f, "  %s: %s\n", w->tier ? w->tier : w->label ? w->label : "?",
 					*w->band_params ? w->band_params : "none ranged (exact)");
 		}
 	}
