@@ -28,13 +28,21 @@ static void put_str(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-static void put_rec(FILE *out, const struct ts_trace_rec *r)
+static void put_rec(FILE *out, const struct ts_trace *t, size_t i)
 {
+	const struct ts_trace_rec *r = &t->recs[i];
 	fprintf(out,
 		"%" PRIu64 " %" PRIu64 " %s %" PRIu32 " %" PRIu64 " %" PRIu64 " %" PRId64
 		" %" PRIu32 " %" PRIu64 " %" PRIu32 " %" PRIu16 "\n",
 		r->submit_ns, r->complete_ns, ts_trace_op_name(r->op), r->file_id, r->offset,
 		r->length, r->result, r->tid, r->size, r->aux, r->flags);
+	if (t->cpu && t->cpu[i].pid) {
+		const struct ts_trace_cpu *c = &t->cpu[i];
+		fprintf(out,
+			"cpu %" PRIu32 " pid=%" PRIu32 " ppid=%" PRIu32 " on_ns=%" PRIu64
+			" runq_ns=%" PRIu64 "\n",
+			r->tid, c->pid, c->ppid, c->on_ns, c->runq_ns);
+	}
 }
 
 int ts_trace_dump(FILE *out, const struct ts_trace *t)
@@ -49,7 +57,9 @@ int ts_trace_dump(FILE *out, const struct ts_trace *t)
 	fprintf(out,
 		"header version=%u start_wall_ns=%" PRIu64 " start_mono_ns=%" PRIu64
 		" capacity=%" PRIu64 " mem=%" PRIu64 " tier=",
-		TS_TRACE_VERSION, h->start_wall_ns, h->start_mono_ns, h->capacity, h->mem);
+		h->version >= TS_TRACE_VERSION_MIN && h->version <= TS_TRACE_VERSION ? h->version
+										     : TS_TRACE_VERSION,
+		h->start_wall_ns, h->start_mono_ns, h->capacity, h->mem);
 	put_str(out, h->tier);
 	fputs(" profile=", out);
 	put_str(out, h->profile);
@@ -61,7 +71,7 @@ int ts_trace_dump(FILE *out, const struct ts_trace *t)
 	for (size_t i = 0; i < t->nitems; i++) {
 		const struct ts_trace_item *it = &t->items[i];
 		for (; done < it->at_rec && done < t->nrecs; done++)
-			put_rec(out, &t->recs[done]);
+			put_rec(out, t, done);
 		switch (it->op) {
 		case TS_ITEM_PATH:
 			fprintf(out, "path %" PRIu64 " ", it->val);
@@ -78,7 +88,7 @@ int ts_trace_dump(FILE *out, const struct ts_trace *t)
 		}
 	}
 	for (; done < t->nrecs; done++)
-		put_rec(out, &t->recs[done]);
+		put_rec(out, t, done);
 	if (t->truncated)
 		fprintf(out, "# cut short: no trailer%s\n",
 			t->trailing_bytes ? ", an incomplete last item was left out" : "");
@@ -252,15 +262,17 @@ int ts_trace_undump(FILE *in, const char *name, struct ts_trace *t, char *err, s
 				if (!strcmp(k, "version")) {
 					if (ts_trace_parse_u64(v, UINT32_MAX, &x))
 						bad = 1;
-					else if (x != TS_TRACE_VERSION) {
+					else if (x < TS_TRACE_VERSION_MIN || x > TS_TRACE_VERSION) {
 						snprintf(
 						    err, errlen,
 						    "%s:%lu: trace version %s; this tiersim reads "
-						    "version %u only",
-						    name, lineno, v, TS_TRACE_VERSION);
+						    "versions %u to %u",
+						    name, lineno, v, TS_TRACE_VERSION_MIN,
+						    TS_TRACE_VERSION);
 						ret = TS_E_VERSION;
 						goto fail;
 					}
+					h->version = (uint32_t)x;
 					seen_version = true;
 				} else if (!strcmp(k, "start_wall_ns"))
 					bad = ts_trace_parse_u64(v, UINT64_MAX, &h->start_wall_ns);
@@ -314,6 +326,43 @@ int ts_trace_undump(FILE *in, const char *name, struct ts_trace *t, char *err, s
 				BAD("%s:%lu: field t: not a number: \"%s\"", name, lineno,
 				    tok[2].val);
 			if ((ret = ts_trace_add_drops(t, d, ts)))
+				goto oom;
+			continue;
+		}
+		if (!strcmp(kw, "cpu")) {
+			static const char *const keys[] = {"pid", "ppid", "on_ns", "runq_ns"};
+			uint64_t tid, v[4];
+			if (n != 6)
+				BAD("%s:%lu: cpu line is \"cpu TID pid=N ppid=N on_ns=N runq_ns=N\"",
+				    name, lineno);
+			if (tok[1].key[0] || ts_trace_parse_u64(tok[1].val, UINT32_MAX, &tid))
+				BAD("%s:%lu: field 1 (tid): bad value \"%s\"", name, lineno,
+				    tok[1].val);
+			for (int i = 0; i < 4; i++) {
+				if (strcmp(tok[i + 2].key, keys[i]))
+					BAD("%s:%lu: field %d: expected %s=", name, lineno, i + 2,
+					    keys[i]);
+				if (ts_trace_parse_u64(tok[i + 2].val, i < 2 ? UINT32_MAX : UINT64_MAX,
+						       &v[i]))
+					BAD("%s:%lu: field %s: not a number: \"%s\"", name, lineno,
+					    keys[i], tok[i + 2].val);
+			}
+			if (t->hdr.version < 2)
+				BAD("%s:%lu: cpu line in a version %u trace", name, lineno,
+				    t->hdr.version);
+			if (!v[0] || !t->nrecs || t->recs[t->nrecs - 1].tid != tid)
+				BAD("%s:%lu: cpu line must follow an IO line of thread %s and name "
+				    "a pid other than 0",
+				    name, lineno, tok[1].val);
+			struct ts_trace_cpu c = {.pid = (uint32_t)v[0],
+						 .ppid = (uint32_t)v[1],
+						 .on_ns = v[2],
+						 .runq_ns = v[3]};
+			if ((ret = ts_trace_add_cpu(t, &c)) == -EINVAL)
+				BAD("%s:%lu: cpu line must follow its IO line directly (one "
+				    "sample per record)",
+				    name, lineno);
+			if (ret)
 				goto oom;
 			continue;
 		}
