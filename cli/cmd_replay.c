@@ -22,8 +22,10 @@ static void usage(FILE *f)
 {
 	fputs("usage: tiersim replay FILE --virtual --tier NAME [--tier NAME ...] [options]\n"
 	      "       tiersim replay FILE --target DIR [--tier NAME ...] [options]\n"
-	      "Replays a trace closed loop per thread: each thread issues its next op when the\n"
-	      "previous one completed plus the think time recorded between them.\n"
+	      "Replays a trace per thread: each thread issues its next op when the previous one\n"
+	      "completed plus the work recorded between them; what it spent waiting (off the\n"
+	      "CPU, per the trace's CPU samples) ends at the moment recorded, so a slower tier\n"
+	      "is absorbed by the waits first. Traces without CPU samples replay closed loop.\n"
 	      "  --virtual          predict through the tier model (virtual time; exact)\n"
 	      "  --tier NAME        a tier to predict (repeat for a side-by-side table)\n"
 	      "  --target DIR       replay in real time against DIR (a tierfs mount or any dir)\n"
@@ -35,6 +37,7 @@ static void usage(FILE *f)
 	      "  --profile FILE     more tiers, added to the built-in ones\n"
 	      "  --speed X          divide think times by X (default 1)\n"
 	      "  --no-think         drop think times (as fast as possible)\n"
+	      "  --closed-loop      every gap is think time, waits included (as for fio)\n"
 	      "  --allow-writes     let a --target replay write (and create missing files)\n"
 	      "  --fill             create missing files with data instead of sparse\n"
 	      "  --json             JSON instead of the table\n",
@@ -75,6 +78,7 @@ int ts_cmd_replay(int argc, char **argv)
 	    {"profile", required_argument, NULL, 'p'},
 	    {"speed", required_argument, NULL, 'S'},
 	    {"no-think", no_argument, NULL, 'n'},
+	    {"closed-loop", no_argument, NULL, 'L'},
 	    {"allow-writes", no_argument, NULL, 'w'},
 	    {"fill", no_argument, NULL, 'F'},
 	    {"json", no_argument, NULL, 'j'},
@@ -134,6 +138,9 @@ int ts_cmd_replay(int argc, char **argv)
 		case 'n':
 			cfg.no_think = true;
 			break;
+		case 'L':
+			cfg.closed_loop = true;
+			break;
 		case 'w':
 			cfg.allow_writes = true;
 			break;
@@ -173,6 +180,13 @@ int ts_cmd_replay(int argc, char **argv)
 	char warn[256];
 	if (ts_trace_warning(&t, warn, sizeof(warn)))
 		fprintf(stderr, "tiersim replay: %s: warning: %s\n", file, warn);
+	if (!t.cpu && !cfg.closed_loop && !cfg.no_think) {
+		fprintf(stderr,
+			"tiersim replay: %s: notice: no CPU samples (trace format version %u%s): "
+			"replaying closed loop, every gap as think time\n",
+			file, t.hdr.version, t.hdr.version >= 2 ? ", imported or not from tierfs" : "");
+		cfg.closed_loop = true;
+	}
 
 	struct ts_tier_set *set = NULL;
 	struct ts_replay_result *res = calloc(ntiers + 2, sizeof(*res));
@@ -194,6 +208,7 @@ int ts_cmd_replay(int argc, char **argv)
 	}
 	recorded_cfg(&t, &cfg.tier);
 	uint64_t rec_floor = cfg.tier.floor_ns;
+	cfg.rt_ns = rec_floor;
 	for (size_t i = 0; i < nover; i++) {
 		if (ts_opt_set(ts_tier_cfg_opts, &cfg.tier, over[i].name, over[i].val, err,
 			       sizeof(err))) {
@@ -250,8 +265,10 @@ int ts_cmd_replay(int argc, char **argv)
 			       ts_fmt_size(b1, sizeof(b1), cfg.tier.capacity),
 			       cfg.tier.mem ? ts_fmt_size(b2, sizeof(b2), cfg.tier.mem) : "none");
 		putchar('\n');
-		printf("closed loop per thread; %s%s; virtual columns: modeled (tier profiles), "
+		printf("%s; %s%s; virtual columns: modeled (tier profiles), "
 		       "measured: real time\n\n",
+		       cfg.closed_loop ? "closed loop per thread"
+				       : "per thread, work kept and waiting elastic",
 		       cfg.no_think ? "no think time" : "recorded think time",
 		       cfg.speed != 1.0 ? " scaled by --speed" : "");
 		ts_replay_print(stdout, res, nres);

@@ -54,6 +54,42 @@ X
 check "anchor total" test "$(j "$T/an.json" '.results[1].total_ns')" = 21500
 check "anchor think" test "$(j "$T/an.json" '.results[1].think_ns')" = 10000
 
+# the wait rule: thread 5 reads (10us), then in a 90us gap is 20us on a
+# CPU and 70us off it (waiting), then reads again. On unlimited (every read
+# 0) it still wakes at its recorded 100us (closed loop: 90us); on a tier
+# whose reads take 60us the wait absorbs the 50us, so the second read still
+# issues at 100us (closed loop: at 150us).
+cat > "$T/wait.txt" <<'X'
+header version=2
+path 1 "/f"
+0 10000 read 1 0 4096 4096 5 5 0 0
+cpu 5 pid=5 ppid=1 on_ns=1000 runq_ns=0
+100000 110000 read 1 4096 4096 4096 5 5 0 0
+cpu 5 pid=5 ppid=1 on_ns=16000 runq_ns=5000
+end drops=0 records=2 t=110000
+X
+cat > "$T/fixed.lua" <<'X'
+tier "fixed60" { desc = "test", source = "test", latency = { read = { fixed = "60us" } } }
+X
+"$B" trace undump "$T/wait.txt" -o "$T/wait.trace"
+"$B" replay "$T/wait.trace" --virtual --tier unlimited --tier fixed60 --profile "$T/fixed.lua" \
+	--json > "$T/w.json" 2> "$T/w.err"
+check "wait: no notice with CPU samples" test ! -s "$T/w.err"
+check "wait: recorded total" test "$(j "$T/w.json" '.results[0].total_ns')" = 110000
+check "wait: recorded waiting" test "$(j "$T/w.json" '.results[0].waited_ns')" = 70000
+check "wait: unlimited total" test "$(j "$T/w.json" '.results[1].total_ns')" = 100000
+check "wait: unlimited think" test "$(j "$T/w.json" '.results[1].think_ns')" = 100000
+check "wait: fixed60 total" test "$(j "$T/w.json" '.results[2].total_ns')" = 160000
+check "wait: fixed60 think" test "$(j "$T/w.json" '.results[2].think_ns')" = 40000
+"$B" replay "$T/wait.trace" --virtual --tier fixed60 --profile "$T/fixed.lua" --closed-loop \
+	--json > "$T/wc.json"
+check "wait: closed loop total" test "$(j "$T/wc.json" '.results[1].total_ns')" = 210000
+check "wait: closed loop think" test "$(j "$T/wc.json" '.results[1].think_ns')" = 90000
+check "wait: closed loop waiting" test "$(j "$T/wc.json" '.results[1].waited_ns')" = 0
+# a version 1 trace (no samples) replays closed loop, and says so
+"$B" replay "$T/join.trace" --virtual --tier unlimited > /dev/null 2> "$T/v1.err"
+check "v1 notice" grep -q "notice: no CPU samples (trace format version 1): replaying closed loop" "$T/v1.err"
+
 # a real tier: slower than unlimited, and exactly reproducible
 "$B" replay "$T/s.trace" --virtual --tier ssd-cloud --tier unlimited --json > "$T/a.json"
 "$B" replay "$T/s.trace" --virtual --tier ssd-cloud --tier unlimited --json > "$T/b.json"

@@ -130,6 +130,8 @@ struct cursor {
 	uint64_t rec_done_max;	 /* latest recorded completion so far */
 	uint64_t think_ns;	 /* think time kept so far */
 	uint64_t last_think;	 /* its last addition (the join rule may replace it) */
+	uint64_t origin, t0;	 /* replay time of the recorded time t0 */
+	uint64_t waited_ns;	 /* recorded waiting taken as elastic (wait_rule) */
 };
 
 static uint64_t scaled(uint64_t ns, double speed)
@@ -142,9 +144,38 @@ static void cursor_start(struct cursor *c, const struct plan *p, const struct ts
 {
 	memset(c, 0, sizeof(*c));
 	c->p = p;
+	c->origin = base;
+	c->t0 = t0;
 	c->next_issue = base + scaled(t->recs[p->idx[0]].submit_ns - t0, speed);
 	c->win_lo = 0;
 	c->win_hi = t->recs[p->idx[0]].submit_ns;
+}
+
+/*
+ * The wait rule (traces/README.md). Between two requests of a thread, its
+ * CPU samples say how long it was on a CPU or queued for one (work); the
+ * rest of the gap it was off the CPU. Up to one FUSE round trip of that is
+ * the requests' own delivery (the reply reaching the thread, the next
+ * request reaching tierfs); beyond that the thread waited for something
+ * else: another thread, a process, a timer. Work and the round trip keep
+ * their durations. The waiting is elastic: it ends at the moment recorded
+ * (on the replay clock), as if whatever the thread waited for kept its
+ * schedule, and never before the thread's own work is done — a slower tier
+ * is first absorbed by the waits, and only what they cannot absorb delays
+ * the thread; on a faster tier, a thread that waited still wakes when it
+ * was woken. Off-CPU time of at most two round trips is taken for delivery
+ * jitter (closed loop). Returns the recorded wait, 0 = closed loop.
+ */
+static uint64_t wait_part(const struct ts_trace *t, const struct ts_replay_cfg *cfg, size_t a,
+			  size_t b, uint64_t gap)
+{
+	if (cfg->closed_loop || !t->cpu || !t->cpu[a].pid || !t->cpu[b].pid)
+		return 0;
+	const struct ts_trace_cpu *x = &t->cpu[a], *y = &t->cpu[b];
+	uint64_t ca = x->on_ns + x->runq_ns, cb = y->on_ns + y->runq_ns;
+	uint64_t work = cb > ca ? TS_MIN(cb - ca, gap) : 0;
+	uint64_t off = gap - work;
+	return off > 2 * cfg->rt_ns ? off - cfg->rt_ns : 0;
 }
 
 /* Op i was issued at @s and completed at @done (replay times): move on and
@@ -166,7 +197,15 @@ static bool cursor_advance(struct cursor *c, const struct ts_trace *t, uint64_t 
 		uint64_t gap = nx->submit_ns - c->rec_done_max;
 		gap -= TS_MIN(gap, cfg->think_less_ns);
 		uint64_t think = cfg->no_think ? 0 : scaled(gap, speed);
-		c->next_issue = c->done_max + think;
+		uint64_t wait = cfg->no_think ? 0 : wait_part(t, cfg, c->p->idx[c->i - 1],
+							       c->p->idx[c->i], gap);
+		c->next_issue = c->done_max + think - scaled(wait, speed);
+		if (wait) {
+			uint64_t wake = c->origin + scaled(nx->submit_ns - c->t0, speed);
+			c->next_issue = TS_MAX(c->next_issue, wake);
+			c->waited_ns += wait;
+			think = c->next_issue - c->done_max;
+		}
 		c->think_ns += think;
 		c->last_think = think;
 	} else { /* issued while an earlier op was in flight */
@@ -337,7 +376,7 @@ int ts_replay_recorded(const struct ts_trace *t, struct ts_replay_result *res)
 	uint64_t end = 0;
 	for (size_t k = 0; k < ps.n; k++) {
 		struct cursor c;
-		cursor_start(&c, &ps.p[k], t, ps.t0, 0, 1.0);
+		cursor_start(&c, &ps.p[k], t, ps.t0, 1, 1.0);
 		do {
 			(void)schedule(&ps, t, &c, ends, issued, &cfg, 1.0);
 			const struct ts_trace_rec *r = &t->recs[c.p->idx[c.i]];
@@ -350,6 +389,7 @@ int ts_replay_recorded(const struct ts_trace *t, struct ts_replay_result *res)
 				break;
 		} while (1);
 		res->think_ns += c.think_ns;
+		res->waited_ns += c.waited_ns;
 	}
 	res->total_ns = t->nrecs ? end - ps.t0 : 0;
 	free(ends);
@@ -524,6 +564,7 @@ int ts_replay_virtual(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 				parked[nparked++] = c;
 		} else {
 			res->think_ns += c->think_ns;
+			res->waited_ns += c->waited_ns;
 			ended[c->p - ps.p] = TS_MAX(c->done_max, 1);
 		}
 		/* wake the threads waiting for an end or an issue */
@@ -927,6 +968,7 @@ static void *worker_main(void *arg)
 			break;
 	} while (1);
 	w->res.think_ns = c.think_ns;
+	w->res.waited_ns = c.waited_ns;
 	pthread_mutex_lock(&w->j->lock);
 	w->j->ended[w->p - w->j->ps->p] = TS_MAX(c.done_max, 1);
 	pthread_cond_broadcast(&w->j->cond);
@@ -1030,6 +1072,7 @@ int ts_replay_real(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 		res->bytes += r->bytes;
 		res->io_ns += r->io_ns;
 		res->think_ns += r->think_ns;
+		res->waited_ns += r->waited_ns;
 		res->errors += r->errors;
 		res->held += r->held;
 		for (unsigned i = 0; i < TS_ARRAY_SIZE(res->lat); i++)
@@ -1086,6 +1129,11 @@ void ts_replay_print(FILE *f, const struct ts_replay_result *res, size_t n)
 		     b));
 	ROW("IO wait (sum)", ts_fmt_duration(b, 32, r->io_ns));
 	ROW("think (sum)", ts_fmt_duration(b, 32, r->think_ns));
+	bool waited = false;
+	for (size_t i = 0; i < n; i++)
+		waited |= res[i].waited_ns > 0;
+	if (waited)
+		ROW("  waiting (rec.)", ts_fmt_duration(b, 32, r->waited_ns));
 	static const struct {
 		const char *label;
 		int cls;
@@ -1147,10 +1195,11 @@ json_t *ts_replay_json(const struct ts_replay_result *res, size_t n)
 						    json_integer((json_int_t)r->bound[b]));
 		json_array_append_new(
 		    a,
-		    json_pack("{ss sI sI sI sI sI sI sI so so so so so}", "what", r->what, "held",
+		    json_pack("{ss sI sI sI sI sI sI sI sI so so so so so}", "what", r->what, "held",
 			      (json_int_t)r->held, "total_ns", (json_int_t)r->total_ns, "ops",
 			      (json_int_t)r->ops, "bytes", (json_int_t)r->bytes, "io_wait_ns",
-			      (json_int_t)r->io_ns, "think_ns", (json_int_t)r->think_ns, "errors",
+			      (json_int_t)r->io_ns, "think_ns", (json_int_t)r->think_ns, "waited_ns",
+			      (json_int_t)r->waited_ns, "errors",
 			      (json_int_t)r->errors, "latency", hist_json(&r->lat[TS_REPLAY_ALL]),
 			      "read", hist_json(&r->lat[TS_REPLAY_READ]), "write",
 			      hist_json(&r->lat[TS_REPLAY_WRITE]), "other",
