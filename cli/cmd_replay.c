@@ -44,27 +44,6 @@ static void usage(FILE *f)
 	      f);
 }
 
-/* The tier-model options the recording ran with (tierfs writes them into
- * the header's mount options), as defaults for the prediction. */
-static void recorded_cfg(const struct ts_trace *t, struct ts_tier_cfg *cfg)
-{
-	char buf[sizeof(t->hdr.mount_opts)], err[128], *save = NULL;
-
-	snprintf(buf, sizeof(buf), "%s", t->hdr.mount_opts);
-	for (char *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(kv, '=');
-		if (!eq)
-			continue;
-		*eq = 0;
-		if (ts_opt_find(ts_tier_cfg_opts, kv))
-			(void)!ts_opt_set(ts_tier_cfg_opts, cfg, kv, eq + 1, err, sizeof(err));
-	}
-	if (t->hdr.capacity)
-		cfg->capacity = t->hdr.capacity;
-	if (t->hdr.mem)
-		cfg->mem = t->hdr.mem;
-}
-
 int ts_cmd_replay(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -206,7 +185,7 @@ int ts_cmd_replay(int argc, char **argv)
 		fprintf(stderr, "tiersim replay: %s\n", err);
 		goto out;
 	}
-	recorded_cfg(&t, &cfg.tier);
+	ts_replay_tier_recorded(&t, &cfg.tier);
 	uint64_t rec_floor = cfg.tier.floor_ns;
 	cfg.rt_ns = rec_floor;
 	for (size_t i = 0; i < nover; i++) {

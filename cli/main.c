@@ -30,6 +30,9 @@ struct cmd {
 #ifndef TS_HAVE_REPLAY
 #define TS_HAVE_REPLAY 0
 #endif
+#ifndef TS_HAVE_RECORD
+#define TS_HAVE_RECORD 0
+#endif
 
 /* The subcommands; a part's line sits under the part it needs. */
 static const struct cmd cmds[] = {
@@ -49,6 +52,9 @@ static const struct cmd cmds[] = {
 #endif
 #if TS_HAVE_REPLAY
 	{ "replay", ts_cmd_replay, "replay a trace on tiers (--virtual) or against a directory" },
+#endif
+#if TS_HAVE_RECORD
+	{ "record", ts_cmd_record, "run a command on a tierfs mount, record it, predict other tiers" },
 #endif
 	{ "calibrate", ts_cmd_calibrate, "measure decode cost or engine step times for profiles" },
 };

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/opt.h"
 #include "core/units.h"
 #include "replay.h"
 #include "traces/stats.h"
@@ -349,11 +350,20 @@ static void result_add(struct ts_replay_result *res, unsigned op, uint64_t lat, 
 	ts_hist_add(&res->lat[lat_class(op)], lat);
 }
 
+/* The recording's FUSE round trip, from the floor tierfs wrote into the
+ * header's mount options (0 when it wrote none). */
+static uint64_t recorded_floor(const struct ts_trace *t)
+{
+	const char *f = strstr(t->hdr.mount_opts, ",floor=");
+	return f ? strtoull(f + 7, NULL, 10) : 0;
+}
+
 int ts_replay_recorded(const struct ts_trace *t, struct ts_replay_result *res)
 {
 	struct plans ps;
 	int ret = plans_build(t, &ps);
-	struct ts_replay_cfg cfg = {.speed = 1.0};
+	/* the wait rule's split, for the waiting row; times stay as recorded */
+	struct ts_replay_cfg cfg = {.speed = 1.0, .rt_ns = recorded_floor(t)};
 	uint64_t *ends = NULL, *issued = NULL;
 
 	result_init(res, "recorded");
@@ -1103,6 +1113,25 @@ out:
 }
 
 /* ---- reports ---- */
+
+void ts_replay_tier_recorded(const struct ts_trace *t, struct ts_tier_cfg *cfg)
+{
+	char buf[sizeof(t->hdr.mount_opts)], err[128], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", t->hdr.mount_opts);
+	for (char *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(kv, '=');
+		if (!eq)
+			continue;
+		*eq = 0;
+		if (ts_opt_find(ts_tier_cfg_opts, kv))
+			(void)!ts_opt_set(ts_tier_cfg_opts, cfg, kv, eq + 1, err, sizeof(err));
+	}
+	if (t->hdr.capacity)
+		cfg->capacity = t->hdr.capacity;
+	if (t->hdr.mem)
+		cfg->mem = t->hdr.mem;
+}
 
 void ts_replay_print(FILE *f, const struct ts_replay_result *res, size_t n)
 {
