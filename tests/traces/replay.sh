@@ -56,9 +56,9 @@ check "anchor think" test "$(j "$T/an.json" '.results[1].think_ns')" = 10000
 
 # the wait rule: thread 5 reads (10us), then in a 90us gap is 20us on a
 # CPU and 70us off it (waiting), then reads again. On unlimited (every read
-# 0) it still wakes at its recorded 100us (closed loop: 90us); on a tier
-# whose reads take 60us the wait absorbs the 50us, so the second read still
-# issues at 100us (closed loop: at 150us).
+# 0) it is early and keeps its wait: the second read at 90us, as closed
+# loop; on a tier whose reads take 60us the wait absorbs the 50us, so the
+# second read still issues at its recorded 100us (closed loop: at 150us).
 cat > "$T/wait.txt" <<'X'
 header version=2
 path 1 "/f"
@@ -70,6 +70,7 @@ end drops=0 records=2 t=110000
 X
 cat > "$T/fixed.lua" <<'X'
 tier "fixed60" { desc = "test", source = "test", latency = { read = { fixed = "60us" } } }
+tier "fixed100" { desc = "test", source = "test", latency = { read = { fixed = "100us" } } }
 X
 "$B" trace undump "$T/wait.txt" -o "$T/wait.trace"
 "$B" replay "$T/wait.trace" --virtual --tier unlimited --tier fixed60 --profile "$T/fixed.lua" \
@@ -77,10 +78,14 @@ X
 check "wait: no notice with CPU samples" test ! -s "$T/w.err"
 check "wait: recorded total" test "$(j "$T/w.json" '.results[0].total_ns')" = 110000
 check "wait: recorded waiting" test "$(j "$T/w.json" '.results[0].waited_ns')" = 70000
-check "wait: unlimited total" test "$(j "$T/w.json" '.results[1].total_ns')" = 100000
-check "wait: unlimited think" test "$(j "$T/w.json" '.results[1].think_ns')" = 100000
+check "wait: unlimited total" test "$(j "$T/w.json" '.results[1].total_ns')" = 90000
+check "wait: unlimited think" test "$(j "$T/w.json" '.results[1].think_ns')" = 90000
 check "wait: fixed60 total" test "$(j "$T/w.json" '.results[2].total_ns')" = 160000
 check "wait: fixed60 think" test "$(j "$T/w.json" '.results[2].think_ns')" = 40000
+# reads of 100us: 90us late, more than the 70us wait absorbs; the work
+# (20us) still follows the first read: the second issues at 120us
+"$B" replay "$T/wait.trace" --virtual --tier fixed100 --profile "$T/fixed.lua" --json > "$T/wp.json"
+check "wait: partly absorbed" test "$(j "$T/wp.json" '.results[1].total_ns')" = 220000
 "$B" replay "$T/wait.trace" --virtual --tier fixed60 --profile "$T/fixed.lua" --closed-loop \
 	--json > "$T/wc.json"
 check "wait: closed loop total" test "$(j "$T/wc.json" '.results[1].total_ns')" = 210000

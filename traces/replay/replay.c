@@ -159,13 +159,15 @@ static void cursor_start(struct cursor *c, const struct plan *p, const struct ts
  * the requests' own delivery (the reply reaching the thread, the next
  * request reaching tierfs); beyond that the thread waited for something
  * else: another thread, a process, a timer. Work and the round trip keep
- * their durations. The waiting is elastic: it ends at the moment recorded
- * (on the replay clock), as if whatever the thread waited for kept its
- * schedule, and never before the thread's own work is done — a slower tier
- * is first absorbed by the waits, and only what they cannot absorb delays
- * the thread; on a faster tier, a thread that waited still wakes when it
- * was woken. Off-CPU time of at most two round trips is taken for delivery
- * jitter (closed loop). Returns the recorded wait, 0 = closed loop.
+ * their durations. The waiting is elastic downwards: a thread running late
+ * wakes at the moment recorded (on the replay clock), as if whatever it
+ * waited for kept its schedule, and never before its own work is done — a
+ * slower tier is first absorbed by the waits, and only what they cannot
+ * absorb delays the thread. A thread running early keeps its wait's
+ * duration: a wait never grows, since what it waited on may have been
+ * early too (another thread of the same loader). Off-CPU time of at most
+ * two round trips is taken for delivery jitter (closed loop). Returns the
+ * recorded wait, 0 = closed loop.
  */
 static uint64_t wait_part(const struct ts_trace *t, const struct ts_replay_cfg *cfg, size_t a,
 			  size_t b, uint64_t gap)
@@ -200,10 +202,11 @@ static bool cursor_advance(struct cursor *c, const struct ts_trace *t, uint64_t 
 		uint64_t think = cfg->no_think ? 0 : scaled(gap, speed);
 		uint64_t wait = cfg->no_think ? 0 : wait_part(t, cfg, c->p->idx[c->i - 1],
 							       c->p->idx[c->i], gap);
-		c->next_issue = c->done_max + think - scaled(wait, speed);
-		if (wait) {
+		c->next_issue = c->done_max + think;
+		if (wait) { /* max(work done, min(woken as recorded, the wait kept)) */
 			uint64_t wake = c->origin + scaled(nx->submit_ns - c->t0, speed);
-			c->next_issue = TS_MAX(c->next_issue, wake);
+			uint64_t worked = c->next_issue - scaled(wait, speed);
+			c->next_issue = TS_MAX(worked, TS_MIN(wake, c->next_issue));
 			c->waited_ns += wait;
 			think = c->next_issue - c->done_max;
 		}

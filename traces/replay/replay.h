@@ -19,8 +19,9 @@
  *
  * The wait rule. A trace with CPU samples (format version 2) splits each
  * think gap into work, which keeps its duration, and waiting, which is
- * elastic: it ends at the moment recorded, never before the thread's own
- * work is done (wait_part() in replay.c; traces/README.md defends it).
+ * elastic downwards: a late thread's wait ends at the moment recorded,
+ * never before its own work is done, and no wait grows (wait_part() in
+ * replay.c; traces/README.md defends it).
  * cfg.closed_loop, or a trace without samples, keeps the closed-loop rule
  * above for every gap, as fio-like traces (think time by sleeping) need.
  *
