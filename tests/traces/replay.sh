@@ -40,6 +40,30 @@ check "join total" test "$(j "$T/j.json" '.results[1].total_ns')" = 5000
 check "join think" test "$(j "$T/j.json" '.results[1].think_ns')" = 2000
 check "join recorded think" test "$(j "$T/j.json" '.results[0].think_ns')" = 2000
 
+# with CPU samples the join rule holds between related processes only:
+# thread 1 (on a CPU through its gap) joins thread 2 when 2 is its child
+# (5us, as above), not when the two are siblings (closed loop: 25us)
+for rel in "1 0 2 1 5000" "1 9 2 9 25000"; do
+	set -- $rel
+	cat > "$T/jp.txt" <<X
+header version=2
+path 1 "/f"
+0 1000 getattr 1 0 0 0 1 1 0 4
+cpu 1 pid=$1 ppid=$2 on_ns=1000 runq_ns=0
+2000 12000 read 1 0 4096 4096 2 2 0 0
+cpu 2 pid=$3 ppid=$4 on_ns=1000 runq_ns=0
+13000 23000 read 1 4096 4096 4096 2 2 0 0
+cpu 2 pid=$3 ppid=$4 on_ns=2000 runq_ns=0
+24000 25000 getattr 1 0 0 0 1 1 0 4
+cpu 1 pid=$1 ppid=$2 on_ns=24000 runq_ns=0
+end drops=0 records=4 t=25000
+X
+	"$B" trace undump "$T/jp.txt" -o "$T/jp.trace"
+	"$B" replay "$T/jp.trace" --virtual --tier unlimited --json > "$T/jp.json"
+	check "join between pid $1 (parent $2) and pid $3 (parent $4)" \
+		test "$(j "$T/jp.json" '.results[1].total_ns')" = "$5"
+done
+
 # the anchor rule: a request of thread id 0 (the kernel's release after a
 # close) follows the workload request before it by its recorded distance
 cat > "$T/anchor.txt" <<'X'
@@ -55,10 +79,11 @@ check "anchor total" test "$(j "$T/an.json" '.results[1].total_ns')" = 21500
 check "anchor think" test "$(j "$T/an.json" '.results[1].think_ns')" = 10000
 
 # the wait rule: thread 5 reads (10us), then in a 90us gap is 20us on a
-# CPU and 70us off it (waiting), then reads again. On unlimited (every read
-# 0) it is early and keeps its wait: the second read at 90us, as closed
-# loop; on a tier whose reads take 60us the wait absorbs the 50us, so the
-# second read still issues at its recorded 100us (closed loop: at 150us).
+# CPU and 70us off it (waiting, longer than the 30us it was busy before:
+# paced by what it waited for), then reads again. On unlimited (every read
+# 0) it still wakes at its recorded 100us (closed loop: 90us); on a tier
+# whose reads take 60us the wait absorbs the 50us, so the second read still
+# issues at 100us (closed loop: at 150us).
 cat > "$T/wait.txt" <<'X'
 header version=2
 path 1 "/f"
@@ -78,8 +103,8 @@ X
 check "wait: no notice with CPU samples" test ! -s "$T/w.err"
 check "wait: recorded total" test "$(j "$T/w.json" '.results[0].total_ns')" = 110000
 check "wait: recorded waiting" test "$(j "$T/w.json" '.results[0].waited_ns')" = 70000
-check "wait: unlimited total" test "$(j "$T/w.json" '.results[1].total_ns')" = 90000
-check "wait: unlimited think" test "$(j "$T/w.json" '.results[1].think_ns')" = 90000
+check "wait: unlimited total" test "$(j "$T/w.json" '.results[1].total_ns')" = 100000
+check "wait: unlimited think" test "$(j "$T/w.json" '.results[1].think_ns')" = 100000
 check "wait: fixed60 total" test "$(j "$T/w.json" '.results[2].total_ns')" = 160000
 check "wait: fixed60 think" test "$(j "$T/w.json" '.results[2].think_ns')" = 40000
 # reads of 100us: 90us late, more than the 70us wait absorbs; the work
@@ -91,6 +116,24 @@ check "wait: partly absorbed" test "$(j "$T/wp.json" '.results[1].total_ns')" = 
 check "wait: closed loop total" test "$(j "$T/wc.json" '.results[1].total_ns')" = 210000
 check "wait: closed loop think" test "$(j "$T/wc.json" '.results[1].think_ns')" = 90000
 check "wait: closed loop waiting" test "$(j "$T/wc.json" '.results[1].waited_ns')" = 0
+# a wait shorter than the thread was busy before it (40us off the CPU
+# after a 50us read and 10us of work): paced by itself, it never grows, so
+# on unlimited the second read comes at 50us, not at its recorded 100us; on
+# fixed60 (10us late) the wait absorbs that: still at 100us
+cat > "$T/self.txt" <<'X'
+header version=2
+path 1 "/f"
+0 50000 read 1 0 4096 4096 7 5 0 0
+cpu 7 pid=7 ppid=1 on_ns=1000 runq_ns=0
+100000 150000 read 1 4096 4096 4096 7 5 0 0
+cpu 7 pid=7 ppid=1 on_ns=11000 runq_ns=0
+end drops=0 records=2 t=150000
+X
+"$B" trace undump "$T/self.txt" -o "$T/self.trace"
+"$B" replay "$T/self.trace" --virtual --tier unlimited --tier fixed60 --profile "$T/fixed.lua" \
+	--json > "$T/sp.json"
+check "self-paced: unlimited" test "$(j "$T/sp.json" '.results[1].total_ns')" = 50000
+check "self-paced: fixed60" test "$(j "$T/sp.json" '.results[2].total_ns')" = 160000
 # a version 1 trace (no samples) replays closed loop, and says so
 "$B" replay "$T/join.trace" --virtual --tier unlimited > /dev/null 2> "$T/v1.err"
 check "v1 notice" grep -q "notice: no CPU samples (trace format version 1): replaying closed loop" "$T/v1.err"

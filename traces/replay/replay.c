@@ -28,6 +28,7 @@ struct plan {
 	const size_t *idx; /* record indices, in submit order */
 	size_t n;
 	uint64_t rec_end; /* the thread's last recorded completion */
+	uint32_t pid, ppid; /* its process and that one's parent; 0 = unknown */
 };
 
 struct plans {
@@ -107,6 +108,10 @@ static int plans_build(const struct ts_trace *t, struct plans *ps)
 		for (size_t i = 0; i < p->n; i++) {
 			const struct ts_trace_rec *r = &t->recs[p->idx[i]];
 			p->rec_end = TS_MAX(p->rec_end, TS_MAX(r->complete_ns, r->submit_ns));
+			if (t->cpu && !p->pid && t->cpu[p->idx[i]].pid) {
+				p->pid = t->cpu[p->idx[i]].pid;
+				p->ppid = t->cpu[p->idx[i]].ppid;
+			}
 		}
 		ps->by_end[k] = k;
 	}
@@ -132,7 +137,8 @@ struct cursor {
 	uint64_t think_ns;	 /* think time kept so far */
 	uint64_t last_think;	 /* its last addition (the join rule may replace it) */
 	uint64_t origin, t0;	 /* replay time of the recorded time t0 */
-	uint64_t waited_ns;	 /* recorded waiting taken as elastic (wait_rule) */
+	uint64_t waited_ns;	 /* recorded waiting taken as elastic (wait_part) */
+	uint64_t rec_woke;	 /* recorded end of its last wait (or its start) */
 };
 
 static uint64_t scaled(uint64_t ns, double speed)
@@ -147,6 +153,7 @@ static void cursor_start(struct cursor *c, const struct plan *p, const struct ts
 	c->p = p;
 	c->origin = base;
 	c->t0 = t0;
+	c->rec_woke = t->recs[p->idx[0]].submit_ns;
 	c->next_issue = base + scaled(t->recs[p->idx[0]].submit_ns - t0, speed);
 	c->win_lo = 0;
 	c->win_hi = t->recs[p->idx[0]].submit_ns;
@@ -159,13 +166,15 @@ static void cursor_start(struct cursor *c, const struct plan *p, const struct ts
  * the requests' own delivery (the reply reaching the thread, the next
  * request reaching tierfs); beyond that the thread waited for something
  * else: another thread, a process, a timer. Work and the round trip keep
- * their durations. The waiting is elastic downwards: a thread running late
- * wakes at the moment recorded (on the replay clock), as if whatever it
- * waited for kept its schedule, and never before its own work is done — a
- * slower tier is first absorbed by the waits, and only what they cannot
- * absorb delays the thread. A thread running early keeps its wait's
- * duration: a wait never grows, since what it waited on may have been
- * early too (another thread of the same loader). Off-CPU time of at most
+ * their durations; the waiting is elastic. A thread running late wakes at
+ * the moment recorded (on the replay clock), as if whatever it waited for
+ * kept its schedule, and never before its own work is done: a slower tier
+ * is first absorbed by the waits, and only what they cannot absorb delays
+ * the thread. A thread running early wakes at the moment recorded too when
+ * it waited longer than it had been busy since its previous wait (it was
+ * paced by what it waited for: a consumer's steps); otherwise it keeps the
+ * wait's duration (it was paced by itself, and what it waited on, another
+ * thread of the same loader, may be early too). Off-CPU time of at most
  * two round trips is taken for delivery jitter (closed loop). Returns the
  * recorded wait, 0 = closed loop.
  */
@@ -203,11 +212,17 @@ static bool cursor_advance(struct cursor *c, const struct ts_trace *t, uint64_t 
 		uint64_t wait = cfg->no_think ? 0 : wait_part(t, cfg, c->p->idx[c->i - 1],
 							       c->p->idx[c->i], gap);
 		c->next_issue = c->done_max + think;
-		if (wait) { /* max(work done, min(woken as recorded, the wait kept)) */
+		if (wait) {
 			uint64_t wake = c->origin + scaled(nx->submit_ns - c->t0, speed);
 			uint64_t worked = c->next_issue - scaled(wait, speed);
-			c->next_issue = TS_MAX(worked, TS_MIN(wake, c->next_issue));
+			/* busy since its last wake: IO and work, as recorded */
+			uint64_t busy = nx->submit_ns - wait - TS_MIN(c->rec_woke, nx->submit_ns - wait);
+			if (wait > busy) /* paced by what it waits for */
+				c->next_issue = TS_MAX(worked, wake);
+			else /* paced by itself: the wait never grows */
+				c->next_issue = TS_MAX(worked, TS_MIN(wake, c->next_issue));
 			c->waited_ns += wait;
+			c->rec_woke = nx->submit_ns;
 			think = c->next_issue - c->done_max;
 		}
 		c->think_ns += think;
@@ -229,6 +244,11 @@ static bool cursor_advance(struct cursor *c, const struct ts_trace *t, uint64_t 
  * a file once its last user is done: the op then issues the recorded
  * distance after that thread's replayed end. Threads active at the same
  * time stay independent, so no other ordering between them is imposed.
+ *
+ * Where the CPU samples name the threads' processes, only a thread of the
+ * same process, of its parent or of a child counts (a process waits for
+ * its children, a child starts after its parent's work): the workers of one
+ * loader, siblings, do not wait for each other's end.
  *
  * Finds the threads whose recorded end lies in [win_lo, win_hi]: indices
  * [*a, *b) of ps->by_end.
@@ -271,8 +291,12 @@ static bool join_apply(const struct plans *ps, struct cursor *c, const uint64_t 
 	join_range(ps, c, &a, &b);
 	for (size_t k = b; k-- > a;) {
 		size_t j = ps->by_end[k];
-		if (&ps->p[j] == c->p)
+		const struct plan *o = &ps->p[j];
+		if (o == c->p)
 			continue;
+		if (o->pid && c->p->pid && o->pid != c->p->pid && o->ppid != c->p->pid &&
+		    c->p->ppid != o->pid)
+			continue; /* unrelated processes */
 		if (c->i && ps->ends[k] < c->rec_done_max)
 			break; /* its own completion came later: the closed loop rules */
 		if (!end[j])
