@@ -138,7 +138,7 @@ struct cursor {
 	uint64_t last_think;	 /* its last addition (the join rule may replace it) */
 	uint64_t origin, t0;	 /* replay time of the recorded time t0 */
 	uint64_t waited_ns;	 /* recorded waiting taken as elastic (wait_part) */
-	uint64_t rec_woke;	 /* recorded end of its last wait (or its start) */
+	uint64_t rec_woke;	 /* recorded end of its last pacing wait (or its start) */
 };
 
 static uint64_t scaled(uint64_t ns, double speed)
@@ -171,10 +171,10 @@ static void cursor_start(struct cursor *c, const struct plan *p, const struct ts
  * kept its schedule, and never before its own work is done: a slower tier
  * is first absorbed by the waits, and only what they cannot absorb delays
  * the thread. A thread running early wakes at the moment recorded too when
- * it waited longer than it had been busy since its previous wait (it was
- * paced by what it waited for: a consumer's steps); otherwise it keeps the
- * wait's duration (it was paced by itself, and what it waited on, another
- * thread of the same loader, may be early too). Off-CPU time of at most
+ * the wait is longer than all the thread did since the end of its previous
+ * such wait (it was paced by what it waited for: a consumer's steps);
+ * otherwise it keeps the wait's duration (it was paced by itself, and what
+ * it waited on, another thread of the same loader, may be early too). Off-CPU time of at most
  * two round trips is taken for delivery jitter (closed loop). Returns the
  * recorded wait, 0 = closed loop.
  */
@@ -215,14 +215,16 @@ static bool cursor_advance(struct cursor *c, const struct ts_trace *t, uint64_t 
 		if (wait) {
 			uint64_t wake = c->origin + scaled(nx->submit_ns - c->t0, speed);
 			uint64_t worked = c->next_issue - scaled(wait, speed);
-			/* busy since its last wake: IO and work, as recorded */
+			/* the recorded time since it last woke from a wait that
+			 * paced it: what it did between two such waits */
 			uint64_t busy = nx->submit_ns - wait - TS_MIN(c->rec_woke, nx->submit_ns - wait);
-			if (wait > busy) /* paced by what it waits for */
+			if (wait > busy) { /* paced by what it waits for */
 				c->next_issue = TS_MAX(worked, wake);
-			else /* paced by itself: the wait never grows */
+				c->rec_woke = nx->submit_ns;
+			} else { /* paced by itself: the wait never grows */
 				c->next_issue = TS_MAX(worked, TS_MIN(wake, c->next_issue));
+			}
 			c->waited_ns += wait;
-			c->rec_woke = nx->submit_ns;
 			think = c->next_issue - c->done_max;
 		}
 		c->think_ns += think;
