@@ -11,7 +11,10 @@
 # `tiersim replay`). Then the trace of the fastest tier and that of the
 # slowest (by those spans) are replayed on every tier, with the closed-loop
 # rule (--closed-loop, the replay before CPU samples) and with the wait rule,
-# and each prediction is printed next to the real span with its error.
+# and each prediction is printed next to the real span with its error. The
+# last column is `tiersim record --probe`'s answer for a recording on the
+# slowest tier probed on the fastest: per tier, the larger of the two
+# wait-rule predictions.
 #
 # Installs python3-torch and python3-torchvision from Debian if missing.
 # Environment: TS_IMAGES (default 1000), TS_TIERS (comma-separated, default
@@ -64,8 +67,8 @@ ns() { jq -r ".results[$2].total_ns" "$1"; }
 err() { awk -v p="$1" -v r="$2" 'BEGIN { printf "%+7.1f%%", 100 * (p - r) / r }'; }
 sec() { awk -v n="$1" 'BEGIN { printf "%7.3f", n / 1e9 }'; }
 
-printf '%-18s %-12s %8s %8s | %-27s | %-27s\n' "" "" "real" "epoch" \
-	"from fastest: closed  wait" "from slowest: closed  wait"
+printf '%-18s %-12s %8s %8s | %-27s | %-27s | %s\n' "" "" "real" "epoch" \
+	"from fastest: closed  wait" "from slowest: closed  wait" "+probe"
 for c in "${CONFIGS[@]}"; do
 	read -r name mode w p bs step <<< "$c"
 	[ -z "$want" ] || [[ ",$want," == *",$name,"* ]] || continue
@@ -96,11 +99,12 @@ for c in "${CONFIGS[@]}"; do
 	for t in "${TIERS[@]}"; do
 		r=${real[$t]}
 		epoch=$(jq -r .epoch_s "$WORK/$name.$t.json")
-		printf '%-18s %-12s %8s %8.3f |  %-12s %s %s |  %-12s %s %s\n' "$name" "$t" "$(sec "$r")" "$epoch" \
-			"$fast" "$(err "$(ns "$WORK/$name.fast.closed.json" $i)" "$r")" \
-			"$(err "$(ns "$WORK/$name.fast.wait.json" $i)" "$r")" \
-			"$slow" "$(err "$(ns "$WORK/$name.slow.closed.json" $i)" "$r")" \
-			"$(err "$(ns "$WORK/$name.slow.wait.json" $i)" "$r")"
+		fw=$(ns "$WORK/$name.fast.wait.json" $i)
+		sw=$(ns "$WORK/$name.slow.wait.json" $i)
+		printf '%-18s %-12s %8s %8.3f |  %-12s %s %s |  %-12s %s %s | %s\n' "$name" "$t" "$(sec "$r")" "$epoch" \
+			"$fast" "$(err "$(ns "$WORK/$name.fast.closed.json" $i)" "$r")" "$(err "$fw" "$r")" \
+			"$slow" "$(err "$(ns "$WORK/$name.slow.closed.json" $i)" "$r")" "$(err "$sw" "$r")" \
+			"$(err $((fw > sw ? fw : sw)) "$r")"
 		i=$((i + 1))
 	done
 	unset real
@@ -108,6 +112,7 @@ done
 echo
 echo "real: the run's own trace span (first request to last completion), s; epoch: the"
 echo "loader's epoch as Python timed it, s; the rest: each prediction's error vs real"
-echo "(closed: --closed-loop, the replay without CPU samples; wait: the wait rule)."
+echo "(closed: --closed-loop, the replay without CPU samples; wait: the wait rule;"
+echo "+probe: recorded on the slowest, probed on the fastest, the larger prediction)."
 [ "${TS_KEEP:-0}" = 1 ] && echo "traces kept in $WORK"
 exit 0

@@ -46,6 +46,7 @@ struct rec_cfg {
 	char *out;
 	char *predict;
 	char *profile;
+	char *probe;
 	bool json;
 };
 
@@ -62,6 +63,9 @@ static const struct ts_opt rec_opts[] = {
      "tiers to predict, comma-separated (T1,T2,...)"},
     {"profile", TS_OPT_STR, offsetof(struct rec_cfg, profile), "", 0, 0, "",
      "a tier profile file with more tiers (as tierfs -o profile=)"},
+    {"probe", TS_OPT_STR, offsetof(struct rec_cfg, probe), "", 0, 0, "",
+     "run the command a second time on this tier (into OUT.probe) and predict each tier "
+     "from both runs: the larger prediction"},
     {"json", TS_OPT_BOOL, offsetof(struct rec_cfg, json), "false", 0, 0, "",
      "the summary and predictions as one JSON object"},
     {NULL},
@@ -73,7 +77,8 @@ static void usage(FILE *f)
 	      "Mounts DIR through tierfs at a temporary mount point, runs CMD with '{}' in its\n"
 	      "arguments (and TIERSIM_MOUNT in its environment) set to that mount point,\n"
 	      "records every request into a trace, unmounts, and prints the trace's summary;\n"
-	      "with --predict, what the recorded run would take on each tier.\n"
+	      "with --predict, what the recorded run would take on each tier (with --probe T,\n"
+      "from a second run on tier T too: for runs that were IO-bound).\n"
 	      "The exit status is CMD's (128+N when a signal N ended it).\n\n",
 	      f);
 	ts_opt_help(f, rec_opts);
@@ -221,10 +226,33 @@ static int split_tiers(char *s, const char **tiers, size_t *n, char *err, size_t
 
 /* The summary, and with @ntiers the prediction per tier; JSON in *@json
  * when it is not NULL. 0 or 1 (a message printed). */
-static int report(const struct rec_cfg *c, const char *file, const char **tiers, size_t ntiers,
-		  int exit_status, json_t **json)
+/*
+ * The probe. Predicting from one recording assumes that what the
+ * application waited on kept its recorded pace (the wait rule): from a run
+ * where the application was IO-bound, that pace is not in the trace, and
+ * a faster tier is predicted as if the consumer were infinitely fast. A
+ * second run on another tier shows another pace. Each prediction is then
+ * a lower bound under its own recording's assumption, and each tier's
+ * prediction is the larger of the two.
+ */
+static int predict(const struct ts_trace *t, struct ts_replay_cfg *cfg,
+		   const struct ts_tier_set *set, const char *tier, struct ts_replay_result *res,
+		   char *err, size_t errlen)
 {
-	struct ts_trace t;
+	ts_replay_tier_recorded(t, &cfg->tier);
+	cfg->rt_ns = cfg->tier.floor_ns;
+	cfg->closed_loop = !t->cpu;
+	if (ts_tier_set_lookup(set, tier, &cfg->tier.profile, err, errlen) ||
+	    ts_replay_virtual(t, cfg, res, err, errlen))
+		return -1;
+	snprintf(res->what, sizeof(res->what), "%s", tier);
+	return 0;
+}
+
+static int report(const struct rec_cfg *c, const char *file, const char *probe_file,
+		  const char **tiers, size_t ntiers, int exit_status, json_t **json)
+{
+	struct ts_trace t, pt = {0};
 	struct ts_trace_stats *s = NULL;
 	struct ts_tier_set *set = NULL;
 	struct ts_replay_cfg cfg = {.speed = 1.0};
@@ -238,7 +266,13 @@ static int report(const struct rec_cfg *c, const char *file, const char **tiers,
 	}
 	if (ts_trace_warning(&t, warn, sizeof(warn)))
 		fprintf(stderr, "tiersim record: %s: warning: %s\n", file, warn);
-	if (ts_trace_stats_compute(&t, 0, &s) || !(res = calloc(ntiers + 1, sizeof(*res)))) {
+	if (probe_file && ts_trace_read(probe_file, &pt, err, sizeof(err))) {
+		fprintf(stderr, "tiersim record: %s\n", err);
+		ts_trace_free(&t);
+		return 1;
+	}
+	if (ts_trace_stats_compute(&t, 0, &s) || !(res = calloc(ntiers + 1, sizeof(*res))) ||
+	    ts_replay_recorded(&t, &res[0])) {
 		fprintf(stderr, "tiersim record: out of memory\n");
 		goto out;
 	}
@@ -249,25 +283,26 @@ static int report(const struct rec_cfg *c, const char *file, const char **tiers,
 			fprintf(stderr, "tiersim record: %s\n", err);
 			goto out;
 		}
-		ts_replay_tier_recorded(&t, &cfg.tier);
-		cfg.rt_ns = cfg.tier.floor_ns;
-		cfg.closed_loop = !t.cpu;
-		if (ts_replay_recorded(&t, &res[0])) {
-			fprintf(stderr, "tiersim record: out of memory\n");
-			goto out;
-		}
 		for (size_t i = 0; i < ntiers; i++) {
-			if (ts_tier_set_lookup(set, tiers[i], &cfg.tier.profile, err, sizeof(err)) ||
-			    ts_replay_virtual(&t, &cfg, &res[i + 1], err, sizeof(err))) {
+			struct ts_replay_result alt;
+			if (predict(&t, &cfg, set, tiers[i], &res[i + 1], err, sizeof(err)) ||
+			    (probe_file && predict(&pt, &cfg, set, tiers[i], &alt, err, sizeof(err)))) {
 				fprintf(stderr, "tiersim record: --predict %s: %s\n", tiers[i], err);
 				goto out;
 			}
-			snprintf(res[i + 1].what, sizeof(res[i + 1].what), "%s", tiers[i]);
+			if (probe_file && alt.total_ns > res[i + 1].total_ns) {
+				res[i + 1] = alt;
+				snprintf(res[i + 1].what, sizeof(res[i + 1].what), "%s (probe)",
+					 tiers[i]);
+			}
 		}
 	}
 	if (json) {
 		*json = json_pack("{ss ss si so}", "trace", file, "tier", t.hdr.tier, "exit_status",
 				  exit_status, "summary", ts_trace_stats_json(s, &t));
+		if (*json && probe_file)
+			json_object_set_new(*json, "probe", json_pack("{ss ss}", "trace", probe_file,
+								      "tier", pt.hdr.tier));
 		if (*json && ntiers)
 			json_object_set_new(*json, "predict", ts_replay_json(res, ntiers + 1));
 		rc = *json ? 0 : 1;
@@ -276,10 +311,19 @@ static int report(const struct rec_cfg *c, const char *file, const char **tiers,
 	printf("recorded %s on %s into %s (the command exited %d)\n\n", c->data, t.hdr.tier, file,
 	       exit_status);
 	ts_trace_stats_print(stdout, s, &t, 5);
+	char b1[32], b2[32];
+	printf("\nCPU samples on %zu of %zu records; of the gaps between a thread's requests "
+	       "(%s), %s were waiting (elastic in replay)\n",
+	       t.ncpu, t.nrecs, ts_fmt_duration(b1, sizeof(b1), res[0].think_ns),
+	       ts_fmt_duration(b2, sizeof(b2), res[0].waited_ns));
 	if (ntiers) {
-		printf("\npredicted per tier (%s):\n\n",
+		printf("\npredicted per tier (%s%s%s%s):\n\n",
 		       cfg.closed_loop ? "closed loop: the trace has no CPU samples"
-				       : "work kept, waiting elastic");
+				       : "work kept, waiting elastic",
+		       probe_file ? "; each the larger of the predictions from this run and from "
+				    "the probe run on "
+				  : "",
+		       probe_file ? pt.hdr.tier : "", probe_file ? ", marked (probe)" : "");
 		ts_replay_print(stdout, res, ntiers + 1);
 	}
 	rc = 0;
@@ -289,17 +333,54 @@ out:
 	ts_opt_free(ts_tier_cfg_opts, &cfg.tier);
 	ts_trace_stats_free(s);
 	ts_trace_free(&t);
+	ts_trace_free(&pt);
 	return rc;
+}
+
+/* One run of the command on a fresh mount of @tier recording into @out;
+ * its wait status in *@status. 0, TS_EXIT_INTERRUPT (a signal came before
+ * the command started), or TS_EXIT_FAIL with the message printed. */
+static int record_once(struct ts_mounts *ms, const struct rec_cfg *c, const char *mnt,
+		       const char *tier, const char *out, char **argv, int argc, int *status)
+{
+	char err[1024], memb[32], *opts;
+	struct ts_mount *m;
+	int e;
+
+	snprintf(memb, sizeof(memb), "%llu", (unsigned long long)c->mem);
+	if (asprintf(&opts, "tier=%s,mem=%s,trace=%s%s%s", tier, memb, out,
+		     *c->profile ? ",profile=" : "", c->profile) < 0) {
+		fprintf(stderr, "tiersim record: out of memory\n");
+		return TS_EXIT_FAIL;
+	}
+	e = ts_mount_start(ms, c->data, mnt, opts, &m, err, sizeof(err));
+	free(opts);
+	if (e) {
+		fprintf(stderr, "tiersim record: %s\n", err);
+		char log[PATH_MAX + 16];
+		snprintf(log, sizeof(log), "%s.log", mnt);
+		unlink(log); /* its last line is in the message */
+		return TS_EXIT_FAIL;
+	}
+	*status = 0;
+	bool ran = !got_signal;
+	if (ran && (e = run_command(argv, argc, mnt, status)))
+		fprintf(stderr, "tiersim record: running %s: %s\n", argv[0], strerror(-e));
+	int stop = ts_mount_stop(ms, m, err, sizeof(err));
+	if (stop)
+		fprintf(stderr, "tiersim record: %s\n", err);
+	if (e || stop)
+		return TS_EXIT_FAIL;
+	return ran ? 0 : TS_EXIT_INTERRUPT;
 }
 
 int ts_cmd_record(int argc, char **argv)
 {
 	struct rec_cfg c = {0};
 	struct ts_mounts ms = {0};
-	struct ts_mount *m = NULL;
 	const char *tiers[MAX_TIERS];
 	size_t ntiers = 0;
-	char err[1024], dir[PATH_MAX] = "", mnt[PATH_MAX + 8], out[PATH_MAX], *opts = NULL;
+	char err[1024], dir[PATH_MAX] = "", mnt[PATH_MAX + 8], out[PATH_MAX], probe_out[PATH_MAX + 8];
 	int rc = TS_EXIT_USAGE, cmd = -1;
 
 	if (ts_opt_defaults(rec_opts, &c, err, sizeof(err))) {
@@ -372,12 +453,9 @@ int ts_cmd_record(int argc, char **argv)
 		goto out;
 	}
 	snprintf(mnt, sizeof(mnt), "%s/mnt", dir);
-	char memb[32];
-	snprintf(memb, sizeof(memb), "%llu", (unsigned long long)c.mem);
-	if (asprintf(&opts, "tier=%s,mem=%s,trace=%s%s%s", c.tier, memb, out,
-		     *c.profile ? ",profile=" : "", c.profile) < 0) {
-		opts = NULL;
-		fprintf(stderr, "tiersim record: out of memory\n");
+	if (*c.probe && (size_t)snprintf(probe_out, sizeof(probe_out), "%s.probe", out) >=
+			    sizeof(probe_out)) {
+		fprintf(stderr, "tiersim record: --out %s: too long\n", out);
 		goto out;
 	}
 	if (ts_mounts_init(&ms, err, sizeof(err))) {
@@ -385,32 +463,35 @@ int ts_cmd_record(int argc, char **argv)
 		goto out;
 	}
 	signals(true);
-	if (ts_mount_start(&ms, c.data, mnt, opts, &m, err, sizeof(err))) {
-		fprintf(stderr, "tiersim record: %s\n", err);
-		char log[PATH_MAX + 16];
-		snprintf(log, sizeof(log), "%s.log", mnt);
-		unlink(log); /* its last line is in the message */
-		goto out;
-	}
-	int status = 0;
-	bool ran = !got_signal;
-	if (ran && (e = run_command(argv + cmd, argc - cmd, mnt, &status))) {
-		fprintf(stderr, "tiersim record: running %s: %s\n", argv[cmd], strerror(-e));
-		goto out;
-	}
-	int stop = ts_mount_stop(&ms, m, err, sizeof(err));
-	m = NULL;
-	if (stop) {
-		fprintf(stderr, "tiersim record: %s\n", err);
-		goto out;
-	}
-	if (!ran) { /* interrupted before the command could start */
-		rc = TS_EXIT_INTERRUPT;
+	int status = 0, pstatus = 0;
+	if ((e = record_once(&ms, &c, mnt, c.tier, out, argv + cmd, argc - cmd, &status))) {
+		rc = e;
 		goto out;
 	}
 	int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	if (*c.probe) {
+		/* the probe is the same run again: only after a clean first one */
+		if (code || got_signal) {
+			fprintf(stderr, "tiersim record: no probe run: the command %s\n",
+				got_signal ? "was interrupted" : "failed");
+			rc = got_signal ? TS_EXIT_INTERRUPT : code;
+			goto out;
+		}
+		if ((e = record_once(&ms, &c, mnt, c.probe, probe_out, argv + cmd, argc - cmd,
+				     &pstatus))) {
+			rc = e;
+			goto out;
+		}
+		if (pstatus) {
+			fprintf(stderr, "tiersim record: the probe run on %s failed (%s %d)\n",
+				c.probe, WIFEXITED(pstatus) ? "exit status" : "signal",
+				WIFEXITED(pstatus) ? WEXITSTATUS(pstatus) : WTERMSIG(pstatus));
+			rc = TS_EXIT_FAIL;
+			goto out;
+		}
+	}
 	json_t *j = NULL;
-	if (report(&c, out, tiers, ntiers, code, c.json ? &j : NULL))
+	if (report(&c, out, *c.probe ? probe_out : NULL, tiers, ntiers, code, c.json ? &j : NULL))
 		goto out;
 	if (j) {
 		int w = json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
@@ -426,7 +507,6 @@ out:
 	if (dir[0])
 		rmdir(dir); /* the mount point itself went with the mount */
 	signals(false);
-	free(opts);
 	ts_opt_free(rec_opts, &c);
 	return rc;
 }

@@ -1,7 +1,7 @@
 /*
  * cmd_trace.c — `tiersim trace VERB ...`: look inside traces and convert
  * them. dump/undump (the text form), stats, import (fio iolog v2/v3,
- * blkparse text) and export (fio iolog v3).
+ * blkparse text) and export (fio iolog v3, or a perfetto timeline).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "traces/blkparse.h"
 #include "traces/iolog.h"
+#include "traces/perfetto.h"
 #include "traces/stats.h"
 #include "traces/text.h"
 #include "traces/trace.h"
@@ -31,6 +32,10 @@ static void usage(FILE *f)
 	    "                                             fio iolog v3 for fio --read_iolog; "
 	    "names\n"
 	    "                                             are DIR/PATH, or relative to fio's cwd\n"
+	    "       tiersim trace export FILE --format perfetto -o JSON\n"
+	    "                                             a timeline for ui.perfetto.dev: a track "
+	    "per\n"
+	    "                                             thread, IO slices, gaps as work/waiting\n"
 	    "TEXT, IOLOG and the dump output may be - for stdin/stdout.\n",
 	    f);
 }
@@ -272,13 +277,28 @@ static int do_import(int argc, char **argv)
 
 static int do_export(int argc, char **argv)
 {
-	const char *in, *out, *prefix;
+	const char *in = NULL, *out = NULL, *prefix = NULL, *fmt = "iolog";
 	char err[512];
 	struct ts_trace t;
 	uint64_t n = 0;
+	bool bad = false;
 
-	if (in_out(argc, argv, &in, &out, "--prefix", &prefix)) {
-		fprintf(stderr, "usage: tiersim trace export FILE -o IOLOG [--prefix DIR]\n");
+	for (int i = 1; i < argc && !bad; i++) {
+		const char **v = !strcmp(argv[i], "-o")		? &out
+				 : !strcmp(argv[i], "--prefix") ? &prefix
+				 : !strcmp(argv[i], "--format") ? &fmt
+								: NULL;
+		if (v && i + 1 < argc)
+			*v = argv[++i];
+		else if (!v && !in && (argv[i][0] != '-' || !strcmp(argv[i], "-")))
+			in = argv[i];
+		else
+			bad = true;
+	}
+	bool perfetto = !strcmp(fmt, "perfetto");
+	if (bad || !in || !out || (!perfetto && strcmp(fmt, "iolog")) || (perfetto && prefix)) {
+		fprintf(stderr, "usage: tiersim trace export FILE -o IOLOG [--prefix DIR]\n"
+				"       tiersim trace export FILE --format perfetto -o JSON\n");
 		return 2;
 	}
 	if (load(in, &t))
@@ -289,7 +309,8 @@ static int do_export(int argc, char **argv)
 		ts_trace_free(&t);
 		return 1;
 	}
-	int ret = ts_iolog_export(f, &t, prefix, &n, err, sizeof(err));
+	int ret = perfetto ? ts_trace_export_perfetto(f, &t, &n, err, sizeof(err))
+			   : ts_iolog_export(f, &t, prefix, &n, err, sizeof(err));
 	ts_trace_free(&t);
 	if ((f != stdout ? fclose(f) : fflush(f)) && !ret) {
 		snprintf(err, sizeof(err), "%s: %s", out, strerror(errno));
@@ -299,9 +320,14 @@ static int do_export(int argc, char **argv)
 		fprintf(stderr, "tiersim trace export: %s: %s\n", in, err);
 		return 1;
 	}
-	fprintf(stderr,
-		"tiersim trace export: %llu IO lines -> %s (replay: %sfio --read_iolog=%s ...)\n",
-		(unsigned long long)n, out, prefix ? "" : "cd DIR && ", out);
+	if (perfetto)
+		fprintf(stderr, "tiersim trace export: %llu events -> %s (open it in ui.perfetto.dev)\n",
+			(unsigned long long)n, out);
+	else
+		fprintf(stderr,
+			"tiersim trace export: %llu IO lines -> %s (replay: %sfio --read_iolog=%s "
+			"...)\n",
+			(unsigned long long)n, out, prefix ? "" : "cd DIR && ", out);
 	return 0;
 }
 

@@ -32,6 +32,23 @@ check "CPU samples recorded" grep -q '^cpu ' "$T/r.txt"
 check "json exit 0" test $? = 0
 check "json predict" test "$(jq -r '.predict[1].what' "$T/j.json")" = nvme-local
 
+# --probe: the command runs again on the probe tier into TRACE.probe
+"$B" record --data "$T/data" --tier aws-gp3 --probe nvme-local --out "$T/p.trace" \
+	--predict ssd-cloud -- cat {}/sub/a > "$T/pout" 2> "$T/perr"
+check "probe exit 0" test $? = 0
+check "probe trace written" "$B" trace stats "$T/p.trace.probe" > /dev/null
+check "probe noted" grep -q "from the probe run on nvme-local" "$T/pout"
+check "probe: nothing mounted" test "$(mounts)" = 0
+"$B" record --data "$T/data" --probe nvme-local -- false > /dev/null 2> "$T/pf"
+check "probe skipped after a failing command" test $? = 1
+check "probe skipped: said so" grep -q "no probe run: the command failed" "$T/pf"
+
+# the timeline of a recording: a track per thread, its IO, its gaps
+"$B" trace export "$T/r.trace" --format perfetto -o "$T/r.json" 2> /dev/null
+check "timeline: IO slices" test "$(jq '[.traceEvents[] | select(.cat=="io")] | length' "$T/r.json")" = \
+	"$("$B" trace stats --json "$T/r.trace" | jq .records)"
+check "timeline: work marked" jq -e '[.traceEvents[] | select(.name=="work")] | length > 0' "$T/r.json"
+
 # bad input: one line, non-zero, nothing mounted
 "$B" record --data "$T/nope" -- true > /dev/null 2> "$T/e1"
 check "missing DIR fails" test $? -ne 0

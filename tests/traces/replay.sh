@@ -116,6 +116,17 @@ check "wait: partly absorbed" test "$(j "$T/wp.json" '.results[1].total_ns')" = 
 check "wait: closed loop total" test "$(j "$T/wc.json" '.results[1].total_ns')" = 210000
 check "wait: closed loop think" test "$(j "$T/wc.json" '.results[1].think_ns')" = 90000
 check "wait: closed loop waiting" test "$(j "$T/wc.json" '.results[1].waited_ns')" = 0
+# the timeline: thread 5's track has its two reads, the 20us of work
+# right after the first and the 70us wait before the second
+"$B" trace export "$T/wait.trace" --format perfetto -o "$T/w.perfetto.json" 2> /dev/null
+check "perfetto: valid JSON" jq -e .traceEvents "$T/w.perfetto.json" > /dev/null
+check "perfetto: IO slices" test "$(jq '[.traceEvents[] | select(.cat=="io")] | length' "$T/w.perfetto.json")" = 2
+check "perfetto: work slice" test "$(jq -c '[.traceEvents[] | select(.name=="work") | [.ts, .dur, .pid, .tid]]' "$T/w.perfetto.json")" = '[[10,20,5,5]]'
+check "perfetto: waiting slice" test "$(jq -c '[.traceEvents[] | select(.name=="waiting") | [.ts, .dur]]' "$T/w.perfetto.json")" = '[[30,70]]'
+check "perfetto: v1 gaps are think" test "$("$B" trace export "$T/join.trace" --format perfetto -o - 2> /dev/null | jq '[.traceEvents[] | select(.name=="think")] | length')" = 2
+"$B" trace export "$T/wait.trace" --format nope -o "$T/x" 2> "$T/fmt.err"
+check "export: unknown format is a usage error" test $? = 2
+
 # a wait shorter than the thread was busy before it (40us off the CPU
 # after a 50us read and 10us of work): paced by itself, it never grows, so
 # on unlimited the second read comes at 50us, not at its recorded 100us; on

@@ -181,13 +181,10 @@ static void cursor_start(struct cursor *c, const struct plan *p, const struct ts
 static uint64_t wait_part(const struct ts_trace *t, const struct ts_replay_cfg *cfg, size_t a,
 			  size_t b, uint64_t gap)
 {
-	if (cfg->closed_loop || !t->cpu || !t->cpu[a].pid || !t->cpu[b].pid)
+	uint64_t work, wait;
+	if (cfg->closed_loop || !ts_trace_gap_split(t, a, b, gap, cfg->rt_ns, &work, &wait))
 		return 0;
-	const struct ts_trace_cpu *x = &t->cpu[a], *y = &t->cpu[b];
-	uint64_t ca = x->on_ns + x->runq_ns, cb = y->on_ns + y->runq_ns;
-	uint64_t work = cb > ca ? TS_MIN(cb - ca, gap) : 0;
-	uint64_t off = gap - work;
-	return off > 2 * cfg->rt_ns ? off - cfg->rt_ns : 0;
+	return wait;
 }
 
 /* Op i was issued at @s and completed at @done (replay times): move on and
@@ -379,20 +376,13 @@ static void result_add(struct ts_replay_result *res, unsigned op, uint64_t lat, 
 	ts_hist_add(&res->lat[lat_class(op)], lat);
 }
 
-/* The recording's FUSE round trip, from the floor tierfs wrote into the
- * header's mount options (0 when it wrote none). */
-static uint64_t recorded_floor(const struct ts_trace *t)
-{
-	const char *f = strstr(t->hdr.mount_opts, ",floor=");
-	return f ? strtoull(f + 7, NULL, 10) : 0;
-}
 
 int ts_replay_recorded(const struct ts_trace *t, struct ts_replay_result *res)
 {
 	struct plans ps;
 	int ret = plans_build(t, &ps);
 	/* the wait rule's split, for the waiting row; times stay as recorded */
-	struct ts_replay_cfg cfg = {.speed = 1.0, .rt_ns = recorded_floor(t)};
+	struct ts_replay_cfg cfg = {.speed = 1.0, .rt_ns = ts_trace_floor_ns(t)};
 	uint64_t *ends = NULL, *issued = NULL;
 
 	result_init(res, "recorded");
