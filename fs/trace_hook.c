@@ -327,10 +327,12 @@ void ts_fs_trace_put(struct ts_fs *fs, const struct ts_fs_req *r)
 				(r->direct ? TS_REC_F_DIRECT : 0)),
 	};
 	struct ts_trace_cpu cpu;
-	if (tid_sample(tr, rec.tid, &cpu))
+	if (tid_sample(tr, rec.tid, &cpu)) {
+		cpu.sys_ns = r->sys_ns > r->submit_ns ? r->sys_ns - r->submit_ns : 0;
 		ts_trace_writer_put_cpu(w, &rec, &cpu);
-	else
+	} else {
 		ts_trace_writer_put(w, &rec);
+	}
 }
 
 void ts_fs_trace_close(struct ts_fs *fs)

@@ -246,6 +246,7 @@ static void put(struct ts_trace_writer *w, const struct ts_trace_rec *rec,
 		r->slot[(t + 1) & r->mask] = (struct ts_trace_rec){
 		    .offset = cpu->on_ns,
 		    .length = cpu->runq_ns,
+		    .size = cpu->sys_ns,
 		    .file_id = cpu->pid,
 		    .aux = cpu->ppid,
 		    .tid = rec->tid,
@@ -842,8 +843,7 @@ int ts_trace_read_mem(const void *buf, size_t len, const char *name, struct ts_t
 			if (t->hdr.version < 2)
 				FAIL(TS_E_CORRUPT, "%s: byte %zu: CPU sample in a version %u trace",
 				     name, off, t->hdr.version);
-			if (r.submit_ns || r.complete_ns || r.result || r.size || r.flags ||
-			    !r.file_id)
+			if (r.submit_ns || r.complete_ns || r.result || r.flags || !r.file_id)
 				FAIL(TS_E_CORRUPT, "%s: byte %zu: CPU sample with stray fields",
 				     name, off);
 			if (!t->nrecs || (t->nitems && t->items[t->nitems - 1].at_rec == t->nrecs) ||
@@ -853,8 +853,11 @@ int ts_trace_read_mem(const void *buf, size_t len, const char *name, struct ts_t
 				     "%s: byte %zu: CPU sample not right after a record of thread "
 				     "%u",
 				     name, off, r.tid);
-			struct ts_trace_cpu c = {
-			    .on_ns = r.offset, .runq_ns = r.length, .pid = r.file_id, .ppid = r.aux};
+			struct ts_trace_cpu c = {.on_ns = r.offset,
+						 .runq_ns = r.length,
+						 .sys_ns = r.size,
+						 .pid = r.file_id,
+						 .ppid = r.aux};
 			int e = ts_trace_add_cpu(t, &c);
 			if (e)
 				FAIL(e, "%s: out of memory", name);
@@ -953,6 +956,7 @@ static int write_recs(FILE *f, const struct ts_trace *t, size_t from, size_t to)
 			continue;
 		struct ts_trace_rec it = {.offset = c->on_ns,
 					  .length = c->runq_ns,
+					  .size = c->sys_ns,
 					  .file_id = c->pid,
 					  .aux = c->ppid,
 					  .tid = t->recs[i].tid,

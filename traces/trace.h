@@ -107,6 +107,8 @@ _Static_assert(sizeof(struct ts_trace_rec) == TS_TRACE_REC_SIZE, "record layout"
 struct ts_trace_cpu {
 	uint64_t on_ns;	  /* time on a CPU so far */
 	uint64_t runq_ns; /* time runnable, waiting for a CPU, so far */
+	uint64_t sys_ns;  /* the request's own syscall in tierfs, ns from arrival
+			   * (what it took beside the model's delay) */
 	uint32_t pid;	  /* the thread's process (tgid); 0 = no sample */
 	uint32_t ppid;	  /* that process's parent */
 };

@@ -94,7 +94,8 @@ static void write_sample(const char *path, unsigned n, const struct ts_trace_wri
 		    .flags = (uint16_t)(i & 3),
 		};
 		/* every third one with its thread's CPU sample (version 2) */
-		struct ts_trace_cpu c = {.on_ns = 10 * (uint64_t)i, .runq_ns = i, .pid = 7, .ppid = 1};
+		struct ts_trace_cpu c = {
+		    .on_ns = 10 * (uint64_t)i, .runq_ns = i, .sys_ns = 3 * (uint64_t)i, .pid = 7, .ppid = 1};
 		if (i % 3)
 			ts_trace_writer_put(w, &r);
 		else

@@ -210,7 +210,8 @@ static void test_cpu(const char *file)
 	CHECK(ts_trace_writer_open(file, &h, &w) == 0);
 	for (unsigned i = 0; i < 100; i++) {
 		struct ts_trace_rec r = {.submit_ns = ts_now_ns(), .tid = 40 + i % 2, .op = TS_OP_READ};
-		struct ts_trace_cpu c = {.on_ns = 1000 * i, .runq_ns = i, .pid = 40, .ppid = 1};
+		struct ts_trace_cpu c = {
+		    .on_ns = 1000 * i, .runq_ns = i, .sys_ns = 7 * i, .pid = 40, .ppid = 1};
 		r.complete_ns = r.submit_ns + 10;
 		if (i % 4 == 3)
 			ts_trace_writer_put(w, &r); /* some without */
@@ -225,6 +226,7 @@ static void test_cpu(const char *file)
 		CHECK(!!t.cpu[i].pid == want);
 		if (want)
 			CHECK(t.cpu[i].on_ns == 1000 * i && t.cpu[i].runq_ns == i &&
+			      t.cpu[i].sys_ns == 7 * i &&
 			      t.cpu[i].ppid == 1 && t.recs[i].tid == 40 + i % 2);
 	}
 	CHECK(t.end.length == 100);

@@ -28,7 +28,9 @@
  * Virtual time: a discrete-event loop over threads ordered by their next
  * issue time submits each op to one ts_tier model (the code tierfs uses);
  * ops the recording tierfs did not submit to its model (TS_REC_F_NOTIER)
- * keep their recorded latency. Same trace, tier and seed: same result, to
+ * keep their recorded latency; with a CPU sample, an op completes no sooner
+ * than its recorded syscall in tierfs took (tierfs replies at the later of
+ * the two). Same trace, tier and seed: same result, to
  * the nanosecond.
  */
 #ifndef TS_REPLAY_H
