@@ -68,7 +68,8 @@ static void *producer(void *arg)
 				if (sscanf(buf, "%llu %llu", &on, &q) != 2)
 					on = q = 0;
 			}
-			struct ts_trace_cpu c = {.on_ns = on, .runq_ns = q, .pid = 1 + p->id, .ppid = 1};
+			struct ts_trace_cpu c = {
+			    .on_ns = on, .runq_ns = q, .pid = 1 + p->id, .ppid = 1};
 			ts_trace_writer_put_cpu(p->w, &r, &c);
 		} else {
 			ts_trace_writer_put(p->w, &r);

@@ -78,7 +78,7 @@ static void usage(FILE *f)
 	      "arguments (and TIERSIM_MOUNT in its environment) set to that mount point,\n"
 	      "records every request into a trace, unmounts, and prints the trace's summary;\n"
 	      "with --predict, what the recorded run would take on each tier (with --probe T,\n"
-      "from a second run on tier T too: for runs that were IO-bound).\n"
+	      "from a second run on tier T too: for runs that were IO-bound).\n"
 	      "The exit status is CMD's (128+N when a signal N ended it).\n\n",
 	      f);
 	ts_opt_help(f, rec_opts);
@@ -126,7 +126,8 @@ static int find_command(const char *cmd)
 	int ret = -ENOENT;
 	if (!copy)
 		return -ENOMEM;
-	for (char *save, *d = strtok_r(copy, ":", &save); d && ret; d = strtok_r(NULL, ":", &save)) {
+	for (char *save, *d = strtok_r(copy, ":", &save); d && ret;
+	     d = strtok_r(NULL, ":", &save)) {
 		char p[PATH_MAX];
 		struct stat st;
 		if (snprintf(p, sizeof(p), "%s/%s", *d ? d : ".", cmd) < (int)sizeof(p) &&
@@ -286,8 +287,10 @@ static int report(const struct rec_cfg *c, const char *file, const char *probe_f
 		for (size_t i = 0; i < ntiers; i++) {
 			struct ts_replay_result alt;
 			if (predict(&t, &cfg, set, tiers[i], &res[i + 1], err, sizeof(err)) ||
-			    (probe_file && predict(&pt, &cfg, set, tiers[i], &alt, err, sizeof(err)))) {
-				fprintf(stderr, "tiersim record: --predict %s: %s\n", tiers[i], err);
+			    (probe_file &&
+			     predict(&pt, &cfg, set, tiers[i], &alt, err, sizeof(err)))) {
+				fprintf(stderr, "tiersim record: --predict %s: %s\n", tiers[i],
+					err);
 				goto out;
 			}
 			if (probe_file && alt.total_ns > res[i + 1].total_ns) {
@@ -301,8 +304,9 @@ static int report(const struct rec_cfg *c, const char *file, const char *probe_f
 		*json = json_pack("{ss ss si so}", "trace", file, "tier", t.hdr.tier, "exit_status",
 				  exit_status, "summary", ts_trace_stats_json(s, &t));
 		if (*json && probe_file)
-			json_object_set_new(*json, "probe", json_pack("{ss ss}", "trace", probe_file,
-								      "tier", pt.hdr.tier));
+			json_object_set_new(
+			    *json, "probe",
+			    json_pack("{ss ss}", "trace", probe_file, "tier", pt.hdr.tier));
 		if (*json && ntiers)
 			json_object_set_new(*json, "predict", ts_replay_json(res, ntiers + 1));
 		rc = *json ? 0 : 1;
@@ -380,7 +384,8 @@ int ts_cmd_record(int argc, char **argv)
 	struct ts_mounts ms = {0};
 	const char *tiers[MAX_TIERS];
 	size_t ntiers = 0;
-	char err[1024], dir[PATH_MAX] = "", mnt[PATH_MAX + 8], out[PATH_MAX], probe_out[PATH_MAX + 8];
+	char err[1024], dir[PATH_MAX] = "", mnt[PATH_MAX + 8], out[PATH_MAX],
+			probe_out[PATH_MAX + 8];
 	int rc = TS_EXIT_USAGE, cmd = -1;
 
 	if (ts_opt_defaults(rec_opts, &c, err, sizeof(err))) {
@@ -404,7 +409,8 @@ int ts_cmd_record(int argc, char **argv)
 	}
 	struct stat st;
 	if (!c.data || !*c.data) {
-		fprintf(stderr, "tiersim record: --data DIR is required (the directory to mount)\n");
+		fprintf(stderr,
+			"tiersim record: --data DIR is required (the directory to mount)\n");
 		goto out;
 	}
 	if (cmd < 0 || cmd >= argc) {
@@ -429,16 +435,17 @@ int ts_cmd_record(int argc, char **argv)
 	}
 	/* tierfs takes the trace path inside its -o list */
 	if (strchr(c.out, ',') || strchr(c.data, ',')) {
-		fprintf(stderr, "tiersim record: %s: a path with ',' cannot be passed to tierfs -o; "
-				"rename it\n", strchr(c.out, ',') ? c.out : c.data);
+		fprintf(stderr,
+			"tiersim record: %s: a path with ',' cannot be passed to tierfs -o; "
+			"rename it\n",
+			strchr(c.out, ',') ? c.out : c.data);
 		goto out;
 	}
 	rc = TS_EXIT_FAIL;
 	/* the trace path absolute, as tierfs changes to / */
 	if (c.out[0] == '/')
 		snprintf(out, sizeof(out), "%s", c.out);
-	else if (!getcwd(out, sizeof(out)) ||
-		 strlen(out) + strlen(c.out) + 2 > sizeof(out) ||
+	else if (!getcwd(out, sizeof(out)) || strlen(out) + strlen(c.out) + 2 > sizeof(out) ||
 		 !strcat(strcat(out, "/"), c.out)) {
 		fprintf(stderr, "tiersim record: --out %s: cannot make it absolute\n", c.out);
 		goto out;
@@ -447,14 +454,16 @@ int ts_cmd_record(int argc, char **argv)
 	tmp = tmp && *tmp ? tmp : "/tmp";
 	snprintf(dir, sizeof(dir), "%s/tiersim-record.XXXXXX", tmp);
 	if (!mkdtemp(dir)) {
-		fprintf(stderr, "tiersim record: cannot make a mount point under %s: %s (set TMPDIR "
-				"to a writable directory)\n", tmp, strerror(errno));
+		fprintf(stderr,
+			"tiersim record: cannot make a mount point under %s: %s (set TMPDIR "
+			"to a writable directory)\n",
+			tmp, strerror(errno));
 		dir[0] = 0;
 		goto out;
 	}
 	snprintf(mnt, sizeof(mnt), "%s/mnt", dir);
-	if (*c.probe && (size_t)snprintf(probe_out, sizeof(probe_out), "%s.probe", out) >=
-			    sizeof(probe_out)) {
+	if (*c.probe &&
+	    (size_t)snprintf(probe_out, sizeof(probe_out), "%s.probe", out) >= sizeof(probe_out)) {
 		fprintf(stderr, "tiersim record: --out %s: too long\n", out);
 		goto out;
 	}

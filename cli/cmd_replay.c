@@ -163,7 +163,8 @@ int ts_cmd_replay(int argc, char **argv)
 		fprintf(stderr,
 			"tiersim replay: %s: notice: no CPU samples (trace format version %u%s): "
 			"replaying closed loop, every gap as think time\n",
-			file, t.hdr.version, t.hdr.version >= 2 ? ", imported or not from tierfs" : "");
+			file, t.hdr.version,
+			t.hdr.version >= 2 ? ", imported or not from tierfs" : "");
 		cfg.closed_loop = true;
 	}
 

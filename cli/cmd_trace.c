@@ -321,7 +321,8 @@ static int do_export(int argc, char **argv)
 		return 1;
 	}
 	if (perfetto)
-		fprintf(stderr, "tiersim trace export: %llu events -> %s (open it in ui.perfetto.dev)\n",
+		fprintf(stderr,
+			"tiersim trace export: %llu events -> %s (open it in ui.perfetto.dev)\n",
 			(unsigned long long)n, out);
 	else
 		fprintf(stderr,

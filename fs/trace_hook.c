@@ -62,7 +62,7 @@ struct ts_fs_trace {
 		uint64_t ino; /* 0 = empty slot */
 		uint32_t id;
 	} * map;
-	size_t cap, n; /* cap: a power of two */
+	size_t cap, n;		  /* cap: a power of two */
 	pthread_mutex_t cpu_lock; /* the thread table */
 	struct tid_clock {
 		uint32_t tid;	    /* 0 = empty slot */

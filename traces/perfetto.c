@@ -51,8 +51,8 @@ static double us(const struct out *o, uint64_t ns)
 static void slice(struct out *o, const char *name, const char *cat, uint64_t from, uint64_t to,
 		  uint32_t pid, uint32_t tid, json_t *args)
 {
-	json_t *ev = json_pack("{ss ss ss sf sf sI sI}", "name", name, "cat", cat, "ph", "X",
-			       "ts", us(o, from), "dur", (double)(to - from) / 1e3, "pid",
+	json_t *ev = json_pack("{ss ss ss sf sf sI sI}", "name", name, "cat", cat, "ph", "X", "ts",
+			       us(o, from), "dur", (double)(to - from) / 1e3, "pid",
 			       (json_int_t)pid, "tid", (json_int_t)tid);
 	if (ev && args)
 		json_object_set_new(ev, "args", args);
@@ -101,8 +101,8 @@ int ts_trace_export_perfetto(FILE *f, const struct ts_trace *t, uint64_t *events
 			meta(&o, "process_name", 0, 0, "kernel (thread id 0: release, writeback)");
 		} else {
 			if (ppid)
-				snprintf(name, sizeof(name), "process %" PRIu32 " (parent %" PRIu32 ")",
-					 pid, ppid);
+				snprintf(name, sizeof(name),
+					 "process %" PRIu32 " (parent %" PRIu32 ")", pid, ppid);
 			else
 				snprintf(name, sizeof(name), "process %" PRIu32, pid);
 			meta(&o, "process_name", pid, tid, name);
@@ -118,12 +118,12 @@ int ts_trace_export_perfetto(FILE *f, const struct ts_trace *t, uint64_t *events
 				if (!ts_trace_gap_split(t, pr[k - 1].idx, pr[k].idx, gap, rt, &work,
 							&wait)) {
 					if (gap)
-						slice(&o, "think", "gap", done, r->submit_ns, pid, tid,
-						      NULL);
+						slice(&o, "think", "gap", done, r->submit_ns, pid,
+						      tid, NULL);
 				} else {
 					if (work)
-						slice(&o, "work", "gap", done, done + work, pid, tid,
-						      NULL);
+						slice(&o, "work", "gap", done, done + work, pid,
+						      tid, NULL);
 					if (wait)
 						slice(&o, "waiting", "gap", r->submit_ns - wait,
 						      r->submit_ns, pid, tid, NULL);

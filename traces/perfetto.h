@@ -21,7 +21,7 @@
 
 /* Writes @t to @f; *@events (may be NULL) gets the number of slices. 0 or
  * -errno with @err set. */
-TS_WUR int ts_trace_export_perfetto(FILE *f, const struct ts_trace *t, uint64_t *events,
-				    char *err, size_t errlen);
+TS_WUR int ts_trace_export_perfetto(FILE *f, const struct ts_trace *t, uint64_t *events, char *err,
+				    size_t errlen);
 
 #endif

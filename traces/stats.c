@@ -49,8 +49,8 @@ uint64_t ts_trace_floor_ns(const struct ts_trace *t)
 	return f ? strtoull(f + 7, NULL, 10) : 0;
 }
 
-bool ts_trace_gap_split(const struct ts_trace *t, size_t a, size_t b, uint64_t gap,
-			uint64_t rt_ns, uint64_t *work, uint64_t *wait)
+bool ts_trace_gap_split(const struct ts_trace *t, size_t a, size_t b, uint64_t gap, uint64_t rt_ns,
+			uint64_t *work, uint64_t *wait)
 {
 	*work = *wait = 0;
 	if (!t->cpu || !t->cpu[a].pid || !t->cpu[b].pid)

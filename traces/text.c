@@ -57,8 +57,9 @@ int ts_trace_dump(FILE *out, const struct ts_trace *t)
 	fprintf(out,
 		"header version=%u start_wall_ns=%" PRIu64 " start_mono_ns=%" PRIu64
 		" capacity=%" PRIu64 " mem=%" PRIu64 " tier=",
-		h->version >= TS_TRACE_VERSION_MIN && h->version <= TS_TRACE_VERSION ? h->version
-										     : TS_TRACE_VERSION,
+		h->version >= TS_TRACE_VERSION_MIN && h->version <= TS_TRACE_VERSION
+		    ? h->version
+		    : TS_TRACE_VERSION,
 		h->start_wall_ns, h->start_mono_ns, h->capacity, h->mem);
 	put_str(out, h->tier);
 	fputs(" profile=", out);
@@ -344,8 +345,8 @@ int ts_trace_undump(FILE *in, const char *name, struct ts_trace *t, char *err, s
 				if (strcmp(tok[i + 2].key, keys[i]))
 					BAD("%s:%lu: field %d: expected %s=", name, lineno, i + 2,
 					    keys[i]);
-				if (ts_trace_parse_u64(tok[i + 2].val, i < 2 ? UINT32_MAX : UINT64_MAX,
-						       &v[i]))
+				if (ts_trace_parse_u64(tok[i + 2].val,
+						       i < 2 ? UINT32_MAX : UINT64_MAX, &v[i]))
 					BAD("%s:%lu: field %s: not a number: \"%s\"", name, lineno,
 					    keys[i], tok[i + 2].val);
 			}

@@ -846,7 +846,8 @@ int ts_trace_read_mem(const void *buf, size_t len, const char *name, struct ts_t
 			if (r.submit_ns || r.complete_ns || r.result || r.flags || !r.file_id)
 				FAIL(TS_E_CORRUPT, "%s: byte %zu: CPU sample with stray fields",
 				     name, off);
-			if (!t->nrecs || (t->nitems && t->items[t->nitems - 1].at_rec == t->nrecs) ||
+			if (!t->nrecs ||
+			    (t->nitems && t->items[t->nitems - 1].at_rec == t->nrecs) ||
 			    (t->cpu && t->cpu[t->nrecs - 1].pid) ||
 			    t->recs[t->nrecs - 1].tid != r.tid)
 				FAIL(TS_E_CORRUPT,
@@ -945,8 +946,7 @@ static int write_all(FILE *f, const void *p, size_t n)
 static int write_recs(FILE *f, const struct ts_trace *t, size_t from, size_t to)
 {
 	if (!t->cpu)
-		return from < to ? write_all(f, t->recs + from, (to - from) * sizeof(*t->recs))
-				 : 0;
+		return from < to ? write_all(f, t->recs + from, (to - from) * sizeof(*t->recs)) : 0;
 	for (size_t i = from; i < to; i++) {
 		int ret = write_all(f, &t->recs[i], sizeof(t->recs[i]));
 		const struct ts_trace_cpu *c = &t->cpu[i];

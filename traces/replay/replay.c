@@ -27,7 +27,7 @@ struct plan {
 	uint32_t tid;
 	const size_t *idx; /* record indices, in submit order */
 	size_t n;
-	uint64_t rec_end; /* the thread's last recorded completion */
+	uint64_t rec_end;   /* the thread's last recorded completion */
 	uint32_t pid, ppid; /* its process and that one's parent; 0 = unknown */
 };
 
@@ -206,15 +206,17 @@ static bool cursor_advance(struct cursor *c, const struct ts_trace *t, uint64_t 
 		uint64_t gap = nx->submit_ns - c->rec_done_max;
 		gap -= TS_MIN(gap, cfg->think_less_ns);
 		uint64_t think = cfg->no_think ? 0 : scaled(gap, speed);
-		uint64_t wait = cfg->no_think ? 0 : wait_part(t, cfg, c->p->idx[c->i - 1],
-							       c->p->idx[c->i], gap);
+		uint64_t wait = cfg->no_think
+				    ? 0
+				    : wait_part(t, cfg, c->p->idx[c->i - 1], c->p->idx[c->i], gap);
 		c->next_issue = c->done_max + think;
 		if (wait) {
 			uint64_t wake = c->origin + scaled(nx->submit_ns - c->t0, speed);
 			uint64_t worked = c->next_issue - scaled(wait, speed);
 			/* the recorded time since it last woke from a wait that
 			 * paced it: what it did between two such waits */
-			uint64_t busy = nx->submit_ns - wait - TS_MIN(c->rec_woke, nx->submit_ns - wait);
+			uint64_t busy =
+			    nx->submit_ns - wait - TS_MIN(c->rec_woke, nx->submit_ns - wait);
 			if (wait > busy) { /* paced by what it waits for */
 				c->next_issue = TS_MAX(worked, wake);
 				c->rec_woke = nx->submit_ns;
@@ -375,7 +377,6 @@ static void result_add(struct ts_replay_result *res, unsigned op, uint64_t lat, 
 	ts_hist_add(&res->lat[TS_REPLAY_ALL], lat);
 	ts_hist_add(&res->lat[lat_class(op)], lat);
 }
-
 
 int ts_replay_recorded(const struct ts_trace *t, struct ts_replay_result *res)
 {
@@ -1247,16 +1248,16 @@ json_t *ts_replay_json(const struct ts_replay_result *res, size_t n)
 						    ts_tier_bound_name((enum ts_tier_bound)b),
 						    json_integer((json_int_t)r->bound[b]));
 		json_array_append_new(
-		    a,
-		    json_pack("{ss sI sI sI sI sI sI sI sI so so so so so}", "what", r->what, "held",
-			      (json_int_t)r->held, "total_ns", (json_int_t)r->total_ns, "ops",
-			      (json_int_t)r->ops, "bytes", (json_int_t)r->bytes, "io_wait_ns",
-			      (json_int_t)r->io_ns, "think_ns", (json_int_t)r->think_ns, "waited_ns",
-			      (json_int_t)r->waited_ns, "errors",
-			      (json_int_t)r->errors, "latency", hist_json(&r->lat[TS_REPLAY_ALL]),
-			      "read", hist_json(&r->lat[TS_REPLAY_READ]), "write",
-			      hist_json(&r->lat[TS_REPLAY_WRITE]), "other",
-			      hist_json(&r->lat[TS_REPLAY_OTHER]), "bound", bound));
+		    a, json_pack("{ss sI sI sI sI sI sI sI sI so so so so so}", "what", r->what,
+				 "held", (json_int_t)r->held, "total_ns", (json_int_t)r->total_ns,
+				 "ops", (json_int_t)r->ops, "bytes", (json_int_t)r->bytes,
+				 "io_wait_ns", (json_int_t)r->io_ns, "think_ns",
+				 (json_int_t)r->think_ns, "waited_ns", (json_int_t)r->waited_ns,
+				 "errors", (json_int_t)r->errors, "latency",
+				 hist_json(&r->lat[TS_REPLAY_ALL]), "read",
+				 hist_json(&r->lat[TS_REPLAY_READ]), "write",
+				 hist_json(&r->lat[TS_REPLAY_WRITE]), "other",
+				 hist_json(&r->lat[TS_REPLAY_OTHER]), "bound", bound));
 	}
 	return a;
 }
