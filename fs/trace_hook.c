@@ -328,7 +328,9 @@ void ts_fs_trace_put(struct ts_fs *fs, const struct ts_fs_req *r)
 	};
 	struct ts_trace_cpu cpu;
 	if (tid_sample(tr, rec.tid, &cpu)) {
+		uint64_t ready = TS_MAX(r->due_ns, r->sys_ns);
 		cpu.sys_ns = r->sys_ns > r->submit_ns ? r->sys_ns - r->submit_ns : 0;
+		cpu.late_ns = r->complete_ns > ready ? r->complete_ns - ready : 0;
 		ts_trace_writer_put_cpu(w, &rec, &cpu);
 	} else {
 		ts_trace_writer_put(w, &rec);

@@ -40,8 +40,8 @@ static void put_rec(FILE *out, const struct ts_trace *t, size_t i)
 		const struct ts_trace_cpu *c = &t->cpu[i];
 		fprintf(out,
 			"cpu %" PRIu32 " pid=%" PRIu32 " ppid=%" PRIu32 " on_ns=%" PRIu64
-			" runq_ns=%" PRIu64 " sys_ns=%" PRIu64 "\n",
-			r->tid, c->pid, c->ppid, c->on_ns, c->runq_ns, c->sys_ns);
+			" runq_ns=%" PRIu64 " sys_ns=%" PRIu64 " late_ns=%" PRIu64 "\n",
+			r->tid, c->pid, c->ppid, c->on_ns, c->runq_ns, c->sys_ns, c->late_ns);
 	}
 }
 
@@ -331,12 +331,12 @@ int ts_trace_undump(FILE *in, const char *name, struct ts_trace *t, char *err, s
 			continue;
 		}
 		if (!strcmp(kw, "cpu")) {
-			static const char *const keys[] = {"pid", "ppid", "on_ns", "runq_ns",
-							   "sys_ns"};
-			uint64_t tid, v[5] = {0};
-			if (n != 6 && n != 7)
+			static const char *const keys[] = {"pid",     "ppid",	"on_ns",
+							   "runq_ns", "sys_ns", "late_ns"};
+			uint64_t tid, v[6] = {0};
+			if (n < 6 || n > 8)
 				BAD("%s:%lu: cpu line is \"cpu TID pid=N ppid=N on_ns=N runq_ns=N "
-				    "[sys_ns=N]\"",
+				    "[sys_ns=N [late_ns=N]]\"",
 				    name, lineno);
 			if (tok[1].key[0] || ts_trace_parse_u64(tok[1].val, UINT32_MAX, &tid))
 				BAD("%s:%lu: field 1 (tid): bad value \"%s\"", name, lineno,
@@ -361,7 +361,8 @@ int ts_trace_undump(FILE *in, const char *name, struct ts_trace *t, char *err, s
 						 .ppid = (uint32_t)v[1],
 						 .on_ns = v[2],
 						 .runq_ns = v[3],
-						 .sys_ns = v[4]};
+						 .sys_ns = v[4],
+						 .late_ns = v[5]};
 			if ((ret = ts_trace_add_cpu(t, &c)) == -EINVAL)
 				BAD("%s:%lu: cpu line must follow its IO line directly (one "
 				    "sample per record)",

@@ -247,6 +247,7 @@ static void put(struct ts_trace_writer *w, const struct ts_trace_rec *rec,
 		    .offset = cpu->on_ns,
 		    .length = cpu->runq_ns,
 		    .size = cpu->sys_ns,
+		    .complete_ns = cpu->late_ns,
 		    .file_id = cpu->pid,
 		    .aux = cpu->ppid,
 		    .tid = rec->tid,
@@ -843,7 +844,7 @@ int ts_trace_read_mem(const void *buf, size_t len, const char *name, struct ts_t
 			if (t->hdr.version < 2)
 				FAIL(TS_E_CORRUPT, "%s: byte %zu: CPU sample in a version %u trace",
 				     name, off, t->hdr.version);
-			if (r.submit_ns || r.complete_ns || r.result || r.flags || !r.file_id)
+			if (r.submit_ns || r.result || r.flags || !r.file_id)
 				FAIL(TS_E_CORRUPT, "%s: byte %zu: CPU sample with stray fields",
 				     name, off);
 			if (!t->nrecs ||
@@ -857,6 +858,7 @@ int ts_trace_read_mem(const void *buf, size_t len, const char *name, struct ts_t
 			struct ts_trace_cpu c = {.on_ns = r.offset,
 						 .runq_ns = r.length,
 						 .sys_ns = r.size,
+						 .late_ns = r.complete_ns,
 						 .pid = r.file_id,
 						 .ppid = r.aux};
 			int e = ts_trace_add_cpu(t, &c);
@@ -957,6 +959,7 @@ static int write_recs(FILE *f, const struct ts_trace *t, size_t from, size_t to)
 		struct ts_trace_rec it = {.offset = c->on_ns,
 					  .length = c->runq_ns,
 					  .size = c->sys_ns,
+					  .complete_ns = c->late_ns,
 					  .file_id = c->pid,
 					  .aux = c->ppid,
 					  .tid = t->recs[i].tid,

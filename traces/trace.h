@@ -109,6 +109,8 @@ struct ts_trace_cpu {
 	uint64_t runq_ns; /* time runnable, waiting for a CPU, so far */
 	uint64_t sys_ns;  /* the request's own syscall in tierfs, ns from arrival
 			   * (what it took beside the model's delay) */
+	uint64_t late_ns; /* the reply's lateness behind the later of the model's
+			   * time and the syscall's end (tierfs waking late) */
 	uint32_t pid;	  /* the thread's process (tgid); 0 = no sample */
 	uint32_t ppid;	  /* that process's parent */
 };

@@ -146,22 +146,25 @@ X
 check "self-paced: unlimited" test "$(j "$T/sp.json" '.results[1].total_ns')" = 50000
 check "self-paced: fixed60" test "$(j "$T/sp.json" '.results[2].total_ns')" = 160000
 # tierfs replies at the later of the model's time and its own syscall's
-# end: reads whose syscall took 40us take 40us on unlimited too (the gap
-# between them, 10us, is work); without sys_ns they take no time
-for sys in "sys_ns=40000 90000" " 10000"; do
+# end, and as late behind it as it was: reads whose syscall took 40us take
+# 40us on unlimited too (45us when the reply came 5us late; the 10us gap
+# between them is work); without sys_ns they take no time
+for sys in "90000 sys_ns=40000" "100000 sys_ns=40000 late_ns=5000" "10000"; do
 	set -- $sys
+	want=$1
+	shift
 	cat > "$T/sys.txt" <<X
 header version=2
 path 1 "/f"
 0 40000 read 1 0 4096 4096 8 5 0 0
-cpu 8 pid=8 ppid=1 on_ns=1000 runq_ns=0 ${2:+$1}
+cpu 8 pid=8 ppid=1 on_ns=1000 runq_ns=0 $*
 50000 90000 read 1 4096 4096 4096 8 5 0 0
-cpu 8 pid=8 ppid=1 on_ns=11000 runq_ns=0 ${2:+$1}
+cpu 8 pid=8 ppid=1 on_ns=11000 runq_ns=0 $*
 end drops=0 records=2 t=90000
 X
 	"$B" trace undump "$T/sys.txt" -o "$T/sys.trace"
 	"$B" replay "$T/sys.trace" --virtual --tier unlimited --json > "$T/sys.json"
-	check "syscall time kept ($1)" test "$(j "$T/sys.json" '.results[1].total_ns')" = "${2:-$1}"
+	check "syscall time and lateness kept ($*)" test "$(j "$T/sys.json" '.results[1].total_ns')" = "$want"
 done
 
 # a version 1 trace (no samples) replays closed loop, and says so

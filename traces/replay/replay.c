@@ -575,10 +575,11 @@ int ts_replay_virtual(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 			struct ts_tier_done d = {0};
 			done = ts_tier_submit(tier, s, &q, &d);
 			/* tierfs replies at the later of the model's time and the
-			 * end of its own syscall, which the CPU sample times */
+			 * end of its own syscall, which the CPU sample times, and
+			 * as late behind it as it was when recorded */
 			const struct ts_trace_cpu *cs = t->cpu ? &t->cpu[c->p->idx[c->i]] : NULL;
 			if (cs && cs->pid)
-				done = TS_MAX(done, s + cs->sys_ns);
+				done = TS_MAX(done, s + cs->sys_ns) + cs->late_ns;
 			if (d.bound < TS_TIER_BOUND_NR)
 				res->bound[d.bound]++;
 			/* what tierfs drops from the model after the syscall */

@@ -30,7 +30,7 @@
  * ops the recording tierfs did not submit to its model (TS_REC_F_NOTIER)
  * keep their recorded latency; with a CPU sample, an op completes no sooner
  * than its recorded syscall in tierfs took (tierfs replies at the later of
- * the two). Same trace, tier and seed: same result, to
+ * the two), plus the lateness tierfs's reply had when recorded. Same trace, tier and seed: same result, to
  * the nanosecond.
  */
 #ifndef TS_REPLAY_H
