@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -341,6 +342,29 @@ out:
 	return rc;
 }
 
+/* True once the daemon at @mnt has measured its FUSE round trip and made
+ * its model: only then is the trace open (fs/calib.c), so the command
+ * starts after it, or its first requests (all of them, for a short one)
+ * would go unrecorded. tierfs gives its calibration 10 s; so does this. */
+static bool wait_calibrated(const char *mnt)
+{
+	char path[PATH_MAX + 32], buf[4096];
+
+	snprintf(path, sizeof(path), "%s/.tierfs/stats", mnt);
+	for (int i = 0; i < 1000 && !got_signal; i++) {
+		FILE *f = fopen(path, "re");
+		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+		if (f)
+			fclose(f);
+		buf[n] = 0;
+		if (strstr(buf, "\"calibrated\": true"))
+			return true;
+		struct timespec ts = {0, 10 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	return false;
+}
+
 /* One run of the command on a fresh mount of @tier recording into @out;
  * its wait status in *@status. 0, TS_EXIT_INTERRUPT (a signal came before
  * the command started), or TS_EXIT_FAIL with the message printed. */
@@ -367,6 +391,15 @@ static int record_once(struct ts_mounts *ms, const struct rec_cfg *c, const char
 		return TS_EXIT_FAIL;
 	}
 	*status = 0;
+	if (!wait_calibrated(mnt) && !got_signal) {
+		fprintf(stderr,
+			"tiersim record: tierfs on %s did not calibrate within 10 s; "
+			"nothing was run\n",
+			mnt);
+		char ignore[1024];
+		(void)!ts_mount_stop(ms, m, ignore, sizeof(ignore));
+		return TS_EXIT_FAIL;
+	}
 	bool ran = !got_signal;
 	if (ran && (e = run_command(argv, argc, mnt, status)))
 		fprintf(stderr, "tiersim record: running %s: %s\n", argv[0], strerror(-e));
