@@ -21,6 +21,7 @@ int ts_cmd_advise(int argc, char **argv);
 int ts_cmd_tiers(int argc, char **argv);
 int ts_cmd_calibrate(int argc, char **argv);
 int ts_cmd_dataset(int argc, char **argv);
+int ts_cmd_dlio(int argc, char **argv); /* cli/cmd_dlio.c */
 
 /* Other parts' subcommands. */
 int ts_cmd_trace(int argc, char **argv);  /* cli/cmd_trace.c */

@@ -37,6 +37,7 @@ static const struct cmd cmds[] = {
 	{ "run", ts_cmd_run, "run a Lua scenario and print its report" },
 	{ "compare", ts_cmd_compare, "run one scenario on several tiers and compare them" },
 	{ "advise", ts_cmd_advise, "the smallest tier x vCPU x memory that loses nothing measurable" },
+	{ "dlio", ts_cmd_dlio, "DLIO / MLPerf Storage workloads: AU of N accelerators on a tier, --find-max" },
 #endif
 #if TS_HAVE_TIERS
 	{ "tiers", ts_cmd_tiers, "list the tier profiles and their limits" },
