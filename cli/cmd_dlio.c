@@ -83,8 +83,8 @@ static int usage(FILE *f, int rc)
 		"  --accelerators N    simulated accelerators (default 1)\n"
 		"  --find-max          the largest N whose AU meets metric.au\n"
 		"  --virtual           predict in virtual time (the tier model; no bytes written)\n"
-		"  --mem SIZE          page cache in front of the tier (default 1GiB; MLPerf sizes\n"
-		"                      the dataset to 5x host memory so that it misses)\n"
+		"  --mem SIZE          page cache modeled in front of the tier (default 0: none;\n"
+		"                      MLPerf sizes the dataset to 5x host memory so that it misses)\n"
 		"  --capacity SIZE     the disk's size (default: the tier's)\n"
 		"  --dir DIR           real time: where the dataset is made (default\n"
 		"                      $TIERSIM_WORKDIR or ~/.cache/tiersim, under dlio/)\n"
@@ -338,8 +338,8 @@ static int run_real(struct env *E, uint64_t n, struct result *r, char *err, size
 {
 	memset(r, 0, sizeof(*r));
 	char opts[512], path[4200], sub[1024];
-	snprintf(opts, sizeof(opts), "tier=%s,seed=%" PRIu64 ",mem=%" PRIu64 "%s%s", E->o->tier,
-		 E->seed, E->o->mem, E->o->capacity ? ",capacity=" : "", "");
+	snprintf(opts, sizeof(opts), "tier=%s,seed=%" PRIu64 ",mem=%" PRIu64 "%s", E->o->tier,
+		 E->seed, E->o->mem, E->o->capacity ? ",capacity=" : "");
 	if (E->o->capacity) {
 		size_t l = strlen(opts);
 		snprintf(opts + l, sizeof(opts) - l, "%" PRIu64, E->o->capacity);
@@ -490,7 +490,7 @@ int ts_cmd_dlio(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct opts o = { .accelerators = 1, .mem = 1ull << 30, .seed = UINT64_MAX };
+	struct opts o = { .accelerators = 1, .seed = UINT64_MAX };
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "hq", lo, NULL)) != -1) {
