@@ -19,6 +19,8 @@
 #include <time.h>
 #include <turbojpeg.h>
 
+#include "core/opt.h"
+
 struct img {
 	unsigned char *b;
 	unsigned long n;
@@ -118,36 +120,47 @@ static double bench(tjhandle tj, struct img *v, size_t n, double secs, double *m
 	return (double)done / t;
 }
 
+struct args {
+	double seconds;
+	uint64_t count;
+};
+
+static const struct ts_opt opts[] = {
+	{ "seconds", TS_OPT_DOUBLE, offsetof(struct args, seconds), "3", 0, 0, "s",
+	  "time per set (half of it per reference photo)" },
+	{ "count", TS_OPT_U64, offsetof(struct args, count), "300", 1, 0, "images",
+	  "generated images to decode" },
+	{ NULL },
+};
+
 int main(int argc, char **argv)
 {
-	double secs = 3;
-	size_t count = 300;
-	const char *dir = NULL;
+	struct args o;
+	struct ts_opt_args a = { 0 };
+	char err[256];
 	tjhandle tj = tjInitDecompress();
 	struct img *refs = NULL;
 	size_t nref = 0;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
-			secs = atof(argv[++i]);
-		else if (!strcmp(argv[i], "--count") && i + 1 < argc)
-			count = (size_t)atol(argv[++i]);
-		else if (!dir)
-			dir = argv[i];
-		else {
-			refs = realloc(refs, (nref + 1) * sizeof(*refs));
-			if (load(argv[i], &refs[nref], tj)) {
-				fprintf(stderr, "dataset_decode: %s: not a readable JPEG\n", argv[i]);
-				return 1;
-			}
-			nref++;
+	if (ts_opt_defaults(opts, &o, err, sizeof(err)) ||
+	    ts_opt_parse_args(opts, &o, argc, argv, 0, &a, err, sizeof(err)) || a.help || !a.npos) {
+		FILE *f = a.help ? stdout : stderr;
+		fprintf(f, "%s%susage: dataset_decode DIR [--seconds S] [--count N] [REF.jpg...]\n",
+			err, err[0] ? "\n" : "");
+		ts_opt_help_args(f, opts);
+		return a.help ? 0 : 2;
+	}
+	double secs = o.seconds;
+	const char *dir = a.pos[0];
+	for (int i = 1; i < a.npos; i++) {
+		refs = realloc(refs, (nref + 1) * sizeof(*refs));
+		if (load(a.pos[i], &refs[nref], tj)) {
+			fprintf(stderr, "dataset_decode: %s: not a readable JPEG\n", a.pos[i]);
+			return 1;
 		}
+		nref++;
 	}
-	if (!dir) {
-		fprintf(stderr, "usage: dataset_decode DIR [--seconds S] [--count N] [REF.jpg...]\n");
-		return 2;
-	}
-	walk(dir, tj, count);
+	walk(dir, tj, (size_t)o.count);
 	if (!nimg) {
 		fprintf(stderr, "dataset_decode: no .JPEG files under %s\n", dir);
 		return 1;
@@ -162,7 +175,7 @@ int main(int argc, char **argv)
 	for (size_t r = 0; r < nref; r++) {
 		double rm, rb;
 		double ri = bench(tj, &refs[r], 1, secs / 2, &rm, &rb);
-		const char *name = argv[argc - (int)nref + (int)r];
+		const char *name = a.pos[1 + r];
 		const char *base = strrchr(name, '/');
 		printf("%-40.40s %8.0f %8.1f %9.0f %7.3f  (generated/this per MP: %.2f)\n",
 		       base ? base + 1 : name, ri, rm, 1e6 / rm / 1, rb, gen_us * rm);

@@ -17,7 +17,7 @@
 
 #include "clock.h"
 #include "rng.h"
-#include "tier.h"
+#include "tier/tier.h"
 
 static double secs = 0.5;
 

@@ -4,13 +4,14 @@
  * that the loader's modeled decode mode (used when more vCPUs are emulated
  * than the host has cores) charges a measured cost.
  */
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cmdline.h"
 #include "commands.h"
+#include "core/files.h"
 #include "core/opt.h"
 #include "core/units.h"
 #include "pipeline/dataset.h"
@@ -29,13 +30,13 @@ struct cal_cfg {
 static const struct ts_opt cal_opts[] = {
 	{ "dir", TS_OPT_STR, offsetof(struct cal_cfg, dir), "", 0, 0, "",
 	  "folder of JPEG files (class sub-folders or flat); default: COUNT images made like "
-	  "'tiersim dataset make imagenet-jpeg' in a temporary folder" },
+	  "'tiersim dataset make imagenet-jpeg' in a temporary folder", "DIR" },
 	{ "count", TS_OPT_U64, offsetof(struct cal_cfg, count), "200", 1, 1e7, "images",
 	  "images to use, spread over the folder" },
 	{ "seconds", TS_OPT_DURATION, offsetof(struct cal_cfg, seconds), "3", 0, 0, "s",
 	  "CPU time to spend measuring (whole passes over the images)" },
 	{ "out", TS_OPT_STR, offsetof(struct cal_cfg, out), "", 0, 0, "",
-	  "calibration file to write (default ~/.cache/tiersim/decode.json)" },
+	  "calibration file to write (default ~/.cache/tiersim/decode.json)", "FILE" },
 	{ "out_size", TS_OPT_U64, offsetof(struct cal_cfg, out_size), "224", 8, 4096, "pixels",
 	  "model input side, as the loader's out_size" },
 	{ "resize", TS_OPT_U64, offsetof(struct cal_cfg, resize), "256", 0, 8192, "pixels",
@@ -43,24 +44,15 @@ static const struct ts_opt cal_opts[] = {
 	{ NULL },
 };
 
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: tiersim calibrate decode [--dir DIR] [--OPTION VALUE]...\n"
-		   "Times libjpeg-turbo decode alone and decode + resize + crop + flip + normalize\n"
-		   "on one core, fits the cost per image as base + per-megapixel, and writes it\n"
-		   "where the loader's modeled decode mode reads it.\n\n"
-		   "options (--NAME VALUE or --NAME=VALUE; out-size and out_size alike):\n");
-	ts_opt_help(f, cal_opts);
-}
-
-static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	remove(path); /* best effort: a temporary folder */
-	return 0;
-}
+static const struct ts_cmdline cal_cmdline = {
+	.name = "calibrate decode",
+	.synopsis = "[--dir DIR] [--OPTION VALUE]...",
+	.about = "Times libjpeg-turbo decode alone and decode + resize + crop + flip + normalize\n"
+		 "on one core, fits the cost per image as base + per-megapixel, and writes it\n"
+		 "where the loader's modeled decode mode reads it.\n",
+	.opts = cal_opts,
+	.max_pos = 0,
+};
 
 /* COUNT ImageNet-like JPEGs, generated as 'tiersim dataset make
  * imagenet-jpeg' makes them, in a new folder under $TMPDIR. */
@@ -85,7 +77,7 @@ static int make_set(uint64_t count, char *dir, size_t n)
 	if (rc) {
 		fprintf(stderr, "tiersim calibrate decode: making %llu test images: %s\n",
 			(unsigned long long)count, err);
-		nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+		ts_remove_tree(dir, 0); /* best effort: a temporary folder */
 		dir[0] = 0;
 		return -1;
 	}
@@ -95,24 +87,12 @@ static int make_set(uint64_t count, char *dir, size_t n)
 int ts_calibrate_decode(int argc, char **argv)
 {
 	struct cal_cfg c = { 0 };
+	struct ts_opt_args args;
 	char err[1024];
-	int rc = TS_EXIT_USAGE;
-	if (ts_opt_defaults(cal_opts, &c, err, sizeof err)) {
-		fprintf(stderr, "tiersim calibrate decode: %s\n", err);
-		return TS_EXIT_FAIL;
-	}
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
-			ts_opt_free(cal_opts, &c);
-			return TS_EXIT_OK;
-		}
-		if (ts_opt_set_arg(cal_opts, &c, argc, argv, &i, err, sizeof err)) {
-			fprintf(stderr, "tiersim calibrate decode: %s\n", err);
-			goto out;
-		}
-	}
+	int rc = ts_cmdline_parse(&cal_cmdline, &c, argc, argv, &args);
+	if (rc >= 0)
+		return rc;
+	rc = TS_EXIT_USAGE;
 	char path[4096];
 	if (*c.out)
 		snprintf(path, sizeof path, "%s", c.out);
@@ -129,7 +109,7 @@ int ts_calibrate_decode(int argc, char **argv)
 	size_t *len, n;
 	int lrc = ts_decode_load_dir(from, c.count, &jpeg, &len, &n, err, sizeof err);
 	if (made[0])
-		nftw(made, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+		ts_remove_tree(made, 0);
 	if (lrc) {
 		fprintf(stderr, "tiersim calibrate decode: %s\n", err);
 		goto out;

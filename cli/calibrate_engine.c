@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmdline.h"
 #include "commands.h"
 #include "core/opt.h"
 #include "engine/calibrate.h"
@@ -28,7 +29,7 @@ static const struct ts_opt cal_opts[] = {
 	{ "precision", TS_OPT_STR, offsetof(struct cal_cfg, precision), "fp32", 0, 0, "",
 	  "fp32 (strict FP32 math) or tf32 (tensor cores where the GPU has them)" },
 	{ "batches", TS_OPT_STR, offsetof(struct cal_cfg, batches), "64,128", 0, 0, "",
-	  "comma-separated batch sizes per GPU" },
+	  "comma-separated batch sizes per GPU", "N,N,..." },
 	{ "warmup", TS_OPT_U64, offsetof(struct cal_cfg, warmup), "5", 0, 10000, "steps",
 	  "untimed steps first" },
 	{ "steps", TS_OPT_U64, offsetof(struct cal_cfg, steps), "30", 1, 100000, "steps",
@@ -40,19 +41,19 @@ static const struct ts_opt cal_opts[] = {
 	{ "seed", TS_OPT_U64, offsetof(struct cal_cfg, seed), "1", 0, 0, "",
 	  "seed of the random weights" },
 	{ "out", TS_OPT_STR, offsetof(struct cal_cfg, out), "engine-calibration.lua", 0, 0, "",
-	  "profile to write" },
+	  "profile to write", "FILE" },
 	{ NULL },
 };
 
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: tiersim calibrate engine --gpu [--OPTION VALUE]...\n"
-		   "Runs the network's training (or inference) steps on GPU 0 with cuDNN and\n"
-		   "cuBLAS, times them with CUDA events, and writes samples/s per batch size as a\n"
-		   "sim-backend profile (load it with the engine option profile=FILE).\n\n"
-		   "options:\n");
-	ts_opt_help(f, cal_opts);
-}
+static const struct ts_cmdline cal_cmdline = {
+	.name = "calibrate engine",
+	.synopsis = "--gpu [--OPTION VALUE]...",
+	.about = "Runs the network's training (or inference) steps on GPU 0 with cuDNN and\n"
+		 "cuBLAS, times them with CUDA events, and writes samples/s per batch size as a\n"
+		 "sim-backend profile (load it with the engine option profile=FILE).\n",
+	.opts = cal_opts,
+	.max_pos = 0,
+};
 
 static int parse_batches(const char *s, struct ts_calib_cfg *c)
 {
@@ -74,24 +75,12 @@ static int parse_batches(const char *s, struct ts_calib_cfg *c)
 int ts_calibrate_engine(int argc, char **argv)
 {
 	struct cal_cfg c = { 0 };
+	struct ts_opt_args args;
 	char err[1024];
-	int rc = TS_EXIT_USAGE;
-	if (ts_opt_defaults(cal_opts, &c, err, sizeof err)) {
-		fprintf(stderr, "tiersim calibrate engine: %s\n", err);
-		return TS_EXIT_FAIL;
-	}
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
-			ts_opt_free(cal_opts, &c);
-			return TS_EXIT_OK;
-		}
-		if (ts_opt_set_arg(cal_opts, &c, argc, argv, &i, err, sizeof err)) {
-			fprintf(stderr, "tiersim calibrate engine: %s\n", err);
-			goto out;
-		}
-	}
+	int rc = ts_cmdline_parse(&cal_cmdline, &c, argc, argv, &args);
+	if (rc >= 0)
+		return rc;
+	rc = TS_EXIT_USAGE;
 	if (!c.gpu) {
 		fprintf(stderr, "tiersim calibrate engine: only GPU calibration exists: add --gpu "
 				"(the sim backend's own figures are in engine/profiles)\n");

@@ -27,7 +27,6 @@
  * local NVMe, which comes with the instance) cannot price a whole instance.
  */
 #include <ctype.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,8 +34,9 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "fs/tier.h"
+#include "tier/tier.h"
 #include "runner.h"
+#include "script_args.h"
 #include "units.h"
 
 #define AXIS_MAX 16
@@ -83,38 +83,56 @@ struct advise {
 	struct ts_tier_set *tiers;
 };
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: tiersim advise SCRIPT.lua [key=value ...] [--tiers A,B,...] [--vcpus 2,4,...]\n"
-		"                      [--mem 4GiB,16GiB,...] [--tolerance 2%%] [options]\n\n"
-		"Runs every configuration of SCRIPT on the grid disk tier x vCPUs x memory and\n"
-		"recommends, per workload, the cheapest grid point whose samples/s is within the\n"
-		"tolerance of the best. vCPUs are the decode workers (pipeline.vcpus), memory\n"
-		"the page-cache model (mount.mem). Example:\n"
-		"  tiersim advise scripts/main.lua --vcpus 2,4,8 --mem 4GiB,16GiB,60GiB\n\n"
-		"options:\n"
-		"  --tiers A,B,...   disk tiers (default nvme-local,ssd-cloud,ultra-cloud)\n"
-		"  --vcpus N,N,...   vCPU counts (default 2,4,8,16 per GPU of the scenario)\n"
-		"  --mem S,S,...     memory sizes (default 4,16,30,60 GiB per GPU; gn5 gives a\n"
-		"                    P100 30 or 60 GiB)\n"
-		"  --tolerance P%%    how much below the best still counts as no loss (default\n"
-		"                    2%%); raised to the run-to-run spread where that is larger\n"
-		"  --repeats N       reruns of each workload's best point with other seeds to\n"
-		"                    measure the spread (default 3; 0 = do not measure)\n"
-		"  --virtual         predict in virtual time (the default)\n"
-		"  --real            run in real time through tierfs mounts (small grids)\n"
-		"  --json FILE|-     every grid point's row as JSON\n"
-		"  --csv FILE|-      the rows as CSV\n"
-		"  --plot FILE       samples/s per tier x vCPU at each workload's recommended\n"
-		"                    memory, with gnuplot (.svg or .png)\n"
-		"  --workdir DIR     datasets, mounts and scratch space\n"
-		"  --quiet           no progress lines\n"
-		"  -h, --help        this text\n\n"
-		"Cheapest = fewer vCPUs, then less memory, then the tier with the lower caps\n"
+/* The command line. --vcpus, --mem and --tolerance are read by this file's
+ * parsers (sorted, distinct axes; a percentage). */
+struct advise_args {
+	struct ts_opt_list tiers;
+	char *vcpus, *mem, *tolerance;
+	uint64_t repeats;
+	struct ts_script_out out;
+	bool virtual_time, real;
+};
+
+#define AA(f) offsetof(struct advise_args, f)
+static const struct ts_opt advise_opts[] = {
+	{ "tiers", TS_OPT_LIST, AA(tiers), "nvme-local,ssd-cloud,ultra-cloud", 0,
+	  TS_RUNNER_MAX_TIERS, "", "disk tiers (tiersim tiers lists them)" },
+	{ "vcpus", TS_OPT_STR, AA(vcpus), NULL, 0, 0, "",
+	  "vCPU counts (default 2,4,8,16 per GPU of the scenario)", "N,N,..." },
+	{ "mem", TS_OPT_STR, AA(mem), NULL, 0, 0, "",
+	  "memory sizes (default 4,16,30,60 GiB per GPU; gn5 gives a P100 30 or 60 GiB)",
+	  "S,S,..." },
+	{ "tolerance", TS_OPT_STR, AA(tolerance), "2%", 0, 0, "",
+	  "how much below the best still counts as no loss; raised to the run-to-run spread "
+	  "where that is larger", "P%" },
+	{ "repeats", TS_OPT_U64, AA(repeats), "3", 0, REPEATS_MAX, "runs",
+	  "reruns of each workload's best point with other seeds to measure the spread "
+	  "(0 = do not measure)" },
+	TS_SCRIPT_OUT_OPTS(struct advise_args, out,
+			   "samples/s per tier x vCPU at each workload's recommended memory, with "
+			   "gnuplot (.svg or .png)"),
+	{ "virtual", TS_OPT_BOOL, AA(virtual_time), "false", 0, 0, "",
+	  "predict in virtual time (the default)" },
+	{ "real", TS_OPT_BOOL, AA(real), "false", 0, 0, "",
+	  "run in real time through tierfs mounts (small grids)" },
+	{ NULL },
+};
+
+static const struct ts_cmdline advise_cmdline = {
+	.name = "advise",
+	.synopsis = "SCRIPT.lua [key=value ...] [--tiers A,B,...] [--vcpus 2,4,...]\n"
+		    "                      [--mem 4GiB,16GiB,...] [--tolerance 2%] [options]",
+	.about = "Runs every configuration of SCRIPT on the grid disk tier x vCPUs x memory and\n"
+		 "recommends, per workload, the cheapest grid point whose samples/s is within the\n"
+		 "tolerance of the best. vCPUs are the decode workers (pipeline.vcpus), memory\n"
+		 "the page-cache model (mount.mem). Example:\n"
+		 "  tiersim advise scripts/main.lua --vcpus 2,4,8 --mem 4GiB,16GiB,60GiB\n",
+	.opts = advise_opts,
+	.tail = "Cheapest = fewer vCPUs, then less memory, then the tier with the lower caps\n"
 		"(read MB/s, then IOPS): an order by resources, not by price.\n"
-		"exit status: 0 done, 1 the scenario failed, 2 bad command line, 130 interrupted.\n");
-}
+		"exit status: 0 done, 1 the scenario failed, 2 bad command line, 130 interrupted.\n",
+	.max_pos = -1,
+};
 
 /* ---- The command line ------------------------------------------------------ */
 
@@ -769,264 +787,187 @@ static int default_grid(struct advise *A, bool need_v, bool need_m, int *status)
 	return 0;
 }
 
-int ts_cmd_advise(int argc, char **argv)
+/* The command line into @A and @args. Returns -1 to go on, or the exit
+ * status after --help or one line. */
+static int advise_args(struct advise *A, struct advise_args *args, int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "tiers", required_argument, NULL, 't' },
-		{ "vcpus", required_argument, NULL, 'V' },
-		{ "mem", required_argument, NULL, 'm' },
-		{ "tolerance", required_argument, NULL, 'T' },
-		{ "repeats", required_argument, NULL, 'r' },
-		{ "json", required_argument, NULL, 'j' },
-		{ "csv", required_argument, NULL, 'c' },
-		{ "plot", required_argument, NULL, 'p' },
-		{ "virtual", no_argument, NULL, 'v' },
-		{ "real", no_argument, NULL, 'R' },
-		{ "workdir", required_argument, NULL, 'w' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	static struct advise A; /* large (the runner options); one per process */
-	memset(&A, 0, sizeof(A));
-	A.base.virtual_time = true;
-	A.tolerance_pct = 2.0;
-	A.repeats = 3;
-	const char *json = NULL, *csv = NULL, *plot = NULL, *tiers = NULL;
-	const char *vcpus = NULL, *mem = NULL;
-	bool real = false, virt = false;
+	const struct ts_cmdline *cl = &advise_cmdline;
+	struct ts_opt_args a;
 	char err[1024] = "";
-	int c, rc = 0;
-	optind = 1;
-	opterr = 0; /* one line of our own instead of getopt's and the usage */
-	while ((c = getopt_long(argc, argv, "hq", lo, NULL)) != -1) {
-		switch (c) {
-		case 't': tiers = optarg; break;
-		case 'V': vcpus = optarg; break;
-		case 'm': mem = optarg; break;
-		case 'T': rc = parse_tolerance(optarg, &A.tolerance_pct, err, sizeof(err)); break;
-		case 'r': {
-			char *end;
-			unsigned long n = strtoul(optarg, &end, 10);
-			if (!*optarg || *end || n > REPEATS_MAX) {
-				snprintf(err, sizeof(err), "--repeats %s: expected a count from 0 to %d",
-					 optarg, REPEATS_MAX);
-				rc = TS_E_PARSE;
-			}
-			A.repeats = (unsigned)n;
-			break;
-		}
-		case 'j': json = optarg; break;
-		case 'c': csv = optarg; break;
-		case 'p': plot = optarg; break;
-		case 'v': virt = true; break;
-		case 'R': real = true; break;
-		case 'w': A.base.workdir = optarg; break;
-		case 'q': A.base.quiet = true; break;
-		case 'h': usage(stdout); return TS_EXIT_OK;
-		default:
-			fprintf(stderr, "tiersim advise: %s '%s' (tiersim advise --help lists the "
-					"options)\n", c == ':' || (optopt && strchr("tVmTrjcpw", optopt))
-					? "option needs a value:" : "unknown option", argv[optind - 1]);
-			return TS_EXIT_USAGE;
-		}
-		if (rc) {
-			fprintf(stderr, "tiersim advise: %s\n", err);
-			return TS_EXIT_USAGE;
-		}
-	}
-	if (real && virt) {
-		fprintf(stderr, "tiersim advise: give --virtual or --real, not both\n");
-		return TS_EXIT_USAGE;
-	}
-	A.base.virtual_time = !real;
-	for (int i = optind; i < argc; i++) {
-		if (!A.base.script && !strchr(argv[i], '=')) {
-			A.base.script = argv[i];
-		} else if (strchr(argv[i], '=')) {
-			if (A.base.nkv == TS_RUNNER_MAX_OVERRIDES - 8) {
-				fprintf(stderr, "tiersim advise: at most %d key=value arguments\n",
-					TS_RUNNER_MAX_OVERRIDES - 8);
-				return TS_EXIT_USAGE;
-			}
-			A.base.kv[A.base.nkv++] = argv[i];
-		} else {
-			fprintf(stderr, "tiersim advise: unexpected argument '%s' (parameters are "
-					"key=value)\n", argv[i]);
-			return TS_EXIT_USAGE;
-		}
-	}
-	if (!A.base.script) {
-		fprintf(stderr, "tiersim advise: no scenario given (e.g. tiersim advise "
-				"scripts/main.lua)\n");
-		return TS_EXIT_USAGE;
-	}
+	int rc = ts_cmdline_parse(cl, args, argc, argv, &a);
+	if (rc >= 0)
+		return rc;
+	if (args->real && args->virtual_time)
+		return ts_cmdline_error(cl, "give --virtual or --real, not both");
+	A->base.virtual_time = !args->real;
+	A->repeats = (unsigned)args->repeats;
+	/* The grid's overrides and the seeds take 8 of the runner's key=value. */
+	if ((rc = ts_script_args(cl, &a, &args->out, TS_RUNNER_MAX_OVERRIDES - 8,
+				 "tiersim advise scripts/main.lua", &A->base)) >= 0)
+		return rc;
 	/* The grid keys belong to the grid. */
-	for (size_t i = 0; i < A.base.nkv; i++) {
-		const char *kv = A.base.kv[i];
+	for (size_t i = 0; i < A->base.nkv; i++) {
+		const char *kv = A->base.kv[i];
 		size_t kl = strcspn(kv, "=");
 		if ((kl == 14 && !strncmp(kv, "pipeline.vcpus", kl)) ||
 		    (kl == 9 && !strncmp(kv, "mount.mem", kl)) ||
-		    (kl == 10 && !strncmp(kv, "mount.tier", kl))) {
-			fprintf(stderr, "tiersim advise: %.*s is a grid axis; give it as --%s\n",
-				(int)kl, kv, kl == 14 ? "vcpus" : kl == 9 ? "mem" : "tiers");
-			return TS_EXIT_USAGE;
-		}
+		    (kl == 10 && !strncmp(kv, "mount.tier", kl)))
+			return ts_cmdline_error(cl, "%.*s is a grid axis; give it as --%s", (int)kl,
+						kv, kl == 14 ? "vcpus" : kl == 9 ? "mem" : "tiers");
 	}
-	if (plot) {
-		const char *ext = strrchr(plot, '.');
-		if (!ext || (strcasecmp(ext, ".svg") && strcasecmp(ext, ".png"))) {
-			fprintf(stderr, "tiersim advise: --plot %s: the file must end in .svg or "
-					".png\n", plot);
-			return TS_EXIT_USAGE;
-		}
-	}
-	if ((vcpus && (rc = parse_vcpus(vcpus, &A.g, err, sizeof(err)))) ||
-	    (mem && (rc = parse_mem(mem, &A.g, err, sizeof(err))))) {
-		fprintf(stderr, "tiersim advise: %s\n", err);
-		return TS_EXIT_USAGE;
-	}
+	if ((args->vcpus && parse_vcpus(args->vcpus, &A->g, err, sizeof(err))) ||
+	    (args->mem && parse_mem(args->mem, &A->g, err, sizeof(err))) ||
+	    parse_tolerance(args->tolerance, &A->tolerance_pct, err, sizeof(err)))
+		return ts_cmdline_error(cl, "%s", err);
+	return -1;
+}
 
-	/* Tiers: the study's three unless given; each must be known. */
-	int status = TS_EXIT_OK;
-	char *tiers_copy = strdup(tiers ? tiers : "nvme-local,ssd-cloud,ultra-cloud");
-	if (!tiers_copy)
-		return TS_EXIT_FAIL;
-	if ((rc = ts_tier_set_load_default(&A.tiers, err, sizeof(err)))) {
-		fprintf(stderr, "tiersim advise: %s\n", err);
-		free(tiers_copy);
-		return TS_EXIT_FAIL;
-	}
-	for (char *save, *t = strtok_r(tiers_copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		const struct ts_tier_profile *p;
-		if (A.g.ntiers == TS_RUNNER_MAX_TIERS) {
-			snprintf(err, sizeof(err), "--tiers %s: at most %d tiers", tiers,
-				 TS_RUNNER_MAX_TIERS);
-			rc = TS_E_PARSE;
-		} else if (!strcmp(t, "none")) {
-			snprintf(err, sizeof(err), "--tiers: 'none' reads without a disk model; "
-				 "advise compares disk tiers (tiersim tiers lists them)");
-			rc = TS_E_PARSE;
-		} else if (tier_index(&A.g, t) != NONE) {
-			snprintf(err, sizeof(err), "--tiers %s: '%s' is listed twice", tiers, t);
-			rc = TS_E_PARSE;
-		} else if ((rc = ts_tier_set_lookup(A.tiers, t, &p, err, sizeof(err)))) {
-			rc = TS_E_PARSE;
-		} else {
-			A.g.tiers[A.g.ntiers++] = t;
-		}
-		if (rc)
-			break;
-	}
-	if (!rc && !A.g.ntiers) {
-		snprintf(err, sizeof(err), "--tiers: expected tier names such as ssd-cloud,ultra-cloud");
-		rc = TS_E_PARSE;
-	}
+/* The grid's tiers: each known, a disk model, listed once. Returns -1 to go
+ * on, or the exit status after one line. */
+static int advise_tiers(struct advise *A, const struct ts_opt_list *tiers)
+{
+	char err[1024] = "";
+	int rc = ts_tier_set_load_default(&A->tiers, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "tiersim advise: %s\n", err);
-		status = TS_EXIT_USAGE;
-		goto out;
+		return TS_EXIT_FAIL;
 	}
-
-	/* The command line's key=value and the work directory, checked before
-	 * anything runs. */
-	{
-		struct ts_runner R;
-		struct ts_runner_opts o = A.base;
-		o.ntiers = A.g.ntiers;
-		memcpy(o.tiers, A.g.tiers, sizeof(o.tiers));
-		rc = ts_runner_init(&R, &o, err, sizeof(err));
-		ts_runner_free(&R);
-		if (rc) {
-			fprintf(stderr, "tiersim advise: %s\n", err[0] ? err : ts_strerror(rc));
-			status = rc == TS_E_UNKNOWN || rc == TS_E_PARSE ? TS_EXIT_USAGE : TS_EXIT_FAIL;
-			goto out;
-		}
+	for (size_t i = 0; i < tiers->n && !rc; i++) {
+		const char *t = tiers->v[i];
+		const struct ts_tier_profile *p;
+		if (!strcmp(t, "none"))
+			snprintf(err, sizeof(err), "--tiers: 'none' reads without a disk model; "
+				 "advise compares disk tiers (tiersim tiers lists them)");
+		else if (tier_index(&A->g, t) != NONE)
+			snprintf(err, sizeof(err), "--tiers: '%s' is listed twice", t);
+		else if (!ts_tier_set_lookup(A->tiers, t, &p, err, sizeof(err)))
+			A->g.tiers[A->g.ntiers++] = t;
+		rc = A->g.ntiers == i + 1 ? 0 : TS_E_PARSE;
 	}
-	ts_runner_signals();
-	ts_report_init(&A.rep);
-	A.rep.virtual_time = A.base.virtual_time;
-	if ((rc = ts_row_set_str(&A.rep.script, A.base.script)))
-		goto fail;
-	if ((!A.g.nv || !A.g.nm) && (rc = default_grid(&A, !A.g.nv, !A.g.nm, &status)))
-		goto fail;
+	if (rc)
+		return ts_cmdline_error(&advise_cmdline, "%s", err);
+	return -1;
+}
 
-	/* The grid: one run of the script per vCPU x memory point, on every tier. */
-	size_t npoints = A.g.nv * A.g.nm, done = 0;
-	for (size_t v = 0; v < A.g.nv; v++)
-		for (size_t m = 0; m < A.g.nm; m++) {
+/* The command line's key=value and the work directory, checked before
+ * anything runs. Returns -1 to go on, or the exit status. */
+static int advise_check(struct advise *A)
+{
+	struct ts_runner R;
+	struct ts_runner_opts o = A->base;
+	char err[1024] = "";
+	o.ntiers = A->g.ntiers;
+	memcpy(o.tiers, A->g.tiers, sizeof(o.tiers));
+	int rc = ts_runner_init(&R, &o, err, sizeof(err));
+	ts_runner_free(&R);
+	if (!rc)
+		return -1;
+	fprintf(stderr, "tiersim advise: %s\n", err[0] ? err : ts_strerror(rc));
+	return rc == TS_E_UNKNOWN || rc == TS_E_PARSE ? TS_EXIT_USAGE : TS_EXIT_FAIL;
+}
+
+/* The grid: one run of the script per vCPU x memory point, on every tier. */
+static int run_grid(struct advise *A, int *status)
+{
+	size_t npoints = A->g.nv * A->g.nm, done = 0;
+	int rc = 0;
+	for (size_t v = 0; v < A->g.nv && !rc; v++)
+		for (size_t m = 0; m < A->g.nm && !rc; m++) {
 			char vkv[64], mkv[64];
 			snprintf(vkv, sizeof(vkv), "pipeline.vcpus=%llu",
-				 (unsigned long long)A.g.vcpus[v]);
-			snprintf(mkv, sizeof(mkv), "mount.mem=%s", A.g.mem_s[m]);
+				 (unsigned long long)A->g.vcpus[v]);
+			snprintf(mkv, sizeof(mkv), "mount.mem=%s", A->g.mem_s[m]);
 			const char *extra[] = { vkv, mkv };
-			if (!A.base.quiet)
+			if (!A->base.quiet)
 				fprintf(stderr, "advise: [%zu/%zu] %llu vCPU, %s on %zu tiers\n", ++done,
-					npoints, (unsigned long long)A.g.vcpus[v], A.g.mem_s[m],
-					A.g.ntiers);
+					npoints, (unsigned long long)A->g.vcpus[v], A->g.mem_s[m],
+					A->g.ntiers);
 			struct ts_report got;
 			ts_report_init(&got);
-			got.virtual_time = A.base.virtual_time;
-			rc = run_script(&A, A.g.tiers, A.g.ntiers, extra, 2, A.base.virtual_time, &got,
-					&status);
-			if (!rc && !A.rep.title && got.title)
-				rc = ts_row_set_str(&A.rep.title, got.title);
+			got.virtual_time = A->base.virtual_time;
+			rc = run_script(A, A->g.tiers, A->g.ntiers, extra, 2, A->base.virtual_time, &got,
+					status);
+			if (!rc && !A->rep.title && got.title)
+				rc = ts_row_set_str(&A->rep.title, got.title);
 			if (!rc)
-				rc = file_rows(&A, &got, v, m);
+				rc = file_rows(A, &got, v, m);
 			ts_report_free(&got);
-			if (rc)
-				goto fail;
 		}
+	if (rc)
+		return rc;
 	/* A script that runs other configurations at other grid points leaves
 	 * holes: the advice would compare unlike things. */
-	for (size_t i = 0; i < A.nw; i++)
-		if (A.w[i].n != npoints * A.g.ntiers) {
+	for (size_t i = 0; i < A->nw; i++)
+		if (A->w[i].n != npoints * A->g.ntiers) {
 			fprintf(stderr, "tiersim advise: workload '%s' ran at %zu of %zu grid points; "
 					"the script must run the same configurations at every vCPU "
-					"count, memory size and tier\n", A.w[i].name, A.w[i].n,
-				npoints * A.g.ntiers);
-			status = TS_EXIT_FAIL;
-			rc = -EINVAL;
-			goto fail;
+					"count, memory size and tier\n", A->w[i].name, A->w[i].n,
+				npoints * A->g.ntiers);
+			*status = TS_EXIT_FAIL;
+			return -EINVAL;
 		}
-	for (size_t i = 0; i < A.nw; i++) {
-		if ((rc = rank_tiers(&A, &A.w[i]))) {
-			status = TS_EXIT_FAIL;
-			goto fail;
-		}
-		find_best(&A, &A.w[i]);
-	}
-	if (A.repeats && (rc = measure_spread(&A, &status)))
-		goto fail;
-	for (size_t i = 0; i < A.nw; i++)
-		if ((rc = choose(&A, &A.w[i])))
-			goto fail;
+	return 0;
+}
 
-	bool stdout_busy = (json && !strcmp(json, "-")) || (csv && !strcmp(csv, "-"));
-	print_advice(&A, stdout_busy ? stderr : stdout);
-	fflush(stdout);
-	if (json && (rc = ts_report_write_json(&A.rep, json))) {
-		fprintf(stderr, "tiersim advise: --json %s: %s\n", json, ts_strerror(rc));
-		status = TS_EXIT_FAIL;
+/* Runs the grid and chooses; the report is A->rep. */
+static int advise_run(struct advise *A, int *status)
+{
+	int rc;
+	ts_runner_signals();
+	ts_report_init(&A->rep);
+	A->rep.virtual_time = A->base.virtual_time;
+	if ((rc = ts_row_set_str(&A->rep.script, A->base.script)))
+		return rc;
+	if ((!A->g.nv || !A->g.nm) && (rc = default_grid(A, !A->g.nv, !A->g.nm, status)))
+		return rc;
+	if ((rc = run_grid(A, status)))
+		return rc;
+	for (size_t i = 0; i < A->nw; i++) {
+		if ((rc = rank_tiers(A, &A->w[i]))) {
+			*status = TS_EXIT_FAIL;
+			return rc;
+		}
+		find_best(A, &A->w[i]);
 	}
-	if (csv && (rc = ts_report_write_csv(&A.rep, csv))) {
-		fprintf(stderr, "tiersim advise: --csv %s: %s\n", csv, ts_strerror(rc));
-		status = TS_EXIT_FAIL;
-	}
-	if (plot && (rc = plot_advice(&A, plot, err, sizeof(err)))) {
-		fprintf(stderr, "tiersim advise: %s\n", err);
-		status = TS_EXIT_FAIL;
-	}
-	goto out;
-fail:
-	if (rc == -ENOMEM) {
+	if (A->repeats && (rc = measure_spread(A, status)))
+		return rc;
+	for (size_t i = 0; i < A->nw; i++)
+		if ((rc = choose(A, &A->w[i])))
+			return rc;
+	return 0;
+}
+
+int ts_cmd_advise(int argc, char **argv)
+{
+	static struct advise A; /* large (the runner options); one per process */
+	struct advise_args args = { 0 };
+	char err[1024] = "";
+	memset(&A, 0, sizeof(A));
+	int status = advise_args(&A, &args, argc, argv);
+	if (status < 0)
+		status = advise_tiers(&A, &args.tiers);
+	if (status < 0)
+		status = advise_check(&A);
+	if (status >= 0)
+		goto out;
+	status = TS_EXIT_OK;
+	int rc = advise_run(&A, &status);
+	if (!rc) {
+		print_advice(&A, ts_script_table_stream(&args.out));
+		fflush(stdout);
+		status = ts_script_write(&advise_cmdline, &A.rep, &args.out, status);
+		if (args.out.plot && plot_advice(&A, args.out.plot, err, sizeof(err))) {
+			fprintf(stderr, "tiersim advise: %s\n", err);
+			status = TS_EXIT_FAIL;
+		}
+	} else if (rc == -ENOMEM) {
 		fprintf(stderr, "tiersim advise: out of memory\n");
 		status = TS_EXIT_FAIL;
 	}
-	if (!status)
+	if (rc && !status)
 		status = TS_EXIT_FAIL;
 out:
 	advise_free(&A);
-	free(tiers_copy);
+	ts_opt_free(advise_opts, &args);
 	return status;
 }

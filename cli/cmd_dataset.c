@@ -20,46 +20,71 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cmdline.h"
 #include "commands.h"
 #include "core/units.h"
 #include "pipeline/dataset.h"
 
-static void usage(FILE *f)
+/* The command line: the generator's options (ts_dataset_opts, less
+ * progress, which --quiet turns off) and make's own. */
+struct ds_args {
+	struct ts_dataset_config cfg; /* first: ts_dataset_opts' offsets apply here */
+	char *out;
+	bool quiet;
+};
+
+static const struct ts_opt ds_own_opts[] = {
+	{ "out", TS_OPT_STR, offsetof(struct ds_args, out), NULL, 0, 0, "",
+	  "make: where to write (created; must be empty)", "DIR" },
+	{ "quiet", TS_OPT_BOOL, offsetof(struct ds_args, quiet), "false", 0, 0, "",
+	  "make: no progress" },
+	{ NULL },
+};
+
+static const struct ts_cmdline ds_cmdline = {
+	.name = "dataset",
+	.synopsis = "make KIND --out DIR [OPTIONS]\n"
+		    "       tiersim dataset info DIR|KIND [OPTIONS]\n"
+		    "       tiersim dataset list DIR|KIND [OPTIONS]\n"
+		    "       tiersim dataset verify DIR",
+	.about = "Generates look-alikes of the datasets the study used, deterministically\n"
+		 "from a seed, or shows a dataset's sizes (for a KIND, without writing it);\n"
+		 "list prints one line per sample in storage order: index, file or key,\n"
+		 "bytes, width, height, label; verify reads a made dataset back and checks\n"
+		 "every sample against its description.\n",
+	.max_pos = 2, /* ACTION and KIND or DIR */
+};
+
+/* What --help ends with: the kinds, from their ops (malloc'd). */
+static char *kinds_tail(void)
 {
-	fprintf(f,
-		"usage: tiersim dataset make KIND --out DIR [OPTIONS]\n"
-		"       tiersim dataset info DIR|KIND [OPTIONS]\n"
-		"       tiersim dataset list DIR|KIND [OPTIONS]\n"
-		"       tiersim dataset verify DIR\n\n"
-		"Generates look-alikes of the datasets the study used, deterministically\n"
-		"from a seed, or shows a dataset's sizes (for a KIND, without writing it);\n"
-		"list prints one line per sample in storage order: index, file or key,\n"
-		"bytes, width, height, label; verify reads a made dataset back and checks\n"
-		"every sample against its description.\n\n"
-		"kinds:\n");
+	size_t n = 0, cap = 4096;
+	char *t = malloc(cap);
+	if (!t)
+		return NULL;
+	n += (size_t)snprintf(t + n, cap - n, "kinds:\n");
 	const struct ts_dataset_ops *k;
-	for (size_t i = 0; (k = ts_dataset_kind_at(i)); i++)
-		fprintf(f, "  %-14s %s\n", k->name, k->help);
-	fprintf(f, "\noptions:\n"
-		   "  --out DIR          make: where to write (created; must be empty)\n"
-		   "  --quiet            make: no progress\n");
-	for (const struct ts_opt *o = ts_dataset_opts; o->name; o++) {
-		if (!strcmp(o->name, "progress"))
-			continue;
-		char flag[40], takers[160] = "";
-		for (size_t i = 0; (k = ts_dataset_kind_at(i)); i++) {
-			for (size_t j = 0; k->opts[j]; j++) {
-				size_t used = strlen(takers);
-				if (!strcmp(k->opts[j], o->name))
-					snprintf(takers + used, sizeof(takers) - used, "%s%s",
-						 used ? ", " : "", k->name);
-			}
-		}
-		snprintf(flag, sizeof(flag), "--%s%s", o->name, o->type == TS_OPT_BOOL ? "" : " N");
-		fprintf(f, "  %-18s %s%s%s [default %s]\n", flag, takers, takers[0] ? ": " : "",
-			o->help, o->def);
-	}
-	fprintf(f, "\nSizes, resolutions and their sources: pipeline/DATASETS.md.\n");
+	for (size_t i = 0; (k = ts_dataset_kind_at(i)) && n < cap; i++)
+		n += (size_t)snprintf(t + n, cap - n, "  %-14s %s\n", k->name, k->help);
+	if (n < cap)
+		snprintf(t + n, cap - n, "\nSizes, resolutions and their sources: "
+					 "pipeline/DATASETS.md.\n");
+	return t;
+}
+
+/* ts_dataset_opts less progress, then ds_own_opts: one table (malloc'd). */
+static struct ts_opt *ds_table(void)
+{
+	size_t n = 0, k = 0;
+	for (const struct ts_opt *o = ts_dataset_opts; o->name; o++)
+		n++;
+	struct ts_opt *t = calloc(n + TS_ARRAY_SIZE(ds_own_opts), sizeof(*t));
+	for (const struct ts_opt *o = ts_dataset_opts; t && o->name; o++)
+		if (strcmp(o->name, "progress"))
+			t[k++] = *o;
+	for (size_t i = 0; t && i < TS_ARRAY_SIZE(ds_own_opts); i++)
+		t[k++] = ds_own_opts[i];
+	return t;
 }
 
 static int usage_error(const char *fmt, ...) TS_PRINTF(1, 2);
@@ -73,58 +98,6 @@ static int usage_error(const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "; see 'tiersim dataset --help'\n");
 	return TS_EXIT_USAGE;
-}
-
-/* Parses argv[first..] into @cfg; *@out / *@quiet for make. */
-static int parse(int argc, char **argv, int first, struct ts_dataset_config *cfg,
-		 const char **out, bool *quiet, const char **pos)
-{
-	char err[256];
-
-	for (int i = first; i < argc; i++) {
-		const char *a = argv[i];
-		if (strncmp(a, "--", 2)) {
-			if (*pos)
-				return usage_error("unexpected argument '%s'", a);
-			*pos = a;
-			continue;
-		}
-		const char *name = a + 2, *eq = strchr(name, '=');
-		char key[32];
-		const char *val = NULL;
-		size_t kl = eq ? (size_t)(eq - name) : strlen(name);
-		if (kl >= sizeof(key))
-			return usage_error("unknown option '%s'", a);
-		memcpy(key, name, kl);
-		key[kl] = 0;
-		if (eq)
-			val = eq + 1;
-		if (!strcmp(key, "quiet") && !eq) {
-			*quiet = true;
-			continue;
-		}
-		const struct ts_opt *o = ts_opt_find(ts_dataset_opts, key);
-		bool is_out = !strcmp(key, "out");
-		if ((!o && !is_out) || !strcmp(key, "progress"))
-			return usage_error("unknown option '%s'", a);
-		if (!val && o && o->type == TS_OPT_BOOL) {
-			val = "true";
-		} else if (!val) {
-			if (i + 1 >= argc)
-				return usage_error("option '%s' needs a value", a);
-			val = argv[++i];
-		}
-		if (is_out) {
-			*out = val;
-			continue;
-		}
-		if (ts_opt_set(ts_dataset_opts, cfg, key, val, err, sizeof(err))) {
-			const char *why = strstr(err, "': ");
-			fprintf(stderr, "tiersim dataset: --%s: %s\n", key, why ? why + 3 : err);
-			return TS_EXIT_USAGE;
-		}
-	}
-	return 0;
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -197,23 +170,18 @@ static void on_signal(int sig)
 	interrupted = sig;
 }
 
-static int cmd_make(int argc, char **argv)
+static int cmd_make(struct ds_args *args, const char *kname)
 {
-	struct ts_dataset_config cfg;
+	struct ts_dataset_config cfg = args->cfg;
 	struct ts_dataset_stats st;
 	const struct ts_dataset_ops *kind;
-	const char *out = NULL, *kname = NULL;
-	bool quiet = false;
+	const char *out = args->out;
+	bool quiet = args->quiet;
 	char err[512], sz[32];
 	int rc;
 
-	memset(&cfg, 0, sizeof(cfg));
-	if (ts_opt_defaults(ts_dataset_opts, &cfg, err, sizeof(err)))
-		return TS_EXIT_FAIL;
-	if ((rc = parse(argc, argv, 2, &cfg, &out, &quiet, &kname)))
-		return rc;
 	if (!kname) {
-		ts_dataset_find(NULL, err, sizeof(err));
+		ts_dataset_find("", err, sizeof(err));
 		return usage_error("make needs a KIND (%s", strstr(err, "known: ") + 7);
 	}
 	if (!(kind = ts_dataset_find(kname, err, sizeof(err))))
@@ -275,25 +243,19 @@ static void print_list(const struct ts_dataset_meta *m)
 	}
 }
 
-static int cmd_info(int argc, char **argv, bool list)
+static int cmd_info(struct ds_args *args, const char *action, const char *what, bool list)
 {
-	struct ts_dataset_config cfg;
+	struct ts_dataset_config cfg = args->cfg;
 	struct ts_dataset_meta meta;
 	const struct ts_dataset_ops *kind;
-	const char *out = NULL, *what = NULL;
-	bool quiet = false, on_disk;
+	bool on_disk;
 	char err[512];
 	struct stat sb;
 	int rc;
 
-	memset(&cfg, 0, sizeof(cfg));
-	if (ts_opt_defaults(ts_dataset_opts, &cfg, err, sizeof(err)))
-		return TS_EXIT_FAIL;
-	if ((rc = parse(argc, argv, 2, &cfg, &out, &quiet, &what)))
-		return rc;
 	if (!what)
-		return usage_error("%s needs a DIR or a KIND", argv[1]);
-	if (out)
+		return usage_error("%s needs a DIR or a KIND", action);
+	if (args->out)
 		return usage_error("--out is for make");
 
 	kind = ts_dataset_find(what, err, sizeof(err));
@@ -315,22 +277,14 @@ static int cmd_info(int argc, char **argv, bool list)
 	return TS_EXIT_OK;
 }
 
-static int cmd_verify(int argc, char **argv)
+static int cmd_verify(struct ds_args *args, const char *dir)
 {
-	struct ts_dataset_config cfg;
-	const char *out = NULL, *dir = NULL;
-	bool quiet = false;
 	char err[512];
-	int rc;
-
-	memset(&cfg, 0, sizeof(cfg));
-	if (ts_opt_defaults(ts_dataset_opts, &cfg, err, sizeof(err)))
-		return TS_EXIT_FAIL;
-	if ((rc = parse(argc, argv, 2, &cfg, &out, &quiet, &dir)))
-		return rc;
-	if (!dir || out)
-		return usage_error("verify takes a DIR and no options");
-	if ((rc = ts_dataset_verify(dir, err, sizeof(err)))) {
+	if (!dir)
+		return usage_error("verify needs a DIR");
+	if (args->out)
+		return usage_error("--out is for make");
+	if (ts_dataset_verify(dir, err, sizeof(err))) {
 		fprintf(stderr, "tiersim dataset: %s\n", err);
 		return TS_EXIT_FAIL;
 	}
@@ -340,22 +294,38 @@ static int cmd_verify(int argc, char **argv)
 
 int ts_cmd_dataset(int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help") ||
-		    (i == 1 && !strcmp(argv[i], "help"))) {
-			usage(stdout);
-			return TS_EXIT_OK;
-		}
+	struct ds_args args = { 0 };
+	struct ts_opt_args a;
+	struct ts_opt *tab = ds_table();
+	if (!tab) {
+		fprintf(stderr, "tiersim dataset: out of memory\n");
+		return TS_EXIT_FAIL;
 	}
-	if (argc < 2) {
-		usage(stderr);
-		return TS_EXIT_USAGE;
-	}
-	if (!strcmp(argv[1], "make"))
-		return cmd_make(argc, argv);
-	if (!strcmp(argv[1], "info") || !strcmp(argv[1], "list"))
-		return cmd_info(argc, argv, !strcmp(argv[1], "list"));
-	if (!strcmp(argv[1], "verify"))
-		return cmd_verify(argc, argv);
-	return usage_error("unknown action '%s' (make, info, list or verify)", argv[1]);
+	struct ts_cmdline cl = ds_cmdline;
+	char *tail = kinds_tail();
+	cl.opts = tab;
+	cl.tail = tail;
+	bool help = argc >= 2 && !strcmp(argv[1], "help");
+	int rc = argc < 2 ? TS_EXIT_USAGE
+		 : help	  ? TS_EXIT_OK
+			  : ts_cmdline_parse(&cl, &args, argc, argv, &a);
+	if (argc < 2 || help)
+		ts_cmdline_usage(&cl, help ? stdout : stderr);
+	else if (rc >= 0)
+		; /* --help, or a usage error already said */
+	else if (!a.npos)
+		rc = usage_error("no action given (make, info, list or verify)");
+	else if (!strcmp(a.pos[0], "make"))
+		rc = cmd_make(&args, a.npos > 1 ? a.pos[1] : NULL);
+	else if (!strcmp(a.pos[0], "info") || !strcmp(a.pos[0], "list"))
+		rc = cmd_info(&args, a.pos[0], a.npos > 1 ? a.pos[1] : NULL,
+			      !strcmp(a.pos[0], "list"));
+	else if (!strcmp(a.pos[0], "verify"))
+		rc = cmd_verify(&args, a.npos > 1 ? a.pos[1] : NULL);
+	else
+		rc = usage_error("unknown action '%s' (make, info, list or verify)", a.pos[0]);
+	ts_opt_free(tab, &args);
+	free(tab);
+	free(tail);
+	return rc;
 }

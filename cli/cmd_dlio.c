@@ -21,7 +21,6 @@
  * Storage reports "MB/s") are the means over epochs.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <signal.h>
@@ -35,6 +34,8 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "cmdline.h"
+#include "files.h"
 #include "commands.h"
 #include "dlio_config.h"
 #include "mount.h"
@@ -47,11 +48,59 @@
 #include "vtier.h"
 
 struct opts {
-	const char *workload, *tier, *dir, *json;
+	char *tier, *dir, *json, *profile;
 	uint64_t accelerators, mem, capacity, seed;
 	bool virtual_time, find_max, quiet;
-	const char *kv[64];
+	const char *workload; /* the first word */
+	const char *kv[64];   /* the ++workload.KEY=VALUE words */
 	size_t nkv;
+};
+
+#define OOFF(f) offsetof(struct opts, f)
+static const struct ts_opt dlio_opts[] = {
+	{ "tier", TS_OPT_STR, OOFF(tier), NULL, 0, 0, "", "a tier profile (tiersim tiers)", "T",
+	  't' },
+	{ "accelerators", TS_OPT_U64, OOFF(accelerators), "1", 1, 4096, "",
+	  "simulated accelerators", "N", 'n' },
+	{ "find_max", TS_OPT_BOOL, OOFF(find_max), "false", 0, 0, "",
+	  "the largest N whose AU meets metric.au (N doubles, then bisects)", NULL, 'f' },
+	{ "virtual", TS_OPT_BOOL, OOFF(virtual_time), "false", 0, 0, "",
+	  "predict in virtual time (the tier model; no bytes written)", NULL, 'v' },
+	{ "mem", TS_OPT_SIZE, OOFF(mem), "0", 0, 0, "bytes",
+	  "page cache modeled in front of the tier (0: none; MLPerf sizes the dataset to 5x "
+	  "host memory so that reads miss)", NULL, 'm' },
+	{ "capacity", TS_OPT_SIZE, OOFF(capacity), "0", 0, 0, "bytes",
+	  "the disk's size (0: the tier's default)", NULL, 0 },
+	{ "profile", TS_OPT_STR, OOFF(profile), NULL, 0, 0, "",
+	  "add the tiers of a Lua profile file", "FILE", 0 },
+	{ "dir", TS_OPT_STR, OOFF(dir), NULL, 0, 0, "",
+	  "real time: where datasets are made (default $TIERSIM_WORKDIR/dlio, else "
+	  "~/.cache/tiersim/dlio)", "DIR", 'd' },
+	{ "seed", TS_OPT_U64, OOFF(seed), "0", 0, 0, "",
+	  "dataset and loader seed (0: the workload's train.seed)", "S", 0 },
+	{ "json", TS_OPT_STR, OOFF(json), NULL, 0, 0, "", "the results as JSON", "FILE|-", 'j' },
+	{ "quiet", TS_OPT_BOOL, OOFF(quiet), "false", 0, 0, "", "no progress lines", NULL, 'q' },
+	{ NULL },
+};
+
+static const struct ts_cmdline dlio_cmdline = {
+	.name = "dlio",
+	.synopsis = "WORKLOAD [++workload.SECTION.KEY=VALUE ...] --tier T\n"
+		    "                    [--accelerators N | --find-max] [--virtual] [options]",
+	.about = "Runs a DLIO workload (MLPerf Storage: unet3d_a100, unet3d_h100, resnet50_a100,\n"
+		 "resnet50_h100, cosmoflow_a100, cosmoflow_h100, unet3d_v100, bert_v100, or a\n"
+		 "DLIO .yaml) with N simulated accelerators reading through tier T, and reports\n"
+		 "AU, samples/s and MiB/s. Overrides take DLIO's (Hydra's) form,\n"
+		 "++workload.reader.read_threads=8; 'tiersim dlio --help' ends with the keys.\n",
+	.opts = dlio_opts,
+	.tail = "Workload keys (cli/DLIO.md): dataset.format, num_files_train,\n"
+		"num_samples_per_file, record_length, record_length_stdev; reader.data_loader,\n"
+		"batch_size, read_threads, computation_threads, prefetch_size, transfer_size,\n"
+		"file_shuffle, sample_shuffle, shuffle_size; train.epochs, computation_time,\n"
+		"total_training_steps, seed; metric.au.\n"
+		"exit status: 0 done, 1 runtime failure (a bad workload file, a dataset that does\n"
+		"not fit), 2 usage error, 130 interrupted.\n",
+	.max_pos = -1,
 };
 
 struct result {
@@ -68,33 +117,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	interrupted = 1;
-}
-
-static int usage(FILE *f, int rc)
-{
-	fprintf(f,
-		"usage: tiersim dlio WORKLOAD [++workload.SECTION.KEY=VALUE ...] --tier T\n"
-		"                    [--accelerators N | --find-max] [--virtual] [options]\n\n"
-		"Runs a DLIO workload (MLPerf Storage: unet3d_a100, unet3d_h100, resnet50_a100,\n"
-		"resnet50_h100, cosmoflow_a100, cosmoflow_h100, unet3d_v100, bert_v100, or a\n"
-		"DLIO .yaml) with N simulated accelerators reading through tier T, and reports\n"
-		"AU, samples/s and MiB/s.\n\n"
-		"  --tier T            a tier profile (tiersim tiers)\n"
-		"  --accelerators N    simulated accelerators (default 1)\n"
-		"  --find-max          the largest N whose AU meets metric.au\n"
-		"  --virtual           predict in virtual time (the tier model; no bytes written)\n"
-		"  --mem SIZE          page cache modeled in front of the tier (default 0: none;\n"
-		"                      MLPerf sizes the dataset to 5x host memory so that it misses)\n"
-		"  --capacity SIZE     the disk's size (default: the tier's)\n"
-		"  --dir DIR           real time: where the dataset is made (default\n"
-		"                      $TIERSIM_WORKDIR or ~/.cache/tiersim, under dlio/)\n"
-		"  --seed S            dataset and loader seed (default: train.seed)\n"
-		"  --json FILE|-       the results as JSON\n"
-		"  --quiet             no progress lines\n\n"
-		"Overrides use DLIO's (Hydra's) form: ++workload.reader.read_threads=8,\n"
-		"++workload.dataset.num_files_train=64. Keys read:\n");
-	ts_opt_help(f, ts_dlio_opts);
-	return rc;
 }
 
 static int fail(int rc, const char *fmt, ...) TS_PRINTF(2, 3);
@@ -407,9 +429,9 @@ static int place(struct env *E, const struct ts_dataset_config *dc, char *err, s
 		snprintf(err, errlen, "--dir: path too long");
 		return -ENAMETOOLONG;
 	}
-	char made[4200];
-	snprintf(made, sizeof(made), "%s/dataset.json", E->data);
-	if (!access(made, F_OK))
+	char manifest[4200];
+	snprintf(manifest, sizeof(manifest), "%s/dataset.json", E->data);
+	if (!access(manifest, F_OK))
 		return ts_dataset_open(E->data, &E->meta, err, errlen);
 	/* does it fit? */
 	struct ts_dataset_meta plan;
@@ -421,12 +443,15 @@ static int place(struct env *E, const struct ts_dataset_config *dc, char *err, s
 	ts_dataset_meta_free(&plan);
 	char probe[4096];
 	snprintf(probe, sizeof(probe), "%s", base);
-	if ((rc = ts_runner_mkdirs(probe))) {
+	char made[4096] = "";
+	if ((rc = ts_mkdir_p(probe, 0755, made, sizeof(made)))) {
 		snprintf(err, errlen, "%s: cannot create: %s", base, ts_strerror(rc));
 		return rc;
 	}
 	struct statvfs sv;
 	if (!statvfs(base, &sv) && (uint64_t)sv.f_bavail * sv.f_frsize < need) {
+		if (made[0])
+			ts_remove_tree(made, 0); /* leave nothing behind */
 		char a[32], b[32];
 		snprintf(err, errlen, "%s: the dataset needs %s and the directory's filesystem has %s "
 				      "free; scale it down (++workload.dataset.num_files_train=...) "
@@ -476,74 +501,40 @@ static void json_out(const struct opts *o, const struct ts_dlio_workload *w,
 
 int ts_cmd_dlio(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "tier", required_argument, NULL, 't' },
-		{ "accelerators", required_argument, NULL, 'n' },
-		{ "find-max", no_argument, NULL, 'f' },
-		{ "virtual", no_argument, NULL, 'v' },
-		{ "mem", required_argument, NULL, 'm' },
-		{ "capacity", required_argument, NULL, 'c' },
-		{ "dir", required_argument, NULL, 'd' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "json", required_argument, NULL, 'j' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct opts o = { .accelerators = 1, .seed = UINT64_MAX };
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "hq", lo, NULL)) != -1) {
-		char *end;
-		switch (c) {
-		case 't': o.tier = optarg; break;
-		case 'n':
-			o.accelerators = strtoull(optarg, &end, 10);
-			if (*end || !o.accelerators || o.accelerators > 4096)
-				return fail(TS_EXIT_USAGE, "--accelerators %s: a count from 1 to 4096",
-					    optarg);
-			break;
-		case 'f': o.find_max = true; break;
-		case 'v': o.virtual_time = true; break;
-		case 'm':
-		case 'c':
-			if (ts_parse_size(optarg, c == 'm' ? &o.mem : &o.capacity))
-				return fail(TS_EXIT_USAGE, "--%s %s: expected a size such as 4GiB",
-					    c == 'm' ? "mem" : "capacity", optarg);
-			break;
-		case 'd': o.dir = optarg; break;
-		case 's':
-			o.seed = strtoull(optarg, &end, 10);
-			if (*end)
-				return fail(TS_EXIT_USAGE, "--seed %s: expected a number", optarg);
-			break;
-		case 'j': o.json = optarg; break;
-		case 'q': o.quiet = true; break;
-		case 'h': return usage(stdout, TS_EXIT_OK);
-		default: return usage(stderr, TS_EXIT_USAGE);
+	struct opts o;
+	memset(&o, 0, sizeof(o));
+	struct ts_opt_args a;
+	int prc = ts_cmdline_parse(&dlio_cmdline, &o, argc, argv, &a);
+	if (prc >= 0)
+		return prc;
+	for (int i = 0; i < a.npos; i++) {
+		if (!o.workload && !strchr(a.pos[i], '='))
+			o.workload = a.pos[i];
+		else if (strchr(a.pos[i], '=') && o.nkv < TS_ARRAY_SIZE(o.kv))
+			o.kv[o.nkv++] = a.pos[i];
+		else {
+			ts_opt_free(dlio_opts, &o);
+			return ts_cmdline_error(&dlio_cmdline, "unexpected argument '%s'", a.pos[i]);
 		}
 	}
-	for (int i = optind; i < argc; i++) {
-		if (!o.workload && !strchr(argv[i], '='))
-			o.workload = argv[i];
-		else if (strchr(argv[i], '=') && o.nkv < TS_ARRAY_SIZE(o.kv))
-			o.kv[o.nkv++] = argv[i];
-		else
-			return fail(TS_EXIT_USAGE, "unexpected argument '%s'", argv[i]);
+	if (!o.workload || !o.tier) {
+		ts_opt_free(dlio_opts, &o);
+		return ts_cmdline_error(&dlio_cmdline, !o.workload
+				? "no workload given (e.g. tiersim dlio unet3d_h100 --tier nvme-local "
+				  "--virtual)"
+				: "--tier is required ('tiersim tiers' lists them)");
 	}
-	if (!o.workload)
-		return fail(TS_EXIT_USAGE, "no workload given (e.g. tiersim dlio unet3d_h100 --tier "
-					   "nvme-local --virtual)");
-	if (!o.tier)
-		return fail(TS_EXIT_USAGE, "--tier is required ('tiersim tiers' lists them)");
 
 	char path[4096], err[8192];
 	struct ts_dlio_workload w;
 	int rc = ts_dlio_find(o.workload, path, sizeof(path), err, sizeof(err));
-	if (rc)
+	if (rc) {
+		ts_opt_free(dlio_opts, &o);
 		return fail(TS_EXIT_USAGE, "%s", err);
+	}
 	if ((rc = ts_dlio_load(path, &w, stderr, err, sizeof(err)))) {
 		ts_dlio_free(&w);
+		ts_opt_free(dlio_opts, &o);
 		return fail(rc == -ENOENT ? TS_EXIT_USAGE : TS_EXIT_FAIL, "%s", err);
 	}
 	for (size_t i = 0; !rc && i < o.nkv; i++)
@@ -552,11 +543,12 @@ int ts_cmd_dlio(int argc, char **argv)
 		rc = ts_dlio_check(&w, path, err, sizeof(err));
 	if (rc) {
 		ts_dlio_free(&w);
+		ts_opt_free(dlio_opts, &o);
 		return fail(TS_EXIT_USAGE, "%s", err);
 	}
 
 	struct env E = { .o = &o, .w = &w };
-	E.seed = o.seed != UINT64_MAX ? o.seed : w.seed;
+	E.seed = o.seed ? o.seed : w.seed;
 	struct ts_dataset_config dc;
 	dataset_config(&w, E.seed, &dc);
 	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
@@ -568,6 +560,10 @@ int ts_cmd_dlio(int argc, char **argv)
 		goto out;
 	}
 	const struct ts_tier_profile *prof;
+	if (o.profile && (rc = ts_tier_set_add_file(E.tiers, o.profile, err, sizeof(err)))) {
+		status = fail(TS_EXIT_FAIL, "%s", err);
+		goto out;
+	}
 	if ((rc = ts_tier_set_lookup(E.tiers, o.tier, &prof, err, sizeof(err)))) {
 		status = fail(TS_EXIT_USAGE, "%s", err);
 		goto out;
@@ -658,5 +654,6 @@ out:
 	if (E.tiers)
 		ts_tier_set_free(E.tiers);
 	ts_dlio_free(&w);
+	ts_opt_free(dlio_opts, &o);
 	return status;
 }

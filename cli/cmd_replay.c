@@ -3,13 +3,13 @@
  * cost on other tiers (--virtual, through the tier model), or what it costs
  * against a real directory (--target), side by side with the recording.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
+#include "cmdline.h"
 #include "commands.h"
 #include "core/opt.h"
 #include "core/units.h"
@@ -18,28 +18,57 @@
 
 #define MAX_TIERS 16
 
-static void usage(FILE *f)
-{
-	fputs("usage: tiersim replay FILE --virtual --tier NAME [--tier NAME ...] [options]\n"
-	      "       tiersim replay FILE --target DIR [--tier NAME ...] [options]\n"
-	      "Replays a trace closed loop per thread: each thread issues its next op when the\n"
-	      "previous one completed plus the think time recorded between them.\n"
-	      "  --virtual          predict through the tier model (virtual time; exact)\n"
-	      "  --tier NAME        a tier to predict (repeat for a side-by-side table)\n"
-	      "  --target DIR       replay in real time against DIR (a tierfs mount or any dir)\n"
-	      "  --capacity SIZE    emulated disk size (default: the recording's)\n"
-	      "  --mem SIZE         page-cache size (default: the recording's)\n"
-	      "  --seed N           latency seed (default: the recording's, else 1)\n"
-	      "  --floor DUR        FUSE round trip taken off modeled latency (default: the\n"
-	      "                     recording's measured one)\n"
-	      "  --profile FILE     more tiers, added to the built-in ones\n"
-	      "  --speed X          divide think times by X (default 1)\n"
-	      "  --no-think         drop think times (as fast as possible)\n"
-	      "  --allow-writes     let a --target replay write (and create missing files)\n"
-	      "  --fill             create missing files with data instead of sparse\n"
-	      "  --json             JSON instead of the table\n",
-	      f);
-}
+/* --capacity, --mem, --seed and --floor stay text: they override the
+ * recording's values through the tier model's own table (ts_tier_cfg_opts),
+ * which parses and bounds them. */
+struct replay_args {
+	bool virtual_time, no_think, allow_writes, fill, json;
+	struct ts_opt_list tiers;
+	char *target, *profile;
+	char *over[4]; /* capacity, mem, seed, floor, as over_names[] */
+	double speed;
+};
+static const char *const over_names[] = { "capacity", "mem", "seed", "floor" };
+
+#define RA(f) offsetof(struct replay_args, f)
+static const struct ts_opt replay_opts[] = {
+	{ "virtual", TS_OPT_BOOL, RA(virtual_time), "false", 0, 0, "",
+	  "predict through the tier model (virtual time; exact)" },
+	{ "tier", TS_OPT_LIST, RA(tiers), NULL, 0, MAX_TIERS, "",
+	  "a tier to predict (repeat for a side-by-side table)", "NAME" },
+	{ "target", TS_OPT_STR, RA(target), NULL, 0, 0, "",
+	  "replay in real time against DIR (a tierfs mount or any dir)", "DIR" },
+	{ "capacity", TS_OPT_STR, RA(over[0]), NULL, 0, 0, "",
+	  "emulated disk size (default: the recording's)", "SIZE" },
+	{ "mem", TS_OPT_STR, RA(over[1]), NULL, 0, 0, "",
+	  "page-cache size (default: the recording's)", "SIZE" },
+	{ "seed", TS_OPT_STR, RA(over[2]), NULL, 0, 0, "",
+	  "latency seed (default: the recording's, else 1)", "N" },
+	{ "floor", TS_OPT_STR, RA(over[3]), NULL, 0, 0, "",
+	  "FUSE round trip taken off modeled latency (default: the recording's measured one)",
+	  "DUR" },
+	{ "profile", TS_OPT_STR, RA(profile), NULL, 0, 0, "",
+	  "more tiers, added to the built-in ones", "FILE" },
+	{ "speed", TS_OPT_DOUBLE, RA(speed), "1", 0, 0, "", "divide think times by X (> 0)" },
+	{ "no_think", TS_OPT_BOOL, RA(no_think), "false", 0, 0, "",
+	  "drop think times (as fast as possible)" },
+	{ "allow_writes", TS_OPT_BOOL, RA(allow_writes), "false", 0, 0, "",
+	  "let a --target replay write (and create missing files)" },
+	{ "fill", TS_OPT_BOOL, RA(fill), "false", 0, 0, "",
+	  "create missing files with data instead of sparse" },
+	{ "json", TS_OPT_BOOL, RA(json), "false", 0, 0, "", "JSON instead of the table" },
+	{ NULL },
+};
+
+static const struct ts_cmdline replay_cmdline = {
+	.name = "replay",
+	.synopsis = "FILE --virtual --tier NAME [--tier NAME ...] [options]\n"
+		    "       tiersim replay FILE --target DIR [--tier NAME ...] [options]",
+	.about = "Replays a trace closed loop per thread: each thread issues its next op when the\n"
+		 "previous one completed plus the think time recorded between them.\n",
+	.opts = replay_opts,
+	.max_pos = 1,
+};
 
 /* The tier-model options the recording ran with (tierfs writes them into
  * the header's mount options), as defaults for the prediction. */
@@ -62,111 +91,164 @@ static void recorded_cfg(const struct ts_trace *t, struct ts_tier_cfg *cfg)
 		cfg->mem = t->hdr.mem;
 }
 
-int ts_cmd_replay(int argc, char **argv)
+/* The command line into @o and @cfg; -1 to go on, else the exit status. */
+static int replay_args(struct replay_args *o, struct ts_replay_cfg *cfg, int argc, char **argv,
+		       const char **file)
 {
-	static const struct option lo[] = {
-	    {"virtual", no_argument, NULL, 'v'},
-	    {"tier", required_argument, NULL, 't'},
-	    {"target", required_argument, NULL, 'T'},
-	    {"capacity", required_argument, NULL, 'c'},
-	    {"mem", required_argument, NULL, 'm'},
-	    {"seed", required_argument, NULL, 's'},
-	    {"floor", required_argument, NULL, 'f'},
-	    {"profile", required_argument, NULL, 'p'},
-	    {"speed", required_argument, NULL, 'S'},
-	    {"no-think", no_argument, NULL, 'n'},
-	    {"allow-writes", no_argument, NULL, 'w'},
-	    {"fill", no_argument, NULL, 'F'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	const char *tiers[MAX_TIERS], *profile = NULL;
-	struct {
-		const char *name, *val;
-	} over[4];
-	size_t ntiers = 0, nover = 0;
-	bool virt = false, json = false;
-	struct ts_replay_cfg cfg = {.speed = 1.0};
-	char err[512];
-	int c, rc = 1;
+	const struct ts_cmdline *cl = &replay_cmdline;
+	struct ts_opt_args a;
+	int rc = ts_cmdline_parse(cl, o, argc, argv, &a);
+	if (rc >= 0)
+		return rc;
+	if (a.npos != 1)
+		return ts_cmdline_error(cl, "needs a trace FILE (tiersim replay --help)");
+	if (!(o->speed > 0))
+		return ts_cmdline_error(cl, "--speed %g: expected a number > 0", o->speed);
+	if (!o->target && !o->virtual_time)
+		return ts_cmdline_error(cl, "give --virtual (with --tier) or --target DIR");
+	if (o->virtual_time && !o->tiers.n)
+		return ts_cmdline_error(cl, "--virtual needs at least one --tier NAME");
+	*file = a.pos[0];
+	cfg->speed = o->speed;
+	cfg->target = o->target;
+	cfg->no_think = o->no_think;
+	cfg->allow_writes = o->allow_writes;
+	cfg->fill = o->fill;
+	return -1;
+}
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-		switch (c) {
-		case 'v':
-			virt = true;
-			break;
-		case 't':
-			if (ntiers == MAX_TIERS) {
-				fprintf(stderr, "tiersim replay: at most %d --tier\n", MAX_TIERS);
-				return 2;
-			}
-			tiers[ntiers++] = optarg;
-			break;
-		case 'T':
-			cfg.target = optarg;
-			break;
-		case 'c':
-		case 'm':
-		case 's':
-		case 'f':
-			over[nover++] = (typeof(over[0])){c == 'c'   ? "capacity"
-							  : c == 'm' ? "mem"
-							  : c == 's' ? "seed"
-								     : "floor",
-							  optarg};
-			break;
-		case 'p':
-			profile = optarg;
-			break;
-		case 'S': {
-			char *end;
-			cfg.speed = strtod(optarg, &end);
-			if (*end || !(cfg.speed > 0)) {
-				fprintf(stderr,
-					"tiersim replay: --speed %s: expected a number > 0\n",
-					optarg);
-				return 2;
-			}
-			break;
-		}
-		case 'n':
-			cfg.no_think = true;
-			break;
-		case 'w':
-			cfg.allow_writes = true;
-			break;
-		case 'F':
-			cfg.fill = true;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
+/* The tier model's options: the defaults, then the recording's (its floor
+ * in *@rec_floor), then the command line's. Returns 0, 1 (failure) or 2 (a
+ * bad override). */
+static int replay_tier_cfg(const struct replay_args *o, const struct ts_trace *t,
+			   struct ts_tier_cfg *tc, uint64_t *rec_floor)
+{
+	char err[512];
+	if (ts_opt_defaults(ts_tier_cfg_opts, tc, err, sizeof(err))) {
+		fprintf(stderr, "tiersim replay: %s\n", err);
+		return 1;
+	}
+	recorded_cfg(t, tc);
+	*rec_floor = tc->floor_ns;
+	for (size_t i = 0; i < TS_ARRAY_SIZE(over_names); i++)
+		if (o->over[i] &&
+		    ts_opt_set(ts_tier_cfg_opts, tc, over_names[i], o->over[i], err, sizeof(err))) {
+			fprintf(stderr, "tiersim replay: --%s: %s\n", over_names[i], err);
 			return 2;
 		}
+	return 0;
+}
+
+static bool overridden(const struct replay_args *o)
+{
+	for (size_t i = 0; i < TS_ARRAY_SIZE(over_names); i++)
+		if (o->over[i])
+			return true;
+	return false;
+}
+
+static int print_json(const char *file, const struct ts_trace *t,
+		      const struct ts_replay_result *res, size_t nres)
+{
+	json_t *j = json_pack("{ss ss sI sb so}", "trace", file, "recorded_tier", t->hdr.tier,
+			      "dropped", (json_int_t)t->dropped, "truncated", t->truncated,
+			      "results", ts_replay_json(res, nres));
+	if (!j || json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10))) {
+		json_decref(j);
+		fprintf(stderr, "tiersim replay: writing JSON failed\n");
+		return -EIO;
 	}
-	if (optind != argc - 1) {
-		usage(stderr);
-		return 2;
+	fputc('\n', stdout);
+	json_decref(j);
+	return 0;
+}
+
+static void print_table(const char *file, const struct ts_trace *t, const struct replay_args *o,
+			const struct ts_replay_cfg *cfg, uint64_t rec_floor,
+			const struct ts_replay_result *res, size_t nres)
+{
+	char b1[32], b2[32];
+	printf("trace %s: %zu ops, recorded on %s (capacity %s, mem %s)", file, t->nrecs,
+	       t->hdr.tier[0] ? t->hdr.tier : "a plain directory",
+	       t->hdr.capacity ? ts_fmt_size(b1, sizeof(b1), t->hdr.capacity) : "-",
+	       t->hdr.mem ? ts_fmt_size(b2, sizeof(b2), t->hdr.mem) : "none");
+	if (overridden(o)) /* --capacity/--mem: say what the tiers ran with instead */
+		printf("; replayed with capacity %s, mem %s",
+		       ts_fmt_size(b1, sizeof(b1), cfg->tier.capacity),
+		       cfg->tier.mem ? ts_fmt_size(b2, sizeof(b2), cfg->tier.mem) : "none");
+	putchar('\n');
+	printf("closed loop per thread; %s%s; virtual columns: modeled (tier profiles), "
+	       "measured: real time\n\n",
+	       cfg->no_think ? "no think time" : "recorded think time",
+	       cfg->speed != 1.0 ? " scaled by --speed" : "");
+	ts_replay_print(stdout, res, nres);
+	if (rec_floor || cfg->tier.floor_ns) {
+		char fb[32], ob[32];
+		/* Recorded and virtual latencies are what tierfs held each
+		 * request; the application also paid the FUSE round trip. */
+		printf("\nlatencies of the recorded and virtual columns are the time tierfs "
+		       "holds a request; the application also pays the FUSE round trip "
+		       "(%s, the recording's floor%s%s), so a tier faster than that shows "
+		       "near 0\n",
+		       ts_fmt_duration(fb, sizeof(fb), rec_floor),
+		       cfg->tier.floor_ns != rec_floor ? "; virtual columns: --floor " : "",
+		       cfg->tier.floor_ns != rec_floor
+			   ? ts_fmt_duration(ob, sizeof(ob), cfg->tier.floor_ns)
+			   : "");
 	}
-	if (!cfg.target && !virt) {
-		fprintf(stderr, "tiersim replay: give --virtual (with --tier) or --target DIR\n");
-		return 2;
+}
+
+/* The recording, each --tier predicted, and the --target run, in @res. */
+static int replay_all(const struct replay_args *o, struct ts_replay_cfg *cfg,
+		      const struct ts_trace *t, struct ts_tier_set *set, uint64_t rec_floor,
+		      struct ts_replay_result *res, size_t *nres)
+{
+	char err[512];
+	if (ts_replay_recorded(t, &res[(*nres)++])) {
+		fprintf(stderr, "tiersim replay: out of memory\n");
+		return -ENOMEM;
 	}
-	if (virt && !ntiers) {
-		fprintf(stderr, "tiersim replay: --virtual needs at least one --tier NAME\n");
-		return 2;
+	for (size_t i = 0; i < o->tiers.n; i++) {
+		const char *tier = o->tiers.v[i];
+		if (ts_tier_set_lookup(set, tier, &cfg->tier.profile, err, sizeof(err)) ||
+		    ts_replay_virtual(t, cfg, &res[*nres], err, sizeof(err))) {
+			fprintf(stderr, "tiersim replay: %s: %s\n", tier, err);
+			return -EINVAL;
+		}
+		snprintf(res[*nres].what, sizeof(res[*nres].what), "%s%s", tier,
+			 cfg->target ? " (virtual)" : "");
+		(*nres)++;
 	}
-	const char *file = argv[optind];
+	if (cfg->target) {
+		/* the recorded think gaps include the recording mount's FUSE round
+		 * trip, which the replay's own syscalls pay again */
+		cfg->think_less_ns = rec_floor;
+		cfg->progress = stderr;
+		if (ts_replay_real(t, cfg, &res[*nres], err, sizeof(err))) {
+			fprintf(stderr, "tiersim replay: %s\n", err);
+			return -EIO;
+		}
+		snprintf(res[*nres].what, sizeof(res[*nres].what), "measured");
+		(*nres)++;
+	}
+	return 0;
+}
+
+int ts_cmd_replay(int argc, char **argv)
+{
+	struct replay_args o = { 0 };
+	struct ts_replay_cfg cfg = { .speed = 1.0 };
+	const char *file = NULL;
+	char err[512];
+	int rc = replay_args(&o, &cfg, argc, argv, &file);
+	if (rc >= 0) {
+		ts_opt_free(replay_opts, &o);
+		return rc;
+	}
 	struct ts_trace t;
 	if ((rc = ts_trace_read(file, &t, err, sizeof(err)))) {
 		fprintf(stderr, "tiersim replay: %s\n", err);
+		ts_opt_free(replay_opts, &o);
 		return 1;
 	}
 	rc = 1;
@@ -175,106 +257,35 @@ int ts_cmd_replay(int argc, char **argv)
 		fprintf(stderr, "tiersim replay: %s: warning: %s\n", file, warn);
 
 	struct ts_tier_set *set = NULL;
-	struct ts_replay_result *res = calloc(ntiers + 2, sizeof(*res));
+	struct ts_replay_result *res = calloc(o.tiers.n + 2, sizeof(*res));
 	size_t nres = 0;
 	if (!res) {
 		fprintf(stderr, "tiersim replay: out of memory\n");
 		goto out;
 	}
-	if (ntiers) {
-		if (ts_tier_set_load_default(&set, err, sizeof(err)) ||
-		    (profile && ts_tier_set_add_file(set, profile, err, sizeof(err)))) {
-			fprintf(stderr, "tiersim replay: %s\n", err);
-			goto out;
-		}
-	}
-	if (ts_opt_defaults(ts_tier_cfg_opts, &cfg.tier, err, sizeof(err))) {
+	if (o.tiers.n && (ts_tier_set_load_default(&set, err, sizeof(err)) ||
+			  (o.profile && ts_tier_set_add_file(set, o.profile, err, sizeof(err))))) {
 		fprintf(stderr, "tiersim replay: %s\n", err);
 		goto out;
 	}
-	recorded_cfg(&t, &cfg.tier);
-	uint64_t rec_floor = cfg.tier.floor_ns;
-	for (size_t i = 0; i < nover; i++) {
-		if (ts_opt_set(ts_tier_cfg_opts, &cfg.tier, over[i].name, over[i].val, err,
-			       sizeof(err))) {
-			fprintf(stderr, "tiersim replay: --%s: %s\n", over[i].name, err);
-			rc = 2;
-			goto out;
-		}
-	}
-	if (ts_replay_recorded(&t, &res[nres++])) {
-		fprintf(stderr, "tiersim replay: out of memory\n");
+	uint64_t rec_floor = 0;
+	if ((rc = replay_tier_cfg(&o, &t, &cfg.tier, &rec_floor)))
 		goto out;
-	}
-	for (size_t i = 0; i < ntiers; i++) {
-		if (ts_tier_set_lookup(set, tiers[i], &cfg.tier.profile, err, sizeof(err)) ||
-		    ts_replay_virtual(&t, &cfg, &res[nres], err, sizeof(err))) {
-			fprintf(stderr, "tiersim replay: %s: %s\n", tiers[i], err);
+	rc = 1;
+	if (replay_all(&o, &cfg, &t, set, rec_floor, res, &nres))
+		goto out;
+	if (o.json) {
+		if (print_json(file, &t, res, nres))
 			goto out;
-		}
-		snprintf(res[nres].what, sizeof(res[nres].what), "%s%s", tiers[i],
-			 cfg.target ? " (virtual)" : "");
-		nres++;
-	}
-	if (cfg.target) {
-		/* the recorded think gaps include the recording mount's FUSE round
-		 * trip, which the replay's own syscalls pay again */
-		cfg.think_less_ns = rec_floor;
-		cfg.progress = stderr;
-		if (ts_replay_real(&t, &cfg, &res[nres], err, sizeof(err))) {
-			fprintf(stderr, "tiersim replay: %s\n", err);
-			goto out;
-		}
-		snprintf(res[nres].what, sizeof(res[nres].what), "measured");
-		nres++;
-	}
-	if (json) {
-		json_t *o = json_pack("{ss ss sI sb so}", "trace", file, "recorded_tier",
-				      t.hdr.tier, "dropped", (json_int_t)t.dropped, "truncated",
-				      t.truncated, "results", ts_replay_json(res, nres));
-		if (!o || json_dumpf(o, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10))) {
-			json_decref(o);
-			fprintf(stderr, "tiersim replay: writing JSON failed\n");
-			goto out;
-		}
-		fputc('\n', stdout);
-		json_decref(o);
 	} else {
-		char b1[32], b2[32];
-		printf("trace %s: %zu ops, recorded on %s (capacity %s, mem %s)", file, t.nrecs,
-		       t.hdr.tier[0] ? t.hdr.tier : "a plain directory",
-		       t.hdr.capacity ? ts_fmt_size(b1, sizeof(b1), t.hdr.capacity) : "-",
-		       t.hdr.mem ? ts_fmt_size(b2, sizeof(b2), t.hdr.mem) : "none");
-		if (nover) /* --capacity/--mem: say what the tiers ran with instead */
-			printf("; replayed with capacity %s, mem %s",
-			       ts_fmt_size(b1, sizeof(b1), cfg.tier.capacity),
-			       cfg.tier.mem ? ts_fmt_size(b2, sizeof(b2), cfg.tier.mem) : "none");
-		putchar('\n');
-		printf("closed loop per thread; %s%s; virtual columns: modeled (tier profiles), "
-		       "measured: real time\n\n",
-		       cfg.no_think ? "no think time" : "recorded think time",
-		       cfg.speed != 1.0 ? " scaled by --speed" : "");
-		ts_replay_print(stdout, res, nres);
-		if (rec_floor || cfg.tier.floor_ns) {
-			char fb[32], ob[32];
-			/* Recorded and virtual latencies are what tierfs held each
-			 * request; the application also paid the FUSE round trip. */
-			printf("\nlatencies of the recorded and virtual columns are the time tierfs "
-			       "holds a request; the application also pays the FUSE round trip "
-			       "(%s, the recording's floor%s%s), so a tier faster than that shows "
-			       "near 0\n",
-			       ts_fmt_duration(fb, sizeof(fb), rec_floor),
-			       cfg.tier.floor_ns != rec_floor ? "; virtual columns: --floor " : "",
-			       cfg.tier.floor_ns != rec_floor
-				   ? ts_fmt_duration(ob, sizeof(ob), cfg.tier.floor_ns)
-				   : "");
-		}
+		print_table(file, &t, &o, &cfg, rec_floor, res, nres);
 	}
 	rc = fflush(stdout) ? 1 : 0;
 out:
 	free(res);
 	ts_tier_set_free(set);
 	ts_opt_free(ts_tier_cfg_opts, &cfg.tier);
+	ts_opt_free(replay_opts, &o);
 	ts_trace_free(&t);
 	return rc;
 }

@@ -1,72 +1,65 @@
 /* cmd_tiers.c — `tiersim tiers`: the tier profiles and their limits. */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "cmdline.h"
 #include "commands.h"
 #include "opt.h"
-#include "fs/tier.h"
+#include "tier/tier.h"
 #include "units.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: tiersim tiers [--capacity SIZE] [--profile FILE]\n\n"
-		   "Lists every tier profile with its effective IOPS and bandwidth caps,\n"
-		   "latency, burst behaviour and the public source of its numbers.\n\n"
-		   "  --capacity SIZE   evaluate each tier's formulas at this disk size\n"
-		   "                    (default: each tier's default size)\n"
-		   "  --profile FILE    add the tiers of a Lua profile file\n");
-}
+struct tiers_args {
+	uint64_t capacity;
+	char *profile;
+	bool evidence;
+};
+
+static const struct ts_opt tiers_opts[] = {
+	{ "capacity", TS_OPT_SIZE, offsetof(struct tiers_args, capacity), NULL, 0, 0, "bytes",
+	  "evaluate each tier's formulas at this disk size (default: each tier's default "
+	  "size)", NULL, 'c' },
+	{ "profile", TS_OPT_STR, offsetof(struct tiers_args, profile), NULL, 0, 0, "",
+	  "add the tiers of a Lua profile file", "FILE", 'p' },
+	{ "evidence", TS_OPT_BOOL, offsetof(struct tiers_args, evidence), "false", 0, 0, "",
+	  "list each field's label instead: measured (naming the measurement), spec (vendor "
+	  "table) or assumed", NULL, 'e' },
+	{ NULL },
+};
+
+static const struct ts_cmdline tiers_cmdline = {
+	.name = "tiers",
+	.synopsis = "[--capacity SIZE] [--profile FILE] [--evidence]",
+	.about = "Lists every tier profile with its effective IOPS and bandwidth caps,\n"
+		 "latency, burst behaviour and the public source of its numbers.\n",
+	.opts = tiers_opts,
+	.max_pos = 0,
+};
 
 int ts_cmd_tiers(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "capacity", required_argument, NULL, 'c' },
-		{ "profile", required_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	uint64_t cap = 0;
-	const char *profile = NULL;
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "c:p:h", lo, NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			if (ts_parse_size(optarg, &cap)) {
-				fprintf(stderr, "tiersim tiers: --capacity %s: expected a size such as "
-						"500GiB\n", optarg);
-				return TS_EXIT_USAGE;
-			}
-			break;
-		case 'p':
-			profile = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return TS_EXIT_OK;
-		default:
-			usage(stderr);
-			return TS_EXIT_USAGE;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "tiersim tiers: unexpected argument '%s'\n", argv[optind]);
-		return TS_EXIT_USAGE;
-	}
+	struct tiers_args o = { 0 };
+	struct ts_opt_args a;
+	int rc = ts_cmdline_parse(&tiers_cmdline, &o, argc, argv, &a);
+	if (rc >= 0)
+		return rc;
+	const char *profile = o.profile;
+	uint64_t cap = o.capacity;
 	struct ts_tier_set *set;
 	char err[1024];
 	if (ts_tier_set_load_default(&set, err, sizeof(err))) {
 		fprintf(stderr, "tiersim tiers: %s\n", err);
+		ts_opt_free(tiers_opts, &o);
 		return TS_EXIT_FAIL;
 	}
 	if (profile && ts_tier_set_add_file(set, profile, err, sizeof(err))) {
 		fprintf(stderr, "tiersim tiers: %s\n", err);
 		ts_tier_set_free(set);
+		ts_opt_free(tiers_opts, &o);
 		return TS_EXIT_FAIL;
 	}
-	int rc = ts_tier_print_table(stdout, set, cap);
+	rc = o.evidence ? ts_tier_print_evidence(stdout, set) : ts_tier_print_table(stdout, set, cap);
 	ts_tier_set_free(set);
+	ts_opt_free(tiers_opts, &o);
 	if (rc) {
 		fprintf(stderr, "tiersim tiers: %s\n", ts_strerror(rc));
 		return TS_EXIT_FAIL;

@@ -3,13 +3,13 @@
  * them. dump/undump (the text form), stats, import (fio iolog v2/v3,
  * blkparse text) and export (fio iolog v3).
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
+#include "cmdline.h"
 #include "commands.h"
 #include "traces/blkparse.h"
 #include "traces/iolog.h"
@@ -18,22 +18,39 @@
 #include "traces/trace.h"
 #include "core/units.h"
 
-static void usage(FILE *f)
-{
-	fputs(
-	    "usage: tiersim trace dump FILE                 print a trace as text\n"
-	    "       tiersim trace undump TEXT -o FILE       text form back to a trace\n"
-	    "       tiersim trace stats FILE [--json] [--top N] [--interval DUR]\n"
-	    "                                             what the trace's workload looks like\n"
-	    "       tiersim trace import IOLOG -o FILE      fio iolog v2/v3 or blkparse text\n"
-	    "                [--format iolog|blkparse]    (default: guessed from the first line)\n"
-	    "       tiersim trace export FILE -o IOLOG [--prefix DIR]\n"
-	    "                                             fio iolog v3 for fio --read_iolog; "
-	    "names\n"
-	    "                                             are DIR/PATH, or relative to fio's cwd\n"
-	    "TEXT, IOLOG and the dump output may be - for stdin/stdout.\n",
-	    f);
-}
+/* Every verb's options; each verb's table names the ones it takes. */
+struct trace_args {
+	char *out, *format, *prefix;
+	bool json;
+	uint64_t top, interval; /* rows; ns */
+};
+
+#define TA(f) offsetof(struct trace_args, f)
+static const struct ts_opt undump_opts[] = {
+	{ "out", TS_OPT_STR, TA(out), NULL, 0, 0, "", "the trace to write", "FILE", 'o' },
+	{ NULL },
+};
+static const struct ts_opt stats_opts[] = {
+	{ "json", TS_OPT_BOOL, TA(json), "false", 0, 0, "", "JSON instead of the text report",
+	  NULL, 'j' },
+	{ "top", TS_OPT_U64, TA(top), "10", 0, 0, "rows", "files in the busiest-files table",
+	  NULL, 'n' },
+	{ "interval", TS_OPT_DURATION, TA(interval), NULL, 1, 0, "",
+	  "add a timeline with one slot per interval", "DUR", 'i' },
+	{ NULL },
+};
+static const struct ts_opt import_opts[] = {
+	{ "out", TS_OPT_STR, TA(out), NULL, 0, 0, "", "the trace to write", "FILE", 'o' },
+	{ "format", TS_OPT_STR, TA(format), NULL, 0, 0, "",
+	  "the input's format (default: guessed from the first line)", "iolog|blkparse" },
+	{ NULL },
+};
+static const struct ts_opt export_opts[] = {
+	{ "out", TS_OPT_STR, TA(out), NULL, 0, 0, "", "the fio iolog to write", "IOLOG", 'o' },
+	{ "prefix", TS_OPT_STR, TA(prefix), NULL, 0, 0, "",
+	  "file names are DIR/PATH (default: relative to fio's working directory)", "DIR" },
+	{ NULL },
+};
 
 /* Reads @path; prints the error, or a warning for drops and cut traces. */
 static int load(const char *path, struct ts_trace *t)
@@ -49,14 +66,11 @@ static int load(const char *path, struct ts_trace *t)
 	return 0;
 }
 
-static int do_dump(int argc, char **argv)
+static int do_dump(const struct trace_args *o, const char *in)
 {
 	struct ts_trace t;
-	if (argc != 2) {
-		usage(stderr);
-		return 2;
-	}
-	if (load(argv[1], &t))
+	(void)o;
+	if (load(in, &t))
 		return 1;
 	int ret = ts_trace_dump(stdout, &t);
 	if (!ret && fflush(stdout))
@@ -69,23 +83,9 @@ static int do_dump(int argc, char **argv)
 	return 0;
 }
 
-static int do_undump(int argc, char **argv)
+static int do_undump(const struct trace_args *o, const char *in)
 {
-	const char *out = NULL, *in = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-o") && i + 1 < argc)
-			out = argv[++i];
-		else if (!in && (argv[i][0] != '-' || !strcmp(argv[i], "-")))
-			in = argv[i];
-		else {
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (!in || !out) {
-		fprintf(stderr, "tiersim trace undump: needs TEXT and -o FILE\n");
-		return 2;
-	}
+	const char *out = o->out;
 	FILE *f = strcmp(in, "-") ? fopen(in, "r") : stdin;
 	if (!f) {
 		fprintf(stderr, "tiersim trace undump: %s: %s\n", in, strerror(errno));
@@ -109,66 +109,19 @@ static int do_undump(int argc, char **argv)
 	return 0;
 }
 
-static int do_stats(int argc, char **argv)
+static int do_stats(const struct trace_args *a, const char *in)
 {
-	static const struct option lo[] = {
-	    {"json", no_argument, NULL, 'j'},
-	    {"top", required_argument, NULL, 'n'},
-	    {"interval", required_argument, NULL, 'i'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	bool json = false;
-	uint64_t interval = 0;
-	size_t top = 10;
-	int c;
+	bool json = a->json;
+	uint64_t interval = a->interval;
+	size_t top = a->top > SIZE_MAX ? SIZE_MAX : (size_t)a->top;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "jn:i:h", lo, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 'n': {
-			uint64_t v;
-			if (ts_trace_parse_u64(optarg, SIZE_MAX, &v)) {
-				fprintf(stderr,
-					"tiersim trace stats: --top %s: expected a whole number "
-					"of rows such as 10\n",
-					optarg);
-				return 2;
-			}
-			top = (size_t)v;
-			break;
-		}
-		case 'i':
-			if (ts_parse_duration(optarg, TS_NS_PER_S, &interval) || !interval) {
-				fprintf(stderr,
-					"tiersim trace stats: --interval %s: expected a duration "
-					"such as 100ms or 1s\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (optind != argc - 1) {
-		usage(stderr);
-		return 2;
-	}
 	struct ts_trace t;
 	struct ts_trace_stats *s;
-	if (load(argv[optind], &t))
+	if (load(in, &t))
 		return 1;
 	int ret = ts_trace_stats_compute(&t, interval, &s);
 	if (ret) {
-		fprintf(stderr, "tiersim trace stats: %s: %s%s\n", argv[optind], ts_strerror(ret),
+		fprintf(stderr, "tiersim trace stats: %s: %s%s\n", in, ts_strerror(ret),
 			ret == -E2BIG ? " (too many timeline slots: give a longer --interval)"
 				      : "");
 		ts_trace_free(&t);
@@ -191,37 +144,13 @@ static int do_stats(int argc, char **argv)
 	return 0;
 }
 
-/* IN -o OUT [FLAG VAL]; returns 0 or 2 (usage) */
-static int in_out(int argc, char **argv, const char **in, const char **out, const char *flag,
-		  const char **val)
+static int do_import(const struct trace_args *o, const char *in)
 {
-	*in = *out = NULL;
-	*val = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-o") && i + 1 < argc)
-			*out = argv[++i];
-		else if (!strcmp(argv[i], flag) && i + 1 < argc)
-			*val = argv[++i];
-		else if (!*in && (argv[i][0] != '-' || !strcmp(argv[i], "-")))
-			*in = argv[i];
-		else
-			return 2;
-	}
-	return *in && *out ? 0 : 2;
-}
-
-static int do_import(int argc, char **argv)
-{
-	const char *in, *out, *fmt;
+	const char *out = o->out, *fmt = o->format;
 	char err[512];
 	struct ts_trace t;
 	int ret;
 
-	if (in_out(argc, argv, &in, &out, "--format", &fmt)) {
-		fprintf(stderr,
-			"usage: tiersim trace import IOLOG -o FILE [--format iolog|blkparse]\n");
-		return 2;
-	}
 	FILE *f = strcmp(in, "-") ? fopen(in, "r") : stdin;
 	if (!f) {
 		fprintf(stderr, "tiersim trace import: %s: %s\n", in, strerror(errno));
@@ -270,17 +199,13 @@ static int do_import(int argc, char **argv)
 	return 0;
 }
 
-static int do_export(int argc, char **argv)
+static int do_export(const struct trace_args *o, const char *in)
 {
-	const char *in, *out, *prefix;
+	const char *out = o->out, *prefix = o->prefix;
 	char err[512];
 	struct ts_trace t;
 	uint64_t n = 0;
 
-	if (in_out(argc, argv, &in, &out, "--prefix", &prefix)) {
-		fprintf(stderr, "usage: tiersim trace export FILE -o IOLOG [--prefix DIR]\n");
-		return 2;
-	}
 	if (load(in, &t))
 		return 1;
 	FILE *f = strcmp(out, "-") ? fopen(out, "w") : stdout;
@@ -305,13 +230,54 @@ static int do_export(int argc, char **argv)
 	return 0;
 }
 
-static const struct {
-	const char *name;
-	int (*fn)(int argc, char **argv);
+/* A verb: its command line, the one input it reads (@in names it in
+ * messages) and whether it writes -o. */
+static const struct verb {
+	struct ts_cmdline cl;
+	const char *in;
+	bool need_out;
+	int (*fn)(const struct trace_args *o, const char *in);
 } verbs[] = {
-    {"dump", do_dump},	   {"undump", do_undump}, {"stats", do_stats},
-    {"import", do_import}, {"export", do_export},
+	{ { .name = "trace dump", .synopsis = "FILE", .about = "Prints a trace as text.\n",
+	    .max_pos = 1 }, "FILE", false, do_dump },
+	{ { .name = "trace undump", .synopsis = "TEXT -o FILE",
+	    .about = "Reads the text form back into a trace (TEXT may be - for stdin).\n",
+	    .opts = undump_opts, .max_pos = 1 }, "TEXT", true, do_undump },
+	{ { .name = "trace stats", .synopsis = "FILE [--json] [--top N] [--interval DUR]",
+	    .about = "What the trace's workload looks like: sizes, sequentiality, threads, "
+		     "files.\n", .opts = stats_opts, .max_pos = 1 }, "FILE", false, do_stats },
+	{ { .name = "trace import", .synopsis = "IOLOG -o FILE [--format iolog|blkparse]",
+	    .about = "Imports a fio iolog (v2/v3) or blkparse text (IOLOG may be - for "
+		     "stdin).\n", .opts = import_opts, .max_pos = 1 }, "IOLOG", true, do_import },
+	{ { .name = "trace export", .synopsis = "FILE -o IOLOG [--prefix DIR]",
+	    .about = "Writes a fio iolog v3 for fio --read_iolog (IOLOG may be - for "
+		     "stdout).\n", .opts = export_opts, .max_pos = 1 }, "FILE", true, do_export },
 };
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: tiersim trace VERB ...\n");
+	for (size_t i = 0; i < TS_ARRAY_SIZE(verbs); i++)
+		fprintf(f, "  tiersim %s %s\n      %s", verbs[i].cl.name, verbs[i].cl.synopsis,
+			verbs[i].cl.about);
+	fprintf(f, "'tiersim trace VERB --help' lists a verb's options.\n");
+}
+
+static int run_verb(const struct verb *v, int argc, char **argv)
+{
+	struct trace_args o = { 0 };
+	struct ts_opt_args a;
+	int rc = ts_cmdline_parse(&v->cl, &o, argc, argv, &a);
+	if (rc >= 0)
+		return rc;
+	if (a.npos != 1 || (v->need_out && !o.out))
+		rc = ts_cmdline_error(&v->cl, "needs %s%s", v->in,
+				      v->need_out ? " and -o FILE" : "");
+	else
+		rc = v->fn(&o, a.pos[0]);
+	ts_opt_free(v->cl.opts, &o);
+	return rc;
+}
 
 int ts_cmd_trace(int argc, char **argv)
 {
@@ -320,8 +286,8 @@ int ts_cmd_trace(int argc, char **argv)
 		return argc < 2 ? 2 : 0;
 	}
 	for (size_t i = 0; i < TS_ARRAY_SIZE(verbs); i++)
-		if (!strcmp(argv[1], verbs[i].name))
-			return verbs[i].fn(argc - 1, argv + 1);
+		if (!strcmp(argv[1], verbs[i].cl.name + strlen("trace ")))
+			return run_verb(&verbs[i], argc - 1, argv + 1);
 	fprintf(stderr, "tiersim trace: unknown verb \"%s\" (try tiersim trace --help)\n", argv[1]);
 	return 2;
 }

@@ -22,7 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fs/tier.h"
+#include "lua_opt.h"
+#include "tier/tier.h"
 #include "runner.h"
 
 #define RUNNER(L) ((struct ts_runner *)lua_touserdata(L, lua_upvalueindex(1)))
@@ -196,16 +197,10 @@ struct axis {
 
 static const char *const sweep_sections[] = { "dataset", "mount", "pipeline", "engine" };
 
-static int l_sweep(lua_State *L)
+/* Every top-level key of the sweep table (at 1) is a section or the
+ * action; sets *@act. Raises a Lua error otherwise. */
+static int sweep_action(lua_State *L, enum ts_action *act)
 {
-	struct ts_runner *R = RUNNER(L);
-	luaL_checktype(L, 1, LUA_TTABLE);
-	lua_settop(L, 1);
-	struct axis ax[SWEEP_MAX_AXES];
-	size_t nax = 0;
-	char err[1024] = "";
-
-	/* Every top-level key must be a section or the action. */
 	lua_pushnil(L);
 	while (lua_next(L, 1)) {
 		if (lua_type(L, -2) == LUA_TNUMBER) { /* the ordered form, read below */
@@ -226,19 +221,23 @@ static int l_sweep(lua_State *L)
 	lua_pop(L, 2);
 	if (has_run && has_pre)
 		return luaL_error(L, "sweep: give either run or preprocess, not both");
-	enum ts_action act = has_pre ? TS_ACT_PREPROCESS : TS_ACT_RUN;
+	*act = has_pre ? TS_ACT_PREPROCESS : TS_ACT_RUN;
+	return 0;
+}
 
-	lua_newtable(L); /* holder: the values arrays, by axis */
-	int holder = lua_gettop(L);
-	/* Ordered form first: { "engine.gpus", {1, 2, 4} }, ... in the array part. */
+/* The ordered form: { "engine.gpus", {1, 2, 4} }, ... in the array part of
+ * the table at 1; each values array goes to holder[axis]. */
+static int sweep_axes_ordered(lua_State *L, struct ts_runner *R, int holder, struct axis *ax,
+			      size_t *nax)
+{
 	lua_Integer na = luaL_len(L, 1);
 	for (lua_Integer i = 1; i <= na; i++) {
 		lua_geti(L, 1, i);
 		int e = lua_gettop(L);
 		if (!lua_istable(L, e) || lua_geti(L, e, 1) != LUA_TSTRING ||
 		    lua_geti(L, e, 2) != LUA_TTABLE)
-			return luaL_error(L, "sweep: entry %d: expected { \"section.key\", {values} }",
-					  (int)i);
+			return luaL_error(
+			    L, "sweep: entry %d: expected { \"section.key\", {values} }", (int)i);
 		const char *sk = lua_tostring(L, e + 1);
 		const char *dot = strchr(sk, '.');
 		char sec[32];
@@ -256,20 +255,28 @@ static int l_sweep(lua_State *L)
 		if (!o)
 			return luaL_error(L, "sweep: entry %d: unknown key '%s'", (int)i, sk);
 		if (!strcmp(sec, "pipeline") && (!strcmp(o->name, "path") || !strcmp(o->name, "batch")))
-			return luaL_error(L, "sweep: pipeline.%s follows from dataset{} and engine{}; "
-					  "sweep those instead", o->name);
+			return luaL_error(L,
+					  "sweep: pipeline.%s follows from dataset{} and engine{}; "
+					  "sweep those instead",
+					  o->name);
 		if (luaL_len(L, e + 2) < 1)
 			return luaL_error(L, "sweep: %s: expected a list of values", sk);
-		if (nax == SWEEP_MAX_AXES)
+		if (*nax == SWEEP_MAX_AXES)
 			return luaL_error(L, "sweep: at most %d keys", SWEEP_MAX_AXES);
-		ax[nax] = (struct axis){ secname, o->name, luaL_len(L, e + 2) };
+		ax[*nax] = (struct axis){secname, o->name, luaL_len(L, e + 2)};
 		lua_pushvalue(L, e + 2);
-		lua_rawseti(L, holder, (lua_Integer)++nax);
+		lua_rawseti(L, holder, (lua_Integer)++ * nax);
 		lua_settop(L, holder);
 	}
-	/* Then the named form: sections in the order dataset, mount, pipeline,
-	 * engine, and keys in their option table's order (a Lua table's own
-	 * order is not stable from run to run). */
+	return 0;
+}
+
+/* The named form: sections in the order dataset, mount, pipeline, engine,
+ * and keys in their option table's order (a Lua table's own order is not
+ * stable from run to run). */
+static int sweep_axes_named(lua_State *L, struct ts_runner *R, int holder, struct axis *ax,
+			    size_t *nax)
+{
 	for (size_t s = 0; s < TS_ARRAY_SIZE(sweep_sections); s++) {
 		const char *sec = sweep_sections[s];
 		if (lua_getfield(L, 1, sec) == LUA_TNIL) {
@@ -296,30 +303,31 @@ static int l_sweep(lua_State *L)
 			}
 			const char *key = o->name;
 			if (!strcmp(sec, "pipeline") && (!strcmp(key, "path") || !strcmp(key, "batch")))
-				return luaL_error(L, "sweep: pipeline.%s follows from dataset{} and "
-						  "engine{}; sweep those instead", key);
+				return luaL_error(L,
+						  "sweep: pipeline.%s follows from dataset{} and "
+						  "engine{}; sweep those instead",
+						  key);
 			if (!lua_istable(L, -1) || luaL_len(L, -1) < 1)
 				return luaL_error(L, "sweep: %s.%s: expected a list of values", sec,
 						  key);
-			if (nax == SWEEP_MAX_AXES)
+			if (*nax == SWEEP_MAX_AXES)
 				return luaL_error(L, "sweep: at most %d keys", SWEEP_MAX_AXES);
-			ax[nax] = (struct axis){ sec, key, luaL_len(L, -1) };
-			lua_rawseti(L, holder, (lua_Integer)++nax);
+			ax[*nax] = (struct axis){sec, key, luaL_len(L, -1)};
+			lua_rawseti(L, holder, (lua_Integer)++ * nax);
 		}
 		lua_pop(L, 1);
 	}
-	if (!nax)
-		return luaL_error(L, "sweep: nothing to sweep (e.g. pipeline = { vcpus = {1, 2} })");
+	return 0;
+}
 
-	lua_getfield(L, 1, act == TS_ACT_RUN ? "run" : "preprocess");
-	struct ts_scn_run run;
-	if (read_action(L, lua_gettop(L), act, &run, err, sizeof(err))) {
-		free_action(&run);
-		return luaL_error(L, "%s", err);
-	}
-	char *base_label = run.label && *run.label ? strdup(run.label) : NULL;
-
-	size_t first = R->report.n;
+/* Runs @run once per combination of the axes' values (the last axis
+ * varies fastest), each on a copy of the configuration, labelled by the
+ * values. Returns 0 or the error, with a message in @err. */
+static int sweep_exec(lua_State *L, struct ts_runner *R, int holder, const struct axis *ax,
+		      size_t nax, enum ts_action act, struct ts_scn_run *run, char *err,
+		      size_t errlen)
+{
+	char *base_label = run->label && *run->label ? strdup(run->label) : NULL;
 	lua_Integer idx[SWEEP_MAX_AXES] = { 0 };
 	int rc = 0;
 	bool more = true;
@@ -340,11 +348,13 @@ static int l_sweep(lua_State *L)
 			const char *v = scalar_text(L, -1, nb, sizeof(nb));
 			char sub[512];
 			if (!v) {
-				snprintf(err, sizeof(err), "sweep: %s.%s: values must be numbers, "
-					 "strings or booleans", ax[a].section, ax[a].key);
+				snprintf(err, errlen,
+					 "sweep: %s.%s: values must be numbers, "
+					 "strings or booleans",
+					 ax[a].section, ax[a].key);
 				rc = TS_E_PARSE;
 			} else if ((rc = ts_opt_set(tab, base, ax[a].key, v, sub, sizeof(sub)))) {
-				snprintf(err, sizeof(err), "sweep: %s: %s", ax[a].section, sub);
+				snprintf(err, errlen, "sweep: %s: %s", ax[a].section, sub);
 			} else if (used < sizeof(label)) {
 				used += (size_t)snprintf(label + used, sizeof(label) - used, "%s%s=%s",
 							 used ? " " : "", ax[a].key, v);
@@ -352,10 +362,10 @@ static int l_sweep(lua_State *L)
 			lua_pop(L, 2);
 		}
 		if (!rc) {
-			free(run.label);
-			run.label = strdup(label);
+			free(run->label);
+			run->label = strdup(label);
 			size_t f;
-			rc = run.label ? ts_runner_exec(R, act, &run, &f, err, sizeof(err)) : -ENOMEM;
+			rc = run->label ? ts_runner_exec(R, act, run, &f, err, errlen) : -ENOMEM;
 		}
 		ts_scn_free(&R->cfg);
 		R->cfg = saved;
@@ -370,6 +380,36 @@ static int l_sweep(lua_State *L)
 		}
 	}
 	free(base_label);
+	return rc;
+}
+
+static int l_sweep(lua_State *L)
+{
+	struct ts_runner *R = RUNNER(L);
+	luaL_checktype(L, 1, LUA_TTABLE);
+	lua_settop(L, 1);
+	struct axis ax[SWEEP_MAX_AXES];
+	size_t nax = 0;
+	char err[1024] = "";
+	enum ts_action act = TS_ACT_RUN;
+	sweep_action(L, &act);
+
+	lua_newtable(L); /* holder: the values arrays, by axis */
+	int holder = lua_gettop(L);
+	sweep_axes_ordered(L, R, holder, ax, &nax); /* these raise on a bad key */
+	sweep_axes_named(L, R, holder, ax, &nax);
+	if (!nax)
+		return luaL_error(L,
+				  "sweep: nothing to sweep (e.g. pipeline = { vcpus = {1, 2} })");
+
+	lua_getfield(L, 1, act == TS_ACT_RUN ? "run" : "preprocess");
+	struct ts_scn_run run;
+	if (read_action(L, lua_gettop(L), act, &run, err, sizeof(err))) {
+		free_action(&run);
+		return luaL_error(L, "%s", err);
+	}
+	size_t first = R->report.n;
+	int rc = sweep_exec(L, R, holder, ax, nax, act, &run, err, sizeof(err));
 	free_action(&run);
 	if (rc)
 		return raise_exec(L, rc, err);

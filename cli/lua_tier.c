@@ -11,7 +11,7 @@
 #include <lua.h>
 
 #include "opt.h"
-#include "fs/tier.h"
+#include "tier/tier.h"
 #include "runner.h"
 #include "units.h"
 

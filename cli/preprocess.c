@@ -13,6 +13,7 @@
 #include "convert.h"
 #include "pipeline/convplan.h"
 #include "pipeline/datum.h"
+#include "core/files.h"
 #include "runner_int.h"
 #include "vtier.h"
 
@@ -54,7 +55,7 @@ static int preprocess_real(struct ts_runner *R, struct ts_scenario *s, const cha
 	char parent[PATH_MAX * 2];
 	snprintf(parent, sizeof(parent), "%s", host_out);
 	*strrchr(parent, '/') = 0;
-	if ((rc = ts_runner_mkdirs(parent))) {
+	if ((rc = ts_mkdir_p(parent, 0755, NULL, 0))) {
 		snprintf(err, errlen, "cannot create %s: %s", parent, ts_strerror(rc));
 		host_out[0] = 0;
 		goto out;
@@ -109,7 +110,7 @@ out:;
 	if (!rc)
 		rc = erc;
 	if (!R->o.keep && host_out[0])
-		ts_runner_remove_tree(host_out);
+		ts_remove_tree(host_out, 0);
 	ts_runner_place_free(&dp);
 	return rc;
 }

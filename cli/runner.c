@@ -20,10 +20,12 @@
 #include "clock.h"
 #include "commands.h"
 #include "convert.h"
+#include "files.h"
 #include "hist.h"
 #include "opt.h"
 #include "pipeline/decode.h"
-#include "fs/tier.h"
+#include "tier/stats_keys.h"
+#include "tier/tier.h"
 #include "pipeline/dataset.h"
 #include "runner.h"
 #include "runner_int.h"
@@ -54,53 +56,6 @@ void ts_runner_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
-}
-
-/* mkdir -p */
-int ts_runner_mkdirs(const char *path)
-{
-	char buf[PATH_MAX];
-	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
-		return -ENAMETOOLONG;
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		if (mkdir(buf, 0755) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(buf, 0755) && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
-/* rm -r, staying on one file system (never descends into a mount). */
-void ts_runner_remove_tree(const char *path)
-{
-	struct stat st, top;
-	if (lstat(path, &top))
-		return;
-	if (!S_ISDIR(top.st_mode)) {
-		unlink(path);
-		return;
-	}
-	DIR *d = opendir(path);
-	if (d) {
-		struct dirent *e;
-		while ((e = readdir(d))) {
-			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-				continue;
-			char sub[PATH_MAX];
-			if (snprintf(sub, sizeof(sub), "%s/%s", path, e->d_name) >= (int)sizeof(sub))
-				continue;
-			if (lstat(sub, &st) || st.st_dev != top.st_dev)
-				continue;
-			ts_runner_remove_tree(sub);
-		}
-		closedir(d);
-	}
-	rmdir(path);
 }
 
 /* snprintf for paths: -ENAMETOOLONG instead of a silently cut path. */
@@ -222,7 +177,7 @@ int ts_runner_init(struct ts_runner *R, const struct ts_runner_opts *o, char *er
 	else
 		rc = default_workdir(wd, sizeof(wd));
 	if (!rc)
-		rc = ts_runner_mkdirs(wd);
+		rc = ts_mkdir_p(wd, 0755, NULL, 0);
 	char real[PATH_MAX];
 	if (!rc && !realpath(wd, real))
 		rc = -errno;
@@ -239,7 +194,7 @@ int ts_runner_init(struct ts_runner *R, const struct ts_runner_opts *o, char *er
 		return -ENOMEM;
 	const char *dirs[] = { R->datadir, R->mntdir };
 	for (size_t i = 0; i < TS_ARRAY_SIZE(dirs); i++)
-		if ((rc = ts_runner_mkdirs(dirs[i]))) {
+		if ((rc = ts_mkdir_p(dirs[i], 0755, NULL, 0))) {
 			snprintf(err, errlen, "cannot create %s: %s", dirs[i], ts_strerror(rc));
 			return rc;
 		}
@@ -254,7 +209,7 @@ void ts_runner_free(struct ts_runner *R)
 	if (R->mounts_ready)
 		ts_mounts_free(&R->mounts);
 	if (R->scratch && !R->o.keep)
-		ts_runner_remove_tree(R->scratch);
+		ts_remove_tree(R->scratch, 0);
 	ts_scn_free(&R->cfg);
 	ts_report_free(&R->report);
 	ts_tier_set_free(R->tiers);
@@ -456,10 +411,10 @@ int ts_runner_place(struct ts_runner *R, const struct ts_scenario *s,
 	 * generation never passes for a complete dataset. */
 	char tmp[PATH_MAX + 16];
 	snprintf(tmp, sizeof(tmp), "%s.tmp-%d", dp->dir, (int)getpid());
-	ts_runner_remove_tree(tmp);
+	ts_remove_tree(tmp, 0);
 	char parent[PATH_MAX];
 	snprintf(parent, sizeof(parent), "%s/datasets", R->datadir);
-	if ((rc = ts_runner_mkdirs(parent))) {
+	if ((rc = ts_mkdir_p(parent, 0755, NULL, 0))) {
 		snprintf(err, errlen, "cannot create %s: %s", parent, ts_strerror(rc));
 		ts_opt_free(ts_dataset_opts, &gc);
 		return rc;
@@ -482,7 +437,7 @@ int ts_runner_place(struct ts_runner *R, const struct ts_scenario *s,
 		snprintf(err, errlen, "cannot rename %s to %s: %s", tmp, dp->dir, strerror(errno));
 	}
 	if (rc) {
-		ts_runner_remove_tree(tmp);
+		ts_remove_tree(tmp, 0);
 		return rc;
 	}
 	rc = ts_dataset_open(dp->dir, &dp->meta, err, errlen);
@@ -559,10 +514,14 @@ void ts_runner_read_counters(const char *mountpoint, struct fs_counters *c)
 	json_t *root = json_load_file(path, 0, &jerr);
 	if (!root)
 		return;
-	static const char *const rd[] = { "ops", "read", "bytes", NULL };
-	static const char *const wr[] = { "ops", "write", "bytes", NULL };
-	static const char *const mrd[] = { "model", "ops", "read", "bytes", NULL };
-	static const char *const mhit[] = { "model", "ops", "read", "cache_hit_bytes", NULL };
+	static const char *const rd[] = { TS_STATS_KEY_OPS, TS_STATS_KEY_READ, TS_STATS_KEY_BYTES,
+					  NULL };
+	static const char *const wr[] = { TS_STATS_KEY_OPS, TS_STATS_KEY_WRITE, TS_STATS_KEY_BYTES,
+					  NULL };
+	static const char *const mrd[] = { TS_STATS_KEY_MODEL, TS_STATS_KEY_OPS, TS_STATS_KEY_READ,
+					   TS_STATS_KEY_BYTES, NULL };
+	static const char *const mhit[] = { TS_STATS_KEY_MODEL, TS_STATS_KEY_OPS, TS_STATS_KEY_READ,
+					    TS_STATS_KEY_CACHE_HIT_BYTES, NULL };
 	c->read_bytes = jget_u64(root, rd);
 	c->write_bytes = jget_u64(root, wr);
 	c->model_read_bytes = jget_u64(root, mrd);

@@ -40,8 +40,6 @@ TS_WUR int ts_runner_live_mount(struct ts_runner *R, const struct ts_scenario *s
 int ts_runner_live_end(struct ts_runner *R, struct live *lv, char *err, size_t errlen);
 
 int ts_runner_pathf(char *buf, size_t n, const char *fmt, ...) TS_PRINTF(3, 4);
-TS_WUR int ts_runner_mkdirs(const char *path);
-void ts_runner_remove_tree(const char *path);
 void ts_runner_progress_end(struct ts_runner *R);
 
 /* The jobs: one row for the current configuration on @tier, in the

@@ -101,27 +101,6 @@ void ts_scn_free(struct ts_scenario *s)
 	}
 }
 
-int ts_opt_copy(const struct ts_opt *tab, void *dst, const void *src)
-{
-	for (const struct ts_opt *o = tab; o->name; o++) {
-		size_t sz = o->type == TS_OPT_BOOL ? sizeof(bool)
-			    : o->type == TS_OPT_STR ? sizeof(char *)
-			    : o->type == TS_OPT_DOUBLE ? sizeof(double) : sizeof(uint64_t);
-		const char *s = (const char *)src + o->off;
-		char *d = (char *)dst + o->off;
-		if (o->type == TS_OPT_STR) {
-			const char *v = *(char *const *)s;
-			char *dup = v ? strdup(v) : NULL;
-			if (v && !dup)
-				return -ENOMEM;
-			*(char **)d = dup;
-		} else {
-			memcpy(d, s, sz);
-		}
-	}
-	return 0;
-}
-
 int ts_scn_copy(struct ts_scenario *dst, const struct ts_scenario *src)
 {
 	memset(dst, 0, sizeof(*dst));

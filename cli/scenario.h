@@ -69,7 +69,5 @@ void ts_scn_free(struct ts_scenario *s);
 /* Deep copy (strings duplicated); @dst must be free or zeroed. */
 TS_WUR int ts_scn_copy(struct ts_scenario *dst, const struct ts_scenario *src);
 
-/* Option-table helpers shared by the sections. */
-TS_WUR int ts_opt_copy(const struct ts_opt *tab, void *dst, const void *src);
 
 #endif

@@ -51,39 +51,14 @@ struct feed {
 	struct ts_batch *b;
 };
 
-struct feed_io {
-	bool ok;
-	uint64_t read_bytes, write_bytes, hit_bytes, model_read_bytes;
-};
-
-static void feed_counters(struct feed *f, struct feed_io *c)
+static void feed_counters(struct feed *f, struct fs_counters *c)
 {
 	memset(c, 0, sizeof(*c));
-	if (f->virtual_time) {
-		*c = (struct feed_io){ true, f->vt.read_bytes, f->vt.write_bytes, f->vt.hit_bytes,
-				       f->vt.read_bytes };
-		return;
-	}
-	if (!f->lv.mount)
-		return;
-	struct fs_counters fc;
-	ts_runner_read_counters(f->lv.root, &fc);
-	*c = (struct feed_io){ fc.ok, fc.read_bytes, fc.write_bytes, fc.model_hit_bytes,
-			       fc.model_read_bytes };
-}
-
-static void feed_row_io(struct ts_row *w, const struct feed_io *a, const struct feed_io *b,
-			double secs)
-{
-	if (!a->ok || !b->ok || secs <= 0)
-		return;
-	w->bytes_read = b->read_bytes - a->read_bytes;
-	w->bytes_written = b->write_bytes - a->write_bytes;
-	w->read_mb_s = (double)w->bytes_read / 1e6 / secs;
-	w->write_mb_s = (double)w->bytes_written / 1e6 / secs;
-	uint64_t rd = b->model_read_bytes - a->model_read_bytes;
-	uint64_t hit = b->hit_bytes - a->hit_bytes;
-	w->cache_hit_pct = rd ? 100.0 * (double)hit / (double)rd : NAN; /* no reads: no ratio */
+	if (f->virtual_time)
+		*c = (struct fs_counters){ true, f->vt.read_bytes, f->vt.write_bytes,
+					   f->vt.read_bytes, f->vt.hit_bytes };
+	else if (f->lv.mount)
+		ts_runner_read_counters(f->lv.root, c);
 }
 
 /* The next batch: 1 with its sample count and when it was ready, 0 at the
@@ -278,7 +253,7 @@ static int train_loop(struct ts_runner *R, struct feed *f, struct ts_engine *eng
 		      const struct ts_scenario *s, const struct ts_scn_run *run, uint64_t iters,
 		      struct ts_row *w, char *err, size_t errlen)
 {
-	struct feed_io c0 = { 0 }, c1 = { 0 };
+	struct fs_counters c0 = { 0 }, c1 = { 0 };
 	struct ts_hist *ih = malloc(sizeof(*ih));
 	if (!ih)
 		return -ENOMEM;
@@ -340,7 +315,7 @@ static int train_loop(struct ts_runner *R, struct feed *f, struct ts_engine *eng
 		feed_counters(f, &c1);
 		struct ts_step_sums sums = { iters, batch, samples, prev_end - t_meas, busy, idle, ih };
 		ts_runner_row_steps(w, &sums);
-		feed_row_io(w, &c0, &c1, w->time_s);
+		ts_runner_row_io(w, &c0, &c1, w->time_s);
 	}
 	free(ih);
 	return rc;

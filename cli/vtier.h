@@ -1,6 +1,6 @@
 /*
  * vtier.h — the tier model as the disk of a virtual-time run: the same
- * model tierfs drives with the real clock (fs/tier.h), built from the
+ * model tierfs drives with the real clock (tier/tier.h), built from the
  * scenario's mount{} and fed the virtual loader's requests (struct
  * ts_vdisk) or a virtual conversion's, counting what was read, hit and
  * written.
@@ -8,7 +8,7 @@
 #ifndef TS_VTIER_H
 #define TS_VTIER_H
 
-#include "fs/tier.h"
+#include "tier/tier.h"
 #include "pipeline/decode.h"
 #include "pipeline/vpipe.h"
 #include "runner.h"

@@ -10,8 +10,14 @@
  *       { NULL },
  *   };
  *
- * min/max of 0/0 mean "no bound". Strings are heap copies owned by the
- * struct; ts_opt_free() releases them.
+ * min/max of 0/0 mean "no bound" (for a list: on the number of words).
+ * Strings and lists are heap copies owned by the struct; ts_opt_free()
+ * releases them. The Lua setters (a table of options from a scenario)
+ * are in cli/lua_opt.h: core/ knows no Lua.
+ *
+ * The same table is a program's command line (ts_opt_parse_args) and its
+ * --help (ts_opt_help_args): "--name VALUE" with the placeholder @meta, the
+ * help text, then the default, the range and the unit from the table.
  */
 #ifndef TS_OPT_H
 #define TS_OPT_H
@@ -22,8 +28,6 @@
 
 #include "ts.h"
 
-struct lua_State;
-
 enum ts_opt_type {
 	TS_OPT_BOOL,	 /* bool */
 	TS_OPT_INT,	 /* int64_t */
@@ -33,6 +37,14 @@ enum ts_opt_type {
 	TS_OPT_RATE,	 /* uint64_t bytes/s, accepts units */
 	TS_OPT_DURATION, /* uint64_t ns, bare number = seconds */
 	TS_OPT_STR,	 /* char * */
+	TS_OPT_LIST,	 /* struct ts_opt_list: comma-separated words; repeating appends */
+};
+
+struct ts_opt_list {
+	char **v;
+	size_t n;
+	bool given; /* set explicitly: a further value appends instead of replacing
+		     * the default */
 };
 
 struct ts_opt {
@@ -43,6 +55,8 @@ struct ts_opt {
 	double min, max;
 	const char *unit;
 	const char *help;
+	const char *meta; /* the value in --help ("DIR", "FILE|-"); NULL = from the type */
+	char alias;	  /* one-letter command-line form ('o' for -o), 0 = none */
 };
 
 /* Set every option to its default. */
@@ -54,19 +68,41 @@ TS_WUR int ts_opt_set(const struct ts_opt *tab, void *base, const char *name, co
 /* "name=value" form. */
 TS_WUR int ts_opt_set_kv(const struct ts_opt *tab, void *base, const char *kv, char *err,
 			 size_t errlen);
-/* Read every key of the Lua table at @idx; unknown keys are errors. @what
- * names the table in messages ("pipeline", "engine"). */
-TS_WUR int ts_opt_from_lua(const struct ts_opt *tab, void *base, struct lua_State *L, int idx,
-			   const char *what, char *err, size_t errlen);
-/* One "--name[=value]" command-line argument at argv[*i] ("--name value" and a
- * bare "--flag" for booleans too; dashes in the name stand for underscores).
- * Advances *i past what it used. */
-TS_WUR int ts_opt_set_arg(const struct ts_opt *tab, void *base, int argc, char **argv, int *i,
-			  char *err, size_t errlen);
+/*
+ * Command lines. ts_opt_parse_args() reads argv[1..argc): "--name=value",
+ * "--name value", a bare "--flag" for booleans, "-x value" or "-xvalue" for
+ * an option with the alias 'x'; dashes in a name stand for underscores. A
+ * lone "-" and every word not starting with '-' are positional, "--" makes
+ * the rest positional. Options may follow positionals unless @flags has
+ * TS_OPT_ARGS_FIRST, where the first positional word ends the options (a
+ * program that hands the rest to a subcommand). "-h" or "--help" anywhere
+ * among the options sets @out->help and parses nothing. The positional
+ * words are moved to the front, argv[1..1 + npos), in their order,
+ * argv[1 + npos] becomes NULL, and @out->pos points at them. Errors name the option as the user wrote it,
+ * in one line: "unknown option '--cuont'" (TS_E_UNKNOWN), "--top ten:
+ * expected a non-negative integer" (TS_E_PARSE).
+ */
+enum { TS_OPT_ARGS_FIRST = 1 };
+struct ts_opt_args {
+	char **pos;
+	int npos;
+	bool help;
+};
+TS_WUR int ts_opt_parse_args(const struct ts_opt *tab, void *base, int argc, char **argv,
+			     unsigned flags, struct ts_opt_args *out, char *err, size_t errlen);
 const struct ts_opt *ts_opt_find(const struct ts_opt *tab, const char *name);
+/* The option names, ", "-separated, for "unknown option" messages. */
+void ts_opt_known(const struct ts_opt *tab, char *buf, size_t n);
+/* Copies every option of @src to @dst, strings duplicated (@dst's are not
+ * freed first: give a zeroed or freed @dst). -ENOMEM. */
+TS_WUR int ts_opt_copy(const struct ts_opt *tab, void *dst, const void *src);
 /* Current value as text (for reports and --help). */
 char *ts_opt_get(const struct ts_opt *o, const void *base, char *buf, size_t n);
+/* One entry per option: "  name" (name=value form, for -o lists) or
+ * "  -x, --name META" (command-line form, with -h, --help last), the help
+ * text wrapped, and "[default D; MIN to MAX UNIT]" from the table. */
 void ts_opt_help(FILE *f, const struct ts_opt *tab);
+void ts_opt_help_args(FILE *f, const struct ts_opt *tab);
 void ts_opt_free(const struct ts_opt *tab, void *base);
 
 #endif

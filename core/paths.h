@@ -10,7 +10,7 @@
 
 #include "ts.h"
 
-/* Fills @out with the first existing path for @rel ("fs/tiers.lua").
+/* Fills @out with the first existing path for @rel ("tier/tiers.lua").
  * Returns 0, or -ENOENT naming nothing (the caller names @rel). */
 TS_WUR int ts_data_find(const char *rel, char *out, size_t n);
 

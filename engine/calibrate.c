@@ -130,19 +130,16 @@ static int write_profile(const struct ts_calib_cfg *c, const struct ts_calib_row
 		"-- Measured on %s (compute %d.%d, %d SMs, %.1f GiB), cuDNN %d, CUDA runtime %d:\n"
 		"-- the cuda backend (engine/cuda.c) training %s, %s, %" PRIu64 " warm-up steps,\n"
 		"-- then the mean of %" PRIu64 " steps timed with CUDA events.\n"
-		"-- Use it with the engine option profile=THIS_FILE (framework %s, gpu %s).\n"
-		"return {\n",
+		"-- Use it with the engine option profile=THIS_FILE (framework %s, gpu %s).\n",
 		when, d->name, d->major, d->minor, d->sms, d->mem_gib, d->cudnn_version,
 		d->cuda_runtime, c->model, c->precision, c->warmup, c->steps, c->framework, name);
 	if (!known)
 		fprintf(f,
-			"  gpus = {\n"
-			"    -- from the device's properties: fp32_tflops = SMs x FP32 lanes per SM x 2 x\n"
-			"    -- boost clock; memory bandwidth = 2 x memory clock x bus width. The\n"
-			"    -- interconnect is not measured: pcie3 is the conservative choice.\n"
-			"    { name = \"%s\", mem_gib = %.2f, usable_mib = %.0f, fp32_tflops = %.2f,\n"
-			"      mem_gbs = %.0f, link = \"pcie3\" },\n"
-			"  },\n",
+			"-- from the device's properties: fp32_tflops = SMs x FP32 lanes per SM x 2 x\n"
+			"-- boost clock; memory bandwidth = 2 x memory clock x bus width. The\n"
+			"-- interconnect is not measured: pcie3 is the conservative choice.\n"
+			"gpu \"%s\" { mem_gib = %.2f, usable_mib = %.0f, fp32_tflops = %.2f,\n"
+			"  mem_gbs = %.0f, link = \"pcie3\" }\n",
 			name, d->mem_gib, d->usable_mib, d->fp32_tflops, d->mem_gbs);
 	/* activation memory per sample from the two extreme batches */
 	struct ts_net *n = NULL;
@@ -154,30 +151,26 @@ static int write_profile(const struct ts_calib_cfg *c, const struct ts_calib_row
 		double act = per / (4.0 * (double)(train ? n->act_train : n->act_infer));
 		if (strcmp(c->framework, "tiersim-cudnn") == 0 && train && per > 0)
 			fprintf(f,
-				"  frameworks = {\n"
-				"    -- act_train measured: %.0f bytes more GPU memory per sample from "
+				"-- act_train measured: %.0f bytes more GPU memory per sample from "
 				"batch %" PRIu64 " to %" PRIu64 "\n"
-				"    -- over %" PRIu64 " activation elements x 4 bytes (engine/netdef.c).\n"
-				"    { name = \"tiersim-cudnn\", aliases = { \"cudnn\" }, precision = \"fp32\",\n"
-				"      efficiency_as = \"tensorflow-2017\", context_mib = 400, state_copies = 3,\n"
-				"      act_train = %.3f, act_infer = \"all\",\n"
-				"      allreduce_eff = 1.0, allreduce_gbs = 2.8, overlap = 1.0, sync_ms = 8.5,\n"
-				"      jitter_p99 = 1.02 },\n"
-				"  },\n",
+				"-- over %" PRIu64 " activation elements x 4 bytes (engine/netdef.c).\n"
+				"framework \"tiersim-cudnn\" { aliases = { \"cudnn\" }, precision = \"fp32\",\n"
+				"  efficiency_as = \"tensorflow-2017\", context_mib = 400, state_copies = 3,\n"
+				"  act_train = %.3f, act_infer = \"all\",\n"
+				"  allreduce_eff = 1.0, allreduce_gbs = 2.8, overlap = 1.0, sync_ms = 8.5,\n"
+				"  jitter_p99 = 1.02 }\n",
 				per, a->batch, b->batch, (uint64_t)n->act_train, act);
 	}
 	ts_net_free(n);
-	fprintf(f, "  anchors = {\n");
 	for (int i = 0; i < c->nbatches; i++)
 		fprintf(f,
-			"    { framework = \"%s\", model = \"%s\", gpu = \"%s\", mode = \"%s\",\n"
-			"      precision = \"%s\", batch = %" PRIu64 ", value = %.2f,\n"
-			"      src = \"measured: tiersim calibrate engine --gpu on %s, %s; step p50 "
-			"%.2f ms, p99 %.2f ms\" },\n",
+			"anchor { framework = \"%s\", model = \"%s\", gpu = \"%s\", mode = \"%s\",\n"
+			"  precision = \"%s\", batch = %" PRIu64 ", value = %.2f,\n"
+			"  src = \"measured: tiersim calibrate engine --gpu on %s, %s; step p50 "
+			"%.2f ms, p99 %.2f ms\" }\n",
 			c->framework, c->model, name, c->mode, c->precision, rows[i].batch,
 			rows[i].samples_per_s, d->name, when, rows[i].step_p50_ns / 1e6,
 			rows[i].step_p99_ns / 1e6);
-	fprintf(f, "  },\n}\n");
 	if (fclose(f) != 0) {
 		snprintf(err, errlen, "calibrate engine: writing %s: %s", out, strerror(errno));
 		return -EIO;

@@ -1,6 +1,7 @@
 /*
- * profile.c — loading the sim backend's Lua profiles and fitting the
- * compute efficiency that fills in where no throughput is published.
+ * profile.c — loading the sim backend's Lua profiles (data files read with
+ * luadata/) and fitting the compute efficiency that fills in where no
+ * throughput is published.
  *
  * The efficiency fit: every anchor gives the peak throughput its curve
  * implies, X = value x (b + b_half) / b, and from it the fraction of the
@@ -13,7 +14,6 @@
  */
 #include <lauxlib.h>
 #include <lua.h>
-#include <lualib.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +21,7 @@
 #include <strings.h>
 
 #include "core/paths.h"
+#include "luadata/luadata.h"
 #include "netdef.h"
 #include "profile.h"
 #include "sim_model.h"
@@ -32,9 +33,49 @@ static const char *const builtin[] = {
 	"engine/profiles/anchors.lua",
 };
 
+/* The declarations a profile file may make (luadata/luadata.h), with the
+ * keys of each. scaling and oom are the multi-GPU and memory checks that
+ * tests/engine runs against the model; the sim itself reads the rest. */
+static const char *const gpu_keys[] = { "aliases",     "mem_gib",     "usable_mib",
+					"fp32_tflops", "tf32_tflops", "fp16_tflops",
+					"mem_gbs",     "link",	      "efficiency_as", NULL };
+static const char *const link_keys[] = { "bw_gbs", "lat_us", NULL };
+static const char *const model_keys[] = { "aliases", "netdef", "unit", "params",
+					  "gmacs",   "b_half", NULL };
+static const char *const fw_keys[] = { "aliases",	"precision",	 "efficiency_as",
+				       "context_mib",	"state_copies", "act_train",
+				       "act_infer",	"allreduce_eff", "allreduce_gbs",
+				       "overlap",	"sync_ms",	 "jitter_p99",
+				       NULL };
+static const char *const anchor_keys[] = { "framework", "model", "gpu",	  "mode",
+					   "precision", "batch", "value", "src", NULL };
+static const char *const scaling_keys[] = { "framework", "model", "gpu", "precision", "batch",
+					    "gpus",	 "value", "tol", "src",	      NULL };
+static const char *const oom_keys[] = { "framework", "model", "gpu", "mode",
+					"batch",     "fits",  "src", NULL };
+
+enum kind { K_GPU, K_LINK, K_MODEL, K_FRAMEWORK, K_ANCHOR, K_SCALING, K_OOM };
+static const struct ts_luadata_kind kinds[] = {
+	[K_GPU] = { .name = "gpu", .named = true, .keys = gpu_keys },
+	[K_LINK] = { .name = "link", .named = true, .keys = link_keys },
+	[K_MODEL] = { .name = "model", .named = true, .keys = model_keys },
+	[K_FRAMEWORK] = { .name = "framework", .named = true, .keys = fw_keys },
+	[K_ANCHOR] = { .name = "anchor", .keys = anchor_keys },
+	[K_SCALING] = { .name = "scaling", .keys = scaling_keys },
+	[K_OOM] = { .name = "oom", .keys = oom_keys },
+	{ NULL },
+};
+
+const struct ts_luadata_kind *ts_prof_kinds(void)
+{
+	return kinds;
+}
+
+/* Reading one declaration's table. */
 struct lctx {
 	lua_State *L;
-	const char *file;
+	struct ts_luadata *d;
+	struct ts_luadata_decl decl;
 	char *err;
 	size_t errlen;
 };
@@ -47,8 +88,7 @@ static void get_str(lua_State *L, int t, const char *k, char *out, size_t n)
 	lua_pop(L, 1);
 }
 
-static int get_num(struct lctx *c, int t, const char *k, double def, double *out,
-		   const char *what, int idx)
+static int get_num(struct lctx *c, int t, const char *k, double def, double *out)
 {
 	lua_State *L = c->L;
 	lua_getfield(L, t, k);
@@ -58,10 +98,9 @@ static int get_num(struct lctx *c, int t, const char *k, double def, double *out
 	} else if (type == LUA_TNUMBER) {
 		*out = lua_tonumber(L, -1);
 	} else {
-		snprintf(c->err, c->errlen, "%s: %s[%d].%s is a %s, not a number", c->file, what,
-			 idx, k, lua_typename(L, type));
 		lua_pop(L, 1);
-		return TS_E_PROFILE;
+		return ts_luadata_error(c->d, &c->decl, c->err, c->errlen,
+					"%s is a %s, not a number", k, lua_typename(L, type));
 	}
 	lua_pop(L, 1);
 	return 0;
@@ -96,7 +135,7 @@ static void *slot(void **arr, size_t *n, size_t size, const char *name)
 
 #define NUM(field, key, def)                                                   \
 	do {                                                                   \
-		if ((rc = get_num(c, t, key, def, &(field), what, i)) < 0)     \
+		if ((rc = get_num(c, t, key, def, &(field))) < 0)              \
 			return rc;                                             \
 	} while (0)
 
@@ -132,10 +171,9 @@ static int read_eff(struct lctx *c, int t, struct ts_prof_fw *f)
 	}
 	lua_pop(L, 1);
 	if (rc < 0)
-		snprintf(c->err, c->errlen,
-			 "%s: framework %s: allreduce_eff must be a number or a table of link = "
-			 "number with a default",
-			 c->file, f->name);
+		ts_luadata_error(c->d, &c->decl, c->err, c->errlen,
+				 "allreduce_eff must be a number or a table of link = number with "
+				 "a default");
 	return rc;
 }
 
@@ -147,17 +185,16 @@ double ts_prof_fw_allreduce_eff(const struct ts_prof_fw *f, const char *link)
 	return f->allreduce_eff;
 }
 
-static int read_entry(struct lctx *c, struct ts_profiles *p, const char *what, int t, int i)
+#define FAIL(...) ts_luadata_error(c->d, &c->decl, c->err, c->errlen, __VA_ARGS__)
+
+/* The declaration's table at @t into @p. */
+static int read_entry(struct lctx *c, struct ts_profiles *p, int t)
 {
 	lua_State *L = c->L;
-	char name[TS_PROF_NAME];
+	const char *name = c->decl.name;
 	int rc;
-	get_str(L, t, "name", name, sizeof(name));
-	if (!*name && strcmp(what, "anchors") != 0) {
-		snprintf(c->err, c->errlen, "%s: %s[%d] has no name", c->file, what, i);
-		return TS_E_PROFILE;
-	}
-	if (strcmp(what, "gpus") == 0) {
+	switch ((enum kind)(c->decl.kind - kinds)) {
+	case K_GPU: {
 		struct ts_prof_gpu *g = slot((void **)&p->gpus, &p->ngpus, sizeof(*g), name);
 		if (!g)
 			return -ENOMEM;
@@ -171,12 +208,22 @@ static int read_entry(struct lctx *c, struct ts_profiles *p, const char *what, i
 		NUM(g->tf32_tflops, "tf32_tflops", 0);
 		NUM(g->fp16_tflops, "fp16_tflops", 0);
 		NUM(g->mem_gbs, "mem_gbs", 0);
-		if (g->fp32_tflops <= 0 || g->usable_mib <= 0) {
-			snprintf(c->err, c->errlen, "%s: gpu %s needs fp32_tflops and mem_gib > 0",
-				 c->file, name);
-			return TS_E_PROFILE;
-		}
-	} else if (strcmp(what, "models") == 0) {
+		if (g->fp32_tflops <= 0 || g->usable_mib <= 0)
+			return FAIL("needs fp32_tflops and mem_gib > 0");
+		break;
+	}
+	case K_LINK: {
+		struct ts_prof_link *l = slot((void **)&p->links, &p->nlinks, sizeof(*l), name);
+		if (!l)
+			return -ENOMEM;
+		snprintf(l->name, sizeof(l->name), "%s", name);
+		NUM(l->bw_gbs, "bw_gbs", 0);
+		NUM(l->lat_us, "lat_us", 0);
+		if (l->bw_gbs <= 0)
+			return FAIL("needs bw_gbs > 0");
+		break;
+	}
+	case K_MODEL: {
 		struct ts_prof_model *m = slot((void **)&p->models, &p->nmodels, sizeof(*m), name);
 		if (!m)
 			return -ENOMEM;
@@ -187,12 +234,11 @@ static int read_entry(struct lctx *c, struct ts_profiles *p, const char *what, i
 		NUM(m->params, "params", 0);
 		NUM(m->gmacs, "gmacs", 0);
 		NUM(m->b_half, "b_half", 0);
-		if (!*m->netdef || m->b_half <= 0) {
-			snprintf(c->err, c->errlen, "%s: model %s needs netdef and b_half > 0",
-				 c->file, name);
-			return TS_E_PROFILE;
-		}
-	} else if (strcmp(what, "frameworks") == 0) {
+		if (!*m->netdef || m->b_half <= 0)
+			return FAIL("needs netdef and b_half > 0");
+		break;
+	}
+	case K_FRAMEWORK: {
 		struct ts_prof_fw *f = slot((void **)&p->fws, &p->nfws, sizeof(*f), name);
 		if (!f)
 			return -ENOMEM;
@@ -219,15 +265,12 @@ static int read_entry(struct lctx *c, struct ts_profiles *p, const char *what, i
 		bool eff_ok = f->allreduce_eff > 0;
 		for (int k = 0; k < f->neff_link; k++)
 			eff_ok &= f->eff_link[k].eff > 0;
-		if (!eff_ok || f->jitter_p99 < 1 ||
-		    ts_prof_precision(f->precision) < 0) {
-			snprintf(c->err, c->errlen,
-				 "%s: framework %s: allreduce_eff must be > 0, jitter_p99 >= 1, "
-				 "precision fp32, tf32 or amp",
-				 c->file, name);
-			return TS_E_PROFILE;
-		}
-	} else if (strcmp(what, "anchors") == 0) {
+		if (!eff_ok || f->jitter_p99 < 1 || ts_prof_precision(f->precision) < 0)
+			return FAIL("allreduce_eff must be > 0, jitter_p99 >= 1, precision fp32, "
+				    "tf32 or amp");
+		break;
+	}
+	case K_ANCHOR: {
 		struct ts_prof_anchor *a = slot((void **)&p->anchors, &p->nanchors, sizeof(*a), NULL);
 		if (!a)
 			return -ENOMEM;
@@ -241,106 +284,56 @@ static int read_entry(struct lctx *c, struct ts_profiles *p, const char *what, i
 		NUM(a->value, "value", 0);
 		if (a->batch < 1 || a->value <= 0 || !*a->framework || !*a->model || !*a->gpu ||
 		    ts_prof_precision(a->precision) < 0 ||
-		    (strcmp(a->mode, "train") && strcmp(a->mode, "infer"))) {
-			snprintf(c->err, c->errlen,
-				 "%s: anchors[%d] needs framework, model, gpu, mode (train|infer), "
-				 "precision, batch >= 1 and value > 0",
-				 c->file, i);
-			return TS_E_PROFILE;
-		}
+		    (strcmp(a->mode, "train") && strcmp(a->mode, "infer")))
+			return FAIL("needs framework, model, gpu, mode (train|infer), precision, "
+				    "batch >= 1 and value > 0");
 		const char *unknown = !ts_prof_fw_find(p, a->framework) ? "framework"
 				    : !ts_prof_model_find(p, a->model)	   ? "model"
 				    : !ts_prof_gpu_find(p, a->gpu)	   ? "gpu"
 									   : NULL;
-		if (unknown) {
-			snprintf(c->err, c->errlen, "%s: anchors[%d] (%s/%s/%s) names an unknown %s",
-				 c->file, i, a->framework, a->model, a->gpu, unknown);
-			return TS_E_PROFILE;
-		}
+		if (unknown)
+			return FAIL("%s/%s/%s names an unknown %s", a->framework, a->model, a->gpu,
+				    unknown);
+		break;
 	}
-	return 0;
-}
-
-static int read_links(struct lctx *c, struct ts_profiles *p, int t)
-{
-	lua_State *L = c->L;
-	lua_pushnil(L);
-	while (lua_next(L, t)) {
-		if (lua_type(L, -2) != LUA_TSTRING || !lua_istable(L, -1)) {
-			lua_pop(L, 2);
-			snprintf(c->err, c->errlen, "%s: links must map names to tables", c->file);
-			return TS_E_PROFILE;
-		}
-		const char *name = lua_tostring(L, -2);
-		struct ts_prof_link *l = slot((void **)&p->links, &p->nlinks, sizeof(*l), name);
-		if (!l) {
-			lua_pop(L, 2);
-			return -ENOMEM;
-		}
-		snprintf(l->name, sizeof(l->name), "%s", name);
-		int rc = get_num(c, lua_gettop(L), "bw_gbs", 0, &l->bw_gbs, "links", 0);
-		if (rc == 0)
-			rc = get_num(c, lua_gettop(L), "lat_us", 0, &l->lat_us, "links", 0);
-		lua_pop(L, 1);
-		if (rc == 0 && l->bw_gbs <= 0) {
-			snprintf(c->err, c->errlen, "%s: link %s needs bw_gbs > 0", c->file, name);
-			rc = TS_E_PROFILE;
-		}
-		if (rc < 0) {
-			lua_pop(L, 1);
-			return rc;
-		}
+	case K_SCALING:
+	case K_OOM:
+		break; /* checks for the tests, not part of the model */
 	}
 	return 0;
 }
 
 static int load_file(struct ts_profiles *p, const char *path, char *err, size_t errlen)
 {
-	static const char *const sections[] = { "gpus", "models", "frameworks", "anchors" };
-	lua_State *L = luaL_newstate();
-	if (!L)
-		return -ENOMEM;
-	luaL_openlibs(L);
-	struct lctx c = { L, path, err, errlen };
-	int rc = 0;
-	if (luaL_loadfile(L, path) != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK) {
-		snprintf(err, errlen, "engine profile: %s", lua_tostring(L, -1));
-		rc = TS_E_PROFILE;
-		goto out;
+	struct ts_luadata *d;
+	int rc = ts_luadata_load(path, kinds, &d, err, errlen);
+	if (rc) {
+		char why[512];
+		snprintf(why, sizeof(why), "%s", err);
+		snprintf(err, errlen, "engine profile %s", why);
+		return rc;
 	}
-	if (!lua_istable(L, -1)) {
-		snprintf(err, errlen, "%s: must return a table", path);
-		rc = TS_E_PROFILE;
-		goto out;
+	size_t n = ts_luadata_count(d);
+	if (n == 0) {
+		snprintf(err, errlen,
+			 "engine profile %s: declares nothing (write gpu \"NAME\" { ... }, link, "
+			 "model, framework \"NAME\" { ... } or anchor { ... })",
+			 path);
+		ts_luadata_free(d);
+		return TS_E_PROFILE;
 	}
-	int top = lua_gettop(L);
-	for (size_t s = 0; s < TS_ARRAY_SIZE(sections) && rc == 0; s++) {
-		lua_getfield(L, top, sections[s]);
-		if (lua_istable(L, -1)) {
-			int t = lua_gettop(L);
-			lua_Integer n = luaL_len(L, t);
-			for (lua_Integer i = 1; i <= n && rc == 0; i++) {
-				lua_rawgeti(L, t, i);
-				if (!lua_istable(L, -1)) {
-					snprintf(err, errlen, "%s: %s[%d] is not a table", path,
-						 sections[s], (int)i);
-					rc = TS_E_PROFILE;
-				} else {
-					rc = read_entry(&c, p, sections[s], lua_gettop(L), (int)i);
-				}
-				lua_pop(L, 1);
-			}
+	/* Anchors last, so that they may name what the same file declares. */
+	lua_State *L = ts_luadata_state(d);
+	for (int pass = 0; pass < 2 && rc == 0; pass++) {
+		for (size_t i = 0; i < n && rc == 0; i++) {
+			struct lctx c = { .L = L, .d = d, .err = err, .errlen = errlen };
+			int t = ts_luadata_push(d, i, &c.decl);
+			if ((c.decl.kind == &kinds[K_ANCHOR]) == (pass == 1))
+				rc = read_entry(&c, p, t);
+			lua_settop(L, 0);
 		}
-		lua_pop(L, 1);
 	}
-	if (rc == 0) {
-		lua_getfield(L, top, "links");
-		if (lua_istable(L, -1))
-			rc = read_links(&c, p, lua_gettop(L));
-		lua_pop(L, 1);
-	}
-out:
-	lua_close(L);
+	ts_luadata_free(d);
 	return rc;
 }
 

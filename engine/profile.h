@@ -85,4 +85,10 @@ int ts_prof_precision(const char *name);
 /* Peak FLOP/s of @g at precision index @prec (falls back to FP32). */
 double ts_prof_peak(const struct ts_prof_gpu *g, int prec);
 
+/* The declarations a profile file may make (gpu, link, model, framework,
+ * anchor, scaling, oom), for ts_luadata_load(): tests read anchors.lua's
+ * checks through the same list. Ends with a NULL name. */
+struct ts_luadata_kind;
+const struct ts_luadata_kind *ts_prof_kinds(void);
+
 #endif

@@ -41,7 +41,7 @@ static const char *const op_names[TS_FS_OP_NR] = {
 	[TS_FS_LINK] = "link",		   [TS_FS_CHMOD] = "chmod",
 	[TS_FS_CHOWN] = "chown",	   [TS_FS_TRUNCATE] = "truncate",
 	[TS_FS_OPEN] = "open",		   [TS_FS_CREATE] = "create",
-	[TS_FS_READ] = "read",		   [TS_FS_WRITE] = "write",
+	[TS_FS_READ] = TS_STATS_KEY_READ,  [TS_FS_WRITE] = TS_STATS_KEY_WRITE,
 	[TS_FS_STATFS] = "statfs",	   [TS_FS_FLUSH] = "flush",
 	[TS_FS_RELEASE] = "release",	   [TS_FS_FSYNC] = "fsync",
 	[TS_FS_FDATASYNC] = "fdatasync",
@@ -279,9 +279,9 @@ static json_t *opstat_json(const struct ts_fs_opstat *s)
 	if (!h)
 		return NULL;
 	ts_hist_snapshot(&s->lat, h);
-	o = json_pack("{s:I, s:I, s:I, s:{s:f, s:I, s:I, s:I, s:I}}", "count",
-		      (json_int_t)__atomic_load_n(&s->count, RELAXED), "errors",
-		      (json_int_t)__atomic_load_n(&s->errors, RELAXED), "bytes",
+	o = json_pack("{s:I, s:I, s:I, s:{s:f, s:I, s:I, s:I, s:I}}", TS_STATS_KEY_COUNT,
+		      (json_int_t)__atomic_load_n(&s->count, RELAXED), TS_STATS_KEY_ERRORS,
+		      (json_int_t)__atomic_load_n(&s->errors, RELAXED), TS_STATS_KEY_BYTES,
 		      (json_int_t)__atomic_load_n(&s->bytes, RELAXED), "lat_ns", "mean",
 		      ts_hist_mean(h), "p50", (json_int_t)ts_hist_percentile(h, 50), "p99",
 		      (json_int_t)ts_hist_percentile(h, 99), "p99.9",
@@ -319,10 +319,10 @@ char *ts_fs_stats_json(struct ts_fs *fs)
 			    json_integer((json_int_t)__atomic_load_n(&fs->invalidations, RELAXED)));
 	for (int i = 0; i < TS_FS_OP_NR; i++)
 		json_object_set_new(ops, op_names[i], opstat_json(&fs->stat[i]));
-	json_object_set(root, "ops", ops);
+	json_object_set(root, TS_STATS_KEY_OPS, ops);
 	ts_fs_model_last_error(fs, cerr, sizeof(cerr));
 	json_object_set_new(root, "control_error", json_string(cerr));
-	json_object_set(root, "model", model ? model : json_null());
+	json_object_set(root, TS_STATS_KEY_MODEL, model ? model : json_null());
 	text = json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
 	if (text) {
 		/* End with a newline, as text files do. */

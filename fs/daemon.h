@@ -22,7 +22,8 @@
 #include "core/hist.h"
 #include "core/opt.h"
 #include "core/ts.h"
-#include "fs/tier.h"
+#include "tier/tier.h"
+#include "tier/tier_json.h"
 
 /* Every request kind tierfs counts. The order is the order of the stats. */
 enum ts_fs_op {
@@ -159,6 +160,11 @@ struct ts_fs {
 	 * aborted the connection before its release came. */
 	struct ts_fs_file *calib_file;
 	bool single;		   /* -s: one thread serves everything, calibration included */
+	/* A root daemon makes each request's syscalls as the caller
+	 * (passthrough.c's creds_take); its own groups, to go back to. */
+	bool as_caller;
+	int ngroups;
+	gid_t *groups;
 
 	pthread_t calib_thread;
 	bool calib_started;

@@ -121,39 +121,99 @@ static bool reserved(const char *path)
 }
 
 /*
- * A daemon running as root for other users (-o allow_other) creates what
- * they create as theirs, as a local file system would, rather than as
- * root's. Returns 0, or -1 with errno set after removing what was made.
+ * The caller's credentials. A root daemon serving other users (allow_other)
+ * makes each request's syscalls as the caller: the worker thread takes on
+ * the caller's fsuid, fsgid and supplementary groups for the length of the
+ * syscall, so that the backing file system itself checks the permissions,
+ * gives a new file its owner and group (a set-group-ID directory's group
+ * included), and clears set-user-ID/set-group-ID on a write, truncate or
+ * chown by someone without CAP_FSETID, exactly as for a local process.
+ * Credentials are per thread only through the raw syscalls (glibc's
+ * setgroups() changes every thread of the process). An fsuid other than 0
+ * drops the file-system capabilities (CAP_DAC_OVERRIDE, CAP_CHOWN,
+ * CAP_FOWNER, CAP_FSETID...); setting it back to 0 restores them.
+ * getattr, readlink, statfs and the ops on an open descriptor (read,
+ * fsync...) need no credentials: the kernel has checked the lookup
+ * (default_permissions) and the descriptor was opened as the caller.
  */
-static int set_owner(int dir, const char *name, int fd, int rmflags)
-{
-	const struct fuse_context *c = fuse_get_context();
+struct creds {
+	bool taken;
+};
 
-	if (geteuid() != 0 || (c->uid == 0 && c->gid == 0))
-		return 0;
-	if ((fd >= 0 ? fchown(fd, c->uid, c->gid)
-		     : fchownat(dir, name, c->uid, c->gid, AT_SYMLINK_NOFOLLOW)) == 0)
-		return 0;
-	int e = errno;
-	if (name)
-		unlinkat(dir, name, rmflags);
-	errno = e;
-	return -1;
+static int caller_groups(const struct fuse_context *ctx, gid_t *buf, int n, gid_t **out)
+{
+	int k = fuse_getgroups(n, buf);
+	*out = buf;
+	if (k > n) {
+		gid_t *more = malloc((size_t)k * sizeof(*more));
+		int m = more ? fuse_getgroups(k, more) : -ENOMEM;
+		if (m < 0 || m > k) {
+			free(more);
+			return -ENOMEM;
+		}
+		*out = more;
+		k = m;
+	}
+	/* No /proc entry (the caller is gone): its primary group alone. */
+	if (k < 0) {
+		buf[0] = ctx->gid;
+		k = 1;
+	}
+	return k;
 }
 
-/* The common shape of an op acting on one name: resolve, act, account. */
+static void creds_take(struct creds *c)
+{
+	const struct fuse_context *ctx = fuse_get_context();
+	const struct ts_fs *fs = ctx->private_data;
+	gid_t buf[64], *groups;
+
+	c->taken = false;
+	if (!fs->as_caller || (ctx->uid == 0 && ctx->gid == 0))
+		return;
+	int n = caller_groups(ctx, buf, (int)TS_ARRAY_SIZE(buf), &groups);
+	if (n >= 0)
+		syscall(SYS_setgroups, (size_t)n, groups);
+	if (groups != buf)
+		free(groups);
+	syscall(SYS_setfsgid, ctx->gid);
+	syscall(SYS_setfsuid, ctx->uid);
+	c->taken = true;
+}
+
+/* Back to the daemon's own; keeps errno. */
+static void creds_drop(struct creds *c)
+{
+	const struct ts_fs *fs = ts_fs_get();
+	int e = errno;
+
+	if (!c->taken)
+		return;
+	syscall(SYS_setfsuid, 0);
+	syscall(SYS_setfsgid, 0);
+	syscall(SYS_setgroups, (size_t)fs->ngroups, fs->groups);
+	c->taken = false;
+	errno = e;
+}
+
+/* The common shape of an op acting on one name: resolve, act (both as the
+ * caller), account. */
 #define AT_OP(opcode, path, expr)                                               \
 	do {                                                                    \
 		struct ts_fs *fs_ = ts_fs_get();                                \
 		struct ts_fs_req r_;                                            \
+		struct creds c_;                                                \
 		struct at a;                                                    \
 		ts_fs_req_begin(fs_, &r_, (opcode), (path), NULL, 0, 0);        \
-		int res_ = reserved(path) ? -EPERM                              \
-			   : r_.fault	  ? r_.fault                            \
-					  : at_get(fs_, (path), &a);            \
+		int res_ = reserved(path) ? -EPERM : r_.fault;                  \
 		if (res_ == 0) {                                                \
-			res_ = (expr) ? -errno : 0;                             \
-			at_put(&a);                                             \
+			creds_take(&c_);                                        \
+			res_ = at_get(fs_, (path), &a);                         \
+			if (res_ == 0) {                                        \
+				res_ = (expr) ? -errno : 0;                     \
+				at_put(&a);                                     \
+			}                                                       \
+			creds_drop(&c_);                                        \
 		}                                                               \
 		return ts_fs_req_end(fs_, &r_, res_);                           \
 	} while (0)
@@ -164,11 +224,17 @@ static int set_owner(int dir, const char *name, int fd, int rmflags)
 		struct ts_fs *fs_ = ts_fs_get();                                \
 		struct ts_fs_file *f = ts_fs_file_of(fi);                       \
 		struct ts_fs_req r_;                                            \
+		struct creds c_;                                                \
 		if (f->kind != TS_FS_FILE)                                      \
 			return -EPERM;                                          \
 		ts_fs_req_begin(fs_, &r_, (opcode), (path), f, 0, 0);           \
-		return ts_fs_req_end(fs_, &r_, r_.fault ? r_.fault              \
-					       : (expr) ? -errno : 0);          \
+		int res_ = r_.fault;                                            \
+		if (res_ == 0) {                                                \
+			creds_take(&c_);                                        \
+			res_ = (expr) ? -errno : 0;                             \
+			creds_drop(&c_);                                        \
+		}                                                               \
+		return ts_fs_req_end(fs_, &r_, res_);                           \
 	} while (0)
 
 static void *pt_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
@@ -251,13 +317,13 @@ static int pt_readlink(const char *path, char *buf, size_t size)
 static int pt_mknod(const char *path, mode_t mode, dev_t rdev)
 {
 	AT_OP(TS_FS_MKNOD, path,
-	      mknodat(a.dir, a.name, mode, rdev) || set_owner(a.dir, a.name, -1, 0));
+	      mknodat(a.dir, a.name, mode, rdev));
 }
 
 static int pt_mkdir(const char *path, mode_t mode)
 {
 	AT_OP(TS_FS_MKDIR, path,
-	      mkdirat(a.dir, a.name, mode) || set_owner(a.dir, a.name, -1, AT_REMOVEDIR));
+	      mkdirat(a.dir, a.name, mode));
 }
 
 static int pt_unlink(const char *path)
@@ -267,8 +333,14 @@ static int pt_unlink(const char *path)
 	struct stat st;
 	struct at a;
 
+	struct creds c;
+
 	ts_fs_req_begin(fs, &r, TS_FS_UNLINK, path, NULL, 0, 0);
-	int res = reserved(path) ? -EPERM : r.fault ? r.fault : at_get(fs, path, &a);
+	int res = reserved(path) ? -EPERM : r.fault;
+	if (res)
+		return ts_fs_req_end(fs, &r, res);
+	creds_take(&c);
+	res = at_get(fs, path, &a);
 	if (res == 0) {
 		/* The last name of a file: its cached pages go with it. */
 		bool last = fstatat(a.dir, a.name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
@@ -278,6 +350,7 @@ static int pt_unlink(const char *path)
 			ts_fs_model_forget(fs, st.st_ino, 0, 0);
 		at_put(&a);
 	}
+	creds_drop(&c);
 	return ts_fs_req_end(fs, &r, res);
 }
 
@@ -289,7 +362,7 @@ static int pt_rmdir(const char *path)
 static int pt_symlink(const char *target, const char *path)
 {
 	AT_OP(TS_FS_SYMLINK, path,
-	      symlinkat(target, a.dir, a.name) || set_owner(a.dir, a.name, -1, 0));
+	      symlinkat(target, a.dir, a.name));
 }
 
 static int pt_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_info *fi)
@@ -327,22 +400,47 @@ static int chmod_confined(struct ts_fs *fs, const char *path, mode_t mode)
 	return res;
 }
 
+/* Whether @mode is the file's mode with only S_ISUID/S_ISGID taken off. */
+static bool kills_only(struct ts_fs *fs, const struct ts_fs_file *f, const char *path, mode_t mode)
+{
+	struct stat st;
+	struct at a;
+	bool ok = false;
+
+	if (f) {
+		ok = fstat(f->fd, &st) == 0;
+	} else if (at_get(fs, path, &a) == 0) {
+		ok = fstatat(a.dir, a.name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+		at_put(&a);
+	}
+	mode_t had = st.st_mode & 07777, want = mode & 07777;
+	return ok && had != want && (had & ~(mode_t)(S_ISUID | S_ISGID)) == want;
+}
+
 static int pt_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
 {
 	struct ts_fs *fs = ts_fs_get();
 	struct ts_fs_file *f = fi ? ts_fs_file_of(fi) : NULL;
 	struct ts_fs_req r;
+	struct creds c;
 	int res;
 
 	if ((f && f->kind != TS_FS_FILE) || (!f && reserved(path)))
 		return -EPERM;
 	ts_fs_req_begin(fs, &r, TS_FS_CHMOD, path, f, 0, 0);
 	if (r.fault)
-		res = r.fault;
-	else if (f)
-		res = fchmod(f->fd, mode) ? -errno : 0;
-	else
-		res = chmod_confined(fs, path, mode);
+		return ts_fs_req_end(fs, &r, r.fault);
+	creds_take(&c);
+	bool as_caller = c.taken;
+	res = f ? (fchmod(f->fd, mode) ? -errno : 0) : chmod_confined(fs, path, mode);
+	creds_drop(&c);
+	/* The kernel clears set-user-ID/set-group-ID before a truncate or
+	 * chown by someone else as a chmod of its own (ATTR_FORCE: no owner
+	 * check), which the caller may not make: one that only takes those
+	 * bits off is made as the daemon. Any other chmod has passed the
+	 * kernel's owner check (default_permissions) and is the caller's. */
+	if (res == -EPERM && as_caller && kills_only(fs, f, path, mode))
+		res = f ? (fchmod(f->fd, mode) ? -errno : 0) : chmod_confined(fs, path, mode);
 	return ts_fs_req_end(fs, &r, res);
 }
 
@@ -363,9 +461,12 @@ static int pt_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 	ts_fs_req_begin(fs, &r, TS_FS_TRUNCATE, path, f, (uint64_t)size, 0);
 	if (r.fault)
 		return ts_fs_req_end(fs, &r, r.fault);
+	struct creds c;
+	creds_take(&c);
 	int fd = f ? f->fd : open_beneath(fs, rel_path(path), O_WRONLY | O_NONBLOCK | O_NOFOLLOW, 0);
 	struct stat st;
 	res = fd < 0 ? fd : ftruncate(fd, size) ? -errno : 0;
+	creds_drop(&c);
 	if (res == 0 && f)
 		__atomic_store_n(&f->size, (uint64_t)size, __ATOMIC_RELAXED);
 	if (res == 0 && fstat(fd, &st) == 0)
@@ -404,6 +505,7 @@ static int two_names(enum ts_fs_op op, const char *from, const char *to, unsigne
 {
 	struct ts_fs *fs = ts_fs_get();
 	struct ts_fs_req r;
+	struct creds c;
 	struct at a, b;
 	int res;
 
@@ -413,6 +515,7 @@ static int two_names(enum ts_fs_op op, const char *from, const char *to, unsigne
 		return ts_fs_req_end(fs, &r, -EPERM);
 	if (r.fault)
 		return ts_fs_req_end(fs, &r, r.fault);
+	creds_take(&c);
 	res = at_get(fs, from, &a);
 	if (res == 0) {
 		res = at_get(fs, to, &b);
@@ -422,6 +525,7 @@ static int two_names(enum ts_fs_op op, const char *from, const char *to, unsigne
 		}
 		at_put(&a);
 	}
+	creds_drop(&c);
 	return ts_fs_req_end(fs, &r, res);
 }
 
@@ -479,7 +583,13 @@ static int pt_open(const char *path, struct fuse_file_info *fi)
 	if (k != TS_FS_CTL_NONE)
 		return ts_fs_ctl_open(fs, k, fi);
 	ts_fs_req_begin(fs, &r, TS_FS_OPEN, path, NULL, 0, 0);
-	res = r.fault ? r.fault : open_beneath(fs, rel_path(path), fi->flags & BACKING_FLAGS, 0);
+	res = r.fault;
+	if (res == 0) {
+		struct creds c;
+		creds_take(&c);
+		res = open_beneath(fs, rel_path(path), fi->flags & BACKING_FLAGS, 0);
+		creds_drop(&c);
+	}
 	if (res >= 0)
 		res = file_attach(fs, path, res, fi);
 	r.ino = res >= 0 ? ts_fs_file_of(fi)->ino : 0;
@@ -497,26 +607,11 @@ static int pt_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 		return ts_fs_req_end(fs, &r, -EPERM);
 	if (r.fault)
 		return ts_fs_req_end(fs, &r, r.fault);
-	/* Only a file made here is given to the caller: an existing one
-	 * (O_CREAT without O_EXCL) is opened as it is. */
 	int flags = (fi->flags & BACKING_FLAGS) | O_CREAT;
-	bool made = true;
-	res = open_beneath(fs, rel_path(path), flags | O_EXCL, mode);
-	if (res == -EEXIST && !(flags & O_EXCL)) {
-		made = false;
-		res = open_beneath(fs, rel_path(path), flags & ~O_CREAT, 0);
-	}
-	if (res >= 0 && made && set_owner(-1, NULL, res, 0)) {
-		/* fchown failed: remove the new file again, beneath BACKING. */
-		int e = errno;
-		struct at a;
-		close(res);
-		if (at_get(fs, path, &a) == 0) {
-			unlinkat(a.dir, a.name, 0);
-			at_put(&a);
-		}
-		res = -e;
-	}
+	struct creds c;
+	creds_take(&c);
+	res = open_beneath(fs, rel_path(path), flags, mode);
+	creds_drop(&c);
 	if (res >= 0)
 		res = file_attach(fs, path, res, fi);
 	r.ino = res >= 0 ? ts_fs_file_of(fi)->ino : 0;
@@ -610,7 +705,18 @@ static int pt_write_buf(const char *path, struct fuse_bufvec *buf, off_t off,
 	dst.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
 	dst.buf[0].fd = f->fd;
 	dst.buf[0].pos = off;
+	/* A set-user-ID or set-group-ID file is written as the caller, so
+	 * that the backing file system clears those bits as it would for a
+	 * local writer without CAP_FSETID (the kernel leaves that to the
+	 * daemon for direct_io files). Other writes need no
+	 * credentials and save the switch. */
+	struct creds c = { 0 };
+	struct stat st;
+	if (!r.fault && fs->as_caller && fstat(f->fd, &st) == 0 &&
+	    (st.st_mode & (S_ISUID | S_ISGID)))
+		creds_take(&c);
 	ssize_t n = r.fault ? r.fault : fuse_buf_copy(&dst, buf, FUSE_BUF_SPLICE_NONBLOCK);
+	creds_drop(&c);
 	if (n > 0 && !fs->o.bare) {
 		uint64_t end = (uint64_t)off + (uint64_t)n;
 		uint64_t cur = __atomic_load_n(&f->size, __ATOMIC_RELAXED);
@@ -698,7 +804,13 @@ static int pt_fallocate(const char *path, int mode, off_t off, off_t len,
 	if (f->kind != TS_FS_FILE)
 		return -EBADF;
 	ts_fs_req_begin(fs, &r, TS_FS_FALLOCATE, path, f, (uint64_t)off, (uint64_t)len);
-	int res = r.fault ? r.fault : fallocate(f->fd, mode, off, len) ? -errno : 0;
+	int res = r.fault;
+	if (res == 0) {
+		struct creds c;
+		creds_take(&c);
+		res = fallocate(f->fd, mode, off, len) ? -errno : 0;
+		creds_drop(&c);
+	}
 	if (res == 0 && (mode & FALLOC_FL_PUNCH_HOLE))
 		ts_fs_model_forget(fs, f->ino, (uint64_t)off, (uint64_t)len);
 	return ts_fs_req_end(fs, &r, res);
@@ -717,9 +829,13 @@ static int pt_opendir(const char *path, struct fuse_file_info *fi)
 		return k == TS_FS_CTL_MISSING ? -ENOENT : -ENOTDIR;
 	ts_fs_req_begin(fs, &r, TS_FS_OPENDIR, path, NULL, 0, 0);
 	struct ts_fs_file *f = calloc(1, sizeof(*f));
-	res = !f ? -ENOMEM
-		 : r.fault ? r.fault
-			   : open_beneath(fs, rel_path(path), O_RDONLY | O_DIRECTORY, 0);
+	res = !f ? -ENOMEM : r.fault;
+	if (res == 0) {
+		struct creds c;
+		creds_take(&c);
+		res = open_beneath(fs, rel_path(path), O_RDONLY | O_DIRECTORY, 0);
+		creds_drop(&c);
+	}
 	if (res >= 0) {
 		f->kind = TS_FS_DIR;
 		f->dir = fdopendir(res);

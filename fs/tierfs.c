@@ -45,7 +45,7 @@
  * dirty_limit, ra_max, mem_rate) come from ts_tier_cfg_opts. */
 const struct ts_opt ts_fs_opt_table[] = {
 	{ "tier", TS_OPT_STR, OFF(tier), NULL, 0, 0, "",
-	  "tier to emulate (see tierfs --list-tiers); required unless bare" },
+	  "tier to emulate, one of tierfs --list-tiers; required unless bare" },
 	{ "profile", TS_OPT_STR, OFF(profile), NULL, 0, 0, "",
 	  "a Lua file of more tiers, added to the built-in ones" },
 	{ "cached", TS_OPT_STR, OFF(cached), "*.mdb", 0, 0, "",
@@ -54,7 +54,7 @@ const struct ts_opt ts_fs_opt_table[] = {
 	{ "trace", TS_OPT_STR, OFF(trace), NULL, 0, 0, "",
 	  "record every request to FILE (a tiersim trace: tiersim trace stats FILE)" },
 	{ "fault", TS_OPT_STR, OFF(fault), NULL, 0, 0, "",
-	  "fail requests: OP:ERRNO[:PROBABILITY][:path=GLOB][:off=START-END], rules separated "
+	  "fail requests: OP:ERRNO[:PROBABILITY (0 to 1)][:path=GLOB][:off=START-END], rules separated "
 	  "by ';' or given again (fault=read:EIO:0.01, fault=read:EIO:path=*/n0144*); "
 	  "see fs/README.md" },
 	{ "bare", TS_OPT_BOOL, OFF(bare), "false", 0, 0, "",
@@ -100,8 +100,10 @@ static void usage(FILE *out)
 		"tierfs options (-o name=value):\n");
 	ts_opt_help(out, ts_fs_opt_table);
 	ts_opt_help(out, ts_tier_cfg_opts);
-	fprintf(out, "\nFUSE options (-o): allow_other, default_permissions, max_threads=N, ... "
-		     "(see mount.fuse3(8))\n");
+	fprintf(out, "\nFUSE options (-o): allow_other (let users other than the one mounting in; "
+		     "each request is made as its caller, and default_permissions, always on, "
+		     "checks the file modes), max_threads=N (default 256), ... (see "
+		     "mount.fuse3(8))\n");
 }
 
 struct cmdline {
@@ -401,6 +403,95 @@ static void daemonize(struct ts_fs *fs, struct fuse *f)
 	}
 }
 
+/* The options read and checked, the backing and mount point prepared, the
+ * model made once to check the tier: before anything is mounted. 0 or -1
+ * (said on stderr). */
+static int configure(struct ts_fs *fs, struct fuse_args *args, struct cmdline *cl)
+{
+	char err[512];
+	if (ts_opt_defaults(ts_fs_opt_table, &fs->o, err, sizeof(err)) ||
+	    ts_opt_defaults(ts_tier_cfg_opts, &fs->cfg, err, sizeof(err))) {
+		fprintf(stderr, "tierfs: %s\n", err);
+		return -1;
+	}
+	if (fuse_opt_parse(args, cl, NULL, opt_proc)) {
+		fprintf(stderr, "tierfs: cannot parse the command line\n");
+		return -1;
+	}
+	if (cl->rc) {
+		fprintf(stderr, "tierfs: %s\n", cl->err);
+		return -1;
+	}
+	if (cl->npos != 2) {
+		fprintf(stderr, "tierfs: expected BACKING and MOUNTPOINT (tierfs --help)\n");
+		return -1;
+	}
+	if (!fs->o.bare && !fs->o.tier) {
+		fprintf(stderr, "tierfs: option 'tier' is required: -o tier=NAME (tierfs --list-tiers "
+				"shows the names)\n");
+		return -1;
+	}
+	if (fs->o.bare && fs->o.fault) {
+		fprintf(stderr, "tierfs: option 'fault' needs a tier: a bare mount has no model to "
+				"inject faults (use tier=unlimited to inject them without throttling)\n");
+		return -1;
+	}
+	if (prepare(fs, cl->pos[0], cl->pos[1]))
+		return -1;
+	/* The caller's umask has been applied by the kernel already: the
+	 * daemon's own must not be applied on top of it. */
+	umask(0);
+	if (geteuid() == 0) {
+		int n = getgroups(0, NULL);
+		fs->groups = calloc((size_t)(n > 0 ? n : 1), sizeof(*fs->groups));
+		if (n < 0 || !fs->groups || (fs->ngroups = getgroups(n, fs->groups)) < 0) {
+			fprintf(stderr, "tierfs: getgroups: %s\n", strerror(errno));
+			return -1;
+		}
+		fs->as_caller = true;
+	}
+	if (fs->o.trace && ts_fs_trace_check(fs, err, sizeof(err))) {
+		fprintf(stderr, "tierfs: %s\n", err);
+		return -1;
+	}
+	/* The tier and profile are checked now, before anything is mounted;
+	 * the model is made again once the FUSE floor is measured. */
+	if (!fs->o.bare && ts_fs_model_open(fs, err, sizeof(err))) {
+		fprintf(stderr, "tierfs: %s\n", err);
+		return -1;
+	}
+
+	return 0;
+}
+
+/* Runs the request loop until an unmount or a stop signal: 0 after a
+ * clean stop, 1 otherwise. */
+static int serve(struct ts_fs *fs, struct fuse *f, const struct fuse_cmdline_opts *cmd,
+		 struct fuse_loop_config **lcp)
+{
+	int ret;
+	fs->single = cmd->singlethread;
+	if (cmd->singlethread) {
+		ret = fuse_loop(f);
+	} else {
+		*lcp = fuse_loop_cfg_create();
+		struct fuse_loop_config *lc = *lcp;
+		if (!lc) {
+			ts_fs_log(fs, LOG_ERR, "tierfs: out of memory");
+			return 1;
+		}
+		fuse_loop_cfg_set_clone_fd(lc, (unsigned)cmd->clone_fd);
+		if (cmd->max_idle_threads != UINT_MAX) /* UINT_MAX: not given */
+			fuse_loop_cfg_set_idle_threads(lc, cmd->max_idle_threads);
+		fuse_loop_cfg_set_max_threads(lc, cmd->max_threads);
+		ret = fuse_loop_mt(f, lc);
+	}
+	/* The loop ends with the signal's number after SIGINT/SIGTERM/SIGHUP:
+	 * a clean unmount, unless the mount never became ready. */
+	ret = (ret == 0 || ret == SIGINT || ret == SIGTERM || ret == SIGHUP) && !fs->failed ? 0 : 1;
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
@@ -410,7 +501,6 @@ int main(int argc, char **argv)
 	struct fuse_loop_config *lc = NULL;
 	bool handlers = false; /* libfuse's SIGINT/SIGTERM/SIGHUP handlers installed */
 	struct fuse *f = NULL;
-	char err[512];
 	int ret = 1;
 
 	if (!fs)
@@ -449,52 +539,19 @@ int main(int argc, char **argv)
 		}
 	}
 
-	if (ts_opt_defaults(ts_fs_opt_table, &fs->o, err, sizeof(err)) ||
-	    ts_opt_defaults(ts_tier_cfg_opts, &fs->cfg, err, sizeof(err))) {
-		fprintf(stderr, "tierfs: %s\n", err);
-		goto out;
-	}
 	cl.fs = fs;
-	if (fuse_opt_parse(&args, &cl, NULL, opt_proc)) {
-		fprintf(stderr, "tierfs: cannot parse the command line\n");
+	if (configure(fs, &args, &cl))
 		goto out;
-	}
-	if (cl.rc) {
-		fprintf(stderr, "tierfs: %s\n", cl.err);
-		goto out;
-	}
-	if (cl.npos != 2) {
-		fprintf(stderr, "tierfs: expected BACKING and MOUNTPOINT (tierfs --help)\n");
-		goto out;
-	}
-	if (!fs->o.bare && !fs->o.tier) {
-		fprintf(stderr, "tierfs: option 'tier' is required: -o tier=NAME (tierfs --list-tiers "
-				"shows the names)\n");
-		goto out;
-	}
-	if (fs->o.bare && fs->o.fault) {
-		fprintf(stderr, "tierfs: option 'fault' needs a tier: a bare mount has no model to "
-				"inject faults (use tier=unlimited to inject them without throttling)\n");
-		goto out;
-	}
-	if (prepare(fs, cl.pos[0], cl.pos[1]))
-		goto out;
-	if (fs->o.trace && ts_fs_trace_check(fs, err, sizeof(err))) {
-		fprintf(stderr, "tierfs: %s\n", err);
-		goto out;
-	}
-	/* The tier and profile are checked now, before anything is mounted;
-	 * the model is made again once the FUSE floor is measured. */
-	if (!fs->o.bare && ts_fs_model_open(fs, err, sizeof(err))) {
-		fprintf(stderr, "tierfs: %s\n", err);
-		goto out;
-	}
 
 	/* Attributes are not cached in the kernel (a user's -o attr_timeout=
 	 * comes later and wins): a hard link is a separate inode to the
 	 * high-level API, and an unlink could not refresh the other names'
-	 * link count otherwise. Names stay cached for libfuse's default 1 s. */
-	if (fuse_opt_insert_arg(&args, 1, "-oattr_timeout=0,negative_timeout=0") ||
+	 * link count otherwise. Names stay cached for libfuse's default 1 s.
+	 * The kernel checks every access against the file modes
+	 * (default_permissions, always on): with allow_other a root daemon
+	 * must not open to everyone what the modes close. */
+	if (fuse_opt_insert_arg(&args, 1,
+				"-oattr_timeout=0,negative_timeout=0,default_permissions") ||
 	    fuse_opt_add_arg(&args, fs->mountpoint) ||
 	    (!has_arg(&args, "fsname=") && add_fsname(&args, fs->backing))) {
 		fprintf(stderr, "tierfs: out of memory\n");
@@ -531,24 +588,7 @@ int main(int argc, char **argv)
 		ts_fs_log(fs, LOG_ERR, "tierfs: cannot install signal handlers");
 		goto unmount;
 	}
-	fs->single = cmd.singlethread;
-	if (cmd.singlethread) {
-		ret = fuse_loop(f);
-	} else {
-		lc = fuse_loop_cfg_create();
-		if (!lc) {
-			ts_fs_log(fs, LOG_ERR, "tierfs: out of memory");
-			goto unmount;
-		}
-		fuse_loop_cfg_set_clone_fd(lc, (unsigned)cmd.clone_fd);
-		if (cmd.max_idle_threads != UINT_MAX) /* UINT_MAX: not given */
-			fuse_loop_cfg_set_idle_threads(lc, cmd.max_idle_threads);
-		fuse_loop_cfg_set_max_threads(lc, cmd.max_threads);
-		ret = fuse_loop_mt(f, lc);
-	}
-	/* The loop ends with the signal's number after SIGINT/SIGTERM/SIGHUP:
-	 * a clean unmount, unless the mount never became ready. */
-	ret = (ret == 0 || ret == SIGINT || ret == SIGTERM || ret == SIGHUP) && !fs->failed ? 0 : 1;
+	ret = serve(fs, f, &cmd, &lc);
 unmount:
 	__atomic_store_n(&fs->stopping, true, __ATOMIC_RELEASE);
 	fuse_unmount(f);
@@ -577,6 +617,7 @@ out:
 	close(fs->calib_fd);
 	ts_opt_free(ts_fs_opt_table, &fs->o);
 	ts_opt_free(ts_tier_cfg_opts, &fs->cfg);
+	free(fs->groups);
 	free(fs->backing);
 	free(fs->mountpoint);
 	free(fs);

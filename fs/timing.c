@@ -1,5 +1,5 @@
 /*
- * timing.c — how tierfs drives the tier model (fs/tier.h) with the real
+ * timing.c — how tierfs drives the tier model (tier/tier.h) with the real
  * clock, and keeps the kernel's page cache from hiding requests from it.
  *
  * Every counted request is submitted at its arrival time; the daemon then

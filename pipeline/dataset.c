@@ -11,7 +11,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <limits.h>
@@ -23,6 +22,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/files.h"
 #include "pipeline/ds_kind.h"
 
 #define MANIFEST "dataset.json"
@@ -296,60 +296,21 @@ void ts_dataset_meta_free(struct ts_dataset_meta *meta)
 /* Make                                                                */
 /* ------------------------------------------------------------------ */
 
-/* mkdir -p; @made (PATH_MAX) gets the top directory it created, or "" */
-static int mkdir_p(const char *path, char *made)
-{
-	char buf[PATH_MAX];
-	size_t n = strlen(path);
-
-	made[0] = 0;
-	if (n >= sizeof(buf))
-		return -ENAMETOOLONG;
-	memcpy(buf, path, n + 1);
-	for (size_t i = 1; i <= n; i++) {
-		if (buf[i] != '/' && buf[i])
-			continue;
-		char c = buf[i];
-		buf[i] = 0;
-		bool fresh = !mkdir(buf, 0755);
-		int rc = fresh || errno == EEXIST ? 0 : -errno;
-		if (fresh && !made[0])
-			memcpy(made, buf, i + 1);
-		buf[i] = c;
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	remove(path); /* best effort: the error being reported matters more */
-	return 0;
-}
-
-static int rm_below(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	return ftw->level ? rm_entry(path, sb, flag, ftw) : 0;
-}
-
 /* Undoes a failed make: what it wrote into @dir (empty before), and the
- * directories it created for it (@made, from mkdir_p). */
+ * directories it created for it (@made, from ts_mkdir_p). */
 static void unmake_dir(const char *dir, const char *made)
 {
+	/* best effort: the error being reported matters more */
 	if (made[0])
-		nftw(made, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		ts_remove_tree(made, 0);
 	else
-		nftw(dir, rm_below, 16, FTW_DEPTH | FTW_PHYS);
+		ts_remove_tree(dir, TS_RM_KEEP_TOP);
 }
 
 /* 0 if @dir is empty (or missing: then it is created, and @made says from where). */
 static int prepare_dir(const char *dir, char *made, char *err, size_t errlen)
 {
-	int rc = mkdir_p(dir, made);
+	int rc = ts_mkdir_p(dir, 0755, made, PATH_MAX);
 	if (rc)
 		return ts_ds_fail(err, errlen, rc, "%s: cannot create: %s", dir, ts_strerror(rc));
 	DIR *d = opendir(dir);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/files.h"
 #include "pipeline/dataset.h"
 #include "pipeline/ds_image.h"
 #include "pipeline/ds_kind.h"
@@ -86,21 +87,6 @@ static int tree_open(const struct ts_dataset_meta *meta, const char *dir, void *
 	return 0;
 }
 
-static int write_all(int fd, const uint8_t *b, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, b, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		b += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 static int write_file(const char *path, const uint8_t *b, size_t n)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
@@ -108,7 +94,7 @@ static int write_file(const char *path, const uint8_t *b, size_t n)
 
 	if (fd < 0)
 		return -errno;
-	rc = write_all(fd, b, n);
+	rc = ts_write_all(fd, b, n);
 	if (close(fd) && !rc)
 		rc = -errno;
 	return rc;

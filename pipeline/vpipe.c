@@ -37,6 +37,10 @@ struct ts_vpipe {
 	struct ts_sched *sched;
 	uint64_t batch, prefetch;
 	uint64_t *cost; /* decode cost of each place in the window, set at claim */
+	struct ts_vsample next_s; /* the next sample to claim, planned */
+	bool next_valid;
+	uint64_t next_seq;
+	uint32_t next_pos;
 
 	struct ts_heap q;
 	uint64_t tie;
@@ -130,10 +134,19 @@ static int pump(struct ts_vpipe *v)
 	struct ts_sched_pos pos;
 	int rc;
 	while (ts_sched_next(v->sched, &pos) == 1) {
-		struct ts_vsample s;
-		v->ops->plan_sample(&v->vs, pos.id, &s);
-		if (!ts_sched_claim(v->sched, &pos, s.len <= v->slot_size))
+		/* A sample held back for want of a buffer is asked again at
+		 * every event: plan it once. */
+		struct ts_vsample *sp = &v->next_s;
+		if (!v->next_valid || v->next_seq != pos.seq || v->next_pos != pos.pos) {
+			v->ops->plan_sample(&v->vs, pos.id, sp);
+			v->next_valid = true;
+			v->next_seq = pos.seq;
+			v->next_pos = pos.pos;
+		}
+		if (!ts_sched_claim(v->sched, &pos, sp->len <= v->slot_size))
 			break;
+		v->next_valid = false;
+		struct ts_vsample s = *sp;
 		uint64_t t = v->now;
 		for (unsigned i = 0; i < s.n; i++)
 			t = disk_io(v, t, &s.io[i]);

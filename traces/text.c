@@ -187,13 +187,6 @@ static int parse_i64(const char *s, int64_t *out)
 	return 0;
 }
 
-#define BAD(...)                                                                                   \
-	do {                                                                                       \
-		snprintf(err, errlen, __VA_ARGS__);                                                \
-		ret = TS_E_PARSE;                                                                  \
-		goto fail;                                                                         \
-	} while (0)
-
 static const char *const rec_fields[] = {
     "submit_ns", "complete_ns", "op",	"file_id", "offset", "length",
     "result",	 "tid",		"size", "aux",	   "flags",
@@ -207,181 +200,185 @@ static int set_str(char *dst, size_t n, const char *v)
 	return 0;
 }
 
+/* "header version=1 key=value ...": the first line. */
+static int header_line(const struct ts_trace_where *w, struct ts_trace_hdr *h,
+		       const struct tok *tok, int n)
+{
+	bool seen_version = false;
+	for (int i = 1; i < n; i++) {
+		const char *k = tok[i].key, *v = tok[i].val;
+		uint64_t x;
+		int fail = 0;
+		if (!strcmp(k, "version")) {
+			if (ts_trace_parse_u64(v, UINT32_MAX, &x))
+				fail = 1;
+			else if (x != TS_TRACE_VERSION) {
+				ts_trace_bad(w,
+					     "trace version %s; this tiersim reads version %u only",
+					     v, TS_TRACE_VERSION);
+				return TS_E_VERSION;
+			}
+			seen_version = true;
+		} else if (!strcmp(k, "start_wall_ns"))
+			fail = ts_trace_parse_u64(v, UINT64_MAX, &h->start_wall_ns);
+		else if (!strcmp(k, "start_mono_ns"))
+			fail = ts_trace_parse_u64(v, UINT64_MAX, &h->start_mono_ns);
+		else if (!strcmp(k, "capacity"))
+			fail = ts_trace_parse_u64(v, UINT64_MAX, &h->capacity);
+		else if (!strcmp(k, "mem"))
+			fail = ts_trace_parse_u64(v, UINT64_MAX, &h->mem);
+		else if (!strcmp(k, "tier"))
+			fail = set_str(h->tier, sizeof(h->tier), v);
+		else if (!strcmp(k, "profile"))
+			fail = set_str(h->profile, sizeof(h->profile), v);
+		else if (!strcmp(k, "mount_opts"))
+			fail = set_str(h->mount_opts, sizeof(h->mount_opts), v);
+		else if (!strcmp(k, "host"))
+			fail = set_str(h->host, sizeof(h->host), v);
+		else
+			return ts_trace_bad(w, "header field %d: unknown key \"%s\"", i, k);
+		if (fail)
+			return ts_trace_bad(w, "header field %s: bad value \"%s\"", k, v);
+	}
+	return seen_version ? 0 : ts_trace_bad(w, "header has no version=");
+}
+
+/* "path ID \"PATH\"", "drops N t=NS" and "end drops=N records=N t=NS". */
+static int meta_line(const struct ts_trace_where *w, struct ts_trace *t, const char *kw,
+		     const struct tok *tok, int n, bool *ended)
+{
+	if (!strcmp(kw, "path")) {
+		uint64_t id;
+		if (n != 3)
+			return ts_trace_bad(w, "path line needs 2 fields (id \"path\"), has %d",
+					    n - 1);
+		if (ts_trace_parse_u64(tok[1].val, UINT32_MAX, &id) || id != t->npaths)
+			return ts_trace_bad(w, "field 1 (id): expected %u, got \"%s\"", t->npaths,
+					    tok[1].val);
+		int ret = ts_trace_add_path(t, tok[2].val, NULL);
+		return ret ? ts_trace_bad(w, "field 2 (path): %s", ts_strerror(ret)) : 0;
+	}
+	if (!strcmp(kw, "drops")) {
+		uint64_t d, ts;
+		if (n != 3 || strcmp(tok[2].key, "t"))
+			return ts_trace_bad(w, "drops line is \"drops N t=NS\"");
+		if (ts_trace_parse_u64(tok[1].val, UINT64_MAX, &d))
+			return ts_trace_bad(w, "field 1 (count): not a number: \"%s\"", tok[1].val);
+		if (ts_trace_parse_u64(tok[2].val, UINT64_MAX, &ts))
+			return ts_trace_bad(w, "field t: not a number: \"%s\"", tok[2].val);
+		return ts_trace_add_drops(t, d, ts);
+	}
+	uint64_t v[3];
+	static const char *const keys[] = {"drops", "records", "t"};
+	if (n != 4)
+		return ts_trace_bad(w, "end line is \"end drops=N records=N t=NS\"");
+	for (int i = 0; i < 3; i++) {
+		if (strcmp(tok[i + 1].key, keys[i]))
+			return ts_trace_bad(w, "field %d: expected %s=", i + 1, keys[i]);
+		if (ts_trace_parse_u64(tok[i + 1].val, UINT64_MAX, &v[i]))
+			return ts_trace_bad(w, "field %s: not a number: \"%s\"", keys[i],
+					    tok[i + 1].val);
+	}
+	*ended = true;
+	return ts_trace_add_end(t, v[0], v[1], v[2]);
+}
+
+/* An IO record: the eleven fields of rec_fields[]. */
+static int rec_line(const struct ts_trace_where *w, struct ts_trace *t, const struct tok *tok,
+		    int n)
+{
+	if (n != (int)TS_ARRAY_SIZE(rec_fields))
+		return ts_trace_bad(w, "an IO line has %zu fields (%s ... %s), this one %d",
+				    TS_ARRAY_SIZE(rec_fields), rec_fields[0], rec_fields[10], n);
+	struct ts_trace_rec r = {0};
+	uint64_t v[11];
+	for (int i = 0; i < n; i++) {
+		int fail = 0;
+		if (tok[i].key[0])
+			fail = 1;
+		else if (i == 2)
+			fail = !(r.op = (uint16_t)ts_trace_op_from_name(tok[i].val));
+		else if (i == 6)
+			fail = parse_i64(tok[i].val, &r.result);
+		else
+			fail = ts_trace_parse_u64(tok[i].val,
+						  i == 3 || i == 7 || i == 9 ? UINT32_MAX
+						  : i == 10		     ? UINT16_MAX
+									     : UINT64_MAX,
+						  &v[i]);
+		if (fail)
+			return ts_trace_bad(w, "field %d (%s): bad value \"%s\"", i + 1,
+					    rec_fields[i], tok[i].val);
+	}
+	r.submit_ns = v[0];
+	r.complete_ns = v[1];
+	r.file_id = (uint32_t)v[3];
+	r.offset = v[4];
+	r.length = v[5];
+	r.tid = (uint32_t)v[7];
+	r.size = v[8];
+	r.aux = (uint32_t)v[9];
+	r.flags = (uint16_t)v[10];
+	return ts_trace_add_rec(t, &r);
+}
+
+/* One line past its leading blanks (not a comment, not empty). */
+static int undump_line(const struct ts_trace_where *w, struct ts_trace *t, char *p, bool *have_hdr,
+		       bool *ended)
+{
+	struct tok tok[MAXTOK];
+	const char *why = NULL;
+	int n = tokenize(p, tok, &why);
+	if (n < 0)
+		return ts_trace_bad(w, "%s", why);
+	if (*ended)
+		return ts_trace_bad(w, "text after the end line");
+	const char *kw = tok[0].key[0] ? "" : tok[0].val;
+	if (!*have_hdr) {
+		if (strcmp(kw, "header"))
+			return ts_trace_bad(
+			    w, "expected the header line first (\"header version=1 ...\")");
+		*have_hdr = true;
+		return header_line(w, &t->hdr, tok, n);
+	}
+	if (!strcmp(kw, "path") || !strcmp(kw, "drops") || !strcmp(kw, "end"))
+		return meta_line(w, t, kw, tok, n, ended);
+	return rec_line(w, t, tok, n);
+}
+
 int ts_trace_undump(FILE *in, const char *name, struct ts_trace *t, char *err, size_t errlen)
 {
 	char *line = NULL, dummy[256];
 	size_t cap = 0;
 	ssize_t len;
-	unsigned long lineno = 0;
 	bool have_hdr = false, ended = false;
-	struct tok tok[MAXTOK];
 	int ret = 0;
+	struct ts_trace_where w = {name, 0, err ? err : dummy, err ? errlen : sizeof(dummy)};
 
-	if (!err) {
-		err = dummy;
-		errlen = sizeof(dummy);
-	}
 	ts_trace_init(t);
-	while ((len = getline(&line, &cap, in)) > 0) {
-		const char *why = NULL;
-		lineno++;
-		if ((size_t)len != strlen(line))
-			BAD("%s:%lu: NUL byte in the line", name, lineno);
+	while (!ret && (len = getline(&line, &cap, in)) > 0) {
+		w.lineno++;
+		if ((size_t)len != strlen(line)) {
+			ret = ts_trace_bad(&w, "NUL byte in the line");
+			break;
+		}
 		char *p = line;
 		while (*p == ' ' || *p == '\t')
 			p++;
 		if (*p == '#' || *p == '\n' || !*p)
 			continue;
-		int n = tokenize(p, tok, &why);
-		if (n < 0)
-			BAD("%s:%lu: %s", name, lineno, why);
-		if (ended)
-			BAD("%s:%lu: text after the end line", name, lineno);
-		const char *kw = tok[0].key[0] ? "" : tok[0].val;
-		if (!have_hdr) {
-			if (strcmp(kw, "header"))
-				BAD("%s:%lu: expected the header line first (\"header version=1 "
-				    "...\")",
-				    name, lineno);
-			struct ts_trace_hdr *h = &t->hdr;
-			bool seen_version = false;
-			for (int i = 1; i < n; i++) {
-				const char *k = tok[i].key, *v = tok[i].val;
-				uint64_t x;
-				int bad = 0;
-				if (!strcmp(k, "version")) {
-					if (ts_trace_parse_u64(v, UINT32_MAX, &x))
-						bad = 1;
-					else if (x != TS_TRACE_VERSION) {
-						snprintf(
-						    err, errlen,
-						    "%s:%lu: trace version %s; this tiersim reads "
-						    "version %u only",
-						    name, lineno, v, TS_TRACE_VERSION);
-						ret = TS_E_VERSION;
-						goto fail;
-					}
-					seen_version = true;
-				} else if (!strcmp(k, "start_wall_ns"))
-					bad = ts_trace_parse_u64(v, UINT64_MAX, &h->start_wall_ns);
-				else if (!strcmp(k, "start_mono_ns"))
-					bad = ts_trace_parse_u64(v, UINT64_MAX, &h->start_mono_ns);
-				else if (!strcmp(k, "capacity"))
-					bad = ts_trace_parse_u64(v, UINT64_MAX, &h->capacity);
-				else if (!strcmp(k, "mem"))
-					bad = ts_trace_parse_u64(v, UINT64_MAX, &h->mem);
-				else if (!strcmp(k, "tier"))
-					bad = set_str(h->tier, sizeof(h->tier), v);
-				else if (!strcmp(k, "profile"))
-					bad = set_str(h->profile, sizeof(h->profile), v);
-				else if (!strcmp(k, "mount_opts"))
-					bad = set_str(h->mount_opts, sizeof(h->mount_opts), v);
-				else if (!strcmp(k, "host"))
-					bad = set_str(h->host, sizeof(h->host), v);
-				else
-					BAD("%s:%lu: header field %d: unknown key \"%s\"", name,
-					    lineno, i, k);
-				if (bad)
-					BAD("%s:%lu: header field %s: bad value \"%s\"", name,
-					    lineno, k, v);
-			}
-			if (!seen_version)
-				BAD("%s:%lu: header has no version=", name, lineno);
-			have_hdr = true;
-			continue;
-		}
-		if (!strcmp(kw, "path")) {
-			uint64_t id;
-			if (n != 3)
-				BAD("%s:%lu: path line needs 2 fields (id \"path\"), has %d", name,
-				    lineno, n - 1);
-			if (ts_trace_parse_u64(tok[1].val, UINT32_MAX, &id) || id != t->npaths)
-				BAD("%s:%lu: field 1 (id): expected %u, got \"%s\"", name, lineno,
-				    t->npaths, tok[1].val);
-			ret = ts_trace_add_path(t, tok[2].val, NULL);
-			if (ret)
-				BAD("%s:%lu: field 2 (path): %s", name, lineno, ts_strerror(ret));
-			continue;
-		}
-		if (!strcmp(kw, "drops")) {
-			uint64_t d, ts;
-			if (n != 3 || strcmp(tok[2].key, "t"))
-				BAD("%s:%lu: drops line is \"drops N t=NS\"", name, lineno);
-			if (ts_trace_parse_u64(tok[1].val, UINT64_MAX, &d))
-				BAD("%s:%lu: field 1 (count): not a number: \"%s\"", name, lineno,
-				    tok[1].val);
-			if (ts_trace_parse_u64(tok[2].val, UINT64_MAX, &ts))
-				BAD("%s:%lu: field t: not a number: \"%s\"", name, lineno,
-				    tok[2].val);
-			if ((ret = ts_trace_add_drops(t, d, ts)))
-				goto oom;
-			continue;
-		}
-		if (!strcmp(kw, "end")) {
-			uint64_t v[3];
-			static const char *const keys[] = {"drops", "records", "t"};
-			if (n != 4)
-				BAD("%s:%lu: end line is \"end drops=N records=N t=NS\"", name,
-				    lineno);
-			for (int i = 0; i < 3; i++) {
-				if (strcmp(tok[i + 1].key, keys[i]))
-					BAD("%s:%lu: field %d: expected %s=", name, lineno, i + 1,
-					    keys[i]);
-				if (ts_trace_parse_u64(tok[i + 1].val, UINT64_MAX, &v[i]))
-					BAD("%s:%lu: field %s: not a number: \"%s\"", name, lineno,
-					    keys[i], tok[i + 1].val);
-			}
-			if ((ret = ts_trace_add_end(t, v[0], v[1], v[2])))
-				goto oom;
-			ended = true;
-			continue;
-		}
-		/* an IO record */
-		if (n != (int)TS_ARRAY_SIZE(rec_fields))
-			BAD("%s:%lu: an IO line has %zu fields (%s ... %s), this one %d", name,
-			    lineno, TS_ARRAY_SIZE(rec_fields), rec_fields[0], rec_fields[10], n);
-		struct ts_trace_rec r = {0};
-		uint64_t v[11];
-		for (int i = 0; i < n; i++) {
-			int bad = 0;
-			if (tok[i].key[0])
-				bad = 1;
-			else if (i == 2)
-				bad = !(r.op = (uint16_t)ts_trace_op_from_name(tok[i].val));
-			else if (i == 6)
-				bad = parse_i64(tok[i].val, &r.result);
-			else
-				bad = ts_trace_parse_u64(tok[i].val,
-							 i == 3 || i == 7 || i == 9 ? UINT32_MAX
-							 : i == 10		    ? UINT16_MAX
-										    : UINT64_MAX,
-							 &v[i]);
-			if (bad)
-				BAD("%s:%lu: field %d (%s): bad value \"%s\"", name, lineno, i + 1,
-				    rec_fields[i], tok[i].val);
-		}
-		r.submit_ns = v[0];
-		r.complete_ns = v[1];
-		r.file_id = (uint32_t)v[3];
-		r.offset = v[4];
-		r.length = v[5];
-		r.tid = (uint32_t)v[7];
-		r.size = v[8];
-		r.aux = (uint32_t)v[9];
-		r.flags = (uint16_t)v[10];
-		if ((ret = ts_trace_add_rec(t, &r)))
-			goto oom;
+		ret = undump_line(&w, t, p, &have_hdr, &ended);
+		/* Storing a record (out of memory) fails without a message. */
+		if (ret && ret != TS_E_PARSE && ret != TS_E_VERSION)
+			snprintf(w.err, w.errlen, "%s:%lu: %s", name, w.lineno, ts_strerror(ret));
 	}
-	if (ferror(in))
-		BAD("%s: read error", name);
-	if (!have_hdr)
-		BAD("%s: no header line (is this a trace dump?)", name);
+	if (!ret && (ferror(in) || !have_hdr)) {
+		snprintf(w.err, w.errlen, "%s: %s", name,
+			 ferror(in) ? "read error" : "no header line (is this a trace dump?)");
+		ret = TS_E_PARSE;
+	}
 	free(line);
-	return 0;
-oom:
-	snprintf(err, errlen, "%s:%lu: %s", name, lineno, ts_strerror(ret));
-fail:
-	free(line);
-	ts_trace_free(t);
+	if (ret)
+		ts_trace_free(t);
 	return ret;
 }

@@ -5,6 +5,7 @@
 #include <endian.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +73,18 @@ unsigned ts_trace_op_from_name(const char *name)
 		if (op_names[i] && !strcmp(op_names[i], name))
 			return i;
 	return TS_OP_NONE;
+}
+
+int ts_trace_bad(const struct ts_trace_where *w, const char *fmt, ...)
+{
+	va_list ap;
+	int used = snprintf(w->err, w->errlen, "%s:%lu: ", w->name, w->lineno);
+	if (used >= 0 && (size_t)used < w->errlen) {
+		va_start(ap, fmt);
+		vsnprintf(w->err + used, w->errlen - (size_t)used, fmt, ap);
+		va_end(ap);
+	}
+	return TS_E_PARSE;
 }
 
 int ts_trace_parse_u64(const char *s, uint64_t max, uint64_t *out)

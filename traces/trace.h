@@ -117,6 +117,16 @@ unsigned ts_trace_op_from_name(const char *name);
  * 0 or -1. Shared by the text form and the importers. */
 TS_WUR int ts_trace_parse_u64(const char *s, uint64_t max, uint64_t *out);
 
+/* Where a line of a text input is, for its one-line messages. */
+struct ts_trace_where {
+	const char *name;
+	unsigned long lineno;
+	char *err;
+	size_t errlen;
+};
+/* "NAME:LINE: why" into w->err; returns TS_E_PARSE. */
+int ts_trace_bad(const struct ts_trace_where *w, const char *fmt, ...) TS_PRINTF(2, 3);
+
 /* ---- writer ---- */
 
 struct ts_trace_writer;

@@ -19,10 +19,10 @@ local sources = {
     .. "2023/07/12)",
 }
 
-local A = {}
 local function add(fw, model, gpu, mode, prec, batch, value, src)
-  A[#A + 1] = { framework = fw, model = model, gpu = gpu, mode = mode, precision = prec,
-                batch = batch, value = value, src = src }
+  assert(sources[src], "unknown source '" .. tostring(src) .. "' (not a key of sources)")
+  anchor { framework = fw, model = model, gpu = gpu, mode = mode, precision = prec,
+           batch = batch, value = value, src = src }
 end
 local function table_row(fw, model, gpu, mode, batches, values, src)
   for i, b in ipairs(batches) do
@@ -88,10 +88,10 @@ end
 -- Multi-GPU checks: samples/s on n GPUs (all GPUs together) as published;
 -- the allreduce model must land within tol. Not anchors: the model is fitted
 -- on them (frameworks.lua), these are its residuals.
-local S = {}
 local function scale(fw, model, gpu, prec, batch, n, value, tol, src)
-  S[#S + 1] = { framework = fw, model = model, gpu = gpu, precision = prec, batch = batch,
-                gpus = n, value = value, tol = tol, src = src }
+  assert(sources[src], "unknown source '" .. tostring(src) .. "' (not a key of sources)")
+  scaling { framework = fw, model = model, gpu = gpu, precision = prec, batch = batch,
+            gpus = n, value = value, tol = tol, src = src }
 end
 for _, r in ipairs({
   { "inception3", 64, { 284, 569, 1131 } }, { "resnet50", 64, { 422, 852, 1734 } },
@@ -113,12 +113,8 @@ scale("pytorch-2021", "resnet50", "V100", "amp", 256, 8, 8322, 0.06, "dle_rn50")
 
 -- Batches that did not fit (OOM): the memory model must refuse them, and
 -- must accept the largest published batch below them.
-local O = {
-  { framework = "mxnet", model = "vgg16", gpu = "K80", mode = "infer", batch = 128,
-    fits = 64, src = "mxnet_perf" },
-  { framework = "mxnet", model = "inception3", gpu = "K80", mode = "train", batch = 128,
-    fits = 64, src = "apache/mxnet example/image-classification/README.md (batch 128 needs "
-      .. "MXNET_BACKWARD_DO_MIRROR=1)" },
-}
-
-return { sources = sources, anchors = A, scaling = S, oom = O }
+oom { framework = "mxnet", model = "vgg16", gpu = "K80", mode = "infer", batch = 128,
+      fits = 64, src = "mxnet_perf" }
+oom { framework = "mxnet", model = "inception3", gpu = "K80", mode = "train", batch = 128,
+      fits = 64, src = "apache/mxnet example/image-classification/README.md (batch 128 needs "
+        .. "MXNET_BACKWARD_DO_MIRROR=1)" }

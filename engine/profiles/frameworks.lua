@@ -1,5 +1,6 @@
--- Framework profiles for the engine's sim backend: how a framework spends
--- GPU memory, and what a data-parallel step costs beyond compute.
+-- Framework profiles for the engine's sim backend, one framework "NAME"
+-- { ... } declaration each: how a framework spends GPU memory, and what a
+-- data-parallel step costs beyond compute.
 --
 -- Memory (per GPU):
 --   context_mib   CUDA context, library handles and allocator slack. No
@@ -25,91 +26,87 @@
 --   assumptions.
 -- Step-time jitter: lognormal with p99/p50 = jitter_p99, scaled so the mean
 -- step is the nominal one (the published mean throughput stays exact).
-return {
-  frameworks = {
-    { name = "caffe", aliases = { "bvlc-caffe" }, precision = "fp32",
-      -- BVLC/caffe docs/performance_hardware.md figures anchor it (anchors.lua).
-      context_mib = 400, state_copies = 3, act_train = 2.0, act_infer = "all",
-      -- multi-GPU: as nvcaffe
-      allreduce_eff = 1.0, allreduce_gbs = 2.8, overlap = 1.0, sync_ms = 8.5,
-      jitter_p99 = 1.02 },
-    { name = "nvcaffe", aliases = { "NVCaffe", "nvidia-caffe" }, precision = "fp32",
-      -- NVIDIA's fork of Caffe. No NVCaffe throughput tables are published (NF).
-      -- Its compute efficiency is taken from tensorflow-2017's fitted one: the
-      -- same year and the same cuDNN generation (BVLC Caffe's figures are from
-      -- 2014, before cuDNN, and 3x lower). Calibrate on a GPU (tiersim
-      -- calibrate engine --gpu --framework nvcaffe) to replace it. Memory as
-      -- Caffe: every blob keeps data and diff (act_train 2), inference keeps
-      -- all blobs.
-      efficiency_as = "tensorflow-2017",
-      context_mib = 400, state_copies = 3, act_train = 2.0, act_infer = "all",
-      -- Multi-GPU: no NVCaffe figures are published (NF). Caffe reduces the
-      -- gradients layer by layer as backward produces them (BVLC/caffe
-      -- src/caffe/parallel.cpp, solver option layer_wise_reduce, on by
-      -- default): overlap 1. The exchange rate is the only one measured for
-      -- a framework of that year: tensorflow-2017 on DGX-1 moved gradients at
-      -- 80 GB/s x 0.035 = 2.8 GB/s per GPU, far below the link, i.e. the
-      -- framework set the rate; taken here on any link (allreduce_gbs caps
-      -- link bw x allreduce_eff). sync_ms as tensorflow-2017's. A measured
-      -- speed-up should replace these.
-      allreduce_eff = 1.0, allreduce_gbs = 2.8, overlap = 1.0, sync_ms = 8.5,
-      jitter_p99 = 1.02 },
-    { name = "mxnet", aliases = { "MXNet" }, precision = "fp32",
-      -- act_train 1.1, bounded by published batches with engine/netdef.c's
-      -- activation counts: perf.md trains ResNet-50 at batch 128 on a 16 GB
-      -- V100, so <= 1.13; example/image-classification/README.md needs
-      -- MXNET_BACKWARD_DO_MIRROR=1 to train Inception-v3 at batch 128 on one
-      -- K80, so > 0.93. (The same README's 10 GB at batch 64 would give 1.65,
-      -- but it predates perf.md's MXNet 1.2 memory planner.)
-      -- act_infer 4: docs/faq/perf.md runs VGG16 inference at batch 128 on a
-      -- 16 GB V100 but not on a 12 GB K80 (OOM), where Inception-v3 fits at
-      -- 128; with engine/netdef.c's sizes any k in (3.36, 4.86) reproduces
-      -- all three; 4 is about the middle.
-      context_mib = 400, state_copies = 3, act_train = 1.1, act_infer = 4,
-      -- Multi-GPU: no MXNet figures in the sources (NF); its kvstore 'device'
-      -- reduces on the GPUs while backward runs: as nvcaffe.
-      allreduce_eff = 1.0, allreduce_gbs = 2.8, overlap = 1.0, sync_ms = 8.5,
-      jitter_p99 = 1.02 },
-    { name = "tensorflow-2017", aliases = { "tensorflow", "tf", "tf-2017" }, precision = "fp32",
-      -- Memory: taken from mxnet; benchmarks.md trains ResNet-50 at batch 64
-      -- on a K80 (12 GB), which bounds act_train at 1.57.
-      context_mib = 400, state_copies = 3, act_train = 1.1, act_infer = 4,
-      -- Fitted on tensorflow/tensorflow docs_src/performance/benchmarks.md
-      -- (May 2017), synthetic data: nvlink1, overlap and sync_ms on DGX-1 P100
-      -- at 1/2/4/8 GPUs for AlexNet, VGG16, ResNet-50, Inception-v3 (residuals
-      -- within 5.2%); pcie3 on the GCE K80 8-GPU figures (within 12%: those
-      -- runs used parameter servers, not a ring). anchors.lua "scaling"
-      -- checks both. Other links: as NVLink 1.
-      allreduce_eff = { nvlink1 = 0.035, pcie3 = 0.07, default = 0.035 },
-      overlap = 1.0, sync_ms = 8.5,
-      jitter_p99 = 1.02 },
-    { name = "tiersim-cudnn", aliases = { "cudnn" }, precision = "fp32",
-      -- tiersim's own cuda backend (engine/cuda.c): each layer a cuDNN or
-      -- cuBLAS call, FP32, every tensor keeps its output and its gradient.
-      -- No published figures: `tiersim calibrate engine --gpu` measures its
-      -- anchors and its act_train on the GPU at hand and writes them into a
-      -- profile that replaces this entry. Until then: compute efficiency as
-      -- tensorflow-2017 (cuDNN layer by layer, FP32), memory as Caffe (the
-      -- backend also keeps ReLU outputs, so it needs somewhat more).
-      efficiency_as = "tensorflow-2017",
-      context_mib = 400, state_copies = 3, act_train = 2.0, act_infer = "all",
-      -- one GPU per engine (NCCL not built): multi-GPU as nvcaffe
-      allreduce_eff = 1.0, allreduce_gbs = 2.8, overlap = 1.0, sync_ms = 8.5,
-      jitter_p99 = 1.02 },
-    { name = "pytorch-2021", aliases = { "pytorch", "pytorch-dali", "modern" }, precision = "amp",
-      -- NVIDIA DeepLearningExamples PyTorch ResNet-50 v1.5 (NGC pytorch-21.03,
-      -- DALI data loading, DDP with NCCL).
-      -- Memory: taken from mxnet; the README trains at batch 256 AMP (FP16
-      -- activations) on a 16 GB V100, which bounds act_train at 1.13.
-      context_mib = 400, state_copies = 3, act_train = 1.1, act_infer = 4,
-      -- DDP with NCCL is taken to reach the link's bandwidth and to overlap
-      -- the allreduce with backward layer by layer (Li et al., "PyTorch
-      -- Distributed", VLDB 2020); what the README's 8-GPU figures lose beyond
-      -- that (DGX A100 TF32 and AMP, DGX-1 V100 FP32 and AMP) is charged per
-      -- step: sync_ms fitted on them (smallest largest residual: 5.5%).
-      allreduce_eff = 1.0, overlap = 1.0, sync_ms = 20,
-      -- Same README, V100 inference latency: p99 within a few % of the mean
-      -- from batch 32 (28.67 vs 29.37 ms at 32; 202.88 vs 214.48 ms at 256).
-      jitter_p99 = 1.02 },
-  },
-}
+framework "caffe" { aliases = { "bvlc-caffe" }, precision = "fp32",
+  -- BVLC/caffe docs/performance_hardware.md figures anchor it (anchors.lua).
+  context_mib = 400, state_copies = 3, act_train = 2.0, act_infer = "all",
+  -- multi-GPU: as nvcaffe
+  allreduce_eff = 1.0, allreduce_gbs = 2.8, overlap = 1.0, sync_ms = 8.5,
+  jitter_p99 = 1.02 }
+framework "nvcaffe" { aliases = { "NVCaffe", "nvidia-caffe" }, precision = "fp32",
+  -- NVIDIA's fork of Caffe. No NVCaffe throughput tables are published (NF).
+  -- Its compute efficiency is taken from tensorflow-2017's fitted one: the
+  -- same year and the same cuDNN generation (BVLC Caffe's figures are from
+  -- 2014, before cuDNN, and 3x lower). Calibrate on a GPU (tiersim
+  -- calibrate engine --gpu --framework nvcaffe) to replace it. Memory as
+  -- Caffe: every blob keeps data and diff (act_train 2), inference keeps
+  -- all blobs.
+  efficiency_as = "tensorflow-2017",
+  context_mib = 400, state_copies = 3, act_train = 2.0, act_infer = "all",
+  -- Multi-GPU: no NVCaffe figures are published (NF). Caffe reduces the
+  -- gradients layer by layer as backward produces them (BVLC/caffe
+  -- src/caffe/parallel.cpp, solver option layer_wise_reduce, on by
+  -- default): overlap 1. The exchange rate is the only one measured for
+  -- a framework of that year: tensorflow-2017 on DGX-1 moved gradients at
+  -- 80 GB/s x 0.035 = 2.8 GB/s per GPU, far below the link, i.e. the
+  -- framework set the rate; taken here on any link (allreduce_gbs caps
+  -- link bw x allreduce_eff). sync_ms as tensorflow-2017's. A measured
+  -- speed-up should replace these.
+  allreduce_eff = 1.0, allreduce_gbs = 2.8, overlap = 1.0, sync_ms = 8.5,
+  jitter_p99 = 1.02 }
+framework "mxnet" { aliases = { "MXNet" }, precision = "fp32",
+  -- act_train 1.1, bounded by published batches with engine/netdef.c's
+  -- activation counts: perf.md trains ResNet-50 at batch 128 on a 16 GB
+  -- V100, so <= 1.13; example/image-classification/README.md needs
+  -- MXNET_BACKWARD_DO_MIRROR=1 to train Inception-v3 at batch 128 on one
+  -- K80, so > 0.93. (The same README's 10 GB at batch 64 would give 1.65,
+  -- but it predates perf.md's MXNet 1.2 memory planner.)
+  -- act_infer 4: docs/faq/perf.md runs VGG16 inference at batch 128 on a
+  -- 16 GB V100 but not on a 12 GB K80 (OOM), where Inception-v3 fits at
+  -- 128; with engine/netdef.c's sizes any k in (3.36, 4.86) reproduces
+  -- all three; 4 is about the middle.
+  context_mib = 400, state_copies = 3, act_train = 1.1, act_infer = 4,
+  -- Multi-GPU: no MXNet figures in the sources (NF); its kvstore 'device'
+  -- reduces on the GPUs while backward runs: as nvcaffe.
+  allreduce_eff = 1.0, allreduce_gbs = 2.8, overlap = 1.0, sync_ms = 8.5,
+  jitter_p99 = 1.02 }
+framework "tensorflow-2017" { aliases = { "tensorflow", "tf", "tf-2017" }, precision = "fp32",
+  -- Memory: taken from mxnet; benchmarks.md trains ResNet-50 at batch 64
+  -- on a K80 (12 GB), which bounds act_train at 1.57.
+  context_mib = 400, state_copies = 3, act_train = 1.1, act_infer = 4,
+  -- Fitted on tensorflow/tensorflow docs_src/performance/benchmarks.md
+  -- (May 2017), synthetic data: nvlink1, overlap and sync_ms on DGX-1 P100
+  -- at 1/2/4/8 GPUs for AlexNet, VGG16, ResNet-50, Inception-v3 (residuals
+  -- within 5.2%); pcie3 on the GCE K80 8-GPU figures (within 12%: those
+  -- runs used parameter servers, not a ring). anchors.lua "scaling"
+  -- checks both. Other links: as NVLink 1.
+  allreduce_eff = { nvlink1 = 0.035, pcie3 = 0.07, default = 0.035 },
+  overlap = 1.0, sync_ms = 8.5,
+  jitter_p99 = 1.02 }
+framework "tiersim-cudnn" { aliases = { "cudnn" }, precision = "fp32",
+  -- tiersim's own cuda backend (engine/cuda.c): each layer a cuDNN or
+  -- cuBLAS call, FP32, every tensor keeps its output and its gradient.
+  -- No published figures: `tiersim calibrate engine --gpu` measures its
+  -- anchors and its act_train on the GPU at hand and writes them into a
+  -- profile that replaces this entry. Until then: compute efficiency as
+  -- tensorflow-2017 (cuDNN layer by layer, FP32), memory as Caffe (the
+  -- backend also keeps ReLU outputs, so it needs somewhat more).
+  efficiency_as = "tensorflow-2017",
+  context_mib = 400, state_copies = 3, act_train = 2.0, act_infer = "all",
+  -- one GPU per engine (NCCL not built): multi-GPU as nvcaffe
+  allreduce_eff = 1.0, allreduce_gbs = 2.8, overlap = 1.0, sync_ms = 8.5,
+  jitter_p99 = 1.02 }
+framework "pytorch-2021" { aliases = { "pytorch", "pytorch-dali", "modern" }, precision = "amp",
+  -- NVIDIA DeepLearningExamples PyTorch ResNet-50 v1.5 (NGC pytorch-21.03,
+  -- DALI data loading, DDP with NCCL).
+  -- Memory: taken from mxnet; the README trains at batch 256 AMP (FP16
+  -- activations) on a 16 GB V100, which bounds act_train at 1.13.
+  context_mib = 400, state_copies = 3, act_train = 1.1, act_infer = 4,
+  -- DDP with NCCL is taken to reach the link's bandwidth and to overlap
+  -- the allreduce with backward layer by layer (Li et al., "PyTorch
+  -- Distributed", VLDB 2020); what the README's 8-GPU figures lose beyond
+  -- that (DGX A100 TF32 and AMP, DGX-1 V100 FP32 and AMP) is charged per
+  -- step: sync_ms fitted on them (smallest largest residual: 5.5%).
+  allreduce_eff = 1.0, overlap = 1.0, sync_ms = 20,
+  -- Same README, V100 inference latency: p99 within a few % of the mean
+  -- from batch 32 (28.67 vs 29.37 ms at 32; 202.88 vs 214.48 ms at 256).
+  jitter_p99 = 1.02 }

@@ -1,4 +1,6 @@
--- GPU and interconnect profiles for the engine's sim backend.
+-- GPU and interconnect profiles for the engine's sim backend: one
+-- gpu "NAME" { ... } declaration per device and link "NAME" { ... } per
+-- interconnect (a key not listed below is refused with its line).
 --
 -- One "GPU" is one device as a cloud instance exposes it (a K80 board is two
 -- GK210 devices; clouds count each as one GPU). Fields:
@@ -12,65 +14,59 @@
 --   link          the interconnect of the servers that carry it (links below)
 --   efficiency_as a GPU whose fitted efficiency this one borrows when it has
 --                 no published throughput of its own (same chip)
-return {
-  gpus = {
-    { name = "K40", aliases = { "k40", "k40m" },
-      -- NVIDIA Tesla K40 datasheet (2013): 12 GB GDDR5, 288 GB/s, 4.29 TFLOPS
-      -- FP32 with GPU Boost. nvidia-smi total with ECC on: 11441 MiB.
-      mem_gib = 12, usable_mib = 11441, fp32_tflops = 4.29, mem_gbs = 288, link = "pcie3" },
-    { name = "K80", aliases = { "k80" },
-      -- NVIDIA Tesla K80 datasheet (2014): per board 24 GB, 480 GB/s, 8.73 TFLOPS
-      -- FP32 with GPU Boost, i.e. per GK210 device 12 GB, 240 GB/s, 4.37 TFLOPS.
-      -- nvidia-smi total per device with ECC on: 11441 MiB.
-      mem_gib = 12, usable_mib = 11441, fp32_tflops = 4.37, mem_gbs = 240, link = "pcie3" },
-    { name = "P4", aliases = { "p4" },
-      -- NVIDIA Tesla P4 datasheet (2016): 8 GB GDDR5, 192 GB/s, 5.5 TFLOPS FP32
-      -- (also Dell EMC HPC blog "Deep learning inference on P40 GPUs", 2017).
-      -- usable: 7611 MiB as nvidia-smi reports it.
-      mem_gib = 8, usable_mib = 7611, fp32_tflops = 5.5, mem_gbs = 192, link = "pcie3" },
-    { name = "P100-PCIe", aliases = { "p100", "p100-pcie" },
-      -- NVIDIA Tesla P100 PCIe datasheet (2016): 16 GB HBM2, 732 GB/s, 9.3 TFLOPS
-      -- FP32, 18.7 FP16. The gn5 instances of the study carry this card
-      -- (Alibaba ECS instance-family doc). nvidia-smi total: 16280 MiB.
-      mem_gib = 16, usable_mib = 16280, fp32_tflops = 9.3, fp16_tflops = 18.7, mem_gbs = 732,
-      link = "pcie3", efficiency_as = "P100-SXM2" },
-    { name = "P100-SXM2", aliases = { "p100-sxm2", "dgx1-p100" },
-      -- NVIDIA Tesla P100 SXM2 datasheet (2016): 16 GB HBM2, 732 GB/s, 10.6 TFLOPS
-      -- FP32, 21.2 FP16; NVLink (DGX-1). nvidia-smi total: 16280 MiB.
-      mem_gib = 16, usable_mib = 16280, fp32_tflops = 10.6, fp16_tflops = 21.2, mem_gbs = 732,
-      link = "nvlink1" },
-    { name = "V100", aliases = { "v100", "v100-sxm2" },
-      -- NVIDIA Tesla V100 SXM2 16 GB datasheet (2017): 15.7 TFLOPS FP32, 125 tensor,
-      -- 900 GB/s; NVLink 2 (DGX-1V, AWS p3). nvidia-smi total: 16160 MiB.
-      mem_gib = 16, usable_mib = 16160, fp32_tflops = 15.7, fp16_tflops = 125, mem_gbs = 900,
-      link = "nvlink2" },
-    { name = "A100", aliases = { "a100", "a100-80gb" },
-      -- NVIDIA A100 80GB SXM datasheet (2020): 19.5 TFLOPS FP32, 156 TF32 tensor,
-      -- 312 FP16 tensor (dense), 2039 GB/s; NVLink 3 600 GB/s. nvidia-smi: 81920 MiB.
-      mem_gib = 80, usable_mib = 81920, fp32_tflops = 19.5, tf32_tflops = 156,
-      fp16_tflops = 312, mem_gbs = 2039, link = "nvlink3" },
-    { name = "H100", aliases = { "h100", "h100-sxm" },
-      -- NVIDIA H100 SXM5 80GB datasheet (2022): 67 TFLOPS FP32, 495 TF32 and 990
-      -- FP16 tensor (dense; the sheet quotes twice that with sparsity), 3.35 TB/s;
-      -- NVLink 4 900 GB/s. nvidia-smi total: 81559 MiB.
-      mem_gib = 80, usable_mib = 81559, fp32_tflops = 67, tf32_tflops = 495,
-      fp16_tflops = 990, mem_gbs = 3350, link = "nvlink4" },
-  },
+gpu "K40" { aliases = { "k40", "k40m" },
+  -- NVIDIA Tesla K40 datasheet (2013): 12 GB GDDR5, 288 GB/s, 4.29 TFLOPS
+  -- FP32 with GPU Boost. nvidia-smi total with ECC on: 11441 MiB.
+  mem_gib = 12, usable_mib = 11441, fp32_tflops = 4.29, mem_gbs = 288, link = "pcie3" }
+gpu "K80" { aliases = { "k80" },
+  -- NVIDIA Tesla K80 datasheet (2014): per board 24 GB, 480 GB/s, 8.73 TFLOPS
+  -- FP32 with GPU Boost, i.e. per GK210 device 12 GB, 240 GB/s, 4.37 TFLOPS.
+  -- nvidia-smi total per device with ECC on: 11441 MiB.
+  mem_gib = 12, usable_mib = 11441, fp32_tflops = 4.37, mem_gbs = 240, link = "pcie3" }
+gpu "P4" { aliases = { "p4" },
+  -- NVIDIA Tesla P4 datasheet (2016): 8 GB GDDR5, 192 GB/s, 5.5 TFLOPS FP32
+  -- (also Dell EMC HPC blog "Deep learning inference on P40 GPUs", 2017).
+  -- usable: 7611 MiB as nvidia-smi reports it.
+  mem_gib = 8, usable_mib = 7611, fp32_tflops = 5.5, mem_gbs = 192, link = "pcie3" }
+gpu "P100-PCIe" { aliases = { "p100", "p100-pcie" },
+  -- NVIDIA Tesla P100 PCIe datasheet (2016): 16 GB HBM2, 732 GB/s, 9.3 TFLOPS
+  -- FP32, 18.7 FP16. The gn5 instances of the study carry this card
+  -- (Alibaba ECS instance-family doc). nvidia-smi total: 16280 MiB.
+  mem_gib = 16, usable_mib = 16280, fp32_tflops = 9.3, fp16_tflops = 18.7, mem_gbs = 732,
+  link = "pcie3", efficiency_as = "P100-SXM2" }
+gpu "P100-SXM2" { aliases = { "p100-sxm2", "dgx1-p100" },
+  -- NVIDIA Tesla P100 SXM2 datasheet (2016): 16 GB HBM2, 732 GB/s, 10.6 TFLOPS
+  -- FP32, 21.2 FP16; NVLink (DGX-1). nvidia-smi total: 16280 MiB.
+  mem_gib = 16, usable_mib = 16280, fp32_tflops = 10.6, fp16_tflops = 21.2, mem_gbs = 732,
+  link = "nvlink1" }
+gpu "V100" { aliases = { "v100", "v100-sxm2" },
+  -- NVIDIA Tesla V100 SXM2 16 GB datasheet (2017): 15.7 TFLOPS FP32, 125 tensor,
+  -- 900 GB/s; NVLink 2 (DGX-1V, AWS p3). nvidia-smi total: 16160 MiB.
+  mem_gib = 16, usable_mib = 16160, fp32_tflops = 15.7, fp16_tflops = 125, mem_gbs = 900,
+  link = "nvlink2" }
+gpu "A100" { aliases = { "a100", "a100-80gb" },
+  -- NVIDIA A100 80GB SXM datasheet (2020): 19.5 TFLOPS FP32, 156 TF32 tensor,
+  -- 312 FP16 tensor (dense), 2039 GB/s; NVLink 3 600 GB/s. nvidia-smi: 81920 MiB.
+  mem_gib = 80, usable_mib = 81920, fp32_tflops = 19.5, tf32_tflops = 156,
+  fp16_tflops = 312, mem_gbs = 2039, link = "nvlink3" }
+gpu "H100" { aliases = { "h100", "h100-sxm" },
+  -- NVIDIA H100 SXM5 80GB datasheet (2022): 67 TFLOPS FP32, 495 TF32 and 990
+  -- FP16 tensor (dense; the sheet quotes twice that with sparsity), 3.35 TB/s;
+  -- NVLink 4 900 GB/s. nvidia-smi total: 81559 MiB.
+  mem_gib = 80, usable_mib = 81559, fp32_tflops = 67, tf32_tflops = 495,
+  fp16_tflops = 990, mem_gbs = 3350, link = "nvlink4" }
 
-  -- GPU-to-GPU links for the ring allreduce. bw_gbs is per direction per GPU.
-  -- lat_us is one ring hop's fixed cost. No vendor publishes it; 5 us is the
-  -- order of a PCIe / NVLink round trip (an assumption: at the millisecond
-  -- step times here it changes no printed figure by more than 0.1%).
-  links = {
-    -- PCI-SIG PCIe 3.0: 8 GT/s x 16 lanes, 128b/130b = 15.75 GB/s per direction.
-    pcie3 = { bw_gbs = 15.75, lat_us = 5 },
-    -- NVIDIA P100 whitepaper (2016): 4 NVLink 1 links of 20 GB/s per direction.
-    nvlink1 = { bw_gbs = 80, lat_us = 5 },
-    -- NVIDIA V100 whitepaper (2017): 6 NVLink 2 links of 25 GB/s per direction.
-    nvlink2 = { bw_gbs = 150, lat_us = 5 },
-    -- NVIDIA A100 datasheet: 600 GB/s total NVLink 3 = 300 GB/s per direction.
-    nvlink3 = { bw_gbs = 300, lat_us = 5 },
-    -- NVIDIA H100 datasheet: 900 GB/s total NVLink 4 = 450 GB/s per direction.
-    nvlink4 = { bw_gbs = 450, lat_us = 5 },
-  },
-}
+-- GPU-to-GPU links for the ring allreduce. bw_gbs is per direction per GPU.
+-- lat_us is one ring hop's fixed cost. No vendor publishes it; 5 us is the
+-- order of a PCIe / NVLink round trip (an assumption: at the millisecond
+-- step times here it changes no printed figure by more than 0.1%).
+-- PCI-SIG PCIe 3.0: 8 GT/s x 16 lanes, 128b/130b = 15.75 GB/s per direction.
+link "pcie3" { bw_gbs = 15.75, lat_us = 5 }
+-- NVIDIA P100 whitepaper (2016): 4 NVLink 1 links of 20 GB/s per direction.
+link "nvlink1" { bw_gbs = 80, lat_us = 5 }
+-- NVIDIA V100 whitepaper (2017): 6 NVLink 2 links of 25 GB/s per direction.
+link "nvlink2" { bw_gbs = 150, lat_us = 5 }
+-- NVIDIA A100 datasheet: 600 GB/s total NVLink 3 = 300 GB/s per direction.
+link "nvlink3" { bw_gbs = 300, lat_us = 5 }
+-- NVIDIA H100 datasheet: 900 GB/s total NVLink 4 = 450 GB/s per direction.
+link "nvlink4" { bw_gbs = 450, lat_us = 5 }

@@ -16,17 +16,13 @@ done
 [ $? -eq 2 ] || fail "no subcommand should exit 2"
 "$tiersim" calibrate bogus >/dev/null 2>&1
 [ $? -eq 2 ] || fail "calibrate bogus should exit 2"
-if "$tiersim" --help | grep -q '^  run '; then
-	"$tiersim" run >/dev/null 2>&1
-	[ $? -eq 2 ] || fail "run without a script should exit 2"
-	"$tiersim" compare x.lua >/dev/null 2>&1
-	[ $? -eq 2 ] || fail "compare without --tiers should exit 2"
-	"$tiersim" run x.lua --plot out.pdf >/dev/null 2>&1
-	[ $? -eq 2 ] || fail "--plot with a bad extension should exit 2"
-fi
-if "$tiersim" --help | grep -q '^  tiers '; then
-	"$tiersim" tiers | grep -q ssd-cloud || fail "tiers does not list ssd-cloud"
-	"$tiersim" tiers --capacity nonsense >/dev/null 2>&1
-	[ $? -eq 2 ] || fail "tiers --capacity nonsense should exit 2"
-fi
+"$tiersim" run >/dev/null 2>&1
+[ $? -eq 2 ] || fail "run without a script should exit 2"
+"$tiersim" compare x.lua >/dev/null 2>&1
+[ $? -eq 2 ] || fail "compare without --tiers should exit 2"
+"$tiersim" run x.lua --plot out.pdf >/dev/null 2>&1
+[ $? -eq 2 ] || fail "--plot with a bad extension should exit 2"
+"$tiersim" tiers | grep -q ssd-cloud || fail "tiers does not list ssd-cloud"
+"$tiersim" tiers --capacity nonsense >/dev/null 2>&1
+[ $? -eq 2 ] || fail "tiers --capacity nonsense should exit 2"
 exit 0

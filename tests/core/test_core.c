@@ -1,10 +1,13 @@
-/* test_core.c — units, histogram, generator and option tables. */
-#include <lauxlib.h>
-#include <lualib.h>
+/* test_core.c — units, histogram, generator, option tables and file helpers. */
+#include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "../tcheck.h"
+#include "files.h"
 #include "hist.h"
 #include "opt.h"
 #include "rng.h"
@@ -90,15 +93,17 @@ struct cfg {
 	uint64_t lat;
 	char *tier;
 	bool direct;
+	struct ts_opt_list tiers;
 };
 
 static const struct ts_opt cfg_opts[] = {
 	{ "prio", TS_OPT_INT, offsetof(struct cfg, prio), "0", -20, 19, "", "priority" },
-	{ "qd", TS_OPT_U64, offsetof(struct cfg, qd), "32", 1, 4096, "", "queue depth" },
+	{ "qd", TS_OPT_U64, offsetof(struct cfg, qd), "32", 1, 4096, "", "queue depth", NULL, 'q' },
 	{ "bs", TS_OPT_SIZE, offsetof(struct cfg, bs), "4k", 512, 0, "bytes", "IO size" },
 	{ "lat", TS_OPT_DURATION, offsetof(struct cfg, lat), "1ms", 0, 0, "ns", "latency" },
 	{ "tier", TS_OPT_STR, offsetof(struct cfg, tier), "ssd-cloud", 0, 0, "", "tier" },
-	{ "direct", TS_OPT_BOOL, offsetof(struct cfg, direct), "true", 0, 0, "", "O_DIRECT" },
+	{ "direct", TS_OPT_BOOL, offsetof(struct cfg, direct), "true", 0, 0, "", "O_DIRECT", NULL, 'd' },
+	{ "tiers", TS_OPT_LIST, offsetof(struct cfg, tiers), "x,y", 0, 3, "", "tiers to run on" },
 	{ NULL },
 };
 
@@ -123,35 +128,129 @@ static void test_opt(void)
 	CHECK(ts_opt_set_kv(cfg_opts, &c, "bs=256", err, sizeof(err)) == TS_E_PARSE);
 	CHECK(strstr(err, "below the minimum 512") != NULL);
 
-	lua_State *L = luaL_newstate();
-	CHECK(luaL_dostring(L, "return { qd = 8, bs = '1MiB', tier = 'aws-gp2', direct = false }") == 0);
-	CHECK(ts_opt_from_lua(cfg_opts, &c, L, -1, "pipeline", err, sizeof(err)) == 0);
-	CHECK(c.qd == 8 && c.bs == TS_MiB && !c.direct && strcmp(c.tier, "aws-gp2") == 0);
-	lua_pop(L, 1);
-	CHECK(luaL_dostring(L, "return { qd = 8, colour = 'red' }") == 0);
-	CHECK(ts_opt_from_lua(cfg_opts, &c, L, -1, "pipeline", err, sizeof(err)) == TS_E_UNKNOWN);
-	CHECK(strstr(err, "pipeline: unknown key 'colour'") != NULL);
-	lua_close(L);
+	/* A deep copy: strings duplicated, the rest as it is. */
+	struct cfg d = { 0 };
+	CHECK(ts_opt_copy(cfg_opts, &d, &c) == 0);
+	CHECK(d.qd == c.qd && d.bs == c.bs && d.prio == -5 && d.direct == c.direct);
+	CHECK(d.tier && d.tier != c.tier && strcmp(d.tier, c.tier) == 0);
+	ts_opt_free(cfg_opts, &d);
 
-	/* Command-line form: --name=value, --name value, a bare boolean flag,
-	 * dashes for underscores; unknown names and missing values refused. */
-	char *argv[] = { "x", "--qd=4", "--bs", "64k", "--direct", "--qd", "--qdd=1", "pos" };
-	int i = 1;
-	CHECK(ts_opt_set_arg(cfg_opts, &c, 8, argv, &i, err, sizeof(err)) == 0 && c.qd == 4 && i == 1);
-	i = 2;
-	CHECK(ts_opt_set_arg(cfg_opts, &c, 8, argv, &i, err, sizeof(err)) == 0 && c.bs == 65536 && i == 3);
-	c.direct = false;
-	i = 4;
-	CHECK(ts_opt_set_arg(cfg_opts, &c, 8, argv, &i, err, sizeof(err)) == 0 && c.direct && i == 4);
-	i = 6;
-	CHECK(ts_opt_set_arg(cfg_opts, &c, 8, argv, &i, err, sizeof(err)) == TS_E_UNKNOWN);
-	i = 7;
-	CHECK(ts_opt_set_arg(cfg_opts, &c, 8, argv, &i, err, sizeof(err)) == TS_E_PARSE);
-	CHECK(strstr(err, "unexpected argument 'pos'") != NULL);
-	i = 5;
-	CHECK(ts_opt_set_arg(cfg_opts, &c, 6, argv, &i, err, sizeof(err)) == TS_E_PARSE);
-	CHECK(strstr(err, "'--qd' needs a value") != NULL);
+	/* A list: comma-separated, repeating appends, the first explicit value
+	 * replaces the default, at most max words. */
+	CHECK(c.tiers.n == 2 && !strcmp(c.tiers.v[1], "y") && !c.tiers.given);
+	CHECK(ts_opt_set_kv(cfg_opts, &c, "tiers=a,,b", err, sizeof(err)) == 0 && c.tiers.n == 2 &&
+	      !strcmp(c.tiers.v[0], "a") && !strcmp(c.tiers.v[1], "b"));
+	CHECK(ts_opt_set_kv(cfg_opts, &c, "tiers=c", err, sizeof(err)) == 0 && c.tiers.n == 3);
+	CHECK(ts_opt_set_kv(cfg_opts, &c, "tiers=d", err, sizeof(err)) == TS_E_PARSE);
+	CHECK(strstr(err, "at most 3") != NULL);
+	char got[64];
+	CHECK(!strcmp(ts_opt_get(ts_opt_find(cfg_opts, "tiers"), &c, got, sizeof(got)), "a,b,c"));
+	/* Defaults again: the default list, not appended to what was set. */
+	CHECK(ts_opt_defaults(cfg_opts, &c, err, sizeof(err)) == 0 && c.tiers.n == 2 &&
+	      !strcmp(c.tiers.v[0], "x") && !c.tiers.given);
 	ts_opt_free(cfg_opts, &c);
+}
+
+/* The command-line form: GNU order, aliases, "--", --help, and one-line
+ * errors naming the option as written. */
+static void test_opt_args(void)
+{
+	struct cfg c = { 0 };
+	struct ts_opt_args a;
+	char err[256];
+	CHECK(ts_opt_defaults(cfg_opts, &c, err, sizeof(err)) == 0);
+	char *v1[] = { "x", "p1", "--qd=4", "--bs", "64k", "--no-such=1", NULL };
+	CHECK(ts_opt_parse_args(cfg_opts, &c, 6, v1, 0, &a, err, sizeof(err)) == TS_E_UNKNOWN);
+	CHECK(strcmp(err, "unknown option '--no-such'") == 0);
+	char *v2[] = { "x", "p1", "--qd=4", "--bs", "64k", "-d", "p2", "--tiers", "a,b",
+		       "--tiers=c", "-q8", "--", "--qd", NULL };
+	c.direct = false;
+	CHECK(ts_opt_parse_args(cfg_opts, &c, 13, v2, 0, &a, err, sizeof(err)) == 0);
+	CHECK(c.qd == 8 && c.bs == 65536 && c.direct && !a.help);
+	CHECK(c.tiers.n == 3 && !strcmp(c.tiers.v[0], "a") && !strcmp(c.tiers.v[2], "c"));
+	CHECK(a.npos == 3 && a.pos == v2 + 1 && !strcmp(a.pos[0], "p1") &&
+	      !strcmp(a.pos[1], "p2") && !strcmp(a.pos[2], "--qd"));
+	/* TS_OPT_ARGS_FIRST: the first positional word ends the options. */
+	char *v3[] = { "x", "-d", "sub", "--qd", "5", NULL };
+	CHECK(ts_opt_parse_args(cfg_opts, &c, 5, v3, TS_OPT_ARGS_FIRST, &a, err, sizeof(err)) == 0);
+	CHECK(c.qd == 8 && a.npos == 3 && !strcmp(a.pos[0], "sub") && !strcmp(a.pos[1], "--qd"));
+	/* --help wins over an earlier bad option; a subcommand's own -h is
+	 * not the program's. */
+	char *v4[] = { "x", "--qd=zz", "-h", NULL };
+	CHECK(ts_opt_parse_args(cfg_opts, &c, 3, v4, 0, &a, err, sizeof(err)) == 0 && a.help);
+	char *v5[] = { "x", "sub", "-h", NULL };
+	CHECK(ts_opt_parse_args(cfg_opts, &c, 3, v5, TS_OPT_ARGS_FIRST, &a, err, sizeof(err)) == 0 &&
+	      !a.help && a.npos == 2);
+	/* Errors: one line naming the option as typed. */
+	char *v6[] = { "x", "--qd", "ten", NULL };
+	CHECK(ts_opt_parse_args(cfg_opts, &c, 3, v6, 0, &a, err, sizeof(err)) == TS_E_PARSE);
+	CHECK(strcmp(err, "--qd ten: expected a non-negative integer") == 0);
+	char *v7[] = { "x", "--qd", "0", NULL };
+	CHECK(ts_opt_parse_args(cfg_opts, &c, 3, v7, 0, &a, err, sizeof(err)) == TS_E_PARSE);
+	CHECK(strcmp(err, "--qd 0: expected 1 to 4096") == 0);
+	char *v8[] = { "x", "--qd", NULL };
+	CHECK(ts_opt_parse_args(cfg_opts, &c, 2, v8, 0, &a, err, sizeof(err)) == TS_E_PARSE);
+	CHECK(strcmp(err, "option '--qd' needs a value") == 0);
+	char *v9[] = { "x", "-dq", NULL };
+	CHECK(ts_opt_parse_args(cfg_opts, &c, 2, v9, 0, &a, err, sizeof(err)) == TS_E_UNKNOWN);
+	CHECK(strcmp(err, "unknown option '-dq'") == 0);
+	char *v10[] = { "x", "--tiers", "a,b,c,d", NULL };
+	CHECK(ts_opt_parse_args(cfg_opts, &c, 3, v10, 0, &a, err, sizeof(err)) == TS_E_PARSE);
+	CHECK(strcmp(err, "--tiers a,b,c,d: at most 3 values") == 0);
+	char *v11[] = { "x", "--bs=256", NULL };
+	CHECK(ts_opt_parse_args(cfg_opts, &c, 2, v11, 0, &a, err, sizeof(err)) == TS_E_PARSE);
+	CHECK(strncmp(err, "--bs 256: expected at least 512", 31) == 0);
+
+	/* --help from the same table: alias, placeholder, default, range, unit. */
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	ts_opt_help_args(f, cfg_opts);
+	fclose(f);
+	CHECK(strstr(text, "\n  -q, --qd N            queue depth [default 32; 1 to 4096]\n"));
+	CHECK(strstr(text, "\n  --bs SIZE             IO size [default 4k; at least 512"));
+	CHECK(strstr(text, "\n  -d, --direct          O_DIRECT [default true]\n"));
+	CHECK(strstr(text, "\n  --tiers A,B,...       tiers to run on [default x,y; at most 3]\n"));
+	CHECK(strstr(text, "\n  -h, --help            this text\n"));
+	free(text);
+	ts_opt_free(cfg_opts, &c);
+}
+
+static bool exists(const char *dir, const char *rel)
+{
+	char p[PATH_MAX];
+	struct stat st;
+	snprintf(p, sizeof(p), "%s/%s", dir, rel);
+	return lstat(p, &st) == 0;
+}
+
+/* mkdir -p names what it made, rm -r removes it (or only what is below),
+ * write-all writes everything at the position or at an offset. */
+static void test_files(void)
+{
+	char top[] = "/tmp/tiersim-core-XXXXXX", p[PATH_MAX], made[PATH_MAX];
+	CHECK(mkdtemp(top) != NULL);
+	snprintf(p, sizeof(p), "%s/a/b/c", top);
+	CHECK(ts_mkdir_p(p, 0755, made, sizeof(made)) == 0);
+	CHECK(exists(top, "a/b/c") && strstr(made, "/a") && strcmp(strrchr(made, '/'), "/a") == 0);
+	CHECK(ts_mkdir_p(p, 0755, made, sizeof(made)) == 0 && made[0] == 0);
+	snprintf(p, sizeof(p), "%s/a/b/f", top);
+	int fd = open(p, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	CHECK(fd >= 0);
+	CHECK(ts_write_all(fd, "hello", 5) == 0 && ts_pwrite_all(fd, "J", 1, 0) == 0);
+	char buf[8] = "";
+	CHECK(pread(fd, buf, sizeof(buf), 0) == 5 && memcmp(buf, "Jello", 5) == 0);
+	close(fd);
+	CHECK(ts_write_all(-1, "x", 1) == -EBADF);
+	/* a file where a folder should be */
+	snprintf(p, sizeof(p), "%s/a/b/f/g", top);
+	CHECK(ts_mkdir_p(p, 0755, NULL, 0) == -ENOTDIR);
+	CHECK(symlink("/", (snprintf(p, sizeof(p), "%s/a/root", top), p)) == 0);
+	snprintf(p, sizeof(p), "%s/a", top);
+	CHECK(ts_remove_tree(p, TS_RM_KEEP_TOP) == 0);
+	CHECK(exists(top, "a") && !exists(top, "a/b") && !exists(top, "a/root"));
+	CHECK(ts_remove_tree(top, 0) == 0 && !exists(top, ""));
+	CHECK(ts_remove_tree(top, 0) == 0); /* gone already */
 }
 
 int main(void)
@@ -160,5 +259,7 @@ int main(void)
 	test_hist();
 	test_rng();
 	test_opt();
+	test_files();
+	test_opt_args();
 	return tc_exit();
 }

@@ -164,7 +164,7 @@ static void round_trip(const struct ts_dataset_ops *k)
 	CHECK_EQ_U64(back.samples, plan.samples);
 	CHECK_EQ_U64(back.nfiles, plan.nfiles);
 	CHECK(back.samples == plan.samples &&
-	      !memcmp(back.bytes, plan.bytes, plan.samples * sizeof(*plan.bytes)));
+	      (!plan.samples || !memcmp(back.bytes, plan.bytes, plan.samples * sizeof(*plan.bytes))));
 	CHECK(ts_dataset_verify(d, err, sizeof(err)) == 0);
 	ts_dataset_meta_free(&back);
 

@@ -10,7 +10,6 @@
 #include <jansson.h>
 #include <lauxlib.h>
 #include <lua.h>
-#include <lualib.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,6 +17,8 @@
 #include "core/clock.h"
 #include "core/paths.h"
 #include "engine.h"
+#include "luadata/luadata.h"
+#include "profile.h"
 #include "kernels.h"
 #include "netdef.h"
 #include "tcheck.h"
@@ -206,24 +207,25 @@ static double lnum(lua_State *L, int t, const char *k, double def)
 	return v;
 }
 
-/* Read section @name of anchors.lua into @out (at most @max entries). */
-static int read_section(const char *name, struct anchor *out, int max)
+/* The declarations of kind @kind (anchor, scaling, oom) in anchors.lua into
+ * @out (at most @max), read with the engine's own loader and key lists. */
+static int read_section(const char *kind, struct anchor *out, int max)
 {
 	char path[4096];
 	CHECK(ts_data_find("engine/profiles/anchors.lua", path, sizeof(path)) == 0);
-	lua_State *L = luaL_newstate();
-	luaL_openlibs(L);
+	struct ts_luadata *d = NULL;
 	int n = 0;
-	if (luaL_dofile(L, path) != LUA_OK) {
-		fprintf(stderr, "%s\n", lua_tostring(L, -1));
+	if (ts_luadata_load(path, ts_prof_kinds(), &d, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
 		tc_failures++;
-	} else {
-		lua_getfield(L, -1, name);
-		int t = lua_gettop(L);
-		for (lua_Integer i = 1; i <= luaL_len(L, t) && n < max; i++, n++) {
-			lua_rawgeti(L, t, i);
-			int a = lua_gettop(L);
-			struct anchor *x = &out[n];
+		return 0;
+	}
+	lua_State *L = ts_luadata_state(d);
+	for (size_t i = 0; i < ts_luadata_count(d) && n < max; i++) {
+		struct ts_luadata_decl decl;
+		int a = ts_luadata_push(d, i, &decl);
+		if (strcmp(decl.kind->name, kind) == 0) {
+			struct anchor *x = &out[n++];
 			snprintf(x->fw, sizeof(x->fw), "%s", lstr(L, a, "framework", ""));
 			snprintf(x->model, sizeof(x->model), "%s", lstr(L, a, "model", ""));
 			snprintf(x->gpu, sizeof(x->gpu), "%s", lstr(L, a, "gpu", ""));
@@ -234,17 +236,17 @@ static int read_section(const char *name, struct anchor *out, int max)
 			x->tol = lnum(L, a, "tol", 0.02);
 			x->gpus = (int)lnum(L, a, "gpus", 1);
 			x->fits = (int)lnum(L, a, "fits", 0);
-			lua_pop(L, 1);
 		}
+		lua_settop(L, 0);
 	}
-	lua_close(L);
+	ts_luadata_free(d);
 	return n;
 }
 
 static void test_anchors(void)
 {
 	static struct anchor a[256];
-	int n = read_section("anchors", a, 256);
+	int n = read_section("anchor", a, 256);
 	CHECK(n >= 60);
 	for (int i = 0; i < n; i++) {
 		struct ts_engine_cfg c = cfg_of("sim", a[i].fw, a[i].model, a[i].gpu, a[i].mode,
@@ -562,16 +564,29 @@ static void test_hold(void)
 	ts_engine_cfg_free(&c);
 }
 
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
 /* A broken extra profile is refused with its file named. */
 static void test_bad_profiles(void)
 {
 	static const char *const bad[] = {
 		"return 42",
-		"return { gpus = { { mem_gib = 8 } } }",
-		("return { anchors = { { framework = 'mxnet', model = 'vgg16', gpu = 'Z1', "
-		 "mode = 'train', precision = 'fp32', batch = 8, value = 10 } } }"),
-		"return { frameworks = { { name = 'x', allreduce_eff = 'fast' } } }",
-		"return { models = { { name = 'm', netdef = 'vgg16', b_half = 'big' } } }",
+		"return { gpus = { { name = 'Z1', mem_gib = 8, fp32_tflops = 30 } } }",
+		"gpu 'Z0' { mem_gib = 8 }",
+		("anchor { framework = 'mxnet', model = 'vgg16', gpu = 'Z1', "
+		 "mode = 'train', precision = 'fp32', batch = 8, value = 10 }"),
+		"framework 'x' { allreduce_eff = 'fast' }",
+		"model 'm' { netdef = 'vgg16', b_half = 'big' }",
+		"gpu 'Z0' { name = 'Z0', mem_gib = 8, fp32_tflops = 30 }",
+		"os.execute('true')",
 		"this is not Lua",
 	};
 	char path[] = "/tmp/tiersim-engine-profile-XXXXXX";
@@ -579,9 +594,7 @@ static void test_bad_profiles(void)
 	CHECK(fd >= 0);
 	close(fd);
 	for (size_t i = 0; i < TS_ARRAY_SIZE(bad); i++) {
-		FILE *f = fopen(path, "w");
-		fputs(bad[i], f);
-		fclose(f);
+		write_file(path, bad[i]);
 		struct ts_engine_cfg c = cfg_of("sim", "mxnet", "vgg16", "K80", "infer", "", 8, 1);
 		set(&c.profile, path);
 		struct ts_engine *e = NULL;
@@ -593,17 +606,60 @@ static void test_bad_profiles(void)
 		ts_engine_cfg_free(&c);
 	}
 	/* a good one adds a GPU and its anchor */
-	FILE *f = fopen(path, "w");
-	fputs("return { gpus = { { name = 'Z1', mem_gib = 24, fp32_tflops = 30, link = 'pcie3' } },"
-	      " anchors = { { framework = 'mxnet', model = 'vgg16', gpu = 'Z1', mode = 'infer',"
-	      " precision = 'fp32', batch = 32, value = 999, src = 'test' } } }", f);
-	fclose(f);
+	write_file(path, "anchor { framework = 'mxnet', model = 'vgg16', gpu = 'Z1', mode = 'infer',"
+			 " precision = 'fp32', batch = 32, value = 999, src = 'test' }\n"
+			 "gpu 'Z1' { mem_gib = 24, fp32_tflops = 30, link = 'pcie3' }\n");
 	struct ts_engine_cfg c = cfg_of("sim", "mxnet", "vgg16", "Z1", "infer", "", 32, 1);
 	set(&c.profile, path);
 	struct ts_engine_info info;
 	CHECK(ts_engine_plan(&c, &info, err, sizeof(err)) == 0);
 	CHECK_NEAR(info.samples_per_s, 999, 1e-9);
 	CHECK(info.basis == TS_BASIS_ANCHORED && strcmp(info.source, "test") == 0);
+	ts_engine_cfg_free(&c);
+	unlink(path);
+}
+
+/* A typo in a GPU profile (gpus.lua with V100's mem_gbs spelt mem_gbz) is
+ * refused, naming the file, the line of the typo and the keys a GPU may
+ * have, instead of the GPU silently taking the default for mem_gbs. */
+static void test_gpu_profile_typo(void)
+{
+	char src[4096];
+	CHECK(ts_data_find("engine/profiles/gpus.lua", src, sizeof(src)) == 0);
+	FILE *in = fopen(src, "r");
+	CHECK(in != NULL);
+	if (!in)
+		return;
+	static char text[1 << 16];
+	size_t len = fread(text, 1, sizeof(text) - 1, in);
+	fclose(in);
+	text[len] = 0;
+	char *v100 = strstr(text, "gpu \"V100\"");
+	char *key = v100 ? strstr(v100, "mem_gbs = 900") : NULL;
+	CHECK(key != NULL);
+	if (!key)
+		return;
+	key[6] = 'z'; /* mem_gbz */
+	int line = 1;
+	for (const char *p = text; p < key; p++)
+		line += *p == '\n';
+
+	char path[] = "/tmp/tiersim-gpus-typo-XXXXXX";
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	close(fd);
+	write_file(path, text);
+	struct ts_engine_cfg c = cfg_of("sim", "mxnet", "vgg16", "V100", "infer", "", 8, 1);
+	set(&c.profile, path);
+	struct ts_engine *e = NULL;
+	CHECK(ts_engine_new(&c, &e, err, sizeof(err)) == TS_E_PROFILE && !e);
+	char where[128];
+	snprintf(where, sizeof(where), "%s:%d: gpu 'V100': unknown key 'mem_gbz'", path, line);
+	if (!strstr(err, where))
+		fprintf(stderr, "expected '%s' in: %s\n", where, err);
+	CHECK(strstr(err, where) != NULL);
+	CHECK(strstr(err, "(known: aliases, mem_gib, usable_mib, fp32_tflops, tf32_tflops, "
+			  "fp16_tflops, mem_gbs, link, efficiency_as)") != NULL);
 	ts_engine_cfg_free(&c);
 	unlink(path);
 }
@@ -642,6 +698,7 @@ int main(void)
 	test_layer_ref();
 	test_hold();
 	test_bad_profiles();
+	test_gpu_profile_typo();
 	test_kernel_refs();
 	test_cuda_absent();
 	test_null_and_au();

@@ -188,23 +188,39 @@ static void calibrate(const char *out)
 	ts_engine_cfg_free(&c);
 }
 
+struct args {
+	bool full;
+	char *calibrate;
+};
+
+static const struct ts_opt opts[] = {
+	{ "full", TS_OPT_BOOL, offsetof(struct args, full), "false", 0, 0, "",
+	  "also alexnet and googlenet layer by layer" },
+	{ "calibrate", TS_OPT_STR, offsetof(struct args, calibrate), NULL, 0, 0, "",
+	  "write an engine calibration profile here", "FILE" },
+	{ NULL },
+};
+
 int main(int argc, char **argv)
 {
 	struct ts_cuda_device d;
+	struct args o = { 0 };
+	struct ts_opt_args a = { 0 };
+	if (ts_opt_defaults(opts, &o, err, sizeof(err)) ||
+	    ts_opt_parse_args(opts, &o, argc, argv, 0, &a, err, sizeof(err)) || a.help || a.npos) {
+		fprintf(a.help ? stdout : stderr, "%s%susage: test_gpu [--full] [--calibrate FILE]\n",
+			a.help ? "" : err, a.help || !err[0] ? "" : "\n");
+		ts_opt_help_args(a.help ? stdout : stderr, opts);
+		return a.help ? 0 : 2;
+	}
 	if (ts_cuda_device(&d, err, sizeof(err)) < 0) {
 		printf("skip: %s\n", err);
 		return 77;
 	}
 	printf("GPU: %s, compute %d.%d, %d SMs, %.1f GiB, FP32 peak %.1f TFLOPS, cuDNN %d\n", d.name,
 	       d.major, d.minor, d.sms, d.mem_gib, d.fp32_tflops, d.cudnn_version);
-	bool full = false;
-	const char *cal = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--full"))
-			full = true;
-		else if (!strcmp(argv[i], "--calibrate") && i + 1 < argc)
-			cal = argv[++i];
-	}
+	bool full = o.full;
+	const char *cal = o.calibrate;
 	test_kernels();
 	test_layers("cifar10", 4);
 	if (full) {
@@ -214,5 +230,6 @@ int main(int argc, char **argv)
 	test_backend();
 	if (cal)
 		calibrate(cal);
+	ts_opt_free(opts, &o);
 	return tc_exit();
 }

@@ -35,6 +35,11 @@ expect_error "no-such-tier" -o tier=no-such-tier "$BACKING" "$MNT"
 expect_error "capacity" -o tier=ssd-cloud,capacity=lots "$BACKING" "$MNT"
 expect_error "mem" -o tier=ssd-cloud,mem=-5 "$BACKING" "$MNT"
 expect_error "mem" -o tier=ssd-cloud,mem=4KiB "$BACKING" "$MNT"
+# The least page-cache model, as --help states it.
+expect_error "at least 128 KiB" -o tier=ssd-cloud,mem=127KiB "$BACKING" "$MNT"
+# mem's entry: its line and the indented lines under it, up to the next option.
+"$TIERFS" --help | awk '/^  mem /{on=1; print; next} on && /^  [a-z]/{on=0} on' |
+	tr -s ' \n' ' ' | grep -q "at least 128 KiB" || fail "--help does not state mem's least value"
 expect_error "option 'fault'" -o tier=ssd-cloud,fault=read:EIOX "$BACKING" "$MNT"
 expect_error "option 'fault'" -o bare,fault=read:EIO "$BACKING" "$MNT"
 expect_error "$TMPD/missing" -o tier=ssd-cloud "$TMPD/missing" "$MNT"

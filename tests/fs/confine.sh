@@ -14,9 +14,11 @@ touch -d @1500000000 "$OUT/secret"
 snapshot() { (cd "$OUT" && find . -printf '%p %y %s %m %U %G %T@\n' | sort && cat secret); }
 before=$(snapshot)
 
-# Names stay cached in the kernel for a minute, so the swap below is not
-# noticed by the kernel and the daemon sees the requests.
-tfs_mount tier=unlimited,entry_timeout=60
+# Names and attributes stay cached in the kernel for a minute, so the swap
+# below is not noticed by the kernel and the daemon sees the requests (with
+# attributes uncached, default_permissions would refetch d's, see a symlink
+# and have the kernel follow it as any symlink).
+tfs_mount tier=unlimited,entry_timeout=60,attr_timeout=60
 
 # 1. Links pointing out of BACKING: acted on as links.
 ln -s "$OUT/secret" "$BACKING/abs"
@@ -57,7 +59,7 @@ for target in "$OUT" ../outside ../../../../../../../.."$OUT"; do
 	rm -rf "$BACKING/d.real"
 	sleep 0 # the kernel's cached entries for d go stale; the next mkdir replaces them
 	tfs_umount
-	tfs_mount tier=unlimited,entry_timeout=60
+	tfs_mount tier=unlimited,entry_timeout=60,attr_timeout=60
 done
 
 [ "$before" = "$(snapshot)" ] || fail "something outside BACKING changed"

@@ -33,7 +33,7 @@ grep -q "made as imagenet-jpeg" <<<"$out" || fail "output does not say the image
 
 "$TIERSIM" calibrate decode --bogus 1 2>"$T/err"
 [ $? -eq 2 ] || fail "an unknown option must exit 2"
-grep -q "unknown option 'bogus'" "$T/err" || fail "message: $(cat "$T/err")"
+grep -q "unknown option '--bogus'" "$T/err" || fail "message: $(cat "$T/err")"
 "$TIERSIM" calibrate decode --dir "$T/none" --out "$T/c.json" 2>"$T/err"
 [ $? -eq 1 ] || fail "a missing folder must exit 1"
 grep -q "$T/none" "$T/err" || fail "message: $(cat "$T/err")"

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "rng.h"
-#include "tier.h"
+#include "tier/tier.h"
 
 #define DRV_MAXQD 256
 

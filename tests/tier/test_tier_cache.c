@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "driver.h"
+#include "tier/tier_json.h"
 #include "tcheck.h"
 
 static struct ts_tier_set *set;
@@ -269,7 +270,7 @@ static void test_expire(void)
 	rd(t, 31 * TS_NS_PER_S, 2, 8192, 4096, 0, &d);
 	CHECK_EQ_U64(cache_num(t, "dirty_bytes"), 0);
 	json_t *o = ts_tier_stats_json(t);
-	json_t *w = json_object_get(json_object_get(o, "ops"), "write");
+	json_t *w = json_object_get(json_object_get(o, TS_STATS_KEY_OPS), "write");
 	CHECK_EQ_U64(json_integer_value(json_object_get(w, "device_bytes")), 0);
 	json_decref(o);
 	ts_tier_free(t);
@@ -460,8 +461,8 @@ static void test_direct(void)
 
 	/* The model's stats: direct reads count no hit bytes. */
 	json_t *o = ts_tier_stats_json(t);
-	json_t *r = json_object_get(json_object_get(o, "ops"), "read");
-	CHECK_EQ_U64(json_integer_value(json_object_get(r, "cache_hit_bytes")),
+	json_t *r = json_object_get(json_object_get(o, TS_STATS_KEY_OPS), "read");
+	CHECK_EQ_U64(json_integer_value(json_object_get(r, TS_STATS_KEY_CACHE_HIT_BYTES)),
 		     2 * TS_MiB - 3 * 4096);
 	json_decref(o);
 	ts_tier_free(t);

@@ -12,6 +12,7 @@
 #include "opt.h"
 
 #include "driver.h"
+#include "tier/tier_json.h"
 #include "tcheck.h"
 
 static struct ts_tier_set *set;
@@ -257,7 +258,7 @@ static void test_latency(void)
 		{ "ssd-cloud", 1e6, 2e6 },
 		{ "essd-pl3", 130e3, 255e3 },
 		{ "nvme-local", 50e3, 98e3 },
-		{ "aws-gp2", 3.162e6, 10e6 },
+		{ "aws-gp2", 353e3, 816e3 }, /* fitted to ioping on gp2 (tier/tiers.lua) */
 	};
 	for (size_t i = 0; i < TS_ARRAY_SIZE(cases); i++) {
 		struct ts_tier *t = model(cases[i].tier, 0, 7);
@@ -275,10 +276,10 @@ static void test_latency(void)
 		CHECK_EQ_U64(d.bound[TS_TIER_BOUND_LATENCY], d.issued);
 		/* The stats' histogram agrees within its bucket error (0.78%). */
 		json_t *o = ts_tier_stats_json(t);
-		json_t *rd = json_object_get(json_object_get(o, "ops"), "read");
+		json_t *rd = json_object_get(json_object_get(o, TS_STATS_KEY_OPS), "read");
 		CHECK_NEAR(json_number_value(json_object_get(rd, "lat_p50_ns")), p50, 0.015);
 		CHECK_NEAR(json_number_value(json_object_get(rd, "lat_p99_ns")), p99, 0.025);
-		CHECK_EQ_U64(json_integer_value(json_object_get(rd, "count")), 200000);
+		CHECK_EQ_U64(json_integer_value(json_object_get(rd, TS_STATS_KEY_COUNT)), 200000);
 		json_decref(o);
 		free(d.lat);
 		ts_tier_free(t);
@@ -412,8 +413,8 @@ static void test_faults(void)
 	}
 	CHECK(nerr > 900 && nerr < 1100);
 	json_t *o = ts_tier_stats_json(t);
-	json_t *wr = json_object_get(json_object_get(o, "ops"), "write");
-	CHECK_EQ_U64(json_integer_value(json_object_get(wr, "errors")), (uint64_t)nerr);
+	json_t *wr = json_object_get(json_object_get(o, TS_STATS_KEY_OPS), "write");
+	CHECK_EQ_U64(json_integer_value(json_object_get(wr, TS_STATS_KEY_ERRORS)), (uint64_t)nerr);
 	json_decref(o);
 	ts_tier_fault_clear(t);
 	ts_tier_submit(t, 10 * TS_NS_PER_S, &r, &done);
@@ -595,11 +596,11 @@ static void test_threads(void)
 		bytes += h[i].bytes;
 	}
 	json_t *o = ts_tier_stats_json(t);
-	json_t *ops = json_object_get(o, "ops");
-	uint64_t n = (uint64_t)json_integer_value(json_object_get(json_object_get(ops, "read"), "count")) +
-		     (uint64_t)json_integer_value(json_object_get(json_object_get(ops, "write"), "count"));
-	uint64_t b = (uint64_t)json_integer_value(json_object_get(json_object_get(ops, "read"), "bytes")) +
-		     (uint64_t)json_integer_value(json_object_get(json_object_get(ops, "write"), "bytes"));
+	json_t *ops = json_object_get(o, TS_STATS_KEY_OPS);
+	uint64_t n = (uint64_t)json_integer_value(json_object_get(json_object_get(ops, TS_STATS_KEY_READ), "count")) +
+		     (uint64_t)json_integer_value(json_object_get(json_object_get(ops, TS_STATS_KEY_WRITE), "count"));
+	uint64_t b = (uint64_t)json_integer_value(json_object_get(json_object_get(ops, TS_STATS_KEY_READ), "bytes")) +
+		     (uint64_t)json_integer_value(json_object_get(json_object_get(ops, TS_STATS_KEY_WRITE), "bytes"));
 	CHECK_EQ_U64(n, 200000);
 	CHECK_EQ_U64(b, bytes);
 	json_decref(o);
@@ -642,6 +643,8 @@ int main(int argc, char **argv)
 			ran++;                                  \
 		}                                               \
 	} while (0)
+	/* The one list of cases: meson.build makes a test of each RUN(test_NAME)
+	 * line, one per line, tab-indented. */
 	RUN(test_caps);
 	RUN(test_gp2_20);
 	RUN(test_gp2_100);

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "tcheck.h"
-#include "tier.h"
+#include "tier/tier.h"
 
 static struct ts_tier_set *builtin(void)
 {
@@ -160,7 +160,7 @@ static void test_malformed(void)
 		  { ":4:", "tier 'y'", "iops.b" } },
 		{ "\n\ntier \"z\" { latency = { read = { p50 = \"1 parsec\", p99 = \"2ms\" } } }\n",
 		  { ":3:", "latency.read.p50", "duration" } },
-		{ "tier \"z\" { lantency = {} }\n", { ":1:", "lantency", "unknown field" } },
+		{ "tier \"z\" { lantency = {} }\n", { ":1:", "lantency", "unknown key" } },
 		{ "tier \"z\" { latency = { read = { p50 = \"2ms\", p99 = \"1ms\" } } }\n",
 		  { ":1:", "latency.read", "p50 <= p99" } },
 		{ "tier \"z\" { capacity = { min = \"1TiB\", default = \"1GiB\" } }\n",

@@ -74,7 +74,7 @@ static void write_sample(const char *path, unsigned n, const struct ts_trace_wri
 	struct ts_trace_writer *w;
 
 	strcpy(h.tier, "essd-pl1");
-	strcpy(h.profile, "fs/tiers.lua");
+	strcpy(h.profile, "tier/tiers.lua");
 	strcpy(h.mount_opts, "tier=essd-pl1,trace=\"q\"\\x");
 	CHECK(ts_trace_writer_open_cfg(path, &h, cfg, &w) == 0);
 	static const char *const names[] = {"/plain", "/with space", "/quote\"and\\back",

@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/files.h"
+#include "core/heap.h"
 #include "core/units.h"
 #include "replay.h"
 #include "traces/stats.h"
@@ -377,50 +379,11 @@ static enum ts_tier_op tier_op(unsigned op)
 	}
 }
 
-/* A binary min-heap of thread cursors by next issue time (ties: thread
- * order), so that the tier model sees submissions in time order. */
-struct heap {
-	struct cursor **c;
-	size_t n;
-};
-
-static bool before(const struct cursor *a, const struct cursor *b)
+/* Thread cursors wait in a min-heap (core/heap.h) by next issue time, ties
+ * in thread order, so that the tier model sees submissions in time order. */
+TS_WUR static int push(struct ts_heap *h, struct cursor *c, const struct plans *ps)
 {
-	if (a->next_issue != b->next_issue)
-		return a->next_issue < b->next_issue;
-	return a->p < b->p;
-}
-
-static void heap_push(struct heap *h, struct cursor *c)
-{
-	size_t i = h->n++;
-	h->c[i] = c;
-	while (i && before(h->c[i], h->c[(i - 1) / 2])) {
-		struct cursor *tmp = h->c[i];
-		h->c[i] = h->c[(i - 1) / 2];
-		h->c[(i - 1) / 2] = tmp;
-		i = (i - 1) / 2;
-	}
-}
-
-static struct cursor *heap_pop(struct heap *h)
-{
-	struct cursor *top = h->c[0];
-	h->c[0] = h->c[--h->n];
-	for (size_t i = 0;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-		if (l < h->n && before(h->c[l], h->c[m]))
-			m = l;
-		if (r < h->n && before(h->c[r], h->c[m]))
-			m = r;
-		if (m == i)
-			break;
-		struct cursor *tmp = h->c[i];
-		h->c[i] = h->c[m];
-		h->c[m] = tmp;
-		i = m;
-	}
-	return top;
+	return ts_heap_push(h, c->next_issue, (uint64_t)(c->p - ps->p), c);
 }
 
 /* Largest byte any data op touches, per file: the size the model and the
@@ -449,7 +412,7 @@ int ts_replay_virtual(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 	struct ts_tier *tier = NULL;
 	struct plans ps;
 	struct cursor *cur = NULL;
-	struct heap h = {0};
+	struct ts_heap h = {0};
 	struct cursor **parked = NULL;
 	uint64_t *ended = NULL;	 /* replayed end per plan, 0 = running */
 	uint64_t *issued = NULL; /* replayed issue per record, 0 = not yet */
@@ -464,11 +427,10 @@ int ts_replay_virtual(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 		goto out;
 	ret = -ENOMEM;
 	cur = calloc(ps.n ? ps.n : 1, sizeof(*cur));
-	h.c = calloc(ps.n ? ps.n : 1, sizeof(*h.c));
 	parked = calloc(ps.n ? ps.n : 1, sizeof(*parked));
 	ended = calloc(ps.n ? ps.n : 1, sizeof(*ended));
 	issued = calloc(t->nrecs ? t->nrecs : 1, sizeof(*issued));
-	if (!cur || !h.c || !parked || !ended || !issued) {
+	if (!cur || !parked || !ended || !issued || ts_heap_reserve(&h, ps.n ? ps.n : 1)) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
@@ -477,14 +439,16 @@ int ts_replay_virtual(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 	size_t nparked = 0;
 	for (size_t k = 0; k < ps.n; k++) {
 		cursor_start(&cur[k], &ps.p[k], t, ps.t0, base, speed);
-		if (schedule(&ps, t, &cur[k], ended, issued, cfg, speed))
-			heap_push(&h, &cur[k]);
-		else
+		if (schedule(&ps, t, &cur[k], ended, issued, cfg, speed)) {
+			if ((ret = push(&h, &cur[k], &ps)))
+				goto nomem;
+		} else {
 			parked[nparked++] = &cur[k];
+		}
 	}
 	uint64_t end = base;
 	while (h.n) {
-		struct cursor *c = heap_pop(&h);
+		struct cursor *c = ts_heap_pop(&h).p;
 		const struct ts_trace_rec *r = &t->recs[c->p->idx[c->i]];
 		uint64_t s = c->next_issue, done;
 		issued[c->p->idx[c->i]] = s;
@@ -518,10 +482,12 @@ int ts_replay_virtual(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 		result_add(res, r->op, done - s, rec_bytes(r));
 		end = TS_MAX(end, done);
 		if (cursor_advance(c, t, s, done, cfg, speed)) {
-			if (schedule(&ps, t, c, ended, issued, cfg, speed))
-				heap_push(&h, c);
-			else
+			if (schedule(&ps, t, c, ended, issued, cfg, speed)) {
+				if ((ret = push(&h, c, &ps)))
+					goto nomem;
+			} else {
 				parked[nparked++] = c;
+			}
 		} else {
 			res->think_ns += c->think_ns;
 			ended[c->p - ps.p] = TS_MAX(c->done_max, 1);
@@ -529,7 +495,8 @@ int ts_replay_virtual(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 		/* wake the threads waiting for an end or an issue */
 		for (size_t k = 0; k < nparked;) {
 			if (schedule(&ps, t, parked[k], ended, issued, cfg, speed)) {
-				heap_push(&h, parked[k]);
+				if ((ret = push(&h, parked[k], &ps)))
+					goto nomem;
 				parked[k] = parked[--nparked];
 			} else {
 				k++;
@@ -539,14 +506,18 @@ int ts_replay_virtual(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 		 * them go rather than stop. */
 		if (!h.n)
 			while (nparked)
-				heap_push(&h, parked[--nparked]);
+				if ((ret = push(&h, parked[--nparked], &ps)))
+					goto nomem;
 	}
 	res->total_ns = end - base; /* from the first issue, which is at base */
 	ret = 0;
+	goto out;
+nomem:
+	snprintf(err, errlen, "out of memory");
 out:
 	ts_tier_free(tier);
 	free(cur);
-	free(h.c);
+	ts_heap_free(&h);
 	free(parked);
 	free(ended);
 	free(issued);
@@ -595,16 +566,16 @@ static int join(char *buf, size_t n, const char *dir, const char *path)
 	return 0;
 }
 
-static int mkdirs(char *path) /* parents of @path */
+/* The folders above @path (mkdir -p of its parent). */
+static int mkdir_parent(const char *path)
 {
-	for (char *s = strchr(path + 1, '/'); s; s = strchr(s + 1, '/')) {
-		*s = 0;
-		int r = mkdir(path, 0755);
-		*s = '/';
-		if (r && errno != EEXIST)
-			return -errno;
-	}
-	return 0;
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return 0;
+	*slash = 0;
+	return ts_mkdir_p(dir, 0755, NULL, 0);
 }
 
 /* Creates or extends the files the trace reads (those it does not create
@@ -672,7 +643,7 @@ static int setup(const struct ts_trace *t, const struct ts_replay_cfg *cfg, char
 		join(path, sizeof(path), cfg->target, ts_trace_path(t, f));
 		struct stat st;
 		int fd = -1;
-		if ((ret = mkdirs(path)) ||
+		if ((ret = mkdir_parent(path)) ||
 		    (fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) < 0) {
 			ret = ret ? ret : -errno;
 			snprintf(err, errlen, "%s: %s", path, ts_strerror(ret));
@@ -681,13 +652,10 @@ static int setup(const struct ts_trace *t, const struct ts_replay_cfg *cfg, char
 		uint64_t off = fstat(fd, &st) ? 0 : (uint64_t)st.st_size;
 		while (buf && off < sizes[f]) {
 			size_t n = (size_t)TS_MIN(TS_MiB, sizes[f] - off);
-			ssize_t w = pwrite(fd, buf, n, (off_t)off);
-			if (w <= 0) {
-				ret = w < 0 ? -errno : -EIO;
+			if ((ret = ts_pwrite_all(fd, buf, n, (off_t)off)))
 				break;
-			}
-			off += (uint64_t)w;
-			done_bytes += (uint64_t)w;
+			off += n;
+			done_bytes += n;
 			if (cfg->progress && ts_now_ns() - last > TS_NS_PER_S / 2) {
 				last = ts_now_ns();
 				char b1[32], b2[32];

@@ -32,7 +32,7 @@
 #include <jansson.h>
 
 #include "core/hist.h"
-#include "tier.h"
+#include "tier/tier.h"
 #include "traces/trace.h"
 
 struct ts_replay_cfg {

@@ -237,21 +237,17 @@ static void rate_reconfigure(struct ts_tier_layer *l, const struct ts_tier_profi
 	set_limits((struct rate *)l, p, lim);
 }
 
-static void rate_stats(struct ts_tier_layer *l, json_t *obj)
+static void rate_stats(struct ts_tier_layer *l, struct ts_tier_stats *out)
 {
 	struct rate *r = (struct rate *)l;
 	int kind = atomic_load_explicit(&r->kind_pub, memory_order_relaxed);
 	if (kind == TS_TIER_BURST_NONE)
 		return;
-	double v = load_double(&r->level_pub), size = load_double(&r->size_pub);
-	json_t *b = json_object();
-	if (!b)
-		return;
-	json_object_set_new(b, "kind", json_string(kind == TS_TIER_BURST_IOPS ? "iops" : "bytes"));
-	json_object_set_new(b, "credits", json_real(v > 0 ? v : 0));
-	json_object_set_new(b, "size", json_real(size));
-	json_object_set_new(b, "fraction", json_real(size > 0 && v > 0 ? v / size : 0));
-	json_object_set_new(obj, "bucket", b);
+	double v = load_double(&r->level_pub);
+	out->has_bucket = true;
+	out->bucket.kind = (enum ts_tier_burst_kind)kind;
+	out->bucket.credits = v > 0 ? v : 0;
+	out->bucket.size = load_double(&r->size_pub);
 }
 
 static void rate_free(struct ts_tier_layer *l)

@@ -62,17 +62,12 @@ static uint64_t fault_submit(struct ts_tier_layer *l, uint64_t now, const struct
 	return ts_tier_layer_next(l, now, req, done);
 }
 
-static void fault_stats(struct ts_tier_layer *l, json_t *obj)
+static void fault_stats(struct ts_tier_layer *l, struct ts_tier_stats *out)
 {
 	struct fault *f = (struct fault *)l;
-	json_t *o = json_object();
-	if (!o)
-		return;
-	json_object_set_new(o, "rules", json_integer((json_int_t)atomic_load_explicit(
-						&f->pub_rules, memory_order_relaxed)));
-	json_object_set_new(o, "injected", json_integer((json_int_t)atomic_load_explicit(
-						   &f->pub_injected, memory_order_relaxed)));
-	json_object_set_new(obj, "faults", o);
+	out->has_faults = true;
+	out->faults.rules = atomic_load_explicit(&f->pub_rules, memory_order_relaxed);
+	out->faults.injected = atomic_load_explicit(&f->pub_injected, memory_order_relaxed);
 }
 
 static void fault_free(struct ts_tier_layer *l)

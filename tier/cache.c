@@ -802,23 +802,20 @@ static void cache_forget(struct ts_tier_layer *l, uint64_t file, uint64_t off, u
 	publish(c);
 }
 
-static void cache_stats(struct ts_tier_layer *l, json_t *obj)
+static void cache_stats(struct ts_tier_layer *l, struct ts_tier_stats *out)
 {
 	struct cache *c = (struct cache *)l;
-	json_t *o = json_object();
-	if (!o)
-		return;
-#define LD(x) (json_int_t) atomic_load_explicit(&c->x, memory_order_relaxed)
-	json_object_set_new(o, "mem_bytes", json_integer((json_int_t)c->mem));
-	json_object_set_new(o, "resident_bytes", json_integer(LD(pub_resident)));
-	json_object_set_new(o, "dirty_bytes", json_integer(LD(pub_dirty)));
-	json_object_set_new(o, "writeback_bytes", json_integer(LD(pub_wb)));
-	json_object_set_new(o, "dirty_limit_bytes", json_integer((json_int_t)c->dirty_limit));
-	json_object_set_new(o, "evicted_chunks", json_integer(LD(pub_evicted)));
-	json_object_set_new(o, "chunks", json_integer(LD(pub_entries)));
-	json_object_set_new(o, "chunk_bytes", json_integer((json_int_t)CHUNK));
+#define LD(x) atomic_load_explicit(&c->x, memory_order_relaxed)
+	out->has_cache = true;
+	out->cache.mem = c->mem;
+	out->cache.resident = LD(pub_resident);
+	out->cache.dirty = LD(pub_dirty);
+	out->cache.writeback = LD(pub_wb);
+	out->cache.dirty_limit = c->dirty_limit;
+	out->cache.evicted_chunks = LD(pub_evicted);
+	out->cache.chunks = LD(pub_entries);
+	out->cache.chunk_bytes = CHUNK;
 #undef LD
-	json_object_set_new(obj, "cache", o);
 }
 
 static void cache_free(struct ts_tier_layer *l)

@@ -10,13 +10,13 @@
  * a virtual clock simply advances. The same code serves both, so emulation
  * and prediction cannot drift apart.
  *
- * Profiles are data: Lua files (fs/tiers.lua ships the built-in tiers)
+ * Profiles are data: Lua files (tier/tiers.lua ships the built-in tiers)
  * where each tier is declared with a constructor call
  *
  *     tier "ssd-cloud" { iops = { b = 30, cap = 20000 }, ... }
  *
  * and every number carries its public source in a comment. The field list
- * is documented at the top of fs/tiers.lua.
+ * is documented at the top of tier/tiers.lua.
  *
  * Errors: 0 or a count on success, -errno or TS_E_* on failure; functions
  * taking err/errlen also write one line for the user there.
@@ -27,8 +27,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-
-#include <jansson.h>
 
 #include "ts.h"
 
@@ -74,6 +72,36 @@ enum ts_tier_burst_kind {
 	TS_TIER_BURST_BYTES, /* credits are bytes (AWS st1/sc1) */
 };
 
+/*
+ * Evidence: where each number of a profile comes from. `measured` names
+ * the measurement it was fitted to (and, in fit_case, the validation case
+ * that holds it, which then cannot also check it), `spec` a vendor table,
+ * `assumed` neither. Labelled per field; fs/tiers.lua documents the form.
+ */
+enum ts_tier_ev_label { TS_EV_NONE, TS_EV_MEASURED, TS_EV_SPEC, TS_EV_ASSUMED };
+enum ts_tier_ev_field {
+	TS_EV_IOPS,
+	TS_EV_READ_IOPS,
+	TS_EV_WRITE_IOPS,
+	TS_EV_MIBPS,
+	TS_EV_READ_MIBPS,
+	TS_EV_WRITE_MIBPS,
+	TS_EV_BURST, /* burst rate and bucket */
+	TS_EV_LAT_READ,
+	TS_EV_LAT_WRITE,
+	TS_EV_LAT_META,
+	TS_EV_LAT_SYNC,
+	TS_EV_NR,
+};
+struct ts_tier_evidence {
+	enum ts_tier_ev_label label; /* NONE: the field is not set, or not labelled */
+	char *what;		     /* the measurement or table, one line */
+	char *fit_case;		     /* validation case id it was fitted to, or NULL */
+};
+/* "iops" ... "latency.sync"; "measured", "spec", "assumed" ("-" for NONE). */
+const char *ts_tier_ev_field_name(enum ts_tier_ev_field f);
+const char *ts_tier_ev_label_name(enum ts_tier_ev_label l);
+
 struct ts_tier_profile {
 	char *name;
 	char *desc;	/* one line: what the tier is */
@@ -98,6 +126,9 @@ struct ts_tier_profile {
 
 	unsigned parallel; /* requests the device serves at once; 0 = unbounded */
 	struct ts_tier_dist lat_read, lat_write, lat_meta, lat_sync;
+
+	bool has_evidence; /* an evidence table was given: every set field is labelled */
+	struct ts_tier_evidence ev[TS_EV_NR];
 };
 
 /* What a profile means at one capacity. Rates are per second; 0 = no cap. */
@@ -117,7 +148,7 @@ struct ts_tier_set;
 
 /* Loads one profile file into a new set. */
 TS_WUR int ts_tier_set_load(const char *path, struct ts_tier_set **out, char *err, size_t errlen);
-/* Loads the built-in tiers (fs/tiers.lua found through ts_data_find). */
+/* Loads the built-in tiers (tier/tiers.lua found through ts_data_find). */
 TS_WUR int ts_tier_set_load_default(struct ts_tier_set **out, char *err, size_t errlen);
 /* Adds the tiers of a user's file to @set; a tier of the same name
  * replaces the existing one. On error @set is unchanged. */
@@ -142,6 +173,9 @@ TS_WUR int ts_tier_effective(const struct ts_tier_profile *p, uint64_t capacity,
  * tier with its effective caps, latency p50/p99, burst and source.
  * @capacity 0 = each tier's default. Returns 0 or -errno. */
 int ts_tier_print_table(FILE *f, const struct ts_tier_set *set, uint64_t capacity);
+/* One row per labelled field of every tier: tier, field, label, what it
+ * was fitted to or taken from. Returns 0 or -errno. */
+int ts_tier_print_evidence(FILE *f, const struct ts_tier_set *set);
 
 /* ---- The model --------------------------------------------------------- */
 
@@ -243,10 +277,39 @@ TS_WUR int ts_tier_switch(struct ts_tier *t, const struct ts_tier_profile *p, ui
 const struct ts_tier_profile *ts_tier_profile(const struct ts_tier *t);
 void ts_tier_limits(const struct ts_tier *t, struct ts_tier_limits *out);
 
-/* A new JSON object (caller owns the reference) with the tier, its
- * limits, per-op counts, bytes and latency p50/p99/p99.9, bucket levels,
- * cache hit ratio, dirty bytes and queue depth. NULL on ENOMEM. */
-json_t *ts_tier_stats_json(struct ts_tier *t);
+/* What the model has done so far, per op. Bytes count reads and writes. */
+struct ts_tier_op_stats {
+	uint64_t count, bytes, hit_bytes, dev_bytes, dev_ios, errors;
+	double lat_mean_ns; /* arrival to completion, as returned */
+	uint64_t lat_p50_ns, lat_p99_ns, lat_p999_ns, lat_max_ns;
+};
+
+/* A snapshot of the model's counters and of each layer's state (tier_json.h
+ * gives it as JSON). Taken without the model's lock from relaxed atomics,
+ * so the fields are each exact but not taken at one instant. */
+struct ts_tier_stats {
+	const struct ts_tier_profile *profile;
+	struct ts_tier_limits limits;
+	uint64_t floor_ns, mem;
+	struct ts_tier_op_stats op[TS_TIER_OP_NR];
+	uint64_t bound[TS_TIER_BOUND_NR]; /* requests whose completion each bound set */
+	bool has_faults;		  /* the fault layer (always there) */
+	struct {
+		uint64_t rules, injected;
+	} faults;
+	bool has_cache; /* mem > 0 */
+	struct {
+		uint64_t mem, resident, dirty, writeback, dirty_limit, evicted_chunks, chunks,
+			chunk_bytes;
+	} cache;
+	bool has_bucket; /* a burst bucket in force */
+	struct {
+		enum ts_tier_burst_kind kind;
+		double credits, size;
+	} bucket;
+	uint32_t queue_depth; /* device requests in flight at the last request */
+};
+void ts_tier_stats(struct ts_tier *t, struct ts_tier_stats *out);
 
 /* ---- Fault injection (for tests of IO error paths) --------------------- */
 

@@ -1,5 +1,5 @@
 /*
- * tier_layer.h — the layers the tier model is stacked from (private to fs/).
+ * tier_layer.h — the layers the tier model is stacked from (private to tier/).
  *
  * A model is a stack of decorators, each holding `next`:
  *
@@ -34,9 +34,9 @@ struct ts_tier_layer_ops {
 	 * sense (bucket level as a fraction, cache contents) is kept. */
 	void (*reconfigure)(struct ts_tier_layer *l, const struct ts_tier_profile *p,
 			    const struct ts_tier_limits *lim);
-	/* Optional. Adds the layer's fields to @obj. Called without the model's
+	/* Optional. Fills the layer's part of @out. Called without the model's
 	 * lock: read only published atomics. */
-	void (*stats)(struct ts_tier_layer *l, json_t *obj);
+	void (*stats)(struct ts_tier_layer *l, struct ts_tier_stats *out);
 	/* Required. Frees the layer (not its next). */
 	void (*free)(struct ts_tier_layer *l);
 };

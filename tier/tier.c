@@ -1,7 +1,8 @@
 /*
  * tier.c — the tier model object: builds the layer stack of a profile
  * (fault -> cache -> rate -> device, see tier_layer.h), serializes
- * requests into it, and keeps the lock-free statistics.
+ * requests into it, and keeps the lock-free statistics (as JSON:
+ * tier_json.c).
  *
  * One mutex guards the stack: the emulated device is one queue, and the
  * work under the lock is a few heap and hash operations per request. The
@@ -17,6 +18,7 @@
 
 #include "hist.h"
 #include "opt.h"
+#include "stats_keys.h"
 #include "tier.h"
 #include "tier_layer.h"
 
@@ -39,25 +41,33 @@ struct ts_tier {
 
 const struct ts_opt ts_tier_cfg_opts[] = {
 	{ "capacity", TS_OPT_SIZE, offsetof(struct ts_tier_cfg, capacity), NULL, 0, 0, "bytes",
-	  "emulated disk size (0 = the tier's default); sets the capacity formulas' C" },
+	  "emulated disk size: 0 (the default) is the tier's default size, one below the tier's "
+	  "smallest disk is raised to it (see --list-tiers --capacity); sets the capacity "
+	  "formulas' C" },
 	{ "mem", TS_OPT_SIZE, offsetof(struct ts_tier_cfg, mem), NULL, 0, 0, "bytes",
-	  "page-cache size of the emulated server (0 = no page cache)" },
+	  "page-cache size of the emulated server: 0 (no page cache, the default) or at least "
+	  "128 KiB" },
 	{ "seed", TS_OPT_U64, offsetof(struct ts_tier_cfg, seed), "1", 0, 0, "",
-	  "seed of the latency samples" },
+	  "seed of the latency samples, 0 to 2^64-1" },
 	{ "floor", TS_OPT_DURATION, offsetof(struct ts_tier_cfg, floor_ns), NULL, 0, 0, "ns",
-	  "per-request overhead the caller already pays, taken off injected latency" },
+	  "per-request overhead the caller already pays, taken off injected latency: a duration "
+	  ">= 0 (measured at mount unless calib=false)" },
 	{ "dirty_limit", TS_OPT_SIZE, offsetof(struct ts_tier_cfg, dirty_limit), NULL, 0, 0,
-	  "bytes", "dirty page-cache bytes before writes throttle (0 = 20% of mem)" },
+	  "bytes", "dirty page-cache bytes before writes throttle: 0 (20% of mem) or a size, "
+	  "capped at mem" },
 	{ "ra_max", TS_OPT_SIZE, offsetof(struct ts_tier_cfg, ra_max), NULL, 0, 0, "bytes",
-	  "largest readahead window (0 = 128 KiB, as Linux)" },
+	  "largest readahead window: 0 (128 KiB, as Linux) or a size (one under 4 KiB counts "
+	  "as 4 KiB)" },
 	{ "mem_rate", TS_OPT_RATE, offsetof(struct ts_tier_cfg, mem_bps), NULL, 0, 0, "bytes/s",
-	  "page-cache copy rate (0 = the built-in measured figure)" },
+	  "page-cache copy rate: 0 (the built-in measured figure) or a rate" },
 	{ NULL },
 };
 
 const char *ts_tier_op_name(enum ts_tier_op op)
 {
-	static const char *const n[] = { "read", "write", "fsync", "fdatasync", "meta" };
+	/* The names are the keys of the per-op stats (stats_keys.h). */
+	static const char *const n[] = { TS_STATS_KEY_READ, TS_STATS_KEY_WRITE, "fsync",
+					 "fdatasync", "meta" };
 	return op < TS_TIER_OP_NR ? n[op] : "?";
 }
 
@@ -258,84 +268,36 @@ unsigned ts_tier_fault_list(struct ts_tier *t, struct ts_tier_fault *out, unsign
 
 /* ---- Stats -------------------------------------------------------------- */
 
-static json_t *limits_json(const struct ts_tier_limits *l)
-{
-	json_t *o = json_object();
-	if (!o)
-		return NULL;
-	json_object_set_new(o, "capacity_bytes", json_integer((json_int_t)l->capacity));
-	json_object_set_new(o, "iops", json_real(l->iops));
-	json_object_set_new(o, "read_iops", json_real(l->read_iops));
-	json_object_set_new(o, "write_iops", json_real(l->write_iops));
-	json_object_set_new(o, "bytes_per_s", json_real(l->bps));
-	json_object_set_new(o, "read_bytes_per_s", json_real(l->read_bps));
-	json_object_set_new(o, "write_bytes_per_s", json_real(l->write_bps));
-	json_object_set_new(o, "io_unit", json_integer((json_int_t)l->io_unit));
-	json_object_set_new(o, "parallel", json_integer(l->parallel));
-	if (l->burst != TS_TIER_BURST_NONE) {
-		json_object_set_new(o, "burst_iops", json_real(l->burst_iops));
-		json_object_set_new(o, "burst_bytes_per_s", json_real(l->burst_bps));
-		json_object_set_new(o, "bucket_size", json_real(l->bucket_size));
-		json_object_set_new(o, "bucket_refill_per_s", json_real(l->bucket_refill));
-	}
-	return o;
-}
-
-static json_t *op_json(struct op_stats *s)
+static void op_stats_of(struct op_stats *s, struct ts_tier_op_stats *o)
 {
 	struct ts_hist h;
 	ts_hist_snapshot(&s->lat, &h);
-	json_t *o = json_object();
-	if (!o)
-		return NULL;
-#define LD(x) (json_int_t) atomic_load_explicit(&s->x, memory_order_relaxed)
-	json_object_set_new(o, "count", json_integer(LD(count)));
-	json_object_set_new(o, "bytes", json_integer(LD(bytes)));
-	json_object_set_new(o, "cache_hit_bytes", json_integer(LD(hit_bytes)));
-	json_object_set_new(o, "device_bytes", json_integer(LD(dev_bytes)));
-	json_object_set_new(o, "device_ios", json_integer(LD(dev_ios)));
-	json_object_set_new(o, "errors", json_integer(LD(errors)));
+#define LD(x) atomic_load_explicit(&s->x, memory_order_relaxed)
+	o->count = LD(count);
+	o->bytes = LD(bytes);
+	o->hit_bytes = LD(hit_bytes);
+	o->dev_bytes = LD(dev_bytes);
+	o->dev_ios = LD(dev_ios);
+	o->errors = LD(errors);
 #undef LD
-	json_object_set_new(o, "lat_mean_ns", json_real(ts_hist_mean(&h)));
-	json_object_set_new(o, "lat_p50_ns", json_integer((json_int_t)ts_hist_percentile(&h, 50)));
-	json_object_set_new(o, "lat_p99_ns", json_integer((json_int_t)ts_hist_percentile(&h, 99)));
-	json_object_set_new(o, "lat_p999_ns",
-			    json_integer((json_int_t)ts_hist_percentile(&h, 99.9)));
-	json_object_set_new(o, "lat_max_ns", json_integer((json_int_t)h.max));
-	return o;
+	o->lat_mean_ns = ts_hist_mean(&h);
+	o->lat_p50_ns = ts_hist_percentile(&h, 50);
+	o->lat_p99_ns = ts_hist_percentile(&h, 99);
+	o->lat_p999_ns = ts_hist_percentile(&h, 99.9);
+	o->lat_max_ns = h.max;
 }
 
-json_t *ts_tier_stats_json(struct ts_tier *t)
+void ts_tier_stats(struct ts_tier *t, struct ts_tier_stats *out)
 {
-	json_t *o = json_object(), *ops = json_object(), *bounds = json_object();
-	if (!o || !ops || !bounds) {
-		json_decref(o);
-		json_decref(ops);
-		json_decref(bounds);
-		return NULL;
-	}
-	const struct ts_tier_profile *p;
-	struct ts_tier_limits lim;
-	current(t, &p, &lim);
-
-	json_object_set_new(o, "tier", json_string(p->name));
-	json_object_set_new(o, "limits", limits_json(&lim));
-	json_object_set_new(o, "floor_ns", json_integer((json_int_t)t->floor_ns));
-	json_object_set_new(o, "mem_bytes", json_integer((json_int_t)t->mem));
-	uint64_t hit = 0, rd = 0;
+	memset(out, 0, sizeof(*out));
+	current(t, &out->profile, &out->limits);
+	out->floor_ns = t->floor_ns;
+	out->mem = t->mem;
 	for (int i = 0; i < TS_TIER_OP_NR; i++)
-		json_object_set_new(ops, ts_tier_op_name(i), op_json(&t->st[i]));
-	hit = atomic_load_explicit(&t->st[TS_TIER_READ].hit_bytes, memory_order_relaxed);
-	rd = atomic_load_explicit(&t->st[TS_TIER_READ].bytes, memory_order_relaxed);
-	json_object_set_new(o, "ops", ops);
-	json_object_set_new(o, "cache_hit_ratio", json_real(rd ? (double)hit / (double)rd : 0));
+		op_stats_of(&t->st[i], &out->op[i]);
 	for (int i = 0; i < TS_TIER_BOUND_NR; i++)
-		json_object_set_new(bounds, ts_tier_bound_name(i),
-				    json_integer((json_int_t)atomic_load_explicit(
-					    &t->bound[i], memory_order_relaxed)));
-	json_object_set_new(o, "bound_by", bounds);
+		out->bound[i] = atomic_load_explicit(&t->bound[i], memory_order_relaxed);
 	for (struct ts_tier_layer *l = t->top; l; l = l->next)
 		if (l->ops->stats)
-			l->ops->stats(l, o);
-	return o;
+			l->ops->stats(l, out);
 }

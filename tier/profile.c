@@ -2,25 +2,25 @@
  * profile.c — tier profiles: loading them from Lua files, what they mean at
  * a capacity, and the table `tierfs --list-tiers` prints.
  *
- * A profile file runs in a sandbox that holds only `tier` and a few pure
- * functions (math, string, tonumber...): no io, os, require or load, so a
- * profile can compute but cannot touch anything. `tier "name"` returns a
- * function that takes the tier's table, so a declaration reads
+ * A profile file is a Lua data file (luadata/luadata.h): it runs in a
+ * sandbox that holds only `tier` and a few pure functions (math, string,
+ * tonumber...): no io, os, require or load, so a profile can compute but
+ * cannot touch anything. A declaration reads
  *
  *     tier "ssd-cloud" { iops = { b = 30, cap = 20000 }, ... }
  *
- * and the first call records the line of the declaration (debug info of
- * its caller), which every later error about the tier names. The tables
- * are converted to C once the file has run; unknown fields are errors.
+ * and its line is recorded, which every later error about the tier names.
+ * The tables are converted to C once the file has run; unknown fields are
+ * errors.
  */
 #include <inttypes.h>
 #include <lauxlib.h>
 #include <lua.h>
-#include <lualib.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "luadata/luadata.h"
 #include "paths.h"
 #include "tier.h"
 #include "units.h"
@@ -34,81 +34,23 @@ struct ts_tier_set {
 
 /* ---- Loading ------------------------------------------------------------ */
 
-#define LIST_KEY "ts.tier.list"
+static const char *const tier_keys[] = { "desc",	  "source",	    "capacity",
+					 "iops",	  "read_iops",	    "write_iops",
+					 "mibps",	  "read_mibps",	    "write_mibps",
+					 "io_unit",	  "merge_sequential", "charge_full_unit",
+					 "burst",	  "parallel",	    "latency",
+					 "evidence",	  NULL };
 
-/* tier "name" { ... }: the inner call, upvalues name and line. */
-static int l_tier_body(lua_State *L)
-{
-	luaL_checktype(L, 1, LUA_TTABLE);
-	lua_getfield(L, LUA_REGISTRYINDEX, LIST_KEY);
-	lua_Integer n = luaL_len(L, -1);
-	for (lua_Integer i = 1; i <= n; i++) {
-		lua_rawgeti(L, -1, i);
-		lua_getfield(L, -1, "name");
-		if (lua_rawequal(L, -1, lua_upvalueindex(1)))
-			return luaL_error(L, "tier '%s' is declared twice in this file",
-					  lua_tostring(L, lua_upvalueindex(1)));
-		lua_pop(L, 2);
-	}
-	lua_createtable(L, 0, 3);
-	lua_pushvalue(L, lua_upvalueindex(1));
-	lua_setfield(L, -2, "name");
-	lua_pushvalue(L, lua_upvalueindex(2));
-	lua_setfield(L, -2, "line");
-	lua_pushvalue(L, 1);
-	lua_setfield(L, -2, "t");
-	lua_rawseti(L, -2, n + 1);
-	return 0;
-}
-
-static int l_tier(lua_State *L)
-{
-	const char *name = luaL_checkstring(L, 1);
-	if (!*name)
-		return luaL_error(L, "tier name is empty");
-	/* The line in the file's main chunk, so that a tier declared inside
-	 * a Lua function (essd() in tiers.lua) is named by that function's call. */
-	lua_Debug ar;
-	int line = 0;
-	for (int lv = 1; lua_getstack(L, lv, &ar); lv++) {
-		if (!lua_getinfo(L, "Sl", &ar))
-			break;
-		if (ar.currentline > 0)
-			line = ar.currentline;
-		if (strcmp(ar.what, "main") == 0)
-			break;
-	}
-	lua_pushvalue(L, 1);
-	lua_pushinteger(L, line);
-	lua_pushcclosure(L, l_tier_body, 2);
-	return 1;
-}
-
-/* The sandbox's globals: tier and pure functions only. */
-static void push_sandbox(lua_State *L)
-{
-	static const char *const base[] = { "tonumber", "tostring", "type", "pairs", "ipairs",
-					    "select", "error", "assert", "next" };
-	static const char *const libs[] = { "math", "string", "table" };
-	lua_newtable(L);
-	for (size_t i = 0; i < TS_ARRAY_SIZE(base); i++) {
-		lua_getglobal(L, base[i]);
-		lua_setfield(L, -2, base[i]);
-	}
-	for (size_t i = 0; i < TS_ARRAY_SIZE(libs); i++) {
-		lua_getglobal(L, libs[i]);
-		lua_setfield(L, -2, libs[i]);
-	}
-	lua_pushcfunction(L, l_tier);
-	lua_setfield(L, -2, "tier");
-}
+static const struct ts_luadata_kind kinds[] = {
+	{ .name = "tier", .named = true, .keys = tier_keys },
+	{ NULL },
+};
 
 /* Context for converting one tier table. */
 struct conv {
 	lua_State *L;
-	const char *file;
-	int line;
-	const char *tier;
+	struct ts_luadata *d;
+	struct ts_luadata_decl decl;
 	char *err;
 	size_t errlen;
 };
@@ -121,41 +63,13 @@ static int conv_fail(struct conv *c, const char *field, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	snprintf(c->err, c->errlen, "%s:%d: tier '%s': field '%s': %s", c->file, c->line, c->tier,
-		 field, msg);
-	return TS_E_PROFILE;
+	return ts_luadata_error(c->d, &c->decl, c->err, c->errlen, "field '%s': %s", field, msg);
 }
 
 /* Every key of the table at @idx must be one of @known (NULL-terminated). */
 static int check_keys(struct conv *c, int idx, const char *prefix, const char *const *known)
 {
-	lua_State *L = c->L;
-	idx = lua_absindex(L, idx);
-	lua_pushnil(L);
-	while (lua_next(L, idx)) {
-		lua_pop(L, 1);
-		char field[96];
-		if (lua_type(L, -1) != LUA_TSTRING) {
-			lua_pop(L, 1);
-			return conv_fail(c, prefix[0] ? prefix : "(table)",
-					 "unexpected positional value; use named fields");
-		}
-		const char *k = lua_tostring(L, -1);
-		bool ok = false;
-		for (const char *const *p = known; *p; p++)
-			ok |= strcmp(*p, k) == 0;
-		if (!ok) {
-			char list[256] = "";
-			size_t used = 0;
-			for (const char *const *p = known; *p; p++)
-				used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
-							used ? ", " : "", *p);
-			snprintf(field, sizeof(field), "%s%s%s", prefix, prefix[0] ? "." : "", k);
-			lua_pop(L, 1);
-			return conv_fail(c, field, "unknown field (known: %s)", list);
-		}
-	}
-	return 0;
+	return ts_luadata_check_keys(c->d, &c->decl, idx, prefix, known, c->err, c->errlen);
 }
 
 static void path_of(char *out, size_t n, const char *prefix, const char *k)
@@ -374,18 +288,177 @@ static void profile_free(struct ts_tier_profile *p)
 	free(p->desc);
 	free(p->source);
 	free(p->where);
+	for (int i = 0; i < TS_EV_NR; i++) {
+		free(p->ev[i].what);
+		free(p->ev[i].fit_case);
+	}
 	free(p);
+}
+
+/* ---- Evidence labels ------------------------------------------------------ */
+
+/*
+ * evidence = { FIELD = ENTRY, ... } where FIELD is iops, read_iops,
+ * write_iops, mibps, read_mibps, write_mibps, burst or latency, and ENTRY
+ * is { LABEL, "what", case = "validation case id" } with LABEL one of
+ * "measured", "spec", "assumed" (case optional). latency may also be
+ * { read = ENTRY, write = ENTRY, meta = ENTRY, sync = ENTRY }. Once a
+ * tier has an evidence table, every field it sets must be labelled and no
+ * label may name a field it does not set.
+ */
+static const char *const ev_names[TS_EV_NR] = {
+	"iops",		"read_iops",	 "write_iops",	 "mibps",
+	"read_mibps",	"write_mibps",	 "burst",	 "latency.read",
+	"latency.write", "latency.meta", "latency.sync",
+};
+
+const char *ts_tier_ev_field_name(enum ts_tier_ev_field f)
+{
+	return f < TS_EV_NR ? ev_names[f] : "?";
+}
+
+const char *ts_tier_ev_label_name(enum ts_tier_ev_label l)
+{
+	static const char *const n[] = { "-", "measured", "spec", "assumed" };
+	return l <= TS_EV_ASSUMED ? n[l] : "?";
+}
+
+/* Whether @p sets field @f at all. */
+static bool ev_field_set(const struct ts_tier_profile *p, enum ts_tier_ev_field f)
+{
+	switch (f) {
+	case TS_EV_IOPS: return p->iops.set;
+	case TS_EV_READ_IOPS: return p->read_iops.set;
+	case TS_EV_WRITE_IOPS: return p->write_iops.set;
+	case TS_EV_MIBPS: return p->mibps.set;
+	case TS_EV_READ_MIBPS: return p->read_mibps.set;
+	case TS_EV_WRITE_MIBPS: return p->write_mibps.set;
+	case TS_EV_BURST: return p->burst != TS_TIER_BURST_NONE;
+	case TS_EV_LAT_READ: return p->lat_read.kind != TS_TIER_DIST_NONE;
+	case TS_EV_LAT_WRITE: return p->lat_write.kind != TS_TIER_DIST_NONE;
+	case TS_EV_LAT_META: return p->lat_meta.kind != TS_TIER_DIST_NONE;
+	case TS_EV_LAT_SYNC: return p->lat_sync.kind != TS_TIER_DIST_NONE;
+	default: return false;
+	}
+}
+
+/* One { LABEL, "what", case = ID } at @idx into @out. */
+static int ev_entry(struct conv *c, int idx, const char *field, struct ts_tier_evidence *out)
+{
+	lua_State *L = c->L;
+	char f[96];
+	snprintf(f, sizeof(f), "evidence.%s", field);
+	if (!lua_istable(L, idx))
+		return conv_fail(c, f, "expected { \"measured\"|\"spec\"|\"assumed\", \"source\" }");
+	idx = lua_absindex(L, idx);
+	lua_pushnil(L);
+	while (lua_next(L, idx)) {
+		bool ok = (lua_type(L, -2) == LUA_TNUMBER &&
+			   (lua_tointeger(L, -2) == 1 || lua_tointeger(L, -2) == 2)) ||
+			  (lua_type(L, -2) == LUA_TSTRING && !strcmp(lua_tostring(L, -2), "case"));
+		lua_pop(L, 1);
+		if (!ok) {
+			lua_pop(L, 1);
+			return conv_fail(c, f, "unknown key (an entry is { LABEL, \"source\", "
+					       "case = \"case-id\" })");
+		}
+	}
+	lua_rawgeti(L, idx, 1);
+	const char *label = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+	out->label = !label ? TS_EV_NONE
+		     : !strcmp(label, "measured") ? TS_EV_MEASURED
+		     : !strcmp(label, "spec")	  ? TS_EV_SPEC
+		     : !strcmp(label, "assumed")  ? TS_EV_ASSUMED
+						  : TS_EV_NONE;
+	lua_pop(L, 1);
+	if (out->label == TS_EV_NONE)
+		return conv_fail(c, f, "the label (first value) must be \"measured\", \"spec\" or "
+				       "\"assumed\"");
+	lua_rawgeti(L, idx, 2);
+	bool src = lua_type(L, -1) == LUA_TSTRING && *lua_tostring(L, -1);
+	char *what = src ? strdup(lua_tostring(L, -1)) : NULL;
+	lua_pop(L, 1);
+	if (!src)
+		return conv_fail(c, f, "missing its source (second value: the measurement, the "
+				       "vendor table, or why it is assumed)");
+	if (!what)
+		return -ENOMEM;
+	free(out->what);
+	out->what = what;
+	return get_field(c, idx, f, "case", K_STRING, &out->fit_case, NULL);
+}
+
+static int conv_evidence(struct conv *c, int t, struct ts_tier_profile *p)
+{
+	static const char *const keys[] = { "iops",	  "read_iops",	 "write_iops", "mibps",
+					    "read_mibps", "write_mibps", "burst",      "latency",
+					    NULL };
+	static const char *const lat_keys[] = { "read", "write", "meta", "sync", NULL };
+	lua_State *L = c->L;
+	int base = lua_gettop(L), rc = 0;
+	int ty = lua_getfield(L, t, "evidence");
+	if (ty == LUA_TNIL)
+		goto out;
+	if (ty != LUA_TTABLE) {
+		rc = conv_fail(c, "evidence", "expected a table { FIELD = { LABEL, \"source\" } }");
+		goto out;
+	}
+	int e = lua_gettop(L);
+	p->has_evidence = true;
+	if ((rc = check_keys(c, e, "evidence", keys)))
+		goto out;
+	for (int f = 0; f < TS_EV_LAT_READ && !rc; f++) {
+		if (lua_getfield(L, e, ev_names[f]) != LUA_TNIL)
+			rc = ev_entry(c, -1, ev_names[f], &p->ev[f]);
+		lua_pop(L, 1);
+	}
+	if (rc)
+		goto out;
+	/* latency: one entry for every op, or one per op. */
+	ty = lua_getfield(L, e, "latency");
+	if (ty == LUA_TTABLE) {
+		lua_rawgeti(L, -1, 1);
+		bool whole = lua_type(L, -1) == LUA_TSTRING;
+		lua_pop(L, 1);
+		if (whole) {
+			for (int f = TS_EV_LAT_READ; f <= TS_EV_LAT_SYNC && !rc; f++)
+				if (ev_field_set(p, f))
+					rc = ev_entry(c, -1, "latency", &p->ev[f]);
+		} else if (!(rc = check_keys(c, -1, "evidence.latency", lat_keys))) {
+			for (int f = TS_EV_LAT_READ; f <= TS_EV_LAT_SYNC && !rc; f++) {
+				if (lua_getfield(L, -1, lat_keys[f - TS_EV_LAT_READ]) != LUA_TNIL)
+					rc = ev_entry(c, -1, ev_names[f], &p->ev[f]);
+				lua_pop(L, 1);
+			}
+		}
+	} else if (ty != LUA_TNIL) {
+		rc = conv_fail(c, "evidence.latency", "expected an entry or { read=, write=, ... }");
+	}
+	if (rc)
+		goto out;
+	for (int f = 0; f < TS_EV_NR; f++) {
+		char fld[64];
+		snprintf(fld, sizeof(fld), "evidence.%s", ev_names[f]);
+		bool set = ev_field_set(p, f), labelled = p->ev[f].label != TS_EV_NONE;
+		if (set && !labelled) {
+			rc = conv_fail(c, fld, "missing: the tier sets %s, so label it \"measured\", "
+					       "\"spec\" or \"assumed\" with its source",
+				       ev_names[f]);
+			break;
+		}
+		if (labelled && !set) {
+			rc = conv_fail(c, fld, "labels %s, which the tier does not set", ev_names[f]);
+			break;
+		}
+	}
+out:
+	lua_settop(L, base);
+	return rc;
 }
 
 /* Converts the tier table at the top of the stack. */
 static int conv_tier(struct conv *c, struct ts_tier_profile *p)
 {
-	static const char *const keys[] = { "desc",	    "source",	      "capacity",
-					    "iops",	    "read_iops",      "write_iops",
-					    "mibps",	    "read_mibps",     "write_mibps",
-					    "io_unit",	    "merge_sequential", "charge_full_unit",
-					    "burst",	    "parallel",	      "latency",
-					    NULL };
 	static const char *const cap_keys[] = { "min", "max", "default", NULL };
 	static const char *const burst_keys[] = { "kind", "iops", "mibps", "bucket", "below_gib",
 						  NULL };
@@ -396,7 +469,8 @@ static int conv_tier(struct conv *c, struct ts_tier_profile *p)
 	double par = 0;
 	bool has;
 
-	if ((rc = check_keys(c, t, "", keys)) || (rc = get_field(c, t, "", "desc", K_STRING, &p->desc, NULL)) ||
+	/* The top-level keys were checked against tier_keys by the loader. */
+	if ((rc = get_field(c, t, "", "desc", K_STRING, &p->desc, NULL)) ||
 	    (rc = get_field(c, t, "", "source", K_STRING, &p->source, NULL)) ||
 	    (rc = get_formula(c, t, "", "iops", &p->iops)) ||
 	    (rc = get_formula(c, t, "", "read_iops", &p->read_iops)) ||
@@ -484,7 +558,7 @@ static int conv_tier(struct conv *c, struct ts_tier_profile *p)
 		return conv_fail(c, "latency", "expected a table");
 	}
 	lua_pop(L, 1);
-	return 0;
+	return conv_evidence(c, t, p);
 }
 
 static int set_push(struct ts_tier_profile ***v, size_t *n, size_t *cap,
@@ -502,93 +576,46 @@ static int set_push(struct ts_tier_profile ***v, size_t *n, size_t *cap,
 	return 0;
 }
 
-#define PROFILE_MAX_INSTR 100000000 /* about a second of Lua */
-
-static void runaway(lua_State *L, lua_Debug *ar)
-{
-	lua_getinfo(L, "Sl", ar);
-	luaL_error(L, "%s:%d: the profile ran for more than %d Lua instructions (a loop that "
-		   "never ends?)",
-		   ar->short_src, ar->currentline, PROFILE_MAX_INSTR);
-}
-
 /* Runs @path and converts its tiers into @out (a fresh set). */
 static int load_file(const char *path, struct ts_tier_set *out, char *err, size_t errlen)
 {
-	lua_State *L = luaL_newstate();
-	int rc = 0;
-	if (!L)
-		return -ENOMEM;
-	luaL_requiref(L, "_G", luaopen_base, 1);
-	luaL_requiref(L, "math", luaopen_math, 1);
-	luaL_requiref(L, "string", luaopen_string, 1);
-	luaL_requiref(L, "table", luaopen_table, 1);
-	lua_settop(L, 0);
-	lua_newtable(L);
-	lua_setfield(L, LUA_REGISTRYINDEX, LIST_KEY);
-
-	/* A profile is data with a little arithmetic: one that runs away is
-	 * stopped rather than hanging the mount. */
-	lua_sethook(L, runaway, LUA_MASKCOUNT, PROFILE_MAX_INSTR);
-	int lrc = luaL_loadfilex(L, path, "t");
-	if (lrc == LUA_ERRFILE) {
-		snprintf(err, errlen, "%s: cannot read the profile file (%s)", path,
-			 lua_tostring(L, -1));
-		rc = -ENOENT;
-		goto done;
+	struct ts_luadata *d;
+	int rc = ts_luadata_load(path, kinds, &d, err, errlen);
+	if (rc == -ENOENT) {
+		char why[512];
+		snprintf(why, sizeof(why), "%s", err);
+		snprintf(err, errlen, "tier profile %s", why);
 	}
-	if (lrc == LUA_OK) {
-		push_sandbox(L);
-		lua_setupvalue(L, -2, 1);
-		lrc = lua_pcall(L, 0, 0, 0);
-	}
-	if (lrc != LUA_OK) {
-		/* Lua's message already reads "file:line: what". */
-		snprintf(err, errlen, "%s", lua_tostring(L, -1) ? lua_tostring(L, -1)
-								 : "profile file raised an error");
-		rc = TS_E_PROFILE;
-		goto done;
-	}
-
-	lua_getfield(L, LUA_REGISTRYINDEX, LIST_KEY);
-	int list = lua_gettop(L);
-	lua_Integer n = luaL_len(L, list);
+	if (rc)
+		return rc;
+	size_t n = ts_luadata_count(d);
 	if (n == 0) {
 		snprintf(err, errlen, "%s: declares no tier (write tier \"name\" { ... })", path);
-		rc = TS_E_PROFILE;
-		goto done;
+		ts_luadata_free(d);
+		return TS_E_PROFILE;
 	}
-	for (lua_Integer i = 1; i <= n && !rc; i++) {
-		lua_rawgeti(L, list, i);
-		int e = lua_gettop(L);
-		lua_getfield(L, e, "name");
-		lua_getfield(L, e, "line");
-		struct conv c = { .L = L,
-				  .file = path,
-				  .line = (int)lua_tointeger(L, -1),
-				  .tier = lua_tostring(L, -2),
-				  .err = err,
-				  .errlen = errlen };
+	lua_State *L = ts_luadata_state(d);
+	for (size_t i = 0; i < n && !rc; i++) {
+		struct conv c = { .L = L, .d = d, .err = err, .errlen = errlen };
+		ts_luadata_push(d, i, &c.decl);
 		struct ts_tier_profile *p = calloc(1, sizeof(*p));
 		char where[512];
-		snprintf(where, sizeof(where), "%s:%d", path, c.line);
-		if (!p || !(p->name = strdup(c.tier)) || !(p->where = strdup(where))) {
+		snprintf(where, sizeof(where), "%s:%d", path, c.decl.line);
+		if (!p || !(p->name = strdup(c.decl.name)) || !(p->where = strdup(where))) {
 			profile_free(p);
 			rc = -ENOMEM;
 			break;
 		}
-		lua_getfield(L, e, "t");
 		rc = conv_tier(&c, p);
 		if (!rc)
 			rc = set_push(&out->p, &out->n, &out->cap, p);
 		if (rc)
 			profile_free(p);
-		lua_settop(L, list);
+		lua_settop(L, 0);
 	}
 	if (rc == -ENOMEM)
 		snprintf(err, errlen, "%s: out of memory", path);
-done:
-	lua_close(L);
+	ts_luadata_free(d);
 	return rc;
 }
 
@@ -609,10 +636,10 @@ int ts_tier_set_load(const char *path, struct ts_tier_set **out, char *err, size
 int ts_tier_set_load_default(struct ts_tier_set **out, char *err, size_t errlen)
 {
 	char path[4096];
-	if (ts_data_find("fs/tiers.lua", path, sizeof(path))) {
+	if (ts_data_find("tier/tiers.lua", path, sizeof(path))) {
 		snprintf(err, errlen,
-			 "fs/tiers.lua (the built-in tier profiles) not found; set "
-			 "TIERSIM_DATADIR to the folder that holds fs/tiers.lua");
+			 "tier/tiers.lua (the built-in tier profiles) not found; set "
+			 "TIERSIM_DATADIR to the folder that holds tier/tiers.lua");
 		return -ENOENT;
 	}
 	return ts_tier_set_load(path, out, err, errlen);
@@ -820,7 +847,7 @@ int ts_tier_print_table(FILE *f, const struct ts_tier_set *set, uint64_t capacit
 		fmt_num(ri, sizeof(ri), pick(l.read_iops, l.iops), 1);
 		fmt_num(wi, sizeof(wi), pick(l.write_iops, l.iops), 1);
 		/* MiB/s, the unit of the formulas (Alibaba's "MB/s" is MiB/s,
-		 * see fs/tiers.lua). */
+		 * see tier/tiers.lua). */
 		fmt_num(rb, sizeof(rb), pick(l.read_bps, l.bps), (double)TS_MiB);
 		fmt_num(wb, sizeof(wb), pick(l.write_bps, l.bps), (double)TS_MiB);
 		fmt_lat(lr, sizeof(lr), &p->lat_read);
@@ -836,6 +863,33 @@ int ts_tier_print_table(FILE *f, const struct ts_tier_set *set, uint64_t capacit
 		if (fprintf(f, "%-17s %10s %8s %8s %8s %8s %19s %19s  %-27s %s\n", p->name, cap, ri,
 			    wi, rb, wb, lr, lw, bu, p->source ? p->source : "-") < 0)
 			return -EIO;
+	}
+	return fflush(f) ? -errno : 0;
+}
+
+/* ---- The evidence table ---------------------------------------------------- */
+
+int ts_tier_print_evidence(FILE *f, const struct ts_tier_set *set)
+{
+	fprintf(f, "%-17s %-14s %-9s %-26s %s\n", "tier", "field", "label", "fitted to case",
+		"source");
+	for (size_t i = 0; i < set->n; i++) {
+		const struct ts_tier_profile *p = set->p[i];
+		if (!p->has_evidence) {
+			if (fprintf(f, "%-17s %-14s %-9s %-26s %s\n", p->name, "*", "-", "-",
+				    "no evidence table (unlabelled)") < 0)
+				return -EIO;
+			continue;
+		}
+		for (int k = 0; k < TS_EV_NR; k++) {
+			const struct ts_tier_evidence *e = &p->ev[k];
+			if (e->label == TS_EV_NONE)
+				continue;
+			if (fprintf(f, "%-17s %-14s %-9s %-26s %s\n", p->name, ev_names[k],
+				    ts_tier_ev_label_name(e->label), e->fit_case ? e->fit_case : "-",
+				    e->what) < 0)
+				return -EIO;
+		}
 	}
 	return fflush(f) ? -errno : 0;
 }

@@ -3,10 +3,10 @@
  * serves `parallel` requests at once, each taking the base latency of its
  * op drawn from the profile's distribution.
  *
- * Slots are a min-heap of the times each slot becomes free: a request
- * starts when it arrives or when the earliest slot frees, whichever is
- * later, so with more requests in flight than slots, queueing emerges by
- * itself. A second min-heap holds the completion times of requests in
+ * Slots are a min-heap (core/heap.h) of the times each slot becomes
+ * free: a request starts when it arrives or when the earliest slot frees,
+ * whichever is later, so with more requests in flight than slots, queueing
+ * emerges by itself. A second min-heap holds the completion times of requests in
  * flight, which gives the queue depth a request sees in either clock
  * without being told when requests end.
  */
@@ -15,62 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "heap.h"
 #include "tier_layer.h"
-
-struct heap {
-	uint64_t *v;
-	size_t n, cap;
-};
-
-static void heap_down(struct heap *h, size_t i)
-{
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-		if (l < h->n && h->v[l] < h->v[m])
-			m = l;
-		if (r < h->n && h->v[r] < h->v[m])
-			m = r;
-		if (m == i)
-			return;
-		uint64_t t = h->v[i];
-		h->v[i] = h->v[m];
-		h->v[m] = t;
-		i = m;
-	}
-}
-
-static int heap_push(struct heap *h, uint64_t x)
-{
-	if (h->n == h->cap) {
-		size_t nc = h->cap ? h->cap * 2 : 64;
-		uint64_t *nv = realloc(h->v, nc * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		h->v = nv;
-		h->cap = nc;
-	}
-	size_t i = h->n++;
-	h->v[i] = x;
-	while (i && h->v[(i - 1) / 2] > h->v[i]) {
-		uint64_t t = h->v[i];
-		h->v[i] = h->v[(i - 1) / 2];
-		h->v[(i - 1) / 2] = t;
-		i = (i - 1) / 2;
-	}
-	return 0;
-}
-
-static void heap_pop(struct heap *h)
-{
-	h->v[0] = h->v[--h->n];
-	heap_down(h, 0);
-}
 
 struct device {
 	struct ts_tier_layer l;
 	const struct ts_tier_profile *p;
-	struct heap slots;    /* free time of each of the `parallel` slots */
-	struct heap inflight; /* completion times of requests in flight */
+	struct ts_heap slots;	 /* free time of each of the `parallel` slots */
+	struct ts_heap inflight; /* completion times of requests in flight */
 	struct ts_rng rng;
 	_Atomic uint32_t qd_pub; /* queue depth at the last request, for stats */
 };
@@ -111,24 +63,23 @@ static uint64_t device_submit(struct ts_tier_layer *l, uint64_t now,
 			      const struct ts_tier_req *req, struct ts_tier_done *done)
 {
 	struct device *d = (struct device *)l;
-	while (d->inflight.n && d->inflight.v[0] <= now)
-		heap_pop(&d->inflight);
+	while (d->inflight.n && ts_heap_top(&d->inflight)->key <= now)
+		ts_heap_pop(&d->inflight);
 	done->qd = (uint32_t)d->inflight.n;
 	atomic_store_explicit(&d->qd_pub, done->qd, memory_order_relaxed);
 
 	double lat = ts_tier_dist_sample(dist_of(d->p, req->op), &d->rng);
 	uint64_t start = now;
-	if (d->slots.n && d->slots.v[0] > start) {
-		start = d->slots.v[0];
+	if (d->slots.n && ts_heap_top(&d->slots)->key > start) {
+		start = ts_heap_top(&d->slots)->key;
 		done->bound = TS_TIER_BOUND_SLOTS;
 	}
 	uint64_t end = start + (uint64_t)llround(lat);
-	if (d->slots.n) {
-		d->slots.v[0] = end;
-		heap_down(&d->slots, 0);
-	}
+	if (d->slots.n)
+		ts_heap_replace_top(&d->slots, end, 0);
 	/* On ENOMEM the queue depth is under-reported; the timing stays right. */
-	(void)heap_push(&d->inflight, end);
+	int lost = ts_heap_push(&d->inflight, end, 0, NULL);
+	(void)lost;
 	return end;
 }
 
@@ -137,34 +88,32 @@ static void device_reconfigure(struct ts_tier_layer *l, const struct ts_tier_pro
 {
 	struct device *d = (struct device *)l;
 	d->p = p;
-	/* Slots change count: requests in flight keep their times. */
+	/* Slots change count: requests in flight keep their times. Fewer
+	 * slots keep the ones that free first; new ones are free at once. */
 	size_t n = lim->parallel;
-	if (n > d->slots.cap) {
-		uint64_t *nv = realloc(d->slots.v, n * sizeof(*nv));
-		if (!nv)
-			return; /* keep the old slot count */
-		d->slots.v = nv;
-		d->slots.cap = n;
+	struct ts_heap nh = { 0 };
+	if (n && ts_heap_reserve(&nh, n))
+		return; /* keep the old slot count */
+	for (size_t i = 0; i < n; i++) {
+		uint64_t free_at = d->slots.n ? ts_heap_pop(&d->slots).key : 0;
+		if (ts_heap_push(&nh, free_at, 0, NULL)) /* reserved: cannot fail */
+			break;
 	}
-	for (size_t i = d->slots.n; i < n; i++)
-		d->slots.v[i] = 0;
-	d->slots.n = n;
-	for (size_t i = n / 2 + 1; i-- > 0;)
-		heap_down(&d->slots, i);
+	ts_heap_free(&d->slots);
+	d->slots = nh;
 }
 
-static void device_stats(struct ts_tier_layer *l, json_t *obj)
+static void device_stats(struct ts_tier_layer *l, struct ts_tier_stats *out)
 {
 	struct device *d = (struct device *)l;
-	json_object_set_new(obj, "queue_depth",
-			    json_integer(atomic_load_explicit(&d->qd_pub, memory_order_relaxed)));
+	out->queue_depth = atomic_load_explicit(&d->qd_pub, memory_order_relaxed);
 }
 
 static void device_free(struct ts_tier_layer *l)
 {
 	struct device *d = (struct device *)l;
-	free(d->slots.v);
-	free(d->inflight.v);
+	ts_heap_free(&d->slots);
+	ts_heap_free(&d->inflight);
 	free(d);
 }
 
@@ -185,13 +134,12 @@ struct ts_tier_layer *ts_tier_device_new(const struct ts_tier_profile *p,
 	d->l.ops = &device_ops;
 	d->p = p;
 	ts_rng_seed(&d->rng, seed);
-	if (lim->parallel) {
-		d->slots.v = calloc(lim->parallel, sizeof(uint64_t));
-		if (!d->slots.v) {
-			free(d);
-			return NULL;
-		}
-		d->slots.n = d->slots.cap = lim->parallel;
+	if (ts_heap_reserve(&d->slots, lim->parallel)) {
+		free(d);
+		return NULL;
 	}
+	for (unsigned i = 0; i < lim->parallel; i++)
+		if (ts_heap_push(&d->slots, 0, 0, NULL)) /* reserved: cannot fail */
+			break;
 	return &d->l;
 }

@@ -1,0 +1,113 @@
+/* files.c — mkdir -p, rm -r and write-all (see files.h). */
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "files.h"
+
+int ts_mkdir_p(const char *path, mode_t mode, char *made, size_t madelen)
+{
+	char buf[PATH_MAX];
+	size_t n = strlen(path);
+	if (made && madelen)
+		made[0] = 0;
+	if (n == 0)
+		return -ENOENT;
+	if (n >= sizeof(buf))
+		return -ENAMETOOLONG;
+	memcpy(buf, path, n + 1);
+	for (size_t i = 1; i <= n; i++) {
+		if (buf[i] != '/' && buf[i])
+			continue;
+		char c = buf[i];
+		buf[i] = 0;
+		bool fresh = mkdir(buf, mode) == 0;
+		int rc = fresh || errno == EEXIST ? 0 : -errno;
+		if (fresh && made && madelen && !made[0])
+			snprintf(made, madelen, "%s", buf);
+		buf[i] = c;
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Removes what directory @fd (on device @dev) holds; closes @fd. */
+static int remove_below(int fd, dev_t dev)
+{
+	DIR *d = fdopendir(fd);
+	int first = 0;
+	if (!d) {
+		first = -errno;
+		close(fd);
+		return first;
+	}
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		struct stat st;
+		int rc = 0;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW)) {
+			rc = -errno;
+		} else if (!S_ISDIR(st.st_mode)) {
+			rc = unlinkat(dirfd(d), e->d_name, 0) ? -errno : 0;
+		} else if (st.st_dev == dev) {
+			int sub = openat(dirfd(d), e->d_name,
+					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			rc = sub < 0 ? -errno : remove_below(sub, dev);
+			if (unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR) && !rc)
+				rc = -errno;
+		}
+		if (rc && !first)
+			first = rc;
+	}
+	closedir(d);
+	return first;
+}
+
+int ts_remove_tree(const char *path, unsigned flags)
+{
+	struct stat st;
+	if (lstat(path, &st))
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISDIR(st.st_mode))
+		return flags & TS_RM_KEEP_TOP ? 0 : unlink(path) ? -errno : 0;
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int rc = fd < 0 ? -errno : remove_below(fd, st.st_dev);
+	if (!(flags & TS_RM_KEEP_TOP) && rmdir(path) && !rc)
+		rc = -errno;
+	return rc;
+}
+
+static int write_loop(int fd, const char *p, size_t n, off_t off, bool at)
+{
+	while (n) {
+		ssize_t w = at ? pwrite(fd, p, n, off) : write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		if (w == 0)
+			return -EIO;
+		p += w;
+		n -= (size_t)w;
+		off += w;
+	}
+	return 0;
+}
+
+int ts_write_all(int fd, const void *buf, size_t n)
+{
+	return write_loop(fd, buf, n, 0, false);
+}
+
+int ts_pwrite_all(int fd, const void *buf, size_t n, off_t off)
+{
+	return write_loop(fd, buf, n, off, true);
+}

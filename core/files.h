@@ -1,0 +1,36 @@
+/*
+ * files.h — the file-system chores several parts share: make a directory
+ * and its parents, remove a tree, write a whole buffer. Each returns 0 or
+ * -errno.
+ */
+#ifndef TS_FILES_H
+#define TS_FILES_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "ts.h"
+
+/* mkdir -p: makes @path and the parents it lacks with @mode (existing
+ * ones are fine). @made (may be NULL) gets the topmost directory this call
+ * created, or "" when it created none, so that a caller can undo exactly
+ * what it made with ts_remove_tree(made, 0). */
+TS_WUR int ts_mkdir_p(const char *path, mode_t mode, char *made, size_t madelen);
+
+/* ts_remove_tree(): also keep @path itself, removing only what it holds. */
+#define TS_RM_KEEP_TOP 1u
+
+/* rm -r of @path (a file, a link or a directory; a missing @path is 0).
+ * Stays on @path's file system: a directory on another one (a mount
+ * inside the tree) is neither entered nor removed. Goes on past failures
+ * and returns the first (cleanup that must not mask another error may
+ * ignore it). */
+int ts_remove_tree(const char *path, unsigned flags);
+
+/* Writes all @n bytes of @buf at the file position (EINTR and short
+ * writes retried). */
+TS_WUR int ts_write_all(int fd, const void *buf, size_t n);
+/* The same at offset @off (pwrite). */
+TS_WUR int ts_pwrite_all(int fd, const void *buf, size_t n, off_t off);
+
+#endif

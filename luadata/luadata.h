@@ -1,0 +1,75 @@
+/*
+ * luadata.h — one loader for the Lua data files of tiersim: tier profiles
+ * (tier/tiers.lua), engine profiles (the files of engine/profiles/) and the
+ * files users add beside them.
+ *
+ * A data file is a list of declarations, each a constructor call that
+ * records the line it stands on:
+ *
+ *     gpu "V100" { mem_gib = 16, fp32_tflops = 15.7, ... }    -- a named kind
+ *     anchor { framework = "mxnet", model = "vgg16", ... }     -- an unnamed kind
+ *
+ * It runs in a sandbox: the declaration functions of the kinds the caller
+ * names and pure functions only (math, string, table, pairs, tonumber...;
+ * no io, os, require, load or dofile), as a text chunk (a precompiled one
+ * is refused), with a bound on the instructions it may run. Lua's own
+ * errors read "file:line: what".
+ *
+ * Each declaration's keys are checked against its kind's list once the
+ * file has run: an unknown key is an error naming the file, the line of
+ * the key (or of the declaration, when the key was set elsewhere, as in a
+ * helper function) and the known keys. Nested tables are checked by the
+ * caller with ts_luadata_check_keys().
+ */
+#ifndef TS_LUADATA_H
+#define TS_LUADATA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/ts.h"
+
+struct lua_State;
+
+struct ts_luadata_kind {
+	const char *name; /* the function the file calls: "tier", "gpu" */
+	bool named;	  /* kind "name" { ... }; otherwise kind { ... } */
+	const char *const *keys; /* NULL-terminated: the keys its table may hold */
+};
+
+/* One declaration, as the file made it. */
+struct ts_luadata_decl {
+	const struct ts_luadata_kind *kind;
+	const char *name; /* "" for an unnamed kind */
+	int line;	  /* of the declaration's call in the file's main chunk */
+};
+
+struct ts_luadata;
+
+/* Runs @path with the declaration functions of @kinds (ended by a NULL
+ * name) and checks every declaration's keys. -ENOENT when the file cannot
+ * be read, TS_E_PROFILE for anything wrong in it, -ENOMEM; @err says
+ * which, with the file and line. */
+TS_WUR int ts_luadata_load(const char *path, const struct ts_luadata_kind *kinds,
+			   struct ts_luadata **out, char *err, size_t errlen);
+void ts_luadata_free(struct ts_luadata *d);
+
+const char *ts_luadata_path(const struct ts_luadata *d);
+/* Declarations in the order the file made them. */
+size_t ts_luadata_count(const struct ts_luadata *d);
+/* The state the tables live in, for reading their fields. */
+struct lua_State *ts_luadata_state(struct ts_luadata *d);
+/* Pushes declaration @i's table and fills @out; returns the table's stack
+ * index. Pop it (lua_settop) when done. */
+int ts_luadata_push(struct ts_luadata *d, size_t i, struct ts_luadata_decl *out);
+
+/* Every key of the table at @idx (a part of @decl's table, reached by the
+ * dotted @path, "" for the table itself) must be one of @known. */
+TS_WUR int ts_luadata_check_keys(struct ts_luadata *d, const struct ts_luadata_decl *decl,
+				 int idx, const char *path, const char *const *known, char *err,
+				 size_t errlen);
+/* Writes "FILE:LINE: KIND 'NAME': MESSAGE" to @err; returns TS_E_PROFILE. */
+int ts_luadata_error(const struct ts_luadata *d, const struct ts_luadata_decl *decl, char *err,
+		     size_t errlen, const char *fmt, ...) TS_PRINTF(5, 6);
+
+#endif

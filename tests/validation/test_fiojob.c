@@ -1,0 +1,100 @@
+/*
+ * test_fiojob.c — the closed-loop fio job of validation/fiojob.c in virtual
+ * time, where the model is exact: a latency-bound loop gives QD / latency,
+ * a cap-bound one gives the cap with latency QD / IOPS (Little's law), a
+ * burst bucket lasts bucket / (burst - base) seconds, and count / io_size
+ * stop the job where they should.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "tcheck.h"
+#include "tier/tier.h"
+#include "validation/fiojob.h"
+
+static const char prof[] =
+	"tier \"fixed1ms\" { latency = { read = { fixed = \"1ms\" }, write = { fixed = \"1ms\" } } }\n"
+	"tier \"cap1000\" { iops = 1000, latency = { read = { fixed = \"100us\" } } }\n"
+	"tier \"bw\" { mibps = 100, latency = { read = { fixed = \"10us\" } } }\n"
+	"tier \"burst\" { iops = 1000, burst = { kind = \"iops\", iops = 1100, bucket = 1000 },\n"
+	"  latency = { write = { fixed = \"100us\" } } }\n";
+
+static struct ts_fiojob_result run(const struct ts_tier_set *s, const char *tier,
+				   struct ts_fiojob j)
+{
+	char err[256];
+	struct ts_fiojob_result r = { 0 };
+	if (!j.size)
+		j.size = 64 << 20;
+	if (ts_fiojob_run(ts_tier_set_find(s, tier), 0, &j, &r, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", tier, err);
+		tc_failures++;
+	}
+	return r;
+}
+
+int main(void)
+{
+	char path[] = "/tmp/test_fiojob.XXXXXX", err[256];
+	int fd = mkstemp(path);
+	CHECK(fd >= 0 && write(fd, prof, sizeof(prof) - 1) == (ssize_t)(sizeof(prof) - 1));
+	close(fd);
+	struct ts_tier_set *s;
+	int rc = ts_tier_set_load(path, &s, err, sizeof(err));
+	unlink(path);
+	if (rc) {
+		fprintf(stderr, "%s\n", err);
+		return 1;
+	}
+	struct ts_fiojob_result r;
+
+	/* Latency-bound: 4 jobs x QD2 of 1 ms each = 8,000 IOPS. */
+	r = run(s, "fixed1ms", (struct ts_fiojob){ .random = true, .bs = 4096, .iodepth = 2,
+						   .numjobs = 4, .runtime = 2000000000ull });
+	CHECK_NEAR(r.iops, 8000, 0.001);
+	CHECK_NEAR(r.lat_mean_ns, 1e6, 1e-9);
+	CHECK_NEAR(r.lat_p50_ns, 1e6, 0.01);
+
+	/* Cap-bound: QD32 on 1,000 IOPS waits 32 ms per request. */
+	r = run(s, "cap1000", (struct ts_fiojob){ .random = true, .bs = 4096, .iodepth = 32,
+						  .numjobs = 1, .runtime = 20000000000ull });
+	CHECK_NEAR(r.iops, 1000, 0.01);
+	CHECK_NEAR(r.lat_mean_ns, 32e6, 0.02);
+
+	/* Bandwidth-bound: 1 MiB requests on 100 MiB/s. */
+	r = run(s, "bw", (struct ts_fiojob){ .bs = 1 << 20, .iodepth = 8, .numjobs = 1,
+					     .runtime = 10000000000ull });
+	CHECK_NEAR(r.mibps, 100, 0.01);
+	CHECK_NEAR(r.mbps, 100 * 1.048576, 0.01);
+
+	/* Burst: 1,100 IOPS while 1,000 credits last (1,000 / 100 = 10 s), then
+	 * 1,000: a 10 s run sees 1,100, a 20 s one 1,050. */
+	r = run(s, "burst", (struct ts_fiojob){ .write = true, .random = true, .bs = 4096,
+						.iodepth = 16, .numjobs = 1, .runtime = 10000000000ull });
+	CHECK_NEAR(r.iops, 1100, 0.01);
+	r = run(s, "burst", (struct ts_fiojob){ .write = true, .random = true, .bs = 4096,
+						.iodepth = 16, .numjobs = 1, .runtime = 20000000000ull });
+	CHECK_NEAR(r.iops, 1050, 0.01);
+
+	/* ioping: 10 requests 1 s apart; count and io_size stop the job. */
+	r = run(s, "fixed1ms", (struct ts_fiojob){ .bs = 4096, .iodepth = 1, .numjobs = 1,
+						   .count = 10, .think_ns = 1000000000ull });
+	CHECK(r.ios == 10);
+	CHECK_NEAR(r.lat_mean_ns, 1e6, 1e-9);
+	r = run(s, "fixed1ms", (struct ts_fiojob){ .bs = 4096, .iodepth = 4, .numjobs = 2,
+						   .io_limit = 1 << 20 });
+	CHECK(r.ios == 2 * 256 && r.bytes == 2u << 20);
+
+	/* Bad jobs are refused with a message. */
+	struct ts_fiojob_result x;
+	struct ts_fiojob bad = { .bs = 4096, .iodepth = 0, .numjobs = 1, .size = 1 << 20,
+				 .runtime = 1 };
+	CHECK(ts_fiojob_run(ts_tier_set_find(s, "fixed1ms"), 0, &bad, &x, err, sizeof(err)) < 0);
+	bad.iodepth = 1;
+	bad.runtime = 0;
+	CHECK(ts_fiojob_run(ts_tier_set_find(s, "fixed1ms"), 0, &bad, &x, err, sizeof(err)) < 0);
+
+	ts_tier_set_free(s);
+	return tc_failures ? 1 : 0;
+}

@@ -1,0 +1,603 @@
+/*
+ * case.c — loading validation case files (case.h).
+ *
+ * jansson parses the file; it keeps no positions for values, so the line a
+ * message names comes from locate(): a small scan of the raw text that
+ * follows a path of keys and array indices ("figures.2.unit") to where its
+ * value starts, or to the object that lacks the key.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "case.h"
+#include "core/units.h"
+
+/* ---- Where a field sits in the text -------------------------------------- */
+
+struct scan {
+	const char *p;
+	int line;
+};
+
+static void ws(struct scan *s)
+{
+	while (*s->p && isspace((unsigned char)*s->p)) {
+		if (*s->p == '\n')
+			s->line++;
+		s->p++;
+	}
+}
+
+/* Skips a string at s->p (on its opening quote); copies up to n-1 bytes of
+ * its raw contents into @buf when given. */
+static void skip_string(struct scan *s, char *buf, size_t n)
+{
+	size_t k = 0;
+	s->p++;
+	while (*s->p && *s->p != '"') {
+		if (*s->p == '\\' && s->p[1])
+			s->p++;
+		if (buf && k + 1 < n)
+			buf[k++] = *s->p;
+		if (*s->p == '\n')
+			s->line++;
+		s->p++;
+	}
+	if (*s->p)
+		s->p++;
+	if (buf)
+		buf[k] = 0;
+}
+
+static void skip_value(struct scan *s)
+{
+	ws(s);
+	if (*s->p == '"') {
+		skip_string(s, NULL, 0);
+		return;
+	}
+	if (*s->p == '{' || *s->p == '[') {
+		int depth = 0;
+		do {
+			if (*s->p == '"') {
+				skip_string(s, NULL, 0);
+				continue;
+			}
+			if (*s->p == '{' || *s->p == '[')
+				depth++;
+			else if (*s->p == '}' || *s->p == ']')
+				depth--;
+			else if (*s->p == '\n')
+				s->line++;
+			s->p++;
+		} while (*s->p && depth > 0);
+		return;
+	}
+	while (*s->p && !strchr(",}] \t\r\n", *s->p))
+		s->p++;
+}
+
+/* The line of the value at @path (dot-separated keys; numbers index
+ * arrays), or of the innermost object or array on the way that lacks the
+ * next step. */
+static int locate(const char *text, const char *path)
+{
+	struct scan s = { text, 1 };
+	char step[128];
+	ws(&s);
+	while (*path) {
+		size_t len = strcspn(path, ".");
+		snprintf(step, sizeof(step), "%.*s", (int)len, path);
+		path += len + (path[len] == '.');
+		int here = s.line;
+		if (*s.p == '{') {
+			s.p++;
+			bool found = false;
+			for (;;) {
+				ws(&s);
+				if (*s.p != '"')
+					return here;
+				char key[128];
+				skip_string(&s, key, sizeof(key));
+				ws(&s);
+				if (*s.p == ':')
+					s.p++;
+				ws(&s);
+				if (strcmp(key, step) == 0) {
+					found = true;
+					break;
+				}
+				skip_value(&s);
+				ws(&s);
+				if (*s.p != ',')
+					return here;
+				s.p++;
+			}
+			if (!found)
+				return here;
+		} else if (*s.p == '[') {
+			long want = strtol(step, NULL, 10);
+			s.p++;
+			for (long i = 0; i < want; i++) {
+				skip_value(&s);
+				ws(&s);
+				if (*s.p != ',')
+					return here;
+				s.p++;
+			}
+			ws(&s);
+		} else {
+			return here;
+		}
+	}
+	return s.line;
+}
+
+/* ---- Reading fields ---------------------------------------------------------- */
+
+struct ctx {
+	const char *path, *text;
+	char *err;
+	size_t errlen;
+};
+
+TS_PRINTF(3, 4)
+static int fail(struct ctx *c, const char *field, const char *fmt, ...)
+{
+	char msg[384];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(c->err, c->errlen, "%s:%d: field '%s': %s", c->path, locate(c->text, field), field,
+		 msg);
+	return TS_E_PARSE;
+}
+
+/* A required (or optional, @need false) non-empty string at @obj.@key;
+ * @field is its full path for messages. */
+static int get_str(struct ctx *c, json_t *obj, const char *key, const char *field, bool need,
+		   char **out)
+{
+	json_t *v = json_object_get(obj, key);
+	if (!v) {
+		if (need)
+			return fail(c, field, "missing (a string)");
+		return 0;
+	}
+	if (!json_is_string(v) || !*json_string_value(v))
+		return fail(c, field, "expected a non-empty string");
+	if (!(*out = strdup(json_string_value(v))))
+		return -ENOMEM;
+	return 0;
+}
+
+static int get_num(struct ctx *c, json_t *obj, const char *key, const char *field, bool need,
+		   double lo, double hi, double *out)
+{
+	json_t *v = json_object_get(obj, key);
+	if (!v) {
+		if (need)
+			return fail(c, field, "missing (a number)");
+		return 0;
+	}
+	if (!json_is_number(v) || !isfinite(json_number_value(v)) || json_number_value(v) < lo ||
+	    json_number_value(v) > hi)
+		return fail(c, field, "expected a number in [%g, %g]", lo, hi);
+	*out = json_number_value(v);
+	return 0;
+}
+
+static int get_obj(struct ctx *c, json_t *obj, const char *key, const char *field, json_t **out)
+{
+	*out = json_object_get(obj, key);
+	if (!*out)
+		return fail(c, field, "missing (an object)");
+	if (!json_is_object(*out))
+		return fail(c, field, "expected an object");
+	return 0;
+}
+
+/* Every key of @obj must be one of @known (NULL-terminated): a misspelt
+ * field would otherwise fall back to its default without a word. */
+static int check_keys(struct ctx *c, json_t *obj, const char *field, const char *const *known)
+{
+	const char *k;
+	json_t *v;
+	json_object_foreach(obj, k, v) {
+		bool ok = false;
+		for (const char *const *p = known; *p; p++)
+			ok |= !strcmp(*p, k);
+		if (!ok) {
+			char f[160], list[256] = "";
+			size_t used = 0;
+			for (const char *const *p = known; *p && used < sizeof(list); p++)
+				used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
+							used ? ", " : "", *p);
+			snprintf(f, sizeof(f), "%s%s%s", field, *field ? "." : "", k);
+			return fail(c, f, "unknown field (known: %s)", list);
+		}
+	}
+	return 0;
+}
+
+/* A size ("100GiB") or a duration ("10s") given as a string. */
+static int get_size(struct ctx *c, json_t *obj, const char *key, const char *field, bool need,
+		    uint64_t *out)
+{
+	json_t *v = json_object_get(obj, key);
+	if (!v)
+		return need ? fail(c, field, "missing (a size such as \"100GiB\")") : 0;
+	if (!json_is_string(v) || ts_parse_size(json_string_value(v), out))
+		return fail(c, field, "expected a size such as \"100GiB\"");
+	return 0;
+}
+
+static int get_duration(struct ctx *c, json_t *obj, const char *key, const char *field,
+			uint64_t *out)
+{
+	json_t *v = json_object_get(obj, key);
+	if (!v)
+		return 0;
+	if (!json_is_string(v) || ts_parse_duration(json_string_value(v), TS_NS_PER_S, out))
+		return fail(c, field, "expected a duration such as \"10s\"");
+	return 0;
+}
+
+/* ---- Units --------------------------------------------------------------------- */
+
+static const struct {
+	const char *metric;
+	enum ts_case_metric m;
+} metrics[] = {
+	{ "iops", TS_METRIC_IOPS },	    { "bandwidth", TS_METRIC_BW },
+	{ "lat_mean", TS_METRIC_LAT_MEAN }, { "lat_p50", TS_METRIC_LAT_P50 },
+	{ "lat_p99", TS_METRIC_LAT_P99 },
+};
+
+static const struct {
+	const char *unit;
+	enum ts_case_metric m; /* LAT_MEAN stands for every latency */
+	double scale;
+} units[] = {
+	{ "IOPS", TS_METRIC_IOPS, 1 },	       { "MB/s", TS_METRIC_BW, 1e6 },
+	{ "MiB/s", TS_METRIC_BW, 1048576.0 },  { "KiB/s", TS_METRIC_BW, 1024.0 },
+	{ "ns", TS_METRIC_LAT_MEAN, 1 },       { "us", TS_METRIC_LAT_MEAN, 1e3 },
+	{ "ms", TS_METRIC_LAT_MEAN, 1e6 },     { "s", TS_METRIC_LAT_MEAN, 1e9 },
+};
+
+/* Units a loader or workload figure may carry. */
+static const char *const other_units[] = { "images/s", "samples/s", "%",  "MiB/s",
+					   "MB/s",     "GB/s",	    "s",  "accelerators",
+					   NULL };
+
+static int conv_figure(struct ctx *c, json_t *f, size_t i, enum ts_case_level level,
+		       double def_tol, const char *def_why, struct ts_case_figure *out)
+{
+	char fld[64], base[32];
+	int rc;
+	snprintf(base, sizeof(base), "figures.%zu", i);
+	out->line = locate(c->text, base);
+	static const char *const keys[] = { "metric", "value", "unit", "tolerance", "why",
+					    "known_miss", NULL };
+	if (!json_is_object(f))
+		return fail(c, base, "expected an object { metric, value, unit }");
+#define F(k) (snprintf(fld, sizeof(fld), "%s.%s", base, k), fld)
+	if ((rc = check_keys(c, f, base, keys)) ||
+	    (rc = get_str(c, f, "metric", F("metric"), true, &out->name)) ||
+	    (rc = get_num(c, f, "value", F("value"), true, 0, 1e18, &out->value)) ||
+	    (rc = get_str(c, f, "unit", F("unit"), true, &out->unit)) ||
+	    (rc = get_str(c, f, "known_miss", F("known_miss"), false, &out->known_miss)))
+		return rc;
+	out->tolerance = def_tol;
+	if ((rc = get_num(c, f, "tolerance", F("tolerance"), false, 1e-6, 10, &out->tolerance)))
+		return rc;
+	if (json_object_get(f, "tolerance")) {
+		if ((rc = get_str(c, f, "why", F("why"), true, &out->why)))
+			return rc;
+	} else if (!(out->why = strdup(def_why))) {
+		return -ENOMEM;
+	}
+	if (level != TS_CASE_DISK) {
+		out->metric = TS_METRIC_OTHER;
+		for (const char *const *u = other_units; *u; u++)
+			if (strcmp(*u, out->unit) == 0)
+				return 0;
+		return fail(c, F("unit"), "unknown unit '%s' for a %s figure", out->unit,
+			    ts_case_level_name(level));
+	}
+	size_t k = 0;
+	while (k < TS_ARRAY_SIZE(metrics) && strcmp(metrics[k].metric, out->name))
+		k++;
+	if (k == TS_ARRAY_SIZE(metrics))
+		return fail(c, F("metric"),
+			    "unknown disk metric '%s' (known: iops, bandwidth, lat_mean, lat_p50, "
+			    "lat_p99)",
+			    out->name);
+	out->metric = metrics[k].m;
+	enum ts_case_metric kind = out->metric >= TS_METRIC_LAT_MEAN ? TS_METRIC_LAT_MEAN
+								     : out->metric;
+	for (size_t u = 0; u < TS_ARRAY_SIZE(units); u++)
+		if (units[u].m == kind && strcmp(units[u].unit, out->unit) == 0) {
+			out->scale = units[u].scale;
+			return 0;
+		}
+	return fail(c, F("unit"), "unit '%s' does not fit metric '%s' (%s)", out->unit, out->name,
+		    kind == TS_METRIC_IOPS ? "IOPS"
+		    : kind == TS_METRIC_BW ? "MB/s, MiB/s or KiB/s"
+					   : "ns, us, ms or s");
+#undef F
+}
+
+/* config.device and config.workload of a disk-level case. */
+static int conv_disk(struct ctx *c, json_t *dev, json_t *wl, struct ts_case *k)
+{
+	static const char *const dev_keys[] = { "tier", "capacity", "profile", "raid0", "spec",
+						NULL };
+	static const char *const wl_keys[] = { "tool",	  "rw",	      "bs",	 "iodepth",
+					       "numjobs", "size",     "io_size", "runtime",
+					       "interval", "count",   "note",	 NULL };
+	int rc;
+	double raid = 0, iodepth = 1, numjobs = 1, count = 0;
+	char *rw = NULL;
+	if ((rc = check_keys(c, dev, "config.device", dev_keys)) ||
+	    (rc = check_keys(c, wl, "config.workload", wl_keys)) ||
+	    (rc = get_str(c, dev, "tier", "config.device.tier", true, &k->tier)) ||
+	    (rc = get_size(c, dev, "capacity", "config.device.capacity", true, &k->capacity)) ||
+	    (rc = get_str(c, dev, "profile", "config.device.profile", false, &k->profile)) ||
+	    (rc = get_num(c, dev, "raid0", "config.device.raid0", false, 1, 64, &raid)) ||
+	    (rc = get_str(c, wl, "tool", "config.workload.tool", true, &k->tool)) ||
+	    (rc = get_str(c, wl, "rw", "config.workload.rw", true, &rw)))
+		return rc;
+	k->raid0 = (unsigned)raid;
+	static const char *const rws[] = { "read", "randread", "write", "randwrite" };
+	size_t i = 0;
+	while (i < TS_ARRAY_SIZE(rws) && strcmp(rws[i], rw))
+		i++;
+	free(rw);
+	if (i == TS_ARRAY_SIZE(rws))
+		return fail(c, "config.workload.rw", "expected read, randread, write or randwrite");
+	k->job.random = i == 1 || i == 3;
+	k->job.write = i >= 2;
+	if ((rc = get_size(c, wl, "bs", "config.workload.bs", true, &k->job.bs)) ||
+	    (rc = get_num(c, wl, "iodepth", "config.workload.iodepth", true, 1, 4096, &iodepth)) ||
+	    (rc = get_num(c, wl, "numjobs", "config.workload.numjobs", false, 1, 4096, &numjobs)) ||
+	    (rc = get_size(c, wl, "size", "config.workload.size", true, &k->job.size)) ||
+	    (rc = get_size(c, wl, "io_size", "config.workload.io_size", false, &k->job.io_limit)) ||
+	    (rc = get_duration(c, wl, "runtime", "config.workload.runtime", &k->job.runtime)) ||
+	    (rc = get_duration(c, wl, "interval", "config.workload.interval", &k->job.think_ns)) ||
+	    (rc = get_num(c, wl, "count", "config.workload.count", false, 1, 1e12, &count)))
+		return rc;
+	k->job.iodepth = (unsigned)iodepth;
+	k->job.numjobs = (unsigned)numjobs;
+	k->job.count = (uint64_t)count;
+	k->job.seed = 1;
+	if (k->job.bs == 0 || k->job.size < k->job.bs)
+		return fail(c, "config.workload.size", "needs size >= bs > 0");
+	if (!k->job.runtime && !k->job.io_limit && !k->job.count)
+		return fail(c, "config.workload",
+			    "needs runtime, io_size or count (when does the job stop?)");
+	return 0;
+}
+
+static int conv(struct ctx *c, json_t *root, struct ts_case *k)
+{
+	int rc;
+	char *level = NULL, *url = NULL, *repo = NULL, *rpath = NULL, *what = NULL;
+	json_t *src, *cfg, *dev, *host, *wl, *tol, *figs;
+	double def_tol = 0;
+	char *def_why = NULL;
+
+	static const char *const keys[] = { "id",     "level",	   "role",    "source",
+					    "measured", "config",  "tolerance", "figures",
+					    "note",   NULL };
+	static const char *const src_keys[] = { "url", "repo", "path", "what", NULL };
+	if (!json_is_object(root))
+		return fail(c, "", "expected an object at the top");
+	if ((rc = check_keys(c, root, "", keys)) ||
+	    (rc = get_str(c, root, "id", "id", true, &k->id)) ||
+	    (rc = get_str(c, root, "level", "level", true, &level)))
+		goto out;
+	const char *base = strrchr(c->path, '/') ? strrchr(c->path, '/') + 1 : c->path;
+	size_t blen = strlen(base);
+	if (blen < 5 || strcmp(base + blen - 5, ".json") ||
+	    strncmp(base, k->id, blen - 5) || strlen(k->id) != blen - 5) {
+		rc = fail(c, "id", "'%s' must be the file's name without .json", k->id);
+		goto out;
+	}
+	if (strcmp(level, "disk") == 0)
+		k->level = TS_CASE_DISK;
+	else if (strcmp(level, "loader") == 0)
+		k->level = TS_CASE_LOADER;
+	else if (strcmp(level, "workload") == 0)
+		k->level = TS_CASE_WORKLOAD;
+	else {
+		rc = fail(c, "level", "expected disk, loader or workload");
+		goto out;
+	}
+
+	/* role: "checks" or { "fits": [ "tier.field", ... ] } */
+	json_t *r = json_object_get(root, "role");
+	if (json_is_string(r) && strcmp(json_string_value(r), "checks") == 0) {
+		k->fits = false;
+	} else if (json_is_object(r) && json_is_array(json_object_get(r, "fits")) &&
+		   json_array_size(json_object_get(r, "fits")) > 0) {
+		json_t *fl = json_object_get(r, "fits");
+		k->fits = true;
+		k->fitted = calloc(json_array_size(fl), sizeof(*k->fitted));
+		if (!k->fitted) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		for (size_t i = 0; i < json_array_size(fl); i++) {
+			json_t *e = json_array_get(fl, i);
+			char fld[48];
+			snprintf(fld, sizeof(fld), "role.fits.%zu", i);
+			if (!json_is_string(e) || !strchr(json_string_value(e), '.')) {
+				rc = fail(c, fld, "expected \"tier.field\" (aws-gp2.latency.read)");
+				goto out;
+			}
+			if (!(k->fitted[k->nfitted++] = strdup(json_string_value(e)))) {
+				rc = -ENOMEM;
+				goto out;
+			}
+		}
+	} else {
+		rc = fail(c, "role",
+			  r ? "expected \"checks\" or { \"fits\": [ \"tier.field\", ... ] }"
+			    : "missing (\"checks\" or { \"fits\": [ \"tier.field\", ... ] })");
+		goto out;
+	}
+
+	/* source: { url } or { repo, path }, and what was run */
+	if ((rc = get_obj(c, root, "source", "source", &src)) ||
+	    (rc = check_keys(c, src, "source", src_keys)) ||
+	    (rc = get_str(c, src, "url", "source.url", false, &url)) ||
+	    (rc = get_str(c, src, "repo", "source.repo", false, &repo)) ||
+	    (rc = get_str(c, src, "path", "source.path", !!repo, &rpath)) ||
+	    (rc = get_str(c, src, "what", "source.what", true, &what)))
+		goto out;
+	if (!url && !repo) {
+		rc = fail(c, "source.url", "missing (a URL, or repo and path)");
+		goto out;
+	}
+	size_t n = strlen(url ? url : "") + strlen(repo ? repo : "") + strlen(rpath ? rpath : "") +
+		   strlen(what) + 8;
+	if (!(k->source = malloc(n))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	if (url)
+		snprintf(k->source, n, "%s; %s", url, what);
+	else
+		snprintf(k->source, n, "%s:%s; %s", repo, rpath, what);
+	if ((rc = get_str(c, root, "measured", "measured", true, &k->measured)))
+		goto out;
+
+	/* config: the whole configuration */
+	if ((rc = get_obj(c, root, "config", "config", &cfg)) ||
+	    (rc = get_obj(c, cfg, "device", "config.device", &dev)) ||
+	    (rc = get_obj(c, cfg, "host", "config.host", &host)) ||
+	    (rc = get_obj(c, cfg, "workload", "config.workload", &wl)))
+		goto out;
+	if (!json_object_get(cfg, "software")) {
+		rc = fail(c, "config.software", "missing (the software and versions that ran)");
+		goto out;
+	}
+	if (!json_object_get(host, "instance") && !json_object_get(host, "cpu")) {
+		rc = fail(c, "config.host", "needs instance or cpu");
+		goto out;
+	}
+	if (k->level == TS_CASE_DISK && (rc = conv_disk(c, dev, wl, k)))
+		goto out;
+
+	/* tolerance: { rel, why }, then the figures */
+	if ((rc = get_obj(c, root, "tolerance", "tolerance", &tol)) ||
+	    (rc = get_num(c, tol, "rel", "tolerance.rel", true, 1e-6, 10, &def_tol)) ||
+	    (rc = get_str(c, tol, "why", "tolerance.why", true, &def_why)))
+		goto out;
+	figs = json_object_get(root, "figures");
+	if (!json_is_array(figs) || json_array_size(figs) == 0) {
+		rc = fail(c, "figures", "expected a non-empty array of { metric, value, unit }");
+		goto out;
+	}
+	k->fig = calloc(json_array_size(figs), sizeof(*k->fig));
+	if (!k->fig) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < json_array_size(figs); i++) {
+		k->nfig++;
+		if ((rc = conv_figure(c, json_array_get(figs, i), i, k->level, def_tol, def_why,
+				      &k->fig[i])))
+			goto out;
+	}
+out:
+	free(level);
+	free(url);
+	free(repo);
+	free(rpath);
+	free(what);
+	free(def_why);
+	return rc;
+}
+
+int ts_case_load(const char *path, struct ts_case **out, char *err, size_t errlen)
+{
+	json_error_t je;
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		int e = errno;
+		snprintf(err, errlen, "%s: cannot open the case file (%s)", path, strerror(e));
+		return -e;
+	}
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	int ch;
+	while (m && (ch = fgetc(f)) != EOF)
+		fputc(ch, m);
+	fclose(f);
+	if (!m || fclose(m)) {
+		free(text);
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+	if (!root) {
+		snprintf(err, errlen, "%s:%d: not valid JSON: %s", path, je.line, je.text);
+		free(text);
+		return TS_E_PARSE;
+	}
+	struct ts_case *k = calloc(1, sizeof(*k));
+	int rc = k && (k->path = strdup(path)) ? 0 : -ENOMEM;
+	struct ctx c = { path, text, err, errlen };
+	if (!rc)
+		rc = conv(&c, root, k);
+	if (rc == -ENOMEM)
+		snprintf(err, errlen, "%s: out of memory", path);
+	json_decref(root);
+	free(text);
+	if (rc) {
+		ts_case_free(k);
+		return rc;
+	}
+	*out = k;
+	return 0;
+}
+
+void ts_case_free(struct ts_case *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->nfig; i++) {
+		free(c->fig[i].name);
+		free(c->fig[i].unit);
+		free(c->fig[i].why);
+		free(c->fig[i].known_miss);
+	}
+	for (size_t i = 0; i < c->nfitted; i++)
+		free(c->fitted[i]);
+	free(c->fitted);
+	free(c->fig);
+	free(c->path);
+	free(c->id);
+	free(c->source);
+	free(c->measured);
+	free(c->tier);
+	free(c->profile);
+	free(c->tool);
+	free(c);
+}
+
+const char *ts_case_level_name(enum ts_case_level l)
+{
+	static const char *const n[] = { "disk", "loader", "workload" };
+	return n[l];
+}

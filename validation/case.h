@@ -1,0 +1,73 @@
+/*
+ * case.h — validation cases: one JSON file per real measurement of a real
+ * system (validation/cases/NAME.json, the format in validation/README.md).
+ *
+ * A case names its source, what was measured, the whole configuration
+ * (device or tier, host, software, workload), the measured figures with
+ * units, and a tolerance with the reason for it. Its role is "checks" (the
+ * figure tests the model) or fits = [ "tier.field", ... ] (the figure set
+ * those profile fields, so it cannot also test them). Loading refuses a
+ * file with a missing or malformed field with one line naming the file,
+ * the line and the field.
+ */
+#ifndef TS_CASE_H
+#define TS_CASE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ts.h"
+
+#include "fiojob.h"
+
+enum ts_case_level { TS_CASE_DISK, TS_CASE_LOADER, TS_CASE_WORKLOAD };
+
+/* What a disk-level figure is a measurement of. */
+enum ts_case_metric {
+	TS_METRIC_IOPS,
+	TS_METRIC_BW,	    /* bytes/s */
+	TS_METRIC_LAT_MEAN, /* completion latency, ns */
+	TS_METRIC_LAT_P50,
+	TS_METRIC_LAT_P99,
+	TS_METRIC_OTHER, /* loader / workload figures: images/s, AU... */
+};
+
+struct ts_case_figure {
+	char *name;	  /* as written: "iops", "lat_mean", "images_per_s@12cores" */
+	enum ts_case_metric metric;
+	double value;	  /* as written, in unit */
+	char *unit;
+	double scale;	  /* value * scale = canonical (IOPS, bytes/s, ns); 0 for OTHER */
+	double tolerance; /* relative, e.g. 0.15 */
+	char *why;	  /* why that tolerance */
+	char *known_miss; /* NULL, or why the model misses this figure */
+	int line;
+};
+
+struct ts_case {
+	char *path, *id;
+	enum ts_case_level level;
+	bool fits;	/* role: fits (else checks) */
+	char **fitted;	/* "tier.field" the figures set */
+	size_t nfitted;
+	char *source;	/* one line: URL or repo:path, and what was run */
+	char *measured; /* what was measured */
+	/* The device (disk level). */
+	char *tier;	    /* tier profile name */
+	char *profile;	    /* extra profile file, relative to the source tree; NULL = none */
+	uint64_t capacity;  /* bytes */
+	unsigned raid0;	    /* volumes striped together; 0/1 = one */
+	char *tool;	    /* fio, ioping, ... */
+	struct ts_fiojob job;
+	struct ts_case_figure *fig;
+	size_t nfig;
+};
+
+/* Loads and checks one case file. */
+TS_WUR int ts_case_load(const char *path, struct ts_case **out, char *err, size_t errlen);
+void ts_case_free(struct ts_case *c);
+
+const char *ts_case_level_name(enum ts_case_level l);
+
+#endif

@@ -1,0 +1,56 @@
+/*
+ * fiojob.h — what a closed-loop fio (or ioping) job achieves on a tier
+ * model, in virtual time.
+ *
+ * fio keeps iodepth requests in flight in each of numjobs jobs: each
+ * completion issues that slot's next request at once. The model is the one
+ * tierfs uses (fs/tier.h), driven here by a virtual clock with no FUSE
+ * floor, so the result is what an application on the emulated disk should
+ * measure with O_DIRECT: IOPS, bandwidth and completion latency (mean,
+ * p50, p99 from core/hist.h). bench/tier_target and `tiersim validate`
+ * both run jobs through this one function.
+ */
+#ifndef TS_FIOJOB_H
+#define TS_FIOJOB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ts.h"
+
+#include "tier/tier.h"
+
+struct ts_fiojob {
+	bool random;	   /* randread / randwrite; else sequential */
+	bool write;	   /* write / randwrite; else read */
+	uint64_t bs;	   /* bytes per request */
+	unsigned iodepth;  /* requests in flight per job */
+	unsigned numjobs;  /* jobs, each on its own file (fio's default) */
+	uint64_t runtime;  /* ns; 0 = until size is done */
+	uint64_t size;	   /* bytes each job's file holds (the offsets it covers) */
+	uint64_t io_limit; /* bytes each job moves before it stops; 0 = runtime only */
+	uint64_t count;	   /* requests in all before the job stops (ioping -c); 0 = no limit */
+	uint64_t think_ns; /* idle time between a completion and the slot's next request (ioping -i) */
+	uint64_t seed;	   /* offsets and latency samples */
+};
+
+struct ts_fiojob_result {
+	uint64_t ios, bytes;
+	uint64_t elapsed_ns; /* virtual time of the last completion */
+	double iops, mbps, mibps;
+	double lat_mean_ns, lat_p50_ns, lat_p99_ns;
+};
+
+/* Largest iodepth x numjobs one job may keep in flight. */
+#define TS_FIOJOB_MAX_INFLIGHT 4096
+
+/*
+ * Runs @job on a fresh model of @tier at @capacity bytes (0 = the
+ * profile's default), no page cache. Returns 0, -EINVAL (a field out of
+ * range, with a message) or a model error.
+ */
+TS_WUR int ts_fiojob_run(const struct ts_tier_profile *tier, uint64_t capacity,
+			 const struct ts_fiojob *job, struct ts_fiojob_result *out, char *err,
+			 size_t errlen);
+
+#endif
