@@ -67,7 +67,7 @@ expect 2 "key 'train.epochs': 'many' is not an integer" unet3d_h100 ++workload.t
 expect 2 "dataset.format 'png'" unet3d_h100 ++workload.dataset.format=png --tier nvme-local --virtual
 # a dataset larger than its directory's filesystem: refused before a byte is written
 mkdir -p "$work/small"
-expect 1 "small: the dataset needs .* free" unet3d_h100 ++workload.dataset.num_files_train=1000000 --tier nvme-local --dir "$work/small"
+expect 1 "small: the dataset needs .* free" unet3d_h100 ++workload.dataset.num_files_train=100000 --tier nvme-local --dir "$work/small"
 [ -z "$(ls -A "$work/small")" ] || fail "the refused dataset left $(ls -A "$work/small")"
 
 # AU falls with accelerators; --find-max ends on the last count that passes
