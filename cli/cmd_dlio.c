@@ -596,27 +596,18 @@ int ts_cmd_dlio(int argc, char **argv)
 	} else {
 		/* As submitters search: grow N until AU falls under the threshold,
 		 * then bisect between the last pass and the first miss. */
-		uint64_t lo_n = 0, hi_n = 0;
-		for (uint64_t n = 1; nr < TS_ARRAY_SIZE(rs) && !hi_n; n = n * 2) {
-			if ((rc = run_one(&E, n, &rs[nr], err, sizeof(err))))
-				break;
+		uint64_t lo_n = 0, hi_n = 0, n = 1;
+		while (nr < TS_ARRAY_SIZE(rs) && !(rc = run_one(&E, n, &rs[nr], err, sizeof(err)))) {
 			if (rs[nr].au >= w.au)
 				lo_n = n, best = &rs[nr];
 			else
 				hi_n = n;
 			nr++;
-			if (n >= 4096)
+			if (!hi_n && n >= 4096)
 				break;
-		}
-		while (!rc && hi_n && hi_n - lo_n > 1 && nr < TS_ARRAY_SIZE(rs)) {
-			uint64_t mid = lo_n + (hi_n - lo_n) / 2;
-			if ((rc = run_one(&E, mid, &rs[nr], err, sizeof(err))))
+			if (hi_n && hi_n - lo_n <= 1)
 				break;
-			if (rs[nr].au >= w.au)
-				lo_n = mid, best = &rs[nr];
-			else
-				hi_n = mid;
-			nr++;
+			n = hi_n ? lo_n + (hi_n - lo_n) / 2 : 2 * n;
 		}
 		if (rc) {
 			status = fail(rc == -EINTR ? TS_EXIT_INTERRUPT : TS_EXIT_FAIL, "%s", err);

@@ -177,26 +177,14 @@ static int dsrc_extent(void *st, uint64_t i, struct ts_extent *x)
 	return 0;
 }
 
-static int npz_unwrap(void *st, uint64_t i, uint8_t *buf, uint32_t len, struct ts_payload *pl)
+/* The payload inside a sample read whole: x of an npz, the image of a
+ * TFRecord's Example (its frame and CRCs checked first). */
+static int dsrc_unwrap(void *st, uint64_t i, uint8_t *buf, uint32_t len, struct ts_payload *pl)
 {
-	(void)st;
 	(void)i;
 	uint64_t off, n;
-	int rc = ts_npz_find_x(buf, len, &off, &n);
-	if (rc)
-		return rc;
-	pl->off = (uint32_t)off;
-	pl->len = (uint32_t)n;
-	pl->label = 0;
-	return 0;
-}
-
-static int tfr_unwrap(void *st, uint64_t i, uint8_t *buf, uint32_t len, struct ts_payload *pl)
-{
-	(void)st;
-	(void)i;
-	uint64_t off, n;
-	int rc = ts_tfr_check(buf, len, &off, &n);
+	int rc = ((struct dsrc *)st)->tfr ? ts_tfr_check(buf, len, &off, &n)
+					  : ts_npz_find_x(buf, len, &off, &n);
 	if (rc)
 		return rc;
 	pl->off = (uint32_t)off;
@@ -278,7 +266,7 @@ const struct ts_source_ops ts_source_npz = {
 	.count = dsrc_count,
 	.max_len = dsrc_max_len,
 	.extent = dsrc_extent,
-	.unwrap = npz_unwrap,
+	.unwrap = dsrc_unwrap,
 	.describe = dsrc_describe,
 	.close = dsrc_close,
 	.plan_open = npz_plan_open,
@@ -294,7 +282,7 @@ const struct ts_source_ops ts_source_tfrecord = {
 	.count = dsrc_count,
 	.max_len = dsrc_max_len,
 	.extent = dsrc_extent,
-	.unwrap = tfr_unwrap,
+	.unwrap = dsrc_unwrap,
 	.describe = dsrc_describe,
 	.close = dsrc_close,
 	.plan_open = tfr_plan_open,

@@ -16,20 +16,6 @@
 #include "tests/tcheck.h"
 #include "tests/pipeline/tp.h"
 
-static uint8_t *slurp(const char *path, size_t *n)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long sz = ftell(f);
-	rewind(f);
-	uint8_t *b = malloc((size_t)sz + 1);
-	*n = b ? fread(b, 1, (size_t)sz, f) : 0;
-	fclose(f);
-	return b;
-}
-
 static uint32_t rd32(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
@@ -71,7 +57,7 @@ int main(void)
 	CHECK(m.bytes[0] != m.bytes[1]); /* sizes spread by the stdev */
 	snprintf(path, sizeof(path), "%s/%s", dir, m.files[1].path);
 	size_t n = 0;
-	uint8_t *b = slurp(path, &n);
+	uint8_t *b = tp_read_file(path, &n);
 	CHECK(b && n == m.bytes[1]);
 	uint64_t off = 0, len = 0;
 	CHECK(b && ts_npz_find_x(b, n, &off, &len) == 0);
@@ -98,7 +84,7 @@ int main(void)
 	CHECK(ts_dataset_make(&ts_dataset_tfrecord, &c, dir, &st, err, sizeof(err)) == 0);
 	CHECK(ts_dataset_open(dir, &m, err, sizeof(err)) == 0);
 	snprintf(path, sizeof(path), "%s/%s", dir, m.files[0].path);
-	b = slurp(path, &n);
+	b = tp_read_file(path, &n);
 	CHECK(b && n == m.files[0].bytes);
 	size_t at = 0;
 	for (unsigned k = 0; b && k < 4; k++) {
