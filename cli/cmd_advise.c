@@ -70,6 +70,10 @@ struct workload {
 	double runs[REPEATS_MAX + 1]; /* samples/s at the best point, per seed */
 	unsigned nruns;
 	double spread_pct, tol_pct;
+	/* --band: the recommendation at the slow and the fast end of the
+	 * ranged tier parameters; robust when both are rec. */
+	bool banded, robust;
+	size_t rec_slow, rec_fast;
 };
 
 struct advise {
@@ -90,7 +94,7 @@ struct advise_args {
 	char *vcpus, *mem, *tolerance;
 	uint64_t repeats;
 	struct ts_script_out out;
-	bool virtual_time, real;
+	bool virtual_time, real, band;
 };
 
 #define AA(f) offsetof(struct advise_args, f)
@@ -115,6 +119,9 @@ static const struct ts_opt advise_opts[] = {
 	  "predict in virtual time (the default)" },
 	{ "real", TS_OPT_BOOL, AA(real), "false", 0, 0, "",
 	  "run in real time through tierfs mounts (small grids)" },
+	{ "band", TS_OPT_BOOL, AA(band), "false", 0, 0, "",
+	  "also at both ends of every ranged tier parameter (tiersim tiers --evidence): the "
+	  "recommendation is robust only when it is the same at both" },
 	{ NULL },
 };
 
@@ -497,6 +504,36 @@ static void find_best(struct advise *A, struct workload *k)
 		k->runs[k->nruns++] = sps_at(A, &k->pts[k->best]);
 }
 
+/* samples/s at @p at one band end (-1 slow, +1 fast). */
+static double sps_band(const struct advise *A, const struct point *p, int end)
+{
+	const struct ts_row *w = &A->rep.rows[p->row];
+	if (w->error || !w->band_params)
+		return NAN;
+	return end < 0 ? w->band_sps_lo : w->band_sps_hi;
+}
+
+/* The recommendation at one band end, by the same rule as choose(): the
+ * cheapest point within the tolerance of that end's best. */
+static size_t choose_at(const struct advise *A, const struct workload *k, int end)
+{
+	size_t best = NONE, rec = NONE;
+	for (size_t i = 0; i < k->n; i++) {
+		double s = sps_band(A, &k->pts[i], end);
+		if (!isnan(s) && (best == NONE || s > sps_band(A, &k->pts[best], end)))
+			best = i;
+	}
+	if (best == NONE)
+		return NONE;
+	double floor = sps_band(A, &k->pts[best], end) * (1.0 - k->tol_pct / 100.0);
+	for (size_t i = 0; i < k->n; i++) {
+		double s = sps_band(A, &k->pts[i], end);
+		if (!isnan(s) && s >= floor && (rec == NONE || cost_cmp(k, &k->pts[i], &k->pts[rec]) < 0))
+			rec = i;
+	}
+	return rec;
+}
+
 static int choose(struct advise *A, struct workload *k)
 {
 	if (k->best == NONE)
@@ -528,6 +565,14 @@ static int choose(struct advise *A, struct workload *k)
 		w->rel_to = sps_at(A, &k->pts[k->best]);
 		if (!(rc = ts_row_param(w, "advise.tolerance", tol)))
 			rc = ts_row_param(w, "advise.spread", spread);
+	}
+	if (A->base.band) {
+		k->banded = true;
+		k->rec_slow = choose_at(A, k, -1);
+		k->rec_fast = choose_at(A, k, 1);
+		k->robust = k->rec_slow == k->rec && k->rec_fast == k->rec;
+		if (!rc)
+			rc = ts_row_param(rw, "advise.robust", k->robust ? "yes" : "no");
 	}
 	if (!rc)
 		rc = ts_row_param(rw, "advise.choice", k->rec == k->best ? "recommended, best"
@@ -613,6 +658,37 @@ static size_t *cost_order(const struct workload *k)
 	return ord;
 }
 
+/* Robust, or what decides it: the ranged parameters of the tiers whose
+ * points change places between the band's ends. */
+static void print_robust(const struct advise *A, const struct workload *k, FILE *f)
+{
+	if (k->robust) {
+		fprintf(f, "robust: the same point is recommended at both ends of every ranged "
+			   "tier parameter\n");
+		return;
+	}
+	char slow[256] = "no point", fast[256] = "no point";
+	if (k->rec_slow != NONE)
+		point_words(A, &k->pts[k->rec_slow], slow, sizeof(slow));
+	if (k->rec_fast != NONE)
+		point_words(A, &k->pts[k->rec_fast], fast, sizeof(fast));
+	fprintf(f, "NOT robust: at the slow end of the ranges %s is recommended, at the fast end "
+		   "%s;\n  decided by:", slow, fast);
+	const size_t pts[] = { k->rec, k->rec_slow, k->rec_fast };
+	for (size_t i = 0; i < TS_ARRAY_SIZE(pts); i++) {
+		bool seen = false;
+		for (size_t j = 0; j < i; j++)
+			seen |= pts[j] != NONE && pts[i] != NONE &&
+				k->pts[pts[j]].t == k->pts[pts[i]].t;
+		if (pts[i] == NONE || seen)
+			continue;
+		const struct ts_row *w = &A->rep.rows[k->pts[pts[i]].row];
+		fprintf(f, " %s (%s)", A->g.tiers[k->pts[pts[i]].t],
+			w->band_params && *w->band_params ? w->band_params : "no ranged parameter");
+	}
+	fprintf(f, "\n");
+}
+
 static void print_workload(const struct advise *A, const struct workload *k, FILE *f)
 {
 	fprintf(f, "\n%s\n", k->name);
@@ -666,6 +742,8 @@ static void print_workload(const struct advise *A, const struct workload *k, FIL
 		fprintf(f, "%s: %s keeps %.1f%% of the best (%s: %.1f samples/s);", k->name, rw,
 			100.0 * rs / best, bw, best);
 	fprintf(f, " every cheaper grid point loses more than %.2f%%.\n", k->tol_pct);
+	if (k->banded)
+		print_robust(A, k, f);
 	const struct ts_row *w = &A->rep.rows[k->pts[k->rec].row];
 	if (w->parts)
 		fprintf(f, "parts (recommended point): %s\n", w->parts);
@@ -800,6 +878,9 @@ static int advise_args(struct advise *A, struct advise_args *args, int argc, cha
 	if (args->real && args->virtual_time)
 		return ts_cmdline_error(cl, "give --virtual or --real, not both");
 	A->base.virtual_time = !args->real;
+	if (args->band && args->real)
+		return ts_cmdline_error(cl, "--band runs in virtual time; it cannot go with --real");
+	A->base.band = args->band;
 	A->repeats = (unsigned)args->repeats;
 	/* The grid's overrides and the seeds take 8 of the runner's key=value. */
 	if ((rc = ts_script_args(cl, &a, &args->out, TS_RUNNER_MAX_OVERRIDES - 8,

@@ -15,7 +15,7 @@
 struct run_args {
 	struct ts_opt_list tiers;
 	struct ts_script_out out;
-	bool virtual_time, keep;
+	bool virtual_time, keep, band;
 };
 
 static const struct ts_opt run_opts[] = {
@@ -28,6 +28,9 @@ static const struct ts_opt run_opts[] = {
 	  "instead of running in real time" },
 	{ "keep", TS_OPT_BOOL, offsetof(struct run_args, keep), "false", 0, 0, "",
 	  "keep what the scenario wrote (converted LMDBs)" },
+	{ "band", TS_OPT_BOOL, offsetof(struct run_args, band), "false", 0, 0, "",
+	  "with --virtual: run each row again at both ends of every ranged tier parameter "
+	  "(tiersim tiers --evidence) and print the range of samples/s and AU it makes" },
 	{ NULL },
 };
 
@@ -72,6 +75,9 @@ static int run_main(int argc, char **argv, bool compare)
 					  "nvme-local,ssd-cloud,ultra-cloud"
 					: "tiersim run scripts/main.lua",
 				&o);
+	if (status < 0 && args.band && !args.virtual_time)
+		status = ts_cmdline_error(cl, "--band needs --virtual: it reruns every row at the "
+					      "ends of each ranged parameter");
 	if (status < 0 && compare && !args.tiers.n)
 		status = ts_cmdline_error(cl, "--tiers A,B,... is required (tiersim tiers lists "
 					      "them)");
@@ -83,6 +89,7 @@ static int run_main(int argc, char **argv, bool compare)
 		o.tiers[o.ntiers++] = args.tiers.v[i];
 	o.virtual_time = args.virtual_time;
 	o.keep = args.keep;
+	o.band = args.band;
 
 	ts_runner_signals();
 	struct ts_runner R;

@@ -102,7 +102,8 @@ static const char *needs_of(struct crow *r)
 {
 	const struct ts_case *c = r->c;
 	if (c->level == TS_CASE_LOADER)
-		return "a virtual pipeline (the loader model driven in virtual time)";
+		return "the case's loader (FFCV, PyTorch DataLoader worker processes with Pillow) "
+		       "as a source of the virtual pipeline, and a host profile of its CPU";
 	if (c->level == TS_CASE_WORKLOAD)
 		return "a DLIO reader in the virtual pipeline";
 	if (c->raid0 > 1) {

@@ -13,6 +13,7 @@
 
 #include "clock.h"
 #include "convert.h"
+#include "core/files.h"
 #include "pipeline/convplan.h"
 #include "pipeline/datum.h"
 
@@ -21,66 +22,27 @@ struct item {
 	int32_t label;
 };
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Sorted entries of @dir that are directories (@dirs) or files. */
+/* Sorted entries of @dir that are directories (@dirs) or files (no dot
+ * files). */
 static int list_dir(const char *dir, bool dirs, char ***out, size_t *n)
 {
-	DIR *d = opendir(dir);
-	if (!d)
-		return -errno;
-	char **v = NULL;
-	size_t cnt = 0, cap = 0;
-	struct dirent *e;
-	int rc = 0;
-	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
-		bool is_dir = e->d_type == DT_DIR;
-		if (e->d_type == DT_UNKNOWN || e->d_type == DT_LNK) {
-			struct stat st;
-			char p[4096];
-			snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
-			is_dir = stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-		}
-		if (is_dir != dirs)
-			continue;
-		if (cnt == cap) {
-			cap = cap ? cap * 2 : 64;
-			char **nv = realloc(v, cap * sizeof(*v));
-			if (!nv) {
-				rc = -ENOMEM;
-				break;
-			}
-			v = nv;
-		}
-		if (!(v[cnt] = strdup(e->d_name))) {
-			rc = -ENOMEM;
-			break;
-		}
-		cnt++;
-	}
-	closedir(d);
-	if (rc) {
-		while (cnt)
-			free(v[--cnt]);
-		free(v);
+	char **v;
+	size_t cnt, k = 0;
+	int rc = ts_dir_names(AT_FDCWD, dir, TS_DIR_NO_DOT, &v, &cnt);
+	if (rc)
 		return rc;
+	for (size_t i = 0; i < cnt; i++) {
+		struct stat st;
+		char p[4096];
+		snprintf(p, sizeof(p), "%s/%s", dir, v[i]);
+		if ((stat(p, &st) == 0 && S_ISDIR(st.st_mode)) == dirs)
+			v[k++] = v[i];
+		else
+			free(v[i]);
 	}
-	qsort(v, cnt, sizeof(*v), cmp_str);
 	*out = v;
-	*n = cnt;
+	*n = k;
 	return 0;
-}
-
-static void free_list(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
 }
 
 static int collect(const char *in, struct item **items, size_t *nitems, char *err, size_t errlen)
@@ -119,9 +81,9 @@ static int collect(const char *in, struct item **items, size_t *nitems, char *er
 			}
 			v[n++].label = (int32_t)c;
 		}
-		free_list(files, nf);
+		ts_dir_names_free(files, nf);
 	}
-	free_list(classes, nc);
+	ts_dir_names_free(classes, nc);
 	if (!rc && !n) {
 		snprintf(err, errlen, "preprocess: %s holds no <class>/<image> files", in);
 		rc = -ENOENT;
@@ -228,6 +190,7 @@ struct conv {
 	MDB_txn *txn;
 	MDB_dbi dbi;
 	char path[4096];
+	int w, h; /* of the image last decoded */
 };
 
 static int conv_open(struct conv *c)
@@ -293,6 +256,8 @@ static int conv_decode(struct conv *c)
 		return TS_E_CORRUPT;
 	}
 	resize_rgb(c->rgb, w, h, c->rs, c->side, c->side);
+	c->w = w;
+	c->h = h;
 	return 0;
 }
 
@@ -395,6 +360,7 @@ int ts_convert_imageset(const char *in, const char *out, const struct ts_convert
 			rc = -EINTR;
 			break;
 		}
+		uint64_t a = ts_now_ns();
 		switch (s.act) {
 		case TS_CONV_READ: rc = conv_read(&c, s.img); break;
 		case TS_CONV_DECODE: rc = conv_decode(&c); break;
@@ -402,6 +368,13 @@ int ts_convert_imageset(const char *in, const char *out, const struct ts_convert
 		case TS_CONV_COMMIT: rc = conv_commit(&c); break;
 		case TS_CONV_END: break;
 		}
+		/* Emulating a host profile's CPU: the step lasts what it costs there. */
+		uint64_t cost = !cfg->cpu || rc		? 0
+				: s.act == TS_CONV_DECODE ? ts_decode_cal_ns(cfg->cpu, c.w, c.h)
+				: s.act == TS_CONV_PUT	  ? (uint64_t)cfg->cpu->put_ns
+							  : 0;
+		if (cost)
+			ts_sleep_until_ns(a + cost);
 		if (!rc && s.act == TS_CONV_PUT && cfg->progress) {
 			double el = (double)(ts_now_ns() - t0) / 1e9;
 			cfg->progress(cfg->progress_ctx, cfg->label, s.key + 1, c.n,

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "pipeline/decode.h"
 #include "ts.h"
 
 struct ts_convert_cfg {
@@ -26,6 +27,10 @@ struct ts_convert_cfg {
 	void *progress_ctx;
 	const char *label;
 	volatile sig_atomic_t *stop; /* non-zero: stop with -EINTR */
+	/* A host profile's costs (pipeline/host.h), or NULL: each decode +
+	 * resize and each put then lasts at least what it costs that CPU (a
+	 * slower CPU than this one is emulated; a faster one is not). */
+	const struct ts_decode_cal *cpu;
 };
 
 struct ts_convert_stats {

@@ -127,6 +127,8 @@ static int set_section(lua_State *L, const char *name)
 	    !(m->profile && *m->profile) &&
 	    ts_tier_set_lookup(R->tiers, m->tier, &p, err, sizeof(err)))
 		return luaL_error(L, "mount: %s", err);
+	if (base == m && lua_getfield(L, 1, "cache") != LUA_TNIL && !ts_scn_cache_known(m->cache))
+		return luaL_error(L, "mount: cache '%s' is not cold, warm or written", m->cache);
 	return 0;
 }
 
@@ -161,7 +163,8 @@ static int read_action(lua_State *L, int idx, enum ts_action act, struct ts_scn_
 static void free_action(struct ts_scn_run *run)
 {
 	ts_opt_free(ts_scn_run_opts, run);
-	run->label = NULL;
+	run->label = NULL; /* in both tables */
+	ts_opt_free(ts_scn_preprocess_opts, run);
 }
 
 static int do_action(lua_State *L, enum ts_action act)

@@ -66,6 +66,7 @@ void ts_report_init(struct ts_report *r)
 
 static void row_free(struct ts_row *w)
 {
+	free(w->band_params);
 	free(w->label);
 	free(w->tier);
 	free(w->parts);
@@ -97,12 +98,24 @@ struct ts_row *ts_report_add(struct ts_report *r)
 		r->cap = cap;
 	}
 	struct ts_row *w = &r->rows[r->n++];
+	ts_row_init(w);
+	w->virtual_time = r->virtual_time;
+	return w;
+}
+
+void ts_row_init(struct ts_row *w)
+{
 	memset(w, 0, sizeof(*w));
 	w->time_s = w->samples_per_s = w->au_pct = w->stall_pct = NAN;
 	w->cache_hit_pct = w->read_mb_s = w->write_mb_s = NAN;
 	w->step_p50_ms = w->step_p99_ms = NAN;
-	w->virtual_time = r->virtual_time;
-	return w;
+	w->band_sps_lo = w->band_sps_hi = w->band_au_lo = w->band_au_hi = NAN;
+}
+
+void ts_row_release(struct ts_row *w)
+{
+	row_free(w);
+	ts_row_init(w);
 }
 
 void ts_report_drop_last(struct ts_report *r)
@@ -156,6 +169,22 @@ static void fmt_num(char *buf, size_t n, double v, int prec)
 		snprintf(buf, n, "%.*f", prec, v);
 }
 
+static void print_band(FILE *f, const struct ts_row *w)
+{
+	char a[32], b[32], c[32], d[32], s1[72], s2[72];
+	fmt_num(a, sizeof(a), w->band_sps_lo, 1);
+	fmt_num(b, sizeof(b), w->band_sps_hi, 1);
+	fmt_num(c, sizeof(c), w->band_au_lo, 1);
+	fmt_num(d, sizeof(d), w->band_au_hi, 1);
+	snprintf(s1, sizeof(s1), "%s-%s", a, b);
+	snprintf(s2, sizeof(s2), "%s-%s", c, d);
+	if (isnan(w->band_sps_lo) && isnan(w->band_sps_hi))
+		snprintf(s1, sizeof(s1), "-");
+	if (isnan(w->band_au_lo) && isnan(w->band_au_hi))
+		snprintf(s2, sizeof(s2), "-");
+	fprintf(f, "  %19s  %13s", w->band_params ? s1 : "", w->band_params ? s2 : "");
+}
+
 void ts_report_print(const struct ts_report *r, FILE *f)
 {
 	double best = ts_report_best(r);
@@ -168,10 +197,15 @@ void ts_report_print(const struct ts_report *r, FILE *f)
 	}
 	if (r->title)
 		fprintf(f, "%s%s\n", r->title, r->virtual_time ? " (virtual time)" : "");
+	bool band = false;
+	for (size_t i = 0; i < r->n; i++)
+		band |= r->rows[i].band_params != NULL;
 	fprintf(f, "%-*s", lw, "configuration");
 	for (size_t c = 0; c < TS_ARRAY_SIZE(cols); c++)
 		if (on_terminal[c])
 			fprintf(f, "  %11s", cols[c].head);
+	if (band)
+		fprintf(f, "  %19s  %13s", "band samples/s", "band AU %");
 	fputc('\n', f);
 	for (size_t i = 0; i < r->n; i++) {
 		const struct ts_row *w = &r->rows[i];
@@ -187,6 +221,8 @@ void ts_report_print(const struct ts_report *r, FILE *f)
 			fmt_num(b, sizeof(b), cols[c].get(w, best), cols[c].prec);
 			fprintf(f, "  %11s", b);
 		}
+		if (band)
+			print_band(f, w);
 		fputc('\n', f);
 	}
 	/* What was real and what was modeled, once per distinct description. */
@@ -197,6 +233,24 @@ void ts_report_print(const struct ts_report *r, FILE *f)
 			seen |= r->rows[j].parts && !strcmp(r->rows[j].parts, p);
 		if (p && !seen)
 			fprintf(f, "%s %s\n", i ? "      " : "parts:", p);
+	}
+	if (band) {
+		fprintf(f, "band = the row at the slow and the fast end of its tier's ranged "
+			   "parameters (tiersim tiers --evidence):\n");
+		/* Once per tier and distinct list of parameters. */
+		for (size_t i = 0; i < r->n; i++) {
+			const struct ts_row *w = &r->rows[i];
+			bool seen = false;
+			for (size_t j = 0; w->band_params && j < i; j++) {
+				const struct ts_row *v = &r->rows[j];
+				seen |= v->band_params && !strcmp(v->band_params, w->band_params) &&
+					((!v->tier && !w->tier) ||
+					 (v->tier && w->tier && !strcmp(v->tier, w->tier)));
+			}
+			if (w->band_params && !seen)
+				fprintf(f, "  %s: %s\n", w->tier ? w->tier : w->label ? w->label : "?",
+					*w->band_params ? w->band_params : "none ranged (exact)");
+		}
 	}
 	fprintf(f, "time = the measured part (iterations after warm-up, or the whole conversion); "
 		   "AU = GPU busy / wall;\nIO stall = GPU waiting for input (preprocessing: time in "
@@ -240,6 +294,14 @@ int ts_report_write_json(const struct ts_report *r, const char *path)
 			json_object_set_new(o, cols[c].key, with_unit(cols[c].get(w, best), cols[c].unit));
 		json_object_set_new(o, "bytes_read", with_unit((double)w->bytes_read, "bytes"));
 		json_object_set_new(o, "bytes_written", with_unit((double)w->bytes_written, "bytes"));
+		if (w->band_params)
+			json_object_set_new(
+				o, "band",
+				json_pack("{s:s, s:{s:o, s:o, s:s}, s:{s:o, s:o, s:s}}", "parameters",
+					  w->band_params, "throughput", "low", num(w->band_sps_lo),
+					  "high", num(w->band_sps_hi), "unit", "samples/s",
+					  "accelerator_utilization", "low", num(w->band_au_lo), "high",
+					  num(w->band_au_hi), "unit", "%"));
 		json_array_append_new(rows, o);
 	}
 	json_object_set_new(root, "rows", rows);

@@ -40,6 +40,10 @@ struct ts_row {
 	double step_p50_ms, step_p99_ms; /* iteration time percentiles */
 	double rel_to;		/* samples/s that rel compares with; 0 = the best row */
 	bool virtual_time;
+	/* --band: the row at the slow and the fast end of its ranged tier
+	 * parameters (band_params names them; NULL: no band). */
+	char *band_params;
+	double band_sps_lo, band_sps_hi, band_au_lo, band_au_hi;
 };
 
 struct ts_report {
@@ -56,6 +60,9 @@ void ts_report_free(struct ts_report *r);
 struct ts_row *ts_report_add(struct ts_report *r);
 /* Removes the last row (a configuration that produced no result). */
 void ts_report_drop_last(struct ts_report *r);
+/* A row outside any report (every optional number NaN), and its release. */
+void ts_row_init(struct ts_row *w);
+void ts_row_release(struct ts_row *w);
 TS_WUR int ts_row_param(struct ts_row *row, const char *key, const char *val);
 TS_WUR int ts_row_set_str(char **dst, const char *s);
 

@@ -24,6 +24,7 @@
 #include "hist.h"
 #include "opt.h"
 #include "pipeline/decode.h"
+#include "pipeline/host.h"
 #include "tier/stats_keys.h"
 #include "tier/tier.h"
 #include "pipeline/dataset.h"
@@ -455,7 +456,8 @@ void ts_runner_place_free(struct ts_dataset_place *dp)
 /* ---- Mounts -------------------------------------------------------------- */
 
 /* tierfs's -o list for @s on @tier. */
-static char *mount_opts(const struct ts_scenario *s, const char *tier, const char *trace)
+static char *mount_opts(const struct ts_scenario *s, const char *tier, const char *trace,
+			const char *warm_path)
 {
 	char buf[2048];
 	size_t n = (size_t)snprintf(buf, sizeof(buf), "tier=%s,seed=%llu", tier,
@@ -470,6 +472,12 @@ static char *mount_opts(const struct ts_scenario *s, const char *tier, const cha
 		n += (size_t)snprintf(buf + n, sizeof(buf) - n, ",profile=%s", s->mnt.profile);
 	if (trace && *trace)
 		n += (size_t)snprintf(buf + n, sizeof(buf) - n, ",trace=%s", trace);
+	/* A warm or written start warms what the run reads, not the rest of
+	 * the backing (other datasets, scratch). */
+	if (s->mnt.cache && strcmp(s->mnt.cache, "cold"))
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, ",cache=%s%s%s", s->mnt.cache,
+				      warm_path && *warm_path ? ",warm_path=" : "",
+				      warm_path ? warm_path : "");
 	/* LMDB's *.mdb files need no option: tierfs opens them in kernel-cached
 	 * mode by default (a direct_io file cannot be mapped shared). */
 	return n < sizeof(buf) ? strdup(buf) : NULL;
@@ -588,7 +596,10 @@ int ts_runner_live_mount(struct ts_runner *R, const struct ts_scenario *s, const
 	char trace[PATH_MAX] = "";
 	if (s->mnt.trace && *s->mnt.trace)
 		expand_trace(s->mnt.trace, tier, trace, sizeof(trace));
-	char *opts = mount_opts(s, tier, trace);
+	char warm[PATH_MAX * 2];
+	snprintf(warm, sizeof(warm), "%s%s%s", dp->rel, dp->rel[0] && dp->input[0] ? "/" : "",
+		 dp->input);
+	char *opts = mount_opts(s, tier, trace, warm);
 	char mp[PATH_MAX];
 	snprintf(mp, sizeof(mp), "%s/m%d-%u", R->mntdir, (int)getpid(), R->nmounts++);
 	int rc = opts ? ts_mount_start(&R->mounts, dp->backing, mp, opts, &lv->mount, err, errlen)
@@ -684,6 +695,7 @@ static int ensure_calibration(struct ts_runner *R, const struct ts_scenario *s, 
 		       (!strcmp(dec, "auto") && cores > 0 && s->pipe.vcpus > (uint64_t)cores);
 	char path[PATH_MAX];
 	if (!modeled || (s->pipe.calibration && *s->pipe.calibration) ||
+	    ts_host_is_profile(s->pipe.host) ||
 	    ts_pipe_default_calibration(path, sizeof(path)) || access(path, R_OK) == 0)
 		return 0;
 
@@ -745,6 +757,59 @@ static int row_label(struct ts_runner *R, struct ts_row *w, const char *tier, co
 	return ts_row_set_str(&w->label, buf);
 }
 
+static int run_job(struct ts_runner *R, enum ts_action act, struct ts_scenario *s,
+		   const char *tier, const struct ts_scn_run *run, struct ts_row *w, char *err,
+		   size_t errlen)
+{
+	return act == TS_ACT_RUN ? ts_runner_train(R, s, tier, run, w, err, errlen)
+				 : ts_runner_preprocess(R, s, tier, run, w, err, errlen);
+}
+
+/* --band: the row again at the slow and the fast end of its tier's ranged
+ * parameters (ts_tier_profile_band), into rows of its own; the range of
+ * samples/s and AU they make goes on @w. */
+static int run_band(struct ts_runner *R, enum ts_action act, struct ts_scenario *s,
+		    const char *tier, const struct ts_scn_run *run, struct ts_row *w, char *err,
+		    size_t errlen)
+{
+	const struct ts_tier_profile *p;
+	char names[512] = "";
+	if (ts_tier_set_lookup(R->tiers, tier, &p, err, errlen))
+		return TS_E_UNKNOWN;
+	struct ts_tier_profile banded;
+	ts_tier_profile_band(p, -1, &banded, names, sizeof(names));
+	/* A host profile's ranged costs move with the tier's. */
+	const char *host = act == TS_ACT_PREPROCESS && run->host && *run->host ? run->host
+										: s->pipe.host;
+	if (ts_host_is_profile(host)) {
+		size_t u = strlen(names);
+		snprintf(names + u, sizeof(names) - u, "%shost %s's ranged costs", u ? "; " : "",
+			 host);
+	}
+	double sps[2], au[2];
+	int rc = 0;
+	for (int k = 0; k < 2 && !rc; k++) {
+		struct ts_row b;
+		ts_row_init(&b);
+		b.virtual_time = true;
+		rc = ts_row_set_str(&b.label, w->label);
+		R->band_end = k ? 1 : -1;
+		if (!rc)
+			rc = run_job(R, act, s, tier, run, &b, err, errlen);
+		R->band_end = 0;
+		sps[k] = b.error ? NAN : b.samples_per_s;
+		au[k] = b.error ? NAN : b.au_pct;
+		ts_row_release(&b);
+	}
+	if (rc)
+		return rc;
+	w->band_sps_lo = fmin(sps[0], sps[1]);
+	w->band_sps_hi = fmax(sps[0], sps[1]);
+	w->band_au_lo = fmin(au[0], au[1]);
+	w->band_au_hi = fmax(au[0], au[1]);
+	return ts_row_set_str(&w->band_params, names);
+}
+
 int ts_runner_exec(struct ts_runner *R, enum ts_action act, const struct ts_scn_run *run,
 		   size_t *first, char *err, size_t errlen)
 {
@@ -768,6 +833,12 @@ int ts_runner_exec(struct ts_runner *R, enum ts_action act, const struct ts_scn_
 		if (ts_scn_copy(&s, &R->cfg))
 			return -ENOMEM;
 		int rc = apply_overrides(R, &s, err, errlen);
+		if (!rc && !ts_scn_cache_known(s.mnt.cache)) {
+			snprintf(err, errlen, "mount: cache '%s' is not cold, warm or written",
+				 s.mnt.cache);
+			R->usage_error = true; /* a command-line override: a usage error */
+			rc = -EINVAL;
+		}
 		/* mount{ profile = FILE } adds tiers for this run only, as it
 		 * does for the tierfs that the run mounts. */
 		struct ts_tier_set *builtin = R->tiers, *own = NULL;
@@ -793,10 +864,9 @@ int ts_runner_exec(struct ts_runner *R, enum ts_action act, const struct ts_scn_
 			record_params(w, &s);
 			R->nruns++;
 			uint64_t t0 = ts_now_ns();
-			if (act == TS_ACT_RUN)
-				rc = ts_runner_train(R, &s, tier, run, w, err, errlen);
-			else
-				rc = ts_runner_preprocess(R, &s, tier, run, w, err, errlen);
+			rc = run_job(R, act, &s, tier, run, w, err, errlen);
+			if (!rc && R->o.band && R->o.virtual_time && !w->error)
+				rc = run_band(R, act, &s, tier, run, w, err, errlen);
 			if (!rc)
 				note(R, "[%u] %s: %s in %.1f s", R->nruns, w->label,
 				     w->error ? w->error : "done",

@@ -41,6 +41,7 @@ struct ts_runner_opts {
 	bool virtual_time;
 	bool quiet;
 	bool keep;		 /* keep scratch output (converted LMDBs, traces) */
+	bool band;		 /* virtual: each row again at both ends of the ranged tier parameters */
 };
 
 struct ts_runner {
@@ -62,6 +63,7 @@ struct ts_runner {
 	bool progress_tty;
 	uint64_t progress_ns;	   /* last progress line drawn */
 	struct ts_tier_set *tiers; /* the known tier profiles */
+	int band_end;		   /* the band end a virtual run models: -1 slow, 0, +1 fast */
 };
 
 /* The interrupt flag set by the signal handler (SIGINT, SIGTERM). */

@@ -32,6 +32,10 @@ const struct ts_opt ts_scn_mount_opts[] = {
 	  "record every request to this trace file (%t = tier name)" },
 	{ "profile", TS_OPT_STR, MT(profile), "", 0, 0, "", "extra tier profile file" },
 	{ "seed", TS_OPT_U64, MT(seed), "1", 0, 0, "", "tier model latency seed" },
+	{ "cache", TS_OPT_STR, MT(cache), "cold", 0, 0, "",
+	  "page-cache state when a run starts: cold (dropped, as MLPerf Storage's rules ask), "
+	  "warm (the data the run reads resident up to mem, as a previous pass leaves it) or "
+	  "written (resident and partly dirty, as a copy made just before leaves it)" },
 	{ NULL },
 };
 
@@ -53,6 +57,9 @@ const struct ts_opt ts_scn_preprocess_opts[] = {
 	{ "encoded", TS_OPT_BOOL, RN(encoded), "false", 0, 0, "",
 	  "store the re-encoded JPEG instead of raw pixels (convert_imageset --encoded)" },
 	{ "txn", TS_OPT_U64, RN(txn), "1000", 1, 0, "", "puts per LMDB transaction" },
+	{ "host", TS_OPT_STR, RN(host), "", 0, 0, "",
+	  "host profile whose CPU costs --virtual charges: NAME or NAME/LIBRARY ('tiersim "
+	  "hosts'); default pipeline{}'s host" },
 	{ "label", TS_OPT_STR, RN(label), "", 0, 0, "", "row name in the report" },
 	{ NULL },
 };
@@ -115,4 +122,10 @@ int ts_scn_copy(struct ts_scenario *dst, const struct ts_scenario *src)
 		}
 	}
 	return 0;
+}
+
+bool ts_scn_cache_known(const char *cache)
+{
+	return cache && (!strcmp(cache, "cold") || !strcmp(cache, "warm") ||
+			 !strcmp(cache, "written"));
 }

@@ -35,6 +35,7 @@ struct ts_scn_mount {
 	char *trace;	   /* record a trace here ("" = none); %t = tier name */
 	char *profile;	   /* extra tier profile file */
 	uint64_t seed;
+	char *cache;	   /* page-cache state at the start: cold | warm | written */
 };
 
 /* run{}: how long to measure. */
@@ -46,6 +47,7 @@ struct ts_scn_run {
 	uint64_t resize;     /* preprocess{}: side of the square images stored */
 	bool encoded;	     /* preprocess{}: store the JPEG bytes, not pixels */
 	uint64_t txn;	     /* preprocess{}: puts per LMDB transaction */
+	char *host;	     /* preprocess{}: host profile charged; "" = pipeline{}'s */
 };
 
 struct ts_scenario {
@@ -66,6 +68,8 @@ const struct ts_opt *ts_scn_section(struct ts_scenario *s, const char *name, voi
 
 TS_WUR int ts_scn_defaults(struct ts_scenario *s, char *err, size_t errlen);
 void ts_scn_free(struct ts_scenario *s);
+/* Is @cache a page-cache state mount{cache=...} takes? */
+bool ts_scn_cache_known(const char *cache);
 /* Deep copy (strings duplicated); @dst must be free or zeroed. */
 TS_WUR int ts_scn_copy(struct ts_scenario *dst, const struct ts_scenario *src);
 

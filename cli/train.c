@@ -190,15 +190,17 @@ static int feed_open(struct ts_runner *R, struct ts_scenario *s, const char *tie
 		const struct ts_source_ops *ops = ts_source_find(pc.source, sub, sizeof(sub));
 		if (ops && !ts_pipe_decode_mode(&pc, ops, 0, &mode, sub, sizeof(sub)) &&
 		    mode != TS_DECODE_NONE) {
-			if ((rc = ts_vtier_load_cal(&f->cal, pc.calibration, err, errlen))) {
+			if ((rc = ts_vtier_load_cal(&f->cal, pc.calibration, pc.host, R->band_end, err, errlen))) {
 				ts_opt_free(ts_pipe_opts, &pc);
 				return rc;
 			}
 			f->have_cal = true;
 		}
-		struct ts_vdisk disk = { ts_vtier_vio, &f->vt };
+		struct ts_vdisk disk = { ts_vtier_vio, &f->vt, ts_vtier_warm };
 		rc = ts_vpipe_new(&pc, synthetic ? NULL : &dp->meta, &disk,
 				  f->have_cal ? &f->cal : NULL, &f->vp, err, errlen);
+		if (!rc && !synthetic && strcmp(s->mnt.cache, "cold"))
+			ts_vpipe_warm(f->vp, !strcmp(s->mnt.cache, "written"));
 	} else {
 		rc = ts_pipe_new(&pc, &f->lv.pipe, err, errlen);
 	}
@@ -222,8 +224,10 @@ static int feed_parts(struct feed *f, const struct ts_scenario *s, bool syntheti
 		ts_vpipe_stats(f->vp, &vs);
 		if (f->have_cal)
 			snprintf(dn, sizeof(dn), "decode modeled %llu workers = vCPUs (calibration: "
-						 "%.0f images/s/core on %s)",
-				 (unsigned long long)vs.decode_workers, f->cal.full_ips, f->cal.cpu);
+						 "%.0f JPEG images/s/core, %.0f us per raw image, "
+						 "on %s)",
+				 (unsigned long long)vs.decode_workers, f->cal.full_ips,
+				 ts_decode_cal_xform_ns(&f->cal, 0, 0) / 1e3, f->cal.cpu);
 		else
 			snprintf(dn, sizeof(dn), "no decode");
 		snprintf(parts, sizeof(parts), "%s, loader virtual QD %llu (%s), %s, %s", mdesc,

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pipeline/host.h"
 #include "pipeline/loader.h"
 #include "vtier.h"
 
@@ -20,6 +21,10 @@ int ts_vtier_new(struct ts_runner *R, const struct ts_scenario *s, struct ts_vti
 	struct ts_tier_cfg tc;
 	memset(&tc, 0, sizeof(tc));
 	tc.profile = m->profile;
+	if (R->band_end) {
+		ts_tier_profile_band(m->profile, R->band_end, &m->banded, NULL, 0);
+		tc.profile = &m->banded;
+	}
 	tc.capacity = s->mnt.capacity;
 	tc.mem = s->mnt.mem;
 	tc.seed = s->mnt.seed;
@@ -48,6 +53,12 @@ uint64_t ts_vtier_vio(void *ctx, uint64_t now_ns, const struct ts_vio *io)
 	return ts_vtier_submit(ctx, now_ns, op, io->file, io->off, io->len, io->size);
 }
 
+void ts_vtier_warm(void *ctx, const struct ts_vio *io, bool dirty)
+{
+	struct ts_vtier *m = ctx;
+	ts_tier_warm(m->tier, 0, io->file, io->off, io->len, dirty);
+}
+
 void ts_vtier_free(struct ts_vtier *m)
 {
 	if (m->tier)
@@ -55,8 +66,17 @@ void ts_vtier_free(struct ts_vtier *m)
 	m->tier = NULL;
 }
 
-int ts_vtier_load_cal(struct ts_decode_cal *cal, const char *want, char *err, size_t errlen)
+int ts_vtier_load_cal(struct ts_decode_cal *cal, const char *want, const char *host,
+		      int band_end, char *err, size_t errlen)
 {
+	/* --band: a host profile's ranged costs at the same end as the
+	 * tier's (slow: the slow end of every range). */
+	if (ts_host_is_profile(host))
+		return ts_host_resolve_at(host,
+					  band_end < 0	 ? TS_HOST_SLOW
+					  : band_end > 0 ? TS_HOST_FAST
+							 : TS_HOST_NOMINAL,
+					  cal, err, errlen);
 	char path[4096];
 	if (want && *want)
 		snprintf(path, sizeof(path), "%s", want);

@@ -16,21 +16,25 @@
 struct ts_vtier {
 	struct ts_tier *tier;
 	const struct ts_tier_profile *profile;
+	struct ts_tier_profile banded; /* at the runner's band end (--band), when one is set */
 	uint64_t read_bytes, hit_bytes, write_bytes;
 };
 
-/* The mount{}'s tier, capacity, page-cache size and seed. */
+/* The mount{}'s tier, capacity, page-cache size and seed; with --band, the
+ * tier at the end of its ranges the runner is modeling (R->band_end). */
 TS_WUR int ts_vtier_new(struct ts_runner *R, const struct ts_scenario *s, struct ts_vtier *m,
 			char *err, size_t errlen);
 uint64_t ts_vtier_submit(struct ts_vtier *m, uint64_t now, enum ts_tier_op op, uint64_t file,
 			 uint64_t off, uint64_t len, uint64_t size);
-/* struct ts_vdisk's submit, @ctx a struct ts_vtier. */
+/* struct ts_vdisk's submit and warm, @ctx a struct ts_vtier. */
 uint64_t ts_vtier_vio(void *ctx, uint64_t now_ns, const struct ts_vio *io);
+void ts_vtier_warm(void *ctx, const struct ts_vio *io, bool dirty);
 void ts_vtier_free(struct ts_vtier *m);
 
-/* The decode calibration a virtual run charges: @want, or the default
- * file; a missing one says how to make it. */
-TS_WUR int ts_vtier_load_cal(struct ts_decode_cal *cal, const char *want, char *err,
-			     size_t errlen);
+/* The decode calibration a virtual run charges: the host profile @host
+ * (pipeline/host.h) when it names one, else @want or the default file; a
+ * missing one says how to make it. */
+TS_WUR int ts_vtier_load_cal(struct ts_decode_cal *cal, const char *want, const char *host,
+			     int band_end, char *err, size_t errlen);
 
 #endif

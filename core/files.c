@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -110,4 +111,61 @@ int ts_write_all(int fd, const void *buf, size_t n)
 int ts_pwrite_all(int fd, const void *buf, size_t n, off_t off)
 {
 	return write_loop(fd, buf, n, off, true);
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void ts_dir_names_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+int ts_dir_names(int dirfd, const char *rel, unsigned flags, char ***out, size_t *nout)
+{
+	int fd = openat(dirfd, rel && *rel ? rel : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		int rc = -errno;
+		close(fd);
+		return rc;
+	}
+	char **v = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		const char *nm = de->d_name;
+		if (!strcmp(nm, ".") || !strcmp(nm, "..") || ((flags & TS_DIR_NO_DOT) && nm[0] == '.'))
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			char **nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				rc = -ENOMEM;
+				break;
+			}
+			v = nv;
+		}
+		if (!(v[n] = strdup(nm))) {
+			rc = -ENOMEM;
+			break;
+		}
+		n++;
+	}
+	closedir(d);
+	if (rc) {
+		ts_dir_names_free(v, n);
+		return rc;
+	}
+	qsort(v, n, sizeof(*v), cmp_name);
+	*out = v;
+	*nout = n;
+	return 0;
 }

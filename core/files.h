@@ -33,4 +33,13 @@ TS_WUR int ts_write_all(int fd, const void *buf, size_t n);
 /* The same at offset @off (pwrite). */
 TS_WUR int ts_pwrite_all(int fd, const void *buf, size_t n, off_t off);
 
+/* ts_dir_names(): leave out names that start with a dot. */
+#define TS_DIR_NO_DOT 1u
+
+/* The names in directory @rel under @dirfd (AT_FDCWD for a plain path),
+ * sorted by strcmp, without "." and "..". *out is an array of *n strings
+ * (free with ts_dir_names_free). */
+TS_WUR int ts_dir_names(int dirfd, const char *rel, unsigned flags, char ***out, size_t *n);
+void ts_dir_names_free(char **v, size_t n);
+
 #endif

@@ -143,6 +143,17 @@ static void *calib_main(void *arg)
 	if (!fs->o.bare) {
 		char err[256];
 		rc = ts_fs_model_start(fs, err, sizeof(err));
+		if (!rc && strcmp(fs->o.cache, "cold")) {
+			uint64_t nf, nb;
+			rc = ts_fs_model_warm(fs, !strcmp(fs->o.cache, "written"), &nf, &nb, err,
+					      sizeof(err));
+			if (!rc)
+				ts_fs_log(fs, LOG_INFO,
+					  "tierfs: page-cache model %s: %llu files, %s under %s "
+					  "(at most mem resident)",
+					  fs->o.cache, (unsigned long long)nf,
+					  ts_fmt_size(s, sizeof(s), nb), fs->backing);
+		}
 		if (!rc && fs->o.trace)
 			rc = ts_fs_trace_open(fs, err, sizeof(err));
 		if (rc) {

@@ -134,6 +134,8 @@ struct ts_fs_opts {
 	char *fault; /* ';'-separated fault rules (ts_tier_fault_parse) */
 	bool bare;
 	bool calib;
+	char *cache;	 /* page-cache state at mount: cold | warm | written */
+	char *warm_path; /* what cache= warms, under the backing; NULL = all of it */
 };
 extern const struct ts_opt ts_fs_opt_table[];
 
@@ -226,6 +228,12 @@ uint64_t ts_fs_model_submit(struct ts_fs *fs, struct ts_fs_req *r);
 bool ts_fs_model_charges(enum ts_fs_op op);
 /* Cached pages of a file are gone (truncate, unlink, hole punch). */
 void ts_fs_model_forget(struct ts_fs *fs, uint64_t ino, uint64_t off, uint64_t len);
+/* cache=warm|written: every regular file under the backing (or under
+ * warm_path in it), in sorted path order, made resident in the page-cache model (ts_tier_warm; dirty
+ * for "written"). Counts what it warmed; -errno when the tree cannot be
+ * read (with @err). */
+TS_WUR int ts_fs_model_warm(struct ts_fs *fs, bool dirty, uint64_t *files, uint64_t *bytes,
+			    char *err, size_t n);
 /* `tierfs --list-tiers`. */
 TS_WUR int ts_fs_list_tiers(FILE *out, const char *profile, uint64_t capacity, char *err,
 			    size_t n);

@@ -62,6 +62,13 @@ const struct ts_opt ts_fs_opt_table[] = {
 	{ "calib", TS_OPT_BOOL, OFF(calib), "true", 0, 0, "",
 	  "measure the FUSE round trip at mount and take it off modeled latencies "
 	  "(false: use floor=)" },
+	{ "cache", TS_OPT_STR, OFF(cache), "cold", 0, 0, "",
+	  "the page-cache model's state at mount: cold (empty, as after dropping caches), "
+	  "warm (the backing's files resident up to mem, as a previous pass leaves them) or "
+	  "written (resident and partly dirty, as a copy made just before leaves them)" },
+	{ "warm_path", TS_OPT_STR, OFF(warm_path), NULL, 0, 0, "",
+	  "with cache=warm|written: the file or folder, relative to the backing, to warm "
+	  "(default: all of the backing)" },
 	{ NULL },
 };
 
@@ -429,6 +436,16 @@ static int configure(struct ts_fs *fs, struct fuse_args *args, struct cmdline *c
 	if (!fs->o.bare && !fs->o.tier) {
 		fprintf(stderr, "tierfs: option 'tier' is required: -o tier=NAME (tierfs --list-tiers "
 				"shows the names)\n");
+		return -1;
+	}
+	if (strcmp(fs->o.cache, "cold") && strcmp(fs->o.cache, "warm") &&
+	    strcmp(fs->o.cache, "written")) {
+		fprintf(stderr, "tierfs: option 'cache': '%s' is not cold, warm or written\n",
+			fs->o.cache);
+		return -1;
+	}
+	if (fs->o.bare && strcmp(fs->o.cache, "cold")) {
+		fprintf(stderr, "tierfs: option 'cache': a bare mount has no page-cache model\n");
 		return -1;
 	}
 	if (fs->o.bare && fs->o.fault) {

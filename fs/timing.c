@@ -30,12 +30,18 @@
  * off the request threads because invalidating pages waits for page locks
  * that an in-flight read of the same file holds.
  */
+#include <fcntl.h>
 #include <fnmatch.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <syslog.h>
 
+#include "core/files.h"
 #include "core/units.h"
 #include "daemon.h"
 
@@ -350,6 +356,71 @@ void ts_fs_model_forget(struct ts_fs *fs, uint64_t ino, uint64_t off, uint64_t l
 	struct ts_tier *t = model_of(fs);
 	if (t && ino)
 		ts_tier_forget(t, ino, off, len);
+}
+
+/* ---- page-cache state at mount ---- */
+
+/* Warms the tree under @fd in sorted name order. */
+static int warm_dir(struct ts_tier *t, int fd, bool dirty, unsigned depth, uint64_t *files,
+		    uint64_t *bytes)
+{
+	char **names;
+	size_t n;
+	int rc = ts_dir_names(fd, ".", 0, &names, &n);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < n && !rc; i++) {
+		struct stat st;
+		if (fstatat(fd, names[i], &st, AT_SYMLINK_NOFOLLOW))
+			continue; /* gone since the listing */
+		if (S_ISREG(st.st_mode)) {
+			ts_tier_warm(t, 0, st.st_ino, 0, (uint64_t)st.st_size, dirty);
+			++*files;
+			*bytes += (uint64_t)st.st_size;
+		} else if (S_ISDIR(st.st_mode) && depth < 64) {
+			int sub = openat(fd, names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sub >= 0) {
+				rc = warm_dir(t, sub, dirty, depth + 1, files, bytes);
+				close(sub);
+			}
+		}
+	}
+	ts_dir_names_free(names, n);
+	return rc;
+}
+
+int ts_fs_model_warm(struct ts_fs *fs, bool dirty, uint64_t *files, uint64_t *bytes, char *err,
+		     size_t n)
+{
+	struct ts_tier *t = model_of(fs);
+	*files = *bytes = 0;
+	if (!t)
+		return 0;
+	const char *rel = fs->o.warm_path && *fs->o.warm_path ? fs->o.warm_path : ".";
+	/* Beneath the backing only, as every other path tierfs opens. */
+	struct open_how how = { .flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW,
+				.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS };
+	int fd = (int)syscall(SYS_openat2, fs->root, rel, &how, sizeof(how));
+	struct stat st;
+	int rc = fd < 0 ? -errno : fstat(fd, &st) ? -errno : 0;
+	if (!rc && S_ISREG(st.st_mode)) {
+		ts_tier_warm(t, 0, st.st_ino, 0, (uint64_t)st.st_size, dirty);
+		*files = 1;
+		*bytes = (uint64_t)st.st_size;
+		close(fd);
+	} else if (!rc && S_ISDIR(st.st_mode)) {
+		rc = warm_dir(t, fd, dirty, 0, files, bytes);
+		close(fd);
+	} else {
+		if (fd >= 0)
+			close(fd);
+		if (!rc)
+			rc = -EINVAL;
+	}
+	if (rc)
+		snprintf(err, n, "cache=%s: cannot read %s/%s: %s", fs->o.cache, fs->backing, rel,
+			 rc == -EINVAL ? "neither a file nor a folder" : ts_strerror(rc));
+	return rc;
 }
 
 /* ---- kernel-cached files ---- */

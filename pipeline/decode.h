@@ -50,6 +50,7 @@ struct ts_decode_cal {
 	double decode_ips;  /* decode-only images/s on one core (for reports) */
 	double full_ips;    /* decode + transform images/s on one core */
 	double xform_ns;    /* the transform alone (raw pixels in), per image */
+	double put_ns;	    /* making a Datum and putting it into an LMDB (0: not charged) */
 	uint64_t images;    /* images measured */
 	char cpu[128];	    /* the host CPU it was measured on */
 	uint64_t when;	    /* unix seconds */

@@ -30,6 +30,7 @@
 #include "core/rng.h"
 #include "core/units.h"
 #include "decode.h"
+#include "host.h"
 #include "loader.h"
 #include "scheduler.h"
 #include "source.h"
@@ -81,6 +82,9 @@ const struct ts_opt ts_pipe_opts[] = {
 	  "tfrecord source: bytes per read request (DLIO's transfer_size); 0 = one request" },
 	{ "calibration", TS_OPT_STR, CFG_OFF(calibration), "", 0, 0, "",
 	  "decode calibration file (default ~/.cache/tiersim/decode.json)" },
+	{ "host", TS_OPT_STR, CFG_OFF(host), "this-machine", 0, 0, "",
+	  "host profile whose CPU costs modeled decode charges: NAME or NAME/LIBRARY "
+	  "('tiersim hosts' lists them); this-machine charges the calibration" },
 	{ "registered", TS_OPT_BOOL, CFG_OFF(registered), "true", 0, 0, "",
 	  "register the read buffers with io_uring" },
 	{ "open_uring", TS_OPT_BOOL, CFG_OFF(open_uring), "true", 0, 0, "",
@@ -205,11 +209,11 @@ static int copy_cfg(struct ts_pipe_cfg *dst, const struct ts_pipe_cfg *src)
 {
 	*dst = *src;
 	char **strs[] = { &dst->source, &dst->path, &dst->decode, &dst->on_error,
-			  &dst->calibration };
+			  &dst->calibration, &dst->host };
 	for (size_t i = 0; i < TS_ARRAY_SIZE(strs); i++)
 		*strs[i] = NULL;
 	const char *from[] = { src->source, src->path, src->decode, src->on_error,
-			       src->calibration };
+			       src->calibration, src->host };
 	for (size_t i = 0; i < TS_ARRAY_SIZE(strs); i++)
 		if (!(*strs[i] = strdup(from[i] ? from[i] : "")))
 			return -ENOMEM;
@@ -222,6 +226,8 @@ static int pick_mode(struct ts_pipe *p, char *err, size_t errlen)
 				     errlen);
 	if (rc)
 		return rc;
+	if (p->mode == TS_DECODE_MODELED && ts_host_is_profile(p->cfg.host))
+		return ts_host_resolve(p->cfg.host, &p->cal, err, errlen);
 	if (p->mode == TS_DECODE_MODELED) {
 		char path[4096];
 		if (*p->cfg.calibration)
@@ -955,10 +961,13 @@ void ts_pipe_stats(struct ts_pipe *p, struct ts_pipe_stats *st)
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	if (p->mode == TS_DECODE_MODELED)
 		snprintf(st->decode_note, sizeof st->decode_note,
-			 "modeled: %llu workers each charge %.0f ns + %.0f ns/Mpixel per image "
-			 "(calibration %s, %s); %ld host cores",
+			 "modeled: %llu workers each charge %.0f ns + %.0f ns/Mpixel per JPEG, "
+			 "%.0f us per raw image (%s %s, %s); %ld host cores",
 			 (unsigned long long)p->nw, p->cal.base_ns, p->cal.ns_per_mpix,
-			 p->cfg.calibration, p->cal.cpu[0] ? p->cal.cpu : "unknown CPU", cores);
+			 (double)ts_decode_cal_xform_ns(&p->cal, 0, 0) / 1e3,
+			 ts_host_is_profile(p->cfg.host) ? "host profile" : "calibration",
+			 ts_host_is_profile(p->cfg.host) ? p->cfg.host : p->cfg.calibration,
+			 p->cal.cpu[0] ? p->cal.cpu : "unknown CPU", cores);
 	else if (p->mode == TS_DECODE_REAL)
 		snprintf(st->decode_note, sizeof st->decode_note,
 			 "real: %u libjpeg-turbo workers on %ld host cores", p->nw, cores);

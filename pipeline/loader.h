@@ -71,6 +71,7 @@ struct ts_pipe_cfg {
 	uint64_t seq_len;    /* text: tokens per sequence (35, as PTB) */
 	uint64_t transfer_size; /* tfrecord: bytes per read request (DLIO's); 0 = one */
 	char *calibration;   /* decode calibration file; "" = default */
+	char *host;	     /* host profile (pipeline/host.h) charged instead; "" = this machine */
 	bool registered;     /* use registered (fixed) buffers */
 	bool open_uring;     /* open files through io_uring (else openat(2)) */
 	bool async_reads;    /* reads go to io_uring's workers (IOSQE_ASYNC) */
@@ -109,7 +110,7 @@ struct ts_stage_stats {
 struct ts_pipe_stats {
 	const char *source;
 	const char *decode_mode;  /* the mode that ran: real | modeled | none */
-	char decode_note[256];	  /* modeled: the calibration used */
+	char decode_note[384];	  /* modeled: the calibration or host profile used */
 	uint64_t wall_ns;	  /* start to now (or to the end) */
 	uint64_t samples, batches, bytes;
 	uint64_t errors;	  /* samples skipped (skip policy) */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "host.h"
 #include "loader.h"
 #include "source.h"
 
@@ -54,13 +55,22 @@ int ts_pipe_decode_mode(const struct ts_pipe_cfg *cfg, const struct ts_source_op
 	} else if (!strcmp(d, "modeled")) {
 		*out = TS_DECODE_MODELED;
 	} else if (!strcmp(d, "auto")) {
+		/* A host profile is another CPU: charged, never run here. */
 		if (text)
 			*out = TS_DECODE_NONE;
 		else
-			*out = (long)cfg->vcpus > cores ? TS_DECODE_MODELED : TS_DECODE_REAL;
+			*out = (long)cfg->vcpus > cores || ts_host_is_profile(cfg->host)
+				       ? TS_DECODE_MODELED
+				       : TS_DECODE_REAL;
 	} else {
 		snprintf(err, errlen, "option 'decode': '%s' is not one of auto, real, modeled, none", d);
 		return TS_E_PARSE;
+	}
+	if (*out == TS_DECODE_REAL && ts_host_is_profile(cfg->host)) {
+		snprintf(err, errlen, "option 'host': '%s' is another CPU, whose costs are charged, "
+				      "not run: use decode=modeled (or auto), or host=this-machine",
+			 cfg->host);
+		return -EINVAL;
 	}
 	if (text && *out != TS_DECODE_NONE) {
 		snprintf(err, errlen, "option 'decode': source '%s' has no images; use decode=none",

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/files.h"
 #include "dataset.h"
 #include "loader.h"
 #include "source.h"
@@ -36,63 +37,10 @@ struct folder {
 	uint64_t max_len;
 };
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Sorted names of @rel's entries (no dot files). */
 static int list_dir(struct folder *f, const char *rel, char ***out, size_t *nout)
 {
-	int fd = openat(f->rootfd, rel[0] ? rel : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	DIR *d = fdopendir(fd);
-	if (!d) {
-		int rc = -errno;
-		close(fd);
-		return rc;
-	}
-	char **v = NULL;
-	size_t n = 0, cap = 0;
-	int rc = 0;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 64;
-			char **nv = realloc(v, cap * sizeof *v);
-			if (!nv) {
-				rc = -ENOMEM;
-				break;
-			}
-			v = nv;
-		}
-		if (!(v[n] = strdup(de->d_name))) {
-			rc = -ENOMEM;
-			break;
-		}
-		n++;
-	}
-	closedir(d);
-	if (rc) {
-		while (n)
-			free(v[--n]);
-		free(v);
-		return rc;
-	}
-	qsort(v, n, sizeof *v, cmp_str);
-	*out = v;
-	*nout = n;
-	return 0;
-}
-
-static void free_list(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
+	return ts_dir_names(f->rootfd, rel, TS_DIR_NO_DOT, out, nout);
 }
 
 static int add_entry(struct folder *f, const char *rel, const struct stat *sb, int err,
@@ -169,7 +117,7 @@ static int scan(struct folder *f, const char *rel, int32_t label, int depth, cha
 				snprintf(err, errlen, "%s: out of memory listing files", f->path);
 		}
 	}
-	free_list(v, n);
+	ts_dir_names_free(v, n);
 	return rc;
 }
 
@@ -220,7 +168,7 @@ static int folder_open(const struct ts_pipe_cfg *cfg, void **st, char *err, size
 	}
 	if (!rc && classes == 0)
 		rc = scan(f, "", -1, 1, err, errlen);
-	free_list(v, n);
+	ts_dir_names_free(v, n);
 	if (!rc && f->n == 0) {
 		snprintf(err, errlen, "%s: no sample files in the dataset folder", cfg->path);
 		rc = -ENOENT;

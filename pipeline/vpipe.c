@@ -250,6 +250,25 @@ uint64_t ts_vpipe_start_ns(const struct ts_vpipe *v)
 	return v->start;
 }
 
+static void warm_sample(struct ts_vpipe *v, const struct ts_vsample *s, bool dirty)
+{
+	for (unsigned i = 0; i < s->n; i++)
+		if (s->io[i].op == TS_VIO_READ)
+			v->disk.warm(v->disk.ctx, &s->io[i], dirty);
+}
+
+void ts_vpipe_warm(struct ts_vpipe *v, bool dirty)
+{
+	if (!v->disk.warm)
+		return;
+	warm_sample(v, &v->vs.at_open, dirty);
+	for (uint64_t i = 0; i < v->vs.count; i++) {
+		struct ts_vsample s;
+		v->ops->plan_sample(&v->vs, i, &s);
+		warm_sample(v, &s, dirty);
+	}
+}
+
 static int step(struct ts_vpipe *v)
 {
 	struct ts_heap_item it = ts_heap_pop(&v->q);

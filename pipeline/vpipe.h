@@ -22,16 +22,20 @@
 #ifndef TS_PIPE_VPIPE_H
 #define TS_PIPE_VPIPE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "decode.h"
 #include "loader.h"
 #include "source.h"
 
-/* Where reads go: returns when a request issued at @now_ns completes. */
+/* Where reads go: returns when a request issued at @now_ns completes.
+ * warm (optional) puts a read's range in the page-cache state a previous
+ * pass (or, @dirty, a copy) left it in, at no device time. */
 struct ts_vdisk {
 	uint64_t (*submit)(void *ctx, uint64_t now_ns, const struct ts_vio *io);
 	void *ctx;
+	void (*warm)(void *ctx, const struct ts_vio *io, bool dirty);
 };
 
 struct ts_vbatch {
@@ -63,6 +67,11 @@ struct ts_sched *ts_vpipe_sched(struct ts_vpipe *v);
 uint64_t ts_vpipe_batches_per_epoch(const struct ts_vpipe *v);
 /* When the loader can start (after what opening the source reads). */
 uint64_t ts_vpipe_start_ns(const struct ts_vpipe *v);
+/* Before the first batch: what the run reads is warmed on the disk
+ * (ts_vdisk.warm) in the order a pass of it reads it — what opening the
+ * source reads, then every sample in storage order — as mount{cache=warm}
+ * (or "written", @dirty) leaves it in real time. */
+void ts_vpipe_warm(struct ts_vpipe *v, bool dirty);
 /* 1 with *b, 0 after the last batch, negative on an internal stall. */
 int ts_vpipe_next_batch(struct ts_vpipe *v, struct ts_vbatch *b);
 /* The consumer let go of batch @seq at @t_ns (not before it was ready). */

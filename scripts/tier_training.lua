@@ -1,6 +1,9 @@
 -- tier_training.lua — SCENARIOS.md experiment 4: NVCaffe GoogLeNet training
 -- on a P100 from local NVMe SSD, SSD cloud disk and ultra cloud disk
--- (images/s). NVCaffe reads an LMDB with a cursor, as its data layer does.
+-- (images/s). NVCaffe reads an LMDB of raw Datums with a cursor, as its data
+-- layer does, on gn5-c8g1.2xlarge (8 vCPU, 60 GiB, Xeon E5-2682 v4: its host
+-- profile charges each Datum's transform). kind=imagenet-jpeg or
+-- imagenet-rec is a variant the study did not run.
 --
 --   tiersim compare scripts/tier_training.lua --tiers nvme-local,ssd-cloud,ultra-cloud
 --   tiersim compare scripts/tier_training.lua --tiers ... --virtual   (full ImageNet)
@@ -10,8 +13,9 @@ local p = params{
   kind = "imagenet-lmdb",  -- or imagenet-jpeg, imagenet-rec
   model = "googlenet",
   batch = 64,
-  vcpus = 8,       -- gn5-c8g1.2xlarge; beyond the host's cores decode is modeled
-  mem = "512MiB",
+  vcpus = 8,       -- gn5-c8g1.2xlarge
+  mem = "60GiB",
+  host = "xeon-e5-2682v4",  -- its CPU (tiersim hosts); this-machine = this host's
 }
 local source = { ["imagenet-lmdb"] = "lmdb", ["imagenet-jpeg"] = "folder",
                  ["imagenet-rec"] = "rec" }
@@ -22,7 +26,7 @@ mount{ tier = "ssd-cloud", capacity = "500GiB", mem = p.mem }
 -- Caffe reads its LMDB with one cursor, in stored order (shuffled once by
 -- convert_imageset --shuffle); the others are shuffled per epoch.
 pipeline{ source = source[p.kind], shuffle = source[p.kind] ~= "lmdb", vcpus = p.vcpus,
-          qd = 16, prefetch = 4 }
+          qd = 16, prefetch = 4, host = p.host }
 engine{ model = p.model, gpu = "P100-PCIe", framework = "nvcaffe", mode = "train",
         batch = p.batch }
 run{ iterations = p.iterations, warmup = 3 }

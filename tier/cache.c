@@ -793,6 +793,47 @@ static uint64_t cache_submit(struct ts_tier_layer *l, uint64_t now, const struct
 	return end;
 }
 
+/* A page-cache state set up front. Pages become present (and dirty, for a
+ * copy just made) chunk by chunk in the order given, evicting the least
+ * recently warmed when mem is full. Dirty pages are kept to the dirty
+ * limit: the oldest beyond it have already been written back, so they
+ * turn clean, and an eviction never has writeback to do — no device time
+ * is spent. Writeback of what stays dirty starts at the first request, by
+ * the usual thresholds (the background limit, or 30 s after `now`). */
+static void cache_warm(struct ts_tier_layer *l, uint64_t now, uint64_t file, uint64_t off,
+		       uint64_t len, bool dirty)
+{
+	struct cache *c = (struct cache *)l;
+	if (!c->mem || !len)
+		return;
+	uint64_t p0 = off / PAGE, p1 = (off + len + PAGE - 1) / PAGE;
+	for (uint64_t idx = p0 / PPC; idx * PPC < p1; idx++) {
+		uint32_t want = page_mask(p0, p1, idx);
+		uint32_t i = lookup(c, file, idx);
+		uint32_t miss = i == NIL ? want : want & ~c->e[i].present;
+		i = get_ent(c, file, idx, (unsigned)__builtin_popcount(miss), now);
+		struct ent *e = &c->e[i];
+		e->present |= want;
+		c->resident += (uint64_t)__builtin_popcount(miss) * PAGE;
+		if (!dirty)
+			continue;
+		uint32_t newd = want & ~e->dirty;
+		if (!e->dirty && newd) {
+			e->dirtied = now;
+			dirty_back(c, i);
+		}
+		e->dirty |= want;
+		c->dirty += (uint64_t)__builtin_popcount(newd) * PAGE;
+		while (c->dirty > c->dirty_limit && c->dirty_head != NIL && c->dirty_head != i) {
+			uint32_t o = c->dirty_head;
+			c->dirty -= (uint64_t)__builtin_popcount(c->e[o].dirty) * PAGE;
+			c->e[o].dirty = 0;
+			dirty_unlink(c, o);
+		}
+	}
+	publish(c);
+}
+
 static void cache_forget(struct ts_tier_layer *l, uint64_t file, uint64_t off, uint64_t len)
 {
 	struct cache *c = (struct cache *)l;
@@ -831,6 +872,7 @@ static void cache_free(struct ts_tier_layer *l)
 static const struct ts_tier_layer_ops cache_ops = {
 	.name = "cache",
 	.submit = cache_submit,
+	.warm = cache_warm,
 	.forget = cache_forget,
 	.stats = cache_stats,
 	.free = cache_free,

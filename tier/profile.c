@@ -300,8 +300,10 @@ static void profile_free(struct ts_tier_profile *p)
 /*
  * evidence = { FIELD = ENTRY, ... } where FIELD is iops, read_iops,
  * write_iops, mibps, read_mibps, write_mibps, burst or latency, and ENTRY
- * is { LABEL, "what", case = "validation case id" } with LABEL one of
- * "measured", "spec", "assumed" (case optional). latency may also be
+ * is { LABEL, "what", case = "validation case id", range = { LO, HI } }
+ * with LABEL one of "measured", "spec", "assumed" (case optional; range,
+ * the factors the value may be off by, 0 < LO <= 1 <= HI, required for
+ * "assumed"). latency may also be
  * { read = ENTRY, write = ENTRY, meta = ENTRY, sync = ENTRY }. Once a
  * tier has an evidence table, every field it sets must be labelled and no
  * label may name a field it does not set.
@@ -342,7 +344,39 @@ static bool ev_field_set(const struct ts_tier_profile *p, enum ts_tier_ev_field 
 	}
 }
 
-/* One { LABEL, "what", case = ID } at @idx into @out. */
+/* The entry's range = { LO, HI }: factors around the value. */
+static int ev_range(struct conv *c, int idx, const char *f, struct ts_tier_evidence *out)
+{
+	lua_State *L = c->L;
+	char rf[112];
+	snprintf(rf, sizeof(rf), "%s.range", f);
+	int ty = lua_getfield(L, idx, "range");
+	out->has_range = false;
+	if (ty == LUA_TNIL) {
+		lua_pop(L, 1);
+		return out->label == TS_EV_ASSUMED
+			       ? conv_fail(c, f, "an assumed value needs its range = { LO, HI } "
+						 "(the factors it may be off by, LO <= 1 <= HI)")
+			       : 0;
+	}
+	double v[2] = { 0, 0 };
+	bool ok = ty == LUA_TTABLE && lua_rawlen(L, -1) == 2;
+	for (int k = 0; ok && k < 2; k++) {
+		lua_rawgeti(L, -1, k + 1);
+		ok = lua_type(L, -1) == LUA_TNUMBER;
+		v[k] = ok ? lua_tonumber(L, -1) : 0;
+		lua_pop(L, 1);
+	}
+	lua_pop(L, 1);
+	if (!ok || !(v[0] > 0) || v[0] > 1 || v[1] < 1 || !isfinite(v[1]))
+		return conv_fail(c, rf, "expected { LO, HI } with 0 < LO <= 1 <= HI");
+	out->has_range = true;
+	out->lo = v[0];
+	out->hi = v[1];
+	return 0;
+}
+
+/* One { LABEL, "what", case = ID, range = { LO, HI } } at @idx into @out. */
 static int ev_entry(struct conv *c, int idx, const char *field, struct ts_tier_evidence *out)
 {
 	lua_State *L = c->L;
@@ -355,12 +389,13 @@ static int ev_entry(struct conv *c, int idx, const char *field, struct ts_tier_e
 	while (lua_next(L, idx)) {
 		bool ok = (lua_type(L, -2) == LUA_TNUMBER &&
 			   (lua_tointeger(L, -2) == 1 || lua_tointeger(L, -2) == 2)) ||
-			  (lua_type(L, -2) == LUA_TSTRING && !strcmp(lua_tostring(L, -2), "case"));
+			  (lua_type(L, -2) == LUA_TSTRING && (!strcmp(lua_tostring(L, -2), "case") ||
+							      !strcmp(lua_tostring(L, -2), "range")));
 		lua_pop(L, 1);
 		if (!ok) {
 			lua_pop(L, 1);
 			return conv_fail(c, f, "unknown key (an entry is { LABEL, \"source\", "
-					       "case = \"case-id\" })");
+					       "case = \"case-id\", range = { LO, HI } })");
 		}
 	}
 	lua_rawgeti(L, idx, 1);
@@ -385,7 +420,10 @@ static int ev_entry(struct conv *c, int idx, const char *field, struct ts_tier_e
 		return -ENOMEM;
 	free(out->what);
 	out->what = what;
-	return get_field(c, idx, f, "case", K_STRING, &out->fit_case, NULL);
+	int rc = get_field(c, idx, f, "case", K_STRING, &out->fit_case, NULL);
+	if (rc)
+		return rc;
+	return ev_range(c, idx, f, out);
 }
 
 static int conv_evidence(struct conv *c, int t, struct ts_tier_profile *p)
@@ -871,13 +909,13 @@ int ts_tier_print_table(FILE *f, const struct ts_tier_set *set, uint64_t capacit
 
 int ts_tier_print_evidence(FILE *f, const struct ts_tier_set *set)
 {
-	fprintf(f, "%-17s %-14s %-9s %-26s %s\n", "tier", "field", "label", "fitted to case",
-		"source");
+	fprintf(f, "%-17s %-14s %-9s %-13s %-26s %s\n", "tier", "field", "label", "range",
+		"fitted to case", "source");
 	for (size_t i = 0; i < set->n; i++) {
 		const struct ts_tier_profile *p = set->p[i];
 		if (!p->has_evidence) {
-			if (fprintf(f, "%-17s %-14s %-9s %-26s %s\n", p->name, "*", "-", "-",
-				    "no evidence table (unlabelled)") < 0)
+			if (fprintf(f, "%-17s %-14s %-9s %-13s %-26s %s\n", p->name, "*", "-", "-",
+				    "-", "no evidence table (unlabelled)") < 0)
 				return -EIO;
 			continue;
 		}
@@ -885,11 +923,77 @@ int ts_tier_print_evidence(FILE *f, const struct ts_tier_set *set)
 			const struct ts_tier_evidence *e = &p->ev[k];
 			if (e->label == TS_EV_NONE)
 				continue;
-			if (fprintf(f, "%-17s %-14s %-9s %-26s %s\n", p->name, ev_names[k],
-				    ts_tier_ev_label_name(e->label), e->fit_case ? e->fit_case : "-",
-				    e->what) < 0)
+			char range[32] = "-";
+			if (e->has_range)
+				snprintf(range, sizeof(range), "x%.3g-x%.3g", e->lo, e->hi);
+			if (fprintf(f, "%-17s %-14s %-9s %-13s %-26s %s\n", p->name, ev_names[k],
+				    ts_tier_ev_label_name(e->label), range,
+				    e->fit_case ? e->fit_case : "-", e->what) < 0)
 				return -EIO;
 		}
 	}
 	return fflush(f) ? -errno : 0;
+}
+
+/* ---- The uncertainty band ------------------------------------------------ */
+
+static void scale_formula(struct ts_tier_formula *f, double k)
+{
+	f->a *= k;
+	f->b *= k;
+	f->cap *= k;
+	f->floor *= k;
+	for (unsigned i = 0; i < f->nsteps; i++)
+		f->step[i].value *= k;
+}
+
+static void scale_dist(struct ts_tier_dist *d, double k)
+{
+	d->p50_ns *= k;
+	d->p99_ns *= k;
+	d->lo_ns *= k;
+	d->hi_ns *= k;
+}
+
+unsigned ts_tier_profile_band(const struct ts_tier_profile *p, int end,
+			      struct ts_tier_profile *out, char *names, size_t n)
+{
+	*out = *p;
+	if (n)
+		names[0] = 0;
+	if (!end)
+		return 0;
+	struct ts_tier_formula *caps[TS_EV_NR] = {
+		[TS_EV_IOPS] = &out->iops,	       [TS_EV_READ_IOPS] = &out->read_iops,
+		[TS_EV_WRITE_IOPS] = &out->write_iops, [TS_EV_MIBPS] = &out->mibps,
+		[TS_EV_READ_MIBPS] = &out->read_mibps, [TS_EV_WRITE_MIBPS] = &out->write_mibps,
+	};
+	struct ts_tier_dist *lat[TS_EV_NR] = {
+		[TS_EV_LAT_READ] = &out->lat_read, [TS_EV_LAT_WRITE] = &out->lat_write,
+		[TS_EV_LAT_META] = &out->lat_meta, [TS_EV_LAT_SYNC] = &out->lat_sync,
+	};
+	unsigned moved = 0;
+	size_t used = 0;
+	for (int f = 0; f < TS_EV_NR; f++) {
+		const struct ts_tier_evidence *e = &p->ev[f];
+		if (!e->has_range || !ev_field_set(p, (enum ts_tier_ev_field)f))
+			continue;
+		/* Slower: less of a cap, more of a latency. */
+		double cap_k = end < 0 ? e->lo : e->hi, lat_k = end < 0 ? e->hi : e->lo;
+		if (caps[f]) {
+			scale_formula(caps[f], cap_k);
+		} else if (lat[f]) {
+			scale_dist(lat[f], lat_k);
+		} else if (f == TS_EV_BURST) {
+			scale_formula(&out->burst_iops, cap_k);
+			scale_formula(&out->burst_mibps, cap_k);
+			scale_formula(&out->bucket, cap_k);
+		}
+		moved++;
+		if (used < n) {
+			int w = snprintf(names + used, n - used, "%s%s", used ? ", " : "", ev_names[f]);
+			used = w < 0 ? n : TS_MIN(n, used + (size_t)w);
+		}
+	}
+	return moved;
 }

@@ -169,9 +169,24 @@ uint64_t ts_tier_submit(struct ts_tier *t, uint64_t now_ns, const struct ts_tier
 	done->bound = TS_TIER_BOUND_LATENCY;
 	enum ts_tier_op op = req->op < TS_TIER_OP_NR ? req->op : TS_TIER_META;
 
-	pthread_mutex_lock(&t->mu);
-	uint64_t end = t->top->ops->submit(t->top, now_ns, req, done);
-	pthread_mutex_unlock(&t->mu);
+	/* A read past the end of a file of known size moves only the bytes
+	 * the file has: the file system answers the rest from the inode,
+	 * without the disk (the same in tierfs and in a replay of its trace,
+	 * which carries the size). */
+	struct ts_tier_req clipped;
+	if (op == TS_TIER_READ && req->size && req->off + req->len > req->size) {
+		clipped = *req;
+		clipped.len = req->off < req->size ? req->size - req->off : 0;
+		req = &clipped;
+	}
+	uint64_t end = now_ns;
+	if (op != TS_TIER_READ || req->len || !req->size) {
+		pthread_mutex_lock(&t->mu);
+		end = t->top->ops->submit(t->top, now_ns, req, done);
+		pthread_mutex_unlock(&t->mu);
+	} else {
+		done->bound = TS_TIER_BOUND_MEMORY;
+	}
 
 	/* The caller pays floor_ns on top of what the model injects. */
 	if (end < now_ns)
@@ -198,6 +213,16 @@ void ts_tier_forget(struct ts_tier *t, uint64_t file, uint64_t off, uint64_t len
 	for (struct ts_tier_layer *l = t->top; l; l = l->next)
 		if (l->ops->forget)
 			l->ops->forget(l, file, off, len);
+	pthread_mutex_unlock(&t->mu);
+}
+
+void ts_tier_warm(struct ts_tier *t, uint64_t now, uint64_t file, uint64_t off, uint64_t len,
+		  bool dirty)
+{
+	pthread_mutex_lock(&t->mu);
+	for (struct ts_tier_layer *l = t->top; l; l = l->next)
+		if (l->ops->warm)
+			l->ops->warm(l, now, file, off, len, dirty);
 	pthread_mutex_unlock(&t->mu);
 }
 

@@ -93,11 +93,28 @@ enum ts_tier_ev_field {
 	TS_EV_LAT_SYNC,
 	TS_EV_NR,
 };
+struct ts_tier_profile;
 struct ts_tier_evidence {
 	enum ts_tier_ev_label label; /* NONE: the field is not set, or not labelled */
 	char *what;		     /* the measurement or table, one line */
 	char *fit_case;		     /* validation case id it was fitted to, or NULL */
+	/* How far the value may be off: it lies in [value x lo, value x hi].
+	 * Required for `assumed`, optional for the rest (a published range);
+	 * has_range false: taken as exact. */
+	bool has_range;
+	double lo, hi;
 };
+/*
+ * The uncertainty band. A copy of @p with every field that carries a range
+ * moved to the end of it that makes the tier slower (@end < 0: caps x lo,
+ * latencies x hi) or faster (@end > 0: caps x hi, latencies x lo); @end 0
+ * copies it as it is. The copy shares @p's strings (free @p after it, never
+ * the copy). @names gets the fields moved, ", "-separated ("" when none);
+ * returns how many.
+ */
+unsigned ts_tier_profile_band(const struct ts_tier_profile *p, int end,
+			      struct ts_tier_profile *out, char *names, size_t n);
+
 /* "iops" ... "latency.sync"; "measured", "spec", "assumed" ("-" for NONE). */
 const char *ts_tier_ev_field_name(enum ts_tier_ev_field f);
 const char *ts_tier_ev_label_name(enum ts_tier_ev_label l);
@@ -270,6 +287,18 @@ uint64_t ts_tier_submit(struct ts_tier *t, uint64_t now_ns, const struct ts_tier
 /* Drops cached pages of a range (truncate, unlink, hole punch); len 0 =
  * to the end of the file. Dirty data in the range is discarded. */
 void ts_tier_forget(struct ts_tier *t, uint64_t file, uint64_t off, uint64_t len);
+/*
+ * Page-cache state as an input (mount{cache=...}): the range is made
+ * resident as a previous pass leaves it (@dirty false: "warm") or as a
+ * copy that just wrote it leaves it (@dirty true: "written": resident and
+ * dirty, the oldest dirty pages beyond the dirty limit already written
+ * back and clean), at no device time; with more than mem warmed, the
+ * least recently warmed ranges are evicted, as LRU does. Call it in the
+ * order the previous pass touched the data, before the run's first
+ * request. Nothing happens without a page-cache model (mem=0).
+ */
+void ts_tier_warm(struct ts_tier *t, uint64_t now, uint64_t file, uint64_t off, uint64_t len,
+		  bool dirty);
 /* Switches the device to another profile / capacity at runtime; the page
  * cache and the stats stay. Returns 0 or -ERANGE (bad capacity). */
 TS_WUR int ts_tier_switch(struct ts_tier *t, const struct ts_tier_profile *p, uint64_t capacity,

@@ -28,6 +28,10 @@ struct ts_tier_layer_ops {
 	 * time (>= now) and adds what it knows to @done (never NULL here). */
 	uint64_t (*submit)(struct ts_tier_layer *l, uint64_t now, const struct ts_tier_req *req,
 			   struct ts_tier_done *done);
+	/* Optional. Puts a file range in the state a page cache is left in
+	 * (see ts_tier_warm), at no device time. */
+	void (*warm)(struct ts_tier_layer *l, uint64_t now, uint64_t file, uint64_t off,
+		     uint64_t len, bool dirty);
 	/* Optional. Drops state of a file range (len 0 = to the end). */
 	void (*forget)(struct ts_tier_layer *l, uint64_t file, uint64_t off, uint64_t len);
 	/* Optional. New limits (runtime tier switch); state that still makes

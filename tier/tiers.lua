@@ -31,7 +31,8 @@
 --                    { iops = ENTRY, read_iops=, write_iops=, mibps=, read_mibps=,
 --                    write_mibps=, burst=, latency = ENTRY or
 --                    { read=, write=, meta=, sync= } }, ENTRY being
---                    { "measured"|"spec"|"assumed", "source", case = "ID" }:
+--                    { "measured"|"spec"|"assumed", "source", case = "ID",
+--                      range = { LO, HI } }:
 --                    measured names the measurement it was fitted to (case =
 --                    the validation case that holds it, validation/cases/ID.json,
 --                    which then does not also check it), spec a vendor table,
@@ -102,10 +103,10 @@ tier "nvme-local" {
 	write_mibps = { b = 0.85, cap = 1200 },
 	latency = same("50us", "98us"),
 	evidence = {
-		iops = { "assumed", "the i1 family's local NVMe formula min{165*C, 240,000} (Alibaba 'Local disks' doc); gn5's own is not published" },
-		read_mibps = { "assumed", "i1's read formula min{1.4*C, 2000} MB/s (same doc), for gn5" },
-		write_mibps = { "assumed", "i1's write formula min{0.85*C, 1200} MB/s (same doc), for gn5" },
-		latency = { "assumed", "a local NVMe round trip of about 50 us (PlanetScale, 'IO devices and latency', 2025), shaped by rule R2; not measured on gn5" },
+		iops = { "assumed", "the i1 family's local NVMe formula min{165*C, 240,000} (Alibaba 'Local disks' doc); gn5's own is not published; range: down to half of it, up to it (a GPU family's local disk taken as no faster than the storage family's)", range = { 0.5, 1 } },
+		read_mibps = { "assumed", "i1's read formula min{1.4*C, 2000} MB/s (same doc), for gn5; range as iops", range = { 0.5, 1 } },
+		write_mibps = { "assumed", "i1's write formula min{0.85*C, 1200} MB/s (same doc), for gn5; range as iops", range = { 0.5, 1 } },
+		latency = { "assumed", "a local NVMe round trip of about 50 us (PlanetScale, 'IO devices and latency', 2025), shaped by rule R2; not measured on gn5; range: a factor of two either way, nothing measured to narrow it", range = { 0.5, 2 } },
 	},
 }
 
@@ -129,7 +130,7 @@ tier "ssd-cloud" {
 	evidence = {
 		iops = { "spec", "2017 ECS doc: IOPS = min{30*C, 20000}" },
 		mibps = { "spec", "2017 ECS doc: MBps = min{50 + 0.5*C, 256}" },
-		latency = { "spec", "2017 ECS doc: access latency 0.5-2 ms, by rule R1; no measurement found" },
+		latency = { "spec", "2017 ECS doc: access latency 0.5-2 ms, by rule R1; no measurement found; range: the published 0.5-2 ms around the 1 ms p50", range = { 0.5, 2 } },
 	},
 }
 
@@ -143,7 +144,7 @@ tier "ultra-cloud" {
 	evidence = {
 		iops = { "spec", "2017 ECS doc: IOPS = min{1000 + 6*C, 3000}" },
 		mibps = { "spec", "2017 ECS doc: MBps = min{50 + 0.1*C, 80}" },
-		latency = { "spec", "2017 ECS doc: access latency 1-3 ms, by rule R1; no measurement found" },
+		latency = { "spec", "2017 ECS doc: access latency 1-3 ms, by rule R1; no measurement found; range: the published 1-3 ms around the 1.732 ms p50", range = { 0.577, 1.732 } },
 	},
 }
 
@@ -174,7 +175,7 @@ tier "ssd-cloud-2024" {
 	evidence = {
 		iops = { "spec", "Alibaba 'EBS performance': min{1800 + 30*C, 25,000}" },
 		mibps = { "spec", "Alibaba 'EBS performance': min{120 + 0.5*C, 300} MB/s" },
-		latency = { "spec", "Alibaba 'EBS performance': 0.5-2 ms, by rule R1; no measurement found" },
+		latency = { "spec", "Alibaba 'EBS performance': 0.5-2 ms, by rule R1; no measurement found; range: the published 0.5-2 ms around the 1 ms p50", range = { 0.5, 2 } },
 	},
 }
 
@@ -188,7 +189,7 @@ tier "ultra-cloud-2024" {
 	evidence = {
 		iops = { "spec", "Alibaba 'EBS performance': min{1800 + 8*C, 5,000}" },
 		mibps = { "spec", "Alibaba 'EBS performance': min{100 + 0.15*C, 140} MB/s" },
-		latency = { "spec", "Alibaba 'EBS performance': 1-3 ms, by rule R1; no measurement found" },
+		latency = { "spec", "Alibaba 'EBS performance': 1-3 ms, by rule R1; no measurement found; range: the published 1-3 ms around the 1.732 ms p50", range = { 0.577, 1.732 } },
 	},
 }
 
@@ -208,7 +209,7 @@ local function essd(name, cmin, default, iops_b, iops_cap, mb_a, mb_b, mb_cap, p
 	}
 end
 essd("essd-pl0", "40GiB", "500GiB", 12, 10000, 100, 0.25, 180, "387us", "500us",
-	{ "spec", "Alibaba 'EBS performance': 0.3-0.5 ms, by rule R1; no measurement found" })
+	{ "spec", "Alibaba 'EBS performance': 0.3-0.5 ms, by rule R1; no measurement found; range: the published 0.3-0.5 ms around the 387 us p50", range = { 0.775, 1.291 } })
 essd("essd-pl1", "20GiB", "500GiB", 50, 50000, 120, 0.5, 350, "190us", "372us",
 	{ "spec", "Alibaba 'EBS performance': 0.2 ms average, shaped by rule R2; no measurement found" })
 -- PL2 and PL3 have minimum sizes above 500 GiB; their default is the minimum.
@@ -217,9 +218,9 @@ essd("essd-pl2", "461GiB", "500GiB", 50, 100000, 120, 0.5, 750, "190us", "372us"
 essd("essd-pl3", "1261GiB", "1261GiB", 50, 1000000, 120, 0.5, 4000, "130us", "255us",
 	{ write = { "measured", "fio 3.7 4 KiB randwrite psync QD1 on ESSD PL3: p50 130 us, p99 255 us (plantegg.github.io, 'ssd/san/sas/磁盘/光纤性能比较', 2022)",
 		    case = "essd-pl3-randwrite-4k-qd1" },
-	  read = { "assumed", "the write figure: vendors quote write latency and no PL3 read measurement was found" },
-	  meta = { "assumed", "the write figure, as read" },
-	  sync = { "assumed", "the write figure: a cache flush taken to cost one write" } })
+	  read = { "assumed", "the write figure: vendors quote write latency and no PL3 read measurement was found; range: a factor of two either way", range = { 0.5, 2 } },
+	  meta = { "assumed", "the write figure, as read; range as read", range = { 0.5, 2 } },
+	  sync = { "assumed", "the write figure: a cache flush taken to cost one write; range as read", range = { 0.5, 2 } } })
 
 -- ---------------------------------------------------------------------------
 -- AWS EBS: doc mirror awsdocs/amazon-ec2-user-guide, doc_source/
@@ -285,8 +286,8 @@ tier "aws-gp2" {
 		latency = {
 			read = { "measured", "ioping 4 KiB QD1 x 1,000 on 100 GB gp2, t3a.small: mean 377 us, stdev 140 us (jnidzwetzki.github.io 2022-09-21)", case = "ebs-gp2-ioping-qd1-1000" },
 			meta = { "measured", "as read: a cold metadata lookup reads one block", case = "ebs-gp2-ioping-qd1-1000" },
-			write = { "assumed", "the read figure: no QD1 write latency of gp2 was found" },
-			sync = { "assumed", "the read figure: a cache flush taken to cost one I/O; not measured" },
+			write = { "assumed", "the read figure: no QD1 write latency of gp2 was found; range: a factor of two either way", range = { 0.5, 2 } },
+			sync = { "assumed", "the read figure: a cache flush taken to cost one I/O; not measured; range: a factor of two either way", range = { 0.5, 2 } },
 		},
 	},
 }
@@ -316,8 +317,8 @@ tier "aws-gp3" {
 		latency = {
 			read = { "measured", "ioping 4 KiB QD1 x 1,000 on 100 GB gp3, t3a.small: mean 527 us, stdev 229 us (jnidzwetzki.github.io 2022-09-21)", case = "ebs-gp3-ioping-qd1-1000" },
 			meta = { "measured", "as read: a cold metadata lookup reads one block", case = "ebs-gp3-ioping-qd1-1000" },
-			write = { "assumed", "the read figure: no QD1 write latency of gp3 was found" },
-			sync = { "assumed", "the read figure: a cache flush taken to cost one I/O; not measured" },
+			write = { "assumed", "the read figure: no QD1 write latency of gp3 was found; range: a factor of two either way", range = { 0.5, 2 } },
+			sync = { "assumed", "the read figure: a cache flush taken to cost one I/O; not measured; range: a factor of two either way", range = { 0.5, 2 } },
 		},
 	},
 }
@@ -339,7 +340,7 @@ tier "aws-io2" {
 	evidence = {
 		iops = { "spec", "AWS EBS doc provisioned-iops.md: up to 500 IOPS/GiB, 100-64,000" },
 		mibps = { "spec", "AWS EBS doc provisioned-iops.md: 500 MiB/s to 32,000 IOPS, 16 KiB per IOPS above, 1,000 max" },
-		latency = { "spec", "AWS doc 'sub-millisecond' by rule R3; no QD1 measurement of io2 found" },
+		latency = { "spec", "AWS doc 'sub-millisecond' by rule R3; no QD1 measurement of io2 found; range: the published 0.1-1 ms (R3) around the 316 us p50", range = { 0.316, 3.162 } },
 	},
 }
 
@@ -366,7 +367,7 @@ tier "aws-st1" {
 		iops = { "spec", "AWS EBS doc hdd-vols.md: st1 max 500 IOPS (1 MiB)" },
 		mibps = { "spec", "AWS EBS doc hdd-vols.md: 40 MiB/s per TiB baseline, 500 max" },
 		burst = { "spec", "AWS EBS doc hdd-vols.md: 250 MiB/s per TiB, 1 TiB of credit per TiB" },
-		latency = { "spec", "AWS doc 'single-digit millisecond' by rule R3; no measurement of st1 found" },
+		latency = { "spec", "AWS doc 'single-digit millisecond' by rule R3; no measurement of st1 found; range: the published 1-10 ms (R3) around the 3.16 ms p50", range = { 0.316, 3.162 } },
 	},
 }
 
@@ -391,7 +392,7 @@ tier "aws-sc1" {
 		iops = { "spec", "AWS EBS doc hdd-vols.md: sc1 max 250 IOPS (1 MiB)" },
 		mibps = { "spec", "AWS EBS doc hdd-vols.md: 12 MiB/s per TiB baseline, 192 max" },
 		burst = { "spec", "AWS EBS doc hdd-vols.md: 80 MiB/s per TiB, cap 250, 1 TiB of credit per TiB" },
-		latency = { "spec", "AWS doc 'single-digit millisecond' by rule R3; no measurement of sc1 found" },
+		latency = { "spec", "AWS doc 'single-digit millisecond' by rule R3; no measurement of sc1 found; range: the published 1-10 ms (R3) around the 3.16 ms p50", range = { 0.316, 3.162 } },
 	},
 }
 

@@ -35,8 +35,8 @@ local function gp3(name, iops, mibps)
 			latency = {
 				read = { "measured", "ioping 4 KiB QD1 x 1,000 on a 100 GB baseline gp3: mean 527 us, stdev 229 us (jnidzwetzki.github.io 2022-09-21)", case = "ebs-gp3-ioping-qd1-1000" },
 				meta = { "measured", "as read", case = "ebs-gp3-ioping-qd1-1000" },
-				write = { "assumed", "the read figure: no QD1 write latency of gp3 was found" },
-				sync = { "assumed", "the read figure" },
+				write = { "assumed", "the read figure: no QD1 write latency of gp3 was found; range: a factor of two either way", range = { 0.5, 2 } },
+				sync = { "assumed", "the read figure; range as write", range = { 0.5, 2 } },
 			},
 		},
 	}

@@ -83,4 +83,47 @@ for x in rows:
     assert "tier model virtual" in x["parts"], x["parts"]
 PY
 check_clean "after --virtual"
+
+# Page-cache state (mount{cache=...}): cold reads from the device, warm
+# finds the dataset resident (it fits the 16 MiB model), in both clocks.
+for clock in real virtual; do
+	flag=; [ $clock = virtual ] && flag=--virtual
+	for c in cold warm; do
+		"$tiersim" run "$here/small.lua" $flag mount.cache=$c pipeline.decode=none \
+			--json "$work/c-$clock-$c.json" --quiet >/dev/null 2>"$work/err" ||
+			fail "$clock mount.cache=$c exited $?: $(cat "$work/err")"
+	done
+done
+python3 - "$work" <<'PY' || fail "page-cache states"
+import json, sys
+def hit(clock, c):
+    return json.load(open(f"{sys.argv[1]}/c-{clock}-{c}.json"))["rows"][0]["cache_hit"]["value"]
+for clock in ("real", "virtual"):
+    assert hit(clock, "warm") == 100, (clock, hit(clock, "warm"))
+    assert hit(clock, "cold") < 100, (clock, hit(clock, "cold"))
+PY
+"$tiersim" run "$here/small.lua" mount.cache=tepid >/dev/null 2>"$work/err" &&
+	fail "mount.cache=tepid accepted"
+grep -q "cache 'tepid' is not cold, warm or written" "$work/err" ||
+	fail "mount.cache=tepid: $(cat "$work/err")"
+check_clean "after the page-cache states"
+
+# --band: each row again at both ends of its tier's ranged parameters; the
+# nominal figure lies inside the band, a tier without ranges has none.
+"$tiersim" compare "$here/small.lua" --tiers ssd-cloud,unlimited --virtual --band \
+	pipeline.decode=none --json "$work/band.json" --quiet >/dev/null 2>"$work/err" ||
+	fail "--band exited $?: $(cat "$work/err")"
+python3 - "$work/band.json" <<'PY' || fail "band"
+import json, sys
+rows = {x["tier"]: x for x in json.load(open(sys.argv[1]))["rows"]}
+b = rows["ssd-cloud"]["band"]
+assert "latency.read" in b["parameters"], b
+lo, hi, v = b["throughput"]["low"], b["throughput"]["high"], rows["ssd-cloud"]["throughput"]["value"]
+assert lo <= v <= hi and lo < hi, (lo, v, hi)
+u = rows["unlimited"]["band"]
+assert u["parameters"] == "" and u["throughput"]["low"] == u["throughput"]["high"], u
+PY
+"$tiersim" run "$here/small.lua" --band >/dev/null 2>"$work/err"
+[ $? = 2 ] || fail "--band without --virtual did not exit 2"
+grep -q -- "--band needs --virtual" "$work/err" || fail "--band alone: $(cat "$work/err")"
 exit 0

@@ -66,4 +66,30 @@ head -c 4096 /dev/zero >"$MNT/g" && cat "$MNT/g" >/dev/null || fail "IO on the b
 echo tier=aws-gp3 2>/dev/null >"$MNT/.tierfs/control" && fail "tier switch on a bare mount"
 tfs_umount
 check_log
+
+# Page-cache state at mount: cold (the default) reads from the device;
+# warm has the backing's files resident, so a first read hits; written
+# has them resident and part of them dirty; a bad state is refused.
+head -c 4194304 /dev/urandom >"$BACKING/warm1" || fail "backing file"
+mkdir -p "$BACKING/sub" && head -c 1048576 /dev/urandom >"$BACKING/sub/warm2" || fail "backing file"
+tfs_mount tier=ssd-cloud,mem=64MiB
+[ "$(stat_get model.cache.resident_bytes)" = 0 ] || fail "cold mount has pages resident"
+tfs_umount
+check_log
+tfs_mount tier=ssd-cloud,mem=64MiB,cache=warm
+res=$(stat_get model.cache.resident_bytes)
+[ "$res" -ge 5242880 ] || fail "warm mount: $res bytes resident, expected the 5 MiB of warm1 and sub/warm2"
+[ "$(stat_get model.cache.dirty_bytes)" = 0 ] || fail "warm mount has dirty pages"
+cat "$MNT/warm1" "$MNT/sub/warm2" >/dev/null || fail "read warm files"
+[ "$(stat_get model.ops.read.cache_hit_bytes)" = 5242880 ] ||
+	fail "warm files read $(stat_get model.ops.read.cache_hit_bytes) bytes from the cache, expected 5242880"
+grep -q 'page-cache model warm: ' "$LOG" || fail "the warm-up is not reported"
+tfs_umount
+check_log
+tfs_mount tier=ssd-cloud,mem=64MiB,cache=written
+[ "$(stat_get model.cache.dirty_bytes)" -gt 0 ] || fail "written mount has nothing dirty"
+tfs_umount
+check_log
+"$TIERFS" -o tier=ssd-cloud,cache=tepid "$BACKING" "$MNT" 2>"$TMPD/err" && fail "cache=tepid accepted"
+grep -q "option 'cache': 'tepid' is not cold, warm or written" "$TMPD/err" || fail "cache=tepid: $(cat "$TMPD/err")"
 exit 0

@@ -506,6 +506,93 @@ static void test_big(void)
 }
 
 /* Same seed, same completions, with the cache in the stack. */
+/* Page-cache state as an input: warm leaves ranges resident at no device
+ * time, the most recent ones when more than mem is warmed; written also
+ * leaves them dirty, up to the dirty limit, for a flush to write. */
+static void test_warm(void)
+{
+	const uint64_t mem = 16 * TS_MiB;
+	struct ts_tier *t = cached("ssd-cloud", mem, NULL), *fresh = cached("ssd-cloud", mem, NULL);
+	struct ts_tier_done d, df;
+	ts_tier_warm(t, 0, 1, 0, 8 * TS_MiB, false);
+	CHECK_EQ_U64(cache_num(t, "resident_bytes"), 8 * TS_MiB);
+	CHECK_EQ_U64(cache_num(t, "dirty_bytes"), 0);
+	/* No device time spent: another file's read costs what it does on a
+	 * model that was never warmed, to the nanosecond. */
+	CHECK_EQ_U64(rd(t, 0, 2, 0, TS_MiB, 0, &d), rd(fresh, 0, 2, 0, TS_MiB, 0, &df));
+	CHECK_EQ_U64(d.dev_bytes, df.dev_bytes);
+	uint64_t hit = 0, dev = 0;
+	for (uint64_t off = 0; off < 8 * TS_MiB; off += TS_MiB) {
+		rd(t, TS_NS_PER_S, 1, off, TS_MiB, 0, &d);
+		hit += d.hit_bytes;
+		dev += d.dev_bytes;
+	}
+	CHECK_EQ_U64(hit, 8 * TS_MiB);
+	CHECK_EQ_U64(dev, 0);
+	ts_tier_free(t);
+	ts_tier_free(fresh);
+
+	/* More than mem: what was warmed last stays. */
+	t = cached("ssd-cloud", mem, NULL);
+	ts_tier_warm(t, 0, 3, 0, 32 * TS_MiB, false);
+	CHECK(cache_num(t, "resident_bytes") <= mem);
+	rd(t, 0, 3, 31 * TS_MiB, TS_MiB, 0, &d);
+	CHECK_EQ_U64(d.hit_bytes, TS_MiB);
+	rd(t, 0, 3, 0, TS_MiB, 0, &d);
+	CHECK_EQ_U64(d.hit_bytes, 0);
+	ts_tier_free(t);
+
+	/* Written: dirty up to the limit (20% of mem), the newest pages; a
+	 * flush has that much to write, a clean warm file nothing. */
+	t = cached("ssd-cloud", mem, NULL);
+	ts_tier_warm(t, 0, 4, 0, 12 * TS_MiB, true);
+	ts_tier_warm(t, 0, 5, 0, TS_MiB, false);
+	uint64_t dirty = cache_num(t, "dirty_bytes");
+	CHECK(dirty > 0 && dirty <= mem / 5);
+	CHECK(dirty + 128 * 1024 > mem / 5); /* filled to the limit, within a chunk */
+	struct ts_tier_req s = { .op = TS_TIER_FSYNC, .file = 5 };
+	uint64_t clean_sync = ts_tier_submit(t, 0, &s, &d);
+	s.file = 4;
+	uint64_t end = ts_tier_submit(t, 0, &s, &d);
+	CHECK(d.bound == TS_TIER_BOUND_FLUSH);
+	/* At ssd-cloud's 256 MiB/s, less the rate limit's 10 ms tolerance. */
+	CHECK(end >= (uint64_t)((double)dirty / (256.0 * TS_MiB) * 1e9) - 10 * TS_NS_PER_MS);
+	CHECK(end > clean_sync);
+	CHECK_EQ_U64(cache_num(t, "dirty_bytes"), 0);
+	/* The clean part of the copy is resident: its first MiB hits. */
+	rd(t, end, 4, 0, TS_MiB, 0, &d);
+	CHECK_EQ_U64(d.hit_bytes, TS_MiB);
+	ts_tier_free(t);
+
+	/* No page cache: nothing to warm. */
+	t = cached("ssd-cloud", 0, NULL);
+	ts_tier_warm(t, 0, 1, 0, TS_MiB, false);
+	rd(t, 0, 1, 0, TS_MiB, 0, &d);
+	CHECK_EQ_U64(d.hit_bytes, 0);
+	ts_tier_free(t);
+}
+
+/* A read past the end of a file of known size moves only the file's bytes;
+ * one at or after the end costs no device time at all. */
+static void test_eof(void)
+{
+	struct ts_tier *t = cached("ssd-cloud", 0, NULL), *u = cached("ssd-cloud", 0, NULL);
+	struct ts_tier_done d, e;
+	/* 1 MiB asked at 512 KiB of a 1 MiB file = the same as 512 KiB asked. */
+	CHECK_EQ_U64(rd(t, 0, 1, 512 * 1024, TS_MiB, TS_MiB, &d),
+		     rd(u, 0, 1, 512 * 1024, 512 * 1024, TS_MiB, &e));
+	CHECK_EQ_U64(d.dev_bytes, 512 * 1024);
+	CHECK_EQ_U64(d.dev_bytes, e.dev_bytes);
+	uint64_t now = 10 * TS_NS_PER_S;
+	CHECK_EQ_U64(rd(t, now, 1, TS_MiB, TS_MiB, TS_MiB, &d), now);
+	CHECK_EQ_U64(d.dev_bytes, 0);
+	/* Unknown size (0): charged as asked. */
+	rd(t, now, 2, 0, TS_MiB, 0, &d);
+	CHECK_EQ_U64(d.dev_bytes, TS_MiB);
+	ts_tier_free(t);
+	ts_tier_free(u);
+}
+
 static void test_determinism(void)
 {
 	uint64_t h[2] = { 0 };
@@ -547,6 +634,8 @@ int main(int argc, char **argv)
 	RUN(test_forget);
 	RUN(test_direct);
 	RUN(test_big);
+	RUN(test_warm);
+	RUN(test_eof);
 	RUN(test_determinism);
 	ts_tier_set_free(set);
 	return tc_exit();

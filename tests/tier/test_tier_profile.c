@@ -177,6 +177,11 @@ static void test_malformed(void)
 		{ "local x = 0\nwhile true do x = x + 1 end\n", { ":2:", "instructions" } },
 		{ "tier \"z\" { burst = { kind = \"iops\", iops = 10, bucket = 5 } }\n",
 		  { ":1:", "burst.iops", "baseline" } },
+		/* An assumed value carries its range; a range is LO <= 1 <= HI. */
+		{ "tier \"z\" { iops = 5, evidence = { iops = { \"assumed\", \"a guess\" } } }\n",
+		  { ":1:", "evidence.iops", "range" } },
+		{ "tier \"z\" { iops = 5, evidence = { iops = { \"spec\", \"t\", range = { 2, 3 } } } }\n",
+		  { ":1:", "evidence.iops.range", "LO <= 1 <= HI" } },
 	};
 	for (size_t i = 0; i < TS_ARRAY_SIZE(cases); i++) {
 		const char *path = tmpfile_with(cases[i].text);
@@ -238,10 +243,51 @@ static void test_user_override(void)
 	ts_tier_set_free(s);
 }
 
+/* The band: ranged fields at the slow end (caps x lo, latencies x hi) and
+ * the fast end, the rest as they are; exact. */
+static void test_band(void)
+{
+	const char *path = tmpfile_with(
+		"tier \"b\" {\n"
+		"  iops = { cap = 1000 }, mibps = { cap = 100 },\n"
+		"  latency = { read = { p50 = \"1ms\", p99 = \"2ms\" }, write = { p50 = \"3ms\", p99 = \"4ms\" } },\n"
+		"  evidence = { iops = { \"assumed\", \"a guess\", range = { 0.5, 1 } },\n"
+		"               mibps = { \"spec\", \"a table\" },\n"
+		"               latency = { read = { \"spec\", \"0.5-2 ms\", range = { 0.5, 2 } },\n"
+		"                           write = { \"measured\", \"fio\" } } },\n"
+		"}\n");
+	struct ts_tier_set *s = NULL;
+	char err[512] = "", names[128];
+	CHECK(ts_tier_set_load(path, &s, err, sizeof(err)) == 0);
+	unlink(path);
+	const struct ts_tier_profile *p = s ? ts_tier_set_find(s, "b") : NULL;
+	CHECK(p != NULL);
+	if (!p) {
+		fprintf(stderr, "%s\n", err);
+		return;
+	}
+	struct ts_tier_profile slow, fast, same;
+	CHECK(ts_tier_profile_band(p, -1, &slow, names, sizeof(names)) == 2);
+	CHECK(!strcmp(names, "iops, latency.read"));
+	CHECK(ts_tier_profile_band(p, 1, &fast, NULL, 0) == 2);
+	CHECK(ts_tier_profile_band(p, 0, &same, names, sizeof(names)) == 0 && !names[0]);
+	CHECK_NEAR(slow.iops.cap, 500, 1e-12);
+	CHECK_NEAR(fast.iops.cap, 1000, 1e-12);
+	CHECK_NEAR(slow.mibps.cap, 100, 1e-12);
+	CHECK_NEAR(fast.mibps.cap, 100, 1e-12);
+	CHECK_NEAR(slow.lat_read.p50_ns, 2e6, 1e-12);
+	CHECK_NEAR(slow.lat_read.p99_ns, 4e6, 1e-12);
+	CHECK_NEAR(fast.lat_read.p50_ns, 0.5e6, 1e-12);
+	CHECK_NEAR(slow.lat_write.p50_ns, 3e6, 1e-12);
+	CHECK_NEAR(same.lat_read.p50_ns, 1e6, 1e-12);
+	ts_tier_set_free(s);
+}
+
 int main(void)
 {
 	test_builtin();
 	test_malformed();
+	test_band();
 	test_user_override();
 	return tc_exit();
 }

@@ -1,0 +1,565 @@
+/*
+ * host.c — host profiles (see host.h): reading pipeline/hosts.lua and the
+ * files users add, and turning a host and a library into a calibration.
+ *
+ * A measured host carries the costs measured on it. A carried host names
+ * the host it is carried from and a per-core speed relative to it; its
+ * costs are the other's divided by the speed, field by field, unless it
+ * sets a field itself. The library multiplies the JPEG part: `decode`
+ * scales the decode's share of the decode + transform cost (what a decode
+ * benchmark compares), `transform` the whole of it (what was measured end to
+ * end). Raw Datums cost the transform and the parse; no library enters.
+ */
+#include <lauxlib.h>
+#include <lua.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/paths.h"
+#include "host.h"
+#include "luadata/luadata.h"
+
+static const char *const field_names[TS_HF_NR] = {
+	[TS_HF_DECODE_BASE] = "decode_base_ns",	  [TS_HF_DECODE_MPIX] = "decode_ns_per_mpix",
+	[TS_HF_DECODE_SHARE] = "decode_share",	  [TS_HF_DATUM_XFORM] = "datum_xform_ns",
+	[TS_HF_DATUM_PARSE] = "datum_parse_ns",	  [TS_HF_LMDB_PUT] = "lmdb_put_ns",
+};
+
+static const char *const host_keys[] = { "desc",	   "cpu",	     "from",
+					 "speed",	   "library",	     "decode_base_ns",
+					 "decode_ns_per_mpix", "decode_share", "datum_xform_ns",
+					 "datum_parse_ns", "lmdb_put_ns",   NULL };
+static const char *const lib_keys[] = { "desc", "decode", "transform", NULL };
+
+enum { K_HOST, K_LIB };
+static const struct ts_luadata_kind kinds[] = {
+	[K_HOST] = { .name = "host", .named = true, .keys = host_keys },
+	[K_LIB] = { .name = "library", .named = true, .keys = lib_keys },
+	{ NULL },
+};
+
+/* The mean ImageNet image (image-net.org: 469 x 387), for images/s. */
+#define MEAN_MPIX (469.0 * 387.0 / 1e6)
+
+struct host {
+	char *name, *desc, *cpu, *from, *library, *where; /* where: "FILE:LINE" */
+	struct ts_host_num f[TS_HF_NR];
+	struct ts_host_num speed;
+};
+
+struct lib {
+	char *name, *desc, *where;
+	struct ts_host_num decode, transform;
+};
+
+struct ts_host_set {
+	struct host *h;
+	size_t nh;
+	struct lib *l;
+	size_t nl;
+};
+
+static void num_free(struct ts_host_num *n)
+{
+	free(n->what);
+	memset(n, 0, sizeof(*n));
+}
+
+static void host_clear(struct host *h)
+{
+	free(h->name);
+	free(h->desc);
+	free(h->cpu);
+	free(h->from);
+	free(h->library);
+	free(h->where);
+	for (int i = 0; i < TS_HF_NR; i++)
+		num_free(&h->f[i]);
+	num_free(&h->speed);
+	memset(h, 0, sizeof(*h));
+}
+
+static void lib_clear(struct lib *l)
+{
+	free(l->name);
+	free(l->desc);
+	free(l->where);
+	num_free(&l->decode);
+	num_free(&l->transform);
+	memset(l, 0, sizeof(*l));
+}
+
+void ts_host_set_free(struct ts_host_set *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nh; i++)
+		host_clear(&s->h[i]);
+	for (size_t i = 0; i < s->nl; i++)
+		lib_clear(&s->l[i]);
+	free(s->h);
+	free(s->l);
+	free(s);
+}
+
+/* ---- Reading a file ----------------------------------------------------------- */
+
+struct rd {
+	struct ts_luadata *d;
+	struct ts_luadata_decl decl;
+	lua_State *L;
+	char *err;
+	size_t errlen;
+};
+
+#define FAIL(r, ...) ts_luadata_error((r)->d, &(r)->decl, (r)->err, (r)->errlen, __VA_ARGS__)
+
+static int get_str(struct rd *r, int t, const char *key, char **out)
+{
+	int ty = lua_getfield(r->L, t, key);
+	int rc = 0;
+	if (ty == LUA_TSTRING) {
+		if (!(*out = strdup(lua_tostring(r->L, -1))))
+			rc = -ENOMEM;
+	} else if (ty != LUA_TNIL) {
+		rc = FAIL(r, "%s is a %s, not a string", key, lua_typename(r->L, ty));
+	}
+	lua_pop(r->L, 1);
+	return rc;
+}
+
+static int num_at(struct rd *r, int e, const char *key, const char *part, double *out, bool *had)
+{
+	int ty = lua_getfield(r->L, e, part);
+	*had = ty != LUA_TNIL;
+	int rc = 0;
+	if (ty == LUA_TNUMBER)
+		*out = lua_tonumber(r->L, -1);
+	else if (*had)
+		rc = FAIL(r, "%s.%s is a %s, not a number", key, part, lua_typename(r->L, ty));
+	lua_pop(r->L, 1);
+	return rc;
+}
+
+/* { VALUE, LABEL, "source", low = , high = } at @key of table @t. */
+static int get_num(struct rd *r, int t, const char *key, struct ts_host_num *n)
+{
+	lua_State *L = r->L;
+	int base = lua_gettop(L), rc = 0;
+	int ty = lua_getfield(L, t, key);
+	if (ty == LUA_TNIL)
+		goto out;
+	if (ty != LUA_TTABLE) {
+		rc = FAIL(r, "%s: expected { VALUE, \"measured\"|\"spec\"|\"assumed\", \"source\" "
+			     "[, low = , high = ] }, not a %s",
+			  key, lua_typename(L, ty));
+		goto out;
+	}
+	int e = lua_gettop(L);
+	lua_pushnil(L);
+	while (lua_next(L, e)) {
+		lua_pop(L, 1);
+		bool ok = (lua_type(L, -1) == LUA_TNUMBER && lua_tointeger(L, -1) >= 1 &&
+			   lua_tointeger(L, -1) <= 3) ||
+			  (lua_type(L, -1) == LUA_TSTRING && (!strcmp(lua_tostring(L, -1), "low") ||
+							       !strcmp(lua_tostring(L, -1), "high")));
+		if (!ok) {
+			rc = FAIL(r, "%s: unknown key (a number is { VALUE, LABEL, \"source\", low = , "
+				     "high = })",
+				  key);
+			goto out;
+		}
+	}
+	num_free(n);
+	lua_rawgeti(L, e, 1);
+	bool isnum = lua_type(L, -1) == LUA_TNUMBER;
+	n->v = lua_tonumber(L, -1);
+	lua_rawgeti(L, e, 2);
+	const char *label = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
+	n->label = !strcmp(label, "measured") ? TS_HOST_MEASURED
+		   : !strcmp(label, "spec")   ? TS_HOST_SPEC
+		   : !strcmp(label, "assumed") ? TS_HOST_ASSUMED
+					       : TS_HOST_NONE;
+	lua_rawgeti(L, e, 3);
+	const char *what = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
+	if (!isnum) {
+		rc = FAIL(r, "%s: missing its value (first: a number)", key);
+		goto out;
+	}
+	if (n->label == TS_HOST_NONE) {
+		rc = FAIL(r, "%s: missing its label (second: \"measured\", \"spec\" or \"assumed\")",
+			  key);
+		goto out;
+	}
+	if (!*what) {
+		rc = FAIL(r, "%s: missing its source (third: the measurement, the table, or why it "
+			     "is assumed)",
+			  key);
+		goto out;
+	}
+	if (!(n->what = strdup(what))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	bool hl, hh;
+	if ((rc = num_at(r, e, key, "low", &n->low, &hl)) ||
+	    (rc = num_at(r, e, key, "high", &n->high, &hh)))
+		goto out;
+	if (n->label == TS_HOST_ASSUMED && (!hl || !hh)) {
+		rc = FAIL(r, "%s: an assumed number needs low = and high =", key);
+		goto out;
+	}
+	if (!hl)
+		n->low = n->v;
+	if (!hh)
+		n->high = n->v;
+	if (!(n->low >= 0) || n->low > n->v || n->high < n->v) {
+		rc = FAIL(r, "%s: needs 0 <= low <= value <= high (got %g, %g, %g)", key, n->low,
+			  n->v, n->high);
+		goto out;
+	}
+	n->set = true;
+out:
+	lua_settop(L, base);
+	return rc;
+}
+
+static int set_where(struct rd *r, const char *path, char **where)
+{
+	char w[4200];
+	snprintf(w, sizeof(w), "%s:%d", path, r->decl.line);
+	return (*where = strdup(w)) ? 0 : -ENOMEM;
+}
+
+static int read_host(struct rd *r, int t, const char *path, struct host *h)
+{
+	int rc;
+	if ((rc = set_where(r, path, &h->where)) || (rc = get_str(r, t, "desc", &h->desc)) ||
+	    (rc = get_str(r, t, "cpu", &h->cpu)) || (rc = get_str(r, t, "from", &h->from)) ||
+	    (rc = get_str(r, t, "library", &h->library)) || (rc = get_num(r, t, "speed", &h->speed)))
+		return rc;
+	for (int i = 0; i < TS_HF_NR; i++)
+		if ((rc = get_num(r, t, field_names[i], &h->f[i])))
+			return rc;
+	if (!h->cpu)
+		return FAIL(r, "missing cpu = \"the processor\"");
+	if (!h->from) {
+		for (int i = 0; i < TS_HF_NR; i++)
+			if (!h->f[i].set)
+				return FAIL(r, "missing %s: a host not carried from another (from = ) "
+					       "sets every cost",
+					    field_names[i]);
+		if (h->speed.set)
+			return FAIL(r, "speed is relative to from = HOST, which is not set");
+	} else if (!h->speed.set || !(h->speed.low > 0)) {
+		return FAIL(r, "missing speed: the per-core speed relative to '%s' (above 0)",
+			    h->from);
+	}
+	if (h->f[TS_HF_DECODE_SHARE].set && h->f[TS_HF_DECODE_SHARE].high > 1)
+		return FAIL(r, "decode_share is a fraction of the cost, at most 1");
+	return 0;
+}
+
+static int read_lib(struct rd *r, int t, const char *path, struct lib *l)
+{
+	int rc;
+	if ((rc = set_where(r, path, &l->where)) || (rc = get_str(r, t, "desc", &l->desc)) ||
+	    (rc = get_num(r, t, "decode", &l->decode)) ||
+	    (rc = get_num(r, t, "transform", &l->transform)))
+		return rc;
+	const struct ts_host_num *n = l->decode.set ? &l->decode : &l->transform;
+	if (l->decode.set == l->transform.set || !(n->low > 0))
+		return FAIL(r, "set one of decode = (the decode's share of the cost) or transform = "
+			       "(the whole decode + transform), as a factor on libjpeg-turbo's");
+	return 0;
+}
+
+/* The slot for @name in @arr (replacing one of that name). */
+static void *slot(void **arr, size_t *n, size_t size, const char *name)
+{
+	for (size_t i = 0; i < *n; i++) {
+		char *have = *(char **)((char *)*arr + i * size); /* name is the first member */
+		if (!strcmp(have, name))
+			return (char *)*arr + i * size;
+	}
+	void *a = realloc(*arr, (*n + 1) * size);
+	if (!a)
+		return NULL;
+	*arr = a;
+	return memset((char *)a + (*n)++ * size, 0, size);
+}
+
+int ts_host_set_add_file(struct ts_host_set *s, const char *path, char *err, size_t errlen)
+{
+	struct ts_luadata *d;
+	int rc = ts_luadata_load(path, kinds, &d, err, errlen);
+	if (rc)
+		return rc;
+	struct rd r = { .d = d, .L = ts_luadata_state(d), .err = err, .errlen = errlen };
+	for (size_t i = 0; i < ts_luadata_count(d) && !rc; i++) {
+		int t = ts_luadata_push(d, i, &r.decl);
+		bool is_host = r.decl.kind == &kinds[K_HOST];
+		if (is_host) {
+			struct host h = { 0 };
+			if (!(h.name = strdup(r.decl.name)))
+				rc = -ENOMEM;
+			else
+				rc = read_host(&r, t, path, &h);
+			struct host *at = rc ? NULL : slot((void **)&s->h, &s->nh, sizeof(h), h.name);
+			if (!rc && !at)
+				rc = -ENOMEM;
+			if (rc) {
+				host_clear(&h);
+			} else {
+				host_clear(at);
+				*at = h;
+			}
+		} else {
+			struct lib l = { 0 };
+			if (!(l.name = strdup(r.decl.name)))
+				rc = -ENOMEM;
+			else
+				rc = read_lib(&r, t, path, &l);
+			struct lib *at = rc ? NULL : slot((void **)&s->l, &s->nl, sizeof(l), l.name);
+			if (!rc && !at)
+				rc = -ENOMEM;
+			if (rc) {
+				lib_clear(&l);
+			} else {
+				lib_clear(at);
+				*at = l;
+			}
+		}
+		lua_settop(r.L, 0);
+	}
+	ts_luadata_free(d);
+	if (rc == -ENOMEM)
+		snprintf(err, errlen, "%s: out of memory", path);
+	return rc;
+}
+
+int ts_host_set_load_default(struct ts_host_set **out, char *err, size_t errlen)
+{
+	char path[4096];
+	*out = NULL;
+	if (ts_data_find("pipeline/hosts.lua", path, sizeof(path))) {
+		snprintf(err, errlen, "pipeline/hosts.lua (the built-in host profiles) not found; set "
+				      "TIERSIM_DATADIR to the folder that holds pipeline/hosts.lua");
+		return -ENOENT;
+	}
+	struct ts_host_set *s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	int rc = ts_host_set_add_file(s, path, err, errlen);
+	if (rc) {
+		ts_host_set_free(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+/* ---- Turning a profile into costs ------------------------------------------ */
+
+static const struct host *find_host(const struct ts_host_set *s, const char *name, size_t n)
+{
+	for (size_t i = 0; i < s->nh; i++)
+		if (strlen(s->h[i].name) == n && !strncmp(s->h[i].name, name, n))
+			return &s->h[i];
+	return NULL;
+}
+
+static const struct lib *find_lib(const struct ts_host_set *s, const char *name)
+{
+	for (size_t i = 0; i < s->nl; i++)
+		if (!strcmp(s->l[i].name, name))
+			return &s->l[i];
+	return NULL;
+}
+
+/* @n at @end; @costly: a larger value is slower (a cost, not a speed). */
+static double pick(const struct ts_host_num *n, enum ts_host_end end, bool costly)
+{
+	if (end == TS_HOST_NOMINAL)
+		return n->v;
+	return (end == TS_HOST_SLOW) == costly ? n->high : n->low;
+}
+
+/* Field @f of @h, carried along its from = chain. */
+static int field(const struct ts_host_set *s, const struct host *h, int f, enum ts_host_end end,
+		 double *out, char *err, size_t errlen)
+{
+	double div = 1;
+	for (int depth = 0; depth < 16; depth++) {
+		if (h->f[f].set) {
+			/* A share is not a cost: it does not scale with the speed. */
+			*out = f == TS_HF_DECODE_SHARE ? pick(&h->f[f], end, true)
+						       : pick(&h->f[f], end, true) / div;
+			return 0;
+		}
+		const struct host *up = find_host(s, h->from, strlen(h->from));
+		if (!up) {
+			snprintf(err, errlen, "%s: host '%s': from = '%s' is not a host", h->where,
+				 h->name, h->from);
+			return -ENOENT;
+		}
+		div *= pick(&h->speed, end, false);
+		h = up;
+	}
+	snprintf(err, errlen, "%s: host '%s': its from = chain loops", h->where, h->name);
+	return -ELOOP;
+}
+
+static void known(const struct ts_host_set *s, char *buf, size_t n, bool libs)
+{
+	size_t used = (size_t)snprintf(buf, n, "%s", libs ? "" : TS_HOST_THIS);
+	for (size_t i = 0; libs ? i < s->nl : i < s->nh; i++)
+		if (used < n)
+			used += (size_t)snprintf(buf + used, n - used, "%s%s", used ? ", " : "",
+						 libs ? s->l[i].name : s->h[i].name);
+}
+
+int ts_host_cal(const struct ts_host_set *s, const char *spec, enum ts_host_end end,
+		struct ts_decode_cal *cal, char *err, size_t errlen)
+{
+	const char *slash = strchr(spec, '/');
+	size_t hn = slash ? (size_t)(slash - spec) : strlen(spec);
+	const struct host *h = find_host(s, spec, hn);
+	char list[1024];
+	if (!h) {
+		known(s, list, sizeof(list), false);
+		snprintf(err, errlen, "host '%.*s' is not a host profile (known: %s; 'tiersim hosts' "
+				      "lists them)",
+			 (int)hn, spec, list);
+		return -ENOENT;
+	}
+	const char *lname = slash ? slash + 1 : h->library ? h->library : "libjpeg-turbo";
+	const struct lib *l = find_lib(s, lname);
+	if (!l) {
+		known(s, list, sizeof(list), true);
+		snprintf(err, errlen, "host '%s': '%s' is not a library profile (known: %s)", h->name,
+			 lname, list);
+		return -ENOENT;
+	}
+	double v[TS_HF_NR];
+	for (int f = 0; f < TS_HF_NR; f++) {
+		int rc = field(s, h, f, end, &v[f], err, errlen);
+		if (rc)
+			return rc;
+	}
+	double mult = l->transform.set
+			      ? pick(&l->transform, end, true)
+			      : v[TS_HF_DECODE_SHARE] * pick(&l->decode, end, true) +
+					(1 - v[TS_HF_DECODE_SHARE]);
+	memset(cal, 0, sizeof(*cal));
+	cal->base_ns = v[TS_HF_DECODE_BASE] * mult;
+	cal->ns_per_mpix = v[TS_HF_DECODE_MPIX] * mult;
+	cal->xform_ns = v[TS_HF_DATUM_XFORM] + v[TS_HF_DATUM_PARSE];
+	cal->put_ns = v[TS_HF_LMDB_PUT];
+	double img = cal->base_ns + cal->ns_per_mpix * MEAN_MPIX;
+	cal->full_ips = img > 0 ? 1e9 / img : 0;
+	cal->decode_ips = 0; /* not kept apart in a profile */
+	cal->images = 1;
+	snprintf(cal->cpu, sizeof(cal->cpu), "host %s/%s%s", h->name, l->name,
+		 end == TS_HOST_FAST ? " (fast end)" : end == TS_HOST_SLOW ? " (slow end)" : "");
+	return 0;
+}
+
+bool ts_host_is_profile(const char *spec)
+{
+	return spec && *spec && strcmp(spec, TS_HOST_THIS);
+}
+
+int ts_host_resolve(const char *spec, struct ts_decode_cal *cal, char *err, size_t errlen)
+{
+	return ts_host_resolve_at(spec, TS_HOST_NOMINAL, cal, err, errlen);
+}
+
+int ts_host_resolve_at(const char *spec, enum ts_host_end end, struct ts_decode_cal *cal,
+		       char *err, size_t errlen)
+{
+	struct ts_host_set *s;
+	char sub[1024];
+	int rc = ts_host_set_load_default(&s, sub, sizeof(sub));
+	if (!rc) {
+		rc = ts_host_cal(s, spec, end, cal, sub, sizeof(sub));
+		ts_host_set_free(s);
+	}
+	if (rc)
+		snprintf(err, errlen, "option 'host': %s", sub);
+	return rc;
+}
+
+/* ---- Listing ---------------------------------------------------------------- */
+
+static const char *label_name(enum ts_host_label l)
+{
+	static const char *const n[] = { "-", "measured", "spec", "assumed" };
+	return l <= TS_HOST_ASSUMED ? n[l] : "?";
+}
+
+int ts_host_print_table(FILE *f, const struct ts_host_set *s)
+{
+	char err[512];
+	fprintf(f, "%-18s %-15s %-6s %-14s %10s %10s %9s %8s  %s\n", "host", "from", "speed",
+		"library", "JPEG img/s", "ns/Mpixel", "Datum us", "put us", "cpu");
+	for (size_t i = 0; i < s->nh; i++) {
+		const struct host *h = &s->h[i];
+		struct ts_decode_cal c;
+		if (ts_host_cal(s, h->name, TS_HOST_NOMINAL, &c, err, sizeof(err))) {
+			fprintf(f, "%-18s %s\n", h->name, err);
+			continue;
+		}
+		char sp[32] = "-";
+		if (h->speed.set)
+			snprintf(sp, sizeof(sp), "%.2f", h->speed.v);
+		if (fprintf(f, "%-18s %-15s %-6s %-14s %10.0f %10.0f %9.0f %8.0f  %s\n", h->name,
+			    h->from ? h->from : "-", sp, h->library ? h->library : "libjpeg-turbo",
+			    c.full_ips, c.ns_per_mpix, c.xform_ns / 1e3, c.put_ns / 1e3, h->cpu) < 0)
+			return -EIO;
+	}
+	fprintf(f, "\n%-18s %-9s %-8s %s\n", "library", "factor", "on", "what");
+	for (size_t i = 0; i < s->nl; i++) {
+		const struct lib *l = &s->l[i];
+		const struct ts_host_num *n = l->transform.set ? &l->transform : &l->decode;
+		if (fprintf(f, "%-18s %-9.2f %-8s %s\n", l->name, n->v,
+			    l->transform.set ? "all" : "decode", l->desc ? l->desc : "") < 0)
+			return -EIO;
+	}
+	fprintf(f, "\nJPEG img/s: decode + resize + crop + flip + normalize of the mean ImageNet "
+		   "image (469x387) on one core;\nDatum us: a raw 256x256 Datum parsed and "
+		   "transformed; put us: a Datum made and put into an LMDB.\n'%s' (the default) "
+		   "charges today's calibration (tiersim calibrate decode) instead.\n",
+		TS_HOST_THIS);
+	return fflush(f) ? -EIO : 0;
+}
+
+static int ev_line(FILE *f, const char *who, const char *field, const struct ts_host_num *n)
+{
+	if (!n->set)
+		return 0;
+	char range[64] = "";
+	if (n->low != n->v || n->high != n->v)
+		snprintf(range, sizeof(range), " [%g..%g]", n->low, n->high);
+	return fprintf(f, "%-18s %-19s %-9s %g%s  %s\n", who, field, label_name(n->label), n->v,
+		       range, n->what) < 0
+		       ? -EIO
+		       : 0;
+}
+
+int ts_host_print_evidence(FILE *f, const struct ts_host_set *s)
+{
+	int rc = 0;
+	fprintf(f, "%-18s %-19s %-9s %s\n", "host/library", "field", "label", "value  source");
+	for (size_t i = 0; i < s->nh && !rc; i++) {
+		rc = ev_line(f, s->h[i].name, "speed", &s->h[i].speed);
+		for (int k = 0; k < TS_HF_NR && !rc; k++)
+			rc = ev_line(f, s->h[i].name, field_names[k], &s->h[i].f[k]);
+	}
+	for (size_t i = 0; i < s->nl && !rc; i++) {
+		rc = ev_line(f, s->l[i].name, "decode", &s->l[i].decode);
+		if (!rc)
+			rc = ev_line(f, s->l[i].name, "transform", &s->l[i].transform);
+	}
+	return rc ? rc : fflush(f) ? -EIO : 0;
+}

@@ -1,0 +1,81 @@
+/*
+ * host.h — host profiles: what the CPU side of a pipeline costs on a given
+ * CPU with a given JPEG library, as the engine's GPU profiles say what a
+ * step costs on a given GPU. A profile turns into the same struct
+ * ts_decode_cal that `tiersim calibrate decode` measures on this machine,
+ * so the loader (real and virtual time) and the conversion charge either
+ * alike.
+ *
+ * Profiles are data: pipeline/hosts.lua (read with luadata/), declaring
+ *
+ *   host "NAME" { cpu = "...", ... }    -- costs measured on it, or
+ *   host "NAME" { from = "HOST", speed = N, ... }   -- carried from HOST
+ *   library "NAME" { decode = N | transform = N }   -- relative to libjpeg-turbo
+ *
+ * with every number { VALUE, "measured"|"spec"|"assumed", "source",
+ * low = , high = } (low and high required for assumed ones). A host is
+ * picked by "NAME" (its own library) or "NAME/LIBRARY"; "this-machine" is
+ * today's calibration instead (~/.cache/tiersim/decode.json).
+ */
+#ifndef TS_PIPE_HOST_H
+#define TS_PIPE_HOST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "core/ts.h"
+#include "decode.h"
+
+#define TS_HOST_THIS "this-machine"
+
+enum ts_host_label { TS_HOST_NONE, TS_HOST_MEASURED, TS_HOST_SPEC, TS_HOST_ASSUMED };
+
+/* One labelled number of a profile. */
+struct ts_host_num {
+	bool set;
+	double v, low, high;
+	enum ts_host_label label;
+	char *what; /* the source: the measurement, the table, or why assumed */
+};
+
+/* The costs a measured host sets (a carried one may override any). */
+enum ts_host_field {
+	TS_HF_DECODE_BASE,   /* decode_base_ns: JPEG decode + transform, per image */
+	TS_HF_DECODE_MPIX,   /* decode_ns_per_mpix: ... plus per megapixel */
+	TS_HF_DECODE_SHARE,  /* decode_share: the decode's part of that cost */
+	TS_HF_DATUM_XFORM,   /* datum_xform_ns: raw 256x256 Datum -> model input */
+	TS_HF_DATUM_PARSE,   /* datum_parse_ns: parse a Datum, copy its pixels */
+	TS_HF_LMDB_PUT,	     /* lmdb_put_ns: make a Datum, put it (no fsync) */
+	TS_HF_NR,
+};
+
+/* Which end of every range to use: the value, or the fast or slow end. */
+enum ts_host_end { TS_HOST_NOMINAL, TS_HOST_FAST, TS_HOST_SLOW };
+
+struct ts_host_set;
+
+/* The built-in pipeline/hosts.lua (found like the tier profiles). */
+TS_WUR int ts_host_set_load_default(struct ts_host_set **out, char *err, size_t errlen);
+/* Adds the hosts and libraries of @path; a name already known is replaced. */
+TS_WUR int ts_host_set_add_file(struct ts_host_set *s, const char *path, char *err,
+				size_t errlen);
+void ts_host_set_free(struct ts_host_set *s);
+
+/* The costs of @spec ("NAME" or "NAME/LIBRARY") as a calibration. An
+ * unknown name is -ENOENT with the known ones in @err. */
+TS_WUR int ts_host_cal(const struct ts_host_set *s, const char *spec, enum ts_host_end end,
+		       struct ts_decode_cal *cal, char *err, size_t errlen);
+/* Loads the built-in set and fills @cal for @spec, in one call. */
+TS_WUR int ts_host_resolve(const char *spec, struct ts_decode_cal *cal, char *err, size_t errlen);
+/* The same at one end of every range (--band). */
+TS_WUR int ts_host_resolve_at(const char *spec, enum ts_host_end end, struct ts_decode_cal *cal,
+			      char *err, size_t errlen);
+/* Whether @spec names a profile (not empty, not "this-machine"). */
+bool ts_host_is_profile(const char *spec);
+
+/* `tiersim hosts`: one line per host and library; --evidence: one per number. */
+TS_WUR int ts_host_print_table(FILE *f, const struct ts_host_set *s);
+TS_WUR int ts_host_print_evidence(FILE *f, const struct ts_host_set *s);
+
+#endif

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Host profiles from the command line, in virtual time where figures are
+# exact: `tiersim hosts` lists every host of pipeline/hosts.lua and labels
+# every number; a raw-LMDB run on one vCPU of a profiled host goes as fast
+# as that host transforms a Datum and more vCPUs lift it; an unknown host
+# lists the known ones; decode=real on another CPU, and a profile number
+# without its source, are refused naming the option or the file and line.
+. "$(dirname "$0")/lib.sh"
+command -v python3 >/dev/null || { echo "no python3 to read the JSON"; exit 77; }
+
+# The listing: every declared host and library, every number labelled.
+"$tiersim" hosts >"$work/list" 2>"$work/err" || fail "hosts exits $?: $(cat "$work/err")"
+for h in $(sed -n 's/^host "\([^"]*\)".*/\1/p; s/^library "\([^"]*\)".*/\1/p' \
+	"$src/pipeline/hosts.lua"); do
+	grep -q "^$h " "$work/list" || fail "'tiersim hosts' does not list $h"
+done
+"$tiersim" hosts --evidence >"$work/ev" || fail "hosts --evidence"
+awk 'NR > 1 && $3 != "measured" && $3 != "spec" && $3 != "assumed" { print; bad = 1 }
+     NR > 1 && $3 == "assumed" && $0 !~ /\[/ { print; bad = 1 } END { exit bad }' \
+	"$work/ev" || fail "an unlabelled number, or an assumed one without its range"
+grep -q '^xeon-e5-2682v4 *speed *assumed' "$work/ev" || fail "the 2017 Xeon's speed is not listed"
+
+# One vCPU of the 2017 Xeon on a disk fast enough: the loader delivers a
+# Datum per transform, what 'tiersim hosts' says one costs.
+datum_us=$(awk '$1 == "xeon-e5-2682v4" { print $7 }' "$work/list")
+[ -n "$datum_us" ] || fail "no Datum cost for xeon-e5-2682v4"
+for v in 1 8; do
+	"$tiersim" compare "$src/scripts/tier_inference.lua" --tiers nvme-local --virtual \
+		count=4000 iterations=40 vcpus=$v --json "$work/v$v.json" >/dev/null 2>"$work/err" ||
+		fail "tier_inference vcpus=$v: $(cat "$work/err")"
+done
+python3 - "$work/v1.json" "$work/v8.json" "$datum_us" <<'PY' || fail "vCPU dependence"
+import json, sys
+one, eight = (json.load(open(p))["rows"][0] for p in sys.argv[1:3])
+want = 1e6 / float(sys.argv[3])
+got = one["throughput"]["value"]
+assert abs(got - want) <= 0.01 * want, (got, want)
+assert "xeon-e5-2682v4" in one["parts"], one["parts"]
+assert eight["throughput"]["value"] > 1.5 * got, (eight["throughput"]["value"], got)
+PY
+
+# The conversion pays the host's decode and put: the 2017 Xeon is slower.
+for h in xeon-e5-2682v4 epyc-zen4; do
+	"$tiersim" run "$src/scripts/preprocess.lua" --virtual count=500 host=$h \
+		--json "$work/p-$h.json" >/dev/null 2>"$work/err" || fail "preprocess host=$h: $(cat "$work/err")"
+done
+python3 - "$work/p-xeon-e5-2682v4.json" "$work/p-epyc-zen4.json" <<'PY' || fail "preprocess host"
+import json, sys
+x, z = (json.load(open(p))["rows"][0] for p in sys.argv[1:3])
+assert x["time"]["value"] > z["time"]["value"], (x["time"], z["time"])
+assert "put 1" in x["parts"] and "host xeon-e5-2682v4" in x["parts"], x["parts"]
+PY
+
+# Bad input: one message naming what is wrong.
+"$tiersim" run "$src/scripts/tier_inference.lua" --virtual count=100 iterations=1 host=nope \
+	>/dev/null 2>"$work/err" && fail "an unknown host ran"
+grep -q "host 'nope' is not a host profile (known: this-machine, .*xeon-e5-2682v4" "$work/err" ||
+	fail "unknown host: $(cat "$work/err")"
+"$tiersim" run "$src/tests/cli/small.lua" --virtual pipeline.host=xeon-e5-2682v4 \
+	pipeline.decode=real >/dev/null 2>"$work/err" && fail "decode=real ran on another CPU"
+grep -q "option 'host': 'xeon-e5-2682v4' is another CPU" "$work/err" ||
+	fail "decode=real: $(cat "$work/err")"
+printf 'host "h" { cpu = "H", from = "epyc-zen4",\n  speed = { 0.5, "spec" } }\n' >"$work/bad.lua"
+"$tiersim" hosts --profile "$work/bad.lua" >/dev/null 2>"$work/err" && fail "a bad profile loaded"
+[ "$(wc -l <"$work/err")" -eq 1 ] || fail "bad profile: expected one line: $(cat "$work/err")"
+grep -q "bad.lua:1: host 'h': speed: missing its source" "$work/err" ||
+	fail "bad profile: $(cat "$work/err")"
+exit 0

@@ -1,0 +1,180 @@
+/*
+ * test_host.c — host profiles (pipeline/host.h): the costs a host and a
+ * library come to (carried along a from = chain, a library's factor on the
+ * decode's share or on the whole, the fast and slow ends of every range),
+ * an unknown host or library listing the known ones, and a bad profile
+ * refused naming its file, line and field. One table of bad files. The
+ * built-in pipeline/hosts.lua loads and every host in it resolves.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pipeline/host.h"
+#include "tcheck.h"
+
+static char dir[] = "/tmp/tiersim-host-XXXXXX";
+
+static const char *write_file(const char *name, const char *text)
+{
+	static char path[256];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	if (!f || fputs(text, f) < 0 || fclose(f)) {
+		perror(path);
+		exit(1);
+	}
+	return path;
+}
+
+/* Numbers chosen so every product is exact in binary floating point. */
+static const char good[] =
+	"host \"a\" { cpu = \"A\",\n"
+	"  decode_base_ns = { 1000, \"measured\", \"m\" },\n"
+	"  decode_ns_per_mpix = { 2000000, \"measured\", \"m\" },\n"
+	"  decode_share = { 0.5, \"measured\", \"m\" },\n"
+	"  datum_xform_ns = { 300, \"measured\", \"m\" },\n"
+	"  datum_parse_ns = { 20, \"measured\", \"m\" },\n"
+	"  lmdb_put_ns = { 400, \"measured\", \"m\", low = 200, high = 800 },\n"
+	"}\n"
+	"host \"b\" { cpu = \"B\", from = \"a\",\n"
+	"  speed = { 0.5, \"assumed\", \"why\", low = 0.25, high = 1 } }\n"
+	"host \"c\" { cpu = \"C\", from = \"b\", speed = { 2, \"spec\", \"table\" },\n"
+	"  library = \"slow\" }\n"
+	"library \"libjpeg-turbo\" { decode = { 1, \"measured\", \"m\" } }\n"
+	"library \"slow\" { decode = { 3, \"spec\", \"t\", low = 2, high = 4 } }\n"
+	"library \"whole\" { transform = { 1.5, \"measured\", \"m\" } }\n";
+
+static void costs(void)
+{
+	struct ts_host_set *s;
+	char err[1024];
+	CHECK(ts_host_set_load_default(&s, err, sizeof(err)) == 0);
+	if (!s)
+		return;
+	/* The user's file replaces nothing built in here: names are new. */
+	CHECK(ts_host_set_add_file(s, write_file("good.lua", good), err, sizeof(err)) == 0);
+	struct ts_decode_cal c;
+	CHECK(ts_host_cal(s, "a", TS_HOST_NOMINAL, &c, err, sizeof(err)) == 0);
+	CHECK(c.base_ns == 1000 && c.ns_per_mpix == 2e6);
+	CHECK(c.xform_ns == 320 && c.put_ns == 400); /* transform + parse */
+	CHECK_NEAR(c.full_ips, 1e9 / (1000 + 2e6 * 469.0 * 387.0 / 1e6), 1e-12);
+	CHECK(ts_host_cal(s, "b", TS_HOST_NOMINAL, &c, err, sizeof(err)) == 0);
+	CHECK(c.base_ns == 2000 && c.ns_per_mpix == 4e6 && c.xform_ns == 640 && c.put_ns == 800);
+	/* c: carried from b (x2) from a (x0.5), with its own library: the
+	 * decode share (0.5) costs 3x, the rest 1x. */
+	CHECK(ts_host_cal(s, "c", TS_HOST_NOMINAL, &c, err, sizeof(err)) == 0);
+	CHECK(c.base_ns == 2000 && c.ns_per_mpix == 4e6 && c.xform_ns == 320);
+	CHECK(ts_host_cal(s, "c/libjpeg-turbo", TS_HOST_NOMINAL, &c, err, sizeof(err)) == 0);
+	CHECK(c.base_ns == 1000);
+	CHECK(ts_host_cal(s, "a/whole", TS_HOST_NOMINAL, &c, err, sizeof(err)) == 0);
+	CHECK(c.base_ns == 1500 && c.xform_ns == 320); /* no library enters a Datum */
+	/* The ends: fast takes the high speed and the low factor and cost. */
+	CHECK(ts_host_cal(s, "b/slow", TS_HOST_FAST, &c, err, sizeof(err)) == 0);
+	CHECK(c.base_ns == 1000 * 1.5 && c.put_ns == 200);
+	CHECK(strstr(c.cpu, "fast end") != NULL);
+	CHECK(ts_host_cal(s, "b/slow", TS_HOST_SLOW, &c, err, sizeof(err)) == 0);
+	CHECK(c.base_ns == 4000 * 2.5 && c.put_ns == 800 * 4);
+	/* Unknown names list the known ones. */
+	CHECK(ts_host_cal(s, "nope", TS_HOST_NOMINAL, &c, err, sizeof(err)) == -ENOENT);
+	CHECK(strstr(err, "'nope'") && strstr(err, TS_HOST_THIS) && strstr(err, "xeon-e5-2682v4") &&
+	      strstr(err, ", b,"));
+	CHECK(ts_host_cal(s, "a/nolib", TS_HOST_NOMINAL, &c, err, sizeof(err)) == -ENOENT);
+	CHECK(strstr(err, "'nolib'") && strstr(err, "whole") && strstr(err, "pillow"));
+	/* Every built-in host resolves, and the 2017 Xeon is slower than the
+	 * core its costs were measured on. */
+	struct ts_decode_cal z, x;
+	CHECK(ts_host_cal(s, "epyc-zen4", TS_HOST_NOMINAL, &z, err, sizeof(err)) == 0);
+	CHECK(ts_host_cal(s, "xeon-e5-2682v4", TS_HOST_NOMINAL, &x, err, sizeof(err)) == 0);
+	CHECK(x.xform_ns > z.xform_ns && x.ns_per_mpix > z.ns_per_mpix && x.put_ns > z.put_ns);
+	FILE *devnull = fopen("/dev/null", "w");
+	CHECK(ts_host_print_table(devnull, s) == 0);
+	CHECK(ts_host_print_evidence(devnull, s) == 0);
+	fclose(devnull);
+	ts_host_set_free(s);
+
+	CHECK(!ts_host_is_profile("") && !ts_host_is_profile(NULL) &&
+	      !ts_host_is_profile(TS_HOST_THIS) && ts_host_is_profile("a"));
+}
+
+/* A from = chain that loops is found when the host is used. */
+static void loops(void)
+{
+	struct ts_host_set *s;
+	char err[1024];
+	CHECK(ts_host_set_load_default(&s, err, sizeof(err)) == 0);
+	if (!s)
+		return;
+	const char *p = write_file("loop.lua",
+				   "host \"x\" { cpu = \"X\", from = \"y\", speed = { 1, \"spec\", \"t\" } }\n"
+				   "host \"y\" { cpu = \"Y\", from = \"x\", speed = { 1, \"spec\", \"t\" } }\n");
+	CHECK(ts_host_set_add_file(s, p, err, sizeof(err)) == 0);
+	struct ts_decode_cal c;
+	CHECK(ts_host_cal(s, "x", TS_HOST_NOMINAL, &c, err, sizeof(err)) == -ELOOP);
+	CHECK(strstr(err, "loop.lua:") && strstr(err, "loops"));
+	ts_host_set_free(s);
+}
+
+static const struct {
+	const char *text;
+	const char *want; /* in the error, after "bad.lua:LINE:" */
+	int line;
+} bad[] = {
+	{ "host \"h\" { cpu = \"H\", from = \"epyc-zen4\",\n  speed = { 0.5, \"guessed\", \"x\" } }\n",
+	  "missing its label", 1 },
+	{ "host \"h\" { cpu = \"H\", from = \"epyc-zen4\",\n  speed = { 0.5, \"spec\" } }\n",
+	  "missing its source", 1 },
+	{ "host \"h\" { cpu = \"H\", from = \"epyc-zen4\",\n  speed = { \"fast\", \"spec\", \"t\" } }\n",
+	  "missing its value", 1 },
+	{ "host \"h\" { cpu = \"H\", from = \"epyc-zen4\",\n  speed = { 0.5, \"assumed\", \"why\" } }\n",
+	  "needs low = and high =", 1 },
+	{ "\nhost \"h\" { cpu = \"H\", from = \"epyc-zen4\", speed = { 0.5, \"spec\", \"t\", low = 0.6 } }\n",
+	  "low <= value", 2 },
+	{ "host \"h\" { cpu = \"H\", from = \"epyc-zen4\" }\n", "missing speed", 1 },
+	{ "host \"h\" { from = \"epyc-zen4\", speed = { 1, \"spec\", \"t\" } }\n", "missing cpu", 1 },
+	{ "host \"h\" { cpu = \"H\",\n  decode_base_ns = { 1, \"measured\", \"m\" } }\n",
+	  "missing decode_ns_per_mpix", 1 },
+	{ "host \"h\" { cpu = \"H\", from = \"epyc-zen4\", speed = { 1, \"spec\", \"t\" },\n"
+	  "  clock_ghz = 3 }\n",
+	  "unknown key 'clock_ghz'", 2 },
+	{ "library \"l\" { desc = \"both\", decode = { 2, \"spec\", \"t\" },\n"
+	  "  transform = { 2, \"spec\", \"t\" } }\n",
+	  "set one of decode", 1 },
+};
+
+static void refused(void)
+{
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct ts_host_set *s;
+		char err[1024] = "", at[64];
+		CHECK(ts_host_set_load_default(&s, err, sizeof(err)) == 0);
+		if (!s)
+			continue;
+		const char *p = write_file("bad.lua", bad[i].text);
+		int rc = ts_host_set_add_file(s, p, err, sizeof(err));
+		snprintf(at, sizeof(at), "bad.lua:%d:", bad[i].line);
+		if (rc != TS_E_PROFILE || !strstr(err, at) || !strstr(err, bad[i].want)) {
+			fprintf(stderr, "case %zu: rc %d, error '%s', expected '%s' ... '%s'\n", i, rc,
+				err, at, bad[i].want);
+			tc_failures++;
+		}
+		ts_host_set_free(s);
+	}
+}
+
+int main(void)
+{
+	if (!mkdtemp(dir)) {
+		perror(dir);
+		return 1;
+	}
+	costs();
+	loops();
+	refused();
+	char cmd[300];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd))
+		fprintf(stderr, "could not remove %s\n", dir);
+	return tc_exit();
+}
