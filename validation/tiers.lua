@@ -146,7 +146,7 @@ local function micron(name, desc, source, cap, read_mbs, write_mbs, read_iops, w
 			write_iops = { "spec", what },
 			read_mibps = { "spec", what },
 			write_mibps = { "spec", what },
-			latency = { "assumed", "the 9550's typical 60 us read latency (Micron 9550 table via storagereview.com); no distribution published" },
+			latency = { "assumed", "the 9550's typical 60 us read latency (Micron 9550 table via storagereview.com); no distribution published; range: a factor of two either way", range = { 0.5, 2 } },
 		},
 	}
 end
