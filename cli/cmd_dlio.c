@@ -119,6 +119,24 @@ static void on_signal(int sig)
 	interrupted = 1;
 }
 
+/* SIGINT and SIGTERM set the flag only while something polls it (the
+ * dataset's generator, the accelerators' loop); describing a dataset
+ * does not, and stays killable. */
+static struct sigaction old_int, old_term;
+static bool caught;
+static void catch_signals(bool on)
+{
+	if (on && !caught) {
+		struct sigaction sa = { .sa_handler = on_signal };
+		sigaction(SIGINT, &sa, &old_int);
+		sigaction(SIGTERM, &sa, &old_term);
+	} else if (!on && caught) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGTERM, &old_term, NULL);
+	}
+	caught = on;
+}
+
 static int fail(int rc, const char *fmt, ...) TS_PRINTF(2, 3);
 static int fail(int rc, const char *fmt, ...)
 {
@@ -263,8 +281,11 @@ static int accelerate(struct feed *f, const struct ts_dlio_workload *w, uint64_t
 		}
 		if (rc == 0)
 			break;
-		if (interrupted)
+		if (interrupted) {
+			snprintf(err, errlen, "interrupted after %" PRIu64 " steps; the mount is "
+					      "removed, the dataset kept", steps);
 			return -EINTR;
+		}
 		if (epoch != cur_epoch) {
 			cur_epoch = epoch;
 			in_epoch = 0;
@@ -464,8 +485,10 @@ static int place(struct env *E, const struct ts_dataset_config *dc, char *err, s
 	struct ts_dataset_stats st;
 	if (!E->o->quiet)
 		fprintf(stderr, "tiersim dlio: writing the dataset into %s\n", E->data);
-	if ((rc = ts_dataset_make(ts_dataset_find(E->w->format, NULL, 0), &gc, E->data, &st, err,
-				  errlen)))
+	catch_signals(true);
+	rc = ts_dataset_make(ts_dataset_find(E->w->format, NULL, 0), &gc, E->data, &st, err, errlen);
+	catch_signals(false);
+	if (rc)
 		return rc;
 	return ts_dataset_open(E->data, &E->meta, err, errlen);
 }
@@ -551,9 +574,6 @@ int ts_cmd_dlio(int argc, char **argv)
 	E.seed = o.seed ? o.seed : w.seed;
 	struct ts_dataset_config dc;
 	dataset_config(&w, E.seed, &dc);
-	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
 	int status = TS_EXIT_OK;
 	if ((rc = ts_tier_set_load_default(&E.tiers, err, sizeof(err)))) {
 		status = fail(TS_EXIT_FAIL, "%s", err);
@@ -585,6 +605,7 @@ int ts_cmd_dlio(int argc, char **argv)
 			w.num_files_train, w.num_samples_per_file, w.batch_size, w.read_threads,
 			w.computation_time, w.epochs, 100 * w.au);
 
+	catch_signals(true);
 	struct result rs[64], *best = NULL;
 	size_t nr = 0;
 	if (!o.find_max) {
@@ -634,8 +655,7 @@ int ts_cmd_dlio(int argc, char **argv)
 	if (o.json)
 		json_out(&o, &w, rs, nr, best);
 out:
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	catch_signals(false);
 	if (E.ms_ready) {
 		ts_mounts_stop_all(&E.ms);
 		ts_mounts_free(&E.ms);
