@@ -38,6 +38,7 @@
 #include "files.h"
 #include "commands.h"
 #include "dlio_config.h"
+#include "dlio_run.h"
 #include "mount.h"
 #include "paths.h"
 #include "pipeline/dataset.h"
@@ -522,6 +523,141 @@ static void json_out(const struct opts *o, const struct ts_dlio_workload *w,
 		fclose(f);
 }
 
+/* What a run found, for the command's report and the dlio{} table. */
+struct outcome {
+	struct ts_dlio_workload w;
+	struct result rs[64];
+	size_t nr;
+	const struct result *best; /* --find-max: the last count that passed */
+};
+
+/* Everything after the command line: the workload read, the dataset
+ * placed, the runs. 0, or an exit status (TS_EXIT_*) with @err set. */
+static int dlio_exec(struct opts *o, FILE *warn, struct outcome *oc, char *err, size_t errlen)
+{
+	char path[4096];
+	struct ts_dlio_workload *w = &oc->w;
+	int rc = ts_dlio_find(o->workload, path, sizeof(path), err, errlen);
+	if (rc)
+		return TS_EXIT_USAGE;
+	if ((rc = ts_dlio_load(path, w, warn, err, errlen)))
+		return rc == -ENOENT ? TS_EXIT_USAGE : TS_EXIT_FAIL;
+	for (size_t i = 0; !rc && i < o->nkv; i++)
+		rc = ts_dlio_override(w, o->kv[i], err, errlen);
+	if (!rc)
+		rc = ts_dlio_check(w, path, err, errlen);
+	if (rc)
+		return TS_EXIT_USAGE;
+
+	struct env E = { .o = o, .w = w };
+	E.seed = o->seed ? o->seed : w->seed;
+	struct ts_dataset_config dc;
+	dataset_config(w, E.seed, &dc);
+	int status = TS_EXIT_FAIL;
+	const struct ts_tier_profile *prof;
+	if ((rc = ts_tier_set_load_default(&E.tiers, err, errlen)) ||
+	    (o->profile && (rc = ts_tier_set_add_file(E.tiers, o->profile, err, errlen))))
+		goto out;
+	if ((rc = ts_tier_set_lookup(E.tiers, o->tier, &prof, err, errlen))) {
+		status = TS_EXIT_USAGE;
+		goto out;
+	}
+	if (o->virtual_time)
+		rc = ts_dataset_meta_describe(ts_dataset_find(w->format, NULL, 0), &dc, &E.meta, err,
+					      errlen);
+	else if (!(rc = ts_mounts_init(&E.ms, err, errlen)))
+		E.ms_ready = true, rc = place(&E, &dc, err, errlen);
+	if (rc)
+		goto out;
+	if (!o->quiet)
+		fprintf(stderr, "tiersim dlio: %s (%s) on %s, %s time: %" PRIu64 " files x %" PRIu64
+				" samples, batch %" PRIu64 ", %" PRIu64 " read threads, computation %.4g "
+				"s, %" PRIu64 " epochs, AU >= %.0f%%\n",
+			o->workload, w->format, o->tier, o->virtual_time ? "virtual" : "real",
+			w->num_files_train, w->num_samples_per_file, w->batch_size, w->read_threads,
+			w->computation_time, w->epochs, 100 * w->au);
+
+	catch_signals(true);
+	if (!o->find_max) {
+		if (!(rc = run_one(&E, o->accelerators, &oc->rs[0], err, errlen)))
+			oc->nr = 1;
+	} else {
+		/* As submitters search: grow N until AU falls under the threshold,
+		 * then bisect between the last pass and the first miss. */
+		uint64_t lo_n = 0, hi_n = 0, n = 1;
+		while (oc->nr < TS_ARRAY_SIZE(oc->rs) &&
+		       !(rc = run_one(&E, n, &oc->rs[oc->nr], err, errlen))) {
+			if (oc->rs[oc->nr].au >= w->au)
+				lo_n = n, oc->best = &oc->rs[oc->nr];
+			else
+				hi_n = n;
+			oc->nr++;
+			if (!hi_n && n >= 4096)
+				break;
+			if (hi_n && hi_n - lo_n <= 1)
+				break;
+			n = hi_n ? lo_n + (hi_n - lo_n) / 2 : 2 * n;
+		}
+	}
+	status = rc == -EINTR ? TS_EXIT_INTERRUPT : rc ? TS_EXIT_FAIL : TS_EXIT_OK;
+out:
+	catch_signals(false);
+	if (E.ms_ready) {
+		ts_mounts_stop_all(&E.ms);
+		ts_mounts_free(&E.ms);
+	}
+	if (E.mnt[0])
+		rmdir(E.mnt);
+	ts_dataset_meta_free(&E.meta);
+	if (E.tiers)
+		ts_tier_set_free(E.tiers);
+	return status;
+}
+
+int ts_dlio_run(const char *workload, const char *const *opts, size_t nopts,
+		const char *const *overrides, size_t nov, bool virtual_time,
+		struct ts_dlio_outcome *out, char *err, size_t errlen)
+{
+	struct opts o;
+	memset(&o, 0, sizeof(o));
+	memset(out, 0, sizeof(*out));
+	int rc = ts_opt_defaults(dlio_opts, &o, err, errlen);
+	for (size_t i = 0; !rc && i < nopts; i++)
+		rc = ts_opt_set_kv(dlio_opts, &o, opts[i], err, errlen);
+	if (!rc && nov > TS_ARRAY_SIZE(o.kv)) {
+		snprintf(err, errlen, "at most %zu overrides", TS_ARRAY_SIZE(o.kv));
+		rc = -E2BIG;
+	}
+	if (!rc && (!o.tier || !workload)) {
+		snprintf(err, errlen, "dlio{} needs workload = NAME and tier = T");
+		rc = -EINVAL;
+	}
+	if (rc) {
+		ts_opt_free(dlio_opts, &o);
+		return TS_EXIT_USAGE;
+	}
+	o.workload = workload;
+	for (size_t i = 0; i < nov; i++)
+		o.kv[o.nkv++] = overrides[i];
+	o.virtual_time = virtual_time;
+	o.quiet = true;
+	struct outcome *oc = calloc(1, sizeof(*oc));
+	if (!oc) {
+		ts_opt_free(dlio_opts, &o);
+		return TS_EXIT_FAIL;
+	}
+	int status = dlio_exec(&o, stderr, oc, err, errlen);
+	const struct result *r = o.find_max ? oc->best : oc->nr ? &oc->rs[0] : NULL;
+	if (!status && r)
+		*out = (struct ts_dlio_outcome){ .accelerators = r->n, .au = r->au,
+						 .samples_s = r->samples_s, .mib_s = r->mib_s,
+						 .epochs = r->epochs, .found = true };
+	ts_dlio_free(&oc->w);
+	free(oc);
+	ts_opt_free(dlio_opts, &o);
+	return status;
+}
+
 int ts_cmd_dlio(int argc, char **argv)
 {
 	struct opts o;
@@ -547,99 +683,21 @@ int ts_cmd_dlio(int argc, char **argv)
 				  "--virtual)"
 				: "--tier is required ('tiersim tiers' lists them)");
 	}
-
-	char path[4096], err[8192];
-	struct ts_dlio_workload w;
-	int rc = ts_dlio_find(o.workload, path, sizeof(path), err, sizeof(err));
-	if (rc) {
+	char err[8192] = "";
+	struct outcome *oc = calloc(1, sizeof(*oc));
+	if (!oc) {
 		ts_opt_free(dlio_opts, &o);
-		return fail(TS_EXIT_USAGE, "%s", err);
+		return fail(TS_EXIT_FAIL, "out of memory");
 	}
-	if ((rc = ts_dlio_load(path, &w, stderr, err, sizeof(err)))) {
-		ts_dlio_free(&w);
-		ts_opt_free(dlio_opts, &o);
-		return fail(rc == -ENOENT ? TS_EXIT_USAGE : TS_EXIT_FAIL, "%s", err);
-	}
-	for (size_t i = 0; !rc && i < o.nkv; i++)
-		rc = ts_dlio_override(&w, o.kv[i], err, sizeof(err));
-	if (!rc)
-		rc = ts_dlio_check(&w, path, err, sizeof(err));
-	if (rc) {
-		ts_dlio_free(&w);
-		ts_opt_free(dlio_opts, &o);
-		return fail(TS_EXIT_USAGE, "%s", err);
-	}
-
-	struct env E = { .o = &o, .w = &w };
-	E.seed = o.seed ? o.seed : w.seed;
-	struct ts_dataset_config dc;
-	dataset_config(&w, E.seed, &dc);
-	int status = TS_EXIT_OK;
-	if ((rc = ts_tier_set_load_default(&E.tiers, err, sizeof(err)))) {
-		status = fail(TS_EXIT_FAIL, "%s", err);
-		goto out;
-	}
-	const struct ts_tier_profile *prof;
-	if (o.profile && (rc = ts_tier_set_add_file(E.tiers, o.profile, err, sizeof(err)))) {
-		status = fail(TS_EXIT_FAIL, "%s", err);
-		goto out;
-	}
-	if ((rc = ts_tier_set_lookup(E.tiers, o.tier, &prof, err, sizeof(err)))) {
-		status = fail(TS_EXIT_USAGE, "%s", err);
-		goto out;
-	}
-	if (o.virtual_time)
-		rc = ts_dataset_meta_describe(ts_dataset_find(w.format, NULL, 0), &dc, &E.meta, err,
-					      sizeof(err));
-	else if (!(rc = ts_mounts_init(&E.ms, err, sizeof(err))))
-		E.ms_ready = true, rc = place(&E, &dc, err, sizeof(err));
-	if (rc) {
-		status = fail(rc == -EINTR ? TS_EXIT_INTERRUPT : TS_EXIT_FAIL, "%s", err);
-		goto out;
-	}
-	if (!o.quiet)
-		fprintf(stderr, "tiersim dlio: %s (%s) on %s, %s time: %" PRIu64 " files x %" PRIu64
-				" samples, batch %" PRIu64 ", %" PRIu64 " read threads, computation %.4g "
-				"s, %" PRIu64 " epochs, AU >= %.0f%%\n",
-			o.workload, w.format, o.tier, o.virtual_time ? "virtual" : "real",
-			w.num_files_train, w.num_samples_per_file, w.batch_size, w.read_threads,
-			w.computation_time, w.epochs, 100 * w.au);
-
-	catch_signals(true);
-	struct result rs[64], *best = NULL;
-	size_t nr = 0;
-	if (!o.find_max) {
-		if ((rc = run_one(&E, o.accelerators, &rs[nr], err, sizeof(err)))) {
-			status = fail(rc == -EINTR ? TS_EXIT_INTERRUPT : TS_EXIT_FAIL, "%s", err);
-			goto out;
-		}
-		nr++;
-	} else {
-		/* As submitters search: grow N until AU falls under the threshold,
-		 * then bisect between the last pass and the first miss. */
-		uint64_t lo_n = 0, hi_n = 0, n = 1;
-		while (nr < TS_ARRAY_SIZE(rs) && !(rc = run_one(&E, n, &rs[nr], err, sizeof(err)))) {
-			if (rs[nr].au >= w.au)
-				lo_n = n, best = &rs[nr];
-			else
-				hi_n = n;
-			nr++;
-			if (!hi_n && n >= 4096)
-				break;
-			if (hi_n && hi_n - lo_n <= 1)
-				break;
-			n = hi_n ? lo_n + (hi_n - lo_n) / 2 : 2 * n;
-		}
-		if (rc) {
-			status = fail(rc == -EINTR ? TS_EXIT_INTERRUPT : TS_EXIT_FAIL, "%s", err);
-			goto out;
-		}
-	}
-	const struct result *show = o.find_max ? best : &rs[0];
-	if (o.find_max && !best)
+	int status = dlio_exec(&o, stderr, oc, err, sizeof(err));
+	const struct ts_dlio_workload *w = &oc->w;
+	const struct result *best = oc->best, *show = o.find_max ? best : &oc->rs[0];
+	if (status) {
+		fail(status, "%s", err);
+	} else if (o.find_max && !best) {
 		printf("%s on %s: no accelerator count keeps AU >= %.0f%% (1 accelerator: AU %.2f%%)\n",
-		       o.workload, o.tier, 100 * w.au, 100 * rs[0].au);
-	else
+		       o.workload, o.tier, 100 * w->au, 100 * oc->rs[0].au);
+	} else {
 		printf("%s on %s (%s): %s%" PRIu64 " accelerators, AU %.2f%% (epochs %.2f-%.2f%%), "
 		       "%.1f samples/s, %.1f MiB/s; %" PRIu64 " epochs of %" PRIu64 " steps, %.1f s "
 		       "%s\n", o.workload, o.tier, o.virtual_time ? "virtual" : "real",
@@ -647,24 +705,17 @@ int ts_cmd_dlio(int argc, char **argv)
 		       100 * show->au_max, show->samples_s, show->mib_s, show->epochs, show->steps,
 		       o.virtual_time ? show->run_s : show->wall_s,
 		       o.virtual_time ? "modeled" : "run");
-	if (o.virtual_time && !o.quiet && show)
-		fprintf(stderr, "tiersim dlio: %" PRIu64 " events in %.2f s of host time (%.0f "
-				"events/s), %" PRIu64 " read requests\n", show->events, show->wall_s,
-			show->wall_s > 0 ? (double)show->events / show->wall_s : 0.0,
-			show->read_requests);
-	if (o.json)
-		json_out(&o, &w, rs, nr, best);
-out:
-	catch_signals(false);
-	if (E.ms_ready) {
-		ts_mounts_stop_all(&E.ms);
-		ts_mounts_free(&E.ms);
+		if (o.virtual_time && !o.quiet)
+			fprintf(stderr, "tiersim dlio: %" PRIu64 " events in %.2f s of host time (%.0f "
+					"events/s), %" PRIu64 " read requests\n", show->events,
+				show->wall_s,
+				show->wall_s > 0 ? (double)show->events / show->wall_s : 0.0,
+				show->read_requests);
 	}
-	rmdir(E.mnt[0] ? E.mnt : "");
-	ts_dataset_meta_free(&E.meta);
-	if (E.tiers)
-		ts_tier_set_free(E.tiers);
-	ts_dlio_free(&w);
+	if (!status && o.json)
+		json_out(&o, w, oc->rs, oc->nr, best);
+	ts_dlio_free(&oc->w);
+	free(oc);
 	ts_opt_free(dlio_opts, &o);
 	return status;
 }

@@ -103,5 +103,24 @@ a, b = (json.load(open(p))['runs'][0] for p in sys.argv[1:])
 assert a['read_bytes'] == b['read_bytes'] and a['read_bytes'] > 0, (a, b)
 assert a['epochs'] == b['epochs'] == 2 and a['steps_per_epoch'] == b['steps_per_epoch'], (a, b)
 PY
+# the dlio{} scenario table runs the same: its figures are the command's
+cat >"$work/s.lua" <<'L'
+local r = dlio{ workload = "unet3d_h100", tier = "ssd-cloud", accelerators = 3,
+	overrides = { "dataset.num_files_train=200", "dataset.record_length_bytes=1000000",
+		"dataset.record_length_bytes_stdev=0", "reader.batch_size=2",
+		"train.computation_time=0.02", "train.epochs=2" } }
+print(string.format("lua %d %.6f %.3f", r.accelerators, r.au / 100, r.samples_per_s))
+L
+"$tiersim" run "$work/s.lua" --virtual --quiet >"$work/lua.out" 2>"$work/err" || { cat "$work/err"; fail "dlio{} failed"; }
+# shellcheck disable=SC2086
+"$tiersim" dlio unet3d_h100 $io --tier ssd-cloud --accelerators 3 --virtual --quiet --json "$work/cmd.json" >/dev/null
+/usr/bin/python3 - "$work/lua.out" "$work/cmd.json" <<'PY' || fail "dlio{} differs from tiersim dlio: $(cat "$work/lua.out")"
+import json, sys
+line = [l for l in open(sys.argv[1]) if l.startswith('lua ')][0].split()
+r = json.load(open(sys.argv[2]))['runs'][0]
+assert int(line[1]) == r['accelerators'] == 3, line
+assert abs(float(line[2]) - r['au']) < 1e-6 and abs(float(line[3]) - r['samples_per_s']) < 1e-3, (line, r)
+PY
+grep -q "unet3d_h100 3 acc" "$work/lua.out" || fail "dlio{} made no report row"
 check_clean "dlio"
 echo ok
