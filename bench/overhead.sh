@@ -8,6 +8,8 @@
 #                   no counters
 #   unlimited       through `tierfs -o tier=unlimited`: the model (which
 #                   adds no latency) and the counters on the request path
+#   traced          unlimited with -o trace=FILE: every request recorded,
+#                   with the requesting thread's CPU sample
 # for 4 KiB random reads at QD1 and QD16 and 1 MiB sequential reads at QD16
 # (fio, io_uring, direct=1 through the mounts). The four are run in turn,
 # ROUNDS times over, and each figure is the median of its rounds, so that a
@@ -31,10 +33,10 @@ command -v fio >/dev/null || { echo "overhead: fio is not installed" >&2; exit 1
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/tierfs-overhead.XXXXXX")
 BACKING=$WORK/backing
-mkdir -p "$BACKING" "$WORK/bare" "$WORK/unlimited"
+mkdir -p "$BACKING" "$WORK/bare" "$WORK/unlimited" "$WORK/traced"
 cleanup() {
 	local m
-	for m in "$WORK/bare" "$WORK/unlimited"; do
+	for m in "$WORK/bare" "$WORK/unlimited" "$WORK/traced"; do
 		if awk -v m="$m" '$5 == m { f = 1 } END { exit !f }' /proc/self/mountinfo; then
 			fusermount3 -u "$m" 2>/dev/null || umount -l "$m"
 		fi
@@ -48,6 +50,8 @@ dd if=/dev/urandom of="$BACKING/fio.dat" bs=1M count=256 status=none || exit 1
 "$TIERFS" -o bare "$BACKING" "$WORK/bare" 2>/dev/null || { echo "overhead: bare mount failed" >&2; exit 1; }
 "$TIERFS" -o tier=unlimited "$BACKING" "$WORK/unlimited" 2>/dev/null ||
 	{ echo "overhead: unlimited mount failed" >&2; exit 1; }
+"$TIERFS" -o "tier=unlimited,trace=$WORK/run.trace" "$BACKING" "$WORK/traced" 2>/dev/null ||
+	{ echo "overhead: traced mount failed" >&2; exit 1; }
 
 # fio's JSON -> "iops mbps mean_lat_ns"
 run() { # FILE DIRECT RW BS QD
@@ -68,7 +72,7 @@ for job in "4k-randread-qd1 randread 4k 1" "4k-randread-qd16 randread 4k 16" "1m
 	read -r name rw bs qd <<<"$job"
 	declare -A iops=() mbps=() lat=() all=()
 	for round in $(seq "$ROUNDS"); do
-		for access in native-direct native-cached bare unlimited; do
+		for access in native-direct native-cached bare unlimited traced; do
 			case $access in
 			native-direct) r=$(run "$BACKING/fio.dat" 1 "$rw" "$bs" "$qd") ;;
 			native-cached) r=$(run "$BACKING/fio.dat" 0 "$rw" "$bs" "$qd") ;;
@@ -77,12 +81,12 @@ for job in "4k-randread-qd1 randread 4k 1" "4k-randread-qd16 randread 4k 16" "1m
 			all[$access]+="$r"$'\n'
 		done
 	done
-	for access in native-direct native-cached bare unlimited; do
+	for access in native-direct native-cached bare unlimited traced; do
 		# the round with the median IOPS
 		read -r iops[$access] mbps[$access] lat[$access] < <(printf '%s' "${all[$access]}" |
 			sort -n | awk '{ l[NR] = $0 } END { print l[int((NR + 1) / 2)] }')
 	done
-	for access in native-direct native-cached bare unlimited; do
+	for access in native-direct native-cached bare unlimited traced; do
 		printf '%-18s %-14s %10.0f %9.1f %10.1f %9.3f %9.3f\n' "$name" "$access" \
 			"${iops[$access]}" "${mbps[$access]}" "$(awk -v l="${lat[$access]}" 'BEGIN { print l / 1000 }')" \
 			"$(awk -v a="${iops[$access]}" -v b="${iops[bare]}" 'BEGIN { print a / b }')" \

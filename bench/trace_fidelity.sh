@@ -75,9 +75,13 @@ for X in $RECORD_TIERS; do
 		"${PRIO[@]}" fio --name="$wl" --filename="$MNT/data" ${FIO[$wl]} --size=256m --ioengine=psync \
 			--thinktime=100 --output=/dev/null
 		umount_tier
-		"$CLI" replay "$W/$wl.$X.trace" --virtual --tier "$X" --tier "$Y" --json > "$W/v.json"
+		# fio's thinktime is a sleep after every IO, whatever the disk: the
+		# closed-loop rule, not the wait rule (traces/README.md)
+		"$CLI" replay "$W/$wl.$X.trace" --virtual --closed-loop --tier "$X" --tier "$Y" \
+			--json > "$W/v.json"
 		mount_tier "tier=$Y"
-		"${PRIO[@]}" "$CLI" replay "$W/$wl.$X.trace" --target "$MNT" --json > "$W/r.json" 2>/dev/null
+		"${PRIO[@]}" "$CLI" replay "$W/$wl.$X.trace" --target "$MNT" --closed-loop --json \
+			> "$W/r.json" 2>/dev/null
 		umount_tier
 		rec=$(total "$W/v.json" 0); vx=$(total "$W/v.json" 1); vy=$(total "$W/v.json" 2)
 		my=$(total "$W/r.json" 1)

@@ -7,9 +7,14 @@
  * spread over 4 producer threads (libfuse's default worker count order),
  * each paced by the clock, as a busy tierfs would call put(); (2) the same
  * threads unpaced, to show the headroom. Each put interns its path as the
- * daemon does. Reports records written, dropped, and the achieved rate.
+ * daemon does. (3) and (4): the same two with a CPU sample per record (trace
+ * format version 2), each read from the thread's /proc schedstat file as
+ * tierfs reads the requesting thread's (one pread of a file kept open).
+ * Reports records written, dropped, and the achieved rate.
  */
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,13 +31,15 @@ struct prod {
 	uint64_t until; /* ts_now_ns() deadline */
 	uint64_t n;	/* puts done */
 	unsigned id;
+	bool cpu; /* with a CPU sample per record */
 };
 
 static void *producer(void *arg)
 {
 	struct prod *p = arg;
 	uint64_t t0 = ts_now_ns();
-	char path[64];
+	char path[64], buf[96];
+	int fd = p->cpu ? open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC) : -1;
 
 	for (uint64_t i = 0;; i++) {
 		if ((i & 63) == 0) {
@@ -53,13 +60,28 @@ static void *producer(void *arg)
 		    .op = TS_OP_READ,
 		};
 		r.complete_ns = r.submit_ns + 1;
-		ts_trace_writer_put(p->w, &r);
+		if (p->cpu) {
+			unsigned long long on = 0, q = 0;
+			ssize_t k = pread(fd, buf, sizeof(buf) - 1, 0);
+			if (k > 0) {
+				buf[k] = 0;
+				if (sscanf(buf, "%llu %llu", &on, &q) != 2)
+					on = q = 0;
+			}
+			struct ts_trace_cpu c = {
+			    .on_ns = on, .runq_ns = q, .pid = 1 + p->id, .ppid = 1};
+			ts_trace_writer_put_cpu(p->w, &r, &c);
+		} else {
+			ts_trace_writer_put(p->w, &r);
+		}
 		p->n++;
 	}
+	if (fd >= 0)
+		close(fd);
 	return NULL;
 }
 
-static int run(const char *file, uint64_t total_rate, double secs, const char *what)
+static int run(const char *file, uint64_t total_rate, double secs, const char *what, bool cpu)
 {
 	struct ts_trace_hdr h = {0};
 	struct ts_trace_writer *w;
@@ -74,7 +96,8 @@ static int run(const char *file, uint64_t total_rate, double secs, const char *w
 	}
 	uint64_t t0 = ts_now_ns(), until = t0 + (uint64_t)(secs * 1e9);
 	for (unsigned i = 0; i < NPROD; i++) {
-		p[i] = (struct prod){.w = w, .rate = total_rate / NPROD, .until = until, .id = i};
+		p[i] = (struct prod){
+		    .w = w, .rate = total_rate / NPROD, .until = until, .id = i, .cpu = cpu};
 		pthread_create(&th[i], NULL, producer, &p[i]);
 	}
 	for (unsigned i = 0; i < NPROD; i++) {
@@ -87,7 +110,7 @@ static int run(const char *file, uint64_t total_rate, double secs, const char *w
 		return 1;
 	}
 	uint64_t t2 = ts_now_ns();
-	printf("%-8s %4u threads  %10llu puts in %.2f s = %9.0f ops/s  dropped %llu (%.4f%%)  "
+	printf("%-12s %4u threads  %10llu puts in %.2f s = %9.0f ops/s  dropped %llu (%.4f%%)  "
 	       "close %.1f ms\n",
 	       what, NPROD, (unsigned long long)n, (t1 - t0) / 1e9, n / ((t1 - t0) / 1e9),
 	       (unsigned long long)dropped, n ? 100.0 * (double)dropped / (double)n : 0.0,
@@ -100,7 +123,8 @@ int main(int argc, char **argv)
 	const char *file = argc > 1 ? argv[1] : "/tmp/trace_writer_bench.trace";
 	double secs = argc > 2 ? atof(argv[2]) : 5.0;
 
-	if (run(file, 100000, secs, "paced") || run(file, 0, 1.0, "unpaced"))
+	if (run(file, 100000, secs, "paced", false) || run(file, 0, 1.0, "unpaced", false) ||
+	    run(file, 100000, secs, "paced+cpu", true) || run(file, 0, 1.0, "unpaced+cpu", true))
 		return 1;
 	unlink(file);
 	return 0;

@@ -22,7 +22,7 @@
  * recording's values through the tier model's own table (ts_tier_cfg_opts),
  * which parses and bounds them. */
 struct replay_args {
-	bool virtual_time, no_think, allow_writes, fill, json;
+	bool virtual_time, no_think, closed_loop, allow_writes, fill, json;
 	struct ts_opt_list tiers;
 	char *target, *profile;
 	char *over[4]; /* capacity, mem, seed, floor, as over_names[] */
@@ -52,6 +52,8 @@ static const struct ts_opt replay_opts[] = {
 	{ "speed", TS_OPT_DOUBLE, RA(speed), "1", 0, 0, "", "divide think times by X (> 0)" },
 	{ "no_think", TS_OPT_BOOL, RA(no_think), "false", 0, 0, "",
 	  "drop think times (as fast as possible)" },
+	{ "closed_loop", TS_OPT_BOOL, RA(closed_loop), "false", 0, 0, "",
+	  "every gap is think time, waits included (as for fio)" },
 	{ "allow_writes", TS_OPT_BOOL, RA(allow_writes), "false", 0, 0, "",
 	  "let a --target replay write (and create missing files)" },
 	{ "fill", TS_OPT_BOOL, RA(fill), "false", 0, 0, "",
@@ -64,32 +66,13 @@ static const struct ts_cmdline replay_cmdline = {
 	.name = "replay",
 	.synopsis = "FILE --virtual --tier NAME [--tier NAME ...] [options]\n"
 		    "       tiersim replay FILE --target DIR [--tier NAME ...] [options]",
-	.about = "Replays a trace closed loop per thread: each thread issues its next op when the\n"
-		 "previous one completed plus the think time recorded between them.\n",
+	.about = "Replays a trace per thread: each thread issues its next op when the previous one\n"
+		 "completed plus the work recorded between them; what it spent waiting (off the\n"
+		 "CPU, per the trace's CPU samples) ends at the moment recorded, so a slower tier\n"
+		 "is absorbed by the waits first. Traces without CPU samples replay closed loop.\n",
 	.opts = replay_opts,
 	.max_pos = 1,
 };
-
-/* The tier-model options the recording ran with (tierfs writes them into
- * the header's mount options), as defaults for the prediction. */
-static void recorded_cfg(const struct ts_trace *t, struct ts_tier_cfg *cfg)
-{
-	char buf[sizeof(t->hdr.mount_opts)], err[128], *save = NULL;
-
-	snprintf(buf, sizeof(buf), "%s", t->hdr.mount_opts);
-	for (char *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(kv, '=');
-		if (!eq)
-			continue;
-		*eq = 0;
-		if (ts_opt_find(ts_tier_cfg_opts, kv))
-			(void)!ts_opt_set(ts_tier_cfg_opts, cfg, kv, eq + 1, err, sizeof(err));
-	}
-	if (t->hdr.capacity)
-		cfg->capacity = t->hdr.capacity;
-	if (t->hdr.mem)
-		cfg->mem = t->hdr.mem;
-}
 
 /* The command line into @o and @cfg; -1 to go on, else the exit status. */
 static int replay_args(struct replay_args *o, struct ts_replay_cfg *cfg, int argc, char **argv,
@@ -112,6 +95,7 @@ static int replay_args(struct replay_args *o, struct ts_replay_cfg *cfg, int arg
 	cfg->speed = o->speed;
 	cfg->target = o->target;
 	cfg->no_think = o->no_think;
+	cfg->closed_loop = o->closed_loop;
 	cfg->allow_writes = o->allow_writes;
 	cfg->fill = o->fill;
 	return -1;
@@ -128,7 +112,7 @@ static int replay_tier_cfg(const struct replay_args *o, const struct ts_trace *t
 		fprintf(stderr, "tiersim replay: %s\n", err);
 		return 1;
 	}
-	recorded_cfg(t, tc);
+	ts_replay_tier_recorded(t, tc);
 	*rec_floor = tc->floor_ns;
 	for (size_t i = 0; i < TS_ARRAY_SIZE(over_names); i++)
 		if (o->over[i] &&
@@ -177,8 +161,9 @@ static void print_table(const char *file, const struct ts_trace *t, const struct
 		       ts_fmt_size(b1, sizeof(b1), cfg->tier.capacity),
 		       cfg->tier.mem ? ts_fmt_size(b2, sizeof(b2), cfg->tier.mem) : "none");
 	putchar('\n');
-	printf("closed loop per thread; %s%s; virtual columns: modeled (tier profiles), "
+	printf("%s; %s%s; virtual columns: modeled (tier profiles), "
 	       "measured: real time\n\n",
+	       cfg->closed_loop ? "closed loop per thread" : "per thread, work kept and waiting elastic",
 	       cfg->no_think ? "no think time" : "recorded think time",
 	       cfg->speed != 1.0 ? " scaled by --speed" : "");
 	ts_replay_print(stdout, res, nres);
@@ -255,6 +240,14 @@ int ts_cmd_replay(int argc, char **argv)
 	char warn[256];
 	if (ts_trace_warning(&t, warn, sizeof(warn)))
 		fprintf(stderr, "tiersim replay: %s: warning: %s\n", file, warn);
+	if (!t.cpu && !cfg.closed_loop && !cfg.no_think) {
+		fprintf(stderr,
+			"tiersim replay: %s: notice: no CPU samples (trace format version %u%s): "
+			"replaying closed loop, every gap as think time\n",
+			file, t.hdr.version,
+			t.hdr.version >= 2 ? ", imported or not from tierfs" : "");
+		cfg.closed_loop = true;
+	}
 
 	struct ts_tier_set *set = NULL;
 	struct ts_replay_result *res = calloc(o.tiers.n + 2, sizeof(*res));
@@ -271,6 +264,7 @@ int ts_cmd_replay(int argc, char **argv)
 	uint64_t rec_floor = 0;
 	if ((rc = replay_tier_cfg(&o, &t, &cfg.tier, &rec_floor)))
 		goto out;
+	cfg.rt_ns = rec_floor;
 	rc = 1;
 	if (replay_all(&o, &cfg, &t, set, rec_floor, res, &nres))
 		goto out;

@@ -1,7 +1,7 @@
 /*
  * cmd_trace.c — `tiersim trace VERB ...`: look inside traces and convert
  * them. dump/undump (the text form), stats, import (fio iolog v2/v3,
- * blkparse text) and export (fio iolog v3).
+ * blkparse text) and export (fio iolog v3, or a perfetto timeline).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "traces/blkparse.h"
 #include "traces/iolog.h"
+#include "traces/perfetto.h"
 #include "traces/stats.h"
 #include "traces/text.h"
 #include "traces/trace.h"
@@ -46,9 +47,13 @@ static const struct ts_opt import_opts[] = {
 	{ NULL },
 };
 static const struct ts_opt export_opts[] = {
-	{ "out", TS_OPT_STR, TA(out), NULL, 0, 0, "", "the fio iolog to write", "IOLOG", 'o' },
+	{ "out", TS_OPT_STR, TA(out), NULL, 0, 0, "", "the fio iolog (or the timeline) to write",
+	  "FILE", 'o' },
 	{ "prefix", TS_OPT_STR, TA(prefix), NULL, 0, 0, "",
 	  "file names are DIR/PATH (default: relative to fio's working directory)", "DIR" },
+	{ "format", TS_OPT_STR, TA(format), "iolog", 0, 0, "",
+	  "iolog (fio iolog v3) or perfetto (a timeline for ui.perfetto.dev: a track per "
+	  "thread, IO slices, gaps as work or waiting)", "iolog|perfetto" },
 	{ NULL },
 };
 
@@ -201,11 +206,20 @@ static int do_import(const struct trace_args *o, const char *in)
 
 static int do_export(const struct trace_args *o, const char *in)
 {
-	const char *out = o->out, *prefix = o->prefix;
+	const char *out = o->out, *prefix = o->prefix, *fmt = o->format ? o->format : "iolog";
 	char err[512];
 	struct ts_trace t;
 	uint64_t n = 0;
+	bool perfetto = !strcmp(fmt, "perfetto");
 
+	if (!perfetto && strcmp(fmt, "iolog")) {
+		fprintf(stderr, "tiersim trace export: --format %s: expected iolog or perfetto\n", fmt);
+		return 2;
+	}
+	if (perfetto && prefix) {
+		fprintf(stderr, "tiersim trace export: --prefix is for --format iolog\n");
+		return 2;
+	}
 	if (load(in, &t))
 		return 1;
 	FILE *f = strcmp(out, "-") ? fopen(out, "w") : stdout;
@@ -214,7 +228,8 @@ static int do_export(const struct trace_args *o, const char *in)
 		ts_trace_free(&t);
 		return 1;
 	}
-	int ret = ts_iolog_export(f, &t, prefix, &n, err, sizeof(err));
+	int ret = perfetto ? ts_trace_export_perfetto(f, &t, &n, err, sizeof(err))
+			   : ts_iolog_export(f, &t, prefix, &n, err, sizeof(err));
 	ts_trace_free(&t);
 	if ((f != stdout ? fclose(f) : fflush(f)) && !ret) {
 		snprintf(err, sizeof(err), "%s: %s", out, strerror(errno));
@@ -224,9 +239,14 @@ static int do_export(const struct trace_args *o, const char *in)
 		fprintf(stderr, "tiersim trace export: %s: %s\n", in, err);
 		return 1;
 	}
-	fprintf(stderr,
-		"tiersim trace export: %llu IO lines -> %s (replay: %sfio --read_iolog=%s ...)\n",
-		(unsigned long long)n, out, prefix ? "" : "cd DIR && ", out);
+	if (perfetto)
+		fprintf(stderr, "tiersim trace export: %llu events -> %s (open it in ui.perfetto.dev)\n",
+			(unsigned long long)n, out);
+	else
+		fprintf(stderr,
+			"tiersim trace export: %llu IO lines -> %s (replay: %sfio --read_iolog=%s "
+			"...)\n",
+			(unsigned long long)n, out, prefix ? "" : "cd DIR && ", out);
 	return 0;
 }
 
@@ -249,9 +269,11 @@ static const struct verb {
 	{ { .name = "trace import", .synopsis = "IOLOG -o FILE [--format iolog|blkparse]",
 	    .about = "Imports a fio iolog (v2/v3) or blkparse text (IOLOG may be - for "
 		     "stdin).\n", .opts = import_opts, .max_pos = 1 }, "IOLOG", true, do_import },
-	{ { .name = "trace export", .synopsis = "FILE -o IOLOG [--prefix DIR]",
-	    .about = "Writes a fio iolog v3 for fio --read_iolog (IOLOG may be - for "
-		     "stdout).\n", .opts = export_opts, .max_pos = 1 }, "FILE", true, do_export },
+	{ { .name = "trace export",
+	    .synopsis = "FILE -o IOLOG [--prefix DIR]\n"
+			"       tiersim trace export FILE --format perfetto -o JSON",
+	    .about = "Writes a fio iolog v3 for fio --read_iolog, or a perfetto timeline (the "
+		     "output may be - for stdout).\n", .opts = export_opts, .max_pos = 1 }, "FILE", true, do_export },
 };
 
 static void usage(FILE *f)

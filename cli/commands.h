@@ -28,6 +28,7 @@ int ts_cmd_dlio(int argc, char **argv); /* cli/cmd_dlio.c */
 /* Other parts' subcommands. */
 int ts_cmd_trace(int argc, char **argv);  /* cli/cmd_trace.c */
 int ts_cmd_replay(int argc, char **argv); /* cli/cmd_replay.c */
+int ts_cmd_record(int argc, char **argv); /* cli/cmd_record.c */
 
 /* `tiersim calibrate decode|engine ...`, each written by the part it
  * calibrates (cli/calibrate_decode.c, cli/calibrate_engine.c). */

@@ -28,6 +28,7 @@ static const struct cmd cmds[] = {
 	{ "dataset", ts_cmd_dataset, "make the study's datasets (ImageNet JPEG/LMDB/RecordIO, PTB) or show their sizes" },
 	{ "trace", ts_cmd_trace, "inspect, convert, import and export IO traces" },
 	{ "replay", ts_cmd_replay, "replay a trace on tiers (--virtual) or against a directory" },
+	{ "record", ts_cmd_record, "run a command on a tierfs mount, record it, predict other tiers" },
 	{ "calibrate", ts_cmd_calibrate, "measure decode cost or engine step times for profiles" },
 };
 

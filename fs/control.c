@@ -101,7 +101,7 @@ int ts_fs_req_end(struct ts_fs *fs, struct ts_fs_req *r, int64_t result)
 {
 	if (fs->o.bare)
 		return (int)result;
-	r->complete_ns = ts_now_ns();
+	r->complete_ns = r->sys_ns = ts_now_ns();
 	if (r->due_ns > r->complete_ns) {
 		ts_sleep_until_ns(r->due_ns);
 		r->complete_ns = ts_now_ns();

@@ -76,6 +76,7 @@ struct ts_fs_req {
 	uint64_t submit_ns;  /* arrival (CLOCK_MONOTONIC) */
 	uint64_t due_ns;     /* the model's completion time; 0 = not modeled */
 	uint64_t complete_ns; /* reply time */
+	uint64_t sys_ns;      /* when the syscall itself ended (before any sleep to due_ns) */
 	pid_t tid;	      /* the requesting thread, as the kernel reports it */
 	uint64_t ino;	      /* open/create: the inode opened (names later fh-only ops in traces) */
 	const char *path2;    /* rename/link: the new name (traces) */

@@ -13,9 +13,20 @@
  * so the hook remembers which path each inode was opened or created under
  * and names reads, writes, fsyncs and closes by it. A file renamed while
  * open keeps its old name in the trace.
+ *
+ * CPU samples. With every record goes the requesting thread's CPU clock
+ * (traces/FORMAT.md, "CPU samples"): /proc/TID/schedstat, read when the
+ * request is complete, which is what it was when the request arrived,
+ * since a thread blocked in a request does not run. The schedstat file of
+ * each thread seen stays open (a pread is one syscall) in a small table
+ * keyed by tid; a dead thread's file answers ESRCH, and the tid is then
+ * opened afresh (the kernel may have reused it). Its process and parent
+ * are read once, from /proc/TID/status, when the file is opened.
  */
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
@@ -42,6 +53,8 @@ static const uint16_t op_map[TS_FS_OP_NR] = {
     [TS_FS_FALLOCATE] = TS_OP_FALLOCATE,
 };
 
+#define TIDS 1024 /* thread table slots; emptied when three quarters full */
+
 struct ts_fs_trace {
 	struct ts_trace_writer *w;
 	pthread_mutex_t lock; /* the inode map */
@@ -49,7 +62,14 @@ struct ts_fs_trace {
 		uint64_t ino; /* 0 = empty slot */
 		uint32_t id;
 	} * map;
-	size_t cap, n; /* cap: a power of two */
+	size_t cap, n;		  /* cap: a power of two */
+	pthread_mutex_t cpu_lock; /* the thread table */
+	struct tid_clock {
+		uint32_t tid;	    /* 0 = empty slot */
+		int fd;		    /* /proc/TID/schedstat */
+		uint32_t pid, ppid; /* from /proc/TID/status */
+	} tids[TIDS];
+	unsigned ntids;
 };
 
 static size_t slot(uint64_t ino, size_t cap)
@@ -97,6 +117,88 @@ static uint32_t map_get(struct ts_fs_trace *tr, uint64_t ino)
 	}
 	pthread_mutex_unlock(&tr->lock);
 	return id;
+}
+
+static int tid_open(struct tid_clock *c, uint32_t tid)
+{
+	char path[64], buf[2048];
+
+	c->fd = -1;
+	snprintf(path, sizeof(path), "/proc/%u/status", tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : pread(fd, buf, sizeof(buf) - 1, 0);
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	const char *tg = strstr(buf, "\nTgid:"), *pp = strstr(buf, "\nPPid:");
+	if (!tg || !pp)
+		return -1;
+	c->pid = (uint32_t)strtoul(tg + 6, NULL, 10);
+	c->ppid = (uint32_t)strtoul(pp + 6, NULL, 10);
+	snprintf(path, sizeof(path), "/proc/%u/schedstat", tid);
+	if (!c->pid || (c->fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	return 0;
+}
+
+static void tids_clear(struct ts_fs_trace *tr)
+{
+	for (unsigned i = 0; i < TIDS; i++)
+		if (tr->tids[i].tid && tr->tids[i].fd >= 0)
+			close(tr->tids[i].fd);
+	memset(tr->tids, 0, sizeof(tr->tids));
+	tr->ntids = 0;
+}
+
+static bool clock_read(const struct tid_clock *c, struct ts_trace_cpu *out)
+{
+	char buf[96];
+	unsigned long long on, runq;
+
+	ssize_t n = c->fd < 0 ? -1 : pread(c->fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	if (sscanf(buf, "%llu %llu", &on, &runq) != 2)
+		return false;
+	*out = (struct ts_trace_cpu){.on_ns = on, .runq_ns = runq, .pid = c->pid, .ppid = c->ppid};
+	return true;
+}
+
+/* The CPU sample of thread @tid; false when it has none (it is gone, or
+ * /proc does not say: such a tid stays in the table without a file, so it
+ * costs one attempt, not one per request). */
+static bool tid_sample(struct ts_fs_trace *tr, uint32_t tid, struct ts_trace_cpu *out)
+{
+	bool ok;
+
+	if (!tid)
+		return false;
+	pthread_mutex_lock(&tr->cpu_lock);
+	unsigned k = (tid * 2654435761u) & (TIDS - 1);
+	while (tr->tids[k].tid && tr->tids[k].tid != tid)
+		k = (k + 1) & (TIDS - 1);
+	if (!tr->tids[k].tid) {
+		if (tr->ntids >= TIDS / 4 * 3) {
+			tids_clear(tr);
+			k = (tid * 2654435761u) & (TIDS - 1);
+		}
+		tid_open(&tr->tids[k], tid);
+		tr->tids[k].tid = tid;
+		tr->ntids++;
+	}
+	struct tid_clock *c = &tr->tids[k];
+	ok = clock_read(c, out);
+	if (!ok && c->fd >= 0) { /* the thread is gone, or its tid was reused */
+		close(c->fd);
+		tid_open(c, tid);
+		c->tid = tid;
+		ok = clock_read(c, out);
+	}
+	pthread_mutex_unlock(&tr->cpu_lock);
+	return ok;
 }
 
 int ts_fs_trace_check(struct ts_fs *fs, char *err, size_t n)
@@ -186,6 +288,7 @@ int ts_fs_trace_open(struct ts_fs *fs, char *err, size_t n)
 	}
 	tr->w = w;
 	pthread_mutex_init(&tr->lock, NULL);
+	pthread_mutex_init(&tr->cpu_lock, NULL);
 	__atomic_store_n(&fs->trace, tr, __ATOMIC_RELEASE);
 	return 0;
 }
@@ -223,7 +326,15 @@ void ts_fs_trace_put(struct ts_fs *fs, const struct ts_fs_req *r)
 				(r->due_ns && !r->file_id ? TS_REC_F_NOFILE : 0) |
 				(r->direct ? TS_REC_F_DIRECT : 0)),
 	};
-	ts_trace_writer_put(w, &rec);
+	struct ts_trace_cpu cpu;
+	if (tid_sample(tr, rec.tid, &cpu)) {
+		uint64_t ready = TS_MAX(r->due_ns, r->sys_ns);
+		cpu.sys_ns = r->sys_ns > r->submit_ns ? r->sys_ns - r->submit_ns : 0;
+		cpu.late_ns = r->complete_ns > ready ? r->complete_ns - ready : 0;
+		ts_trace_writer_put_cpu(w, &rec, &cpu);
+	} else {
+		ts_trace_writer_put(w, &rec);
+	}
 }
 
 void ts_fs_trace_close(struct ts_fs *fs)
@@ -235,6 +346,8 @@ void ts_fs_trace_close(struct ts_fs *fs)
 		return;
 	int rc = ts_trace_writer_close(tr->w, &dropped);
 	pthread_mutex_destroy(&tr->lock);
+	tids_clear(tr);
+	pthread_mutex_destroy(&tr->cpu_lock);
 	free(tr->map);
 	free(tr);
 	if (rc)

@@ -43,6 +43,26 @@ size_t *ts_trace_order(const struct ts_trace *t)
 	return idx;
 }
 
+uint64_t ts_trace_floor_ns(const struct ts_trace *t)
+{
+	const char *f = strstr(t->hdr.mount_opts, ",floor=");
+	return f ? strtoull(f + 7, NULL, 10) : 0;
+}
+
+bool ts_trace_gap_split(const struct ts_trace *t, size_t a, size_t b, uint64_t gap, uint64_t rt_ns,
+			uint64_t *work, uint64_t *wait)
+{
+	*work = *wait = 0;
+	if (!t->cpu || !t->cpu[a].pid || !t->cpu[b].pid)
+		return false;
+	const struct ts_trace_cpu *x = &t->cpu[a], *y = &t->cpu[b];
+	uint64_t ca = x->on_ns + x->runq_ns, cb = y->on_ns + y->runq_ns;
+	*work = cb > ca ? TS_MIN(cb - ca, gap) : 0;
+	uint64_t off = gap - *work;
+	*wait = off > 2 * rt_ns ? off - rt_ns : 0;
+	return true;
+}
+
 static bool is_data(unsigned op)
 {
 	return op == TS_OP_READ || op == TS_OP_WRITE || op == TS_OP_MMAP_READ;

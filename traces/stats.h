@@ -55,6 +55,18 @@ struct ts_trace_stats {
  * Returns a malloc'd array of t->nrecs indices, or NULL on ENOMEM. */
 size_t *ts_trace_order(const struct ts_trace *t);
 
+/* The recording's FUSE round trip: the floor tierfs wrote into the
+ * header's mount options, 0 when it wrote none. */
+uint64_t ts_trace_floor_ns(const struct ts_trace *t);
+
+/* The wait rule's split (traces/README.md) of the @gap ns between records
+ * @a and @b of one thread, from their CPU samples: *@work on (or queued
+ * for) a CPU, *@wait off it beyond one round trip @rt_ns, 0 when no more
+ * than two round trips were (delivery jitter). False when either record
+ * has no sample. */
+bool ts_trace_gap_split(const struct ts_trace *t, size_t a, size_t b, uint64_t gap,
+			uint64_t rt_ns, uint64_t *work, uint64_t *wait);
+
 /* @interval_ns 0 = about 20 slots over the trace's span. */
 TS_WUR int ts_trace_stats_compute(const struct ts_trace *t, uint64_t interval_ns,
 				  struct ts_trace_stats **out);

@@ -28,13 +28,21 @@ static void put_str(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-static void put_rec(FILE *out, const struct ts_trace_rec *r)
+static void put_rec(FILE *out, const struct ts_trace *t, size_t i)
 {
+	const struct ts_trace_rec *r = &t->recs[i];
 	fprintf(out,
 		"%" PRIu64 " %" PRIu64 " %s %" PRIu32 " %" PRIu64 " %" PRIu64 " %" PRId64
 		" %" PRIu32 " %" PRIu64 " %" PRIu32 " %" PRIu16 "\n",
 		r->submit_ns, r->complete_ns, ts_trace_op_name(r->op), r->file_id, r->offset,
 		r->length, r->result, r->tid, r->size, r->aux, r->flags);
+	if (t->cpu && t->cpu[i].pid) {
+		const struct ts_trace_cpu *c = &t->cpu[i];
+		fprintf(out,
+			"cpu %" PRIu32 " pid=%" PRIu32 " ppid=%" PRIu32 " on_ns=%" PRIu64
+			" runq_ns=%" PRIu64 " sys_ns=%" PRIu64 " late_ns=%" PRIu64 "\n",
+			r->tid, c->pid, c->ppid, c->on_ns, c->runq_ns, c->sys_ns, c->late_ns);
+	}
 }
 
 int ts_trace_dump(FILE *out, const struct ts_trace *t)
@@ -49,7 +57,10 @@ int ts_trace_dump(FILE *out, const struct ts_trace *t)
 	fprintf(out,
 		"header version=%u start_wall_ns=%" PRIu64 " start_mono_ns=%" PRIu64
 		" capacity=%" PRIu64 " mem=%" PRIu64 " tier=",
-		TS_TRACE_VERSION, h->start_wall_ns, h->start_mono_ns, h->capacity, h->mem);
+		h->version >= TS_TRACE_VERSION_MIN && h->version <= TS_TRACE_VERSION
+		    ? h->version
+		    : TS_TRACE_VERSION,
+		h->start_wall_ns, h->start_mono_ns, h->capacity, h->mem);
 	put_str(out, h->tier);
 	fputs(" profile=", out);
 	put_str(out, h->profile);
@@ -61,7 +72,7 @@ int ts_trace_dump(FILE *out, const struct ts_trace *t)
 	for (size_t i = 0; i < t->nitems; i++) {
 		const struct ts_trace_item *it = &t->items[i];
 		for (; done < it->at_rec && done < t->nrecs; done++)
-			put_rec(out, &t->recs[done]);
+			put_rec(out, t, done);
 		switch (it->op) {
 		case TS_ITEM_PATH:
 			fprintf(out, "path %" PRIu64 " ", it->val);
@@ -78,7 +89,7 @@ int ts_trace_dump(FILE *out, const struct ts_trace *t)
 		}
 	}
 	for (; done < t->nrecs; done++)
-		put_rec(out, &t->recs[done]);
+		put_rec(out, t, done);
 	if (t->truncated)
 		fprintf(out, "# cut short: no trailer%s\n",
 			t->trailing_bytes ? ", an incomplete last item was left out" : "");
@@ -212,12 +223,12 @@ static int header_line(const struct ts_trace_where *w, struct ts_trace_hdr *h,
 		if (!strcmp(k, "version")) {
 			if (ts_trace_parse_u64(v, UINT32_MAX, &x))
 				fail = 1;
-			else if (x != TS_TRACE_VERSION) {
-				ts_trace_bad(w,
-					     "trace version %s; this tiersim reads version %u only",
-					     v, TS_TRACE_VERSION);
+			else if (x < TS_TRACE_VERSION_MIN || x > TS_TRACE_VERSION) {
+				ts_trace_bad(w, "trace version %s; this tiersim reads versions %u to %u",
+					     v, TS_TRACE_VERSION_MIN, TS_TRACE_VERSION);
 				return TS_E_VERSION;
 			}
+			h->version = (uint32_t)x;
 			seen_version = true;
 		} else if (!strcmp(k, "start_wall_ns"))
 			fail = ts_trace_parse_u64(v, UINT64_MAX, &h->start_wall_ns);
@@ -322,6 +333,44 @@ static int rec_line(const struct ts_trace_where *w, struct ts_trace *t, const st
 	return ts_trace_add_rec(t, &r);
 }
 
+/* "cpu TID pid=N ppid=N on_ns=N runq_ns=N [sys_ns=N [late_ns=N]]": the
+ * CPU sample of the IO line just before it (version 2). */
+static int cpu_line(const struct ts_trace_where *w, struct ts_trace *t, const struct tok *tok,
+		    int n)
+{
+	static const char *const keys[] = {"pid", "ppid", "on_ns", "runq_ns", "sys_ns", "late_ns"};
+	uint64_t tid, v[6] = {0};
+	if (n < 6 || n > 8)
+		return ts_trace_bad(w, "cpu line is \"cpu TID pid=N ppid=N on_ns=N runq_ns=N "
+				       "[sys_ns=N [late_ns=N]]\"");
+	if (tok[1].key[0] || ts_trace_parse_u64(tok[1].val, UINT32_MAX, &tid))
+		return ts_trace_bad(w, "field 1 (tid): bad value \"%s\"", tok[1].val);
+	for (int i = 0; i < n - 2; i++) {
+		if (strcmp(tok[i + 2].key, keys[i]))
+			return ts_trace_bad(w, "field %d: expected %s=", i + 2, keys[i]);
+		if (ts_trace_parse_u64(tok[i + 2].val, i < 2 ? UINT32_MAX : UINT64_MAX, &v[i]))
+			return ts_trace_bad(w, "field %s: not a number: \"%s\"", keys[i],
+					    tok[i + 2].val);
+	}
+	if (t->hdr.version < 2)
+		return ts_trace_bad(w, "cpu line in a version %u trace", t->hdr.version);
+	if (!v[0] || !t->nrecs || t->recs[t->nrecs - 1].tid != tid)
+		return ts_trace_bad(w, "cpu line must follow an IO line of thread %s and name a "
+				       "pid other than 0",
+				    tok[1].val);
+	struct ts_trace_cpu c = {.pid = (uint32_t)v[0],
+				 .ppid = (uint32_t)v[1],
+				 .on_ns = v[2],
+				 .runq_ns = v[3],
+				 .sys_ns = v[4],
+				 .late_ns = v[5]};
+	int ret = ts_trace_add_cpu(t, &c);
+	if (ret == -EINVAL)
+		return ts_trace_bad(w, "cpu line must follow its IO line directly (one sample "
+				       "per record)");
+	return ret;
+}
+
 /* One line past its leading blanks (not a comment, not empty). */
 static int undump_line(const struct ts_trace_where *w, struct ts_trace *t, char *p, bool *have_hdr,
 		       bool *ended)
@@ -343,6 +392,8 @@ static int undump_line(const struct ts_trace_where *w, struct ts_trace *t, char 
 	}
 	if (!strcmp(kw, "path") || !strcmp(kw, "drops") || !strcmp(kw, "end"))
 		return meta_line(w, t, kw, tok, n, ended);
+	if (!strcmp(kw, "cpu"))
+		return cpu_line(w, t, tok, n);
 	return rec_line(w, t, tok, n);
 }
 

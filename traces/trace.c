@@ -127,7 +127,10 @@ static void hdr_encode(const struct ts_trace_hdr *h, unsigned char out[TS_TRACE_
 	memset(out, 0, TS_TRACE_HDR_SIZE);
 	memset(&d, 0, sizeof(d));
 	memcpy(d.magic, TS_TRACE_MAGIC, sizeof(d.magic));
-	d.version = TS_TRACE_VERSION;
+	/* a trace read from an older file is written back in its version */
+	d.version = h->version >= TS_TRACE_VERSION_MIN && h->version <= TS_TRACE_VERSION
+			? h->version
+			: TS_TRACE_VERSION;
 	d.hdr_size = TS_TRACE_HDR_SIZE;
 	d.rec_size = TS_TRACE_REC_SIZE;
 	d.start_wall_ns = h->start_wall_ns;
@@ -229,9 +232,13 @@ static struct ring *ring_claim(struct ts_trace_writer *w)
 	return r;
 }
 
-void ts_trace_writer_put(struct ts_trace_writer *w, const struct ts_trace_rec *rec)
+/* The ring slots hold items as stored: a record, and with a CPU sample the
+ * cpu item after it, queued together so the drain never splits them. */
+static void put(struct ts_trace_writer *w, const struct ts_trace_rec *rec,
+		const struct ts_trace_cpu *cpu)
 {
 	struct ring *r = pthread_getspecific(w->key);
+	uint64_t need = cpu ? 2 : 1;
 
 	if (!r && !(r = ring_claim(w))) {
 		atomic_fetch_add_explicit(&w->dropped_noring, 1, memory_order_relaxed);
@@ -239,7 +246,7 @@ void ts_trace_writer_put(struct ts_trace_writer *w, const struct ts_trace_rec *r
 	}
 	uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
 	uint64_t h = atomic_load_explicit(&r->head, memory_order_acquire);
-	if (t - h > r->mask) {
+	if (t - h + need > (uint64_t)r->mask + 1) {
 		atomic_fetch_add_explicit(&r->dropped, 1, memory_order_relaxed);
 		return;
 	}
@@ -248,7 +255,29 @@ void ts_trace_writer_put(struct ts_trace_writer *w, const struct ts_trace_rec *r
 	uint64_t base = w->hdr.start_mono_ns;
 	s->submit_ns = rec->submit_ns > base ? rec->submit_ns - base : 0;
 	s->complete_ns = rec->complete_ns > base ? rec->complete_ns - base : 0;
-	atomic_store_explicit(&r->tail, t + 1, memory_order_release);
+	if (cpu)
+		r->slot[(t + 1) & r->mask] = (struct ts_trace_rec){
+		    .offset = cpu->on_ns,
+		    .length = cpu->runq_ns,
+		    .size = cpu->sys_ns,
+		    .complete_ns = cpu->late_ns,
+		    .file_id = cpu->pid,
+		    .aux = cpu->ppid,
+		    .tid = rec->tid,
+		    .op = TS_ITEM_CPU,
+		};
+	atomic_store_explicit(&r->tail, t + need, memory_order_release);
+}
+
+void ts_trace_writer_put(struct ts_trace_writer *w, const struct ts_trace_rec *rec)
+{
+	put(w, rec, NULL);
+}
+
+void ts_trace_writer_put_cpu(struct ts_trace_writer *w, const struct ts_trace_rec *rec,
+			     const struct ts_trace_cpu *cpu)
+{
+	put(w, rec, cpu && cpu->pid ? cpu : NULL);
 }
 
 uint64_t ts_trace_writer_dropped(const struct ts_trace_writer *w)
@@ -376,15 +405,18 @@ static size_t drain(struct ts_trace_writer *w)
 		uint64_t t = atomic_load_explicit(&r->tail, memory_order_acquire);
 		while (h != t) {
 			size_t n = 0;
-			while (h != t && n < w->ring_records)
-				w->batch[n++] = r->slot[h++ & r->mask];
+			size_t nrec = 0;
+			while (h != t && n < w->ring_records) {
+				w->batch[n] = r->slot[h++ & r->mask];
+				nrec += w->batch[n++].op != TS_ITEM_CPU;
+			}
 			atomic_store_explicit(&r->head, h, memory_order_release);
 			write_new_paths(w);
 			if (w->err)
-				w->lost_on_error += n;
+				w->lost_on_error += nrec;
 			put_bytes(w, w->batch, n * sizeof(*w->batch));
 			if (!w->err)
-				w->recs_written += n;
+				w->recs_written += nrec;
 			total += n;
 		}
 	}
@@ -455,6 +487,7 @@ int ts_trace_writer_open_cfg(const char *path, const struct ts_trace_hdr *hdr,
 		return -EINVAL;
 	}
 	w->hdr = *hdr;
+	w->hdr.version = TS_TRACE_VERSION;
 	if (!w->hdr.start_wall_ns)
 		w->hdr.start_wall_ns = ts_wall_ns();
 	if (!w->hdr.start_mono_ns)
@@ -595,10 +628,27 @@ static int push_item(struct ts_trace *t, unsigned op, uint64_t val, uint64_t t_n
 	return 0;
 }
 
+/* The CPU samples, once there is one, are kept parallel to the records. */
+static int cpu_fit(struct ts_trace *t)
+{
+	struct ts_trace_cpu *c = realloc(t->cpu, (t->rec_cap ? t->rec_cap : 1) * sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	t->cpu = c;
+	return 0;
+}
+
 static int push_rec(struct ts_trace *t, const struct ts_trace_rec *r)
 {
+	size_t cap = t->rec_cap;
 	if (grow((void **)&t->recs, &t->rec_cap, t->nrecs + 1, sizeof(*t->recs), 1024))
 		return -ENOMEM;
+	if (t->cpu && cap != t->rec_cap && cpu_fit(t)) {
+		t->rec_cap = cap; /* recs is larger than needed; harmless */
+		return -ENOMEM;
+	}
+	if (t->cpu)
+		memset(&t->cpu[t->nrecs], 0, sizeof(*t->cpu));
 	t->recs[t->nrecs++] = *r;
 	return 0;
 }
@@ -654,6 +704,25 @@ int ts_trace_add_rec(struct ts_trace *t, const struct ts_trace_rec *r)
 	return push_rec(t, r);
 }
 
+int ts_trace_add_cpu(struct ts_trace *t, const struct ts_trace_cpu *cpu)
+{
+	if (!t->truncated || t->hdr.version < 2 || !t->nrecs || !cpu->pid)
+		return -EINVAL;
+	if (t->nitems && t->items[t->nitems - 1].at_rec == t->nrecs)
+		return -EINVAL; /* an item came between the record and its sample */
+	if (!t->cpu) {
+		if (cpu_fit(t))
+			return -ENOMEM;
+		memset(t->cpu, 0, t->nrecs * sizeof(*t->cpu));
+	}
+	struct ts_trace_cpu *c = &t->cpu[t->nrecs - 1];
+	if (c->pid)
+		return -EINVAL;
+	*c = *cpu;
+	t->ncpu++;
+	return 0;
+}
+
 int ts_trace_add_drops(struct ts_trace *t, uint64_t drops, uint64_t t_ns)
 {
 	if (!t->truncated)
@@ -704,16 +773,17 @@ int ts_trace_read_mem(const void *buf, size_t len, const char *name, struct ts_t
 	if (len < sizeof(d))
 		FAIL(TS_E_TRUNCATED, "%s: cut short inside the header (%zu bytes)", name, len);
 	memcpy(&d, p, sizeof(d));
-	if (d.version != TS_TRACE_VERSION)
+	if (d.version < TS_TRACE_VERSION_MIN || d.version > TS_TRACE_VERSION)
 		FAIL(TS_E_VERSION,
-		     "%s: trace format version %u; this tiersim reads version %u only — use the "
-		     "tiersim that wrote it, or a newer one",
-		     name, d.version, TS_TRACE_VERSION);
+		     "%s: trace format version %u; this tiersim reads versions %u to %u — use "
+		     "the tiersim that wrote it, or a newer one",
+		     name, d.version, TS_TRACE_VERSION_MIN, TS_TRACE_VERSION);
 	if (d.hdr_size != TS_TRACE_HDR_SIZE || d.rec_size != TS_TRACE_REC_SIZE || d.flags)
 		FAIL(TS_E_CORRUPT,
-		     "%s: version 1 header with header size %u, record size %u, flags %u "
+		     "%s: version %u header with header size %u, record size %u, flags %u "
 		     "(expected %u, %u, 0)",
-		     name, d.hdr_size, d.rec_size, d.flags, TS_TRACE_HDR_SIZE, TS_TRACE_REC_SIZE);
+		     name, d.version, d.hdr_size, d.rec_size, d.flags, TS_TRACE_HDR_SIZE,
+		     TS_TRACE_REC_SIZE);
 	if (!field_ok(d.tier, sizeof(d.tier)) || !field_ok(d.profile, sizeof(d.profile)) ||
 	    !field_ok(d.mount_opts, sizeof(d.mount_opts)) || !field_ok(d.host, sizeof(d.host)))
 		FAIL(TS_E_CORRUPT, "%s: header string field not NUL-terminated and zero-padded",
@@ -783,6 +853,32 @@ int ts_trace_read_mem(const void *buf, size_t len, const char *name, struct ts_t
 			if (ts_trace_add_end(t, r.offset, r.length, r.submit_ns))
 				FAIL(-ENOMEM, "%s: out of memory", name);
 			break;
+		case TS_ITEM_CPU: {
+			if (t->hdr.version < 2)
+				FAIL(TS_E_CORRUPT, "%s: byte %zu: CPU sample in a version %u trace",
+				     name, off, t->hdr.version);
+			if (r.submit_ns || r.result || r.flags || !r.file_id)
+				FAIL(TS_E_CORRUPT, "%s: byte %zu: CPU sample with stray fields",
+				     name, off);
+			if (!t->nrecs ||
+			    (t->nitems && t->items[t->nitems - 1].at_rec == t->nrecs) ||
+			    (t->cpu && t->cpu[t->nrecs - 1].pid) ||
+			    t->recs[t->nrecs - 1].tid != r.tid)
+				FAIL(TS_E_CORRUPT,
+				     "%s: byte %zu: CPU sample not right after a record of thread "
+				     "%u",
+				     name, off, r.tid);
+			struct ts_trace_cpu c = {.on_ns = r.offset,
+						 .runq_ns = r.length,
+						 .sys_ns = r.size,
+						 .late_ns = r.complete_ns,
+						 .pid = r.file_id,
+						 .ppid = r.aux};
+			int e = ts_trace_add_cpu(t, &c);
+			if (e)
+				FAIL(e, "%s: out of memory", name);
+			break;
+		}
 		default:
 			FAIL(TS_E_CORRUPT, "%s: byte %zu: unknown op %u", name, off, r.op);
 		}
@@ -852,6 +948,7 @@ void ts_trace_free(struct ts_trace *t)
 			free(t->paths[i]);
 	free(t->paths);
 	free(t->recs);
+	free(t->cpu);
 	free(t->items);
 	memset(t, 0, sizeof(*t));
 }
@@ -863,7 +960,27 @@ static int write_all(FILE *f, const void *p, size_t n)
 
 static int write_recs(FILE *f, const struct ts_trace *t, size_t from, size_t to)
 {
-	return from < to ? write_all(f, t->recs + from, (to - from) * sizeof(*t->recs)) : 0;
+	if (!t->cpu)
+		return from < to ? write_all(f, t->recs + from, (to - from) * sizeof(*t->recs)) : 0;
+	for (size_t i = from; i < to; i++) {
+		int ret = write_all(f, &t->recs[i], sizeof(t->recs[i]));
+		const struct ts_trace_cpu *c = &t->cpu[i];
+		if (ret)
+			return ret;
+		if (!c->pid)
+			continue;
+		struct ts_trace_rec it = {.offset = c->on_ns,
+					  .length = c->runq_ns,
+					  .size = c->sys_ns,
+					  .complete_ns = c->late_ns,
+					  .file_id = c->pid,
+					  .aux = c->ppid,
+					  .tid = t->recs[i].tid,
+					  .op = TS_ITEM_CPU};
+		if ((ret = write_all(f, &it, sizeof(it))))
+			return ret;
+	}
+	return 0;
 }
 
 /* mkostemp() creates 0600: a trace replacing a file keeps that file's mode;

@@ -25,7 +25,8 @@
 #include "core/ts.h"
 
 #define TS_TRACE_MAGIC "TSTRACE" /* 8 bytes with the NUL */
-#define TS_TRACE_VERSION 1
+#define TS_TRACE_VERSION 2	  /* what the writer writes */
+#define TS_TRACE_VERSION_MIN 1 /* the oldest the reader reads (no CPU samples) */
 #define TS_TRACE_HDR_SIZE 1024
 #define TS_TRACE_REC_SIZE 64
 #define TS_TRACE_PATH_MAX 4096 /* bytes, PATH_MAX */
@@ -66,6 +67,7 @@ enum ts_trace_op {
 	TS_ITEM_PATH = 0x100,  /* file_id = id, length = bytes following */
 	TS_ITEM_DROPS = 0x101, /* offset = drops so far (cumulative) */
 	TS_ITEM_END = 0x102,   /* trailer: offset = drops, length = records */
+	TS_ITEM_CPU = 0x103,   /* version 2: the CPU sample of the record before it */
 };
 
 /* Record flags. */
@@ -93,6 +95,25 @@ struct ts_trace_rec {
 	uint16_t flags;	      /* TS_REC_F_* */
 };
 _Static_assert(sizeof(struct ts_trace_rec) == TS_TRACE_REC_SIZE, "record layout");
+
+/*
+ * The requesting thread's CPU clock when its request arrived (version 2;
+ * traces/FORMAT.md): /proc/TID/schedstat's time on a CPU and time runnable
+ * but waiting for one, both cumulative, and the thread's process and that
+ * process's parent. A thread blocked in a request does not run, so the
+ * difference between two samples of one thread is what it did on (or
+ * queued for) a CPU between its requests; the rest of the gap it waited.
+ */
+struct ts_trace_cpu {
+	uint64_t on_ns;	  /* time on a CPU so far */
+	uint64_t runq_ns; /* time runnable, waiting for a CPU, so far */
+	uint64_t sys_ns;  /* the request's own syscall in tierfs, ns from arrival
+			   * (what it took beside the model's delay) */
+	uint64_t late_ns; /* the reply's lateness behind the later of the model's
+			   * time and the syscall's end (tierfs waking late) */
+	uint32_t pid;	  /* the thread's process (tgid); 0 = no sample */
+	uint32_t ppid;	  /* that process's parent */
+};
 
 /* The header as the writer takes it and the reader returns it. Strings are
  * NUL-terminated and silently limited to their field sizes. */
@@ -149,6 +170,10 @@ uint32_t ts_trace_writer_file_id(struct ts_trace_writer *w, const char *path);
 /* Queues one record (times absolute, from ts_now_ns()). Thread-safe,
  * wait-free: the calling thread's ring, or a drop when it is full. */
 void ts_trace_writer_put(struct ts_trace_writer *w, const struct ts_trace_rec *rec);
+/* Same, with the requesting thread's CPU sample (@cpu->pid != 0) stored
+ * right after the record; both or neither are queued. */
+void ts_trace_writer_put_cpu(struct ts_trace_writer *w, const struct ts_trace_rec *rec,
+			     const struct ts_trace_cpu *cpu);
 /* Records dropped so far. */
 uint64_t ts_trace_writer_dropped(const struct ts_trace_writer *w);
 /* Drains every ring, writes the trailer, closes the file and frees @w. No
@@ -160,13 +185,18 @@ TS_WUR int ts_trace_writer_close(struct ts_trace_writer *w, uint64_t *dropped);
 
 /* ---- reader ---- */
 
-/* A whole trace in memory, items in file order. */
+/* A whole trace in memory, items in file order. hdr.version is the file's
+ * (1 or 2); ts_trace_write() writes that version back. */
 struct ts_trace {
 	struct ts_trace_hdr hdr;
 	char **paths;		   /* paths[id], paths[0] = NULL; NULL for unseen ids */
 	uint32_t npaths;	   /* ids 0..npaths-1 */
 	struct ts_trace_rec *recs; /* IO records only */
 	size_t nrecs;
+	/* cpu[i]: the CPU sample of recs[i] (pid 0: none); NULL when the trace
+	 * has no samples at all (version 1, importers) */
+	struct ts_trace_cpu *cpu;
+	size_t ncpu; /* records with a sample */
 	uint64_t dropped;	 /* trailer's count, or the last drop item's */
 	bool truncated;		 /* no trailer: the recording was cut short */
 	uint64_t trailing_bytes; /* bytes of an incomplete last item */
@@ -208,6 +238,9 @@ TS_WUR int ts_trace_add_path(struct ts_trace *t, const char *path, uint32_t *id)
 TS_WUR int ts_trace_intern(struct ts_trace *t, const char *path, uint32_t *id);
 TS_WUR int ts_trace_add_rec(struct ts_trace *t, const struct ts_trace_rec *r);
 TS_WUR int ts_trace_add_drops(struct ts_trace *t, uint64_t drops, uint64_t t_ns);
+/* Attaches a CPU sample to the last record added (version 2 only; no item
+ * may come between them, and the record may not have one yet). */
+TS_WUR int ts_trace_add_cpu(struct ts_trace *t, const struct ts_trace_cpu *cpu);
 /* Sets the trailer: @drops, @records, closed at @t_ns. */
 TS_WUR int ts_trace_add_end(struct ts_trace *t, uint64_t drops, uint64_t records, uint64_t t_ns);
 

@@ -39,6 +39,14 @@ grep -E ' read [0-9]+ 4096$' "$TMPD/fio.log" | awk '{print $4}' | sort -n > "$TM
 id=$(awk '$1=="path" && $3=="\"/data\"" {print $2}' "$TMPD/run.txt")
 awk -v id="$id" '$3=="read" && $4==id && $6==4096 {print $5}' "$TMPD/run.txt" | sort -n > "$TMPD/got"
 cp "$TMPD/want" "$TMPD/got" "$TMPD/run.txt" "$TMPD/fio.log" /tmp/ 2>/dev/null; cmp -s "$TMPD/want" "$TMPD/got" || fail "recorded read offsets differ from fio's"
+# every read fio made carries its thread's CPU sample, and in submit order
+# a thread's CPU clock never runs backwards (records are in completion order)
+awk '$3=="read" {s=$1; want=$8; next} want!="" && $1=="cpu" && $2==want {
+	split($5, a, "="); print s, want, a[2]; n++ }
+	{want=""} END {exit n < 64}' "$TMPD/run.txt" > "$TMPD/clocks" ||
+	fail "reads without their CPU samples: $(grep -c '^cpu ' "$TMPD/run.txt") cpu lines"
+sort -n "$TMPD/clocks" | awk '$3 < last[$2] {exit 1} {last[$2]=$3}' ||
+	fail "a thread's CPU clock ran backwards between its reads"
 "$B" replay "$TMPD/run.trace" --virtual --tier ssd-cloud --json > "$TMPD/v.json" ||
 	fail "virtual replay failed"
 exit 0

@@ -30,8 +30,8 @@ cat > "$T/join.txt" <<'X'
 header version=1
 path 1 "/f"
 0 1000 getattr 1 0 0 0 1 1 0 4
-2000 12000 read 1 0 4096 4096 2 2 0 0
-13000 23000 read 1 4096 4096 4096 2 2 0 0
+2000 12000 read 1 0 4096 4096 2 8192 0 0
+13000 23000 read 1 4096 4096 4096 2 8192 0 0
 24000 25000 getattr 1 0 0 0 1 1 0 4
 X
 "$B" trace undump "$T/join.txt" -o "$T/join.trace"
@@ -40,19 +40,136 @@ check "join total" test "$(j "$T/j.json" '.results[1].total_ns')" = 5000
 check "join think" test "$(j "$T/j.json" '.results[1].think_ns')" = 2000
 check "join recorded think" test "$(j "$T/j.json" '.results[0].think_ns')" = 2000
 
+# with CPU samples the join rule holds between related processes only:
+# thread 1 (on a CPU through its gap) joins thread 2 when 2 is its child
+# (5us, as above), not when the two are siblings (closed loop: 25us)
+for rel in "1 0 2 1 5000" "1 9 2 9 25000"; do
+	set -- $rel
+	cat > "$T/jp.txt" <<X
+header version=2
+path 1 "/f"
+0 1000 getattr 1 0 0 0 1 1 0 4
+cpu 1 pid=$1 ppid=$2 on_ns=1000 runq_ns=0
+2000 12000 read 1 0 4096 4096 2 8192 0 0
+cpu 2 pid=$3 ppid=$4 on_ns=1000 runq_ns=0
+13000 23000 read 1 4096 4096 4096 2 8192 0 0
+cpu 2 pid=$3 ppid=$4 on_ns=2000 runq_ns=0
+24000 25000 getattr 1 0 0 0 1 1 0 4
+cpu 1 pid=$1 ppid=$2 on_ns=24000 runq_ns=0
+end drops=0 records=4 t=25000
+X
+	"$B" trace undump "$T/jp.txt" -o "$T/jp.trace"
+	"$B" replay "$T/jp.trace" --virtual --tier unlimited --json > "$T/jp.json"
+	check "join between pid $1 (parent $2) and pid $3 (parent $4)" \
+		test "$(j "$T/jp.json" '.results[1].total_ns')" = "$5"
+done
+
 # the anchor rule: a request of thread id 0 (the kernel's release after a
 # close) follows the workload request before it by its recorded distance
 cat > "$T/anchor.txt" <<'X'
 header version=1
 path 1 "/f"
-0 10000 read 1 0 4096 4096 5 5 0 0
-20000 30000 read 1 4096 4096 4096 5 5 0 0
+0 10000 read 1 0 4096 4096 5 8192 0 0
+20000 30000 read 1 4096 4096 4096 5 8192 0 0
 31000 31500 close 1 0 0 0 0 0 0 4
 X
 "$B" trace undump "$T/anchor.txt" -o "$T/anchor.trace"
 "$B" replay "$T/anchor.trace" --virtual --tier unlimited --json > "$T/an.json"
 check "anchor total" test "$(j "$T/an.json" '.results[1].total_ns')" = 21500
 check "anchor think" test "$(j "$T/an.json" '.results[1].think_ns')" = 10000
+
+# the wait rule: thread 5 reads (10us), then in a 90us gap is 20us on a
+# CPU and 70us off it (waiting, longer than the 30us it was busy before:
+# paced by what it waited for), then reads again. On unlimited (every read
+# 0) it still wakes at its recorded 100us (closed loop: 90us); on a tier
+# whose reads take 60us the wait absorbs the 50us, so the second read still
+# issues at 100us (closed loop: at 150us).
+cat > "$T/wait.txt" <<'X'
+header version=2
+path 1 "/f"
+0 10000 read 1 0 4096 4096 5 8192 0 0
+cpu 5 pid=5 ppid=1 on_ns=1000 runq_ns=0
+100000 110000 read 1 4096 4096 4096 5 8192 0 0
+cpu 5 pid=5 ppid=1 on_ns=16000 runq_ns=5000
+end drops=0 records=2 t=110000
+X
+cat > "$T/fixed.lua" <<'X'
+tier "fixed60" { desc = "test", source = "test", latency = { read = { fixed = "60us" } } }
+tier "fixed100" { desc = "test", source = "test", latency = { read = { fixed = "100us" } } }
+X
+"$B" trace undump "$T/wait.txt" -o "$T/wait.trace"
+"$B" replay "$T/wait.trace" --virtual --tier unlimited --tier fixed60 --profile "$T/fixed.lua" \
+	--json > "$T/w.json" 2> "$T/w.err"
+check "wait: no notice with CPU samples" test ! -s "$T/w.err"
+check "wait: recorded total" test "$(j "$T/w.json" '.results[0].total_ns')" = 110000
+check "wait: recorded waiting" test "$(j "$T/w.json" '.results[0].waited_ns')" = 70000
+check "wait: unlimited total" test "$(j "$T/w.json" '.results[1].total_ns')" = 100000
+check "wait: unlimited think" test "$(j "$T/w.json" '.results[1].think_ns')" = 100000
+check "wait: fixed60 total" test "$(j "$T/w.json" '.results[2].total_ns')" = 160000
+check "wait: fixed60 think" test "$(j "$T/w.json" '.results[2].think_ns')" = 40000
+# reads of 100us: 90us late, more than the 70us wait absorbs; the work
+# (20us) still follows the first read: the second issues at 120us
+"$B" replay "$T/wait.trace" --virtual --tier fixed100 --profile "$T/fixed.lua" --json > "$T/wp.json"
+check "wait: partly absorbed" test "$(j "$T/wp.json" '.results[1].total_ns')" = 220000
+"$B" replay "$T/wait.trace" --virtual --tier fixed60 --profile "$T/fixed.lua" --closed-loop \
+	--json > "$T/wc.json"
+check "wait: closed loop total" test "$(j "$T/wc.json" '.results[1].total_ns')" = 210000
+check "wait: closed loop think" test "$(j "$T/wc.json" '.results[1].think_ns')" = 90000
+check "wait: closed loop waiting" test "$(j "$T/wc.json" '.results[1].waited_ns')" = 0
+# the timeline: thread 5's track has its two reads, the 20us of work
+# right after the first and the 70us wait before the second
+"$B" trace export "$T/wait.trace" --format perfetto -o "$T/w.perfetto.json" 2> /dev/null
+check "perfetto: valid JSON" jq -e .traceEvents "$T/w.perfetto.json" > /dev/null
+check "perfetto: IO slices" test "$(jq '[.traceEvents[] | select(.cat=="io")] | length' "$T/w.perfetto.json")" = 2
+check "perfetto: work slice" test "$(jq -c '[.traceEvents[] | select(.name=="work") | [.ts, .dur, .pid, .tid]]' "$T/w.perfetto.json")" = '[[10,20,5,5]]'
+check "perfetto: waiting slice" test "$(jq -c '[.traceEvents[] | select(.name=="waiting") | [.ts, .dur]]' "$T/w.perfetto.json")" = '[[30,70]]'
+check "perfetto: v1 gaps are think" test "$("$B" trace export "$T/join.trace" --format perfetto -o - 2> /dev/null | jq '[.traceEvents[] | select(.name=="think")] | length')" = 2
+"$B" trace export "$T/wait.trace" --format nope -o "$T/x" 2> "$T/fmt.err"
+check "export: unknown format is a usage error" test $? = 2
+
+# a wait shorter than the thread was busy before it (40us off the CPU
+# after a 50us read and 10us of work): paced by itself, it never grows, so
+# on unlimited the second read comes at 50us, not at its recorded 100us; on
+# fixed60 (10us late) the wait absorbs that: still at 100us
+cat > "$T/self.txt" <<'X'
+header version=2
+path 1 "/f"
+0 50000 read 1 0 4096 4096 7 8192 0 0
+cpu 7 pid=7 ppid=1 on_ns=1000 runq_ns=0
+100000 150000 read 1 4096 4096 4096 7 8192 0 0
+cpu 7 pid=7 ppid=1 on_ns=11000 runq_ns=0
+end drops=0 records=2 t=150000
+X
+"$B" trace undump "$T/self.txt" -o "$T/self.trace"
+"$B" replay "$T/self.trace" --virtual --tier unlimited --tier fixed60 --profile "$T/fixed.lua" \
+	--json > "$T/sp.json"
+check "self-paced: unlimited" test "$(j "$T/sp.json" '.results[1].total_ns')" = 50000
+check "self-paced: fixed60" test "$(j "$T/sp.json" '.results[2].total_ns')" = 160000
+# tierfs replies at the later of the model's time and its own syscall's
+# end, and as late behind it as it was: reads whose syscall took 40us take
+# 40us on unlimited too (45us when the reply came 5us late; the 10us gap
+# between them is work); without sys_ns they take no time
+for sys in "90000 sys_ns=40000" "100000 sys_ns=40000 late_ns=5000" "10000"; do
+	set -- $sys
+	want=$1
+	shift
+	cat > "$T/sys.txt" <<X
+header version=2
+path 1 "/f"
+0 40000 read 1 0 4096 4096 8 8192 0 0
+cpu 8 pid=8 ppid=1 on_ns=1000 runq_ns=0 $*
+50000 90000 read 1 4096 4096 4096 8 8192 0 0
+cpu 8 pid=8 ppid=1 on_ns=11000 runq_ns=0 $*
+end drops=0 records=2 t=90000
+X
+	"$B" trace undump "$T/sys.txt" -o "$T/sys.trace"
+	"$B" replay "$T/sys.trace" --virtual --tier unlimited --json > "$T/sys.json"
+	check "syscall time and lateness kept ($*)" test "$(j "$T/sys.json" '.results[1].total_ns')" = "$want"
+done
+
+# a version 1 trace (no samples) replays closed loop, and says so
+"$B" replay "$T/join.trace" --virtual --tier unlimited > /dev/null 2> "$T/v1.err"
+check "v1 notice" grep -q "notice: no CPU samples (trace format version 1): replaying closed loop" "$T/v1.err"
 
 # a real tier: slower than unlimited, and exactly reproducible
 "$B" replay "$T/s.trace" --virtual --tier ssd-cloud --tier unlimited --json > "$T/a.json"

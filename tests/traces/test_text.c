@@ -93,7 +93,13 @@ static void write_sample(const char *path, unsigned n, const struct ts_trace_wri
 		    .op = (uint16_t)(1 + i % (TS_OP_IO_LAST - 1)),
 		    .flags = (uint16_t)(i & 3),
 		};
-		ts_trace_writer_put(w, &r);
+		/* every third one with its thread's CPU sample (version 2) */
+		struct ts_trace_cpu c = {
+		    .on_ns = 10 * (uint64_t)i, .runq_ns = i, .sys_ns = 3 * (uint64_t)i, .pid = 7, .ppid = 1};
+		if (i % 3)
+			ts_trace_writer_put(w, &r);
+		else
+			ts_trace_writer_put_cpu(w, &r, &c);
 	}
 	CHECK(ts_trace_writer_close(w, NULL) == 0);
 }
@@ -141,7 +147,28 @@ int main(void)
 	const char *hdr = "header version=1 start_wall_ns=0 start_mono_ns=0 capacity=0 mem=0 "
 			  "tier=\"\" profile=\"\" mount_opts=\"\" host=\"\"\n";
 	char text[1024];
-	check_bad("header version=2\n", TS_E_VERSION, "in.txt:1: trace version 2");
+	check_bad("header version=3\n", TS_E_VERSION, "in.txt:1: trace version 3");
+	check_bad("header version=0\n", TS_E_VERSION, "in.txt:1: trace version 0");
+	/* CPU samples: version 2 only, right after a record of their thread */
+	snprintf(text, sizeof(text), "%s1 2 read 0 0 0 0 9 0 0 0\ncpu 9 pid=9 ppid=1 on_ns=5 runq_ns=0\n",
+		 hdr);
+	check_bad(text, TS_E_PARSE, "in.txt:3: cpu line in a version 1 trace");
+	char v2[256];
+	snprintf(v2, sizeof(v2), "header version=2%s", hdr + strlen("header version=1"));
+	snprintf(text, sizeof(text), "%s1 2 read 0 0 0 0 9 0 0 0\ncpu 8 pid=9 ppid=1 on_ns=5 runq_ns=0\n",
+		 v2);
+	check_bad(text, TS_E_PARSE, "in.txt:3: cpu line must follow an IO line of thread 8");
+	snprintf(text, sizeof(text),
+		 "%s1 2 read 0 0 0 0 9 0 0 0\ncpu 9 pid=9 ppid=1 on_ns=5 runq_ns=0\n"
+		 "cpu 9 pid=9 ppid=1 on_ns=5 runq_ns=0\n",
+		 v2);
+	check_bad(text, TS_E_PARSE, "in.txt:4: cpu line must follow its IO line directly");
+	snprintf(text, sizeof(text), "%s1 2 read 0 0 0 0 9 0 0 0\ncpu 9 pid=9 ppid=1 on_ns=x runq_ns=0\n",
+		 v2);
+	check_bad(text, TS_E_PARSE, "in.txt:3: field on_ns");
+	snprintf(text, sizeof(text), "%s1 2 read 0 0 0 0 9 0 0 0\ncpu 9 pid=9 ppid=1 on_ns=5 runq_ns=0\n",
+		 v2);
+	check_bad(text, 0, "");
 	check_bad("1 2 read 0 0 0 0 0 0 0 0\n", TS_E_PARSE, "in.txt:1: expected the header");
 	snprintf(text, sizeof(text), "%s# c\n1 2 read 0 x 0 0 0 0 0 0\n", hdr);
 	check_bad(text, TS_E_PARSE, "in.txt:3: field 5 (offset)");

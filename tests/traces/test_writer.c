@@ -181,12 +181,73 @@ static void test_cut(const char *file)
 
 	struct ts_trace t;
 	CHECK(ts_trace_read_mem(buf, 100, "short", &t, err, sizeof(err)) == TS_E_TRUNCATED);
-	buf[8] = 2; /* version 2 */
-	CHECK(ts_trace_read_mem(buf, len, "v2", &t, err, sizeof(err)) == TS_E_VERSION);
-	CHECK(strstr(err, "version 2") != NULL);
+	CHECK(buf[8] == TS_TRACE_VERSION);
+	buf[8] = TS_TRACE_VERSION + 1; /* a version this reader does not know */
+	CHECK(ts_trace_read_mem(buf, len, "v3", &t, err, sizeof(err)) == TS_E_VERSION);
+	CHECK(strstr(err, "version 3") != NULL);
+	buf[8] = 0;
+	CHECK(ts_trace_read_mem(buf, len, "v0", &t, err, sizeof(err)) == TS_E_VERSION);
+	/* the records of this trace carry no CPU samples: as version 1 it reads */
 	buf[8] = 1;
+	CHECK(ts_trace_read_mem(buf, len, "v1", &t, err, sizeof(err)) == 0);
+	CHECK(t.hdr.version == 1 && t.nrecs == 10 && !t.cpu);
+	ts_trace_free(&t);
+	buf[8] = TS_TRACE_VERSION;
 	buf[0] = 'X';
 	CHECK(ts_trace_read_mem(buf, len, "bad", &t, err, sizeof(err)) == TS_E_FORMAT);
+}
+
+/* CPU samples travel with their records: each read back attached to its
+ * own record, the record count unchanged, and a version 1 file that holds
+ * one is refused. */
+static void test_cpu(const char *file)
+{
+	struct ts_trace_hdr h = {0};
+	struct ts_trace_writer *w;
+	struct ts_trace t;
+	char err[256];
+
+	CHECK(ts_trace_writer_open(file, &h, &w) == 0);
+	for (unsigned i = 0; i < 100; i++) {
+		struct ts_trace_rec r = {.submit_ns = ts_now_ns(), .tid = 40 + i % 2, .op = TS_OP_READ};
+		struct ts_trace_cpu c = {
+		    .on_ns = 1000 * i, .runq_ns = i, .sys_ns = 7 * i, .pid = 40, .ppid = 1};
+		r.complete_ns = r.submit_ns + 10;
+		if (i % 4 == 3)
+			ts_trace_writer_put(w, &r); /* some without */
+		else
+			ts_trace_writer_put_cpu(w, &r, &c);
+	}
+	CHECK(ts_trace_writer_close(w, NULL) == 0);
+	CHECK(ts_trace_read(file, &t, err, sizeof(err)) == 0);
+	CHECK(t.hdr.version == 2 && t.nrecs == 100 && t.cpu && t.ncpu == 75);
+	for (size_t i = 0; t.cpu && i < t.nrecs; i++) {
+		bool want = i % 4 != 3;
+		CHECK(!!t.cpu[i].pid == want);
+		if (want)
+			CHECK(t.cpu[i].on_ns == 1000 * i && t.cpu[i].runq_ns == i &&
+			      t.cpu[i].sys_ns == 7 * i &&
+			      t.cpu[i].ppid == 1 && t.recs[i].tid == 40 + i % 2);
+	}
+	CHECK(t.end.length == 100);
+	ts_trace_free(&t);
+
+	size_t len;
+	FILE *f = fopen(file, "rb");
+	fseek(f, 0, SEEK_END);
+	len = (size_t)ftell(f);
+	rewind(f);
+	unsigned char *buf = malloc(len);
+	CHECK(fread(buf, 1, len, f) == len);
+	fclose(f);
+	buf[8] = 1;
+	CHECK(ts_trace_read_mem(buf, len, "v1cpu", &t, err, sizeof(err)) == TS_E_CORRUPT);
+	CHECK(strstr(err, "CPU sample in a version 1 trace") != NULL);
+	/* a sample moved away from its record's thread */
+	buf[8] = 2;
+	buf[TS_TRACE_HDR_SIZE + 64 + 56] ^= 1; /* the first sample's tid */
+	CHECK(ts_trace_read_mem(buf, len, "moved", &t, err, sizeof(err)) == TS_E_CORRUPT);
+	free(buf);
 }
 
 int main(void)
@@ -199,6 +260,7 @@ int main(void)
 	test_threads(file);
 	test_drops(file);
 	test_cut(file);
+	test_cpu(file);
 	unlink(file);
 	return tc_exit();
 }

@@ -18,6 +18,7 @@
 #include "core/clock.h"
 #include "core/files.h"
 #include "core/heap.h"
+#include "core/opt.h"
 #include "core/units.h"
 #include "replay.h"
 #include "traces/stats.h"
@@ -28,7 +29,8 @@ struct plan {
 	uint32_t tid;
 	const size_t *idx; /* record indices, in submit order */
 	size_t n;
-	uint64_t rec_end; /* the thread's last recorded completion */
+	uint64_t rec_end;   /* the thread's last recorded completion */
+	uint32_t pid, ppid; /* its process and that one's parent; 0 = unknown */
 };
 
 struct plans {
@@ -108,6 +110,10 @@ static int plans_build(const struct ts_trace *t, struct plans *ps)
 		for (size_t i = 0; i < p->n; i++) {
 			const struct ts_trace_rec *r = &t->recs[p->idx[i]];
 			p->rec_end = TS_MAX(p->rec_end, TS_MAX(r->complete_ns, r->submit_ns));
+			if (t->cpu && !p->pid && t->cpu[p->idx[i]].pid) {
+				p->pid = t->cpu[p->idx[i]].pid;
+				p->ppid = t->cpu[p->idx[i]].ppid;
+			}
 		}
 		ps->by_end[k] = k;
 	}
@@ -132,6 +138,9 @@ struct cursor {
 	uint64_t rec_done_max;	 /* latest recorded completion so far */
 	uint64_t think_ns;	 /* think time kept so far */
 	uint64_t last_think;	 /* its last addition (the join rule may replace it) */
+	uint64_t origin, t0;	 /* replay time of the recorded time t0 */
+	uint64_t waited_ns;	 /* recorded waiting taken as elastic (wait_part) */
+	uint64_t rec_woke;	 /* recorded end of its last pacing wait (or its start) */
 };
 
 static uint64_t scaled(uint64_t ns, double speed)
@@ -144,9 +153,40 @@ static void cursor_start(struct cursor *c, const struct plan *p, const struct ts
 {
 	memset(c, 0, sizeof(*c));
 	c->p = p;
+	c->origin = base;
+	c->t0 = t0;
+	c->rec_woke = t->recs[p->idx[0]].submit_ns;
 	c->next_issue = base + scaled(t->recs[p->idx[0]].submit_ns - t0, speed);
 	c->win_lo = 0;
 	c->win_hi = t->recs[p->idx[0]].submit_ns;
+}
+
+/*
+ * The wait rule (traces/README.md). Between two requests of a thread, its
+ * CPU samples say how long it was on a CPU or queued for one (work); the
+ * rest of the gap it was off the CPU. Up to one FUSE round trip of that is
+ * the requests' own delivery (the reply reaching the thread, the next
+ * request reaching tierfs); beyond that the thread waited for something
+ * else: another thread, a process, a timer. Work and the round trip keep
+ * their durations; the waiting is elastic. A thread running late wakes at
+ * the moment recorded (on the replay clock), as if whatever it waited for
+ * kept its schedule, and never before its own work is done: a slower tier
+ * is first absorbed by the waits, and only what they cannot absorb delays
+ * the thread. A thread running early wakes at the moment recorded too when
+ * the wait is longer than all the thread did since the end of its previous
+ * such wait (it was paced by what it waited for: a consumer's steps);
+ * otherwise it keeps the wait's duration (it was paced by itself, and what
+ * it waited on, another thread of the same loader, may be early too). Off-CPU time of at most
+ * two round trips is taken for delivery jitter (closed loop). Returns the
+ * recorded wait, 0 = closed loop.
+ */
+static uint64_t wait_part(const struct ts_trace *t, const struct ts_replay_cfg *cfg, size_t a,
+			  size_t b, uint64_t gap)
+{
+	uint64_t work, wait;
+	if (cfg->closed_loop || !ts_trace_gap_split(t, a, b, gap, cfg->rt_ns, &work, &wait))
+		return 0;
+	return wait;
 }
 
 /* Op i was issued at @s and completed at @done (replay times): move on and
@@ -168,7 +208,26 @@ static bool cursor_advance(struct cursor *c, const struct ts_trace *t, uint64_t 
 		uint64_t gap = nx->submit_ns - c->rec_done_max;
 		gap -= TS_MIN(gap, cfg->think_less_ns);
 		uint64_t think = cfg->no_think ? 0 : scaled(gap, speed);
+		uint64_t wait = cfg->no_think
+				    ? 0
+				    : wait_part(t, cfg, c->p->idx[c->i - 1], c->p->idx[c->i], gap);
 		c->next_issue = c->done_max + think;
+		if (wait) {
+			uint64_t wake = c->origin + scaled(nx->submit_ns - c->t0, speed);
+			uint64_t worked = c->next_issue - scaled(wait, speed);
+			/* the recorded time since it last woke from a wait that
+			 * paced it: what it did between two such waits */
+			uint64_t busy =
+			    nx->submit_ns - wait - TS_MIN(c->rec_woke, nx->submit_ns - wait);
+			if (wait > busy) { /* paced by what it waits for */
+				c->next_issue = TS_MAX(worked, wake);
+				c->rec_woke = nx->submit_ns;
+			} else { /* paced by itself: the wait never grows */
+				c->next_issue = TS_MAX(worked, TS_MIN(wake, c->next_issue));
+			}
+			c->waited_ns += wait;
+			think = c->next_issue - c->done_max;
+		}
 		c->think_ns += think;
 		c->last_think = think;
 	} else { /* issued while an earlier op was in flight */
@@ -188,6 +247,11 @@ static bool cursor_advance(struct cursor *c, const struct ts_trace *t, uint64_t 
  * a file once its last user is done: the op then issues the recorded
  * distance after that thread's replayed end. Threads active at the same
  * time stay independent, so no other ordering between them is imposed.
+ *
+ * Where the CPU samples name the threads' processes, only a thread of the
+ * same process, of its parent or of a child counts (a process waits for
+ * its children, a child starts after its parent's work): the workers of one
+ * loader, siblings, do not wait for each other's end.
  *
  * Finds the threads whose recorded end lies in [win_lo, win_hi]: indices
  * [*a, *b) of ps->by_end.
@@ -230,8 +294,12 @@ static bool join_apply(const struct plans *ps, struct cursor *c, const uint64_t 
 	join_range(ps, c, &a, &b);
 	for (size_t k = b; k-- > a;) {
 		size_t j = ps->by_end[k];
-		if (&ps->p[j] == c->p)
+		const struct plan *o = &ps->p[j];
+		if (o == c->p)
 			continue;
+		if (o->pid && c->p->pid && o->pid != c->p->pid && o->ppid != c->p->pid &&
+		    c->p->ppid != o->pid)
+			continue; /* unrelated processes */
 		if (c->i && ps->ends[k] < c->rec_done_max)
 			break; /* its own completion came later: the closed loop rules */
 		if (!end[j])
@@ -316,7 +384,8 @@ int ts_replay_recorded(const struct ts_trace *t, struct ts_replay_result *res)
 {
 	struct plans ps;
 	int ret = plans_build(t, &ps);
-	struct ts_replay_cfg cfg = {.speed = 1.0};
+	/* the wait rule's split, for the waiting row; times stay as recorded */
+	struct ts_replay_cfg cfg = {.speed = 1.0, .rt_ns = ts_trace_floor_ns(t)};
 	uint64_t *ends = NULL, *issued = NULL;
 
 	result_init(res, "recorded");
@@ -339,7 +408,7 @@ int ts_replay_recorded(const struct ts_trace *t, struct ts_replay_result *res)
 	uint64_t end = 0;
 	for (size_t k = 0; k < ps.n; k++) {
 		struct cursor c;
-		cursor_start(&c, &ps.p[k], t, ps.t0, 0, 1.0);
+		cursor_start(&c, &ps.p[k], t, ps.t0, 1, 1.0);
 		do {
 			(void)schedule(&ps, t, &c, ends, issued, &cfg, 1.0);
 			const struct ts_trace_rec *r = &t->recs[c.p->idx[c.i]];
@@ -352,6 +421,7 @@ int ts_replay_recorded(const struct ts_trace *t, struct ts_replay_result *res)
 				break;
 		} while (1);
 		res->think_ns += c.think_ns;
+		res->waited_ns += c.waited_ns;
 	}
 	res->total_ns = t->nrecs ? end - ps.t0 : 0;
 	free(ends);
@@ -468,6 +538,12 @@ int ts_replay_virtual(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 			};
 			struct ts_tier_done d = {0};
 			done = ts_tier_submit(tier, s, &q, &d);
+			/* tierfs replies at the later of the model's time and the
+			 * end of its own syscall, which the CPU sample times, and
+			 * as late behind it as it was when recorded */
+			const struct ts_trace_cpu *cs = t->cpu ? &t->cpu[c->p->idx[c->i]] : NULL;
+			if (cs && cs->pid)
+				done = TS_MAX(done, s + cs->sys_ns) + cs->late_ns;
 			if (d.bound < TS_TIER_BOUND_NR)
 				res->bound[d.bound]++;
 			/* what tierfs drops from the model after the syscall */
@@ -490,6 +566,7 @@ int ts_replay_virtual(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 			}
 		} else {
 			res->think_ns += c->think_ns;
+			res->waited_ns += c->waited_ns;
 			ended[c->p - ps.p] = TS_MAX(c->done_max, 1);
 		}
 		/* wake the threads waiting for an end or an issue */
@@ -895,6 +972,7 @@ static void *worker_main(void *arg)
 			break;
 	} while (1);
 	w->res.think_ns = c.think_ns;
+	w->res.waited_ns = c.waited_ns;
 	pthread_mutex_lock(&w->j->lock);
 	w->j->ended[w->p - w->j->ps->p] = TS_MAX(c.done_max, 1);
 	pthread_cond_broadcast(&w->j->cond);
@@ -998,6 +1076,7 @@ int ts_replay_real(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 		res->bytes += r->bytes;
 		res->io_ns += r->io_ns;
 		res->think_ns += r->think_ns;
+		res->waited_ns += r->waited_ns;
 		res->errors += r->errors;
 		res->held += r->held;
 		for (unsigned i = 0; i < TS_ARRAY_SIZE(res->lat); i++)
@@ -1029,6 +1108,25 @@ out:
 
 /* ---- reports ---- */
 
+void ts_replay_tier_recorded(const struct ts_trace *t, struct ts_tier_cfg *cfg)
+{
+	char buf[sizeof(t->hdr.mount_opts)], err[128], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", t->hdr.mount_opts);
+	for (char *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(kv, '=');
+		if (!eq)
+			continue;
+		*eq = 0;
+		if (ts_opt_find(ts_tier_cfg_opts, kv))
+			(void)!ts_opt_set(ts_tier_cfg_opts, cfg, kv, eq + 1, err, sizeof(err));
+	}
+	if (t->hdr.capacity)
+		cfg->capacity = t->hdr.capacity;
+	if (t->hdr.mem)
+		cfg->mem = t->hdr.mem;
+}
+
 void ts_replay_print(FILE *f, const struct ts_replay_result *res, size_t n)
 {
 	char b[32];
@@ -1054,6 +1152,11 @@ void ts_replay_print(FILE *f, const struct ts_replay_result *res, size_t n)
 		     b));
 	ROW("IO wait (sum)", ts_fmt_duration(b, 32, r->io_ns));
 	ROW("think (sum)", ts_fmt_duration(b, 32, r->think_ns));
+	bool waited = false;
+	for (size_t i = 0; i < n; i++)
+		waited |= res[i].waited_ns > 0;
+	if (waited)
+		ROW("  waiting (rec.)", ts_fmt_duration(b, 32, r->waited_ns));
 	static const struct {
 		const char *label;
 		int cls;
@@ -1114,15 +1217,16 @@ json_t *ts_replay_json(const struct ts_replay_result *res, size_t n)
 						    ts_tier_bound_name((enum ts_tier_bound)b),
 						    json_integer((json_int_t)r->bound[b]));
 		json_array_append_new(
-		    a,
-		    json_pack("{ss sI sI sI sI sI sI sI so so so so so}", "what", r->what, "held",
-			      (json_int_t)r->held, "total_ns", (json_int_t)r->total_ns, "ops",
-			      (json_int_t)r->ops, "bytes", (json_int_t)r->bytes, "io_wait_ns",
-			      (json_int_t)r->io_ns, "think_ns", (json_int_t)r->think_ns, "errors",
-			      (json_int_t)r->errors, "latency", hist_json(&r->lat[TS_REPLAY_ALL]),
-			      "read", hist_json(&r->lat[TS_REPLAY_READ]), "write",
-			      hist_json(&r->lat[TS_REPLAY_WRITE]), "other",
-			      hist_json(&r->lat[TS_REPLAY_OTHER]), "bound", bound));
+		    a, json_pack("{ss sI sI sI sI sI sI sI sI so so so so so}", "what", r->what,
+				 "held", (json_int_t)r->held, "total_ns", (json_int_t)r->total_ns,
+				 "ops", (json_int_t)r->ops, "bytes", (json_int_t)r->bytes,
+				 "io_wait_ns", (json_int_t)r->io_ns, "think_ns",
+				 (json_int_t)r->think_ns, "waited_ns", (json_int_t)r->waited_ns,
+				 "errors", (json_int_t)r->errors, "latency",
+				 hist_json(&r->lat[TS_REPLAY_ALL]), "read",
+				 hist_json(&r->lat[TS_REPLAY_READ]), "write",
+				 hist_json(&r->lat[TS_REPLAY_WRITE]), "other",
+				 hist_json(&r->lat[TS_REPLAY_OTHER]), "bound", bound));
 	}
 	return a;
 }

@@ -17,10 +17,20 @@
  * kernel (release, writeback) and follow the workload request before them
  * (anchor_apply()).
  *
+ * The wait rule. A trace with CPU samples (format version 2) splits each
+ * think gap into work, which keeps its duration, and waiting, which is
+ * elastic downwards: a late thread's wait ends at the moment recorded,
+ * never before its own work is done, and no wait grows (wait_part() in
+ * replay.c; traces/README.md defends it).
+ * cfg.closed_loop, or a trace without samples, keeps the closed-loop rule
+ * above for every gap, as fio-like traces (think time by sleeping) need.
+ *
  * Virtual time: a discrete-event loop over threads ordered by their next
  * issue time submits each op to one ts_tier model (the code tierfs uses);
  * ops the recording tierfs did not submit to its model (TS_REC_F_NOTIER)
- * keep their recorded latency. Same trace, tier and seed: same result, to
+ * keep their recorded latency; with a CPU sample, an op completes no sooner
+ * than its recorded syscall in tierfs took (tierfs replies at the later of
+ * the two), plus the lateness tierfs's reply had when recorded. Same trace, tier and seed: same result, to
  * the nanosecond.
  */
 #ifndef TS_REPLAY_H
@@ -42,6 +52,10 @@ struct ts_replay_cfg {
 	 * recording's FUSE round trip, which the gaps tierfs saw include and
 	 * which the replay's own syscalls pay again. */
 	uint64_t think_less_ns;
+	bool closed_loop; /* every gap is think time (no wait rule) */
+	/* The recording's FUSE round trip: off-CPU time in a gap up to it is
+	 * the requests' own delivery, not waiting (the wait rule). */
+	uint64_t rt_ns;
 	/* virtual */
 	struct ts_tier_cfg tier; /* profile, capacity, mem, seed, floor ... */
 	/* real */
@@ -57,6 +71,8 @@ struct ts_replay_result {
 	uint64_t total_ns;		  /* first issue to last completion */
 	uint64_t io_ns;			  /* sum of per-op latencies */
 	uint64_t think_ns;		  /* sum of think times kept */
+	uint64_t waited_ns;		  /* of the recorded gaps, the waiting taken
+					   * as elastic (the wait rule) */
 	uint64_t errors;		  /* real: ops whose success differs from the recording;
 					   * recorded: ops with result < 0 */
 	uint64_t held;			  /* real: ops kept as recorded delays, not reissued
@@ -65,6 +81,11 @@ struct ts_replay_result {
 	uint64_t bound[TS_TIER_BOUND_NR]; /* virtual: what bound each tiered op */
 };
 enum { TS_REPLAY_ALL, TS_REPLAY_READ, TS_REPLAY_WRITE, TS_REPLAY_OTHER };
+
+/* Sets @cfg (defaults already in it) to the tier-model options the
+ * recording ran with: tierfs writes them into the header's mount options
+ * (floor included), so a prediction drives the model as tierfs did. */
+void ts_replay_tier_recorded(const struct ts_trace *t, struct ts_tier_cfg *cfg);
 
 /* The trace's own figures, on the same definitions. */
 TS_WUR int ts_replay_recorded(const struct ts_trace *t, struct ts_replay_result *res);

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# pytorch_replay.sh BUILD_DIR — record a real PyTorch DataLoader once, predict
+# every tier, and check the prediction against real runs.
+#
+# A dataset (`tiersim dataset make imagenet-jpeg --count N`) is read by one
+# epoch of a DataLoader (bench/pytorch_loader.py: bytes-only or Pillow decode
+# + RandomResizedCrop, W workers, prefetch_factor P, the training step a
+# sleep of S seconds) through `tiersim record` on each tier (mem=0: every read
+# reaches the tier model). Each run's trace is its real measurement: its own
+# span (first request to last completion, the "recorded" column of
+# `tiersim replay`). Then the trace of the fastest tier and that of the
+# slowest (by those spans) are replayed on every tier, with the closed-loop
+# rule (--closed-loop, the replay before CPU samples) and with the wait rule,
+# and each prediction is printed next to the real span with its error. The
+# last column is `tiersim record --probe`'s answer for a recording on the
+# slowest tier probed on the fastest: per tier, the larger of the two
+# wait-rule predictions.
+#
+# Installs python3-torch and python3-torchvision from Debian if missing.
+# Environment: TS_IMAGES (default 1000), TS_TIERS (comma-separated, default
+# nvme-local,ssd-cloud,essd-pl0,aws-gp3,ultra-cloud), TS_CONFIGS (names from
+# the table below, default all), TS_PYTORCH_DATA (a dataset directory to
+# reuse; made there if empty or missing), TS_KEEP=1 keeps the traces.
+set -u
+
+[ $# -ge 1 ] || { echo "usage: bench/pytorch_replay.sh BUILD_DIR" >&2; exit 2; }
+BUILD=$(cd "$1" 2>/dev/null && pwd) || { echo "pytorch_replay: no build directory '$1'" >&2; exit 1; }
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+export TIERSIM_DATADIR=${TIERSIM_DATADIR:-$SRC}
+B=$BUILD/cli/tiersim
+PY=/usr/bin/python3
+N=${TS_IMAGES:-1000}
+IFS=, read -r -a TIERS <<< "${TS_TIERS:-nvme-local,ssd-cloud,essd-pl0,aws-gp3,ultra-cloud}"
+[ -x "$B" ] || { echo "pytorch_replay: $B is not built (ninja -C $BUILD)" >&2; exit 1; }
+"$B" record --help > /dev/null 2>&1 || { echo "pytorch_replay: this tiersim has no 'record'" >&2; exit 1; }
+command -v jq > /dev/null || { echo "pytorch_replay: jq is not installed" >&2; exit 1; }
+if ! "$PY" -c 'import torch, torchvision, PIL' 2> /dev/null; then
+	echo "pytorch_replay: installing python3-torch python3-torchvision (Debian)" >&2
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+		python3-torch python3-torchvision python3-pil > /dev/null ||
+		{ echo "pytorch_replay: apt-get install failed" >&2; exit 1; }
+fi
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/pytorch-replay.XXXXXX")
+[ "${TS_KEEP:-0}" = 1 ] || trap 'rm -rf "$WORK"' EXIT
+DS=${TS_PYTORCH_DATA:-$WORK/ds}
+if [ ! -f "$DS/dataset.json" ]; then
+	"$B" dataset make imagenet-jpeg --count "$N" --out "$DS" --quiet ||
+		{ echo "pytorch_replay: making the dataset failed" >&2; exit 1; }
+fi
+# the file list comes from the backing directory, so the traces hold the
+# loader's reads alone
+(cd "$DS" && find train -type f | sort | head -n "$N") > "$WORK/list"
+
+# name mode workers prefetch batch step_s
+CONFIGS=(
+	"bytes-w4-p2-s40 bytes 4 2 32 0.040"
+	"bytes-w2-p2-s40 bytes 2 2 32 0.040"
+	"bytes-w8-p4-s20 bytes 8 4 32 0.020"
+	"bytes-w4-p4-s80 bytes 4 4 32 0.080"
+	"decode-w2-p2-s40 decode 2 2 32 0.040"
+	"decode-w4-p4-s20 decode 4 4 32 0.020"
+)
+want=${TS_CONFIGS:-}
+
+ns() { jq -r ".results[$2].total_ns" "$1"; }
+err() { awk -v p="$1" -v r="$2" 'BEGIN { printf "%+7.1f%%", 100 * (p - r) / r }'; }
+sec() { awk -v n="$1" 'BEGIN { printf "%7.3f", n / 1e9 }'; }
+
+printf '%-18s %-12s %8s %8s | %-27s | %-27s | %s\n' "" "" "real" "epoch" \
+	"from fastest: closed  wait" "from slowest: closed  wait" "+probe"
+for c in "${CONFIGS[@]}"; do
+	read -r name mode w p bs step <<< "$c"
+	[ -z "$want" ] || [[ ",$want," == *",$name,"* ]] || continue
+	declare -A real=()
+	fast="" slow=""
+	for t in "${TIERS[@]}"; do
+		tr="$WORK/$name.$t.trace"
+		"$B" record --data "$DS" --tier "$t" --mem 0 --out "$tr" --json -- \
+			"$PY" "$SRC/bench/pytorch_loader.py" --root {} --list "$WORK/list" \
+			--mode "$mode" --workers "$w" --prefetch "$p" --batch "$bs" --step "$step" \
+			--out "$WORK/$name.$t.json" > "$WORK/$name.$t.rec" 2> "$WORK/$name.$t.err" ||
+			{ echo "pytorch_replay: $name on $t failed:" >&2; cat "$WORK/$name.$t.err" >&2; exit 1; }
+		"$B" replay "$tr" --virtual --tier "$t" --json > "$WORK/own.json" 2> /dev/null
+		real[$t]=$(ns "$WORK/own.json" 0)
+		[ -n "$fast" ] && [ "${real[$t]}" -ge "${real[$fast]}" ] || fast=$t
+		[ -n "$slow" ] && [ "${real[$t]}" -le "${real[$slow]}" ] || slow=$t
+	done
+	tl=()
+	for t in "${TIERS[@]}"; do tl+=(--tier "$t"); done
+	for from in fast slow; do
+		src=${!from}
+		"$B" replay "$WORK/$name.$src.trace" --virtual "${tl[@]}" --closed-loop --json \
+			> "$WORK/$name.$from.closed.json"
+		"$B" replay "$WORK/$name.$src.trace" --virtual "${tl[@]}" --json \
+			> "$WORK/$name.$from.wait.json"
+	done
+	i=1
+	for t in "${TIERS[@]}"; do
+		r=${real[$t]}
+		epoch=$(jq -r .epoch_s "$WORK/$name.$t.json")
+		fw=$(ns "$WORK/$name.fast.wait.json" $i)
+		sw=$(ns "$WORK/$name.slow.wait.json" $i)
+		printf '%-18s %-12s %8s %8.3f |  %-12s %s %s |  %-12s %s %s | %s\n' "$name" "$t" "$(sec "$r")" "$epoch" \
+			"$fast" "$(err "$(ns "$WORK/$name.fast.closed.json" $i)" "$r")" "$(err "$fw" "$r")" \
+			"$slow" "$(err "$(ns "$WORK/$name.slow.closed.json" $i)" "$r")" "$(err "$sw" "$r")" \
+			"$(err $((fw > sw ? fw : sw)) "$r")"
+		i=$((i + 1))
+	done
+	unset real
+done
+echo
+echo "real: the run's own trace span (first request to last completion), s; epoch: the"
+echo "loader's epoch as Python timed it, s; the rest: each prediction's error vs real"
+echo "(closed: --closed-loop, the replay without CPU samples; wait: the wait rule;"
+echo "+probe: recorded on the slowest, probed on the fastest, the larger prediction)."
+[ "${TS_KEEP:-0}" = 1 ] && echo "traces kept in $WORK"
+exit 0

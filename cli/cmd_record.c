@@ -1,0 +1,544 @@
+/*
+ * cmd_record.c — `tiersim record --data DIR [options] -- CMD ARGS...`: run an
+ * application once through tierfs and say what other tiers would do to it.
+ *
+ * DIR is mounted through tierfs (-o tier=T,mem=M,trace=OUT) at a fresh
+ * temporary mount point; the command runs with `{}` in its arguments
+ * replaced by the mount point and TIERSIM_MOUNT set to it; when it ends the
+ * mount comes down (the daemon writes the trace's trailer as it exits), and
+ * the trace's summary is printed, with --predict the replay table per tier
+ * (traces/replay: the wait rule, so an application that waits on its own
+ * consumer is predicted as such).
+ *
+ * The mount is torn down on every path: the command failing, tiersim
+ * getting SIGINT/SIGTERM/SIGHUP (Ctrl-C reaches the command through the
+ * terminal; a signal sent to tiersim alone is passed on to it), the trace
+ * being unreadable. The command's exit status is tiersim's (128 + N for a
+ * command killed by signal N, as a shell reports it) unless recording
+ * itself failed.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "cmdline.h"
+#include "commands.h"
+#include "core/opt.h"
+#include "core/units.h"
+#include "mount.h"
+#include "replay.h"
+#include "traces/stats.h"
+#include "traces/trace.h"
+
+#define MAX_TIERS 16
+
+struct rec_cfg {
+	char *data;
+	char *tier;
+	uint64_t mem;
+	char *out;
+	char *predict;
+	char *profile;
+	char *probe;
+	bool json;
+};
+
+static const struct ts_opt rec_opts[] = {
+    {"data", TS_OPT_STR, offsetof(struct rec_cfg, data), NULL, 0, 0, "",
+     "the directory to mount through tierfs (required)"},
+    {"tier", TS_OPT_STR, offsetof(struct rec_cfg, tier), "unlimited", 0, 0, "",
+     "the tier to record on ('tiersim tiers' lists them)"},
+    {"mem", TS_OPT_SIZE, offsetof(struct rec_cfg, mem), "0", 0, 0, "bytes",
+     "emulated page cache of the mount (0: every read goes to the tier)"},
+    {"out", TS_OPT_STR, offsetof(struct rec_cfg, out), "record.trace", 0, 0, "",
+     "the trace file to write"},
+    {"predict", TS_OPT_STR, offsetof(struct rec_cfg, predict), "", 0, 0, "",
+     "tiers to predict, comma-separated (T1,T2,...)"},
+    {"profile", TS_OPT_STR, offsetof(struct rec_cfg, profile), "", 0, 0, "",
+     "a tier profile file with more tiers (as tierfs -o profile=)"},
+    {"probe", TS_OPT_STR, offsetof(struct rec_cfg, probe), "", 0, 0, "",
+     "run the command a second time on this tier (into OUT.probe) and predict each tier "
+     "from both runs: the larger prediction"},
+    {"json", TS_OPT_BOOL, offsetof(struct rec_cfg, json), "false", 0, 0, "",
+     "the summary and predictions as one JSON object"},
+    {NULL},
+};
+
+static const struct ts_cmdline rec_cmdline = {
+	.name = "record",
+	.synopsis = "--data DIR [options] -- CMD ARGS...",
+	.about = "Mounts DIR through tierfs at a temporary mount point, runs CMD with '{}' in its\n"
+		 "arguments (and TIERSIM_MOUNT in its environment) set to that mount point,\n"
+		 "records every request into a trace, unmounts, and prints the trace's summary;\n"
+		 "with --predict, what the recorded run would take on each tier (with --probe T,\n"
+		 "from a second run on tier T too: for runs that were IO-bound).\n",
+	.opts = rec_opts,
+	.tail = "The exit status is CMD's (128+N when a signal N ended it).\n",
+	.max_pos = 0,
+};
+
+/* ---- signals: remembered, and passed on to the command when sent to
+ * tiersim alone ---- */
+
+static volatile sig_atomic_t got_signal;
+static volatile pid_t child_pid;
+
+static void on_signal(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	got_signal = sig;
+	/* a terminal's Ctrl-C reaches the whole foreground group (SI_KERNEL);
+	 * kill(1) reaches tiersim only (SI_USER) */
+	if (child_pid > 0 && (sig != SIGINT || si->si_code == SI_USER))
+		kill(child_pid, sig);
+}
+
+static void signals(bool on)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	if (on) {
+		sa.sa_sigaction = on_signal;
+		sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	} else {
+		sa.sa_handler = SIG_DFL;
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+/* @cmd resolved as execvp would: 0, or -ENOENT / -EACCES. */
+static int find_command(const char *cmd)
+{
+	if (strchr(cmd, '/'))
+		return access(cmd, X_OK) ? -errno : 0;
+	const char *path = getenv("PATH");
+	char *copy = strdup(path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
+	int ret = -ENOENT;
+	if (!copy)
+		return -ENOMEM;
+	for (char *save, *d = strtok_r(copy, ":", &save); d && ret;
+	     d = strtok_r(NULL, ":", &save)) {
+		char p[PATH_MAX];
+		struct stat st;
+		if (snprintf(p, sizeof(p), "%s/%s", *d ? d : ".", cmd) < (int)sizeof(p) &&
+		    !stat(p, &st) && S_ISREG(st.st_mode) && !access(p, X_OK))
+			ret = 0;
+	}
+	free(copy);
+	return ret;
+}
+
+/* @a with every "{}" replaced by @mnt (malloc'd), or NULL. */
+static char *substitute(const char *a, const char *mnt)
+{
+	size_t n = 0, ml = strlen(mnt);
+	for (const char *p = a; (p = strstr(p, "{}")); p += 2)
+		n++;
+	char *o = malloc(strlen(a) + n * ml + 1), *w = o;
+	if (!o)
+		return NULL;
+	for (const char *p = a, *q; *p; p = q + 2) {
+		if (!(q = strstr(p, "{}"))) {
+			strcpy(w, p);
+			return o;
+		}
+		memcpy(w, p, (size_t)(q - p));
+		w += q - p;
+		memcpy(w, mnt, ml);
+		w += ml;
+		*w = 0;
+	}
+	*w = 0;
+	return o;
+}
+
+static void args_free(char **args, int argc)
+{
+	for (int i = 0; args && i < argc; i++)
+		free(args[i]);
+	free(args);
+}
+
+/* Runs @argv with every "{}" in it replaced by @mnt; its wait status. */
+static int run_command(char **argv, int argc, const char *mnt, int *status)
+{
+	char **args = calloc((size_t)argc + 1, sizeof(*args));
+	if (!args)
+		return -ENOMEM;
+	for (int i = 0; i < argc; i++) {
+		if (!(args[i] = substitute(argv[i], mnt))) {
+			args_free(args, argc);
+			return -ENOMEM;
+		}
+	}
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = -errno;
+		args_free(args, argc);
+		return e;
+	}
+	if (pid == 0) {
+		signals(false);
+		setenv("TIERSIM_MOUNT", mnt, 1);
+		execvp(args[0], args);
+		fprintf(stderr, "tiersim record: %s: %s\n", args[0], strerror(errno));
+		_exit(127);
+	}
+	child_pid = pid;
+	if (got_signal) /* arrived before the pid was known */
+		kill(pid, got_signal);
+	while (waitpid(pid, status, 0) < 0) {
+		if (errno != EINTR) {
+			int e = -errno;
+			child_pid = 0;
+			args_free(args, argc);
+			return e;
+		}
+	}
+	child_pid = 0;
+	args_free(args, argc);
+	return 0;
+}
+
+/* The comma-separated tier list in @s, split in place. */
+static int split_tiers(char *s, const char **tiers, size_t *n, char *err, size_t errlen)
+{
+	*n = 0;
+	for (char *save, *t = strtok_r(s, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (*n == MAX_TIERS) {
+			snprintf(err, errlen, "--predict: at most %d tiers", MAX_TIERS);
+			return -EINVAL;
+		}
+		tiers[(*n)++] = t;
+	}
+	return 0;
+}
+
+/* The summary, and with @ntiers the prediction per tier; JSON in *@json
+ * when it is not NULL. 0 or 1 (a message printed). */
+/*
+ * The probe. Predicting from one recording assumes that what the
+ * application waited on kept its recorded pace (the wait rule): from a run
+ * where the application was IO-bound, that pace is not in the trace, and
+ * a faster tier is predicted as if the consumer were infinitely fast. A
+ * second run on another tier shows another pace. Each prediction is then
+ * a lower bound under its own recording's assumption, and each tier's
+ * prediction is the larger of the two.
+ */
+static int predict(const struct ts_trace *t, struct ts_replay_cfg *cfg,
+		   const struct ts_tier_set *set, const char *tier, struct ts_replay_result *res,
+		   char *err, size_t errlen)
+{
+	ts_replay_tier_recorded(t, &cfg->tier);
+	cfg->rt_ns = cfg->tier.floor_ns;
+	cfg->closed_loop = !t->cpu;
+	if (ts_tier_set_lookup(set, tier, &cfg->tier.profile, err, errlen) ||
+	    ts_replay_virtual(t, cfg, res, err, errlen))
+		return -1;
+	snprintf(res->what, sizeof(res->what), "%s", tier);
+	return 0;
+}
+
+static int report(const struct rec_cfg *c, const char *file, const char *probe_file,
+		  const char **tiers, size_t ntiers, int exit_status, json_t **json)
+{
+	struct ts_trace t, pt = {0};
+	struct ts_trace_stats *s = NULL;
+	struct ts_tier_set *set = NULL;
+	struct ts_replay_cfg cfg = {.speed = 1.0};
+	struct ts_replay_result *res = NULL;
+	char err[512], warn[256];
+	int rc = 1;
+
+	if (ts_trace_read(file, &t, err, sizeof(err))) {
+		fprintf(stderr, "tiersim record: %s\n", err);
+		return 1;
+	}
+	if (ts_trace_warning(&t, warn, sizeof(warn)))
+		fprintf(stderr, "tiersim record: %s: warning: %s\n", file, warn);
+	if (probe_file && ts_trace_read(probe_file, &pt, err, sizeof(err))) {
+		fprintf(stderr, "tiersim record: %s\n", err);
+		ts_trace_free(&t);
+		return 1;
+	}
+	if (ts_trace_stats_compute(&t, 0, &s) || !(res = calloc(ntiers + 1, sizeof(*res))) ||
+	    ts_replay_recorded(&t, &res[0])) {
+		fprintf(stderr, "tiersim record: out of memory\n");
+		goto out;
+	}
+	if (ntiers) {
+		if (ts_tier_set_load_default(&set, err, sizeof(err)) ||
+		    (*c->profile && ts_tier_set_add_file(set, c->profile, err, sizeof(err))) ||
+		    ts_opt_defaults(ts_tier_cfg_opts, &cfg.tier, err, sizeof(err))) {
+			fprintf(stderr, "tiersim record: %s\n", err);
+			goto out;
+		}
+		for (size_t i = 0; i < ntiers; i++) {
+			struct ts_replay_result alt;
+			if (predict(&t, &cfg, set, tiers[i], &res[i + 1], err, sizeof(err)) ||
+			    (probe_file &&
+			     predict(&pt, &cfg, set, tiers[i], &alt, err, sizeof(err)))) {
+				fprintf(stderr, "tiersim record: --predict %s: %s\n", tiers[i],
+					err);
+				goto out;
+			}
+			if (probe_file && alt.total_ns > res[i + 1].total_ns) {
+				res[i + 1] = alt;
+				snprintf(res[i + 1].what, sizeof(res[i + 1].what), "%s (probe)",
+					 tiers[i]);
+			}
+		}
+	}
+	if (json) {
+		*json = json_pack("{ss ss si so}", "trace", file, "tier", t.hdr.tier, "exit_status",
+				  exit_status, "summary", ts_trace_stats_json(s, &t));
+		if (*json && probe_file)
+			json_object_set_new(
+			    *json, "probe",
+			    json_pack("{ss ss}", "trace", probe_file, "tier", pt.hdr.tier));
+		if (*json && ntiers)
+			json_object_set_new(*json, "predict", ts_replay_json(res, ntiers + 1));
+		rc = *json ? 0 : 1;
+		goto out;
+	}
+	printf("recorded %s on %s into %s (the command exited %d)\n\n", c->data, t.hdr.tier, file,
+	       exit_status);
+	ts_trace_stats_print(stdout, s, &t, 5);
+	char b1[32], b2[32];
+	printf("\nCPU samples on %zu of %zu records; of the gaps between a thread's requests "
+	       "(%s), %s were waiting (elastic in replay)\n",
+	       t.ncpu, t.nrecs, ts_fmt_duration(b1, sizeof(b1), res[0].think_ns),
+	       ts_fmt_duration(b2, sizeof(b2), res[0].waited_ns));
+	if (ntiers) {
+		printf("\npredicted per tier (%s%s%s%s):\n\n",
+		       cfg.closed_loop ? "closed loop: the trace has no CPU samples"
+				       : "work kept, waiting elastic",
+		       probe_file ? "; each the larger of the predictions from this run and from "
+				    "the probe run on "
+				  : "",
+		       probe_file ? pt.hdr.tier : "", probe_file ? ", marked (probe)" : "");
+		ts_replay_print(stdout, res, ntiers + 1);
+	}
+	rc = 0;
+out:
+	free(res);
+	ts_tier_set_free(set);
+	ts_opt_free(ts_tier_cfg_opts, &cfg.tier);
+	ts_trace_stats_free(s);
+	ts_trace_free(&t);
+	ts_trace_free(&pt);
+	return rc;
+}
+
+/* True once the daemon at @mnt has measured its FUSE round trip and made
+ * its model: only then is the trace open (fs/calib.c), so the command
+ * starts after it, or its first requests (all of them, for a short one)
+ * would go unrecorded. tierfs gives its calibration 10 s; so does this. */
+static bool wait_calibrated(const char *mnt)
+{
+	char path[PATH_MAX + 32], buf[4096];
+
+	snprintf(path, sizeof(path), "%s/.tierfs/stats", mnt);
+	for (int i = 0; i < 1000 && !got_signal; i++) {
+		FILE *f = fopen(path, "re");
+		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+		if (f)
+			fclose(f);
+		buf[n] = 0;
+		if (strstr(buf, "\"calibrated\": true"))
+			return true;
+		struct timespec ts = {0, 10 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	return false;
+}
+
+/* One run of the command on a fresh mount of @tier recording into @out;
+ * its wait status in *@status. 0, TS_EXIT_INTERRUPT (a signal came before
+ * the command started), or TS_EXIT_FAIL with the message printed. */
+static int record_once(struct ts_mounts *ms, const struct rec_cfg *c, const char *mnt,
+		       const char *tier, const char *out, char **argv, int argc, int *status)
+{
+	char err[1024], memb[32], *opts;
+	struct ts_mount *m;
+	int e;
+
+	snprintf(memb, sizeof(memb), "%llu", (unsigned long long)c->mem);
+	if (asprintf(&opts, "tier=%s,mem=%s,trace=%s%s%s", tier, memb, out,
+		     *c->profile ? ",profile=" : "", c->profile) < 0) {
+		fprintf(stderr, "tiersim record: out of memory\n");
+		return TS_EXIT_FAIL;
+	}
+	e = ts_mount_start(ms, c->data, mnt, opts, &m, err, sizeof(err));
+	free(opts);
+	if (e) {
+		fprintf(stderr, "tiersim record: %s\n", err);
+		char log[PATH_MAX + 16];
+		snprintf(log, sizeof(log), "%s.log", mnt);
+		unlink(log); /* its last line is in the message */
+		return TS_EXIT_FAIL;
+	}
+	*status = 0;
+	if (!wait_calibrated(mnt) && !got_signal) {
+		fprintf(stderr,
+			"tiersim record: tierfs on %s did not calibrate within 10 s; "
+			"nothing was run\n",
+			mnt);
+		char ignore[1024];
+		(void)!ts_mount_stop(ms, m, ignore, sizeof(ignore));
+		return TS_EXIT_FAIL;
+	}
+	bool ran = !got_signal;
+	if (ran && (e = run_command(argv, argc, mnt, status)))
+		fprintf(stderr, "tiersim record: running %s: %s\n", argv[0], strerror(-e));
+	int stop = ts_mount_stop(ms, m, err, sizeof(err));
+	if (stop)
+		fprintf(stderr, "tiersim record: %s\n", err);
+	if (e || stop)
+		return TS_EXIT_FAIL;
+	return ran ? 0 : TS_EXIT_INTERRUPT;
+}
+
+int ts_cmd_record(int argc, char **argv)
+{
+	struct rec_cfg c = {0};
+	struct ts_mounts ms = {0};
+	const char *tiers[MAX_TIERS];
+	size_t ntiers = 0;
+	char err[1024], dir[PATH_MAX] = "", mnt[PATH_MAX + 8], out[PATH_MAX],
+			probe_out[PATH_MAX + 8];
+	int rc = TS_EXIT_USAGE, cmd = -1;
+
+	/* Our options end at "--"; the command and its own options follow. */
+	for (int i = 1; i < argc && cmd < 0; i++)
+		if (!strcmp(argv[i], "--"))
+			cmd = i + 1;
+	struct ts_opt_args a;
+	int prc = ts_cmdline_parse(&rec_cmdline, &c, cmd < 0 ? argc : cmd - 1, argv, &a);
+	if (prc >= 0)
+		return prc; /* --help, or a usage error already said */
+	struct stat st;
+	if (!c.data || !*c.data) {
+		fprintf(stderr,
+			"tiersim record: --data DIR is required (the directory to mount)\n");
+		goto out;
+	}
+	if (cmd < 0 || cmd >= argc) {
+		fprintf(stderr, "tiersim record: no command: give it after '--' (tiersim record "
+				"--data DIR -- CMD ARGS...)\n");
+		goto out;
+	}
+	if (stat(c.data, &st) || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "tiersim record: --data %s: %s\n", c.data,
+			stat(c.data, &st) ? strerror(errno) : "not a directory");
+		goto out;
+	}
+	int e = find_command(argv[cmd]);
+	if (e) {
+		fprintf(stderr, "tiersim record: %s: command %s\n", argv[cmd],
+			e == -ENOENT ? "not found" : strerror(-e));
+		goto out;
+	}
+	if (split_tiers(c.predict, tiers, &ntiers, err, sizeof(err))) {
+		fprintf(stderr, "tiersim record: %s\n", err);
+		goto out;
+	}
+	/* tierfs takes the trace path inside its -o list */
+	if (strchr(c.out, ',') || strchr(c.data, ',')) {
+		fprintf(stderr,
+			"tiersim record: %s: a path with ',' cannot be passed to tierfs -o; "
+			"rename it\n",
+			strchr(c.out, ',') ? c.out : c.data);
+		goto out;
+	}
+	rc = TS_EXIT_FAIL;
+	/* the trace path absolute, as tierfs changes to / */
+	if (c.out[0] == '/')
+		snprintf(out, sizeof(out), "%s", c.out);
+	else if (!getcwd(out, sizeof(out)) || strlen(out) + strlen(c.out) + 2 > sizeof(out) ||
+		 !strcat(strcat(out, "/"), c.out)) {
+		fprintf(stderr, "tiersim record: --out %s: cannot make it absolute\n", c.out);
+		goto out;
+	}
+	const char *tmp = getenv("TMPDIR");
+	tmp = tmp && *tmp ? tmp : "/tmp";
+	snprintf(dir, sizeof(dir), "%s/tiersim-record.XXXXXX", tmp);
+	if (!mkdtemp(dir)) {
+		fprintf(stderr,
+			"tiersim record: cannot make a mount point under %s: %s (set TMPDIR "
+			"to a writable directory)\n",
+			tmp, strerror(errno));
+		dir[0] = 0;
+		goto out;
+	}
+	snprintf(mnt, sizeof(mnt), "%s/mnt", dir);
+	if (*c.probe &&
+	    (size_t)snprintf(probe_out, sizeof(probe_out), "%s.probe", out) >= sizeof(probe_out)) {
+		fprintf(stderr, "tiersim record: --out %s: too long\n", out);
+		goto out;
+	}
+	if (ts_mounts_init(&ms, err, sizeof(err))) {
+		fprintf(stderr, "tiersim record: %s\n", err);
+		goto out;
+	}
+	signals(true);
+	int status = 0, pstatus = 0;
+	if ((e = record_once(&ms, &c, mnt, c.tier, out, argv + cmd, argc - cmd, &status))) {
+		rc = e;
+		goto out;
+	}
+	int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	if (*c.probe) {
+		/* the probe is the same run again: only after a clean first one */
+		if (code || got_signal) {
+			fprintf(stderr, "tiersim record: no probe run: the command %s\n",
+				got_signal ? "was interrupted" : "failed");
+			rc = got_signal ? TS_EXIT_INTERRUPT : code;
+			goto out;
+		}
+		if ((e = record_once(&ms, &c, mnt, c.probe, probe_out, argv + cmd, argc - cmd,
+				     &pstatus))) {
+			rc = e;
+			goto out;
+		}
+		if (pstatus) {
+			fprintf(stderr, "tiersim record: the probe run on %s failed (%s %d)\n",
+				c.probe, WIFEXITED(pstatus) ? "exit status" : "signal",
+				WIFEXITED(pstatus) ? WEXITSTATUS(pstatus) : WTERMSIG(pstatus));
+			rc = TS_EXIT_FAIL;
+			goto out;
+		}
+	}
+	json_t *j = NULL;
+	if (report(&c, out, *c.probe ? probe_out : NULL, tiers, ntiers, code, c.json ? &j : NULL))
+		goto out;
+	if (j) {
+		int w = json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+		json_decref(j);
+		if (w || fputc('\n', stdout) == EOF) {
+			fprintf(stderr, "tiersim record: writing JSON failed\n");
+			goto out;
+		}
+	}
+	rc = fflush(stdout) ? TS_EXIT_FAIL : code;
+out:
+	ts_mounts_free(&ms); /* whatever is still mounted comes down */
+	if (dir[0])
+		rmdir(dir); /* the mount point itself went with the mount */
+	signals(false);
+	ts_opt_free(rec_opts, &c);
+	return rc;
+}
