@@ -118,7 +118,10 @@ static void print_info(const struct ts_dataset_meta *m, bool on_disk)
 	printf("seed          %" PRIu64 "\n", m->seed);
 	m->kind->storage(m, how, sizeof(how));
 	printf("stored as     %s\n", how);
-	if (!(m->kind->caps & TS_DS_IMAGES)) {
+	if (m->per_file) { /* files of samples (npz, tfrecord) */
+		printf("samples       %" PRIu64 " in %" PRIu64 " files, %s stored\n", m->samples,
+		       m->count, ts_fmt_size(a, sizeof(a), m->sample_bytes));
+	} else if (!(m->kind->caps & TS_DS_IMAGES)) {
 		for (size_t s = 0; s < m->nfiles && s < 3; s++)
 			printf("%-13s %" PRIu64 " words, %" PRIu64 " lines, %s\n", m->files[s].path,
 			       m->words[s], m->lines[s], ts_fmt_size(a, sizeof(a), m->files[s].bytes));
@@ -148,6 +151,10 @@ static void print_info(const struct ts_dataset_meta *m, bool on_disk)
 		free(s);
 	}
 	for (size_t i = 0; i < m->nfiles; i++) {
+		if (m->per_file && i == 3 && m->nfiles > 4) { /* 'list' has them all */
+			printf("file          ... %zu more\n", m->nfiles - 3);
+			break;
+		}
 		printf("file          %s  %" PRIu64 " bytes%s\n", m->files[i].path,
 		       m->files[i].bytes, m->files[i].estimated ? " (estimated)" : "");
 		estimated |= m->files[i].estimated;
@@ -215,6 +222,13 @@ static void print_list(const struct ts_dataset_meta *m)
 {
 	char name[192];
 
+	if (m->per_file) {
+		printf("# index\tfile\tbytes\n");
+		for (uint64_t j = 0; j < m->samples; j++)
+			printf("%" PRIu64 "\t%s\t%" PRIu32 "\n", j, m->files[j / m->per_file].path,
+			       m->bytes[j]);
+		return;
+	}
 	if (!(m->kind->caps & TS_DS_IMAGES)) {
 		for (size_t i = 0; i < m->nfiles && i < 3; i++)
 			printf("%zu\t%s\t%" PRIu64 "\t%" PRIu64 " words\t%" PRIu64 " lines\n", i,

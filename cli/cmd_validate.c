@@ -105,7 +105,7 @@ static const char *needs_of(struct crow *r)
 		return "the case's loader (FFCV, PyTorch DataLoader worker processes with Pillow) "
 		       "as a source of the virtual pipeline, and a host profile of its CPU";
 	if (c->level == TS_CASE_WORKLOAD)
-		return "a DLIO reader in the virtual pipeline";
+		return "a workload runner here: tiersim dlio predicts it (bench/dlio_validate.sh)";
 	if (c->raid0 > 1) {
 		snprintf(r->needs_buf, sizeof(r->needs_buf), "a RAID-0 of %u volumes of one tier",
 			 c->raid0);

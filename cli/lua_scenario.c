@@ -9,6 +9,7 @@
  *   preprocess{...} convert the JPEG dataset to an LMDB through the mount
  *   sweep{...}      run every combination of the listed values
  *   report{...}     the report's title
+ *   dlio{...}       a DLIO / MLPerf Storage workload (one row; returns its figures)
  *   tiersim         { version, virtual, tiers = {...} }
  *
  * Every table is read through the section's option table, so an unknown key
@@ -22,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dlio_run.h"
 #include "lua_opt.h"
 #include "tier/tier.h"
 #include "runner.h"
@@ -531,13 +533,95 @@ static int l_report(lua_State *L)
 	return 0;
 }
 
+/* dlio{ workload = "unet3d_h100", tier = "nvme-local", accelerators = 4,
+ *       find_max = false, mem = "0", overrides = { "reader.read_threads=8" } }
+ * A DLIO workload in the runner's clock (tiersim run --virtual), as
+ * `tiersim dlio` runs it (cli/DLIO.md); returns { accelerators, au (%),
+ * samples_per_s, mib_per_s, epochs, found }. */
+static int l_dlio(lua_State *L)
+{
+	struct ts_runner *R = RUNNER(L);
+	luaL_checktype(L, 1, LUA_TTABLE);
+	enum { MAXW = 64 };
+	char words[MAXW][512];
+	const char *opts[MAXW], *ovs[MAXW], *workload = NULL, *tier = "";
+	size_t nopts = 0, nov = 0;
+	lua_pushnil(L);
+	while (lua_next(L, 1)) {
+		if (lua_type(L, -2) != LUA_TSTRING)
+			return luaL_error(L, "dlio: keys are names (workload, tier, accelerators, ...)");
+		const char *k = lua_tostring(L, -2);
+		if (!strcmp(k, "workload")) {
+			workload = luaL_checkstring(L, -1);
+		} else if (!strcmp(k, "overrides")) {
+			luaL_checktype(L, -1, LUA_TTABLE);
+			for (lua_Integer i = 1; nov + nopts < MAXW; i++) {
+				lua_rawgeti(L, -1, i);
+				if (lua_isnil(L, -1)) {
+					lua_pop(L, 1);
+					break;
+				}
+				snprintf(words[nov + nopts], sizeof(words[0]), "%s", luaL_checkstring(L, -1));
+				ovs[nov] = words[nov + nopts];
+				nov++;
+				lua_pop(L, 1);
+			}
+		} else if (nov + nopts < MAXW) {
+			const char *v = lua_isboolean(L, -1) ? (lua_toboolean(L, -1) ? "true" : "false")
+							      : luaL_tolstring(L, -1, NULL);
+			snprintf(words[nov + nopts], sizeof(words[0]), "%s=%s", k, v);
+			if (!lua_isboolean(L, -1))
+				lua_pop(L, 1); /* luaL_tolstring's copy */
+			opts[nopts] = words[nov + nopts];
+			if (!strcmp(k, "tier"))
+				tier = opts[nopts] + 5;
+			nopts++;
+		}
+		lua_pop(L, 1);
+	}
+	struct ts_dlio_outcome r;
+	char err[2048] = "";
+	int st = ts_dlio_run(workload, opts, nopts, ovs, nov, R->o.virtual_time, &r, err,
+			     sizeof(err));
+	if (st)
+		return luaL_error(L, "dlio: %s", err);
+	/* one row of the report, as a run{} makes */
+	struct ts_row *w = ts_report_add(&R->report);
+	char label[300], parts[400];
+	snprintf(label, sizeof(label), "%s %s%llu acc", workload, r.found ? "" : "(none passes) ",
+		 (unsigned long long)r.accelerators);
+	snprintf(parts, sizeof(parts), "DLIO workload %s, %s time (tiersim dlio; cli/DLIO.md)",
+		 workload, R->o.virtual_time ? "virtual" : "real");
+	if (!w || ts_row_set_str(&w->label, label) || ts_row_set_str(&w->tier, tier) ||
+	    ts_row_set_str(&w->parts, parts))
+		return luaL_error(L, "dlio: out of memory");
+	w->samples_per_s = r.samples_s;
+	w->au_pct = 100 * r.au;
+	w->read_mb_s = r.mib_s * 1048576.0 / 1e6;
+	w->virtual_time = R->o.virtual_time;
+	lua_createtable(L, 0, 6);
+	lua_pushboolean(L, r.found);
+	lua_setfield(L, -2, "found");
+	lua_pushinteger(L, (lua_Integer)r.accelerators);
+	lua_setfield(L, -2, "accelerators");
+	lua_pushnumber(L, 100 * r.au);
+	lua_setfield(L, -2, "au");
+	lua_pushnumber(L, r.samples_s);
+	lua_setfield(L, -2, "samples_per_s");
+	lua_pushnumber(L, r.mib_s);
+	lua_setfield(L, -2, "mib_per_s");
+	lua_pushinteger(L, (lua_Integer)r.epochs);
+	lua_setfield(L, -2, "epochs");
+	return 1;
+}
+
 void ts_lua_open_scenario(lua_State *L, struct ts_runner *R)
 {
 	static const luaL_Reg fns[] = {
 		{ "params", l_params },	  { "dataset", l_dataset }, { "mount", l_mount },
 		{ "pipeline", l_pipeline }, { "engine", l_engine },   { "run", l_run },
 		{ "preprocess", l_preprocess }, { "sweep", l_sweep }, { "report", l_report },
-		{ NULL, NULL },
+		{ "dlio", l_dlio }, { NULL, NULL },
 	};
 	lua_pushglobaltable(L);
 	lua_pushlightuserdata(L, R);

@@ -21,6 +21,7 @@ static const struct cmd cmds[] = {
 	{ "run", ts_cmd_run, "run a Lua scenario and print its report" },
 	{ "compare", ts_cmd_compare, "run one scenario on several tiers and compare them" },
 	{ "advise", ts_cmd_advise, "the smallest tier x vCPU x memory that loses nothing measurable" },
+	{ "dlio", ts_cmd_dlio, "DLIO / MLPerf Storage workloads: AU of N accelerators on a tier, --find-max" },
 	{ "tiers", ts_cmd_tiers, "list the tier profiles and their limits" },
 	{ "hosts", ts_cmd_hosts, "list the host CPU profiles and their costs" },
 	{ "validate", ts_cmd_validate, "run the validation cases: predicted vs measured on real systems" },

@@ -33,6 +33,8 @@ static const struct ts_dataset_ops *const kinds[] = {
 	&ts_dataset_imagenet_lmdb,
 	&ts_dataset_imagenet_rec,
 	&ts_dataset_ptb_text,
+	&ts_dataset_npz,
+	&ts_dataset_tfrecord,
 };
 
 const struct ts_opt ts_dataset_opts[] = {
@@ -46,6 +48,13 @@ const struct ts_opt ts_dataset_opts[] = {
 	  TS_IMAGENET_CLASSES, "", "image classes; 0 = min(1000, ceil(count / 10))" },
 	{ "encoded", TS_OPT_BOOL, offsetof(struct ts_dataset_config, encoded), "false", 0, 0, "",
 	  "store the JPEG file in the Datum (convert_imageset --encoded)" },
+	{ "samples_per_file", TS_OPT_U64, offsetof(struct ts_dataset_config, samples_per_file),
+	  "0", 0, 1e7, "", "samples per file (DLIO num_samples_per_file); 0 = 1" },
+	{ "record_length", TS_OPT_SIZE, offsetof(struct ts_dataset_config, record_length),
+	  "0", 0, 2147483647.0, "bytes",
+	  "mean bytes per sample (DLIO record_length); 0 = 64 KiB, DLIO's default" },
+	{ "record_stdev", TS_OPT_SIZE, offsetof(struct ts_dataset_config, record_stdev), "0", 0,
+	  2147483647.0, "bytes", "standard deviation of the sample size (DLIO record_length_stdev)" },
 	{ "threads", TS_OPT_U64, offsetof(struct ts_dataset_config, threads), "0", 0, 256, "",
 	  "generator threads; 0 = one per online CPU" },
 	{ "progress", TS_OPT_BOOL, offsetof(struct ts_dataset_config, progress), "false", 0, 0, "",
@@ -149,11 +158,16 @@ const struct ts_dataset_ops *ts_dataset_find(const char *name, char *err, size_t
 
 int ts_ds_add_file(struct ts_dataset_meta *meta, const char *path, uint64_t bytes, bool est)
 {
-	struct ts_dataset_file *f = realloc(meta->files, (meta->nfiles + 1) * sizeof(*f));
-
-	if (!f)
-		return -ENOMEM;
-	meta->files = f;
+	/* the array doubles at each power of two: a kind of 500,000 files
+	 * (DLIO's cosmoflow) is described in linear time */
+	size_t n = meta->nfiles;
+	if (!(n & (n - 1))) {
+		struct ts_dataset_file *f = realloc(meta->files, (n ? 2 * n : 1) * sizeof(*f));
+		if (!f)
+			return -ENOMEM;
+		meta->files = f;
+	}
+	struct ts_dataset_file *f = meta->files;
 	f[meta->nfiles].path = strdup(path);
 	if (!f[meta->nfiles].path)
 		return -ENOMEM;
@@ -258,6 +272,9 @@ int ts_dataset_meta_describe(const struct ts_dataset_ops *kind,
 	meta->val = cfg->val;
 	meta->classes = (uint32_t)cfg->classes;
 	meta->encoded = cfg->encoded;
+	meta->per_file = cfg->samples_per_file;
+	meta->record_length = cfg->record_length;
+	meta->record_stdev = cfg->record_stdev;
 	if ((rc = kind->plan(cfg, meta, err, errlen))) {
 		ts_dataset_meta_free(meta);
 		return rc;
@@ -348,6 +365,9 @@ static struct ts_dataset_config meta_config(const struct ts_dataset_meta *meta)
 		.val = meta->val,
 		.classes = meta->classes,
 		.encoded = meta->encoded,
+		.samples_per_file = meta->per_file,
+		.record_length = meta->record_length,
+		.record_stdev = meta->record_stdev,
 	};
 }
 
@@ -459,6 +479,9 @@ int ts_dataset_open(const char *dir, struct ts_dataset_meta *meta, char *err, si
 	int rc;
 
 	memset(meta, 0, sizeof(*meta));
+	/* options the manifest does not record (another kind's) stay at their defaults */
+	if ((rc = ts_opt_defaults(ts_dataset_opts, &cfg, err, errlen)))
+		return rc;
 	snprintf(path, sizeof(path), "%s/" MANIFEST, dir);
 	root = json_load_file(path, 0, &je);
 	if (!root) {

@@ -15,6 +15,8 @@
  *   imagenet-rec   train.rec + train.idx          MXNet im2rec --resize 480 --quality 90:
  *                  IRHeader + JPEG, shorter side 480 (recordio.h)
  *   ptb-text       ptb.{train,valid,test}.txt     PennTreeBank-like word corpus
+ *   npz            train/img_<i>_of_<n>.npz       DLIO's npz: numpy savez (a zip of x.npy, y.npy)
+ *   tfrecord       train/img_<i>_of_<n>.tfrecord  DLIO's tfrecord: framed tf.train.Examples
  *
  * plus dataset.json (kind, count, seed, the kind's options, sizes, version)
  * in every DIR. Each kind is a struct ts_dataset_ops (below) in its own
@@ -67,6 +69,10 @@ struct ts_dataset_config {
 	uint64_t seed;
 	uint64_t classes;	/* 0 = min(1000, ceil(count / 10)) */
 	bool encoded;		/* imagenet-lmdb: Datum holds the JPEG (encoded=true) */
+	/* npz, tfrecord (DLIO's dataset section): count is num_files_train */
+	uint64_t samples_per_file; /* num_samples_per_file */
+	uint64_t record_length;	/* bytes per sample (mean) */
+	uint64_t record_stdev;	/* their standard deviation (record_length_stdev) */
 	uint64_t threads;	/* generator threads; 0 = online CPUs */
 	bool progress;		/* progress line on stderr when it is a terminal */
 	/* Not an option: when set and it becomes non-zero (a signal handler's
@@ -111,6 +117,12 @@ struct ts_dataset_meta {
 
 	/* ptb-text: words, lines and bytes of train/valid/test. */
 	uint64_t words[3], lines[3];
+
+	/* npz, tfrecord: count files of per_file samples each (sample j is
+	 * record j % per_file of file j / per_file), record_length ± stdev
+	 * bytes of payload per sample; bytes[] is what a sample's read covers
+	 * (the whole .npz, or the TFRecord frame). */
+	uint64_t per_file, record_length, record_stdev;
 };
 
 /*
@@ -229,6 +241,8 @@ extern const struct ts_dataset_ops ts_dataset_imagenet_jpeg;
 extern const struct ts_dataset_ops ts_dataset_imagenet_lmdb;
 extern const struct ts_dataset_ops ts_dataset_imagenet_rec;
 extern const struct ts_dataset_ops ts_dataset_ptb_text;
+extern const struct ts_dataset_ops ts_dataset_npz;
+extern const struct ts_dataset_ops ts_dataset_tfrecord;
 
 /* The built-in kinds, for code that needs one in particular. */
 #define TS_DS_IMAGENET_JPEG (&ts_dataset_imagenet_jpeg)

@@ -78,6 +78,8 @@ const struct ts_opt ts_pipe_opts[] = {
 	  "keep the source bytes in batches after decoding" },
 	{ "seq_len", TS_OPT_U64, CFG_OFF(seq_len), "35", 1, 1 << 20, "tokens",
 	  "text source: tokens per sequence (PTB's num_steps)" },
+	{ "transfer_size", TS_OPT_SIZE, CFG_OFF(transfer_size), "0", 0, 1u << 30, "bytes",
+	  "tfrecord source: bytes per read request (DLIO's transfer_size); 0 = one request" },
 	{ "calibration", TS_OPT_STR, CFG_OFF(calibration), "", 0, 0, "",
 	  "decode calibration file (default ~/.cache/tiersim/decode.json)" },
 	{ "host", TS_OPT_STR, CFG_OFF(host), "this-machine", 0, 0, "",
@@ -600,6 +602,7 @@ static int rd_next(void *ctx, struct ts_uring_io *io, bool may_block)
 	for (;;) {
 		struct item *it;
 		struct ts_extent x;
+		memset(&x, 0, sizeof(x));
 		int rc = claim(p, may_block, &x, &it);
 		if (rc <= 0)
 			return rc;
@@ -617,6 +620,7 @@ static int rd_next(void *ctx, struct ts_uring_io *io, bool may_block)
 		io->fd = x.fd;
 		io->off = x.off;
 		io->len = x.len;
+		io->chunk = x.chunk;
 		io->buf = it->buf;
 		io->buf_index = it->slot;
 		io->user = it;

@@ -69,6 +69,7 @@ struct ts_pipe_cfg {
 	uint64_t slot_size;  /* registered read buffer per sample; 0 = auto */
 	bool keep_raw;	     /* keep source bytes in batches after decoding */
 	uint64_t seq_len;    /* text: tokens per sequence (35, as PTB) */
+	uint64_t transfer_size; /* tfrecord: bytes per read request (DLIO's); 0 = one */
 	char *calibration;   /* decode calibration file; "" = default */
 	char *host;	     /* host profile (pipeline/host.h) charged instead; "" = this machine */
 	bool registered;     /* use registered (fixed) buffers */

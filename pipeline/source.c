@@ -16,6 +16,8 @@ static const struct ts_source_ops *const sources[] = {
 	&ts_source_lmdb,
 	&ts_source_text,
 	&ts_source_null,
+	&ts_source_npz,
+	&ts_source_tfrecord,
 };
 
 int ts_source_check(const struct ts_source_ops *ops, char *err, size_t errlen)

@@ -38,6 +38,7 @@ struct ts_extent {
 	int fd;		 /* -1 when rel is used */
 	uint64_t off;
 	uint32_t len;
+	uint32_t chunk; /* 0: one read; else sequential reads of at most this many bytes */
 	int32_t label;
 };
 
@@ -153,5 +154,7 @@ extern const struct ts_source_ops ts_source_rec;
 extern const struct ts_source_ops ts_source_lmdb;
 extern const struct ts_source_ops ts_source_text;
 extern const struct ts_source_ops ts_source_null;
+extern const struct ts_source_ops ts_source_npz;
+extern const struct ts_source_ops ts_source_tfrecord;
 
 #endif

@@ -147,6 +147,8 @@ static void prep_read(struct ts_uring *r, struct io_uring_sqe *sqe, struct req *
 {
 	uint8_t *dst = q->io.buf + q->done;
 	unsigned len = q->io.len - q->done;
+	if (q->io.chunk && len > q->io.chunk)
+		len = q->io.chunk;
 	uint64_t off = q->io.off + q->done;
 	if (r->fixed_bufs && q->io.buf_index >= 0)
 		io_uring_prep_read_fixed(sqe, fd, dst, len, off, q->io.buf_index);
@@ -259,12 +261,14 @@ static void settle(struct ts_uring *r, struct req *q, const struct ts_uring_ops 
 		finish(r, q, TS_E_TRUNCATED, ops, ctx);
 		return;
 	}
+	bool whole_chunk = q->io.chunk && (uint32_t)res == q->io.chunk;
 	q->done += (uint32_t)res;
 	if (q->done >= q->io.len) {
 		finish(r, q, 0, ops, ctx);
 		return;
 	}
-	ADD(requeued, 1);
+	if (!whole_chunk) /* the next chunk of a chunked read is no requeue */
+		ADD(requeued, 1);
 	int rc = queue(r, q);
 	if (rc)
 		finish(r, q, rc, ops, ctx);

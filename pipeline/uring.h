@@ -31,6 +31,7 @@ struct ts_uring_io {
 	int fd;
 	uint64_t off;
 	uint32_t len;
+	uint32_t chunk;	 /* 0: one request; else requests of at most chunk bytes */
 	uint8_t *buf;
 	int buf_index;
 	int res;

@@ -121,3 +121,49 @@ tier "azure-ultra-20000" {
 		latency = { "measured", "fio 4 KiB randwrite QD1, 30 s: 0.4 ms (tkubica12/cloud-storage-tests), rule R2's shape; reads taken alike", case = "azure-ultra-randwrite-4k-qd1" },
 	},
 }
+
+-- Micron data-center NVMe drives of the MLPerf Storage v1.0 single-host
+-- results (mlcommons/storage_results_v1.0 Closed/Micron): spec figures,
+-- decimal MB/s turned into MiB/s. Random-read IOPS are 4 KiB figures; the
+-- workloads read 114 KiB..140 MB requests, so the bandwidth cap binds.
+-- Latency: Micron gives a typical read latency for the 9550 (60 us,
+-- "Typical Latency (us) Read 60", 9550 MAX table, storagereview.com 9550 MAX
+-- review); none found for the 9400 and 6500, which are given the same
+-- figure (assumed). p50/p99 by rule R2 (tier/tiers.lua): 57 us / 112 us.
+local function micron(name, desc, source, cap, read_mbs, write_mbs, read_iops, write_iops, what)
+	local lat = { p50 = "57us", p99 = "112us" }
+	tier(name) {
+		desc = desc,
+		source = source,
+		capacity = { min = "1GiB", max = cap, default = cap },
+		read_iops = read_iops,
+		write_iops = write_iops,
+		read_mibps = read_mbs * 1e6 / (1024 * 1024),
+		write_mibps = write_mbs * 1e6 / (1024 * 1024),
+		latency = { read = lat, write = lat, meta = lat, sync = lat },
+		evidence = {
+			read_iops = { "spec", what },
+			write_iops = { "spec", what },
+			read_mibps = { "spec", what },
+			write_mibps = { "spec", what },
+			latency = { "assumed", "the 9550's typical 60 us read latency (Micron 9550 table via storagereview.com); no distribution published; range: a factor of two either way", range = { 0.5, 2 } },
+		},
+	}
+end
+-- 9400 PRO 7.68 TB, PCIe Gen4: 7,000 MB/s read and write, up to 1.6M 4 KiB
+-- random read and 940K random write IOPS (Micron's 9400 launch figures, as
+-- computerbase.de 2023-01 "Micron 9400 SSD" reports them).
+micron("micron-9400", "Micron 9400 PRO 7.68 TB PCIe Gen4 NVMe", "Micron 9400 launch specs (computerbase.de 2023-01)",
+	"7153GiB", 7000, 7000, 1600000, 940000, "Micron 9400 spec: 7,000 MB/s, 1.6M / 940K IOPS")
+-- 9550 PRO, PCIe Gen5: 14,000 MB/s read, 10,000 MB/s write, 3.3M 4 KiB
+-- random read IOPS (Micron, as storagereview.com and windowsforum.com quote
+-- the 9550 product page); random write 640K (the 6.4 TB MAX row: the PRO's
+-- is not in the sources found, and the workloads do not write).
+micron("micron-9550", "Micron 9550 PRO PCIe Gen5 NVMe", "Micron 9550 product page figures (storagereview.com)",
+	"7153GiB", 14000, 10000, 3300000, 640000, "Micron 9550 spec: 14,000 / 10,000 MB/s, 3.3M IOPS read")
+-- 6500 ION 30.72 TB, PCIe Gen4 QLC-class capacity drive: 6,800 MB/s read,
+-- 1M 4 KiB random read IOPS (Micron 6500 ION product brief; figures not
+-- rechecked at the source here), write 5,000 MB/s and 200K IOPS (assumed
+-- in the same sense: the workloads only read).
+micron("micron-6500", "Micron 6500 ION 30.72 TB PCIe Gen4 NVMe", "Micron 6500 ION product brief",
+	"28610GiB", 6800, 5000, 1000000, 200000, "Micron 6500 ION brief: 6,800 MB/s, 1M IOPS read")

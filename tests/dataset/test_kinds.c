@@ -137,7 +137,8 @@ static void registry(void)
 static void round_trip(const struct ts_dataset_ops *k)
 {
 	/* small: images, or train words for a text kind */
-	struct ts_dataset_config c = cfg_of(k->caps & TS_DS_IMAGES ? 7 : 4000, 11);
+	struct ts_dataset_config c =
+		cfg_of(k->caps & TS_DS_IMAGES ? 7 : !strcmp(k->unit, "files") ? 5 : 4000, 11);
 	struct ts_dataset_meta plan, back, other;
 	struct ts_dataset_stats st;
 	char d[512], err[512];

@@ -98,20 +98,6 @@ static int make_folder(void)
 	return 0;
 }
 
-static uint8_t *read_all(const char *path, size_t *n)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long sz = ftell(f);
-	rewind(f);
-	uint8_t *b = malloc((size_t)sz + 1);
-	*n = fread(b, 1, (size_t)sz, f);
-	fclose(f);
-	return b;
-}
-
 static void jpeg_path(int i, char *out, size_t n)
 {
 	snprintf(out, n, "%s/folder/c%02d/f%04d.jpg", root, i / PER_CLASS, i);
@@ -132,7 +118,7 @@ static int make_rec(void)
 		char p[400];
 		size_t n;
 		jpeg_path(i, p, sizeof p);
-		uint8_t *jpg = read_all(p, &n);
+		uint8_t *jpg = tp_read_file(p, &n);
 		uint8_t *pl = malloc(n + TS_REC_IRHEADER_SIZE);
 		struct ts_rec_irheader h = { .flag = 0, .label = (float)(i / PER_CLASS), .id = (uint64_t)i };
 		ts_rec_irheader_pack(&h, pl);
@@ -174,7 +160,7 @@ static int make_lmdb(bool raw)
 		} else {
 			char p[400];
 			jpeg_path(i, p, sizeof p);
-			jpg = read_all(p, &n);
+			jpg = tp_read_file(p, &n);
 			ts_datum_init_encoded(&d, jpg, n, i / PER_CLASS);
 		}
 		size_t sz = ts_datum_encoded_size(&d);

@@ -65,6 +65,7 @@ struct twin_case {
 	bool shuffle;
 	const char *decode;
 	unsigned batch, qd, prefetch, vcpus, epochs;
+	unsigned per_file, transfer; /* npz, tfrecord: samples per file, transfer_size */
 };
 
 static const struct twin_case cases[] = {
@@ -74,6 +75,9 @@ static const struct twin_case cases[] = {
 	{ "imagenet-rec", "train.rec", "rec", true, "modeled", 8, 8, 2, 2, 2 },
 	{ "imagenet-rec", "train.rec", "rec", false, "none", 7, 2, 4, 1, 1 },
 	{ "imagenet-lmdb", "train_lmdb", "lmdb", false, "modeled", 8, 16, 2, 4, 2 },
+	{ "npz", "train", "npz", true, "none", 7, 4, 2, 1, 2 },
+	{ "tfrecord", "train", "tfrecord", true, "none", 6, 8, 3, 1, 2, 5, 20000 },
+	{ "tfrecord", "train", "tfrecord", false, "none", 4, 2, 2, 1, 1, 1, 0 },
 };
 
 static void set(struct ts_pipe_cfg *pc, const char *k, const char *v)
@@ -96,7 +100,7 @@ static void run_case(const struct twin_case *c, const char *root, const char *ca
 		     const struct ts_decode_cal *cal)
 {
 	char dir[512], path[600], err[1024];
-	snprintf(dir, sizeof dir, "%s/%s", root, c->kind);
+	snprintf(dir, sizeof dir, "%s/%s-%u", root, c->kind, c->per_file);
 	struct ts_dataset_meta meta;
 	if (access(dir, F_OK)) {
 		const struct ts_dataset_ops *kind = ts_dataset_find(c->kind, err, sizeof err);
@@ -105,6 +109,7 @@ static void run_case(const struct twin_case *c, const char *root, const char *ca
 		dc.count = 61;
 		dc.seed = 11;
 		dc.threads = 2;
+		dc.samples_per_file = c->per_file;
 		CHECK(kind != NULL);
 		if (!kind)
 			return;
@@ -138,6 +143,7 @@ static void run_case(const struct twin_case *c, const char *root, const char *ca
 	setu(&pc, "prefetch", c->prefetch);
 	setu(&pc, "vcpus", c->vcpus);
 	setu(&pc, "epochs", c->epochs);
+	setu(&pc, "transfer_size", c->transfer);
 
 	/* Real: threads, io_uring, the files. */
 	struct log real = { 0 }, virt = { 0 };
@@ -166,6 +172,8 @@ static void run_case(const struct twin_case *c, const char *root, const char *ca
 		}
 		ts_pipe_batch_release(p, b);
 	}
+	struct ts_pipe_stats ps;
+	ts_pipe_stats(p, &ps);
 	ts_pipe_free(p);
 
 	/* Virtual: the event loop, a toy disk, the same meta. */
@@ -227,6 +235,18 @@ static void run_case(const struct twin_case *c, const char *root, const char *ca
 			CHECK_EQ_U64(s.io[s.n - 1].len, real_len[i]);
 		}
 		ops->plan_close(&vsrc);
+	}
+	/* DLIO's readers: virtual time requests the bytes the real reader
+	 * read, in as many requests as transfer_size makes. */
+	if (!strcmp(c->source, "npz") || !strcmp(c->source, "tfrecord")) {
+		CHECK_EQ_U64(vs.read_bytes, ps.reader.bytes);
+		CHECK_EQ_U64(ps.errors, 0);
+		uint64_t want = 0;
+		for (size_t i = 0; i < nreal; i++) {
+			uint32_t b = meta.bytes[real_ids[i]];
+			want += c->transfer && c->per_file > 1 ? (b + c->transfer - 1) / c->transfer : 1;
+		}
+		CHECK_EQ_U64(vs.read_requests, want);
 	}
 	ts_vpipe_free(v);
 out:

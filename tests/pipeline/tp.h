@@ -2,6 +2,7 @@
 #ifndef TS_TESTS_PIPELINE_TP_H
 #define TS_TESTS_PIPELINE_TP_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -13,6 +14,22 @@ static inline int tp_write_file(const char *path, const void *buf, size_t n)
 		return -1;
 	size_t w = fwrite(buf, 1, n, f);
 	return fclose(f) || w != n ? -1 : 0;
+}
+
+/* All of @path in a malloc'd buffer, *n its length; NULL when unreadable. */
+static inline uint8_t *tp_read_file(const char *path, size_t *n)
+{
+	*n = 0;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long sz = ftell(f);
+	rewind(f);
+	uint8_t *b = malloc((size_t)sz + 1);
+	*n = b ? fread(b, 1, (size_t)sz, f) : 0;
+	fclose(f);
+	return b;
 }
 
 /* Removes the test's folder tree; says so when it cannot. */

@@ -1,0 +1,30 @@
+/*
+ * dlio_run.h — a DLIO workload run (cli/cmd_dlio.c) for the scenario
+ * API's dlio{} (cli/lua_scenario.c): the same reading, dataset, loader and
+ * accelerators as `tiersim dlio`, its options as "name=value" words of
+ * the command's option table (tier=, accelerators=, find_max=, mem=,
+ * capacity=, profile=, dir=, seed=) and its overrides as
+ * "SECTION.KEY=VALUE" words.
+ */
+#ifndef TS_DLIO_RUN_H
+#define TS_DLIO_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct ts_dlio_outcome {
+	bool found;		/* false: --find-max found no count that passes */
+	uint64_t accelerators;	/* the count run, or the largest that passes */
+	double au;		/* 0..1 */
+	double samples_s, mib_s;
+	uint64_t epochs;
+};
+
+/* 0, or an exit status (TS_EXIT_USAGE, TS_EXIT_FAIL, TS_EXIT_INTERRUPT)
+ * with one line in @err. */
+int ts_dlio_run(const char *workload, const char *const *opts, size_t nopts,
+		const char *const *overrides, size_t nov, bool virtual_time,
+		struct ts_dlio_outcome *out, char *err, size_t errlen);
+
+#endif

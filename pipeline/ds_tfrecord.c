@@ -1,0 +1,94 @@
+/*
+ * ds_tfrecord.c — the tfrecord kind: DLIO's TFRecord dataset (MLPerf
+ * Storage resnet50, cosmoflow; v0.5 bert): each file num_samples_per_file
+ * records, each a tf.train.Example {"image": the sample's bytes, "size":
+ * their count} framed as TensorFlow's record writer frames it (length,
+ * masked CRC-32C of the length, data, masked CRC-32C of the data;
+ * dliofmt.h). Source "tfrecord" reads it as DLIO's TensorFlow reader does:
+ * files in parallel, each record in transfer_size requests.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "pipeline/dataset.h"
+#include "pipeline/dliofmt.h"
+#include "pipeline/ds_dlio.h"
+#include "pipeline/ds_kind.h"
+
+static uint64_t tfr_stored(uint64_t n)
+{
+	return ts_tfr_record_size(n);
+}
+
+static int tfr_emit(const struct ts_dataset_meta *meta, uint64_t f, struct ts_dlio_sink *s);
+
+static const struct ts_dlio_fmt tfr_fmt = { .ext = "tfrecord", .stored = tfr_stored,
+					    .emit = tfr_emit };
+
+static int tfr_emit(const struct ts_dataset_meta *meta, uint64_t f, struct ts_dlio_sink *s)
+{
+	for (uint64_t k = 0; k < meta->per_file; k++) {
+		uint64_t j = f * meta->per_file + k;
+		uint64_t n = ts_dlio_payload_len(&tfr_fmt, meta, j);
+		uint8_t head[64], tail[64], frame[TS_TFR_HEAD];
+		size_t hl, tl;
+		ts_tfr_example(n, head, &hl, tail, &tl);
+		ts_tfr_head(frame, hl + n + tl);
+		uint32_t c = ts_crc32c(0, head, hl);
+		int rc;
+		if ((rc = s->put(s, frame, sizeof(frame))) || (rc = s->put(s, head, hl)) ||
+		    (rc = ts_dlio_payload(meta, j, n, s, NULL, &c)))
+			return rc;
+		c = ts_crc32c(c, tail, tl);
+		uint8_t m[TS_TFR_TAIL];
+		uint32_t v = ts_crc32c_mask(c);
+		for (int b = 0; b < 4; b++)
+			m[b] = (uint8_t)(v >> (8 * b));
+		if ((rc = s->put(s, tail, tl)) || (rc = s->put(s, m, sizeof(m))))
+			return rc;
+	}
+	return 0;
+}
+
+static int tfr_plan(const struct ts_dataset_config *cfg, struct ts_dataset_meta *meta, char *err,
+		    size_t errlen)
+{
+	return ts_dlio_plan(&tfr_fmt, cfg, meta, err, errlen);
+}
+
+static int tfr_generate(const struct ts_dataset_meta *meta, const struct ts_dataset_config *cfg,
+			const char *dir, struct ts_dataset_stats *st, char *err, size_t errlen)
+{
+	return ts_dlio_generate(&tfr_fmt, meta, cfg, dir, st, err, errlen);
+}
+
+static int tfr_verify(const struct ts_dataset_meta *meta, const char *dir, char *err,
+		      size_t errlen)
+{
+	return ts_dlio_verify(&tfr_fmt, meta, dir, err, errlen);
+}
+
+static void tfr_storage(const struct ts_dataset_meta *meta, char *out, size_t n)
+{
+	ts_dlio_storage(meta, "TFRecord frames of tf.train.Example image+size", out, n);
+}
+
+static const char *const tfr_opts[] = { "samples_per_file", "record_length", "record_stdev",
+					NULL };
+
+const struct ts_dataset_ops ts_dataset_tfrecord = {
+	.name = "tfrecord",
+	.version = TS_DATASET_OPS_VERSION,
+	.caps = 0,
+	.help = "DLIO TFRecord files of tf.train.Example: MLPerf Storage resnet50, cosmoflow, bert",
+	.opts = tfr_opts,
+	/* MLPerf Storage v1.0 resnet50: num_files_train 1024 (storage-conf/workload/resnet50_h100.yaml) */
+	.full_count = 1024,
+	.unit = "files",
+	.source = "tfrecord",
+	.input = TS_DLIO_DIR,
+	.plan = tfr_plan,
+	.generate = tfr_generate,
+	.verify = tfr_verify,
+	.storage = tfr_storage,
+};

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# test_dlio.sh — `tiersim dlio`: every shipped MLPerf Storage workload
+# reads and runs (virtual time, scaled down); the YAML rules (an unknown
+# key warned by name and line, a wrong type refused naming key and line, a
+# malformed file refused naming its line); an unknown workload, a bad
+# override and a dataset larger than its directory refused in one line
+# with nothing left behind; AU falls as accelerators are added and
+# --find-max stops at the last count that keeps the threshold; and a real
+# run through a tierfs mount reads the bytes its virtual twin charges.
+. "$(dirname "$0")/lib.sh"
+"$tiersim" --help | grep -q '^  dlio ' || { echo "tiersim was built without dlio"; exit 77; }
+wl=$src/workloads/dlio
+
+# expect STATUS PATTERN ARGS...: exit status, exactly one stderr line matching PATTERN
+expect() {
+	local want=$1 pat=$2
+	shift 2
+	"$tiersim" dlio "$@" >"$work/out" 2>"$work/err"
+	local rc=$?
+	[ "$rc" -eq "$want" ] || { cat "$work/err" >&2; fail "dlio $*: exit $rc, expected $want"; }
+	[ "$(wc -l <"$work/err")" -eq 1 ] || { cat "$work/err" >&2; fail "dlio $*: not one line"; }
+	grep -q -- "$pat" "$work/err" || { cat "$work/err" >&2; fail "dlio $*: no '$pat'"; }
+}
+
+small="++workload.dataset.num_files_train=64 ++workload.dataset.num_samples_per_file=1 ++workload.train.epochs=2 ++workload.train.total_training_steps=-1"
+for f in "$wl"/*.yaml; do
+	name=$(basename "$f" .yaml)
+	# shellcheck disable=SC2086
+	"$tiersim" dlio "$name" $small ++workload.reader.batch_size=2 --tier nvme-local --virtual \
+		--quiet >"$work/out" 2>"$work/err" || { cat "$work/err"; fail "$name did not run"; }
+	[ ! -s "$work/err" ] || { cat "$work/err"; fail "$name: warnings on a shipped workload"; }
+	grep -q "AU [0-9.]*%" "$work/out" || fail "$name: no AU in '$(cat "$work/out")'"
+done
+
+# unknown keys: ignored, warned by name and line; the run goes on
+cat >"$work/typo.yaml" <<'Y'
+dataset:
+  format: npz
+  num_files_train: 16
+  record_length: 100000
+reader:
+  batch_size: 2
+  read_thread: 4
+train:
+  computation_time: 0.01
+  epochs: 2
+mystery:
+  depth: 3
+Y
+"$tiersim" dlio "$work/typo.yaml" --tier nvme-local --virtual --quiet >"$work/out" 2>"$work/err" ||
+	fail "a file with unknown keys was refused"
+grep -q "typo.yaml:7: unknown key 'reader.read_thread' ignored" "$work/err" || fail "no warning for reader.read_thread: $(cat "$work/err")"
+grep -q "typo.yaml:11: unknown key 'mystery' ignored" "$work/err" || fail "no warning for mystery: $(cat "$work/err")"
+
+# a wrong type: refused naming key and line
+sed 's/batch_size: 2/batch_size: two/' "$work/typo.yaml" >"$work/type.yaml"
+expect 1 "type.yaml:6: key 'reader.batch_size': 'two' is not an integer" "$work/type.yaml" --tier nvme-local --virtual
+printf 'reader:\n  batch_size:\n    - 1\n    - 2\n' >"$work/list.yaml"
+expect 1 "list.yaml:2: key 'reader.batch_size' takes an integer, not a list" "$work/list.yaml" --tier nvme-local --virtual
+# malformed YAML: the line
+printf 'dataset:\n  format: npz\n reader: [\n' >"$work/bad.yaml"
+expect 1 "bad.yaml:3:.*malformed YAML" "$work/bad.yaml" --tier nvme-local --virtual
+# an unknown workload, an unknown override key, a bad override value, a format not modeled
+expect 2 "unknown workload 'unet4d'.*unet3d_h100" unet4d --tier nvme-local --virtual
+expect 2 "unknown key 'reader.read_thread'" unet3d_h100 ++workload.reader.read_thread=4 --tier nvme-local --virtual
+expect 2 "key 'train.epochs': 'many' is not an integer" unet3d_h100 ++workload.train.epochs=many --tier nvme-local --virtual
+expect 2 "dataset.format 'png'" unet3d_h100 ++workload.dataset.format=png --tier nvme-local --virtual
+# a dataset larger than its directory's filesystem: refused before a byte is written
+mkdir -p "$work/small"
+expect 1 "small: the dataset needs .* free" unet3d_h100 ++workload.dataset.num_files_train=100000 --tier nvme-local --dir "$work/small"
+[ -z "$(ls -A "$work/small")" ] || fail "the refused dataset left $(ls -A "$work/small")"
+
+# AU falls with accelerators; --find-max ends on the last count that passes
+io="++workload.dataset.num_files_train=200 ++workload.dataset.record_length_bytes=1000000 ++workload.dataset.record_length_bytes_stdev=0 ++workload.reader.batch_size=2 ++workload.train.computation_time=0.02 ++workload.train.epochs=2"
+# shellcheck disable=SC2086
+"$tiersim" dlio unet3d_h100 $io --tier ssd-cloud --virtual --find-max --quiet --json "$work/max.json" >/dev/null ||
+	fail "--find-max failed"
+/usr/bin/python3 - "$work/max.json" <<'PY' || fail "find-max: $(cat "$work/max.json")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+runs = {r['accelerators']: r for r in j['runs']}
+n = j['max_accelerators']
+assert runs[n]['au'] >= j['au_threshold'], runs[n]
+assert runs[n + 1]['au'] < j['au_threshold'], runs.get(n + 1)
+ns = sorted(runs)
+assert all(runs[a]['au'] >= runs[b]['au'] for a, b in zip(ns, ns[1:])), ns
+# MiB/s is samples/s x record_length / 2^20, as MLPerf Storage reports it
+for r in runs.values():
+    assert abs(r['mib_per_s'] - r['samples_per_s'] * 1e6 / 2**20) < 1e-4 * r['mib_per_s'] + 1e-3
+PY
+
+# real time through tierfs: the loader reads what virtual time charges
+tw="++workload.dataset.num_files_train=12 ++workload.dataset.num_samples_per_file=20 ++workload.dataset.record_length=50000 ++workload.reader.batch_size=10 ++workload.reader.transfer_size=16384 ++workload.train.computation_time=0.005 ++workload.train.epochs=2"
+for clock in real virtual; do
+	flag=; [ $clock = virtual ] && flag=--virtual
+	# shellcheck disable=SC2086
+	"$tiersim" dlio resnet50_h100 $tw --tier essd-pl1 --accelerators 2 $flag --quiet \
+		--json "$work/$clock.json" >/dev/null 2>"$work/err" || { cat "$work/err"; fail "$clock run failed"; }
+done
+/usr/bin/python3 - "$work/real.json" "$work/virtual.json" <<'PY' || fail "real vs virtual"
+import json, sys
+a, b = (json.load(open(p))['runs'][0] for p in sys.argv[1:])
+assert a['read_bytes'] == b['read_bytes'] and a['read_bytes'] > 0, (a, b)
+assert a['epochs'] == b['epochs'] == 2 and a['steps_per_epoch'] == b['steps_per_epoch'], (a, b)
+PY
+# the dlio{} scenario table runs the same: its figures are the command's
+cat >"$work/s.lua" <<'L'
+local r = dlio{ workload = "unet3d_h100", tier = "ssd-cloud", accelerators = 3,
+	overrides = { "dataset.num_files_train=200", "dataset.record_length_bytes=1000000",
+		"dataset.record_length_bytes_stdev=0", "reader.batch_size=2",
+		"train.computation_time=0.02", "train.epochs=2" } }
+print(string.format("lua %d %.6f %.3f", r.accelerators, r.au / 100, r.samples_per_s))
+L
+"$tiersim" run "$work/s.lua" --virtual --quiet >"$work/lua.out" 2>"$work/err" || { cat "$work/err"; fail "dlio{} failed"; }
+# shellcheck disable=SC2086
+"$tiersim" dlio unet3d_h100 $io --tier ssd-cloud --accelerators 3 --virtual --quiet --json "$work/cmd.json" >/dev/null
+/usr/bin/python3 - "$work/lua.out" "$work/cmd.json" <<'PY' || fail "dlio{} differs from tiersim dlio: $(cat "$work/lua.out")"
+import json, sys
+line = [l for l in open(sys.argv[1]) if l.startswith('lua ')][0].split()
+r = json.load(open(sys.argv[2]))['runs'][0]
+assert int(line[1]) == r['accelerators'] == 3, line
+assert abs(float(line[2]) - r['au']) < 1e-6 and abs(float(line[3]) - r['samples_per_s']) < 1e-3, (line, r)
+PY
+grep -q "unet3d_h100 3 acc" "$work/lua.out" || fail "dlio{} made no report row"
+check_clean "dlio"
+echo ok

@@ -1,0 +1,121 @@
+/*
+ * test_dlio_formats.c — DLIO's on-disk formats (pipeline/dliofmt.h): the
+ * CRCs against their published check values, the .npy header numpy
+ * writes, an npz and a TFRecord made by the kinds parsed back field by
+ * field, and a record whose data or length was altered refused by its CRC,
+ * as TensorFlow's record reader refuses it. numpy itself reads the npz in
+ * test_dlio_numpy.sh.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pipeline/dataset.h"
+#include "pipeline/dliofmt.h"
+#include "tests/dataset/ds_config.h"
+#include "tests/tcheck.h"
+#include "tests/pipeline/tp.h"
+
+static uint32_t rd32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+int main(void)
+{
+	char root[] = "/tmp/ts-dliofmt-XXXXXX", dir[600], path[800], err[1024];
+	if (!mkdtemp(root))
+		return 1;
+
+	/* "123456789": CRC-32 0xCBF43926, CRC-32C 0xE3069283 (the catalogue's check values) */
+	CHECK_EQ_U64(ts_crc32(0, "123456789", 9), 0xCBF43926u);
+	CHECK_EQ_U64(ts_crc32c(0, "123456789", 9), 0xE3069283u);
+	/* continued in pieces: the same */
+	CHECK_EQ_U64(ts_crc32c(ts_crc32c(0, "1234", 4), "56789", 5), 0xE3069283u);
+	CHECK_EQ_U64(ts_crc32(ts_crc32(0, "12345678", 8), "9", 1), 0xCBF43926u);
+
+	/* numpy.lib.format's v1.0 header for a 1-D uint8 array */
+	char h[128];
+	size_t hl = ts_npy_header(h, sizeof(h), "|u1", 146600628);
+	CHECK(hl % 64 == 0 && hl == 128);
+	CHECK(!memcmp(h, "\x93NUMPY\x01\x00", 8));
+	CHECK_EQ_U64((uint8_t)h[8] | (uint8_t)h[9] << 8, hl - 10);
+	CHECK(strstr(h + 10, "{'descr': '|u1', 'fortran_order': False, 'shape': (146600628,), }") ==
+	      h + 10);
+	CHECK(h[hl - 1] == '\n');
+
+	/* an npz as the kind writes it */
+	struct ts_dataset_config c = cfg_of(2, 3);
+	c.record_length = 5000;
+	c.record_stdev = 700;
+	struct ts_dataset_stats st;
+	snprintf(dir, sizeof(dir), "%s/npz", root);
+	CHECK(ts_dataset_make(&ts_dataset_npz, &c, dir, &st, err, sizeof(err)) == 0);
+	struct ts_dataset_meta m;
+	CHECK(ts_dataset_open(dir, &m, err, sizeof(err)) == 0);
+	CHECK_EQ_U64(m.samples, 2);
+	CHECK(m.bytes[0] != m.bytes[1]); /* sizes spread by the stdev */
+	snprintf(path, sizeof(path), "%s/%s", dir, m.files[1].path);
+	size_t n = 0;
+	uint8_t *b = tp_read_file(path, &n);
+	CHECK(b && n == m.bytes[1]);
+	uint64_t off = 0, len = 0;
+	CHECK(b && ts_npz_find_x(b, n, &off, &len) == 0);
+	CHECK_EQ_U64(n, ts_npz_size(len));
+	if (b && off + len <= n) {
+		/* the member's CRC covers its .npy header and data */
+		CHECK_EQ_U64(rd32(b + 14), ts_crc32(0, b + 35, off - 35 + len));
+		/* the end of central directory names two entries */
+		CHECK_EQ_U64(rd32(b + n - 22), 0x06054b50u);
+		CHECK_EQ_U64(b[n - 22 + 10], 2);
+		CHECK(ts_npz_find_x(b, off + len - 1, &off, &len) == TS_E_TRUNCATED);
+		b[0] = 'X';
+		CHECK(ts_npz_find_x(b, n, &off, &len) == TS_E_FORMAT);
+	}
+	free(b);
+	ts_dataset_meta_free(&m);
+
+	/* a TFRecord file of 4 records */
+	c = cfg_of(1, 5);
+	c.samples_per_file = 4;
+	c.record_length = 3000;
+	c.record_stdev = 100;
+	snprintf(dir, sizeof(dir), "%s/tfr", root);
+	CHECK(ts_dataset_make(&ts_dataset_tfrecord, &c, dir, &st, err, sizeof(err)) == 0);
+	CHECK(ts_dataset_open(dir, &m, err, sizeof(err)) == 0);
+	snprintf(path, sizeof(path), "%s/%s", dir, m.files[0].path);
+	b = tp_read_file(path, &n);
+	CHECK(b && n == m.files[0].bytes);
+	size_t at = 0;
+	for (unsigned k = 0; b && k < 4; k++) {
+		uint64_t io, in;
+		CHECK(ts_tfr_check(b + at, m.bytes[k], &io, &in) == 0);
+		CHECK_EQ_U64(ts_tfr_record_size(in), m.bytes[k]);
+		/* the frame: its length, then the data's masked CRC-32C at the end */
+		uint64_t dl = rd32(b + at) | (uint64_t)rd32(b + at + 4) << 32;
+		CHECK_EQ_U64(dl + 16, m.bytes[k]);
+		CHECK_EQ_U64(rd32(b + at + 12 + dl), ts_crc32c_mask(ts_crc32c(0, b + at + 12, dl)));
+		at += m.bytes[k];
+	}
+	CHECK_EQ_U64(at, n);
+	if (b) {
+		uint64_t io, in;
+		b[200] ^= 1; /* a flipped bit in the image */
+		CHECK(ts_tfr_check(b, m.bytes[0], &io, &in) == TS_E_CORRUPT);
+		b[200] ^= 1;
+		b[1] ^= 1; /* in the length */
+		CHECK(ts_tfr_check(b, m.bytes[0], &io, &in) == TS_E_CORRUPT);
+		b[1] ^= 1;
+		CHECK(ts_tfr_check(b, m.bytes[0] - 1, &io, &in) == TS_E_TRUNCATED);
+	}
+	free(b);
+	ts_dataset_meta_free(&m);
+
+	/* npz stores one sample per file */
+	c = cfg_of(2, 1);
+	c.samples_per_file = 3;
+	CHECK(ts_dataset_meta_describe(&ts_dataset_npz, &c, &m, err, sizeof(err)) == -EINVAL);
+	CHECK(strstr(err, "samples_per_file") != NULL);
+	tp_rmrf(root);
+	return tc_exit();
+}
