@@ -183,7 +183,11 @@ static void lmdb_describe(void *st, uint64_t i, char *buf, size_t n)
 }
 
 /* Virtual: the cursor reads each Datum where it lies in data.mdb, in key
- * order; a raw Datum costs the transform only, an encoded one a decode. */
+ * order; a raw Datum costs the transform only, an encoded one a decode.
+ * The reads are page faults on LMDB's map, and the kernel serves a fault
+ * with a read-around window of the file's readahead size (32 pages,
+ * 128 KiB, by default), so they reach the mount as requests of 128 KiB
+ * one after the other, not one request per Datum. */
 static int lmdb_plan_open(struct ts_vsource *vs, char *err, size_t errlen)
 {
 	return ts_vsource_images(vs, true, err, errlen);
@@ -192,6 +196,7 @@ static int lmdb_plan_open(struct ts_vsource *vs, char *err, size_t errlen)
 static void lmdb_plan_sample(const struct ts_vsource *vs, uint64_t i, struct ts_vsample *out)
 {
 	ts_vsource_packed(vs, i, vs->meta->encoded ? TS_VWORK_JPEG : TS_VWORK_PIXELS, out);
+	out->io[0].chunk = 32 * 4096; /* the default ra_pages */
 }
 
 const struct ts_source_ops ts_source_lmdb = {
