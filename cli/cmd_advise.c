@@ -479,59 +479,61 @@ static int cost_cmp(const struct workload *k, const struct point *a, const struc
 	return ra < rb ? -1 : ra > rb;
 }
 
-static double sps_at(const struct advise *A, const struct point *p)
+/* samples/s at @p: as run (@end 0), or at the slow (-1) or fast (+1) end
+ * of the band (--band); NaN where there is none. */
+static double sps_end(const struct advise *A, const struct point *p, int end)
 {
 	const struct ts_row *w = &A->rep.rows[p->row];
-	return w->error || isnan(w->samples_per_s) ? NAN : w->samples_per_s;
-}
-
-/* The best point: highest samples/s, the cheaper one on a tie. */
-static void find_best(struct advise *A, struct workload *k)
-{
-	for (size_t i = 0; i < k->n; i++) {
-		double s = sps_at(A, &k->pts[i]);
-		if (isnan(s))
-			continue;
-		if (k->best == NONE)
-			k->best = i;
-		else {
-			double b = sps_at(A, &k->pts[k->best]);
-			if (s > b || (s == b && cost_cmp(k, &k->pts[i], &k->pts[k->best]) < 0))
-				k->best = i;
-		}
-	}
-	if (k->best != NONE)
-		k->runs[k->nruns++] = sps_at(A, &k->pts[k->best]);
-}
-
-/* samples/s at @p at one band end (-1 slow, +1 fast). */
-static double sps_band(const struct advise *A, const struct point *p, int end)
-{
-	const struct ts_row *w = &A->rep.rows[p->row];
-	if (w->error || !w->band_params)
+	if (w->error)
+		return NAN;
+	if (!end)
+		return w->samples_per_s;
+	if (!w->band_params)
 		return NAN;
 	return end < 0 ? w->band_sps_lo : w->band_sps_hi;
 }
 
-/* The recommendation at one band end, by the same rule as choose(): the
- * cheapest point within the tolerance of that end's best. */
-static size_t choose_at(const struct advise *A, const struct workload *k, int end)
+static double sps_at(const struct advise *A, const struct point *p)
 {
-	size_t best = NONE, rec = NONE;
+	return sps_end(A, p, 0);
+}
+
+/* The best point at @end: highest samples/s, the cheaper one on a tie. */
+static size_t best_at(const struct advise *A, const struct workload *k, int end)
+{
+	size_t best = NONE;
 	for (size_t i = 0; i < k->n; i++) {
-		double s = sps_band(A, &k->pts[i], end);
-		if (!isnan(s) && (best == NONE || s > sps_band(A, &k->pts[best], end)))
+		double s = sps_end(A, &k->pts[i], end);
+		if (isnan(s))
+			continue;
+		double b = best == NONE ? NAN : sps_end(A, &k->pts[best], end);
+		if (best == NONE || s > b || (s == b && cost_cmp(k, &k->pts[i], &k->pts[best]) < 0))
 			best = i;
 	}
+	return best;
+}
+
+/* The recommendation at @end: the cheapest point within the tolerance of
+ * that end's best. */
+static size_t choose_at(const struct advise *A, const struct workload *k, int end)
+{
+	size_t best = best_at(A, k, end), rec = NONE;
 	if (best == NONE)
 		return NONE;
-	double floor = sps_band(A, &k->pts[best], end) * (1.0 - k->tol_pct / 100.0);
+	double floor = sps_end(A, &k->pts[best], end) * (1.0 - k->tol_pct / 100.0);
 	for (size_t i = 0; i < k->n; i++) {
-		double s = sps_band(A, &k->pts[i], end);
+		double s = sps_end(A, &k->pts[i], end);
 		if (!isnan(s) && s >= floor && (rec == NONE || cost_cmp(k, &k->pts[i], &k->pts[rec]) < 0))
 			rec = i;
 	}
 	return rec;
+}
+
+static void find_best(struct advise *A, struct workload *k)
+{
+	k->best = best_at(A, k, 0);
+	if (k->best != NONE)
+		k->runs[k->nruns++] = sps_at(A, &k->pts[k->best]);
 }
 
 static int choose(struct advise *A, struct workload *k)
@@ -546,14 +548,7 @@ static int choose(struct advise *A, struct workload *k)
 	k->spread_pct = k->nruns > 1 && hi > 0 ? 100.0 * (hi - lo) / hi : NAN;
 	k->tol_pct = isnan(k->spread_pct) ? A->tolerance_pct : fmax(A->tolerance_pct,
 								     k->spread_pct);
-	double floor = sps_at(A, &k->pts[k->best]) * (1.0 - k->tol_pct / 100.0);
-	for (size_t i = 0; i < k->n; i++) {
-		double s = sps_at(A, &k->pts[i]);
-		if (isnan(s) || s < floor)
-			continue;
-		if (k->rec == NONE || cost_cmp(k, &k->pts[i], &k->pts[k->rec]) < 0)
-			k->rec = i;
-	}
+	k->rec = choose_at(A, k, 0);
 	struct ts_row *rw = &A->rep.rows[k->pts[k->rec].row];
 	struct ts_row *bw = &A->rep.rows[k->pts[k->best].row];
 	char tol[32], spread[32];
