@@ -71,22 +71,12 @@ int ts_vtier_load_cal(struct ts_decode_cal *cal, const char *want, const char *h
 {
 	/* --band: a host profile's ranged costs at the same end as the
 	 * tier's (slow: the slow end of every range). */
-	if (ts_host_is_profile(host))
-		return ts_host_resolve_at(host,
-					  band_end < 0	 ? TS_HOST_SLOW
-					  : band_end > 0 ? TS_HOST_FAST
-							 : TS_HOST_NOMINAL,
-					  cal, err, errlen);
-	char path[4096];
-	if (want && *want)
-		snprintf(path, sizeof(path), "%s", want);
-	else if (ts_pipe_default_calibration(path, sizeof(path)))
-		path[0] = 0;
-	char sub[512] = "";
-	if (path[0] && ts_decode_cal_load(path, cal, sub, sizeof(sub)) == 0)
-		return 0;
-	snprintf(err, errlen, "--virtual charges the measured decode cost per image, and there "
-			      "is no calibration%s%s: run 'tiersim calibrate decode' once (or set "
-			      "pipeline{decode = \"none\"})", sub[0] ? ": " : "", sub);
-	return -ENOENT;
+	enum ts_host_end end = band_end < 0 ? TS_HOST_SLOW
+			       : band_end > 0 ? TS_HOST_FAST
+					      : TS_HOST_NOMINAL;
+	char sub[768];
+	int rc = ts_pipe_cal_load(want, host, end, cal, NULL, 0, sub, sizeof(sub));
+	if (rc)
+		snprintf(err, errlen, "--virtual charges the decode cost per image: %s", sub);
+	return rc;
 }

@@ -71,6 +71,14 @@ TS_WUR int ts_host_resolve(const char *spec, struct ts_decode_cal *cal, char *er
 /* The same at one end of every range (--band). */
 TS_WUR int ts_host_resolve_at(const char *spec, enum ts_host_end end, struct ts_decode_cal *cal,
 			      char *err, size_t errlen);
+/* The decode cost a modeled decode charges, in either clock: host profile
+ * @host at @end of its ranges when it names one, else the calibration file
+ * @calibration (or the default, ts_pipe_default_calibration), whose path
+ * goes to @path. Errors say how to make one. */
+TS_WUR int ts_pipe_cal_load(const char *calibration, const char *host, enum ts_host_end end,
+			    struct ts_decode_cal *cal, char *path, size_t pathlen, char *err,
+			    size_t errlen);
+
 /* Whether @spec names a profile (not empty, not "this-machine"). */
 bool ts_host_is_profile(const char *spec);
 

@@ -226,18 +226,13 @@ static int pick_mode(struct ts_pipe *p, char *err, size_t errlen)
 				     errlen);
 	if (rc)
 		return rc;
-	if (p->mode == TS_DECODE_MODELED && ts_host_is_profile(p->cfg.host))
-		return ts_host_resolve(p->cfg.host, &p->cal, err, errlen);
-	if (p->mode == TS_DECODE_MODELED) {
-		char path[4096];
-		if (*p->cfg.calibration)
-			snprintf(path, sizeof path, "%s", p->cfg.calibration);
-		else if (ts_pipe_default_calibration(path, sizeof path)) {
-			snprintf(err, errlen, "option 'calibration': no HOME to find decode.json; set it");
-			return -ENOENT;
-		}
-		if ((rc = ts_decode_cal_load(path, &p->cal, err, errlen)))
-			return rc;
+	if (p->mode != TS_DECODE_MODELED)
+		return 0;
+	char path[4096];
+	if ((rc = ts_pipe_cal_load(p->cfg.calibration, p->cfg.host, TS_HOST_NOMINAL, &p->cal, path,
+				   sizeof path, err, errlen)))
+		return rc;
+	if (path[0]) {
 		free(p->cfg.calibration);
 		if (!(p->cfg.calibration = strdup(path)))
 			return -ENOMEM;

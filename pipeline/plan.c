@@ -79,3 +79,4 @@ int ts_pipe_decode_mode(const struct ts_pipe_cfg *cfg, const struct ts_source_op
 	}
 	return 0;
 }
+
