@@ -583,8 +583,7 @@ int ts_pipe_cal_load(const char *calibration, const char *host, enum ts_host_end
 	char sub[512];
 	int rc = ts_decode_cal_load(p, cal, sub, sizeof sub);
 	if (rc) {
-		snprintf(err, errlen, "%s; run 'tiersim calibrate decode' once, or set decode=none",
-			 sub);
+		snprintf(err, errlen, "%s (or set decode=none)", sub);
 		return rc;
 	}
 	if (pathlen)
