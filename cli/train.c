@@ -146,12 +146,14 @@ static int feed_open(struct ts_runner *R, struct ts_scenario *s, const char *tie
 	memset(&pc, 0, sizeof(pc));
 	if ((rc = ts_opt_copy(ts_pipe_opts, &pc, &s->pipe)))
 		return rc;
+	/* Where the loader reads: under the mount in real time; in virtual
+	 * time nothing is opened, and the dataset's own folder names it. */
+	const char *top = f->virtual_time ? dp->dir : f->lv.root;
+	const char *rel = f->virtual_time ? "" : dp->rel;
 	char path[PATH_MAX * 2] = "";
-	if (!synthetic && ts_runner_pathf(path, sizeof(path), "%s%s%s%s%s",
-				f->virtual_time ? dp->dir : f->lv.root,
-				!f->virtual_time && dp->rel[0] ? "/" : "",
-				f->virtual_time ? "" : dp->rel, dp->input[0] ? "/" : "", dp->input)) {
-		snprintf(err, errlen, "dataset path under %s is too long", f->lv.root);
+	if (!synthetic && ts_runner_pathf(path, sizeof(path), "%s%s%s%s%s", top, rel[0] ? "/" : "",
+					  rel, dp->input[0] ? "/" : "", dp->input)) {
+		snprintf(err, errlen, "dataset path under %s is too long", top);
 		ts_opt_free(ts_pipe_opts, &pc);
 		return -ENAMETOOLONG;
 	}
