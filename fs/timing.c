@@ -419,7 +419,9 @@ int ts_fs_model_warm(struct ts_fs *fs, bool dirty, uint64_t *files, uint64_t *by
 	}
 	if (rc)
 		snprintf(err, n, "cache=%s: cannot read %s/%s: %s", fs->o.cache, fs->backing, rel,
-			 rc == -EINVAL ? "neither a file nor a folder" : ts_strerror(rc));
+			 rc == -EINVAL	 ? "neither a file nor a folder"
+			 : rc == -EXDEV ? "outside the backing directory (warm_path is relative to it)"
+					 : ts_strerror(rc));
 	return rc;
 }
 

@@ -92,4 +92,9 @@ tfs_umount
 check_log
 "$TIERFS" -o tier=ssd-cloud,cache=tepid "$BACKING" "$MNT" 2>"$TMPD/err" && fail "cache=tepid accepted"
 grep -q "option 'cache': 'tepid' is not cold, warm or written" "$TMPD/err" || fail "cache=tepid: $(cat "$TMPD/err")"
+# warm_path may not leave the backing; the mount is refused and not left behind.
+"$TIERFS" -o tier=ssd-cloud,mem=64MiB,cache=warm,warm_path=../.. "$BACKING" "$MNT" 2>"$TMPD/err" &&
+	fail "warm_path=../.. mounted"
+grep -q "outside the backing directory" "$TMPD/err" || fail "warm_path=../..: $(cat "$TMPD/err")"
+! mountpoint -q "$MNT" || fail "a mount left behind after a refused warm_path"
 exit 0
