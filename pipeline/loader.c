@@ -149,7 +149,6 @@ struct ts_pipe {
 	struct ts_sched *sched;
 	uint64_t n;		/* samples per epoch in the dataset (after count) */
 	uint64_t nb;		/* batches per epoch */
-	uint64_t total;		/* batches in the run */
 	unsigned B, pf;
 	size_t out_floats;	/* per sample */
 
@@ -305,7 +304,6 @@ int ts_pipe_new(const struct ts_pipe_cfg *cfg, struct ts_pipe **out, char *err, 
 		goto fail;
 	}
 	p->nb = ts_sched_batches_per_epoch(p->sched);
-	p->total = ts_sched_total_batches(p->sched);
 	uint64_t slot = plan.slot_size;
 	p->slot = (size_t)slot;
 	uint64_t nslots = sc.slots;
@@ -877,8 +875,8 @@ int64_t ts_pipe_next_batch(struct ts_pipe *p, struct ts_batch **out)
 	}
 	p->samples += n;
 	p->batches++;
-	b->pub = (struct ts_batch){ .seq = seq, .epoch = (uint32_t)(seq / p->nb),
-				    .index = (uint32_t)(seq % p->nb), .n = n, .skipped = sb.failed,
+	b->pub = (struct ts_batch){ .seq = seq, .epoch = (uint32_t)sb.epoch,
+				    .index = (uint32_t)sb.index, .n = n, .skipped = sb.failed,
 				    .s = b->s, .data = b->data, .wait_ns = wait };
 	p->wait_sum += wait;
 	if (p->series_n < SERIES_MAX) {
