@@ -67,12 +67,12 @@ ns() { jq -r ".results[$2].total_ns" "$1"; }
 err() { awk -v p="$1" -v r="$2" 'BEGIN { printf "%+7.1f%%", 100 * (p - r) / r }'; }
 sec() { awk -v n="$1" 'BEGIN { printf "%7.3f", n / 1e9 }'; }
 
-printf '%-18s %-12s %8s %8s | %-27s | %-27s | %s\n' "" "" "real" "epoch" \
-	"from fastest: closed  wait" "from slowest: closed  wait" "+probe"
+printf '%-18s %-12s %7s %7s %7s | %-35s | %-35s | %s\n' "" "" "span" "app" "epoch" \
+	"from fastest: closed  wait    wake" "from slowest: closed  wait    wake" "+probe"
 for c in "${CONFIGS[@]}"; do
 	read -r name mode w p bs step <<< "$c"
 	[ -z "$want" ] || [[ ",$want," == *",$name,"* ]] || continue
-	declare -A real=()
+	declare -A real=() app=()
 	fast="" slow=""
 	for t in "${TIERS[@]}"; do
 		tr="$WORK/$name.$t.trace"
@@ -81,8 +81,14 @@ for c in "${CONFIGS[@]}"; do
 			--mode "$mode" --workers "$w" --prefetch "$p" --batch "$bs" --step "$step" \
 			--out "$WORK/$name.$t.json" > "$WORK/$name.$t.rec" 2> "$WORK/$name.$t.err" ||
 			{ echo "pytorch_replay: $name on $t failed:" >&2; cat "$WORK/$name.$t.err" >&2; exit 1; }
-		"$B" replay "$tr" --virtual --tier "$t" --json > "$WORK/own.json" 2> /dev/null
+		"$B" replay "$tr" --virtual --tier "$t" --no-wakes --json > "$WORK/own.json" 2> /dev/null
 		real[$t]=$(ns "$WORK/own.json" 0)
+		if [ -f "$tr.wakes" ]; then
+			"$B" replay "$tr" --virtual --tier "$t" --json > "$WORK/own.json" 2> /dev/null
+			app[$t]=$(ns "$WORK/own.json" 0)
+		else
+			app[$t]=0
+		fi
 		[ -n "$fast" ] && [ "${real[$t]}" -ge "${real[$fast]}" ] || fast=$t
 		[ -n "$slow" ] && [ "${real[$t]}" -le "${real[$slow]}" ] || slow=$t
 	done
@@ -92,8 +98,14 @@ for c in "${CONFIGS[@]}"; do
 		src=${!from}
 		"$B" replay "$WORK/$name.$src.trace" --virtual "${tl[@]}" --closed-loop --json \
 			> "$WORK/$name.$from.closed.json"
-		"$B" replay "$WORK/$name.$src.trace" --virtual "${tl[@]}" --json \
+		"$B" replay "$WORK/$name.$src.trace" --virtual "${tl[@]}" --no-wakes --json \
 			> "$WORK/$name.$from.wait.json"
+		if [ -f "$WORK/$name.$src.trace.wakes" ]; then
+			"$B" replay "$WORK/$name.$src.trace" --virtual "${tl[@]}" --json \
+				> "$WORK/$name.$from.wake.json"
+		else
+			echo '{"results":[]}' > "$WORK/$name.$from.wake.json"
+		fi
 	done
 	i=1
 	for t in "${TIERS[@]}"; do
@@ -101,18 +113,26 @@ for c in "${CONFIGS[@]}"; do
 		epoch=$(jq -r .epoch_s "$WORK/$name.$t.json")
 		fw=$(ns "$WORK/$name.fast.wait.json" $i)
 		sw=$(ns "$WORK/$name.slow.wait.json" $i)
-		printf '%-18s %-12s %8s %8.3f |  %-12s %s %s |  %-12s %s %s | %s\n' "$name" "$t" "$(sec "$r")" "$epoch" \
-			"$fast" "$(err "$(ns "$WORK/$name.fast.closed.json" $i)" "$r")" "$(err "$fw" "$r")" \
-			"$slow" "$(err "$(ns "$WORK/$name.slow.closed.json" $i)" "$r")" "$(err "$sw" "$r")" \
+		a=${app[$t]}
+		fk=$(ns "$WORK/$name.fast.wake.json" $i)
+		sk=$(ns "$WORK/$name.slow.wake.json" $i)
+		wk() { if [ "$a" != 0 ] && [ "$1" != null ]; then err "$1" "$a"; else printf '%8s' -; fi; }
+		printf '%-18s %-12s %7s %7s %7.3f |  %-12s %s %s %s |  %-12s %s %s %s | %s\n' "$name" "$t" \
+			"$(sec "$r")" "$(sec "$a")" "$epoch" \
+			"$fast" "$(err "$(ns "$WORK/$name.fast.closed.json" $i)" "$r")" "$(err "$fw" "$r")" "$(wk "$fk")" \
+			"$slow" "$(err "$(ns "$WORK/$name.slow.closed.json" $i)" "$r")" "$(err "$sw" "$r")" "$(wk "$sk")" \
 			"$(err $((fw > sw ? fw : sw)) "$r")"
 		i=$((i + 1))
 	done
-	unset real
+	unset real app
 done
 echo
-echo "real: the run's own trace span (first request to last completion), s; epoch: the"
-echo "loader's epoch as Python timed it, s; the rest: each prediction's error vs real"
-echo "(closed: --closed-loop, the replay without CPU samples; wait: the wait rule;"
-echo "+probe: recorded on the slowest, probed on the fastest, the larger prediction)."
+echo "span: the run's own trace span (first request to last completion), s; app: from the"
+echo "first request to the end of the command's last thread (the wake file's), s; epoch:"
+echo "the loader's epoch as Python timed it, s; the rest: each prediction's error, closed"
+echo "and wait vs span, wake vs app (closed: --closed-loop, the replay without CPU samples;"
+echo "wait: the CPU samples' wait rule, --no-wakes; wake: the wake rule, from the wake"
+echo "file tiersim record wrote; +probe: the wait rule recorded on the slowest, probed on"
+echo "the fastest, the larger prediction)."
 [ "${TS_KEEP:-0}" = 1 ] && echo "traces kept in $WORK"
 exit 0

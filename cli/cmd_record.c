@@ -18,6 +18,7 @@
  * itself failed.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -36,6 +37,7 @@
 #include "core/units.h"
 #include "mount.h"
 #include "replay.h"
+#include "wake_capture.h"
 #include "traces/stats.h"
 #include "traces/trace.h"
 
@@ -50,6 +52,7 @@ struct rec_cfg {
 	char *profile;
 	char *probe;
 	bool json;
+	bool no_wakes;
 };
 
 static const struct ts_opt rec_opts[] = {
@@ -70,6 +73,8 @@ static const struct ts_opt rec_opts[] = {
      "from both runs: the larger prediction"},
     {"json", TS_OPT_BOOL, offsetof(struct rec_cfg, json), "false", 0, 0, "",
      "the summary and predictions as one JSON object"},
+    {"no_wakes", TS_OPT_BOOL, offsetof(struct rec_cfg, no_wakes), "false", 0, 0, "",
+     "do not capture who woke whom (the wake file OUT.wakes; needs root and tracefs)"},
     {NULL},
 };
 
@@ -171,9 +176,15 @@ static void args_free(char **args, int argc)
 	free(args);
 }
 
-/* Runs @argv with every "{}" in it replaced by @mnt; its wait status. */
-static int run_command(char **argv, int argc, const char *mnt, int *status)
+/* Runs @argv with every "{}" in it replaced by @mnt; its wait status.
+ * With @wakes_out, who woke whom among its threads goes there
+ * (cli/wake_capture.h); where that cannot be captured a notice says why. */
+static int run_command(char **argv, int argc, const char *mnt, const char *wakes_out,
+		       int *status)
 {
+	struct ts_wake_capture *cap = NULL;
+	char why[PATH_MAX + 128];
+	int go[2] = {-1, -1};
 	char **args = calloc((size_t)argc + 1, sizeof(*args));
 	if (!args)
 		return -ENOMEM;
@@ -183,16 +194,33 @@ static int run_command(char **argv, int argc, const char *mnt, int *status)
 			return -ENOMEM;
 		}
 	}
+	if (wakes_out) {
+		if (ts_wake_capture_open(&cap, why, sizeof(why)) || pipe2(go, O_CLOEXEC)) {
+			fprintf(stderr,
+				"tiersim record: notice: no scheduler events (%s): replay will use "
+				"the CPU samples' wait rule\n",
+				cap ? strerror(errno) : why);
+			(void)!ts_wake_capture_close(cap, NULL, why, sizeof(why));
+			cap = NULL;
+		}
+	}
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid < 0) {
 		int e = -errno;
+		(void)!ts_wake_capture_close(cap, NULL, why, sizeof(why));
 		args_free(args, argc);
 		return e;
 	}
 	if (pid == 0) {
 		signals(false);
 		setenv("TIERSIM_MOUNT", mnt, 1);
+		if (cap) { /* runs once the capture follows it */
+			char b;
+			close(go[1]);
+			while (read(go[0], &b, 1) < 0 && errno == EINTR)
+				;
+		}
 		execvp(args[0], args);
 		fprintf(stderr, "tiersim record: %s: %s\n", args[0], strerror(errno));
 		_exit(127);
@@ -200,17 +228,30 @@ static int run_command(char **argv, int argc, const char *mnt, int *status)
 	child_pid = pid;
 	if (got_signal) /* arrived before the pid was known */
 		kill(pid, got_signal);
+	if (cap) {
+		close(go[0]);
+		if (ts_wake_capture_start(cap, pid, why, sizeof(why))) {
+			fprintf(stderr,
+				"tiersim record: notice: no scheduler events (%s): replay will use "
+				"the CPU samples' wait rule\n",
+				why);
+			(void)!ts_wake_capture_close(cap, NULL, why, sizeof(why));
+			cap = NULL;
+		}
+		close(go[1]); /* the command runs */
+	}
+	int e = 0;
 	while (waitpid(pid, status, 0) < 0) {
 		if (errno != EINTR) {
-			int e = -errno;
-			child_pid = 0;
-			args_free(args, argc);
-			return e;
+			e = -errno;
+			break;
 		}
 	}
 	child_pid = 0;
+	if (cap && ts_wake_capture_close(cap, e ? NULL : wakes_out, why, sizeof(why)))
+		fprintf(stderr, "tiersim record: notice: no wake file (%s)\n", why);
 	args_free(args, argc);
-	return 0;
+	return e;
 }
 
 /* The comma-separated tier list in @s, split in place. */
@@ -238,10 +279,11 @@ static int split_tiers(char *s, const char **tiers, size_t *n, char *err, size_t
  * a lower bound under its own recording's assumption, and each tier's
  * prediction is the larger of the two.
  */
-static int predict(const struct ts_trace *t, struct ts_replay_cfg *cfg,
-		   const struct ts_tier_set *set, const char *tier, struct ts_replay_result *res,
-		   char *err, size_t errlen)
+static int predict(const struct ts_trace *t, const struct ts_wakes *sched,
+		   struct ts_replay_cfg *cfg, const struct ts_tier_set *set, const char *tier,
+		   struct ts_replay_result *res, char *err, size_t errlen)
 {
+	cfg->wakes = sched;
 	ts_replay_tier_recorded(t, &cfg->tier);
 	cfg->rt_ns = cfg->tier.floor_ns;
 	cfg->closed_loop = !t->cpu;
@@ -256,6 +298,8 @@ static int report(const struct rec_cfg *c, const char *file, const char *probe_f
 		  const char **tiers, size_t ntiers, int exit_status, json_t **json)
 {
 	struct ts_trace t, pt = {0};
+	struct ts_wakes sc = {0}, psc = {0};
+	int has_sc = 0, has_psc = 0;
 	struct ts_trace_stats *s = NULL;
 	struct ts_tier_set *set = NULL;
 	struct ts_replay_cfg cfg = {.speed = 1.0};
@@ -274,8 +318,13 @@ static int report(const struct rec_cfg *c, const char *file, const char *probe_f
 		ts_trace_free(&t);
 		return 1;
 	}
+	if ((has_sc = ts_replay_wakes_beside(file, &sc, err, sizeof(err))) < 0 ||
+	    (probe_file && (has_psc = ts_replay_wakes_beside(probe_file, &psc, err, sizeof(err))) < 0)) {
+		fprintf(stderr, "tiersim record: %s\n", err);
+		goto out;
+	}
 	if (ts_trace_stats_compute(&t, 0, &s) || !(res = calloc(ntiers + 1, sizeof(*res))) ||
-	    ts_replay_recorded(&t, &res[0])) {
+	    ts_replay_recorded_wakes(&t, has_sc ? &sc : NULL, &res[0])) {
 		fprintf(stderr, "tiersim record: out of memory\n");
 		goto out;
 	}
@@ -288,9 +337,10 @@ static int report(const struct rec_cfg *c, const char *file, const char *probe_f
 		}
 		for (size_t i = 0; i < ntiers; i++) {
 			struct ts_replay_result alt;
-			if (predict(&t, &cfg, set, tiers[i], &res[i + 1], err, sizeof(err)) ||
-			    (probe_file &&
-			     predict(&pt, &cfg, set, tiers[i], &alt, err, sizeof(err)))) {
+			if (predict(&t, has_sc ? &sc : NULL, &cfg, set, tiers[i], &res[i + 1], err,
+				    sizeof(err)) ||
+			    (probe_file && predict(&pt, has_psc ? &psc : NULL, &cfg, set, tiers[i],
+						   &alt, err, sizeof(err)))) {
 				fprintf(stderr, "tiersim record: --predict %s: %s\n", tiers[i],
 					err);
 				goto out;
@@ -318,14 +368,22 @@ static int report(const struct rec_cfg *c, const char *file, const char *probe_f
 	       exit_status);
 	ts_trace_stats_print(stdout, s, &t, 5);
 	char b1[32], b2[32];
-	printf("\nCPU samples on %zu of %zu records; of the gaps between a thread's requests "
-	       "(%s), %s were waiting (elastic in replay)\n",
-	       t.ncpu, t.nrecs, ts_fmt_duration(b1, sizeof(b1), res[0].think_ns),
-	       ts_fmt_duration(b2, sizeof(b2), res[0].waited_ns));
+	if (has_sc)
+		printf("\nwake file %s.wakes: %zu threads, %zu wakes between them; of the "
+		       "time between a thread's requests and wakes (%s), %s was waiting on "
+		       "another thread (the wake rule)\n",
+		       file, sc.nthreads, sc.nwakes, ts_fmt_duration(b1, sizeof(b1), res[0].think_ns),
+		       ts_fmt_duration(b2, sizeof(b2), res[0].waited_ns));
+	else
+		printf("\nCPU samples on %zu of %zu records; of the gaps between a thread's "
+		       "requests (%s), %s were waiting (elastic in replay)\n",
+		       t.ncpu, t.nrecs, ts_fmt_duration(b1, sizeof(b1), res[0].think_ns),
+		       ts_fmt_duration(b2, sizeof(b2), res[0].waited_ns));
 	if (ntiers) {
 		printf("\npredicted per tier (%s%s%s%s):\n\n",
-		       cfg.closed_loop ? "closed loop: the trace has no CPU samples"
-				       : "work kept, waiting elastic",
+		       has_sc ? "the wake rule: each wait follows the thread that ended it"
+		       : cfg.closed_loop ? "closed loop: the trace has no CPU samples"
+					 : "work kept, waiting elastic",
 		       probe_file ? "; each the larger of the predictions from this run and from "
 				    "the probe run on "
 				  : "",
@@ -340,6 +398,8 @@ out:
 	ts_trace_stats_free(s);
 	ts_trace_free(&t);
 	ts_trace_free(&pt);
+	ts_wakes_free(&sc);
+	ts_wakes_free(&psc);
 	return rc;
 }
 
@@ -402,7 +462,10 @@ static int record_once(struct ts_mounts *ms, const struct rec_cfg *c, const char
 		return TS_EXIT_FAIL;
 	}
 	bool ran = !got_signal;
-	if (ran && (e = run_command(argv, argc, mnt, status)))
+	char wakes_out[PATH_MAX + 8];
+	snprintf(wakes_out, sizeof(wakes_out), "%s.wakes", out);
+	unlink(wakes_out); /* never one left from an earlier recording */
+	if (ran && (e = run_command(argv, argc, mnt, c->no_wakes ? NULL : wakes_out, status)))
 		fprintf(stderr, "tiersim record: running %s: %s\n", argv[0], strerror(-e));
 	int stop = ts_mount_stop(ms, m, err, sizeof(err));
 	if (stop)

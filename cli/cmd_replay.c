@@ -22,9 +22,9 @@
  * recording's values through the tier model's own table (ts_tier_cfg_opts),
  * which parses and bounds them. */
 struct replay_args {
-	bool virtual_time, no_think, closed_loop, allow_writes, fill, json;
+	bool virtual_time, no_think, closed_loop, allow_writes, fill, json, no_wakes;
 	struct ts_opt_list tiers;
-	char *target, *profile;
+	char *target, *profile, *wakes;
 	char *over[4]; /* capacity, mem, seed, floor, as over_names[] */
 	double speed;
 };
@@ -54,6 +54,10 @@ static const struct ts_opt replay_opts[] = {
 	  "drop think times (as fast as possible)" },
 	{ "closed_loop", TS_OPT_BOOL, RA(closed_loop), "false", 0, 0, "",
 	  "every gap is think time, waits included (as for fio)" },
+	{ "wakes", TS_OPT_STR, RA(wakes), NULL, 0, 0, "",
+	  "who woke whom, from tiersim record (default: FILE.wakes when it exists)", "FILE" },
+	{ "no_wakes", TS_OPT_BOOL, RA(no_wakes), "false", 0, 0, "",
+	  "ignore FILE.wakes: the CPU samples' wait rule" },
 	{ "allow_writes", TS_OPT_BOOL, RA(allow_writes), "false", 0, 0, "",
 	  "let a --target replay write (and create missing files)" },
 	{ "fill", TS_OPT_BOOL, RA(fill), "false", 0, 0, "",
@@ -69,7 +73,10 @@ static const struct ts_cmdline replay_cmdline = {
 	.about = "Replays a trace per thread: each thread issues its next op when the previous one\n"
 		 "completed plus the work recorded between them; what it spent waiting (off the\n"
 		 "CPU, per the trace's CPU samples) ends at the moment recorded, so a slower tier\n"
-		 "is absorbed by the waits first. Traces without CPU samples replay closed loop.\n",
+		 "is absorbed by the waits first. Traces without CPU samples replay closed loop.\n"
+		 "With a wake file (FILE.wakes, written by tiersim record) a thread's wait on another\n"
+		 "thread of the application ends when that thread, in its own replay, gets to\n"
+		 "where it woke it (the wake rule; virtual time).\n",
 	.opts = replay_opts,
 	.max_pos = 1,
 };
@@ -163,7 +170,9 @@ static void print_table(const char *file, const struct ts_trace *t, const struct
 	putchar('\n');
 	printf("%s; %s%s; virtual columns: modeled (tier profiles), "
 	       "measured: real time\n\n",
-	       cfg->closed_loop ? "closed loop per thread" : "per thread, work kept and waiting elastic",
+	       cfg->wakes ? "the wake rule: each wait on another thread follows that thread"
+	       : cfg->closed_loop ? "closed loop per thread"
+				  : "per thread, work kept and waiting elastic",
 	       cfg->no_think ? "no think time" : "recorded think time",
 	       cfg->speed != 1.0 ? " scaled by --speed" : "");
 	ts_replay_print(stdout, res, nres);
@@ -189,7 +198,7 @@ static int replay_all(const struct replay_args *o, struct ts_replay_cfg *cfg,
 		      struct ts_replay_result *res, size_t *nres)
 {
 	char err[512];
-	if (ts_replay_recorded(t, &res[(*nres)++])) {
+	if (ts_replay_recorded_wakes(t, cfg->wakes, &res[(*nres)++])) {
 		fprintf(stderr, "tiersim replay: out of memory\n");
 		return -ENOMEM;
 	}
@@ -209,6 +218,7 @@ static int replay_all(const struct replay_args *o, struct ts_replay_cfg *cfg,
 		 * trip, which the replay's own syscalls pay again */
 		cfg->think_less_ns = rec_floor;
 		cfg->progress = stderr;
+		cfg->wakes = NULL; /* real threads wait on each other for real */
 		if (ts_replay_real(t, cfg, &res[*nres], err, sizeof(err))) {
 			fprintf(stderr, "tiersim replay: %s\n", err);
 			return -EIO;
@@ -249,6 +259,19 @@ int ts_cmd_replay(int argc, char **argv)
 		cfg.closed_loop = true;
 	}
 
+	struct ts_wakes wk = { 0 };
+	if (!o.no_wakes && !o.closed_loop && o.virtual_time && !o.target) {
+		int w = o.wakes ? ts_wakes_read(o.wakes, &wk, err, sizeof(err))
+				: ts_replay_wakes_beside(file, &wk, err, sizeof(err));
+		if (w < 0) {
+			fprintf(stderr, "tiersim replay: %s\n", err);
+			ts_opt_free(replay_opts, &o);
+			ts_trace_free(&t);
+			return 1;
+		}
+		if (w >= 0 && (o.wakes || w == 1))
+			cfg.wakes = &wk;
+	}
 	struct ts_tier_set *set = NULL;
 	struct ts_replay_result *res = calloc(o.tiers.n + 2, sizeof(*res));
 	size_t nres = 0;
@@ -281,5 +304,6 @@ out:
 	ts_opt_free(ts_tier_cfg_opts, &cfg.tier);
 	ts_opt_free(replay_opts, &o);
 	ts_trace_free(&t);
+	ts_wakes_free(&wk);
 	return rc;
 }

@@ -13,7 +13,7 @@ mounts() { grep -c "$T/tmp" /proc/self/mountinfo; }
 left() { ls -A "$T/tmp"; }
 one_line() { test "$(wc -l < "$1")" -eq 1; }
 
-"$B" record --data "$T/data" --tier ssd-cloud --out "$T/r.trace" --predict nvme-local,aws-gp3 \
+"$B" record --data "$T/data" --tier ssd-cloud --out "$T/r.trace" --predict nvme-local,aws-gp3 --no-wakes \
 	-- sh -c 'cat {}/sub/a > "$1/copy"; test "$TIERSIM_MOUNT" = "$0"; exit 3' {} "$T" \
 	> "$T/out" 2> "$T/err"
 check "exit status passed through" test $? = 3

@@ -21,6 +21,7 @@
 #include "core/opt.h"
 #include "core/units.h"
 #include "replay.h"
+#include "traces/wakes.h"
 #include "traces/stats.h"
 
 /* ---- per-thread plans and the closed-loop rule ---- */
@@ -41,6 +42,14 @@ struct plans {
 	size_t *by_end; /* plan indices by rec_end */
 	uint64_t *ends; /* rec_end of by_end[i], ascending */
 	size_t *anchor; /* per record of tid 0: the record it follows (below) */
+	/* The wake rule (a wake file): per record, the thread whose wake
+	 * it is (SIZE_MAX: none), when, and how long it had slept. */
+	const struct wake_edge *edge;
+};
+
+struct wake_edge {
+	size_t waker; /* plan index, SIZE_MAX = none */
+	uint64_t t_ns, slept_ns;
 };
 
 struct pair {
@@ -141,6 +150,7 @@ struct cursor {
 	uint64_t origin, t0;	 /* replay time of the recorded time t0 */
 	uint64_t waited_ns;	 /* recorded waiting taken as elastic (wait_part) */
 	uint64_t rec_woke;	 /* recorded end of its last pacing wait (or its start) */
+	uint64_t closed_issue;	 /* next_issue by the closed loop, before any wake */
 };
 
 static uint64_t scaled(uint64_t ns, double speed)
@@ -159,6 +169,7 @@ static void cursor_start(struct cursor *c, const struct plan *p, const struct ts
 	c->next_issue = base + scaled(t->recs[p->idx[0]].submit_ns - t0, speed);
 	c->win_lo = 0;
 	c->win_hi = t->recs[p->idx[0]].submit_ns;
+	c->closed_issue = c->next_issue;
 }
 
 /*
@@ -236,6 +247,7 @@ static bool cursor_advance(struct cursor *c, const struct ts_trace *t, uint64_t 
 		c->win_hi = 0; /* in flight with its predecessor: no join */
 		c->last_think = 0;
 	}
+	c->closed_issue = c->next_issue;
 	return true;
 }
 
@@ -341,13 +353,87 @@ static bool anchor_apply(const struct plans *ps, const struct ts_trace *t, struc
 	return true;
 }
 
-/* When may c's next op issue? Sets c->next_issue; false = not known yet. */
+/*
+ * The wake rule (a wake file beside the trace, traces/wakes.h). Each
+ * time a thread of the application was woken by another of its threads,
+ * the thread's plan holds a record without IO at that moment (augment()),
+ * which says: it slept from S and thread W woke it at T. In replay it does
+ * its own work as recorded (the closed loop up to S), then sleeps until W,
+ * in its own replay, has come to the point where it woke it: W's last
+ * record at or before T, replayed, plus W's recorded distance from that
+ * record to T (progress()). A worker that waits for the consumer to take
+ * a batch follows the consumer's replayed steps, and the consumer that
+ * waits for a batch follows the worker's replayed reads, whichever tier
+ * is faster: the dependency is the one the kernel saw, not one inferred
+ * from timing, as //TRACE (Mesnier et al., FAST 2007) infers it by
+ * throttling and ARTC (Weiss et al., SOSP 2013) orders replay by the
+ * resources the original run used. Sleeps that nothing in the
+ * application ended (a timer, a device's interrupt, a FUSE reply) are the
+ * thread's own pace and keep their length. With the wake rule on, the
+ * wait rule and the join rule, which guess what the wake rule knows, are
+ * off.
+ */
+static bool progress(const struct plans *ps, const struct ts_trace *t, size_t k, uint64_t w,
+		     const uint64_t *issued, const uint64_t *completed, uint64_t origin,
+		     double speed, uint64_t *at)
+{
+	const struct plan *p = &ps->p[k];
+	size_t lo = 0, hi = p->n;
+	while (lo < hi) {
+		size_t m = (lo + hi) / 2;
+		if (t->recs[p->idx[m]].submit_ns <= w)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	if (!lo) { /* before its first record: on its recorded schedule */
+		*at = origin + scaled(w - TS_MIN(w, ps->t0), speed);
+		return true;
+	}
+	size_t j = p->idx[lo - 1];
+	if (!issued[j])
+		return false;
+	const struct ts_trace_rec *r = &t->recs[j];
+	uint64_t rc = TS_MAX(r->complete_ns, r->submit_ns);
+	*at = w >= rc ? completed[j] + scaled(w - rc, speed)
+		      : issued[j] + scaled(w - r->submit_ns, speed);
+	return true;
+}
+
+static bool wake_apply(const struct plans *ps, const struct ts_trace *t, struct cursor *c,
+		       const uint64_t *issued, const uint64_t *completed, double speed)
+{
+	const struct wake_edge *e = &ps->edge[c->p->idx[c->i]];
+	uint64_t at;
+
+	c->next_issue = c->closed_issue;
+	if (e->waker == SIZE_MAX)
+		return true;
+	if (!completed) { /* the recording's own times */
+		c->waited_ns += e->slept_ns;
+		return true;
+	}
+	if (!progress(ps, t, e->waker, e->t_ns, issued, completed, c->origin, speed, &at))
+		return false;
+	uint64_t floor = c->i ? c->done_max : c->origin;
+	uint64_t slept = scaled(e->slept_ns, speed);
+	uint64_t worked = c->closed_issue - TS_MIN(slept, c->closed_issue - TS_MIN(floor, c->closed_issue));
+	c->next_issue = TS_MAX(worked, at);
+	c->waited_ns += e->slept_ns;
+	return true;
+}
+
+/* When may c's next op issue? Sets c->next_issue; false = not known yet.
+ * @completed: replayed completions (NULL: replaying the recording's own
+ * times). */
 static bool schedule(const struct plans *ps, const struct ts_trace *t, struct cursor *c,
-		     const uint64_t *ended, const uint64_t *issued, const struct ts_replay_cfg *cfg,
-		     double speed)
+		     const uint64_t *ended, const uint64_t *issued, const uint64_t *completed,
+		     const struct ts_replay_cfg *cfg, double speed)
 {
 	if (c->p->tid == 0)
 		return anchor_apply(ps, t, c, issued, cfg, speed);
+	if (ps->edge)
+		return wake_apply(ps, t, c, issued, completed, speed);
 	return join_apply(ps, c, ended, cfg, speed);
 }
 
@@ -380,23 +466,138 @@ static void result_add(struct ts_replay_result *res, unsigned op, uint64_t lat, 
 	ts_hist_add(&res->lat[lat_class(op)], lat);
 }
 
+/* ---- the wake file: wakes as records ---- */
+
+/* A record of the wake rule: no IO, a moment in its thread's plan. */
+#define REC_F_WAKE 0x8000
+
+struct augmented {
+	struct ts_trace t; /* the trace's own, with the wake records after them */
+	struct wake_edge *edge;
+	uint32_t *waker_tid; /* per record, until plans resolve it */
+};
+
+static void augmented_free(struct augmented *a)
+{
+	if (a->t.recs)
+		free(a->t.recs);
+	free(a->t.cpu);
+	free(a->edge);
+	free(a->waker_tid);
+	memset(a, 0, sizeof(*a));
+}
+
+/* @t with a record per wake in @s and one per thread's end, from the
+ * trace's first request on (the span replay measures); wake records carry
+ * their edge. */
+static int augment(const struct ts_trace *t, const struct ts_wakes *s, struct augmented *a)
+{
+	uint64_t t0 = UINT64_MAX, mono = t->hdr.start_mono_ns;
+	size_t n = t->nrecs, extra = s->nwakes + s->nthreads;
+
+	memset(a, 0, sizeof(*a));
+	for (size_t i = 0; i < t->nrecs; i++)
+		t0 = TS_MIN(t0, t->recs[i].submit_ns);
+	a->t = *t;
+	a->t.recs = malloc((n + extra + 1) * sizeof(*a->t.recs));
+	a->t.cpu = t->cpu ? calloc(n + extra + 1, sizeof(*a->t.cpu)) : NULL;
+	a->edge = malloc((n + extra + 1) * sizeof(*a->edge));
+	a->waker_tid = calloc(n + extra + 1, sizeof(*a->waker_tid));
+	if (!a->t.recs || (t->cpu && !a->t.cpu) || !a->edge || !a->waker_tid) {
+		augmented_free(a);
+		return -ENOMEM;
+	}
+	memcpy(a->t.recs, t->recs, n * sizeof(*t->recs));
+	if (t->cpu)
+		memcpy(a->t.cpu, t->cpu, n * sizeof(*t->cpu));
+	for (size_t i = 0; i < n + extra; i++)
+		a->edge[i] = (struct wake_edge){.waker = SIZE_MAX};
+	if (!n)
+		return 0;
+	struct ts_trace_rec w = {.op = TS_OP_GETATTR, .flags = TS_REC_F_NOTIER | REC_F_WAKE};
+	for (size_t i = 0; i < s->nwakes; i++) {
+		const struct ts_wake *k = &s->wakes[i];
+		if (k->t_ns < mono || k->t_ns - mono < t0)
+			continue;
+		w.submit_ns = w.complete_ns = k->t_ns - mono;
+		w.tid = k->wakee;
+		a->edge[n] = (struct wake_edge){.waker = SIZE_MAX,
+						.t_ns = w.submit_ns,
+						.slept_ns = k->t_ns - TS_MAX(k->since_ns, mono + t0)};
+		a->waker_tid[n] = k->waker;
+		a->t.recs[n++] = w;
+	}
+	for (size_t i = 0; i < s->nthreads; i++) {
+		const struct ts_wakes_thread *th = &s->threads[i];
+		if (th->end_ns < mono || th->end_ns - mono < t0)
+			continue;
+		w.submit_ns = w.complete_ns = th->end_ns - mono;
+		w.tid = th->tid;
+		a->t.recs[n++] = w;
+	}
+	a->t.nrecs = n;
+	return 0;
+}
+
+static size_t plan_of(const struct plans *ps, uint32_t tid)
+{
+	size_t lo = 0, hi = ps->n;
+	while (lo < hi) { /* plans are in tid order */
+		size_t m = (lo + hi) / 2;
+		if (ps->p[m].tid < tid)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return lo < ps->n && ps->p[lo].tid == tid ? lo : SIZE_MAX;
+}
+
+/* The edges' wakers as plan indices, once the plans are built. */
+static void augment_resolve(struct augmented *a, struct plans *ps)
+{
+	for (size_t i = 0; i < a->t.nrecs; i++)
+		if (a->waker_tid[i])
+			a->edge[i].waker = plan_of(ps, a->waker_tid[i]);
+	ps->edge = a->edge;
+}
+
 int ts_replay_recorded(const struct ts_trace *t, struct ts_replay_result *res)
 {
+	return ts_replay_recorded_wakes(t, NULL, res);
+}
+
+int ts_replay_recorded_wakes(const struct ts_trace *tr, const struct ts_wakes *sched,
+			     struct ts_replay_result *res)
+{
+	struct augmented aug = {0};
+	const struct ts_trace *t = tr;
 	struct plans ps;
-	int ret = plans_build(t, &ps);
+	int ret;
+
+	if (sched) {
+		if ((ret = augment(tr, sched, &aug)))
+			return ret;
+		t = &aug.t;
+	}
+	ret = plans_build(t, &ps);
+	if (sched && !ret)
+		augment_resolve(&aug, &ps);
 	/* the wait rule's split, for the waiting row; times stay as recorded */
 	struct ts_replay_cfg cfg = {.speed = 1.0, .rt_ns = ts_trace_floor_ns(t)};
 	uint64_t *ends = NULL, *issued = NULL;
 
 	result_init(res, "recorded");
-	if (ret)
+	if (ret) {
+		augmented_free(&aug);
 		return ret;
+	}
 	ends = calloc(ps.n ? ps.n : 1, sizeof(*ends));
 	issued = calloc(t->nrecs ? t->nrecs : 1, sizeof(*issued));
 	if (!ends || !issued) {
 		free(ends);
 		free(issued);
 		plans_free(&ps);
+		augmented_free(&aug);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < t->nrecs; i++)
@@ -410,11 +611,13 @@ int ts_replay_recorded(const struct ts_trace *t, struct ts_replay_result *res)
 		struct cursor c;
 		cursor_start(&c, &ps.p[k], t, ps.t0, 1, 1.0);
 		do {
-			(void)schedule(&ps, t, &c, ends, issued, &cfg, 1.0);
+			(void)schedule(&ps, t, &c, ends, issued, NULL, &cfg, 1.0);
 			const struct ts_trace_rec *r = &t->recs[c.p->idx[c.i]];
 			uint64_t done = TS_MAX(r->complete_ns, r->submit_ns);
-			result_add(res, r->op, done - r->submit_ns, rec_bytes(r));
-			res->errors += r->result < 0;
+			if (!(r->flags & REC_F_WAKE)) {
+				result_add(res, r->op, done - r->submit_ns, rec_bytes(r));
+				res->errors += r->result < 0;
+			}
 			end = TS_MAX(end, done);
 			if (!cursor_advance(&c, t, r->submit_ns - ps.t0 + 1, done - ps.t0 + 1, &cfg,
 					    1.0))
@@ -427,6 +630,7 @@ int ts_replay_recorded(const struct ts_trace *t, struct ts_replay_result *res)
 	free(ends);
 	free(issued);
 	plans_free(&ps);
+	augmented_free(&aug);
 	return 0;
 }
 
@@ -475,9 +679,14 @@ static uint64_t *file_sizes(const struct ts_trace *t)
 	return sz;
 }
 
-int ts_replay_virtual(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
+int ts_replay_virtual(const struct ts_trace *tr, const struct ts_replay_cfg *cfg_in,
 		      struct ts_replay_result *res, char *err, size_t errlen)
 {
+	struct ts_replay_cfg cfg_wake;
+	const struct ts_replay_cfg *cfg = cfg_in;
+	const struct ts_trace *t = tr;
+	struct augmented aug = {0};
+	uint64_t *completed = NULL; /* replayed completion per record */
 	double speed = cfg->speed > 0 ? cfg->speed : 1.0;
 	struct ts_tier *tier = NULL;
 	struct plans ps;
@@ -489,10 +698,23 @@ int ts_replay_virtual(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 	int ret;
 
 	result_init(res, cfg->tier.profile ? cfg->tier.profile->name : "?");
+	if (cfg->wakes) {
+		if ((ret = augment(tr, cfg->wakes, &aug))) {
+			snprintf(err, errlen, "out of memory");
+			return ret;
+		}
+		t = &aug.t;
+		cfg_wake = *cfg_in;
+		cfg_wake.closed_loop = true; /* the wake rule knows what the wait rule guesses */
+		cfg = &cfg_wake;
+	}
 	if ((ret = plans_build(t, &ps))) {
 		snprintf(err, errlen, "out of memory");
+		augmented_free(&aug);
 		return ret;
 	}
+	if (cfg->wakes)
+		augment_resolve(&aug, &ps);
 	if ((ret = ts_tier_new(&cfg->tier, &tier, err, errlen)))
 		goto out;
 	ret = -ENOMEM;
@@ -500,7 +722,9 @@ int ts_replay_virtual(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 	parked = calloc(ps.n ? ps.n : 1, sizeof(*parked));
 	ended = calloc(ps.n ? ps.n : 1, sizeof(*ended));
 	issued = calloc(t->nrecs ? t->nrecs : 1, sizeof(*issued));
-	if (!cur || !parked || !ended || !issued || ts_heap_reserve(&h, ps.n ? ps.n : 1)) {
+	completed = calloc(t->nrecs ? t->nrecs : 1, sizeof(*completed));
+	if (!cur || !parked || !ended || !issued || !completed ||
+	    ts_heap_reserve(&h, ps.n ? ps.n : 1)) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
@@ -509,7 +733,7 @@ int ts_replay_virtual(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 	size_t nparked = 0;
 	for (size_t k = 0; k < ps.n; k++) {
 		cursor_start(&cur[k], &ps.p[k], t, ps.t0, base, speed);
-		if (schedule(&ps, t, &cur[k], ended, issued, cfg, speed)) {
+		if (schedule(&ps, t, &cur[k], ended, issued, completed, cfg, speed)) {
 			if ((ret = push(&h, &cur[k], &ps)))
 				goto nomem;
 		} else {
@@ -555,10 +779,12 @@ int ts_replay_virtual(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 				 (r->aux & FALLOC_FL_PUNCH_HOLE))
 				ts_tier_forget(tier, r->file_id, r->offset, r->length);
 		}
-		result_add(res, r->op, done - s, rec_bytes(r));
+		completed[c->p->idx[c->i]] = done;
+		if (!(r->flags & REC_F_WAKE))
+			result_add(res, r->op, done - s, rec_bytes(r));
 		end = TS_MAX(end, done);
 		if (cursor_advance(c, t, s, done, cfg, speed)) {
-			if (schedule(&ps, t, c, ended, issued, cfg, speed)) {
+			if (schedule(&ps, t, c, ended, issued, completed, cfg, speed)) {
 				if ((ret = push(&h, c, &ps)))
 					goto nomem;
 			} else {
@@ -571,7 +797,7 @@ int ts_replay_virtual(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 		}
 		/* wake the threads waiting for an end or an issue */
 		for (size_t k = 0; k < nparked;) {
-			if (schedule(&ps, t, parked[k], ended, issued, cfg, speed)) {
+			if (schedule(&ps, t, parked[k], ended, issued, completed, cfg, speed)) {
 				if ((ret = push(&h, parked[k], &ps)))
 					goto nomem;
 				parked[k] = parked[--nparked];
@@ -598,7 +824,9 @@ out:
 	free(parked);
 	free(ended);
 	free(issued);
+	free(completed);
 	plans_free(&ps);
+	augmented_free(&aug);
 	return ret;
 }
 
@@ -941,7 +1169,7 @@ static void *worker_main(void *arg)
 		uint64_t own = c.next_issue;
 		pthread_mutex_lock(&w->j->lock);
 		while (c.next_issue = own,
-		       !schedule(w->j->ps, w->t, &c, w->j->ended, w->j->issued, w->cfg, w->speed)) {
+		       !schedule(w->j->ps, w->t, &c, w->j->ended, w->j->issued, NULL, w->cfg, w->speed)) {
 			w->j->waiting++;
 			pthread_cond_wait(&w->j->cond, &w->j->lock);
 			w->j->waiting--;
@@ -1107,6 +1335,16 @@ out:
 }
 
 /* ---- reports ---- */
+
+int ts_replay_wakes_beside(const char *trace, struct ts_wakes *s, char *err, size_t errlen)
+{
+	char path[4096];
+	if ((size_t)snprintf(path, sizeof(path), "%s.wakes", trace) >= sizeof(path) ||
+	    access(path, F_OK))
+		return 0;
+	int e = ts_wakes_read(path, s, err, errlen);
+	return e ? e : 1;
+}
 
 void ts_replay_tier_recorded(const struct ts_trace *t, struct ts_tier_cfg *cfg)
 {

@@ -43,6 +43,7 @@
 
 #include "core/hist.h"
 #include "tier/tier.h"
+#include "traces/wakes.h"
 #include "traces/trace.h"
 
 struct ts_replay_cfg {
@@ -56,6 +57,10 @@ struct ts_replay_cfg {
 	/* The recording's FUSE round trip: off-CPU time in a gap up to it is
 	 * the requests' own delivery, not waiting (the wait rule). */
 	uint64_t rt_ns;
+	/* Who woke whom (traces/wakes.h), recorded beside the trace: the wake
+	 * rule (wake_apply() in replay.c) replaces the wait and join rules.
+	 * Virtual time only. */
+	const struct ts_wakes *wakes;
 	/* virtual */
 	struct ts_tier_cfg tier; /* profile, capacity, mem, seed, floor ... */
 	/* real */
@@ -89,6 +94,9 @@ void ts_replay_tier_recorded(const struct ts_trace *t, struct ts_tier_cfg *cfg);
 
 /* The trace's own figures, on the same definitions. */
 TS_WUR int ts_replay_recorded(const struct ts_trace *t, struct ts_replay_result *res);
+/* Same, with its wake file: the span runs to the last thread's end. */
+TS_WUR int ts_replay_recorded_wakes(const struct ts_trace *t, const struct ts_wakes *sched,
+				    struct ts_replay_result *res);
 /* Predicts @t on cfg->tier. */
 TS_WUR int ts_replay_virtual(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 			     struct ts_replay_result *res, char *err, size_t errlen);
@@ -96,6 +104,11 @@ TS_WUR int ts_replay_virtual(const struct ts_trace *t, const struct ts_replay_cf
  * trace) and replays @t against it with one thread per trace thread. */
 TS_WUR int ts_replay_real(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 			  struct ts_replay_result *res, char *err, size_t errlen);
+
+/* The wake file beside @trace (TRACE.wakes): 1 read into @s, 0 there
+ * is none, or -errno / TS_E_FORMAT with one line in @err. */
+TS_WUR int ts_replay_wakes_beside(const char *trace, struct ts_wakes *s, char *err,
+				  size_t errlen);
 
 /* Side-by-side table of @n results (the first is usually "recorded"). */
 void ts_replay_print(FILE *f, const struct ts_replay_result *res, size_t n);

@@ -1,0 +1,33 @@
+/*
+ * wake_capture.h — who woke whom while `tiersim record` runs a command:
+ * the kernel's scheduler tracepoints, through a tracefs instance of its
+ * own, limited to the command's process tree, turned into a wake file
+ * (traces/wakes.h) beside the trace.
+ *
+ * It needs tracefs (mounted at /sys/kernel/tracing for the capture's
+ * length when it is not) and the right to write there (root). Where either
+ * is missing, ts_wake_capture_open says why in @why and the recording
+ * goes on without it: the replay then falls back to the CPU samples'
+ * wait rule.
+ */
+#ifndef TS_WAKE_CAPTURE_H
+#define TS_WAKE_CAPTURE_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "core/ts.h"
+
+struct ts_wake_capture;
+
+/* Prepares an instance, events off. 0, or -errno with the reason in @why. */
+TS_WUR int ts_wake_capture_open(struct ts_wake_capture **out, char *why, size_t whylen);
+/* Starts capturing the tree under @pid (not yet running its command). */
+TS_WUR int ts_wake_capture_start(struct ts_wake_capture *c, pid_t pid, char *why,
+				  size_t whylen);
+/* Stops, and writes the wake file to @path (0, or -errno with @why);
+ * @path NULL: discards. Frees @c and removes its instance either way. */
+TS_WUR int ts_wake_capture_close(struct ts_wake_capture *c, const char *path, char *why,
+				  size_t whylen);
+
+#endif

@@ -1,0 +1,130 @@
+/*
+ * test_wakes.c — the wake file (traces/wakes.h): tracepoint lines become
+ * the tree's threads and the wakes between them, and nothing else (a wake
+ * from interrupt context, from a thread outside the tree, of a preempted
+ * thread); the file reads back as written; malformed files name the line.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tcheck.h"
+#include "traces/wakes.h"
+
+static const char *const lines[] = {
+    /* 100 forks 101 (a thread) and 102, whose comm has a dash and spaces */
+    "         python3-100     [000] .....    10.000000: sched_process_fork: comm=python3 "
+    "pid=100 child_comm=python3 child_pid=101",
+    "         python3-100     [000] .....    10.000010: sched_process_fork: comm=python3 "
+    "pid=100 child_comm=my - prog child_pid=102",
+    /* 101 sleeps, 100 wakes it: a wake */
+    "         python3-101     [001] d..2.    10.000100: sched_switch: prev_comm=python3 "
+    "prev_pid=101 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120",
+    "         python3-100     [000] d..3.    10.000300: sched_waking: comm=python3 pid=101 "
+    "prio=120 target_cpu=001",
+    /* 101 sleeps, a timer (softirq on the idle task) wakes it: its own pace */
+    "         python3-101     [001] d..2.    10.000400: sched_switch: prev_comm=python3 "
+    "prev_pid=101 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120",
+    "          <idle>-0       [001] d.s4.    10.000500: sched_waking: comm=python3 pid=101 "
+    "prio=120 target_cpu=001",
+    /* 101 in D, tierfs (not in the tree) replies: the request's own IO */
+    "         python3-101     [001] d..2.    10.000600: sched_switch: prev_comm=python3 "
+    "prev_pid=101 prev_prio=120 prev_state=D ==> next_comm=tierfs next_pid=555 next_prio=120",
+    "          tierfs-555     [001] d..3.    10.000700: sched_waking: comm=python3 pid=101 "
+    "prio=120 target_cpu=001",
+    /* 101 preempted (R+), then woken by 100: it was not asleep */
+    "         python3-101     [001] d..2.    10.000800: sched_switch: prev_comm=python3 "
+    "prev_pid=101 prev_prio=120 prev_state=R+ ==> next_comm=python3 next_pid=100 next_prio=120",
+    "         python3-100     [001] d..3.    10.000850: sched_waking: comm=python3 pid=101 "
+    "prio=120 target_cpu=001",
+    /* 102 sleeps, woken by 101 from a hard interrupt: not 101's doing */
+    "      my - prog-102     [000] d..2.    10.000900: sched_switch: prev_comm=my - prog "
+    "prev_pid=102 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120",
+    "         python3-101     [001] d.h1.    10.000950: sched_waking: comm=my - prog pid=102 "
+    "prio=120 target_cpu=000",
+    /* ... and then by 101 itself: a wake */
+    "      my - prog-102     [000] d..2.    10.001000: sched_switch: prev_comm=my - prog "
+    "prev_pid=102 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120",
+    "         python3-101     [001] d..3.    10.001250: sched_waking: comm=my - prog pid=102 "
+    "prio=120 target_cpu=000",
+    "      my - prog-102     [000] .....    10.002000: sched_process_exit: comm=my - prog "
+    "pid=102 prio=120 group_dead=true",
+    /* not an event of the tree, not a line at all */
+    "          other-900      [000] d..3.    10.002100: sched_waking: comm=x pid=901 prio=120 "
+    "target_cpu=000",
+    "garbage",
+};
+
+int main(void)
+{
+	struct ts_wakes_parser *p;
+	struct ts_wakes s, r;
+	char err[256];
+
+	CHECK(ts_wakes_parser_new(100, 9000000000ULL, &p) == 0);
+	int used = 0;
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		used += ts_wakes_parser_line(p, lines[i]) == 1;
+	CHECK_EQ_U64(used, 15);
+	CHECK(ts_wakes_parser_finish(p, 10003000000ULL, &s) == 0);
+	ts_wakes_parser_free(p);
+
+	CHECK_EQ_U64(s.nthreads, 3);
+	CHECK_EQ_U64(s.nwakes, 2);
+	if (s.nwakes == 2) {
+		CHECK_EQ_U64(s.wakes[0].t_ns, 10000300000ULL);
+		CHECK_EQ_U64(s.wakes[0].since_ns, 10000100000ULL);
+		CHECK_EQ_U64(s.wakes[0].wakee, 101);
+		CHECK_EQ_U64(s.wakes[0].waker, 100);
+		CHECK_EQ_U64(s.wakes[1].t_ns, 10001250000ULL);
+		CHECK_EQ_U64(s.wakes[1].since_ns, 10001000000ULL);
+		CHECK_EQ_U64(s.wakes[1].wakee, 102);
+		CHECK_EQ_U64(s.wakes[1].waker, 101);
+	}
+	const struct ts_wakes_thread *t102 = ts_wakes_thread_of(&s, 102);
+	CHECK(t102 && t102->ppid == 100 && t102->start_ns == 10000010000ULL &&
+	      t102->end_ns == 10002000000ULL && !strcmp(t102->comm, "my - prog"));
+	const struct ts_wakes_thread *t100 = ts_wakes_thread_of(&s, 100);
+	CHECK(t100 && t100->start_ns == 9000000000ULL && t100->end_ns == 10003000000ULL);
+
+	/* written and read back: the same */
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	CHECK(f && ts_wakes_write(f, &s) == 0);
+	fclose(f);
+	CHECK(ts_wakes_read_mem(buf, len, "w.wakes", &r, err, sizeof(err)) == 0);
+	CHECK_EQ_U64(r.nthreads, s.nthreads);
+	CHECK_EQ_U64(r.nwakes, s.nwakes);
+	CHECK(r.nwakes == s.nwakes && !memcmp(r.wakes, s.wakes, s.nwakes * sizeof(*s.wakes)));
+	CHECK(r.begin_ns == s.begin_ns && r.end_ns == s.end_ns);
+	ts_wakes_free(&r);
+	free(buf);
+	ts_wakes_free(&s);
+
+	/* malformed: one line naming the file and line */
+	static const struct {
+		const char *text, *want;
+	} bad[] = {
+	    {"tiersim-trace 1\n", "w.wakes:1: not a tiersim wake file"},
+	    {"tiersim-wakes 1\nT 5 5 0 10 20 a\nW 30 40 5 5\n", "w.wakes:3: a wake line"},
+	    {"tiersim-wakes 1\nT 5 5 0 10 20 a\nW 30 20 5 6\n", "by 6: a thread not listed"},
+	    {"tiersim-wakes 1\nT 5 5 0 30 20 a\n", "w.wakes:2: a thread line"},
+	    {"tiersim-wakes 1\nT 5 5 0 10 20 a\nT 5 5 0 10 20 a\n", "w.wakes:3: thread 5 listed twice"},
+	    {"tiersim-wakes 1\nX\n", "w.wakes:2: not a T, W or span line"},
+	    {"tiersim-wakes 1\nT 5 5 0 10 20 a\nW 30 20 5 5\nW 29 20 5 5\n",
+	     "w.wakes:4: wakes are not in time order"},
+	    {"", "w.wakes:1: empty file"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		*err = 0;
+		int rc = ts_wakes_read_mem(bad[i].text, strlen(bad[i].text), "w.wakes", &r, err,
+					   sizeof(err));
+		CHECK(rc != 0);
+		if (!strstr(err, bad[i].want)) {
+			fprintf(stderr, "case %zu: '%s' lacks '%s'\n", i, err, bad[i].want);
+			tc_failures++;
+		}
+	}
+	return tc_exit();
+}

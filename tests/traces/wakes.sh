@@ -1,0 +1,103 @@
+#!/bin/sh
+# wakes.sh — the wake rule, exactly, in virtual time, and the wake file
+# `tiersim record` writes.
+#
+# A worker (thread 20) reads three blocks back to back, 100us each as
+# recorded (IO-bound); a consumer (thread 10, no IO of its own) is woken by
+# the worker just after each read (at 101, 201 and 301us), steps 30us and
+# sleeps again; it ends at 340us. The consumer is only in the wake file.
+# Replayed on a tier whose reads take 60us, the consumer follows the
+# worker's replayed reads: woken at 61, 121 and 181us, it ends at 220us.
+# On a tier without latency the worker no longer holds it back: each step
+# follows the last (1, 31, 61us) and it ends at 100us, the consumer's own
+# pace. Without the wake file the consumer is not in the replay at all.
+. "${TS_SOURCE_ROOT:?}/tests/traces/lib.sh"
+j() { jq -r "$2" "$1"; }
+
+cat > "$T/c.txt" <<'X'
+header version=2 start_mono_ns=1000000
+path 1 "/f"
+0 100000 read 1 0 4096 4096 20 12288 0 0
+cpu 20 pid=20 ppid=10 on_ns=1000 runq_ns=0
+100000 200000 read 1 4096 4096 4096 20 12288 0 0
+cpu 20 pid=20 ppid=10 on_ns=2000 runq_ns=0
+200000 300000 read 1 8192 4096 4096 20 12288 0 0
+cpu 20 pid=20 ppid=10 on_ns=3000 runq_ns=0
+end drops=0 records=3 t=300000
+X
+cat > "$T/c.trace.wakes" <<'X'
+tiersim-wakes 1
+span 1000000 1340000
+T 10 10 0 1000000 1340000 consumer
+T 20 20 10 1000000 1300000 worker
+W 1101000 1000000 10 20
+W 1201000 1131000 10 20
+W 1301000 1231000 10 20
+X
+cat > "$T/fixed.lua" <<'X'
+tier "fixed60" { desc = "test", source = "test", latency = { read = { fixed = "60us" } } }
+tier "fixed100" { desc = "test", source = "test", latency = { read = { fixed = "100us" } } }
+X
+"$B" trace undump "$T/c.txt" -o "$T/c.trace"
+"$B" replay "$T/c.trace" --virtual --tier fixed100 --tier fixed60 --tier unlimited \
+	--profile "$T/fixed.lua" --json > "$T/w.json" 2> "$T/w.err"
+check "wake: no notice" test ! -s "$T/w.err"
+check "wake: recorded to the consumer's end" test "$(j "$T/w.json" '.results[0].total_ns')" = 340000
+check "wake: recorded ops are the reads" test "$(j "$T/w.json" '.results[0].ops')" = 3
+check "wake: recorded waiting" test "$(j "$T/w.json" '.results[0].waited_ns')" = 241000
+check "wake: same tier, same run" test "$(j "$T/w.json" '.results[1].total_ns')" = 340000
+check "wake: 60us reads" test "$(j "$T/w.json" '.results[2].total_ns')" = 220000
+check "wake: no latency, the consumer's pace" test "$(j "$T/w.json" '.results[3].total_ns')" = 100000
+check "wake: ops are the reads" test "$(j "$T/w.json" '.results[3].ops')" = 3
+"$B" replay "$T/c.trace" --virtual --tier unlimited --no-wakes --json > "$T/n.json"
+check "no wakes: the reads alone" test "$(j "$T/n.json" '.results[1].total_ns')" = 0
+check "no wakes: recorded span" test "$(j "$T/n.json" '.results[0].total_ns')" = 300000
+"$B" replay "$T/c.trace" --virtual --tier unlimited --closed-loop --json > "$T/cl.json"
+check "closed loop ignores the wake file" test "$(j "$T/cl.json" '.results[0].total_ns')" = 300000
+"$B" replay "$T/c.trace" --virtual --tier unlimited > "$T/t.out"
+check "table names the wake rule" grep -q "the wake rule" "$T/t.out"
+
+# a broken wake file: one line naming it and its line, exit 1
+sed 's/^W 1201000 1131000 10 20$/W 1201000 1131000 10 99/' "$T/c.trace.wakes" > "$T/b.wakes"
+"$B" replay "$T/c.trace" --virtual --tier unlimited --wakes "$T/b.wakes" > /dev/null 2> "$T/b.err"
+check "bad wake file: exit 1" test $? = 1
+check "bad wake file: one line" test "$(wc -l < "$T/b.err")" = 1
+check "bad wake file: names it" grep -q "b.wakes:.*99: a thread not listed" "$T/b.err"
+"$B" replay "$T/c.trace" --virtual --tier unlimited --wakes "$T/none.wakes" > /dev/null 2> "$T/m.err"
+check "missing wake file: exit 1" test $? = 1
+check "missing wake file: names it" grep -q "none.wakes: No such file" "$T/m.err"
+
+# record writes one: the shell waits for its child, whose exit wakes it
+if [ -c /dev/fuse ] && [ "$(id -u)" = 0 ]; then
+	mkdir -p "$T/data" "$T/tmp"
+	head -c 200000 /dev/urandom > "$T/data/a"
+	tfs() { grep -c tracefs /proc/self/mounts; }
+	before=$(tfs)
+	# through sh -c 'echo $$; exec', to know tiersim's pid (its instance's name)
+	TMPDIR="$T/tmp" sh -c 'echo $$ > "$0"; exec "$@"' "$T/pid" "$B" record --data "$T/data" \
+		--tier ssd-cloud --out "$T/r.trace" --predict nvme-local \
+		-- sh -c 'cat {}/a > /dev/null & wait; sleep 0.01' > "$T/r.out" 2> "$T/r.err"
+	check "record: exit 0" test $? = 0
+	if grep -q "notice: no wake" "$T/r.err"; then
+		echo "SKIP: this kernel gives no scheduler tracepoints: $(cat "$T/r.err")"
+	else
+		check "record: no error output" test ! -s "$T/r.err"
+		check "record: wake file" head -1 "$T/r.trace.wakes" | grep -qx "tiersim-wakes 1"
+		root=$(awk '$1 == "T" && $4 == 0 { print $2 }' "$T/r.trace.wakes")
+		check "record: a child's exit woke the shell" \
+			awk -v r="$root" '$1 == "W" && $4 == r { f = 1 } END { exit !f }' "$T/r.trace.wakes"
+		check "record: the reader is a thread of the tree" \
+			awk '$1 == "T" { n++ } END { exit n < 2 }' "$T/r.trace.wakes"
+		check "record: predicted with the wake rule" grep -q "the wake rule" "$T/r.out"
+		check "record: no tracefs instance left" \
+			test ! -e "/sys/kernel/tracing/instances/tiersim-record-$(cat "$T/pid")"
+		check "record: tracefs mounts as before" test "$(tfs)" = "$before"
+		"$B" replay "$T/r.trace" --virtual --tier ssd-cloud --json > "$T/rr.json"
+		check "record: replays with it" test "$(j "$T/rr.json" '.results[1].ops')" -gt 0
+	fi
+	# --no-wakes: none written, and none left from before
+	TMPDIR="$T/tmp" "$B" record --data "$T/data" --out "$T/r.trace" --no-wakes -- true \
+		> /dev/null 2>&1
+	check "record --no-wakes: no wake file" test ! -e "$T/r.trace.wakes"
+fi
+exit $fail

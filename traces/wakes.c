@@ -1,0 +1,506 @@
+/*
+ * wakes.c — the wake file beside a trace, and the parser that makes it
+ * from tracepoint lines (wakes.h).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wakes.h"
+
+void ts_wakes_free(struct ts_wakes *s)
+{
+	free(s->threads);
+	free(s->wakes);
+	memset(s, 0, sizeof(*s));
+}
+
+const struct ts_wakes_thread *ts_wakes_thread_of(const struct ts_wakes *s, uint32_t tid)
+{
+	for (size_t i = 0; i < s->nthreads; i++)
+		if (s->threads[i].tid == tid)
+			return &s->threads[i];
+	return NULL;
+}
+
+static int grow(void **v, size_t *cap, size_t n, size_t size)
+{
+	if (n < *cap)
+		return 0;
+	size_t c = *cap ? *cap * 2 : 64;
+	void *p = realloc(*v, c * size);
+	if (!p)
+		return -ENOMEM;
+	*v = p;
+	*cap = c;
+	return 0;
+}
+
+static int add_thread(struct ts_wakes *s, const struct ts_wakes_thread *th)
+{
+	if (grow((void **)&s->threads, &s->thread_cap, s->nthreads, sizeof(*th)))
+		return -ENOMEM;
+	s->threads[s->nthreads++] = *th;
+	return 0;
+}
+
+static int add_wake(struct ts_wakes *s, const struct ts_wake *w)
+{
+	if (grow((void **)&s->wakes, &s->wake_cap, s->nwakes, sizeof(*w)))
+		return -ENOMEM;
+	s->wakes[s->nwakes++] = *w;
+	return 0;
+}
+
+/* ---- the file ---- */
+
+int ts_wakes_write(FILE *f, const struct ts_wakes *s)
+{
+	fprintf(f, "tiersim-wakes 1\n"
+		   "# who woke whom among the recorded command's threads (traces/wakes.h)\n");
+	fprintf(f, "span %" PRIu64 " %" PRIu64 "\n", s->begin_ns, s->end_ns);
+	for (size_t i = 0; i < s->nthreads; i++) {
+		const struct ts_wakes_thread *t = &s->threads[i];
+		fprintf(f, "T %" PRIu32 " %" PRIu32 " %" PRIu32 " %" PRIu64 " %" PRIu64 " %s\n",
+			t->tid, t->pid, t->ppid, t->start_ns, t->end_ns, *t->comm ? t->comm : "?");
+	}
+	for (size_t i = 0; i < s->nwakes; i++) {
+		const struct ts_wake *w = &s->wakes[i];
+		fprintf(f, "W %" PRIu64 " %" PRIu64 " %" PRIu32 " %" PRIu32 "\n", w->t_ns,
+			w->since_ns, w->wakee, w->waker);
+	}
+	return fflush(f) || ferror(f) ? -EIO : 0;
+}
+
+static int bad(char *err, size_t errlen, const char *name, unsigned line, const char *fmt, ...)
+    TS_PRINTF(5, 6);
+static int bad(char *err, size_t errlen, const char *name, unsigned line, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(err, errlen, "%s:%u: ", name, line);
+	va_start(ap, fmt);
+	if (n >= 0 && (size_t)n < errlen)
+		vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+	return TS_E_FORMAT;
+}
+
+/* Reads @n unsigned decimal fields from *@p into @v; false when one is
+ * missing, malformed or out of range. */
+static bool fields(const char **p, uint64_t *v, int n)
+{
+	for (int i = 0; i < n; i++) {
+		char *e;
+		while (**p == ' ')
+			(*p)++;
+		if (**p < '0' || **p > '9')
+			return false;
+		errno = 0;
+		v[i] = strtoull(*p, &e, 10);
+		if (errno || (*e != ' ' && *e != 0))
+			return false;
+		*p = e;
+	}
+	return true;
+}
+
+static int parse_line(struct ts_wakes *s, const char *l, const char *name, unsigned line,
+		      char *err, size_t errlen)
+{
+	uint64_t v[5];
+	if (l[0] == 'T' && l[1] == ' ') {
+		const char *p = l + 1;
+		if (!fields(&p, v, 5) || v[0] == 0 || v[0] > UINT32_MAX || v[1] > UINT32_MAX ||
+		    v[2] > UINT32_MAX || v[4] < v[3])
+			return bad(err, errlen, name, line,
+				   "a thread line is 'T tid pid ppid start end comm' with end >= "
+				   "start");
+		if (ts_wakes_thread_of(s, (uint32_t)v[0]))
+			return bad(err, errlen, name, line, "thread %" PRIu64 " listed twice",
+				   v[0]);
+		struct ts_wakes_thread t = {.tid = (uint32_t)v[0],
+					    .pid = (uint32_t)v[1],
+					    .ppid = (uint32_t)v[2],
+					    .start_ns = v[3],
+					    .end_ns = v[4]};
+		while (*p == ' ')
+			p++;
+		snprintf(t.comm, sizeof(t.comm), "%s", p);
+		return add_thread(s, &t);
+	}
+	if (l[0] == 'W' && l[1] == ' ') {
+		const char *p = l + 1;
+		if (!fields(&p, v, 4) || *p || v[2] == 0 || v[3] == 0 || v[2] > UINT32_MAX ||
+		    v[3] > UINT32_MAX || v[1] > v[0])
+			return bad(err, errlen, name, line,
+				   "a wake line is 'W t since wakee waker' with since <= t");
+		if (s->nwakes && s->wakes[s->nwakes - 1].t_ns > v[0])
+			return bad(err, errlen, name, line, "wakes are not in time order");
+		struct ts_wake w = {.t_ns = v[0],
+					  .since_ns = v[1],
+					  .wakee = (uint32_t)v[2],
+					  .waker = (uint32_t)v[3]};
+		return add_wake(s, &w);
+	}
+	if (!strncmp(l, "span ", 5)) {
+		const char *p = l + 4;
+		if (!fields(&p, v, 2) || *p || v[1] < v[0])
+			return bad(err, errlen, name, line, "'span BEGIN END' with END >= BEGIN");
+		s->begin_ns = v[0];
+		s->end_ns = v[1];
+		return 0;
+	}
+	return bad(err, errlen, name, line, "not a T, W or span line");
+}
+
+int ts_wakes_read_mem(const char *buf, size_t len, const char *name, struct ts_wakes *s,
+		      char *err, size_t errlen)
+{
+	char l[256];
+	unsigned line = 0;
+	int ret = 0;
+
+	memset(s, 0, sizeof(*s));
+	for (size_t i = 0; i < len && !ret;) {
+		size_t j = i;
+		while (j < len && buf[j] != '\n')
+			j++;
+		line++;
+		if (j - i >= sizeof(l)) {
+			ret = bad(err, errlen, name, line, "line too long");
+			break;
+		}
+		memcpy(l, buf + i, j - i);
+		l[j - i] = 0;
+		i = j + 1;
+		if (line == 1) {
+			if (strcmp(l, "tiersim-wakes 1"))
+				ret = bad(err, errlen, name, line,
+					  "not a tiersim wake file (version 1)");
+			continue;
+		}
+		if (!*l || *l == '#')
+			continue;
+		ret = parse_line(s, l, name, line, err, errlen);
+		if (ret == -ENOMEM)
+			snprintf(err, errlen, "%s: out of memory", name);
+	}
+	if (!ret && !line)
+		ret = bad(err, errlen, name, 1, "empty file");
+	for (size_t i = 0; !ret && i < s->nwakes; i++)
+		if (!ts_wakes_thread_of(s, s->wakes[i].wakee) ||
+		    !ts_wakes_thread_of(s, s->wakes[i].waker))
+			ret = bad(err, errlen, name, line,
+				  "wake of %" PRIu32 " by %" PRIu32 ": a thread not listed",
+				  s->wakes[i].wakee, s->wakes[i].waker);
+	if (ret)
+		ts_wakes_free(s);
+	return ret;
+}
+
+int ts_wakes_read(const char *path, struct ts_wakes *s, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "re");
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	int ret;
+
+	if (!f) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return ret;
+	}
+	for (;;) {
+		if (len + 4096 > cap) {
+			char *b = realloc(buf, cap = cap * 2 + 8192);
+			if (!b) {
+				free(buf);
+				fclose(f);
+				snprintf(err, errlen, "%s: out of memory", path);
+				return -ENOMEM;
+			}
+			buf = b;
+		}
+		size_t n = fread(buf + len, 1, cap - len, f);
+		len += n;
+		if (n == 0)
+			break;
+	}
+	if (ferror(f)) {
+		ret = -EIO;
+		snprintf(err, errlen, "%s: read error", path);
+	} else {
+		ret = ts_wakes_read_mem(buf, len, path, s, err, errlen);
+	}
+	fclose(f);
+	free(buf);
+	return ret;
+}
+
+/* ---- tracepoint lines ---- */
+
+struct tstate {
+	uint64_t since; /* off the CPU asleep since, 0 = running or runnable */
+	size_t th;	/* its index in s.threads */
+};
+
+struct ts_wakes_parser {
+	struct ts_wakes s;
+	/* open addressing: tid -> state; 0 = empty */
+	uint32_t *keys;
+	struct tstate *vals;
+	size_t cap, used;
+	uint32_t (*tgid)(uint32_t tid);
+};
+
+static size_t slot(const struct ts_wakes_parser *p, uint32_t tid)
+{
+	size_t i = (tid * 2654435761u) & (p->cap - 1);
+	while (p->keys[i] && p->keys[i] != tid)
+		i = (i + 1) & (p->cap - 1);
+	return i;
+}
+
+static struct tstate *find(struct ts_wakes_parser *p, uint32_t tid)
+{
+	size_t i = slot(p, tid);
+	return p->keys[i] ? &p->vals[i] : NULL;
+}
+
+static int rehash(struct ts_wakes_parser *p)
+{
+	struct ts_wakes_parser n = {.cap = p->cap ? p->cap * 2 : 256};
+	n.keys = calloc(n.cap, sizeof(*n.keys));
+	n.vals = calloc(n.cap, sizeof(*n.vals));
+	if (!n.keys || !n.vals) {
+		free(n.keys);
+		free(n.vals);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < p->cap; i++) {
+		if (!p->keys[i])
+			continue;
+		size_t j = slot(&n, p->keys[i]);
+		n.keys[j] = p->keys[i];
+		n.vals[j] = p->vals[i];
+	}
+	free(p->keys);
+	free(p->vals);
+	p->keys = n.keys;
+	p->vals = n.vals;
+	p->cap = n.cap;
+	return 0;
+}
+
+static int adopt(struct ts_wakes_parser *p, uint32_t tid, uint32_t parent, uint64_t t,
+		 const char *comm, size_t commlen)
+{
+	if ((p->used + 1) * 2 > p->cap && rehash(p))
+		return -ENOMEM;
+	struct ts_wakes_thread th = {.tid = tid, .start_ns = t};
+	/* the fork tracepoint does not say whether the child is a thread of
+	 * its parent's process or a process of its own: the capture asks
+	 * /proc while the thread lives (0: not known) */
+	th.ppid = parent;
+	th.pid = p->tgid ? p->tgid(tid) : 0;
+	if (commlen >= sizeof(th.comm))
+		commlen = sizeof(th.comm) - 1;
+	memcpy(th.comm, comm, commlen);
+	if (add_thread(&p->s, &th))
+		return -ENOMEM;
+	size_t i = slot(p, tid);
+	p->keys[i] = tid;
+	p->vals[i] = (struct tstate){.th = p->s.nthreads - 1};
+	p->used++;
+	return 0;
+}
+
+int ts_wakes_parser_new(uint32_t root, uint64_t begin_ns, struct ts_wakes_parser **out)
+{
+	struct ts_wakes_parser *p = calloc(1, sizeof(*p));
+	if (!p || rehash(p) || adopt(p, root, 0, begin_ns, "", 0)) {
+		ts_wakes_parser_free(p);
+		return -ENOMEM;
+	}
+	p->s.begin_ns = begin_ns;
+	*out = p;
+	return 0;
+}
+
+void ts_wakes_parser_tgid(struct ts_wakes_parser *p, uint32_t (*tgid)(uint32_t tid))
+{
+	p->tgid = tgid;
+	p->s.threads[0].pid = tgid ? tgid(p->s.threads[0].tid) : 0;
+}
+
+void ts_wakes_parser_free(struct ts_wakes_parser *p)
+{
+	if (!p)
+		return;
+	ts_wakes_free(&p->s);
+	free(p->keys);
+	free(p->vals);
+	free(p);
+}
+
+/* The value of "key=" in @f (up to the next space), or NULL. */
+static const char *field(const char *f, const char *key, size_t *len)
+{
+	size_t kl = strlen(key);
+	for (const char *q = f; (q = strstr(q, key)); q++) {
+		if (q != f && q[-1] != ' ')
+			continue;
+		q += kl;
+		*len = strcspn(q, " \n");
+		return q;
+	}
+	return NULL;
+}
+
+static bool num_field(const char *f, const char *key, uint64_t *v)
+{
+	size_t n;
+	const char *q = field(f, key, &n);
+	if (!q || !n)
+		return false;
+	char *e;
+	*v = strtoull(q, &e, 10);
+	return e == q + n;
+}
+
+/*
+ * A trace_pipe line: "COMM-TID [CPU] FLAGS SECONDS.MICROS: EVENT: FIELDS".
+ * COMM may hold spaces and dashes; TID follows the last dash before " [".
+ * FLAGS' third character says the context: 'h', 'H', 's' (or 'z', NMI)
+ * for an interrupt, which runs on behalf of nobody in the tree.
+ */
+int ts_wakes_parser_line(struct ts_wakes_parser *p, const char *line)
+{
+	const char *br = strstr(line, " [");
+	const char *ev = br ? strstr(br, ": sched_") : NULL;
+	if (!ev)
+		return 0;
+	const char *dash = NULL;
+	for (const char *q = line; q < br; q++)
+		if (*q == '-')
+			dash = q;
+	if (!dash)
+		return 0;
+	uint32_t cur = (uint32_t)strtoul(dash + 1, NULL, 10);
+	const char *cb = strchr(br, ']');
+	if (!cb || cb > ev)
+		return 0;
+	const char *fl = cb + 1;
+	while (*fl == ' ')
+		fl++;
+	bool irq = false;
+	const char *ts = fl;
+	for (; *ts && *ts != ' '; ts++)
+		if (ts - fl == 2 && (*ts == 'h' || *ts == 'H' || *ts == 's' || *ts == 'z'))
+			irq = true;
+	char *e;
+	uint64_t sec = strtoull(ts, &e, 10), us = 0;
+	if (*e == '.') {
+		const char *d = e + 1;
+		us = strtoull(d, &e, 10);
+		for (ptrdiff_t n = e - d; n < 6; n++)
+			us *= 10;
+		for (ptrdiff_t n = e - d; n > 6; n--)
+			us /= 10;
+	}
+	uint64_t t = sec * 1000000000ULL + us * 1000ULL;
+	const char *name = ev + 2, *f = strchr(name, ':');
+	if (!f)
+		return 0;
+	f++;
+	uint64_t a, b;
+	size_t n;
+
+	if (!strncmp(name, "sched_switch:", 13)) {
+		const char *st = field(f, "prev_state=", &n);
+		if (!num_field(f, "prev_pid=", &a) || !st)
+			return 0;
+		struct tstate *s = find(p, (uint32_t)a);
+		if (!s)
+			return 0;
+		/* R / R+: preempted, still runnable; anything else sleeps */
+		s->since = st[0] == 'R' ? 0 : t;
+		return 1;
+	}
+	if (!strncmp(name, "sched_waking:", 13)) {
+		if (!num_field(f, "pid=", &a))
+			return 0;
+		struct tstate *s = find(p, (uint32_t)a), *w = find(p, cur);
+		if (!s)
+			return 0;
+		uint64_t since = s->since;
+		s->since = 0;
+		if (!since || since > t || irq || !w || cur == a)
+			return 1;
+		struct ts_wake wk = {
+		    .t_ns = t, .since_ns = since, .wakee = (uint32_t)a, .waker = cur};
+		return add_wake(&p->s, &wk) ? -ENOMEM : 1;
+	}
+	if (!strncmp(name, "sched_process_fork:", 19)) {
+		/* a comm may hold spaces: it runs up to " child_pid=" */
+		const char *cc = field(f, "child_comm=", &n), *ce = strstr(f, " child_pid=");
+		if (!num_field(f, "pid=", &a) || !num_field(f, "child_pid=", &b) || !cc || !ce ||
+		    ce < cc)
+			return 0;
+		n = (size_t)(ce - cc);
+		if (!find(p, (uint32_t)a) || find(p, (uint32_t)b))
+			return 0;
+		return adopt(p, (uint32_t)b, (uint32_t)a, t, cc, n) ? -ENOMEM : 1;
+	}
+	if (!strncmp(name, "sched_process_exec:", 19)) {
+		/* the root's comm once it runs the command */
+		struct tstate *s = find(p, cur);
+		const char *fn = field(f, "filename=", &n);
+		if (!s || !fn)
+			return 0;
+		const char *base = fn;
+		for (size_t i = 0; i < n; i++)
+			if (fn[i] == '/')
+				base = fn + i + 1;
+		size_t bl = (size_t)(fn + n - base);
+		struct ts_wakes_thread *th = &p->s.threads[s->th];
+		memset(th->comm, 0, sizeof(th->comm));
+		memcpy(th->comm, base, bl < sizeof(th->comm) ? bl : sizeof(th->comm) - 1);
+		return 1;
+	}
+	if (!strncmp(name, "sched_process_exit:", 19)) {
+		if (!num_field(f, "pid=", &a))
+			return 0;
+		struct tstate *s = find(p, (uint32_t)a);
+		if (!s)
+			return 0;
+		p->s.threads[s->th].end_ns = t;
+		s->since = 0;
+		return 1;
+	}
+	return 0;
+}
+
+int ts_wakes_parser_finish(struct ts_wakes_parser *p, uint64_t end_ns, struct ts_wakes *s)
+{
+	p->s.end_ns = end_ns;
+	for (size_t i = 0; i < p->s.nthreads; i++) {
+		struct ts_wakes_thread *th = &p->s.threads[i];
+		if (!th->end_ns)
+			th->end_ns = TS_MAX(end_ns, th->start_ns);
+	}
+	/* tracepoint lines from several CPUs arrive merged in time order; a
+	 * wake can still trail its neighbour by a microsecond's rounding */
+	for (size_t i = 1; i < p->s.nwakes; i++) {
+		struct ts_wake w = p->s.wakes[i];
+		size_t j = i;
+		for (; j && p->s.wakes[j - 1].t_ns > w.t_ns; j--)
+			p->s.wakes[j] = p->s.wakes[j - 1];
+		p->s.wakes[j] = w;
+	}
+	*s = p->s;
+	memset(&p->s, 0, sizeof(p->s));
+	return 0;
+}

@@ -1,0 +1,82 @@
+/*
+ * wakes.h — who woke whom: the scheduler's view of a recorded application,
+ * kept beside its trace (TRACE.wakes) so that replay knows which of a
+ * thread's waits were on another thread of the application, which one, and
+ * when.
+ *
+ * `tiersim record` captures it from the kernel's scheduler tracepoints
+ * (tracefs: sched_switch, sched_waking, sched_process_fork,
+ * sched_process_exit), limited to the recorded command and its
+ * descendants; ts_wakes_parser turns the tracepoint lines into:
+ *
+ *   - the threads of that process tree (tid, pid, parent, when each
+ *     started and ended), and
+ *   - each wake of one of them by another of them, outside interrupt
+ *     context: the wakee went off the CPU at since_ns, asleep, and was
+ *     woken at t_ns by waker — it waited on that thread for
+ *     t_ns - since_ns. Wakes by a thread outside the tree (tierfs replying
+ *     to a FUSE request, a kworker) and by interrupts (timers, devices) are
+ *     not dependencies on the application and are not kept: the first is
+ *     the request's own IO, the second the thread pacing itself.
+ *
+ * The file (traces/FORMAT.md, "Wake file"): a line "tiersim-wakes 1",
+ * then "span BEGIN END", "T tid pid ppid start end comm" per thread and
+ * "W t since wakee waker" per wake, times in CLOCK_MONOTONIC nanoseconds
+ * (the trace's clock). '#' starts a comment.
+ */
+#ifndef TS_WAKES_H
+#define TS_WAKES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/ts.h"
+
+struct ts_wakes_thread {
+	uint32_t tid, pid, ppid; /* ppid: the thread that forked it (0: the root) */
+	uint64_t start_ns;	 /* forked, or the capture's begin for the root */
+	uint64_t end_ns;	 /* exited, or the capture's end */
+	char comm[16];
+};
+
+struct ts_wake {
+	uint64_t t_ns;	   /* when the waker woke it */
+	uint64_t since_ns; /* when the wakee went to sleep */
+	uint32_t wakee, waker;
+};
+
+struct ts_wakes {
+	uint64_t begin_ns, end_ns; /* what the capture covers */
+	struct ts_wakes_thread *threads;
+	size_t nthreads, thread_cap;
+	struct ts_wake *wakes; /* in time order */
+	size_t nwakes, wake_cap;
+};
+
+void ts_wakes_free(struct ts_wakes *s);
+/* The thread @tid, or NULL. */
+const struct ts_wakes_thread *ts_wakes_thread_of(const struct ts_wakes *s, uint32_t tid);
+
+/* Reads a wake file; an error names the file and line in @err. */
+TS_WUR int ts_wakes_read(const char *path, struct ts_wakes *s, char *err, size_t errlen);
+TS_WUR int ts_wakes_read_mem(const char *buf, size_t len, const char *name, struct ts_wakes *s,
+			     char *err, size_t errlen);
+/* Writes @s to @f; -errno when the stream failed. */
+TS_WUR int ts_wakes_write(FILE *f, const struct ts_wakes *s);
+
+/* Turns tracepoint lines (tracefs trace_pipe, "mono" clock) into a
+ * ts_wakes for the tree under @root. */
+struct ts_wakes_parser;
+TS_WUR int ts_wakes_parser_new(uint32_t root, uint64_t begin_ns, struct ts_wakes_parser **out);
+/* Names each new thread's process with @tgid (e.g. from /proc). */
+void ts_wakes_parser_tgid(struct ts_wakes_parser *p, uint32_t (*tgid)(uint32_t tid));
+/* One line: 1 used, 0 not a scheduler event of the tree (ignored),
+ * -ENOMEM. */
+TS_WUR int ts_wakes_parser_line(struct ts_wakes_parser *p, const char *line);
+/* Ends the capture at @end_ns and moves its result into @s. */
+TS_WUR int ts_wakes_parser_finish(struct ts_wakes_parser *p, uint64_t end_ns, struct ts_wakes *s);
+void ts_wakes_parser_free(struct ts_wakes_parser *p);
+
+#endif
