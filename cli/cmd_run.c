@@ -39,7 +39,7 @@ static const struct ts_opt run_opts[] = {
 	 * makes 5M slices ~0.75 GB, about what a browser tab of ui.perfetto.dev
 	 * or chrome://tracing still loads (low 1M, high 20M by the machine's
 	 * memory). */
-	{ "timeline-max", TS_OPT_U64, offsetof(struct run_args, timeline_max), "5000000", 0, 0,
+	{ "timeline_max", TS_OPT_U64, offsetof(struct run_args, timeline_max), "5000000", 0, 0,
 	  "events", "with --timeline: slices written at most, then a notice (0 = no cap)", "N" },
 	{ "band", TS_OPT_BOOL, offsetof(struct run_args, band), "false", 0, 0, "",
 	  "with --virtual: run each row again at both ends of every ranged tier parameter "
