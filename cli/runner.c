@@ -594,8 +594,16 @@ int ts_runner_live_mount(struct ts_runner *R, const struct ts_scenario *s, const
 		R->mounts_ready = true;
 	}
 	char trace[PATH_MAX] = "";
-	if (s->mnt.trace && *s->mnt.trace)
+	if (s->mnt.trace && *s->mnt.trace) {
 		expand_trace(s->mnt.trace, tier, trace, sizeof(trace));
+	} else if (lv->want_trace) {
+		/* --timeline's tier tracks in real time are what the mount
+		 * records: record it, next to the mounts, for this row. */
+		snprintf(trace, sizeof(trace), "%s/timeline-%d-%u.trace", R->workdir, (int)getpid(),
+			 R->nmounts);
+		lv->own_trace = true;
+	}
+	snprintf(lv->trace, sizeof(lv->trace), "%s", trace);
 	char warm[PATH_MAX * 2];
 	snprintf(warm, sizeof(warm), "%s%s%s", dp->rel, dp->rel[0] && dp->input[0] ? "/" : "",
 		 dp->input);
@@ -605,8 +613,11 @@ int ts_runner_live_mount(struct ts_runner *R, const struct ts_scenario *s, const
 	int rc = opts ? ts_mount_start(&R->mounts, dp->backing, mp, opts, &lv->mount, err, errlen)
 		      : -ENOMEM;
 	free(opts);
-	if (rc)
+	if (rc) {
+		lv->trace[0] = '\0';
+		lv->own_trace = false;
 		return rc;
+	}
 	snprintf(lv->root, sizeof(lv->root), "%s", mp);
 	ts_runner_tier_desc(s, "tierfs real", mdesc, mdn);
 	return 0;

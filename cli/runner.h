@@ -42,6 +42,9 @@ struct ts_runner_opts {
 	bool quiet;
 	bool keep;		 /* keep scratch output (converted LMDBs, traces) */
 	bool band;		 /* virtual: each row again at both ends of the ranged tier parameters */
+	/* --timeline: each training/inference row records its tracks here
+	 * (pipeline/timeline.h); NULL = none. The caller opens and closes it. */
+	struct ts_timeline *timeline;
 };
 
 struct ts_runner {

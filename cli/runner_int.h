@@ -28,6 +28,11 @@ struct live {
 	struct ts_pipe *pipe;
 	struct ts_engine *eng;
 	char root[PATH_MAX]; /* where the dataset's backing appears */
+	/* the mount's request trace ("" = none); own: made for --timeline
+	 * only, removed once merged */
+	char trace[PATH_MAX];
+	bool own_trace;
+	bool want_trace; /* set before ts_runner_live_mount: record one if the scenario does not */
 };
 /* Mounts the dataset's backing on @tier (or, for "none", uses it as it is);
  * @mdesc says which. */

@@ -17,8 +17,11 @@
 #include "hist.h"
 #include "opt.h"
 #include "pipeline/source.h"
+#include "pipeline/timeline.h"
 #include "pipeline/vpipe.h"
 #include "runner_int.h"
+#include "traces/stats.h"
+#include "traces/trace.h"
 #include "vtier.h"
 
 /* Iterations and epochs for a run: enough whole epochs to cover
@@ -49,6 +52,9 @@ struct feed {
 	bool have_cal;
 	/* the batch in hand */
 	struct ts_batch *b;
+	/* --timeline: this row's tracks (NULL = none), origin t0 */
+	struct ts_tl_proc *tl;
+	uint64_t tl_t0;
 };
 
 static void feed_counters(struct feed *f, struct fs_counters *c)
@@ -104,12 +110,49 @@ static uint64_t feed_batches_per_epoch(const struct feed *f)
 			       : ts_pipe_batches_per_epoch(f->lv.pipe);
 }
 
+/* Real time: the mount's request trace, now that the mount is stopped and
+ * the trace closed, on the tier tracks in submit order. A trace that cannot
+ * be read leaves the tracks out and says so (the row stands). */
+static void tl_merge_trace(struct ts_runner *R, struct feed *f, const char *path)
+{
+	struct ts_trace t;
+	char msg[1024];
+	ts_trace_init(&t);
+	if (ts_trace_read(path, &t, msg, sizeof(msg))) {
+		if (!R->o.quiet)
+			fprintf(stderr, "tiersim: --timeline: no tier tracks for this row: %s\n", msg);
+		ts_trace_free(&t);
+		return;
+	}
+	size_t *ord = ts_trace_order(&t);
+	for (size_t i = 0; ord && i < t.nrecs; i++) {
+		const struct ts_trace_rec *r = &t.recs[ord[i]];
+		uint64_t a0 = t.hdr.start_mono_ns + r->submit_ns;
+		uint64_t a1 = t.hdr.start_mono_ns + TS_MAX(r->complete_ns, r->submit_ns);
+		struct ts_tl_arg a[] = { { "file", r->file_id }, { "offset", (int64_t)r->offset },
+					 { "bytes", (int64_t)r->length }, { "result", r->result },
+					 { "thread", r->tid } };
+		ts_tl_slice_lane(f->tl, TS_TL_TIER, ts_trace_op_name(r->op), a0, a1, a,
+				 TS_ARRAY_SIZE(a));
+	}
+	free(ord);
+	ts_trace_free(&t);
+}
+
 static int feed_end(struct ts_runner *R, struct feed *f, char *err, size_t errlen)
 {
 	ts_vpipe_free(f->vp);
 	f->vp = NULL;
 	ts_vtier_free(&f->vt);
-	return ts_runner_live_end(R, &f->lv, err, errlen);
+	char trace[PATH_MAX];
+	bool own = f->lv.own_trace;
+	snprintf(trace, sizeof(trace), "%s", f->lv.trace);
+	int rc = ts_runner_live_end(R, &f->lv, err, errlen);
+	if (f->tl && trace[0])
+		tl_merge_trace(R, f, trace);
+	if (own && trace[0])
+		unlink(trace);
+	return rc;
 }
 
 /* Where the batches come from: the dataset placed (and in real time
@@ -135,9 +178,13 @@ static int feed_open(struct ts_runner *R, struct ts_scenario *s, const char *tie
 		if (f->virtual_time) {
 			if ((rc = ts_vtier_new(R, s, &f->vt, err, errlen)))
 				return rc;
+			f->vt.tl = f->tl;
 			ts_runner_tier_desc(s, "tier model virtual", mdesc, mdn);
-		} else if ((rc = ts_runner_live_mount(R, s, tier, dp, &f->lv, mdesc, mdn, err, errlen))) {
-			return rc;
+		} else {
+			f->lv.want_trace = f->tl != NULL;
+			if ((rc = ts_runner_live_mount(R, s, tier, dp, &f->lv, mdesc, mdn, err,
+						       errlen)))
+				return rc;
 		}
 	}
 
@@ -203,8 +250,12 @@ static int feed_open(struct ts_runner *R, struct ts_scenario *s, const char *tie
 				  f->have_cal ? &f->cal : NULL, &f->vp, err, errlen);
 		if (!rc && !synthetic && strcmp(s->mnt.cache, "cold"))
 			ts_vpipe_warm(f->vp, !strcmp(s->mnt.cache, "written"));
+		if (!rc && f->tl)
+			ts_vpipe_set_timeline(f->vp, f->tl);
 	} else {
 		rc = ts_pipe_new(&pc, &f->lv.pipe, err, errlen);
+		if (!rc && f->tl)
+			ts_pipe_set_timeline(f->lv.pipe, f->tl);
 	}
 	ts_opt_free(ts_pipe_opts, &pc);
 	if (rc)
@@ -299,6 +350,17 @@ static int train_loop(struct ts_runner *R, struct feed *f, struct ts_engine *eng
 				 ts_strerror(rc));
 			break;
 		}
+		if (f->tl) {
+			struct ts_tl_arg a[] = { { "step", (int64_t)done },
+						 { "samples", (int64_t)st.samples },
+						 { "batch", (int64_t)seq },
+						 { "wait_ns", (int64_t)st.wait_ns },
+						 { "compute_ns", (int64_t)st.compute_ns },
+						 { "comm_ns", (int64_t)st.comm_ns },
+						 { "warmup", done < run->warmup } };
+			ts_tl_slice(f->tl, TS_TL_ENGINE, 0, done < run->warmup ? "warm-up step" : "step",
+				    st.start_ns, st.end_ns, a, TS_ARRAY_SIZE(a));
+		}
 		if (!f->virtual_time)
 			ts_engine_hold(eng, &st);
 		done++;
@@ -327,6 +389,24 @@ static int train_loop(struct ts_runner *R, struct feed *f, struct ts_engine *eng
 	return rc;
 }
 
+/* The row's track group, named after the row, its tier and its clock. */
+static void tl_group(struct ts_runner *R, const struct ts_scenario *s, struct feed *f,
+		     const struct ts_row *w)
+{
+	char name[1024];
+	const char *band = R->band_end < 0 ? ", band slow end" : R->band_end > 0 ? ", band fast end"
+										   : "";
+	const char *label = w->label ? w->label : "?";
+	bool same = !strcmp(label, s->mnt.tier);
+	snprintf(name, sizeof(name), "[%u] %s%s%s: %s %s batch %llu x %llu GPU, %s time%s",
+		 R->nruns, label, same ? "" : " on ", same ? "" : s->mnt.tier, s->eng.model,
+		 s->eng.mode,
+		 (unsigned long long)s->eng.batch, (unsigned long long)s->eng.gpus,
+		 f->virtual_time ? "virtual" : "real", band);
+	f->tl_t0 = f->virtual_time ? 0 : ts_now_ns();
+	f->tl = ts_timeline_proc(R->o.timeline, name, f->tl_t0);
+}
+
 int ts_runner_train(struct ts_runner *R, struct ts_scenario *s, const char *tier,
 		    const struct ts_scn_run *run, struct ts_row *w, char *err, size_t errlen)
 {
@@ -349,6 +429,8 @@ int ts_runner_train(struct ts_runner *R, struct ts_scenario *s, const char *tier
 		return -EINVAL;
 	}
 	ts_engine_describe(eng, edesc, sizeof(edesc));
+	if (R->o.timeline)
+		tl_group(R, s, &f, w);
 	bool synthetic = s->pipe.source && !strcmp(s->pipe.source, "null");
 	if ((rc = feed_open(R, s, tier, run, &f, &dp, mdesc, sizeof(mdesc), err, errlen)))
 		goto out;

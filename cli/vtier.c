@@ -4,6 +4,7 @@
 
 #include "pipeline/host.h"
 #include "pipeline/loader.h"
+#include "pipeline/timeline.h"
 #include "vtier.h"
 
 int ts_vtier_new(struct ts_runner *R, const struct ts_scenario *s, struct ts_vtier *m,
@@ -43,6 +44,12 @@ uint64_t ts_vtier_submit(struct ts_vtier *m, uint64_t now, enum ts_tier_op op, u
 		m->hit_bytes += d.hit_bytes;
 	} else if (op == TS_TIER_WRITE) {
 		m->write_bytes += len;
+	}
+	if (m->tl) {
+		struct ts_tl_arg a[] = { { "file", (int64_t)file }, { "offset", (int64_t)off },
+					 { "bytes", (int64_t)len }, { "hit_bytes", (int64_t)d.hit_bytes } };
+		ts_tl_slice_lane(m->tl, TS_TL_TIER, ts_tier_op_name(op), now, t, a,
+				 TS_ARRAY_SIZE(a));
 	}
 	return t;
 }

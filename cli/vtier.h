@@ -18,6 +18,7 @@ struct ts_vtier {
 	const struct ts_tier_profile *profile;
 	struct ts_tier_profile banded; /* at the runner's band end (--band), when one is set */
 	uint64_t read_bytes, hit_bytes, write_bytes;
+	struct ts_tl_proc *tl; /* every request on the tier tracks (timeline.h); NULL = none */
 };
 
 /* The mount{}'s tier, capacity, page-cache size and seed; with --band, the

@@ -34,6 +34,7 @@
 #include "loader.h"
 #include "scheduler.h"
 #include "source.h"
+#include "timeline.h"
 #include "uring.h"
 
 #define CFG_OFF(f) offsetof(struct ts_pipe_cfg, f)
@@ -115,6 +116,10 @@ struct item {
 	struct rbatch *b;
 	uint32_t pos;
 	struct ts_sched_pos sp; /* its place, as the scheduler gave it */
+	/* timeline: when it was claimed, its reader lane, where it was read */
+	uint64_t tl_t0;
+	unsigned tl_lane;
+	int64_t tl_off;
 };
 
 struct rbatch {
@@ -187,6 +192,7 @@ struct ts_pipe {
 	uint64_t *series_t;
 	uint32_t *series_ready;
 	uint64_t series_n, series_cap;
+	struct ts_tl_proc *tl; /* NULL: no timeline */
 };
 
 int ts_pipe_default_calibration(char *buf, size_t n)
@@ -531,6 +537,13 @@ static int claim(struct ts_pipe *p, bool may_block, struct ts_extent *x, struct 
 	it->id = pos.id;
 	it->slot = -1;
 	it->err = xerr;
+	it->tl_off = -1;
+	if (p->tl) {
+		it->tl_t0 = ts_now_ns();
+		it->tl_lane = ts_tl_lane(p->tl, TS_TL_READER, it->tl_t0, UINT64_MAX);
+		if (pos.pos == 0)
+			ts_tl_batch_open(p->tl, pos.seq, pos.epoch, pos.index, p->pf, it->tl_t0);
+	}
 	if (pos.slot) {
 		it->slot = p->free_slots[--p->nfree];
 		it->buf = p->arena + (size_t)it->slot * p->slot;
@@ -543,6 +556,21 @@ static int claim(struct ts_pipe *p, bool may_block, struct ts_extent *x, struct 
 	return 1;
 }
 
+/* The timeline's read of @it: from its claim to now, on its lane. */
+static void tl_read(struct ts_pipe *p, const struct item *it)
+{
+	struct ts_tl_arg a[5] = { { "sample", (int64_t)it->id },
+				  { "bytes", it->err ? 0 : it->len },
+				  { "batch", (int64_t)it->sp.seq } };
+	unsigned na = 3;
+	if (it->tl_off >= 0)
+		a[na++] = (struct ts_tl_arg){ "offset", it->tl_off };
+	if (it->err)
+		a[na++] = (struct ts_tl_arg){ "error", it->err };
+	ts_tl_slice_end(p->tl, TS_TL_READER, it->tl_lane, it->err ? "read failed" : "read",
+			it->tl_t0, ts_now_ns(), a, na);
+}
+
 /* The sample's bytes are in (or it failed): decode it or finish it. */
 static void deliver(struct ts_pipe *p, struct item *it)
 {
@@ -551,7 +579,11 @@ static void deliver(struct ts_pipe *p, struct item *it)
 		p->rd_samples++;
 		p->rd_bytes += it->len;
 	}
+	if (p->tl)
+		tl_read(p, it);
 	ts_sched_read_done(p->sched, &it->sp, it->err);
+	if (p->tl && ts_sched_complete(p->sched, it->sp.seq))
+		ts_tl_batch_ready(p->tl, it->sp.seq, ts_now_ns());
 	if (it->err)
 		failed_locked(p, it, NULL);
 	else if (p->nw)
@@ -614,6 +646,7 @@ static int rd_next(void *ctx, struct ts_uring_io *io, bool may_block)
 		io->off = x.off;
 		io->len = x.len;
 		io->chunk = x.chunk;
+		it->tl_off = (int64_t)x.off;
 		io->buf = it->buf;
 		io->buf_index = it->slot;
 		io->user = it;
@@ -773,6 +806,14 @@ static void *worker_main(void *arg)
 			w->bytes += it->plen;
 		}
 		ts_sched_decode_done(p->sched, &it->sp, rc);
+		if (p->tl) {
+			struct ts_tl_arg a[] = { { "sample", (int64_t)it->id },
+						 { "batch", (int64_t)it->sp.seq }, { "error", rc } };
+			ts_tl_slice(p->tl, TS_TL_DECODE, w->idx, rc ? "decode failed" : "decode", t1,
+				    t2, a, TS_ARRAY_SIZE(a) - !rc);
+			if (ts_sched_complete(p->sched, it->sp.seq))
+				ts_tl_batch_ready(p->tl, it->sp.seq, t2);
+		}
 		if (rc) {
 			failed_locked(p, it, rc == TS_E_CORRUPT ? w->msg : NULL);
 		} else if (!p->raw_in_batch) {
@@ -783,6 +824,11 @@ static void *worker_main(void *arg)
 	}
 	pthread_mutex_unlock(&p->mu);
 	return NULL;
+}
+
+void ts_pipe_set_timeline(struct ts_pipe *p, struct ts_tl_proc *tl)
+{
+	p->tl = tl;
 }
 
 void ts_pipe_set_log(struct ts_pipe *p, ts_sched_log_fn fn, void *ctx)
@@ -879,6 +925,8 @@ int64_t ts_pipe_next_batch(struct ts_pipe *p, struct ts_batch **out)
 				    .index = (uint32_t)sb.index, .n = n, .skipped = sb.failed,
 				    .s = b->s, .data = b->data, .wait_ns = wait };
 	p->wait_sum += wait;
+	if (p->tl)
+		ts_tl_batch_take(p->tl, seq, n);
 	if (p->series_n < SERIES_MAX) {
 		if (p->series_n == p->series_cap) {
 			uint64_t cap = p->series_cap ? p->series_cap * 2 : 256;
@@ -914,6 +962,8 @@ void ts_pipe_batch_release(struct ts_pipe *p, struct ts_batch *pub)
 		free_raw(p, &b->items[i]);
 	if (b->data)
 		held_add(p, -(int64_t)(p->B * p->out_floats * sizeof(float)));
+	if (p->tl)
+		ts_tl_batch_release(p->tl, pub->seq, ts_now_ns());
 	ts_sched_release(p->sched, pub->seq);
 	pthread_cond_broadcast(&p->c_reader);
 	pthread_mutex_unlock(&p->mu);

@@ -139,6 +139,10 @@ TS_WUR int ts_pipe_new(const struct ts_pipe_cfg *cfg, struct ts_pipe **out, char
 /* A log of the scheduler's decisions (scheduler.h), called under the
  * loader's lock from its threads; set before ts_pipe_start. */
 void ts_pipe_set_log(struct ts_pipe *p, ts_sched_log_fn fn, void *ctx);
+/* Record the reads, decodes and batches on @tl (timeline.h), in
+ * ts_now_ns() time; set before ts_pipe_start. */
+struct ts_tl_proc;
+void ts_pipe_set_timeline(struct ts_pipe *p, struct ts_tl_proc *tl);
 TS_WUR int ts_pipe_start(struct ts_pipe *p);
 /* Blocks until the next batch is ready. Returns the wait in ns (>= 0) with
  * *out set, or with *out = NULL after the last batch; a negative code when

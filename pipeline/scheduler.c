@@ -290,6 +290,12 @@ void ts_sched_release(struct ts_sched *s, uint64_t seq)
 	note(s, TS_SCHED_EV_RELEASE, &p);
 }
 
+bool ts_sched_complete(const struct ts_sched *s, uint64_t seq)
+{
+	const struct sbatch *b = &s->ring[seq % s->pf];
+	return b->live && b->seq == seq && b->filled == b->size;
+}
+
 bool ts_sched_finished(const struct ts_sched *s)
 {
 	return s->next_seq >= s->total;

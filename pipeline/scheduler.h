@@ -118,6 +118,8 @@ int ts_sched_take(struct ts_sched *s, struct ts_sched_batch *b);
 /* The consumer is done with batch @seq: its buffers and its place in the
  * prefetch window are free. */
 void ts_sched_release(struct ts_sched *s, uint64_t seq);
+/* Is batch @seq, in the prefetch window, complete (every sample done)? */
+bool ts_sched_complete(const struct ts_sched *s, uint64_t seq);
 /* Has every batch been taken? */
 bool ts_sched_finished(const struct ts_sched *s);
 

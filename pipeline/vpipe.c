@@ -15,6 +15,7 @@
 
 #include "core/heap.h"
 #include "scheduler.h"
+#include "timeline.h"
 #include "vpipe.h"
 
 enum { EV_READ, EV_DECODE, EV_RELEASE };
@@ -52,6 +53,7 @@ struct ts_vpipe {
 	size_t nchunks;
 
 	struct ts_vpipe_stats st;
+	struct ts_tl_proc *tl; /* NULL: no timeline */
 };
 
 static struct ev *ev_get(struct ts_vpipe *v)
@@ -128,6 +130,23 @@ static uint64_t work_ns(const struct ts_vpipe *v, const struct ts_vsample *s)
 	}
 }
 
+/* The timeline's read: from the claim (now) to when the last request of
+ * the sample completes, @t. */
+static void tl_read(struct ts_vpipe *v, const struct ts_sched_pos *pos, const struct ts_vsample *s,
+		    uint64_t t)
+{
+	if (pos->pos == 0)
+		ts_tl_batch_open(v->tl, pos->seq, pos->epoch, pos->index, v->prefetch, v->now);
+	int64_t off = -1;
+	for (unsigned i = 0; i < s->n && off < 0; i++)
+		if (s->io[i].op == TS_VIO_READ)
+			off = (int64_t)s->io[i].off;
+	struct ts_tl_arg a[] = { { "sample", (int64_t)pos->id }, { "bytes", (int64_t)s->len },
+				 { "batch", (int64_t)pos->seq }, { "offset", off } };
+	ts_tl_slice_lane(v->tl, TS_TL_READER, "read", v->now, t, a,
+			 TS_ARRAY_SIZE(a) - (off < 0));
+}
+
 /* The reader and the workers take what the scheduler allows, now. */
 static int pump(struct ts_vpipe *v)
 {
@@ -150,6 +169,8 @@ static int pump(struct ts_vpipe *v)
 		uint64_t t = v->now;
 		for (unsigned i = 0; i < s.n; i++)
 			t = disk_io(v, t, &s.io[i]);
+		if (v->tl)
+			tl_read(v, &pos, &s, t);
 		v->cost[(pos.seq % v->prefetch) * v->batch + pos.pos] = work_ns(v, &s);
 		if ((rc = ev_push(v, t, EV_READ, &pos, 0)))
 			return rc;
@@ -157,6 +178,12 @@ static int pump(struct ts_vpipe *v)
 	while (ts_sched_decode_take(v->sched, &pos)) {
 		uint64_t ns = v->cost[(pos.seq % v->prefetch) * v->batch + pos.pos];
 		v->st.decode_busy_ns += ns;
+		if (v->tl) {
+			struct ts_tl_arg a[] = { { "sample", (int64_t)pos.id },
+						 { "batch", (int64_t)pos.seq } };
+			ts_tl_slice_lane(v->tl, TS_TL_DECODE, "decode", v->now, v->now + ns, a,
+					 TS_ARRAY_SIZE(a));
+		}
 		if ((rc = ev_push(v, v->now + ns, EV_DECODE, &pos, 0)))
 			return rc;
 	}
@@ -235,6 +262,11 @@ fail:
 	return rc;
 }
 
+void ts_vpipe_set_timeline(struct ts_vpipe *v, struct ts_tl_proc *tl)
+{
+	v->tl = tl;
+}
+
 struct ts_sched *ts_vpipe_sched(struct ts_vpipe *v)
 {
 	return v->sched;
@@ -279,6 +311,8 @@ static int step(struct ts_vpipe *v)
 	case EV_DECODE: ts_sched_decode_done(v->sched, &e->pos, e->err); break;
 	case EV_RELEASE: ts_sched_release(v->sched, e->pos.seq); break;
 	}
+	if (v->tl && e->kind != EV_RELEASE && ts_sched_complete(v->sched, e->pos.seq))
+		ts_tl_batch_ready(v->tl, e->pos.seq, v->now);
 	e->next_free = v->free_ev;
 	v->free_ev = e;
 	return pump(v);
@@ -305,12 +339,16 @@ int ts_vpipe_next_batch(struct ts_vpipe *v, struct ts_vbatch *b)
 				 .n = sb.size - sb.failed, .ready_ns = v->now };
 	v->st.batches++;
 	v->st.samples += b->n;
+	if (v->tl)
+		ts_tl_batch_take(v->tl, b->seq, b->n);
 	return 1;
 }
 
 int ts_vpipe_release(struct ts_vpipe *v, uint64_t seq, uint64_t t_ns)
 {
 	struct ts_sched_pos pos = { .seq = seq };
+	if (v->tl)
+		ts_tl_batch_release(v->tl, seq, TS_MAX(t_ns, v->now));
 	return ev_push(v, TS_MAX(t_ns, v->now), EV_RELEASE, &pos, 0);
 }
 

@@ -64,6 +64,10 @@ TS_WUR int ts_vpipe_new(const struct ts_pipe_cfg *cfg, const struct ts_dataset_m
 			struct ts_vpipe **out, char *err, size_t errlen);
 /* The scheduler, for a log hook (ts_sched_set_log) or its counters. */
 struct ts_sched *ts_vpipe_sched(struct ts_vpipe *v);
+/* Record the loader's reads, decodes and batches on @tl (timeline.h);
+ * set before the first batch. */
+struct ts_tl_proc;
+void ts_vpipe_set_timeline(struct ts_vpipe *v, struct ts_tl_proc *tl);
 uint64_t ts_vpipe_batches_per_epoch(const struct ts_vpipe *v);
 /* When the loader can start (after what opening the source reads). */
 uint64_t ts_vpipe_start_ns(const struct ts_vpipe *v);

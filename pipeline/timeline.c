@@ -1,0 +1,397 @@
+/*
+ * timeline.c — the run's timeline as streamed Chrome trace JSON (see
+ * timeline.h for the tracks and the contract).
+ *
+ * Every event is one line of the "traceEvents" array. Names of groups are
+ * user text and go through jansson; everything else is literals and
+ * numbers, printed directly (the hot path is one locked fprintf per slice).
+ */
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "timeline.h"
+
+/* Thread ids: kind k's lane i is tid (k + 1) * TS_TL_LANES + i, so that
+ * the tracks sort engine, batches, reader, decode, tier. */
+static const char *const track_name[TS_TL_NTRACKS] = {
+	[TS_TL_ENGINE] = "engine", /* one lane: no number */
+	[TS_TL_BATCH] = "batch slot",
+	[TS_TL_READER] = "reader lane",
+	[TS_TL_DECODE] = "decode worker",
+	[TS_TL_TIER] = "tier lane",
+};
+
+struct lanes {
+	uint64_t *busy_until; /* per lane */
+	bool *named;	      /* its thread_name is written */
+	unsigned n;	      /* lanes known */
+};
+
+struct bslot {
+	uint64_t seq, epoch, index, open, ready, samples;
+	bool live, have_ready;
+};
+
+struct ts_tl_proc {
+	struct ts_timeline *tl;
+	unsigned pid;
+	uint64_t t0;
+	struct lanes lanes[TS_TL_NTRACKS];
+	struct bslot *bs;
+	uint64_t nbs;
+	struct ts_tl_proc *next;
+};
+
+struct ts_timeline {
+	FILE *f;
+	char *path;
+	char *buf; /* the FILE's buffer */
+	pthread_mutex_t mu;
+	uint64_t max, n, dropped, lines;
+	bool capped, oom;
+	unsigned npid;
+	struct ts_tl_proc *procs;
+	const char *clock;
+};
+
+/* The FILE buffer: ~7,000 slice lines of ~142 bytes (measured) a write. */
+enum { FILE_BUF = 1 << 20 };
+
+static void line_start(struct ts_timeline *tl)
+{
+	fputs(tl->lines++ ? ",\n" : "\n", tl->f);
+}
+
+int ts_timeline_open(const char *path, const char *clock, uint64_t max_events,
+		     struct ts_timeline **out, char *err, size_t errlen)
+{
+	*out = NULL;
+	struct ts_timeline *tl = calloc(1, sizeof(*tl));
+	if (!tl || !(tl->path = strdup(path)) || !(tl->buf = malloc(FILE_BUF))) {
+		if (tl)
+			free(tl->path);
+		free(tl);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	tl->f = fopen(path, "w");
+	if (!tl->f) {
+		int e = errno;
+		snprintf(err, errlen, "cannot create %s: %s", path, strerror(e));
+		free(tl->buf);
+		free(tl->path);
+		free(tl);
+		return -e;
+	}
+	setvbuf(tl->f, tl->buf, _IOFBF, FILE_BUF);
+	pthread_mutex_init(&tl->mu, NULL);
+	tl->max = max_events;
+	tl->clock = clock;
+	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", tl->f);
+	*out = tl;
+	return 0;
+}
+
+static void us(FILE *f, uint64_t ns)
+{
+	fprintf(f, "%" PRIu64 ".%03u", ns / 1000, (unsigned)(ns % 1000));
+}
+
+static void meta_str(struct ts_timeline *tl, const char *what, unsigned pid, unsigned tid,
+		     const char *name)
+{
+	line_start(tl);
+	fprintf(tl->f, "{\"name\":\"%s\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"args\":{\"name\":",
+		what, pid, tid);
+	json_t *s = json_string(name);
+	if (!s || json_dumpf(s, tl->f, JSON_ENCODE_ANY))
+		fputs("\"?\"", tl->f);
+	json_decref(s);
+	fputs("}}", tl->f);
+}
+
+static void meta_sort(struct ts_timeline *tl, const char *what, unsigned pid, unsigned tid,
+		      unsigned idx)
+{
+	line_start(tl);
+	fprintf(tl->f, "{\"name\":\"%s\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,"
+		       "\"args\":{\"sort_index\":%u}}", what, pid, tid, idx);
+}
+
+static unsigned tid_of(enum ts_tl_track k, unsigned lane)
+{
+	return (unsigned)(k + 1) * TS_TL_LANES + lane;
+}
+
+/* Makes lane @lane of @k known (and named); false when out of memory. */
+static bool lane_have(struct ts_tl_proc *p, enum ts_tl_track k, unsigned lane)
+{
+	struct lanes *l = &p->lanes[k];
+	if (lane >= l->n) {
+		unsigned n = lane + 1 > 2 * l->n ? lane + 1 : 2 * l->n;
+		uint64_t *b = realloc(l->busy_until, n * sizeof(*b));
+		if (b)
+			l->busy_until = b;
+		bool *nm = realloc(l->named, n * sizeof(*nm));
+		if (nm)
+			l->named = nm;
+		if (!b || !nm) {
+			p->tl->oom = true;
+			return false;
+		}
+		for (unsigned i = l->n; i < n; i++) {
+			l->busy_until[i] = 0;
+			l->named[i] = false;
+		}
+		l->n = n;
+	}
+	if (!l->named[lane]) {
+		char name[64];
+		if (k == TS_TL_ENGINE)
+			snprintf(name, sizeof(name), "%s", track_name[k]);
+		else
+			snprintf(name, sizeof(name), "%s %u", track_name[k], lane);
+		meta_str(p->tl, "thread_name", p->pid, tid_of(k, lane), name);
+		meta_sort(p->tl, "thread_sort_index", p->pid, tid_of(k, lane), tid_of(k, lane));
+		l->named[lane] = true;
+	}
+	return true;
+}
+
+struct ts_tl_proc *ts_timeline_proc(struct ts_timeline *tl, const char *name, uint64_t t0_ns)
+{
+	struct ts_tl_proc *p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->tl = tl;
+	p->t0 = t0_ns;
+	pthread_mutex_lock(&tl->mu);
+	p->pid = ++tl->npid;
+	p->next = tl->procs;
+	tl->procs = p;
+	meta_str(tl, "process_name", p->pid, 0, name);
+	meta_sort(tl, "process_sort_index", p->pid, 0, p->pid);
+	pthread_mutex_unlock(&tl->mu);
+	return p;
+}
+
+/* Under the lock: may one more slice be written? */
+static bool room(struct ts_timeline *tl, uint64_t t_rel, unsigned pid)
+{
+	if (!tl->max || tl->n < tl->max)
+		return true;
+	if (!tl->capped) {
+		tl->capped = true;
+		line_start(tl);
+		fprintf(tl->f, "{\"name\":\"timeline cap reached: %" PRIu64 " events written, "
+			       "later ones left out (--timeline-max)\",\"ph\":\"i\",\"s\":\"g\","
+			       "\"ts\":", tl->max);
+		us(tl->f, t_rel);
+		fprintf(tl->f, ",\"pid\":%u,\"tid\":0}", pid);
+	}
+	tl->dropped++;
+	return false;
+}
+
+static void put_slice(struct ts_tl_proc *p, enum ts_tl_track k, unsigned lane, const char *name,
+		      uint64_t t0, uint64_t t1, const struct ts_tl_arg *a, unsigned na)
+{
+	struct ts_timeline *tl = p->tl;
+	if (lane >= TS_TL_LANES)
+		lane = TS_TL_LANES - 1;
+	uint64_t r0 = t0 > p->t0 ? t0 - p->t0 : 0;
+	uint64_t dur = t1 > t0 ? t1 - t0 : 0;
+	if (!room(tl, r0, p->pid) || !lane_have(p, k, lane))
+		return;
+	tl->n++;
+	line_start(tl);
+	fprintf(tl->f, "{\"name\":\"%s\",\"ph\":\"X\",\"pid\":%u,\"tid\":%u,\"ts\":", name, p->pid,
+		tid_of(k, lane));
+	us(tl->f, r0);
+	fputs(",\"dur\":", tl->f);
+	us(tl->f, dur);
+	for (unsigned i = 0; i < na; i++)
+		fprintf(tl->f, "%s\"%s\":%" PRId64, i ? "," : ",\"args\":{", a[i].key, a[i].val);
+	fputs(na ? "}}" : "}", tl->f);
+}
+
+void ts_tl_slice(struct ts_tl_proc *p, enum ts_tl_track k, unsigned lane, const char *name,
+		 uint64_t t0, uint64_t t1, const struct ts_tl_arg *a, unsigned na)
+{
+	pthread_mutex_lock(&p->tl->mu);
+	put_slice(p, k, lane, name, t0, t1, a, na);
+	pthread_mutex_unlock(&p->tl->mu);
+}
+
+static unsigned lane_take(struct ts_tl_proc *p, enum ts_tl_track k, uint64_t t0, uint64_t t1)
+{
+	struct lanes *l = &p->lanes[k];
+	unsigned i = 0;
+	while (i < l->n && l->busy_until[i] > t0)
+		i++;
+	if (i >= TS_TL_LANES - 1)
+		return TS_TL_LANES - 1;
+	if (!lane_have(p, k, i))
+		return i;
+	l->busy_until[i] = t1;
+	return i;
+}
+
+unsigned ts_tl_lane(struct ts_tl_proc *p, enum ts_tl_track k, uint64_t t0, uint64_t t1)
+{
+	pthread_mutex_lock(&p->tl->mu);
+	unsigned i = lane_take(p, k, t0, t1);
+	pthread_mutex_unlock(&p->tl->mu);
+	return i;
+}
+
+void ts_tl_slice_end(struct ts_tl_proc *p, enum ts_tl_track k, unsigned lane, const char *name,
+		     uint64_t t0, uint64_t t1, const struct ts_tl_arg *a, unsigned na)
+{
+	pthread_mutex_lock(&p->tl->mu);
+	put_slice(p, k, lane, name, t0, t1, a, na);
+	if (lane < p->lanes[k].n && lane < TS_TL_LANES - 1)
+		p->lanes[k].busy_until[lane] = t1;
+	pthread_mutex_unlock(&p->tl->mu);
+}
+
+unsigned ts_tl_slice_lane(struct ts_tl_proc *p, enum ts_tl_track k, const char *name,
+			  uint64_t t0, uint64_t t1, const struct ts_tl_arg *a, unsigned na)
+{
+	pthread_mutex_lock(&p->tl->mu);
+	unsigned i = lane_take(p, k, t0, t1);
+	put_slice(p, k, i, name, t0, t1, a, na);
+	pthread_mutex_unlock(&p->tl->mu);
+	return i;
+}
+
+/* ---- batches --------------------------------------------------------- */
+
+static struct bslot *bslot(struct ts_tl_proc *p, uint64_t seq)
+{
+	if (!p->nbs)
+		return NULL;
+	struct bslot *b = &p->bs[seq % p->nbs];
+	return b->live && b->seq == seq ? b : NULL;
+}
+
+void ts_tl_batch_open(struct ts_tl_proc *p, uint64_t seq, uint64_t epoch, uint64_t index,
+		      uint64_t prefetch, uint64_t t)
+{
+	pthread_mutex_lock(&p->tl->mu);
+	if (!p->nbs && prefetch) {
+		if ((p->bs = calloc(prefetch, sizeof(*p->bs))))
+			p->nbs = prefetch;
+		else
+			p->tl->oom = true;
+	}
+	if (p->nbs)
+		p->bs[seq % p->nbs] = (struct bslot){ .seq = seq, .epoch = epoch, .index = index,
+						      .open = t, .live = true };
+	pthread_mutex_unlock(&p->tl->mu);
+}
+
+void ts_tl_batch_ready(struct ts_tl_proc *p, uint64_t seq, uint64_t t)
+{
+	pthread_mutex_lock(&p->tl->mu);
+	struct bslot *b = bslot(p, seq);
+	if (b && !b->have_ready) {
+		b->ready = t;
+		b->have_ready = true;
+	}
+	pthread_mutex_unlock(&p->tl->mu);
+}
+
+void ts_tl_batch_take(struct ts_tl_proc *p, uint64_t seq, uint64_t samples)
+{
+	pthread_mutex_lock(&p->tl->mu);
+	struct bslot *b = bslot(p, seq);
+	if (b)
+		b->samples = samples;
+	pthread_mutex_unlock(&p->tl->mu);
+}
+
+void ts_tl_batch_release(struct ts_tl_proc *p, uint64_t seq, uint64_t t)
+{
+	pthread_mutex_lock(&p->tl->mu);
+	struct bslot *b = bslot(p, seq);
+	if (b) {
+		char name[48];
+		snprintf(name, sizeof(name), "batch %" PRIu64, seq);
+		struct ts_tl_arg a[] = { { "seq", (int64_t)seq },
+					 { "epoch", (int64_t)b->epoch },
+					 { "index", (int64_t)b->index },
+					 { "samples", (int64_t)b->samples } };
+		unsigned lane = (unsigned)(seq % p->nbs);
+		put_slice(p, TS_TL_BATCH, lane, name, b->open, t, a, TS_ARRAY_SIZE(a));
+		if (b->have_ready)
+			put_slice(p, TS_TL_BATCH, lane, "complete", b->ready, t, a, 1);
+		b->live = false;
+	}
+	pthread_mutex_unlock(&p->tl->mu);
+}
+
+/* ---- the end ----------------------------------------------------------- */
+
+uint64_t ts_timeline_events(struct ts_timeline *tl)
+{
+	pthread_mutex_lock(&tl->mu);
+	uint64_t n = tl->n;
+	pthread_mutex_unlock(&tl->mu);
+	return n;
+}
+
+uint64_t ts_timeline_dropped(struct ts_timeline *tl)
+{
+	pthread_mutex_lock(&tl->mu);
+	uint64_t n = tl->dropped;
+	pthread_mutex_unlock(&tl->mu);
+	return n;
+}
+
+bool ts_timeline_capped(struct ts_timeline *tl)
+{
+	pthread_mutex_lock(&tl->mu);
+	bool c = tl->capped;
+	pthread_mutex_unlock(&tl->mu);
+	return c;
+}
+
+int ts_timeline_close(struct ts_timeline *tl, char *err, size_t errlen)
+{
+	if (!tl)
+		return 0;
+	fprintf(tl->f, "\n],\"otherData\":{\"clock\":\"%s\",\"events\":%" PRIu64
+		       ",\"dropped\":%" PRIu64 ",\"max_events\":%" PRIu64 "}}\n",
+		tl->clock, tl->n, tl->dropped, tl->max);
+	int rc = 0;
+	if (ferror(tl->f))
+		rc = -EIO;
+	if (fclose(tl->f) && !rc)
+		rc = -errno;
+	if (rc)
+		snprintf(err, errlen, "%s: write error: %s", tl->path, strerror(-rc));
+	else if (tl->oom)
+		snprintf(err, errlen, "%s: out of memory: some tracks left out", tl->path);
+	if (!rc && tl->oom)
+		rc = -ENOMEM;
+	for (struct ts_tl_proc *p = tl->procs, *nx; p; p = nx) {
+		nx = p->next;
+		for (int k = 0; k < TS_TL_NTRACKS; k++) {
+			free(p->lanes[k].busy_until);
+			free(p->lanes[k].named);
+		}
+		free(p->bs);
+		free(p);
+	}
+	pthread_mutex_destroy(&tl->mu);
+	free(tl->buf);
+	free(tl->path);
+	free(tl);
+	return rc;
+}
