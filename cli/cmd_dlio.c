@@ -562,7 +562,9 @@ static const char *ranks_note(void)
 {
 	static char s[32];
 	int ranks = ts_dlio_mpi_ranks();
-	snprintf(s, sizeof(s), ranks ? " (%d ranks)" : "", ranks);
+	s[0] = 0;
+	if (ranks)
+		snprintf(s, sizeof(s), " (%d ranks)", ranks);
 	return s;
 }
 
