@@ -104,6 +104,10 @@ static const struct ts_cmdline dlio_cmdline = {
 		"batch_size, read_threads, computation_threads, prefetch_size, transfer_size,\n"
 		"file_shuffle, sample_shuffle, shuffle_size; train.epochs, computation_time,\n"
 		"total_training_steps, seed; metric.au.\n"
+		"Under mpirun (mpirun -np N [--allow-run-as-root] [--oversubscribe] --bind-to none\n"
+		"tiersim dlio ...) each rank is one accelerator reading its shard through the one\n"
+		"tierfs mount rank 0 makes; rank 0 reports. --virtual: rank 0 runs N accelerators\n"
+		"on one tier model; --find-max needs --virtual there.\n"
 		"exit status: 0 done, 1 runtime failure (a bad workload file, a dataset that does\n"
 		"not fit), 2 usage error, 130 interrupted.\n",
 	.max_pos = -1,
