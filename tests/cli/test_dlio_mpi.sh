@@ -4,8 +4,8 @@
 # every sample is read exactly once per epoch across the ranks (tierfs's
 # trace says which process opened what), and rank 0 reports the figures
 # with ranks = 3; refusals (an unknown tier, an unknown option, --find-max
-# in real time, a mount that fails) are one line from tiersim, a non-zero
-# exit and nothing mounted; in virtual time the ranks' run is the
+# in real time, a mount that fails) and a rank whose loader fails mid-run
+# are one line from tiersim, a non-zero exit and nothing mounted; in virtual time the ranks' run is the
 # single-process run with --accelerators 3, figure for figure.
 . "$(dirname "$0")/lib.sh"
 command -v mpirun >/dev/null || { echo "no mpirun (openmpi-bin)"; exit 77; }
@@ -94,6 +94,13 @@ expect 2 "--find-max: under mpirun the accelerator count is the world size (3)" 
 expect 2 "--accelerators 2: under mpirun each rank is one accelerator" unet3d_h100 $small --tier ssd-cloud --accelerators 2
 expect 1 "capacity 1.00 KiB is outside its range" unet3d_h100 $small --tier ssd-cloud --capacity 1k --quiet
 expect 1 "make no step of 2 samples on each of 3 ranks" unet3d_h100 $small ++workload.dataset.num_files_train=4 --tier ssd-cloud --quiet
+
+# one rank failing in the middle of the run: a sample of rank 2's shard cut
+# short in the dataset; rank 0 says which rank failed, and still unmounts
+truncate -s 1000 "$work"/dlio/unet3d-npz-24x1-100000-*/train/img_20_of_24.npz || fail "no dataset to cut"
+expect 1 "rank 2: loader: .*img_20_of_24.npz: file ends before the sample does" unet3d_h100 $small --tier ssd-cloud --quiet
+left=$(find "$work/dlio" -maxdepth 1 -type d -name '*.mnt-*')
+[ -z "$left" ] || fail "a mount point was left: $left"
 
 # virtual time: rank 0 runs the 3 accelerators on one tier model, exactly
 io="++workload.dataset.num_files_train=200 ++workload.dataset.record_length_bytes=1000000 ++workload.dataset.record_length_bytes_stdev=0 ++workload.reader.batch_size=2 ++workload.train.computation_time=0.02 ++workload.train.epochs=2"
