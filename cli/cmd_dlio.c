@@ -765,7 +765,7 @@ int ts_cmd_dlio(int argc, char **argv)
 {
 	char err[8192] = "";
 	if (ts_dlio_mpi_init(&interrupted, err, sizeof(err)))
-		return fail(TS_EXIT_USAGE, "%s", err);
+		return err[0] ? fail(TS_EXIT_USAGE, "%s", err) : TS_EXIT_USAGE;
 	int status = dlio_main(argc, argv);
 	ts_dlio_mpi_end();
 	return status;

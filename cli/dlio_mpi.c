@@ -254,8 +254,16 @@ int ts_dlio_mpi_init(volatile sig_atomic_t *stop, char *err, size_t errlen)
 	(void)stop;
 	if (!launched())
 		return 0;
-	snprintf(err, errlen, "launched by mpirun, but this tiersim was built without MPI "
-			      "(install libopenmpi-dev and rebuild)");
+	/* said once, by the launcher's rank 0 */
+	const char *r = getenv("OMPI_COMM_WORLD_RANK");
+	if (!r)
+		r = getenv("PMIX_RANK");
+	if (!r)
+		r = getenv("PMI_RANK");
+	err[0] = 0;
+	if (!r || !strcmp(r, "0"))
+		snprintf(err, errlen, "launched by mpirun, but this tiersim was built without MPI "
+				      "(install libopenmpi-dev and rebuild)");
 	return -ENOTSUP;
 }
 

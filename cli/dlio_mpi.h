@@ -41,7 +41,7 @@ struct ts_dlio_mpi_vals {
  * polled while a collective waits (SIGINT/SIGTERM). Ranks above 0 write
  * nothing to stdout and stderr from here on (their errors reach rank 0
  * through the syncs). -ENOTSUP when launched by mpirun but built without
- * MPI. */
+ * MPI, with @err empty on every rank but the launcher's rank 0. */
 TS_WUR int ts_dlio_mpi_init(volatile sig_atomic_t *stop, char *err, size_t errlen);
 /* The world size; 0 when not launched by mpirun. */
 int ts_dlio_mpi_ranks(void);
