@@ -38,6 +38,7 @@
 #include "files.h"
 #include "commands.h"
 #include "dlio_config.h"
+#include "dlio_mpi.h"
 #include "dlio_run.h"
 #include "mount.h"
 #include "paths.h"
@@ -49,7 +50,7 @@
 #include "vtier.h"
 
 struct opts {
-	char *tier, *dir, *json, *profile;
+	char *tier, *dir, *json, *profile, *trace;
 	uint64_t accelerators, mem, capacity, seed;
 	bool virtual_time, find_max, quiet;
 	const char *workload; /* the first word */
@@ -80,9 +81,13 @@ static const struct ts_opt dlio_opts[] = {
 	{ "seed", TS_OPT_U64, OOFF(seed), "0", 0, 0, "",
 	  "dataset and loader seed (0: the workload's train.seed)", "S", 0 },
 	{ "json", TS_OPT_STR, OOFF(json), NULL, 0, 0, "", "the results as JSON", "FILE|-", 'j' },
+	{ "trace", TS_OPT_STR, OOFF(trace), NULL, 0, 0, "",
+	  "real time: tierfs records every request to FILE (tiersim trace dump FILE)", "FILE", 0 },
 	{ "quiet", TS_OPT_BOOL, OOFF(quiet), "false", 0, 0, "", "no progress lines", NULL, 'q' },
 	{ NULL },
 };
+
+static int dlio_main(int argc, char **argv);
 
 static const struct ts_cmdline dlio_cmdline = {
 	.name = "dlio",
@@ -99,6 +104,10 @@ static const struct ts_cmdline dlio_cmdline = {
 		"batch_size, read_threads, computation_threads, prefetch_size, transfer_size,\n"
 		"file_shuffle, sample_shuffle, shuffle_size; train.epochs, computation_time,\n"
 		"total_training_steps, seed; metric.au.\n"
+		"Under mpirun (mpirun -np N [--allow-run-as-root] [--oversubscribe] --bind-to none\n"
+		"tiersim dlio ...) each rank is one accelerator reading its shard through the one\n"
+		"tierfs mount rank 0 makes; rank 0 reports. --virtual: rank 0 runs N accelerators\n"
+		"on one tier model; --find-max needs --virtual there.\n"
 		"exit status: 0 done, 1 runtime failure (a bad workload file, a dataset that does\n"
 		"not fit), 2 usage error, 130 interrupted.\n",
 	.max_pos = -1,
@@ -230,6 +239,9 @@ static int feed_next(struct feed *f, uint64_t *ready, uint64_t *seq, uint64_t *e
 		}
 		return rc;
 	}
+	int rc = ts_dlio_mpi_step(err, errlen); /* ranks: DLIO's barrier between steps */
+	if (rc)
+		return rc;
 	int64_t wr = ts_pipe_next_batch(f->p, &f->b);
 	if (wr < 0) {
 		snprintf(err, errlen, "loader: %s", ts_pipe_error(f->p));
@@ -378,6 +390,51 @@ static int run_virtual(struct env *E, uint64_t n, struct result *r, char *err, s
 	return rc;
 }
 
+/* Under mpirun: this rank's shard of the samples (cli/dlio_mpi.h). */
+static int ranks_shard(const struct ts_dlio_workload *w, struct ts_pipe_cfg *pc, char *err,
+		       size_t errlen)
+{
+	if (!ts_dlio_mpi_ranks())
+		return 0;
+	return ts_dlio_mpi_shard(w->num_files_train * w->num_samples_per_file, w->batch_size,
+				 &pc->first, &pc->count, err, errlen);
+}
+
+/* Under mpirun: the ranks' figures as DLIO reduces them (statscounter.py's
+ * end_run: AU the mean over ranks, samples/s the sum), so that every rank
+ * holds the run's; also the barrier before rank 0 unmounts. */
+static int ranks_reduce(int rc, struct result *r, const struct ts_dlio_workload *w, uint64_t n,
+			char *err, size_t errlen)
+{
+	if (!ts_dlio_mpi_ranks())
+		return rc;
+	struct ts_dlio_mpi_vals v = {
+		.sum = { r->au, r->samples_s, (double)r->samples, (double)r->read_bytes,
+			 (double)r->read_requests, (double)r->events },
+		.max = { r->au_max, r->wall_s, r->run_s, (double)r->epochs },
+		.min = { r->au_min, (double)r->epochs },
+	};
+	if ((rc = ts_dlio_mpi_sync(rc, &v, err, errlen)))
+		return rc;
+	if (v.max[3] != v.min[1]) {
+		snprintf(err, errlen, "the ranks ran %.0f to %.0f epochs", v.min[1], v.max[3]);
+		return -EPROTO;
+	}
+	r->n = n;
+	r->au = v.sum[0] / ts_dlio_mpi_ranks();
+	r->samples_s = v.sum[1];
+	r->mib_s = r->samples_s * w->record_length / 1048576.0;
+	r->samples = (uint64_t)v.sum[2];
+	r->read_bytes = (uint64_t)v.sum[3];
+	r->read_requests = (uint64_t)v.sum[4];
+	r->events = (uint64_t)v.sum[5];
+	r->au_max = v.max[0]; /* the range over ranks and epochs */
+	r->au_min = v.min[0];
+	r->wall_s = v.max[1];
+	r->run_s = v.max[2];
+	return 0;
+}
+
 static int run_real(struct env *E, uint64_t n, struct result *r, char *err, size_t errlen)
 {
 	memset(r, 0, sizeof(*r));
@@ -388,20 +445,29 @@ static int run_real(struct env *E, uint64_t n, struct result *r, char *err, size
 		size_t l = strlen(opts);
 		snprintf(opts + l, sizeof(opts) - l, "%" PRIu64, E->o->capacity);
 	}
+	if (E->o->trace) {
+		size_t l = strlen(opts);
+		snprintf(opts + l, sizeof(opts) - l, ",trace=%s", E->o->trace);
+	}
+	/* Under mpirun rank 0 mounts for all, each rank is one accelerator
+	 * reading its shard (cli/dlio_mpi.h); the mount stays until all are done. */
 	struct ts_mount *m = NULL;
-	int rc = ts_mount_start(&E->ms, E->data, E->mnt, opts, &m, err, errlen);
-	if (rc)
+	int rc = ts_dlio_mpi_owner() ? ts_mount_start(&E->ms, E->data, E->mnt, opts, &m, err, errlen)
+				     : 0;
+	if ((rc = ts_dlio_mpi_sync(rc, NULL, err, errlen)))
 		return rc;
+	uint64_t local = ts_dlio_mpi_ranks() ? 1 : n;
 	struct ts_pipe_cfg pc;
 	struct feed f = { .virt = false };
 	snprintf(path, sizeof(path), "%s/train", E->mnt);
 	uint64_t w0 = ts_now_ns();
-	if (!(rc = pipe_config(E->w, n, E->seed, path, &pc, err, errlen)) &&
+	if (!(rc = pipe_config(E->w, local, E->seed, path, &pc, err, errlen)) &&
+	    !(rc = ranks_shard(E->w, &pc, err, errlen)) &&
 	    !(rc = ts_pipe_new(&pc, &f.p, err, errlen)) && (rc = ts_pipe_start(f.p)))
 		snprintf(err, errlen, "loader: %s", ts_pipe_error(f.p));
 	if (!rc)
-		rc = accelerate(&f, E->w, n, ts_pipe_batches_per_epoch(f.p), ts_now_ns(), r, err,
-				errlen);
+		rc = accelerate(&f, E->w, local, ts_pipe_batches_per_epoch(f.p), ts_now_ns(), r,
+				err, errlen);
 	if (f.p) {
 		struct ts_pipe_stats ps;
 		ts_pipe_stats(f.p, &ps);
@@ -410,7 +476,8 @@ static int run_real(struct env *E, uint64_t n, struct result *r, char *err, size
 	}
 	r->wall_s = (double)(ts_now_ns() - w0) / 1e9;
 	ts_opt_free(ts_pipe_opts, &pc);
-	int src = ts_mount_stop(&E->ms, m, sub, sizeof(sub));
+	rc = ranks_reduce(rc, r, E->w, n, err, errlen);
+	int src = m ? ts_mount_stop(&E->ms, m, sub, sizeof(sub)) : 0;
 	if (src && !rc) {
 		snprintf(err, errlen, "%s", sub);
 		rc = src;
@@ -494,6 +561,17 @@ static int place(struct env *E, const struct ts_dataset_config *dc, char *err, s
 	return ts_dataset_open(E->data, &E->meta, err, errlen);
 }
 
+/* ", 3 ranks" under mpirun. */
+static const char *ranks_note(void)
+{
+	static char s[32];
+	int ranks = ts_dlio_mpi_ranks();
+	s[0] = 0;
+	if (ranks)
+		snprintf(s, sizeof(s), " (%d ranks)", ranks);
+	return s;
+}
+
 static void json_out(const struct opts *o, const struct ts_dlio_workload *w,
 		     const struct result *rs, size_t nr, const struct result *best)
 {
@@ -503,9 +581,11 @@ static void json_out(const struct opts *o, const struct ts_dlio_workload *w,
 		return;
 	}
 	fprintf(f, "{\n  \"workload\": \"%s\", \"model\": \"%s\", \"tier\": \"%s\", \"clock\": \"%s\",\n"
+		   "  \"ranks\": %d,\n"
 		   "  \"au_threshold\": %.4f, \"record_length\": %.2f, \"batch_size\": %" PRIu64 ",\n"
 		   "  \"runs\": [\n", o->workload, w->model, o->tier,
-		o->virtual_time ? "virtual" : "real", w->au, w->record_length, w->batch_size);
+		o->virtual_time ? "virtual" : "real", ts_dlio_mpi_ranks() ? ts_dlio_mpi_ranks() : 1,
+		w->au, w->record_length, w->batch_size);
 	for (size_t i = 0; i < nr; i++)
 		fprintf(f, "    { \"accelerators\": %" PRIu64 ", \"au\": %.6f, \"au_min\": %.6f, "
 			   "\"au_max\": %.6f, \"samples_per_s\": %.3f, \"mib_per_s\": %.3f, "
@@ -566,7 +646,9 @@ static int dlio_exec(struct opts *o, FILE *warn, struct outcome *oc, char *err, 
 		rc = ts_dataset_meta_describe(ts_dataset_find(w->format, NULL, 0), &dc, &E.meta, err,
 					      errlen);
 	else if (!(rc = ts_mounts_init(&E.ms, err, errlen)))
-		E.ms_ready = true, rc = place(&E, &dc, err, errlen);
+		E.ms_ready = true, rc = ts_dlio_mpi_owner() ? place(&E, &dc, err, errlen) : 0;
+	if (!o->virtual_time) /* ranks: rank 0 placed it, all read its mount */
+		rc = ts_dlio_mpi_share(rc, E.mnt, sizeof(E.mnt), err, errlen);
 	if (rc)
 		goto out;
 	if (!o->quiet)
@@ -606,7 +688,7 @@ out:
 		ts_mounts_stop_all(&E.ms);
 		ts_mounts_free(&E.ms);
 	}
-	if (E.mnt[0])
+	if (E.mnt[0] && ts_dlio_mpi_owner())
 		rmdir(E.mnt);
 	ts_dataset_meta_free(&E.meta);
 	if (E.tiers)
@@ -658,14 +740,45 @@ int ts_dlio_run(const char *workload, const char *const *opts, size_t nopts,
 	return status;
 }
 
+/* Under mpirun: one accelerator per rank, and which runs are possible. */
+static int ranks_begin(struct opts *o)
+{
+	uint64_t ranks = (uint64_t)ts_dlio_mpi_ranks();
+	if (!ranks)
+		return 0;
+	if (o->accelerators != 1 && o->accelerators != ranks)
+		return ts_cmdline_error(&dlio_cmdline, "--accelerators %" PRIu64 ": under mpirun "
+					"each rank is one accelerator (%" PRIu64 " ranks); leave it out",
+					o->accelerators, ranks);
+	if (o->find_max && !o->virtual_time)
+		return ts_cmdline_error(&dlio_cmdline, "--find-max: under mpirun the accelerator "
+					"count is the world size (%" PRIu64 "); add --virtual, or run "
+					"without mpirun", ranks);
+	o->accelerators = ranks;
+	/* Real time: every rank steps; virtual time: rank 0 alone runs the
+	 * whole world's accelerators on one tier model. */
+	ts_dlio_mpi_lockstep(!o->virtual_time);
+	return 0;
+}
+
 int ts_cmd_dlio(int argc, char **argv)
+{
+	char err[8192] = "";
+	if (ts_dlio_mpi_init(&interrupted, err, sizeof(err)))
+		return err[0] ? fail(TS_EXIT_USAGE, "%s", err) : TS_EXIT_USAGE;
+	int status = dlio_main(argc, argv);
+	ts_dlio_mpi_end();
+	return status;
+}
+
+static int dlio_main(int argc, char **argv)
 {
 	struct opts o;
 	memset(&o, 0, sizeof(o));
 	struct ts_opt_args a;
 	int prc = ts_cmdline_parse(&dlio_cmdline, &o, argc, argv, &a);
 	if (prc >= 0)
-		return prc;
+		return ts_dlio_mpi_status(prc, NULL, 0);
 	for (int i = 0; i < a.npos; i++) {
 		if (!o.workload && !strchr(a.pos[i], '='))
 			o.workload = a.pos[i];
@@ -673,36 +786,46 @@ int ts_cmd_dlio(int argc, char **argv)
 			o.kv[o.nkv++] = a.pos[i];
 		else {
 			ts_opt_free(dlio_opts, &o);
-			return ts_cmdline_error(&dlio_cmdline, "unexpected argument '%s'", a.pos[i]);
+			return ts_dlio_mpi_status(ts_cmdline_error(&dlio_cmdline,
+						  "unexpected argument '%s'", a.pos[i]), NULL, 0);
 		}
 	}
 	if (!o.workload || !o.tier) {
 		ts_opt_free(dlio_opts, &o);
-		return ts_cmdline_error(&dlio_cmdline, !o.workload
+		return ts_dlio_mpi_status(ts_cmdline_error(&dlio_cmdline, !o.workload
 				? "no workload given (e.g. tiersim dlio unet3d_h100 --tier nvme-local "
 				  "--virtual)"
-				: "--tier is required ('tiersim tiers' lists them)");
+				: "--tier is required ('tiersim tiers' lists them)"), NULL, 0);
+	}
+	if ((prc = ranks_begin(&o))) {
+		ts_opt_free(dlio_opts, &o);
+		return ts_dlio_mpi_status(prc, NULL, 0);
 	}
 	char err[8192] = "";
 	struct outcome *oc = calloc(1, sizeof(*oc));
 	if (!oc) {
 		ts_opt_free(dlio_opts, &o);
-		return fail(TS_EXIT_FAIL, "out of memory");
+		return ts_dlio_mpi_status(fail(TS_EXIT_FAIL, "out of memory"), NULL, 0);
 	}
-	int status = dlio_exec(&o, stderr, oc, err, sizeof(err));
+	/* Under mpirun in virtual time, rank 0 alone runs (cli/DLIO.md). */
+	int status = ts_dlio_mpi_owner() || !o.virtual_time
+		? dlio_exec(&o, stderr, oc, err, sizeof(err)) : 0;
+	status = ts_dlio_mpi_status(status, err, sizeof(err));
 	const struct ts_dlio_workload *w = &oc->w;
 	const struct result *best = oc->best, *show = o.find_max ? best : &oc->rs[0];
-	if (status) {
+	if (!ts_dlio_mpi_owner()) {
+		/* rank 0 reports */
+	} else if (status) {
 		fail(status, "%s", err);
 	} else if (o.find_max && !best) {
 		printf("%s on %s: no accelerator count keeps AU >= %.0f%% (1 accelerator: AU %.2f%%)\n",
 		       o.workload, o.tier, 100 * w->au, 100 * oc->rs[0].au);
 	} else {
-		printf("%s on %s (%s): %s%" PRIu64 " accelerators, AU %.2f%% (epochs %.2f-%.2f%%), "
+		printf("%s on %s (%s): %s%" PRIu64 " accelerators%s, AU %.2f%% (epochs %.2f-%.2f%%), "
 		       "%.1f samples/s, %.1f MiB/s; %" PRIu64 " epochs of %" PRIu64 " steps, %.1f s "
 		       "%s\n", o.workload, o.tier, o.virtual_time ? "virtual" : "real",
-		       o.find_max ? "max " : "", show->n, 100 * show->au, 100 * show->au_min,
-		       100 * show->au_max, show->samples_s, show->mib_s, show->epochs, show->steps,
+		       o.find_max ? "max " : "", show->n, ranks_note(), 100 * show->au,
+		       100 * show->au_min, 100 * show->au_max, show->samples_s, show->mib_s, show->epochs, show->steps,
 		       o.virtual_time ? show->run_s : show->wall_s,
 		       o.virtual_time ? "modeled" : "run");
 		if (o.virtual_time && !o.quiet)
@@ -712,7 +835,7 @@ int ts_cmd_dlio(int argc, char **argv)
 				show->wall_s > 0 ? (double)show->events / show->wall_s : 0.0,
 				show->read_requests);
 	}
-	if (!status && o.json)
+	if (!status && o.json && ts_dlio_mpi_owner())
 		json_out(&o, w, oc->rs, oc->nr, best);
 	ts_dlio_free(&oc->w);
 	free(oc);

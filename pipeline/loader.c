@@ -46,6 +46,8 @@ const struct ts_opt ts_pipe_opts[] = {
 	  "dataset folder, .rec file, LMDB folder or text file" },
 	{ "count", TS_OPT_U64, CFG_OFF(count), "0", 0, 0, "samples",
 	  "use the first COUNT samples of the dataset (0 = all; null source: how many)" },
+	{ "first", TS_OPT_U64, CFG_OFF(first), "0", 0, 0, "samples",
+	  "the samples used start at FIRST (an MPI rank's shard: [first, first+count))" },
 	{ "sample_size", TS_OPT_SIZE, CFG_OFF(sample_size), "0", 0, 0, "bytes",
 	  "null source: bytes per sample" },
 	{ "batch", TS_OPT_U64, CFG_OFF(batch), "32", 1, 1 << 20, "samples", "batch size" },
@@ -292,9 +294,8 @@ int ts_pipe_new(const struct ts_pipe_cfg *cfg, struct ts_pipe **out, char *err, 
 		goto fail;
 	}
 
-	p->n = p->ops->count(p->src);
-	if (p->cfg.count && p->cfg.count < p->n)
-		p->n = p->cfg.count;
+	if ((rc = ts_pipe_range(&p->cfg, p->ops, p->ops->count(p->src), &p->n, err, errlen)))
+		goto fail;
 	p->B = (unsigned)p->cfg.batch;
 	p->pf = (unsigned)p->cfg.prefetch;
 	p->raw_in_batch = p->mode == TS_DECODE_NONE || p->cfg.keep_raw;
@@ -500,7 +501,7 @@ static int claim(struct ts_pipe *p, bool may_block, struct ts_extent *x, struct 
 		if (rc == 1) {
 			need = p->ops->max_len(p->src);
 			if (extents) {
-				xerr = p->ops->extent(p->src, pos.id, x);
+				xerr = p->ops->extent(p->src, p->cfg.first + pos.id, x);
 				need = xerr ? 0 : x->len;
 			}
 			/* A failed extent needs no buffer: it is done at once. */
@@ -534,7 +535,7 @@ static int claim(struct ts_pipe *p, bool may_block, struct ts_extent *x, struct 
 	it->b = b;
 	it->pos = pos.pos;
 	it->sp = pos;
-	it->id = pos.id;
+	it->id = p->cfg.first + pos.id;
 	it->slot = -1;
 	it->err = xerr;
 	it->tl_off = -1;

@@ -50,6 +50,7 @@ struct ts_pipe_cfg {
 	char *source;	     /* folder | rec | lmdb | text | null */
 	char *path;	     /* dataset folder, .rec file, LMDB dir, text file */
 	uint64_t count;	     /* use the first @count samples; 0 = all */
+	uint64_t first;	     /* ... counted from sample @first (a rank's shard) */
 	uint64_t sample_size; /* null source: bytes per sample */
 	uint64_t batch;	     /* samples per batch */
 	uint64_t vcpus;	     /* decode workers (the emulated vCPU count) */
@@ -180,6 +181,12 @@ struct ts_pipe_plan {
 };
 void ts_pipe_plan(const struct ts_pipe_cfg *cfg, const struct ts_source_ops *ops, uint64_t n,
 		  uint64_t max_len, unsigned workers, struct ts_pipe_plan *out);
+
+/* The samples per epoch @cfg uses of a source of @total: [first,
+ * first+count), count 0 meaning to the end. A start past the end, or one
+ * on a source read in its own order only, is refused naming the option. */
+TS_WUR int ts_pipe_range(const struct ts_pipe_cfg *cfg, const struct ts_source_ops *ops,
+			 uint64_t total, uint64_t *n, char *err, size_t errlen);
 
 /* The decode mode @cfg asks for (decode=auto: real unless more vCPUs are
  * emulated than the host has @cores; none for sources without images). */

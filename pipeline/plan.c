@@ -3,6 +3,8 @@
  * loader (loader.c) and its virtual twin (vpipe.c) so that both schedule
  * with the same queue depth, read buffers and prefetch window.
  */
+#include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -80,3 +82,22 @@ int ts_pipe_decode_mode(const struct ts_pipe_cfg *cfg, const struct ts_source_op
 	return 0;
 }
 
+
+int ts_pipe_range(const struct ts_pipe_cfg *cfg, const struct ts_source_ops *ops,
+		  uint64_t total, uint64_t *n, char *err, size_t errlen)
+{
+	if (cfg->first && (ops->caps & TS_SRC_SEQUENTIAL)) {
+		snprintf(err, errlen, "option 'first': source '%s' is read in its own order only",
+			 ops->name);
+		return -EINVAL;
+	}
+	if (cfg->first && cfg->first >= total) {
+		snprintf(err, errlen, "option 'first': %" PRIu64 " is past the dataset's %" PRIu64
+				      " samples", cfg->first, total);
+		return -EINVAL;
+	}
+	*n = total - cfg->first;
+	if (cfg->count && cfg->count < *n)
+		*n = cfg->count;
+	return 0;
+}

@@ -37,6 +37,7 @@ struct ts_vpipe {
 	uint64_t slot_size;
 	struct ts_sched *sched;
 	uint64_t batch, prefetch;
+	uint64_t first; /* cfg's: the first sample used */
 	uint64_t *cost; /* decode cost of each place in the window, set at claim */
 	struct ts_vsample next_s; /* the next sample to claim, planned */
 	bool next_valid;
@@ -157,7 +158,7 @@ static int pump(struct ts_vpipe *v)
 		 * every event: plan it once. */
 		struct ts_vsample *sp = &v->next_s;
 		if (!v->next_valid || v->next_seq != pos.seq || v->next_pos != pos.pos) {
-			v->ops->plan_sample(&v->vs, pos.id, sp);
+			v->ops->plan_sample(&v->vs, v->first + pos.id, sp);
 			v->next_valid = true;
 			v->next_seq = pos.seq;
 			v->next_pos = pos.pos;
@@ -233,9 +234,9 @@ int ts_vpipe_new(const struct ts_pipe_cfg *cfg, const struct ts_dataset_meta *me
 	if ((rc = ops->plan_open(&v->vs, err, errlen)))
 		goto fail;
 	v->vs_open = true;
-	uint64_t n = v->vs.count;
-	if (cfg->count && cfg->count < n)
-		n = cfg->count;
+	uint64_t n;
+	if ((rc = ts_pipe_range(cfg, ops, v->vs.count, &n, err, errlen)))
+		goto fail;
 	struct ts_pipe_plan plan;
 	ts_pipe_plan(cfg, ops, n, v->vs.max_len, decode ? (unsigned)cfg->vcpus : 0, &plan);
 	v->slot_size = plan.slot_size;
@@ -243,6 +244,7 @@ int ts_vpipe_new(const struct ts_pipe_cfg *cfg, const struct ts_dataset_meta *me
 		goto fail;
 	v->batch = cfg->batch;
 	v->prefetch = cfg->prefetch;
+	v->first = cfg->first;
 	if (!(v->cost = calloc(v->batch * v->prefetch, sizeof(*v->cost)))) {
 		rc = -ENOMEM;
 		goto fail;

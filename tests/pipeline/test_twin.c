@@ -66,6 +66,7 @@ struct twin_case {
 	const char *decode;
 	unsigned batch, qd, prefetch, vcpus, epochs;
 	unsigned per_file, transfer; /* npz, tfrecord: samples per file, transfer_size */
+	unsigned first, count;	     /* a shard: samples [first, first + count) */
 };
 
 static const struct twin_case cases[] = {
@@ -78,6 +79,9 @@ static const struct twin_case cases[] = {
 	{ "npz", "train", "npz", true, "none", 7, 4, 2, 1, 2 },
 	{ "tfrecord", "train", "tfrecord", true, "none", 6, 8, 3, 1, 2, 5, 20000 },
 	{ "tfrecord", "train", "tfrecord", false, "none", 4, 2, 2, 1, 1, 1, 0 },
+	/* an MPI rank's shard (cli/dlio_mpi.h) */
+	{ "npz", "train", "npz", true, "none", 3, 4, 2, 1, 2, 0, 0, 20, 21 },
+	{ "tfrecord", "train", "tfrecord", true, "none", 4, 8, 3, 1, 2, 5, 20000, 13, 30 },
 };
 
 static void set(struct ts_pipe_cfg *pc, const char *k, const char *v)
@@ -110,6 +114,10 @@ static void run_case(const struct twin_case *c, const char *root, const char *ca
 		dc.seed = 11;
 		dc.threads = 2;
 		dc.samples_per_file = c->per_file;
+		/* DLIO's kinds: sizes that differ, so that reading the wrong
+		 * samples shows in the bytes */
+		if (!strcmp(c->kind, "npz") || !strcmp(c->kind, "tfrecord"))
+			dc.record_stdev = 8192;
 		CHECK(kind != NULL);
 		if (!kind)
 			return;
@@ -144,6 +152,8 @@ static void run_case(const struct twin_case *c, const char *root, const char *ca
 	setu(&pc, "vcpus", c->vcpus);
 	setu(&pc, "epochs", c->epochs);
 	setu(&pc, "transfer_size", c->transfer);
+	setu(&pc, "first", c->first);
+	setu(&pc, "count", c->count);
 
 	/* Real: threads, io_uring, the files. */
 	struct log real = { 0 }, virt = { 0 };
@@ -218,10 +228,13 @@ static void run_case(const struct twin_case *c, const char *root, const char *ca
 			break;
 		}
 	}
-	/* Same batch composition: the delivered ids are the claimed ids. */
+	/* Same batch composition: the delivered ids are the claimed ids,
+	 * counted from the shard's first sample. */
 	CHECK_EQ_U64(real.n, nreal);
-	for (size_t i = 0; i < nreal && i < real.n; i++)
-		CHECK_EQ_U64(real_ids[i], real.c[i].id);
+	for (size_t i = 0; i < nreal && i < real.n; i++) {
+		CHECK_EQ_U64(real_ids[i], c->first + real.c[i].id);
+		CHECK(real_ids[i] >= c->first && (!c->count || real_ids[i] < c->first + c->count));
+	}
 	/* The virtual source charges what the real one reads: for a file
 	 * per sample, the file's bytes, delivered whole without a decode. */
 	if (!strcmp(c->source, "folder") && !strcmp(c->decode, "none")) {
