@@ -204,16 +204,27 @@ static int run_command(char **argv, int argc, const char *mnt, const char *wakes
 			cap = NULL;
 		}
 	}
+	/* Signals held across the fork: one that comes now reaches the child
+	 * once it has the default action (the parent's handler would swallow
+	 * it there), and the parent forwards it once it knows the pid. */
+	sigset_t hold, old;
+	sigemptyset(&hold);
+	sigaddset(&hold, SIGINT);
+	sigaddset(&hold, SIGTERM);
+	sigaddset(&hold, SIGHUP);
+	sigprocmask(SIG_BLOCK, &hold, &old);
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid < 0) {
 		int e = -errno;
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		(void)!ts_wake_capture_close(cap, NULL, why, sizeof(why));
 		args_free(args, argc);
 		return e;
 	}
 	if (pid == 0) {
 		signals(false);
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		setenv("TIERSIM_MOUNT", mnt, 1);
 		if (cap) { /* runs once the capture follows it */
 			char b;
@@ -226,6 +237,7 @@ static int run_command(char **argv, int argc, const char *mnt, const char *wakes
 		_exit(127);
 	}
 	child_pid = pid;
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (got_signal) /* arrived before the pid was known */
 		kill(pid, got_signal);
 	if (cap) {
