@@ -506,6 +506,30 @@ int ts_host_field_names(const struct ts_host_set *s, const char *name, const cha
 	return -EINVAL;
 }
 
+int ts_host_each_fit(const struct ts_host_set *s,
+		     int (*fn)(void *ctx, const char *host, const char *field, const char *id),
+		     void *ctx)
+{
+	for (size_t i = 0; i < s->nh; i++)
+		for (int f = 0; f < TS_HF_NR; f++) {
+			const char *w = s->h[i].f[f].set ? s->h[i].f[f].what : NULL;
+			while (w && (w = strstr(w, "case "))) {
+				w += 5;
+				char id[128];
+				size_t n = strspn(w, "abcdefghijklmnopqrstuvwxyz0123456789-_.");
+				while (n && w[n - 1] == '.')
+					n--; /* a sentence's full stop */
+				if (!n || n >= sizeof(id))
+					continue;
+				snprintf(id, sizeof(id), "%.*s", (int)n, w);
+				int rc = fn(ctx, s->h[i].name, field_names[f], id);
+				if (rc)
+					return rc;
+			}
+		}
+	return 0;
+}
+
 bool ts_host_is_profile(const char *spec)
 {
 	return spec && *spec && strcmp(spec, TS_HOST_THIS);

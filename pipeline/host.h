@@ -99,6 +99,13 @@ TS_WUR int ts_host_dlio_costs(const struct ts_host_set *s, const char *spec, enu
 int ts_host_field_names(const struct ts_host_set *s, const char *name, const char *field,
 			const char *id);
 
+/* Calls @fn for every host field whose source says "case ID" (a case of
+ * validation/cases that fitted it); stops at and returns @fn's first
+ * non-zero. */
+int ts_host_each_fit(const struct ts_host_set *s,
+		     int (*fn)(void *ctx, const char *host, const char *field, const char *id),
+		     void *ctx);
+
 /* Whether @spec names a profile (not empty, not "this-machine"). */
 bool ts_host_is_profile(const char *spec);
 
