@@ -636,7 +636,7 @@ static const struct crow *row_of(struct crow *rows, size_t n, const struct frow 
 static void print_text(struct crow *rows, size_t n, const struct summary *s,
 		       struct frow **worst, size_t nworst, bool real)
 {
-	printf("%-40s %-7s %-9s %12s %12s %-6s %8s %6s  %s\n", "case", "role", "figure", "measured",
+	printf("%-44s %-7s %-9s %12s %12s %-6s %8s %6s  %s\n", "case", "role", "figure", "measured",
 	       real ? "emulated" : "predicted", "unit", "error", "tol", "status");
 	for (size_t i = 0; i < n; i++) {
 		struct crow *r = &rows[i];
@@ -649,7 +649,7 @@ static void print_text(struct crow *rows, size_t n, const struct summary *s,
 			fmt_val(p, sizeof(p), f->predicted);
 			snprintf(e, sizeof(e), "%+.1f%%", 100 * f->error);
 			snprintf(t, sizeof(t), "%.0f%%", 100 * f->fig->tolerance);
-			printf("%-40s %-7s %-9s %12s %12s %-6s %8s %6s  %s\n", k ? "" : r->c->id,
+			printf("%-44s %-7s %-9s %12s %12s %-6s %8s %6s  %s\n", k ? "" : r->c->id,
 			       k ? "" : r->c->fits ? "fits" : "checks", f->fig->name, m, p,
 			       f->fig->unit, e, t, fstat_name[f->st]);
 		}
