@@ -19,6 +19,14 @@
  * end of its last, and its compute is the other steps' computation_time;
  * AU, samples/s and MiB/s (samples/s × record_length / 2^20, as MLPerf
  * Storage reports "MB/s") are the means over epochs.
+ *
+ * The host's CPU (--host, a profile of pipeline/hosts.lua): the framework's
+ * work per step on each accelerator's own loop, serial with its compute
+ * (both clocks: busy CPU in real time, charged in virtual time), and its
+ * work per sample in the readers (virtual time: charged on the loader's
+ * workers, read_threads per accelerator, one under TensorFlow; real time:
+ * what this host's reader costs). cli/DLIO.md says where the costs come
+ * from.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -43,6 +51,7 @@
 #include "mount.h"
 #include "paths.h"
 #include "pipeline/dataset.h"
+#include "pipeline/host.h"
 #include "pipeline/loader.h"
 #include "pipeline/vpipe.h"
 #include "runner_int.h"
@@ -50,7 +59,7 @@
 #include "vtier.h"
 
 struct opts {
-	char *tier, *dir, *json, *profile, *trace;
+	char *tier, *dir, *json, *profile, *trace, *host;
 	uint64_t accelerators, mem, capacity, seed;
 	bool virtual_time, find_max, quiet;
 	const char *workload; /* the first word */
@@ -78,6 +87,9 @@ static const struct ts_opt dlio_opts[] = {
 	{ "dir", TS_OPT_STR, OOFF(dir), NULL, 0, 0, "",
 	  "real time: where datasets are made (default $TIERSIM_WORKDIR/dlio, else "
 	  "~/.cache/tiersim/dlio)", "DIR", 'd' },
+	{ "host", TS_OPT_STR, OOFF(host), NULL, 0, 0, "",
+	  "a host profile (tiersim hosts) whose framework costs are charged: per step on each "
+	  "accelerator, per sample in the readers (default: none)", "H", 0 },
 	{ "seed", TS_OPT_U64, OOFF(seed), "0", 0, 0, "",
 	  "dataset and loader seed (0: the workload's train.seed)", "S", 0 },
 	{ "json", TS_OPT_STR, OOFF(json), NULL, 0, 0, "", "the results as JSON", "FILE|-", 'j' },
@@ -97,13 +109,14 @@ static const struct ts_cmdline dlio_cmdline = {
 		 "resnet50_h100, cosmoflow_a100, cosmoflow_h100, unet3d_v100, bert_v100, or a\n"
 		 "DLIO .yaml) with N simulated accelerators reading through tier T, and reports\n"
 		 "AU, samples/s and MiB/s. Overrides take DLIO's (Hydra's) form,\n"
-		 "++workload.reader.read_threads=8; 'tiersim dlio --help' ends with the keys.\n",
+		 "++workload.reader.read_threads=8; 'tiersim dlio --help' ends with the keys.\n"
+		 "--host H charges the framework's CPU work per step and per sample on host H.\n",
 	.opts = dlio_opts,
 	.tail = "Workload keys (cli/DLIO.md): dataset.format, num_files_train,\n"
 		"num_samples_per_file, record_length, record_length_stdev; reader.data_loader,\n"
 		"batch_size, read_threads, computation_threads, prefetch_size, transfer_size,\n"
-		"file_shuffle, sample_shuffle, shuffle_size; train.epochs, computation_time,\n"
-		"total_training_steps, seed; metric.au.\n"
+		"file_shuffle, sample_shuffle, shuffle_size, preprocess_time; train.epochs,\n"
+		"computation_time, total_training_steps, seed; metric.au.\n"
 		"Under mpirun (mpirun -np N [--allow-run-as-root] [--oversubscribe] --bind-to none\n"
 		"tiersim dlio ...) each rank is one accelerator reading its shard through the one\n"
 		"tierfs mount rank 0 makes; rank 0 reports. --virtual: rank 0 runs N accelerators\n"
@@ -178,7 +191,8 @@ static void dataset_config(const struct ts_dlio_workload *w, uint64_t seed,
  * in flight, read_threads x prefetch batches ahead (PyTorch: each worker
  * keeps prefetch_factor batches, 2 when DLIO leaves it at 0). */
 static int pipe_config(const struct ts_dlio_workload *w, uint64_t n, uint64_t seed,
-		       const char *path, struct ts_pipe_cfg *pc, char *err, size_t errlen)
+		       const char *path, uint64_t workers, struct ts_pipe_cfg *pc, char *err,
+		       size_t errlen)
 {
 	memset(pc, 0, sizeof(*pc));
 	int rc = ts_opt_defaults(ts_pipe_opts, pc, err, errlen);
@@ -201,7 +215,8 @@ static int pipe_config(const struct ts_dlio_workload *w, uint64_t n, uint64_t se
 		{ "epochs", w->epochs, NULL },
 		{ "seed", seed, NULL },
 		{ "transfer_size", w->transfer_size, NULL },
-		{ "decode", 0, "none" },
+		{ "decode", 0, workers ? "modeled" : "none" },
+		{ "vcpus", TS_MIN(workers ? workers : 1, 4096u), NULL },
 		{ "shuffle", 0, shuffle ? "true" : "false" },
 		{ "drop_last", 0, "true" },
 		{ "on_error", 0, "fatal" },
@@ -263,10 +278,80 @@ static void sleep_until(uint64_t t)
 		;
 }
 
-/* The accelerators' loop: take, compute, next; the DLIO figures per epoch. */
+/* ---- The host's CPU: the framework's work per step and per sample ---- */
+
+/* What the framework costs a run (--host): 0 everywhere without one. */
+struct cpu {
+	uint64_t step_ns;	  /* per step, on each accelerator's loop */
+	double sample_ns, per_mib; /* per sample in a reader worker, virtual time */
+	uint64_t workers;	  /* reader workers per accelerator; 0: nothing charged */
+};
+
+/* Reader workers per accelerator that do a sample's framework work: DLIO's
+ * PyTorch reader runs in read_threads DataLoader worker processes (in the
+ * main one when 0); its TensorFlow reader maps parse_image through
+ * tf.py_function (dlio_benchmark/reader/tf_reader.py), which holds the
+ * rank's Python lock, so computation_threads parallel calls run one at a
+ * time. */
+static uint64_t reader_workers(const struct ts_dlio_workload *w)
+{
+	if (!strcmp(w->data_loader, "tensorflow"))
+		return 1;
+	return w->read_threads ? w->read_threads : 1;
+}
+
+/* DLIO's FormatReader.preprocess() sleeps preprocess_time per sample where
+ * a reader calls it: the index-based readers (PyTorch, DALI) in
+ * read_index(); the TensorFlow reader's parse_image() does not. */
+static double preprocess_ns(const struct ts_dlio_workload *w)
+{
+	return strcmp(w->data_loader, "tensorflow") ? w->preprocess_time * 1e9 : 0;
+}
+
+static int cpu_resolve(const struct opts *o, const struct ts_dlio_workload *w, struct cpu *c,
+		       char *err, size_t errlen)
+{
+	memset(c, 0, sizeof(*c));
+	struct ts_host_dlio hd = { 0 };
+	if (o->host) {
+		struct ts_host_set *hs = NULL;
+		char sub[1024];
+		int rc = ts_host_set_load_default(&hs, sub, sizeof(sub));
+		if (!rc)
+			rc = ts_host_dlio_costs(hs, o->host, TS_HOST_NOMINAL, &hd, sub, sizeof(sub));
+		ts_host_set_free(hs);
+		if (rc) {
+			snprintf(err, errlen, "--host: %s", sub);
+			return rc;
+		}
+	}
+	c->step_ns = (uint64_t)llround(hd.step_ns);
+	c->sample_ns = hd.sample_ns + preprocess_ns(w);
+	c->per_mib = hd.sample_ns_per_mib;
+	if (c->sample_ns > 0 || c->per_mib > 0)
+		c->workers = reader_workers(w);
+	if (!o->virtual_time && preprocess_ns(w) > 0) {
+		snprintf(err, errlen, "reader.preprocess_time: real time does not sleep per sample in "
+				      "the loader; predict it with --virtual");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Real time: the step's framework work is CPU work on the accelerator's
+ * thread, as in DLIO's loop. */
+static void spin_until(uint64_t t)
+{
+	volatile uint64_t x = 0;
+	while (ts_now_ns() < t && !interrupted)
+		x++;
+}
+
+/* The accelerators' loop: take, the framework's step, compute, next; the
+ * DLIO figures per epoch. */
 static int accelerate(struct feed *f, const struct ts_dlio_workload *w, uint64_t n,
-		      uint64_t per_epoch, uint64_t t0, struct result *r, char *err,
-		      size_t errlen)
+		      uint64_t per_epoch, uint64_t t0, uint64_t step_ns, struct result *r,
+		      char *err, size_t errlen)
 {
 	uint64_t ct = (uint64_t)llround(w->computation_time * 1e9);
 	uint64_t limit = w->total_training_steps >= 0 ? (uint64_t)w->total_training_steps
@@ -312,8 +397,9 @@ static int accelerate(struct feed *f, const struct ts_dlio_workload *w, uint64_t
 			ts_pipe_batch_release(f->p, f->b); /* the batch went to the devices */
 			f->b = NULL;
 		}
-		uint64_t end = start + ct;
+		uint64_t end = start + step_ns + ct;
 		if (!f->virt) {
+			spin_until(start + step_ns);
 			sleep_until(end);
 			end = TS_MAX(end, ts_now_ns());
 		}
@@ -352,6 +438,7 @@ struct env {
 	char data[4096];	      /* real: the dataset directory */
 	char mnt[4096];
 	uint64_t seed;
+	struct cpu cpu;
 };
 
 static int run_virtual(struct env *E, uint64_t n, struct result *r, char *err, size_t errlen)
@@ -369,13 +456,17 @@ static int run_virtual(struct env *E, uint64_t n, struct result *r, char *err, s
 	struct ts_pipe_cfg pc;
 	struct feed f = { .virt = true };
 	uint64_t w0 = ts_now_ns();
-	if (!(rc = pipe_config(E->w, n, E->seed, "", &pc, err, errlen))) {
+	uint64_t workers = E->cpu.workers * n;
+	struct ts_decode_cal cal = { .sample_ns = E->cpu.sample_ns,
+				     .sample_ns_per_mib = E->cpu.per_mib };
+	snprintf(cal.cpu, sizeof(cal.cpu), "host %s", E->o->host ? E->o->host : "-");
+	if (!(rc = pipe_config(E->w, n, E->seed, "", workers, &pc, err, errlen))) {
 		struct ts_vdisk disk = { ts_vtier_vio, &vt };
-		rc = ts_vpipe_new(&pc, &E->meta, &disk, NULL, &f.vp, err, errlen);
+		rc = ts_vpipe_new(&pc, &E->meta, &disk, workers ? &cal : NULL, &f.vp, err, errlen);
 	}
 	if (!rc)
 		rc = accelerate(&f, E->w, n, ts_vpipe_batches_per_epoch(f.vp),
-				ts_vpipe_start_ns(f.vp), r, err, errlen);
+				ts_vpipe_start_ns(f.vp), E->cpu.step_ns, r, err, errlen);
 	if (f.vp) {
 		struct ts_vpipe_stats vs;
 		ts_vpipe_stats(f.vp, &vs);
@@ -461,13 +552,13 @@ static int run_real(struct env *E, uint64_t n, struct result *r, char *err, size
 	struct feed f = { .virt = false };
 	snprintf(path, sizeof(path), "%s/train", E->mnt);
 	uint64_t w0 = ts_now_ns();
-	if (!(rc = pipe_config(E->w, local, E->seed, path, &pc, err, errlen)) &&
+	if (!(rc = pipe_config(E->w, local, E->seed, path, 0, &pc, err, errlen)) &&
 	    !(rc = ranks_shard(E->w, &pc, err, errlen)) &&
 	    !(rc = ts_pipe_new(&pc, &f.p, err, errlen)) && (rc = ts_pipe_start(f.p)))
 		snprintf(err, errlen, "loader: %s", ts_pipe_error(f.p));
 	if (!rc)
-		rc = accelerate(&f, E->w, local, ts_pipe_batches_per_epoch(f.p), ts_now_ns(), r,
-				err, errlen);
+		rc = accelerate(&f, E->w, local, ts_pipe_batches_per_epoch(f.p), ts_now_ns(),
+				E->cpu.step_ns, r, err, errlen);
 	if (f.p) {
 		struct ts_pipe_stats ps;
 		ts_pipe_stats(f.p, &ps);
@@ -583,9 +674,10 @@ static void json_out(const struct opts *o, const struct ts_dlio_workload *w,
 	fprintf(f, "{\n  \"workload\": \"%s\", \"model\": \"%s\", \"tier\": \"%s\", \"clock\": \"%s\",\n"
 		   "  \"ranks\": %d,\n"
 		   "  \"au_threshold\": %.4f, \"record_length\": %.2f, \"batch_size\": %" PRIu64 ",\n"
+		   "  \"host\": \"%s\",\n"
 		   "  \"runs\": [\n", o->workload, w->model, o->tier,
 		o->virtual_time ? "virtual" : "real", ts_dlio_mpi_ranks() ? ts_dlio_mpi_ranks() : 1,
-		w->au, w->record_length, w->batch_size);
+		w->au, w->record_length, w->batch_size, o->host ? o->host : "");
 	for (size_t i = 0; i < nr; i++)
 		fprintf(f, "    { \"accelerators\": %" PRIu64 ", \"au\": %.6f, \"au_min\": %.6f, "
 			   "\"au_max\": %.6f, \"samples_per_s\": %.3f, \"mib_per_s\": %.3f, "
@@ -631,6 +723,8 @@ static int dlio_exec(struct opts *o, FILE *warn, struct outcome *oc, char *err, 
 
 	struct env E = { .o = o, .w = w };
 	E.seed = o->seed ? o->seed : w->seed;
+	if ((rc = cpu_resolve(o, w, &E.cpu, err, errlen)))
+		return TS_EXIT_USAGE;
 	struct ts_dataset_config dc;
 	dataset_config(w, E.seed, &dc);
 	int status = TS_EXIT_FAIL;
@@ -658,6 +752,14 @@ static int dlio_exec(struct opts *o, FILE *warn, struct outcome *oc, char *err, 
 			o->workload, w->format, o->tier, o->virtual_time ? "virtual" : "real",
 			w->num_files_train, w->num_samples_per_file, w->batch_size, w->read_threads,
 			w->computation_time, w->epochs, 100 * w->au);
+	if (!o->quiet && o->host)
+		fprintf(stderr, "tiersim dlio: host %s: %.1f us per step on each accelerator; %.1f us "
+				"+ %.1f us/MiB per sample on %" PRIu64 " reader worker%s per "
+				"accelerator%s\n",
+			o->host, (double)E.cpu.step_ns / 1e3, E.cpu.sample_ns / 1e3,
+			E.cpu.per_mib / 1e3, E.cpu.workers, E.cpu.workers == 1 ? "" : "s",
+			o->virtual_time || !E.cpu.workers ? ""
+							  : " (real time: this host's reader instead)");
 
 	catch_signals(true);
 	if (!o->find_max) {

@@ -6,13 +6,18 @@
  *
  * Disk-level cases run as closed-loop fio jobs on the tier model in virtual
  * time (validation/fiojob.c); with --real the same job runs with fio through
- * a tierfs mount of the tier. Loader- and workload-level cases need parts
- * the virtual pipeline does not have yet: they are listed and counted apart
- * as "not runnable yet", never as passing. A case with role fits set the
+ * a tierfs mount of the tier. Workload cases with a DLIO run
+ * (config.workload.dlio) run `tiersim dlio`'s code in virtual time
+ * (ts_dlio_run): at the published accelerator count for AU, samples/s and
+ * MiB/s, with find_max for the count. Loader cases and workload cases
+ * without a DLIO run need parts the virtual pipeline does not have yet:
+ * they are listed and counted apart as "not runnable yet", never as
+ * passing. A case with role fits set the
  * profile fields it names: it is shown (the profile must still reproduce
  * it) but counted apart from the checking cases. Before anything runs the
- * corpus and the profiles' evidence labels are checked against each other:
- * a fitted field names its case, and that case is not a checking one.
+ * corpus and the profiles' evidence labels (tier and host profiles) are
+ * checked against each other: a fitted field names its case, and that case
+ * is not a checking one.
  *
  * Exit status: 0 when every checking figure is inside its tolerance or a
  * recorded known miss and every fit is reproduced; 1 otherwise or when a
@@ -22,6 +27,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <glob.h>
+#include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
 #include <spawn.h>
@@ -34,6 +40,8 @@
 
 #include "cmdline.h"
 #include "commands.h"
+#include "dlio_run.h"
+#include "pipeline/host.h"
 #include "opt.h"
 #include "paths.h"
 #include "units.h"
@@ -47,6 +55,7 @@ extern char **environ;
 struct vcfg {
 	bool json, real;
 	char *cases;	       /* folder of case files; NULL = validation/cases */
+	char *skip_tag;	       /* cases with this tag are not selected */
 	uint64_t real_runtime; /* ns: longest fio run per case with --real */
 	uint64_t real_size;    /* bytes: largest file per fio job with --real */
 };
@@ -62,6 +71,8 @@ static const struct ts_opt vopts[] = {
 	  "with --real: the longest fio run per case" },
 	{ "real_size", TS_OPT_SIZE, OFF(real_size), "64MiB", 4096, 0, "bytes",
 	  "with --real: the largest file each fio job covers" },
+	{ "skip_tag", TS_OPT_STR, OFF(skip_tag), NULL, 0, 0, "",
+	  "leave out the cases carrying this tag (\"slow\": the long workload runs)", "TAG" },
 	{ NULL },
 };
 #undef OFF
@@ -88,11 +99,12 @@ struct crow {
 
 static const struct ts_cmdline validate_cmdline = {
 	.name = "validate",
-	.synopsis = "[CASE|GLOB...] [--json] [--real] [--cases DIR]",
+	.synopsis = "[CASE|GLOB|tag:TAG...] [--json] [--real] [--cases DIR] [--skip-tag TAG]",
 	.about = "Runs the validation cases (real measurements of real systems) and prints\n"
 		 "predicted vs measured, the error and whether it is inside the case's\n"
 		 "tolerance, then cases inside tolerance, median |error| and the worst five.\n"
-		 "CASE is a case id or file; GLOB matches ids (\"ebs-*\").\n",
+		 "CASE is a case id or file; GLOB matches ids (\"ebs-*\"); tag:TAG the cases\n"
+		 "carrying TAG. Workload cases with a DLIO run predict it in virtual time.\n",
 	.opts = vopts,
 	.max_pos = -1,
 };
@@ -104,8 +116,10 @@ static const char *needs_of(struct crow *r)
 	if (c->level == TS_CASE_LOADER)
 		return "the case's loader (FFCV, PyTorch DataLoader worker processes with Pillow) "
 		       "as a source of the virtual pipeline, and a host profile of its CPU";
+	if (c->level == TS_CASE_WORKLOAD && !c->dlio)
+		return "a DLIO run (config.workload.dlio: the workload, its overrides, tier, memory)";
 	if (c->level == TS_CASE_WORKLOAD)
-		return "a workload runner here: tiersim dlio predicts it (bench/dlio_validate.sh)";
+		return NULL;
 	if (c->raid0 > 1) {
 		snprintf(r->needs_buf, sizeof(r->needs_buf), "a RAID-0 of %u volumes of one tier",
 			 c->raid0);
@@ -180,12 +194,40 @@ static bool lists(const struct ts_case *c, const char *tier, const char *field)
 	return false;
 }
 
+struct host_fit {
+	struct ts_case **all;
+	size_t n;
+	int bad;
+};
+
+/* A host field whose source names case @id: that case fits it. */
+static int host_fit(void *ctx, const char *host, const char *field, const char *id)
+{
+	struct host_fit *h = ctx;
+	const struct ts_case *c = case_by_id(h->all, h->n, id);
+	const char *why = !c	     ? "which is not in the corpus"
+			  : !c->fits ? "which is a checking case (a figure that fitted a parameter "
+				       "cannot also check it)"
+			  : !lists(c, host, field) ? "whose role.fits does not list the field"
+						   : NULL;
+	if (why) {
+		fprintf(stderr, "tiersim validate: host '%s': %s names case '%s', %s\n", host, field,
+			id, why);
+		h->bad++;
+	}
+	return 0;
+}
+
 /* Every evidence label that names a case names a fitting case that lists
  * the field, and every fitting case's fields name it back. Prints each
  * violation; returns how many. */
-static int check_fit_rule(const struct ts_tier_set *set, struct ts_case **all, size_t n)
+static int check_fit_rule(const struct ts_tier_set *set, const struct ts_host_set *hosts,
+			  struct ts_case **all, size_t n)
 {
 	int bad = 0;
+	struct host_fit hf = { all, n, 0 };
+	(void)ts_host_each_fit(hosts, host_fit, &hf);
+	bad += hf.bad;
 	for (size_t i = 0; i < ts_tier_set_count(set); i++) {
 		const struct ts_tier_profile *p = ts_tier_set_at(set, i);
 		for (int f = 0; f < TS_EV_NR; f++) {
@@ -215,6 +257,21 @@ static int check_fit_rule(const struct ts_tier_set *set, struct ts_case **all, s
 			snprintf(tier, sizeof(tier), "%.*s", (int)(dot - c->fitted[i]), c->fitted[i]);
 			const char *field = dot + 1;
 			const struct ts_tier_profile *p = ts_tier_set_find(set, tier);
+			if (!p) {
+				/* A host profile's field (pipeline/hosts.lua). */
+				int hn = ts_host_field_names(hosts, tier, field, c->id);
+				const char *hwhy = hn == -ENOENT ? "names neither a tier nor a host"
+						   : hn == -EINVAL ? "is not a field of host profiles"
+						   : hn == 0 ? "but the host's evidence does not name "
+							       "this case"
+							     : NULL;
+				if (hwhy) {
+					fprintf(stderr, "tiersim validate: %s: role.fits '%s' %s\n",
+						c->path, c->fitted[i], hwhy);
+					bad++;
+				}
+				continue;
+			}
 			bool named = false, known = false;
 			for (int f = 0; p && f < TS_EV_NR; f++) {
 				const char *fn = ts_tier_ev_field_name(f);
@@ -227,8 +284,7 @@ static int check_fit_rule(const struct ts_tier_set *set, struct ts_case **all, s
 			}
 			/* A tier without an evidence table is unlabelled: nothing to
 			 * hold the case against (tiersim tiers --evidence shows it). */
-			const char *why = !p	   ? "names a tier no profile declares"
-					  : !known || !p->has_evidence
+			const char *why = !known || !p->has_evidence
 						   ? NULL /* not an evidence field: see the profile comment */
 					  : !named ? "but the tier's evidence does not name this case"
 						   : NULL;
@@ -359,15 +415,95 @@ rm:;
 	return rc;
 }
 
+/* One DLIO run of a workload case in virtual time: at the published count,
+ * or @find_max. The dataset is scaled to run_files and the page cache with
+ * it, so that the share of the dataset memory holds stays the run's. */
+static int dlio_once(const struct ts_case *c, bool find_max, struct ts_dlio_outcome *out,
+		     char *err, size_t errlen)
+{
+	const struct ts_case_dlio *d = c->dlio;
+	char tier[192], prof[4200], host[192], mem[64], acc[64], files[96], path[4096];
+	const char *opts[6];
+	size_t no = 0;
+	snprintf(tier, sizeof(tier), "tier=%s", d->tier);
+	opts[no++] = tier;
+	if (d->profile) {
+		if (ts_data_find(d->profile, path, sizeof(path))) {
+			snprintf(err, errlen, "profile file %s not found (set TIERSIM_DATADIR to the "
+					      "source tree)", d->profile);
+			return -ENOENT;
+		}
+		snprintf(prof, sizeof(prof), "profile=%s", path);
+		opts[no++] = prof;
+	}
+	if (d->host) {
+		snprintf(host, sizeof(host), "host=%s", d->host);
+		opts[no++] = host;
+	}
+	uint64_t m = (uint64_t)((unsigned __int128)d->mem * d->run_files / d->files);
+	snprintf(mem, sizeof(mem), "mem=%" PRIu64, m);
+	opts[no++] = mem;
+	if (find_max)
+		snprintf(acc, sizeof(acc), "find_max=true");
+	else
+		snprintf(acc, sizeof(acc), "accelerators=%" PRIu64, d->accelerators);
+	opts[no++] = acc;
+	const char **ov = calloc(d->noverrides + 1, sizeof(*ov));
+	if (!ov)
+		return -ENOMEM;
+	size_t nov = 0;
+	for (size_t i = 0; i < d->noverrides; i++)
+		if (!strstr(d->overrides[i], "num_files_train"))
+			ov[nov++] = d->overrides[i];
+	snprintf(files, sizeof(files), "++workload.dataset.num_files_train=%" PRIu64, d->run_files);
+	ov[nov++] = files;
+	int st = ts_dlio_run(d->workload, opts, no, ov, nov, true, out, err, errlen);
+	free(ov);
+	return st ? -EINVAL : 0;
+}
+
+/* A workload case's figures from its DLIO runs (case.c checked the names
+ * and units: au %, throughput samples/s, read_bandwidth MiB/s or MB/s,
+ * max_accelerators). */
+static int run_dlio_case(const struct ts_case *c, double *pred, char *err, size_t errlen)
+{
+	bool at = false, max = false;
+	for (size_t i = 0; i < c->nfig; i++)
+		*(strcmp(c->fig[i].name, "max_accelerators") ? &at : &max) = true;
+	struct ts_dlio_outcome o = { 0 }, mx = { 0 };
+	int rc = 0;
+	if (at && !(rc = dlio_once(c, false, &o, err, errlen)) && !o.found) {
+		snprintf(err, errlen, "the DLIO run at %" PRIu64 " accelerators gave no figures",
+			 c->dlio->accelerators);
+		rc = -EIO;
+	}
+	if (!rc && max)
+		rc = dlio_once(c, true, &mx, err, errlen);
+	for (size_t i = 0; !rc && i < c->nfig; i++) {
+		const struct ts_case_figure *f = &c->fig[i];
+		pred[i] = !strcmp(f->name, "au")	       ? 100 * o.au
+			  : !strcmp(f->name, "throughput") ? o.samples_s
+			  : !strcmp(f->name, "max_accelerators")
+				  ? (mx.found ? (double)mx.accelerators : 0)
+			  : !strcmp(f->unit, "MB/s") ? o.mib_s * 1.048576
+						     : o.mib_s;
+	}
+	return rc;
+}
+
 static int run_case(struct crow *r, const struct ts_tier_set *set, const struct vcfg *v)
 {
 	const struct ts_case *c = r->c;
 	char err[1024];
 	struct ts_fiojob_result res = { 0 }, model = { 0 };
 	const struct ts_tier_profile *p;
-	double floor_ns = 0;
-	int rc = ts_tier_set_lookup(set, c->tier, &p, err, sizeof(err));
-	if (!rc && v->real) {
+	double floor_ns = 0, *pred = calloc(c->nfig, sizeof(*pred));
+	if (!pred)
+		return -ENOMEM;
+	int rc = 0;
+	if (c->dlio) {
+		rc = run_dlio_case(c, pred, err, sizeof(err));
+	} else if (!(rc = ts_tier_set_lookup(set, c->tier, &p, err, sizeof(err))) && v->real) {
 		char path[4096];
 		bool has = c->profile && !ts_data_find(c->profile, path, sizeof(path));
 		rc = run_real(c, v, has ? path : NULL, &res, &floor_ns, err, sizeof(err));
@@ -380,13 +516,14 @@ static int run_case(struct crow *r, const struct ts_tier_set *set, const struct 
 	if (rc) {
 		fprintf(stderr, "tiersim validate: %s: %s\n", c->path, err);
 		r->failed = true;
+		free(pred);
 		return rc;
 	}
 	for (size_t i = 0; i < c->nfig; i++) {
 		const struct ts_case_figure *f = &c->fig[i];
 		struct frow *fr = &r->f[i];
 		fr->fig = f;
-		fr->predicted = pick(&res, f->metric) / f->scale;
+		fr->predicted = c->dlio ? pred[i] : pick(&res, f->metric) / f->scale;
 		fr->error = f->value > 0 ? (fr->predicted - f->value) / f->value : 0;
 		bool in = fabs(fr->error) <= f->tolerance;
 		if (v->real && f->metric >= TS_METRIC_LAT_MEAN && f->metric <= TS_METRIC_LAT_P99 &&
@@ -399,6 +536,7 @@ static int run_case(struct crow *r, const struct ts_tier_set *set, const struct 
 		else
 			fr->st = in ? F_INSIDE : F_OUTSIDE;
 	}
+	free(pred);
 	return 0;
 }
 
@@ -498,7 +636,7 @@ static const struct crow *row_of(struct crow *rows, size_t n, const struct frow 
 static void print_text(struct crow *rows, size_t n, const struct summary *s,
 		       struct frow **worst, size_t nworst, bool real)
 {
-	printf("%-40s %-7s %-9s %12s %12s %-6s %8s %6s  %s\n", "case", "role", "figure", "measured",
+	printf("%-44s %-7s %-9s %12s %12s %-6s %8s %6s  %s\n", "case", "role", "figure", "measured",
 	       real ? "emulated" : "predicted", "unit", "error", "tol", "status");
 	for (size_t i = 0; i < n; i++) {
 		struct crow *r = &rows[i];
@@ -511,7 +649,7 @@ static void print_text(struct crow *rows, size_t n, const struct summary *s,
 			fmt_val(p, sizeof(p), f->predicted);
 			snprintf(e, sizeof(e), "%+.1f%%", 100 * f->error);
 			snprintf(t, sizeof(t), "%.0f%%", 100 * f->fig->tolerance);
-			printf("%-40s %-7s %-9s %12s %12s %-6s %8s %6s  %s\n", k ? "" : r->c->id,
+			printf("%-44s %-7s %-9s %12s %12s %-6s %8s %6s  %s\n", k ? "" : r->c->id,
 			       k ? "" : r->c->fits ? "fits" : "checks", f->fig->name, m, p,
 			       f->fig->unit, e, t, fstat_name[f->st]);
 		}
@@ -595,12 +733,28 @@ static int print_json(struct crow *rows, size_t n, const struct summary *s, bool
 
 /* ---- The command ------------------------------------------------------------ */
 
-static bool selected(const struct ts_case *c, char **sel, size_t nsel, bool *used)
+static bool has_tag(const struct ts_case *c, const char *tag)
 {
+	for (size_t i = 0; tag && i < c->ntags; i++)
+		if (!strcmp(c->tags[i], tag))
+			return true;
+	return false;
+}
+
+static bool selected(const struct ts_case *c, char **sel, size_t nsel, bool *used,
+		     const char *skip_tag)
+{
+	if (has_tag(c, skip_tag))
+		return false;
 	if (!nsel)
 		return true;
 	bool any = false;
 	for (size_t i = 0; i < nsel; i++) {
+		if (!strncmp(sel[i], "tag:", 4)) {
+			if (has_tag(c, sel[i] + 4))
+				any = used[i] = true;
+			continue;
+		}
 		const char *b = strrchr(sel[i], '/') ? strrchr(sel[i], '/') + 1 : sel[i];
 		char id[256];
 		snprintf(id, sizeof(id), "%s", b);
@@ -626,6 +780,7 @@ int ts_cmd_validate(int argc, char **argv)
 	struct ts_case **all = NULL;
 	struct crow *rows = NULL;
 	struct ts_tier_set *set = NULL;
+	struct ts_host_set *hosts = NULL;
 	char **added = NULL;
 	glob_t g = { 0 };
 	bool have_glob = false;
@@ -695,13 +850,17 @@ int ts_cmd_validate(int argc, char **argv)
 			refused > 1 ? "s" : "");
 		goto out;
 	}
-	if (check_fit_rule(set, all, nall)) {
+	if (ts_host_set_load_default(&hosts, err, sizeof(err))) {
+		fprintf(stderr, "tiersim validate: %s\n", err);
+		goto out;
+	}
+	if (check_fit_rule(set, hosts, all, nall)) {
 		fprintf(stderr, "tiersim validate: the corpus and the profiles' evidence disagree "
 				"(above); nothing was run\n");
 		goto out;
 	}
 	for (size_t i = 0; i < nall; i++) {
-		if (!selected(all[i], sel, nsel, used))
+		if (!selected(all[i], sel, nsel, used, v.skip_tag))
 			continue;
 		struct crow *r = &rows[nrows++];
 		r->c = all[i];
@@ -755,6 +914,7 @@ out:
 	free(sel);
 	free(used);
 	ts_tier_set_free(set);
+	ts_host_set_free(hosts);
 	if (have_glob)
 		globfree(&g);
 	ts_opt_free(vopts, &v);

@@ -44,6 +44,8 @@ const struct ts_opt ts_dlio_opts[] = {
 	{ "reader.file_shuffle", TS_OPT_STR, OFF(file_shuffle), "off", 0, 0, "", "off | seed | random" },
 	{ "reader.sample_shuffle", TS_OPT_STR, OFF(sample_shuffle), "off", 0, 0, "",
 	  "off | seed | random" },
+	{ "reader.preprocess_time", TS_OPT_DOUBLE, OFF(preprocess_time), "0", 0, 1e6, "s",
+	  "per sample, in a reader (DLIO's FormatReader.preprocess sleeps it)" },
 	{ "reader.shuffle_size", TS_OPT_U64, OFF(shuffle_size), "1024", 0, 1e9, "samples", "" },
 	{ "train.epochs", TS_OPT_U64, OFF(epochs), "1", 1, 1e6, "", "" },
 	{ "train.computation_time", TS_OPT_DOUBLE, OFF(computation_time), "0", 0, 1e6, "s",
@@ -73,7 +75,7 @@ static const char *const unmodeled[] = {
 	"dataset.record_length_resize", "dataset.record_length_bytes_resize",
 	"dataset.num_subfolders_train", "dataset.num_subfolders_eval", "reader.batch_size_eval",
 	"reader.dont_use_mmap", "reader.read_type", "reader.file_access", "train.epoch",
-	"train.computation_time_stdev", "train.seed_change_epoch",
+	"train.computation_time_stdev", "train.seed_change_epoch", "reader.preprocess_time_stdev",
 };
 
 /* Sections whose keys are read; any other mapping is unknown. */

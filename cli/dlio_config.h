@@ -40,6 +40,7 @@ struct ts_dlio_workload {
 	char *file_shuffle;	 /* off | seed | random */
 	char *sample_shuffle;
 	uint64_t shuffle_size;
+	double preprocess_time;	 /* seconds per sample in a reader */
 	/* train */
 	uint64_t epochs;
 	double computation_time; /* seconds per batch, per accelerator */

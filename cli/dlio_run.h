@@ -3,7 +3,7 @@
  * API's dlio{} (cli/lua_scenario.c): the same reading, dataset, loader and
  * accelerators as `tiersim dlio`, its options as "name=value" words of
  * the command's option table (tier=, accelerators=, find_max=, mem=,
- * capacity=, profile=, dir=, seed=) and its overrides as
+ * capacity=, profile=, host=, dir=, seed=) and its overrides as
  * "SECTION.KEY=VALUE" words.
  */
 #ifndef TS_DLIO_RUN_H

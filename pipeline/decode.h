@@ -51,6 +51,10 @@ struct ts_decode_cal {
 	double full_ips;    /* decode + transform images/s on one core */
 	double xform_ns;    /* the transform alone (raw pixels in), per image */
 	double put_ns;	    /* making a Datum and putting it into an LMDB (0: not charged) */
+	/* A framework's own work on every sample, whatever its kind (DLIO's
+	 * reader path, pipeline/host.h TS_HF_DLIO_*): charged on a worker in
+	 * virtual time; 0 in a calibration file. */
+	double sample_ns, sample_ns_per_mib;
 	uint64_t images;    /* images measured */
 	char cpu[128];	    /* the host CPU it was measured on */
 	uint64_t when;	    /* unix seconds */
@@ -92,6 +96,12 @@ TS_WUR int ts_decode_load_dir(const char *dir, size_t want, uint8_t ***jpeg, siz
 static inline uint64_t ts_decode_cal_xform_ns(const struct ts_decode_cal *c, int w, int h)
 {
 	return c->xform_ns > 0 ? (uint64_t)c->xform_ns : ts_decode_cal_ns(c, w, h);
+}
+/* The framework's cost of one sample of @len bytes (0 unless set). */
+static inline uint64_t ts_decode_cal_sample_ns(const struct ts_decode_cal *c, uint64_t len)
+{
+	double ns = c->sample_ns + c->sample_ns_per_mib * ((double)len / 1048576.0);
+	return ns > 0 ? (uint64_t)ns : 0;
 }
 /* The host CPU model name from /proc/cpuinfo ("" when unknown). */
 void ts_cpu_model(char *buf, size_t n);

@@ -24,12 +24,15 @@ static const char *const field_names[TS_HF_NR] = {
 	[TS_HF_DECODE_BASE] = "decode_base_ns",	  [TS_HF_DECODE_MPIX] = "decode_ns_per_mpix",
 	[TS_HF_DECODE_SHARE] = "decode_share",	  [TS_HF_DATUM_XFORM] = "datum_xform_ns",
 	[TS_HF_DATUM_PARSE] = "datum_parse_ns",	  [TS_HF_LMDB_PUT] = "lmdb_put_ns",
+	[TS_HF_DLIO_SAMPLE] = "dlio_sample_ns",	  [TS_HF_DLIO_MIB] = "dlio_sample_ns_per_mib",
+	[TS_HF_DLIO_STEP] = "dlio_step_ns",
 };
 
 static const char *const host_keys[] = { "desc",	   "cpu",	     "from",
 					 "speed",	   "library",	     "decode_base_ns",
 					 "decode_ns_per_mpix", "decode_share", "datum_xform_ns",
-					 "datum_parse_ns", "lmdb_put_ns",   NULL };
+					 "datum_parse_ns", "lmdb_put_ns",   "dlio_sample_ns",
+					 "dlio_sample_ns_per_mib", "dlio_step_ns", NULL };
 static const char *const lib_keys[] = { "desc", "decode", "transform", NULL };
 
 enum { K_HOST, K_LIB };
@@ -245,7 +248,7 @@ static int read_host(struct rd *r, int t, const char *path, struct host *h)
 	if (!h->cpu)
 		return FAIL(r, "missing cpu = \"the processor\"");
 	if (!h->from) {
-		for (int i = 0; i < TS_HF_NR; i++)
+		for (int i = 0; i < TS_HF_REQUIRED; i++)
 			if (!h->f[i].set)
 				return FAIL(r, "missing %s: a host not carried from another (from = ) "
 					       "sets every cost",
@@ -398,6 +401,10 @@ static int field(const struct ts_host_set *s, const struct host *h, int f, enum 
 						       : pick(&h->f[f], end, true) / div;
 			return 0;
 		}
+		if (!h->from) { /* an optional field no host on the chain sets */
+			*out = 0;
+			return 0;
+		}
 		const struct host *up = find_host(s, h->from, strlen(h->from));
 		if (!up) {
 			snprintf(err, errlen, "%s: host '%s': from = '%s' is not a host", h->where,
@@ -463,6 +470,63 @@ int ts_host_cal(const struct ts_host_set *s, const char *spec, enum ts_host_end 
 	cal->images = 1;
 	snprintf(cal->cpu, sizeof(cal->cpu), "host %s/%s%s", h->name, l->name,
 		 end == TS_HOST_FAST ? " (fast end)" : end == TS_HOST_SLOW ? " (slow end)" : "");
+	return 0;
+}
+
+int ts_host_dlio_costs(const struct ts_host_set *s, const char *spec, enum ts_host_end end,
+		       struct ts_host_dlio *out, char *err, size_t errlen)
+{
+	size_t hn = strcspn(spec, "/");
+	const struct host *h = find_host(s, spec, hn);
+	if (!h) {
+		char list[1024];
+		known(s, list, sizeof(list), false);
+		snprintf(err, errlen, "host '%.*s' is not a host profile (known: %s; 'tiersim hosts' "
+				      "lists them)",
+			 (int)hn, spec, list);
+		return -ENOENT;
+	}
+	int rc = field(s, h, TS_HF_DLIO_SAMPLE, end, &out->sample_ns, err, errlen);
+	if (!rc)
+		rc = field(s, h, TS_HF_DLIO_MIB, end, &out->sample_ns_per_mib, err, errlen);
+	if (!rc)
+		rc = field(s, h, TS_HF_DLIO_STEP, end, &out->step_ns, err, errlen);
+	return rc;
+}
+
+int ts_host_field_names(const struct ts_host_set *s, const char *name, const char *field,
+			const char *id)
+{
+	const struct host *h = find_host(s, name, strlen(name));
+	if (!h)
+		return -ENOENT;
+	for (int f = 0; f < TS_HF_NR; f++)
+		if (!strcmp(field_names[f], field))
+			return h->f[f].set && h->f[f].what && strstr(h->f[f].what, id) ? 1 : 0;
+	return -EINVAL;
+}
+
+int ts_host_each_fit(const struct ts_host_set *s,
+		     int (*fn)(void *ctx, const char *host, const char *field, const char *id),
+		     void *ctx)
+{
+	for (size_t i = 0; i < s->nh; i++)
+		for (int f = 0; f < TS_HF_NR; f++) {
+			const char *w = s->h[i].f[f].set ? s->h[i].f[f].what : NULL;
+			while (w && (w = strstr(w, "case "))) {
+				w += 5;
+				char id[128];
+				size_t n = strspn(w, "abcdefghijklmnopqrstuvwxyz0123456789-_.");
+				while (n && w[n - 1] == '.')
+					n--; /* a sentence's full stop */
+				if (!n || n >= sizeof(id))
+					continue;
+				snprintf(id, sizeof(id), "%.*s", (int)n, w);
+				int rc = fn(ctx, s->h[i].name, field_names[f], id);
+				if (rc)
+					return rc;
+			}
+		}
 	return 0;
 }
 

@@ -47,6 +47,12 @@ enum ts_host_field {
 	TS_HF_DATUM_XFORM,   /* datum_xform_ns: raw 256x256 Datum -> model input */
 	TS_HF_DATUM_PARSE,   /* datum_parse_ns: parse a Datum, copy its pixels */
 	TS_HF_LMDB_PUT,	     /* lmdb_put_ns: make a Datum, put it (no fsync) */
+	TS_HF_REQUIRED,	     /* the fields above: a measured host sets every one */
+	/* DLIO's framework path (cli/DLIO.md), optional: 0 where no host on the
+	 * from = chain sets them. */
+	TS_HF_DLIO_SAMPLE = TS_HF_REQUIRED, /* dlio_sample_ns: per sample, in a reader worker */
+	TS_HF_DLIO_MIB,	     /* dlio_sample_ns_per_mib: ... plus per MiB of the sample */
+	TS_HF_DLIO_STEP,     /* dlio_step_ns: per step, on the accelerator's own loop */
 	TS_HF_NR,
 };
 
@@ -78,6 +84,27 @@ TS_WUR int ts_host_resolve_at(const char *spec, enum ts_host_end end, struct ts_
 TS_WUR int ts_pipe_cal_load(const char *calibration, const char *host, enum ts_host_end end,
 			    struct ts_decode_cal *cal, char *path, size_t pathlen, char *err,
 			    size_t errlen);
+
+/* DLIO's framework costs on a host (TS_HF_DLIO_*), ns. */
+struct ts_host_dlio {
+	double sample_ns, sample_ns_per_mib, step_ns;
+};
+/* @spec's DLIO costs at @end of their ranges; -ENOENT naming the known
+ * hosts when @spec is none. */
+TS_WUR int ts_host_dlio_costs(const struct ts_host_set *s, const char *spec, enum ts_host_end end,
+			      struct ts_host_dlio *out, char *err, size_t errlen);
+/* Whether host @name has field @field (a TS_HF_* name) whose source text
+ * names @id: a profile's evidence that case @id fitted it. -ENOENT when
+ * @name is no host, -EINVAL when @field is no field; else 0 or 1. */
+int ts_host_field_names(const struct ts_host_set *s, const char *name, const char *field,
+			const char *id);
+
+/* Calls @fn for every host field whose source says "case ID" (a case of
+ * validation/cases that fitted it); stops at and returns @fn's first
+ * non-zero. */
+int ts_host_each_fit(const struct ts_host_set *s,
+		     int (*fn)(void *ctx, const char *host, const char *field, const char *id),
+		     void *ctx);
 
 /* Whether @spec names a profile (not empty, not "this-machine"). */
 bool ts_host_is_profile(const char *spec);

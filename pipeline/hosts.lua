@@ -24,8 +24,17 @@
 -- speed is per-core throughput relative to from = HOST (costs divide by it).
 -- A scenario picks one with pipeline{ host = "NAME" } or "NAME/LIBRARY";
 -- "this-machine" (the default) charges today's calibration instead.
+--   dlio_sample_ns, dlio_sample_ns_per_mib   optional: a DLIO reader's own
+--                     work per sample (TensorFlow: parse_image through
+--                     tf.py_function; PyTorch: read_index in a worker), base +
+--                     per MiB of the sample, on one reader worker
+--   dlio_step_ns      optional: a DLIO rank's own work per step on its
+--                     training loop (taking the batch from the framework,
+--                     the loop's bookkeeping), serial with computation_time
+--                     (cli/DLIO.md; `tiersim dlio --host NAME`)
 -- Not modeled: the framework's own per-step CPU work (solver, data layer
--- threads) — the engine profiles' step times hold it where it was measured.
+-- threads) of the training engines — the engine profiles' step times hold it
+-- where it was measured.
 
 -- ---------------------------------------------------------------------------
 -- The machine the costs were measured on: this project's build host, a
@@ -50,6 +59,12 @@ host "epyc-zen4" {
   datum_xform_ns = { 403124, "measured", "build/bench/host_costs /dev/shm 3: 407,752 and 398,495 ns (mean), ts_decode_planes 256x256 -> 224", low = 398495, high = 407752 },
   datum_parse_ns = { 4609, "measured", "build/bench/host_costs: 4,547 and 4,671 ns, ts_datum_decode + memcpy of 196,608 B", low = 4547, high = 4671 },
   lmdb_put_ns = { 531298, "measured", "build/bench/host_costs: 503,711 and 558,885 ns per Datum made and put (LMDB 0.9.24, MDB_NOSYNC, tmpfs)", low = 503711, high = 558885 },
+  -- /usr/bin/python3 bench/dlio_sample_cost.py (taskset -c 1, twice): the
+  -- three copies of a cosmoflow sample (2,828,486 B) DLIO's TensorFlow path
+  -- makes (the record into a string tensor, parse_example's bytes feature,
+  -- decode_raw into a uint8 tensor): 231,492..255,713 ns, 85,819..94,798 ns/MiB.
+  dlio_sample_ns_per_mib = { 88000, "measured", "bench/dlio_sample_cost.py: three copies of a 2,828,486-byte sample, 231-256 us (6 runs)", low = 85819, high = 94798 },
+  dlio_sample_ns = { 50000, "assumed", "tf.py_function's call into Python and parse_example's setup per sample, not measured here (no TensorFlow on this host); tens of microseconds per eager op call", low = 20000, high = 200000 },
 }
 
 -- ---------------------------------------------------------------------------
@@ -105,6 +120,43 @@ host "xeon-e5-2682v4" {
   from = "epyc-zen4",
   library = "libjpeg-turbo",
   speed = { 0.41, "assumed", "no decode benchmark of the part: between sysbench prime one-core (plantegg 2021: 109 s vs 22.2 s here = 0.20) and the clock ratio 3.0/3.7 GHz = 0.81; geometric middle", low = 0.20, high = 0.81 },
+}
+
+-- ---------------------------------------------------------------------------
+-- The hosts of the MLPerf Storage v1.0 rows in validation/cases. The one
+-- DLIO step cost measured is Juicedata's: one simulated H100 running
+-- cosmoflow on AWS m6in.16xlarge (Intel Xeon Platinum 8375C, Ice Lake),
+-- storage far from its limit (the same system fed ten of them at 5,384
+-- MiB/s): 230.54 samples/s over 5 runs (stdev 0.19), so a step of batch 1
+-- took 1/230.54 = 4.3376 ms against computation_time 3.5 ms: 837.6 us of
+-- the rank's own work per step (AU 80.7%). The Micron hosts are carried
+-- from it by an assumed per-core speed (Python's loop runs on one core):
+-- the clocks (8375C 3.5 GHz all-core turbo; EPYC 74F3 4.0, 7713 3.675,
+-- 9654 3.7 GHz boost) with Zen 3/4's per-clock work taken as Ice Lake's.
+host "xeon-8375c" {
+  desc = "Intel Xeon Platinum 8375C (Ice Lake), AWS m6in",
+  cpu = "Intel Xeon Platinum 8375C @ 2.9 GHz (Ice Lake-SP)",
+  from = "epyc-zen4",
+  speed = { 0.9, "assumed", "Ice Lake vs Zen 4 per core, no decode benchmark of the part: 3.5 vs 3.7 GHz turbo, Zen 4's wider core; low/high a generation either way", low = 0.75, high = 1.05 },
+  dlio_step_ns = { 837600, "measured", "case mlperf-v10-juicedata-cosmoflow-h100-1acc: 1 H100, cosmoflow, 230.54 samples/s at computation_time 3.5 ms, batch 1: 4.3376 - 3.5 ms per step", low = 833900, high = 841200 },
+}
+host "epyc-74f3" {
+  desc = "AMD EPYC 74F3 (Zen 3), Micron's MLPerf Storage 9400 host",
+  cpu = "AMD EPYC 74F3 (Zen 3, 24 cores, 4.0 GHz boost)",
+  from = "xeon-8375c",
+  speed = { 1.14, "assumed", "boost clock 4.0 vs 3.5 GHz, per-clock work taken equal; low: equal speed, high: 10% more per clock", low = 1.0, high = 1.25 },
+}
+host "epyc-7713" {
+  desc = "AMD EPYC 7713 (Zen 3), Micron's MLPerf Storage 6500 host",
+  cpu = "AMD EPYC 7713 (Zen 3, 64 cores, 3.675 GHz boost)",
+  from = "xeon-8375c",
+  speed = { 1.05, "assumed", "boost clock 3.675 vs 3.5 GHz, per-clock work taken equal; low: 10% less, high: 10% more per clock", low = 0.95, high = 1.16 },
+}
+host "epyc-9654" {
+  desc = "AMD EPYC 9654 (Zen 4), Micron's MLPerf Storage 9550 host",
+  cpu = "AMD EPYC 9654 (Zen 4, 96 cores, 3.7 GHz boost)",
+  from = "xeon-8375c",
+  speed = { 1.06, "assumed", "boost clock 3.7 vs 3.5 GHz, per-clock work taken equal; low: equal, high: 20% more per clock (Zen 4)", low = 1.0, high = 1.27 },
 }
 
 -- ---------------------------------------------------------------------------

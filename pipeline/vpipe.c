@@ -124,10 +124,11 @@ static uint64_t work_ns(const struct ts_vpipe *v, const struct ts_vsample *s)
 {
 	if (!v->decode)
 		return 0;
+	uint64_t fw = ts_decode_cal_sample_ns(&v->cal, s->len);
 	switch (s->work) {
-	case TS_VWORK_JPEG: return ts_decode_cal_ns(&v->cal, s->width, s->height);
-	case TS_VWORK_PIXELS: return ts_decode_cal_xform_ns(&v->cal, s->width, s->height);
-	default: return 0;
+	case TS_VWORK_JPEG: return fw + ts_decode_cal_ns(&v->cal, s->width, s->height);
+	case TS_VWORK_PIXELS: return fw + ts_decode_cal_xform_ns(&v->cal, s->width, s->height);
+	default: return fw;
 	}
 }
 

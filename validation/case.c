@@ -386,6 +386,74 @@ static int conv_disk(struct ctx *c, json_t *dev, json_t *wl, struct ts_case *k)
 	return 0;
 }
 
+/* An array of non-empty strings at @obj.@key (optional). */
+static int get_strs(struct ctx *c, json_t *obj, const char *key, const char *field, char ***out,
+		    size_t *n)
+{
+	json_t *a = json_object_get(obj, key);
+	if (!a)
+		return 0;
+	if (!json_is_array(a))
+		return fail(c, field, "expected an array of strings");
+	if (!(*out = calloc(json_array_size(a) + 1, sizeof(**out))))
+		return -ENOMEM;
+	for (size_t i = 0; i < json_array_size(a); i++) {
+		json_t *e = json_array_get(a, i);
+		char f[160];
+		snprintf(f, sizeof(f), "%s.%zu", field, i);
+		if (!json_is_string(e) || !*json_string_value(e))
+			return fail(c, f, "expected a non-empty string");
+		if (!((*out)[(*n)++] = strdup(json_string_value(e))))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* config.workload.dlio of a workload case (case.h struct ts_case_dlio). */
+static int conv_dlio(struct ctx *c, json_t *wl, json_t *d, struct ts_case *k)
+{
+	static const char *const keys[] = { "workload", "overrides", "overrides_from", "tier",
+					    "profile", "host", "mem", "files", "run_files", NULL };
+	const char *F = "config.workload.dlio";
+	char fld[96];
+#define D(key) (snprintf(fld, sizeof(fld), "%s.%s", F, key), fld)
+	if (!json_is_object(d))
+		return fail(c, F, "expected an object { workload, tier, mem, files, run_files, ... }");
+	struct ts_case_dlio *x = k->dlio = calloc(1, sizeof(*x));
+	if (!x)
+		return -ENOMEM;
+	double files = 0, run = 0, acc = 0;
+	int rc;
+	if ((rc = check_keys(c, d, F, keys)) ||
+	    (rc = get_str(c, d, "workload", D("workload"), true, &x->workload)) ||
+	    (rc = get_strs(c, d, "overrides", D("overrides"), &x->overrides, &x->noverrides)) ||
+	    (rc = get_str(c, d, "tier", D("tier"), true, &x->tier)) ||
+	    (rc = get_str(c, d, "profile", D("profile"), false, &x->profile)) ||
+	    (rc = get_str(c, d, "host", D("host"), false, &x->host)) ||
+	    (rc = get_size(c, d, "mem", D("mem"), true, &x->mem)) ||
+	    (rc = get_num(c, d, "files", D("files"), true, 1, 1e12, &files)) ||
+	    (rc = get_num(c, d, "run_files", D("run_files"), true, 1, 1e12, &run)) ||
+	    (rc = get_num(c, wl, "accelerators", "config.workload.accelerators", true, 1, 4096,
+			  &acc)))
+		return rc;
+	for (size_t i = 0; i < x->noverrides; i++) {
+		char f[160];
+		snprintf(f, sizeof(f), "%s.overrides.%zu", F, i);
+		if (!strchr(x->overrides[i], '=') || !strstr(x->overrides[i], "workload."))
+			return fail(c, f, "'%s' is not ++workload.SECTION.KEY=VALUE", x->overrides[i]);
+	}
+	if (run > files || files != floor(files) || run != floor(run))
+		return fail(c, D("run_files"), "needs whole numbers, run_files <= files (%g > %g)",
+			    run, files);
+	if (acc != floor(acc))
+		return fail(c, "config.workload.accelerators", "expected a whole number");
+	x->files = (uint64_t)files;
+	x->run_files = (uint64_t)run;
+	x->accelerators = (uint64_t)acc;
+	return 0;
+#undef D
+}
+
 static int conv(struct ctx *c, json_t *root, struct ts_case *k)
 {
 	int rc;
@@ -396,7 +464,7 @@ static int conv(struct ctx *c, json_t *root, struct ts_case *k)
 
 	static const char *const keys[] = { "id",     "level",	   "role",    "source",
 					    "measured", "config",  "tolerance", "figures",
-					    "note",   NULL };
+					    "note",   "tags",	   NULL };
 	static const char *const src_keys[] = { "url", "repo", "path", "what", NULL };
 	if (!json_is_object(root))
 		return fail(c, "", "expected an object at the top");
@@ -496,6 +564,15 @@ static int conv(struct ctx *c, json_t *root, struct ts_case *k)
 	}
 	if (k->level == TS_CASE_DISK && (rc = conv_disk(c, dev, wl, k)))
 		goto out;
+	json_t *dl = json_object_get(wl, "dlio");
+	if (dl && k->level != TS_CASE_WORKLOAD) {
+		rc = fail(c, "config.workload.dlio", "only a workload case runs a DLIO workload");
+		goto out;
+	}
+	if (dl && (rc = conv_dlio(c, wl, dl, k)))
+		goto out;
+	if ((rc = get_strs(c, root, "tags", "tags", &k->tags, &k->ntags)))
+		goto out;
 
 	/* tolerance: { rel, why }, then the figures */
 	if ((rc = get_obj(c, root, "tolerance", "tolerance", &tol)) ||
@@ -517,6 +594,36 @@ static int conv(struct ctx *c, json_t *root, struct ts_case *k)
 		if ((rc = conv_figure(c, json_array_get(figs, i), i, k->level, def_tol, def_why,
 				      &k->fig[i])))
 			goto out;
+	}
+	/* What a DLIO run gives, in the units it gives them. */
+	static const struct {
+		const char *metric, *unit, *unit2;
+	} dlio_figs[] = {
+		{ "au", "%", NULL },
+		{ "throughput", "samples/s", NULL },
+		{ "read_bandwidth", "MiB/s", "MB/s" },
+		{ "max_accelerators", "accelerators", NULL },
+	};
+	for (size_t i = 0; k->dlio && i < k->nfig; i++) {
+		const struct ts_case_figure *f = &k->fig[i];
+		size_t j = 0;
+		while (j < TS_ARRAY_SIZE(dlio_figs) && strcmp(dlio_figs[j].metric, f->name))
+			j++;
+		char fld[64];
+		if (j == TS_ARRAY_SIZE(dlio_figs)) {
+			snprintf(fld, sizeof(fld), "figures.%zu.metric", i);
+			rc = fail(c, fld, "'%s' is not a figure of a DLIO run (au, throughput, "
+					  "read_bandwidth, max_accelerators)", f->name);
+			goto out;
+		}
+		if (strcmp(f->unit, dlio_figs[j].unit) &&
+		    (!dlio_figs[j].unit2 || strcmp(f->unit, dlio_figs[j].unit2))) {
+			snprintf(fld, sizeof(fld), "figures.%zu.unit", i);
+			rc = fail(c, fld, "a DLIO run gives %s in %s%s%s", f->name, dlio_figs[j].unit,
+				  dlio_figs[j].unit2 ? " or " : "",
+				  dlio_figs[j].unit2 ? dlio_figs[j].unit2 : "");
+			goto out;
+		}
 	}
 out:
 	free(level);
@@ -593,6 +700,19 @@ void ts_case_free(struct ts_case *c)
 	free(c->tier);
 	free(c->profile);
 	free(c->tool);
+	if (c->dlio) {
+		for (size_t i = 0; i < c->dlio->noverrides; i++)
+			free(c->dlio->overrides[i]);
+		free(c->dlio->overrides);
+		free(c->dlio->workload);
+		free(c->dlio->tier);
+		free(c->dlio->profile);
+		free(c->dlio->host);
+		free(c->dlio);
+	}
+	for (size_t i = 0; i < c->ntags; i++)
+		free(c->tags[i]);
+	free(c->tags);
 	free(c);
 }
 

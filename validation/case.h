@@ -45,6 +45,20 @@ struct ts_case_figure {
 	int line;
 };
 
+/* A workload case's DLIO run (config.workload.dlio): `tiersim dlio
+ * WORKLOAD OVERRIDES --tier T [--profile P] [--host H] --mem M --virtual`,
+ * the dataset scaled from @files to @run_files files and the page cache
+ * with it (mem x run_files / files). */
+struct ts_case_dlio {
+	char *workload;	     /* a shipped workload (workloads/dlio/) or a path */
+	char **overrides;    /* "++workload.SECTION.KEY=VALUE" as the run gave them */
+	size_t noverrides;
+	char *tier, *profile, *host; /* profile, host: NULL = none */
+	uint64_t mem;	     /* the host's memory, bytes */
+	uint64_t files, run_files;
+	uint64_t accelerators; /* config.workload.accelerators: the count published */
+};
+
 struct ts_case {
 	char *path, *id;
 	enum ts_case_level level;
@@ -62,6 +76,9 @@ struct ts_case {
 	struct ts_fiojob job;
 	struct ts_case_figure *fig;
 	size_t nfig;
+	struct ts_case_dlio *dlio; /* workload level; NULL = none */
+	char **tags;		   /* "slow", ...: what `validate tag:NAME` selects */
+	size_t ntags;
 };
 
 /* Loads and checks one case file. */

@@ -5,8 +5,10 @@
 # malformed file refused naming its line); an unknown workload, a bad
 # override and a dataset larger than its directory refused in one line
 # with nothing left behind; AU falls as accelerators are added and
-# --find-max stops at the last count that keeps the threshold; and a real
-# run through a tierfs mount reads the bytes its virtual twin charges.
+# --find-max stops at the last count that keeps the threshold; a real
+# run through a tierfs mount reads the bytes its virtual twin charges; and
+# the host's CPU (--host, reader.preprocess_time) is charged per step and per
+# sample where DLIO spends it.
 . "$(dirname "$0")/lib.sh"
 "$tiersim" --help | grep -q '^  dlio ' || { echo "tiersim was built without dlio"; exit 77; }
 wl=$src/workloads/dlio
@@ -122,5 +124,39 @@ assert int(line[1]) == r['accelerators'] == 3, line
 assert abs(float(line[2]) - r['au']) < 1e-6 and abs(float(line[3]) - r['samples_per_s']) < 1e-3, (line, r)
 PY
 grep -q "unet3d_h100 3 acc" "$work/lua.out" || fail "dlio{} made no report row"
+# The host's CPU (--host): a rank's step cost is serial with its compute.
+# Juicedata's one-H100 cosmoflow run, on a tier that never makes it wait,
+# comes back at its 230.54 samples/s (AU 80.7%); without a host, AU 100%.
+cf="++workload.dataset.num_files_train=200 ++workload.train.epochs=2"
+# shellcheck disable=SC2086
+"$tiersim" dlio cosmoflow_h100 $cf --tier unlimited --virtual --quiet --host xeon-8375c \
+	--json "$work/h.json" >/dev/null 2>"$work/err" || { cat "$work/err"; fail "--host did not run"; }
+# shellcheck disable=SC2086
+"$tiersim" dlio cosmoflow_h100 $cf --tier unlimited --virtual --quiet --json "$work/n.json" \
+	>/dev/null || fail "cosmoflow without --host did not run"
+# Per sample: PyTorch's read_threads workers per accelerator do a sample's
+# preprocess_time: 4 workers of 1 s a sample make 4 samples/s, so one H100
+# (7 samples, 0.323 s a step) is at AU 4 / 7 x 0.323 = 18.5%.
+pp="++workload.dataset.num_files_train=168 ++workload.train.epochs=1 ++workload.reader.preprocess_time=1"
+# shellcheck disable=SC2086
+"$tiersim" dlio unet3d_h100 $pp --tier unlimited --virtual --quiet --json "$work/p.json" >/dev/null ||
+	fail "preprocess_time did not run"
+# TensorFlow's reader does not call preprocess(): no effect there.
+# shellcheck disable=SC2086
+"$tiersim" dlio cosmoflow_h100 $cf ++workload.reader.preprocess_time=1 --tier unlimited --virtual \
+	--quiet --json "$work/t.json" >/dev/null || fail "preprocess_time (tensorflow) did not run"
+/usr/bin/python3 - "$work/h.json" "$work/n.json" "$work/p.json" "$work/t.json" <<'PY' || fail "host CPU costs"
+import json, sys
+h, n, p, t = (json.load(open(f))['runs'][0] for f in sys.argv[1:])
+assert abs(h['samples_per_s'] - 230.54) < 0.3 and abs(h['au'] - 0.8069) < 0.001, h
+assert abs(n['au'] - 1) < 1e-9, n
+assert abs(p['samples_per_s'] / 4 - 1) < 0.02 and abs(p['au'] / (4 / 7 * 0.323) - 1) < 0.02, p
+assert abs(t['au'] - 1) < 1e-9, t
+PY
+expect 2 "is not a host profile" cosmoflow_h100 --tier unlimited --virtual --host nosuch
+expect 2 "reader.preprocess_time: real time does not sleep" unet3d_h100 ++workload.reader.preprocess_time=1 \
+	--tier unlimited --dir "$work/pp"
+[ -e "$work/pp" ] && fail "a refused run left $work/pp"
+
 check_clean "dlio"
 echo ok
