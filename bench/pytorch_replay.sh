@@ -17,7 +17,8 @@
 # wait-rule predictions.
 #
 # Installs python3-torch and python3-torchvision from Debian if missing.
-# Environment: TS_IMAGES (default 1000), TS_TIERS (comma-separated, default
+# Environment: TS_IMAGES (default 1000), TS_REPEAT (runs per tier, default 3;
+# the medians are the real figures), TS_TIERS (comma-separated, default
 # nvme-local,ssd-cloud,essd-pl0,aws-gp3,ultra-cloud), TS_CONFIGS (names from
 # the table below, default all), TS_PYTORCH_DATA (a dataset directory to
 # reuse; made there if empty or missing), TS_KEEP=1 keeps the traces.
@@ -30,6 +31,7 @@ export TIERSIM_DATADIR=${TIERSIM_DATADIR:-$SRC}
 B=$BUILD/cli/tiersim
 PY=/usr/bin/python3
 N=${TS_IMAGES:-1000}
+R=${TS_REPEAT:-3}
 IFS=, read -r -a TIERS <<< "${TS_TIERS:-nvme-local,ssd-cloud,essd-pl0,aws-gp3,ultra-cloud}"
 [ -x "$B" ] || { echo "pytorch_replay: $B is not built (ninja -C $BUILD)" >&2; exit 1; }
 "$B" record --help > /dev/null 2>&1 || { echo "pytorch_replay: this tiersim has no 'record'" >&2; exit 1; }
@@ -64,31 +66,43 @@ CONFIGS=(
 want=${TS_CONFIGS:-}
 
 ns() { jq -r ".results[$2].total_ns" "$1"; }
+median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# (max - min) / median of the runs, %
+spread() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { m = v[int((NR + 1) / 2)]; printf "%.1f", m ? 100 * (v[NR] - v[1]) / m : 0 }'; }
 err() { awk -v p="$1" -v r="$2" 'BEGIN { printf "%+7.1f%%", 100 * (p - r) / r }'; }
 sec() { awk -v n="$1" 'BEGIN { printf "%7.3f", n / 1e9 }'; }
 
-printf '%-18s %-12s %7s %7s %7s | %-35s | %-35s | %s\n' "" "" "span" "app" "epoch" \
+printf '%-18s %-12s %7s %7s %6s %7s | %-35s | %-35s | %s\n' "" "" "span" "app" "runs" "epoch" \
 	"from fastest: closed  wait    wake" "from slowest: closed  wait    wake" "+probe"
 for c in "${CONFIGS[@]}"; do
 	read -r name mode w p bs step <<< "$c"
 	[ -z "$want" ] || [[ ",$want," == *",$name,"* ]] || continue
-	declare -A real=() app=()
+	declare -A real=() app=() spread=()
 	fast="" slow=""
 	for t in "${TIERS[@]}"; do
-		tr="$WORK/$name.$t.trace"
-		"$B" record --data "$DS" --tier "$t" --mem 0 --out "$tr" --json -- \
-			"$PY" "$SRC/bench/pytorch_loader.py" --root {} --list "$WORK/list" \
-			--mode "$mode" --workers "$w" --prefetch "$p" --batch "$bs" --step "$step" \
-			--out "$WORK/$name.$t.json" > "$WORK/$name.$t.rec" 2> "$WORK/$name.$t.err" ||
-			{ echo "pytorch_replay: $name on $t failed:" >&2; cat "$WORK/$name.$t.err" >&2; exit 1; }
-		"$B" replay "$tr" --virtual --tier "$t" --no-wakes --json > "$WORK/own.json" 2> /dev/null
-		real[$t]=$(ns "$WORK/own.json" 0)
-		if [ -f "$tr.wakes" ]; then
-			"$B" replay "$tr" --virtual --tier "$t" --json > "$WORK/own.json" 2> /dev/null
-			app[$t]=$(ns "$WORK/own.json" 0)
-		else
-			app[$t]=0
-		fi
+		spans=() apps=()
+		for r in $(seq 1 "$R"); do
+			# the first run's trace is the one predictions start from
+			tr="$WORK/$name.$t.trace"
+			[ "$r" = 1 ] || tr="$WORK/$name.$t.r$r.trace"
+			"$B" record --data "$DS" --tier "$t" --mem 0 --out "$tr" --json -- \
+				"$PY" "$SRC/bench/pytorch_loader.py" --root {} --list "$WORK/list" \
+				--mode "$mode" --workers "$w" --prefetch "$p" --batch "$bs" --step "$step" \
+				--out "$WORK/$name.$t.json" > "$WORK/$name.$t.rec" 2> "$WORK/$name.$t.err" ||
+				{ echo "pytorch_replay: $name on $t failed:" >&2; cat "$WORK/$name.$t.err" >&2; exit 1; }
+			"$B" replay "$tr" --virtual --tier "$t" --no-wakes --json > "$WORK/own.json" 2> /dev/null
+			spans+=("$(ns "$WORK/own.json" 0)")
+			if [ -f "$tr.wakes" ]; then
+				"$B" replay "$tr" --virtual --tier "$t" --json > "$WORK/own.json" 2> /dev/null
+				apps+=("$(ns "$WORK/own.json" 0)")
+			else
+				apps+=(0)
+			fi
+		done
+		real[$t]=$(median "${spans[@]}")
+		app[$t]=$(median "${apps[@]}")
+		spread[$t]=$(spread "${apps[@]}")
+		[ "${app[$t]}" != 0 ] || spread[$t]=$(spread "${spans[@]}")
 		[ -n "$fast" ] && [ "${real[$t]}" -ge "${real[$fast]}" ] || fast=$t
 		[ -n "$slow" ] && [ "${real[$t]}" -le "${real[$slow]}" ] || slow=$t
 	done
@@ -117,16 +131,18 @@ for c in "${CONFIGS[@]}"; do
 		fk=$(ns "$WORK/$name.fast.wake.json" $i)
 		sk=$(ns "$WORK/$name.slow.wake.json" $i)
 		wk() { if [ "$a" != 0 ] && [ "$1" != null ]; then err "$1" "$a"; else printf '%8s' -; fi; }
-		printf '%-18s %-12s %7s %7s %7.3f |  %-12s %s %s %s |  %-12s %s %s %s | %s\n' "$name" "$t" \
-			"$(sec "$r")" "$(sec "$a")" "$epoch" \
+		printf '%-18s %-12s %7s %7s %5s%% %7.3f |  %-12s %s %s %s |  %-12s %s %s %s | %s\n' "$name" "$t" \
+			"$(sec "$r")" "$(sec "$a")" "${spread[$t]}" "$epoch" \
 			"$fast" "$(err "$(ns "$WORK/$name.fast.closed.json" $i)" "$r")" "$(err "$fw" "$r")" "$(wk "$fk")" \
 			"$slow" "$(err "$(ns "$WORK/$name.slow.closed.json" $i)" "$r")" "$(err "$sw" "$r")" "$(wk "$sk")" \
 			"$(err $((fw > sw ? fw : sw)) "$r")"
 		i=$((i + 1))
 	done
-	unset real app
+	unset real app spread
 done
 echo
+echo "Each tier ran $R times: span and app are the medians, runs the spread of those runs"
+echo "((max - min) / median); predictions start from the first run's trace."
 echo "span: the run's own trace span (first request to last completion), s; app: from the"
 echo "first request to the end of the command's last thread (the wake file's), s; epoch:"
 echo "the loader's epoch as Python timed it, s; the rest: each prediction's error, closed"

@@ -180,7 +180,7 @@ static void args_free(char **args, int argc)
  * With @wakes_out, who woke whom among its threads goes there
  * (cli/wake_capture.h); where that cannot be captured a notice says why. */
 static int run_command(char **argv, int argc, const char *mnt, const char *wakes_out,
-		       int *status)
+		       const char *scratch, int *status)
 {
 	struct ts_wake_capture *cap = NULL;
 	char why[PATH_MAX + 128];
@@ -195,7 +195,8 @@ static int run_command(char **argv, int argc, const char *mnt, const char *wakes
 		}
 	}
 	if (wakes_out) {
-		if (ts_wake_capture_open(&cap, why, sizeof(why)) || pipe2(go, O_CLOEXEC)) {
+		if (ts_wake_capture_open(&cap, scratch, why, sizeof(why)) ||
+		    pipe2(go, O_CLOEXEC)) {
 			fprintf(stderr,
 				"tiersim record: notice: no scheduler events (%s): replay will use "
 				"the CPU samples' wait rule\n",
@@ -438,11 +439,13 @@ static bool wait_calibrated(const char *mnt)
 	return false;
 }
 
-/* One run of the command on a fresh mount of @tier recording into @out;
+/* One run of the command on a fresh mount of @tier (at @mnt, in the
+ * scratch directory @dir) recording into @out;
  * its wait status in *@status. 0, TS_EXIT_INTERRUPT (a signal came before
  * the command started), or TS_EXIT_FAIL with the message printed. */
-static int record_once(struct ts_mounts *ms, const struct rec_cfg *c, const char *mnt,
-		       const char *tier, const char *out, char **argv, int argc, int *status)
+static int record_once(struct ts_mounts *ms, const struct rec_cfg *c, const char *dir,
+		       const char *mnt, const char *tier, const char *out, char **argv, int argc,
+		       int *status)
 {
 	char err[1024], memb[32], *opts;
 	struct ts_mount *m;
@@ -477,7 +480,7 @@ static int record_once(struct ts_mounts *ms, const struct rec_cfg *c, const char
 	char wakes_out[PATH_MAX + 8];
 	snprintf(wakes_out, sizeof(wakes_out), "%s.wakes", out);
 	unlink(wakes_out); /* never one left from an earlier recording */
-	if (ran && (e = run_command(argv, argc, mnt, c->no_wakes ? NULL : wakes_out, status)))
+	if (ran && (e = run_command(argv, argc, mnt, c->no_wakes ? NULL : wakes_out, dir, status)))
 		fprintf(stderr, "tiersim record: running %s: %s\n", argv[0], strerror(-e));
 	int stop = ts_mount_stop(ms, m, err, sizeof(err));
 	if (stop)
@@ -571,7 +574,7 @@ int ts_cmd_record(int argc, char **argv)
 	}
 	signals(true);
 	int status = 0, pstatus = 0;
-	if ((e = record_once(&ms, &c, mnt, c.tier, out, argv + cmd, argc - cmd, &status))) {
+	if ((e = record_once(&ms, &c, dir, mnt, c.tier, out, argv + cmd, argc - cmd, &status))) {
 		rc = e;
 		goto out;
 	}
@@ -584,7 +587,7 @@ int ts_cmd_record(int argc, char **argv)
 			rc = got_signal ? TS_EXIT_INTERRUPT : code;
 			goto out;
 		}
-		if ((e = record_once(&ms, &c, mnt, c.probe, probe_out, argv + cmd, argc - cmd,
+		if ((e = record_once(&ms, &c, dir, mnt, c.probe, probe_out, argv + cmd, argc - cmd,
 				     &pstatus))) {
 			rc = e;
 			goto out;

@@ -24,8 +24,8 @@
 #define TRACEFS "/sys/kernel/tracing"
 
 struct ts_wake_capture {
-	char dir[PATH_MAX];
-	bool mounted; /* tracefs was mounted for this capture */
+	char dir[PATH_MAX + 64];
+	char mnt[PATH_MAX]; /* tracefs mounted for this capture alone, or "" */
 	int pipe_fd;
 	pthread_t reader;
 	bool running;
@@ -40,7 +40,7 @@ static const char *const events[] = {"sched_switch", "sched_waking", "sched_proc
 
 static int put(const struct ts_wake_capture *c, const char *file, const char *val)
 {
-	char path[PATH_MAX + 64];
+	char path[PATH_MAX + 160];
 	snprintf(path, sizeof(path), "%s/%s", c->dir, file);
 	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (fd < 0)
@@ -72,13 +72,17 @@ static void remove_instance(struct ts_wake_capture *c)
 		(void)put(c, "tracing_on", "0");
 		(void)rmdir(c->dir);
 	}
-	if (c->mounted)
-		(void)umount2(TRACEFS, MNT_DETACH);
+	if (*c->mnt) {
+		(void)umount2(c->mnt, MNT_DETACH);
+		(void)rmdir(c->mnt);
+	}
 }
 
-int ts_wake_capture_open(struct ts_wake_capture **out, char *why, size_t whylen)
+int ts_wake_capture_open(struct ts_wake_capture **out, const char *scratch, char *why,
+			 size_t whylen)
 {
 	struct ts_wake_capture *c = calloc(1, sizeof(*c));
+	const char *root = TRACEFS;
 	struct stat st;
 	int e;
 
@@ -87,21 +91,25 @@ int ts_wake_capture_open(struct ts_wake_capture **out, char *why, size_t whylen)
 		return -ENOMEM;
 	c->pipe_fd = -1;
 	if (stat(TRACEFS "/instances", &st)) {
+		/* not mounted where it usually is: a mount of our own, in
+		 * @scratch, that nobody else uses or unmounts under us */
 		if (geteuid() != 0) {
 			snprintf(why, whylen, "tracefs is not mounted at " TRACEFS
 					      " and mounting it needs root");
 			free(c);
 			return -EACCES;
 		}
-		if (mount("nodev", TRACEFS, "tracefs", 0, NULL)) {
+		snprintf(c->mnt, sizeof(c->mnt), "%s/tracefs", scratch);
+		if (mkdir(c->mnt, 0700) || mount("nodev", c->mnt, "tracefs", 0, NULL)) {
 			e = -errno;
-			snprintf(why, whylen, "mounting tracefs at " TRACEFS ": %s", strerror(errno));
+			snprintf(why, whylen, "mounting tracefs at %s: %s", c->mnt, strerror(errno));
+			(void)rmdir(c->mnt);
 			free(c);
 			return e;
 		}
-		c->mounted = true;
+		root = c->mnt;
 	}
-	snprintf(c->dir, sizeof(c->dir), TRACEFS "/instances/tiersim-record-%ld", (long)getpid());
+	snprintf(c->dir, sizeof(c->dir), "%s/instances/tiersim-record-%ld", root, (long)getpid());
 	if (mkdir(c->dir, 0700)) {
 		e = -errno;
 		snprintf(why, whylen, "%s: %s", c->dir, strerror(errno));
@@ -180,7 +188,7 @@ static void *reader_main(void *arg)
 
 int ts_wake_capture_start(struct ts_wake_capture *c, pid_t pid, char *why, size_t whylen)
 {
-	char v[32], path[PATH_MAX + 16];
+	char v[32], path[PATH_MAX + 96];
 	int e;
 
 	snprintf(v, sizeof(v), "%ld", (long)pid);

@@ -4,8 +4,9 @@
  * own, limited to the command's process tree, turned into a wake file
  * (traces/wakes.h) beside the trace.
  *
- * It needs tracefs (mounted at /sys/kernel/tracing for the capture's
- * length when it is not) and the right to write there (root). Where either
+ * It needs tracefs (mounted in a scratch directory for the capture's length
+ * when it is not at /sys/kernel/tracing) and the right to write there
+ * (root). Where either
  * is missing, ts_wake_capture_open says why in @why and the recording
  * goes on without it: the replay then falls back to the CPU samples'
  * wait rule.
@@ -20,8 +21,11 @@
 
 struct ts_wake_capture;
 
-/* Prepares an instance, events off. 0, or -errno with the reason in @why. */
-TS_WUR int ts_wake_capture_open(struct ts_wake_capture **out, char *why, size_t whylen);
+/* Prepares an instance, events off; where tracefs is not mounted at
+ * /sys/kernel/tracing, it is mounted in the directory @scratch for the
+ * capture's length. 0, or -errno with the reason in @why. */
+TS_WUR int ts_wake_capture_open(struct ts_wake_capture **out, const char *scratch, char *why,
+				size_t whylen);
 /* Starts capturing the tree under @pid (not yet running its command). */
 TS_WUR int ts_wake_capture_start(struct ts_wake_capture *c, pid_t pid, char *why,
 				  size_t whylen);

@@ -71,8 +71,7 @@ check "missing wake file: names it" grep -q "none.wakes: No such file" "$T/m.err
 if [ -c /dev/fuse ] && [ "$(id -u)" = 0 ]; then
 	mkdir -p "$T/data" "$T/tmp"
 	head -c 200000 /dev/urandom > "$T/data/a"
-	tfs() { grep -c tracefs /proc/self/mounts; }
-	before=$(tfs)
+	mine() { grep -c "$T/tmp" /proc/self/mounts; }
 	# through sh -c 'echo $$; exec', to know tiersim's pid (its instance's name)
 	TMPDIR="$T/tmp" sh -c 'echo $$ > "$0"; exec "$@"' "$T/pid" "$B" record --data "$T/data" \
 		--tier ssd-cloud --out "$T/r.trace" --predict nvme-local \
@@ -91,7 +90,8 @@ if [ -c /dev/fuse ] && [ "$(id -u)" = 0 ]; then
 		check "record: predicted with the wake rule" grep -q "the wake rule" "$T/r.out"
 		check "record: no tracefs instance left" \
 			test ! -e "/sys/kernel/tracing/instances/tiersim-record-$(cat "$T/pid")"
-		check "record: tracefs mounts as before" test "$(tfs)" = "$before"
+		check "record: nothing of it mounted (tierfs, its own tracefs)" test "$(mine)" = 0
+		check "record: its scratch directory gone" test -z "$(ls -A "$T/tmp")"
 		"$B" replay "$T/r.trace" --virtual --tier ssd-cloud --json > "$T/rr.json"
 		check "record: replays with it" test "$(j "$T/rr.json" '.results[1].ops')" -gt 0
 	fi

@@ -50,6 +50,7 @@ struct plans {
 struct wake_edge {
 	size_t waker; /* plan index, SIZE_MAX = none */
 	uint64_t t_ns, slept_ns;
+	bool start; /* the thread's start: its parent forked it */
 };
 
 struct pair {
@@ -410,7 +411,8 @@ static bool wake_apply(const struct plans *ps, const struct ts_trace *t, struct 
 	if (e->waker == SIZE_MAX)
 		return true;
 	if (!completed) { /* the recording's own times */
-		c->waited_ns += e->slept_ns;
+		if (!e->start)
+			c->waited_ns += e->slept_ns;
 		return true;
 	}
 	if (!progress(ps, t, e->waker, e->t_ns, issued, completed, c->origin, speed, &at))
@@ -418,8 +420,11 @@ static bool wake_apply(const struct plans *ps, const struct ts_trace *t, struct 
 	uint64_t floor = c->i ? c->done_max : c->origin;
 	uint64_t slept = scaled(e->slept_ns, speed);
 	uint64_t worked = c->closed_issue - TS_MIN(slept, c->closed_issue - TS_MIN(floor, c->closed_issue));
+	if (e->start) /* a thread that did not exist: as soon as it is forked */
+		worked = TS_MIN(floor, c->closed_issue);
 	c->next_issue = TS_MAX(worked, at);
-	c->waited_ns += e->slept_ns;
+	if (!e->start)
+		c->waited_ns += e->slept_ns;
 	return true;
 }
 
@@ -487,17 +492,21 @@ static void augmented_free(struct augmented *a)
 	memset(a, 0, sizeof(*a));
 }
 
-/* @t with a record per wake in @s and one per thread's end, from the
- * trace's first request on (the span replay measures); wake records carry
- * their edge. */
+/* @t with a record per wake in @s and one per thread's start and end: the
+ * span replay measures runs from the command's start (the wake file's first
+ * thread) to its last thread's end; a wake record carries its edge, a start
+ * record one to the thread that forked it. */
 static int augment(const struct ts_trace *t, const struct ts_wakes *s, struct augmented *a)
 {
 	uint64_t t0 = UINT64_MAX, mono = t->hdr.start_mono_ns;
-	size_t n = t->nrecs, extra = s->nwakes + s->nthreads;
+	size_t n = t->nrecs, extra = s->nwakes + 2 * s->nthreads;
 
 	memset(a, 0, sizeof(*a));
 	for (size_t i = 0; i < t->nrecs; i++)
 		t0 = TS_MIN(t0, t->recs[i].submit_ns);
+	for (size_t i = 0; i < s->nthreads; i++) /* the command's start, if the trace has it */
+		if (s->threads[i].start_ns >= mono)
+			t0 = TS_MIN(t0, s->threads[i].start_ns - mono);
 	a->t = *t;
 	a->t.recs = malloc((n + extra + 1) * sizeof(*a->t.recs));
 	a->t.cpu = t->cpu ? calloc(n + extra + 1, sizeof(*a->t.cpu)) : NULL;
@@ -529,6 +538,14 @@ static int augment(const struct ts_trace *t, const struct ts_wakes *s, struct au
 	}
 	for (size_t i = 0; i < s->nthreads; i++) {
 		const struct ts_wakes_thread *th = &s->threads[i];
+		if (th->start_ns >= mono && th->start_ns - mono >= t0) {
+			w.submit_ns = w.complete_ns = th->start_ns - mono;
+			w.tid = th->tid;
+			a->edge[n] = (struct wake_edge){
+			    .waker = SIZE_MAX, .t_ns = w.submit_ns, .start = true};
+			a->waker_tid[n] = th->ppid; /* 0 for the command: no edge */
+			a->t.recs[n++] = w;
+		}
 		if (th->end_ns < mono || th->end_ns - mono < t0)
 			continue;
 		w.submit_ns = w.complete_ns = th->end_ns - mono;
