@@ -262,7 +262,10 @@ static int run_command(char **argv, int argc, const char *mnt, const char *wakes
 	}
 	child_pid = 0;
 	if (cap && ts_wake_capture_close(cap, e ? NULL : wakes_out, why, sizeof(why)))
-		fprintf(stderr, "tiersim record: notice: no wake file (%s)\n", why);
+		fprintf(stderr,
+			"tiersim record: notice: no wake file (%s): replay will use the CPU "
+			"samples' wait rule\n",
+			why);
 	args_free(args, argc);
 	return e;
 }

@@ -51,6 +51,14 @@ static int put(const struct ts_wake_capture *c, const char *file, const char *va
 	return e;
 }
 
+/* Per-CPU ring buffer: 8 MiB (a few seconds of context switches of a
+ * busy loader between two drains), or $TIERSIM_WAKES_BUFFER_KB. */
+static const char *buffer_kb(void)
+{
+	const char *v = getenv("TIERSIM_WAKES_BUFFER_KB");
+	return v && *v && strspn(v, "0123456789") == strlen(v) ? v : "8192";
+}
+
 static uint32_t tgid_of(uint32_t tid)
 {
 	char path[64], buf[512];
@@ -122,7 +130,7 @@ int ts_wake_capture_open(struct ts_wake_capture **out, const char *scratch, char
 	 * is the filter */
 	const char *step = "tracing_on";
 	if (!(e = put(c, "tracing_on", "0")) && !(e = put(c, "trace_clock", "mono")) &&
-	    !(e = put(c, "buffer_size_kb", "8192")) &&
+	    !(e = put(c, "buffer_size_kb", buffer_kb())) &&
 	    !(e = put(c, "options/event-fork", "1"))) {
 		for (size_t i = 0; i < TS_ARRAY_SIZE(events) && !e; i++) {
 			char f[96];
@@ -212,8 +220,30 @@ int ts_wake_capture_start(struct ts_wake_capture *c, pid_t pid, char *why, size_
 	return 0;
 }
 
+/* Events the instance's ring buffers lost (overwritten before they were
+ * read, or dropped): per_cpu/cpuN/stats. */
+static uint64_t lost_events(const struct ts_wake_capture *c)
+{
+	uint64_t lost = 0;
+	for (int cpu = 0;; cpu++) {
+		char path[PATH_MAX + 160], line[128];
+		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/stats", c->dir, cpu);
+		FILE *f = fopen(path, "re");
+		if (!f)
+			break;
+		while (fgets(line, sizeof(line), f)) {
+			unsigned long long v;
+			if (sscanf(line, "overrun: %llu", &v) == 1 ||
+			    sscanf(line, "dropped events: %llu", &v) == 1)
+				lost += v;
+		}
+		fclose(f);
+	}
+	return lost;
+}
+
 int ts_wake_capture_close(struct ts_wake_capture *c, const char *path, char *why,
-			   size_t whylen)
+			  size_t whylen)
 {
 	struct ts_wakes s = {0};
 	int e = 0;
@@ -228,9 +258,18 @@ int ts_wake_capture_close(struct ts_wake_capture *c, const char *path, char *why
 	}
 	if (c->pipe_fd >= 0)
 		close(c->pipe_fd);
+	uint64_t lost = path ? lost_events(c) : 0;
 	if (c->err) {
 		e = c->err;
 		snprintf(why, whylen, "reading the scheduler events: %s", strerror(-e));
+	} else if (lost) {
+		/* a wake file with holes would order the replay wrongly and
+		 * say nothing: none at all, and the reason */
+		e = -ENOBUFS;
+		snprintf(why, whylen,
+			 "the kernel lost %llu scheduler events (its buffers filled faster than "
+			 "they were read); none written",
+			 (unsigned long long)lost);
 	} else if (path && c->parser) {
 		(void)!ts_wakes_parser_finish(c->parser, end, &s);
 		char tmp[PATH_MAX + 16];

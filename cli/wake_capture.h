@@ -30,7 +30,10 @@ TS_WUR int ts_wake_capture_open(struct ts_wake_capture **out, const char *scratc
 TS_WUR int ts_wake_capture_start(struct ts_wake_capture *c, pid_t pid, char *why,
 				  size_t whylen);
 /* Stops, and writes the wake file to @path (0, or -errno with @why);
- * @path NULL: discards. Frees @c and removes its instance either way. */
+ * @path NULL: discards. Where the kernel lost events (its per-CPU buffers,
+ * $TIERSIM_WAKES_BUFFER_KB, default 8 MiB, filled faster than they were
+ * read) no file is written: -ENOBUFS. Frees @c and removes its instance
+ * either way. */
 TS_WUR int ts_wake_capture_close(struct ts_wake_capture *c, const char *path, char *why,
 				  size_t whylen);
 

@@ -95,6 +95,13 @@ if [ -c /dev/fuse ] && [ "$(id -u)" = 0 ]; then
 		"$B" replay "$T/r.trace" --virtual --tier ssd-cloud --json > "$T/rr.json"
 		check "record: replays with it" test "$(j "$T/rr.json" '.results[1].ops')" -gt 0
 	fi
+	# a capture that lost events writes no wake file, and says so
+	TMPDIR="$T/tmp" TIERSIM_WAKES_BUFFER_KB=4 "$B" record --data "$T/data" --out "$T/l.trace" \
+		-- sh -c 'for i in $(seq 400); do /bin/true; done' > /dev/null 2> "$T/l.err"
+	check "lost events: exit 0" test $? = 0
+	check "lost events: no wake file" test ! -e "$T/l.trace.wakes"
+	check "lost events: said" grep -q "notice: no wake file (the kernel lost [0-9]* scheduler events" "$T/l.err"
+	check "lost events: nothing left" test -z "$(ls -A "$T/tmp")"
 	# --no-wakes: none written, and none left from before
 	TMPDIR="$T/tmp" "$B" record --data "$T/data" --out "$T/r.trace" --no-wakes -- true \
 		> /dev/null 2>&1
