@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -33,6 +34,8 @@ struct ts_wake_capture {
 	struct ts_wakes_parser *parser;
 	int err; /* the reader's: -ENOMEM */
 	uint64_t lines;
+	uint64_t busy0; /* /proc/stat's busy CPU time at the start, ns */
+	uint32_t cpus;
 };
 
 static const char *const events[] = {"sched_switch", "sched_waking", "sched_process_fork",
@@ -57,6 +60,25 @@ static const char *buffer_kb(void)
 {
 	const char *v = getenv("TIERSIM_WAKES_BUFFER_KB");
 	return v && *v && strspn(v, "0123456789") == strlen(v) ? v : "8192";
+}
+
+/* All CPUs' busy time so far (/proc/stat: user, nice, system, irq,
+ * softirq, steal), ns; 0 when unreadable. */
+static uint64_t busy_ns(void)
+{
+	unsigned long long v[8] = {0};
+	FILE *f = fopen("/proc/stat", "re");
+	int n = f ? fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+			   &v[3], &v[4], &v[5], &v[6], &v[7])
+		  : 0;
+	if (f)
+		fclose(f);
+	long hz = sysconf(_SC_CLK_TCK);
+	if (n < 8 || hz <= 0)
+		return 0;
+	/* v[3] idle and v[4] iowait are not busy */
+	unsigned long long ticks = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
+	return (uint64_t)(ticks * (1000000000ULL / (unsigned long long)hz));
 }
 
 static uint32_t tgid_of(uint32_t tid)
@@ -205,6 +227,9 @@ int ts_wake_capture_start(struct ts_wake_capture *c, pid_t pid, char *why, size_
 		return e;
 	}
 	ts_wakes_parser_tgid(c->parser, tgid_of);
+	cpu_set_t set;
+	c->cpus = sched_getaffinity(pid, sizeof(set), &set) ? 0 : (uint32_t)CPU_COUNT(&set);
+	c->busy0 = busy_ns();
 	snprintf(path, sizeof(path), "%s/trace_pipe", c->dir);
 	if ((c->pipe_fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0 ||
 	    (e = put(c, "set_event_pid", v)) || (e = put(c, "tracing_on", "1"))) {
@@ -272,6 +297,15 @@ int ts_wake_capture_close(struct ts_wake_capture *c, const char *path, char *why
 			 (unsigned long long)lost);
 	} else if (path && c->parser) {
 		(void)!ts_wakes_parser_finish(c->parser, end, &s);
+		/* what the host's CPUs did for others meanwhile: the replay's
+		 * CPU model leaves it to them */
+		uint64_t busy1 = busy_ns(), mine = 0;
+		for (size_t i = 0; i < s.nthreads; i++)
+			mine += s.threads[i].oncpu_ns;
+		if (c->busy0 && busy1 > c->busy0 && c->cpus) {
+			s.cpus = c->cpus;
+			s.others_ns = busy1 - c->busy0 > mine ? busy1 - c->busy0 - mine : 0;
+		}
 		char tmp[PATH_MAX + 16];
 		snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 		FILE *f = fopen(tmp, "we");

@@ -61,15 +61,20 @@ int ts_wakes_write(FILE *f, const struct ts_wakes *s)
 	fprintf(f, "tiersim-wakes 1\n"
 		   "# who woke whom among the recorded command's threads (traces/wakes.h)\n");
 	fprintf(f, "span %" PRIu64 " %" PRIu64 "\n", s->begin_ns, s->end_ns);
+	if (s->cpus)
+		fprintf(f, "cpus %" PRIu32 " %" PRIu64 "\n", s->cpus, s->others_ns);
 	for (size_t i = 0; i < s->nthreads; i++) {
 		const struct ts_wakes_thread *t = &s->threads[i];
-		fprintf(f, "T %" PRIu32 " %" PRIu32 " %" PRIu32 " %" PRIu64 " %" PRIu64 " %s\n",
-			t->tid, t->pid, t->ppid, t->start_ns, t->end_ns, *t->comm ? t->comm : "?");
+		fprintf(f,
+			"T %" PRIu32 " %" PRIu32 " %" PRIu32 " %" PRIu64 " %" PRIu64 " %" PRIu64
+			" %" PRIu64 " %s\n",
+			t->tid, t->pid, t->ppid, t->start_ns, t->end_ns, t->oncpu_ns, t->runq_ns,
+			*t->comm ? t->comm : "?");
 	}
 	for (size_t i = 0; i < s->nwakes; i++) {
 		const struct ts_wake *w = &s->wakes[i];
-		fprintf(f, "W %" PRIu64 " %" PRIu64 " %" PRIu32 " %" PRIu32 "\n", w->t_ns,
-			w->since_ns, w->wakee, w->waker);
+		fprintf(f, "W %" PRIu64 " %" PRIu64 " %" PRIu32 " %" PRIu32 " %" PRIu64 " %" PRIu64 "\n",
+			w->t_ns, w->since_ns, w->wakee, w->waker, w->oncpu_ns, w->runq_ns);
 	}
 	return fflush(f) || ferror(f) ? -EIO : 0;
 }
@@ -109,14 +114,14 @@ static bool fields(const char **p, uint64_t *v, int n)
 static int parse_line(struct ts_wakes *s, const char *l, const char *name, unsigned line,
 		      char *err, size_t errlen)
 {
-	uint64_t v[5];
+	uint64_t v[7];
 	if (l[0] == 'T' && l[1] == ' ') {
 		const char *p = l + 1;
-		if (!fields(&p, v, 5) || v[0] == 0 || v[0] > UINT32_MAX || v[1] > UINT32_MAX ||
+		if (!fields(&p, v, 7) || v[0] == 0 || v[0] > UINT32_MAX || v[1] > UINT32_MAX ||
 		    v[2] > UINT32_MAX || v[4] < v[3])
 			return bad(err, errlen, name, line,
-				   "a thread line is 'T tid pid ppid start end comm' with end >= "
-				   "start");
+				   "a thread line is 'T tid pid ppid start end oncpu runq comm' with "
+				   "end >= start");
 		if (ts_wakes_thread_of(s, (uint32_t)v[0]))
 			return bad(err, errlen, name, line, "thread %" PRIu64 " listed twice",
 				   v[0]);
@@ -124,7 +129,9 @@ static int parse_line(struct ts_wakes *s, const char *l, const char *name, unsig
 					    .pid = (uint32_t)v[1],
 					    .ppid = (uint32_t)v[2],
 					    .start_ns = v[3],
-					    .end_ns = v[4]};
+					    .end_ns = v[4],
+					    .oncpu_ns = v[5],
+					    .runq_ns = v[6]};
 		while (*p == ' ')
 			p++;
 		snprintf(t.comm, sizeof(t.comm), "%s", p);
@@ -132,17 +139,28 @@ static int parse_line(struct ts_wakes *s, const char *l, const char *name, unsig
 	}
 	if (l[0] == 'W' && l[1] == ' ') {
 		const char *p = l + 1;
-		if (!fields(&p, v, 4) || *p || v[2] == 0 || v[3] == 0 || v[2] > UINT32_MAX ||
+		if (!fields(&p, v, 6) || *p || v[2] == 0 || v[3] == 0 || v[2] > UINT32_MAX ||
 		    v[3] > UINT32_MAX || v[1] > v[0])
 			return bad(err, errlen, name, line,
-				   "a wake line is 'W t since wakee waker' with since <= t");
+				   "a wake line is 'W t since wakee waker oncpu runq' with since <= "
+				   "t");
 		if (s->nwakes && s->wakes[s->nwakes - 1].t_ns > v[0])
 			return bad(err, errlen, name, line, "wakes are not in time order");
 		struct ts_wake w = {.t_ns = v[0],
 					  .since_ns = v[1],
 					  .wakee = (uint32_t)v[2],
-					  .waker = (uint32_t)v[3]};
+					  .waker = (uint32_t)v[3],
+					  .oncpu_ns = v[4],
+					  .runq_ns = v[5]};
 		return add_wake(s, &w);
+	}
+	if (!strncmp(l, "cpus ", 5)) {
+		const char *p = l + 4;
+		if (!fields(&p, v, 2) || *p || v[0] == 0 || v[0] > 65536)
+			return bad(err, errlen, name, line, "'cpus N OTHERS_NS' with 1 <= N <= 65536");
+		s->cpus = (uint32_t)v[0];
+		s->others_ns = v[1];
+		return 0;
 	}
 	if (!strncmp(l, "span ", 5)) {
 		const char *p = l + 4;
@@ -152,7 +170,7 @@ static int parse_line(struct ts_wakes *s, const char *l, const char *name, unsig
 		s->end_ns = v[1];
 		return 0;
 	}
-	return bad(err, errlen, name, line, "not a T, W or span line");
+	return bad(err, errlen, name, line, "not a T, W, span or cpus line");
 }
 
 int ts_wakes_read_mem(const char *buf, size_t len, const char *name, struct ts_wakes *s,
@@ -242,8 +260,10 @@ int ts_wakes_read(const char *path, struct ts_wakes *s, char *err, size_t errlen
 /* ---- tracepoint lines ---- */
 
 struct tstate {
-	uint64_t since; /* off the CPU asleep since, 0 = running or runnable */
-	size_t th;	/* its index in s.threads */
+	uint64_t since;	   /* off the CPU asleep since, 0 = running or runnable */
+	uint64_t on_since; /* on a CPU since, 0 = not */
+	uint64_t rq_since; /* runnable, waiting for a CPU, since; 0 = not */
+	size_t th;	   /* its index in s.threads */
 };
 
 struct ts_wakes_parser {
@@ -312,7 +332,8 @@ static int adopt(struct ts_wakes_parser *p, uint32_t tid, uint32_t parent, uint6
 		return -ENOMEM;
 	size_t i = slot(p, tid);
 	p->keys[i] = tid;
-	p->vals[i] = (struct tstate){.th = p->s.nthreads - 1};
+	/* a forked thread is runnable from its fork until it first runs */
+	p->vals[i] = (struct tstate){.th = p->s.nthreads - 1, .rq_since = parent ? t : 0};
 	p->used++;
 	return 0;
 }
@@ -420,13 +441,28 @@ int ts_wakes_parser_line(struct ts_wakes_parser *p, const char *line)
 
 	if (!strncmp(name, "sched_switch:", 13)) {
 		const char *st = field(f, "prev_state=", &n);
-		if (!num_field(f, "prev_pid=", &a) || !st)
+		if (!num_field(f, "prev_pid=", &a) || !num_field(f, "next_pid=", &b) || !st)
 			return 0;
-		struct tstate *s = find(p, (uint32_t)a);
-		if (!s)
+		struct tstate *s = find(p, (uint32_t)a), *nx = find(p, (uint32_t)b);
+		if (!s && !nx)
 			return 0;
-		/* R / R+: preempted, still runnable; anything else sleeps */
-		s->since = st[0] == 'R' ? 0 : t;
+		if (s) {
+			struct ts_wakes_thread *th = &p->s.threads[s->th];
+			if (s->on_since && t >= s->on_since)
+				th->oncpu_ns += t - s->on_since;
+			s->on_since = 0;
+			/* R / R+: preempted, still runnable; anything else sleeps */
+			s->since = st[0] == 'R' ? 0 : t;
+			s->rq_since = st[0] == 'R' ? t : 0;
+		}
+		if (nx) {
+			struct ts_wakes_thread *th = &p->s.threads[nx->th];
+			if (nx->rq_since && t >= nx->rq_since)
+				th->runq_ns += t - nx->rq_since;
+			nx->rq_since = 0;
+			nx->on_since = t;
+			nx->since = 0;
+		}
 		return 1;
 	}
 	if (!strncmp(name, "sched_waking:", 13)) {
@@ -437,10 +473,17 @@ int ts_wakes_parser_line(struct ts_wakes_parser *p, const char *line)
 			return 0;
 		uint64_t since = s->since;
 		s->since = 0;
+		if (since && !s->on_since)
+			s->rq_since = t; /* woken: runnable until it runs */
 		if (!since || since > t || irq || !w || cur == a)
 			return 1;
-		struct ts_wake wk = {
-		    .t_ns = t, .since_ns = since, .wakee = (uint32_t)a, .waker = cur};
+		const struct ts_wakes_thread *th = &p->s.threads[s->th];
+		struct ts_wake wk = {.t_ns = t,
+				     .since_ns = since,
+				     .wakee = (uint32_t)a,
+				     .waker = cur,
+				     .oncpu_ns = th->oncpu_ns,
+				     .runq_ns = th->runq_ns};
 		return add_wake(&p->s, &wk) ? -ENOMEM : 1;
 	}
 	if (!strncmp(name, "sched_process_fork:", 19)) {
@@ -478,7 +521,7 @@ int ts_wakes_parser_line(struct ts_wakes_parser *p, const char *line)
 			return 0;
 		p->s.threads[s->th].end_ns = t;
 		s->since = 0;
-		return 1;
+		return 1; /* its last switch-out (state X) ends its time on the CPU */
 	}
 	return 0;
 }
@@ -486,6 +529,11 @@ int ts_wakes_parser_line(struct ts_wakes_parser *p, const char *line)
 int ts_wakes_parser_finish(struct ts_wakes_parser *p, uint64_t end_ns, struct ts_wakes *s)
 {
 	p->s.end_ns = end_ns;
+	for (size_t i = 0; i < p->cap; i++) { /* still on a CPU at the end */
+		const struct tstate *st = &p->vals[i];
+		if (p->keys[i] && st->on_since && end_ns > st->on_since)
+			p->s.threads[st->th].oncpu_ns += end_ns - st->on_since;
+	}
 	for (size_t i = 0; i < p->s.nthreads; i++) {
 		struct ts_wakes_thread *th = &p->s.threads[i];
 		if (!th->end_ns)

@@ -20,9 +20,10 @@
  *     the request's own IO, the second the thread pacing itself.
  *
  * The file (traces/FORMAT.md, "Wake file"): a line "tiersim-wakes 1",
- * then "span BEGIN END", "T tid pid ppid start end comm" per thread and
- * "W t since wakee waker" per wake, times in CLOCK_MONOTONIC nanoseconds
- * (the trace's clock). '#' starts a comment.
+ * then "span BEGIN END", "cpus N OTHERS", "T tid pid ppid start end oncpu
+ * runq comm" per thread and "W t since wakee waker oncpu runq" per wake,
+ * times in CLOCK_MONOTONIC nanoseconds (the trace's clock). '#' starts a
+ * comment.
  */
 #ifndef TS_WAKES_H
 #define TS_WAKES_H
@@ -38,6 +39,8 @@ struct ts_wakes_thread {
 	uint32_t tid, pid, ppid; /* ppid: the thread that forked it (0: the root) */
 	uint64_t start_ns;	 /* forked, or the capture's begin for the root */
 	uint64_t end_ns;	 /* exited, or the capture's end */
+	uint64_t oncpu_ns;	 /* its time on a CPU, start to end */
+	uint64_t runq_ns;	 /* its time runnable but waiting for a CPU */
 	char comm[16];
 };
 
@@ -45,10 +48,17 @@ struct ts_wake {
 	uint64_t t_ns;	   /* when the waker woke it */
 	uint64_t since_ns; /* when the wakee went to sleep */
 	uint32_t wakee, waker;
+	/* the wakee's time on a CPU and queued for one, from its start to
+	 * since_ns (to the thread's CPU samples in the trace) */
+	uint64_t oncpu_ns, runq_ns;
 };
 
 struct ts_wakes {
 	uint64_t begin_ns, end_ns; /* what the capture covers */
+	/* the CPUs the command could run on, and the CPU time everything
+	 * else on the host took meanwhile (0: not known) */
+	uint32_t cpus;
+	uint64_t others_ns;
 	struct ts_wakes_thread *threads;
 	size_t nthreads, thread_cap;
 	struct ts_wake *wakes; /* in time order */

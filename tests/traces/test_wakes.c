@@ -87,6 +87,45 @@ int main(void)
 	const struct ts_wakes_thread *t100 = ts_wakes_thread_of(&s, 100);
 	CHECK(t100 && t100->start_ns == 9000000000ULL && t100->end_ns == 10003000000ULL);
 
+	/* time on a CPU and queued for one, from the switches */
+	static const char *const cpu_lines[] = {
+	    "p-300 [000] ..... 10.000000: sched_process_fork: comm=p pid=300 child_comm=p "
+	    "child_pid=301",
+	    "<idle>-0 [001] d..2. 10.000100: sched_switch: prev_comm=swapper/1 prev_pid=0 "
+	    "prev_prio=120 prev_state=R ==> next_comm=p next_pid=301 next_prio=120",
+	    "p-301 [001] d..2. 10.000400: sched_switch: prev_comm=p prev_pid=301 prev_prio=120 "
+	    "prev_state=R+ ==> next_comm=p next_pid=300 next_prio=120",
+	    "p-300 [001] d..2. 10.000500: sched_switch: prev_comm=p prev_pid=300 prev_prio=120 "
+	    "prev_state=S ==> next_comm=p next_pid=301 next_prio=120",
+	    "p-301 [001] d..3. 10.000700: sched_waking: comm=p pid=300 prio=120 target_cpu=001",
+	    "p-301 [001] d..2. 10.000800: sched_switch: prev_comm=p prev_pid=301 prev_prio=120 "
+	    "prev_state=S ==> next_comm=p next_pid=300 next_prio=120",
+	};
+	struct ts_wakes c;
+	CHECK(ts_wakes_parser_new(300, 9000000000ULL, &p) == 0);
+	for (size_t i = 0; i < sizeof(cpu_lines) / sizeof(cpu_lines[0]); i++)
+		CHECK(ts_wakes_parser_line(p, cpu_lines[i]) == 1);
+	CHECK(ts_wakes_parser_finish(p, 10001000000ULL, &c) == 0);
+	ts_wakes_parser_free(p);
+	const struct ts_wakes_thread *c300 = ts_wakes_thread_of(&c, 300),
+				     *c301 = ts_wakes_thread_of(&c, 301);
+	CHECK(c300 && c301);
+	if (c300 && c301) {
+		/* 301: on 100-400 and 500-800, queued 0-100 and 400-500 */
+		CHECK_EQ_U64(c301->oncpu_ns, 600000);
+		CHECK_EQ_U64(c301->runq_ns, 200000);
+		/* 300: on 400-500, woken at 700, on again from 800 to the end */
+		CHECK_EQ_U64(c300->oncpu_ns, 300000);
+		CHECK_EQ_U64(c300->runq_ns, 100000);
+	}
+	CHECK_EQ_U64(c.nwakes, 1);
+	if (c.nwakes == 1) {
+		CHECK_EQ_U64(c.wakes[0].since_ns, 10000500000ULL);
+		CHECK_EQ_U64(c.wakes[0].oncpu_ns, 100000);
+		CHECK_EQ_U64(c.wakes[0].runq_ns, 0);
+	}
+	ts_wakes_free(&c);
+
 	/* written and read back: the same */
 	char *buf = NULL;
 	size_t len = 0;
@@ -107,12 +146,16 @@ int main(void)
 		const char *text, *want;
 	} bad[] = {
 	    {"tiersim-trace 1\n", "w.wakes:1: not a tiersim wake file"},
-	    {"tiersim-wakes 1\nT 5 5 0 10 20 a\nW 30 40 5 5\n", "w.wakes:3: a wake line"},
-	    {"tiersim-wakes 1\nT 5 5 0 10 20 a\nW 30 20 5 6\n", "by 6: a thread not listed"},
-	    {"tiersim-wakes 1\nT 5 5 0 30 20 a\n", "w.wakes:2: a thread line"},
-	    {"tiersim-wakes 1\nT 5 5 0 10 20 a\nT 5 5 0 10 20 a\n", "w.wakes:3: thread 5 listed twice"},
-	    {"tiersim-wakes 1\nX\n", "w.wakes:2: not a T, W or span line"},
-	    {"tiersim-wakes 1\nT 5 5 0 10 20 a\nW 30 20 5 5\nW 29 20 5 5\n",
+	    {"tiersim-wakes 1\nT 5 5 0 10 20 0 0 a\nW 30 40 5 5 0 0\n", "w.wakes:3: a wake line"},
+	    {"tiersim-wakes 1\nT 5 5 0 10 20 0 0 a\nW 30 20 5 5\n", "w.wakes:3: a wake line"},
+	    {"tiersim-wakes 1\nT 5 5 0 10 20 0 0 a\nW 30 20 5 6 0 0\n", "by 6: a thread not listed"},
+	    {"tiersim-wakes 1\nT 5 5 0 30 20 0 0 a\n", "w.wakes:2: a thread line"},
+	    {"tiersim-wakes 1\nT 5 5 0 10 20 a\n", "w.wakes:2: a thread line"},
+	    {"tiersim-wakes 1\nT 5 5 0 10 20 0 0 a\nT 5 5 0 10 20 0 0 a\n",
+	     "w.wakes:3: thread 5 listed twice"},
+	    {"tiersim-wakes 1\nX\n", "w.wakes:2: not a T, W, span or cpus line"},
+	    {"tiersim-wakes 1\ncpus 0 0\n", "w.wakes:2: 'cpus N OTHERS_NS'"},
+	    {"tiersim-wakes 1\nT 5 5 0 10 20 0 0 a\nW 30 20 5 5 0 0\nW 29 20 5 5 0 0\n",
 	     "w.wakes:4: wakes are not in time order"},
 	    {"", "w.wakes:1: empty file"},
 	};

@@ -45,6 +45,12 @@ struct plans {
 	/* The wake rule (a wake file): per record, the thread whose wake
 	 * it is (SIZE_MAX: none), when, and how long it had slept. */
 	const struct wake_edge *edge;
+	/* The CPU model (a wake file with the host's CPUs): per record, its
+	 * thread's time on a CPU and queued for one so far (has_cpu[i] = 0:
+	 * not known), and the CPUs the application had. cpu_cap 0: off. */
+	const uint64_t *oncpu, *runq;
+	const uint8_t *has_cpu;
+	double cpu_cap;
 };
 
 struct wake_edge {
@@ -152,6 +158,11 @@ struct cursor {
 	uint64_t waited_ns;	 /* recorded waiting taken as elastic (wait_part) */
 	uint64_t rec_woke;	 /* recorded end of its last pacing wait (or its start) */
 	uint64_t closed_issue;	 /* next_issue by the closed loop, before any wake */
+	/* the CPU model: before op i, cpu_demand ns on a CPU, then cpu_rest
+	 * (its own sleeps, and the wait the wake rule bounds) */
+	bool cpu_pending, on_cpu;
+	uint64_t cpu_demand, cpu_rest, cpu_since;
+	double cpu_left; /* on_cpu: demand not yet served */
 };
 
 static uint64_t scaled(uint64_t ns, double speed)
@@ -480,6 +491,9 @@ struct augmented {
 	struct ts_trace t; /* the trace's own, with the wake records after them */
 	struct wake_edge *edge;
 	uint32_t *waker_tid; /* per record, until plans resolve it */
+	uint64_t *oncpu, *runq;
+	uint8_t *has_cpu;
+	double cpu_cap;
 };
 
 static void augmented_free(struct augmented *a)
@@ -489,6 +503,9 @@ static void augmented_free(struct augmented *a)
 	free(a->t.cpu);
 	free(a->edge);
 	free(a->waker_tid);
+	free(a->oncpu);
+	free(a->runq);
+	free(a->has_cpu);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -512,9 +529,27 @@ static int augment(const struct ts_trace *t, const struct ts_wakes *s, struct au
 	a->t.cpu = t->cpu ? calloc(n + extra + 1, sizeof(*a->t.cpu)) : NULL;
 	a->edge = malloc((n + extra + 1) * sizeof(*a->edge));
 	a->waker_tid = calloc(n + extra + 1, sizeof(*a->waker_tid));
-	if (!a->t.recs || (t->cpu && !a->t.cpu) || !a->edge || !a->waker_tid) {
+	a->oncpu = calloc(n + extra + 1, sizeof(*a->oncpu));
+	a->runq = calloc(n + extra + 1, sizeof(*a->runq));
+	a->has_cpu = calloc(n + extra + 1, sizeof(*a->has_cpu));
+	if (!a->t.recs || (t->cpu && !a->t.cpu) || !a->edge || !a->waker_tid || !a->oncpu ||
+	    !a->runq || !a->has_cpu) {
 		augmented_free(a);
 		return -ENOMEM;
+	}
+	/* the CPUs the application had: the host's, less what everything
+	 * else took over the capture (tierfs, the capture itself, others) */
+	bool cpu = s->cpus && s->end_ns > s->begin_ns;
+	if (cpu) {
+		double others = (double)s->others_ns / (double)(s->end_ns - s->begin_ns);
+		a->cpu_cap = TS_MAX((double)s->cpus - others, 0.1 * s->cpus);
+	}
+	for (size_t i = 0; cpu && t->cpu && i < n; i++) {
+		if (t->cpu[i].pid) {
+			a->oncpu[i] = t->cpu[i].on_ns;
+			a->runq[i] = t->cpu[i].runq_ns;
+			a->has_cpu[i] = 1;
+		}
 	}
 	memcpy(a->t.recs, t->recs, n * sizeof(*t->recs));
 	if (t->cpu)
@@ -534,6 +569,9 @@ static int augment(const struct ts_trace *t, const struct ts_wakes *s, struct au
 						.t_ns = w.submit_ns,
 						.slept_ns = k->t_ns - TS_MAX(k->since_ns, mono + t0)};
 		a->waker_tid[n] = k->waker;
+		a->oncpu[n] = k->oncpu_ns;
+		a->runq[n] = k->runq_ns;
+		a->has_cpu[n] = cpu;
 		a->t.recs[n++] = w;
 	}
 	for (size_t i = 0; i < s->nthreads; i++) {
@@ -544,12 +582,16 @@ static int augment(const struct ts_trace *t, const struct ts_wakes *s, struct au
 			a->edge[n] = (struct wake_edge){
 			    .waker = SIZE_MAX, .t_ns = w.submit_ns, .start = true};
 			a->waker_tid[n] = th->ppid; /* 0 for the command: no edge */
+			a->has_cpu[n] = cpu; /* nothing yet */
 			a->t.recs[n++] = w;
 		}
 		if (th->end_ns < mono || th->end_ns - mono < t0)
 			continue;
 		w.submit_ns = w.complete_ns = th->end_ns - mono;
 		w.tid = th->tid;
+		a->oncpu[n] = th->oncpu_ns;
+		a->runq[n] = th->runq_ns;
+		a->has_cpu[n] = cpu;
 		a->t.recs[n++] = w;
 	}
 	a->t.nrecs = n;
@@ -576,6 +618,10 @@ static void augment_resolve(struct augmented *a, struct plans *ps)
 		if (a->waker_tid[i])
 			a->edge[i].waker = plan_of(ps, a->waker_tid[i]);
 	ps->edge = a->edge;
+	ps->oncpu = a->oncpu;
+	ps->runq = a->runq;
+	ps->has_cpu = a->has_cpu;
+	ps->cpu_cap = a->cpu_cap;
 }
 
 int ts_replay_recorded(const struct ts_trace *t, struct ts_replay_result *res)
@@ -651,6 +697,120 @@ int ts_replay_recorded_wakes(const struct ts_trace *tr, const struct ts_wakes *s
 	return 0;
 }
 
+/*
+ * The CPU model (a wake file that knows the host's CPUs). A recorded gap
+ * between two records of a thread holds its time on a CPU, its time queued
+ * for one, its own sleeps and the waits the wake rule bounds. The time on
+ * a CPU is work, which another tier does not change; the time queued is
+ * not: it came from the other threads that were runnable then, and a
+ * slower tier, which keeps some of them waiting on IO, leaves more CPU to
+ * the rest. So in replay the work is served by the CPUs the application
+ * had (the host's, less what everything else used over the recording),
+ * shared equally by the threads that want one (processor sharing: with n
+ * of them on c CPUs each runs at min(1, c / n)); the queueing comes out of
+ * that, and the thread's own sleeps follow its work, as recorded. The
+ * work is taken to come first in the gap: where a gap's work and sleep
+ * interleave the split is not known.
+ */
+struct cpu_server {
+	double cap;		/* CPUs */
+	struct cursor **job;	/* threads on a CPU or waiting for one */
+	size_t n, size;
+	uint64_t t;		/* when the shares were last taken */
+};
+
+static double cpu_rate(const struct cpu_server *cs)
+{
+	return (double)cs->n <= cs->cap ? 1.0 : cs->cap / (double)cs->n;
+}
+
+/* Serves every job up to @t. */
+static void cpu_advance(struct cpu_server *cs, uint64_t t)
+{
+	if (t <= cs->t) {
+		cs->t = TS_MAX(cs->t, t);
+		return;
+	}
+	double served = (double)(t - cs->t) * cpu_rate(cs);
+	for (size_t i = 0; i < cs->n; i++)
+		cs->job[i]->cpu_left -= served;
+	cs->t = t;
+}
+
+/* When the next job is served; UINT64_MAX without jobs. */
+static uint64_t cpu_next(const struct cpu_server *cs)
+{
+	if (!cs->n)
+		return UINT64_MAX;
+	double left = cs->job[0]->cpu_left;
+	for (size_t i = 1; i < cs->n; i++)
+		left = TS_MIN(left, cs->job[i]->cpu_left);
+	double dt = left <= 0 ? 0 : left / cpu_rate(cs);
+	uint64_t whole = (uint64_t)dt;
+	return cs->t + whole + ((double)whole < dt); /* rounded up */
+}
+
+static int cpu_add(struct cpu_server *cs, struct cursor *c, uint64_t t)
+{
+	if (cs->n == cs->size) {
+		size_t z = cs->size ? cs->size * 2 : 16;
+		struct cursor **j = realloc(cs->job, z * sizeof(*j));
+		if (!j)
+			return -ENOMEM;
+		cs->job = j;
+		cs->size = z;
+	}
+	cpu_advance(cs, t);
+	c->on_cpu = true;
+	c->cpu_left = (double)c->cpu_demand;
+	c->cpu_since = t;
+	cs->job[cs->n++] = c;
+	return 0;
+}
+
+/* A job served by now (within half a nanosecond), removed; NULL: none. */
+static struct cursor *cpu_take(struct cpu_server *cs)
+{
+	for (size_t i = 0; i < cs->n; i++) {
+		struct cursor *c = cs->job[i];
+		if (c->cpu_left <= 0.5) {
+			cs->job[i] = cs->job[--cs->n];
+			c->on_cpu = false;
+			return c;
+		}
+	}
+	return NULL;
+}
+
+/* After cursor_advance: when the gap before op i has its work known, the
+ * thread goes to the CPUs at its previous completion instead of issuing
+ * after the recorded gap. */
+static void cpu_gap(const struct plans *ps, const struct ts_trace *t, struct cursor *c,
+		    const struct ts_replay_cfg *cfg, double speed)
+{
+	c->cpu_pending = false;
+	if (!ps->cpu_cap || !c->i || cfg->no_think || speed != 1.0 || !c->win_hi)
+		return; /* no model, first op, no think, scaled, or async */
+	size_t a = c->p->idx[c->i - 1], b = c->p->idx[c->i];
+	const struct ts_trace_rec *nx = &t->recs[b];
+	if (!ps->has_cpu[a] || !ps->has_cpu[b] || ps->oncpu[b] < ps->oncpu[a] ||
+	    nx->submit_ns < c->rec_done_max)
+		return;
+	uint64_t gap = nx->submit_ns - c->rec_done_max;
+	gap -= TS_MIN(gap, cfg->think_less_ns);
+	uint64_t work = ps->oncpu[b] - ps->oncpu[a];
+	uint64_t queued = ps->runq[b] >= ps->runq[a] ? ps->runq[b] - ps->runq[a] : 0;
+	/* the sleep the wake rule bounds stays in the rest, where wake_apply
+	 * takes it off again */
+	uint64_t rest = gap - TS_MIN(gap, work + queued);
+	if (!work)
+		return;
+	c->cpu_pending = true;
+	c->cpu_demand = work;
+	c->cpu_rest = rest;
+	c->next_issue = c->done_max; /* when it wants a CPU */
+}
+
 /* ---- virtual time ---- */
 
 static enum ts_tier_op tier_op(unsigned op)
@@ -704,6 +864,7 @@ int ts_replay_virtual(const struct ts_trace *tr, const struct ts_replay_cfg *cfg
 	const struct ts_trace *t = tr;
 	struct augmented aug = {0};
 	uint64_t *completed = NULL; /* replayed completion per record */
+	struct cpu_server cpu = {0};
 	double speed = cfg->speed > 0 ? cfg->speed : 1.0;
 	struct ts_tier *tier = NULL;
 	struct plans ps;
@@ -732,6 +893,8 @@ int ts_replay_virtual(const struct ts_trace *tr, const struct ts_replay_cfg *cfg
 	}
 	if (cfg->wakes)
 		augment_resolve(&aug, &ps);
+	if (cfg->no_cpu_model)
+		ps.cpu_cap = 0;
 	if ((ret = ts_tier_new(&cfg->tier, &tier, err, errlen)))
 		goto out;
 	ret = -ENOMEM;
@@ -758,8 +921,32 @@ int ts_replay_virtual(const struct ts_trace *tr, const struct ts_replay_cfg *cfg
 		}
 	}
 	uint64_t end = base;
-	while (h.n) {
+	cpu.cap = ps.cpu_cap;
+	while (h.n || cpu.n) {
+		/* the CPUs serve a thread before the next event: it goes on */
+		uint64_t tc = cpu_next(&cpu);
+		if (cpu.n && (!h.n || tc <= ts_heap_top(&h)->key)) {
+			cpu_advance(&cpu, tc);
+			for (struct cursor *c; (c = cpu_take(&cpu));) {
+				c->cpu_pending = false;
+				c->closed_issue = c->next_issue = tc + c->cpu_rest;
+				c->think_ns += c->next_issue - c->done_max;
+				c->last_think = c->next_issue - c->done_max;
+				if (schedule(&ps, t, c, ended, issued, completed, cfg, speed)) {
+					if ((ret = push(&h, c, &ps)))
+						goto nomem;
+				} else {
+					parked[nparked++] = c;
+				}
+			}
+			continue;
+		}
 		struct cursor *c = ts_heap_pop(&h).p;
+		if (c->cpu_pending) { /* it wants a CPU now */
+			if ((ret = cpu_add(&cpu, c, c->next_issue)))
+				goto nomem;
+			continue;
+		}
 		const struct ts_trace_rec *r = &t->recs[c->p->idx[c->i]];
 		uint64_t s = c->next_issue, done;
 		issued[c->p->idx[c->i]] = s;
@@ -801,7 +988,13 @@ int ts_replay_virtual(const struct ts_trace *tr, const struct ts_replay_cfg *cfg
 			result_add(res, r->op, done - s, rec_bytes(r));
 		end = TS_MAX(end, done);
 		if (cursor_advance(c, t, s, done, cfg, speed)) {
-			if (schedule(&ps, t, c, ended, issued, completed, cfg, speed)) {
+			uint64_t think = c->last_think;
+			cpu_gap(&ps, t, c, cfg, speed);
+			if (c->cpu_pending) { /* to the CPUs first */
+				c->think_ns -= TS_MIN(c->think_ns, think);
+				if ((ret = push(&h, c, &ps)))
+					goto nomem;
+			} else if (schedule(&ps, t, c, ended, issued, completed, cfg, speed)) {
 				if ((ret = push(&h, c, &ps)))
 					goto nomem;
 			} else {
@@ -824,17 +1017,19 @@ int ts_replay_virtual(const struct ts_trace *tr, const struct ts_replay_cfg *cfg
 		}
 		/* Threads whose recorded ends tie can wait on each other; let
 		 * them go rather than stop. */
-		if (!h.n)
+		if (!h.n && !cpu.n)
 			while (nparked)
 				if ((ret = push(&h, parked[--nparked], &ps)))
 					goto nomem;
 	}
 	res->total_ns = end - base; /* from the first issue, which is at base */
+	res->cpu_cap = ps.cpu_cap;
 	ret = 0;
 	goto out;
 nomem:
 	snprintf(err, errlen, "out of memory");
 out:
+	free(cpu.job);
 	ts_tier_free(tier);
 	free(cur);
 	ts_heap_free(&h);
@@ -1482,6 +1677,9 @@ json_t *ts_replay_json(const struct ts_replay_result *res, size_t n)
 				 hist_json(&r->lat[TS_REPLAY_READ]), "write",
 				 hist_json(&r->lat[TS_REPLAY_WRITE]), "other",
 				 hist_json(&r->lat[TS_REPLAY_OTHER]), "bound", bound));
+		if (r->cpu_cap > 0) /* the CPU model's CPUs */
+			json_object_set_new(json_array_get(a, json_array_size(a) - 1), "cpu_cap",
+					    json_real(r->cpu_cap));
 	}
 	return a;
 }

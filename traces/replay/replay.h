@@ -61,6 +61,10 @@ struct ts_replay_cfg {
 	 * rule (wake_apply() in replay.c) replaces the wait and join rules.
 	 * Virtual time only. */
 	const struct ts_wakes *wakes;
+	/* With a wake file that knows the host's CPUs, each gap's work is
+	 * served by those CPUs, shared (cpu_gap() in replay.c); this keeps
+	 * the recorded queueing instead. */
+	bool no_cpu_model;
 	/* virtual */
 	struct ts_tier_cfg tier; /* profile, capacity, mem, seed, floor ... */
 	/* real */
@@ -84,6 +88,8 @@ struct ts_replay_result {
 					   * (symlink, link, mknod, chmod, chown, utimens) */
 	struct ts_hist lat[4];		  /* all, read, write, other */
 	uint64_t bound[TS_TIER_BOUND_NR]; /* virtual: what bound each tiered op */
+	double cpu_cap;			  /* virtual: the CPUs the CPU model gave the
+					   * application (0: no model) */
 };
 enum { TS_REPLAY_ALL, TS_REPLAY_READ, TS_REPLAY_WRITE, TS_REPLAY_OTHER };
 
