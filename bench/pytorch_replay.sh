@@ -13,7 +13,7 @@
 # first run's trace of the fastest tier and that of the slowest (by span)
 # are replayed on every tier with each rule: the closed loop (the replay
 # before CPU samples), the CPU samples' wait rule (measured against the
-# span), and the wake rule without and with the CPU model (measured against
+# span), and the wake rule without and with --cpu-model (measured against
 # the command's span), each next to the real figure with its error.
 #
 # Installs python3-torch and python3-torchvision from Debian if missing.
@@ -73,7 +73,7 @@ err() { awk -v p="$1" -v r="$2" 'BEGIN { printf "%+7.1f%%", 100 * (p - r) / r }'
 sec() { awk -v n="$1" 'BEGIN { printf "%7.3f", n / 1e9 }'; }
 
 printf '%-18s %-12s %7s %7s %6s %7s | %-44s | %s\n' "" "" "span" "app" "runs" "epoch" \
-	"from fastest: closed  wait   wake-q   wake" "from slowest: closed  wait   wake-q   wake"
+	"from fastest: closed  wait    wake  +cpu" "from slowest: closed  wait    wake  +cpu"
 for c in "${CONFIGS[@]}"; do
 	read -r name mode w p bs step <<< "$c"
 	[ -z "$want" ] || [[ ",$want," == *",$name,"* ]] || continue
@@ -117,11 +117,11 @@ for c in "${CONFIGS[@]}"; do
 		if [ -f "$WORK/$name.$src.trace.wakes" ]; then
 			"$B" replay "$WORK/$name.$src.trace" --virtual "${tl[@]}" --json \
 				> "$WORK/$name.$from.wake.json"
-			"$B" replay "$WORK/$name.$src.trace" --virtual "${tl[@]}" --no-cpu-model --json \
-				> "$WORK/$name.$from.wakeq.json"
+			"$B" replay "$WORK/$name.$src.trace" --virtual "${tl[@]}" --cpu-model --json \
+				> "$WORK/$name.$from.wakec.json"
 		else
 			echo '{"results":[]}' > "$WORK/$name.$from.wake.json"
-			echo '{"results":[]}' > "$WORK/$name.$from.wakeq.json"
+			echo '{"results":[]}' > "$WORK/$name.$from.wakec.json"
 		fi
 	done
 	i=1
@@ -133,13 +133,13 @@ for c in "${CONFIGS[@]}"; do
 		a=${app[$t]}
 		fk=$(ns "$WORK/$name.fast.wake.json" $i)
 		sk=$(ns "$WORK/$name.slow.wake.json" $i)
-		fq=$(ns "$WORK/$name.fast.wakeq.json" $i)
-		sq=$(ns "$WORK/$name.slow.wakeq.json" $i)
+		fq=$(ns "$WORK/$name.fast.wakec.json" $i)
+		sq=$(ns "$WORK/$name.slow.wakec.json" $i)
 		wk() { if [ "$a" != 0 ] && [ "$1" != null ]; then err "$1" "$a"; else printf '%8s' -; fi; }
 		printf '%-18s %-12s %7s %7s %5s%% %7.3f |  %-12s %s %s %s %s |  %-12s %s %s %s %s\n' "$name" "$t" \
 			"$(sec "$r")" "$(sec "$a")" "${spread[$t]}" "$epoch" \
-			"$fast" "$(err "$(ns "$WORK/$name.fast.closed.json" $i)" "$r")" "$(err "$fw" "$r")" "$(wk "$fq")" "$(wk "$fk")" \
-			"$slow" "$(err "$(ns "$WORK/$name.slow.closed.json" $i)" "$r")" "$(err "$sw" "$r")" "$(wk "$sq")" "$(wk "$sk")"
+			"$fast" "$(err "$(ns "$WORK/$name.fast.closed.json" $i)" "$r")" "$(err "$fw" "$r")" "$(wk "$fk")" "$(wk "$fq")" \
+			"$slow" "$(err "$(ns "$WORK/$name.slow.closed.json" $i)" "$r")" "$(err "$sw" "$r")" "$(wk "$sk")" "$(wk "$sq")"
 		i=$((i + 1))
 	done
 	unset real app spread
@@ -152,7 +152,7 @@ echo "first request to the end of the command's last thread (the wake file's), s
 echo "the loader's epoch as Python timed it, s; the rest: each prediction's error, closed"
 echo "and wait vs span, wake vs app (closed: --closed-loop, the replay without CPU samples;"
 echo "wait: the CPU samples' wait rule, --no-wakes; wake: the wake rule, from the wake"
-echo "file tiersim record wrote, with the CPU model; wake-q: the same without it"
-echo "(--no-cpu-model: each gap's recorded wait for a CPU kept))."
+echo "file tiersim record wrote; +cpu: the same with --cpu-model, each gap's CPU time"
+echo "served by the recorded host's CPUs, shared)."
 [ "${TS_KEEP:-0}" = 1 ] && echo "traces kept in $WORK"
 exit 0

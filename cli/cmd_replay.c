@@ -22,7 +22,7 @@
  * recording's values through the tier model's own table (ts_tier_cfg_opts),
  * which parses and bounds them. */
 struct replay_args {
-	bool virtual_time, no_think, closed_loop, allow_writes, fill, json, no_wakes, no_cpu_model;
+	bool virtual_time, no_think, closed_loop, allow_writes, fill, json, no_wakes, cpu_model;
 	struct ts_opt_list tiers;
 	char *target, *profile, *wakes;
 	char *over[4]; /* capacity, mem, seed, floor, as over_names[] */
@@ -58,8 +58,9 @@ static const struct ts_opt replay_opts[] = {
 	  "who woke whom, from tiersim record (default: FILE.wakes when it exists)", "FILE" },
 	{ "no_wakes", TS_OPT_BOOL, RA(no_wakes), "false", 0, 0, "",
 	  "ignore FILE.wakes: the CPU samples' wait rule" },
-	{ "no_cpu_model", TS_OPT_BOOL, RA(no_cpu_model), "false", 0, 0, "",
-	  "with a wake file: keep each gap's recorded wait for a CPU instead of sharing the CPUs" },
+	{ "cpu_model", TS_OPT_BOOL, RA(cpu_model), "false", 0, 0, "",
+	  "with a wake file: serve each gap's CPU time from the recorded host's CPUs, shared, "
+	  "instead of keeping its recorded wait for a CPU (traces/README.md)" },
 	{ "allow_writes", TS_OPT_BOOL, RA(allow_writes), "false", 0, 0, "",
 	  "let a --target replay write (and create missing files)" },
 	{ "fill", TS_OPT_BOOL, RA(fill), "false", 0, 0, "",
@@ -105,7 +106,7 @@ static int replay_args(struct replay_args *o, struct ts_replay_cfg *cfg, int arg
 	cfg->target = o->target;
 	cfg->no_think = o->no_think;
 	cfg->closed_loop = o->closed_loop;
-	cfg->no_cpu_model = o->no_cpu_model;
+	cfg->cpu_model = o->cpu_model;
 	cfg->allow_writes = o->allow_writes;
 	cfg->fill = o->fill;
 	return -1;

@@ -57,36 +57,37 @@ check "closed loop ignores the wake file" test "$(j "$T/cl.json" '.results[0].to
 "$B" replay "$T/c.trace" --virtual --tier unlimited > "$T/t.out"
 check "table names the wake rule" grep -q "the wake rule" "$T/t.out"
 
-# The CPU model. One CPU (cpus 1, nothing else busy). Thread 20 reads and
-# thread 30 writes, 100us each as recorded; between its two requests each
-# computed 100us, at the same time, so each also queued 100us for the CPU.
-# On a tier whose writes take 300us, 20 computes alone from 100us (its read
-# done) and 30 from 300us: neither queues. 20 is done at 300us, 30 writes
-# again at 400us and is done at 700us; the parent, woken by 30's end, ends
-# 1us later: 701us. Keeping the recorded queueing (--no-cpu-model) puts
-# 30's second write at 500us: 801us.
+# The CPU model. One CPU (cpus 1, nothing else busy). Threads 20 and 30
+# start at 0 and 10us later thread 20 reads and thread 30 writes, 100us
+# each as recorded; between its two requests each computed 100us, at the
+# same time, so each also queued 100us for the CPU. On a tier whose writes
+# take 300us, 20 computes alone from 110us (its read done) and 30 from
+# 310us: neither queues. 20 is done at 310us, 30 writes again at 410us and
+# is done at 710us; the parent, woken by 30's end, ends 1us later: 711us.
+# Keeping the recorded queueing (the default, without --cpu-model) puts
+# 30's second write at 510us: 811us.
 cat > "$T/m.txt" <<'X'
 header version=2 start_mono_ns=1000000
 path 1 "/f"
 path 2 "/g"
-0 100000 read 1 0 4096 4096 20 8192 0 0
+10000 110000 read 1 0 4096 4096 20 8192 0 0
 cpu 20 pid=20 ppid=10 on_ns=0 runq_ns=0
-0 100000 write 2 0 4096 4096 30 4096 0 0
+10000 110000 write 2 0 4096 4096 30 4096 0 0
 cpu 30 pid=30 ppid=10 on_ns=0 runq_ns=0
-300000 400000 read 1 4096 4096 4096 20 8192 0 0
+310000 410000 read 1 4096 4096 4096 20 8192 0 0
 cpu 20 pid=20 ppid=10 on_ns=100000 runq_ns=100000
-300000 400000 write 2 4096 4096 4096 30 8192 0 0
+310000 410000 write 2 4096 4096 4096 30 8192 0 0
 cpu 30 pid=30 ppid=10 on_ns=100000 runq_ns=100000
-end drops=0 records=4 t=400000
+end drops=0 records=4 t=410000
 X
 cat > "$T/m.trace.wakes" <<'X'
 tiersim-wakes 1
-span 1000000 1401000
+span 1000000 1411000
 cpus 1 0
-T 10 10 0 1000000 1401000 0 0 parent
-T 20 20 10 1000000 1400000 100000 100000 reader
-T 30 30 10 1000000 1400000 100000 100000 writer
-W 1400000 1000000 10 30 0 0
+T 10 10 0 1000000 1411000 0 0 parent
+T 20 20 10 1000000 1410000 100000 100000 reader
+T 30 30 10 1000000 1410000 100000 100000 writer
+W 1410000 1000000 10 30 0 0
 X
 cat >> "$T/fixed.lua" <<'X'
 tier "rw100" { desc = "test", source = "test",
@@ -96,14 +97,14 @@ tier "w300" { desc = "test", source = "test",
 X
 "$B" trace undump "$T/m.txt" -o "$T/m.trace"
 "$B" replay "$T/m.trace" --virtual --tier rw100 --tier w300 --profile "$T/fixed.lua" \
-	--json > "$T/m.json"
-check "cpu: recorded" test "$(j "$T/m.json" '.results[0].total_ns')" = 401000
-check "cpu: same tier, same run" test "$(j "$T/m.json" '.results[1].total_ns')" = 401000
-check "cpu: the CPUs shared" test "$(j "$T/m.json" '.results[2].total_ns')" = 701000
+	--cpu-model --json > "$T/m.json"
+check "cpu: recorded" test "$(j "$T/m.json" '.results[0].total_ns')" = 411000
+check "cpu: same tier, same run" test "$(j "$T/m.json" '.results[1].total_ns')" = 411000
+check "cpu: the CPUs shared" test "$(j "$T/m.json" '.results[2].total_ns')" = 711000
 check "cpu: the model's CPUs" test "$(j "$T/m.json" '.results[2].cpu_cap')" = 1
-"$B" replay "$T/m.trace" --virtual --tier w300 --profile "$T/fixed.lua" --no-cpu-model \
-	--json > "$T/mq.json"
-check "cpu: queueing as recorded" test "$(j "$T/mq.json" '.results[1].total_ns')" = 801000
+"$B" replay "$T/m.trace" --virtual --tier w300 --profile "$T/fixed.lua" --json > "$T/mq.json"
+check "cpu: queueing as recorded" test "$(j "$T/mq.json" '.results[1].total_ns')" = 811000
+check "cpu: no model by default" test "$(j "$T/mq.json" '.results[1].cpu_cap')" = null
 
 # a broken wake file: one line naming it and its line, exit 1
 sed 's/^W 1201000 1131000 10 20 0 0$/W 1201000 1131000 10 99 0 0/' "$T/c.trace.wakes" > "$T/b.wakes"

@@ -793,6 +793,13 @@ static void cpu_gap(const struct plans *ps, const struct ts_trace *t, struct cur
 		return; /* no model, first op, no think, scaled, or async */
 	size_t a = c->p->idx[c->i - 1], b = c->p->idx[c->i];
 	const struct ts_trace_rec *nx = &t->recs[b];
+	/* Between two requests only: both times then come from the trace's
+	 * CPU samples (/proc/TID/schedstat). The wake file's own, counted
+	 * from the switches, ran some percent low against them here, and a
+	 * gap measured from one to the other would hold that difference as
+	 * work. */
+	if ((t->recs[a].flags | nx->flags) & REC_F_WAKE)
+		return;
 	if (!ps->has_cpu[a] || !ps->has_cpu[b] || ps->oncpu[b] < ps->oncpu[a] ||
 	    nx->submit_ns < c->rec_done_max)
 		return;
@@ -893,7 +900,7 @@ int ts_replay_virtual(const struct ts_trace *tr, const struct ts_replay_cfg *cfg
 	}
 	if (cfg->wakes)
 		augment_resolve(&aug, &ps);
-	if (cfg->no_cpu_model)
+	if (!cfg->cpu_model)
 		ps.cpu_cap = 0;
 	if ((ret = ts_tier_new(&cfg->tier, &tier, err, errlen)))
 		goto out;

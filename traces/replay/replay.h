@@ -61,10 +61,11 @@ struct ts_replay_cfg {
 	 * rule (wake_apply() in replay.c) replaces the wait and join rules.
 	 * Virtual time only. */
 	const struct ts_wakes *wakes;
-	/* With a wake file that knows the host's CPUs, each gap's work is
-	 * served by those CPUs, shared (cpu_gap() in replay.c); this keeps
-	 * the recorded queueing instead. */
-	bool no_cpu_model;
+	/* With a wake file that knows the host's CPUs: each gap's work is
+	 * served by those CPUs, shared (cpu_gap() in replay.c), instead of
+	 * keeping the recorded queueing. Off by default: on the loaders of
+	 * bench/pytorch_replay.sh it did not predict better (traces/README.md). */
+	bool cpu_model;
 	/* virtual */
 	struct ts_tier_cfg tier; /* profile, capacity, mem, seed, floor ... */
 	/* real */
