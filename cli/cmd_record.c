@@ -176,6 +176,15 @@ static void args_free(char **args, int argc)
 	free(args);
 }
 
+/* The recording goes on without a wake file: say why, once. */
+static void no_wakes(const char *why)
+{
+	fprintf(stderr,
+		"tiersim record: notice: no wake file (%s): replay will use the CPU samples' "
+		"wait rule (--no-wakes: do not try)\n",
+		why);
+}
+
 /* Runs @argv with every "{}" in it replaced by @mnt; its wait status.
  * With @wakes_out, who woke whom among its threads goes there
  * (cli/wake_capture.h); where that cannot be captured a notice says why. */
@@ -197,10 +206,7 @@ static int run_command(char **argv, int argc, const char *mnt, const char *wakes
 	if (wakes_out) {
 		if (ts_wake_capture_open(&cap, scratch, why, sizeof(why)) ||
 		    pipe2(go, O_CLOEXEC)) {
-			fprintf(stderr,
-				"tiersim record: notice: no scheduler events (%s): replay will use "
-				"the CPU samples' wait rule\n",
-				cap ? strerror(errno) : why);
+			no_wakes(cap ? strerror(errno) : why);
 			(void)!ts_wake_capture_close(cap, NULL, why, sizeof(why));
 			cap = NULL;
 		}
@@ -244,10 +250,7 @@ static int run_command(char **argv, int argc, const char *mnt, const char *wakes
 	if (cap) {
 		close(go[0]);
 		if (ts_wake_capture_start(cap, pid, why, sizeof(why))) {
-			fprintf(stderr,
-				"tiersim record: notice: no scheduler events (%s): replay will use "
-				"the CPU samples' wait rule\n",
-				why);
+			no_wakes(why);
 			(void)!ts_wake_capture_close(cap, NULL, why, sizeof(why));
 			cap = NULL;
 		}
@@ -262,10 +265,7 @@ static int run_command(char **argv, int argc, const char *mnt, const char *wakes
 	}
 	child_pid = 0;
 	if (cap && ts_wake_capture_close(cap, e ? NULL : wakes_out, why, sizeof(why)))
-		fprintf(stderr,
-			"tiersim record: notice: no wake file (%s): replay will use the CPU "
-			"samples' wait rule\n",
-			why);
+		no_wakes(why);
 	args_free(args, argc);
 	return e;
 }

@@ -33,7 +33,6 @@ struct ts_wake_capture {
 	atomic_bool stop;
 	struct ts_wakes_parser *parser;
 	int err; /* the reader's: -ENOMEM */
-	uint64_t lines;
 	uint64_t busy0; /* /proc/stat's busy CPU time at the start, ns */
 	uint32_t cpus;
 };
@@ -178,7 +177,6 @@ static int feed(struct ts_wake_capture *c, char *buf, size_t *len)
 		*nl = 0;
 		if (ts_wakes_parser_line(c->parser, p) < 0)
 			return -ENOMEM;
-		c->lines++;
 		p = nl + 1;
 	}
 	*len = (size_t)(buf + *len - p);

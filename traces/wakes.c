@@ -73,8 +73,8 @@ int ts_wakes_write(FILE *f, const struct ts_wakes *s)
 	}
 	for (size_t i = 0; i < s->nwakes; i++) {
 		const struct ts_wake *w = &s->wakes[i];
-		fprintf(f, "W %" PRIu64 " %" PRIu64 " %" PRIu32 " %" PRIu32 " %" PRIu64 " %" PRIu64 "\n",
-			w->t_ns, w->since_ns, w->wakee, w->waker, w->oncpu_ns, w->runq_ns);
+		fprintf(f, "W %" PRIu64 " %" PRIu64 " %" PRIu32 " %" PRIu32 "\n", w->t_ns,
+			w->since_ns, w->wakee, w->waker);
 	}
 	return fflush(f) || ferror(f) ? -EIO : 0;
 }
@@ -139,19 +139,16 @@ static int parse_line(struct ts_wakes *s, const char *l, const char *name, unsig
 	}
 	if (l[0] == 'W' && l[1] == ' ') {
 		const char *p = l + 1;
-		if (!fields(&p, v, 6) || *p || v[2] == 0 || v[3] == 0 || v[2] > UINT32_MAX ||
+		if (!fields(&p, v, 4) || *p || v[2] == 0 || v[3] == 0 || v[2] > UINT32_MAX ||
 		    v[3] > UINT32_MAX || v[1] > v[0])
 			return bad(err, errlen, name, line,
-				   "a wake line is 'W t since wakee waker oncpu runq' with since <= "
-				   "t");
+				   "a wake line is 'W t since wakee waker' with since <= t");
 		if (s->nwakes && s->wakes[s->nwakes - 1].t_ns > v[0])
 			return bad(err, errlen, name, line, "wakes are not in time order");
 		struct ts_wake w = {.t_ns = v[0],
 					  .since_ns = v[1],
 					  .wakee = (uint32_t)v[2],
-					  .waker = (uint32_t)v[3],
-					  .oncpu_ns = v[4],
-					  .runq_ns = v[5]};
+					  .waker = (uint32_t)v[3]};
 		return add_wake(s, &w);
 	}
 	if (!strncmp(l, "cpus ", 5)) {
@@ -477,13 +474,8 @@ int ts_wakes_parser_line(struct ts_wakes_parser *p, const char *line)
 			s->rq_since = t; /* woken: runnable until it runs */
 		if (!since || since > t || irq || !w || cur == a)
 			return 1;
-		const struct ts_wakes_thread *th = &p->s.threads[s->th];
-		struct ts_wake wk = {.t_ns = t,
-				     .since_ns = since,
-				     .wakee = (uint32_t)a,
-				     .waker = cur,
-				     .oncpu_ns = th->oncpu_ns,
-				     .runq_ns = th->runq_ns};
+		struct ts_wake wk = {
+		    .t_ns = t, .since_ns = since, .wakee = (uint32_t)a, .waker = cur};
 		return add_wake(&p->s, &wk) ? -ENOMEM : 1;
 	}
 	if (!strncmp(name, "sched_process_fork:", 19)) {

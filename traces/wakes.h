@@ -6,7 +6,7 @@
  *
  * `tiersim record` captures it from the kernel's scheduler tracepoints
  * (tracefs: sched_switch, sched_waking, sched_process_fork,
- * sched_process_exit), limited to the recorded command and its
+ * sched_process_exit, sched_process_exec), limited to the recorded command and its
  * descendants; ts_wakes_parser turns the tracepoint lines into:
  *
  *   - the threads of that process tree (tid, pid, parent, when each
@@ -21,7 +21,7 @@
  *
  * The file (traces/FORMAT.md, "Wake file"): a line "tiersim-wakes 1",
  * then "span BEGIN END", "cpus N OTHERS", "T tid pid ppid start end oncpu
- * runq comm" per thread and "W t since wakee waker oncpu runq" per wake,
+ * runq comm" per thread and "W t since wakee waker" per wake,
  * times in CLOCK_MONOTONIC nanoseconds (the trace's clock). '#' starts a
  * comment.
  */
@@ -48,9 +48,6 @@ struct ts_wake {
 	uint64_t t_ns;	   /* when the waker woke it */
 	uint64_t since_ns; /* when the wakee went to sleep */
 	uint32_t wakee, waker;
-	/* the wakee's time on a CPU and queued for one, from its start to
-	 * since_ns (to the thread's CPU samples in the trace) */
-	uint64_t oncpu_ns, runq_ns;
 };
 
 struct ts_wakes {

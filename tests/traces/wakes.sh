@@ -30,9 +30,9 @@ tiersim-wakes 1
 span 1000000 1340000
 T 10 10 0 1000000 1340000 0 0 consumer
 T 20 20 10 1000000 1300000 0 0 worker
-W 1101000 1000000 10 20 0 0
-W 1201000 1131000 10 20 0 0
-W 1301000 1231000 10 20 0 0
+W 1101000 1000000 10 20
+W 1201000 1131000 10 20
+W 1301000 1231000 10 20
 X
 cat > "$T/fixed.lua" <<'X'
 tier "fixed60" { desc = "test", source = "test", latency = { read = { fixed = "60us" } } }
@@ -87,7 +87,7 @@ cpus 1 0
 T 10 10 0 1000000 1411000 0 0 parent
 T 20 20 10 1000000 1410000 100000 100000 reader
 T 30 30 10 1000000 1410000 100000 100000 writer
-W 1410000 1000000 10 30 0 0
+W 1410000 1000000 10 30
 X
 cat >> "$T/fixed.lua" <<'X'
 tier "rw100" { desc = "test", source = "test",
@@ -107,7 +107,7 @@ check "cpu: queueing as recorded" test "$(j "$T/mq.json" '.results[1].total_ns')
 check "cpu: no model by default" test "$(j "$T/mq.json" '.results[1].cpu_cap')" = null
 
 # a broken wake file: one line naming it and its line, exit 1
-sed 's/^W 1201000 1131000 10 20 0 0$/W 1201000 1131000 10 99 0 0/' "$T/c.trace.wakes" > "$T/b.wakes"
+sed 's/^W 1201000 1131000 10 20$/W 1201000 1131000 10 99/' "$T/c.trace.wakes" > "$T/b.wakes"
 "$B" replay "$T/c.trace" --virtual --tier unlimited --wakes "$T/b.wakes" > /dev/null 2> "$T/b.err"
 check "bad wake file: exit 1" test $? = 1
 check "bad wake file: one line" test "$(wc -l < "$T/b.err")" = 1

@@ -45,11 +45,8 @@ struct plans {
 	/* The wake rule (a wake file): per record, the thread whose wake
 	 * it is (SIZE_MAX: none), when, and how long it had slept. */
 	const struct wake_edge *edge;
-	/* The CPU model (a wake file with the host's CPUs): per record, its
-	 * thread's time on a CPU and queued for one so far (has_cpu[i] = 0:
-	 * not known), and the CPUs the application had. cpu_cap 0: off. */
-	const uint64_t *oncpu, *runq;
-	const uint8_t *has_cpu;
+	/* The CPU model (a wake file with the host's CPUs): the CPUs the
+	 * application had; 0: off. */
 	double cpu_cap;
 };
 
@@ -161,7 +158,7 @@ struct cursor {
 	/* the CPU model: before op i, cpu_demand ns on a CPU, then cpu_rest
 	 * (its own sleeps, and the wait the wake rule bounds) */
 	bool cpu_pending, on_cpu;
-	uint64_t cpu_demand, cpu_rest, cpu_since;
+	uint64_t cpu_demand, cpu_rest;
 	double cpu_left; /* on_cpu: demand not yet served */
 };
 
@@ -428,11 +425,13 @@ static bool wake_apply(const struct plans *ps, const struct ts_trace *t, struct 
 	}
 	if (!progress(ps, t, e->waker, e->t_ns, issued, completed, c->origin, speed, &at))
 		return false;
-	uint64_t floor = c->i ? c->done_max : c->origin;
+	/* its own work done: the closed loop less the sleep, never before
+	 * its previous completion (or its start); a thread that did not
+	 * exist yet has no work before the fork */
+	uint64_t floor = TS_MIN(c->i ? c->done_max : c->origin, c->closed_issue);
 	uint64_t slept = scaled(e->slept_ns, speed);
-	uint64_t worked = c->closed_issue - TS_MIN(slept, c->closed_issue - TS_MIN(floor, c->closed_issue));
-	if (e->start) /* a thread that did not exist: as soon as it is forked */
-		worked = TS_MIN(floor, c->closed_issue);
+	uint64_t worked = e->start ? floor
+				   : TS_MAX(floor, c->closed_issue - TS_MIN(slept, c->closed_issue));
 	c->next_issue = TS_MAX(worked, at);
 	if (!e->start)
 		c->waited_ns += e->slept_ns;
@@ -491,8 +490,6 @@ struct augmented {
 	struct ts_trace t; /* the trace's own, with the wake records after them */
 	struct wake_edge *edge;
 	uint32_t *waker_tid; /* per record, until plans resolve it */
-	uint64_t *oncpu, *runq;
-	uint8_t *has_cpu;
 	double cpu_cap;
 };
 
@@ -503,9 +500,6 @@ static void augmented_free(struct augmented *a)
 	free(a->t.cpu);
 	free(a->edge);
 	free(a->waker_tid);
-	free(a->oncpu);
-	free(a->runq);
-	free(a->has_cpu);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -529,27 +523,15 @@ static int augment(const struct ts_trace *t, const struct ts_wakes *s, struct au
 	a->t.cpu = t->cpu ? calloc(n + extra + 1, sizeof(*a->t.cpu)) : NULL;
 	a->edge = malloc((n + extra + 1) * sizeof(*a->edge));
 	a->waker_tid = calloc(n + extra + 1, sizeof(*a->waker_tid));
-	a->oncpu = calloc(n + extra + 1, sizeof(*a->oncpu));
-	a->runq = calloc(n + extra + 1, sizeof(*a->runq));
-	a->has_cpu = calloc(n + extra + 1, sizeof(*a->has_cpu));
-	if (!a->t.recs || (t->cpu && !a->t.cpu) || !a->edge || !a->waker_tid || !a->oncpu ||
-	    !a->runq || !a->has_cpu) {
+	if (!a->t.recs || (t->cpu && !a->t.cpu) || !a->edge || !a->waker_tid) {
 		augmented_free(a);
 		return -ENOMEM;
 	}
 	/* the CPUs the application had: the host's, less what everything
 	 * else took over the capture (tierfs, the capture itself, others) */
-	bool cpu = s->cpus && s->end_ns > s->begin_ns;
-	if (cpu) {
+	if (s->cpus && s->end_ns > s->begin_ns) {
 		double others = (double)s->others_ns / (double)(s->end_ns - s->begin_ns);
 		a->cpu_cap = TS_MAX((double)s->cpus - others, 0.1 * s->cpus);
-	}
-	for (size_t i = 0; cpu && t->cpu && i < n; i++) {
-		if (t->cpu[i].pid) {
-			a->oncpu[i] = t->cpu[i].on_ns;
-			a->runq[i] = t->cpu[i].runq_ns;
-			a->has_cpu[i] = 1;
-		}
 	}
 	memcpy(a->t.recs, t->recs, n * sizeof(*t->recs));
 	if (t->cpu)
@@ -569,9 +551,6 @@ static int augment(const struct ts_trace *t, const struct ts_wakes *s, struct au
 						.t_ns = w.submit_ns,
 						.slept_ns = k->t_ns - TS_MAX(k->since_ns, mono + t0)};
 		a->waker_tid[n] = k->waker;
-		a->oncpu[n] = k->oncpu_ns;
-		a->runq[n] = k->runq_ns;
-		a->has_cpu[n] = cpu;
 		a->t.recs[n++] = w;
 	}
 	for (size_t i = 0; i < s->nthreads; i++) {
@@ -582,16 +561,12 @@ static int augment(const struct ts_trace *t, const struct ts_wakes *s, struct au
 			a->edge[n] = (struct wake_edge){
 			    .waker = SIZE_MAX, .t_ns = w.submit_ns, .start = true};
 			a->waker_tid[n] = th->ppid; /* 0 for the command: no edge */
-			a->has_cpu[n] = cpu; /* nothing yet */
 			a->t.recs[n++] = w;
 		}
 		if (th->end_ns < mono || th->end_ns - mono < t0)
 			continue;
 		w.submit_ns = w.complete_ns = th->end_ns - mono;
 		w.tid = th->tid;
-		a->oncpu[n] = th->oncpu_ns;
-		a->runq[n] = th->runq_ns;
-		a->has_cpu[n] = cpu;
 		a->t.recs[n++] = w;
 	}
 	a->t.nrecs = n;
@@ -618,9 +593,6 @@ static void augment_resolve(struct augmented *a, struct plans *ps)
 		if (a->waker_tid[i])
 			a->edge[i].waker = plan_of(ps, a->waker_tid[i]);
 	ps->edge = a->edge;
-	ps->oncpu = a->oncpu;
-	ps->runq = a->runq;
-	ps->has_cpu = a->has_cpu;
 	ps->cpu_cap = a->cpu_cap;
 }
 
@@ -629,7 +601,7 @@ int ts_replay_recorded(const struct ts_trace *t, struct ts_replay_result *res)
 	return ts_replay_recorded_wakes(t, NULL, res);
 }
 
-int ts_replay_recorded_wakes(const struct ts_trace *tr, const struct ts_wakes *sched,
+int ts_replay_recorded_wakes(const struct ts_trace *tr, const struct ts_wakes *wakes,
 			     struct ts_replay_result *res)
 {
 	struct augmented aug = {0};
@@ -637,16 +609,19 @@ int ts_replay_recorded_wakes(const struct ts_trace *tr, const struct ts_wakes *s
 	struct plans ps;
 	int ret;
 
-	if (sched) {
-		if ((ret = augment(tr, sched, &aug)))
+	if (wakes) {
+		if ((ret = augment(tr, wakes, &aug)))
 			return ret;
 		t = &aug.t;
 	}
 	ret = plans_build(t, &ps);
-	if (sched && !ret)
+	if (wakes && !ret)
 		augment_resolve(&aug, &ps);
-	/* the wait rule's split, for the waiting row; times stay as recorded */
-	struct ts_replay_cfg cfg = {.speed = 1.0, .rt_ns = ts_trace_floor_ns(t)};
+	/* the wait rule's split, for the waiting row (with a wake file, the
+	 * wake rule's sleeps instead, as in ts_replay_virtual); times stay as
+	 * recorded */
+	struct ts_replay_cfg cfg = {
+	    .speed = 1.0, .rt_ns = ts_trace_floor_ns(t), .closed_loop = wakes != NULL};
 	uint64_t *ends = NULL, *issued = NULL;
 
 	result_init(res, "recorded");
@@ -763,7 +738,6 @@ static int cpu_add(struct cpu_server *cs, struct cursor *c, uint64_t t)
 	cpu_advance(cs, t);
 	c->on_cpu = true;
 	c->cpu_left = (double)c->cpu_demand;
-	c->cpu_since = t;
 	cs->job[cs->n++] = c;
 	return 0;
 }
@@ -789,24 +763,21 @@ static void cpu_gap(const struct plans *ps, const struct ts_trace *t, struct cur
 		    const struct ts_replay_cfg *cfg, double speed)
 {
 	c->cpu_pending = false;
-	if (!ps->cpu_cap || !c->i || cfg->no_think || speed != 1.0 || !c->win_hi)
-		return; /* no model, first op, no think, scaled, or async */
+	if (!ps->cpu_cap || !t->cpu || !c->i || cfg->no_think || speed != 1.0 || !c->win_hi)
+		return; /* no model or samples, first op, no think, scaled, or async */
 	size_t a = c->p->idx[c->i - 1], b = c->p->idx[c->i];
 	const struct ts_trace_rec *nx = &t->recs[b];
-	/* Between two requests only: both times then come from the trace's
-	 * CPU samples (/proc/TID/schedstat). The wake file's own, counted
-	 * from the switches, ran some percent low against them here, and a
-	 * gap measured from one to the other would hold that difference as
-	 * work. */
-	if ((t->recs[a].flags | nx->flags) & REC_F_WAKE)
-		return;
-	if (!ps->has_cpu[a] || !ps->has_cpu[b] || ps->oncpu[b] < ps->oncpu[a] ||
-	    nx->submit_ns < c->rec_done_max)
+	/* Between two requests with CPU samples only (/proc/TID/schedstat);
+	 * the wake file's records have none (its switch-counted times ran
+	 * some percent low against schedstat's here, and a gap measured from
+	 * one to the other would hold the difference as work). */
+	const struct ts_trace_cpu *ca = &t->cpu[a], *cb = &t->cpu[b];
+	if (!ca->pid || !cb->pid || cb->on_ns < ca->on_ns || nx->submit_ns < c->rec_done_max)
 		return;
 	uint64_t gap = nx->submit_ns - c->rec_done_max;
 	gap -= TS_MIN(gap, cfg->think_less_ns);
-	uint64_t work = ps->oncpu[b] - ps->oncpu[a];
-	uint64_t queued = ps->runq[b] >= ps->runq[a] ? ps->runq[b] - ps->runq[a] : 0;
+	uint64_t work = cb->on_ns - ca->on_ns;
+	uint64_t queued = cb->runq_ns >= ca->runq_ns ? cb->runq_ns - ca->runq_ns : 0;
 	/* the sleep the wake rule bounds stays in the rest, where wake_apply
 	 * takes it off again */
 	uint64_t rest = gap - TS_MIN(gap, work + queued);

@@ -102,7 +102,7 @@ void ts_replay_tier_recorded(const struct ts_trace *t, struct ts_tier_cfg *cfg);
 /* The trace's own figures, on the same definitions. */
 TS_WUR int ts_replay_recorded(const struct ts_trace *t, struct ts_replay_result *res);
 /* Same, with its wake file: the span runs to the last thread's end. */
-TS_WUR int ts_replay_recorded_wakes(const struct ts_trace *t, const struct ts_wakes *sched,
+TS_WUR int ts_replay_recorded_wakes(const struct ts_trace *t, const struct ts_wakes *wakes,
 				    struct ts_replay_result *res);
 /* Predicts @t on cfg->tier. */
 TS_WUR int ts_replay_virtual(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
