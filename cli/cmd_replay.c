@@ -101,6 +101,10 @@ static int replay_args(struct replay_args *o, struct ts_replay_cfg *cfg, int arg
 		return ts_cmdline_error(cl, "give --virtual (with --tier) or --target DIR");
 	if (o->virtual_time && !o->tiers.n)
 		return ts_cmdline_error(cl, "--virtual needs at least one --tier NAME");
+	if (o->wakes && (o->no_wakes || o->closed_loop || !o->virtual_time))
+		return ts_cmdline_error(cl, "--wakes %s: the wake rule is virtual time's, and not "
+					    "with --no-wakes or --closed-loop",
+					o->wakes);
 	*file = a.pos[0];
 	cfg->speed = o->speed;
 	cfg->target = o->target;
@@ -273,7 +277,7 @@ int ts_cmd_replay(int argc, char **argv)
 			ts_trace_free(&t);
 			return 1;
 		}
-		if (w >= 0 && (o.wakes || w == 1))
+		if (o.wakes || w == 1)
 			cfg.wakes = &wk;
 	}
 	struct ts_tier_set *set = NULL;

@@ -106,6 +106,11 @@ check "cpu: the model's CPUs" test "$(j "$T/m.json" '.results[2].cpu_cap')" = 1
 check "cpu: queueing as recorded" test "$(j "$T/mq.json" '.results[1].total_ns')" = 811000
 check "cpu: no model by default" test "$(j "$T/mq.json" '.results[1].cpu_cap')" = null
 
+"$B" replay "$T/c.trace" --virtual --tier unlimited --closed-loop --wakes "$T/c.trace.wakes" \
+	> /dev/null 2> "$T/u.err"
+check "--wakes with --closed-loop: usage error" test $? = 2
+check "--wakes with --closed-loop: says so" grep -q -- "--wakes .*not with --no-wakes or --closed-loop" "$T/u.err"
+
 # a broken wake file: one line naming it and its line, exit 1
 sed 's/^W 1201000 1131000 10 20$/W 1201000 1131000 10 99/' "$T/c.trace.wakes" > "$T/b.wakes"
 "$B" replay "$T/c.trace" --virtual --tier unlimited --wakes "$T/b.wakes" > /dev/null 2> "$T/b.err"
