@@ -6,11 +6,13 @@
  * user text and go through jansson; everything else is literals and
  * numbers, printed directly (the hot path is one locked fprintf per slice).
  */
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -49,7 +51,7 @@ struct ts_tl_proc {
 
 struct ts_timeline {
 	FILE *f;
-	char *path;
+	char *path, *tmp; /* written under @tmp, renamed onto @path at close */
 	char *buf; /* the FILE's buffer */
 	pthread_mutex_t mu;
 	uint64_t max, n, dropped, lines;
@@ -72,17 +74,25 @@ int ts_timeline_open(const char *path, const char *clock, uint64_t max_events,
 {
 	*out = NULL;
 	struct ts_timeline *tl = calloc(1, sizeof(*tl));
-	if (!tl || !(tl->path = strdup(path)) || !(tl->buf = malloc(FILE_BUF))) {
-		if (tl)
+	if (!tl || !(tl->path = strdup(path)) || !(tl->buf = malloc(FILE_BUF)) ||
+	    asprintf(&tl->tmp, "%s.%ld.tmp", path, (long)getpid()) < 0) {
+		if (tl) {
+			free(tl->buf);
 			free(tl->path);
+		}
 		free(tl);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	tl->f = fopen(path, "w");
-	if (!tl->f) {
+	int fd = open(tl->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (fd < 0 || !(tl->f = fdopen(fd, "w"))) {
 		int e = errno;
 		snprintf(err, errlen, "cannot create %s: %s", path, strerror(e));
+		if (fd >= 0) {
+			close(fd);
+			unlink(tl->tmp);
+		}
+		free(tl->tmp);
 		free(tl->buf);
 		free(tl->path);
 		free(tl);
@@ -374,12 +384,22 @@ int ts_timeline_close(struct ts_timeline *tl, char *err, size_t errlen)
 		rc = -EIO;
 	if (fclose(tl->f) && !rc)
 		rc = -errno;
-	if (rc)
-		snprintf(err, errlen, "%s: write error: %s", tl->path, strerror(-rc));
-	else if (tl->oom)
-		snprintf(err, errlen, "%s: out of memory: some tracks left out", tl->path);
-	if (!rc && tl->oom)
+	/* @path keeps what it held unless the whole file made it. */
+	if (rc) {
+		snprintf(err, errlen, "%s: write error: %s; not written", tl->path, strerror(-rc));
+	} else if (!tl->procs) {
+		rc = -ENODATA;
+		snprintf(err, errlen, "%s: not written: no configuration ran", tl->path);
+	} else if (rename(tl->tmp, tl->path)) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: cannot rename %s onto it: %s", tl->path, tl->tmp,
+			 strerror(-rc));
+	} else if (tl->oom) {
 		rc = -ENOMEM;
+		snprintf(err, errlen, "%s: out of memory: some tracks left out", tl->path);
+	}
+	if (rc && rc != -ENOMEM)
+		unlink(tl->tmp);
 	for (struct ts_tl_proc *p = tl->procs, *nx; p; p = nx) {
 		nx = p->next;
 		for (int k = 0; k < TS_TL_NTRACKS; k++) {
@@ -391,6 +411,7 @@ int ts_timeline_close(struct ts_timeline *tl, char *err, size_t errlen)
 	}
 	pthread_mutex_destroy(&tl->mu);
 	free(tl->buf);
+	free(tl->tmp);
 	free(tl->path);
 	free(tl);
 	return rc;

@@ -20,9 +20,11 @@
  * loader's reader thread and decode workers call in), so memory stays
  * bounded whatever the run's length; a cap on the number of events stops
  * writing them (and says so in the file and through ts_timeline_capped())
- * instead of growing the file without bound. The file is valid JSON once
- * ts_timeline_close() has run, which every path of a command does (errors
- * and SIGINT included). Callers hold a NULL struct ts_tl_proc * when there
+ * instead of growing the file without bound. It is written beside the
+ * path (PATH.PID.tmp) and renamed onto it by ts_timeline_close(), which
+ * every path of a command runs (errors and SIGINT included): PATH is then
+ * a whole, valid JSON file, or what it was before when the writing failed
+ * or no configuration ran. Callers hold a NULL struct ts_tl_proc * when there
  * is no timeline and test it before any call: that test is the whole cost
  * of a run without one.
  *
@@ -64,8 +66,11 @@ struct ts_tl_proc;
  * file. @max_events: slices written at most (0: no cap). */
 TS_WUR int ts_timeline_open(const char *path, const char *clock, uint64_t max_events,
 			    struct ts_timeline **out, char *err, size_t errlen);
-/* Closes the JSON and the file and frees everything (also the groups).
- * -EIO with @err set when anything could not be written. NULL is a no-op. */
+/* Closes the JSON, renames the file onto the path and frees everything
+ * (also the groups). With @err set: -EIO (or the rename's error) when
+ * anything could not be written and -ENODATA when no group was made, the
+ * path left as it was; -ENOMEM when tracks were left out (the file is
+ * written). NULL is a no-op. */
 TS_WUR int ts_timeline_close(struct ts_timeline *tl, char *err, size_t errlen);
 /* A new process track group named @name (any text), with time origin
  * @t0_ns; NULL when out of memory (the run goes on without it). */

@@ -344,57 +344,39 @@ tier "aws-io2" {
 	},
 }
 
--- st1: throughput credits in 1 MiB units. Baseline 40 MiB/s per TiB, burst
--- 250 MiB/s per TiB, both capped at 500 MiB/s; the bucket holds 1 TiB of
--- credits per TiB of volume and starts full; max 500 IOPS of 1 MiB; each
--- random I/O <= 1 MiB costs a full 1 MiB credit; 125 GiB - 16 TiB.
-tier "aws-st1" {
-	desc = "AWS EBS st1 (throughput HDD, credit bucket)",
-	source = "AWS EBS doc hdd-vols.md",
-	capacity = { min = "125GiB", max = "16384GiB", default = "500GiB" },
-	iops = 500,
-	mibps = { b = 40 / 1024, cap = 500 },
-	io_unit = 1 * MiB,
-	merge_sequential = true,
-	charge_full_unit = true,
-	burst = {
-		kind = "bytes",
-		mibps = { b = 250 / 1024, cap = 500 },
-		bucket = { b = 1 },
-	},
-	latency = same("3.162ms", "10ms"),
-	evidence = {
-		iops = { "spec", "AWS EBS doc hdd-vols.md: st1 max 500 IOPS (1 MiB)" },
-		mibps = { "spec", "AWS EBS doc hdd-vols.md: 40 MiB/s per TiB baseline, 500 max" },
-		burst = { "spec", "AWS EBS doc hdd-vols.md: 250 MiB/s per TiB, 1 TiB of credit per TiB" },
-		latency = { "spec", "AWS doc 'single-digit millisecond' by rule R3; no measurement of st1 found; range: the published 1-10 ms (R3) around the 3.16 ms p50", range = { 0.316, 3.162 } },
-	},
-}
+-- st1 and sc1: throughput credits in 1 MiB units. The bucket holds 1 TiB of
+-- credits per TiB of volume and starts full; each random I/O <= 1 MiB costs
+-- a full 1 MiB credit; 125 GiB - 16 TiB (AWS EBS doc hdd-vols.md). Per
+-- volume type: max IOPS (of 1 MiB), the baseline in MiB/s per TiB and its
+-- cap, the burst in MiB/s per TiB and its cap.
+local function aws_hdd(name, desc, iops, base, base_cap, burst, burst_cap)
+	local lat_range = "range: the published 1-10 ms (R3) around the 3.16 ms p50"
+	tier(name) {
+		desc = desc,
+		source = "AWS EBS doc hdd-vols.md",
+		capacity = { min = "125GiB", max = "16384GiB", default = "500GiB" },
+		iops = iops,
+		mibps = { b = base / 1024, cap = base_cap },
+		io_unit = 1 * MiB,
+		merge_sequential = true,
+		charge_full_unit = true,
+		burst = {
+			kind = "bytes",
+			mibps = { b = burst / 1024, cap = burst_cap },
+			bucket = { b = 1 },
+		},
+		latency = same("3.162ms", "10ms"),
+		evidence = {
+			iops = { "spec", string.format("AWS EBS doc hdd-vols.md: %s max %d IOPS (1 MiB)", name:sub(5), iops) },
+			mibps = { "spec", string.format("AWS EBS doc hdd-vols.md: %d MiB/s per TiB baseline, %d max", base, base_cap) },
+			burst = { "spec", string.format("AWS EBS doc hdd-vols.md: %d MiB/s per TiB, cap %d, 1 TiB of credit per TiB", burst, burst_cap) },
+			latency = { "spec", "AWS doc 'single-digit millisecond' by rule R3; no measurement of " .. name:sub(5) .. " found; " .. lat_range, range = { 0.316, 3.162 } },
+		},
+	}
+end
 
--- sc1: as st1 with baseline 12 MiB/s per TiB (max 192), burst 80 MiB/s per
--- TiB, cap 250 MiB/s, max 250 IOPS; 125 GiB - 16 TiB.
-tier "aws-sc1" {
-	desc = "AWS EBS sc1 (cold HDD, credit bucket)",
-	source = "AWS EBS doc hdd-vols.md",
-	capacity = { min = "125GiB", max = "16384GiB", default = "500GiB" },
-	iops = 250,
-	mibps = { b = 12 / 1024, cap = 192 },
-	io_unit = 1 * MiB,
-	merge_sequential = true,
-	charge_full_unit = true,
-	burst = {
-		kind = "bytes",
-		mibps = { b = 80 / 1024, cap = 250 },
-		bucket = { b = 1 },
-	},
-	latency = same("3.162ms", "10ms"),
-	evidence = {
-		iops = { "spec", "AWS EBS doc hdd-vols.md: sc1 max 250 IOPS (1 MiB)" },
-		mibps = { "spec", "AWS EBS doc hdd-vols.md: 12 MiB/s per TiB baseline, 192 max" },
-		burst = { "spec", "AWS EBS doc hdd-vols.md: 80 MiB/s per TiB, cap 250, 1 TiB of credit per TiB" },
-		latency = { "spec", "AWS doc 'single-digit millisecond' by rule R3; no measurement of sc1 found; range: the published 1-10 ms (R3) around the 3.16 ms p50", range = { 0.316, 3.162 } },
-	},
-}
+aws_hdd("aws-st1", "AWS EBS st1 (throughput HDD, credit bucket)", 500, 40, 500, 250, 500)
+aws_hdd("aws-sc1", "AWS EBS sc1 (cold HDD, credit bucket)", 250, 12, 192, 80, 250)
 
 -- ---------------------------------------------------------------------------
 -- No latency, no caps: what is left is tierfs itself (and the page cache

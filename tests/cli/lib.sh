@@ -16,6 +16,18 @@ export XDG_CACHE_HOME=$work/cache # calibrations land here, not in ~/.cache
 mounts_under() {
 	awk -v w="$work" 'index($2, w) == 1 { print $2 }' /proc/mounts
 }
+# Waits (up to 60 s) for the background command $bg to mount under $work,
+# then half a second more so that it is running; fails naming $1 if it
+# never mounts.
+wait_mounted() {
+	for _ in $(seq 600); do
+		[ -n "$(mounts_under)" ] && break
+		kill -0 "$bg" 2>/dev/null || break
+		sleep 0.1
+	done
+	[ -n "$(mounts_under)" ] || fail "$1: the scenario never mounted: $(cat "$work/err")"
+	sleep 0.5
+}
 cleanup() {
 	for m in $(mounts_under); do
 		fusermount3 -u "$m" 2>/dev/null || umount -l "$m" 2>/dev/null

@@ -15,14 +15,7 @@ check_clean "after a Lua error"
 for sig in INT TERM; do
 	"$tiersim" run "$here/small.lua" iterations=100000000 --quiet >/dev/null 2>"$work/err" &
 	bg=$!
-	# Wait for the mount (the dataset is generated first).
-	for _ in $(seq 600); do
-		[ -n "$(mounts_under)" ] && break
-		kill -0 "$bg" 2>/dev/null || break
-		sleep 0.1
-	done
-	[ -n "$(mounts_under)" ] || fail "SIG$sig: the scenario never mounted: $(cat "$work/err")"
-	sleep 0.5
+	wait_mounted "SIG$sig" # the dataset is generated first
 	kill -"$sig" "$bg"
 	wait "$bg"
 	rc=$?
@@ -51,13 +44,7 @@ check_clean "after SIGINT during generation"
 # dead mount is detached.
 "$tiersim" run "$here/small.lua" iterations=100000000 --quiet >/dev/null 2>"$work/err" &
 bg=$!
-for _ in $(seq 600); do
-	[ -n "$(mounts_under)" ] && break
-	kill -0 "$bg" 2>/dev/null || break
-	sleep 0.1
-done
-[ -n "$(mounts_under)" ] || fail "kill -9: the scenario never mounted: $(cat "$work/err")"
-sleep 0.5
+wait_mounted "kill -9"
 pkill -9 -f "tierfs.*$work"
 wait "$bg"
 rc=$?

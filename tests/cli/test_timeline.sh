@@ -4,7 +4,8 @@
 # (tracks named, one step per iteration, every released batch's samples
 # read and decoded once, no overlap on a lane, time order per track); the
 # two clocks give the same layout. A cap is said and the file stays valid;
-# Ctrl-C leaves a valid file; a path that cannot be written stops the
+# Ctrl-C leaves a valid file; a command in which nothing ran leaves an
+# existing file as it was; a path that cannot be written stops the
 # command before it runs anything.
 . "$(dirname "$0")/lib.sh"
 check=$here/timeline_check.py
@@ -59,17 +60,20 @@ grep -q -- "--timeline.*no/such/dir/t.json" "$work/err" || fail "the line names 
 [ -s "$work/out" ] && fail "unwritable --timeline: the scenario ran: $(cat "$work/out")"
 check_clean "after an unwritable --timeline"
 
+# A command in which nothing ran leaves an existing file as it was, and
+# leaves no temporary file beside it.
+echo '{"kept": true}' >"$work/old.json"
+"$tiersim" run "$work/no-such-script.lua" --virtual --timeline "$work/old.json" >/dev/null 2>"$work/err" &&
+	fail "a missing script succeeded"
+grep -q -- "--timeline.*old.json.*not written" "$work/err" || fail "no word on the timeline: $(cat "$work/err")"
+[ "$(cat "$work/old.json")" = '{"kept": true}' ] || fail "the existing timeline was overwritten"
+ls "$work"/old.json.*.tmp >/dev/null 2>&1 && fail "a temporary timeline was left"
+
 # Ctrl-C in the middle of a real run: exit 130, and the file is valid JSON.
 "$tiersim" run "$here/small.lua" iterations=100000000 --quiet --timeline "$work/int.json" \
 	>/dev/null 2>"$work/err" &
 bg=$!
-for _ in $(seq 600); do
-	[ -n "$(mounts_under)" ] && break
-	kill -0 "$bg" 2>/dev/null || break
-	sleep 0.1
-done
-[ -n "$(mounts_under)" ] || fail "SIGINT: the scenario never mounted: $(cat "$work/err")"
-sleep 0.5
+wait_mounted "SIGINT"
 kill -INT "$bg"
 wait "$bg"
 rc=$?

@@ -13,13 +13,13 @@ import re
 import sys
 from collections import defaultdict
 
-args = [a for a in sys.argv[1:] if not a.startswith("--")]
-path, iters, warmup, batch, qd, workers = args[0], *map(int, args[1:6])
 want_tier = "--tier" in sys.argv
 layout_out = None
 if "--layout" in sys.argv:
     layout_out = sys.argv[sys.argv.index("--layout") + 1]
-    args.remove(layout_out)
+args = [a for a in sys.argv[1:] if not a.startswith("--") and a != layout_out]
+assert len(args) == 6, __doc__
+path, iters, warmup, batch, qd, workers = args[0], *map(int, args[1:])
 
 d = json.load(open(path))
 ev = d["traceEvents"]
