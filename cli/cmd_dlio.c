@@ -6,11 +6,12 @@
  * Accelerators as DLIO defines them: each takes a batch of batch_size
  * samples, is busy for computation_time (sleeps in real time, is charged in
  * virtual time), and takes the next; AU = compute ÷ wall. N accelerators
- * step together (DLIO's ranks meet in a barrier at each epoch's end; with
- * one loader here they meet at each step), so they share one loader that
- * reads N × batch_size samples per step with N × read_threads reads in
- * flight, through one tierfs mount (real time: the tier's caps are shared,
- * as on one drive) or one tier model (virtual time). The loader is the
+ * step together (DLIO's ranks meet in comm.barrier() after every step,
+ * main.py `_train`), so in one process they share one loader that reads
+ * N × batch_size samples per step with N × read_threads reads in flight,
+ * through one tierfs mount (real time: the tier's caps are shared, as on
+ * one drive) or one tier model (virtual time); under mpirun each rank has
+ * its own loader and they meet at every step (dlio_mpi.h). The loader is the
  * project's own (pipeline/loader.h, vpipe.h) with the npz / tfrecord
  * source; nothing of it is rewritten here.
  *
