@@ -664,14 +664,14 @@ static const char *ranks_note(void)
 	return s;
 }
 
-static void json_out(const struct opts *o, const struct ts_dlio_workload *w,
-		     const struct result *rs, size_t nr, const struct result *best)
+/* --json: 0, or TS_EXIT_FAIL with its line said when FILE cannot be written
+ * (the figures are then only on stdout, so the run does not pass). */
+static int json_out(const struct opts *o, const struct ts_dlio_workload *w,
+		    const struct result *rs, size_t nr, const struct result *best)
 {
 	FILE *f = strcmp(o->json, "-") ? fopen(o->json, "w") : stdout;
-	if (!f) {
-		fail(0, "%s: %s", o->json, strerror(errno));
-		return;
-	}
+	if (!f)
+		return fail(TS_EXIT_FAIL, "--json %s: %s", o->json, strerror(errno));
 	fprintf(f, "{\n  \"workload\": \"%s\", \"model\": \"%s\", \"tier\": \"%s\", \"clock\": \"%s\",\n"
 		   "  \"ranks\": %d,\n"
 		   "  \"au_threshold\": %.4f, \"record_length\": %.2f, \"batch_size\": %" PRIu64 ",\n"
@@ -692,8 +692,13 @@ static void json_out(const struct opts *o, const struct ts_dlio_workload *w,
 	if (best)
 		fprintf(f, ",\n  \"max_accelerators\": %" PRIu64, best->n);
 	fprintf(f, "\n}\n");
-	if (f != stdout)
-		fclose(f);
+	bool bad = ferror(f) != 0;
+	if (f == stdout)
+		bad = fflush(f) != 0 || bad;
+	else
+		bad = fclose(f) != 0 || bad;
+	return bad ? fail(TS_EXIT_FAIL, "--json %s: %s", o->json, strerror(errno ? errno : EIO))
+		   : 0;
 }
 
 /* What a run found, for the command's report and the dlio{} table. */
@@ -939,7 +944,7 @@ static int dlio_main(int argc, char **argv)
 				show->read_requests);
 	}
 	if (!status && o.json && ts_dlio_mpi_owner())
-		json_out(&o, w, oc->rs, oc->nr, best);
+		status = json_out(&o, w, oc->rs, oc->nr, best);
 	ts_dlio_free(&oc->w);
 	free(oc);
 	ts_opt_free(dlio_opts, &o);

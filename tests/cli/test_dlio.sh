@@ -8,7 +8,7 @@
 # --find-max stops at the last count that keeps the threshold; a real
 # run through a tierfs mount reads the bytes its virtual twin charges; and
 # the host's CPU (--host, reader.preprocess_time) is charged per step and per
-# sample where DLIO spends it.
+# sample where DLIO spends it; --json to a path that cannot be written fails.
 . "$(dirname "$0")/lib.sh"
 "$tiersim" --help | grep -q '^  dlio ' || { echo "tiersim was built without dlio"; exit 77; }
 wl=$src/workloads/dlio
@@ -157,6 +157,10 @@ expect 2 "is not a host profile" cosmoflow_h100 --tier unlimited --virtual --hos
 expect 2 "reader.preprocess_time: real time does not sleep" unet3d_h100 ++workload.reader.preprocess_time=1 \
 	--tier unlimited --dir "$work/pp"
 [ -e "$work/pp" ] && fail "a refused run left $work/pp"
+# --json to a file that cannot be written fails the run, naming it.
+# shellcheck disable=SC2086
+expect 1 "^tiersim dlio: --json $work/no/such.json: No such file" unet3d_h100 $small --tier unlimited \
+	--virtual --quiet --json "$work/no/such.json"
 
 check_clean "dlio"
 echo ok
