@@ -894,8 +894,13 @@ static int dlio_main(int argc, char **argv)
 			o.kv[o.nkv++] = a.pos[i];
 		else {
 			ts_opt_free(dlio_opts, &o);
-			return ts_dlio_mpi_status(ts_cmdline_error(&dlio_cmdline,
-						  "unexpected argument '%s'", a.pos[i]), NULL, 0);
+			int urc = strchr(a.pos[i], '=')
+				? ts_cmdline_error(&dlio_cmdline, "'%s': at most %zu overrides; put "
+						   "the rest in a workload .yaml", a.pos[i],
+						   TS_ARRAY_SIZE(o.kv))
+				: ts_cmdline_error(&dlio_cmdline, "unexpected argument '%s'",
+						   a.pos[i]);
+			return ts_dlio_mpi_status(urc, NULL, 0);
 		}
 	}
 	if (!o.workload || !o.tier) {

@@ -161,6 +161,10 @@ expect 2 "reader.preprocess_time: real time does not sleep" unet3d_h100 ++worklo
 # shellcheck disable=SC2086
 expect 1 "^tiersim dlio: --json $work/no/such.json: No such file" unet3d_h100 $small --tier unlimited \
 	--virtual --quiet --json "$work/no/such.json"
+# More overrides than the command holds: said as such, not as a stray argument.
+# shellcheck disable=SC2046
+expect 2 "at most 64 overrides" unet3d_h100 --tier unlimited --virtual \
+	$(for _ in $(seq 65); do echo ++workload.train.epochs=1; done)
 
 check_clean "dlio"
 echo ok
