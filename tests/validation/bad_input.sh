@@ -3,6 +3,7 @@
 # or unit is refused with one line naming the file, the line and the field;
 # nothing runs then. Also: every built-in and validation tier is labelled,
 # and a fitting case named as a checking one is refused.
+# shellcheck source=SCRIPTDIR/lib.sh
 . "${TS_SOURCE_ROOT:?run through meson test}/tests/validation/lib.sh"
 
 good=$src/validation/cases/ebs-gp2-ioping-qd1-short.json

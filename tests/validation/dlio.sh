@@ -5,6 +5,7 @@
 # counts as a check, and naming it a checking case is refused; a malformed
 # config.workload.dlio block is refused naming the file, line and key, and
 # nothing runs then.
+# shellcheck source=SCRIPTDIR/lib.sh
 . "${TS_SOURCE_ROOT:?run through meson test}/tests/validation/lib.sh"
 
 fit=mlperf-v10-juicedata-cosmoflow-h100-1acc
