@@ -812,6 +812,18 @@ int ts_dlio_run(const char *workload, const char *const *opts, size_t nopts,
 	memset(&o, 0, sizeof(o));
 	memset(out, 0, sizeof(*out));
 	int rc = ts_opt_defaults(dlio_opts, &o, err, errlen);
+	/* The command's own outputs and clock: here the report holds the row and
+	 * the runner sets the clock, so these would be dropped unsaid. */
+	static const char *const not_here[] = { "json=", "virtual=", "quiet=" };
+	for (size_t i = 0; !rc && i < nopts; i++)
+		for (size_t k = 0; !rc && k < TS_ARRAY_SIZE(not_here); k++)
+			if (!strncmp(opts[i], not_here[k], strlen(not_here[k]))) {
+				snprintf(err, errlen, "'%.*s' is not a dlio{} key (%s)",
+					 (int)strlen(not_here[k]) - 1, not_here[k],
+					 k == 1 ? "the runner's --virtual sets the clock"
+						: "the run's row goes to the report");
+				rc = -EINVAL;
+			}
 	for (size_t i = 0; !rc && i < nopts; i++)
 		rc = ts_opt_set_kv(dlio_opts, &o, opts[i], err, errlen);
 	if (!rc && nov > TS_ARRAY_SIZE(o.kv)) {

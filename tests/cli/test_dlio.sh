@@ -124,6 +124,15 @@ assert int(line[1]) == r['accelerators'] == 3, line
 assert abs(float(line[2]) - r['au']) < 1e-6 and abs(float(line[3]) - r['samples_per_s']) < 1e-3, (line, r)
 PY
 grep -q "unet3d_h100 3 acc" "$work/lua.out" || fail "dlio{} made no report row"
+# the command's outputs and clock are not dlio{} keys: refused, not dropped
+# (a small virtual run, should one be accepted)
+for kv in 'json = "x.json"' 'virtual = false'; do
+	echo "dlio{ workload = \"unet3d_h100\", tier = \"ssd-cloud\", $kv," \
+		"overrides = { \"dataset.num_files_train=64\" } }" >"$work/k.lua"
+	"$tiersim" run "$work/k.lua" --virtual --quiet >/dev/null 2>"$work/err" &&
+		fail "dlio{ $kv } accepted"
+	grep -q "dlio: '${kv%% *}' is not a dlio{} key" "$work/err" || fail "dlio{ $kv }: $(cat "$work/err")"
+done
 # The host's CPU (--host): a rank's step cost is serial with its compute.
 # Juicedata's one-H100 cosmoflow run, on a tier that never makes it wait,
 # comes back at its 230.54 samples/s (AU 80.7%); without a host, AU 100%.
