@@ -14,14 +14,8 @@ export TIERSIM_WORKDIR=${TIERSIM_WORKDIR:-/tmp/tiersim-dlio-mpi}
 # Root needs --allow-run-as-root; ranks may outnumber cores (--oversubscribe)
 # and stay unbound, so that their loader threads are not pinned to one core.
 mpi=(mpirun --allow-run-as-root --oversubscribe --bind-to none -q)
-# The datasets and settings of bench/dlio_twin.sh: unet3d 160 npz files of
-# 2 MB +- 0.5 MB, batch 2; resnet50 24 TFRecord files of 200 records,
-# batch 40, 4 read threads, transfer 1 MiB; computation 0.02 s, 2 epochs,
-# no page cache modeled.
-declare -A over=(
-	[unet3d_h100]="++workload.dataset.num_files_train=160 ++workload.dataset.record_length_bytes=2000000 ++workload.dataset.record_length_bytes_stdev=500000 ++workload.reader.batch_size=2 ++workload.train.computation_time=0.02 ++workload.train.epochs=2"
-	[resnet50_h100]="++workload.dataset.num_files_train=24 ++workload.dataset.num_samples_per_file=200 ++workload.reader.batch_size=40 ++workload.reader.read_threads=4 ++workload.reader.transfer_size=1048576 ++workload.train.computation_time=0.02 ++workload.train.epochs=2"
-)
+# shellcheck source=SCRIPTDIR/dlio_small.sh
+. "$(dirname "$0")/dlio_small.sh" # the datasets: over[WORKLOAD]
 printf '%-14s %-10s %2s %7s %7s %10s %10s %9s %9s %7s\n' workload tier N AU-1p AU-mpi smp/s-1p smp/s-mpi MiB/s-1p MiB/s-mpi ratio
 for wl in unet3d_h100 resnet50_h100; do
 	for t in $tiers; do

@@ -9,13 +9,8 @@ prog=${1:-build/cli/tiersim}
 tiers=${2:-"ssd-cloud essd-pl1 aws-gp3"}
 accs=${3:-"1 2 4"}
 export TIERSIM_WORKDIR=${TIERSIM_WORKDIR:-/tmp/tiersim-dlio-twin}
-# unet3d: 160 npz files of 2 MB +- 0.5 MB, batch 2; resnet50: 24 TFRecord
-# files of 200 records of 114,660 B, batch 40. No page cache modeled
-# (MLPerf sizes the dataset to 5x host memory so that reads miss).
-declare -A over=(
-	[unet3d_h100]="++workload.dataset.num_files_train=160 ++workload.dataset.record_length_bytes=2000000 ++workload.dataset.record_length_bytes_stdev=500000 ++workload.reader.batch_size=2 ++workload.train.computation_time=0.02 ++workload.train.epochs=2"
-	[resnet50_h100]="++workload.dataset.num_files_train=24 ++workload.dataset.num_samples_per_file=200 ++workload.reader.batch_size=40 ++workload.reader.read_threads=4 ++workload.reader.transfer_size=1048576 ++workload.train.computation_time=0.02 ++workload.train.epochs=2"
-)
+# shellcheck source=SCRIPTDIR/dlio_small.sh
+. "$(dirname "$0")/dlio_small.sh" # the datasets: over[WORKLOAD]
 printf '%-14s %-10s %3s %12s %12s %7s %8s %8s\n' workload tier N real-smp/s virt-smp/s err% real-AU virt-AU
 for wl in unet3d_h100 resnet50_h100; do
 	for t in $tiers; do

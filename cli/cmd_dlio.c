@@ -6,11 +6,12 @@
  * Accelerators as DLIO defines them: each takes a batch of batch_size
  * samples, is busy for computation_time (sleeps in real time, is charged in
  * virtual time), and takes the next; AU = compute ÷ wall. N accelerators
- * step together (DLIO's ranks meet in a barrier at each epoch's end; with
- * one loader here they meet at each step), so they share one loader that
- * reads N × batch_size samples per step with N × read_threads reads in
- * flight, through one tierfs mount (real time: the tier's caps are shared,
- * as on one drive) or one tier model (virtual time). The loader is the
+ * step together (DLIO's ranks meet in comm.barrier() after every step,
+ * main.py `_train`), so in one process they share one loader that reads
+ * N × batch_size samples per step with N × read_threads reads in flight,
+ * through one tierfs mount (real time: the tier's caps are shared, as on
+ * one drive) or one tier model (virtual time); under mpirun each rank has
+ * its own loader and they meet at every step (dlio_mpi.h). The loader is the
  * project's own (pipeline/loader.h, vpipe.h) with the npz / tfrecord
  * source; nothing of it is rewritten here.
  *
@@ -663,14 +664,14 @@ static const char *ranks_note(void)
 	return s;
 }
 
-static void json_out(const struct opts *o, const struct ts_dlio_workload *w,
-		     const struct result *rs, size_t nr, const struct result *best)
+/* --json: 0, or TS_EXIT_FAIL with its line said when FILE cannot be written
+ * (the figures are then only on stdout, so the run does not pass). */
+static int json_out(const struct opts *o, const struct ts_dlio_workload *w,
+		    const struct result *rs, size_t nr, const struct result *best)
 {
 	FILE *f = strcmp(o->json, "-") ? fopen(o->json, "w") : stdout;
-	if (!f) {
-		fail(0, "%s: %s", o->json, strerror(errno));
-		return;
-	}
+	if (!f)
+		return fail(TS_EXIT_FAIL, "--json %s: %s", o->json, strerror(errno));
 	fprintf(f, "{\n  \"workload\": \"%s\", \"model\": \"%s\", \"tier\": \"%s\", \"clock\": \"%s\",\n"
 		   "  \"ranks\": %d,\n"
 		   "  \"au_threshold\": %.4f, \"record_length\": %.2f, \"batch_size\": %" PRIu64 ",\n"
@@ -691,8 +692,13 @@ static void json_out(const struct opts *o, const struct ts_dlio_workload *w,
 	if (best)
 		fprintf(f, ",\n  \"max_accelerators\": %" PRIu64, best->n);
 	fprintf(f, "\n}\n");
-	if (f != stdout)
-		fclose(f);
+	bool bad = ferror(f) != 0;
+	if (f == stdout)
+		bad = fflush(f) != 0 || bad;
+	else
+		bad = fclose(f) != 0 || bad;
+	return bad ? fail(TS_EXIT_FAIL, "--json %s: %s", o->json, strerror(errno ? errno : EIO))
+		   : 0;
 }
 
 /* What a run found, for the command's report and the dlio{} table. */
@@ -806,6 +812,18 @@ int ts_dlio_run(const char *workload, const char *const *opts, size_t nopts,
 	memset(&o, 0, sizeof(o));
 	memset(out, 0, sizeof(*out));
 	int rc = ts_opt_defaults(dlio_opts, &o, err, errlen);
+	/* The command's own outputs and clock: here the report holds the row and
+	 * the runner sets the clock, so these would be dropped unsaid. */
+	static const char *const not_here[] = { "json=", "virtual=", "quiet=" };
+	for (size_t i = 0; !rc && i < nopts; i++)
+		for (size_t k = 0; !rc && k < TS_ARRAY_SIZE(not_here); k++)
+			if (!strncmp(opts[i], not_here[k], strlen(not_here[k]))) {
+				snprintf(err, errlen, "'%.*s' is not a dlio{} key (%s)",
+					 (int)strlen(not_here[k]) - 1, not_here[k],
+					 k == 1 ? "the runner's --virtual sets the clock"
+						: "the run's row goes to the report");
+				rc = -EINVAL;
+			}
 	for (size_t i = 0; !rc && i < nopts; i++)
 		rc = ts_opt_set_kv(dlio_opts, &o, opts[i], err, errlen);
 	if (!rc && nov > TS_ARRAY_SIZE(o.kv)) {
@@ -888,8 +906,13 @@ static int dlio_main(int argc, char **argv)
 			o.kv[o.nkv++] = a.pos[i];
 		else {
 			ts_opt_free(dlio_opts, &o);
-			return ts_dlio_mpi_status(ts_cmdline_error(&dlio_cmdline,
-						  "unexpected argument '%s'", a.pos[i]), NULL, 0);
+			int urc = strchr(a.pos[i], '=')
+				? ts_cmdline_error(&dlio_cmdline, "'%s': at most %zu overrides; put "
+						   "the rest in a workload .yaml", a.pos[i],
+						   TS_ARRAY_SIZE(o.kv))
+				: ts_cmdline_error(&dlio_cmdline, "unexpected argument '%s'",
+						   a.pos[i]);
+			return ts_dlio_mpi_status(urc, NULL, 0);
 		}
 	}
 	if (!o.workload || !o.tier) {
@@ -938,7 +961,7 @@ static int dlio_main(int argc, char **argv)
 				show->read_requests);
 	}
 	if (!status && o.json && ts_dlio_mpi_owner())
-		json_out(&o, w, oc->rs, oc->nr, best);
+		status = json_out(&o, w, oc->rs, oc->nr, best);
 	ts_dlio_free(&oc->w);
 	free(oc);
 	ts_opt_free(dlio_opts, &o);

@@ -272,17 +272,18 @@ int ts_dlio_check(const struct ts_dlio_workload *w, const char *path, char *err,
 	static const char *const formats[] = { "npz", "tfrecord" };
 	static const char *const loaders[] = { "pytorch", "tensorflow", "dali" };
 	static const char *const shuffles[] = { "off", "seed", "random" };
-	if (!one_of(w->format, formats, 2)) {
+	if (!one_of(w->format, formats, TS_ARRAY_SIZE(formats))) {
 		snprintf(err, errlen, "%s: dataset.format '%s': tiersim models npz and tfrecord",
 			 path, w->format ? w->format : "");
 		return TS_E_UNKNOWN;
 	}
-	if (!one_of(w->data_loader, loaders, 3)) {
+	if (!one_of(w->data_loader, loaders, TS_ARRAY_SIZE(loaders))) {
 		snprintf(err, errlen, "%s: reader.data_loader '%s': tiersim models pytorch, "
 				      "tensorflow and dali", path, w->data_loader ? w->data_loader : "");
 		return TS_E_UNKNOWN;
 	}
-	if (!one_of(w->file_shuffle, shuffles, 3) || !one_of(w->sample_shuffle, shuffles, 3)) {
+	if (!one_of(w->file_shuffle, shuffles, TS_ARRAY_SIZE(shuffles)) ||
+	    !one_of(w->sample_shuffle, shuffles, TS_ARRAY_SIZE(shuffles))) {
 		snprintf(err, errlen, "%s: reader.file_shuffle / sample_shuffle is off, seed or random",
 			 path);
 		return TS_E_PARSE;

@@ -54,6 +54,12 @@ struct dsrc {
 	int *fd;	/* per file, when L.fds */
 };
 
+/* File @f's path under DIR/train (the description lists them from DIR). */
+static const char *file_rel(const struct dsrc *s, uint64_t f)
+{
+	return s->meta.files[f].path + strlen(TS_DLIO_DIR "/");
+}
+
 static int layout(struct layout *L, const struct ts_dataset_meta *m, const struct ts_pipe_cfg *cfg,
 		  bool tfr, char *err, size_t errlen)
 {
@@ -127,7 +133,7 @@ static int dsrc_open(const struct ts_pipe_cfg *cfg, void **st, bool tfr, char *e
 		for (uint64_t f = 0; !rc && f < s->meta.count; f++)
 			s->fd[f] = -1;
 		for (uint64_t f = 0; !rc && f < s->meta.count; f++) {
-			const char *rel = s->meta.files[f].path + strlen(TS_DLIO_DIR "/");
+			const char *rel = file_rel(s, f);
 			if ((s->fd[f] = openat(s->dirfd, rel, O_RDONLY | O_CLOEXEC)) < 0) {
 				rc = -errno;
 				snprintf(sub, sizeof(sub), "%s/%s: %s", s->dir, rel, ts_strerror(rc));
@@ -168,7 +174,7 @@ static int dsrc_extent(void *st, uint64_t i, struct ts_extent *x)
 	struct dsrc *s = st;
 	uint64_t f = i / s->L.per;
 	x->dirfd = s->dirfd;
-	x->rel = s->L.fds ? NULL : s->meta.files[f].path + strlen(TS_DLIO_DIR "/");
+	x->rel = s->L.fds ? NULL : file_rel(s, f);
 	x->fd = s->L.fds ? s->fd[f] : -1;
 	x->off = s->L.off[i];
 	x->len = s->meta.bytes[i];
@@ -197,13 +203,11 @@ static void dsrc_describe(void *st, uint64_t i, char *buf, size_t n)
 {
 	struct dsrc *s = st;
 	uint64_t f = i / s->L.per;
-	const char *base = s->dir;
-	const char *rel = s->meta.files[f].path + strlen(TS_DLIO_DIR "/");
 	if (s->tfr)
-		snprintf(buf, n, "%s/%s record %" PRIu64 " (offset %" PRIu64 ")", base, rel,
-			 i % s->L.per, s->L.off[i]);
+		snprintf(buf, n, "%s/%s record %" PRIu64 " (offset %" PRIu64 ")", s->dir,
+			 file_rel(s, f), i % s->L.per, s->L.off[i]);
 	else
-		snprintf(buf, n, "%s/%s", base, rel);
+		snprintf(buf, n, "%s/%s", s->dir, file_rel(s, f));
 }
 
 /* ---- virtual time: the same requests ---------------------------------------- */

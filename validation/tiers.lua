@@ -130,7 +130,11 @@ tier "azure-ultra-20000" {
 -- "Typical Latency (us) Read 60", 9550 MAX table, storagereview.com 9550 MAX
 -- review); none found for the 9400 and 6500, which are given the same
 -- figure (assumed). p50/p99 by rule R2 (tier/tiers.lua): 57 us / 112 us.
-local function micron(name, desc, source, cap, read_mbs, write_mbs, read_iops, write_iops, what)
+-- write_ev = { iops = EVIDENCE, mibps = EVIDENCE }: the write figures' own
+-- evidence where it is not the reads' spec sheet.
+local function micron(name, desc, source, cap, read_mbs, write_mbs, read_iops, write_iops, what,
+		      write_ev)
+	local wev = write_ev or { iops = { "spec", what }, mibps = { "spec", what } }
 	local lat = { p50 = "57us", p99 = "112us" }
 	tier(name) {
 		desc = desc,
@@ -143,9 +147,9 @@ local function micron(name, desc, source, cap, read_mbs, write_mbs, read_iops, w
 		latency = { read = lat, write = lat, meta = lat, sync = lat },
 		evidence = {
 			read_iops = { "spec", what },
-			write_iops = { "spec", what },
+			write_iops = wev.iops,
 			read_mibps = { "spec", what },
-			write_mibps = { "spec", what },
+			write_mibps = wev.mibps,
 			latency = { "assumed", "the 9550's typical 60 us read latency (Micron 9550 table via storagereview.com); no distribution published; range: a factor of two either way", range = { 0.5, 2 } },
 		},
 	}
@@ -160,10 +164,14 @@ micron("micron-9400", "Micron 9400 PRO 7.68 TB PCIe Gen4 NVMe", "Micron 9400 lau
 -- the 9550 product page); random write 640K (the 6.4 TB MAX row: the PRO's
 -- is not in the sources found, and the workloads do not write).
 micron("micron-9550", "Micron 9550 PRO PCIe Gen5 NVMe", "Micron 9550 product page figures (storagereview.com)",
-	"7153GiB", 14000, 10000, 3300000, 640000, "Micron 9550 spec: 14,000 / 10,000 MB/s, 3.3M IOPS read")
+	"7153GiB", 14000, 10000, 3300000, 640000, "Micron 9550 spec: 14,000 / 10,000 MB/s, 3.3M IOPS read",
+	{ iops = { "spec", "Micron 9550 MAX 6.4 TB row: 640K random write IOPS (the PRO's not found)" },
+	  mibps = { "spec", "Micron 9550 spec: 10,000 MB/s write" } })
 -- 6500 ION 30.72 TB, PCIe Gen4 QLC-class capacity drive: 6,800 MB/s read,
 -- 1M 4 KiB random read IOPS (Micron 6500 ION product brief; figures not
--- rechecked at the source here), write 5,000 MB/s and 200K IOPS (assumed
--- in the same sense: the workloads only read).
+-- rechecked at the source here); write 5,000 MB/s and 200K IOPS are
+-- assumed, labelled so with ranges (the workloads only read).
 micron("micron-6500", "Micron 6500 ION 30.72 TB PCIe Gen4 NVMe", "Micron 6500 ION product brief",
-	"28610GiB", 6800, 5000, 1000000, 200000, "Micron 6500 ION brief: 6,800 MB/s, 1M IOPS read")
+	"28610GiB", 6800, 5000, 1000000, 200000, "Micron 6500 ION brief: 6,800 MB/s, 1M IOPS read",
+	{ iops = { "assumed", "no write figure taken from the brief: 200K, a fifth of the reads; the MLPerf workloads only read; range: half of it up to the read figure", range = { 0.5, 5 } },
+	  mibps = { "assumed", "no write figure taken from the brief: 5,000 MB/s, below the reads; the MLPerf workloads only read; range: half of it up to the read figure", range = { 0.5, 1.36 } } })

@@ -8,7 +8,7 @@
 # --find-max stops at the last count that keeps the threshold; a real
 # run through a tierfs mount reads the bytes its virtual twin charges; and
 # the host's CPU (--host, reader.preprocess_time) is charged per step and per
-# sample where DLIO spends it.
+# sample where DLIO spends it; --json to a path that cannot be written fails.
 . "$(dirname "$0")/lib.sh"
 "$tiersim" --help | grep -q '^  dlio ' || { echo "tiersim was built without dlio"; exit 77; }
 wl=$src/workloads/dlio
@@ -124,6 +124,15 @@ assert int(line[1]) == r['accelerators'] == 3, line
 assert abs(float(line[2]) - r['au']) < 1e-6 and abs(float(line[3]) - r['samples_per_s']) < 1e-3, (line, r)
 PY
 grep -q "unet3d_h100 3 acc" "$work/lua.out" || fail "dlio{} made no report row"
+# the command's outputs and clock are not dlio{} keys: refused, not dropped
+# (a small virtual run, should one be accepted)
+for kv in 'json = "x.json"' 'virtual = false'; do
+	echo "dlio{ workload = \"unet3d_h100\", tier = \"ssd-cloud\", $kv," \
+		"overrides = { \"dataset.num_files_train=64\" } }" >"$work/k.lua"
+	"$tiersim" run "$work/k.lua" --virtual --quiet >/dev/null 2>"$work/err" &&
+		fail "dlio{ $kv } accepted"
+	grep -q "dlio: '${kv%% *}' is not a dlio{} key" "$work/err" || fail "dlio{ $kv }: $(cat "$work/err")"
+done
 # The host's CPU (--host): a rank's step cost is serial with its compute.
 # Juicedata's one-H100 cosmoflow run, on a tier that never makes it wait,
 # comes back at its 230.54 samples/s (AU 80.7%); without a host, AU 100%.
@@ -157,6 +166,14 @@ expect 2 "is not a host profile" cosmoflow_h100 --tier unlimited --virtual --hos
 expect 2 "reader.preprocess_time: real time does not sleep" unet3d_h100 ++workload.reader.preprocess_time=1 \
 	--tier unlimited --dir "$work/pp"
 [ -e "$work/pp" ] && fail "a refused run left $work/pp"
+# --json to a file that cannot be written fails the run, naming it.
+# shellcheck disable=SC2086
+expect 1 "^tiersim dlio: --json $work/no/such.json: No such file" unet3d_h100 $small --tier unlimited \
+	--virtual --quiet --json "$work/no/such.json"
+# More overrides than the command holds: said as such, not as a stray argument.
+# shellcheck disable=SC2046
+expect 2 "at most 64 overrides" unet3d_h100 --tier unlimited --virtual \
+	$(for _ in $(seq 65); do echo ++workload.train.epochs=1; done)
 
 check_clean "dlio"
 echo ok

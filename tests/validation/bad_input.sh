@@ -3,35 +3,17 @@
 # or unit is refused with one line naming the file, the line and the field;
 # nothing runs then. Also: every built-in and validation tier is labelled,
 # and a fitting case named as a checking one is refused.
-set -u
-build=${TS_BUILD_ROOT:?run through meson test}
-src=${TS_SOURCE_ROOT:?run through meson test}
-tiersim=$build/cli/tiersim
-work=$(mktemp -d /tmp/tiersim-validate-test.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+# shellcheck source=SCRIPTDIR/lib.sh
+. "${TS_SOURCE_ROOT:?run through meson test}/tests/validation/lib.sh"
 
 good=$src/validation/cases/ebs-gp2-ioping-qd1-short.json
 
 # refused CASE_NAME PYTHON_EDIT EXPECT_LINE EXPECT_FIELD
 refused() {
-	local name=$1 edit=$2 line=$3 field=$4
 	rm -rf "$work/cases"
 	mkdir -p "$work/cases"
-	/usr/bin/python3 - "$good" "$work/cases/$name.json" "$name" "$edit" <<'PY'
-import json, sys
-c = json.load(open(sys.argv[1]))
-c["id"] = sys.argv[3]
-exec(sys.argv[4])
-json.dump(c, open(sys.argv[2], "w"), indent=2)
-PY
-	out=$("$tiersim" validate --cases "$work/cases" 2>&1)
-	rc=$?
-	[ $rc -eq 1 ] || fail "$name: exit $rc, expected 1"
-	echo "$out" | grep -q "$work/cases/$name.json:$line: field '$field'" ||
-		fail "$name: no 'file:$line: field '$field'' in: $out"
-	echo "$out" | grep -q "^case " && fail "$name: cases ran despite a refused file"
+	edit_case "$good" "$work/cases/$1.json" "c[\"id\"] = \"$1\"; $2"
+	expect_refused "$work/cases" "$1" "$3" "$4"
 }
 # Line numbers are those of json.dump(indent=2) of the edited case: a
 # missing field is reported at the line of the object that lacks it.
@@ -52,10 +34,8 @@ refused top-typo 'c["figure"] = []' 49 figure
 # A case whose figure the profile was fitted to cannot check it.
 mkdir -p "$work/fitrule"
 cp "$src/validation/cases/"*.json "$work/fitrule/"
-/usr/bin/python3 - "$work/fitrule/ebs-gp2-ioping-qd1-1000.json" <<'PY'
-import json, sys
-c = json.load(open(sys.argv[1])); c["role"] = "checks"; json.dump(c, open(sys.argv[1], "w"), indent=2)
-PY
+f=$work/fitrule/ebs-gp2-ioping-qd1-1000.json
+edit_case "$f" "$f" 'c["role"] = "checks"'
 out=$("$tiersim" validate --cases "$work/fitrule" 2>&1) && fail "a fitted figure used as a check was accepted"
 echo "$out" | grep -q "evidence.latency.read names case 'ebs-gp2-ioping-qd1-1000', which is a checking case" ||
 	fail "fit rule: no message naming the case: $out"
@@ -64,10 +44,8 @@ echo "$out" | grep -q "evidence.latency.read names case 'ebs-gp2-ioping-qd1-1000
 # on), and --json says so too.
 mkdir -p "$work/off"
 cp "$src/validation/cases/"*.json "$work/off/"
-/usr/bin/python3 - "$work/off/ebs-gp2-8g-randwrite-4k-qd4.json" <<'PY'
-import json, sys
-c = json.load(open(sys.argv[1])); c["figures"][0]["value"] *= 1.5; json.dump(c, open(sys.argv[1], "w"), indent=2)
-PY
+f=$work/off/ebs-gp2-8g-randwrite-4k-qd4.json
+edit_case "$f" "$f" 'c["figures"][0]["value"] *= 1.5'
 out=$("$tiersim" validate --cases "$work/off" 'ebs-*' 2>&1) && fail "a figure 50% off did not fail the run"
 echo "$out" | grep -q "ebs-gp2-8g-randwrite-4k-qd4 .* OUTSIDE" || fail "no OUTSIDE row: $out"
 "$tiersim" validate --cases "$work/off" --json ebs-gp2-8g-randwrite-4k-qd4 | /usr/bin/python3 -c '

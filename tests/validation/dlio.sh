@@ -5,14 +5,8 @@
 # counts as a check, and naming it a checking case is refused; a malformed
 # config.workload.dlio block is refused naming the file, line and key, and
 # nothing runs then.
-set -u
-build=${TS_BUILD_ROOT:?run through meson test}
-src=${TS_SOURCE_ROOT:?run through meson test}
-tiersim=$build/cli/tiersim
-work=$(mktemp -d /tmp/tiersim-validate-dlio.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+# shellcheck source=SCRIPTDIR/lib.sh
+. "${TS_SOURCE_ROOT:?run through meson test}/tests/validation/lib.sh"
 
 fit=mlperf-v10-juicedata-cosmoflow-h100-1acc
 chk=mlperf-v05-micron9400-unet3d-v100-1acc
@@ -26,13 +20,8 @@ corpus "$work/cases"
 cp "$src/validation/cases/$fit.json" "$src/validation/cases/$chk.json" "$work/cases/"
 # A copy of the checking case whose published throughput is doubled: the
 # model must put it outside.
-/usr/bin/python3 - "$work/cases/$chk.json" "$work/cases/mlperf-miss.json" <<'PY'
-import json, sys
-c = json.load(open(sys.argv[1]))
-c["id"] = "mlperf-miss"
-c["figures"][0]["value"] *= 2
-json.dump(c, open(sys.argv[2], "w"), indent=2)
-PY
+edit_case "$work/cases/$chk.json" "$work/cases/mlperf-miss.json" \
+	'c["id"] = "mlperf-miss"; c["figures"][0]["value"] *= 2'
 
 out=$("$tiersim" validate --cases "$work/cases" --json "$fit" "$chk" mlperf-miss 2>"$work/err")
 rc=$?
@@ -67,10 +56,7 @@ echo "$out" | grep -q "^$fit  *fits  *throughput .* fit$" || fail "no fit row: $
 echo "$out" | grep -q "0 checking cases ran" || fail "a fitted figure counted as a check: $out"
 
 # The fitted case made a checking one is refused: its figure set the step cost.
-/usr/bin/python3 - "$work/cases/$fit.json" "$work/checks.json" <<'PY'
-import json, sys
-c = json.load(open(sys.argv[1])); c["role"] = "checks"; json.dump(c, open(sys.argv[2], "w"), indent=2)
-PY
+edit_case "$work/cases/$fit.json" "$work/checks.json" 'c["role"] = "checks"'
 corpus "$work/fitrule"
 cp "$work/cases/$chk.json" "$work/fitrule/"
 cp "$work/checks.json" "$work/fitrule/$fit.json"
@@ -80,10 +66,7 @@ echo "$out" | grep -q "host 'xeon-8375c': dlio_step_ns names case '$fit', which 
 echo "$out" | grep -q "^case " && fail "cases ran despite the fit rule"
 
 # Tags select and skip.
-/usr/bin/python3 - "$work/cases/mlperf-miss.json" <<'PY'
-import json, sys
-c = json.load(open(sys.argv[1])); c["tags"] = ["slow"]; json.dump(c, open(sys.argv[1], "w"), indent=2)
-PY
+edit_case "$work/cases/mlperf-miss.json" "$work/cases/mlperf-miss.json" 'c["tags"] = ["slow"]'
 "$tiersim" validate --cases "$work/cases" --skip-tag slow --json 'mlperf-*' | /usr/bin/python3 -c '
 import json, sys
 j = json.load(sys.stdin)
@@ -95,27 +78,14 @@ j = json.load(sys.stdin)
 assert [c["id"] for c in j["cases"]] == ["mlperf-miss"], [c["id"] for c in j["cases"]]' ||
 	fail "tag:slow did not select the tagged case alone"
 
-# refused NAME PYTHON_EDIT EXPECT_FIELD: one line naming the file, its line
-# and the field; nothing runs.
+# refused NAME PYTHON_EDIT EXPECT_FIELD: PYTHON_EDIT sees the dlio block as d.
 refused() {
-	local name=$1 edit=$2 field=$3
 	rm -rf "$work/bad"
 	corpus "$work/bad"
 	cp "$work/cases/$fit.json" "$work/bad/"
-	/usr/bin/python3 - "$work/cases/$chk.json" "$work/bad/$name.json" "$name" "$edit" <<'PY'
-import json, sys
-c = json.load(open(sys.argv[1]))
-c["id"] = sys.argv[3]
-d = c["config"]["workload"]["dlio"]
-exec(sys.argv[4])
-json.dump(c, open(sys.argv[2], "w"), indent=2)
-PY
-	out=$("$tiersim" validate --cases "$work/bad" 2>&1)
-	rc=$?
-	[ $rc -eq 1 ] || fail "$name: exit $rc, expected 1"
-	echo "$out" | grep -Eq "$work/bad/$name.json:[0-9]+: field '$field'" ||
-		fail "$name: no 'file:LINE: field '$field'' in: $out"
-	echo "$out" | grep -q "^case " && fail "$name: cases ran despite a refused file"
+	edit_case "$work/cases/$chk.json" "$work/bad/$1.json" \
+		"c[\"id\"] = \"$1\"; d = c[\"config\"][\"workload\"][\"dlio\"]; $2"
+	expect_refused "$work/bad" "$1" "[0-9]+" "$3"
 }
 refused dlio-no-tier 'del d["tier"]' config.workload.dlio.tier
 refused dlio-typo 'd["run_file"] = 3' config.workload.dlio.run_file
