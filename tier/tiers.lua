@@ -235,9 +235,10 @@ essd("essd-pl3", "1261GiB", "1261GiB", 50, 1000000, 120, 0.5, 4000, "130us", "25
 -- QD1 on 100 GB gp2 and gp3 (jnidzwetzki.github.io, 2022-09-21) gave 377 and
 -- 527 us mean over 1,000 requests, stdev 140 and 229 us. gp2 and gp3 are
 -- fitted to those runs (validation cases ebs-gp2/gp3-ioping-qd1-1000; the
--- post's short runs, ebs-*-ioping-qd1-short, check them); ioping measures
--- reads, and writes are assumed to cost the same. io2, st1, sc1: nothing
--- measured, the R3 figures stay.
+-- post's short runs, ebs-*-ioping-qd1-short, are the same volumes and
+-- session: same-run, not counted); ioping measures reads, and writes are
+-- assumed to cost the same. io2, st1, sc1: nothing measured, the R3 figures
+-- stay.
 --
 -- Queueing: once a cap binds, a closed loop of QD requests waits QD / IOPS
 -- per request (Little's law), which the model reproduces; short runs on real
@@ -262,8 +263,8 @@ tier "aws-gp2" {
 	io_unit = 256 * KiB,
 	-- Direct 4 KiB sequential writes at QD4 on an 8 GiB gp2 ran at the
 	-- 3,000 burst cap, one I/O each (dyu/vps-comparison, 2017; validation
-	-- case ebs-gp2-8g-seqwrite-4k-qd4 fits this, ebs-gp2-8g-seqread-4k-qd4
-	-- checks it): the merging the doc describes happens in the guest's
+	-- case ebs-gp2-8g-seqwrite-4k-qd4 fits this; ebs-gp2-8g-seqread-4k-qd4,
+	-- the same volume and session, is a same-run check): the merging the doc describes happens in the guest's
 	-- block layer when requests queue, not in the volume.
 	merge_sequential = false,
 	burst = {

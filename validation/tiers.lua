@@ -12,10 +12,11 @@ local KiB = 1024
 -- Caps: AWS EBS doc general-purpose.md (gp3 IOPS and throughput are
 -- provisioned independently of size). Short runs exceed the provisioned
 -- IOPS by 9.9% (4,395 on the 4,000-IOPS volume, 10 s: validation case
--- ebs-gp3-4000-randwrite-4k-16x16 fits it; the 16,000-IOPS volume and the
--- other block sizes check it): a burst of 1.0988 x IOPS from a bucket of
--- 10 s of the excess (the bucket size is assumed). Latency: fitted to
--- ioping on a baseline gp3 (tier/tiers.lua, aws-gp3).
+-- ebs-gp3-4000-randwrite-4k-16x16 fits it; the 16,000-IOPS gp3 and io2
+-- volumes check it, the same volume's other block sizes are same-run): a
+-- burst of 1.0988 x IOPS from a bucket of 10 s of the excess (the bucket
+-- size is assumed). Latency: fitted to ioping on a baseline gp3
+-- (tier/tiers.lua, aws-gp3).
 local function gp3(name, iops, mibps)
 	tier(name) {
 		desc = "AWS EBS gp3 provisioned " .. iops .. " IOPS, " .. mibps .. " MiB/s",
@@ -111,7 +112,8 @@ tier "azure-ultra-20000" {
 	-- (assumed; only 30 s runs were published).
 	burst = { kind = "iops", iops = 21800, bucket = 30 * 1800, mibps = 1.09 * 300 * 1e6 / 1048576 },
 	-- Fitted to fio randwrite QD1: 0.4 ms (case azure-ultra-randwrite-4k-qd1),
-	-- rule R2's shape; reads assumed alike (azure-ultra-randread-4k-qd1 checks).
+	-- rule R2's shape; reads assumed alike (azure-ultra-randread-4k-qd1, the
+	-- same disk and session, is a same-run check).
 	latency = { read = { p50 = "380us", p99 = "745us" }, write = { p50 = "380us", p99 = "745us" },
 		    meta = { p50 = "380us", p99 = "745us" }, sync = { p50 = "380us", p99 = "745us" } },
 	evidence = {
