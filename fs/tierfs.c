@@ -109,7 +109,7 @@ static void usage(FILE *out)
 	ts_opt_help(out, ts_tier_cfg_opts);
 	fprintf(out, "\nFUSE options (-o): allow_other (let users other than the one mounting in; "
 		     "each request is made as its caller, and default_permissions, always on, "
-		     "checks the file modes), max_threads=N (default 256), ... (see "
+		     "checks the file modes), max_threads=N (at least 1, default 256), ... (see "
 		     "mount.fuse3(8))\n");
 }
 
@@ -448,6 +448,21 @@ static int configure(struct ts_fs *fs, struct fuse_args *args, struct cmdline *c
 		fprintf(stderr, "tierfs: option 'cache': a bare mount has no page-cache model\n");
 		return -1;
 	}
+	/* A bare mount has no model: an option only the model reads would be
+	 * dropped unsaid, so it is refused, naming it. */
+	const char *model_only = !fs->o.bare	       ? NULL
+				 : fs->o.tier	       ? "tier"
+				 : fs->o.profile       ? "profile"
+				 : fs->o.trace	       ? "trace"
+				 : fs->cfg.capacity    ? "capacity"
+				 : fs->cfg.mem	       ? "mem"
+							: NULL;
+	if (model_only) {
+		fprintf(stderr, "tierfs: option '%s' needs a tier model, which a bare mount does not "
+				"have (drop '%s' or 'bare')\n",
+			model_only, model_only);
+		return -1;
+	}
 	if (fs->o.bare && fs->o.fault) {
 		fprintf(stderr, "tierfs: option 'fault' needs a tier: a bare mount has no model to "
 				"inject faults (use tier=unlimited to inject them without throttling)\n");
@@ -574,12 +589,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "tierfs: out of memory\n");
 		goto out;
 	}
+	/* Looked for before fuse_parse_cmdline, which takes the option out. */
+	bool threads_given = has_arg(&args, "max_threads=");
 	if (fuse_parse_cmdline(&args, &cmd))
 		goto out;
 	/* A request sleeping in the model holds a worker thread, so a queue
 	 * depth of N needs N threads; libfuse's default is 10. */
-	if (!has_arg(&args, "max_threads=") && cmd.max_threads < 256)
+	if (!threads_given && cmd.max_threads < 256)
 		cmd.max_threads = 256;
+	if (cmd.max_threads < 1) {
+		fprintf(stderr, "tierfs: option 'max_threads': 0 threads cannot serve a request "
+				"(give at least 1; the default is 256)\n");
+		goto out;
+	}
 	f = fuse_new(&args, &ts_fs_fuse_ops, sizeof(ts_fs_fuse_ops), fs);
 	if (!f)
 		goto out;
