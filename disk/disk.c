@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/files.h"
 #include "cgroup.h"
 #include "core/units.h"
 #include "disk.h"
@@ -57,22 +58,6 @@ static void nap_ms(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 	nanosleep(&ts, NULL);
-}
-
-static int mkdir_p(const char *path, mode_t mode)
-{
-	char buf[PATH_MAX];
-	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
-		return -ENAMETOOLONG;
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		if (mkdir(buf, mode) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	return mkdir(buf, mode) && errno != EEXIST ? -errno : 0;
 }
 
 static int write_file(const char *path, const char *text)
@@ -96,56 +81,6 @@ static int read_line(const char *path, char *buf, size_t n)
 	buf[strcspn(buf, "\n")] = 0;
 	fclose(f);
 	return 0;
-}
-
-/* /proc/self/mountinfo escapes space, tab, newline and backslash. */
-static void unescape(char *s)
-{
-	char *w = s;
-	for (char *r = s; *r; r++) {
-		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] && r[3]) {
-			*w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
-			r += 3;
-		} else {
-			*w++ = *r;
-		}
-	}
-	*w = 0;
-}
-
-/* What is mounted at the absolute path @abs ("" when nothing). */
-static bool mounted_at(const char *abs, char *what, size_t n)
-{
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	char line[4096];
-	bool found = false;
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
-		char *save, *tok, *mp = NULL, *fstype = NULL, *src = NULL;
-		bool dash = false;
-		int i = 0;
-		for (tok = strtok_r(line, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save), i++) {
-			if (i == 4)
-				mp = tok;
-			else if (!dash && strcmp(tok, "-") == 0)
-				dash = true;
-			else if (dash && !fstype)
-				fstype = tok;
-			else if (dash && !src)
-				src = tok;
-		}
-		if (!mp)
-			continue;
-		unescape(mp);
-		if (strcmp(mp, abs) == 0) {
-			found = true;
-			if (what)
-				snprintf(what, n, "%s from %s", fstype ? fstype : "?", src ? src : "?");
-		}
-	}
-	fclose(f);
-	return found;
 }
 
 /* Runs argv (argv[0] looked up on PATH) with stdout/stderr to @log (or
@@ -177,26 +112,6 @@ static int run(char *const argv[], const char *log, int *status)
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
 		return 0;
 	return WIFEXITED(st) && WEXITSTATUS(st) == 127 ? -ENOENT : -EIO;
-}
-
-/* The last non-empty line of @path, for messages. */
-static void last_line(const char *path, char *out, size_t n)
-{
-	FILE *f = fopen(path, "re");
-	char line[512];
-	out[0] = 0;
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = 0;
-		size_t l = strlen(line);
-		if (l) {
-			l = l < n ? l : n - 1;
-			memcpy(out, line, l);
-			out[l] = 0;
-		}
-	}
-	fclose(f);
 }
 
 int ts_disk_fs_check(const char *fs, char *err, size_t errlen)
@@ -415,12 +330,12 @@ static bool pid_alive(pid_t pid)
  * if it lingers). */
 static void tierfs_stop(const char *dir, pid_t pid)
 {
-	for (int i = 0; i < 50 && mounted_at(dir, NULL, 0); i++) {
+	for (int i = 0; i < 50 && ts_mounted_at(dir, NULL, 0); i++) {
 		if (umount2(dir, 0) == 0 || errno == EINVAL)
 			break;
 		nap_ms(20);
 	}
-	if (mounted_at(dir, NULL, 0) && umount2(dir, MNT_DETACH)) {
+	if (ts_mounted_at(dir, NULL, 0) && umount2(dir, MNT_DETACH)) {
 		/* nothing more can be done; the caller reports the mount */
 	}
 	for (int i = 0; i < 250 && pid_alive(pid); i++)
@@ -649,7 +564,7 @@ static int mkfs_fail(int rc, const char *prog, const char *pkg, const char *log,
 			 pkg);
 		return rc;
 	}
-	last_line(log, why, sizeof(why));
+	ts_last_line(log, why, sizeof(why));
 	snprintf(err, errlen, "%s failed: %s", prog, why[0] ? why : "no message");
 	return rc;
 }
@@ -691,7 +606,7 @@ static int copy_in(const char *image, const char *from, const char *log, char *e
 	rc = run(cp, log, &st);
 	if (rc) {
 		char why[400];
-		last_line(log, why, sizeof(why));
+		ts_last_line(log, why, sizeof(why));
 		snprintf(err, errlen, "copying %s into the image failed: %s", from,
 			 why[0] ? why : "cp failed");
 	}
@@ -816,7 +731,7 @@ static int start_tierfs(struct attach *a, const struct ts_disk_mount_opts *o, ch
 	int st, rc = run(argv, log, &st);
 	if (rc) {
 		char why[400];
-		last_line(log, why, sizeof(why));
+		ts_last_line(log, why, sizeof(why));
 		snprintf(err, errlen, "%s", why[0] ? why : "tierfs failed to start");
 	} else {
 		a->tierfs_up = true;
@@ -912,7 +827,7 @@ int ts_disk_mount(const struct ts_disk_mount_opts *o, char *err, size_t errlen)
 		snprintf(err, errlen, "mount point %s is not a directory", o->mountpoint);
 		goto fail;
 	}
-	if (mounted_at(abs, what, sizeof(what))) {
+	if (ts_mounted_at(abs, what, sizeof(what))) {
 		rc = -EBUSY;
 		snprintf(err, errlen, "mount point %s is busy: %s is mounted there (unmount it first)",
 			 abs, what);
@@ -946,10 +861,10 @@ int ts_disk_mount(const struct ts_disk_mount_opts *o, char *err, size_t errlen)
 		/* Nothing is mounted there (checked above): a stale record of
 		 * a mount that was undone by hand; replace it. */
 		char *fd0 = a.d.fuse_dir;
-		if (mounted_at(fd0, NULL, 0))
+		if (ts_mounted_at(fd0, NULL, 0))
 			umount2(fd0, MNT_DETACH);
 	}
-	if ((rc = mkdir_p(a.d.fuse_dir, 0700))) {
+	if ((rc = ts_mkdir_p(a.d.fuse_dir, 0700, NULL, 0))) {
 		snprintf(err, errlen, "cannot create %s: %s", a.d.fuse_dir, strerror(-rc));
 		goto fail;
 	}
@@ -1020,7 +935,7 @@ int ts_disk_umount(const char *mountpoint, char *err, size_t errlen)
 	int rc = ts_disk_find(mountpoint, &d, err, errlen);
 	if (rc)
 		return rc;
-	if (mounted_at(d.mountpoint, NULL, 0) && umount2(d.mountpoint, 0)) {
+	if (ts_mounted_at(d.mountpoint, NULL, 0) && umount2(d.mountpoint, 0)) {
 		rc = -errno;
 		if (rc == -EBUSY)
 			snprintf(err, errlen, "%s is busy: a process has a file or its working "
@@ -1033,7 +948,7 @@ int ts_disk_umount(const char *mountpoint, char *err, size_t errlen)
 	}
 	loop_detach(loop_nr(d.loop));
 	tierfs_stop(d.fuse_dir, d.tierfs_pid);
-	if (mounted_at(d.fuse_dir, NULL, 0)) {
+	if (ts_mounted_at(d.fuse_dir, NULL, 0)) {
 		rc = -EBUSY;
 		snprintf(err, errlen, "tierfs's mount %s could not be unmounted", d.fuse_dir);
 	} else {

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/files.h"
 #include "core/opt.h"
 #include "core/units.h"
 #include "daemon.h"
@@ -175,60 +176,6 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *out)
 	return 0;
 }
 
-/* Mountinfo escapes space, tab, newline and backslash as \ooo. */
-static void unescape(char *s)
-{
-	char *w = s;
-	for (char *r = s; *r; r++) {
-		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '7' && r[2] && r[3]) {
-			*w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
-			r += 3;
-		} else {
-			*w++ = *r;
-		}
-	}
-	*w = 0;
-}
-
-/* Whether @abs is a mount point; fills in what is mounted there. */
-static bool mounted_at(const char *abs, char *what, size_t n)
-{
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	char *line = NULL;
-	size_t cap = 0;
-	bool found = false;
-
-	if (!f)
-		return false;
-	while (!found && getline(&line, &cap, f) > 0) {
-		char *save, *tok, *mp = NULL, *fstype = NULL, *src = NULL;
-		int i = 0;
-		bool dash = false;
-		for (tok = strtok_r(line, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save), i++) {
-			if (i == 4)
-				mp = tok;
-			else if (!dash && strcmp(tok, "-") == 0)
-				dash = true;
-			else if (dash && !fstype)
-				fstype = tok;
-			else if (dash && !src)
-				src = tok;
-		}
-		if (!mp)
-			continue;
-		unescape(mp);
-		if (strcmp(mp, abs) == 0) {
-			found = true;
-			if (src)
-				unescape(src);
-			snprintf(what, n, "%s from %s", fstype ? fstype : "?", src ? src : "?");
-		}
-	}
-	free(line);
-	fclose(f);
-	return found;
-}
-
 static bool path_within(const char *inner, const char *outer)
 {
 	size_t n = strlen(outer);
@@ -279,7 +226,7 @@ static int prepare(struct ts_fs *fs, const char *backing, const char *mp)
 		fprintf(stderr, "tierfs: mountpoint '%s': %s\n", mp, strerror(errno));
 		return -1;
 	}
-	if (mounted_at(fs->mountpoint, what, sizeof(what))) {
+	if (ts_mounted_at(fs->mountpoint, what, sizeof(what))) {
 		fprintf(stderr,
 			"tierfs: '%s' is already a mount point (%s); unmount it first: "
 			"fusermount3 -u %s\n",
