@@ -47,8 +47,9 @@ static void price_free(struct ts_price *p)
 	memset(p, 0, sizeof(*p));
 }
 
-static void inst_clear(struct ts_instance *in)
+static void inst_clear(void *p)
 {
+	struct ts_instance *in = p;
 	free(in->name);
 	free(in->provider);
 	free(in->region);
@@ -61,8 +62,9 @@ static void inst_clear(struct ts_instance *in)
 	memset(in, 0, sizeof(*in));
 }
 
-static void vol_clear(struct ts_volume *v)
+static void vol_clear(void *p)
 {
+	struct ts_volume *v = p;
 	free(v->name);
 	free(v->provider);
 	free(v->region);
@@ -309,13 +311,6 @@ out:
 	return rc;
 }
 
-static int set_where(struct rd *r, const char *path, char **where)
-{
-	char w[4200];
-	snprintf(w, sizeof(w), "%s:%d", path, r->decl.line);
-	return (*where = strdup(w)) ? 0 : -ENOMEM;
-}
-
 static int read_disk(struct rd *r, int t, struct ts_instance *in)
 {
 	lua_State *L = r->L;
@@ -344,12 +339,14 @@ out:
 	return rc;
 }
 
-static int read_instance(struct rd *r, int t, const char *path, struct ts_instance *in)
+static int read_instance(struct rd *r, int t, void *out)
 {
+	struct ts_instance *in = out;
 	double vcpus = 0, gpus = 0;
 	int rc;
-	if ((rc = set_where(r, path, &in->where)) ||
-	    (rc = get_str(r, t, "provider", true, &in->provider)) ||
+	if (!(in->where = ts_luadata_where(r->d, &r->decl)))
+		return -ENOMEM;
+	if ((rc = get_str(r, t, "provider", true, &in->provider)) ||
 	    (rc = get_str(r, t, "region", true, &in->region)) ||
 	    (rc = get_str(r, t, "shape", true, &in->shape)) ||
 	    (rc = get_str(r, t, "gpu", false, &in->gpu)) ||
@@ -400,11 +397,13 @@ out:
 	return rc;
 }
 
-static int read_volume(struct rd *r, int t, const char *path, struct ts_volume *v)
+static int read_volume(struct rd *r, int t, void *out)
 {
+	struct ts_volume *v = out;
 	int rc;
-	if ((rc = set_where(r, path, &v->where)) ||
-	    (rc = get_str(r, t, "provider", true, &v->provider)) ||
+	if (!(v->where = ts_luadata_where(r->d, &r->decl)))
+		return -ENOMEM;
+	if ((rc = get_str(r, t, "provider", true, &v->provider)) ||
 	    (rc = get_str(r, t, "region", true, &v->region)) || (rc = read_tiers(r, t, v)) ||
 	    (rc = get_price(r, t, "gib_month", true, &v->gib_month)) ||
 	    (rc = get_price(r, t, "iops_month", false, &v->iops_month)) ||
@@ -415,19 +414,28 @@ static int read_volume(struct rd *r, int t, const char *path, struct ts_volume *
 	return 0;
 }
 
-/* The slot for @name in @arr (replacing one of that name). */
-static void *slot(void **arr, size_t *n, size_t size, const char *name)
+/* Reads one declaration of a kind whose elements are @size bytes, each
+ * starting with its name, into the array *@arr of *@n; one of the same
+ * name is replaced. */
+static int add_decl(struct rd *r, int t, void **arr, size_t *n, size_t size,
+		    int (*read)(struct rd *, int, void *), void (*clear)(void *))
 {
-	for (size_t i = 0; i < *n; i++) {
-		char *have = *(char **)((char *)*arr + i * size); /* name is the first member */
-		if (!strcmp(have, name))
-			return (char *)*arr + i * size;
+	union {
+		struct ts_instance in;
+		struct ts_volume vol;
+	} tmp = { 0 };
+	char **name = (char **)(void *)&tmp; /* the first member of either */
+	int rc = (*name = strdup(r->decl.name)) ? read(r, t, &tmp) : -ENOMEM;
+	void *at = rc ? NULL : ts_luadata_slot(arr, n, size, *name);
+	if (!rc && !at)
+		rc = -ENOMEM;
+	if (rc) {
+		clear(&tmp);
+	} else {
+		clear(at);
+		memcpy(at, &tmp, size);
 	}
-	void *a = realloc(*arr, (*n + 1) * size);
-	if (!a)
-		return NULL;
-	*arr = a;
-	return memset((char *)a + (*n)++ * size, 0, size);
+	return rc;
 }
 
 int ts_price_set_add_file(struct ts_price_set *s, const char *path, char *err, size_t errlen)
@@ -439,39 +447,12 @@ int ts_price_set_add_file(struct ts_price_set *s, const char *path, char *err, s
 	struct rd r = { .d = d, .L = ts_luadata_state(d), .err = err, .errlen = errlen };
 	for (size_t i = 0; i < ts_luadata_count(d) && !rc; i++) {
 		int t = ts_luadata_push(d, i, &r.decl);
-		if (r.decl.kind == &kinds[K_INST]) {
-			struct ts_instance in = { 0 };
-			if (!(in.name = strdup(r.decl.name)))
-				rc = -ENOMEM;
-			else
-				rc = read_instance(&r, t, path, &in);
-			struct ts_instance *at =
-				rc ? NULL : slot((void **)&s->in, &s->nin, sizeof(in), in.name);
-			if (!rc && !at)
-				rc = -ENOMEM;
-			if (rc) {
-				inst_clear(&in);
-			} else {
-				inst_clear(at);
-				*at = in;
-			}
-		} else {
-			struct ts_volume v = { 0 };
-			if (!(v.name = strdup(r.decl.name)))
-				rc = -ENOMEM;
-			else
-				rc = read_volume(&r, t, path, &v);
-			struct ts_volume *at =
-				rc ? NULL : slot((void **)&s->vol, &s->nvol, sizeof(v), v.name);
-			if (!rc && !at)
-				rc = -ENOMEM;
-			if (rc) {
-				vol_clear(&v);
-			} else {
-				vol_clear(at);
-				*at = v;
-			}
-		}
+		if (r.decl.kind == &kinds[K_INST])
+			rc = add_decl(&r, t, (void **)&s->in, &s->nin, sizeof(*s->in), read_instance,
+				      inst_clear);
+		else
+			rc = add_decl(&r, t, (void **)&s->vol, &s->nvol, sizeof(*s->vol), read_volume,
+				      vol_clear);
 		lua_settop(r.L, 0);
 	}
 	ts_luadata_free(d);
