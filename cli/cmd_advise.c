@@ -33,6 +33,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "interrupt.h"
 #include "commands.h"
 #include "tier/tier.h"
 #include "runner.h"
@@ -989,7 +990,7 @@ static int run_grid(struct advise *A, int *status)
 static int advise_run(struct advise *A, int *status)
 {
 	int rc;
-	ts_runner_signals();
+	ts_interrupt_install();
 	ts_report_init(&A->rep);
 	A->rep.virtual_time = A->base.virtual_time;
 	if ((rc = ts_row_set_str(&A->rep.script, A->base.script)))

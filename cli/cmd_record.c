@@ -35,7 +35,7 @@
 #include "commands.h"
 #include "core/opt.h"
 #include "core/units.h"
-#include "mount.h"
+#include "fs/mount.h"
 #include "replay.h"
 #include "wake_capture.h"
 #include "traces/stats.h"

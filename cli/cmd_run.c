@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "interrupt.h"
 #include "commands.h"
 #include "pipeline/timeline.h"
 #include "runner.h"
@@ -118,7 +119,7 @@ static int run_main(int argc, char **argv, bool compare)
 	}
 	o.timeline = tl;
 
-	ts_runner_signals();
+	ts_interrupt_install();
 	struct ts_runner R;
 	int rc = ts_runner_main(&R, &o, cl->name, &status);
 	if (tl) {

@@ -40,7 +40,7 @@
 
 #include "cmdline.h"
 #include "commands.h"
-#include "dlio_run.h"
+#include "workloads/dlio_run.h"
 #include "pipeline/host.h"
 #include "opt.h"
 #include "paths.h"
@@ -48,7 +48,7 @@
 #include "tier/tier.h"
 #include "validation/case.h"
 #include "validation/fiojob.h"
-#include "mount.h"
+#include "fs/mount.h"
 
 extern char **environ;
 
@@ -418,48 +418,54 @@ rm:;
 /* One DLIO run of a workload case in virtual time: at the published count,
  * or @find_max. The dataset is scaled to run_files and the page cache with
  * it, so that the share of the dataset memory holds stays the run's. */
-static int dlio_once(const struct ts_case *c, bool find_max, struct ts_dlio_outcome *out,
-		     char *err, size_t errlen)
+static int dlio_once(const struct ts_case *c, bool find_max, struct ts_dlio_result *out,
+		     bool *found, char *err, size_t errlen)
 {
 	const struct ts_case_dlio *d = c->dlio;
-	char tier[192], prof[4200], host[192], mem[64], acc[64], files[96], path[4096];
-	const char *opts[6];
-	size_t no = 0;
-	snprintf(tier, sizeof(tier), "tier=%s", d->tier);
-	opts[no++] = tier;
+	char prof[4096], files[96];
+	struct ts_dlio_opts o;
+	memset(&o, 0, sizeof(o));
+	int rc = ts_opt_defaults(ts_dlio_run_opts, &o, err, errlen);
+	if (rc)
+		return rc;
+	o.workload = d->workload;
+	o.tier = d->tier;
+	o.host = d->host;
 	if (d->profile) {
-		if (ts_data_find(d->profile, path, sizeof(path))) {
+		if (ts_data_find(d->profile, prof, sizeof(prof))) {
 			snprintf(err, errlen, "profile file %s not found (set TIERSIM_DATADIR to the "
 					      "source tree)", d->profile);
 			return -ENOENT;
 		}
-		snprintf(prof, sizeof(prof), "profile=%s", path);
-		opts[no++] = prof;
+		o.profile = prof;
 	}
-	if (d->host) {
-		snprintf(host, sizeof(host), "host=%s", d->host);
-		opts[no++] = host;
-	}
-	uint64_t m = (uint64_t)((unsigned __int128)d->mem * d->run_files / d->files);
-	snprintf(mem, sizeof(mem), "mem=%" PRIu64, m);
-	opts[no++] = mem;
-	if (find_max)
-		snprintf(acc, sizeof(acc), "find_max=true");
-	else
-		snprintf(acc, sizeof(acc), "accelerators=%" PRIu64, d->accelerators);
-	opts[no++] = acc;
+	o.mem = (uint64_t)((unsigned __int128)d->mem * d->run_files / d->files);
+	o.find_max = find_max;
+	o.accelerators = find_max ? 1 : d->accelerators;
+	o.virtual_time = true;
+	o.quiet = true;
 	const char **ov = calloc(d->noverrides + 1, sizeof(*ov));
-	if (!ov)
+	struct ts_dlio_outcome *oc = calloc(1, sizeof(*oc));
+	if (!ov || !oc) {
+		free(ov);
+		free(oc);
 		return -ENOMEM;
-	size_t nov = 0;
+	}
 	for (size_t i = 0; i < d->noverrides; i++)
 		if (!strstr(d->overrides[i], "num_files_train"))
-			ov[nov++] = d->overrides[i];
+			ov[o.noverrides++] = d->overrides[i];
 	snprintf(files, sizeof(files), "++workload.dataset.num_files_train=%" PRIu64, d->run_files);
-	ov[nov++] = files;
-	int st = ts_dlio_run(d->workload, opts, no, ov, nov, true, out, err, errlen);
+	ov[o.noverrides++] = files;
+	o.overrides = ov;
+	rc = ts_dlio_run(&o, oc, err, errlen);
+	const struct ts_dlio_result *r = rc ? NULL : ts_dlio_outcome_pick(&o, oc);
+	*found = r != NULL;
+	if (r)
+		*out = *r;
+	ts_dlio_outcome_free(oc);
+	free(oc);
 	free(ov);
-	return st ? -EINVAL : 0;
+	return rc;
 }
 
 /* A workload case's figures from its DLIO runs (case.c checked the names
@@ -470,21 +476,22 @@ static int run_dlio_case(const struct ts_case *c, double *pred, char *err, size_
 	bool at = false, max = false;
 	for (size_t i = 0; i < c->nfig; i++)
 		*(strcmp(c->fig[i].name, "max_accelerators") ? &at : &max) = true;
-	struct ts_dlio_outcome o = { 0 }, mx = { 0 };
+	struct ts_dlio_result o = { 0 }, mx = { 0 };
+	bool o_found = false, mx_found = false;
 	int rc = 0;
-	if (at && !(rc = dlio_once(c, false, &o, err, errlen)) && !o.found) {
+	if (at && !(rc = dlio_once(c, false, &o, &o_found, err, errlen)) && !o_found) {
 		snprintf(err, errlen, "the DLIO run at %" PRIu64 " accelerators gave no figures",
 			 c->dlio->accelerators);
 		rc = -EIO;
 	}
 	if (!rc && max)
-		rc = dlio_once(c, true, &mx, err, errlen);
+		rc = dlio_once(c, true, &mx, &mx_found, err, errlen);
 	for (size_t i = 0; !rc && i < c->nfig; i++) {
 		const struct ts_case_figure *f = &c->fig[i];
 		pred[i] = !strcmp(f->name, "au")	       ? 100 * o.au
 			  : !strcmp(f->name, "throughput") ? o.samples_s
 			  : !strcmp(f->name, "max_accelerators")
-				  ? (mx.found ? (double)mx.accelerators : 0)
+				  ? (mx_found ? (double)mx.n : 0)
 			  : !strcmp(f->unit, "MB/s") ? o.mib_s * 1.048576
 						     : o.mib_s;
 	}

@@ -10,13 +10,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "interrupt.h"
 #include "convert.h"
 #include "pipeline/convplan.h"
 #include "pipeline/datum.h"
 #include "pipeline/host.h"
 #include "core/files.h"
 #include "runner_int.h"
-#include "vtier.h"
+#include "pipeline/vtier.h"
 
 static void convert_progress(void *ctx, const char *what, uint64_t done, uint64_t total,
 			     double ips, double el)
@@ -47,7 +48,7 @@ static int preprocess_real(struct ts_runner *R, struct ts_scenario *s, const cha
 			 R->nruns);
 	else
 		snprintf(outrel, sizeof(outrel), ".tiersim-convert-%d-%u", (int)getpid(), R->nruns);
-	if (ts_runner_pathf(host_out, sizeof(host_out), "%s/%s", dp.backing, outrel)) {
+	if (ts_pathf(host_out, sizeof(host_out), "%s/%s", dp.backing, outrel)) {
 		snprintf(err, errlen, "dataset path under %s is too long", dp.backing);
 		rc = -ENAMETOOLONG;
 		goto out;
@@ -72,7 +73,7 @@ static int preprocess_real(struct ts_runner *R, struct ts_scenario *s, const cha
 		.progress = convert_progress,
 		.progress_ctx = R,
 		.label = w->label,
-		.stop = &ts_runner_interrupted,
+		.stop = &ts_interrupted,
 		.seed = s->ds.seed,
 	};
 	struct ts_decode_cal cpu;
@@ -83,8 +84,8 @@ static int preprocess_real(struct ts_runner *R, struct ts_scenario *s, const cha
 		cc.cpu = &cpu;
 	}
 	char in[PATH_MAX * 2], out[PATH_MAX * 2];
-	if (ts_runner_pathf(in, sizeof(in), "%s%s%s/%s", lv.root, dp.rel[0] ? "/" : "", dp.rel, dp.input) ||
-	    ts_runner_pathf(out, sizeof(out), "%s/%s", lv.root, outrel)) {
+	if (ts_pathf(in, sizeof(in), "%s%s%s/%s", lv.root, dp.rel[0] ? "/" : "", dp.rel, dp.input) ||
+	    ts_pathf(out, sizeof(out), "%s/%s", lv.root, outrel)) {
 		rc = -ENAMETOOLONG;
 		snprintf(err, errlen, "dataset path under %s is too long", lv.root);
 		goto out;
@@ -167,7 +168,7 @@ static int preprocess_virtual(struct ts_runner *R, struct ts_scenario *s,
 		rc = -EINVAL;
 		goto out;
 	}
-	if ((rc = ts_vtier_new(R, s, &vt, err, errlen)) ||
+	if ((rc = ts_runner_vtier(R, s, &vt, err, errlen)) ||
 	    (rc = ts_vtier_load_cal(&cal, s->pipe.calibration,
 				      *run->host ? run->host : s->pipe.host, R->band_end, err,
 				      errlen)))
@@ -183,7 +184,7 @@ static int preprocess_virtual(struct ts_runner *R, struct ts_scenario *s,
 	uint64_t now = 0, io = 0, out_off = 0, pending = 0;
 	struct ts_conv_step st;
 	while (ts_convplan_next(&plan, &st) != TS_CONV_END) {
-		if (ts_runner_interrupted) {
+		if (ts_interrupted) {
 			rc = -EINTR;
 			goto out;
 		}

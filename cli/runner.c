@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "interrupt.h"
 #include "clock.h"
 #include "commands.h"
 #include "convert.h"
@@ -31,42 +32,23 @@
 #include "runner.h"
 #include "runner_int.h"
 #include "units.h"
+#include "pipeline/vtier.h"
 
-volatile sig_atomic_t ts_runner_interrupted;
-
-/* The first signal asks for an orderly stop (unmount, report what ran); a
- * second one ends the program at once, and the daemons, which get SIGTERM
- * when tiersim dies, unmount themselves. */
-static void on_signal(int sig)
+int ts_runner_vtier(struct ts_runner *R, const struct ts_scenario *s, struct ts_vtier *m,
+		    char *err, size_t errlen)
 {
-	if (ts_runner_interrupted) {
-		signal(sig, SIG_DFL);
-		raise(sig);
-		return;
+	memset(m, 0, sizeof(*m));
+	if (!strcmp(s->mnt.tier, "none")) {
+		snprintf(err, errlen, "--virtual needs a tier to model; mount{tier=\"none\"} runs "
+				      "only in real time");
+		return -EINVAL;
 	}
-	ts_runner_interrupted = sig;
-}
-
-void ts_runner_signals(void)
-{
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal; /* no SA_RESTART: blocking waits return EINTR */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sa.sa_handler = SIG_IGN;
-	sigaction(SIGPIPE, &sa, NULL);
-}
-
-/* snprintf for paths: -ENAMETOOLONG instead of a silently cut path. */
-int ts_runner_pathf(char *buf, size_t n, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int w = vsnprintf(buf, n, fmt, ap);
-	va_end(ap);
-	return w < 0 || (size_t)w >= n ? -ENAMETOOLONG : 0;
+	struct ts_tier_cfg tc = { .capacity = s->mnt.capacity, .mem = s->mnt.mem,
+				  .seed = s->mnt.seed };
+	int rc = ts_tier_set_lookup(R->tiers, s->mnt.tier, &tc.profile, err, errlen);
+	if (rc)
+		return rc;
+	return ts_vtier_new(m, &tc, R->band_end, err, errlen);
 }
 
 static char *dupf(const char *fmt, ...) TS_PRINTF(1, 2);
@@ -313,7 +295,7 @@ static int make_dataset(const struct ts_dataset_ops *kind, const struct ts_datas
 			rc = -errno;
 			break;
 		}
-		if (ts_runner_interrupted) {
+		if (ts_interrupted) {
 			kill(pid, SIGKILL);
 			while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 				;
@@ -383,7 +365,7 @@ int ts_runner_place(struct ts_runner *R, const struct ts_scenario *s,
 	snprintf(dp->rel, sizeof(dp->rel), "datasets/%s-%llu-s%llu%s", d->kind,
 		 (unsigned long long)d->count, (unsigned long long)d->seed,
 		 s->ds.encoded ? "-enc" : "");
-	if (ts_runner_pathf(dp->dir, sizeof(dp->dir), "%s/%s", R->datadir, dp->rel)) {
+	if (ts_pathf(dp->dir, sizeof(dp->dir), "%s/%s", R->datadir, dp->rel)) {
 		snprintf(err, errlen, "work directory %s: path too long", R->datadir);
 		return -ENAMETOOLONG;
 	}
@@ -732,7 +714,7 @@ static int ensure_calibration(struct ts_runner *R, const struct ts_scenario *s, 
 	char dir[PATH_MAX * 2];
 	uint8_t **jpeg = NULL;
 	size_t *len = NULL, n = 0;
-	if (!rc && ts_runner_pathf(dir, sizeof(dir), "%s/%s", dp.dir, dp.input))
+	if (!rc && ts_pathf(dir, sizeof(dir), "%s/%s", dp.dir, dp.input))
 		rc = -ENAMETOOLONG;
 	if (!rc)
 		rc = ts_decode_load_dir(dir, 200, &jpeg, &len, &n, err, errlen);
@@ -838,7 +820,7 @@ int ts_runner_exec(struct ts_runner *R, enum ts_action act, const struct ts_scn_
 	}
 	size_t ntiers = R->o.ntiers ? R->o.ntiers : 1;
 	for (size_t t = 0; t < ntiers; t++) {
-		if (ts_runner_interrupted)
+		if (ts_interrupted)
 			return -EINTR;
 		struct ts_scenario s;
 		if (ts_scn_copy(&s, &R->cfg))
@@ -909,7 +891,7 @@ static int traceback(lua_State *L)
 static void interrupt_hook(lua_State *L, lua_Debug *ar)
 {
 	(void)ar;
-	if (ts_runner_interrupted)
+	if (ts_interrupted)
 		luaL_error(L, "interrupted");
 }
 
@@ -930,7 +912,7 @@ int ts_runner_run(struct ts_runner *R, char *err, size_t errlen)
 	if (rc == LUA_OK)
 		rc = lua_pcall(L, 0, 0, h);
 	if (rc != LUA_OK) {
-		if (ts_runner_interrupted)
+		if (ts_interrupted)
 			return -EINTR;
 		const char *msg = lua_tostring(L, -1);
 		/* The first line names SCRIPT:LINE; the traceback follows. */
@@ -957,9 +939,9 @@ int ts_runner_main(struct ts_runner *R, const struct ts_runner_opts *o, const ch
 		return rc;
 	}
 	rc = ts_runner_run(R, err, sizeof(err));
-	if (rc == -EINTR || ts_runner_interrupted) {
+	if (rc == -EINTR || ts_interrupted) {
 		fprintf(stderr, "tiersim %s: interrupted by signal %d; stopping and unmounting\n",
-			cmd, (int)ts_runner_interrupted);
+			cmd, (int)ts_interrupted);
 		*status = TS_EXIT_INTERRUPT;
 		return -EINTR;
 	}

@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "hist.h"
-#include "mount.h"
+#include "fs/mount.h"
 #include "pipeline/dataset.h"
 #include "report.h"
 #include "scenario.h"
@@ -68,10 +68,6 @@ struct ts_runner {
 	struct ts_tier_set *tiers; /* the known tier profiles */
 	int band_end;		   /* the band end a virtual run models: -1 slow, 0, +1 fast */
 };
-
-/* The interrupt flag set by the signal handler (SIGINT, SIGTERM). */
-extern volatile sig_atomic_t ts_runner_interrupted;
-void ts_runner_signals(void);
 
 TS_WUR int ts_runner_init(struct ts_runner *R, const struct ts_runner_opts *o, char *err,
 			  size_t errlen);

@@ -44,8 +44,12 @@ TS_WUR int ts_runner_live_mount(struct ts_runner *R, const struct ts_scenario *s
  * is added to @err. */
 int ts_runner_live_end(struct ts_runner *R, struct live *lv, char *err, size_t errlen);
 
-int ts_runner_pathf(char *buf, size_t n, const char *fmt, ...) TS_PRINTF(3, 4);
 void ts_runner_progress_end(struct ts_runner *R);
+/* The mount{}'s tier as a virtual run's disk (--band: at the end of its
+ * ranges the runner is modeling). */
+struct ts_vtier;
+TS_WUR int ts_runner_vtier(struct ts_runner *R, const struct ts_scenario *s, struct ts_vtier *m,
+			   char *err, size_t errlen);
 
 /* The jobs: one row for the current configuration on @tier, in the
  * runner's clock (R->o.virtual_time). */

@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "interrupt.h"
 #include "clock.h"
+#include "files.h"
 #include "hist.h"
 #include "opt.h"
 #include "pipeline/source.h"
@@ -22,7 +24,7 @@
 #include "runner_int.h"
 #include "traces/stats.h"
 #include "traces/trace.h"
-#include "vtier.h"
+#include "pipeline/vtier.h"
 
 /* Iterations and epochs for a run: enough whole epochs to cover
  * warm-up + measured iterations. */
@@ -176,7 +178,7 @@ static int feed_open(struct ts_runner *R, struct ts_scenario *s, const char *tie
 			return -EINVAL;
 		}
 		if (f->virtual_time) {
-			if ((rc = ts_vtier_new(R, s, &f->vt, err, errlen)))
+			if ((rc = ts_runner_vtier(R, s, &f->vt, err, errlen)))
 				return rc;
 			f->vt.tl = f->tl;
 			ts_runner_tier_desc(s, "tier model virtual", mdesc, mdn);
@@ -198,7 +200,7 @@ static int feed_open(struct ts_runner *R, struct ts_scenario *s, const char *tie
 	const char *top = f->virtual_time ? dp->dir : f->lv.root;
 	const char *rel = f->virtual_time ? "" : dp->rel;
 	char path[PATH_MAX * 2] = "";
-	if (!synthetic && ts_runner_pathf(path, sizeof(path), "%s%s%s%s%s", top, rel[0] ? "/" : "",
+	if (!synthetic && ts_pathf(path, sizeof(path), "%s%s%s%s%s", top, rel[0] ? "/" : "",
 					  rel, dp->input[0] ? "/" : "", dp->input)) {
 		snprintf(err, errlen, "dataset path under %s is too long", top);
 		ts_opt_free(ts_pipe_opts, &pc);
@@ -326,7 +328,7 @@ static int train_loop(struct ts_runner *R, struct feed *f, struct ts_engine *eng
 	if (!run->warmup)
 		feed_counters(f, &c0);
 	while (done < total) {
-		if (ts_runner_interrupted) {
+		if (ts_interrupted) {
 			rc = -EINTR;
 			break;
 		}
