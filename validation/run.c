@@ -26,6 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "files.h"
 #include "fiojob.h"
 #include "fs/mount.h"
 #include "paths.h"
@@ -283,11 +284,19 @@ static int run_real(const struct ts_case *c, const struct ts_validate_cfg *v, co
 		rc = -EIO;
 	}
 	/* The FUSE round trip tierfs measured at mount: a latency below it
-	 * cannot be emulated on this host. */
+	 * cannot be emulated on this host. Without it no latency can be
+	 * judged, so an unreadable figure fails the case. */
 	char stats[96];
 	snprintf(stats, sizeof(stats), "%s/.tierfs/stats", mnt);
-	json_t *sj = json_load_file(stats, 0, NULL);
-	*floor_ns = (double)json_integer_value(json_object_get(sj, "floor_ns"));
+	json_error_t sje;
+	json_t *sj = json_load_file(stats, 0, &sje);
+	json_t *fl = json_object_get(sj, "floor_ns");
+	if (!rc && !json_is_integer(fl)) {
+		snprintf(err, errlen, "%s: %s", stats,
+			 sj ? "no integer floor_ns (the FUSE round trip tierfs measured)" : sje.text);
+		rc = -EIO;
+	}
+	*floor_ns = (double)json_integer_value(fl);
 	json_decref(sj);
 	char merr[256];
 	if (ts_mount_stop(&ms, m, merr, sizeof(merr)) && !rc) {
@@ -317,10 +326,12 @@ static int run_real(const struct ts_case *c, const struct ts_validate_cfg *v, co
 		json_decref(j);
 	}
 rm:;
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", work);
-	if (system(cmd) != 0)
-		fprintf(stderr, "tiersim validate: could not remove %s\n", work);
+	/* the scratch folder held the mount: ts_remove_tree does not cross
+	 * into a file system still mounted there */
+	int rrc = ts_remove_tree(work, 0);
+	if (rrc)
+		fprintf(stderr, "tiersim validate: could not remove %s: %s\n", work,
+			ts_strerror(rrc));
 	return rc;
 }
 
