@@ -273,7 +273,7 @@ static int run_script(struct advise *A, const char *const *tiers, size_t ntiers,
 		o.kv[o.nkv++] = extra[i];
 	}
 	struct ts_runner R;
-	int rc = ts_runner_main(&R, &o, "advise", status);
+	int rc = ts_script_run(&R, &o, "advise", status);
 	if (!rc && !out->title && R.report.title && ts_row_set_str(&out->title, R.report.title))
 		rc = -ENOMEM;
 	for (size_t i = 0; !rc && i < R.report.n; i++) {

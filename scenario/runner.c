@@ -19,7 +19,6 @@
 
 #include "interrupt.h"
 #include "clock.h"
-#include "commands.h"
 #include "convert.h"
 #include "files.h"
 #include "hist.h"
@@ -925,32 +924,4 @@ int ts_runner_run(struct ts_runner *R, char *err, size_t errlen)
 		return -ENODATA;
 	}
 	return 0;
-}
-
-int ts_runner_main(struct ts_runner *R, const struct ts_runner_opts *o, const char *cmd,
-		   int *status)
-{
-	char err[2048] = "";
-	*status = TS_EXIT_OK;
-	int rc = ts_runner_init(R, o, err, sizeof(err));
-	if (rc) {
-		fprintf(stderr, "tiersim %s: %s\n", cmd, err[0] ? err : ts_strerror(rc));
-		*status = rc == TS_E_UNKNOWN || rc == TS_E_PARSE ? TS_EXIT_USAGE : TS_EXIT_FAIL;
-		return rc;
-	}
-	rc = ts_runner_run(R, err, sizeof(err));
-	if (rc == -EINTR || ts_interrupted) {
-		fprintf(stderr, "tiersim %s: interrupted by signal %d; stopping and unmounting\n",
-			cmd, (int)ts_interrupted);
-		*status = TS_EXIT_INTERRUPT;
-		return -EINTR;
-	}
-	if (rc == TS_E_LUA) {
-		/* The message and traceback are printed. */
-		*status = R->usage_error ? TS_EXIT_USAGE : TS_EXIT_FAIL;
-	} else if (rc) {
-		fprintf(stderr, "tiersim %s: %s\n", cmd, err[0] ? err : ts_strerror(rc));
-		*status = TS_EXIT_FAIL;
-	}
-	return rc;
 }

@@ -77,13 +77,6 @@ TS_WUR int ts_runner_init(struct ts_runner *R, const struct ts_runner_opts *o, c
 TS_WUR int ts_runner_run(struct ts_runner *R, char *err, size_t errlen);
 /* Stops every mount and removes the scratch directory. */
 void ts_runner_free(struct ts_runner *R);
-/* ts_runner_init() and ts_runner_run() for the command @cmd ("run",
- * "advise"...): prints any failure as one "tiersim CMD: ..." line and sets
- * *@status to the exit status (TS_EXIT_*). Returns 0, -EINTR when
- * interrupted, or the error. The caller reads R->report (also after a
- * failure) and calls ts_runner_free() in every case. */
-TS_WUR int ts_runner_main(struct ts_runner *R, const struct ts_runner_opts *o, const char *cmd,
-			  int *status);
 
 /* What the Lua bindings call (lua_scenario.c): run the current
  * configuration as @act on each tier, appending one row per tier; the new
