@@ -29,6 +29,15 @@
 #include "tier/tier.h"
 #include "runner.h"
 
+/* What a script asks for: run{} (the job the engine's mode names: train,
+ * infer) or preprocess{}. */
+enum ts_action { TS_ACT_RUN, TS_ACT_PREPROCESS };
+
+static const struct ts_job_ops *job_of(enum ts_action act)
+{
+	return act == TS_ACT_RUN ? NULL : ts_job_find("preprocess");
+}
+
 #define RUNNER(L) ((struct ts_runner *)lua_touserdata(L, lua_upvalueindex(1)))
 
 /* A Lua scalar as option text; NULL for other types. */
@@ -128,7 +137,7 @@ static int set_section(lua_State *L, const char *name)
 	const struct ts_tier_profile *p;
 	if (base == m && lua_getfield(L, 1, "tier") != LUA_TNIL && strcmp(m->tier, "none") &&
 	    !(m->profile && *m->profile) &&
-	    ts_tier_set_lookup(R->tiers, m->tier, &p, err, sizeof(err)))
+	    ts_tier_set_lookup(R->env.tiers, m->tier, &p, err, sizeof(err)))
 		return luaL_error(L, "mount: %s", err);
 	if (base == m && lua_getfield(L, 1, "cache") != LUA_TNIL && !ts_scn_cache_known(m->cache))
 		return luaL_error(L, "mount: cache '%s' is not cold, warm or written", m->cache);
@@ -180,7 +189,7 @@ static int do_action(lua_State *L, enum ts_action act)
 		return luaL_error(L, "%s", err);
 	}
 	size_t first = R->report.n;
-	int rc = ts_runner_exec(R, act, &run, &first, err, sizeof(err));
+	int rc = ts_runner_exec(R, job_of(act), &run, &first, err, sizeof(err));
 	free_action(&run);
 	if (rc)
 		return raise_exec(L, rc, err);
@@ -371,7 +380,7 @@ static int sweep_exec(lua_State *L, struct ts_runner *R, int holder, const struc
 			free(run->label);
 			run->label = strdup(label);
 			size_t f;
-			rc = run->label ? ts_runner_exec(R, act, run, &f, err, errlen) : -ENOMEM;
+			rc = run->label ? ts_runner_exec(R, job_of(act), run, &f, err, errlen) : -ENOMEM;
 		}
 		ts_scn_free(&R->cfg);
 		R->cfg = saved;
@@ -689,4 +698,55 @@ void ts_lua_open_scenario(lua_State *L, struct ts_runner *R)
 	}
 	lua_setfield(L, -2, "tiers");
 	lua_setglobal(L, "tiersim");
+}
+
+/* ---- The script ------------------------------------------------------------- */
+
+static int traceback(lua_State *L)
+{
+	const char *msg = lua_tostring(L, 1);
+	if (!msg)
+		msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+	luaL_traceback(L, L, msg, 1);
+	return 1;
+}
+
+/* Lets a long-running script notice Ctrl-C between configurations. */
+static void interrupt_hook(lua_State *L, lua_Debug *ar)
+{
+	(void)ar;
+	if (ts_interrupted)
+		luaL_error(L, "interrupted");
+}
+
+int ts_runner_run(struct ts_runner *R, char *err, size_t errlen)
+{
+	R->L = luaL_newstate();
+	if (!R->L)
+		return -ENOMEM;
+	lua_State *L = R->L;
+	luaL_openlibs(L);
+	ts_lua_open_scenario(L, R);
+	ts_lua_open_tiers(L, R);
+	lua_sethook(L, interrupt_hook, LUA_MASKCOUNT, 10000);
+
+	lua_pushcfunction(L, traceback);
+	int h = lua_gettop(L);
+	int rc = luaL_loadfile(L, R->o.script);
+	if (rc == LUA_OK)
+		rc = lua_pcall(L, 0, 0, h);
+	if (rc != LUA_OK) {
+		if (ts_interrupted)
+			return -EINTR;
+		const char *msg = lua_tostring(L, -1);
+		/* The first line names SCRIPT:LINE; the traceback follows. */
+		fprintf(stderr, "tiersim: %s\n", msg ? msg : "error");
+		return TS_E_LUA;
+	}
+	if (!R->report.n) {
+		snprintf(err, errlen, "%s ran no configuration (call run{}, preprocess{} or sweep{})",
+			 R->o.script);
+		return -ENODATA;
+	}
+	return 0;
 }

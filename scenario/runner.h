@@ -19,9 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "hist.h"
-#include "fs/mount.h"
-#include "pipeline/dataset.h"
+#include "job.h"
 #include "report.h"
 #include "scenario.h"
 #include "ts.h"
@@ -52,81 +50,31 @@ struct ts_runner {
 	struct lua_State *L;
 	struct ts_scenario cfg;	   /* what the script set so far */
 	struct ts_report report;
-	struct ts_mounts mounts;
-	bool mounts_ready;
-	char *workdir;		   /* absolute */
-	char *datadir;		   /* workdir/data: the backing of every mount */
-	char *mntdir;		   /* workdir/mnt: where mounts go */
-	char *scratch;		   /* datadir/scratch/run-PID: this run's output */
-	unsigned nmounts;	   /* for unique mount point names */
+	struct ts_job_env env;	   /* what the jobs share: directories, mounts, tiers */
 	bool params_seen;
 	bool usage_error;	   /* the script stopped on a bad name=value */
 	bool kv_used[TS_RUNNER_MAX_OVERRIDES];
 	unsigned nruns;		   /* configurations run so far */
-	bool progress_tty;
-	uint64_t progress_ns;	   /* last progress line drawn */
-	struct ts_tier_set *tiers; /* the known tier profiles */
-	int band_end;		   /* the band end a virtual run models: -1 slow, 0, +1 fast */
 };
 
 TS_WUR int ts_runner_init(struct ts_runner *R, const struct ts_runner_opts *o, char *err,
 			  size_t errlen);
-/* Loads and runs the script under one lua_pcall with a traceback handler.
- * Returns 0, TS_E_LUA (the message and traceback already printed), -EINTR
- * when interrupted, or another error with a message in @err. */
+/* Loads and runs the script under one lua_pcall with a traceback handler
+ * (lua_scenario.c). Returns 0, TS_E_LUA (the message and traceback already
+ * printed), -EINTR when interrupted, or another error with a message in
+ * @err. */
 TS_WUR int ts_runner_run(struct ts_runner *R, char *err, size_t errlen);
 /* Stops every mount and removes the scratch directory. */
 void ts_runner_free(struct ts_runner *R);
 
 /* What the Lua bindings call (lua_scenario.c): run the current
- * configuration as @act on each tier, appending one row per tier; the new
- * rows are report.rows[first..report.n). Errors of a configuration (GPU
- * OOM) become rows; errors of the scenario (mount failed, interrupted)
- * are returned with a message. */
-enum ts_action { TS_ACT_RUN, TS_ACT_PREPROCESS };
-TS_WUR int ts_runner_exec(struct ts_runner *R, enum ts_action act, const struct ts_scn_run *run,
-			  size_t *first, char *err, size_t errlen);
-
-/* Where a scenario's dataset is: generated once under the work directory
- * (or described only, for virtual time: @need_bytes false), or the user's
- * directory. */
-struct ts_dataset_place {
-	char dir[4096];	    /* the dataset on the host */
-	char backing[4096]; /* what a mount exposes */
-	char rel[4096];	    /* the dataset relative to the mount's root ("" = root) */
-	char input[128];    /* the loader's path relative to the dataset */
-	const char *source; /* loader source */
-	const struct ts_dataset_ops *kind; /* generated: its kind; NULL for dir = ... */
-	bool generated;
-	struct ts_dataset_meta meta;
-	bool have_meta;
-};
-TS_WUR int ts_runner_place(struct ts_runner *R, const struct ts_scenario *s,
-			   struct ts_dataset_place *dp, bool need_bytes, char *err, size_t errlen);
-void ts_runner_place_free(struct ts_dataset_place *dp);
-
-/* The configuration's engine. A batch that does not fit the GPU is not a
- * failure but an "OOM" row: 0 with *out NULL and w->error set. */
-TS_WUR int ts_runner_engine(struct ts_scenario *s, struct ts_row *w, struct ts_engine **out,
-			    char *err, size_t errlen);
-
-/* "tierfs real (tier per row, 500 GiB; page cache 8 GiB modeled)" */
-void ts_runner_tier_desc(const struct ts_scenario *s, const char *what, char *buf, size_t n);
-
-/* What a training/inference loop adds up over its measured steps; the
- * row's throughput, AU, IO stall and iteration-time percentiles follow. */
-struct ts_step_sums {
-	uint64_t iterations, batch, samples;
-	uint64_t wall_ns;	 /* end of the last warm-up step to the end of the last */
-	uint64_t busy_ns;	 /* GPU compute + exposed communication */
-	uint64_t idle_ns;	 /* GPU waiting for its batch */
-	const struct ts_hist *iter; /* time between step ends */
-};
-void ts_runner_row_steps(struct ts_row *w, const struct ts_step_sums *m);
-
-/* Progress of the configuration in flight (terminal: one rewritten line). */
-void ts_runner_progress(struct ts_runner *R, const char *what, uint64_t done, uint64_t total,
-			double samples_per_s, double elapsed_s);
+ * configuration as @job on each tier, appending one row per tier; the new
+ * rows are report.rows[first..report.n). @job NULL: the job the engine's
+ * mode names (train, infer). Errors of a configuration (GPU OOM) become
+ * rows; errors of the scenario (mount failed, interrupted) are returned
+ * with a message. */
+TS_WUR int ts_runner_exec(struct ts_runner *R, const struct ts_job_ops *job,
+			  const struct ts_scn_run *run, size_t *first, char *err, size_t errlen);
 
 /* Lua bindings: the scenario API (lua_scenario.c) and the tier profiles
  * (lua_tier.c). Both take the runner as an upvalue. */
