@@ -1,7 +1,7 @@
 /*
  * preprocess.c — the preprocessing job (preprocess{}): Caffe's
  * convert_imageset from a JPEG tree to an LMDB on the same disk, for real
- * through a tierfs mount (cli/convert.c) or in virtual time over the tier
+ * through a tierfs mount (scenario/convert.c) or in virtual time over the tier
  * model; both follow one plan of steps (pipeline/convplan.h).
  */
 #include <math.h>
