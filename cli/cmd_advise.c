@@ -36,57 +36,10 @@
 #include "interrupt.h"
 #include "commands.h"
 #include "tier/tier.h"
+#include "advise.h"
 #include "runner.h"
 #include "script_args.h"
 #include "units.h"
-
-#define AXIS_MAX 16
-#define REPEATS_MAX 20
-#define NONE ((size_t)-1)
-
-/* The grid's three axes, each in cost order (cheapest first). */
-struct grid {
-	const char *tiers[TS_RUNNER_MAX_TIERS];
-	size_t ntiers;
-	uint64_t vcpus[AXIS_MAX];
-	size_t nv;
-	uint64_t mem[AXIS_MAX]; /* bytes */
-	char mem_s[AXIS_MAX][32];
-	size_t nm;
-};
-
-/* One grid point's result for a workload: a row of the advice report. */
-struct point {
-	size_t row;	    /* in the advice report */
-	size_t v, m, t;	    /* grid indices; t by cost rank is tier_rank[t] */
-};
-
-struct workload {
-	char *key;	    /* configuration less the grid keys */
-	char *name;	    /* "inference", "googlenet train b64" */
-	struct point *pts;
-	size_t n, cap;
-	unsigned tier_rank[TS_RUNNER_MAX_TIERS]; /* 0 = the cheapest tier */
-	size_t best, rec;   /* indices into pts; NONE when every point failed */
-	double runs[REPEATS_MAX + 1]; /* samples/s at the best point, per seed */
-	unsigned nruns;
-	double spread_pct, tol_pct;
-	/* --band: the recommendation at the slow and the fast end of the
-	 * ranged tier parameters; robust when both are rec. */
-	bool banded, robust;
-	size_t rec_slow, rec_fast;
-};
-
-struct advise {
-	struct ts_runner_opts base; /* script, key=value, workdir, clock */
-	struct grid g;
-	double tolerance_pct;
-	unsigned repeats;
-	struct ts_report rep;	    /* every grid point's row */
-	struct workload *w;
-	size_t nw;
-	struct ts_tier_set *tiers;
-};
 
 /* The command line. --vcpus, --mem and --tolerance are read by this file's
  * parsers (sorted, distinct axes; a percentage). */
@@ -110,7 +63,7 @@ static const struct ts_opt advise_opts[] = {
 	{ "tolerance", TS_OPT_STR, AA(tolerance), "2%", 0, 0, "",
 	  "how much below the best still counts as no loss; raised to the run-to-run spread "
 	  "where that is larger", "P%" },
-	{ "repeats", TS_OPT_U64, AA(repeats), "3", 0, REPEATS_MAX, "runs",
+	{ "repeats", TS_OPT_U64, AA(repeats), "3", 0, TS_ADVISE_REPEATS_MAX, "runs",
 	  "reruns of each workload's best point with other seeds to measure the spread "
 	  "(0 = do not measure)" },
 	TS_SCRIPT_OUT_OPTS(struct advise_args, out,
@@ -151,7 +104,7 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* "2,4,8" → sorted, distinct, > 0. */
-static int parse_vcpus(const char *arg, struct grid *g, char *err, size_t errlen)
+static int parse_vcpus(const char *arg, struct ts_advise_grid *g, char *err, size_t errlen)
 {
 	const char *p = arg;
 	g->nv = 0;
@@ -167,8 +120,8 @@ static int parse_vcpus(const char *arg, struct grid *g, char *err, size_t errlen
 					      "2,4,8", arg);
 			return TS_E_PARSE;
 		}
-		if (g->nv == AXIS_MAX) {
-			snprintf(err, errlen, "--vcpus %s: at most %d values", arg, AXIS_MAX);
+		if (g->nv == TS_ADVISE_AXIS_MAX) {
+			snprintf(err, errlen, "--vcpus %s: at most %d values", arg, TS_ADVISE_AXIS_MAX);
 			return TS_E_PARSE;
 		}
 		g->vcpus[g->nv++] = v;
@@ -190,9 +143,9 @@ static int parse_vcpus(const char *arg, struct grid *g, char *err, size_t errlen
 
 /* Adds a memory size, keeping the axis sorted; the text is what the
  * mount.mem override and the table show. */
-static int add_mem(struct grid *g, const char *text, uint64_t bytes)
+static int add_mem(struct ts_advise_grid *g, const char *text, uint64_t bytes)
 {
-	if (g->nm == AXIS_MAX)
+	if (g->nm == TS_ADVISE_AXIS_MAX)
 		return -E2BIG;
 	size_t i = g->nm;
 	for (size_t k = 0; k < g->nm; k++)
@@ -209,7 +162,7 @@ static int add_mem(struct grid *g, const char *text, uint64_t bytes)
 	return 0;
 }
 
-static int parse_mem(const char *arg, struct grid *g, char *err, size_t errlen)
+static int parse_mem(const char *arg, struct ts_advise_grid *g, char *err, size_t errlen)
 {
 	char *copy = strdup(arg);
 	if (!copy)
@@ -254,7 +207,7 @@ static int parse_tolerance(const char *arg, double *pct, char *err, size_t errle
 
 /* Runs the script once with @extra overrides (the grid point, a seed) on
  * @tiers; the rows it produced move to @out. */
-static int run_script(struct advise *A, const char *const *tiers, size_t ntiers,
+static int run_script(struct ts_advise *A, const char *const *tiers, size_t ntiers,
 		      const char *const *extra, size_t nextra, bool virtual_time,
 		      struct ts_report *out, int *status)
 {
@@ -293,301 +246,16 @@ static int run_script(struct advise *A, const char *const *tiers, size_t ntiers,
 	return rc;
 }
 
-static const char *param(const struct ts_row *w, const char *key)
-{
-	for (size_t i = 0; i < w->nparams; i++)
-		if (!strcmp(w->pkey[i], key))
-			return w->pval[i];
-	return NULL;
-}
-
-static bool grid_key(const char *key)
-{
-	return !strcmp(key, "mount.tier") || !strcmp(key, "mount.mem") ||
-	       !strcmp(key, "pipeline.vcpus");
-}
-
-/* The row's own label less its tier prefix and the values of swept grid
- * keys ("vcpus=2 mem=1GiB" from a sweep{} the grid overrides). */
-static void base_label(const struct ts_row *w, char *buf, size_t n)
-{
-	const char *l = w->label ? w->label : "";
-	size_t tl = w->tier ? strlen(w->tier) : 0;
-	if (tl && !strncmp(l, w->tier, tl) && (l[tl] == ' ' || !l[tl]))
-		l += tl + (l[tl] == ' ');
-	buf[0] = 0;
-	size_t used = 0;
-	char *copy = strdup(l);
-	if (!copy)
-		return;
-	for (char *save, *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
-		if (!strncmp(t, "vcpus=", 6) || !strncmp(t, "mem=", 4) || !strncmp(t, "tier=", 5))
-			continue;
-		if (used < n)
-			used += (size_t)snprintf(buf + used, n - used, "%s%s", used ? " " : "", t);
-	}
-	free(copy);
-}
-
-/* The row's workload; a new one when @create, else -ENOENT if none. */
-static int workload_of(struct advise *A, const struct ts_row *w, bool create, size_t *out)
-{
-	char label[512], key[2048];
-	base_label(w, label, sizeof(label));
-	size_t used = (size_t)snprintf(key, sizeof(key), "%s", label);
-	for (size_t i = 0; i < w->nparams && used < sizeof(key); i++)
-		if (!grid_key(w->pkey[i]))
-			used += (size_t)snprintf(key + used, sizeof(key) - used, "|%s=%s", w->pkey[i],
-						 w->pval[i]);
-	for (size_t i = 0; i < A->nw; i++)
-		if (!strcmp(A->w[i].key, key)) {
-			*out = i;
-			return 0;
-		}
-	if (!create)
-		return -ENOENT;
-	struct workload *nw = realloc(A->w, (A->nw + 1) * sizeof(*nw));
-	if (!nw)
-		return -ENOMEM;
-	A->w = nw;
-	struct workload *k = &A->w[A->nw];
-	memset(k, 0, sizeof(*k));
-	k->best = k->rec = NONE;
-	char name[512];
-	if (label[0])
-		snprintf(name, sizeof(name), "%s", label);
-	else
-		snprintf(name, sizeof(name), "%s %s b%s", param(w, "engine.model") ?: "?",
-			 param(w, "engine.mode") ?: "?", param(w, "engine.batch") ?: "?");
-	k->key = strdup(key);
-	k->name = strdup(name);
-	if (!k->key || !k->name) {
-		free(k->key);
-		free(k->name);
-		return -ENOMEM;
-	}
-	*out = A->nw++;
-	return 0;
-}
-
-static size_t tier_index(const struct grid *g, const char *tier)
-{
-	for (size_t i = 0; tier && i < g->ntiers; i++)
-		if (!strcmp(g->tiers[i], tier))
-			return i;
-	return NONE;
-}
-
-/* Files the rows of grid point (v, m) under their workloads, labelled
- * "workload | 4 vCPU 16GiB ssd-cloud". A configuration a sweep{} ran at
- * several values of a grid key ran identically under the override; only
- * its first row is kept. */
-static int file_rows(struct advise *A, struct ts_report *got, size_t v, size_t m)
-{
-	for (size_t i = 0; i < got->n; i++) {
-		struct ts_row *w = &got->rows[i];
-		size_t t = tier_index(&A->g, w->tier), wi;
-		if (t == NONE)
-			continue;
-		int rc = workload_of(A, w, true, &wi);
-		if (rc)
-			return rc;
-		struct workload *k = &A->w[wi];
-		bool dup = false;
-		for (size_t p = 0; p < k->n; p++)
-			dup |= k->pts[p].v == v && k->pts[p].m == m && k->pts[p].t == t;
-		if (dup)
-			continue;
-		if (k->n == k->cap) {
-			size_t cap = k->cap ? 2 * k->cap : 16;
-			struct point *np = realloc(k->pts, cap * sizeof(*np));
-			if (!np)
-				return -ENOMEM;
-			k->pts = np;
-			k->cap = cap;
-		}
-		char label[768];
-		snprintf(label, sizeof(label), "%s | %llu vCPU %s %s", k->name,
-			 (unsigned long long)A->g.vcpus[v], A->g.mem_s[m], A->g.tiers[t]);
-		struct ts_row *dst = ts_report_add(&A->rep);
-		if (!dst)
-			return -ENOMEM;
-		*dst = *w;
-		memset(w, 0, sizeof(*w));
-		if ((rc = ts_row_set_str(&dst->label, label)) ||
-		    (rc = ts_row_param(dst, "advise.workload", k->name)))
-			return rc;
-		k->pts[k->n++] = (struct point){ A->rep.n - 1, v, m, t };
-	}
-	return 0;
-}
-
-/* ---- Choosing ------------------------------------------------------------------- */
-
-/* Tiers by their caps at the workload's capacity: read MB/s, then read
- * IOPS; a cap of 0 means none (unlimited) and sorts last. */
-static double cap_or_inf(double v)
-{
-	return v > 0 ? v : INFINITY;
-}
-
-static int rank_tiers(struct advise *A, struct workload *k)
-{
-	const struct ts_row *w = &A->rep.rows[k->pts[0].row];
-	const char *cs = param(w, "mount.capacity");
-	uint64_t cap = 0;
-	char compact[64] = "";
-	size_t j = 0;
-	for (const char *c = cs ? cs : ""; *c && j + 1 < sizeof(compact); c++)
-		if (*c != ' ')
-			compact[j++] = *c;
-	compact[j] = 0;
-	if (compact[0] && ts_parse_size(compact, &cap))
-		cap = 0;
-	double bps[TS_RUNNER_MAX_TIERS], iops[TS_RUNNER_MAX_TIERS];
-	for (size_t t = 0; t < A->g.ntiers; t++) {
-		const struct ts_tier_profile *p;
-		struct ts_tier_limits l;
-		char err[512];
-		int rc = ts_tier_set_lookup(A->tiers, A->g.tiers[t], &p, err, sizeof(err));
-		if (!rc)
-			rc = ts_tier_effective(p, cap, &l, err, sizeof(err));
-		if (rc) {
-			fprintf(stderr, "tiersim advise: %s\n", err);
-			return rc;
-		}
-		bps[t] = cap_or_inf(l.read_bps > 0 ? l.read_bps : l.bps);
-		iops[t] = cap_or_inf(l.read_iops > 0 ? l.read_iops : l.iops);
-	}
-	for (size_t t = 0; t < A->g.ntiers; t++) {
-		unsigned r = 0;
-		for (size_t u = 0; u < A->g.ntiers; u++)
-			r += bps[u] < bps[t] || (bps[u] == bps[t] && (iops[u] < iops[t] ||
-								       (iops[u] == iops[t] && u < t)));
-		k->tier_rank[t] = r;
-	}
-	return 0;
-}
-
-/* Cost order: fewer vCPUs, then less memory, then the lower tier. */
-static int cost_cmp(const struct workload *k, const struct point *a, const struct point *b)
-{
-	if (a->v != b->v)
-		return a->v < b->v ? -1 : 1;
-	if (a->m != b->m)
-		return a->m < b->m ? -1 : 1;
-	unsigned ra = k->tier_rank[a->t], rb = k->tier_rank[b->t];
-	return ra < rb ? -1 : ra > rb;
-}
-
-/* samples/s at @p: as run (@end 0), or at the slow (-1) or fast (+1) end
- * of the band (--band); NaN where there is none. */
-static double sps_end(const struct advise *A, const struct point *p, int end)
-{
-	const struct ts_row *w = &A->rep.rows[p->row];
-	if (w->error)
-		return NAN;
-	if (!end)
-		return w->samples_per_s;
-	if (!w->band_params)
-		return NAN;
-	return end < 0 ? w->band_sps_lo : w->band_sps_hi;
-}
-
-static double sps_at(const struct advise *A, const struct point *p)
-{
-	return sps_end(A, p, 0);
-}
-
-/* The best point at @end: highest samples/s, the cheaper one on a tie. */
-static size_t best_at(const struct advise *A, const struct workload *k, int end)
-{
-	size_t best = NONE;
-	for (size_t i = 0; i < k->n; i++) {
-		double s = sps_end(A, &k->pts[i], end);
-		if (isnan(s))
-			continue;
-		double b = best == NONE ? NAN : sps_end(A, &k->pts[best], end);
-		if (best == NONE || s > b || (s == b && cost_cmp(k, &k->pts[i], &k->pts[best]) < 0))
-			best = i;
-	}
-	return best;
-}
-
-/* The recommendation at @end: the cheapest point within the tolerance of
- * that end's best. */
-static size_t choose_at(const struct advise *A, const struct workload *k, int end)
-{
-	size_t best = best_at(A, k, end), rec = NONE;
-	if (best == NONE)
-		return NONE;
-	double floor = sps_end(A, &k->pts[best], end) * (1.0 - k->tol_pct / 100.0);
-	for (size_t i = 0; i < k->n; i++) {
-		double s = sps_end(A, &k->pts[i], end);
-		if (!isnan(s) && s >= floor && (rec == NONE || cost_cmp(k, &k->pts[i], &k->pts[rec]) < 0))
-			rec = i;
-	}
-	return rec;
-}
-
-static void find_best(struct advise *A, struct workload *k)
-{
-	k->best = best_at(A, k, 0);
-	if (k->best != NONE)
-		k->runs[k->nruns++] = sps_at(A, &k->pts[k->best]);
-}
-
-static int choose(struct advise *A, struct workload *k)
-{
-	if (k->best == NONE)
-		return 0;
-	double lo = k->runs[0], hi = k->runs[0];
-	for (unsigned i = 1; i < k->nruns; i++) {
-		lo = fmin(lo, k->runs[i]);
-		hi = fmax(hi, k->runs[i]);
-	}
-	k->spread_pct = k->nruns > 1 && hi > 0 ? 100.0 * (hi - lo) / hi : NAN;
-	k->tol_pct = isnan(k->spread_pct) ? A->tolerance_pct : fmax(A->tolerance_pct,
-								     k->spread_pct);
-	k->rec = choose_at(A, k, 0);
-	struct ts_row *rw = &A->rep.rows[k->pts[k->rec].row];
-	struct ts_row *bw = &A->rep.rows[k->pts[k->best].row];
-	char tol[32], spread[32];
-	snprintf(tol, sizeof(tol), "%.4f%%", k->tol_pct);
-	snprintf(spread, sizeof(spread), isnan(k->spread_pct) ? "-" : "%.4f%%", k->spread_pct);
-	int rc = 0;
-	for (size_t i = 0; i < k->n && !rc; i++) {
-		struct ts_row *w = &A->rep.rows[k->pts[i].row];
-		w->rel_to = sps_at(A, &k->pts[k->best]);
-		if (!(rc = ts_row_param(w, "advise.tolerance", tol)))
-			rc = ts_row_param(w, "advise.spread", spread);
-	}
-	if (A->base.band) {
-		k->banded = true;
-		k->rec_slow = choose_at(A, k, -1);
-		k->rec_fast = choose_at(A, k, 1);
-		k->robust = k->rec_slow == k->rec && k->rec_fast == k->rec;
-		if (!rc)
-			rc = ts_row_param(rw, "advise.robust", k->robust ? "yes" : "no");
-	}
-	if (!rc)
-		rc = ts_row_param(rw, "advise.choice", k->rec == k->best ? "recommended, best"
-								       : "recommended");
-	if (!rc && k->rec != k->best)
-		rc = ts_row_param(bw, "advise.choice", "best");
-	return rc;
-}
-
 /* Reruns each workload's best point with seeds 2..repeats+1 (the grid ran
  * with the scenario's seeds, 1 by default). Workloads sharing a best point
  * share its runs. */
-static int measure_spread(struct advise *A, int *status)
+static int measure_spread(struct ts_advise *A, int *status)
 {
 	for (size_t i = 0; i < A->nw; i++) {
-		struct workload *k = &A->w[i];
-		if (k->best == NONE || k->nruns > 1)
+		struct ts_advise_workload *k = &A->w[i];
+		if (k->best == TS_ADVISE_NONE || k->nruns > 1)
 			continue;
-		const struct point *bp = &k->pts[k->best];
+		const struct ts_advise_point *bp = &k->pts[k->best];
 		char vkv[64], mkv[64];
 		snprintf(vkv, sizeof(vkv), "pipeline.vcpus=%llu", (unsigned long long)A->g.vcpus[bp->v]);
 		snprintf(mkv, sizeof(mkv), "mount.mem=%s", A->g.mem_s[bp->m]);
@@ -605,12 +273,12 @@ static int measure_spread(struct advise *A, int *status)
 			for (size_t j = 0; !rc && j < got.n; j++) {
 				size_t wi;
 				/* A row no grid point produced has no workload. */
-				if (workload_of(A, &got.rows[j], false, &wi))
+				if (ts_advise_workload_of(A, &got.rows[j], false, &wi))
 					continue;
-				struct workload *o = &A->w[wi];
-				if (o->best == NONE || o->nruns != r + 1 || o->nruns > REPEATS_MAX)
+				struct ts_advise_workload *o = &A->w[wi];
+				if (o->best == TS_ADVISE_NONE || o->nruns != r + 1 || o->nruns > TS_ADVISE_REPEATS_MAX)
 					continue;
-				const struct point *op = &o->pts[o->best];
+				const struct ts_advise_point *op = &o->pts[o->best];
 				double s = got.rows[j].error ? NAN : got.rows[j].samples_per_s;
 				if (op->v == bp->v && op->m == bp->m && op->t == bp->t && !isnan(s))
 					o->runs[o->nruns++] = s;
@@ -633,30 +301,15 @@ static void fmt(char *b, size_t n, double v, int prec)
 		snprintf(b, n, "%.*f", prec, v);
 }
 
-static void point_words(const struct advise *A, const struct point *p, char *b, size_t n)
+static void point_words(const struct ts_advise *A, const struct ts_advise_point *p, char *b, size_t n)
 {
 	snprintf(b, n, "%llu vCPU, %s, %s", (unsigned long long)A->g.vcpus[p->v],
 		 A->g.mem_s[p->m], A->g.tiers[p->t]);
 }
 
-/* The workload's points in cost order, the cheapest first (malloc'd). */
-static size_t *cost_order(const struct workload *k)
-{
-	size_t *ord = malloc((k->n ? k->n : 1) * sizeof(*ord));
-	for (size_t i = 0; ord && i < k->n; i++) {
-		size_t j = i;
-		while (j > 0 && cost_cmp(k, &k->pts[i], &k->pts[ord[j - 1]]) < 0) {
-			ord[j] = ord[j - 1];
-			j--;
-		}
-		ord[j] = i;
-	}
-	return ord;
-}
-
 /* Robust, or what decides it: the ranged parameters of the tiers whose
  * points change places between the band's ends. */
-static void print_robust(const struct advise *A, const struct workload *k, FILE *f)
+static void print_robust(const struct ts_advise *A, const struct ts_advise_workload *k, FILE *f)
 {
 	if (k->robust) {
 		fprintf(f, "robust: the same point is recommended at both ends of every ranged "
@@ -664,9 +317,9 @@ static void print_robust(const struct advise *A, const struct workload *k, FILE 
 		return;
 	}
 	char slow[256] = "no point", fast[256] = "no point";
-	if (k->rec_slow != NONE)
+	if (k->rec_slow != TS_ADVISE_NONE)
 		point_words(A, &k->pts[k->rec_slow], slow, sizeof(slow));
-	if (k->rec_fast != NONE)
+	if (k->rec_fast != TS_ADVISE_NONE)
 		point_words(A, &k->pts[k->rec_fast], fast, sizeof(fast));
 	fprintf(f, "NOT robust: at the slow end of the ranges %s is recommended, at the fast end "
 		   "%s;\n  decided by:", slow, fast);
@@ -674,9 +327,9 @@ static void print_robust(const struct advise *A, const struct workload *k, FILE 
 	for (size_t i = 0; i < TS_ARRAY_SIZE(pts); i++) {
 		bool seen = false;
 		for (size_t j = 0; j < i; j++)
-			seen |= pts[j] != NONE && pts[i] != NONE &&
+			seen |= pts[j] != TS_ADVISE_NONE && pts[i] != TS_ADVISE_NONE &&
 				k->pts[pts[j]].t == k->pts[pts[i]].t;
-		if (pts[i] == NONE || seen)
+		if (pts[i] == TS_ADVISE_NONE || seen)
 			continue;
 		const struct ts_row *w = &A->rep.rows[k->pts[pts[i]].row];
 		fprintf(f, " %s (%s)", A->g.tiers[k->pts[pts[i]].t],
@@ -685,7 +338,7 @@ static void print_robust(const struct advise *A, const struct workload *k, FILE 
 	fprintf(f, "\n");
 }
 
-static void print_workload(const struct advise *A, const struct workload *k, FILE *f)
+static void print_workload(const struct ts_advise *A, const struct ts_advise_workload *k, FILE *f)
 {
 	fprintf(f, "\n%s\n", k->name);
 	int tw = 4;
@@ -694,13 +347,13 @@ static void print_workload(const struct advise *A, const struct workload *k, FIL
 	fprintf(f, "  %5s  %9s  %-*s  %11s  %6s  %10s  %6s\n", "vCPU", "memory", tw, "tier",
 		"samples/s", "AU %", "IO stall %", "rel");
 	/* In cost order, the cheapest first. */
-	size_t *ord = cost_order(k);
+	size_t *ord = ts_advise_cost_order(k);
 	if (!ord)
 		return;
-	double best = k->best == NONE ? NAN : sps_at(A, &k->pts[k->best]);
+	double best = k->best == TS_ADVISE_NONE ? NAN : ts_advise_sps(A, &k->pts[k->best]);
 	for (size_t o = 0; o < k->n; o++) {
 		size_t i = ord[o];
-		const struct point *p = &k->pts[i];
+		const struct ts_advise_point *p = &k->pts[i];
 		const struct ts_row *w = &A->rep.rows[p->row];
 		fprintf(f, "  %5llu  %9s  %-*s", (unsigned long long)A->g.vcpus[p->v],
 			A->g.mem_s[p->m], tw, A->g.tiers[p->t]);
@@ -717,7 +370,7 @@ static void print_workload(const struct advise *A, const struct workload *k, FIL
 			i == k->rec ? "  <- recommended" : "", i == k->best ? "  (best)" : "");
 	}
 	free(ord);
-	if (k->best == NONE) {
+	if (k->best == TS_ADVISE_NONE) {
 		fprintf(f, "%s: no grid point produced a result\n", k->name);
 		return;
 	}
@@ -731,7 +384,7 @@ static void print_workload(const struct advise *A, const struct workload *k, FIL
 	char rw[256], bw[256];
 	point_words(A, &k->pts[k->rec], rw, sizeof(rw));
 	point_words(A, &k->pts[k->best], bw, sizeof(bw));
-	double rs = sps_at(A, &k->pts[k->rec]);
+	double rs = ts_advise_sps(A, &k->pts[k->rec]);
 	if (k->rec == k->best)
 		fprintf(f, "%s: %s is the best (%.1f samples/s);", k->name, rw, best);
 	else
@@ -745,7 +398,7 @@ static void print_workload(const struct advise *A, const struct workload *k, FIL
 		fprintf(f, "parts (recommended point): %s\n", w->parts);
 }
 
-static void print_advice(const struct advise *A, FILE *f)
+static void print_advice(const struct ts_advise *A, FILE *f)
 {
 	fprintf(f, "advise: %s%s\n", A->rep.title ? A->rep.title : A->base.script,
 		A->base.virtual_time ? " (virtual time)" : " (real time)");
@@ -764,7 +417,7 @@ static void print_advice(const struct advise *A, FILE *f)
  * workload it shows the tier x vCPU points at the recommended memory size,
  * in cost order ("inference 4v ssd-cloud"). The rows are shallow copies of
  * the report's with their own labels. */
-static int plot_advice(const struct advise *A, const char *path, char *err, size_t errlen)
+static int plot_advice(const struct ts_advise *A, const char *path, char *err, size_t errlen)
 {
 	struct ts_report pr;
 	ts_report_init(&pr);
@@ -776,10 +429,10 @@ static int plot_advice(const struct advise *A, const char *path, char *err, size
 	if (!rc && !(pr.title = strdup("tiersim advise: tier x vCPU at the recommended memory")))
 		rc = -ENOMEM;
 	for (size_t i = 0; !rc && i < A->nw; i++) {
-		const struct workload *k = &A->w[i];
-		size_t *ord = k->rec == NONE ? NULL : cost_order(k);
+		const struct ts_advise_workload *k = &A->w[i];
+		size_t *ord = k->rec == TS_ADVISE_NONE ? NULL : ts_advise_cost_order(k);
 		for (size_t o = 0; ord && o < k->n && !rc; o++) {
-			const struct point *p = &k->pts[ord[o]];
+			const struct ts_advise_point *p = &k->pts[ord[o]];
 			if (p->m != k->pts[k->rec].m)
 				continue;
 			char *l;
@@ -792,7 +445,7 @@ static int plot_advice(const struct advise *A, const char *path, char *err, size
 			pr.rows[pr.n] = A->rep.rows[p->row];
 			pr.rows[pr.n++].label = l;
 		}
-		if (k->rec != NONE && !ord)
+		if (k->rec != TS_ADVISE_NONE && !ord)
 			rc = -ENOMEM;
 		free(ord);
 	}
@@ -810,7 +463,7 @@ static int plot_advice(const struct advise *A, const char *path, char *err, size
 
 /* ---- The command ------------------------------------------------------------------ */
 
-static void advise_free(struct advise *A)
+static void advise_free(struct ts_advise *A)
 {
 	for (size_t i = 0; i < A->nw; i++) {
 		free(A->w[i].key);
@@ -828,14 +481,14 @@ static void advise_free(struct advise *A)
  * "Instance families", gn5), so the grid brackets the real shapes and adds
  * smaller ones to show where a workload stops caring. The GPU count comes
  * from a virtual-time run of the script as written. */
-static int default_grid(struct advise *A, bool need_v, bool need_m, int *status)
+static int default_grid(struct ts_advise *A, bool need_v, bool need_m, int *status)
 {
 	uint64_t gpus = 1;
 	struct ts_report got;
 	ts_report_init(&got);
 	int rc = run_script(A, A->g.tiers, 1, NULL, 0, true, &got, status);
 	for (size_t i = 0; !rc && i < got.n; i++) {
-		const char *g = param(&got.rows[i], "engine.gpus");
+		const char *g = ts_advise_param(&got.rows[i], "engine.gpus");
 		uint64_t n = g ? strtoull(g, NULL, 10) : 1;
 		gpus = n > gpus ? n : gpus;
 	}
@@ -863,7 +516,7 @@ static int default_grid(struct advise *A, bool need_v, bool need_m, int *status)
 
 /* The command line into @A and @args. Returns -1 to go on, or the exit
  * status after --help or one line. */
-static int advise_args(struct advise *A, struct advise_args *args, int argc, char **argv)
+static int advise_args(struct ts_advise *A, struct advise_args *args, int argc, char **argv)
 {
 	const struct ts_cmdline *cl = &advise_cmdline;
 	struct ts_opt_args a;
@@ -901,7 +554,7 @@ static int advise_args(struct advise *A, struct advise_args *args, int argc, cha
 
 /* The grid's tiers: each known, a disk model, listed once. Returns -1 to go
  * on, or the exit status after one line. */
-static int advise_tiers(struct advise *A, const struct ts_opt_list *tiers)
+static int advise_tiers(struct ts_advise *A, const struct ts_opt_list *tiers)
 {
 	char err[1024] = "";
 	int rc = ts_tier_set_load_default(&A->tiers, err, sizeof(err));
@@ -915,7 +568,7 @@ static int advise_tiers(struct advise *A, const struct ts_opt_list *tiers)
 		if (!strcmp(t, "none"))
 			snprintf(err, sizeof(err), "--tiers: 'none' reads without a disk model; "
 				 "advise compares disk tiers (tiersim tiers lists them)");
-		else if (tier_index(&A->g, t) != NONE)
+		else if (ts_advise_tier_index(&A->g, t) != TS_ADVISE_NONE)
 			snprintf(err, sizeof(err), "--tiers: '%s' is listed twice", t);
 		else if (!ts_tier_set_lookup(A->tiers, t, &p, err, sizeof(err)))
 			A->g.tiers[A->g.ntiers++] = t;
@@ -928,7 +581,7 @@ static int advise_tiers(struct advise *A, const struct ts_opt_list *tiers)
 
 /* The command line's key=value and the work directory, checked before
  * anything runs. Returns -1 to go on, or the exit status. */
-static int advise_check(struct advise *A)
+static int advise_check(struct ts_advise *A)
 {
 	struct ts_runner R;
 	struct ts_runner_opts o = A->base;
@@ -944,7 +597,7 @@ static int advise_check(struct advise *A)
 }
 
 /* The grid: one run of the script per vCPU x memory point, on every tier. */
-static int run_grid(struct advise *A, int *status)
+static int run_grid(struct ts_advise *A, int *status)
 {
 	size_t npoints = A->g.nv * A->g.nm, done = 0;
 	int rc = 0;
@@ -967,7 +620,7 @@ static int run_grid(struct advise *A, int *status)
 			if (!rc && !A->rep.title && got.title)
 				rc = ts_row_set_str(&A->rep.title, got.title);
 			if (!rc)
-				rc = file_rows(A, &got, v, m);
+				rc = ts_advise_file_rows(A, &got, v, m);
 			ts_report_free(&got);
 		}
 	if (rc)
@@ -987,7 +640,7 @@ static int run_grid(struct advise *A, int *status)
 }
 
 /* Runs the grid and chooses; the report is A->rep. */
-static int advise_run(struct advise *A, int *status)
+static int advise_run(struct ts_advise *A, int *status)
 {
 	int rc;
 	ts_interrupt_install();
@@ -1000,23 +653,25 @@ static int advise_run(struct advise *A, int *status)
 	if ((rc = run_grid(A, status)))
 		return rc;
 	for (size_t i = 0; i < A->nw; i++) {
-		if ((rc = rank_tiers(A, &A->w[i]))) {
+		char err[512];
+		if ((rc = ts_advise_rank_tiers(A, &A->w[i], err, sizeof(err)))) {
+			fprintf(stderr, "tiersim advise: %s\n", err);
 			*status = TS_EXIT_FAIL;
 			return rc;
 		}
-		find_best(A, &A->w[i]);
+		ts_advise_find_best(A, &A->w[i]);
 	}
 	if (A->repeats && (rc = measure_spread(A, status)))
 		return rc;
 	for (size_t i = 0; i < A->nw; i++)
-		if ((rc = choose(A, &A->w[i])))
+		if ((rc = ts_advise_choose(A, &A->w[i])))
 			return rc;
 	return 0;
 }
 
 int ts_cmd_advise(int argc, char **argv)
 {
-	static struct advise A; /* large (the runner options); one per process */
+	static struct ts_advise A; /* large (the runner options); one per process */
 	struct advise_args args = { 0 };
 	char err[1024] = "";
 	memset(&A, 0, sizeof(A));

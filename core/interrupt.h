@@ -1,5 +1,5 @@
 /*
- * interrupt.h — the program's one SIGINT/SIGTERM path. The first signal
+ * interrupt.h — the program's one SIGINT/SIGTERM/SIGHUP path. The first signal
  * asks for an orderly stop: it sets ts_interrupted, which every long loop
  * polls (the runner, the loaders' consumers, dataset generation, DLIO's
  * accelerators, record's wait), and blocking waits return EINTR (no
@@ -21,7 +21,7 @@
 /* The signal that asked for a stop; 0 while none has. */
 extern volatile sig_atomic_t ts_interrupted;
 
-/* Installs the handler for SIGINT and SIGTERM and ignores SIGPIPE (a
+/* Installs the handler for SIGINT, SIGTERM and SIGHUP and ignores SIGPIPE (a
  * closed pipe is an EPIPE where it is written). Idempotent. */
 void ts_interrupt_install(void);
 /* A child to pass signals to (0: none). */

@@ -105,6 +105,10 @@ int ts_runner_init(struct ts_runner *R, const struct ts_runner_opts *o, char *er
 	ts_report_init(&R->report);
 	R->report.virtual_time = o->virtual_time;
 	R->env.progress_tty = !o->quiet && isatty(STDERR_FILENO);
+	R->env.virtual_time = o->virtual_time;
+	R->env.quiet = o->quiet;
+	R->env.keep = o->keep;
+	R->env.timeline = o->timeline;
 	if (ts_row_set_str(&R->report.script, o->script))
 		return -ENOMEM;
 	int rc = ts_scn_defaults(&R->cfg, err, errlen);
