@@ -28,6 +28,8 @@
 #define TS_RUNNER_MAX_OVERRIDES 64
 
 struct lua_State;
+struct ts_price_set;
+struct ts_instance;
 
 struct ts_runner_opts {
 	const char *script;
@@ -43,6 +45,7 @@ struct ts_runner_opts {
 	/* --timeline: each training/inference row records its tracks here
 	 * (pipeline/timeline.h); NULL = none. The caller opens and closes it. */
 	struct ts_timeline *timeline;
+	char instance_kv[256]; /* --instance NAME as the override instance.name=NAME */
 };
 
 struct ts_runner {
@@ -55,6 +58,7 @@ struct ts_runner {
 	bool usage_error;	   /* the script stopped on a bad name=value */
 	bool kv_used[TS_RUNNER_MAX_OVERRIDES];
 	unsigned nruns;		   /* configurations run so far */
+	struct ts_price_set *prices; /* the price profiles, once an instance names one */
 };
 
 TS_WUR int ts_runner_init(struct ts_runner *R, const struct ts_runner_opts *o, char *err,
@@ -75,6 +79,11 @@ void ts_runner_free(struct ts_runner *R);
  * with a message. */
 TS_WUR int ts_runner_exec(struct ts_runner *R, const struct ts_job_ops *job,
 			  const struct ts_scn_run *run, size_t *first, char *err, size_t errlen);
+
+/* Instance @name of the price profiles (loaded on first use), or -ENOENT
+ * naming the known ones. */
+TS_WUR int ts_runner_instance(struct ts_runner *R, const char *name,
+			      const struct ts_instance **out, char *err, size_t errlen);
 
 /* Lua bindings: the scenario API (lua_scenario.c) and the tier profiles
  * (lua_tier.c). Both take the runner as an upvalue. */
