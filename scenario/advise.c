@@ -16,10 +16,14 @@ const char *ts_advise_param(const struct ts_row *w, const char *key)
 	return NULL;
 }
 
-static bool grid_key(const char *key)
+/* The grid's keys; an instance grid's instances also set the GPUs and the
+ * local disk's size. */
+static bool grid_key(const struct ts_advise *A, const char *key)
 {
 	return !strcmp(key, "mount.tier") || !strcmp(key, "mount.mem") ||
-	       !strcmp(key, "pipeline.vcpus");
+	       !strcmp(key, "pipeline.vcpus") ||
+	       (A->g.ni && (!strcmp(key, "engine.gpus") || !strcmp(key, "engine.gpu") ||
+				  !strcmp(key, "mount.capacity")));
 }
 
 /* The row's own label less its tier prefix and the values of swept grid
@@ -51,7 +55,7 @@ int ts_advise_workload_of(struct ts_advise *A, const struct ts_row *w, bool crea
 	base_label(w, label, sizeof(label));
 	size_t used = (size_t)snprintf(key, sizeof(key), "%s", label);
 	for (size_t i = 0; i < w->nparams && used < sizeof(key); i++)
-		if (!grid_key(w->pkey[i]))
+		if (!grid_key(A, w->pkey[i]))
 			used += (size_t)snprintf(key + used, sizeof(key) - used, "|%s=%s", w->pkey[i],
 						 w->pval[i]);
 	for (size_t i = 0; i < A->nw; i++)
@@ -122,8 +126,12 @@ int ts_advise_file_rows(struct ts_advise *A, struct ts_report *got, size_t v, si
 			k->cap = cap;
 		}
 		char label[768];
-		snprintf(label, sizeof(label), "%s | %llu vCPU %s %s", k->name,
-			 (unsigned long long)A->g.vcpus[v], A->g.mem_s[m], A->g.tiers[t]);
+		if (A->g.ni)
+			snprintf(label, sizeof(label), "%s | %s %s", k->name, A->g.inst[v]->name,
+				 A->g.tiers[t]);
+		else
+			snprintf(label, sizeof(label), "%s | %llu vCPU %s %s", k->name,
+				 (unsigned long long)A->g.vcpus[v], A->g.mem_s[m], A->g.tiers[t]);
 		struct ts_row *dst = ts_report_add(&A->rep);
 		if (!dst)
 			return -ENOMEM;
@@ -242,6 +250,62 @@ static size_t choose_at(const struct ts_advise *A, const struct ts_advise_worklo
 	return rec;
 }
 
+/* Dollars per sample at @p (the order of $ per epoch), NaN where unpriced. */
+static double per_sample(const struct ts_advise *A, const struct ts_advise_point *p)
+{
+	const struct ts_row *w = &A->rep.rows[p->row];
+	return w->error || !(w->samples_per_s > 0) ? NAN : w->cost_hour.v / w->samples_per_s;
+}
+
+/* Hours and dollars of --epochs epochs at @p; false where unknown. */
+bool ts_advise_epochs_at(const struct ts_advise *A, const struct ts_advise_point *p, double *hours,
+		      double *dollars)
+{
+	const struct ts_row *w = &A->rep.rows[p->row];
+	if (w->error || isnan(w->cost_epoch.v) || !(w->cost_hour.v > 0))
+		return false;
+	*dollars = A->epochs * w->cost_epoch.v;
+	*hours = *dollars / w->cost_hour.v;
+	return true;
+}
+
+/* The priced choices: within the tolerance the cheapest per sample and its
+ * runner-up; anywhere the most samples/s per dollar; and with --deadline or
+ * --budget the cheapest point that meets both, and its runner-up. */
+static void choose_money(struct ts_advise *A, struct ts_advise_workload *k)
+{
+	k->money = k->money2 = k->per_dollar = k->fit = k->fit2 = TS_ADVISE_NONE;
+	if (k->best == TS_ADVISE_NONE)
+		return;
+	double floor = ts_advise_sps(A, &k->pts[k->best]) * (1.0 - k->tol_pct / 100.0);
+	for (size_t i = 0; i < k->n; i++) {
+		const struct ts_advise_point *p = &k->pts[i];
+		double c = per_sample(A, p);
+		if (isnan(c))
+			continue;
+		if (k->per_dollar == TS_ADVISE_NONE || c < per_sample(A, &k->pts[k->per_dollar]))
+			k->per_dollar = i;
+		if (ts_advise_sps(A, p) >= floor) {
+			if (k->money == TS_ADVISE_NONE || c < per_sample(A, &k->pts[k->money])) {
+				k->money2 = k->money;
+				k->money = i;
+			} else if (k->money2 == TS_ADVISE_NONE || c < per_sample(A, &k->pts[k->money2])) {
+				k->money2 = i;
+			}
+		}
+		double h, d;
+		if (!(A->deadline_h > 0 || A->budget > 0) || !ts_advise_epochs_at(A, p, &h, &d) ||
+		    (A->deadline_h > 0 && h > A->deadline_h) || (A->budget > 0 && d > A->budget))
+			continue;
+		if (k->fit == TS_ADVISE_NONE || c < per_sample(A, &k->pts[k->fit])) {
+			k->fit2 = k->fit;
+			k->fit = i;
+		} else if (k->fit2 == TS_ADVISE_NONE || c < per_sample(A, &k->pts[k->fit2])) {
+			k->fit2 = i;
+		}
+	}
+}
+
 void ts_advise_find_best(struct ts_advise *A, struct ts_advise_workload *k)
 {
 	k->best = best_at(A, k, 0);
@@ -262,6 +326,7 @@ int ts_advise_choose(struct ts_advise *A, struct ts_advise_workload *k)
 	k->tol_pct = isnan(k->spread_pct) ? A->tolerance_pct : fmax(A->tolerance_pct,
 								     k->spread_pct);
 	k->rec = choose_at(A, k, 0);
+	choose_money(A, k);
 	struct ts_row *rw = &A->rep.rows[k->pts[k->rec].row];
 	struct ts_row *bw = &A->rep.rows[k->pts[k->best].row];
 	char tol[32], spread[32];
@@ -287,6 +352,11 @@ int ts_advise_choose(struct ts_advise *A, struct ts_advise_workload *k)
 								       : "recommended");
 	if (!rc && k->rec != k->best)
 		rc = ts_row_param(bw, "advise.choice", "best");
+	if (!rc && k->money != TS_ADVISE_NONE)
+		rc = ts_row_param(&A->rep.rows[k->pts[k->money].row], "advise.money",
+				  "least per epoch within the tolerance");
+	if (!rc && k->money2 != TS_ADVISE_NONE)
+		rc = ts_row_param(&A->rep.rows[k->pts[k->money2].row], "advise.money", "runner-up");
 	return rc;
 }
 
@@ -304,3 +374,4 @@ size_t *ts_advise_cost_order(const struct ts_advise_workload *k)
 	}
 	return ord;
 }
+

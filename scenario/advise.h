@@ -28,6 +28,9 @@
 #include "runner.h"
 #include "tier/tier.h"
 
+struct ts_price_set;
+struct ts_instance;
+
 #define TS_ADVISE_AXIS_MAX 16
 #define TS_ADVISE_REPEATS_MAX 20
 #define TS_ADVISE_NONE ((size_t)-1)
@@ -41,6 +44,10 @@ struct ts_advise_grid {
 	uint64_t mem[TS_ADVISE_AXIS_MAX]; /* bytes */
 	char mem_s[TS_ADVISE_AXIS_MAX][32];
 	size_t nm;
+	/* --instances: the vCPU axis is these instances (vcpus[v] theirs), the
+	 * memory axis one point, each run with instance.name=NAME. */
+	const struct ts_instance *inst[TS_ADVISE_AXIS_MAX];
+	size_t ni;
 };
 
 /* One grid point's result for a workload: a row of the advice report. */
@@ -63,6 +70,10 @@ struct ts_advise_workload {
 	 * ranged tier parameters; robust when both are rec. */
 	bool banded, robust;
 	size_t rec_slow, rec_fast;
+	/* Priced rows: the cheapest per sample within the tolerance and the
+	 * runner-up; the most samples/s per dollar anywhere; the cheapest that
+	 * meets --deadline and --budget and its runner-up. TS_ADVISE_NONE: none. */
+	size_t money, money2, per_dollar, fit, fit2;
 };
 
 struct ts_advise {
@@ -74,6 +85,9 @@ struct ts_advise {
 	struct ts_advise_workload *w;
 	size_t nw;
 	struct ts_tier_set *tiers;
+	struct ts_price_set *prices; /* for --instances */
+	double budget, deadline_h;   /* 0 = none */
+	unsigned epochs;
 };
 
 /* A row's parameter @key, or NULL. */
@@ -98,8 +112,14 @@ double ts_advise_sps(const struct ts_advise *A, const struct ts_advise_point *p)
 /* k->best, and its samples/s as the first of k->runs. */
 void ts_advise_find_best(struct ts_advise *A, struct ts_advise_workload *k);
 /* The spread from k->runs, the tolerance, the recommendation (and with
- * --band the recommendations at the band's ends), marked on the rows. */
+ * --band the recommendations at the band's ends), the priced choices (the
+ * cheapest per sample within the tolerance and its runner-up, the most
+ * samples/s per dollar, the cheapest meeting --deadline and --budget),
+ * marked on the rows. */
 TS_WUR int ts_advise_choose(struct ts_advise *A, struct ts_advise_workload *k);
+/* Hours and dollars of A->epochs epochs at @p; false where unknown. */
+bool ts_advise_epochs_at(const struct ts_advise *A, const struct ts_advise_point *p,
+			 double *hours, double *dollars);
 /* The workload's points in cost order, the cheapest first (malloc'd). */
 size_t *ts_advise_cost_order(const struct ts_advise_workload *k);
 
