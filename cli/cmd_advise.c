@@ -19,12 +19,16 @@
  *                where the spread is larger;
  *   recommended  the cheapest point within the tolerance of the best.
  *
- * "Cheapest" is an order by resources, not by price: fewer vCPUs, then less
- * memory, then the lower disk tier, tiers ordered by their caps at the
- * scenario's capacity (read MB/s, then read IOPS). No instance prices are
- * cited anywhere in tiersim, and the only published disk prices (Alibaba
- * 2017, per GB-month, for SSD and ultra cloud disks; none for the gn5's
- * local NVMe, which comes with the instance) cannot price a whole instance.
+ * "Cheapest" there is an order by resources: fewer vCPUs, then less memory,
+ * then the lower disk tier, tiers ordered by their caps at the scenario's
+ * capacity (read MB/s, then read IOPS). With an instance (--instance, or
+ * the grid of --instances, which replaces the vCPU and memory axes by whole
+ * instances in that order) every row is priced (cost/), and advise says
+ * beside it which point within the tolerance costs least per epoch (per
+ * sample: the same order) and what the runner-up costs, and which point
+ * gives the most samples/s per dollar anywhere. --deadline and --budget
+ * (with --epochs) ask for the cheapest point that finishes that many
+ * epochs in that time within that money, whatever its samples/s.
  */
 #include <ctype.h>
 #include <math.h>
@@ -34,65 +38,20 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "interrupt.h"
+#include "cost/price.h"
 #include "tier/tier.h"
+#include "advise.h"
 #include "runner.h"
 #include "script_args.h"
 #include "units.h"
-
-#define AXIS_MAX 16
-#define REPEATS_MAX 20
-#define NONE ((size_t)-1)
-
-/* The grid's three axes, each in cost order (cheapest first). */
-struct grid {
-	const char *tiers[TS_RUNNER_MAX_TIERS];
-	size_t ntiers;
-	uint64_t vcpus[AXIS_MAX];
-	size_t nv;
-	uint64_t mem[AXIS_MAX]; /* bytes */
-	char mem_s[AXIS_MAX][32];
-	size_t nm;
-};
-
-/* One grid point's result for a workload: a row of the advice report. */
-struct point {
-	size_t row;	    /* in the advice report */
-	size_t v, m, t;	    /* grid indices; t by cost rank is tier_rank[t] */
-};
-
-struct workload {
-	char *key;	    /* configuration less the grid keys */
-	char *name;	    /* "inference", "googlenet train b64" */
-	struct point *pts;
-	size_t n, cap;
-	unsigned tier_rank[TS_RUNNER_MAX_TIERS]; /* 0 = the cheapest tier */
-	size_t best, rec;   /* indices into pts; NONE when every point failed */
-	double runs[REPEATS_MAX + 1]; /* samples/s at the best point, per seed */
-	unsigned nruns;
-	double spread_pct, tol_pct;
-	/* --band: the recommendation at the slow and the fast end of the
-	 * ranged tier parameters; robust when both are rec. */
-	bool banded, robust;
-	size_t rec_slow, rec_fast;
-};
-
-struct advise {
-	struct ts_runner_opts base; /* script, key=value, workdir, clock */
-	struct grid g;
-	double tolerance_pct;
-	unsigned repeats;
-	struct ts_report rep;	    /* every grid point's row */
-	struct workload *w;
-	size_t nw;
-	struct ts_tier_set *tiers;
-};
 
 /* The command line. --vcpus, --mem and --tolerance are read by this file's
  * parsers (sorted, distinct axes; a percentage). */
 struct advise_args {
 	struct ts_opt_list tiers;
-	char *vcpus, *mem, *tolerance;
-	uint64_t repeats;
+	char *vcpus, *mem, *tolerance, *instances, *budget, *deadline;
+	uint64_t repeats, epochs;
 	struct ts_script_out out;
 	bool virtual_time, real, band;
 };
@@ -109,7 +68,17 @@ static const struct ts_opt advise_opts[] = {
 	{ "tolerance", TS_OPT_STR, AA(tolerance), "2%", 0, 0, "",
 	  "how much below the best still counts as no loss; raised to the run-to-run spread "
 	  "where that is larger", "P%" },
-	{ "repeats", TS_OPT_U64, AA(repeats), "3", 0, REPEATS_MAX, "runs",
+	{ "instances", TS_OPT_STR, AA(instances), NULL, 0, 0, "",
+	  "instances of the price profiles (tiersim prices) as the grid's axis instead of "
+	  "--vcpus and --mem: each brings its vCPUs, memory, GPUs and host, and prices its rows",
+	  "A,B,..." },
+	{ "budget", TS_OPT_STR, AA(budget), NULL, 0, 0, "",
+	  "priced rows: the most --epochs may cost, in US dollars", "$" },
+	{ "deadline", TS_OPT_STR, AA(deadline), NULL, 0, 0, "",
+	  "priced rows: the time --epochs must finish in (2h, 90m, 3600s)", "TIME" },
+	{ "epochs", TS_OPT_U64, AA(epochs), "1", 1, 100000, "epochs",
+	  "epochs --budget and --deadline are for" },
+	{ "repeats", TS_OPT_U64, AA(repeats), "3", 0, TS_ADVISE_REPEATS_MAX, "runs",
 	  "reruns of each workload's best point with other seeds to measure the spread "
 	  "(0 = do not measure)" },
 	TS_SCRIPT_OUT_OPTS(struct advise_args, out,
@@ -136,7 +105,9 @@ static const struct ts_cmdline advise_cmdline = {
 		 "  tiersim advise scripts/main.lua --vcpus 2,4,8 --mem 4GiB,16GiB,60GiB\n",
 	.opts = advise_opts,
 	.tail = "Cheapest = fewer vCPUs, then less memory, then the tier with the lower caps\n"
-		"(read MB/s, then IOPS): an order by resources, not by price.\n"
+		"(read MB/s, then IOPS): an order by resources. With --instance or --instances\n"
+		"the rows are priced and advise also names the point within the tolerance that\n"
+		"costs least per epoch, its runner-up, and the most samples/s per dollar.\n"
 		"exit status: 0 done, 1 the scenario failed, 2 bad command line, 130 interrupted.\n",
 	.max_pos = -1,
 };
@@ -150,7 +121,7 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* "2,4,8" → sorted, distinct, > 0. */
-static int parse_vcpus(const char *arg, struct grid *g, char *err, size_t errlen)
+static int parse_vcpus(const char *arg, struct ts_advise_grid *g, char *err, size_t errlen)
 {
 	const char *p = arg;
 	g->nv = 0;
@@ -166,8 +137,8 @@ static int parse_vcpus(const char *arg, struct grid *g, char *err, size_t errlen
 					      "2,4,8", arg);
 			return TS_E_PARSE;
 		}
-		if (g->nv == AXIS_MAX) {
-			snprintf(err, errlen, "--vcpus %s: at most %d values", arg, AXIS_MAX);
+		if (g->nv == TS_ADVISE_AXIS_MAX) {
+			snprintf(err, errlen, "--vcpus %s: at most %d values", arg, TS_ADVISE_AXIS_MAX);
 			return TS_E_PARSE;
 		}
 		g->vcpus[g->nv++] = v;
@@ -189,9 +160,9 @@ static int parse_vcpus(const char *arg, struct grid *g, char *err, size_t errlen
 
 /* Adds a memory size, keeping the axis sorted; the text is what the
  * mount.mem override and the table show. */
-static int add_mem(struct grid *g, const char *text, uint64_t bytes)
+static int add_mem(struct ts_advise_grid *g, const char *text, uint64_t bytes)
 {
-	if (g->nm == AXIS_MAX)
+	if (g->nm == TS_ADVISE_AXIS_MAX)
 		return -E2BIG;
 	size_t i = g->nm;
 	for (size_t k = 0; k < g->nm; k++)
@@ -208,7 +179,7 @@ static int add_mem(struct grid *g, const char *text, uint64_t bytes)
 	return 0;
 }
 
-static int parse_mem(const char *arg, struct grid *g, char *err, size_t errlen)
+static int parse_mem(const char *arg, struct ts_advise_grid *g, char *err, size_t errlen)
 {
 	char *copy = strdup(arg);
 	if (!copy)
@@ -235,6 +206,90 @@ static int parse_mem(const char *arg, struct grid *g, char *err, size_t errlen)
 	return rc;
 }
 
+static int cmp_inst(const void *a, const void *b)
+{
+	const struct ts_instance *x = *(const struct ts_instance *const *)a;
+	const struct ts_instance *y = *(const struct ts_instance *const *)b;
+	if (x->vcpus != y->vcpus)
+		return x->vcpus < y->vcpus ? -1 : 1;
+	if (x->mem_gib != y->mem_gib)
+		return x->mem_gib < y->mem_gib ? -1 : 1;
+	return (x->hourly.v > y->hourly.v) - (x->hourly.v < y->hourly.v);
+}
+
+/* "A,B" → instances in resource order (vCPUs, then memory, then price). */
+static int parse_instances(struct ts_advise *A, const char *arg, char *err, size_t errlen)
+{
+	int rc = ts_price_load_checked(NULL, NULL, &A->prices, err, errlen);
+	if (rc)
+		return rc;
+	char *copy = strdup(arg);
+	if (!copy)
+		return -ENOMEM;
+	struct ts_advise_grid *g = &A->g;
+	for (char *save, *t = strtok_r(copy, ",", &save); t && !rc;
+	     t = strtok_r(NULL, ",", &save)) {
+		const struct ts_instance *in;
+		char sub[900];
+		if (ts_price_instance(A->prices, t, &in, sub, sizeof(sub))) {
+			snprintf(err, errlen, "--instances: %s", sub);
+			rc = TS_E_PARSE;
+		} else if (g->ni == TS_ADVISE_AXIS_MAX) {
+			snprintf(err, errlen, "--instances: at most %d", TS_ADVISE_AXIS_MAX);
+			rc = TS_E_PARSE;
+		}
+		for (size_t i = 0; !rc && i < g->ni; i++)
+			if (g->inst[i] == in) {
+				snprintf(err, errlen, "--instances: '%s' is listed twice", t);
+				rc = TS_E_PARSE;
+			}
+		if (!rc)
+			g->inst[g->ni++] = in;
+	}
+	free(copy);
+	if (!rc && !g->ni) {
+		snprintf(err, errlen, "--instances: expected names such as gn5-c8g1.2xlarge");
+		rc = TS_E_PARSE;
+	}
+	if (rc)
+		return rc;
+	qsort(g->inst, g->ni, sizeof(g->inst[0]), cmp_inst);
+	g->nv = g->ni;
+	for (size_t i = 0; i < g->ni; i++)
+		g->vcpus[i] = (uint64_t)g->inst[i]->vcpus;
+	g->nm = 1; /* each instance brings its memory */
+	g->mem[0] = 0;
+	snprintf(g->mem_s[0], sizeof(g->mem_s[0]), "its own");
+	return 0;
+}
+
+/* --budget 120 or $120; --deadline 2h. */
+static int parse_money(struct ts_advise *A, const struct advise_args *args, char *err,
+		       size_t errlen)
+{
+	A->epochs = (unsigned)args->epochs;
+	if (args->budget) {
+		const char *b = args->budget + (args->budget[0] == '$');
+		char *end;
+		A->budget = strtod(b, &end);
+		if (end == b || *end || !(A->budget > 0)) {
+			snprintf(err, errlen, "--budget %s: expected dollars above 0, e.g. 120",
+				 args->budget);
+			return TS_E_PARSE;
+		}
+	}
+	if (args->deadline) {
+		uint64_t ns;
+		if (ts_parse_duration(args->deadline, 1000000000ull, &ns) || !ns) {
+			snprintf(err, errlen, "--deadline %s: expected a time such as 2h or 90min",
+				 args->deadline);
+			return TS_E_PARSE;
+		}
+		A->deadline_h = (double)ns / 3600e9;
+	}
+	return 0;
+}
+
 /* "2%", "2" (percent) or "0.5%". */
 static int parse_tolerance(const char *arg, double *pct, char *err, size_t errlen)
 {
@@ -253,7 +308,7 @@ static int parse_tolerance(const char *arg, double *pct, char *err, size_t errle
 
 /* Runs the script once with @extra overrides (the grid point, a seed) on
  * @tiers; the rows it produced move to @out. */
-static int run_script(struct advise *A, const char *const *tiers, size_t ntiers,
+static int run_script(struct ts_advise *A, const char *const *tiers, size_t ntiers,
 		      const char *const *extra, size_t nextra, bool virtual_time,
 		      struct ts_report *out, int *status)
 {
@@ -272,7 +327,7 @@ static int run_script(struct advise *A, const char *const *tiers, size_t ntiers,
 		o.kv[o.nkv++] = extra[i];
 	}
 	struct ts_runner R;
-	int rc = ts_runner_main(&R, &o, "advise", status);
+	int rc = ts_script_run(&R, &o, "advise", status);
 	if (!rc && !out->title && R.report.title && ts_row_set_str(&out->title, R.report.title))
 		rc = -ENOMEM;
 	for (size_t i = 0; !rc && i < R.report.n; i++) {
@@ -292,324 +347,56 @@ static int run_script(struct advise *A, const char *const *tiers, size_t ntiers,
 	return rc;
 }
 
-static const char *param(const struct ts_row *w, const char *key)
+/* The overrides of grid point (@v, @m): the vCPUs and memory, or the
+ * instance; returns how many. */
+static size_t point_kv(const struct ts_advise *A, size_t v, size_t m, char kv[2][96])
 {
-	for (size_t i = 0; i < w->nparams; i++)
-		if (!strcmp(w->pkey[i], key))
-			return w->pval[i];
-	return NULL;
-}
-
-static bool grid_key(const char *key)
-{
-	return !strcmp(key, "mount.tier") || !strcmp(key, "mount.mem") ||
-	       !strcmp(key, "pipeline.vcpus");
-}
-
-/* The row's own label less its tier prefix and the values of swept grid
- * keys ("vcpus=2 mem=1GiB" from a sweep{} the grid overrides). */
-static void base_label(const struct ts_row *w, char *buf, size_t n)
-{
-	const char *l = w->label ? w->label : "";
-	size_t tl = w->tier ? strlen(w->tier) : 0;
-	if (tl && !strncmp(l, w->tier, tl) && (l[tl] == ' ' || !l[tl]))
-		l += tl + (l[tl] == ' ');
-	buf[0] = 0;
-	size_t used = 0;
-	char *copy = strdup(l);
-	if (!copy)
-		return;
-	for (char *save, *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
-		if (!strncmp(t, "vcpus=", 6) || !strncmp(t, "mem=", 4) || !strncmp(t, "tier=", 5))
-			continue;
-		if (used < n)
-			used += (size_t)snprintf(buf + used, n - used, "%s%s", used ? " " : "", t);
+	if (A->g.ni) {
+		snprintf(kv[0], sizeof(kv[0]), "instance.name=%s", A->g.inst[v]->name);
+		return 1;
 	}
-	free(copy);
-}
-
-/* The row's workload; a new one when @create, else -ENOENT if none. */
-static int workload_of(struct advise *A, const struct ts_row *w, bool create, size_t *out)
-{
-	char label[512], key[2048];
-	base_label(w, label, sizeof(label));
-	size_t used = (size_t)snprintf(key, sizeof(key), "%s", label);
-	for (size_t i = 0; i < w->nparams && used < sizeof(key); i++)
-		if (!grid_key(w->pkey[i]))
-			used += (size_t)snprintf(key + used, sizeof(key) - used, "|%s=%s", w->pkey[i],
-						 w->pval[i]);
-	for (size_t i = 0; i < A->nw; i++)
-		if (!strcmp(A->w[i].key, key)) {
-			*out = i;
-			return 0;
-		}
-	if (!create)
-		return -ENOENT;
-	struct workload *nw = realloc(A->w, (A->nw + 1) * sizeof(*nw));
-	if (!nw)
-		return -ENOMEM;
-	A->w = nw;
-	struct workload *k = &A->w[A->nw];
-	memset(k, 0, sizeof(*k));
-	k->best = k->rec = NONE;
-	char name[512];
-	if (label[0])
-		snprintf(name, sizeof(name), "%s", label);
-	else
-		snprintf(name, sizeof(name), "%s %s b%s", param(w, "engine.model") ?: "?",
-			 param(w, "engine.mode") ?: "?", param(w, "engine.batch") ?: "?");
-	k->key = strdup(key);
-	k->name = strdup(name);
-	if (!k->key || !k->name) {
-		free(k->key);
-		free(k->name);
-		return -ENOMEM;
-	}
-	*out = A->nw++;
-	return 0;
-}
-
-static size_t tier_index(const struct grid *g, const char *tier)
-{
-	for (size_t i = 0; tier && i < g->ntiers; i++)
-		if (!strcmp(g->tiers[i], tier))
-			return i;
-	return NONE;
-}
-
-/* Files the rows of grid point (v, m) under their workloads, labelled
- * "workload | 4 vCPU 16GiB ssd-cloud". A configuration a sweep{} ran at
- * several values of a grid key ran identically under the override; only
- * its first row is kept. */
-static int file_rows(struct advise *A, struct ts_report *got, size_t v, size_t m)
-{
-	for (size_t i = 0; i < got->n; i++) {
-		struct ts_row *w = &got->rows[i];
-		size_t t = tier_index(&A->g, w->tier), wi;
-		if (t == NONE)
-			continue;
-		int rc = workload_of(A, w, true, &wi);
-		if (rc)
-			return rc;
-		struct workload *k = &A->w[wi];
-		bool dup = false;
-		for (size_t p = 0; p < k->n; p++)
-			dup |= k->pts[p].v == v && k->pts[p].m == m && k->pts[p].t == t;
-		if (dup)
-			continue;
-		if (k->n == k->cap) {
-			size_t cap = k->cap ? 2 * k->cap : 16;
-			struct point *np = realloc(k->pts, cap * sizeof(*np));
-			if (!np)
-				return -ENOMEM;
-			k->pts = np;
-			k->cap = cap;
-		}
-		char label[768];
-		snprintf(label, sizeof(label), "%s | %llu vCPU %s %s", k->name,
-			 (unsigned long long)A->g.vcpus[v], A->g.mem_s[m], A->g.tiers[t]);
-		struct ts_row *dst = ts_report_add(&A->rep);
-		if (!dst)
-			return -ENOMEM;
-		*dst = *w;
-		memset(w, 0, sizeof(*w));
-		if ((rc = ts_row_set_str(&dst->label, label)) ||
-		    (rc = ts_row_param(dst, "advise.workload", k->name)))
-			return rc;
-		k->pts[k->n++] = (struct point){ A->rep.n - 1, v, m, t };
-	}
-	return 0;
-}
-
-/* ---- Choosing ------------------------------------------------------------------- */
-
-/* Tiers by their caps at the workload's capacity: read MB/s, then read
- * IOPS; a cap of 0 means none (unlimited) and sorts last. */
-static double cap_or_inf(double v)
-{
-	return v > 0 ? v : INFINITY;
-}
-
-static int rank_tiers(struct advise *A, struct workload *k)
-{
-	const struct ts_row *w = &A->rep.rows[k->pts[0].row];
-	const char *cs = param(w, "mount.capacity");
-	uint64_t cap = 0;
-	char compact[64] = "";
-	size_t j = 0;
-	for (const char *c = cs ? cs : ""; *c && j + 1 < sizeof(compact); c++)
-		if (*c != ' ')
-			compact[j++] = *c;
-	compact[j] = 0;
-	if (compact[0] && ts_parse_size(compact, &cap))
-		cap = 0;
-	double bps[TS_RUNNER_MAX_TIERS], iops[TS_RUNNER_MAX_TIERS];
-	for (size_t t = 0; t < A->g.ntiers; t++) {
-		const struct ts_tier_profile *p;
-		struct ts_tier_limits l;
-		char err[512];
-		int rc = ts_tier_set_lookup(A->tiers, A->g.tiers[t], &p, err, sizeof(err));
-		if (!rc)
-			rc = ts_tier_effective(p, cap, &l, err, sizeof(err));
-		if (rc) {
-			fprintf(stderr, "tiersim advise: %s\n", err);
-			return rc;
-		}
-		bps[t] = cap_or_inf(l.read_bps > 0 ? l.read_bps : l.bps);
-		iops[t] = cap_or_inf(l.read_iops > 0 ? l.read_iops : l.iops);
-	}
-	for (size_t t = 0; t < A->g.ntiers; t++) {
-		unsigned r = 0;
-		for (size_t u = 0; u < A->g.ntiers; u++)
-			r += bps[u] < bps[t] || (bps[u] == bps[t] && (iops[u] < iops[t] ||
-								       (iops[u] == iops[t] && u < t)));
-		k->tier_rank[t] = r;
-	}
-	return 0;
-}
-
-/* Cost order: fewer vCPUs, then less memory, then the lower tier. */
-static int cost_cmp(const struct workload *k, const struct point *a, const struct point *b)
-{
-	if (a->v != b->v)
-		return a->v < b->v ? -1 : 1;
-	if (a->m != b->m)
-		return a->m < b->m ? -1 : 1;
-	unsigned ra = k->tier_rank[a->t], rb = k->tier_rank[b->t];
-	return ra < rb ? -1 : ra > rb;
-}
-
-/* samples/s at @p: as run (@end 0), or at the slow (-1) or fast (+1) end
- * of the band (--band); NaN where there is none. */
-static double sps_end(const struct advise *A, const struct point *p, int end)
-{
-	const struct ts_row *w = &A->rep.rows[p->row];
-	if (w->error)
-		return NAN;
-	if (!end)
-		return w->samples_per_s;
-	if (!w->band_params)
-		return NAN;
-	return end < 0 ? w->band_sps_lo : w->band_sps_hi;
-}
-
-static double sps_at(const struct advise *A, const struct point *p)
-{
-	return sps_end(A, p, 0);
-}
-
-/* The best point at @end: highest samples/s, the cheaper one on a tie. */
-static size_t best_at(const struct advise *A, const struct workload *k, int end)
-{
-	size_t best = NONE;
-	for (size_t i = 0; i < k->n; i++) {
-		double s = sps_end(A, &k->pts[i], end);
-		if (isnan(s))
-			continue;
-		double b = best == NONE ? NAN : sps_end(A, &k->pts[best], end);
-		if (best == NONE || s > b || (s == b && cost_cmp(k, &k->pts[i], &k->pts[best]) < 0))
-			best = i;
-	}
-	return best;
-}
-
-/* The recommendation at @end: the cheapest point within the tolerance of
- * that end's best. */
-static size_t choose_at(const struct advise *A, const struct workload *k, int end)
-{
-	size_t best = best_at(A, k, end), rec = NONE;
-	if (best == NONE)
-		return NONE;
-	double floor = sps_end(A, &k->pts[best], end) * (1.0 - k->tol_pct / 100.0);
-	for (size_t i = 0; i < k->n; i++) {
-		double s = sps_end(A, &k->pts[i], end);
-		if (!isnan(s) && s >= floor && (rec == NONE || cost_cmp(k, &k->pts[i], &k->pts[rec]) < 0))
-			rec = i;
-	}
-	return rec;
-}
-
-static void find_best(struct advise *A, struct workload *k)
-{
-	k->best = best_at(A, k, 0);
-	if (k->best != NONE)
-		k->runs[k->nruns++] = sps_at(A, &k->pts[k->best]);
-}
-
-static int choose(struct advise *A, struct workload *k)
-{
-	if (k->best == NONE)
-		return 0;
-	double lo = k->runs[0], hi = k->runs[0];
-	for (unsigned i = 1; i < k->nruns; i++) {
-		lo = fmin(lo, k->runs[i]);
-		hi = fmax(hi, k->runs[i]);
-	}
-	k->spread_pct = k->nruns > 1 && hi > 0 ? 100.0 * (hi - lo) / hi : NAN;
-	k->tol_pct = isnan(k->spread_pct) ? A->tolerance_pct : fmax(A->tolerance_pct,
-								     k->spread_pct);
-	k->rec = choose_at(A, k, 0);
-	struct ts_row *rw = &A->rep.rows[k->pts[k->rec].row];
-	struct ts_row *bw = &A->rep.rows[k->pts[k->best].row];
-	char tol[32], spread[32];
-	snprintf(tol, sizeof(tol), "%.4f%%", k->tol_pct);
-	snprintf(spread, sizeof(spread), isnan(k->spread_pct) ? "-" : "%.4f%%", k->spread_pct);
-	int rc = 0;
-	for (size_t i = 0; i < k->n && !rc; i++) {
-		struct ts_row *w = &A->rep.rows[k->pts[i].row];
-		w->rel_to = sps_at(A, &k->pts[k->best]);
-		if (!(rc = ts_row_param(w, "advise.tolerance", tol)))
-			rc = ts_row_param(w, "advise.spread", spread);
-	}
-	if (A->base.band) {
-		k->banded = true;
-		k->rec_slow = choose_at(A, k, -1);
-		k->rec_fast = choose_at(A, k, 1);
-		k->robust = k->rec_slow == k->rec && k->rec_fast == k->rec;
-		if (!rc)
-			rc = ts_row_param(rw, "advise.robust", k->robust ? "yes" : "no");
-	}
-	if (!rc)
-		rc = ts_row_param(rw, "advise.choice", k->rec == k->best ? "recommended, best"
-								       : "recommended");
-	if (!rc && k->rec != k->best)
-		rc = ts_row_param(bw, "advise.choice", "best");
-	return rc;
+	snprintf(kv[0], sizeof(kv[0]), "pipeline.vcpus=%llu", (unsigned long long)A->g.vcpus[v]);
+	snprintf(kv[1], sizeof(kv[1]), "mount.mem=%s", A->g.mem_s[m]);
+	return 2;
 }
 
 /* Reruns each workload's best point with seeds 2..repeats+1 (the grid ran
  * with the scenario's seeds, 1 by default). Workloads sharing a best point
  * share its runs. */
-static int measure_spread(struct advise *A, int *status)
+static int measure_spread(struct ts_advise *A, int *status)
 {
 	for (size_t i = 0; i < A->nw; i++) {
-		struct workload *k = &A->w[i];
-		if (k->best == NONE || k->nruns > 1)
+		struct ts_advise_workload *k = &A->w[i];
+		if (k->best == TS_ADVISE_NONE || k->nruns > 1)
 			continue;
-		const struct point *bp = &k->pts[k->best];
-		char vkv[64], mkv[64];
-		snprintf(vkv, sizeof(vkv), "pipeline.vcpus=%llu", (unsigned long long)A->g.vcpus[bp->v]);
-		snprintf(mkv, sizeof(mkv), "mount.mem=%s", A->g.mem_s[bp->m]);
+		const struct ts_advise_point *bp = &k->pts[k->best];
+		char pkv[2][96];
+		size_t np = point_kv(A, bp->v, bp->m, pkv);
 		for (unsigned r = 0; r < A->repeats; r++) {
 			char s1[48], s2[48];
 			snprintf(s1, sizeof(s1), "mount.seed=%u", r + 2);
 			snprintf(s2, sizeof(s2), "pipeline.seed=%u", r + 2);
-			const char *extra[] = { vkv, mkv, s1, s2 };
+			const char *extra[4];
+			size_t ne = 0;
+			for (size_t q = 0; q < np; q++)
+				extra[ne++] = pkv[q];
+			extra[ne++] = s1;
+			extra[ne++] = s2;
 			struct ts_report got;
 			ts_report_init(&got);
 			got.virtual_time = A->base.virtual_time;
-			int rc = run_script(A, &A->g.tiers[bp->t], 1, extra, 4, A->base.virtual_time,
+			int rc = run_script(A, &A->g.tiers[bp->t], 1, extra, ne, A->base.virtual_time,
 					    &got, status);
 			/* Every workload whose best is this point takes its row. */
 			for (size_t j = 0; !rc && j < got.n; j++) {
 				size_t wi;
 				/* A row no grid point produced has no workload. */
-				if (workload_of(A, &got.rows[j], false, &wi))
+				if (ts_advise_workload_of(A, &got.rows[j], false, &wi))
 					continue;
-				struct workload *o = &A->w[wi];
-				if (o->best == NONE || o->nruns != r + 1 || o->nruns > REPEATS_MAX)
+				struct ts_advise_workload *o = &A->w[wi];
+				if (o->best == TS_ADVISE_NONE || o->nruns != r + 1 || o->nruns > TS_ADVISE_REPEATS_MAX)
 					continue;
-				const struct point *op = &o->pts[o->best];
+				const struct ts_advise_point *op = &o->pts[o->best];
 				double s = got.rows[j].error ? NAN : got.rows[j].samples_per_s;
 				if (op->v == bp->v && op->m == bp->m && op->t == bp->t && !isnan(s))
 					o->runs[o->nruns++] = s;
@@ -632,30 +419,82 @@ static void fmt(char *b, size_t n, double v, int prec)
 		snprintf(b, n, "%.*f", prec, v);
 }
 
-static void point_words(const struct advise *A, const struct point *p, char *b, size_t n)
+static void point_words(const struct ts_advise *A, const struct ts_advise_point *p, char *b, size_t n)
 {
-	snprintf(b, n, "%llu vCPU, %s, %s", (unsigned long long)A->g.vcpus[p->v],
-		 A->g.mem_s[p->m], A->g.tiers[p->t]);
+	if (A->g.ni)
+		snprintf(b, n, "%s (%d vCPU, %.0f GiB), %s", A->g.inst[p->v]->name,
+			 A->g.inst[p->v]->vcpus, A->g.inst[p->v]->mem_gib, A->g.tiers[p->t]);
+	else
+		snprintf(b, n, "%llu vCPU, %s, %s", (unsigned long long)A->g.vcpus[p->v],
+			 A->g.mem_s[p->m], A->g.tiers[p->t]);
 }
 
-/* The workload's points in cost order, the cheapest first (malloc'd). */
-static size_t *cost_order(const struct workload *k)
+/* "$1.23/epoch [0.98..1.60], $2.30/h" (or per 1,000 steps). */
+static void money_words(const struct ts_advise *A, const struct ts_advise_point *p, char *b, size_t n)
 {
-	size_t *ord = malloc((k->n ? k->n : 1) * sizeof(*ord));
-	for (size_t i = 0; ord && i < k->n; i++) {
-		size_t j = i;
-		while (j > 0 && cost_cmp(k, &k->pts[i], &k->pts[ord[j - 1]]) < 0) {
-			ord[j] = ord[j - 1];
-			j--;
-		}
-		ord[j] = i;
+	const struct ts_row *w = &A->rep.rows[p->row];
+	bool ep = !isnan(w->cost_epoch.v);
+	const struct ts_cost_band *c = ep ? &w->cost_epoch : &w->cost_ksteps;
+	snprintf(b, n, "$%.3g/%s [%.3g..%.3g], $%.3g/h, %.1f samples/s", c->v,
+		 ep ? "epoch" : "1k steps", c->low, c->high, w->cost_hour.v, w->samples_per_s);
+}
+
+/* The money lines of a priced workload. */
+static void print_money(const struct ts_advise *A, const struct ts_advise_workload *k, FILE *f)
+{
+	if (k->money == TS_ADVISE_NONE)
+		return;
+	char pw[256], mw[160];
+	point_words(A, &k->pts[k->money], pw, sizeof(pw));
+	money_words(A, &k->pts[k->money], mw, sizeof(mw));
+	fprintf(f, "in money: %s costs least within the tolerance: %s\n", pw, mw);
+	if (k->money2 != TS_ADVISE_NONE) {
+		point_words(A, &k->pts[k->money2], pw, sizeof(pw));
+		money_words(A, &k->pts[k->money2], mw, sizeof(mw));
+		fprintf(f, "  runner-up: %s: %s\n", pw, mw);
 	}
-	return ord;
+	if (k->money != k->rec) {
+		char rw[256], rm[160];
+		point_words(A, &k->pts[k->rec], rw, sizeof(rw));
+		money_words(A, &k->pts[k->rec], rm, sizeof(rm));
+		fprintf(f, "  the resource order's choice, %s, costs %s: fewer resources, but "
+			   "more dollars per sample\n", rw, rm);
+	}
+	if (k->per_dollar != TS_ADVISE_NONE && k->per_dollar != k->money) {
+		point_words(A, &k->pts[k->per_dollar], pw, sizeof(pw));
+		money_words(A, &k->pts[k->per_dollar], mw, sizeof(mw));
+		fprintf(f, "  most samples/s per dollar anywhere (outside the tolerance): %s: %s\n",
+			pw, mw);
+	}
+	if (!(A->deadline_h > 0 || A->budget > 0))
+		return;
+	char want[128] = "", tmp[64];
+	if (A->deadline_h > 0) {
+		snprintf(tmp, sizeof(tmp), " in %.3g h", A->deadline_h);
+		strcat(want, tmp);
+	}
+	if (A->budget > 0) {
+		snprintf(tmp, sizeof(tmp), " within $%.6g", A->budget);
+		strcat(want, tmp);
+	}
+	if (k->fit == TS_ADVISE_NONE) {
+		fprintf(f, "  %u epoch(s)%s: no grid point does it (or no epoch size is known)\n",
+			A->epochs, want);
+		return;
+	}
+	const size_t fits[] = { k->fit, k->fit2 };
+	for (size_t i = 0; i < TS_ARRAY_SIZE(fits) && fits[i] != TS_ADVISE_NONE; i++) {
+		double h, d;
+		point_words(A, &k->pts[fits[i]], pw, sizeof(pw));
+		if (ts_advise_epochs_at(A, &k->pts[fits[i]], &h, &d))
+			fprintf(f, "  %s %u epoch(s)%s: %s: $%.4g in %.3g h\n",
+				i ? "runner-up for" : "cheapest for", A->epochs, want, pw, d, h);
+	}
 }
 
 /* Robust, or what decides it: the ranged parameters of the tiers whose
  * points change places between the band's ends. */
-static void print_robust(const struct advise *A, const struct workload *k, FILE *f)
+static void print_robust(const struct ts_advise *A, const struct ts_advise_workload *k, FILE *f)
 {
 	if (k->robust) {
 		fprintf(f, "robust: the same point is recommended at both ends of every ranged "
@@ -663,9 +502,9 @@ static void print_robust(const struct advise *A, const struct workload *k, FILE 
 		return;
 	}
 	char slow[256] = "no point", fast[256] = "no point";
-	if (k->rec_slow != NONE)
+	if (k->rec_slow != TS_ADVISE_NONE)
 		point_words(A, &k->pts[k->rec_slow], slow, sizeof(slow));
-	if (k->rec_fast != NONE)
+	if (k->rec_fast != TS_ADVISE_NONE)
 		point_words(A, &k->pts[k->rec_fast], fast, sizeof(fast));
 	fprintf(f, "NOT robust: at the slow end of the ranges %s is recommended, at the fast end "
 		   "%s;\n  decided by:", slow, fast);
@@ -673,9 +512,9 @@ static void print_robust(const struct advise *A, const struct workload *k, FILE 
 	for (size_t i = 0; i < TS_ARRAY_SIZE(pts); i++) {
 		bool seen = false;
 		for (size_t j = 0; j < i; j++)
-			seen |= pts[j] != NONE && pts[i] != NONE &&
+			seen |= pts[j] != TS_ADVISE_NONE && pts[i] != TS_ADVISE_NONE &&
 				k->pts[pts[j]].t == k->pts[pts[i]].t;
-		if (pts[i] == NONE || seen)
+		if (pts[i] == TS_ADVISE_NONE || seen)
 			continue;
 		const struct ts_row *w = &A->rep.rows[k->pts[pts[i]].row];
 		fprintf(f, " %s (%s)", A->g.tiers[k->pts[pts[i]].t],
@@ -684,25 +523,39 @@ static void print_robust(const struct advise *A, const struct workload *k, FILE 
 	fprintf(f, "\n");
 }
 
-static void print_workload(const struct advise *A, const struct workload *k, FILE *f)
+static void print_workload(const struct ts_advise *A, const struct ts_advise_workload *k, FILE *f)
 {
 	fprintf(f, "\n%s\n", k->name);
 	int tw = 4;
 	for (size_t t = 0; t < A->g.ntiers; t++)
 		tw = (int)strlen(A->g.tiers[t]) > tw ? (int)strlen(A->g.tiers[t]) : tw;
-	fprintf(f, "  %5s  %9s  %-*s  %11s  %6s  %10s  %6s\n", "vCPU", "memory", tw, "tier",
+	bool priced = k->money != TS_ADVISE_NONE;
+	bool ep = priced && !isnan(A->rep.rows[k->pts[k->money].row].cost_epoch.v);
+	int iw = 0;
+	for (size_t i = 0; i < A->g.ni; i++)
+		iw = (int)strlen(A->g.inst[i]->name) > iw ? (int)strlen(A->g.inst[i]->name) : iw;
+	if (iw)
+		fprintf(f, "  %-*s", iw, "instance");
+	fprintf(f, "  %5s  %9s  %-*s  %11s  %6s  %10s  %6s", "vCPU", "memory", tw, "tier",
 		"samples/s", "AU %", "IO stall %", "rel");
+	if (priced)
+		fprintf(f, "  %8s  %11s", "$/h", ep ? "$/epoch" : "$/1k steps");
+	fputc('\n', f);
 	/* In cost order, the cheapest first. */
-	size_t *ord = cost_order(k);
+	size_t *ord = ts_advise_cost_order(k);
 	if (!ord)
 		return;
-	double best = k->best == NONE ? NAN : sps_at(A, &k->pts[k->best]);
+	double best = k->best == TS_ADVISE_NONE ? NAN : ts_advise_sps(A, &k->pts[k->best]);
 	for (size_t o = 0; o < k->n; o++) {
 		size_t i = ord[o];
-		const struct point *p = &k->pts[i];
+		const struct ts_advise_point *p = &k->pts[i];
 		const struct ts_row *w = &A->rep.rows[p->row];
-		fprintf(f, "  %5llu  %9s  %-*s", (unsigned long long)A->g.vcpus[p->v],
-			A->g.mem_s[p->m], tw, A->g.tiers[p->t]);
+		if (iw)
+			fprintf(f, "  %-*s  %5d  %6.0f GiB  %-*s", iw, A->g.inst[p->v]->name,
+				A->g.inst[p->v]->vcpus, A->g.inst[p->v]->mem_gib, tw, A->g.tiers[p->t]);
+		else
+			fprintf(f, "  %5llu  %9s  %-*s", (unsigned long long)A->g.vcpus[p->v],
+				A->g.mem_s[p->m], tw, A->g.tiers[p->t]);
 		if (w->error) {
 			fprintf(f, "  %s\n", w->error);
 			continue;
@@ -712,11 +565,19 @@ static void print_workload(const struct advise *A, const struct workload *k, FIL
 		fmt(au, sizeof(au), w->au_pct, 1);
 		fmt(st, sizeof(st), w->stall_pct, 1);
 		fmt(rel, sizeof(rel), best > 0 ? w->samples_per_s / best : NAN, 3);
-		fprintf(f, "  %11s  %6s  %10s  %6s%s%s\n", s, au, st, rel,
-			i == k->rec ? "  <- recommended" : "", i == k->best ? "  (best)" : "");
+		fprintf(f, "  %11s  %6s  %10s  %6s", s, au, st, rel);
+		if (priced) {
+			char h[32], c[32];
+			double cv = ep ? w->cost_epoch.v : w->cost_ksteps.v;
+			fmt(h, sizeof(h), w->cost_hour.v, 2);
+			snprintf(c, sizeof(c), isnan(cv) ? "-" : "%.4g", cv);
+			fprintf(f, "  %8s  %11s", h, c);
+		}
+		fprintf(f, "%s%s%s\n", i == k->rec ? "  <- recommended" : "",
+			i == k->money ? "  <- least $" : "", i == k->best ? "  (best)" : "");
 	}
 	free(ord);
-	if (k->best == NONE) {
+	if (k->best == TS_ADVISE_NONE) {
 		fprintf(f, "%s: no grid point produced a result\n", k->name);
 		return;
 	}
@@ -730,7 +591,7 @@ static void print_workload(const struct advise *A, const struct workload *k, FIL
 	char rw[256], bw[256];
 	point_words(A, &k->pts[k->rec], rw, sizeof(rw));
 	point_words(A, &k->pts[k->best], bw, sizeof(bw));
-	double rs = sps_at(A, &k->pts[k->rec]);
+	double rs = ts_advise_sps(A, &k->pts[k->rec]);
 	if (k->rec == k->best)
 		fprintf(f, "%s: %s is the best (%.1f samples/s);", k->name, rw, best);
 	else
@@ -739,31 +600,45 @@ static void print_workload(const struct advise *A, const struct workload *k, FIL
 	fprintf(f, " every cheaper grid point loses more than %.2f%%.\n", k->tol_pct);
 	if (k->banded)
 		print_robust(A, k, f);
+	print_money(A, k, f);
 	const struct ts_row *w = &A->rep.rows[k->pts[k->rec].row];
 	if (w->parts)
 		fprintf(f, "parts (recommended point): %s\n", w->parts);
 }
 
-static void print_advice(const struct advise *A, FILE *f)
+static void print_advice(const struct ts_advise *A, FILE *f)
 {
 	fprintf(f, "advise: %s%s\n", A->rep.title ? A->rep.title : A->base.script,
 		A->base.virtual_time ? " (virtual time)" : " (real time)");
-	fprintf(f, "grid: %zu tiers x %zu vCPU counts x %zu memory sizes; vCPUs = decode "
-		   "workers (pipeline.vcpus), memory = page-cache model (mount.mem)\n",
-		A->g.ntiers, A->g.nv, A->g.nm);
+	if (A->g.ni)
+		fprintf(f, "grid: %zu tiers x %zu instances (tiersim prices), each with its vCPUs "
+			   "(decode workers), memory (page-cache model), GPUs and host\n",
+			A->g.ntiers, A->g.ni);
+	else
+		fprintf(f, "grid: %zu tiers x %zu vCPU counts x %zu memory sizes; vCPUs = decode "
+			   "workers (pipeline.vcpus), memory = page-cache model (mount.mem)\n",
+			A->g.ntiers, A->g.nv, A->g.nm);
 	for (size_t i = 0; i < A->nw; i++)
 		print_workload(A, &A->w[i], f);
 	fprintf(f, "\nrows in cost order: fewer vCPUs, then less memory, then the tier with lower "
 		   "caps (read MB/s, IOPS) —\nan order by resources, not by price. rel = samples/s "
 		   "/ the workload's best; AU = GPU busy / wall;\nIO stall = GPU waiting for input; "
 		   "recommended = the cheapest point within the tolerance of the best.\n");
+	for (size_t i = 0; i < A->nw; i++)
+		if (A->w[i].money != TS_ADVISE_NONE) {
+			fprintf(f, "least $ = the point within the tolerance with the fewest dollars "
+				   "per epoch (instance + volume, tiersim prices --evidence);\n[..] = "
+				   "the low prices at the fast end to the high prices at the slow "
+				   "end.\n");
+			break;
+		}
 }
 
 /* The plot: every grid point would be too many bars to read, so per
  * workload it shows the tier x vCPU points at the recommended memory size,
  * in cost order ("inference 4v ssd-cloud"). The rows are shallow copies of
  * the report's with their own labels. */
-static int plot_advice(const struct advise *A, const char *path, char *err, size_t errlen)
+static int plot_advice(const struct ts_advise *A, const char *path, char *err, size_t errlen)
 {
 	struct ts_report pr;
 	ts_report_init(&pr);
@@ -775,10 +650,10 @@ static int plot_advice(const struct advise *A, const char *path, char *err, size
 	if (!rc && !(pr.title = strdup("tiersim advise: tier x vCPU at the recommended memory")))
 		rc = -ENOMEM;
 	for (size_t i = 0; !rc && i < A->nw; i++) {
-		const struct workload *k = &A->w[i];
-		size_t *ord = k->rec == NONE ? NULL : cost_order(k);
+		const struct ts_advise_workload *k = &A->w[i];
+		size_t *ord = k->rec == TS_ADVISE_NONE ? NULL : ts_advise_cost_order(k);
 		for (size_t o = 0; ord && o < k->n && !rc; o++) {
-			const struct point *p = &k->pts[ord[o]];
+			const struct ts_advise_point *p = &k->pts[ord[o]];
 			if (p->m != k->pts[k->rec].m)
 				continue;
 			char *l;
@@ -791,7 +666,7 @@ static int plot_advice(const struct advise *A, const char *path, char *err, size
 			pr.rows[pr.n] = A->rep.rows[p->row];
 			pr.rows[pr.n++].label = l;
 		}
-		if (k->rec != NONE && !ord)
+		if (k->rec != TS_ADVISE_NONE && !ord)
 			rc = -ENOMEM;
 		free(ord);
 	}
@@ -809,7 +684,7 @@ static int plot_advice(const struct advise *A, const char *path, char *err, size
 
 /* ---- The command ------------------------------------------------------------------ */
 
-static void advise_free(struct advise *A)
+static void advise_free(struct ts_advise *A)
 {
 	for (size_t i = 0; i < A->nw; i++) {
 		free(A->w[i].key);
@@ -819,6 +694,7 @@ static void advise_free(struct advise *A)
 	free(A->w);
 	ts_report_free(&A->rep);
 	ts_tier_set_free(A->tiers);
+	ts_price_set_free(A->prices);
 }
 
 /* The default grid scales with the scenario's GPUs: 2, 4, 8, 16 vCPUs and
@@ -827,14 +703,14 @@ static void advise_free(struct advise *A)
  * "Instance families", gn5), so the grid brackets the real shapes and adds
  * smaller ones to show where a workload stops caring. The GPU count comes
  * from a virtual-time run of the script as written. */
-static int default_grid(struct advise *A, bool need_v, bool need_m, int *status)
+static int default_grid(struct ts_advise *A, bool need_v, bool need_m, int *status)
 {
 	uint64_t gpus = 1;
 	struct ts_report got;
 	ts_report_init(&got);
 	int rc = run_script(A, A->g.tiers, 1, NULL, 0, true, &got, status);
 	for (size_t i = 0; !rc && i < got.n; i++) {
-		const char *g = param(&got.rows[i], "engine.gpus");
+		const char *g = ts_advise_param(&got.rows[i], "engine.gpus");
 		uint64_t n = g ? strtoull(g, NULL, 10) : 1;
 		gpus = n > gpus ? n : gpus;
 	}
@@ -862,7 +738,7 @@ static int default_grid(struct advise *A, bool need_v, bool need_m, int *status)
 
 /* The command line into @A and @args. Returns -1 to go on, or the exit
  * status after --help or one line. */
-static int advise_args(struct advise *A, struct advise_args *args, int argc, char **argv)
+static int advise_args(struct ts_advise *A, struct advise_args *args, int argc, char **argv)
 {
 	const struct ts_cmdline *cl = &advise_cmdline;
 	struct ts_opt_args a;
@@ -891,16 +767,29 @@ static int advise_args(struct advise *A, struct advise_args *args, int argc, cha
 			return ts_cmdline_error(cl, "%.*s is a grid axis; give it as --%s", (int)kl,
 						kv, kl == 14 ? "vcpus" : kl == 9 ? "mem" : "tiers");
 	}
+	if (args->instances && (args->vcpus || args->mem || args->out.instance))
+		return ts_cmdline_error(cl, "--instances is the grid's axis instead of --vcpus, "
+					    "--mem and --instance; give one of them");
+	if ((args->budget || args->deadline) && !args->instances && !args->out.instance)
+		return ts_cmdline_error(cl, "--budget and --deadline need prices: give --instance "
+					    "NAME or --instances A,B,...");
 	if ((args->vcpus && parse_vcpus(args->vcpus, &A->g, err, sizeof(err))) ||
 	    (args->mem && parse_mem(args->mem, &A->g, err, sizeof(err))) ||
-	    parse_tolerance(args->tolerance, &A->tolerance_pct, err, sizeof(err)))
+	    parse_tolerance(args->tolerance, &A->tolerance_pct, err, sizeof(err)) ||
+	    parse_money(A, args, err, sizeof(err)))
 		return ts_cmdline_error(cl, "%s", err);
+	if (args->instances) {
+		if ((rc = parse_instances(A, args->instances, err, sizeof(err))))
+			return rc == TS_E_PARSE ? ts_cmdline_error(cl, "%s", err)
+						: (fprintf(stderr, "tiersim advise: %s\n", err),
+						   TS_EXIT_FAIL);
+	}
 	return -1;
 }
 
 /* The grid's tiers: each known, a disk model, listed once. Returns -1 to go
  * on, or the exit status after one line. */
-static int advise_tiers(struct advise *A, const struct ts_opt_list *tiers)
+static int advise_tiers(struct ts_advise *A, const struct ts_opt_list *tiers)
 {
 	char err[1024] = "";
 	int rc = ts_tier_set_load_default(&A->tiers, err, sizeof(err));
@@ -914,7 +803,7 @@ static int advise_tiers(struct advise *A, const struct ts_opt_list *tiers)
 		if (!strcmp(t, "none"))
 			snprintf(err, sizeof(err), "--tiers: 'none' reads without a disk model; "
 				 "advise compares disk tiers (tiersim tiers lists them)");
-		else if (tier_index(&A->g, t) != NONE)
+		else if (ts_advise_tier_index(&A->g, t) != TS_ADVISE_NONE)
 			snprintf(err, sizeof(err), "--tiers: '%s' is listed twice", t);
 		else if (!ts_tier_set_lookup(A->tiers, t, &p, err, sizeof(err)))
 			A->g.tiers[A->g.ntiers++] = t;
@@ -927,7 +816,7 @@ static int advise_tiers(struct advise *A, const struct ts_opt_list *tiers)
 
 /* The command line's key=value and the work directory, checked before
  * anything runs. Returns -1 to go on, or the exit status. */
-static int advise_check(struct advise *A)
+static int advise_check(struct ts_advise *A)
 {
 	struct ts_runner R;
 	struct ts_runner_opts o = A->base;
@@ -943,30 +832,27 @@ static int advise_check(struct advise *A)
 }
 
 /* The grid: one run of the script per vCPU x memory point, on every tier. */
-static int run_grid(struct advise *A, int *status)
+static int run_grid(struct ts_advise *A, int *status)
 {
 	size_t npoints = A->g.nv * A->g.nm, done = 0;
 	int rc = 0;
 	for (size_t v = 0; v < A->g.nv && !rc; v++)
 		for (size_t m = 0; m < A->g.nm && !rc; m++) {
-			char vkv[64], mkv[64];
-			snprintf(vkv, sizeof(vkv), "pipeline.vcpus=%llu",
-				 (unsigned long long)A->g.vcpus[v]);
-			snprintf(mkv, sizeof(mkv), "mount.mem=%s", A->g.mem_s[m]);
-			const char *extra[] = { vkv, mkv };
+			char pkv[2][96];
+			size_t np = point_kv(A, v, m, pkv);
+			const char *extra[] = { pkv[0], pkv[1] };
 			if (!A->base.quiet)
-				fprintf(stderr, "advise: [%zu/%zu] %llu vCPU, %s on %zu tiers\n", ++done,
-					npoints, (unsigned long long)A->g.vcpus[v], A->g.mem_s[m],
-					A->g.ntiers);
+				fprintf(stderr, "advise: [%zu/%zu] %s%s%s on %zu tiers\n", ++done, npoints,
+					pkv[0], np > 1 ? ", " : "", np > 1 ? pkv[1] : "", A->g.ntiers);
 			struct ts_report got;
 			ts_report_init(&got);
 			got.virtual_time = A->base.virtual_time;
-			rc = run_script(A, A->g.tiers, A->g.ntiers, extra, 2, A->base.virtual_time, &got,
-					status);
+			rc = run_script(A, A->g.tiers, A->g.ntiers, extra, np, A->base.virtual_time,
+					&got, status);
 			if (!rc && !A->rep.title && got.title)
 				rc = ts_row_set_str(&A->rep.title, got.title);
 			if (!rc)
-				rc = file_rows(A, &got, v, m);
+				rc = ts_advise_file_rows(A, &got, v, m);
 			ts_report_free(&got);
 		}
 	if (rc)
@@ -986,10 +872,10 @@ static int run_grid(struct advise *A, int *status)
 }
 
 /* Runs the grid and chooses; the report is A->rep. */
-static int advise_run(struct advise *A, int *status)
+static int advise_run(struct ts_advise *A, int *status)
 {
 	int rc;
-	ts_runner_signals();
+	ts_interrupt_install();
 	ts_report_init(&A->rep);
 	A->rep.virtual_time = A->base.virtual_time;
 	if ((rc = ts_row_set_str(&A->rep.script, A->base.script)))
@@ -999,23 +885,25 @@ static int advise_run(struct advise *A, int *status)
 	if ((rc = run_grid(A, status)))
 		return rc;
 	for (size_t i = 0; i < A->nw; i++) {
-		if ((rc = rank_tiers(A, &A->w[i]))) {
+		char err[512];
+		if ((rc = ts_advise_rank_tiers(A, &A->w[i], err, sizeof(err)))) {
+			fprintf(stderr, "tiersim advise: %s\n", err);
 			*status = TS_EXIT_FAIL;
 			return rc;
 		}
-		find_best(A, &A->w[i]);
+		ts_advise_find_best(A, &A->w[i]);
 	}
 	if (A->repeats && (rc = measure_spread(A, status)))
 		return rc;
 	for (size_t i = 0; i < A->nw; i++)
-		if ((rc = choose(A, &A->w[i])))
+		if ((rc = ts_advise_choose(A, &A->w[i])))
 			return rc;
 	return 0;
 }
 
 int ts_cmd_advise(int argc, char **argv)
 {
-	static struct advise A; /* large (the runner options); one per process */
+	static struct ts_advise A; /* large (the runner options); one per process */
 	struct advise_args args = { 0 };
 	char err[1024] = "";
 	memset(&A, 0, sizeof(A));
