@@ -14,19 +14,21 @@
 #include "cmdline.h"
 #include "commands.h"
 #include "interrupt.h"
+#include "cost/price.h"
+#include "workloads/dlio_cost.h"
 #include "workloads/dlio_mpi.h"
 #include "workloads/dlio_run.h"
 
 /* The run's options (ts_dlio_run_opts) and the command's own. */
 struct opts {
 	struct ts_dlio_opts run; /* first: the run's table applies as it is */
-	char *json;
+	char *json, *cheapest, *instance;
 	const char *kv[64]; /* the ++workload.KEY=VALUE words */
 };
 
 static int dlio_main(int argc, char **argv);
 
-/* ts_dlio_run_opts and --json, made once. */
+/* ts_dlio_run_opts and the command's own (--json, --cheapest, --instance), made once. */
 static struct ts_opt dlio_opts[32];
 
 static void opts_table(void)
@@ -34,11 +36,19 @@ static void opts_table(void)
 	size_t n = 0;
 	while (ts_dlio_run_opts[n].name)
 		n++;
-	if (dlio_opts[0].name || n + 2 > TS_ARRAY_SIZE(dlio_opts))
+	if (dlio_opts[0].name || n + 4 > TS_ARRAY_SIZE(dlio_opts))
 		return;
 	memcpy(dlio_opts, ts_dlio_run_opts, n * sizeof(*dlio_opts));
-	dlio_opts[n] = (struct ts_opt){ "json", TS_OPT_STR, offsetof(struct opts, json), NULL, 0,
-					0, "", "the results as JSON", "FILE|-", 'j' };
+	dlio_opts[n++] = (struct ts_opt){ "json", TS_OPT_STR, offsetof(struct opts, json), NULL,
+					  0, 0, "", "the results as JSON", "FILE|-", 'j' };
+	dlio_opts[n++] = (struct ts_opt){
+		"cheapest", TS_OPT_STR, offsetof(struct opts, cheapest), NULL, 0, 0, "",
+		"instead of --tier: run --accelerators on each of these tiers and name the cheapest "
+		"volume that keeps the AU threshold (tiersim prices)", "A,B,...", 0 };
+	dlio_opts[n++] = (struct ts_opt){
+		"instance", TS_OPT_STR, offsetof(struct opts, instance), NULL, 0, 0, "",
+		"with --cheapest: add this instance's price (tiersim prices) and charge its host "
+		"unless --host is given", "NAME", 0 };
 }
 
 static const struct ts_cmdline dlio_cmdline = {
@@ -159,6 +169,65 @@ int ts_cmd_dlio(int argc, char **argv)
 	return status;
 }
 
+/* --cheapest A,B,...: each tier's run of --accelerators and its price. */
+static int dlio_cheapest_main(struct opts *o)
+{
+	char err[8192] = "", *list = strdup(o->cheapest);
+	const char *tiers[32];
+	size_t nt = 0;
+	for (char *save, *t = list ? strtok_r(list, ",", &save) : NULL; t && nt < 32;
+	     t = strtok_r(NULL, ",", &save))
+		tiers[nt++] = t;
+	struct ts_price_set *prices = NULL;
+	const struct ts_instance *in = NULL;
+	int status = !list ? fail(TS_EXIT_FAIL, "out of memory")
+		     : !nt ? ts_cmdline_error(&dlio_cmdline, "--cheapest: expected tiers A,B,...")
+			   : 0;
+	if (!status && ts_price_load_checked(o->run.profile, NULL, &prices, err, sizeof(err)))
+		status = fail(TS_EXIT_FAIL, "%s", err);
+	if (!status && o->instance && ts_price_instance(prices, o->instance, &in, err, sizeof(err)))
+		status = ts_cmdline_error(&dlio_cmdline, "--instance: %s", err);
+	struct ts_dlio_opts run = o->run;
+	if (!run.host && in && in->host)
+		run.host = (char *)in->host;
+	struct ts_dlio_priced got[32];
+	size_t best = (size_t)-1, next = (size_t)-1;
+	bool bad = false;
+	int rc = status ? 0 : ts_dlio_cheapest(&run, tiers, nt, prices, in, got, &best, &next,
+					       &bad, err, sizeof(err));
+	if (rc)
+		status = fail(rc == -EINTR ? TS_EXIT_INTERRUPT : bad ? TS_EXIT_USAGE : TS_EXIT_FAIL,
+			      "%s", err);
+	const struct opts *c = o;
+	for (size_t i = 0; !status && i < nt; i++)
+		printf("%-14s %4llu accelerators  AU %6.2f%% %s %.0f%%  %9.1f samples/s  %8.1f MiB/s  "
+		       "$%.2f/h [%.2f..%.2f]%s%s%s\n",
+		       got[i].tier, (unsigned long long)c->run.accelerators, 100 * got[i].run.au,
+		       got[i].reaches ? ">=" : "< ", 100 * got[i].au_threshold,
+		       got[i].run.samples_s, got[i].run.mib_s, got[i].hour.v, got[i].hour.low,
+		       got[i].hour.high, i == best ? "  <- cheapest that keeps it" : "",
+		       i == next ? "  (runner-up)" : "",
+		       got[i].clamped ? "  (local disk at its tier's largest size)" : "");
+	if (!status && best == (size_t)-1)
+		printf("%s: no volume of %s keeps %llu accelerators at AU >= %.0f%%\n",
+		       c->run.workload, c->cheapest, (unsigned long long)c->run.accelerators,
+		       nt ? 100 * got[0].au_threshold : 0.0);
+	else if (!status)
+		printf("%s: %llu accelerators keep AU >= %.0f%% most cheaply on %s at $%.2f/h "
+		       "(%s%s; each volume at %s)\n",
+		       c->run.workload, (unsigned long long)c->run.accelerators,
+		       100 * got[best].au_threshold, got[best].tier, got[best].hour.v,
+		       in ? "with " : "the volume alone", in ? in->name : "",
+		       c->run.capacity ? "the given capacity"
+				       : "its tier's default capacity, a local disk one of the instance's");
+	if (!status && next != (size_t)-1)
+		printf("runner-up %s costs $%.2f/h more\n", got[next].tier,
+		       got[next].hour.v - got[best].hour.v);
+	ts_price_set_free(prices);
+	free(list);
+	return status;
+}
+
 static int dlio_main(int argc, char **argv)
 {
 	struct opts o;
@@ -183,6 +252,15 @@ static int dlio_main(int argc, char **argv)
 			return ts_dlio_mpi_status(urc, NULL, 0);
 		}
 	}
+	o.run.overrides = o.kv;
+	if (o.run.workload && o.cheapest) {
+		int st = o.run.tier || o.run.find_max || o.json || ts_dlio_mpi_ranks() > 1
+				 ? ts_cmdline_error(&dlio_cmdline, "--cheapest runs its own tiers, in one "
+						   "process, without --tier, --find-max or --json")
+				 : dlio_cheapest_main(&o);
+		ts_opt_free(dlio_opts, &o);
+		return st;
+	}
 	if (!o.run.workload || !o.run.tier) {
 		ts_opt_free(dlio_opts, &o);
 		return ts_dlio_mpi_status(ts_cmdline_error(&dlio_cmdline, !o.run.workload
@@ -194,7 +272,6 @@ static int dlio_main(int argc, char **argv)
 		ts_opt_free(dlio_opts, &o);
 		return ts_dlio_mpi_status(prc, NULL, 0);
 	}
-	o.run.overrides = o.kv;
 	char err[8192] = "";
 	struct ts_dlio_outcome *oc = calloc(1, sizeof(*oc));
 	if (!oc) {

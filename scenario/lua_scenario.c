@@ -589,12 +589,14 @@ static int dlio_key(struct ts_dlio_opts *o, const char *k, const char *v, char *
 {
 	/* The command's own outputs and clock: here the report holds the row and
 	 * the runner sets the clock, so these would be dropped unsaid. */
-	static const char *const not_here[] = { "json", "virtual", "quiet" };
+	static const char *const not_here[] = { "json", "virtual", "quiet", "cheapest",
+						"instance" };
 	for (size_t i = 0; i < TS_ARRAY_SIZE(not_here); i++)
 		if (!strcmp(k, not_here[i])) {
 			snprintf(err, errlen, "'%s' is not a dlio{} key (%s)", k,
-				 i == 1 ? "the runner's --virtual sets the clock"
-					: "the run's row goes to the report");
+				 i == 1	  ? "the runner's --virtual sets the clock"
+				 : i >= 3 ? "tiersim dlio's own"
+					  : "the run's row goes to the report");
 			return -EINVAL;
 		}
 	return ts_opt_set(ts_dlio_run_opts, o, k, v, err, errlen);
