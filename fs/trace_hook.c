@@ -53,6 +53,11 @@ static const uint16_t op_map[TS_FS_OP_NR] = {
     [TS_FS_FALLOCATE] = TS_OP_FALLOCATE,
 };
 
+unsigned ts_fs_trace_op(enum ts_fs_op op)
+{
+	return (unsigned)op < TS_FS_OP_NR ? op_map[op] : TS_OP_NONE;
+}
+
 #define TIDS 1024 /* thread table slots; emptied when three quarters full */
 
 struct ts_fs_trace {
@@ -320,7 +325,7 @@ void ts_fs_trace_put(struct ts_fs *fs, const struct ts_fs_req *r)
 	    .size = r->file_size,
 	    .file_id = id,
 	    .tid = (uint32_t)r->tid,
-	    .aux = r->path2 ? ts_trace_writer_file_id(w, r->path2) : 0,
+	    .aux = r->path2 ? ts_trace_writer_file_id(w, r->path2) : r->mode,
 	    .op = op_map[r->op],
 	    .flags = (uint16_t)((r->due_ns ? 0 : TS_REC_F_NOTIER) |
 				(r->due_ns && !r->file_id ? TS_REC_F_NOFILE : 0) |

@@ -234,4 +234,22 @@ printf 'header version=1\npath 1 "/../escape"\n0 1 read 1 0 4096 4096 1 1 0 0\n'
 "$B" replay "$T/esc.trace" --target "$T/dir" --allow-writes 2> "$T/err"
 check "escape refused" grep -q "leaves the target" "$T/err"
 check "no escape file" test ! -e "$T/escape"
+# close_charged_as_metadata: ops tierfs does not charge (close, getattr,
+# flush...) cost no metadata latency in a replay either, even in a trace
+# that does not mark them (a fio iolog's close): they keep their recorded
+# latency, as marked ones do. The open costs the tier's 70us metadata time.
+cat > "$T/meta.lua" <<'X'
+tier "meta70" { desc = "test", source = "test", latency = { meta = { fixed = "70us" } } }
+X
+cat > "$T/close.txt" <<'X'
+header version=1
+path 1 "/f"
+0 0 open 1 0 0 0 1 0 0 0
+1000 1000 close 1 0 0 0 1 0 0 0
+2000 2000 getattr 1 0 0 0 1 0 0 0
+X
+"$B" trace undump "$T/close.txt" -o "$T/close.trace"
+"$B" replay "$T/close.trace" --virtual --tier meta70 --profile "$T/meta.lua" --closed-loop \
+	--no-think --json > "$T/close.json"
+check "close and getattr free" test "$(j "$T/close.json" '.results[1].total_ns')" = 70000
 exit $fail

@@ -21,6 +21,7 @@
 #include "core/opt.h"
 #include "core/units.h"
 #include "replay.h"
+#include "traces/tier_rule.h"
 #include "traces/wakes.h"
 #include "traces/stats.h"
 
@@ -791,23 +792,6 @@ static void cpu_gap(const struct plans *ps, const struct ts_trace *t, struct cur
 
 /* ---- virtual time ---- */
 
-static enum ts_tier_op tier_op(unsigned op)
-{
-	switch (op) {
-	case TS_OP_READ:
-	case TS_OP_MMAP_READ:
-		return TS_TIER_READ;
-	case TS_OP_WRITE:
-		return TS_TIER_WRITE;
-	case TS_OP_FSYNC:
-		return TS_TIER_FSYNC;
-	case TS_OP_FDATASYNC:
-		return TS_TIER_FDATASYNC;
-	default:
-		return TS_TIER_META;
-	}
-}
-
 /* Thread cursors wait in a min-heap (core/heap.h) by next issue time, ties
  * in thread order, so that the tier model sees submissions in time order. */
 TS_WUR static int push(struct ts_heap *h, struct cursor *c, const struct plans *ps)
@@ -928,20 +912,18 @@ int ts_replay_virtual(const struct ts_trace *tr, const struct ts_replay_cfg *cfg
 		const struct ts_trace_rec *r = &t->recs[c->p->idx[c->i]];
 		uint64_t s = c->next_issue, done;
 		issued[c->p->idx[c->i]] = s;
-		if (r->flags & TS_REC_F_NOTIER) {
+		/* exactly the request tierfs makes (traces/tier_rule.h), with
+		 * the file size it knew */
+		struct ts_tier_req q = {
+		    .file = r->flags & TS_REC_F_NOFILE ? 0 : r->file_id,
+		    .off = r->offset,
+		    .len = r->length,
+		    .size = r->size,
+		    .direct = (r->flags & TS_REC_F_DIRECT) != 0,
+		};
+		if ((r->flags & TS_REC_F_NOTIER) || !ts_tier_rule_req(r->op, &q)) {
 			done = s + (TS_MAX(r->complete_ns, r->submit_ns) - r->submit_ns);
 		} else {
-			/* exactly the request tierfs makes (fs/timing.c): metadata
-			 * without offset and length, the file size it knew */
-			enum ts_tier_op op = tier_op(r->op);
-			struct ts_tier_req q = {
-			    .op = op,
-			    .file = r->flags & TS_REC_F_NOFILE ? 0 : r->file_id,
-			    .off = op == TS_TIER_META ? 0 : r->offset,
-			    .len = op == TS_TIER_META ? 0 : r->length,
-			    .size = r->size,
-			    .direct = (r->flags & TS_REC_F_DIRECT) != 0,
-			};
 			struct ts_tier_done d = {0};
 			done = ts_tier_submit(tier, s, &q, &d);
 			/* tierfs replies at the later of the model's time and the
@@ -953,13 +935,9 @@ int ts_replay_virtual(const struct ts_trace *tr, const struct ts_replay_cfg *cfg
 			if (d.bound < TS_TIER_BOUND_NR)
 				res->bound[d.bound]++;
 			/* what tierfs drops from the model after the syscall */
-			if (r->result == 0 && r->op == TS_OP_UNLINK)
-				ts_tier_forget(tier, r->file_id, 0, 0);
-			else if (r->result == 0 && r->op == TS_OP_TRUNCATE)
-				ts_tier_forget(tier, r->file_id, r->offset, 0);
-			else if (r->result == 0 && r->op == TS_OP_FALLOCATE &&
-				 (r->aux & FALLOC_FL_PUNCH_HOLE))
-				ts_tier_forget(tier, r->file_id, r->offset, r->length);
+			uint64_t off = r->offset, len = r->length;
+			if (r->result == 0 && ts_tier_rule_forget(r->op, r->aux, &off, &len))
+				ts_tier_forget(tier, r->file_id, off, len);
 		}
 		completed[c->p->idx[c->i]] = done;
 		if (!(r->flags & REC_F_WAKE))
