@@ -259,8 +259,15 @@ int ts_fs_trace_open(struct ts_fs *fs, char *err, size_t n)
 	h.capacity = json_is_integer(cap) ? (uint64_t)json_integer_value(cap) : cfg.capacity;
 	json_decref(st);
 	h.mem = cfg.mem;
-	/* the model options as used, floor as measured, exact (no rounded
-	 * units) so that tiersim replay reads back the same model */
+	/* the model options as used, floor as measured, so that tiersim
+	 * replay drives the same model */
+	h.model = TS_TRACE_MODEL_ALL;
+	h.seed = cfg.seed;
+	h.floor_ns = cfg.floor_ns;
+	h.dirty_limit = cfg.dirty_limit;
+	h.ra_max = cfg.ra_max;
+	h.mem_bps = cfg.mem_bps;
+	/* and as text, for people reading the dump (no rounded units) */
 	cfg.capacity = h.capacity;
 	len += (size_t)snprintf(h.mount_opts, sizeof(h.mount_opts), "tier=%s", h.tier);
 	for (const struct ts_opt *o = ts_tier_cfg_opts; o->name && len < sizeof(h.mount_opts);

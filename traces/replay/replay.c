@@ -1,7 +1,7 @@
 /*
  * replay.c — what a replay takes from beside the trace's records: the
- * tier-model options the recording ran with (its header) and its wake
- * file. The rule itself is in replay.h; the files of this folder:
+ * tier-model options the recording ran with (its header's model fields)
+ * and its wake file. The rule itself is in replay.h; the files of this folder:
  * rules.c (when a thread issues), virtual.c and real.c (the two clocks),
  * recorded.c (the recording's own figures), augment.c (the wake file as
  * records), cpu.c (the CPU model), report.c (the tables).
@@ -10,7 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/opt.h"
 #include "replay.h"
 
 int ts_replay_wakes_beside(const char *trace, struct ts_wakes *s, char *err, size_t errlen)
@@ -25,19 +24,21 @@ int ts_replay_wakes_beside(const char *trace, struct ts_wakes *s, char *err, siz
 
 void ts_replay_tier_recorded(const struct ts_trace *t, struct ts_tier_cfg *cfg)
 {
-	char buf[sizeof(t->hdr.mount_opts)], err[128], *save = NULL;
+	const struct ts_trace_hdr *h = &t->hdr;
 
-	snprintf(buf, sizeof(buf), "%s", t->hdr.mount_opts);
-	for (char *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(kv, '=');
-		if (!eq)
-			continue;
-		*eq = 0;
-		if (ts_opt_find(ts_tier_cfg_opts, kv))
-			(void)!ts_opt_set(ts_tier_cfg_opts, cfg, kv, eq + 1, err, sizeof(err));
-	}
-	if (t->hdr.capacity)
-		cfg->capacity = t->hdr.capacity;
-	if (t->hdr.mem)
-		cfg->mem = t->hdr.mem;
+	if (h->model & TS_TRACE_MODEL_SEED)
+		cfg->seed = h->seed;
+	if (h->model & TS_TRACE_MODEL_FLOOR)
+		cfg->floor_ns = h->floor_ns;
+	if (h->model & TS_TRACE_MODEL_DIRTY_LIMIT)
+		cfg->dirty_limit = h->dirty_limit;
+	if (h->model & TS_TRACE_MODEL_RA_MAX)
+		cfg->ra_max = h->ra_max;
+	if (h->model & TS_TRACE_MODEL_MEM_BPS)
+		cfg->mem_bps = h->mem_bps;
+	/* capacity and mem: the header's whenever it has them */
+	if (h->capacity || (h->model & TS_TRACE_MODEL_CAPACITY))
+		cfg->capacity = h->capacity;
+	if (h->mem || (h->model & TS_TRACE_MODEL_MEM))
+		cfg->mem = h->mem;
 }

@@ -96,7 +96,7 @@ struct ts_replay_result {
 enum { TS_REPLAY_ALL, TS_REPLAY_READ, TS_REPLAY_WRITE, TS_REPLAY_OTHER };
 
 /* Sets @cfg (defaults already in it) to the tier-model options the
- * recording ran with: tierfs writes them into the header's mount options
+ * recording ran with: tierfs writes them into the header's model fields
  * (floor included), so a prediction drives the model as tierfs did. */
 void ts_replay_tier_recorded(const struct ts_trace *t, struct ts_tier_cfg *cfg);
 
