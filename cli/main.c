@@ -30,6 +30,7 @@ static const struct cmd cmds[] = {
 	{ "trace", ts_cmd_trace, "inspect, convert, import and export IO traces" },
 	{ "replay", ts_cmd_replay, "replay a trace on tiers (--virtual) or against a directory" },
 	{ "record", ts_cmd_record, "run a command on a tierfs mount, record it, predict other tiers" },
+	{ "disk", ts_cmd_disk, "block mode: a disk image on a tier through a loop device, ext4/xfs mounted" },
 	{ "calibrate", ts_cmd_calibrate, "measure decode cost or engine step times for profiles" },
 };
 
