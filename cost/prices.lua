@@ -39,7 +39,7 @@ local function gn5(name, vcpus, mem, disk_gib, gpus)
 	instance(name) {
 		provider = "alibaba", region = "cn-hangzhou",
 		shape = "AlibabaCloudDocs/ecs 'Instance families', gn5 (github.com/AlibabaCloudDocs/ecs)",
-		vcpus = vcpus, mem_gib = mem, gpus = gpus, gpu = "P100-16GB-PCIe",
+		vcpus = vcpus, mem_gib = mem, gpus = gpus, gpu = "P100-PCIe",
 		host = "xeon-e5-2682v4",
 		local_disk = { tier = "nvme-local", count = 1, gib = disk_gib },
 		hourly = { gpus * 1.8 + vcpus * 0.05, "assumed",
@@ -119,18 +119,19 @@ volume "alibaba-ultra-cloud" {
 -- p3.2xlarge 1.75 Gbps (the same doc), in MiB/s (Gbps x 1e9 / 8 / 2^20).
 -- Hosts: p3 runs the Xeon E5-2686 v4 (Broadwell, the gn5 CPU's sibling),
 -- p4d the Xeon Platinum 8275CL (Cascade Lake; the Ice Lake profile stands
--- in), p5 the EPYC 7R13 (Milan; the EPYC 7713 profile).
+-- in), p5 the EPYC 7R13 (Milan; the EPYC 7713 profile). gpu names the engine
+-- profile (engine/profiles/gpus.lua): p4d's A100s have 40 GB, the profile 80.
 instance "p3.2xlarge" {
 	provider = "aws", region = "us-east-1",
 	shape = "docs.aws.amazon.com/AWSEC2/latest/UserGuide/accelerated-computing-instances.html (p3)",
-	vcpus = 8, mem_gib = 61, gpus = 1, gpu = "V100-16GB", host = "xeon-e5-2682v4",
+	vcpus = 8, mem_gib = 61, gpus = 1, gpu = "V100", host = "xeon-e5-2682v4",
 	ebs_mibps = 1.75e9 / 8 / 1048576,
 	hourly = { 3.06, "spec", "p3.2xlarge On-Demand $3.06/h, AWS's list from its launch (2017-10-25), as published instance tables quote it (aws.amazon.com/ec2/pricing/on-demand)", date = "2017-10" },
 }
 instance "p4d.24xlarge" {
 	provider = "aws", region = "us-east-1",
 	shape = "aws.amazon.com/ec2/capacityblocks/pricing (2024-12): 8 x A100, 96 vCPU, 1152 GiB, 8 x 1 TB NVMe; EBS 19 Gbps (accelerated-computing-instances doc)",
-	vcpus = 96, mem_gib = 1152, gpus = 8, gpu = "A100-40GB", host = "xeon-8375c",
+	vcpus = 96, mem_gib = 1152, gpus = 8, gpu = "A100", host = "xeon-8375c",
 	local_disk = { tier = "nvme-local", count = 8, gib = 1000 },
 	ebs_mibps = 19e9 / 8 / 1048576,
 	hourly = { 32.7726, "spec", "p4d.24xlarge On-Demand us-east-1 about $32.77/h (xither.com 'GPU compute costs', Q2 2024); low end: the Capacity Blocks rate $14.75/h (aws.amazon.com/ec2/capacityblocks/pricing, 2024-12), below which the June 2025 On-Demand cuts (usage.ai, 2026-06-30) did not go",
@@ -139,7 +140,7 @@ instance "p4d.24xlarge" {
 instance "p5.48xlarge" {
 	provider = "aws", region = "us-east-1",
 	shape = "aws.amazon.com/ec2/capacityblocks/pricing (2024-12): 8 x H100, 192 vCPU, 2048 GiB, 8 x 3.84 TB NVMe; EBS 80 Gbps (accelerated-computing-instances doc)",
-	vcpus = 192, mem_gib = 2048, gpus = 8, gpu = "H100-80GB", host = "epyc-7713",
+	vcpus = 192, mem_gib = 2048, gpus = 8, gpu = "H100", host = "epyc-7713",
 	local_disk = { tier = "nvme-local", count = 8, gib = 3840 },
 	ebs_mibps = 80e9 / 8 / 1048576,
 	hourly = { 98.32 * 0.56, "assumed",
@@ -159,7 +160,7 @@ volume "aws-gp2" {
 	gib_month = { 0.10, "spec", "aws.amazon.com/ebs/pricing: gp2 $0.10 per GB-month (as copied 2019-07-21, gist.github.com/turtlemonvh/3465e7d295403c61181590e95e5a620d)", date = "2019-07-21" },
 }
 volume "aws-gp3" {
-	provider = "aws", region = "us-east-1", tiers = { "aws-gp3" },
+	provider = "aws", region = "us-east-1", tiers = { "aws-gp3", "aws-gp3-16k" },
 	gib_month = { 0.08, "spec", "aws.amazon.com/ebs/pricing: gp3 $0.08 per GB-month (gitlab.com/gitlab-org/ci-cd/docker-machine/-/merge_requests/45)", date = "2020-12" },
 	-- 3,000 IOPS and 125 MiB/s are included (lethang7794.github.io EBS volume types).
 	iops_month = { 0.005, "assumed", "aws.amazon.com/ebs/pricing's $0.005 per provisioned IOPS-month above 3,000 (the page itself was not retrieved here); range a fifth either way", date = "2020-12", included = 3000, low = 0.004, high = 0.006 },

@@ -339,6 +339,29 @@ tier "aws-gp3" {
 	},
 }
 
+-- gp3 with its performance provisioned to the most a volume may have:
+-- 16,000 IOPS and 1,000 MiB/s (AWS EBS doc general-purpose.md: up to 16,000
+-- IOPS at 500 per GiB, so from 32 GiB; up to 1,000 MiB/s at 0.25 MiB/s per
+-- provisioned IOPS), billed above the included 3,000 and 125 (cost/prices.lua).
+-- The same accounting and short-run excess as the baseline gp3.
+tier "aws-gp3-16k" {
+	desc = "AWS EBS gp3 provisioned at 16,000 IOPS and 1,000 MiB/s",
+	source = "AWS EBS doc general-purpose.md",
+	capacity = { min = "32GiB", max = "16384GiB", default = "500GiB" },
+	iops = 16000,
+	mibps = 1000,
+	io_unit = 256 * KiB,
+	merge_sequential = true,
+	burst = { kind = "iops", iops = 16000 * 1.0988, bucket = 10 * 16000 * 0.0988 },
+	latency = same("483us", "1272us"),
+	evidence = {
+		iops = { "spec", "AWS EBS doc general-purpose.md: gp3 provisioned up to 16,000 IOPS (500 per GiB)" },
+		mibps = { "spec", "AWS EBS doc general-purpose.md: gp3 provisioned up to 1,000 MiB/s" },
+		burst = { "assumed", "the baseline gp3's short-run excess of 1.099 x (case ebs-gp3-4000-randwrite-4k-16x16) taken for a provisioned one, which a 16,000-IOPS gp3 run also showed (miztiik/ebs-gp3-perf: 17,583 IOPS); range: no excess (x0.91, back to 16,000) to that", range = { 0.91, 1 } },
+		latency = { "assumed", "the baseline gp3's QD1 latency (ioping, jnidzwetzki.github.io 2022-09-21) taken for a provisioned one: AWS does not tie latency to provisioned IOPS; range: a factor of two either way", range = { 0.5, 2 } },
+	},
+}
+
 -- io2 (not Block Express), provisioned at the largest ratio allowed,
 -- 500 IOPS per GiB, up to 64,000 IOPS (Nitro), at least 100; 4 GiB - 16 TiB.
 -- Throughput: up to 32,000 IOPS it reaches 500 MiB/s (256 KiB I/O, peak from

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cost/cost.h"
 #include "cost/price.h"
 #include "tcheck.h"
 
@@ -162,6 +163,31 @@ static void checked(void)
 	CHECK(strstr(err, "badhost.lua:1: instance 'i': host: 'z80' is not a host profile") != NULL);
 }
 
+/* A configuration's dollars: an hour of instance + volume; an epoch and
+ * 1,000 steps at samples/s; the idle share; the band from the low prices
+ * at the fast end to the high prices at the slow end. */
+static void config_cost(void)
+{
+	struct ts_cost_in in = { .inst_hour = { 4, 2, 8 }, .vol_hour = { 1, 1, 2 },
+				 .sps = 100, .sps_lo = 50, .sps_hi = 200, .au = 75, .au_lo = 50,
+				 .au_hi = 100, .batch = 10, .epoch_samples = 360000 };
+	struct ts_cost c;
+	ts_cost_compute(&in, &c);
+	CHECK(c.hour.v == 5 && c.hour.low == 3 && c.hour.high == 10);
+	CHECK(c.epoch.v == 5 && c.epoch.low == 1.5 && c.epoch.high == 20); /* 1 h, 0.5 h, 2 h */
+	CHECK_NEAR(c.ksteps.v, 5 * 100.0 / 3600, 1e-12);
+	CHECK(c.idle_hour.v == 1 && c.idle_hour.low == 0 && c.idle_hour.high == 4);
+	/* No band, no epoch size, no AU: the figures that need them are NaN. */
+	in.sps_lo = in.sps_hi = in.au = NAN;
+	in.epoch_samples = 0;
+	ts_cost_compute(&in, &c);
+	CHECK(isnan(c.epoch.v) && isnan(c.idle_hour.v));
+	CHECK_NEAR(c.ksteps.low, c.ksteps.v * 3 / 5, 1e-12);
+	in.sps = NAN;
+	ts_cost_compute(&in, &c);
+	CHECK(isnan(c.ksteps.v) && c.hour.v == 5);
+}
+
 /* Bad files: each refused, the message naming the file, line and field. */
 static const struct {
 	const char *text, *want;
@@ -243,6 +269,7 @@ int main(void)
 		return 1;
 	}
 	costs();
+	config_cost();
 	checked();
 	bad_files();
 	char cmd[300];
