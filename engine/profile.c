@@ -24,7 +24,6 @@
 #include "luadata/luadata.h"
 #include "netdef.h"
 #include "profile.h"
-#include "sim_model.h"
 
 static const char *const builtin[] = {
 	"engine/profiles/gpus.lua",
@@ -478,6 +477,13 @@ static void fit(struct ts_profiles *p, struct obs *o, size_t n)
 	center(p, p->a_prec, prec_seen, 3);
 }
 
+double ts_prof_b_half(const struct ts_profiles *p, const struct ts_prof_model *m,
+		      const struct ts_prof_gpu *g)
+{
+	const struct ts_prof_gpu *ref = ts_prof_gpu_find(p, "V100");
+	return ref ? m->b_half * g->fp32_tflops / ref->fp32_tflops : m->b_half;
+}
+
 static int fit_efficiency(struct ts_profiles *p, char *err, size_t errlen)
 {
 	p->a_model = calloc(p->nmodels + 1, sizeof(double));
@@ -507,14 +513,14 @@ static int fit_efficiency(struct ts_profiles *p, char *err, size_t errlen)
 			break;
 		}
 		double flops;
-		rc = ts_sim_flops(m->netdef, strcmp(a->mode, "train") == 0, &flops);
+		rc = ts_net_flops(m->netdef, strcmp(a->mode, "train") == 0, &flops);
 		if (rc < 0) {
 			snprintf(err, errlen, "engine profile: model %s: no layer graph '%s'",
 				 m->name, m->netdef);
 			break;
 		}
 		int pr = ts_prof_precision(a->precision);
-		double bh = ts_sim_b_half(p, m, g);
+		double bh = ts_prof_b_half(p, m, g);
 		double xmax = a->value * (a->batch + bh) / a->batch;
 		o[n++] = (struct obs){ log(xmax * flops / ts_prof_peak(g, pr)), (int)(m - p->models),
 				       (int)(f - p->fws), (int)(g - p->gpus), pr };
