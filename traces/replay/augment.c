@@ -1,7 +1,7 @@
 /*
  * augment.c — the wake file (traces/wakes.h) as records of the trace: one
  * per wake, and per thread's start and end, so that the wake rule
- * (rules.c) places them in the threads' plans like any op.
+ * (rules.c) places them in the threads' op lists like any op.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -89,10 +89,10 @@ int replay_augment(const struct ts_trace *t, const struct ts_wakes *s, struct au
 	return 0;
 }
 
-static size_t plan_of(const struct plans *ps, uint32_t tid)
+static size_t rthread_of(const struct rthreads *ps, uint32_t tid)
 {
 	size_t lo = 0, hi = ps->n;
-	while (lo < hi) { /* plans are in tid order */
+	while (lo < hi) { /* threads are in tid order */
 		size_t m = (lo + hi) / 2;
 		if (ps->p[m].tid < tid)
 			lo = m + 1;
@@ -102,12 +102,12 @@ static size_t plan_of(const struct plans *ps, uint32_t tid)
 	return lo < ps->n && ps->p[lo].tid == tid ? lo : SIZE_MAX;
 }
 
-/* The edges' wakers as plan indices, once the plans are built. */
-void replay_augment_resolve(struct augmented *a, struct plans *ps)
+/* The edges' wakers as thread indices, once the threads are built. */
+void replay_augment_resolve(struct augmented *a, struct rthreads *ps)
 {
 	for (size_t i = 0; i < a->t.nrecs; i++)
 		if (a->waker_tid[i])
-			a->edge[i].waker = plan_of(ps, a->waker_tid[i]);
+			a->edge[i].waker = rthread_of(ps, a->waker_tid[i]);
 	ps->edge = a->edge;
 	ps->cpu_cap = a->cpu_cap;
 }

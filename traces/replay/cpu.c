@@ -86,7 +86,7 @@ struct cursor *replay_cpu_take(struct cpu_server *cs)
 /* After cursor_advance: when the gap before op i has its work known, the
  * thread goes to the CPUs at its previous completion instead of issuing
  * after the recorded gap. */
-void replay_cpu_gap(const struct plans *ps, const struct ts_trace *t, struct cursor *c,
+void replay_cpu_gap(const struct rthreads *ps, const struct ts_trace *t, struct cursor *c,
 		    const struct ts_replay_cfg *cfg, double speed)
 {
 	c->cpu_pending = false;

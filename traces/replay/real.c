@@ -221,8 +221,8 @@ out:
 
 /* What the real-time workers share for the join rule. */
 struct joins {
-	const struct plans *ps;
-	uint64_t *ended;  /* replayed end per plan (real clock), 0 = running */
+	const struct rthreads *ps;
+	uint64_t *ended;  /* replayed end per thread (real clock), 0 = running */
 	uint64_t *issued; /* replayed issue per record, 0 = not yet */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -233,7 +233,7 @@ struct worker {
 	const struct ts_trace *t;
 	const struct ts_replay_cfg *cfg;
 	struct joins *j;
-	const struct plan *p;
+	const struct rthread *p;
 	uint64_t t0, base;
 	double speed;
 	struct ts_replay_result res; /* this thread's part */
@@ -466,9 +466,9 @@ static int check_target(const struct ts_trace *t, const struct ts_replay_cfg *cf
 	return 0;
 }
 
-/* Worker @w for plan @p, starting at @base: its file table and a buffer
+/* Worker @w for thread @p, starting at @base: its file table and a buffer
  * for the largest transfer (@buflen). */
-static int worker_init(struct worker *w, const struct plan *p, struct joins *j,
+static int worker_init(struct worker *w, const struct rthread *p, struct joins *j,
 		       const struct ts_trace *t, const struct ts_replay_cfg *cfg, uint64_t base,
 		       size_t buflen)
 {
@@ -517,7 +517,7 @@ static uint64_t workers_join(struct worker *w, size_t n, struct ts_replay_result
 int ts_replay_real(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 		   struct ts_replay_result *res, char *err, size_t errlen)
 {
-	struct plans ps;
+	struct rthreads ps;
 	struct worker *w = NULL;
 	size_t started = 0;
 	int ret;
@@ -525,7 +525,7 @@ int ts_replay_real(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 	replay_result_init(res, cfg->target);
 	if ((ret = check_target(t, cfg, err, errlen)) || (ret = setup(t, cfg, err, errlen)))
 		return ret;
-	if ((ret = replay_plans_build(t, &ps))) {
+	if ((ret = replay_rthreads_build(t, &ps))) {
 		snprintf(err, errlen, "out of memory");
 		return ret;
 	}
@@ -584,6 +584,6 @@ out:
 	free(j.issued);
 	pthread_mutex_destroy(&j.lock);
 	pthread_cond_destroy(&j.cond);
-	replay_plans_free(&ps);
+	replay_rthreads_free(&ps);
 	return ret;
 }

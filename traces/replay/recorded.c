@@ -18,7 +18,7 @@ int ts_replay_recorded_wakes(const struct ts_trace *tr, const struct ts_wakes *w
 {
 	struct augmented aug = {0};
 	const struct ts_trace *t = tr;
-	struct plans ps;
+	struct rthreads ps;
 	int ret;
 
 	if (wakes) {
@@ -26,7 +26,7 @@ int ts_replay_recorded_wakes(const struct ts_trace *tr, const struct ts_wakes *w
 			return ret;
 		t = &aug.t;
 	}
-	ret = replay_plans_build(t, &ps);
+	ret = replay_rthreads_build(t, &ps);
 	if (wakes && !ret)
 		replay_augment_resolve(&aug, &ps);
 	/* the wait rule's split, for the waiting row (with a wake file, the
@@ -46,7 +46,7 @@ int ts_replay_recorded_wakes(const struct ts_trace *tr, const struct ts_wakes *w
 	if (!ends || !issued) {
 		free(ends);
 		free(issued);
-		replay_plans_free(&ps);
+		replay_rthreads_free(&ps);
 		replay_augmented_free(&aug);
 		return -ENOMEM;
 	}
@@ -79,7 +79,7 @@ int ts_replay_recorded_wakes(const struct ts_trace *tr, const struct ts_wakes *w
 	res->total_ns = t->nrecs ? end - ps.t0 : 0;
 	free(ends);
 	free(issued);
-	replay_plans_free(&ps);
+	replay_rthreads_free(&ps);
 	replay_augmented_free(&aug);
 	return 0;
 }

@@ -1,6 +1,6 @@
 /*
  * replay_int.h — what the files of the replay library share and nothing
- * else sees: the per-thread plans, the cursor each thread replays with,
+ * else sees: each trace thread's op list, the cursor each thread replays with,
  * the rules that say when its next op issues (rules.c), the wake file as
  * records (augment.c), the CPU model (cpu.c) and the result tallies
  * (report.c). virtual.c and real.c drive them with the two clocks;
@@ -16,9 +16,10 @@
 #include "replay.h"
 #include "traces/stats.h"
 
-/* ---- per-thread plans (rules.c) ---- */
+/* ---- the trace's threads, each its ops in order (rules.c) ---- */
 
-struct plan {
+/* A thread of the trace as the replay runs it: its records in order. */
+struct rthread {
 	uint32_t tid;
 	const size_t *idx; /* record indices, in submit order */
 	size_t n;
@@ -26,12 +27,12 @@ struct plan {
 	uint32_t pid, ppid; /* its process and that one's parent; 0 = unknown */
 };
 
-struct plans {
+struct rthreads {
 	size_t *order; /* all records, grouped by thread, each in submit order */
-	struct plan *p;
+	struct rthread *p;
 	size_t n;
 	uint64_t t0;	/* the first recorded submit */
-	size_t *by_end; /* plan indices by rec_end */
+	size_t *by_end; /* thread indices by rec_end */
 	uint64_t *ends; /* rec_end of by_end[i], ascending */
 	size_t *anchor; /* per record of tid 0: the record it follows (below) */
 	/* The wake rule (a wake file): per record, the thread whose wake
@@ -43,17 +44,17 @@ struct plans {
 };
 
 struct wake_edge {
-	size_t waker; /* plan index, SIZE_MAX = none */
+	size_t waker; /* thread index, SIZE_MAX = none */
 	uint64_t t_ns, slept_ns;
 	bool start; /* the thread's start: its parent forked it */
 };
 
-TS_WUR int replay_plans_build(const struct ts_trace *t, struct plans *ps);
-void replay_plans_free(struct plans *ps);
+TS_WUR int replay_rthreads_build(const struct ts_trace *t, struct rthreads *ps);
+void replay_rthreads_free(struct rthreads *ps);
 
 /* Where one thread stands in its replay. */
 struct cursor {
-	const struct plan *p;
+	const struct rthread *p;
 	size_t i;		 /* next op */
 	uint64_t win_lo, win_hi; /* recorded window before op i (the join rule) */
 	uint64_t next_issue;	 /* replay time of op i */
@@ -74,7 +75,7 @@ struct cursor {
 
 /* Thread @p's cursor at its first op, which issues at @base plus its
  * recorded distance from @t0 (scaled by @speed). */
-void replay_cursor_start(struct cursor *c, const struct plan *p, const struct ts_trace *t,
+void replay_cursor_start(struct cursor *c, const struct rthread *p, const struct ts_trace *t,
 			 uint64_t t0, uint64_t base, double speed);
 /* Op i was issued at @s and completed at @done (replay times): move on and
  * compute when op i+1 issues. Returns false when the thread is done. */
@@ -82,21 +83,21 @@ bool replay_cursor_advance(struct cursor *c, const struct ts_trace *t, uint64_t 
 			   const struct ts_replay_cfg *cfg, double speed);
 /* When may c's next op issue? Sets c->next_issue; false = not known yet
  * (the thread it waits for has not got there). @ended: replayed end per
- * plan (0 = running); @issued and @completed: replayed times per record
+ * thread (0 = running); @issued and @completed: replayed times per record
  * (0 = not yet); @completed NULL: replaying the recording's own times. */
-bool replay_schedule(const struct plans *ps, const struct ts_trace *t, struct cursor *c,
+bool replay_schedule(const struct rthreads *ps, const struct ts_trace *t, struct cursor *c,
 		     const uint64_t *ended, const uint64_t *issued, const uint64_t *completed,
 		     const struct ts_replay_cfg *cfg, double speed);
 
 /* ---- the wake file as records (augment.c) ---- */
 
-/* A record of the wake rule: no IO, a moment in its thread's plan. */
+/* A record of the wake rule: no IO, a moment in its thread's op list. */
 #define REC_F_WAKE 0x8000
 
 struct augmented {
 	struct ts_trace t; /* the trace's own, with the wake records after them */
 	struct wake_edge *edge;
-	uint32_t *waker_tid; /* per record, until plans resolve it */
+	uint32_t *waker_tid; /* per record, until the threads resolve it */
 	double cpu_cap;
 };
 
@@ -104,8 +105,8 @@ struct augmented {
  * (REC_F_WAKE records, without IO). 0 or -ENOMEM. */
 TS_WUR int replay_augment(const struct ts_trace *t, const struct ts_wakes *s,
 			  struct augmented *a);
-/* The edges' wakers as plan indices, once the plans of a->t are built. */
-void replay_augment_resolve(struct augmented *a, struct plans *ps);
+/* The edges' wakers as thread indices, once the threads of a->t are built. */
+void replay_augment_resolve(struct augmented *a, struct rthreads *ps);
 void replay_augmented_free(struct augmented *a);
 
 /* ---- the CPU model (cpu.c) ---- */
@@ -128,7 +129,7 @@ TS_WUR int replay_cpu_add(struct cpu_server *cs, struct cursor *c, uint64_t t);
 struct cursor *replay_cpu_take(struct cpu_server *cs);
 /* Splits the gap before c's next op into CPU work (c->cpu_pending, served
  * by the CPUs) and the rest, when the CPU model is on. */
-void replay_cpu_gap(const struct plans *ps, const struct ts_trace *t, struct cursor *c,
+void replay_cpu_gap(const struct rthreads *ps, const struct ts_trace *t, struct cursor *c,
 		    const struct ts_replay_cfg *cfg, double speed);
 
 /* ---- results (report.c) ---- */

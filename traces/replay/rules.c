@@ -1,6 +1,6 @@
 /*
  * rules.c — when a replayed thread issues its next op: the per-thread
- * plans, and the closed-loop, wait, join, anchor and wake rules (replay.h
+ * threads' op lists, and the closed-loop, wait, join, anchor and wake rules (replay.h
  * states them; each is written out above its code). Both clocks and the
  * recording's own figures run these.
  */
@@ -24,7 +24,7 @@ static int cmp_pair(const void *a, const void *b)
 	return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
-void replay_plans_free(struct plans *ps)
+void replay_rthreads_free(struct rthreads *ps)
 {
 	free(ps->order);
 	free(ps->p);
@@ -34,7 +34,7 @@ void replay_plans_free(struct plans *ps)
 	memset(ps, 0, sizeof(*ps));
 }
 
-int replay_plans_build(const struct ts_trace *t, struct plans *ps)
+int replay_rthreads_build(const struct ts_trace *t, struct rthreads *ps)
 {
 	size_t *ord = ts_trace_order(t);
 	struct pair *pr = malloc((t->nrecs ? t->nrecs : 1) * sizeof(*pr));
@@ -46,7 +46,7 @@ int replay_plans_build(const struct ts_trace *t, struct plans *ps)
 	if (!ord || !pr || !ps->order || !ps->p || !ps->anchor) {
 		free(ord);
 		free(pr);
-		replay_plans_free(ps);
+		replay_rthreads_free(ps);
 		return -ENOMEM;
 	}
 	for (size_t i = 0, last = SIZE_MAX; i < t->nrecs; i++) {
@@ -60,7 +60,7 @@ int replay_plans_build(const struct ts_trace *t, struct plans *ps)
 	for (size_t i = 0; i < t->nrecs; i++) {
 		ps->order[i] = pr[i].idx;
 		if (!i || pr[i].tid != pr[i - 1].tid)
-			ps->p[ps->n++] = (struct plan){.tid = pr[i].tid, .idx = &ps->order[i]};
+			ps->p[ps->n++] = (struct rthread){.tid = pr[i].tid, .idx = &ps->order[i]};
 		ps->p[ps->n - 1].n++;
 	}
 	free(ord);
@@ -69,11 +69,11 @@ int replay_plans_build(const struct ts_trace *t, struct plans *ps)
 	ps->by_end = malloc((ps->n ? ps->n : 1) * sizeof(*ps->by_end));
 	ps->ends = malloc((ps->n ? ps->n : 1) * sizeof(*ps->ends));
 	if (!ps->by_end || !ps->ends) {
-		replay_plans_free(ps);
+		replay_rthreads_free(ps);
 		return -ENOMEM;
 	}
 	for (size_t k = 0; k < ps->n; k++) {
-		struct plan *p = &ps->p[k];
+		struct rthread *p = &ps->p[k];
 		for (size_t i = 0; i < p->n; i++) {
 			const struct ts_trace_rec *r = &t->recs[p->idx[i]];
 			p->rec_end = TS_MAX(p->rec_end, TS_MAX(r->complete_ns, r->submit_ns));
@@ -100,7 +100,7 @@ static uint64_t scaled(uint64_t ns, double speed)
 	return speed == 1.0 ? ns : (uint64_t)((double)ns / speed);
 }
 
-void replay_cursor_start(struct cursor *c, const struct plan *p, const struct ts_trace *t,
+void replay_cursor_start(struct cursor *c, const struct rthread *p, const struct ts_trace *t,
 			 uint64_t t0, uint64_t base, double speed)
 {
 	memset(c, 0, sizeof(*c));
@@ -210,7 +210,7 @@ bool replay_cursor_advance(struct cursor *c, const struct ts_trace *t, uint64_t 
  * Finds the threads whose recorded end lies in [win_lo, win_hi]: indices
  * [*a, *b) of ps->by_end.
  */
-static void join_range(const struct plans *ps, const struct cursor *c, size_t *a, size_t *b)
+static void join_range(const struct rthreads *ps, const struct cursor *c, size_t *a, size_t *b)
 {
 	size_t lo = 0, hi = ps->n;
 	*a = *b = 0;
@@ -234,13 +234,13 @@ static void join_range(const struct plans *ps, const struct cursor *c, size_t *a
 	*b = lo;
 }
 
-/* Applies the join rule to c->next_issue, given each plan's replayed end
+/* Applies the join rule to c->next_issue, given each thread's replayed end
  * (@end[k], 0 = not ended yet): when the latest thread to end inside the
  * window ended after this thread's own last event (its previous completion,
  * or the trace start for its first op), that end is taken for what woke
  * the thread, and the op issues the recorded distance after its replayed
  * end. Returns false while that thread has not ended. */
-static bool join_apply(const struct plans *ps, struct cursor *c, const uint64_t *end,
+static bool join_apply(const struct rthreads *ps, struct cursor *c, const uint64_t *end,
 		       const struct ts_replay_cfg *cfg, double speed)
 {
 	size_t a, b;
@@ -248,7 +248,7 @@ static bool join_apply(const struct plans *ps, struct cursor *c, const uint64_t 
 	join_range(ps, c, &a, &b);
 	for (size_t k = b; k-- > a;) {
 		size_t j = ps->by_end[k];
-		const struct plan *o = &ps->p[j];
+		const struct rthread *o = &ps->p[j];
 		if (o == c->p)
 			continue;
 		if (o->pid && c->p->pid && o->pid != c->p->pid && o->ppid != c->p->pid &&
@@ -279,7 +279,7 @@ static bool join_apply(const struct plans *ps, struct cursor *c, const uint64_t 
  * preceded it (in submit order). Returns false while that one has not been
  * issued (@issued[record] = 0).
  */
-static bool anchor_apply(const struct plans *ps, const struct ts_trace *t, struct cursor *c,
+static bool anchor_apply(const struct rthreads *ps, const struct ts_trace *t, struct cursor *c,
 			 const uint64_t *issued, const struct ts_replay_cfg *cfg, double speed)
 {
 	size_t me = c->p->idx[c->i], a = ps->anchor[me];
@@ -298,7 +298,7 @@ static bool anchor_apply(const struct plans *ps, const struct ts_trace *t, struc
 /*
  * The wake rule (a wake file beside the trace, traces/wakes.h). Each
  * time a thread of the application was woken by another of its threads,
- * the thread's plan holds a record without IO at that moment (replay_augment()),
+ * the thread's op list holds a record without IO at that moment (replay_augment()),
  * which says: it slept from S and thread W woke it at T. In replay it does
  * its own work as recorded (the closed loop up to S), then sleeps until W,
  * in its own replay, has come to the point where it woke it: W's last
@@ -315,11 +315,11 @@ static bool anchor_apply(const struct plans *ps, const struct ts_trace *t, struc
  * wait rule and the join rule, which guess what the wake rule knows, are
  * off.
  */
-static bool progress(const struct plans *ps, const struct ts_trace *t, size_t k, uint64_t w,
+static bool progress(const struct rthreads *ps, const struct ts_trace *t, size_t k, uint64_t w,
 		     const uint64_t *issued, const uint64_t *completed, uint64_t origin,
 		     double speed, uint64_t *at)
 {
-	const struct plan *p = &ps->p[k];
+	const struct rthread *p = &ps->p[k];
 	size_t lo = 0, hi = p->n;
 	while (lo < hi) {
 		size_t m = (lo + hi) / 2;
@@ -342,7 +342,7 @@ static bool progress(const struct plans *ps, const struct ts_trace *t, size_t k,
 	return true;
 }
 
-static bool wake_apply(const struct plans *ps, const struct ts_trace *t, struct cursor *c,
+static bool wake_apply(const struct rthreads *ps, const struct ts_trace *t, struct cursor *c,
 		       const uint64_t *issued, const uint64_t *completed, double speed)
 {
 	const struct wake_edge *e = &ps->edge[c->p->idx[c->i]];
@@ -374,7 +374,7 @@ static bool wake_apply(const struct plans *ps, const struct ts_trace *t, struct 
 /* When may c's next op issue? Sets c->next_issue; false = not known yet.
  * @completed: replayed completions (NULL: replaying the recording's own
  * times). */
-bool replay_schedule(const struct plans *ps, const struct ts_trace *t, struct cursor *c,
+bool replay_schedule(const struct rthreads *ps, const struct ts_trace *t, struct cursor *c,
 		     const uint64_t *ended, const uint64_t *issued, const uint64_t *completed,
 		     const struct ts_replay_cfg *cfg, double speed)
 {

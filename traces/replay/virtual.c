@@ -13,19 +13,19 @@
 #include "replay_int.h"
 #include "traces/tier_rule.h"
 
-/* One virtual replay: the plans, a cursor per thread, and the replayed
+/* One virtual replay: the threads, a cursor per thread, and the replayed
  * times the rules read. */
 struct vrun {
 	const struct ts_trace *t;
 	const struct ts_replay_cfg *cfg;
 	double speed;
-	struct plans ps;
+	struct rthreads ps;
 	struct ts_tier *tier;
-	struct cursor *cur;	 /* per plan */
+	struct cursor *cur;	 /* per thread */
 	struct ts_heap h;	 /* cursors that know their next issue */
 	struct cursor **parked;	 /* cursors waiting for another thread */
 	size_t nparked;
-	uint64_t *ended;	 /* replayed end per plan, 0 = running */
+	uint64_t *ended;	 /* replayed end per thread, 0 = running */
 	uint64_t *issued;	 /* replayed issue per record, 0 = not yet */
 	uint64_t *completed;	 /* replayed completion per record */
 	struct cpu_server cpu;	 /* the CPU model (cap 0: off) */
@@ -186,7 +186,7 @@ static void vrun_free(struct vrun *v)
 	free(v->ended);
 	free(v->issued);
 	free(v->completed);
-	replay_plans_free(&v->ps);
+	replay_rthreads_free(&v->ps);
 }
 
 /* The model and the per-thread and per-record arrays for @v->ps. */
@@ -230,7 +230,7 @@ int ts_replay_virtual(const struct ts_trace *tr, const struct ts_replay_cfg *cfg
 		cfg_wake.closed_loop = true; /* the wake rule knows what the wait rule guesses */
 		v.cfg = &cfg_wake;
 	}
-	if ((ret = replay_plans_build(v.t, &v.ps))) {
+	if ((ret = replay_rthreads_build(v.t, &v.ps))) {
 		snprintf(err, errlen, "out of memory");
 		replay_augmented_free(&aug);
 		return ret;
