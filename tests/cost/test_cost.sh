@@ -90,4 +90,47 @@ printf 'instance "p9.huge"\n' >"$work/bad.lua"
 "$tiersim" run "$work/bad.lua" --virtual >/dev/null 2>"$work/err" && fail "an unknown instance in a script ran"
 grep -q "bad.lua:1: instance: instance 'p9.huge' has no price profile" "$work/err" ||
 	fail "unknown instance in a script: $(cat "$work/err")"
+# advise in money: on a grid of instances, the point within the tolerance
+# with the fewest dollars per epoch is named beside the resource order's,
+# with its runner-up; --deadline picks the cheapest that finishes in time.
+"$tiersim" advise "$src/scripts/main.lua" --instances gn5-c8g1.2xlarge,gn5-c4g1.xlarge \
+	--tiers ultra-cloud,ssd-cloud,nvme-local --repeats 0 --quiet --deadline 5min \
+	count=200000 val=20000 iterations=60 --json "$work/a.json" >"$work/advice" 2>"$work/err" ||
+	fail "advise --instances: $(cat "$work/err")"
+python3 - "$work/a.json" "$work/advice" <<'PY' || fail "advise in money"
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+text = open(sys.argv[2]).read()
+for wl in ("inference", "training"):
+    rs = [r for r in rows if r["config"]["advise.workload"] == wl]
+    assert len(rs) == 6, (wl, len(rs))
+    best = max(r["throughput"]["value"] for r in rs)
+    tol = float(rs[0]["config"]["advise.tolerance"].rstrip("%"))
+    ok = [r for r in rs if r["throughput"]["value"] >= best * (1 - tol / 100)]
+    per = lambda r: r["cost_per_hour"]["value"] / r["throughput"]["value"]
+    cheapest = min(ok, key=per)
+    marked = [r for r in rs if r["config"].get("advise.money") == "least per epoch within the tolerance"]
+    assert marked == [cheapest], (wl, [m["label"] for m in marked], cheapest["label"])
+    second = sorted(ok, key=per)[1]
+    assert [r for r in rs if r["config"].get("advise.money") == "runner-up"] == [second], wl
+    # 5 minutes: the cheapest of the points whose epoch takes at most that long.
+    fit = [r for r in rs if r["cost_per_epoch"]["value"] / r["cost_per_hour"]["value"] <= 5 / 60]
+    line = [l for l in text.splitlines() if l.startswith("  cheapest for 1 epoch(s) in")]
+    if fit:
+        f = min(fit, key=per)
+        inst = f["cost_band"]["instance"]
+        assert any(inst in l and f["tier"] in l for l in line), (wl, line, inst, f["tier"])
+# The smaller instance with the local disk comes first in money; the
+# resource order names its own choice with what it costs.
+assert "in money: gn5-c4g1.xlarge (4 vCPU, 30 GiB), nvme-local costs least" in text, text
+assert "least $" in text
+PY
+"$tiersim" advise "$src/scripts/main.lua" --instances gn5-c4g1.xlarge --tiers ultra-cloud \
+	--repeats 0 --quiet --deadline 1s count=200000 val=20000 iterations=20 >"$work/advice" \
+	2>"$work/err" || fail "advise --deadline 1s: $(cat "$work/err")"
+grep -q "1 epoch(s) in 0.000278 h: no grid point does it" "$work/advice" ||
+	fail "an unmeetable deadline: $(cat "$work/advice")"
+"$tiersim" advise "$src/scripts/main.lua" --instances gn5-c4g1.xlarge --vcpus 2 \
+	>/dev/null 2>"$work/err" && fail "--instances with --vcpus ran"
+grep -q "instead of --vcpus" "$work/err" || fail "--instances --vcpus: $(cat "$work/err")"
 exit 0
