@@ -234,7 +234,7 @@ bool ts_fs_model_charges(enum ts_fs_op op);
 void ts_fs_model_forget(struct ts_fs *fs, enum ts_fs_op op, uint64_t ino, uint64_t off,
 			uint64_t len, uint32_t mode);
 /* The trace's name (TS_OP_*) for @op: what the trace records and what the
- * tier-request rule (traces/tier_rule.h) reads (trace_hook.c). */
+ * tier-request rule (traces/tier_rule.h) reads. */
 unsigned ts_fs_trace_op(enum ts_fs_op op);
 /* cache=warm|written: every regular file under the backing (or under
  * warm_path in it), in sorted path order, made resident in the page-cache model (ts_tier_warm; dirty

@@ -36,28 +36,6 @@
 #include "daemon.h"
 #include "traces/trace.h"
 
-static const uint16_t op_map[TS_FS_OP_NR] = {
-    [TS_FS_GETATTR] = TS_OP_GETATTR,	 [TS_FS_READLINK] = TS_OP_READLINK,
-    [TS_FS_MKNOD] = TS_OP_MKNOD,	 [TS_FS_MKDIR] = TS_OP_MKDIR,
-    [TS_FS_UNLINK] = TS_OP_UNLINK,	 [TS_FS_RMDIR] = TS_OP_RMDIR,
-    [TS_FS_SYMLINK] = TS_OP_SYMLINK,	 [TS_FS_RENAME] = TS_OP_RENAME,
-    [TS_FS_LINK] = TS_OP_LINK,		 [TS_FS_CHMOD] = TS_OP_CHMOD,
-    [TS_FS_CHOWN] = TS_OP_CHOWN,	 [TS_FS_TRUNCATE] = TS_OP_TRUNCATE,
-    [TS_FS_OPEN] = TS_OP_OPEN,		 [TS_FS_CREATE] = TS_OP_CREATE,
-    [TS_FS_READ] = TS_OP_READ,		 [TS_FS_WRITE] = TS_OP_WRITE,
-    [TS_FS_STATFS] = TS_OP_STATFS,	 [TS_FS_FLUSH] = TS_OP_FLUSH,
-    [TS_FS_RELEASE] = TS_OP_CLOSE,	 [TS_FS_FSYNC] = TS_OP_FSYNC,
-    [TS_FS_FDATASYNC] = TS_OP_FDATASYNC, [TS_FS_OPENDIR] = TS_OP_OPENDIR,
-    [TS_FS_READDIR] = TS_OP_READDIR,	 [TS_FS_RELEASEDIR] = TS_OP_RELEASEDIR,
-    [TS_FS_ACCESS] = TS_OP_ACCESS,	 [TS_FS_UTIMENS] = TS_OP_UTIMENS,
-    [TS_FS_FALLOCATE] = TS_OP_FALLOCATE,
-};
-
-unsigned ts_fs_trace_op(enum ts_fs_op op)
-{
-	return (unsigned)op < TS_FS_OP_NR ? op_map[op] : TS_OP_NONE;
-}
-
 #define TIDS 1024 /* thread table slots; emptied when three quarters full */
 
 struct ts_fs_trace {
@@ -333,7 +311,7 @@ void ts_fs_trace_put(struct ts_fs *fs, const struct ts_fs_req *r)
 	    .file_id = id,
 	    .tid = (uint32_t)r->tid,
 	    .aux = r->path2 ? ts_trace_writer_file_id(w, r->path2) : r->mode,
-	    .op = op_map[r->op],
+	    .op = (uint16_t)ts_fs_trace_op(r->op),
 	    .flags = (uint16_t)((r->due_ns ? 0 : TS_REC_F_NOTIER) |
 				(r->due_ns && !r->file_id ? TS_REC_F_NOFILE : 0) |
 				(r->direct ? TS_REC_F_DIRECT : 0)),
