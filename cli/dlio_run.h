@@ -17,6 +17,7 @@ struct ts_dlio_outcome {
 	bool found;		/* false: --find-max found no count that passes */
 	uint64_t accelerators;	/* the count run, or the largest that passes */
 	double au;		/* 0..1 */
+	double au_threshold;	/* the workload's metric.au, 0..1 */
 	double samples_s, mib_s;
 	uint64_t epochs;
 };
