@@ -301,7 +301,7 @@ static int read_disk(struct ts_luadata_rd *r, int t, struct ts_instance *in)
 	double count = 0;
 	if ((rc = ts_luadata_check_keys(r->d, &r->decl, d, "local_disk", disk_keys, r->err,
 					r->errlen)) ||
-	    (rc = ts_luadata_get_str(r, d, "tier", true, &in->disk_tier)) ||
+	    (rc = ts_luadata_dup_str(r, d, "tier", true, &in->disk_tier)) ||
 	    (rc = get_count(r, d, "local_disk.count", "count", true, true, &count)) ||
 	    (rc = get_count(r, d, "local_disk.gib", "gib", true, false, &in->disk_gib)))
 		goto out;
@@ -320,11 +320,11 @@ static int read_instance(struct ts_luadata_rd *r, int t, void *out)
 	int rc;
 	if (!(in->where = ts_luadata_where(r->d, &r->decl)))
 		return -ENOMEM;
-	if ((rc = ts_luadata_get_str(r, t, "provider", true, &in->provider)) ||
-	    (rc = ts_luadata_get_str(r, t, "region", true, &in->region)) ||
-	    (rc = ts_luadata_get_str(r, t, "shape", true, &in->shape)) ||
-	    (rc = ts_luadata_get_str(r, t, "gpu", false, &in->gpu)) ||
-	    (rc = ts_luadata_get_str(r, t, "host", false, &in->host)) ||
+	if ((rc = ts_luadata_dup_str(r, t, "provider", true, &in->provider)) ||
+	    (rc = ts_luadata_dup_str(r, t, "region", true, &in->region)) ||
+	    (rc = ts_luadata_dup_str(r, t, "shape", true, &in->shape)) ||
+	    (rc = ts_luadata_dup_str(r, t, "gpu", false, &in->gpu)) ||
+	    (rc = ts_luadata_dup_str(r, t, "host", false, &in->host)) ||
 	    (rc = get_count(r, t, "vcpus", "vcpus", true, true, &vcpus)) ||
 	    (rc = get_count(r, t, "mem_gib", "mem_gib", true, false, &in->mem_gib)) ||
 	    (rc = get_count(r, t, "gpus", "gpus", false, true, &gpus)) ||
@@ -377,8 +377,8 @@ static int read_volume(struct ts_luadata_rd *r, int t, void *out)
 	int rc;
 	if (!(v->where = ts_luadata_where(r->d, &r->decl)))
 		return -ENOMEM;
-	if ((rc = ts_luadata_get_str(r, t, "provider", true, &v->provider)) ||
-	    (rc = ts_luadata_get_str(r, t, "region", true, &v->region)) || (rc = read_tiers(r, t, v)) ||
+	if ((rc = ts_luadata_dup_str(r, t, "provider", true, &v->provider)) ||
+	    (rc = ts_luadata_dup_str(r, t, "region", true, &v->region)) || (rc = read_tiers(r, t, v)) ||
 	    (rc = get_price(r, t, "gib_month", true, &v->gib_month)) ||
 	    (rc = get_price(r, t, "iops_month", false, &v->iops_month)) ||
 	    (rc = get_price(r, t, "mibps_month", false, &v->mibps_month)))

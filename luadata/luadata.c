@@ -158,7 +158,7 @@ int ts_luadata_error(const struct ts_luadata *d, const struct ts_luadata_decl *d
 	return TS_E_PROFILE;
 }
 
-int ts_luadata_get_str(struct ts_luadata_rd *r, int t, const char *key, bool need, char **out)
+int ts_luadata_dup_str(struct ts_luadata_rd *r, int t, const char *key, bool need, char **out)
 {
 	int ty = lua_getfield(r->L, t, key);
 	int rc = 0;

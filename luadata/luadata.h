@@ -86,7 +86,7 @@ struct ts_luadata_rd {
 /* String @key of the table at @t, strdup'd into *@out (left alone when
  * missing); another type is an error, and so is a missing or empty one when
  * @need. -ENOMEM, TS_E_PROFILE or 0. */
-TS_WUR int ts_luadata_get_str(struct ts_luadata_rd *r, int t, const char *key, bool need,
+TS_WUR int ts_luadata_dup_str(struct ts_luadata_rd *r, int t, const char *key, bool need,
 			      char **out);
 
 /* "FILE:LINE" of @decl, malloc'd; NULL when out of memory. */

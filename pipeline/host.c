@@ -145,10 +145,10 @@ static int read_host(struct ts_luadata_rd *r, int t, struct host *h)
 	int rc;
 	if (!(h->where = ts_luadata_where(r->d, &r->decl)))
 		return -ENOMEM;
-	if ((rc = ts_luadata_get_str(r, t, "desc", false, &h->desc)) ||
-	    (rc = ts_luadata_get_str(r, t, "cpu", false, &h->cpu)) ||
-	    (rc = ts_luadata_get_str(r, t, "from", false, &h->from)) ||
-	    (rc = ts_luadata_get_str(r, t, "library", false, &h->library)) ||
+	if ((rc = ts_luadata_dup_str(r, t, "desc", false, &h->desc)) ||
+	    (rc = ts_luadata_dup_str(r, t, "cpu", false, &h->cpu)) ||
+	    (rc = ts_luadata_dup_str(r, t, "from", false, &h->from)) ||
+	    (rc = ts_luadata_dup_str(r, t, "library", false, &h->library)) ||
 	    (rc = get_num(r, t, "speed", &h->speed)))
 		return rc;
 	for (int i = 0; i < TS_HF_NR; i++)
@@ -178,7 +178,7 @@ static int read_lib(struct ts_luadata_rd *r, int t, struct lib *l)
 	int rc;
 	if (!(l->where = ts_luadata_where(r->d, &r->decl)))
 		return -ENOMEM;
-	if ((rc = ts_luadata_get_str(r, t, "desc", false, &l->desc)) ||
+	if ((rc = ts_luadata_dup_str(r, t, "desc", false, &l->desc)) ||
 	    (rc = get_num(r, t, "decode", &l->decode)) ||
 	    (rc = get_num(r, t, "transform", &l->transform)))
 		return rc;
