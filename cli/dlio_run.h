@@ -19,6 +19,7 @@ struct ts_dlio_outcome {
 	double au;		/* 0..1 */
 	double samples_s, mib_s;
 	uint64_t epochs;
+	bool stopped;		/* ts_dlio_reaches: stopped once it could not pass (au: a bound) */
 };
 
 /* 0, or an exit status (TS_EXIT_USAGE, TS_EXIT_FAIL, TS_EXIT_INTERRUPT)
@@ -26,5 +27,15 @@ struct ts_dlio_outcome {
 int ts_dlio_run(const char *workload, const char *const *opts, size_t nopts,
 		const char *const *overrides, size_t nov, bool virtual_time,
 		struct ts_dlio_outcome *out, char *err, size_t errlen);
+
+/* Whether @n accelerators keep a mean AU >= @au (0 < au <= 1) on the
+ * configuration @opts (dlio{} keys: tier, mem, capacity, profile, host,
+ * seed; not accelerators or find_max) and @overrides, in virtual time. The
+ * run stops as soon as it cannot reach @au (out->stopped, out->au an upper
+ * bound); one that reaches it runs whole and @out holds its figures. 0, or
+ * an exit status with one line in @err. */
+int ts_dlio_reaches(const char *workload, const char *const *opts, size_t nopts,
+		    const char *const *overrides, size_t nov, uint64_t n, double au,
+		    bool *reaches, struct ts_dlio_outcome *out, char *err, size_t errlen);
 
 #endif
