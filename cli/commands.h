@@ -20,10 +20,12 @@ int ts_cmd_compare(int argc, char **argv);
 int ts_cmd_advise(int argc, char **argv);
 int ts_cmd_tiers(int argc, char **argv);
 int ts_cmd_hosts(int argc, char **argv); /* cli/cmd_hosts.c */
+int ts_cmd_prices(int argc, char **argv); /* cli/cmd_prices.c */
 int ts_cmd_validate(int argc, char **argv); /* cli/cmd_validate.c */
 int ts_cmd_calibrate(int argc, char **argv);
 int ts_cmd_dataset(int argc, char **argv);
 int ts_cmd_dlio(int argc, char **argv); /* cli/cmd_dlio.c */
+int ts_cmd_disk(int argc, char **argv); /* cli/cmd_disk.c: block mode */
 
 /* Other parts' subcommands. */
 int ts_cmd_trace(int argc, char **argv);  /* cli/cmd_trace.c */

@@ -134,6 +134,40 @@ static int set_section(lua_State *L, const char *name)
 	return 0;
 }
 
+/* instance "NAME" or instance{ name = "NAME" }: the run is priced as that
+ * instance and takes its vCPUs, memory, GPUs and host here; what the script
+ * sets after this call overrides them. */
+static int l_instance(lua_State *L)
+{
+	struct ts_runner *R = RUNNER(L);
+	const char *name;
+	if (lua_type(L, 1) == LUA_TTABLE) {
+		lua_getfield(L, 1, "name");
+		lua_pushnil(L);
+		while (lua_next(L, 1)) {
+			lua_pop(L, 1);
+			if (lua_type(L, -1) != LUA_TSTRING || strcmp(lua_tostring(L, -1), "name"))
+				return luaL_error(L, "instance: the only key is name (the instance)");
+		}
+		name = lua_tostring(L, -1);
+		if (!name)
+			return luaL_error(L, "instance: expected instance{ name = \"NAME\" }");
+	} else {
+		name = luaL_checkstring(L, 1);
+	}
+	const struct ts_instance *in;
+	char err[1024], sub[256];
+	int rc = ts_runner_instance(R, name, &in, err, sizeof(err));
+	if (!rc && (rc = ts_opt_set(ts_scn_instance_opts, &R->cfg.inst, "name", name, sub,
+				    sizeof(sub))))
+		snprintf(err, sizeof(err), "%s", sub);
+	if (!rc)
+		rc = ts_scn_apply_instance(&R->cfg, in, err, sizeof(err));
+	if (rc)
+		return luaL_error(L, "instance: %s", err);
+	return 0;
+}
+
 static int l_dataset(lua_State *L) { return set_section(L, "dataset"); }
 static int l_mount(lua_State *L) { return set_section(L, "mount"); }
 static int l_pipeline(lua_State *L) { return set_section(L, "pipeline"); }
@@ -621,7 +655,7 @@ void ts_lua_open_scenario(lua_State *L, struct ts_runner *R)
 		{ "params", l_params },	  { "dataset", l_dataset }, { "mount", l_mount },
 		{ "pipeline", l_pipeline }, { "engine", l_engine },   { "run", l_run },
 		{ "preprocess", l_preprocess }, { "sweep", l_sweep }, { "report", l_report },
-		{ "dlio", l_dlio }, { NULL, NULL },
+		{ "dlio", l_dlio }, { "instance", l_instance }, { NULL, NULL },
 	};
 	lua_pushglobaltable(L);
 	lua_pushlightuserdata(L, R);

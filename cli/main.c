@@ -24,11 +24,13 @@ static const struct cmd cmds[] = {
 	{ "dlio", ts_cmd_dlio, "DLIO / MLPerf Storage workloads: AU of N accelerators on a tier, --find-max" },
 	{ "tiers", ts_cmd_tiers, "list the tier profiles and their limits" },
 	{ "hosts", ts_cmd_hosts, "list the host CPU profiles and their costs" },
+	{ "prices", ts_cmd_prices, "list the instance and volume prices with their sources" },
 	{ "validate", ts_cmd_validate, "run the validation cases: predicted vs measured on real systems" },
 	{ "dataset", ts_cmd_dataset, "make the study's datasets (ImageNet JPEG/LMDB/RecordIO, PTB) or show their sizes" },
 	{ "trace", ts_cmd_trace, "inspect, convert, import and export IO traces" },
 	{ "replay", ts_cmd_replay, "replay a trace on tiers (--virtual) or against a directory" },
 	{ "record", ts_cmd_record, "run a command on a tierfs mount, record it, predict other tiers" },
+	{ "disk", ts_cmd_disk, "block mode: a disk image on a tier through a loop device, ext4/xfs mounted" },
 	{ "calibrate", ts_cmd_calibrate, "measure decode cost or engine step times for profiles" },
 };
 

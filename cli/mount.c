@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "files.h"
 #include "mount.h"
 
 #define MOUNT_WAIT_NS (15 * TS_NS_PER_S) /* daemon start-up, generous for ASan */
@@ -82,22 +83,6 @@ int ts_mounts_init(struct ts_mounts *ms, char *err, size_t errlen)
 	return -ENOENT;
 }
 
-/* /proc/self/mountinfo field 5 is the mount point, with space, tab,
- * newline and backslash written as \ooo. */
-static void unescape(char *s)
-{
-	char *w = s;
-	for (char *r = s; *r; r++) {
-		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] && r[3]) {
-			*w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
-			r += 3;
-		} else {
-			*w++ = *r;
-		}
-	}
-	*w = 0;
-}
-
 bool ts_is_mounted(const char *path)
 {
 	char want[PATH_MAX];
@@ -107,42 +92,7 @@ bool ts_is_mounted(const char *path)
 			return false;
 		snprintf(want, sizeof(want), "%s", path);
 	}
-	FILE *f = fopen("/proc/self/mountinfo", "r");
-	if (!f)
-		return false;
-	char line[4096];
-	bool found = false;
-	while (!found && fgets(line, sizeof(line), f)) {
-		char *save, *tok = strtok_r(line, " ", &save);
-		for (int i = 1; tok && i < 5; i++)
-			tok = strtok_r(NULL, " ", &save);
-		if (tok) {
-			unescape(tok);
-			found = !strcmp(tok, want);
-		}
-	}
-	fclose(f);
-	return found;
-}
-
-/* The last non-empty line of the daemon's log, for error messages. */
-static void last_line(const char *log, char *out, size_t n)
-{
-	out[0] = 0;
-	FILE *f = fopen(log, "r");
-	if (!f)
-		return;
-	char line[512];
-	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = 0;
-		size_t l = strlen(line);
-		if (l) {
-			l = l < n ? l : n - 1;
-			memcpy(out, line, l);
-			out[l] = 0;
-		}
-	}
-	fclose(f);
+	return ts_mounted_at(want, NULL, 0);
 }
 
 static void mount_free(struct ts_mount *m)
@@ -305,7 +255,7 @@ int ts_mount_start(struct ts_mounts *ms, const char *backing, const char *mountp
 		int st;
 		if (waitpid(pid, &st, WNOHANG) == pid) {
 			char why[400];
-			last_line(m->log, why, sizeof(why));
+			ts_last_line(m->log, why, sizeof(why));
 			snprintf(err, errlen, "tierfs %s %s failed to mount (%s %d): %s", backing,
 				 mountpoint, WIFEXITED(st) ? "exit" : "signal",
 				 WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st),

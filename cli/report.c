@@ -28,6 +28,10 @@ static double g_rd(const struct ts_row *w, double b) { return w->read_mb_s; }
 static double g_wr(const struct ts_row *w, double b) { return w->write_mb_s; }
 static double g_p50(const struct ts_row *w, double b) { return w->step_p50_ms; }
 static double g_p99(const struct ts_row *w, double b) { return w->step_p99_ms; }
+static double g_chour(const struct ts_row *w, double b) { return w->cost_hour.v; }
+static double g_cepoch(const struct ts_row *w, double b) { return w->cost_epoch.v; }
+static double g_cksteps(const struct ts_row *w, double b) { return w->cost_ksteps.v; }
+static double g_cidle(const struct ts_row *w, double b) { return w->cost_idle.v; }
 static double g_rel(const struct ts_row *w, double b)
 {
 	if (w->rel_to > 0)
@@ -46,17 +50,60 @@ static const struct col cols[] = {
 	{ "step p50 ms", "step_p50", "ms", 2, g_p50 },
 	{ "step p99 ms", "step_p99", "ms", 2, g_p99 },
 	{ "rel", "relative_to_best", "ratio", 2, g_rel },
+	{ "$/hour", "cost_per_hour", "USD/h", 2, g_chour },
+	{ "$/epoch", "cost_per_epoch", "USD", 2, g_cepoch },
+	{ "$/1k steps", "cost_per_1000_steps", "USD", 3, g_cksteps },
+	{ "idle $/h", "idle_cost_per_hour", "USD/h", 2, g_cidle },
 };
 /* The terminal shows the study's columns (and MB/s written when anything
- * was); files carry all of them. */
-enum { COL_WRITE = 6 };
+ * was), and the costs where an instance is priced: per epoch where the
+ * dataset's size is known, else per 1,000 steps; files carry all of them. */
+enum { COL_WRITE = 6, COL_CHOUR = 10, COL_CEPOCH, COL_CKSTEPS, COL_CIDLE };
 static void terminal_columns(const struct ts_report *r, bool on[TS_ARRAY_SIZE(cols)])
 {
-	static const bool base[TS_ARRAY_SIZE(cols)] = { 1, 1, 1, 1, 1, 1, 0, 0, 0, 1 };
+	static const bool base[TS_ARRAY_SIZE(cols)] = { 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 0, 0 };
 	memcpy(on, base, sizeof(base));
-	for (size_t i = 0; i < r->n; i++)
-		if (!r->rows[i].error && r->rows[i].write_mb_s > 0.005)
+	for (size_t i = 0; i < r->n; i++) {
+		const struct ts_row *w = &r->rows[i];
+		if (w->error)
+			continue;
+		if (w->write_mb_s > 0.005)
 			on[COL_WRITE] = true;
+		if (!isnan(w->cost_hour.v))
+			on[COL_CHOUR] = on[COL_CIDLE] = true;
+		if (!isnan(w->cost_epoch.v))
+			on[COL_CEPOCH] = true;
+		else if (!isnan(w->cost_ksteps.v))
+			on[COL_CKSTEPS] = true;
+	}
+}
+
+/* The costs a row carries, with their JSON / CSV names. */
+static const struct {
+	const char *key, *unit;
+	size_t off;
+} costs[] = {
+	{ "cost_per_hour", "USD/h", offsetof(struct ts_row, cost_hour) },
+	{ "cost_per_epoch", "USD", offsetof(struct ts_row, cost_epoch) },
+	{ "cost_per_1000_steps", "USD", offsetof(struct ts_row, cost_ksteps) },
+	{ "idle_cost_per_hour", "USD/h", offsetof(struct ts_row, cost_idle) },
+};
+
+static const struct ts_cost_band *cost_at(const struct ts_row *w, size_t i)
+{
+	return (const struct ts_cost_band *)(const void *)((const char *)w + costs[i].off);
+}
+
+/* Whether any priced row's epoch (or 1,000 steps) cost is a range. */
+static bool cost_banded(const struct ts_report *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		const struct ts_row *w = &r->rows[i];
+		const struct ts_cost_band *b = isnan(w->cost_epoch.v) ? &w->cost_ksteps : &w->cost_epoch;
+		if (!w->error && !isnan(b->v) && (b->low != b->v || b->high != b->v))
+			return true;
+	}
+	return false;
 }
 
 void ts_report_init(struct ts_report *r)
@@ -66,6 +113,7 @@ void ts_report_init(struct ts_report *r)
 
 static void row_free(struct ts_row *w)
 {
+	free(w->instance);
 	free(w->band_params);
 	free(w->label);
 	free(w->tier);
@@ -110,6 +158,10 @@ void ts_row_init(struct ts_row *w)
 	w->cache_hit_pct = w->read_mb_s = w->write_mb_s = NAN;
 	w->step_p50_ms = w->step_p99_ms = NAN;
 	w->band_sps_lo = w->band_sps_hi = w->band_au_lo = w->band_au_hi = NAN;
+	for (size_t i = 0; i < TS_ARRAY_SIZE(costs); i++) {
+		struct ts_cost_band *b = (struct ts_cost_band *)(void *)((char *)w + costs[i].off);
+		b->v = b->low = b->high = NAN;
+	}
 }
 
 void ts_row_release(struct ts_row *w)
@@ -197,7 +249,7 @@ void ts_report_print(const struct ts_report *r, FILE *f)
 	}
 	if (r->title)
 		fprintf(f, "%s%s\n", r->title, r->virtual_time ? " (virtual time)" : "");
-	bool band = false;
+	bool band = false, cband = cost_banded(r);
 	for (size_t i = 0; i < r->n; i++)
 		band |= r->rows[i].band_params != NULL;
 	fprintf(f, "%-*s", lw, "configuration");
@@ -206,6 +258,8 @@ void ts_report_print(const struct ts_report *r, FILE *f)
 			fprintf(f, "  %11s", cols[c].head);
 	if (band)
 		fprintf(f, "  %19s  %13s", "band samples/s", "band AU %");
+	if (cband)
+		fprintf(f, "  %19s", on_terminal[COL_CEPOCH] ? "band $/epoch" : "band $/1k steps");
 	fputc('\n', f);
 	for (size_t i = 0; i < r->n; i++) {
 		const struct ts_row *w = &r->rows[i];
@@ -223,6 +277,16 @@ void ts_report_print(const struct ts_report *r, FILE *f)
 		}
 		if (band)
 			print_band(f, w);
+		if (cband) {
+			const struct ts_cost_band *cb =
+				on_terminal[COL_CEPOCH] ? &w->cost_epoch : &w->cost_ksteps;
+			char lo[32], hi[32], s[72] = "-";
+			fmt_num(lo, sizeof(lo), cb->low, 2);
+			fmt_num(hi, sizeof(hi), cb->high, 2);
+			if (!isnan(cb->v))
+				snprintf(s, sizeof(s), "%s-%s", lo, hi);
+			fprintf(f, "  %19s", s);
+		}
 		fputc('\n', f);
 	}
 	/* What was real and what was modeled, once per distinct description. */
@@ -252,6 +316,16 @@ void ts_report_print(const struct ts_report *r, FILE *f)
 					*w->band_params ? w->band_params : "none ranged (exact)");
 		}
 	}
+	for (size_t i = 0; i < r->n; i++)
+		if (!isnan(r->rows[i].cost_hour.v)) {
+			fprintf(f, "$ = US dollars of the instance (%s) and the volume of the row's tier "
+				   "(tiersim prices --evidence);\n  idle $/h = (1 - AU) x the "
+				   "instance's price%s\n",
+				r->rows[i].instance ? r->rows[i].instance : "?",
+				cband ? "; band $ = the low prices at the fast end to the high "
+					"prices at the slow end" : "");
+			break;
+		}
 	fprintf(f, "time = the measured part (iterations after warm-up, or the whole conversion); "
 		   "AU = GPU busy / wall;\nIO stall = GPU waiting for input (preprocessing: time in "
 		   "reads and commits); MB = 10^6 bytes; rel = samples/s / best row\n");
@@ -302,6 +376,17 @@ int ts_report_write_json(const struct ts_report *r, const char *path)
 					  "high", num(w->band_sps_hi), "unit", "samples/s",
 					  "accelerator_utilization", "low", num(w->band_au_lo), "high",
 					  num(w->band_au_hi), "unit", "%"));
+		if (w->instance) {
+			json_t *cb = json_object();
+			json_object_set_new(cb, "instance", json_string(w->instance));
+			for (size_t k = 0; k < TS_ARRAY_SIZE(costs); k++) {
+				const struct ts_cost_band *b = cost_at(w, k);
+				json_object_set_new(cb, costs[k].key,
+						    json_pack("{s:o, s:o, s:s}", "low", num(b->low),
+							      "high", num(b->high), "unit", costs[k].unit));
+			}
+			json_object_set_new(o, "cost_band", cb);
+		}
 		json_array_append_new(rows, o);
 	}
 	json_object_set_new(root, "rows", rows);
@@ -345,7 +430,10 @@ int ts_report_write_csv(const struct ts_report *r, const char *path)
 	fprintf(f, "label,tier,iterations,batch (samples),samples");
 	for (size_t c = 0; c < TS_ARRAY_SIZE(cols); c++)
 		fprintf(f, ",%s (%s)", cols[c].key, cols[c].unit);
-	fprintf(f, ",bytes_read (bytes),bytes_written (bytes),clock,parts,error\n");
+	for (size_t k = 0; k < TS_ARRAY_SIZE(costs); k++)
+		fprintf(f, ",%s_low (%s),%s_high (%s)", costs[k].key, costs[k].unit, costs[k].key,
+			costs[k].unit);
+	fprintf(f, ",instance,bytes_read (bytes),bytes_written (bytes),clock,parts,error\n");
 	for (size_t i = 0; i < r->n; i++) {
 		const struct ts_row *w = &r->rows[i];
 		csv_str(f, w->label);
@@ -360,6 +448,15 @@ int ts_report_write_csv(const struct ts_report *r, const char *path)
 			else
 				fprintf(f, ",%.6g", v);
 		}
+		for (size_t k = 0; k < TS_ARRAY_SIZE(costs); k++) {
+			const struct ts_cost_band *b = cost_at(w, k);
+			if (isnan(b->v))
+				fputs(",,", f);
+			else
+				fprintf(f, ",%.6g,%.6g", b->low, b->high);
+		}
+		fputc(',', f);
+		csv_str(f, w->instance);
 		fprintf(f, ",%llu,%llu,%s,", (unsigned long long)w->bytes_read,
 			(unsigned long long)w->bytes_written, w->virtual_time ? "virtual" : "real");
 		csv_str(f, w->parts);

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cost/price.h"
 #include "ts.h"
 
 #define TS_REPORT_MAX_PARAMS 24
@@ -44,6 +45,14 @@ struct ts_row {
 	 * parameters (band_params names them; NULL: no band). */
 	char *band_params;
 	double band_sps_lo, band_sps_hi, band_au_lo, band_au_hi;
+	/* What the configuration costs (cost/), in dollars, each as a band over
+	 * the ranged prices and the band above; NaN where no instance is priced
+	 * (an epoch: where the dataset's size is not known). */
+	char *instance;
+	struct ts_cost_band cost_hour;	 /* instance + volume, per hour */
+	struct ts_cost_band cost_epoch;	 /* per pass over the dataset */
+	struct ts_cost_band cost_ksteps; /* per 1,000 steps */
+	struct ts_cost_band cost_idle;	 /* (1 - AU) x the instance's price, per hour */
 };
 
 struct ts_report {

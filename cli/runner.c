@@ -20,6 +20,7 @@
 #include "clock.h"
 #include "commands.h"
 #include "convert.h"
+#include "cost/cost.h"
 #include "files.h"
 #include "hist.h"
 #include "opt.h"
@@ -171,6 +172,17 @@ int ts_runner_init(struct ts_runner *R, const struct ts_runner_opts *o, char *er
 		    (rc = ts_tier_set_lookup(R->tiers, o->tiers[i], &p, err, errlen)))
 			return rc;
 	}
+	/* An instance of the command line names a price profile. */
+	for (size_t i = 0; i < o->nkv; i++) {
+		const struct ts_instance *in;
+		char sub[1024];
+		if (strncmp(o->kv[i], "instance.name=", 14) || !o->kv[i][14])
+			continue;
+		if ((rc = ts_runner_instance(R, o->kv[i] + 14, &in, sub, sizeof(sub)))) {
+			snprintf(err, errlen, "option --instance (instance.name): %s", sub);
+			return rc == -ENOENT ? TS_E_UNKNOWN : rc;
+		}
+	}
 
 	char wd[PATH_MAX];
 	if (o->workdir)
@@ -214,6 +226,7 @@ void ts_runner_free(struct ts_runner *R)
 	ts_scn_free(&R->cfg);
 	ts_report_free(&R->report);
 	ts_tier_set_free(R->tiers);
+	ts_price_set_free(R->prices);
 	free(R->workdir);
 	free(R->datadir);
 	free(R->mntdir);
@@ -821,6 +834,94 @@ static int run_band(struct ts_runner *R, enum ts_action act, struct ts_scenario 
 	return ts_row_set_str(&w->band_params, names);
 }
 
+int ts_runner_instance(struct ts_runner *R, const char *name, const struct ts_instance **out,
+		       char *err, size_t errlen)
+{
+	if (!R->prices) {
+		int rc = ts_price_load_checked(NULL, R->tiers, &R->prices, err, errlen);
+		if (rc)
+			return rc;
+	}
+	return ts_price_instance(R->prices, name, out, err, errlen);
+}
+
+/* Whether the command line sets @key ("section.key"). */
+static bool kv_sets(const struct ts_runner *R, const char *key)
+{
+	size_t n = strlen(key);
+	for (size_t i = 0; i < R->o.nkv; i++)
+		if (!strncmp(R->o.kv[i], key, n) && R->o.kv[i][n] == '=')
+			return true;
+	return false;
+}
+
+/* The instance of the command line (instance.name=, --instance) sets its
+ * shape over the script's; the other overrides stay on top. An instance of
+ * the script set its shape when the script named it. */
+static int instance_shape(struct ts_runner *R, struct ts_scenario *s, char *err, size_t errlen)
+{
+	if (!s->inst.name || !*s->inst.name || !kv_sets(R, "instance.name"))
+		return 0;
+	const struct ts_instance *in;
+	int rc = ts_runner_instance(R, s->inst.name, &in, err, errlen);
+	if (!rc)
+		rc = ts_scn_apply_instance(s, in, err, errlen);
+	if (!rc)
+		rc = apply_overrides(R, s, err, errlen);
+	if (rc)
+		R->usage_error = true;
+	return rc;
+}
+
+/* A run on the instance's local disk is one of its disks in size. */
+static int instance_disk(struct ts_runner *R, struct ts_scenario *s, char *err, size_t errlen)
+{
+	const struct ts_instance *in;
+	if (!s->inst.name || !*s->inst.name || kv_sets(R, "mount.capacity"))
+		return 0;
+	int rc = ts_runner_instance(R, s->inst.name, &in, err, errlen);
+	if (rc || !in->disk_tier || strcmp(in->disk_tier, s->mnt.tier))
+		return rc;
+	char sub[256], gib[64];
+	snprintf(gib, sizeof(gib), "%.0fMiB", in->disk_gib * 1024);
+	rc = ts_opt_set(ts_scn_mount_opts, &s->mnt, "capacity", gib, sub, sizeof(sub));
+	if (rc)
+		snprintf(err, errlen, "instance '%s': local disk: %s", in->name, sub);
+	return rc;
+}
+
+/* The row's cost: the instance and the volume of its tier per hour, per
+ * epoch (a generated image set's size), per 1,000 steps and the
+ * accelerators' idle time. A tier no volume prices leaves the row unpriced
+ * with a note. */
+static int row_cost(struct ts_runner *R, const struct ts_scenario *s,
+		    const struct ts_tier_profile *tier, struct ts_row *w)
+{
+	const struct ts_instance *in;
+	char err[512];
+	if (!s->inst.name || !*s->inst.name || w->error ||
+	    ts_runner_instance(R, s->inst.name, &in, err, sizeof(err)))
+		return 0;
+	struct ts_cost_in ci = { .sps = w->samples_per_s, .sps_lo = w->band_sps_lo,
+				 .sps_hi = w->band_sps_hi, .au = w->au_pct, .au_lo = w->band_au_lo,
+				 .au_hi = w->band_au_hi, .batch = w->batch };
+	ts_instance_hourly(in, &ci.inst_hour);
+	if (tier && ts_cost_volume(R->prices, tier, s->mnt.capacity, &ci.vol_hour, err,
+				   sizeof(err))) {
+		note(R, "%s: not priced: %s", w->label, err);
+		return 0;
+	}
+	if ((!s->ds.dir || !*s->ds.dir) && s->ds.kind && !strncmp(s->ds.kind, "imagenet", 8))
+		ci.epoch_samples = s->ds.count;
+	struct ts_cost c;
+	ts_cost_compute(&ci, &c);
+	w->cost_hour = c.hour;
+	w->cost_epoch = c.epoch;
+	w->cost_ksteps = c.ksteps;
+	w->cost_idle = c.idle_hour;
+	return ts_row_set_str(&w->instance, in->name);
+}
+
 int ts_runner_exec(struct ts_runner *R, enum ts_action act, const struct ts_scn_run *run,
 		   size_t *first, char *err, size_t errlen)
 {
@@ -844,6 +945,8 @@ int ts_runner_exec(struct ts_runner *R, enum ts_action act, const struct ts_scn_
 		if (ts_scn_copy(&s, &R->cfg))
 			return -ENOMEM;
 		int rc = apply_overrides(R, &s, err, errlen);
+		if (!rc)
+			rc = instance_shape(R, &s, err, errlen);
 		if (!rc && !ts_scn_cache_known(s.mnt.cache)) {
 			snprintf(err, errlen, "mount: cache '%s' is not cold, warm or written",
 				 s.mnt.cache);
@@ -862,9 +965,11 @@ int ts_runner_exec(struct ts_runner *R, enum ts_action act, const struct ts_scn_
 		if (!rc && R->o.ntiers)
 			rc = ts_opt_set(ts_scn_mount_opts, &s.mnt, "tier", tier, sub, sizeof(sub));
 		tier = s.mnt.tier;
-		const struct ts_tier_profile *p;
+		const struct ts_tier_profile *p = NULL;
 		if (!rc && strcmp(tier, "none"))
 			rc = ts_tier_set_lookup(R->tiers, tier, &p, err, errlen);
+		if (!rc)
+			rc = instance_disk(R, &s, err, errlen);
 		if (!rc)
 			rc = ensure_calibration(R, &s, err, errlen);
 		struct ts_row *w = rc ? NULL : ts_report_add(&R->report);
@@ -878,6 +983,8 @@ int ts_runner_exec(struct ts_runner *R, enum ts_action act, const struct ts_scn_
 			rc = run_job(R, act, &s, tier, run, w, err, errlen);
 			if (!rc && R->o.band && R->o.virtual_time && !w->error)
 				rc = run_band(R, act, &s, tier, run, w, err, errlen);
+			if (!rc)
+				rc = row_cost(R, &s, p, w);
 			if (!rc)
 				note(R, "[%u] %s: %s in %.1f s", R->nruns, w->label,
 				     w->error ? w->error : "done",

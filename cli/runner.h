@@ -30,6 +30,8 @@
 #define TS_RUNNER_MAX_OVERRIDES 64
 
 struct lua_State;
+struct ts_price_set;
+struct ts_instance;
 
 struct ts_runner_opts {
 	const char *script;
@@ -45,6 +47,7 @@ struct ts_runner_opts {
 	/* --timeline: each training/inference row records its tracks here
 	 * (pipeline/timeline.h); NULL = none. The caller opens and closes it. */
 	struct ts_timeline *timeline;
+	char instance_kv[256]; /* --instance NAME as the override instance.name=NAME */
 };
 
 struct ts_runner {
@@ -66,6 +69,7 @@ struct ts_runner {
 	bool progress_tty;
 	uint64_t progress_ns;	   /* last progress line drawn */
 	struct ts_tier_set *tiers; /* the known tier profiles */
+	struct ts_price_set *prices; /* the price profiles, once an instance names one */
 	int band_end;		   /* the band end a virtual run models: -1 slow, 0, +1 fast */
 };
 
@@ -97,6 +101,11 @@ TS_WUR int ts_runner_main(struct ts_runner *R, const struct ts_runner_opts *o, c
 enum ts_action { TS_ACT_RUN, TS_ACT_PREPROCESS };
 TS_WUR int ts_runner_exec(struct ts_runner *R, enum ts_action act, const struct ts_scn_run *run,
 			  size_t *first, char *err, size_t errlen);
+
+/* Instance @name of the price profiles (loaded on first use), or -ENOENT
+ * naming the known ones. */
+TS_WUR int ts_runner_instance(struct ts_runner *R, const char *name,
+			      const struct ts_instance **out, char *err, size_t errlen);
 
 /* Where a scenario's dataset is: generated once under the work directory
  * (or described only, for virtual time: @need_bytes false), or the user's

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cost/price.h"
 #include "scenario.h"
 
 #define DS(f) offsetof(struct ts_scn_dataset, f)
@@ -64,8 +65,19 @@ const struct ts_opt ts_scn_preprocess_opts[] = {
 	{ NULL },
 };
 
+const struct ts_opt ts_scn_instance_opts[] = {
+	{ "name", TS_OPT_STR, offsetof(struct ts_scn_instance, name), "", 0, 0, "",
+	  "instance the run is priced as, taking its vCPUs, memory, GPUs and host profile "
+	  "(tiersim prices); \"\" = none" },
+	{ NULL },
+};
+
 const struct ts_opt *ts_scn_section(struct ts_scenario *s, const char *name, void **base)
 {
+	if (!strcmp(name, "instance")) {
+		*base = &s->inst;
+		return ts_scn_instance_opts;
+	}
 	if (!strcmp(name, "dataset")) {
 		*base = &s->ds;
 		return ts_scn_dataset_opts;
@@ -85,7 +97,40 @@ const struct ts_opt *ts_scn_section(struct ts_scenario *s, const char *name, voi
 	return NULL;
 }
 
-static const char *const sections[] = { "dataset", "mount", "pipeline", "engine" };
+static const char *const sections[] = { "instance", "dataset", "mount", "pipeline", "engine" };
+
+int ts_scn_apply_instance(struct ts_scenario *s, const struct ts_instance *in, char *err,
+			  size_t errlen)
+{
+	char v[64], mem[64];
+	snprintf(v, sizeof(v), "%d", in->vcpus);
+	snprintf(mem, sizeof(mem), "%.0fMiB", in->mem_gib * 1024);
+	char gpus[16];
+	snprintf(gpus, sizeof(gpus), "%d", in->gpus > 0 ? in->gpus : 1);
+	const struct {
+		const char *sec, *key, *val;
+	} set[] = {
+		{ "pipeline", "vcpus", v },
+		{ "mount", "mem", mem },
+		{ "engine", "gpus", gpus },
+		{ "engine", "gpu", in->gpu },
+		{ "pipeline", "host", in->host },
+	};
+	for (size_t i = 0; i < TS_ARRAY_SIZE(set); i++) {
+		if (!set[i].val)
+			continue;
+		void *base;
+		const struct ts_opt *tab = ts_scn_section(s, set[i].sec, &base);
+		char sub[512];
+		int rc = ts_opt_set(tab, base, set[i].key, set[i].val, sub, sizeof(sub));
+		if (rc) {
+			snprintf(err, errlen, "instance '%s' (%s): %s.%s: %s", in->name, in->where,
+				 set[i].sec, set[i].key, sub);
+			return rc;
+		}
+	}
+	return 0;
+}
 
 int ts_scn_defaults(struct ts_scenario *s, char *err, size_t errlen)
 {

@@ -50,7 +50,14 @@ struct ts_scn_run {
 	char *host;	     /* preprocess{}: host profile charged; "" = pipeline{}'s */
 };
 
+/* instance{}: the machine the run is priced as (cost/prices.lua). Setting
+ * it sets the vCPUs, memory, GPUs and host profile from its profile. */
+struct ts_scn_instance {
+	char *name; /* an instance of tiersim prices; "" = none */
+};
+
 struct ts_scenario {
+	struct ts_scn_instance inst;
 	struct ts_scn_dataset ds;
 	struct ts_scn_mount mnt;
 	struct ts_pipe_cfg pipe;
@@ -60,9 +67,10 @@ struct ts_scenario {
 extern const struct ts_opt ts_scn_dataset_opts[];
 extern const struct ts_opt ts_scn_mount_opts[];
 extern const struct ts_opt ts_scn_run_opts[];
+extern const struct ts_opt ts_scn_instance_opts[];
 extern const struct ts_opt ts_scn_preprocess_opts[];
 
-/* A section by name ("dataset", "mount", "pipeline", "engine"): its table
+/* A section by name ("instance", "dataset", "mount", "pipeline", "engine"): its table
  * and where it lives in @s. NULL when unknown. */
 const struct ts_opt *ts_scn_section(struct ts_scenario *s, const char *name, void **base);
 
@@ -70,6 +78,12 @@ TS_WUR int ts_scn_defaults(struct ts_scenario *s, char *err, size_t errlen);
 void ts_scn_free(struct ts_scenario *s);
 /* Is @cache a page-cache state mount{cache=...} takes? */
 bool ts_scn_cache_known(const char *cache);
+struct ts_instance;
+/* Sets what @in brings: pipeline.vcpus, mount.mem, engine.gpus and
+ * engine.gpu, and pipeline.host. (A run on its local disk's tier is sized
+ * as one of its disks by the runner.) */
+TS_WUR int ts_scn_apply_instance(struct ts_scenario *s, const struct ts_instance *in, char *err,
+				 size_t errlen);
 /* Deep copy (strings duplicated); @dst must be free or zeroed. */
 TS_WUR int ts_scn_copy(struct ts_scenario *dst, const struct ts_scenario *src);
 

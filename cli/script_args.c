@@ -30,6 +30,12 @@ int ts_script_args(const struct ts_cmdline *c, const struct ts_opt_args *a,
 			return ts_cmdline_error(c, "--plot %s: the file must end in .svg or .png",
 						out->plot);
 	}
+	if (out->instance) {
+		if (o->nkv == max_kv)
+			return ts_cmdline_error(c, "at most %zu key=value arguments", max_kv);
+		snprintf(o->instance_kv, sizeof(o->instance_kv), "instance.name=%s", out->instance);
+		o->kv[o->nkv++] = o->instance_kv;
+	}
 	o->workdir = out->workdir;
 	o->quiet = out->quiet;
 	return -1;

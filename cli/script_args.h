@@ -16,7 +16,7 @@
 
 /* The options of a scenario command that are not its own. */
 struct ts_script_out {
-	char *json, *csv, *plot, *workdir;
+	char *json, *csv, *plot, *workdir, *instance;
 	bool quiet;
 };
 
@@ -33,7 +33,10 @@ struct ts_script_out {
 	  "datasets, mounts and scratch space (default $TIERSIM_WORKDIR, else "              \
 	  "~/.cache/tiersim)", "DIR" },                                                      \
 	{ "quiet", TS_OPT_BOOL, offsetof(type, member.quiet), "false", 0, 0, "",             \
-	  "no progress or per-configuration lines", NULL, 'q' }
+	  "no progress or per-configuration lines", NULL, 'q' },                             \
+	{ "instance", TS_OPT_STR, offsetof(type, member.instance), NULL, 0, 0, "",           \
+	  "run as this instance (tiersim prices): its vCPUs, memory, GPUs and host, and "    \
+	  "each row's cost in dollars (instance.name=NAME)", "NAME" }
 
 /* Reads the positional words into o->script and o->kv (at most @max_kv
  * name=value words) and checks --plot. Returns -1 to go on, or

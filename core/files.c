@@ -1,4 +1,4 @@
-/* files.c — mkdir -p, rm -r and write-all (see files.h). */
+/* files.c — mkdir -p, rm -r, write-all, mountinfo and last-line lookups (see files.h). */
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -168,4 +168,78 @@ int ts_dir_names(int dirfd, const char *rel, unsigned flags, char ***out, size_t
 	*out = v;
 	*nout = n;
 	return 0;
+}
+
+/* /proc/self/mountinfo writes space, tab, newline and backslash as \ooo. */
+static void unescape(char *s)
+{
+	char *w = s;
+	for (char *r = s; *r; r++) {
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] && r[3]) {
+			*w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
+			r += 3;
+		} else {
+			*w++ = *r;
+		}
+	}
+	*w = 0;
+}
+
+bool ts_mounted_at(const char *abs, char *what, size_t n)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char *line = NULL;
+	size_t cap = 0;
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && getline(&line, &cap, f) > 0) {
+		char *save, *tok, *mp = NULL, *fstype = NULL, *src = NULL;
+		bool dash = false;
+		int i = 0;
+		for (tok = strtok_r(line, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save), i++) {
+			if (i == 4)
+				mp = tok;
+			else if (!dash && strcmp(tok, "-") == 0)
+				dash = true;
+			else if (dash && !fstype)
+				fstype = tok;
+			else if (dash && !src)
+				src = tok;
+		}
+		if (!mp)
+			continue;
+		unescape(mp);
+		if (strcmp(mp, abs) == 0) {
+			found = true;
+			if (src)
+				unescape(src);
+			if (what)
+				snprintf(what, n, "%s from %s", fstype ? fstype : "?", src ? src : "?");
+		}
+	}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+void ts_last_line(const char *path, char *out, size_t n)
+{
+	FILE *f = fopen(path, "re");
+	char line[512];
+
+	out[0] = 0;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		size_t l = strlen(line);
+		if (l) {
+			l = l < n ? l : n - 1;
+			memcpy(out, line, l);
+			out[l] = 0;
+		}
+	}
+	fclose(f);
 }

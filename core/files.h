@@ -6,6 +6,7 @@
 #ifndef TS_FILES_H
 #define TS_FILES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -41,5 +42,15 @@ TS_WUR int ts_pwrite_all(int fd, const void *buf, size_t n, off_t off);
  * (free with ts_dir_names_free). */
 TS_WUR int ts_dir_names(int dirfd, const char *rel, unsigned flags, char ***out, size_t *n);
 void ts_dir_names_free(char **v, size_t n);
+
+/* Whether something is mounted at the absolute path @abs (as
+ * /proc/self/mountinfo names it, escapes undone); @what (may be NULL)
+ * gets "FSTYPE from SOURCE". */
+bool ts_mounted_at(const char *abs, char *what, size_t n);
+
+/* The last non-empty line of the text file @path, cut to @n - 1 bytes, in
+ * @out ("" when there is none or the file cannot be read): a child's last
+ * message, for an error line. */
+void ts_last_line(const char *path, char *out, size_t n);
 
 #endif

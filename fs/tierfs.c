@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/files.h"
 #include "core/opt.h"
 #include "core/units.h"
 #include "daemon.h"
@@ -109,7 +110,7 @@ static void usage(FILE *out)
 	ts_opt_help(out, ts_tier_cfg_opts);
 	fprintf(out, "\nFUSE options (-o): allow_other (let users other than the one mounting in; "
 		     "each request is made as its caller, and default_permissions, always on, "
-		     "checks the file modes), max_threads=N (default 256), ... (see "
+		     "checks the file modes), max_threads=N (at least 1, default 256), ... (see "
 		     "mount.fuse3(8))\n");
 }
 
@@ -175,60 +176,6 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *out)
 	return 0;
 }
 
-/* Mountinfo escapes space, tab, newline and backslash as \ooo. */
-static void unescape(char *s)
-{
-	char *w = s;
-	for (char *r = s; *r; r++) {
-		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '7' && r[2] && r[3]) {
-			*w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
-			r += 3;
-		} else {
-			*w++ = *r;
-		}
-	}
-	*w = 0;
-}
-
-/* Whether @abs is a mount point; fills in what is mounted there. */
-static bool mounted_at(const char *abs, char *what, size_t n)
-{
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	char *line = NULL;
-	size_t cap = 0;
-	bool found = false;
-
-	if (!f)
-		return false;
-	while (!found && getline(&line, &cap, f) > 0) {
-		char *save, *tok, *mp = NULL, *fstype = NULL, *src = NULL;
-		int i = 0;
-		bool dash = false;
-		for (tok = strtok_r(line, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save), i++) {
-			if (i == 4)
-				mp = tok;
-			else if (!dash && strcmp(tok, "-") == 0)
-				dash = true;
-			else if (dash && !fstype)
-				fstype = tok;
-			else if (dash && !src)
-				src = tok;
-		}
-		if (!mp)
-			continue;
-		unescape(mp);
-		if (strcmp(mp, abs) == 0) {
-			found = true;
-			if (src)
-				unescape(src);
-			snprintf(what, n, "%s from %s", fstype ? fstype : "?", src ? src : "?");
-		}
-	}
-	free(line);
-	fclose(f);
-	return found;
-}
-
 static bool path_within(const char *inner, const char *outer)
 {
 	size_t n = strlen(outer);
@@ -279,7 +226,7 @@ static int prepare(struct ts_fs *fs, const char *backing, const char *mp)
 		fprintf(stderr, "tierfs: mountpoint '%s': %s\n", mp, strerror(errno));
 		return -1;
 	}
-	if (mounted_at(fs->mountpoint, what, sizeof(what))) {
+	if (ts_mounted_at(fs->mountpoint, what, sizeof(what))) {
 		fprintf(stderr,
 			"tierfs: '%s' is already a mount point (%s); unmount it first: "
 			"fusermount3 -u %s\n",
@@ -448,6 +395,21 @@ static int configure(struct ts_fs *fs, struct fuse_args *args, struct cmdline *c
 		fprintf(stderr, "tierfs: option 'cache': a bare mount has no page-cache model\n");
 		return -1;
 	}
+	/* A bare mount has no model: an option only the model reads would be
+	 * dropped unsaid, so it is refused, naming it. */
+	const char *model_only = !fs->o.bare	       ? NULL
+				 : fs->o.tier	       ? "tier"
+				 : fs->o.profile       ? "profile"
+				 : fs->o.trace	       ? "trace"
+				 : fs->cfg.capacity    ? "capacity"
+				 : fs->cfg.mem	       ? "mem"
+							: NULL;
+	if (model_only) {
+		fprintf(stderr, "tierfs: option '%s' needs a tier model, which a bare mount does not "
+				"have (drop '%s' or 'bare')\n",
+			model_only, model_only);
+		return -1;
+	}
 	if (fs->o.bare && fs->o.fault) {
 		fprintf(stderr, "tierfs: option 'fault' needs a tier: a bare mount has no model to "
 				"inject faults (use tier=unlimited to inject them without throttling)\n");
@@ -574,12 +536,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "tierfs: out of memory\n");
 		goto out;
 	}
+	/* Looked for before fuse_parse_cmdline, which takes the option out. */
+	bool threads_given = has_arg(&args, "max_threads=");
 	if (fuse_parse_cmdline(&args, &cmd))
 		goto out;
 	/* A request sleeping in the model holds a worker thread, so a queue
 	 * depth of N needs N threads; libfuse's default is 10. */
-	if (!has_arg(&args, "max_threads=") && cmd.max_threads < 256)
+	if (!threads_given && cmd.max_threads < 256)
 		cmd.max_threads = 256;
+	if (cmd.max_threads < 1) {
+		fprintf(stderr, "tierfs: option 'max_threads': 0 threads cannot serve a request "
+				"(give at least 1; the default is 256)\n");
+		goto out;
+	}
 	f = fuse_new(&args, &ts_fs_fuse_ops, sizeof(ts_fs_fuse_ops), fs);
 	if (!f)
 		goto out;

@@ -158,6 +158,29 @@ int ts_luadata_error(const struct ts_luadata *d, const struct ts_luadata_decl *d
 	return TS_E_PROFILE;
 }
 
+char *ts_luadata_where(const struct ts_luadata *d, const struct ts_luadata_decl *decl)
+{
+	size_t n = strlen(d->path) + 16;
+	char *w = malloc(n);
+	if (w)
+		snprintf(w, n, "%s:%d", d->path, decl->line);
+	return w;
+}
+
+void *ts_luadata_slot(void **arr, size_t *n, size_t size, const char *name)
+{
+	for (size_t i = 0; i < *n; i++) {
+		char *have = *(char **)((char *)*arr + i * size);
+		if (!strcmp(have, name))
+			return (char *)*arr + i * size;
+	}
+	void *a = realloc(*arr, (*n + 1) * size);
+	if (!a)
+		return NULL;
+	*arr = a;
+	return memset((char *)a + (*n)++ * size, 0, size);
+}
+
 static char *read_text(const char *path)
 {
 	FILE *f = fopen(path, "r");

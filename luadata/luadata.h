@@ -72,4 +72,12 @@ TS_WUR int ts_luadata_check_keys(struct ts_luadata *d, const struct ts_luadata_d
 int ts_luadata_error(const struct ts_luadata *d, const struct ts_luadata_decl *decl, char *err,
 		     size_t errlen, const char *fmt, ...) TS_PRINTF(5, 6);
 
+/* "FILE:LINE" of @decl, malloc'd; NULL when out of memory. */
+char *ts_luadata_where(const struct ts_luadata *d, const struct ts_luadata_decl *decl);
+/* For the profile sets that keep their declarations in an array whose
+ * elements start with their name (a char *): the element of *@arr (*@n of
+ * @size bytes) named @name, or a new zeroed one appended, so that a later
+ * file's declaration replaces an earlier one. NULL when out of memory. */
+void *ts_luadata_slot(void **arr, size_t *n, size_t size, const char *name);
+
 #endif

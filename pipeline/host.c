@@ -228,17 +228,12 @@ out:
 	return rc;
 }
 
-static int set_where(struct rd *r, const char *path, char **where)
-{
-	char w[4200];
-	snprintf(w, sizeof(w), "%s:%d", path, r->decl.line);
-	return (*where = strdup(w)) ? 0 : -ENOMEM;
-}
-
-static int read_host(struct rd *r, int t, const char *path, struct host *h)
+static int read_host(struct rd *r, int t, struct host *h)
 {
 	int rc;
-	if ((rc = set_where(r, path, &h->where)) || (rc = get_str(r, t, "desc", &h->desc)) ||
+	if (!(h->where = ts_luadata_where(r->d, &r->decl)))
+		return -ENOMEM;
+	if ((rc = get_str(r, t, "desc", &h->desc)) ||
 	    (rc = get_str(r, t, "cpu", &h->cpu)) || (rc = get_str(r, t, "from", &h->from)) ||
 	    (rc = get_str(r, t, "library", &h->library)) || (rc = get_num(r, t, "speed", &h->speed)))
 		return rc;
@@ -264,10 +259,12 @@ static int read_host(struct rd *r, int t, const char *path, struct host *h)
 	return 0;
 }
 
-static int read_lib(struct rd *r, int t, const char *path, struct lib *l)
+static int read_lib(struct rd *r, int t, struct lib *l)
 {
 	int rc;
-	if ((rc = set_where(r, path, &l->where)) || (rc = get_str(r, t, "desc", &l->desc)) ||
+	if (!(l->where = ts_luadata_where(r->d, &r->decl)))
+		return -ENOMEM;
+	if ((rc = get_str(r, t, "desc", &l->desc)) ||
 	    (rc = get_num(r, t, "decode", &l->decode)) ||
 	    (rc = get_num(r, t, "transform", &l->transform)))
 		return rc;
@@ -276,21 +273,6 @@ static int read_lib(struct rd *r, int t, const char *path, struct lib *l)
 		return FAIL(r, "set one of decode = (the decode's share of the cost) or transform = "
 			       "(the whole decode + transform), as a factor on libjpeg-turbo's");
 	return 0;
-}
-
-/* The slot for @name in @arr (replacing one of that name). */
-static void *slot(void **arr, size_t *n, size_t size, const char *name)
-{
-	for (size_t i = 0; i < *n; i++) {
-		char *have = *(char **)((char *)*arr + i * size); /* name is the first member */
-		if (!strcmp(have, name))
-			return (char *)*arr + i * size;
-	}
-	void *a = realloc(*arr, (*n + 1) * size);
-	if (!a)
-		return NULL;
-	*arr = a;
-	return memset((char *)a + (*n)++ * size, 0, size);
 }
 
 int ts_host_set_add_file(struct ts_host_set *s, const char *path, char *err, size_t errlen)
@@ -308,8 +290,9 @@ int ts_host_set_add_file(struct ts_host_set *s, const char *path, char *err, siz
 			if (!(h.name = strdup(r.decl.name)))
 				rc = -ENOMEM;
 			else
-				rc = read_host(&r, t, path, &h);
-			struct host *at = rc ? NULL : slot((void **)&s->h, &s->nh, sizeof(h), h.name);
+				rc = read_host(&r, t, &h);
+			struct host *at =
+				rc ? NULL : ts_luadata_slot((void **)&s->h, &s->nh, sizeof(h), h.name);
 			if (!rc && !at)
 				rc = -ENOMEM;
 			if (rc) {
@@ -323,8 +306,9 @@ int ts_host_set_add_file(struct ts_host_set *s, const char *path, char *err, siz
 			if (!(l.name = strdup(r.decl.name)))
 				rc = -ENOMEM;
 			else
-				rc = read_lib(&r, t, path, &l);
-			struct lib *at = rc ? NULL : slot((void **)&s->l, &s->nl, sizeof(l), l.name);
+				rc = read_lib(&r, t, &l);
+			struct lib *at =
+				rc ? NULL : ts_luadata_slot((void **)&s->l, &s->nl, sizeof(l), l.name);
 			if (!rc && !at)
 				rc = -ENOMEM;
 			if (rc) {

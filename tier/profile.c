@@ -39,7 +39,7 @@ static const char *const tier_keys[] = { "desc",	  "source",	    "capacity",
 					 "mibps",	  "read_mibps",	    "write_mibps",
 					 "io_unit",	  "merge_sequential", "charge_full_unit",
 					 "burst",	  "parallel",	    "latency",
-					 "evidence",	  NULL };
+					 "queue",	  "evidence",	    NULL };
 
 static const struct ts_luadata_kind kinds[] = {
 	{ .name = "tier", .named = true, .keys = tier_keys },
@@ -310,7 +310,7 @@ static void profile_free(struct ts_tier_profile *p)
  */
 static const char *const ev_names[TS_EV_NR] = {
 	"iops",		"read_iops",	 "write_iops",	 "mibps",
-	"read_mibps",	"write_mibps",	 "burst",	 "latency.read",
+	"read_mibps",	"write_mibps",	 "burst",	 "queue",	 "latency.read",
 	"latency.write", "latency.meta", "latency.sync",
 };
 
@@ -336,6 +336,7 @@ static bool ev_field_set(const struct ts_tier_profile *p, enum ts_tier_ev_field 
 	case TS_EV_READ_MIBPS: return p->read_mibps.set;
 	case TS_EV_WRITE_MIBPS: return p->write_mibps.set;
 	case TS_EV_BURST: return p->burst != TS_TIER_BURST_NONE;
+	case TS_EV_QUEUE: return p->queue.set;
 	case TS_EV_LAT_READ: return p->lat_read.kind != TS_TIER_DIST_NONE;
 	case TS_EV_LAT_WRITE: return p->lat_write.kind != TS_TIER_DIST_NONE;
 	case TS_EV_LAT_META: return p->lat_meta.kind != TS_TIER_DIST_NONE;
@@ -429,8 +430,8 @@ static int ev_entry(struct conv *c, int idx, const char *field, struct ts_tier_e
 static int conv_evidence(struct conv *c, int t, struct ts_tier_profile *p)
 {
 	static const char *const keys[] = { "iops",	  "read_iops",	 "write_iops", "mibps",
-					    "read_mibps", "write_mibps", "burst",      "latency",
-					    NULL };
+					    "read_mibps", "write_mibps", "burst",      "queue",
+					    "latency",	  NULL };
 	static const char *const lat_keys[] = { "read", "write", "meta", "sync", NULL };
 	lua_State *L = c->L;
 	int base = lua_gettop(L), rc = 0;
@@ -491,6 +492,51 @@ static int conv_evidence(struct conv *c, int t, struct ts_tier_profile *p)
 	}
 out:
 	lua_settop(L, base);
+	return rc;
+}
+
+/* queue = { read_ahead_kb=, max_sectors_kb=, logical_block=, physical_block=,
+ * rotational= }; what is not given keeps Linux's default (tier/tiers.lua). */
+static int conv_queue(struct conv *c, int t, struct ts_tier_queue *q)
+{
+	static const char *const keys[] = { "read_ahead_kb",  "max_sectors_kb", "logical_block",
+					    "physical_block", "rotational",	 NULL };
+	lua_State *L = c->L;
+	double ra = 128, ms = 1280;
+	uint64_t lb = 512, pb = 512;
+	int rc = 0;
+
+	q->rotational = false;
+	int ty = lua_getfield(L, t, "queue");
+	if (ty == LUA_TTABLE) {
+		int qt = lua_gettop(L);
+		q->set = true;
+		if ((rc = check_keys(c, qt, "queue", keys)) ||
+		    (rc = get_field(c, qt, "queue", "read_ahead_kb", K_NUMBER, &ra, NULL)) ||
+		    (rc = get_field(c, qt, "queue", "max_sectors_kb", K_NUMBER, &ms, NULL)) ||
+		    (rc = get_field(c, qt, "queue", "logical_block", K_SIZE, &lb, NULL)) ||
+		    (rc = get_field(c, qt, "queue", "physical_block", K_SIZE, &pb, NULL)) ||
+		    (rc = get_field(c, qt, "queue", "rotational", K_BOOL, &q->rotational, NULL)))
+			goto out;
+	} else if (ty != LUA_TNIL) {
+		rc = conv_fail(c, "queue", "expected a table");
+		goto out;
+	}
+	if (ra != floor(ra) || ra < 0 || ra > 65536)
+		rc = conv_fail(c, "queue.read_ahead_kb", "expected a whole number in [0, 65536]");
+	else if (ms != floor(ms) || ms < 4 || ms > 65536)
+		rc = conv_fail(c, "queue.max_sectors_kb", "expected a whole number in [4, 65536]");
+	else if (lb < 512 || lb > 4096 || (lb & (lb - 1)))
+		rc = conv_fail(c, "queue.logical_block", "expected 512, 1024, 2048 or 4096 bytes");
+	else if (pb < lb || pb > 65536 || (pb & (pb - 1)))
+		rc = conv_fail(c, "queue.physical_block",
+			       "expected a power of two from logical_block to 64 KiB");
+	q->read_ahead_kb = (unsigned)ra;
+	q->max_sectors_kb = (unsigned)ms;
+	q->logical_block = (unsigned)lb;
+	q->physical_block = (unsigned)pb;
+out:
+	lua_pop(L, 1);
 	return rc;
 }
 
@@ -581,6 +627,9 @@ static int conv_tier(struct conv *c, struct ts_tier_profile *p)
 		return conv_fail(c, "burst", "expected a table");
 	}
 	lua_pop(L, 1);
+
+	if ((rc = conv_queue(c, t, &p->queue)))
+		return rc;
 
 	/* latency = { read=, write=, meta=, sync= } */
 	ty = lua_getfield(L, t, "latency");

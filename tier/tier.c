@@ -41,9 +41,9 @@ struct ts_tier {
 
 const struct ts_opt ts_tier_cfg_opts[] = {
 	{ "capacity", TS_OPT_SIZE, offsetof(struct ts_tier_cfg, capacity), NULL, 0, 0, "bytes",
-	  "emulated disk size: 0 (the default) is the tier's default size, one below the tier's "
-	  "smallest disk is raised to it (see --list-tiers --capacity); sets the capacity "
-	  "formulas' C" },
+	  "emulated disk size: 0 (the default) is the tier's default size; one outside the "
+	  "tier's range of disk sizes is refused (--list-tiers --capacity shows each tier at "
+	  "the nearest size it offers); sets the capacity formulas' C" },
 	{ "mem", TS_OPT_SIZE, offsetof(struct ts_tier_cfg, mem), NULL, 0, 0, "bytes",
 	  "page-cache size of the emulated server: 0 (no page cache, the default) or at least "
 	  "128 KiB" },

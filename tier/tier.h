@@ -87,6 +87,7 @@ enum ts_tier_ev_field {
 	TS_EV_READ_MIBPS,
 	TS_EV_WRITE_MIBPS,
 	TS_EV_BURST, /* burst rate and bucket */
+	TS_EV_QUEUE, /* the block device's queue limits */
 	TS_EV_LAT_READ,
 	TS_EV_LAT_WRITE,
 	TS_EV_LAT_META,
@@ -142,6 +143,16 @@ struct ts_tier_profile {
 	double burst_below_gib; /* no burst at or above this capacity in GiB; 0 = no such bound */
 
 	unsigned parallel; /* requests the device serves at once; 0 = unbounded */
+	/* The block device's queue as the instance's kernel reports it, which
+	 * block mode (tiersim disk mount) gives the loop device: readahead,
+	 * the largest request, the block sizes and the rotational flag.
+	 * Without a queue table, Linux's defaults (tier/tiers.lua). */
+	struct ts_tier_queue {
+		unsigned read_ahead_kb, max_sectors_kb;
+		unsigned logical_block, physical_block; /* bytes */
+		bool rotational;
+		bool set; /* the tier has a queue table */
+	} queue;
 	struct ts_tier_dist lat_read, lat_write, lat_meta, lat_sync;
 
 	bool has_evidence; /* an evidence table was given: every set field is labelled */

@@ -26,10 +26,19 @@
 --   parallel         requests the device serves at once (0 = no limit)
 --   latency          { read=, write=, meta=, sync= }, each { p50=, p99= }
 --                    (lognormal), { lo=, hi= } (uniform) or { fixed= }
+--   queue            { read_ahead_kb=, max_sectors_kb=, logical_block=,
+--                    physical_block=, rotational= }: the block device as the
+--                    instance's kernel reports it, which block mode
+--                    (tiersim disk mount) gives its loop device. A field not
+--                    given, or a tier without queue, has Linux's default:
+--                    read_ahead_kb 128 (VM_READAHEAD_PAGES, 128 KiB,
+--                    include/linux/mm.h), max_sectors_kb 1280
+--                    (BLK_DEF_MAX_SECTORS_CAP, 2560 sectors, include/linux/
+--                    blkdev.h, since 6.6), 512-byte blocks, not rotational.
 --
 --   evidence         where each number comes from, per field:
 --                    { iops = ENTRY, read_iops=, write_iops=, mibps=, read_mibps=,
---                    write_mibps=, burst=, latency = ENTRY or
+--                    write_mibps=, burst=, queue=, latency = ENTRY or
 --                    { read=, write=, meta=, sync= } }, ENTRY being
 --                    { "measured"|"spec"|"assumed", "source", case = "ID",
 --                      range = { LO, HI } }:
@@ -310,7 +319,14 @@ tier "aws-gp3" {
 		meta = { p50 = "483us", p99 = "1272us" },
 		sync = { p50 = "483us", p99 = "1272us" },
 	},
+	-- The NVMe namespace an EBS volume shows a Nitro instance: 512-byte
+	-- blocks ("Format 512 B + 0 B" in nvme list of gp volumes,
+	-- github.com/amazonlinux/amazon-ec2-utils/pull/8 and
+	-- github.com/bottlerocket-os/bottlerocket-core-kit/pull/794); the
+	-- kernel's default readahead; requests up to EBS's 256 KiB I/O unit.
+	queue = { read_ahead_kb = 128, max_sectors_kb = 256, logical_block = 512, physical_block = 512 },
 	evidence = {
+		queue = { "assumed", "blocks: 512 B as nvme list shows EBS volumes (amazon-ec2-utils PR 8); readahead: Linux's default, which EC2 images keep; max_sectors_kb: EBS's 256 KiB I/O unit taken as the namespace's largest transfer, not read from an instance; range: the request size half to four times that", range = { 0.5, 4 } },
 		iops = { "spec", "AWS EBS doc general-purpose.md: gp3 baseline 3,000 IOPS at any size" },
 		mibps = { "spec", "AWS EBS doc general-purpose.md: gp3 baseline 125 MiB/s" },
 		burst = { "measured", "fio 4 KiB randwrite 16 x QD16, 10 s, on a 4,000-IOPS gp3: 4,395 IOPS = 1.099 x (miztiik/ebs-gp3-perf); the 10 s bucket is assumed", case = "ebs-gp3-4000-randwrite-4k-16x16" },
@@ -320,6 +336,29 @@ tier "aws-gp3" {
 			write = { "assumed", "the read figure: no QD1 write latency of gp3 was found; range: a factor of two either way", range = { 0.5, 2 } },
 			sync = { "assumed", "the read figure: a cache flush taken to cost one I/O; not measured; range: a factor of two either way", range = { 0.5, 2 } },
 		},
+	},
+}
+
+-- gp3 with its performance provisioned to the most a volume may have:
+-- 16,000 IOPS and 1,000 MiB/s (AWS EBS doc general-purpose.md: up to 16,000
+-- IOPS at 500 per GiB, so from 32 GiB; up to 1,000 MiB/s at 0.25 MiB/s per
+-- provisioned IOPS), billed above the included 3,000 and 125 (cost/prices.lua).
+-- The same accounting and short-run excess as the baseline gp3.
+tier "aws-gp3-16k" {
+	desc = "AWS EBS gp3 provisioned at 16,000 IOPS and 1,000 MiB/s",
+	source = "AWS EBS doc general-purpose.md",
+	capacity = { min = "32GiB", max = "16384GiB", default = "500GiB" },
+	iops = 16000,
+	mibps = 1000,
+	io_unit = 256 * KiB,
+	merge_sequential = true,
+	burst = { kind = "iops", iops = 16000 * 1.0988, bucket = 10 * 16000 * 0.0988 },
+	latency = same("483us", "1272us"),
+	evidence = {
+		iops = { "spec", "AWS EBS doc general-purpose.md: gp3 provisioned up to 16,000 IOPS (500 per GiB)" },
+		mibps = { "spec", "AWS EBS doc general-purpose.md: gp3 provisioned up to 1,000 MiB/s" },
+		burst = { "assumed", "the baseline gp3's short-run excess of 1.099 x (case ebs-gp3-4000-randwrite-4k-16x16) taken for a provisioned one, which a 16,000-IOPS gp3 run also showed (miztiik/ebs-gp3-perf: 17,583 IOPS); range: no excess (x0.91, back to 16,000) to that", range = { 0.91, 1 } },
+		latency = { "assumed", "the baseline gp3's QD1 latency (ioping, jnidzwetzki.github.io 2022-09-21) taken for a provisioned one: AWS does not tie latency to provisioned IOPS; range: a factor of two either way", range = { 0.5, 2 } },
 	},
 }
 

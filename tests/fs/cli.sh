@@ -50,4 +50,18 @@ expect_error "must not contain" -o tier=ssd-cloud "$MNT" "$MNT"
 expect_error "profile" -o tier=ssd-cloud,profile="$TMPD/missing.lua" "$BACKING" "$MNT"
 expect_error "capacity" --list-tiers --capacity huge
 expect_error "bogus" -o tier=ssd-cloud,bogus "$BACKING" "$MNT"
+# Options as documented: a capacity outside the tier's range is refused
+# (ssd-cloud's smallest disk is 20 GiB), not raised behind the user's back;
+# --list-tiers shows the nearest size instead.
+expect_error "capacity 1.00 GiB is outside" -o tier=ssd-cloud,capacity=1GiB "$BACKING" "$MNT"
+"$TIERFS" --list-tiers --capacity 1GiB | grep -q '^ssd-cloud ' || fail "--list-tiers --capacity 1GiB dropped ssd-cloud"
+"$TIERFS" --help | tr -s ' \n' ' ' | grep -q "outside the tier's range of disk sizes is refused" ||
+	fail "--help does not say an out-of-range capacity is refused"
+# A bare mount has no model: the model's options are refused, not ignored.
+expect_error "option 'tier' needs a tier model" -o bare,tier=nosuch "$BACKING" "$MNT"
+expect_error "option 'tier' needs a tier model" -o bare,tier=ssd-cloud "$BACKING" "$MNT"
+expect_error "option 'mem' needs a tier model" -o bare,mem=1GiB "$BACKING" "$MNT"
+expect_error "option 'trace' needs a tier model" -o bare,trace="$TMPD/t.trace" "$BACKING" "$MNT"
+[ -e "$TMPD/t.trace" ] && fail "a refused bare,trace= mount wrote its trace"
+expect_error "max_threads" -o tier=ssd-cloud,max_threads=0 "$BACKING" "$MNT"
 exit 0

@@ -182,6 +182,16 @@ static void test_malformed(void)
 		  { ":1:", "evidence.iops", "range" } },
 		{ "tier \"z\" { iops = 5, evidence = { iops = { \"spec\", \"t\", range = { 2, 3 } } } }\n",
 		  { ":1:", "evidence.iops.range", "LO <= 1 <= HI" } },
+		/* The block device's queue. */
+		{ "tier \"z\" { queue = { logical_block = 3000 } }\n",
+		  { ":1:", "queue.logical_block", "512" } },
+		{ "tier \"z\" { queue = { logical_block = 4096, physical_block = 512 } }\n",
+		  { ":1:", "queue.physical_block", "logical_block" } },
+		{ "tier \"z\" { queue = { read_ahead = 128 } }\n", { ":1:", "read_ahead", "unknown key" } },
+		{ "tier \"z\" { queue = { max_sectors_kb = 2 } }\n", { ":1:", "queue.max_sectors_kb" } },
+		{ "tier \"z\" { iops = 5, queue = { rotational = true },\n"
+		  "  evidence = { iops = { \"spec\", \"t\" } } }\n",
+		  { "evidence.queue", "missing" } },
 	};
 	for (size_t i = 0; i < TS_ARRAY_SIZE(cases); i++) {
 		const char *path = tmpfile_with(cases[i].text);
@@ -234,6 +244,19 @@ static void test_user_override(void)
 	effective(s, "my-disk", 200, &l);
 	CHECK(l.burst == TS_TIER_BURST_NONE); /* below_gib */
 	CHECK_NEAR(l.iops, 200, 1e-12);
+	/* A tier without queue has Linux's defaults; one with it, its own
+	 * values and the defaults for the rest. */
+	CHECK(p && !p->queue.set && p->queue.read_ahead_kb == 128 &&
+	      p->queue.max_sectors_kb == 1280 && p->queue.logical_block == 512 &&
+	      p->queue.physical_block == 512 && !p->queue.rotational);
+	unlink(path);
+	path = tmpfile_with("tier \"hdd\" { queue = { read_ahead_kb = 4096, physical_block = "
+			    "\"4KiB\", rotational = true } }\n");
+	CHECK(ts_tier_set_add_file(s, path, err, sizeof(err)) == 0);
+	const struct ts_tier_profile *h = ts_tier_set_find(s, "hdd");
+	CHECK(h && h->queue.set && h->queue.read_ahead_kb == 4096 &&
+	      h->queue.max_sectors_kb == 1280 && h->queue.logical_block == 512 &&
+	      h->queue.physical_block == 4096 && h->queue.rotational);
 	/* A bad user file leaves the set as it was. */
 	unlink(path);
 	path = tmpfile_with("tier \"ssd-cloud\" { iops = -1 }\n");

@@ -1,0 +1,300 @@
+/*
+ * cmd_disk.c — `tiersim disk`: block mode (disk/disk.h). Each verb reads
+ * its options, calls one library entry and prints what it returned.
+ *
+ *   tiersim disk make IMAGE --size S --fs ext4|xfs [--from DIR]
+ *   tiersim disk mount IMAGE MOUNTPOINT --tier T [--capacity C] [--mem M] [--trace F] [--rw]
+ *   tiersim disk umount MOUNTPOINT
+ *   tiersim disk list
+ *   tiersim disk run MOUNTPOINT [--mem M] [--cache cold|warm] -- CMD ARGS...
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cmdline.h"
+#include "commands.h"
+#include "disk/disk.h"
+#include "mount.h"
+#include "opt.h"
+#include "units.h"
+
+struct disk_args {
+	uint64_t size, capacity, mem;
+	char *fs, *from, *tier, *trace, *profile, *cache;
+	bool rw;
+};
+
+#define OFF(f) offsetof(struct disk_args, f)
+
+static const struct ts_opt make_opts[] = {
+	{ "size", TS_OPT_SIZE, OFF(size), NULL, 0, 0, "bytes",
+	  "the image's size (sparse: only what the file system writes takes space)", NULL, 's' },
+	{ "fs", TS_OPT_STR, OFF(fs), NULL, 0, 0, "", "the file system: ext4 or xfs", NULL, 0 },
+	{ "from", TS_OPT_STR, OFF(from), NULL, 0, 0, "",
+	  "copy this directory's tree in (offline: no tier cost)", "DIR", 0 },
+	{ NULL },
+};
+
+static const struct ts_opt mount_opts[] = {
+	{ "tier", TS_OPT_STR, OFF(tier), NULL, 0, 0, "", "the tier to emulate (tiersim tiers)",
+	  NULL, 't' },
+	{ "capacity", TS_OPT_SIZE, OFF(capacity), NULL, 0, 0, "bytes",
+	  "the provisioned size the tier's formulas use (default: the tier's default)", NULL, 'c' },
+	{ "mem", TS_OPT_SIZE, OFF(mem), NULL, 0, 0, "bytes",
+	  "the instance's memory: the memory cgroup of jobs run with tiersim disk run", NULL, 'm' },
+	{ "trace", TS_OPT_STR, OFF(trace), NULL, 0, 0, "",
+	  "record every request the device serves (tiersim trace stats FILE)", "FILE", 0 },
+	{ "profile", TS_OPT_STR, OFF(profile), NULL, 0, 0, "",
+	  "a Lua file of more tiers", "FILE", 'p' },
+	{ "rw", TS_OPT_BOOL, OFF(rw), "false", 0, 0, "",
+	  "attach and mount read-write (default: read-only)", NULL, 0 },
+	{ NULL },
+};
+
+static const struct ts_opt none_opts[] = { { NULL } };
+
+static const struct ts_opt run_opts[] = {
+	{ "mem", TS_OPT_SIZE, OFF(mem), NULL, 0, 0, "bytes",
+	  "the instance's memory, the job's cgroup limit (default: the mount's --mem)", NULL,
+	  'm' },
+	{ "cache", TS_OPT_STR, OFF(cache), "cold", 0, 0, "",
+	  "cold (the file system unmounted and mounted again first: nothing cached) or warm "
+	  "(what the previous run on this disk left cached)",
+	  NULL, 0 },
+	{ NULL },
+};
+
+static const struct ts_cmdline make_cl = {
+	.name = "disk make",
+	.synopsis = "IMAGE --size SIZE --fs ext4|xfs [--from DIR]",
+	.about = "Makes a disk image: a sparse file, the real mkfs, DIR's tree copied in.\n",
+	.opts = make_opts,
+	.max_pos = 1,
+};
+
+static const struct ts_cmdline mount_cl = {
+	.name = "disk mount",
+	.synopsis = "IMAGE MOUNTPOINT --tier T [--capacity C] [--mem M] [--trace F] [--rw]",
+	.about = "Block mode: tierfs serves IMAGE with the tier's model, a loop device with\n"
+		 "direct I/O and the tier's queue limits is attached to it, and its file\n"
+		 "system is mounted on MOUNTPOINT; the kernel's page cache and readahead sit\n"
+		 "above the emulated disk. Needs root.\n",
+	.opts = mount_opts,
+	.max_pos = 2,
+};
+
+static const struct ts_cmdline umount_cl = {
+	.name = "disk umount",
+	.synopsis = "MOUNTPOINT",
+	.about = "Unmounts the file system, detaches the loop device, stops tierfs.\n",
+	.opts = none_opts,
+	.max_pos = 1,
+};
+
+static const struct ts_cmdline list_cl = {
+	.name = "disk list",
+	.synopsis = "",
+	.about = "Lists the disks attached by tiersim disk mount.\n",
+	.opts = none_opts,
+	.max_pos = 0,
+};
+
+static const struct ts_cmdline run_cl = {
+	.name = "disk run",
+	.synopsis = "MOUNTPOINT [--mem M] [--cache cold|warm] -- CMD ARGS...",
+	.about = "Runs CMD in a memory cgroup limited to the instance's memory and reports\n"
+		 "the device's requests and the cgroup's page cache.\n",
+	.opts = run_opts,
+	.max_pos = 1,
+};
+
+static int fail(const char *verb, const char *err)
+{
+	fprintf(stderr, "tiersim disk %s: %s\n", verb, err);
+	return TS_EXIT_FAIL;
+}
+
+static int need(const struct ts_cmdline *cl, const struct ts_opt_args *a, int n,
+		const char *what)
+{
+	if (a->npos == n)
+		return 0;
+	return ts_cmdline_error(cl, "expected %s", what);
+}
+
+static int do_make(int argc, char **argv)
+{
+	struct disk_args o = { 0 };
+	struct ts_opt_args a;
+	char err[1024];
+	int rc = ts_cmdline_parse(&make_cl, &o, argc, argv, &a);
+	if (rc >= 0)
+		return rc;
+	if ((rc = need(&make_cl, &a, 1, "IMAGE")) || (!o.size && (rc = ts_cmdline_error(
+								  &make_cl, "--size is required"))) ||
+	    (!o.fs && (rc = ts_cmdline_error(&make_cl, "--fs ext4|xfs is required")))) {
+		ts_opt_free(make_opts, &o);
+		return rc;
+	}
+	if (ts_disk_fs_check(o.fs, err, sizeof(err))) {
+		ts_opt_free(make_opts, &o);
+		return ts_cmdline_error(&make_cl, "%s", err);
+	}
+	struct ts_disk_make_opts m = { .image = a.pos[0], .size = o.size, .fs = o.fs,
+				       .from = o.from };
+	rc = ts_disk_make(&m, err, sizeof(err)) ? fail("make", err) : TS_EXIT_OK;
+	ts_opt_free(make_opts, &o);
+	return rc;
+}
+
+static int do_mount(int argc, char **argv)
+{
+	struct disk_args o = { 0 };
+	struct ts_opt_args a;
+	struct ts_mounts ms;
+	char err[1024];
+	int rc = ts_cmdline_parse(&mount_cl, &o, argc, argv, &a);
+	if (rc >= 0)
+		return rc;
+	if ((rc = need(&mount_cl, &a, 2, "IMAGE and MOUNTPOINT")) ||
+	    (!o.tier && (rc = ts_cmdline_error(&mount_cl, "--tier is required (tiersim tiers "
+							   "lists them)")))) {
+		ts_opt_free(mount_opts, &o);
+		return rc;
+	}
+	if (geteuid() != 0) {
+		ts_opt_free(mount_opts, &o);
+		return fail("mount", "block mode needs root (loop devices and mount(2))");
+	}
+	if (ts_mounts_init(&ms, err, sizeof(err))) {
+		ts_opt_free(mount_opts, &o);
+		return fail("mount", err);
+	}
+	struct ts_disk_mount_opts m = {
+		.tierfs = ms.tierfs, .image = a.pos[0], .mountpoint = a.pos[1], .tier = o.tier,
+		.profile = o.profile, .capacity = o.capacity, .mem = o.mem, .trace = o.trace,
+		.rw = o.rw,
+	};
+	rc = ts_disk_mount(&m, err, sizeof(err)) ? fail("mount", err) : TS_EXIT_OK;
+	ts_mounts_free(&ms);
+	ts_opt_free(mount_opts, &o);
+	return rc;
+}
+
+static int do_umount(int argc, char **argv)
+{
+	struct disk_args o = { 0 };
+	struct ts_opt_args a;
+	char err[1024];
+	int rc = ts_cmdline_parse(&umount_cl, &o, argc, argv, &a);
+	if (rc >= 0)
+		return rc;
+	if ((rc = need(&umount_cl, &a, 1, "MOUNTPOINT")))
+		return rc;
+	return ts_disk_umount(a.pos[0], err, sizeof(err)) ? fail("umount", err) : TS_EXIT_OK;
+}
+
+static int do_list(int argc, char **argv)
+{
+	struct disk_args o = { 0 };
+	struct ts_opt_args a;
+	struct ts_disk *d;
+	size_t n;
+	char err[1024], mem[32];
+	int rc = ts_cmdline_parse(&list_cl, &o, argc, argv, &a);
+	if (rc >= 0)
+		return rc;
+	if (ts_disk_list(&d, &n, err, sizeof(err)))
+		return fail("list", err);
+	printf("%-28s %-12s %-5s %-14s %-6s %8s  %s\n", "mountpoint", "device", "fs", "tier", "mode",
+	       "mem", "image (tierfs pid)");
+	for (size_t i = 0; i < n; i++)
+		printf("%-28s %-12s %-5s %-14s %-6s %8s  %s (%ld%s)\n", d[i].mountpoint, d[i].loop,
+		       d[i].fs, d[i].tier, d[i].rw ? "rw" : "ro",
+		       d[i].mem ? ts_fmt_size(mem, sizeof(mem), d[i].mem) : "-", d[i].image,
+		       (long)d[i].tierfs_pid, ts_disk_alive(&d[i]) ? "" : ", gone");
+	ts_disk_list_free(d, n);
+	return TS_EXIT_OK;
+}
+
+static int do_run(int argc, char **argv)
+{
+	struct disk_args o = { 0 };
+	struct ts_opt_args a;
+	struct ts_disk d;
+	struct ts_disk_job_result r;
+	char err[1024], b1[32], b2[32], b3[32], b4[32];
+	int cmd = -1;
+
+	for (int i = 1; i < argc && cmd < 0; i++)
+		if (!strcmp(argv[i], "--"))
+			cmd = i + 1;
+	int rc = ts_cmdline_parse(&run_cl, &o, cmd < 0 ? argc : cmd - 1, argv, &a);
+	if (rc >= 0)
+		return rc;
+	if ((rc = need(&run_cl, &a, 1, "MOUNTPOINT")) ||
+	    ((cmd < 0 || cmd >= argc) &&
+	     (rc = ts_cmdline_error(&run_cl, "no command: give it after '--'")))) {
+		ts_opt_free(run_opts, &o);
+		return rc;
+	}
+	if (ts_disk_find(a.pos[0], &d, err, sizeof(err))) {
+		ts_opt_free(run_opts, &o);
+		return fail("run", err);
+	}
+	struct ts_disk_job_opts jo = { .mem = o.mem, .cache = o.cache, .argv = argv + cmd };
+	rc = ts_disk_job_run(&d, &jo, &r, err, sizeof(err));
+	ts_disk_clear(&d);
+	ts_opt_free(run_opts, &o);
+	if (rc)
+		return fail("run", err);
+	fprintf(stderr,
+		"tiersim disk run: %.3f s; device: %llu reads, %s; %llu writes, %s; cgroup v%d "
+		"limit %s: peak %s, page cache at the end %s\n",
+		r.wall_s, (unsigned long long)r.dev_reads, ts_fmt_size(b1, sizeof(b1), r.dev_read_bytes),
+		(unsigned long long)r.dev_writes, ts_fmt_size(b2, sizeof(b2), r.dev_write_bytes),
+		r.cgroup_version, ts_fmt_size(b3, sizeof(b3), r.mem),
+		ts_fmt_size(b4, sizeof(b4), r.peak), ts_fmt_size(err, sizeof(err), r.file));
+	printf("wall_s=%.6f dev_reads=%llu dev_read_bytes=%llu dev_writes=%llu "
+	       "dev_write_bytes=%llu mem=%llu peak=%llu file=%llu\n",
+	       r.wall_s, (unsigned long long)r.dev_reads, (unsigned long long)r.dev_read_bytes,
+	       (unsigned long long)r.dev_writes, (unsigned long long)r.dev_write_bytes,
+	       (unsigned long long)r.mem, (unsigned long long)r.peak, (unsigned long long)r.file);
+	if (WIFEXITED(r.status))
+		return WEXITSTATUS(r.status);
+	return 128 + (WIFSIGNALED(r.status) ? WTERMSIG(r.status) : 0);
+}
+
+static const struct {
+	const char *verb;
+	int (*fn)(int, char **);
+	const char *about;
+} verbs[] = {
+	{ "make", do_make, "make an image: sparse file, real mkfs, a tree copied in" },
+	{ "mount", do_mount, "attach an image through tierfs and a loop device, mount it" },
+	{ "umount", do_umount, "undo a mount: file system, loop device, tierfs" },
+	{ "list", do_list, "list the attached disks" },
+	{ "run", do_run, "run a command in a memory cgroup of the instance's size" },
+};
+
+int ts_cmd_disk(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		FILE *f = argc < 2 ? stderr : stdout;
+		fprintf(f, "usage: tiersim disk VERB [ARGS...]\n\nBlock mode: an emulated disk as a "
+			   "real block device under ext4 or xfs.\n\n");
+		for (size_t i = 0; i < TS_ARRAY_SIZE(verbs); i++)
+			fprintf(f, "  %-8s %s\n", verbs[i].verb, verbs[i].about);
+		fprintf(f, "\n'tiersim disk VERB --help' describes one.\n");
+		return argc < 2 ? TS_EXIT_USAGE : TS_EXIT_OK;
+	}
+	for (size_t i = 0; i < TS_ARRAY_SIZE(verbs); i++)
+		if (!strcmp(argv[1], verbs[i].verb))
+			return verbs[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "tiersim disk: unknown verb '%s' (make, mount, umount, list, run)\n",
+		argv[1]);
+	return TS_EXIT_USAGE;
+}

@@ -1,0 +1,49 @@
+/*
+ * cgroup.h — an instance's memory as a memory cgroup: a job run in it has
+ * the kernel's own page cache, readahead and reclaim of an instance of
+ * that size. cgroup v2 where one is mounted with the memory controller,
+ * else the v1 memory controller (memory.limit_in_bytes).
+ */
+#ifndef TS_CGROUP_H
+#define TS_CGROUP_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "core/ts.h"
+
+struct ts_cgroup {
+	char *path; /* the cgroup's directory */
+	int version; /* 1 or 2 */
+};
+
+/* What the cgroup's memory.stat and counters say. */
+struct ts_cgroup_stat {
+	uint64_t limit;	  /* bytes */
+	uint64_t usage;	  /* now */
+	uint64_t peak;	  /* the most used since created (v2: memory.peak where the
+			     kernel has it, else 0) */
+	uint64_t file;	  /* page cache charged to it */
+	uint64_t anon;
+};
+
+/* Opens (creating if needed) the memory cgroup @name under tiersim's own
+ * (v1: MEMORY_ROOT/tiersim/NAME; v2: ROOT/tiersim/NAME) and sets its limit
+ * to @limit bytes. A cgroup of the same name is reused: its page cache is
+ * the warm state a previous run left. */
+TS_WUR int ts_cgroup_open(struct ts_cgroup *cg, const char *name, uint64_t limit, char *err,
+			  size_t errlen);
+
+/* Moves @pid (0: the caller) into the cgroup. */
+TS_WUR int ts_cgroup_enter(const struct ts_cgroup *cg, pid_t pid);
+
+TS_WUR int ts_cgroup_read(const struct ts_cgroup *cg, struct ts_cgroup_stat *st);
+
+/* Removes the cgroup (its page cache goes to the parent) and frees @cg. */
+void ts_cgroup_remove(struct ts_cgroup *cg);
+void ts_cgroup_close(struct ts_cgroup *cg);
+
+/* Removes the cgroup @name if it exists (no error when it does not). */
+void ts_cgroup_remove_name(const char *name);
+
+#endif

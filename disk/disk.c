@@ -1,0 +1,988 @@
+/*
+ * disk.c — block mode: images made with the real mkfs, attached through
+ * tierfs and a direct-I/O loop device, mounted by the kernel (disk.h).
+ *
+ * Mount order, and the undo on failure in reverse:
+ *   1. checks: the image, its file system and size (from its superblock),
+ *      the mount point (a directory, not already a mount point), loop
+ *      support (/dev/loop-control);
+ *   2. tierfs -o tier=T,mem=0,cached= DIR STATE/NAME.fuse, DIR the image's
+ *      directory (tierfs daemonizes once ready; its pid is in its stats);
+ *   3. a free loop device, configured in one LOOP_CONFIGURE over the image
+ *      as tierfs serves it: direct I/O (so the loop device's requests are
+ *      not cached a second time below the file system), autoclear (it goes
+ *      when the file system lets go of it), read-only unless rw, the
+ *      tier's logical block size; direct I/O is checked to have taken;
+ *   4. the queue's sysfs limits from the tier (read_ahead_kb,
+ *      max_sectors_kb, rotational);
+ *   5. mount(2) of the file system;
+ *   6. the state file.
+ * Unmount: umount(2), the loop device gone (autoclear, LOOP_CLR_FD if it
+ * lingers), tierfs unmounted and waited for, the state removed.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/loop.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/clock.h"
+#include "core/files.h"
+#include "cgroup.h"
+#include "core/units.h"
+#include "disk.h"
+#include "tier/tier.h"
+
+#define STATE_DIR_DEFAULT "/run/tiersim/disks"
+#define LOOP_CONTROL "/dev/loop-control"
+
+/* ---- small helpers ---- */
+
+static const char *state_dir(void)
+{
+	const char *s = getenv("TIERSIM_DISK_STATE");
+	return s && *s ? s : STATE_DIR_DEFAULT;
+}
+
+static void nap_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	nanosleep(&ts, NULL);
+}
+
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ssize_t n = write(fd, text, strlen(text));
+	int rc = n < 0 ? -errno : 0;
+	close(fd);
+	return rc;
+}
+
+static int read_line(const char *path, char *buf, size_t n)
+{
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	if (!fgets(buf, (int)n, f))
+		buf[0] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	fclose(f);
+	return 0;
+}
+
+/* Runs argv (argv[0] looked up on PATH) with stdout/stderr to @log (or
+ * /dev/null), waits. 0, -ENOENT when the program is not found, or -EIO
+ * with the status in *status. */
+static int run(char *const argv[], const char *log, int *status)
+{
+	pid_t pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		int out = open(log ? log : "/dev/null", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+			       0644);
+		int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (out >= 0) {
+			dup2(out, 1);
+			dup2(out, 2);
+		}
+		if (nul >= 0)
+			dup2(nul, 0);
+		execvp(argv[0], argv);
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	*status = st;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return 0;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 127 ? -ENOENT : -EIO;
+}
+
+int ts_disk_fs_check(const char *fs, char *err, size_t errlen)
+{
+	if (fs && (strcmp(fs, "ext4") == 0 || strcmp(fs, "xfs") == 0))
+		return 0;
+	snprintf(err, errlen, "--fs: unknown file system '%s' (block mode makes and mounts ext4 "
+			      "or xfs)",
+		 fs ? fs : "");
+	return -EINVAL;
+}
+
+/* ---- superblocks ---- */
+
+static uint32_t le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t be64(const unsigned char *p)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* The file system in @fd and the bytes it spans: "ext4" or "xfs", or
+ * -EMEDIUMTYPE when neither superblock is there. */
+static int probe(int fd, const char **fs, uint64_t *bytes)
+{
+	unsigned char sb[2048];
+	ssize_t n = pread(fd, sb, sizeof(sb), 0);
+	if (n < 0)
+		return -errno;
+	if (n >= 2048 && sb[1024 + 56] == 0x53 && sb[1024 + 57] == 0xEF) {
+		const unsigned char *e = sb + 1024;
+		uint64_t blocks = le32(e + 4);
+		uint32_t log = le32(e + 24);
+		if (le32(e + 0x60) & 0x80) /* INCOMPAT_64BIT: s_blocks_count_hi */
+			blocks |= (uint64_t)le32(e + 0x150) << 32;
+		if (log > 6)
+			return -EMEDIUMTYPE;
+		*fs = "ext4";
+		*bytes = blocks * (1024ULL << log);
+		return 0;
+	}
+	if (n >= 16 && memcmp(sb, "XFSB", 4) == 0) {
+		uint32_t bs = (uint32_t)sb[4] << 24 | (uint32_t)sb[5] << 16 | (uint32_t)sb[6] << 8 |
+			      sb[7];
+		*fs = "xfs";
+		*bytes = be64(sb + 8) * bs;
+		return 0;
+	}
+	return -EMEDIUMTYPE;
+}
+
+/* ---- loop devices ---- */
+
+/* A free loop device, configured over @fd. Returns its number. */
+static int loop_attach(int fd, uint32_t flags, unsigned block, int *loop_fd, char *err,
+		       size_t errlen)
+{
+	int ctl = open(LOOP_CONTROL, O_RDWR | O_CLOEXEC);
+	if (ctl < 0) {
+		int e = errno;
+		if (e == ENOENT || e == ENODEV || e == ENXIO)
+			snprintf(err, errlen, "no loop device support: %s is missing (load the loop "
+					      "module: modprobe loop)",
+				 LOOP_CONTROL);
+		else
+			snprintf(err, errlen, "cannot open %s: %s", LOOP_CONTROL, strerror(e));
+		return -e;
+	}
+	int rc = -EBUSY;
+	for (int tries = 0; tries < 16 && rc == -EBUSY; tries++) {
+		int nr = ioctl(ctl, LOOP_CTL_GET_FREE);
+		if (nr < 0) {
+			int e = errno;
+			snprintf(err, errlen, "no free loop device (%s: %s); detach one with "
+					      "losetup -d, or raise the loop module's max_loop",
+				 LOOP_CONTROL, strerror(e));
+			rc = -e;
+			break;
+		}
+		char dev[32];
+		snprintf(dev, sizeof(dev), "/dev/loop%d", nr);
+		int lfd = open(dev, O_RDWR | O_CLOEXEC);
+		if (lfd < 0) {
+			int e = errno;
+			snprintf(err, errlen, "cannot open %s: %s", dev, strerror(e));
+			rc = -e;
+			break;
+		}
+		struct loop_config cfg = { .fd = (uint32_t)fd, .block_size = block };
+		cfg.info.lo_flags = flags;
+		if (ioctl(lfd, LOOP_CONFIGURE, &cfg) == 0) {
+			*loop_fd = lfd;
+			rc = nr;
+			break;
+		}
+		rc = -errno;
+		close(lfd);
+		if (rc != -EBUSY) /* EBUSY: taken between GET_FREE and CONFIGURE */
+			snprintf(err, errlen, "cannot configure %s over the image: %s", dev,
+				 strerror(-rc));
+	}
+	if (rc == -EBUSY)
+		snprintf(err, errlen, "no free loop device: every one found was taken meanwhile");
+	close(ctl);
+	return rc;
+}
+
+static int sysfs_set(int nr, const char *attr, unsigned value)
+{
+	char path[128], text[32];
+	snprintf(path, sizeof(path), "/sys/block/loop%d/%s", nr, attr);
+	snprintf(text, sizeof(text), "%u", value);
+	return write_file(path, text);
+}
+
+/* The tier's queue limits on loop @nr. max_sectors_kb is capped by the
+ * loop device's own hardware limit. */
+static int set_queue(int nr, const struct ts_tier_queue *q, char *err, size_t errlen)
+{
+	char path[128], hw[32];
+	unsigned ms = q->max_sectors_kb;
+	snprintf(path, sizeof(path), "/sys/block/loop%d/queue/max_hw_sectors_kb", nr);
+	if (read_line(path, hw, sizeof(hw)) == 0 && hw[0] && (unsigned)atoi(hw) < ms)
+		ms = (unsigned)atoi(hw);
+	const struct {
+		const char *attr;
+		unsigned v;
+	} set[] = {
+		{ "queue/read_ahead_kb", q->read_ahead_kb },
+		{ "queue/max_sectors_kb", ms },
+		{ "queue/rotational", q->rotational },
+	};
+	for (size_t i = 0; i < TS_ARRAY_SIZE(set); i++) {
+		int rc = sysfs_set(nr, set[i].attr, set[i].v);
+		if (rc) {
+			snprintf(err, errlen, "cannot set /sys/block/loop%d/%s to %u: %s", nr,
+				 set[i].attr, set[i].v, strerror(-rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* Detaches loop @nr if it is still attached (autoclear normally has). */
+static void loop_detach(int nr)
+{
+	char path[64], back[PATH_MAX];
+	snprintf(path, sizeof(path), "/sys/block/loop%d/loop/backing_file", nr);
+	for (int i = 0; i < 100; i++) {
+		if (read_line(path, back, sizeof(back)) != 0)
+			return; /* detached */
+		nap_ms(20);
+	}
+	snprintf(path, sizeof(path), "/dev/loop%d", nr);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (ioctl(fd, LOOP_CLR_FD, 0)) {
+			/* already detaching */
+		}
+		close(fd);
+	}
+}
+
+static int loop_nr(const char *dev)
+{
+	const char *p = strrchr(dev ? dev : "", 'p');
+	return p && p[1] ? atoi(p + 1) : -1;
+}
+
+/* ---- tierfs ---- */
+
+/* tierfs's pid from its stats. */
+static pid_t tierfs_pid(const char *fuse_dir)
+{
+	char path[PATH_MAX], line[256];
+	snprintf(path, sizeof(path), "%s/.tierfs/stats", fuse_dir);
+	FILE *f = fopen(path, "re");
+	pid_t pid = -1;
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, "\"pid\":");
+		if (p) {
+			pid = (pid_t)atol(p + 6);
+			break;
+		}
+	}
+	fclose(f);
+	return pid;
+}
+
+/* Whether @pid is a running tierfs: not gone, not a zombie waiting for
+ * its reaper, and not another program that took the number since. */
+static bool pid_alive(pid_t pid)
+{
+	char path[64], stat[256];
+	if (pid <= 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	if (read_line(path, stat, sizeof(stat)))
+		return false;
+	const char *name = strchr(stat, '('), *end = strrchr(stat, ')');
+	if (!name || !end || end[1] != ' ')
+		return false;
+	return end - name - 1 == 6 && strncmp(name + 1, "tierfs", 6) == 0 && end[2] != 'Z' &&
+	       end[2] != 'X';
+}
+
+/* Unmounts tierfs at @dir and waits for @pid to end (SIGTERM, then SIGKILL
+ * if it lingers). */
+static void tierfs_stop(const char *dir, pid_t pid)
+{
+	for (int i = 0; i < 50 && ts_mounted_at(dir, NULL, 0); i++) {
+		if (umount2(dir, 0) == 0 || errno == EINVAL)
+			break;
+		nap_ms(20);
+	}
+	if (ts_mounted_at(dir, NULL, 0) && umount2(dir, MNT_DETACH)) {
+		/* nothing more can be done; the caller reports the mount */
+	}
+	for (int i = 0; i < 250 && pid_alive(pid); i++)
+		nap_ms(20);
+	if (pid_alive(pid)) {
+		kill(pid, SIGTERM);
+		for (int i = 0; i < 250 && pid_alive(pid); i++)
+			nap_ms(20);
+	}
+	if (pid_alive(pid))
+		kill(pid, SIGKILL);
+}
+
+/* ---- state ---- */
+
+static char *state_name(const char *abs_mp)
+{
+	char *s = malloc(strlen(abs_mp) * 3 + 1), *w = s;
+	if (!s)
+		return NULL;
+	for (const unsigned char *r = (const unsigned char *)abs_mp; *r; r++) {
+		if ((*r >= 'a' && *r <= 'z') || (*r >= 'A' && *r <= 'Z') || (*r >= '0' && *r <= '9'))
+			*w++ = (char)*r;
+		else
+			w += sprintf(w, "_%02X", *r);
+	}
+	*w = 0;
+	return s;
+}
+
+static char *state_path(const char *name, const char *suffix)
+{
+	char *p;
+	return asprintf(&p, "%s/%s%s", state_dir(), name, suffix) < 0 ? NULL : p;
+}
+
+void ts_disk_clear(struct ts_disk *d)
+{
+	free(d->name);
+	free(d->image);
+	free(d->mountpoint);
+	free(d->fuse_dir);
+	free(d->loop);
+	free(d->fs);
+	free(d->tier);
+	free(d->trace);
+	memset(d, 0, sizeof(*d));
+	d->tierfs_pid = -1;
+}
+
+void ts_disk_list_free(struct ts_disk *d, size_t n)
+{
+	for (size_t i = 0; d && i < n; i++)
+		ts_disk_clear(&d[i]);
+	free(d);
+}
+
+static int state_write(const struct ts_disk *d)
+{
+	char *path = state_path(d->name, ".state"), *tmp = NULL;
+	if (!path || asprintf(&tmp, "%s.tmp", path) < 0) {
+		free(path);
+		return -ENOMEM;
+	}
+	FILE *f = fopen(tmp, "we");
+	int rc = 0;
+	if (!f) {
+		rc = -errno;
+	} else {
+		fprintf(f, "image=%s\nmountpoint=%s\nfuse=%s\nloop=%s\nfs=%s\ntier=%s\ntrace=%s\n"
+			   "tierfs_pid=%ld\nmem=%llu\nrw=%d\n",
+			d->image, d->mountpoint, d->fuse_dir, d->loop, d->fs, d->tier,
+			d->trace ? d->trace : "", (long)d->tierfs_pid, (unsigned long long)d->mem,
+			d->rw ? 1 : 0);
+		if (fflush(f) || fsync(fileno(f)))
+			rc = -errno;
+		if (fclose(f) && !rc)
+			rc = -errno;
+		if (!rc && rename(tmp, path))
+			rc = -errno;
+		if (rc)
+			unlink(tmp);
+	}
+	free(tmp);
+	free(path);
+	return rc;
+}
+
+static int state_read(const char *name, struct ts_disk *d)
+{
+	char *path = state_path(name, ".state");
+	if (!path)
+		return -ENOMEM;
+	FILE *f = fopen(path, "re");
+	free(path);
+	if (!f)
+		return -errno;
+	memset(d, 0, sizeof(*d));
+	d->tierfs_pid = -1;
+	d->name = strdup(name);
+	char line[PATH_MAX + 32];
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		char *v = strchr(line, '=');
+		if (!v)
+			continue;
+		*v++ = 0;
+		char **slot = !strcmp(line, "image")	  ? &d->image
+			      : !strcmp(line, "mountpoint") ? &d->mountpoint
+			      : !strcmp(line, "fuse")	  ? &d->fuse_dir
+			      : !strcmp(line, "loop")	  ? &d->loop
+			      : !strcmp(line, "fs")	  ? &d->fs
+			      : !strcmp(line, "tier")	  ? &d->tier
+			      : !strcmp(line, "trace")	  ? &d->trace
+							  : NULL;
+		if (slot && (*v || slot != &d->trace)) {
+			free(*slot);
+			*slot = strdup(v);
+		} else if (!strcmp(line, "tierfs_pid")) {
+			d->tierfs_pid = (pid_t)atol(v);
+		} else if (!strcmp(line, "mem")) {
+			d->mem = strtoull(v, NULL, 10);
+		} else if (!strcmp(line, "rw")) {
+			d->rw = atoi(v) != 0;
+		}
+	}
+	fclose(f);
+	if (!d->name || !d->image || !d->mountpoint || !d->fuse_dir || !d->loop || !d->fs ||
+	    !d->tier) {
+		ts_disk_clear(d);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+static void state_remove(const char *name)
+{
+	const char *suffix[] = { ".state", ".log" };
+	for (size_t i = 0; i < TS_ARRAY_SIZE(suffix); i++) {
+		char *p = state_path(name, suffix[i]);
+		if (p)
+			unlink(p);
+		free(p);
+	}
+	char *dir = state_path(name, ".fuse");
+	if (dir)
+		rmdir(dir);
+	free(dir);
+}
+
+bool ts_disk_alive(const struct ts_disk *d)
+{
+	return pid_alive(d->tierfs_pid);
+}
+
+int ts_disk_find(const char *mountpoint, struct ts_disk *out, char *err, size_t errlen)
+{
+	char abs[PATH_MAX];
+	if (!realpath(mountpoint, abs))
+		snprintf(abs, sizeof(abs), "%s", mountpoint);
+	char *name = state_name(abs);
+	if (!name)
+		return -ENOMEM;
+	int rc = state_read(name, out);
+	free(name);
+	if (rc == -ENOENT)
+		snprintf(err, errlen, "%s: no disk is mounted there by tiersim disk mount (tiersim "
+				      "disk list shows them)",
+			 abs);
+	else if (rc)
+		snprintf(err, errlen, "%s: its state in %s cannot be read: %s", abs, state_dir(),
+			 strerror(-rc));
+	return rc;
+}
+
+int ts_disk_list(struct ts_disk **out, size_t *n, char *err, size_t errlen)
+{
+	*out = NULL;
+	*n = 0;
+	DIR *dir = opendir(state_dir());
+	if (!dir) {
+		if (errno == ENOENT)
+			return 0;
+		snprintf(err, errlen, "cannot read %s: %s", state_dir(), strerror(errno));
+		return -errno;
+	}
+	size_t cap = 0;
+	int rc = 0;
+	struct dirent *e;
+	while ((e = readdir(dir))) {
+		size_t l = strlen(e->d_name);
+		if (l <= 6 || strcmp(e->d_name + l - 6, ".state"))
+			continue;
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 8;
+			struct ts_disk *m = realloc(*out, cap * sizeof(**out));
+			if (!m) {
+				rc = -ENOMEM;
+				break;
+			}
+			*out = m;
+		}
+		char name[NAME_MAX + 1];
+		snprintf(name, sizeof(name), "%.*s", (int)(l - 6), e->d_name);
+		if (state_read(name, &(*out)[*n]) == 0)
+			++*n;
+	}
+	closedir(dir);
+	if (rc) {
+		ts_disk_list_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+		snprintf(err, errlen, "out of memory");
+	}
+	return rc;
+}
+
+/* ---- make ---- */
+
+static int mkfs_fail(int rc, const char *prog, const char *pkg, const char *log, char *err,
+		     size_t errlen)
+{
+	char why[400];
+	if (rc == -ENOENT) {
+		snprintf(err, errlen, "%s is not installed (not found on PATH): install %s", prog,
+			 pkg);
+		return rc;
+	}
+	ts_last_line(log, why, sizeof(why));
+	snprintf(err, errlen, "%s failed: %s", prog, why[0] ? why : "no message");
+	return rc;
+}
+
+/* The copy of @from into the xfs image: a plain loop device (no tier),
+ * mounted on a temporary directory, cp -a, unmounted. */
+static int copy_in(const char *image, const char *from, const char *log, char *err,
+		   size_t errlen)
+{
+	int fd = open(image, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", image, strerror(errno));
+		return -errno;
+	}
+	int lfd = -1;
+	int nr = loop_attach(fd, LO_FLAGS_AUTOCLEAR, 0, &lfd, err, errlen);
+	close(fd);
+	if (nr < 0)
+		return nr;
+	char dev[32], tmp[] = "/tmp/tiersim-disk.XXXXXX";
+	snprintf(dev, sizeof(dev), "/dev/loop%d", nr);
+	int rc = 0;
+	if (!mkdtemp(tmp)) {
+		rc = -errno;
+		snprintf(err, errlen, "mkdtemp: %s", strerror(errno));
+		goto out;
+	}
+	if (mount(dev, tmp, "xfs", 0, NULL)) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot mount the new xfs image to copy into it: %s",
+			 strerror(errno));
+		rmdir(tmp);
+		goto out;
+	}
+	char src[PATH_MAX + 3];
+	snprintf(src, sizeof(src), "%s/.", from);
+	char *const cp[] = { "cp", "-a", src, tmp, NULL };
+	int st;
+	rc = run(cp, log, &st);
+	if (rc) {
+		char why[400];
+		ts_last_line(log, why, sizeof(why));
+		snprintf(err, errlen, "copying %s into the image failed: %s", from,
+			 why[0] ? why : "cp failed");
+	}
+	sync();
+	if (umount2(tmp, 0) && !rc) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot unmount %s: %s", tmp, strerror(errno));
+	}
+	rmdir(tmp);
+out:
+	close(lfd);
+	loop_detach(nr);
+	return rc;
+}
+
+int ts_disk_make(const struct ts_disk_make_opts *o, char *err, size_t errlen)
+{
+	int rc = ts_disk_fs_check(o->fs, err, errlen);
+	struct stat st;
+	if (rc)
+		return rc;
+	if (o->from && (stat(o->from, &st) || !S_ISDIR(st.st_mode))) {
+		snprintf(err, errlen, "--from %s: not a directory", o->from);
+		return -ENOTDIR;
+	}
+	/* The least each mkfs makes: 1 MiB for ext4 (mke2fs's own floor is
+	 * lower, but a journal needs that much); mkfs.xfs 5.19 and later
+	 * refuse a file system under 300 MiB. */
+	bool xfs = strcmp(o->fs, "xfs") == 0;
+	uint64_t least = xfs ? 300 * TS_MiB : TS_MiB;
+	if (o->size < least) {
+		char a[32], b[32];
+		snprintf(err, errlen, "--size %s: image too small for %s (at least %s)",
+			 ts_fmt_size(a, sizeof(a), o->size), o->fs, ts_fmt_size(b, sizeof(b), least));
+		return -EINVAL;
+	}
+	int fd = open(o->image, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		int e = errno;
+		snprintf(err, errlen, "%s: %s", o->image,
+			 e == EEXIST ? "exists; remove it first or choose another name" : strerror(e));
+		return -e;
+	}
+	if (ftruncate(fd, (off_t)o->size)) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: cannot size it: %s", o->image, strerror(errno));
+		close(fd);
+		unlink(o->image);
+		return rc;
+	}
+	close(fd);
+	char log[] = "/tmp/tiersim-mkfs.XXXXXX";
+	int lfd = mkstemp(log);
+	if (lfd >= 0)
+		close(lfd);
+	int status;
+	if (xfs) {
+		char *const argv[] = { "mkfs.xfs", "-q", "-f", (char *)o->image, NULL };
+		rc = run(argv, log, &status);
+		if (rc)
+			mkfs_fail(rc, "mkfs.xfs", "xfsprogs", log, err, errlen);
+		else if (o->from)
+			rc = copy_in(o->image, o->from, log, err, errlen);
+	} else {
+		char *const with[] = { "mkfs.ext4", "-q", "-F", "-d", (char *)o->from,
+					(char *)o->image, NULL };
+		char *const without[] = { "mkfs.ext4", "-q", "-F", (char *)o->image, NULL };
+		rc = run(o->from ? with : without, log, &status);
+		if (rc)
+			mkfs_fail(rc, "mkfs.ext4", "e2fsprogs", log, err, errlen);
+	}
+	if (lfd >= 0)
+		unlink(log);
+	if (rc)
+		unlink(o->image);
+	return rc;
+}
+
+/* ---- mount ---- */
+
+struct attach {
+	struct ts_disk d;
+	char *dir; /* the image's directory */
+	bool tierfs_up;
+	int loop_fd;
+	int nr;
+	bool fs_mounted;
+};
+
+static void undo(struct attach *a)
+{
+	if (a->fs_mounted)
+		umount2(a->d.mountpoint, 0);
+	if (a->loop_fd >= 0)
+		close(a->loop_fd);
+	if (a->nr >= 0)
+		loop_detach(a->nr);
+	if (a->tierfs_up)
+		tierfs_stop(a->d.fuse_dir, a->d.tierfs_pid);
+	if (a->d.name)
+		state_remove(a->d.name);
+}
+
+/* tierfs serving the image's directory on STATE/NAME.fuse. */
+static int start_tierfs(struct attach *a, const struct ts_disk_mount_opts *o, char *err,
+			size_t errlen)
+{
+	char *opts = NULL, *log = state_path(a->d.name, ".log");
+	char capo[48] = "";
+	if (!log)
+		return -ENOMEM;
+	if (o->capacity)
+		snprintf(capo, sizeof(capo), ",capacity=%llu", (unsigned long long)o->capacity);
+	if (asprintf(&opts, "tier=%s,mem=0,cached=,fsname=tiersim-disk%s%s%s%s%s", o->tier, capo,
+		     o->trace ? ",trace=" : "", o->trace ? o->trace : "",
+		     o->profile ? ",profile=" : "", o->profile ? o->profile : "") < 0) {
+		free(log);
+		return -ENOMEM;
+	}
+	unlink(log);
+	char *const argv[] = { (char *)o->tierfs, "-o", opts, a->dir, a->d.fuse_dir, NULL };
+	int st, rc = run(argv, log, &st);
+	if (rc) {
+		char why[400];
+		ts_last_line(log, why, sizeof(why));
+		snprintf(err, errlen, "%s", why[0] ? why : "tierfs failed to start");
+	} else {
+		a->tierfs_up = true;
+		a->d.tierfs_pid = tierfs_pid(a->d.fuse_dir);
+	}
+	free(opts);
+	free(log);
+	return rc;
+}
+
+static int tier_queue(const struct ts_disk_mount_opts *o, struct ts_tier_queue *q, char *err,
+		      size_t errlen)
+{
+	struct ts_tier_set *set;
+	int rc = ts_tier_set_load_default(&set, err, errlen);
+	if (rc)
+		return rc;
+	if (o->profile && (rc = ts_tier_set_add_file(set, o->profile, err, errlen))) {
+		ts_tier_set_free(set);
+		return rc;
+	}
+	const struct ts_tier_profile *p = ts_tier_set_find(set, o->tier);
+	if (!p) {
+		snprintf(err, errlen, "--tier: unknown tier '%s' (tiersim tiers lists them)", o->tier);
+		rc = -ENOENT;
+	} else {
+		*q = p->queue;
+	}
+	ts_tier_set_free(set);
+	return rc;
+}
+
+int ts_disk_mount(const struct ts_disk_mount_opts *o, char *err, size_t errlen)
+{
+	struct attach a = { .loop_fd = -1, .nr = -1 };
+	char abs[PATH_MAX], what[PATH_MAX + 64];
+	struct ts_tier_queue q;
+	struct stat st;
+	int rc;
+
+	a.d.tierfs_pid = -1;
+	if (!o->tier) {
+		snprintf(err, errlen, "--tier is required (tiersim tiers lists them)");
+		return -EINVAL;
+	}
+	if ((rc = tier_queue(o, &q, err, errlen)))
+		return rc;
+	/* The image: a regular file holding ext4 or xfs, as large as the file
+	 * system inside it says. */
+	if (!realpath(o->image, abs) || stat(abs, &st)) {
+		snprintf(err, errlen, "image %s: %s", o->image, strerror(errno));
+		return -errno;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "image %s is not a regular file", o->image);
+		return -EINVAL;
+	}
+	a.d.image = strdup(abs);
+	int ifd = open(abs, O_RDONLY | O_CLOEXEC);
+	if (ifd < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "image %s: %s", o->image, strerror(errno));
+		goto fail;
+	}
+	const char *fs = NULL;
+	uint64_t need = 0;
+	rc = probe(ifd, &fs, &need);
+	close(ifd);
+	if (rc) {
+		snprintf(err, errlen, "image %s holds no ext4 or xfs file system (make one with "
+				      "tiersim disk make)",
+			 o->image);
+		goto fail;
+	}
+	if ((uint64_t)st.st_size < need) {
+		char a1[32], b1[32];
+		snprintf(err, errlen, "image %s too small: its %s file system spans %s but the file "
+				      "holds %s (truncated?)",
+			 o->image, fs, ts_fmt_size(a1, sizeof(a1), need),
+			 ts_fmt_size(b1, sizeof(b1), (uint64_t)st.st_size));
+		rc = -EINVAL;
+		goto fail;
+	}
+	a.d.fs = strdup(fs);
+	/* The mount point: an existing directory with nothing mounted on it. */
+	if (!realpath(o->mountpoint, abs) || stat(abs, &st)) {
+		rc = -errno;
+		snprintf(err, errlen, "mount point %s: %s", o->mountpoint, strerror(errno));
+		goto fail;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		rc = -ENOTDIR;
+		snprintf(err, errlen, "mount point %s is not a directory", o->mountpoint);
+		goto fail;
+	}
+	if (ts_mounted_at(abs, what, sizeof(what))) {
+		rc = -EBUSY;
+		snprintf(err, errlen, "mount point %s is busy: %s is mounted there (unmount it first)",
+			 abs, what);
+		goto fail;
+	}
+	a.d.mountpoint = strdup(abs);
+	if (access(LOOP_CONTROL, F_OK)) {
+		rc = -ENODEV;
+		snprintf(err, errlen, "no loop device support: %s is missing (load the loop module: "
+				      "modprobe loop)",
+			 LOOP_CONTROL);
+		goto fail;
+	}
+	a.d.name = state_name(a.d.mountpoint);
+	a.d.tier = strdup(o->tier);
+	a.d.trace = o->trace ? strdup(o->trace) : NULL;
+	a.d.mem = o->mem;
+	a.d.rw = o->rw;
+	char *slash = strrchr(a.d.image, '/');
+	a.dir = strndup(a.d.image, slash == a.d.image ? 1 : (size_t)(slash - a.d.image));
+	if (!a.d.name || !a.d.tier || !a.d.image || !a.d.fs || !a.d.mountpoint || !a.dir ||
+	    (o->trace && !a.d.trace) || !(a.d.fuse_dir = state_path(a.d.name, ".fuse"))) {
+		rc = -ENOMEM;
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	char *sp = state_path(a.d.name, ".state");
+	bool taken = sp && access(sp, F_OK) == 0;
+	free(sp);
+	if (taken) {
+		/* Nothing is mounted there (checked above): a stale record of
+		 * a mount that was undone by hand; replace it. */
+		char *fd0 = a.d.fuse_dir;
+		if (ts_mounted_at(fd0, NULL, 0))
+			umount2(fd0, MNT_DETACH);
+	}
+	if ((rc = ts_mkdir_p(a.d.fuse_dir, 0700, NULL, 0))) {
+		snprintf(err, errlen, "cannot create %s: %s", a.d.fuse_dir, strerror(-rc));
+		goto fail;
+	}
+	if ((rc = start_tierfs(&a, o, err, errlen)))
+		goto fail;
+	/* The image as tierfs serves it. */
+	char served[PATH_MAX];
+	snprintf(served, sizeof(served), "%s%s", a.d.fuse_dir, slash);
+	int sfd = open(served, (o->rw ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+	if (sfd < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot open the image through tierfs (%s): %s", served,
+			 strerror(errno));
+		goto fail;
+	}
+	uint32_t flags = LO_FLAGS_DIRECT_IO | LO_FLAGS_AUTOCLEAR | (o->rw ? 0 : LO_FLAGS_READ_ONLY);
+	a.nr = loop_attach(sfd, flags, q.logical_block, &a.loop_fd, err, errlen);
+	close(sfd);
+	if (a.nr < 0) {
+		rc = a.nr;
+		a.nr = -1;
+		goto fail;
+	}
+	char dev[32], dio[8] = "";
+	snprintf(dev, sizeof(dev), "/dev/loop%d", a.nr);
+	char diop[64];
+	snprintf(diop, sizeof(diop), "/sys/block/loop%d/loop/dio", a.nr);
+	if (read_line(diop, dio, sizeof(dio)) || strcmp(dio, "1")) {
+		rc = -EOPNOTSUPP;
+		snprintf(err, errlen, "%s could not use direct I/O over tierfs's file (its requests "
+				      "would be cached below the file system)",
+			 dev);
+		goto fail;
+	}
+	if (!(a.d.loop = strdup(dev))) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	if ((rc = set_queue(a.nr, &q, err, errlen)))
+		goto fail;
+	unsigned long mflags = o->rw ? 0 : MS_RDONLY;
+	if (mount(dev, a.d.mountpoint, fs, mflags, NULL)) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot mount %s (%s from %s) on %s: %s", dev, fs, o->image,
+			 a.d.mountpoint, strerror(errno));
+		goto fail;
+	}
+	a.fs_mounted = true;
+	if ((rc = state_write(&a.d))) {
+		snprintf(err, errlen, "cannot record the mount in %s: %s", state_dir(),
+			 strerror(-rc));
+		goto fail;
+	}
+	close(a.loop_fd); /* the file system holds the device now */
+	free(a.dir);
+	ts_disk_clear(&a.d);
+	return 0;
+fail:
+	undo(&a);
+	free(a.dir);
+	ts_disk_clear(&a.d);
+	return rc;
+}
+
+int ts_disk_umount(const char *mountpoint, char *err, size_t errlen)
+{
+	struct ts_disk d;
+	int rc = ts_disk_find(mountpoint, &d, err, errlen);
+	if (rc)
+		return rc;
+	if (ts_mounted_at(d.mountpoint, NULL, 0) && umount2(d.mountpoint, 0)) {
+		rc = -errno;
+		if (rc == -EBUSY)
+			snprintf(err, errlen, "%s is busy: a process has a file or its working "
+					      "directory on it (fuser -m %s shows which)",
+				 d.mountpoint, d.mountpoint);
+		else
+			snprintf(err, errlen, "cannot unmount %s: %s", d.mountpoint, strerror(-rc));
+		ts_disk_clear(&d);
+		return rc;
+	}
+	loop_detach(loop_nr(d.loop));
+	tierfs_stop(d.fuse_dir, d.tierfs_pid);
+	if (ts_mounted_at(d.fuse_dir, NULL, 0)) {
+		rc = -EBUSY;
+		snprintf(err, errlen, "tierfs's mount %s could not be unmounted", d.fuse_dir);
+	} else {
+		ts_cgroup_remove_name(d.name);
+		state_remove(d.name);
+	}
+	ts_disk_clear(&d);
+	return rc;
+}
+
+int ts_disk_drop_cache(const struct ts_disk *d, char *err, size_t errlen)
+{
+	int lfd = open(d->loop, O_RDONLY | O_CLOEXEC);
+	if (lfd < 0) {
+		snprintf(err, errlen, "%s: %s", d->loop, strerror(errno));
+		return -errno;
+	}
+	int rc = 0;
+	if (umount2(d->mountpoint, 0)) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot drop %s's cache: unmounting it failed: %s%s",
+			 d->mountpoint, strerror(errno),
+			 errno == EBUSY ? " (a file on it is open)" : "");
+	} else {
+		/* The device's own buffers (the block device's page cache). */
+		if (ioctl(lfd, BLKFLSBUF, 0)) {
+			/* the remount below reads the superblock from the device anyway */
+		}
+		if (mount(d->loop, d->mountpoint, d->fs, d->rw ? 0 : MS_RDONLY, NULL)) {
+			rc = -errno;
+			snprintf(err, errlen, "cannot mount %s on %s again: %s", d->loop,
+				 d->mountpoint, strerror(errno));
+		}
+	}
+	close(lfd);
+	return rc;
+}

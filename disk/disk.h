@@ -1,0 +1,124 @@
+/*
+ * disk.h — block mode: an emulated cloud disk as a real block device.
+ *
+ * A disk image (a sparse file holding an ext4 or xfs file system, made by
+ * ts_disk_make with the real mkfs) is served by tierfs with the tier's
+ * model and no page-cache model of its own (mem=0); a loop device is
+ * attached to the served file with direct I/O, so every request the block
+ * layer sends (after readahead, merging and splitting) reaches tierfs as a
+ * read or write of the image at the device offset, is charged by the tier
+ * model and recorded in the trace; the loop device's queue takes the
+ * tier's limits (tier.h, struct ts_tier_queue), and the image's file
+ * system is mounted by the kernel, whose page cache, readahead and
+ * inode/dentry caches sit above the emulated disk as on a cloud instance.
+ *
+ * Each attachment keeps its state in a directory (TIERSIM_DISK_STATE, by
+ * default /run/tiersim/disks): NAME.state (key=value lines), NAME.fuse
+ * (tierfs's mount point) and NAME.log (tierfs's start-up messages), NAME
+ * being the mount point with every character but letters and digits
+ * written as _XX; so a later process lists and undoes what an earlier
+ * one attached.
+ */
+#ifndef TS_DISK_H
+#define TS_DISK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "core/ts.h"
+
+/* The file systems block mode makes and mounts. */
+TS_WUR int ts_disk_fs_check(const char *fs, char *err, size_t errlen);
+
+struct ts_disk_make_opts {
+	const char *image; /* created; an existing file is refused */
+	uint64_t size;	   /* bytes, sparse */
+	const char *fs;	   /* "ext4" or "xfs" */
+	const char *from;  /* a directory copied in, or NULL */
+};
+
+/* Makes the image: a sparse file of o->size, the real mkfs, and o->from's
+ * tree copied in offline (mkfs.ext4 -d; for xfs a plain loop mount and a
+ * copy), at no tier cost. On failure the image is removed and nothing is
+ * left attached or mounted. */
+TS_WUR int ts_disk_make(const struct ts_disk_make_opts *o, char *err, size_t errlen);
+
+struct ts_disk_mount_opts {
+	const char *tierfs;	/* the tierfs executable */
+	const char *image;
+	const char *mountpoint; /* an existing directory, not a mount point */
+	const char *tier;
+	const char *profile;	/* a Lua file of more tiers, or NULL */
+	uint64_t capacity;	/* 0: the tier's default */
+	uint64_t mem;		/* the instance's memory for jobs run on it (0: none given) */
+	const char *trace;	/* tierfs's trace of the device's requests, or NULL */
+	bool rw;		/* attach and mount read-write */
+};
+
+/* One attachment, as its state file records it. */
+struct ts_disk {
+	char *name;	  /* the state files' name */
+	char *image;	  /* absolute */
+	char *mountpoint; /* absolute */
+	char *fuse_dir;	  /* where tierfs serves the image's directory */
+	char *loop;	  /* /dev/loopN */
+	char *fs;	  /* ext4 or xfs */
+	char *tier;
+	char *trace;	  /* or NULL */
+	pid_t tierfs_pid;
+	uint64_t mem;	  /* instance memory given at mount (0: none) */
+	bool rw;
+};
+
+/* Attaches and mounts (the order in disk.h's header); on any failure,
+ * undoes what was done and says what failed in one line. */
+TS_WUR int ts_disk_mount(const struct ts_disk_mount_opts *o, char *err, size_t errlen);
+
+/* Undoes a mount, in order: the file system, the loop device, tierfs, the
+ * state. Works with tierfs dead (the device then fails every request). */
+TS_WUR int ts_disk_umount(const char *mountpoint, char *err, size_t errlen);
+
+/* The attachment mounted at @mountpoint (a path to it, resolved). */
+TS_WUR int ts_disk_find(const char *mountpoint, struct ts_disk *out, char *err, size_t errlen);
+
+/* Every attachment in the state directory; *out is an array of *n, freed
+ * with ts_disk_list_free. */
+TS_WUR int ts_disk_list(struct ts_disk **out, size_t *n, char *err, size_t errlen);
+void ts_disk_list_free(struct ts_disk *d, size_t n);
+void ts_disk_clear(struct ts_disk *d);
+
+/* Whether tierfs behind @d is still running. */
+bool ts_disk_alive(const struct ts_disk *d);
+
+/* The cold state: the file system unmounted and mounted again on the same
+ * loop device (held open meanwhile, so autoclear keeps it), which drops
+ * its page cache, inode and dentry caches and the device's buffers, and
+ * nothing of other file systems. Fails (EBUSY) while a file on it is open. */
+TS_WUR int ts_disk_drop_cache(const struct ts_disk *d, char *err, size_t errlen);
+
+/* A job run on a mounted disk, in a memory cgroup of the instance's size
+ * (cgroup.h; one cgroup per disk, kept between runs so that "warm" is what
+ * the previous run left, removed at unmount). */
+struct ts_disk_job_opts {
+	uint64_t mem;	    /* the cgroup's limit; 0: the mount's --mem */
+	const char *cache;  /* "cold" (ts_disk_drop_cache first, the default) or "warm" */
+	char *const *argv;  /* the command */
+};
+
+struct ts_disk_job_result {
+	int status;		/* waitpid's */
+	double wall_s;
+	uint64_t mem;		/* the limit it ran under */
+	int cgroup_version;
+	uint64_t dev_reads, dev_read_bytes, dev_writes, dev_write_bytes; /* tierfs's counts */
+	uint64_t peak, file;	/* the cgroup's peak usage and page cache at the end */
+};
+
+/* Runs o->argv in the disk's cgroup and waits. 0 when it ran (whatever its
+ * exit status, in r->status); an error when it could not be run. */
+TS_WUR int ts_disk_job_run(const struct ts_disk *d, const struct ts_disk_job_opts *o,
+			   struct ts_disk_job_result *r, char *err, size_t errlen);
+
+#endif

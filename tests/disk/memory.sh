@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# memory.sh — instance memory as a memory cgroup: a file read twice by a
+# job in a cgroup smaller than the file comes from the device twice (the
+# kernel's own reclaim drops what the first pass read), in a cgroup larger
+# than it once (the second pass is served by the page cache). Asserted on
+# the bytes the device trace records, not on time. Also: --cache warm
+# keeps what the previous run left, cold (the default) drops it.
+. "$(dirname "$0")/lib.sh"
+if [ ! -d /sys/fs/cgroup/memory ] && ! grep -qw memory /sys/fs/cgroup/cgroup.controllers /sys/fs/cgroup/unified/cgroup.controllers 2>/dev/null; then
+	echo "SKIP: no memory cgroup controller"
+	exit 77
+fi
+
+mib=48
+head -c $((mib << 20)) /dev/urandom >"$TMPD/data/big"
+img=$TMPD/images/img.ext4
+"$TIERSIM" disk make "$img" --size 128MiB --fs ext4 --from "$TMPD/data" || fail "make failed"
+file=$((mib << 20))
+
+# run_twice MEM TRACE: mount, read the file twice in one job, unmount; the
+# trace's read bytes on stdout.
+run_twice() {
+	"$TIERSIM" disk mount "$img" "$MNT" --tier unlimited --trace "$2" || fail "mount failed"
+	"$TIERSIM" disk run "$MNT" --mem "$1" -- sh -c "cat '$MNT/big' >/dev/null && cat '$MNT/big' >/dev/null" \
+		>"$TMPD/run.out" || fail "the job failed in a $1 cgroup"
+	"$TIERSIM" disk umount "$MNT" || fail "umount failed"
+	check_clean "run_twice $1"
+	trace_read_bytes "$2"
+}
+
+small=$(run_twice 16MiB "$TMPD/small.trace")
+big=$(run_twice 512MiB "$TMPD/big.trace")
+echo "file $file bytes; device read $small bytes with a 16 MiB cgroup, $big with 512 MiB"
+[ "$small" -ge $((file * 2 * 95 / 100)) ] || fail "16 MiB cgroup: the device read $small bytes, not twice the file's $file"
+[ "$big" -ge "$file" ] || fail "512 MiB cgroup: the device read $big bytes, less than the file"
+[ "$big" -lt $((file * 13 / 10)) ] || fail "512 MiB cgroup: the device read $big bytes, the file twice over"
+
+# cold and warm across runs: the second run of the same job reads nothing
+# from the device when warm, the whole file again when cold.
+"$TIERSIM" disk mount "$img" "$MNT" --tier unlimited --mem 512MiB || fail "mount failed"
+dev_bytes() { sed -n 's/.*dev_read_bytes=\([0-9]*\).*/\1/p' "$TMPD/run.out"; }
+"$TIERSIM" disk run "$MNT" -- cat "$MNT/big" >/dev/null 2>&1
+"$TIERSIM" disk run "$MNT" --cache warm -- md5sum "$MNT/big" >"$TMPD/run.out" || fail "warm run failed"
+warm=$(dev_bytes)
+"$TIERSIM" disk run "$MNT" --cache cold -- md5sum "$MNT/big" >"$TMPD/run.out" || fail "cold run failed"
+cold=$(dev_bytes)
+echo "second run: warm read $warm bytes from the device, cold $cold"
+[ "$warm" -lt $((file / 10)) ] || fail "warm: the device read $warm bytes"
+[ "$cold" -ge "$file" ] || fail "cold: the device read $cold bytes, less than the file"
+"$TIERSIM" disk umount "$MNT" || fail "umount failed"
+check_clean "cache runs"
+exit 0
