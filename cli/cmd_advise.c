@@ -19,12 +19,16 @@
  *                where the spread is larger;
  *   recommended  the cheapest point within the tolerance of the best.
  *
- * "Cheapest" is an order by resources, not by price: fewer vCPUs, then less
- * memory, then the lower disk tier, tiers ordered by their caps at the
- * scenario's capacity (read MB/s, then read IOPS). No instance prices are
- * cited anywhere in tiersim, and the only published disk prices (Alibaba
- * 2017, per GB-month, for SSD and ultra cloud disks; none for the gn5's
- * local NVMe, which comes with the instance) cannot price a whole instance.
+ * "Cheapest" there is an order by resources: fewer vCPUs, then less memory,
+ * then the lower disk tier, tiers ordered by their caps at the scenario's
+ * capacity (read MB/s, then read IOPS). With an instance (--instance, or
+ * the grid of --instances, which replaces the vCPU and memory axes by whole
+ * instances in that order) every row is priced (cost/), and advise says
+ * beside it which point within the tolerance costs least per epoch (per
+ * sample: the same order) and what the runner-up costs, and which point
+ * gives the most samples/s per dollar anywhere. --deadline and --budget
+ * (with --epochs) ask for the cheapest point that finishes that many
+ * epochs in that time within that money, whatever its samples/s.
  */
 #include <ctype.h>
 #include <math.h>
@@ -34,6 +38,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "cost/price.h"
 #include "tier/tier.h"
 #include "runner.h"
 #include "script_args.h"
@@ -52,6 +57,10 @@ struct grid {
 	uint64_t mem[AXIS_MAX]; /* bytes */
 	char mem_s[AXIS_MAX][32];
 	size_t nm;
+	/* --instances: the vCPU axis is these instances (vcpus[v] theirs), the
+	 * memory axis one point, each run with instance.name=NAME. */
+	const struct ts_instance *inst[AXIS_MAX];
+	size_t ni;
 };
 
 /* One grid point's result for a workload: a row of the advice report. */
@@ -74,6 +83,10 @@ struct workload {
 	 * ranged tier parameters; robust when both are rec. */
 	bool banded, robust;
 	size_t rec_slow, rec_fast;
+	/* Priced rows: the cheapest per sample within the tolerance and the
+	 * runner-up; the most samples/s per dollar anywhere; the cheapest that
+	 * meets --deadline and --budget and its runner-up. NONE: none. */
+	size_t money, money2, per_dollar, fit, fit2;
 };
 
 struct advise {
@@ -85,14 +98,17 @@ struct advise {
 	struct workload *w;
 	size_t nw;
 	struct ts_tier_set *tiers;
+	struct ts_price_set *prices; /* for --instances */
+	double budget, deadline_h;   /* 0 = none */
+	unsigned epochs;
 };
 
 /* The command line. --vcpus, --mem and --tolerance are read by this file's
  * parsers (sorted, distinct axes; a percentage). */
 struct advise_args {
 	struct ts_opt_list tiers;
-	char *vcpus, *mem, *tolerance;
-	uint64_t repeats;
+	char *vcpus, *mem, *tolerance, *instances, *budget, *deadline;
+	uint64_t repeats, epochs;
 	struct ts_script_out out;
 	bool virtual_time, real, band;
 };
@@ -109,6 +125,16 @@ static const struct ts_opt advise_opts[] = {
 	{ "tolerance", TS_OPT_STR, AA(tolerance), "2%", 0, 0, "",
 	  "how much below the best still counts as no loss; raised to the run-to-run spread "
 	  "where that is larger", "P%" },
+	{ "instances", TS_OPT_STR, AA(instances), NULL, 0, 0, "",
+	  "instances of the price profiles (tiersim prices) as the grid's axis instead of "
+	  "--vcpus and --mem: each brings its vCPUs, memory, GPUs and host, and prices its rows",
+	  "A,B,..." },
+	{ "budget", TS_OPT_STR, AA(budget), NULL, 0, 0, "",
+	  "priced rows: the most --epochs may cost, in US dollars", "$" },
+	{ "deadline", TS_OPT_STR, AA(deadline), NULL, 0, 0, "",
+	  "priced rows: the time --epochs must finish in (2h, 90m, 3600s)", "TIME" },
+	{ "epochs", TS_OPT_U64, AA(epochs), "1", 1, 100000, "epochs",
+	  "epochs --budget and --deadline are for" },
 	{ "repeats", TS_OPT_U64, AA(repeats), "3", 0, REPEATS_MAX, "runs",
 	  "reruns of each workload's best point with other seeds to measure the spread "
 	  "(0 = do not measure)" },
@@ -136,7 +162,9 @@ static const struct ts_cmdline advise_cmdline = {
 		 "  tiersim advise scripts/main.lua --vcpus 2,4,8 --mem 4GiB,16GiB,60GiB\n",
 	.opts = advise_opts,
 	.tail = "Cheapest = fewer vCPUs, then less memory, then the tier with the lower caps\n"
-		"(read MB/s, then IOPS): an order by resources, not by price.\n"
+		"(read MB/s, then IOPS): an order by resources. With --instance or --instances\n"
+		"the rows are priced and advise also names the point within the tolerance that\n"
+		"costs least per epoch, its runner-up, and the most samples/s per dollar.\n"
 		"exit status: 0 done, 1 the scenario failed, 2 bad command line, 130 interrupted.\n",
 	.max_pos = -1,
 };
@@ -235,6 +263,90 @@ static int parse_mem(const char *arg, struct grid *g, char *err, size_t errlen)
 	return rc;
 }
 
+static int cmp_inst(const void *a, const void *b)
+{
+	const struct ts_instance *x = *(const struct ts_instance *const *)a;
+	const struct ts_instance *y = *(const struct ts_instance *const *)b;
+	if (x->vcpus != y->vcpus)
+		return x->vcpus < y->vcpus ? -1 : 1;
+	if (x->mem_gib != y->mem_gib)
+		return x->mem_gib < y->mem_gib ? -1 : 1;
+	return (x->hourly.v > y->hourly.v) - (x->hourly.v < y->hourly.v);
+}
+
+/* "A,B" → instances in resource order (vCPUs, then memory, then price). */
+static int parse_instances(struct advise *A, const char *arg, char *err, size_t errlen)
+{
+	int rc = ts_price_load_checked(NULL, NULL, &A->prices, err, errlen);
+	if (rc)
+		return rc;
+	char *copy = strdup(arg);
+	if (!copy)
+		return -ENOMEM;
+	struct grid *g = &A->g;
+	for (char *save, *t = strtok_r(copy, ",", &save); t && !rc;
+	     t = strtok_r(NULL, ",", &save)) {
+		const struct ts_instance *in;
+		char sub[900];
+		if (ts_price_instance(A->prices, t, &in, sub, sizeof(sub))) {
+			snprintf(err, errlen, "--instances: %s", sub);
+			rc = TS_E_PARSE;
+		} else if (g->ni == AXIS_MAX) {
+			snprintf(err, errlen, "--instances: at most %d", AXIS_MAX);
+			rc = TS_E_PARSE;
+		}
+		for (size_t i = 0; !rc && i < g->ni; i++)
+			if (g->inst[i] == in) {
+				snprintf(err, errlen, "--instances: '%s' is listed twice", t);
+				rc = TS_E_PARSE;
+			}
+		if (!rc)
+			g->inst[g->ni++] = in;
+	}
+	free(copy);
+	if (!rc && !g->ni) {
+		snprintf(err, errlen, "--instances: expected names such as gn5-c8g1.2xlarge");
+		rc = TS_E_PARSE;
+	}
+	if (rc)
+		return rc;
+	qsort(g->inst, g->ni, sizeof(g->inst[0]), cmp_inst);
+	g->nv = g->ni;
+	for (size_t i = 0; i < g->ni; i++)
+		g->vcpus[i] = (uint64_t)g->inst[i]->vcpus;
+	g->nm = 1; /* each instance brings its memory */
+	g->mem[0] = 0;
+	snprintf(g->mem_s[0], sizeof(g->mem_s[0]), "its own");
+	return 0;
+}
+
+/* --budget 120 or $120; --deadline 2h. */
+static int parse_money(struct advise *A, const struct advise_args *args, char *err,
+		       size_t errlen)
+{
+	A->epochs = (unsigned)args->epochs;
+	if (args->budget) {
+		const char *b = args->budget + (args->budget[0] == '$');
+		char *end;
+		A->budget = strtod(b, &end);
+		if (end == b || *end || !(A->budget > 0)) {
+			snprintf(err, errlen, "--budget %s: expected dollars above 0, e.g. 120",
+				 args->budget);
+			return TS_E_PARSE;
+		}
+	}
+	if (args->deadline) {
+		uint64_t ns;
+		if (ts_parse_duration(args->deadline, 1000000000ull, &ns) || !ns) {
+			snprintf(err, errlen, "--deadline %s: expected a time such as 2h or 90min",
+				 args->deadline);
+			return TS_E_PARSE;
+		}
+		A->deadline_h = (double)ns / 3600e9;
+	}
+	return 0;
+}
+
 /* "2%", "2" (percent) or "0.5%". */
 static int parse_tolerance(const char *arg, double *pct, char *err, size_t errlen)
 {
@@ -300,10 +412,15 @@ static const char *param(const struct ts_row *w, const char *key)
 	return NULL;
 }
 
+/* An instance grid's instances also set the GPUs. */
+static bool instance_grid;
+
 static bool grid_key(const char *key)
 {
 	return !strcmp(key, "mount.tier") || !strcmp(key, "mount.mem") ||
-	       !strcmp(key, "pipeline.vcpus");
+	       !strcmp(key, "pipeline.vcpus") ||
+	       (instance_grid && (!strcmp(key, "engine.gpus") || !strcmp(key, "engine.gpu") ||
+				  !strcmp(key, "mount.capacity")));
 }
 
 /* The row's own label less its tier prefix and the values of swept grid
@@ -406,8 +523,12 @@ static int file_rows(struct advise *A, struct ts_report *got, size_t v, size_t m
 			k->cap = cap;
 		}
 		char label[768];
-		snprintf(label, sizeof(label), "%s | %llu vCPU %s %s", k->name,
-			 (unsigned long long)A->g.vcpus[v], A->g.mem_s[m], A->g.tiers[t]);
+		if (A->g.ni)
+			snprintf(label, sizeof(label), "%s | %s %s", k->name, A->g.inst[v]->name,
+				 A->g.tiers[t]);
+		else
+			snprintf(label, sizeof(label), "%s | %llu vCPU %s %s", k->name,
+				 (unsigned long long)A->g.vcpus[v], A->g.mem_s[m], A->g.tiers[t]);
 		struct ts_row *dst = ts_report_add(&A->rep);
 		if (!dst)
 			return -ENOMEM;
@@ -419,6 +540,19 @@ static int file_rows(struct advise *A, struct ts_report *got, size_t v, size_t m
 		k->pts[k->n++] = (struct point){ A->rep.n - 1, v, m, t };
 	}
 	return 0;
+}
+
+/* The overrides of grid point (@v, @m): the vCPUs and memory, or the
+ * instance; returns how many. */
+static size_t point_kv(const struct advise *A, size_t v, size_t m, char kv[2][96])
+{
+	if (A->g.ni) {
+		snprintf(kv[0], sizeof(kv[0]), "instance.name=%s", A->g.inst[v]->name);
+		return 1;
+	}
+	snprintf(kv[0], sizeof(kv[0]), "pipeline.vcpus=%llu", (unsigned long long)A->g.vcpus[v]);
+	snprintf(kv[1], sizeof(kv[1]), "mount.mem=%s", A->g.mem_s[m]);
+	return 2;
 }
 
 /* ---- Choosing ------------------------------------------------------------------- */
@@ -529,6 +663,62 @@ static size_t choose_at(const struct advise *A, const struct workload *k, int en
 	return rec;
 }
 
+/* Dollars per sample at @p (the order of $ per epoch), NaN where unpriced. */
+static double per_sample(const struct advise *A, const struct point *p)
+{
+	const struct ts_row *w = &A->rep.rows[p->row];
+	return w->error || !(w->samples_per_s > 0) ? NAN : w->cost_hour.v / w->samples_per_s;
+}
+
+/* Hours and dollars of --epochs epochs at @p; false where unknown. */
+static bool epochs_at(const struct advise *A, const struct point *p, double *hours,
+		      double *dollars)
+{
+	const struct ts_row *w = &A->rep.rows[p->row];
+	if (w->error || isnan(w->cost_epoch.v) || !(w->cost_hour.v > 0))
+		return false;
+	*dollars = A->epochs * w->cost_epoch.v;
+	*hours = *dollars / w->cost_hour.v;
+	return true;
+}
+
+/* The priced choices: within the tolerance the cheapest per sample and its
+ * runner-up; anywhere the most samples/s per dollar; and with --deadline or
+ * --budget the cheapest point that meets both, and its runner-up. */
+static void choose_money(struct advise *A, struct workload *k)
+{
+	k->money = k->money2 = k->per_dollar = k->fit = k->fit2 = NONE;
+	if (k->best == NONE)
+		return;
+	double floor = sps_at(A, &k->pts[k->best]) * (1.0 - k->tol_pct / 100.0);
+	for (size_t i = 0; i < k->n; i++) {
+		const struct point *p = &k->pts[i];
+		double c = per_sample(A, p);
+		if (isnan(c))
+			continue;
+		if (k->per_dollar == NONE || c < per_sample(A, &k->pts[k->per_dollar]))
+			k->per_dollar = i;
+		if (sps_at(A, p) >= floor) {
+			if (k->money == NONE || c < per_sample(A, &k->pts[k->money])) {
+				k->money2 = k->money;
+				k->money = i;
+			} else if (k->money2 == NONE || c < per_sample(A, &k->pts[k->money2])) {
+				k->money2 = i;
+			}
+		}
+		double h, d;
+		if (!(A->deadline_h > 0 || A->budget > 0) || !epochs_at(A, p, &h, &d) ||
+		    (A->deadline_h > 0 && h > A->deadline_h) || (A->budget > 0 && d > A->budget))
+			continue;
+		if (k->fit == NONE || c < per_sample(A, &k->pts[k->fit])) {
+			k->fit2 = k->fit;
+			k->fit = i;
+		} else if (k->fit2 == NONE || c < per_sample(A, &k->pts[k->fit2])) {
+			k->fit2 = i;
+		}
+	}
+}
+
 static void find_best(struct advise *A, struct workload *k)
 {
 	k->best = best_at(A, k, 0);
@@ -549,6 +739,7 @@ static int choose(struct advise *A, struct workload *k)
 	k->tol_pct = isnan(k->spread_pct) ? A->tolerance_pct : fmax(A->tolerance_pct,
 								     k->spread_pct);
 	k->rec = choose_at(A, k, 0);
+	choose_money(A, k);
 	struct ts_row *rw = &A->rep.rows[k->pts[k->rec].row];
 	struct ts_row *bw = &A->rep.rows[k->pts[k->best].row];
 	char tol[32], spread[32];
@@ -574,6 +765,11 @@ static int choose(struct advise *A, struct workload *k)
 								       : "recommended");
 	if (!rc && k->rec != k->best)
 		rc = ts_row_param(bw, "advise.choice", "best");
+	if (!rc && k->money != NONE)
+		rc = ts_row_param(&A->rep.rows[k->pts[k->money].row], "advise.money",
+				  "least per epoch within the tolerance");
+	if (!rc && k->money2 != NONE)
+		rc = ts_row_param(&A->rep.rows[k->pts[k->money2].row], "advise.money", "runner-up");
 	return rc;
 }
 
@@ -587,18 +783,22 @@ static int measure_spread(struct advise *A, int *status)
 		if (k->best == NONE || k->nruns > 1)
 			continue;
 		const struct point *bp = &k->pts[k->best];
-		char vkv[64], mkv[64];
-		snprintf(vkv, sizeof(vkv), "pipeline.vcpus=%llu", (unsigned long long)A->g.vcpus[bp->v]);
-		snprintf(mkv, sizeof(mkv), "mount.mem=%s", A->g.mem_s[bp->m]);
+		char pkv[2][96];
+		size_t np = point_kv(A, bp->v, bp->m, pkv);
 		for (unsigned r = 0; r < A->repeats; r++) {
 			char s1[48], s2[48];
 			snprintf(s1, sizeof(s1), "mount.seed=%u", r + 2);
 			snprintf(s2, sizeof(s2), "pipeline.seed=%u", r + 2);
-			const char *extra[] = { vkv, mkv, s1, s2 };
+			const char *extra[4];
+			size_t ne = 0;
+			for (size_t q = 0; q < np; q++)
+				extra[ne++] = pkv[q];
+			extra[ne++] = s1;
+			extra[ne++] = s2;
 			struct ts_report got;
 			ts_report_init(&got);
 			got.virtual_time = A->base.virtual_time;
-			int rc = run_script(A, &A->g.tiers[bp->t], 1, extra, 4, A->base.virtual_time,
+			int rc = run_script(A, &A->g.tiers[bp->t], 1, extra, ne, A->base.virtual_time,
 					    &got, status);
 			/* Every workload whose best is this point takes its row. */
 			for (size_t j = 0; !rc && j < got.n; j++) {
@@ -634,8 +834,75 @@ static void fmt(char *b, size_t n, double v, int prec)
 
 static void point_words(const struct advise *A, const struct point *p, char *b, size_t n)
 {
-	snprintf(b, n, "%llu vCPU, %s, %s", (unsigned long long)A->g.vcpus[p->v],
-		 A->g.mem_s[p->m], A->g.tiers[p->t]);
+	if (A->g.ni)
+		snprintf(b, n, "%s (%d vCPU, %.0f GiB), %s", A->g.inst[p->v]->name,
+			 A->g.inst[p->v]->vcpus, A->g.inst[p->v]->mem_gib, A->g.tiers[p->t]);
+	else
+		snprintf(b, n, "%llu vCPU, %s, %s", (unsigned long long)A->g.vcpus[p->v],
+			 A->g.mem_s[p->m], A->g.tiers[p->t]);
+}
+
+/* "$1.23/epoch [0.98..1.60], $2.30/h" (or per 1,000 steps). */
+static void money_words(const struct advise *A, const struct point *p, char *b, size_t n)
+{
+	const struct ts_row *w = &A->rep.rows[p->row];
+	bool ep = !isnan(w->cost_epoch.v);
+	const struct ts_cost_band *c = ep ? &w->cost_epoch : &w->cost_ksteps;
+	snprintf(b, n, "$%.3g/%s [%.3g..%.3g], $%.3g/h, %.1f samples/s", c->v,
+		 ep ? "epoch" : "1k steps", c->low, c->high, w->cost_hour.v, w->samples_per_s);
+}
+
+/* The money lines of a priced workload. */
+static void print_money(const struct advise *A, const struct workload *k, FILE *f)
+{
+	if (k->money == NONE)
+		return;
+	char pw[256], mw[160];
+	point_words(A, &k->pts[k->money], pw, sizeof(pw));
+	money_words(A, &k->pts[k->money], mw, sizeof(mw));
+	fprintf(f, "in money: %s costs least within the tolerance: %s\n", pw, mw);
+	if (k->money2 != NONE) {
+		point_words(A, &k->pts[k->money2], pw, sizeof(pw));
+		money_words(A, &k->pts[k->money2], mw, sizeof(mw));
+		fprintf(f, "  runner-up: %s: %s\n", pw, mw);
+	}
+	if (k->money != k->rec) {
+		char rw[256], rm[160];
+		point_words(A, &k->pts[k->rec], rw, sizeof(rw));
+		money_words(A, &k->pts[k->rec], rm, sizeof(rm));
+		fprintf(f, "  the resource order's choice, %s, costs %s: fewer resources, but "
+			   "more dollars per sample\n", rw, rm);
+	}
+	if (k->per_dollar != NONE && k->per_dollar != k->money) {
+		point_words(A, &k->pts[k->per_dollar], pw, sizeof(pw));
+		money_words(A, &k->pts[k->per_dollar], mw, sizeof(mw));
+		fprintf(f, "  most samples/s per dollar anywhere (outside the tolerance): %s: %s\n",
+			pw, mw);
+	}
+	if (!(A->deadline_h > 0 || A->budget > 0))
+		return;
+	char want[128] = "", tmp[64];
+	if (A->deadline_h > 0) {
+		snprintf(tmp, sizeof(tmp), " in %.3g h", A->deadline_h);
+		strcat(want, tmp);
+	}
+	if (A->budget > 0) {
+		snprintf(tmp, sizeof(tmp), " within $%.6g", A->budget);
+		strcat(want, tmp);
+	}
+	if (k->fit == NONE) {
+		fprintf(f, "  %u epoch(s)%s: no grid point does it (or no epoch size is known)\n",
+			A->epochs, want);
+		return;
+	}
+	const size_t fits[] = { k->fit, k->fit2 };
+	for (size_t i = 0; i < TS_ARRAY_SIZE(fits) && fits[i] != NONE; i++) {
+		double h, d;
+		point_words(A, &k->pts[fits[i]], pw, sizeof(pw));
+		if (epochs_at(A, &k->pts[fits[i]], &h, &d))
+			fprintf(f, "  %s %u epoch(s)%s: %s: $%.4g in %.3g h\n",
+				i ? "runner-up for" : "cheapest for", A->epochs, want, pw, d, h);
+	}
 }
 
 /* The workload's points in cost order, the cheapest first (malloc'd). */
@@ -690,8 +957,18 @@ static void print_workload(const struct advise *A, const struct workload *k, FIL
 	int tw = 4;
 	for (size_t t = 0; t < A->g.ntiers; t++)
 		tw = (int)strlen(A->g.tiers[t]) > tw ? (int)strlen(A->g.tiers[t]) : tw;
-	fprintf(f, "  %5s  %9s  %-*s  %11s  %6s  %10s  %6s\n", "vCPU", "memory", tw, "tier",
+	bool priced = k->money != NONE;
+	bool ep = priced && !isnan(A->rep.rows[k->pts[k->money].row].cost_epoch.v);
+	int iw = 0;
+	for (size_t i = 0; i < A->g.ni; i++)
+		iw = (int)strlen(A->g.inst[i]->name) > iw ? (int)strlen(A->g.inst[i]->name) : iw;
+	if (iw)
+		fprintf(f, "  %-*s", iw, "instance");
+	fprintf(f, "  %5s  %9s  %-*s  %11s  %6s  %10s  %6s", "vCPU", "memory", tw, "tier",
 		"samples/s", "AU %", "IO stall %", "rel");
+	if (priced)
+		fprintf(f, "  %8s  %11s", "$/h", ep ? "$/epoch" : "$/1k steps");
+	fputc('\n', f);
 	/* In cost order, the cheapest first. */
 	size_t *ord = cost_order(k);
 	if (!ord)
@@ -701,8 +978,12 @@ static void print_workload(const struct advise *A, const struct workload *k, FIL
 		size_t i = ord[o];
 		const struct point *p = &k->pts[i];
 		const struct ts_row *w = &A->rep.rows[p->row];
-		fprintf(f, "  %5llu  %9s  %-*s", (unsigned long long)A->g.vcpus[p->v],
-			A->g.mem_s[p->m], tw, A->g.tiers[p->t]);
+		if (iw)
+			fprintf(f, "  %-*s  %5d  %6.0f GiB  %-*s", iw, A->g.inst[p->v]->name,
+				A->g.inst[p->v]->vcpus, A->g.inst[p->v]->mem_gib, tw, A->g.tiers[p->t]);
+		else
+			fprintf(f, "  %5llu  %9s  %-*s", (unsigned long long)A->g.vcpus[p->v],
+				A->g.mem_s[p->m], tw, A->g.tiers[p->t]);
 		if (w->error) {
 			fprintf(f, "  %s\n", w->error);
 			continue;
@@ -712,8 +993,16 @@ static void print_workload(const struct advise *A, const struct workload *k, FIL
 		fmt(au, sizeof(au), w->au_pct, 1);
 		fmt(st, sizeof(st), w->stall_pct, 1);
 		fmt(rel, sizeof(rel), best > 0 ? w->samples_per_s / best : NAN, 3);
-		fprintf(f, "  %11s  %6s  %10s  %6s%s%s\n", s, au, st, rel,
-			i == k->rec ? "  <- recommended" : "", i == k->best ? "  (best)" : "");
+		fprintf(f, "  %11s  %6s  %10s  %6s", s, au, st, rel);
+		if (priced) {
+			char h[32], c[32];
+			double cv = ep ? w->cost_epoch.v : w->cost_ksteps.v;
+			fmt(h, sizeof(h), w->cost_hour.v, 2);
+			snprintf(c, sizeof(c), isnan(cv) ? "-" : "%.4g", cv);
+			fprintf(f, "  %8s  %11s", h, c);
+		}
+		fprintf(f, "%s%s%s\n", i == k->rec ? "  <- recommended" : "",
+			i == k->money ? "  <- least $" : "", i == k->best ? "  (best)" : "");
 	}
 	free(ord);
 	if (k->best == NONE) {
@@ -739,6 +1028,7 @@ static void print_workload(const struct advise *A, const struct workload *k, FIL
 	fprintf(f, " every cheaper grid point loses more than %.2f%%.\n", k->tol_pct);
 	if (k->banded)
 		print_robust(A, k, f);
+	print_money(A, k, f);
 	const struct ts_row *w = &A->rep.rows[k->pts[k->rec].row];
 	if (w->parts)
 		fprintf(f, "parts (recommended point): %s\n", w->parts);
@@ -748,15 +1038,28 @@ static void print_advice(const struct advise *A, FILE *f)
 {
 	fprintf(f, "advise: %s%s\n", A->rep.title ? A->rep.title : A->base.script,
 		A->base.virtual_time ? " (virtual time)" : " (real time)");
-	fprintf(f, "grid: %zu tiers x %zu vCPU counts x %zu memory sizes; vCPUs = decode "
-		   "workers (pipeline.vcpus), memory = page-cache model (mount.mem)\n",
-		A->g.ntiers, A->g.nv, A->g.nm);
+	if (A->g.ni)
+		fprintf(f, "grid: %zu tiers x %zu instances (tiersim prices), each with its vCPUs "
+			   "(decode workers), memory (page-cache model), GPUs and host\n",
+			A->g.ntiers, A->g.ni);
+	else
+		fprintf(f, "grid: %zu tiers x %zu vCPU counts x %zu memory sizes; vCPUs = decode "
+			   "workers (pipeline.vcpus), memory = page-cache model (mount.mem)\n",
+			A->g.ntiers, A->g.nv, A->g.nm);
 	for (size_t i = 0; i < A->nw; i++)
 		print_workload(A, &A->w[i], f);
 	fprintf(f, "\nrows in cost order: fewer vCPUs, then less memory, then the tier with lower "
 		   "caps (read MB/s, IOPS) —\nan order by resources, not by price. rel = samples/s "
 		   "/ the workload's best; AU = GPU busy / wall;\nIO stall = GPU waiting for input; "
 		   "recommended = the cheapest point within the tolerance of the best.\n");
+	for (size_t i = 0; i < A->nw; i++)
+		if (A->w[i].money != NONE) {
+			fprintf(f, "least $ = the point within the tolerance with the fewest dollars "
+				   "per epoch (instance + volume, tiersim prices --evidence);\n[..] = "
+				   "the low prices at the fast end to the high prices at the slow "
+				   "end.\n");
+			break;
+		}
 }
 
 /* The plot: every grid point would be too many bars to read, so per
@@ -819,6 +1122,7 @@ static void advise_free(struct advise *A)
 	free(A->w);
 	ts_report_free(&A->rep);
 	ts_tier_set_free(A->tiers);
+	ts_price_set_free(A->prices);
 }
 
 /* The default grid scales with the scenario's GPUs: 2, 4, 8, 16 vCPUs and
@@ -891,10 +1195,24 @@ static int advise_args(struct advise *A, struct advise_args *args, int argc, cha
 			return ts_cmdline_error(cl, "%.*s is a grid axis; give it as --%s", (int)kl,
 						kv, kl == 14 ? "vcpus" : kl == 9 ? "mem" : "tiers");
 	}
+	if (args->instances && (args->vcpus || args->mem || args->out.instance))
+		return ts_cmdline_error(cl, "--instances is the grid's axis instead of --vcpus, "
+					    "--mem and --instance; give one of them");
+	if ((args->budget || args->deadline) && !args->instances && !args->out.instance)
+		return ts_cmdline_error(cl, "--budget and --deadline need prices: give --instance "
+					    "NAME or --instances A,B,...");
 	if ((args->vcpus && parse_vcpus(args->vcpus, &A->g, err, sizeof(err))) ||
 	    (args->mem && parse_mem(args->mem, &A->g, err, sizeof(err))) ||
-	    parse_tolerance(args->tolerance, &A->tolerance_pct, err, sizeof(err)))
+	    parse_tolerance(args->tolerance, &A->tolerance_pct, err, sizeof(err)) ||
+	    parse_money(A, args, err, sizeof(err)))
 		return ts_cmdline_error(cl, "%s", err);
+	if (args->instances) {
+		instance_grid = true;
+		if ((rc = parse_instances(A, args->instances, err, sizeof(err))))
+			return rc == TS_E_PARSE ? ts_cmdline_error(cl, "%s", err)
+						: (fprintf(stderr, "tiersim advise: %s\n", err),
+						   TS_EXIT_FAIL);
+	}
 	return -1;
 }
 
@@ -949,20 +1267,17 @@ static int run_grid(struct advise *A, int *status)
 	int rc = 0;
 	for (size_t v = 0; v < A->g.nv && !rc; v++)
 		for (size_t m = 0; m < A->g.nm && !rc; m++) {
-			char vkv[64], mkv[64];
-			snprintf(vkv, sizeof(vkv), "pipeline.vcpus=%llu",
-				 (unsigned long long)A->g.vcpus[v]);
-			snprintf(mkv, sizeof(mkv), "mount.mem=%s", A->g.mem_s[m]);
-			const char *extra[] = { vkv, mkv };
+			char pkv[2][96];
+			size_t np = point_kv(A, v, m, pkv);
+			const char *extra[] = { pkv[0], pkv[1] };
 			if (!A->base.quiet)
-				fprintf(stderr, "advise: [%zu/%zu] %llu vCPU, %s on %zu tiers\n", ++done,
-					npoints, (unsigned long long)A->g.vcpus[v], A->g.mem_s[m],
-					A->g.ntiers);
+				fprintf(stderr, "advise: [%zu/%zu] %s%s%s on %zu tiers\n", ++done, npoints,
+					pkv[0], np > 1 ? ", " : "", np > 1 ? pkv[1] : "", A->g.ntiers);
 			struct ts_report got;
 			ts_report_init(&got);
 			got.virtual_time = A->base.virtual_time;
-			rc = run_script(A, A->g.tiers, A->g.ntiers, extra, 2, A->base.virtual_time, &got,
-					status);
+			rc = run_script(A, A->g.tiers, A->g.ntiers, extra, np, A->base.virtual_time,
+					&got, status);
 			if (!rc && !A->rep.title && got.title)
 				rc = ts_row_set_str(&A->rep.title, got.title);
 			if (!rc)

@@ -57,14 +57,16 @@
 #include "pipeline/vpipe.h"
 #include "runner_int.h"
 #include "units.h"
+#include "cost/price.h"
+#include "dlio_cost.h"
 #include "vtier.h"
 
 struct opts {
-	char *tier, *dir, *json, *profile, *trace, *host;
+	char *tier, *dir, *json, *profile, *trace, *host, *cheapest, *instance;
 	uint64_t accelerators, mem, capacity, seed;
 	bool virtual_time, find_max, quiet;
 	char *search; /* --find-max: "bracket" or "doubling" */
-	double reach_au; /* ts_dlio_reaches: the AU to reach (0: none) */
+	double reach_au; /* ts_dlio_run_until: stop below this AU (0: never; > 1: metric.au) */
 	const char *workload; /* the first word */
 	const char *kv[64];   /* the ++workload.KEY=VALUE words */
 	size_t nkv;
@@ -103,6 +105,12 @@ static const struct ts_opt dlio_opts[] = {
 	{ "trace", TS_OPT_STR, OOFF(trace), NULL, 0, 0, "",
 	  "real time: tierfs records every request to FILE (tiersim trace dump FILE)", "FILE", 0 },
 	{ "quiet", TS_OPT_BOOL, OOFF(quiet), "false", 0, 0, "", "no progress lines", NULL, 'q' },
+	{ "cheapest", TS_OPT_STR, OOFF(cheapest), NULL, 0, 0, "",
+	  "instead of --tier: run --accelerators on each of these tiers and name the cheapest "
+	  "volume that keeps the AU threshold (tiersim prices)", "A,B,...", 0 },
+	{ "instance", TS_OPT_STR, OOFF(instance), NULL, 0, 0, "",
+	  "with --cheapest: add this instance's price (tiersim prices) and charge its host "
+	  "unless --host is given", "NAME", 0 },
 	{ NULL },
 };
 
@@ -920,7 +928,7 @@ static int dlio_exec(struct opts *o, FILE *warn, struct outcome *oc, char *err, 
 		rc = ts_dlio_check(w, path, err, errlen);
 	if (rc)
 		return TS_EXIT_USAGE;
-	if (o->reach_au > 0)
+	if (o->reach_au > 0 && o->reach_au <= 1)
 		w->au = o->reach_au;
 
 	struct env E = { .o = o, .w = w };
@@ -996,14 +1004,16 @@ static int dlio_call(const char *workload, const char *const *opts, size_t nopts
 	int rc = ts_opt_defaults(dlio_opts, &o, err, errlen);
 	/* The command's own outputs and clock: here the report holds the row and
 	 * the runner sets the clock, so these would be dropped unsaid. */
-	static const char *const not_here[] = { "json=", "virtual=", "quiet=" };
+	static const char *const not_here[] = { "json=", "virtual=", "quiet=", "cheapest=",
+						"instance=" };
 	for (size_t i = 0; !rc && i < nopts; i++)
 		for (size_t k = 0; !rc && k < TS_ARRAY_SIZE(not_here); k++)
 			if (!strncmp(opts[i], not_here[k], strlen(not_here[k]))) {
 				snprintf(err, errlen, "'%.*s' is not a dlio{} key (%s)",
 					 (int)strlen(not_here[k]) - 1, not_here[k],
-					 k == 1 ? "the runner's --virtual sets the clock"
-						: "the run's row goes to the report");
+					 k == 1	  ? "the runner's --virtual sets the clock"
+					 : k >= 3 ? "tiersim dlio's own"
+						  : "the run's row goes to the report");
 				rc = -EINVAL;
 			}
 	for (size_t i = 0; !rc && i < nopts; i++)
@@ -1037,7 +1047,7 @@ static int dlio_call(const char *workload, const char *const *opts, size_t nopts
 		*out = (struct ts_dlio_outcome){ .accelerators = r->n, .au = r->au,
 						 .samples_s = r->samples_s, .mib_s = r->mib_s,
 						 .epochs = r->epochs, .found = true,
-						 .stopped = r->stopped };
+						 .stopped = r->stopped, .au_threshold = oc->w.au };
 	ts_dlio_free(&oc->w);
 	free(oc);
 	ts_opt_free(dlio_opts, &o);
@@ -1051,34 +1061,24 @@ int ts_dlio_run(const char *workload, const char *const *opts, size_t nopts,
 	return dlio_call(workload, opts, nopts, overrides, nov, virtual_time, 0, out, err, errlen);
 }
 
-int ts_dlio_reaches(const char *workload, const char *const *opts, size_t nopts,
-		    const char *const *overrides, size_t nov, uint64_t n, double au,
-		    bool *reaches, struct ts_dlio_outcome *out, char *err, size_t errlen)
+int ts_dlio_run_until(const char *workload, const char *const *opts, size_t nopts,
+		      const char *const *overrides, size_t nov, double au,
+		      struct ts_dlio_outcome *out, char *err, size_t errlen)
 {
-	*reaches = false;
-	char acc[32];
-	const char *o2[64];
-	memset(out, 0, sizeof(*out));
-	if (nopts + 1 > TS_ARRAY_SIZE(o2)) {
-		snprintf(err, errlen, "at most %zu options", TS_ARRAY_SIZE(o2) - 1);
+	if (!(au >= 0 && au <= 1)) {
+		memset(out, 0, sizeof(*out));
+		snprintf(err, errlen, "AU to reach: %g, expected a fraction in [0, 1]", au);
 		return TS_EXIT_USAGE;
 	}
-	if (!(au > 0 && au <= 1)) {
-		snprintf(err, errlen, "AU to reach: %g, expected a fraction in (0, 1]", au);
-		return TS_EXIT_USAGE;
-	}
-	for (size_t i = 0; i < nopts; i++) {
-		if (!strncmp(opts[i], "find_max=", 9) || !strncmp(opts[i], "accelerators=", 13)) {
-			snprintf(err, errlen, "'%s': the count is ts_dlio_reaches' own", opts[i]);
+	for (size_t i = 0; i < nopts; i++)
+		if (!strncmp(opts[i], "find_max=", 9)) {
+			memset(out, 0, sizeof(*out));
+			snprintf(err, errlen, "'%s': ts_dlio_run_until runs one count", opts[i]);
 			return TS_EXIT_USAGE;
 		}
-		o2[i] = opts[i];
-	}
-	snprintf(acc, sizeof(acc), "accelerators=%" PRIu64, n);
-	o2[nopts] = acc;
-	int status = dlio_call(workload, o2, nopts + 1, overrides, nov, true, au, out, err, errlen);
-	*reaches = !status && out->found && !out->stopped && out->au >= au;
-	return status;
+	/* reach_au > 1 stands for "the workload's metric.au" */
+	return dlio_call(workload, opts, nopts, overrides, nov, true, au > 0 ? au : 2, out, err,
+			 errlen);
 }
 
 /* Under mpirun: one accelerator per rank, and which runs are possible. */
@@ -1112,6 +1112,79 @@ int ts_cmd_dlio(int argc, char **argv)
 	return status;
 }
 
+/* --cheapest A,B,...: each tier's run of --accelerators and its price. */
+static int dlio_cheapest_main(const struct opts *o)
+{
+	char err[8192] = "", *list = strdup(o->cheapest);
+	const char *tiers[32];
+	size_t nt = 0;
+	for (char *save, *t = list ? strtok_r(list, ",", &save) : NULL; t && nt < 32;
+	     t = strtok_r(NULL, ",", &save))
+		tiers[nt++] = t;
+	struct ts_price_set *prices = NULL;
+	const struct ts_instance *in = NULL;
+	int status = !list ? fail(TS_EXIT_FAIL, "out of memory")
+		     : !nt ? ts_cmdline_error(&dlio_cmdline, "--cheapest: expected tiers A,B,...")
+			   : 0;
+	if (!status && ts_price_load_checked(o->profile, NULL, &prices, err, sizeof(err)))
+		status = fail(TS_EXIT_FAIL, "%s", err);
+	if (!status && o->instance && ts_price_instance(prices, o->instance, &in, err, sizeof(err)))
+		status = ts_cmdline_error(&dlio_cmdline, "--instance: %s", err);
+	char w[6][320];
+	const char *words[6];
+	size_t nw = 0;
+	snprintf(w[nw], sizeof(w[nw]), "capacity=%llu", (unsigned long long)o->capacity);
+	words[nw] = w[nw], nw++;
+	snprintf(w[nw], sizeof(w[nw]), "mem=%llu", (unsigned long long)o->mem);
+	words[nw] = w[nw], nw++;
+	snprintf(w[nw], sizeof(w[nw]), "seed=%llu", (unsigned long long)o->seed);
+	words[nw] = w[nw], nw++;
+	const char *host = o->host ? o->host : in ? in->host : NULL;
+	if (host) {
+		snprintf(w[nw], sizeof(w[nw]), "host=%s", host);
+		words[nw] = w[nw], nw++;
+	}
+	if (o->profile) {
+		snprintf(w[nw], sizeof(w[nw]), "profile=%s", o->profile);
+		words[nw] = w[nw], nw++;
+	}
+	struct ts_dlio_job job = { .workload = o->workload, .accelerators = o->accelerators,
+				   .opts = words, .nopts = nw, .overrides = o->kv,
+				   .nov = o->nkv, .virtual_time = o->virtual_time };
+	struct ts_dlio_priced got[32];
+	size_t best = (size_t)-1, next = (size_t)-1;
+	if (!status && (status = ts_dlio_cheapest(&job, tiers, nt, prices, in, o->capacity, got,
+						  &best, &next, err, sizeof(err))))
+		fail(status, "%s", err);
+	for (size_t i = 0; !status && i < nt; i++)
+		printf("%-14s %4llu accelerators  AU %6.2f%% %s %.0f%%  %9.1f samples/s  %8.1f MiB/s  "
+		       "$%.2f/h [%.2f..%.2f]%s%s%s\n",
+		       got[i].tier, (unsigned long long)o->accelerators, 100 * got[i].run.au,
+		       got[i].reaches ? ">=" : "< ", 100 * got[i].run.au_threshold,
+		       got[i].run.samples_s, got[i].run.mib_s, got[i].hour.v, got[i].hour.low,
+		       got[i].hour.high, i == best ? "  <- cheapest that keeps it" : "",
+		       i == next ? "  (runner-up)" : "",
+		       got[i].clamped ? "  (local disk at its tier's largest size)" : "");
+	if (!status && best == (size_t)-1)
+		printf("%s: no volume of %s keeps %llu accelerators at AU >= %.0f%%\n", o->workload,
+		       o->cheapest, (unsigned long long)o->accelerators,
+		       nt ? 100 * got[0].run.au_threshold : 0.0);
+	else if (!status)
+		printf("%s: %llu accelerators keep AU >= %.0f%% most cheaply on %s at $%.2f/h "
+		       "(%s%s; each volume at %s)\n",
+		       o->workload, (unsigned long long)o->accelerators,
+		       100 * got[best].run.au_threshold, got[best].tier, got[best].hour.v,
+		       in ? "with " : "the volume alone", in ? in->name : "",
+		       o->capacity ? "the given capacity"
+				   : "its tier's default capacity, a local disk one of the instance's");
+	if (!status && next != (size_t)-1)
+		printf("runner-up %s costs $%.2f/h more\n", got[next].tier,
+		       got[next].hour.v - got[best].hour.v);
+	ts_price_set_free(prices);
+	free(list);
+	return status;
+}
+
 static int dlio_main(int argc, char **argv)
 {
 	struct opts o;
@@ -1135,6 +1208,14 @@ static int dlio_main(int argc, char **argv)
 						   a.pos[i]);
 			return ts_dlio_mpi_status(urc, NULL, 0);
 		}
+	}
+	if (o.workload && o.cheapest) {
+		int st = o.tier || o.find_max || o.json || ts_dlio_mpi_ranks() > 1
+				 ? ts_cmdline_error(&dlio_cmdline, "--cheapest runs its own tiers, in one "
+						   "process, without --tier, --find-max or --json")
+				 : dlio_cheapest_main(&o);
+		ts_opt_free(dlio_opts, &o);
+		return st;
 	}
 	if (!o.workload || !o.tier) {
 		ts_opt_free(dlio_opts, &o);

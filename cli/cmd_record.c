@@ -35,6 +35,8 @@
 #include "commands.h"
 #include "core/opt.h"
 #include "core/units.h"
+#include "disk/cgroup.h"
+#include "disk/disk.h"
 #include "mount.h"
 #include "replay.h"
 #include "wake_capture.h"
@@ -53,6 +55,7 @@ struct rec_cfg {
 	char *probe;
 	bool json;
 	bool no_wakes;
+	char *fs;
 };
 
 static const struct ts_opt rec_opts[] = {
@@ -75,13 +78,17 @@ static const struct ts_opt rec_opts[] = {
      "the summary and predictions as one JSON object"},
     {"no_wakes", TS_OPT_BOOL, offsetof(struct rec_cfg, no_wakes), "false", 0, 0, "",
      "do not capture who woke whom (the wake file OUT.wakes; needs root and tracefs)"},
+    {"fs", TS_OPT_STR, offsetof(struct rec_cfg, fs), NULL, 0, 0, "",
+     "block mode: DIR copied into an ext4 or xfs image, mounted through a loop device over "
+     "tierfs (tiersim disk mount); --mem is then the command's memory cgroup (needs root)"},
     {NULL},
 };
 
 static const struct ts_cmdline rec_cmdline = {
 	.name = "record",
 	.synopsis = "--data DIR [options] -- CMD ARGS...",
-	.about = "Mounts DIR through tierfs at a temporary mount point, runs CMD with '{}' in its\n"
+	.about = "Mounts DIR through tierfs at a temporary mount point (with --fs, a file system\n"
+		 "image of DIR through a loop device over tierfs), runs CMD with '{}' in its\n"
 		 "arguments (and TIERSIM_MOUNT in its environment) set to that mount point,\n"
 		 "records every request into a trace, unmounts, and prints the trace's summary;\n"
 		 "with --predict, what the recorded run would take on each tier (with --probe T,\n"
@@ -189,7 +196,7 @@ static void no_wakes(const char *why)
  * With @wakes_out, who woke whom among its threads goes there
  * (cli/wake_capture.h); where that cannot be captured a notice says why. */
 static int run_command(char **argv, int argc, const char *mnt, const char *wakes_out,
-		       const char *scratch, int *status)
+		       const char *scratch, const struct ts_cgroup *cg, int *status)
 {
 	struct ts_wake_capture *cap = NULL;
 	char why[PATH_MAX + 128];
@@ -233,6 +240,11 @@ static int run_command(char **argv, int argc, const char *mnt, const char *wakes
 		signals(false);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		setenv("TIERSIM_MOUNT", mnt, 1);
+		if (cg && ts_cgroup_enter(cg, 0)) {
+			fprintf(stderr, "tiersim record: cannot enter the memory cgroup %s\n",
+				cg->path);
+			_exit(126);
+		}
 		if (cap) { /* runs once the capture follows it */
 			char b;
 			close(go[1]);
@@ -446,13 +458,66 @@ static bool wait_calibrated(const char *mnt)
  * scratch directory @dir) recording into @out;
  * its wait status in *@status. 0, TS_EXIT_INTERRUPT (a signal came before
  * the command started), or TS_EXIT_FAIL with the message printed. */
+/* Block mode's record_once: @image (DIR's tree in c->fs) mounted on @mnt by
+ * tiersim disk mount with the trace into @out, the command in a memory
+ * cgroup of c->mem (none when 0), the disk unmounted again. */
+static int record_once_disk(struct ts_mounts *ms, const struct rec_cfg *c, const char *dir,
+			    const char *mnt, const char *image, const char *tier, const char *out,
+			    char **argv, int argc, int *status)
+{
+	char err[1024], wakes_out[PATH_MAX + 8];
+	struct ts_cgroup cg = { 0 };
+	int rc = 0, e = 0;
+
+	if (mkdir(mnt, 0755) && errno != EEXIST) {
+		fprintf(stderr, "tiersim record: cannot make %s: %s\n", mnt, strerror(errno));
+		return TS_EXIT_FAIL;
+	}
+	struct ts_disk_mount_opts m = {
+		.tierfs = ms->tierfs, .image = image, .mountpoint = mnt, .tier = tier,
+		.profile = *c->profile ? c->profile : NULL, .mem = c->mem, .trace = out,
+	};
+	if (ts_disk_mount(&m, err, sizeof(err))) {
+		fprintf(stderr, "tiersim record: %s\n", err);
+		rmdir(mnt);
+		return TS_EXIT_FAIL;
+	}
+	*status = 0;
+	if (c->mem) {
+		char name[64];
+		snprintf(name, sizeof(name), "record-%ld", (long)getpid());
+		if (ts_cgroup_open(&cg, name, c->mem, err, sizeof(err))) {
+			fprintf(stderr, "tiersim record: %s\n", err);
+			rc = TS_EXIT_FAIL;
+		}
+	}
+	bool ran = !rc && !got_signal;
+	snprintf(wakes_out, sizeof(wakes_out), "%s.wakes", out);
+	unlink(wakes_out);
+	if (ran && (e = run_command(argv, argc, mnt, c->no_wakes ? NULL : wakes_out, dir,
+				    cg.path ? &cg : NULL, status)))
+		fprintf(stderr, "tiersim record: running %s: %s\n", argv[0], strerror(-e));
+	ts_cgroup_remove(&cg);
+	if (ts_disk_umount(mnt, err, sizeof(err))) {
+		fprintf(stderr, "tiersim record: %s\n", err);
+		rc = TS_EXIT_FAIL;
+	}
+	rmdir(mnt);
+	if (rc || e)
+		return TS_EXIT_FAIL;
+	return ran ? 0 : TS_EXIT_INTERRUPT;
+}
+
 static int record_once(struct ts_mounts *ms, const struct rec_cfg *c, const char *dir,
-		       const char *mnt, const char *tier, const char *out, char **argv, int argc,
-		       int *status)
+		       const char *mnt, const char *image, const char *tier, const char *out,
+		       char **argv, int argc, int *status)
 {
 	char err[1024], memb[32], *opts;
 	struct ts_mount *m;
 	int e;
+
+	if (image)
+		return record_once_disk(ms, c, dir, mnt, image, tier, out, argv, argc, status);
 
 	snprintf(memb, sizeof(memb), "%llu", (unsigned long long)c->mem);
 	if (asprintf(&opts, "tier=%s,mem=%s,trace=%s%s%s", tier, memb, out,
@@ -483,7 +548,8 @@ static int record_once(struct ts_mounts *ms, const struct rec_cfg *c, const char
 	char wakes_out[PATH_MAX + 8];
 	snprintf(wakes_out, sizeof(wakes_out), "%s.wakes", out);
 	unlink(wakes_out); /* never one left from an earlier recording */
-	if (ran && (e = run_command(argv, argc, mnt, c->no_wakes ? NULL : wakes_out, dir, status)))
+	if (ran && (e = run_command(argv, argc, mnt, c->no_wakes ? NULL : wakes_out, dir, NULL,
+				    status)))
 		fprintf(stderr, "tiersim record: running %s: %s\n", argv[0], strerror(-e));
 	int stop = ts_mount_stop(ms, m, err, sizeof(err));
 	if (stop)
@@ -500,7 +566,7 @@ int ts_cmd_record(int argc, char **argv)
 	const char *tiers[MAX_TIERS];
 	size_t ntiers = 0;
 	char err[1024], dir[PATH_MAX] = "", mnt[PATH_MAX + 8], out[PATH_MAX],
-			probe_out[PATH_MAX + 8];
+			probe_out[PATH_MAX + 8], image[PATH_MAX + 32] = "", imgdir[PATH_MAX + 8] = "";
 	int rc = TS_EXIT_USAGE, cmd = -1;
 
 	/* Our options end at "--"; the command and its own options follow. */
@@ -525,6 +591,15 @@ int ts_cmd_record(int argc, char **argv)
 	if (stat(c.data, &st) || !S_ISDIR(st.st_mode)) {
 		fprintf(stderr, "tiersim record: --data %s: %s\n", c.data,
 			stat(c.data, &st) ? strerror(errno) : "not a directory");
+		goto out;
+	}
+	if (c.fs && ts_disk_fs_check(c.fs, err, sizeof(err))) {
+		fprintf(stderr, "tiersim record: %s\n", err);
+		goto out;
+	}
+	if (c.fs && geteuid() != 0) {
+		fprintf(stderr, "tiersim record: --fs: block mode needs root (loop devices, "
+				"mount(2))\n");
 		goto out;
 	}
 	int e = find_command(argv[cmd]);
@@ -575,9 +650,32 @@ int ts_cmd_record(int argc, char **argv)
 		fprintf(stderr, "tiersim record: %s\n", err);
 		goto out;
 	}
+	if (c.fs) {
+		/* Block mode: DIR's tree in an image beside the mount point. */
+		uint64_t size;
+		snprintf(image, sizeof(image), "%s/img/data.%s", dir, c.fs);
+		snprintf(imgdir, sizeof(imgdir), "%s/img", dir);
+		if (mkdir(imgdir, 0700)) {
+			fprintf(stderr, "tiersim record: %s: %s\n", imgdir, strerror(errno));
+			imgdir[0] = 0;
+			goto out;
+		}
+		if (ts_disk_size_for(c.data, c.fs, &size, err, sizeof(err))) {
+			fprintf(stderr, "tiersim record: %s\n", err);
+			goto out;
+		}
+		struct ts_disk_make_opts mk = { .image = image, .size = size, .fs = c.fs,
+						.from = c.data };
+		if (ts_disk_make(&mk, err, sizeof(err))) {
+			fprintf(stderr, "tiersim record: --fs %s: %s\n", c.fs, err);
+			image[0] = 0;
+			goto out;
+		}
+	}
 	signals(true);
 	int status = 0, pstatus = 0;
-	if ((e = record_once(&ms, &c, dir, mnt, c.tier, out, argv + cmd, argc - cmd, &status))) {
+	if ((e = record_once(&ms, &c, dir, mnt, image[0] ? image : NULL, c.tier, out, argv + cmd,
+			     argc - cmd, &status))) {
 		rc = e;
 		goto out;
 	}
@@ -590,8 +688,8 @@ int ts_cmd_record(int argc, char **argv)
 			rc = got_signal ? TS_EXIT_INTERRUPT : code;
 			goto out;
 		}
-		if ((e = record_once(&ms, &c, dir, mnt, c.probe, probe_out, argv + cmd, argc - cmd,
-				     &pstatus))) {
+		if ((e = record_once(&ms, &c, dir, mnt, image[0] ? image : NULL, c.probe, probe_out,
+				     argv + cmd, argc - cmd, &pstatus))) {
 			rc = e;
 			goto out;
 		}
@@ -617,6 +715,10 @@ int ts_cmd_record(int argc, char **argv)
 	rc = fflush(stdout) ? TS_EXIT_FAIL : code;
 out:
 	ts_mounts_free(&ms); /* whatever is still mounted comes down */
+	if (image[0])
+		unlink(image);
+	if (imgdir[0])
+		rmdir(imgdir);
 	if (dir[0])
 		rmdir(dir); /* the mount point itself went with the mount */
 	signals(false);

@@ -873,18 +873,25 @@ static int instance_shape(struct ts_runner *R, struct ts_scenario *s, char *err,
 	return rc;
 }
 
-/* A run on the instance's local disk is one of its disks in size. */
-static int instance_disk(struct ts_runner *R, struct ts_scenario *s, char *err, size_t errlen)
+/* A run on the instance's local disk is one of its disks in size (the
+ * tier's largest where it models none that large, with a note). */
+static int instance_disk(struct ts_runner *R, struct ts_scenario *s,
+			 const struct ts_tier_profile *tier, char *err, size_t errlen)
 {
 	const struct ts_instance *in;
-	if (!s->inst.name || !*s->inst.name || kv_sets(R, "mount.capacity"))
+	if (!tier || !s->inst.name || !*s->inst.name || kv_sets(R, "mount.capacity"))
 		return 0;
 	int rc = ts_runner_instance(R, s->inst.name, &in, err, errlen);
-	if (rc || !in->disk_tier || strcmp(in->disk_tier, s->mnt.tier))
+	bool clamped;
+	uint64_t c = rc ? 0 : ts_cost_local_disk(in, tier, &clamped);
+	if (!c)
 		return rc;
-	char sub[256], gib[64];
-	snprintf(gib, sizeof(gib), "%.0fMiB", in->disk_gib * 1024);
-	rc = ts_opt_set(ts_scn_mount_opts, &s->mnt, "capacity", gib, sub, sizeof(sub));
+	if (clamped)
+		note(R, "instance '%s': its %.0f GiB local disk is larger than tier '%s' models; "
+			"run at %.0f GiB", in->name, in->disk_gib, tier->name, (double)c / (1 << 30));
+	char sub[256], bytes[64];
+	snprintf(bytes, sizeof(bytes), "%llu", (unsigned long long)c);
+	rc = ts_opt_set(ts_scn_mount_opts, &s->mnt, "capacity", bytes, sub, sizeof(sub));
 	if (rc)
 		snprintf(err, errlen, "instance '%s': local disk: %s", in->name, sub);
 	return rc;
@@ -969,7 +976,7 @@ int ts_runner_exec(struct ts_runner *R, enum ts_action act, const struct ts_scn_
 		if (!rc && strcmp(tier, "none"))
 			rc = ts_tier_set_lookup(R->tiers, tier, &p, err, errlen);
 		if (!rc)
-			rc = instance_disk(R, &s, err, errlen);
+			rc = instance_disk(R, &s, p, err, errlen);
 		if (!rc)
 			rc = ensure_calibration(R, &s, err, errlen);
 		struct ts_row *w = rc ? NULL : ts_report_add(&R->report);

@@ -7,6 +7,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cost.h"
 #include "tier/tier.h"
@@ -43,6 +44,20 @@ void ts_cost_compute(const struct ts_cost_in *in, struct ts_cost *out)
 	out->idle_hour.v = (1 - in->au / 100) * in->inst_hour.v;
 	out->idle_hour.low = (1 - au_hi / 100) * in->inst_hour.low;
 	out->idle_hour.high = (1 - au_lo / 100) * in->inst_hour.high;
+}
+
+uint64_t ts_cost_local_disk(const struct ts_instance *in, const struct ts_tier_profile *tier,
+			    bool *clamped)
+{
+	*clamped = false;
+	if (!in->disk_tier || strcmp(in->disk_tier, tier->name))
+		return 0;
+	uint64_t c = (uint64_t)(in->disk_gib * (1 << 30));
+	if (tier->cap_max && c > tier->cap_max) {
+		*clamped = true;
+		c = tier->cap_max;
+	}
+	return c;
 }
 
 int ts_cost_volume(const struct ts_price_set *prices, const struct ts_tier_profile *tier,

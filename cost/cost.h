@@ -7,6 +7,7 @@
 #ifndef TS_COST_COST_H
 #define TS_COST_COST_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "price.h"
@@ -41,5 +42,11 @@ void ts_cost_compute(const struct ts_cost_in *in, struct ts_cost *out);
  * tier when no volume prices it. */
 TS_WUR int ts_cost_volume(const struct ts_price_set *prices, const struct ts_tier_profile *tier,
 			  uint64_t capacity, struct ts_cost_band *out, char *err, size_t errlen);
+
+/* The size a run on @in's local disk takes on tier @tier, in bytes: one of
+ * its disks, or @tier's largest where the tier models no disk that large
+ * (*@clamped). 0 when @tier is not @in's local disk. */
+uint64_t ts_cost_local_disk(const struct ts_instance *in, const struct ts_tier_profile *tier,
+			    bool *clamped);
 
 #endif

@@ -23,6 +23,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <linux/loop.h>
 #include <signal.h>
@@ -622,6 +623,38 @@ out:
 	return rc;
 }
 
+/* The least image made for @fs: 1 MiB for ext4 (mke2fs's own floor is
+ * lower, but a journal needs that much); mkfs.xfs 5.19 and later refuse a
+ * file system under 300 MiB. */
+static uint64_t least_size(const char *fs)
+{
+	return strcmp(fs, "xfs") == 0 ? 300 * TS_MiB : TS_MiB;
+}
+
+static uint64_t tree_bytes;
+
+static int add_bytes(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)path;
+	(void)ftw;
+	if (flag == FTW_F)
+		tree_bytes += (uint64_t)st->st_size;
+	return 0;
+}
+
+int ts_disk_size_for(const char *dir, const char *fs, uint64_t *size, char *err, size_t errlen)
+{
+	tree_bytes = 0;
+	if (nftw(dir, add_bytes, 32, FTW_PHYS | FTW_MOUNT)) {
+		int e = errno ? errno : EIO;
+		snprintf(err, errlen, "%s: cannot walk it: %s", dir, strerror(e));
+		return -e;
+	}
+	uint64_t s = 2 * tree_bytes + 64 * TS_MiB;
+	*size = s < least_size(fs) ? least_size(fs) : s;
+	return 0;
+}
+
 int ts_disk_make(const struct ts_disk_make_opts *o, char *err, size_t errlen)
 {
 	int rc = ts_disk_fs_check(o->fs, err, errlen);
@@ -632,11 +665,8 @@ int ts_disk_make(const struct ts_disk_make_opts *o, char *err, size_t errlen)
 		snprintf(err, errlen, "--from %s: not a directory", o->from);
 		return -ENOTDIR;
 	}
-	/* The least each mkfs makes: 1 MiB for ext4 (mke2fs's own floor is
-	 * lower, but a journal needs that much); mkfs.xfs 5.19 and later
-	 * refuse a file system under 300 MiB. */
 	bool xfs = strcmp(o->fs, "xfs") == 0;
-	uint64_t least = xfs ? 300 * TS_MiB : TS_MiB;
+	uint64_t least = least_size(o->fs);
 	if (o->size < least) {
 		char a[32], b[32];
 		snprintf(err, errlen, "--size %s: image too small for %s (at least %s)",

@@ -1,0 +1,196 @@
+#!/usr/bin/env bash
+# fs_fidelity.sh — tierfs's file-system rules against a real file system:
+# the same workloads on the same tier model in three ways,
+#   FUSE     tierfs over the dataset's directory (mem=0), through
+#            tiersim record;
+#   block    the dataset in an ext4 image, tiersim disk mount (tierfs
+#            serving the image under a direct-I/O loop device) and the job
+#            in a memory cgroup (tiersim disk run, cache cold);
+#   virtual  the FUSE recording replayed in virtual time on its own tier
+#            (tiersim replay --virtual): the job's time with the replay's
+#            recorded span replaced by its predicted one;
+# and the ratios to block mode, which is what an instance would see.
+# Workloads: a PyTorch DataLoader over a JPEG folder (bench/pytorch_loader.py,
+# 2 workers, batch 32, no step), an LMDB cursor scan (python3-lmdb), and a
+# DLIO-style npz read (every file of an npz dataset loaded whole with
+# numpy, 4 reader threads, shuffled, as DLIO's NPZReader does).
+#
+# Then a memory sweep in block mode: one file read twice by a job in a
+# 64 MiB cgroup, the file 0.5x, 1x and 2x the limit: the share of the
+# job's bytes the device did not have to serve (from the device's byte
+# count) and the time, against the virtual clock's page-cache model at
+# the same size (a FUSE recording of the job replayed with --mem 64MiB:
+# the share of reads the model served from memory).
+#
+# usage: bench/fs_fidelity.sh BUILD [REPS] [TIER...]
+#   FS_FIDELITY_DATA=DIR keeps the datasets there between runs.
+#   REPS interleaved repetitions (default 3): each figure is the median,
+#   [min-max] after it. Tiers default to ssd-cloud ultra-cloud aws-gp3.
+# Needs root (loop devices, cgroups), /usr/bin/python3 with torch, numpy
+# and lmdb. Wall-clock figures: run on a quiet host; the ratios are what
+# to read.
+set -u
+BUILD=${1:?usage: bench/fs_fidelity.sh BUILD [REPS] [TIER...]}
+REPS=${2:-3}
+shift $(($# >= 2 ? 2 : 1))
+TIERS=("$@")
+[ ${#TIERS[@]} -gt 0 ] || TIERS=(ssd-cloud ultra-cloud aws-gp3)
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+B=$(cd "$BUILD" && pwd)/cli/tiersim
+export TIERSIM_TIERFS
+TIERSIM_TIERFS=$(cd "$BUILD" && pwd)/fs/tierfs
+PY=/usr/bin/python3
+[ "$(id -u)" -eq 0 ] || { echo "fs_fidelity.sh: block mode needs root" >&2; exit 2; }
+
+W=$(mktemp -d /tmp/fs_fidelity.XXXXXX)
+export TIERSIM_DISK_STATE=$W/state
+MNT=$W/mnt
+mkdir -p "$MNT" "$W/img" "$W/res"
+cleanup() {
+	is_mounted "$MNT" && "$B" disk umount "$MNT" >/dev/null 2>&1
+	rm -rf "$W"
+}
+is_mounted() { awk -v m="$1" '$5 == m { f = 1 } END { exit !f }' /proc/self/mountinfo; }
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+die() { echo "fs_fidelity.sh: $*" >&2; exit 1; }
+
+# ---- datasets (FS_FIDELITY_DATA: made there once and reused), the image ----
+DATA=${FS_FIDELITY_DATA:-$W/data}
+echo "== datasets in $DATA ($(date -u +%T))"
+mk() { # KIND DIR ARGS...
+	[ -e "$DATA/$2/dataset.json" ] || "$B" dataset make "$1" --out "$DATA/$2" "${@:3}" >/dev/null 2>&1 ||
+		die "dataset make $1"
+}
+mk imagenet-jpeg jpeg --count 1058
+mk imagenet-lmdb lmdb --count 1000
+mk npz npz --count 48 --record-length 2MiB
+(cd "$DATA/jpeg" && find train -type f | sort) >"$W/jpeg.list"
+"$B" disk make "$W/img/ds.ext4" --size 1GiB --fs ext4 --from "$DATA" || die "disk make"
+du -sh "$DATA"/* | sed 's/^/  /'
+
+cat >"$W/lmdb_cursor.py" <<'EOF'
+import json, sys, time
+import lmdb
+env = lmdb.open(sys.argv[1], readonly=True, lock=False, readahead=True)
+t0 = time.monotonic()
+n = b = 0
+with env.begin() as txn:
+    for _, v in txn.cursor():
+        n += 1
+        b += len(v)
+print(json.dumps({"epoch_s": time.monotonic() - t0, "samples": n, "bytes": b}), file=open(sys.argv[2], "w"))
+EOF
+cat >"$W/npz_reader.py" <<'EOF'
+import json, os, random, sys, time
+from concurrent.futures import ThreadPoolExecutor
+import numpy as np
+root = sys.argv[1]
+files = sorted(os.path.join(dp, f) for dp, _, fs in os.walk(root) for f in fs if f.endswith(".npz"))
+random.Random(1).shuffle(files)
+def load(p):
+    with np.load(p) as z:
+        return sum(z[k].nbytes for k in z.files)
+t0 = time.monotonic()
+with ThreadPoolExecutor(4) as ex:
+    b = sum(ex.map(load, files))
+print(json.dumps({"epoch_s": time.monotonic() - t0, "samples": len(files), "bytes": b}), file=open(sys.argv[2], "w"))
+EOF
+
+# wl_cmd WORKLOAD ROOT OUT: the command, one word an argument
+wl_cmd() {
+	case $1 in
+	folder) echo "$PY $SRC/bench/pytorch_loader.py --root $2/jpeg --list $W/jpeg.list --mode bytes --workers 2 --batch 32 --step 0 --out $3" ;;
+	lmdb) echo "$PY $W/lmdb_cursor.py $2/lmdb/train_lmdb $3" ;;
+	npz) echo "$PY $W/npz_reader.py $2/npz $3" ;;
+	esac
+}
+epoch() { $PY -c 'import json, sys; print(json.load(open(sys.argv[1]))["epoch_s"])' "$1"; }
+
+WLS=(folder lmdb npz)
+# ---- the fidelity runs, interleaved ----
+for rep in $(seq "$REPS"); do
+	for t in "${TIERS[@]}"; do
+		echo "== rep $rep, $t ($(date -u +%T))"
+		for wl in "${WLS[@]}"; do
+			# FUSE, recorded, with the virtual prediction of the same tier
+			# shellcheck disable=SC2046 # wl_cmd's words are the command
+			"$B" record --data "$DATA" --tier "$t" --out "$W/fuse.trace" --json --no-wakes \
+				-- $(wl_cmd $wl '{}' "$W/out.json") >"$W/rec.json" 2>"$W/rec.err" ||
+				die "record $wl on $t: $(tail -1 "$W/rec.err")"
+			"$B" replay "$W/fuse.trace" --virtual --tier "$t" --json >"$W/replay.json" ||
+				die "replay $wl on $t"
+			fuse=$(epoch "$W/out.json")
+			$PY - "$W/rec.json" "$fuse" "$W/replay.json" >"$W/res/$wl.$t.fuse.$rep" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+fuse = float(sys.argv[2])
+p = {r["what"]: r for r in json.load(open(sys.argv[3]))["results"]}
+rec, pred = p["recorded"]["total_ns"] / 1e9, [r for w, r in p.items() if w != "recorded"][0]["total_ns"] / 1e9
+ops = d["summary"]["ops"]
+reqs = sum(o["count"] for k, o in ops.items() if k not in ("getattr", "flush", "release", "close", "statfs", "access", "readlink", "releasedir"))
+print(fuse, fuse - rec + pred, reqs)
+EOF
+		done
+		"$B" disk mount "$W/img/ds.ext4" "$MNT" --tier "$t" --mem 4GiB || die "disk mount on $t"
+		for wl in "${WLS[@]}"; do
+			# shellcheck disable=SC2046
+			"$B" disk run "$MNT" --cache cold -- $(wl_cmd $wl "$MNT" "$W/out.json") >"$W/run.txt" 2>"$W/run.err" ||
+				die "disk run $wl on $t: $(tail -1 "$W/run.err")"
+			reads=$(sed -n 's/.*dev_reads=\([0-9]*\).*/\1/p' "$W/run.txt")
+			echo "$(epoch "$W/out.json") $reads" >"$W/res/$wl.$t.block.$rep"
+		done
+		"$B" disk umount "$MNT" || die "disk umount"
+	done
+done
+
+echo
+echo "== fidelity: seconds per epoch, median [min-max] of $REPS; device requests (FUSE: charged ops; block: reads)"
+$PY - "$W/res" "$REPS" "${TIERS[@]}" <<'EOF'
+import os, statistics, sys
+res, reps, tiers = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+def col(wl, t, mode, i):
+    v = [float(open(os.path.join(res, f"{wl}.{t}.{mode}.{r}")).read().split()[i]) for r in range(1, reps + 1)]
+    return statistics.median(v), min(v), max(v)
+fmt = lambda m: f"{m[0]:7.2f} [{m[1]:.2f}-{m[2]:.2f}]"
+print(f"{'workload':8} {'tier':12} {'FUSE s':>20} {'block s':>20} {'virtual s':>20} {'FUSE/blk':>8} {'virt/blk':>8} {'FUSE req':>8} {'blk req':>8}")
+for wl in ("folder", "lmdb", "npz"):
+    for t in tiers:
+        f, b, v = col(wl, t, "fuse", 0), col(wl, t, "block", 0), col(wl, t, "fuse", 1)
+        fr, br = col(wl, t, "fuse", 2)[0], col(wl, t, "block", 1)[0]
+        print(f"{wl:8} {t:12} {fmt(f):>20} {fmt(b):>20} {fmt(v):>20} {f[0] / b[0]:8.2f} {v[0] / b[0]:8.2f} {fr:8.0f} {br:8.0f}")
+EOF
+
+# ---- memory sweep: block mode's real page cache against the model ----
+LIMIT_MIB=64
+TIER=${TIERS[0]}
+echo
+echo "== memory sweep on $TIER: a file read twice in a ${LIMIT_MIB} MiB cgroup ($(date -u +%T))"
+rm -rf "$W/sweep" && mkdir -p "$W/sweep"
+for mib in $((LIMIT_MIB / 2)) $LIMIT_MIB $((LIMIT_MIB * 2)); do
+	head -c $((mib << 20)) /dev/urandom >"$W/sweep/f$mib"
+done
+"$B" disk make "$W/img/sweep.ext4" --size 512MiB --fs ext4 --from "$W/sweep" || die "sweep image"
+printf '%-8s %-6s %12s %12s %10s %12s %12s\n' "file" "x mem" "blk dev MiB" "blk hit %" "blk s" "virt hit %" "virt s"
+for mib in $((LIMIT_MIB / 2)) $LIMIT_MIB $((LIMIT_MIB * 2)); do
+	job="cat \$R/f$mib >/dev/null && cat \$R/f$mib >/dev/null"
+	"$B" disk mount "$W/img/sweep.ext4" "$MNT" --tier "$TIER" || die "sweep mount"
+	"$B" disk run "$MNT" --mem ${LIMIT_MIB}MiB --cache cold -- env R="$MNT" sh -c "$job" >"$W/run.txt" 2>/dev/null ||
+		die "sweep run $mib"
+	"$B" disk umount "$MNT" || die "sweep umount"
+	read -r wall dev <<<"$(sed -n 's/.*wall_s=\([0-9.]*\) .*dev_read_bytes=\([0-9]*\).*/\1 \2/p' "$W/run.txt")"
+	"$B" record --data "$W/sweep" --tier "$TIER" --out "$W/sweep.trace" --no-wakes -- env R='{}' sh -c "$job" \
+		>/dev/null 2>&1 || die "sweep record $mib"
+	"$B" replay "$W/sweep.trace" --virtual --tier "$TIER" --mem ${LIMIT_MIB}MiB --json >"$W/replay.json" ||
+		die "sweep replay $mib"
+	$PY - "$W/replay.json" "$mib" "$LIMIT_MIB" "$wall" "$dev" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+mib, lim, wall, dev = int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
+r = [x for x in d["results"] if x["what"] != "recorded"][0]
+reads = r["read"]["count"]
+hit = 100.0 * r["bound"].get("memory", 0) / reads if reads else 0
+job = 2 * mib << 20
+print(f"{mib:5} MiB {mib / lim:5.1f}x {dev / 2**20:12.1f} {100.0 * (1 - dev / job):12.1f} {wall:10.2f} {hit:12.1f} {r['total_ns'] / 1e9:12.2f}")
+EOF
+done
