@@ -38,70 +38,13 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "interrupt.h"
 #include "cost/price.h"
 #include "tier/tier.h"
+#include "advise.h"
 #include "runner.h"
 #include "script_args.h"
 #include "units.h"
-
-#define AXIS_MAX 16
-#define REPEATS_MAX 20
-#define NONE ((size_t)-1)
-
-/* The grid's three axes, each in cost order (cheapest first). */
-struct grid {
-	const char *tiers[TS_RUNNER_MAX_TIERS];
-	size_t ntiers;
-	uint64_t vcpus[AXIS_MAX];
-	size_t nv;
-	uint64_t mem[AXIS_MAX]; /* bytes */
-	char mem_s[AXIS_MAX][32];
-	size_t nm;
-	/* --instances: the vCPU axis is these instances (vcpus[v] theirs), the
-	 * memory axis one point, each run with instance.name=NAME. */
-	const struct ts_instance *inst[AXIS_MAX];
-	size_t ni;
-};
-
-/* One grid point's result for a workload: a row of the advice report. */
-struct point {
-	size_t row;	    /* in the advice report */
-	size_t v, m, t;	    /* grid indices; t by cost rank is tier_rank[t] */
-};
-
-struct workload {
-	char *key;	    /* configuration less the grid keys */
-	char *name;	    /* "inference", "googlenet train b64" */
-	struct point *pts;
-	size_t n, cap;
-	unsigned tier_rank[TS_RUNNER_MAX_TIERS]; /* 0 = the cheapest tier */
-	size_t best, rec;   /* indices into pts; NONE when every point failed */
-	double runs[REPEATS_MAX + 1]; /* samples/s at the best point, per seed */
-	unsigned nruns;
-	double spread_pct, tol_pct;
-	/* --band: the recommendation at the slow and the fast end of the
-	 * ranged tier parameters; robust when both are rec. */
-	bool banded, robust;
-	size_t rec_slow, rec_fast;
-	/* Priced rows: the cheapest per sample within the tolerance and the
-	 * runner-up; the most samples/s per dollar anywhere; the cheapest that
-	 * meets --deadline and --budget and its runner-up. NONE: none. */
-	size_t money, money2, per_dollar, fit, fit2;
-};
-
-struct advise {
-	struct ts_runner_opts base; /* script, key=value, workdir, clock */
-	struct grid g;
-	double tolerance_pct;
-	unsigned repeats;
-	struct ts_report rep;	    /* every grid point's row */
-	struct workload *w;
-	size_t nw;
-	struct ts_tier_set *tiers;
-	struct ts_price_set *prices; /* for --instances */
-	double budget, deadline_h;   /* 0 = none */
-	unsigned epochs;
-};
 
 /* The command line. --vcpus, --mem and --tolerance are read by this file's
  * parsers (sorted, distinct axes; a percentage). */
@@ -135,7 +78,7 @@ static const struct ts_opt advise_opts[] = {
 	  "priced rows: the time --epochs must finish in (2h, 90m, 3600s)", "TIME" },
 	{ "epochs", TS_OPT_U64, AA(epochs), "1", 1, 100000, "epochs",
 	  "epochs --budget and --deadline are for" },
-	{ "repeats", TS_OPT_U64, AA(repeats), "3", 0, REPEATS_MAX, "runs",
+	{ "repeats", TS_OPT_U64, AA(repeats), "3", 0, TS_ADVISE_REPEATS_MAX, "runs",
 	  "reruns of each workload's best point with other seeds to measure the spread "
 	  "(0 = do not measure)" },
 	TS_SCRIPT_OUT_OPTS(struct advise_args, out,
@@ -178,7 +121,7 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* "2,4,8" → sorted, distinct, > 0. */
-static int parse_vcpus(const char *arg, struct grid *g, char *err, size_t errlen)
+static int parse_vcpus(const char *arg, struct ts_advise_grid *g, char *err, size_t errlen)
 {
 	const char *p = arg;
 	g->nv = 0;
@@ -194,8 +137,8 @@ static int parse_vcpus(const char *arg, struct grid *g, char *err, size_t errlen
 					      "2,4,8", arg);
 			return TS_E_PARSE;
 		}
-		if (g->nv == AXIS_MAX) {
-			snprintf(err, errlen, "--vcpus %s: at most %d values", arg, AXIS_MAX);
+		if (g->nv == TS_ADVISE_AXIS_MAX) {
+			snprintf(err, errlen, "--vcpus %s: at most %d values", arg, TS_ADVISE_AXIS_MAX);
 			return TS_E_PARSE;
 		}
 		g->vcpus[g->nv++] = v;
@@ -217,9 +160,9 @@ static int parse_vcpus(const char *arg, struct grid *g, char *err, size_t errlen
 
 /* Adds a memory size, keeping the axis sorted; the text is what the
  * mount.mem override and the table show. */
-static int add_mem(struct grid *g, const char *text, uint64_t bytes)
+static int add_mem(struct ts_advise_grid *g, const char *text, uint64_t bytes)
 {
-	if (g->nm == AXIS_MAX)
+	if (g->nm == TS_ADVISE_AXIS_MAX)
 		return -E2BIG;
 	size_t i = g->nm;
 	for (size_t k = 0; k < g->nm; k++)
@@ -236,7 +179,7 @@ static int add_mem(struct grid *g, const char *text, uint64_t bytes)
 	return 0;
 }
 
-static int parse_mem(const char *arg, struct grid *g, char *err, size_t errlen)
+static int parse_mem(const char *arg, struct ts_advise_grid *g, char *err, size_t errlen)
 {
 	char *copy = strdup(arg);
 	if (!copy)
@@ -275,7 +218,7 @@ static int cmp_inst(const void *a, const void *b)
 }
 
 /* "A,B" → instances in resource order (vCPUs, then memory, then price). */
-static int parse_instances(struct advise *A, const char *arg, char *err, size_t errlen)
+static int parse_instances(struct ts_advise *A, const char *arg, char *err, size_t errlen)
 {
 	int rc = ts_price_load_checked(NULL, NULL, &A->prices, err, errlen);
 	if (rc)
@@ -283,7 +226,7 @@ static int parse_instances(struct advise *A, const char *arg, char *err, size_t 
 	char *copy = strdup(arg);
 	if (!copy)
 		return -ENOMEM;
-	struct grid *g = &A->g;
+	struct ts_advise_grid *g = &A->g;
 	for (char *save, *t = strtok_r(copy, ",", &save); t && !rc;
 	     t = strtok_r(NULL, ",", &save)) {
 		const struct ts_instance *in;
@@ -291,8 +234,8 @@ static int parse_instances(struct advise *A, const char *arg, char *err, size_t 
 		if (ts_price_instance(A->prices, t, &in, sub, sizeof(sub))) {
 			snprintf(err, errlen, "--instances: %s", sub);
 			rc = TS_E_PARSE;
-		} else if (g->ni == AXIS_MAX) {
-			snprintf(err, errlen, "--instances: at most %d", AXIS_MAX);
+		} else if (g->ni == TS_ADVISE_AXIS_MAX) {
+			snprintf(err, errlen, "--instances: at most %d", TS_ADVISE_AXIS_MAX);
 			rc = TS_E_PARSE;
 		}
 		for (size_t i = 0; !rc && i < g->ni; i++)
@@ -321,7 +264,7 @@ static int parse_instances(struct advise *A, const char *arg, char *err, size_t 
 }
 
 /* --budget 120 or $120; --deadline 2h. */
-static int parse_money(struct advise *A, const struct advise_args *args, char *err,
+static int parse_money(struct ts_advise *A, const struct advise_args *args, char *err,
 		       size_t errlen)
 {
 	A->epochs = (unsigned)args->epochs;
@@ -365,7 +308,7 @@ static int parse_tolerance(const char *arg, double *pct, char *err, size_t errle
 
 /* Runs the script once with @extra overrides (the grid point, a seed) on
  * @tiers; the rows it produced move to @out. */
-static int run_script(struct advise *A, const char *const *tiers, size_t ntiers,
+static int run_script(struct ts_advise *A, const char *const *tiers, size_t ntiers,
 		      const char *const *extra, size_t nextra, bool virtual_time,
 		      struct ts_report *out, int *status)
 {
@@ -384,7 +327,7 @@ static int run_script(struct advise *A, const char *const *tiers, size_t ntiers,
 		o.kv[o.nkv++] = extra[i];
 	}
 	struct ts_runner R;
-	int rc = ts_runner_main(&R, &o, "advise", status);
+	int rc = ts_script_run(&R, &o, "advise", status);
 	if (!rc && !out->title && R.report.title && ts_row_set_str(&out->title, R.report.title))
 		rc = -ENOMEM;
 	for (size_t i = 0; !rc && i < R.report.n; i++) {
@@ -404,147 +347,9 @@ static int run_script(struct advise *A, const char *const *tiers, size_t ntiers,
 	return rc;
 }
 
-static const char *param(const struct ts_row *w, const char *key)
-{
-	for (size_t i = 0; i < w->nparams; i++)
-		if (!strcmp(w->pkey[i], key))
-			return w->pval[i];
-	return NULL;
-}
-
-/* An instance grid's instances also set the GPUs. */
-static bool instance_grid;
-
-static bool grid_key(const char *key)
-{
-	return !strcmp(key, "mount.tier") || !strcmp(key, "mount.mem") ||
-	       !strcmp(key, "pipeline.vcpus") ||
-	       (instance_grid && (!strcmp(key, "engine.gpus") || !strcmp(key, "engine.gpu") ||
-				  !strcmp(key, "mount.capacity")));
-}
-
-/* The row's own label less its tier prefix and the values of swept grid
- * keys ("vcpus=2 mem=1GiB" from a sweep{} the grid overrides). */
-static void base_label(const struct ts_row *w, char *buf, size_t n)
-{
-	const char *l = w->label ? w->label : "";
-	size_t tl = w->tier ? strlen(w->tier) : 0;
-	if (tl && !strncmp(l, w->tier, tl) && (l[tl] == ' ' || !l[tl]))
-		l += tl + (l[tl] == ' ');
-	buf[0] = 0;
-	size_t used = 0;
-	char *copy = strdup(l);
-	if (!copy)
-		return;
-	for (char *save, *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
-		if (!strncmp(t, "vcpus=", 6) || !strncmp(t, "mem=", 4) || !strncmp(t, "tier=", 5))
-			continue;
-		if (used < n)
-			used += (size_t)snprintf(buf + used, n - used, "%s%s", used ? " " : "", t);
-	}
-	free(copy);
-}
-
-/* The row's workload; a new one when @create, else -ENOENT if none. */
-static int workload_of(struct advise *A, const struct ts_row *w, bool create, size_t *out)
-{
-	char label[512], key[2048];
-	base_label(w, label, sizeof(label));
-	size_t used = (size_t)snprintf(key, sizeof(key), "%s", label);
-	for (size_t i = 0; i < w->nparams && used < sizeof(key); i++)
-		if (!grid_key(w->pkey[i]))
-			used += (size_t)snprintf(key + used, sizeof(key) - used, "|%s=%s", w->pkey[i],
-						 w->pval[i]);
-	for (size_t i = 0; i < A->nw; i++)
-		if (!strcmp(A->w[i].key, key)) {
-			*out = i;
-			return 0;
-		}
-	if (!create)
-		return -ENOENT;
-	struct workload *nw = realloc(A->w, (A->nw + 1) * sizeof(*nw));
-	if (!nw)
-		return -ENOMEM;
-	A->w = nw;
-	struct workload *k = &A->w[A->nw];
-	memset(k, 0, sizeof(*k));
-	k->best = k->rec = NONE;
-	char name[512];
-	if (label[0])
-		snprintf(name, sizeof(name), "%s", label);
-	else
-		snprintf(name, sizeof(name), "%s %s b%s", param(w, "engine.model") ?: "?",
-			 param(w, "engine.mode") ?: "?", param(w, "engine.batch") ?: "?");
-	k->key = strdup(key);
-	k->name = strdup(name);
-	if (!k->key || !k->name) {
-		free(k->key);
-		free(k->name);
-		return -ENOMEM;
-	}
-	*out = A->nw++;
-	return 0;
-}
-
-static size_t tier_index(const struct grid *g, const char *tier)
-{
-	for (size_t i = 0; tier && i < g->ntiers; i++)
-		if (!strcmp(g->tiers[i], tier))
-			return i;
-	return NONE;
-}
-
-/* Files the rows of grid point (v, m) under their workloads, labelled
- * "workload | 4 vCPU 16GiB ssd-cloud". A configuration a sweep{} ran at
- * several values of a grid key ran identically under the override; only
- * its first row is kept. */
-static int file_rows(struct advise *A, struct ts_report *got, size_t v, size_t m)
-{
-	for (size_t i = 0; i < got->n; i++) {
-		struct ts_row *w = &got->rows[i];
-		size_t t = tier_index(&A->g, w->tier), wi;
-		if (t == NONE)
-			continue;
-		int rc = workload_of(A, w, true, &wi);
-		if (rc)
-			return rc;
-		struct workload *k = &A->w[wi];
-		bool dup = false;
-		for (size_t p = 0; p < k->n; p++)
-			dup |= k->pts[p].v == v && k->pts[p].m == m && k->pts[p].t == t;
-		if (dup)
-			continue;
-		if (k->n == k->cap) {
-			size_t cap = k->cap ? 2 * k->cap : 16;
-			struct point *np = realloc(k->pts, cap * sizeof(*np));
-			if (!np)
-				return -ENOMEM;
-			k->pts = np;
-			k->cap = cap;
-		}
-		char label[768];
-		if (A->g.ni)
-			snprintf(label, sizeof(label), "%s | %s %s", k->name, A->g.inst[v]->name,
-				 A->g.tiers[t]);
-		else
-			snprintf(label, sizeof(label), "%s | %llu vCPU %s %s", k->name,
-				 (unsigned long long)A->g.vcpus[v], A->g.mem_s[m], A->g.tiers[t]);
-		struct ts_row *dst = ts_report_add(&A->rep);
-		if (!dst)
-			return -ENOMEM;
-		*dst = *w;
-		memset(w, 0, sizeof(*w));
-		if ((rc = ts_row_set_str(&dst->label, label)) ||
-		    (rc = ts_row_param(dst, "advise.workload", k->name)))
-			return rc;
-		k->pts[k->n++] = (struct point){ A->rep.n - 1, v, m, t };
-	}
-	return 0;
-}
-
 /* The overrides of grid point (@v, @m): the vCPUs and memory, or the
  * instance; returns how many. */
-static size_t point_kv(const struct advise *A, size_t v, size_t m, char kv[2][96])
+static size_t point_kv(const struct ts_advise *A, size_t v, size_t m, char kv[2][96])
 {
 	if (A->g.ni) {
 		snprintf(kv[0], sizeof(kv[0]), "instance.name=%s", A->g.inst[v]->name);
@@ -555,234 +360,16 @@ static size_t point_kv(const struct advise *A, size_t v, size_t m, char kv[2][96
 	return 2;
 }
 
-/* ---- Choosing ------------------------------------------------------------------- */
-
-/* Tiers by their caps at the workload's capacity: read MB/s, then read
- * IOPS; a cap of 0 means none (unlimited) and sorts last. */
-static double cap_or_inf(double v)
-{
-	return v > 0 ? v : INFINITY;
-}
-
-static int rank_tiers(struct advise *A, struct workload *k)
-{
-	const struct ts_row *w = &A->rep.rows[k->pts[0].row];
-	const char *cs = param(w, "mount.capacity");
-	uint64_t cap = 0;
-	char compact[64] = "";
-	size_t j = 0;
-	for (const char *c = cs ? cs : ""; *c && j + 1 < sizeof(compact); c++)
-		if (*c != ' ')
-			compact[j++] = *c;
-	compact[j] = 0;
-	if (compact[0] && ts_parse_size(compact, &cap))
-		cap = 0;
-	double bps[TS_RUNNER_MAX_TIERS], iops[TS_RUNNER_MAX_TIERS];
-	for (size_t t = 0; t < A->g.ntiers; t++) {
-		const struct ts_tier_profile *p;
-		struct ts_tier_limits l;
-		char err[512];
-		int rc = ts_tier_set_lookup(A->tiers, A->g.tiers[t], &p, err, sizeof(err));
-		if (!rc)
-			rc = ts_tier_effective(p, cap, &l, err, sizeof(err));
-		if (rc) {
-			fprintf(stderr, "tiersim advise: %s\n", err);
-			return rc;
-		}
-		bps[t] = cap_or_inf(l.read_bps > 0 ? l.read_bps : l.bps);
-		iops[t] = cap_or_inf(l.read_iops > 0 ? l.read_iops : l.iops);
-	}
-	for (size_t t = 0; t < A->g.ntiers; t++) {
-		unsigned r = 0;
-		for (size_t u = 0; u < A->g.ntiers; u++)
-			r += bps[u] < bps[t] || (bps[u] == bps[t] && (iops[u] < iops[t] ||
-								       (iops[u] == iops[t] && u < t)));
-		k->tier_rank[t] = r;
-	}
-	return 0;
-}
-
-/* Cost order: fewer vCPUs, then less memory, then the lower tier. */
-static int cost_cmp(const struct workload *k, const struct point *a, const struct point *b)
-{
-	if (a->v != b->v)
-		return a->v < b->v ? -1 : 1;
-	if (a->m != b->m)
-		return a->m < b->m ? -1 : 1;
-	unsigned ra = k->tier_rank[a->t], rb = k->tier_rank[b->t];
-	return ra < rb ? -1 : ra > rb;
-}
-
-/* samples/s at @p: as run (@end 0), or at the slow (-1) or fast (+1) end
- * of the band (--band); NaN where there is none. */
-static double sps_end(const struct advise *A, const struct point *p, int end)
-{
-	const struct ts_row *w = &A->rep.rows[p->row];
-	if (w->error)
-		return NAN;
-	if (!end)
-		return w->samples_per_s;
-	if (!w->band_params)
-		return NAN;
-	return end < 0 ? w->band_sps_lo : w->band_sps_hi;
-}
-
-static double sps_at(const struct advise *A, const struct point *p)
-{
-	return sps_end(A, p, 0);
-}
-
-/* The best point at @end: highest samples/s, the cheaper one on a tie. */
-static size_t best_at(const struct advise *A, const struct workload *k, int end)
-{
-	size_t best = NONE;
-	for (size_t i = 0; i < k->n; i++) {
-		double s = sps_end(A, &k->pts[i], end);
-		if (isnan(s))
-			continue;
-		double b = best == NONE ? NAN : sps_end(A, &k->pts[best], end);
-		if (best == NONE || s > b || (s == b && cost_cmp(k, &k->pts[i], &k->pts[best]) < 0))
-			best = i;
-	}
-	return best;
-}
-
-/* The recommendation at @end: the cheapest point within the tolerance of
- * that end's best. */
-static size_t choose_at(const struct advise *A, const struct workload *k, int end)
-{
-	size_t best = best_at(A, k, end), rec = NONE;
-	if (best == NONE)
-		return NONE;
-	double floor = sps_end(A, &k->pts[best], end) * (1.0 - k->tol_pct / 100.0);
-	for (size_t i = 0; i < k->n; i++) {
-		double s = sps_end(A, &k->pts[i], end);
-		if (!isnan(s) && s >= floor && (rec == NONE || cost_cmp(k, &k->pts[i], &k->pts[rec]) < 0))
-			rec = i;
-	}
-	return rec;
-}
-
-/* Dollars per sample at @p (the order of $ per epoch), NaN where unpriced. */
-static double per_sample(const struct advise *A, const struct point *p)
-{
-	const struct ts_row *w = &A->rep.rows[p->row];
-	return w->error || !(w->samples_per_s > 0) ? NAN : w->cost_hour.v / w->samples_per_s;
-}
-
-/* Hours and dollars of --epochs epochs at @p; false where unknown. */
-static bool epochs_at(const struct advise *A, const struct point *p, double *hours,
-		      double *dollars)
-{
-	const struct ts_row *w = &A->rep.rows[p->row];
-	if (w->error || isnan(w->cost_epoch.v) || !(w->cost_hour.v > 0))
-		return false;
-	*dollars = A->epochs * w->cost_epoch.v;
-	*hours = *dollars / w->cost_hour.v;
-	return true;
-}
-
-/* The priced choices: within the tolerance the cheapest per sample and its
- * runner-up; anywhere the most samples/s per dollar; and with --deadline or
- * --budget the cheapest point that meets both, and its runner-up. */
-static void choose_money(struct advise *A, struct workload *k)
-{
-	k->money = k->money2 = k->per_dollar = k->fit = k->fit2 = NONE;
-	if (k->best == NONE)
-		return;
-	double floor = sps_at(A, &k->pts[k->best]) * (1.0 - k->tol_pct / 100.0);
-	for (size_t i = 0; i < k->n; i++) {
-		const struct point *p = &k->pts[i];
-		double c = per_sample(A, p);
-		if (isnan(c))
-			continue;
-		if (k->per_dollar == NONE || c < per_sample(A, &k->pts[k->per_dollar]))
-			k->per_dollar = i;
-		if (sps_at(A, p) >= floor) {
-			if (k->money == NONE || c < per_sample(A, &k->pts[k->money])) {
-				k->money2 = k->money;
-				k->money = i;
-			} else if (k->money2 == NONE || c < per_sample(A, &k->pts[k->money2])) {
-				k->money2 = i;
-			}
-		}
-		double h, d;
-		if (!(A->deadline_h > 0 || A->budget > 0) || !epochs_at(A, p, &h, &d) ||
-		    (A->deadline_h > 0 && h > A->deadline_h) || (A->budget > 0 && d > A->budget))
-			continue;
-		if (k->fit == NONE || c < per_sample(A, &k->pts[k->fit])) {
-			k->fit2 = k->fit;
-			k->fit = i;
-		} else if (k->fit2 == NONE || c < per_sample(A, &k->pts[k->fit2])) {
-			k->fit2 = i;
-		}
-	}
-}
-
-static void find_best(struct advise *A, struct workload *k)
-{
-	k->best = best_at(A, k, 0);
-	if (k->best != NONE)
-		k->runs[k->nruns++] = sps_at(A, &k->pts[k->best]);
-}
-
-static int choose(struct advise *A, struct workload *k)
-{
-	if (k->best == NONE)
-		return 0;
-	double lo = k->runs[0], hi = k->runs[0];
-	for (unsigned i = 1; i < k->nruns; i++) {
-		lo = fmin(lo, k->runs[i]);
-		hi = fmax(hi, k->runs[i]);
-	}
-	k->spread_pct = k->nruns > 1 && hi > 0 ? 100.0 * (hi - lo) / hi : NAN;
-	k->tol_pct = isnan(k->spread_pct) ? A->tolerance_pct : fmax(A->tolerance_pct,
-								     k->spread_pct);
-	k->rec = choose_at(A, k, 0);
-	choose_money(A, k);
-	struct ts_row *rw = &A->rep.rows[k->pts[k->rec].row];
-	struct ts_row *bw = &A->rep.rows[k->pts[k->best].row];
-	char tol[32], spread[32];
-	snprintf(tol, sizeof(tol), "%.4f%%", k->tol_pct);
-	snprintf(spread, sizeof(spread), isnan(k->spread_pct) ? "-" : "%.4f%%", k->spread_pct);
-	int rc = 0;
-	for (size_t i = 0; i < k->n && !rc; i++) {
-		struct ts_row *w = &A->rep.rows[k->pts[i].row];
-		w->rel_to = sps_at(A, &k->pts[k->best]);
-		if (!(rc = ts_row_param(w, "advise.tolerance", tol)))
-			rc = ts_row_param(w, "advise.spread", spread);
-	}
-	if (A->base.band) {
-		k->banded = true;
-		k->rec_slow = choose_at(A, k, -1);
-		k->rec_fast = choose_at(A, k, 1);
-		k->robust = k->rec_slow == k->rec && k->rec_fast == k->rec;
-		if (!rc)
-			rc = ts_row_param(rw, "advise.robust", k->robust ? "yes" : "no");
-	}
-	if (!rc)
-		rc = ts_row_param(rw, "advise.choice", k->rec == k->best ? "recommended, best"
-								       : "recommended");
-	if (!rc && k->rec != k->best)
-		rc = ts_row_param(bw, "advise.choice", "best");
-	if (!rc && k->money != NONE)
-		rc = ts_row_param(&A->rep.rows[k->pts[k->money].row], "advise.money",
-				  "least per epoch within the tolerance");
-	if (!rc && k->money2 != NONE)
-		rc = ts_row_param(&A->rep.rows[k->pts[k->money2].row], "advise.money", "runner-up");
-	return rc;
-}
-
 /* Reruns each workload's best point with seeds 2..repeats+1 (the grid ran
  * with the scenario's seeds, 1 by default). Workloads sharing a best point
  * share its runs. */
-static int measure_spread(struct advise *A, int *status)
+static int measure_spread(struct ts_advise *A, int *status)
 {
 	for (size_t i = 0; i < A->nw; i++) {
-		struct workload *k = &A->w[i];
-		if (k->best == NONE || k->nruns > 1)
+		struct ts_advise_workload *k = &A->w[i];
+		if (k->best == TS_ADVISE_NONE || k->nruns > 1)
 			continue;
-		const struct point *bp = &k->pts[k->best];
+		const struct ts_advise_point *bp = &k->pts[k->best];
 		char pkv[2][96];
 		size_t np = point_kv(A, bp->v, bp->m, pkv);
 		for (unsigned r = 0; r < A->repeats; r++) {
@@ -804,12 +391,12 @@ static int measure_spread(struct advise *A, int *status)
 			for (size_t j = 0; !rc && j < got.n; j++) {
 				size_t wi;
 				/* A row no grid point produced has no workload. */
-				if (workload_of(A, &got.rows[j], false, &wi))
+				if (ts_advise_workload_of(A, &got.rows[j], false, &wi))
 					continue;
-				struct workload *o = &A->w[wi];
-				if (o->best == NONE || o->nruns != r + 1 || o->nruns > REPEATS_MAX)
+				struct ts_advise_workload *o = &A->w[wi];
+				if (o->best == TS_ADVISE_NONE || o->nruns != r + 1 || o->nruns > TS_ADVISE_REPEATS_MAX)
 					continue;
-				const struct point *op = &o->pts[o->best];
+				const struct ts_advise_point *op = &o->pts[o->best];
 				double s = got.rows[j].error ? NAN : got.rows[j].samples_per_s;
 				if (op->v == bp->v && op->m == bp->m && op->t == bp->t && !isnan(s))
 					o->runs[o->nruns++] = s;
@@ -832,7 +419,7 @@ static void fmt(char *b, size_t n, double v, int prec)
 		snprintf(b, n, "%.*f", prec, v);
 }
 
-static void point_words(const struct advise *A, const struct point *p, char *b, size_t n)
+static void point_words(const struct ts_advise *A, const struct ts_advise_point *p, char *b, size_t n)
 {
 	if (A->g.ni)
 		snprintf(b, n, "%s (%d vCPU, %.0f GiB), %s", A->g.inst[p->v]->name,
@@ -843,7 +430,7 @@ static void point_words(const struct advise *A, const struct point *p, char *b, 
 }
 
 /* "$1.23/epoch [0.98..1.60], $2.30/h" (or per 1,000 steps). */
-static void money_words(const struct advise *A, const struct point *p, char *b, size_t n)
+static void money_words(const struct ts_advise *A, const struct ts_advise_point *p, char *b, size_t n)
 {
 	const struct ts_row *w = &A->rep.rows[p->row];
 	bool ep = !isnan(w->cost_epoch.v);
@@ -853,15 +440,15 @@ static void money_words(const struct advise *A, const struct point *p, char *b, 
 }
 
 /* The money lines of a priced workload. */
-static void print_money(const struct advise *A, const struct workload *k, FILE *f)
+static void print_money(const struct ts_advise *A, const struct ts_advise_workload *k, FILE *f)
 {
-	if (k->money == NONE)
+	if (k->money == TS_ADVISE_NONE)
 		return;
 	char pw[256], mw[160];
 	point_words(A, &k->pts[k->money], pw, sizeof(pw));
 	money_words(A, &k->pts[k->money], mw, sizeof(mw));
 	fprintf(f, "in money: %s costs least within the tolerance: %s\n", pw, mw);
-	if (k->money2 != NONE) {
+	if (k->money2 != TS_ADVISE_NONE) {
 		point_words(A, &k->pts[k->money2], pw, sizeof(pw));
 		money_words(A, &k->pts[k->money2], mw, sizeof(mw));
 		fprintf(f, "  runner-up: %s: %s\n", pw, mw);
@@ -873,7 +460,7 @@ static void print_money(const struct advise *A, const struct workload *k, FILE *
 		fprintf(f, "  the resource order's choice, %s, costs %s: fewer resources, but "
 			   "more dollars per sample\n", rw, rm);
 	}
-	if (k->per_dollar != NONE && k->per_dollar != k->money) {
+	if (k->per_dollar != TS_ADVISE_NONE && k->per_dollar != k->money) {
 		point_words(A, &k->pts[k->per_dollar], pw, sizeof(pw));
 		money_words(A, &k->pts[k->per_dollar], mw, sizeof(mw));
 		fprintf(f, "  most samples/s per dollar anywhere (outside the tolerance): %s: %s\n",
@@ -890,39 +477,24 @@ static void print_money(const struct advise *A, const struct workload *k, FILE *
 		snprintf(tmp, sizeof(tmp), " within $%.6g", A->budget);
 		strcat(want, tmp);
 	}
-	if (k->fit == NONE) {
+	if (k->fit == TS_ADVISE_NONE) {
 		fprintf(f, "  %u epoch(s)%s: no grid point does it (or no epoch size is known)\n",
 			A->epochs, want);
 		return;
 	}
 	const size_t fits[] = { k->fit, k->fit2 };
-	for (size_t i = 0; i < TS_ARRAY_SIZE(fits) && fits[i] != NONE; i++) {
+	for (size_t i = 0; i < TS_ARRAY_SIZE(fits) && fits[i] != TS_ADVISE_NONE; i++) {
 		double h, d;
 		point_words(A, &k->pts[fits[i]], pw, sizeof(pw));
-		if (epochs_at(A, &k->pts[fits[i]], &h, &d))
+		if (ts_advise_epochs_at(A, &k->pts[fits[i]], &h, &d))
 			fprintf(f, "  %s %u epoch(s)%s: %s: $%.4g in %.3g h\n",
 				i ? "runner-up for" : "cheapest for", A->epochs, want, pw, d, h);
 	}
 }
 
-/* The workload's points in cost order, the cheapest first (malloc'd). */
-static size_t *cost_order(const struct workload *k)
-{
-	size_t *ord = malloc((k->n ? k->n : 1) * sizeof(*ord));
-	for (size_t i = 0; ord && i < k->n; i++) {
-		size_t j = i;
-		while (j > 0 && cost_cmp(k, &k->pts[i], &k->pts[ord[j - 1]]) < 0) {
-			ord[j] = ord[j - 1];
-			j--;
-		}
-		ord[j] = i;
-	}
-	return ord;
-}
-
 /* Robust, or what decides it: the ranged parameters of the tiers whose
  * points change places between the band's ends. */
-static void print_robust(const struct advise *A, const struct workload *k, FILE *f)
+static void print_robust(const struct ts_advise *A, const struct ts_advise_workload *k, FILE *f)
 {
 	if (k->robust) {
 		fprintf(f, "robust: the same point is recommended at both ends of every ranged "
@@ -930,9 +502,9 @@ static void print_robust(const struct advise *A, const struct workload *k, FILE 
 		return;
 	}
 	char slow[256] = "no point", fast[256] = "no point";
-	if (k->rec_slow != NONE)
+	if (k->rec_slow != TS_ADVISE_NONE)
 		point_words(A, &k->pts[k->rec_slow], slow, sizeof(slow));
-	if (k->rec_fast != NONE)
+	if (k->rec_fast != TS_ADVISE_NONE)
 		point_words(A, &k->pts[k->rec_fast], fast, sizeof(fast));
 	fprintf(f, "NOT robust: at the slow end of the ranges %s is recommended, at the fast end "
 		   "%s;\n  decided by:", slow, fast);
@@ -940,9 +512,9 @@ static void print_robust(const struct advise *A, const struct workload *k, FILE 
 	for (size_t i = 0; i < TS_ARRAY_SIZE(pts); i++) {
 		bool seen = false;
 		for (size_t j = 0; j < i; j++)
-			seen |= pts[j] != NONE && pts[i] != NONE &&
+			seen |= pts[j] != TS_ADVISE_NONE && pts[i] != TS_ADVISE_NONE &&
 				k->pts[pts[j]].t == k->pts[pts[i]].t;
-		if (pts[i] == NONE || seen)
+		if (pts[i] == TS_ADVISE_NONE || seen)
 			continue;
 		const struct ts_row *w = &A->rep.rows[k->pts[pts[i]].row];
 		fprintf(f, " %s (%s)", A->g.tiers[k->pts[pts[i]].t],
@@ -951,13 +523,13 @@ static void print_robust(const struct advise *A, const struct workload *k, FILE 
 	fprintf(f, "\n");
 }
 
-static void print_workload(const struct advise *A, const struct workload *k, FILE *f)
+static void print_workload(const struct ts_advise *A, const struct ts_advise_workload *k, FILE *f)
 {
 	fprintf(f, "\n%s\n", k->name);
 	int tw = 4;
 	for (size_t t = 0; t < A->g.ntiers; t++)
 		tw = (int)strlen(A->g.tiers[t]) > tw ? (int)strlen(A->g.tiers[t]) : tw;
-	bool priced = k->money != NONE;
+	bool priced = k->money != TS_ADVISE_NONE;
 	bool ep = priced && !isnan(A->rep.rows[k->pts[k->money].row].cost_epoch.v);
 	int iw = 0;
 	for (size_t i = 0; i < A->g.ni; i++)
@@ -970,13 +542,13 @@ static void print_workload(const struct advise *A, const struct workload *k, FIL
 		fprintf(f, "  %8s  %11s", "$/h", ep ? "$/epoch" : "$/1k steps");
 	fputc('\n', f);
 	/* In cost order, the cheapest first. */
-	size_t *ord = cost_order(k);
+	size_t *ord = ts_advise_cost_order(k);
 	if (!ord)
 		return;
-	double best = k->best == NONE ? NAN : sps_at(A, &k->pts[k->best]);
+	double best = k->best == TS_ADVISE_NONE ? NAN : ts_advise_sps(A, &k->pts[k->best]);
 	for (size_t o = 0; o < k->n; o++) {
 		size_t i = ord[o];
-		const struct point *p = &k->pts[i];
+		const struct ts_advise_point *p = &k->pts[i];
 		const struct ts_row *w = &A->rep.rows[p->row];
 		if (iw)
 			fprintf(f, "  %-*s  %5d  %6.0f GiB  %-*s", iw, A->g.inst[p->v]->name,
@@ -1005,7 +577,7 @@ static void print_workload(const struct advise *A, const struct workload *k, FIL
 			i == k->money ? "  <- least $" : "", i == k->best ? "  (best)" : "");
 	}
 	free(ord);
-	if (k->best == NONE) {
+	if (k->best == TS_ADVISE_NONE) {
 		fprintf(f, "%s: no grid point produced a result\n", k->name);
 		return;
 	}
@@ -1019,7 +591,7 @@ static void print_workload(const struct advise *A, const struct workload *k, FIL
 	char rw[256], bw[256];
 	point_words(A, &k->pts[k->rec], rw, sizeof(rw));
 	point_words(A, &k->pts[k->best], bw, sizeof(bw));
-	double rs = sps_at(A, &k->pts[k->rec]);
+	double rs = ts_advise_sps(A, &k->pts[k->rec]);
 	if (k->rec == k->best)
 		fprintf(f, "%s: %s is the best (%.1f samples/s);", k->name, rw, best);
 	else
@@ -1034,7 +606,7 @@ static void print_workload(const struct advise *A, const struct workload *k, FIL
 		fprintf(f, "parts (recommended point): %s\n", w->parts);
 }
 
-static void print_advice(const struct advise *A, FILE *f)
+static void print_advice(const struct ts_advise *A, FILE *f)
 {
 	fprintf(f, "advise: %s%s\n", A->rep.title ? A->rep.title : A->base.script,
 		A->base.virtual_time ? " (virtual time)" : " (real time)");
@@ -1053,7 +625,7 @@ static void print_advice(const struct advise *A, FILE *f)
 		   "/ the workload's best; AU = GPU busy / wall;\nIO stall = GPU waiting for input; "
 		   "recommended = the cheapest point within the tolerance of the best.\n");
 	for (size_t i = 0; i < A->nw; i++)
-		if (A->w[i].money != NONE) {
+		if (A->w[i].money != TS_ADVISE_NONE) {
 			fprintf(f, "least $ = the point within the tolerance with the fewest dollars "
 				   "per epoch (instance + volume, tiersim prices --evidence);\n[..] = "
 				   "the low prices at the fast end to the high prices at the slow "
@@ -1066,7 +638,7 @@ static void print_advice(const struct advise *A, FILE *f)
  * workload it shows the tier x vCPU points at the recommended memory size,
  * in cost order ("inference 4v ssd-cloud"). The rows are shallow copies of
  * the report's with their own labels. */
-static int plot_advice(const struct advise *A, const char *path, char *err, size_t errlen)
+static int plot_advice(const struct ts_advise *A, const char *path, char *err, size_t errlen)
 {
 	struct ts_report pr;
 	ts_report_init(&pr);
@@ -1078,10 +650,10 @@ static int plot_advice(const struct advise *A, const char *path, char *err, size
 	if (!rc && !(pr.title = strdup("tiersim advise: tier x vCPU at the recommended memory")))
 		rc = -ENOMEM;
 	for (size_t i = 0; !rc && i < A->nw; i++) {
-		const struct workload *k = &A->w[i];
-		size_t *ord = k->rec == NONE ? NULL : cost_order(k);
+		const struct ts_advise_workload *k = &A->w[i];
+		size_t *ord = k->rec == TS_ADVISE_NONE ? NULL : ts_advise_cost_order(k);
 		for (size_t o = 0; ord && o < k->n && !rc; o++) {
-			const struct point *p = &k->pts[ord[o]];
+			const struct ts_advise_point *p = &k->pts[ord[o]];
 			if (p->m != k->pts[k->rec].m)
 				continue;
 			char *l;
@@ -1094,7 +666,7 @@ static int plot_advice(const struct advise *A, const char *path, char *err, size
 			pr.rows[pr.n] = A->rep.rows[p->row];
 			pr.rows[pr.n++].label = l;
 		}
-		if (k->rec != NONE && !ord)
+		if (k->rec != TS_ADVISE_NONE && !ord)
 			rc = -ENOMEM;
 		free(ord);
 	}
@@ -1112,7 +684,7 @@ static int plot_advice(const struct advise *A, const char *path, char *err, size
 
 /* ---- The command ------------------------------------------------------------------ */
 
-static void advise_free(struct advise *A)
+static void advise_free(struct ts_advise *A)
 {
 	for (size_t i = 0; i < A->nw; i++) {
 		free(A->w[i].key);
@@ -1131,14 +703,14 @@ static void advise_free(struct advise *A)
  * "Instance families", gn5), so the grid brackets the real shapes and adds
  * smaller ones to show where a workload stops caring. The GPU count comes
  * from a virtual-time run of the script as written. */
-static int default_grid(struct advise *A, bool need_v, bool need_m, int *status)
+static int default_grid(struct ts_advise *A, bool need_v, bool need_m, int *status)
 {
 	uint64_t gpus = 1;
 	struct ts_report got;
 	ts_report_init(&got);
 	int rc = run_script(A, A->g.tiers, 1, NULL, 0, true, &got, status);
 	for (size_t i = 0; !rc && i < got.n; i++) {
-		const char *g = param(&got.rows[i], "engine.gpus");
+		const char *g = ts_advise_param(&got.rows[i], "engine.gpus");
 		uint64_t n = g ? strtoull(g, NULL, 10) : 1;
 		gpus = n > gpus ? n : gpus;
 	}
@@ -1166,7 +738,7 @@ static int default_grid(struct advise *A, bool need_v, bool need_m, int *status)
 
 /* The command line into @A and @args. Returns -1 to go on, or the exit
  * status after --help or one line. */
-static int advise_args(struct advise *A, struct advise_args *args, int argc, char **argv)
+static int advise_args(struct ts_advise *A, struct advise_args *args, int argc, char **argv)
 {
 	const struct ts_cmdline *cl = &advise_cmdline;
 	struct ts_opt_args a;
@@ -1207,7 +779,6 @@ static int advise_args(struct advise *A, struct advise_args *args, int argc, cha
 	    parse_money(A, args, err, sizeof(err)))
 		return ts_cmdline_error(cl, "%s", err);
 	if (args->instances) {
-		instance_grid = true;
 		if ((rc = parse_instances(A, args->instances, err, sizeof(err))))
 			return rc == TS_E_PARSE ? ts_cmdline_error(cl, "%s", err)
 						: (fprintf(stderr, "tiersim advise: %s\n", err),
@@ -1218,7 +789,7 @@ static int advise_args(struct advise *A, struct advise_args *args, int argc, cha
 
 /* The grid's tiers: each known, a disk model, listed once. Returns -1 to go
  * on, or the exit status after one line. */
-static int advise_tiers(struct advise *A, const struct ts_opt_list *tiers)
+static int advise_tiers(struct ts_advise *A, const struct ts_opt_list *tiers)
 {
 	char err[1024] = "";
 	int rc = ts_tier_set_load_default(&A->tiers, err, sizeof(err));
@@ -1232,7 +803,7 @@ static int advise_tiers(struct advise *A, const struct ts_opt_list *tiers)
 		if (!strcmp(t, "none"))
 			snprintf(err, sizeof(err), "--tiers: 'none' reads without a disk model; "
 				 "advise compares disk tiers (tiersim tiers lists them)");
-		else if (tier_index(&A->g, t) != NONE)
+		else if (ts_advise_tier_index(&A->g, t) != TS_ADVISE_NONE)
 			snprintf(err, sizeof(err), "--tiers: '%s' is listed twice", t);
 		else if (!ts_tier_set_lookup(A->tiers, t, &p, err, sizeof(err)))
 			A->g.tiers[A->g.ntiers++] = t;
@@ -1245,7 +816,7 @@ static int advise_tiers(struct advise *A, const struct ts_opt_list *tiers)
 
 /* The command line's key=value and the work directory, checked before
  * anything runs. Returns -1 to go on, or the exit status. */
-static int advise_check(struct advise *A)
+static int advise_check(struct ts_advise *A)
 {
 	struct ts_runner R;
 	struct ts_runner_opts o = A->base;
@@ -1261,7 +832,7 @@ static int advise_check(struct advise *A)
 }
 
 /* The grid: one run of the script per vCPU x memory point, on every tier. */
-static int run_grid(struct advise *A, int *status)
+static int run_grid(struct ts_advise *A, int *status)
 {
 	size_t npoints = A->g.nv * A->g.nm, done = 0;
 	int rc = 0;
@@ -1281,7 +852,7 @@ static int run_grid(struct advise *A, int *status)
 			if (!rc && !A->rep.title && got.title)
 				rc = ts_row_set_str(&A->rep.title, got.title);
 			if (!rc)
-				rc = file_rows(A, &got, v, m);
+				rc = ts_advise_file_rows(A, &got, v, m);
 			ts_report_free(&got);
 		}
 	if (rc)
@@ -1301,10 +872,10 @@ static int run_grid(struct advise *A, int *status)
 }
 
 /* Runs the grid and chooses; the report is A->rep. */
-static int advise_run(struct advise *A, int *status)
+static int advise_run(struct ts_advise *A, int *status)
 {
 	int rc;
-	ts_runner_signals();
+	ts_interrupt_install();
 	ts_report_init(&A->rep);
 	A->rep.virtual_time = A->base.virtual_time;
 	if ((rc = ts_row_set_str(&A->rep.script, A->base.script)))
@@ -1314,23 +885,25 @@ static int advise_run(struct advise *A, int *status)
 	if ((rc = run_grid(A, status)))
 		return rc;
 	for (size_t i = 0; i < A->nw; i++) {
-		if ((rc = rank_tiers(A, &A->w[i]))) {
+		char err[512];
+		if ((rc = ts_advise_rank_tiers(A, &A->w[i], err, sizeof(err)))) {
+			fprintf(stderr, "tiersim advise: %s\n", err);
 			*status = TS_EXIT_FAIL;
 			return rc;
 		}
-		find_best(A, &A->w[i]);
+		ts_advise_find_best(A, &A->w[i]);
 	}
 	if (A->repeats && (rc = measure_spread(A, status)))
 		return rc;
 	for (size_t i = 0; i < A->nw; i++)
-		if ((rc = choose(A, &A->w[i])))
+		if ((rc = ts_advise_choose(A, &A->w[i])))
 			return rc;
 	return 0;
 }
 
 int ts_cmd_advise(int argc, char **argv)
 {
-	static struct advise A; /* large (the runner options); one per process */
+	static struct ts_advise A; /* large (the runner options); one per process */
 	struct advise_args args = { 0 };
 	char err[1024] = "";
 	memset(&A, 0, sizeof(A));

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cmdline.h"
+#include "core/interrupt.h"
 #include "commands.h"
 #include "core/units.h"
 #include "pipeline/dataset.h"
@@ -163,13 +164,6 @@ static void print_info(const struct ts_dataset_meta *m, bool on_disk)
 	       m->total_bytes, estimated ? " (file sizes estimated)" : "");
 }
 
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-	interrupted = sig;
-}
-
 static int cmd_make(struct ds_args *args, const char *kname)
 {
 	struct ts_dataset_config cfg = args->cfg;
@@ -190,14 +184,9 @@ static int cmd_make(struct ds_args *args, const char *kname)
 		return usage_error("make needs --out DIR");
 	cfg.progress = !quiet;
 	/* Ctrl-C stops the workers and says what is left behind */
-	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	cfg.stop = &interrupted;
+	ts_interrupt_install();
+	cfg.stop = &ts_interrupted;
 	rc = ts_dataset_make(kind, &cfg, out, &st, err, sizeof(err));
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
 	if (rc) {
 		fprintf(stderr, "tiersim dataset: %s\n", err);
 		return rc == -EINTR ? TS_EXIT_INTERRUPT

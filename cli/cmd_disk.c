@@ -17,7 +17,7 @@
 #include "cmdline.h"
 #include "commands.h"
 #include "disk/disk.h"
-#include "mount.h"
+#include "fs/mount.h"
 #include "opt.h"
 #include "units.h"
 

@@ -32,14 +32,16 @@
 #include <jansson.h>
 
 #include "cmdline.h"
+#include "core/clock.h"
+#include "core/interrupt.h"
 #include "commands.h"
 #include "core/opt.h"
 #include "core/units.h"
 #include "disk/cgroup.h"
 #include "disk/disk.h"
-#include "mount.h"
+#include "fs/mount.h"
 #include "replay.h"
-#include "wake_capture.h"
+#include "traces/wake_capture.h"
 #include "traces/stats.h"
 #include "traces/trace.h"
 
@@ -97,38 +99,6 @@ static const struct ts_cmdline rec_cmdline = {
 	.tail = "The exit status is CMD's (128+N when a signal N ended it).\n",
 	.max_pos = 0,
 };
-
-/* ---- signals: remembered, and passed on to the command when sent to
- * tiersim alone ---- */
-
-static volatile sig_atomic_t got_signal;
-static volatile pid_t child_pid;
-
-static void on_signal(int sig, siginfo_t *si, void *uc)
-{
-	(void)uc;
-	got_signal = sig;
-	/* a terminal's Ctrl-C reaches the whole foreground group (SI_KERNEL);
-	 * kill(1) reaches tiersim only (SI_USER) */
-	if (child_pid > 0 && (sig != SIGINT || si->si_code == SI_USER))
-		kill(child_pid, sig);
-}
-
-static void signals(bool on)
-{
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sigemptyset(&sa.sa_mask);
-	if (on) {
-		sa.sa_sigaction = on_signal;
-		sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	} else {
-		sa.sa_handler = SIG_DFL;
-	}
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
 
 /* @cmd resolved as execvp would: 0, or -ENOENT / -EACCES. */
 static int find_command(const char *cmd)
@@ -194,7 +164,7 @@ static void no_wakes(const char *why)
 
 /* Runs @argv with every "{}" in it replaced by @mnt; its wait status.
  * With @wakes_out, who woke whom among its threads goes there
- * (cli/wake_capture.h); where that cannot be captured a notice says why. */
+ * (traces/wake_capture.h); where that cannot be captured a notice says why. */
 static int run_command(char **argv, int argc, const char *mnt, const char *wakes_out,
 		       const char *scratch, const struct ts_cgroup *cg, int *status)
 {
@@ -237,7 +207,9 @@ static int run_command(char **argv, int argc, const char *mnt, const char *wakes
 		return e;
 	}
 	if (pid == 0) {
-		signals(false);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		setenv("TIERSIM_MOUNT", mnt, 1);
 		if (cg && ts_cgroup_enter(cg, 0)) {
@@ -255,10 +227,10 @@ static int run_command(char **argv, int argc, const char *mnt, const char *wakes
 		fprintf(stderr, "tiersim record: %s: %s\n", args[0], strerror(errno));
 		_exit(127);
 	}
-	child_pid = pid;
+	ts_interrupt_forward(pid);
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	if (got_signal) /* arrived before the pid was known */
-		kill(pid, got_signal);
+	if (ts_interrupted) /* arrived before the pid was known */
+		kill(pid, ts_interrupted);
 	if (cap) {
 		close(go[0]);
 		if (ts_wake_capture_start(cap, pid, why, sizeof(why))) {
@@ -275,7 +247,7 @@ static int run_command(char **argv, int argc, const char *mnt, const char *wakes
 			break;
 		}
 	}
-	child_pid = 0;
+	ts_interrupt_forward(0);
 	if (cap && ts_wake_capture_close(cap, e ? NULL : wakes_out, why, sizeof(why)))
 		no_wakes(why);
 	args_free(args, argc);
@@ -434,20 +406,24 @@ out:
 /* True once the daemon at @mnt has measured its FUSE round trip and made
  * its model: only then is the trace open (fs/calib.c), so the command
  * starts after it, or its first requests (all of them, for a short one)
- * would go unrecorded. tierfs gives its calibration 10 s; so does this. */
+ * would go unrecorded. The daemon's stats file is the only place that says
+ * so (a FUSE file's contents raise no inotify event), so it is read every
+ * 10 ms; the wait is bounded by the 10 s tierfs itself gives its
+ * calibration before it serves requests unmodeled (fs/control.c). */
+#define CALIBRATE_WAIT_NS (10 * TS_NS_PER_S)
 static bool wait_calibrated(const char *mnt)
 {
-	char path[PATH_MAX + 32], buf[4096];
-
+	char path[PATH_MAX + 32];
 	snprintf(path, sizeof(path), "%s/.tierfs/stats", mnt);
-	for (int i = 0; i < 1000 && !got_signal; i++) {
-		FILE *f = fopen(path, "re");
-		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-		if (f)
-			fclose(f);
-		buf[n] = 0;
-		if (strstr(buf, "\"calibrated\": true"))
+	uint64_t end = ts_now_ns() + CALIBRATE_WAIT_NS;
+	while (!ts_interrupted) {
+		json_t *j = json_load_file(path, 0, NULL);
+		bool done = json_is_true(json_object_get(j, "calibrated"));
+		json_decref(j);
+		if (done)
 			return true;
+		if (ts_now_ns() >= end)
+			return false;
 		struct timespec ts = {0, 10 * 1000 * 1000};
 		nanosleep(&ts, NULL);
 	}
@@ -491,7 +467,7 @@ static int record_once_disk(struct ts_mounts *ms, const struct rec_cfg *c, const
 			rc = TS_EXIT_FAIL;
 		}
 	}
-	bool ran = !rc && !got_signal;
+	bool ran = !rc && !ts_interrupted;
 	snprintf(wakes_out, sizeof(wakes_out), "%s.wakes", out);
 	unlink(wakes_out);
 	if (ran && (e = run_command(argv, argc, mnt, c->no_wakes ? NULL : wakes_out, dir,
@@ -535,7 +511,7 @@ static int record_once(struct ts_mounts *ms, const struct rec_cfg *c, const char
 		return TS_EXIT_FAIL;
 	}
 	*status = 0;
-	if (!wait_calibrated(mnt) && !got_signal) {
+	if (!wait_calibrated(mnt) && !ts_interrupted) {
 		fprintf(stderr,
 			"tiersim record: tierfs on %s did not calibrate within 10 s; "
 			"nothing was run\n",
@@ -544,7 +520,7 @@ static int record_once(struct ts_mounts *ms, const struct rec_cfg *c, const char
 		(void)!ts_mount_stop(ms, m, ignore, sizeof(ignore));
 		return TS_EXIT_FAIL;
 	}
-	bool ran = !got_signal;
+	bool ran = !ts_interrupted;
 	char wakes_out[PATH_MAX + 8];
 	snprintf(wakes_out, sizeof(wakes_out), "%s.wakes", out);
 	unlink(wakes_out); /* never one left from an earlier recording */
@@ -672,7 +648,7 @@ int ts_cmd_record(int argc, char **argv)
 			goto out;
 		}
 	}
-	signals(true);
+	ts_interrupt_install();
 	int status = 0, pstatus = 0;
 	if ((e = record_once(&ms, &c, dir, mnt, image[0] ? image : NULL, c.tier, out, argv + cmd,
 			     argc - cmd, &status))) {
@@ -682,10 +658,10 @@ int ts_cmd_record(int argc, char **argv)
 	int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	if (*c.probe) {
 		/* the probe is the same run again: only after a clean first one */
-		if (code || got_signal) {
+		if (code || ts_interrupted) {
 			fprintf(stderr, "tiersim record: no probe run: the command %s\n",
-				got_signal ? "was interrupted" : "failed");
-			rc = got_signal ? TS_EXIT_INTERRUPT : code;
+				ts_interrupted ? "was interrupted" : "failed");
+			rc = ts_interrupted ? TS_EXIT_INTERRUPT : code;
 			goto out;
 		}
 		if ((e = record_once(&ms, &c, dir, mnt, image[0] ? image : NULL, c.probe, probe_out,
@@ -721,7 +697,6 @@ out:
 		rmdir(imgdir);
 	if (dir[0])
 		rmdir(dir); /* the mount point itself went with the mount */
-	signals(false);
 	ts_opt_free(rec_opts, &c);
 	return rc;
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "interrupt.h"
 #include "commands.h"
 #include "pipeline/timeline.h"
 #include "runner.h"
@@ -118,9 +119,9 @@ static int run_main(int argc, char **argv, bool compare)
 	}
 	o.timeline = tl;
 
-	ts_runner_signals();
+	ts_interrupt_install();
 	struct ts_runner R;
-	int rc = ts_runner_main(&R, &o, cl->name, &status);
+	int rc = ts_script_run(&R, &o, cl->name, &status);
 	if (tl) {
 		uint64_t n = ts_timeline_events(tl), dropped = ts_timeline_dropped(tl);
 		bool capped = ts_timeline_capped(tl);

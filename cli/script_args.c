@@ -1,8 +1,11 @@
 /* script_args.c — what run, compare and advise share on their command line (see script_args.h). */
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
 #include "commands.h"
+#include "interrupt.h"
 #include "script_args.h"
 
 int ts_script_args(const struct ts_cmdline *c, const struct ts_opt_args *a,
@@ -60,4 +63,32 @@ int ts_script_write(const struct ts_cmdline *c, const struct ts_report *r,
 		status = status ? status : TS_EXIT_FAIL;
 	}
 	return status;
+}
+
+int ts_script_run(struct ts_runner *R, const struct ts_runner_opts *o, const char *cmd,
+		   int *status)
+{
+	char err[2048] = "";
+	*status = TS_EXIT_OK;
+	int rc = ts_runner_init(R, o, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "tiersim %s: %s\n", cmd, err[0] ? err : ts_strerror(rc));
+		*status = rc == TS_E_UNKNOWN || rc == TS_E_PARSE ? TS_EXIT_USAGE : TS_EXIT_FAIL;
+		return rc;
+	}
+	rc = ts_runner_run(R, err, sizeof(err));
+	if (rc == -EINTR || ts_interrupted) {
+		fprintf(stderr, "tiersim %s: interrupted by signal %d; stopping and unmounting\n",
+			cmd, (int)ts_interrupted);
+		*status = TS_EXIT_INTERRUPT;
+		return -EINTR;
+	}
+	if (rc == TS_E_LUA) {
+		/* The message and traceback are printed. */
+		*status = R->usage_error ? TS_EXIT_USAGE : TS_EXIT_FAIL;
+	} else if (rc) {
+		fprintf(stderr, "tiersim %s: %s\n", cmd, err[0] ? err : ts_strerror(rc));
+		*status = TS_EXIT_FAIL;
+	}
+	return rc;
 }

@@ -1,7 +1,9 @@
 /* files.c — mkdir -p, rm -r, write-all, mountinfo and last-line lookups (see files.h). */
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,6 +86,15 @@ int ts_remove_tree(const char *path, unsigned flags)
 	if (!(flags & TS_RM_KEEP_TOP) && rmdir(path) && !rc)
 		rc = -errno;
 	return rc;
+}
+
+int ts_pathf(char *buf, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int w = vsnprintf(buf, n, fmt, ap);
+	va_end(ap);
+	return w < 0 || (size_t)w >= n ? -ENAMETOOLONG : 0;
 }
 
 static int write_loop(int fd, const char *p, size_t n, off_t off, bool at)

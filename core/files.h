@@ -28,6 +28,9 @@ TS_WUR int ts_mkdir_p(const char *path, mode_t mode, char *made, size_t madelen)
  * ignore it). */
 int ts_remove_tree(const char *path, unsigned flags);
 
+/* snprintf for paths: 0, or -ENAMETOOLONG instead of a silently cut path. */
+TS_WUR int ts_pathf(char *buf, size_t n, const char *fmt, ...) TS_PRINTF(3, 4);
+
 /* Writes all @n bytes of @buf at the file position (EINTR and short
  * writes retried). */
 TS_WUR int ts_write_all(int fd, const void *buf, size_t n);

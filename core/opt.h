@@ -13,7 +13,7 @@
  * min/max of 0/0 mean "no bound" (for a list: on the number of words).
  * Strings and lists are heap copies owned by the struct; ts_opt_free()
  * releases them. The Lua setters (a table of options from a scenario)
- * are in cli/lua_opt.h: core/ knows no Lua.
+ * are in scenario/lua_opt.h: core/ knows no Lua.
  *
  * The same table is a program's command line (ts_opt_parse_args) and its
  * --help (ts_opt_help_args): "--name VALUE" with the placeholder @meta, the

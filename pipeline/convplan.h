@@ -6,7 +6,7 @@
  * list, shuffles it, and for each image reads the file, decodes and
  * resizes it, puts a Datum under the key "%08d_<file>", and commits the
  * transaction every `txn` puts (1000) and after the last. What happens
- * next is decided here; the real driver (cli/convert.c) does it with
+ * next is decided here; the real driver (scenario/convert.c) does it with
  * read(2), libjpeg-turbo and LMDB, the virtual one charges the tier model
  * and the decode calibration. Neither decides anything itself.
  *

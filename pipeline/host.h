@@ -48,7 +48,7 @@ enum ts_host_field {
 	TS_HF_DATUM_PARSE,   /* datum_parse_ns: parse a Datum, copy its pixels */
 	TS_HF_LMDB_PUT,	     /* lmdb_put_ns: make a Datum, put it (no fsync) */
 	TS_HF_REQUIRED,	     /* the fields above: a measured host sets every one */
-	/* DLIO's framework path (cli/DLIO.md), optional: 0 where no host on the
+	/* DLIO's framework path (workloads/DLIO.md), optional: 0 where no host on the
 	 * from = chain sets them. */
 	TS_HF_DLIO_SAMPLE = TS_HF_REQUIRED, /* dlio_sample_ns: per sample, in a reader worker */
 	TS_HF_DLIO_MIB,	     /* dlio_sample_ns_per_mib: ... plus per MiB of the sample */

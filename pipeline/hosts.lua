@@ -31,7 +31,7 @@
 --   dlio_step_ns      optional: a DLIO rank's own work per step on its
 --                     training loop (taking the batch from the framework,
 --                     the loop's bookkeeping), serial with computation_time
---                     (cli/DLIO.md; `tiersim dlio --host NAME`)
+--                     (workloads/DLIO.md; `tiersim dlio --host NAME`)
 -- Not modeled: the framework's own per-step CPU work (solver, data layer
 -- threads) of the training engines — the engine profiles' step times hold it
 -- where it was measured.

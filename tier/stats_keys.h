@@ -1,7 +1,7 @@
 /*
  * stats_keys.h — the keys of the stats JSON that readers look up: tierfs's
  * MOUNT/.tierfs/stats (fs/control.c) with the tier model's object under
- * TS_STATS_KEY_MODEL (tier_json.c), as the runner (cli/runner.c) and the
+ * TS_STATS_KEY_MODEL (tier_json.c), as the runner (scenario/runner.c) and the
  * tests read them. Writers and readers use these names, so a renamed key
  * cannot leave a reader finding nothing.
  *

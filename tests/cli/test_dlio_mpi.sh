@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_dlio_mpi.sh — `mpirun -np 3 tiersim dlio` (cli/dlio_mpi.c): three
+# test_dlio_mpi.sh — `mpirun -np 3 tiersim dlio` (workloads/dlio_mpi.c): three
 # ranks read one tierfs mount in real time, each its own shard, so that
 # every sample is read exactly once per epoch across the ranks (tierfs's
 # trace says which process opened what), and rank 0 reports the figures

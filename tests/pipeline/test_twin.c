@@ -79,7 +79,7 @@ static const struct twin_case cases[] = {
 	{ "npz", "train", "npz", true, "none", 7, 4, 2, 1, 2 },
 	{ "tfrecord", "train", "tfrecord", true, "none", 6, 8, 3, 1, 2, 5, 20000 },
 	{ "tfrecord", "train", "tfrecord", false, "none", 4, 2, 2, 1, 1, 1, 0 },
-	/* an MPI rank's shard (cli/dlio_mpi.h) */
+	/* an MPI rank's shard (workloads/dlio_mpi.h) */
 	{ "npz", "train", "npz", true, "none", 3, 4, 2, 1, 2, 0, 0, 20, 21 },
 	{ "tfrecord", "train", "tfrecord", true, "none", 4, 8, 3, 1, 2, 5, 20000, 13, 30 },
 };

@@ -20,10 +20,10 @@
 static int l_list(lua_State *L)
 {
 	struct ts_runner *R = RUNNER(L);
-	size_t n = ts_tier_set_count(R->tiers);
+	size_t n = ts_tier_set_count(R->env.tiers);
 	lua_createtable(L, (int)n, 0);
 	for (size_t i = 0; i < n; i++) {
-		lua_pushstring(L, ts_tier_set_at(R->tiers, i)->name);
+		lua_pushstring(L, ts_tier_set_at(R->env.tiers, i)->name);
 		lua_rawseti(L, -2, (lua_Integer)i + 1);
 	}
 	return 1;
@@ -42,7 +42,7 @@ static int l_limits(lua_State *L)
 	}
 	const struct ts_tier_profile *p;
 	char err[512];
-	if (ts_tier_set_lookup(R->tiers, name, &p, err, sizeof(err)))
+	if (ts_tier_set_lookup(R->env.tiers, name, &p, err, sizeof(err)))
 		return luaL_error(L, "tiers.limits: %s", err);
 	struct ts_tier_limits l;
 	if (ts_tier_effective(p, cap, &l, err, sizeof(err)))

@@ -13,16 +13,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "interrupt.h"
 #include "clock.h"
+#include "files.h"
 #include "hist.h"
 #include "opt.h"
 #include "pipeline/source.h"
 #include "pipeline/timeline.h"
 #include "pipeline/vpipe.h"
-#include "runner_int.h"
+#include "job.h"
+#include "jobs.h"
 #include "traces/stats.h"
 #include "traces/trace.h"
-#include "vtier.h"
+#include "pipeline/vtier.h"
 
 /* Iterations and epochs for a run: enough whole epochs to cover
  * warm-up + measured iterations. */
@@ -43,6 +46,8 @@ static int plan_iterations(const struct ts_scn_run *run, uint64_t per_epoch, uin
 
 struct feed {
 	bool virtual_time;
+	int band_end;  /* virtual: the band end modeled (-1 slow, 0, +1 fast) */
+	unsigned nrun; /* the configuration's number, for --timeline's names */
 	/* real */
 	struct live lv;
 	/* virtual */
@@ -64,7 +69,7 @@ static void feed_counters(struct feed *f, struct fs_counters *c)
 		*c = (struct fs_counters){ true, f->vt.read_bytes, f->vt.write_bytes,
 					   f->vt.read_bytes, f->vt.hit_bytes };
 	else if (f->lv.mount)
-		ts_runner_read_counters(f->lv.root, c);
+		ts_job_read_counters(f->lv.root, c);
 }
 
 /* The next batch: 1 with its sample count and when it was ready, 0 at the
@@ -113,13 +118,13 @@ static uint64_t feed_batches_per_epoch(const struct feed *f)
 /* Real time: the mount's request trace, now that the mount is stopped and
  * the trace closed, on the tier tracks in submit order. A trace that cannot
  * be read leaves the tracks out and says so (the row stands). */
-static void tl_merge_trace(struct ts_runner *R, struct feed *f, const char *path)
+static void tl_merge_trace(struct ts_job_env *env, struct feed *f, const char *path)
 {
 	struct ts_trace t;
 	char msg[1024];
 	ts_trace_init(&t);
 	if (ts_trace_read(path, &t, msg, sizeof(msg))) {
-		if (!R->o.quiet)
+		if (!env->quiet)
 			fprintf(stderr, "tiersim: --timeline: no tier tracks for this row: %s\n", msg);
 		ts_trace_free(&t);
 		return;
@@ -139,7 +144,7 @@ static void tl_merge_trace(struct ts_runner *R, struct feed *f, const char *path
 	ts_trace_free(&t);
 }
 
-static int feed_end(struct ts_runner *R, struct feed *f, char *err, size_t errlen)
+static int feed_end(struct ts_job_env *env, struct feed *f, char *err, size_t errlen)
 {
 	ts_vpipe_free(f->vp);
 	f->vp = NULL;
@@ -147,9 +152,9 @@ static int feed_end(struct ts_runner *R, struct feed *f, char *err, size_t errle
 	char trace[PATH_MAX];
 	bool own = f->lv.own_trace;
 	snprintf(trace, sizeof(trace), "%s", f->lv.trace);
-	int rc = ts_runner_live_end(R, &f->lv, err, errlen);
+	int rc = ts_job_live_end(env, &f->lv, err, errlen);
 	if (f->tl && trace[0])
-		tl_merge_trace(R, f, trace);
+		tl_merge_trace(env, f, trace);
 	if (own && trace[0])
 		unlink(trace);
 	return rc;
@@ -158,7 +163,7 @@ static int feed_end(struct ts_runner *R, struct feed *f, char *err, size_t errle
 /* Where the batches come from: the dataset placed (and in real time
  * mounted), the loader made over it. *per_epoch: batches per epoch when the
  * dataset says (0: known once the loader is open). */
-static int feed_open(struct ts_runner *R, struct ts_scenario *s, const char *tier,
+static int feed_open(struct ts_job_env *env, struct ts_scenario *s, const char *tier,
 		     const struct ts_scn_run *run, struct feed *f, struct ts_dataset_place *dp,
 		     char *mdesc, size_t mdn, char *err, size_t errlen)
 {
@@ -167,7 +172,7 @@ static int feed_open(struct ts_runner *R, struct ts_scenario *s, const char *tie
 	if (synthetic) {
 		snprintf(mdesc, mdn, "no storage (synthetic data, benchmark mode)");
 	} else {
-		if ((rc = ts_runner_place(R, s, dp, !f->virtual_time, err, errlen)))
+		if ((rc = ts_job_place(env, s, dp, !f->virtual_time, err, errlen)))
 			return rc;
 		if (f->virtual_time && !dp->have_meta) {
 			snprintf(err, errlen, "--virtual predicts generated datasets "
@@ -176,13 +181,13 @@ static int feed_open(struct ts_runner *R, struct ts_scenario *s, const char *tie
 			return -EINVAL;
 		}
 		if (f->virtual_time) {
-			if ((rc = ts_vtier_new(R, s, &f->vt, err, errlen)))
+			if ((rc = ts_job_vtier(env, s, f->band_end, &f->vt, err, errlen)))
 				return rc;
 			f->vt.tl = f->tl;
-			ts_runner_tier_desc(s, "tier model virtual", mdesc, mdn);
+			ts_job_tier_desc(s, "tier model virtual", mdesc, mdn);
 		} else {
 			f->lv.want_trace = f->tl != NULL;
-			if ((rc = ts_runner_live_mount(R, s, tier, dp, &f->lv, mdesc, mdn, err,
+			if ((rc = ts_job_live_mount(env, s, tier, dp, &f->lv, mdesc, mdn, err,
 						       errlen)))
 				return rc;
 		}
@@ -198,7 +203,7 @@ static int feed_open(struct ts_runner *R, struct ts_scenario *s, const char *tie
 	const char *top = f->virtual_time ? dp->dir : f->lv.root;
 	const char *rel = f->virtual_time ? "" : dp->rel;
 	char path[PATH_MAX * 2] = "";
-	if (!synthetic && ts_runner_pathf(path, sizeof(path), "%s%s%s%s%s", top, rel[0] ? "/" : "",
+	if (!synthetic && ts_pathf(path, sizeof(path), "%s%s%s%s%s", top, rel[0] ? "/" : "",
 					  rel, dp->input[0] ? "/" : "", dp->input)) {
 		snprintf(err, errlen, "dataset path under %s is too long", top);
 		ts_opt_free(ts_pipe_opts, &pc);
@@ -239,7 +244,7 @@ static int feed_open(struct ts_runner *R, struct ts_scenario *s, const char *tie
 		const struct ts_source_ops *ops = ts_source_find(pc.source, sub, sizeof(sub));
 		if (ops && !ts_pipe_decode_mode(&pc, ops, 0, &mode, sub, sizeof(sub)) &&
 		    mode != TS_DECODE_NONE) {
-			if ((rc = ts_vtier_load_cal(&f->cal, pc.calibration, pc.host, R->band_end, err, errlen))) {
+			if ((rc = ts_vtier_load_cal(&f->cal, pc.calibration, pc.host, f->band_end, err, errlen))) {
 				ts_opt_free(ts_pipe_opts, &pc);
 				return rc;
 			}
@@ -306,7 +311,7 @@ static int feed_parts(struct feed *f, const struct ts_scenario *s, bool syntheti
 }
 
 /* The measured loop over the feed's batches. */
-static int train_loop(struct ts_runner *R, struct feed *f, struct ts_engine *eng,
+static int train_loop(struct ts_job_env *env, struct feed *f, struct ts_engine *eng,
 		      const struct ts_scenario *s, const struct ts_scn_run *run, uint64_t iters,
 		      struct ts_row *w, char *err, size_t errlen)
 {
@@ -326,7 +331,7 @@ static int train_loop(struct ts_runner *R, struct feed *f, struct ts_engine *eng
 	if (!run->warmup)
 		feed_counters(f, &c0);
 	while (done < total) {
-		if (ts_runner_interrupted) {
+		if (ts_interrupted) {
 			rc = -EINTR;
 			break;
 		}
@@ -375,51 +380,58 @@ static int train_loop(struct ts_runner *R, struct feed *f, struct ts_engine *eng
 		}
 		prev_end = st.end_ns;
 		double el = (double)(ts_now_ns() - wall0) / 1e9;
-		ts_runner_progress(R, w->label, done, total,
+		ts_job_progress(env, w->label, done, total,
 				   el > 0 ? (double)(done * batch) / el : 0, el);
 	}
-	ts_runner_progress_end(R);
+	ts_job_progress_end(env);
 	if (!rc) {
 		feed_counters(f, &c1);
 		struct ts_step_sums sums = { iters, batch, samples, prev_end - t_meas, busy, idle, ih };
-		ts_runner_row_steps(w, &sums);
-		ts_runner_row_io(w, &c0, &c1, w->time_s);
+		ts_job_row_steps(w, &sums);
+		ts_job_row_io(w, &c0, &c1, w->time_s);
 	}
 	free(ih);
 	return rc;
 }
 
 /* The row's track group, named after the row, its tier and its clock. */
-static void tl_group(struct ts_runner *R, const struct ts_scenario *s, struct feed *f,
+static void tl_group(struct ts_job_env *env, const struct ts_scenario *s, struct feed *f,
 		     const struct ts_row *w)
 {
 	char name[1024];
-	const char *band = R->band_end < 0 ? ", band slow end" : R->band_end > 0 ? ", band fast end"
+	const char *band = f->band_end < 0 ? ", band slow end" : f->band_end > 0 ? ", band fast end"
 										   : "";
 	const char *label = w->label ? w->label : "?";
 	bool same = !strcmp(label, s->mnt.tier);
 	snprintf(name, sizeof(name), "[%u] %s%s%s: %s %s batch %llu x %llu GPU, %s time%s",
-		 R->nruns, label, same ? "" : " on ", same ? "" : s->mnt.tier, s->eng.model,
+		 f->nrun, label, same ? "" : " on ", same ? "" : s->mnt.tier, s->eng.model,
 		 s->eng.mode,
 		 (unsigned long long)s->eng.batch, (unsigned long long)s->eng.gpus,
 		 f->virtual_time ? "virtual" : "real", band);
 	f->tl_t0 = f->virtual_time ? 0 : ts_now_ns();
-	f->tl = ts_timeline_proc(R->o.timeline, name, f->tl_t0);
+	f->tl = ts_timeline_proc(env->timeline, name, f->tl_t0);
 }
 
-int ts_runner_train(struct ts_runner *R, struct ts_scenario *s, const char *tier,
-		    const struct ts_scn_run *run, struct ts_row *w, char *err, size_t errlen)
+/* Training and inference: the engine's mode says which, the step loop is
+ * one. */
+static int train_run(struct ts_job_env *env, const struct ts_job_args *a, struct ts_row *w,
+		     char *err, size_t errlen)
 {
+	struct ts_scenario *s = a->s;
+	const char *tier = a->tier;
+	const struct ts_scn_run *run = a->run;
 	struct ts_dataset_place dp;
 	struct feed f;
 	memset(&f, 0, sizeof(f));
 	memset(&dp, 0, sizeof(dp));
-	f.virtual_time = R->o.virtual_time;
+	f.band_end = a->band_end;
+	f.nrun = a->nrun;
+	f.virtual_time = env->virtual_time;
 	struct ts_engine *eng;
 	char mdesc[256], edesc[256];
 
 	/* The engine first: a batch that does not fit is a row, not a failure. */
-	int rc = ts_runner_engine(s, w, &eng, err, errlen);
+	int rc = ts_job_engine(s, w, &eng, err, errlen);
 	if (rc || !eng)
 		return rc;
 	if (f.virtual_time && !(eng->ops->flags & TS_ENGINE_VIRTUAL)) {
@@ -429,10 +441,10 @@ int ts_runner_train(struct ts_runner *R, struct ts_scenario *s, const char *tier
 		return -EINVAL;
 	}
 	ts_engine_describe(eng, edesc, sizeof(edesc));
-	if (R->o.timeline)
-		tl_group(R, s, &f, w);
+	if (env->timeline)
+		tl_group(env, s, &f, w);
 	bool synthetic = s->pipe.source && !strcmp(s->pipe.source, "null");
-	if ((rc = feed_open(R, s, tier, run, &f, &dp, mdesc, sizeof(mdesc), err, errlen)))
+	if ((rc = feed_open(env, s, tier, run, &f, &dp, mdesc, sizeof(mdesc), err, errlen)))
 		goto out;
 	uint64_t iters, epochs;
 	if (synthetic)
@@ -440,13 +452,33 @@ int ts_runner_train(struct ts_runner *R, struct ts_scenario *s, const char *tier
 	else if ((rc = plan_iterations(run, feed_batches_per_epoch(&f), &iters, &epochs, err,
 				       errlen)))
 		goto out;
-	if (!(rc = train_loop(R, &f, eng, s, run, iters, w, err, errlen)))
+	if (!(rc = train_loop(env, &f, eng, s, run, iters, w, err, errlen)))
 		rc = feed_parts(&f, s, synthetic, mdesc, edesc, w);
 out:;
 	ts_engine_free(eng);
-	int erc = feed_end(R, &f, err, errlen);
+	int erc = feed_end(env, &f, err, errlen);
 	if (!rc)
 		rc = erc;
-	ts_runner_place_free(&dp);
+	ts_job_place_free(&dp);
 	return rc;
 }
+
+/* --band moves the pipeline's host profile with the tier. */
+static const char *train_band_host(const struct ts_job_args *a)
+{
+	return a->s->pipe.host;
+}
+
+const struct ts_job_ops ts_job_train = {
+	.name = "train",
+	.version = TS_JOB_VERSION,
+	.run = train_run,
+	.band_host = train_band_host,
+};
+
+const struct ts_job_ops ts_job_infer = {
+	.name = "infer",
+	.version = TS_JOB_VERSION,
+	.run = train_run,
+	.band_host = train_band_host,
+};

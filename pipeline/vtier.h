@@ -1,9 +1,9 @@
 /*
  * vtier.h — the tier model as the disk of a virtual-time run: the same
- * model tierfs drives with the real clock (tier/tier.h), built from the
- * scenario's mount{} and fed the virtual loader's requests (struct
- * ts_vdisk) or a virtual conversion's, counting what was read, hit and
- * written.
+ * model tierfs drives with the real clock (tier/tier.h), fed the virtual
+ * loader's requests (struct ts_vdisk) or a virtual conversion's, counting
+ * what was read, hit and written. Scenarios (mount{}) and DLIO runs build
+ * their virtual disks with it.
  */
 #ifndef TS_VTIER_H
 #define TS_VTIER_H
@@ -11,19 +11,19 @@
 #include "tier/tier.h"
 #include "pipeline/decode.h"
 #include "pipeline/vpipe.h"
-#include "runner.h"
 
 struct ts_vtier {
 	struct ts_tier *tier;
 	const struct ts_tier_profile *profile;
-	struct ts_tier_profile banded; /* at the runner's band end (--band), when one is set */
+	struct ts_tier_profile banded; /* at a band end (--band), when one is asked for */
 	uint64_t read_bytes, hit_bytes, write_bytes;
 	struct ts_tl_proc *tl; /* every request on the tier tracks (timeline.h); NULL = none */
 };
 
-/* The mount{}'s tier, capacity, page-cache size and seed; with --band, the
- * tier at the end of its ranges the runner is modeling (R->band_end). */
-TS_WUR int ts_vtier_new(struct ts_runner *R, const struct ts_scenario *s, struct ts_vtier *m,
+/* The model of @cfg (its profile, capacity, page-cache size and seed);
+ * with @band_end -1 or +1 (--band), the profile at the slow or fast end of
+ * its ranges. */
+TS_WUR int ts_vtier_new(struct ts_vtier *m, const struct ts_tier_cfg *cfg, int band_end,
 			char *err, size_t errlen);
 uint64_t ts_vtier_submit(struct ts_vtier *m, uint64_t now, enum ts_tier_op op, uint64_t file,
 			 uint64_t off, uint64_t len, uint64_t size);

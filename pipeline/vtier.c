@@ -7,28 +7,16 @@
 #include "pipeline/timeline.h"
 #include "vtier.h"
 
-int ts_vtier_new(struct ts_runner *R, const struct ts_scenario *s, struct ts_vtier *m,
-		 char *err, size_t errlen)
+int ts_vtier_new(struct ts_vtier *m, const struct ts_tier_cfg *cfg, int band_end, char *err,
+		 size_t errlen)
 {
 	memset(m, 0, sizeof(*m));
-	if (!strcmp(s->mnt.tier, "none")) {
-		snprintf(err, errlen, "--virtual needs a tier to model; mount{tier=\"none\"} runs "
-				      "only in real time");
-		return -EINVAL;
-	}
-	int rc = ts_tier_set_lookup(R->tiers, s->mnt.tier, &m->profile, err, errlen);
-	if (rc)
-		return rc;
-	struct ts_tier_cfg tc;
-	memset(&tc, 0, sizeof(tc));
-	tc.profile = m->profile;
-	if (R->band_end) {
-		ts_tier_profile_band(m->profile, R->band_end, &m->banded, NULL, 0);
+	m->profile = cfg->profile;
+	struct ts_tier_cfg tc = *cfg;
+	if (band_end) {
+		ts_tier_profile_band(m->profile, band_end, &m->banded, NULL, 0);
 		tc.profile = &m->banded;
 	}
-	tc.capacity = s->mnt.capacity;
-	tc.mem = s->mnt.mem;
-	tc.seed = s->mnt.seed;
 	return ts_tier_new(&tc, &m->tier, err, errlen);
 }
 

@@ -6,7 +6,7 @@
  *
  * Rules: a key tiersim does not know is ignored with a warning naming it
  * and its line; a key DLIO knows that tiersim does not model (workflow.*,
- * checkpoint.*, dataset.data_folder...) is accepted silently (cli/DLIO.md
+ * checkpoint.*, dataset.data_folder...) is accepted silently (workloads/DLIO.md
  * lists them); a value of the wrong type is refused naming the file, the
  * line and the key. Hydra-style overrides ("++workload.reader.read_threads=4")
  * apply after the file; an unknown key there is refused.

@@ -1,7 +1,7 @@
 /*
  * preprocess.c — the preprocessing job (preprocess{}): Caffe's
  * convert_imageset from a JPEG tree to an LMDB on the same disk, for real
- * through a tierfs mount (cli/convert.c) or in virtual time over the tier
+ * through a tierfs mount (scenario/convert.c) or in virtual time over the tier
  * model; both follow one plan of steps (pipeline/convplan.h).
  */
 #include <math.h>
@@ -10,44 +10,49 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "interrupt.h"
 #include "convert.h"
 #include "pipeline/convplan.h"
 #include "pipeline/datum.h"
 #include "pipeline/host.h"
 #include "core/files.h"
-#include "runner_int.h"
-#include "vtier.h"
+#include "job.h"
+#include "jobs.h"
+#include "pipeline/vtier.h"
 
 static void convert_progress(void *ctx, const char *what, uint64_t done, uint64_t total,
 			     double ips, double el)
 {
-	ts_runner_progress(ctx, what, done, total, ips, el);
+	ts_job_progress(ctx, what, done, total, ips, el);
 }
 
-static int preprocess_real(struct ts_runner *R, struct ts_scenario *s, const char *tier,
-			   const struct ts_scn_run *run, struct ts_row *w, char *err, size_t errlen)
+static int preprocess_real(struct ts_job_env *env, const struct ts_job_args *a, struct ts_row *w,
+			   char *err, size_t errlen)
 {
+	struct ts_scenario *s = a->s;
+	const char *tier = a->tier;
+	const struct ts_scn_run *run = a->run;
 	struct ts_dataset_place dp;
 	struct live lv;
 	char host_out[PATH_MAX * 2] = ""; /* what the conversion wrote, on the host */
 	memset(&lv, 0, sizeof(lv));
-	int rc = ts_runner_place(R, s, &dp, true, err, errlen);
+	int rc = ts_job_place(env, s, &dp, true, err, errlen);
 	if (rc)
 		return rc;
 	if (strcmp(dp.source, "folder")) {
 		snprintf(err, errlen, "preprocess{} converts JPEG folders: use dataset{kind = "
 				      "\"imagenet-jpeg\"} (or dir = ..., source = \"folder\")");
-		ts_runner_place_free(&dp);
+		ts_job_place_free(&dp);
 		return -EINVAL;
 	}
 	/* The output goes beside the input on the same (emulated) disk. */
 	char outrel[PATH_MAX];
 	if (dp.generated)
 		snprintf(outrel, sizeof(outrel), "scratch/run-%d/convert-%u", (int)getpid(),
-			 R->nruns);
+			 a->nrun);
 	else
-		snprintf(outrel, sizeof(outrel), ".tiersim-convert-%d-%u", (int)getpid(), R->nruns);
-	if (ts_runner_pathf(host_out, sizeof(host_out), "%s/%s", dp.backing, outrel)) {
+		snprintf(outrel, sizeof(outrel), ".tiersim-convert-%d-%u", (int)getpid(), a->nrun);
+	if (ts_pathf(host_out, sizeof(host_out), "%s/%s", dp.backing, outrel)) {
 		snprintf(err, errlen, "dataset path under %s is too long", dp.backing);
 		rc = -ENAMETOOLONG;
 		goto out;
@@ -62,7 +67,7 @@ static int preprocess_real(struct ts_runner *R, struct ts_scenario *s, const cha
 		goto out;
 	}
 	char mdesc[256];
-	if ((rc = ts_runner_live_mount(R, s, tier, &dp, &lv, mdesc, sizeof(mdesc), err, errlen)))
+	if ((rc = ts_job_live_mount(env, s, tier, &dp, &lv, mdesc, sizeof(mdesc), err, errlen)))
 		goto out;
 
 	struct ts_convert_cfg cc = {
@@ -70,9 +75,9 @@ static int preprocess_real(struct ts_runner *R, struct ts_scenario *s, const cha
 		.encoded = run->encoded,
 		.txn = run->txn,
 		.progress = convert_progress,
-		.progress_ctx = R,
+		.progress_ctx = env,
 		.label = w->label,
-		.stop = &ts_runner_interrupted,
+		.stop = &ts_interrupted,
 		.seed = s->ds.seed,
 	};
 	struct ts_decode_cal cpu;
@@ -83,21 +88,21 @@ static int preprocess_real(struct ts_runner *R, struct ts_scenario *s, const cha
 		cc.cpu = &cpu;
 	}
 	char in[PATH_MAX * 2], out[PATH_MAX * 2];
-	if (ts_runner_pathf(in, sizeof(in), "%s%s%s/%s", lv.root, dp.rel[0] ? "/" : "", dp.rel, dp.input) ||
-	    ts_runner_pathf(out, sizeof(out), "%s/%s", lv.root, outrel)) {
+	if (ts_pathf(in, sizeof(in), "%s%s%s/%s", lv.root, dp.rel[0] ? "/" : "", dp.rel, dp.input) ||
+	    ts_pathf(out, sizeof(out), "%s/%s", lv.root, outrel)) {
 		rc = -ENAMETOOLONG;
 		snprintf(err, errlen, "dataset path under %s is too long", lv.root);
 		goto out;
 	}
 	struct fs_counters c0, c1;
 	if (lv.mount)
-		ts_runner_read_counters(lv.root, &c0);
+		ts_job_read_counters(lv.root, &c0);
 	struct ts_convert_stats cs;
 	rc = ts_convert_imageset(in, out, &cc, &cs, err, errlen);
-	ts_runner_progress_end(R);
+	ts_job_progress_end(env);
 	if (!rc) {
 		if (lv.mount)
-			ts_runner_read_counters(lv.root, &c1);
+			ts_job_read_counters(lv.root, &c1);
 		double secs = (double)cs.wall_ns / 1e9;
 		w->iterations = cs.images;
 		w->batch = 1;
@@ -106,7 +111,7 @@ static int preprocess_real(struct ts_runner *R, struct ts_scenario *s, const cha
 		w->samples_per_s = secs > 0 ? (double)cs.images / secs : NAN;
 		w->stall_pct = secs > 0 ? 100.0 * (double)cs.io_ns / (double)cs.wall_ns : NAN;
 		if (lv.mount)
-			ts_runner_row_io(w, &c0, &c1, secs);
+			ts_job_row_io(w, &c0, &c1, secs);
 		char parts[768];
 		snprintf(parts, sizeof(parts), "%s, convert_imageset real (1 thread: read, "
 					       "libjpeg-turbo decode, resize %ux%u, LMDB put%s%s), no GPU",
@@ -116,12 +121,12 @@ static int preprocess_real(struct ts_runner *R, struct ts_scenario *s, const cha
 		rc = ts_row_set_str(&w->parts, parts);
 	}
 out:;
-	int erc = ts_runner_live_end(R, &lv, err, errlen);
+	int erc = ts_job_live_end(env, &lv, err, errlen);
 	if (!rc)
 		rc = erc;
-	if (!R->o.keep && host_out[0])
+	if (!env->keep && host_out[0])
 		ts_remove_tree(host_out, 0);
-	ts_runner_place_free(&dp);
+	ts_job_place_free(&dp);
 	return rc;
 }
 
@@ -148,12 +153,13 @@ static uint64_t datum_bytes(const struct ts_dataset_meta *m, uint64_t img, unsig
  * (open, then the whole file), a decode and resize to the calibration, a
  * put to the transaction's dirty bytes, a commit to a write of them and an
  * fdatasync. One thread, as convert_imageset. */
-static int preprocess_virtual(struct ts_runner *R, struct ts_scenario *s,
-			      const struct ts_scn_run *run, struct ts_row *w, char *err,
-			      size_t errlen)
+static int preprocess_virtual(struct ts_job_env *env, const struct ts_job_args *a,
+			      struct ts_row *w, char *err, size_t errlen)
 {
+	struct ts_scenario *s = a->s;
+	const struct ts_scn_run *run = a->run;
 	struct ts_dataset_place dp;
-	int rc = ts_runner_place(R, s, &dp, false, err, errlen);
+	int rc = ts_job_place(env, s, &dp, false, err, errlen);
 	if (rc)
 		return rc;
 	const struct ts_dataset_meta *m = &dp.meta;
@@ -167,9 +173,9 @@ static int preprocess_virtual(struct ts_runner *R, struct ts_scenario *s,
 		rc = -EINVAL;
 		goto out;
 	}
-	if ((rc = ts_vtier_new(R, s, &vt, err, errlen)) ||
+	if ((rc = ts_job_vtier(env, s, a->band_end, &vt, err, errlen)) ||
 	    (rc = ts_vtier_load_cal(&cal, s->pipe.calibration,
-				      *run->host ? run->host : s->pipe.host, R->band_end, err,
+				      *run->host ? run->host : s->pipe.host, a->band_end, err,
 				      errlen)))
 		goto out;
 	if ((rc = ts_convplan_init(&plan, m->count, s->ds.seed, run->txn)))
@@ -183,7 +189,7 @@ static int preprocess_virtual(struct ts_runner *R, struct ts_scenario *s,
 	uint64_t now = 0, io = 0, out_off = 0, pending = 0;
 	struct ts_conv_step st;
 	while (ts_convplan_next(&plan, &st) != TS_CONV_END) {
-		if (ts_runner_interrupted) {
+		if (ts_interrupted) {
 			rc = -EINTR;
 			goto out;
 		}
@@ -227,7 +233,7 @@ static int preprocess_virtual(struct ts_runner *R, struct ts_scenario *s,
 	w->cache_hit_pct = vt.read_bytes ? 100.0 * (double)vt.hit_bytes / (double)vt.read_bytes
 					 : NAN;
 	char tdesc[256], parts[768];
-	ts_runner_tier_desc(s, "tier model virtual", tdesc, sizeof(tdesc));
+	ts_job_tier_desc(s, "tier model virtual", tdesc, sizeof(tdesc));
 	snprintf(parts, sizeof(parts), "%s, convert_imageset virtual (1 thread, the real "
 				       "conversion's plan; decode + resize %llux%llu at the "
 				       "calibrated %.0f images/s/core on %s, put %.0f us), no GPU",
@@ -237,13 +243,26 @@ static int preprocess_virtual(struct ts_runner *R, struct ts_scenario *s,
 out:
 	ts_convplan_free(&plan);
 	ts_vtier_free(&vt);
-	ts_runner_place_free(&dp);
+	ts_job_place_free(&dp);
 	return rc;
 }
 
-int ts_runner_preprocess(struct ts_runner *R, struct ts_scenario *s, const char *tier,
-			 const struct ts_scn_run *run, struct ts_row *w, char *err, size_t errlen)
+static int preprocess_run(struct ts_job_env *env, const struct ts_job_args *a, struct ts_row *w,
+			  char *err, size_t errlen)
 {
-	return R->o.virtual_time ? preprocess_virtual(R, s, run, w, err, errlen)
-				 : preprocess_real(R, s, tier, run, w, err, errlen);
+	return env->virtual_time ? preprocess_virtual(env, a, w, err, errlen)
+				 : preprocess_real(env, a, w, err, errlen);
 }
+
+/* --band moves preprocess{host=}'s profile, else the pipeline's. */
+static const char *preprocess_band_host(const struct ts_job_args *a)
+{
+	return a->run->host && *a->run->host ? a->run->host : a->s->pipe.host;
+}
+
+const struct ts_job_ops ts_job_preprocess = {
+	.name = "preprocess",
+	.version = TS_JOB_VERSION,
+	.run = preprocess_run,
+	.band_host = preprocess_band_host,
+};

@@ -23,10 +23,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dlio_run.h"
+#include "interrupt.h"
+#include "workloads/dlio_run.h"
 #include "lua_opt.h"
 #include "tier/tier.h"
 #include "runner.h"
+
+/* What a script asks for: run{} (the job the engine's mode names: train,
+ * infer) or preprocess{}. */
+enum ts_action { TS_ACT_RUN, TS_ACT_PREPROCESS };
+
+static const struct ts_job_ops *job_of(enum ts_action act)
+{
+	return act == TS_ACT_RUN ? NULL : ts_job_find("preprocess");
+}
 
 #define RUNNER(L) ((struct ts_runner *)lua_touserdata(L, lua_upvalueindex(1)))
 
@@ -93,7 +103,7 @@ static void push_row(lua_State *L, const struct ts_report *rep, const struct ts_
 /* Raises the runner's error; "interrupted" when a signal stopped it. */
 static int raise_exec(lua_State *L, int rc, const char *err)
 {
-	if (rc == -EINTR || ts_runner_interrupted)
+	if (rc == -EINTR || ts_interrupted)
 		return luaL_error(L, "interrupted");
 	return luaL_error(L, "%s", err[0] ? err : ts_strerror(rc));
 }
@@ -127,7 +137,7 @@ static int set_section(lua_State *L, const char *name)
 	const struct ts_tier_profile *p;
 	if (base == m && lua_getfield(L, 1, "tier") != LUA_TNIL && strcmp(m->tier, "none") &&
 	    !(m->profile && *m->profile) &&
-	    ts_tier_set_lookup(R->tiers, m->tier, &p, err, sizeof(err)))
+	    ts_tier_set_lookup(R->env.tiers, m->tier, &p, err, sizeof(err)))
 		return luaL_error(L, "mount: %s", err);
 	if (base == m && lua_getfield(L, 1, "cache") != LUA_TNIL && !ts_scn_cache_known(m->cache))
 		return luaL_error(L, "mount: cache '%s' is not cold, warm or written", m->cache);
@@ -213,7 +223,7 @@ static int do_action(lua_State *L, enum ts_action act)
 		return luaL_error(L, "%s", err);
 	}
 	size_t first = R->report.n;
-	int rc = ts_runner_exec(R, act, &run, &first, err, sizeof(err));
+	int rc = ts_runner_exec(R, job_of(act), &run, &first, err, sizeof(err));
 	free_action(&run);
 	if (rc)
 		return raise_exec(L, rc, err);
@@ -404,7 +414,7 @@ static int sweep_exec(lua_State *L, struct ts_runner *R, int holder, const struc
 			free(run->label);
 			run->label = strdup(label);
 			size_t f;
-			rc = run->label ? ts_runner_exec(R, act, run, &f, err, errlen) : -ENOMEM;
+			rc = run->label ? ts_runner_exec(R, job_of(act), run, &f, err, errlen) : -ENOMEM;
 		}
 		ts_scn_free(&R->cfg);
 		R->cfg = saved;
@@ -570,62 +580,112 @@ static int l_report(lua_State *L)
 /* dlio{ workload = "unet3d_h100", tier = "nvme-local", accelerators = 4,
  *       find_max = false, mem = "0", overrides = { "reader.read_threads=8" } }
  * A DLIO workload in the runner's clock (tiersim run --virtual), as
- * `tiersim dlio` runs it (cli/DLIO.md); returns { accelerators, au (%),
+ * `tiersim dlio` runs it (workloads/DLIO.md); returns { accelerators, au (%),
  * samples_per_s, mib_per_s, epochs, found }. */
+/* One dlio{} key into @o: the run's option table, less what the runner
+ * decides. */
+static int dlio_key(struct ts_dlio_opts *o, const char *k, const char *v, char *err,
+		    size_t errlen)
+{
+	/* The command's own outputs and clock: here the report holds the row and
+	 * the runner sets the clock, so these would be dropped unsaid. */
+	static const char *const not_here[] = { "json", "virtual", "quiet", "cheapest",
+						"instance" };
+	for (size_t i = 0; i < TS_ARRAY_SIZE(not_here); i++)
+		if (!strcmp(k, not_here[i])) {
+			snprintf(err, errlen, "'%s' is not a dlio{} key (%s)", k,
+				 i == 1	  ? "the runner's --virtual sets the clock"
+				 : i >= 3 ? "tiersim dlio's own"
+					  : "the run's row goes to the report");
+			return -EINVAL;
+		}
+	return ts_opt_set(ts_dlio_run_opts, o, k, v, err, errlen);
+}
+
 static int l_dlio(lua_State *L)
 {
 	struct ts_runner *R = RUNNER(L);
 	luaL_checktype(L, 1, LUA_TTABLE);
 	enum { MAXW = 64 };
 	char words[MAXW][512];
-	const char *opts[MAXW], *ovs[MAXW], *workload = NULL, *tier = "";
-	size_t nopts = 0, nov = 0;
+	const char *ovs[MAXW];
+	char err[2048] = "";
+	struct ts_dlio_opts o;
+	memset(&o, 0, sizeof(o));
+	if (ts_opt_defaults(ts_dlio_run_opts, &o, err, sizeof(err)))
+		return luaL_error(L, "dlio: %s", err);
+	int rc = 0;
 	lua_pushnil(L);
-	while (lua_next(L, 1)) {
-		if (lua_type(L, -2) != LUA_TSTRING)
+	while (!rc && lua_next(L, 1)) {
+		if (lua_type(L, -2) != LUA_TSTRING) {
+			ts_opt_free(ts_dlio_run_opts, &o);
 			return luaL_error(L, "dlio: keys are names (workload, tier, accelerators, ...)");
+		}
 		const char *k = lua_tostring(L, -2);
 		if (!strcmp(k, "workload")) {
-			workload = luaL_checkstring(L, -1);
-		} else if (!strcmp(k, "overrides")) {
-			luaL_checktype(L, -1, LUA_TTABLE);
-			for (lua_Integer i = 1; nov + nopts < MAXW; i++) {
-				lua_rawgeti(L, -1, i);
-				if (lua_isnil(L, -1)) {
-					lua_pop(L, 1);
-					break;
-				}
-				snprintf(words[nov + nopts], sizeof(words[0]), "%s", luaL_checkstring(L, -1));
-				ovs[nov] = words[nov + nopts];
-				nov++;
-				lua_pop(L, 1);
+			o.workload = lua_tostring(L, -1);
+			if (!o.workload || lua_type(L, -1) != LUA_TSTRING) {
+				ts_opt_free(ts_dlio_run_opts, &o);
+				return luaL_error(L, "dlio: workload is a name or a .yaml path");
 			}
-		} else if (nov + nopts < MAXW) {
+		} else if (!strcmp(k, "overrides")) {
+			if (!lua_istable(L, -1)) {
+				ts_opt_free(ts_dlio_run_opts, &o);
+				return luaL_error(L, "dlio: overrides is a list of \"SECTION.KEY=VALUE\"");
+			}
+			for (lua_Integer i = 1; o.noverrides < MAXW; i++) {
+				lua_rawgeti(L, -1, i);
+				const char *ov = lua_tostring(L, -1);
+				if (ov)
+					snprintf(words[o.noverrides], sizeof(words[0]), "%s", ov);
+				lua_pop(L, 1);
+				if (!ov)
+					break;
+				ovs[o.noverrides] = words[o.noverrides];
+				o.noverrides++;
+			}
+		} else {
 			const char *v = lua_isboolean(L, -1) ? (lua_toboolean(L, -1) ? "true" : "false")
 							      : luaL_tolstring(L, -1, NULL);
-			snprintf(words[nov + nopts], sizeof(words[0]), "%s=%s", k, v);
+			rc = dlio_key(&o, k, v, err, sizeof(err));
 			if (!lua_isboolean(L, -1))
 				lua_pop(L, 1); /* luaL_tolstring's copy */
-			opts[nopts] = words[nov + nopts];
-			if (!strcmp(k, "tier"))
-				tier = opts[nopts] + 5;
-			nopts++;
 		}
 		lua_pop(L, 1);
 	}
-	struct ts_dlio_outcome r;
-	char err[2048] = "";
-	int st = ts_dlio_run(workload, opts, nopts, ovs, nov, R->o.virtual_time, &r, err,
-			     sizeof(err));
-	if (st)
+	if (rc) {
+		lua_pop(L, 1); /* the key lua_next left */
+	} else if (!o.tier || !o.workload) {
+		snprintf(err, sizeof(err), "dlio{} needs workload = NAME and tier = T");
+		rc = -EINVAL;
+	}
+	o.overrides = ovs;
+	o.virtual_time = R->o.virtual_time;
+	o.quiet = true;
+	struct ts_dlio_outcome *oc = rc ? NULL : calloc(1, sizeof(*oc));
+	if (!rc && !oc) {
+		snprintf(err, sizeof(err), "out of memory");
+		rc = -ENOMEM;
+	}
+	if (!rc)
+		rc = ts_dlio_run(&o, oc, err, sizeof(err));
+	const struct ts_dlio_result *pick = rc ? NULL : ts_dlio_outcome_pick(&o, oc);
+	struct ts_dlio_result r = pick ? *pick : (struct ts_dlio_result){ 0 };
+	bool found = pick != NULL;
+	char label[300], parts[400], tier[128];
+	snprintf(label, sizeof(label), "%s %s%llu acc", o.workload ? o.workload : "",
+		 found ? "" : "(none passes) ", (unsigned long long)r.n);
+	snprintf(parts, sizeof(parts), "DLIO workload %s, %s time (tiersim dlio; workloads/DLIO.md)",
+		 o.workload ? o.workload : "", R->o.virtual_time ? "virtual" : "real");
+	snprintf(tier, sizeof(tier), "%s", o.tier ? o.tier : "");
+	if (oc)
+		ts_dlio_outcome_free(oc);
+	free(oc);
+	ts_opt_free(ts_dlio_run_opts, &o);
+	if (rc)
 		return luaL_error(L, "dlio: %s", err);
 	/* one row of the report, as a run{} makes */
 	struct ts_row *w = ts_report_add(&R->report);
-	char label[300], parts[400];
-	snprintf(label, sizeof(label), "%s %s%llu acc", workload, r.found ? "" : "(none passes) ",
-		 (unsigned long long)r.accelerators);
-	snprintf(parts, sizeof(parts), "DLIO workload %s, %s time (tiersim dlio; cli/DLIO.md)",
-		 workload, R->o.virtual_time ? "virtual" : "real");
 	if (!w || ts_row_set_str(&w->label, label) || ts_row_set_str(&w->tier, tier) ||
 	    ts_row_set_str(&w->parts, parts))
 		return luaL_error(L, "dlio: out of memory");
@@ -634,9 +694,9 @@ static int l_dlio(lua_State *L)
 	w->read_mb_s = r.mib_s * 1048576.0 / 1e6;
 	w->virtual_time = R->o.virtual_time;
 	lua_createtable(L, 0, 6);
-	lua_pushboolean(L, r.found);
+	lua_pushboolean(L, found);
 	lua_setfield(L, -2, "found");
-	lua_pushinteger(L, (lua_Integer)r.accelerators);
+	lua_pushinteger(L, (lua_Integer)r.n);
 	lua_setfield(L, -2, "accelerators");
 	lua_pushnumber(L, 100 * r.au);
 	lua_setfield(L, -2, "au");
@@ -674,4 +734,55 @@ void ts_lua_open_scenario(lua_State *L, struct ts_runner *R)
 	}
 	lua_setfield(L, -2, "tiers");
 	lua_setglobal(L, "tiersim");
+}
+
+/* ---- The script ------------------------------------------------------------- */
+
+static int traceback(lua_State *L)
+{
+	const char *msg = lua_tostring(L, 1);
+	if (!msg)
+		msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+	luaL_traceback(L, L, msg, 1);
+	return 1;
+}
+
+/* Lets a long-running script notice Ctrl-C between configurations. */
+static void interrupt_hook(lua_State *L, lua_Debug *ar)
+{
+	(void)ar;
+	if (ts_interrupted)
+		luaL_error(L, "interrupted");
+}
+
+int ts_runner_run(struct ts_runner *R, char *err, size_t errlen)
+{
+	R->L = luaL_newstate();
+	if (!R->L)
+		return -ENOMEM;
+	lua_State *L = R->L;
+	luaL_openlibs(L);
+	ts_lua_open_scenario(L, R);
+	ts_lua_open_tiers(L, R);
+	lua_sethook(L, interrupt_hook, LUA_MASKCOUNT, 10000);
+
+	lua_pushcfunction(L, traceback);
+	int h = lua_gettop(L);
+	int rc = luaL_loadfile(L, R->o.script);
+	if (rc == LUA_OK)
+		rc = lua_pcall(L, 0, 0, h);
+	if (rc != LUA_OK) {
+		if (ts_interrupted)
+			return -EINTR;
+		const char *msg = lua_tostring(L, -1);
+		/* The first line names SCRIPT:LINE; the traceback follows. */
+		fprintf(stderr, "tiersim: %s\n", msg ? msg : "error");
+		return TS_E_LUA;
+	}
+	if (!R->report.n) {
+		snprintf(err, errlen, "%s ran no configuration (call run{}, preprocess{} or sweep{})",
+			 R->o.script);
+		return -ENODATA;
+	}
+	return 0;
 }

@@ -1,4 +1,4 @@
-/* test_lua_opt.c — option tables set from Lua tables (cli/lua_opt.c). */
+/* test_lua_opt.c — option tables set from Lua tables (scenario/lua_opt.c). */
 #include <lauxlib.h>
 #include <lualib.h>
 #include <stdbool.h>

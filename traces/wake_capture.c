@@ -19,7 +19,7 @@
 
 #include "core/clock.h"
 #include "core/files.h"
-#include "wake_capture.h"
+#include "traces/wake_capture.h"
 #include "traces/wakes.h"
 
 #define TRACEFS "/sys/kernel/tracing"

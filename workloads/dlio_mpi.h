@@ -2,7 +2,7 @@
  * dlio_mpi.h — `tiersim dlio` as ranks under Open MPI (`mpirun -np N
  * tiersim dlio ...`), as DLIO runs: one accelerator per rank, each rank
  * reading its own shard with its own loader, a collective between steps,
- * the per-rank figures reduced to rank 0 (cli/DLIO.md, "Ranks and shared
+ * the per-rank figures reduced to rank 0 (workloads/DLIO.md, "Ranks and shared
  * storage").
  *
  * MPI is initialised only when the process was launched by mpirun

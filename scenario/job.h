@@ -1,0 +1,166 @@
+/*
+ * job.h — what a scenario runs: jobs as an ops table, and the environment
+ * the runner gives them.
+ *
+ * A job makes one row of the report: one configuration (struct
+ * ts_scenario) on one tier, in the scenario's clock. The runner
+ * (runner.c) walks the configurations and tiers and calls a job's @run;
+ * a job uses the environment's services (jobenv.c: the dataset placed,
+ * the tier mounted or modeled, the engine, progress) and never the
+ * runner, so jobs and runner do not call each other in a circle. The
+ * registry is one array (job.c); adding a job kind is its file, its ops
+ * and a line there.
+ */
+#ifndef TS_JOB_H
+#define TS_JOB_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/engine.h"
+#include "fs/mount.h"
+#include "hist.h"
+#include "pipeline/dataset.h"
+#include "pipeline/loader.h"
+#include "report.h"
+#include "scenario.h"
+#include "ts.h"
+
+struct ts_timeline;
+struct ts_vtier;
+struct ts_tier_set;
+
+/* What every job of a scenario shares, owned by the runner. */
+struct ts_job_env {
+	bool virtual_time;
+	bool quiet;
+	bool keep;		   /* keep scratch output (converted LMDBs, traces) */
+	struct ts_timeline *timeline; /* --timeline: rows record their tracks; NULL = none */
+	struct ts_tier_set *tiers; /* the known tier profiles (a run's mount{profile} added) */
+	struct ts_mounts mounts;
+	bool mounts_ready;
+	char *workdir;		   /* absolute */
+	char *datadir;		   /* workdir/data: the backing of every mount */
+	char *mntdir;		   /* workdir/mnt: where mounts go */
+	char *scratch;		   /* datadir/scratch/run-PID: this run's output */
+	unsigned nmounts;	   /* for unique mount point names */
+	bool progress_tty;
+	uint64_t progress_ns;	   /* last progress line drawn */
+};
+
+/* One request to a job. */
+struct ts_job_args {
+	struct ts_scenario *s;	      /* the configuration, overrides applied */
+	const char *tier;	      /* s->mnt.tier */
+	const struct ts_scn_run *run; /* how long to measure, the row's label */
+	int band_end;		      /* virtual time: 0, or the band end modeled (-1 slow, +1 fast) */
+	unsigned nrun;		      /* the configuration's number in this scenario, from 1 */
+};
+
+#define TS_JOB_VERSION 1
+
+struct ts_job_ops {
+	const char *name;
+	unsigned version; /* TS_JOB_VERSION */
+	/*
+	 * Fills @w (label and tier already set) for @a. A configuration's own
+	 * failure (a batch that does not fit the GPU) is a row with w->error
+	 * and 0; a failure of the scenario (a mount, the loader, an
+	 * interrupt: -EINTR) is returned with one line in @err.
+	 */
+	int (*run)(struct ts_job_env *env, const struct ts_job_args *a, struct ts_row *w,
+		   char *err, size_t errlen);
+	/* The host profile whose ranged costs move with the tier's under
+	 * --band (NULL: none). */
+	const char *(*band_host)(const struct ts_job_args *a);
+};
+
+/* The job named @name (train, infer, preprocess), or NULL. */
+const struct ts_job_ops *ts_job_find(const char *name);
+/* Refuses a wrong version or a missing hook, naming the job: 0 or -EINVAL. */
+TS_WUR int ts_job_check(const struct ts_job_ops *ops, char *err, size_t errlen);
+
+/* ---- The environment's services (jobenv.c) ---------------------------- */
+
+/* Where a scenario's dataset is: generated once under the work directory
+ * (or described only, for virtual time: @need_bytes false), or the user's
+ * directory. */
+struct ts_dataset_place {
+	char dir[4096];	    /* the dataset on the host */
+	char backing[4096]; /* what a mount exposes */
+	char rel[4096];	    /* the dataset relative to the mount's root ("" = root) */
+	char input[128];    /* the loader's path relative to the dataset */
+	const char *source; /* loader source */
+	const struct ts_dataset_ops *kind; /* generated: its kind; NULL for dir = ... */
+	bool generated;
+	struct ts_dataset_meta meta;
+	bool have_meta;
+};
+TS_WUR int ts_job_place(struct ts_job_env *env, const struct ts_scenario *s,
+			struct ts_dataset_place *dp, bool need_bytes, char *err, size_t errlen);
+void ts_job_place_free(struct ts_dataset_place *dp);
+
+/* Counters read from the daemon's .tierfs/stats. */
+struct fs_counters {
+	bool ok;
+	uint64_t read_bytes, write_bytes; /* served by tierfs */
+	uint64_t model_read_bytes, model_hit_bytes;
+};
+void ts_job_read_counters(const char *mountpoint, struct fs_counters *c);
+void ts_job_row_io(struct ts_row *w, const struct fs_counters *a, const struct fs_counters *b,
+		   double secs);
+
+/* One configuration in real time: its mount, loader and engine. */
+struct live {
+	struct ts_mount *mount;
+	struct ts_pipe *pipe;
+	struct ts_engine *eng;
+	char root[PATH_MAX]; /* where the dataset's backing appears */
+	/* the mount's request trace ("" = none); own: made for --timeline
+	 * only, removed once merged */
+	char trace[PATH_MAX];
+	bool own_trace;
+	bool want_trace; /* set before ts_job_live_mount: record one if the scenario does not */
+};
+/* Mounts the dataset's backing on @tier (or, for "none", uses it as it is);
+ * @mdesc says which. */
+TS_WUR int ts_job_live_mount(struct ts_job_env *env, const struct ts_scenario *s,
+			     const char *tier, const struct ts_dataset_place *dp, struct live *lv,
+			     char *mdesc, size_t mdn, char *err, size_t errlen);
+/* Frees the loader and the engine and stops the mount; a failure to stop
+ * is added to @err. */
+int ts_job_live_end(struct ts_job_env *env, struct live *lv, char *err, size_t errlen);
+
+/* The mount{}'s tier as a virtual run's disk, at @band_end of its ranges. */
+TS_WUR int ts_job_vtier(struct ts_job_env *env, const struct ts_scenario *s, int band_end,
+			struct ts_vtier *m, char *err, size_t errlen);
+
+/* The configuration's engine. A batch that does not fit the GPU is not a
+ * failure but an "OOM" row: 0 with *out NULL and w->error set. */
+TS_WUR int ts_job_engine(struct ts_scenario *s, struct ts_row *w, struct ts_engine **out,
+			 char *err, size_t errlen);
+
+/* "tierfs real (tier per row, 500 GiB; page cache 8 GiB modeled)" */
+void ts_job_tier_desc(const struct ts_scenario *s, const char *what, char *buf, size_t n);
+
+/* What a training/inference loop adds up over its measured steps; the
+ * row's throughput, AU, IO stall and iteration-time percentiles follow. */
+struct ts_step_sums {
+	uint64_t iterations, batch, samples;
+	uint64_t wall_ns;	 /* end of the last warm-up step to the end of the last */
+	uint64_t busy_ns;	 /* GPU compute + exposed communication */
+	uint64_t idle_ns;	 /* GPU waiting for its batch */
+	const struct ts_hist *iter; /* time between step ends */
+};
+void ts_job_row_steps(struct ts_row *w, const struct ts_step_sums *m);
+
+/* Progress of the configuration in flight (terminal: one rewritten line). */
+void ts_job_progress(struct ts_job_env *env, const char *what, uint64_t done, uint64_t total,
+		     double samples_per_s, double elapsed_s);
+void ts_job_progress_end(struct ts_job_env *env);
+/* One line about the scenario's progress (nothing with --quiet). */
+void ts_job_note(struct ts_job_env *env, const char *fmt, ...) TS_PRINTF(2, 3);
+
+#endif

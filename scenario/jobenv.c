@@ -1,0 +1,487 @@
+/* jobenv.c — the services a job uses (job.h): the dataset placed or
+ * generated, the tier mounted through tierfs or modeled in virtual time,
+ * the daemon's counters, the engine, the row's step figures, progress. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "files.h"
+#include "interrupt.h"
+#include "job.h"
+#include "pipeline/vtier.h"
+#include "tier/stats_keys.h"
+#include "tier/tier.h"
+#include "units.h"
+
+/* ---- Progress ------------------------------------------------------------ */
+
+void ts_job_progress(struct ts_job_env *env, const char *what, uint64_t done, uint64_t total,
+			double sps, double elapsed_s)
+{
+	if (!env->progress_tty)
+		return;
+	uint64_t now = ts_now_ns();
+	if (done < total && now - env->progress_ns < 100 * TS_NS_PER_MS)
+		return; /* ten updates a second are plenty */
+	env->progress_ns = now;
+	static const char *const spin = "|/-\\";
+	double pct = total ? 100.0 * (double)done / (double)total : 0;
+	double eta = done && total > done ? elapsed_s * (double)(total - done) / (double)done : 0;
+	fprintf(stderr, "\r\033[K%c %s  %5.1f%%  %9.1f samples/s  ETA %5.0f s", spin[done % 4],
+		what, pct, sps, eta);
+	fflush(stderr);
+}
+
+void ts_job_progress_end(struct ts_job_env *env)
+{
+	if (env->progress_tty) {
+		fprintf(stderr, "\r\033[K");
+		fflush(stderr);
+	}
+}
+
+/* One quiet line per configuration when stderr is not a terminal. */
+void ts_job_note(struct ts_job_env *env, const char *fmt, ...)
+{
+	if (env->quiet)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	if (env->progress_tty)
+		fprintf(stderr, "\r\033[K");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+/* ---- Datasets ------------------------------------------------------------ */
+
+/* Where the dataset lives, generating it on first use. Generated datasets
+ * are kept under the work directory, keyed by kind, count and seed, so
+ * every configuration and every later run reads the same bytes. */
+/* Generates a dataset in a child process, so that Ctrl-C stops a long
+ * generation at once: the child is killed and its partial output removed
+ * by the caller. The child's one-line error comes back through a pipe. */
+static int make_dataset(const struct ts_dataset_ops *kind, const struct ts_dataset_config *gc,
+			const char *dir, char *err, size_t errlen)
+{
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC))
+		return -errno;
+	pid_t parent = getpid();
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(fds[0]);
+		close(fds[1]);
+		return -e;
+	}
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(1);
+		signal(SIGINT, SIG_IGN); /* the parent decides */
+		signal(SIGTERM, SIG_DFL);
+		close(fds[0]);
+		char msg[1024] = "";
+		struct ts_dataset_stats st;
+		int rc = ts_dataset_make(kind, gc, dir, &st, msg, sizeof(msg));
+		if (rc) {
+			if (!msg[0])
+				snprintf(msg, sizeof(msg), "generating %.900s: %s", dir, ts_strerror(rc));
+			ssize_t w = write(fds[1], msg, strlen(msg));
+			(void)w;
+		}
+		_exit(rc ? 1 : 0);
+	}
+	close(fds[1]);
+	int st = 0, rc = 0;
+	for (;;) {
+		pid_t r = waitpid(pid, &st, WNOHANG);
+		if (r == pid)
+			break;
+		if (r < 0 && errno != EINTR) {
+			rc = -errno;
+			break;
+		}
+		if (ts_interrupted) {
+			kill(pid, SIGKILL);
+			while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+				;
+			rc = -EINTR;
+			break;
+		}
+		struct timespec ts = { 0, 50 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+	if (!rc && !(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
+		ssize_t n = read(fds[0], err, errlen - 1);
+		err[n > 0 ? n : 0] = 0;
+		if (!err[0])
+			snprintf(err, errlen, "generating %s failed (%s %d)", dir,
+				 WIFEXITED(st) ? "exit" : "signal",
+				 WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+		rc = -EIO;
+	}
+	close(fds[0]);
+	return rc;
+}
+
+int ts_job_place(struct ts_job_env *env, const struct ts_scenario *s,
+		     struct ts_dataset_place *dp, bool need_bytes, char *err, size_t errlen)
+{
+	memset(dp, 0, sizeof(*dp));
+	const struct ts_scn_dataset *d = &s->ds;
+	int rc;
+	if (d->dir && *d->dir) {
+		if (!d->source || !*d->source) {
+			snprintf(err, errlen, "dataset{dir=%s}: also give source = folder, rec, lmdb "
+					      "or text", d->dir);
+			return TS_E_PARSE;
+		}
+		char real[PATH_MAX];
+		if (!realpath(d->dir, real)) {
+			rc = -errno;
+			snprintf(err, errlen, "dataset{dir=%s}: %s", d->dir, strerror(errno));
+			return rc;
+		}
+		struct stat st;
+		if (stat(real, &st)) {
+			snprintf(err, errlen, "dataset{dir=%s}: %s", d->dir, strerror(errno));
+			return -errno;
+		}
+		/* A file (a .rec) is read through a mount of its directory. */
+		snprintf(dp->dir, sizeof(dp->dir), "%s", real);
+		if (S_ISDIR(st.st_mode)) {
+			snprintf(dp->backing, sizeof(dp->backing), "%s", real);
+		} else {
+			char *slash = strrchr(real, '/');
+			snprintf(dp->input, sizeof(dp->input), "%s", slash + 1);
+			*slash = 0;
+			snprintf(dp->backing, sizeof(dp->backing), "%s", real[0] ? real : "/");
+		}
+		dp->source = d->source;
+		return 0;
+	}
+	char why[256];
+	if (!(dp->kind = ts_dataset_find(d->kind, why, sizeof(why)))) {
+		snprintf(err, errlen, "dataset: %s", why);
+		return TS_E_UNKNOWN;
+	}
+	dp->source = dp->kind->source;
+	snprintf(dp->input, sizeof(dp->input), "%s", dp->kind->input);
+	snprintf(dp->backing, sizeof(dp->backing), "%s", env->datadir);
+	snprintf(dp->rel, sizeof(dp->rel), "datasets/%s-%llu-s%llu%s", d->kind,
+		 (unsigned long long)d->count, (unsigned long long)d->seed,
+		 s->ds.encoded ? "-enc" : "");
+	if (ts_pathf(dp->dir, sizeof(dp->dir), "%s/%s", env->datadir, dp->rel)) {
+		snprintf(err, errlen, "work directory %s: path too long", env->datadir);
+		return -ENAMETOOLONG;
+	}
+	dp->generated = true;
+
+	struct ts_dataset_config gc;
+	memset(&gc, 0, sizeof(gc));
+	if ((rc = ts_opt_defaults(ts_dataset_opts, &gc, err, errlen)))
+		return rc;
+	gc.count = d->count;
+	gc.seed = d->seed;
+	gc.encoded = s->ds.encoded;
+	gc.progress = env->progress_tty;
+	if (!need_bytes) { /* virtual time: sizes only, nothing written */
+		rc = ts_dataset_meta_describe(dp->kind, &gc, &dp->meta, err, errlen);
+		dp->have_meta = rc == 0;
+		ts_opt_free(ts_dataset_opts, &gc);
+		return rc;
+	}
+	if (ts_dataset_open(dp->dir, &dp->meta, err, errlen) == 0) {
+		dp->have_meta = true;
+		ts_opt_free(ts_dataset_opts, &gc);
+		return 0;
+	}
+	/* Generate into a temporary name, then rename: an interrupted
+	 * generation never passes for a complete dataset. */
+	char tmp[PATH_MAX + 16];
+	snprintf(tmp, sizeof(tmp), "%s.tmp-%d", dp->dir, (int)getpid());
+	ts_remove_tree(tmp, 0);
+	char parent[PATH_MAX];
+	snprintf(parent, sizeof(parent), "%s/datasets", env->datadir);
+	if ((rc = ts_mkdir_p(parent, 0755, NULL, 0))) {
+		snprintf(err, errlen, "cannot create %s: %s", parent, ts_strerror(rc));
+		ts_opt_free(ts_dataset_opts, &gc);
+		return rc;
+	}
+	ts_job_note(env, "generating dataset %s (%llu samples) in %s", d->kind,
+	     (unsigned long long)d->count, dp->dir);
+	rc = make_dataset(dp->kind, &gc, tmp, err, errlen);
+	ts_opt_free(ts_dataset_opts, &gc);
+	/* Written back before anything is measured, so the first
+	 * configuration does not compete with the kernel's writeback. */
+	if (rc == 0) {
+		int fd = open(tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd >= 0) {
+			syncfs(fd);
+			close(fd);
+		}
+	}
+	if (rc == 0 && rename(tmp, dp->dir)) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot rename %s to %s: %s", tmp, dp->dir, strerror(errno));
+	}
+	if (rc) {
+		ts_remove_tree(tmp, 0);
+		return rc;
+	}
+	rc = ts_dataset_open(dp->dir, &dp->meta, err, errlen);
+	dp->have_meta = rc == 0;
+	return rc;
+}
+
+void ts_job_place_free(struct ts_dataset_place *dp)
+{
+	if (dp->have_meta)
+		ts_dataset_meta_free(&dp->meta);
+	dp->have_meta = false;
+}
+
+/* ---- Mounts -------------------------------------------------------------- */
+
+/* tierfs's -o list for @s on @tier. */
+static char *mount_opts(const struct ts_scenario *s, const char *tier, const char *trace,
+			const char *warm_path)
+{
+	char buf[2048];
+	size_t n = (size_t)snprintf(buf, sizeof(buf), "tier=%s,seed=%llu", tier,
+				    (unsigned long long)s->mnt.seed);
+	if (s->mnt.capacity)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, ",capacity=%llu",
+				      (unsigned long long)s->mnt.capacity);
+	if (s->mnt.mem)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, ",mem=%llu",
+				      (unsigned long long)s->mnt.mem);
+	if (s->mnt.profile && *s->mnt.profile)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, ",profile=%s", s->mnt.profile);
+	if (trace && *trace)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, ",trace=%s", trace);
+	/* A warm or written start warms what the run reads, not the rest of
+	 * the backing (other datasets, scratch). */
+	if (s->mnt.cache && strcmp(s->mnt.cache, "cold"))
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, ",cache=%s%s%s", s->mnt.cache,
+				      warm_path && *warm_path ? ",warm_path=" : "",
+				      warm_path ? warm_path : "");
+	/* LMDB's *.mdb files need no option: tierfs opens them in kernel-cached
+	 * mode by default (a direct_io file cannot be mapped shared). */
+	return n < sizeof(buf) ? strdup(buf) : NULL;
+}
+
+/* "%t" in a trace path becomes the tier name. */
+static void expand_trace(const char *pat, const char *tier, char *out, size_t n)
+{
+	size_t o = 0;
+	for (const char *p = pat; *p && o + 1 < n; p++) {
+		if (p[0] == '%' && p[1] == 't') {
+			o += (size_t)snprintf(out + o, n - o, "%s", tier);
+			p++;
+		} else {
+			out[o++] = *p;
+		}
+		if (o >= n)
+			o = n - 1;
+	}
+	out[o] = 0;
+}
+
+
+static uint64_t jget_u64(json_t *root, const char *const *path)
+{
+	json_t *v = root;
+	for (; *path && v; path++)
+		v = json_object_get(v, *path);
+	if (json_is_integer(v))
+		return (uint64_t)json_integer_value(v);
+	if (json_is_real(v))
+		return (uint64_t)json_real_value(v);
+	return 0;
+}
+
+void ts_job_read_counters(const char *mountpoint, struct fs_counters *c)
+{
+	memset(c, 0, sizeof(*c));
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/.tierfs/stats", mountpoint);
+	json_error_t jerr;
+	json_t *root = json_load_file(path, 0, &jerr);
+	if (!root)
+		return;
+	static const char *const rd[] = { TS_STATS_KEY_OPS, TS_STATS_KEY_READ, TS_STATS_KEY_BYTES,
+					  NULL };
+	static const char *const wr[] = { TS_STATS_KEY_OPS, TS_STATS_KEY_WRITE, TS_STATS_KEY_BYTES,
+					  NULL };
+	static const char *const mrd[] = { TS_STATS_KEY_MODEL, TS_STATS_KEY_OPS, TS_STATS_KEY_READ,
+					   TS_STATS_KEY_BYTES, NULL };
+	static const char *const mhit[] = { TS_STATS_KEY_MODEL, TS_STATS_KEY_OPS, TS_STATS_KEY_READ,
+					    TS_STATS_KEY_CACHE_HIT_BYTES, NULL };
+	c->read_bytes = jget_u64(root, rd);
+	c->write_bytes = jget_u64(root, wr);
+	c->model_read_bytes = jget_u64(root, mrd);
+	c->model_hit_bytes = jget_u64(root, mhit);
+	c->ok = true;
+	json_decref(root);
+}
+
+void ts_job_row_io(struct ts_row *w, const struct fs_counters *a, const struct fs_counters *b,
+		   double secs)
+{
+	if (!a->ok || !b->ok || secs <= 0)
+		return;
+	w->bytes_read = b->read_bytes - a->read_bytes;
+	w->bytes_written = b->write_bytes - a->write_bytes;
+	w->read_mb_s = (double)w->bytes_read / 1e6 / secs;
+	w->write_mb_s = (double)w->bytes_written / 1e6 / secs;
+	uint64_t rd = b->model_read_bytes - a->model_read_bytes;
+	uint64_t hit = b->model_hit_bytes - a->model_hit_bytes;
+	w->cache_hit_pct = rd ? 100.0 * (double)hit / (double)rd : NAN; /* no reads: no ratio */
+}
+
+/* ---- One configuration in real time ---------------------------------------- */
+
+
+int ts_job_live_end(struct ts_job_env *env, struct live *lv, char *err, size_t errlen)
+{
+	int rc = 0;
+	if (lv->pipe)
+		ts_pipe_free(lv->pipe);
+	if (lv->eng)
+		ts_engine_free(lv->eng);
+	if (lv->mount) {
+		char e[512] = "";
+		rc = ts_mount_stop(&env->mounts, lv->mount, e, sizeof(e));
+		if (rc && err && !err[0]) {
+			snprintf(err, errlen, "%s", e);
+		} else if (rc && err) {
+			/* The mount's failure is the likelier cause: name it first. */
+			char was[512];
+			snprintf(was, sizeof(was), "%s", err);
+			snprintf(err, errlen, "%s; then: %s", e, was);
+		}
+	}
+	memset(lv, 0, sizeof(*lv));
+	return rc;
+}
+
+int ts_job_live_mount(struct ts_job_env *env, const struct ts_scenario *s, const char *tier,
+		      const struct ts_dataset_place *dp, struct live *lv,
+		      char *mdesc, size_t mdn, char *err, size_t errlen)
+{
+	if (!strcmp(tier, "none")) {
+		snprintf(lv->root, sizeof(lv->root), "%s", dp->backing);
+		snprintf(mdesc, mdn, "no tierfs (host disk, page cache real)");
+		return 0;
+	}
+	if (!env->mounts_ready) {
+		int rc = ts_mounts_init(&env->mounts, err, errlen);
+		if (rc)
+			return rc;
+		env->mounts_ready = true;
+	}
+	char trace[PATH_MAX] = "";
+	if (s->mnt.trace && *s->mnt.trace) {
+		expand_trace(s->mnt.trace, tier, trace, sizeof(trace));
+	} else if (lv->want_trace) {
+		/* --timeline's tier tracks in real time are what the mount
+		 * records: record it, next to the mounts, for this row. */
+		snprintf(trace, sizeof(trace), "%s/timeline-%d-%u.trace", env->workdir, (int)getpid(),
+			 env->nmounts);
+		lv->own_trace = true;
+	}
+	snprintf(lv->trace, sizeof(lv->trace), "%s", trace);
+	char warm[PATH_MAX * 2];
+	snprintf(warm, sizeof(warm), "%s%s%s", dp->rel, dp->rel[0] && dp->input[0] ? "/" : "",
+		 dp->input);
+	char *opts = mount_opts(s, tier, trace, warm);
+	char mp[PATH_MAX];
+	snprintf(mp, sizeof(mp), "%s/m%d-%u", env->mntdir, (int)getpid(), env->nmounts++);
+	int rc = opts ? ts_mount_start(&env->mounts, dp->backing, mp, opts, &lv->mount, err, errlen)
+		      : -ENOMEM;
+	free(opts);
+	if (rc) {
+		lv->trace[0] = '\0';
+		lv->own_trace = false;
+		return rc;
+	}
+	snprintf(lv->root, sizeof(lv->root), "%s", mp);
+	ts_job_tier_desc(s, "tierfs real", mdesc, mdn);
+	return 0;
+}
+
+int ts_job_engine(struct ts_scenario *s, struct ts_row *w, struct ts_engine **out, char *err,
+		     size_t errlen)
+{
+	char msg[512];
+	*out = NULL;
+	int rc = ts_engine_new(&s->eng, out, msg, sizeof(msg));
+	if (rc == TS_E_GPU_OOM) {
+		char e[600];
+		snprintf(e, sizeof(e), "OOM: %s", msg);
+		return ts_row_set_str(&w->error, e);
+	}
+	if (rc)
+		snprintf(err, errlen, "engine: %s", msg);
+	return rc;
+}
+
+void ts_job_tier_desc(const struct ts_scenario *s, const char *what, char *buf, size_t n)
+{
+	char cap[32] = "the tier's default", mem[32] = "default size";
+	if (s->mnt.capacity)
+		ts_fmt_size(cap, sizeof(cap), s->mnt.capacity);
+	if (s->mnt.mem)
+		ts_fmt_size(mem, sizeof(mem), s->mnt.mem);
+	snprintf(buf, n, "%s (tier per row; capacity %s; page-cache model %s)", what, cap, mem);
+}
+
+void ts_job_row_steps(struct ts_row *w, const struct ts_step_sums *m)
+{
+	double secs = (double)m->wall_ns / 1e9;
+	w->iterations = m->iterations;
+	w->batch = m->batch;
+	w->samples = m->samples;
+	w->time_s = secs;
+	w->samples_per_s = secs > 0 ? (double)m->samples / secs : NAN;
+	w->au_pct = secs > 0 ? 100.0 * (double)m->busy_ns / (double)m->wall_ns : NAN;
+	w->stall_pct = secs > 0 ? 100.0 * (double)m->idle_ns / (double)m->wall_ns : NAN;
+	w->step_p50_ms = (double)ts_hist_percentile(m->iter, 50) / 1e6;
+	w->step_p99_ms = (double)ts_hist_percentile(m->iter, 99) / 1e6;
+}
+
+int ts_job_vtier(struct ts_job_env *env, const struct ts_scenario *s, int band_end,
+		 struct ts_vtier *m, char *err, size_t errlen)
+{
+	memset(m, 0, sizeof(*m));
+	if (!strcmp(s->mnt.tier, "none")) {
+		snprintf(err, errlen, "--virtual needs a tier to model; mount{tier=\"none\"} runs "
+				      "only in real time");
+		return -EINVAL;
+	}
+	struct ts_tier_cfg tc = { .capacity = s->mnt.capacity, .mem = s->mnt.mem,
+				  .seed = s->mnt.seed };
+	int rc = ts_tier_set_lookup(env->tiers, s->mnt.tier, &tc.profile, err, errlen);
+	if (rc)
+		return rc;
+	return ts_vtier_new(m, &tc, band_end, err, errlen);
+}
+

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# test_interrupt_jobs.sh — one interrupt path (core/interrupt.h): SIGINT in
+# the middle of a scenario's dlio{}, of `tiersim record` and of
+# `tiersim compare` in real time ends with exit 130 and leaves nothing
+# mounted and no daemon running. (dlio{} used to install a handler of its
+# own over the runner's and end with 1.)
+. "$(dirname "$0")/lib.sh"
+"$tiersim" --help | grep -q '^  dlio ' || { echo "tiersim was built without dlio"; exit 77; }
+
+# stop NAME: SIGINT to $bg once it has mounted under $work; 130, clean.
+stop() {
+	wait_mounted "$1"
+	kill -INT "$bg"
+	wait "$bg"
+	rc=$?
+	bg=
+	[ $rc -eq 130 ] || fail "$1: exit $rc, expected 130: $(cat "$work/err")"
+	check_clean "$1"
+}
+
+# dlio{} in real time, long enough to be stepping when the signal comes
+# (100 epochs of 0.5 s steps).
+cat >"$work/dlio.lua" <<'L'
+dlio{ workload = "resnet50_h100", tier = "essd-pl1", accelerators = 1,
+	overrides = { "dataset.num_files_train=12", "dataset.num_samples_per_file=20",
+		"dataset.record_length=50000", "reader.batch_size=10",
+		"reader.transfer_size=16384", "train.computation_time=0.5", "train.epochs=100" } }
+L
+"$tiersim" run "$work/dlio.lua" --quiet >/dev/null 2>"$work/err" &
+bg=$!
+stop "dlio{}"
+grep -q "interrupted" "$work/err" || fail "dlio{}: the stop is not said: $(cat "$work/err")"
+
+# record: the command runs on the mount until the signal (sent to tiersim
+# alone, which passes it on to the command).
+mkdir -p "$work/rec"
+echo data >"$work/rec/f"
+TMPDIR=$work "$tiersim" record --data "$work/rec" --tier ssd-cloud --out "$work/r.trace" \
+	--no-wakes -- sleep 100 >/dev/null 2>"$work/err" &
+bg=$!
+stop "record"
+
+# compare in real time: a scenario on two tiers, stopped in its first.
+"$tiersim" compare "$here/small.lua" --tiers ssd-cloud,ultra-cloud iterations=100000000 \
+	--quiet >/dev/null 2>"$work/err" &
+bg=$!
+stop "compare"
+exit 0

@@ -1,0 +1,546 @@
+/*
+ * run.c — validation cases run and judged (run.h).
+ *
+ * Disk-level cases run as closed-loop fio jobs on the tier model in virtual
+ * time (validation/fiojob.c); with --real the same job runs with fio through
+ * a tierfs mount of the tier. Workload cases with a DLIO run
+ * (config.workload.dlio) run the DLIO library in virtual time
+ * (workloads/dlio_run.h): at the published accelerator count for AU,
+ * samples/s and MiB/s, with find_max for the count. Loader cases and
+ * workload cases without a DLIO run need parts the virtual pipeline does
+ * not have yet: they are listed and counted apart as "not runnable yet",
+ * never as passing. A case with role fits set the profile fields it names:
+ * it is shown (the profile must still reproduce it) but counted apart from
+ * the checking cases.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "files.h"
+#include "fiojob.h"
+#include "fs/mount.h"
+#include "paths.h"
+#include "run.h"
+#include "workloads/dlio_run.h"
+
+extern char **environ;
+
+static const char *const fig_status_name[] = { "inside",  "OUTSIDE", "known miss",
+					  "fit",     "FIT OFF", "inside (known miss recorded)",
+					  "not judged: below the FUSE floor" };
+
+const char *ts_fig_status_name(enum ts_fig_status st)
+{
+	return st < TS_ARRAY_SIZE(fig_status_name) ? fig_status_name[st] : "?";
+}
+
+const char *ts_case_needs(struct ts_case_row *r)
+{
+	const struct ts_case *c = r->c;
+	if (c->level == TS_CASE_LOADER)
+		return "the case's loader (FFCV, PyTorch DataLoader worker processes with Pillow) "
+		       "as a source of the virtual pipeline, and a host profile of its CPU";
+	if (c->level == TS_CASE_WORKLOAD && !c->dlio)
+		return "a DLIO run (config.workload.dlio: the workload, its overrides, tier, memory)";
+	if (c->level == TS_CASE_WORKLOAD)
+		return NULL;
+	if (c->raid0 > 1) {
+		snprintf(r->needs_buf, sizeof(r->needs_buf), "a RAID-0 of %u volumes of one tier",
+			 c->raid0);
+		return r->needs_buf;
+	}
+	if (strcmp(c->tool, "fio") && strcmp(c->tool, "ioping")) {
+		snprintf(r->needs_buf, sizeof(r->needs_buf), "a runner for the tool '%s'", c->tool);
+		return r->needs_buf;
+	}
+	return NULL;
+}
+
+/* The model's (or the emulation's) value for a figure, in canonical units. */
+static double pick(const struct ts_fiojob_result *res, enum ts_case_metric m)
+{
+	switch (m) {
+	case TS_METRIC_IOPS: return res->iops;
+	case TS_METRIC_BW: return res->mbps * 1e6;
+	case TS_METRIC_LAT_MEAN: return res->lat_mean_ns;
+	case TS_METRIC_LAT_P50: return res->lat_p50_ns;
+	case TS_METRIC_LAT_P99: return res->lat_p99_ns;
+	default: return 0;
+	}
+}
+
+/* ---- Profiles and the fitted-vs-checking rule --------------------------- */
+
+/* Adds a case's extra profile file to @set once. */
+static const struct ts_case *case_by_id(struct ts_case **all, size_t n, const char *id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(all[i]->id, id))
+			return all[i];
+	return NULL;
+}
+
+static bool lists(const struct ts_case *c, const char *tier, const char *field)
+{
+	char want[256], group[256];
+	snprintf(want, sizeof(want), "%s.%s", tier, field);
+	/* "tier.latency" stands for every latency field. */
+	snprintf(group, sizeof(group), "%s.latency", tier);
+	for (size_t i = 0; i < c->nfitted; i++)
+		if (!strcmp(c->fitted[i], want) ||
+		    (!strncmp(field, "latency.", 8) && !strcmp(c->fitted[i], group)))
+			return true;
+	return false;
+}
+
+struct host_fit {
+	struct ts_case **all;
+	size_t n;
+	int bad;
+	FILE *out;
+};
+
+/* A host field whose source names case @id: that case fits it. */
+static int host_fit(void *ctx, const char *host, const char *field, const char *id)
+{
+	struct host_fit *h = ctx;
+	const struct ts_case *c = case_by_id(h->all, h->n, id);
+	const char *why = !c	     ? "which is not in the corpus"
+			  : !c->fits ? "which is a checking case (a figure that fitted a parameter "
+				       "cannot also check it)"
+			  : !lists(c, host, field) ? "whose role.fits does not list the field"
+						   : NULL;
+	if (why) {
+		fprintf(h->out, "tiersim validate: host '%s': %s names case '%s', %s\n", host, field,
+			id, why);
+		h->bad++;
+	}
+	return 0;
+}
+
+/* Every evidence label that names a case names a fitting case that lists
+ * the field, and every fitting case's fields name it back. Prints each
+ * violation; returns how many. */
+int ts_validate_fit_rule(const struct ts_tier_set *set, const struct ts_host_set *hosts,
+			 struct ts_case **all, size_t n, FILE *out)
+{
+	int bad = 0;
+	struct host_fit hf = { all, n, 0, out };
+	(void)ts_host_each_fit(hosts, host_fit, &hf);
+	bad += hf.bad;
+	for (size_t i = 0; i < ts_tier_set_count(set); i++) {
+		const struct ts_tier_profile *p = ts_tier_set_at(set, i);
+		for (int f = 0; f < TS_EV_NR; f++) {
+			const char *id = p->ev[f].fit_case;
+			if (!id)
+				continue;
+			const struct ts_case *c = case_by_id(all, n, id);
+			const char *why = !c	       ? "which is not in the corpus"
+					  : !c->fits   ? "which is a checking case (a figure that "
+							 "fitted a parameter cannot also check it)"
+					  : !lists(c, p->name, ts_tier_ev_field_name(f))
+						       ? "whose role.fits does not list the field"
+						       : NULL;
+			if (why) {
+				fprintf(out, "tiersim validate: %s: tier '%s': evidence.%s names "
+						"case '%s', %s\n",
+					p->where, p->name, ts_tier_ev_field_name(f), id, why);
+				bad++;
+			}
+		}
+	}
+	for (size_t k = 0; k < n; k++) {
+		const struct ts_case *c = all[k];
+		for (size_t i = 0; c->fits && i < c->nfitted; i++) {
+			char tier[128];
+			const char *dot = strchr(c->fitted[i], '.');
+			snprintf(tier, sizeof(tier), "%.*s", (int)(dot - c->fitted[i]), c->fitted[i]);
+			const char *field = dot + 1;
+			const struct ts_tier_profile *p = ts_tier_set_find(set, tier);
+			if (!p) {
+				/* A host profile's field (pipeline/hosts.lua). */
+				int hn = ts_host_field_names(hosts, tier, field, c->id);
+				const char *hwhy = hn == -ENOENT ? "names neither a tier nor a host"
+						   : hn == -EINVAL ? "is not a field of host profiles"
+						   : hn == 0 ? "but the host's evidence does not name "
+							       "this case"
+							     : NULL;
+				if (hwhy) {
+					fprintf(out, "tiersim validate: %s: role.fits '%s' %s\n",
+						c->path, c->fitted[i], hwhy);
+					bad++;
+				}
+				continue;
+			}
+			bool named = false, known = false;
+			for (int f = 0; p && f < TS_EV_NR; f++) {
+				const char *fn = ts_tier_ev_field_name(f);
+				bool match = !strcmp(fn, field) ||
+					     (!strcmp(field, "latency") && !strncmp(fn, "latency.", 8));
+				if (!match)
+					continue;
+				known = true;
+				named |= p->ev[f].fit_case && !strcmp(p->ev[f].fit_case, c->id);
+			}
+			/* A tier without an evidence table is unlabelled: nothing to
+			 * hold the case against (tiersim tiers --evidence shows it). */
+			const char *why = !known || !p->has_evidence
+						   ? NULL /* not an evidence field: see the profile comment */
+					  : !named ? "but the tier's evidence does not name this case"
+						   : NULL;
+			if (why) {
+				fprintf(out, "tiersim validate: %s: role.fits '%s' %s\n", c->path,
+					c->fitted[i], why);
+				bad++;
+			}
+		}
+	}
+	return bad;
+}
+
+/* ---- Running one case ------------------------------------------------------ */
+
+/* Runs the case's job with fio through a tierfs mount of its tier. */
+static int run_real(const struct ts_case *c, const struct ts_validate_cfg *v, const char *profile_path,
+		    struct ts_fiojob_result *res, double *floor_ns, char *err, size_t errlen)
+{
+	char work[] = "/tmp/tiersim-validate.XXXXXX", backing[64], mnt[64], out[80];
+	if (!mkdtemp(work)) {
+		snprintf(err, errlen, "cannot make a scratch folder in /tmp: %s", strerror(errno));
+		return -errno;
+	}
+	snprintf(backing, sizeof(backing), "%s/backing", work);
+	snprintf(mnt, sizeof(mnt), "%s/mnt", work);
+	snprintf(out, sizeof(out), "%s/fio.json", work);
+	uint64_t size = TS_MIN(c->job.size, v->real_size);
+	size -= size % c->job.bs;
+	int rc = mkdir(backing, 0755) || mkdir(mnt, 0755) ? -errno : 0;
+	for (unsigned j = 0; !rc && j < c->job.numjobs; j++) {
+		char f[96];
+		snprintf(f, sizeof(f), "%s/f.%u", backing, j);
+		/* Sparse files: the tier model, not the backing disk, sets the pace. */
+		FILE *fp = fopen(f, "w");
+		if (!fp || ftruncate(fileno(fp), (off_t)size))
+			rc = -errno;
+		if (fp)
+			fclose(fp);
+	}
+	if (rc) {
+		snprintf(err, errlen, "cannot lay out the fio files in %s: %s", work, strerror(-rc));
+		goto rm;
+	}
+	struct ts_mounts ms;
+	struct ts_mount *m = NULL;
+	char opts[4608];
+	snprintf(opts, sizeof(opts), "tier=%s,capacity=%llu%s%s", c->tier,
+		 (unsigned long long)c->capacity, profile_path ? ",profile=" : "",
+		 profile_path ? profile_path : "");
+	if ((rc = ts_mounts_init(&ms, err, errlen)))
+		goto rm;
+	if ((rc = ts_mount_start(&ms, backing, mnt, opts, &m, err, errlen))) {
+		ts_mounts_free(&ms);
+		goto rm;
+	}
+	uint64_t rt = c->job.runtime ? TS_MIN(c->job.runtime, v->real_runtime) : v->real_runtime;
+	static const char *const rws[] = { "read", "randread", "write", "randwrite" };
+	char a_dir[80], a_rw[32], a_bs[48], a_qd[32], a_nj[32], a_size[48], a_rt[48], a_out[96],
+		a_think[48];
+	snprintf(a_dir, sizeof(a_dir), "--directory=%s", mnt);
+	snprintf(a_rw, sizeof(a_rw), "--rw=%s", rws[c->job.write * 2 + c->job.random]);
+	snprintf(a_bs, sizeof(a_bs), "--bs=%llu", (unsigned long long)c->job.bs);
+	snprintf(a_qd, sizeof(a_qd), "--iodepth=%u", c->job.iodepth);
+	snprintf(a_nj, sizeof(a_nj), "--numjobs=%u", c->job.numjobs);
+	snprintf(a_size, sizeof(a_size), "--size=%llu", (unsigned long long)size);
+	snprintf(a_rt, sizeof(a_rt), "--runtime=%.3f", (double)rt / 1e9);
+	snprintf(a_out, sizeof(a_out), "--output=%s", out);
+	snprintf(a_think, sizeof(a_think), "--thinktime=%lluus",
+		 (unsigned long long)(c->job.think_ns / 1000));
+	char *argv[] = { "fio", "--name=validate", a_dir, "--filename_format=f.$jobnum",
+			 "--direct=1", "--ioengine=io_uring", "--thread", a_rw, a_bs, a_qd,
+			 a_nj, a_size, a_rt, "--time_based", "--group_reporting",
+			 "--output-format=json", a_out, a_think, NULL };
+	pid_t pid;
+	int st = 0;
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+	rc = posix_spawnp(&pid, "fio", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc) {
+		snprintf(err, errlen, "cannot run fio: %s", strerror(rc));
+		rc = -rc;
+	} else if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		snprintf(err, errlen, "fio failed on the tierfs mount of %s", c->tier);
+		rc = -EIO;
+	}
+	/* The FUSE round trip tierfs measured at mount: a latency below it
+	 * cannot be emulated on this host. Without it no latency can be
+	 * judged, so an unreadable figure fails the case. */
+	char stats[96];
+	snprintf(stats, sizeof(stats), "%s/.tierfs/stats", mnt);
+	json_error_t sje;
+	json_t *sj = json_load_file(stats, 0, &sje);
+	json_t *fl = json_object_get(sj, "floor_ns");
+	if (!rc && !json_is_integer(fl)) {
+		snprintf(err, errlen, "%s: %s", stats,
+			 sj ? "no integer floor_ns (the FUSE round trip tierfs measured)" : sje.text);
+		rc = -EIO;
+	}
+	*floor_ns = (double)json_integer_value(fl);
+	json_decref(sj);
+	char merr[256];
+	if (ts_mount_stop(&ms, m, merr, sizeof(merr)) && !rc) {
+		snprintf(err, errlen, "%s", merr);
+		rc = -EIO;
+	}
+	ts_mounts_free(&ms);
+	if (!rc) {
+		json_error_t je;
+		json_t *j = json_load_file(out, 0, &je);
+		json_t *side = json_object_get(json_array_get(json_object_get(j, "jobs"), 0),
+					       c->job.write ? "write" : "read");
+		json_t *clat = json_object_get(side, "clat_ns");
+		json_t *pct = json_object_get(clat, "percentile");
+		if (!side || !clat) {
+			snprintf(err, errlen, "fio wrote no %s results to %s", c->job.write ? "write" : "read", out);
+			rc = -EIO;
+		} else {
+			*res = (struct ts_fiojob_result){
+				.iops = json_number_value(json_object_get(side, "iops")),
+				.mbps = json_number_value(json_object_get(side, "bw_bytes")) / 1e6,
+				.lat_mean_ns = json_number_value(json_object_get(clat, "mean")),
+				.lat_p50_ns = json_number_value(json_object_get(pct, "50.000000")),
+				.lat_p99_ns = json_number_value(json_object_get(pct, "99.000000")),
+			};
+		}
+		json_decref(j);
+	}
+rm:;
+	/* the scratch folder held the mount: ts_remove_tree does not cross
+	 * into a file system still mounted there */
+	int rrc = ts_remove_tree(work, 0);
+	if (rrc)
+		fprintf(stderr, "tiersim validate: could not remove %s: %s\n", work,
+			ts_strerror(rrc));
+	return rc;
+}
+
+/* One DLIO run of a workload case in virtual time: at the published count,
+ * or @find_max. The dataset is scaled to run_files and the page cache with
+ * it, so that the share of the dataset memory holds stays the run's. */
+static int dlio_once(const struct ts_case *c, bool find_max, struct ts_dlio_result *out,
+		     bool *found, char *err, size_t errlen)
+{
+	const struct ts_case_dlio *d = c->dlio;
+	char prof[4096], files[96];
+	struct ts_dlio_opts o;
+	memset(&o, 0, sizeof(o));
+	int rc = ts_opt_defaults(ts_dlio_run_opts, &o, err, errlen);
+	if (rc)
+		return rc;
+	o.workload = d->workload;
+	o.tier = d->tier;
+	o.host = d->host;
+	if (d->profile) {
+		if (ts_data_find(d->profile, prof, sizeof(prof))) {
+			snprintf(err, errlen, "profile file %s not found (set TIERSIM_DATADIR to the "
+					      "source tree)", d->profile);
+			return -ENOENT;
+		}
+		o.profile = prof;
+	}
+	o.mem = (uint64_t)((unsigned __int128)d->mem * d->run_files / d->files);
+	o.find_max = find_max;
+	o.accelerators = find_max ? 1 : d->accelerators;
+	o.virtual_time = true;
+	o.quiet = true;
+	const char **ov = calloc(d->noverrides + 1, sizeof(*ov));
+	struct ts_dlio_outcome *oc = calloc(1, sizeof(*oc));
+	if (!ov || !oc) {
+		free(ov);
+		free(oc);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < d->noverrides; i++)
+		if (!strstr(d->overrides[i], "num_files_train"))
+			ov[o.noverrides++] = d->overrides[i];
+	snprintf(files, sizeof(files), "++workload.dataset.num_files_train=%" PRIu64, d->run_files);
+	ov[o.noverrides++] = files;
+	o.overrides = ov;
+	rc = ts_dlio_run(&o, oc, err, errlen);
+	const struct ts_dlio_result *r = rc ? NULL : ts_dlio_outcome_pick(&o, oc);
+	*found = r != NULL;
+	if (r)
+		*out = *r;
+	ts_dlio_outcome_free(oc);
+	free(oc);
+	free(ov);
+	return rc;
+}
+
+/* A workload case's figures from its DLIO runs (case.c checked the names
+ * and units: au %, throughput samples/s, read_bandwidth MiB/s or MB/s,
+ * max_accelerators). */
+static int run_dlio_case(const struct ts_case *c, double *pred, char *err, size_t errlen)
+{
+	bool at = false, max = false;
+	for (size_t i = 0; i < c->nfig; i++)
+		*(strcmp(c->fig[i].name, "max_accelerators") ? &at : &max) = true;
+	struct ts_dlio_result o = { 0 }, mx = { 0 };
+	bool o_found = false, mx_found = false;
+	int rc = 0;
+	if (at && !(rc = dlio_once(c, false, &o, &o_found, err, errlen)) && !o_found) {
+		snprintf(err, errlen, "the DLIO run at %" PRIu64 " accelerators gave no figures",
+			 c->dlio->accelerators);
+		rc = -EIO;
+	}
+	if (!rc && max)
+		rc = dlio_once(c, true, &mx, &mx_found, err, errlen);
+	for (size_t i = 0; !rc && i < c->nfig; i++) {
+		const struct ts_case_figure *f = &c->fig[i];
+		pred[i] = !strcmp(f->name, "au")	       ? 100 * o.au
+			  : !strcmp(f->name, "throughput") ? o.samples_s
+			  : !strcmp(f->name, "max_accelerators")
+				  ? (mx_found ? (double)mx.n : 0)
+			  : !strcmp(f->unit, "MB/s") ? o.mib_s * 1.048576
+						     : o.mib_s;
+	}
+	return rc;
+}
+
+enum ts_fig_status ts_fig_verdict(const struct ts_case *c, const struct ts_case_figure *f,
+				  double predicted, bool below_floor, double *error)
+{
+	*error = f->value > 0 ? (predicted - f->value) / f->value : 0;
+	bool in = fabs(*error) <= f->tolerance;
+	if (below_floor)
+		return TS_FIG_FLOOR;
+	if (c->fits)
+		return in ? TS_FIG_FIT : TS_FIG_FIT_OFF;
+	if (f->known_miss)
+		return in ? TS_FIG_KNOWN_NOW_INSIDE : TS_FIG_KNOWN;
+	return in ? TS_FIG_INSIDE : TS_FIG_OUTSIDE;
+}
+
+int ts_case_run(struct ts_case_row *r, const struct ts_tier_set *set,
+		const struct ts_validate_cfg *v)
+{
+	const struct ts_case *c = r->c;
+	char err[1024];
+	struct ts_fiojob_result res = { 0 }, model = { 0 };
+	const struct ts_tier_profile *p;
+	double floor_ns = 0, *pred = calloc(c->nfig, sizeof(*pred));
+	if (!pred)
+		return -ENOMEM;
+	int rc = 0;
+	if (c->dlio) {
+		rc = run_dlio_case(c, pred, err, sizeof(err));
+	} else if (!(rc = ts_tier_set_lookup(set, c->tier, &p, err, sizeof(err))) && v->real) {
+		char path[4096];
+		bool has = c->profile && !ts_data_find(c->profile, path, sizeof(path));
+		rc = run_real(c, v, has ? path : NULL, &res, &floor_ns, err, sizeof(err));
+		/* What the model targets, to tell which latencies the host can emulate. */
+		if (!rc)
+			rc = ts_fiojob_run(p, c->capacity, &c->job, &model, err, sizeof(err));
+	} else if (!rc) {
+		rc = ts_fiojob_run(p, c->capacity, &c->job, &res, err, sizeof(err));
+	}
+	if (rc) {
+		fprintf(stderr, "tiersim validate: %s: %s\n", c->path, err);
+		r->failed = true;
+		free(pred);
+		return rc;
+	}
+	for (size_t i = 0; i < c->nfig; i++) {
+		const struct ts_case_figure *f = &c->fig[i];
+		struct ts_fig_row *fr = &r->f[i];
+		fr->fig = f;
+		fr->predicted = c->dlio ? pred[i] : pick(&res, f->metric) / f->scale;
+		bool floor = v->real && f->metric >= TS_METRIC_LAT_MEAN &&
+			     f->metric <= TS_METRIC_LAT_P99 && pick(&model, f->metric) < floor_ns;
+		fr->st = ts_fig_verdict(c, f, fr->predicted, floor, &fr->error);
+	}
+	free(pred);
+	return 0;
+}
+
+static int cmp_abs(const void *a, const void *b)
+{
+	double x = fabs(*(const double *)a), y = fabs(*(const double *)b);
+	return (x > y) - (x < y);
+}
+
+static int cmp_worst(const void *a, const void *b)
+{
+	const struct ts_fig_row *x = *(const struct ts_fig_row *const *)a, *y = *(const struct ts_fig_row *const *)b;
+	double ex = fabs(x->error), ey = fabs(y->error);
+	return (ex < ey) - (ex > ey);
+}
+
+void ts_validate_summarize(struct ts_case_row *rows, size_t n, struct ts_validate_summary *s,
+			   double *errs, struct ts_fig_row **worst, size_t *nworst)
+{
+	memset(s, 0, sizeof(*s));
+	*nworst = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct ts_case_row *r = &rows[i];
+		if (r->needs) {
+			s->not_runnable++;
+			continue;
+		}
+		if (r->failed) {
+			s->failed++;
+			continue;
+		}
+		bool in = true, known = false;
+		for (size_t k = 0; k < r->c->nfig; k++) {
+			enum ts_fig_status st = r->f[k].st;
+			if (st == TS_FIG_FLOOR) {
+				s->floor++;
+				continue;
+			}
+			in &= st == TS_FIG_INSIDE || st == TS_FIG_FIT || st == TS_FIG_KNOWN_NOW_INSIDE;
+			known |= st == TS_FIG_KNOWN;
+			if (!r->c->fits) {
+				errs[s->nerr++] = r->f[k].error;
+				worst[(*nworst)++] = &r->f[k];
+			}
+		}
+		if (r->c->fits) {
+			s->fits++;
+			s->fits_ok += in;
+		} else {
+			s->checks++;
+			s->checks_inside += in;
+			s->known += !in && known;
+			s->outside += !in && !known;
+			/* A case with a known miss and an unexpected one counts as outside. */
+			for (size_t k = 0; k < r->c->nfig && !in && known; k++)
+				if (r->f[k].st == TS_FIG_OUTSIDE) {
+					s->known--;
+					s->outside++;
+					break;
+				}
+		}
+	}
+	qsort(errs, s->nerr, sizeof(*errs), cmp_abs);
+	s->median = !s->nerr ? 0
+		    : s->nerr % 2 ? fabs(errs[s->nerr / 2])
+				  : (fabs(errs[s->nerr / 2 - 1]) + fabs(errs[s->nerr / 2])) / 2;
+	qsort(worst, *nworst, sizeof(*worst), cmp_worst);
+}
+
+bool ts_validate_passed(const struct ts_validate_summary *s)
+{
+	return !s->outside && !s->failed && s->fits_ok == s->fits;
+}

@@ -1,0 +1,95 @@
+/*
+ * run.h — running validation cases and judging their figures: what a case
+ * needs that this build lacks, the run of one case (a closed-loop fio job
+ * on the tier model in virtual time, or with fio through a tierfs mount;
+ * a DLIO run for a workload case), the verdict on each figure, the
+ * corpus-wide rule that a fitted figure never also checks, and the
+ * summary. `tiersim validate` (cli/cmd_validate.c) selects, calls and
+ * prints.
+ */
+#ifndef TS_VALIDATE_RUN_H
+#define TS_VALIDATE_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "case.h"
+#include "pipeline/host.h"
+#include "tier/tier.h"
+#include "ts.h"
+
+/* A figure's verdict. */
+enum ts_fig_status {
+	TS_FIG_INSIDE,		 /* a checking figure inside its tolerance */
+	TS_FIG_OUTSIDE,		 /* a checking figure outside it */
+	TS_FIG_KNOWN,		 /* outside, a known miss the case records */
+	TS_FIG_FIT,		 /* a fitting case's figure, reproduced */
+	TS_FIG_FIT_OFF,		 /* a fitting case's figure, no longer reproduced */
+	TS_FIG_KNOWN_NOW_INSIDE, /* a recorded known miss that is now inside */
+	TS_FIG_FLOOR,		 /* --real: a latency below the FUSE floor, not judged */
+};
+const char *ts_fig_status_name(enum ts_fig_status st);
+
+struct ts_fig_row {
+	const struct ts_case_figure *fig;
+	double predicted; /* in the figure's unit */
+	double error;	  /* (predicted - measured) / measured */
+	enum ts_fig_status st;
+};
+
+struct ts_case_row {
+	struct ts_case *c;
+	const char *needs; /* not runnable yet: what it needs; NULL = ran */
+	char needs_buf[128];
+	struct ts_fig_row *f; /* c->nfig of them */
+	bool failed;	      /* ran but could not be run (message printed) */
+};
+
+/* How cases run. */
+struct ts_validate_cfg {
+	bool real;	       /* disk cases with fio through a tierfs mount */
+	uint64_t real_runtime; /* ns: longest fio run per case with @real */
+	uint64_t real_size;    /* bytes: largest file per fio job with @real */
+};
+
+/* Whether the case of @r can run here: NULL, or what it needs. */
+const char *ts_case_needs(struct ts_case_row *r);
+
+/*
+ * The verdict on figure @f of case @c predicted as @predicted (in the
+ * figure's unit): its relative @error is set; @below_floor says the
+ * emulation cannot reach the figure's latency on this host.
+ */
+enum ts_fig_status ts_fig_verdict(const struct ts_case *c, const struct ts_case_figure *f,
+				  double predicted, bool below_floor, double *error);
+
+/* Runs the case of @r (r->f allocated, c->nfig rows) and judges each
+ * figure. A failure is one line on stderr and r->failed (what the caller
+ * reads: the return value repeats it). */
+int ts_case_run(struct ts_case_row *r, const struct ts_tier_set *set,
+		       const struct ts_validate_cfg *v);
+
+/* Every evidence label that names a case names a fitting case that lists
+ * the field, and every fitting case's fields name it back. Prints each
+ * violation on @f; returns how many. */
+int ts_validate_fit_rule(const struct ts_tier_set *set, const struct ts_host_set *hosts,
+			 struct ts_case **all, size_t n, FILE *f);
+
+struct ts_validate_summary {
+	size_t checks, checks_inside, known, outside, fits, fits_ok, not_runnable, failed;
+	size_t floor; /* --real: figures whose target latency is below the FUSE floor */
+	size_t nerr;
+	double median;
+};
+
+/* Counts @rows by verdict; @errs (room for every figure) gets the checking
+ * figures' errors sorted by size, @worst the same figures worst first. */
+void ts_validate_summarize(struct ts_case_row *rows, size_t n, struct ts_validate_summary *s,
+			   double *errs, struct ts_fig_row **worst, size_t *nworst);
+/* Whether the run passes: no checking figure outside, no case failed,
+ * every fit reproduced. */
+bool ts_validate_passed(const struct ts_validate_summary *s);
+
+#endif

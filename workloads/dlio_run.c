@@ -1,0 +1,859 @@
+/*
+ * dlio_run.c — a DLIO workload run (dlio_run.h): the workload-to-loader
+ * mapping, the accelerators' loop and its AU, the find-max search, the
+ * dataset placed and mounted in real time.
+ *
+ * N accelerators
+ * step together (DLIO's ranks meet in comm.barrier() after every step,
+ * main.py `_train`), so in one process they share one loader that reads
+ * N × batch_size samples per step with N × read_threads reads in flight,
+ * through one tierfs mount (real time: the tier's caps are shared, as on
+ * one drive) or one tier model (virtual time); under mpirun each rank has
+ * its own loader and they meet at every step (dlio_mpi.h). The loader is the
+ * project's own (pipeline/loader.h, vpipe.h) with the npz / tfrecord
+ * source; nothing of it is rewritten here.
+ *
+ * Per epoch, as DLIO (metric_exclude_start_steps = 1): the first step is
+ * left out, so an epoch's time runs from the end of its first step to the
+ * end of its last, and its compute is the other steps' computation_time;
+ * AU, samples/s and MiB/s (samples/s × record_length / 2^20, as MLPerf
+ * Storage reports "MB/s") are the means over epochs.
+ *
+ * The host's CPU (--host, a profile of pipeline/hosts.lua): the framework's
+ * work per step on each accelerator's own loop, serial with its compute
+ * (both clocks: busy CPU in real time, charged in virtual time), and its
+ * work per sample in the readers (virtual time: charged on the loader's
+ * workers, read_threads per accelerator, one under TensorFlow; real time:
+ * what this host's reader costs). workloads/DLIO.md says where the costs come
+ * from.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "files.h"
+#include "dlio_config.h"
+#include "dlio_mpi.h"
+#include "dlio_run.h"
+#include "fs/mount.h"
+#include "interrupt.h"
+#include "paths.h"
+#include "pipeline/dataset.h"
+#include "pipeline/host.h"
+#include "pipeline/loader.h"
+#include "pipeline/vpipe.h"
+#include "pipeline/vtier.h"
+#include "units.h"
+
+#define OOFF(f) offsetof(struct ts_dlio_opts, f)
+const struct ts_opt ts_dlio_run_opts[] = {
+	{ "tier", TS_OPT_STR, OOFF(tier), NULL, 0, 0, "", "a tier profile (tiersim tiers)", "T",
+	  't' },
+	{ "accelerators", TS_OPT_U64, OOFF(accelerators), "1", 1, 4096, "",
+	  "simulated accelerators", "N", 'n' },
+	{ "find_max", TS_OPT_BOOL, OOFF(find_max), "false", 0, 0, "",
+	  "the largest N whose AU meets metric.au (see --search)", NULL, 'f' },
+	{ "search", TS_OPT_STR, OOFF(search), "bracket", 0, 0, "",
+	  "--find-max's search: bracket (from the drive's bandwidth bound, a failing run "
+	  "stopped once it cannot pass) or doubling (N doubles, then bisects, every run "
+	  "whole); both answer the same while AU falls as N grows", "HOW", 0 },
+	{ "virtual", TS_OPT_BOOL, OOFF(virtual_time), "false", 0, 0, "",
+	  "predict in virtual time (the tier model; no bytes written)", NULL, 'v' },
+	{ "mem", TS_OPT_SIZE, OOFF(mem), "0", 0, 0, "bytes",
+	  "page cache modeled in front of the tier (0: none; MLPerf sizes the dataset to 5x "
+	  "host memory so that reads miss)", NULL, 'm' },
+	{ "capacity", TS_OPT_SIZE, OOFF(capacity), "0", 0, 0, "bytes",
+	  "the disk's size (0: the tier's default)", NULL, 0 },
+	{ "profile", TS_OPT_STR, OOFF(profile), NULL, 0, 0, "",
+	  "add the tiers of a Lua profile file", "FILE", 0 },
+	{ "dir", TS_OPT_STR, OOFF(dir), NULL, 0, 0, "",
+	  "real time: where datasets are made (default $TIERSIM_WORKDIR/dlio, else "
+	  "~/.cache/tiersim/dlio)", "DIR", 'd' },
+	{ "host", TS_OPT_STR, OOFF(host), NULL, 0, 0, "",
+	  "a host profile (tiersim hosts) whose framework costs are charged: per step on each "
+	  "accelerator, per sample in the readers (default: none)", "H", 0 },
+	{ "seed", TS_OPT_U64, OOFF(seed), "0", 0, 0, "",
+	  "dataset and loader seed (0: the workload's train.seed)", "S", 0 },
+	{ "trace", TS_OPT_STR, OOFF(trace), NULL, 0, 0, "",
+	  "real time: tierfs records every request to FILE (tiersim trace dump FILE)", "FILE", 0 },
+	{ "quiet", TS_OPT_BOOL, OOFF(quiet), "false", 0, 0, "", "no progress lines", NULL, 'q' },
+	{ NULL },
+};
+
+
+/* The dataset a workload reads: its kind's configuration. */
+static void dataset_config(const struct ts_dlio_workload *w, uint64_t seed,
+			   struct ts_dataset_config *dc)
+{
+	char err[256];
+	memset(dc, 0, sizeof(*dc));
+	if (ts_opt_defaults(ts_dataset_opts, dc, err, sizeof(err)))
+		abort(); /* the table's own defaults */
+	dc->count = w->num_files_train;
+	dc->seed = seed;
+	dc->samples_per_file = w->num_samples_per_file;
+	dc->record_length = (uint64_t)llround(w->record_length);
+	dc->record_stdev = (uint64_t)llround(w->record_length_stdev);
+}
+
+/* The loader for N accelerators: N x batch per step, N x read_threads reads
+ * in flight, read_threads x prefetch batches ahead (PyTorch: each worker
+ * keeps prefetch_factor batches, 2 when DLIO leaves it at 0). */
+static int pipe_config(const struct ts_dlio_workload *w, uint64_t n, uint64_t seed,
+		       const char *path, uint64_t workers, struct ts_pipe_cfg *pc, char *err,
+		       size_t errlen)
+{
+	memset(pc, 0, sizeof(*pc));
+	int rc = ts_opt_defaults(ts_pipe_opts, pc, err, errlen);
+	if (rc)
+		return rc;
+	char v[64];
+	uint64_t threads = w->read_threads ? w->read_threads : 1;
+	uint64_t steps_ahead = threads * (w->prefetch_size ? w->prefetch_size : 2);
+	bool shuffle = strcmp(w->sample_shuffle, "off") || strcmp(w->file_shuffle, "off");
+	struct {
+		const char *k;
+		uint64_t v;
+		const char *s;
+	} set[] = {
+		{ "source", 0, w->format },
+		{ "path", 0, path },
+		{ "batch", w->batch_size * n, NULL },
+		{ "qd", TS_MIN(threads * n, 4096u), NULL },
+		{ "prefetch", TS_MIN(steps_ahead, 1024u), NULL },
+		{ "epochs", w->epochs, NULL },
+		{ "seed", seed, NULL },
+		{ "transfer_size", w->transfer_size, NULL },
+		{ "decode", 0, workers ? "modeled" : "none" },
+		{ "vcpus", TS_MIN(workers ? workers : 1, 4096u), NULL },
+		{ "shuffle", 0, shuffle ? "true" : "false" },
+		{ "drop_last", 0, "true" },
+		{ "on_error", 0, "fatal" },
+		{ "mem_limit", 0, "1TiB" },
+	};
+	for (size_t i = 0; i < TS_ARRAY_SIZE(set) && !rc; i++) {
+		if (!set[i].s)
+			snprintf(v, sizeof(v), "%" PRIu64, set[i].v);
+		rc = ts_opt_set(ts_pipe_opts, pc, set[i].k, set[i].s ? set[i].s : v, err, errlen);
+	}
+	return rc;
+}
+
+/* Where batches come from, in either clock. */
+struct feed {
+	bool virt;
+	struct ts_vpipe *vp;
+	struct ts_pipe *p;
+	struct ts_batch *b;
+};
+
+static int feed_next(struct feed *f, uint64_t *ready, uint64_t *seq, uint64_t *epoch,
+		     uint32_t *n, char *err, size_t errlen)
+{
+	if (f->virt) {
+		struct ts_vbatch vb;
+		int rc = ts_vpipe_next_batch(f->vp, &vb);
+		if (rc < 0)
+			snprintf(err, errlen, "virtual loader: %s", ts_strerror(rc));
+		if (rc == 1) {
+			*ready = vb.ready_ns;
+			*seq = vb.seq;
+			*epoch = vb.epoch;
+			*n = vb.n;
+		}
+		return rc;
+	}
+	int rc = ts_dlio_mpi_step(err, errlen); /* ranks: DLIO's barrier between steps */
+	if (rc)
+		return rc;
+	int64_t wr = ts_pipe_next_batch(f->p, &f->b);
+	if (wr < 0) {
+		snprintf(err, errlen, "loader: %s", ts_pipe_error(f->p));
+		return (int)wr;
+	}
+	if (!f->b)
+		return 0;
+	*ready = ts_now_ns();
+	*seq = f->b->seq;
+	*epoch = f->b->epoch;
+	*n = f->b->n;
+	return 1;
+}
+
+static void sleep_until(uint64_t t)
+{
+	struct timespec ts = { (time_t)(t / TS_NS_PER_S), (long)(t % TS_NS_PER_S) };
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR && !ts_interrupted)
+		;
+}
+
+/* ---- The host's CPU: the framework's work per step and per sample ---- */
+
+/* What the framework costs a run (--host): 0 everywhere without one. */
+struct cpu {
+	uint64_t step_ns;	  /* per step, on each accelerator's loop */
+	double sample_ns, per_mib; /* per sample in a reader worker, virtual time */
+	uint64_t workers;	  /* reader workers per accelerator; 0: nothing charged */
+};
+
+/* Reader workers per accelerator that do a sample's framework work: DLIO's
+ * PyTorch reader runs in read_threads DataLoader worker processes (in the
+ * main one when 0); its TensorFlow reader maps parse_image through
+ * tf.py_function (dlio_benchmark/reader/tf_reader.py), which holds the
+ * rank's Python lock, so computation_threads parallel calls run one at a
+ * time. */
+static uint64_t reader_workers(const struct ts_dlio_workload *w)
+{
+	if (!strcmp(w->data_loader, "tensorflow"))
+		return 1;
+	return w->read_threads ? w->read_threads : 1;
+}
+
+/* DLIO's FormatReader.preprocess() sleeps preprocess_time per sample where
+ * a reader calls it: the index-based readers (PyTorch, DALI) in
+ * read_index(); the TensorFlow reader's parse_image() does not. */
+static double preprocess_ns(const struct ts_dlio_workload *w)
+{
+	return strcmp(w->data_loader, "tensorflow") ? w->preprocess_time * 1e9 : 0;
+}
+
+static int cpu_resolve(const struct ts_dlio_opts *o, const struct ts_dlio_workload *w, struct cpu *c,
+		       char *err, size_t errlen)
+{
+	memset(c, 0, sizeof(*c));
+	struct ts_host_dlio hd = { 0 };
+	if (o->host) {
+		struct ts_host_set *hs = NULL;
+		char sub[1024];
+		int rc = ts_host_set_load_default(&hs, sub, sizeof(sub));
+		if (!rc)
+			rc = ts_host_dlio_costs(hs, o->host, TS_HOST_NOMINAL, &hd, sub, sizeof(sub));
+		ts_host_set_free(hs);
+		if (rc) {
+			snprintf(err, errlen, "--host: %s", sub);
+			return rc;
+		}
+	}
+	c->step_ns = (uint64_t)llround(hd.step_ns);
+	c->sample_ns = hd.sample_ns + preprocess_ns(w);
+	c->per_mib = hd.sample_ns_per_mib;
+	if (c->sample_ns > 0 || c->per_mib > 0)
+		c->workers = reader_workers(w);
+	if (!o->virtual_time && preprocess_ns(w) > 0) {
+		snprintf(err, errlen, "reader.preprocess_time: real time does not sleep per sample in "
+				      "the loader; predict it with --virtual");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Real time: the step's framework work is CPU work on the accelerator's
+ * thread, as in DLIO's loop. */
+static void spin_until(uint64_t t)
+{
+	volatile uint64_t x = 0;
+	while (ts_now_ns() < t && !ts_interrupted)
+		x++;
+}
+
+/* The highest mean AU a run can still reach, after @done epochs whose AUs
+ * sum to @sum and @k steps of the current one, the last @k - 1 taking
+ * @elapsed ns. A step takes at least @step + @ct (the next starts when the
+ * previous ends), so an epoch's AU is at most c1 = ct / (ct + step), and
+ * the current one's, ((k' - 1) ct) / (elapsed + (k' - k)(ct + step)) at
+ * k' steps, lies between its value at k' = k and c1: the larger of the two
+ * bounds it whatever the epoch's length. The mean over @done + 1 + R epochs
+ * is largest at R = 0 or R = @left (a mean moves monotonically as equal
+ * terms are added). */
+static double au_reach(double sum, uint64_t done, uint64_t k, double elapsed, double ct,
+		       double step, uint64_t per_epoch, uint64_t left)
+{
+	double c1 = ct / (ct + step);
+	double cur = (double)(k - 1) * ct / elapsed;
+	if (k < per_epoch) /* at the epoch's planned end, with no time lost */
+		cur = TS_MAX(cur, (double)(per_epoch - 1) * ct /
+				      (elapsed + (double)(per_epoch - k) * (ct + step)));
+	else
+		cur = TS_MAX(cur, c1);
+	double a0 = (sum + cur) / (double)(done + 1);
+	double a1 = (sum + cur + (double)left * c1) / (double)(done + 1 + left);
+	return TS_MAX(a0, a1);
+}
+
+/* The accelerators' loop: take, the framework's step, compute, next; the
+ * DLIO figures per epoch. With @stop_below > 0, a run that can no longer
+ * reach a mean AU of @stop_below stops there, r->stopped set and r->au the
+ * bound. */
+static int accelerate(struct feed *f, const struct ts_dlio_workload *w, uint64_t n,
+		      uint64_t per_epoch, uint64_t t0, uint64_t step_ns, double stop_below,
+		      struct ts_dlio_result *r, char *err, size_t errlen)
+{
+	uint64_t ct = (uint64_t)llround(w->computation_time * 1e9);
+	uint64_t limit = w->total_training_steps >= 0 ? (uint64_t)w->total_training_steps
+						      : UINT64_MAX;
+	uint64_t prev_end = t0, first_end = 0, cur_epoch = UINT64_MAX, in_epoch = 0;
+	uint64_t steps = 0, ep_samples = 0;
+	double au_sum = 0, sps_sum = 0;
+	r->au_min = INFINITY;
+	r->au_max = 0;
+	for (;;) {
+		uint64_t ready = 0, seq = 0, epoch = 0;
+		uint32_t got = 0;
+		int rc = steps < limit ? feed_next(f, &ready, &seq, &epoch, &got, err, errlen) : 0;
+		if (rc < 0)
+			return rc;
+		/* an epoch closes when the next begins (or the run ends) */
+		if ((rc == 0 || epoch != cur_epoch) && cur_epoch != UINT64_MAX && in_epoch > 1) {
+			double secs = (double)(prev_end - first_end) / 1e9;
+			double au = (double)(in_epoch - 1) * (double)ct / 1e9 / secs;
+			au_sum += au;
+			sps_sum += (double)ep_samples / secs;
+			r->au_min = TS_MIN(r->au_min, au);
+			r->au_max = TS_MAX(r->au_max, au);
+			r->epochs++;
+		}
+		if (rc == 0)
+			break;
+		if (ts_interrupted) {
+			snprintf(err, errlen, "interrupted after %" PRIu64 " steps; the mount is "
+					      "removed, the dataset kept", steps);
+			return -EINTR;
+		}
+		if (epoch != cur_epoch) {
+			cur_epoch = epoch;
+			in_epoch = 0;
+			ep_samples = 0;
+		}
+		uint64_t start = TS_MAX(ready, prev_end);
+		if (f->virt) {
+			if ((rc = ts_vpipe_release(f->vp, seq, start)))
+				return rc;
+		} else {
+			ts_pipe_batch_release(f->p, f->b); /* the batch went to the devices */
+			f->b = NULL;
+		}
+		uint64_t end = start + step_ns + ct;
+		if (!f->virt) {
+			spin_until(start + step_ns);
+			sleep_until(end);
+			end = TS_MAX(end, ts_now_ns());
+		}
+		if (in_epoch == 0)
+			first_end = end;
+		else
+			ep_samples += got;
+		in_epoch++;
+		steps++;
+		r->samples += got;
+		prev_end = end;
+		if (stop_below > 0 && in_epoch > 1 && ct) {
+			uint64_t left = w->epochs > r->epochs + 1 ? w->epochs - r->epochs - 1 : 0;
+			double reach = au_reach(au_sum, r->epochs, in_epoch,
+						(double)(prev_end - first_end), (double)ct,
+						(double)step_ns, per_epoch, left);
+			/* a margin for rounding: the bound must not pass a run that fails */
+			if (reach < stop_below - 1e-9) {
+				r->n = n;
+				r->au = reach;
+				r->stopped = true;
+				if (!r->epochs) /* no epoch's own figure yet */
+					r->au_min = r->au_max = reach;
+				r->steps = per_epoch;
+				r->run_s = (double)(prev_end - t0) / 1e9;
+				return 0;
+			}
+		}
+	}
+	if (!r->epochs) {
+		snprintf(err, errlen, "every epoch has fewer than 2 steps (%" PRIu64 " per epoch with %"
+				      PRIu64 " accelerators): AU leaves the first step out; use more "
+				      "files (++workload.dataset.num_files_train=...)",
+			 per_epoch, n);
+		return -EINVAL;
+	}
+	r->n = n;
+	r->au = au_sum / (double)r->epochs;
+	r->samples_s = sps_sum / (double)r->epochs;
+	r->mib_s = r->samples_s * w->record_length / 1048576.0;
+	r->steps = per_epoch;
+	r->run_s = (double)(prev_end - t0) / 1e9;
+	return 0;
+}
+
+struct env {
+	const struct ts_dlio_opts *o;
+	const struct ts_dlio_workload *w;
+	struct ts_dataset_meta meta; /* virtual: described; real: as on disk */
+	struct ts_tier_set *tiers;
+	struct ts_mounts ms;
+	bool ms_ready;
+	char data[4096];	      /* real: the dataset directory */
+	char mnt[4096];
+	uint64_t seed;
+	struct cpu cpu;
+};
+
+static int run_virtual(struct env *E, uint64_t n, double stop_below, struct ts_dlio_result *r,
+		       char *err, size_t errlen)
+{
+	struct ts_vtier vt;
+	memset(r, 0, sizeof(*r));
+	struct ts_tier_cfg tc = { .capacity = E->o->capacity, .mem = E->o->mem, .seed = E->seed };
+	int rc = ts_tier_set_lookup(E->tiers, E->o->tier, &tc.profile, err, errlen);
+	if (rc)
+		return rc;
+	if ((rc = ts_vtier_new(&vt, &tc, 0, err, errlen)))
+		return rc;
+	struct ts_pipe_cfg pc;
+	struct feed f = { .virt = true };
+	uint64_t w0 = ts_now_ns();
+	uint64_t workers = E->cpu.workers * n;
+	struct ts_decode_cal cal = { .sample_ns = E->cpu.sample_ns,
+				     .sample_ns_per_mib = E->cpu.per_mib };
+	snprintf(cal.cpu, sizeof(cal.cpu), "host %s", E->o->host ? E->o->host : "-");
+	if (!(rc = pipe_config(E->w, n, E->seed, "", workers, &pc, err, errlen))) {
+		struct ts_vdisk disk = { ts_vtier_vio, &vt };
+		rc = ts_vpipe_new(&pc, &E->meta, &disk, workers ? &cal : NULL, &f.vp, err, errlen);
+	}
+	if (!rc)
+		rc = accelerate(&f, E->w, n, ts_vpipe_batches_per_epoch(f.vp),
+				ts_vpipe_start_ns(f.vp), E->cpu.step_ns, stop_below, r, err, errlen);
+	if (f.vp) {
+		struct ts_vpipe_stats vs;
+		ts_vpipe_stats(f.vp, &vs);
+		r->read_bytes = vs.read_bytes;
+		r->read_requests = vs.read_requests + vs.meta_requests;
+		r->events = vs.samples + 2 * vs.batches; /* read done, take, release */
+	}
+	r->wall_s = (double)(ts_now_ns() - w0) / 1e9;
+	ts_vpipe_free(f.vp);
+	ts_opt_free(ts_pipe_opts, &pc);
+	ts_vtier_free(&vt);
+	return rc;
+}
+
+/* Under mpirun: this rank's shard of the samples (workloads/dlio_mpi.h). */
+static int ranks_shard(const struct ts_dlio_workload *w, struct ts_pipe_cfg *pc, char *err,
+		       size_t errlen)
+{
+	if (!ts_dlio_mpi_ranks())
+		return 0;
+	return ts_dlio_mpi_shard(w->num_files_train * w->num_samples_per_file, w->batch_size,
+				 &pc->first, &pc->count, err, errlen);
+}
+
+/* Under mpirun: the ranks' figures as DLIO reduces them (statscounter.py's
+ * end_run: AU the mean over ranks, samples/s the sum), so that every rank
+ * holds the run's; also the barrier before rank 0 unmounts. */
+static int ranks_reduce(int rc, struct ts_dlio_result *r, const struct ts_dlio_workload *w, uint64_t n,
+			char *err, size_t errlen)
+{
+	if (!ts_dlio_mpi_ranks())
+		return rc;
+	struct ts_dlio_mpi_vals v = {
+		.sum = { r->au, r->samples_s, (double)r->samples, (double)r->read_bytes,
+			 (double)r->read_requests, (double)r->events },
+		.max = { r->au_max, r->wall_s, r->run_s, (double)r->epochs },
+		.min = { r->au_min, (double)r->epochs },
+	};
+	if ((rc = ts_dlio_mpi_sync(rc, &v, err, errlen)))
+		return rc;
+	if (v.max[3] != v.min[1]) {
+		snprintf(err, errlen, "the ranks ran %.0f to %.0f epochs", v.min[1], v.max[3]);
+		return -EPROTO;
+	}
+	r->n = n;
+	r->au = v.sum[0] / ts_dlio_mpi_ranks();
+	r->samples_s = v.sum[1];
+	r->mib_s = r->samples_s * w->record_length / 1048576.0;
+	r->samples = (uint64_t)v.sum[2];
+	r->read_bytes = (uint64_t)v.sum[3];
+	r->read_requests = (uint64_t)v.sum[4];
+	r->events = (uint64_t)v.sum[5];
+	r->au_max = v.max[0]; /* the range over ranks and epochs */
+	r->au_min = v.min[0];
+	r->wall_s = v.max[1];
+	r->run_s = v.max[2];
+	return 0;
+}
+
+static int run_real(struct env *E, uint64_t n, struct ts_dlio_result *r, char *err, size_t errlen)
+{
+	memset(r, 0, sizeof(*r));
+	char opts[512], path[4200], sub[1024];
+	snprintf(opts, sizeof(opts), "tier=%s,seed=%" PRIu64 ",mem=%" PRIu64 "%s", E->o->tier,
+		 E->seed, E->o->mem, E->o->capacity ? ",capacity=" : "");
+	if (E->o->capacity) {
+		size_t l = strlen(opts);
+		snprintf(opts + l, sizeof(opts) - l, "%" PRIu64, E->o->capacity);
+	}
+	if (E->o->trace) {
+		size_t l = strlen(opts);
+		snprintf(opts + l, sizeof(opts) - l, ",trace=%s", E->o->trace);
+	}
+	/* Under mpirun rank 0 mounts for all, each rank is one accelerator
+	 * reading its shard (workloads/dlio_mpi.h); the mount stays until all are done. */
+	struct ts_mount *m = NULL;
+	int rc = ts_dlio_mpi_owner() ? ts_mount_start(&E->ms, E->data, E->mnt, opts, &m, err, errlen)
+				     : 0;
+	if ((rc = ts_dlio_mpi_sync(rc, NULL, err, errlen)))
+		return rc;
+	uint64_t local = ts_dlio_mpi_ranks() ? 1 : n;
+	struct ts_pipe_cfg pc;
+	struct feed f = { .virt = false };
+	snprintf(path, sizeof(path), "%s/train", E->mnt);
+	uint64_t w0 = ts_now_ns();
+	if (!(rc = pipe_config(E->w, local, E->seed, path, 0, &pc, err, errlen)) &&
+	    !(rc = ranks_shard(E->w, &pc, err, errlen)) &&
+	    !(rc = ts_pipe_new(&pc, &f.p, err, errlen)) && (rc = ts_pipe_start(f.p)))
+		snprintf(err, errlen, "loader: %s", ts_pipe_error(f.p));
+	if (!rc)
+		rc = accelerate(&f, E->w, local, ts_pipe_batches_per_epoch(f.p), ts_now_ns(),
+				E->cpu.step_ns, 0, r, err, errlen);
+	if (f.p) {
+		struct ts_pipe_stats ps;
+		ts_pipe_stats(f.p, &ps);
+		r->read_bytes = ps.reader.bytes;
+		ts_pipe_free(f.p);
+	}
+	r->wall_s = (double)(ts_now_ns() - w0) / 1e9;
+	ts_opt_free(ts_pipe_opts, &pc);
+	rc = ranks_reduce(rc, r, E->w, n, err, errlen);
+	int src = m ? ts_mount_stop(&E->ms, m, sub, sizeof(sub)) : 0;
+	if (src && !rc) {
+		snprintf(err, errlen, "%s", sub);
+		rc = src;
+	}
+	return rc;
+}
+
+static int run_one(struct env *E, uint64_t n, double stop_below, struct ts_dlio_result *r, char *err,
+		   size_t errlen)
+{
+	int rc = E->o->virtual_time ? run_virtual(E, n, stop_below, r, err, errlen)
+				    : run_real(E, n, r, err, errlen);
+	if (!rc && !E->o->quiet && r->stopped)
+		fprintf(stderr, "  %" PRIu64 " accelerator%s: AU at most %.2f%% after %.1f s "
+				"modeled: stopped\n", n, n == 1 ? "" : "s", 100 * r->au, r->run_s);
+	else if (!rc && !E->o->quiet)
+		fprintf(stderr, "  %" PRIu64 " accelerator%s: AU %.2f%%, %.1f samples/s, %.1f MiB/s "
+				"(%.1f s %s)\n", n, n == 1 ? "" : "s", 100 * r->au, r->samples_s,
+			r->mib_s, E->o->virtual_time ? r->run_s : r->wall_s,
+			E->o->virtual_time ? "modeled" : "run");
+	return rc;
+}
+
+#define MAX_ACCEL 4096 /* --accelerators' upper end: the searches stop there */
+
+/* --find-max as submitters search, every run whole: grow N until AU falls
+ * under the threshold, then bisect between the last pass and the first
+ * miss (--search doubling). */
+static int find_max_doubling(struct env *E, struct ts_dlio_outcome *oc, char *err, size_t errlen)
+{
+	int rc = 0;
+	uint64_t lo_n = 0, hi_n = 0, n = 1;
+	while (oc->nr < TS_ARRAY_SIZE(oc->rs) &&
+	       !(rc = run_one(E, n, 0, &oc->rs[oc->nr], err, errlen))) {
+		if (oc->rs[oc->nr].au >= E->w->au)
+			lo_n = n, oc->best = &oc->rs[oc->nr];
+		else
+			hi_n = n;
+		oc->nr++;
+		if (!hi_n && n >= MAX_ACCEL)
+			break;
+		if (hi_n && hi_n - lo_n <= 1)
+			break;
+		n = hi_n ? lo_n + (hi_n - lo_n) / 2 : 2 * n;
+	}
+	return rc;
+}
+
+/* Accelerators the drive's bandwidth can feed at the threshold: each takes
+ * batch_size x record_length bytes per computation_time at AU 1. An
+ * estimate to start from (the runs decide), 0 when the tier sets no
+ * bandwidth. */
+static uint64_t bandwidth_hint(const struct env *E)
+{
+	const struct ts_dlio_workload *w = E->w;
+	const struct ts_tier_profile *prof;
+	struct ts_tier *t = NULL;
+	char err[256];
+	if (ts_tier_set_lookup(E->tiers, E->o->tier, &prof, err, sizeof(err)))
+		return 0;
+	struct ts_tier_cfg tc = { .profile = prof, .capacity = E->o->capacity, .seed = 1 };
+	if (ts_tier_new(&tc, &t, err, sizeof(err)))
+		return 0;
+	struct ts_tier_limits lim;
+	ts_tier_limits(t, &lim);
+	ts_tier_free(t);
+	double bps = lim.read_bps > 0 ? lim.read_bps : lim.bps;
+	if (lim.burst == TS_TIER_BURST_BYTES && lim.burst_bps > bps)
+		bps = lim.burst_bps;
+	double per = w->au * (double)w->batch_size * w->record_length / w->computation_time;
+	if (!(bps > 0) || !(per > 0))
+		return 0;
+	return (uint64_t)TS_MIN(bps / per, (double)MAX_ACCEL);
+}
+
+/* The count a run of @r's throughput would keep at the threshold: a run
+ * held back by the drive delivers about the same samples/s at any larger
+ * N, and N accelerators at AU a take N x batch_size x a / computation_time. */
+static uint64_t throughput_hint(const struct env *E, const struct ts_dlio_result *r)
+{
+	double sps = r->stopped ? (r->run_s > 0 ? (double)r->samples / r->run_s : 0) : r->samples_s;
+	double n = sps * E->w->computation_time / (E->w->au * (double)E->w->batch_size);
+	return n >= 1 ? (uint64_t)TS_MIN(n, (double)MAX_ACCEL) : 1;
+}
+
+/* --find-max (--search bracket): the same answer as the doubling search
+ * wherever AU does not rise with N (what both rely on), with fewer and
+ * shorter runs. It starts from the drive's bandwidth bound, moves to what a
+ * missing run's throughput says the drive can feed, widens the step while
+ * runs keep passing (or missing), then bisects. A run that can no longer
+ * reach the threshold stops there (run_one's @stop_below): only passing
+ * runs, and the last count's, run whole. */
+static int find_max_bracket(struct env *E, struct ts_dlio_outcome *oc, char *err, size_t errlen)
+{
+	double thr = E->w->au;
+	uint64_t lo = 0, hi = MAX_ACCEL + 1; /* passes at lo (0: none yet); misses at hi */
+	uint64_t n = bandwidth_hint(E), step = 1;
+	n = TS_MAX(n, 1);
+	bool last_pass = false;
+	int rc = 0;
+	for (int k = 0; hi - lo > 1; k++) {
+		if (oc->nr == TS_ARRAY_SIZE(oc->rs)) {
+			snprintf(err, errlen, "--find-max: no answer after %zu runs", oc->nr);
+			return -ERANGE;
+		}
+		struct ts_dlio_result *r = &oc->rs[oc->nr];
+		if ((rc = run_one(E, n, thr, r, err, errlen)))
+			return rc;
+		oc->nr++;
+		bool pass = !r->stopped && r->au >= thr;
+		if (pass) {
+			lo = n, oc->best = r;
+		} else {
+			hi = n;
+		}
+		if (hi - lo <= 1)
+			break;
+		/* the next count: widen while on the same side, else bisect */
+		step = k && pass == last_pass ? 2 * step : 1;
+		last_pass = pass;
+		uint64_t next;
+		if (!pass && lo == 0) {
+			next = throughput_hint(E, r);
+			if (next >= n)
+				next = n > step ? n - step : 1;
+		} else if (pass && hi == MAX_ACCEL + 1) {
+			next = n + step;
+		} else {
+			next = lo + (hi - lo) / 2;
+		}
+		n = TS_MIN(TS_MAX(next, lo + 1), hi - 1);
+	}
+	return 0;
+}
+
+/* --find-max: the largest count whose AU meets the threshold; when none
+ * does, a whole run of 1 accelerator says how far it is. */
+static int find_max(struct env *E, struct ts_dlio_outcome *oc, char *err, size_t errlen)
+{
+	int rc = E->o->search && !strcmp(E->o->search, "doubling")
+		? find_max_doubling(E, oc, err, errlen) : find_max_bracket(E, oc, err, errlen);
+	if (rc || oc->best)
+		return rc;
+	for (size_t i = 0; i < oc->nr; i++)
+		if (oc->rs[i].n == 1 && !oc->rs[i].stopped)
+			return 0;
+	if (oc->nr == TS_ARRAY_SIZE(oc->rs))
+		oc->nr--;
+	if (!(rc = run_one(E, 1, 0, &oc->rs[oc->nr], err, errlen)))
+		oc->nr++;
+	return rc;
+}
+
+/* Real time: the dataset on disk, made once under the work directory (or
+ * --dir), checked against the space its directory has. */
+static int place(struct env *E, const struct ts_dataset_config *dc, char *err, size_t errlen)
+{
+	char base[4096];
+	if (E->o->dir) {
+		snprintf(base, sizeof(base), "%s", E->o->dir);
+	} else {
+		const char *wd = getenv("TIERSIM_WORKDIR"), *home = getenv("HOME");
+		if (wd && *wd)
+			snprintf(base, sizeof(base), "%s/dlio", wd);
+		else
+			snprintf(base, sizeof(base), "%s/.cache/tiersim/dlio", home ? home : "/tmp");
+	}
+	if (ts_pathf(E->data, sizeof(E->data), "%s/%s-%s-%" PRIu64 "x%" PRIu64 "-%" PRIu64
+			    "-s%" PRIu64, base, E->w->model, E->w->format, dc->count,
+			    dc->samples_per_file, dc->record_length, dc->seed) ||
+	    ts_pathf(E->mnt, sizeof(E->mnt), "%s.mnt-%d", E->data, (int)getpid())) {
+		snprintf(err, errlen, "--dir: path too long");
+		return -ENAMETOOLONG;
+	}
+	char manifest[4200];
+	snprintf(manifest, sizeof(manifest), "%s/dataset.json", E->data);
+	if (!access(manifest, F_OK))
+		return ts_dataset_open(E->data, &E->meta, err, errlen);
+	/* does it fit? */
+	struct ts_dataset_meta plan;
+	int rc = ts_dataset_meta_describe(ts_dataset_find(E->w->format, NULL, 0), dc, &plan, err,
+					  errlen);
+	if (rc)
+		return rc;
+	uint64_t need = plan.total_bytes;
+	ts_dataset_meta_free(&plan);
+	char probe[4096];
+	snprintf(probe, sizeof(probe), "%s", base);
+	char made[4096] = "";
+	if ((rc = ts_mkdir_p(probe, 0755, made, sizeof(made)))) {
+		snprintf(err, errlen, "%s: cannot create: %s", base, ts_strerror(rc));
+		return rc;
+	}
+	struct statvfs sv;
+	if (!statvfs(base, &sv) && (uint64_t)sv.f_bavail * sv.f_frsize < need) {
+		if (made[0])
+			ts_remove_tree(made, 0); /* leave nothing behind */
+		char a[32], b[32];
+		snprintf(err, errlen, "%s: the dataset needs %s and the directory's filesystem has %s "
+				      "free; scale it down (++workload.dataset.num_files_train=...) "
+				      "or give --dir", base, ts_fmt_size(a, sizeof(a), need),
+			 ts_fmt_size(b, sizeof(b), (uint64_t)sv.f_bavail * sv.f_frsize));
+		return -ENOSPC;
+	}
+	struct ts_dataset_config gc = *dc;
+	gc.stop = &ts_interrupted;
+	struct ts_dataset_stats st;
+	if (!E->o->quiet)
+		fprintf(stderr, "tiersim dlio: writing the dataset into %s\n", E->data);
+	rc = ts_dataset_make(ts_dataset_find(E->w->format, NULL, 0), &gc, E->data, &st, err, errlen);
+	if (rc)
+		return rc;
+	return ts_dataset_open(E->data, &E->meta, err, errlen);
+}
+
+
+/* The workload read, overridden and checked: 0, or an error with
+ * oc->bad_request set unless the file itself failed to read. */
+static int workload_read(const struct ts_dlio_opts *o, struct ts_dlio_outcome *oc, char *err,
+			 size_t errlen)
+{
+	char path[4096];
+	struct ts_dlio_workload *w = &oc->w;
+	oc->bad_request = true;
+	if (!o->workload || !o->tier) {
+		snprintf(err, errlen, "a DLIO run needs a workload and a tier");
+		return -EINVAL;
+	}
+	if (o->search && strcmp(o->search, "bracket") && strcmp(o->search, "doubling")) {
+		snprintf(err, errlen, "--search %s: expected bracket or doubling", o->search);
+		return -EINVAL;
+	}
+	int rc = ts_dlio_find(o->workload, path, sizeof(path), err, errlen);
+	if (rc)
+		return rc;
+	if ((rc = ts_dlio_load(path, w, stderr, err, errlen))) {
+		oc->bad_request = rc == -ENOENT;
+		return rc;
+	}
+	for (size_t i = 0; !rc && i < o->noverrides; i++)
+		rc = ts_dlio_override(w, o->overrides[i], err, errlen);
+	if (!rc)
+		rc = ts_dlio_check(w, path, err, errlen);
+	if (!rc)
+		oc->bad_request = false;
+	return rc;
+}
+
+int ts_dlio_run(const struct ts_dlio_opts *o, struct ts_dlio_outcome *oc, char *err,
+		size_t errlen)
+{
+	memset(oc, 0, sizeof(*oc));
+	const struct ts_dlio_workload *w = &oc->w;
+	int rc = workload_read(o, oc, err, errlen);
+	if (rc)
+		return rc;
+	struct env E = { .o = o, .w = w };
+	E.seed = o->seed ? o->seed : w->seed;
+	if ((rc = cpu_resolve(o, w, &E.cpu, err, errlen))) {
+		oc->bad_request = true;
+		return rc;
+	}
+	struct ts_dataset_config dc;
+	dataset_config(w, E.seed, &dc);
+	const struct ts_tier_profile *prof;
+	if ((rc = ts_tier_set_load_default(&E.tiers, err, errlen)) ||
+	    (o->profile && (rc = ts_tier_set_add_file(E.tiers, o->profile, err, errlen))))
+		goto out;
+	if ((rc = ts_tier_set_lookup(E.tiers, o->tier, &prof, err, errlen))) {
+		oc->bad_request = true;
+		goto out;
+	}
+	if (o->virtual_time)
+		rc = ts_dataset_meta_describe(ts_dataset_find(w->format, NULL, 0), &dc, &E.meta, err,
+					      errlen);
+	else if (!(rc = ts_mounts_init(&E.ms, err, errlen)))
+		E.ms_ready = true, rc = ts_dlio_mpi_owner() ? place(&E, &dc, err, errlen) : 0;
+	if (!o->virtual_time) /* ranks: rank 0 placed it, all read its mount */
+		rc = ts_dlio_mpi_share(rc, E.mnt, sizeof(E.mnt), err, errlen);
+	if (rc)
+		goto out;
+	if (!o->quiet)
+		fprintf(stderr, "tiersim dlio: %s (%s) on %s, %s time: %" PRIu64 " files x %" PRIu64
+				" samples, batch %" PRIu64 ", %" PRIu64 " read threads, computation %.4g "
+				"s, %" PRIu64 " epochs, AU >= %.0f%%\n",
+			o->workload, w->format, o->tier, o->virtual_time ? "virtual" : "real",
+			w->num_files_train, w->num_samples_per_file, w->batch_size, w->read_threads,
+			w->computation_time, w->epochs, 100 * w->au);
+	if (!o->quiet && o->host)
+		fprintf(stderr, "tiersim dlio: host %s: %.1f us per step on each accelerator; %.1f us "
+				"+ %.1f us/MiB per sample on %" PRIu64 " reader worker%s per "
+				"accelerator%s\n",
+			o->host, (double)E.cpu.step_ns / 1e3, E.cpu.sample_ns / 1e3,
+			E.cpu.per_mib / 1e3, E.cpu.workers, E.cpu.workers == 1 ? "" : "s",
+			o->virtual_time || !E.cpu.workers ? ""
+							  : " (real time: this host's reader instead)");
+
+	if (!o->find_max) {
+		double stop = o->stop_early && o->virtual_time ? w->au : 0;
+		if (!(rc = run_one(&E, o->accelerators, stop, &oc->rs[0], err, errlen)))
+			oc->nr = 1;
+	} else {
+		rc = find_max(&E, oc, err, errlen);
+	}
+out:
+	if (E.ms_ready) {
+		ts_mounts_stop_all(&E.ms);
+		ts_mounts_free(&E.ms);
+	}
+	if (E.mnt[0] && ts_dlio_mpi_owner())
+		rmdir(E.mnt);
+	ts_dataset_meta_free(&E.meta);
+	if (E.tiers)
+		ts_tier_set_free(E.tiers);
+	return rc;
+}
+
+const struct ts_dlio_result *ts_dlio_outcome_pick(const struct ts_dlio_opts *o,
+						  const struct ts_dlio_outcome *oc)
+{
+	return o->find_max ? oc->best : oc->nr ? &oc->rs[0] : NULL;
+}
+
+void ts_dlio_outcome_free(struct ts_dlio_outcome *oc)
+{
+	ts_dlio_free(&oc->w);
+}

@@ -1,0 +1,91 @@
+/*
+ * dlio_run.h — a DLIO workload run (workloads/DLIO.md): the workload read
+ * and overridden, its dataset described (virtual time) or made and mounted
+ * on tierfs (real time), N simulated accelerators stepping on the
+ * project's loader, and DLIO's figures per run. `tiersim dlio`
+ * (cli/cmd_dlio.c), the scenario API's dlio{} and `tiersim validate`'s
+ * workload cases are its callers; they parse and print, this runs.
+ *
+ * Accelerators as DLIO defines them: each takes a batch of batch_size
+ * samples, is busy for computation_time (sleeps in real time, is charged in
+ * virtual time), and takes the next; AU = compute ÷ wall. Under mpirun
+ * each rank is one accelerator (workloads/dlio_mpi.h).
+ */
+#ifndef TS_DLIO_RUN_H
+#define TS_DLIO_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dlio_config.h"
+#include "opt.h"
+#include "ts.h"
+
+/* What to run. Strings are owned (ts_opt_free(ts_dlio_run_opts, o)) when
+ * set through the table; a caller filling it by hand keeps its own. */
+struct ts_dlio_opts {
+	char *tier;		/* a tier profile (required) */
+	char *dir;		/* real time: where datasets are made; NULL = the default */
+	char *profile;		/* a Lua tier profile file to add, or NULL */
+	char *trace;		/* real time: tierfs records every request here, or NULL */
+	char *host;		/* a host profile whose framework costs are charged, or NULL */
+	uint64_t accelerators;	/* >= 1 */
+	uint64_t mem;		/* page cache in front of the tier, bytes (0: none) */
+	uint64_t capacity;	/* the disk's size (0: the tier's default) */
+	uint64_t seed;		/* 0: the workload's train.seed */
+	bool virtual_time;
+	bool find_max;		/* the largest N whose AU meets metric.au */
+	char *search;		/* find_max's search: "bracket" (NULL: the same) or "doubling" */
+	/* One count in virtual time: stop the run as soon as its mean AU can no
+	 * longer reach metric.au (then result.stopped, result.au a bound); a
+	 * run that can reach it runs whole. Whether N accelerators keep AU >= X
+	 * on a configuration, at a whole run's cost only when they do: set it,
+	 * override metric.au=X, and read !stopped && au >= X. */
+	bool stop_early;
+	bool quiet;		/* no progress lines on stderr */
+	const char *workload;	/* a shipped name ("unet3d_h100") or a .yaml path */
+	const char *const *overrides; /* "[++][workload.]SECTION.KEY=VALUE" words */
+	size_t noverrides;
+};
+
+/* The option table of struct ts_dlio_opts (every field but workload and
+ * overrides): the command line of `tiersim dlio` and the keys of dlio{}. */
+extern const struct ts_opt ts_dlio_run_opts[];
+
+/* One run at a count of accelerators: DLIO's figures, the means over
+ * epochs (the first step of each left out, metric_exclude_start_steps). */
+struct ts_dlio_result {
+	uint64_t n; /* accelerators */
+	double au, samples_s, mib_s;
+	double au_min, au_max;
+	uint64_t epochs, steps; /* steps per epoch */
+	uint64_t samples, read_bytes, read_requests, events;
+	double wall_s, run_s; /* host seconds / the run's own seconds */
+	bool stopped;	      /* stopped once it could not pass: au is an upper bound */
+};
+
+/* What ts_dlio_run found. */
+struct ts_dlio_outcome {
+	struct ts_dlio_workload w; /* as read and overridden */
+	struct ts_dlio_result rs[64];
+	size_t nr;
+	const struct ts_dlio_result *best; /* find_max: the last count that passed */
+	bool bad_request; /* the error is in the options, the workload or its keys */
+};
+
+/*
+ * Runs @o into @oc (zeroed first; free with ts_dlio_outcome_free). Returns
+ * 0, -EINTR when SIGINT or SIGTERM stopped it (the mount removed, the
+ * dataset kept), or another negative code with one line in @err
+ * (oc->bad_request says whether the request itself was wrong).
+ */
+TS_WUR int ts_dlio_run(const struct ts_dlio_opts *o, struct ts_dlio_outcome *oc, char *err,
+		       size_t errlen);
+/* The run a caller reports: the one count, or find_max's best (NULL: none
+ * passed). */
+const struct ts_dlio_result *ts_dlio_outcome_pick(const struct ts_dlio_opts *o,
+						  const struct ts_dlio_outcome *oc);
+void ts_dlio_outcome_free(struct ts_dlio_outcome *oc);
+
+#endif
