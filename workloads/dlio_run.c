@@ -578,6 +578,16 @@ static int find_max_doubling(struct env *E, struct ts_dlio_outcome *oc, char *er
 	return rc;
 }
 
+/* The most accelerators a hint names: each epoch needs two steps for an
+ * AU (the first is left out), and the doubling search never goes past a
+ * count that has them unless every smaller one passed. */
+static uint64_t hint_cap(const struct ts_dlio_workload *w)
+{
+	uint64_t samples = w->num_files_train * w->num_samples_per_file;
+	uint64_t cap = w->batch_size ? samples / (2 * w->batch_size) : MAX_ACCEL;
+	return TS_MAX(TS_MIN(cap, MAX_ACCEL), 1);
+}
+
 /* Accelerators the drive's bandwidth can feed at the threshold: each takes
  * batch_size x record_length bytes per computation_time at AU 1. An
  * estimate to start from (the runs decide), 0 when the tier sets no
@@ -602,7 +612,7 @@ static uint64_t bandwidth_hint(const struct env *E)
 	double per = w->au * (double)w->batch_size * w->record_length / w->computation_time;
 	if (!(bps > 0) || !(per > 0))
 		return 0;
-	return (uint64_t)TS_MIN(bps / per, (double)MAX_ACCEL);
+	return (uint64_t)TS_MIN(bps / per, (double)hint_cap(w));
 }
 
 /* The count a run of @r's throughput would keep at the threshold: a run
@@ -612,7 +622,7 @@ static uint64_t throughput_hint(const struct env *E, const struct ts_dlio_result
 {
 	double sps = r->stopped ? (r->run_s > 0 ? (double)r->samples / r->run_s : 0) : r->samples_s;
 	double n = sps * E->w->computation_time / (E->w->au * (double)E->w->batch_size);
-	return n >= 1 ? (uint64_t)TS_MIN(n, (double)MAX_ACCEL) : 1;
+	return n >= 1 ? (uint64_t)TS_MIN(n, (double)hint_cap(E->w)) : 1;
 }
 
 /* --find-max (--search bracket): the same answer as the doubling search
