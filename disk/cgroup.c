@@ -70,6 +70,32 @@ static int dir_path(int version, const char *root, const char *name, char *out, 
 	return w < 0 || (size_t)w >= n ? -ENAMETOOLONG : 0;
 }
 
+/* The caller's cgroup directory under @root, from /proc/self/cgroup:
+ * "0::/PATH" for v2, "N:...memory...:/PATH" for v1. */
+static char *own_cgroup(int version, const char *root)
+{
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	char line[PATH_MAX + 64], *out = NULL;
+	if (!f)
+		return NULL;
+	while (!out && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		if (!c2)
+			continue;
+		*c2 = 0;
+		const char *ctl = c1 + 1, *rel = c2 + 1;
+		bool match = version == 2 ? strcmp(line, "0") == 0 && !*ctl : false;
+		for (char *save, *t = version == 1 ? strtok_r((char *)ctl, ",", &save) : NULL;
+		     t && !match; t = strtok_r(NULL, ",", &save))
+			match = strcmp(t, "memory") == 0;
+		if (match && asprintf(&out, "%s%s", root, strcmp(rel, "/") ? rel : "") < 0)
+			out = NULL;
+	}
+	fclose(f);
+	return out;
+}
+
 int ts_cgroup_open(struct ts_cgroup *cg, const char *name, uint64_t limit, char *err,
 		   size_t errlen)
 {
@@ -77,7 +103,7 @@ int ts_cgroup_open(struct ts_cgroup *cg, const char *name, uint64_t limit, char 
 	char top[PATH_MAX], dir[PATH_MAX], val[32];
 	int rc;
 
-	cg->path = NULL;
+	cg->path = cg->home = NULL;
 	cg->version = root ? 2 : 1;
 	if (!root) {
 		struct stat st;
@@ -130,7 +156,17 @@ int ts_cgroup_open(struct ts_cgroup *cg, const char *name, uint64_t limit, char 
 		}
 	}
 	cg->path = strdup(dir);
+	cg->home = own_cgroup(cg->version, root);
 	return cg->path ? 0 : -ENOMEM;
+}
+
+int ts_cgroup_leave(const struct ts_cgroup *cg)
+{
+	char v[32];
+	if (!cg->home)
+		return -ENOENT;
+	snprintf(v, sizeof(v), "%ld", (long)getpid());
+	return put(cg->home, "cgroup.procs", v);
 }
 
 int ts_cgroup_enter(const struct ts_cgroup *cg, pid_t pid)
@@ -183,7 +219,8 @@ int ts_cgroup_read(const struct ts_cgroup *cg, struct ts_cgroup_stat *st)
 void ts_cgroup_close(struct ts_cgroup *cg)
 {
 	free(cg->path);
-	cg->path = NULL;
+	free(cg->home);
+	cg->path = cg->home = NULL;
 }
 
 void ts_cgroup_remove(struct ts_cgroup *cg)

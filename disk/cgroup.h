@@ -14,6 +14,7 @@
 
 struct ts_cgroup {
 	char *path; /* the cgroup's directory */
+	char *home; /* the opener's own cgroup in that hierarchy (ts_cgroup_leave) */
 	int version; /* 1 or 2 */
 };
 
@@ -36,6 +37,12 @@ TS_WUR int ts_cgroup_open(struct ts_cgroup *cg, const char *name, uint64_t limit
 
 /* Moves @pid (0: the caller) into the cgroup. */
 TS_WUR int ts_cgroup_enter(const struct ts_cgroup *cg, pid_t pid);
+
+/* Moves the calling process (all its threads) back to the cgroup it was
+ * in when @cg was opened: for a job run in-process (a loader's threads)
+ * between ts_cgroup_enter(cg, 0) and this. Its page cache stays charged to
+ * @cg. */
+TS_WUR int ts_cgroup_leave(const struct ts_cgroup *cg);
 
 TS_WUR int ts_cgroup_read(const struct ts_cgroup *cg, struct ts_cgroup_stat *st);
 

@@ -540,6 +540,17 @@ int ts_net_build(const char *name, struct ts_net **out)
 	return 0;
 }
 
+int ts_net_flops(const char *name, bool train, double *flops)
+{
+	struct ts_net *n;
+	int rc = ts_net_build(name, &n);
+	if (rc < 0)
+		return rc;
+	*flops = 2.0 * (double)(train ? n->macs_train : n->macs_infer) * (train ? 3.0 : 1.0);
+	ts_net_free(n);
+	return 0;
+}
+
 void ts_net_free(struct ts_net *n)
 {
 	if (!n)

@@ -72,6 +72,11 @@ struct ts_net {
  * TS_E_UNKNOWN for another name, -ENOMEM. */
 TS_WUR int ts_net_build(const char *name, struct ts_net **out);
 void ts_net_free(struct ts_net *n);
+/* FLOPs per sample of layer graph @name: 2 x multiply-adds forward, x 3
+ * in training (backward costs about twice the forward: gradients with
+ * respect to inputs and to weights). The sim backend's compute model and
+ * the profiles' efficiency fit both take it. */
+TS_WUR int ts_net_flops(const char *name, bool train, double *flops);
 /* Parameter count of one layer. */
 uint64_t ts_layer_params(const struct ts_net *n, const struct ts_layer *l);
 /* Forward multiply-adds of one layer per sample. */

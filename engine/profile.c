@@ -24,7 +24,6 @@
 #include "luadata/luadata.h"
 #include "netdef.h"
 #include "profile.h"
-#include "sim_model.h"
 
 static const char *const builtin[] = {
 	"engine/profiles/gpus.lua",
@@ -80,44 +79,46 @@ struct lctx {
 	size_t errlen;
 };
 
-static void get_str(lua_State *L, int t, const char *k, char *out, size_t n)
+#define FAIL(...) ts_luadata_error(c->d, &c->decl, c->err, c->errlen, __VA_ARGS__)
+
+/* A string key: luadata's typed getter (a wrong type or one too long is
+ * refused, naming the file and line). */
+static int get_str(struct lctx *c, int t, const char *k, char *out, size_t n)
 {
-	lua_getfield(L, t, k);
-	const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
-	snprintf(out, n, "%s", s);
-	lua_pop(L, 1);
+	return ts_luadata_get_str(c->d, &c->decl, t, k, out, n, c->err, c->errlen);
 }
 
 static int get_num(struct lctx *c, int t, const char *k, double def, double *out)
 {
-	lua_State *L = c->L;
-	lua_getfield(L, t, k);
-	int type = lua_type(L, -1);
-	if (type == LUA_TNIL) {
+	bool had;
+	int rc = ts_luadata_get_num(c->d, &c->decl, t, k, &had, out, c->err, c->errlen);
+	if (!rc && !had)
 		*out = def;
-	} else if (type == LUA_TNUMBER) {
-		*out = lua_tonumber(L, -1);
-	} else {
-		lua_pop(L, 1);
-		return ts_luadata_error(c->d, &c->decl, c->err, c->errlen,
-					"%s is a %s, not a number", k, lua_typename(L, type));
-	}
-	lua_pop(L, 1);
-	return 0;
+	return rc;
 }
 
-static void get_aliases(lua_State *L, int t, char al[][TS_PROF_NAME])
+/* aliases = { "name", ... }: strings, at most TS_PROF_ALIASES. */
+static int get_aliases(struct lctx *c, int t, char al[][TS_PROF_NAME])
 {
-	lua_getfield(L, t, "aliases");
-	if (lua_istable(L, -1)) {
-		for (int i = 0; i < TS_PROF_ALIASES; i++) {
-			lua_rawgeti(L, -1, i + 1);
-			if (lua_type(L, -1) == LUA_TSTRING)
-				snprintf(al[i], TS_PROF_NAME, "%s", lua_tostring(L, -1));
-			lua_pop(L, 1);
-		}
+	lua_State *L = c->L;
+	int ty = lua_getfield(L, t, "aliases"), rc = 0;
+	size_t n = ty == LUA_TTABLE ? lua_rawlen(L, -1) : 0;
+
+	if (ty != LUA_TNIL && ty != LUA_TTABLE)
+		rc = FAIL("aliases is a %s, not a list of names", lua_typename(L, ty));
+	else if (n > TS_PROF_ALIASES)
+		rc = FAIL("aliases: %zu names, at most %d", n, TS_PROF_ALIASES);
+	for (size_t i = 0; i < n && !rc; i++) {
+		lua_rawgeti(L, -1, (lua_Integer)i + 1);
+		if (lua_type(L, -1) != LUA_TSTRING || lua_rawlen(L, -1) >= TS_PROF_NAME)
+			rc = FAIL("aliases[%zu] is not a name (a string under %d bytes)", i + 1,
+				  TS_PROF_NAME);
+		else
+			snprintf(al[i], TS_PROF_NAME, "%s", lua_tostring(L, -1));
+		lua_pop(L, 1);
 	}
 	lua_pop(L, 1);
+	return rc;
 }
 
 /* Grow-or-replace by name: returns the slot for an entry named @name. */
@@ -133,11 +134,13 @@ static void *slot(void **arr, size_t *n, size_t size, const char *name)
 	return memset((char *)a + (*n)++ * size, 0, size);
 }
 
-#define NUM(field, key, def)                                                   \
+#define TRY(call)                                                              \
 	do {                                                                   \
-		if ((rc = get_num(c, t, key, def, &(field))) < 0)              \
+		if ((rc = (call)) < 0)                                         \
 			return rc;                                             \
 	} while (0)
+
+#define NUM(field, key, def) TRY(get_num(c, t, key, def, &(field)))
 
 /* allreduce_eff: a number, or { link = eff, ..., default = eff }. */
 static int read_eff(struct lctx *c, int t, struct ts_prof_fw *f)
@@ -161,6 +164,10 @@ static int read_eff(struct lctx *c, int t, struct ts_prof_fw *f)
 				snprintf(f->eff_link[f->neff_link].link, TS_PROF_NAME, "%s",
 					 lua_tostring(L, -2));
 				f->eff_link[f->neff_link++].eff = lua_tonumber(L, -1);
+			} else {
+				lua_pop(L, 2);
+				return FAIL("allreduce_eff names more than %zu links",
+					    TS_ARRAY_SIZE(f->eff_link));
 			}
 			lua_pop(L, 1);
 		}
@@ -185,8 +192,6 @@ double ts_prof_fw_allreduce_eff(const struct ts_prof_fw *f, const char *link)
 	return f->allreduce_eff;
 }
 
-#define FAIL(...) ts_luadata_error(c->d, &c->decl, c->err, c->errlen, __VA_ARGS__)
-
 /* The declaration's table at @t into @p. */
 static int read_entry(struct lctx *c, struct ts_profiles *p, int t)
 {
@@ -199,9 +204,9 @@ static int read_entry(struct lctx *c, struct ts_profiles *p, int t)
 		if (!g)
 			return -ENOMEM;
 		snprintf(g->name, sizeof(g->name), "%s", name);
-		get_aliases(L, t, g->aliases);
-		get_str(L, t, "link", g->link, sizeof(g->link));
-		get_str(L, t, "efficiency_as", g->efficiency_as, sizeof(g->efficiency_as));
+		TRY(get_aliases(c, t, g->aliases));
+		TRY(get_str(c, t, "link", g->link, sizeof(g->link)));
+		TRY(get_str(c, t, "efficiency_as", g->efficiency_as, sizeof(g->efficiency_as)));
 		NUM(g->mem_gib, "mem_gib", 0);
 		NUM(g->usable_mib, "usable_mib", g->mem_gib * 1024);
 		NUM(g->fp32_tflops, "fp32_tflops", 0);
@@ -228,9 +233,9 @@ static int read_entry(struct lctx *c, struct ts_profiles *p, int t)
 		if (!m)
 			return -ENOMEM;
 		snprintf(m->name, sizeof(m->name), "%s", name);
-		get_aliases(L, t, m->aliases);
-		get_str(L, t, "netdef", m->netdef, sizeof(m->netdef));
-		get_str(L, t, "unit", m->unit, sizeof(m->unit));
+		TRY(get_aliases(c, t, m->aliases));
+		TRY(get_str(c, t, "netdef", m->netdef, sizeof(m->netdef)));
+		TRY(get_str(c, t, "unit", m->unit, sizeof(m->unit)));
 		NUM(m->params, "params", 0);
 		NUM(m->gmacs, "gmacs", 0);
 		NUM(m->b_half, "b_half", 0);
@@ -243,9 +248,9 @@ static int read_entry(struct lctx *c, struct ts_profiles *p, int t)
 		if (!f)
 			return -ENOMEM;
 		snprintf(f->name, sizeof(f->name), "%s", name);
-		get_aliases(L, t, f->aliases);
-		get_str(L, t, "precision", f->precision, sizeof(f->precision));
-		get_str(L, t, "efficiency_as", f->efficiency_as, sizeof(f->efficiency_as));
+		TRY(get_aliases(c, t, f->aliases));
+		TRY(get_str(c, t, "precision", f->precision, sizeof(f->precision)));
+		TRY(get_str(c, t, "efficiency_as", f->efficiency_as, sizeof(f->efficiency_as)));
 		NUM(f->context_mib, "context_mib", 0);
 		NUM(f->state_copies, "state_copies", 3);
 		NUM(f->act_train, "act_train", 1);
@@ -274,12 +279,12 @@ static int read_entry(struct lctx *c, struct ts_profiles *p, int t)
 		struct ts_prof_anchor *a = slot((void **)&p->anchors, &p->nanchors, sizeof(*a), NULL);
 		if (!a)
 			return -ENOMEM;
-		get_str(L, t, "framework", a->framework, sizeof(a->framework));
-		get_str(L, t, "model", a->model, sizeof(a->model));
-		get_str(L, t, "gpu", a->gpu, sizeof(a->gpu));
-		get_str(L, t, "mode", a->mode, sizeof(a->mode));
-		get_str(L, t, "precision", a->precision, sizeof(a->precision));
-		get_str(L, t, "src", a->src, sizeof(a->src));
+		TRY(get_str(c, t, "framework", a->framework, sizeof(a->framework)));
+		TRY(get_str(c, t, "model", a->model, sizeof(a->model)));
+		TRY(get_str(c, t, "gpu", a->gpu, sizeof(a->gpu)));
+		TRY(get_str(c, t, "mode", a->mode, sizeof(a->mode)));
+		TRY(get_str(c, t, "precision", a->precision, sizeof(a->precision)));
+		TRY(get_str(c, t, "src", a->src, sizeof(a->src)));
 		NUM(a->batch, "batch", 0);
 		NUM(a->value, "value", 0);
 		if (a->batch < 1 || a->value <= 0 || !*a->framework || !*a->model || !*a->gpu ||
@@ -287,6 +292,8 @@ static int read_entry(struct lctx *c, struct ts_profiles *p, int t)
 		    (strcmp(a->mode, "train") && strcmp(a->mode, "infer")))
 			return FAIL("needs framework, model, gpu, mode (train|infer), precision, "
 				    "batch >= 1 and value > 0");
+		if (!*a->src)
+			return FAIL("needs src: where the figure was published (its evidence)");
 		const char *unknown = !ts_prof_fw_find(p, a->framework) ? "framework"
 				    : !ts_prof_model_find(p, a->model)	   ? "model"
 				    : !ts_prof_gpu_find(p, a->gpu)	   ? "gpu"
@@ -470,6 +477,13 @@ static void fit(struct ts_profiles *p, struct obs *o, size_t n)
 	center(p, p->a_prec, prec_seen, 3);
 }
 
+double ts_prof_b_half(const struct ts_profiles *p, const struct ts_prof_model *m,
+		      const struct ts_prof_gpu *g)
+{
+	const struct ts_prof_gpu *ref = ts_prof_gpu_find(p, "V100");
+	return ref ? m->b_half * g->fp32_tflops / ref->fp32_tflops : m->b_half;
+}
+
 static int fit_efficiency(struct ts_profiles *p, char *err, size_t errlen)
 {
 	p->a_model = calloc(p->nmodels + 1, sizeof(double));
@@ -499,14 +513,14 @@ static int fit_efficiency(struct ts_profiles *p, char *err, size_t errlen)
 			break;
 		}
 		double flops;
-		rc = ts_sim_flops(m->netdef, strcmp(a->mode, "train") == 0, &flops);
+		rc = ts_net_flops(m->netdef, strcmp(a->mode, "train") == 0, &flops);
 		if (rc < 0) {
 			snprintf(err, errlen, "engine profile: model %s: no layer graph '%s'",
 				 m->name, m->netdef);
 			break;
 		}
 		int pr = ts_prof_precision(a->precision);
-		double bh = ts_sim_b_half(p, m, g);
+		double bh = ts_prof_b_half(p, m, g);
 		double xmax = a->value * (a->batch + bh) / a->batch;
 		o[n++] = (struct obs){ log(xmax * flops / ts_prof_peak(g, pr)), (int)(m - p->models),
 				       (int)(f - p->fws), (int)(g - p->gpus), pr };

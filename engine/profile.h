@@ -84,6 +84,10 @@ double ts_prof_fw_allreduce_eff(const struct ts_prof_fw *f, const char *link);
 int ts_prof_precision(const char *name);
 /* Peak FLOP/s of @g at precision index @prec (falls back to FP32). */
 double ts_prof_peak(const struct ts_prof_gpu *g, int prec);
+/* The model's saturation batch on GPU @g: b_half (fitted on a V100) scaled
+ * by the FP32 peak of @g over the V100's (both from gpus.lua). */
+double ts_prof_b_half(const struct ts_profiles *p, const struct ts_prof_model *m,
+		      const struct ts_prof_gpu *g);
 
 /* The declarations a profile file may make (gpu, link, model, framework,
  * anchor, scaling, oom), for ts_luadata_load(): tests read anchors.lua's

@@ -23,7 +23,6 @@
 #include "engine_int.h"
 #include "netdef.h"
 #include "profile.h"
-#include "sim_model.h"
 
 #define MAX_ANCH 64
 
@@ -44,24 +43,6 @@ struct sim {
 	double comm_s;		  /* exposed communication per full step */
 	double sigma, mean_scale; /* lognormal jitter, scaled to mean 1 */
 };
-
-int ts_sim_flops(const char *netdef, bool train, double *flops)
-{
-	struct ts_net *n;
-	int rc = ts_net_build(netdef, &n);
-	if (rc < 0)
-		return rc;
-	*flops = 2.0 * (double)(train ? n->macs_train : n->macs_infer) * (train ? 3.0 : 1.0);
-	ts_net_free(n);
-	return 0;
-}
-
-double ts_sim_b_half(const struct ts_profiles *p, const struct ts_prof_model *m,
-		     const struct ts_prof_gpu *g)
-{
-	const struct ts_prof_gpu *ref = ts_prof_gpu_find(p, "V100");
-	return ref ? m->b_half * g->fp32_tflops / ref->fp32_tflops : m->b_half;
-}
 
 static double curve(const struct sim *s, double b)
 {
@@ -307,8 +288,8 @@ static int sim_init(struct ts_engine *e, char *err, size_t errlen)
 	bool train = e->mode == TS_ENGINE_TRAIN;
 	double b = (double)e->cfg.batch;
 	struct ts_engine_info *i = &e->info;
-	s->bh = ts_sim_b_half(s->prof, s->m, s->g);
-	rc = ts_sim_flops(s->m->netdef, train, &s->flops);
+	s->bh = ts_prof_b_half(s->prof, s->m, s->g);
+	rc = ts_net_flops(s->m->netdef, train, &s->flops);
 	if (rc < 0)
 		return rc;
 	rc = grad_timeline(s);

@@ -84,6 +84,7 @@ void ts_fs_req_begin(struct ts_fs *fs, struct ts_fs_req *r, enum ts_fs_op op, co
 	r->result = 0;
 	r->ino = 0;
 	r->path2 = NULL;
+	r->mode = 0;
 	r->model_path = path ? path : f && f->kind == TS_FS_FILE ? f->path : NULL;
 	r->direct = (op == TS_FS_READ || op == TS_FS_WRITE) && f &&
 		    __atomic_load_n(&f->direct, RELAXED);

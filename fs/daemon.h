@@ -80,6 +80,7 @@ struct ts_fs_req {
 	pid_t tid;	      /* the requesting thread, as the kernel reports it */
 	uint64_t ino;	      /* open/create: the inode opened (names later fh-only ops in traces) */
 	const char *path2;    /* rename/link: the new name (traces) */
+	uint32_t mode;	      /* fallocate: its mode (traces) */
 	const char *model_path; /* path, or the one the file was opened under (fault rules) */
 	bool direct;	      /* read/write of a file the application opened O_DIRECT */
 	int fault;	      /* a -errno the model's fault layer chose; the op then fails
@@ -227,8 +228,14 @@ void ts_fs_model_close(struct ts_fs *fs);
 uint64_t ts_fs_model_submit(struct ts_fs *fs, struct ts_fs_req *r);
 /* Whether the model charges @op (getattr, access, flush... are free). */
 bool ts_fs_model_charges(enum ts_fs_op op);
-/* Cached pages of a file are gone (truncate, unlink, hole punch). */
-void ts_fs_model_forget(struct ts_fs *fs, uint64_t ino, uint64_t off, uint64_t len);
+/* After @op succeeded on inode @ino: the cached pages it removed are gone
+ * from the model (traces/tier_rule.h: the unlink of a last name, a
+ * truncate to @off, a fallocate punching a hole per @mode). */
+void ts_fs_model_forget(struct ts_fs *fs, enum ts_fs_op op, uint64_t ino, uint64_t off,
+			uint64_t len, uint32_t mode);
+/* The trace's name (TS_OP_*) for @op: what the trace records and what the
+ * tier-request rule (traces/tier_rule.h) reads. */
+unsigned ts_fs_trace_op(enum ts_fs_op op);
 /* cache=warm|written: every regular file under the backing (or under
  * warm_path in it), in sorted path order, made resident in the page-cache model (ts_tier_warm; dirty
  * for "written"). Counts what it warmed; -errno when the tree cannot be

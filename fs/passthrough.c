@@ -347,7 +347,7 @@ static int pt_unlink(const char *path)
 			    S_ISREG(st.st_mode) && st.st_nlink == 1;
 		res = unlinkat(a.dir, a.name, 0) ? -errno : 0;
 		if (res == 0 && last)
-			ts_fs_model_forget(fs, st.st_ino, 0, 0);
+			ts_fs_model_forget(fs, TS_FS_UNLINK, st.st_ino, 0, 0, 0);
 		at_put(&a);
 	}
 	creds_drop(&c);
@@ -470,7 +470,7 @@ static int pt_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 	if (res == 0 && f)
 		__atomic_store_n(&f->size, (uint64_t)size, __ATOMIC_RELAXED);
 	if (res == 0 && fstat(fd, &st) == 0)
-		ts_fs_model_forget(fs, st.st_ino, (uint64_t)size, 0);
+		ts_fs_model_forget(fs, TS_FS_TRUNCATE, st.st_ino, (uint64_t)size, 0, 0);
 	if (!f && fd >= 0)
 		close(fd);
 	return ts_fs_req_end(fs, &r, res);
@@ -804,6 +804,7 @@ static int pt_fallocate(const char *path, int mode, off_t off, off_t len,
 	if (f->kind != TS_FS_FILE)
 		return -EBADF;
 	ts_fs_req_begin(fs, &r, TS_FS_FALLOCATE, path, f, (uint64_t)off, (uint64_t)len);
+	r.mode = (uint32_t)mode;
 	int res = r.fault;
 	if (res == 0) {
 		struct creds c;
@@ -811,8 +812,9 @@ static int pt_fallocate(const char *path, int mode, off_t off, off_t len,
 		res = fallocate(f->fd, mode, off, len) ? -errno : 0;
 		creds_drop(&c);
 	}
-	if (res == 0 && (mode & FALLOC_FL_PUNCH_HOLE))
-		ts_fs_model_forget(fs, f->ino, (uint64_t)off, (uint64_t)len);
+	if (res == 0)
+		ts_fs_model_forget(fs, TS_FS_FALLOCATE, f->ino, (uint64_t)off, (uint64_t)len,
+				   (uint32_t)mode);
 	return ts_fs_req_end(fs, &r, res);
 }
 

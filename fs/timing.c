@@ -44,6 +44,8 @@
 #include "core/files.h"
 #include "core/units.h"
 #include "daemon.h"
+#include "traces/tier_rule.h"
+#include "traces/trace.h"
 
 struct cached_file {
 	uint64_t ino;
@@ -299,62 +301,62 @@ void ts_fs_model_close(struct ts_fs *fs)
 	fs->model = NULL;
 }
 
-static const enum ts_tier_op op_map[TS_FS_OP_NR] = {
-	[TS_FS_READ] = TS_TIER_READ,
-	[TS_FS_WRITE] = TS_TIER_WRITE,
-	[TS_FS_FSYNC] = TS_TIER_FSYNC,
-	[TS_FS_FDATASYNC] = TS_TIER_FDATASYNC,
-	/* Served from the inode cache or local: not modeled. */
-	[TS_FS_GETATTR] = TS_TIER_OP_NR,
-	[TS_FS_ACCESS] = TS_TIER_OP_NR,
-	[TS_FS_STATFS] = TS_TIER_OP_NR,
-	[TS_FS_READLINK] = TS_TIER_OP_NR,
-	[TS_FS_FLUSH] = TS_TIER_OP_NR,
-	[TS_FS_RELEASE] = TS_TIER_OP_NR,
-	[TS_FS_RELEASEDIR] = TS_TIER_OP_NR,
+/* How tierfs names its ops in a trace, and to the tier-request rule. */
+static const uint16_t op_map[TS_FS_OP_NR] = {
+    [TS_FS_GETATTR] = TS_OP_GETATTR,	 [TS_FS_READLINK] = TS_OP_READLINK,
+    [TS_FS_MKNOD] = TS_OP_MKNOD,	 [TS_FS_MKDIR] = TS_OP_MKDIR,
+    [TS_FS_UNLINK] = TS_OP_UNLINK,	 [TS_FS_RMDIR] = TS_OP_RMDIR,
+    [TS_FS_SYMLINK] = TS_OP_SYMLINK,	 [TS_FS_RENAME] = TS_OP_RENAME,
+    [TS_FS_LINK] = TS_OP_LINK,		 [TS_FS_CHMOD] = TS_OP_CHMOD,
+    [TS_FS_CHOWN] = TS_OP_CHOWN,	 [TS_FS_TRUNCATE] = TS_OP_TRUNCATE,
+    [TS_FS_OPEN] = TS_OP_OPEN,		 [TS_FS_CREATE] = TS_OP_CREATE,
+    [TS_FS_READ] = TS_OP_READ,		 [TS_FS_WRITE] = TS_OP_WRITE,
+    [TS_FS_STATFS] = TS_OP_STATFS,	 [TS_FS_FLUSH] = TS_OP_FLUSH,
+    [TS_FS_RELEASE] = TS_OP_CLOSE,	 [TS_FS_FSYNC] = TS_OP_FSYNC,
+    [TS_FS_FDATASYNC] = TS_OP_FDATASYNC, [TS_FS_OPENDIR] = TS_OP_OPENDIR,
+    [TS_FS_READDIR] = TS_OP_READDIR,	 [TS_FS_RELEASEDIR] = TS_OP_RELEASEDIR,
+    [TS_FS_ACCESS] = TS_OP_ACCESS,	 [TS_FS_UTIMENS] = TS_OP_UTIMENS,
+    [TS_FS_FALLOCATE] = TS_OP_FALLOCATE,
 };
 
-/* The model's op for a request; TS_TIER_OP_NR when it is not charged. */
-static enum ts_tier_op tier_op(enum ts_fs_op op)
+unsigned ts_fs_trace_op(enum ts_fs_op op)
 {
-	/* Everything not listed is metadata (TS_TIER_READ is 0, the default). */
-	if (op != TS_FS_READ && op_map[op] == TS_TIER_READ)
-		return TS_TIER_META;
-	return op_map[op];
+	return (unsigned)op < TS_FS_OP_NR ? op_map[op] : TS_OP_NONE;
 }
 
+/* What each request asks of the model is the rule replay follows too
+ * (traces/tier_rule.h), by the op's name in the trace. */
 bool ts_fs_model_charges(enum ts_fs_op op)
 {
-	return tier_op(op) != TS_TIER_OP_NR;
+	return ts_tier_rule_op(ts_fs_trace_op(op)) != TS_TIER_OP_NR;
 }
 
 uint64_t ts_fs_model_submit(struct ts_fs *fs, struct ts_fs_req *r)
 {
 	struct ts_tier *t = model_of(fs);
-	enum ts_tier_op op = tier_op(r->op);
-
-	r->fault = 0;
-	if (!t || op == TS_TIER_OP_NR)
-		return 0;
 	struct ts_tier_req q = {
-		.op = op,
 		.file = r->file_id,
-		.off = op == TS_TIER_META ? 0 : r->off,
-		.len = op == TS_TIER_META ? 0 : r->len,
+		.off = r->off,
+		.len = r->len,
 		.size = r->file_size,
 		.direct = r->direct,
 		.path = r->model_path,
 	};
+
+	r->fault = 0;
+	if (!t || !ts_tier_rule_req(ts_fs_trace_op(r->op), &q))
+		return 0;
 	struct ts_tier_done done;
 	uint64_t due = ts_tier_submit(t, r->submit_ns, &q, &done);
 	r->fault = done.err;
 	return due;
 }
 
-void ts_fs_model_forget(struct ts_fs *fs, uint64_t ino, uint64_t off, uint64_t len)
+void ts_fs_model_forget(struct ts_fs *fs, enum ts_fs_op op, uint64_t ino, uint64_t off,
+			uint64_t len, uint32_t mode)
 {
 	struct ts_tier *t = model_of(fs);
-	if (t && ino)
+	if (t && ino && ts_tier_rule_forget(ts_fs_trace_op(op), mode, &off, &len))
 		ts_tier_forget(t, ino, off, len);
 }
 

@@ -36,23 +36,6 @@
 #include "daemon.h"
 #include "traces/trace.h"
 
-static const uint16_t op_map[TS_FS_OP_NR] = {
-    [TS_FS_GETATTR] = TS_OP_GETATTR,	 [TS_FS_READLINK] = TS_OP_READLINK,
-    [TS_FS_MKNOD] = TS_OP_MKNOD,	 [TS_FS_MKDIR] = TS_OP_MKDIR,
-    [TS_FS_UNLINK] = TS_OP_UNLINK,	 [TS_FS_RMDIR] = TS_OP_RMDIR,
-    [TS_FS_SYMLINK] = TS_OP_SYMLINK,	 [TS_FS_RENAME] = TS_OP_RENAME,
-    [TS_FS_LINK] = TS_OP_LINK,		 [TS_FS_CHMOD] = TS_OP_CHMOD,
-    [TS_FS_CHOWN] = TS_OP_CHOWN,	 [TS_FS_TRUNCATE] = TS_OP_TRUNCATE,
-    [TS_FS_OPEN] = TS_OP_OPEN,		 [TS_FS_CREATE] = TS_OP_CREATE,
-    [TS_FS_READ] = TS_OP_READ,		 [TS_FS_WRITE] = TS_OP_WRITE,
-    [TS_FS_STATFS] = TS_OP_STATFS,	 [TS_FS_FLUSH] = TS_OP_FLUSH,
-    [TS_FS_RELEASE] = TS_OP_CLOSE,	 [TS_FS_FSYNC] = TS_OP_FSYNC,
-    [TS_FS_FDATASYNC] = TS_OP_FDATASYNC, [TS_FS_OPENDIR] = TS_OP_OPENDIR,
-    [TS_FS_READDIR] = TS_OP_READDIR,	 [TS_FS_RELEASEDIR] = TS_OP_RELEASEDIR,
-    [TS_FS_ACCESS] = TS_OP_ACCESS,	 [TS_FS_UTIMENS] = TS_OP_UTIMENS,
-    [TS_FS_FALLOCATE] = TS_OP_FALLOCATE,
-};
-
 #define TIDS 1024 /* thread table slots; emptied when three quarters full */
 
 struct ts_fs_trace {
@@ -254,8 +237,15 @@ int ts_fs_trace_open(struct ts_fs *fs, char *err, size_t n)
 	h.capacity = json_is_integer(cap) ? (uint64_t)json_integer_value(cap) : cfg.capacity;
 	json_decref(st);
 	h.mem = cfg.mem;
-	/* the model options as used, floor as measured, exact (no rounded
-	 * units) so that tiersim replay reads back the same model */
+	/* the model options as used, floor as measured, so that tiersim
+	 * replay drives the same model */
+	h.model = TS_TRACE_MODEL_ALL;
+	h.seed = cfg.seed;
+	h.floor_ns = cfg.floor_ns;
+	h.dirty_limit = cfg.dirty_limit;
+	h.ra_max = cfg.ra_max;
+	h.mem_bps = cfg.mem_bps;
+	/* and as text, for people reading the dump (no rounded units) */
 	cfg.capacity = h.capacity;
 	len += (size_t)snprintf(h.mount_opts, sizeof(h.mount_opts), "tier=%s", h.tier);
 	for (const struct ts_opt *o = ts_tier_cfg_opts; o->name && len < sizeof(h.mount_opts);
@@ -320,8 +310,8 @@ void ts_fs_trace_put(struct ts_fs *fs, const struct ts_fs_req *r)
 	    .size = r->file_size,
 	    .file_id = id,
 	    .tid = (uint32_t)r->tid,
-	    .aux = r->path2 ? ts_trace_writer_file_id(w, r->path2) : 0,
-	    .op = op_map[r->op],
+	    .aux = r->path2 ? ts_trace_writer_file_id(w, r->path2) : r->mode,
+	    .op = (uint16_t)ts_fs_trace_op(r->op),
 	    .flags = (uint16_t)((r->due_ns ? 0 : TS_REC_F_NOTIER) |
 				(r->due_ns && !r->file_id ? TS_REC_F_NOFILE : 0) |
 				(r->direct ? TS_REC_F_DIRECT : 0)),

@@ -80,4 +80,52 @@ char *ts_luadata_where(const struct ts_luadata *d, const struct ts_luadata_decl 
  * file's declaration replaces an earlier one. NULL when out of memory. */
 void *ts_luadata_slot(void **arr, size_t *n, size_t size, const char *name);
 
+/* ---- typed reads of a declaration's fields (getters.c) ----
+ * Each refuses a value of the wrong type with "FILE:LINE: KIND 'NAME':
+ * ..." in @err (TS_E_PROFILE); none turns one into an empty or zero one. */
+
+/* The string at @key of the table at @t into @buf (n bytes): "" when the
+ * key is not set; longer than @n - 1 bytes is refused too. */
+TS_WUR int ts_luadata_get_str(struct ts_luadata *d, const struct ts_luadata_decl *decl, int t,
+			      const char *key, char *buf, size_t n, char *err, size_t errlen);
+/* The number at @key of the table at @t; *@had says whether it is set
+ * (@out untouched when not). */
+TS_WUR int ts_luadata_get_num(struct ts_luadata *d, const struct ts_luadata_decl *decl, int t,
+			      const char *key, bool *had, double *out, char *err,
+			      size_t errlen);
+
+/*
+ * The evidence behind a number: one schema — a label, a source, the
+ * validation case it was fitted to, and the range it may lie in — written
+ * in two forms, which the data files keep:
+ *   { LABEL, "source", case = "case-id", range = { LO, HI } }   (tier profiles:
+ *     the number is elsewhere; LO and HI are factors around it,
+ *     0 < LO <= 1 <= HI)
+ *   { VALUE, LABEL, "source", low = LOW, high = HIGH }            (host profiles,
+ *     TS_LUADATA_EV_VALUE: the number itself; LOW and HIGH are bounds,
+ *     0 <= LOW <= VALUE <= HIGH, each VALUE when not given)
+ * LABEL is "measured", "spec" or "assumed"; an assumed number needs its
+ * range. Engine profiles name a source key per figure (ts_luadata_get_str).
+ */
+enum ts_luadata_label { TS_LUADATA_NONE, TS_LUADATA_MEASURED, TS_LUADATA_SPEC, TS_LUADATA_ASSUMED };
+const char *ts_luadata_label_name(enum ts_luadata_label l);
+
+struct ts_luadata_ev {
+	enum ts_luadata_label label;
+	char *source;	/* malloc'd */
+	char *fit_case; /* case = "id", malloc'd; NULL when none */
+	double value;	/* TS_LUADATA_EV_VALUE: the number */
+	bool has_range; /* a range was written */
+	double lo, hi;	/* factors (range = ) or bounds (low = , high = ) */
+};
+#define TS_LUADATA_EV_VALUE 0x1
+
+/* The entry at stack index @idx into @out (freed first), named @what in
+ * messages; @extra: more keys the caller reads itself (NULL-terminated, or
+ * NULL). */
+TS_WUR int ts_luadata_get_ev(struct ts_luadata *d, const struct ts_luadata_decl *decl, int idx,
+			     const char *what, unsigned flags, const char *const *extra,
+			     struct ts_luadata_ev *out, char *err, size_t errlen);
+void ts_luadata_ev_free(struct ts_luadata_ev *e);
+
 #endif

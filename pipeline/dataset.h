@@ -208,6 +208,9 @@ struct ts_dataset_ops {
 	const char *source;	/* the loader source that reads it (ts_source_find) */
 	const char *input;	/* what that source opens, relative to DIR */
 	const char *sample_column; /* TS_DS_IMAGES: what sample_name gives ("path") */
+	/* The kind's own state, for hooks that several kinds share: they reach
+	 * it as meta->kind->data (the DLIO kinds: their struct ts_dlio_fmt). */
+	const void *data;
 
 	/* Fills @meta with what generate writes, writing nothing: sizes to the
 	 * byte, files and total_bytes (estimates flagged). On entry kind, seed,

@@ -45,10 +45,21 @@ void ts_dlio_file_name(const struct ts_dataset_meta *meta, const char *ext, uint
 		 (int)digits(meta->count), f, meta->count, ext);
 }
 
-int ts_dlio_plan(const struct ts_dlio_fmt *fmt, const struct ts_dataset_config *cfg,
-		 struct ts_dataset_meta *meta, char *err, size_t errlen)
+/* The kind's file format: its ops' data. */
+static const struct ts_dlio_fmt *fmt_of(const struct ts_dataset_meta *meta)
 {
+	return meta->kind->data;
+}
+
+int ts_dlio_plan(const struct ts_dataset_config *cfg, struct ts_dataset_meta *meta, char *err,
+		 size_t errlen)
+{
+	const struct ts_dlio_fmt *fmt = fmt_of(meta);
 	(void)cfg;
+	if (!fmt) /* every other hook runs on a meta this one filled */
+		return ts_ds_fail(err, errlen, -EINVAL,
+				  "dataset kind '%s': no DLIO file format (its ops' data)",
+				  meta->kind->name);
 	if (!meta->per_file)
 		meta->per_file = 1;
 	if (!meta->record_length)
@@ -255,10 +266,10 @@ static int run(struct job *J, unsigned threads)
 	return n + 1;
 }
 
-int ts_dlio_generate(const struct ts_dlio_fmt *fmt, const struct ts_dataset_meta *meta,
-		     const struct ts_dataset_config *cfg, const char *dir,
-		     struct ts_dataset_stats *st, char *err, size_t errlen)
+int ts_dlio_generate(const struct ts_dataset_meta *meta, const struct ts_dataset_config *cfg,
+		     const char *dir, struct ts_dataset_stats *st, char *err, size_t errlen)
 {
+	const struct ts_dlio_fmt *fmt = fmt_of(meta);
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/" TS_DLIO_DIR, dir);
 	int rc = ts_ds_mkdir(path);
@@ -277,9 +288,9 @@ int ts_dlio_generate(const struct ts_dlio_fmt *fmt, const struct ts_dataset_meta
 	return J.rc;
 }
 
-int ts_dlio_verify(const struct ts_dlio_fmt *fmt, const struct ts_dataset_meta *meta,
-		   const char *dir, char *err, size_t errlen)
+int ts_dlio_verify(const struct ts_dataset_meta *meta, const char *dir, char *err, size_t errlen)
 {
+	const struct ts_dlio_fmt *fmt = fmt_of(meta);
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	struct job J = { .fmt = fmt, .meta = meta, .dir = dir, .verify = true, .err = err,
 			 .errlen = errlen };
@@ -287,8 +298,9 @@ int ts_dlio_verify(const struct ts_dlio_fmt *fmt, const struct ts_dataset_meta *
 	return J.rc;
 }
 
-void ts_dlio_storage(const struct ts_dataset_meta *meta, const char *what, char *out, size_t n)
+void ts_dlio_storage(const struct ts_dataset_meta *meta, char *out, size_t n)
 {
+	const char *what = fmt_of(meta)->storage;
 	snprintf(out, n, "%" PRIu64 " files of %" PRIu64 " samples (%s), %" PRIu64
 		 " +- %" PRIu64 " payload bytes each, under " TS_DLIO_DIR "/",
 		 meta->count, meta->per_file, what, meta->record_length, meta->record_stdev);

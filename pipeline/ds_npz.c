@@ -22,7 +22,12 @@ static uint64_t npz_stored(uint64_t n)
 
 static int npz_emit(const struct ts_dataset_meta *meta, uint64_t f, struct ts_dlio_sink *s);
 
-static const struct ts_dlio_fmt npz_fmt = { .ext = "npz", .stored = npz_stored, .emit = npz_emit };
+static const struct ts_dlio_fmt npz_fmt = {
+	.ext = "npz",
+	.stored = npz_stored,
+	.emit = npz_emit,
+	.storage = "numpy savez: stored zip of x.npy |u1 and y.npy <i8",
+};
 
 static int npz_emit(const struct ts_dataset_meta *meta, uint64_t f, struct ts_dlio_sink *s)
 {
@@ -64,24 +69,7 @@ static int npz_plan(const struct ts_dataset_config *cfg, struct ts_dataset_meta 
 				  "npz: --samples_per_file %llu: this kind stores one sample per "
 				  "file (as the MLPerf Storage npz workloads do)",
 				  (unsigned long long)meta->per_file);
-	return ts_dlio_plan(&npz_fmt, cfg, meta, err, errlen);
-}
-
-static int npz_generate(const struct ts_dataset_meta *meta, const struct ts_dataset_config *cfg,
-			const char *dir, struct ts_dataset_stats *st, char *err, size_t errlen)
-{
-	return ts_dlio_generate(&npz_fmt, meta, cfg, dir, st, err, errlen);
-}
-
-static int npz_verify(const struct ts_dataset_meta *meta, const char *dir, char *err,
-		      size_t errlen)
-{
-	return ts_dlio_verify(&npz_fmt, meta, dir, err, errlen);
-}
-
-static void npz_storage(const struct ts_dataset_meta *meta, char *out, size_t n)
-{
-	ts_dlio_storage(meta, "numpy savez: stored zip of x.npy |u1 and y.npy <i8", out, n);
+	return ts_dlio_plan(cfg, meta, err, errlen);
 }
 
 static const char *const npz_opts[] = { "samples_per_file", "record_length", "record_stdev",
@@ -98,8 +86,9 @@ const struct ts_dataset_ops ts_dataset_npz = {
 	.unit = "files",
 	.source = "npz",
 	.input = TS_DLIO_DIR,
+	.data = &npz_fmt,
 	.plan = npz_plan,
-	.generate = npz_generate,
-	.verify = npz_verify,
-	.storage = npz_storage,
+	.generate = ts_dlio_generate,
+	.verify = ts_dlio_verify,
+	.storage = ts_dlio_storage,
 };

@@ -22,8 +22,12 @@ static uint64_t tfr_stored(uint64_t n)
 
 static int tfr_emit(const struct ts_dataset_meta *meta, uint64_t f, struct ts_dlio_sink *s);
 
-static const struct ts_dlio_fmt tfr_fmt = { .ext = "tfrecord", .stored = tfr_stored,
-					    .emit = tfr_emit };
+static const struct ts_dlio_fmt tfr_fmt = {
+	.ext = "tfrecord",
+	.stored = tfr_stored,
+	.emit = tfr_emit,
+	.storage = "TFRecord frames of tf.train.Example image+size",
+};
 
 static int tfr_emit(const struct ts_dataset_meta *meta, uint64_t f, struct ts_dlio_sink *s)
 {
@@ -50,29 +54,6 @@ static int tfr_emit(const struct ts_dataset_meta *meta, uint64_t f, struct ts_dl
 	return 0;
 }
 
-static int tfr_plan(const struct ts_dataset_config *cfg, struct ts_dataset_meta *meta, char *err,
-		    size_t errlen)
-{
-	return ts_dlio_plan(&tfr_fmt, cfg, meta, err, errlen);
-}
-
-static int tfr_generate(const struct ts_dataset_meta *meta, const struct ts_dataset_config *cfg,
-			const char *dir, struct ts_dataset_stats *st, char *err, size_t errlen)
-{
-	return ts_dlio_generate(&tfr_fmt, meta, cfg, dir, st, err, errlen);
-}
-
-static int tfr_verify(const struct ts_dataset_meta *meta, const char *dir, char *err,
-		      size_t errlen)
-{
-	return ts_dlio_verify(&tfr_fmt, meta, dir, err, errlen);
-}
-
-static void tfr_storage(const struct ts_dataset_meta *meta, char *out, size_t n)
-{
-	ts_dlio_storage(meta, "TFRecord frames of tf.train.Example image+size", out, n);
-}
-
 static const char *const tfr_opts[] = { "samples_per_file", "record_length", "record_stdev",
 					NULL };
 
@@ -87,8 +68,9 @@ const struct ts_dataset_ops ts_dataset_tfrecord = {
 	.unit = "files",
 	.source = "tfrecord",
 	.input = TS_DLIO_DIR,
-	.plan = tfr_plan,
-	.generate = tfr_generate,
-	.verify = tfr_verify,
-	.storage = tfr_storage,
+	.data = &tfr_fmt,
+	.plan = ts_dlio_plan,
+	.generate = ts_dlio_generate,
+	.verify = ts_dlio_verify,
+	.storage = ts_dlio_storage,
 };

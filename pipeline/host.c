@@ -132,101 +132,35 @@ static int get_str(struct rd *r, int t, const char *key, char **out)
 	return rc;
 }
 
-static int num_at(struct rd *r, int e, const char *key, const char *part, double *out, bool *had)
-{
-	int ty = lua_getfield(r->L, e, part);
-	*had = ty != LUA_TNIL;
-	int rc = 0;
-	if (ty == LUA_TNUMBER)
-		*out = lua_tonumber(r->L, -1);
-	else if (*had)
-		rc = FAIL(r, "%s.%s is a %s, not a number", key, part, lua_typename(r->L, ty));
-	lua_pop(r->L, 1);
-	return rc;
-}
-
-/* { VALUE, LABEL, "source", low = , high = } at @key of table @t. */
+/* { VALUE, LABEL, "source", low = , high = } at @key of table @t:
+ * luadata's evidence schema, in its value form. */
 static int get_num(struct rd *r, int t, const char *key, struct ts_host_num *n)
 {
-	lua_State *L = r->L;
-	int base = lua_gettop(L), rc = 0;
-	int ty = lua_getfield(L, t, key);
-	if (ty == LUA_TNIL)
-		goto out;
-	if (ty != LUA_TTABLE) {
-		rc = FAIL(r, "%s: expected { VALUE, \"measured\"|\"spec\"|\"assumed\", \"source\" "
-			     "[, low = , high = ] }, not a %s",
-			  key, lua_typename(L, ty));
-		goto out;
-	}
-	int e = lua_gettop(L);
-	lua_pushnil(L);
-	while (lua_next(L, e)) {
-		lua_pop(L, 1);
-		bool ok = (lua_type(L, -1) == LUA_TNUMBER && lua_tointeger(L, -1) >= 1 &&
-			   lua_tointeger(L, -1) <= 3) ||
-			  (lua_type(L, -1) == LUA_TSTRING && (!strcmp(lua_tostring(L, -1), "low") ||
-							       !strcmp(lua_tostring(L, -1), "high")));
-		if (!ok) {
-			rc = FAIL(r, "%s: unknown key (a number is { VALUE, LABEL, \"source\", low = , "
-				     "high = })",
-				  key);
-			goto out;
-		}
-	}
+	struct ts_luadata_ev ev = { 0 };
+	int rc = 0;
+
+	if (lua_getfield(r->L, t, key) != LUA_TNIL)
+		rc = ts_luadata_get_ev(r->d, &r->decl, -1, key, TS_LUADATA_EV_VALUE, NULL, &ev,
+				       r->err, r->errlen);
+	else
+		ev.label = TS_LUADATA_NONE;
+	lua_pop(r->L, 1);
+	if (rc || ev.label == TS_LUADATA_NONE)
+		return rc;
 	num_free(n);
-	lua_rawgeti(L, e, 1);
-	bool isnum = lua_type(L, -1) == LUA_TNUMBER;
-	n->v = lua_tonumber(L, -1);
-	lua_rawgeti(L, e, 2);
-	const char *label = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
-	n->label = !strcmp(label, "measured") ? TS_HOST_MEASURED
-		   : !strcmp(label, "spec")   ? TS_HOST_SPEC
-		   : !strcmp(label, "assumed") ? TS_HOST_ASSUMED
-					       : TS_HOST_NONE;
-	lua_rawgeti(L, e, 3);
-	const char *what = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
-	if (!isnum) {
-		rc = FAIL(r, "%s: missing its value (first: a number)", key);
-		goto out;
-	}
-	if (n->label == TS_HOST_NONE) {
-		rc = FAIL(r, "%s: missing its label (second: \"measured\", \"spec\" or \"assumed\")",
-			  key);
-		goto out;
-	}
-	if (!*what) {
-		rc = FAIL(r, "%s: missing its source (third: the measurement, the table, or why it "
-			     "is assumed)",
-			  key);
-		goto out;
-	}
-	if (!(n->what = strdup(what))) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	bool hl, hh;
-	if ((rc = num_at(r, e, key, "low", &n->low, &hl)) ||
-	    (rc = num_at(r, e, key, "high", &n->high, &hh)))
-		goto out;
-	if (n->label == TS_HOST_ASSUMED && (!hl || !hh)) {
-		rc = FAIL(r, "%s: an assumed number needs low = and high =", key);
-		goto out;
-	}
-	if (!hl)
-		n->low = n->v;
-	if (!hh)
-		n->high = n->v;
-	if (!(n->low >= 0) || n->low > n->v || n->high < n->v) {
-		rc = FAIL(r, "%s: needs 0 <= low <= value <= high (got %g, %g, %g)", key, n->low,
-			  n->v, n->high);
-		goto out;
-	}
-	n->set = true;
-out:
-	lua_settop(L, base);
-	return rc;
+	*n = (struct ts_host_num){ .set = true,
+				   .v = ev.value,
+				   .low = ev.lo,
+				   .high = ev.hi,
+				   .label = (enum ts_host_label)ev.label,
+				   .what = ev.source };
+	free(ev.fit_case); /* the value form has none */
+	return 0;
 }
+_Static_assert((int)TS_HOST_MEASURED == (int)TS_LUADATA_MEASURED &&
+		       (int)TS_HOST_SPEC == (int)TS_LUADATA_SPEC &&
+		       (int)TS_HOST_ASSUMED == (int)TS_LUADATA_ASSUMED,
+	       "a host's evidence labels are luadata's");
 
 static int read_host(struct rd *r, int t, struct host *h)
 {

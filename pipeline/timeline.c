@@ -2,20 +2,19 @@
  * timeline.c — the run's timeline as streamed Chrome trace JSON (see
  * timeline.h for the tracks and the contract).
  *
- * Every event is one line of the "traceEvents" array. Names of groups are
- * user text and go through jansson; everything else is literals and
- * numbers, printed directly (the hot path is one locked fprintf per slice).
+ * Every event is one line of the "traceEvents" array, written by the one
+ * Chrome trace writer (core/chrome.h) under the timeline's lock.
  */
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <jansson.h>
-
+#include "core/chrome.h"
 #include "timeline.h"
 
 /* Thread ids: kind k's lane i is tid (k + 1) * TS_TL_LANES + i, so that
@@ -54,7 +53,8 @@ struct ts_timeline {
 	char *path, *tmp; /* written under @tmp, renamed onto @path at close */
 	char *buf; /* the FILE's buffer */
 	pthread_mutex_t mu;
-	uint64_t max, n, dropped, lines;
+	struct ts_chrome out;
+	uint64_t max, n, dropped;
 	bool capped, oom;
 	unsigned npid;
 	struct ts_tl_proc *procs;
@@ -63,11 +63,6 @@ struct ts_timeline {
 
 /* The FILE buffer: ~7,000 slice lines of ~142 bytes (measured) a write. */
 enum { FILE_BUF = 1 << 20 };
-
-static void line_start(struct ts_timeline *tl)
-{
-	fputs(tl->lines++ ? ",\n" : "\n", tl->f);
-}
 
 int ts_timeline_open(const char *path, const char *clock, uint64_t max_events,
 		     struct ts_timeline **out, char *err, size_t errlen)
@@ -102,35 +97,9 @@ int ts_timeline_open(const char *path, const char *clock, uint64_t max_events,
 	pthread_mutex_init(&tl->mu, NULL);
 	tl->max = max_events;
 	tl->clock = clock;
-	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", tl->f);
+	ts_chrome_begin(&tl->out, tl->f);
 	*out = tl;
 	return 0;
-}
-
-static void us(FILE *f, uint64_t ns)
-{
-	fprintf(f, "%" PRIu64 ".%03u", ns / 1000, (unsigned)(ns % 1000));
-}
-
-static void meta_str(struct ts_timeline *tl, const char *what, unsigned pid, unsigned tid,
-		     const char *name)
-{
-	line_start(tl);
-	fprintf(tl->f, "{\"name\":\"%s\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"args\":{\"name\":",
-		what, pid, tid);
-	json_t *s = json_string(name);
-	if (!s || json_dumpf(s, tl->f, JSON_ENCODE_ANY))
-		fputs("\"?\"", tl->f);
-	json_decref(s);
-	fputs("}}", tl->f);
-}
-
-static void meta_sort(struct ts_timeline *tl, const char *what, unsigned pid, unsigned tid,
-		      unsigned idx)
-{
-	line_start(tl);
-	fprintf(tl->f, "{\"name\":\"%s\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,"
-		       "\"args\":{\"sort_index\":%u}}", what, pid, tid, idx);
 }
 
 static unsigned tid_of(enum ts_tl_track k, unsigned lane)
@@ -166,8 +135,9 @@ static bool lane_have(struct ts_tl_proc *p, enum ts_tl_track k, unsigned lane)
 			snprintf(name, sizeof(name), "%s", track_name[k]);
 		else
 			snprintf(name, sizeof(name), "%s %u", track_name[k], lane);
-		meta_str(p->tl, "thread_name", p->pid, tid_of(k, lane), name);
-		meta_sort(p->tl, "thread_sort_index", p->pid, tid_of(k, lane), tid_of(k, lane));
+		ts_chrome_meta_name(&p->tl->out, "thread_name", p->pid, tid_of(k, lane), name);
+		ts_chrome_meta_sort(&p->tl->out, "thread_sort_index", p->pid, tid_of(k, lane),
+				    tid_of(k, lane));
 		l->named[lane] = true;
 	}
 	return true;
@@ -184,8 +154,8 @@ struct ts_tl_proc *ts_timeline_proc(struct ts_timeline *tl, const char *name, ui
 	p->pid = ++tl->npid;
 	p->next = tl->procs;
 	tl->procs = p;
-	meta_str(tl, "process_name", p->pid, 0, name);
-	meta_sort(tl, "process_sort_index", p->pid, 0, p->pid);
+	ts_chrome_meta_name(&tl->out, "process_name", p->pid, 0, name);
+	ts_chrome_meta_sort(&tl->out, "process_sort_index", p->pid, 0, p->pid);
 	pthread_mutex_unlock(&tl->mu);
 	return p;
 }
@@ -196,17 +166,23 @@ static bool room(struct ts_timeline *tl, uint64_t t_rel, unsigned pid)
 	if (!tl->max || tl->n < tl->max)
 		return true;
 	if (!tl->capped) {
+		char name[128];
 		tl->capped = true;
-		line_start(tl);
-		fprintf(tl->f, "{\"name\":\"timeline cap reached: %" PRIu64 " events written, "
-			       "later ones left out (--timeline-max)\",\"ph\":\"i\",\"s\":\"g\","
-			       "\"ts\":", tl->max);
-		us(tl->f, t_rel);
-		fprintf(tl->f, ",\"pid\":%u,\"tid\":0}", pid);
+		snprintf(name, sizeof(name),
+			 "timeline cap reached: %" PRIu64 " events written, later ones left out "
+			 "(--timeline-max)",
+			 tl->max);
+		ts_chrome_instant(&tl->out, name, pid, 0, t_rel);
 	}
 	tl->dropped++;
 	return false;
 }
+
+/* A slice's arguments are the writer's, field for field. */
+_Static_assert(sizeof(struct ts_tl_arg) == sizeof(struct ts_chrome_arg) &&
+		       offsetof(struct ts_tl_arg, key) == offsetof(struct ts_chrome_arg, key) &&
+		       offsetof(struct ts_tl_arg, val) == offsetof(struct ts_chrome_arg, val),
+	       "struct ts_tl_arg is struct ts_chrome_arg");
 
 static void put_slice(struct ts_tl_proc *p, enum ts_tl_track k, unsigned lane, const char *name,
 		      uint64_t t0, uint64_t t1, const struct ts_tl_arg *a, unsigned na)
@@ -219,15 +195,8 @@ static void put_slice(struct ts_tl_proc *p, enum ts_tl_track k, unsigned lane, c
 	if (!room(tl, r0, p->pid) || !lane_have(p, k, lane))
 		return;
 	tl->n++;
-	line_start(tl);
-	fprintf(tl->f, "{\"name\":\"%s\",\"ph\":\"X\",\"pid\":%u,\"tid\":%u,\"ts\":", name, p->pid,
-		tid_of(k, lane));
-	us(tl->f, r0);
-	fputs(",\"dur\":", tl->f);
-	us(tl->f, dur);
-	for (unsigned i = 0; i < na; i++)
-		fprintf(tl->f, "%s\"%s\":%" PRId64, i ? "," : ",\"args\":{", a[i].key, a[i].val);
-	fputs(na ? "}}" : "}", tl->f);
+	ts_chrome_slice(&tl->out, name, NULL, p->pid, tid_of(k, lane), r0, dur,
+			(const struct ts_chrome_arg *)a, na);
 }
 
 void ts_tl_slice(struct ts_tl_proc *p, enum ts_tl_track k, unsigned lane, const char *name,
@@ -376,12 +345,10 @@ int ts_timeline_close(struct ts_timeline *tl, char *err, size_t errlen)
 {
 	if (!tl)
 		return 0;
-	fprintf(tl->f, "\n],\"otherData\":{\"clock\":\"%s\",\"events\":%" PRIu64
-		       ",\"dropped\":%" PRIu64 ",\"max_events\":%" PRIu64 "}}\n",
-		tl->clock, tl->n, tl->dropped, tl->max);
-	int rc = 0;
-	if (ferror(tl->f))
-		rc = -EIO;
+	int rc = ts_chrome_end(&tl->out,
+			       "\"clock\":\"%s\",\"events\":%" PRIu64 ",\"dropped\":%" PRIu64
+			       ",\"max_events\":%" PRIu64,
+			       tl->clock, tl->n, tl->dropped, tl->max);
 	if (fclose(tl->f) && !rc)
 		rc = -errno;
 	/* @path keeps what it held unless the whole file made it. */

@@ -321,8 +321,7 @@ const char *ts_tier_ev_field_name(enum ts_tier_ev_field f)
 
 const char *ts_tier_ev_label_name(enum ts_tier_ev_label l)
 {
-	static const char *const n[] = { "-", "measured", "spec", "assumed" };
-	return l <= TS_EV_ASSUMED ? n[l] : "?";
+	return ts_luadata_label_name((enum ts_luadata_label)l);
 }
 
 /* Whether @p sets field @f at all. */
@@ -345,87 +344,31 @@ static bool ev_field_set(const struct ts_tier_profile *p, enum ts_tier_ev_field 
 	}
 }
 
-/* The entry's range = { LO, HI }: factors around the value. */
-static int ev_range(struct conv *c, int idx, const char *f, struct ts_tier_evidence *out)
-{
-	lua_State *L = c->L;
-	char rf[112];
-	snprintf(rf, sizeof(rf), "%s.range", f);
-	int ty = lua_getfield(L, idx, "range");
-	out->has_range = false;
-	if (ty == LUA_TNIL) {
-		lua_pop(L, 1);
-		return out->label == TS_EV_ASSUMED
-			       ? conv_fail(c, f, "an assumed value needs its range = { LO, HI } "
-						 "(the factors it may be off by, LO <= 1 <= HI)")
-			       : 0;
-	}
-	double v[2] = { 0, 0 };
-	bool ok = ty == LUA_TTABLE && lua_rawlen(L, -1) == 2;
-	for (int k = 0; ok && k < 2; k++) {
-		lua_rawgeti(L, -1, k + 1);
-		ok = lua_type(L, -1) == LUA_TNUMBER;
-		v[k] = ok ? lua_tonumber(L, -1) : 0;
-		lua_pop(L, 1);
-	}
-	lua_pop(L, 1);
-	if (!ok || !(v[0] > 0) || v[0] > 1 || v[1] < 1 || !isfinite(v[1]))
-		return conv_fail(c, rf, "expected { LO, HI } with 0 < LO <= 1 <= HI");
-	out->has_range = true;
-	out->lo = v[0];
-	out->hi = v[1];
-	return 0;
-}
-
-/* One { LABEL, "what", case = ID, range = { LO, HI } } at @idx into @out. */
+/* One { LABEL, "what", case = ID, range = { LO, HI } } at @idx into @out:
+ * luadata's evidence schema, in its factor form. */
 static int ev_entry(struct conv *c, int idx, const char *field, struct ts_tier_evidence *out)
 {
-	lua_State *L = c->L;
-	char f[96];
-	snprintf(f, sizeof(f), "evidence.%s", field);
-	if (!lua_istable(L, idx))
-		return conv_fail(c, f, "expected { \"measured\"|\"spec\"|\"assumed\", \"source\" }");
-	idx = lua_absindex(L, idx);
-	lua_pushnil(L);
-	while (lua_next(L, idx)) {
-		bool ok = (lua_type(L, -2) == LUA_TNUMBER &&
-			   (lua_tointeger(L, -2) == 1 || lua_tointeger(L, -2) == 2)) ||
-			  (lua_type(L, -2) == LUA_TSTRING && (!strcmp(lua_tostring(L, -2), "case") ||
-							      !strcmp(lua_tostring(L, -2), "range")));
-		lua_pop(L, 1);
-		if (!ok) {
-			lua_pop(L, 1);
-			return conv_fail(c, f, "unknown key (an entry is { LABEL, \"source\", "
-					       "case = \"case-id\", range = { LO, HI } })");
-		}
-	}
-	lua_rawgeti(L, idx, 1);
-	const char *label = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-	out->label = !label ? TS_EV_NONE
-		     : !strcmp(label, "measured") ? TS_EV_MEASURED
-		     : !strcmp(label, "spec")	  ? TS_EV_SPEC
-		     : !strcmp(label, "assumed")  ? TS_EV_ASSUMED
-						  : TS_EV_NONE;
-	lua_pop(L, 1);
-	if (out->label == TS_EV_NONE)
-		return conv_fail(c, f, "the label (first value) must be \"measured\", \"spec\" or "
-				       "\"assumed\"");
-	lua_rawgeti(L, idx, 2);
-	bool src = lua_type(L, -1) == LUA_TSTRING && *lua_tostring(L, -1);
-	char *what = src ? strdup(lua_tostring(L, -1)) : NULL;
-	lua_pop(L, 1);
-	if (!src)
-		return conv_fail(c, f, "missing its source (second value: the measurement, the "
-				       "vendor table, or why it is assumed)");
-	if (!what)
-		return -ENOMEM;
-	free(out->what);
-	out->what = what;
-	int rc = get_field(c, idx, f, "case", K_STRING, &out->fit_case, NULL);
+	struct ts_luadata_ev ev = { 0 };
+	char what[112];
+
+	snprintf(what, sizeof(what), "field 'evidence.%s'", field);
+	int rc = ts_luadata_get_ev(c->d, &c->decl, idx, what, 0, NULL, &ev, c->err, c->errlen);
 	if (rc)
 		return rc;
-	return ev_range(c, idx, f, out);
+	free(out->what);
+	free(out->fit_case);
+	out->label = (enum ts_tier_ev_label)ev.label;
+	out->what = ev.source;
+	out->fit_case = ev.fit_case;
+	out->has_range = ev.has_range;
+	out->lo = ev.lo;
+	out->hi = ev.hi;
+	return 0;
 }
+_Static_assert((int)TS_EV_MEASURED == (int)TS_LUADATA_MEASURED &&
+		       (int)TS_EV_SPEC == (int)TS_LUADATA_SPEC &&
+		       (int)TS_EV_ASSUMED == (int)TS_LUADATA_ASSUMED,
+	       "a tier's evidence labels are luadata's");
 
 static int conv_evidence(struct conv *c, int t, struct ts_tier_profile *p)
 {

@@ -45,8 +45,7 @@ size_t *ts_trace_order(const struct ts_trace *t)
 
 uint64_t ts_trace_floor_ns(const struct ts_trace *t)
 {
-	const char *f = strstr(t->hdr.mount_opts, ",floor=");
-	return f ? strtoull(f + 7, NULL, 10) : 0;
+	return t->hdr.model & TS_TRACE_MODEL_FLOOR ? t->hdr.floor_ns : 0;
 }
 
 bool ts_trace_gap_split(const struct ts_trace *t, size_t a, size_t b, uint64_t gap, uint64_t rt_ns,

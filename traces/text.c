@@ -28,6 +28,19 @@ static void put_str(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+/* Version 3's model options in the header line, when its bit is set. */
+static const struct {
+	const char *key;
+	uint32_t bit;
+	size_t off;
+} model_keys[] = {
+    {"seed", TS_TRACE_MODEL_SEED, offsetof(struct ts_trace_hdr, seed)},
+    {"floor_ns", TS_TRACE_MODEL_FLOOR, offsetof(struct ts_trace_hdr, floor_ns)},
+    {"dirty_limit", TS_TRACE_MODEL_DIRTY_LIMIT, offsetof(struct ts_trace_hdr, dirty_limit)},
+    {"ra_max", TS_TRACE_MODEL_RA_MAX, offsetof(struct ts_trace_hdr, ra_max)},
+    {"mem_bps", TS_TRACE_MODEL_MEM_BPS, offsetof(struct ts_trace_hdr, mem_bps)},
+};
+
 static void put_rec(FILE *out, const struct ts_trace *t, size_t i)
 {
 	const struct ts_trace_rec *r = &t->recs[i];
@@ -68,6 +81,13 @@ int ts_trace_dump(FILE *out, const struct ts_trace *t)
 	put_str(out, h->mount_opts);
 	fputs(" host=", out);
 	put_str(out, h->host);
+	if (h->version >= 3 && h->model) {
+		fprintf(out, " model=%" PRIu32, h->model);
+		for (size_t i = 0; i < TS_ARRAY_SIZE(model_keys); i++)
+			if (h->model & model_keys[i].bit)
+				fprintf(out, " %s=%" PRIu64, model_keys[i].key,
+					*(const uint64_t *)((const char *)h + model_keys[i].off));
+	}
 	fputc('\n', out);
 	for (size_t i = 0; i < t->nitems; i++) {
 		const struct ts_trace_item *it = &t->items[i];
@@ -98,7 +118,7 @@ int ts_trace_dump(FILE *out, const struct ts_trace *t)
 
 /* ---- parser ---- */
 
-#define MAXTOK 16
+#define MAXTOK 24
 
 struct tok {
 	char key[24]; /* "" when the token has no key= */
@@ -211,6 +231,19 @@ static int set_str(char *dst, size_t n, const char *v)
 	return 0;
 }
 
+/* One of version 3's model options: 0, 1 for a bad value, -1 for a key
+ * that is not one. */
+static int model_field(struct ts_trace_hdr *h, const char *k, const char *v)
+{
+	for (size_t i = 0; i < TS_ARRAY_SIZE(model_keys); i++)
+		if (!strcmp(k, model_keys[i].key))
+			return ts_trace_parse_u64(v, UINT64_MAX,
+						  (uint64_t *)((char *)h + model_keys[i].off))
+				   ? 1
+				   : 0;
+	return -1;
+}
+
 /* "header version=1 key=value ...": the first line. */
 static int header_line(const struct ts_trace_where *w, struct ts_trace_hdr *h,
 		       const struct tok *tok, int n)
@@ -246,12 +279,28 @@ static int header_line(const struct ts_trace_where *w, struct ts_trace_hdr *h,
 			fail = set_str(h->mount_opts, sizeof(h->mount_opts), v);
 		else if (!strcmp(k, "host"))
 			fail = set_str(h->host, sizeof(h->host), v);
-		else
+		else if (!strcmp(k, "model")) {
+			if (!(fail = ts_trace_parse_u64(v, TS_TRACE_MODEL_ALL, &x)))
+				h->model = (uint32_t)x;
+		} else if ((fail = model_field(h, k, v)) < 0)
 			return ts_trace_bad(w, "header field %d: unknown key \"%s\"", i, k);
 		if (fail)
 			return ts_trace_bad(w, "header field %s: bad value \"%s\"", k, v);
 	}
-	return seen_version ? 0 : ts_trace_bad(w, "header has no version=");
+	if (!seen_version)
+		return ts_trace_bad(w, "header has no version=");
+	if (h->version < 3 && h->model)
+		return ts_trace_bad(w, "header: model options are version 3's; a version %u "
+				       "header has them in mount_opts", h->version);
+	for (size_t i = 0; i < TS_ARRAY_SIZE(model_keys); i++)
+		if (!(h->model & model_keys[i].bit) &&
+		    *(const uint64_t *)((const char *)h + model_keys[i].off))
+			return ts_trace_bad(w, "header field %s without its bit in model=",
+					    model_keys[i].key);
+	char why[256];
+	if (ts_trace_hdr_legacy(h, why, sizeof(why)))
+		return ts_trace_bad(w, "header mount_opts: %s", why);
+	return 0;
 }
 
 /* "path ID \"PATH\"", "drops N t=NS" and "end drops=N records=N t=NS". */

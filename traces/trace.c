@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,7 +103,8 @@ int ts_trace_parse_u64(const char *s, uint64_t max, uint64_t *out)
 
 /* ---- on-disk header ---- */
 
-/* The first 888 bytes of the 1024-byte header; the rest is zero. */
+/* The first 936 bytes of the 1024-byte header; the rest is zero. Version
+ * 1 and 2 end at host (888 bytes). */
 struct disk_hdr {
 	char magic[8];
 	uint32_t version;
@@ -117,8 +119,14 @@ struct disk_hdr {
 	char profile[192];
 	char mount_opts[448];
 	char host[128];
+	/* version 3: the tier model's options (struct ts_trace_hdr) */
+	uint32_t model; /* TS_TRACE_MODEL_* */
+	uint32_t pad;
+	uint64_t seed, floor_ns, dirty_limit, ra_max, mem_bps;
 };
 _Static_assert(sizeof(struct disk_hdr) <= TS_TRACE_HDR_SIZE, "header layout");
+#define V2_HDR_END offsetof(struct disk_hdr, model) /* where version 2's reserved zeros began */
+_Static_assert(V2_HDR_END == 888, "version 2 header layout");
 
 static void hdr_encode(const struct ts_trace_hdr *h, unsigned char out[TS_TRACE_HDR_SIZE])
 {
@@ -142,6 +150,14 @@ static void hdr_encode(const struct ts_trace_hdr *h, unsigned char out[TS_TRACE_
 	memcpy(d.profile, h->profile, strnlen(h->profile, sizeof(d.profile) - 1));
 	memcpy(d.mount_opts, h->mount_opts, strnlen(h->mount_opts, sizeof(d.mount_opts) - 1));
 	memcpy(d.host, h->host, strnlen(h->host, sizeof(d.host) - 1));
+	if (d.version >= 3) { /* older versions keep them in mount_opts */
+		d.model = h->model & TS_TRACE_MODEL_ALL;
+		d.seed = d.model & TS_TRACE_MODEL_SEED ? h->seed : 0;
+		d.floor_ns = d.model & TS_TRACE_MODEL_FLOOR ? h->floor_ns : 0;
+		d.dirty_limit = d.model & TS_TRACE_MODEL_DIRTY_LIMIT ? h->dirty_limit : 0;
+		d.ra_max = d.model & TS_TRACE_MODEL_RA_MAX ? h->ra_max : 0;
+		d.mem_bps = d.model & TS_TRACE_MODEL_MEM_BPS ? h->mem_bps : 0;
+	}
 	memcpy(out, &d, sizeof(d));
 }
 
@@ -597,6 +613,23 @@ static void hdr_decode(const struct disk_hdr *d, struct ts_trace_hdr *h)
 	memcpy(h->profile, d->profile, sizeof(h->profile) - 1);
 	memcpy(h->mount_opts, d->mount_opts, sizeof(h->mount_opts) - 1);
 	memcpy(h->host, d->host, sizeof(h->host) - 1);
+	h->model = d->model;
+	h->seed = d->seed;
+	h->floor_ns = d->floor_ns;
+	h->dirty_limit = d->dirty_limit;
+	h->ra_max = d->ra_max;
+	h->mem_bps = d->mem_bps;
+}
+
+/* Version 3's model fields: known bits, and zero where no bit sets them. */
+static bool model_ok(const struct disk_hdr *d)
+{
+	const uint32_t m = d->model;
+	return !(m & ~(uint32_t)TS_TRACE_MODEL_ALL) && !d->pad &&
+	       (m & TS_TRACE_MODEL_SEED || !d->seed) && (m & TS_TRACE_MODEL_FLOOR || !d->floor_ns) &&
+	       (m & TS_TRACE_MODEL_DIRTY_LIMIT || !d->dirty_limit) &&
+	       (m & TS_TRACE_MODEL_RA_MAX || !d->ra_max) &&
+	       (m & TS_TRACE_MODEL_MEM_BPS || !d->mem_bps);
 }
 
 /* Grows *@p (of *@cap elements of @size) to hold @need elements. */
@@ -790,12 +823,19 @@ int ts_trace_read_mem(const void *buf, size_t len, const char *name, struct ts_t
 		     name);
 	if (len < TS_TRACE_HDR_SIZE)
 		FAIL(TS_E_TRUNCATED, "%s: cut short inside the header (%zu bytes)", name, len);
-	for (size_t i = sizeof(d); i < TS_TRACE_HDR_SIZE; i++)
+	for (size_t i = d.version >= 3 ? sizeof(d) : V2_HDR_END; i < TS_TRACE_HDR_SIZE; i++)
 		if (p[i])
 			FAIL(TS_E_CORRUPT, "%s: byte %zu of the reserved header area is not zero",
 			     name, i);
+	if (d.version >= 3 && !model_ok(&d))
+		FAIL(TS_E_CORRUPT,
+		     "%s: header model options 0x%x: unknown bits, or a value without its bit",
+		     name, d.model);
 	ts_trace_init(t);
 	hdr_decode(&d, &t->hdr);
+	char why[256];
+	if (ts_trace_hdr_legacy(&t->hdr, why, sizeof(why)))
+		FAIL(TS_E_CORRUPT, "%s: header mount_opts: %s", name, why);
 
 	for (off = TS_TRACE_HDR_SIZE; off + TS_TRACE_REC_SIZE <= len;) {
 		struct ts_trace_rec r;

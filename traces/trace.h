@@ -25,7 +25,7 @@
 #include "core/ts.h"
 
 #define TS_TRACE_MAGIC "TSTRACE" /* 8 bytes with the NUL */
-#define TS_TRACE_VERSION 2	  /* what the writer writes */
+#define TS_TRACE_VERSION 3	  /* what the writer writes */
 #define TS_TRACE_VERSION_MIN 1 /* the oldest the reader reads (no CPU samples) */
 #define TS_TRACE_HDR_SIZE 1024
 #define TS_TRACE_REC_SIZE 64
@@ -128,7 +128,34 @@ struct ts_trace_hdr {
 	char profile[192];	/* profile file the tier came from */
 	char mount_opts[448];	/* tierfs -o options as given */
 	char host[128];		/* filled by the writer when "" */
+	/* The tier model's options as the recording ran them (struct
+	 * ts_tier_cfg's fields), for a replay to drive the model as tierfs
+	 * did: each is set when its TS_TRACE_MODEL_* bit is in @model.
+	 * Version 3 stores them; for an older trace the reader takes them
+	 * from mount_opts, where tierfs wrote them (traces/FORMAT.md). */
+	uint32_t model;
+	uint64_t seed;
+	uint64_t floor_ns;    /* the FUSE round trip tierfs measured */
+	uint64_t dirty_limit; /* bytes */
+	uint64_t ra_max;      /* bytes */
+	uint64_t mem_bps;     /* bytes/s */
 };
+/* Which of the header's model options it sets; CAPACITY and MEM say that
+ * capacity and mem are the model's (0 included), not only informative. */
+#define TS_TRACE_MODEL_CAPACITY 0x01
+#define TS_TRACE_MODEL_MEM 0x02
+#define TS_TRACE_MODEL_SEED 0x04
+#define TS_TRACE_MODEL_FLOOR 0x08
+#define TS_TRACE_MODEL_DIRTY_LIMIT 0x10
+#define TS_TRACE_MODEL_RA_MAX 0x20
+#define TS_TRACE_MODEL_MEM_BPS 0x40
+#define TS_TRACE_MODEL_ALL 0x7f
+
+/* The model options of a version 1 or 2 header, read from its mount_opts
+ * ("k=v,..." as tierfs wrote them): capacity and mem fill the header's
+ * where it has none. A value that does not parse is -EINVAL with "KEY=VALUE:
+ * why" in @why. The readers call it; a header of version 3 is left as it is. */
+TS_WUR int ts_trace_hdr_legacy(struct ts_trace_hdr *h, char *why, size_t n);
 
 const char *ts_trace_op_name(unsigned op);
 /* Op from its name ("read", "fdatasync"); TS_OP_NONE when unknown. */

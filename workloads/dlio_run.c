@@ -52,6 +52,8 @@
 #include "pipeline/host.h"
 #include "pipeline/loader.h"
 #include "pipeline/vpipe.h"
+#include "disk/cgroup.h"
+#include "disk/disk.h"
 #include "pipeline/vtier.h"
 #include "units.h"
 
@@ -86,6 +88,10 @@ const struct ts_opt ts_dlio_run_opts[] = {
 	  "dataset and loader seed (0: the workload's train.seed)", "S", 0 },
 	{ "trace", TS_OPT_STR, OOFF(trace), NULL, 0, 0, "",
 	  "real time: tierfs records every request to FILE (tiersim trace dump FILE)", "FILE", 0 },
+	{ "fs", TS_OPT_STR, OOFF(fs), NULL, 0, 0, "",
+	  "real time, block mode: the dataset in an ext4 or xfs image (made once beside it), "
+	  "mounted through a loop device over tierfs (tiersim disk); --mem is then the run's "
+	  "memory cgroup, the kernel's page cache (needs root)", "FS", 0 },
 	{ "quiet", TS_OPT_BOOL, OOFF(quiet), "false", 0, 0, "", "no progress lines", NULL, 'q' },
 	{ NULL },
 };
@@ -487,6 +493,74 @@ static int ranks_reduce(int rc, struct ts_dlio_result *r, const struct ts_dlio_w
 	return 0;
 }
 
+/* Block mode: the dataset's image (made once, at DATA.FS/data.FS) mounted
+ * on E->mnt by tiersim disk mount; with --mem, the process moved into a
+ * memory cgroup of that size for the run (its loader's threads read
+ * through the kernel's page cache of an instance of that memory). */
+static int disk_up(struct env *E, struct ts_cgroup *cg, char *err, size_t errlen)
+{
+	char dir[4200], image[4300];
+	uint64_t size;
+	int rc;
+	snprintf(dir, sizeof(dir), "%s.%s", E->data, E->o->fs);
+	snprintf(image, sizeof(image), "%s/data.%s", dir, E->o->fs);
+	if (access(image, F_OK)) {
+		struct ts_disk_make_opts mk = { .image = image, .fs = E->o->fs, .from = E->data };
+		if ((rc = ts_mkdir_p(dir, 0755, NULL, 0))) {
+			snprintf(err, errlen, "--fs: cannot make %s: %s", dir, strerror(-rc));
+			return rc;
+		}
+		if ((rc = ts_disk_size_for(E->data, E->o->fs, &size, err, errlen)))
+			return rc;
+		mk.size = size;
+		if ((rc = ts_disk_make(&mk, err, errlen)))
+			return rc;
+	}
+	if (mkdir(E->mnt, 0755) && errno != EEXIST) {
+		snprintf(err, errlen, "cannot make %s: %s", E->mnt, strerror(errno));
+		return -errno;
+	}
+	struct ts_disk_mount_opts m = {
+		.tierfs = E->ms.tierfs, .image = image, .mountpoint = E->mnt, .tier = E->o->tier,
+		.profile = E->o->profile, .capacity = E->o->capacity, .mem = E->o->mem,
+		.trace = E->o->trace,
+	};
+	if ((rc = ts_disk_mount(&m, err, errlen))) {
+		rmdir(E->mnt);
+		return rc;
+	}
+	if (E->o->mem) {
+		char name[64];
+		snprintf(name, sizeof(name), "dlio-%ld", (long)getpid());
+		if ((rc = ts_cgroup_open(cg, name, E->o->mem, err, errlen)) ||
+		    (rc = ts_cgroup_enter(cg, 0))) {
+			if (rc != -ENODEV && !err[0])
+				snprintf(err, errlen, "cannot enter the memory cgroup: %s",
+					 strerror(-rc));
+			char ignore[256];
+			ts_cgroup_remove(cg);
+			(void)!ts_disk_umount(E->mnt, ignore, sizeof(ignore));
+			rmdir(E->mnt);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static int disk_down(struct env *E, struct ts_cgroup *cg, char *err, size_t errlen)
+{
+	int rc = 0;
+	if (cg->path) {
+		if (ts_cgroup_leave(cg)) {
+			/* still removed below once empty; the run is over */
+		}
+		ts_cgroup_remove(cg);
+	}
+	rc = ts_disk_umount(E->mnt, err, errlen);
+	rmdir(E->mnt);
+	return rc;
+}
+
 static int run_real(struct env *E, uint64_t n, struct ts_dlio_result *r, char *err, size_t errlen)
 {
 	memset(r, 0, sizeof(*r));
@@ -504,8 +578,10 @@ static int run_real(struct env *E, uint64_t n, struct ts_dlio_result *r, char *e
 	/* Under mpirun rank 0 mounts for all, each rank is one accelerator
 	 * reading its shard (workloads/dlio_mpi.h); the mount stays until all are done. */
 	struct ts_mount *m = NULL;
-	int rc = ts_dlio_mpi_owner() ? ts_mount_start(&E->ms, E->data, E->mnt, opts, &m, err, errlen)
-				     : 0;
+	struct ts_cgroup cg = { 0 };
+	int rc = E->o->fs		 ? disk_up(E, &cg, err, errlen)
+		 : ts_dlio_mpi_owner() ? ts_mount_start(&E->ms, E->data, E->mnt, opts, &m, err, errlen)
+					 : 0;
 	if ((rc = ts_dlio_mpi_sync(rc, NULL, err, errlen)))
 		return rc;
 	uint64_t local = ts_dlio_mpi_ranks() ? 1 : n;
@@ -529,7 +605,9 @@ static int run_real(struct env *E, uint64_t n, struct ts_dlio_result *r, char *e
 	r->wall_s = (double)(ts_now_ns() - w0) / 1e9;
 	ts_opt_free(ts_pipe_opts, &pc);
 	rc = ranks_reduce(rc, r, E->w, n, err, errlen);
-	int src = m ? ts_mount_stop(&E->ms, m, sub, sizeof(sub)) : 0;
+	int src = E->o->fs ? disk_down(E, &cg, sub, sizeof(sub))
+		  : m	      ? ts_mount_stop(&E->ms, m, sub, sizeof(sub))
+			      : 0;
 	if (src && !rc) {
 		snprintf(err, errlen, "%s", sub);
 		rc = src;
@@ -809,6 +887,16 @@ int ts_dlio_run(const struct ts_dlio_opts *o, struct ts_dlio_outcome *oc, char *
 	    (o->profile && (rc = ts_tier_set_add_file(E.tiers, o->profile, err, errlen))))
 		goto out;
 	if ((rc = ts_tier_set_lookup(E.tiers, o->tier, &prof, err, errlen))) {
+		oc->bad_request = true;
+		goto out;
+	}
+	if (o->fs && ((rc = ts_disk_fs_check(o->fs, err, errlen)) ||
+		      (o->virtual_time && (rc = -EINVAL)) || (ts_dlio_mpi_ranks() && (rc = -EINVAL)))) {
+		if (rc == -EINVAL && o->virtual_time)
+			snprintf(err, errlen, "--fs is block mode, a real mount: not with --virtual");
+		else if (rc == -EINVAL && !err[0])
+			snprintf(err, errlen, "--fs: block mode under mpirun is not supported (run "
+					      "the accelerators in one process)");
 		oc->bad_request = true;
 		goto out;
 	}

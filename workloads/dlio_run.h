@@ -30,6 +30,7 @@ struct ts_dlio_opts {
 	char *profile;		/* a Lua tier profile file to add, or NULL */
 	char *trace;		/* real time: tierfs records every request here, or NULL */
 	char *host;		/* a host profile whose framework costs are charged, or NULL */
+	char *fs;		/* real time: "ext4" or "xfs" for block mode (disk/disk.h), or NULL */
 	uint64_t accelerators;	/* >= 1 */
 	uint64_t mem;		/* page cache in front of the tier, bytes (0: none) */
 	uint64_t capacity;	/* the disk's size (0: the tier's default) */

@@ -619,6 +619,44 @@ static void test_bad_profiles(void)
 	unlink(path);
 }
 
+/* profile_nonstring_and_link_overflow: a non-string where a name goes
+ * was read as "", and allreduce_eff links past the eighth were dropped,
+ * both without a word; an anchor without its source passed. Each is now
+ * refused with the file and line. */
+static void test_profile_types(void)
+{
+	static const struct {
+		const char *text, *want;
+	} bad[] = {
+		{ "\ngpu 'Z0' { mem_gib = 8, fp32_tflops = 30, link = 5 }", ":2: gpu 'Z0': link is a "
+									   "number, not a string" },
+		{ "framework 'x' { allreduce_eff = { a = 1, b = 1, c = 1, d = 1, e = 1, f = 1, g = 1, "
+		  "h = 1, i = 1, default = 1 } }",
+		  ":1: framework 'x': allreduce_eff names more than 8 links" },
+		{ "model 'm' { aliases = { 'a', 7 } }", ":1: model 'm': aliases[2] is not a name" },
+		{ "anchor { framework = 'mxnet', model = 'vgg16', gpu = 'K80', mode = 'train', "
+		  "precision = 'fp32', batch = 8, value = 10 }",
+		  ":1: anchor: needs src" },
+	};
+	char path[] = "/tmp/tiersim-engine-profile-XXXXXX";
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	close(fd);
+	for (size_t i = 0; i < TS_ARRAY_SIZE(bad); i++) {
+		write_file(path, bad[i].text);
+		struct ts_engine_cfg c = cfg_of("sim", "mxnet", "vgg16", "K80", "infer", "", 8, 1);
+		set(&c.profile, path);
+		struct ts_engine *e = NULL;
+		err[0] = 0;
+		int rc = ts_engine_new(&c, &e, err, sizeof(err));
+		if (rc != TS_E_PROFILE || !strstr(err, bad[i].want) || !strstr(err, path))
+			fprintf(stderr, "profile type case %zu: %s\n", i, err);
+		CHECK(rc == TS_E_PROFILE && !e && strstr(err, bad[i].want) && strstr(err, path));
+		ts_engine_cfg_free(&c);
+	}
+	unlink(path);
+}
+
 /* A typo in a GPU profile (gpus.lua with V100's mem_gbs spelt mem_gbz) is
  * refused, naming the file, the line of the typo and the keys a GPU may
  * have, instead of the GPU silently taking the default for mem_gbs. */
@@ -698,6 +736,7 @@ int main(void)
 	test_layer_ref();
 	test_hold();
 	test_bad_profiles();
+	test_profile_types();
 	test_gpu_profile_typo();
 	test_kernel_refs();
 	test_cuda_absent();

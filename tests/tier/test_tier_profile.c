@@ -181,7 +181,7 @@ static void test_malformed(void)
 		{ "tier \"z\" { iops = 5, evidence = { iops = { \"assumed\", \"a guess\" } } }\n",
 		  { ":1:", "evidence.iops", "range" } },
 		{ "tier \"z\" { iops = 5, evidence = { iops = { \"spec\", \"t\", range = { 2, 3 } } } }\n",
-		  { ":1:", "evidence.iops.range", "LO <= 1 <= HI" } },
+		  { ":1:", "'evidence.iops': range:", "LO <= 1 <= HI" } },
 		/* The block device's queue. */
 		{ "tier \"z\" { queue = { logical_block = 3000 } }\n",
 		  { ":1:", "queue.logical_block", "512" } },

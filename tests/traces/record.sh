@@ -2,7 +2,7 @@
 # record.sh — tierfs -o trace=FILE records what it serves: fio's reads and
 # writes through a real mount arrive in the trace with their offsets and
 # sizes, the header carries the tier and the model options (the measured
-# floor included), nothing is dropped, the unmount reports it, and the
+# floor included) as fields, a fallocate its mode, nothing is dropped, the unmount reports it, and the
 # trace replays (virtually) on the recorded tier.
 . "${TS_SOURCE_ROOT:?}/tests/fs/lib.sh"
 B=$TS_BUILD_ROOT/cli/tiersim
@@ -15,6 +15,9 @@ fio --name=r --filename="$MNT/data" --rw=randread --bs=4k --io_size=256k --size=
 	fail "fio through the mount failed"
 fio --name=w --filename="$MNT/out" --rw=write --bs=64k --size=256k --ioengine=psync \
 	--end_fsync=1 --output=/dev/null || fail "fio write through the mount failed"
+# a punched hole: the trace keeps the fallocate's mode (aux), which replay
+# needs to drop the hole from the model as tierfs did
+fallocate --punch-hole --offset 65536 --length 65536 "$MNT/out" || fail "punching a hole failed"
 tfs_umount
 grep -q "trace $TMPD/run.trace written, no records dropped" "$LOG" ||
 	fail "the unmount did not report the trace"
@@ -34,6 +37,11 @@ print(v)" "$1"; }
 "$B" trace dump "$TMPD/run.trace" > "$TMPD/run.txt"
 grep -q 'mount_opts="tier=ssd-cloud,capacity=107374182400,mem=0,seed=7,floor=[0-9]*ns' "$TMPD/run.txt" ||
 	fail "header lacks the model options: $(grep ^header "$TMPD/run.txt")"
+grep -q '^header version=3 .* model=127 seed=7 floor_ns=[0-9]* dirty_limit=0 ra_max=0 mem_bps=0$' \
+	"$TMPD/run.txt" || fail "header lacks the model fields: $(grep ^header "$TMPD/run.txt")"
+# fallocate's aux: FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE (3)
+awk '$3=="fallocate" && $5==65536 && $6==65536 && $10==3 {n++} END {exit n != 1}' \
+	"$TMPD/run.txt" || fail "the punched hole's mode is not in the trace: $(grep fallocate "$TMPD/run.txt")"
 # every 4 KiB read fio issued is in the trace, at its offset, on /data
 grep -E ' read [0-9]+ 4096$' "$TMPD/fio.log" | awk '{print $4}' | sort -n > "$TMPD/want"
 id=$(awk '$1=="path" && $3=="\"/data\"" {print $2}' "$TMPD/run.txt")

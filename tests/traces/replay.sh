@@ -234,4 +234,47 @@ printf 'header version=1\npath 1 "/../escape"\n0 1 read 1 0 4096 4096 1 1 0 0\n'
 "$B" replay "$T/esc.trace" --target "$T/dir" --allow-writes 2> "$T/err"
 check "escape refused" grep -q "leaves the target" "$T/err"
 check "no escape file" test ! -e "$T/escape"
+# close_charged_as_metadata: ops tierfs does not charge (close, getattr,
+# flush...) cost no metadata latency in a replay either, even in a trace
+# that does not mark them (a fio iolog's close): they keep their recorded
+# latency, as marked ones do. The open costs the tier's 70us metadata time.
+cat > "$T/meta.lua" <<'X'
+tier "meta70" { desc = "test", source = "test", latency = { meta = { fixed = "70us" } } }
+X
+cat > "$T/close.txt" <<'X'
+header version=1
+path 1 "/f"
+0 0 open 1 0 0 0 1 0 0 0
+1000 1000 close 1 0 0 0 1 0 0 0
+2000 2000 getattr 1 0 0 0 1 0 0 0
+end drops=0 records=3 t=2000
+X
+"$B" trace undump "$T/close.txt" -o "$T/close.trace"
+"$B" replay "$T/close.trace" --virtual --tier meta70 --profile "$T/meta.lua" --closed-loop \
+	--no-think --json > "$T/close.json"
+check "close and getattr free" test "$(j "$T/close.json" '.results[1].total_ns')" = 70000
+# trace_format_v2_still_reads: data/v2-tierfs.trace was written by tierfs
+# in format version 2, the tier model's options only in its mount_opts
+# (seed 7, floor 35591ns, mem 256 KiB, dirty_limit, ra_max). It replays to
+# the nanosecond as with the tiersim that wrote it, and so does the same
+# trace in version 3, where they are header fields.
+"$B" replay "$S/v2-tierfs.trace" --virtual --tier ssd-cloud --tier nvme-local --json > "$T/v2.json"
+check "v2 trace: figures as written" \
+	test "$(jq -c '[.results[].total_ns]' "$T/v2.json")" = "[15571759,17113836,7466597]"
+"$B" trace dump "$S/v2-tierfs.trace" > "$T/v2.txt"
+check "v2 trace: dumped as version 2" grep -q "^header version=2 .*seed=7,floor=35591ns" "$T/v2.txt"
+check "v2 trace: no model fields in its text" sh -c "! grep -q ' model=' '$T/v2.txt'"
+"$B" trace undump "$T/v2.txt" -o "$T/v2back.trace"
+check "v2 trace: written back byte for byte" cmp "$S/v2-tierfs.trace" "$T/v2back.trace"
+sed '/^header/{s/version=2/version=3/;s/$/ model=127 seed=7 floor_ns=35591 dirty_limit=131072 ra_max=65536 mem_bps=0/;s/mount_opts="[^"]*"/mount_opts=""/}' \
+	"$T/v2.txt" > "$T/v3.txt"
+"$B" trace undump "$T/v3.txt" -o "$T/v3.trace"
+"$B" replay "$T/v3.trace" --virtual --tier ssd-cloud --tier nvme-local --json > "$T/v3.json"
+check "v3 trace: same figures from the fields" \
+	test "$(jq -c '[.results[].total_ns]' "$T/v3.json")" = "[15571759,17113836,7466597]"
+sed 's/version=3/version=2/;s/ model=127.*$//' "$T/v3.txt" > "$T/v2nomodel.txt"
+"$B" trace undump "$T/v2nomodel.txt" -o "$T/v2nomodel.trace"
+"$B" replay "$T/v2nomodel.trace" --virtual --tier ssd-cloud --json > "$T/v2n.json"
+check "v2 trace without its options: another prediction" \
+	test "$(jq -c '.results[1].total_ns' "$T/v2n.json")" != 17113836
 exit $fail

@@ -70,7 +70,13 @@ static int round_trip(const char *a, const char *b)
 
 static void write_sample(const char *path, unsigned n, const struct ts_trace_writer_cfg *cfg)
 {
-	struct ts_trace_hdr h = {.capacity = 123456789, .mem = 42};
+	/* model options: some set (one of them 0), the rest not */
+	struct ts_trace_hdr h = {.capacity = 123456789,
+				 .mem = 42,
+				 .model = TS_TRACE_MODEL_SEED | TS_TRACE_MODEL_FLOOR |
+					  TS_TRACE_MODEL_RA_MAX,
+				 .seed = 3,
+				 .floor_ns = 40000};
 	struct ts_trace_writer *w;
 
 	strcpy(h.tier, "essd-pl1");
@@ -147,7 +153,18 @@ int main(void)
 	const char *hdr = "header version=1 start_wall_ns=0 start_mono_ns=0 capacity=0 mem=0 "
 			  "tier=\"\" profile=\"\" mount_opts=\"\" host=\"\"\n";
 	char text[1024];
-	check_bad("header version=3\n", TS_E_VERSION, "in.txt:1: trace version 3");
+	check_bad("header version=4\n", TS_E_VERSION, "in.txt:1: trace version 4");
+	/* the model options: version 3's fields, each with its bit; a
+	 * version 2 header has them in mount_opts, and a bad value there is
+	 * refused */
+	check_bad("header version=3 seed=5\n", TS_E_PARSE,
+		  "in.txt:1: header field seed without its bit in model=");
+	check_bad("header version=3 model=128\n", TS_E_PARSE,
+		  "in.txt:1: header field model: bad value \"128\"");
+	check_bad("header version=2 model=4 seed=5\n", TS_E_PARSE,
+		  "in.txt:1: header: model options are version 3's");
+	check_bad("header version=2 mount_opts=\"tier=x,floor=soon\"\n", TS_E_PARSE,
+		  "in.txt:1: header mount_opts: floor=soon: ");
 	check_bad("header version=0\n", TS_E_VERSION, "in.txt:1: trace version 0");
 	/* CPU samples: version 2 only, right after a record of their thread */
 	snprintf(text, sizeof(text), "%s1 2 read 0 0 0 0 9 0 0 0\ncpu 9 pid=9 ppid=1 on_ns=5 runq_ns=0\n",

@@ -183,8 +183,10 @@ static void test_cut(const char *file)
 	CHECK(ts_trace_read_mem(buf, 100, "short", &t, err, sizeof(err)) == TS_E_TRUNCATED);
 	CHECK(buf[8] == TS_TRACE_VERSION);
 	buf[8] = TS_TRACE_VERSION + 1; /* a version this reader does not know */
-	CHECK(ts_trace_read_mem(buf, len, "v3", &t, err, sizeof(err)) == TS_E_VERSION);
-	CHECK(strstr(err, "version 3") != NULL);
+	CHECK(ts_trace_read_mem(buf, len, "vnext", &t, err, sizeof(err)) == TS_E_VERSION);
+	char want[64];
+	snprintf(want, sizeof(want), "version %d;", TS_TRACE_VERSION + 1);
+	CHECK(strstr(err, want) != NULL);
 	buf[8] = 0;
 	CHECK(ts_trace_read_mem(buf, len, "v0", &t, err, sizeof(err)) == TS_E_VERSION);
 	/* the records of this trace carry no CPU samples: as version 1 it reads */
@@ -220,7 +222,7 @@ static void test_cpu(const char *file)
 	}
 	CHECK(ts_trace_writer_close(w, NULL) == 0);
 	CHECK(ts_trace_read(file, &t, err, sizeof(err)) == 0);
-	CHECK(t.hdr.version == 2 && t.nrecs == 100 && t.cpu && t.ncpu == 75);
+	CHECK(t.hdr.version == TS_TRACE_VERSION && t.nrecs == 100 && t.cpu && t.ncpu == 75);
 	for (size_t i = 0; t.cpu && i < t.nrecs; i++) {
 		bool want = i % 4 != 3;
 		CHECK(!!t.cpu[i].pid == want);
@@ -250,6 +252,70 @@ static void test_cpu(const char *file)
 	free(buf);
 }
 
+/* The header's tier-model options (version 3): written and read back as
+ * fields; an unknown bit, a value without its bit, or a version 2 header
+ * with anything past its host field is refused; a version 2 header's
+ * mount_opts give the same fields, and a value there that does not parse
+ * is refused naming it. */
+static void test_model(const char *file)
+{
+	struct ts_trace_hdr h = {.capacity = 100 * TS_GiB,
+				 .model = TS_TRACE_MODEL_ALL,
+				 .seed = 7,
+				 .floor_ns = 35000,
+				 .dirty_limit = 1 << 20,
+				 .ra_max = 1 << 16,
+				 .mem_bps = 123456789};
+	struct ts_trace_writer *w;
+	struct ts_trace t;
+	char err[256];
+
+	CHECK(ts_trace_writer_open(file, &h, &w) == 0);
+	CHECK(ts_trace_writer_close(w, NULL) == 0);
+	FILE *f = fopen(file, "rb");
+	static unsigned char buf[4096];
+	size_t len = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	CHECK(ts_trace_read_mem(buf, len, "v3", &t, err, sizeof(err)) == 0);
+	CHECK(t.hdr.version == 3 && t.hdr.model == TS_TRACE_MODEL_ALL);
+	CHECK_EQ_U64(t.hdr.seed, 7);
+	CHECK_EQ_U64(t.hdr.floor_ns, 35000);
+	CHECK_EQ_U64(t.hdr.dirty_limit, 1 << 20);
+	CHECK_EQ_U64(t.hdr.ra_max, 1 << 16);
+	CHECK_EQ_U64(t.hdr.mem_bps, 123456789);
+	CHECK_EQ_U64(t.hdr.capacity, 100 * TS_GiB);
+	CHECK_EQ_U64(t.hdr.mem, 0);
+	ts_trace_free(&t);
+
+	buf[888] = 0x80; /* an unknown bit */
+	CHECK(ts_trace_read_mem(buf, len, "bit", &t, err, sizeof(err)) == TS_E_CORRUPT);
+	buf[888] = TS_TRACE_MODEL_ALL & ~TS_TRACE_MODEL_SEED; /* seed 7 without its bit */
+	CHECK(ts_trace_read_mem(buf, len, "nobit", &t, err, sizeof(err)) == TS_E_CORRUPT);
+	CHECK(strstr(err, "without its bit") != NULL);
+	buf[888] = TS_TRACE_MODEL_ALL;
+	buf[1000] = 1; /* past the fields: reserved */
+	CHECK(ts_trace_read_mem(buf, len, "rsv", &t, err, sizeof(err)) == TS_E_CORRUPT);
+	buf[1000] = 0;
+	buf[8] = 2; /* version 2 ended at byte 888 */
+	CHECK(ts_trace_read_mem(buf, len, "v2", &t, err, sizeof(err)) == TS_E_CORRUPT);
+	CHECK(strstr(err, "byte 888") != NULL);
+	memset(buf + 888, 0, TS_TRACE_HDR_SIZE - 888);
+	strcpy((char *)buf + 312, "tier=x,capacity=1GiB,mem=0,seed=9,floor=2us,mem_rate=1MB/s,o");
+	CHECK(ts_trace_read_mem(buf, len, "v2", &t, err, sizeof(err)) == 0);
+	/* capacity: the header's own field (100 GiB) wins over the text's */
+	CHECK_EQ_U64(t.hdr.capacity, 100 * TS_GiB);
+	CHECK(t.hdr.model == (TS_TRACE_MODEL_CAPACITY | TS_TRACE_MODEL_MEM | TS_TRACE_MODEL_SEED |
+			      TS_TRACE_MODEL_FLOOR | TS_TRACE_MODEL_MEM_BPS));
+	CHECK_EQ_U64(t.hdr.seed, 9);
+	CHECK_EQ_U64(t.hdr.floor_ns, 2000);
+	CHECK_EQ_U64(t.hdr.mem_bps, 1000000);
+	ts_trace_free(&t);
+	strcpy((char *)buf + 312, "tier=x,seed=nine");
+	memset(buf + 312 + strlen("tier=x,seed=nine"), 0, 448 - strlen("tier=x,seed=nine"));
+	CHECK(ts_trace_read_mem(buf, len, "badseed", &t, err, sizeof(err)) == TS_E_CORRUPT);
+	CHECK(strstr(err, "badseed: header mount_opts: seed=nine") != NULL);
+}
+
 int main(void)
 {
 	char file[] = "/tmp/ts_test_writer_XXXXXX";
@@ -261,6 +327,7 @@ int main(void)
 	test_drops(file);
 	test_cut(file);
 	test_cpu(file);
+	test_model(file);
 	unlink(file);
 	return tc_exit();
 }

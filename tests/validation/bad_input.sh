@@ -79,7 +79,7 @@ echo "$out" | grep -q "p1.lua:1: tier 'x': field 'evidence.iops': missing its so
 out=$("$tiersim" tiers --profile "$work/p2.lua" 2>&1) && fail "p2 accepted"
 echo "$out" | grep -q "p2.lua:2: tier 'y': field 'evidence.mibps': missing" || fail "p2: $out"
 out=$("$tiersim" tiers --profile "$work/p3.lua" 2>&1) && fail "p3 accepted"
-echo "$out" | grep -q "p3.lua:1: tier 'z': field 'evidence.iops': the label" || fail "p3: $out"
+echo "$out" | grep -q "p3.lua:1: tier 'z': field 'evidence.iops': missing its label" || fail "p3: $out"
 
 # Every shipped tier is labelled.
 out=$("$tiersim" tiers --evidence --profile "$src/validation/tiers.lua" 2>&1) || fail "tiers --evidence: $out"

@@ -13,7 +13,7 @@
  * recorded first submit. --no-think drops the think times; --speed S divides
  * them (and the start offsets and async gaps) by S. Threads are independent
  * except where one was idle while others ended (a parent waiting for its
- * workers: join_apply() in replay.c); requests of thread id 0 come from the
+ * workers: join_apply() in rules.c); requests of thread id 0 come from the
  * kernel (release, writeback) and follow the workload request before them
  * (anchor_apply()).
  *
@@ -21,14 +21,15 @@
  * think gap into work, which keeps its duration, and waiting, which is
  * elastic downwards: a late thread's wait ends at the moment recorded,
  * never before its own work is done, and no wait grows (wait_part() in
- * replay.c; traces/README.md defends it).
+ * rules.c; traces/README.md defends it).
  * cfg.closed_loop, or a trace without samples, keeps the closed-loop rule
  * above for every gap, as fio-like traces (think time by sleeping) need.
  *
  * Virtual time: a discrete-event loop over threads ordered by their next
- * issue time submits each op to one ts_tier model (the code tierfs uses);
- * ops the recording tierfs did not submit to its model (TS_REC_F_NOTIER)
- * keep their recorded latency; with a CPU sample, an op completes no sooner
+ * issue time submits each op to one ts_tier model (the code tierfs uses),
+ * as the request tierfs makes (traces/tier_rule.h); ops the recording
+ * tierfs did not submit to its model (TS_REC_F_NOTIER), or that the rule
+ * does not charge, keep their recorded latency; with a CPU sample, an op completes no sooner
  * than its recorded syscall in tierfs took (tierfs replies at the later of
  * the two), plus the lateness tierfs's reply had when recorded. Same trace, tier and seed: same result, to
  * the nanosecond.
@@ -58,11 +59,11 @@ struct ts_replay_cfg {
 	 * the requests' own delivery, not waiting (the wait rule). */
 	uint64_t rt_ns;
 	/* Who woke whom (traces/wakes.h), recorded beside the trace: the wake
-	 * rule (wake_apply() in replay.c) replaces the wait and join rules.
+	 * rule (wake_apply() in rules.c) replaces the wait and join rules.
 	 * Virtual time only. */
 	const struct ts_wakes *wakes;
 	/* With a wake file that knows the host's CPUs: each gap's work is
-	 * served by those CPUs, shared (cpu_gap() in replay.c), instead of
+	 * served by those CPUs, shared (cpu.c), instead of
 	 * keeping the recorded queueing. Off by default: on the loaders of
 	 * bench/pytorch_replay.sh it did not predict better (traces/README.md). */
 	bool cpu_model;
@@ -95,7 +96,7 @@ struct ts_replay_result {
 enum { TS_REPLAY_ALL, TS_REPLAY_READ, TS_REPLAY_WRITE, TS_REPLAY_OTHER };
 
 /* Sets @cfg (defaults already in it) to the tier-model options the
- * recording ran with: tierfs writes them into the header's mount options
+ * recording ran with: tierfs writes them into the header's model fields
  * (floor included), so a prediction drives the model as tierfs did. */
 void ts_replay_tier_recorded(const struct ts_trace *t, struct ts_tier_cfg *cfg);
 

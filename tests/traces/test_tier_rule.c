@@ -1,0 +1,99 @@
+/*
+ * test_tier_rule.c — the request tierfs makes of the tier model per op
+ * (traces/tier_rule.h), which replay makes too: every trace op against
+ * the table below, the range of metadata requests, and what an op drops
+ * from the model's cache.
+ */
+#include <linux/falloc.h>
+#include <string.h>
+
+#include "tcheck.h"
+#include "traces/tier_rule.h"
+#include "traces/trace.h"
+
+#define FREE TS_TIER_OP_NR
+
+static const enum ts_tier_op want[TS_OP_IO_LAST] = {
+	[TS_OP_NONE] = TS_TIER_META,
+	[TS_OP_READ] = TS_TIER_READ,
+	[TS_OP_WRITE] = TS_TIER_WRITE,
+	[TS_OP_OPEN] = TS_TIER_META,
+	[TS_OP_CLOSE] = FREE,
+	[TS_OP_FSYNC] = TS_TIER_FSYNC,
+	[TS_OP_FDATASYNC] = TS_TIER_FDATASYNC,
+	[TS_OP_GETATTR] = FREE,
+	[TS_OP_READDIR] = TS_TIER_META,
+	[TS_OP_CREATE] = TS_TIER_META,
+	[TS_OP_UNLINK] = TS_TIER_META,
+	[TS_OP_RENAME] = TS_TIER_META,
+	[TS_OP_TRUNCATE] = TS_TIER_META,
+	[TS_OP_FALLOCATE] = TS_TIER_META,
+	[TS_OP_MMAP_READ] = TS_TIER_READ,
+	[TS_OP_MKDIR] = TS_TIER_META,
+	[TS_OP_RMDIR] = TS_TIER_META,
+	[TS_OP_OPENDIR] = TS_TIER_META,
+	[TS_OP_RELEASEDIR] = FREE,
+	[TS_OP_FLUSH] = FREE,
+	[TS_OP_ACCESS] = FREE,
+	[TS_OP_STATFS] = FREE,
+	[TS_OP_READLINK] = FREE,
+	[TS_OP_SYMLINK] = TS_TIER_META,
+	[TS_OP_LINK] = TS_TIER_META,
+	[TS_OP_MKNOD] = TS_TIER_META,
+	[TS_OP_CHMOD] = TS_TIER_META,
+	[TS_OP_CHOWN] = TS_TIER_META,
+	[TS_OP_UTIMENS] = TS_TIER_META,
+};
+
+int main(void)
+{
+	for (unsigned op = 0; op < TS_OP_IO_LAST; op++) {
+		const struct ts_tier_req in = {
+			.op = TS_TIER_OP_NR, .file = 7, .off = 4096, .len = 8192,
+			.size = 1 << 20, .direct = true, .path = "/a",
+		};
+		struct ts_tier_req q = in;
+		bool charged = ts_tier_rule_req(op, &q);
+
+		if (ts_tier_rule_op(op) != want[op])
+			fprintf(stderr, "op %s: tier op %d, want %d\n", ts_trace_op_name(op),
+				(int)ts_tier_rule_op(op), (int)want[op]);
+		CHECK(ts_tier_rule_op(op) == want[op]);
+		CHECK(charged == (want[op] != FREE));
+		if (!charged) {
+			CHECK(memcmp(&q, &in, sizeof(q)) == 0); /* untouched */
+			continue;
+		}
+		CHECK(q.op == want[op]);
+		CHECK_EQ_U64(q.off, want[op] == TS_TIER_META ? 0 : 4096);
+		CHECK_EQ_U64(q.len, want[op] == TS_TIER_META ? 0 : 8192);
+		CHECK_EQ_U64(q.file, 7);
+		CHECK_EQ_U64(q.size, 1 << 20);
+		CHECK(q.direct);
+		CHECK(q.path == in.path);
+	}
+	/* an op past the known ones is metadata, as tierfs charged any op it
+	 * did not list */
+	CHECK(ts_tier_rule_op(TS_OP_IO_LAST + 5) == TS_TIER_META);
+
+	uint64_t off, len;
+	off = 100, len = 200;
+	CHECK(ts_tier_rule_forget(TS_OP_UNLINK, 0, &off, &len));
+	CHECK_EQ_U64(off, 0);
+	CHECK_EQ_U64(len, 0); /* the whole file */
+	off = 12345, len = 200;
+	CHECK(ts_tier_rule_forget(TS_OP_TRUNCATE, 0, &off, &len));
+	CHECK_EQ_U64(off, 12345); /* from the new size */
+	CHECK_EQ_U64(len, 0);	  /* to the end */
+	off = 4096, len = 8192;
+	CHECK(ts_tier_rule_forget(TS_OP_FALLOCATE, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				  &off, &len));
+	CHECK_EQ_U64(off, 4096);
+	CHECK_EQ_U64(len, 8192);
+	CHECK(!ts_tier_rule_forget(TS_OP_FALLOCATE, FALLOC_FL_KEEP_SIZE, &off, &len));
+	CHECK(!ts_tier_rule_forget(TS_OP_FALLOCATE, 0, &off, &len));
+	for (unsigned op = 0; op < TS_OP_IO_LAST; op++)
+		if (op != TS_OP_UNLINK && op != TS_OP_TRUNCATE && op != TS_OP_FALLOCATE)
+			CHECK(!ts_tier_rule_forget(op, FALLOC_FL_PUNCH_HOLE, &off, &len));
+	return tc_exit();
+}

@@ -1,0 +1,66 @@
+/*
+ * header.c — the tier model's options in a trace header. Version 3 stores
+ * them as fields (struct ts_trace_hdr, traces/FORMAT.md); versions 1 and 2
+ * had them only in mount_opts, as the "k=v" text tierfs wrote, which the
+ * readers turn into the same fields here, once, so that nothing else
+ * parses that text.
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/opt.h"
+#include "trace.h"
+
+/* The keys tierfs wrote (tier/tier.c's ts_tier_cfg_opts, whose names and
+ * types they were), each with its field and bit. */
+static const struct {
+	struct ts_opt opt;
+	uint32_t bit;
+} legacy[] = {
+	{ { "capacity", TS_OPT_SIZE, offsetof(struct ts_trace_hdr, capacity) },
+	  TS_TRACE_MODEL_CAPACITY },
+	{ { "mem", TS_OPT_SIZE, offsetof(struct ts_trace_hdr, mem) }, TS_TRACE_MODEL_MEM },
+	{ { "seed", TS_OPT_U64, offsetof(struct ts_trace_hdr, seed) }, TS_TRACE_MODEL_SEED },
+	{ { "floor", TS_OPT_DURATION, offsetof(struct ts_trace_hdr, floor_ns) },
+	  TS_TRACE_MODEL_FLOOR },
+	{ { "dirty_limit", TS_OPT_SIZE, offsetof(struct ts_trace_hdr, dirty_limit) },
+	  TS_TRACE_MODEL_DIRTY_LIMIT },
+	{ { "ra_max", TS_OPT_SIZE, offsetof(struct ts_trace_hdr, ra_max) },
+	  TS_TRACE_MODEL_RA_MAX },
+	{ { "mem_rate", TS_OPT_RATE, offsetof(struct ts_trace_hdr, mem_bps) },
+	  TS_TRACE_MODEL_MEM_BPS },
+};
+
+int ts_trace_hdr_legacy(struct ts_trace_hdr *h, char *why, size_t n)
+{
+	char buf[sizeof(h->mount_opts)], *save = NULL;
+
+	if (h->version >= 3)
+		return 0;
+	h->model = 0;
+	snprintf(buf, sizeof(buf), "%s", h->mount_opts);
+	for (char *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(kv, '='), err[160];
+		if (!eq)
+			continue; /* "imported from ...": a description */
+		*eq = 0;
+		for (size_t i = 0; i < TS_ARRAY_SIZE(legacy); i++) {
+			const struct ts_opt tab[2] = { legacy[i].opt, { NULL } };
+			struct ts_trace_hdr v = { 0 };
+			if (strcmp(kv, tab[0].name))
+				continue;
+			if (ts_opt_set(tab, &v, kv, eq + 1, err, sizeof(err))) {
+				snprintf(why, n, "%s=%s: %s", kv, eq + 1, err);
+				return -EINVAL;
+			}
+			uint64_t x, *field = (uint64_t *)((char *)h + tab[0].off);
+			memcpy(&x, (const char *)&v + tab[0].off, sizeof(x));
+			/* capacity and mem: the header's own, where it has them */
+			if (!*field || !(legacy[i].bit & (TS_TRACE_MODEL_CAPACITY | TS_TRACE_MODEL_MEM)))
+				*field = x;
+			h->model |= legacy[i].bit;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,144 @@
+/*
+ * replay_int.h — what the files of the replay library share and nothing
+ * else sees: each trace thread's op list, the cursor each thread replays with,
+ * the rules that say when its next op issues (rules.c), the wake file as
+ * records (augment.c), the CPU model (cpu.c) and the result tallies
+ * (report.c). virtual.c and real.c drive them with the two clocks;
+ * recorded.c runs them on the recording's own times.
+ */
+#ifndef TS_REPLAY_INT_H
+#define TS_REPLAY_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "replay.h"
+#include "traces/stats.h"
+
+/* ---- the trace's threads, each its ops in order (rules.c) ---- */
+
+/* A thread of the trace as the replay runs it: its records in order. */
+struct rthread {
+	uint32_t tid;
+	const size_t *idx; /* record indices, in submit order */
+	size_t n;
+	uint64_t rec_end;   /* the thread's last recorded completion */
+	uint32_t pid, ppid; /* its process and that one's parent; 0 = unknown */
+};
+
+struct rthreads {
+	size_t *order; /* all records, grouped by thread, each in submit order */
+	struct rthread *p;
+	size_t n;
+	uint64_t t0;	/* the first recorded submit */
+	size_t *by_end; /* thread indices by rec_end */
+	uint64_t *ends; /* rec_end of by_end[i], ascending */
+	size_t *anchor; /* per record of tid 0: the record it follows (below) */
+	/* The wake rule (a wake file): per record, the thread whose wake
+	 * it is (SIZE_MAX: none), when, and how long it had slept. */
+	const struct wake_edge *edge;
+	/* The CPU model (a wake file with the host's CPUs): the CPUs the
+	 * application had; 0: off. */
+	double cpu_cap;
+};
+
+struct wake_edge {
+	size_t waker; /* thread index, SIZE_MAX = none */
+	uint64_t t_ns, slept_ns;
+	bool start; /* the thread's start: its parent forked it */
+};
+
+TS_WUR int replay_rthreads_build(const struct ts_trace *t, struct rthreads *ps);
+void replay_rthreads_free(struct rthreads *ps);
+
+/* Where one thread stands in its replay. */
+struct cursor {
+	const struct rthread *p;
+	size_t i;		 /* next op */
+	uint64_t win_lo, win_hi; /* recorded window before op i (the join rule) */
+	uint64_t next_issue;	 /* replay time of op i */
+	uint64_t done_max;	 /* latest replayed completion so far */
+	uint64_t rec_done_max;	 /* latest recorded completion so far */
+	uint64_t think_ns;	 /* think time kept so far */
+	uint64_t last_think;	 /* its last addition (the join rule may replace it) */
+	uint64_t origin, t0;	 /* replay time of the recorded time t0 */
+	uint64_t waited_ns;	 /* recorded waiting taken as elastic (wait_part) */
+	uint64_t rec_woke;	 /* recorded end of its last pacing wait (or its start) */
+	uint64_t closed_issue;	 /* next_issue by the closed loop, before any wake */
+	/* the CPU model: before op i, cpu_demand ns on a CPU, then cpu_rest
+	 * (its own sleeps, and the wait the wake rule bounds) */
+	bool cpu_pending, on_cpu;
+	uint64_t cpu_demand, cpu_rest;
+	double cpu_left; /* on_cpu: demand not yet served */
+};
+
+/* Thread @p's cursor at its first op, which issues at @base plus its
+ * recorded distance from @t0 (scaled by @speed). */
+void replay_cursor_start(struct cursor *c, const struct rthread *p, const struct ts_trace *t,
+			 uint64_t t0, uint64_t base, double speed);
+/* Op i was issued at @s and completed at @done (replay times): move on and
+ * compute when op i+1 issues. Returns false when the thread is done. */
+bool replay_cursor_advance(struct cursor *c, const struct ts_trace *t, uint64_t s, uint64_t done,
+			   const struct ts_replay_cfg *cfg, double speed);
+/* When may c's next op issue? Sets c->next_issue; false = not known yet
+ * (the thread it waits for has not got there). @ended: replayed end per
+ * thread (0 = running); @issued and @completed: replayed times per record
+ * (0 = not yet); @completed NULL: replaying the recording's own times. */
+bool replay_schedule(const struct rthreads *ps, const struct ts_trace *t, struct cursor *c,
+		     const uint64_t *ended, const uint64_t *issued, const uint64_t *completed,
+		     const struct ts_replay_cfg *cfg, double speed);
+
+/* ---- the wake file as records (augment.c) ---- */
+
+/* A record of the wake rule: no IO, a moment in its thread's op list. */
+#define REC_F_WAKE 0x8000
+
+struct augmented {
+	struct ts_trace t; /* the trace's own, with the wake records after them */
+	struct wake_edge *edge;
+	uint32_t *waker_tid; /* per record, until the threads resolve it */
+	double cpu_cap;
+};
+
+/* @t with a record per wake in @s and one per thread's start and end
+ * (REC_F_WAKE records, without IO). 0 or -ENOMEM. */
+TS_WUR int replay_augment(const struct ts_trace *t, const struct ts_wakes *s,
+			  struct augmented *a);
+/* The edges' wakers as thread indices, once the threads of a->t are built. */
+void replay_augment_resolve(struct augmented *a, struct rthreads *ps);
+void replay_augmented_free(struct augmented *a);
+
+/* ---- the CPU model (cpu.c) ---- */
+
+/* The CPUs serving the threads' work between requests; cpu.c says how. */
+struct cpu_server {
+	double cap;		/* CPUs */
+	struct cursor **job;	/* threads on a CPU or waiting for one */
+	size_t n, size;
+	uint64_t t;		/* when the shares were last taken */
+};
+
+/* When the next job on a CPU is done; UINT64_MAX when none runs. */
+uint64_t replay_cpu_next(const struct cpu_server *cs);
+/* Serves every job up to @t. */
+void replay_cpu_advance(struct cpu_server *cs, uint64_t t);
+/* Thread @c wants c->cpu_demand ns of CPU from @t. 0 or -ENOMEM. */
+TS_WUR int replay_cpu_add(struct cpu_server *cs, struct cursor *c, uint64_t t);
+/* A thread whose work is done, taken off the CPUs; NULL when none is. */
+struct cursor *replay_cpu_take(struct cpu_server *cs);
+/* Splits the gap before c's next op into CPU work (c->cpu_pending, served
+ * by the CPUs) and the rest, when the CPU model is on. */
+void replay_cpu_gap(const struct rthreads *ps, const struct ts_trace *t, struct cursor *c,
+		    const struct ts_replay_cfg *cfg, double speed);
+
+/* ---- results (report.c) ---- */
+
+/* TS_REPLAY_READ, _WRITE or _OTHER for a trace op. */
+int replay_lat_class(unsigned op);
+/* The bytes a record read or wrote (0 for other ops and failures). */
+uint64_t replay_rec_bytes(const struct ts_trace_rec *r);
+void replay_result_init(struct ts_replay_result *res, const char *what);
+void replay_result_add(struct ts_replay_result *res, unsigned op, uint64_t lat, uint64_t bytes);
+
+#endif

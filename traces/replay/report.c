@@ -1,0 +1,146 @@
+/*
+ * report.c — a replay's result: the tallies every replay keeps (the op
+ * classes, latency histograms) and the side-by-side table and JSON of
+ * several.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "core/units.h"
+#include "replay_int.h"
+
+int replay_lat_class(unsigned op)
+{
+	if (op == TS_OP_READ || op == TS_OP_MMAP_READ)
+		return TS_REPLAY_READ;
+	return op == TS_OP_WRITE ? TS_REPLAY_WRITE : TS_REPLAY_OTHER;
+}
+
+uint64_t replay_rec_bytes(const struct ts_trace_rec *r)
+{
+	return replay_lat_class(r->op) != TS_REPLAY_OTHER && r->result > 0 ? (uint64_t)r->result : 0;
+}
+
+void replay_result_init(struct ts_replay_result *res, const char *what)
+{
+	memset(res, 0, sizeof(*res));
+	snprintf(res->what, sizeof(res->what), "%s", what);
+	for (unsigned i = 0; i < TS_ARRAY_SIZE(res->lat); i++)
+		ts_hist_init(&res->lat[i]);
+}
+
+void replay_result_add(struct ts_replay_result *res, unsigned op, uint64_t lat, uint64_t bytes)
+{
+	res->ops++;
+	res->bytes += bytes;
+	res->io_ns += lat;
+	ts_hist_add(&res->lat[TS_REPLAY_ALL], lat);
+	ts_hist_add(&res->lat[replay_lat_class(op)], lat);
+}
+
+void ts_replay_print(FILE *f, const struct ts_replay_result *res, size_t n)
+{
+	char b[32];
+
+	fprintf(f, "%-18s", "");
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, " %16.16s", res[i].what);
+	fputc('\n', f);
+#define ROW(label, expr)                                                                           \
+	do {                                                                                       \
+		fprintf(f, "%-18s", label);                                                        \
+		for (size_t i = 0; i < n; i++) {                                                   \
+			const struct ts_replay_result *r = &res[i];                                \
+			fprintf(f, " %16s", (expr));                                               \
+		}                                                                                  \
+		fputc('\n', f);                                                                    \
+	} while (0)
+	ROW("total time", ts_fmt_duration(b, 32, r->total_ns));
+	ROW("ops", (snprintf(b, 32, "%" PRIu64, r->ops), b));
+	ROW("IOPS", (snprintf(b, 32, "%.0f", r->total_ns ? r->ops / (r->total_ns / 1e9) : 0.0), b));
+	ROW("MB/s", (snprintf(b, 32, "%.1f",
+			      r->total_ns ? (double)r->bytes / 1e6 / (r->total_ns / 1e9) : 0.0),
+		     b));
+	ROW("IO wait (sum)", ts_fmt_duration(b, 32, r->io_ns));
+	ROW("think (sum)", ts_fmt_duration(b, 32, r->think_ns));
+	bool waited = false;
+	for (size_t i = 0; i < n; i++)
+		waited |= res[i].waited_ns > 0;
+	if (waited)
+		ROW("  waiting (rec.)", ts_fmt_duration(b, 32, r->waited_ns));
+	static const struct {
+		const char *label;
+		int cls;
+		double p;
+	} pcts[] = {
+	    {"lat p50", TS_REPLAY_ALL, 50},	{"lat p90", TS_REPLAY_ALL, 90},
+	    {"lat p99", TS_REPLAY_ALL, 99},	{"lat p99.9", TS_REPLAY_ALL, 99.9},
+	    {"read p50", TS_REPLAY_READ, 50},	{"read p99", TS_REPLAY_READ, 99},
+	    {"write p50", TS_REPLAY_WRITE, 50}, {"write p99", TS_REPLAY_WRITE, 99},
+	};
+	for (size_t k = 0; k < TS_ARRAY_SIZE(pcts); k++) {
+		bool any = false;
+		for (size_t i = 0; i < n; i++)
+			any |= res[i].lat[pcts[k].cls].count > 0;
+		if (any)
+			ROW(pcts[k].label,
+			    r->lat[pcts[k].cls].count
+				? ts_fmt_duration(
+				      b, 32, ts_hist_percentile(&r->lat[pcts[k].cls], pcts[k].p))
+				: "-");
+	}
+	ROW("lat max", ts_fmt_duration(b, 32, r->lat[TS_REPLAY_ALL].max));
+	ROW("errors", (snprintf(b, 32, "%" PRIu64, r->errors), b));
+	bool held = false;
+	for (size_t i = 0; i < n; i++)
+		held |= res[i].held > 0;
+	if (held)
+		ROW("held (not reissued)", (snprintf(b, 32, "%" PRIu64, r->held), b));
+	if (n > 1 && !strcmp(res[0].what, "recorded"))
+		ROW("vs recorded",
+		    (snprintf(b, 32, "%+.2f%%",
+			      res[0].total_ns
+				  ? 100.0 * ((double)r->total_ns - (double)res[0].total_ns) /
+					(double)res[0].total_ns
+				  : 0.0),
+		     b));
+#undef ROW
+}
+
+static json_t *hist_json(const struct ts_hist *h)
+{
+	return json_pack("{sI sf sI sI sI sI sI}", "count", (json_int_t)h->count, "mean_ns",
+			 ts_hist_mean(h), "p50_ns", (json_int_t)ts_hist_percentile(h, 50), "p90_ns",
+			 (json_int_t)ts_hist_percentile(h, 90), "p99_ns",
+			 (json_int_t)ts_hist_percentile(h, 99), "p99_9_ns",
+			 (json_int_t)ts_hist_percentile(h, 99.9), "max_ns", (json_int_t)h->max);
+}
+
+json_t *ts_replay_json(const struct ts_replay_result *res, size_t n)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < n; i++) {
+		const struct ts_replay_result *r = &res[i];
+		json_t *bound = json_object();
+		for (unsigned b = 0; b < TS_TIER_BOUND_NR; b++)
+			if (r->bound[b])
+				json_object_set_new(bound,
+						    ts_tier_bound_name((enum ts_tier_bound)b),
+						    json_integer((json_int_t)r->bound[b]));
+		json_array_append_new(
+		    a, json_pack("{ss sI sI sI sI sI sI sI sI so so so so so}", "what", r->what,
+				 "held", (json_int_t)r->held, "total_ns", (json_int_t)r->total_ns,
+				 "ops", (json_int_t)r->ops, "bytes", (json_int_t)r->bytes,
+				 "io_wait_ns", (json_int_t)r->io_ns, "think_ns",
+				 (json_int_t)r->think_ns, "waited_ns", (json_int_t)r->waited_ns,
+				 "errors", (json_int_t)r->errors, "latency",
+				 hist_json(&r->lat[TS_REPLAY_ALL]), "read",
+				 hist_json(&r->lat[TS_REPLAY_READ]), "write",
+				 hist_json(&r->lat[TS_REPLAY_WRITE]), "other",
+				 hist_json(&r->lat[TS_REPLAY_OTHER]), "bound", bound));
+		if (r->cpu_cap > 0) /* the CPU model's CPUs */
+			json_object_set_new(json_array_get(a, json_array_size(a) - 1), "cpu_cap",
+					    json_real(r->cpu_cap));
+	}
+	return a;
+}

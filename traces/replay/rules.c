@@ -1,0 +1,386 @@
+/*
+ * rules.c — when a replayed thread issues its next op: the per-thread
+ * threads' op lists, and the closed-loop, wait, join, anchor and wake rules (replay.h
+ * states them; each is written out above its code). Both clocks and the
+ * recording's own figures run these.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/units.h"
+#include "replay_int.h"
+
+struct pair {
+	uint32_t tid;
+	size_t rank; /* position in submit order: keeps the sort stable */
+	size_t idx;
+};
+
+static int cmp_pair(const void *a, const void *b)
+{
+	const struct pair *x = a, *y = b;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+void replay_rthreads_free(struct rthreads *ps)
+{
+	free(ps->order);
+	free(ps->p);
+	free(ps->by_end);
+	free(ps->ends);
+	free(ps->anchor);
+	memset(ps, 0, sizeof(*ps));
+}
+
+int replay_rthreads_build(const struct ts_trace *t, struct rthreads *ps)
+{
+	size_t *ord = ts_trace_order(t);
+	struct pair *pr = malloc((t->nrecs ? t->nrecs : 1) * sizeof(*pr));
+
+	memset(ps, 0, sizeof(*ps));
+	ps->order = malloc((t->nrecs ? t->nrecs : 1) * sizeof(*ps->order));
+	ps->p = calloc(t->nrecs ? t->nrecs : 1, sizeof(*ps->p));
+	ps->anchor = malloc((t->nrecs ? t->nrecs : 1) * sizeof(*ps->anchor));
+	if (!ord || !pr || !ps->order || !ps->p || !ps->anchor) {
+		free(ord);
+		free(pr);
+		replay_rthreads_free(ps);
+		return -ENOMEM;
+	}
+	for (size_t i = 0, last = SIZE_MAX; i < t->nrecs; i++) {
+		pr[i] = (struct pair){.tid = t->recs[ord[i]].tid, .rank = i, .idx = ord[i]};
+		ps->anchor[ord[i]] = last;
+		if (t->recs[ord[i]].tid)
+			last = ord[i];
+	}
+	ps->t0 = t->nrecs ? t->recs[ord[0]].submit_ns : 0;
+	qsort(pr, t->nrecs, sizeof(*pr), cmp_pair);
+	for (size_t i = 0; i < t->nrecs; i++) {
+		ps->order[i] = pr[i].idx;
+		if (!i || pr[i].tid != pr[i - 1].tid)
+			ps->p[ps->n++] = (struct rthread){.tid = pr[i].tid, .idx = &ps->order[i]};
+		ps->p[ps->n - 1].n++;
+	}
+	free(ord);
+	free(pr);
+	/* the join rule (below) needs the threads in the order they ended */
+	ps->by_end = malloc((ps->n ? ps->n : 1) * sizeof(*ps->by_end));
+	ps->ends = malloc((ps->n ? ps->n : 1) * sizeof(*ps->ends));
+	if (!ps->by_end || !ps->ends) {
+		replay_rthreads_free(ps);
+		return -ENOMEM;
+	}
+	for (size_t k = 0; k < ps->n; k++) {
+		struct rthread *p = &ps->p[k];
+		for (size_t i = 0; i < p->n; i++) {
+			const struct ts_trace_rec *r = &t->recs[p->idx[i]];
+			p->rec_end = TS_MAX(p->rec_end, TS_MAX(r->complete_ns, r->submit_ns));
+			if (t->cpu && !p->pid && t->cpu[p->idx[i]].pid) {
+				p->pid = t->cpu[p->idx[i]].pid;
+				p->ppid = t->cpu[p->idx[i]].ppid;
+			}
+		}
+		ps->by_end[k] = k;
+	}
+	for (size_t k = 1; k < ps->n; k++) { /* insertion sort: threads are few */
+		size_t v = ps->by_end[k], j = k;
+		for (; j && ps->p[ps->by_end[j - 1]].rec_end > ps->p[v].rec_end; j--)
+			ps->by_end[j] = ps->by_end[j - 1];
+		ps->by_end[j] = v;
+	}
+	for (size_t k = 0; k < ps->n; k++)
+		ps->ends[k] = ps->p[ps->by_end[k]].rec_end;
+	return 0;
+}
+
+static uint64_t scaled(uint64_t ns, double speed)
+{
+	return speed == 1.0 ? ns : (uint64_t)((double)ns / speed);
+}
+
+void replay_cursor_start(struct cursor *c, const struct rthread *p, const struct ts_trace *t,
+			 uint64_t t0, uint64_t base, double speed)
+{
+	memset(c, 0, sizeof(*c));
+	c->p = p;
+	c->origin = base;
+	c->t0 = t0;
+	c->rec_woke = t->recs[p->idx[0]].submit_ns;
+	c->next_issue = base + scaled(t->recs[p->idx[0]].submit_ns - t0, speed);
+	c->win_lo = 0;
+	c->win_hi = t->recs[p->idx[0]].submit_ns;
+	c->closed_issue = c->next_issue;
+}
+
+/*
+ * The wait rule (traces/README.md). Between two requests of a thread, its
+ * CPU samples say how long it was on a CPU or queued for one (work); the
+ * rest of the gap it was off the CPU. Up to one FUSE round trip of that is
+ * the requests' own delivery (the reply reaching the thread, the next
+ * request reaching tierfs); beyond that the thread waited for something
+ * else: another thread, a process, a timer. Work and the round trip keep
+ * their durations; the waiting is elastic. A thread running late wakes at
+ * the moment recorded (on the replay clock), as if whatever it waited for
+ * kept its schedule, and never before its own work is done: a slower tier
+ * is first absorbed by the waits, and only what they cannot absorb delays
+ * the thread. A thread running early wakes at the moment recorded too when
+ * the wait is longer than all the thread did since the end of its previous
+ * such wait (it was paced by what it waited for: a consumer's steps);
+ * otherwise it keeps the wait's duration (it was paced by itself, and what
+ * it waited on, another thread of the same loader, may be early too). Off-CPU time of at most
+ * two round trips is taken for delivery jitter (closed loop). Returns the
+ * recorded wait, 0 = closed loop.
+ */
+static uint64_t wait_part(const struct ts_trace *t, const struct ts_replay_cfg *cfg, size_t a,
+			  size_t b, uint64_t gap)
+{
+	uint64_t work, wait;
+	if (cfg->closed_loop || !ts_trace_gap_split(t, a, b, gap, cfg->rt_ns, &work, &wait))
+		return 0;
+	return wait;
+}
+
+/* Op i was issued at @s and completed at @done (replay times): move on and
+ * compute when op i+1 issues. Returns false when the thread is done. */
+bool replay_cursor_advance(struct cursor *c, const struct ts_trace *t, uint64_t s, uint64_t done,
+			   const struct ts_replay_cfg *cfg, double speed)
+{
+	const struct ts_trace_rec *r = &t->recs[c->p->idx[c->i]];
+	uint64_t rdone = TS_MAX(r->complete_ns, r->submit_ns);
+
+	c->done_max = TS_MAX(c->done_max, done);
+	c->rec_done_max = c->i ? TS_MAX(c->rec_done_max, rdone) : rdone;
+	if (++c->i == c->p->n)
+		return false;
+	const struct ts_trace_rec *nx = &t->recs[c->p->idx[c->i]];
+	c->win_lo = c->rec_done_max + 1;
+	c->win_hi = nx->submit_ns;
+	if (nx->submit_ns >= c->rec_done_max) {
+		uint64_t gap = nx->submit_ns - c->rec_done_max;
+		gap -= TS_MIN(gap, cfg->think_less_ns);
+		uint64_t think = cfg->no_think ? 0 : scaled(gap, speed);
+		uint64_t wait = cfg->no_think
+				    ? 0
+				    : wait_part(t, cfg, c->p->idx[c->i - 1], c->p->idx[c->i], gap);
+		c->next_issue = c->done_max + think;
+		if (wait) {
+			uint64_t wake = c->origin + scaled(nx->submit_ns - c->t0, speed);
+			uint64_t worked = c->next_issue - scaled(wait, speed);
+			/* the recorded time since it last woke from a wait that
+			 * paced it: what it did between two such waits */
+			uint64_t busy =
+			    nx->submit_ns - wait - TS_MIN(c->rec_woke, nx->submit_ns - wait);
+			if (wait > busy) { /* paced by what it waits for */
+				c->next_issue = TS_MAX(worked, wake);
+				c->rec_woke = nx->submit_ns;
+			} else { /* paced by itself: the wait never grows */
+				c->next_issue = TS_MAX(worked, TS_MIN(wake, c->next_issue));
+			}
+			c->waited_ns += wait;
+			think = c->next_issue - c->done_max;
+		}
+		c->think_ns += think;
+		c->last_think = think;
+	} else { /* issued while an earlier op was in flight */
+		c->next_issue =
+		    s + (cfg->no_think ? 0 : scaled(nx->submit_ns - r->submit_ns, speed));
+		c->win_hi = 0; /* in flight with its predecessor: no join */
+		c->last_think = 0;
+	}
+	c->closed_issue = c->next_issue;
+	return true;
+}
+
+/*
+ * The join rule. Threads are independent, except that a thread which was
+ * idle while another thread ended (its last op completed inside this
+ * thread's think gap, or before this thread started) is taken to have
+ * waited for it, as a parent waits for its workers, or the kernel releases
+ * a file once its last user is done: the op then issues the recorded
+ * distance after that thread's replayed end. Threads active at the same
+ * time stay independent, so no other ordering between them is imposed.
+ *
+ * Where the CPU samples name the threads' processes, only a thread of the
+ * same process, of its parent or of a child counts (a process waits for
+ * its children, a child starts after its parent's work): the workers of one
+ * loader, siblings, do not wait for each other's end.
+ *
+ * Finds the threads whose recorded end lies in [win_lo, win_hi]: indices
+ * [*a, *b) of ps->by_end.
+ */
+static void join_range(const struct rthreads *ps, const struct cursor *c, size_t *a, size_t *b)
+{
+	size_t lo = 0, hi = ps->n;
+	*a = *b = 0;
+	if (c->win_hi < c->win_lo)
+		return;
+	while (lo < hi) {
+		size_t m = (lo + hi) / 2;
+		if (ps->ends[m] < c->win_lo)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	*a = lo;
+	for (hi = ps->n; lo < hi;) {
+		size_t m = (lo + hi) / 2;
+		if (ps->ends[m] <= c->win_hi)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	*b = lo;
+}
+
+/* Applies the join rule to c->next_issue, given each thread's replayed end
+ * (@end[k], 0 = not ended yet): when the latest thread to end inside the
+ * window ended after this thread's own last event (its previous completion,
+ * or the trace start for its first op), that end is taken for what woke
+ * the thread, and the op issues the recorded distance after its replayed
+ * end. Returns false while that thread has not ended. */
+static bool join_apply(const struct rthreads *ps, struct cursor *c, const uint64_t *end,
+		       const struct ts_replay_cfg *cfg, double speed)
+{
+	size_t a, b;
+
+	join_range(ps, c, &a, &b);
+	for (size_t k = b; k-- > a;) {
+		size_t j = ps->by_end[k];
+		const struct rthread *o = &ps->p[j];
+		if (o == c->p)
+			continue;
+		if (o->pid && c->p->pid && o->pid != c->p->pid && o->ppid != c->p->pid &&
+		    c->p->ppid != o->pid)
+			continue; /* unrelated processes */
+		if (c->i && ps->ends[k] < c->rec_done_max)
+			break; /* its own completion came later: the closed loop rules */
+		if (!end[j])
+			return false;
+		uint64_t gap = c->win_hi - ps->ends[k];
+		gap -= TS_MIN(gap, cfg->think_less_ns);
+		gap = cfg->no_think ? 0 : scaled(gap, speed);
+		/* the closed-loop think time is replaced by this gap */
+		c->think_ns -= TS_MIN(c->think_ns, c->last_think);
+		c->think_ns += gap;
+		c->last_think = gap;
+		c->next_issue = end[j] + gap;
+		break;
+	}
+	return true;
+}
+
+/*
+ * Requests with thread id 0 come from the kernel itself, not from a thread
+ * of the workload: the release after a close, the writeback of a mapped
+ * file's dirty pages. Each follows what triggered it, so it issues the
+ * recorded distance after the replayed issue of the workload request that
+ * preceded it (in submit order). Returns false while that one has not been
+ * issued (@issued[record] = 0).
+ */
+static bool anchor_apply(const struct rthreads *ps, const struct ts_trace *t, struct cursor *c,
+			 const uint64_t *issued, const struct ts_replay_cfg *cfg, double speed)
+{
+	size_t me = c->p->idx[c->i], a = ps->anchor[me];
+
+	if (a == SIZE_MAX)
+		return true; /* before any workload request: its offset from the start */
+	if (!issued[a])
+		return false;
+	uint64_t gap = t->recs[me].submit_ns - t->recs[a].submit_ns;
+	c->next_issue = issued[a] + (cfg->no_think ? 0 : scaled(gap, speed));
+	c->think_ns -= TS_MIN(c->think_ns, c->last_think); /* not think time */
+	c->last_think = 0;
+	return true;
+}
+
+/*
+ * The wake rule (a wake file beside the trace, traces/wakes.h). Each
+ * time a thread of the application was woken by another of its threads,
+ * the thread's op list holds a record without IO at that moment (replay_augment()),
+ * which says: it slept from S and thread W woke it at T. In replay it does
+ * its own work as recorded (the closed loop up to S), then sleeps until W,
+ * in its own replay, has come to the point where it woke it: W's last
+ * record at or before T, replayed, plus W's recorded distance from that
+ * record to T (progress()). A worker that waits for the consumer to take
+ * a batch follows the consumer's replayed steps, and the consumer that
+ * waits for a batch follows the worker's replayed reads, whichever tier
+ * is faster: the dependency is the one the kernel saw, not one inferred
+ * from timing, as //TRACE (Mesnier et al., FAST 2007) infers it by
+ * throttling and ARTC (Weiss et al., SOSP 2013) orders replay by the
+ * resources the original run used. Sleeps that nothing in the
+ * application ended (a timer, a device's interrupt, a FUSE reply) are the
+ * thread's own pace and keep their length. With the wake rule on, the
+ * wait rule and the join rule, which guess what the wake rule knows, are
+ * off.
+ */
+static bool progress(const struct rthreads *ps, const struct ts_trace *t, size_t k, uint64_t w,
+		     const uint64_t *issued, const uint64_t *completed, uint64_t origin,
+		     double speed, uint64_t *at)
+{
+	const struct rthread *p = &ps->p[k];
+	size_t lo = 0, hi = p->n;
+	while (lo < hi) {
+		size_t m = (lo + hi) / 2;
+		if (t->recs[p->idx[m]].submit_ns <= w)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	if (!lo) { /* before its first record: on its recorded schedule */
+		*at = origin + scaled(w - TS_MIN(w, ps->t0), speed);
+		return true;
+	}
+	size_t j = p->idx[lo - 1];
+	if (!issued[j])
+		return false;
+	const struct ts_trace_rec *r = &t->recs[j];
+	uint64_t rc = TS_MAX(r->complete_ns, r->submit_ns);
+	*at = w >= rc ? completed[j] + scaled(w - rc, speed)
+		      : issued[j] + scaled(w - r->submit_ns, speed);
+	return true;
+}
+
+static bool wake_apply(const struct rthreads *ps, const struct ts_trace *t, struct cursor *c,
+		       const uint64_t *issued, const uint64_t *completed, double speed)
+{
+	const struct wake_edge *e = &ps->edge[c->p->idx[c->i]];
+	uint64_t at;
+
+	c->next_issue = c->closed_issue;
+	if (e->waker == SIZE_MAX)
+		return true;
+	if (!completed) { /* the recording's own times */
+		if (!e->start)
+			c->waited_ns += e->slept_ns;
+		return true;
+	}
+	if (!progress(ps, t, e->waker, e->t_ns, issued, completed, c->origin, speed, &at))
+		return false;
+	/* its own work done: the closed loop less the sleep, never before
+	 * its previous completion (or its start); a thread that did not
+	 * exist yet has no work before the fork */
+	uint64_t floor = TS_MIN(c->i ? c->done_max : c->origin, c->closed_issue);
+	uint64_t slept = scaled(e->slept_ns, speed);
+	uint64_t worked = e->start ? floor
+				   : TS_MAX(floor, c->closed_issue - TS_MIN(slept, c->closed_issue));
+	c->next_issue = TS_MAX(worked, at);
+	if (!e->start)
+		c->waited_ns += e->slept_ns;
+	return true;
+}
+
+/* When may c's next op issue? Sets c->next_issue; false = not known yet.
+ * @completed: replayed completions (NULL: replaying the recording's own
+ * times). */
+bool replay_schedule(const struct rthreads *ps, const struct ts_trace *t, struct cursor *c,
+		     const uint64_t *ended, const uint64_t *issued, const uint64_t *completed,
+		     const struct ts_replay_cfg *cfg, double speed)
+{
+	if (c->p->tid == 0)
+		return anchor_apply(ps, t, c, issued, cfg, speed);
+	if (ps->edge)
+		return wake_apply(ps, t, c, issued, completed, speed);
+	return join_apply(ps, c, ended, cfg, speed);
+}

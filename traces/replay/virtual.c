@@ -1,0 +1,264 @@
+/*
+ * virtual.c — replay in virtual time: a discrete-event loop over the
+ * trace's threads, ordered by their next issue time, that submits each op
+ * to one tier model (the code tierfs runs) and moves each thread on by the
+ * rules of rules.c (replay.h has the whole rule). Same trace, tier and
+ * seed: same result, to the nanosecond.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/heap.h"
+#include "core/units.h"
+#include "replay_int.h"
+#include "traces/tier_rule.h"
+
+/* One virtual replay: the threads, a cursor per thread, and the replayed
+ * times the rules read. */
+struct vrun {
+	const struct ts_trace *t;
+	const struct ts_replay_cfg *cfg;
+	double speed;
+	struct rthreads ps;
+	struct ts_tier *tier;
+	struct cursor *cur;	 /* per thread */
+	struct ts_heap h;	 /* cursors that know their next issue */
+	struct cursor **parked;	 /* cursors waiting for another thread */
+	size_t nparked;
+	uint64_t *ended;	 /* replayed end per thread, 0 = running */
+	uint64_t *issued;	 /* replayed issue per record, 0 = not yet */
+	uint64_t *completed;	 /* replayed completion per record */
+	struct cpu_server cpu;	 /* the CPU model (cap 0: off) */
+	uint64_t end;		 /* the latest completion so far */
+};
+
+/* Thread cursors wait in a min-heap (core/heap.h) by next issue time, ties
+ * in thread order, so that the tier model sees submissions in time order. */
+TS_WUR static int push(struct vrun *v, struct cursor *c)
+{
+	return ts_heap_push(&v->h, c->next_issue, (uint64_t)(c->p - v->ps.p), c);
+}
+
+/* @c into the heap when its next issue is known, else parked until the
+ * thread it waits for gets there. */
+TS_WUR static int place(struct vrun *v, struct cursor *c)
+{
+	if (replay_schedule(&v->ps, v->t, c, v->ended, v->issued, v->completed, v->cfg, v->speed))
+		return push(v, c);
+	v->parked[v->nparked++] = c;
+	return 0;
+}
+
+/* The parked threads whose wait is over go back to the heap. */
+TS_WUR static int unpark(struct vrun *v)
+{
+	int ret;
+
+	for (size_t k = 0; k < v->nparked;) {
+		if (replay_schedule(&v->ps, v->t, v->parked[k], v->ended, v->issued, v->completed,
+				    v->cfg, v->speed)) {
+			if ((ret = push(v, v->parked[k])))
+				return ret;
+			v->parked[k] = v->parked[--v->nparked];
+		} else {
+			k++;
+		}
+	}
+	/* Threads whose recorded ends tie can wait on each other; let them go
+	 * rather than stop. */
+	if (!v->h.n && !v->cpu.n)
+		while (v->nparked)
+			if ((ret = push(v, v->parked[--v->nparked])))
+				return ret;
+	return 0;
+}
+
+/* The completion of record @r issued at @s, as tierfs would have served it
+ * (traces/tier_rule.h): through the model, or with its recorded latency
+ * when tierfs did not charge it. */
+static uint64_t serve(struct vrun *v, const struct ts_trace_rec *r, size_t idx, uint64_t s,
+		      struct ts_replay_result *res)
+{
+	/* exactly the request tierfs makes, with the file size it knew */
+	struct ts_tier_req q = {
+	    .file = r->flags & TS_REC_F_NOFILE ? 0 : r->file_id,
+	    .off = r->offset,
+	    .len = r->length,
+	    .size = r->size,
+	    .direct = (r->flags & TS_REC_F_DIRECT) != 0,
+	};
+	if ((r->flags & TS_REC_F_NOTIER) || !ts_tier_rule_req(r->op, &q))
+		return s + (TS_MAX(r->complete_ns, r->submit_ns) - r->submit_ns);
+	struct ts_tier_done d = {0};
+	uint64_t done = ts_tier_submit(v->tier, s, &q, &d);
+	/* tierfs replies at the later of the model's time and the end of its
+	 * own syscall, which the CPU sample times, and as late behind it as
+	 * it was when recorded */
+	const struct ts_trace_cpu *cs = v->t->cpu ? &v->t->cpu[idx] : NULL;
+	if (cs && cs->pid)
+		done = TS_MAX(done, s + cs->sys_ns) + cs->late_ns;
+	if (d.bound < TS_TIER_BOUND_NR)
+		res->bound[d.bound]++;
+	/* what tierfs drops from the model after the syscall */
+	uint64_t off = r->offset, len = r->length;
+	if (r->result == 0 && ts_tier_rule_forget(r->op, r->aux, &off, &len))
+		ts_tier_forget(v->tier, r->file_id, off, len);
+	return done;
+}
+
+/* Issues c's next op, now due; the thread goes on to the CPUs, the heap
+ * or the parked list, or ends. */
+TS_WUR static int issue(struct vrun *v, struct cursor *c, struct ts_replay_result *res)
+{
+	size_t idx = c->p->idx[c->i];
+	const struct ts_trace_rec *r = &v->t->recs[idx];
+	uint64_t s = c->next_issue;
+
+	v->issued[idx] = s;
+	uint64_t done = serve(v, r, idx, s, res);
+	v->completed[idx] = done;
+	if (!(r->flags & REC_F_WAKE))
+		replay_result_add(res, r->op, done - s, replay_rec_bytes(r));
+	v->end = TS_MAX(v->end, done);
+	if (!replay_cursor_advance(c, v->t, s, done, v->cfg, v->speed)) {
+		res->think_ns += c->think_ns;
+		res->waited_ns += c->waited_ns;
+		v->ended[c->p - v->ps.p] = TS_MAX(c->done_max, 1);
+		return 0;
+	}
+	uint64_t think = c->last_think;
+	replay_cpu_gap(&v->ps, v->t, c, v->cfg, v->speed);
+	if (c->cpu_pending) { /* to the CPUs first */
+		c->think_ns -= TS_MIN(c->think_ns, think);
+		return push(v, c);
+	}
+	return place(v, c);
+}
+
+/* The CPUs have served the threads due by @tc: each goes on after its
+ * own sleep. */
+TS_WUR static int cpu_done(struct vrun *v, uint64_t tc)
+{
+	int ret;
+
+	replay_cpu_advance(&v->cpu, tc);
+	for (struct cursor *c; (c = replay_cpu_take(&v->cpu));) {
+		c->cpu_pending = false;
+		c->closed_issue = c->next_issue = tc + c->cpu_rest;
+		c->think_ns += c->next_issue - c->done_max;
+		c->last_think = c->next_issue - c->done_max;
+		if ((ret = place(v, c)))
+			return ret;
+	}
+	return 0;
+}
+
+/* The event loop: the CPUs serve a thread before the next issue that is
+ * not earlier; a thread popped with CPU work pending joins the CPUs. */
+TS_WUR static int run(struct vrun *v, struct ts_replay_result *res)
+{
+	int ret = 0;
+
+	while (!ret && (v->h.n || v->cpu.n)) {
+		uint64_t tc = replay_cpu_next(&v->cpu);
+		if (v->cpu.n && (!v->h.n || tc <= ts_heap_top(&v->h)->key)) {
+			ret = cpu_done(v, tc);
+			continue;
+		}
+		struct cursor *c = ts_heap_pop(&v->h).p;
+		if (c->cpu_pending) { /* it wants a CPU now */
+			ret = replay_cpu_add(&v->cpu, c, c->next_issue);
+			continue;
+		}
+		if (!(ret = issue(v, c, res)))
+			ret = unpark(v);
+	}
+	return ret;
+}
+
+static void vrun_free(struct vrun *v)
+{
+	free(v->cpu.job);
+	ts_tier_free(v->tier);
+	free(v->cur);
+	ts_heap_free(&v->h);
+	free(v->parked);
+	free(v->ended);
+	free(v->issued);
+	free(v->completed);
+	replay_rthreads_free(&v->ps);
+}
+
+/* The model and the per-thread and per-record arrays for @v->ps. */
+TS_WUR static int vrun_alloc(struct vrun *v, char *err, size_t errlen)
+{
+	size_t np = v->ps.n ? v->ps.n : 1, nr = v->t->nrecs ? v->t->nrecs : 1;
+	int ret;
+
+	if ((ret = ts_tier_new(&v->cfg->tier, &v->tier, err, errlen)))
+		return ret;
+	v->cur = calloc(np, sizeof(*v->cur));
+	v->parked = calloc(np, sizeof(*v->parked));
+	v->ended = calloc(np, sizeof(*v->ended));
+	v->issued = calloc(nr, sizeof(*v->issued));
+	v->completed = calloc(nr, sizeof(*v->completed));
+	if (!v->cur || !v->parked || !v->ended || !v->issued || !v->completed ||
+	    ts_heap_reserve(&v->h, np)) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int ts_replay_virtual(const struct ts_trace *tr, const struct ts_replay_cfg *cfg_in,
+		      struct ts_replay_result *res, char *err, size_t errlen)
+{
+	struct ts_replay_cfg cfg_wake;
+	struct augmented aug = {0};
+	struct vrun v = {.t = tr, .cfg = cfg_in};
+	int ret;
+
+	v.speed = cfg_in->speed > 0 ? cfg_in->speed : 1.0;
+	replay_result_init(res, cfg_in->tier.profile ? cfg_in->tier.profile->name : "?");
+	if (cfg_in->wakes) {
+		if ((ret = replay_augment(tr, cfg_in->wakes, &aug))) {
+			snprintf(err, errlen, "out of memory");
+			return ret;
+		}
+		v.t = &aug.t;
+		cfg_wake = *cfg_in;
+		cfg_wake.closed_loop = true; /* the wake rule knows what the wait rule guesses */
+		v.cfg = &cfg_wake;
+	}
+	if ((ret = replay_rthreads_build(v.t, &v.ps))) {
+		snprintf(err, errlen, "out of memory");
+		replay_augmented_free(&aug);
+		return ret;
+	}
+	if (v.cfg->wakes)
+		replay_augment_resolve(&aug, &v.ps);
+	if (!v.cfg->cpu_model)
+		v.ps.cpu_cap = 0;
+	if ((ret = vrun_alloc(&v, err, errlen)))
+		goto out;
+	/* The virtual clock starts at 1 s, so that no time is ever 0. */
+	const uint64_t base = TS_NS_PER_S;
+	for (size_t k = 0; k < v.ps.n && !ret; k++) {
+		replay_cursor_start(&v.cur[k], &v.ps.p[k], v.t, v.ps.t0, base, v.speed);
+		ret = place(&v, &v.cur[k]);
+	}
+	v.end = base;
+	v.cpu.cap = v.ps.cpu_cap;
+	if (!ret)
+		ret = run(&v, res);
+	if (ret) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	res->total_ns = v.end - base; /* from the first issue, which is at base */
+	res->cpu_cap = v.ps.cpu_cap;
+out:
+	vrun_free(&v);
+	replay_augmented_free(&aug);
+	return ret;
+}

@@ -1,0 +1,62 @@
+/*
+ * tier_rule.c — the one rule for what a file-system op asks of the tier
+ * model (tier_rule.h), shared by tierfs and replay.
+ */
+#include <linux/falloc.h>
+
+#include "tier_rule.h"
+#include "traces/trace.h"
+
+enum ts_tier_op ts_tier_rule_op(unsigned op)
+{
+	switch (op) {
+	case TS_OP_READ:
+	case TS_OP_MMAP_READ:
+		return TS_TIER_READ;
+	case TS_OP_WRITE:
+		return TS_TIER_WRITE;
+	case TS_OP_FSYNC:
+		return TS_TIER_FSYNC;
+	case TS_OP_FDATASYNC:
+		return TS_TIER_FDATASYNC;
+	/* Served from the inode cache or local: not modeled. */
+	case TS_OP_GETATTR:
+	case TS_OP_ACCESS:
+	case TS_OP_STATFS:
+	case TS_OP_READLINK:
+	case TS_OP_FLUSH:
+	case TS_OP_CLOSE:
+	case TS_OP_RELEASEDIR:
+		return TS_TIER_OP_NR;
+	default:
+		return TS_TIER_META;
+	}
+}
+
+bool ts_tier_rule_req(unsigned op, struct ts_tier_req *q)
+{
+	enum ts_tier_op t = ts_tier_rule_op(op);
+
+	if (t == TS_TIER_OP_NR)
+		return false;
+	q->op = t;
+	if (t == TS_TIER_META)
+		q->off = q->len = 0;
+	return true;
+}
+
+bool ts_tier_rule_forget(unsigned op, uint32_t mode, uint64_t *off, uint64_t *len)
+{
+	switch (op) {
+	case TS_OP_UNLINK:
+		*off = *len = 0;
+		return true;
+	case TS_OP_TRUNCATE:
+		*len = 0;
+		return true;
+	case TS_OP_FALLOCATE:
+		return (mode & FALLOC_FL_PUNCH_HOLE) != 0;
+	default:
+		return false;
+	}
+}

@@ -1,0 +1,45 @@
+/*
+ * tier_rule.h — the request tierfs makes of the tier model for one
+ * file-system op, and what it drops from the model's page cache after one.
+ *
+ * tierfs (fs/timing.c, fs/passthrough.c) and trace replay in virtual time
+ * (traces/replay/) both ask this rule, so that a replay drives the model
+ * exactly as the recording mount did. Ops are the trace's (TS_OP_*): tierfs
+ * names its own ops so when it records them (fs/trace_hook.c).
+ */
+#ifndef TS_TRACES_TIER_RULE_H
+#define TS_TRACES_TIER_RULE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tier/tier.h"
+
+/*
+ * The model's op for file-system op @op (TS_OP_*): reads (a page fault of
+ * a mapped file too), writes, fsync and fdatasync as such; getattr, access,
+ * readlink, statfs, flush, close and releasedir are not charged
+ * (TS_TIER_OP_NR): on a real server they are answered from the inode cache
+ * or are local; everything else that reaches the disk (open, create,
+ * readdir, mkdir, unlink, rename, truncate, fallocate...) is TS_TIER_META.
+ */
+enum ts_tier_op ts_tier_rule_op(unsigned op);
+
+/*
+ * Completes @q for file-system op @op: the caller has set the file, offset,
+ * length, file size, direct flag and path it knows; this sets q->op and
+ * clears the range of a metadata request (its cost does not depend on one).
+ * False, and @q untouched, when the op is not charged.
+ */
+bool ts_tier_rule_req(unsigned op, struct ts_tier_req *q);
+
+/*
+ * What a successful @op drops from the model's cache of its file, as
+ * ts_tier_forget()'s range into *@off and *@len (0: to the end): an unlink
+ * of a file's last name the whole file, a truncate (@off = the new size)
+ * what lies past it, a fallocate with FALLOC_FL_PUNCH_HOLE in @mode the
+ * hole. False when nothing is dropped.
+ */
+bool ts_tier_rule_forget(unsigned op, uint32_t mode, uint64_t *off, uint64_t *len);
+
+#endif
