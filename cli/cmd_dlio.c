@@ -119,10 +119,11 @@ static int json_out(const struct opts *o, const struct ts_dlio_workload *w,
 			   "\"au_max\": %.6f, \"samples_per_s\": %.3f, \"mib_per_s\": %.3f, "
 			   "\"epochs\": %" PRIu64 ", \"steps_per_epoch\": %" PRIu64 ", "
 			   "\"read_bytes\": %" PRIu64 ", \"read_requests\": %" PRIu64 ", "
-			   "\"events\": %" PRIu64 ", \"run_s\": %.3f, \"wall_s\": %.3f }%s\n",
+			   "\"events\": %" PRIu64 ", \"run_s\": %.3f, \"wall_s\": %.3f%s }%s\n",
 			rs[i].n, rs[i].au, rs[i].au_min, rs[i].au_max, rs[i].samples_s, rs[i].mib_s,
 			rs[i].epochs, rs[i].steps, rs[i].read_bytes, rs[i].read_requests,
-			rs[i].events, rs[i].run_s, rs[i].wall_s, i + 1 < nr ? "," : "");
+			rs[i].events, rs[i].run_s, rs[i].wall_s,
+			rs[i].stopped ? ", \"stopped\": true" : "", i + 1 < nr ? "," : "");
 	fprintf(f, "  ]");
 	if (best)
 		fprintf(f, ",\n  \"max_accelerators\": %" PRIu64, best->n);
@@ -293,8 +294,12 @@ static int dlio_main(int argc, char **argv)
 	} else if (status) {
 		fail(status, "%s", err);
 	} else if (o.run.find_max && !best) {
+		const struct ts_dlio_result *one = &oc->rs[0]; /* the whole run of 1 */
+		for (size_t i = 0; i < oc->nr; i++)
+			if (oc->rs[i].n == 1 && !oc->rs[i].stopped)
+				one = &oc->rs[i];
 		printf("%s on %s: no accelerator count keeps AU >= %.0f%% (1 accelerator: AU %.2f%%)\n",
-		       o.run.workload, o.run.tier, 100 * w->au, 100 * oc->rs[0].au);
+		       o.run.workload, o.run.tier, 100 * w->au, 100 * one->au);
 	} else {
 		printf("%s on %s (%s): %s%" PRIu64 " accelerators%s, AU %.2f%% (epochs %.2f-%.2f%%), "
 		       "%.1f samples/s, %.1f MiB/s; %" PRIu64 " epochs of %" PRIu64 " steps, %.1f s "

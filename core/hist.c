@@ -46,6 +46,22 @@ void ts_hist_add(struct ts_hist *h, uint64_t v)
 		;
 }
 
+void ts_hist_add_serial(struct ts_hist *h, uint64_t v)
+{
+	/* One writer at a time: plain read-modify-write, each store atomic so
+	 * that a reader never sees a torn value. */
+#define BUMP(x, d) __atomic_store_n(&(x), __atomic_load_n(&(x), __ATOMIC_RELAXED) + (d), \
+				    __ATOMIC_RELAXED)
+	BUMP(h->bucket[ts_hist_index(v)], 1);
+	BUMP(h->count, 1);
+	BUMP(h->sum, v);
+#undef BUMP
+	if (v < __atomic_load_n(&h->min, __ATOMIC_RELAXED))
+		__atomic_store_n(&h->min, v, __ATOMIC_RELAXED);
+	if (v > __atomic_load_n(&h->max, __ATOMIC_RELAXED))
+		__atomic_store_n(&h->max, v, __ATOMIC_RELAXED);
+}
+
 void ts_hist_snapshot(const struct ts_hist *h, struct ts_hist *out)
 {
 	for (unsigned i = 0; i < TS_HIST_NR; i++)

@@ -28,6 +28,10 @@ struct ts_hist {
 void ts_hist_init(struct ts_hist *h);
 /* Thread-safe: relaxed atomics only. */
 void ts_hist_add(struct ts_hist *h, uint64_t v);
+/* ts_hist_add for a histogram whose writers hold a lock of their own:
+ * the same result without atomic read-modify-writes (readers may still
+ * snapshot it at any time). */
+void ts_hist_add_serial(struct ts_hist *h, uint64_t v);
 /* Not atomic with respect to concurrent adds; a consistent-enough copy. */
 void ts_hist_snapshot(const struct ts_hist *h, struct ts_hist *out);
 void ts_hist_merge(struct ts_hist *dst, const struct ts_hist *src);

@@ -60,6 +60,9 @@ struct ts_decode_cal {
 	uint64_t when;	    /* unix seconds */
 };
 
+/* Default decode calibration path: $XDG_CACHE_HOME or ~/.cache,
+ * tiersim/decode.json (decode_cal.c). */
+int ts_pipe_default_calibration(char *buf, size_t n);
 TS_WUR int ts_decode_cal_load(const char *path, struct ts_decode_cal *c, char *err,
 			      size_t errlen);
 TS_WUR int ts_decode_cal_save(const char *path, const struct ts_decode_cal *c, char *err,

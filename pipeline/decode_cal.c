@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "decode.h"
+#include "host.h"
 #include "loader.h"
 #include "source.h"
 
@@ -246,4 +247,45 @@ fail:
 	free(l);
 	ts_source_folder.close(st);
 	return rc;
+}
+
+/* ---- which decode cost a run charges: the one owner of that choice ---- */
+
+int ts_pipe_default_calibration(char *buf, size_t n)
+{
+	const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	int w;
+	if (x && *x)
+		w = snprintf(buf, n, "%s/tiersim/decode.json", x);
+	else if (home && *home)
+		w = snprintf(buf, n, "%s/.cache/tiersim/decode.json", home);
+	else
+		return -ENOENT;
+	return w < 0 || (size_t)w >= n ? -ENAMETOOLONG : 0;
+}
+
+int ts_pipe_cal_load(const char *calibration, const char *host, enum ts_host_end end,
+		     struct ts_decode_cal *cal, char *path, size_t pathlen, char *err, size_t errlen)
+{
+	if (pathlen)
+		path[0] = 0;
+	if (ts_host_is_profile(host))
+		return ts_host_resolve_at(host, end, cal, err, errlen);
+	char p[4096];
+	if (calibration && *calibration)
+		snprintf(p, sizeof p, "%s", calibration);
+	else if (ts_pipe_default_calibration(p, sizeof p)) {
+		snprintf(err, errlen, "option 'calibration': no HOME to find decode.json; set it "
+				      "(or run 'tiersim calibrate decode --out FILE')");
+		return -ENOENT;
+	}
+	char sub[512];
+	int rc = ts_decode_cal_load(p, cal, sub, sizeof sub);
+	if (rc) {
+		snprintf(err, errlen, "%s (or set decode=none)", sub);
+		return rc;
+	}
+	if (pathlen)
+		snprintf(path, pathlen, "%s", p);
+	return 0;
 }

@@ -290,6 +290,23 @@ void ts_dataset_sample_path(const struct ts_dataset_meta *meta, uint64_t img, ch
 			 meta->img_fileno[img]);
 }
 
+static size_t ndigits(uint64_t v)
+{
+	size_t n = 1;
+	for (; v >= 10; v /= 10)
+		n++;
+	return n;
+}
+
+size_t ts_dataset_sample_path_len(const struct ts_dataset_meta *meta, uint64_t img)
+{
+	pthread_once(&wnid_once, wnid_build);
+	size_t cls = 1 + TS_MAX(ndigits(wnid[meta->img_label[img] % TS_IMAGENET_CLASSES]), 8);
+	size_t no = ndigits(meta->img_fileno[img]);
+	if (img < meta->count) /* train/CLS/CLS_NO.JPEG */
+		return 6 + cls + 1 + cls + 1 + no + 5;
+	return 4 + cls + 1 + 15 + TS_MAX(no, 8) + 5; /* val/CLS/ILSVRC2012_val_NO.JPEG */
+}
 
 static uint32_t default_classes(uint64_t count)
 {

@@ -76,12 +76,15 @@ static uint64_t lmdb_estimate(const struct ts_dataset_meta *meta, uint64_t keyby
 static int lmdb_files(struct ts_dataset_meta *meta)
 {
 	uint64_t keybytes = 0;
-	char key[128];
 	int rc;
 
+	/* ts_dataset_lmdb_key's lengths: "%08j_" and the path after "train/" */
 	for (uint64_t j = 0; j < meta->samples; j++) {
-		ts_dataset_lmdb_key(meta, j, key, sizeof(key));
-		keybytes += strlen(key);
+		uint64_t d = 1;
+		for (uint64_t v = j; v >= 10; v /= 10)
+			d++;
+		keybytes += TS_MAX(d, 8) + 1 + ts_dataset_sample_path_len(meta, meta->order[j]) -
+			    strlen("train/");
 	}
 	/* lock.mdb: a reader table of 126 slots, 8 KiB on 64-bit Linux */
 	if ((rc = ts_ds_add_file(meta, "train_lmdb/data.mdb", lmdb_estimate(meta, keybytes),

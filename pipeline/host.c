@@ -17,7 +17,6 @@
 
 #include "core/paths.h"
 #include "host.h"
-#include "loader.h"
 #include "luadata/luadata.h"
 
 static const char *const field_names[TS_HF_NR] = {
@@ -527,28 +526,3 @@ int ts_host_print_evidence(FILE *f, const struct ts_host_set *s)
 	return rc ? rc : fflush(f) ? -EIO : 0;
 }
 
-int ts_pipe_cal_load(const char *calibration, const char *host, enum ts_host_end end,
-		     struct ts_decode_cal *cal, char *path, size_t pathlen, char *err, size_t errlen)
-{
-	if (pathlen)
-		path[0] = 0;
-	if (ts_host_is_profile(host))
-		return ts_host_resolve_at(host, end, cal, err, errlen);
-	char p[4096];
-	if (calibration && *calibration)
-		snprintf(p, sizeof p, "%s", calibration);
-	else if (ts_pipe_default_calibration(p, sizeof p)) {
-		snprintf(err, errlen, "option 'calibration': no HOME to find decode.json; set it "
-				      "(or run 'tiersim calibrate decode --out FILE')");
-		return -ENOENT;
-	}
-	char sub[512];
-	int rc = ts_decode_cal_load(p, cal, sub, sizeof sub);
-	if (rc) {
-		snprintf(err, errlen, "%s (or set decode=none)", sub);
-		return rc;
-	}
-	if (pathlen)
-		snprintf(path, pathlen, "%s", p);
-	return 0;
-}

@@ -80,7 +80,8 @@ TS_WUR int ts_host_resolve_at(const char *spec, enum ts_host_end end, struct ts_
 /* The decode cost a modeled decode charges, in either clock: host profile
  * @host at @end of its ranges when it names one, else the calibration file
  * @calibration (or the default, ts_pipe_default_calibration), whose path
- * goes to @path. Errors say how to make one. */
+ * goes to @path. Errors say how to make one. The one place that chooses
+ * (decode_cal.c): the loader, the virtual tier and the runner ask it. */
 TS_WUR int ts_pipe_cal_load(const char *calibration, const char *host, enum ts_host_end end,
 			    struct ts_decode_cal *cal, char *path, size_t pathlen, char *err,
 			    size_t errlen);

@@ -197,19 +197,6 @@ struct ts_pipe {
 	struct ts_tl_proc *tl; /* NULL: no timeline */
 };
 
-int ts_pipe_default_calibration(char *buf, size_t n)
-{
-	const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	int w;
-	if (x && *x)
-		w = snprintf(buf, n, "%s/tiersim/decode.json", x);
-	else if (home && *home)
-		w = snprintf(buf, n, "%s/.cache/tiersim/decode.json", home);
-	else
-		return -ENOENT;
-	return w < 0 || (size_t)w >= n ? -ENAMETOOLONG : 0;
-}
-
 /* ---- setup ---------------------------------------------------------- */
 
 static int copy_cfg(struct ts_pipe_cfg *dst, const struct ts_pipe_cfg *src)

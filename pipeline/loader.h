@@ -165,10 +165,6 @@ const char *ts_pipe_word(const struct ts_pipe *p, uint32_t id);
 /* Stops the threads and frees everything. */
 void ts_pipe_free(struct ts_pipe *p);
 
-/* Default decode calibration path: $XDG_CACHE_HOME or ~/.cache,
- * tiersim/decode.json. */
-int ts_pipe_default_calibration(char *buf, size_t n);
-
 /* How a loader under @cfg is laid out, for either driver (the real loader
  * and the virtual one, vpipe.h): the scheduler's configuration (queue
  * depth 1 for a source read by its own fetch, the read buffers the memory

@@ -416,11 +416,11 @@ static bool must_evict(const struct cache *c, uint32_t i, unsigned add_pages)
 	       (i == NIL && c->freelist == NIL && c->nused == c->nmax);
 }
 
-/* The entry of chunk @idx of @file, made room for @add_pages new pages. */
-static uint32_t get_ent(struct cache *c, uint64_t file, uint64_t idx, unsigned add_pages,
-			uint64_t now)
+/* The entry of chunk @idx of @file, made room for @add_pages new pages;
+ * @i is the chunk's entry as the caller just looked it up (NIL: none). */
+static uint32_t get_ent(struct cache *c, uint32_t i, uint64_t file, uint64_t idx,
+			unsigned add_pages, uint64_t now)
 {
-	uint32_t i = lookup(c, file, idx);
 	if (i != NIL)
 		touch(c, i);
 	/* Keep the entry we fill off the LRU tail while making room. */
@@ -539,7 +539,7 @@ static uint64_t fill(struct cache *c, uint64_t now, uint64_t file, uint64_t p0, 
 			uint64_t d = run_flush(c, now, done);
 			ready = TS_MAX(ready, d);
 		}
-		i = get_ent(c, file, idx, (unsigned)__builtin_popcount(miss), now);
+		i = get_ent(c, i, file, idx, (unsigned)__builtin_popcount(miss), now);
 		struct ent *e = &c->e[i];
 		uint32_t have = want & ~miss;
 		if (have && hit) {
@@ -694,7 +694,7 @@ static uint64_t cache_write(struct cache *c, uint64_t now, const struct ts_tier_
 		uint32_t want = page_mask(p0, p1, idx);
 		uint32_t i = lookup(c, req->file, idx);
 		uint32_t miss = i == NIL ? want : want & ~c->e[i].present;
-		i = get_ent(c, req->file, idx, (unsigned)__builtin_popcount(miss), t);
+		i = get_ent(c, i, req->file, idx, (unsigned)__builtin_popcount(miss), t);
 		struct ent *e = &c->e[i];
 		uint32_t newd = want & ~e->dirty;
 		if (!e->dirty && newd) {
@@ -811,7 +811,7 @@ static void cache_warm(struct ts_tier_layer *l, uint64_t now, uint64_t file, uin
 		uint32_t want = page_mask(p0, p1, idx);
 		uint32_t i = lookup(c, file, idx);
 		uint32_t miss = i == NIL ? want : want & ~c->e[i].present;
-		i = get_ent(c, file, idx, (unsigned)__builtin_popcount(miss), now);
+		i = get_ent(c, i, file, idx, (unsigned)__builtin_popcount(miss), now);
 		struct ent *e = &c->e[i];
 		e->present |= want;
 		c->resident += (uint64_t)__builtin_popcount(miss) * PAGE;

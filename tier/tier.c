@@ -180,30 +180,35 @@ uint64_t ts_tier_submit(struct ts_tier *t, uint64_t now_ns, const struct ts_tier
 		req = &clipped;
 	}
 	uint64_t end = now_ns;
-	if (op != TS_TIER_READ || req->len || !req->size) {
-		pthread_mutex_lock(&t->mu);
+	pthread_mutex_lock(&t->mu);
+	if (op != TS_TIER_READ || req->len || !req->size)
 		end = t->top->ops->submit(t->top, now_ns, req, done);
-		pthread_mutex_unlock(&t->mu);
-	} else {
+	else
 		done->bound = TS_TIER_BOUND_MEMORY;
-	}
 
 	/* The caller pays floor_ns on top of what the model injects. */
 	if (end < now_ns)
 		end = now_ns;
 	end = end - now_ns > t->floor_ns ? end - t->floor_ns : now_ns;
 
+	/* The counters' writers hold mu: plain adds, each store atomic for the
+	 * readers of ts_tier_stats (a locked add per counter cost a virtual
+	 * run a sixth of its time). */
+#define BUMP(x, d) atomic_store_explicit(&(x), atomic_load_explicit(&(x), memory_order_relaxed) + \
+					 (d), memory_order_relaxed)
 	struct op_stats *s = &t->st[op];
-	atomic_fetch_add_explicit(&s->count, 1, memory_order_relaxed);
+	BUMP(s->count, 1);
 	if (op == TS_TIER_READ || op == TS_TIER_WRITE)
-		atomic_fetch_add_explicit(&s->bytes, req->len, memory_order_relaxed);
-	atomic_fetch_add_explicit(&s->hit_bytes, done->hit_bytes, memory_order_relaxed);
-	atomic_fetch_add_explicit(&s->dev_bytes, done->dev_bytes, memory_order_relaxed);
-	atomic_fetch_add_explicit(&s->dev_ios, done->dev_ios, memory_order_relaxed);
+		BUMP(s->bytes, req->len);
+	BUMP(s->hit_bytes, done->hit_bytes);
+	BUMP(s->dev_bytes, done->dev_bytes);
+	BUMP(s->dev_ios, done->dev_ios);
 	if (done->err)
-		atomic_fetch_add_explicit(&s->errors, 1, memory_order_relaxed);
-	atomic_fetch_add_explicit(&t->bound[done->bound], 1, memory_order_relaxed);
-	ts_hist_add(&s->lat, end - now_ns);
+		BUMP(s->errors, 1);
+	BUMP(t->bound[done->bound], 1);
+#undef BUMP
+	ts_hist_add_serial(&s->lat, end - now_ns);
+	pthread_mutex_unlock(&t->mu);
 	return end;
 }
 

@@ -64,7 +64,11 @@ const struct ts_opt ts_dlio_run_opts[] = {
 	{ "accelerators", TS_OPT_U64, OOFF(accelerators), "1", 1, 4096, "",
 	  "simulated accelerators", "N", 'n' },
 	{ "find_max", TS_OPT_BOOL, OOFF(find_max), "false", 0, 0, "",
-	  "the largest N whose AU meets metric.au (N doubles, then bisects)", NULL, 'f' },
+	  "the largest N whose AU meets metric.au (see --search)", NULL, 'f' },
+	{ "search", TS_OPT_STR, OOFF(search), "bracket", 0, 0, "",
+	  "--find-max's search: bracket (from the drive's bandwidth bound, a failing run "
+	  "stopped once it cannot pass) or doubling (N doubles, then bisects, every run "
+	  "whole); both answer the same while AU falls as N grows", "HOW", 0 },
 	{ "virtual", TS_OPT_BOOL, OOFF(virtual_time), "false", 0, 0, "",
 	  "predict in virtual time (the tier model; no bytes written)", NULL, 'v' },
 	{ "mem", TS_OPT_SIZE, OOFF(mem), "0", 0, 0, "bytes",
@@ -268,11 +272,37 @@ static void spin_until(uint64_t t)
 		x++;
 }
 
+/* The highest mean AU a run can still reach, after @done epochs whose AUs
+ * sum to @sum and @k steps of the current one, the last @k - 1 taking
+ * @elapsed ns. A step takes at least @step + @ct (the next starts when the
+ * previous ends), so an epoch's AU is at most c1 = ct / (ct + step), and
+ * the current one's, ((k' - 1) ct) / (elapsed + (k' - k)(ct + step)) at
+ * k' steps, lies between its value at k' = k and c1: the larger of the two
+ * bounds it whatever the epoch's length. The mean over @done + 1 + R epochs
+ * is largest at R = 0 or R = @left (a mean moves monotonically as equal
+ * terms are added). */
+static double au_reach(double sum, uint64_t done, uint64_t k, double elapsed, double ct,
+		       double step, uint64_t per_epoch, uint64_t left)
+{
+	double c1 = ct / (ct + step);
+	double cur = (double)(k - 1) * ct / elapsed;
+	if (k < per_epoch) /* at the epoch's planned end, with no time lost */
+		cur = TS_MAX(cur, (double)(per_epoch - 1) * ct /
+				      (elapsed + (double)(per_epoch - k) * (ct + step)));
+	else
+		cur = TS_MAX(cur, c1);
+	double a0 = (sum + cur) / (double)(done + 1);
+	double a1 = (sum + cur + (double)left * c1) / (double)(done + 1 + left);
+	return TS_MAX(a0, a1);
+}
+
 /* The accelerators' loop: take, the framework's step, compute, next; the
- * DLIO figures per epoch. */
+ * DLIO figures per epoch. With @stop_below > 0, a run that can no longer
+ * reach a mean AU of @stop_below stops there, r->stopped set and r->au the
+ * bound. */
 static int accelerate(struct feed *f, const struct ts_dlio_workload *w, uint64_t n,
-		      uint64_t per_epoch, uint64_t t0, uint64_t step_ns, struct ts_dlio_result *r,
-		      char *err, size_t errlen)
+		      uint64_t per_epoch, uint64_t t0, uint64_t step_ns, double stop_below,
+		      struct ts_dlio_result *r, char *err, size_t errlen)
 {
 	uint64_t ct = (uint64_t)llround(w->computation_time * 1e9);
 	uint64_t limit = w->total_training_steps >= 0 ? (uint64_t)w->total_training_steps
@@ -332,6 +362,23 @@ static int accelerate(struct feed *f, const struct ts_dlio_workload *w, uint64_t
 		steps++;
 		r->samples += got;
 		prev_end = end;
+		if (stop_below > 0 && in_epoch > 1 && ct) {
+			uint64_t left = w->epochs > r->epochs + 1 ? w->epochs - r->epochs - 1 : 0;
+			double reach = au_reach(au_sum, r->epochs, in_epoch,
+						(double)(prev_end - first_end), (double)ct,
+						(double)step_ns, per_epoch, left);
+			/* a margin for rounding: the bound must not pass a run that fails */
+			if (reach < stop_below - 1e-9) {
+				r->n = n;
+				r->au = reach;
+				r->stopped = true;
+				if (!r->epochs) /* no epoch's own figure yet */
+					r->au_min = r->au_max = reach;
+				r->steps = per_epoch;
+				r->run_s = (double)(prev_end - t0) / 1e9;
+				return 0;
+			}
+		}
 	}
 	if (!r->epochs) {
 		snprintf(err, errlen, "every epoch has fewer than 2 steps (%" PRIu64 " per epoch with %"
@@ -362,7 +409,8 @@ struct env {
 	struct cpu cpu;
 };
 
-static int run_virtual(struct env *E, uint64_t n, struct ts_dlio_result *r, char *err, size_t errlen)
+static int run_virtual(struct env *E, uint64_t n, double stop_below, struct ts_dlio_result *r,
+		       char *err, size_t errlen)
 {
 	struct ts_vtier vt;
 	memset(r, 0, sizeof(*r));
@@ -385,7 +433,7 @@ static int run_virtual(struct env *E, uint64_t n, struct ts_dlio_result *r, char
 	}
 	if (!rc)
 		rc = accelerate(&f, E->w, n, ts_vpipe_batches_per_epoch(f.vp),
-				ts_vpipe_start_ns(f.vp), E->cpu.step_ns, r, err, errlen);
+				ts_vpipe_start_ns(f.vp), E->cpu.step_ns, stop_below, r, err, errlen);
 	if (f.vp) {
 		struct ts_vpipe_stats vs;
 		ts_vpipe_stats(f.vp, &vs);
@@ -547,7 +595,7 @@ static int run_real(struct env *E, uint64_t n, struct ts_dlio_result *r, char *e
 		snprintf(err, errlen, "loader: %s", ts_pipe_error(f.p));
 	if (!rc)
 		rc = accelerate(&f, E->w, local, ts_pipe_batches_per_epoch(f.p), ts_now_ns(),
-				E->cpu.step_ns, r, err, errlen);
+				E->cpu.step_ns, 0, r, err, errlen);
 	if (f.p) {
 		struct ts_pipe_stats ps;
 		ts_pipe_stats(f.p, &ps);
@@ -567,15 +615,159 @@ static int run_real(struct env *E, uint64_t n, struct ts_dlio_result *r, char *e
 	return rc;
 }
 
-static int run_one(struct env *E, uint64_t n, struct ts_dlio_result *r, char *err, size_t errlen)
+static int run_one(struct env *E, uint64_t n, double stop_below, struct ts_dlio_result *r, char *err,
+		   size_t errlen)
 {
-	int rc = E->o->virtual_time ? run_virtual(E, n, r, err, errlen)
+	int rc = E->o->virtual_time ? run_virtual(E, n, stop_below, r, err, errlen)
 				    : run_real(E, n, r, err, errlen);
-	if (!rc && !E->o->quiet)
+	if (!rc && !E->o->quiet && r->stopped)
+		fprintf(stderr, "  %" PRIu64 " accelerator%s: AU at most %.2f%% after %.1f s "
+				"modeled: stopped\n", n, n == 1 ? "" : "s", 100 * r->au, r->run_s);
+	else if (!rc && !E->o->quiet)
 		fprintf(stderr, "  %" PRIu64 " accelerator%s: AU %.2f%%, %.1f samples/s, %.1f MiB/s "
 				"(%.1f s %s)\n", n, n == 1 ? "" : "s", 100 * r->au, r->samples_s,
 			r->mib_s, E->o->virtual_time ? r->run_s : r->wall_s,
 			E->o->virtual_time ? "modeled" : "run");
+	return rc;
+}
+
+#define MAX_ACCEL 4096 /* --accelerators' upper end: the searches stop there */
+
+/* --find-max as submitters search, every run whole: grow N until AU falls
+ * under the threshold, then bisect between the last pass and the first
+ * miss (--search doubling). */
+static int find_max_doubling(struct env *E, struct ts_dlio_outcome *oc, char *err, size_t errlen)
+{
+	int rc = 0;
+	uint64_t lo_n = 0, hi_n = 0, n = 1;
+	while (oc->nr < TS_ARRAY_SIZE(oc->rs) &&
+	       !(rc = run_one(E, n, 0, &oc->rs[oc->nr], err, errlen))) {
+		if (oc->rs[oc->nr].au >= E->w->au)
+			lo_n = n, oc->best = &oc->rs[oc->nr];
+		else
+			hi_n = n;
+		oc->nr++;
+		if (!hi_n && n >= MAX_ACCEL)
+			break;
+		if (hi_n && hi_n - lo_n <= 1)
+			break;
+		n = hi_n ? lo_n + (hi_n - lo_n) / 2 : 2 * n;
+	}
+	return rc;
+}
+
+/* The most accelerators a hint names: each epoch needs two steps for an
+ * AU (the first is left out), and the doubling search never goes past a
+ * count that has them unless every smaller one passed. */
+static uint64_t hint_cap(const struct ts_dlio_workload *w)
+{
+	uint64_t samples = w->num_files_train * w->num_samples_per_file;
+	uint64_t cap = w->batch_size ? samples / (2 * w->batch_size) : MAX_ACCEL;
+	return TS_MAX(TS_MIN(cap, MAX_ACCEL), 1);
+}
+
+/* Accelerators the drive's bandwidth can feed at the threshold: each takes
+ * batch_size x record_length bytes per computation_time at AU 1. An
+ * estimate to start from (the runs decide), 0 when the tier sets no
+ * bandwidth. */
+static uint64_t bandwidth_hint(const struct env *E)
+{
+	const struct ts_dlio_workload *w = E->w;
+	const struct ts_tier_profile *prof;
+	struct ts_tier *t = NULL;
+	char err[256];
+	if (ts_tier_set_lookup(E->tiers, E->o->tier, &prof, err, sizeof(err)))
+		return 0;
+	struct ts_tier_cfg tc = { .profile = prof, .capacity = E->o->capacity, .seed = 1 };
+	if (ts_tier_new(&tc, &t, err, sizeof(err)))
+		return 0;
+	struct ts_tier_limits lim;
+	ts_tier_limits(t, &lim);
+	ts_tier_free(t);
+	double bps = lim.read_bps > 0 ? lim.read_bps : lim.bps;
+	if (lim.burst == TS_TIER_BURST_BYTES && lim.burst_bps > bps)
+		bps = lim.burst_bps;
+	double per = w->au * (double)w->batch_size * w->record_length / w->computation_time;
+	if (!(bps > 0) || !(per > 0))
+		return 0;
+	return (uint64_t)TS_MIN(bps / per, (double)hint_cap(w));
+}
+
+/* The count a run of @r's throughput would keep at the threshold: a run
+ * held back by the drive delivers about the same samples/s at any larger
+ * N, and N accelerators at AU a take N x batch_size x a / computation_time. */
+static uint64_t throughput_hint(const struct env *E, const struct ts_dlio_result *r)
+{
+	double sps = r->stopped ? (r->run_s > 0 ? (double)r->samples / r->run_s : 0) : r->samples_s;
+	double n = sps * E->w->computation_time / (E->w->au * (double)E->w->batch_size);
+	return n >= 1 ? (uint64_t)TS_MIN(n, (double)hint_cap(E->w)) : 1;
+}
+
+/* --find-max (--search bracket): the same answer as the doubling search
+ * wherever AU does not rise with N (what both rely on), with fewer and
+ * shorter runs. It starts from the drive's bandwidth bound, moves to what a
+ * missing run's throughput says the drive can feed, widens the step while
+ * runs keep passing (or missing), then bisects. A run that can no longer
+ * reach the threshold stops there (run_one's @stop_below): only passing
+ * runs, and the last count's, run whole. */
+static int find_max_bracket(struct env *E, struct ts_dlio_outcome *oc, char *err, size_t errlen)
+{
+	double thr = E->w->au;
+	uint64_t lo = 0, hi = MAX_ACCEL + 1; /* passes at lo (0: none yet); misses at hi */
+	uint64_t n = bandwidth_hint(E), step = 1;
+	n = TS_MAX(n, 1);
+	bool last_pass = false;
+	int rc = 0;
+	for (int k = 0; hi - lo > 1; k++) {
+		if (oc->nr == TS_ARRAY_SIZE(oc->rs)) {
+			snprintf(err, errlen, "--find-max: no answer after %zu runs", oc->nr);
+			return -ERANGE;
+		}
+		struct ts_dlio_result *r = &oc->rs[oc->nr];
+		if ((rc = run_one(E, n, thr, r, err, errlen)))
+			return rc;
+		oc->nr++;
+		bool pass = !r->stopped && r->au >= thr;
+		if (pass) {
+			lo = n, oc->best = r;
+		} else {
+			hi = n;
+		}
+		if (hi - lo <= 1)
+			break;
+		/* the next count: widen while on the same side, else bisect */
+		step = k && pass == last_pass ? 2 * step : 1;
+		last_pass = pass;
+		uint64_t next;
+		if (!pass && lo == 0) {
+			next = throughput_hint(E, r);
+			if (next >= n)
+				next = n > step ? n - step : 1;
+		} else if (pass && hi == MAX_ACCEL + 1) {
+			next = n + step;
+		} else {
+			next = lo + (hi - lo) / 2;
+		}
+		n = TS_MIN(TS_MAX(next, lo + 1), hi - 1);
+	}
+	return 0;
+}
+
+/* --find-max: the largest count whose AU meets the threshold; when none
+ * does, a whole run of 1 accelerator says how far it is. */
+static int find_max(struct env *E, struct ts_dlio_outcome *oc, char *err, size_t errlen)
+{
+	int rc = E->o->search && !strcmp(E->o->search, "doubling")
+		? find_max_doubling(E, oc, err, errlen) : find_max_bracket(E, oc, err, errlen);
+	if (rc || oc->best)
+		return rc;
+	for (size_t i = 0; i < oc->nr; i++)
+		if (oc->rs[i].n == 1 && !oc->rs[i].stopped)
+			return 0;
+	if (oc->nr == TS_ARRAY_SIZE(oc->rs))
+		oc->nr--;
+	if (!(rc = run_one(E, 1, 0, &oc->rs[oc->nr], err, errlen)))
+		oc->nr++;
 	return rc;
 }
 
@@ -654,6 +846,10 @@ static int workload_read(const struct ts_dlio_opts *o, struct ts_dlio_outcome *o
 		snprintf(err, errlen, "a DLIO run needs a workload and a tier");
 		return -EINVAL;
 	}
+	if (o->search && strcmp(o->search, "bracket") && strcmp(o->search, "doubling")) {
+		snprintf(err, errlen, "--search %s: expected bracket or doubling", o->search);
+		return -EINVAL;
+	}
 	int rc = ts_dlio_find(o->workload, path, sizeof(path), err, errlen);
 	if (rc)
 		return rc;
@@ -730,25 +926,11 @@ int ts_dlio_run(const struct ts_dlio_opts *o, struct ts_dlio_outcome *oc, char *
 							  : " (real time: this host's reader instead)");
 
 	if (!o->find_max) {
-		if (!(rc = run_one(&E, o->accelerators, &oc->rs[0], err, errlen)))
+		double stop = o->stop_early && o->virtual_time ? w->au : 0;
+		if (!(rc = run_one(&E, o->accelerators, stop, &oc->rs[0], err, errlen)))
 			oc->nr = 1;
 	} else {
-		/* As submitters search: grow N until AU falls under the threshold,
-		 * then bisect between the last pass and the first miss. */
-		uint64_t lo_n = 0, hi_n = 0, n = 1;
-		while (oc->nr < TS_ARRAY_SIZE(oc->rs) &&
-		       !(rc = run_one(&E, n, &oc->rs[oc->nr], err, errlen))) {
-			if (oc->rs[oc->nr].au >= w->au)
-				lo_n = n, oc->best = &oc->rs[oc->nr];
-			else
-				hi_n = n;
-			oc->nr++;
-			if (!hi_n && n >= 4096)
-				break;
-			if (hi_n && hi_n - lo_n <= 1)
-				break;
-			n = hi_n ? lo_n + (hi_n - lo_n) / 2 : 2 * n;
-		}
+		rc = find_max(&E, oc, err, errlen);
 	}
 out:
 	if (E.ms_ready) {

@@ -37,6 +37,13 @@ struct ts_dlio_opts {
 	uint64_t seed;		/* 0: the workload's train.seed */
 	bool virtual_time;
 	bool find_max;		/* the largest N whose AU meets metric.au */
+	char *search;		/* find_max's search: "bracket" (NULL: the same) or "doubling" */
+	/* One count in virtual time: stop the run as soon as its mean AU can no
+	 * longer reach metric.au (then result.stopped, result.au a bound); a
+	 * run that can reach it runs whole. Whether N accelerators keep AU >= X
+	 * on a configuration, at a whole run's cost only when they do: set it,
+	 * override metric.au=X, and read !stopped && au >= X. */
+	bool stop_early;
 	bool quiet;		/* no progress lines on stderr */
 	const char *workload;	/* a shipped name ("unet3d_h100") or a .yaml path */
 	const char *const *overrides; /* "[++][workload.]SECTION.KEY=VALUE" words */
@@ -56,6 +63,7 @@ struct ts_dlio_result {
 	uint64_t epochs, steps; /* steps per epoch */
 	uint64_t samples, read_bytes, read_requests, events;
 	double wall_s, run_s; /* host seconds / the run's own seconds */
+	bool stopped;	      /* stopped once it could not pass: au is an upper bound */
 };
 
 /* What ts_dlio_run found. */

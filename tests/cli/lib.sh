@@ -42,6 +42,18 @@ fail() {
 	exit 1
 }
 
+# stop_mounted NAME [SIG]: SIG (INT) to the background command $bg once it
+# has mounted under $work; it must exit 130 and leave nothing mounted.
+stop_mounted() {
+	wait_mounted "$1"
+	kill -"${2:-INT}" "$bg"
+	wait "$bg"
+	rc=$?
+	bg=
+	[ $rc -eq 130 ] || fail "$1: exit $rc, expected 130: $(cat "$work/err")"
+	check_clean "$1"
+}
+
 # No mount under the work directory and no tierfs serving it.
 check_clean() {
 	local left

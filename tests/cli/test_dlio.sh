@@ -75,8 +75,8 @@ expect 1 "small: the dataset needs .* free" unet3d_h100 ++workload.dataset.num_f
 # AU falls with accelerators; --find-max ends on the last count that passes
 io="++workload.dataset.num_files_train=200 ++workload.dataset.record_length_bytes=1000000 ++workload.dataset.record_length_bytes_stdev=0 ++workload.reader.batch_size=2 ++workload.train.computation_time=0.02 ++workload.train.epochs=2"
 # shellcheck disable=SC2086
-"$tiersim" dlio unet3d_h100 $io --tier ssd-cloud --virtual --find-max --quiet --json "$work/max.json" >/dev/null ||
-	fail "--find-max failed"
+"$tiersim" dlio unet3d_h100 $io --tier ssd-cloud --virtual --find-max --search doubling --quiet \
+	--json "$work/max.json" >/dev/null || fail "--find-max failed"
 /usr/bin/python3 - "$work/max.json" <<'PY' || fail "find-max: $(cat "$work/max.json")"
 import json, sys
 j = json.load(open(sys.argv[1]))
@@ -90,6 +90,39 @@ assert all(runs[a]['au'] >= runs[b]['au'] for a, b in zip(ns, ns[1:])), ns
 for r in runs.values():
     assert abs(r['mib_per_s'] - r['samples_per_s'] * 1e6 / 2**20) < 1e-4 * r['mib_per_s'] + 1e-3
 PY
+
+# --find-max's bracket search (the default) answers as the doubling one on
+# workloads x tiers where the answer is 0, small, large, or limited by
+# latency rather than bandwidth; its best run is the same run, whole; a run
+# it stopped never passed
+wide="++workload.dataset.num_files_train=400 ++workload.train.epochs=2 ++workload.train.total_training_steps=-1"
+for case in "unet3d_h100 $io|ssd-cloud" "unet3d_h100 $io|nvme-local" "resnet50_h100 $wide|essd-pl1" \
+	    "resnet50_h100 $wide|nvme-local" "cosmoflow_h100 $wide|ssd-cloud" "cosmoflow_h100 $wide|aws-gp2" \
+	    "unet3d_h100 $io ++workload.train.computation_time=0.0001|ultra-cloud"; do
+	args=${case%|*} tier=${case#*|}
+	for how in doubling bracket; do
+		# shellcheck disable=SC2086
+		"$tiersim" dlio $args --tier "$tier" --virtual --find-max --search $how --quiet \
+			--json "$work/$how.json" >"$work/$how.out" 2>"$work/err" ||
+			{ cat "$work/err"; fail "$args on $tier: --search $how failed"; }
+	done
+	cmp -s "$work/doubling.out" "$work/bracket.out" ||
+		fail "$args on $tier: $(cat "$work/doubling.out") vs $(cat "$work/bracket.out")"
+	/usr/bin/python3 - "$work/doubling.json" "$work/bracket.json" <<'PY' || fail "$args on $tier: bracket vs doubling"
+import json, sys
+d, b = (json.load(open(p)) for p in sys.argv[1:])
+assert d.get('max_accelerators') == b.get('max_accelerators'), (d.get('max_accelerators'), b.get('max_accelerators'))
+strip = lambda r: {k: v for k, v in r.items() if k != 'wall_s'}
+if 'max_accelerators' in d:
+    n = d['max_accelerators']
+    best = [strip(r) for r in d['runs'] if r['accelerators'] == n]
+    assert best == [strip(r) for r in b['runs'] if r['accelerators'] == n and not r.get('stopped')], (best, b)
+for r in b['runs']:
+    assert not r.get('stopped') or r['au'] < b['au_threshold'], r
+assert len(b['runs']) <= len(d['runs']) + 1, (len(b['runs']), len(d['runs']))
+PY
+done
+expect 2 "--search sideways: expected bracket or doubling" unet3d_h100 --tier nvme-local --virtual --find-max --search sideways
 
 # real time through tierfs: the loader reads what virtual time charges
 tw="++workload.dataset.num_files_train=12 ++workload.dataset.num_samples_per_file=20 ++workload.dataset.record_length=50000 ++workload.reader.batch_size=10 ++workload.reader.transfer_size=16384 ++workload.train.computation_time=0.005 ++workload.train.epochs=2"

@@ -7,17 +7,6 @@
 . "$(dirname "$0")/lib.sh"
 "$tiersim" --help | grep -q '^  dlio ' || { echo "tiersim was built without dlio"; exit 77; }
 
-# stop NAME: SIGINT to $bg once it has mounted under $work; 130, clean.
-stop() {
-	wait_mounted "$1"
-	kill -INT "$bg"
-	wait "$bg"
-	rc=$?
-	bg=
-	[ $rc -eq 130 ] || fail "$1: exit $rc, expected 130: $(cat "$work/err")"
-	check_clean "$1"
-}
-
 # dlio{} in real time, long enough to be stepping when the signal comes
 # (100 epochs of 0.5 s steps).
 cat >"$work/dlio.lua" <<'L'
@@ -28,7 +17,7 @@ dlio{ workload = "resnet50_h100", tier = "essd-pl1", accelerators = 1,
 L
 "$tiersim" run "$work/dlio.lua" --quiet >/dev/null 2>"$work/err" &
 bg=$!
-stop "dlio{}"
+stop_mounted "dlio{}"
 grep -q "interrupted" "$work/err" || fail "dlio{}: the stop is not said: $(cat "$work/err")"
 
 # record: the command runs on the mount until the signal (sent to tiersim
@@ -38,11 +27,11 @@ echo data >"$work/rec/f"
 TMPDIR=$work "$tiersim" record --data "$work/rec" --tier ssd-cloud --out "$work/r.trace" \
 	--no-wakes -- sleep 100 >/dev/null 2>"$work/err" &
 bg=$!
-stop "record"
+stop_mounted "record"
 
 # compare in real time: a scenario on two tiers, stopped in its first.
 "$tiersim" compare "$here/small.lua" --tiers ssd-cloud,ultra-cloud iterations=100000000 \
 	--quiet >/dev/null 2>"$work/err" &
 bg=$!
-stop "compare"
+stop_mounted "compare"
 exit 0

@@ -2,12 +2,14 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "../tcheck.h"
 #include "files.h"
+#include "heap.h"
 #include "hist.h"
 #include "opt.h"
 #include "rng.h"
@@ -59,6 +61,16 @@ static void test_hist(void)
 	CHECK_EQ_U64(h.min, 1000);
 	CHECK_EQ_U64(h.max, 100000000);
 	CHECK_NEAR(ts_hist_mean(&h), 50000500.0, 1e-9);
+	/* the single-writer add keeps the same histogram */
+	static struct ts_hist a, b;
+	ts_hist_init(&a);
+	ts_hist_init(&b);
+	for (uint64_t v = 0; v < 200000; v++) {
+		uint64_t x = (v * 2654435761u) % 5000000 + (v % 7 == 0 ? 0 : 3);
+		ts_hist_add(&a, x);
+		ts_hist_add_serial(&b, x);
+	}
+	CHECK(!memcmp(&a, &b, sizeof(a)));
 }
 
 static void test_rng(void)
@@ -253,6 +265,59 @@ static void test_files(void)
 	CHECK(ts_remove_tree(top, 0) == 0); /* gone already */
 }
 
+/* The heap against a plain array kept sorted: random pushes, pops and
+ * top replacements with many equal keys; every pop is the smallest
+ * (key, tie) and carries its own pointer. */
+static int item_cmp(const void *a, const void *b)
+{
+	const struct ts_heap_item *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->tie < y->tie ? -1 : x->tie > y->tie;
+}
+
+static void test_heap(void)
+{
+	enum { N = 300 };
+	static struct ts_heap_item ref[N];
+	static int tag[N];
+	size_t nref = 0;
+	struct ts_heap h = { 0 };
+	struct ts_rng r;
+	ts_rng_seed(&r, 7);
+	for (int step = 0; step < 20000; step++) {
+		uint64_t op = ts_rng_below(&r, 10);
+		if (nref < N && (op < 5 || !nref)) {
+			uint64_t k = ts_rng_below(&r, 50), tie = (uint64_t)step;
+			tag[nref] = step;
+			struct ts_heap_item it = { k, tie, &tag[nref] };
+			CHECK(ts_heap_push(&h, k, tie, it.p) == 0);
+			ref[nref++] = it;
+		} else if (op < 8) {
+			qsort(ref, nref, sizeof(ref[0]), item_cmp);
+			struct ts_heap_item got = ts_heap_pop(&h);
+			CHECK_EQ_U64(got.key, ref[0].key);
+			CHECK_EQ_U64(got.tie, ref[0].tie);
+			CHECK(got.p == ref[0].p);
+			memmove(ref, ref + 1, --nref * sizeof(ref[0]));
+		} else {
+			qsort(ref, nref, sizeof(ref[0]), item_cmp);
+			CHECK(ts_heap_top(&h)->p == ref[0].p);
+			uint64_t k = ref[0].key + ts_rng_below(&r, 60);
+			ts_heap_replace_top(&h, k, ref[0].tie);
+			ref[0].key = k;
+		}
+		CHECK_EQ_U64(h.n, nref);
+	}
+	while (nref) {
+		qsort(ref, nref, sizeof(ref[0]), item_cmp);
+		struct ts_heap_item got = ts_heap_pop(&h);
+		CHECK(got.key == ref[0].key && got.tie == ref[0].tie && got.p == ref[0].p);
+		memmove(ref, ref + 1, --nref * sizeof(ref[0]));
+	}
+	ts_heap_free(&h);
+}
+
 int main(void)
 {
 	test_units();
@@ -261,5 +326,6 @@ int main(void)
 	test_opt();
 	test_files();
 	test_opt_args();
+	test_heap();
 	return tc_exit();
 }

@@ -90,6 +90,22 @@ static void describe_model(void)
 	CHECK(lo >= 700 && hi <= 1320); /* ILSVRC2012: 732 .. 1,300 per class */
 	CHECK_NEAR((double)wsum / a.samples, 469, 0.02); /* average 469x387 */
 	CHECK_NEAR((double)hsum / a.samples, 387, 0.02);
+	/* the path's length, computed, is the path's: every class, file
+	 * numbers of 1 to 4 digits */
+	char rel[160];
+	for (uint64_t i = 0; i < a.samples; i += 3) {
+		ts_dataset_sample_path(&a, i, rel, sizeof(rel));
+		CHECK_EQ_U64(ts_dataset_sample_path_len(&a, i), strlen(rel));
+	}
+	ts_dataset_meta_free(&a);
+	c = cfg_of(3000, 1);
+	c.val = 2000; /* and the val tree's names */
+	CHECK(ts_dataset_meta_describe(TS_DS_IMAGENET_JPEG, &c, &a, err, sizeof(err)) == 0);
+	CHECK(a.samples == 5000);
+	for (uint64_t i = 0; i < a.samples; i++) {
+		ts_dataset_sample_path(&a, i, rel, sizeof(rel));
+		CHECK_EQ_U64(ts_dataset_sample_path_len(&a, i), strlen(rel));
+	}
 	ts_dataset_meta_free(&a);
 
 	c = cfg_of(0, 1);

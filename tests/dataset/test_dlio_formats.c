@@ -44,6 +44,19 @@ int main(void)
 	      h + 10);
 	CHECK(h[hl - 1] == '\n');
 
+	/* ts_tfr_record_size, computed without writing, is what ts_tfr_example
+	 * writes plus the frame, on both sides of every varint length step */
+	for (uint64_t bits = 0; bits < 36; bits++)
+		for (int64_t d = -2; d <= 2; d++) {
+			uint64_t in = (1ULL << bits) + (uint64_t)d;
+			if ((int64_t)(1ULL << bits) + d < 0)
+				continue;
+			uint8_t eh[64], et[64];
+			size_t ehl, etl;
+			ts_tfr_example(in, eh, &ehl, et, &etl);
+			CHECK_EQ_U64(ts_tfr_record_size(in), TS_TFR_HEAD + ehl + in + etl + TS_TFR_TAIL);
+		}
+
 	/* an npz as the kind writes it */
 	struct ts_dataset_config c = cfg_of(2, 3);
 	c.record_length = 5000;
