@@ -7,6 +7,7 @@
 #include "opt.h"
 #include "tier/tier.h"
 #include "units.h"
+#include "validation/corpus.h"
 
 struct tiers_args {
 	uint64_t capacity;
@@ -30,10 +31,38 @@ static const struct ts_cmdline tiers_cmdline = {
 	.name = "tiers",
 	.synopsis = "[--capacity SIZE] [--profile FILE] [--evidence]",
 	.about = "Lists every tier profile with its effective IOPS and bandwidth caps,\n"
-		 "latency, burst behaviour and the public source of its numbers.\n",
+		 "latency, burst behaviour and the public source of its numbers, then\n"
+		 "the independent measurements of the real product that check each tier\n"
+		 "(validation/cases); a tier none checks is labelled unvalidated.\n",
 	.opts = tiers_opts,
 	.max_pos = 0,
 };
+
+/* Each tier's independent checks in the corpus, or "unvalidated". */
+static void print_checks(const struct ts_tier_set *set)
+{
+	struct ts_corpus k;
+	char err[1024];
+	if (ts_corpus_load(NULL, &k, err, sizeof(err))) {
+		printf("\nvalidation: not known (%s)\n", err);
+		return;
+	}
+	printf("\nvalidation: independent measurements of the real product that check each tier "
+	       "(validation/cases; tiersim validate runs them)\n");
+	for (size_t t = 0; t < ts_tier_set_count(set); t++) {
+		const char *name = ts_tier_set_at(set, t)->name, *ids[4];
+		size_t n = ts_corpus_checks(&k, name, ids, TS_ARRAY_SIZE(ids));
+		printf("%-17s ", name);
+		if (!n)
+			printf("unvalidated");
+		for (size_t i = 0; i < n && i < TS_ARRAY_SIZE(ids); i++)
+			printf("%s%s", i ? ", " : "", ids[i]);
+		if (n > TS_ARRAY_SIZE(ids))
+			printf(" and %zu more", n - TS_ARRAY_SIZE(ids));
+		printf("\n");
+	}
+	ts_corpus_free(&k);
+}
 
 int ts_cmd_tiers(int argc, char **argv)
 {
@@ -58,6 +87,8 @@ int ts_cmd_tiers(int argc, char **argv)
 		return TS_EXIT_FAIL;
 	}
 	rc = o.evidence ? ts_tier_print_evidence(stdout, set) : ts_tier_print_table(stdout, set, cap);
+	if (!rc)
+		print_checks(set);
 	ts_tier_set_free(set);
 	ts_opt_free(tiers_opts, &o);
 	if (rc) {

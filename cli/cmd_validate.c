@@ -9,9 +9,12 @@
  * and host profiles) are checked against each other: a fitted field names
  * its case, and that case is not a checking one.
  *
- * Exit status: 0 when every checking figure is inside its tolerance or a
- * recorded known miss and every fit is reproduced; 1 otherwise or when a
- * case or profile file is refused; 2 for a bad command line.
+ * Exit status (validation/ratchet.h): 0 when at least as many of the cases
+ * run are inside as the baseline (validation/baseline) lists among them,
+ * every figure out of its tolerance carries its reason, every fit is
+ * reproduced and every case ran; 1 otherwise or when a case, profile or
+ * baseline file is refused; 2 for a bad command line. A known miss is a
+ * miss: it is counted outside, with its reason.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -31,6 +34,8 @@
 #include "units.h"
 #include "tier/tier.h"
 #include "validation/case.h"
+#include "validation/corpus.h"
+#include "validation/ratchet.h"
 #include "validation/run.h"
 
 struct vcfg {
@@ -38,6 +43,8 @@ struct vcfg {
 	struct ts_validate_cfg run;
 	char *cases;	       /* folder of case files; NULL = validation/cases */
 	char *skip_tag;	       /* cases with this tag are not selected */
+	char *baseline;	       /* ratchet file; NULL = validation/baseline with the default corpus */
+	bool record;	       /* --record-baseline: write the ratchet from this run */
 };
 
 #define OFF(f) offsetof(struct vcfg, f)
@@ -53,23 +60,31 @@ static const struct ts_opt vopts[] = {
 	  "with --real: the largest file each fio job covers" },
 	{ "skip_tag", TS_OPT_STR, OFF(skip_tag), NULL, 0, 0, "",
 	  "leave out the cases carrying this tag (\"slow\": the long workload runs)", "TAG" },
+	{ "baseline", TS_OPT_STR, OFF(baseline), NULL, 0, 0, "",
+	  "the ratchet: the cases inside at the last record; the run fails when fewer are "
+	  "inside (default: validation/baseline with the shipped corpus, none with --cases)",
+	  "FILE" },
+	{ "record_baseline", TS_OPT_BOOL, OFF(record), "false", 0, 0, "",
+	  "write the baseline from this run (every case run, none skipped)" },
 	{ NULL },
 };
 #undef OFF
 
 static const struct ts_cmdline validate_cmdline = {
 	.name = "validate",
-	.synopsis = "[CASE|GLOB|tag:TAG...] [--json] [--real] [--cases DIR] [--skip-tag TAG]",
+	.synopsis = "[CASE|GLOB|tag:TAG...] [--json] [--real] [--cases DIR] [--skip-tag TAG]\n"
+		    "                [--baseline FILE] [--record-baseline]",
 	.about = "Runs the validation cases (real measurements of real systems) and prints\n"
 		 "predicted vs measured, the error and whether it is inside the case's\n"
-		 "tolerance, then cases inside tolerance, median |error| and the worst five.\n"
+		 "tolerance, then cases inside and outside tolerance (known misses with their\n"
+		 "reason), median |error|, the worst five and the checks per tier. Fails when\n"
+		 "fewer cases are inside than the baseline (validation/baseline) lists.\n"
 		 "CASE is a case id or file; GLOB matches ids (\"ebs-*\"); tag:TAG the cases\n"
 		 "carrying TAG. Workload cases with a DLIO run predict it in virtual time.\n",
 	.opts = vopts,
 	.max_pos = -1,
 };
 
-/* Whether case @c can run here, and if not what it needs. */
 /* ---- Profiles ----------------------------------------------------------- */
 
 
@@ -100,6 +115,11 @@ static int add_profile(struct ts_tier_set *set, const char *rel, char ***added, 
 }
 
 /* ---- Output ---------------------------------------------------------------- */
+
+static const char *role_name(const struct ts_case *c)
+{
+	return c->fits ? "fits" : c->same_run ? "same-run" : "checks";
+}
 
 static void fmt_val(char *buf, size_t n, double v)
 {
@@ -136,23 +156,29 @@ static void print_text(struct ts_case_row *rows, size_t n, const struct ts_valid
 			snprintf(e, sizeof(e), "%+.1f%%", 100 * f->error);
 			snprintf(t, sizeof(t), "%.0f%%", 100 * f->fig->tolerance);
 			printf("%-44s %-7s %-9s %12s %12s %-6s %8s %6s  %s\n", k ? "" : r->c->id,
-			       k ? "" : r->c->fits ? "fits" : "checks", f->fig->name, m, p,
+			       k ? "" : role_name(r->c), f->fig->name, m, p,
 			       f->fig->unit, e, t, ts_fig_status_name(f->st));
 		}
 	}
-	if (s->not_runnable) {
+	if (s->v.not_runnable) {
 		printf("\nnot runnable yet (counted apart, never as passing):\n");
 		for (size_t i = 0; i < n; i++)
 			if (rows[i].needs)
 				printf("  %-40s %-8s not runnable yet: needs %s\n", rows[i].c->id,
 				       ts_case_level_name(rows[i].c->level), rows[i].needs);
 	}
-	printf("\nsummary: %zu checking cases ran, %zu inside tolerance, %zu known misses, %zu "
-	       "outside tolerance; median |error| %.1f%% over %zu figures\n",
-	       s->checks, s->checks_inside, s->known, s->outside, 100 * s->median, s->nerr);
+	const struct ts_verdict *v = &s->v;
+	printf("\nsummary: %zu checking cases ran: %zu inside tolerance, %zu outside (%zu known "
+	       "misses with their reason, %zu without); median |error| %.1f%% over %zu figures\n",
+	       v->checks, v->inside, v->known + v->outside, v->known, v->outside, 100 * s->median,
+	       s->nerr);
 	printf("         %zu fitting cases (%zu reproduced by their profile), %zu not runnable "
 	       "yet, %zu failed to run\n",
-	       s->fits, s->fits_ok, s->not_runnable, s->failed);
+	       v->fits, v->fits - v->fits_off, v->not_runnable, v->failed);
+	if (v->same_run)
+		printf("         %zu same-run checks (same volume, session or run as a fit; not "
+		       "scored), %zu inside\n",
+		       v->same_run, s->same_inside);
 	if (s->floor)
 		printf("         %zu latency figures not judged: the model's target is below the "
 		       "FUSE round trip this host adds\n",
@@ -170,14 +196,63 @@ static void print_text(struct ts_case_row *rows, size_t n, const struct ts_valid
 	}
 }
 
+/* Scored checking cases that ran on @tier. */
+static size_t checks_on(const struct ts_case_row *rows, size_t n, const char *tier)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		enum ts_outcome o = rows[i].outcome.outcome;
+		const char *t = ts_case_tier(rows[i].c);
+		k += (o == TS_OUTCOME_INSIDE || o == TS_OUTCOME_KNOWN || o == TS_OUTCOME_OUTSIDE) &&
+		     t && !strcmp(t, tier);
+	}
+	return k;
+}
+
+static void print_verdict(const struct ts_case_row *rows, size_t n,
+			  const struct ts_validate_summary *s, const struct ts_ratchet *ratchet,
+			  const char *baseline, const struct ts_tier_set *set)
+{
+	const struct ts_verdict *v = &s->v;
+	printf("independent checks per tier (checking cases that ran):");
+	for (size_t t = 0; t < ts_tier_set_count(set); t++) {
+		const char *name = ts_tier_set_at(set, t)->name;
+		printf("%s %s %zu", t ? "," : "", name, checks_on(rows, n, name));
+	}
+	printf("\n");
+	if (!ratchet) {
+		printf("ratchet: none (no baseline file given)\n");
+		return;
+	}
+	printf("ratchet: %zu inside against %zu in %s", v->inside, v->baseline, baseline);
+	for (int fell = 1; fell >= 0; fell--) {
+		bool any = false;
+		for (size_t i = 0; i < n; i++) {
+			bool listed = ts_ratchet_has(ratchet, rows[i].c->id);
+			bool in = rows[i].outcome.outcome == TS_OUTCOME_INSIDE;
+			if (fell ? listed && !in : in && !listed) {
+				printf("%s %s", any ? "," : fell ? "; fell out:" : "; new inside:",
+				       rows[i].c->id);
+				any = true;
+			}
+		}
+	}
+	printf("\n");
+	if (v->inside < v->baseline)
+		printf("FAIL: fewer cases inside than the baseline lists\n");
+	else if (v->rose)
+		printf("(more cases inside than recorded: tiersim validate --record-baseline keeps "
+		       "them)\n");
+}
+
 static int print_json(struct ts_case_row *rows, size_t n, const struct ts_validate_summary *s, bool real)
 {
 	json_t *cases = json_array();
 	for (size_t i = 0; i < n; i++) {
 		struct ts_case_row *r = &rows[i];
 		json_t *c = json_pack("{s:s, s:s, s:s, s:s}", "id", r->c->id, "level",
-				      ts_case_level_name(r->c->level), "role",
-				      r->c->fits ? "fits" : "checks", "source", r->c->source);
+				      ts_case_level_name(r->c->level), "role", role_name(r->c),
+				      "source", r->c->source);
 		if (r->needs) {
 			json_object_set_new(c, "status", json_string("not runnable yet"));
 			json_object_set_new(c, "needs", json_string(r->needs));
@@ -202,13 +277,19 @@ static int print_json(struct ts_case_row *rows, size_t n, const struct ts_valida
 		}
 		json_array_append_new(cases, c);
 	}
+	const struct ts_verdict *v = &s->v;
 	json_t *root = json_pack(
-		"{s:o, s:{s:I, s:I, s:I, s:I, s:f, s:I, s:I, s:I, s:I}}", "cases", cases, "summary",
-		"checking_cases", (json_int_t)s->checks, "inside_tolerance",
-		(json_int_t)s->checks_inside, "known_misses", (json_int_t)s->known,
-		"outside_tolerance", (json_int_t)s->outside, "median_abs_error", s->median,
-		"fitting_cases", (json_int_t)s->fits, "fits_reproduced", (json_int_t)s->fits_ok,
-		"not_runnable", (json_int_t)s->not_runnable, "failed", (json_int_t)s->failed);
+		"{s:o, s:{s:I, s:I, s:I, s:I, s:I, s:f, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
+		"s:b}}",
+		"cases", cases, "summary", "checking_cases", (json_int_t)v->checks,
+		"inside_tolerance", (json_int_t)v->inside, "outside_tolerance",
+		(json_int_t)(v->known + v->outside), "known_misses", (json_int_t)v->known,
+		"unexplained_misses", (json_int_t)v->outside, "median_abs_error", s->median,
+		"fitting_cases", (json_int_t)v->fits, "fits_reproduced",
+		(json_int_t)(v->fits - v->fits_off), "not_runnable", (json_int_t)v->not_runnable,
+		"failed", (json_int_t)v->failed, "same_run_checks", (json_int_t)v->same_run,
+		"same_run_inside", (json_int_t)s->same_inside, "baseline_inside",
+		(json_int_t)v->baseline, "fell_out", (json_int_t)v->fell, "pass", v->pass);
 	if (!root)
 		return -ENOMEM;
 	int rc = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6)) ? -EIO : 0;
@@ -218,6 +299,14 @@ static int print_json(struct ts_case_row *rows, size_t n, const struct ts_valida
 }
 
 /* ---- The command ------------------------------------------------------------ */
+
+static bool in_corpus(struct ts_case **all, size_t n, const char *id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(all[i]->id, id))
+			return true;
+	return false;
+}
 
 static bool has_tag(const struct ts_case *c, const char *tag)
 {
@@ -269,7 +358,9 @@ int ts_cmd_validate(int argc, char **argv)
 	struct ts_host_set *hosts = NULL;
 	char **added = NULL;
 	glob_t g = { 0 };
-	bool have_glob = false;
+	bool have_glob = false, have_ratchet = false;
+	struct ts_ratchet ratchet = { 0 };
+	char bpath[4200] = "";
 
 	memset(&v, 0, sizeof(v));
 	if (!sel || !used) {
@@ -345,6 +436,40 @@ int ts_cmd_validate(int argc, char **argv)
 				"(above); nothing was run\n");
 		goto out;
 	}
+	/* The ratchet: --baseline FILE, or validation/baseline beside the
+	 * shipped corpus. */
+	if (v.baseline) {
+		snprintf(bpath, sizeof(bpath), "%s", v.baseline);
+	} else if (!v.cases) {
+		const char *slash = strrchr(dir, '/');
+		snprintf(bpath, sizeof(bpath), "%.*s/baseline", slash ? (int)(slash - dir) : 1,
+			 slash ? dir : ".");
+	}
+	if (v.record && (nsel || v.skip_tag)) {
+		fprintf(stderr, "tiersim validate: --record-baseline records the whole corpus: give no "
+				"case, glob, tag or --skip-tag\n");
+		ret = TS_EXIT_USAGE;
+		goto out;
+	}
+	if (v.record && !*bpath) {
+		fprintf(stderr, "tiersim validate: --record-baseline with --cases needs --baseline FILE\n");
+		ret = TS_EXIT_USAGE;
+		goto out;
+	}
+	if (*bpath && !v.record) {
+		if (ts_ratchet_load(bpath, !v.baseline, &ratchet, err, sizeof(err))) {
+			fprintf(stderr, "tiersim validate: %s\n", err);
+			goto out;
+		}
+		have_ratchet = ratchet.n > 0 || v.baseline;
+		for (size_t i = 0; i < ratchet.n; i++)
+			if (!in_corpus(all, nall, ratchet.ids[i])) {
+				fprintf(stderr, "tiersim validate: %s: case '%s' is not in the corpus (a "
+						"case leaves the baseline with --record-baseline); nothing "
+						"was run\n", bpath, ratchet.ids[i]);
+				goto out;
+			}
+	}
 	for (size_t i = 0; i < nall; i++) {
 		if (!selected(all[i], sel, nsel, used, v.skip_tag))
 			continue;
@@ -370,23 +495,37 @@ int ts_cmd_validate(int argc, char **argv)
 		nfig += rows[i].c->nfig;
 	double *errs = calloc(nfig + 1, sizeof(*errs));
 	struct ts_fig_row **worst = calloc(nfig + 1, sizeof(*worst));
+	struct ts_case_outcome *o = calloc(nrows + 1, sizeof(*o));
 	struct ts_validate_summary s;
 	size_t nworst;
-	if (!errs || !worst) {
+	if (!errs || !worst || !o) {
 		free(errs);
 		free(worst);
+		free(o);
 		goto out;
 	}
-	ts_validate_summarize(rows, nrows, &s, errs, worst, &nworst);
+	ts_validate_summarize(rows, nrows, have_ratchet ? &ratchet : NULL, o, &s, errs, worst,
+			      &nworst);
 	if (v.json) {
 		if (print_json(rows, nrows, &s, v.run.real))
 			fprintf(stderr, "tiersim validate: cannot write the JSON\n");
 	} else {
 		print_text(rows, nrows, &s, worst, nworst, v.run.real);
+		print_verdict(rows, nrows, &s, have_ratchet ? &ratchet : NULL, bpath, set);
+	}
+	ret = ts_validate_passed(&s) ? TS_EXIT_OK : TS_EXIT_FAIL;
+	if (v.record) {
+		if (ts_ratchet_save(bpath, o, nrows, err, sizeof(err))) {
+			fprintf(stderr, "tiersim validate: %s\n", err);
+			ret = TS_EXIT_FAIL;
+		} else {
+			fprintf(stderr, "tiersim validate: %s: recorded %zu cases inside\n", bpath,
+				s.v.inside);
+		}
 	}
 	free(errs);
 	free(worst);
-	ret = ts_validate_passed(&s) ? TS_EXIT_OK : TS_EXIT_FAIL;
+	free(o);
 out:
 	for (size_t i = 0; i < nall; i++)
 		ts_case_free(all[i]);
@@ -401,6 +540,7 @@ out:
 	free(used);
 	ts_tier_set_free(set);
 	ts_host_set_free(hosts);
+	ts_ratchet_free(&ratchet);
 	if (have_glob)
 		globfree(&g);
 	ts_opt_free(vopts, &v);

@@ -93,38 +93,12 @@ void ts_price_set_free(struct ts_price_set *s)
 
 /* ---- Reading a file ----------------------------------------------------------- */
 
-struct rd {
-	struct ts_luadata *d;
-	struct ts_luadata_decl decl;
-	lua_State *L;
-	char *err;
-	size_t errlen;
-};
-
-#define FAIL(r, ...) ts_luadata_error((r)->d, &(r)->decl, (r)->err, (r)->errlen, __VA_ARGS__)
-
-/* String @key of table @t into @out; @need: missing is an error. */
-static int get_str(struct rd *r, int t, const char *key, bool need, char **out)
-{
-	int ty = lua_getfield(r->L, t, key);
-	int rc = 0;
-	if (ty == LUA_TSTRING && *lua_tostring(r->L, -1)) {
-		if (!(*out = strdup(lua_tostring(r->L, -1))))
-			rc = -ENOMEM;
-	} else if (ty == LUA_TNIL || ty == LUA_TSTRING) {
-		if (need)
-			rc = FAIL(r, "missing %s = \"...\"", key);
-	} else {
-		rc = FAIL(r, "%s is a %s, not a string", key, lua_typename(r->L, ty));
-	}
-	lua_pop(r->L, 1);
-	return rc;
-}
+#define FAIL TS_LUADATA_FAIL
 
 /* Number @key of table @t (a dotted @what for messages) into @out, which
  * must be >= 0; @integer: a whole number. Missing leaves @out alone unless
  * @need. */
-static int get_count(struct rd *r, int t, const char *what, const char *key, bool need,
+static int get_count(struct ts_luadata_rd *r, int t, const char *what, const char *key, bool need,
 		     bool integer, double *out)
 {
 	int ty = lua_getfield(r->L, t, key);
@@ -163,7 +137,7 @@ static const char price_form[] = "{ VALUE, \"spec\"|\"assumed\", \"source\", dat
 				 "\"YYYY-MM-DD\" [, low = , high = ] }";
 
 /* steps = { { FROM, PRICE }, ... } at the top of the stack's table @e. */
-static int get_steps(struct rd *r, int e, const char *key, struct ts_price *p)
+static int get_steps(struct ts_luadata_rd *r, int e, const char *key, struct ts_price *p)
 {
 	lua_State *L = r->L;
 	int ty = lua_getfield(L, e, "steps");
@@ -209,7 +183,7 @@ out:
 }
 
 /* PRICE at @key of table @t; @need: missing is an error. */
-static int get_price(struct rd *r, int t, const char *key, bool need, struct ts_price *p)
+static int get_price(struct ts_luadata_rd *r, int t, const char *key, bool need, struct ts_price *p)
 {
 	lua_State *L = r->L;
 	int base = lua_gettop(L), rc = 0;
@@ -311,7 +285,7 @@ out:
 	return rc;
 }
 
-static int read_disk(struct rd *r, int t, struct ts_instance *in)
+static int read_disk(struct ts_luadata_rd *r, int t, struct ts_instance *in)
 {
 	lua_State *L = r->L;
 	int ty = lua_getfield(L, t, "local_disk");
@@ -327,7 +301,7 @@ static int read_disk(struct rd *r, int t, struct ts_instance *in)
 	double count = 0;
 	if ((rc = ts_luadata_check_keys(r->d, &r->decl, d, "local_disk", disk_keys, r->err,
 					r->errlen)) ||
-	    (rc = get_str(r, d, "tier", true, &in->disk_tier)) ||
+	    (rc = ts_luadata_dup_str(r, d, "tier", true, &in->disk_tier)) ||
 	    (rc = get_count(r, d, "local_disk.count", "count", true, true, &count)) ||
 	    (rc = get_count(r, d, "local_disk.gib", "gib", true, false, &in->disk_gib)))
 		goto out;
@@ -339,18 +313,18 @@ out:
 	return rc;
 }
 
-static int read_instance(struct rd *r, int t, void *out)
+static int read_instance(struct ts_luadata_rd *r, int t, void *out)
 {
 	struct ts_instance *in = out;
 	double vcpus = 0, gpus = 0;
 	int rc;
 	if (!(in->where = ts_luadata_where(r->d, &r->decl)))
 		return -ENOMEM;
-	if ((rc = get_str(r, t, "provider", true, &in->provider)) ||
-	    (rc = get_str(r, t, "region", true, &in->region)) ||
-	    (rc = get_str(r, t, "shape", true, &in->shape)) ||
-	    (rc = get_str(r, t, "gpu", false, &in->gpu)) ||
-	    (rc = get_str(r, t, "host", false, &in->host)) ||
+	if ((rc = ts_luadata_dup_str(r, t, "provider", true, &in->provider)) ||
+	    (rc = ts_luadata_dup_str(r, t, "region", true, &in->region)) ||
+	    (rc = ts_luadata_dup_str(r, t, "shape", true, &in->shape)) ||
+	    (rc = ts_luadata_dup_str(r, t, "gpu", false, &in->gpu)) ||
+	    (rc = ts_luadata_dup_str(r, t, "host", false, &in->host)) ||
 	    (rc = get_count(r, t, "vcpus", "vcpus", true, true, &vcpus)) ||
 	    (rc = get_count(r, t, "mem_gib", "mem_gib", true, false, &in->mem_gib)) ||
 	    (rc = get_count(r, t, "gpus", "gpus", false, true, &gpus)) ||
@@ -367,7 +341,7 @@ static int read_instance(struct rd *r, int t, void *out)
 	return 0;
 }
 
-static int read_tiers(struct rd *r, int t, struct ts_volume *v)
+static int read_tiers(struct ts_luadata_rd *r, int t, struct ts_volume *v)
 {
 	lua_State *L = r->L;
 	int ty = lua_getfield(L, t, "tiers");
@@ -397,14 +371,14 @@ out:
 	return rc;
 }
 
-static int read_volume(struct rd *r, int t, void *out)
+static int read_volume(struct ts_luadata_rd *r, int t, void *out)
 {
 	struct ts_volume *v = out;
 	int rc;
 	if (!(v->where = ts_luadata_where(r->d, &r->decl)))
 		return -ENOMEM;
-	if ((rc = get_str(r, t, "provider", true, &v->provider)) ||
-	    (rc = get_str(r, t, "region", true, &v->region)) || (rc = read_tiers(r, t, v)) ||
+	if ((rc = ts_luadata_dup_str(r, t, "provider", true, &v->provider)) ||
+	    (rc = ts_luadata_dup_str(r, t, "region", true, &v->region)) || (rc = read_tiers(r, t, v)) ||
 	    (rc = get_price(r, t, "gib_month", true, &v->gib_month)) ||
 	    (rc = get_price(r, t, "iops_month", false, &v->iops_month)) ||
 	    (rc = get_price(r, t, "mibps_month", false, &v->mibps_month)))
@@ -417,8 +391,8 @@ static int read_volume(struct rd *r, int t, void *out)
 /* Reads one declaration of a kind whose elements are @size bytes, each
  * starting with its name, into the array *@arr of *@n; one of the same
  * name is replaced. */
-static int add_decl(struct rd *r, int t, void **arr, size_t *n, size_t size,
-		    int (*read)(struct rd *, int, void *), void (*clear)(void *))
+static int add_decl(struct ts_luadata_rd *r, int t, void **arr, size_t *n, size_t size,
+		    int (*read)(struct ts_luadata_rd *, int, void *), void (*clear)(void *))
 {
 	union {
 		struct ts_instance in;
@@ -444,7 +418,7 @@ int ts_price_set_add_file(struct ts_price_set *s, const char *path, char *err, s
 	int rc = ts_luadata_load(path, kinds, &d, err, errlen);
 	if (rc)
 		return rc;
-	struct rd r = { .d = d, .L = ts_luadata_state(d), .err = err, .errlen = errlen };
+	struct ts_luadata_rd r = { .d = d, .L = ts_luadata_state(d), .err = err, .errlen = errlen };
 	for (size_t i = 0; i < ts_luadata_count(d) && !rc; i++) {
 		int t = ts_luadata_push(d, i, &r.decl);
 		if (r.decl.kind == &kinds[K_INST])

@@ -158,6 +158,23 @@ int ts_luadata_error(const struct ts_luadata *d, const struct ts_luadata_decl *d
 	return TS_E_PROFILE;
 }
 
+int ts_luadata_dup_str(struct ts_luadata_rd *r, int t, const char *key, bool need, char **out)
+{
+	int ty = lua_getfield(r->L, t, key);
+	int rc = 0;
+	if (ty == LUA_TSTRING && (!need || *lua_tostring(r->L, -1))) {
+		if (!(*out = strdup(lua_tostring(r->L, -1))))
+			rc = -ENOMEM;
+	} else if (ty == LUA_TNIL || ty == LUA_TSTRING) {
+		if (need)
+			rc = TS_LUADATA_FAIL(r, "missing %s = \"...\"", key);
+	} else {
+		rc = TS_LUADATA_FAIL(r, "%s is a %s, not a string", key, lua_typename(r->L, ty));
+	}
+	lua_pop(r->L, 1);
+	return rc;
+}
+
 char *ts_luadata_where(const struct ts_luadata *d, const struct ts_luadata_decl *decl)
 {
 	size_t n = strlen(d->path) + 16;

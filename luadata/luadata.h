@@ -72,6 +72,23 @@ TS_WUR int ts_luadata_check_keys(struct ts_luadata *d, const struct ts_luadata_d
 int ts_luadata_error(const struct ts_luadata *d, const struct ts_luadata_decl *decl, char *err,
 		     size_t errlen, const char *fmt, ...) TS_PRINTF(5, 6);
 
+/* A declaration being read by a profile set: its file and declaration, the
+ * state its table lives in, and where an error's one line goes. */
+struct ts_luadata_rd {
+	struct ts_luadata *d;
+	struct ts_luadata_decl decl;
+	struct lua_State *L;
+	char *err;
+	size_t errlen;
+};
+#define TS_LUADATA_FAIL(r, ...)                                                             \
+	ts_luadata_error((r)->d, &(r)->decl, (r)->err, (r)->errlen, __VA_ARGS__)
+/* String @key of the table at @t, strdup'd into *@out (left alone when
+ * missing); another type is an error, and so is a missing or empty one when
+ * @need. -ENOMEM, TS_E_PROFILE or 0. */
+TS_WUR int ts_luadata_dup_str(struct ts_luadata_rd *r, int t, const char *key, bool need,
+			      char **out);
+
 /* "FILE:LINE" of @decl, malloc'd; NULL when out of memory. */
 char *ts_luadata_where(const struct ts_luadata *d, const struct ts_luadata_decl *decl);
 /* For the profile sets that keep their declarations in an array whose

@@ -108,33 +108,11 @@ void ts_host_set_free(struct ts_host_set *s)
 
 /* ---- Reading a file ----------------------------------------------------------- */
 
-struct rd {
-	struct ts_luadata *d;
-	struct ts_luadata_decl decl;
-	lua_State *L;
-	char *err;
-	size_t errlen;
-};
-
-#define FAIL(r, ...) ts_luadata_error((r)->d, &(r)->decl, (r)->err, (r)->errlen, __VA_ARGS__)
-
-static int get_str(struct rd *r, int t, const char *key, char **out)
-{
-	int ty = lua_getfield(r->L, t, key);
-	int rc = 0;
-	if (ty == LUA_TSTRING) {
-		if (!(*out = strdup(lua_tostring(r->L, -1))))
-			rc = -ENOMEM;
-	} else if (ty != LUA_TNIL) {
-		rc = FAIL(r, "%s is a %s, not a string", key, lua_typename(r->L, ty));
-	}
-	lua_pop(r->L, 1);
-	return rc;
-}
+#define FAIL TS_LUADATA_FAIL
 
 /* { VALUE, LABEL, "source", low = , high = } at @key of table @t:
  * luadata's evidence schema, in its value form. */
-static int get_num(struct rd *r, int t, const char *key, struct ts_host_num *n)
+static int get_num(struct ts_luadata_rd *r, int t, const char *key, struct ts_host_num *n)
 {
 	struct ts_luadata_ev ev = { 0 };
 	int rc = 0;
@@ -162,14 +140,16 @@ _Static_assert((int)TS_HOST_MEASURED == (int)TS_LUADATA_MEASURED &&
 		       (int)TS_HOST_ASSUMED == (int)TS_LUADATA_ASSUMED,
 	       "a host's evidence labels are luadata's");
 
-static int read_host(struct rd *r, int t, struct host *h)
+static int read_host(struct ts_luadata_rd *r, int t, struct host *h)
 {
 	int rc;
 	if (!(h->where = ts_luadata_where(r->d, &r->decl)))
 		return -ENOMEM;
-	if ((rc = get_str(r, t, "desc", &h->desc)) ||
-	    (rc = get_str(r, t, "cpu", &h->cpu)) || (rc = get_str(r, t, "from", &h->from)) ||
-	    (rc = get_str(r, t, "library", &h->library)) || (rc = get_num(r, t, "speed", &h->speed)))
+	if ((rc = ts_luadata_dup_str(r, t, "desc", false, &h->desc)) ||
+	    (rc = ts_luadata_dup_str(r, t, "cpu", false, &h->cpu)) ||
+	    (rc = ts_luadata_dup_str(r, t, "from", false, &h->from)) ||
+	    (rc = ts_luadata_dup_str(r, t, "library", false, &h->library)) ||
+	    (rc = get_num(r, t, "speed", &h->speed)))
 		return rc;
 	for (int i = 0; i < TS_HF_NR; i++)
 		if ((rc = get_num(r, t, field_names[i], &h->f[i])))
@@ -193,12 +173,12 @@ static int read_host(struct rd *r, int t, struct host *h)
 	return 0;
 }
 
-static int read_lib(struct rd *r, int t, struct lib *l)
+static int read_lib(struct ts_luadata_rd *r, int t, struct lib *l)
 {
 	int rc;
 	if (!(l->where = ts_luadata_where(r->d, &r->decl)))
 		return -ENOMEM;
-	if ((rc = get_str(r, t, "desc", &l->desc)) ||
+	if ((rc = ts_luadata_dup_str(r, t, "desc", false, &l->desc)) ||
 	    (rc = get_num(r, t, "decode", &l->decode)) ||
 	    (rc = get_num(r, t, "transform", &l->transform)))
 		return rc;
@@ -215,7 +195,7 @@ int ts_host_set_add_file(struct ts_host_set *s, const char *path, char *err, siz
 	int rc = ts_luadata_load(path, kinds, &d, err, errlen);
 	if (rc)
 		return rc;
-	struct rd r = { .d = d, .L = ts_luadata_state(d), .err = err, .errlen = errlen };
+	struct ts_luadata_rd r = { .d = d, .L = ts_luadata_state(d), .err = err, .errlen = errlen };
 	for (size_t i = 0; i < ts_luadata_count(d) && !rc; i++) {
 		int t = ts_luadata_push(d, i, &r.decl);
 		bool is_host = r.decl.kind == &kinds[K_HOST];

@@ -9,6 +9,25 @@
 #include <unistd.h>
 
 #include "report.h"
+#include "validation/corpus.h"
+
+/* Whether a row's tier is checked by an independent measurement of the
+ * real product (validation/corpus.h): "checked", "unvalidated", or NULL
+ * when the row names no tier or the corpus cannot be read. The corpus is
+ * read once per process. */
+static const char *tier_check(const char *tier)
+{
+	static struct ts_corpus k;
+	static int loaded; /* 0 not yet, 1 loaded, -1 unreadable */
+	char err[512];
+	if (!tier)
+		return NULL;
+	if (!loaded)
+		loaded = ts_corpus_load(NULL, &k, err, sizeof(err)) ? -1 : 1;
+	if (loaded < 0)
+		return NULL;
+	return ts_corpus_checks(&k, tier, NULL, 0) ? "checked" : "unvalidated";
+}
 
 /* One column of every output: name, unit, where it lives in the row. */
 struct col {
@@ -249,9 +268,11 @@ void ts_report_print(const struct ts_report *r, FILE *f)
 	}
 	if (r->title)
 		fprintf(f, "%s%s\n", r->title, r->virtual_time ? " (virtual time)" : "");
-	bool band = false, cband = cost_banded(r);
-	for (size_t i = 0; i < r->n; i++)
+	bool band = false, cband = cost_banded(r), checks = false;
+	for (size_t i = 0; i < r->n; i++) {
 		band |= r->rows[i].band_params != NULL;
+		checks |= tier_check(r->rows[i].tier) != NULL;
+	}
 	fprintf(f, "%-*s", lw, "configuration");
 	for (size_t c = 0; c < TS_ARRAY_SIZE(cols); c++)
 		if (on_terminal[c])
@@ -260,6 +281,8 @@ void ts_report_print(const struct ts_report *r, FILE *f)
 		fprintf(f, "  %19s  %13s", "band samples/s", "band AU %");
 	if (cband)
 		fprintf(f, "  %19s", on_terminal[COL_CEPOCH] ? "band $/epoch" : "band $/1k steps");
+	if (checks)
+		fprintf(f, "  %-11s", "tier check");
 	fputc('\n', f);
 	for (size_t i = 0; i < r->n; i++) {
 		const struct ts_row *w = &r->rows[i];
@@ -287,6 +310,8 @@ void ts_report_print(const struct ts_report *r, FILE *f)
 				snprintf(s, sizeof(s), "%s-%s", lo, hi);
 			fprintf(f, "  %19s", s);
 		}
+		if (checks && tier_check(w->tier))
+			fprintf(f, "  %-11s", tier_check(w->tier));
 		fputc('\n', f);
 	}
 	/* What was real and what was modeled, once per distinct description. */
@@ -326,6 +351,9 @@ void ts_report_print(const struct ts_report *r, FILE *f)
 					"prices at the slow end" : "");
 			break;
 		}
+	if (checks)
+		fprintf(f, "tier check = whether an independent measurement of the real product checks "
+			   "the row's tier (tiersim tiers; validation/README.md)\n");
 	fprintf(f, "time = the measured part (iterations after warm-up, or the whole conversion); "
 		   "AU = GPU busy / wall;\nIO stall = GPU waiting for input (preprocessing: time in "
 		   "reads and commits); MB = 10^6 bytes; rel = samples/s / best row\n");
@@ -360,6 +388,8 @@ int ts_report_write_json(const struct ts_report *r, const char *path)
 				      "iterations", with_unit((double)w->iterations, "iterations"),
 				      "batch", with_unit((double)w->batch, "samples"), "samples",
 				      with_unit((double)w->samples, "samples"));
+		if (tier_check(w->tier))
+			json_object_set_new(o, "tier_check", json_string(tier_check(w->tier)));
 		json_t *cfg = json_object();
 		for (size_t k = 0; k < w->nparams; k++)
 			json_object_set_new(cfg, w->pkey[k], json_string(w->pval[k]));
@@ -433,7 +463,7 @@ int ts_report_write_csv(const struct ts_report *r, const char *path)
 	for (size_t k = 0; k < TS_ARRAY_SIZE(costs); k++)
 		fprintf(f, ",%s_low (%s),%s_high (%s)", costs[k].key, costs[k].unit, costs[k].key,
 			costs[k].unit);
-	fprintf(f, ",instance,bytes_read (bytes),bytes_written (bytes),clock,parts,error\n");
+	fprintf(f, ",instance,bytes_read (bytes),bytes_written (bytes),clock,parts,error,tier check\n");
 	for (size_t i = 0; i < r->n; i++) {
 		const struct ts_row *w = &r->rows[i];
 		csv_str(f, w->label);
@@ -462,6 +492,8 @@ int ts_report_write_csv(const struct ts_report *r, const char *path)
 		csv_str(f, w->parts);
 		fputc(',', f);
 		csv_str(f, w->error);
+		fputc(',', f);
+		csv_str(f, tier_check(w->tier));
 		fputc('\n', f);
 	}
 	int rc = ferror(f) ? -EIO : 0;

@@ -244,9 +244,10 @@ essd("essd-pl3", "1261GiB", "1261GiB", 50, 1000000, 120, 0.5, 4000, "130us", "25
 -- QD1 on 100 GB gp2 and gp3 (jnidzwetzki.github.io, 2022-09-21) gave 377 and
 -- 527 us mean over 1,000 requests, stdev 140 and 229 us. gp2 and gp3 are
 -- fitted to those runs (validation cases ebs-gp2/gp3-ioping-qd1-1000; the
--- post's short runs, ebs-*-ioping-qd1-short, check them); ioping measures
--- reads, and writes are assumed to cost the same. io2, st1, sc1: nothing
--- measured, the R3 figures stay.
+-- post's short runs, ebs-*-ioping-qd1-short, are the same volumes and
+-- session: same-run, not counted); ioping measures reads, and writes are
+-- assumed to cost the same. io2, st1, sc1: nothing measured, the R3 figures
+-- stay.
 --
 -- Queueing: once a cap binds, a closed loop of QD requests waits QD / IOPS
 -- per request (Little's law), which the model reproduces; short runs on real
@@ -271,8 +272,8 @@ tier "aws-gp2" {
 	io_unit = 256 * KiB,
 	-- Direct 4 KiB sequential writes at QD4 on an 8 GiB gp2 ran at the
 	-- 3,000 burst cap, one I/O each (dyu/vps-comparison, 2017; validation
-	-- case ebs-gp2-8g-seqwrite-4k-qd4 fits this, ebs-gp2-8g-seqread-4k-qd4
-	-- checks it): the merging the doc describes happens in the guest's
+	-- case ebs-gp2-8g-seqwrite-4k-qd4 fits this; ebs-gp2-8g-seqread-4k-qd4,
+	-- the same volume and session, is a same-run check): the merging the doc describes happens in the guest's
 	-- block layer when requests queue, not in the volume.
 	merge_sequential = false,
 	burst = {
@@ -362,24 +363,28 @@ tier "aws-gp3-16k" {
 	},
 }
 
--- io2 (not Block Express), provisioned at the largest ratio allowed,
--- 500 IOPS per GiB, up to 64,000 IOPS (Nitro), at least 100; 4 GiB - 16 TiB.
--- Throughput: up to 32,000 IOPS it reaches 500 MiB/s (256 KiB I/O, peak from
--- 2,000 IOPS, which 4 GiB already provisions); above, 16 KiB per provisioned
--- IOPS up to 1,000 MiB/s at 64,000: 16 KiB * 500 * C = 7.8125 MiB/s per GiB.
+-- io2: since 2025-04-30 every io2 volume is io2 Block Express, and AWS's
+-- current provisioned-iops.md describes only that: 4 GiB - 64 TiB, 100 -
+-- 256,000 IOPS at up to 1,000 IOPS per GiB (Nitro instances), throughput
+-- 0.256 MiB/s per provisioned IOPS up to 4,000 MiB/s; "average latency under
+-- 500 microseconds for 16 KiB I/O", and I/Os over 800 us "over 10 times"
+-- rarer than on gp2/gp3 (docs.aws.amazon.com/ebs/latest/userguide/
+-- provisioned-iops.html#io2-block-express; ebs-optimization.md). The tier is
+-- provisioned at the largest ratio: IOPS = 1,000 x C up to 256,000, and
+-- MiB/s = 0.256 x 1,000 x C = 256 x C up to 4,000 (reached at 15.6 GiB).
 tier "aws-io2" {
-	desc = "AWS EBS io2 provisioned at 500 IOPS/GiB",
-	source = "AWS EBS doc provisioned-iops.md",
-	capacity = { min = "4GiB", max = "16384GiB", default = "500GiB" },
-	iops = { b = 500, floor = 100, cap = 64000 },
-	mibps = { b = 7.8125, floor = 500, cap = 1000 },
+	desc = "AWS EBS io2 Block Express provisioned at 1,000 IOPS/GiB",
+	source = "AWS EBS doc provisioned-iops.md (io2 Block Express)",
+	capacity = { min = "4GiB", max = "65536GiB", default = "500GiB" },
+	iops = { b = 1000, floor = 100, cap = 256000 },
+	mibps = { b = 256, cap = 4000 },
 	io_unit = 256 * KiB,
 	merge_sequential = true,
 	latency = same("316us", "1ms"),
 	evidence = {
-		iops = { "spec", "AWS EBS doc provisioned-iops.md: up to 500 IOPS/GiB, 100-64,000" },
-		mibps = { "spec", "AWS EBS doc provisioned-iops.md: 500 MiB/s to 32,000 IOPS, 16 KiB per IOPS above, 1,000 max" },
-		latency = { "spec", "AWS doc 'sub-millisecond' by rule R3; no QD1 measurement of io2 found; range: the published 0.1-1 ms (R3) around the 316 us p50", range = { 0.316, 3.162 } },
+		iops = { "spec", "AWS EBS doc provisioned-iops.md, io2 Block Express: up to 1,000 IOPS/GiB, 100-256,000" },
+		mibps = { "spec", "AWS EBS doc provisioned-iops.md, io2 Block Express: 0.256 MiB/s per provisioned IOPS, 4,000 MiB/s max" },
+		latency = { "spec", "AWS doc 'sub-millisecond' by rule R3 (its mean, 357 us, is inside the doc's 'average under 500 us at 16 KiB'); no QD1 measurement of io2 Block Express found; range: the published 0.1-1 ms (R3) around the 316 us p50", range = { 0.316, 3.162 } },
 	},
 }
 

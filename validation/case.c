@@ -490,10 +490,17 @@ static int conv(struct ctx *c, json_t *root, struct ts_case *k)
 		goto out;
 	}
 
-	/* role: "checks" or { "fits": [ "tier.field", ... ] } */
+	/* role: "checks", { "fits": [ "tier.field", ... ] } or
+	 * { "same_run": "CASE-ID", "why": "..." } */
 	json_t *r = json_object_get(root, "role");
+	static const char *const same_keys[] = { "same_run", "why", NULL };
 	if (json_is_string(r) && strcmp(json_string_value(r), "checks") == 0) {
 		k->fits = false;
+	} else if (json_is_object(r) && json_object_get(r, "same_run")) {
+		if ((rc = check_keys(c, r, "role", same_keys)) ||
+		    (rc = get_str(c, r, "same_run", "role.same_run", true, &k->same_run)) ||
+		    (rc = get_str(c, r, "why", "role.why", true, &k->same_run_why)))
+			goto out;
 	} else if (json_is_object(r) && json_is_array(json_object_get(r, "fits")) &&
 		   json_array_size(json_object_get(r, "fits")) > 0) {
 		json_t *fl = json_object_get(r, "fits");
@@ -518,8 +525,10 @@ static int conv(struct ctx *c, json_t *root, struct ts_case *k)
 		}
 	} else {
 		rc = fail(c, "role",
-			  r ? "expected \"checks\" or { \"fits\": [ \"tier.field\", ... ] }"
-			    : "missing (\"checks\" or { \"fits\": [ \"tier.field\", ... ] })");
+			  r ? "expected \"checks\", { \"fits\": [ \"tier.field\", ... ] } or "
+			      "{ \"same_run\": \"CASE-ID\", \"why\": \"...\" }"
+			    : "missing (\"checks\", { \"fits\": [ \"tier.field\", ... ] } or "
+			      "{ \"same_run\": \"CASE-ID\", \"why\": \"...\" })");
 		goto out;
 	}
 
@@ -692,6 +701,8 @@ void ts_case_free(struct ts_case *c)
 	for (size_t i = 0; i < c->nfitted; i++)
 		free(c->fitted[i]);
 	free(c->fitted);
+	free(c->same_run);
+	free(c->same_run_why);
 	free(c->fig);
 	free(c->path);
 	free(c->id);

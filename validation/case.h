@@ -6,7 +6,9 @@
  * (device or tier, host, software, workload), the measured figures with
  * units, and a tolerance with the reason for it. Its role is "checks" (the
  * figure tests the model) or fits = [ "tier.field", ... ] (the figure set
- * those profile fields, so it cannot also test them). Loading refuses a
+ * those profile fields, so it cannot also test them) or same_run (a check
+ * from the same volume, session or run as a fitting case, not counted in
+ * the score). Loading refuses a
  * file with a missing or malformed field with one line naming the file,
  * the line and the field.
  */
@@ -65,6 +67,10 @@ struct ts_case {
 	bool fits;	/* role: fits (else checks) */
 	char **fitted;	/* "tier.field" the figures set */
 	size_t nfitted;
+	/* role same_run: a check from the same volume, session or run as the
+	 * fitting case it names, shown but not counted in the score; NULL =
+	 * an independent check (or a fitting case). */
+	char *same_run, *same_run_why;
 	char *source;	/* one line: URL or repo:path, and what was run */
 	char *measured; /* what was measured */
 	/* The device (disk level). */

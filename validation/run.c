@@ -11,7 +11,9 @@
  * not have yet: they are listed and counted apart as "not runnable yet",
  * never as passing. A case with role fits set the profile fields it names:
  * it is shown (the profile must still reproduce it) but counted apart from
- * the checking cases.
+ * the checking cases; so is a same-run case (role same_run: the same
+ * volume, session or run as a fit), which is shown and not scored. The
+ * outcome of a run and its ratchet are ratchet.h's: a known miss is a miss.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,6 +31,7 @@
 #include "files.h"
 #include "fiojob.h"
 #include "fs/mount.h"
+#include "corpus.h"
 #include "paths.h"
 #include "run.h"
 #include "workloads/dlio_run.h"
@@ -37,7 +40,9 @@ extern char **environ;
 
 static const char *const fig_status_name[] = { "inside",  "OUTSIDE", "known miss",
 					  "fit",     "FIT OFF", "inside (known miss recorded)",
-					  "not judged: below the FUSE floor" };
+					  "not judged: below the FUSE floor",
+					  "same-run, inside (not scored)",
+					  "same-run, outside (not scored)" };
 
 const char *ts_fig_status_name(enum ts_fig_status st)
 {
@@ -46,24 +51,7 @@ const char *ts_fig_status_name(enum ts_fig_status st)
 
 const char *ts_case_needs(struct ts_case_row *r)
 {
-	const struct ts_case *c = r->c;
-	if (c->level == TS_CASE_LOADER)
-		return "the case's loader (FFCV, PyTorch DataLoader worker processes with Pillow) "
-		       "as a source of the virtual pipeline, and a host profile of its CPU";
-	if (c->level == TS_CASE_WORKLOAD && !c->dlio)
-		return "a DLIO run (config.workload.dlio: the workload, its overrides, tier, memory)";
-	if (c->level == TS_CASE_WORKLOAD)
-		return NULL;
-	if (c->raid0 > 1) {
-		snprintf(r->needs_buf, sizeof(r->needs_buf), "a RAID-0 of %u volumes of one tier",
-			 c->raid0);
-		return r->needs_buf;
-	}
-	if (strcmp(c->tool, "fio") && strcmp(c->tool, "ioping")) {
-		snprintf(r->needs_buf, sizeof(r->needs_buf), "a runner for the tool '%s'", c->tool);
-		return r->needs_buf;
-	}
-	return NULL;
+	return ts_case_needs_of(r->c, r->needs_buf, sizeof(r->needs_buf));
 }
 
 /* The model's (or the emulation's) value for a figure, in canonical units. */
@@ -161,6 +149,12 @@ int ts_validate_fit_rule(const struct ts_tier_set *set, const struct ts_host_set
 	}
 	for (size_t k = 0; k < n; k++) {
 		const struct ts_case *c = all[k];
+		const struct ts_case *of = c->same_run ? case_by_id(all, n, c->same_run) : NULL;
+		if (c->same_run && (!of || !of->fits)) {
+			fprintf(out, "tiersim validate: %s: role.same_run names '%s', %s\n", c->path,
+				c->same_run, of ? "which is not a fitting case" : "which is not in the corpus");
+			bad++;
+		}
 		for (size_t i = 0; c->fits && i < c->nfitted; i++) {
 			char tier[128];
 			const char *dot = strchr(c->fitted[i], '.');
@@ -427,6 +421,8 @@ enum ts_fig_status ts_fig_verdict(const struct ts_case *c, const struct ts_case_
 		return TS_FIG_FLOOR;
 	if (c->fits)
 		return in ? TS_FIG_FIT : TS_FIG_FIT_OFF;
+	if (c->same_run)
+		return in ? TS_FIG_SAME_IN : TS_FIG_SAME_OUT;
 	if (f->known_miss)
 		return in ? TS_FIG_KNOWN_NOW_INSIDE : TS_FIG_KNOWN;
 	return in ? TS_FIG_INSIDE : TS_FIG_OUTSIDE;
@@ -487,52 +483,55 @@ static int cmp_worst(const void *a, const void *b)
 	return (ex < ey) - (ex > ey);
 }
 
-void ts_validate_summarize(struct ts_case_row *rows, size_t n, struct ts_validate_summary *s,
+enum ts_outcome ts_case_outcome_of(const struct ts_case_row *r)
+{
+	if (r->needs)
+		return TS_OUTCOME_NOT_RUNNABLE;
+	if (r->failed)
+		return TS_OUTCOME_FAILED;
+	bool in = true, unexplained = false;
+	for (size_t k = 0; k < r->c->nfig; k++) {
+		enum ts_fig_status st = r->f[k].st;
+		if (st == TS_FIG_FLOOR)
+			continue;
+		in &= st == TS_FIG_INSIDE || st == TS_FIG_FIT || st == TS_FIG_KNOWN_NOW_INSIDE ||
+		      st == TS_FIG_SAME_IN;
+		unexplained |= st == TS_FIG_OUTSIDE;
+	}
+	if (r->c->fits)
+		return in ? TS_OUTCOME_FIT : TS_OUTCOME_FIT_OFF;
+	if (r->c->same_run)
+		return TS_OUTCOME_SAME_RUN;
+	return in ? TS_OUTCOME_INSIDE : unexplained ? TS_OUTCOME_OUTSIDE : TS_OUTCOME_KNOWN;
+}
+
+void ts_validate_summarize(struct ts_case_row *rows, size_t n, const struct ts_ratchet *ratchet,
+			   struct ts_case_outcome *o, struct ts_validate_summary *s,
 			   double *errs, struct ts_fig_row **worst, size_t *nworst)
 {
 	memset(s, 0, sizeof(*s));
 	*nworst = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct ts_case_row *r = &rows[i];
-		if (r->needs) {
-			s->not_runnable++;
+		o[i] = r->outcome = (struct ts_case_outcome){ r->c->id, ts_case_outcome_of(r) };
+		if (r->needs || r->failed)
 			continue;
-		}
-		if (r->failed) {
-			s->failed++;
-			continue;
-		}
-		bool in = true, known = false;
+		bool same_in = true;
 		for (size_t k = 0; k < r->c->nfig; k++) {
 			enum ts_fig_status st = r->f[k].st;
 			if (st == TS_FIG_FLOOR) {
 				s->floor++;
 				continue;
 			}
-			in &= st == TS_FIG_INSIDE || st == TS_FIG_FIT || st == TS_FIG_KNOWN_NOW_INSIDE;
-			known |= st == TS_FIG_KNOWN;
-			if (!r->c->fits) {
+			same_in &= st == TS_FIG_SAME_IN;
+			if (!r->c->fits && !r->c->same_run) {
 				errs[s->nerr++] = r->f[k].error;
 				worst[(*nworst)++] = &r->f[k];
 			}
 		}
-		if (r->c->fits) {
-			s->fits++;
-			s->fits_ok += in;
-		} else {
-			s->checks++;
-			s->checks_inside += in;
-			s->known += !in && known;
-			s->outside += !in && !known;
-			/* A case with a known miss and an unexpected one counts as outside. */
-			for (size_t k = 0; k < r->c->nfig && !in && known; k++)
-				if (r->f[k].st == TS_FIG_OUTSIDE) {
-					s->known--;
-					s->outside++;
-					break;
-				}
-		}
+		s->same_inside += r->c->same_run && same_in;
 	}
+	ts_verdict_judge(o, n, ratchet, &s->v);
 	qsort(errs, s->nerr, sizeof(*errs), cmp_abs);
 	s->median = !s->nerr ? 0
 		    : s->nerr % 2 ? fabs(errs[s->nerr / 2])
@@ -542,5 +541,5 @@ void ts_validate_summarize(struct ts_case_row *rows, size_t n, struct ts_validat
 
 bool ts_validate_passed(const struct ts_validate_summary *s)
 {
-	return !s->outside && !s->failed && s->fits_ok == s->fits;
+	return s->v.pass;
 }

@@ -17,6 +17,7 @@
 
 #include "case.h"
 #include "pipeline/host.h"
+#include "ratchet.h"
 #include "tier/tier.h"
 #include "ts.h"
 
@@ -29,6 +30,8 @@ enum ts_fig_status {
 	TS_FIG_FIT_OFF,		 /* a fitting case's figure, no longer reproduced */
 	TS_FIG_KNOWN_NOW_INSIDE, /* a recorded known miss that is now inside */
 	TS_FIG_FLOOR,		 /* --real: a latency below the FUSE floor, not judged */
+	TS_FIG_SAME_IN,		 /* a same-run case's figure inside its tolerance (not scored) */
+	TS_FIG_SAME_OUT,	 /* a same-run case's figure outside it (not scored) */
 };
 const char *ts_fig_status_name(enum ts_fig_status st);
 
@@ -45,6 +48,7 @@ struct ts_case_row {
 	char needs_buf[128];
 	struct ts_fig_row *f; /* c->nfig of them */
 	bool failed;	      /* ran but could not be run (message printed) */
+	struct ts_case_outcome outcome; /* set by ts_validate_summarize */
 };
 
 /* How cases run. */
@@ -78,18 +82,28 @@ int ts_validate_fit_rule(const struct ts_tier_set *set, const struct ts_host_set
 			 struct ts_case **all, size_t n, FILE *f);
 
 struct ts_validate_summary {
-	size_t checks, checks_inside, known, outside, fits, fits_ok, not_runnable, failed;
+	struct ts_verdict v;  /* the counts and the verdict (ratchet.h) */
+	size_t same_inside;   /* same-run cases inside (shown, not scored) */
 	size_t floor; /* --real: figures whose target latency is below the FUSE floor */
 	size_t nerr;
 	double median;
 };
 
-/* Counts @rows by verdict; @errs (room for every figure) gets the checking
- * figures' errors sorted by size, @worst the same figures worst first. */
-void ts_validate_summarize(struct ts_case_row *rows, size_t n, struct ts_validate_summary *s,
+/* The outcome of the case of @r from its figures' verdicts (ratchet.h): a
+ * checking case is inside, a known miss when every figure out carries its
+ * reason, else outside. */
+enum ts_outcome ts_case_outcome_of(const struct ts_case_row *r);
+
+/* Counts @rows by outcome and judges them against @ratchet (NULL: none);
+ * @o (room for @n) gets each row's outcome; @errs (room for every figure)
+ * gets the checking figures' errors sorted by size, @worst the same figures
+ * worst first. */
+void ts_validate_summarize(struct ts_case_row *rows, size_t n, const struct ts_ratchet *ratchet,
+			   struct ts_case_outcome *o, struct ts_validate_summary *s,
 			   double *errs, struct ts_fig_row **worst, size_t *nworst);
-/* Whether the run passes: no checking figure outside, no case failed,
- * every fit reproduced. */
+/* Whether the run passes (ratchet.h): no fewer cases inside than the
+ * ratchet lists among them, no miss without a reason, no case failed,
+ * every fit reproduced. A known miss is a miss: it is counted outside. */
 bool ts_validate_passed(const struct ts_validate_summary *s);
 
 #endif

@@ -12,10 +12,11 @@ local KiB = 1024
 -- Caps: AWS EBS doc general-purpose.md (gp3 IOPS and throughput are
 -- provisioned independently of size). Short runs exceed the provisioned
 -- IOPS by 9.9% (4,395 on the 4,000-IOPS volume, 10 s: validation case
--- ebs-gp3-4000-randwrite-4k-16x16 fits it; the 16,000-IOPS volume and the
--- other block sizes check it): a burst of 1.0988 x IOPS from a bucket of
--- 10 s of the excess (the bucket size is assumed). Latency: fitted to
--- ioping on a baseline gp3 (tier/tiers.lua, aws-gp3).
+-- ebs-gp3-4000-randwrite-4k-16x16 fits it; the 16,000-IOPS gp3 and io2
+-- volumes check it, the same volume's other block sizes are same-run): a
+-- burst of 1.0988 x IOPS from a bucket of 10 s of the excess (the bucket
+-- size is assumed). Latency: fitted to ioping on a baseline gp3
+-- (tier/tiers.lua, aws-gp3).
 local function gp3(name, iops, mibps)
 	tier(name) {
 		desc = "AWS EBS gp3 provisioned " .. iops .. " IOPS, " .. mibps .. " MiB/s",
@@ -111,7 +112,8 @@ tier "azure-ultra-20000" {
 	-- (assumed; only 30 s runs were published).
 	burst = { kind = "iops", iops = 21800, bucket = 30 * 1800, mibps = 1.09 * 300 * 1e6 / 1048576 },
 	-- Fitted to fio randwrite QD1: 0.4 ms (case azure-ultra-randwrite-4k-qd1),
-	-- rule R2's shape; reads assumed alike (azure-ultra-randread-4k-qd1 checks).
+	-- rule R2's shape; reads assumed alike (azure-ultra-randread-4k-qd1, the
+	-- same disk and session, is a same-run check).
 	latency = { read = { p50 = "380us", p99 = "745us" }, write = { p50 = "380us", p99 = "745us" },
 		    meta = { p50 = "380us", p99 = "745us" }, sync = { p50 = "380us", p99 = "745us" } },
 	evidence = {
@@ -123,22 +125,23 @@ tier "azure-ultra-20000" {
 }
 
 -- Micron data-center NVMe drives of the MLPerf Storage v1.0 single-host
--- results (mlcommons/storage_results_v1.0 Closed/Micron): spec figures,
--- decimal MB/s turned into MiB/s. Random-read IOPS are 4 KiB figures; the
--- workloads read 114 KiB..140 MB requests, so the bandwidth cap binds.
+-- results (mlcommons/storage_results_v1.0 Closed/Micron): the figures each
+-- submission gives for its own drive under test in its system description
+-- (Closed/Micron/systems/<system>.json, "drives"[0]."performance": peak
+-- read and write bandwidth at 1,024 KiB transfers, 4 KiB read and write
+-- IOPS), decimal MB/s turned into MiB/s. The workloads read 114 KiB..140 MB
+-- requests, so the bandwidth cap binds.
 -- Latency: Micron gives a typical read latency for the 9550 (60 us,
 -- "Typical Latency (us) Read 60", 9550 MAX table, storagereview.com 9550 MAX
 -- review); none found for the 9400 and 6500, which are given the same
 -- figure (assumed). p50/p99 by rule R2 (tier/tiers.lua): 57 us / 112 us.
--- write_ev = { iops = EVIDENCE, mibps = EVIDENCE }: the write figures' own
--- evidence where it is not the reads' spec sheet.
-local function micron(name, desc, source, cap, read_mbs, write_mbs, read_iops, write_iops, what,
-		      write_ev)
-	local wev = write_ev or { iops = { "spec", what }, mibps = { "spec", what } }
+local function micron(name, desc, system, cap, read_mbs, write_mbs, read_iops, write_iops, read_why)
 	local lat = { p50 = "57us", p99 = "112us" }
+	local src = "Closed/Micron/systems/" .. system .. ".json (mlcommons/storage_results_v1.0)"
+	local function sp(what) return { "spec", what .. " (" .. src .. ")" } end
 	tier(name) {
 		desc = desc,
-		source = source,
+		source = src,
 		capacity = { min = "1GiB", max = cap, default = cap },
 		read_iops = read_iops,
 		write_iops = write_iops,
@@ -146,32 +149,33 @@ local function micron(name, desc, source, cap, read_mbs, write_mbs, read_iops, w
 		write_mibps = write_mbs * 1e6 / (1024 * 1024),
 		latency = { read = lat, write = lat, meta = lat, sync = lat },
 		evidence = {
-			read_iops = { "spec", what },
-			write_iops = wev.iops,
-			read_mibps = { "spec", what },
-			write_mibps = wev.mibps,
+			read_iops = sp(string.format("peak_iops %d at 4 KiB read", read_iops)),
+			write_iops = sp(string.format("peak_iops %d at 4 KiB write", write_iops)),
+			read_mibps = sp(string.format("peak_bandwidth %d MB/s at 1,024 KiB read%s", read_mbs, read_why or "")),
+			write_mibps = sp(string.format("peak_bandwidth %d MB/s at 1,024 KiB write", write_mbs)),
 			latency = { "assumed", "the 9550's typical 60 us read latency (Micron 9550 table via storagereview.com); no distribution published; range: a factor of two either way", range = { 0.5, 2 } },
 		},
 	}
 end
--- 9400 PRO 7.68 TB, PCIe Gen4: 7,000 MB/s read and write, up to 1.6M 4 KiB
--- random read and 940K random write IOPS (Micron's 9400 launch figures, as
--- computerbase.de 2023-01 "Micron 9400 SSD" reports them).
-micron("micron-9400", "Micron 9400 PRO 7.68 TB PCIe Gen4 NVMe", "Micron 9400 launch specs (computerbase.de 2023-01)",
-	"7153GiB", 7000, 7000, 1600000, 940000, "Micron 9400 spec: 7,000 MB/s, 1.6M / 940K IOPS")
--- 9550 PRO, PCIe Gen5: 14,000 MB/s read, 10,000 MB/s write, 3.3M 4 KiB
--- random read IOPS (Micron, as storagereview.com and windowsforum.com quote
--- the 9550 product page); random write 640K (the 6.4 TB MAX row: the PRO's
--- is not in the sources found, and the workloads do not write).
-micron("micron-9550", "Micron 9550 PRO PCIe Gen5 NVMe", "Micron 9550 product page figures (storagereview.com)",
-	"7153GiB", 14000, 10000, 3300000, 640000, "Micron 9550 spec: 14,000 / 10,000 MB/s, 3.3M IOPS read",
-	{ iops = { "spec", "Micron 9550 MAX 6.4 TB row: 640K random write IOPS (the PRO's not found)" },
-	  mibps = { "spec", "Micron 9550 spec: 10,000 MB/s write" } })
--- 6500 ION 30.72 TB, PCIe Gen4 QLC-class capacity drive: 6,800 MB/s read,
--- 1M 4 KiB random read IOPS (Micron 6500 ION product brief; figures not
--- rechecked at the source here); write 5,000 MB/s and 200K IOPS are
--- assumed, labelled so with ranges (the workloads only read).
-micron("micron-6500", "Micron 6500 ION 30.72 TB PCIe Gen4 NVMe", "Micron 6500 ION product brief",
-	"28610GiB", 6800, 5000, 1000000, 200000, "Micron 6500 ION brief: 6,800 MB/s, 1M IOPS read",
-	{ iops = { "assumed", "no write figure taken from the brief: 200K, a fifth of the reads; the MLPerf workloads only read; range: half of it up to the read figure", range = { 0.5, 5 } },
-	  mibps = { "assumed", "no write figure taken from the brief: 5,000 MB/s, below the reads; the MLPerf workloads only read; range: half of it up to the read figure", range = { 0.5, 1.36 } } })
+-- 9400 PRO 7.68 TB, PCIe Gen4. (Micron's launch figures, as computerbase.de
+-- 2023-01 reports them, give 940K random-write IOPS; the submission's
+-- system file gives 600K, which is used: it describes the drive that ran.)
+micron("micron-9400", "Micron 9400 PRO 7.68 TB PCIe Gen4 NVMe", "Micron_9400_Gen4_Performance_NVMe",
+	"7153GiB", 7000, 7000, 1600000, 600000)
+-- 9550 PRO 7.68 TB, PCIe Gen5. Micron's product page gives 14,000 MB/s
+-- sequential read (128 KiB transfers; storagereview.com, windowsforum.com
+-- quote it); the submission's own system file gives 10,000 MB/s at 1 MiB.
+-- The runs side with 10,000: the fastest 9550 runs delivered 10,446 MiB/s
+-- (resnet50 A100 x 115, 10,953 MB/s) and 9,944 MiB/s (unet3d H100 x 4,
+-- 10,427 MB/s) at the AU threshold, i.e. storage-bound; the 250 GiB page
+-- cache (MemTotal 262,374,524 kB in the runs' summary.json) holds at most
+-- 10.2% of the 2.64 TB resnet50 dataset and 13.1% of the 2.05 TB unet3d
+-- one, so the drive itself delivered between 9,840 and 10,953 MB/s and
+-- between 9,060 and 10,427 MB/s: about 10,000, and 22-35% under 14,000.
+-- No published 9550 run reads the drive faster than 11,000 MB/s.
+micron("micron-9550", "Micron 9550 PRO 7.68 TB PCIe Gen5 NVMe", "Micron_9550_Gen5_Performance_NVMe",
+	"7153GiB", 10000, 10000, 3300000, 1000000,
+	"; the product page's 14,000 MB/s (128 KiB) is above every 9550 run's drive rate")
+-- 6500 ION 30.72 TB, PCIe Gen4.
+micron("micron-6500", "Micron 6500 ION 30.72 TB PCIe Gen4 NVMe", "Micron_6500_Gen4_High_Capacity_NVMe",
+	"28610GiB", 6800, 5000, 1000000, 200000)

@@ -95,12 +95,14 @@ static void test_builtin(void)
 	CHECK_NEAR(l.burst_bps, 500.0 * TS_MiB, 1e-12);
 	CHECK_NEAR(l.bucket_size, 2048.0 * TS_GiB, 1e-12);
 	CHECK(l.burst == TS_TIER_BURST_BYTES);
+	/* io2 Block Express: 1,000 IOPS and 256 MiB/s per GiB, caps 256,000
+	 * and 4,000 MiB/s. */
 	effective(s, "aws-io2", 4, &l);
-	CHECK_NEAR(l.iops, 2000, 1e-12);
-	CHECK_NEAR(l.bps, 500.0 * TS_MiB, 1e-12);
+	CHECK_NEAR(l.iops, 4000, 1e-12);
+	CHECK_NEAR(l.bps, 1024.0 * TS_MiB, 1e-12);
 	effective(s, "aws-io2", 500, &l);
-	CHECK_NEAR(l.iops, 64000, 1e-12);
-	CHECK_NEAR(l.bps, 1000.0 * TS_MiB, 1e-12);
+	CHECK_NEAR(l.iops, 256000, 1e-12);
+	CHECK_NEAR(l.bps, 4000.0 * TS_MiB, 1e-12);
 	effective(s, "nvme-local", 440, &l);
 	CHECK_NEAR(l.iops, 72600, 1e-12);
 	CHECK_NEAR(l.read_bps, 616.0 * TS_MiB, 1e-9);

@@ -12,7 +12,7 @@ good=$src/validation/cases/ebs-gp2-ioping-qd1-short.json
 refused() {
 	rm -rf "$work/cases"
 	mkdir -p "$work/cases"
-	edit_case "$good" "$work/cases/$1.json" "c[\"id\"] = \"$1\"; $2"
+	edit_case "$good" "$work/cases/$1.json" "c[\"id\"] = \"$1\"; c[\"role\"] = \"checks\"; $2"
 	expect_refused "$work/cases" "$1" "$3" "$4"
 }
 # Line numbers are those of json.dump(indent=2) of the edited case: a
@@ -86,6 +86,59 @@ out=$("$tiersim" tiers --evidence --profile "$src/validation/tiers.lua" 2>&1) ||
 echo "$out" | grep -q unlabelled && fail "unlabelled tiers: $(echo "$out" | grep unlabelled)"
 echo "$out" | grep -q "^aws-gp2 .*latency.read .*measured .*ebs-gp2-ioping-qd1-1000" ||
 	fail "aws-gp2's read latency is not shown as measured"
+
+# same-run: a case naming a checking case (or none in the corpus) as its
+# run is refused; a same-run figure out of its tolerance is shown, not
+# scored, and does not fail the run.
+mkdir -p "$work/same"
+cp "$src/validation/cases/"*.json "$work/same/"
+f=$work/same/ebs-gp2-ioping-qd1-short.json
+edit_case "$f" "$f" 'c["role"]["same_run"] = "ebs-gp2-8g-randwrite-4k-qd4"'
+out=$("$tiersim" validate --cases "$work/same" 'ebs-*' 2>&1) && fail "same_run naming a checking case was accepted"
+echo "$out" | grep -q "role.same_run names 'ebs-gp2-8g-randwrite-4k-qd4', which is not a fitting case" ||
+	fail "same_run: no message naming the case: $out"
+edit_case "$f" "$f" 'c["role"]["same_run"] = "ebs-gp2-ioping-qd1-1000"; c["figures"][0]["value"] *= 2'
+out=$("$tiersim" validate --cases "$work/same" 'ebs-gp2-*' 2>&1) || fail "a same-run miss failed the run: $out"
+echo "$out" | grep -q "ebs-gp2-ioping-qd1-short .*same-run, outside (not scored)" || fail "no same-run row: $out"
+"$tiersim" validate --cases "$work/same" --json 'ebs-gp2-ioping-*' | /usr/bin/python3 -c '
+import json, sys
+s = json.load(sys.stdin)["summary"]
+assert s["checking_cases"] == 0 and s["same_run_checks"] == 1 and s["same_run_inside"] == 0, s' ||
+	fail "--json scores a same-run case"
+
+# The ratchet: a case of the baseline that leaves its tolerance fails the
+# run even when its miss carries a reason, naming it; a baseline naming a
+# case not in the corpus is refused; --record-baseline writes the cases
+# inside.
+# (the corpus less its workload cases, but for the one a host profile was
+# fitted to, so that the fit rule holds and the record runs quickly)
+mkdir -p "$work/ratchet"
+cp "$src/validation/cases/"*.json "$work/ratchet/"
+grep -l '"level": "workload"' "$work/ratchet/"*.json | grep -v juicedata | xargs rm -f
+out=$("$tiersim" validate --cases "$work/ratchet" --baseline "$work/baseline" --record-baseline 2>&1) ||
+	fail "record: $out"
+grep -qx "ebs-gp2-8g-randwrite-4k-qd4" "$work/baseline" || fail "the inside case is not recorded: $(cat "$work/baseline")"
+out=$("$tiersim" validate --cases "$work/ratchet" --baseline "$work/baseline" 2>&1) || fail "same corpus failed its own baseline: $out"
+f=$work/ratchet/ebs-gp2-8g-randwrite-4k-qd4.json
+edit_case "$f" "$f" 'c["figures"][0]["value"] *= 1.5; c["figures"][0]["known_miss"] = "a reason"'
+out=$("$tiersim" validate --cases "$work/ratchet" --baseline "$work/baseline" 2>&1) && fail "a case falling out of the baseline passed"
+echo "$out" | grep -q "fell out: ebs-gp2-8g-randwrite-4k-qd4" || fail "the fallen case is not named: $out"
+echo "$out" | grep -q "ebs-gp2-8g-randwrite-4k-qd4 .*known miss" || fail "the miss is not shown as known: $out"
+echo "nosuch-case" >>"$work/baseline"
+out=$("$tiersim" validate --cases "$work/ratchet" --baseline "$work/baseline" 2>&1) && fail "a baseline naming no case was accepted"
+echo "$out" | grep -q "case 'nosuch-case' is not in the corpus" || fail "unknown baseline case: $out"
+out=$("$tiersim" validate --baseline "$work/baseline" --record-baseline 'ebs-*' 2>&1) && fail "a partial record was accepted"
+
+# Tiers: one a case checks shows its case, one none checks is labelled
+# unvalidated; a corpus without the check leaves it unvalidated.
+out=$("$tiersim" tiers 2>&1) || fail "tiers: $out"
+echo "$out" | grep -Eq "^essd-pl3 +essd-pl3-read-4k-qd1" || fail "essd-pl3's check not listed: $out"
+echo "$out" | grep -Eq "^aws-sc1 +unvalidated" || fail "aws-sc1 not labelled unvalidated: $out"
+mkdir -p "$work/data/validation"
+cp -r "$src/validation/cases" "$work/data/validation/"
+rm "$work/data/validation/cases/essd-pl3-read-4k-qd1.json"
+out=$(TIERSIM_DATADIR=$work/data "$tiersim" tiers 2>&1)
+echo "$out" | grep -Eq "^essd-pl3 +unvalidated" || fail "essd-pl3 without its check is not unvalidated: $out"
 
 [ $fails -eq 0 ] || exit 1
 echo "ok"

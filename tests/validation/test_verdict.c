@@ -1,8 +1,10 @@
 /*
  * test_verdict.c — the verdicts of validation/run.h on hand-made cases: a
  * figure's status from its error and tolerance, the fitting and known-miss
- * cases, the FUSE floor, and the summary that decides validate's exit
- * status (a case with a known miss and an unexpected one counts as outside).
+ * cases, same-run cases, the FUSE floor, and the summary that decides
+ * validate's exit status: a known miss is a miss (counted outside, with its
+ * reason); a case with a known miss and an unexpected one is outside
+ * without a reason; same-run cases are not scored.
  */
 #include <string.h>
 
@@ -18,7 +20,8 @@ static struct ts_case_figure fig(double value, double tol, char *known_miss)
 
 static void verdicts(void)
 {
-	struct ts_case check = { .id = "c" }, fit = { .id = "f", .fits = true };
+	struct ts_case check = { .id = "c" }, fit = { .id = "f", .fits = true },
+		       same = { .id = "s", .same_run = "f" };
 	struct ts_case_figure f = fig(1000, 0.10, NULL), km = fig(1000, 0.10, "a queue model");
 	double e = 0;
 	/* a table: case, figure, prediction, floor -> status, error */
@@ -37,6 +40,8 @@ static void verdicts(void)
 		{ &fit, &f, 1500, false, TS_FIG_FIT_OFF, 0.5 },
 		{ &check, &km, 2000, false, TS_FIG_KNOWN, 1.0 },
 		{ &check, &km, 1050, false, TS_FIG_KNOWN_NOW_INSIDE, 0.05 },
+		{ &same, &f, 1050, false, TS_FIG_SAME_IN, 0.05 },
+		{ &same, &km, 2000, false, TS_FIG_SAME_OUT, 1.0 },
 	};
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		enum ts_fig_status st = ts_fig_verdict(t[i].c, t[i].f, t[i].pred, t[i].floor, &e);
@@ -58,44 +63,60 @@ static void summary(void)
 	struct ts_case c2 = { .id = "b", .fig = figs, .nfig = 2 };
 	struct ts_case cf = { .id = "f", .fig = figs, .nfig = 1, .fits = true };
 	struct ts_case cn = { .id = "n", .fig = figs, .nfig = 1 };
+	struct ts_case cs = { .id = "s", .fig = figs, .nfig = 1, .same_run = "f" };
 	struct ts_fig_row f1[2] = { { &figs[0], 105, 0.05, TS_FIG_INSIDE },
 				    { &figs[1], 200, 1.0, TS_FIG_KNOWN } };
 	/* a known miss and an unexpected miss in one case: outside */
 	struct ts_fig_row f2[2] = { { &figs[0], 150, 0.5, TS_FIG_OUTSIDE },
 				    { &figs[1], 300, 2.0, TS_FIG_KNOWN } };
 	struct ts_fig_row ff[1] = { { &figs[0], 101, 0.01, TS_FIG_FIT } };
+	/* a same-run case out of its tolerance: shown, not scored */
+	struct ts_fig_row fs[1] = { { &figs[0], 300, 2.0, TS_FIG_SAME_OUT } };
 	struct ts_case_row rows[] = {
 		{ .c = &c1, .f = f1 },
 		{ .c = &c2, .f = f2 },
 		{ .c = &cf, .f = ff },
 		{ .c = &cn, .needs = "a loader" },
+		{ .c = &cs, .f = fs },
 	};
 	double errs[8];
 	struct ts_fig_row *worst[8];
+	struct ts_case_outcome o[5];
 	size_t nworst;
 	struct ts_validate_summary s;
-	ts_validate_summarize(rows, 4, &s, errs, worst, &nworst);
-	CHECK_EQ_U64(s.checks, 2);
-	CHECK_EQ_U64(s.checks_inside, 0);
-	CHECK_EQ_U64(s.known, 1);
-	CHECK_EQ_U64(s.outside, 1);
-	CHECK_EQ_U64(s.fits, 1);
-	CHECK_EQ_U64(s.fits_ok, 1);
-	CHECK_EQ_U64(s.not_runnable, 1);
-	CHECK_EQ_U64(s.nerr, 4);
+	ts_validate_summarize(rows, 5, NULL, o, &s, errs, worst, &nworst);
+	CHECK_EQ_U64(s.v.checks, 2);
+	CHECK_EQ_U64(s.v.inside, 0);
+	CHECK_EQ_U64(s.v.known, 1);
+	CHECK_EQ_U64(s.v.outside, 1);
+	CHECK_EQ_U64(s.v.fits, 1);
+	CHECK_EQ_U64(s.v.fits_off, 0);
+	CHECK_EQ_U64(s.v.not_runnable, 1);
+	CHECK_EQ_U64(s.v.same_run, 1);
+	CHECK_EQ_U64(s.same_inside, 0);
+	CHECK(o[0].outcome == TS_OUTCOME_KNOWN && o[1].outcome == TS_OUTCOME_OUTSIDE &&
+	      o[4].outcome == TS_OUTCOME_SAME_RUN);
+	CHECK_EQ_U64(s.nerr, 4); /* the same-run figure is not in the median */
 	CHECK_EQ_U64(nworst, 4);
 	CHECK(worst[0]->error == 2.0 && worst[3]->error == 0.05);
 	CHECK(fabs(s.median - 0.75) < 1e-12); /* |errors| 0.05 0.5 1 2 */
 	CHECK(!ts_validate_passed(&s));
-	/* the unexpected miss gone: known misses alone pass */
+	/* the unexpected miss gone: known misses alone pass without a ratchet,
+	 * counted outside */
 	f2[0] = (struct ts_fig_row){ &figs[0], 105, 0.05, TS_FIG_INSIDE };
-	ts_validate_summarize(rows, 4, &s, errs, worst, &nworst);
-	CHECK_EQ_U64(s.outside, 0);
-	CHECK_EQ_U64(s.known, 2);
+	ts_validate_summarize(rows, 5, NULL, o, &s, errs, worst, &nworst);
+	CHECK_EQ_U64(s.v.outside, 0);
+	CHECK_EQ_U64(s.v.known, 2);
+	CHECK_EQ_U64(s.v.inside, 0);
 	CHECK(ts_validate_passed(&s));
+	/* ... but not against a ratchet that had one of them inside */
+	char id_a[] = "a", *ids[] = { id_a };
+	struct ts_ratchet r = { ids, 1 };
+	ts_validate_summarize(rows, 5, &r, o, &s, errs, worst, &nworst);
+	CHECK(!ts_validate_passed(&s) && s.v.fell == 1);
 	/* a fit no longer reproduced fails the run */
 	ff[0].st = TS_FIG_FIT_OFF;
-	ts_validate_summarize(rows, 4, &s, errs, worst, &nworst);
+	ts_validate_summarize(rows, 5, NULL, o, &s, errs, worst, &nworst);
 	CHECK(!ts_validate_passed(&s));
 }
 
