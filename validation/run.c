@@ -342,6 +342,10 @@ static int dlio_once(const struct ts_case *c, bool find_max, struct ts_dlio_resu
 	int rc = ts_opt_defaults(ts_dlio_run_opts, &o, err, errlen);
 	if (rc)
 		return rc;
+	/* The only default the table allocates; NULL is the same search, and
+	 * every other field here is borrowed from the case. */
+	free(o.search);
+	o.search = NULL;
 	o.workload = d->workload;
 	o.tier = d->tier;
 	o.host = d->host;
