@@ -74,7 +74,9 @@ check "nothing left after errors" test -z "$(left)"
 pid=$!
 i=0
 while [ "$(mounts)" = 0 ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
-sleep 0.2
+# the signal is for the command: wait until record has started it
+i=0
+while ! pgrep -P $pid -x sleep > /dev/null && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
 kill -INT $pid
 wait $pid
 check "interrupted status" test $? = 130
