@@ -29,7 +29,7 @@
 -- ---------------------------------------------------------------------------
 -- The study's instances, Alibaba Cloud gn5 (P100), 2017. Shapes: the
 -- instance-family doc (AlibabaCloudDocs/ecs, "Instance families", gn5;
--- /work/shared REFERENCE §1.3): vCPU / GiB / local NVMe GiB / P100s.
+-- the project reference on the study's instances, §1.3): vCPU / GiB / local NVMe GiB / P100s.
 -- No 2017 gn5 price list was found. Each is assumed as a GPU part plus a
 -- vCPU part, bracketed by the GPU instances AWS listed then: p2.xlarge (one
 -- K80, $0.90/h) and p3.2xlarge (one V100, $3.06/h, 2017-10; the V100 is
