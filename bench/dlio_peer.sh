@@ -8,13 +8,15 @@
 # side and, from both traces, the requests per sample (opens, reads,
 # getattrs, mean read size) and the read latency's median.
 #
-# Usage: bench/dlio_peer.sh [--venv DIR] [--tiersim BUILD] [--work DIR]
-#                           [--rows ROW,ROW...] [--runs N]
+# Usage: bench/dlio_peer.sh [--venv DIR] [--tiersim BUILD] [--before BUILD]
+#                           [--work DIR] [--rows ROW,ROW...] [--runs N]
 #   --venv DIR   a virtual environment with dlio_benchmark (env DLIO_VENV); when
 #                neither is given, WORK/dlio-venv, installed there from
 #                ../shared/peers/dlio/install.sh (beside the repository) if missing
 #                (the install needs root, Debian 12 and python3-packaging)
 #   --tiersim    the build directory (default build)
+#   --before B   also another build's tiersim (an earlier version), real and
+#                virtual, in columns of its own beside the same DLIO run
 #   --work DIR   datasets, mounts and outputs (default /tmp/tiersim-dlio-peer)
 #   --rows       names from the table below (default: all)
 #   --runs N     runs of each (default 1)
@@ -23,7 +25,8 @@
 #   u64   unet3d_h100, 64 npz files of 8 MiB, batch 7, 4 read threads, 0.323 s
 #   u168  the same with 168 files
 #   r50   resnet50_h100 as PyTorch: 4,000 npz files of 112 KiB, batch 400,
-#         8 read threads, 0.224 s, 3 epochs
+#         8 read threads, 0.224 s
+# all 3 epochs (--epochs N to change).
 # No checkpoints, no evaluation. Each row prints `uptime`'s load: the host
 # is shared, and DLIO's Python workers need CPU.
 set -u
@@ -34,6 +37,8 @@ build=build
 work=/tmp/tiersim-dlio-peer
 rows=""
 runs=1
+before=""
+epochs=3
 while [ $# -gt 0 ]; do
 	case $1 in
 	--venv) venv=$2; shift 2 ;;
@@ -41,6 +46,8 @@ while [ $# -gt 0 ]; do
 	--work) work=$2; shift 2 ;;
 	--rows) rows=$2; shift 2 ;;
 	--runs) runs=$2; shift 2 ;;
+	--before) before=$(cd "$2" && pwd) || exit 2; shift 2 ;;
+	--epochs) epochs=$2; shift 2 ;;
 	-h | --help) sed -n '2,/^set -u/p' "$0" | sed 's/^# \{0,1\}//;$d'; exit 0 ;;
 	*) echo "dlio_peer.sh: unknown option '$1' (--help)" >&2; exit 2 ;;
 	esac
@@ -65,12 +72,12 @@ fi
 [ -x "$venv/bin/dlio_benchmark" ] || { echo "dlio_peer.sh: $venv/bin/dlio_benchmark is missing" >&2; exit 2; }
 
 # Each dataset's overrides, given to DLIO and to tiersim alike.
-common="++workload.workflow.checkpoint=False ++workload.workflow.evaluation=False ++workload.dataset.num_files_eval=0"
+common="++workload.workflow.checkpoint=False ++workload.workflow.evaluation=False ++workload.dataset.num_files_eval=0 ++workload.train.epochs=$epochs"
 declare -A wl=([u64]=unet3d_h100 [u168]=unet3d_h100 [r50]=resnet50_h100)
 declare -A over=(
-	[u64]="++workload.dataset.num_files_train=64 ++workload.dataset.record_length_bytes=8388608 ++workload.dataset.record_length_bytes_stdev=0"
-	[u168]="++workload.dataset.num_files_train=168 ++workload.dataset.record_length_bytes=8388608 ++workload.dataset.record_length_bytes_stdev=0"
-	[r50]="++workload.framework=pytorch ++workload.reader.data_loader=pytorch ++workload.dataset.format=npz ++workload.dataset.num_files_train=4000 ++workload.dataset.num_samples_per_file=1 ++workload.dataset.record_length=114660 ++workload.reader.batch_size=400 ++workload.reader.read_threads=8 ++workload.train.epochs=3"
+	[u64]="++workload.dataset.num_files_train=64 ++workload.dataset.record_length=8388608 ++workload.dataset.record_length_stdev=0 ++workload.train.computation_time=0.323"
+	[u168]="++workload.dataset.num_files_train=168 ++workload.dataset.record_length=8388608 ++workload.dataset.record_length_stdev=0 ++workload.train.computation_time=0.323"
+	[r50]="++workload.framework=pytorch ++workload.reader.data_loader=pytorch ++workload.dataset.format=npz ++workload.dataset.num_files_train=4000 ++workload.dataset.num_samples_per_file=1 ++workload.dataset.record_length=114660 ++workload.dataset.record_length_stdev=0 ++workload.train.computation_time=0.224 ++workload.reader.batch_size=400 ++workload.reader.read_threads=8"
 )
 # NAME DATASET RANKS TIER
 table="u64-1-gp3 u64 1 aws-gp3
@@ -135,9 +142,22 @@ s = sys.stdin.read(); j = json.loads(s[s.index("{"):])["runs"][0]
 print("%.1f %.1f" % (100 * j["au"], j["samples_per_s"]))'
 }
 
-printf '%-11s %-10s %5s %5s %5s | %8s %8s %8s | %-24s | %-24s | %s\n' row tier DLIO ts ts-v DLIO ts ts-v \
-	"DLIO rd/f get/f KiB p50ms" "ts rd/f get/f KiB p50ms" load
-printf '%-11s %-10s %17s | %26s |\n' "" "" "AU %" "samples/s"
+# tiersim of BUILD on a row: "AU samples/s" real (traced into TRACE) and virtual
+ts_row() { # BUILD TRACE LOG d n tier
+	local t=$1/cli/tiersim b c
+	# shellcheck disable=SC2086
+	b=$(TIERSIM_WORKDIR=$work/ts "${mpi[@]}" -np "$5" "$t" dlio "${wl[$4]}" $common ${over[$4]} \
+		--tier "$6" --trace "$2" --quiet --json - 2>"$3.log" | tsjson) || b="- -"
+	# shellcheck disable=SC2086
+	c=$("$t" dlio "${wl[$4]}" $common ${over[$4]} --tier "$6" --accelerators "$5" \
+		--virtual --quiet --json - 2>"$3-v.log" | tsjson) || c="- -"
+	echo "$b $c"
+}
+
+hb=""
+[ -n "$before" ] && hb="   before: real virt   "
+printf '%-11s %-10s | %-13s | %-27s |%s %-24s | %-24s | %s\n' row tier "DLIO AU smp/s" \
+	"tiersim: real     virtual" "${hb:+$hb|}" "DLIO rd/f get/f KiB p50ms" "ts rd/f get/f KiB p50ms" load
 echo "$table" | while read -r name d n tier; do
 	if [ -n "$rows" ] && ! [[ ",$rows," == *",$name,"* ]]; then continue; fi
 	gen "$d" || continue
@@ -152,16 +172,19 @@ echo "$table" | while read -r name d n tier; do
 			++workload.output.folder="$out/dlio" >"$out/dlio.log" 2>&1
 		fusermount3 -u "$out/m"
 		a=$(summary "$out/dlio" 2>/dev/null) || a="- -"
-		# shellcheck disable=SC2086
-		b=$(TIERSIM_WORKDIR=$work/ts "${mpi[@]}" -np "$n" "$tiersim" dlio "${wl[$d]}" $common ${over[$d]} \
-			--tier "$tier" --trace "$out/ts.trace" --quiet --json - 2>"$out/ts.log" | tsjson) || b="- -"
-		# shellcheck disable=SC2086
-		c=$("$tiersim" dlio "${wl[$d]}" $common ${over[$d]} --tier "$tier" --accelerators "$n" \
-			--virtual --quiet --json - 2>"$out/tsv.log" | tsjson) || c="- -"
+		load=$(uptime | sed 's/.*average: //')
+		nowr=$(ts_row "$build" "$out/ts.trace" "$out/ts" "$d" "$n" "$tier")
+		was=""
+		[ -n "$before" ] && was=$(ts_row "$before" "$out/ts-before.trace" "$out/ts-before" "$d" "$n" "$tier")
 		pa=$(pattern "$out/dlio.trace" 2>/dev/null) || pa="-"
 		pb=$(pattern "$out/ts.trace" 2>/dev/null) || pb="-"
-		read -r aa as <<<"$a"; read -r ba bs <<<"$b"; read -r ca cs <<<"$c"
-		printf '%-11s %-10s %5s %5s %5s | %8s %8s %8s | %-24s | %-24s | %s\n' "$name" "$tier" "$aa" "$ba" "$ca" \
-			"$as" "$bs" "$cs" "$pa" "$pb" "$(uptime | sed 's/.*average: //')"
+		read -r aa as <<<"$a"; read -r ba bs ca cs <<<"$nowr"
+		wcol=""
+		if [ -n "$before" ]; then
+			read -r xa xs ya ys <<<"$was"
+			wcol=$(printf ' %5s %7s %5s %7s |' "$xa" "$xs" "$ya" "$ys")
+		fi
+		printf '%-11s %-10s | %5s %7s | %5s %7s %5s %7s |%s %-24s | %-24s | %s\n' "$name" "$tier" "$aa" "$as" \
+			"$ba" "$bs" "$ca" "$cs" "$wcol" "$pa" "$pb" "$load"
 	done
 done
