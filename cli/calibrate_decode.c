@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmdline.h"
-#include "commands.h"
+#include "cli/cmdline.h"
+#include "cli/commands.h"
 #include "core/files.h"
 #include "core/opt.h"
 #include "core/units.h"

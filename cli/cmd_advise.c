@@ -37,14 +37,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "commands.h"
-#include "interrupt.h"
+#include "cli/commands.h"
+#include "core/interrupt.h"
 #include "cost/price.h"
 #include "tier/tier.h"
-#include "advise.h"
-#include "runner.h"
-#include "script_args.h"
-#include "units.h"
+#include "scenario/advise.h"
+#include "scenario/runner.h"
+#include "cli/script_args.h"
+#include "core/units.h"
 
 /* The command line. --vcpus, --mem and --tolerance are read by this file's
  * parsers (sorted, distinct axes; a percentage). */

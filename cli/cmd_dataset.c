@@ -20,9 +20,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cmdline.h"
+#include "cli/cmdline.h"
 #include "core/interrupt.h"
-#include "commands.h"
+#include "cli/commands.h"
 #include "core/units.h"
 #include "pipeline/dataset.h"
 

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmdline.h"
-#include "commands.h"
-#include "interrupt.h"
+#include "cli/cmdline.h"
+#include "cli/commands.h"
+#include "core/interrupt.h"
 #include "cost/price.h"
 #include "workloads/dlio_cost.h"
 #include "workloads/dlio_mpi.h"

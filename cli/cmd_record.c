@@ -31,16 +31,16 @@
 
 #include <jansson.h>
 
-#include "cmdline.h"
+#include "cli/cmdline.h"
 #include "core/clock.h"
 #include "core/interrupt.h"
-#include "commands.h"
+#include "cli/commands.h"
 #include "core/opt.h"
 #include "core/units.h"
 #include "disk/cgroup.h"
 #include "disk/disk.h"
 #include "fs/mount.h"
-#include "replay.h"
+#include "traces/replay/replay.h"
 #include "traces/wake_capture.h"
 #include "traces/stats.h"
 #include "traces/trace.h"

@@ -9,11 +9,11 @@
 
 #include <jansson.h>
 
-#include "cmdline.h"
-#include "commands.h"
+#include "cli/cmdline.h"
+#include "cli/commands.h"
 #include "core/opt.h"
 #include "core/units.h"
-#include "replay.h"
+#include "traces/replay/replay.h"
 #include "traces/trace.h"
 
 #define MAX_TIERS 16

@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "interrupt.h"
-#include "commands.h"
+#include "core/interrupt.h"
+#include "cli/commands.h"
 #include "pipeline/timeline.h"
-#include "runner.h"
-#include "script_args.h"
+#include "scenario/runner.h"
+#include "cli/script_args.h"
 
 struct run_args {
 	struct ts_opt_list tiers;

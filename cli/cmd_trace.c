@@ -9,8 +9,8 @@
 
 #include <jansson.h>
 
-#include "cmdline.h"
-#include "commands.h"
+#include "cli/cmdline.h"
+#include "cli/commands.h"
 #include "traces/blkparse.h"
 #include "traces/iolog.h"
 #include "traces/perfetto.h"

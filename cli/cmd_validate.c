@@ -26,12 +26,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmdline.h"
-#include "commands.h"
+#include "cli/cmdline.h"
+#include "cli/commands.h"
 #include "pipeline/host.h"
-#include "opt.h"
-#include "paths.h"
-#include "units.h"
+#include "core/opt.h"
+#include "core/paths.h"
+#include "core/units.h"
 #include "tier/tier.h"
 #include "validation/case.h"
 #include "validation/corpus.h"

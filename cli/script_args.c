@@ -4,9 +4,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "commands.h"
-#include "interrupt.h"
-#include "script_args.h"
+#include "cli/commands.h"
+#include "core/interrupt.h"
+#include "cli/script_args.h"
 
 int ts_script_args(const struct ts_cmdline *c, const struct ts_opt_args *a,
 		   const struct ts_script_out *out, size_t max_kv, const char *example,

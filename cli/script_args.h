@@ -10,9 +10,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "cmdline.h"
-#include "report.h"
-#include "runner.h"
+#include "cli/cmdline.h"
+#include "scenario/report.h"
+#include "scenario/runner.h"
 
 /* The options of a scenario command that are not its own. */
 struct ts_script_out {

@@ -12,10 +12,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "decode.h"
-#include "host.h"
-#include "loader.h"
-#include "source.h"
+#include "pipeline/decode.h"
+#include "pipeline/host.h"
+#include "pipeline/loader.h"
+#include "pipeline/source.h"
 
 void ts_cpu_model(char *buf, size_t n)
 {

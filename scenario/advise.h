@@ -24,8 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "report.h"
-#include "runner.h"
+#include "scenario/report.h"
+#include "scenario/runner.h"
 #include "tier/tier.h"
 
 struct ts_price_set;

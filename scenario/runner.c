@@ -17,20 +17,20 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "interrupt.h"
-#include "clock.h"
-#include "convert.h"
+#include "core/interrupt.h"
+#include "core/clock.h"
+#include "scenario/convert.h"
 #include "cost/cost.h"
-#include "files.h"
-#include "hist.h"
-#include "opt.h"
+#include "core/files.h"
+#include "core/hist.h"
+#include "core/opt.h"
 #include "pipeline/decode.h"
 #include "pipeline/host.h"
 #include "tier/stats_keys.h"
 #include "tier/tier.h"
 #include "pipeline/dataset.h"
-#include "runner.h"
-#include "units.h"
+#include "scenario/runner.h"
+#include "core/units.h"
 #include "pipeline/vtier.h"
 
 static char *dupf(const char *fmt, ...) TS_PRINTF(1, 2);

@@ -19,10 +19,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "job.h"
-#include "report.h"
-#include "scenario.h"
-#include "ts.h"
+#include "scenario/job.h"
+#include "scenario/report.h"
+#include "scenario/scenario.h"
+#include "core/ts.h"
 
 #define TS_RUNNER_MAX_TIERS 32
 #define TS_RUNNER_MAX_OVERRIDES 64

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "corpus.h"
-#include "paths.h"
+#include "validation/corpus.h"
+#include "core/paths.h"
 
 int ts_corpus_load(const char *dir, struct ts_corpus *k, char *err, size_t errlen)
 {

@@ -14,8 +14,8 @@
 
 #include <stddef.h>
 
-#include "case.h"
-#include "ts.h"
+#include "validation/case.h"
+#include "core/ts.h"
 
 struct ts_corpus {
 	struct ts_case **c;

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "advise.h"
-#include "tcheck.h"
+#include "scenario/advise.h"
+#include "tests/tcheck.h"
 
 /* A grid point's row: samples/s @sps (NaN: an OOM row). */
 static size_t point(struct ts_advise *A, struct ts_advise_workload *k, size_t v, size_t t,

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "core/units.h"
-#include "replay_int.h"
+#include "traces/replay/replay_int.h"
 
 int replay_lat_class(unsigned op)
 {
