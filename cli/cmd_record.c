@@ -268,141 +268,6 @@ static int split_tiers(char *s, const char **tiers, size_t *n, char *err, size_t
 	return 0;
 }
 
-/* The summary, and with @ntiers the prediction per tier; JSON in *@json
- * when it is not NULL. 0 or 1 (a message printed). */
-/*
- * The probe. Predicting from one recording assumes that what the
- * application waited on kept its recorded pace (the wait rule): from a run
- * where the application was IO-bound, that pace is not in the trace, and
- * a faster tier is predicted as if the consumer were infinitely fast. A
- * second run on another tier shows another pace. Each prediction is then
- * a lower bound under its own recording's assumption, and each tier's
- * prediction is the larger of the two.
- */
-static int predict(const struct ts_trace *t, const struct ts_wakes *sched,
-		   struct ts_replay_cfg *cfg, const struct ts_tier_set *set, const char *tier,
-		   struct ts_replay_result *res, char *err, size_t errlen)
-{
-	cfg->wakes = sched;
-	ts_replay_tier_recorded(t, &cfg->tier);
-	cfg->rt_ns = cfg->tier.floor_ns;
-	cfg->closed_loop = !t->cpu;
-	if (ts_tier_set_lookup(set, tier, &cfg->tier.profile, err, errlen) ||
-	    ts_replay_virtual(t, cfg, res, err, errlen))
-		return -1;
-	snprintf(res->what, sizeof(res->what), "%s", tier);
-	return 0;
-}
-
-static int report(const struct rec_cfg *c, const char *file, const char *probe_file,
-		  const char **tiers, size_t ntiers, int exit_status, json_t **json)
-{
-	struct ts_trace t, pt = {0};
-	struct ts_wakes sc = {0}, psc = {0};
-	int has_sc = 0, has_psc = 0;
-	struct ts_trace_stats *s = NULL;
-	struct ts_tier_set *set = NULL;
-	struct ts_replay_cfg cfg = {.speed = 1.0};
-	struct ts_replay_result *res = NULL;
-	char err[512], warn[256];
-	int rc = 1;
-
-	if (ts_trace_read(file, &t, err, sizeof(err))) {
-		fprintf(stderr, "tiersim record: %s\n", err);
-		return 1;
-	}
-	if (ts_trace_warning(&t, warn, sizeof(warn)))
-		fprintf(stderr, "tiersim record: %s: warning: %s\n", file, warn);
-	if (probe_file && ts_trace_read(probe_file, &pt, err, sizeof(err))) {
-		fprintf(stderr, "tiersim record: %s\n", err);
-		ts_trace_free(&t);
-		return 1;
-	}
-	if ((has_sc = ts_replay_wakes_beside(file, &sc, err, sizeof(err))) < 0 ||
-	    (probe_file && (has_psc = ts_replay_wakes_beside(probe_file, &psc, err, sizeof(err))) < 0)) {
-		fprintf(stderr, "tiersim record: %s\n", err);
-		goto out;
-	}
-	if (ts_trace_stats_compute(&t, 0, &s) || !(res = calloc(ntiers + 1, sizeof(*res))) ||
-	    ts_replay_recorded_wakes(&t, has_sc ? &sc : NULL, &res[0])) {
-		fprintf(stderr, "tiersim record: out of memory\n");
-		goto out;
-	}
-	if (ntiers) {
-		if (ts_tier_set_load_default(&set, err, sizeof(err)) ||
-		    (*c->profile && ts_tier_set_add_file(set, c->profile, err, sizeof(err))) ||
-		    ts_opt_defaults(ts_tier_cfg_opts, &cfg.tier, err, sizeof(err))) {
-			fprintf(stderr, "tiersim record: %s\n", err);
-			goto out;
-		}
-		for (size_t i = 0; i < ntiers; i++) {
-			struct ts_replay_result alt;
-			if (predict(&t, has_sc ? &sc : NULL, &cfg, set, tiers[i], &res[i + 1], err,
-				    sizeof(err)) ||
-			    (probe_file && predict(&pt, has_psc ? &psc : NULL, &cfg, set, tiers[i],
-						   &alt, err, sizeof(err)))) {
-				fprintf(stderr, "tiersim record: --predict %s: %s\n", tiers[i],
-					err);
-				goto out;
-			}
-			if (probe_file && alt.total_ns > res[i + 1].total_ns) {
-				res[i + 1] = alt;
-				snprintf(res[i + 1].what, sizeof(res[i + 1].what), "%s (probe)",
-					 tiers[i]);
-			}
-		}
-	}
-	if (json) {
-		*json = json_pack("{ss ss si so}", "trace", file, "tier", t.hdr.tier, "exit_status",
-				  exit_status, "summary", ts_trace_stats_json(s, &t));
-		if (*json && probe_file)
-			json_object_set_new(
-			    *json, "probe",
-			    json_pack("{ss ss}", "trace", probe_file, "tier", pt.hdr.tier));
-		if (*json && ntiers)
-			json_object_set_new(*json, "predict", ts_replay_json(res, ntiers + 1));
-		rc = *json ? 0 : 1;
-		goto out;
-	}
-	printf("recorded %s on %s into %s (the command exited %d)\n\n", c->data, t.hdr.tier, file,
-	       exit_status);
-	ts_trace_stats_print(stdout, s, &t, 5);
-	char b1[32], b2[32];
-	if (has_sc)
-		printf("\nwake file %s.wakes: %zu threads, %zu wakes between them; of the "
-		       "time between a thread's requests and wakes (%s), %s was waiting on "
-		       "another thread (the wake rule)\n",
-		       file, sc.nthreads, sc.nwakes, ts_fmt_duration(b1, sizeof(b1), res[0].think_ns),
-		       ts_fmt_duration(b2, sizeof(b2), res[0].waited_ns));
-	else
-		printf("\nCPU samples on %zu of %zu records; of the gaps between a thread's "
-		       "requests (%s), %s were waiting (elastic in replay)\n",
-		       t.ncpu, t.nrecs, ts_fmt_duration(b1, sizeof(b1), res[0].think_ns),
-		       ts_fmt_duration(b2, sizeof(b2), res[0].waited_ns));
-	if (ntiers) {
-		printf("\npredicted per tier (%s%s%s%s):\n\n",
-		       has_sc ? "the wake rule: each wait follows the thread that ended it"
-		       : cfg.closed_loop ? "closed loop: the trace has no CPU samples"
-					 : "work kept, waiting elastic",
-		       probe_file ? "; each the larger of the predictions from this run and from "
-				    "the probe run on "
-				  : "",
-		       probe_file ? pt.hdr.tier : "", probe_file ? ", marked (probe)" : "");
-		ts_replay_print(stdout, res, ntiers + 1);
-	}
-	rc = 0;
-out:
-	free(res);
-	ts_tier_set_free(set);
-	ts_opt_free(ts_tier_cfg_opts, &cfg.tier);
-	ts_trace_stats_free(s);
-	ts_trace_free(&t);
-	ts_trace_free(&pt);
-	ts_wakes_free(&sc);
-	ts_wakes_free(&psc);
-	return rc;
-}
-
 /* True once the daemon at @mnt has measured its FUSE round trip and made
  * its model: only then is the trace open (fs/calib.c), so the command
  * starts after it, or its first requests (all of them, for a short one)
@@ -678,8 +543,14 @@ int ts_cmd_record(int argc, char **argv)
 		}
 	}
 	json_t *j = NULL;
-	if (report(&c, out, *c.probe ? probe_out : NULL, tiers, ntiers, code, c.json ? &j : NULL))
+	struct ts_record_report rr = {
+		.data = c.data, .trace = out, .probe = *c.probe ? probe_out : NULL,
+		.profile = c.profile, .tiers = tiers, .ntiers = ntiers, .exit_status = code,
+	};
+	if (ts_record_report(&rr, stdout, c.json ? &j : NULL, err, sizeof(err))) {
+		fprintf(stderr, "tiersim record: %s\n", err);
 		goto out;
+	}
 	if (j) {
 		int w = json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
 		json_decref(j);
