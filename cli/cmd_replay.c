@@ -7,12 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
 
 #include "cli/cmdline.h"
 #include "cli/commands.h"
 #include "core/opt.h"
-#include "core/units.h"
 #include "traces/replay/replay.h"
 #include "traces/trace.h"
 
@@ -123,60 +121,6 @@ static bool overridden(const struct replay_args *o)
 	return false;
 }
 
-static int print_json(const char *file, const struct ts_trace *t,
-		      const struct ts_replay_result *res, size_t nres)
-{
-	json_t *j = json_pack("{ss ss sI sb so}", "trace", file, "recorded_tier", t->hdr.tier,
-			      "dropped", (json_int_t)t->dropped, "truncated", t->truncated,
-			      "results", ts_replay_json(res, nres));
-	if (!j || json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10))) {
-		json_decref(j);
-		fprintf(stderr, "tiersim replay: writing JSON failed\n");
-		return -EIO;
-	}
-	fputc('\n', stdout);
-	json_decref(j);
-	return 0;
-}
-
-static void print_table(const char *file, const struct ts_trace *t, const struct replay_args *o,
-			const struct ts_replay_cfg *cfg, uint64_t rec_floor,
-			const struct ts_replay_result *res, size_t nres)
-{
-	char b1[32], b2[32];
-	printf("trace %s: %zu ops, recorded on %s (capacity %s, mem %s)", file, t->nrecs,
-	       t->hdr.tier[0] ? t->hdr.tier : "a plain directory",
-	       t->hdr.capacity ? ts_fmt_size(b1, sizeof(b1), t->hdr.capacity) : "-",
-	       t->hdr.mem ? ts_fmt_size(b2, sizeof(b2), t->hdr.mem) : "none");
-	if (overridden(o)) /* --capacity/--mem: say what the tiers ran with instead */
-		printf("; replayed with capacity %s, mem %s",
-		       ts_fmt_size(b1, sizeof(b1), cfg->tier.capacity),
-		       cfg->tier.mem ? ts_fmt_size(b2, sizeof(b2), cfg->tier.mem) : "none");
-	putchar('\n');
-	printf("%s; %s%s; virtual columns: modeled (tier profiles), "
-	       "measured: real time\n\n",
-	       cfg->wakes ? "the wake rule: each wait on another thread follows that thread"
-	       : cfg->closed_loop ? "closed loop per thread"
-				  : "per thread, work kept and waiting elastic",
-	       cfg->no_think ? "no think time" : "recorded think time",
-	       cfg->speed != 1.0 ? " scaled by --speed" : "");
-	ts_replay_print(stdout, res, nres);
-	if (rec_floor || cfg->tier.floor_ns) {
-		char fb[32], ob[32];
-		/* Recorded and virtual latencies are what tierfs held each
-		 * request; the application also paid the FUSE round trip. */
-		printf("\nlatencies of the recorded and virtual columns are the time tierfs "
-		       "holds a request; the application also pays the FUSE round trip "
-		       "(%s, the recording's floor%s%s), so a tier faster than that shows "
-		       "near 0\n",
-		       ts_fmt_duration(fb, sizeof(fb), rec_floor),
-		       cfg->tier.floor_ns != rec_floor ? "; virtual columns: --floor " : "",
-		       cfg->tier.floor_ns != rec_floor
-			   ? ts_fmt_duration(ob, sizeof(ob), cfg->tier.floor_ns)
-			   : "");
-	}
-}
-
 /* The recording, each --tier predicted, and the --target run, in @res. */
 static int replay_all(const struct replay_args *o, struct ts_replay_set *rs,
 		      struct ts_replay_result *res, size_t *nres)
@@ -253,11 +197,10 @@ int ts_cmd_replay(int argc, char **argv)
 	}
 	if (replay_all(&o, &rs, res, &nres))
 		goto out;
-	if (o.json) {
-		if (print_json(file, &rs.t, res, nres))
-			goto out;
-	} else {
-		print_table(file, &rs.t, &o, &rs.cfg, rs.rec_floor, res, nres);
+	if (o.json ? ts_replay_print_json(stdout, file, &rs.t, res, nres)
+		   : (ts_replay_print_run(stdout, file, &rs, overridden(&o), res, nres), 0)) {
+		fprintf(stderr, "tiersim replay: writing JSON failed\n");
+		goto out;
 	}
 	rc = fflush(stdout) ? 1 : 0;
 out:

@@ -161,6 +161,15 @@ TS_WUR int ts_replay_predict_probe(struct ts_replay_set *s, struct ts_replay_set
 				   size_t errlen);
 void ts_replay_close(struct ts_replay_set *s);
 
+/* tiersim replay's output: the trace and the rules it was replayed with,
+ * then the table of @nres results (@overridden: the tier model's options
+ * were set over the recording's); or the results as one JSON object
+ * (0, or -EIO). */
+void ts_replay_print_run(FILE *f, const char *file, const struct ts_replay_set *s,
+			 bool overridden, const struct ts_replay_result *res, size_t nres);
+TS_WUR int ts_replay_print_json(FILE *f, const char *file, const struct ts_trace *t,
+				const struct ts_replay_result *res, size_t nres);
+
 /* tiersim record's report (record.c): the summary of the trace @trace of
  * @data's run (the command exited @exit_status), its waits, and each of
  * @tiers predicted (with @probe, by the probe rule). */
