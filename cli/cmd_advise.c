@@ -107,19 +107,6 @@ static const struct ts_cmdline advise_cmdline = {
 	.max_pos = -1,
 };
 
-/* A library failure as the exit status, after its line. */
-static int advise_fail(const struct ts_advise *A, int rc, const char *err)
-{
-	if (rc == -EINTR) {
-		fprintf(stderr, "tiersim advise: interrupted by signal %d; stopping and unmounting\n",
-			(int)ts_interrupted);
-		return TS_EXIT_INTERRUPT;
-	}
-	if (rc != TS_E_LUA) /* a script's message and traceback are printed */
-		fprintf(stderr, "tiersim advise: %s\n", err[0] ? err : ts_strerror(rc));
-	return A->usage_error ? TS_EXIT_USAGE : TS_EXIT_FAIL;
-}
-
 /* The command line into @A and @args. Returns -1 to go on, or the exit
  * status after --help or one line. */
 static int advise_args(struct ts_advise *A, struct advise_args *args, int argc, char **argv)
@@ -174,7 +161,7 @@ static int advise_args(struct ts_advise *A, struct advise_args *args, int argc, 
 					: (fprintf(stderr, "tiersim advise: %s\n", err), TS_EXIT_FAIL);
 	if ((rc = ts_advise_check(A, err, sizeof(err)))) {
 		A->usage_error = rc == TS_E_UNKNOWN || rc == TS_E_PARSE;
-		return advise_fail(A, rc, err);
+		return ts_script_fail("advise", rc, A->usage_error, err);
 	}
 	return -1;
 }
@@ -190,7 +177,7 @@ int ts_cmd_advise(int argc, char **argv)
 		goto out;
 	int rc = ts_advise_run(&A, err, sizeof(err));
 	if (rc) {
-		status = advise_fail(&A, rc, err);
+		status = ts_script_fail("advise", rc, A.usage_error, err);
 		goto out;
 	}
 	ts_advise_print(&A, ts_script_table_stream(&args.out));

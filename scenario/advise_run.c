@@ -231,17 +231,9 @@ static int run_script(struct ts_advise *A, const char *const *tiers, size_t ntie
 		o.kv[o.nkv++] = extra[i];
 	}
 	struct ts_runner R;
-	int rc = ts_runner_init(&R, &o, err, errlen);
-	if (rc) {
-		A->usage_error = rc == TS_E_UNKNOWN || rc == TS_E_PARSE;
-		ts_runner_free(&R);
-		return rc;
-	}
-	rc = ts_runner_run(&R, err, errlen);
-	if (rc == -EINTR || ts_interrupted)
-		rc = -EINTR;
-	else if (rc == TS_E_LUA) /* the message and traceback are printed */
-		A->usage_error = R.usage_error;
+	bool usage;
+	int rc = ts_runner_script(&R, &o, &usage, err, errlen);
+	A->usage_error |= usage;
 	if (!rc && !out->title && R.report.title && ts_row_set_str(&out->title, R.report.title))
 		rc = -ENOMEM;
 	for (size_t i = 0; !rc && i < R.report.n; i++) {

@@ -542,3 +542,20 @@ int ts_runner_exec(struct ts_runner *R, const struct ts_job_ops *job,
 	}
 	return 0;
 }
+
+int ts_runner_script(struct ts_runner *R, const struct ts_runner_opts *o, bool *usage, char *err,
+		     size_t errlen)
+{
+	*usage = false;
+	int rc = ts_runner_init(R, o, err, errlen);
+	if (rc) {
+		*usage = rc == TS_E_UNKNOWN || rc == TS_E_PARSE;
+		return rc;
+	}
+	rc = ts_runner_run(R, err, errlen);
+	if (rc == -EINTR || ts_interrupted)
+		return -EINTR;
+	if (rc == TS_E_LUA) /* the message and traceback are printed */
+		*usage = R->usage_error;
+	return rc;
+}
