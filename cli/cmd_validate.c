@@ -17,7 +17,6 @@
  * miss: it is counted outside, with its reason.
  */
 #include <errno.h>
-#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,14 +86,13 @@ int ts_cmd_validate(int argc, char **argv)
 	int ret = TS_EXIT_USAGE;
 	char **sel = calloc((size_t)argc, sizeof(*sel));
 	bool *used = calloc((size_t)argc, sizeof(*used));
-	size_t nsel = 0, nall = 0, nrows = 0, nadded = 0;
-	struct ts_case **all = NULL;
+	size_t nsel = 0, nrows = 0, nadded = 0;
+	struct ts_corpus corpus = { 0 };
 	struct ts_case_row *rows = NULL;
 	struct ts_tier_set *set = NULL;
 	struct ts_host_set *hosts = NULL;
 	char **added = NULL;
-	glob_t g = { 0 };
-	bool have_glob = false, have_ratchet = false;
+	bool have_ratchet = false;
 	struct ts_ratchet ratchet = { 0 };
 	char bpath[4200] = "";
 
@@ -113,41 +111,19 @@ int ts_cmd_validate(int argc, char **argv)
 	for (int i = 0; i < a.npos; i++)
 		sel[nsel++] = a.pos[i];
 	ret = TS_EXIT_FAIL;
-	char dir[4096], pat[4200];
-	if (v.cases)
-		snprintf(dir, sizeof(dir), "%s", v.cases);
-	else if (ts_data_find("validation/cases", dir, sizeof(dir))) {
-		fprintf(stderr, "tiersim validate: validation/cases not found; set TIERSIM_DATADIR "
-				"to the source tree or give --cases DIR\n");
+	/* Every case (the fitted-vs-checking rule spans the corpus). */
+	size_t refused = 0;
+	if (ts_corpus_load_all(v.cases, &corpus, stderr, "tiersim validate", &refused, err,
+			       sizeof(err))) {
+		fprintf(stderr, "tiersim validate: %s%s\n", err,
+			corpus.dir[0] ? "" : " or give --cases DIR");
 		goto out;
 	}
-	snprintf(pat, sizeof(pat), "%s/*.json", dir);
-	if (glob(pat, 0, NULL, &g) || g.gl_pathc == 0) {
-		fprintf(stderr, "tiersim validate: no case files (*.json) in %s\n", dir);
+	struct ts_case **all = corpus.c;
+	size_t nall = corpus.n;
+	const char *dir = corpus.dir;
+	if (!(rows = calloc(nall + 1, sizeof(*rows))))
 		goto out;
-	}
-	have_glob = true;
-
-	/* Load every case (the fitted-vs-checking rule spans the corpus). */
-	all = calloc(g.gl_pathc, sizeof(*all));
-	rows = calloc(g.gl_pathc, sizeof(*rows));
-	if (!all || !rows)
-		goto out;
-	int refused = 0;
-	for (size_t i = 0; i < g.gl_pathc; i++) {
-		if (ts_case_load(g.gl_pathv[i], &all[nall], err, sizeof(err))) {
-			fprintf(stderr, "tiersim validate: %s\n", err);
-			refused++;
-			continue;
-		}
-		for (size_t k = 0; k < nall; k++)
-			if (!strcmp(all[k]->id, all[nall]->id)) {
-				fprintf(stderr, "tiersim validate: %s: case id '%s' again\n",
-					g.gl_pathv[i], all[nall]->id);
-				refused++;
-			}
-		nall++;
-	}
 	if (ts_tier_set_load_default(&set, err, sizeof(err))) {
 		fprintf(stderr, "tiersim validate: %s\n", err);
 		goto out;
@@ -159,7 +135,7 @@ int ts_cmd_validate(int argc, char **argv)
 			refused++;
 		}
 	if (refused) {
-		fprintf(stderr, "tiersim validate: %d file%s refused; nothing was run\n", refused,
+		fprintf(stderr, "tiersim validate: %zu file%s refused; nothing was run\n", refused,
 			refused > 1 ? "s" : "");
 		goto out;
 	}
@@ -264,22 +240,18 @@ int ts_cmd_validate(int argc, char **argv)
 	free(worst);
 	free(o);
 out:
-	for (size_t i = 0; i < nall; i++)
-		ts_case_free(all[i]);
+	ts_corpus_free(&corpus);
 	for (size_t i = 0; rows && i < nrows; i++)
 		free(rows[i].f);
 	for (size_t i = 0; i < nadded; i++)
 		free(added[i]);
 	free(added);
-	free(all);
 	free(rows);
 	free(sel);
 	free(used);
 	ts_tier_set_free(set);
 	ts_host_set_free(hosts);
 	ts_ratchet_free(&ratchet);
-	if (have_glob)
-		globfree(&g);
 	ts_opt_free(vopts, &v);
 	return ret;
 }
