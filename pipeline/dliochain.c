@@ -11,7 +11,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "dliochain.h"
+#include "pipeline/dliochain.h"
 
 #define BLK 4096u		/* st_blksize on tierfs: Python's buffer */
 #define NPY_PIECE 262144u	/* numpy.lib.format.BUFFER_SIZE */

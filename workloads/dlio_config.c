@@ -10,9 +10,9 @@
  * ceil(prefetch_size / read_threads), workloads/dlio_loader.h). metric.au is MLPerf
  * Storage's 0.90 when the file gives none.
  */
-#include "dlio_config.h"
+#include "workloads/dlio_config.h"
 
-#include "paths.h"
+#include "core/paths.h"
 
 #include <dirent.h>
 #include <errno.h>

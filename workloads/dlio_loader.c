@@ -17,10 +17,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
+#include "core/clock.h"
 #include "core/heap.h"
 #include "core/rng.h"
-#include "dlio_loader.h"
+#include "workloads/dlio_loader.h"
 #include "pipeline/dliochain.h"
 #include "pipeline/dliofmt.h"
 #include "pipeline/ds_dlio.h"

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "../tcheck.h"
-#include "opt.h"
+#include "core/opt.h"
 #include "pipeline/dataset.h"
 #include "pipeline/dliochain.h"
 #include "pipeline/dliofmt.h"
