@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../tcheck.h"
+#include "tests/tcheck.h"
 #include "pipeline/dliochain.h"
 
 #define MAX_REQ 4096

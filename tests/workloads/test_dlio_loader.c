@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../tcheck.h"
+#include "tests/tcheck.h"
 #include "core/opt.h"
 #include "pipeline/dataset.h"
 #include "pipeline/dliochain.h"
