@@ -105,7 +105,21 @@ static size_t plan_chain(const struct plan *p, uint64_t i, struct ts_chain_req *
 		*cap = n;
 		n = ts_chain_build(TS_CHAIN_NPZ, &f, *buf, *cap);
 	}
-	return n;
+	if (!p->c->coalesce)
+		return n;
+	/* what the tier is charged (the open, the reads), contiguous reads as one */
+	struct ts_chain_req *r = *buf;
+	size_t k = 0;
+	for (size_t q = 0; q < n; q++) {
+		if (r[q].op != TS_CHAIN_READ && r[q].op != TS_CHAIN_OPEN)
+			continue;
+		if (k && r[q].op == TS_CHAIN_READ && r[k - 1].op == TS_CHAIN_READ &&
+		    r[k - 1].off + r[k - 1].len == r[q].off)
+			r[k - 1].len += r[q].len;
+		else
+			r[k++] = r[q];
+	}
+	return k;
 }
 
 static uint64_t plan_window(const struct plan *p)

@@ -56,6 +56,12 @@ struct ts_dl_cfg {
 	uint64_t sample_ns;  /* virtual time: a worker's CPU per sample (+ per MiB below) */
 	double sample_ns_per_mib;
 	const char *dir;     /* real time: the mounted DIR/train */
+	/* Virtual time with a page cache in front of the tier: a sample's
+	 * contiguous reads are charged as one (the cache's readahead turns a
+	 * reader's sequential reads into its own requests to the device, so
+	 * what reaches the device is the same; the model is spared a lookup per
+	 * 4 KiB fill: 8 requests instead of 1,140 for a 140 MB unet3d sample). */
+	bool coalesce;
 };
 
 /* What a run did, per epoch and rank: the times are ns from the run's

@@ -552,6 +552,7 @@ static int run_virtual(struct env *E, uint64_t n, double stop_below, struct ts_d
 		struct dl_stop st = { .w = E->w, .ranks = n, .steps = 0, .step_ns = E->cpu.step_ns,
 				      .below = stop_below };
 		dl_config(E, n, 0, n, &c);
+		c.coalesce = E->o->mem > 0;
 		st.steps = ts_dl_steps(&c);
 		rc = ts_dl_run_virtual(&c, &disk, stop_below > 0 ? dl_stop_fn : NULL, &st, &d, err,
 				       errlen);
