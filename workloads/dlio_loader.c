@@ -168,6 +168,18 @@ struct vrank {
 	uint64_t take;	 /* this step's; UNSET: not yet */
 };
 
+/* Rank @k takes its batch of step @j at @tk: its compute ends at the
+ * returned time (the first step's is kept); @end is the latest so far. */
+static uint64_t take(const struct ts_dl_cfg *c, struct vrank *rk, struct ts_dl_epoch *ep,
+		     uint64_t k, uint64_t j, uint64_t tk, uint64_t end)
+{
+	rk[k].take = tk;
+	uint64_t ke = tk + c->step_ns + c->compute_ns;
+	if (j == 0)
+		ep->first_end[k] = ke;
+	return TS_MAX(end, ke);
+}
+
 struct vl {
 	struct plan p;
 	const struct ts_dl_cfg *c;
@@ -333,11 +345,7 @@ int ts_dl_run_virtual(const struct ts_dl_cfg *c, const struct ts_vdisk *disk, ts
 						continue;
 					}
 					v.pending[i] = v.pending[--v.npending];
-					v.rk[k].take = tk;
-					uint64_t ke = tk + c->step_ns + c->compute_ns;
-					end = TS_MAX(end, ke);
-					if (j == 0)
-						ep->first_end[k] = ke;
+					end = take(c, v.rk, ep, k, j, tk, end);
 					taken++;
 					took = true;
 					rc = v_dispatch(&v, k, tk);
@@ -582,12 +590,7 @@ int ts_dl_run_real(const struct ts_dl_cfg *c, int (*between)(char *err, size_t e
 				for (uint64_t k = 0; k < c->ranks; k++) {
 					if (L.rk[k].take != UNSET || L.rk[k].ready[j] == UNSET)
 						continue;
-					uint64_t tk = ts_now_ns();
-					L.rk[k].take = tk;
-					uint64_t ke = tk + c->step_ns + c->compute_ns;
-					end = TS_MAX(end, ke);
-					if (j == 0)
-						ep->first_end[k] = ke;
+					end = take(c, L.rk, ep, k, j, ts_now_ns(), end);
 					taken++;
 					r_dispatch(&L, k);
 					pthread_cond_broadcast(&L.cv);
