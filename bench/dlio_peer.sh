@@ -92,6 +92,7 @@ r50-1-essd r50 1 essd-pl1
 u64-2-essd u64 2 essd-pl0"
 
 mpi=(mpirun --allow-run-as-root --oversubscribe --bind-to none -q)
+# (mpirun forwards stdin to rank 0: every run below reads /dev/null, not the table)
 cfg=$work/config/workload
 mkdir -p "$cfg"
 for w in unet3d_h100 resnet50_h100; do cp "$root/workloads/dlio/$w.yaml" "$cfg/"; done
@@ -106,7 +107,7 @@ gen() {
 	"${mpi[@]}" -np 1 "$venv/bin/dlio_benchmark" --config-dir "$work/config" workload="${wl[$d]}" \
 		$common ${over[$d]} ++workload.workflow.generate_data=True ++workload.workflow.train=False \
 		++workload.dataset.data_folder="$data" hydra.run.dir="$work/gen-$d" \
-		++workload.output.folder="$work/gen-$d" >"$work/gen-$d.log" 2>&1 &&
+		++workload.output.folder="$work/gen-$d" </dev/null >"$work/gen-$d.log" 2>&1 &&
 		touch "$data/.done" || { echo "dlio_peer.sh: DLIO's generator failed: $work/gen-$d.log" >&2; return 1; }
 }
 
@@ -147,10 +148,10 @@ ts_row() { # BUILD TRACE LOG d n tier
 	local t=$1/cli/tiersim b c
 	# shellcheck disable=SC2086
 	b=$(TIERSIM_WORKDIR=$work/ts "${mpi[@]}" -np "$5" "$t" dlio "${wl[$4]}" $common ${over[$4]} \
-		--tier "$6" --trace "$2" --quiet --json - 2>"$3.log" | tsjson) || b="- -"
+		--tier "$6" --trace "$2" --quiet --json - </dev/null 2>"$3.log" | tsjson) || b="- -"
 	# shellcheck disable=SC2086
 	c=$("$t" dlio "${wl[$4]}" $common ${over[$4]} --tier "$6" --accelerators "$5" \
-		--virtual --quiet --json - 2>"$3-v.log" | tsjson) || c="- -"
+		--virtual --quiet --json - </dev/null 2>"$3-v.log" | tsjson) || c="- -"
 	echo "$b $c"
 }
 
@@ -169,7 +170,7 @@ echo "$table" | while read -r name d n tier; do
 		# shellcheck disable=SC2086
 		"${mpi[@]}" -np "$n" "$venv/bin/dlio_benchmark" --config-dir "$work/config" workload="${wl[$d]}" \
 			$common ${over[$d]} ++workload.dataset.data_folder="$out/m" hydra.run.dir="$out/dlio" \
-			++workload.output.folder="$out/dlio" >"$out/dlio.log" 2>&1
+			++workload.output.folder="$out/dlio" </dev/null >"$out/dlio.log" 2>&1
 		fusermount3 -u "$out/m"
 		a=$(summary "$out/dlio" 2>/dev/null) || a="- -"
 		load=$(uptime | sed 's/.*average: //')
