@@ -107,6 +107,7 @@ struct fs_counters {
 	bool ok;
 	uint64_t read_bytes, write_bytes; /* served by tierfs */
 	uint64_t model_read_bytes, model_hit_bytes;
+	uint64_t model_nowait_bytes, model_dev_bytes; /* no wait on the device; the device's */
 };
 void ts_job_read_counters(const char *mountpoint, struct fs_counters *c);
 void ts_job_row_io(struct ts_row *w, const struct fs_counters *a, const struct fs_counters *b,

@@ -339,6 +339,12 @@ void ts_job_read_counters(const char *mountpoint, struct fs_counters *c)
 	c->write_bytes = jget_u64(root, wr);
 	c->model_read_bytes = jget_u64(root, mrd);
 	c->model_hit_bytes = jget_u64(root, mhit);
+	static const char *const mnw[] = { TS_STATS_KEY_MODEL, TS_STATS_KEY_OPS, TS_STATS_KEY_READ,
+					   TS_STATS_KEY_NOWAIT_BYTES, NULL };
+	static const char *const mdev[] = { TS_STATS_KEY_MODEL, TS_STATS_KEY_OPS, TS_STATS_KEY_READ,
+					    TS_STATS_KEY_DEVICE_BYTES, NULL };
+	c->model_nowait_bytes = jget_u64(root, mnw);
+	c->model_dev_bytes = jget_u64(root, mdev);
 	c->ok = true;
 	json_decref(root);
 }
@@ -355,6 +361,9 @@ void ts_job_row_io(struct ts_row *w, const struct fs_counters *a, const struct f
 	uint64_t rd = b->model_read_bytes - a->model_read_bytes;
 	uint64_t hit = b->model_hit_bytes - a->model_hit_bytes;
 	w->cache_hit_pct = rd ? 100.0 * (double)hit / (double)rd : NAN; /* no reads: no ratio */
+	uint64_t nw = b->model_nowait_bytes - a->model_nowait_bytes;
+	w->memory_pct = rd ? 100.0 * (double)nw / (double)rd : NAN;
+	w->dev_mb_s = (double)(b->model_dev_bytes - a->model_dev_bytes) / 1e6 / secs;
 }
 
 /* ---- One configuration in real time ---------------------------------------- */

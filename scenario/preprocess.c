@@ -232,6 +232,9 @@ static int preprocess_virtual(struct ts_job_env *env, const struct ts_job_args *
 	w->write_mb_s = secs > 0 ? (double)vt.write_bytes / 1e6 / secs : NAN;
 	w->cache_hit_pct = vt.read_bytes ? 100.0 * (double)vt.hit_bytes / (double)vt.read_bytes
 					 : NAN;
+	w->memory_pct = vt.read_bytes ? 100.0 * (double)vt.nowait_bytes / (double)vt.read_bytes
+				      : NAN;
+	w->dev_mb_s = secs > 0 ? (double)vt.dev_read_bytes / 1e6 / secs : NAN;
 	char tdesc[256], parts[768];
 	ts_job_tier_desc(s, "tier model virtual", tdesc, sizeof(tdesc));
 	snprintf(parts, sizeof(parts), "%s, convert_imageset virtual (1 thread, the real "
