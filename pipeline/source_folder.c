@@ -13,11 +13,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tier/fsmeta.h"
 #include "core/files.h"
-#include "dataset.h"
-#include "loader.h"
-#include "source.h"
+#include "pipeline/dataset.h"
+#include "pipeline/loader.h"
+#include "pipeline/source.h"
+#include "tier/fsmeta.h"
 
 #define MAX_DEPTH 16
 

@@ -5,8 +5,8 @@
 #include "pipeline/host.h"
 #include "pipeline/loader.h"
 #include "pipeline/timeline.h"
+#include "pipeline/vtier.h"
 #include "tier/fsmeta.h"
-#include "vtier.h"
 
 int ts_vtier_new(struct ts_vtier *m, const struct ts_tier_cfg *cfg, int band_end, char *err,
 		 size_t errlen)

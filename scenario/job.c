@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "jobs.h"
+#include "scenario/jobs.h"
 
 static const struct ts_job_ops *const jobs[] = {
 	&ts_job_train,

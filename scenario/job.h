@@ -21,12 +21,12 @@
 
 #include "engine/engine.h"
 #include "fs/mount.h"
-#include "hist.h"
+#include "core/hist.h"
 #include "pipeline/dataset.h"
 #include "pipeline/loader.h"
-#include "report.h"
-#include "scenario.h"
-#include "ts.h"
+#include "scenario/report.h"
+#include "scenario/scenario.h"
+#include "core/ts.h"
 
 struct ts_timeline;
 struct ts_vtier;

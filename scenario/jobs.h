@@ -6,7 +6,7 @@
 #ifndef TS_JOBS_H
 #define TS_JOBS_H
 
-#include "job.h"
+#include "scenario/job.h"
 
 extern const struct ts_job_ops ts_job_train;
 extern const struct ts_job_ops ts_job_infer;

@@ -23,11 +23,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "interrupt.h"
+#include "core/interrupt.h"
 #include "workloads/dlio_run.h"
-#include "lua_opt.h"
+#include "scenario/lua_opt.h"
 #include "tier/tier.h"
-#include "runner.h"
+#include "scenario/runner.h"
 
 /* What a script asks for: run{} (the job the engine's mode names: train,
  * infer) or preprocess{}. */

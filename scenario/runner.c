@@ -17,20 +17,20 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "interrupt.h"
-#include "clock.h"
-#include "convert.h"
+#include "core/interrupt.h"
+#include "core/clock.h"
+#include "scenario/convert.h"
 #include "cost/cost.h"
-#include "files.h"
-#include "hist.h"
-#include "opt.h"
+#include "core/files.h"
+#include "core/hist.h"
+#include "core/opt.h"
 #include "pipeline/decode.h"
 #include "pipeline/host.h"
 #include "tier/stats_keys.h"
 #include "tier/tier.h"
 #include "pipeline/dataset.h"
-#include "runner.h"
-#include "units.h"
+#include "scenario/runner.h"
+#include "core/units.h"
 #include "pipeline/vtier.h"
 
 static char *dupf(const char *fmt, ...) TS_PRINTF(1, 2);
@@ -541,4 +541,21 @@ int ts_runner_exec(struct ts_runner *R, const struct ts_job_ops *job,
 			return rc;
 	}
 	return 0;
+}
+
+int ts_runner_script(struct ts_runner *R, const struct ts_runner_opts *o, bool *usage, char *err,
+		     size_t errlen)
+{
+	*usage = false;
+	int rc = ts_runner_init(R, o, err, errlen);
+	if (rc) {
+		*usage = rc == TS_E_UNKNOWN || rc == TS_E_PARSE;
+		return rc;
+	}
+	rc = ts_runner_run(R, err, errlen);
+	if (rc == -EINTR || ts_interrupted)
+		return -EINTR;
+	if (rc == TS_E_LUA) /* the message and traceback are printed */
+		*usage = R->usage_error;
+	return rc;
 }

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fsmeta.h"
+#include "tier/fsmeta.h"
 
 /*
  * ext4 as mkfs.ext4 makes it for a data volume (e2fsprogs 1.47,
