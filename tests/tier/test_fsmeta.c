@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tcheck.h"
+#include "tests/tcheck.h"
 #include "tier/fsmeta.h"
 
 /* A tree for the walk: /a (a folder of 3 blocks, inode 20), /a/x (21),
