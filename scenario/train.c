@@ -73,8 +73,8 @@ static void feed_counters(struct feed *f, struct fs_counters *c)
 					   f->vt.hit_bytes,
 					   f->vt.nowait_bytes,
 					   f->vt.dev_read_bytes };
-	else if (f->lv.mount)
-		ts_job_read_counters(f->lv.root, c);
+	else
+		ts_job_live_counters(&f->lv, c);
 }
 
 /* The next batch: 1 with its sample count and when it was ready, 0 at the
