@@ -9,6 +9,7 @@ static const struct ts_job_ops *const jobs[] = {
 	&ts_job_train,
 	&ts_job_infer,
 	&ts_job_preprocess,
+	&ts_job_dlio,
 };
 
 const struct ts_job_ops *ts_job_find(const char *name)

@@ -543,19 +543,22 @@ int ts_runner_exec(struct ts_runner *R, const struct ts_job_ops *job,
 	return 0;
 }
 
-int ts_runner_script(struct ts_runner *R, const struct ts_runner_opts *o, bool *usage, char *err,
-		     size_t errlen)
+int ts_runner_job(struct ts_runner *R, const struct ts_job_ops *job, const char *tier,
+		  const void *opts, void *out, char *err, size_t errlen)
 {
-	*usage = false;
-	int rc = ts_runner_init(R, o, err, errlen);
-	if (rc) {
-		*usage = rc == TS_E_UNKNOWN || rc == TS_E_PARSE;
+	int rc = ts_job_check(job, err, errlen);
+	if (rc)
 		return rc;
-	}
-	rc = ts_runner_run(R, err, errlen);
-	if (rc == -EINTR || ts_interrupted)
+	if (ts_interrupted)
 		return -EINTR;
-	if (rc == TS_E_LUA) /* the message and traceback are printed */
-		*usage = R->usage_error;
+	struct ts_row *w = ts_report_add(&R->report);
+	if (!w)
+		return -ENOMEM;
+	w->virtual_time = R->o.virtual_time;
+	struct ts_job_args a = { .tier = tier, .nrun = R->nruns, .opts = opts, .out = out };
+	if (!(rc = ts_row_set_str(&w->tier, tier)))
+		rc = job->run(&R->env, &a, w, err, errlen);
+	if (rc)
+		ts_report_drop_last(&R->report); /* not a result */
 	return rc;
 }

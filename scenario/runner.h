@@ -87,6 +87,12 @@ TS_WUR int ts_runner_script(struct ts_runner *R, const struct ts_runner_opts *o,
 TS_WUR int ts_runner_exec(struct ts_runner *R, const struct ts_job_ops *job,
 			  const struct ts_scn_run *run, size_t *first, char *err, size_t errlen);
 
+/* A job with its own options (@opts, @out as jobs.h says; dlio{}) on
+ * @tier: one row of the report, which the job labels; dropped on failure
+ * (one line in @err, -EINTR when interrupted). */
+TS_WUR int ts_runner_job(struct ts_runner *R, const struct ts_job_ops *job, const char *tier,
+			 const void *opts, void *out, char *err, size_t errlen);
+
 /* Instance @name of the price profiles (loaded on first use), or -ENOENT
  * naming the known ones. */
 TS_WUR int ts_runner_instance(struct ts_runner *R, const char *name,
