@@ -29,12 +29,12 @@
 # job's bytes the device did not have to serve (from the device's byte
 # count) and the time, against the virtual clock's page-cache model at
 # the same size (a FUSE recording of the job replayed with --mem 64MiB:
-# the share of reads the model served from memory).
+# the bytes its device read, and the same share).
 #
 # usage: bench/fs_fidelity.sh BUILD [REPS] [TIER...]
 #   FS_FIDELITY_DATA=DIR keeps the datasets there between runs.
 #   REPS interleaved repetitions (default 3): each figure is the median,
-#   [min-max] after it. Tiers default to ssd-cloud ultra-cloud aws-gp3.
+#   [min-max] after it. FS_FIDELITY_SWEEP_ONLY=1 runs the memory sweep only. Tiers default to ssd-cloud ultra-cloud aws-gp3.
 # Needs root (loop devices, cgroups), /usr/bin/python3 with torch, numpy
 # and lmdb. Wall-clock figures: run on a quiet host; the ratios are what
 # to read.
@@ -77,7 +77,8 @@ mk npz npz --count 48 --record-length 2MiB
 mk imagenet-rec rec --count 1000
 mk imagenet-jpeg jpeg2 --count 3000 --classes 30 --seed 2
 (cd "$DATA/jpeg" && find train -type f | sort) >"$W/jpeg.list"
-"$B" disk make "$W/img/ds.ext4" --size 2GiB --fs ext4 --from "$DATA" || die "disk make"
+[ "${FS_FIDELITY_SWEEP_ONLY:-0}" = 1 ] ||
+	"$B" disk make "$W/img/ds.ext4" --size 2GiB --fs ext4 --from "$DATA" || die "disk make"
 B0=
 if [ -n "${FS_FIDELITY_BEFORE:-}" ]; then
 	B0=$(cd "$FS_FIDELITY_BEFORE" && pwd)/cli/tiersim
@@ -180,6 +181,7 @@ print(fuse, fuse - rec + pred, reqs)
 EOF
 }
 # ---- the fidelity runs, interleaved ----
+[ "${FS_FIDELITY_SWEEP_ONLY:-0}" = 1 ] && REPS=0
 for rep in $(seq "$REPS"); do
 	for t in "${TIERS[@]}"; do
 		echo "== rep $rep, $t ($(date -u +%T))"
@@ -199,9 +201,9 @@ for rep in $(seq "$REPS"); do
 	done
 done
 
-echo
-echo "== fidelity: seconds per epoch, median [min-max] of $REPS; device requests (FUSE: the model's, not served from memory, in the replay; block: the loop device's reads); load $(cut -d' ' -f1-3 /proc/loadavg)"
-$PY - "$W/res" "$REPS" "${WLS[*]}" "$B0" "${TIERS[@]}" <<'EOF'
+[ "$REPS" -gt 0 ] && echo
+[ "$REPS" -gt 0 ] && echo "== fidelity: seconds per epoch, median [min-max] of $REPS; device requests (FUSE: the model's, not served from memory, in the replay; block: the loop device's reads); load $(cut -d' ' -f1-3 /proc/loadavg)"
+[ "$REPS" -gt 0 ] && $PY - "$W/res" "$REPS" "${WLS[*]}" "$B0" "${TIERS[@]}" <<'EOF'
 import os, statistics, sys
 res, reps, wls, before, tiers = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4], sys.argv[5:]
 def col(wl, t, mode, i):
@@ -233,7 +235,7 @@ for mib in $((LIMIT_MIB / 2)) $LIMIT_MIB $((LIMIT_MIB * 2)); do
 	head -c $((mib << 20)) /dev/urandom >"$W/sweep/f$mib"
 done
 "$B" disk make "$W/img/sweep.ext4" --size 512MiB --fs ext4 --from "$W/sweep" || die "sweep image"
-printf '%-8s %-6s %12s %12s %10s %12s %12s\n' "file" "x mem" "blk dev MiB" "blk hit %" "blk s" "virt hit %" "virt s"
+printf '%-8s %-6s %12s %12s %10s %12s %12s %12s\n' "file" "x mem" "blk dev MiB" "blk hit %" "blk s" "virt dev MiB" "virt hit %" "virt s"
 for mib in $((LIMIT_MIB / 2)) $LIMIT_MIB $((LIMIT_MIB * 2)); do
 	job="cat \$R/f$mib >/dev/null && cat \$R/f$mib >/dev/null"
 	"$B" disk mount "$W/img/sweep.ext4" "$MNT" --tier "$TIER" || die "sweep mount"
@@ -250,9 +252,9 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 mib, lim, wall, dev = int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
 r = [x for x in d["results"] if x["what"] != "recorded"][0]
-reads = r["read"]["count"]
-hit = 100.0 * r["bound"].get("memory", 0) / reads if reads else 0
+vdev = r.get("device_read_bytes", 0)
 job = 2 * mib << 20
-print(f"{mib:5} MiB {mib / lim:5.1f}x {dev / 2**20:12.1f} {100.0 * (1 - dev / job):12.1f} {wall:10.2f} {hit:12.1f} {r['total_ns'] / 1e9:12.2f}")
+print(f"{mib:5} MiB {mib / lim:5.1f}x {dev / 2**20:12.1f} {100.0 * (1 - dev / job):12.1f} {wall:10.2f} "
+      f"{vdev / 2**20:12.1f} {100.0 * (1 - vdev / job):12.1f} {r['total_ns'] / 1e9:12.2f}")
 EOF
 done

@@ -10,7 +10,9 @@ SMALL=$(dirname "$0")/../cli/small.lua
 export TIERSIM_WORKDIR=$TMPD/work
 
 "$TIERSIM" run "$SMALL" mount.fs=ext4 mount.mem=64MiB pipeline.decode=none --json "$TMPD/r.json" \
-	--quiet >"$TMPD/out" 2>&1 || fail "block-mode scenario: $(tail -3 "$TMPD/out")"
+	--quiet >"$TMPD/out" 2>&1 &
+pid=$!
+wait $pid || fail "block-mode scenario: $(tail -3 "$TMPD/out")"
 /usr/bin/python3 - "$TMPD/r.json" <<'EOF' || fail "block-mode row: $(cat "$TMPD/r.json")"
 import json, sys
 r = json.load(open(sys.argv[1]))["rows"][0]
@@ -23,8 +25,8 @@ assert r["read_rate"]["value"] > 0 and r["device_read_rate"]["value"] > 0, r
 EOF
 check_clean "block-mode scenario"
 ls "$TIERSIM_WORKDIR"/disk-* 2>/dev/null && fail "the row's image was left behind"
-# the process left its memory cgroup with the row
-for f in /sys/fs/cgroup/memory/tiersim/scenario-* /sys/fs/cgroup/tiersim/scenario-*; do
+# the process left its memory cgroup with the row (named after its pid)
+for f in /sys/fs/cgroup/memory/tiersim/scenario-$pid-* /sys/fs/cgroup/tiersim/scenario-$pid-*; do
 	[ -e "$f" ] && fail "memory cgroup $f left behind"
 done
 

@@ -197,6 +197,7 @@ static uint64_t serve(struct vrun *v, const struct ts_trace_rec *r, size_t idx, 
 		if (!nio)
 			return s + (cs && cs->pid ? cs->sys_ns + cs->late_ns : floor);
 		uint64_t done = ts_fsmeta_charge(v->tier, s, floor, io, nio, &d);
+		res->dev_read_bytes += d.dev_bytes;
 		if (cs && cs->pid)
 			done = TS_MAX(done, s + cs->sys_ns) + cs->late_ns;
 		if (d.bound < TS_TIER_BOUND_NR)
@@ -208,9 +209,14 @@ static uint64_t serve(struct vrun *v, const struct ts_trace_rec *r, size_t idx, 
 	if (kind == TS_RULE_FS_READ && r->size)
 		nio = ts_fsmeta_extent(v->meta, r->file_id, r->size, r->offset, io,
 				       TS_FSMETA_MAX_IO);
-	if (nio)
-		s = ts_fsmeta_charge(v->tier, s, floor, io, nio, NULL) + floor;
+	if (nio) {
+		struct ts_tier_done md = {0};
+		s = ts_fsmeta_charge(v->tier, s, floor, io, nio, &md) + floor;
+		res->dev_read_bytes += md.dev_bytes;
+	}
 	uint64_t done = ts_tier_submit(v->tier, s, &q, &d);
+	if (q.op == TS_TIER_READ)
+		res->dev_read_bytes += d.dev_bytes;
 	/* tierfs replies at the later of the model's time and the end of its
 	 * own syscall, which the CPU sample times, and as late behind it as
 	 * it was when recorded */
