@@ -95,14 +95,12 @@ static int preprocess_real(struct ts_job_env *env, const struct ts_job_args *a, 
 		goto out;
 	}
 	struct fs_counters c0, c1;
-	if (lv.mount)
-		ts_job_read_counters(lv.root, &c0);
+	ts_job_live_counters(&lv, &c0);
 	struct ts_convert_stats cs;
 	rc = ts_convert_imageset(in, out, &cc, &cs, err, errlen);
 	ts_job_progress_end(env);
 	if (!rc) {
-		if (lv.mount)
-			ts_job_read_counters(lv.root, &c1);
+		ts_job_live_counters(&lv, &c1);
 		double secs = (double)cs.wall_ns / 1e9;
 		w->iterations = cs.images;
 		w->batch = 1;
@@ -110,8 +108,7 @@ static int preprocess_real(struct ts_job_env *env, const struct ts_job_args *a, 
 		w->time_s = secs;
 		w->samples_per_s = secs > 0 ? (double)cs.images / secs : NAN;
 		w->stall_pct = secs > 0 ? 100.0 * (double)cs.io_ns / (double)cs.wall_ns : NAN;
-		if (lv.mount)
-			ts_job_row_io(w, &c0, &c1, secs);
+		ts_job_row_io(w, &c0, &c1, secs);
 		char parts[768];
 		snprintf(parts, sizeof(parts), "%s, convert_imageset real (1 thread: read, "
 					       "libjpeg-turbo decode, resize %ux%u, LMDB put%s%s), no GPU",
@@ -232,6 +229,9 @@ static int preprocess_virtual(struct ts_job_env *env, const struct ts_job_args *
 	w->write_mb_s = secs > 0 ? (double)vt.write_bytes / 1e6 / secs : NAN;
 	w->cache_hit_pct = vt.read_bytes ? 100.0 * (double)vt.hit_bytes / (double)vt.read_bytes
 					 : NAN;
+	w->memory_pct = vt.read_bytes ? 100.0 * (double)vt.nowait_bytes / (double)vt.read_bytes
+				      : NAN;
+	w->dev_mb_s = secs > 0 ? (double)vt.dev_read_bytes / 1e6 / secs : NAN;
 	char tdesc[256], parts[768];
 	ts_job_tier_desc(s, "tier model virtual", tdesc, sizeof(tdesc));
 	snprintf(parts, sizeof(parts), "%s, convert_imageset virtual (1 thread, the real "
