@@ -461,7 +461,8 @@ static int conv_engine(struct ctx *c, json_t *e, struct ts_case *k)
 static int conv_dlio(struct ctx *c, json_t *wl, json_t *d, struct ts_case *k)
 {
 	static const char *const keys[] = { "workload", "overrides", "overrides_from", "tier",
-					    "profile", "host", "mem", "files", "run_files", NULL };
+					    "profile", "host", "mem", "files", "run_files", "run_epochs",
+					    NULL };
 	const char *F = "config.workload.dlio";
 	char fld[96];
 #define D(key) (snprintf(fld, sizeof(fld), "%s.%s", F, key), fld)
@@ -470,7 +471,7 @@ static int conv_dlio(struct ctx *c, json_t *wl, json_t *d, struct ts_case *k)
 	struct ts_case_dlio *x = k->dlio = calloc(1, sizeof(*x));
 	if (!x)
 		return -ENOMEM;
-	double files = 0, run = 0, acc = 0;
+	double files = 0, run = 0, acc = 0, epochs = 0;
 	int rc;
 	if ((rc = check_keys(c, d, F, keys)) ||
 	    (rc = get_str(c, d, "workload", D("workload"), true, &x->workload)) ||
@@ -481,6 +482,7 @@ static int conv_dlio(struct ctx *c, json_t *wl, json_t *d, struct ts_case *k)
 	    (rc = get_size(c, d, "mem", D("mem"), true, &x->mem)) ||
 	    (rc = get_num(c, d, "files", D("files"), true, 1, 1e12, &files)) ||
 	    (rc = get_num(c, d, "run_files", D("run_files"), true, 1, 1e12, &run)) ||
+	    (rc = get_num(c, d, "run_epochs", D("run_epochs"), false, 1, 1000, &epochs)) ||
 	    (rc = get_num(c, wl, "accelerators", "config.workload.accelerators", true, 1, 4096,
 			  &acc)))
 		return rc;
@@ -497,6 +499,9 @@ static int conv_dlio(struct ctx *c, json_t *wl, json_t *d, struct ts_case *k)
 		return fail(c, "config.workload.accelerators", "expected a whole number");
 	x->files = (uint64_t)files;
 	x->run_files = (uint64_t)run;
+	if (epochs != floor(epochs))
+		return fail(c, D("run_epochs"), "expected a whole number");
+	x->run_epochs = (uint64_t)epochs;
 	x->accelerators = (uint64_t)acc;
 	return 0;
 #undef D

@@ -58,6 +58,9 @@ struct ts_case_dlio {
 	char *tier, *profile, *host; /* profile, host: NULL = none */
 	uint64_t mem;	     /* the host's memory, bytes */
 	uint64_t files, run_files;
+	/* 0 = the workload's epochs; else the run's (the figures are means per
+	 * epoch, so a full-size dataset may run fewer epochs than published) */
+	uint64_t run_epochs;
 	uint64_t accelerators; /* config.workload.accelerators: the count published */
 };
 

@@ -386,7 +386,7 @@ static int dlio_once(const struct ts_case *c, bool find_max, struct ts_dlio_resu
 	o.accelerators = find_max ? 1 : d->accelerators;
 	o.virtual_time = true;
 	o.quiet = true;
-	const char **ov = calloc(d->noverrides + 1, sizeof(*ov));
+	const char **ov = calloc(d->noverrides + 2, sizeof(*ov));
 	struct ts_dlio_outcome *oc = calloc(1, sizeof(*oc));
 	if (!ov || !oc) {
 		free(ov);
@@ -398,6 +398,11 @@ static int dlio_once(const struct ts_case *c, bool find_max, struct ts_dlio_resu
 			ov[o.noverrides++] = d->overrides[i];
 	snprintf(files, sizeof(files), "++workload.dataset.num_files_train=%" PRIu64, d->run_files);
 	ov[o.noverrides++] = files;
+	char epochs[64];
+	if (d->run_epochs) {
+		snprintf(epochs, sizeof(epochs), "++workload.train.epochs=%" PRIu64, d->run_epochs);
+		ov[o.noverrides++] = epochs;
+	}
 	o.overrides = ov;
 	rc = ts_dlio_run(&o, oc, err, errlen);
 	const struct ts_dlio_result *r = rc ? NULL : ts_dlio_outcome_pick(&o, oc);
