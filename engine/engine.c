@@ -39,6 +39,10 @@ const struct ts_opt ts_engine_opts[] = {
 	  "GPU interconnect for the allreduce: pcie3, nvlink1..nvlink4; empty = the GPU's" },
 	{ "profile", TS_OPT_STR, offsetof(struct ts_engine_cfg, profile), "", 0, 0, "",
 	  "extra Lua profile (e.g. from tiersim calibrate engine) merged over the built-in ones" },
+	{ "hold_out", TS_OPT_STR, offsetof(struct ts_engine_cfg, hold_out), "", 0, 0, "",
+	  "sim: leave this run's own published figures out of the profiles before fitting: "
+	  "batch (the figure at this batch) or combination (every batch of this framework, "
+	  "model, GPU, mode and precision); what the model predicts where nothing is published" },
 	{ "seed", TS_OPT_U64, offsetof(struct ts_engine_cfg, seed), "1", 0, 0, "",
 	  "seed of the step-time jitter" },
 	{ "step", TS_OPT_DURATION, offsetof(struct ts_engine_cfg, step_ns), "100ms", 0, 0, "",
@@ -133,8 +137,9 @@ static int cfg_copy(struct ts_engine_cfg *dst, const struct ts_engine_cfg *src)
 	dst->precision = dup_or_empty(src->precision);
 	dst->link = dup_or_empty(src->link);
 	dst->profile = dup_or_empty(src->profile);
+	dst->hold_out = dup_or_empty(src->hold_out);
 	if (!dst->backend || !dst->model || !dst->gpu || !dst->mode || !dst->framework ||
-	    !dst->precision || !dst->link || !dst->profile)
+	    !dst->precision || !dst->link || !dst->profile || !dst->hold_out)
 		return -ENOMEM;
 	return 0;
 }

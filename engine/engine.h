@@ -63,6 +63,8 @@ struct ts_engine_cfg {
 	char *precision;  /* "" = the framework's default; "fp32" | "tf32" | "amp" */
 	char *link;	  /* "" = the GPU's default interconnect; "pcie3", "nvlink1", ... */
 	char *profile;	  /* extra Lua profile file merged over the built-in ones */
+	char *hold_out;	  /* sim: "" | "batch" | "combination": this run's own published
+			   * figures left out of the fit (a held-out check) */
 	uint64_t seed;	  /* step-time jitter */
 	uint64_t step_ns; /* null backend: the fixed step time */
 	bool data;	  /* cuda backend: preprocess real u8 batches on the GPU */

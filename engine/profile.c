@@ -531,6 +531,45 @@ static int fit_efficiency(struct ts_profiles *p, char *err, size_t errlen)
 	return rc;
 }
 
+static void free_fit(struct ts_profiles *p)
+{
+	free(p->a_model);
+	free(p->a_fw);
+	free(p->a_gpu);
+	free(p->seen_model);
+	free(p->seen_fw);
+	free(p->seen_gpu);
+	p->a_model = p->a_fw = p->a_gpu = NULL;
+	p->seen_model = p->seen_fw = p->seen_gpu = NULL;
+	p->mu = 0;
+	memset(p->a_prec, 0, sizeof(p->a_prec));
+}
+
+/* A held-out check asks what the profiles predict where a figure was never
+ * published: the figure must take no part in the prediction, neither as a
+ * point of its combination's curve (sim.c: anchor_curve) nor through the
+ * efficiency factors fitted on every anchor. So the anchors go before the
+ * fit is done again, not only from the curve. */
+int ts_profiles_hold_out(struct ts_profiles *p, const struct ts_prof_fw *f,
+			 const struct ts_prof_model *m, const struct ts_prof_gpu *g, const char *mode,
+			 int prec, double batch, size_t *dropped, char *err, size_t errlen)
+{
+	size_t keep = 0;
+	for (size_t k = 0; k < p->nanchors; k++) {
+		const struct ts_prof_anchor *a = &p->anchors[k];
+		bool match = ts_prof_fw_find(p, a->framework) == f &&
+			     ts_prof_model_find(p, a->model) == m && ts_prof_gpu_find(p, a->gpu) == g &&
+			     strcmp(a->mode, mode) == 0 && ts_prof_precision(a->precision) == prec &&
+			     (batch <= 0 || a->batch == batch);
+		if (!match)
+			p->anchors[keep++] = *a;
+	}
+	*dropped = p->nanchors - keep;
+	p->nanchors = keep;
+	free_fit(p);
+	return fit_efficiency(p, err, errlen);
+}
+
 int ts_profiles_load(const char *extra, struct ts_profiles **out, char *err, size_t errlen)
 {
 	struct ts_profiles *p = calloc(1, sizeof(*p));
@@ -573,11 +612,6 @@ void ts_profiles_free(struct ts_profiles *p)
 	free(p->models);
 	free(p->fws);
 	free(p->anchors);
-	free(p->a_model);
-	free(p->a_fw);
-	free(p->a_gpu);
-	free(p->seen_model);
-	free(p->seen_fw);
-	free(p->seen_gpu);
+	free_fit(p);
 	free(p);
 }

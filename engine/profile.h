@@ -72,6 +72,14 @@ TS_WUR int ts_profiles_load(const char *extra, struct ts_profiles **out, char *e
 			    size_t errlen);
 void ts_profiles_free(struct ts_profiles *p);
 
+/* Leave out the anchors of one combination (framework, model, GPU, mode,
+ * precision), every batch or only @batch when it is > 0, and fit the
+ * efficiency again without them; *@dropped says how many went. */
+TS_WUR int ts_profiles_hold_out(struct ts_profiles *p, const struct ts_prof_fw *f,
+				const struct ts_prof_model *m, const struct ts_prof_gpu *g,
+				const char *mode, int prec, double batch, size_t *dropped,
+				char *err, size_t errlen);
+
 const struct ts_prof_gpu *ts_prof_gpu_find(const struct ts_profiles *p, const char *name);
 const struct ts_prof_link *ts_prof_link_find(const struct ts_profiles *p, const char *name);
 const struct ts_prof_model *ts_prof_model_find(const struct ts_profiles *p, const char *name);

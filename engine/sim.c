@@ -287,6 +287,28 @@ static int sim_init(struct ts_engine *e, char *err, size_t errlen)
 
 	bool train = e->mode == TS_ENGINE_TRAIN;
 	double b = (double)e->cfg.batch;
+	const char *hold = e->cfg.hold_out ? e->cfg.hold_out : "";
+	if (*hold) {
+		if (strcmp(hold, "batch") && strcmp(hold, "combination")) {
+			snprintf(err, errlen, "engine option 'hold_out': '%s' is not batch or combination",
+				 hold);
+			return TS_E_PARSE;
+		}
+		size_t dropped = 0;
+		rc = ts_profiles_hold_out(s->prof, s->f, s->m, s->g, train ? "train" : "infer", s->prec,
+					  strcmp(hold, "batch") == 0 ? b : 0, &dropped, err, errlen);
+		if (rc < 0)
+			return rc;
+		if (dropped == 0) {
+			snprintf(err, errlen,
+				 "engine option 'hold_out=%s': no published figure of %s %s on %s (%s, "
+				 "%s)%s to hold out",
+				 hold, s->f->name, s->m->name, s->g->name, train ? "train" : "infer",
+				 s->prec == 0 ? "fp32" : s->prec == 1 ? "tf32" : "amp",
+				 strcmp(hold, "batch") == 0 ? " at this batch" : "");
+			return TS_E_UNKNOWN;
+		}
+	}
 	struct ts_engine_info *i = &e->info;
 	s->bh = ts_prof_b_half(s->prof, s->m, s->g);
 	rc = ts_net_flops(s->m->netdef, train, &s->flops);
@@ -330,6 +352,12 @@ static int sim_init(struct ts_engine *e, char *err, size_t errlen)
 			 "modeled: %.2f GFLOP/sample, peak %.1f TFLOPS %s, fitted efficiency %.3f, "
 			 "b_half %.1f (engine/profiles)",
 			 s->flops / 1e9, ts_prof_peak(s->g, s->prec) / 1e12, i->precision, eff, s->bh);
+	}
+
+	if (*hold) {
+		size_t used = strlen(i->source);
+		snprintf(i->source + used, sizeof(i->source) - used, "; own figures held out (%s)",
+			 hold);
 	}
 
 	double x1 = throughput(s, b);

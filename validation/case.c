@@ -409,6 +409,54 @@ static int get_strs(struct ctx *c, json_t *obj, const char *key, const char *fie
 	return 0;
 }
 
+/* config.workload.engine of an accelerator case (case.h struct
+ * ts_case_engine); its figures are the step time or samples/s of one GPU. */
+static int conv_engine(struct ctx *c, json_t *e, struct ts_case *k)
+{
+	static const char *const keys[] = { "framework", "model", "gpu", "mode", "precision",
+					    "batch", "hold_out", NULL };
+	const char *F = "config.workload.engine";
+	char fld[96];
+#define D(key) (snprintf(fld, sizeof(fld), "%s.%s", F, key), fld)
+	if (!json_is_object(e))
+		return fail(c, F, "expected an object { framework, model, gpu, mode, precision, "
+				  "batch, hold_out }");
+	struct ts_case_engine *x = k->engine = calloc(1, sizeof(*x));
+	if (!x)
+		return -ENOMEM;
+	double batch = 0;
+	int rc;
+	if ((rc = check_keys(c, e, F, keys)) ||
+	    (rc = get_str(c, e, "framework", D("framework"), true, &x->framework)) ||
+	    (rc = get_str(c, e, "model", D("model"), true, &x->model)) ||
+	    (rc = get_str(c, e, "gpu", D("gpu"), true, &x->gpu)) ||
+	    (rc = get_str(c, e, "mode", D("mode"), true, &x->mode)) ||
+	    (rc = get_str(c, e, "precision", D("precision"), true, &x->precision)) ||
+	    (rc = get_str(c, e, "hold_out", D("hold_out"), false, &x->hold_out)) ||
+	    (rc = get_num(c, e, "batch", D("batch"), true, 1, 65536, &batch)))
+		return rc;
+	if (batch != floor(batch))
+		return fail(c, D("batch"), "expected a whole number");
+	if (strcmp(x->mode, "train") && strcmp(x->mode, "infer"))
+		return fail(c, D("mode"), "expected train or infer");
+	if (x->hold_out && strcmp(x->hold_out, "batch") && strcmp(x->hold_out, "combination"))
+		return fail(c, D("hold_out"), "expected batch or combination");
+	x->batch = (uint64_t)batch;
+	for (size_t i = 0; i < k->nfig; i++) {
+		const struct ts_case_figure *f = &k->fig[i];
+		bool step = strcmp(f->name, "step_time") == 0 && strcmp(f->unit, "s") == 0;
+		bool rate = strcmp(f->name, "throughput") == 0 &&
+			    (strcmp(f->unit, "samples/s") == 0 || strcmp(f->unit, "images/s") == 0);
+		if (!step && !rate) {
+			snprintf(fld, sizeof(fld), "figures.%zu.metric", i);
+			return fail(c, fld, "an accelerator case gives step_time in s or throughput in "
+					    "samples/s (images/s), not %s in %s", f->name, f->unit);
+		}
+	}
+	return 0;
+#undef D
+}
+
 /* config.workload.dlio of a workload case (case.h struct ts_case_dlio). */
 static int conv_dlio(struct ctx *c, json_t *wl, json_t *d, struct ts_case *k)
 {
@@ -485,8 +533,10 @@ static int conv(struct ctx *c, json_t *root, struct ts_case *k)
 		k->level = TS_CASE_LOADER;
 	else if (strcmp(level, "workload") == 0)
 		k->level = TS_CASE_WORKLOAD;
+	else if (strcmp(level, "accelerator") == 0)
+		k->level = TS_CASE_ACCELERATOR;
 	else {
-		rc = fail(c, "level", "expected disk, loader or workload");
+		rc = fail(c, "level", "expected disk, loader, workload or accelerator");
 		goto out;
 	}
 
@@ -604,6 +654,19 @@ static int conv(struct ctx *c, json_t *root, struct ts_case *k)
 				      &k->fig[i])))
 			goto out;
 	}
+	json_t *en = json_object_get(wl, "engine");
+	if (en && k->level != TS_CASE_ACCELERATOR) {
+		rc = fail(c, "config.workload.engine", "only an accelerator case runs the engine");
+		goto out;
+	}
+	if (k->level == TS_CASE_ACCELERATOR && !en) {
+		rc = fail(c, "config.workload.engine",
+			  "missing (an accelerator case names framework, model, gpu, mode, "
+			  "precision and batch)");
+		goto out;
+	}
+	if (en && (rc = conv_engine(c, en, k)))
+		goto out;
 	/* What a DLIO run gives, in the units it gives them. */
 	static const struct {
 		const char *metric, *unit, *unit2;
@@ -711,6 +774,15 @@ void ts_case_free(struct ts_case *c)
 	free(c->tier);
 	free(c->profile);
 	free(c->tool);
+	if (c->engine) {
+		free(c->engine->framework);
+		free(c->engine->model);
+		free(c->engine->gpu);
+		free(c->engine->mode);
+		free(c->engine->precision);
+		free(c->engine->hold_out);
+		free(c->engine);
+	}
 	if (c->dlio) {
 		for (size_t i = 0; i < c->dlio->noverrides; i++)
 			free(c->dlio->overrides[i]);
@@ -729,6 +801,6 @@ void ts_case_free(struct ts_case *c)
 
 const char *ts_case_level_name(enum ts_case_level l)
 {
-	static const char *const n[] = { "disk", "loader", "workload" };
+	static const char *const n[] = { "disk", "loader", "workload", "accelerator" };
 	return n[l];
 }

@@ -23,7 +23,7 @@
 
 #include "fiojob.h"
 
-enum ts_case_level { TS_CASE_DISK, TS_CASE_LOADER, TS_CASE_WORKLOAD };
+enum ts_case_level { TS_CASE_DISK, TS_CASE_LOADER, TS_CASE_WORKLOAD, TS_CASE_ACCELERATOR };
 
 /* What a disk-level figure is a measurement of. */
 enum ts_case_metric {
@@ -61,6 +61,15 @@ struct ts_case_dlio {
 	uint64_t accelerators; /* config.workload.accelerators: the count published */
 };
 
+/* An accelerator case's engine (config.workload.engine): one GPU's step
+ * time or samples/s as the sim backend predicts it (engine/engine.h), with
+ * the case's own figure held out of the profiles when it is published
+ * there too (engine option hold_out). */
+struct ts_case_engine {
+	char *framework, *model, *gpu, *mode, *precision, *hold_out;
+	uint64_t batch;
+};
+
 struct ts_case {
 	char *path, *id;
 	enum ts_case_level level;
@@ -83,6 +92,7 @@ struct ts_case {
 	struct ts_case_figure *fig;
 	size_t nfig;
 	struct ts_case_dlio *dlio; /* workload level; NULL = none */
+	struct ts_case_engine *engine; /* accelerator level */
 	char **tags;		   /* "slow", ...: what `validate tag:NAME` selects */
 	size_t ntags;
 };

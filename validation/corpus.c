@@ -55,6 +55,8 @@ const char *ts_case_needs_of(const struct ts_case *c, char *buf, size_t len)
 		return c->dlio ? NULL
 			       : "a DLIO run (config.workload.dlio: the workload, its overrides, "
 				 "tier, memory)";
+	if (c->level == TS_CASE_ACCELERATOR)
+		return NULL;
 	if (c->raid0 > 1) {
 		snprintf(buf, len, "a RAID-0 of %u volumes of one tier", c->raid0);
 		return buf;
@@ -68,7 +70,7 @@ const char *ts_case_needs_of(const struct ts_case *c, char *buf, size_t len)
 
 const char *ts_case_tier(const struct ts_case *c)
 {
-	return c->dlio ? c->dlio->tier : c->tier;
+	return c->dlio ? c->dlio->tier : c->tier; /* NULL for an accelerator case */
 }
 
 size_t ts_corpus_checks(const struct ts_corpus *k, const char *tier, const char **ids,

@@ -34,6 +34,7 @@
 #include "corpus.h"
 #include "paths.h"
 #include "run.h"
+#include "engine/engine.h"
 #include "workloads/dlio_run.h"
 
 extern char **environ;
@@ -416,6 +417,43 @@ static int run_dlio_case(const struct ts_case *c, double *pred, char *err, size_
 	return rc;
 }
 
+/* An accelerator case's figures from the engine's sim backend: one GPU at
+ * the case's batch, without jitter (ts_engine_plan). A checking figure the
+ * profiles publish themselves must be held out (hold_out), or the check
+ * would read back its own anchor: such a case is refused, not scored. */
+static int run_engine_case(const struct ts_case *c, double *pred, char *err, size_t errlen)
+{
+	const struct ts_case_engine *x = c->engine;
+	struct ts_engine_cfg cfg;
+	struct ts_engine_info info;
+	int rc = ts_engine_cfg_defaults(&cfg, err, errlen);
+	char *set[] = { "sim", x->framework, x->model, x->gpu, x->mode, x->precision,
+			x->hold_out ? x->hold_out : "" };
+	char **field[] = { &cfg.backend, &cfg.framework, &cfg.model, &cfg.gpu,
+			   &cfg.mode, &cfg.precision, &cfg.hold_out };
+	for (size_t i = 0; rc == 0 && i < TS_ARRAY_SIZE(set); i++) {
+		free(*field[i]);
+		if (!(*field[i] = strdup(set[i])))
+			rc = -ENOMEM;
+	}
+	cfg.batch = x->batch;
+	cfg.gpus = 1;
+	if (rc == 0)
+		rc = ts_engine_plan(&cfg, &info, err, errlen);
+	ts_engine_cfg_free(&cfg);
+	if (rc == 0 && !c->fits && info.basis == TS_BASIS_ANCHORED) {
+		snprintf(err, errlen, "the figure is a published anchor of the engine profiles (%s): "
+				      "a checking case holds it out (config.workload.engine.hold_out)",
+			 info.source);
+		rc = -EINVAL;
+	}
+	for (size_t i = 0; rc == 0 && i < c->nfig; i++)
+		pred[i] = strcmp(c->fig[i].name, "step_time") == 0
+				  ? (double)x->batch / info.samples_per_s_1gpu
+				  : info.samples_per_s_1gpu;
+	return rc;
+}
+
 enum ts_fig_status ts_fig_verdict(const struct ts_case *c, const struct ts_case_figure *f,
 				  double predicted, bool below_floor, double *error)
 {
@@ -445,6 +483,8 @@ int ts_case_run(struct ts_case_row *r, const struct ts_tier_set *set,
 	int rc = 0;
 	if (c->dlio) {
 		rc = run_dlio_case(c, pred, err, sizeof(err));
+	} else if (c->engine) {
+		rc = run_engine_case(c, pred, err, sizeof(err));
 	} else if (!(rc = ts_tier_set_lookup(set, c->tier, &p, err, sizeof(err))) && v->real) {
 		char path[4096];
 		bool has = c->profile && !ts_data_find(c->profile, path, sizeof(path));
@@ -465,7 +505,7 @@ int ts_case_run(struct ts_case_row *r, const struct ts_tier_set *set,
 		const struct ts_case_figure *f = &c->fig[i];
 		struct ts_fig_row *fr = &r->f[i];
 		fr->fig = f;
-		fr->predicted = c->dlio ? pred[i] : pick(&res, f->metric) / f->scale;
+		fr->predicted = c->dlio || c->engine ? pred[i] : pick(&res, f->metric) / f->scale;
 		bool floor = v->real && f->metric >= TS_METRIC_LAT_MEAN &&
 			     f->metric <= TS_METRIC_LAT_P99 && pick(&model, f->metric) < floor_ns;
 		fr->st = ts_fig_verdict(c, f, fr->predicted, floor, &fr->error);

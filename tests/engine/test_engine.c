@@ -731,6 +731,55 @@ static void test_layer_ref(void)
 	CHECK(y[0] == 10 && y[1] == 14 && y[2] == -1);
 }
 
+/* hold_out: the run's own published figures leave the fit. At an anchored
+ * batch the sim then interpolates (batch) or models (combination) and the
+ * figure is no longer reproduced by construction; a hold-out with nothing
+ * to hold out, or an unknown scope, is refused. */
+static void test_hold_out(void)
+{
+	struct ts_engine_info a, hb, hc;
+	struct ts_engine_cfg c = cfg_of("sim", "mxnet", "resnet50", "V100", "infer", "fp32", 32, 1);
+	CHECK(ts_engine_plan(&c, &a, err, sizeof(err)) == 0);
+	CHECK(a.basis == TS_BASIS_ANCHORED);
+	CHECK_NEAR(a.samples_per_s_1gpu, 1077, 1e-9);
+	set(&c.hold_out, "batch");
+	CHECK(ts_engine_plan(&c, &hb, err, sizeof(err)) == 0);
+	CHECK(hb.basis == TS_BASIS_INTERPOLATED);
+	CHECK(strstr(hb.source, "held out (batch)") != NULL);
+	/* between the published 8 (699) and 64 (1168), not the held-out 1077 */
+	CHECK(hb.samples_per_s_1gpu > 699 && hb.samples_per_s_1gpu < 1168);
+	CHECK(hb.samples_per_s_1gpu != a.samples_per_s_1gpu);
+	set(&c.hold_out, "combination");
+	CHECK(ts_engine_plan(&c, &hc, err, sizeof(err)) == 0);
+	CHECK(hc.basis == TS_BASIS_MODELED);
+	CHECK(strstr(hc.source, "held out (combination)") != NULL);
+	ts_engine_cfg_free(&c);
+
+	/* another combination is untouched by this one's hold-out */
+	struct ts_engine_info o1, o2;
+	c = cfg_of("sim", "mxnet", "resnet50", "V100", "train", "fp32", 32, 1);
+	CHECK(ts_engine_plan(&c, &o1, err, sizeof(err)) == 0);
+	set(&c.hold_out, "batch");
+	set(&c.mode, "infer");
+	struct ts_engine_info tmp;
+	CHECK(ts_engine_plan(&c, &tmp, err, sizeof(err)) == 0);
+	set(&c.mode, "train");
+	set(&c.hold_out, "");
+	CHECK(ts_engine_plan(&c, &o2, err, sizeof(err)) == 0);
+	CHECK(o1.samples_per_s_1gpu == o2.samples_per_s_1gpu);
+	ts_engine_cfg_free(&c);
+
+	/* nothing published at batch 48, no anchors at all for K80 amp */
+	c = cfg_of("sim", "mxnet", "resnet50", "V100", "infer", "fp32", 48, 1);
+	set(&c.hold_out, "batch");
+	CHECK(ts_engine_plan(&c, &tmp, err, sizeof(err)) == TS_E_UNKNOWN);
+	CHECK(strstr(err, "hold_out=batch") && strstr(err, "at this batch"));
+	set(&c.hold_out, "everything");
+	CHECK(ts_engine_plan(&c, &tmp, err, sizeof(err)) == TS_E_PARSE);
+	CHECK(strstr(err, "'everything' is not batch or combination") != NULL);
+	ts_engine_cfg_free(&c);
+}
+
 int main(void)
 {
 	test_layer_ref();
@@ -745,6 +794,7 @@ int main(void)
 	test_netdef();
 	test_anchors();
 	test_scaling_checks();
+	test_hold_out();
 	test_oom();
 	test_multi_gpu();
 	test_batch_and_basis();

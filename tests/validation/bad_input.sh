@@ -31,6 +31,24 @@ refused wrong-id 'c["id"] = "other"' 2 id
 refused misspelt 'c["config"]["workload"]["numjob"] = 4' 35 config.workload.numjob
 refused top-typo 'c["figure"] = []' 49 figure
 
+# Accelerator cases: a scope of hold_out the engine does not have, or an
+# engine block in another level, is refused at load; a checking figure that
+# the engine profiles publish themselves (an anchor) is refused at run time
+# unless held out, since the check would read back its own anchor.
+acc=$src/validation/cases/accel-mxnet-inception3-v100-infer-32.json
+mkdir -p "$work/acc"
+edit_case "$acc" "$work/acc/acc-scope.json" 'c["id"] = "acc-scope"; c["config"]["workload"]["engine"]["hold_out"] = "all"'
+expect_refused "$work/acc" acc-scope 29 config.workload.engine.hold_out
+rm -f "$work/acc/"*.json
+edit_case "$acc" "$work/acc/acc-metric.json" 'c["id"] = "acc-metric"; c["figures"][0]["metric"] = "au"'
+expect_refused "$work/acc" acc-metric 39 figures.0.metric
+rm -f "$work/acc/"*.json
+cp "$src/validation/cases/"*.json "$work/acc/"
+edit_case "$acc" "$work/acc/acc-anchor.json" 'c["id"] = "acc-anchor"; del c["config"]["workload"]["engine"]["hold_out"]'
+out=$("$tiersim" validate --cases "$work/acc" acc-anchor 2>&1) && fail "an anchored figure checked without hold_out was accepted"
+echo "$out" | grep -q "acc-anchor.json: the figure is a published anchor of the engine profiles" ||
+	fail "anchor check: no message naming the case: $out"
+
 # A case whose figure the profile was fitted to cannot check it.
 mkdir -p "$work/fitrule"
 cp "$src/validation/cases/"*.json "$work/fitrule/"
