@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
-#include "rng.h"
+#include "core/clock.h"
+#include "core/rng.h"
 #include "tier/tier.h"
 
 static double secs = 0.5;

@@ -5,16 +5,12 @@
  * than the host has cores) charges a measured cost.
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "cmdline.h"
-#include "commands.h"
-#include "core/files.h"
+#include "cli/cmdline.h"
+#include "cli/commands.h"
 #include "core/opt.h"
 #include "core/units.h"
-#include "pipeline/dataset.h"
 #include "pipeline/decode.h"
 #include "pipeline/loader.h"
 
@@ -54,36 +50,6 @@ static const struct ts_cmdline cal_cmdline = {
 	.max_pos = 0,
 };
 
-/* COUNT ImageNet-like JPEGs, generated as 'tiersim dataset make
- * imagenet-jpeg' makes them, in a new folder under $TMPDIR. */
-static int make_set(uint64_t count, char *dir, size_t n)
-{
-	struct ts_dataset_config dc = { 0 };
-	struct ts_dataset_stats st;
-	char err[1024];
-	const char *tmp = getenv("TMPDIR");
-	snprintf(dir, n, "%s/tiersim-calibrate-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(dir)) {
-		fprintf(stderr, "tiersim calibrate decode: %s: cannot make a temporary folder: %s "
-				"(set TMPDIR, or give --dir)\n", dir, ts_strerror(-errno));
-		dir[0] = 0;
-		return -1;
-	}
-	int rc = ts_opt_defaults(ts_dataset_opts, &dc, err, sizeof err);
-	dc.count = count;
-	if (!rc)
-		rc = ts_dataset_make(TS_DS_IMAGENET_JPEG, &dc, dir, &st, err, sizeof err);
-	ts_opt_free(ts_dataset_opts, &dc);
-	if (rc) {
-		fprintf(stderr, "tiersim calibrate decode: making %llu test images: %s\n",
-			(unsigned long long)count, err);
-		ts_remove_tree(dir, 0); /* best effort: a temporary folder */
-		dir[0] = 0;
-		return -1;
-	}
-	return 0;
-}
-
 int ts_calibrate_decode(int argc, char **argv)
 {
 	struct cal_cfg c = { 0 };
@@ -101,29 +67,11 @@ int ts_calibrate_decode(int argc, char **argv)
 		goto out;
 	}
 	rc = TS_EXIT_FAIL;
-	char made[4096] = "", from[4200];
-	if (!*c.dir && make_set(c.count, made, sizeof made))
-		goto out;
-	snprintf(from, sizeof from, "%s%s", *c.dir ? c.dir : made, *c.dir ? "" : "/train");
-	uint8_t **jpeg;
-	size_t *len, n;
-	int lrc = ts_decode_load_dir(from, c.count, &jpeg, &len, &n, err, sizeof err);
-	if (made[0])
-		ts_remove_tree(made, 0);
-	if (lrc) {
-		fprintf(stderr, "tiersim calibrate decode: %s\n", err);
-		goto out;
-	}
 	struct ts_decode_cal cal;
 	struct ts_decode_cal_detail det;
-	int crc = ts_decode_calibrate((const uint8_t *const *)jpeg, len, n, (unsigned)c.out_size,
-				      (unsigned)c.resize, c.seconds, &cal, &det, err, sizeof err);
-	for (size_t i = 0; i < n; i++)
-		free(jpeg[i]);
-	free(jpeg);
-	free(len);
-	if (crc) {
-		fprintf(stderr, "tiersim calibrate decode: %s: %s\n", from, err);
+	if (ts_decode_calibrate_set(*c.dir ? c.dir : NULL, c.count, (unsigned)c.out_size,
+				    (unsigned)c.resize, c.seconds, &cal, &det, err, sizeof err)) {
+		fprintf(stderr, "tiersim calibrate decode: %s\n", err);
 		goto out;
 	}
 	if (ts_decode_cal_save(path, &cal, err, sizeof err)) {

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmdline.h"
-#include "commands.h"
+#include "cli/cmdline.h"
+#include "cli/commands.h"
 #include "core/opt.h"
 #include "engine/calibrate.h"
 

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "commands.h"
+#include "cli/commands.h"
 
 static void usage(FILE *f)
 {

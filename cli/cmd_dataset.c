@@ -20,9 +20,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cmdline.h"
+#include "cli/cmdline.h"
 #include "core/interrupt.h"
-#include "commands.h"
+#include "cli/commands.h"
 #include "core/units.h"
 #include "pipeline/dataset.h"
 
@@ -101,69 +101,6 @@ static int usage_error(const char *fmt, ...)
 	return TS_EXIT_USAGE;
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-static void print_info(const struct ts_dataset_meta *m, bool on_disk)
-{
-	char a[32], b[32], c[32], d[32];
-
-	char how[160];
-	bool estimated = false;
-
-	printf("kind          %s (%s)\n", m->kind->name,
-	       on_disk ? "on disk, from dataset.json" : "described: nothing written");
-	printf("seed          %" PRIu64 "\n", m->seed);
-	m->kind->storage(m, how, sizeof(how));
-	printf("stored as     %s\n", how);
-	if (m->per_file) { /* files of samples (npz, tfrecord) */
-		printf("samples       %" PRIu64 " in %" PRIu64 " files, %s stored\n", m->samples,
-		       m->count, ts_fmt_size(a, sizeof(a), m->sample_bytes));
-	} else if (!(m->kind->caps & TS_DS_IMAGES)) {
-		for (size_t s = 0; s < m->nfiles && s < 3; s++)
-			printf("%-13s %" PRIu64 " words, %" PRIu64 " lines, %s\n", m->files[s].path,
-			       m->words[s], m->lines[s], ts_fmt_size(a, sizeof(a), m->files[s].bytes));
-	} else {
-		printf("images        %" PRIu64 " train", m->count);
-		if (m->val)
-			printf(" + %" PRIu64 " val", m->val);
-		printf(", %" PRIu32 " classes\n", m->classes);
-		uint32_t *s = malloc(m->samples * sizeof(*s));
-		double px = 0, w = 0, h = 0;
-		if (s && m->samples) {
-			memcpy(s, m->bytes, m->samples * sizeof(*s));
-			qsort(s, m->samples, sizeof(*s), cmp_u32);
-			for (uint64_t i = 0; i < m->samples; i++) {
-				px += (double)m->width[i] * m->height[i];
-				w += m->width[i];
-				h += m->height[i];
-			}
-			uint64_t n = m->samples;
-			printf("sample bytes  mean %s, p10 %s, p50 %s, p90 %s, max %" PRIu32 "\n",
-			       ts_fmt_size(a, sizeof(a), m->sample_bytes / n),
-			       ts_fmt_size(b, sizeof(b), s[n / 10]), ts_fmt_size(c, sizeof(c), s[n / 2]),
-			       ts_fmt_size(d, sizeof(d), s[n * 9 / 10]), s[n - 1]);
-			printf("pixels        mean %.0fx%.0f, %.0f per image\n", w / (double)n,
-			       h / (double)n, px / (double)n);
-		}
-		free(s);
-	}
-	for (size_t i = 0; i < m->nfiles; i++) {
-		if (m->per_file && i == 3 && m->nfiles > 4) { /* 'list' has them all */
-			printf("file          ... %zu more\n", m->nfiles - 3);
-			break;
-		}
-		printf("file          %s  %" PRIu64 " bytes%s\n", m->files[i].path,
-		       m->files[i].bytes, m->files[i].estimated ? " (estimated)" : "");
-		estimated |= m->files[i].estimated;
-	}
-	printf("total         %s (%" PRIu64 " bytes)%s\n", ts_fmt_size(a, sizeof(a), m->total_bytes),
-	       m->total_bytes, estimated ? " (file sizes estimated)" : "");
-}
-
 static int cmd_make(struct ds_args *args, const char *kname)
 {
 	struct ts_dataset_config cfg = args->cfg;
@@ -207,31 +144,6 @@ static int cmd_make(struct ds_args *args, const char *kname)
 	return TS_EXIT_OK;
 }
 
-static void print_list(const struct ts_dataset_meta *m)
-{
-	char name[192];
-
-	if (m->per_file) {
-		printf("# index\tfile\tbytes\n");
-		for (uint64_t j = 0; j < m->samples; j++)
-			printf("%" PRIu64 "\t%s\t%" PRIu32 "\n", j, m->files[j / m->per_file].path,
-			       m->bytes[j]);
-		return;
-	}
-	if (!(m->kind->caps & TS_DS_IMAGES)) {
-		for (size_t i = 0; i < m->nfiles && i < 3; i++)
-			printf("%zu\t%s\t%" PRIu64 "\t%" PRIu64 " words\t%" PRIu64 " lines\n", i,
-			       m->files[i].path, m->files[i].bytes, m->words[i], m->lines[i]);
-		return;
-	}
-	printf("# index\t%s\tbytes\twidth\theight\tlabel\n", m->kind->sample_column);
-	for (uint64_t j = 0; j < m->samples; j++) {
-		m->kind->sample_name(m, j, name, sizeof(name));
-		printf("%" PRIu64 "\t%s\t%" PRIu32 "\t%u\t%u\t%u\n", j, name, m->bytes[j],
-		       m->width[j], m->height[j], m->label[j]);
-	}
-}
-
 static int cmd_info(struct ds_args *args, const char *action, const char *what, bool list)
 {
 	struct ts_dataset_config cfg = args->cfg;
@@ -259,9 +171,9 @@ static int cmd_info(struct ds_args *args, const char *action, const char *what, 
 		return rc == -EINVAL ? TS_EXIT_USAGE : TS_EXIT_FAIL;
 	}
 	if (list)
-		print_list(&meta);
+		ts_dataset_print_list(stdout, &meta);
 	else
-		print_info(&meta, on_disk);
+		ts_dataset_print_info(stdout, &meta, on_disk);
 	ts_dataset_meta_free(&meta);
 	return TS_EXIT_OK;
 }

@@ -14,12 +14,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cmdline.h"
-#include "commands.h"
+#include "cli/cmdline.h"
+#include "cli/commands.h"
 #include "disk/disk.h"
 #include "fs/mount.h"
-#include "opt.h"
-#include "units.h"
+#include "core/opt.h"
+#include "core/units.h"
 
 struct disk_args {
 	uint64_t size, capacity, mem;

@@ -11,11 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmdline.h"
-#include "commands.h"
-#include "interrupt.h"
+#include "cli/cmdline.h"
+#include "cli/commands.h"
+#include "core/interrupt.h"
 #include "cost/price.h"
 #include "workloads/dlio_cost.h"
+#include "workloads/dlio_report.h"
 #include "workloads/dlio_mpi.h"
 #include "workloads/dlio_run.h"
 
@@ -88,51 +89,15 @@ static int fail(int rc, const char *fmt, ...)
 	return rc;
 }
 
-/* ", 3 ranks" under mpirun. */
-static const char *ranks_note(void)
-{
-	static char s[32];
-	int ranks = ts_dlio_mpi_ranks();
-	s[0] = 0;
-	if (ranks)
-		snprintf(s, sizeof(s), " (%d ranks)", ranks);
-	return s;
-}
-
 /* --json: 0, or TS_EXIT_FAIL with its line said when FILE cannot be written
  * (the figures are then only on stdout, so the run does not pass). */
-static int json_out(const struct opts *o, const struct ts_dlio_workload *w,
-		    const struct ts_dlio_result *rs, size_t nr, const struct ts_dlio_result *best)
+static int json_out(const struct opts *o, const struct ts_dlio_outcome *oc)
 {
 	FILE *f = strcmp(o->json, "-") ? fopen(o->json, "w") : stdout;
 	if (!f)
 		return fail(TS_EXIT_FAIL, "--json %s: %s", o->json, strerror(errno));
-	fprintf(f, "{\n  \"workload\": \"%s\", \"model\": \"%s\", \"tier\": \"%s\", \"clock\": \"%s\",\n"
-		   "  \"ranks\": %d,\n"
-		   "  \"au_threshold\": %.4f, \"record_length\": %.2f, \"batch_size\": %" PRIu64 ",\n"
-		   "  \"host\": \"%s\",\n"
-		   "  \"runs\": [\n", o->run.workload, w->model, o->run.tier,
-		o->run.virtual_time ? "virtual" : "real", ts_dlio_mpi_ranks() ? ts_dlio_mpi_ranks() : 1,
-		w->au, w->record_length, w->batch_size, o->run.host ? o->run.host : "");
-	for (size_t i = 0; i < nr; i++)
-		fprintf(f, "    { \"accelerators\": %" PRIu64 ", \"au\": %.6f, \"au_min\": %.6f, "
-			   "\"au_max\": %.6f, \"samples_per_s\": %.3f, \"mib_per_s\": %.3f, "
-			   "\"epochs\": %" PRIu64 ", \"steps_per_epoch\": %" PRIu64 ", "
-			   "\"read_bytes\": %" PRIu64 ", \"read_requests\": %" PRIu64 ", "
-			   "\"events\": %" PRIu64 ", \"run_s\": %.3f, \"wall_s\": %.3f%s }%s\n",
-			rs[i].n, rs[i].au, rs[i].au_min, rs[i].au_max, rs[i].samples_s, rs[i].mib_s,
-			rs[i].epochs, rs[i].steps, rs[i].read_bytes, rs[i].read_requests,
-			rs[i].events, rs[i].run_s, rs[i].wall_s,
-			rs[i].stopped ? ", \"stopped\": true" : "", i + 1 < nr ? "," : "");
-	fprintf(f, "  ]");
-	if (best)
-		fprintf(f, ",\n  \"max_accelerators\": %" PRIu64, best->n);
-	fprintf(f, "\n}\n");
-	bool bad = ferror(f) != 0;
-	if (f == stdout)
-		bad = fflush(f) != 0 || bad;
-	else
-		bad = fclose(f) != 0 || bad;
+	bool bad = ts_dlio_write_json(f, &o->run, oc, ts_dlio_mpi_ranks()) != 0;
+	bad = (f == stdout ? fflush(f) : fclose(f)) != 0 || bad;
 	return bad ? fail(TS_EXIT_FAIL, "--json %s: %s", o->json, strerror(errno ? errno : EIO))
 		   : 0;
 }
@@ -199,31 +164,8 @@ static int dlio_cheapest_main(struct opts *o)
 	if (rc)
 		status = fail(rc == -EINTR ? TS_EXIT_INTERRUPT : bad ? TS_EXIT_USAGE : TS_EXIT_FAIL,
 			      "%s", err);
-	const struct opts *c = o;
-	for (size_t i = 0; !status && i < nt; i++)
-		printf("%-14s %4llu accelerators  AU %6.2f%% %s %.0f%%  %9.1f samples/s  %8.1f MiB/s  "
-		       "$%.2f/h [%.2f..%.2f]%s%s%s\n",
-		       got[i].tier, (unsigned long long)c->run.accelerators, 100 * got[i].run.au,
-		       got[i].reaches ? ">=" : "< ", 100 * got[i].au_threshold,
-		       got[i].run.samples_s, got[i].run.mib_s, got[i].hour.v, got[i].hour.low,
-		       got[i].hour.high, i == best ? "  <- cheapest that keeps it" : "",
-		       i == next ? "  (runner-up)" : "",
-		       got[i].clamped ? "  (local disk at its tier's largest size)" : "");
-	if (!status && best == (size_t)-1)
-		printf("%s: no volume of %s keeps %llu accelerators at AU >= %.0f%%\n",
-		       c->run.workload, c->cheapest, (unsigned long long)c->run.accelerators,
-		       nt ? 100 * got[0].au_threshold : 0.0);
-	else if (!status)
-		printf("%s: %llu accelerators keep AU >= %.0f%% most cheaply on %s at $%.2f/h "
-		       "(%s%s; each volume at %s)\n",
-		       c->run.workload, (unsigned long long)c->run.accelerators,
-		       100 * got[best].au_threshold, got[best].tier, got[best].hour.v,
-		       in ? "with " : "the volume alone", in ? in->name : "",
-		       c->run.capacity ? "the given capacity"
-				       : "its tier's default capacity, a local disk one of the instance's");
-	if (!status && next != (size_t)-1)
-		printf("runner-up %s costs $%.2f/h more\n", got[next].tier,
-		       got[next].hour.v - got[best].hour.v);
+	if (!status)
+		ts_dlio_print_cheapest(stdout, &o->run, o->cheapest, got, nt, best, next, in);
 	ts_price_set_free(prices);
 	free(list);
 	return status;
@@ -287,36 +229,15 @@ static int dlio_main(int argc, char **argv)
 		     : rc	       ? TS_EXIT_FAIL
 				       : TS_EXIT_OK;
 	status = ts_dlio_mpi_status(status, err, sizeof(err));
-	const struct ts_dlio_workload *w = &oc->w;
-	const struct ts_dlio_result *best = oc->best, *show = o.run.find_max ? best : &oc->rs[0];
 	if (!ts_dlio_mpi_owner()) {
 		/* rank 0 reports */
 	} else if (status) {
 		fail(status, "%s", err);
-	} else if (o.run.find_max && !best) {
-		const struct ts_dlio_result *one = &oc->rs[0]; /* the whole run of 1 */
-		for (size_t i = 0; i < oc->nr; i++)
-			if (oc->rs[i].n == 1 && !oc->rs[i].stopped)
-				one = &oc->rs[i];
-		printf("%s on %s: no accelerator count keeps AU >= %.0f%% (1 accelerator: AU %.2f%%)\n",
-		       o.run.workload, o.run.tier, 100 * w->au, 100 * one->au);
 	} else {
-		printf("%s on %s (%s): %s%" PRIu64 " accelerators%s, AU %.2f%% (epochs %.2f-%.2f%%), "
-		       "%.1f samples/s, %.1f MiB/s; %" PRIu64 " epochs of %" PRIu64 " steps, %.1f s "
-		       "%s\n", o.run.workload, o.run.tier, o.run.virtual_time ? "virtual" : "real",
-		       o.run.find_max ? "max " : "", show->n, ranks_note(), 100 * show->au,
-		       100 * show->au_min, 100 * show->au_max, show->samples_s, show->mib_s, show->epochs, show->steps,
-		       o.run.virtual_time ? show->run_s : show->wall_s,
-		       o.run.virtual_time ? "modeled" : "run");
-		if (o.run.virtual_time && !o.run.quiet)
-			fprintf(stderr, "tiersim dlio: %" PRIu64 " events in %.2f s of host time (%.0f "
-					"events/s), %" PRIu64 " read requests\n", show->events,
-				show->wall_s,
-				show->wall_s > 0 ? (double)show->events / show->wall_s : 0.0,
-				show->read_requests);
+		ts_dlio_print_outcome(stdout, &o.run, oc, ts_dlio_mpi_ranks());
 	}
 	if (!status && o.json && ts_dlio_mpi_owner())
-		status = json_out(&o, w, oc->rs, oc->nr, best);
+		status = json_out(&o, oc);
 	ts_dlio_outcome_free(oc);
 	free(oc);
 	ts_opt_free(dlio_opts, &o);

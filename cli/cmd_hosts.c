@@ -1,9 +1,9 @@
 /* cmd_hosts.c — `tiersim hosts`: the host profiles (CPU and JPEG library costs). */
 #include <stdio.h>
 
-#include "cmdline.h"
-#include "commands.h"
-#include "opt.h"
+#include "cli/cmdline.h"
+#include "cli/commands.h"
+#include "core/opt.h"
 #include "pipeline/host.h"
 
 struct hosts_args {

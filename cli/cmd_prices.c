@@ -1,10 +1,10 @@
 /* cmd_prices.c — `tiersim prices`: the price profiles (instances and volumes). */
 #include <stdio.h>
 
-#include "cmdline.h"
-#include "commands.h"
+#include "cli/cmdline.h"
+#include "cli/commands.h"
 #include "cost/price.h"
-#include "opt.h"
+#include "core/opt.h"
 
 struct prices_args {
 	char *profile;

@@ -18,31 +18,23 @@
  * itself failed.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
 
-#include "cmdline.h"
-#include "core/clock.h"
+#include "cli/cmdline.h"
 #include "core/interrupt.h"
-#include "commands.h"
+#include "cli/commands.h"
 #include "core/opt.h"
-#include "core/units.h"
-#include "disk/cgroup.h"
 #include "disk/disk.h"
-#include "fs/mount.h"
-#include "replay.h"
-#include "traces/wake_capture.h"
-#include "traces/stats.h"
+#include "fs/record.h"
+#include "traces/replay/replay.h"
 #include "traces/trace.h"
 
 #define MAX_TIERS 16
@@ -100,160 +92,6 @@ static const struct ts_cmdline rec_cmdline = {
 	.max_pos = 0,
 };
 
-/* @cmd resolved as execvp would: 0, or -ENOENT / -EACCES. */
-static int find_command(const char *cmd)
-{
-	if (strchr(cmd, '/'))
-		return access(cmd, X_OK) ? -errno : 0;
-	const char *path = getenv("PATH");
-	char *copy = strdup(path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
-	int ret = -ENOENT;
-	if (!copy)
-		return -ENOMEM;
-	for (char *save, *d = strtok_r(copy, ":", &save); d && ret;
-	     d = strtok_r(NULL, ":", &save)) {
-		char p[PATH_MAX];
-		struct stat st;
-		if (snprintf(p, sizeof(p), "%s/%s", *d ? d : ".", cmd) < (int)sizeof(p) &&
-		    !stat(p, &st) && S_ISREG(st.st_mode) && !access(p, X_OK))
-			ret = 0;
-	}
-	free(copy);
-	return ret;
-}
-
-/* @a with every "{}" replaced by @mnt (malloc'd), or NULL. */
-static char *substitute(const char *a, const char *mnt)
-{
-	size_t n = 0, ml = strlen(mnt);
-	for (const char *p = a; (p = strstr(p, "{}")); p += 2)
-		n++;
-	char *o = malloc(strlen(a) + n * ml + 1), *w = o;
-	if (!o)
-		return NULL;
-	for (const char *p = a, *q; *p; p = q + 2) {
-		if (!(q = strstr(p, "{}"))) {
-			strcpy(w, p);
-			return o;
-		}
-		memcpy(w, p, (size_t)(q - p));
-		w += q - p;
-		memcpy(w, mnt, ml);
-		w += ml;
-		*w = 0;
-	}
-	*w = 0;
-	return o;
-}
-
-static void args_free(char **args, int argc)
-{
-	for (int i = 0; args && i < argc; i++)
-		free(args[i]);
-	free(args);
-}
-
-/* The recording goes on without a wake file: say why, once. */
-static void no_wakes(const char *why)
-{
-	fprintf(stderr,
-		"tiersim record: notice: no wake file (%s): replay will use the CPU samples' "
-		"wait rule (--no-wakes: do not try)\n",
-		why);
-}
-
-/* Runs @argv with every "{}" in it replaced by @mnt; its wait status.
- * With @wakes_out, who woke whom among its threads goes there
- * (traces/wake_capture.h); where that cannot be captured a notice says why. */
-static int run_command(char **argv, int argc, const char *mnt, const char *wakes_out,
-		       const char *scratch, const struct ts_cgroup *cg, int *status)
-{
-	struct ts_wake_capture *cap = NULL;
-	char why[PATH_MAX + 128];
-	int go[2] = {-1, -1};
-	char **args = calloc((size_t)argc + 1, sizeof(*args));
-	if (!args)
-		return -ENOMEM;
-	for (int i = 0; i < argc; i++) {
-		if (!(args[i] = substitute(argv[i], mnt))) {
-			args_free(args, argc);
-			return -ENOMEM;
-		}
-	}
-	if (wakes_out) {
-		if (ts_wake_capture_open(&cap, scratch, why, sizeof(why)) ||
-		    pipe2(go, O_CLOEXEC)) {
-			no_wakes(cap ? strerror(errno) : why);
-			(void)!ts_wake_capture_close(cap, NULL, why, sizeof(why));
-			cap = NULL;
-		}
-	}
-	/* Signals held across the fork: one that comes now reaches the child
-	 * once it has the default action (the parent's handler would swallow
-	 * it there), and the parent forwards it once it knows the pid. */
-	sigset_t hold, old;
-	sigemptyset(&hold);
-	sigaddset(&hold, SIGINT);
-	sigaddset(&hold, SIGTERM);
-	sigaddset(&hold, SIGHUP);
-	sigprocmask(SIG_BLOCK, &hold, &old);
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0) {
-		int e = -errno;
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		(void)!ts_wake_capture_close(cap, NULL, why, sizeof(why));
-		args_free(args, argc);
-		return e;
-	}
-	if (pid == 0) {
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		setenv("TIERSIM_MOUNT", mnt, 1);
-		if (cg && ts_cgroup_enter(cg, 0)) {
-			fprintf(stderr, "tiersim record: cannot enter the memory cgroup %s\n",
-				cg->path);
-			_exit(126);
-		}
-		if (cap) { /* runs once the capture follows it */
-			char b;
-			close(go[1]);
-			while (read(go[0], &b, 1) < 0 && errno == EINTR)
-				;
-		}
-		execvp(args[0], args);
-		fprintf(stderr, "tiersim record: %s: %s\n", args[0], strerror(errno));
-		_exit(127);
-	}
-	ts_interrupt_forward(pid);
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	if (ts_interrupted) /* arrived before the pid was known */
-		kill(pid, ts_interrupted);
-	if (cap) {
-		close(go[0]);
-		if (ts_wake_capture_start(cap, pid, why, sizeof(why))) {
-			no_wakes(why);
-			(void)!ts_wake_capture_close(cap, NULL, why, sizeof(why));
-			cap = NULL;
-		}
-		close(go[1]); /* the command runs */
-	}
-	int e = 0;
-	while (waitpid(pid, status, 0) < 0) {
-		if (errno != EINTR) {
-			e = -errno;
-			break;
-		}
-	}
-	ts_interrupt_forward(0);
-	if (cap && ts_wake_capture_close(cap, e ? NULL : wakes_out, why, sizeof(why)))
-		no_wakes(why);
-	args_free(args, argc);
-	return e;
-}
-
 /* The comma-separated tier list in @s, split in place. */
 static int split_tiers(char *s, const char **tiers, size_t *n, char *err, size_t errlen)
 {
@@ -268,281 +106,13 @@ static int split_tiers(char *s, const char **tiers, size_t *n, char *err, size_t
 	return 0;
 }
 
-/* The summary, and with @ntiers the prediction per tier; JSON in *@json
- * when it is not NULL. 0 or 1 (a message printed). */
-/*
- * The probe. Predicting from one recording assumes that what the
- * application waited on kept its recorded pace (the wait rule): from a run
- * where the application was IO-bound, that pace is not in the trace, and
- * a faster tier is predicted as if the consumer were infinitely fast. A
- * second run on another tier shows another pace. Each prediction is then
- * a lower bound under its own recording's assumption, and each tier's
- * prediction is the larger of the two.
- */
-static int predict(const struct ts_trace *t, const struct ts_wakes *sched,
-		   struct ts_replay_cfg *cfg, const struct ts_tier_set *set, const char *tier,
-		   struct ts_replay_result *res, char *err, size_t errlen)
-{
-	cfg->wakes = sched;
-	ts_replay_tier_recorded(t, &cfg->tier);
-	cfg->rt_ns = cfg->tier.floor_ns;
-	cfg->closed_loop = !t->cpu;
-	if (ts_tier_set_lookup(set, tier, &cfg->tier.profile, err, errlen) ||
-	    ts_replay_virtual(t, cfg, res, err, errlen))
-		return -1;
-	snprintf(res->what, sizeof(res->what), "%s", tier);
-	return 0;
-}
-
-static int report(const struct rec_cfg *c, const char *file, const char *probe_file,
-		  const char **tiers, size_t ntiers, int exit_status, json_t **json)
-{
-	struct ts_trace t, pt = {0};
-	struct ts_wakes sc = {0}, psc = {0};
-	int has_sc = 0, has_psc = 0;
-	struct ts_trace_stats *s = NULL;
-	struct ts_tier_set *set = NULL;
-	struct ts_replay_cfg cfg = {.speed = 1.0};
-	struct ts_replay_result *res = NULL;
-	char err[512], warn[256];
-	int rc = 1;
-
-	if (ts_trace_read(file, &t, err, sizeof(err))) {
-		fprintf(stderr, "tiersim record: %s\n", err);
-		return 1;
-	}
-	if (ts_trace_warning(&t, warn, sizeof(warn)))
-		fprintf(stderr, "tiersim record: %s: warning: %s\n", file, warn);
-	if (probe_file && ts_trace_read(probe_file, &pt, err, sizeof(err))) {
-		fprintf(stderr, "tiersim record: %s\n", err);
-		ts_trace_free(&t);
-		return 1;
-	}
-	if ((has_sc = ts_replay_wakes_beside(file, &sc, err, sizeof(err))) < 0 ||
-	    (probe_file && (has_psc = ts_replay_wakes_beside(probe_file, &psc, err, sizeof(err))) < 0)) {
-		fprintf(stderr, "tiersim record: %s\n", err);
-		goto out;
-	}
-	if (ts_trace_stats_compute(&t, 0, &s) || !(res = calloc(ntiers + 1, sizeof(*res))) ||
-	    ts_replay_recorded_wakes(&t, has_sc ? &sc : NULL, &res[0])) {
-		fprintf(stderr, "tiersim record: out of memory\n");
-		goto out;
-	}
-	if (ntiers) {
-		if (ts_tier_set_load_default(&set, err, sizeof(err)) ||
-		    (*c->profile && ts_tier_set_add_file(set, c->profile, err, sizeof(err))) ||
-		    ts_opt_defaults(ts_tier_cfg_opts, &cfg.tier, err, sizeof(err))) {
-			fprintf(stderr, "tiersim record: %s\n", err);
-			goto out;
-		}
-		for (size_t i = 0; i < ntiers; i++) {
-			struct ts_replay_result alt;
-			if (predict(&t, has_sc ? &sc : NULL, &cfg, set, tiers[i], &res[i + 1], err,
-				    sizeof(err)) ||
-			    (probe_file && predict(&pt, has_psc ? &psc : NULL, &cfg, set, tiers[i],
-						   &alt, err, sizeof(err)))) {
-				fprintf(stderr, "tiersim record: --predict %s: %s\n", tiers[i],
-					err);
-				goto out;
-			}
-			if (probe_file && alt.total_ns > res[i + 1].total_ns) {
-				res[i + 1] = alt;
-				snprintf(res[i + 1].what, sizeof(res[i + 1].what), "%s (probe)",
-					 tiers[i]);
-			}
-		}
-	}
-	if (json) {
-		*json = json_pack("{ss ss si so}", "trace", file, "tier", t.hdr.tier, "exit_status",
-				  exit_status, "summary", ts_trace_stats_json(s, &t));
-		if (*json && probe_file)
-			json_object_set_new(
-			    *json, "probe",
-			    json_pack("{ss ss}", "trace", probe_file, "tier", pt.hdr.tier));
-		if (*json && ntiers)
-			json_object_set_new(*json, "predict", ts_replay_json(res, ntiers + 1));
-		rc = *json ? 0 : 1;
-		goto out;
-	}
-	printf("recorded %s on %s into %s (the command exited %d)\n\n", c->data, t.hdr.tier, file,
-	       exit_status);
-	ts_trace_stats_print(stdout, s, &t, 5);
-	char b1[32], b2[32];
-	if (has_sc)
-		printf("\nwake file %s.wakes: %zu threads, %zu wakes between them; of the "
-		       "time between a thread's requests and wakes (%s), %s was waiting on "
-		       "another thread (the wake rule)\n",
-		       file, sc.nthreads, sc.nwakes, ts_fmt_duration(b1, sizeof(b1), res[0].think_ns),
-		       ts_fmt_duration(b2, sizeof(b2), res[0].waited_ns));
-	else
-		printf("\nCPU samples on %zu of %zu records; of the gaps between a thread's "
-		       "requests (%s), %s were waiting (elastic in replay)\n",
-		       t.ncpu, t.nrecs, ts_fmt_duration(b1, sizeof(b1), res[0].think_ns),
-		       ts_fmt_duration(b2, sizeof(b2), res[0].waited_ns));
-	if (ntiers) {
-		printf("\npredicted per tier (%s%s%s%s):\n\n",
-		       has_sc ? "the wake rule: each wait follows the thread that ended it"
-		       : cfg.closed_loop ? "closed loop: the trace has no CPU samples"
-					 : "work kept, waiting elastic",
-		       probe_file ? "; each the larger of the predictions from this run and from "
-				    "the probe run on "
-				  : "",
-		       probe_file ? pt.hdr.tier : "", probe_file ? ", marked (probe)" : "");
-		ts_replay_print(stdout, res, ntiers + 1);
-	}
-	rc = 0;
-out:
-	free(res);
-	ts_tier_set_free(set);
-	ts_opt_free(ts_tier_cfg_opts, &cfg.tier);
-	ts_trace_stats_free(s);
-	ts_trace_free(&t);
-	ts_trace_free(&pt);
-	ts_wakes_free(&sc);
-	ts_wakes_free(&psc);
-	return rc;
-}
-
-/* True once the daemon at @mnt has measured its FUSE round trip and made
- * its model: only then is the trace open (fs/calib.c), so the command
- * starts after it, or its first requests (all of them, for a short one)
- * would go unrecorded. The daemon's stats file is the only place that says
- * so (a FUSE file's contents raise no inotify event), so it is read every
- * 10 ms; the wait is bounded by the 10 s tierfs itself gives its
- * calibration before it serves requests unmodeled (fs/control.c). */
-#define CALIBRATE_WAIT_NS (10 * TS_NS_PER_S)
-static bool wait_calibrated(const char *mnt)
-{
-	char path[PATH_MAX + 32];
-	snprintf(path, sizeof(path), "%s/.tierfs/stats", mnt);
-	uint64_t end = ts_now_ns() + CALIBRATE_WAIT_NS;
-	while (!ts_interrupted) {
-		json_t *j = json_load_file(path, 0, NULL);
-		bool done = json_is_true(json_object_get(j, "calibrated"));
-		json_decref(j);
-		if (done)
-			return true;
-		if (ts_now_ns() >= end)
-			return false;
-		struct timespec ts = {0, 10 * 1000 * 1000};
-		nanosleep(&ts, NULL);
-	}
-	return false;
-}
-
-/* One run of the command on a fresh mount of @tier (at @mnt, in the
- * scratch directory @dir) recording into @out;
- * its wait status in *@status. 0, TS_EXIT_INTERRUPT (a signal came before
- * the command started), or TS_EXIT_FAIL with the message printed. */
-/* Block mode's record_once: @image (DIR's tree in c->fs) mounted on @mnt by
- * tiersim disk mount with the trace into @out, the command in a memory
- * cgroup of c->mem (none when 0), the disk unmounted again. */
-static int record_once_disk(struct ts_mounts *ms, const struct rec_cfg *c, const char *dir,
-			    const char *mnt, const char *image, const char *tier, const char *out,
-			    char **argv, int argc, int *status)
-{
-	char err[1024], wakes_out[PATH_MAX + 8];
-	struct ts_cgroup cg = { 0 };
-	int rc = 0, e = 0;
-
-	if (mkdir(mnt, 0755) && errno != EEXIST) {
-		fprintf(stderr, "tiersim record: cannot make %s: %s\n", mnt, strerror(errno));
-		return TS_EXIT_FAIL;
-	}
-	struct ts_disk_mount_opts m = {
-		.tierfs = ms->tierfs, .image = image, .mountpoint = mnt, .tier = tier,
-		.profile = *c->profile ? c->profile : NULL, .mem = c->mem, .trace = out,
-	};
-	if (ts_disk_mount(&m, err, sizeof(err))) {
-		fprintf(stderr, "tiersim record: %s\n", err);
-		rmdir(mnt);
-		return TS_EXIT_FAIL;
-	}
-	*status = 0;
-	if (c->mem) {
-		char name[64];
-		snprintf(name, sizeof(name), "record-%ld", (long)getpid());
-		if (ts_cgroup_open(&cg, name, c->mem, err, sizeof(err))) {
-			fprintf(stderr, "tiersim record: %s\n", err);
-			rc = TS_EXIT_FAIL;
-		}
-	}
-	bool ran = !rc && !ts_interrupted;
-	snprintf(wakes_out, sizeof(wakes_out), "%s.wakes", out);
-	unlink(wakes_out);
-	if (ran && (e = run_command(argv, argc, mnt, c->no_wakes ? NULL : wakes_out, dir,
-				    cg.path ? &cg : NULL, status)))
-		fprintf(stderr, "tiersim record: running %s: %s\n", argv[0], strerror(-e));
-	ts_cgroup_remove(&cg);
-	if (ts_disk_umount(mnt, err, sizeof(err))) {
-		fprintf(stderr, "tiersim record: %s\n", err);
-		rc = TS_EXIT_FAIL;
-	}
-	rmdir(mnt);
-	if (rc || e)
-		return TS_EXIT_FAIL;
-	return ran ? 0 : TS_EXIT_INTERRUPT;
-}
-
-static int record_once(struct ts_mounts *ms, const struct rec_cfg *c, const char *dir,
-		       const char *mnt, const char *image, const char *tier, const char *out,
-		       char **argv, int argc, int *status)
-{
-	char err[1024], memb[32], *opts;
-	struct ts_mount *m;
-	int e;
-
-	if (image)
-		return record_once_disk(ms, c, dir, mnt, image, tier, out, argv, argc, status);
-
-	snprintf(memb, sizeof(memb), "%llu", (unsigned long long)c->mem);
-	if (asprintf(&opts, "tier=%s,mem=%s,trace=%s%s%s", tier, memb, out,
-		     *c->profile ? ",profile=" : "", c->profile) < 0) {
-		fprintf(stderr, "tiersim record: out of memory\n");
-		return TS_EXIT_FAIL;
-	}
-	e = ts_mount_start(ms, c->data, mnt, opts, &m, err, sizeof(err));
-	free(opts);
-	if (e) {
-		fprintf(stderr, "tiersim record: %s\n", err);
-		char log[PATH_MAX + 16];
-		snprintf(log, sizeof(log), "%s.log", mnt);
-		unlink(log); /* its last line is in the message */
-		return TS_EXIT_FAIL;
-	}
-	*status = 0;
-	if (!wait_calibrated(mnt) && !ts_interrupted) {
-		fprintf(stderr,
-			"tiersim record: tierfs on %s did not calibrate within 10 s; "
-			"nothing was run\n",
-			mnt);
-		char ignore[1024];
-		(void)!ts_mount_stop(ms, m, ignore, sizeof(ignore));
-		return TS_EXIT_FAIL;
-	}
-	bool ran = !ts_interrupted;
-	char wakes_out[PATH_MAX + 8];
-	snprintf(wakes_out, sizeof(wakes_out), "%s.wakes", out);
-	unlink(wakes_out); /* never one left from an earlier recording */
-	if (ran && (e = run_command(argv, argc, mnt, c->no_wakes ? NULL : wakes_out, dir, NULL,
-				    status)))
-		fprintf(stderr, "tiersim record: running %s: %s\n", argv[0], strerror(-e));
-	int stop = ts_mount_stop(ms, m, err, sizeof(err));
-	if (stop)
-		fprintf(stderr, "tiersim record: %s\n", err);
-	if (e || stop)
-		return TS_EXIT_FAIL;
-	return ran ? 0 : TS_EXIT_INTERRUPT;
-}
-
 int ts_cmd_record(int argc, char **argv)
 {
 	struct rec_cfg c = {0};
-	struct ts_mounts ms = {0};
+	struct ts_record r = {0};
 	const char *tiers[MAX_TIERS];
 	size_t ntiers = 0;
-	char err[1024], dir[PATH_MAX] = "", mnt[PATH_MAX + 8], out[PATH_MAX],
-			probe_out[PATH_MAX + 8], image[PATH_MAX + 32] = "", imgdir[PATH_MAX + 8] = "";
+	char err[1024], out[PATH_MAX], probe_out[PATH_MAX + 8];
 	int rc = TS_EXIT_USAGE, cmd = -1;
 
 	/* Our options end at "--"; the command and its own options follow. */
@@ -578,7 +148,7 @@ int ts_cmd_record(int argc, char **argv)
 				"mount(2))\n");
 		goto out;
 	}
-	int e = find_command(argv[cmd]);
+	int e = ts_record_find_command(argv[cmd]);
 	if (e) {
 		fprintf(stderr, "tiersim record: %s: command %s\n", argv[cmd],
 			e == -ENOENT ? "not found" : strerror(-e));
@@ -605,54 +175,24 @@ int ts_cmd_record(int argc, char **argv)
 		fprintf(stderr, "tiersim record: --out %s: cannot make it absolute\n", c.out);
 		goto out;
 	}
-	const char *tmp = getenv("TMPDIR");
-	tmp = tmp && *tmp ? tmp : "/tmp";
-	snprintf(dir, sizeof(dir), "%s/tiersim-record.XXXXXX", tmp);
-	if (!mkdtemp(dir)) {
-		fprintf(stderr,
-			"tiersim record: cannot make a mount point under %s: %s (set TMPDIR "
-			"to a writable directory)\n",
-			tmp, strerror(errno));
-		dir[0] = 0;
-		goto out;
-	}
-	snprintf(mnt, sizeof(mnt), "%s/mnt", dir);
 	if (*c.probe &&
 	    (size_t)snprintf(probe_out, sizeof(probe_out), "%s.probe", out) >= sizeof(probe_out)) {
 		fprintf(stderr, "tiersim record: --out %s: too long\n", out);
 		goto out;
 	}
-	if (ts_mounts_init(&ms, err, sizeof(err))) {
+	r.data = c.data;
+	r.profile = c.profile;
+	r.fs = c.fs;
+	r.mem = c.mem;
+	r.no_wakes = c.no_wakes;
+	if (ts_record_begin(&r, err, sizeof(err))) {
 		fprintf(stderr, "tiersim record: %s\n", err);
 		goto out;
 	}
-	if (c.fs) {
-		/* Block mode: DIR's tree in an image beside the mount point. */
-		uint64_t size;
-		snprintf(image, sizeof(image), "%s/img/data.%s", dir, c.fs);
-		snprintf(imgdir, sizeof(imgdir), "%s/img", dir);
-		if (mkdir(imgdir, 0700)) {
-			fprintf(stderr, "tiersim record: %s: %s\n", imgdir, strerror(errno));
-			imgdir[0] = 0;
-			goto out;
-		}
-		if (ts_disk_size_for(c.data, c.fs, &size, err, sizeof(err))) {
-			fprintf(stderr, "tiersim record: %s\n", err);
-			goto out;
-		}
-		struct ts_disk_make_opts mk = { .image = image, .size = size, .fs = c.fs,
-						.from = c.data };
-		if (ts_disk_make(&mk, err, sizeof(err))) {
-			fprintf(stderr, "tiersim record: --fs %s: %s\n", c.fs, err);
-			image[0] = 0;
-			goto out;
-		}
-	}
 	ts_interrupt_install();
 	int status = 0, pstatus = 0;
-	if ((e = record_once(&ms, &c, dir, mnt, image[0] ? image : NULL, c.tier, out, argv + cmd,
-			     argc - cmd, &status))) {
-		rc = e;
+	if ((e = ts_record_run(&r, c.tier, out, argv + cmd, argc - cmd, &status))) {
+		rc = e == -EINTR ? TS_EXIT_INTERRUPT : TS_EXIT_FAIL;
 		goto out;
 	}
 	int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -664,9 +204,8 @@ int ts_cmd_record(int argc, char **argv)
 			rc = ts_interrupted ? TS_EXIT_INTERRUPT : code;
 			goto out;
 		}
-		if ((e = record_once(&ms, &c, dir, mnt, image[0] ? image : NULL, c.probe, probe_out,
-				     argv + cmd, argc - cmd, &pstatus))) {
-			rc = e;
+		if ((e = ts_record_run(&r, c.probe, probe_out, argv + cmd, argc - cmd, &pstatus))) {
+			rc = e == -EINTR ? TS_EXIT_INTERRUPT : TS_EXIT_FAIL;
 			goto out;
 		}
 		if (pstatus) {
@@ -678,8 +217,14 @@ int ts_cmd_record(int argc, char **argv)
 		}
 	}
 	json_t *j = NULL;
-	if (report(&c, out, *c.probe ? probe_out : NULL, tiers, ntiers, code, c.json ? &j : NULL))
+	struct ts_record_report rr = {
+		.data = c.data, .trace = out, .probe = *c.probe ? probe_out : NULL,
+		.profile = c.profile, .tiers = tiers, .ntiers = ntiers, .exit_status = code,
+	};
+	if (ts_record_report(&rr, stdout, c.json ? &j : NULL, err, sizeof(err))) {
+		fprintf(stderr, "tiersim record: %s\n", err);
 		goto out;
+	}
 	if (j) {
 		int w = json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
 		json_decref(j);
@@ -690,13 +235,7 @@ int ts_cmd_record(int argc, char **argv)
 	}
 	rc = fflush(stdout) ? TS_EXIT_FAIL : code;
 out:
-	ts_mounts_free(&ms); /* whatever is still mounted comes down */
-	if (image[0])
-		unlink(image);
-	if (imgdir[0])
-		rmdir(imgdir);
-	if (dir[0])
-		rmdir(dir); /* the mount point itself went with the mount */
+	ts_record_end(&r);
 	ts_opt_free(rec_opts, &c);
 	return rc;
 }

@@ -7,13 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
 
-#include "cmdline.h"
-#include "commands.h"
+#include "cli/cmdline.h"
+#include "cli/commands.h"
 #include "core/opt.h"
-#include "core/units.h"
-#include "replay.h"
+#include "traces/replay/replay.h"
 #include "traces/trace.h"
 
 #define MAX_TIERS 16
@@ -25,10 +23,9 @@ struct replay_args {
 	bool virtual_time, no_think, closed_loop, allow_writes, fill, json, no_wakes, cpu_model;
 	struct ts_opt_list tiers;
 	char *target, *profile, *wakes;
-	char *over[4]; /* capacity, mem, seed, floor, as over_names[] */
+	char *over[TS_REPLAY_OVER_N]; /* as ts_replay_over_names[] */
 	double speed;
 };
-static const char *const over_names[] = { "capacity", "mem", "seed", "floor" };
 
 #define RA(f) offsetof(struct replay_args, f)
 static const struct ts_opt replay_opts[] = {
@@ -116,118 +113,41 @@ static int replay_args(struct replay_args *o, struct ts_replay_cfg *cfg, int arg
 	return -1;
 }
 
-/* The tier model's options: the defaults, then the recording's (its floor
- * in *@rec_floor), then the command line's. Returns 0, 1 (failure) or 2 (a
- * bad override). */
-static int replay_tier_cfg(const struct replay_args *o, const struct ts_trace *t,
-			   struct ts_tier_cfg *tc, uint64_t *rec_floor)
-{
-	char err[512];
-	if (ts_opt_defaults(ts_tier_cfg_opts, tc, err, sizeof(err))) {
-		fprintf(stderr, "tiersim replay: %s\n", err);
-		return 1;
-	}
-	ts_replay_tier_recorded(t, tc);
-	*rec_floor = tc->floor_ns;
-	for (size_t i = 0; i < TS_ARRAY_SIZE(over_names); i++)
-		if (o->over[i] &&
-		    ts_opt_set(ts_tier_cfg_opts, tc, over_names[i], o->over[i], err, sizeof(err))) {
-			fprintf(stderr, "tiersim replay: --%s: %s\n", over_names[i], err);
-			return 2;
-		}
-	return 0;
-}
-
 static bool overridden(const struct replay_args *o)
 {
-	for (size_t i = 0; i < TS_ARRAY_SIZE(over_names); i++)
+	for (size_t i = 0; i < TS_REPLAY_OVER_N; i++)
 		if (o->over[i])
 			return true;
 	return false;
 }
 
-static int print_json(const char *file, const struct ts_trace *t,
-		      const struct ts_replay_result *res, size_t nres)
-{
-	json_t *j = json_pack("{ss ss sI sb so}", "trace", file, "recorded_tier", t->hdr.tier,
-			      "dropped", (json_int_t)t->dropped, "truncated", t->truncated,
-			      "results", ts_replay_json(res, nres));
-	if (!j || json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10))) {
-		json_decref(j);
-		fprintf(stderr, "tiersim replay: writing JSON failed\n");
-		return -EIO;
-	}
-	fputc('\n', stdout);
-	json_decref(j);
-	return 0;
-}
-
-static void print_table(const char *file, const struct ts_trace *t, const struct replay_args *o,
-			const struct ts_replay_cfg *cfg, uint64_t rec_floor,
-			const struct ts_replay_result *res, size_t nres)
-{
-	char b1[32], b2[32];
-	printf("trace %s: %zu ops, recorded on %s (capacity %s, mem %s)", file, t->nrecs,
-	       t->hdr.tier[0] ? t->hdr.tier : "a plain directory",
-	       t->hdr.capacity ? ts_fmt_size(b1, sizeof(b1), t->hdr.capacity) : "-",
-	       t->hdr.mem ? ts_fmt_size(b2, sizeof(b2), t->hdr.mem) : "none");
-	if (overridden(o)) /* --capacity/--mem: say what the tiers ran with instead */
-		printf("; replayed with capacity %s, mem %s",
-		       ts_fmt_size(b1, sizeof(b1), cfg->tier.capacity),
-		       cfg->tier.mem ? ts_fmt_size(b2, sizeof(b2), cfg->tier.mem) : "none");
-	putchar('\n');
-	printf("%s; %s%s; virtual columns: modeled (tier profiles), "
-	       "measured: real time\n\n",
-	       cfg->wakes ? "the wake rule: each wait on another thread follows that thread"
-	       : cfg->closed_loop ? "closed loop per thread"
-				  : "per thread, work kept and waiting elastic",
-	       cfg->no_think ? "no think time" : "recorded think time",
-	       cfg->speed != 1.0 ? " scaled by --speed" : "");
-	ts_replay_print(stdout, res, nres);
-	if (rec_floor || cfg->tier.floor_ns) {
-		char fb[32], ob[32];
-		/* Recorded and virtual latencies are what tierfs held each
-		 * request; the application also paid the FUSE round trip. */
-		printf("\nlatencies of the recorded and virtual columns are the time tierfs "
-		       "holds a request; the application also pays the FUSE round trip "
-		       "(%s, the recording's floor%s%s), so a tier faster than that shows "
-		       "near 0\n",
-		       ts_fmt_duration(fb, sizeof(fb), rec_floor),
-		       cfg->tier.floor_ns != rec_floor ? "; virtual columns: --floor " : "",
-		       cfg->tier.floor_ns != rec_floor
-			   ? ts_fmt_duration(ob, sizeof(ob), cfg->tier.floor_ns)
-			   : "");
-	}
-}
-
 /* The recording, each --tier predicted, and the --target run, in @res. */
-static int replay_all(const struct replay_args *o, struct ts_replay_cfg *cfg,
-		      const struct ts_trace *t, struct ts_tier_set *set, uint64_t rec_floor,
+static int replay_all(const struct replay_args *o, struct ts_replay_set *rs,
 		      struct ts_replay_result *res, size_t *nres)
 {
 	char err[512];
-	if (ts_replay_recorded_wakes(t, cfg->wakes, &res[(*nres)++])) {
+	struct ts_replay_cfg *cfg = &rs->cfg;
+	if (ts_replay_recorded_wakes(&rs->t, cfg->wakes, &res[(*nres)++])) {
 		fprintf(stderr, "tiersim replay: out of memory\n");
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < o->tiers.n; i++) {
 		const char *tier = o->tiers.v[i];
-		if (ts_tier_set_lookup(set, tier, &cfg->tier.profile, err, sizeof(err)) ||
-		    ts_replay_virtual(t, cfg, &res[*nres], err, sizeof(err))) {
+		if (ts_replay_predict(rs, tier, &res[*nres], err, sizeof(err))) {
 			fprintf(stderr, "tiersim replay: %s: %s\n", tier, err);
 			return -EINVAL;
 		}
-		snprintf(res[*nres].what, sizeof(res[*nres].what), "%s%s", tier,
-			 cfg->target ? " (virtual)" : "");
+		if (cfg->target)
+			snprintf(res[*nres].what, sizeof(res[*nres].what), "%s (virtual)", tier);
 		(*nres)++;
 	}
 	if (cfg->target) {
 		/* the recorded think gaps include the recording mount's FUSE round
 		 * trip, which the replay's own syscalls pay again */
-		cfg->think_less_ns = rec_floor;
+		cfg->think_less_ns = rs->rec_floor;
 		cfg->progress = stderr;
 		cfg->wakes = NULL; /* real threads wait on each other for real */
-		if (ts_replay_real(t, cfg, &res[*nres], err, sizeof(err))) {
+		if (ts_replay_real(&rs->t, cfg, &res[*nres], err, sizeof(err))) {
 			fprintf(stderr, "tiersim replay: %s\n", err);
 			return -EIO;
 		}
@@ -248,70 +168,44 @@ int ts_cmd_replay(int argc, char **argv)
 		ts_opt_free(replay_opts, &o);
 		return rc;
 	}
-	struct ts_trace t;
-	if ((rc = ts_trace_read(file, &t, err, sizeof(err)))) {
-		fprintf(stderr, "tiersim replay: %s\n", err);
-		ts_opt_free(replay_opts, &o);
-		return 1;
-	}
-	rc = 1;
-	char warn[256];
-	if (ts_trace_warning(&t, warn, sizeof(warn)))
-		fprintf(stderr, "tiersim replay: %s: warning: %s\n", file, warn);
-	if (!t.cpu && !cfg.closed_loop && !cfg.no_think) {
+	struct ts_replay_from from = {
+		.trace = file, .wakes = o.wakes, .profile = o.profile, .tiers = o.tiers.n > 0,
+		.no_wakes = o.no_wakes || o.closed_loop || !o.virtual_time || o.target,
+	};
+	memcpy(from.over, o.over, sizeof(from.over));
+	struct ts_replay_set rs;
+	struct ts_replay_result *res = NULL;
+	size_t nres = 0;
+	rc = ts_replay_open(&rs, &from, &cfg, err, sizeof(err));
+	if (rs.warn[0])
+		fprintf(stderr, "tiersim replay: %s: warning: %s\n", file, rs.warn);
+	if (rs.no_cpu)
 		fprintf(stderr,
 			"tiersim replay: %s: notice: no CPU samples (trace format version %u%s): "
 			"replaying closed loop, every gap as think time\n",
-			file, t.hdr.version,
-			t.hdr.version >= 2 ? ", imported or not from tierfs" : "");
-		cfg.closed_loop = true;
+			file, rs.t.hdr.version,
+			rs.t.hdr.version >= 2 ? ", imported or not from tierfs" : "");
+	if (rc) {
+		fprintf(stderr, "tiersim replay: %s\n", err);
+		rc = rs.bad_override ? 2 : 1;
+		goto out;
 	}
-
-	struct ts_wakes wk = { 0 };
-	if (!o.no_wakes && !o.closed_loop && o.virtual_time && !o.target) {
-		int w = o.wakes ? ts_wakes_read(o.wakes, &wk, err, sizeof(err))
-				: ts_replay_wakes_beside(file, &wk, err, sizeof(err));
-		if (w < 0) {
-			fprintf(stderr, "tiersim replay: %s\n", err);
-			ts_opt_free(replay_opts, &o);
-			ts_trace_free(&t);
-			return 1;
-		}
-		if (o.wakes || w == 1)
-			cfg.wakes = &wk;
-	}
-	struct ts_tier_set *set = NULL;
-	struct ts_replay_result *res = calloc(o.tiers.n + 2, sizeof(*res));
-	size_t nres = 0;
-	if (!res) {
+	rc = 1;
+	if (!(res = calloc(o.tiers.n + 2, sizeof(*res)))) {
 		fprintf(stderr, "tiersim replay: out of memory\n");
 		goto out;
 	}
-	if (o.tiers.n && (ts_tier_set_load_default(&set, err, sizeof(err)) ||
-			  (o.profile && ts_tier_set_add_file(set, o.profile, err, sizeof(err))))) {
-		fprintf(stderr, "tiersim replay: %s\n", err);
+	if (replay_all(&o, &rs, res, &nres))
 		goto out;
-	}
-	uint64_t rec_floor = 0;
-	if ((rc = replay_tier_cfg(&o, &t, &cfg.tier, &rec_floor)))
+	if (o.json ? ts_replay_print_json(stdout, file, &rs.t, res, nres)
+		   : (ts_replay_print_run(stdout, file, &rs, overridden(&o), res, nres), 0)) {
+		fprintf(stderr, "tiersim replay: writing JSON failed\n");
 		goto out;
-	cfg.rt_ns = rec_floor;
-	rc = 1;
-	if (replay_all(&o, &cfg, &t, set, rec_floor, res, &nres))
-		goto out;
-	if (o.json) {
-		if (print_json(file, &t, res, nres))
-			goto out;
-	} else {
-		print_table(file, &t, &o, &cfg, rec_floor, res, nres);
 	}
 	rc = fflush(stdout) ? 1 : 0;
 out:
 	free(res);
-	ts_tier_set_free(set);
-	ts_opt_free(ts_tier_cfg_opts, &cfg.tier);
+	ts_replay_close(&rs);
 	ts_opt_free(replay_opts, &o);
-	ts_trace_free(&t);
-	ts_wakes_free(&wk);
 	return rc;
 }

@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "interrupt.h"
-#include "commands.h"
+#include "core/interrupt.h"
+#include "cli/commands.h"
 #include "pipeline/timeline.h"
-#include "runner.h"
-#include "script_args.h"
+#include "scenario/runner.h"
+#include "cli/script_args.h"
 
 struct run_args {
 	struct ts_opt_list tiers;
@@ -121,7 +121,9 @@ static int run_main(int argc, char **argv, bool compare)
 
 	ts_interrupt_install();
 	struct ts_runner R;
-	int rc = ts_script_run(&R, &o, cl->name, &status);
+	bool usage;
+	int rc = ts_runner_script(&R, &o, &usage, err, sizeof(err));
+	status = rc ? ts_script_fail(cl->name, rc, usage, err) : TS_EXIT_OK;
 	if (tl) {
 		uint64_t n = ts_timeline_events(tl), dropped = ts_timeline_dropped(tl);
 		bool capped = ts_timeline_capped(tl);

@@ -2,11 +2,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmdline.h"
-#include "commands.h"
-#include "opt.h"
+#include "cli/cmdline.h"
+#include "cli/commands.h"
+#include "core/opt.h"
 #include "tier/tier.h"
-#include "units.h"
+#include "core/units.h"
 #include "validation/corpus.h"
 
 struct tiers_args {

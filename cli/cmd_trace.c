@@ -9,9 +9,9 @@
 
 #include <jansson.h>
 
-#include "cmdline.h"
-#include "commands.h"
-#include "traces/blkparse.h"
+#include "cli/cmdline.h"
+#include "cli/commands.h"
+#include "traces/import.h"
 #include "traces/iolog.h"
 #include "traces/perfetto.h"
 #include "traces/stats.h"
@@ -162,37 +162,17 @@ static int do_import(const struct trace_args *o, const char *in)
 		return 1;
 	}
 	const char *name = f == stdin ? "stdin" : in;
-	if (!fmt) {
-		/* fio iologs say so on their first line; anything else is taken
-		 * for blkparse output */
-		int c = getc(f);
-		if (c != EOF)
-			ungetc(c, f);
-		fmt = c == 'f' ? "iolog" : "blkparse";
-	}
-	if (!strcmp(fmt, "iolog")) {
-		struct ts_iolog_info info;
-		ret = ts_iolog_import(f, name, &t, &info, err, sizeof(err));
-		if (!ret && info.ignored_waits)
-			fprintf(stderr,
-				"tiersim trace import: %s: ignored %llu wait lines (fio ignores "
-				"wait in version 3)\n",
-				name, (unsigned long long)info.ignored_waits);
-	} else if (!strcmp(fmt, "blkparse")) {
-		ret = ts_blkparse_import(f, name, &t, err, sizeof(err));
-	} else {
-		fprintf(stderr, "tiersim trace import: --format %s: expected iolog or blkparse\n",
-			fmt);
-		if (f != stdin)
-			fclose(f);
-		return 2;
-	}
+	uint64_t waits;
+	ret = ts_trace_import(f, name, fmt, &t, &waits, err, sizeof(err));
 	if (f != stdin)
 		fclose(f);
 	if (ret) {
 		fprintf(stderr, "tiersim trace import: %s\n", err);
-		return 1;
+		return ret == -ENOTSUP ? 2 : 1;
 	}
+	if (waits)
+		fprintf(stderr, "tiersim trace import: %s: ignored %llu wait lines (fio ignores "
+				"wait in version 3)\n", name, (unsigned long long)waits);
 	ret = ts_trace_write(&t, out);
 	size_t n = t.nrecs;
 	ts_trace_free(&t);

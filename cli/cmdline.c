@@ -2,8 +2,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "cmdline.h"
-#include "commands.h"
+#include "cli/cmdline.h"
+#include "cli/commands.h"
 
 void ts_cmdline_usage(const struct ts_cmdline *c, FILE *f)
 {

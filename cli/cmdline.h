@@ -19,8 +19,8 @@
 
 #include <stdio.h>
 
-#include "opt.h"
-#include "ts.h"
+#include "core/opt.h"
+#include "core/ts.h"
 
 struct ts_cmdline {
 	const char *name;     /* "run", "trace stats": lines start "tiersim NAME: " */

@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "commands.h"
-#include "opt.h"
+#include "cli/commands.h"
+#include "core/opt.h"
 #include "ts_config.h"
 
 struct cmd {

@@ -4,9 +4,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "commands.h"
-#include "interrupt.h"
-#include "script_args.h"
+#include "cli/commands.h"
+#include "core/interrupt.h"
+#include "cli/script_args.h"
 
 int ts_script_args(const struct ts_cmdline *c, const struct ts_opt_args *a,
 		   const struct ts_script_out *out, size_t max_kv, const char *example,
@@ -65,30 +65,14 @@ int ts_script_write(const struct ts_cmdline *c, const struct ts_report *r,
 	return status;
 }
 
-int ts_script_run(struct ts_runner *R, const struct ts_runner_opts *o, const char *cmd,
-		   int *status)
+int ts_script_fail(const char *cmd, int rc, bool usage, const char *err)
 {
-	char err[2048] = "";
-	*status = TS_EXIT_OK;
-	int rc = ts_runner_init(R, o, err, sizeof(err));
-	if (rc) {
-		fprintf(stderr, "tiersim %s: %s\n", cmd, err[0] ? err : ts_strerror(rc));
-		*status = rc == TS_E_UNKNOWN || rc == TS_E_PARSE ? TS_EXIT_USAGE : TS_EXIT_FAIL;
-		return rc;
-	}
-	rc = ts_runner_run(R, err, sizeof(err));
-	if (rc == -EINTR || ts_interrupted) {
+	if (rc == -EINTR) {
 		fprintf(stderr, "tiersim %s: interrupted by signal %d; stopping and unmounting\n",
 			cmd, (int)ts_interrupted);
-		*status = TS_EXIT_INTERRUPT;
-		return -EINTR;
+		return TS_EXIT_INTERRUPT;
 	}
-	if (rc == TS_E_LUA) {
-		/* The message and traceback are printed. */
-		*status = R->usage_error ? TS_EXIT_USAGE : TS_EXIT_FAIL;
-	} else if (rc) {
+	if (rc != TS_E_LUA) /* a script's message and traceback are printed */
 		fprintf(stderr, "tiersim %s: %s\n", cmd, err[0] ? err : ts_strerror(rc));
-		*status = TS_EXIT_FAIL;
-	}
-	return rc;
+	return usage ? TS_EXIT_USAGE : TS_EXIT_FAIL;
 }

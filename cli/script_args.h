@@ -10,9 +10,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "cmdline.h"
-#include "report.h"
-#include "runner.h"
+#include "cli/cmdline.h"
+#include "scenario/report.h"
+#include "scenario/runner.h"
 
 /* The options of a scenario command that are not its own. */
 struct ts_script_out {
@@ -52,12 +52,9 @@ FILE *ts_script_table_stream(const struct ts_script_out *out);
 int ts_script_write(const struct ts_cmdline *c, const struct ts_report *r,
 		    const struct ts_script_out *out, int status);
 
-/* ts_runner_init() and ts_runner_run() for the command @cmd ("run",
- * "advise"...): prints any failure as one "tiersim CMD: ..." line and sets
- * *@status to the exit status (TS_EXIT_*). Returns 0, -EINTR when
- * interrupted, or the error. The caller reads R->report (also after a
- * failure) and calls ts_runner_free() in every case. */
-TS_WUR int ts_script_run(struct ts_runner *R, const struct ts_runner_opts *o, const char *cmd,
-			  int *status);
+/* A scenario library's failure @rc (ts_runner_script, ts_advise_run) as
+ * the exit status of the command @cmd ("run", "advise"...), after its one
+ * "tiersim CMD: ..." line (none for TS_E_LUA: printed already). */
+int ts_script_fail(const char *cmd, int rc, bool usage, const char *err);
 
 #endif

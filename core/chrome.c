@@ -5,7 +5,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 
-#include "chrome.h"
+#include "core/chrome.h"
 
 /* The length of the UTF-8 sequence at @p (RFC 3629: no overlong forms, no
  * surrogates, nothing past U+10FFFF); 0 when it is not one. */

@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "ts.h"
+#include "core/ts.h"
 
 struct ts_chrome {
 	FILE *f;

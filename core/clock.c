@@ -1,7 +1,7 @@
 /* clock.c — absolute sleeps on CLOCK_MONOTONIC. */
 #include <errno.h>
 
-#include "clock.h"
+#include "core/clock.h"
 
 void ts_sleep_until_ns(uint64_t t_ns)
 {

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "files.h"
+#include "core/files.h"
 
 int ts_mkdir_p(const char *path, mode_t mode, char *made, size_t madelen)
 {

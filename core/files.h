@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "ts.h"
+#include "core/ts.h"
 
 /* mkdir -p: makes @path and the parents it lacks with @mode (existing
  * ones are fine). @made (may be NULL) gets the topmost directory this call

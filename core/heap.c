@@ -1,7 +1,7 @@
 /* heap.c — the binary min-heap of heap.h. */
 #include <stdlib.h>
 
-#include "heap.h"
+#include "core/heap.h"
 
 static int less(const struct ts_heap_item *a, const struct ts_heap_item *b)
 {

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ts.h"
+#include "core/ts.h"
 
 struct ts_heap_item {
 	uint64_t key;

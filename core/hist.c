@@ -1,7 +1,7 @@
 /* hist.c — log-linear histogram (layout after fio's stat.h, see hist.h). */
 #include <string.h>
 
-#include "hist.h"
+#include "core/hist.h"
 
 void ts_hist_init(struct ts_hist *h)
 {

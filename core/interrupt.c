@@ -2,7 +2,7 @@
 #include <signal.h>
 #include <string.h>
 
-#include "interrupt.h"
+#include "core/interrupt.h"
 
 volatile sig_atomic_t ts_interrupted;
 static volatile pid_t forward_to;

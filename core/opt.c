@@ -6,8 +6,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "opt.h"
-#include "units.h"
+#include "core/opt.h"
+#include "core/units.h"
 
 const struct ts_opt *ts_opt_find(const struct ts_opt *tab, const char *name)
 {

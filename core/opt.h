@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "ts.h"
+#include "core/ts.h"
 
 enum ts_opt_type {
 	TS_OPT_BOOL,	 /* bool */

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "paths.h"
+#include "core/paths.h"
 
 int ts_data_find(const char *rel, char *out, size_t n)
 {

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "ts.h"
+#include "core/ts.h"
 
 /* Fills @out with the first existing path for @rel ("tier/tiers.lua").
  * Returns 0, or -ENOENT naming nothing (the caller names @rel). */

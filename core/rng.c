@@ -1,7 +1,7 @@
 /* rng.c — xoshiro256** (Blackman & Vigna, public domain algorithm). */
 #include <math.h>
 
-#include "rng.h"
+#include "core/rng.h"
 
 static uint64_t splitmix64(uint64_t *x)
 {

@@ -1,7 +1,7 @@
 /* ts.c — ts_strerror() for errno values and the project's own range. */
 #include <string.h>
 
-#include "ts.h"
+#include "core/ts.h"
 
 static const char *const ts_errs[] = {
 	[-(TS_E_PARSE - TS_E_BASE)] = "malformed value",

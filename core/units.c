@@ -6,7 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "units.h"
+#include "core/units.h"
 
 struct unit {
 	const char *suffix;

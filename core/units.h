@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ts.h"
+#include "core/ts.h"
 
 TS_WUR int ts_parse_size(const char *s, uint64_t *out);
 TS_WUR int ts_parse_rate(const char *s, uint64_t *bytes_per_s);

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cost.h"
+#include "cost/cost.h"
 #include "tier/tier.h"
 
 /* @hour dollars per hour for @work / @rate hours' worth of seconds. */

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "price.h"
+#include "cost/price.h"
 
 struct ts_tier_profile;
 

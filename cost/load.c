@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "pipeline/host.h"
-#include "price.h"
+#include "cost/price.h"
 #include "tier/tier.h"
 
 struct known {

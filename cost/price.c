@@ -16,7 +16,7 @@
 
 #include "core/paths.h"
 #include "luadata/luadata.h"
-#include "price.h"
+#include "cost/price.h"
 
 static const char *const inst_keys[] = { "desc",      "provider",  "region", "shape",
 					 "vcpus",     "mem_gib",   "gpus",   "gpu",

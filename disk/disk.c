@@ -39,9 +39,9 @@
 
 #include "core/clock.h"
 #include "core/files.h"
-#include "cgroup.h"
+#include "disk/cgroup.h"
 #include "core/units.h"
-#include "disk.h"
+#include "disk/disk.h"
 #include "tier/tier.h"
 
 #define STATE_DIR_DEFAULT "/run/tiersim/disks"

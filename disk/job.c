@@ -15,9 +15,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cgroup.h"
+#include "disk/cgroup.h"
 #include "core/clock.h"
-#include "disk.h"
+#include "disk/disk.h"
 
 struct dev_counts {
 	uint64_t reads, read_bytes, writes, write_bytes;

@@ -14,13 +14,13 @@
 #include <strings.h>
 #include <time.h>
 
-#include "calibrate.h"
-#include "engine.h"
-#include "netdef.h"
-#include "profile.h"
+#include "engine/calibrate.h"
+#include "engine/engine.h"
+#include "engine/netdef.h"
+#include "engine/profile.h"
 #include "ts_config.h"
 #if TS_HAVE_CUDA
-#include "cuda.h"
+#include "engine/cuda.h"
 #endif
 
 #if TS_HAVE_CUDA

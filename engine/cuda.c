@@ -25,10 +25,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda.h"
-#include "engine_int.h"
-#include "kernels.h"
-#include "netdef.h"
+#include "engine/cuda.h"
+#include "engine/engine_int.h"
+#include "kernels/kernels.h"
+#include "engine/netdef.h"
 
 #define WS_LIMIT (1ULL << 30) /* largest cuDNN workspace an algorithm may ask for */
 #define SRC_SIDE 256	      /* decoded images before the crop, as ImageNet loaders resize */

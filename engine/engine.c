@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "core/clock.h"
-#include "engine.h"
-#include "engine_int.h"
+#include "engine/engine.h"
+#include "engine/engine_int.h"
 
 const struct ts_opt ts_engine_opts[] = {
 	{ "backend", TS_OPT_STR, offsetof(struct ts_engine_cfg, backend), "sim", 0, 0, "",

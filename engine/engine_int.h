@@ -5,7 +5,7 @@
 #ifndef TS_ENGINE_INT_H
 #define TS_ENGINE_INT_H
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "ts_config.h"
 
 extern const struct ts_engine_ops ts_engine_null_ops;

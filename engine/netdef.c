@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "netdef.h"
+#include "engine/netdef.h"
 
 struct builder {
 	struct ts_net *n;

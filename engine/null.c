@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "engine_int.h"
+#include "engine/engine_int.h"
 
 static int null_init(struct ts_engine *e, char *err, size_t errlen)
 {

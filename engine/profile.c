@@ -22,8 +22,8 @@
 
 #include "core/paths.h"
 #include "luadata/luadata.h"
-#include "netdef.h"
-#include "profile.h"
+#include "engine/netdef.h"
+#include "engine/profile.h"
 
 static const char *const builtin[] = {
 	"engine/profiles/gpus.lua",

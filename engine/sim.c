@@ -20,9 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine_int.h"
-#include "netdef.h"
-#include "profile.h"
+#include "engine/engine_int.h"
+#include "engine/netdef.h"
+#include "engine/profile.h"
 
 #define MAX_ANCH 64
 

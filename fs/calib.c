@@ -30,7 +30,7 @@
 
 #include "core/clock.h"
 #include "core/units.h"
-#include "daemon.h"
+#include "fs/daemon.h"
 
 #define CALIB_WARMUP 16
 #define CALIB_SAMPLES 200

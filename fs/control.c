@@ -31,7 +31,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
-#include "daemon.h"
+#include "fs/daemon.h"
 
 static const char *const op_names[TS_FS_OP_NR] = {
 	[TS_FS_GETATTR] = "getattr",	   [TS_FS_READLINK] = "readlink",

@@ -13,9 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "files.h"
-#include "mount.h"
+#include "core/clock.h"
+#include "core/files.h"
+#include "fs/mount.h"
 
 #define MOUNT_WAIT_NS (15 * TS_NS_PER_S) /* daemon start-up, generous for ASan */
 #define EXIT_WAIT_NS (5 * TS_NS_PER_S)

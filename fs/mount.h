@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "ts.h"
+#include "core/ts.h"
 
 struct ts_mount {
 	char *backing;

@@ -36,7 +36,7 @@
 #include "core/files.h"
 #include "core/opt.h"
 #include "core/units.h"
-#include "daemon.h"
+#include "fs/daemon.h"
 
 #include <fuse_lowlevel.h>
 

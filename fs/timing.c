@@ -43,7 +43,7 @@
 
 #include "core/files.h"
 #include "core/units.h"
-#include "daemon.h"
+#include "fs/daemon.h"
 #include "traces/tier_rule.h"
 #include "traces/trace.h"
 

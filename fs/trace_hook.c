@@ -33,7 +33,7 @@
 #include <unistd.h>
 
 #include "core/units.h"
-#include "daemon.h"
+#include "fs/daemon.h"
 #include "traces/trace.h"
 
 #define TIDS 1024 /* thread table slots; emptied when three quarters full */

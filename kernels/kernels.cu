@@ -4,8 +4,8 @@
  */
 #include <cuda_runtime.h>
 
-#include "hash.h"
-#include "kernels.h"
+#include "kernels/hash.h"
+#include "kernels/kernels.h"
 
 /* One thread per output element (image, channel, y, x): reads are
  * scattered within a row, writes coalesced. */

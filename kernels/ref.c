@@ -1,6 +1,6 @@
 /* ref.c — CPU references of the CUDA kernels (see kernels.h). */
-#include "hash.h"
-#include "kernels.h"
+#include "kernels/hash.h"
+#include "kernels/kernels.h"
 
 void ts_k_preprocess_ref(const uint8_t *src, int n, int src_h, int src_w,
 			 const struct ts_k_crop *crops, int out_h, int out_w, const float mean[3],

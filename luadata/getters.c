@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "luadata.h"
+#include "luadata/luadata.h"
 
 int ts_luadata_get_str(struct ts_luadata *d, const struct ts_luadata_decl *decl, int t,
 		       const char *key, char *buf, size_t n, char *err, size_t errlen)

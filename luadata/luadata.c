@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "luadata.h"
+#include "luadata/luadata.h"
 
 #define LIST_KEY "ts.luadata.list"
 #define MAX_INSTR 100000000 /* about a second of Lua */

@@ -1,7 +1,7 @@
 /* convplan.c — convert_imageset's decisions (see convplan.h). */
 #include <stdlib.h>
 
-#include "convplan.h"
+#include "pipeline/convplan.h"
 #include "core/rng.h"
 
 int ts_convplan_init(struct ts_convplan *c, uint64_t n, uint64_t seed, uint64_t txn)

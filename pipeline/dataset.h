@@ -35,6 +35,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "core/opt.h"
 #include "core/ts.h"
@@ -134,6 +135,11 @@ TS_WUR int ts_dataset_meta_describe(const struct ts_dataset_ops *kind,
 				    const struct ts_dataset_config *cfg, struct ts_dataset_meta *meta,
 				    char *err, size_t errlen);
 void ts_dataset_meta_free(struct ts_dataset_meta *meta);
+/* @meta as tiersim dataset info prints it (@on_disk: read from a DIR, not
+ * described from a kind; ds_info.c), and per sample as tiersim dataset list
+ * does. */
+void ts_dataset_print_info(FILE *f, const struct ts_dataset_meta *meta, bool on_disk);
+void ts_dataset_print_list(FILE *f, const struct ts_dataset_meta *meta);
 
 /* "n01530575"-style name of class @c (stable, seed-independent). */
 void ts_dataset_class_name(uint32_t c, char out[10]);

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <turbojpeg.h>
 
-#include "decode.h"
+#include "pipeline/decode.h"
 
 /* ImageNet channel statistics used by torchvision's reference training
  * scripts (pytorch/vision references/classification/presets.py):

@@ -94,6 +94,13 @@ TS_WUR int ts_decode_calibrate(const uint8_t *const *jpeg, const size_t *len, si
  * arrays. */
 TS_WUR int ts_decode_load_dir(const char *dir, size_t want, uint8_t ***jpeg, size_t **len,
 			      size_t *n, char *err, size_t errlen);
+/* ts_decode_load_dir() and ts_decode_calibrate() on @count JPEGs of @dir,
+ * or (@dir NULL) on @count made as tiersim dataset make imagenet-jpeg makes
+ * them in a temporary folder under $TMPDIR, removed again. @seconds as
+ * ts_decode_calibrate's. 0, or a code with one line in @err. */
+TS_WUR int ts_decode_calibrate_set(const char *dir, uint64_t count, unsigned out, unsigned resize,
+				   uint64_t seconds, struct ts_decode_cal *cal,
+				   struct ts_decode_cal_detail *det, char *err, size_t errlen);
 /* Modeled cost of transforming one image stored as raw pixels (no decode);
  * the whole cost when the calibration predates xform_ns. */
 static inline uint64_t ts_decode_cal_xform_ns(const struct ts_decode_cal *c, int w, int h)

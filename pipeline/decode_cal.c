@@ -4,6 +4,7 @@
  * load on a shared host does not inflate it), fitted as base + per-megapixel,
  * and kept in a small JSON file that modeled mode charges from.
  */
+#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,10 +13,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "decode.h"
-#include "host.h"
-#include "loader.h"
-#include "source.h"
+#include "core/files.h"
+#include "pipeline/dataset.h"
+#include "pipeline/decode.h"
+#include "pipeline/host.h"
+#include "pipeline/loader.h"
+#include "pipeline/source.h"
 
 void ts_cpu_model(char *buf, size_t n)
 {
@@ -288,4 +291,54 @@ int ts_pipe_cal_load(const char *calibration, const char *host, enum ts_host_end
 	if (pathlen)
 		snprintf(path, pathlen, "%s", p);
 	return 0;
+}
+
+int ts_decode_calibrate_set(const char *dir, uint64_t count, unsigned out, unsigned resize,
+			    uint64_t seconds, struct ts_decode_cal *cal,
+			    struct ts_decode_cal_detail *det, char *err, size_t errlen)
+{
+	char made[4096] = "", from[4200], sub[1024];
+	int rc;
+	if (!dir) {
+		/* COUNT ImageNet-like JPEGs, made as 'tiersim dataset make
+		 * imagenet-jpeg' makes them, in a new folder under $TMPDIR */
+		struct ts_dataset_config dc = { 0 };
+		struct ts_dataset_stats st;
+		const char *tmp = getenv("TMPDIR");
+		snprintf(made, sizeof(made), "%s/tiersim-calibrate-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+		if (!mkdtemp(made)) {
+			rc = -errno;
+			snprintf(err, errlen, "%s: cannot make a temporary folder: %s (set TMPDIR, or "
+					      "give --dir)", made, ts_strerror(rc));
+			return rc;
+		}
+		rc = ts_opt_defaults(ts_dataset_opts, &dc, sub, sizeof(sub));
+		dc.count = count;
+		if (!rc)
+			rc = ts_dataset_make(TS_DS_IMAGENET_JPEG, &dc, made, &st, sub, sizeof(sub));
+		ts_opt_free(ts_dataset_opts, &dc);
+		if (rc) {
+			snprintf(err, errlen, "making %llu test images: %s", (unsigned long long)count,
+				 sub);
+			ts_remove_tree(made, 0); /* best effort: a temporary folder */
+			return rc;
+		}
+	}
+	snprintf(from, sizeof(from), "%s%s", dir ? dir : made, dir ? "" : "/train");
+	uint8_t **jpeg;
+	size_t *len, n;
+	rc = ts_decode_load_dir(from, count, &jpeg, &len, &n, err, errlen);
+	if (made[0])
+		ts_remove_tree(made, 0);
+	if (rc)
+		return rc;
+	rc = ts_decode_calibrate((const uint8_t *const *)jpeg, len, n, out, resize, seconds, cal,
+				 det, sub, sizeof(sub));
+	for (size_t i = 0; i < n; i++)
+		free(jpeg[i]);
+	free(jpeg);
+	free(len);
+	if (rc)
+		snprintf(err, errlen, "%s: %s", from, sub);
+	return rc;
 }

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "core/paths.h"
-#include "host.h"
+#include "pipeline/host.h"
 #include "luadata/luadata.h"
 
 static const char *const field_names[TS_HF_NR] = {

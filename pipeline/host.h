@@ -25,7 +25,7 @@
 #include <stdio.h>
 
 #include "core/ts.h"
-#include "decode.h"
+#include "pipeline/decode.h"
 
 #define TS_HOST_THIS "this-machine"
 

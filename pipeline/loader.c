@@ -29,13 +29,13 @@
 #include "core/clock.h"
 #include "core/rng.h"
 #include "core/units.h"
-#include "decode.h"
-#include "host.h"
-#include "loader.h"
-#include "scheduler.h"
-#include "source.h"
-#include "timeline.h"
-#include "uring.h"
+#include "pipeline/decode.h"
+#include "pipeline/host.h"
+#include "pipeline/loader.h"
+#include "pipeline/scheduler.h"
+#include "pipeline/source.h"
+#include "pipeline/timeline.h"
+#include "pipeline/uring.h"
 
 #define CFG_OFF(f) offsetof(struct ts_pipe_cfg, f)
 

@@ -38,7 +38,7 @@
 #include "core/hist.h"
 #include "core/opt.h"
 #include "core/ts.h"
-#include "scheduler.h"
+#include "pipeline/scheduler.h"
 
 enum ts_decode_mode {
 	TS_DECODE_NONE,	   /* deliver the source bytes as they are */

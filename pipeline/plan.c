@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "host.h"
-#include "loader.h"
-#include "source.h"
+#include "pipeline/host.h"
+#include "pipeline/loader.h"
+#include "pipeline/source.h"
 
 #define SLOT_AUTO_MAX (1u << 20)
 

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "core/rng.h"
-#include "scheduler.h"
+#include "pipeline/scheduler.h"
 
 struct sbatch {
 	uint64_t seq;

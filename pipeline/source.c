@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dataset.h"
-#include "loader.h"
-#include "source.h"
+#include "pipeline/dataset.h"
+#include "pipeline/loader.h"
+#include "pipeline/source.h"
 
 static const struct ts_source_ops *const sources[] = {
 	&ts_source_folder,

@@ -28,11 +28,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dataset.h"
-#include "dliofmt.h"
-#include "ds_dlio.h"
-#include "loader.h"
-#include "source.h"
+#include "pipeline/dataset.h"
+#include "pipeline/dliofmt.h"
+#include "pipeline/ds_dlio.h"
+#include "pipeline/loader.h"
+#include "pipeline/source.h"
 
 /* Files of many records stay open while the source is open, up to this many. */
 #define MAX_OPEN_FILES 4096

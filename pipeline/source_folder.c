@@ -14,9 +14,9 @@
 #include <unistd.h>
 
 #include "core/files.h"
-#include "dataset.h"
-#include "loader.h"
-#include "source.h"
+#include "pipeline/dataset.h"
+#include "pipeline/loader.h"
+#include "pipeline/source.h"
 
 #define MAX_DEPTH 16
 

@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "datum.h"
-#include "dataset.h"
-#include "loader.h"
-#include "source.h"
+#include "pipeline/datum.h"
+#include "pipeline/dataset.h"
+#include "pipeline/loader.h"
+#include "pipeline/source.h"
 
 struct lmdb_src {
 	MDB_env *env;

@@ -15,10 +15,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dataset.h"
-#include "loader.h"
-#include "recordio.h"
-#include "source.h"
+#include "pipeline/dataset.h"
+#include "pipeline/loader.h"
+#include "pipeline/recordio.h"
+#include "pipeline/source.h"
 
 struct rec {
 	int fd;

@@ -20,9 +20,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dataset.h"
-#include "loader.h"
-#include "source.h"
+#include "pipeline/dataset.h"
+#include "pipeline/loader.h"
+#include "pipeline/source.h"
 
 struct word {
 	uint32_t name; /* offset in text->names */

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "core/chrome.h"
-#include "timeline.h"
+#include "pipeline/timeline.h"
 
 /* Thread ids: kind k's lane i is tid (k + 1) * TS_TL_LANES + i, so that
  * the tracks sort engine, batches, reader, decode, tier. */

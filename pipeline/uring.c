@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
-#include "uring.h"
+#include "pipeline/uring.h"
 
 enum { ST_OPEN, ST_READ, ST_CLOSE };
 

@@ -14,9 +14,9 @@
 #include <string.h>
 
 #include "core/heap.h"
-#include "scheduler.h"
-#include "timeline.h"
-#include "vpipe.h"
+#include "pipeline/scheduler.h"
+#include "pipeline/timeline.h"
+#include "pipeline/vpipe.h"
 
 enum { EV_READ, EV_DECODE, EV_RELEASE };
 

@@ -25,9 +25,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "decode.h"
-#include "loader.h"
-#include "source.h"
+#include "pipeline/decode.h"
+#include "pipeline/loader.h"
+#include "pipeline/source.h"
 
 /* Where reads go: returns when a request issued at @now_ns completes.
  * warm (optional) puts a read's range in the page-cache state a previous

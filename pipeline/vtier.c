@@ -5,7 +5,7 @@
 #include "pipeline/host.h"
 #include "pipeline/loader.h"
 #include "pipeline/timeline.h"
-#include "vtier.h"
+#include "pipeline/vtier.h"
 
 int ts_vtier_new(struct ts_vtier *m, const struct ts_tier_cfg *cfg, int band_end, char *err,
 		 size_t errlen)

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "advise.h"
-#include "units.h"
+#include "scenario/advise.h"
+#include "core/units.h"
 
 const char *ts_advise_param(const struct ts_row *w, const char *key)
 {

@@ -1,7 +1,9 @@
 /*
  * advise.h — advise's search and ranking over a grid of disk tier x vCPUs
- * x memory (tiersim advise, cli/cmd_advise.c, runs the scenario at each
- * point and prints; this files the rows and chooses).
+ * x memory: the grid (advise_run.c), the scenario run at each point and
+ * its rows filed (advise_run.c, advise.c), the choice (advise.c) and the
+ * result printed (advise_print.c). tiersim advise (cli/cmd_advise.c) reads
+ * the command line into these.
  *
  * Every row the scenario produces belongs to a workload: the row's
  * configuration less the three grid keys. Per workload:
@@ -23,9 +25,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
-#include "report.h"
-#include "runner.h"
+#include "scenario/report.h"
+#include "scenario/runner.h"
 #include "tier/tier.h"
 
 struct ts_price_set;
@@ -88,7 +91,42 @@ struct ts_advise {
 	struct ts_price_set *prices; /* for --instances */
 	double budget, deadline_h;   /* 0 = none */
 	unsigned epochs;
+	bool usage_error; /* the failure is in the request (key=value, the script's names) */
 };
+
+/* The grid's axes from their text, each one line in @err and TS_E_PARSE when
+ * wrong: --vcpus "2,4,8" (sorted, distinct, 1..4096); --mem "4GiB,16GiB"
+ * (sorted, distinct); --instances "A,B" (the price profiles' instances in
+ * resource order, replacing both axes; other failures as their codes);
+ * --tolerance "2%" or "2"; --budget "$120" and --deadline "2h" (NULL: none). */
+TS_WUR int ts_advise_grid_vcpus(struct ts_advise_grid *g, const char *arg, char *err,
+				size_t errlen);
+TS_WUR int ts_advise_grid_mem(struct ts_advise_grid *g, const char *arg, char *err,
+			      size_t errlen);
+TS_WUR int ts_advise_grid_instances(struct ts_advise *A, const char *arg, char *err,
+				    size_t errlen);
+TS_WUR int ts_advise_tolerance(const char *arg, double *pct, char *err, size_t errlen);
+TS_WUR int ts_advise_money(struct ts_advise *A, const char *budget, const char *deadline,
+			   char *err, size_t errlen);
+/* The grid's tiers (borrowed): each a known disk model, listed once
+ * (TS_E_PARSE), after loading the tier profiles (another code). */
+TS_WUR int ts_advise_grid_tiers(struct ts_advise *A, const char *const *tiers, size_t n,
+				char *err, size_t errlen);
+/* A->base's key=value and work directory checked before anything runs:
+ * 0, or the runner's code (TS_E_UNKNOWN / TS_E_PARSE: the request). */
+TS_WUR int ts_advise_check(const struct ts_advise *A, char *err, size_t errlen);
+/* The grid run (a default grid of 2..16 vCPUs and 4..60 GiB per GPU for an
+ * axis not given), the tiers ranked, the spread measured with A->repeats
+ * reruns of each best point, the choice made: A->rep and A->w. Returns 0,
+ * -EINTR when a signal stopped it, TS_E_LUA (the script's message printed),
+ * or another code with one line in @err; A->usage_error says whether the
+ * request was wrong. */
+TS_WUR int ts_advise_run(struct ts_advise *A, char *err, size_t errlen);
+void ts_advise_free(struct ts_advise *A);
+/* The advice per workload, as text; a plot of each workload's tier x vCPU
+ * points at its recommended memory (gnuplot, .svg or .png). */
+void ts_advise_print(const struct ts_advise *A, FILE *f);
+TS_WUR int ts_advise_plot(const struct ts_advise *A, const char *path, char *err, size_t errlen);
 
 /* A row's parameter @key, or NULL. */
 const char *ts_advise_param(const struct ts_row *w, const char *key);

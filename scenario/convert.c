@@ -11,8 +11,8 @@
 #include <turbojpeg.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "convert.h"
+#include "core/clock.h"
+#include "scenario/convert.h"
 #include "core/files.h"
 #include "pipeline/convplan.h"
 #include "pipeline/datum.h"

@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "pipeline/decode.h"
-#include "ts.h"
+#include "core/ts.h"
 
 struct ts_convert_cfg {
 	unsigned resize; /* square side, as --resize_height = --resize_width */

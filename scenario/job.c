@@ -3,12 +3,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "jobs.h"
+#include "scenario/jobs.h"
 
 static const struct ts_job_ops *const jobs[] = {
 	&ts_job_train,
 	&ts_job_infer,
 	&ts_job_preprocess,
+	&ts_job_dlio,
 };
 
 const struct ts_job_ops *ts_job_find(const char *name)

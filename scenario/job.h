@@ -21,12 +21,12 @@
 
 #include "engine/engine.h"
 #include "fs/mount.h"
-#include "hist.h"
+#include "core/hist.h"
 #include "pipeline/dataset.h"
 #include "pipeline/loader.h"
-#include "report.h"
-#include "scenario.h"
-#include "ts.h"
+#include "scenario/report.h"
+#include "scenario/scenario.h"
+#include "core/ts.h"
 
 struct ts_timeline;
 struct ts_vtier;
@@ -50,13 +50,17 @@ struct ts_job_env {
 	uint64_t progress_ns;	   /* last progress line drawn */
 };
 
-/* One request to a job. */
+/* One request to a job. A job of the scenario's configurations (train,
+ * infer, preprocess) reads @s and @run; a job with its own options (dlio)
+ * reads @opts, and @s and @run are NULL. */
 struct ts_job_args {
 	struct ts_scenario *s;	      /* the configuration, overrides applied */
 	const char *tier;	      /* s->mnt.tier */
 	const struct ts_scn_run *run; /* how long to measure, the row's label */
 	int band_end;		      /* virtual time: 0, or the band end modeled (-1 slow, +1 fast) */
 	unsigned nrun;		      /* the configuration's number in this scenario, from 1 */
+	const void *opts;	      /* the job's own options (jobs.h), or NULL */
+	void *out;		      /* the job's own results (jobs.h), or NULL */
 };
 
 #define TS_JOB_VERSION 1
@@ -77,7 +81,7 @@ struct ts_job_ops {
 	const char *(*band_host)(const struct ts_job_args *a);
 };
 
-/* The job named @name (train, infer, preprocess), or NULL. */
+/* The job named @name (train, infer, preprocess, dlio), or NULL. */
 const struct ts_job_ops *ts_job_find(const char *name);
 /* Refuses a wrong version or a missing hook, naming the job: 0 or -EINVAL. */
 TS_WUR int ts_job_check(const struct ts_job_ops *ops, char *err, size_t errlen);

@@ -18,14 +18,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "files.h"
-#include "interrupt.h"
-#include "job.h"
+#include "core/clock.h"
+#include "core/files.h"
+#include "core/interrupt.h"
+#include "scenario/job.h"
 #include "pipeline/vtier.h"
 #include "tier/stats_keys.h"
 #include "tier/tier.h"
-#include "units.h"
+#include "core/units.h"
 
 /* ---- Progress ------------------------------------------------------------ */
 

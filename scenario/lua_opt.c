@@ -3,7 +3,7 @@
 #include <lua.h>
 #include <stdio.h>
 
-#include "lua_opt.h"
+#include "scenario/lua_opt.h"
 
 int ts_opt_from_lua(const struct ts_opt *tab, void *base, lua_State *L, int idx,
 		    const char *what, char *err, size_t errlen)

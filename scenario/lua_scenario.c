@@ -23,11 +23,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "interrupt.h"
+#include "core/interrupt.h"
 #include "workloads/dlio_run.h"
-#include "lua_opt.h"
+#include "scenario/jobs.h"
+#include "scenario/lua_opt.h"
 #include "tier/tier.h"
-#include "runner.h"
+#include "scenario/runner.h"
 
 /* What a script asks for: run{} (the job the engine's mode names: train,
  * infer) or preprocess{}. */
@@ -660,39 +661,15 @@ static int l_dlio(lua_State *L)
 		rc = -EINVAL;
 	}
 	o.overrides = ovs;
-	o.virtual_time = R->o.virtual_time;
-	o.quiet = true;
-	struct ts_dlio_outcome *oc = rc ? NULL : calloc(1, sizeof(*oc));
-	if (!rc && !oc) {
-		snprintf(err, sizeof(err), "out of memory");
-		rc = -ENOMEM;
-	}
+	/* the job kind runs it and makes the row (dlio_job.c) */
+	struct ts_dlio_job_out out = { 0 };
 	if (!rc)
-		rc = ts_dlio_run(&o, oc, err, sizeof(err));
-	const struct ts_dlio_result *pick = rc ? NULL : ts_dlio_outcome_pick(&o, oc);
-	struct ts_dlio_result r = pick ? *pick : (struct ts_dlio_result){ 0 };
-	bool found = pick != NULL;
-	char label[300], parts[400], tier[128];
-	snprintf(label, sizeof(label), "%s %s%llu acc", o.workload ? o.workload : "",
-		 found ? "" : "(none passes) ", (unsigned long long)r.n);
-	snprintf(parts, sizeof(parts), "DLIO workload %s, %s time (tiersim dlio; workloads/DLIO.md)",
-		 o.workload ? o.workload : "", R->o.virtual_time ? "virtual" : "real");
-	snprintf(tier, sizeof(tier), "%s", o.tier ? o.tier : "");
-	if (oc)
-		ts_dlio_outcome_free(oc);
-	free(oc);
+		rc = ts_runner_job(R, &ts_job_dlio, o.tier, &o, &out, err, sizeof(err));
 	ts_opt_free(ts_dlio_run_opts, &o);
 	if (rc)
-		return luaL_error(L, "dlio: %s", err);
-	/* one row of the report, as a run{} makes */
-	struct ts_row *w = ts_report_add(&R->report);
-	if (!w || ts_row_set_str(&w->label, label) || ts_row_set_str(&w->tier, tier) ||
-	    ts_row_set_str(&w->parts, parts))
-		return luaL_error(L, "dlio: out of memory");
-	w->samples_per_s = r.samples_s;
-	w->au_pct = 100 * r.au;
-	w->read_mb_s = r.mib_s * 1048576.0 / 1e6;
-	w->virtual_time = R->o.virtual_time;
+		return luaL_error(L, "dlio: %s", err[0] ? err : ts_strerror(rc));
+	const struct ts_dlio_result r = out.r;
+	bool found = out.found;
 	lua_createtable(L, 0, 6);
 	lua_pushboolean(L, found);
 	lua_setfield(L, -2, "found");
@@ -753,6 +730,23 @@ static void interrupt_hook(lua_State *L, lua_Debug *ar)
 	(void)ar;
 	if (ts_interrupted)
 		luaL_error(L, "interrupted");
+}
+
+int ts_runner_script(struct ts_runner *R, const struct ts_runner_opts *o, bool *usage, char *err,
+		     size_t errlen)
+{
+	*usage = false;
+	int rc = ts_runner_init(R, o, err, errlen);
+	if (rc) {
+		*usage = rc == TS_E_UNKNOWN || rc == TS_E_PARSE;
+		return rc;
+	}
+	rc = ts_runner_run(R, err, errlen);
+	if (rc == -EINTR || ts_interrupted)
+		return -EINTR;
+	if (rc == TS_E_LUA) /* the message and traceback are printed */
+		*usage = R->usage_error;
+	return rc;
 }
 
 int ts_runner_run(struct ts_runner *R, char *err, size_t errlen)

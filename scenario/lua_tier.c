@@ -10,10 +10,10 @@
 #include <lauxlib.h>
 #include <lua.h>
 
-#include "opt.h"
+#include "core/opt.h"
 #include "tier/tier.h"
-#include "runner.h"
-#include "units.h"
+#include "scenario/runner.h"
+#include "core/units.h"
 
 #define RUNNER(L) ((struct ts_runner *)lua_touserdata(L, lua_upvalueindex(1)))
 

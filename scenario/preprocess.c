@@ -10,14 +10,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "interrupt.h"
-#include "convert.h"
+#include "core/interrupt.h"
+#include "scenario/convert.h"
 #include "pipeline/convplan.h"
 #include "pipeline/datum.h"
 #include "pipeline/host.h"
 #include "core/files.h"
-#include "job.h"
-#include "jobs.h"
+#include "scenario/job.h"
+#include "scenario/jobs.h"
 #include "pipeline/vtier.h"
 
 static void convert_progress(void *ctx, const char *what, uint64_t done, uint64_t total,

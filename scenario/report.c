@@ -8,7 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "report.h"
+#include "scenario/report.h"
 #include "validation/corpus.h"
 
 /* Whether a row's tier is checked by an independent measurement of the

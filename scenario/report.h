@@ -14,7 +14,7 @@
 #include <stdio.h>
 
 #include "cost/price.h"
-#include "ts.h"
+#include "core/ts.h"
 
 #define TS_REPORT_MAX_PARAMS 24
 

@@ -17,20 +17,20 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "interrupt.h"
-#include "clock.h"
-#include "convert.h"
+#include "core/interrupt.h"
+#include "core/clock.h"
+#include "scenario/convert.h"
 #include "cost/cost.h"
-#include "files.h"
-#include "hist.h"
-#include "opt.h"
+#include "core/files.h"
+#include "core/hist.h"
+#include "core/opt.h"
 #include "pipeline/decode.h"
 #include "pipeline/host.h"
 #include "tier/stats_keys.h"
 #include "tier/tier.h"
 #include "pipeline/dataset.h"
-#include "runner.h"
-#include "units.h"
+#include "scenario/runner.h"
+#include "core/units.h"
 #include "pipeline/vtier.h"
 
 static char *dupf(const char *fmt, ...) TS_PRINTF(1, 2);
@@ -541,4 +541,24 @@ int ts_runner_exec(struct ts_runner *R, const struct ts_job_ops *job,
 			return rc;
 	}
 	return 0;
+}
+
+int ts_runner_job(struct ts_runner *R, const struct ts_job_ops *job, const char *tier,
+		  const void *opts, void *out, char *err, size_t errlen)
+{
+	int rc = ts_job_check(job, err, errlen);
+	if (rc)
+		return rc;
+	if (ts_interrupted)
+		return -EINTR;
+	struct ts_row *w = ts_report_add(&R->report);
+	if (!w)
+		return -ENOMEM;
+	w->virtual_time = R->o.virtual_time;
+	struct ts_job_args a = { .tier = tier, .nrun = R->nruns, .opts = opts, .out = out };
+	if (!(rc = ts_row_set_str(&w->tier, tier)))
+		rc = job->run(&R->env, &a, w, err, errlen);
+	if (rc)
+		ts_report_drop_last(&R->report); /* not a result */
+	return rc;
 }

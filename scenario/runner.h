@@ -19,10 +19,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "job.h"
-#include "report.h"
-#include "scenario.h"
-#include "ts.h"
+#include "scenario/job.h"
+#include "scenario/report.h"
+#include "scenario/scenario.h"
+#include "core/ts.h"
 
 #define TS_RUNNER_MAX_TIERS 32
 #define TS_RUNNER_MAX_OVERRIDES 64
@@ -70,6 +70,13 @@ TS_WUR int ts_runner_init(struct ts_runner *R, const struct ts_runner_opts *o, c
 TS_WUR int ts_runner_run(struct ts_runner *R, char *err, size_t errlen);
 /* Stops every mount and removes the scratch directory. */
 void ts_runner_free(struct ts_runner *R);
+/* ts_runner_init() then ts_runner_run(): 0, -EINTR when a signal stopped
+ * it, TS_E_LUA (the message printed) or another code with one line in
+ * @err; *@usage says whether the request was wrong (a key=value, a name in
+ * the script). R->report holds what ran, also after a failure;
+ * ts_runner_free() in every case. */
+TS_WUR int ts_runner_script(struct ts_runner *R, const struct ts_runner_opts *o, bool *usage,
+			    char *err, size_t errlen);
 
 /* What the Lua bindings call (lua_scenario.c): run the current
  * configuration as @job on each tier, appending one row per tier; the new
@@ -79,6 +86,12 @@ void ts_runner_free(struct ts_runner *R);
  * with a message. */
 TS_WUR int ts_runner_exec(struct ts_runner *R, const struct ts_job_ops *job,
 			  const struct ts_scn_run *run, size_t *first, char *err, size_t errlen);
+
+/* A job with its own options (@opts, @out as jobs.h says; dlio{}) on
+ * @tier: one row of the report, which the job labels; dropped on failure
+ * (one line in @err, -EINTR when interrupted). */
+TS_WUR int ts_runner_job(struct ts_runner *R, const struct ts_job_ops *job, const char *tier,
+			 const void *opts, void *out, char *err, size_t errlen);
 
 /* Instance @name of the price profiles (loaded on first use), or -ENOENT
  * naming the known ones. */

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "cost/price.h"
-#include "scenario.h"
+#include "scenario/scenario.h"
 
 #define DS(f) offsetof(struct ts_scn_dataset, f)
 const struct ts_opt ts_scn_dataset_opts[] = {

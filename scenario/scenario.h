@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "engine/engine.h"
-#include "opt.h"
+#include "core/opt.h"
 #include "pipeline/loader.h"
 
 /* dataset{}: a generated look-alike or an existing directory. */

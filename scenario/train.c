@@ -13,16 +13,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "interrupt.h"
-#include "clock.h"
-#include "files.h"
-#include "hist.h"
-#include "opt.h"
+#include "core/interrupt.h"
+#include "core/clock.h"
+#include "core/files.h"
+#include "core/hist.h"
+#include "core/opt.h"
 #include "pipeline/source.h"
 #include "pipeline/timeline.h"
 #include "pipeline/vpipe.h"
-#include "job.h"
-#include "jobs.h"
+#include "scenario/job.h"
+#include "scenario/jobs.h"
 #include "traces/stats.h"
 #include "traces/trace.h"
 #include "pipeline/vtier.h"

@@ -65,7 +65,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tier_layer.h"
+#include "tier/tier_layer.h"
 
 #define PAGE 4096ULL
 #define CHUNK (128 * 1024ULL)

@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "heap.h"
-#include "tier_layer.h"
+#include "core/heap.h"
+#include "tier/tier_layer.h"
 
 struct device {
 	struct ts_tier_layer l;

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tier_layer.h"
-#include "units.h"
+#include "tier/tier_layer.h"
+#include "core/units.h"
 
 struct fault {
 	struct ts_tier_layer l;

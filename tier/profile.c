@@ -21,9 +21,9 @@
 #include <string.h>
 
 #include "luadata/luadata.h"
-#include "paths.h"
-#include "tier.h"
-#include "units.h"
+#include "core/paths.h"
+#include "tier/tier.h"
+#include "core/units.h"
 
 struct ts_tier_set {
 	struct ts_tier_profile **p; /* declaration order */

@@ -40,7 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tier_layer.h"
+#include "tier/tier_layer.h"
 
 enum { LIM_IOPS, LIM_RIOPS, LIM_WIOPS, LIM_BW, LIM_RBW, LIM_WBW, LIM_NR };
 

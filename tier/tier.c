@@ -16,11 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hist.h"
-#include "opt.h"
-#include "stats_keys.h"
-#include "tier.h"
-#include "tier_layer.h"
+#include "core/hist.h"
+#include "core/opt.h"
+#include "tier/stats_keys.h"
+#include "tier/tier.h"
+#include "tier/tier_layer.h"
 
 struct op_stats {
 	_Atomic uint64_t count, bytes, hit_bytes, dev_bytes, dev_ios, errors;

@@ -28,9 +28,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "ts.h"
+#include "core/ts.h"
 
-#include "opt.h"
+#include "core/opt.h"
 
 /* ---- Profiles ---------------------------------------------------------- */
 

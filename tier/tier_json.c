@@ -1,5 +1,5 @@
 /* tier_json.c — struct ts_tier_stats as JSON (see tier_json.h). */
-#include "tier_json.h"
+#include "tier/tier_json.h"
 
 static json_t *limits_json(const struct ts_tier_limits *l)
 {

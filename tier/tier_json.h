@@ -9,8 +9,8 @@
 
 #include <jansson.h>
 
-#include "stats_keys.h"
-#include "tier.h"
+#include "tier/stats_keys.h"
+#include "tier/tier.h"
 
 /* A new JSON object (caller owns the reference) with the tier, its
  * limits, per-op counts, bytes and latency p50/p99/p99.9, bucket levels,

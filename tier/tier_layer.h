@@ -17,8 +17,8 @@
 #ifndef TS_TIER_LAYER_H
 #define TS_TIER_LAYER_H
 
-#include "rng.h"
-#include "tier.h"
+#include "core/rng.h"
+#include "tier/tier.h"
 
 struct ts_tier_layer;
 

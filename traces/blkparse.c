@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "blkparse.h"
-#include "iolog.h"
+#include "traces/blkparse.h"
+#include "traces/iolog.h"
 
 #define MAXTOK 16
 #define PENDING_MAX 65536 /* D events waiting for their C; the oldest give up */

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "core/opt.h"
-#include "trace.h"
+#include "traces/trace.h"
 
 /* The keys tierfs wrote (tier/tier.c's ts_tier_cfg_opts, whose names and
  * types they were), each with its field and bit. */

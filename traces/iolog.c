@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "iolog.h"
-#include "stats.h"
+#include "traces/iolog.h"
+#include "traces/stats.h"
 
 #define FIO_NAME_MAX 256  /* fio reads names with %256s */
 #define FIO_LINE_MAX 4096 /* and lines with fgets(str, 4096, ...) */

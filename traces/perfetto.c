@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "core/chrome.h"
-#include "perfetto.h"
-#include "stats.h"
+#include "traces/perfetto.h"
+#include "traces/stats.h"
 
 struct pair {
 	uint32_t tid;

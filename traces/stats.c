@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "core/units.h"
-#include "stats.h"
+#include "traces/stats.h"
 
 static int cmp_submit(const void *a, const void *b, void *arg)
 {

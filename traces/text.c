@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "text.h"
+#include "traces/text.h"
 
 static void put_str(FILE *out, const char *s)
 {

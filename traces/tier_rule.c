@@ -4,7 +4,7 @@
  */
 #include <linux/falloc.h>
 
-#include "tier_rule.h"
+#include "traces/tier_rule.h"
 #include "traces/trace.h"
 
 enum ts_tier_op ts_tier_rule_op(unsigned op)

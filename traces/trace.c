@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
-#include "trace.h"
+#include "traces/trace.h"
 
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "the trace format is little-endian and stored as in memory; port the codec first"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "wakes.h"
+#include "traces/wakes.h"
 
 void ts_wakes_free(struct ts_wakes *s)
 {

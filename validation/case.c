@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "case.h"
+#include "validation/case.h"
 #include "core/units.h"
 
 /* ---- Where a field sits in the text -------------------------------------- */

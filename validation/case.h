@@ -19,9 +19,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ts.h"
+#include "core/ts.h"
 
-#include "fiojob.h"
+#include "validation/fiojob.h"
 
 enum ts_case_level { TS_CASE_DISK, TS_CASE_LOADER, TS_CASE_WORKLOAD, TS_CASE_ACCELERATOR };
 

@@ -5,37 +5,62 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "corpus.h"
-#include "paths.h"
+#include "validation/corpus.h"
+#include "core/paths.h"
 
-int ts_corpus_load(const char *dir, struct ts_corpus *k, char *err, size_t errlen)
+int ts_corpus_load_all(const char *dir, struct ts_corpus *k, FILE *refusals, const char *who,
+		       size_t *nrefused, char *err, size_t errlen)
 {
-	char d[4096], pat[4200];
+	char pat[4200];
 	memset(k, 0, sizeof(*k));
+	if (nrefused)
+		*nrefused = 0;
 	if (dir)
-		snprintf(d, sizeof(d), "%s", dir);
-	else if (ts_data_find("validation/cases", d, sizeof(d))) {
+		snprintf(k->dir, sizeof(k->dir), "%s", dir);
+	else if (ts_data_find("validation/cases", k->dir, sizeof(k->dir))) {
 		snprintf(err, errlen, "validation/cases not found; set TIERSIM_DATADIR to the "
 				      "source tree");
+		k->dir[0] = 0;
 		return -ENOENT;
 	}
-	snprintf(pat, sizeof(pat), "%s/*.json", d);
+	snprintf(pat, sizeof(pat), "%s/*.json", k->dir);
 	glob_t g = { 0 };
 	if (glob(pat, 0, NULL, &g) || !g.gl_pathc) {
 		globfree(&g);
-		snprintf(err, errlen, "no case files (*.json) in %s", d);
+		snprintf(err, errlen, "no case files (*.json) in %s", k->dir);
 		return -ENOENT;
 	}
 	int rc = 0;
 	if (!(k->c = calloc(g.gl_pathc, sizeof(*k->c))))
 		rc = -ENOMEM;
-	for (size_t i = 0; !rc && i < g.gl_pathc; i++)
-		if (!(rc = ts_case_load(g.gl_pathv[i], &k->c[k->n], err, errlen)))
+	for (size_t i = 0; !rc && i < g.gl_pathc; i++) {
+		/* A refused file, or a case id seen twice: one line each with
+		 * @refusals, else the first fails the load. */
+		int e = ts_case_load(g.gl_pathv[i], &k->c[k->n], err, errlen);
+		for (size_t j = 0; !e && j < k->n; j++)
+			if (!strcmp(k->c[j]->id, k->c[k->n]->id)) {
+				snprintf(err, errlen, "%s: case id '%s' again", g.gl_pathv[i],
+					 k->c[k->n]->id);
+				e = TS_E_PARSE;
+			}
+		if (!e || k->c[k->n])
 			k->n++;
+		if (e && refusals) {
+			fprintf(refusals, "%s: %s\n", who, err);
+			(*nrefused)++;
+		} else {
+			rc = e;
+		}
+	}
 	globfree(&g);
 	if (rc)
 		ts_corpus_free(k);
 	return rc;
+}
+
+int ts_corpus_load(const char *dir, struct ts_corpus *k, char *err, size_t errlen)
+{
+	return ts_corpus_load_all(dir, k, NULL, NULL, NULL, err, errlen);
 }
 
 void ts_corpus_free(struct ts_corpus *k)

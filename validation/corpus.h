@@ -13,18 +13,25 @@
 #define TS_CORPUS_H
 
 #include <stddef.h>
+#include <stdio.h>
 
-#include "case.h"
-#include "ts.h"
+#include "validation/case.h"
+#include "core/ts.h"
 
 struct ts_corpus {
 	struct ts_case **c;
 	size_t n;
+	char dir[4096]; /* where the cases were read */
 };
 
 /* Loads every case of @dir (NULL: the shipped validation/cases). A file
  * that is refused fails the load with its one line in @err. */
 TS_WUR int ts_corpus_load(const char *dir, struct ts_corpus *k, char *err, size_t errlen);
+/* The same, going on past refused files: each (and each case id seen
+ * twice) is one "WHO: ..." line on @refusals, counted in *@nrefused; the
+ * cases read are in @k. Fails only when @dir or its files cannot be found. */
+TS_WUR int ts_corpus_load_all(const char *dir, struct ts_corpus *k, FILE *refusals,
+			      const char *who, size_t *nrefused, char *err, size_t errlen);
 void ts_corpus_free(struct ts_corpus *k);
 
 /* Whether case @c can run in this build: NULL, or what it needs (@buf

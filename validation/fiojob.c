@@ -13,7 +13,7 @@
 #include "core/heap.h"
 #include "core/hist.h"
 #include "core/rng.h"
-#include "fiojob.h"
+#include "validation/fiojob.h"
 
 struct slot {
 	unsigned job;

@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ts.h"
+#include "core/ts.h"
 
 #include "tier/tier.h"
 

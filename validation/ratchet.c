@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ratchet.h"
+#include "validation/ratchet.h"
 
 /* A case id is a file name without .json: letters, digits, '-', '_', '.'. */
 static bool is_id(const char *s)

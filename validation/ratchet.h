@@ -22,7 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "ts.h"
+#include "core/ts.h"
 
 enum ts_outcome {
 	TS_OUTCOME_INSIDE,	 /* checking case, every figure inside */

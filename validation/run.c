@@ -28,12 +28,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "files.h"
-#include "fiojob.h"
+#include "core/files.h"
+#include "validation/fiojob.h"
 #include "fs/mount.h"
-#include "corpus.h"
-#include "paths.h"
-#include "run.h"
+#include "validation/corpus.h"
+#include "core/paths.h"
+#include "validation/run.h"
 #include "engine/engine.h"
 #include "workloads/dlio_run.h"
 

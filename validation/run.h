@@ -15,11 +15,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "case.h"
+#include "validation/case.h"
 #include "pipeline/host.h"
-#include "ratchet.h"
+#include "validation/ratchet.h"
 #include "tier/tier.h"
-#include "ts.h"
+#include "core/ts.h"
 
 /* A figure's verdict. */
 enum ts_fig_status {

@@ -9,9 +9,9 @@
  * prefetch_size 0 is the loader's own default. metric.au is MLPerf
  * Storage's 0.90 when the file gives none.
  */
-#include "dlio_config.h"
+#include "workloads/dlio_config.h"
 
-#include "paths.h"
+#include "core/paths.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -18,8 +18,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "opt.h"
-#include "ts.h"
+#include "core/opt.h"
+#include "core/ts.h"
 
 struct ts_dlio_workload {
 	char *model;		 /* model (or model.name) */

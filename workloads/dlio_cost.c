@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "cost/cost.h"
-#include "dlio_cost.h"
+#include "workloads/dlio_cost.h"
 #include "tier/tier.h"
 
 #define NONE ((size_t)-1)

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "cost/price.h"
-#include "dlio_run.h"
+#include "workloads/dlio_run.h"
 
 /* Whether @o's accelerators (o->accelerators on o->tier) keep AU >= the
  * workload's threshold: *@yes, with the run in @out and the threshold in

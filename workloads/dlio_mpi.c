@@ -18,7 +18,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "dlio_mpi.h"
+#include "workloads/dlio_mpi.h"
 #include "ts_config.h"
 
 static struct {

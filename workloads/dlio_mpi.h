@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ts.h"
+#include "core/ts.h"
 
 /* What a sync carries besides the status: summed, maxed and minned over
  * the ranks. */

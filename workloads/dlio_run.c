@@ -40,14 +40,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "files.h"
-#include "dlio_config.h"
-#include "dlio_mpi.h"
-#include "dlio_run.h"
+#include "core/clock.h"
+#include "core/files.h"
+#include "workloads/dlio_config.h"
+#include "workloads/dlio_mpi.h"
+#include "workloads/dlio_run.h"
 #include "fs/mount.h"
-#include "interrupt.h"
-#include "paths.h"
+#include "core/interrupt.h"
+#include "core/paths.h"
 #include "pipeline/dataset.h"
 #include "pipeline/host.h"
 #include "pipeline/loader.h"
@@ -55,7 +55,7 @@
 #include "disk/cgroup.h"
 #include "disk/disk.h"
 #include "pipeline/vtier.h"
-#include "units.h"
+#include "core/units.h"
 
 #define OOFF(f) offsetof(struct ts_dlio_opts, f)
 const struct ts_opt ts_dlio_run_opts[] = {

@@ -18,9 +18,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dlio_config.h"
-#include "opt.h"
-#include "ts.h"
+#include "workloads/dlio_config.h"
+#include "core/opt.h"
+#include "core/ts.h"
 
 /* What to run. Strings are owned (ts_opt_free(ts_dlio_run_opts, o)) when
  * set through the table; a caller filling it by hand keeps its own. */

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "core/chrome.h"
-#include "tcheck.h"
+#include "tests/tcheck.h"
 
 static json_t *write_doc(const char *name)
 {

@@ -7,13 +7,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../tcheck.h"
-#include "files.h"
-#include "heap.h"
-#include "hist.h"
-#include "opt.h"
-#include "rng.h"
-#include "units.h"
+#include "tests/tcheck.h"
+#include "core/files.h"
+#include "core/heap.h"
+#include "core/hist.h"
+#include "core/opt.h"
+#include "core/rng.h"
+#include "core/units.h"
 
 static void test_units(void)
 {

@@ -15,7 +15,7 @@
 
 #include "cost/cost.h"
 #include "cost/price.h"
-#include "tcheck.h"
+#include "tests/tcheck.h"
 
 static char dir[] = "/tmp/tiersim-price-XXXXXX";
 

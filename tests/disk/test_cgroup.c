@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "disk/cgroup.h"
-#include "tcheck.h"
+#include "tests/tcheck.h"
 
 /* Whether /proc/self/cgroup's memory line (v1) or unified line (v2) ends
  * with @suffix. */

@@ -16,12 +16,12 @@
 
 #include "core/clock.h"
 #include "core/paths.h"
-#include "engine.h"
+#include "engine/engine.h"
 #include "luadata/luadata.h"
-#include "profile.h"
-#include "kernels.h"
-#include "netdef.h"
-#include "tcheck.h"
+#include "engine/profile.h"
+#include "kernels/kernels.h"
+#include "engine/netdef.h"
+#include "tests/tcheck.h"
 #include "ts_config.h"
 
 static char err[1024];

@@ -14,11 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "calibrate.h"
-#include "cuda.h"
-#include "engine.h"
-#include "kernels.h"
-#include "tcheck.h"
+#include "engine/calibrate.h"
+#include "engine/cuda.h"
+#include "engine/engine.h"
+#include "kernels/kernels.h"
+#include "tests/tcheck.h"
 
 static char err[1024];
 

@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 
 #include "core/ts.h"
-#include "tcheck.h"
+#include "tests/tcheck.h"
 
 #define PER_TXN 400
 static unsigned nrec = 4000;

@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "core/ts.h"
-#include "tcheck.h"
+#include "tests/tcheck.h"
 
 /* The callers: a shared group 2000, files of another user 4000. */
 struct caller {

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "core/rng.h"
-#include "tcheck.h"
+#include "tests/tcheck.h"
 
 #define NNAMES 12
 #define MAXLEN (96 * 1024)

@@ -25,7 +25,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "tcheck.h"
+#include "tests/tcheck.h"
 
 static const char *mnt, *backing;
 

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "luadata/luadata.h"
-#include "tcheck.h"
+#include "tests/tcheck.h"
 
 static const char *const box_keys[] = { "size", "colour", "inner", "ev", "num", NULL };
 static const struct ts_luadata_kind kinds[] = {

@@ -13,7 +13,7 @@
 
 #include "core/rng.h"
 #include "pipeline/decode.h"
-#include "tcheck.h"
+#include "tests/tcheck.h"
 
 #define S 16
 

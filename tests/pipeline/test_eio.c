@@ -17,8 +17,8 @@
 #include <sys/stat.h>
 
 #include "pipeline/loader.h"
-#include "tcheck.h"
-#include "tp.h"
+#include "tests/tcheck.h"
+#include "tests/pipeline/tp.h"
 
 #define NFILES 40
 

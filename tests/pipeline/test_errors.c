@@ -15,8 +15,8 @@
 
 #include "pipeline/loader.h"
 #include "pipeline/recordio.h"
-#include "tcheck.h"
-#include "tp.h"
+#include "tests/tcheck.h"
+#include "tests/pipeline/tp.h"
 
 #define NFILES 40
 

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "pipeline/host.h"
-#include "tcheck.h"
+#include "tests/tcheck.h"
 
 static char dir[] = "/tmp/tiersim-host-XXXXXX";
 

@@ -24,8 +24,8 @@
 #include "pipeline/loader.h"
 #include "pipeline/recordio.h"
 #include "pipeline/source.h"
-#include "tcheck.h"
-#include "tp.h"
+#include "tests/tcheck.h"
+#include "tests/pipeline/tp.h"
 
 #define NCLASS 5
 #define PER_CLASS 23

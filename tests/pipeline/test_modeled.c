@@ -14,8 +14,8 @@
 
 #include "pipeline/decode.h"
 #include "pipeline/loader.h"
-#include "tcheck.h"
-#include "tp.h"
+#include "tests/tcheck.h"
+#include "tests/pipeline/tp.h"
 
 #define N 24
 

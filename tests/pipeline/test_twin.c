@@ -18,8 +18,8 @@
 #include "pipeline/scheduler.h"
 #include "pipeline/source.h"
 #include "pipeline/vpipe.h"
-#include "tcheck.h"
-#include "tp.h"
+#include "tests/tcheck.h"
+#include "tests/pipeline/tp.h"
 
 struct claim {
 	uint64_t seq, id;

@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "pipeline/uring.h"
-#include "tcheck.h"
-#include "tp.h"
+#include "tests/tcheck.h"
+#include "tests/pipeline/tp.h"
 
 /* ---- a pipe fed 3 bytes per loop turn ---- */
 struct feed {

@@ -4,14 +4,15 @@
  * the best point is the fastest (the cheaper one on a tie), the
  * recommendation the cheapest point within the tolerance of the best, the
  * tolerance rises to the run-to-run spread where that is larger, and a
- * failed row is never chosen.
+ * failed row is never chosen. Then the grid's axes read from their text
+ * (sorted, distinct, refused with one line) and the tiers checked.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "advise.h"
-#include "tcheck.h"
+#include "scenario/advise.h"
+#include "tests/tcheck.h"
 
 /* A grid point's row: samples/s @sps (NaN: an OOM row). */
 static size_t point(struct ts_advise *A, struct ts_advise_workload *k, size_t v, size_t t,
@@ -113,5 +114,45 @@ int main(void)
 	CHECK(ts_advise_choose(&A, &k) == 0);
 	CHECK_EQ_U64(k.rec, TS_ADVISE_NONE);
 	teardown(&A, &k);
+
+	/* the axes: sorted, distinct; a bad list refused with one line */
+	struct ts_advise_grid g;
+	char err[256];
+	memset(&g, 0, sizeof(g));
+	CHECK(ts_advise_grid_vcpus(&g, "8,2,4", err, sizeof(err)) == 0);
+	CHECK(g.nv == 3 && g.vcpus[0] == 2 && g.vcpus[1] == 4 && g.vcpus[2] == 8);
+	CHECK(ts_advise_grid_vcpus(&g, "2,2", err, sizeof(err)) == TS_E_PARSE);
+	CHECK(strstr(err, "listed twice") != NULL);
+	CHECK(ts_advise_grid_vcpus(&g, "0", err, sizeof(err)) == TS_E_PARSE);
+	CHECK(ts_advise_grid_vcpus(&g, "2,x", err, sizeof(err)) == TS_E_PARSE);
+	CHECK(ts_advise_grid_mem(&g, "16GiB,4GiB", err, sizeof(err)) == 0);
+	CHECK(g.nm == 2 && g.mem[0] == 4ull << 30 && !strcmp(g.mem_s[1], "16GiB"));
+	CHECK(ts_advise_grid_mem(&g, "4GiB,4096MiB", err, sizeof(err)) == TS_E_PARSE);
+	CHECK(ts_advise_grid_mem(&g, "lots", err, sizeof(err)) == TS_E_PARSE);
+	CHECK(strstr(err, "'lots'") != NULL);
+	double pct;
+	CHECK(ts_advise_tolerance("2.5%", &pct, err, sizeof(err)) == 0 && pct == 2.5);
+	CHECK(ts_advise_tolerance("3", &pct, err, sizeof(err)) == 0 && pct == 3);
+	CHECK(ts_advise_tolerance("100%", &pct, err, sizeof(err)) == TS_E_PARSE);
+	memset(&A, 0, sizeof(A));
+	CHECK(ts_advise_money(&A, "$120", "90min", err, sizeof(err)) == 0);
+	CHECK(A.budget == 120 && fabs(A.deadline_h - 1.5) < 1e-12);
+	CHECK(ts_advise_money(&A, "-3", NULL, err, sizeof(err)) == TS_E_PARSE);
+	CHECK(ts_advise_money(&A, NULL, "soon", err, sizeof(err)) == TS_E_PARSE);
+
+	/* the tiers: known, once, never 'none' */
+	const char *tiers[] = { "ssd-cloud", "nvme-local", "ssd-cloud" };
+	memset(&A, 0, sizeof(A));
+	CHECK(ts_advise_grid_tiers(&A, tiers, 2, err, sizeof(err)) == 0);
+	CHECK(A.g.ntiers == 2 && !strcmp(A.g.tiers[1], "nvme-local"));
+	ts_advise_free(&A);
+	memset(&A, 0, sizeof(A));
+	CHECK(ts_advise_grid_tiers(&A, tiers, 3, err, sizeof(err)) == TS_E_PARSE);
+	CHECK(strstr(err, "listed twice") != NULL);
+	ts_advise_free(&A);
+	memset(&A, 0, sizeof(A));
+	const char *bad[] = { "none" };
+	CHECK(ts_advise_grid_tiers(&A, bad, 1, err, sizeof(err)) == TS_E_PARSE);
+	ts_advise_free(&A);
 	return tc_exit();
 }

@@ -4,8 +4,8 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "../tcheck.h"
-#include "lua_opt.h"
+#include "tests/tcheck.h"
+#include "scenario/lua_opt.h"
 
 struct cfg {
 	uint64_t qd;

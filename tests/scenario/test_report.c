@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "report.h"
-#include "tcheck.h"
+#include "scenario/report.h"
+#include "tests/tcheck.h"
 
 static struct ts_row *add(struct ts_report *r, const char *label, double sps)
 {

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rng.h"
+#include "core/rng.h"
 #include "tier/tier.h"
 
 #define DRV_MAXQD 256

@@ -9,9 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "driver.h"
+#include "tests/tier/driver.h"
 #include "tier/tier_json.h"
-#include "tcheck.h"
+#include "tests/tcheck.h"
 
 static struct ts_tier_set *set;
 

@@ -9,11 +9,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "opt.h"
+#include "core/opt.h"
 
-#include "driver.h"
+#include "tests/tier/driver.h"
 #include "tier/tier_json.h"
-#include "tcheck.h"
+#include "tests/tcheck.h"
 
 static struct ts_tier_set *set;
 

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tcheck.h"
+#include "tests/tcheck.h"
 #include "tier/tier.h"
 
 static struct ts_tier_set *builtin(void)

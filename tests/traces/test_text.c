@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tcheck.h"
+#include "tests/tcheck.h"
 #include "traces/text.h"
 #include "traces/trace.h"
 

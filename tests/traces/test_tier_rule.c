@@ -7,7 +7,7 @@
 #include <linux/falloc.h>
 #include <string.h>
 
-#include "tcheck.h"
+#include "tests/tcheck.h"
 #include "traces/tier_rule.h"
 #include "traces/trace.h"
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tcheck.h"
+#include "tests/tcheck.h"
 #include "traces/wakes.h"
 
 static const char *const lines[] = {

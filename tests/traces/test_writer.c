@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
-#include "tcheck.h"
+#include "tests/tcheck.h"
 #include "traces/trace.h"
 
 #define NTHREADS 4

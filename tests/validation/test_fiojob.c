@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "tcheck.h"
+#include "tests/tcheck.h"
 #include "tier/tier.h"
 #include "validation/fiojob.h"
 

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tcheck.h"
+#include "tests/tcheck.h"
 #include "validation/ratchet.h"
 
 static const struct ts_case_outcome run1[] = {

@@ -8,7 +8,7 @@
  */
 #include <string.h>
 
-#include "tcheck.h"
+#include "tests/tcheck.h"
 #include "validation/run.h"
 
 static struct ts_case_figure fig(double value, double tol, char *known_miss)

@@ -5,7 +5,7 @@
  * least the AU the whole run has. Virtual time, a scaled-down unet3d. */
 #include <string.h>
 
-#include "../tcheck.h"
+#include "tests/tcheck.h"
 #include "workloads/dlio_run.h"
 
 static const char *const ov[] = {

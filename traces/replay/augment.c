@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "core/units.h"
-#include "replay_int.h"
+#include "traces/replay/replay_int.h"
 
 void replay_augmented_free(struct augmented *a)
 {

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 
 #include "core/units.h"
-#include "replay_int.h"
+#include "traces/replay/replay_int.h"
 
 static double cpu_rate(const struct cpu_server *cs)
 {

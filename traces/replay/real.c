@@ -20,7 +20,7 @@
 #include "core/clock.h"
 #include "core/files.h"
 #include "core/units.h"
-#include "replay_int.h"
+#include "traces/replay/replay_int.h"
 
 static bool writes(unsigned op)
 {

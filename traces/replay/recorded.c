@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "core/units.h"
-#include "replay_int.h"
+#include "traces/replay/replay_int.h"
 
 int ts_replay_recorded(const struct ts_trace *t, struct ts_replay_result *res)
 {

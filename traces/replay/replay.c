@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "replay.h"
+#include "traces/replay/replay.h"
 
 int ts_replay_wakes_beside(const char *trace, struct ts_wakes *s, char *err, size_t errlen)
 {

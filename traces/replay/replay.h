@@ -118,6 +118,74 @@ TS_WUR int ts_replay_real(const struct ts_trace *t, const struct ts_replay_cfg *
 TS_WUR int ts_replay_wakes_beside(const char *trace, struct ts_wakes *s, char *err,
 				  size_t errlen);
 
+/* A replay set up from a trace (setup.c), the one way every command that
+ * predicts a recording does it. */
+#define TS_REPLAY_OVER_N 4
+/* The tier model's options a replay may set over the recording's. */
+extern const char *const ts_replay_over_names[TS_REPLAY_OVER_N]; /* capacity, mem, seed, floor */
+struct ts_replay_from {
+	const char *trace;
+	const char *wakes; /* a wake file; NULL: TRACE.wakes where there is one */
+	bool no_wakes;	   /* read none: the CPU samples' wait rule */
+	bool tiers;	   /* load the tier profiles (to predict) */
+	const char *profile; /* a profile file with more tiers, or NULL */
+	const char *over[TS_REPLAY_OVER_N]; /* as text, over the recording's; NULL: kept */
+};
+struct ts_replay_set {
+	struct ts_trace t;
+	struct ts_wakes wk;
+	struct ts_tier_set *set; /* NULL unless from->tiers */
+	/* The caller's rules, with: the tier model as the recording ran it
+	 * (overridden), rt_ns its floor, wakes the wake file when read, and
+	 * closed_loop for a trace without CPU samples (no_cpu). */
+	struct ts_replay_cfg cfg;
+	uint64_t rec_floor; /* the recording's FUSE round trip */
+	bool no_cpu;	    /* closed loop because the trace has no CPU samples */
+	char warn[256];	    /* the trace's drops or cut end, or "" */
+	bool bad_override;  /* the failure is an override's value */
+	bool opened, tier_opts;
+};
+/* Reads @from into @s with @cfg's rules. 0, or a code with one line in
+ * @err (s->bad_override: an override's value was wrong). ts_replay_close()
+ * in every case. */
+TS_WUR int ts_replay_open(struct ts_replay_set *s, const struct ts_replay_from *from,
+			  const struct ts_replay_cfg *cfg, char *err, size_t errlen);
+/* @s predicted on @tier (res->what the tier's name). */
+TS_WUR int ts_replay_predict(struct ts_replay_set *s, const char *tier,
+			     struct ts_replay_result *res, char *err, size_t errlen);
+/* The probe rule: with a second recording @probe (on another tier; NULL:
+ * none), @tier's prediction is the larger of the two ("TIER (probe)" when
+ * it is the probe's). */
+TS_WUR int ts_replay_predict_probe(struct ts_replay_set *s, struct ts_replay_set *probe,
+				   const char *tier, struct ts_replay_result *res, char *err,
+				   size_t errlen);
+void ts_replay_close(struct ts_replay_set *s);
+
+/* tiersim replay's output: the trace and the rules it was replayed with,
+ * then the table of @nres results (@overridden: the tier model's options
+ * were set over the recording's); or the results as one JSON object
+ * (0, or -EIO). */
+void ts_replay_print_run(FILE *f, const char *file, const struct ts_replay_set *s,
+			 bool overridden, const struct ts_replay_result *res, size_t nres);
+TS_WUR int ts_replay_print_json(FILE *f, const char *file, const struct ts_trace *t,
+				const struct ts_replay_result *res, size_t nres);
+
+/* tiersim record's report (record.c): the summary of the trace @trace of
+ * @data's run (the command exited @exit_status), its waits, and each of
+ * @tiers predicted (with @probe, by the probe rule). */
+struct ts_record_report {
+	const char *data, *trace;
+	const char *probe;   /* the probe run's trace, or NULL */
+	const char *profile; /* more tiers, or NULL */
+	const char *const *tiers;
+	size_t ntiers;
+	int exit_status;
+};
+/* As text on @f, or as one JSON object in *@json when @json is not NULL.
+ * 0, or a code with one line in @err. */
+TS_WUR int ts_record_report(const struct ts_record_report *r, FILE *f, json_t **json, char *err,
+			    size_t errlen);
+
 /* Side-by-side table of @n results (the first is usually "recorded"). */
 void ts_replay_print(FILE *f, const struct ts_replay_result *res, size_t n);
 json_t *ts_replay_json(const struct ts_replay_result *res, size_t n);

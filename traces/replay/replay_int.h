@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "replay.h"
+#include "traces/replay/replay.h"
 #include "traces/stats.h"
 
 /* ---- the trace's threads, each its ops in order (rules.c) ---- */

@@ -3,11 +3,12 @@
  * classes, latency histograms) and the side-by-side table and JSON of
  * several.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <string.h>
 
 #include "core/units.h"
-#include "replay_int.h"
+#include "traces/replay/replay_int.h"
 
 int replay_lat_class(unsigned op)
 {
@@ -143,4 +144,55 @@ json_t *ts_replay_json(const struct ts_replay_result *res, size_t n)
 					    json_real(r->cpu_cap));
 	}
 	return a;
+}
+
+int ts_replay_print_json(FILE *f, const char *file, const struct ts_trace *t,
+			 const struct ts_replay_result *res, size_t nres)
+{
+	json_t *j = json_pack("{ss ss sI sb so}", "trace", file, "recorded_tier", t->hdr.tier,
+			      "dropped", (json_int_t)t->dropped, "truncated", t->truncated,
+			      "results", ts_replay_json(res, nres));
+	int rc = !j || json_dumpf(j, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) ||
+			 fputc('\n', f) == EOF ? -EIO : 0;
+	json_decref(j);
+	return rc;
+}
+
+void ts_replay_print_run(FILE *f, const char *file, const struct ts_replay_set *s,
+			 bool overridden, const struct ts_replay_result *res, size_t nres)
+{
+	const struct ts_trace *t = &s->t;
+	const struct ts_replay_cfg *cfg = &s->cfg;
+	uint64_t rec_floor = s->rec_floor;
+	char b1[32], b2[32];
+	fprintf(f, "trace %s: %zu ops, recorded on %s (capacity %s, mem %s)", file, t->nrecs,
+		t->hdr.tier[0] ? t->hdr.tier : "a plain directory",
+		t->hdr.capacity ? ts_fmt_size(b1, sizeof(b1), t->hdr.capacity) : "-",
+		t->hdr.mem ? ts_fmt_size(b2, sizeof(b2), t->hdr.mem) : "none");
+	if (overridden) /* --capacity/--mem: say what the tiers ran with instead */
+		fprintf(f, "; replayed with capacity %s, mem %s",
+			ts_fmt_size(b1, sizeof(b1), cfg->tier.capacity),
+			cfg->tier.mem ? ts_fmt_size(b2, sizeof(b2), cfg->tier.mem) : "none");
+	fputc('\n', f);
+	fprintf(f, "%s; %s%s; virtual columns: modeled (tier profiles), measured: real time\n\n",
+		cfg->wakes ? "the wake rule: each wait on another thread follows that thread"
+		: cfg->closed_loop ? "closed loop per thread"
+				   : "per thread, work kept and waiting elastic",
+		cfg->no_think ? "no think time" : "recorded think time",
+		cfg->speed != 1.0 ? " scaled by --speed" : "");
+	ts_replay_print(f, res, nres);
+	if (rec_floor || cfg->tier.floor_ns) {
+		char fb[32], ob[32];
+		/* Recorded and virtual latencies are what tierfs held each
+		 * request; the application also paid the FUSE round trip. */
+		fprintf(f, "\nlatencies of the recorded and virtual columns are the time tierfs "
+			   "holds a request; the application also pays the FUSE round trip "
+			   "(%s, the recording's floor%s%s), so a tier faster than that shows "
+			   "near 0\n",
+			ts_fmt_duration(fb, sizeof(fb), rec_floor),
+			cfg->tier.floor_ns != rec_floor ? "; virtual columns: --floor " : "",
+			cfg->tier.floor_ns != rec_floor
+				? ts_fmt_duration(ob, sizeof(ob), cfg->tier.floor_ns)
+				: "");
+	}
 }

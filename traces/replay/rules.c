@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "core/units.h"
-#include "replay_int.h"
+#include "traces/replay/replay_int.h"
 
 struct pair {
 	uint32_t tid;

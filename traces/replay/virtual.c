@@ -10,7 +10,7 @@
 
 #include "core/heap.h"
 #include "core/units.h"
-#include "replay_int.h"
+#include "traces/replay/replay_int.h"
 #include "traces/tier_rule.h"
 
 /* One virtual replay: the threads, a cursor per thread, and the replayed

@@ -1,0 +1,120 @@
+/*
+ * setup.c — a replay set up from a trace, once for every command that
+ * predicts one (tiersim replay; tiersim record's predictions and its
+ * probe rule): the trace read, its wake file, the tier profiles, and the
+ * tier model's options as the recording ran them (replay.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/opt.h"
+#include "core/ts.h"
+#include "traces/replay/replay.h"
+
+const char *const ts_replay_over_names[TS_REPLAY_OVER_N] = { "capacity", "mem", "seed", "floor" };
+
+int ts_replay_open(struct ts_replay_set *s, const struct ts_replay_from *from,
+		   const struct ts_replay_cfg *cfg, char *err, size_t errlen)
+{
+	memset(s, 0, sizeof(*s));
+	s->cfg = *cfg;
+	memset(&s->cfg.tier, 0, sizeof(s->cfg.tier));
+	s->cfg.wakes = NULL;
+	int rc = ts_trace_read(from->trace, &s->t, err, errlen);
+	if (rc)
+		return rc;
+	s->opened = true;
+	if (!ts_trace_warning(&s->t, s->warn, sizeof(s->warn)))
+		s->warn[0] = 0;
+	/* A trace without CPU samples cannot tell work from waiting: every gap
+	 * is think time (the closed-loop rule). */
+	if (!s->t.cpu && !s->cfg.closed_loop && !s->cfg.no_think) {
+		s->cfg.closed_loop = true;
+		s->no_cpu = true;
+	}
+	if (!from->no_wakes) {
+		int w = from->wakes ? ts_wakes_read(from->wakes, &s->wk, err, errlen)
+				    : ts_replay_wakes_beside(from->trace, &s->wk, err, errlen);
+		if (w < 0)
+			return w;
+		if (from->wakes || w == 1)
+			s->cfg.wakes = &s->wk;
+	}
+	if (from->tiers &&
+	    ((rc = ts_tier_set_load_default(&s->set, err, errlen)) ||
+	     (from->profile && *from->profile &&
+	      (rc = ts_tier_set_add_file(s->set, from->profile, err, errlen)))))
+		return rc;
+	/* The tier model's options: the defaults, the recording's, then the
+	 * caller's overrides. */
+	if ((rc = ts_opt_defaults(ts_tier_cfg_opts, &s->cfg.tier, err, errlen)))
+		return rc;
+	s->tier_opts = true;
+	ts_replay_tier_recorded(&s->t, &s->cfg.tier);
+	s->rec_floor = s->cfg.tier.floor_ns;
+	for (size_t i = 0; i < TS_REPLAY_OVER_N; i++) {
+		char sub[384];
+		if (from->over[i] && ts_opt_set(ts_tier_cfg_opts, &s->cfg.tier,
+						ts_replay_over_names[i], from->over[i], sub,
+						sizeof(sub))) {
+			snprintf(err, errlen, "--%s: %s", ts_replay_over_names[i], sub);
+			s->bad_override = true;
+			return TS_E_PARSE;
+		}
+	}
+	s->cfg.rt_ns = s->rec_floor;
+	return 0;
+}
+
+int ts_replay_predict(struct ts_replay_set *s, const char *tier, struct ts_replay_result *res,
+		      char *err, size_t errlen)
+{
+	int rc;
+	if (!s->set) {
+		snprintf(err, errlen, "%s: the tier profiles were not loaded", tier);
+		return -EINVAL;
+	}
+	if ((rc = ts_tier_set_lookup(s->set, tier, &s->cfg.tier.profile, err, errlen)) ||
+	    (rc = ts_replay_virtual(&s->t, &s->cfg, res, err, errlen)))
+		return rc;
+	snprintf(res->what, sizeof(res->what), "%s", tier);
+	return 0;
+}
+
+/*
+ * The probe rule. Predicting from one recording assumes that what the
+ * application waited on kept its recorded pace (the wait rule): from a run
+ * where the application was IO-bound, that pace is not in the trace, and
+ * a faster tier is predicted as if the consumer were infinitely fast. A
+ * second run on another tier shows another pace. Each prediction is then
+ * a lower bound under its own recording's assumption, and each tier's
+ * prediction is the larger of the two.
+ */
+int ts_replay_predict_probe(struct ts_replay_set *s, struct ts_replay_set *probe,
+			    const char *tier, struct ts_replay_result *res, char *err,
+			    size_t errlen)
+{
+	struct ts_replay_result alt;
+	int rc = ts_replay_predict(s, tier, res, err, errlen);
+	if (rc || !probe)
+		return rc;
+	if ((rc = ts_replay_predict(probe, tier, &alt, err, errlen)))
+		return rc;
+	if (alt.total_ns > res->total_ns) {
+		*res = alt;
+		snprintf(res->what, sizeof(res->what), "%s (probe)", tier);
+	}
+	return 0;
+}
+
+void ts_replay_close(struct ts_replay_set *s)
+{
+	ts_tier_set_free(s->set);
+	if (s->tier_opts)
+		ts_opt_free(ts_tier_cfg_opts, &s->cfg.tier);
+	if (s->opened)
+		ts_trace_free(&s->t);
+	ts_wakes_free(&s->wk);
+	memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,96 @@
+/* dlio_report.c — a DLIO run's results as text and JSON (dlio_report.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "workloads/dlio_report.h"
+
+void ts_dlio_print_outcome(FILE *f, const struct ts_dlio_opts *o, const struct ts_dlio_outcome *oc,
+			   int ranks)
+{
+	const struct ts_dlio_result *best = oc->best, *show = o->find_max ? best : &oc->rs[0];
+	if (o->find_max && !best) {
+		const struct ts_dlio_result *one = &oc->rs[0]; /* the whole run of 1 */
+		for (size_t i = 0; i < oc->nr; i++)
+			if (oc->rs[i].n == 1 && !oc->rs[i].stopped)
+				one = &oc->rs[i];
+		fprintf(f, "%s on %s: no accelerator count keeps AU >= %.0f%% (1 accelerator: AU "
+			   "%.2f%%)\n", o->workload, o->tier, 100 * oc->w.au, 100 * one->au);
+		return;
+	}
+	char rn[32] = "";
+	if (ranks)
+		snprintf(rn, sizeof(rn), " (%d ranks)", ranks);
+	fprintf(f, "%s on %s (%s): %s%" PRIu64 " accelerators%s, AU %.2f%% (epochs %.2f-%.2f%%), "
+		   "%.1f samples/s, %.1f MiB/s; %" PRIu64 " epochs of %" PRIu64 " steps, %.1f s "
+		   "%s\n", o->workload, o->tier, o->virtual_time ? "virtual" : "real",
+		o->find_max ? "max " : "", show->n, rn, 100 * show->au, 100 * show->au_min,
+		100 * show->au_max, show->samples_s, show->mib_s, show->epochs, show->steps,
+		o->virtual_time ? show->run_s : show->wall_s, o->virtual_time ? "modeled" : "run");
+	if (o->virtual_time && !o->quiet)
+		fprintf(stderr, "tiersim dlio: %" PRIu64 " events in %.2f s of host time (%.0f "
+				"events/s), %" PRIu64 " read requests\n", show->events, show->wall_s,
+			show->wall_s > 0 ? (double)show->events / show->wall_s : 0.0,
+			show->read_requests);
+}
+
+int ts_dlio_write_json(FILE *f, const struct ts_dlio_opts *o, const struct ts_dlio_outcome *oc,
+		       int ranks)
+{
+	const struct ts_dlio_workload *w = &oc->w;
+	const struct ts_dlio_result *rs = oc->rs;
+	size_t nr = oc->nr;
+	fprintf(f, "{\n  \"workload\": \"%s\", \"model\": \"%s\", \"tier\": \"%s\", \"clock\": \"%s\",\n"
+		   "  \"ranks\": %d,\n"
+		   "  \"au_threshold\": %.4f, \"record_length\": %.2f, \"batch_size\": %" PRIu64 ",\n"
+		   "  \"host\": \"%s\",\n"
+		   "  \"runs\": [\n", o->workload, w->model, o->tier,
+		o->virtual_time ? "virtual" : "real", ranks ? ranks : 1, w->au, w->record_length,
+		w->batch_size, o->host ? o->host : "");
+	for (size_t i = 0; i < nr; i++)
+		fprintf(f, "    { \"accelerators\": %" PRIu64 ", \"au\": %.6f, \"au_min\": %.6f, "
+			   "\"au_max\": %.6f, \"samples_per_s\": %.3f, \"mib_per_s\": %.3f, "
+			   "\"epochs\": %" PRIu64 ", \"steps_per_epoch\": %" PRIu64 ", "
+			   "\"read_bytes\": %" PRIu64 ", \"read_requests\": %" PRIu64 ", "
+			   "\"events\": %" PRIu64 ", \"run_s\": %.3f, \"wall_s\": %.3f%s }%s\n",
+			rs[i].n, rs[i].au, rs[i].au_min, rs[i].au_max, rs[i].samples_s, rs[i].mib_s,
+			rs[i].epochs, rs[i].steps, rs[i].read_bytes, rs[i].read_requests,
+			rs[i].events, rs[i].run_s, rs[i].wall_s,
+			rs[i].stopped ? ", \"stopped\": true" : "", i + 1 < nr ? "," : "");
+	fprintf(f, "  ]");
+	if (oc->best)
+		fprintf(f, ",\n  \"max_accelerators\": %" PRIu64, oc->best->n);
+	fprintf(f, "\n}\n");
+	return ferror(f) ? -EIO : 0;
+}
+
+void ts_dlio_print_cheapest(FILE *f, const struct ts_dlio_opts *o, const char *tiers,
+			    const struct ts_dlio_priced *got, size_t n, size_t best, size_t next,
+			    const struct ts_instance *in)
+{
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%-14s %4llu accelerators  AU %6.2f%% %s %.0f%%  %9.1f samples/s  "
+			   "%8.1f MiB/s  $%.2f/h [%.2f..%.2f]%s%s%s\n",
+			got[i].tier, (unsigned long long)o->accelerators, 100 * got[i].run.au,
+			got[i].reaches ? ">=" : "< ", 100 * got[i].au_threshold,
+			got[i].run.samples_s, got[i].run.mib_s, got[i].hour.v, got[i].hour.low,
+			got[i].hour.high, i == best ? "  <- cheapest that keeps it" : "",
+			i == next ? "  (runner-up)" : "",
+			got[i].clamped ? "  (local disk at its tier's largest size)" : "");
+	if (best == (size_t)-1) {
+		fprintf(f, "%s: no volume of %s keeps %llu accelerators at AU >= %.0f%%\n",
+			o->workload, tiers, (unsigned long long)o->accelerators,
+			n ? 100 * got[0].au_threshold : 0.0);
+		return;
+	}
+	fprintf(f, "%s: %llu accelerators keep AU >= %.0f%% most cheaply on %s at $%.2f/h "
+		   "(%s%s; each volume at %s)\n",
+		o->workload, (unsigned long long)o->accelerators, 100 * got[best].au_threshold,
+		got[best].tier, got[best].hour.v, in ? "with " : "the volume alone",
+		in ? in->name : "",
+		o->capacity ? "the given capacity"
+			    : "its tier's default capacity, a local disk one of the instance's");
+	if (next != (size_t)-1)
+		fprintf(f, "runner-up %s costs $%.2f/h more\n", got[next].tier,
+			got[next].hour.v - got[best].hour.v);
+}
