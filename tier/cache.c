@@ -333,6 +333,13 @@ static void dirty_back(struct cache *c, uint32_t i)
 		c->dirty_head = i;
 }
 
+/* The end (exclusive) of the run of set bits of @m that starts at bit @p. */
+static int run_end(uint32_t m, int p)
+{
+	uint32_t rest = ~(m >> p); /* the run's bits cleared */
+	return rest ? p + __builtin_ctz(rest) : PPC;
+}
+
 static void publish(struct cache *c)
 {
 	atomic_store_explicit(&c->pub_resident, c->resident, memory_order_relaxed);
@@ -387,9 +394,7 @@ static uint64_t wb_pages(struct cache *c, int k, uint32_t i, uint64_t t, uint32_
 	uint64_t end = t, bytes = 0;
 	while (m) {
 		int p = __builtin_ctz(m);
-		int q = p;
-		while (q < PPC && (m >> q & 1))
-			q++;
+		int q = run_end(m, p);
 		struct ts_tier_req w = { .op = TS_TIER_WRITE,
 					 .file = e->file,
 					 .off = e->idx * CHUNK + (uint64_t)p * PAGE,
@@ -655,9 +660,7 @@ static uint64_t fill(struct cache *c, uint64_t now, uint64_t file, uint64_t p0, 
 		}
 		/* Missing pages: extend the run or start a new one. */
 		for (uint32_t m = miss; m;) {
-			int p = __builtin_ctz(m), q = p;
-			while (q < PPC && (m >> q & 1))
-				q++;
+			int p = __builtin_ctz(m), q = run_end(m, p);
 			uint64_t o = (idx * PPC + (uint64_t)p) * PAGE, l = (uint64_t)(q - p) * PAGE;
 			if (!c->run_len || c->run_off + c->run_len != o || c->run_n == RUN_ENTS) {
 				uint64_t d = run_flush(c, now, done);
