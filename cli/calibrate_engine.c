@@ -55,23 +55,6 @@ static const struct ts_cmdline cal_cmdline = {
 	.max_pos = 0,
 };
 
-static int parse_batches(const char *s, struct ts_calib_cfg *c)
-{
-	const char *p = s;
-	c->nbatches = 0;
-	while (*p) {
-		char *end;
-		unsigned long long v = strtoull(p, &end, 10);
-		if (end == p || v == 0 || c->nbatches == TS_CALIB_MAX_BATCHES)
-			return -1;
-		c->batches[c->nbatches++] = v;
-		p = *end == ',' ? end + 1 : end;
-		if (*end && *end != ',')
-			return -1;
-	}
-	return c->nbatches ? 0 : -1;
-}
-
 int ts_calibrate_engine(int argc, char **argv)
 {
 	struct cal_cfg c = { 0 };
@@ -91,7 +74,7 @@ int ts_calibrate_engine(int argc, char **argv)
 		.framework = c.framework, .gpu_name = c.gpu_name,
 		.warmup = c.warmup, .steps = c.steps, .seed = c.seed,
 	};
-	if (parse_batches(c.batches, &cc) < 0) {
+	if (ts_engine_calib_batches(&cc, c.batches)) {
 		fprintf(stderr, "tiersim calibrate engine: option 'batches': '%s' is not a "
 				"comma-separated list of up to %d positive sizes\n",
 			c.batches, TS_CALIB_MAX_BATCHES);

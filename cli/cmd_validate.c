@@ -13,7 +13,8 @@
  * run are inside as the baseline (validation/baseline) lists among them,
  * every figure out of its tolerance carries its reason, every fit is
  * reproduced and every case ran; 1 otherwise or when a case, profile or
- * baseline file is refused; 2 for a bad command line. A known miss is a
+ * baseline file is refused; 2 for a bad command line; 130 when a signal
+ * stopped it (every mount down, nothing judged). A known miss is a
  * miss: it is counted outside, with its reason.
  */
 #include <errno.h>
@@ -24,6 +25,7 @@
 #include "cli/cmdline.h"
 #include "cli/commands.h"
 #include "pipeline/host.h"
+#include "core/interrupt.h"
 #include "core/opt.h"
 #include "core/paths.h"
 #include "tier/tier.h"
@@ -198,9 +200,18 @@ int ts_cmd_validate(int argc, char **argv)
 			ret = TS_EXIT_USAGE;
 			goto out;
 		}
-	for (size_t i = 0; i < nrows; i++)
+	/* A signal stops the run between cases (and a --real case's fio):
+	 * every mount down, exit 130, no summary of a partial run. */
+	ts_interrupt_install();
+	for (size_t i = 0; i < nrows && !ts_interrupted; i++)
 		if (!rows[i].needs)
 			ts_case_run(&rows[i], set, &v.run);
+	if (ts_interrupted) {
+		fprintf(stderr, "tiersim validate: interrupted by signal %d; nothing is judged\n",
+			(int)ts_interrupted);
+		ret = TS_EXIT_INTERRUPT;
+		goto out;
+	}
 
 	size_t nfig = 0;
 	for (size_t i = 0; i < nrows; i++)

@@ -7,6 +7,7 @@
  * the memory measured at two batches, and, for a GPU the built-in profiles
  * do not know, a GPU entry from the device's properties.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,6 +179,23 @@ static int write_profile(const struct ts_calib_cfg *c, const struct ts_calib_row
 	return 0;
 }
 #endif
+
+int ts_engine_calib_batches(struct ts_calib_cfg *c, const char *s)
+{
+	const char *p = s;
+	c->nbatches = 0;
+	while (*p) {
+		char *end;
+		unsigned long long v = strtoull(p, &end, 10);
+		if (end == p || v == 0 || c->nbatches == TS_CALIB_MAX_BATCHES)
+			return -EINVAL;
+		c->batches[c->nbatches++] = v;
+		p = *end == ',' ? end + 1 : end;
+		if (*end && *end != ',')
+			return -EINVAL;
+	}
+	return c->nbatches ? 0 : -EINVAL;
+}
 
 int ts_engine_calibrate(const struct ts_calib_cfg *c, struct ts_calib_row *rows, const char *out,
 			FILE *log, char *err, size_t errlen)

@@ -34,6 +34,10 @@ struct ts_calib_row {
 	uint64_t mem_bytes;	      /* GPU memory the engine allocated */
 };
 
+/* c->batches from "16,32,64": up to TS_CALIB_MAX_BATCHES sizes above 0;
+ * -EINVAL otherwise. */
+TS_WUR int ts_engine_calib_batches(struct ts_calib_cfg *c, const char *s);
+
 /* Measure every batch of @c (rows[i] for batches[i]) and write the profile
  * to @out (NULL = do not write). @log gets one line per batch (may be NULL).
  * TS_E_NO_GPU without a GPU or without the cuda backend in this build. */

@@ -184,8 +184,13 @@ void ts_pipe_plan(const struct ts_pipe_cfg *cfg, const struct ts_source_ops *ops
 TS_WUR int ts_pipe_range(const struct ts_pipe_cfg *cfg, const struct ts_source_ops *ops,
 			 uint64_t total, uint64_t *n, char *err, size_t errlen);
 
-/* The decode mode @cfg asks for (decode=auto: real unless more vCPUs are
- * emulated than the host has @cores; none for sources without images). */
+/* decode=auto's rule for a source with images: modeled when more vCPUs
+ * are emulated than the host has @cores, or @host is a host profile (another
+ * CPU, charged, never run here); real otherwise. The runner asks it too,
+ * to know whether a decode calibration is needed before the run. */
+bool ts_pipe_decode_auto_modeled(uint64_t vcpus, const char *host, long cores);
+/* The decode mode @cfg asks for (decode=auto: ts_pipe_decode_auto_modeled;
+ * none for sources without images). */
 TS_WUR int ts_pipe_decode_mode(const struct ts_pipe_cfg *cfg, const struct ts_source_ops *ops,
 			       long cores, enum ts_decode_mode *out, char *err, size_t errlen);
 

@@ -45,6 +45,11 @@ void ts_pipe_plan(const struct ts_pipe_cfg *cfg, const struct ts_source_ops *ops
 	};
 }
 
+bool ts_pipe_decode_auto_modeled(uint64_t vcpus, const char *host, long cores)
+{
+	return (long)vcpus > cores || ts_host_is_profile(host);
+}
+
 int ts_pipe_decode_mode(const struct ts_pipe_cfg *cfg, const struct ts_source_ops *ops,
 			long cores, enum ts_decode_mode *out, char *err, size_t errlen)
 {
@@ -61,7 +66,7 @@ int ts_pipe_decode_mode(const struct ts_pipe_cfg *cfg, const struct ts_source_op
 		if (text)
 			*out = TS_DECODE_NONE;
 		else
-			*out = (long)cfg->vcpus > cores || ts_host_is_profile(cfg->host)
+			*out = ts_pipe_decode_auto_modeled(cfg->vcpus, cfg->host, cores)
 				       ? TS_DECODE_MODELED
 				       : TS_DECODE_REAL;
 	} else {

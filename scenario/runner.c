@@ -242,7 +242,8 @@ static int ensure_calibration(struct ts_runner *R, const struct ts_scenario *s, 
 		return 0;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	bool modeled = R->o.virtual_time || !strcmp(dec, "modeled") ||
-		       (!strcmp(dec, "auto") && cores > 0 && s->pipe.vcpus > (uint64_t)cores);
+		       (!strcmp(dec, "auto") &&
+			ts_pipe_decode_auto_modeled(s->pipe.vcpus, s->pipe.host, cores));
 	char path[PATH_MAX];
 	if (!modeled || (s->pipe.calibration && *s->pipe.calibration) ||
 	    ts_host_is_profile(s->pipe.host) ||
@@ -269,24 +270,16 @@ static int ensure_calibration(struct ts_runner *R, const struct ts_scenario *s, 
 	ts_job_note(&R->env, "no decode calibration yet: measuring libjpeg-turbo decode on this host once "
 		"(tiersim calibrate decode), saved to %s", path);
 	char dir[PATH_MAX * 2];
-	uint8_t **jpeg = NULL;
-	size_t *len = NULL, n = 0;
 	if (!rc && ts_pathf(dir, sizeof(dir), "%s/%s", dp.dir, dp.input))
 		rc = -ENAMETOOLONG;
-	if (!rc)
-		rc = ts_decode_load_dir(dir, 200, &jpeg, &len, &n, err, errlen);
 	struct ts_decode_cal cal;
 	struct ts_decode_cal_detail det;
 	if (!rc)
-		rc = ts_decode_calibrate((const uint8_t *const *)jpeg, len, n,
-					 (unsigned)c.pipe.out_size, (unsigned)c.pipe.resize,
-					 3 * TS_NS_PER_S, &cal, &det, err, errlen);
+		rc = ts_decode_calibrate_set(dir, 200, (unsigned)c.pipe.out_size,
+					     (unsigned)c.pipe.resize, 3 * TS_NS_PER_S, &cal, &det,
+					     err, errlen);
 	if (!rc)
 		rc = ts_decode_cal_save(path, &cal, err, errlen);
-	for (size_t i = 0; i < n; i++)
-		free(jpeg[i]);
-	free(jpeg);
-	free(len);
 	ts_job_place_free(&dp);
 	ts_scn_free(&c);
 	if (rc && !err[0])

@@ -35,6 +35,14 @@ static enum act action(const char *s)
 		goto fail;                                                                         \
 	} while (0)
 
+/*
+ * Why one long function: it is fio's iolog reader (iolog.c in fio) written
+ * as a refusing one — each line is checked field by field in the order fio
+ * reads it (version line, time for v3, file, action, offset and length, the
+ * add/open/close life of a file), with one message per fault naming the
+ * line and field. The checks share the line's tokens, the version and the
+ * open-file state; the BAD() exit keeps every failure on one cleanup path.
+ */
 int ts_iolog_import(FILE *in, const char *name, struct ts_trace *t, struct ts_iolog_info *info,
 		    char *err, size_t errlen)
 {

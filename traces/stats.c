@@ -95,6 +95,16 @@ static struct ts_trace_stats_thread *find_thread(struct ts_trace_stats *s, uint3
 	return &s->threads[lo];
 }
 
+/*
+ * Why one long function: the summary is one pass over the records in
+ * submit order in which every figure (latency per op, interarrival and
+ * think times, per thread and per file counts, the size histogram) is
+ * updated from the same record in the same step, then the timeline's slots
+ * from the span that pass found; the function also owns the allocation of
+ * every table, freed together on any failure. Split per figure, it would
+ * walk a trace of millions of records once per figure, or pass the
+ * half-built summary through every helper.
+ */
 int ts_trace_stats_compute(const struct ts_trace *t, uint64_t interval_ns,
 			   struct ts_trace_stats **out)
 {

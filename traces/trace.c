@@ -791,6 +791,18 @@ static bool field_ok(const char *s, size_t n)
 	return true;
 }
 
+/*
+ * Why one long function: the reader is the trace format's one validator
+ * (FORMAT.md), and it reads as the format is laid out — the header (magic,
+ * version, sizes, the string fields, the v3 model fields, zero padding),
+ * then one loop over fixed-size records where each stream item (path,
+ * drops, end, CPU sample) checks the fields it leaves zero and where a cut
+ * inside a record or a path is counted as trailing bytes, not refused.
+ * Split into helpers, each check would need the offset, the header and the
+ * cut state passed around, and the order of the checks, which decides
+ * which of two faults a damaged file reports, would no longer be visible
+ * in one place. The fuzzer (traces/fuzz) drives this function.
+ */
 int ts_trace_read_mem(const void *buf, size_t len, const char *name, struct ts_trace *t, char *err,
 		      size_t errlen)
 {

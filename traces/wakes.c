@@ -394,6 +394,15 @@ static bool num_field(const char *f, const char *key, uint64_t *v)
  * FLAGS' third character says the context: 'h', 'H', 's' (or 'z', NMI)
  * for an interrupt, which runs on behalf of nobody in the tree.
  */
+/*
+ * Why one long function: one trace_pipe line is one scheduler event, and
+ * the five events the wake rule needs (sched_switch, sched_waking,
+ * sched_process_fork, _exec, _exit) each update the same per-thread state
+ * (on CPU, runnable since, waker) at the line's time, after the common
+ * prefix (COMM-TID, CPU, flags, time) is parsed once. A branch per event,
+ * in the order events arrive most often, keeps each event's fields beside
+ * the state change it makes.
+ */
 int ts_wakes_parser_line(struct ts_wakes_parser *p, const char *line)
 {
 	const char *br = strstr(line, " [");

@@ -18,8 +18,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <jansson.h>
 #include <math.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +31,7 @@
 #include <unistd.h>
 
 #include "core/files.h"
+#include "core/interrupt.h"
 #include "validation/fiojob.h"
 #include "fs/mount.h"
 #include "validation/corpus.h"
@@ -209,10 +212,14 @@ int ts_validate_fit_rule(const struct ts_tier_set *set, const struct ts_host_set
 static int run_real(const struct ts_case *c, const struct ts_validate_cfg *v, const char *profile_path,
 		    struct ts_fiojob_result *res, double *floor_ns, char *err, size_t errlen)
 {
-	char work[] = "/tmp/tiersim-validate.XXXXXX", backing[64], mnt[64], out[80];
+	char work[PATH_MAX], backing[PATH_MAX + 16], mnt[PATH_MAX + 16], out[PATH_MAX + 16];
+	const char *tmp = getenv("TMPDIR");
+	tmp = tmp && *tmp ? tmp : "/tmp";
+	snprintf(work, sizeof(work), "%s/tiersim-validate.XXXXXX", tmp);
 	if (!mkdtemp(work)) {
-		snprintf(err, errlen, "cannot make a scratch folder in /tmp: %s", strerror(errno));
-		return -errno;
+		int e = -errno;
+		snprintf(err, errlen, "cannot make a scratch folder in %s: %s", tmp, strerror(-e));
+		return e;
 	}
 	snprintf(backing, sizeof(backing), "%s/backing", work);
 	snprintf(mnt, sizeof(mnt), "%s/mnt", work);
@@ -221,7 +228,7 @@ static int run_real(const struct ts_case *c, const struct ts_validate_cfg *v, co
 	size -= size % c->job.bs;
 	int rc = mkdir(backing, 0755) || mkdir(mnt, 0755) ? -errno : 0;
 	for (unsigned j = 0; !rc && j < c->job.numjobs; j++) {
-		char f[96];
+		char f[PATH_MAX + 48];
 		snprintf(f, sizeof(f), "%s/f.%u", backing, j);
 		/* Sparse files: the tier model, not the backing disk, sets the pace. */
 		FILE *fp = fopen(f, "w");
@@ -231,7 +238,7 @@ static int run_real(const struct ts_case *c, const struct ts_validate_cfg *v, co
 			fclose(fp);
 	}
 	if (rc) {
-		snprintf(err, errlen, "cannot lay out the fio files in %s: %s", work, strerror(-rc));
+		snprintf(err, errlen, "cannot lay out the fio files in %.512s: %s", work, strerror(-rc));
 		goto rm;
 	}
 	struct ts_mounts ms;
@@ -248,8 +255,8 @@ static int run_real(const struct ts_case *c, const struct ts_validate_cfg *v, co
 	}
 	uint64_t rt = c->job.runtime ? TS_MIN(c->job.runtime, v->real_runtime) : v->real_runtime;
 	static const char *const rws[] = { "read", "randread", "write", "randwrite" };
-	char a_dir[80], a_rw[32], a_bs[48], a_qd[32], a_nj[32], a_size[48], a_rt[48], a_out[96],
-		a_think[48];
+	char a_dir[PATH_MAX + 32], a_rw[32], a_bs[48], a_qd[32], a_nj[32], a_size[48], a_rt[48],
+		a_out[PATH_MAX + 32], a_think[48];
 	snprintf(a_dir, sizeof(a_dir), "--directory=%s", mnt);
 	snprintf(a_rw, sizeof(a_rw), "--rw=%s", rws[c->job.write * 2 + c->job.random]);
 	snprintf(a_bs, sizeof(a_bs), "--bs=%llu", (unsigned long long)c->job.bs);
@@ -269,25 +276,41 @@ static int run_real(const struct ts_case *c, const struct ts_validate_cfg *v, co
 	posix_spawn_file_actions_t fa;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-	rc = posix_spawnp(&pid, "fio", &fa, NULL, argv, environ);
+	/* The one interrupt path (core/interrupt.h): a signal sent to tiersim
+	 * alone is passed on to fio, which stops; the mount comes down below
+	 * and the caller ends with 130. */
+	rc = ts_interrupted ? -EINTR : posix_spawnp(&pid, "fio", &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
-	if (rc) {
+	if (rc > 0) {
 		snprintf(err, errlen, "cannot run fio: %s", strerror(rc));
 		rc = -rc;
-	} else if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
-		snprintf(err, errlen, "fio failed on the tierfs mount of %s", c->tier);
-		rc = -EIO;
+	} else if (!rc) {
+		ts_interrupt_forward(pid);
+		if (ts_interrupted) /* came before the pid was known */
+			kill(pid, ts_interrupted);
+		int w;
+		while ((w = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
+			;
+		ts_interrupt_forward(0);
+		if (ts_interrupted)
+			rc = -EINTR;
+		else if (w < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+			rc = -EIO;
 	}
+	if (rc == -EINTR)
+		snprintf(err, errlen, "interrupted by signal %d", (int)ts_interrupted);
+	else if (rc == -EIO)
+		snprintf(err, errlen, "fio failed on the tierfs mount of %s", c->tier);
 	/* The FUSE round trip tierfs measured at mount: a latency below it
 	 * cannot be emulated on this host. Without it no latency can be
 	 * judged, so an unreadable figure fails the case. */
-	char stats[96];
+	char stats[PATH_MAX + 32];
 	snprintf(stats, sizeof(stats), "%s/.tierfs/stats", mnt);
 	json_error_t sje;
 	json_t *sj = json_load_file(stats, 0, &sje);
 	json_t *fl = json_object_get(sj, "floor_ns");
 	if (!rc && !json_is_integer(fl)) {
-		snprintf(err, errlen, "%s: %s", stats,
+		snprintf(err, errlen, "%.512s: %s", stats,
 			 sj ? "no integer floor_ns (the FUSE round trip tierfs measured)" : sje.text);
 		rc = -EIO;
 	}
@@ -307,7 +330,7 @@ static int run_real(const struct ts_case *c, const struct ts_validate_cfg *v, co
 		json_t *clat = json_object_get(side, "clat_ns");
 		json_t *pct = json_object_get(clat, "percentile");
 		if (!side || !clat) {
-			snprintf(err, errlen, "fio wrote no %s results to %s", c->job.write ? "write" : "read", out);
+			snprintf(err, errlen, "fio wrote no %s results to %.512s", c->job.write ? "write" : "read", out);
 			rc = -EIO;
 		} else {
 			*res = (struct ts_fiojob_result){

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # test_interrupt_jobs.sh — one interrupt path (core/interrupt.h): SIGINT in
-# the middle of a scenario's dlio{}, of `tiersim record` and of
-# `tiersim compare` in real time ends with exit 130 and leaves nothing
-# mounted and no daemon running. (dlio{} used to install a handler of its
+# the middle of a scenario's dlio{}, of `tiersim record`, of
+# `tiersim compare` in real time and of `tiersim validate --real` ends with
+# exit 130 and leaves nothing mounted and no daemon running. (dlio{} used to install a handler of its
 # own over the runner's and end with 1.)
 . "$(dirname "$0")/lib.sh"
 "$tiersim" --help | grep -q '^  dlio ' || { echo "tiersim was built without dlio"; exit 77; }
@@ -34,4 +34,18 @@ stop_mounted "record"
 	--quiet >/dev/null 2>"$work/err" &
 bg=$!
 stop_mounted "compare"
+
+# validate --real: a disk case's fio on its tierfs mount (under TMPDIR),
+# stopped while fio runs; the signal goes to tiersim alone, which passes it
+# on to fio.
+if command -v fio >/dev/null; then
+	TMPDIR=$work "$tiersim" validate --real --real-runtime 60s ebs-gp2-8g-randwrite-4k-qd4 \
+		>/dev/null 2>"$work/err" &
+	bg=$!
+	stop_mounted "validate --real"
+	grep -q "interrupted" "$work/err" || fail "validate --real: the stop is not said: $(cat "$work/err")"
+	ls -d "$work"/tiersim-validate.* >/dev/null 2>&1 && fail "validate --real: its scratch folder is left"
+else
+	echo "no fio: validate --real not checked"
+fi
 exit 0

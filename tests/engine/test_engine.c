@@ -16,6 +16,7 @@
 
 #include "core/clock.h"
 #include "core/paths.h"
+#include "engine/calibrate.h"
 #include "engine/engine.h"
 #include "luadata/luadata.h"
 #include "engine/profile.h"
@@ -780,8 +781,22 @@ static void test_hold_out(void)
 	ts_engine_cfg_free(&c);
 }
 
+/* calibrate engine's --batches: positive sizes, at most TS_CALIB_MAX_BATCHES. */
+static void test_calib_batches(void)
+{
+	struct ts_calib_cfg c = { 0 };
+	CHECK(ts_engine_calib_batches(&c, "16,32,64") == 0);
+	CHECK(c.nbatches == 3 && c.batches[0] == 16 && c.batches[2] == 64);
+	CHECK(ts_engine_calib_batches(&c, "16,,32") != 0);
+	CHECK(ts_engine_calib_batches(&c, "0") != 0);
+	CHECK(ts_engine_calib_batches(&c, "8x") != 0);
+	CHECK(ts_engine_calib_batches(&c, "") != 0);
+	CHECK(ts_engine_calib_batches(&c, "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17") != 0);
+}
+
 int main(void)
 {
+	test_calib_batches();
 	test_layer_ref();
 	test_hold();
 	test_bad_profiles();
