@@ -1,5 +1,5 @@
 /*
- * heap.h — a min-heap (4-ary) of (key, tie, pointer) items, ordered by key
+ * heap.h — a binary min-heap of (key, tie, pointer) items, ordered by key
  * and then by tie, so that equal keys pop in a fixed order (a discrete-event
  * loop stays deterministic). Used for free-slot times, completion times and
  * event queues; the caller owns what the pointers point at.
