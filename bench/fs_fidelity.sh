@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # fs_fidelity.sh — tierfs's file-system rules against a real file system:
 # the same workloads on the same tier model in three ways,
-#   FUSE     tierfs over the dataset's directory (mem=0), through
-#            tiersim record;
+#   FUSE     tierfs over the dataset's directory, through tiersim record,
+#            with a page-cache model of the block job's cgroup size (4 GiB:
+#            cold, it is the readahead a real page cache always gives);
 #   block    the dataset in an ext4 image, tiersim disk mount (tierfs
 #            serving the image under a direct-I/O loop device) and the job
 #            in a memory cgroup (tiersim disk run, cache cold);
@@ -11,21 +12,29 @@
 #            recorded span replaced by its predicted one;
 # and the ratios to block mode, which is what an instance would see.
 # Workloads: a PyTorch DataLoader over a JPEG folder (bench/pytorch_loader.py,
-# 2 workers, batch 32, no step), an LMDB cursor scan (python3-lmdb), and a
-# DLIO-style npz read (every file of an npz dataset loaded whole with
-# numpy, 4 reader threads, shuffled, as DLIO's NPZReader does).
+# 2 workers, batch 32, no step, 1,058 files in 106 folders: the set the
+# file-system rule's figures were checked on, tier/fsmeta.c), an LMDB
+# cursor scan (python3-lmdb), a RecordIO file read record by record
+# (MXNet's layout, python), a DLIO-style npz read (every file of an npz
+# dataset loaded whole with numpy, 4 reader threads, shuffled, as DLIO's
+# NPZReader does), and the held-out check: a folder loader that lists its
+# folders itself (os.scandir, as torchvision's DatasetFolder) over another
+# tree (3,000 files in 30 folders), 4 reader threads, shuffled.
+#
+# FS_FIDELITY_BEFORE=BUILD2 runs the FUSE and virtual columns with a second
+# build too, interleaved with the first (a before/after of the rules).
 #
 # Then a memory sweep in block mode: one file read twice by a job in a
 # 64 MiB cgroup, the file 0.5x, 1x and 2x the limit: the share of the
 # job's bytes the device did not have to serve (from the device's byte
 # count) and the time, against the virtual clock's page-cache model at
 # the same size (a FUSE recording of the job replayed with --mem 64MiB:
-# the share of reads the model served from memory).
+# the bytes its device read, and the same share).
 #
 # usage: bench/fs_fidelity.sh BUILD [REPS] [TIER...]
 #   FS_FIDELITY_DATA=DIR keeps the datasets there between runs.
 #   REPS interleaved repetitions (default 3): each figure is the median,
-#   [min-max] after it. Tiers default to ssd-cloud ultra-cloud aws-gp3.
+#   [min-max] after it. FS_FIDELITY_SWEEP_ONLY=1 runs the memory sweep only. Tiers default to ssd-cloud ultra-cloud aws-gp3.
 # Needs root (loop devices, cgroups), /usr/bin/python3 with torch, numpy
 # and lmdb. Wall-clock figures: run on a quiet host; the ratios are what
 # to read.
@@ -65,8 +74,16 @@ mk() { # KIND DIR ARGS...
 mk imagenet-jpeg jpeg --count 1058
 mk imagenet-lmdb lmdb --count 1000
 mk npz npz --count 48 --record-length 2MiB
+mk imagenet-rec rec --count 1000
+mk imagenet-jpeg jpeg2 --count 3000 --classes 30 --seed 2
 (cd "$DATA/jpeg" && find train -type f | sort) >"$W/jpeg.list"
-"$B" disk make "$W/img/ds.ext4" --size 1GiB --fs ext4 --from "$DATA" || die "disk make"
+[ "${FS_FIDELITY_SWEEP_ONLY:-0}" = 1 ] ||
+	"$B" disk make "$W/img/ds.ext4" --size 2GiB --fs ext4 --from "$DATA" || die "disk make"
+B0=
+if [ -n "${FS_FIDELITY_BEFORE:-}" ]; then
+	B0=$(cd "$FS_FIDELITY_BEFORE" && pwd)/cli/tiersim
+	T0=$(cd "$FS_FIDELITY_BEFORE" && pwd)/fs/tierfs
+fi
 du -sh "$DATA"/* | sed 's/^/  /'
 
 cat >"$W/lmdb_cursor.py" <<'EOF'
@@ -80,6 +97,37 @@ with env.begin() as txn:
         n += 1
         b += len(v)
 print(json.dumps({"epoch_s": time.monotonic() - t0, "samples": n, "bytes": b}), file=open(sys.argv[2], "w"))
+EOF
+cat >"$W/rec_reader.py" <<'EOF'
+import json, struct, sys, time
+t0 = time.monotonic()
+n = b = 0
+with open(sys.argv[1], "rb") as f:
+    while True:
+        h = f.read(8)
+        if len(h) < 8:
+            break
+        magic, lrec = struct.unpack("<II", h)
+        ln = lrec & ((1 << 29) - 1)
+        b += len(f.read((ln + 3) & ~3))
+        n += 1
+print(json.dumps({"epoch_s": time.monotonic() - t0, "samples": n, "bytes": b}), file=open(sys.argv[2], "w"))
+EOF
+cat >"$W/folder_scan.py" <<'EOF'
+import json, os, random, sys, time
+from concurrent.futures import ThreadPoolExecutor
+root = sys.argv[1]
+t0 = time.monotonic()
+files = []
+for c in sorted(e.name for e in os.scandir(root) if e.is_dir()):
+    files += [os.path.join(root, c, e.name) for e in os.scandir(os.path.join(root, c)) if e.is_file()]
+random.Random(1).shuffle(files)
+def load(p):
+    with open(p, "rb") as f:
+        return len(f.read())
+with ThreadPoolExecutor(4) as ex:
+    b = sum(ex.map(load, files))
+print(json.dumps({"epoch_s": time.monotonic() - t0, "samples": len(files), "bytes": b}), file=open(sys.argv[2], "w"))
 EOF
 cat >"$W/npz_reader.py" <<'EOF'
 import json, os, random, sys, time
@@ -102,35 +150,44 @@ wl_cmd() {
 	case $1 in
 	folder) echo "$PY $SRC/bench/pytorch_loader.py --root $2/jpeg --list $W/jpeg.list --mode bytes --workers 2 --batch 32 --step 0 --out $3" ;;
 	lmdb) echo "$PY $W/lmdb_cursor.py $2/lmdb/train_lmdb $3" ;;
+	rec) echo "$PY $W/rec_reader.py $2/rec/train.rec $3" ;;
 	npz) echo "$PY $W/npz_reader.py $2/npz $3" ;;
+	check) echo "$PY $W/folder_scan.py $2/jpeg2/train $3" ;;
 	esac
 }
 epoch() { $PY -c 'import json, sys; print(json.load(open(sys.argv[1]))["epoch_s"])' "$1"; }
 
-WLS=(folder lmdb npz)
-# ---- the fidelity runs, interleaved ----
-for rep in $(seq "$REPS"); do
-	for t in "${TIERS[@]}"; do
-		echo "== rep $rep, $t ($(date -u +%T))"
-		for wl in "${WLS[@]}"; do
-			# FUSE, recorded, with the virtual prediction of the same tier
-			# shellcheck disable=SC2046 # wl_cmd's words are the command
-			"$B" record --data "$DATA" --tier "$t" --out "$W/fuse.trace" --json --no-wakes \
-				-- $(wl_cmd $wl '{}' "$W/out.json") >"$W/rec.json" 2>"$W/rec.err" ||
-				die "record $wl on $t: $(tail -1 "$W/rec.err")"
-			"$B" replay "$W/fuse.trace" --virtual --tier "$t" --json >"$W/replay.json" ||
-				die "replay $wl on $t"
-			fuse=$(epoch "$W/out.json")
-			$PY - "$W/rec.json" "$fuse" "$W/replay.json" >"$W/res/$wl.$t.fuse.$rep" <<'EOF'
+WLS=(folder lmdb rec npz check)
+# fuse_run BUILD_TIERSIM TIERFS TIER WORKLOAD RESULT: FUSE, recorded, with
+# the virtual prediction of the same tier
+fuse_run() {
+	# shellcheck disable=SC2046 # wl_cmd's words are the command
+	TIERSIM_TIERFS=$2 "$1" record --data "$DATA" --tier "$3" --mem 4GiB --out "$W/fuse.trace" --json --no-wakes \
+		-- $(wl_cmd "$4" '{}' "$W/out.json") >"$W/rec.json" 2>"$W/rec.err" ||
+		die "record $4 on $3: $(tail -1 "$W/rec.err")"
+	"$1" replay "$W/fuse.trace" --virtual --tier "$3" --json >"$W/replay.json" ||
+		die "replay $4 on $3"
+	$PY - "$W/rec.json" "$(epoch "$W/out.json")" "$W/replay.json" >"$5" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
 fuse = float(sys.argv[2])
 p = {r["what"]: r for r in json.load(open(sys.argv[3]))["results"]}
 rec, pred = p["recorded"]["total_ns"] / 1e9, [r for w, r in p.items() if w != "recorded"][0]["total_ns"] / 1e9
-ops = d["summary"]["ops"]
-reqs = sum(o["count"] for k, o in ops.items() if k not in ("getattr", "flush", "release", "close", "statfs", "access", "readlink", "releasedir"))
+# the device requests the model charged on the replay of the recording
+# (those not served from memory)
+b = [r for w, r in p.items() if w != "recorded"][0]["bound"]
+reqs = sum(v for k, v in b.items() if k != "memory")
 print(fuse, fuse - rec + pred, reqs)
 EOF
+}
+# ---- the fidelity runs, interleaved ----
+[ "${FS_FIDELITY_SWEEP_ONLY:-0}" = 1 ] && REPS=0
+for rep in $(seq "$REPS"); do
+	for t in "${TIERS[@]}"; do
+		echo "== rep $rep, $t ($(date -u +%T))"
+		for wl in "${WLS[@]}"; do
+			[ -z "$B0" ] || fuse_run "$B0" "$T0" "$t" "$wl" "$W/res/$wl.$t.fuse0.$rep"
+			fuse_run "$B" "$TIERSIM_TIERFS" "$t" "$wl" "$W/res/$wl.$t.fuse.$rep"
 		done
 		"$B" disk mount "$W/img/ds.ext4" "$MNT" --tier "$t" --mem 4GiB || die "disk mount on $t"
 		for wl in "${WLS[@]}"; do
@@ -144,21 +201,28 @@ EOF
 	done
 done
 
-echo
-echo "== fidelity: seconds per epoch, median [min-max] of $REPS; device requests (FUSE: charged ops; block: reads)"
-$PY - "$W/res" "$REPS" "${TIERS[@]}" <<'EOF'
+[ "$REPS" -gt 0 ] && echo
+[ "$REPS" -gt 0 ] && echo "== fidelity: seconds per epoch, median [min-max] of $REPS; device requests (FUSE: the model's, not served from memory, in the replay; block: the loop device's reads); load $(cut -d' ' -f1-3 /proc/loadavg)"
+[ "$REPS" -gt 0 ] && $PY - "$W/res" "$REPS" "${WLS[*]}" "$B0" "${TIERS[@]}" <<'EOF'
 import os, statistics, sys
-res, reps, tiers = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+res, reps, wls, before, tiers = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4], sys.argv[5:]
 def col(wl, t, mode, i):
     v = [float(open(os.path.join(res, f"{wl}.{t}.{mode}.{r}")).read().split()[i]) for r in range(1, reps + 1)]
     return statistics.median(v), min(v), max(v)
-fmt = lambda m: f"{m[0]:7.2f} [{m[1]:.2f}-{m[2]:.2f}]"
-print(f"{'workload':8} {'tier':12} {'FUSE s':>20} {'block s':>20} {'virtual s':>20} {'FUSE/blk':>8} {'virt/blk':>8} {'FUSE req':>8} {'blk req':>8}")
-for wl in ("folder", "lmdb", "npz"):
+fmt = lambda m: f"{m[0]:6.2f} [{m[1]:.2f}-{m[2]:.2f}]"
+modes = ([("fuse0", "before")] if before else []) + [("fuse", "after" if before else "")]
+head = f"{'workload':8} {'tier':12} {'block s':>19}"
+for _, name in modes:
+    head += f" {'FUSE s ' + name:>19} {'virtual s ' + name:>19} {'FUSE/blk':>8} {'virt/blk':>8} {'FUSE req':>8}"
+print(head + f" {'blk req':>8}")
+for wl in wls:
     for t in tiers:
-        f, b, v = col(wl, t, "fuse", 0), col(wl, t, "block", 0), col(wl, t, "fuse", 1)
-        fr, br = col(wl, t, "fuse", 2)[0], col(wl, t, "block", 1)[0]
-        print(f"{wl:8} {t:12} {fmt(f):>20} {fmt(b):>20} {fmt(v):>20} {f[0] / b[0]:8.2f} {v[0] / b[0]:8.2f} {fr:8.0f} {br:8.0f}")
+        b = col(wl, t, "block", 0)
+        line = f"{wl:8} {t:12} {fmt(b):>19}"
+        for m, _ in modes:
+            f, v, fr = col(wl, t, m, 0), col(wl, t, m, 1), col(wl, t, m, 2)[0]
+            line += f" {fmt(f):>19} {fmt(v):>19} {f[0] / b[0]:8.2f} {v[0] / b[0]:8.2f} {fr:8.0f}"
+        print(line + f" {col(wl, t, 'block', 1)[0]:8.0f}")
 EOF
 
 # ---- memory sweep: block mode's real page cache against the model ----
@@ -171,7 +235,7 @@ for mib in $((LIMIT_MIB / 2)) $LIMIT_MIB $((LIMIT_MIB * 2)); do
 	head -c $((mib << 20)) /dev/urandom >"$W/sweep/f$mib"
 done
 "$B" disk make "$W/img/sweep.ext4" --size 512MiB --fs ext4 --from "$W/sweep" || die "sweep image"
-printf '%-8s %-6s %12s %12s %10s %12s %12s\n' "file" "x mem" "blk dev MiB" "blk hit %" "blk s" "virt hit %" "virt s"
+printf '%-8s %-6s %12s %12s %10s %12s %12s %12s\n' "file" "x mem" "blk dev MiB" "blk hit %" "blk s" "virt dev MiB" "virt hit %" "virt s"
 for mib in $((LIMIT_MIB / 2)) $LIMIT_MIB $((LIMIT_MIB * 2)); do
 	job="cat \$R/f$mib >/dev/null && cat \$R/f$mib >/dev/null"
 	"$B" disk mount "$W/img/sweep.ext4" "$MNT" --tier "$TIER" || die "sweep mount"
@@ -188,9 +252,9 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 mib, lim, wall, dev = int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
 r = [x for x in d["results"] if x["what"] != "recorded"][0]
-reads = r["read"]["count"]
-hit = 100.0 * r["bound"].get("memory", 0) / reads if reads else 0
+vdev = r.get("device_read_bytes", 0)
 job = 2 * mib << 20
-print(f"{mib:5} MiB {mib / lim:5.1f}x {dev / 2**20:12.1f} {100.0 * (1 - dev / job):12.1f} {wall:10.2f} {hit:12.1f} {r['total_ns'] / 1e9:12.2f}")
+print(f"{mib:5} MiB {mib / lim:5.1f}x {dev / 2**20:12.1f} {100.0 * (1 - dev / job):12.1f} {wall:10.2f} "
+      f"{vdev / 2**20:12.1f} {100.0 * (1 - vdev / job):12.1f} {r['total_ns'] / 1e9:12.2f}")
 EOF
 done

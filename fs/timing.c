@@ -44,6 +44,7 @@
 #include "core/files.h"
 #include "core/units.h"
 #include "fs/daemon.h"
+#include "tier/fsmeta.h"
 #include "traces/tier_rule.h"
 #include "traces/trace.h"
 
@@ -56,6 +57,7 @@ struct ts_fs_model {
 	struct ts_tier_set *set;
 	const struct ts_tier_profile *profile;
 	struct ts_tier *tier; /* published once, with release; NULL until started */
+	struct ts_fsmeta *meta; /* the file system's metadata reads (tier/fsmeta.h) */
 
 	pthread_mutex_t lock; /* the cached-file table, the queue, ctl_err */
 	pthread_cond_t wake;
@@ -261,6 +263,11 @@ int ts_fs_model_start(struct ts_fs *fs, char *err, size_t n)
 		ts_tier_free(t);
 		return rc;
 	}
+	if ((rc = ts_fsmeta_new(&ts_fsmeta_ext4, &m->meta))) {
+		snprintf(err, n, "tier model: out of memory");
+		ts_tier_free(t);
+		return rc;
+	}
 	if (pthread_create(&m->inval, NULL, inval_main, fs) == 0) {
 		m->inval_started = true;
 	} else {
@@ -289,6 +296,7 @@ void ts_fs_model_close(struct ts_fs *fs)
 		pthread_join(m->inval, NULL);
 	}
 	ts_tier_free(m->tier);
+	ts_fsmeta_free(m->meta);
 	ts_tier_set_free(m->set);
 	for (size_t i = 0; i < m->nfiles; i++)
 		free(m->files[i].path);
@@ -331,9 +339,32 @@ bool ts_fs_model_charges(enum ts_fs_op op)
 	return ts_tier_rule_op(ts_fs_trace_op(op)) != TS_TIER_OP_NR;
 }
 
+/* What the file system knows of a path: the backing file's inode number
+ * (files written together are numbered together) and a directory's
+ * blocks. */
+static int backing_stat(void *ctx, const char *path, size_t len, struct ts_fsmeta_node *out)
+{
+	struct ts_fs *fs = ctx;
+	char rel[4096];
+	struct stat st;
+
+	while (len && *path == '/')
+		path++, len--;
+	if (len >= sizeof(rel))
+		return -ENAMETOOLONG;
+	memcpy(rel, len ? path : ".", len ? len : 1);
+	rel[len ? len : 1] = 0;
+	if (fstatat(fs->root, rel, &st, AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+		return -errno;
+	out->ino = (uint64_t)st.st_ino;
+	out->blocks = S_ISDIR(st.st_mode) ? ((uint64_t)st.st_size + 4095) / 4096 : 0;
+	return 0;
+}
+
 uint64_t ts_fs_model_submit(struct ts_fs *fs, struct ts_fs_req *r)
 {
 	struct ts_tier *t = model_of(fs);
+	unsigned op = ts_fs_trace_op(r->op);
 	struct ts_tier_req q = {
 		.file = r->file_id,
 		.off = r->off,
@@ -342,12 +373,37 @@ uint64_t ts_fs_model_submit(struct ts_fs *fs, struct ts_fs_req *r)
 		.direct = r->direct,
 		.path = r->model_path,
 	};
+	struct ts_fsmeta_io io[TS_FSMETA_MAX_IO];
+	unsigned nio = 0;
 
 	r->fault = 0;
-	if (!t || !ts_tier_rule_req(ts_fs_trace_op(r->op), &q))
+	if (!t)
 		return 0;
+	enum ts_tier_rule_fs kind = ts_tier_rule_fs(op);
+	if (kind == TS_RULE_FS_LOOKUP || kind == TS_RULE_FS_LIST) {
+		const char *path = r->path ? r->path : r->model_path;
+		/* ops that used to be a metadata request still fail as the
+		 * fault rules for metadata say */
+		if (ts_tier_rule_op(op) == TS_TIER_META) {
+			q.op = TS_TIER_META;
+			if ((r->fault = ts_tier_fault_check(t, &q)))
+				return 0;
+		}
+		if (path)
+			nio = ts_fsmeta_path(fs->model->meta, path, kind == TS_RULE_FS_LIST,
+					     backing_stat, fs, io, TS_FSMETA_MAX_IO);
+		return nio ? ts_fsmeta_charge(t, r->submit_ns, fs->floor_ns, io, nio, NULL) : 0;
+	}
+	if (!ts_tier_rule_req(op, &q))
+		return 0;
+	uint64_t at = r->submit_ns;
+	if (kind == TS_RULE_FS_READ && r->file_size)
+		nio = ts_fsmeta_extent(fs->model->meta, r->file_id, r->file_size, r->off, io,
+				       TS_FSMETA_MAX_IO);
+	if (nio)
+		at = ts_fsmeta_charge(t, at, fs->floor_ns, io, nio, NULL) + fs->floor_ns;
 	struct ts_tier_done done;
-	uint64_t due = ts_tier_submit(t, r->submit_ns, &q, &done);
+	uint64_t due = ts_tier_submit(t, at, &q, &done);
 	r->fault = done.err;
 	return due;
 }

@@ -17,6 +17,7 @@
 #include "pipeline/dataset.h"
 #include "pipeline/loader.h"
 #include "pipeline/source.h"
+#include "tier/fsmeta.h"
 
 #define MAX_DEPTH 16
 
@@ -212,20 +213,95 @@ static void folder_describe(void *st, uint64_t i, char *buf, size_t n)
 	snprintf(buf, n, "%s/%s", f->path, f->names + f->e[i].name);
 }
 
-/* Virtual: a file per sample, opened (a metadata request) and read whole.
+/* Virtual: a file per sample, opened and read whole. The open is a lookup
+ * for the file-system rule (tier/fsmeta.h): the class folder in train/,
+ * then the file in its folder, each reading the folder's blocks and the
+ * inode-table blocks the first time. Inode ranks follow the tree depth
+ * first, as mkfs.ext4 -d numbers it: the root 2, lost+found 11,
+ * dataset.json 12, train/ 13, then each class folder and its files.
  * The generator names files so that sorted order is its numbering, so
  * sample i of the listing is image i of the meta. */
+struct folder_plan {
+	uint64_t classes;
+	uint32_t top_blocks;
+	uint32_t *dir_blocks; /* per class */
+	uint64_t *dir_ino;    /* per class */
+	uint64_t *first;      /* per class: its first sample (storage order) */
+	bool contiguous;      /* every class's samples lie together */
+};
+
+static void plan_free(struct ts_vsource *vs)
+{
+	struct folder_plan *p = vs->st;
+	if (p) {
+		free(p->dir_blocks);
+		free(p->dir_ino);
+		free(p->first);
+		free(p);
+	}
+	vs->st = NULL;
+}
+
 static int folder_plan_open(struct ts_vsource *vs, char *err, size_t errlen)
 {
-	return ts_vsource_images(vs, false, err, errlen);
+	int rc = ts_vsource_images(vs, false, err, errlen);
+	if (rc)
+		return rc;
+	const struct ts_dataset_meta *m = vs->meta;
+	uint64_t nc = m->classes ? m->classes : 1;
+	struct folder_plan *p = calloc(1, sizeof(*p));
+	uint64_t *count = calloc(nc, sizeof(*count)), *names = calloc(nc, sizeof(*names));
+	if (!p || !count || !names || !(p->dir_blocks = calloc(nc, sizeof(uint32_t))) ||
+	    !(p->dir_ino = calloc(nc, sizeof(uint64_t))) ||
+	    !(p->first = calloc(nc, sizeof(uint64_t)))) {
+		free(count);
+		free(names);
+		vs->st = p;
+		plan_free(vs);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	vs->st = p;
+	p->classes = nc;
+	p->contiguous = true;
+	for (uint64_t i = 0; i < vs->count; i++) {
+		uint64_t c = m->label ? TS_MIN((uint64_t)m->label[i], nc - 1) : 0;
+		if (!count[c])
+			p->first[c] = i;
+		else if (m->label && m->label[i - 1] != c)
+			p->contiguous = false;
+		count[c]++;
+		/* "train/<wnid>/" is 16 bytes before the file's name */
+		size_t len = ts_dataset_sample_path_len(m, m->order ? m->order[i] : i);
+		names[c] += len > 16 ? len - 16 : len;
+	}
+	uint64_t ino = 14, used = 0;
+	for (uint64_t c = 0; c < nc; c++) {
+		if (!count[c])
+			continue;
+		p->dir_ino[c] = ino;
+		p->dir_blocks[c] = (uint32_t)ts_fsmeta_dir_blocks(&ts_fsmeta_ext4, count[c], names[c]);
+		ino += count[c] + 1;
+		used++;
+	}
+	p->top_blocks = (uint32_t)ts_fsmeta_dir_blocks(&ts_fsmeta_ext4, used, 9 * used);
+	free(count);
+	free(names);
+	return 0;
 }
 
 static void folder_plan_sample(const struct ts_vsource *vs, uint64_t i, struct ts_vsample *out)
 {
 	const struct ts_dataset_meta *m = vs->meta;
+	const struct folder_plan *p = vs->st;
+	uint64_t c = m->label ? TS_MIN((uint64_t)m->label[i], p->classes - 1) : 0;
 	*out = (struct ts_vsample){ .n = 2, .work = TS_VWORK_JPEG, .width = m->width[i],
 				    .height = m->height[i], .len = m->bytes[i] };
-	out->io[0] = (struct ts_vio){ .op = TS_VIO_META, .file = i + 2 };
+	out->io[0] = (struct ts_vio){ .op = TS_VIO_META, .file = i + 2,
+				      .ino = p->contiguous ? p->dir_ino[c] + 1 + (i - p->first[c])
+							   : 14 + i + c,
+				      .dir = UINT64_MAX - 2 - c, .dir_ino = p->dir_ino[c],
+				      .dir_blocks = p->dir_blocks[c], .top_blocks = p->top_blocks };
 	out->io[1] = (struct ts_vio){ .op = TS_VIO_READ, .file = i + 2, .len = m->bytes[i],
 				      .size = m->bytes[i] };
 }
@@ -242,5 +318,5 @@ const struct ts_source_ops ts_source_folder = {
 	.close = folder_close,
 	.plan_open = folder_plan_open,
 	.plan_sample = folder_plan_sample,
-	.plan_close = ts_vsource_free,
+	.plan_close = plan_free,
 };

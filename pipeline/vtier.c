@@ -6,6 +6,7 @@
 #include "pipeline/loader.h"
 #include "pipeline/timeline.h"
 #include "pipeline/vtier.h"
+#include "tier/fsmeta.h"
 
 int ts_vtier_new(struct ts_vtier *m, const struct ts_tier_cfg *cfg, int band_end, char *err,
 		 size_t errlen)
@@ -17,19 +18,31 @@ int ts_vtier_new(struct ts_vtier *m, const struct ts_tier_cfg *cfg, int band_end
 		ts_tier_profile_band(m->profile, band_end, &m->banded, NULL, 0);
 		tc.profile = &m->banded;
 	}
-	return ts_tier_new(&tc, &m->tier, err, errlen);
+	int rc = ts_tier_new(&tc, &m->tier, err, errlen);
+	if (!rc && (rc = ts_fsmeta_new(&ts_fsmeta_ext4, &m->meta))) {
+		snprintf(err, errlen, "tier model: out of memory");
+		ts_vtier_free(m);
+	}
+	return rc;
 }
 
 uint64_t ts_vtier_submit(struct ts_vtier *m, uint64_t now, enum ts_tier_op op, uint64_t file,
 			 uint64_t off, uint64_t len, uint64_t size)
 {
-	struct ts_tier_req rq = { .op = op, .file = file, .off = off, .len = len, .size = size };
+	/* metadata reads bypass the page-cache model: the file-system rule
+	 * keeps them (tier/fsmeta.h) */
+	struct ts_tier_req rq = { .op = op, .file = file, .off = off, .len = len, .size = size,
+				  .direct = file == TS_FSMETA_FILE };
 	struct ts_tier_done d;
 	memset(&d, 0, sizeof(d));
 	uint64_t t = ts_tier_submit(m->tier, now, &rq, &d);
-	if (op == TS_TIER_READ) {
+	if (op == TS_TIER_READ)
+		m->dev_read_bytes += d.dev_bytes;
+	if (op == TS_TIER_READ && file != TS_FSMETA_FILE) { /* the job's bytes */
 		m->read_bytes += len;
 		m->hit_bytes += d.hit_bytes;
+		if (d.bound == TS_TIER_BOUND_MEMORY)
+			m->nowait_bytes += len;
 	} else if (op == TS_TIER_WRITE) {
 		m->write_bytes += len;
 	}
@@ -42,10 +55,36 @@ uint64_t ts_vtier_submit(struct ts_vtier *m, uint64_t now, enum ts_tier_op op, u
 	return t;
 }
 
+/* The metadata reads of @n lookups, one after the other, as a path walk. */
+static uint64_t meta_reads(struct ts_vtier *m, uint64_t now, const struct ts_fsmeta_io *io,
+			   unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		now = ts_vtier_submit(m, now, TS_TIER_READ, TS_FSMETA_FILE, io[i].off, io[i].len, 0);
+	return now;
+}
+
 uint64_t ts_vtier_vio(void *ctx, uint64_t now_ns, const struct ts_vio *io)
 {
-	enum ts_tier_op op = io->op == TS_VIO_META ? TS_TIER_META : TS_TIER_READ;
-	return ts_vtier_submit(ctx, now_ns, op, io->file, io->off, io->len, io->size);
+	struct ts_vtier *m = ctx;
+	struct ts_fsmeta_io mio[TS_FSMETA_MAX_IO];
+	unsigned n = 0;
+
+	if (io->op == TS_VIO_META && io->ino && m->meta) {
+		/* the folder looked up in the one above it, then the file in it */
+		struct ts_fsmeta_node top = { UINT64_MAX, 2, io->top_blocks },
+				      dir = { io->dir, io->dir_ino, io->dir_blocks },
+				      file = { io->file, io->ino, 0 };
+		n = ts_fsmeta_lookup(m->meta, &top, &dir, mio, TS_FSMETA_MAX_IO);
+		n += ts_fsmeta_lookup(m->meta, &dir, &file, mio + n, TS_FSMETA_MAX_IO - n);
+		return meta_reads(m, now_ns, mio, n);
+	}
+	if (io->op == TS_VIO_META)
+		return ts_vtier_submit(m, now_ns, TS_TIER_META, io->file, io->off, io->len, io->size);
+	if (m->meta)
+		n = ts_fsmeta_extent(m->meta, io->file, io->size, io->off, mio, TS_FSMETA_MAX_IO);
+	return ts_vtier_submit(m, meta_reads(m, now_ns, mio, n), TS_TIER_READ, io->file, io->off,
+			       io->len, io->size);
 }
 
 void ts_vtier_warm(void *ctx, const struct ts_vio *io, bool dirty)
@@ -59,6 +98,8 @@ void ts_vtier_free(struct ts_vtier *m)
 	if (m->tier)
 		ts_tier_free(m->tier);
 	m->tier = NULL;
+	ts_fsmeta_free(m->meta);
+	m->meta = NULL;
 }
 
 int ts_vtier_load_cal(struct ts_decode_cal *cal, const char *want, const char *host,

@@ -17,7 +17,10 @@ struct ts_vtier {
 	const struct ts_tier_profile *profile;
 	struct ts_tier_profile banded; /* at a band end (--band), when one is asked for */
 	uint64_t read_bytes, hit_bytes, write_bytes;
+	uint64_t nowait_bytes;	 /* read bytes served from memory without waiting on the device */
+	uint64_t dev_read_bytes; /* bytes the device read (readahead and metadata included) */
 	struct ts_tl_proc *tl; /* every request on the tier tracks (timeline.h); NULL = none */
+	struct ts_fsmeta *meta; /* the file system's metadata reads (tier/fsmeta.h) */
 };
 
 /* The model of @cfg (its profile, capacity, page-cache size and seed);

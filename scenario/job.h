@@ -111,11 +111,13 @@ struct fs_counters {
 	bool ok;
 	uint64_t read_bytes, write_bytes; /* served by tierfs */
 	uint64_t model_read_bytes, model_hit_bytes;
+	uint64_t model_nowait_bytes, model_dev_bytes; /* no wait on the device; the device's */
 };
 void ts_job_read_counters(const char *mountpoint, struct fs_counters *c);
 void ts_job_row_io(struct ts_row *w, const struct fs_counters *a, const struct fs_counters *b,
 		   double secs);
 
+struct ts_cgroup;
 /* One configuration in real time: its mount, loader and engine. */
 struct live {
 	struct ts_mount *mount;
@@ -127,7 +129,15 @@ struct live {
 	char trace[PATH_MAX];
 	bool own_trace;
 	bool want_trace; /* set before ts_job_live_mount: record one if the scenario does not */
+	/* block mode (mount{ fs = ... }): the disk's mount point is root, its
+	 * image made for this row, tierfs's counters under stats; the
+	 * process in a memory cgroup of mount.mem while it runs */
+	bool disk;
+	char image[PATH_MAX], stats[PATH_MAX];
+	struct ts_cgroup *cg;
 };
+/* tierfs's counters of @lv's mount (c->ok false when nothing is mounted). */
+void ts_job_live_counters(const struct live *lv, struct fs_counters *c);
 /* Mounts the dataset's backing on @tier (or, for "none", uses it as it is);
  * @mdesc says which. */
 TS_WUR int ts_job_live_mount(struct ts_job_env *env, const struct ts_scenario *s,

@@ -23,6 +23,8 @@
 #include "core/interrupt.h"
 #include "scenario/job.h"
 #include "pipeline/vtier.h"
+#include "disk/cgroup.h"
+#include "disk/disk.h"
 #include "tier/stats_keys.h"
 #include "tier/tier.h"
 #include "core/units.h"
@@ -339,6 +341,12 @@ void ts_job_read_counters(const char *mountpoint, struct fs_counters *c)
 	c->write_bytes = jget_u64(root, wr);
 	c->model_read_bytes = jget_u64(root, mrd);
 	c->model_hit_bytes = jget_u64(root, mhit);
+	static const char *const mnw[] = { TS_STATS_KEY_MODEL, TS_STATS_KEY_OPS, TS_STATS_KEY_READ,
+					   TS_STATS_KEY_NOWAIT_BYTES, NULL };
+	static const char *const mdev[] = { TS_STATS_KEY_MODEL, TS_STATS_KEY_OPS, TS_STATS_KEY_READ,
+					    TS_STATS_KEY_DEVICE_BYTES, NULL };
+	c->model_nowait_bytes = jget_u64(root, mnw);
+	c->model_dev_bytes = jget_u64(root, mdev);
 	c->ok = true;
 	json_decref(root);
 }
@@ -355,10 +363,122 @@ void ts_job_row_io(struct ts_row *w, const struct fs_counters *a, const struct f
 	uint64_t rd = b->model_read_bytes - a->model_read_bytes;
 	uint64_t hit = b->model_hit_bytes - a->model_hit_bytes;
 	w->cache_hit_pct = rd ? 100.0 * (double)hit / (double)rd : NAN; /* no reads: no ratio */
+	uint64_t nw = b->model_nowait_bytes - a->model_nowait_bytes;
+	w->memory_pct = rd ? 100.0 * (double)nw / (double)rd : NAN;
+	w->dev_mb_s = (double)(b->model_dev_bytes - a->model_dev_bytes) / 1e6 / secs;
 }
 
 /* ---- One configuration in real time ---------------------------------------- */
 
+
+void ts_job_live_counters(const struct live *lv, struct fs_counters *c)
+{
+	memset(c, 0, sizeof(*c));
+	if (lv->mount || lv->disk)
+		ts_job_read_counters(lv->disk ? lv->stats : lv->root, c);
+}
+
+/* Undoes live_disk(): the cgroup left and removed, the disk unmounted,
+ * its image and mount point removed. */
+static int disk_end(struct live *lv, char *err, size_t errlen)
+{
+	int rc = 0;
+	if (lv->cg) {
+		if (ts_cgroup_leave(lv->cg) && err && !err[0])
+			snprintf(err, errlen, "cannot leave the memory cgroup %s", lv->cg->path);
+		ts_cgroup_remove(lv->cg);
+		free(lv->cg);
+		lv->cg = NULL;
+	}
+	if (lv->disk) {
+		char e[512] = "";
+		rc = ts_disk_umount(lv->root, e, sizeof(e));
+		if (rc && err && !err[0])
+			snprintf(err, errlen, "%s", e);
+		if (!rc)
+			rmdir(lv->root);
+	}
+	if (lv->image[0])
+		unlink(lv->image);
+	return rc;
+}
+
+/* Block mode: the dataset's backing copied into a fresh image of
+ * mount.fs (at no tier cost), mounted read-write through a loop device
+ * over tierfs on @tier (disk/disk.h), and this process (the loader's
+ * threads) moved into a memory cgroup of mount.mem when one is given:
+ * the kernel's file system, readahead and page cache of an instance of
+ * that size above the tier model. */
+static int live_disk(struct ts_job_env *env, const struct ts_scenario *s, const char *tier,
+		     const struct ts_dataset_place *dp, struct live *lv, const char *trace,
+		     char *err, size_t errlen)
+{
+	uint64_t size;
+	int rc = ts_disk_fs_check(s->mnt.fs, err, errlen);
+	if (!rc && s->mnt.cache && strcmp(s->mnt.cache, "cold")) {
+		snprintf(err, errlen, "mount: fs = '%s' starts cold (a fresh image each row); cache = "
+			 "'%s' is FUSE mode's (tiersim disk run --cache warm keeps a disk's cache)",
+			 s->mnt.fs, s->mnt.cache);
+		rc = -EINVAL;
+	}
+	if (rc)
+		return rc;
+	unsigned k = env->nmounts++;
+	snprintf(lv->image, sizeof(lv->image), "%s/disk-%d-%u.%s", env->workdir, (int)getpid(), k,
+		 s->mnt.fs);
+	snprintf(lv->root, sizeof(lv->root), "%s/d%d-%u", env->mntdir, (int)getpid(), k);
+	struct ts_disk_make_opts mk = { .image = lv->image, .fs = s->mnt.fs, .from = dp->backing };
+	if ((rc = ts_disk_size_for(dp->backing, s->mnt.fs, &size, err, errlen)))
+		goto fail;
+	mk.size = size;
+	if ((rc = ts_disk_make(&mk, err, errlen))) {
+		lv->image[0] = '\0'; /* nothing left to remove */
+		goto fail;
+	}
+	if (mkdir(lv->root, 0755) && errno != EEXIST) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot make %s: %s", lv->root, strerror(errno));
+		goto fail;
+	}
+	struct ts_disk_mount_opts mo = {
+		.tierfs = env->mounts.tierfs, .image = lv->image, .mountpoint = lv->root,
+		.tier = tier, .profile = s->mnt.profile && *s->mnt.profile ? s->mnt.profile : NULL,
+		.capacity = s->mnt.capacity, .mem = s->mnt.mem, .trace = *trace ? trace : NULL,
+		.rw = true,
+	};
+	if ((rc = ts_disk_mount(&mo, err, errlen))) {
+		rmdir(lv->root);
+		goto fail;
+	}
+	lv->disk = true;
+	struct ts_disk d;
+	if ((rc = ts_disk_find(lv->root, &d, err, errlen)))
+		goto fail;
+	snprintf(lv->stats, sizeof(lv->stats), "%s", d.fuse_dir);
+	if (s->mnt.mem) {
+		char name[64];
+		snprintf(name, sizeof(name), "scenario-%d-%u", (int)getpid(), k);
+		struct ts_cgroup *cg = calloc(1, sizeof(*cg));
+		rc = cg ? ts_cgroup_open(cg, name, s->mnt.mem, err, errlen) : -ENOMEM;
+		if (!rc && (rc = ts_cgroup_enter(cg, 0))) {
+			snprintf(err, errlen, "cannot enter the memory cgroup %s: %s", cg->path,
+				 strerror(-rc));
+			ts_cgroup_remove(cg);
+		}
+		if (rc) {
+			free(cg);
+			ts_disk_clear(&d);
+			goto fail;
+		}
+		lv->cg = cg;
+	}
+	ts_disk_clear(&d);
+	return 0;
+fail:
+	disk_end(lv, NULL, 0);
+	lv->disk = false;
+	return rc;
+}
 
 int ts_job_live_end(struct ts_job_env *env, struct live *lv, char *err, size_t errlen)
 {
@@ -367,6 +487,8 @@ int ts_job_live_end(struct ts_job_env *env, struct live *lv, char *err, size_t e
 		ts_pipe_free(lv->pipe);
 	if (lv->eng)
 		ts_engine_free(lv->eng);
+	if (lv->disk || lv->cg || lv->image[0])
+		rc = disk_end(lv, err, errlen);
 	if (lv->mount) {
 		char e[512] = "";
 		rc = ts_mount_stop(&env->mounts, lv->mount, e, sizeof(e));
@@ -409,6 +531,18 @@ int ts_job_live_mount(struct ts_job_env *env, const struct ts_scenario *s, const
 		lv->own_trace = true;
 	}
 	snprintf(lv->trace, sizeof(lv->trace), "%s", trace);
+	if (s->mnt.fs && *s->mnt.fs) {
+		int rc = live_disk(env, s, tier, dp, lv, trace, err, errlen);
+		if (rc) {
+			lv->trace[0] = '\0';
+			lv->own_trace = false;
+			return rc;
+		}
+		char d[256];
+		snprintf(d, sizeof(d), "%s on a loop device over tierfs real, block mode", s->mnt.fs);
+		ts_job_tier_desc(s, d, mdesc, mdn);
+		return 0;
+	}
 	char warm[PATH_MAX * 2];
 	snprintf(warm, sizeof(warm), "%s%s%s", dp->rel, dp->rel[0] && dp->input[0] ? "/" : "",
 		 dp->input);
@@ -451,7 +585,9 @@ void ts_job_tier_desc(const struct ts_scenario *s, const char *what, char *buf, 
 		ts_fmt_size(cap, sizeof(cap), s->mnt.capacity);
 	if (s->mnt.mem)
 		ts_fmt_size(mem, sizeof(mem), s->mnt.mem);
-	snprintf(buf, n, "%s (tier per row; capacity %s; page-cache model %s)", what, cap, mem);
+	snprintf(buf, n, "%s (tier per row; capacity %s; %s %s)", what, cap,
+		 s->mnt.fs && *s->mnt.fs ? "memory cgroup" : "page-cache model",
+		 s->mnt.fs && *s->mnt.fs && !s->mnt.mem ? "none" : mem);
 }
 
 void ts_job_row_steps(struct ts_row *w, const struct ts_step_sums *m)

@@ -84,6 +84,7 @@ static void push_row(lua_State *L, const struct ts_report *rep, const struct ts_
 		{ "au", w->au_pct },		       { "io_stall", w->stall_pct },
 		{ "cache_hit", w->cache_hit_pct },     { "read_mb_s", w->read_mb_s },
 		{ "write_mb_s", w->write_mb_s },       { "step_p50_ms", w->step_p50_ms },
+		{ "served_from_memory", w->memory_pct }, { "device_read_mb_s", w->dev_mb_s },
 		{ "step_p99_ms", w->step_p99_ms },
 	};
 	for (size_t i = 0; i < TS_ARRAY_SIZE(nums); i++) {

@@ -34,7 +34,11 @@ struct ts_row {
 	double samples_per_s;
 	double au_pct;		/* accelerator utilization: compute / wall */
 	double stall_pct;	/* consumer waiting on input / wall */
-	double cache_hit_pct;	/* page-cache model hits / reads at the mount */
+	double cache_hit_pct;	/* page-cache model hits / reads at the mount (pages
+				 * readahead had asked for but not brought count too) */
+	double memory_pct;	/* the job's read bytes served from memory without
+				 * waiting on the device / the job's read bytes */
+	double dev_mb_s;	/* 10^6 bytes/s the device read (readahead, metadata) */
 	double read_mb_s;	/* 10^6 bytes/s read through the mount */
 	double write_mb_s;	/* 10^6 bytes/s written through the mount */
 	uint64_t bytes_read, bytes_written;

@@ -37,6 +37,10 @@ const struct ts_opt ts_scn_mount_opts[] = {
 	  "page-cache state when a run starts: cold (dropped, as MLPerf Storage's rules ask), "
 	  "warm (the data the run reads resident up to mem, as a previous pass leaves it) or "
 	  "written (resident and partly dirty, as a copy made just before leaves it)" },
+	{ "fs", TS_OPT_STR, MT(fs), "", 0, 0, "",
+	  "block mode in real time: ext4 or xfs, the dataset in an image of that file system on "
+	  "a loop device over tierfs (tiersim disk), the loader in a memory cgroup of mem (needs "
+	  "root); empty = tierfs over the dataset's folder" },
 	{ NULL },
 };
 

@@ -36,6 +36,7 @@ struct ts_scn_mount {
 	char *profile;	   /* extra tier profile file */
 	uint64_t seed;
 	char *cache;	   /* page-cache state at the start: cold | warm | written */
+	char *fs;	   /* "" = FUSE mode; ext4 | xfs = block mode (disk/disk.h) */
 };
 
 /* run{}: how long to measure. */

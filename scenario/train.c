@@ -66,10 +66,15 @@ static void feed_counters(struct feed *f, struct fs_counters *c)
 {
 	memset(c, 0, sizeof(*c));
 	if (f->virtual_time)
-		*c = (struct fs_counters){ true, f->vt.read_bytes, f->vt.write_bytes,
-					   f->vt.read_bytes, f->vt.hit_bytes };
-	else if (f->lv.mount)
-		ts_job_read_counters(f->lv.root, c);
+		*c = (struct fs_counters){ true,
+					   f->vt.read_bytes,
+					   f->vt.write_bytes,
+					   f->vt.read_bytes,
+					   f->vt.hit_bytes,
+					   f->vt.nowait_bytes,
+					   f->vt.dev_read_bytes };
+	else
+		ts_job_live_counters(&f->lv, c);
 }
 
 /* The next batch: 1 with its sample count and when it was ready, 0 at the

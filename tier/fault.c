@@ -62,6 +62,16 @@ static uint64_t fault_submit(struct ts_tier_layer *l, uint64_t now, const struct
 	return ts_tier_layer_next(l, now, req, done);
 }
 
+int ts_tier_fault_layer_check(struct ts_tier_layer *l, const struct ts_tier_req *req)
+{
+	struct ts_tier_done d = { 0 };
+	struct ts_tier_layer *next = l->next;
+	l->next = NULL; /* the rules only: nothing below is charged */
+	fault_submit(l, 0, req, &d);
+	l->next = next;
+	return d.err;
+}
+
 static void fault_stats(struct ts_tier_layer *l, struct ts_tier_stats *out)
 {
 	struct fault *f = (struct fault *)l;

@@ -19,5 +19,8 @@
 #define TS_STATS_KEY_BYTES "bytes"   /* bytes the op moved */
 #define TS_STATS_KEY_ERRORS "errors" /* requests of the op that failed */
 #define TS_STATS_KEY_CACHE_HIT_BYTES "cache_hit_bytes" /* model: bytes the page cache served */
+/* model: bytes of reads served from memory without waiting on the device */
+#define TS_STATS_KEY_NOWAIT_BYTES "no_wait_bytes"
+#define TS_STATS_KEY_DEVICE_BYTES "device_bytes" /* model: bytes moved to or from the device */
 
 #endif

@@ -23,7 +23,7 @@
 #include "tier/tier_layer.h"
 
 struct op_stats {
-	_Atomic uint64_t count, bytes, hit_bytes, dev_bytes, dev_ios, errors;
+	_Atomic uint64_t count, bytes, hit_bytes, dev_bytes, dev_ios, errors, nowait_bytes;
 	struct ts_hist lat; /* ns from arrival to completion, as returned */
 };
 
@@ -201,6 +201,8 @@ uint64_t ts_tier_submit(struct ts_tier *t, uint64_t now_ns, const struct ts_tier
 	if (op == TS_TIER_READ || op == TS_TIER_WRITE)
 		BUMP(s->bytes, req->len);
 	BUMP(s->hit_bytes, done->hit_bytes);
+	if (op == TS_TIER_READ && done->bound == TS_TIER_BOUND_MEMORY)
+		BUMP(s->nowait_bytes, req->len);
 	BUMP(s->dev_bytes, done->dev_bytes);
 	BUMP(s->dev_ios, done->dev_ios);
 	if (done->err)
@@ -288,6 +290,14 @@ void ts_tier_fault_clear(struct ts_tier *t)
 	pthread_mutex_unlock(&t->mu);
 }
 
+int ts_tier_fault_check(struct ts_tier *t, const struct ts_tier_req *req)
+{
+	pthread_mutex_lock(&t->mu);
+	int rc = ts_tier_fault_layer_check(t->fault, req);
+	pthread_mutex_unlock(&t->mu);
+	return rc;
+}
+
 unsigned ts_tier_fault_list(struct ts_tier *t, struct ts_tier_fault *out, unsigned max)
 {
 	pthread_mutex_lock(&t->mu);
@@ -309,6 +319,7 @@ static void op_stats_of(struct op_stats *s, struct ts_tier_op_stats *o)
 	o->dev_bytes = LD(dev_bytes);
 	o->dev_ios = LD(dev_ios);
 	o->errors = LD(errors);
+	o->nowait_bytes = LD(nowait_bytes);
 #undef LD
 	o->lat_mean_ns = ts_hist_mean(&h);
 	o->lat_p50_ns = ts_hist_percentile(&h, 50);

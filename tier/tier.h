@@ -320,6 +320,9 @@ void ts_tier_limits(const struct ts_tier *t, struct ts_tier_limits *out);
 /* What the model has done so far, per op. Bytes count reads and writes. */
 struct ts_tier_op_stats {
 	uint64_t count, bytes, hit_bytes, dev_bytes, dev_ios, errors;
+	/* bytes of requests served from memory without waiting for the device
+	 * (hit_bytes also counts hits on pages readahead has not brought yet) */
+	uint64_t nowait_bytes;
 	double lat_mean_ns; /* arrival to completion, as returned */
 	uint64_t lat_p50_ns, lat_p99_ns, lat_p999_ns, lat_max_ns;
 };
@@ -377,6 +380,10 @@ struct ts_tier_fault {
 };
 TS_WUR int ts_tier_fault_add(struct ts_tier *t, const struct ts_tier_fault *f);
 void ts_tier_fault_clear(struct ts_tier *t);
+/* The -errno the fault rules give @req, or 0, without charging it: an op
+ * whose device reads are charged otherwise (tier/fsmeta.h) still fails as
+ * the rules say. */
+int ts_tier_fault_check(struct ts_tier *t, const struct ts_tier_req *req);
 /* Copies the rules in force to @out (at most @max); returns how many. */
 unsigned ts_tier_fault_list(struct ts_tier *t, struct ts_tier_fault *out, unsigned max);
 

@@ -32,7 +32,8 @@ static json_t *op_json(const struct ts_tier_op_stats *s)
 	json_object_set_new(o, TS_STATS_KEY_COUNT, json_integer((json_int_t)s->count));
 	json_object_set_new(o, TS_STATS_KEY_BYTES, json_integer((json_int_t)s->bytes));
 	json_object_set_new(o, TS_STATS_KEY_CACHE_HIT_BYTES, json_integer((json_int_t)s->hit_bytes));
-	json_object_set_new(o, "device_bytes", json_integer((json_int_t)s->dev_bytes));
+	json_object_set_new(o, TS_STATS_KEY_NOWAIT_BYTES, json_integer((json_int_t)s->nowait_bytes));
+	json_object_set_new(o, TS_STATS_KEY_DEVICE_BYTES, json_integer((json_int_t)s->dev_bytes));
 	json_object_set_new(o, "device_ios", json_integer((json_int_t)s->dev_ios));
 	json_object_set_new(o, TS_STATS_KEY_ERRORS, json_integer((json_int_t)s->errors));
 	json_object_set_new(o, "lat_mean_ns", json_real(s->lat_mean_ns));

@@ -75,6 +75,8 @@ struct ts_tier_layer *ts_tier_cache_new(const struct ts_tier_cache_cfg *cfg);
 struct ts_tier_layer *ts_tier_fault_new(uint64_t seed);
 int ts_tier_fault_layer_add(struct ts_tier_layer *fault, const struct ts_tier_fault *f);
 void ts_tier_fault_layer_clear(struct ts_tier_layer *fault);
+/* The error the rules give @req (0: none), charging nothing. */
+int ts_tier_fault_layer_check(struct ts_tier_layer *fault, const struct ts_tier_req *req);
 unsigned ts_tier_fault_layer_list(struct ts_tier_layer *fault, struct ts_tier_fault *out,
 				  unsigned max);
 

@@ -67,9 +67,15 @@
 --   R3  "sub-millisecond" -> range 0.1-1 ms; "single-digit millisecond" ->
 --       range 1-10 ms; then R1
 -- Vendors quote 4 KiB random-write latency; reads are given the same figure.
--- Metadata ops (open, getattr, create...) cost one small read (meta = read):
--- a cold inode lookup reads one block. fsync costs one write (sync = write):
--- a cache flush command completes like a write.
+-- Lookups (open, opendir, readdir, getattr of a path not seen yet) are not
+-- one metadata request each: they cost the reads ext4 makes for them
+-- (tier/fsmeta.h: a folder's blocks and 128 KiB inode-table windows, each
+-- read once and shared by neighbouring files, as block-mode traces show),
+-- charged as reads at the read latency, in FUSE mode, in a replay and in
+-- the virtual loader alike. Ops that change metadata (create, unlink,
+-- rename...) cost one small read each (meta = read): a cold inode lookup
+-- reads one block. fsync costs one write (sync = write): a cache flush
+-- command completes like a write.
 --
 -- Concurrency (parallel): no vendor publishes how many requests a disk
 -- serves at once. Cloud disks are throttled by caps, which bind before any

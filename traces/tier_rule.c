@@ -33,11 +33,31 @@ enum ts_tier_op ts_tier_rule_op(unsigned op)
 	}
 }
 
+enum ts_tier_rule_fs ts_tier_rule_fs(unsigned op)
+{
+	switch (op) {
+	case TS_OP_OPEN:
+	case TS_OP_OPENDIR:
+	case TS_OP_GETATTR:
+	case TS_OP_ACCESS:
+	case TS_OP_READLINK:
+		return TS_RULE_FS_LOOKUP;
+	case TS_OP_READDIR:
+		return TS_RULE_FS_LIST;
+	case TS_OP_READ:
+	case TS_OP_MMAP_READ:
+		return TS_RULE_FS_READ;
+	default:
+		return TS_RULE_FS_NONE;
+	}
+}
+
 bool ts_tier_rule_req(unsigned op, struct ts_tier_req *q)
 {
 	enum ts_tier_op t = ts_tier_rule_op(op);
+	enum ts_tier_rule_fs fs = ts_tier_rule_fs(op);
 
-	if (t == TS_TIER_OP_NR)
+	if (t == TS_TIER_OP_NR || fs == TS_RULE_FS_LOOKUP || fs == TS_RULE_FS_LIST)
 		return false;
 	q->op = t;
 	if (t == TS_TIER_META)

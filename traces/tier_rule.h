@@ -34,6 +34,18 @@ enum ts_tier_op ts_tier_rule_op(unsigned op);
 bool ts_tier_rule_req(unsigned op, struct ts_tier_req *q);
 
 /*
+ * What the file system reads for op @op besides the request above
+ * (tier/fsmeta.h): a lookup of its path (open, opendir, getattr, access,
+ * readlink: the directory blocks and inode-table blocks of every component
+ * not read before), a listing (readdir: the lookup and the directory's
+ * blocks), the extent leaf of a data read, or nothing. Lookups and
+ * listings replace the one metadata request ts_tier_rule_req() would make:
+ * for them it returns false.
+ */
+enum ts_tier_rule_fs { TS_RULE_FS_NONE, TS_RULE_FS_LOOKUP, TS_RULE_FS_LIST, TS_RULE_FS_READ };
+enum ts_tier_rule_fs ts_tier_rule_fs(unsigned op);
+
+/*
  * What a successful @op drops from the model's cache of its file, as
  * ts_tier_forget()'s range into *@off and *@len (0: to the end): an unlink
  * of a file's last name the whole file, a truncate (@off = the new size)

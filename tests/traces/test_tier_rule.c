@@ -59,7 +59,13 @@ int main(void)
 			fprintf(stderr, "op %s: tier op %d, want %d\n", ts_trace_op_name(op),
 				(int)ts_tier_rule_op(op), (int)want[op]);
 		CHECK(ts_tier_rule_op(op) == want[op]);
-		CHECK(charged == (want[op] != FREE));
+		/* lookups and listings are the file-system rule's (fsmeta) */
+		enum ts_tier_rule_fs fs = ts_tier_rule_fs(op);
+		bool walk = fs == TS_RULE_FS_LOOKUP || fs == TS_RULE_FS_LIST;
+		CHECK(walk == (op == TS_OP_OPEN || op == TS_OP_OPENDIR || op == TS_OP_GETATTR ||
+			       op == TS_OP_ACCESS || op == TS_OP_READLINK || op == TS_OP_READDIR));
+		CHECK((fs == TS_RULE_FS_READ) == (op == TS_OP_READ || op == TS_OP_MMAP_READ));
+		CHECK(charged == (want[op] != FREE && !walk));
 		if (!charged) {
 			CHECK(memcmp(&q, &in, sizeof(q)) == 0); /* untouched */
 			continue;

@@ -92,6 +92,8 @@ struct ts_replay_result {
 	uint64_t bound[TS_TIER_BOUND_NR]; /* virtual: what bound each tiered op */
 	double cpu_cap;			  /* virtual: the CPUs the CPU model gave the
 					   * application (0: no model) */
+	uint64_t dev_read_bytes;	  /* virtual: bytes the device read (readahead
+					   * and file-system metadata included) */
 };
 enum { TS_REPLAY_ALL, TS_REPLAY_READ, TS_REPLAY_WRITE, TS_REPLAY_OTHER };
 

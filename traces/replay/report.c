@@ -139,6 +139,10 @@ json_t *ts_replay_json(const struct ts_replay_result *res, size_t n)
 				 hist_json(&r->lat[TS_REPLAY_READ]), "write",
 				 hist_json(&r->lat[TS_REPLAY_WRITE]), "other",
 				 hist_json(&r->lat[TS_REPLAY_OTHER]), "bound", bound));
+		if (r->dev_read_bytes) /* virtual: what the device read */
+			json_object_set_new(json_array_get(a, json_array_size(a) - 1),
+					    "device_read_bytes",
+					    json_integer((json_int_t)r->dev_read_bytes));
 		if (r->cpu_cap > 0) /* the CPU model's CPUs */
 			json_object_set_new(json_array_get(a, json_array_size(a) - 1), "cpu_cap",
 					    json_real(r->cpu_cap));

@@ -10,6 +10,7 @@
 
 #include "core/heap.h"
 #include "core/units.h"
+#include "tier/fsmeta.h"
 #include "traces/replay/replay_int.h"
 #include "traces/tier_rule.h"
 
@@ -30,7 +31,97 @@ struct vrun {
 	uint64_t *completed;	 /* replayed completion per record */
 	struct cpu_server cpu;	 /* the CPU model (cap 0: off) */
 	uint64_t end;		 /* the latest completion so far */
+	struct ts_fsmeta *meta;	 /* the file system's metadata reads */
+	struct pnode *nodes;	 /* every path of the trace and its folders, sorted */
+	size_t nnodes;
 };
+
+/* A path as the file-system rule sees it: its rank in sorted order stands
+ * for its inode number (mkfs.ext4 -d numbers a tree depth first), and a
+ * folder's blocks follow from the names the trace shows in it. */
+struct pnode {
+	const char *p;
+	size_t len;
+	uint64_t blocks;
+};
+
+static int pnode_cmp(const void *a, const void *b)
+{
+	const struct pnode *x = a, *y = b;
+	int c = memcmp(x->p, y->p, TS_MIN(x->len, y->len));
+	return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+static int pnode_stat(void *ctx, const char *path, size_t len, struct ts_fsmeta_node *out)
+{
+	struct vrun *v = ctx;
+	struct pnode key = { path, len, 0 };
+	struct pnode *n = bsearch(&key, v->nodes, v->nnodes, sizeof(key), pnode_cmp);
+	if (!n)
+		return -ENOENT;
+	/* inodes 1-10 are ext4's own; the root is 2 */
+	out->ino = len == 1 ? 2 : 11 + (uint64_t)(n - v->nodes);
+	out->blocks = n->blocks;
+	return 0;
+}
+
+/* The sorted paths of the trace and every folder above them, with each
+ * folder's blocks. */
+TS_WUR static int nodes_build(struct vrun *v)
+{
+	const struct ts_trace *t = v->t;
+	size_t cap = 1;
+	for (uint32_t i = 1; i < t->npaths; i++)
+		for (const char *c = t->paths[i]; c && *c; c++)
+			cap += *c == '/';
+	struct pnode *n = malloc(cap * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	size_t k = 0;
+	n[k++] = (struct pnode){ "/", 1, 0 };
+	for (uint32_t i = 1; i < t->npaths; i++) {
+		const char *p = t->paths[i];
+		if (!p || p[0] != '/')
+			continue;
+		size_t len = strlen(p);
+		while (len > 1 && p[len - 1] == '/')
+			len--;
+		for (size_t j = 1; j <= len && k < cap; j++)
+			if (j == len || p[j] == '/')
+				n[k++] = (struct pnode){ p, j, 0 };
+	}
+	qsort(n, k, sizeof(*n), pnode_cmp);
+	size_t u = 0;
+	for (size_t i = 0; i < k; i++)
+		if (!u || pnode_cmp(&n[u - 1], &n[i]))
+			n[u++] = n[i];
+	v->nodes = n;
+	v->nnodes = u;
+	/* each name counts in its folder: found by its prefix */
+	uint64_t *names = calloc(u, sizeof(*names)), *bytes = calloc(u, sizeof(*bytes));
+	if (!names || !bytes) {
+		free(names);
+		free(bytes);
+		return -ENOMEM;
+	}
+	for (size_t i = 1; i < u; i++) {
+		size_t cut = n[i].len;
+		while (cut > 0 && n[i].p[cut - 1] != '/')
+			cut--;
+		struct pnode key = { n[i].p, cut > 1 ? cut - 1 : 1, 0 };
+		struct pnode *d = bsearch(&key, n, u, sizeof(key), pnode_cmp);
+		if (d) {
+			names[d - n]++;
+			bytes[d - n] += n[i].len - cut;
+		}
+	}
+	for (size_t i = 0; i < u; i++)
+		n[i].blocks = names[i] ? ts_fsmeta_dir_blocks(&ts_fsmeta_ext4, names[i], bytes[i]) : 0;
+	free(names);
+	free(bytes);
+	ts_fsmeta_set_inodes(v->meta, 11 + u);
+	return 0;
+}
 
 /* Thread cursors wait in a min-heap (core/heap.h) by next issue time, ties
  * in thread order, so that the tier model sees submissions in time order. */
@@ -87,14 +178,48 @@ static uint64_t serve(struct vrun *v, const struct ts_trace_rec *r, size_t idx, 
 	    .size = r->size,
 	    .direct = (r->flags & TS_REC_F_DIRECT) != 0,
 	};
+	const struct ts_trace_cpu *cs = v->t->cpu ? &v->t->cpu[idx] : NULL;
+	enum ts_tier_rule_fs kind = ts_tier_rule_fs(r->op);
+	struct ts_fsmeta_io io[TS_FSMETA_MAX_IO];
+	unsigned nio = 0;
+	uint64_t floor = v->cfg->tier.floor_ns;
+	struct ts_tier_done d = {0};
+	if (!(r->flags & TS_REC_F_NOTIER) && (kind == TS_RULE_FS_LOOKUP || kind == TS_RULE_FS_LIST)) {
+		/* the file system's reads for the path, as tierfs charges them */
+		const char *path = r->file_id < v->t->npaths ? v->t->paths[r->file_id] : NULL;
+		if (path)
+			nio = ts_fsmeta_path(v->meta, path, kind == TS_RULE_FS_LIST, pnode_stat, v, io,
+					     TS_FSMETA_MAX_IO);
+		/* nothing from the disk: the op's own time (an op charged
+		 * nothing when recorded took its recorded time) */
+		if (!nio && ts_tier_rule_op(r->op) == TS_TIER_OP_NR)
+			return s + (TS_MAX(r->complete_ns, r->submit_ns) - r->submit_ns);
+		if (!nio)
+			return s + (cs && cs->pid ? cs->sys_ns + cs->late_ns : floor);
+		uint64_t done = ts_fsmeta_charge(v->tier, s, floor, io, nio, &d);
+		res->dev_read_bytes += d.dev_bytes;
+		if (cs && cs->pid)
+			done = TS_MAX(done, s + cs->sys_ns) + cs->late_ns;
+		if (d.bound < TS_TIER_BOUND_NR)
+			res->bound[d.bound]++;
+		return done;
+	}
 	if ((r->flags & TS_REC_F_NOTIER) || !ts_tier_rule_req(r->op, &q))
 		return s + (TS_MAX(r->complete_ns, r->submit_ns) - r->submit_ns);
-	struct ts_tier_done d = {0};
+	if (kind == TS_RULE_FS_READ && r->size)
+		nio = ts_fsmeta_extent(v->meta, r->file_id, r->size, r->offset, io,
+				       TS_FSMETA_MAX_IO);
+	if (nio) {
+		struct ts_tier_done md = {0};
+		s = ts_fsmeta_charge(v->tier, s, floor, io, nio, &md) + floor;
+		res->dev_read_bytes += md.dev_bytes;
+	}
 	uint64_t done = ts_tier_submit(v->tier, s, &q, &d);
+	if (q.op == TS_TIER_READ)
+		res->dev_read_bytes += d.dev_bytes;
 	/* tierfs replies at the later of the model's time and the end of its
 	 * own syscall, which the CPU sample times, and as late behind it as
 	 * it was when recorded */
-	const struct ts_trace_cpu *cs = v->t->cpu ? &v->t->cpu[idx] : NULL;
 	if (cs && cs->pid)
 		done = TS_MAX(done, s + cs->sys_ns) + cs->late_ns;
 	if (d.bound < TS_TIER_BOUND_NR)
@@ -180,6 +305,8 @@ static void vrun_free(struct vrun *v)
 {
 	free(v->cpu.job);
 	ts_tier_free(v->tier);
+	ts_fsmeta_free(v->meta);
+	free(v->nodes);
 	free(v->cur);
 	ts_heap_free(&v->h);
 	free(v->parked);
@@ -197,6 +324,10 @@ TS_WUR static int vrun_alloc(struct vrun *v, char *err, size_t errlen)
 
 	if ((ret = ts_tier_new(&v->cfg->tier, &v->tier, err, errlen)))
 		return ret;
+	if ((ret = ts_fsmeta_new(&ts_fsmeta_ext4, &v->meta)) || (ret = nodes_build(v))) {
+		snprintf(err, errlen, "out of memory");
+		return ret;
+	}
 	v->cur = calloc(np, sizeof(*v->cur));
 	v->parked = calloc(np, sizeof(*v->parked));
 	v->ended = calloc(np, sizeof(*v->ended));

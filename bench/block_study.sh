@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# block_study.sh — the study's scenarios at their scaled-down size in block
+# mode (mount.fs=ext4: the dataset in an ext4 image on a loop device over
+# tierfs, the loader in a memory cgroup of mount.mem) against FUSE mode
+# (tierfs over the dataset's folder, the page-cache model), real time,
+# side by side: scripts/main.lua (GoogLeNet inference and training from an
+# LMDB), scripts/tier_training.lua and scripts/preprocess.lua, each mode
+# run in turn REPS times, and the ratio FUSE / block of each row's
+# samples/s (block mode being what an instance would see); and the virtual
+# clock's prediction of the same scaled-down scenario (--virtual with the
+# real-time sizes), once (it is deterministic), against block mode.
+#
+# usage: bench/block_study.sh BUILD [REPS] [TIER...]
+#   Tiers default to ssd-cloud ultra-cloud; REPS to 3. Needs root (loop
+#   devices, cgroups). TIERSIM_WORKDIR keeps the generated datasets between
+#   runs (default: a fresh directory, removed at the end). Wall-clock
+#   figures: run on a quiet host; the ratios are what to read.
+set -u
+BUILD=${1:?usage: bench/block_study.sh BUILD [REPS] [TIER...]}
+REPS=${2:-3}
+shift $(($# >= 2 ? 2 : 1))
+TIERS=("$@")
+[ ${#TIERS[@]} -gt 0 ] || TIERS=(ssd-cloud ultra-cloud)
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+B=$(cd "$BUILD" && pwd)/cli/tiersim
+export TIERSIM_TIERFS
+TIERSIM_TIERFS=$(cd "$BUILD" && pwd)/fs/tierfs
+[ "$(id -u)" -eq 0 ] || { echo "block_study.sh: block mode needs root" >&2; exit 2; }
+W=$(mktemp -d /tmp/block_study.XXXXXX)
+export TIERSIM_DISK_STATE=$W/state
+export TIERSIM_WORKDIR=${TIERSIM_WORKDIR:-$W/work}
+trap 'rm -rf "$W"' EXIT
+trap 'exit 1' INT TERM
+tiers=$(IFS=,; echo "${TIERS[*]}")
+
+SCRIPTS=(main tier_training preprocess)
+# the real-time sizes, for --virtual (which otherwise runs the full size)
+declare -A SIZE=([main]="count=2000 val=2000 iterations=30" [tier_training]="count=1500 iterations=20"
+	[preprocess]="count=1000")
+for s in "${SCRIPTS[@]}"; do
+	# shellcheck disable=SC2086 # SIZE holds words
+	"$B" compare "$SRC/scripts/$s.lua" --tiers "$tiers" --virtual ${SIZE[$s]} --quiet \
+		--json "$W/$s.virtual.json" >/dev/null 2>"$W/err" ||
+		{ echo "block_study.sh: $s --virtual failed: $(tail -1 "$W/err")" >&2; exit 1; }
+done
+for rep in $(seq "$REPS"); do
+	for s in "${SCRIPTS[@]}"; do
+		for mode in fuse block; do
+			echo "== rep $rep, $s, $mode ($(date -u +%T), load $(cut -d' ' -f1 /proc/loadavg))"
+			extra=()
+			[ $mode = block ] && extra=(mount.fs=ext4)
+			"$B" compare "$SRC/scripts/$s.lua" --tiers "$tiers" "${extra[@]}" --quiet \
+				--json "$W/$s.$mode.$rep.json" >/dev/null 2>"$W/err" ||
+				{ echo "block_study.sh: $s in $mode mode failed: $(tail -1 "$W/err")" >&2; exit 1; }
+		done
+	done
+done
+
+echo
+echo "== samples/s, median [min-max] of $REPS; load $(cut -d' ' -f1-3 /proc/loadavg)"
+/usr/bin/python3 - "$W" "$REPS" "${SCRIPTS[@]}" <<'EOF'
+import json, os, statistics, sys
+w, reps, scripts = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+def rows(s, mode, r):
+    d = json.load(open(os.path.join(w, f"{s}.{mode}.{r}.json")))
+    return {x["label"] + " " + (x.get("tier") or ""): x for x in d["rows"]}
+def num(x, k):
+    v = x.get(k, {})
+    return v.get("value") if isinstance(v, dict) else v
+def virt(s):
+    d = json.load(open(os.path.join(w, f"{s}.virtual.json")))
+    return {x["label"] + " " + (x.get("tier") or ""): x for x in d["rows"]}
+print(f"{'scenario':14} {'row':40} {'FUSE samples/s':>22} {'block samples/s':>22} {'virtual':>9} {'FUSE/blk':>8} {'virt/blk':>8} {'FUSE stall%':>11} {'blk stall%':>10}")
+for s in scripts:
+    keys = rows(s, "fuse", 1).keys()
+    for k in keys:
+        f = [num(rows(s, "fuse", r)[k], "throughput") for r in range(1, reps + 1)]
+        b = [num(rows(s, "block", r)[k], "throughput") for r in range(1, reps + 1)]
+        fs_ = [num(rows(s, "fuse", r)[k], "io_stall") for r in range(1, reps + 1)]
+        bs = [num(rows(s, "block", r)[k], "io_stall") for r in range(1, reps + 1)]
+        fm, bm = statistics.median(f), statistics.median(b)
+        v = num(virt(s).get(k, {}), "throughput") or float("nan")
+        print(f"{s:14} {k[:40]:40} {fm:9.1f} [{min(f):.1f}-{max(f):.1f}] {bm:9.1f} [{min(b):.1f}-{max(b):.1f}] "
+              f"{v:9.1f} {fm / bm:8.2f} {v / bm:8.2f} {statistics.median(fs_):11.1f} {statistics.median(bs):10.1f}")
+EOF

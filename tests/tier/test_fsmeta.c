@@ -1,0 +1,150 @@
+/*
+ * test_fsmeta.c — the file system's metadata reads (tier/fsmeta.h): what
+ * a lookup, a listing, a large file's read and a path walk read, that
+ * nothing is read twice, that neighbours share blocks, and what the reads
+ * cost on a tier of fixed latency, in model time.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/tcheck.h"
+#include "tier/fsmeta.h"
+
+/* A tree for the walk: /a (a folder of 3 blocks, inode 20), /a/x (21),
+ * /a/far (20 + 600: another inode-table window). */
+static int stat_tree(void *ctx, const char *path, size_t len, struct ts_fsmeta_node *out)
+{
+	unsigned *calls = ctx;
+	++*calls;
+	static const struct {
+		const char *p;
+		uint64_t ino, blocks;
+	} tree[] = { { "/", 2, 1 }, { "/a", 20, 3 }, { "/a/x", 21, 0 }, { "/a/far", 620, 0 } };
+	for (size_t i = 0; i < sizeof(tree) / sizeof(tree[0]); i++)
+		if (strlen(tree[i].p) == len && memcmp(tree[i].p, path, len) == 0) {
+			out->ino = tree[i].ino;
+			out->blocks = tree[i].blocks;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+static void test_lookup(void)
+{
+	struct ts_fsmeta *m;
+	struct ts_fsmeta_io io[TS_FSMETA_MAX_IO];
+	CHECK(ts_fsmeta_new(&ts_fsmeta_ext4, &m) == 0);
+	struct ts_fsmeta_node dir = { 100, 13, 1 }, f1 = { 101, 14, 0 }, f2 = { 102, 15, 0 },
+			      far = { 103, 14 + 512, 0 };
+	/* the folder's block, then the inode's table window: 32 blocks */
+	CHECK_EQ_U64(ts_fsmeta_lookup(m, &dir, &f1, io, TS_FSMETA_MAX_IO), 2);
+	CHECK_EQ_U64(io[0].len, 4096);
+	CHECK_EQ_U64(io[1].len, 32 * 4096);
+	CHECK(io[0].off != io[1].off);
+	/* a neighbour: all in memory */
+	CHECK_EQ_U64(ts_fsmeta_lookup(m, &dir, &f2, io, TS_FSMETA_MAX_IO), 0);
+	/* 512 inodes on: the next window only */
+	CHECK_EQ_U64(ts_fsmeta_lookup(m, &dir, &far, io, TS_FSMETA_MAX_IO), 1);
+	CHECK_EQ_U64(io[0].len, 32 * 4096);
+	ts_fsmeta_free(m);
+
+	/* with the inodes in use known, readahead stops at the last one */
+	CHECK(ts_fsmeta_new(&ts_fsmeta_ext4, &m) == 0);
+	ts_fsmeta_set_inodes(m, 100);
+	CHECK_EQ_U64(ts_fsmeta_lookup(m, &dir, &f1, io, TS_FSMETA_MAX_IO), 2);
+	CHECK_EQ_U64(io[1].len, 7 * 4096); /* inodes 0..99: 7 blocks of 16 */
+	ts_fsmeta_free(m);
+}
+
+static void test_list_and_extent(void)
+{
+	struct ts_fsmeta *m;
+	struct ts_fsmeta_io io[TS_FSMETA_MAX_IO];
+	CHECK(ts_fsmeta_new(&ts_fsmeta_ext4, &m) == 0);
+	/* 20 blocks: 8 + 8 + 4, read ahead as ext4's lookup does */
+	struct ts_fsmeta_node big = { 7, 30, 20 };
+	CHECK_EQ_U64(ts_fsmeta_list(m, &big, io, TS_FSMETA_MAX_IO), 3);
+	CHECK_EQ_U64(io[0].len, 8 * 4096);
+	CHECK_EQ_U64(io[2].len, 4 * 4096);
+	CHECK_EQ_U64(ts_fsmeta_list(m, &big, io, TS_FSMETA_MAX_IO), 0);
+	/* a full @out merges the rest into its last read */
+	struct ts_fsmeta_node huge = { 8, 31, 100 };
+	CHECK_EQ_U64(ts_fsmeta_list(m, &huge, io, 2), 2);
+	CHECK_EQ_U64(io[0].len + io[1].len, 100 * 4096);
+
+	/* a file of 4 extents or fewer holds them in its inode */
+	CHECK_EQ_U64(ts_fsmeta_extent(m, 9, 512ULL << 20, 0, io, TS_FSMETA_MAX_IO), 0);
+	/* a larger one reads a leaf once per 340 extents */
+	CHECK_EQ_U64(ts_fsmeta_extent(m, 9, 1ULL << 40, 0, io, TS_FSMETA_MAX_IO), 1);
+	CHECK_EQ_U64(io[0].len, 4096);
+	CHECK_EQ_U64(ts_fsmeta_extent(m, 9, 1ULL << 40, 1ULL << 30, io, TS_FSMETA_MAX_IO), 0);
+	CHECK_EQ_U64(ts_fsmeta_extent(m, 9, 1ULL << 40, 340ULL << 27, io, TS_FSMETA_MAX_IO), 1);
+	ts_fsmeta_free(m);
+
+	/* a linear folder: "." and "..", then 8 bytes + the name padded to 4 */
+	CHECK_EQ_U64(ts_fsmeta_dir_blocks(&ts_fsmeta_ext4, 0, 0), 1);
+	CHECK_EQ_U64(ts_fsmeta_dir_blocks(&ts_fsmeta_ext4, 100, 2000), 1);
+	CHECK_EQ_U64(ts_fsmeta_dir_blocks(&ts_fsmeta_ext4, 1300, 1300 * 20), 10);
+}
+
+static void test_path(void)
+{
+	struct ts_fsmeta *m;
+	struct ts_fsmeta_io io[TS_FSMETA_MAX_IO];
+	unsigned calls = 0;
+	CHECK(ts_fsmeta_new(&ts_fsmeta_ext4, &m) == 0);
+	/* the root's block, /a's window (inodes 2..21 share it), /a's 3 blocks */
+	CHECK_EQ_U64(ts_fsmeta_path(m, "/a/x", false, stat_tree, &calls, io, TS_FSMETA_MAX_IO), 3);
+	CHECK_EQ_U64(io[0].len, 4096);
+	CHECK_EQ_U64(io[1].len, 32 * 4096);
+	CHECK_EQ_U64(io[2].len, 3 * 4096);
+	CHECK_EQ_U64(calls, 3); /* /, /a, /a/x */
+	/* again: nothing read, nothing asked */
+	CHECK_EQ_U64(ts_fsmeta_path(m, "/a/x/", false, stat_tree, &calls, io, TS_FSMETA_MAX_IO), 0);
+	CHECK_EQ_U64(calls, 3);
+	/* a missing name reads nothing and is asked again later */
+	CHECK_EQ_U64(ts_fsmeta_path(m, "/a/nope", false, stat_tree, &calls, io, TS_FSMETA_MAX_IO), 0);
+	CHECK_EQ_U64(ts_fsmeta_path(m, "/a/nope", false, stat_tree, &calls, io, TS_FSMETA_MAX_IO), 0);
+	CHECK_EQ_U64(calls, 5);
+	/* a file of another window: that window */
+	CHECK_EQ_U64(ts_fsmeta_path(m, "/a/far", false, stat_tree, &calls, io, TS_FSMETA_MAX_IO), 1);
+	/* a listing of a folder already read: nothing */
+	CHECK_EQ_U64(ts_fsmeta_path(m, "/a", true, stat_tree, &calls, io, TS_FSMETA_MAX_IO), 0);
+	ts_fsmeta_free(m);
+}
+
+static void test_charge(void)
+{
+	const char *path = "/tmp/tier_fsmeta_test.lua";
+	FILE *f = fopen(path, "w");
+	fputs("tier \"fixed\" { desc = \"test\", source = \"test\",\n"
+	      "  latency = { read = { fixed = \"100us\" }, meta = { fixed = \"1ms\" } } }\n",
+	      f);
+	fclose(f);
+	char err[512];
+	struct ts_tier_set *set;
+	CHECK(ts_tier_set_load(path, &set, err, sizeof(err)) == 0);
+	unlink(path);
+	struct ts_tier_cfg cfg = { .profile = ts_tier_set_find(set, "fixed"), .floor_ns = 10000 };
+	struct ts_tier *t;
+	CHECK(ts_tier_new(&cfg, &t, err, sizeof(err)) == 0);
+	struct ts_fsmeta_io io[2] = { { 0, 4096 }, { 1 << 20, 131072 } };
+	struct ts_tier_done d = { 0 };
+	/* one after the other at the read latency, the floor taken off once */
+	CHECK_EQ_U64(ts_fsmeta_charge(t, 1000000, 10000, io, 2, &d), 1000000 + 200000 - 10000);
+	CHECK_EQ_U64(d.dev_bytes, 4096 + 131072);
+	CHECK_EQ_U64(ts_fsmeta_charge(t, 5000000, 10000, io, 0, NULL), 5000000);
+	ts_tier_free(t);
+	ts_tier_set_free(set);
+}
+
+int main(void)
+{
+	test_lookup();
+	test_list_and_extent();
+	test_path();
+	test_charge();
+	return tc_exit();
+}

@@ -1,0 +1,116 @@
+/*
+ * fsmeta.h — what a real file system reads from the disk for a file-level
+ * metadata op: the rule FUSE mode (tierfs), the replay of a file-level
+ * trace and the virtual loader share, so that the three charge what block
+ * mode (ext4 on the emulated disk, disk/) shows the kernel does.
+ *
+ * A file-level op names a path; ext4 turns it into reads of 4 KiB blocks
+ * the page cache then keeps, shared by neighbouring files:
+ *   - a name looked up in a directory reads the directory's blocks (a
+ *     linear directory, as mkfs.ext4 -d and most copies make them, is
+ *     scanned block by block with up to 8 blocks read ahead:
+ *     fs/ext4/namei.c, NAMEI_RA_BLOCKS), once per directory;
+ *   - the inode it names is read with its inode-table block, which holds
+ *     block / inode_size inodes (16 with 256-byte inodes), and ext4 reads
+ *     inode_readahead_blks (32) aligned blocks of the table at once
+ *     (fs/ext4/inode.c, __ext4_get_inode_loc), once per 512 inodes;
+ *   - a readdir reads the directory's blocks (the same ones);
+ *   - a file's extents live in its inode up to 4 of them (128 MiB each);
+ *     a larger file reads one extent-tree leaf per 340 extents at its
+ *     first read there.
+ * Each read is one request on the metadata "file" TS_FSMETA_FILE, at an
+ * offset unique to the block, of the block's bytes; nothing is read twice
+ * (the kernel keeps metadata blocks while it has any memory: assumed, they
+ * are 1/16 KiB per file). Writes (create, unlink, rename...) are not this
+ * rule's: they stay one metadata request each.
+ *
+ * Which inodes are neighbours is the caller's: tierfs gives the backing
+ * file system's inode numbers (files written together are numbered
+ * together), a replay the rank of each path in sorted order (depth first,
+ * as mkfs.ext4 -d allocates them), the virtual loader the storage order.
+ */
+#ifndef TS_TIER_FSMETA_H
+#define TS_TIER_FSMETA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/ts.h"
+#include "tier/tier.h"
+
+/* The file id the model sees metadata reads under. */
+#define TS_FSMETA_FILE (UINT64_MAX - 1)
+
+/* The file system's layout. Every field is labelled where ts_fsmeta_ext4
+ * is defined (fsmeta.c). */
+struct ts_fsmeta_params {
+	unsigned block;		  /* bytes */
+	unsigned inode_size;	  /* bytes */
+	unsigned inode_ra_blocks; /* inode-table blocks read at once */
+	unsigned dir_ra_blocks;	  /* directory blocks read at once */
+	unsigned dirent_base;	  /* bytes of a directory entry besides its name */
+	uint64_t extent_bytes;	  /* the largest extent */
+	unsigned inline_extents;  /* extents held in the inode itself */
+	unsigned leaf_extents;	  /* extents per extent-tree leaf block */
+};
+extern const struct ts_fsmeta_params ts_fsmeta_ext4;
+
+/* A file or directory as the rule needs it: @key unique per node (any
+ * stable id), @ino its inode number or rank (neighbours share blocks),
+ * @blocks a directory's blocks (0 for a file). */
+struct ts_fsmeta_node {
+	uint64_t key, ino, blocks;
+};
+
+/* One metadata read to charge: TS_FSMETA_FILE at @off, @len bytes. */
+struct ts_fsmeta_io {
+	uint64_t off, len;
+};
+#define TS_FSMETA_MAX_IO 16
+
+struct ts_fsmeta;
+
+TS_WUR int ts_fsmeta_new(const struct ts_fsmeta_params *p, struct ts_fsmeta **out);
+void ts_fsmeta_free(struct ts_fsmeta *m);
+/* Inodes in use, when known (0 = not): inode-table readahead stops there,
+ * as ext4's stops at the group's last used inode. */
+void ts_fsmeta_set_inodes(struct ts_fsmeta *m, uint64_t used);
+
+/* @child looked up in @parent: the reads it costs now (0 when everything
+ * is already in memory), at most @max into @out (a directory of more
+ * batches has its last ones merged). */
+unsigned ts_fsmeta_lookup(struct ts_fsmeta *m, const struct ts_fsmeta_node *parent,
+			  const struct ts_fsmeta_node *child, struct ts_fsmeta_io *out,
+			  unsigned max);
+/* A readdir of @dir: its blocks not read yet. */
+unsigned ts_fsmeta_list(struct ts_fsmeta *m, const struct ts_fsmeta_node *dir,
+			struct ts_fsmeta_io *out, unsigned max);
+/* A data read at @off of file @key of @size bytes: its extent-tree leaf
+ * when the file has more extents than its inode holds. */
+unsigned ts_fsmeta_extent(struct ts_fsmeta *m, uint64_t key, uint64_t size, uint64_t off,
+			  struct ts_fsmeta_io *out, unsigned max);
+
+/*
+ * A whole path ("/a/b/c"): every component not seen before is looked up in
+ * its parent, @stat telling what it is (0, or -errno to stop there:
+ * nothing is charged for a component that does not exist). With @list,
+ * the last component's blocks are read too (readdir).
+ */
+typedef int (*ts_fsmeta_stat_fn)(void *ctx, const char *path, size_t len,
+				 struct ts_fsmeta_node *out);
+unsigned ts_fsmeta_path(struct ts_fsmeta *m, const char *path, bool list, ts_fsmeta_stat_fn stat,
+			void *ctx, struct ts_fsmeta_io *out, unsigned max);
+
+/* Blocks of a linear directory of @entries names of @name_bytes in all. */
+uint64_t ts_fsmeta_dir_blocks(const struct ts_fsmeta_params *p, uint64_t entries,
+			      uint64_t name_bytes);
+
+/* Submits @n reads one after the other (each waits for the one before, as
+ * a path walk does) from @now; returns when the last completes (@now when
+ * n = 0). @floor_ns: the per-request overhead the caller pays once for
+ * the whole op (the model takes it off every request). */
+uint64_t ts_fsmeta_charge(struct ts_tier *t, uint64_t now, uint64_t floor_ns,
+			  const struct ts_fsmeta_io *io, unsigned n, struct ts_tier_done *done);
+
+#endif
