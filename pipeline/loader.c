@@ -289,16 +289,16 @@ int ts_pipe_new(const struct ts_pipe_cfg *cfg, struct ts_pipe **out, char *err, 
 	p->nw = p->mode == TS_DECODE_NONE ? 0 : (unsigned)p->cfg.vcpus;
 
 	/* Buffers, and the memory bound. */
-	struct ts_pipe_plan plan;
-	ts_pipe_plan(&p->cfg, p->ops, p->n, p->ops->max_len(p->src), p->nw, &plan);
-	struct ts_sched_cfg sc = plan.sched;
+	struct ts_pipe_layout lay;
+	ts_pipe_layout(&p->cfg, p->ops, p->n, p->ops->max_len(p->src), p->nw, &lay);
+	struct ts_sched_cfg sc = lay.sched;
 	char sub[256];
 	if ((rc = ts_sched_new(&sc, &p->sched, sub, sizeof sub))) {
 		snprintf(err, errlen, "%s: %s", p->cfg.path, sub);
 		goto fail;
 	}
 	p->nb = ts_sched_batches_per_epoch(p->sched);
-	uint64_t slot = plan.slot_size;
+	uint64_t slot = lay.slot_size;
 	p->slot = (size_t)slot;
 	uint64_t nslots = sc.slots;
 	p->nslots = (unsigned)nslots;

@@ -171,12 +171,12 @@ void ts_pipe_free(struct ts_pipe *p);
  * plan gives) and the read slot size. @n: samples per epoch; @max_len: the
  * largest sample; @workers: decode workers (0 when nothing is decoded). */
 struct ts_source_ops;
-struct ts_pipe_plan {
+struct ts_pipe_layout {
 	struct ts_sched_cfg sched;
 	uint64_t slot_size;
 };
-void ts_pipe_plan(const struct ts_pipe_cfg *cfg, const struct ts_source_ops *ops, uint64_t n,
-		  uint64_t max_len, unsigned workers, struct ts_pipe_plan *out);
+void ts_pipe_layout(const struct ts_pipe_cfg *cfg, const struct ts_source_ops *ops, uint64_t n,
+		    uint64_t max_len, unsigned workers, struct ts_pipe_layout *out);
 
 /* The samples per epoch @cfg uses of a source of @total: [first,
  * first+count), count 0 meaning to the end. A start past the end, or one

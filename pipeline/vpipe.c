@@ -238,10 +238,10 @@ int ts_vpipe_new(const struct ts_pipe_cfg *cfg, const struct ts_dataset_meta *me
 	uint64_t n;
 	if ((rc = ts_pipe_range(cfg, ops, v->vs.count, &n, err, errlen)))
 		goto fail;
-	struct ts_pipe_plan plan;
-	ts_pipe_plan(cfg, ops, n, v->vs.max_len, decode ? (unsigned)cfg->vcpus : 0, &plan);
-	v->slot_size = plan.slot_size;
-	if ((rc = ts_sched_new(&plan.sched, &v->sched, err, errlen)))
+	struct ts_pipe_layout lay;
+	ts_pipe_layout(cfg, ops, n, v->vs.max_len, decode ? (unsigned)cfg->vcpus : 0, &lay);
+	v->slot_size = lay.slot_size;
+	if ((rc = ts_sched_new(&lay.sched, &v->sched, err, errlen)))
 		goto fail;
 	v->batch = cfg->batch;
 	v->prefetch = cfg->prefetch;

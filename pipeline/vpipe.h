@@ -1,8 +1,8 @@
 /*
  * vpipe.h — the loader in virtual time.
  *
- * The same scheduler as the real loader (scheduler.h), laid out by the same
- * plan (ts_pipe_plan), reading what each source says it reads
+ * The same scheduler as the real loader (scheduler.h), laid out the same
+ * way (ts_pipe_layout), reading what each source says it reads
  * (ts_source_ops.plan_*), driven by a discrete-event loop instead of
  * threads: a read completes when the disk says (struct ts_vdisk, usually the
  * tier model), a decode worker is busy for what the decode calibration

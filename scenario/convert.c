@@ -14,7 +14,7 @@
 #include "core/clock.h"
 #include "scenario/convert.h"
 #include "core/files.h"
-#include "pipeline/convplan.h"
+#include "pipeline/convsteps.h"
 #include "pipeline/datum.h"
 
 struct item {
@@ -173,7 +173,7 @@ static int mdb_err(int rc, const char *what, const char *out, char *err, size_t 
 	return rc > 0 ? -rc : TS_E_CORRUPT;
 }
 
-/* One conversion's state: what the plan's steps act on. */
+/* One conversion's state: what the steps act on. */
 struct conv {
 	const char *in, *out;
 	const struct ts_convert_cfg *cfg;
@@ -349,13 +349,13 @@ int ts_convert_imageset(const char *in, const char *out, const struct ts_convert
 	if (rc)
 		return rc;
 	uint64_t t0 = ts_now_ns();
-	/* The order and the commits are the plan's (pipeline/convplan.h),
+	/* The order and the commits are the steps' (pipeline/convsteps.h),
 	 * the same in virtual time. */
-	struct ts_convplan plan;
-	if ((rc = ts_convplan_init(&plan, c.n, cfg->seed, cfg->txn)) || (rc = conv_open(&c)))
+	struct ts_convsteps steps;
+	if ((rc = ts_convsteps_init(&steps, c.n, cfg->seed, cfg->txn)) || (rc = conv_open(&c)))
 		goto out;
 	struct ts_conv_step s;
-	while (!rc && ts_convplan_next(&plan, &s) != TS_CONV_END) {
+	while (!rc && ts_convsteps_next(&steps, &s) != TS_CONV_END) {
 		if (cfg->stop && *cfg->stop) {
 			rc = -EINTR;
 			break;
@@ -382,7 +382,7 @@ int ts_convert_imageset(const char *in, const char *out, const struct ts_convert
 		}
 	}
 out:
-	ts_convplan_free(&plan);
+	ts_convsteps_free(&steps);
 	conv_close(&c);
 	st->wall_ns = ts_now_ns() - t0;
 	return rc;

@@ -2,7 +2,7 @@
  * preprocess.c — the preprocessing job (preprocess{}): Caffe's
  * convert_imageset from a JPEG tree to an LMDB on the same disk, for real
  * through a tierfs mount (scenario/convert.c) or in virtual time over the tier
- * model; both follow one plan of steps (pipeline/convplan.h).
+ * model; both follow one sequence of steps (pipeline/convsteps.h).
  */
 #include <math.h>
 #include <stdio.h>
@@ -12,7 +12,7 @@
 
 #include "core/interrupt.h"
 #include "scenario/convert.h"
-#include "pipeline/convplan.h"
+#include "pipeline/convsteps.h"
 #include "pipeline/datum.h"
 #include "pipeline/host.h"
 #include "core/files.h"
@@ -145,7 +145,7 @@ static uint64_t datum_bytes(const struct ts_dataset_meta *m, uint64_t img, unsig
 	return ts_datum_encoded_size(&d);
 }
 
-/* convert_imageset in virtual time: the same plan (pipeline/convplan.h)
+/* convert_imageset in virtual time: the same steps (pipeline/convsteps.h)
  * as the real conversion, each step charged — a read to the tier model
  * (open, then the whole file), a decode and resize to the calibration, a
  * put to the transaction's dirty bytes, a commit to a write of them and an
@@ -162,7 +162,7 @@ static int preprocess_virtual(struct ts_job_env *env, const struct ts_job_args *
 	const struct ts_dataset_meta *m = &dp.meta;
 	struct ts_vtier vt;
 	struct ts_decode_cal cal;
-	struct ts_convplan plan = { 0 };
+	struct ts_convsteps steps = { 0 };
 	memset(&vt, 0, sizeof(vt));
 	if (!dp.have_meta || !dp.kind || strcmp(dp.kind->source, "folder")) {
 		snprintf(err, errlen, "preprocess{} --virtual converts generated JPEG folders: use "
@@ -175,7 +175,7 @@ static int preprocess_virtual(struct ts_job_env *env, const struct ts_job_args *
 				      *run->host ? run->host : s->pipe.host, a->band_end, err,
 				      errlen)))
 		goto out;
-	if ((rc = ts_convplan_init(&plan, m->count, s->ds.seed, run->txn)))
+	if ((rc = ts_convsteps_init(&steps, m->count, s->ds.seed, run->txn)))
 		goto out;
 	/* mount{cache=warm|written}: the JPEG tree resident, in listing order,
 	 * as tierfs warms it for the real conversion. */
@@ -185,7 +185,7 @@ static int preprocess_virtual(struct ts_job_env *env, const struct ts_job_args *
 	const uint64_t out_file = 1; /* data.mdb */
 	uint64_t now = 0, io = 0, out_off = 0, pending = 0;
 	struct ts_conv_step st;
-	while (ts_convplan_next(&plan, &st) != TS_CONV_END) {
+	while (ts_convsteps_next(&steps, &st) != TS_CONV_END) {
 		if (ts_interrupted) {
 			rc = -EINTR;
 			goto out;
@@ -241,7 +241,7 @@ static int preprocess_virtual(struct ts_job_env *env, const struct ts_job_args *
 		 cal.full_ips, cal.cpu, cal.put_ns / 1e3);
 	rc = ts_row_set_str(&w->parts, parts);
 out:
-	ts_convplan_free(&plan);
+	ts_convsteps_free(&steps);
 	ts_vtier_free(&vt);
 	ts_job_place_free(&dp);
 	return rc;

@@ -4,8 +4,9 @@
  * on the tier model in virtual time, or with fio through a tierfs mount;
  * a DLIO run for a workload case), the verdict on each figure, the
  * corpus-wide rule that a fitted figure never also checks, and the
- * summary. `tiersim validate` (cli/cmd_validate.c) selects, calls and
- * prints.
+ * summary. report.h selects the cases and prints the results; `tiersim
+ * validate` (cli/cmd_validate.c) reads the command line and calls both.
+ * With --real, a signal stops fio and the case (core/interrupt.h).
  */
 #ifndef TS_VALIDATE_RUN_H
 #define TS_VALIDATE_RUN_H

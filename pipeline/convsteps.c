@@ -1,12 +1,12 @@
-/* convplan.c — convert_imageset's decisions (see convplan.h). */
+/* convsteps.c — convert_imageset's decisions (see convsteps.h). */
 #include <stdlib.h>
 
-#include "pipeline/convplan.h"
+#include "pipeline/convsteps.h"
 #include "core/rng.h"
 
-int ts_convplan_init(struct ts_convplan *c, uint64_t n, uint64_t seed, uint64_t txn)
+int ts_convsteps_init(struct ts_convsteps *c, uint64_t n, uint64_t seed, uint64_t txn)
 {
-	*c = (struct ts_convplan){ .n = n, .txn = txn ? txn : 1, .last = TS_CONV_COMMIT };
+	*c = (struct ts_convsteps){ .n = n, .txn = txn ? txn : 1, .last = TS_CONV_COMMIT };
 	if (n > UINT32_MAX)
 		return -EFBIG;
 	if (!(c->order = malloc((n ? n : 1) * sizeof(*c->order))))
@@ -19,7 +19,7 @@ int ts_convplan_init(struct ts_convplan *c, uint64_t n, uint64_t seed, uint64_t 
 	return 0;
 }
 
-enum ts_conv_act ts_convplan_next(struct ts_convplan *c, struct ts_conv_step *st)
+enum ts_conv_act ts_convsteps_next(struct ts_convsteps *c, struct ts_conv_step *st)
 {
 	enum ts_conv_act a;
 	switch (c->last) {
@@ -41,7 +41,7 @@ enum ts_conv_act ts_convplan_next(struct ts_convplan *c, struct ts_conv_step *st
 	return a;
 }
 
-void ts_convplan_free(struct ts_convplan *c)
+void ts_convsteps_free(struct ts_convsteps *c)
 {
 	free(c->order);
 	c->order = NULL;

@@ -1,5 +1,5 @@
 /*
- * plan.c — the loader's layout from its options, shared by the real
+ * layout.c — the loader's layout from its options, shared by the real
  * loader (loader.c) and its virtual twin (vpipe.c) so that both schedule
  * with the same queue depth, read buffers and prefetch window.
  */
@@ -14,8 +14,8 @@
 
 #define SLOT_AUTO_MAX (1u << 20)
 
-void ts_pipe_plan(const struct ts_pipe_cfg *cfg, const struct ts_source_ops *ops, uint64_t n,
-		  uint64_t max_len, unsigned workers, struct ts_pipe_plan *out)
+void ts_pipe_layout(const struct ts_pipe_cfg *cfg, const struct ts_source_ops *ops, uint64_t n,
+		    uint64_t max_len, unsigned workers, struct ts_pipe_layout *out)
 {
 	uint64_t slot = cfg->slot_size ? cfg->slot_size
 				       : TS_MIN((max_len + 4095) & ~4095ULL, SLOT_AUTO_MAX);

@@ -1,5 +1,5 @@
 /*
- * convplan.h — the preprocessing step's decisions, once, for either clock.
+ * convsteps.h — the preprocessing step's decisions, once, for either clock.
  *
  * Caffe's convert_imageset (tools/convert_imageset.cpp, run by
  * examples/imagenet/create_imagenet.sh with --shuffle) reads the image
@@ -10,14 +10,14 @@
  * read(2), libjpeg-turbo and LMDB, the virtual one charges the tier model
  * and the decode calibration. Neither decides anything itself.
  *
- *   struct ts_convplan c;
- *   ts_convplan_init(&c, n, seed, txn);
- *   for (struct ts_conv_step st; ts_convplan_next(&c, &st) != TS_CONV_END;)
+ *   struct ts_convsteps c;
+ *   ts_convsteps_init(&c, n, seed, txn);
+ *   for (struct ts_conv_step st; ts_convsteps_next(&c, &st) != TS_CONV_END;)
  *       switch (st.act) { case TS_CONV_READ: ... st.img ...; ... }
- *   ts_convplan_free(&c);
+ *   ts_convsteps_free(&c);
  */
-#ifndef TS_PIPE_CONVPLAN_H
-#define TS_PIPE_CONVPLAN_H
+#ifndef TS_PIPE_CONVSTEPS_H
+#define TS_PIPE_CONVSTEPS_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -38,15 +38,15 @@ struct ts_conv_step {
 	uint64_t key; /* position in the converted order: the key's %08d */
 };
 
-struct ts_convplan {
+struct ts_convsteps {
 	uint32_t *order;
 	uint64_t n, txn, k, since;
 	enum ts_conv_act last;
 };
 
 /* @n images, shuffled with @seed (--shuffle), @txn puts per commit. */
-TS_WUR int ts_convplan_init(struct ts_convplan *c, uint64_t n, uint64_t seed, uint64_t txn);
-enum ts_conv_act ts_convplan_next(struct ts_convplan *c, struct ts_conv_step *st);
-void ts_convplan_free(struct ts_convplan *c);
+TS_WUR int ts_convsteps_init(struct ts_convsteps *c, uint64_t n, uint64_t seed, uint64_t txn);
+enum ts_conv_act ts_convsteps_next(struct ts_convsteps *c, struct ts_conv_step *st);
+void ts_convsteps_free(struct ts_convsteps *c);
 
 #endif
