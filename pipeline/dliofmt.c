@@ -158,6 +158,16 @@ uint64_t ts_npz_size(uint64_t n)
 	return 2 * (TS_NPZ_LFH + TS_NPZ_NAME) + x + y + 2 * (TS_NPZ_CDH + TS_NPZ_NAME) + TS_NPZ_EOCD;
 }
 
+void ts_npz_payload(uint64_t file_bytes, uint64_t *data_off, uint64_t *n)
+{
+	char h[128];
+	uint64_t x = file_bytes - (ts_npz_size(file_bytes) - file_bytes);
+	for (int i = 0; i < 4 && ts_npz_size(x) != file_bytes; i++) /* the header's length may differ */
+		x = file_bytes - (ts_npz_size(x) - x);
+	*n = x;
+	*data_off = TS_NPZ_LFH + TS_NPZ_NAME + ts_npy_header(h, sizeof(h), "|u1", x);
+}
+
 static size_t zip_common(uint8_t *p, uint32_t crc, uint32_t size)
 {
 	size_t o = 0;

@@ -46,6 +46,9 @@ static inline uint32_t ts_crc32c_mask(uint32_t c)
 size_t ts_npy_header(char *out, size_t cap, const char *descr, uint64_t n);
 /* Bytes of an npz of @n sample bytes (x) and one label (y). */
 uint64_t ts_npz_size(uint64_t n);
+/* Where x's data starts in an npz of @file_bytes (one ts_npz_size made)
+ * and how many bytes it has. */
+void ts_npz_payload(uint64_t file_bytes, uint64_t *data_off, uint64_t *n);
 /* Where x's data lies in an npz read whole: 0 with *off and *len_out, or
  * TS_E_FORMAT / TS_E_TRUNCATED. */
 TS_WUR int ts_npz_find_x(const uint8_t *buf, size_t len, uint64_t *off, uint64_t *len_out);

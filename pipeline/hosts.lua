@@ -67,6 +67,29 @@ host "epyc-zen4" {
   dlio_sample_ns = { 50000, "assumed", "tf.py_function's call into Python and parse_example's setup per sample, not measured here (no TensorFlow on this host); tens of microseconds per eager op call", low = 20000, high = 200000 },
 }
 
+-- DLIO 2.0.0's PyTorch npz path on this build host (2 vCPUs), measured with
+-- bench/dlio_torch_cost.py (a torch 1.13 DataLoader as DLIO builds it: one
+-- worker reading np.load(f)['x'] of DLIO-generated files from the page cache
+-- and returning the resized image; CPU time by getrusage), three runs each of
+-- 800 files of 114,742 B (batch 400, resize 150,528 B): workers 870, 972, 899
+-- us per sample, training process 13,525, 14,708, 14,429 us per step; and of
+-- 28 files of 8,387,314 B (batch 7, resize 2 MiB): 11,305, 10,672, 10,515 us
+-- per sample, 7,461, 7,767, 7,453 us per step. The sample's line through the
+-- two sizes' means: 1,239 us per MiB (1,209..1,322 over the runs) and 763 us
+-- (726..840). The step's cost is the pin-memory copy of the batch; the host
+-- profile has one figure per step: unet3d's, resnet50's as the high end.
+-- Measured with the host's load average at 15-20 (four builds and test runs
+-- sharing its 2 vCPUs): CPU time, not wall time, but caches were shared.
+host "build-host" {
+  desc = "this project's build host (2 vCPUs) with DLIO 2.0.0's PyTorch npz reader's own costs",
+  cpu = "AMD EPYC (2 vCPUs), as epyc-zen4",
+  from = "epyc-zen4",
+  speed = { 1.0, "assumed", "the same machine as epyc-zen4's measurements (this build host)", low = 0.9, high = 1.1 },
+  dlio_sample_ns = { 763000, "measured", "bench/dlio_torch_cost.py, 112 KiB and 8 MiB npz: the line's intercept (3 runs each)", low = 726000, high = 840000 },
+  dlio_sample_ns_per_mib = { 1239000, "measured", "bench/dlio_torch_cost.py, 112 KiB and 8 MiB npz: the line's slope (3 runs each)", low = 1209000, high = 1322000 },
+  dlio_step_ns = { 7560000, "measured", "bench/dlio_torch_cost.py: unet3d's batch of 7 x 2 MiB, 7,461..7,767 us; resnet50's 400 x 147 KiB, 13,525..14,708 us", low = 7453000, high = 14708000 },
+}
+
 -- ---------------------------------------------------------------------------
 -- Today's generations, carried from the Zen 4 core by the one published
 -- per-core JPEG decode comparison on matched machines: ternaus/imread_benchmark

@@ -5,8 +5,9 @@
  * tfrecord, 8 files of 1 sample of 64 KiB, batch 1, 1 read thread, 1 epoch,
  * seed 123, no shuffle (shuffle_size 1024), computation_time 0. Two differ
  * because DLIO leaves them to the framework: transfer_size (None in DLIO)
- * is TensorFlow's TFRecordDataset read buffer when none is given, 256 KiB;
- * prefetch_size 0 is the loader's own default. metric.au is MLPerf
+ * is TensorFlow's TFRecordDataset read buffer when none is given, 256 KiB.
+ * prefetch_size is DLIO 2.0.0's 2 (its PyTorch loader's prefetch_factor is
+ * ceil(prefetch_size / read_threads), workloads/dlio_loader.h). metric.au is MLPerf
  * Storage's 0.90 when the file gives none.
  */
 #include "workloads/dlio_config.h"
@@ -38,7 +39,7 @@ const struct ts_opt ts_dlio_opts[] = {
 	{ "reader.batch_size", TS_OPT_U64, OFF(batch_size), "1", 1, 1e7, "samples", "per accelerator" },
 	{ "reader.read_threads", TS_OPT_U64, OFF(read_threads), "1", 0, 4096, "", "per accelerator" },
 	{ "reader.computation_threads", TS_OPT_U64, OFF(computation_threads), "1", 0, 4096, "", "" },
-	{ "reader.prefetch_size", TS_OPT_U64, OFF(prefetch_size), "0", 0, 1024, "batches", "" },
+	{ "reader.prefetch_size", TS_OPT_U64, OFF(prefetch_size), "2", 0, 1024, "batches", "" },
 	{ "reader.transfer_size", TS_OPT_U64, OFF(transfer_size), "262144", 0, 1u << 30, "bytes",
 	  "bytes per read request" },
 	{ "reader.file_shuffle", TS_OPT_STR, OFF(file_shuffle), "off", 0, 0, "", "off | seed | random" },

@@ -43,6 +43,7 @@
 #include "core/clock.h"
 #include "core/files.h"
 #include "workloads/dlio_config.h"
+#include "workloads/dlio_loader.h"
 #include "workloads/dlio_mpi.h"
 #include "workloads/dlio_run.h"
 #include "fs/mount.h"
@@ -409,6 +410,129 @@ struct env {
 	struct cpu cpu;
 };
 
+/* ---- DLIO's PyTorch loader (workloads/dlio_loader.h) ---------------------- */
+
+/* Whether a workload runs on DLIO's PyTorch loader: npz files of one sample
+ * read by data_loader pytorch (what unet3d is). The rest runs on the
+ * project's loader, as above. */
+static bool torch_loader(const struct ts_dlio_workload *w)
+{
+	return !strcmp(w->data_loader, "pytorch") && !strcmp(w->format, "npz") &&
+	       w->num_samples_per_file == 1;
+}
+
+/* torch_data_loader.py: prefetch_factor = ceil(prefetch_size / read_threads)
+ * (prefetch_size itself with no workers), 2 when that is 0. */
+static uint64_t torch_prefetch(const struct ts_dlio_workload *w)
+{
+	uint64_t t = w->read_threads;
+	uint64_t pf = t ? (w->prefetch_size + t - 1) / t : w->prefetch_size;
+	return pf ? pf : 2;
+}
+
+static void dl_config(const struct env *E, uint64_t ranks, uint64_t rank0, uint64_t world,
+		      struct ts_dl_cfg *c)
+{
+	const struct ts_dlio_workload *w = E->w;
+	*c = (struct ts_dl_cfg){
+		.meta = &E->meta, .ranks = ranks, .rank0 = rank0, .world = world,
+		.batch = w->batch_size,
+		/* no workers: the training process reads, one batch at a time */
+		.workers = w->read_threads ? w->read_threads : 1,
+		.prefetch_factor = w->read_threads ? torch_prefetch(w) : 1,
+		.epochs = w->epochs,
+		.steps = w->total_training_steps >= 0 ? (uint64_t)w->total_training_steps : 0,
+		.shuffle = strcmp(w->sample_shuffle, "off") || strcmp(w->file_shuffle, "off"),
+		.seed = E->seed,
+		.compute_ns = (uint64_t)llround(w->computation_time * 1e9),
+		.step_ns = E->cpu.step_ns,
+		.sample_ns = (uint64_t)llround(E->cpu.sample_ns),
+		.sample_ns_per_mib = E->cpu.per_mib,
+	};
+}
+
+/* DLIO 2.0.0's figures (utils/statscounter.py): per rank and epoch, AU =
+ * the compute of every step but the first over the epoch's time less the
+ * first step's (from the loader's start to the end of that step's compute),
+ * samples/s = every step's samples over the whole epoch's time (the first
+ * step included); the epoch's AU is the mean over ranks and its samples/s
+ * the sum; the run's, the means over epochs. */
+static int dl_figures(const struct ts_dl_result *d, const struct ts_dlio_workload *w,
+		      uint64_t ranks, uint64_t n, struct ts_dlio_result *r, char *err, size_t errlen)
+{
+	double ct = w->computation_time * 1e9;
+	double au_sum = 0, sps_sum = 0;
+	if (d->steps < 2) {
+		snprintf(err, errlen, "every epoch has fewer than 2 steps (%" PRIu64 " per epoch with %"
+				      PRIu64 " accelerators): AU leaves the first step out; use more "
+				      "files (++workload.dataset.num_files_train=...)", d->steps, n);
+		return -EINVAL;
+	}
+	r->au_min = INFINITY;
+	r->au_max = 0;
+	for (uint64_t e = 0; e < d->epochs; e++) {
+		const struct ts_dl_epoch *ep = &d->ep[e];
+		double ea = 0;
+		for (uint64_t k = 0; k < ranks; k++) {
+			double au = (double)(d->steps - 1) * ct / (double)(ep->end - ep->first_end[k]);
+			ea += au;
+			r->au_min = TS_MIN(r->au_min, au);
+			r->au_max = TS_MAX(r->au_max, au);
+		}
+		au_sum += ea / (double)ranks;
+		sps_sum += (double)ranks * (double)(d->steps * w->batch_size) /
+			   ((double)(ep->end - ep->start) / 1e9);
+	}
+	r->n = n;
+	r->epochs = d->epochs;
+	r->steps = d->steps;
+	r->au = d->epochs ? au_sum / (double)d->epochs : 0;
+	r->samples_s = d->epochs ? sps_sum / (double)d->epochs : 0;
+	r->mib_s = r->samples_s * w->record_length / 1048576.0;
+	r->samples = d->samples;
+	r->read_bytes = d->read_bytes;
+	r->read_requests = d->read_requests + d->meta_requests;
+	r->events = d->events;
+	if (d->epochs)
+		r->run_s = (double)(d->ep[d->epochs - 1].end - d->ep[0].start) / 1e9;
+	return 0;
+}
+
+/* Virtual time: a run that can no longer reach metric.au stops (stop_early). */
+struct dl_stop {
+	const struct ts_dlio_workload *w;
+	uint64_t ranks, steps, step_ns;
+	double below, sum, reach;
+};
+
+static int dl_stop_fn(void *ctx, uint64_t e, uint64_t j, uint64_t start, const uint64_t *fe,
+		      uint64_t bar)
+{
+	(void)start;
+	struct dl_stop *s = ctx;
+	double ct = s->w->computation_time * 1e9;
+	uint64_t fmax = 0;
+	for (uint64_t k = 0; k < s->ranks; k++)
+		fmax = TS_MAX(fmax, fe[k]);
+	if (j >= 1 && ct > 0) {
+		/* every rank's AU is at most the one whose first step ended last */
+		uint64_t left = s->w->epochs > e + 1 ? s->w->epochs - e - 1 : 0;
+		double reach = au_reach(s->sum, e, j + 1, (double)(bar - fmax), ct,
+					(double)s->step_ns, s->steps, left);
+		if (reach < s->below - 1e-9) {
+			s->reach = reach;
+			return 1;
+		}
+	}
+	if (j + 1 == s->steps) {
+		double ea = 0;
+		for (uint64_t k = 0; k < s->ranks; k++)
+			ea += (double)(s->steps - 1) * ct / (double)(bar - fe[k]);
+		s->sum += ea / (double)s->ranks;
+	}
+	return 0;
+}
+
 static int run_virtual(struct env *E, uint64_t n, double stop_below, struct ts_dlio_result *r,
 		       char *err, size_t errlen)
 {
@@ -420,6 +544,37 @@ static int run_virtual(struct env *E, uint64_t n, double stop_below, struct ts_d
 		return rc;
 	if ((rc = ts_vtier_new(&vt, &tc, 0, err, errlen)))
 		return rc;
+	if (torch_loader(E->w)) {
+		uint64_t w0 = ts_now_ns();
+		struct ts_dl_cfg c;
+		struct ts_dl_result d;
+		struct ts_vdisk disk = { ts_vtier_vio, &vt, NULL };
+		struct dl_stop st = { .w = E->w, .ranks = n, .steps = 0, .step_ns = E->cpu.step_ns,
+				      .below = stop_below };
+		dl_config(E, n, 0, n, &c);
+		c.coalesce = E->o->mem > 0;
+		st.steps = ts_dl_steps(&c);
+		rc = ts_dl_run_virtual(&c, &disk, stop_below > 0 ? dl_stop_fn : NULL, &st, &d, err,
+				       errlen);
+		if (rc == 1) { /* stopped: its AU is the bound */
+			r->n = n;
+			r->au = r->au_min = r->au_max = st.reach;
+			r->stopped = true;
+			r->steps = d.steps;
+			r->epochs = d.epochs ? d.epochs - 1 : 0;
+			r->run_s = (double)d.ep[d.epochs - 1].end / 1e9;
+			r->read_requests = d.read_requests + d.meta_requests;
+			r->read_bytes = d.read_bytes;
+			r->events = d.events;
+			rc = 0;
+		} else if (!rc) {
+			rc = dl_figures(&d, E->w, n, n, r, err, errlen);
+		}
+		ts_dl_result_free(&d);
+		r->wall_s = (double)(ts_now_ns() - w0) / 1e9;
+		ts_vtier_free(&vt);
+		return rc;
+	}
 	struct ts_pipe_cfg pc;
 	struct feed f = { .virt = true };
 	uint64_t w0 = ts_now_ns();
@@ -585,15 +740,31 @@ static int run_real(struct env *E, uint64_t n, struct ts_dlio_result *r, char *e
 	if ((rc = ts_dlio_mpi_sync(rc, NULL, err, errlen)))
 		return rc;
 	uint64_t local = ts_dlio_mpi_ranks() ? 1 : n;
-	struct ts_pipe_cfg pc;
+	struct ts_pipe_cfg pc = { 0 };
 	struct feed f = { .virt = false };
 	snprintf(path, sizeof(path), "%s/train", E->mnt);
 	uint64_t w0 = ts_now_ns();
-	if (!(rc = pipe_config(E->w, local, E->seed, path, 0, &pc, err, errlen)) &&
+	if (torch_loader(E->w)) {
+		struct ts_dl_cfg c;
+		struct ts_dl_result d;
+		uint64_t world = ts_dlio_mpi_ranks() ? (uint64_t)ts_dlio_mpi_ranks() : n;
+		dl_config(E, local, (uint64_t)ts_dlio_mpi_rank(), world, &c);
+		c.dir = path;
+		/* ranks but 0: the description from the mount, as a source reads it */
+		if (!E->meta.samples)
+			rc = ts_dataset_open(E->mnt, &E->meta, err, errlen);
+		if (!rc)
+			rc = ts_dl_run_real(&c, ts_dlio_mpi_step, &ts_interrupted, &d, err, errlen);
+		else
+			memset(&d, 0, sizeof(d));
+		if (!rc)
+			rc = dl_figures(&d, E->w, local, n, r, err, errlen);
+		ts_dl_result_free(&d);
+	} else if (!(rc = pipe_config(E->w, local, E->seed, path, 0, &pc, err, errlen)) &&
 	    !(rc = ranks_shard(E->w, &pc, err, errlen)) &&
 	    !(rc = ts_pipe_new(&pc, &f.p, err, errlen)) && (rc = ts_pipe_start(f.p)))
 		snprintf(err, errlen, "loader: %s", ts_pipe_error(f.p));
-	if (!rc)
+	if (!rc && f.p)
 		rc = accelerate(&f, E->w, local, ts_pipe_batches_per_epoch(f.p), ts_now_ns(),
 				E->cpu.step_ns, 0, r, err, errlen);
 	if (f.p) {

@@ -35,8 +35,10 @@ expect() {
 	check_clean "mpirun dlio $*"
 }
 
-# 24 npz files, batch 2: 4 steps of 2 samples per rank and epoch
-small="++workload.dataset.num_files_train=24 ++workload.dataset.record_length_bytes=100000 ++workload.dataset.record_length_bytes_stdev=0 ++workload.reader.batch_size=2 ++workload.reader.read_threads=2 ++workload.train.computation_time=0.005 ++workload.train.epochs=2"
+# 24 npz files, batch 2: 4 steps of 2 samples per rank and epoch; unshuffled,
+# so that each rank reads the same contiguous slice every epoch (shuffled,
+# DLIO slices a freshly shuffled global list)
+small="++workload.reader.sample_shuffle=off ++workload.reader.file_shuffle=off ++workload.dataset.num_files_train=24 ++workload.dataset.record_length_bytes=100000 ++workload.dataset.record_length_bytes_stdev=0 ++workload.reader.batch_size=2 ++workload.reader.read_threads=2 ++workload.train.computation_time=0.005 ++workload.train.epochs=2"
 # shellcheck disable=SC2086
 "${mpi[@]}" "$tiersim" dlio unet3d_h100 $small --tier ssd-cloud --quiet --trace "$work/t.trace" \
 	--json "$work/ranks.json" >"$work/out" 2>"$work/err" || { cat "$work/err"; fail "the mpirun run failed"; }

@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+# dlio_chain_probe.py — the files and the reads behind bench/dlio_chains.sh.
+#
+#   dlio_chain_probe.py make DIR           one file per (format, size) below,
+#                                          made as DLIO 2.0.0's generators make them
+#   dlio_chain_probe.py read DIR NAME...   each file read once, as DLIO 2.0.0's
+#                                          readers read a sample
+#
+# Generators (dlio_benchmark/data_generator/*_generator.py): npz is
+# np.savez(x=uint8 (d, d, 1), y=[0]); hdf5 is h5py.File(w) with 'records'
+# (1, d, d) uint8 (no chunking, no compression) and 'labels' [0]; jpeg and png
+# are PIL images of a random uint8 (d, d) array, saved with format=, bits=8.
+# Readers (dlio_benchmark/reader/): npz_reader.py np.load(f, allow_pickle=True)['x'];
+# hdf5_reader.py h5py.File(f, 'r')['records'][0]; image_reader.py
+# np.asarray(Image.open(f)).
+import os
+import sys
+
+import numpy as np
+
+# (format, d): sample bytes d*d; the sizes the bench and the MLPerf workloads use
+FILES = [("npz", 64), ("npz", 338), ("npz", 1024), ("npz", 2896),
+         ("hdf5", 64), ("hdf5", 338), ("hdf5", 2896),
+         ("jpeg", 338), ("jpeg", 1024), ("png", 338), ("png", 1024)]
+
+
+def name(fmt, d):
+    return "%s_%d.%s" % (fmt, d, fmt)
+
+
+def make(top):
+    np.random.seed(10)
+    for fmt, d in FILES:
+        p = os.path.join(top, name(fmt, d))
+        if fmt == "npz":
+            np.savez(p, x=np.random.randint(255, size=(d, d, 1), dtype=np.uint8), y=[0])
+        elif fmt == "hdf5":
+            import h5py
+            with h5py.File(p, "w") as hf:
+                ds = hf.create_dataset("records", (1, d, d), dtype=np.uint8)
+                ds[0:1] = np.random.randint(255, size=(1, d, d), dtype=np.uint8)
+                hf.create_dataset("labels", data=[0])
+        else:
+            from PIL import Image
+            img = Image.fromarray(np.random.randint(255, size=(d, d), dtype=np.uint8))
+            img.save(p, format=fmt.upper(), bits=8)
+
+
+def read(top, names):
+    for n in names:
+        p = os.path.join(top, n)
+        if n.endswith(".npz"):
+            np.load(p, allow_pickle=True)["x"]
+        elif n.endswith(".hdf5"):
+            import h5py
+            f = h5py.File(p, "r")
+            f["records"][0]
+            f.close()
+        else:
+            from PIL import Image
+            np.asarray(Image.open(p))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) >= 3 and sys.argv[1] == "make":
+        make(sys.argv[2])
+    elif len(sys.argv) >= 4 and sys.argv[1] == "read":
+        read(sys.argv[2], sys.argv[3:])
+    else:
+        sys.exit("usage: dlio_chain_probe.py make DIR | read DIR NAME...")

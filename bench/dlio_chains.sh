@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# dlio_chains.sh — the requests DLIO 2.0.0's readers make for one sample,
+# measured through a tierfs mount's trace: per format (npz with numpy's
+# np.load(f)['x'], hdf5 with h5py, jpeg and png with PIL) and per file size,
+# each file read once in its own process (bench/dlio_chain_probe.py says how
+# the files are made and read). Writes one text file per file into OUTDIR:
+#
+#   # FORMAT FILE-BYTES MEMBER DATA-OFFSET DATA-BYTES
+#   OP OFFSET LENGTH        then one request a line, in the order they were
+#                           submitted: open, getattr, read (offset and length
+#                           as the kernel sent them to tierfs), flush, close
+# MEMBER is where an npz's x.npy starts, DATA-OFFSET and DATA-BYTES where the
+# sample's bytes lie (npz, hdf5; 0 for images).
+#
+# tests/workloads/chains/ holds the files this wrote here; test_dlio_chain
+# checks the modeled chains (workloads/dlio_chain.c) against them.
+# Usage: bench/dlio_chains.sh [TIERSIM_BUILD] [OUTDIR] [PYTHON]
+set -eu
+build=${1:-build}
+out=${2:-tests/workloads/chains}
+py=${3:-/usr/bin/python3}
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d /tmp/dlio-chains.XXXXXX)
+trap 'fusermount3 -u "$tmp/m" 2>/dev/null || true; rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/b" "$tmp/m" "$out"
+"$py" "$here/dlio_chain_probe.py" make "$tmp/b"
+for f in "$tmp"/b/*; do
+	n=$(basename "$f")
+	"$build/fs/tierfs" -o "tier=nvme-local,trace=$tmp/t.trace" "$tmp/b" "$tmp/m" >/dev/null 2>&1
+	"$py" "$here/dlio_chain_probe.py" read "$tmp/m" "$n"
+	fusermount3 -u "$tmp/m"
+	# the daemon writes the trace's end as it exits
+	for _ in $(seq 50); do "$build/cli/tiersim" trace dump "$tmp/t.trace" >"$tmp/t.txt" 2>/dev/null && break; sleep 0.1; done
+	"$py" - "$tmp/t.txt" "$n" "$f" >"$out/${n%.*}.txt" <<'PY'
+import os, struct, sys
+txt, name, path = sys.argv[1:]
+size = os.path.getsize(path)
+member = off = ln = 0
+if name.endswith('.npz'):
+    import zipfile, numpy as np
+    with zipfile.ZipFile(path) as z:
+        zi = z.getinfo('x.npy')
+        with open(path, 'rb') as fp:
+            fp.seek(zi.header_offset)
+            h = fp.read(30)
+            member = zi.header_offset + 30 + struct.unpack('<H', h[26:28])[0] + struct.unpack('<H', h[28:30])[0]
+        with z.open('x.npy') as m:
+            v = np.lib.format.read_magic(m)
+            shape, _, dt = np.lib.format._read_array_header(m, v)
+            off = member + m.tell()
+            ln = int(np.prod(shape)) * dt.itemsize
+elif name.endswith('.hdf5'):
+    import h5py
+    with h5py.File(path, 'r') as h:
+        off = h['records'].id.get_offset()
+        ln = h['records'].nbytes
+paths, ios = {}, []
+for line in open(txt):
+    w = line.split()
+    if w and w[0] == 'path':
+        paths[int(w[1])] = w[2].strip('"')
+    elif w and w[0].isdigit():
+        ios.append((int(w[0]), w[2], int(w[3]), int(w[4]), int(w[5])))
+fid = [k for k, p in paths.items() if p == '/' + name]
+assert len(fid) == 1, (name, paths)
+print('# %s %d %d %d %d' % (name.rsplit('.', 1)[1], size, member, off, ln))
+for sub, op, f, off, ln in sorted(ios):
+    if f == fid[0]:
+        print(op, off, ln)
+PY
+	echo "$n: $(grep -c '^read' "$out/${n%.*}.txt") reads, $(grep -c '^getattr' "$out/${n%.*}.txt") getattrs"
+done

@@ -1,0 +1,191 @@
+#!/usr/bin/env bash
+# dlio_peer.sh — the real DLIO benchmark 2.0.0 against `tiersim dlio`, real
+# and virtual, on the same tiers: for each row (workload, ranks, tier) the
+# real DLIO reads a dataset its own generator made through a tierfs mount
+# (mem=0, traced), `mpirun -np RANKS tiersim dlio` reads tiersim's dataset of
+# the same workload through the same kind of mount (traced), and `tiersim dlio
+# --virtual --accelerators RANKS` predicts it. Prints AU and samples/s side by
+# side and, from both traces, the requests per sample (opens, reads,
+# getattrs, mean read size) and the read latency's median.
+#
+# Usage: bench/dlio_peer.sh [--venv DIR] [--tiersim BUILD] [--before BUILD]
+#                           [--work DIR] [--rows ROW,ROW...] [--runs N]
+#   --venv DIR   a virtual environment with dlio_benchmark (env DLIO_VENV); when
+#                neither is given, WORK/dlio-venv, installed there from
+#                ../shared/peers/dlio/install.sh (beside the repository) if missing
+#                (the install needs root, Debian 12 and python3-packaging)
+#   --tiersim    the build directory (default build)
+#   --before B   also another build's tiersim (an earlier version), real and
+#                virtual, in columns of its own beside the same DLIO run
+#   --work DIR   datasets, mounts and outputs (default /tmp/tiersim-dlio-peer)
+#   --rows       names from the table below (default: all)
+#   --runs N     runs of each (default 1)
+# Rows: NAME WORKLOAD RANKS TIER. The datasets (DLIO overrides, the same for
+# tiersim):
+#   u64   unet3d_h100, 64 npz files of 8 MiB, batch 7, 4 read threads, 0.323 s
+#   u168  the same with 168 files
+#   r50   resnet50_h100 as PyTorch: 4,000 npz files of 112 KiB, batch 400,
+#         8 read threads, 0.224 s
+# all 3 epochs (--epochs N to change).
+# No checkpoints, no evaluation. Each row prints `uptime`'s load: the host
+# is shared, and DLIO's Python workers need CPU.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+venv=${DLIO_VENV:-}
+build=build
+work=/tmp/tiersim-dlio-peer
+rows=""
+runs=1
+before=""
+epochs=3
+while [ $# -gt 0 ]; do
+	case $1 in
+	--venv) venv=$2; shift 2 ;;
+	--tiersim) build=$2; shift 2 ;;
+	--work) work=$2; shift 2 ;;
+	--rows) rows=$2; shift 2 ;;
+	--runs) runs=$2; shift 2 ;;
+	--before) before=$(cd "$2" && pwd) || exit 2; shift 2 ;;
+	--epochs) epochs=$2; shift 2 ;;
+	-h | --help) sed -n '2,/^set -u/p' "$0" | sed 's/^# \{0,1\}//;$d'; exit 0 ;;
+	*) echo "dlio_peer.sh: unknown option '$1' (--help)" >&2; exit 2 ;;
+	esac
+done
+build=$(cd "$build" 2>/dev/null && pwd) || { echo "dlio_peer.sh: --tiersim: no build directory" >&2; exit 2; }
+tiersim=$build/cli/tiersim
+tierfs=$build/fs/tierfs
+for b in "$tiersim" "$tierfs"; do
+	[ -x "$b" ] || { echo "dlio_peer.sh: $b is missing: build first (ninja -C $build)" >&2; exit 2; }
+done
+mkdir -p "$work"
+if [ -z "$venv" ]; then
+	venv=$work/dlio-venv
+	if [ ! -x "$venv/bin/dlio_benchmark" ]; then
+		inst=$root/../shared/peers/dlio/install.sh
+		[ -x "$inst" ] || { echo "dlio_peer.sh: no --venv and no $inst to install DLIO from" >&2; exit 2; }
+		echo "dlio_peer.sh: installing DLIO into $venv" >&2
+		apt-get install -y -qq python3-packaging >/dev/null || exit 2
+		"$inst" "$venv" >&2 || exit 2
+	fi
+fi
+[ -x "$venv/bin/dlio_benchmark" ] || { echo "dlio_peer.sh: $venv/bin/dlio_benchmark is missing" >&2; exit 2; }
+
+# Each dataset's overrides, given to DLIO and to tiersim alike.
+common="++workload.workflow.checkpoint=False ++workload.workflow.evaluation=False ++workload.dataset.num_files_eval=0 ++workload.train.epochs=$epochs"
+declare -A wl=([u64]=unet3d_h100 [u168]=unet3d_h100 [r50]=resnet50_h100)
+declare -A over=(
+	[u64]="++workload.dataset.num_files_train=64 ++workload.dataset.record_length=8388608 ++workload.dataset.record_length_stdev=0 ++workload.train.computation_time=0.323"
+	[u168]="++workload.dataset.num_files_train=168 ++workload.dataset.record_length=8388608 ++workload.dataset.record_length_stdev=0 ++workload.train.computation_time=0.323"
+	[r50]="++workload.framework=pytorch ++workload.reader.data_loader=pytorch ++workload.dataset.format=npz ++workload.dataset.num_files_train=4000 ++workload.dataset.num_samples_per_file=1 ++workload.dataset.record_length=114660 ++workload.dataset.record_length_stdev=0 ++workload.train.computation_time=0.224 ++workload.reader.batch_size=400 ++workload.reader.read_threads=8"
+)
+# NAME DATASET RANKS TIER
+table="u64-1-gp3 u64 1 aws-gp3
+u64-2-ssd u64 2 ssd-cloud
+u64-2-gp3 u64 2 aws-gp3
+u168-2-ssd u168 2 ssd-cloud
+r50-1-ssd r50 1 ssd-cloud
+r50-2-ssd r50 2 ssd-cloud
+r50-2-gp3 r50 2 aws-gp3
+u64-1-nvme u64 1 nvme-local
+r50-1-essd r50 1 essd-pl1
+u64-2-essd u64 2 essd-pl0"
+
+mpi=(mpirun --allow-run-as-root --oversubscribe --bind-to none -q)
+# (mpirun forwards stdin to rank 0: every run below reads /dev/null, not the table)
+cfg=$work/config/workload
+mkdir -p "$cfg"
+for w in unet3d_h100 resnet50_h100; do cp "$root/workloads/dlio/$w.yaml" "$cfg/"; done
+
+# DLIO's dataset, made once by its own generator.
+gen() {
+	local d=$1 data=$work/data/$1
+	[ -f "$data/.done" ] && return 0
+	rm -rf "$data" "$work/gen-$d"
+	mkdir -p "$data"
+	# shellcheck disable=SC2086
+	"${mpi[@]}" -np 1 "$venv/bin/dlio_benchmark" --config-dir "$work/config" workload="${wl[$d]}" \
+		$common ${over[$d]} ++workload.workflow.generate_data=True ++workload.workflow.train=False \
+		++workload.dataset.data_folder="$data" hydra.run.dir="$work/gen-$d" \
+		++workload.output.folder="$work/gen-$d" </dev/null >"$work/gen-$d.log" 2>&1 &&
+		touch "$data/.done" || { echo "dlio_peer.sh: DLIO's generator failed: $work/gen-$d.log" >&2; return 1; }
+}
+
+# The per-sample pattern of a trace: opens, reads, getattrs per opened file,
+# mean read KiB, read latency p50 (ms).
+pattern() {
+	"$tiersim" trace dump "$1" | /usr/bin/python3 -c '
+import sys, statistics
+opens = reads = gets = 0; rb = 0; lat = []
+for line in sys.stdin:
+    w = line.split()
+    if not w or not w[0].isdigit(): continue
+    op = w[2]
+    if op == "open": opens += 1
+    elif op == "getattr": gets += 1
+    elif op == "read": reads += 1; rb += int(w[5]); lat.append(int(w[1]) - int(w[0]))
+o = max(opens, 1)
+print("%5.1f %5.1f %6.1f %6.2f" % (reads / o, gets / o, rb / max(reads, 1) / 1024,
+      statistics.median(lat) / 1e6 if lat else 0))'
+}
+
+summary() { # DIR -> "AU samples/s" of DLIO's summary.json
+	/usr/bin/python3 -c '
+import json, sys
+m = json.load(open(sys.argv[1] + "/summary.json"))["metric"]
+print("%.1f %.1f" % (m["train_au_mean_percentage"], m["train_throughput_mean_samples_per_second"]))' "$1"
+}
+
+tsjson() { # JSON text -> "AU samples/s"
+	/usr/bin/python3 -c '
+import json, sys
+s = sys.stdin.read(); j = json.loads(s[s.index("{"):])["runs"][0]
+print("%.1f %.1f" % (100 * j["au"], j["samples_per_s"]))'
+}
+
+# tiersim of BUILD on a row: "AU samples/s" real (traced into TRACE) and virtual
+ts_row() { # BUILD TRACE LOG d n tier
+	local t=$1/cli/tiersim b c
+	# shellcheck disable=SC2086
+	b=$(TIERSIM_WORKDIR=$work/ts "${mpi[@]}" -np "$5" "$t" dlio "${wl[$4]}" $common ${over[$4]} \
+		--tier "$6" --trace "$2" --quiet --json - </dev/null 2>"$3.log" | tsjson) || b="- -"
+	# shellcheck disable=SC2086
+	c=$("$t" dlio "${wl[$4]}" $common ${over[$4]} --tier "$6" --accelerators "$5" \
+		--virtual --quiet --json - </dev/null 2>"$3-v.log" | tsjson) || c="- -"
+	echo "$b $c"
+}
+
+hb=""
+[ -n "$before" ] && hb="   before: real virt   "
+printf '%-11s %-10s | %-13s | %-27s |%s %-24s | %-24s | %s\n' row tier "DLIO AU smp/s" \
+	"tiersim: real     virtual" "${hb:+$hb|}" "DLIO rd/f get/f KiB p50ms" "ts rd/f get/f KiB p50ms" load
+echo "$table" | while read -r name d n tier; do
+	if [ -n "$rows" ] && ! [[ ",$rows," == *",$name,"* ]]; then continue; fi
+	gen "$d" || continue
+	for run in $(seq "$runs"); do
+		out=$work/out/$name-$run
+		rm -rf "$out"; mkdir -p "$out/dlio" "$out/m"
+		"$tierfs" -o "tier=$tier,mem=0,trace=$out/dlio.trace" "$work/data/$d" "$out/m" >/dev/null 2>&1 ||
+			{ echo "dlio_peer.sh: $name: tierfs failed" >&2; continue; }
+		# shellcheck disable=SC2086
+		"${mpi[@]}" -np "$n" "$venv/bin/dlio_benchmark" --config-dir "$work/config" workload="${wl[$d]}" \
+			$common ${over[$d]} ++workload.dataset.data_folder="$out/m" hydra.run.dir="$out/dlio" \
+			++workload.output.folder="$out/dlio" </dev/null >"$out/dlio.log" 2>&1
+		fusermount3 -u "$out/m"
+		a=$(summary "$out/dlio" 2>/dev/null) || a="- -"
+		load=$(uptime | sed 's/.*average: //')
+		nowr=$(ts_row "$build" "$out/ts.trace" "$out/ts" "$d" "$n" "$tier")
+		was=""
+		[ -n "$before" ] && was=$(ts_row "$before" "$out/ts-before.trace" "$out/ts-before" "$d" "$n" "$tier")
+		pa=$(pattern "$out/dlio.trace" 2>/dev/null) || pa="-"
+		pb=$(pattern "$out/ts.trace" 2>/dev/null) || pb="-"
+		read -r aa as <<<"$a"; read -r ba bs ca cs <<<"$nowr"
+		wcol=""
+		if [ -n "$before" ]; then
+			read -r xa xs ya ys <<<"$was"
+			wcol=$(printf ' %5s %7s %5s %7s |' "$xa" "$xs" "$ya" "$ys")
+		fi
+		printf '%-11s %-10s | %5s %7s | %5s %7s %5s %7s |%s %-24s | %-24s | %s\n' "$name" "$tier" "$aa" "$as" \
+			"$ba" "$bs" "$ca" "$cs" "$wcol" "$pa" "$pb" "$load"
+	done
+done

@@ -1,0 +1,203 @@
+/*
+ * dliochain.c — the request chains of DLIO 2.0.0's readers (dliochain.h).
+ *
+ * Python reads a file through a BufferedReader of one block (4 KiB on
+ * tierfs): a read that ends past what the buffer holds reads the whole
+ * blocks it still needs straight into the caller's memory and then fills the
+ * buffer with one more block (CPython Modules/_io/bufferedio.c,
+ * _bufferedreader_read_generic); a read that hits EOF stops there and the
+ * fill after it is issued at EOF. `struct buf` is that reader.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "pipeline/dliochain.h"
+
+#define BLK 4096u		/* st_blksize on tierfs: Python's buffer */
+#define NPY_PIECE 262144u	/* numpy.lib.format.BUFFER_SIZE */
+#define ZIP_MIN_READ 4096u	/* zipfile.ZipExtFile.MIN_READ_SIZE */
+#define ZIP_EOCD 22u		/* zip end of central directory record */
+#define ZIP64_LOCATOR 20u	/* what zipfile looks for before it */
+#define ZIP_CD 102u		/* numpy's central directory: two entries of 46 + 5 bytes */
+#define FUSE_MAX 1048576u	/* the largest request the kernel sends tierfs */
+#define H5_BUF_MISALIGN 16u	/* h5py's array buffer sits this far into a page */
+#define JPEG_BLOCK 65536u	/* Pillow ImageFile.load: decodermaxblock */
+#define PNG_IDAT 65536u		/* Pillow's IDAT chunks (ImageFile.MAXBLOCK) */
+#define PNG_HEAD 33u		/* signature 8 + IHDR chunk 25 */
+#define PNG_CHUNK 12u		/* a chunk's length, type and CRC */
+
+struct out {
+	struct ts_chain_req *r;
+	size_t n, cap;
+};
+
+static void put(struct out *o, enum ts_chain_op op, uint64_t off, uint64_t len)
+{
+	if (o->n < o->cap)
+		o->r[o->n] = (struct ts_chain_req){ .op = (uint8_t)op, .off = off, .len = len };
+	o->n++;
+}
+
+/* Python's BufferedReader: the buffer holds the file up to @end. */
+struct buf {
+	uint64_t end, size;
+};
+
+static void buf_fill(struct out *o, struct buf *b, uint64_t at)
+{
+	put(o, TS_CHAIN_READ, at, BLK);
+	b->end = TS_MIN(at + BLK, b->size);
+}
+
+/* A read through the buffer that needs the file up to @want. */
+static void buf_want(struct out *o, struct buf *b, uint64_t want)
+{
+	if (want <= b->end)
+		return;
+	uint64_t raw = (want - b->end) / BLK * BLK;
+	if (raw) {
+		put(o, TS_CHAIN_READ, b->end, raw);
+		b->end = TS_MIN(b->end + raw, b->size);
+	}
+	if (want > b->end)
+		buf_fill(o, b, b->end);
+}
+
+/* open() from Python: the lookup's two getattrs, the open, io.open's fstat. */
+static void py_open(struct out *o)
+{
+	put(o, TS_CHAIN_GETATTR, 0, 0);
+	put(o, TS_CHAIN_GETATTR, 0, 0);
+	put(o, TS_CHAIN_OPEN, 0, 0);
+	put(o, TS_CHAIN_GETATTR, 0, 0);
+}
+
+static void py_close(struct out *o)
+{
+	put(o, TS_CHAIN_FLUSH, 0, 0);
+	put(o, TS_CHAIN_CLOSE, 0, 0);
+}
+
+/* zipfile.ZipFile.open('x.npy'): the local header at 0 (a fresh buffer),
+ * then the member's first read of at least ZIP_MIN_READ bytes. */
+static void zip_member_open(struct out *o, struct buf *b, const struct ts_chain_file *f,
+			    uint64_t *zend)
+{
+	uint64_t mend = f->data_off + f->data_len;
+	buf_fill(o, b, 0);
+	*zend = TS_MIN(f->member + ZIP_MIN_READ, mend);
+	buf_want(o, b, *zend);
+}
+
+static void npz(struct out *o, const struct ts_chain_file *f)
+{
+	uint64_t s = f->size, mend = f->data_off + f->data_len, zend;
+	struct buf b = { .size = s };
+	py_open(o);
+	buf_fill(o, &b, 0);				  /* np.load: the magic */
+	for (int i = 0; i < 3; i++)			  /* zipfile: seek(0, 2), */
+		put(o, TS_CHAIN_GETATTR, 0, 0);		  /* seek(-22, 2), readall's fstat */
+	put(o, TS_CHAIN_READ, s - ZIP_EOCD, ZIP_EOCD + 1); /* readall: the end record */
+	put(o, TS_CHAIN_READ, s, 1);			  /* and EOF */
+	put(o, TS_CHAIN_GETATTR, 0, 0);
+	buf_fill(o, &b, s - ZIP_EOCD - ZIP64_LOCATOR);	  /* no zip64 locator */
+	buf_fill(o, &b, s - ZIP_EOCD - ZIP_CD);		  /* the central directory */
+	zip_member_open(o, &b, f, &zend);		  /* NpzFile: the magic */
+	zip_member_open(o, &b, f, &zend);		  /* read_array */
+	for (uint64_t at = f->data_off; at < mend; at += NPY_PIECE) {
+		uint64_t piece_end = TS_MIN(at + NPY_PIECE, mend);
+		if (piece_end <= zend)
+			continue;
+		/* ZipExtFile._read2: at least ZIP_MIN_READ, at most to the member's end */
+		zend = TS_MIN(zend + TS_MAX(piece_end - zend, ZIP_MIN_READ), mend);
+		buf_want(o, &b, zend);
+	}
+	py_close(o);
+}
+
+/* h5py: the superblock and the object headers of DLIO's one-sample files
+ * (offset, length), as measured; then the sample. */
+static const uint64_t h5_meta[][2] = { { 0, 8 }, { 0, 16 }, { 16, 80 }, { 96, 512 } };
+static const uint64_t h5_meta2[][2] = { { 680, 512 }, { 136, 544 }, { 1072, 328 }, { 800, 512 } };
+
+static void hdf5(struct out *o, const struct ts_chain_file *f)
+{
+	py_open(o);
+	for (size_t i = 0; i < TS_ARRAY_SIZE(h5_meta); i++)
+		put(o, TS_CHAIN_READ, h5_meta[i][0], h5_meta[i][1]);
+	put(o, TS_CHAIN_GETATTR, 0, 0);
+	for (size_t i = 0; i < TS_ARRAY_SIZE(h5_meta2); i++)
+		put(o, TS_CHAIN_READ, h5_meta2[i][0], h5_meta2[i][1]);
+	/* one pread of the sample; the kernel cuts it at the buffer's pages */
+	uint64_t at = f->data_off, left = f->data_len;
+	uint64_t piece = FUSE_MAX - H5_BUF_MISALIGN;
+	while (left) {
+		uint64_t n = TS_MIN(piece, left);
+		put(o, TS_CHAIN_READ, at, n);
+		at += n;
+		left -= n;
+		piece = FUSE_MAX;
+	}
+	py_close(o);
+}
+
+static void jpeg(struct out *o, const struct ts_chain_file *f)
+{
+	struct buf b = { .size = f->size };
+	py_open(o);
+	buf_fill(o, &b, 0); /* Image.open: the header */
+	for (uint64_t k = 1; k == 1 || b.end < f->size; k++)
+		buf_want(o, &b, k * JPEG_BLOCK); /* load(): from offset 0 */
+	py_close(o);
+}
+
+static void png(struct out *o, const struct ts_chain_file *f)
+{
+	struct buf b = { .size = f->size };
+	py_open(o);
+	buf_fill(o, &b, 0);
+	/* IDAT k's data ends at PNG_HEAD + k chunks of PNG_IDAT + PNG_CHUNK, less its CRC */
+	for (uint64_t k = 1;; k++) {
+		uint64_t e = PNG_HEAD + k * (PNG_IDAT + PNG_CHUNK) - 4;
+		if (e >= f->size)
+			break;
+		buf_want(o, &b, e);
+	}
+	buf_want(o, &b, f->size);
+	py_close(o);
+}
+
+size_t ts_chain_build(enum ts_chain_fmt fmt, const struct ts_chain_file *f,
+		      struct ts_chain_req *out, size_t cap)
+{
+	struct out o = { .r = out, .cap = cap };
+	switch (fmt) {
+	case TS_CHAIN_NPZ: npz(&o, f); break;
+	case TS_CHAIN_HDF5: hdf5(&o, f); break;
+	case TS_CHAIN_JPEG: jpeg(&o, f); break;
+	case TS_CHAIN_PNG: png(&o, f); break;
+	}
+	return o.n;
+}
+
+static const char *const fmt_names[] = {
+	[TS_CHAIN_NPZ] = "npz", [TS_CHAIN_HDF5] = "hdf5", [TS_CHAIN_JPEG] = "jpeg", [TS_CHAIN_PNG] = "png"
+};
+
+int ts_chain_fmt_find(const char *name, enum ts_chain_fmt *fmt)
+{
+	for (size_t i = 0; i < TS_ARRAY_SIZE(fmt_names); i++)
+		if (name && !strcmp(name, fmt_names[i])) {
+			*fmt = (enum ts_chain_fmt)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+const char *ts_chain_op_name(enum ts_chain_op op)
+{
+	static const char *const n[] = { [TS_CHAIN_GETATTR] = "getattr", [TS_CHAIN_OPEN] = "open",
+					 [TS_CHAIN_READ] = "read", [TS_CHAIN_FLUSH] = "flush",
+					 [TS_CHAIN_CLOSE] = "close" };
+	return (unsigned)op < TS_ARRAY_SIZE(n) ? n[op] : "?";
+}

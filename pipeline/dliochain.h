@@ -1,0 +1,71 @@
+/*
+ * dliochain.h — the requests one sample costs under DLIO 2.0.0's readers,
+ * as a file system (tierfs) sees them: their order, operations, offsets and
+ * lengths, as a function of the file's size and layout. Written once here
+ * and used by both clocks of the DLIO loader (workloads/dlio_loader.h):
+ * real time issues each request as a system call, serially, in one worker;
+ * virtual time charges the same requests to the tier model, serially.
+ *
+ * Measured through a tierfs trace of each real reader (bench/dlio_chains.sh;
+ * the measurements are the files of tests/workloads/chains/ and
+ * tests/workloads/test_dlio_chain.c checks every one against the model):
+ *
+ *  - npz, NPZReader: np.load(f, allow_pickle=True)['x'] (numpy 1.24, Python
+ *    3.11's zipfile over a BufferedReader of the file's st_blksize, 4 KiB on
+ *    tierfs). The zip's end record and central directory are read at the
+ *    file's end, then the x member is opened twice (numpy checks its magic
+ *    first) and its array read in 256 KiB pieces (numpy's BUFFER_SIZE), each
+ *    a direct read of whole 4 KiB blocks and one 4 KiB buffer fill.
+ *  - hdf5, HDF5Reader: h5py.File(f, 'r')['records'][i] (h5py 3.7, HDF5
+ *    1.10): eight small reads of the superblock and object headers, then the
+ *    sample in one read, which the kernel splits into requests of at most
+ *    1 MiB, the first ending where the user buffer's page does (16 bytes
+ *    into a page: a buffer glibc mapped).
+ *  - jpeg, ImageReader: np.asarray(Image.open(f)) (Pillow 9.4): the header
+ *    in one 4 KiB fill, then 64 KiB reads from offset 0 (the decoder's
+ *    block) until one ends at EOF, and a fill at EOF.
+ *  - png, ImageReader: the header in one 4 KiB fill, then each IDAT chunk
+ *    (64 KiB of data each, as Pillow writes them) read through the buffer,
+ *    then the rest of the file.
+ *
+ * Every format opens the file (two getattrs from the lookup, the open, one
+ * from Python's fstat), reads, flushes and closes it. tierfs charges the
+ * open as metadata and each read as a read; getattr, flush and close are
+ * free (fs/timing.c).
+ */
+#ifndef TS_PIPE_DLIOCHAIN_H
+#define TS_PIPE_DLIOCHAIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/ts.h"
+
+enum ts_chain_op { TS_CHAIN_GETATTR, TS_CHAIN_OPEN, TS_CHAIN_READ, TS_CHAIN_FLUSH, TS_CHAIN_CLOSE };
+
+struct ts_chain_req {
+	uint8_t op;	   /* TS_CHAIN_* */
+	uint64_t off, len; /* TS_CHAIN_READ: as the request reaches the file system */
+};
+
+enum ts_chain_fmt { TS_CHAIN_NPZ, TS_CHAIN_HDF5, TS_CHAIN_JPEG, TS_CHAIN_PNG };
+
+/* What the chain depends on. */
+struct ts_chain_file {
+	uint64_t size;	   /* the file's bytes */
+	uint64_t member;   /* npz: where the x member's data (its .npy) starts */
+	uint64_t data_off; /* npz, hdf5: where the sample's bytes start */
+	uint64_t data_len; /* npz, hdf5: the sample's bytes */
+};
+
+/* The chain of a sample of format @fmt in file @f into @out (room for @cap);
+ * returns how many requests it has (more than @cap: call again with room
+ * for that many). */
+size_t ts_chain_build(enum ts_chain_fmt fmt, const struct ts_chain_file *f,
+		      struct ts_chain_req *out, size_t cap);
+/* "npz", "hdf5", "jpeg", "png": 0 with *fmt, or -EINVAL. */
+TS_WUR int ts_chain_fmt_find(const char *name, enum ts_chain_fmt *fmt);
+/* The trace's name of an op: "getattr", "open", "read", "flush", "close". */
+const char *ts_chain_op_name(enum ts_chain_op op);
+
+#endif

@@ -1,0 +1,79 @@
+/* test_dlio_chain.c — the modeled request chain of each DLIO reader
+ * (pipeline/dliochain.h) against the one measured through tierfs
+ * (bench/dlio_chains.sh wrote tests/workloads/chains/, one file a sample):
+ * the same operations, offsets and lengths in the same order, request for request.
+ * Usage: test_dlio_chain DIR */
+#include <dirent.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tests/tcheck.h"
+#include "pipeline/dliochain.h"
+
+#define MAX_REQ 4096
+
+static void check_file(const char *dir, const char *name)
+{
+	char path[4096], fmt[16], op[16];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	FILE *f = fopen(path, "r");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	struct ts_chain_file cf = { 0 };
+	enum ts_chain_fmt cfmt = TS_CHAIN_NPZ;
+	CHECK(fscanf(f, "# %15s %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64, fmt, &cf.size,
+		     &cf.member, &cf.data_off, &cf.data_len) == 5);
+	CHECK(ts_chain_fmt_find(fmt, &cfmt) == 0);
+	static struct ts_chain_req got[MAX_REQ];
+	size_t n = ts_chain_build(cfmt, &cf, got, MAX_REQ);
+	CHECK(n <= MAX_REQ);
+	size_t i = 0;
+	uint64_t off, len;
+	int bad = 0;
+	while (fscanf(f, "%15s %" SCNu64 " %" SCNu64, op, &off, &len) == 3) {
+		if (i >= n || strcmp(op, ts_chain_op_name(got[i].op)) ||
+		    (got[i].op == TS_CHAIN_READ && (got[i].off != off || got[i].len != len))) {
+			if (!bad++)
+				fprintf(stderr, "%s: request %zu: measured %s %" PRIu64 " %" PRIu64
+						", modeled %s %" PRIu64 " %" PRIu64 "\n", name, i, op,
+					off, len, i < n ? ts_chain_op_name(got[i].op) : "(none)",
+					i < n ? got[i].off : 0, i < n ? got[i].len : 0);
+		}
+		i++;
+	}
+	fclose(f);
+	if (i != n)
+		fprintf(stderr, "%s: measured %zu requests, modeled %zu\n", name, i, n);
+	CHECK(i == n);
+	CHECK(bad == 0);
+	printf("%-16s %5zu requests: %s\n", name, i, bad || i != n ? "DIFFERS" : "same");
+}
+
+int main(int argc, char **argv)
+{
+	CHECK(argc == 2);
+	if (argc != 2)
+		return tc_exit();
+	DIR *d = opendir(argv[1]);
+	CHECK(d != NULL);
+	if (!d)
+		return tc_exit();
+	int files = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+		if (l > 4 && !strcmp(e->d_name + l - 4, ".txt")) {
+			check_file(argv[1], e->d_name);
+			files++;
+		}
+	}
+	closedir(d);
+	CHECK(files >= 4); /* every format measured */
+	/* a chain longer than the room given says how long it is */
+	struct ts_chain_req few[4];
+	struct ts_chain_file npz = { .size = 114742, .member = 55, .data_off = 183, .data_len = 114244 };
+	CHECK(ts_chain_build(TS_CHAIN_NPZ, &npz, few, 4) == 21);
+	return tc_exit();
+}

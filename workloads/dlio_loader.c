@@ -1,0 +1,653 @@
+/*
+ * dlio_loader.c — DLIO 2.0.0's PyTorch data loader in both clocks
+ * (dlio_loader.h). The order, the workers' batches, the prefetch rule and
+ * the per-sample chains are written once (the plan, below); the two clocks
+ * differ only in who waits: threads on system calls, or events on the tier
+ * model.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/clock.h"
+#include "core/heap.h"
+#include "core/rng.h"
+#include "workloads/dlio_loader.h"
+#include "pipeline/dliochain.h"
+#include "pipeline/dliofmt.h"
+#include "pipeline/ds_dlio.h"
+#include "pipeline/vpipe.h"
+
+#define UNSET UINT64_MAX
+
+/* ---- the plan: order, batches, chains ------------------------------------- */
+
+struct plan {
+	const struct ts_dl_cfg *c;
+	uint64_t total, per_rank, steps;
+	uint32_t *order; /* the global list, shuffled in place each epoch */
+	struct ts_rng rng;
+};
+
+uint64_t ts_dl_steps(const struct ts_dl_cfg *c)
+{
+	uint64_t t = c->meta ? c->meta->samples : 0;
+	uint64_t s = c->batch && c->world ? t / (c->batch * c->world) : 0;
+	return c->steps && c->steps < s ? c->steps : s;
+}
+
+static int plan_new(struct plan *p, const struct ts_dl_cfg *c, char *err, size_t errlen)
+{
+	memset(p, 0, sizeof(*p));
+	p->c = c;
+	const struct ts_dataset_meta *m = c->meta;
+	if (!m || !m->samples || m->per_file != 1 || m->kind != &ts_dataset_npz) {
+		snprintf(err, errlen, "DLIO's PyTorch loader reads npz datasets of one sample per file");
+		return -EINVAL;
+	}
+	if (!c->ranks || !c->world || c->rank0 + c->ranks > c->world || !c->batch || !c->workers ||
+	    !c->prefetch_factor || m->samples > UINT32_MAX) {
+		snprintf(err, errlen, "DLIO loader: ranks, batch, workers and prefetch must be set");
+		return -EINVAL;
+	}
+	p->total = m->samples;
+	p->per_rank = p->total / c->world;
+	p->steps = ts_dl_steps(c);
+	if (!p->steps) {
+		snprintf(err, errlen, "%" PRIu64 " samples make no step of %" PRIu64 " samples on each "
+				      "of %" PRIu64 " ranks; use more files "
+				      "(++workload.dataset.num_files_train=...)", p->total, c->batch, c->world);
+		return -EINVAL;
+	}
+	if (!(p->order = malloc(p->total * sizeof(*p->order))))
+		return -ENOMEM;
+	for (uint64_t i = 0; i < p->total; i++)
+		p->order[i] = (uint32_t)i;
+	return 0;
+}
+
+/* dlio_sampler.__iter__: reseeded with the seed, the persisting list
+ * shuffled again (Shuffle.SEED). */
+static void plan_epoch(struct plan *p)
+{
+	if (!p->c->shuffle)
+		return;
+	ts_rng_seed(&p->rng, p->c->seed);
+	ts_rng_shuffle_u32(&p->rng, p->order, p->total);
+}
+
+static uint64_t plan_sample(const struct plan *p, uint64_t k, uint64_t j, uint64_t pos)
+{
+	return p->order[(p->c->rank0 + k) * p->per_rank + j * p->c->batch + pos];
+}
+
+/* The chain of sample @i into *@buf (grown as needed): its length, or 0. */
+static size_t plan_chain(const struct plan *p, uint64_t i, struct ts_chain_req **buf, size_t *cap)
+{
+	const struct ts_dataset_meta *m = p->c->meta;
+	struct ts_chain_file f = { .size = m->files[i].bytes };
+	f.member = TS_NPZ_LFH + TS_NPZ_NAME;
+	ts_npz_payload(f.size, &f.data_off, &f.data_len);
+	size_t n = ts_chain_build(TS_CHAIN_NPZ, &f, *buf, *cap);
+	if (n > *cap) {
+		struct ts_chain_req *nb = realloc(*buf, n * sizeof(*nb));
+		if (!nb)
+			return 0;
+		*buf = nb;
+		*cap = n;
+		n = ts_chain_build(TS_CHAIN_NPZ, &f, *buf, *cap);
+	}
+	if (!p->c->coalesce)
+		return n;
+	/* what the tier is charged (the open, the reads), contiguous reads as one */
+	struct ts_chain_req *r = *buf;
+	size_t k = 0;
+	for (size_t q = 0; q < n; q++) {
+		if (r[q].op != TS_CHAIN_READ && r[q].op != TS_CHAIN_OPEN)
+			continue;
+		if (k && r[q].op == TS_CHAIN_READ && r[k - 1].op == TS_CHAIN_READ &&
+		    r[k - 1].off + r[k - 1].len == r[q].off)
+			r[k - 1].len += r[q].len;
+		else
+			r[k++] = r[q];
+	}
+	return k;
+}
+
+static uint64_t plan_window(const struct plan *p)
+{
+	return TS_MIN(p->c->workers * p->c->prefetch_factor, p->steps);
+}
+
+static int result_init(struct ts_dl_result *r, const struct plan *p)
+{
+	memset(r, 0, sizeof(*r));
+	r->steps = p->steps;
+	if (!(r->ep = calloc(p->c->epochs, sizeof(*r->ep))))
+		return -ENOMEM;
+	r->nep = p->c->epochs;
+	for (uint64_t e = 0; e < p->c->epochs; e++)
+		if (!(r->ep[e].first_end = calloc(p->c->ranks, sizeof(uint64_t))))
+			return -ENOMEM;
+	return 0;
+}
+
+void ts_dl_result_free(struct ts_dl_result *r)
+{
+	for (uint64_t e = 0; r->ep && e < r->nep; e++)
+		free(r->ep[e].first_end);
+	free(r->ep);
+	memset(r, 0, sizeof(*r));
+}
+
+/* ---- virtual time ------------------------------------------------------- */
+
+struct vworker {
+	uint64_t k, w;
+	uint64_t next;	   /* its next batch this epoch */
+	uint64_t batch;	   /* the batch it reads; UNSET: idle */
+	uint64_t pos;	   /* sample in the batch */
+	uint64_t sample;
+	size_t req, nreq;  /* the sample's chain */
+	bool cpu_done;	   /* the sample's CPU charged */
+	struct ts_chain_req *chain;
+	size_t cap;
+};
+
+struct vrank {
+	uint64_t dispatched;
+	uint64_t *ready; /* [step] */
+	uint64_t take;	 /* this step's; UNSET: not yet */
+};
+
+/* Rank @k takes its batch of step @j at @tk: its compute ends at the
+ * returned time (the first step's is kept); @end is the latest so far. */
+static uint64_t take(const struct ts_dl_cfg *c, struct vrank *rk, struct ts_dl_epoch *ep,
+		     uint64_t k, uint64_t j, uint64_t tk, uint64_t end)
+{
+	rk[k].take = tk;
+	uint64_t ke = tk + c->step_ns + c->compute_ns;
+	if (j == 0)
+		ep->first_end[k] = ke;
+	return TS_MAX(end, ke);
+}
+
+struct vl {
+	struct plan p;
+	const struct ts_dl_cfg *c;
+	const struct ts_vdisk *disk;
+	struct vworker *wk;
+	struct vrank *rk;
+	struct ts_heap q;
+	uint64_t tie;
+	uint64_t step; /* the step the ranks are taking */
+	uint64_t *pending; /* ranks whose batch of this step is ready */
+	uint64_t npending;
+	struct ts_dl_result *r;
+};
+
+static uint64_t cpu_ns(const struct vl *v, uint64_t i)
+{
+	return v->c->sample_ns + (uint64_t)((double)v->c->meta->bytes[i] *
+					    v->c->sample_ns_per_mib / 1048576.0);
+}
+
+static int vw_sample(struct vl *v, struct vworker *w)
+{
+	w->sample = plan_sample(&v->p, w->k, w->batch, w->pos);
+	w->nreq = plan_chain(&v->p, w->sample, &w->chain, &w->cap);
+	w->req = 0;
+	w->cpu_done = false;
+	return w->nreq ? 0 : -ENOMEM;
+}
+
+static int vw_start(struct vl *v, struct vworker *w, uint64_t t)
+{
+	w->batch = w->next;
+	w->pos = 0;
+	int rc = vw_sample(v, w);
+	return rc ? rc : ts_heap_push(&v->q, t, v->tie++, w);
+}
+
+/* The training loop took a batch of rank @k at @t: one more goes out. */
+static int v_dispatch(struct vl *v, uint64_t k, uint64_t t)
+{
+	struct vrank *r = &v->rk[k];
+	if (r->dispatched >= v->p.steps)
+		return 0;
+	uint64_t d = r->dispatched++;
+	struct vworker *w = &v->wk[k * v->c->workers + d % v->c->workers];
+	return w->batch == UNSET && w->next == d ? vw_start(v, w, t) : 0;
+}
+
+/* Worker @w's event at @t: its next request, its sample's CPU, its batch. */
+static int vw_event(struct vl *v, struct vworker *w, uint64_t t)
+{
+	for (;;) {
+		if (w->req < w->nreq) {
+			const struct ts_chain_req *q = &w->chain[w->req++];
+			if (q->op != TS_CHAIN_READ && q->op != TS_CHAIN_OPEN)
+				continue; /* getattr, flush, close: free (fs/timing.c) */
+			struct ts_vio io = { .op = q->op == TS_CHAIN_READ ? TS_VIO_READ : TS_VIO_META,
+					     .file = w->sample + 2, .off = q->off, .len = q->len,
+					     .size = v->c->meta->files[w->sample].bytes };
+			if (q->op == TS_CHAIN_READ) {
+				v->r->read_requests++;
+				v->r->read_bytes += q->len;
+			} else {
+				v->r->meta_requests++;
+			}
+			return ts_heap_push(&v->q, v->disk->submit(v->disk->ctx, t, &io), v->tie++, w);
+		}
+		if (!w->cpu_done) {
+			w->cpu_done = true;
+			uint64_t ns = cpu_ns(v, w->sample);
+			if (ns)
+				return ts_heap_push(&v->q, t + ns, v->tie++, w);
+		}
+		v->r->samples++;
+		if (++w->pos < v->c->batch) {
+			int rc = vw_sample(v, w);
+			if (rc)
+				return rc;
+			continue;
+		}
+		struct vrank *r = &v->rk[w->k];
+		r->ready[w->batch] = t;
+		if (w->batch == v->step)
+			v->pending[v->npending++] = w->k;
+		w->batch = UNSET;
+		w->next += v->c->workers;
+		if (w->next >= r->dispatched)
+			return 0;
+		w->batch = w->next;
+		w->pos = 0;
+		int rc = vw_sample(v, w);
+		if (rc)
+			return rc;
+	}
+}
+
+static void vl_free(struct vl *v)
+{
+	if (v->wk)
+		for (uint64_t i = 0; i < v->c->ranks * v->c->workers; i++)
+			free(v->wk[i].chain);
+	if (v->rk)
+		for (uint64_t k = 0; k < v->c->ranks; k++)
+			free(v->rk[k].ready);
+	free(v->wk);
+	free(v->rk);
+	free(v->pending);
+	free(v->p.order);
+	ts_heap_free(&v->q);
+}
+
+int ts_dl_run_virtual(const struct ts_dl_cfg *c, const struct ts_vdisk *disk, ts_dl_step_fn fn,
+		      void *ctx, struct ts_dl_result *r, char *err, size_t errlen)
+{
+	struct vl v = { .c = c, .disk = disk, .r = r };
+	memset(r, 0, sizeof(*r));
+	int rc = plan_new(&v.p, c, err, errlen);
+	if (!rc)
+		rc = result_init(r, &v.p);
+	uint64_t nw = c->ranks * c->workers, S = v.p.steps;
+	if (!rc && (!(v.wk = calloc(nw, sizeof(*v.wk))) || !(v.rk = calloc(c->ranks, sizeof(*v.rk))) ||
+		    !(v.pending = calloc(c->ranks, sizeof(*v.pending)))))
+		rc = -ENOMEM;
+	for (uint64_t k = 0; !rc && k < c->ranks; k++)
+		if (!(v.rk[k].ready = malloc(S * sizeof(uint64_t))))
+			rc = -ENOMEM;
+	uint64_t t = 0;
+	for (uint64_t e = 0; !rc && e < c->epochs; e++) {
+		struct ts_dl_epoch *ep = &r->ep[e];
+		plan_epoch(&v.p);
+		ep->start = t;
+		v.step = 0;
+		v.npending = 0;
+		for (uint64_t i = 0; i < nw; i++)
+			v.wk[i] = (struct vworker){ .k = i / c->workers, .w = i % c->workers,
+						    .next = i % c->workers, .batch = UNSET,
+						    .chain = v.wk[i].chain, .cap = v.wk[i].cap };
+		for (uint64_t k = 0; k < c->ranks; k++) {
+			v.rk[k].dispatched = 0;
+			for (uint64_t j = 0; j < S; j++)
+				v.rk[k].ready[j] = UNSET;
+			for (uint64_t d = 0; !rc && d < plan_window(&v.p); d++)
+				rc = v_dispatch(&v, k, t);
+		}
+		uint64_t bar = t;
+		for (uint64_t j = 0; !rc && j < S; j++) {
+			v.step = j;
+			v.npending = 0;
+			for (uint64_t k = 0; k < c->ranks; k++) {
+				v.rk[k].take = UNSET;
+				if (v.rk[k].ready[j] != UNSET)
+					v.pending[v.npending++] = k;
+			}
+			uint64_t taken = 0, end = bar;
+			while (!rc && taken < c->ranks) {
+				uint64_t top = v.q.n ? ts_heap_top(&v.q)->key : UNSET;
+				bool took = false;
+				for (uint64_t i = 0; !rc && i < v.npending;) {
+					uint64_t k = v.pending[i];
+					uint64_t tk = TS_MAX(v.rk[k].ready[j], bar);
+					if (tk > top) {
+						i++;
+						continue;
+					}
+					v.pending[i] = v.pending[--v.npending];
+					end = take(c, v.rk, ep, k, j, tk, end);
+					taken++;
+					took = true;
+					rc = v_dispatch(&v, k, tk);
+				}
+				if (rc || took || taken == c->ranks)
+					continue;
+				if (!v.q.n) {
+					snprintf(err, errlen, "DLIO loader: step %" PRIu64 " waits for "
+							      "nothing in flight", j);
+					rc = -EDEADLK;
+					break;
+				}
+				struct ts_heap_item it = ts_heap_pop(&v.q);
+				r->events++;
+				rc = vw_event(&v, it.p, it.key);
+			}
+			bar = end;
+			if (!rc && fn && fn(ctx, e, j, ep->start, ep->first_end, bar)) {
+				ep->end = bar;
+				r->epochs = e + 1;
+				vl_free(&v);
+				return 1;
+			}
+		}
+		if (rc)
+			break;
+		ep->end = bar;
+		r->epochs = e + 1;
+		t = bar;
+		while (v.q.n) /* nothing is in flight at an epoch's end */
+			(void)ts_heap_pop(&v.q);
+	}
+	if (rc == -ENOMEM)
+		snprintf(err, errlen, "DLIO loader: out of memory");
+	vl_free(&v);
+	return rc;
+}
+
+/* ---- real time ---------------------------------------------------------- */
+
+struct rworker {
+	struct rl *L;
+	uint64_t k, w;
+	pthread_t th;
+	bool started;
+	struct ts_chain_req *chain;
+	size_t cap;
+	uint8_t *buf;
+	size_t bufcap;
+};
+
+struct rl {
+	struct plan p;
+	const struct ts_dl_cfg *c;
+	int dirfd;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	uint64_t epoch; /* UNSET: none started */
+	bool stop;
+	int err;
+	char msg[512];
+	struct vrank *rk;
+	struct rworker *wk;
+	uint64_t read_requests, meta_requests, read_bytes, samples;
+};
+
+static int r_sample(struct rworker *w, uint64_t i)
+{
+	struct rl *L = w->L;
+	size_t n = plan_chain(&L->p, i, &w->chain, &w->cap);
+	if (!n)
+		return -ENOMEM;
+	const char *rel = L->c->meta->files[i].path + strlen(TS_DLIO_DIR "/");
+	int fd = -1, rc = 0;
+	bool checked = false;
+	uint64_t reads = 0, metas = 0, bytes = 0;
+	for (size_t q = 0; q < n && !rc; q++) {
+		const struct ts_chain_req *r = &w->chain[q];
+		struct stat st;
+		switch (r->op) {
+		case TS_CHAIN_GETATTR: /* before the open: the open's own lookup */
+			if (fd >= 0 && fstat(fd, &st))
+				rc = -errno;
+			/* numpy refuses a zip cut short: so does this reader */
+			else if (fd >= 0 && !checked && (checked = true) &&
+				 (uint64_t)st.st_size < L->c->meta->files[i].bytes)
+				rc = TS_E_TRUNCATED;
+			break;
+		case TS_CHAIN_OPEN:
+			if ((fd = openat(L->dirfd, rel, O_RDONLY | O_CLOEXEC)) < 0)
+				rc = -errno;
+			metas++;
+			break;
+		case TS_CHAIN_READ:
+			if (r->len > w->bufcap) {
+				uint8_t *nb = realloc(w->buf, r->len);
+				if (!nb) {
+					rc = -ENOMEM;
+					break;
+				}
+				w->buf = nb;
+				w->bufcap = r->len;
+			}
+			if (pread(fd, w->buf, r->len, (off_t)r->off) < 0)
+				rc = -errno;
+			reads++;
+			bytes += r->len;
+			break;
+		case TS_CHAIN_CLOSE:
+			close(fd);
+			fd = -1;
+			break;
+		default: break; /* flush: close's */
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	pthread_mutex_lock(&L->mu);
+	if (rc && !L->err) {
+		L->err = rc;
+		snprintf(L->msg, sizeof(L->msg), "%s/%s: %s", L->c->dir, rel,
+			 rc == TS_E_TRUNCATED ? "file ends before the sample does" : ts_strerror(rc));
+	}
+	L->read_requests += reads;
+	L->meta_requests += metas;
+	L->read_bytes += bytes;
+	L->samples++;
+	pthread_mutex_unlock(&L->mu);
+	return rc;
+}
+
+static void *r_worker(void *arg)
+{
+	struct rworker *w = arg;
+	struct rl *L = w->L;
+	uint64_t ep = UNSET, next = 0;
+	pthread_mutex_lock(&L->mu);
+	for (;;) {
+		while (!L->stop && (L->epoch == UNSET ||
+				    (ep == L->epoch && next >= L->rk[w->k].dispatched)))
+			pthread_cond_wait(&L->cv, &L->mu);
+		if (L->stop)
+			break;
+		if (ep != L->epoch) {
+			ep = L->epoch;
+			next = w->w;
+			continue;
+		}
+		uint64_t j = next;
+		pthread_mutex_unlock(&L->mu);
+		int rc = 0;
+		for (uint64_t pos = 0; !rc && pos < L->c->batch; pos++)
+			rc = r_sample(w, plan_sample(&L->p, w->k, j, pos));
+		pthread_mutex_lock(&L->mu);
+		if (rc) {
+			L->stop = true;
+			pthread_cond_broadcast(&L->cv);
+			break;
+		}
+		L->rk[w->k].ready[j] = ts_now_ns();
+		next += L->c->workers;
+		pthread_cond_broadcast(&L->cv);
+	}
+	pthread_mutex_unlock(&L->mu);
+	return NULL;
+}
+
+static void r_dispatch(struct rl *L, uint64_t k)
+{
+	if (L->rk[k].dispatched < L->p.steps)
+		L->rk[k].dispatched++;
+}
+
+static void sleep_until(uint64_t t, volatile sig_atomic_t *stop)
+{
+	struct timespec ts = { (time_t)(t / TS_NS_PER_S), (long)(t % TS_NS_PER_S) };
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR &&
+	       !(stop && *stop))
+		;
+}
+
+static void spin_until(uint64_t t, volatile sig_atomic_t *stop)
+{
+	volatile uint64_t x = 0;
+	while (ts_now_ns() < t && !(stop && *stop))
+		x++;
+}
+
+int ts_dl_run_real(const struct ts_dl_cfg *c, int (*between)(char *err, size_t errlen),
+		   volatile sig_atomic_t *stop, struct ts_dl_result *r, char *err, size_t errlen)
+{
+	struct rl L = { .c = c, .dirfd = -1, .epoch = UNSET };
+	memset(r, 0, sizeof(*r));
+	pthread_mutex_init(&L.mu, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&L.cv, &ca);
+	pthread_condattr_destroy(&ca);
+	int rc = plan_new(&L.p, c, err, errlen);
+	if (!rc)
+		rc = result_init(r, &L.p);
+	uint64_t nw = c->ranks * c->workers, S = L.p.steps;
+	if (!rc && (L.dirfd = open(c->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: %s", c->dir, ts_strerror(rc));
+	}
+	if (!rc && (!(L.wk = calloc(nw, sizeof(*L.wk))) || !(L.rk = calloc(c->ranks, sizeof(*L.rk)))))
+		rc = -ENOMEM;
+	for (uint64_t k = 0; !rc && k < c->ranks; k++)
+		if (!(L.rk[k].ready = malloc(S * sizeof(uint64_t))))
+			rc = -ENOMEM;
+	for (uint64_t i = 0; !rc && i < nw; i++) {
+		L.wk[i] = (struct rworker){ .L = &L, .k = i / c->workers, .w = i % c->workers };
+		if ((rc = -pthread_create(&L.wk[i].th, NULL, r_worker, &L.wk[i])))
+			snprintf(err, errlen, "DLIO loader: cannot start a worker: %s", strerror(-rc));
+		else
+			L.wk[i].started = true;
+	}
+	for (uint64_t e = 0; !rc && e < c->epochs; e++) {
+		struct ts_dl_epoch *ep = &r->ep[e];
+		pthread_mutex_lock(&L.mu);
+		plan_epoch(&L.p); /* every worker is idle: the last epoch's batches were all taken */
+		for (uint64_t k = 0; k < c->ranks; k++) {
+			L.rk[k].dispatched = plan_window(&L.p);
+			for (uint64_t j = 0; j < S; j++)
+				L.rk[k].ready[j] = UNSET;
+		}
+		L.epoch = e;
+		ep->start = ts_now_ns();
+		pthread_cond_broadcast(&L.cv);
+		pthread_mutex_unlock(&L.mu);
+		uint64_t bar = ep->start;
+		for (uint64_t j = 0; !rc && j < S; j++) {
+			if (between && (rc = between(err, errlen)))
+				break;
+			uint64_t taken = 0, end = bar;
+			pthread_mutex_lock(&L.mu);
+			for (uint64_t k = 0; k < c->ranks; k++)
+				L.rk[k].take = UNSET;
+			while (taken < c->ranks && !L.stop && !(stop && *stop)) {
+				for (uint64_t k = 0; k < c->ranks; k++) {
+					if (L.rk[k].take != UNSET || L.rk[k].ready[j] == UNSET)
+						continue;
+					end = take(c, L.rk, ep, k, j, ts_now_ns(), end);
+					taken++;
+					r_dispatch(&L, k);
+					pthread_cond_broadcast(&L.cv);
+				}
+				if (taken < c->ranks) {
+					struct timespec ts;
+					uint64_t dl = ts_now_ns() + 50 * 1000000ull;
+					ts.tv_sec = (time_t)(dl / TS_NS_PER_S);
+					ts.tv_nsec = (long)(dl % TS_NS_PER_S);
+					pthread_cond_timedwait(&L.cv, &L.mu, &ts);
+				}
+			}
+			if (L.err) {
+				rc = L.err;
+				snprintf(err, errlen, "loader: %s", L.msg);
+			} else if (taken < c->ranks) {
+				rc = -EINTR;
+				snprintf(err, errlen, "interrupted at step %" PRIu64 " of epoch %" PRIu64,
+					 j + 1, e + 1);
+			}
+			pthread_mutex_unlock(&L.mu);
+			if (rc)
+				break;
+			uint64_t t0 = ts_now_ns();
+			spin_until(t0 + c->step_ns, stop);
+			sleep_until(end, stop);
+			bar = TS_MAX(end, ts_now_ns());
+		}
+		ep->end = bar;
+		if (!rc)
+			r->epochs = e + 1;
+	}
+	pthread_mutex_lock(&L.mu);
+	L.stop = true;
+	pthread_cond_broadcast(&L.cv);
+	pthread_mutex_unlock(&L.mu);
+	for (uint64_t i = 0; L.wk && i < nw; i++) {
+		if (L.wk[i].started)
+			pthread_join(L.wk[i].th, NULL);
+		free(L.wk[i].chain);
+		free(L.wk[i].buf);
+	}
+	r->read_requests = L.read_requests;
+	r->meta_requests = L.meta_requests;
+	r->read_bytes = L.read_bytes;
+	r->samples = L.samples;
+	if (rc == -ENOMEM)
+		snprintf(err, errlen, "DLIO loader: out of memory");
+	if (L.dirfd >= 0)
+		close(L.dirfd);
+	if (L.rk)
+		for (uint64_t k = 0; k < c->ranks; k++)
+			free(L.rk[k].ready);
+	free(L.rk);
+	free(L.wk);
+	free(L.p.order);
+	pthread_cond_destroy(&L.cv);
+	pthread_mutex_destroy(&L.mu);
+	return rc;
+}

@@ -1,0 +1,103 @@
+/*
+ * dlio_loader.h — DLIO 2.0.0's PyTorch data loader (dlio_benchmark
+ * data_loader/torch_data_loader.py over torch.utils.data.DataLoader), in
+ * either clock, for N ranks stepping together:
+ *
+ *  - Order: every epoch the global list of samples is shuffled in place
+ *    (when the workload shuffles; the list persists from epoch to epoch, as
+ *    dlio_sampler's does) and rank r reads the contiguous slice
+ *    [r x floor(T/N), (r+1) x floor(T/N)); an epoch has floor(T / (batch x
+ *    N)) steps (main.py's max_steps).
+ *  - Workers: each rank has read_threads workers; batch i goes to worker
+ *    i mod read_threads, which reads its batch_size samples one after the
+ *    other, each sample's requests one after the other
+ *    (pipeline/dliochain.h), and hands the batch over whole.
+ *  - Prefetch: read_threads x prefetch_factor batches are given to the
+ *    workers when an epoch's loader starts, and one more each time the
+ *    training loop takes a batch (DataLoader's _try_put_index);
+ *    prefetch_factor = ceil(prefetch_size / read_threads), 2 when that is 0.
+ *  - Epochs: the loader starts again every epoch (a new iterator over
+ *    persistent workers): nothing of the next epoch is read before the
+ *    training loop asks for its first batch.
+ *  - Steps: a rank takes its batch, is busy for the step's CPU and
+ *    computation_time, and meets the others (comm.barrier()).
+ *
+ * Real time runs each worker as a thread issuing the chain's system calls
+ * on the mounted dataset; virtual time runs the same workers as a
+ * discrete-event simulation over the tier model, charging each worker's
+ * requests one after the other (and the host's CPU per sample, after it).
+ * Both report, per rank and epoch, when each step's batch was taken and
+ * when its compute ended; workloads/dlio_run.c turns them into DLIO's
+ * figures.
+ */
+#ifndef TS_DLIO_LOADER_H
+#define TS_DLIO_LOADER_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/ts.h"
+#include "pipeline/dataset.h"
+#include "pipeline/vpipe.h"
+
+struct ts_dl_cfg {
+	const struct ts_dataset_meta *meta; /* an npz dataset, one sample per file */
+	uint64_t ranks;	     /* ranks stepping here (accelerators of this process) */
+	uint64_t rank0;	     /* the first one's rank among all */
+	uint64_t world;	     /* ranks in all (mpirun's size, or ranks) */
+	uint64_t batch, workers, prefetch_factor, epochs;
+	uint64_t steps;	     /* per epoch, at most (total_training_steps); 0: all */
+	bool shuffle;
+	uint64_t seed;
+	uint64_t compute_ns; /* computation_time */
+	uint64_t step_ns;    /* the rank's own CPU per step */
+	uint64_t sample_ns;  /* virtual time: a worker's CPU per sample (+ per MiB below) */
+	double sample_ns_per_mib;
+	const char *dir;     /* real time: the mounted DIR/train */
+	/* Virtual time with a page cache in front of the tier: a sample's
+	 * contiguous reads are charged as one (the cache's readahead turns a
+	 * reader's sequential reads into its own requests to the device, so
+	 * what reaches the device is the same; the model is spared a lookup per
+	 * 4 KiB fill: 8 requests instead of 1,140 for a 140 MB unet3d sample). */
+	bool coalesce;
+};
+
+/* What a run did, per epoch and rank: the times are ns from the run's
+ * start (virtual) or CLOCK_MONOTONIC (real). */
+struct ts_dl_epoch {
+	uint64_t start, end; /* the loader started; the last step's barrier passed */
+	uint64_t *first_end; /* [rank]: the first step's compute ended */
+};
+
+struct ts_dl_result {
+	uint64_t steps; /* per epoch */
+	struct ts_dl_epoch *ep;
+	uint64_t epochs; /* run (a run stopped early has fewer) */
+	uint64_t nep;	 /* ep[] holds this many */
+	uint64_t read_requests, meta_requests, read_bytes, samples, events;
+};
+
+/* Called after every step with the epoch's figures so far (virtual time:
+ * a caller may stop a run that cannot pass): nonzero stops the run. */
+typedef int (*ts_dl_step_fn)(void *ctx, uint64_t epoch, uint64_t step, uint64_t start,
+			     const uint64_t *first_end, uint64_t barrier);
+
+/* Steps per epoch for @c (0: fewer samples than one step of every rank). */
+uint64_t ts_dl_steps(const struct ts_dl_cfg *c);
+
+/* Runs @c in virtual time over @disk: 0, 1 when @fn stopped it (the
+ * epoch it stopped in counted in r->epochs, its end the last barrier), or
+ * -errno with @err. */
+TS_WUR int ts_dl_run_virtual(const struct ts_dl_cfg *c, const struct ts_vdisk *disk,
+			     ts_dl_step_fn fn, void *ctx, struct ts_dl_result *r, char *err,
+			     size_t errlen);
+/* Runs @c in real time on c->dir; @between (may be NULL) is called before
+ * each step's batches are taken (ranks: DLIO's barrier). */
+TS_WUR int ts_dl_run_real(const struct ts_dl_cfg *c, int (*between)(char *err, size_t errlen),
+			  volatile sig_atomic_t *stop, struct ts_dl_result *r, char *err,
+			  size_t errlen);
+void ts_dl_result_free(struct ts_dl_result *r);
+
+#endif
