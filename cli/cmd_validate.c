@@ -54,6 +54,9 @@ static const struct ts_opt vopts[] = {
 	  "with --real: the longest fio run per case" },
 	{ "real_size", TS_OPT_SIZE, OFF(run.real_size), "64MiB", 4096, 0, "bytes",
 	  "with --real: the largest file each fio job covers" },
+	{ "jobs", TS_OPT_U64, OFF(run.jobs), "0", 0, 1024, "",
+	  "cases run at once, each in its own process (virtual time; --real runs one at a "
+	  "time); 0 = the CPUs online", "N" },
 	{ "skip_tag", TS_OPT_STR, OFF(skip_tag), NULL, 0, 0, "",
 	  "leave out the cases carrying this tag (\"slow\": the long workload runs)", "TAG" },
 	{ "baseline", TS_OPT_STR, OFF(baseline), NULL, 0, 0, "",
@@ -69,7 +72,7 @@ static const struct ts_opt vopts[] = {
 static const struct ts_cmdline validate_cmdline = {
 	.name = "validate",
 	.synopsis = "[CASE|GLOB|tag:TAG...] [--json] [--real] [--cases DIR] [--skip-tag TAG]\n"
-		    "                [--baseline FILE] [--record-baseline]",
+		    "                [--jobs N] [--baseline FILE] [--record-baseline]",
 	.about = "Runs the validation cases (real measurements of real systems) and prints\n"
 		 "predicted vs measured, the error and whether it is inside the case's\n"
 		 "tolerance, then cases inside and outside tolerance (known misses with their\n"
@@ -200,12 +203,11 @@ int ts_cmd_validate(int argc, char **argv)
 			ret = TS_EXIT_USAGE;
 			goto out;
 		}
-	/* A signal stops the run between cases (and a --real case's fio):
-	 * every mount down, exit 130, no summary of a partial run. */
+	/* A signal stops the run between cases (and a --real case's fio, and
+	 * the cases running in child processes): every mount down, exit 130,
+	 * no summary of a partial run. */
 	ts_interrupt_install();
-	for (size_t i = 0; i < nrows && !ts_interrupted; i++)
-		if (!rows[i].needs)
-			ts_case_run(&rows[i], set, &v.run);
+	(void)ts_case_run_all(rows, nrows, set, &v.run); /* failures are in the rows */
 	if (ts_interrupted) {
 		fprintf(stderr, "tiersim validate: interrupted by signal %d; nothing is judged\n",
 			(int)ts_interrupted);

@@ -65,7 +65,11 @@ double ts_rng_lognormal(struct ts_rng *r, double p50, double p99)
 {
 	if (p99 <= p50)
 		return p50;
-	double sigma = log(p99 / p50) / TS_Z99;
+	return ts_rng_lognormal_sigma(r, p50, log(p99 / p50) / TS_Z99);
+}
+
+double ts_rng_lognormal_sigma(struct ts_rng *r, double p50, double sigma)
+{
 	return p50 * exp(sigma * ts_rng_normal(r));
 }
 

@@ -25,6 +25,8 @@ double ts_rng_normal(struct ts_rng *r);
  * sigma = ln(p99/p50) / z(0.99), z(0.99) = 2.3263478740408408.
  */
 double ts_rng_lognormal(struct ts_rng *r, double p50, double p99);
+/* The same with sigma given (a caller drawing many from one distribution). */
+double ts_rng_lognormal_sigma(struct ts_rng *r, double p50, double sigma);
 /* Fisher–Yates shuffle of n 32-bit indices. */
 void ts_rng_shuffle_u32(struct ts_rng *r, uint32_t *v, uint64_t n);
 

@@ -398,8 +398,14 @@ static int disk_end(struct live *lv, char *err, size_t errlen)
 		if (!rc)
 			rmdir(lv->root);
 	}
-	if (lv->image[0])
+	if (lv->image[0]) {
 		unlink(lv->image);
+		char *slash = strrchr(lv->image, '/');
+		if (slash) { /* its own folder, which tierfs served */
+			*slash = '\0';
+			rmdir(lv->image);
+		}
+	}
 	return rc;
 }
 
@@ -424,17 +430,23 @@ static int live_disk(struct ts_job_env *env, const struct ts_scenario *s, const 
 	if (rc)
 		return rc;
 	unsigned k = env->nmounts++;
-	snprintf(lv->image, sizeof(lv->image), "%s/disk-%d-%u.%s", env->workdir, (int)getpid(), k,
-		 s->mnt.fs);
+	/* in a folder of its own: tierfs serves the image's folder */
+	snprintf(lv->image, sizeof(lv->image), "%s/disk-%d-%u", env->workdir, (int)getpid(), k);
+	if (mkdir(lv->image, 0755) && errno != EEXIST) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot make %s: %s", lv->image, strerror(errno));
+		lv->image[0] = '\0';
+		return rc;
+	}
+	size_t dl = strlen(lv->image);
+	snprintf(lv->image + dl, sizeof(lv->image) - dl, "/data.%s", s->mnt.fs);
 	snprintf(lv->root, sizeof(lv->root), "%s/d%d-%u", env->mntdir, (int)getpid(), k);
 	struct ts_disk_make_opts mk = { .image = lv->image, .fs = s->mnt.fs, .from = dp->backing };
 	if ((rc = ts_disk_size_for(dp->backing, s->mnt.fs, &size, err, errlen)))
 		goto fail;
 	mk.size = size;
-	if ((rc = ts_disk_make(&mk, err, errlen))) {
-		lv->image[0] = '\0'; /* nothing left to remove */
-		goto fail;
-	}
+	if ((rc = ts_disk_make(&mk, err, errlen)))
+		goto fail; /* the image is gone; its folder goes in disk_end */
 	if (mkdir(lv->root, 0755) && errno != EEXIST) {
 		rc = -errno;
 		snprintf(err, errlen, "cannot make %s: %s", lv->root, strerror(errno));

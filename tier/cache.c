@@ -83,15 +83,36 @@ struct ent {
 	uint64_t ready;	  /* pages in flight have arrived by then */
 	uint64_t dirtied; /* when the chunk turned dirty */
 	uint32_t present, dirty;
-	uint32_t hnext, lprev, lnext, dprev, dnext, pad;
+	uint32_t lprev, lnext, dprev, dnext; /* lnext links the free list too */
+	uint64_t pad;
 };
 
-/* Per file: how many chunks it has cached and its highest chunk, so that
- * a truncate or unlink visits only that file's chunks. */
-struct fent {
-	uint64_t file, max_idx;
-	uint32_t n, next;
+/*
+ * The index: an open-addressing table (linear probing) whose slots carry
+ * their key, so that finding a chunk reads one slot and the entry, and a
+ * miss reads the slot alone. The 8 chunks of an aligned 1 MiB group of a
+ * file hash to consecutive slots, so a large request reads its chunks'
+ * slots a cache line at a time. ent is the entry + 1 (0: an empty slot);
+ * idx_lo the chunk number's low 32 bits (the entry holds all of it).
+ */
+struct slot {
+	uint64_t file;
+	uint32_t idx_lo, ent;
 };
+
+/* Per file: how many chunks it has cached and its highest chunk (saturated
+ * at FMAX_SAT: larger), so that a truncate or unlink visits only that
+ * file's chunks; n = 0 is an empty slot of the file table. The entries of
+ * its first FHEAD chunks (+ 1, 0: none) sit here instead of in the chunk
+ * table: a small file's open and read then find its record and chunks in
+ * one slot. */
+#define FHEAD 2
+struct fslot {
+	uint64_t file;
+	uint32_t n, max_idx;
+	uint32_t head[FHEAD];
+};
+#define FMAX_SAT UINT32_MAX
 
 struct wbslot {
 	uint64_t free;	/* the slot's last write completes then */
@@ -112,15 +133,15 @@ struct cache {
 
 	struct ent *e;
 	uint32_t nmax, nused, freelist;
-	uint32_t *bucket;
-	uint64_t bmask;
-	struct fent *f; /* as many as entries: a file in the cache has one */
-	uint32_t *fbucket;
-	uint32_t fused, ffree;
+	struct slot *slot; /* nslot > nmax: at most 3/4 full */
+	struct fslot *fs;  /* as many slots: a file in the cache has a chunk */
+	uint64_t nslot;
+	uint64_t entries, evicted;
 	uint32_t lru_head, lru_tail;	 /* most / least recently used */
 	uint32_t dirty_head, dirty_tail; /* oldest / newest dirty */
 	uint64_t resident, dirty;	 /* bytes; dirty = not yet under writeback */
 	struct wbslot wb[WB_SLOTS];
+	uint64_t wb_last; /* the latest completion of any slot */
 	struct ra ra[NRA];
 	uint64_t ratick;
 
@@ -140,50 +161,117 @@ static uint64_t mix(uint64_t file, uint64_t idx)
 	return x ^ (x >> 29);
 }
 
-static uint32_t lookup(struct cache *c, uint64_t file, uint64_t idx)
+/* Slot @h of a table of n: the hash scaled to [0, n) (Lemire's reduction). */
+static uint64_t reduce(uint64_t h, uint64_t n)
 {
-	for (uint32_t i = c->bucket[mix(file, idx) & c->bmask]; i != NIL; i = c->e[i].hnext)
-		if (c->e[i].file == file && c->e[i].idx == idx)
-			return i;
-	return NIL;
+	return (uint64_t)(((unsigned __int128)h * n) >> 64);
 }
 
-static uint32_t *fslot(struct cache *c, uint64_t file)
+static uint64_t wrap(const struct cache *c, uint64_t s)
 {
-	uint32_t *pp = &c->fbucket[mix(file, 0) & c->bmask];
-	while (*pp != NIL && c->f[*pp].file != file)
-		pp = &c->f[*pp].next;
-	return pp;
+	return s >= c->nslot ? s - c->nslot : s;
 }
 
-static void file_add(struct cache *c, uint64_t file, uint64_t idx)
+/* The home slot of chunk @idx (its low 32 bits) of @file. */
+static uint64_t home(const struct cache *c, uint64_t file, uint32_t idx_lo)
 {
-	uint32_t *pp = fslot(c, file);
-	if (*pp == NIL) {
-		uint32_t i;
-		if (c->ffree != NIL) {
-			i = c->ffree;
-			c->ffree = c->f[i].next;
-		} else {
-			i = c->fused++;
-		}
-		c->f[i] = (struct fent){ .file = file, .next = NIL };
-		*pp = i;
+	return wrap(c, reduce(mix(file, idx_lo >> 3), c->nslot) + (idx_lo & 7));
+}
+
+/* The slot holding chunk @idx of @file, or the empty slot ending its probe. */
+static uint64_t find(const struct cache *c, uint64_t file, uint64_t idx)
+{
+	uint32_t lo = (uint32_t)idx;
+	uint64_t s = home(c, file, lo);
+	for (;; s = wrap(c, s + 1)) {
+		const struct slot *x = &c->slot[s];
+		if (!x->ent || (x->file == file && x->idx_lo == lo && c->e[x->ent - 1].idx == idx))
+			return s;
 	}
-	struct fent *f = &c->f[*pp];
-	f->n++;
-	f->max_idx = TS_MAX(f->max_idx, idx);
 }
 
-static void file_del(struct cache *c, uint64_t file)
+/* Empties slot @s of a linear-probing table, moving back the entries after
+ * it that could not sit in their home slot while it was taken. */
+#define UNSLOT(c, tab, s, empty, homeof)                                              \
+	do {                                                                          \
+		uint64_t hole_ = (s);                                                 \
+		for (uint64_t j_ = wrap(c, hole_ + 1); !(empty); j_ = wrap(c, j_ + 1)) { \
+			uint64_t h_ = (homeof);                                       \
+			if (wrap(c, j_ + c->nslot - h_) >= wrap(c, j_ + c->nslot - hole_)) { \
+				(tab)[hole_] = (tab)[j_];                             \
+				hole_ = j_;                                           \
+			}                                                             \
+		}                                                                     \
+		memset(&(tab)[hole_], 0, sizeof((tab)[hole_]));                       \
+	} while (0)
+
+static void unslot(struct cache *c, uint64_t s)
 {
-	uint32_t *pp = fslot(c, file);
-	uint32_t i = *pp;
-	if (i == NIL || --c->f[i].n)
+	UNSLOT(c, c->slot, s, !c->slot[j_].ent, home(c, c->slot[j_].file, c->slot[j_].idx_lo));
+}
+
+static uint64_t fhome(const struct cache *c, uint64_t file)
+{
+	return reduce(mix(file, 0), c->nslot);
+}
+
+/* The file table's slot of @file, or the empty slot ending its probe. */
+static uint64_t ffind(const struct cache *c, uint64_t file)
+{
+	uint64_t s = fhome(c, file);
+	while (c->fs[s].n && c->fs[s].file != file)
+		s = wrap(c, s + 1);
+	return s;
+}
+
+/* The record of @file, NULL when none of its chunks is cached. */
+static const struct fslot *fget(const struct cache *c, uint64_t file)
+{
+	const struct fslot *f = &c->fs[ffind(c, file)];
+	return f->n ? f : NULL;
+}
+
+/* The highest chunk of file record @f (UINT64_MAX: past 2^32 - 2). */
+static uint64_t file_max(const struct fslot *f)
+{
+	return f->max_idx == FMAX_SAT ? UINT64_MAX : f->max_idx;
+}
+
+/* The entry of chunk @idx of @file, NIL when it is not cached. */
+static uint32_t lookup(const struct cache *c, uint64_t file, uint64_t idx)
+{
+	if (idx < FHEAD) {
+		const struct fslot *f = fget(c, file);
+		return f ? f->head[idx] - 1 : NIL;
+	}
+	return c->slot[find(c, file, idx)].ent - 1; /* NIL when empty */
+}
+
+/* Indexes entry @i, chunk @idx of @file, which is not cached yet. */
+static void index_add(struct cache *c, uint64_t file, uint64_t idx, uint32_t i)
+{
+	struct fslot *f = &c->fs[ffind(c, file)];
+	if (!f->n)
+		*f = (struct fslot){ .file = file };
+	f->n++;
+	f->max_idx = (uint32_t)TS_MAX(f->max_idx, TS_MIN(idx, FMAX_SAT));
+	if (idx < FHEAD)
+		f->head[idx] = i + 1;
+	else
+		c->slot[find(c, file, idx)] = (struct slot){ file, (uint32_t)idx, i + 1 };
+}
+
+/* Takes chunk @idx of @file out of the index. */
+static void index_del(struct cache *c, uint64_t file, uint64_t idx)
+{
+	if (idx >= FHEAD)
+		unslot(c, find(c, file, idx));
+	uint64_t s = ffind(c, file);
+	if (idx < FHEAD)
+		c->fs[s].head[idx] = 0;
+	if (--c->fs[s].n)
 		return;
-	*pp = c->f[i].next;
-	c->f[i].next = c->ffree;
-	c->ffree = i;
+	UNSLOT(c, c->fs, s, !c->fs[j_].n, fhome(c, c->fs[j_].file));
 }
 
 static void lru_unlink(struct cache *c, uint32_t i)
@@ -245,34 +333,41 @@ static void dirty_back(struct cache *c, uint32_t i)
 		c->dirty_head = i;
 }
 
+/* The end (exclusive) of the run of set bits of @m that starts at bit @p. */
+static int run_end(uint32_t m, int p)
+{
+	uint32_t rest = ~(m >> p); /* the run's bits cleared */
+	return rest ? p + __builtin_ctz(rest) : PPC;
+}
+
 static void publish(struct cache *c)
 {
 	atomic_store_explicit(&c->pub_resident, c->resident, memory_order_relaxed);
 	atomic_store_explicit(&c->pub_dirty, c->dirty, memory_order_relaxed);
+	atomic_store_explicit(&c->pub_entries, c->entries, memory_order_relaxed);
+	atomic_store_explicit(&c->pub_evicted, c->evicted, memory_order_relaxed);
 }
 
 static void ent_remove(struct cache *c, uint32_t i)
 {
 	struct ent *e = &c->e[i];
-	uint32_t *pp = &c->bucket[mix(e->file, e->idx) & c->bmask];
-	while (*pp != i)
-		pp = &c->e[*pp].hnext;
-	*pp = e->hnext;
+	index_del(c, e->file, e->idx);
 	lru_unlink(c, i);
 	if (e->dirty)
 		dirty_unlink(c, i);
 	c->resident -= (uint64_t)__builtin_popcount(e->present) * PAGE;
 	c->dirty -= (uint64_t)__builtin_popcount(e->dirty) * PAGE;
-	file_del(c, e->file);
-	e->hnext = c->freelist;
+	e->lnext = c->freelist;
 	c->freelist = i;
-	atomic_fetch_sub_explicit(&c->pub_entries, 1, memory_order_relaxed);
+	c->entries--;
 }
 
 /* ---- Writeback ---------------------------------------------------------- */
 
 static uint64_t inflight_at(const struct cache *c, uint64_t t)
 {
+	if (t >= c->wb_last)
+		return 0; /* every write back has completed (or none began) */
 	uint64_t b = 0;
 	for (int k = 0; k < WB_SLOTS; k++)
 		if (c->wb[k].free > t)
@@ -299,9 +394,7 @@ static uint64_t wb_pages(struct cache *c, int k, uint32_t i, uint64_t t, uint32_
 	uint64_t end = t, bytes = 0;
 	while (m) {
 		int p = __builtin_ctz(m);
-		int q = p;
-		while (q < PPC && (m >> q & 1))
-			q++;
+		int q = run_end(m, p);
 		struct ts_tier_req w = { .op = TS_TIER_WRITE,
 					 .file = e->file,
 					 .off = e->idx * CHUNK + (uint64_t)p * PAGE,
@@ -316,6 +409,7 @@ static uint64_t wb_pages(struct cache *c, int k, uint32_t i, uint64_t t, uint32_
 		dirty_unlink(c, i);
 	c->dirty -= bytes;
 	c->wb[k].free = end;
+	c->wb_last = TS_MAX(c->wb_last, end);
 	c->wb[k].bytes = bytes;
 	c->wb[k].file = e->file;
 	c->wb[k].idx = e->idx;
@@ -406,7 +500,20 @@ static void evict_one(struct cache *c, uint64_t now)
 	if (c->evict)
 		c->evict(c->evict_ctx, e->file, e->idx * CHUNK, CHUNK);
 	ent_remove(c, v);
-	atomic_fetch_add_explicit(&c->pub_evicted, 1, memory_order_relaxed);
+	c->evicted++;
+	/* The next victim's entry is at hand (lru_unlink wrote it); fetch what
+	 * evicting it will read while the caller does other work: reclaim
+	 * walks entries the run has not touched for long, each read from
+	 * memory otherwise. */
+	uint32_t t = c->lru_tail;
+	if (t != NIL) {
+		const struct ent *n = &c->e[t];
+		if (n->idx >= FHEAD)
+			__builtin_prefetch(&c->slot[home(c, n->file, (uint32_t)n->idx)], 1);
+		__builtin_prefetch(&c->fs[fhome(c, n->file)], 1);
+		if (n->lprev != NIL)
+			__builtin_prefetch(&c->e[n->lprev], 1);
+	}
 }
 
 /* Would bringing @add_pages pages into entry @i (NIL: a new one) evict? */
@@ -432,7 +539,7 @@ static uint32_t get_ent(struct cache *c, uint32_t i, uint64_t file, uint64_t idx
 		evict_one(c, now);
 	if (c->freelist != NIL) {
 		i = c->freelist;
-		c->freelist = c->e[i].hnext;
+		c->freelist = c->e[i].lnext;
 	} else {
 		i = c->nused++;
 	}
@@ -441,12 +548,9 @@ static uint32_t get_ent(struct cache *c, uint32_t i, uint64_t file, uint64_t idx
 	e->file = file;
 	e->idx = idx;
 	e->dprev = e->dnext = NIL;
-	uint32_t *b = &c->bucket[mix(file, idx) & c->bmask];
-	e->hnext = *b;
-	*b = i;
+	index_add(c, file, idx, i);
 	lru_front(c, i);
-	file_add(c, file, idx);
-	atomic_fetch_add_explicit(&c->pub_entries, 1, memory_order_relaxed);
+	c->entries++;
 	return i;
 }
 
@@ -462,10 +566,11 @@ static uint32_t page_mask(uint64_t pfirst, uint64_t plast, uint64_t idx)
  * last cached chunk means to its end. */
 static void drop_pages(struct cache *c, uint64_t file, uint64_t p0, uint64_t p1)
 {
-	uint32_t fi = *fslot(c, file);
-	if (fi == NIL)
+	const struct fslot *f = fget(c, file);
+	if (!f)
 		return; /* nothing of the file is cached */
-	p1 = TS_MIN(p1, (c->f[fi].max_idx + 1) * PPC);
+	if (f->max_idx != FMAX_SAT)
+		p1 = TS_MIN(p1, ((uint64_t)f->max_idx + 1) * PPC);
 	if (p1 <= p0)
 		return;
 	bool scan = (p1 - p0) / PPC > c->nused;
@@ -555,9 +660,7 @@ static uint64_t fill(struct cache *c, uint64_t now, uint64_t file, uint64_t p0, 
 		}
 		/* Missing pages: extend the run or start a new one. */
 		for (uint32_t m = miss; m;) {
-			int p = __builtin_ctz(m), q = p;
-			while (q < PPC && (m >> q & 1))
-				q++;
+			int p = __builtin_ctz(m), q = run_end(m, p);
 			uint64_t o = (idx * PPC + (uint64_t)p) * PAGE, l = (uint64_t)(q - p) * PAGE;
 			if (!c->run_len || c->run_off + c->run_len != o || c->run_n == RUN_ENTS) {
 				uint64_t d = run_flush(c, now, done);
@@ -723,10 +826,10 @@ static uint64_t wb_range(struct cache *c, uint64_t now, uint64_t file, uint64_t 
 		if (c->wb[k].free > end && c->wb[k].file == file && c->wb[k].idx >= first &&
 		    c->wb[k].idx <= last)
 			end = c->wb[k].free;
-	uint32_t fi = *fslot(c, file);
-	if (fi == NIL)
+	const struct fslot *f = fget(c, file);
+	if (!f)
 		return end;
-	last = TS_MIN(last, c->f[fi].max_idx);
+	last = TS_MIN(last, file_max(f));
 	for (uint64_t idx = first; idx <= last; idx++) {
 		uint32_t i = lookup(c, file, idx);
 		uint32_t m = page_mask(p0, p1, idx);
@@ -781,7 +884,7 @@ static uint64_t cache_submit(struct ts_tier_layer *l, uint64_t now, const struct
 	default:
 		/* Metadata of a file with pages in the cache is in memory too
 		 * (its inode and dentry are pinned by those pages). */
-		if (*fslot(c, req->file) != NIL) {
+		if (fget(c, req->file)) {
 			done->bound = TS_TIER_BOUND_MEMORY;
 			end = now;
 		} else {
@@ -863,9 +966,8 @@ static void cache_free(struct ts_tier_layer *l)
 {
 	struct cache *c = (struct cache *)l;
 	free(c->e);
-	free(c->bucket);
-	free(c->f);
-	free(c->fbucket);
+	free(c->slot);
+	free(c->fs);
 	free(c);
 }
 
@@ -899,22 +1001,16 @@ struct ts_tier_layer *ts_tier_cache_new(const struct ts_tier_cache_cfg *cfg)
 	if (n > UINT32_MAX - 1)
 		n = UINT32_MAX - 1;
 	c->nmax = (uint32_t)n;
-	uint64_t nb = 1;
-	while (nb < n / 2)
-		nb <<= 1;
-	c->bmask = nb - 1;
-	/* calloc of a large pool maps zero pages: RSS grows only as it fills. */
+	c->nslot = n + n / 3 + 8; /* at most 3/4 full: short probes */
+	/* calloc of a large pool maps zero pages: RSS grows only as it fills
+	 * (the tables' pages as they are first hashed into). */
 	c->e = calloc(n, sizeof(*c->e));
-	c->f = calloc(n, sizeof(*c->f));
-	c->bucket = malloc(nb * sizeof(*c->bucket));
-	c->fbucket = malloc(nb * sizeof(*c->fbucket));
-	if (!c->e || !c->f || !c->bucket || !c->fbucket) {
+	c->slot = calloc(c->nslot, sizeof(*c->slot));
+	c->fs = calloc(c->nslot, sizeof(*c->fs));
+	if (!c->e || !c->slot || !c->fs) {
 		cache_free(&c->l);
 		return NULL;
 	}
-	memset(c->bucket, 0xff, nb * sizeof(*c->bucket));
-	memset(c->fbucket, 0xff, nb * sizeof(*c->fbucket));
-	c->ffree = NIL;
 	c->freelist = NIL;
 	c->lru_head = c->lru_tail = c->dirty_head = c->dirty_tail = NIL;
 	return &c->l;

@@ -25,6 +25,11 @@ struct device {
 	struct ts_heap inflight; /* completion times of requests in flight */
 	struct ts_rng rng;
 	_Atomic uint32_t qd_pub; /* queue depth at the last request, for stats */
+	/* Each op's lognormal sigma, kept while its p50 and p99 stay: the
+	 * same figure ts_rng_lognormal computes, one log per request less. */
+	struct {
+		double p50, p99, sigma;
+	} sig[TS_TIER_OP_NR];
 };
 
 double ts_tier_dist_sample(const struct ts_tier_dist *d, struct ts_rng *r)
@@ -68,7 +73,19 @@ static uint64_t device_submit(struct ts_tier_layer *l, uint64_t now,
 	done->qd = (uint32_t)d->inflight.n;
 	atomic_store_explicit(&d->qd_pub, done->qd, memory_order_relaxed);
 
-	double lat = ts_tier_dist_sample(dist_of(d->p, req->op), &d->rng);
+	const struct ts_tier_dist *dist = dist_of(d->p, req->op);
+	double lat;
+	if (dist->kind == TS_TIER_DIST_LOGNORMAL && dist->p99_ns > dist->p50_ns) {
+		__typeof__(d->sig[0]) *g = &d->sig[req->op < TS_TIER_OP_NR ? req->op : TS_TIER_META];
+		if (g->p50 != dist->p50_ns || g->p99 != dist->p99_ns) {
+			g->p50 = dist->p50_ns;
+			g->p99 = dist->p99_ns;
+			g->sigma = log(dist->p99_ns / dist->p50_ns) / TS_Z99;
+		}
+		lat = ts_rng_lognormal_sigma(&d->rng, dist->p50_ns, g->sigma);
+	} else {
+		lat = ts_tier_dist_sample(dist, &d->rng);
+	}
 	uint64_t start = now;
 	if (d->slots.n && ts_heap_top(&d->slots)->key > start) {
 		start = ts_heap_top(&d->slots)->key;

@@ -542,6 +542,159 @@ int ts_case_run(struct ts_case_row *r, const struct ts_tier_set *set,
 	return 0;
 }
 
+/* What a child sends back for its row: the figures' rows, then failed. */
+static int send_row(int fd, const struct ts_case_row *r)
+{
+	size_t len = r->c->nfig * sizeof(*r->f);
+	const char *p = (const char *)r->f;
+	while (len) {
+		ssize_t k = write(fd, p, len);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -errno;
+		p += k;
+		len -= (size_t)k;
+	}
+	unsigned char failed = r->failed;
+	return write(fd, &failed, 1) == 1 ? 0 : -EIO;
+}
+
+static int recv_row(int fd, struct ts_case_row *r)
+{
+	size_t len = r->c->nfig * sizeof(*r->f), got = 0;
+	char *p = (char *)r->f;
+	unsigned char failed = 1;
+	while (got < len + 1) {
+		ssize_t k = read(fd, got < len ? p + got : (char *)&failed, got < len ? len - got : 1);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -EIO;
+		got += (size_t)k;
+	}
+	r->failed = failed;
+	return 0;
+}
+
+struct child {
+	pid_t pid;
+	int fd;
+	size_t row;
+};
+
+/* Waits for one of the @n children, takes its row (failed if the child
+ * died) and closes it; -errno only when there is nothing to wait for. */
+static int reap(struct ts_case_row *rows, bool *reaped, struct child *ch, size_t *n)
+{
+	int status;
+	pid_t pid;
+	while ((pid = waitpid(-1, &status, 0)) < 0 && errno == EINTR)
+		if (ts_interrupted) /* the children stop too (a kill(1) of tiersim alone) */
+			for (size_t k = 0; k < *n; k++)
+				kill(ch[k].pid, ts_interrupted);
+	if (pid < 0)
+		return -errno;
+	for (size_t k = 0; k < *n; k++) {
+		if (ch[k].pid != pid)
+			continue;
+		struct ts_case_row *r = &rows[ch[k].row];
+		int rc = WIFEXITED(status) && WEXITSTATUS(status) == 0 ? recv_row(ch[k].fd, r) : -EIO;
+		close(ch[k].fd);
+		if (rc) { /* the row fails; the others go on */
+			fprintf(stderr, "tiersim validate: %s: its run died (%s %d)\n", r->c->path,
+				WIFSIGNALED(status) ? "signal" : "exit status",
+				WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+			r->failed = true;
+		}
+		reaped[ch[k].row] = true;
+		ch[k] = ch[--*n];
+		return 0;
+	}
+	return 0; /* not one of ours */
+}
+
+int ts_case_run_all(struct ts_case_row *rows, size_t n, const struct ts_tier_set *set,
+		    const struct ts_validate_cfg *v)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t jobs = v->jobs ? (size_t)v->jobs : cpus > 0 ? (size_t)cpus : 1;
+	if (v->real || jobs < 2) {
+		for (size_t i = 0; i < n && !ts_interrupted; i++)
+			if (!rows[i].needs)
+				ts_case_run(&rows[i], set, v);
+		return 0;
+	}
+	size_t *order = malloc((n + 1) * sizeof(*order)), norder = 0;
+	struct child *ch = calloc(jobs, sizeof(*ch));
+	bool *reaped = calloc(n + 1, sizeof(*reaped));
+	if (!order || !ch || !reaped) {
+		free(order);
+		free(ch);
+		free(reaped);
+		return -ENOMEM;
+	}
+	/* DLIO runs take seconds each, the rest milliseconds: start them first
+	 * so that the last to finish is a short one. */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < n; i++)
+			if (!rows[i].needs && (rows[i].c->dlio == NULL) == pass)
+				order[norder++] = i;
+	int ret = 0;
+	size_t nch = 0;
+	fflush(stdout);
+	fflush(stderr);
+	for (size_t k = 0; k < norder || nch;) {
+		if (k < norder && nch < jobs && !ts_interrupted) {
+			struct ts_case_row *r = &rows[order[k]];
+			int fd[2];
+			if (pipe2(fd, O_CLOEXEC)) {
+				ret = -errno;
+				break;
+			}
+			pid_t pid = fork();
+			if (pid == 0) {
+				close(fd[0]);
+				ts_case_run(r, set, v);
+				fflush(stderr);
+				_exit(send_row(fd[1], r) ? 1 : 0);
+			}
+			close(fd[1]);
+			if (pid < 0) {
+				close(fd[0]);
+				ret = -errno;
+				break;
+			}
+			ch[nch++] = (struct child){ pid, fd[0], order[k] };
+			k++;
+			continue;
+		}
+		if (!nch)
+			break; /* interrupted: nothing more starts */
+		int rc = reap(rows, reaped, ch, &nch);
+		if (rc && !ret)
+			ret = rc;
+	}
+	/* After a failed start: the children running finish, the rest of the
+	 * rows fail. */
+	while (nch) {
+		int rc = reap(rows, reaped, ch, &nch);
+		if (rc == -ECHILD)
+			break;
+	}
+	if (ret) {
+		fprintf(stderr, "tiersim validate: cannot run the cases in parallel: %s\n",
+			strerror(-ret));
+		for (size_t i = 0; i < n; i++)
+			if (!rows[i].needs && !reaped[i])
+				rows[i].failed = true;
+	}
+	free(order);
+	free(ch);
+	free(reaped);
+	return ret;
+}
+
 static int cmp_abs(const void *a, const void *b)
 {
 	double x = fabs(*(const double *)a), y = fabs(*(const double *)b);

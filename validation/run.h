@@ -57,6 +57,7 @@ struct ts_validate_cfg {
 	bool real;	       /* disk cases with fio through a tierfs mount */
 	uint64_t real_runtime; /* ns: longest fio run per case with @real */
 	uint64_t real_size;    /* bytes: largest file per fio job with @real */
+	uint64_t jobs;	       /* cases run at once (virtual time only); 0 = the CPUs online */
 };
 
 /* Whether the case of @r can run here: NULL, or what it needs. */
@@ -75,6 +76,15 @@ enum ts_fig_status ts_fig_verdict(const struct ts_case *c, const struct ts_case_
  * reads: the return value repeats it). */
 int ts_case_run(struct ts_case_row *r, const struct ts_tier_set *set,
 		       const struct ts_validate_cfg *v);
+
+/* ts_case_run on each of the @n rows that can run (r->needs NULL), up to
+ * v->jobs at once in child processes (in virtual time; --real runs one at
+ * a time, as its mounts and timings need the machine to themselves), the
+ * longest kinds first (DLIO runs, then the rest). The rows come out as
+ * ts_case_run leaves them, in their order; -errno when a child could not
+ * be started or died (its row is then failed). */
+int ts_case_run_all(struct ts_case_row *rows, size_t n, const struct ts_tier_set *set,
+		    const struct ts_validate_cfg *v);
 
 /* Every evidence label that names a case names a fitting case that lists
  * the field, and every fitting case's fields name it back. Prints each
