@@ -21,7 +21,9 @@
 # the medians are the real figures), TS_TIERS (comma-separated, default
 # nvme-local,ssd-cloud,essd-pl0,aws-gp3,ultra-cloud), TS_CONFIGS (names from
 # the table below, default all), TS_PYTORCH_DATA (a dataset directory to
-# reuse; made there if empty or missing), TS_KEEP=1 keeps the traces.
+# reuse; made there if empty or missing), TS_FS (ext4 or xfs: record in block
+# mode, `tiersim record --fs`; the replays then follow the stream rule,
+# traces/README.md), TS_KEEP=1 keeps the traces.
 set -u
 
 [ $# -ge 1 ] || { echo "usage: bench/pytorch_replay.sh BUILD_DIR" >&2; exit 2; }
@@ -85,7 +87,7 @@ for c in "${CONFIGS[@]}"; do
 			# the first run's trace is the one predictions start from
 			tr="$WORK/$name.$t.trace"
 			[ "$r" = 1 ] || tr="$WORK/$name.$t.r$r.trace"
-			"$B" record --data "$DS" --tier "$t" --mem 0 --out "$tr" --json -- \
+			"$B" record --data "$DS" --tier "$t" --mem 0 ${TS_FS:+--fs "$TS_FS"} --out "$tr" --json -- \
 				"$PY" "$SRC/bench/pytorch_loader.py" --root {} --list "$WORK/list" \
 				--mode "$mode" --workers "$w" --prefetch "$p" --batch "$bs" --step "$step" \
 				--out "$WORK/$name.$t.json" > "$WORK/$name.$t.rec" 2> "$WORK/$name.$t.err" ||

@@ -116,6 +116,39 @@ check "wait: partly absorbed" test "$(j "$T/wp.json" '.results[1].total_ns')" = 
 check "wait: closed loop total" test "$(j "$T/wc.json" '.results[1].total_ns')" = 210000
 check "wait: closed loop think" test "$(j "$T/wc.json" '.results[1].think_ns')" = 90000
 check "wait: closed loop waiting" test "$(j "$T/wc.json" '.results[1].waited_ns')" = 0
+# the stream rule: a kernel thread's requests (the loop device's worker in
+# block mode; its parent is kthreadd, pid 2) follow the stream, not its own
+# waits. Recorded on a 10us tier: read 2 issues 5us after read 1 with
+# nothing completed between (a readahead split in two: the recorded
+# spacing); read 3 issues 85us after read 2 completed (the reader consumed
+# it, then asked for more), the worker off the CPU meanwhile. On fixed60:
+# 0-60, 5-65, 150-210; on unlimited: 0, 5, 90. Read as the worker's own
+# wait (the wait rule, as for a thread of the application), read 3 would
+# issue at its recorded 100us on both: the slower tier absorbed.
+cat > "$T/kstream.txt" <<'X'
+header version=2
+path 1 "/data.ext4"
+0 10000 read 1 0 4096 4096 32 4194304 0 0
+cpu 32 pid=32 ppid=2 on_ns=1000 runq_ns=0
+5000 15000 read 1 1048576 4096 4096 32 4194304 0 0
+cpu 32 pid=32 ppid=2 on_ns=2000 runq_ns=0
+100000 110000 read 1 2097152 4096 4096 32 4194304 0 0
+cpu 32 pid=32 ppid=2 on_ns=3000 runq_ns=0
+end drops=0 records=3 t=110000
+X
+"$B" trace undump "$T/kstream.txt" -o "$T/kstream.trace"
+"$B" replay "$T/kstream.trace" --virtual --tier unlimited --tier fixed60 --profile "$T/fixed.lua" \
+	--json > "$T/ks.json"
+check "stream: recorded total" test "$(j "$T/ks.json" '.results[0].total_ns')" = 110000
+check "stream: unlimited total" test "$(j "$T/ks.json" '.results[1].total_ns')" = 90000
+check "stream: fixed60 total" test "$(j "$T/ks.json" '.results[2].total_ns')" = 210000
+check "stream: fixed60 think" test "$(j "$T/ks.json" '.results[2].think_ns')" = 85000
+# the same requests from a thread of the application: the wait rule
+sed 's/pid=32 ppid=2/pid=32 ppid=1/' "$T/kstream.txt" > "$T/ustream.txt"
+"$B" trace undump "$T/ustream.txt" -o "$T/ustream.trace"
+"$B" replay "$T/ustream.trace" --virtual --tier fixed60 --profile "$T/fixed.lua" --json > "$T/us.json"
+check "stream: an application thread's wait absorbs" \
+	test "$(j "$T/us.json" '.results[1].total_ns')" = 160000
 # the timeline: thread 5's track has its two reads, the 20us of work
 # right after the first and the 70us wait before the second
 "$B" trace export "$T/wait.trace" --format perfetto -o "$T/w.perfetto.json" 2> /dev/null

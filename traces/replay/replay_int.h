@@ -25,6 +25,7 @@ struct rthread {
 	size_t n;
 	uint64_t rec_end;   /* the thread's last recorded completion */
 	uint32_t pid, ppid; /* its process and that one's parent; 0 = unknown */
+	bool kernel;	    /* a kernel thread's: the stream rule (rules.c) */
 };
 
 struct rthreads {
@@ -35,6 +36,8 @@ struct rthreads {
 	size_t *by_end; /* thread indices by rec_end */
 	uint64_t *ends; /* rec_end of by_end[i], ascending */
 	size_t *anchor; /* per record of tid 0: the record it follows (below) */
+	size_t *dep;	/* per record of a kernel thread: the completion it
+			 * follows, SIZE_MAX = its predecessor's issue */
 	/* The wake rule (a wake file): per record, the thread whose wake
 	 * it is (SIZE_MAX: none), when, and how long it had slept. */
 	const struct wake_edge *edge;

@@ -31,7 +31,84 @@ void replay_rthreads_free(struct rthreads *ps)
 	free(ps->by_end);
 	free(ps->ends);
 	free(ps->anchor);
+	free(ps->dep);
 	memset(ps, 0, sizeof(*ps));
+}
+
+/*
+ * The stream rule. A thread of the kernel (its parent is kthreadd, pid 2
+ * on Linux) issues requests on the application's behalf: in block mode the
+ * loop device's worker sends tierfs what the file system's readahead and
+ * page faults ask for. Its time off the CPU between requests is not a wait
+ * of its own that a slower tier could absorb: it waited for the
+ * application, and the application, reading through the page cache, waited
+ * for the device. So each request follows the most recent event before it
+ * in the stream: a completion (a window arrived, the reader consumed it and
+ * asked for the next: it issues the recorded distance after that
+ * completion, replayed), or, when nothing completed since, its
+ * predecessor's issue (one readahead split into several requests, a batch
+ * of faults: the recorded spacing). This is the timing inference of
+ * //TRACE and ARTC (rules below) applied where the kernel hides the
+ * dependency; the block-mode checks in bench/block_study.sh measure it.
+ */
+static bool kernel_thread(const struct rthread *p)
+{
+	return p->pid && p->ppid == 2;
+}
+
+static int cmp_done(const void *a, const void *b, void *ctx)
+{
+	const struct ts_trace *t = ctx;
+	const struct ts_trace_rec *x = &t->recs[*(const size_t *)a],
+				  *y = &t->recs[*(const size_t *)b];
+	uint64_t cx = TS_MAX(x->complete_ns, x->submit_ns),
+		 cy = TS_MAX(y->complete_ns, y->submit_ns);
+	return cx < cy ? -1 : cx > cy;
+}
+
+/* ps->dep for the records of kernel threads (the stream rule). */
+static int stream_deps(const struct ts_trace *t, struct rthreads *ps)
+{
+	bool any = false;
+	for (size_t k = 0; k < ps->n; k++) {
+		if (t->cpu && !ps->p[k].pid) /* a sample later in the list names it */
+			continue;
+		ps->p[k].kernel = kernel_thread(&ps->p[k]);
+		any |= ps->p[k].kernel;
+	}
+	if (!any)
+		return 0;
+	if (!(ps->dep = malloc(t->nrecs * sizeof(*ps->dep))))
+		return -ENOMEM;
+	for (size_t i = 0; i < t->nrecs; i++)
+		ps->dep[i] = SIZE_MAX;
+	for (size_t k = 0; k < ps->n; k++) {
+		const struct rthread *p = &ps->p[k];
+		if (!p->kernel)
+			continue;
+		size_t *by_done = malloc(p->n * sizeof(*by_done));
+		if (!by_done)
+			return -ENOMEM;
+		memcpy(by_done, p->idx, p->n * sizeof(*by_done));
+		qsort_r(by_done, p->n, sizeof(*by_done), cmp_done, (void *)t);
+		size_t c = 0, last = SIZE_MAX;
+		for (size_t i = 1; i < p->n; i++) {
+			const struct ts_trace_rec *r = &t->recs[p->idx[i]];
+			const struct ts_trace_rec *prev = &t->recs[p->idx[i - 1]];
+			for (; c < p->n; c++) {
+				const struct ts_trace_rec *d = &t->recs[by_done[c]];
+				if (TS_MAX(d->complete_ns, d->submit_ns) > r->submit_ns)
+					break;
+				last = by_done[c];
+			}
+			if (last != SIZE_MAX && last != p->idx[i] &&
+			    TS_MAX(t->recs[last].complete_ns, t->recs[last].submit_ns) >=
+				prev->submit_ns)
+				ps->dep[p->idx[i]] = last;
+		}
+		free(by_done);
+	}
+	return 0;
 }
 
 int replay_rthreads_build(const struct ts_trace *t, struct rthreads *ps)
@@ -83,6 +160,11 @@ int replay_rthreads_build(const struct ts_trace *t, struct rthreads *ps)
 			}
 		}
 		ps->by_end[k] = k;
+	}
+	int ret = stream_deps(t, ps);
+	if (ret) {
+		replay_rthreads_free(ps);
+		return ret;
 	}
 	for (size_t k = 1; k < ps->n; k++) { /* insertion sort: threads are few */
 		size_t v = ps->by_end[k], j = k;
@@ -363,11 +445,39 @@ static bool wake_apply(const struct rthreads *ps, const struct ts_trace *t, stru
 	 * exist yet has no work before the fork */
 	uint64_t floor = TS_MIN(c->i ? c->done_max : c->origin, c->closed_issue);
 	uint64_t slept = scaled(e->slept_ns, speed);
-	uint64_t worked = e->start ? floor
-				   : TS_MAX(floor, c->closed_issue - TS_MIN(slept, c->closed_issue));
+	uint64_t worked =
+	    e->start ? floor : TS_MAX(floor, c->closed_issue - TS_MIN(slept, c->closed_issue));
 	c->next_issue = TS_MAX(worked, at);
 	if (!e->start)
 		c->waited_ns += e->slept_ns;
+	return true;
+}
+
+/* The stream rule (above, by stream_deps) for c's next op. With
+ * @completed NULL (the recording's own times) the closed loop stands. */
+static bool stream_apply(const struct rthreads *ps, const struct ts_trace *t, struct cursor *c,
+			 const uint64_t *issued, const uint64_t *completed,
+			 const struct ts_replay_cfg *cfg, double speed)
+{
+	if (!c->i || !completed)
+		return true;
+	size_t me = c->p->idx[c->i], prev = c->p->idx[c->i - 1], d = ps->dep[me];
+	const struct ts_trace_rec *r = &t->recs[me];
+	uint64_t from, at, gap;
+	if (d != SIZE_MAX) {
+		if (!completed[d])
+			return false;
+		from = TS_MAX(t->recs[d].complete_ns, t->recs[d].submit_ns);
+		at = completed[d];
+	} else {
+		from = t->recs[prev].submit_ns;
+		at = issued[prev];
+	}
+	gap = cfg->no_think ? 0 : scaled(r->submit_ns - TS_MIN(from, r->submit_ns), speed);
+	c->think_ns -= TS_MIN(c->think_ns, c->last_think);
+	c->next_issue = TS_MAX(at + gap, issued[prev]);
+	c->last_think = d != SIZE_MAX ? c->next_issue - TS_MIN(c->next_issue, c->done_max) : 0;
+	c->think_ns += c->last_think;
 	return true;
 }
 
@@ -380,6 +490,8 @@ bool replay_schedule(const struct rthreads *ps, const struct ts_trace *t, struct
 {
 	if (c->p->tid == 0)
 		return anchor_apply(ps, t, c, issued, cfg, speed);
+	if (c->p->kernel)
+		return stream_apply(ps, t, c, issued, completed, cfg, speed);
 	if (ps->edge)
 		return wake_apply(ps, t, c, issued, completed, speed);
 	return join_apply(ps, c, ended, cfg, speed);
