@@ -50,6 +50,7 @@ struct rec_cfg {
 	bool json;
 	bool no_wakes;
 	char *fs;
+	int64_t repeat;
 };
 
 static const struct ts_opt rec_opts[] = {
@@ -75,6 +76,10 @@ static const struct ts_opt rec_opts[] = {
     {"fs", TS_OPT_STR, offsetof(struct rec_cfg, fs), NULL, 0, 0, "",
      "block mode: DIR copied into an ext4 or xfs image, mounted through a loop device over "
      "tierfs (tiersim disk mount); --mem is then the command's memory cgroup (needs root)"},
+    {"repeat", TS_OPT_INT, offsetof(struct rec_cfg, repeat), "1", 1, TS_RECORD_MAX_RUNS, "",
+     "run the command this many times on --tier (OUT, OUT.2, ...): with --predict, "
+     "the recordings' own spread and each tier's prediction over them (median, lowest - "
+     "highest)"},
     {NULL},
 };
 
@@ -216,12 +221,53 @@ int ts_cmd_record(int argc, char **argv)
 			goto out;
 		}
 	}
+	/* --repeat: the same run again, each into its own trace, while the
+	 * runs before it were clean */
+	char (*more)[PATH_MAX + 8] = NULL;
+	const char *more_p[TS_RECORD_MAX_RUNS];
+	size_t nmore = 0;
+	if (c.repeat > 1 && !(more = calloc((size_t)c.repeat, sizeof(*more)))) {
+		fprintf(stderr, "tiersim record: out of memory\n");
+		goto out;
+	}
+	for (int64_t run = 2; run <= c.repeat; run++) {
+		if (code || ts_interrupted) {
+			fprintf(stderr, "tiersim record: no run %lld of --repeat: the command %s\n",
+				(long long)run, ts_interrupted ? "was interrupted" : "failed");
+			rc = ts_interrupted ? TS_EXIT_INTERRUPT : code;
+			free(more);
+			goto out;
+		}
+		if ((size_t)snprintf(more[nmore], sizeof(more[nmore]), "%s.%lld", out,
+				     (long long)run) >= sizeof(more[nmore])) {
+			fprintf(stderr, "tiersim record: --out %s: too long\n", out);
+			free(more);
+			goto out;
+		}
+		if ((e = ts_record_run(&r, c.tier, more[nmore], argv + cmd, argc - cmd, &status))) {
+			rc = e == -EINTR ? TS_EXIT_INTERRUPT : TS_EXIT_FAIL;
+			free(more);
+			goto out;
+		}
+		code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+		more_p[nmore] = more[nmore];
+		nmore++;
+	}
 	json_t *j = NULL;
 	struct ts_record_report rr = {
-		.data = c.data, .trace = out, .probe = *c.probe ? probe_out : NULL,
-		.profile = c.profile, .tiers = tiers, .ntiers = ntiers, .exit_status = code,
+	    .data = c.data,
+	    .trace = out,
+	    .probe = *c.probe ? probe_out : NULL,
+	    .profile = c.profile,
+	    .tiers = tiers,
+	    .ntiers = ntiers,
+	    .exit_status = code,
+	    .repeats = more_p,
+	    .nrepeats = nmore,
 	};
-	if (ts_record_report(&rr, stdout, c.json ? &j : NULL, err, sizeof(err))) {
+	int rerr = ts_record_report(&rr, stdout, c.json ? &j : NULL, err, sizeof(err));
+	free(more);
+	if (rerr) {
 		fprintf(stderr, "tiersim record: %s\n", err);
 		goto out;
 	}

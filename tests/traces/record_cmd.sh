@@ -32,6 +32,26 @@ check "CPU samples recorded" grep -q '^cpu ' "$T/r.txt"
 check "json exit 0" test $? = 0
 check "json predict" test "$(jq -r '.predict[1].what' "$T/j.json")" = nvme-local
 
+# --repeat: the command runs N times into TRACE, TRACE.2, ...; each
+# recording predicts every tier, and the band holds them all
+"$B" record --data "$T/data" --tier ssd-cloud --repeat 3 --out "$T/rp.trace" --json --no-wakes \
+	--predict nvme-local,ultra-cloud -- sh -c 'cat "$0"/sub/a > /dev/null' {} > "$T/rp.json" 2> "$T/rp.err"
+check "repeat exit 0" test $? = 0
+check "repeat traces written" test -f "$T/rp.trace.2" -a -f "$T/rp.trace.3" -a ! -e "$T/rp.trace.4"
+check "repeat runs" test "$(jq -r '.repeat.runs' "$T/rp.json")" = 3
+check "repeat recorded spans" test "$(jq -r '.repeat.recorded_ns | length' "$T/rp.json")" = 3
+check "repeat first run is the table's" test "$(jq -r '.repeat.predict[1].total_ns[0] == .predict[2].total_ns' "$T/rp.json")" = true
+check "repeat band holds every run" test "$(jq -r '[.repeat.predict[] | . as $p | ($p.low_ns <= $p.median_ns and $p.median_ns <= $p.high_ns and ([$p.total_ns[] | select(. < $p.low_ns or . > $p.high_ns)] | length) == 0)] | all' "$T/rp.json")" = true
+check "repeat slower tier predicted slower" test "$(jq -r '.repeat.predict[1].median_ns > .repeat.predict[0].median_ns' "$T/rp.json")" = true
+"$B" record --data "$T/data" --repeat 3 --out "$T/rf.trace" --no-wakes -- false > /dev/null 2> "$T/rf.err"
+check "repeat stops at a failing run" test $? = 1
+check "repeat failure said" grep -q "no run 2 of --repeat: the command failed" "$T/rf.err"
+check "repeat failure: no second trace" test ! -e "$T/rf.trace.2"
+"$B" record --data "$T/data" --repeat 0 -- true > /dev/null 2> "$T/r0.err"
+check "repeat 0 refused" test $? = 2
+check "repeat 0 named" grep -q -- "--repeat" "$T/r0.err"
+check "repeat: nothing mounted" test "$(mounts)" = 0
+
 # --probe: the command runs again on the probe tier into TRACE.probe
 "$B" record --data "$T/data" --tier aws-gp3 --probe nvme-local --out "$T/p.trace" \
 	--predict ssd-cloud -- cat {}/sub/a > "$T/pout" 2> "$T/perr"

@@ -13,31 +13,141 @@
 #include "traces/replay/replay.h"
 #include "traces/stats.h"
 
+/* The runs of --repeat: per run its recorded span and what it predicts for
+ * each tier (run 0 is the first recording). */
+struct repeat {
+	size_t runs, ntiers;
+	uint64_t *rec;	/* [runs] */
+	uint64_t *pred; /* [runs * ntiers] */
+};
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The median, lowest and highest of @n values @stride apart (sorted in
+ * place into @tmp). The median of an even count is the lower middle. */
+static void band(const uint64_t *v, size_t n, size_t stride, uint64_t *tmp, uint64_t out[3])
+{
+	for (size_t i = 0; i < n; i++)
+		tmp[i] = v[i * stride];
+	qsort(tmp, n, sizeof(*tmp), cmp_u64);
+	out[0] = tmp[(n - 1) / 2];
+	out[1] = tmp[0];
+	out[2] = tmp[n - 1];
+}
+
+/* The recordings' own spread and each tier's band, as text. */
+static void repeat_print(FILE *f, const struct repeat *rp, const char *tier,
+			 const struct ts_replay_result *res)
+{
+	uint64_t tmp[TS_RECORD_MAX_RUNS], b[3];
+	char x[32], y[32], z[32];
+	band(rp->rec, rp->runs, 1, tmp, b);
+	fprintf(f,
+		"\n%zu recordings on %s: span median %s, %s to %s (%+.1f%% to %+.1f%% of the "
+		"median: the recording's own deviation, which a prediction from one run "
+		"inherits)\n",
+		rp->runs, tier, ts_fmt_duration(x, sizeof(x), b[0]),
+		ts_fmt_duration(y, sizeof(y), b[1]), ts_fmt_duration(z, sizeof(z), b[2]),
+		b[0] ? 100.0 * ((double)b[1] - (double)b[0]) / (double)b[0] : 0.0,
+		b[0] ? 100.0 * ((double)b[2] - (double)b[0]) / (double)b[0] : 0.0);
+	fprintf(f, "predicted over the %zu recordings (median, lowest - highest):\n", rp->runs);
+	for (size_t i = 0; i < rp->ntiers; i++) {
+		band(rp->pred + i, rp->runs, rp->ntiers, tmp, b);
+		fprintf(f, "  %-18s %12s   %s - %s\n", res[i + 1].what,
+			ts_fmt_duration(x, sizeof(x), b[0]), ts_fmt_duration(y, sizeof(y), b[1]),
+			ts_fmt_duration(z, sizeof(z), b[2]));
+	}
+}
+
+static json_t *repeat_json(const struct repeat *rp, const struct ts_replay_result *res)
+{
+	uint64_t tmp[TS_RECORD_MAX_RUNS], b[3];
+	json_t *rec = json_array(), *tiers = json_array();
+	json_t *o = json_pack("{sI so so}", "runs", (json_int_t)rp->runs, "recorded_ns", rec,
+			      "predict", tiers);
+	if (!o)
+		return NULL;
+	for (size_t r = 0; r < rp->runs; r++)
+		json_array_append_new(rec, json_integer((json_int_t)rp->rec[r]));
+	for (size_t i = 0; i < rp->ntiers; i++) {
+		json_t *all = json_array();
+		for (size_t r = 0; r < rp->runs; r++)
+			json_array_append_new(
+			    all, json_integer((json_int_t)rp->pred[r * rp->ntiers + i]));
+		band(rp->pred + i, rp->runs, rp->ntiers, tmp, b);
+		json_array_append_new(tiers, json_pack("{ss so sI sI sI}", "tier", res[i + 1].what,
+						       "total_ns", all, "median_ns",
+						       (json_int_t)b[0], "low_ns", (json_int_t)b[1],
+						       "high_ns", (json_int_t)b[2]));
+	}
+	return o;
+}
+
+/* Each further recording of --repeat: its span and its predictions. */
+static int repeat_run(const struct ts_record_report *r, struct ts_replay_set *probe,
+		      struct repeat *rp, size_t run, char *err, size_t errlen)
+{
+	struct ts_replay_cfg cfg = {.speed = 1.0};
+	struct ts_replay_from from = {
+	    .trace = r->repeats[run - 1], .tiers = true, .profile = r->profile};
+	struct ts_replay_set s;
+	struct ts_replay_result own, pred;
+	int rc = ts_replay_open(&s, &from, &cfg, err, errlen);
+	if (rc)
+		return rc;
+	memset(&own, 0, sizeof(own));
+	if ((rc = ts_replay_recorded_wakes(&s.t, s.cfg.wakes, &own))) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	rp->rec[run] = own.total_ns;
+	for (size_t i = 0; i < r->ntiers; i++) {
+		char sub[400];
+		memset(&pred, 0, sizeof(pred));
+		if ((rc = ts_replay_predict_probe(&s, probe, r->tiers[i], &pred, sub,
+						  sizeof(sub)))) {
+			snprintf(err, errlen, "%s: --predict %s: %s", r->repeats[run - 1],
+				 r->tiers[i], sub);
+			goto out;
+		}
+		rp->pred[run * r->ntiers + i] = pred.total_ns;
+	}
+out:
+	ts_replay_close(&s);
+	return rc;
+}
+
 /* The text: the summary, the waits, the predictions. */
 static void record_print(FILE *f, const struct ts_record_report *r, struct ts_replay_set *s,
 			 const struct ts_replay_set *probe, const struct ts_trace_stats *st,
-			 const struct ts_replay_result *res)
+			 const struct ts_replay_result *res, const struct repeat *rp)
 {
 	char b1[32], b2[32];
-	fprintf(f, "recorded %s on %s into %s (the command exited %d)\n\n", r->data,
-		s->t.hdr.tier, r->trace, r->exit_status);
+	fprintf(f, "recorded %s on %s into %s (the command exited %d)\n\n", r->data, s->t.hdr.tier,
+		r->trace, r->exit_status);
 	ts_trace_stats_print(f, st, &s->t, 5);
 	if (s->cfg.wakes)
-		fprintf(f, "\nwake file %s.wakes: %zu threads, %zu wakes between them; of the "
-			   "time between a thread's requests and wakes (%s), %s was waiting on "
-			   "another thread (the wake rule)\n",
+		fprintf(f,
+			"\nwake file %s.wakes: %zu threads, %zu wakes between them; of the "
+			"time between a thread's requests and wakes (%s), %s was waiting on "
+			"another thread (the wake rule)\n",
 			r->trace, s->wk.nthreads, s->wk.nwakes,
 			ts_fmt_duration(b1, sizeof(b1), res[0].think_ns),
 			ts_fmt_duration(b2, sizeof(b2), res[0].waited_ns));
 	else
-		fprintf(f, "\nCPU samples on %zu of %zu records; of the gaps between a thread's "
-			   "requests (%s), %s were waiting (elastic in replay)\n",
+		fprintf(f,
+			"\nCPU samples on %zu of %zu records; of the gaps between a thread's "
+			"requests (%s), %s were waiting (elastic in replay)\n",
 			s->t.ncpu, s->t.nrecs, ts_fmt_duration(b1, sizeof(b1), res[0].think_ns),
 			ts_fmt_duration(b2, sizeof(b2), res[0].waited_ns));
 	if (!r->ntiers)
 		return;
 	fprintf(f, "\npredicted per tier (%s%s%s%s):\n\n",
-		s->cfg.wakes ? "the wake rule: each wait follows the thread that ended it"
+		s->cfg.wakes	     ? "the wake rule: each wait follows the thread that ended it"
 		: s->cfg.closed_loop ? "closed loop: the trace has no CPU samples"
 				     : "work kept, waiting elastic",
 		probe ? "; each the larger of the predictions from this run and from the probe "
@@ -45,17 +155,20 @@ static void record_print(FILE *f, const struct ts_record_report *r, struct ts_re
 		      : "",
 		probe ? probe->t.hdr.tier : "", probe ? ", marked (probe)" : "");
 	ts_replay_print(f, res, r->ntiers + 1);
+	if (rp->runs > 1)
+		repeat_print(f, rp, s->t.hdr.tier, res);
 }
 
 int ts_record_report(const struct ts_record_report *r, FILE *f, json_t **json, char *err,
 		     size_t errlen)
 {
-	struct ts_replay_cfg cfg = { .speed = 1.0 };
-	struct ts_replay_from from = { .trace = r->trace, .tiers = r->ntiers > 0,
-				       .profile = r->profile };
+	struct ts_replay_cfg cfg = {.speed = 1.0};
+	struct ts_replay_from from = {
+	    .trace = r->trace, .tiers = r->ntiers > 0, .profile = r->profile};
 	struct ts_replay_set s, ps;
 	struct ts_trace_stats *st = NULL;
 	struct ts_replay_result *res = NULL;
+	struct repeat rp = {.runs = 1 + r->nrepeats, .ntiers = r->ntiers};
 	int rc = ts_replay_open(&s, &from, &cfg, err, errlen);
 	memset(&ps, 0, sizeof(ps));
 	if (!rc && r->probe) {
@@ -80,23 +193,45 @@ int ts_record_report(const struct ts_record_report *r, FILE *f, json_t **json, c
 			goto out;
 		}
 	}
+	if (rp.runs > TS_RECORD_MAX_RUNS) {
+		snprintf(err, errlen, "--repeat: at most %d runs", TS_RECORD_MAX_RUNS);
+		rc = -EINVAL;
+		goto out;
+	}
+	if (!(rp.rec = calloc(rp.runs, sizeof(*rp.rec))) ||
+	    !(rp.pred = calloc(rp.runs * (r->ntiers ? r->ntiers : 1), sizeof(*rp.pred)))) {
+		snprintf(err, errlen, "out of memory");
+		rc = -ENOMEM;
+		goto out;
+	}
+	rp.rec[0] = res[0].total_ns;
+	for (size_t i = 0; i < r->ntiers; i++)
+		rp.pred[i] = res[i + 1].total_ns;
+	for (size_t run = 1; run < rp.runs; run++)
+		if ((rc = repeat_run(r, r->probe ? &ps : NULL, &rp, run, err, errlen)))
+			goto out;
 	if (json) {
 		*json = json_pack("{ss ss si so}", "trace", r->trace, "tier", s.t.hdr.tier,
 				  "exit_status", r->exit_status, "summary",
 				  ts_trace_stats_json(st, &s.t));
 		if (*json && r->probe)
-			json_object_set_new(*json, "probe", json_pack("{ss ss}", "trace", r->probe,
-								      "tier", ps.t.hdr.tier));
+			json_object_set_new(
+			    *json, "probe",
+			    json_pack("{ss ss}", "trace", r->probe, "tier", ps.t.hdr.tier));
 		if (*json && r->ntiers)
 			json_object_set_new(*json, "predict", ts_replay_json(res, r->ntiers + 1));
+		if (*json && rp.runs > 1)
+			json_object_set_new(*json, "repeat", repeat_json(&rp, res));
 		if (!*json) {
 			snprintf(err, errlen, "out of memory");
 			rc = -ENOMEM;
 		}
 		goto out;
 	}
-	record_print(f, r, &s, r->probe ? &ps : NULL, st, res);
+	record_print(f, r, &s, r->probe ? &ps : NULL, st, res, &rp);
 out:
+	free(rp.rec);
+	free(rp.pred);
 	free(res);
 	ts_trace_stats_free(st);
 	ts_replay_close(&s);

@@ -175,6 +175,9 @@ TS_WUR int ts_replay_print_json(FILE *f, const char *file, const struct ts_trace
 /* tiersim record's report (record.c): the summary of the trace @trace of
  * @data's run (the command exited @exit_status), its waits, and each of
  * @tiers predicted (with @probe, by the probe rule). */
+/* The most runs `tiersim record --repeat` makes. */
+#define TS_RECORD_MAX_RUNS 64
+
 struct ts_record_report {
 	const char *data, *trace;
 	const char *probe;   /* the probe run's trace, or NULL */
@@ -182,6 +185,11 @@ struct ts_record_report {
 	const char *const *tiers;
 	size_t ntiers;
 	int exit_status;
+	/* more runs of the same command on the same tier (--repeat): each
+	 * predicts every tier too, and the report gives the recordings' own
+	 * spread and each tier's prediction as a band over them */
+	const char *const *repeats;
+	size_t nrepeats;
 };
 /* As text on @f, or as one JSON object in *@json when @json is not NULL.
  * 0, or a code with one line in @err. */
