@@ -57,6 +57,49 @@ check "closed loop ignores the wake file" test "$(j "$T/cl.json" '.results[0].to
 "$B" replay "$T/c.trace" --virtual --tier unlimited > "$T/t.out"
 check "table names the wake rule" grep -q "the wake rule" "$T/t.out"
 
+# Requests outside the command's span are not the command's: block mode's
+# mount reads the file system before the command starts (here at 0-50us,
+# the command starting at 200us) and its unmount writes after the last
+# thread ended (here at 700us). The same trace as above, shifted by 200us,
+# with those two around it, and a getattr of a process outside the command
+# (block mode's tools look at the image): they are left out, and the spans
+# match.
+cat > "$T/o.txt" <<'X'
+header version=2 start_mono_ns=1000000
+path 1 "/f"
+0 50000 read 1 65536 4096 4096 33 12288 0 0
+cpu 33 pid=33 ppid=2 on_ns=1000 runq_ns=0
+200000 300000 read 1 0 4096 4096 20 12288 0 0
+cpu 20 pid=20 ppid=10 on_ns=1000 runq_ns=0
+300000 400000 read 1 4096 4096 4096 20 12288 0 0
+cpu 20 pid=20 ppid=10 on_ns=2000 runq_ns=0
+400000 500000 read 1 8192 4096 4096 20 12288 0 0
+cpu 20 pid=20 ppid=10 on_ns=3000 runq_ns=0
+520000 530000 getattr 1 0 0 0 44 12288 0 4
+cpu 44 pid=44 ppid=9 on_ns=1000 runq_ns=0
+700000 710000 write 1 65536 4096 4096 33 12288 0 0
+cpu 33 pid=33 ppid=2 on_ns=2000 runq_ns=0
+end drops=0 records=6 t=710000
+X
+cat > "$T/o.trace.wakes" <<'X'
+tiersim-wakes 1
+span 1200000 1540000
+T 10 10 0 1200000 1540000 0 0 consumer
+T 20 20 10 1200000 1500000 0 0 worker
+W 1301000 1200000 10 20
+W 1401000 1331000 10 20
+W 1501000 1431000 10 20
+X
+"$B" trace undump "$T/o.txt" -o "$T/o.trace"
+"$B" replay "$T/o.trace" --virtual --tier fixed100 --tier fixed60 --profile "$T/fixed.lua" \
+	--json > "$T/o.json"
+check "span: recorded from the command's start" test "$(j "$T/o.json" '.results[0].total_ns')" = 340000
+check "span: the mount's requests left out" test "$(j "$T/o.json" '.results[0].ops')" = 3
+check "span: 60us reads as without them" test "$(j "$T/o.json" '.results[2].total_ns')" = 220000
+check "span: the three counted" test "$(j "$T/o.json" '[.results[].outside] | unique | join(",")')" = 3
+"$B" replay "$T/o.trace" --virtual --tier fixed60 --profile "$T/fixed.lua" > "$T/o.out"
+check "span: the table says so" grep -q "^left out (not the command's) *3 *3" "$T/o.out"
+
 # The CPU model. One CPU (cpus 1, nothing else busy). Threads 20 and 30
 # start at 0 and 10us later thread 20 reads and thread 30 writes, 100us
 # each as recorded; between its two requests each computed 100us, at the

@@ -37,6 +37,7 @@ int ts_replay_recorded_wakes(const struct ts_trace *tr, const struct ts_wakes *w
 	uint64_t *ends = NULL, *issued = NULL;
 
 	replay_result_init(res, "recorded");
+	res->outside = aug.outside;
 	if (ret) {
 		replay_augmented_free(&aug);
 		return ret;

@@ -94,6 +94,8 @@ struct ts_replay_result {
 					   * application (0: no model) */
 	uint64_t dev_read_bytes;	  /* virtual: bytes the device read (readahead
 					   * and file-system metadata included) */
+	uint64_t outside;		  /* with a wake file: the trace's requests
+					   * outside the command's span, left out */
 };
 enum { TS_REPLAY_ALL, TS_REPLAY_READ, TS_REPLAY_WRITE, TS_REPLAY_OTHER };
 

@@ -102,6 +102,7 @@ struct augmented {
 	struct wake_edge *edge;
 	uint32_t *waker_tid; /* per record, until the threads resolve it */
 	double cpu_cap;
+	size_t outside; /* the trace's requests outside the command's span */
 };
 
 /* @t with a record per wake in @s and one per thread's start and end

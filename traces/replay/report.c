@@ -97,6 +97,12 @@ void ts_replay_print(FILE *f, const struct ts_replay_result *res, size_t n)
 		held |= res[i].held > 0;
 	if (held)
 		ROW("held (not reissued)", (snprintf(b, 32, "%" PRIu64, r->held), b));
+	bool outside = false;
+	for (size_t i = 0; i < n; i++)
+		outside |= res[i].outside > 0;
+	if (outside) /* block mode's mount and unmount */
+		ROW("left out (not the command's)",
+		    (snprintf(b, 32, "%" PRIu64, r->outside), b));
 	if (n > 1 && !strcmp(res[0].what, "recorded"))
 		ROW("vs recorded",
 		    (snprintf(b, 32, "%+.2f%%",
@@ -129,8 +135,9 @@ json_t *ts_replay_json(const struct ts_replay_result *res, size_t n)
 						    ts_tier_bound_name((enum ts_tier_bound)b),
 						    json_integer((json_int_t)r->bound[b]));
 		json_array_append_new(
-		    a, json_pack("{ss sI sI sI sI sI sI sI sI so so so so so}", "what", r->what,
-				 "held", (json_int_t)r->held, "total_ns", (json_int_t)r->total_ns,
+		    a, json_pack("{ss sI sI sI sI sI sI sI sI sI so so so so so}", "what", r->what,
+				 "held", (json_int_t)r->held, "outside", (json_int_t)r->outside,
+				 "total_ns", (json_int_t)r->total_ns,
 				 "ops", (json_int_t)r->ops, "bytes", (json_int_t)r->bytes,
 				 "io_wait_ns", (json_int_t)r->io_ns, "think_ns",
 				 (json_int_t)r->think_ns, "waited_ns", (json_int_t)r->waited_ns,

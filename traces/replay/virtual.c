@@ -357,6 +357,7 @@ int ts_replay_virtual(const struct ts_trace *tr, const struct ts_replay_cfg *cfg
 			return ret;
 		}
 		v.t = &aug.t;
+		res->outside = aug.outside;
 		cfg_wake = *cfg_in;
 		cfg_wake.closed_loop = true; /* the wake rule knows what the wait rule guesses */
 		v.cfg = &cfg_wake;
