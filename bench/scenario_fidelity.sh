@@ -3,8 +3,9 @@
 #
 #   bench/scenario_fidelity.sh [BUILD_DIR] [SCRIPT] [TIERS] [key=value ...]
 #
-# Runs SCRIPT (default scripts/main.lua) with `tiersim compare` twice in one
-# go: in real time through tierfs mounts, then with --virtual (the same tier
+# Runs SCRIPT (default scripts/main.lua) with `tiersim compare` in one go:
+# in real time through tierfs mounts REPS times (default 3; each row gives
+# the median and the spread of the runs), then with --virtual (the same tier
 # model, engine profile and decode calibration on a discrete-event clock),
 # and prints per configuration the samples/s of each and their ratio
 # (virtual / real). The key=value arguments go to both runs; without any,
@@ -21,23 +22,34 @@ CLI=$BUILD/cli/tiersim
 out=$(mktemp -d /tmp/tiersim-fidelity.XXXXXX)
 trap 'rm -rf "$out"' EXIT
 
-"$CLI" compare "$SCRIPT" --tiers "$TIERS" pipeline.decode=modeled "$@" --quiet \
-	--json "$out/real.json" >/dev/null
+# real time REPS times (default 3: each row's median and spread), virtual
+# time once (it is deterministic)
+reps=${REPS:-3}
+for r in $(seq 1 "$reps"); do
+	"$CLI" compare "$SCRIPT" --tiers "$TIERS" pipeline.decode=modeled "$@" --quiet \
+		--json "$out/real.$r.json" >/dev/null
+done
 "$CLI" compare "$SCRIPT" --tiers "$TIERS" pipeline.decode=modeled "$@" --quiet --virtual \
 	--json "$out/virtual.json" >/dev/null
-python3 - "$out/real.json" "$out/virtual.json" <<'PY'
+/usr/bin/python3 - "$out/virtual.json" "$out"/real.*.json <<'PY'
 import json, sys
-real = json.load(open(sys.argv[1]))["rows"]
-virt = json.load(open(sys.argv[2]))["rows"]
-print(f"{'configuration':28} {'real samples/s':>15} {'virtual':>10} {'virtual/real':>13}"
-      f" {'real AU %':>10} {'virtual AU %':>13}")
-for r, v in zip(real, virt):
-    if r.get("error") or v.get("error"):
-        print(f"{r['label']:28} {r.get('error') or v.get('error')}")
+virt = json.load(open(sys.argv[1]))["rows"]
+runs = [json.load(open(f))["rows"] for f in sys.argv[2:]]
+def med(v):
+    v = sorted(v)
+    return v[(len(v) - 1) // 2]
+print(f"{'configuration':28} {'real samples/s':>15} {'spread':>7} {'virtual':>10} {'virtual/real':>13}"
+      f" {'real AU %':>10} {'virtual AU %':>13}   ({len(runs)} real runs: median, (max-min)/median)")
+for i, v in enumerate(virt):
+    rows = [run[i] for run in runs]
+    bad = [x.get("error") for x in rows + [v] if x.get("error")]
+    if bad:
+        print(f"{v['label']:28} {bad[0]}")
         continue
-    a, b = r["throughput"]["value"], v["throughput"]["value"]
-    print(f"{r['label']:28} {a:15.1f} {b:10.1f} {b / a:13.3f}"
-          f" {r['accelerator_utilization']['value']:10.1f}"
-          f" {v['accelerator_utilization']['value']:13.1f}")
+    tp = [x["throughput"]["value"] for x in rows]
+    a, b = med(tp), v["throughput"]["value"]
+    au = med(x["accelerator_utilization"]["value"] for x in rows)
+    print(f"{v['label']:28} {a:15.1f} {100 * (max(tp) - min(tp)) / a:6.1f}% {b:10.1f} {b / a:13.3f}"
+          f" {au:10.1f} {v['accelerator_utilization']['value']:13.1f}")
 PY
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -20,8 +20,9 @@
 # measured at mount ("floor", printed per tier; below it a latency cannot be
 # emulated and the p50 is not judged).
 #
-# Environment: TS_FIO_RUNTIME seconds per job (default 2), TS_BENCH_CSV a
-# file to write the rows to as CSV.
+# Environment: TS_FIO_RUNTIME seconds per job (default 2), REPS runs of
+# each job (default 3: the figures are the medians, the IOPS spread is
+# printed), TS_BENCH_CSV a file to write the rows to as CSV.
 set -u
 
 usage() { echo "usage: bench/tier_fidelity.sh BUILD_DIR [TIER...]" >&2; exit 2; }
@@ -87,10 +88,12 @@ EOF
 }
 
 ratio() { awk -v a="$1" -v t="$2" 'BEGIN { if (t > 0) printf "%.3f", a / t; else printf "-" }'; }
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+REPS=${REPS:-3}
 us() { awk -v n="$1" 'BEGIN { printf "%.0f", n / 1000 }'; }
 
-printf '%-16s %-18s %-8s | %9s %9s %6s | %8s %8s %6s | %8s %8s %6s | %8s %8s %6s | %s\n' \
-	tier job engine "tgt-IOPS" "IOPS" ratio "tgt-MB/s" "MB/s" ratio "tgt-p50" "p50(us)" ratio \
+printf '%-16s %-18s %-8s | %9s %9s %6s %6s | %8s %8s %6s | %8s %8s %6s | %8s %8s %6s | %s\n' \
+	tier job engine "tgt-IOPS" "IOPS" ratio spread "tgt-MB/s" "MB/s" ratio "tgt-p50" "p50(us)" ratio \
 	"tgt-p99" "p99(us)" ratio goal
 [ -n "$CSV" ] && echo "tier,job,engine,floor_ns,target_iops,iops,target_mbps,mbps,target_p50_ns,p50_ns,target_p99_ns,p99_ns,goal" >"$CSV"
 met=0
@@ -115,14 +118,23 @@ for tier in "${TIERS[@]}"; do
 					--filename_format='psync.$jobnum' --size=8M)
 			fi
 			out=$WORK/fio.json
-			if ! fio --name="$name" --direct=1 \
-				--rw="$rw" --bs="$bs" --runtime="$RUNTIME" --time_based \
-				--group_reporting --output-format=json --output="$out" "${par[@]}" \
-				>/dev/null 2>"$WORK/fio.err"; then
-				echo "tier_fidelity: fio failed on $tier $name $engine: $(head -1 "$WORK/fio.err")" >&2
-				continue
-			fi
-			read -r a_iops a_mbps a_p50 a_p99 < <(fio_summary "$out" "$rw")
+			# REPS runs (default 3) back to back: each figure the median,
+			# and the IOPS spread ((max - min) / median) beside it
+			v_iops=() v_mbps=() v_p50=() v_p99=()
+			for _ in $(seq 1 "$REPS"); do
+				if ! fio --name="$name" --direct=1 \
+					--rw="$rw" --bs="$bs" --runtime="$RUNTIME" --time_based \
+					--group_reporting --output-format=json --output="$out" "${par[@]}" \
+					>/dev/null 2>"$WORK/fio.err"; then
+					echo "tier_fidelity: fio failed on $tier $name $engine: $(head -1 "$WORK/fio.err")" >&2
+					continue 2
+				fi
+				read -r a_iops a_mbps a_p50 a_p99 < <(fio_summary "$out" "$rw")
+				v_iops+=("$a_iops") v_mbps+=("$a_mbps") v_p50+=("$a_p50") v_p99+=("$a_p99")
+			done
+			a_iops=$(median "${v_iops[@]}") a_mbps=$(median "${v_mbps[@]}")
+			a_p50=$(median "${v_p50[@]}") a_p99=$(median "${v_p99[@]}")
+			sp=$(printf '%s\n' "${v_iops[@]}" | sort -g | awk -v m="$a_iops" '{ v[NR] = $1 } END { x = m > 0 ? 100 * (v[NR] - v[1]) / m : 0; printf "%.1f%%", x }')
 			ri=$(ratio "$a_iops" "$t_iops")
 			rp=$(ratio "$a_p50" "$t_p50")
 			goal=$(awk -v ri="$ri" -v rp="$rp" -v t="$t_p50" -v f="$floor" 'BEGIN {
@@ -132,8 +144,8 @@ for tier in "${TIERS[@]}"; do
 				printf "%s", ok ? "met" : "MISSED" }')
 			case "$goal" in met*) met=$((met + 1)) ;; *) missed=$((missed + 1)) ;; esac
 			case "$goal" in *floor*) below=$((below + 1)) ;; esac
-			printf '%-16s %-18s %-8s | %9.0f %9.0f %6s | %8.1f %8.1f %6s | %8s %8s %6s | %8s %8s %6s | %s\n' \
-				"$tier" "$name" "$engine" "$t_iops" "$a_iops" "$ri" "$t_mbps" "$a_mbps" \
+			printf '%-16s %-18s %-8s | %9.0f %9.0f %6s %6s | %8.1f %8.1f %6s | %8s %8s %6s | %8s %8s %6s | %s\n' \
+				"$tier" "$name" "$engine" "$t_iops" "$a_iops" "$ri" "$sp" "$t_mbps" "$a_mbps" \
 				"$(ratio "$a_mbps" "$t_mbps")" "$(us "$t_p50")" "$(us "$a_p50")" "$rp" \
 				"$(us "$t_p99")" "$(us "$a_p99")" "$(ratio "$a_p99" "$t_p99")" "$goal"
 			[ -n "$CSV" ] && echo "$tier,$name,$engine,$floor,$t_iops,$a_iops,$t_mbps,$a_mbps,$t_p50,$a_p50,$t_p99,$a_p99,$goal" >>"$CSV"

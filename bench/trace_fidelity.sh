@@ -12,8 +12,8 @@
 #   2. predicts it on tier Y, replays it in real time against a tierfs mount
 #      of Y (`tiersim replay --target`), and compares measured with
 #      predicted.
-# Prints one row per (workload, X) with both ratios; the issue's target is
-# within 5%. Every mount is unmounted on exit, pass or fail.
+# Prints one row per (workload, X) with both ratios, each the median of
+# REPS runs (default 3) with its spread; the issue's target is within 5%. Every mount is unmounted on exit, pass or fail.
 #
 # On a shared, loaded host the daemon's and the replay's sleeps wake late
 # (run queue delay), which both recorded and measured runs pay and the model
@@ -66,29 +66,44 @@ declare -A FIO=(
 	[rand4k]="--rw=randread --bs=4k --io_size=6m --randseed=11"
 	[seq1m]="--rw=read --bs=1m --io_size=192m"
 )
-printf '%-8s %-10s %12s %12s %9s | %-8s %12s %12s %9s\n' workload "tier X" recorded "virtual X" diff \
-	"tier Y" "virtual Y" "measured Y" diff
+# Each (workload, X) REPS times (default 3), recording and replay in turn:
+# the figures are the medians of the runs, each diff with its spread
+# (max - min, percentage points) over the runs.
+REPS=${REPS:-3}
+stat() { # VALUES... -> "median spread" (spread: max - min)
+	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { printf "%s %.2f", v[int((NR + 1) / 2)], v[NR] - v[1] }'
+}
+printf '%-8s %-10s %12s %12s %9s %7s | %-8s %12s %12s %9s %7s\n' workload "tier X" recorded "virtual X" diff \
+	spread "tier Y" "virtual Y" "measured Y" diff spread
 for X in $RECORD_TIERS; do
 	for wl in rand4k seq1m; do
-		mount_tier "tier=$X,trace=$W/$wl.$X.trace"
-		# shellcheck disable=SC2086
-		"${PRIO[@]}" fio --name="$wl" --filename="$MNT/data" ${FIO[$wl]} --size=256m --ioengine=psync \
-			--thinktime=100 --output=/dev/null
-		umount_tier
-		# fio's thinktime is a sleep after every IO, whatever the disk: the
-		# closed-loop rule, not the wait rule (traces/README.md)
-		"$CLI" replay "$W/$wl.$X.trace" --virtual --closed-loop --tier "$X" --tier "$Y" \
-			--json > "$W/v.json"
-		mount_tier "tier=$Y"
-		"${PRIO[@]}" "$CLI" replay "$W/$wl.$X.trace" --target "$MNT" --closed-loop --json \
-			> "$W/r.json" 2>/dev/null
-		umount_tier
-		rec=$(total "$W/v.json" 0); vx=$(total "$W/v.json" 1); vy=$(total "$W/v.json" 2)
-		my=$(total "$W/r.json" 1)
-		printf '%-8s %-10s %10.1fms %10.1fms %9s | %-8s %10.1fms %10.1fms %9s\n' "$wl" "$X" \
-			"$(echo "$rec / 1000000" | bc -l)" "$(echo "$vx / 1000000" | bc -l)" "$(pct "$vx" "$rec")" \
-			"$Y" "$(echo "$vy / 1000000" | bc -l)" "$(echo "$my / 1000000" | bc -l)" "$(pct "$my" "$vy")"
-		cp "$W/$wl.$X.trace" "${KEEP_TRACES:-/nonexistent}/" 2>/dev/null || true
+		recs=() vxs=() vys=() mys=() dx=() dy=()
+		for _ in $(seq 1 "$REPS"); do
+			mount_tier "tier=$X,trace=$W/$wl.$X.trace"
+			# shellcheck disable=SC2086
+			"${PRIO[@]}" fio --name="$wl" --filename="$MNT/data" ${FIO[$wl]} --size=256m --ioengine=psync \
+				--thinktime=100 --output=/dev/null
+			umount_tier
+			# fio's thinktime is a sleep after every IO, whatever the disk: the
+			# closed-loop rule, not the wait rule (traces/README.md)
+			"$CLI" replay "$W/$wl.$X.trace" --virtual --closed-loop --tier "$X" --tier "$Y" \
+				--json > "$W/v.json"
+			mount_tier "tier=$Y"
+			"${PRIO[@]}" "$CLI" replay "$W/$wl.$X.trace" --target "$MNT" --closed-loop --json \
+				> "$W/r.json" 2>/dev/null
+			umount_tier
+			rec=$(total "$W/v.json" 0); vx=$(total "$W/v.json" 1); vy=$(total "$W/v.json" 2)
+			my=$(total "$W/r.json" 1)
+			recs+=("$rec") vxs+=("$vx") vys+=("$vy") mys+=("$my")
+			dx+=("$(pct "$vx" "$rec" | tr -d '%+')") dy+=("$(pct "$my" "$vy" | tr -d '%+')")
+			cp "$W/$wl.$X.trace" "${KEEP_TRACES:-/nonexistent}/" 2>/dev/null || true
+		done
+		read -r rec _ <<< "$(stat "${recs[@]}")"; read -r vx _ <<< "$(stat "${vxs[@]}")"
+		read -r vy _ <<< "$(stat "${vys[@]}")"; read -r my _ <<< "$(stat "${mys[@]}")"
+		read -r mdx sdx <<< "$(stat "${dx[@]}")"; read -r mdy sdy <<< "$(stat "${dy[@]}")"
+		printf '%-8s %-10s %10.1fms %10.1fms %+8.2f%% %7s | %-8s %10.1fms %10.1fms %+8.2f%% %7s\n' "$wl" "$X" \
+			"$(echo "$rec / 1000000" | bc -l)" "$(echo "$vx / 1000000" | bc -l)" "$mdx" "$sdx" \
+			"$Y" "$(echo "$vy / 1000000" | bc -l)" "$(echo "$my / 1000000" | bc -l)" "$mdy" "$sdy"
 	done
 done
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)${RT:+ (RT=$RT)}"
