@@ -10,15 +10,25 @@
 #                   adds no latency) and the counters on the request path
 #   traced          unlimited with -o trace=FILE: every request recorded,
 #                   with the requesting thread's CPU sample
+#   traced-nocpu    the same with -o trace_cpu=false: records without CPU
+#                   samples (no /proc read per request)
 # for 4 KiB random reads at QD1 and QD16 and 1 MiB sequential reads at QD16
-# (fio, io_uring, direct=1 through the mounts). The four are run in turn,
-# ROUNDS times over, and each figure is the median of its rounds, so that a
-# shared machine's load drifting during the run hits all four alike. Prints
-# IOPS, MB/s and mean completion latency, and each row's IOPS as a ratio of
-# bare's and of native-cached's.
+# (fio, io_uring, direct=1 through the mounts). The six are run in turn,
+# ROUNDS times over, so that a shared machine's load drifting during the run
+# hits all of them alike. Each row prints the median round's IOPS, MB/s and
+# mean completion latency, the daemon's CPU time per request (user + system
+# of the whole tierfs process, all its threads and its trace writer, from
+# the process CPU clock: far steadier than IOPS on a loaded host), and its
+# IOPS as a ratio of bare's and of native-cached's.
+#
+# Then, per job, tracing's cost as ratios taken within each round (traced
+# and traced-nocpu against unlimited, each run in the same round) — median,
+# and min..max over the rounds — for IOPS and for daemon CPU per request;
+# and the traces' drop counts (tracing must lose nothing: the counts are
+# read from the traces).
 #
 # Environment: TS_FIO_RUNTIME seconds per job (default 2), TS_ROUNDS
-# (default 3).
+# (default 3), TS_JOBS (a subset of the job names, space-separated).
 set -u
 
 [ $# -ge 1 ] || { echo "usage: bench/overhead.sh BUILD_DIR" >&2; exit 2; }
@@ -26,20 +36,27 @@ BUILD=$(cd "$1" 2>/dev/null && pwd) || { echo "overhead: no build directory '$1'
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 export TIERSIM_DATADIR=${TIERSIM_DATADIR:-$SRC}
 TIERFS=$BUILD/fs/tierfs
+CLI=$BUILD/cli/tiersim
 RUNTIME=${TS_FIO_RUNTIME:-2}
 ROUNDS=${TS_ROUNDS:-3}
+JOBS=${TS_JOBS:-"4k-randread-qd1 4k-randread-qd16 1m-read-qd16"}
 [ -x "$TIERFS" ] || { echo "overhead: $TIERFS is not built (ninja -C $BUILD)" >&2; exit 1; }
 command -v fio >/dev/null || { echo "overhead: fio is not installed" >&2; exit 1; }
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/tierfs-overhead.XXXXXX")
 BACKING=$WORK/backing
-mkdir -p "$BACKING" "$WORK/bare" "$WORK/unlimited" "$WORK/traced"
+MOUNTS="bare unlimited traced traced-nocpu"
+declare -A PID=()
+mkdir -p "$BACKING"
+for m in $MOUNTS; do mkdir -p "$WORK/$m"; done
+mounted() { awk -v m="$1" '$5 == m { f = 1 } END { exit !f }' /proc/self/mountinfo; }
 cleanup() {
 	local m
-	for m in "$WORK/bare" "$WORK/unlimited" "$WORK/traced"; do
-		if awk -v m="$m" '$5 == m { f = 1 } END { exit !f }' /proc/self/mountinfo; then
-			fusermount3 -u "$m" 2>/dev/null || umount -l "$m"
+	for m in $MOUNTS; do
+		if mounted "$WORK/$m"; then
+			fusermount3 -u "$WORK/$m" 2>/dev/null || umount -l "$WORK/$m"
 		fi
+		[ -n "${PID[$m]:-}" ] && wait "${PID[$m]}" 2>/dev/null
 	done
 	rm -rf "$WORK"
 }
@@ -47,13 +64,33 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM
 
 dd if=/dev/urandom of="$BACKING/fio.dat" bs=1M count=256 status=none || exit 1
-"$TIERFS" -o bare "$BACKING" "$WORK/bare" 2>/dev/null || { echo "overhead: bare mount failed" >&2; exit 1; }
-"$TIERFS" -o tier=unlimited "$BACKING" "$WORK/unlimited" 2>/dev/null ||
-	{ echo "overhead: unlimited mount failed" >&2; exit 1; }
-"$TIERFS" -o "tier=unlimited,trace=$WORK/run.trace" "$BACKING" "$WORK/traced" 2>/dev/null ||
-	{ echo "overhead: traced mount failed" >&2; exit 1; }
+mount_fs() { # NAME OPTIONS: in the foreground, so that $! is the daemon
+	"$TIERFS" -f -o "$2" "$BACKING" "$WORK/$1" 2>>"$WORK/$1.log" &
+	PID[$1]=$!
+	for _ in $(seq 600); do
+		if [ "$2" = bare ]; then
+			mounted "$WORK/$1" && return 0
+		elif grep -q '"calibrated": true' "$WORK/$1/.tierfs/stats" 2>/dev/null; then
+			return 0
+		fi
+		kill -0 "${PID[$1]}" 2>/dev/null || break
+		sleep 0.05
+	done
+	echo "overhead: $1 mount failed: $(tail -1 "$WORK/$1.log")" >&2
+	exit 1
+}
+mount_fs bare bare
+mount_fs unlimited tier=unlimited
+mount_fs traced "tier=unlimited,trace=$WORK/traced.trace"
+mount_fs traced-nocpu "tier=unlimited,trace=$WORK/traced-nocpu.trace,trace_cpu=false"
 
-# fio's JSON -> "iops mbps mean_lat_ns"
+# The CPU time of process PID so far, ns: its process CPU clock
+# (clock_getcpuclockid's encoding: every thread, dead ones included).
+cpu_ns() {
+	python3 -c 'import sys, time; p = int(sys.argv[1]); print(time.clock_gettime_ns(((~p) << 3) | 2))' "$1"
+}
+
+# fio's JSON -> "iops mbps mean_lat_ns ios"
 run() { # FILE DIRECT RW BS QD
 	fio --name=o --filename="$1" --size=256M --direct="$2" --invalidate=0 --rw="$3" --bs="$4" \
 		--ioengine=io_uring --iodepth="$5" --runtime="$RUNTIME" --time_based \
@@ -62,36 +99,87 @@ run() { # FILE DIRECT RW BS QD
 	python3 - "$WORK/fio.json" <<'EOF'
 import json, sys
 r = json.load(open(sys.argv[1]))["jobs"][0]["read"]
-print("%.1f %.2f %.0f" % (r["iops"], r["bw_bytes"] / 1e6, r["clat_ns"]["mean"]))
+print("%.1f %.2f %.0f %d" % (r["iops"], r["bw_bytes"] / 1e6, r["clat_ns"]["mean"], r["total_ios"]))
 EOF
 }
 
+# median and min..max of a column of numbers
+spread() { sort -g | awk '{ v[NR] = $1 } END { printf "%.3f (%.3f..%.3f)", v[int((NR + 1) / 2)], v[1], v[NR] }'; }
+
 cat "$BACKING/fio.dat" >/dev/null # into the page cache for native-cached
-printf '%-18s %-14s %10s %9s %10s %9s %9s\n' job access IOPS MB/s "mean(us)" "/bare" "/native-cached"
+ACCESS="native-direct native-cached bare unlimited traced traced-nocpu"
+printf '%-18s %-14s %10s %9s %10s %11s %9s %9s\n' job access IOPS MB/s "mean(us)" "cpu(us/req)" \
+	"/bare" "/native-cached"
+declare -a SUMMARY=()
 for job in "4k-randread-qd1 randread 4k 1" "4k-randread-qd16 randread 4k 16" "1m-read-qd16 read 1m 16"; do
 	read -r name rw bs qd <<<"$job"
-	declare -A iops=() mbps=() lat=() all=()
+	case " $JOBS " in *" $name "*) ;; *) continue ;; esac
+	declare -A all=() iops=() mbps=() lat=() cpu=() iops_ratio=() cpu_ratio=() cpu_delta=()
 	for round in $(seq "$ROUNDS"); do
-		for access in native-direct native-cached bare unlimited traced; do
+		declare -A this=()
+		for access in $ACCESS; do
+			c0=
 			case $access in
 			native-direct) r=$(run "$BACKING/fio.dat" 1 "$rw" "$bs" "$qd") ;;
 			native-cached) r=$(run "$BACKING/fio.dat" 0 "$rw" "$bs" "$qd") ;;
-			*) r=$(run "$WORK/$access/fio.dat" 1 "$rw" "$bs" "$qd") ;;
+			*)
+				c0=$(cpu_ns "${PID[$access]}")
+				r=$(run "$WORK/$access/fio.dat" 1 "$rw" "$bs" "$qd")
+				c1=$(cpu_ns "${PID[$access]}")
+				;;
 			esac
-			all[$access]+="$r"$'\n'
+			read -r i m l n <<<"$r"
+			# daemon CPU per request, us
+			c=-1
+			[ -n "$c0" ] && c=$(awk -v a="$c0" -v b="$c1" -v n="$n" 'BEGIN { printf "%.2f", (b - a) / n / 1000 }')
+			all[$access]+="$i $m $l $c"$'\n'
+			this[$access]="$i $c"
 		done
+		read -r ui uc <<<"${this[unlimited]}"
+		for t in traced traced-nocpu; do
+			read -r ti tc <<<"${this[$t]}"
+			iops_ratio[$t]+="$(awk -v a="$ti" -v b="$ui" 'BEGIN { print a / b }')"$'\n'
+			cpu_ratio[$t]+="$(awk -v a="$tc" -v b="$uc" 'BEGIN { print a / b }')"$'\n'
+			cpu_delta[$t]+="$(awk -v a="$tc" -v b="$uc" 'BEGIN { print a - b }')"$'\n'
+		done
+		unset this
 	done
-	for access in native-direct native-cached bare unlimited traced; do
-		# the round with the median IOPS
-		read -r iops[$access] mbps[$access] lat[$access] < <(printf '%s' "${all[$access]}" |
-			sort -n | awk '{ l[NR] = $0 } END { print l[int((NR + 1) / 2)] }')
+	for access in $ACCESS; do
+		# the round with the median IOPS; the median CPU per request
+		read -r iops[$access] mbps[$access] lat[$access] _ < <(printf '%s' "${all[$access]}" |
+			sort -g | awk '{ l[NR] = $0 } END { print l[int((NR + 1) / 2)] }')
+		cpu[$access]=$(printf '%s' "${all[$access]}" | awk '{ print $4 }' | sort -g |
+			awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
 	done
-	for access in native-direct native-cached bare unlimited traced; do
-		printf '%-18s %-14s %10.0f %9.1f %10.1f %9.3f %9.3f\n' "$name" "$access" \
+	for access in $ACCESS; do
+		c=${cpu[$access]}
+		[ "$c" = -1 ] && c=-
+		printf '%-18s %-14s %10.0f %9.1f %10.1f %11s %9.3f %9.3f\n' "$name" "$access" \
 			"${iops[$access]}" "${mbps[$access]}" "$(awk -v l="${lat[$access]}" 'BEGIN { print l / 1000 }')" \
+			"$c" \
 			"$(awk -v a="${iops[$access]}" -v b="${iops[bare]}" 'BEGIN { print a / b }')" \
 			"$(awk -v a="${iops[$access]}" -v b="${iops[native-cached]}" 'BEGIN { print a / b }')"
 	done
-	unset iops mbps lat all
+	for t in traced traced-nocpu; do
+		SUMMARY+=("$(printf '%-18s %-13s IOPS %s  cpu/req %s  cpu +us/req %s' "$name" "$t" \
+			"$(printf '%s' "${iops_ratio[$t]}" | spread)" "$(printf '%s' "${cpu_ratio[$t]}" | spread)" \
+			"$(printf '%s' "${cpu_delta[$t]}" | spread)")")
+	done
+	unset all iops mbps lat cpu iops_ratio cpu_ratio cpu_delta
+done
+echo
+echo "# traced / unlimited, per round (median (min..max) over $ROUNDS rounds):"
+for s in "${SUMMARY[@]}"; do echo "$s"; done
+for t in traced traced-nocpu; do
+	fusermount3 -u "$WORK/$t" && wait "${PID[$t]}"
+	PID[$t]=
+	[ -x "$CLI" ] || continue
+	echo "# $t's trace: $("$CLI" trace stats "$WORK/$t.trace" --json 2>&1 |
+		python3 -c 'import json, sys
+try:
+    s = json.load(sys.stdin)
+    print("%s records, %s dropped" % (s.get("records"), s.get("dropped")))
+except Exception as e:
+    print("unreadable: %s" % e)')"
 done
 echo "# load average during the run: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"

@@ -3,14 +3,18 @@
  *
  *   trace_writer [FILE] [SECONDS]
  *
- * Two runs, side by side in one process: (1) the target load, 100k ops/s
+ * Two runs, side by side in one process: (1) the target load, 200k ops/s
  * spread over 4 producer threads (libfuse's default worker count order),
  * each paced by the clock, as a busy tierfs would call put(); (2) the same
  * threads unpaced, to show the headroom. Each put interns its path as the
  * daemon does. (3) and (4): the same two with a CPU sample per record (trace
  * format version 2), each read from the thread's /proc schedstat file as
- * tierfs reads the requesting thread's (one pread of a file kept open).
- * Reports records written, dropped, and the achieved rate.
+ * tierfs reads the requesting thread's when it samples (one pread of a file
+ * kept open). Reports records written, dropped, the achieved rate, and the
+ * CPU time each record cost: on the producing thread (its thread CPU clock,
+ * what a request pays) and on the writer thread (the process's CPU clock
+ * less the producers'), which unlike the rates do not depend on how busy
+ * the host is.
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -30,9 +34,22 @@ struct prod {
 	uint64_t rate;	/* ops/s for this thread, 0 = unpaced */
 	uint64_t until; /* ts_now_ns() deadline */
 	uint64_t n;	/* puts done */
+	uint64_t cpu_ns; /* the thread's CPU time over the run */
 	unsigned id;
 	bool cpu; /* with a CPU sample per record */
 };
+
+static uint64_t cpu_clock_ns(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * TS_NS_PER_S + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t thread_cpu_ns(void)
+{
+	return cpu_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
 
 static void *producer(void *arg)
 {
@@ -40,6 +57,7 @@ static void *producer(void *arg)
 	uint64_t t0 = ts_now_ns();
 	char path[64], buf[96];
 	int fd = p->cpu ? open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC) : -1;
+	uint64_t c0 = thread_cpu_ns();
 
 	for (uint64_t i = 0;; i++) {
 		if ((i & 63) == 0) {
@@ -78,6 +96,7 @@ static void *producer(void *arg)
 	}
 	if (fd >= 0)
 		close(fd);
+	p->cpu_ns = thread_cpu_ns() - c0;
 	return NULL;
 }
 
@@ -87,7 +106,7 @@ static int run(const char *file, uint64_t total_rate, double secs, const char *w
 	struct ts_trace_writer *w;
 	struct prod p[NPROD];
 	pthread_t th[NPROD];
-	uint64_t dropped, n = 0;
+	uint64_t dropped, n = 0, prod_ns = 0;
 	int ret;
 
 	if ((ret = ts_trace_writer_open(file, &h, &w))) {
@@ -95,6 +114,7 @@ static int run(const char *file, uint64_t total_rate, double secs, const char *w
 		return 1;
 	}
 	uint64_t t0 = ts_now_ns(), until = t0 + (uint64_t)(secs * 1e9);
+	uint64_t pc0 = cpu_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 	for (unsigned i = 0; i < NPROD; i++) {
 		p[i] = (struct prod){
 		    .w = w, .rate = total_rate / NPROD, .until = until, .id = i, .cpu = cpu};
@@ -103,6 +123,7 @@ static int run(const char *file, uint64_t total_rate, double secs, const char *w
 	for (unsigned i = 0; i < NPROD; i++) {
 		pthread_join(th[i], NULL);
 		n += p[i].n;
+		prod_ns += p[i].cpu_ns;
 	}
 	uint64_t t1 = ts_now_ns();
 	if ((ret = ts_trace_writer_close(w, &dropped))) {
@@ -110,11 +131,15 @@ static int run(const char *file, uint64_t total_rate, double secs, const char *w
 		return 1;
 	}
 	uint64_t t2 = ts_now_ns();
+	/* the main thread only waits: the rest of the process's CPU is the
+	 * writer thread's (close's final drain included) */
+	uint64_t writer_ns = cpu_clock_ns(CLOCK_PROCESS_CPUTIME_ID) - pc0 - prod_ns;
 	printf("%-12s %4u threads  %10llu puts in %.2f s = %9.0f ops/s  dropped %llu (%.4f%%)  "
-	       "close %.1f ms\n",
+	       "close %.1f ms  cpu/record: put %.0f ns, writer %.0f ns\n",
 	       what, NPROD, (unsigned long long)n, (t1 - t0) / 1e9, n / ((t1 - t0) / 1e9),
 	       (unsigned long long)dropped, n ? 100.0 * (double)dropped / (double)n : 0.0,
-	       (t2 - t1) / 1e6);
+	       (t2 - t1) / 1e6, n ? (double)prod_ns / (double)n : 0.0,
+	       n ? (double)writer_ns / (double)n : 0.0);
 	return 0;
 }
 
@@ -123,8 +148,8 @@ int main(int argc, char **argv)
 	const char *file = argc > 1 ? argv[1] : "/tmp/trace_writer_bench.trace";
 	double secs = argc > 2 ? atof(argv[2]) : 5.0;
 
-	if (run(file, 100000, secs, "paced", false) || run(file, 0, 1.0, "unpaced", false) ||
-	    run(file, 100000, secs, "paced+cpu", true) || run(file, 0, 1.0, "unpaced+cpu", true))
+	if (run(file, 200000, secs, "paced", false) || run(file, 0, 1.0, "unpaced", false) ||
+	    run(file, 200000, secs, "paced+cpu", true) || run(file, 0, 1.0, "unpaced+cpu", true))
 		return 1;
 	unlink(file);
 	return 0;

@@ -133,6 +133,7 @@ struct ts_fs_opts {
 	char *profile;
 	char *cached; /* ':'-separated globs opened in kernel-cached mode */
 	char *trace;
+	bool trace_cpu; /* with trace: CPU samples (trace_hook.c) */
 	char *fault; /* ';'-separated fault rules (ts_tier_fault_parse) */
 	bool bare;
 	bool calib;

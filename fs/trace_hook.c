@@ -17,15 +17,29 @@
  * CPU samples. With every record goes the requesting thread's CPU clock
  * (traces/FORMAT.md, "CPU samples"): /proc/TID/schedstat, read when the
  * request is complete, which is what it was when the request arrived,
- * since a thread blocked in a request does not run. The schedstat file of
- * each thread seen stays open (a pread is one syscall) in a small table
- * keyed by tid; a dead thread's file answers ESRCH, and the tid is then
- * opened afresh (the kernel may have reused it). Its process and parent
- * are read once, from /proc/TID/status, when the file is opened.
+ * since a thread blocked in a request does not run. That read is the one
+ * syscall tracing adds to a request (about 2 us here, bench/trace_writer),
+ * and it cannot be batched or moved to another thread without losing what
+ * the sample is for: the clock must be read while the thread is blocked,
+ * and every request's, since the gap that matters (a loader's work or wait
+ * between two reads) may follow any of them. -o trace_cpu=false leaves it
+ * out. Each FUSE worker keeps its own table of open schedstat files, keyed
+ * by tid (a pread of a file kept open is one syscall, and no lock is taken;
+ * two workers never share a file, whose reads the kernel serialises); a
+ * dead thread's file answers ESRCH, and the tid is then opened afresh (the
+ * kernel may have reused it). Its process and parent are read once, from
+ * /proc/TID/status, when the file is opened.
+ *
+ * Otherwise a read or write (an fh-only request) takes no lock and makes no
+ * syscall: the record goes to the worker's own ring (traces/trace.c; a ring
+ * half full wakes the writer, once per half ring), and the inode map that
+ * names it is read without a lock. A request that carries a path (open,
+ * getattr...) interns it under the string table's lock.
  */
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,23 +50,45 @@
 #include "fs/daemon.h"
 #include "traces/trace.h"
 
-#define TIDS 1024 /* thread table slots; emptied when three quarters full */
+#define TIDS 64 /* thread table slots per worker; emptied when three quarters full */
 
-struct ts_fs_trace {
-	struct ts_trace_writer *w;
-	pthread_mutex_t lock; /* the inode map */
-	struct ino_id {
-		uint64_t ino; /* 0 = empty slot */
-		uint32_t id;
-	} * map;
-	size_t cap, n;		  /* cap: a power of two */
-	pthread_mutex_t cpu_lock; /* the thread table */
+/*
+ * The inode map: written under tr->lock (opens and creates), read without a
+ * lock by every fh-only request. A slot's id is stored before its inode
+ * (release), so a reader that finds the inode (acquire) finds an id with it;
+ * a reopen under another name replaces the id in place. A full table is
+ * copied into one twice its size and published; the old one stays allocated
+ * until close, since a reader may still be probing it (together under twice
+ * the final table's size).
+ */
+struct imap {
+	struct imap *older; /* retired tables, freed at close */
+	size_t cap;	    /* a power of two */
+	size_t n;	    /* slots used (under tr->lock) */
+	struct islot {
+		_Atomic uint64_t ino; /* 0 = empty slot */
+		_Atomic uint32_t id;
+	} s[];
+};
+
+/* One FUSE worker thread's open /proc files, its own: no lock. */
+struct tclock {
+	struct tclock *next, **prev; /* tr->clocks, under tr->lock */
+	struct ts_fs_trace *tr;
+	unsigned ntids;
 	struct tid_clock {
 		uint32_t tid;	    /* 0 = empty slot */
 		int fd;		    /* /proc/TID/schedstat */
 		uint32_t pid, ppid; /* from /proc/TID/status */
 	} tids[TIDS];
-	unsigned ntids;
+};
+
+struct ts_fs_trace {
+	struct ts_trace_writer *w;
+	pthread_mutex_t lock; /* map writers; the list of clocks */
+	_Atomic(struct imap *) map;
+	pthread_key_t key; /* the worker's struct tclock */
+	struct tclock *clocks;
 };
 
 static size_t slot(uint64_t ino, size_t cap)
@@ -60,46 +96,54 @@ static size_t slot(uint64_t ino, size_t cap)
 	return (size_t)((ino * 0x9E3779B97F4A7C15ULL) >> 17) & (cap - 1);
 }
 
+static void imap_put(struct imap *m, uint64_t ino, uint32_t id)
+{
+	size_t k = slot(ino, m->cap);
+	uint64_t cur;
+	while ((cur = atomic_load_explicit(&m->s[k].ino, memory_order_relaxed)) && cur != ino)
+		k = (k + 1) & (m->cap - 1);
+	atomic_store_explicit(&m->s[k].id, id, memory_order_relaxed);
+	if (!cur) {
+		atomic_store_explicit(&m->s[k].ino, ino, memory_order_release);
+		m->n++;
+	}
+}
+
 /* Under lock. */
 static void map_set(struct ts_fs_trace *tr, uint64_t ino, uint32_t id)
 {
-	if (tr->n * 2 >= tr->cap) {
-		size_t cap = tr->cap ? tr->cap * 2 : 1024;
-		struct ino_id *m = calloc(cap, sizeof(*m));
-		if (!m)
+	struct imap *m = atomic_load_explicit(&tr->map, memory_order_relaxed);
+	if (!m || (m->n + 1) * 2 >= m->cap) {
+		size_t cap = m ? m->cap * 2 : 1024;
+		struct imap *g = calloc(1, sizeof(*g) + cap * sizeof(g->s[0]));
+		if (!g)
 			return; /* the file's fh-only ops then carry no path */
-		for (size_t i = 0; i < tr->cap; i++) {
-			if (!tr->map[i].ino)
-				continue;
-			size_t k = slot(tr->map[i].ino, cap);
-			while (m[k].ino)
-				k = (k + 1) & (cap - 1);
-			m[k] = tr->map[i];
+		g->cap = cap;
+		g->older = m;
+		for (size_t i = 0; m && i < m->cap; i++) {
+			uint64_t ino2 = atomic_load_explicit(&m->s[i].ino, memory_order_relaxed);
+			if (ino2)
+				imap_put(g, ino2,
+					 atomic_load_explicit(&m->s[i].id, memory_order_relaxed));
 		}
-		free(tr->map);
-		tr->map = m;
-		tr->cap = cap;
+		atomic_store_explicit(&tr->map, g, memory_order_release);
+		m = g;
 	}
-	size_t k = slot(ino, tr->cap);
-	while (tr->map[k].ino && tr->map[k].ino != ino)
-		k = (k + 1) & (tr->cap - 1);
-	tr->n += !tr->map[k].ino;
-	tr->map[k] = (struct ino_id){ino, id};
+	imap_put(m, ino, id);
 }
 
 static uint32_t map_get(struct ts_fs_trace *tr, uint64_t ino)
 {
-	uint32_t id = 0;
-	pthread_mutex_lock(&tr->lock);
-	if (tr->cap) {
-		for (size_t k = slot(ino, tr->cap); tr->map[k].ino; k = (k + 1) & (tr->cap - 1))
-			if (tr->map[k].ino == ino) {
-				id = tr->map[k].id;
-				break;
-			}
+	const struct imap *m = atomic_load_explicit(&tr->map, memory_order_acquire);
+	if (!m)
+		return 0;
+	for (size_t k = slot(ino, m->cap);; k = (k + 1) & (m->cap - 1)) {
+		uint64_t cur = atomic_load_explicit(&m->s[k].ino, memory_order_acquire);
+		if (cur == ino)
+			return atomic_load_explicit(&m->s[k].id, memory_order_relaxed);
+		if (!cur)
+			return 0;
 	}
-	pthread_mutex_unlock(&tr->lock);
-	return id;
 }
 
 static int tid_open(struct tid_clock *c, uint32_t tid)
@@ -126,61 +170,111 @@ static int tid_open(struct tid_clock *c, uint32_t tid)
 	return 0;
 }
 
-static void tids_clear(struct ts_fs_trace *tr)
+static void tids_clear(struct tclock *tc)
 {
 	for (unsigned i = 0; i < TIDS; i++)
-		if (tr->tids[i].tid && tr->tids[i].fd >= 0)
-			close(tr->tids[i].fd);
-	memset(tr->tids, 0, sizeof(tr->tids));
-	tr->ntids = 0;
+		if (tc->tids[i].tid && tc->tids[i].fd >= 0)
+			close(tc->tids[i].fd);
+	memset(tc->tids, 0, sizeof(tc->tids));
+	tc->ntids = 0;
+}
+
+/* A decimal number at *@p, and *@p past it and one space; false when none. */
+static bool num(const char **p, uint64_t *v)
+{
+	const char *s = *p;
+	uint64_t x = 0;
+	if (*s < '0' || *s > '9')
+		return false;
+	for (; *s >= '0' && *s <= '9'; s++)
+		x = x * 10 + (uint64_t)(*s - '0');
+	*v = x;
+	*p = *s == ' ' ? s + 1 : s;
+	return true;
 }
 
 static bool clock_read(const struct tid_clock *c, struct ts_trace_cpu *out)
 {
 	char buf[96];
-	unsigned long long on, runq;
+	uint64_t on, runq;
 
 	ssize_t n = c->fd < 0 ? -1 : pread(c->fd, buf, sizeof(buf) - 1, 0);
 	if (n <= 0)
 		return false;
 	buf[n] = 0;
-	if (sscanf(buf, "%llu %llu", &on, &runq) != 2)
+	const char *p = buf;
+	if (!num(&p, &on) || !num(&p, &runq))
 		return false;
 	*out = (struct ts_trace_cpu){.on_ns = on, .runq_ns = runq, .pid = c->pid, .ppid = c->ppid};
 	return true;
 }
 
+static void tclock_free(void *arg)
+{
+	struct tclock *tc = arg;
+	struct ts_fs_trace *tr = tc->tr;
+
+	pthread_mutex_lock(&tr->lock);
+	if ((*tc->prev = tc->next))
+		tc->next->prev = tc->prev;
+	pthread_mutex_unlock(&tr->lock);
+	tids_clear(tc);
+	free(tc);
+}
+
+/* The calling worker's table, made on its first request. */
+static struct tclock *tclock_get(struct ts_fs_trace *tr)
+{
+	struct tclock *tc = pthread_getspecific(tr->key);
+	if (tc)
+		return tc;
+	if (!(tc = calloc(1, sizeof(*tc))))
+		return NULL;
+	tc->tr = tr;
+	if (pthread_setspecific(tr->key, tc)) {
+		free(tc);
+		return NULL;
+	}
+	pthread_mutex_lock(&tr->lock);
+	if ((tc->next = tr->clocks))
+		tc->next->prev = &tc->next;
+	tc->prev = &tr->clocks;
+	tr->clocks = tc;
+	pthread_mutex_unlock(&tr->lock);
+	return tc;
+}
+
 /* The CPU sample of thread @tid; false when it has none (it is gone, or
  * /proc does not say: such a tid stays in the table without a file, so it
- * costs one attempt, not one per request). */
+ * costs one attempt, not one per request). Each worker keeps its own
+ * files, so no lock is taken, and two workers never share a /proc file
+ * (whose reads the kernel serialises). */
 static bool tid_sample(struct ts_fs_trace *tr, uint32_t tid, struct ts_trace_cpu *out)
 {
-	bool ok;
+	struct tclock *tc;
 
-	if (!tid)
+	if (!tid || !(tc = tclock_get(tr)))
 		return false;
-	pthread_mutex_lock(&tr->cpu_lock);
 	unsigned k = (tid * 2654435761u) & (TIDS - 1);
-	while (tr->tids[k].tid && tr->tids[k].tid != tid)
+	while (tc->tids[k].tid && tc->tids[k].tid != tid)
 		k = (k + 1) & (TIDS - 1);
-	if (!tr->tids[k].tid) {
-		if (tr->ntids >= TIDS / 4 * 3) {
-			tids_clear(tr);
+	if (!tc->tids[k].tid) {
+		if (tc->ntids >= TIDS / 4 * 3) {
+			tids_clear(tc);
 			k = (tid * 2654435761u) & (TIDS - 1);
 		}
-		tid_open(&tr->tids[k], tid);
-		tr->tids[k].tid = tid;
-		tr->ntids++;
+		tid_open(&tc->tids[k], tid);
+		tc->tids[k].tid = tid;
+		tc->ntids++;
 	}
-	struct tid_clock *c = &tr->tids[k];
-	ok = clock_read(c, out);
+	struct tid_clock *c = &tc->tids[k];
+	bool ok = clock_read(c, out);
 	if (!ok && c->fd >= 0) { /* the thread is gone, or its tid was reused */
 		close(c->fd);
 		tid_open(c, tid);
 		c->tid = tid;
 		ok = clock_read(c, out);
 	}
-	pthread_mutex_unlock(&tr->cpu_lock);
 	return ok;
 }
 
@@ -270,7 +364,9 @@ int ts_fs_trace_open(struct ts_fs *fs, char *err, size_t n)
 	struct ts_fs_trace *tr = calloc(1, sizeof(*tr));
 	if (!tr)
 		return -ENOMEM;
-	int rc = ts_trace_writer_open(fs->o.trace, &h, &w);
+	int rc = -pthread_key_create(&tr->key, tclock_free);
+	if (!rc && (rc = ts_trace_writer_open(fs->o.trace, &h, &w)))
+		pthread_key_delete(tr->key);
 	if (rc) {
 		snprintf(err, n, "trace=%s: %s", fs->o.trace, ts_strerror(rc));
 		free(tr);
@@ -278,7 +374,6 @@ int ts_fs_trace_open(struct ts_fs *fs, char *err, size_t n)
 	}
 	tr->w = w;
 	pthread_mutex_init(&tr->lock, NULL);
-	pthread_mutex_init(&tr->cpu_lock, NULL);
 	__atomic_store_n(&fs->trace, tr, __ATOMIC_RELEASE);
 	return 0;
 }
@@ -317,7 +412,7 @@ void ts_fs_trace_put(struct ts_fs *fs, const struct ts_fs_req *r)
 				(r->direct ? TS_REC_F_DIRECT : 0)),
 	};
 	struct ts_trace_cpu cpu;
-	if (tid_sample(tr, rec.tid, &cpu)) {
+	if (fs->o.trace_cpu && tid_sample(tr, rec.tid, &cpu)) {
 		uint64_t ready = TS_MAX(r->due_ns, r->sys_ns);
 		cpu.sys_ns = r->sys_ns > r->submit_ns ? r->sys_ns - r->submit_ns : 0;
 		cpu.late_ns = r->complete_ns > ready ? r->complete_ns - ready : 0;
@@ -335,10 +430,20 @@ void ts_fs_trace_close(struct ts_fs *fs)
 	if (!tr)
 		return;
 	int rc = ts_trace_writer_close(tr->w, &dropped);
+	/* the workers are joined (libfuse's loop has ended); a table whose
+	 * thread did not exit through its destructor is freed here */
+	pthread_key_delete(tr->key);
+	while (tr->clocks) {
+		struct tclock *tc = tr->clocks;
+		tr->clocks = tc->next;
+		tids_clear(tc);
+		free(tc);
+	}
 	pthread_mutex_destroy(&tr->lock);
-	tids_clear(tr);
-	pthread_mutex_destroy(&tr->cpu_lock);
-	free(tr->map);
+	for (struct imap *m = atomic_load(&tr->map), *o; m; m = o) {
+		o = m->older;
+		free(m);
+	}
 	free(tr);
 	if (rc)
 		ts_fs_log(fs, LOG_ERR, "tierfs: trace %s: %s; the trace is incomplete", fs->o.trace,

@@ -192,6 +192,7 @@ struct ts_trace_writer {
 	_Atomic(struct ring *) rings;
 	_Atomic uint64_t dropped_noring; /* drops when no ring could be had */
 	_Atomic int stop;
+	_Atomic int kicked; /* a producer's ring is half full: the writer is being woken */
 	pthread_t thread;
 	pthread_mutex_t wake_lock; /* close() wakes an idle writer thread */
 	pthread_cond_t wake;
@@ -283,6 +284,13 @@ static void put(struct ts_trace_writer *w, const struct ts_trace_rec *rec,
 		    .op = TS_ITEM_CPU,
 		};
 	atomic_store_explicit(&r->tail, t + need, memory_order_release);
+	/* Half full: wake the writer now rather than at its next period. One
+	 * signal per refill at most (the writer clears kicked when it wakes),
+	 * so a producer makes a syscall once per half ring, not per record. */
+	if (t + need - h > ((uint64_t)r->mask + 1) / 2 &&
+	    !atomic_load_explicit(&w->kicked, memory_order_relaxed) &&
+	    !atomic_exchange_explicit(&w->kicked, 1, memory_order_acq_rel))
+		pthread_cond_signal(&w->wake);
 }
 
 void ts_trace_writer_put(struct ts_trace_writer *w, const struct ts_trace_rec *rec)
@@ -448,11 +456,14 @@ static void *writer_main(void *arg)
 {
 	struct ts_trace_writer *w = arg;
 
+	/* One drain per period (or per kick), whatever it finds: draining again
+	 * at once while producers are busy would take their records a few at a
+	 * time, and cost a pass over every ring (and a wake-up) per handful. */
 	while (!atomic_load_explicit(&w->stop, memory_order_acquire)) {
-		if (drain(w))
-			continue;
-		/* Idle: hand what we have to the kernel, so a crash loses at most
-		 * one idle period's worth of records. */
+		atomic_store_explicit(&w->kicked, 0, memory_order_release);
+		drain(w);
+		/* hand what we have to the kernel, so a crash loses at most one
+		 * period's worth of records */
 		if (!w->err && fflush(w->f))
 			w->err = -errno;
 		struct timespec ts;
@@ -461,7 +472,8 @@ static void *writer_main(void *arg)
 		ts.tv_sec += (time_t)(ns / TS_NS_PER_S);
 		ts.tv_nsec = (long)(ns % TS_NS_PER_S);
 		pthread_mutex_lock(&w->wake_lock);
-		if (!atomic_load_explicit(&w->stop, memory_order_acquire))
+		if (!atomic_load_explicit(&w->stop, memory_order_acquire) &&
+		    !atomic_load_explicit(&w->kicked, memory_order_acquire))
 			pthread_cond_timedwait(&w->wake, &w->wake_lock, &ts);
 		pthread_mutex_unlock(&w->wake_lock);
 	}
@@ -497,7 +509,7 @@ int ts_trace_writer_open_cfg(const char *path, const struct ts_trace_hdr *hdr,
 	if (!w)
 		return -ENOMEM;
 	w->ring_records = cfg && cfg->ring_records ? cfg->ring_records : 16384;
-	w->flush_us = cfg && cfg->flush_us ? cfg->flush_us : 1000;
+	w->flush_us = cfg && cfg->flush_us ? cfg->flush_us : 10000;
 	if (w->ring_records & (w->ring_records - 1)) {
 		free(w);
 		return -EINVAL;

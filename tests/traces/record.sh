@@ -57,4 +57,14 @@ sort -n "$TMPD/clocks" | awk '$3 < last[$2] {exit 1} {last[$2]=$3}' ||
 	fail "a thread's CPU clock ran backwards between its reads"
 "$B" replay "$TMPD/run.trace" --virtual --tier ssd-cloud --json > "$TMPD/v.json" ||
 	fail "virtual replay failed"
+
+# trace_cpu=false: the same reads, recorded without CPU samples
+tfs_mount "tier=ssd-cloud,capacity=100GiB,seed=7,trace=$TMPD/nocpu.trace,trace_cpu=false"
+fio --name=r --filename="$MNT/data" --rw=randread --bs=4k --io_size=256k --size=1m \
+	--ioengine=psync --randseed=3 --output=/dev/null || fail "fio through the mount failed"
+tfs_umount
+"$B" trace dump "$TMPD/nocpu.trace" > "$TMPD/nocpu.txt" || fail "trace dump failed"
+awk '$3=="read" && $6==4096 {print $5}' "$TMPD/nocpu.txt" | sort -n > "$TMPD/got2"
+cmp -s "$TMPD/want" "$TMPD/got2" || fail "trace_cpu=false: read offsets differ from fio's"
+! grep -q '^cpu ' "$TMPD/nocpu.txt" || fail "trace_cpu=false: the trace has CPU samples"
 exit 0
