@@ -29,7 +29,9 @@
 # job's bytes the device did not have to serve (from the device's byte
 # count) and the time, against the virtual clock's page-cache model at
 # the same size (a FUSE recording of the job replayed with --mem 64MiB:
-# the bytes its device read, and the same share).
+# the bytes its device read, and the same share), and at the size the job
+# leaves it: the limit less the job's own memory (anonymous and kernel
+# memory charged to the cgroup; "own" of tiersim disk run).
 #
 # usage: bench/fs_fidelity.sh BUILD [REPS] [TIER...]
 #   FS_FIDELITY_DATA=DIR keeps the datasets there between runs.
@@ -71,20 +73,21 @@ mk() { # KIND DIR ARGS...
 	[ -e "$DATA/$2/dataset.json" ] || "$B" dataset make "$1" --out "$DATA/$2" "${@:3}" >/dev/null 2>&1 ||
 		die "dataset make $1"
 }
-mk imagenet-jpeg jpeg --count 1058
-mk imagenet-lmdb lmdb --count 1000
-mk npz npz --count 48 --record-length 2MiB
-mk imagenet-rec rec --count 1000
-mk imagenet-jpeg jpeg2 --count 3000 --classes 30 --seed 2
-(cd "$DATA/jpeg" && find train -type f | sort) >"$W/jpeg.list"
-[ "${FS_FIDELITY_SWEEP_ONLY:-0}" = 1 ] ||
+if [ "${FS_FIDELITY_SWEEP_ONLY:-0}" != 1 ]; then # the sweep makes its own files
+	mk imagenet-jpeg jpeg --count 1058
+	mk imagenet-lmdb lmdb --count 1000
+	mk npz npz --count 48 --record-length 2MiB
+	mk imagenet-rec rec --count 1000
+	mk imagenet-jpeg jpeg2 --count 3000 --classes 30 --seed 2
+	(cd "$DATA/jpeg" && find train -type f | sort) >"$W/jpeg.list"
 	"$B" disk make "$W/img/ds.ext4" --size 2GiB --fs ext4 --from "$DATA" || die "disk make"
+fi
 B0=
 if [ -n "${FS_FIDELITY_BEFORE:-}" ]; then
 	B0=$(cd "$FS_FIDELITY_BEFORE" && pwd)/cli/tiersim
 	T0=$(cd "$FS_FIDELITY_BEFORE" && pwd)/fs/tierfs
 fi
-du -sh "$DATA"/* | sed 's/^/  /'
+[ -d "$DATA" ] && du -sh "$DATA"/* | sed "s/^/  /"
 
 cat >"$W/lmdb_cursor.py" <<'EOF'
 import json, sys, time
@@ -235,26 +238,33 @@ for mib in $((LIMIT_MIB / 2)) $LIMIT_MIB $((LIMIT_MIB * 2)); do
 	head -c $((mib << 20)) /dev/urandom >"$W/sweep/f$mib"
 done
 "$B" disk make "$W/img/sweep.ext4" --size 512MiB --fs ext4 --from "$W/sweep" || die "sweep image"
-printf '%-8s %-6s %12s %12s %10s %12s %12s %12s\n' "file" "x mem" "blk dev MiB" "blk hit %" "blk s" "virt dev MiB" "virt hit %" "virt s"
+printf '%-8s %-6s %12s %12s %10s %8s | %12s %12s %12s | %12s %12s %12s\n' "file" "x mem" "blk dev MiB" "blk hit %" "blk s" "own MiB" \
+	"virt dev MiB" "virt hit %" "virt s" "-own dev MiB" "-own hit %" "-own s"
 for mib in $((LIMIT_MIB / 2)) $LIMIT_MIB $((LIMIT_MIB * 2)); do
 	job="cat \$R/f$mib >/dev/null && cat \$R/f$mib >/dev/null"
 	"$B" disk mount "$W/img/sweep.ext4" "$MNT" --tier "$TIER" || die "sweep mount"
 	"$B" disk run "$MNT" --mem ${LIMIT_MIB}MiB --cache cold -- env R="$MNT" sh -c "$job" >"$W/run.txt" 2>/dev/null ||
 		die "sweep run $mib"
 	"$B" disk umount "$MNT" || die "sweep umount"
-	read -r wall dev <<<"$(sed -n 's/.*wall_s=\([0-9.]*\) .*dev_read_bytes=\([0-9]*\).*/\1 \2/p' "$W/run.txt")"
+	read -r wall dev own <<<"$(sed -n 's/.*wall_s=\([0-9.]*\) .*dev_read_bytes=\([0-9]*\).* own=\([0-9]*\).*/\1 \2 \3/p' "$W/run.txt")"
 	"$B" record --data "$W/sweep" --tier "$TIER" --out "$W/sweep.trace" --no-wakes -- env R='{}' sh -c "$job" \
 		>/dev/null 2>&1 || die "sweep record $mib"
 	"$B" replay "$W/sweep.trace" --virtual --tier "$TIER" --mem ${LIMIT_MIB}MiB --json >"$W/replay.json" ||
 		die "sweep replay $mib"
-	$PY - "$W/replay.json" "$mib" "$LIMIT_MIB" "$wall" "$dev" <<'EOF'
+	# the page cache a job of that size leaves: the limit less the job's
+	# own memory, as tiersim disk run sampled it (disk/job.c)
+	"$B" replay "$W/sweep.trace" --virtual --tier "$TIER" --mem $(((LIMIT_MIB << 20) - own)) --json \
+		>"$W/replay-own.json" || die "sweep replay $mib (less the job's memory)"
+	$PY - "$W/replay.json" "$W/replay-own.json" "$mib" "$LIMIT_MIB" "$wall" "$dev" "$own" <<'EOF'
 import json, sys
-d = json.load(open(sys.argv[1]))
-mib, lim, wall, dev = int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
-r = [x for x in d["results"] if x["what"] != "recorded"][0]
-vdev = r.get("device_read_bytes", 0)
+mib, lim, wall, dev, own = int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]), int(sys.argv[6]), int(sys.argv[7])
 job = 2 * mib << 20
-print(f"{mib:5} MiB {mib / lim:5.1f}x {dev / 2**20:12.1f} {100.0 * (1 - dev / job):12.1f} {wall:10.2f} "
-      f"{vdev / 2**20:12.1f} {100.0 * (1 - vdev / job):12.1f} {r['total_ns'] / 1e9:12.2f}")
+cols = []
+for f in sys.argv[1:3]:
+    r = [x for x in json.load(open(f))["results"] if x["what"] != "recorded"][0]
+    vdev = r.get("device_read_bytes", 0)
+    cols.append(f"{vdev / 2**20:12.1f} {100.0 * (1 - vdev / job) + 0.0:12.1f} {r['total_ns'] / 1e9:12.2f}")
+print(f"{mib:5} MiB {mib / lim:5.1f}x {dev / 2**20:12.1f} {100.0 * (1 - dev / job) + 0.0:12.1f} {wall:10.2f} "
+      f"{own / 2**20:8.1f} | {cols[0]} | {cols[1]}")
 EOF
 done

@@ -226,7 +226,7 @@ static int do_run(int argc, char **argv)
 	struct ts_opt_args a;
 	struct ts_disk d;
 	struct ts_disk_job_result r;
-	char err[1024], b1[32], b2[32], b3[32], b4[32];
+	char err[1024], b1[32], b2[32], b3[32], b4[32], b5[32];
 	int cmd = -1;
 
 	for (int i = 1; i < argc && cmd < 0; i++)
@@ -253,16 +253,18 @@ static int do_run(int argc, char **argv)
 		return fail("run", err);
 	fprintf(stderr,
 		"tiersim disk run: %.3f s; device: %llu reads, %s; %llu writes, %s; cgroup v%d "
-		"limit %s: peak %s, page cache at the end %s\n",
+		"limit %s: peak %s, page cache at the end %s, the job's own memory at most %s\n",
 		r.wall_s, (unsigned long long)r.dev_reads, ts_fmt_size(b1, sizeof(b1), r.dev_read_bytes),
 		(unsigned long long)r.dev_writes, ts_fmt_size(b2, sizeof(b2), r.dev_write_bytes),
 		r.cgroup_version, ts_fmt_size(b3, sizeof(b3), r.mem),
-		ts_fmt_size(b4, sizeof(b4), r.peak), ts_fmt_size(err, sizeof(err), r.file));
+		ts_fmt_size(b4, sizeof(b4), r.peak), ts_fmt_size(err, sizeof(err), r.file),
+		ts_fmt_size(b5, sizeof(b5), r.own));
 	printf("wall_s=%.6f dev_reads=%llu dev_read_bytes=%llu dev_writes=%llu "
-	       "dev_write_bytes=%llu mem=%llu peak=%llu file=%llu\n",
+	       "dev_write_bytes=%llu mem=%llu peak=%llu file=%llu own=%llu\n",
 	       r.wall_s, (unsigned long long)r.dev_reads, (unsigned long long)r.dev_read_bytes,
 	       (unsigned long long)r.dev_writes, (unsigned long long)r.dev_write_bytes,
-	       (unsigned long long)r.mem, (unsigned long long)r.peak, (unsigned long long)r.file);
+	       (unsigned long long)r.mem, (unsigned long long)r.peak, (unsigned long long)r.file,
+	       (unsigned long long)r.own);
 	if (WIFEXITED(r.status))
 		return WEXITSTATUS(r.status);
 	return 128 + (WIFSIGNALED(r.status) ? WTERMSIG(r.status) : 0);

@@ -122,7 +122,15 @@ struct ts_disk_job_result {
 	int cgroup_version;
 	uint64_t dev_reads, dev_read_bytes, dev_writes, dev_write_bytes; /* tierfs's counts */
 	uint64_t peak, file;	/* the cgroup's peak usage and page cache at the end */
+	uint64_t own;		/* the most the cgroup held besides the page cache
+				 * (the job's own memory: anonymous, kernel),
+				 * sampled every TS_DISK_OWN_SAMPLE_NS: what the
+				 * page cache could not have */
 };
+/* memory.stat keeps no peak of the memory besides the page cache; the job
+ * is sampled at this interval (its own memory moves with its allocations,
+ * not page by page). */
+#define TS_DISK_OWN_SAMPLE_NS 10000000ull
 
 /* Runs o->argv in the disk's cgroup and waits. 0 when it ran (whatever its
  * exit status, in r->status); an error when it could not be run. */

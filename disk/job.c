@@ -103,9 +103,16 @@ int ts_disk_job_run(const struct ts_disk *d, const struct ts_disk_job_opts *o,
 	char ok = 0;
 	ssize_t got = read(sync_pipe[0], &ok, 1);
 	close(sync_pipe[0]);
-	int st;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
+	int st = 0;
+	for (;;) { /* the job's own memory, sampled until it ends */
+		struct ts_cgroup_stat cs;
+		if (ts_cgroup_read(&cg, &cs) == 0 && cs.usage > cs.file)
+			r->own = TS_MAX(r->own, cs.usage - cs.file);
+		pid_t w = waitpid(pid, &st, WNOHANG);
+		if (w == pid || (w < 0 && errno != EINTR))
+			break;
+		ts_sleep_until_ns(ts_now_ns() + TS_DISK_OWN_SAMPLE_NS);
+	}
 	r->wall_s = (double)(ts_now_ns() - t0) / 1e9;
 	r->status = st;
 	if (got != 1 || !ok) {

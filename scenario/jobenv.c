@@ -263,8 +263,8 @@ void ts_job_place_free(struct ts_dataset_place *dp)
 /* ---- Mounts -------------------------------------------------------------- */
 
 /* tierfs's -o list for @s on @tier. */
-static char *mount_opts(const struct ts_scenario *s, const char *tier, const char *trace,
-			const char *warm_path)
+static char *mount_opts(const struct ts_scenario *s, uint64_t mem, const char *tier,
+			const char *trace, const char *warm_path)
 {
 	char buf[2048];
 	size_t n = (size_t)snprintf(buf, sizeof(buf), "tier=%s,seed=%llu", tier,
@@ -272,9 +272,8 @@ static char *mount_opts(const struct ts_scenario *s, const char *tier, const cha
 	if (s->mnt.capacity)
 		n += (size_t)snprintf(buf + n, sizeof(buf) - n, ",capacity=%llu",
 				      (unsigned long long)s->mnt.capacity);
-	if (s->mnt.mem)
-		n += (size_t)snprintf(buf + n, sizeof(buf) - n, ",mem=%llu",
-				      (unsigned long long)s->mnt.mem);
+	if (mem)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, ",mem=%llu", (unsigned long long)mem);
 	if (s->mnt.profile && *s->mnt.profile)
 		n += (size_t)snprintf(buf + n, sizeof(buf) - n, ",profile=%s", s->mnt.profile);
 	if (trace && *trace)
@@ -558,7 +557,13 @@ int ts_job_live_mount(struct ts_job_env *env, const struct ts_scenario *s, const
 	char warm[PATH_MAX * 2];
 	snprintf(warm, sizeof(warm), "%s%s%s", dp->rel, dp->rel[0] && dp->input[0] ? "/" : "",
 		 dp->input);
-	char *opts = mount_opts(s, tier, trace, warm);
+	uint64_t mem;
+	if (ts_scn_page_cache(&s->mnt, &mem, err, errlen)) {
+		lv->trace[0] = '\0';
+		lv->own_trace = false;
+		return -EINVAL;
+	}
+	char *opts = mount_opts(s, mem, tier, trace, warm);
 	char mp[PATH_MAX];
 	snprintf(mp, sizeof(mp), "%s/m%d-%u", env->mntdir, (int)getpid(), env->nmounts++);
 	int rc = opts ? ts_mount_start(&env->mounts, dp->backing, mp, opts, &lv->mount, err, errlen)
@@ -592,11 +597,16 @@ int ts_job_engine(struct ts_scenario *s, struct ts_row *w, struct ts_engine **ou
 
 void ts_job_tier_desc(const struct ts_scenario *s, const char *what, char *buf, size_t n)
 {
-	char cap[32] = "the tier's default", mem[32] = "default size";
+	char cap[32] = "the tier's default", mem[80] = "default size", own[32];
 	if (s->mnt.capacity)
 		ts_fmt_size(cap, sizeof(cap), s->mnt.capacity);
 	if (s->mnt.mem)
 		ts_fmt_size(mem, sizeof(mem), s->mnt.mem);
+	if (s->mnt.own_mem && !(s->mnt.fs && *s->mnt.fs)) { /* block mode: the kernel's */
+		size_t k = strlen(mem);
+		snprintf(mem + k, sizeof(mem) - k, " less the job's own %s",
+			 ts_fmt_size(own, sizeof(own), s->mnt.own_mem));
+	}
 	snprintf(buf, n, "%s (tier per row; capacity %s; %s %s)", what, cap,
 		 s->mnt.fs && *s->mnt.fs ? "memory cgroup" : "page-cache model",
 		 s->mnt.fs && *s->mnt.fs && !s->mnt.mem ? "none" : mem);
@@ -625,9 +635,10 @@ int ts_job_vtier(struct ts_job_env *env, const struct ts_scenario *s, int band_e
 				      "only in real time");
 		return -EINVAL;
 	}
-	struct ts_tier_cfg tc = { .capacity = s->mnt.capacity, .mem = s->mnt.mem,
-				  .seed = s->mnt.seed };
-	int rc = ts_tier_set_lookup(env->tiers, s->mnt.tier, &tc.profile, err, errlen);
+	struct ts_tier_cfg tc = { .capacity = s->mnt.capacity, .seed = s->mnt.seed };
+	int rc = ts_scn_page_cache(&s->mnt, &tc.mem, err, errlen);
+	if (!rc)
+		rc = ts_tier_set_lookup(env->tiers, s->mnt.tier, &tc.profile, err, errlen);
 	if (rc)
 		return rc;
 	return ts_vtier_new(m, &tc, band_end, err, errlen);

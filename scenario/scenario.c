@@ -1,4 +1,6 @@
 /* scenario.c — the option tables of a scenario's sections (see scenario.h). */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +31,10 @@ const struct ts_opt ts_scn_mount_opts[] = {
 	  "disk size the tier's formulas use; 0 = the tier's default" },
 	{ "mem", TS_OPT_SIZE, MT(mem), "0", 0, 0, "bytes",
 	  "page-cache model size (the instance's memory for file data); 0 = tierfs default" },
+	{ "own_mem", TS_OPT_SIZE, MT(own_mem), "0", 0, 0, "bytes",
+	  "of mem, what the job holds itself (its process, buffers and batches, kernel memory: "
+	  "'own' of tiersim disk run): the page-cache model gets mem less this; block mode's "
+	  "cgroup is mem, and the kernel takes it out itself. 0 = assumed none" },
 	{ "trace", TS_OPT_STR, MT(trace), "", 0, 0, "",
 	  "record every request to this trace file (%t = tier name)" },
 	{ "profile", TS_OPT_STR, MT(profile), "", 0, 0, "", "extra tier profile file" },
@@ -177,4 +183,20 @@ bool ts_scn_cache_known(const char *cache)
 {
 	return cache && (!strcmp(cache, "cold") || !strcmp(cache, "warm") ||
 			 !strcmp(cache, "written"));
+}
+
+int ts_scn_page_cache(const struct ts_scn_mount *m, uint64_t *out, char *err, size_t errlen)
+{
+	*out = m->mem;
+	if (!m->own_mem)
+		return 0;
+	if (!m->mem || m->own_mem >= m->mem) {
+		snprintf(err, errlen,
+			 "mount: own_mem = %llu bytes needs a larger mem (%llu bytes): it is the "
+			 "part of mem the job holds itself, the page cache gets the rest",
+			 (unsigned long long)m->own_mem, (unsigned long long)m->mem);
+		return -EINVAL;
+	}
+	*out = m->mem - m->own_mem;
+	return 0;
 }

@@ -32,12 +32,19 @@ struct ts_scn_mount {
 	char *tier;	   /* a tier name (tiersim tiers), or "none" for no mount */
 	uint64_t capacity; /* bytes; 0 = the tier's default */
 	uint64_t mem;	   /* page-cache model size; 0 = tierfs's default */
+	uint64_t own_mem;  /* of mem, what the job holds itself (not page cache) */
 	char *trace;	   /* record a trace here ("" = none); %t = tier name */
 	char *profile;	   /* extra tier profile file */
 	uint64_t seed;
 	char *cache;	   /* page-cache state at the start: cold | warm | written */
 	char *fs;	   /* "" = FUSE mode; ext4 | xfs = block mode (disk/disk.h) */
 };
+
+/* The page-cache model's size for @m: mem less the job's own memory (0 =
+ * tierfs's default); -EINVAL with one line in @err when own_mem leaves
+ * none. */
+TS_WUR int ts_scn_page_cache(const struct ts_scn_mount *m, uint64_t *out, char *err,
+			     size_t errlen);
 
 /* run{}: how long to measure. */
 struct ts_scn_run {

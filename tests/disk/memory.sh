@@ -48,6 +48,14 @@ cold=$(dev_bytes)
 echo "second run: warm read $warm bytes from the device, cold $cold"
 [ "$warm" -lt $((file / 10)) ] || fail "warm: the device read $warm bytes"
 [ "$cold" -ge "$file" ] || fail "cold: the device read $cold bytes, less than the file"
+# the job's own memory: a job that holds 24 MiB for a while (more than one
+# 10 ms sample) reports at least that as "own", well under the limit
+"$TIERSIM" disk run "$MNT" -- /usr/bin/python3 -c 'import time; b = bytearray(24 << 20); b[::4096] = b"x" * len(b[::4096]); time.sleep(0.3)' \
+	>"$TMPD/run.out" || fail "the holding job failed"
+own=$(sed -n 's/.* own=\([0-9]*\).*/\1/p' "$TMPD/run.out")
+echo "a job holding 24 MiB: own $own bytes"
+[ -n "$own" ] && [ "$own" -ge $((24 << 20)) ] && [ "$own" -lt $((256 << 20)) ] ||
+	fail "own memory $own bytes for a job holding 24 MiB"
 "$TIERSIM" disk umount "$MNT" || fail "umount failed"
 check_clean "cache runs"
 exit 0
