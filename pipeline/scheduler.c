@@ -165,6 +165,14 @@ int ts_sched_next(struct ts_sched *s, struct ts_sched_pos *pos)
 	return 1;
 }
 
+uint64_t ts_sched_peek(const struct ts_sched *s, uint64_t ahead)
+{
+	if (s->rd_seq >= s->total || s->order_epoch != s->rd_seq / s->nb)
+		return UINT64_MAX;
+	uint64_t k = (s->rd_seq % s->nb) * s->B + s->rd_pos + ahead;
+	return k < s->per_epoch ? s->order[k] : UINT64_MAX;
+}
+
 int ts_sched_claim(struct ts_sched *s, struct ts_sched_pos *pos, bool slot)
 {
 	if (slot && !s->slots_free)

@@ -95,6 +95,11 @@ uint64_t ts_sched_total_batches(const struct ts_sched *s);
  * prefetch window or the queue depth holds the reader back, -1 once every
  * sample of the run has been claimed. */
 int ts_sched_next(struct ts_sched *s, struct ts_sched_pos *pos);
+/* The id of the sample @ahead places after the one ts_sched_next names (0:
+ * that one), within the epoch being read; UINT64_MAX past its end, or
+ * before ts_sched_next has named one of it. For prefetching only: nothing
+ * changes. */
+uint64_t ts_sched_peek(const struct ts_sched *s, uint64_t ahead);
 /* Claims the sample ts_sched_next named; @slot: it needs a read buffer (a
  * sample larger than a buffer gets memory of its own). 1 when claimed, 0
  * while no buffer is free (nothing changes). */

@@ -132,6 +132,10 @@ struct ts_source_ops {
 	int (*plan_open)(struct ts_vsource *vs, char *err, size_t errlen);
 	void (*plan_sample)(const struct ts_vsource *vs, uint64_t i, struct ts_vsample *out);
 	void (*plan_close)(struct ts_vsource *vs);
+	/* Optional: sample i will be planned soon; start loading what
+	 * plan_sample reads of it (__builtin_prefetch). Answers nothing and
+	 * changes nothing. */
+	void (*plan_prefetch)(const struct ts_vsource *vs, uint64_t i);
 };
 
 /* Virtual-time helpers for image sources: the training images of vs->meta

@@ -36,6 +36,9 @@ struct ts_vdisk {
 	uint64_t (*submit)(void *ctx, uint64_t now_ns, const struct ts_vio *io);
 	void *ctx;
 	void (*warm)(void *ctx, const struct ts_vio *io, bool dirty);
+	/* Optional: @io will be submitted soon; start loading what submitting
+	 * it reads (__builtin_prefetch). Changes nothing. */
+	void (*prefetch)(void *ctx, const struct ts_vio *io);
 };
 
 struct ts_vbatch {

@@ -64,6 +64,15 @@ static uint64_t meta_reads(struct ts_vtier *m, uint64_t now, const struct ts_fsm
 	return now;
 }
 
+/* The nodes a META request looks up: the folder in the one above it, then
+ * the file in it. */
+static void meta_nodes(const struct ts_vio *io, struct ts_fsmeta_node n[3])
+{
+	n[0] = (struct ts_fsmeta_node){ UINT64_MAX, 2, io->top_blocks };
+	n[1] = (struct ts_fsmeta_node){ io->dir, io->dir_ino, io->dir_blocks };
+	n[2] = (struct ts_fsmeta_node){ io->file, io->ino, 0 };
+}
+
 uint64_t ts_vtier_vio(void *ctx, uint64_t now_ns, const struct ts_vio *io)
 {
 	struct ts_vtier *m = ctx;
@@ -71,12 +80,10 @@ uint64_t ts_vtier_vio(void *ctx, uint64_t now_ns, const struct ts_vio *io)
 	unsigned n = 0;
 
 	if (io->op == TS_VIO_META && io->ino && m->meta) {
-		/* the folder looked up in the one above it, then the file in it */
-		struct ts_fsmeta_node top = { UINT64_MAX, 2, io->top_blocks },
-				      dir = { io->dir, io->dir_ino, io->dir_blocks },
-				      file = { io->file, io->ino, 0 };
-		n = ts_fsmeta_lookup(m->meta, &top, &dir, mio, TS_FSMETA_MAX_IO);
-		n += ts_fsmeta_lookup(m->meta, &dir, &file, mio + n, TS_FSMETA_MAX_IO - n);
+		struct ts_fsmeta_node nd[3];
+		meta_nodes(io, nd);
+		n = ts_fsmeta_lookup(m->meta, &nd[0], &nd[1], mio, TS_FSMETA_MAX_IO);
+		n += ts_fsmeta_lookup(m->meta, &nd[1], &nd[2], mio + n, TS_FSMETA_MAX_IO - n);
 		return meta_reads(m, now_ns, mio, n);
 	}
 	if (io->op == TS_VIO_META)
@@ -85,6 +92,19 @@ uint64_t ts_vtier_vio(void *ctx, uint64_t now_ns, const struct ts_vio *io)
 		n = ts_fsmeta_extent(m->meta, io->file, io->size, io->off, mio, TS_FSMETA_MAX_IO);
 	return ts_vtier_submit(m, meta_reads(m, now_ns, mio, n), TS_TIER_READ, io->file, io->off,
 			       io->len, io->size);
+}
+
+void ts_vtier_prefetch(void *ctx, const struct ts_vio *io)
+{
+	struct ts_vtier *m = ctx;
+	if (io->op == TS_VIO_META && io->ino && m->meta) {
+		struct ts_fsmeta_node nd[3];
+		meta_nodes(io, nd);
+		ts_fsmeta_prefetch(m->meta, &nd[0], &nd[1]);
+		ts_fsmeta_prefetch(m->meta, &nd[1], &nd[2]);
+	} else {
+		ts_tier_prefetch(m->tier, io->file, io->off);
+	}
 }
 
 void ts_vtier_warm(void *ctx, const struct ts_vio *io, bool dirty)

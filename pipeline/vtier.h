@@ -33,6 +33,9 @@ uint64_t ts_vtier_submit(struct ts_vtier *m, uint64_t now, enum ts_tier_op op, u
 /* struct ts_vdisk's submit and warm, @ctx a struct ts_vtier. */
 uint64_t ts_vtier_vio(void *ctx, uint64_t now_ns, const struct ts_vio *io);
 void ts_vtier_warm(void *ctx, const struct ts_vio *io, bool dirty);
+/* struct ts_vdisk's prefetch: the page-cache model's and the metadata
+ * rule's records of what @io will look up. */
+void ts_vtier_prefetch(void *ctx, const struct ts_vio *io);
 void ts_vtier_free(struct ts_vtier *m);
 
 /* The decode calibration a virtual run charges: the host profile @host

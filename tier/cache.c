@@ -64,6 +64,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "tier/tier_layer.h"
 
@@ -132,6 +133,7 @@ struct cache {
 	void *evict_ctx;
 
 	struct ent *e;
+	size_t e_len, slot_len, fs_len; /* bytes mapped for e, slot, fs */
 	uint32_t nmax, nused, freelist;
 	struct slot *slot; /* nslot > nmax: at most 3/4 full */
 	struct fslot *fs;  /* as many slots: a file in the cache has a chunk */
@@ -937,6 +939,17 @@ static void cache_warm(struct ts_tier_layer *l, uint64_t now, uint64_t file, uin
 	publish(c);
 }
 
+/* The file's record and, past its first chunks, the home slot of the chunk
+ * at @off: a miss each otherwise, as reads come in random order. */
+static void cache_prefetch(struct ts_tier_layer *l, uint64_t file, uint64_t off)
+{
+	const struct cache *c = (const struct cache *)l;
+	uint64_t idx = off / CHUNK;
+	__builtin_prefetch(&c->fs[fhome(c, file)]);
+	if (idx >= FHEAD)
+		__builtin_prefetch(&c->slot[home(c, file, (uint32_t)idx)]);
+}
+
 static void cache_forget(struct ts_tier_layer *l, uint64_t file, uint64_t off, uint64_t len)
 {
 	struct cache *c = (struct cache *)l;
@@ -962,12 +975,35 @@ static void cache_stats(struct ts_tier_layer *l, struct ts_tier_stats *out)
 #undef LD
 }
 
+/*
+ * The pool and the two tables: zeroed pages mapped untouched (RSS grows
+ * as they fill), on transparent huge pages where the kernel allows them
+ * (madvise mode). Reads of them land anywhere in up to a few hundred MiB,
+ * one per request and eviction: with 4 KiB pages most of them also missed
+ * the TLB, and the page walk cost as much as the read. NULL when out of
+ * memory.
+ */
+static void *table_new(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	(void)madvise(p, len, MADV_HUGEPAGE); /* advice only: fine to be refused */
+	return p;
+}
+
+static void table_free(void *p, size_t len)
+{
+	if (p)
+		munmap(p, len);
+}
+
 static void cache_free(struct ts_tier_layer *l)
 {
 	struct cache *c = (struct cache *)l;
-	free(c->e);
-	free(c->slot);
-	free(c->fs);
+	table_free(c->e, c->e_len);
+	table_free(c->slot, c->slot_len);
+	table_free(c->fs, c->fs_len);
 	free(c);
 }
 
@@ -976,6 +1012,7 @@ static const struct ts_tier_layer_ops cache_ops = {
 	.submit = cache_submit,
 	.warm = cache_warm,
 	.forget = cache_forget,
+	.prefetch = cache_prefetch,
 	.stats = cache_stats,
 	.free = cache_free,
 };
@@ -1002,11 +1039,12 @@ struct ts_tier_layer *ts_tier_cache_new(const struct ts_tier_cache_cfg *cfg)
 		n = UINT32_MAX - 1;
 	c->nmax = (uint32_t)n;
 	c->nslot = n + n / 3 + 8; /* at most 3/4 full: short probes */
-	/* calloc of a large pool maps zero pages: RSS grows only as it fills
-	 * (the tables' pages as they are first hashed into). */
-	c->e = calloc(n, sizeof(*c->e));
-	c->slot = calloc(c->nslot, sizeof(*c->slot));
-	c->fs = calloc(c->nslot, sizeof(*c->fs));
+	c->e_len = n * sizeof(*c->e);
+	c->slot_len = c->nslot * sizeof(*c->slot);
+	c->fs_len = c->nslot * sizeof(*c->fs);
+	c->e = table_new(c->e_len);
+	c->slot = table_new(c->slot_len);
+	c->fs = table_new(c->fs_len);
 	if (!c->e || !c->slot || !c->fs) {
 		cache_free(&c->l);
 		return NULL;

@@ -214,6 +214,16 @@ unsigned ts_fsmeta_lookup(struct ts_fsmeta *m, const struct ts_fsmeta_node *pare
 	return n;
 }
 
+void ts_fsmeta_prefetch(struct ts_fsmeta *m, const struct ts_fsmeta_node *parent,
+			const struct ts_fsmeta_node *child)
+{
+	uint64_t per_win = m->p.block / m->p.inode_size * m->p.inode_ra_blocks;
+	pthread_mutex_lock(&m->mu);
+	__builtin_prefetch(&m->s[key_of(K_DIR, parent->key) & (m->cap - 1)]);
+	__builtin_prefetch(&m->s[key_of(K_ITAB, child->ino / per_win) & (m->cap - 1)]);
+	pthread_mutex_unlock(&m->mu);
+}
+
 unsigned ts_fsmeta_list(struct ts_fsmeta *m, const struct ts_fsmeta_node *dir,
 			struct ts_fsmeta_io *out, unsigned max)
 {

@@ -83,6 +83,10 @@ void ts_fsmeta_set_inodes(struct ts_fsmeta *m, uint64_t used);
 unsigned ts_fsmeta_lookup(struct ts_fsmeta *m, const struct ts_fsmeta_node *parent,
 			  const struct ts_fsmeta_node *child, struct ts_fsmeta_io *out,
 			  unsigned max);
+/* ts_fsmeta_lookup(@m, @parent, @child) will come soon: starts loading
+ * the records it reads (__builtin_prefetch). Changes nothing. */
+void ts_fsmeta_prefetch(struct ts_fsmeta *m, const struct ts_fsmeta_node *parent,
+			const struct ts_fsmeta_node *child);
 /* A readdir of @dir: its blocks not read yet. */
 unsigned ts_fsmeta_list(struct ts_fsmeta *m, const struct ts_fsmeta_node *dir,
 			struct ts_fsmeta_io *out, unsigned max);

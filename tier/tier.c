@@ -223,6 +223,15 @@ void ts_tier_forget(struct ts_tier *t, uint64_t file, uint64_t off, uint64_t len
 	pthread_mutex_unlock(&t->mu);
 }
 
+void ts_tier_prefetch(struct ts_tier *t, uint64_t file, uint64_t off)
+{
+	pthread_mutex_lock(&t->mu);
+	for (struct ts_tier_layer *l = t->top; l; l = l->next)
+		if (l->ops->prefetch)
+			l->ops->prefetch(l, file, off);
+	pthread_mutex_unlock(&t->mu);
+}
+
 void ts_tier_warm(struct ts_tier *t, uint64_t now, uint64_t file, uint64_t off, uint64_t len,
 		  bool dirty)
 {

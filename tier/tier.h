@@ -298,6 +298,9 @@ uint64_t ts_tier_submit(struct ts_tier *t, uint64_t now_ns, const struct ts_tier
 /* Drops cached pages of a range (truncate, unlink, hole punch); len 0 =
  * to the end of the file. Dirty data in the range is discarded. */
 void ts_tier_forget(struct ts_tier *t, uint64_t file, uint64_t off, uint64_t len);
+/* A request on @file at @off will come soon: the model starts loading
+ * what it will look up for it (__builtin_prefetch). Changes nothing. */
+void ts_tier_prefetch(struct ts_tier *t, uint64_t file, uint64_t off);
 /*
  * Page-cache state as an input (mount{cache=...}): the range is made
  * resident as a previous pass leaves it (@dirty false: "warm") or as a

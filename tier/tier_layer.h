@@ -34,6 +34,9 @@ struct ts_tier_layer_ops {
 		     uint64_t len, bool dirty);
 	/* Optional. Drops state of a file range (len 0 = to the end). */
 	void (*forget)(struct ts_tier_layer *l, uint64_t file, uint64_t off, uint64_t len);
+	/* Optional. A request on @file at @off comes soon: start loading what
+	 * it will look up (ts_tier_prefetch). Changes nothing. */
+	void (*prefetch)(struct ts_tier_layer *l, uint64_t file, uint64_t off);
 	/* Optional. New limits (runtime tier switch); state that still makes
 	 * sense (bucket level as a fraction, cache contents) is kept. */
 	void (*reconfigure)(struct ts_tier_layer *l, const struct ts_tier_profile *p,

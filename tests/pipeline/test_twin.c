@@ -273,8 +273,52 @@ out:
 	ts_opt_free(ts_pipe_opts, &pc);
 }
 
+/* ts_sched_peek names the samples the next claims take, as far ahead as
+ * asked, and nothing past the end of the epoch being read. */
+static void test_peek(bool drop_last)
+{
+	enum { N = 37, B = 5, EPOCHS = 3, AH = 12 };
+	struct ts_sched_cfg sc = { .samples = N, .batch = B, .prefetch = 3, .epochs = EPOCHS,
+				   .drop_last = drop_last, .shuffle = true, .seed = 11, .qd = 4,
+				   .slots = 8 };
+	struct ts_sched *s;
+	char err[256];
+	CHECK(ts_sched_new(&sc, &s, err, sizeof err) == 0);
+	uint64_t ids[N * EPOCHS], epoch[N * EPOCHS], peek[N * EPOCHS][AH];
+	size_t n = 0;
+	struct ts_sched_pos pos;
+	struct ts_sched_batch b;
+	for (;;) {
+		int r = ts_sched_next(s, &pos);
+		if (r == 1) {
+			for (int a = 0; a < AH; a++)
+				peek[n][a] = ts_sched_peek(s, (uint64_t)a);
+			CHECK(ts_sched_claim(s, &pos, true) == 1);
+			ids[n] = pos.id;
+			epoch[n++] = pos.epoch;
+			ts_sched_read_done(s, &pos, 0);
+		} else if (ts_sched_take(s, &b) == 1) {
+			ts_sched_release(s, b.seq);
+		} else {
+			break;
+		}
+	}
+	CHECK_EQ_U64(n, (drop_last ? N / B * B : N) * EPOCHS);
+	for (size_t g = 0; g < n; g++) {
+		CHECK_EQ_U64(peek[g][0], ids[g]);
+		for (size_t a = 0; a < AH; a++) {
+			bool same = g + a < n && epoch[g + a] == epoch[g];
+			CHECK_EQ_U64(peek[g][a], same ? ids[g + a] : UINT64_MAX);
+		}
+	}
+	CHECK_EQ_U64(ts_sched_peek(s, 0), UINT64_MAX);
+	ts_sched_free(s);
+}
+
 int main(void)
 {
+	test_peek(false);
+	test_peek(true);
 	char root[] = "/tmp/ts-twin-XXXXXX", cal_path[300], err[512];
 	if (!mkdtemp(root)) {
 		perror("mkdtemp");
