@@ -6,6 +6,7 @@
  * model.
  */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -419,6 +420,7 @@ static int r_sample(struct rworker *w, uint64_t i)
 	if (!n)
 		return -ENOMEM;
 	const char *rel = L->c->meta->files[i].path + strlen(TS_DLIO_DIR "/");
+	char path[PATH_MAX];
 	int fd = -1, rc = 0;
 	bool checked = false;
 	uint64_t reads = 0, metas = 0, bytes = 0;
@@ -435,7 +437,14 @@ static int r_sample(struct rworker *w, uint64_t i)
 				rc = TS_E_TRUNCATED;
 			break;
 		case TS_CHAIN_OPEN:
-			if ((fd = openat(L->dirfd, rel, O_RDONLY | O_CLOEXEC)) < 0)
+			/* by its whole path, as DLIO names it (data_folder/train/
+			 * file): the walk checks each folder of the mount on the
+			 * way, a getattr of its root and of train/ per open that
+			 * an open relative to train/ would not make */
+			if ((size_t)snprintf(path, sizeof(path), "%s/%s", L->c->dir, rel) >=
+			    sizeof(path))
+				rc = -ENAMETOOLONG;
+			else if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 				rc = -errno;
 			metas++;
 			break;

@@ -219,5 +219,34 @@ expect 1 "^tiersim dlio: --json $work/no/such.json: No such file" unet3d_h100 $s
 expect 2 "at most 64 overrides" unet3d_h100 --tier unlimited --virtual \
 	$(for _ in $(seq 65); do echo ++workload.train.epochs=1; done)
 
+# The real loader opens each file by its whole path, as DLIO names it
+# (data_folder/train/file): per open the walk checks the mount's root and
+# train/ (one getattr each), and numpy's chain makes 7 on the file itself,
+# as the real DLIO's trace shows through the same mount.
+npzw="++workload.framework=pytorch ++workload.reader.data_loader=pytorch ++workload.dataset.format=npz
+++workload.dataset.num_files_train=24 ++workload.dataset.num_samples_per_file=1
+++workload.dataset.record_length=114660 ++workload.dataset.record_length_stdev=0
+++workload.train.computation_time=0.001 ++workload.reader.batch_size=4 ++workload.reader.read_threads=2
+++workload.train.epochs=1"
+# shellcheck disable=SC2086
+"$tiersim" dlio resnet50_h100 $npzw --tier unlimited --dir "$work/npz" --trace "$work/npz.trace" --quiet \
+	>/dev/null 2>"$work/err" || fail "npz real run: $(cat "$work/err")"
+"$tiersim" trace dump "$work/npz.trace" | python3 -c '
+import collections, sys
+paths, get, opens = {}, collections.Counter(), 0
+for line in sys.stdin:
+    w = line.split()
+    if w and w[0] == "path":
+        paths[w[1]] = w[2].strip("\"")
+    elif w and w[0].isdigit() and w[2] == "getattr":
+        p = paths.get(w[3], "?")
+        get["file" if p.endswith(".npz") else p] += 1
+    elif w and w[0].isdigit() and w[2] == "open":
+        opens += 1
+assert opens == 24, opens
+assert get["file"] == 7 * 24 and get["/"] >= 24 and get["/train"] >= 24, (opens, get)
+assert get["/"] <= 24 + 2 and get["/train"] <= 24 + 2, get
+' || fail "npz real run: not 7 getattrs per file and one of / and train/ per open"
+
 check_clean "dlio"
 echo ok
