@@ -388,68 +388,14 @@ static bool num_field(const char *f, const char *key, uint64_t *v)
 	return e == q + n;
 }
 
-/*
- * A trace_pipe line: "COMM-TID [CPU] FLAGS SECONDS.MICROS: EVENT: FIELDS".
- * COMM may hold spaces and dashes; TID follows the last dash before " [".
- * FLAGS' third character says the context: 'h', 'H', 's' (or 'z', NMI)
- * for an interrupt, which runs on behalf of nobody in the tree.
- */
-/*
- * Why one long function: one trace_pipe line is one scheduler event, and
- * the five events the wake rule needs (sched_switch, sched_waking,
- * sched_process_fork, _exec, _exit) each update the same per-thread state
- * (on CPU, runnable since, waker) at the line's time, after the common
- * prefix (COMM-TID, CPU, flags, time) is parsed once. A branch per event,
- * in the order events arrive most often, keeps each event's fields beside
- * the state change it makes.
- */
-int ts_wakes_parser_line(struct ts_wakes_parser *p, const char *line)
+int ts_wakes_parser_event(struct ts_wakes_parser *p, const struct ts_wakes_event *ev)
 {
-	const char *br = strstr(line, " [");
-	const char *ev = br ? strstr(br, ": sched_") : NULL;
-	if (!ev)
-		return 0;
-	const char *dash = NULL;
-	for (const char *q = line; q < br; q++)
-		if (*q == '-')
-			dash = q;
-	if (!dash)
-		return 0;
-	uint32_t cur = (uint32_t)strtoul(dash + 1, NULL, 10);
-	const char *cb = strchr(br, ']');
-	if (!cb || cb > ev)
-		return 0;
-	const char *fl = cb + 1;
-	while (*fl == ' ')
-		fl++;
-	bool irq = false;
-	const char *ts = fl;
-	for (; *ts && *ts != ' '; ts++)
-		if (ts - fl == 2 && (*ts == 'h' || *ts == 'H' || *ts == 's' || *ts == 'z'))
-			irq = true;
-	char *e;
-	uint64_t sec = strtoull(ts, &e, 10), us = 0;
-	if (*e == '.') {
-		const char *d = e + 1;
-		us = strtoull(d, &e, 10);
-		for (ptrdiff_t n = e - d; n < 6; n++)
-			us *= 10;
-		for (ptrdiff_t n = e - d; n > 6; n--)
-			us /= 10;
-	}
-	uint64_t t = sec * 1000000000ULL + us * 1000ULL;
-	const char *name = ev + 2, *f = strchr(name, ':');
-	if (!f)
-		return 0;
-	f++;
-	uint64_t a, b;
-	size_t n;
+	const uint64_t t = ev->t_ns;
+	const uint32_t cur = ev->cur;
 
-	if (!strncmp(name, "sched_switch:", 13)) {
-		const char *st = field(f, "prev_state=", &n);
-		if (!num_field(f, "prev_pid=", &a) || !num_field(f, "next_pid=", &b) || !st)
-			return 0;
-		struct tstate *s = find(p, (uint32_t)a), *nx = find(p, (uint32_t)b);
+	switch (ev->type) {
+	case TS_WAKES_SWITCH: {
+		struct tstate *s = find(p, ev->a), *nx = find(p, ev->b);
 		if (!s && !nx)
 			return 0;
 		if (s) {
@@ -458,8 +404,8 @@ int ts_wakes_parser_line(struct ts_wakes_parser *p, const char *line)
 				th->oncpu_ns += t - s->on_since;
 			s->on_since = 0;
 			/* R / R+: preempted, still runnable; anything else sleeps */
-			s->since = st[0] == 'R' ? 0 : t;
-			s->rq_since = st[0] == 'R' ? t : 0;
+			s->since = ev->runnable ? 0 : t;
+			s->rq_since = ev->runnable ? t : 0;
 		}
 		if (nx) {
 			struct ts_wakes_thread *th = &p->s.threads[nx->th];
@@ -471,60 +417,137 @@ int ts_wakes_parser_line(struct ts_wakes_parser *p, const char *line)
 		}
 		return 1;
 	}
-	if (!strncmp(name, "sched_waking:", 13)) {
-		if (!num_field(f, "pid=", &a))
-			return 0;
-		struct tstate *s = find(p, (uint32_t)a), *w = find(p, cur);
+	case TS_WAKES_WAKING: {
+		struct tstate *s = find(p, ev->a), *w = find(p, cur);
 		if (!s)
 			return 0;
 		uint64_t since = s->since;
 		s->since = 0;
 		if (since && !s->on_since)
 			s->rq_since = t; /* woken: runnable until it runs */
-		if (!since || since > t || irq || !w || cur == a)
+		if (!since || since > t || ev->irq || !w || cur == ev->a)
 			return 1;
-		struct ts_wake wk = {
-		    .t_ns = t, .since_ns = since, .wakee = (uint32_t)a, .waker = cur};
+		struct ts_wake wk = {.t_ns = t, .since_ns = since, .wakee = ev->a, .waker = cur};
 		return add_wake(&p->s, &wk) ? -ENOMEM : 1;
 	}
-	if (!strncmp(name, "sched_process_fork:", 19)) {
-		/* a comm may hold spaces: it runs up to " child_pid=" */
-		const char *cc = field(f, "child_comm=", &n), *ce = strstr(f, " child_pid=");
-		if (!num_field(f, "pid=", &a) || !num_field(f, "child_pid=", &b) || !cc || !ce ||
-		    ce < cc)
+	case TS_WAKES_FORK:
+		if (!find(p, ev->a) || find(p, ev->b))
 			return 0;
-		n = (size_t)(ce - cc);
-		if (!find(p, (uint32_t)a) || find(p, (uint32_t)b))
-			return 0;
-		return adopt(p, (uint32_t)b, (uint32_t)a, t, cc, n) ? -ENOMEM : 1;
-	}
-	if (!strncmp(name, "sched_process_exec:", 19)) {
+		return adopt(p, ev->b, ev->a, t, ev->str, ev->len) ? -ENOMEM : 1;
+	case TS_WAKES_EXEC: {
 		/* the root's comm once it runs the command */
 		struct tstate *s = find(p, cur);
-		const char *fn = field(f, "filename=", &n);
-		if (!s || !fn)
+		if (!s)
 			return 0;
-		const char *base = fn;
-		for (size_t i = 0; i < n; i++)
-			if (fn[i] == '/')
-				base = fn + i + 1;
-		size_t bl = (size_t)(fn + n - base);
+		const char *base = ev->str;
+		for (size_t i = 0; i < ev->len; i++)
+			if (ev->str[i] == '/')
+				base = ev->str + i + 1;
+		size_t bl = (size_t)(ev->str + ev->len - base);
 		struct ts_wakes_thread *th = &p->s.threads[s->th];
 		memset(th->comm, 0, sizeof(th->comm));
 		memcpy(th->comm, base, bl < sizeof(th->comm) ? bl : sizeof(th->comm) - 1);
 		return 1;
 	}
-	if (!strncmp(name, "sched_process_exit:", 19)) {
-		if (!num_field(f, "pid=", &a))
-			return 0;
-		struct tstate *s = find(p, (uint32_t)a);
+	case TS_WAKES_EXIT: {
+		struct tstate *s = find(p, ev->a);
 		if (!s)
 			return 0;
 		p->s.threads[s->th].end_ns = t;
 		s->since = 0;
 		return 1; /* its last switch-out (state X) ends its time on the CPU */
 	}
+	}
 	return 0;
+}
+
+/*
+ * A trace_pipe line: "COMM-TID [CPU] FLAGS SECONDS.MICROS: EVENT: FIELDS".
+ * COMM may hold spaces and dashes; TID follows the last dash before " [".
+ * FLAGS' third character says the context: 'h', 'H', 's' (or 'z', NMI)
+ * for an interrupt, which runs on behalf of nobody in the tree. The line
+ * becomes one event for ts_wakes_parser_event().
+ */
+int ts_wakes_parser_line(struct ts_wakes_parser *p, const char *line)
+{
+	const char *br = strstr(line, " [");
+	const char *evn = br ? strstr(br, ": sched_") : NULL;
+	if (!evn)
+		return 0;
+	const char *dash = NULL;
+	for (const char *q = line; q < br; q++)
+		if (*q == '-')
+			dash = q;
+	if (!dash)
+		return 0;
+	struct ts_wakes_event ev = {.cur = (uint32_t)strtoul(dash + 1, NULL, 10)};
+	const char *cb = strchr(br, ']');
+	if (!cb || cb > evn)
+		return 0;
+	const char *fl = cb + 1;
+	while (*fl == ' ')
+		fl++;
+	const char *ts = fl;
+	for (; *ts && *ts != ' '; ts++)
+		if (ts - fl == 2 && (*ts == 'h' || *ts == 'H' || *ts == 's' || *ts == 'z'))
+			ev.irq = true;
+	char *e;
+	uint64_t sec = strtoull(ts, &e, 10), us = 0;
+	if (*e == '.') {
+		const char *d = e + 1;
+		us = strtoull(d, &e, 10);
+		for (ptrdiff_t n = e - d; n < 6; n++)
+			us *= 10;
+		for (ptrdiff_t n = e - d; n > 6; n--)
+			us /= 10;
+	}
+	ev.t_ns = sec * 1000000000ULL + us * 1000ULL;
+	const char *name = evn + 2, *f = strchr(name, ':');
+	if (!f)
+		return 0;
+	f++;
+	uint64_t a, b;
+	size_t n;
+
+	if (!strncmp(name, "sched_switch:", 13)) {
+		const char *st = field(f, "prev_state=", &n);
+		if (!num_field(f, "prev_pid=", &a) || !num_field(f, "next_pid=", &b) || !st)
+			return 0;
+		ev.type = TS_WAKES_SWITCH;
+		ev.runnable = st[0] == 'R';
+	} else if (!strncmp(name, "sched_waking:", 13)) {
+		if (!num_field(f, "pid=", &a))
+			return 0;
+		ev.type = TS_WAKES_WAKING;
+		b = 0;
+	} else if (!strncmp(name, "sched_process_fork:", 19)) {
+		/* a comm may hold spaces: it runs up to " child_pid=" */
+		const char *cc = field(f, "child_comm=", &n), *ce = strstr(f, " child_pid=");
+		if (!num_field(f, "pid=", &a) || !num_field(f, "child_pid=", &b) || !cc || !ce ||
+		    ce < cc)
+			return 0;
+		ev.type = TS_WAKES_FORK;
+		ev.str = cc;
+		ev.len = (size_t)(ce - cc);
+	} else if (!strncmp(name, "sched_process_exec:", 19)) {
+		const char *fn = field(f, "filename=", &n);
+		if (!fn)
+			return 0;
+		ev.type = TS_WAKES_EXEC;
+		ev.str = fn;
+		ev.len = n;
+		a = b = 0;
+	} else if (!strncmp(name, "sched_process_exit:", 19)) {
+		if (!num_field(f, "pid=", &a))
+			return 0;
+		ev.type = TS_WAKES_EXIT;
+		b = 0;
+	} else {
+		return 0;
+	}
+	ev.a = (uint32_t)a;
+	ev.b = (uint32_t)b;
+	return ts_wakes_parser_event(p, &ev);
 }
 
 int ts_wakes_parser_finish(struct ts_wakes_parser *p, uint64_t end_ns, struct ts_wakes *s)
@@ -540,8 +563,9 @@ int ts_wakes_parser_finish(struct ts_wakes_parser *p, uint64_t end_ns, struct ts
 		if (!th->end_ns)
 			th->end_ns = TS_MAX(end_ns, th->start_ns);
 	}
-	/* tracepoint lines from several CPUs arrive merged in time order; a
-	 * wake can still trail its neighbour by a microsecond's rounding */
+	/* events from several CPUs arrive merged in time order; a wake read
+	 * from trace_pipe's text can still trail its neighbour by a
+	 * microsecond's rounding */
 	for (size_t i = 1; i < p->s.nwakes; i++) {
 		struct ts_wake w = p->s.wakes[i];
 		size_t j = i;

@@ -73,14 +73,35 @@ TS_WUR int ts_wakes_read_mem(const char *buf, size_t len, const char *name, stru
 /* Writes @s to @f; -errno when the stream failed. */
 TS_WUR int ts_wakes_write(FILE *f, const struct ts_wakes *s);
 
-/* Turns tracepoint lines (tracefs trace_pipe, "mono" clock) into a
- * ts_wakes for the tree under @root. */
+/* Turns scheduler tracepoint events ("mono" clock) into a ts_wakes for the
+ * tree under @root. */
 struct ts_wakes_parser;
 TS_WUR int ts_wakes_parser_new(uint32_t root, uint64_t begin_ns, struct ts_wakes_parser **out);
 /* Names each new thread's process with @tgid (e.g. from /proc). */
 void ts_wakes_parser_tgid(struct ts_wakes_parser *p, uint32_t (*tgid)(uint32_t tid));
-/* One line: 1 used, 0 not a scheduler event of the tree (ignored),
+/* One scheduler event, however it was read (a trace_pipe line, or the
+ * binary per-CPU buffers of wake_capture.c). Events go in in time order. */
+enum ts_wakes_ev_type {
+	TS_WAKES_SWITCH = 1, /* a: prev tid, b: next tid, runnable: prev stays runnable */
+	TS_WAKES_WAKING,     /* a: the woken tid */
+	TS_WAKES_FORK,	     /* a: parent tid, b: child tid, str: child's comm */
+	TS_WAKES_EXEC,	     /* str: the file name */
+	TS_WAKES_EXIT,	     /* a: the exiting tid */
+};
+struct ts_wakes_event {
+	uint64_t t_ns;	 /* CLOCK_MONOTONIC */
+	uint32_t cur;	 /* the thread the event happened in */
+	uint32_t a, b;	 /* per type */
+	unsigned type;	 /* enum ts_wakes_ev_type */
+	bool irq;	 /* in an interrupt (hard, soft or NMI): on behalf of no thread */
+	bool runnable;	 /* switch: the previous thread was preempted, not asleep */
+	const char *str; /* fork, exec: not NUL-terminated */
+	size_t len;
+};
+/* One event: 1 used, 0 not a scheduler event of the tree (ignored),
  * -ENOMEM. */
+TS_WUR int ts_wakes_parser_event(struct ts_wakes_parser *p, const struct ts_wakes_event *ev);
+/* One trace_pipe line, as an event: the same returns. */
 TS_WUR int ts_wakes_parser_line(struct ts_wakes_parser *p, const char *line);
 /* Ends the capture at @end_ns and moves its result into @s. */
 TS_WUR int ts_wakes_parser_finish(struct ts_wakes_parser *p, uint64_t end_ns, struct ts_wakes *s);
