@@ -509,7 +509,7 @@ int ts_trace_writer_open_cfg(const char *path, const struct ts_trace_hdr *hdr,
 	if (!w)
 		return -ENOMEM;
 	w->ring_records = cfg && cfg->ring_records ? cfg->ring_records : 16384;
-	w->flush_us = cfg && cfg->flush_us ? cfg->flush_us : 10000;
+	w->flush_us = cfg && cfg->flush_us ? cfg->flush_us : 50000;
 	if (w->ring_records & (w->ring_records - 1)) {
 		free(w);
 		return -EINVAL;

@@ -181,7 +181,7 @@ struct ts_trace_writer;
 
 struct ts_trace_writer_cfg {
 	uint32_t ring_records; /* per-thread ring size, power of 2; 0 = 16384 */
-	uint32_t flush_us;     /* writer thread's idle wake-up; 0 = 10000 (a producer
+	uint32_t flush_us;     /* writer thread's period; 0 = 50000 (a producer
 				* whose ring is half full wakes it sooner) */
 };
 
