@@ -353,16 +353,22 @@ rm:;
 	return rc;
 }
 
-/* One DLIO run of a workload case in virtual time: at the published count,
- * or @find_max. The dataset is scaled to run_files and the page cache with
- * it, so that the share of the dataset memory holds stays the run's. */
-static int dlio_once(const struct ts_case *c, bool find_max, struct ts_dlio_result *out,
-		     bool *found, char *err, size_t errlen)
+/* A workload case's DLIO runs in virtual time, in one search where it has
+ * both kinds of figure: with @at the run at the published count (into
+ * @at_r), with @max the largest count that keeps the threshold (into
+ * @max_r, *found false when none does). The search runs the published
+ * count first and whole (ts_dlio_opts.find_from): those are the figures at
+ * that count, and it brackets the answer. The dataset is scaled to
+ * run_files and the page cache with it, so that the share of the dataset
+ * memory holds stays the run's. */
+static int dlio_runs(const struct ts_case *c, bool at, bool max, struct ts_dlio_result *at_r,
+		     struct ts_dlio_result *max_r, bool *found, char *err, size_t errlen)
 {
 	const struct ts_case_dlio *d = c->dlio;
 	char prof[4096], files[96];
 	struct ts_dlio_opts o;
 	memset(&o, 0, sizeof(o));
+	*found = false;
 	int rc = ts_opt_defaults(ts_dlio_run_opts, &o, err, errlen);
 	if (rc)
 		return rc;
@@ -382,8 +388,9 @@ static int dlio_once(const struct ts_case *c, bool find_max, struct ts_dlio_resu
 		o.profile = prof;
 	}
 	o.mem = (uint64_t)((unsigned __int128)d->mem * d->run_files / d->files);
-	o.find_max = find_max;
-	o.accelerators = find_max ? 1 : d->accelerators;
+	o.find_max = max;
+	o.find_from = max && at ? d->accelerators : 0;
+	o.accelerators = max ? 1 : d->accelerators;
 	o.virtual_time = true;
 	o.quiet = true;
 	const char **ov = calloc(d->noverrides + 2, sizeof(*ov));
@@ -405,10 +412,18 @@ static int dlio_once(const struct ts_case *c, bool find_max, struct ts_dlio_resu
 	}
 	o.overrides = ov;
 	rc = ts_dlio_run(&o, oc, err, errlen);
-	const struct ts_dlio_result *r = rc ? NULL : ts_dlio_outcome_pick(&o, oc);
-	*found = r != NULL;
-	if (r)
-		*out = *r;
+	if (!rc && at && (!oc->nr || oc->rs[0].n != d->accelerators || oc->rs[0].stopped)) {
+		snprintf(err, errlen, "the DLIO run at %" PRIu64 " accelerators gave no figures",
+			 d->accelerators);
+		rc = -EIO;
+	}
+	if (!rc && at)
+		*at_r = oc->rs[0];
+	const struct ts_dlio_result *best = rc || !max ? NULL : ts_dlio_outcome_pick(&o, oc);
+	if (best) {
+		*found = true;
+		*max_r = *best;
+	}
 	ts_dlio_outcome_free(oc);
 	free(oc);
 	free(ov);
@@ -424,15 +439,8 @@ static int run_dlio_case(const struct ts_case *c, double *pred, char *err, size_
 	for (size_t i = 0; i < c->nfig; i++)
 		*(strcmp(c->fig[i].name, "max_accelerators") ? &at : &max) = true;
 	struct ts_dlio_result o = { 0 }, mx = { 0 };
-	bool o_found = false, mx_found = false;
-	int rc = 0;
-	if (at && !(rc = dlio_once(c, false, &o, &o_found, err, errlen)) && !o_found) {
-		snprintf(err, errlen, "the DLIO run at %" PRIu64 " accelerators gave no figures",
-			 c->dlio->accelerators);
-		rc = -EIO;
-	}
-	if (!rc && max)
-		rc = dlio_once(c, true, &mx, &mx_found, err, errlen);
+	bool mx_found = false;
+	int rc = dlio_runs(c, at, max, &o, &mx, &mx_found, err, errlen);
 	for (size_t i = 0; !rc && i < c->nfig; i++) {
 		const struct ts_case_figure *f = &c->fig[i];
 		pred[i] = !strcmp(f->name, "au")	       ? 100 * o.au

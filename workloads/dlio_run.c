@@ -876,16 +876,18 @@ static uint64_t throughput_hint(const struct env *E, const struct ts_dlio_result
 
 /* --find-max (--search bracket): the same answer as the doubling search
  * wherever AU does not rise with N (what both rely on), with fewer and
- * shorter runs. It starts from the drive's bandwidth bound, moves to what a
- * missing run's throughput says the drive can feed, widens the step while
- * runs keep passing (or missing), then bisects. A run that can no longer
- * reach the threshold stops there (run_one's @stop_below): only passing
- * runs, and the last count's, run whole. */
+ * shorter runs. It starts from the drive's bandwidth bound (or from
+ * find_from, run whole), moves to what a missing run's throughput says the
+ * drive can feed, widens the step while runs keep passing (or missing),
+ * then bisects. A run that can no longer reach the threshold stops there
+ * (run_one's @stop_below): only passing runs, and the last count's, run
+ * whole. */
 static int find_max_bracket(struct env *E, struct ts_dlio_outcome *oc, char *err, size_t errlen)
 {
 	double thr = E->w->au;
 	uint64_t lo = 0, hi = MAX_ACCEL + 1; /* passes at lo (0: none yet); misses at hi */
-	uint64_t n = bandwidth_hint(E), step = 1;
+	uint64_t from = TS_MIN(E->o->find_from, MAX_ACCEL);
+	uint64_t n = from ? from : bandwidth_hint(E), step = 1;
 	n = TS_MAX(n, 1);
 	bool last_pass = false;
 	int rc = 0;
@@ -895,7 +897,7 @@ static int find_max_bracket(struct env *E, struct ts_dlio_outcome *oc, char *err
 			return -ERANGE;
 		}
 		struct ts_dlio_result *r = &oc->rs[oc->nr];
-		if ((rc = run_one(E, n, thr, r, err, errlen)))
+		if ((rc = run_one(E, n, k == 0 && from ? 0 : thr, r, err, errlen)))
 			return rc;
 		oc->nr++;
 		bool pass = !r->stopped && r->au >= thr;

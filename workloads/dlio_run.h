@@ -38,6 +38,11 @@ struct ts_dlio_opts {
 	bool virtual_time;
 	bool find_max;		/* the largest N whose AU meets metric.au */
 	char *search;		/* find_max's search: "bracket" (NULL: the same) or "doubling" */
+	/* find_max, bracket search: the count run first, whole, its result
+	 * rs[0] (a caller that needs that count's figures as well as the
+	 * answer gets both from one search); 0: the search starts from the
+	 * drive's bound. */
+	uint64_t find_from;
 	/* One count in virtual time: stop the run as soon as its mean AU can no
 	 * longer reach metric.au (then result.stopped, result.au a bound); a
 	 * run that can reach it runs whole. Whether N accelerators keep AU >= X

@@ -2,7 +2,9 @@
  * (workloads/dlio_run.h, stop_early): at the largest count that passes it
  * runs whole with the figures of a run without it; one more accelerator
  * stops, names an AU bound under the threshold, and that bound is at
- * least the AU the whole run has. Virtual time, a scaled-down unet3d. */
+ * least the AU the whole run has. The searches name the same count,
+ * seeded with a count (find_from) or not, and a seeded search's first run
+ * is that count's whole run. Virtual time, a scaled-down unet3d. */
 #include <string.h>
 
 #include "tests/tcheck.h"
@@ -14,18 +16,39 @@ static const char *const ov[] = {
 	"train.computation_time=0.02", "train.epochs=3",
 };
 
-static void run(uint64_t n, bool find_max, const char *search, bool stop,
-		struct ts_dlio_outcome *oc)
+static void run_from(uint64_t n, bool find_max, const char *search, bool stop, uint64_t from,
+		     struct ts_dlio_outcome *oc)
 {
 	char err[1024] = "";
 	struct ts_dlio_opts o = { .tier = "ssd-cloud", .accelerators = n, .virtual_time = true,
-				  .find_max = find_max, .search = (char *)search,
+				  .find_max = find_max, .search = (char *)search, .find_from = from,
 				  .stop_early = stop, .quiet = true, .workload = "unet3d_h100",
 				  .overrides = ov, .noverrides = sizeof(ov) / sizeof(ov[0]) };
 	int rc = ts_dlio_run(&o, oc, err, sizeof(err));
 	if (rc)
 		fprintf(stderr, "dlio: %s\n", err);
 	CHECK(rc == 0);
+}
+
+static void run(uint64_t n, bool find_max, const char *search, bool stop,
+		struct ts_dlio_outcome *oc)
+{
+	run_from(n, find_max, search, stop, 0, oc);
+}
+
+/* A search seeded with @from runs it first and whole, with the figures of
+ * @alone (a run of that count by itself), and names @n. */
+static void check_from(uint64_t from, const struct ts_dlio_result *alone, uint64_t n,
+		       const struct ts_dlio_result *best)
+{
+	static struct ts_dlio_outcome e;
+	run_from(1, true, NULL, false, from, &e);
+	CHECK(e.nr >= 1 && e.rs[0].n == from && !e.rs[0].stopped);
+	CHECK(e.rs[0].au == alone->au && e.rs[0].samples_s == alone->samples_s &&
+	      e.rs[0].mib_s == alone->mib_s && e.rs[0].epochs == alone->epochs);
+	CHECK(e.best && e.best->n == n && e.best->au == best->au &&
+	      e.best->samples_s == best->samples_s);
+	ts_dlio_outcome_free(&e);
 }
 
 int main(void)
@@ -49,6 +72,15 @@ int main(void)
 	/* the bracket search names the same count, its best the same run */
 	run(1, true, "bracket", false, &d);
 	CHECK(d.best && d.best->n == n && d.best->au == all.best->au);
+	/* seeded with a count that misses, one that passes, and the answer */
+	check_from(n + 1, &c.rs[0], n, all.best);
+	check_from(n, &a.rs[0], n, all.best);
+	if (n > 1) {
+		static struct ts_dlio_outcome lo;
+		run(n - 1, false, NULL, false, &lo);
+		check_from(n - 1, &lo.rs[0], n, all.best);
+		ts_dlio_outcome_free(&lo);
+	}
 	ts_dlio_outcome_free(&all);
 	ts_dlio_outcome_free(&a);
 	ts_dlio_outcome_free(&b);
