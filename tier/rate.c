@@ -44,7 +44,7 @@
 
 enum { LIM_IOPS, LIM_RIOPS, LIM_WIOPS, LIM_BW, LIM_RBW, LIM_WBW, LIM_NR };
 
-#define TOLERANCE_NS 10e6
+#define TOLERANCE_NS TS_TIER_RATE_TOLERANCE_NS
 #define NSETS 64 /* merge streams: 64 sets x 8 ways, keyed by (file, next offset) */
 #define NWAYS 8
 
@@ -214,6 +214,23 @@ static uint64_t rate_submit(struct ts_tier_layer *l, uint64_t now, const struct 
 			done->bound = TS_TIER_BOUND_BW;
 	}
 	return end;
+}
+
+/* Each bandwidth limit a read is charged to (LIM_BW, LIM_RBW) keeps its
+ * tat at least the bytes charged since t over its rate past t, admits no
+ * read before tat - TOLERANCE_NS and completes none before its admission
+ * plus its bytes over the rate: the slowest such limit bounds them all.
+ * LIM_BW runs at the burst rate while credits last, so that rate counts. */
+double ts_tier_read_cap(const struct ts_tier_limits *m)
+{
+	double bw = m->bps;
+	if (m->burst == TS_TIER_BURST_BYTES)
+		bw = m->burst_bps;
+	else if (m->burst == TS_TIER_BURST_IOPS && m->burst_bps > 0)
+		bw = bw > 0 ? TS_MAX(bw, m->burst_bps) : 0;
+	if (m->read_bps > 0 && (!(bw > 0) || m->read_bps < bw))
+		bw = m->read_bps;
+	return bw > 0 ? bw : 0;
 }
 
 static void set_limits(struct rate *r, const struct ts_tier_profile *p,

@@ -172,6 +172,14 @@ struct ts_tier_limits {
 	unsigned parallel;
 };
 
+/* The rate limits' guarantee to reads (tier/rate.c): reads that reach the
+ * limits below the page cache (misses and readahead), issued at or after
+ * t and charging B bytes in all, do not all complete before
+ * t + B / ts_tier_read_cap() - TS_TIER_RATE_TOLERANCE_NS / 1e9 seconds.
+ * 0: no bandwidth limit binds reads. */
+#define TS_TIER_RATE_TOLERANCE_NS 10e6
+double ts_tier_read_cap(const struct ts_tier_limits *lim);
+
 struct ts_tier_set;
 
 /* Loads one profile file into a new set. */

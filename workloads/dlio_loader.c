@@ -123,6 +123,21 @@ static size_t plan_chain(const struct plan *p, uint64_t i, struct ts_chain_req *
 	return k;
 }
 
+/* The bytes of the arrays of the samples an epoch's steps take. */
+static uint64_t plan_payload(const struct plan *p)
+{
+	uint64_t sum = 0;
+	for (uint64_t k = 0; k < p->c->ranks; k++)
+		for (uint64_t j = 0; j < p->steps; j++)
+			for (uint64_t q = 0; q < p->c->batch; q++) {
+				uint64_t off, len;
+				ts_npz_payload(p->c->meta->files[plan_sample(p, k, j, q)].bytes, &off,
+					       &len);
+				sum += len;
+			}
+	return sum;
+}
+
 static uint64_t plan_window(const struct plan *p)
 {
 	return TS_MIN(p->c->workers * p->c->prefetch_factor, p->steps);
@@ -312,6 +327,8 @@ int ts_dl_run_virtual(const struct ts_dl_cfg *c, const struct ts_vdisk *disk, ts
 		struct ts_dl_epoch *ep = &r->ep[e];
 		plan_epoch(&v.p);
 		ep->start = t;
+		if (fn)
+			ep->payload = plan_payload(&v.p);
 		v.step = 0;
 		v.npending = 0;
 		for (uint64_t i = 0; i < nw; i++)
@@ -364,7 +381,7 @@ int ts_dl_run_virtual(const struct ts_dl_cfg *c, const struct ts_vdisk *disk, ts
 				rc = vw_event(&v, it.p, it.key);
 			}
 			bar = end;
-			if (!rc && fn && fn(ctx, e, j, ep->start, ep->first_end, bar)) {
+			if (!rc && fn && fn(ctx, e, j, ep, bar)) {
 				ep->end = bar;
 				r->epochs = e + 1;
 				vl_free(&v);

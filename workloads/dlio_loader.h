@@ -69,6 +69,10 @@ struct ts_dl_cfg {
 struct ts_dl_epoch {
 	uint64_t start, end; /* the loader started; the last step's barrier passed */
 	uint64_t *first_end; /* [rank]: the first step's compute ended */
+	/* Virtual time: the bytes of the arrays (the npz members' data) of the
+	 * samples the epoch's steps take. The loader reads every one of them
+	 * between start and end, each byte at least once. */
+	uint64_t payload;
 };
 
 struct ts_dl_result {
@@ -81,8 +85,8 @@ struct ts_dl_result {
 
 /* Called after every step with the epoch's figures so far (virtual time:
  * a caller may stop a run that cannot pass): nonzero stops the run. */
-typedef int (*ts_dl_step_fn)(void *ctx, uint64_t epoch, uint64_t step, uint64_t start,
-			     const uint64_t *first_end, uint64_t barrier);
+typedef int (*ts_dl_step_fn)(void *ctx, uint64_t epoch, uint64_t step,
+			     const struct ts_dl_epoch *ep, uint64_t barrier);
 
 /* Steps per epoch for @c (0: fewer samples than one step of every rank). */
 uint64_t ts_dl_steps(const struct ts_dl_cfg *c);

@@ -279,17 +279,18 @@ static void spin_until(uint64_t t)
  * previous ends), so an epoch's AU is at most c1 = ct / (ct + step), and
  * the current one's, ((k' - 1) ct) / (elapsed + (k' - k)(ct + step)) at
  * k' steps, lies between its value at k' = k and c1: the larger of the two
- * bounds it whatever the epoch's length. The mean over @done + 1 + R epochs
- * is largest at R = 0 or R = @left (a mean moves monotonically as equal
- * terms are added). */
+ * bounds it whatever the epoch's length. @floor (0: none) is what else its
+ * last k' - 1 steps take at least at its planned end (the drive's share,
+ * run_virtual). The mean over @done + 1 + R epochs is largest at R = 0 or
+ * R = @left (a mean moves monotonically as equal terms are added). */
 static double au_reach(double sum, uint64_t done, uint64_t k, double elapsed, double ct,
-		       double step, uint64_t per_epoch, uint64_t left)
+		       double step, uint64_t per_epoch, uint64_t left, double floor)
 {
 	double c1 = ct / (ct + step);
 	double cur = (double)(k - 1) * ct / elapsed;
 	if (k < per_epoch) /* at the epoch's planned end, with no time lost */
 		cur = TS_MAX(cur, (double)(per_epoch - 1) * ct /
-				      (elapsed + (double)(per_epoch - k) * (ct + step)));
+				      TS_MAX(elapsed + (double)(per_epoch - k) * (ct + step), floor));
 	else
 		cur = TS_MAX(cur, c1);
 	double a0 = (sum + cur) / (double)(done + 1);
@@ -367,7 +368,7 @@ static int accelerate(struct feed *f, const struct ts_dlio_workload *w, uint64_t
 			uint64_t left = w->epochs > r->epochs + 1 ? w->epochs - r->epochs - 1 : 0;
 			double reach = au_reach(au_sum, r->epochs, in_epoch,
 						(double)(prev_end - first_end), (double)ct,
-						(double)step_ns, per_epoch, left);
+						(double)step_ns, per_epoch, left, 0);
 			/* a margin for rounding: the bound must not pass a run that fails */
 			if (reach < stop_below - 1e-9) {
 				r->n = n;
@@ -409,6 +410,23 @@ struct env {
 	uint64_t seed;
 	struct cpu cpu;
 };
+
+/* The limits of the run's drive (its tier at --capacity). */
+static int drive_limits(const struct env *E, struct ts_tier_limits *lim)
+{
+	const struct ts_tier_profile *prof;
+	struct ts_tier *t = NULL;
+	char err[256];
+	int rc = ts_tier_set_lookup(E->tiers, E->o->tier, &prof, err, sizeof(err));
+	if (rc)
+		return rc;
+	struct ts_tier_cfg tc = { .profile = prof, .capacity = E->o->capacity, .seed = 1 };
+	if ((rc = ts_tier_new(&tc, &t, err, sizeof(err))))
+		return rc;
+	ts_tier_limits(t, lim);
+	ts_tier_free(t);
+	return 0;
+}
 
 /* ---- DLIO's PyTorch loader (workloads/dlio_loader.h) ---------------------- */
 
@@ -502,14 +520,31 @@ static int dl_figures(const struct ts_dl_result *d, const struct ts_dlio_workloa
 struct dl_stop {
 	const struct ts_dlio_workload *w;
 	uint64_t ranks, steps, step_ns;
+	double cap;  /* the drive's read cap, bytes/s (ts_tier_read_cap; 0: none) */
+	double mem;  /* the page cache's bytes */
 	double below, sum, reach;
 };
 
-static int dl_stop_fn(void *ctx, uint64_t e, uint64_t j, uint64_t start, const uint64_t *fe,
+/* The least an epoch's last step can end at: the loader reads its
+ * payload after its start (dlio_loader.h), from the drive but for what
+ * the page cache held then (at most its size; nothing before the first
+ * epoch: a run's cache starts empty), at the rate limits' pace
+ * (tier.h), and the last step computes after its batch is read. */
+static double dl_epoch_floor(const struct dl_stop *s, uint64_t e, const struct ts_dl_epoch *ep,
+			     double ct)
+{
+	double need = (double)ep->payload - (e ? s->mem : 0);
+	if (!(s->cap > 0) || need <= 0)
+		return 0;
+	return (double)ep->start + need / s->cap * 1e9 - TS_TIER_RATE_TOLERANCE_NS +
+	       (double)s->step_ns + ct;
+}
+
+static int dl_stop_fn(void *ctx, uint64_t e, uint64_t j, const struct ts_dl_epoch *ep,
 		      uint64_t bar)
 {
-	(void)start;
 	struct dl_stop *s = ctx;
+	const uint64_t *fe = ep->first_end;
 	double ct = s->w->computation_time * 1e9;
 	uint64_t fmax = 0;
 	for (uint64_t k = 0; k < s->ranks; k++)
@@ -517,8 +552,9 @@ static int dl_stop_fn(void *ctx, uint64_t e, uint64_t j, uint64_t start, const u
 	if (j >= 1 && ct > 0) {
 		/* every rank's AU is at most the one whose first step ended last */
 		uint64_t left = s->w->epochs > e + 1 ? s->w->epochs - e - 1 : 0;
+		double floor = dl_epoch_floor(s, e, ep, ct) - (double)fmax;
 		double reach = au_reach(s->sum, e, j + 1, (double)(bar - fmax), ct,
-					(double)s->step_ns, s->steps, left);
+					(double)s->step_ns, s->steps, left, floor);
 		if (reach < s->below - 1e-9) {
 			s->reach = reach;
 			return 1;
@@ -550,7 +586,10 @@ static int run_virtual(struct env *E, uint64_t n, double stop_below, struct ts_d
 		struct ts_dl_result d;
 		struct ts_vdisk disk = { ts_vtier_vio, &vt, NULL };
 		struct dl_stop st = { .w = E->w, .ranks = n, .steps = 0, .step_ns = E->cpu.step_ns,
-				      .below = stop_below };
+				      .mem = (double)E->o->mem, .below = stop_below };
+		struct ts_tier_limits lim;
+		if (stop_below > 0 && !drive_limits(E, &lim))
+			st.cap = ts_tier_read_cap(&lim);
 		dl_config(E, n, 0, n, &c);
 		c.coalesce = E->o->mem > 0;
 		st.steps = ts_dl_steps(&c);
@@ -844,17 +883,9 @@ static uint64_t hint_cap(const struct ts_dlio_workload *w)
 static uint64_t bandwidth_hint(const struct env *E)
 {
 	const struct ts_dlio_workload *w = E->w;
-	const struct ts_tier_profile *prof;
-	struct ts_tier *t = NULL;
-	char err[256];
-	if (ts_tier_set_lookup(E->tiers, E->o->tier, &prof, err, sizeof(err)))
-		return 0;
-	struct ts_tier_cfg tc = { .profile = prof, .capacity = E->o->capacity, .seed = 1 };
-	if (ts_tier_new(&tc, &t, err, sizeof(err)))
-		return 0;
 	struct ts_tier_limits lim;
-	ts_tier_limits(t, &lim);
-	ts_tier_free(t);
+	if (drive_limits(E, &lim))
+		return 0;
 	double bps = lim.read_bps > 0 ? lim.read_bps : lim.bps;
 	if (lim.burst == TS_TIER_BURST_BYTES && lim.burst_bps > bps)
 		bps = lim.burst_bps;

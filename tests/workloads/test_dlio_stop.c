@@ -51,8 +51,54 @@ static void check_from(uint64_t from, const struct ts_dlio_result *alone, uint64
 	ts_dlio_outcome_free(&e);
 }
 
+/* The drive's share of an epoch (its read cap, the page cache's size):
+ * around the answer every stopped run is a whole run that misses, its
+ * bound at least that run's AU, and a count the drive cannot feed stops
+ * within its first tenth; on one long epoch, and with a page cache over
+ * two. */
+static void check_floor(uint64_t mem, const char *epochs)
+{
+	static const char *o1[] = {
+		"dataset.num_files_train=2000", "dataset.record_length_bytes=1000000",
+		"dataset.record_length_bytes_stdev=0", "reader.batch_size=2",
+		"train.computation_time=0.02", NULL,
+	};
+	o1[5] = epochs;
+	char err[1024] = "";
+	struct ts_dlio_opts o = { .tier = "ssd-cloud", .virtual_time = true, .mem = mem,
+				  .quiet = true, .workload = "unet3d_h100", .overrides = o1,
+				  .noverrides = TS_ARRAY_SIZE(o1) };
+	static struct ts_dlio_outcome mx, whole, stop;
+	o.find_max = true;
+	o.search = "doubling";
+	CHECK(ts_dlio_run(&o, &mx, err, sizeof(err)) == 0);
+	CHECK(mx.best != NULL);
+	uint64_t n = mx.best ? mx.best->n : 1;
+	o.find_max = false;
+	o.search = NULL;
+	for (uint64_t k = n > 1 ? n - 1 : 1; k <= n + 2; k++) {
+		o.accelerators = k;
+		o.stop_early = false;
+		CHECK(ts_dlio_run(&o, &whole, err, sizeof(err)) == 0);
+		o.stop_early = true;
+		CHECK(ts_dlio_run(&o, &stop, err, sizeof(err)) == 0);
+		const struct ts_dlio_result *w = &whole.rs[0], *b = &stop.rs[0];
+		bool pass = w->au >= whole.w.au;
+		CHECK(pass == (k <= n));
+		CHECK(b->stopped == !pass);
+		CHECK(!b->stopped ? b->au == w->au : b->au < whole.w.au && b->au >= w->au - 1e-12);
+		if (k == n + 2) /* AU about 2/3: the drive's share rules it out at once */
+			CHECK(b->stopped && b->run_s < 0.1 * w->run_s);
+		ts_dlio_outcome_free(&whole);
+		ts_dlio_outcome_free(&stop);
+	}
+	ts_dlio_outcome_free(&mx);
+}
+
 int main(void)
 {
+	check_floor(0, "train.epochs=1");
+	check_floor(200000000, "train.epochs=2");
 	static struct ts_dlio_outcome all, a, b, c, d;
 	run(1, true, "doubling", false, &all);
 	CHECK(all.best != NULL);
