@@ -4,17 +4,21 @@
 # with two tiersim builds A and B side by side (interleaved): per pair the
 # count each names, the CPU seconds (user + sys: the machine may be shared)
 # of each, and whether the counts agree. A run past LIMIT seconds of wall
-# time is killed and shows as "timeout". Exits 1 when a pair's counts differ.
-# With B "-", A alone. EXTRA (optional) is passed to both, e.g.
-# "--search doubling" to hold B against today's whole-run search.
-# Usage: bench/dlio_findmax_all.sh A_TIERSIM [B_TIERSIM|-] [LIMIT] [EXTRA_A] [EXTRA_B]
-# e.g.   bench/dlio_findmax_all.sh /tmp/old/tiersim build/cli/tiersim 300
+# time is killed and shows as "timeout" (its pair is not compared). Exits 1
+# when a pair's counts differ.
+# With B "-", A alone. EXTRA_A and EXTRA_B (optional) go to A's and B's
+# command lines, e.g. EXTRA_A "--search doubling" holds B against the
+# search that runs every count whole. WORKLOADS (a glob, default *) picks
+# workloads by name.
+# Usage: bench/dlio_findmax_all.sh A_TIERSIM [B_TIERSIM|-] [LIMIT] [EXTRA_A] [EXTRA_B] [WORKLOADS]
+# e.g.   bench/dlio_findmax_all.sh /tmp/old/tiersim build/cli/tiersim 300 "" "" "unet3d_*"
 set -u
-a=${1:?usage: bench/dlio_findmax_all.sh A_TIERSIM [B_TIERSIM|-] [LIMIT] [EXTRA_A] [EXTRA_B]}
+a=${1:?usage: bench/dlio_findmax_all.sh A_TIERSIM [B_TIERSIM|-] [LIMIT] [EXTRA_A] [EXTRA_B] [WORKLOADS]}
 b=${2:--}
 limit=${3:-600}
 xa=${4:-}
 xb=${5:-}
+pick=${6:-*}
 src=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d /tmp/dlio-findmax-all-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
@@ -44,15 +48,17 @@ printf "%-16s %-18s %8s %8s %8s %8s %s\n" workload tier "A count" "A CPU s" "B c
 differ=0
 sa=0
 sb=0
-for y in "$src"/workloads/dlio/*.yaml; do
+for y in "$src"/workloads/dlio/$pick.yaml; do
 	wl=$(basename "$y" .yaml)
 	for tier in $tiers; do
 		read -r na ca <<<"$(one "$a" "$wl" "$tier" "$xa")"
 		nb=- cb=0 same=-
 		if [ "$b" != - ]; then
 			read -r nb cb <<<"$(one "$b" "$wl" "$tier" "$xb")"
-			same=yes
-			[ "$na" = "$nb" ] || { same=NO; differ=1; }
+			case "$na $nb" in
+			*timeout* | *failed*) same=- ;;
+			*) if [ "$na" = "$nb" ]; then same=yes; else same=NO differ=1; fi ;;
+			esac
 		fi
 		sa=$(awk -v s="$sa" -v c="$ca" 'BEGIN { print s + c }')
 		sb=$(awk -v s="$sb" -v c="$cb" 'BEGIN { print s + c }')
