@@ -908,9 +908,9 @@ static uint64_t throughput_hint(const struct env *E, const struct ts_dlio_result
 /* --find-max (--search bracket): the same answer as the doubling search
  * wherever AU does not rise with N (what both rely on), with fewer and
  * shorter runs. It starts from the drive's bandwidth bound (or from
- * find_from, run whole), moves to what a missing run's throughput says the
- * drive can feed, widens the step while runs keep passing (or missing),
- * then bisects. A run that can no longer reach the threshold stops there
+ * find_from, run whole, and on to that bound if it passes), moves to what
+ * a missing run's throughput says the drive can feed, widens the step
+ * while runs keep passing (or missing), then bisects. A run that can no longer reach the threshold stops there
  * (run_one's @stop_below): only passing runs, and the last count's, run
  * whole. */
 static int find_max_bracket(struct env *E, struct ts_dlio_outcome *oc, char *err, size_t errlen)
@@ -949,6 +949,8 @@ static int find_max_bracket(struct env *E, struct ts_dlio_outcome *oc, char *err
 				next = n > step ? n - step : 1;
 		} else if (pass && hi == MAX_ACCEL + 1) {
 			next = n + step;
+			if (k == 0 && from) /* a seed that passed: on from where a search starts */
+				next = TS_MAX(next, bandwidth_hint(E));
 		} else {
 			next = lo + (hi - lo) / 2;
 		}

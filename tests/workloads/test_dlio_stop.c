@@ -37,13 +37,15 @@ static void run(uint64_t n, bool find_max, const char *search, bool stop,
 }
 
 /* A search seeded with @from runs it first and whole, with the figures of
- * @alone (a run of that count by itself), and names @n. */
+ * @alone (a run of that count by itself), names @n, and runs at most one
+ * count more than the unseeded search's @runs. */
 static void check_from(uint64_t from, const struct ts_dlio_result *alone, uint64_t n,
-		       const struct ts_dlio_result *best)
+		       const struct ts_dlio_result *best, size_t runs)
 {
 	static struct ts_dlio_outcome e;
 	run_from(1, true, NULL, false, from, &e);
 	CHECK(e.nr >= 1 && e.rs[0].n == from && !e.rs[0].stopped);
+	CHECK(e.nr <= runs + 1);
 	CHECK(e.rs[0].au == alone->au && e.rs[0].samples_s == alone->samples_s &&
 	      e.rs[0].mib_s == alone->mib_s && e.rs[0].epochs == alone->epochs);
 	CHECK(e.best && e.best->n == n && e.best->au == best->au &&
@@ -119,12 +121,12 @@ int main(void)
 	run(1, true, "bracket", false, &d);
 	CHECK(d.best && d.best->n == n && d.best->au == all.best->au);
 	/* seeded with a count that misses, one that passes, and the answer */
-	check_from(n + 1, &c.rs[0], n, all.best);
-	check_from(n, &a.rs[0], n, all.best);
+	check_from(n + 1, &c.rs[0], n, all.best, d.nr);
+	check_from(n, &a.rs[0], n, all.best, d.nr);
 	if (n > 1) {
 		static struct ts_dlio_outcome lo;
 		run(n - 1, false, NULL, false, &lo);
-		check_from(n - 1, &lo.rs[0], n, all.best);
+		check_from(n - 1, &lo.rs[0], n, all.best, d.nr);
 		ts_dlio_outcome_free(&lo);
 	}
 	ts_dlio_outcome_free(&all);
