@@ -114,8 +114,13 @@ static void dataset_config(const struct ts_dlio_workload *w, uint64_t seed,
 }
 
 /* The loader for N accelerators: N x batch per step, N x read_threads reads
- * in flight, read_threads x prefetch batches ahead (PyTorch: each worker
- * keeps prefetch_factor batches, 2 when DLIO leaves it at 0). */
+ * in flight, and as many batches ahead as DLIO 2.0.0's tf.data pipeline
+ * holds (reader/tf_reader.py: TFRecordDataset(num_parallel_reads =
+ * read_threads) .batch(batch_size) .map(num_parallel_calls =
+ * computation_threads) .prefetch(prefetch_size)): prefetch_size batches in
+ * the prefetch buffer and computation_threads in the parallel map, for the
+ * whole rank, not per read thread. (The PyTorch loader is
+ * workloads/dlio_loader.c.) */
 static int pipe_config(const struct ts_dlio_workload *w, uint64_t n, uint64_t seed,
 		       const char *path, uint64_t workers, struct ts_pipe_cfg *pc, char *err,
 		       size_t errlen)
@@ -126,7 +131,7 @@ static int pipe_config(const struct ts_dlio_workload *w, uint64_t n, uint64_t se
 		return rc;
 	char v[64];
 	uint64_t threads = w->read_threads ? w->read_threads : 1;
-	uint64_t steps_ahead = threads * (w->prefetch_size ? w->prefetch_size : 2);
+	uint64_t steps_ahead = TS_MAX(w->prefetch_size + w->computation_threads, 1);
 	bool shuffle = strcmp(w->sample_shuffle, "off") || strcmp(w->file_shuffle, "off");
 	struct {
 		const char *k;
