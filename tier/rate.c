@@ -254,6 +254,17 @@ static void rate_reconfigure(struct ts_tier_layer *l, const struct ts_tier_profi
 	set_limits((struct rate *)l, p, lim);
 }
 
+static void rate_bucket_set(struct ts_tier_layer *l, uint64_t now, double fraction)
+{
+	struct rate *r = (struct rate *)l;
+	if (r->lim.burst == TS_TIER_BURST_NONE)
+		return;
+	double f = fraction > 0 ? (fraction < 1 ? fraction : 1) : 0; /* NaN: 0 */
+	r->level = f * r->lim.bucket_size;
+	r->level_t = (double)now;
+	pub_double(&r->level_pub, r->level);
+}
+
 static void rate_stats(struct ts_tier_layer *l, struct ts_tier_stats *out)
 {
 	struct rate *r = (struct rate *)l;
@@ -276,6 +287,7 @@ static const struct ts_tier_layer_ops rate_ops = {
 	.name = "rate",
 	.submit = rate_submit,
 	.reconfigure = rate_reconfigure,
+	.bucket_set = rate_bucket_set,
 	.stats = rate_stats,
 	.free = rate_free,
 };

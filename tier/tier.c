@@ -242,6 +242,15 @@ void ts_tier_warm(struct ts_tier *t, uint64_t now, uint64_t file, uint64_t off, 
 	pthread_mutex_unlock(&t->mu);
 }
 
+void ts_tier_bucket_set(struct ts_tier *t, uint64_t now, double fraction)
+{
+	pthread_mutex_lock(&t->mu);
+	for (struct ts_tier_layer *l = t->top; l; l = l->next)
+		if (l->ops->bucket_set)
+			l->ops->bucket_set(l, now, fraction);
+	pthread_mutex_unlock(&t->mu);
+}
+
 int ts_tier_switch(struct ts_tier *t, const struct ts_tier_profile *p, uint64_t capacity,
 		   char *err, size_t errlen)
 {

@@ -321,6 +321,14 @@ void ts_tier_prefetch(struct ts_tier *t, uint64_t file, uint64_t off);
  */
 void ts_tier_warm(struct ts_tier *t, uint64_t now, uint64_t file, uint64_t off, uint64_t len,
 		  bool dirty);
+/*
+ * Burst credits as an input: the bucket holds @fraction (clamped to [0, 1])
+ * of its size at @now, as a previous run left it (0: a volume that ran at
+ * its baseline to the end, a drained bucket), and fills at the baseline
+ * from there. A fresh model starts full, as AWS volumes do. Call it before
+ * the first request at or after @now; nothing happens without a bucket.
+ */
+void ts_tier_bucket_set(struct ts_tier *t, uint64_t now, double fraction);
 /* Switches the device to another profile / capacity at runtime; the page
  * cache and the stats stay. Returns 0 or -ERANGE (bad capacity). */
 TS_WUR int ts_tier_switch(struct ts_tier *t, const struct ts_tier_profile *p, uint64_t capacity,

@@ -41,6 +41,9 @@ struct ts_tier_layer_ops {
 	 * sense (bucket level as a fraction, cache contents) is kept. */
 	void (*reconfigure)(struct ts_tier_layer *l, const struct ts_tier_profile *p,
 			    const struct ts_tier_limits *lim);
+	/* Optional. Sets the burst bucket to @fraction of its size at @now
+	 * (see ts_tier_bucket_set). */
+	void (*bucket_set)(struct ts_tier_layer *l, uint64_t now, double fraction);
 	/* Optional. Fills the layer's part of @out. Called without the model's
 	 * lock: read only published atomics. */
 	void (*stats)(struct ts_tier_layer *l, struct ts_tier_stats *out);

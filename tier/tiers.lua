@@ -268,7 +268,10 @@ essd("essd-pl3", "1261GiB", "1261GiB", 50, 1000000, 120, 0.5, 4000, "130us", "25
 -- accrues at the baseline rate (at 1,000 GiB the baseline reaches 3,000,
 -- so the formula itself ends the burst). Throughput: 128 MiB/s up to
 -- 170 GiB; 170-334 GiB: 250 MiB/s while burst credits last, else 128;
--- 250 MiB/s from 334 GiB. Size 1 GiB - 16 TiB.
+-- 250 MiB/s from 334 GiB. Size 1 GiB - 16 TiB. What follows a drained bucket
+-- (the 100-IOPS floor, credits gathered at the baseline while idle) is
+-- checked by a run on an 8 GiB volume whose bucket the run before had
+-- emptied (validation case ebs-gp2-8g-drained-seqread-4k-qd4).
 tier "aws-gp2" {
 	desc = "AWS EBS gp2 (general purpose SSD, burst bucket)",
 	source = "AWS EBS doc general-purpose.md",

@@ -335,11 +335,35 @@ static int conv_figure(struct ctx *c, json_t *f, size_t i, enum ts_case_level le
 #undef F
 }
 
+/* config.device.bucket (optional): { "start": FRACTION, "idle": DURATION,
+ * "why": TEXT }: the burst bucket holds FRACTION (0..1) of its size when
+ * the run before this one ended, DURATION before this one began. */
+static int conv_bucket(struct ctx *c, json_t *b, struct ts_case *k)
+{
+	static const char *const keys[] = { "start", "idle", "why", NULL };
+	if (!b)
+		return 0;
+	if (!json_is_object(b))
+		return fail(c, "config.device.bucket",
+			    "expected an object { start, idle, why }: the bucket's fill (0..1) when "
+			    "the run before ended, the pause since, and why");
+	double start = 0;
+	int rc;
+	if ((rc = check_keys(c, b, "config.device.bucket", keys)) ||
+	    (rc = get_num(c, b, "start", "config.device.bucket.start", true, 0, 1, &start)) ||
+	    (rc = get_duration(c, b, "idle", "config.device.bucket.idle", &k->job.idle_ns)) ||
+	    (rc = get_str(c, b, "why", "config.device.bucket.why", true, &k->bucket_why)))
+		return rc;
+	k->job.bucket_set = true;
+	k->job.bucket_fill = start;
+	return 0;
+}
+
 /* config.device and config.workload of a disk-level case. */
 static int conv_disk(struct ctx *c, json_t *dev, json_t *wl, struct ts_case *k)
 {
 	static const char *const dev_keys[] = { "tier", "capacity", "profile", "raid0", "spec",
-						NULL };
+						"bucket", NULL };
 	static const char *const wl_keys[] = { "tool",	  "rw",	      "bs",	 "iodepth",
 					       "numjobs", "size",     "io_size", "runtime",
 					       "interval", "count",   "note",	 NULL };
@@ -365,6 +389,8 @@ static int conv_disk(struct ctx *c, json_t *dev, json_t *wl, struct ts_case *k)
 		return fail(c, "config.workload.rw", "expected read, randread, write or randwrite");
 	k->job.random = i == 1 || i == 3;
 	k->job.write = i >= 2;
+	if ((rc = conv_bucket(c, json_object_get(dev, "bucket"), k)))
+		return rc;
 	if ((rc = get_size(c, wl, "bs", "config.workload.bs", true, &k->job.bs)) ||
 	    (rc = get_num(c, wl, "iodepth", "config.workload.iodepth", true, 1, 4096, &iodepth)) ||
 	    (rc = get_num(c, wl, "numjobs", "config.workload.numjobs", false, 1, 4096, &numjobs)) ||
@@ -778,6 +804,7 @@ void ts_case_free(struct ts_case *c)
 	free(c->measured);
 	free(c->tier);
 	free(c->profile);
+	free(c->bucket_why);
 	free(c->tool);
 	if (c->engine) {
 		free(c->engine->framework);

@@ -90,6 +90,9 @@ struct ts_case {
 	char *profile;	    /* extra profile file, relative to the source tree; NULL = none */
 	uint64_t capacity;  /* bytes */
 	unsigned raid0;	    /* volumes striped together; 0/1 = one */
+	/* config.device.bucket: the burst bucket as the run before left it
+	 * (job.bucket_set, bucket_fill, idle_ns) and why; NULL = full. */
+	char *bucket_why;
 	char *tool;	    /* fio, ioping, ... */
 	struct ts_fiojob job;
 	struct ts_case_figure *fig;

@@ -92,24 +92,29 @@ int ts_fiojob_run(const struct ts_tier_profile *tier, uint64_t capacity,
 		goto out;
 	ts_hist_init(hist);
 	ts_rng_seed(&r.rng, job->seed ^ 0x9e3779b97f4a7c15ull);
+	uint64_t t0 = 0; /* the job's start */
+	if (job->bucket_set) {
+		ts_tier_bucket_set(r.t, 0, job->bucket_fill);
+		t0 = job->idle_ns;
+	}
 
-	/* Every slot issues at t = 0 (fio fills the queue at once). */
+	/* Every slot issues at t0 (fio fills the queue at once). */
 	for (uint64_t i = 0; i < inflight; i++) {
 		slots[i].job = (unsigned)(i / job->iodepth);
 		if (!may_issue(&r, slots[i].job))
 			continue;
-		uint64_t done = issue(&r, &slots[i], 0);
+		uint64_t done = issue(&r, &slots[i], t0);
 		if ((rc = ts_heap_push(&h, done, i, &slots[i])))
 			goto out;
 	}
 	double sum_ns = 0;
-	uint64_t n = 0, bytes = 0, last = 0;
+	uint64_t n = 0, bytes = 0, last = t0;
 	bool timed_out = false;
 	while (h.n) {
 		const struct ts_heap_item *top = ts_heap_top(&h);
 		uint64_t now = top->key;
 		struct slot *s = top->p;
-		if (job->runtime && now > job->runtime) {
+		if (job->runtime && now - t0 > job->runtime) {
 			timed_out = true;
 			break;
 		}
@@ -127,7 +132,7 @@ int ts_fiojob_run(const struct ts_tier_profile *tier, uint64_t capacity,
 		}
 	}
 	/* A timed job is judged over its runtime, as fio divides by it. */
-	uint64_t span = timed_out ? job->runtime : last;
+	uint64_t span = timed_out ? job->runtime : last - t0;
 	double secs = span ? (double)span / 1e9 : 0;
 	*out = (struct ts_fiojob_result){
 		.ios = n,

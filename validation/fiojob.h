@@ -32,11 +32,18 @@ struct ts_fiojob {
 	uint64_t count;	   /* requests in all before the job stops (ioping -c); 0 = no limit */
 	uint64_t think_ns; /* idle time between a completion and the slot's next request (ioping -i) */
 	uint64_t seed;	   /* offsets and latency samples */
+	/* The burst bucket as a previous run left it: with bucket_set, it
+	 * holds bucket_fill (0..1) of its size at t = 0 and the job's first
+	 * requests go at t = idle_ns (the pause between the two runs); without,
+	 * the bucket starts full and the job at once. */
+	bool bucket_set;
+	double bucket_fill;
+	uint64_t idle_ns;
 };
 
 struct ts_fiojob_result {
 	uint64_t ios, bytes;
-	uint64_t elapsed_ns; /* virtual time of the last completion */
+	uint64_t elapsed_ns; /* virtual time from the job's start to its last completion */
 	double iops, mbps, mibps;
 	double lat_mean_ns, lat_p50_ns, lat_p99_ns;
 };

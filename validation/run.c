@@ -212,6 +212,11 @@ int ts_validate_fit_rule(const struct ts_tier_set *set, const struct ts_host_set
 static int run_real(const struct ts_case *c, const struct ts_validate_cfg *v, const char *profile_path,
 		    struct ts_fiojob_result *res, double *floor_ns, char *err, size_t errlen)
 {
+	if (c->job.bucket_set) {
+		snprintf(err, errlen, "config.device.bucket: --real mounts a fresh tier, whose bucket "
+			 "is full; this case needs it as the run before left it (run it without --real)");
+		return -ENOTSUP;
+	}
 	char work[PATH_MAX], backing[PATH_MAX + 16], mnt[PATH_MAX + 16], out[PATH_MAX + 16];
 	const char *tmp = getenv("TMPDIR");
 	tmp = tmp && *tmp ? tmp : "/tmp";

@@ -170,6 +170,61 @@ static void test_gp2_1000(void)
 	ts_tier_free(t);
 }
 
+/* The bucket as a previous run left it (ts_tier_bucket_set): empty at t = 0,
+ * it gathers the baseline's credits while idle and spends them at the
+ * burst rate, then the volume runs at its baseline. */
+static double credits_after(struct ts_tier *t, uint64_t now)
+{
+	struct ts_tier_req r = { .op = TS_TIER_READ, .file = 9, .off = 0, .len = 4096 };
+	ts_tier_submit(t, now, &r, NULL);
+	json_t *o = ts_tier_stats_json(t);
+	double c = json_num(o, "bucket", "credits");
+	json_decref(o);
+	return c;
+}
+
+static void test_bucket_set(void)
+{
+	/* 20 GiB gp2: baseline 100 IOPS, burst 3,000. Empty at 0, one probe
+	 * at 60 s finds 6,000 credits less its own. */
+	struct ts_tier *t = model("aws-gp2", 20, 1);
+	ts_tier_bucket_set(t, 0, 0);
+	CHECK_NEAR(credits_after(t, 60 * TS_NS_PER_S), 6000 - 1, 1e-6);
+	ts_tier_free(t);
+
+	/* Empty, then 60 s idle, then QD32 for 200 s: 200 x 100 + 6,000 reads. */
+	t = model("aws-gp2", 20, 1);
+	ts_tier_bucket_set(t, 0, 0);
+	struct drv d;
+	drv_init(&d, t, TS_TIER_READ, DRV_RANDOM, 4096, 32, 60 * TS_NS_PER_S);
+	uint64_t end = 260 * TS_NS_PER_S, n = 0, burst = 0;
+	while (drv_now(&d) < end) {
+		struct ts_tier_done done = drv_step(&d);
+		if (d.last_now <= end)
+			n++;
+		burst += done.bound == TS_TIER_BOUND_BURST;
+	}
+	fprintf(stderr, "aws-gp2 20 GiB, empty + 60 s idle: %llu reads in 200 s (26,000)\n",
+		(unsigned long long)n);
+	CHECK_NEAR((double)n, 26000, 0.01);
+	CHECK(burst > n / 2);
+	ts_tier_free(t);
+
+	/* Fractions clamp to [0, 1] (NaN: empty); a tier without a bucket
+	 * ignores it. */
+	t = model("aws-gp2", 20, 1);
+	ts_tier_bucket_set(t, 0, 2);
+	CHECK_NEAR(credits_after(t, 0), 5.4e6 - 1, 1e-9);
+	ts_tier_bucket_set(t, TS_NS_PER_S, 0.0 / 0.0);
+	CHECK_NEAR(credits_after(t, 2 * TS_NS_PER_S), 100 - 1, 1e-6);
+	ts_tier_free(t);
+	t = model("ssd-cloud", 500, 1);
+	ts_tier_bucket_set(t, 0, 0);
+	drv_init(&d, t, TS_TIER_READ, DRV_RANDOM, 4096, 32, 0);
+	CHECK_NEAR(drv_rate(&d, 5000, 100000), 15000, 0.01);
+	ts_tier_free(t);
+}
+
 /* st1: throughput credits in 1 MiB units. */
 static void test_st1(void)
 {
@@ -651,6 +706,7 @@ int main(int argc, char **argv)
 	RUN(test_gp2_334);
 	RUN(test_gp2_750);
 	RUN(test_gp2_1000);
+	RUN(test_bucket_set);
 	RUN(test_st1);
 	RUN(test_accounting);
 	RUN(test_latency);

@@ -30,6 +30,10 @@ refused no-tier 'del c["config"]["device"]["tier"]' 11 config.device.tier
 refused wrong-id 'c["id"] = "other"' 2 id
 refused misspelt 'c["config"]["workload"]["numjob"] = 4' 35 config.workload.numjob
 refused top-typo 'c["figure"] = []' 49 figure
+# The bucket as the run before left it: a fill in [0, 1], with its reason.
+refused bucket-fill 'c["config"]["device"]["bucket"] = {"start": 1.5, "idle": "1s", "why": "x"}' 16 config.device.bucket.start
+refused bucket-why 'c["config"]["device"]["bucket"] = {"start": 0, "idle": "1s"}' 15 config.device.bucket.why
+refused bucket-form 'c["config"]["device"]["bucket"] = 3' 15 config.device.bucket
 
 # Accelerator cases: a scope of hold_out the engine does not have, or an
 # engine block in another level, is refused at load; a checking figure that

@@ -77,6 +77,21 @@ int main(void)
 						.iodepth = 16, .numjobs = 1, .runtime = 20000000000ull });
 	CHECK_NEAR(r.iops, 1050, 0.01);
 
+	/* The bucket as the run before left it: empty, then 0.5 s idle gathers
+	 * 500 credits (at the baseline, 1,000/s), spent 100/s above it over
+	 * 5 s at 1,100 IOPS; a 10 s run from there sees
+	 * (5 x 1,100 + 5 x 1,000) / 10 = 1,050, with no idle 1,000. The
+	 * runtime counts from the job's start, not from t = 0. */
+	r = run(s, "burst", (struct ts_fiojob){ .write = true, .random = true, .bs = 4096,
+						.iodepth = 16, .numjobs = 1, .runtime = 10000000000ull,
+						.bucket_set = true, .idle_ns = 500000000ull });
+	CHECK_NEAR(r.iops, 1050, 0.01);
+	CHECK(r.elapsed_ns == 10000000000ull);
+	r = run(s, "burst", (struct ts_fiojob){ .write = true, .random = true, .bs = 4096,
+						.iodepth = 16, .numjobs = 1, .runtime = 10000000000ull,
+						.bucket_set = true });
+	CHECK_NEAR(r.iops, 1000, 0.01);
+
 	/* ioping: 10 requests 1 s apart; count and io_size stop the job. */
 	r = run(s, "fixed1ms", (struct ts_fiojob){ .bs = 4096, .iodepth = 1, .numjobs = 1,
 						   .count = 10, .think_ns = 1000000000ull });
