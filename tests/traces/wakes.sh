@@ -100,6 +100,37 @@ check "span: the three counted" test "$(j "$T/o.json" '[.results[].outside] | un
 "$B" replay "$T/o.trace" --virtual --tier fixed60 --profile "$T/fixed.lua" > "$T/o.out"
 check "span: the table says so" grep -q "^left out (not the command's) *3 *3" "$T/o.out"
 
+# Block mode: every request the kernel's (the loop device's worker, its
+# parent kthreadd), none the command's. The mount's read before the command
+# and the unmount's write after it are left out; the wake records are not
+# added (nothing ties the command's waits to the device), so the stream
+# rule alone paces the two reads the command caused: 100us recorded, on
+# fixed60 60us (the second read issues 5us after the first's completion).
+cat > "$T/k.txt" <<'X'
+header version=2 start_mono_ns=1000000
+path 1 "/data.ext4"
+0 50000 read 1 65536 4096 4096 33 4194304 0 0
+cpu 33 pid=33 ppid=2 on_ns=1000 runq_ns=0
+200000 240000 read 1 0 4096 4096 33 4194304 0 0
+cpu 33 pid=33 ppid=2 on_ns=2000 runq_ns=0
+245000 300000 read 1 1048576 4096 4096 33 4194304 0 0
+cpu 33 pid=33 ppid=2 on_ns=3000 runq_ns=0
+700000 710000 write 1 65536 4096 4096 33 4194304 0 0
+cpu 33 pid=33 ppid=2 on_ns=4000 runq_ns=0
+end drops=0 records=4 t=710000
+X
+cat > "$T/k.trace.wakes" <<'X'
+tiersim-wakes 1
+span 1200000 1400000
+T 10 10 0 1200000 1400000 0 0 reader
+X
+"$B" trace undump "$T/k.txt" -o "$T/k.trace"
+"$B" replay "$T/k.trace" --virtual --tier fixed60 --profile "$T/fixed.lua" --json > "$T/k.json"
+check "block: the command's two reads" test "$(j "$T/k.json" '.results[0].ops')" = 2
+check "block: two left out" test "$(j "$T/k.json" '[.results[].outside] | unique | join(",")')" = 2
+check "block: recorded span" test "$(j "$T/k.json" '.results[0].total_ns')" = 100000
+check "block: the stream on fixed60" test "$(j "$T/k.json" '.results[1].total_ns')" = 125000
+
 # The CPU model. One CPU (cpus 1, nothing else busy). Threads 20 and 30
 # start at 0 and 10us later thread 20 reads and thread 30 writes, 100us
 # each as recorded; between its two requests each computed 100us, at the

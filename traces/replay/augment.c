@@ -99,6 +99,7 @@ int replay_augment(const struct ts_trace *t, const struct ts_wakes *s, struct au
 	bool own = false;
 	for (size_t i = 0; i < n && !own; i++)
 		own = ts_wakes_thread_of(s, a->t.recs[i].tid) != NULL;
+	a->t.nrecs = n;
 	if (!n || !own)
 		return 0;
 	struct ts_trace_rec w = {.op = TS_OP_GETATTR, .flags = TS_REC_F_NOTIER | REC_F_WAKE};
