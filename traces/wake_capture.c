@@ -506,7 +506,7 @@ static void *reader_main(void *arg)
 
 int ts_wake_capture_start(struct ts_wake_capture *c, pid_t pid, char *why, size_t whylen)
 {
-	char v[32], path[PATH_MAX + 96];
+	char v[32], path[PATH_MAX + 192];
 	int e;
 
 	snprintf(v, sizeof(v), "%ld", (long)pid);
@@ -520,10 +520,13 @@ int ts_wake_capture_start(struct ts_wake_capture *c, pid_t pid, char *why, size_
 	c->busy0 = busy_ns();
 	if ((e = formats(c, why, whylen)))
 		return e;
-	for (;; c->ncpu++) {
-		snprintf(path, sizeof(path), "%s/per_cpu/cpu%u/trace_pipe_raw", c->dir, c->ncpu);
+	/* every CPU the kernel may bring up has a buffer (an offline one
+	 * may have none: skipped) */
+	long conf = sysconf(_SC_NPROCESSORS_CONF);
+	for (int cpu = 0; cpu < (int)TS_MIN(TS_MAX(conf, 1L), 65536L); cpu++) {
+		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/trace_pipe_raw", c->dir, cpu);
 		if (access(path, F_OK))
-			break;
+			continue;
 		int *fds = realloc(c->cpu_fd, (c->ncpu + 1) * sizeof(*fds));
 		if (!fds)
 			return -ENOMEM;
@@ -533,6 +536,7 @@ int ts_wake_capture_start(struct ts_wake_capture *c, pid_t pid, char *why, size_
 			snprintf(why, whylen, "%s: %s", path, strerror(errno));
 			return e;
 		}
+		c->ncpu++;
 	}
 	if (!c->ncpu || (e = put(c, "set_event_pid", v)) || (e = put(c, "tracing_on", "1"))) {
 		e = c->ncpu ? e : -ENOENT;
@@ -552,12 +556,13 @@ int ts_wake_capture_start(struct ts_wake_capture *c, pid_t pid, char *why, size_
 static uint64_t lost_events(const struct ts_wake_capture *c)
 {
 	uint64_t lost = 0;
-	for (int cpu = 0;; cpu++) {
+	long conf = sysconf(_SC_NPROCESSORS_CONF);
+	for (int cpu = 0; cpu < (int)TS_MIN(TS_MAX(conf, 1L), 65536L); cpu++) {
 		char path[PATH_MAX + 160], line[128];
 		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/stats", c->dir, cpu);
 		FILE *f = fopen(path, "re");
 		if (!f)
-			break;
+			continue; /* an offline CPU's */
 		while (fgets(line, sizeof(line), f)) {
 			unsigned long long v;
 			if (sscanf(line, "overrun: %llu", &v) == 1 ||
