@@ -26,10 +26,10 @@
 #include "core/units.h"
 #include "pipeline/dataset.h"
 
-/* The command line: the generator's options (ts_dataset_opts, less
+/* The command line: the generator's options (ts_dataset_opts(), less
  * progress, which --quiet turns off) and make's own. */
 struct ds_args {
-	struct ts_dataset_config cfg; /* first: ts_dataset_opts' offsets apply here */
+	struct ts_dataset_config cfg; /* first: ts_dataset_opts()' offsets apply here */
 	char *out;
 	bool quiet;
 };
@@ -73,14 +73,14 @@ static char *kinds_tail(void)
 	return t;
 }
 
-/* ts_dataset_opts less progress, then ds_own_opts: one table (malloc'd). */
+/* ts_dataset_opts() less progress, then ds_own_opts: one table (malloc'd). */
 static struct ts_opt *ds_table(void)
 {
 	size_t n = 0, k = 0;
-	for (const struct ts_opt *o = ts_dataset_opts; o->name; o++)
+	for (const struct ts_opt *o = ts_dataset_opts(); o->name; o++)
 		n++;
 	struct ts_opt *t = calloc(n + TS_ARRAY_SIZE(ds_own_opts), sizeof(*t));
-	for (const struct ts_opt *o = ts_dataset_opts; t && o->name; o++)
+	for (const struct ts_opt *o = ts_dataset_opts(); t && o->name; o++)
 		if (strcmp(o->name, "progress"))
 			t[k++] = *o;
 	for (size_t i = 0; t && i < TS_ARRAY_SIZE(ds_own_opts); i++)

@@ -1,10 +1,11 @@
 /*
  * dataset.c — what every dataset kind shares: the registry of kinds (one
- * explicit table, as Lua's linit.c), the options and their check against a
- * kind, the make driver (an empty directory in, the kind's files and then
- * dataset.json out, nothing left behind on failure) and the dataset.json
- * manifest. Each kind's own knowledge is in its pipeline/ds_<kind>.c; see
- * dataset.h and pipeline/DATASETS.md.
+ * explicit table, as Lua's linit.c) and through it of their readers by
+ * name, the options and their check against a kind, the make driver (an
+ * empty directory in, the kind's files and then dataset.json out, nothing
+ * left behind on failure) and the dataset.json manifest. Each kind's own
+ * knowledge is in its pipeline/ds_<kind>.c; see dataset.h and
+ * pipeline/DATASETS.md.
  */
 #include "pipeline/dataset.h"
 
@@ -14,6 +15,7 @@
 #include <inttypes.h>
 #include <jansson.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +26,7 @@
 #include "core/clock.h"
 #include "core/files.h"
 #include "pipeline/ds_kind.h"
+#include "pipeline/source.h"
 
 #define MANIFEST "dataset.json"
 #define MANIFEST_VERSION 1
@@ -37,33 +40,58 @@ static const struct ts_dataset_ops *const kinds[] = {
 	&ts_dataset_tfrecord,
 };
 
-const struct ts_opt ts_dataset_opts[] = {
+/* What every kind takes; the other options are a kind's own (ops->opts). */
+static const struct ts_opt common_opts[] = {
 	{ "count", TS_OPT_U64, offsetof(struct ts_dataset_config, count), "0", 0, 1e9, "",
 	  "train samples in the kind's unit (images, words); 0 = the full dataset's" },
-	{ "val", TS_OPT_U64, offsetof(struct ts_dataset_config, val), "0", 0, 1e8, "",
-	  "validation images under val/" },
 	{ "seed", TS_OPT_U64, offsetof(struct ts_dataset_config, seed), "1", 0, 0, "",
 	  "generator seed: same seed, same bytes" },
-	{ "classes", TS_OPT_U64, offsetof(struct ts_dataset_config, classes), "0", 0,
-	  TS_IMAGENET_CLASSES, "", "image classes; 0 = min(1000, ceil(count / 10))" },
-	{ "encoded", TS_OPT_BOOL, offsetof(struct ts_dataset_config, encoded), "false", 0, 0, "",
-	  "store the JPEG file in the Datum (convert_imageset --encoded)" },
-	{ "samples_per_file", TS_OPT_U64, offsetof(struct ts_dataset_config, samples_per_file),
-	  "0", 0, 1e7, "", "samples per file (DLIO num_samples_per_file); 0 = 1" },
-	{ "record_length", TS_OPT_SIZE, offsetof(struct ts_dataset_config, record_length),
-	  "0", 0, 2147483647.0, "bytes",
-	  "mean bytes per sample (DLIO record_length); 0 = 64 KiB, DLIO's default" },
-	{ "record_stdev", TS_OPT_SIZE, offsetof(struct ts_dataset_config, record_stdev), "0", 0,
-	  2147483647.0, "bytes", "standard deviation of the sample size (DLIO record_length_stdev)" },
 	{ "threads", TS_OPT_U64, offsetof(struct ts_dataset_config, threads), "0", 0, 256, "",
 	  "generator threads; 0 = one per online CPU" },
 	{ "progress", TS_OPT_BOOL, offsetof(struct ts_dataset_config, progress), "false", 0, 0, "",
 	  "progress on stderr (a live line on a terminal, a line per 10% otherwise)" },
-	{ NULL },
 };
 
-/* What every kind takes; the other options are a kind's own (ops->opts). */
-static const char *const common_opts[] = { "count", "seed", "threads", "progress" };
+/* ts_dataset_opts(): common_opts, then the kinds' own, a slot of
+ * ts_dataset_config.own each, and the terminator. */
+static struct ts_opt all_opts[TS_ARRAY_SIZE(common_opts) + TS_DATASET_OWN_MAX + 1];
+static pthread_once_t all_once = PTHREAD_ONCE_INIT;
+
+static bool own_type(enum ts_opt_type t)
+{
+	return t == TS_OPT_BOOL || t == TS_OPT_U64 || t == TS_OPT_SIZE;
+}
+
+static size_t opt_size(const struct ts_opt *o)
+{
+	return o->type == TS_OPT_BOOL ? sizeof(bool) : sizeof(uint64_t);
+}
+
+static void build_opts(void)
+{
+	size_t n = 0, slot = 0;
+	for (size_t i = 0; i < TS_ARRAY_SIZE(common_opts); i++)
+		all_opts[n++] = common_opts[i];
+	for (size_t k = 0; k < TS_ARRAY_SIZE(kinds); k++) {
+		for (const struct ts_opt *o = kinds[k]->opts; o && o->name; o++) {
+			/* a kind that breaks the rules is refused by ts_dataset_check
+			 * before anything reads its options */
+			if (ts_opt_find(all_opts, o->name) || !own_type(o->type) ||
+			    slot == TS_DATASET_OWN_MAX)
+				continue;
+			all_opts[n] = *o;
+			all_opts[n++].off = offsetof(struct ts_dataset_config, own) +
+					    slot++ * sizeof(uint64_t);
+		}
+	}
+	all_opts[n] = (struct ts_opt){ NULL };
+}
+
+const struct ts_opt *ts_dataset_opts(void)
+{
+	pthread_once(&all_once, build_opts);
+	return all_opts;
+}
 
 int ts_ds_fail(char *err, size_t errlen, int rc, const char *fmt, ...)
 {
@@ -75,14 +103,6 @@ int ts_ds_fail(char *err, size_t errlen, int rc, const char *fmt, ...)
 		va_end(ap);
 	}
 	return rc;
-}
-
-static bool listed(const char *const *names, size_t n, const char *name)
-{
-	for (size_t i = 0; names && (n ? i < n : names[i] != NULL); i++)
-		if (!strcmp(names[i], name))
-			return true;
-	return false;
 }
 
 int ts_dataset_check(const struct ts_dataset_ops *ops, char *err, size_t errlen)
@@ -100,6 +120,8 @@ int ts_dataset_check(const struct ts_dataset_ops *ops, char *err, size_t errlen)
 		missing = "help";
 	else if (!ops->opts)
 		missing = "opts";
+	else if (ops->opts->name && !ops->opts_size)
+		missing = "opts_size";
 	else if (!ops->full_count)
 		missing = "full_count";
 	else if (!ops->unit)
@@ -108,8 +130,8 @@ int ts_dataset_check(const struct ts_dataset_ops *ops, char *err, size_t errlen)
 		missing = "source";
 	else if (!ops->input)
 		missing = "input";
-	else if (!ops->plan)
-		missing = "plan";
+	else if (!ops->describe)
+		missing = "describe";
 	else if (!ops->generate)
 		missing = "generate";
 	else if (!ops->verify)
@@ -123,13 +145,27 @@ int ts_dataset_check(const struct ts_dataset_ops *ops, char *err, size_t errlen)
 	if (missing)
 		return ts_ds_fail(err, errlen, -EINVAL, "dataset kind '%s': '%s' is missing", name,
 				  missing);
-	for (size_t i = 0; ops->opts[i]; i++)
-		if (!ts_opt_find(ts_dataset_opts, ops->opts[i]) ||
-		    listed(common_opts, TS_ARRAY_SIZE(common_opts), ops->opts[i]))
-			return ts_ds_fail(err, errlen, -EINVAL,
-					  "dataset kind '%s': option '%s' is not one of a kind's "
-					  "own in ts_dataset_opts",
-					  name, ops->opts[i]);
+	char why[256];
+	int rc = ts_source_check(ops->source, why, sizeof(why));
+	if (rc)
+		return ts_ds_fail(err, errlen, rc, "dataset kind '%s': its reader: %s", name, why);
+	for (const struct ts_opt *o = ops->opts; o->name; o++) {
+		const struct ts_opt *a = ts_opt_find(ts_dataset_opts(), o->name);
+		const char *bad = NULL;
+		if (!own_type(o->type))
+			bad = "is not a bool, u64 or size";
+		else if (o->off + opt_size(o) > ops->opts_size)
+			bad = "lies outside its opts_size";
+		else if (!a)
+			bad = "has no room: more than TS_DATASET_OWN_MAX options in all";
+		else if (a < all_opts + TS_ARRAY_SIZE(common_opts))
+			bad = "is one every kind takes";
+		else if (a->type != o->type || strcmp(a->def ? a->def : "", o->def ? o->def : ""))
+			bad = "differs in type or default from another kind's of that name";
+		if (bad)
+			return ts_ds_fail(err, errlen, -EINVAL, "dataset kind '%s': option '%s' %s",
+					  name, o->name, bad);
+	}
 	return 0;
 }
 
@@ -149,6 +185,25 @@ const struct ts_dataset_ops *ts_dataset_find(const char *name, char *err, size_t
 	}
 	ts_ds_fail(err, errlen, TS_E_UNKNOWN, "unknown kind '%s' (known: %s)", name ? name : "",
 		   known);
+	return NULL;
+}
+
+/* The null source, then each kind's reader, in the registry's order. */
+const struct ts_source_ops *ts_source_find(const char *name, char *err, size_t errlen)
+{
+	char known[128] = "";
+	const struct ts_dataset_ops *k;
+	for (size_t i = 0;; i++) {
+		const struct ts_source_ops *s = i ? (k = ts_dataset_kind_at(i - 1)) ? k->source : NULL
+						  : &ts_source_null;
+		if (!s)
+			break;
+		if (!strcmp(s->name, name))
+			return s;
+		size_t used = strlen(known);
+		snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "", s->name);
+	}
+	snprintf(err, errlen, "option 'source': unknown source '%s' (known: %s)", name, known);
 	return NULL;
 }
 
@@ -221,9 +276,9 @@ out:
 	return rc;
 }
 
-static size_t opt_size(const struct ts_opt *o)
+static bool takes(const struct ts_dataset_ops *kind, const char *name)
 {
-	return o->type == TS_OPT_BOOL ? sizeof(bool) : sizeof(uint64_t);
+	return ts_opt_find(kind->opts, name) != NULL;
 }
 
 /* An option that is neither common nor the kind's own must stay at its
@@ -232,26 +287,40 @@ static int check_opts(const struct ts_dataset_ops *kind, const struct ts_dataset
 		      char *err, size_t errlen)
 {
 	struct ts_dataset_config def;
+	const struct ts_opt *all = ts_dataset_opts();
 	int rc;
 
 	memset(&def, 0, sizeof(def));
-	if ((rc = ts_opt_defaults(ts_dataset_opts, &def, err, errlen)))
+	if ((rc = ts_opt_defaults(all, &def, err, errlen)))
 		return rc;
-	for (const struct ts_opt *o = ts_dataset_opts; o->name; o++) {
-		if (listed(common_opts, TS_ARRAY_SIZE(common_opts), o->name) ||
-		    listed(kind->opts, 0, o->name) ||
+	for (const struct ts_opt *o = all + TS_ARRAY_SIZE(common_opts); o->name; o++) {
+		if (takes(kind, o->name) ||
 		    !memcmp((const char *)cfg + o->off, (const char *)&def + o->off, opt_size(o)))
 			continue;
 		char takers[256] = "";
 		for (size_t i = 0; i < TS_ARRAY_SIZE(kinds); i++) {
 			size_t used = strlen(takers);
-			if (listed(kinds[i]->opts, 0, o->name))
+			if (takes(kinds[i], o->name))
 				snprintf(takers + used, sizeof(takers) - used, "%s%s",
 					 used ? ", " : "", kinds[i]->name);
 		}
 		return ts_ds_fail(err, errlen, -EINVAL, "--%s is for %s; %s does not take it",
 				  o->name, takers[0] ? takers : "no kind", kind->name);
 	}
+	return 0;
+}
+
+/* The kind's own options from @cfg, into its own struct (meta->own). */
+static int own_from(const struct ts_dataset_ops *kind, const struct ts_dataset_config *cfg,
+		    struct ts_dataset_meta *meta)
+{
+	if (!kind->opts->name)
+		return 0;
+	if (!(meta->own = calloc(1, kind->opts_size)))
+		return -ENOMEM;
+	for (const struct ts_opt *o = kind->opts; o->name; o++)
+		memcpy((char *)meta->own + o->off,
+		       (const char *)cfg + ts_opt_find(ts_dataset_opts(), o->name)->off, opt_size(o));
 	return 0;
 }
 
@@ -269,13 +338,9 @@ int ts_dataset_meta_describe(const struct ts_dataset_ops *kind,
 	meta->kind = kind;
 	meta->seed = cfg->seed;
 	meta->count = cfg->count ? cfg->count : kind->full_count;
-	meta->val = cfg->val;
-	meta->classes = (uint32_t)cfg->classes;
-	meta->encoded = cfg->encoded;
-	meta->per_file = cfg->samples_per_file;
-	meta->record_length = cfg->record_length;
-	meta->record_stdev = cfg->record_stdev;
-	if ((rc = kind->plan(cfg, meta, err, errlen))) {
+	if ((rc = own_from(kind, cfg, meta)) || (rc = kind->describe(cfg, meta, err, errlen))) {
+		if (rc == -ENOMEM)
+			ts_ds_fail(err, errlen, rc, "describing %s: %s", kind->name, ts_strerror(rc));
 		ts_dataset_meta_free(meta);
 		return rc;
 	}
@@ -291,6 +356,7 @@ void ts_dataset_meta_free(struct ts_dataset_meta *meta)
 	free(meta->order);
 	free(meta->img_label);
 	free(meta->img_fileno);
+	free(meta->own);
 	for (size_t i = 0; i < meta->nfiles; i++)
 		free(meta->files[i].path);
 	free(meta->files);
@@ -356,21 +422,6 @@ static int get_u64(json_t *o, const char *key, uint64_t *out)
 	return TS_E_FORMAT;
 }
 
-/* The options describe took from a config, back from @meta. */
-static struct ts_dataset_config meta_config(const struct ts_dataset_meta *meta)
-{
-	return (struct ts_dataset_config){
-		.count = meta->count,
-		.seed = meta->seed,
-		.val = meta->val,
-		.classes = meta->classes,
-		.encoded = meta->encoded,
-		.samples_per_file = meta->per_file,
-		.record_length = meta->record_length,
-		.record_stdev = meta->record_stdev,
-	};
-}
-
 static int write_manifest(const struct ts_dataset_meta *meta, const char *dir,
 			  struct ts_dataset_stats *st, char *err, size_t errlen)
 {
@@ -388,10 +439,8 @@ static int write_manifest(const struct ts_dataset_meta *meta, const char *dir,
 	json_object_set_new(root, "seed", meta->seed <= INT64_MAX ? json_integer((json_int_t)meta->seed)
 								   : json_string(seed));
 	/* the kind's own options, as describe resolved them */
-	struct ts_dataset_config cfg = meta_config(meta);
-	for (size_t i = 0; meta->kind->opts[i]; i++) {
-		const struct ts_opt *o = ts_opt_find(ts_dataset_opts, meta->kind->opts[i]);
-		const void *v = (const char *)&cfg + o->off;
+	for (const struct ts_opt *o = meta->kind->opts; o->name; o++) {
+		const void *v = (const char *)meta->own + o->off;
 		json_object_set_new(root, o->name,
 				    o->type == TS_OPT_BOOL ? json_boolean(*(const bool *)v)
 							   : json_u64(*(const uint64_t *)v));
@@ -480,7 +529,7 @@ int ts_dataset_open(const char *dir, struct ts_dataset_meta *meta, char *err, si
 
 	memset(meta, 0, sizeof(*meta));
 	/* options the manifest does not record (another kind's) stay at their defaults */
-	if ((rc = ts_opt_defaults(ts_dataset_opts, &cfg, err, errlen)))
+	if ((rc = ts_opt_defaults(ts_dataset_opts(), &cfg, err, errlen)))
 		return rc;
 	snprintf(path, sizeof(path), "%s/" MANIFEST, dir);
 	root = json_load_file(path, 0, &je);
@@ -516,8 +565,8 @@ int ts_dataset_open(const char *dir, struct ts_dataset_meta *meta, char *err, si
 				path);
 		goto out;
 	}
-	for (size_t i = 0; kind->opts[i]; i++) {
-		const struct ts_opt *o = ts_opt_find(ts_dataset_opts, kind->opts[i]);
+	for (const struct ts_opt *k = kind->opts; k->name; k++) {
+		const struct ts_opt *o = ts_opt_find(ts_dataset_opts(), k->name);
 		void *p = (char *)&cfg + o->off;
 		json_t *j = json_object_get(root, o->name);
 		bool ok = o->type == TS_OPT_BOOL ? json_is_boolean(j) : !get_u64(root, o->name, p);

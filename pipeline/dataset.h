@@ -41,6 +41,7 @@
 #include "core/ts.h"
 
 struct ts_dataset_ops;
+struct ts_source_ops;
 
 /*
  * Full sizes. ILSVRC2012: 1,281,167 train and 50,000 val images in 1,000
@@ -62,25 +63,30 @@ struct ts_dataset_ops;
 /* im2rec --resize: the shorter side of every RecordIO image. */
 #define TS_REC_SHORT_SIDE 480
 
-/* What to generate; driven by ts_dataset_opts (opt.h). Zero it before
+/* Room for the kinds' own options in a struct ts_dataset_config: one slot
+ * per distinct name among the registered kinds. */
+#define TS_DATASET_OWN_MAX 16
+
+/* What to generate; driven by ts_dataset_opts() (opt.h). Zero it before
  * ts_opt_defaults(): fields outside the table default to zero. */
 struct ts_dataset_config {
-	uint64_t count;		/* train images, or train words for ptb-text; 0 = full size */
-	uint64_t val;		/* imagenet-jpeg: val images (0 = none) */
+	uint64_t count;		/* train samples in the kind's unit; 0 = full size */
 	uint64_t seed;
-	uint64_t classes;	/* 0 = min(1000, ceil(count / 10)) */
-	bool encoded;		/* imagenet-lmdb: Datum holds the JPEG (encoded=true) */
-	/* npz, tfrecord (DLIO's dataset section): count is num_files_train */
-	uint64_t samples_per_file; /* num_samples_per_file */
-	uint64_t record_length;	/* bytes per sample (mean) */
-	uint64_t record_stdev;	/* their standard deviation (record_length_stdev) */
 	uint64_t threads;	/* generator threads; 0 = online CPUs */
 	bool progress;		/* progress line on stderr when it is a terminal */
 	/* Not an option: when set and it becomes non-zero (a signal handler's
 	 * flag), generation stops at the next sample with -EINTR. */
 	volatile sig_atomic_t *stop;
+	/* The kinds' own options (struct ts_dataset_ops.opts), where the
+	 * table ts_dataset_opts() puts them: set them by name through it. A
+	 * kind reads only its own, from meta->own. */
+	uint64_t own[TS_DATASET_OWN_MAX];
 };
-extern const struct ts_opt ts_dataset_opts[];
+/* The options of a struct ts_dataset_config: those every kind takes
+ * (count, seed, threads, progress), then each registered kind's own, one
+ * entry per name (several kinds may take one: "classes"). Built once from
+ * the kinds' tables. */
+const struct ts_opt *ts_dataset_opts(void);
 
 /* One file the generator writes. */
 struct ts_dataset_file {
@@ -95,7 +101,9 @@ struct ts_dataset_meta {
 	uint64_t count;		/* train samples: images, or words for ptb-text */
 	uint64_t val;		/* val images (imagenet-jpeg) */
 	uint32_t classes;
-	bool encoded;
+	/* The kind's own options as its describe resolved them (its struct,
+	 * laid out by its ops->opts; NULL for a kind without any). */
+	void *own;
 
 	/* Images (empty for ptb-text), in storage order, train then val. */
 	uint64_t samples;	/* count + val */
@@ -120,10 +128,9 @@ struct ts_dataset_meta {
 	uint64_t words[3], lines[3];
 
 	/* npz, tfrecord: count files of per_file samples each (sample j is
-	 * record j % per_file of file j / per_file), record_length ± stdev
-	 * bytes of payload per sample; bytes[] is what a sample's read covers
-	 * (the whole .npz, or the TFRecord frame). */
-	uint64_t per_file, record_length, record_stdev;
+	 * record j % per_file of file j / per_file); bytes[] is what a
+	 * sample's read covers (the whole .npz, or the TFRecord frame). */
+	uint64_t per_file;
 };
 
 /*
@@ -182,11 +189,12 @@ TS_WUR int ts_dataset_open(const char *dir, struct ts_dataset_meta *meta, char *
 TS_WUR int ts_dataset_verify(const char *dir, char *err, size_t errlen);
 
 /*
- * Dataset kinds. Each kind is one struct ts_dataset_ops in its own file
- * (pipeline/ds_<kind>.c) and one line in the registry in dataset.c; what
- * every kind shares (options, the manifest, the make driver) stays in
- * dataset.c. The loader never sees these: it reads a kind's files through
- * the source the kind names (pipeline/source.h).
+ * Dataset kinds. Each kind is one file (pipeline/ds_<kind>.c): its writer
+ * (the struct ts_dataset_ops below) and its reader (the struct
+ * ts_source_ops that .source points to, pipeline/source.h) together, and
+ * one line in the registry in dataset.c; what every kind shares (options,
+ * the manifest, the make driver) stays in dataset.c. The loader never sees
+ * a kind: it reads the kind's files through its source.
  */
 #define TS_DATASET_OPS_VERSION 1
 
@@ -204,25 +212,32 @@ struct ts_dataset_ops {
 	unsigned version;	/* TS_DATASET_OPS_VERSION */
 	unsigned caps;		/* TS_DS_* */
 	const char *help;	/* one line for --help: what it holds, what it imitates */
-	/* Options of ts_dataset_opts this kind takes besides those every kind
-	 * takes (count, seed, threads, progress); NULL-terminated. Any other
-	 * option set off its default is refused naming the kinds that take it;
-	 * dataset.json records these. */
-	const char *const *opts;
+	/* The kind's own options besides those every kind takes (count, seed,
+	 * threads, progress): its table (opt.h; types bool, u64 or size) into
+	 * a struct of opts_size bytes that describe finds in meta->own and
+	 * may resolve (a default that depends on others). Any other option
+	 * set off its default is refused naming the kinds that take it;
+	 * dataset.json records these. Kinds that take the same name agree on
+	 * its type and default. */
+	const struct ts_opt *opts;
+	size_t opts_size;
 	uint64_t full_count;	/* count when --count is 0: the real dataset's */
 	const char *unit;	/* what count counts: "images", "words" */
-	const char *source;	/* the loader source that reads it (ts_source_find) */
+	/* Its reader: the loader source that reads it, in the kind's file. */
+	const struct ts_source_ops *source;
 	const char *input;	/* what that source opens, relative to DIR */
 	const char *sample_column; /* TS_DS_IMAGES: what sample_name gives ("path") */
-	/* The kind's own state, for hooks that several kinds share: they reach
-	 * it as meta->kind->data (the DLIO kinds: their struct ts_dlio_fmt). */
+	/* The kind's own state, for hooks that several kinds share: every hook
+	 * gets its own ops as meta->kind and reaches this as meta->kind->data
+	 * (the image kinds: their struct ts_ds_image_kind; the DLIO kinds:
+	 * their struct ts_dlio_fmt). */
 	const void *data;
 
 	/* Fills @meta with what generate writes, writing nothing: sizes to the
 	 * byte, files and total_bytes (estimates flagged). On entry kind, seed,
-	 * count (full_count for 0), val, classes and encoded are set from @cfg
-	 * and the rest is zero; on failure the caller frees @meta. */
-	int (*plan)(const struct ts_dataset_config *cfg, struct ts_dataset_meta *meta, char *err,
+	 * count (full_count for 0) and own are set from @cfg and the rest is
+	 * zero; on failure the caller frees @meta. */
+	int (*describe)(const struct ts_dataset_config *cfg, struct ts_dataset_meta *meta, char *err,
 		    size_t errlen);
 	/* Writes what @meta describes into @dir (exists, empty); the caller
 	 * writes dataset.json after it and removes everything on failure.

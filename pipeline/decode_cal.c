@@ -206,7 +206,7 @@ int ts_decode_load_dir(const char *dir, size_t want, uint8_t ***jpeg, size_t **l
 {
 	struct ts_pipe_cfg cfg = { .path = (char *)dir };
 	void *st;
-	int rc = ts_source_folder.open(&cfg, &st, err, errlen);
+	int rc = ts_source_folder.open(&ts_source_folder, &cfg, &st, err, errlen);
 	if (rc)
 		return rc;
 	uint64_t all = ts_source_folder.count(st);
@@ -312,11 +312,11 @@ int ts_decode_calibrate_set(const char *dir, uint64_t count, unsigned out, unsig
 					      "give --dir)", made, ts_strerror(rc));
 			return rc;
 		}
-		rc = ts_opt_defaults(ts_dataset_opts, &dc, sub, sizeof(sub));
+		rc = ts_opt_defaults(ts_dataset_opts(), &dc, sub, sizeof(sub));
 		dc.count = count;
 		if (!rc)
 			rc = ts_dataset_make(TS_DS_IMAGENET_JPEG, &dc, made, &st, sub, sizeof(sub));
-		ts_opt_free(ts_dataset_opts, &dc);
+		ts_opt_free(ts_dataset_opts(), &dc);
 		if (rc) {
 			snprintf(err, errlen, "making %llu test images: %s", (unsigned long long)count,
 				 sub);

@@ -1,6 +1,6 @@
 /*
  * ds_dlio.c — DLIO's datasets (the MLPerf Storage workloads' npz and
- * TFRecord files), planned, written and verified; see ds_dlio.h.
+ * TFRecord files), described, written, verified and read; see ds_dlio.h.
  *
  * Sizes: each sample's payload is drawn from N(record_length,
  * record_length_stdev) with the dataset's seed, sample by sample in
@@ -9,13 +9,22 @@
  * np.random.normal(record_length, record_length_stdev)). The payload is
  * pseudo-random bytes from the seed and the sample number (xoshiro256**),
  * as DLIO's are random, so nothing compresses or deduplicates them.
+ *
+ * The readers (DLIO's, as each kind's file says) find their layout in the
+ * dataset's description (dataset.json, one folder above path = DIR/train),
+ * which gives every sample's size to the byte; nothing is scanned. The same
+ * layout drives virtual time (plan_open/plan_sample): the requests listed
+ * there are the reads made here.
  */
 #include "pipeline/ds_dlio.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <libgen.h>
 #include <math.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +33,7 @@
 #include "core/rng.h"
 #include "pipeline/dliofmt.h"
 #include "pipeline/ds_kind.h"
+#include "pipeline/loader.h"
 
 #define MAX_PAYLOAD ((1ull << 31) - 4096)
 #define CHUNK (256u * 1024)
@@ -45,13 +55,25 @@ void ts_dlio_file_name(const struct ts_dataset_meta *meta, const char *ext, uint
 		 (int)digits(meta->count), f, meta->count, ext);
 }
 
+/* DLIO's dataset section: the options both kinds take. */
+const struct ts_opt ts_dlio_dataset_opts[] = {
+	{ "samples_per_file", TS_OPT_U64, offsetof(struct ts_dlio_dataset_opts, samples_per_file), "0", 0,
+	  1e7, "", "samples per file (DLIO num_samples_per_file); 0 = 1" },
+	{ "record_length", TS_OPT_SIZE, offsetof(struct ts_dlio_dataset_opts, record_length), "0", 0,
+	  2147483647.0, "bytes",
+	  "mean bytes per sample (DLIO record_length); 0 = 64 KiB, DLIO's default" },
+	{ "record_stdev", TS_OPT_SIZE, offsetof(struct ts_dlio_dataset_opts, record_stdev), "0", 0,
+	  2147483647.0, "bytes", "standard deviation of the sample size (DLIO record_length_stdev)" },
+	{ NULL },
+};
+
 /* The kind's file format: its ops' data. */
 static const struct ts_dlio_fmt *fmt_of(const struct ts_dataset_meta *meta)
 {
 	return meta->kind->data;
 }
 
-int ts_dlio_plan(const struct ts_dataset_config *cfg, struct ts_dataset_meta *meta, char *err,
+int ts_dlio_describe(const struct ts_dataset_config *cfg, struct ts_dataset_meta *meta, char *err,
 		 size_t errlen)
 {
 	const struct ts_dlio_fmt *fmt = fmt_of(meta);
@@ -60,26 +82,35 @@ int ts_dlio_plan(const struct ts_dataset_config *cfg, struct ts_dataset_meta *me
 		return ts_ds_fail(err, errlen, -EINVAL,
 				  "dataset kind '%s': no DLIO file format (its ops' data)",
 				  meta->kind->name);
+	struct ts_dlio_dataset_opts *o = meta->own;
+	meta->per_file = o->samples_per_file;
+	if (fmt->max_per_file && meta->per_file > fmt->max_per_file)
+		return ts_ds_fail(err, errlen, -EINVAL,
+				  "%s: --samples_per_file %" PRIu64 ": this kind stores at most %"
+				  PRIu64 " sample%s per file",
+				  meta->kind->name, meta->per_file, fmt->max_per_file,
+				  fmt->max_per_file == 1 ? "" : "s");
 	if (!meta->per_file)
 		meta->per_file = 1;
-	if (!meta->record_length)
-		meta->record_length = TS_DLIO_RECORD_LENGTH;
+	o->samples_per_file = meta->per_file;
+	if (!o->record_length)
+		o->record_length = TS_DLIO_RECORD_LENGTH;
 	uint64_t files = meta->count, per = meta->per_file;
 	if (per > UINT32_MAX / files)
 		return ts_ds_fail(err, errlen, -EINVAL,
 				  "%" PRIu64 " files x %" PRIu64 " samples per file: more than "
 				  "%u samples",
 				  files, per, UINT32_MAX);
-	if (meta->record_length > MAX_PAYLOAD)
+	if (o->record_length > MAX_PAYLOAD)
 		return ts_ds_fail(err, errlen, -EINVAL, "--record_length %" PRIu64
 				  " is more than a sample may hold (%llu bytes)",
-				  meta->record_length, MAX_PAYLOAD);
+				  o->record_length, MAX_PAYLOAD);
 	meta->samples = files * per;
 	if (!(meta->bytes = malloc(meta->samples * sizeof(*meta->bytes))))
 		return -ENOMEM;
 	struct ts_rng r;
 	ts_rng_seed(&r, meta->seed);
-	double mu = (double)meta->record_length, sd = (double)meta->record_stdev;
+	double mu = (double)o->record_length, sd = (double)o->record_stdev;
 	char path[256];
 	for (uint64_t f = 0; f < files; f++) {
 		uint64_t fbytes = 0;
@@ -301,7 +332,223 @@ int ts_dlio_verify(const struct ts_dataset_meta *meta, const char *dir, char *er
 void ts_dlio_storage(const struct ts_dataset_meta *meta, char *out, size_t n)
 {
 	const char *what = fmt_of(meta)->storage;
+	const struct ts_dlio_dataset_opts *o = meta->own;
 	snprintf(out, n, "%" PRIu64 " files of %" PRIu64 " samples (%s), %" PRIu64
 		 " +- %" PRIu64 " payload bytes each, under " TS_DLIO_DIR "/",
-		 meta->count, meta->per_file, what, meta->record_length, meta->record_stdev);
+		 meta->count, meta->per_file, what, o->record_length, o->record_stdev);
+}
+
+/* ---- the readers ----------------------------------------------------------- */
+
+/* Files of many records stay open while the source is open, up to this many. */
+#define MAX_OPEN_FILES 4096
+
+struct layout {
+	uint64_t samples, per;
+	uint64_t *off;	/* sample -> offset in its file */
+	uint64_t max_len;
+	bool fds;	/* records read through open files */
+	uint64_t chunk; /* transfer_size */
+};
+
+struct dsrc {
+	const struct ts_dataset_ops *kind;
+	const struct ts_dlio_fmt *fmt;
+	struct ts_dataset_meta meta;
+	struct layout L;
+	char dir[4096]; /* DIR/train */
+	int dirfd;
+	int *fd;	/* per file, when L.fds */
+};
+
+/* File @f's path under DIR/train (the description lists them from DIR). */
+static const char *file_rel(const struct dsrc *s, uint64_t f)
+{
+	return s->meta.files[f].path + strlen(TS_DLIO_DIR "/");
+}
+
+static int layout(struct layout *L, const struct ts_dataset_meta *m, const struct ts_pipe_cfg *cfg,
+		  bool records, char *err, size_t errlen)
+{
+	memset(L, 0, sizeof(*L));
+	if (!m || !m->samples || !m->per_file || !m->bytes) {
+		snprintf(err, errlen, "the dataset's description lists no samples");
+		return -EINVAL;
+	}
+	L->samples = m->samples;
+	L->per = m->per_file;
+	L->fds = records && L->per > 1 && m->count <= MAX_OPEN_FILES;
+	L->chunk = records && L->fds ? cfg->transfer_size : 0;
+	if (!(L->off = malloc(L->samples * sizeof(*L->off))))
+		return -ENOMEM;
+	for (uint64_t j = 0; j < L->samples; j++) {
+		L->off[j] = j % L->per ? L->off[j - 1] + m->bytes[j - 1] : 0;
+		L->max_len = TS_MAX(L->max_len, (uint64_t)m->bytes[j]);
+	}
+	return 0;
+}
+
+void ts_dlio_close(void *st)
+{
+	struct dsrc *s = st;
+	if (!s)
+		return;
+	if (s->fd)
+		for (uint64_t f = 0; f < s->meta.count; f++)
+			if (s->fd[f] >= 0)
+				close(s->fd[f]);
+	free(s->fd);
+	if (s->dirfd >= 0)
+		close(s->dirfd);
+	free(s->L.off);
+	ts_dataset_meta_free(&s->meta);
+	free(s);
+}
+
+int ts_dlio_open(const struct ts_source_ops *self, const struct ts_pipe_cfg *cfg, void **st,
+		 char *err, size_t errlen)
+{
+	const struct ts_dataset_ops *kind = self->data;
+	const char *name = kind->name;
+	if (!cfg->path || !*cfg->path) {
+		snprintf(err, errlen, "source '%s' needs option 'path' (DIR/" TS_DLIO_DIR
+				      " of a dataset made by 'tiersim dataset make %s')", name, name);
+		return -EINVAL;
+	}
+	struct dsrc *s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->kind = kind;
+	s->fmt = kind->data;
+	s->dirfd = -1;
+	snprintf(s->dir, sizeof(s->dir), "%s", cfg->path);
+	char up[4096];
+	snprintf(up, sizeof(up), "%s", cfg->path);
+	char sub[8192];
+	int rc = ts_dataset_open(dirname(up), &s->meta, sub, sizeof(sub));
+	if (!rc && s->meta.kind != kind) {
+		snprintf(sub, sizeof(sub), "%s: a %s dataset, not %s", cfg->path,
+			 s->meta.kind->name, name);
+		rc = TS_E_FORMAT;
+	}
+	if (!rc)
+		rc = layout(&s->L, &s->meta, cfg, s->fmt->records, sub, sizeof(sub));
+	if (!rc && (s->dirfd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		rc = -errno;
+		snprintf(sub, sizeof(sub), "%s: %s", s->dir, ts_strerror(rc));
+	}
+	if (!rc && s->L.fds) {
+		if (!(s->fd = malloc(s->meta.count * sizeof(*s->fd))))
+			rc = -ENOMEM;
+		for (uint64_t f = 0; !rc && f < s->meta.count; f++)
+			s->fd[f] = -1;
+		for (uint64_t f = 0; !rc && f < s->meta.count; f++) {
+			const char *rel = file_rel(s, f);
+			if ((s->fd[f] = openat(s->dirfd, rel, O_RDONLY | O_CLOEXEC)) < 0) {
+				rc = -errno;
+				snprintf(sub, sizeof(sub), "%s/%s: %s", s->dir, rel, ts_strerror(rc));
+			}
+		}
+	}
+	if (rc) {
+		snprintf(err, errlen, "source '%s': %s", name, sub);
+		ts_dlio_close(s);
+		return rc;
+	}
+	*st = s;
+	return 0;
+}
+
+uint64_t ts_dlio_count(void *st)
+{
+	return ((struct dsrc *)st)->L.samples;
+}
+
+uint64_t ts_dlio_max_len(void *st)
+{
+	return ((struct dsrc *)st)->L.max_len;
+}
+
+int ts_dlio_extent(void *st, uint64_t i, struct ts_extent *x)
+{
+	struct dsrc *s = st;
+	uint64_t f = i / s->L.per;
+	x->dirfd = s->dirfd;
+	x->rel = s->L.fds ? NULL : file_rel(s, f);
+	x->fd = s->L.fds ? s->fd[f] : -1;
+	x->off = s->L.off[i];
+	x->len = s->meta.bytes[i];
+	x->chunk = (uint32_t)s->L.chunk;
+	x->label = 0; /* DLIO labels every sample 0 */
+	return 0;
+}
+
+/* The payload inside a sample read whole: x of an npz, the image of a
+ * TFRecord's Example (its frame and CRCs checked first). */
+int ts_dlio_unwrap(void *st, uint64_t i, uint8_t *buf, uint32_t len, struct ts_payload *pl)
+{
+	(void)i;
+	uint64_t off, n;
+	int rc = ((struct dsrc *)st)->fmt->find(buf, len, &off, &n);
+	if (rc)
+		return rc;
+	pl->off = (uint32_t)off;
+	pl->len = (uint32_t)n;
+	pl->label = 0;
+	return 0;
+}
+
+void ts_dlio_describe_sample(void *st, uint64_t i, char *buf, size_t n)
+{
+	struct dsrc *s = st;
+	uint64_t f = i / s->L.per;
+	if (s->fmt->records)
+		snprintf(buf, n, "%s/%s record %" PRIu64 " (offset %" PRIu64 ")", s->dir,
+			 file_rel(s, f), i % s->L.per, s->L.off[i]);
+	else
+		snprintf(buf, n, "%s/%s", s->dir, file_rel(s, f));
+}
+
+/* ---- virtual time: the same requests ---------------------------------------- */
+
+int ts_dlio_plan_open(const struct ts_source_ops *self, struct ts_vsource *vs, char *err,
+		      size_t errlen)
+{
+	const struct ts_dlio_fmt *fmt = ((const struct ts_dataset_ops *)self->data)->data;
+	struct layout *L = malloc(sizeof(*L));
+	if (!L)
+		return -ENOMEM;
+	int rc = layout(L, vs->meta, vs->cfg, fmt->records, err, errlen);
+	if (rc) {
+		free(L);
+		return rc;
+	}
+	vs->count = L->samples;
+	vs->max_len = L->max_len;
+	vs->st = L;
+	return 0;
+}
+
+/* File ids: 2 + the file's number (1 names a packed file elsewhere). */
+void ts_dlio_plan_sample(const struct ts_vsource *vs, uint64_t i, struct ts_vsample *out)
+{
+	const struct layout *L = vs->st;
+	const struct ts_dataset_meta *m = vs->meta;
+	uint64_t f = i / L->per;
+	uint64_t len = m->bytes[i];
+	*out = (struct ts_vsample){ .work = TS_VWORK_NONE, .len = len };
+	if (!L->fds)
+		out->io[out->n++] = (struct ts_vio){ .op = TS_VIO_META, .file = f + 2 };
+	out->io[out->n++] = (struct ts_vio){ .op = TS_VIO_READ, .file = f + 2, .off = L->off[i],
+					     .len = len, .size = m->files[f].bytes,
+					     .chunk = L->chunk };
+}
+
+void ts_dlio_plan_close(struct ts_vsource *vs)
+{
+	struct layout *L = vs->st;
+	if (L)
+		free(L->off);
+	free(L);
+	vs->st = NULL;
 }

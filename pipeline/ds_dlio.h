@@ -2,11 +2,11 @@
  * ds_dlio.h — what the two DLIO dataset kinds (ds_npz.c, ds_tfrecord.c)
  * share: DLIO's dataset section (num_files_train files of
  * num_samples_per_file samples of record_length ± record_length_stdev
- * bytes) planned, generated and verified the same way, each kind saying
- * only how a file's bytes are laid out (its struct ts_dlio_fmt, the
- * kind's ops data): the hooks below are the kinds' own, taking the format
- * from meta->kind. Nothing outside pipeline/ds_*.c
- * and source_dlio.c includes it.
+ * bytes) described, generated, verified and read the same way, each kind
+ * saying only how a file's bytes are laid out and read (its struct
+ * ts_dlio_fmt, the kind's ops data): the hooks below are the kinds' own,
+ * taking the format from their own ops (meta->kind, or the source's
+ * data). Nothing outside pipeline/ds_*.c includes it.
  */
 #ifndef TS_DS_DLIO_H
 #define TS_DS_DLIO_H
@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "pipeline/dataset.h"
+#include "pipeline/source.h"
 
 /* Where a file's bytes go as they are made: written, or compared. */
 struct ts_dlio_sink {
@@ -28,7 +29,26 @@ struct ts_dlio_fmt {
 	/* Emits file @f of @meta into @s, sample payloads from ts_dlio_payload. */
 	int (*emit)(const struct ts_dataset_meta *meta, uint64_t f, struct ts_dlio_sink *s);
 	const char *storage; /* how samples are stored, for `tiersim dataset info` */
+	/* Samples a file may hold (0: any); npz stores one. */
+	uint64_t max_per_file;
+	/* The reader. Files of many records are read where each record lies
+	 * (TFRecord: in transfer_size requests, files held open); otherwise
+	 * each sample's file is read whole (np.load). @find gives the payload
+	 * inside what was read, checking its framing. */
+	bool records;
+	int (*find)(const uint8_t *buf, size_t len, uint64_t *off, uint64_t *n);
 };
+
+/* The options of DLIO's dataset section that both kinds take (their
+ * struct ts_dataset_ops.opts, into this struct): num_samples_per_file,
+ * record_length and record_length_stdev, as describe resolves them
+ * (samples_per_file 0 = 1, record_length 0 = the default below). */
+struct ts_dlio_dataset_opts {
+	uint64_t samples_per_file;
+	uint64_t record_length; /* bytes per sample (mean) */
+	uint64_t record_stdev;	/* their standard deviation */
+};
+extern const struct ts_opt ts_dlio_dataset_opts[];
 
 /* record_length when none is given: DLIO's default (64 KiB, its
  * ConfigArguments.record_length). */
@@ -37,8 +57,8 @@ struct ts_dlio_fmt {
 /* The folder every file lies in (DLIO's data_folder/train). */
 #define TS_DLIO_DIR "train"
 
-/* The plan, generate, verify and storage hooks of struct ts_dataset_ops. */
-TS_WUR int ts_dlio_plan(const struct ts_dataset_config *cfg, struct ts_dataset_meta *meta,
+/* The describe, generate, verify and storage hooks of struct ts_dataset_ops. */
+TS_WUR int ts_dlio_describe(const struct ts_dataset_config *cfg, struct ts_dataset_meta *meta,
 			char *err, size_t errlen);
 TS_WUR int ts_dlio_generate(const struct ts_dataset_meta *meta, const struct ts_dataset_config *cfg,
 			    const char *dir, struct ts_dataset_stats *st, char *err, size_t errlen);
@@ -56,5 +76,26 @@ uint64_t ts_dlio_payload_len(const struct ts_dlio_fmt *fmt, const struct ts_data
  * running CRC when @crc32 / @crc32c are not NULL. */
 TS_WUR int ts_dlio_payload(const struct ts_dataset_meta *meta, uint64_t j, uint64_t n,
 			   struct ts_dlio_sink *s, uint32_t *crc32, uint32_t *crc32c);
+
+/* The hooks of a DLIO kind's reader (struct ts_source_ops), whose data is
+ * the kind's struct ts_dataset_ops: one list for both kinds' tables. */
+#define TS_DLIO_READER_HOOKS                                                              \
+	.version = TS_SOURCE_VERSION, .caps = TS_SRC_EXTENTS, .open = ts_dlio_open,       \
+	.count = ts_dlio_count, .max_len = ts_dlio_max_len, .extent = ts_dlio_extent,     \
+	.unwrap = ts_dlio_unwrap, .describe = ts_dlio_describe_sample, .close = ts_dlio_close, \
+	.plan_open = ts_dlio_plan_open, .plan_sample = ts_dlio_plan_sample,               \
+	.plan_close = ts_dlio_plan_close
+int ts_dlio_open(const struct ts_source_ops *self, const struct ts_pipe_cfg *cfg, void **st,
+		 char *err, size_t errlen);
+uint64_t ts_dlio_count(void *st);
+uint64_t ts_dlio_max_len(void *st);
+int ts_dlio_extent(void *st, uint64_t i, struct ts_extent *x);
+int ts_dlio_unwrap(void *st, uint64_t i, uint8_t *buf, uint32_t len, struct ts_payload *pl);
+void ts_dlio_describe_sample(void *st, uint64_t i, char *buf, size_t n);
+void ts_dlio_close(void *st);
+int ts_dlio_plan_open(const struct ts_source_ops *self, struct ts_vsource *vs, char *err,
+		      size_t errlen);
+void ts_dlio_plan_sample(const struct ts_vsource *vs, uint64_t i, struct ts_vsample *out);
+void ts_dlio_plan_close(struct ts_vsource *vs);
 
 #endif

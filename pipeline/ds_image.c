@@ -403,13 +403,23 @@ static int layout(struct ts_dataset_meta *meta)
 /* Describe                                                            */
 /* ------------------------------------------------------------------ */
 
-int ts_ds_image_plan(const struct ts_ds_image_kind *k, const struct ts_dataset_config *cfg,
-		     struct ts_dataset_meta *meta, char *err, size_t errlen)
+int ts_ds_image_describe(const struct ts_dataset_config *cfg, struct ts_dataset_meta *meta,
+			 char *err, size_t errlen)
 {
+	const struct ts_ds_image_kind *k = meta->kind->data;
 	struct model m;
 	int rc;
 
-	meta->classes = cfg->classes ? (uint32_t)cfg->classes : default_classes(meta->count);
+	if (!k || !meta->own) /* generate runs on a meta this one filled */
+		return ts_ds_fail(err, errlen, -EINVAL,
+				  "dataset kind '%s': no image storage (its ops' data) or no "
+				  "options",
+				  meta->kind->name);
+	struct ts_ds_image_opts *o = meta->own;
+	(void)cfg;
+	meta->val = o->val;
+	meta->classes = o->classes ? (uint32_t)o->classes : default_classes(meta->count);
+	o->classes = meta->classes;
 	if (meta->classes > TS_IMAGENET_CLASSES || meta->classes > meta->count)
 		return ts_ds_fail(err, errlen, -EINVAL,
 				  "--classes %" PRIu32 " must be between 1 and min(1000, count %" PRIu64
@@ -574,10 +584,10 @@ static unsigned online_cpus(void)
 	return n > 0 ? (unsigned)n : 1;
 }
 
-int ts_ds_image_generate(const struct ts_ds_image_kind *k, const struct ts_dataset_meta *meta,
-			 const struct ts_dataset_config *cfg, const char *dir,
-			 struct ts_dataset_stats *st, char *err, size_t errlen)
+int ts_ds_image_generate(const struct ts_dataset_meta *meta, const struct ts_dataset_config *cfg,
+			 const char *dir, struct ts_dataset_stats *st, char *err, size_t errlen)
 {
+	const struct ts_ds_image_kind *k = meta->kind->data;
 	struct gen g = { .k = k, .meta = meta, .n = meta->samples };
 	struct progress pr = { .what = meta->kind->name, .total = meta->samples,
 			       .tty = isatty(2), .on = cfg->progress, .t0 = ts_now_ns() };

@@ -25,6 +25,19 @@ struct ts_ds_plan {
 	double lmdb_grain;		/* raw LMDB pixels: grain amplitude */
 };
 
+/* The image kinds' own options (their struct ts_dataset_ops.opts, into
+ * this struct; each kind's table lists those it takes): val images
+ * (imagenet-jpeg), classes (describe resolves 0 to min(1000, ceil(count /
+ * 10))), encoded Datums (imagenet-lmdb). */
+struct ts_ds_image_opts {
+	uint64_t val;
+	uint64_t classes;
+	bool encoded;
+};
+#define TS_DS_IMAGE_OPT_CLASSES                                                           \
+	{ "classes", TS_OPT_U64, offsetof(struct ts_ds_image_opts, classes), "0", 0,          \
+	  TS_IMAGENET_CLASSES, "", "image classes; 0 = min(1000, ceil(count / 10))" }
+
 /* One sample made by a worker. */
 struct ts_ds_sample {
 	uint8_t *buf;			/* malloc'd; the driver frees it */
@@ -53,11 +66,11 @@ struct ts_ds_image_kind {
 	int (*close)(void *w, bool ok, char *err, size_t errlen);
 };
 
-/* The ts_dataset_ops hooks of an image kind, given how it stores images. */
-TS_WUR int ts_ds_image_plan(const struct ts_ds_image_kind *k, const struct ts_dataset_config *cfg,
-			    struct ts_dataset_meta *meta, char *err, size_t errlen);
-TS_WUR int ts_ds_image_generate(const struct ts_ds_image_kind *k,
-				const struct ts_dataset_meta *meta,
+/* The describe and generate hooks of an image kind's struct ts_dataset_ops,
+ * whose data is how it stores images (its struct ts_ds_image_kind). */
+TS_WUR int ts_ds_image_describe(const struct ts_dataset_config *cfg,
+				struct ts_dataset_meta *meta, char *err, size_t errlen);
+TS_WUR int ts_ds_image_generate(const struct ts_dataset_meta *meta,
 				const struct ts_dataset_config *cfg, const char *dir,
 				struct ts_dataset_stats *st, char *err, size_t errlen);
 

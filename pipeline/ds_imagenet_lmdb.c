@@ -3,6 +3,16 @@
  * convert_imageset --shuffle --resize_height=256 --resize_width=256 writes,
  * train_lmdb/{data,lock}.mdb with key "%08d_<wnid>/<file>" and a Datum
  * (datum.h) per image: raw BGR CHW pixels, or the JPEG with --encoded.
+ *
+ * Its reader, the loader source "lmdb": a Caffe LMDB read as Caffe's data
+ * layer reads it: one read-only environment, one read transaction and one
+ * cursor, walked with MDB_NEXT in key order from MDB_FIRST, in the reader
+ * thread (Caffe's DataReader thread; BVLC/caffe src/caffe/util/db_lmdb.cpp
+ * opens with MDB_RDONLY | MDB_NOTLS). No shuffling: convert_imageset
+ * --shuffle shuffled the keys when it wrote them. Each value is a Datum
+ * (datum.h); unwrap hands on its pixels or its encoded image and its label.
+ *
+ * path: the LMDB folder (holding data.mdb).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -16,6 +26,8 @@
 #include "pipeline/datum.h"
 #include "pipeline/ds_image.h"
 #include "pipeline/ds_kind.h"
+#include "pipeline/loader.h"
+#include "pipeline/source.h"
 
 void ts_dataset_lmdb_key(const struct ts_dataset_meta *meta, uint64_t j, char *out, size_t n)
 {
@@ -24,6 +36,12 @@ void ts_dataset_lmdb_key(const struct ts_dataset_meta *meta, uint64_t j, char *o
 	/* convert_imageset lists "<wnid>/<file>" relative to the train root */
 	ts_dataset_sample_path(meta, meta->order[j], rel, sizeof(rel));
 	snprintf(out, n, "%08" PRIu64 "_%s", j, rel + strlen("train/"));
+}
+
+/* --encoded: the Datum holds the JPEG file, not pixels. */
+static bool is_encoded(const struct ts_dataset_meta *meta)
+{
+	return ((const struct ts_ds_image_opts *)meta->own)->encoded;
 }
 
 static size_t datum_size(size_t data_len, int32_t label, bool encoded)
@@ -40,7 +58,7 @@ static size_t datum_size(size_t data_len, int32_t label, bool encoded)
 static void lmdb_size(const struct ts_dataset_meta *meta, uint32_t img,
 		      const struct ts_ds_plan *p, uint32_t *bytes, uint16_t *w, uint16_t *h)
 {
-	bool enc = meta->encoded;
+	bool enc = is_encoded(meta);
 	*bytes = (uint32_t)datum_size(enc ? p->jpeg.target : 0, meta->img_label[img], enc);
 	*w = (uint16_t)(enc ? p->w : TS_LMDB_SIDE);
 	*h = (uint16_t)(enc ? p->h : TS_LMDB_SIDE);
@@ -100,7 +118,7 @@ static int lmdb_make(struct ts_jpeggen *jg, const struct ts_dataset_meta *meta, 
 	uint8_t *chw = NULL;
 	int rc;
 
-	if (meta->encoded) {
+	if (is_encoded(meta)) {
 		const uint8_t *jpg;
 		size_t jlen;
 		if ((rc = ts_jpeggen_make(jg, &p->jpeg, &jpg, &jlen, &s->jr)))
@@ -228,18 +246,6 @@ static const struct ts_ds_image_kind lmdb_images = {
 	.close = db_close,
 };
 
-static int lmdb_plan(const struct ts_dataset_config *cfg, struct ts_dataset_meta *meta,
-		     char *err, size_t errlen)
-{
-	return ts_ds_image_plan(&lmdb_images, cfg, meta, err, errlen);
-}
-
-static int lmdb_generate(const struct ts_dataset_meta *meta, const struct ts_dataset_config *cfg,
-			 const char *dir, struct ts_dataset_stats *st, char *err, size_t errlen)
-{
-	return ts_ds_image_generate(&lmdb_images, meta, cfg, dir, st, err, errlen);
-}
-
 /* One Datum per stored image, under its key, in order, of its size, label
  * and dimensions; nothing more. */
 static int check_entry(const struct ts_dataset_meta *meta, uint64_t j, const MDB_val *k,
@@ -260,11 +266,11 @@ static int check_entry(const struct ts_dataset_meta *meta, uint64_t j, const MDB
 				  "%s: entry %s is %zu bytes where the description says %" PRIu32,
 				  path, key, v->mv_size, meta->bytes[j]);
 	if (ts_datum_decode(&d, v->mv_data, v->mv_size) || d.label != meta->label[j] ||
-	    d.encoded != meta->encoded)
+	    d.encoded != is_encoded(meta))
 		return ts_ds_fail(err, errlen, TS_E_CORRUPT,
 				  "%s: entry %s is not a %s Datum of label %u", path, key,
-				  meta->encoded ? "encoded" : "raw", meta->label[j]);
-	if (meta->encoded) {
+				  is_encoded(meta) ? "encoded" : "raw", meta->label[j]);
+	if (is_encoded(meta)) {
 		if (ts_ds_jpeg_dims(d.data, d.data_len, &w, &h))
 			w = h = 0;
 	} else if (d.channels == 3 && d.data_len == (size_t)d.height * d.width * 3) {
@@ -325,10 +331,218 @@ out:
 static void lmdb_storage(const struct ts_dataset_meta *meta, char *out, size_t n)
 {
 	snprintf(out, n, "a Caffe Datum per image in one LMDB, %s",
-		 meta->encoded ? "encoded=true (the JPEG file)" : "raw 3x256x256 BGR pixels");
+		 is_encoded(meta) ? "encoded=true (the JPEG file)" : "raw 3x256x256 BGR pixels");
 }
 
-static const char *const lmdb_opts[] = { "classes", "encoded", NULL };
+static const struct ts_opt lmdb_opts[] = {
+	TS_DS_IMAGE_OPT_CLASSES,
+	{ "encoded", TS_OPT_BOOL, offsetof(struct ts_ds_image_opts, encoded), "false", 0, 0, "",
+	  "store the JPEG file in the Datum (convert_imageset --encoded)" },
+	{ NULL },
+};
+
+
+/* ---- the reader: source "lmdb" ----------------------------------------- */
+
+struct lmdb_src {
+	MDB_env *env;
+	MDB_txn *txn;
+	MDB_dbi dbi;
+	MDB_cursor *cur;
+	uint64_t count, max_len;
+	uint64_t at; /* entry under the cursor, UINT64_MAX before the first */
+	char path[4096];
+};
+
+static void lmdb_close(void *st)
+{
+	struct lmdb_src *s = st;
+	if (!s)
+		return;
+	if (s->cur)
+		mdb_cursor_close(s->cur);
+	if (s->txn)
+		mdb_txn_abort(s->txn);
+	if (s->env)
+		mdb_env_close(s->env);
+	free(s);
+}
+
+/* LMDB returns positive errnos and its own codes; ours are -errno. */
+static int lmdb_err(int rc)
+{
+	return rc > 0 && rc < 4096 ? -rc : -EIO;
+}
+
+static int lmdb_open(const struct ts_source_ops *self, const struct ts_pipe_cfg *cfg,
+		     void **st, char *err, size_t errlen)
+{
+	(void)self;
+	if (!cfg->path || !*cfg->path) {
+		snprintf(err, errlen, "source 'lmdb' needs option 'path' (an LMDB folder)");
+		return -EINVAL;
+	}
+	struct lmdb_src *s = calloc(1, sizeof *s);
+	if (!s)
+		return -ENOMEM;
+	snprintf(s->path, sizeof s->path, "%s", cfg->path);
+	const char *what = "mdb_env_create";
+	int rc = mdb_env_create(&s->env);
+	if (!rc) {
+		what = "mdb_env_open";
+		rc = mdb_env_open(s->env, s->path, MDB_RDONLY | MDB_NOTLS, 0664);
+		if (rc == EACCES || rc == EROFS) {
+			/* No lock file can be made (read-only folder): read without
+			 * one; nothing writes the set while it is read. */
+			rc = mdb_env_open(s->env, s->path, MDB_RDONLY | MDB_NOTLS | MDB_NOLOCK,
+					  0664);
+		}
+	}
+	if (!rc) {
+		what = "mdb_txn_begin";
+		rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &s->txn);
+	}
+	if (!rc) {
+		what = "mdb_dbi_open";
+		rc = mdb_dbi_open(s->txn, NULL, 0, &s->dbi);
+	}
+	MDB_stat ms;
+	if (!rc) {
+		what = "mdb_stat";
+		rc = mdb_stat(s->txn, s->dbi, &ms);
+	}
+	if (!rc) {
+		what = "mdb_cursor_open";
+		rc = mdb_cursor_open(s->txn, s->dbi, &s->cur);
+	}
+	if (rc) {
+		snprintf(err, errlen, "%s: %s: %s", cfg->path, what, mdb_strerror(rc));
+		lmdb_close(s);
+		return lmdb_err(rc);
+	}
+	s->count = ms.ms_entries;
+	if (!s->count) {
+		snprintf(err, errlen, "%s: the LMDB holds no entries", cfg->path);
+		lmdb_close(s);
+		return -ENOENT;
+	}
+	/* Values are not all the same size (encoded Datums): take the first
+	 * one's size as the slot hint; larger ones get their own buffer. */
+	MDB_val k, v;
+	rc = mdb_cursor_get(s->cur, &k, &v, MDB_FIRST);
+	if (rc) {
+		snprintf(err, errlen, "%s: first entry: %s", cfg->path, mdb_strerror(rc));
+		lmdb_close(s);
+		return lmdb_err(rc);
+	}
+	s->max_len = v.mv_size;
+	s->at = 0;
+	*st = s;
+	return 0;
+}
+
+static uint64_t lmdb_count(void *st)
+{
+	return ((struct lmdb_src *)st)->count;
+}
+
+static uint64_t lmdb_max_len(void *st)
+{
+	/* The first value's size: raw Datums are all one size; a larger
+	 * encoded one is fetched again into a buffer of its own. */
+	return ((struct lmdb_src *)st)->max_len;
+}
+
+static int lmdb_fetch(void *st, uint64_t i, void *buf, uint32_t cap, uint32_t *len,
+		      int32_t *label)
+{
+	struct lmdb_src *s = st;
+	MDB_val k, v;
+	int rc;
+	if (i == s->at)
+		rc = mdb_cursor_get(s->cur, &k, &v, MDB_GET_CURRENT);
+	else if (i == 0)
+		rc = mdb_cursor_get(s->cur, &k, &v, MDB_FIRST);
+	else if (i == s->at + 1)
+		rc = mdb_cursor_get(s->cur, &k, &v, MDB_NEXT);
+	else
+		return -EINVAL; /* a sequential source is read in order only */
+	if (rc)
+		return rc == MDB_NOTFOUND ? TS_E_TRUNCATED : lmdb_err(rc);
+	s->at = i;
+	if (v.mv_size > cap) {
+		*len = (uint32_t)TS_MIN(v.mv_size, (size_t)UINT32_MAX);
+		return -ENOBUFS;
+	}
+	memcpy(buf, v.mv_data, v.mv_size);
+	*len = (uint32_t)v.mv_size;
+	*label = -1;
+	return 0;
+}
+
+static int lmdb_unwrap(void *st, uint64_t i, uint8_t *buf, uint32_t len, struct ts_payload *pl)
+{
+	struct ts_datum d;
+	int rc = ts_datum_decode(&d, buf, len);
+	if (rc)
+		return rc;
+	if (!(d.has & TS_DATUM_HAS_DATA))
+		return TS_E_CORRUPT;
+	pl->off = (uint32_t)(d.data - buf);
+	pl->len = (uint32_t)d.data_len;
+	pl->label = d.label;
+	pl->pixels = !d.encoded;
+	if (pl->pixels) {
+		if (d.channels <= 0 || d.height <= 0 || d.width <= 0 || d.channels > 4 ||
+		    d.height > 65535 || d.width > 65535)
+			return TS_E_CORRUPT;
+		pl->channels = (uint16_t)d.channels;
+		pl->height = (uint16_t)d.height;
+		pl->width = (uint16_t)d.width;
+	}
+	return 0;
+}
+
+static void lmdb_describe(void *st, uint64_t i, char *buf, size_t n)
+{
+	struct lmdb_src *s = st;
+	snprintf(buf, n, "%s entry %llu", s->path, (unsigned long long)i);
+}
+
+/* Virtual: the cursor reads each Datum where it lies in data.mdb, in key
+ * order; a raw Datum costs the transform only, an encoded one a decode.
+ * The reads are page faults on LMDB's map, and the kernel serves a fault
+ * with a read-around window of the file's readahead size (32 pages,
+ * 128 KiB, by default), so they reach the mount as requests of 128 KiB
+ * one after the other, not one request per Datum. */
+static int lmdb_plan_open(const struct ts_source_ops *self, struct ts_vsource *vs,
+		          char *err, size_t errlen)
+{
+	(void)self;
+	return ts_vsource_images(vs, true, err, errlen);
+}
+
+static void lmdb_plan_sample(const struct ts_vsource *vs, uint64_t i, struct ts_vsample *out)
+{
+	ts_vsource_packed(vs, i, is_encoded(vs->meta) ? TS_VWORK_JPEG : TS_VWORK_PIXELS, out);
+	out->io[0].chunk = 32 * 4096; /* the default ra_pages */
+}
+
+const struct ts_source_ops ts_source_lmdb = {
+	.name = "lmdb",
+	.version = TS_SOURCE_VERSION,
+	.caps = TS_SRC_SEQUENTIAL,
+	.open = lmdb_open,
+	.count = lmdb_count,
+	.max_len = lmdb_max_len,
+	.fetch = lmdb_fetch,
+	.unwrap = lmdb_unwrap,
+	.describe = lmdb_describe,
+	.close = lmdb_close,
+	.plan_open = lmdb_plan_open,
+	.plan_sample = lmdb_plan_sample,
+	.plan_close = ts_vsource_free,
+};
 
 const struct ts_dataset_ops ts_dataset_imagenet_lmdb = {
 	.name = "imagenet-lmdb",
@@ -336,13 +550,15 @@ const struct ts_dataset_ops ts_dataset_imagenet_lmdb = {
 	.caps = TS_DS_IMAGES | TS_DS_SHUFFLED,
 	.help = "Caffe LMDB of 256x256 Datum records (convert_imageset)",
 	.opts = lmdb_opts,
+	.opts_size = sizeof(struct ts_ds_image_opts),
 	.full_count = TS_IMAGENET_TRAIN,
 	.unit = "images",
-	.source = "lmdb",
+	.source = &ts_source_lmdb,
 	.input = "train_lmdb",
 	.sample_column = "key",
-	.plan = lmdb_plan,
-	.generate = lmdb_generate,
+	.data = &lmdb_images,
+	.describe = ts_ds_image_describe,
+	.generate = ts_ds_image_generate,
 	.verify = lmdb_verify,
 	.sample_name = ts_dataset_lmdb_key,
 	.storage = lmdb_storage,

@@ -3,8 +3,11 @@
  * file per sample written as numpy.savez(path, x=sample, y=label) writes
  * it: a zip of stored members x.npy (the sample, |u1) and y.npy (its
  * label, <i8 0, as DLIO's generator labels every sample). The layout is
- * in dliofmt.h; DLIO's PyTorch reader loads the whole file (np.load) per
- * sample, which is what source "npz" reads.
+ * in dliofmt.h.
+ *
+ * Its reader, the loader source "npz", reads as DLIO's PyTorch NPZ reader
+ * does: each sample is its own file, opened and read whole (np.load), then
+ * the x array found in it (ds_dlio.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,18 +18,16 @@
 #include "pipeline/ds_dlio.h"
 #include "pipeline/ds_kind.h"
 
-static uint64_t npz_stored(uint64_t n)
-{
-	return ts_npz_size(n);
-}
-
 static int npz_emit(const struct ts_dataset_meta *meta, uint64_t f, struct ts_dlio_sink *s);
 
 static const struct ts_dlio_fmt npz_fmt = {
 	.ext = "npz",
-	.stored = npz_stored,
+	.stored = ts_npz_size,
 	.emit = npz_emit,
 	.storage = "numpy savez: stored zip of x.npy |u1 and y.npy <i8",
+	.max_per_file = 1, /* as the MLPerf Storage npz workloads store them */
+	.records = false,
+	.find = ts_npz_find_x,
 };
 
 static int npz_emit(const struct ts_dataset_meta *meta, uint64_t f, struct ts_dlio_sink *s)
@@ -61,34 +62,27 @@ static int npz_emit(const struct ts_dataset_meta *meta, uint64_t f, struct ts_dl
 	return s->put(s, h, o);
 }
 
-static int npz_plan(const struct ts_dataset_config *cfg, struct ts_dataset_meta *meta, char *err,
-		    size_t errlen)
-{
-	if (meta->per_file > 1)
-		return ts_ds_fail(err, errlen, -EINVAL,
-				  "npz: --samples_per_file %llu: this kind stores one sample per "
-				  "file (as the MLPerf Storage npz workloads do)",
-				  (unsigned long long)meta->per_file);
-	return ts_dlio_plan(cfg, meta, err, errlen);
-}
-
-static const char *const npz_opts[] = { "samples_per_file", "record_length", "record_stdev",
-					NULL };
-
 const struct ts_dataset_ops ts_dataset_npz = {
 	.name = "npz",
 	.version = TS_DATASET_OPS_VERSION,
 	.caps = 0,
 	.help = "DLIO npz files (numpy savez), one sample each: MLPerf Storage unet3d",
-	.opts = npz_opts,
+	.opts = ts_dlio_dataset_opts,
+	.opts_size = sizeof(struct ts_dlio_dataset_opts),
 	/* MLPerf Storage unet3d: num_files_train 168 (storage-conf/workload/unet3d_*.yaml) */
 	.full_count = 168,
 	.unit = "files",
-	.source = "npz",
+	.source = &ts_source_npz,
 	.input = TS_DLIO_DIR,
 	.data = &npz_fmt,
-	.plan = npz_plan,
+	.describe = ts_dlio_describe,
 	.generate = ts_dlio_generate,
 	.verify = ts_dlio_verify,
 	.storage = ts_dlio_storage,
+};
+
+const struct ts_source_ops ts_source_npz = {
+	.name = "npz",
+	.data = &ts_dataset_npz,
+	TS_DLIO_READER_HOOKS,
 };

@@ -4,8 +4,17 @@
  * records, each a tf.train.Example {"image": the sample's bytes, "size":
  * their count} framed as TensorFlow's record writer frames it (length,
  * masked CRC-32C of the length, data, masked CRC-32C of the data;
- * dliofmt.h). Source "tfrecord" reads it as DLIO's TensorFlow reader does:
- * files in parallel, each record in transfer_size requests.
+ * dliofmt.h).
+ *
+ * Its reader, the loader source "tfrecord", reads as DLIO's TensorFlow
+ * reader does (tf.data.TFRecordDataset with buffer_size = transfer_size):
+ * a record is read where it lies in its file in transfer_size requests
+ * (option transfer_size; 0 = one request), and its frame and both
+ * CRC-32Cs are checked as TensorFlow's record reader checks them. Files of
+ * many records are opened once, when the source opens (a TFRecordDataset
+ * keeps its file open); a file of one record is opened per read, as a
+ * folder of files is, and read in one request (the io_uring chain opens,
+ * reads and closes it at once). The code is ds_dlio.c's.
  */
 #include <stdio.h>
 #include <string.h>
@@ -15,18 +24,15 @@
 #include "pipeline/ds_dlio.h"
 #include "pipeline/ds_kind.h"
 
-static uint64_t tfr_stored(uint64_t n)
-{
-	return ts_tfr_record_size(n);
-}
-
 static int tfr_emit(const struct ts_dataset_meta *meta, uint64_t f, struct ts_dlio_sink *s);
 
 static const struct ts_dlio_fmt tfr_fmt = {
 	.ext = "tfrecord",
-	.stored = tfr_stored,
+	.stored = ts_tfr_record_size,
 	.emit = tfr_emit,
 	.storage = "TFRecord frames of tf.train.Example image+size",
+	.records = true,
+	.find = ts_tfr_check,
 };
 
 static int tfr_emit(const struct ts_dataset_meta *meta, uint64_t f, struct ts_dlio_sink *s)
@@ -54,23 +60,27 @@ static int tfr_emit(const struct ts_dataset_meta *meta, uint64_t f, struct ts_dl
 	return 0;
 }
 
-static const char *const tfr_opts[] = { "samples_per_file", "record_length", "record_stdev",
-					NULL };
-
 const struct ts_dataset_ops ts_dataset_tfrecord = {
 	.name = "tfrecord",
 	.version = TS_DATASET_OPS_VERSION,
 	.caps = 0,
 	.help = "DLIO TFRecord files of tf.train.Example: MLPerf Storage resnet50, cosmoflow, bert",
-	.opts = tfr_opts,
+	.opts = ts_dlio_dataset_opts,
+	.opts_size = sizeof(struct ts_dlio_dataset_opts),
 	/* MLPerf Storage v1.0 resnet50: num_files_train 1024 (storage-conf/workload/resnet50_h100.yaml) */
 	.full_count = 1024,
 	.unit = "files",
-	.source = "tfrecord",
+	.source = &ts_source_tfrecord,
 	.input = TS_DLIO_DIR,
 	.data = &tfr_fmt,
-	.plan = ts_dlio_plan,
+	.describe = ts_dlio_describe,
 	.generate = ts_dlio_generate,
 	.verify = ts_dlio_verify,
 	.storage = ts_dlio_storage,
+};
+
+const struct ts_source_ops ts_source_tfrecord = {
+	.name = "tfrecord",
+	.data = &ts_dataset_tfrecord,
+	TS_DLIO_READER_HOOKS,
 };

@@ -276,7 +276,7 @@ int ts_pipe_new(const struct ts_pipe_cfg *cfg, struct ts_pipe **out, char *err, 
 	}
 	if ((rc = pick_mode(p, err, errlen)))
 		goto fail;
-	if ((rc = p->ops->open(&p->cfg, &p->src, err, errlen))) {
+	if ((rc = p->ops->open(p->ops, &p->cfg, &p->src, err, errlen))) {
 		p->src = NULL;
 		goto fail;
 	}

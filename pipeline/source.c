@@ -1,6 +1,8 @@
 /*
- * source.c — the registry of dataset sources (one explicit table, as Lua's
- * linit.c) and the null source the loader is tested against.
+ * source.c — checking a source's ops, the virtual-time helpers the image
+ * sources share, and the null source the loader is tested against. Each
+ * other source is in its dataset kind's file (pipeline/ds_<kind>.c) and
+ * found by name through the kinds' registry (dataset.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,16 +11,6 @@
 #include "pipeline/dataset.h"
 #include "pipeline/loader.h"
 #include "pipeline/source.h"
-
-static const struct ts_source_ops *const sources[] = {
-	&ts_source_folder,
-	&ts_source_rec,
-	&ts_source_lmdb,
-	&ts_source_text,
-	&ts_source_null,
-	&ts_source_npz,
-	&ts_source_tfrecord,
-};
 
 int ts_source_check(const struct ts_source_ops *ops, char *err, size_t errlen)
 {
@@ -55,20 +47,6 @@ int ts_source_check(const struct ts_source_ops *ops, char *err, size_t errlen)
 	return 0;
 }
 
-const struct ts_source_ops *ts_source_find(const char *name, char *err, size_t errlen)
-{
-	char known[128] = "";
-	for (size_t i = 0; i < TS_ARRAY_SIZE(sources); i++) {
-		if (!strcmp(sources[i]->name, name))
-			return sources[i];
-		size_t used = strlen(known);
-		snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "",
-			 sources[i]->name);
-	}
-	snprintf(err, errlen, "option 'source': unknown source '%s' (known: %s)", name, known);
-	return NULL;
-}
-
 /*
  * The null source: cfg->count samples of cfg->sample_size bytes, made in
  * memory. Byte j of sample i is ts_null_byte(i, j), so a test can check every
@@ -78,8 +56,10 @@ struct null_src {
 	uint64_t count, size;
 };
 
-static int null_open(const struct ts_pipe_cfg *cfg, void **st, char *err, size_t errlen)
+static int null_open(const struct ts_source_ops *self, const struct ts_pipe_cfg *cfg, void **st,
+		     char *err, size_t errlen)
 {
+	(void)self;
 	if (!cfg->count || !cfg->sample_size) {
 		snprintf(err, errlen, "source 'null' needs count and sample_size (both > 0)");
 		return -EINVAL;
@@ -132,10 +112,11 @@ static void null_close(void *st)
 }
 
 /* Virtual: nothing is read and nothing decoded. */
-static int null_plan_open(struct ts_vsource *vs, char *err, size_t errlen)
+static int null_plan_open(const struct ts_source_ops *self, struct ts_vsource *vs, char *err,
+			  size_t errlen)
 {
 	void *st;
-	int rc = null_open(vs->cfg, &st, err, errlen);
+	int rc = null_open(self, vs->cfg, &st, err, errlen);
 	if (rc)
 		return rc;
 	vs->count = null_count(st);

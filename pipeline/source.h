@@ -1,6 +1,8 @@
 /*
  * source.h — where the loader's samples come from. Every dataset layout is
- * one struct ts_source_ops; the loader never knows which one it drives.
+ * one struct ts_source_ops, written in the file of the dataset kind it
+ * reads (pipeline/ds_<kind>.c, beside the kind's writer); the loader never
+ * knows which one it drives.
  *
  * Two kinds of source:
  *  - extent sources (TS_SRC_EXTENTS) say where each sample's bytes lie
@@ -102,8 +104,12 @@ struct ts_source_ops {
 	const char *name;
 	unsigned version; /* TS_SOURCE_VERSION */
 	unsigned caps;	  /* TS_SRC_* */
+	/* The source's own state, for hooks that several sources share: open
+	 * and plan_open get their ops as @self (DLIO's readers: their kind). */
+	const void *data;
 	/* Opens the dataset named by cfg->path. Errors name the file. */
-	int (*open)(const struct ts_pipe_cfg *cfg, void **st, char *err, size_t errlen);
+	int (*open)(const struct ts_source_ops *self, const struct ts_pipe_cfg *cfg, void **st,
+		    char *err, size_t errlen);
 	uint64_t (*count)(void *st);
 	/* Largest sample in bytes (sizes the read buffers). */
 	uint64_t (*max_len)(void *st);
@@ -129,7 +135,8 @@ struct ts_source_ops {
 	 * vs->meta and vs->cfg; plan_sample says what sample i costs;
 	 * plan_close frees vs->st. All three or none: a source without them
 	 * runs only in real time. */
-	int (*plan_open)(struct ts_vsource *vs, char *err, size_t errlen);
+	int (*plan_open)(const struct ts_source_ops *self, struct ts_vsource *vs, char *err,
+			 size_t errlen);
 	void (*plan_sample)(const struct ts_vsource *vs, uint64_t i, struct ts_vsample *out);
 	void (*plan_close)(struct ts_vsource *vs);
 	/* Optional: sample i will be planned soon; start loading what
@@ -147,7 +154,9 @@ void ts_vsource_packed(const struct ts_vsource *vs, uint64_t i, uint8_t work,
 		       struct ts_vsample *out);
 void ts_vsource_free(struct ts_vsource *vs);
 
-/* The built-in sources by name; NULL with a message listing them when unknown. */
+/* The sources by name: the null source and each dataset kind's reader
+ * (struct ts_dataset_ops.source); NULL with a message listing them when
+ * unknown. */
 const struct ts_source_ops *ts_source_find(const char *name, char *err, size_t errlen);
 /* Checks an ops table (version, hooks its kind needs). 0 or TS_E_VERSION /
  * -EINVAL with a message naming the source. */
@@ -159,6 +168,8 @@ static inline uint8_t ts_null_byte(uint64_t i, uint32_t j)
 	return (uint8_t)((i * 131u + j * 7u) ^ (i >> 8) ^ (j >> 5));
 }
 
+/* The readers, each in its dataset kind's file (pipeline/ds_<kind>.c),
+ * and the null source (source.c). */
 extern const struct ts_source_ops ts_source_folder;
 extern const struct ts_source_ops ts_source_rec;
 extern const struct ts_source_ops ts_source_lmdb;

@@ -184,7 +184,7 @@ int ts_job_place(struct ts_job_env *env, const struct ts_scenario *s,
 		snprintf(err, errlen, "dataset: %s", why);
 		return TS_E_UNKNOWN;
 	}
-	dp->source = dp->kind->source;
+	dp->source = dp->kind->source->name;
 	snprintf(dp->input, sizeof(dp->input), "%s", dp->kind->input);
 	snprintf(dp->backing, sizeof(dp->backing), "%s", env->datadir);
 	snprintf(dp->rel, sizeof(dp->rel), "datasets/%s-%llu-s%llu%s", d->kind,
@@ -198,21 +198,23 @@ int ts_job_place(struct ts_job_env *env, const struct ts_scenario *s,
 
 	struct ts_dataset_config gc;
 	memset(&gc, 0, sizeof(gc));
-	if ((rc = ts_opt_defaults(ts_dataset_opts, &gc, err, errlen)))
+	if ((rc = ts_opt_defaults(ts_dataset_opts(), &gc, err, errlen)))
 		return rc;
 	gc.count = d->count;
 	gc.seed = d->seed;
-	gc.encoded = s->ds.encoded;
+	if (s->ds.encoded &&
+	    (rc = ts_opt_set(ts_dataset_opts(), &gc, "encoded", "true", err, errlen)))
+		return rc;
 	gc.progress = env->progress_tty;
 	if (!need_bytes) { /* virtual time: sizes only, nothing written */
 		rc = ts_dataset_meta_describe(dp->kind, &gc, &dp->meta, err, errlen);
 		dp->have_meta = rc == 0;
-		ts_opt_free(ts_dataset_opts, &gc);
+		ts_opt_free(ts_dataset_opts(), &gc);
 		return rc;
 	}
 	if (ts_dataset_open(dp->dir, &dp->meta, err, errlen) == 0) {
 		dp->have_meta = true;
-		ts_opt_free(ts_dataset_opts, &gc);
+		ts_opt_free(ts_dataset_opts(), &gc);
 		return 0;
 	}
 	/* Generate into a temporary name, then rename: an interrupted
@@ -224,13 +226,13 @@ int ts_job_place(struct ts_job_env *env, const struct ts_scenario *s,
 	snprintf(parent, sizeof(parent), "%s/datasets", env->datadir);
 	if ((rc = ts_mkdir_p(parent, 0755, NULL, 0))) {
 		snprintf(err, errlen, "cannot create %s: %s", parent, ts_strerror(rc));
-		ts_opt_free(ts_dataset_opts, &gc);
+		ts_opt_free(ts_dataset_opts(), &gc);
 		return rc;
 	}
 	ts_job_note(env, "generating dataset %s (%llu samples) in %s", d->kind,
 	     (unsigned long long)d->count, dp->dir);
 	rc = make_dataset(dp->kind, &gc, tmp, err, errlen);
-	ts_opt_free(ts_dataset_opts, &gc);
+	ts_opt_free(ts_dataset_opts(), &gc);
 	/* Written back before anything is measured, so the first
 	 * configuration does not compete with the kernel's writeback. */
 	if (rc == 0) {

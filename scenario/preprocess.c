@@ -15,6 +15,7 @@
 #include "pipeline/convsteps.h"
 #include "pipeline/datum.h"
 #include "pipeline/host.h"
+#include "pipeline/source.h"
 #include "core/files.h"
 #include "scenario/job.h"
 #include "scenario/jobs.h"
@@ -164,7 +165,7 @@ static int preprocess_virtual(struct ts_job_env *env, const struct ts_job_args *
 	struct ts_decode_cal cal;
 	struct ts_convsteps steps = { 0 };
 	memset(&vt, 0, sizeof(vt));
-	if (!dp.have_meta || !dp.kind || strcmp(dp.kind->source, "folder")) {
+	if (!dp.have_meta || !dp.kind || dp.kind->source != &ts_source_folder) {
 		snprintf(err, errlen, "preprocess{} --virtual converts generated JPEG folders: use "
 				      "dataset{kind = \"imagenet-jpeg\"}");
 		rc = -EINVAL;

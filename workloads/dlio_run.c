@@ -104,13 +104,21 @@ static void dataset_config(const struct ts_dlio_workload *w, uint64_t seed,
 {
 	char err[256];
 	memset(dc, 0, sizeof(*dc));
-	if (ts_opt_defaults(ts_dataset_opts, dc, err, sizeof(err)))
+	if (ts_opt_defaults(ts_dataset_opts(), dc, err, sizeof(err)))
 		abort(); /* the table's own defaults */
 	dc->count = w->num_files_train;
 	dc->seed = seed;
-	dc->samples_per_file = w->num_samples_per_file;
-	dc->record_length = (uint64_t)llround(w->record_length);
-	dc->record_stdev = (uint64_t)llround(w->record_length_stdev);
+	const struct { const char *name; uint64_t v; } own[] = {
+		{ "samples_per_file", w->num_samples_per_file },
+		{ "record_length", (uint64_t)llround(w->record_length) },
+		{ "record_stdev", (uint64_t)llround(w->record_length_stdev) },
+	};
+	for (size_t i = 0; i < TS_ARRAY_SIZE(own); i++) {
+		char v[24];
+		snprintf(v, sizeof(v), "%" PRIu64, own[i].v);
+		if (ts_opt_set(ts_dataset_opts(), dc, own[i].name, v, err, sizeof(err)))
+			abort(); /* options of both DLIO kinds, in the ranges dlio_config checks */
+	}
 }
 
 /* The loader for N accelerators: N x batch per step, N x read_threads reads
@@ -998,7 +1006,8 @@ static int place(struct env *E, const struct ts_dataset_config *dc, char *err, s
 	}
 	if (ts_pathf(E->data, sizeof(E->data), "%s/%s-%s-%" PRIu64 "x%" PRIu64 "-%" PRIu64
 			    "-s%" PRIu64, base, E->w->model, E->w->format, dc->count,
-			    dc->samples_per_file, dc->record_length, dc->seed) ||
+			    E->w->num_samples_per_file, (uint64_t)llround(E->w->record_length),
+			    dc->seed) ||
 	    ts_pathf(E->mnt, sizeof(E->mnt), "%s.mnt-%d", E->data, (int)getpid())) {
 		snprintf(err, errlen, "--dir: path too long");
 		return -ENAMETOOLONG;

@@ -99,7 +99,7 @@ static void describe_model(void)
 	}
 	ts_dataset_meta_free(&a);
 	c = cfg_of(3000, 1);
-	c.val = 2000; /* and the val tree's names */
+	cfg_set(&c, "val", "2000"); /* and the val tree's names */
 	CHECK(ts_dataset_meta_describe(TS_DS_IMAGENET_JPEG, &c, &a, err, sizeof(err)) == 0);
 	CHECK(a.samples == 5000);
 	for (uint64_t i = 0; i < a.samples; i++) {
@@ -141,15 +141,15 @@ static void describe_model(void)
 
 	/* refused configurations, each with a line saying why */
 	c = cfg_of(10, 1);
-	c.val = 5;
+	cfg_set(&c, "val", "5");
 	CHECK(ts_dataset_meta_describe(TS_DS_IMAGENET_LMDB, &c, &a, err, sizeof(err)) == -EINVAL);
 	CHECK(strstr(err, "--val") != NULL);
 	c = cfg_of(10, 1);
-	c.classes = 11;
+	cfg_set(&c, "classes", "11");
 	CHECK(ts_dataset_meta_describe(TS_DS_IMAGENET_JPEG, &c, &a, err, sizeof(err)) == -EINVAL);
 	CHECK(strstr(err, "--classes 11") != NULL);
 	c = cfg_of(10, 1);
-	c.encoded = true;
+	cfg_set(&c, "encoded", "true");
 	CHECK(ts_dataset_meta_describe(TS_DS_PTB_TEXT, &c, &a, err, sizeof(err)) == -EINVAL);
 }
 
@@ -192,8 +192,8 @@ static void jpeg_tree(void)
 	struct ts_dataset_stats st;
 	char d1[256], d2[256], d3[256], err[512];
 
-	c.val = 6;
-	c.classes = 4;
+	cfg_set(&c, "val", "6");
+	cfg_set(&c, "classes", "4");
 	snprintf(d1, sizeof(d1), "%s/jpeg1", root);
 	snprintf(d2, sizeof(d2), "%s/jpeg2", root);
 	snprintf(d3, sizeof(d3), "%s/jpeg3", root);
@@ -280,7 +280,7 @@ static void lmdb(bool encoded)
 	MDB_val k, v;
 	struct stat sb;
 
-	c.encoded = encoded;
+	cfg_set(&c, "encoded", encoded ? "true" : "false");
 	snprintf(d, sizeof(d), "%s/lmdb%d", root, encoded);
 	CHECK(ts_dataset_make(TS_DS_IMAGENET_LMDB, &c, d, &st, err, sizeof(err)) == 0);
 	CHECK(ts_dataset_meta_describe(TS_DS_IMAGENET_LMDB, &c, &m, err, sizeof(err)) == 0);

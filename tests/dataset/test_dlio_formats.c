@@ -59,8 +59,8 @@ int main(void)
 
 	/* an npz as the kind writes it */
 	struct ts_dataset_config c = cfg_of(2, 3);
-	c.record_length = 5000;
-	c.record_stdev = 700;
+	cfg_set(&c, "record_length", "5000");
+	cfg_set(&c, "record_stdev", "700");
 	struct ts_dataset_stats st;
 	snprintf(dir, sizeof(dir), "%s/npz", root);
 	CHECK(ts_dataset_make(&ts_dataset_npz, &c, dir, &st, err, sizeof(err)) == 0);
@@ -90,9 +90,9 @@ int main(void)
 
 	/* a TFRecord file of 4 records */
 	c = cfg_of(1, 5);
-	c.samples_per_file = 4;
-	c.record_length = 3000;
-	c.record_stdev = 100;
+	cfg_set(&c, "samples_per_file", "4");
+	cfg_set(&c, "record_length", "3000");
+	cfg_set(&c, "record_stdev", "100");
 	snprintf(dir, sizeof(dir), "%s/tfr", root);
 	CHECK(ts_dataset_make(&ts_dataset_tfrecord, &c, dir, &st, err, sizeof(err)) == 0);
 	CHECK(ts_dataset_open(dir, &m, err, sizeof(err)) == 0);
@@ -126,7 +126,7 @@ int main(void)
 
 	/* npz stores one sample per file */
 	c = cfg_of(2, 1);
-	c.samples_per_file = 3;
+	cfg_set(&c, "samples_per_file", "3");
 	CHECK(ts_dataset_meta_describe(&ts_dataset_npz, &c, &m, err, sizeof(err)) == -EINVAL);
 	CHECK(strstr(err, "samples_per_file") != NULL);
 	tp_rmrf(root);

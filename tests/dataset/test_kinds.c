@@ -1,7 +1,7 @@
 /*
  * test_kinds.c — the registry of dataset kinds and the ops contract: the
  * registry refuses an ops table of another version or with a hook missing,
- * naming the kind; every registered kind round-trips plan -> generate ->
+ * naming the kind; every registered kind round-trips describe -> generate ->
  * verify on a small dataset, and verify refuses a dataset that is not what
  * the description says; a kind outside the registry (a null kind, as a new
  * format would be before its registry line) goes through the same driver.
@@ -59,7 +59,7 @@ static const struct {
 #define F(f, img)                                                                   \
 	{ #f, offsetof(struct ts_dataset_ops, f), sizeof(((struct ts_dataset_ops *)0)->f), img }
 	F(name, false),	    F(help, false),	F(opts, false),	   F(full_count, false),
-	F(unit, false),	    F(source, false),	F(input, false),   F(plan, false),
+	F(unit, false),	    F(source, false),	F(input, false),   F(describe, false),
 	F(generate, false), F(verify, false),	F(storage, false), F(sample_name, true),
 	F(sample_column, true),
 #undef F
@@ -74,8 +74,9 @@ static void registry(void)
 	for (size_t i = 0; (k = ts_dataset_kind_at(i)); i++, n++) {
 		CHECK(ts_dataset_check(k, err, sizeof(err)) == 0);
 		CHECK(ts_dataset_find(k->name, err, sizeof(err)) == k);
-		/* the source it names is a loader source */
-		CHECK(ts_source_find(k->source, err, sizeof(err)) != NULL);
+		/* its reader is a loader source, found by its name */
+		CHECK(ts_source_check(k->source, err, sizeof(err)) == 0);
+		CHECK(ts_source_find(k->source->name, err, sizeof(err)) == k->source);
 		for (size_t j = 0; j < i; j++)
 			CHECK(strcmp(ts_dataset_kind_at(j)->name, k->name) != 0);
 	}
@@ -110,15 +111,25 @@ static void registry(void)
 				CHECK(strstr(err, k->name) != NULL);
 		}
 	}
-	/* an option it says it takes must be one of ts_dataset_opts's own */
-	static const char *const typo[] = { "classses", NULL };
-	static const char *const common[] = { "count", NULL };
+	/* an option it takes must be a kind's own, agree with another kind's
+	 * of that name, and lie inside its struct */
+	static const struct ts_opt common[] = { { "count", TS_OPT_U64, 0, "0" }, { NULL } };
+	static const struct ts_opt other[] = { { "classes", TS_OPT_U64, 0, "7" }, { NULL } };
+	static const struct ts_opt list[] = { { "words", TS_OPT_LIST, 0 }, { NULL } };
 	bad = *TS_DS_IMAGENET_JPEG;
-	bad.opts = typo;
-	CHECK(ts_dataset_check(&bad, err, sizeof(err)) == -EINVAL);
-	CHECK(strstr(err, "classses") != NULL);
 	bad.opts = common;
 	CHECK(ts_dataset_check(&bad, err, sizeof(err)) == -EINVAL);
+	CHECK(strstr(err, "'count' is one every kind takes") != NULL);
+	bad.opts = other;
+	CHECK(ts_dataset_check(&bad, err, sizeof(err)) == -EINVAL);
+	CHECK(strstr(err, "'classes' differs") != NULL);
+	bad.opts = list;
+	CHECK(ts_dataset_check(&bad, err, sizeof(err)) == -EINVAL);
+	CHECK(strstr(err, "'words' is not a bool") != NULL);
+	bad = *TS_DS_IMAGENET_JPEG;
+	bad.opts_size = 8; /* classes lies past it */
+	CHECK(ts_dataset_check(&bad, err, sizeof(err)) == -EINVAL);
+	CHECK(strstr(err, "'classes' lies outside") != NULL);
 
 	/* a bad table is refused before anything is written */
 	struct ts_dataset_config c = cfg_of(3, 1);
@@ -204,7 +215,7 @@ static void round_trip(const struct ts_dataset_ops *k)
 /* ---- a kind outside the registry ------------------------------------------ */
 
 /* The null kind: one file of count bytes, byte j being ts_null_byte(0, j). */
-static int null_plan(const struct ts_dataset_config *cfg, struct ts_dataset_meta *meta,
+static int null_describe(const struct ts_dataset_config *cfg, struct ts_dataset_meta *meta,
 		     char *err, size_t errlen)
 {
 	(void)cfg;
@@ -259,7 +270,7 @@ static void null_storage(const struct ts_dataset_meta *meta, char *out, size_t n
 	snprintf(out, n, "one file of pattern bytes");
 }
 
-static const char *const null_opts[] = { NULL };
+static const struct ts_opt null_opts[] = { { NULL } };
 
 static const struct ts_dataset_ops null_kind = {
 	.name = "null",
@@ -268,9 +279,9 @@ static const struct ts_dataset_ops null_kind = {
 	.opts = null_opts,
 	.full_count = 4096,
 	.unit = "bytes",
-	.source = "null",
+	.source = &ts_source_null,
 	.input = "null.bin",
-	.plan = null_plan,
+	.describe = null_describe,
 	.generate = null_generate,
 	.verify = null_verify,
 	.storage = null_storage,
@@ -294,7 +305,7 @@ static void unregistered(void)
 	snprintf(p, sizeof(p), "%s/dataset.json", d);
 	CHECK(access(p, F_OK) == 0);
 	/* an option the kind does not take is refused, naming who takes it */
-	c.encoded = true;
+	cfg_set(&c, "encoded", "true");
 	CHECK(ts_dataset_meta_describe(&null_kind, &c, &m, err, sizeof(err)) == -EINVAL);
 	CHECK(strstr(err, "--encoded is for imagenet-lmdb") != NULL);
 	/* its manifest names a kind this build does not register */

@@ -113,16 +113,20 @@ static void run_case(const struct twin_case *c, const char *root, const char *ca
 		dc.count = 61;
 		dc.seed = 11;
 		dc.threads = 2;
-		dc.samples_per_file = c->per_file;
+		char per[24];
+		snprintf(per, sizeof per, "%u", c->per_file);
+		CHECK(ts_opt_set(ts_dataset_opts(), &dc, "samples_per_file", per, err,
+				 sizeof err) == 0);
 		/* DLIO's kinds: sizes that differ, so that reading the wrong
 		 * samples shows in the bytes */
 		if (!strcmp(c->kind, "npz") || !strcmp(c->kind, "tfrecord"))
-			dc.record_stdev = 8192;
+			CHECK(ts_opt_set(ts_dataset_opts(), &dc, "record_stdev", "8192", err,
+					 sizeof err) == 0);
 		CHECK(kind != NULL);
 		if (!kind)
 			return;
 		/* The table says what the kind's ops say reads it. */
-		CHECK(!strcmp(kind->source, c->source) && !strcmp(kind->input, c->input));
+		CHECK(!strcmp(kind->source->name, c->source) && !strcmp(kind->input, c->input));
 		struct ts_dataset_stats st;
 		if (ts_dataset_make(kind, &dc, dir, &st, err, sizeof err)) {
 			fprintf(stderr, "%s: %s\n", c->kind, err);
@@ -240,7 +244,7 @@ static void run_case(const struct twin_case *c, const char *root, const char *ca
 	if (!strcmp(c->source, "folder") && !strcmp(c->decode, "none")) {
 		const struct ts_source_ops *ops = ts_source_find(c->source, err, sizeof err);
 		struct ts_vsource vsrc = { .meta = &meta, .cfg = &pc };
-		CHECK(ops && ops->plan_open(&vsrc, err, sizeof err) == 0);
+		CHECK(ops && ops->plan_open(ops, &vsrc, err, sizeof err) == 0);
 		for (size_t i = 0; i < nreal; i++) {
 			struct ts_vsample s;
 			ops->plan_sample(&vsrc, real_ids[i], &s);

@@ -43,12 +43,12 @@ static void describe(struct ts_dataset_meta *m)
 	struct ts_dataset_config dc;
 	char err[256];
 	memset(&dc, 0, sizeof(dc));
-	CHECK(ts_opt_defaults(ts_dataset_opts, &dc, err, sizeof(err)) == 0);
+	CHECK(ts_opt_defaults(ts_dataset_opts(), &dc, err, sizeof(err)) == 0);
 	dc.count = FILES;
 	dc.seed = 7;
-	dc.samples_per_file = 1;
-	dc.record_length = 300000;
-	dc.record_stdev = 50000;
+	CHECK(ts_opt_set(ts_dataset_opts(), &dc, "samples_per_file", "1", err, sizeof(err)) == 0);
+	CHECK(ts_opt_set(ts_dataset_opts(), &dc, "record_length", "300000", err, sizeof(err)) == 0);
+	CHECK(ts_opt_set(ts_dataset_opts(), &dc, "record_stdev", "50000", err, sizeof(err)) == 0);
 	CHECK(ts_dataset_meta_describe(&ts_dataset_npz, &dc, m, err, sizeof(err)) == 0);
 }
 
