@@ -227,8 +227,8 @@ void ts_engine_free(struct ts_engine *e)
 	free(e);
 }
 
-int ts_engine_plan(const struct ts_engine_cfg *cfg, struct ts_engine_info *info, char *err,
-		   size_t errlen)
+int ts_engine_estimate(const struct ts_engine_cfg *cfg, struct ts_engine_info *info, char *err,
+		       size_t errlen)
 {
 	struct ts_engine e;
 	memset(&e, 0, sizeof(e));

@@ -212,7 +212,7 @@ char *ts_engine_describe(const struct ts_engine *e, char *buf, size_t n);
 /* Modeling queries that need no instance (sweeps, advice, OOM tables):
  * fill @info for @cfg as ts_engine_new() would, without jitter state.
  * Returns TS_E_GPU_OOM (info still filled) when the batch does not fit. */
-TS_WUR int ts_engine_plan(const struct ts_engine_cfg *cfg, struct ts_engine_info *info,
-			  char *err, size_t errlen);
+TS_WUR int ts_engine_estimate(const struct ts_engine_cfg *cfg, struct ts_engine_info *info,
+			      char *err, size_t errlen);
 
 #endif

@@ -154,7 +154,7 @@ void ts_dataset_class_name(uint32_t c, char out[10]);
 void ts_dataset_sample_path(const struct ts_dataset_meta *meta, uint64_t img, char *out,
 			    size_t n);
 /* strlen of the path ts_dataset_sample_path() writes (with room), without
- * formatting it: planning an ImageNet-sized LMDB sums 1.28M key lengths. */
+ * formatting it: describing an ImageNet-sized LMDB sums 1.28M key lengths. */
 size_t ts_dataset_sample_path_len(const struct ts_dataset_meta *meta, uint64_t img);
 /* Key of the j-th LMDB entry: "%08d_<wnid>/<file>", as convert_imageset. */
 void ts_dataset_lmdb_key(const struct ts_dataset_meta *meta, uint64_t j, char *out, size_t n);

@@ -318,7 +318,7 @@ void ts_tfr_example(uint64_t n, uint8_t *head, size_t *head_len, uint8_t *tail,
 }
 
 /* The lengths ts_tfr_example() writes, without writing them: a virtual
- * dataset plans millions of records. */
+ * dataset describes millions of records. */
 uint64_t ts_tfr_record_size(uint64_t n)
 {
 	uint64_t bl = 1 + vlen(n) + n, f1 = 1 + vlen(bl) + bl, e1 = 2 + 5 + 1 + vlen(f1) + f1;

@@ -1,6 +1,6 @@
 /*
  * ds_image.c — what the image kinds share (see ds_image.h): the size model
- * every image is planned from, the class tree, and the generation driver.
+ * every image is drawn from, the class tree, and the generation driver.
  * The figures and their sources are in pipeline/DATASETS.md.
  */
 #include "pipeline/ds_image.h"
@@ -198,7 +198,8 @@ static double clampd(double v, double lo, double hi)
 	return v < lo ? lo : v > hi ? hi : v;
 }
 
-static void plan_image(const struct model *m, uint64_t seed, uint64_t img, struct ts_ds_plan *p)
+static void draw_spec(const struct model *m, uint64_t seed, uint64_t img,
+		      struct ts_ds_image_spec *p)
 {
 	struct ts_rng r;
 
@@ -447,9 +448,9 @@ int ts_ds_image_describe(const struct ts_dataset_config *cfg, struct ts_dataset_
 	}
 	model_init(&m);
 	for (uint64_t j = 0; j < nimg; j++) {
-		struct ts_ds_plan p;
+		struct ts_ds_image_spec p;
 		uint32_t img = meta->order[j];
-		plan_image(&m, meta->seed, img, &p);
+		draw_spec(&m, meta->seed, img, &p);
 		meta->label[j] = meta->img_label[img];
 		k->size(meta, img, &p, &meta->bytes[j], &meta->width[j], &meta->height[j]);
 		meta->sample_bytes += meta->bytes[j];
@@ -529,9 +530,9 @@ static void *worker(void *arg)
 		pthread_mutex_unlock(&g->mu);
 
 		struct slot s = { 0 };
-		struct ts_ds_plan p;
+		struct ts_ds_image_spec p;
 		uint32_t img = g->meta->order[j];
-		plan_image(&g->m, g->meta->seed, img, &p);
+		draw_spec(&g->m, g->meta->seed, img, &p);
 		s.err = g->k->make(&jg, g->meta, img, &p, &s.s);
 
 		pthread_mutex_lock(&g->mu);

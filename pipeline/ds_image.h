@@ -1,6 +1,6 @@
 /*
  * ds_image.h — the ImageNet look-alike the image kinds share: one seeded
- * plan per image (resolution, JPEG settings, target sizes), the class
+ * spec per image (resolution, JPEG settings, target sizes), the class
  * layout, and the generation driver (worker threads make samples into a
  * window, the calling thread writes them out strictly in storage order).
  * An image kind (pipeline/ds_imagenet_*.c) says only how one image is
@@ -18,7 +18,7 @@
 #include "pipeline/jpeggen.h"
 
 /* Everything about one image, drawn from its own seeded stream. */
-struct ts_ds_plan {
+struct ts_ds_image_spec {
 	uint32_t w, h;			/* the original's pixels */
 	struct ts_jpeg_params jpeg;	/* the original file */
 	struct ts_jpeg_params rec;	/* its im2rec --resize 480 copy */
@@ -48,14 +48,14 @@ struct ts_ds_sample {
 
 /* How an image kind stores its images. Every hook is required. */
 struct ts_ds_image_kind {
-	/* Stored bytes and pixel dimensions of image @img planned as @p. */
-	void (*size)(const struct ts_dataset_meta *meta, uint32_t img, const struct ts_ds_plan *p,
+	/* Stored bytes and pixel dimensions of image @img drawn as @p. */
+	void (*size)(const struct ts_dataset_meta *meta, uint32_t img, const struct ts_ds_image_spec *p,
 		     uint32_t *bytes, uint16_t *w, uint16_t *h);
 	/* After every sample has its size: the kind's files (ts_ds_add_file). */
 	int (*files)(struct ts_dataset_meta *meta);
 	/* In a worker thread: the stored bytes of image @img into @s. */
 	int (*make)(struct ts_jpeggen *jg, const struct ts_dataset_meta *meta, uint32_t img,
-		    const struct ts_ds_plan *p, struct ts_ds_sample *s);
+		    const struct ts_ds_image_spec *p, struct ts_ds_sample *s);
 	/* In the calling thread: open the writer, put stored sample @j (in
 	 * order, exactly meta->bytes[j] long or it is a generator bug), close
 	 * (@ok false: abandon, the caller removes the files). */

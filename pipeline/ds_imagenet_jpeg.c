@@ -29,7 +29,7 @@
 #include "tier/fsmeta.h"
 
 static void jpeg_size(const struct ts_dataset_meta *meta, uint32_t img,
-		      const struct ts_ds_plan *p, uint32_t *bytes, uint16_t *w, uint16_t *h)
+		      const struct ts_ds_image_spec *p, uint32_t *bytes, uint16_t *w, uint16_t *h)
 {
 	(void)meta;
 	(void)img;
@@ -46,7 +46,7 @@ static int jpeg_files(struct ts_dataset_meta *meta)
 }
 
 static int jpeg_make(struct ts_jpeggen *jg, const struct ts_dataset_meta *meta, uint32_t img,
-		     const struct ts_ds_plan *p, struct ts_ds_sample *s)
+		     const struct ts_ds_image_spec *p, struct ts_ds_sample *s)
 {
 	const uint8_t *jpg;
 	size_t len;
@@ -149,7 +149,7 @@ static const struct ts_ds_image_kind jpeg_images = {
 	.close = tree_close,
 };
 
-/* Every file: there, its size, a JPEG of the planned dimensions. */
+/* Every file: there, its size, a JPEG of the described dimensions. */
 static int jpeg_verify(const struct ts_dataset_meta *meta, const char *dir, char *err,
 		       size_t errlen)
 {

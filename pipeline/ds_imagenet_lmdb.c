@@ -56,7 +56,7 @@ static size_t datum_size(size_t data_len, int32_t label, bool encoded)
 }
 
 static void lmdb_size(const struct ts_dataset_meta *meta, uint32_t img,
-		      const struct ts_ds_plan *p, uint32_t *bytes, uint16_t *w, uint16_t *h)
+		      const struct ts_ds_image_spec *p, uint32_t *bytes, uint16_t *w, uint16_t *h)
 {
 	bool enc = is_encoded(meta);
 	*bytes = (uint32_t)datum_size(enc ? p->jpeg.target : 0, meta->img_label[img], enc);
@@ -112,7 +112,7 @@ static int lmdb_files(struct ts_dataset_meta *meta)
 }
 
 static int lmdb_make(struct ts_jpeggen *jg, const struct ts_dataset_meta *meta, uint32_t img,
-		     const struct ts_ds_plan *p, struct ts_ds_sample *s)
+		     const struct ts_ds_image_spec *p, struct ts_ds_sample *s)
 {
 	struct ts_datum d;
 	uint8_t *chw = NULL;

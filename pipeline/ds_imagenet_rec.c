@@ -31,7 +31,7 @@
 #include "pipeline/source.h"
 
 static void rec_size(const struct ts_dataset_meta *meta, uint32_t img,
-		     const struct ts_ds_plan *p, uint32_t *bytes, uint16_t *w, uint16_t *h)
+		     const struct ts_ds_image_spec *p, uint32_t *bytes, uint16_t *w, uint16_t *h)
 {
 	(void)meta;
 	(void)img;
@@ -57,7 +57,7 @@ static int rec_files(struct ts_dataset_meta *meta)
 }
 
 static int rec_make(struct ts_jpeggen *jg, const struct ts_dataset_meta *meta, uint32_t img,
-		    const struct ts_ds_plan *p, struct ts_ds_sample *s)
+		    const struct ts_ds_image_spec *p, struct ts_ds_sample *s)
 {
 	struct ts_rec_irheader h = {
 		.flag = 0, .label = (float)meta->img_label[img], .id = img, .id2 = 0

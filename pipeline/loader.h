@@ -168,7 +168,7 @@ void ts_pipe_free(struct ts_pipe *p);
 /* How a loader under @cfg is laid out, for either driver (the real loader
  * and the virtual one, vpipe.h): the scheduler's configuration (queue
  * depth 1 for a source read by its own fetch, the read buffers the memory
- * plan gives) and the read slot size. @n: samples per epoch; @max_len: the
+ * budget gives) and the read slot size. @n: samples per epoch; @max_len: the
  * largest sample; @workers: decode workers (0 when nothing is decoded). */
 struct ts_source_ops;
 struct ts_pipe_layout {

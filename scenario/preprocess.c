@@ -236,7 +236,7 @@ static int preprocess_virtual(struct ts_job_env *env, const struct ts_job_args *
 	char tdesc[256], parts[768];
 	ts_job_tier_desc(s, "tier model virtual", tdesc, sizeof(tdesc));
 	snprintf(parts, sizeof(parts), "%s, convert_imageset virtual (1 thread, the real "
-				       "conversion's plan; decode + resize %llux%llu at the "
+				       "conversion's steps; decode + resize %llux%llu at the "
 				       "calibrated %.0f images/s/core on %s, put %.0f us), no GPU",
 		 tdesc, (unsigned long long)run->resize, (unsigned long long)run->resize,
 		 cal.full_ips, cal.cpu, cal.put_ns / 1e3);

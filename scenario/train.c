@@ -29,8 +29,8 @@
 
 /* Iterations and epochs for a run: enough whole epochs to cover
  * warm-up + measured iterations. */
-static int plan_iterations(const struct ts_scn_run *run, uint64_t per_epoch, uint64_t *iters,
-			   uint64_t *epochs, char *err, size_t errlen)
+static int count_iterations(const struct ts_scn_run *run, uint64_t per_epoch, uint64_t *iters,
+			    uint64_t *epochs, char *err, size_t errlen)
 {
 	if (!per_epoch) {
 		snprintf(err, errlen, "the dataset holds less than one batch; use a larger "
@@ -238,7 +238,7 @@ static int feed_open(struct ts_job_env *env, struct ts_scenario *s, const char *
 	 * batches per epoch are only known once it is open. */
 	uint64_t iters, epochs = 1;
 	if (per_epoch && !synthetic &&
-	    (rc = plan_iterations(run, per_epoch, &iters, &epochs, err, errlen))) {
+	    (rc = count_iterations(run, per_epoch, &iters, &epochs, err, errlen))) {
 		ts_opt_free(ts_pipe_opts, &pc);
 		return rc;
 	}
@@ -454,7 +454,7 @@ static int train_run(struct ts_job_env *env, const struct ts_job_args *a, struct
 	uint64_t iters, epochs;
 	if (synthetic)
 		iters = run->iterations;
-	else if ((rc = plan_iterations(run, feed_batches_per_epoch(&f), &iters, &epochs, err,
+	else if ((rc = count_iterations(run, feed_batches_per_epoch(&f), &iters, &epochs, err,
 				       errlen)))
 		goto out;
 	if (!(rc = train_loop(env, &f, eng, s, run, iters, w, err, errlen)))

@@ -459,7 +459,7 @@ static int run_dlio_case(const struct ts_case *c, double *pred, char *err, size_
 }
 
 /* An accelerator case's figures from the engine's sim backend: one GPU at
- * the case's batch, without jitter (ts_engine_plan). A checking figure the
+ * the case's batch, without jitter (ts_engine_estimate). A checking figure the
  * profiles publish themselves must be held out (hold_out), or the check
  * would read back its own anchor: such a case is refused, not scored. */
 static int run_engine_case(const struct ts_case *c, double *pred, char *err, size_t errlen)
@@ -480,7 +480,7 @@ static int run_engine_case(const struct ts_case *c, double *pred, char *err, siz
 	cfg.batch = x->batch;
 	cfg.gpus = 1;
 	if (rc == 0)
-		rc = ts_engine_plan(&cfg, &info, err, errlen);
+		rc = ts_engine_estimate(&cfg, &info, err, errlen);
 	ts_engine_cfg_free(&cfg);
 	if (rc == 0 && !c->fits && info.basis == TS_BASIS_ANCHORED) {
 		snprintf(err, errlen, "the figure is a published anchor of the engine profiles (%s): "

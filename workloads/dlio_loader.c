@@ -1,7 +1,7 @@
 /*
  * dlio_loader.c — DLIO 2.0.0's PyTorch data loader in both clocks
  * (dlio_loader.h). The order, the workers' batches, the prefetch rule and
- * the per-sample chains are written once (the plan, below); the two clocks
+ * the per-sample chains are written once (the feed, below); the two clocks
  * differ only in who waits: threads on system calls, or events on the tier
  * model.
  */
@@ -29,9 +29,9 @@
 
 #define UNSET UINT64_MAX
 
-/* ---- the plan: order, batches, chains ------------------------------------- */
+/* ---- the feed: order, batches, chains ------------------------------------- */
 
-struct plan {
+struct feed {
 	const struct ts_dl_cfg *c;
 	uint64_t total, per_rank, steps;
 	uint32_t *order; /* the global list, shuffled in place each epoch */
@@ -45,7 +45,7 @@ uint64_t ts_dl_steps(const struct ts_dl_cfg *c)
 	return c->steps && c->steps < s ? c->steps : s;
 }
 
-static int plan_new(struct plan *p, const struct ts_dl_cfg *c, char *err, size_t errlen)
+static int feed_new(struct feed *p, const struct ts_dl_cfg *c, char *err, size_t errlen)
 {
 	memset(p, 0, sizeof(*p));
 	p->c = c;
@@ -77,7 +77,7 @@ static int plan_new(struct plan *p, const struct ts_dl_cfg *c, char *err, size_t
 
 /* dlio_sampler.__iter__: reseeded with the seed, the persisting list
  * shuffled again (Shuffle.SEED). */
-static void plan_epoch(struct plan *p)
+static void feed_epoch(struct feed *p)
 {
 	if (!p->c->shuffle)
 		return;
@@ -85,13 +85,13 @@ static void plan_epoch(struct plan *p)
 	ts_rng_shuffle_u32(&p->rng, p->order, p->total);
 }
 
-static uint64_t plan_sample(const struct plan *p, uint64_t k, uint64_t j, uint64_t pos)
+static uint64_t feed_sample(const struct feed *p, uint64_t k, uint64_t j, uint64_t pos)
 {
 	return p->order[(p->c->rank0 + k) * p->per_rank + j * p->c->batch + pos];
 }
 
 /* The chain of sample @i into *@buf (grown as needed): its length, or 0. */
-static size_t plan_chain(const struct plan *p, uint64_t i, struct ts_chain_req **buf, size_t *cap)
+static size_t feed_chain(const struct feed *p, uint64_t i, struct ts_chain_req **buf, size_t *cap)
 {
 	const struct ts_dataset_meta *m = p->c->meta;
 	struct ts_chain_file f = { .size = m->files[i].bytes };
@@ -124,26 +124,26 @@ static size_t plan_chain(const struct plan *p, uint64_t i, struct ts_chain_req *
 }
 
 /* The bytes of the arrays of the samples an epoch's steps take. */
-static uint64_t plan_payload(const struct plan *p)
+static uint64_t feed_payload(const struct feed *p)
 {
 	uint64_t sum = 0;
 	for (uint64_t k = 0; k < p->c->ranks; k++)
 		for (uint64_t j = 0; j < p->steps; j++)
 			for (uint64_t q = 0; q < p->c->batch; q++) {
 				uint64_t off, len;
-				ts_npz_payload(p->c->meta->files[plan_sample(p, k, j, q)].bytes, &off,
+				ts_npz_payload(p->c->meta->files[feed_sample(p, k, j, q)].bytes, &off,
 					       &len);
 				sum += len;
 			}
 	return sum;
 }
 
-static uint64_t plan_window(const struct plan *p)
+static uint64_t feed_window(const struct feed *p)
 {
 	return TS_MIN(p->c->workers * p->c->prefetch_factor, p->steps);
 }
 
-static int result_init(struct ts_dl_result *r, const struct plan *p)
+static int result_init(struct ts_dl_result *r, const struct feed *p)
 {
 	memset(r, 0, sizeof(*r));
 	r->steps = p->steps;
@@ -197,7 +197,7 @@ static uint64_t take(const struct ts_dl_cfg *c, struct vrank *rk, struct ts_dl_e
 }
 
 struct vl {
-	struct plan p;
+	struct feed p;
 	const struct ts_dl_cfg *c;
 	const struct ts_vdisk *disk;
 	struct vworker *wk;
@@ -218,8 +218,8 @@ static uint64_t cpu_ns(const struct vl *v, uint64_t i)
 
 static int vw_sample(struct vl *v, struct vworker *w)
 {
-	w->sample = plan_sample(&v->p, w->k, w->batch, w->pos);
-	w->nreq = plan_chain(&v->p, w->sample, &w->chain, &w->cap);
+	w->sample = feed_sample(&v->p, w->k, w->batch, w->pos);
+	w->nreq = feed_chain(&v->p, w->sample, &w->chain, &w->cap);
 	w->req = 0;
 	w->cpu_done = false;
 	return w->nreq ? 0 : -ENOMEM;
@@ -312,7 +312,7 @@ int ts_dl_run_virtual(const struct ts_dl_cfg *c, const struct ts_vdisk *disk, ts
 {
 	struct vl v = { .c = c, .disk = disk, .r = r };
 	memset(r, 0, sizeof(*r));
-	int rc = plan_new(&v.p, c, err, errlen);
+	int rc = feed_new(&v.p, c, err, errlen);
 	if (!rc)
 		rc = result_init(r, &v.p);
 	uint64_t nw = c->ranks * c->workers, S = v.p.steps;
@@ -325,10 +325,10 @@ int ts_dl_run_virtual(const struct ts_dl_cfg *c, const struct ts_vdisk *disk, ts
 	uint64_t t = 0;
 	for (uint64_t e = 0; !rc && e < c->epochs; e++) {
 		struct ts_dl_epoch *ep = &r->ep[e];
-		plan_epoch(&v.p);
+		feed_epoch(&v.p);
 		ep->start = t;
 		if (fn)
-			ep->payload = plan_payload(&v.p);
+			ep->payload = feed_payload(&v.p);
 		v.step = 0;
 		v.npending = 0;
 		for (uint64_t i = 0; i < nw; i++)
@@ -339,7 +339,7 @@ int ts_dl_run_virtual(const struct ts_dl_cfg *c, const struct ts_vdisk *disk, ts
 			v.rk[k].dispatched = 0;
 			for (uint64_t j = 0; j < S; j++)
 				v.rk[k].ready[j] = UNSET;
-			for (uint64_t d = 0; !rc && d < plan_window(&v.p); d++)
+			for (uint64_t d = 0; !rc && d < feed_window(&v.p); d++)
 				rc = v_dispatch(&v, k, t);
 		}
 		uint64_t bar = t;
@@ -416,7 +416,7 @@ struct rworker {
 };
 
 struct rl {
-	struct plan p;
+	struct feed p;
 	const struct ts_dl_cfg *c;
 	int dirfd;
 	pthread_mutex_t mu;
@@ -433,7 +433,7 @@ struct rl {
 static int r_sample(struct rworker *w, uint64_t i)
 {
 	struct rl *L = w->L;
-	size_t n = plan_chain(&L->p, i, &w->chain, &w->cap);
+	size_t n = feed_chain(&L->p, i, &w->chain, &w->cap);
 	if (!n)
 		return -ENOMEM;
 	const char *rel = L->c->meta->files[i].path + strlen(TS_DLIO_DIR "/");
@@ -524,7 +524,7 @@ static void *r_worker(void *arg)
 		pthread_mutex_unlock(&L->mu);
 		int rc = 0;
 		for (uint64_t pos = 0; !rc && pos < L->c->batch; pos++)
-			rc = r_sample(w, plan_sample(&L->p, w->k, j, pos));
+			rc = r_sample(w, feed_sample(&L->p, w->k, j, pos));
 		pthread_mutex_lock(&L->mu);
 		if (rc) {
 			L->stop = true;
@@ -571,7 +571,7 @@ int ts_dl_run_real(const struct ts_dl_cfg *c, int (*between)(char *err, size_t e
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&L.cv, &ca);
 	pthread_condattr_destroy(&ca);
-	int rc = plan_new(&L.p, c, err, errlen);
+	int rc = feed_new(&L.p, c, err, errlen);
 	if (!rc)
 		rc = result_init(r, &L.p);
 	uint64_t nw = c->ranks * c->workers, S = L.p.steps;
@@ -594,9 +594,9 @@ int ts_dl_run_real(const struct ts_dl_cfg *c, int (*between)(char *err, size_t e
 	for (uint64_t e = 0; !rc && e < c->epochs; e++) {
 		struct ts_dl_epoch *ep = &r->ep[e];
 		pthread_mutex_lock(&L.mu);
-		plan_epoch(&L.p); /* every worker is idle: the last epoch's batches were all taken */
+		feed_epoch(&L.p); /* every worker is idle: the last epoch's batches were all taken */
 		for (uint64_t k = 0; k < c->ranks; k++) {
-			L.rk[k].dispatched = plan_window(&L.p);
+			L.rk[k].dispatched = feed_window(&L.p);
 			for (uint64_t j = 0; j < S; j++)
 				L.rk[k].ready[j] = UNSET;
 		}

@@ -1017,13 +1017,13 @@ static int place(struct env *E, const struct ts_dataset_config *dc, char *err, s
 	if (!access(manifest, F_OK))
 		return ts_dataset_open(E->data, &E->meta, err, errlen);
 	/* does it fit? */
-	struct ts_dataset_meta plan;
-	int rc = ts_dataset_meta_describe(ts_dataset_find(E->w->format, NULL, 0), dc, &plan, err,
+	struct ts_dataset_meta desc;
+	int rc = ts_dataset_meta_describe(ts_dataset_find(E->w->format, NULL, 0), dc, &desc, err,
 					  errlen);
 	if (rc)
 		return rc;
-	uint64_t need = plan.total_bytes;
-	ts_dataset_meta_free(&plan);
+	uint64_t need = desc.total_bytes;
+	ts_dataset_meta_free(&desc);
 	char probe[4096];
 	snprintf(probe, sizeof(probe), "%s", base);
 	char made[4096] = "";

@@ -150,32 +150,32 @@ static void round_trip(const struct ts_dataset_ops *k)
 	/* small: images, or train words for a text kind */
 	struct ts_dataset_config c =
 		cfg_of(k->caps & TS_DS_IMAGES ? 7 : !strcmp(k->unit, "files") ? 5 : 4000, 11);
-	struct ts_dataset_meta plan, back, other;
+	struct ts_dataset_meta desc, back, other;
 	struct ts_dataset_stats st;
 	char d[512], err[512];
 
 	snprintf(d, sizeof(d), "%s/%s", root, k->name);
-	CHECK(ts_dataset_meta_describe(k, &c, &plan, err, sizeof(err)) == 0);
-	CHECK(plan.kind == k);
-	CHECK_EQ_U64(plan.count, c.count);
-	CHECK(plan.total_bytes > 0);
-	CHECK(!(k->caps & TS_DS_IMAGES) || plan.samples == c.count);
-	CHECK(access(d, F_OK) != 0); /* planning wrote nothing */
+	CHECK(ts_dataset_meta_describe(k, &c, &desc, err, sizeof(err)) == 0);
+	CHECK(desc.kind == k);
+	CHECK_EQ_U64(desc.count, c.count);
+	CHECK(desc.total_bytes > 0);
+	CHECK(!(k->caps & TS_DS_IMAGES) || desc.samples == c.count);
+	CHECK(access(d, F_OK) != 0); /* describing wrote nothing */
 
 	if (ts_dataset_make(k, &c, d, &st, err, sizeof(err))) {
 		fprintf(stderr, "%s: make: %s\n", k->name, err);
 		CHECK(0);
-		ts_dataset_meta_free(&plan);
+		ts_dataset_meta_free(&desc);
 		return;
 	}
 	CHECK_EQ_U64(st.samples, c.count);
-	/* what it reads back is what it planned */
+	/* what it reads back is what it described */
 	CHECK(ts_dataset_open(d, &back, err, sizeof(err)) == 0);
 	CHECK(back.kind == k);
-	CHECK_EQ_U64(back.samples, plan.samples);
-	CHECK_EQ_U64(back.nfiles, plan.nfiles);
-	CHECK(back.samples == plan.samples &&
-	      (!plan.samples || !memcmp(back.bytes, plan.bytes, plan.samples * sizeof(*plan.bytes))));
+	CHECK_EQ_U64(back.samples, desc.samples);
+	CHECK_EQ_U64(back.nfiles, desc.nfiles);
+	CHECK(back.samples == desc.samples &&
+	      (!desc.samples || !memcmp(back.bytes, desc.bytes, desc.samples * sizeof(*desc.bytes))));
 	CHECK(ts_dataset_verify(d, err, sizeof(err)) == 0);
 	ts_dataset_meta_free(&back);
 
@@ -208,7 +208,7 @@ static void round_trip(const struct ts_dataset_ops *k)
 	err[0] = 0;
 	CHECK(ts_dataset_verify(d, err, sizeof(err)) != 0);
 	CHECK(strstr(err, d) != NULL);
-	ts_dataset_meta_free(&plan);
+	ts_dataset_meta_free(&desc);
 	rm_rf(d);
 }
 

@@ -272,12 +272,12 @@ static void test_anchors(void)
 	printf("anchors: %d published figures reproduced within 2%%\n", n);
 }
 
-static double plan_x(const char *fw, const char *model, const char *gpu, const char *mode,
-		     const char *prec, uint64_t batch, uint64_t gpus, int *rc)
+static double estimate_x(const char *fw, const char *model, const char *gpu, const char *mode,
+			 const char *prec, uint64_t batch, uint64_t gpus, int *rc)
 {
 	struct ts_engine_cfg c = cfg_of("sim", fw, model, gpu, mode, prec, batch, gpus);
 	struct ts_engine_info info;
-	*rc = ts_engine_plan(&c, &info, err, sizeof(err));
+	*rc = ts_engine_estimate(&c, &info, err, sizeof(err));
 	ts_engine_cfg_free(&c);
 	return info.samples_per_s;
 }
@@ -289,7 +289,7 @@ static void test_scaling_checks(void)
 	CHECK(n >= 16);
 	for (int i = 0; i < n; i++) {
 		int rc;
-		double x = plan_x(a[i].fw, a[i].model, a[i].gpu, "train", a[i].prec,
+		double x = estimate_x(a[i].fw, a[i].model, a[i].gpu, "train", a[i].prec,
 				  (uint64_t)a[i].batch, (uint64_t)a[i].gpus, &rc);
 		CHECK(rc == 0);
 		printf("scaling %-16s %-10s %-9s x%d: %8.1f vs published %8.1f (%+.1f%%, tol %.0f%%)\n",
@@ -301,9 +301,9 @@ static void test_scaling_checks(void)
 	CHECK(n >= 2);
 	for (int i = 0; i < n; i++) {
 		int rc;
-		plan_x(a[i].fw, a[i].model, a[i].gpu, a[i].mode, "", (uint64_t)a[i].batch, 1, &rc);
+		estimate_x(a[i].fw, a[i].model, a[i].gpu, a[i].mode, "", (uint64_t)a[i].batch, 1, &rc);
 		CHECK(rc == TS_E_GPU_OOM);
-		plan_x(a[i].fw, a[i].model, a[i].gpu, a[i].mode, "", (uint64_t)a[i].fits, 1, &rc);
+		estimate_x(a[i].fw, a[i].model, a[i].gpu, a[i].mode, "", (uint64_t)a[i].fits, 1, &rc);
 		CHECK(rc == 0);
 	}
 }
@@ -319,13 +319,13 @@ static void test_oom(void)
 	CHECK(ts_engine_new(&c, &e, err, sizeof(err)) == TS_E_GPU_OOM && !e);
 	CHECK(strstr(err, "out of GPU memory") && strstr(err, "googlenet"));
 	struct ts_engine_info info;
-	CHECK(ts_engine_plan(&c, &info, err, sizeof(err)) == TS_E_GPU_OOM);
+	CHECK(ts_engine_estimate(&c, &info, err, sizeof(err)) == TS_E_GPU_OOM);
 	CHECK(info.mem_bytes > info.mem_capacity);
 	c.batch = 256;
-	CHECK(ts_engine_plan(&c, &info, err, sizeof(err)) == 0);
+	CHECK(ts_engine_estimate(&c, &info, err, sizeof(err)) == 0);
 	CHECK(info.mem_bytes < info.mem_capacity);
 	c.batch = 32;
-	CHECK(ts_engine_plan(&c, &info, err, sizeof(err)) == 0);
+	CHECK(ts_engine_estimate(&c, &info, err, sizeof(err)) == 0);
 	ts_engine_cfg_free(&c);
 }
 
@@ -355,12 +355,12 @@ static void test_multi_gpu(void)
 		double eff8[3];
 		for (size_t m = 0; m < 3; m++) {
 			int rc;
-			double x1 = plan_x(setups[s].fw, models[m], setups[s].gpu, "train", "",
+			double x1 = estimate_x(setups[s].fw, models[m], setups[s].gpu, "train", "",
 					   setups[s].batch[m], 1, &rc);
 			CHECK(rc == 0);
 			double prev = x1;
 			for (uint64_t n = 2; n <= 8; n *= 2) {
-				double x = plan_x(setups[s].fw, models[m], setups[s].gpu, "train",
+				double x = estimate_x(setups[s].fw, models[m], setups[s].gpu, "train",
 						  "", setups[s].batch[m], n, &rc);
 				CHECK(rc == 0);
 				if (setups[s].monotone)
@@ -381,8 +381,8 @@ static void test_multi_gpu(void)
 	}
 	/* inference is embarrassingly parallel: exactly linear */
 	int rc;
-	double i1 = plan_x("nvcaffe", "googlenet", "P100-PCIe", "infer", "", 64, 1, &rc);
-	double i8 = plan_x("nvcaffe", "googlenet", "P100-PCIe", "infer", "", 64, 8, &rc);
+	double i1 = estimate_x("nvcaffe", "googlenet", "P100-PCIe", "infer", "", 64, 1, &rc);
+	double i8 = estimate_x("nvcaffe", "googlenet", "P100-PCIe", "infer", "", 64, 8, &rc);
 	CHECK_NEAR(i8, 8 * i1, 1e-9);
 }
 
@@ -392,21 +392,21 @@ static void test_batch_and_basis(void)
 	/* small batches underuse the GPU: per-GPU throughput rises with batch */
 	double prev = 0;
 	for (uint64_t b = 1; b <= 256; b *= 2) {
-		double x = plan_x("nvcaffe", "googlenet", "P100-PCIe", "train", "", b, 1, &rc);
+		double x = estimate_x("nvcaffe", "googlenet", "P100-PCIe", "train", "", b, 1, &rc);
 		CHECK(rc == 0 && x > prev);
 		prev = x;
 	}
 	struct ts_engine_cfg c = cfg_of("sim", "nvcaffe", "googlenet", "P100-PCIe", "train", "",
 					32, 1);
 	struct ts_engine_info info;
-	CHECK(ts_engine_plan(&c, &info, err, sizeof(err)) == 0);
+	CHECK(ts_engine_estimate(&c, &info, err, sizeof(err)) == 0);
 	CHECK(info.basis == TS_BASIS_MODELED && strstr(info.source, "modeled"));
 	set(&c.framework, "mxnet");
 	set(&c.model, "resnet50");
 	set(&c.gpu, "V100");
 	set(&c.mode, "infer");
 	c.batch = 16;
-	CHECK(ts_engine_plan(&c, &info, err, sizeof(err)) == 0);
+	CHECK(ts_engine_estimate(&c, &info, err, sizeof(err)) == 0);
 	CHECK(info.basis == TS_BASIS_INTERPOLATED);
 	/* between the published 699 img/s at 8 and 1077 at 32 */
 	CHECK(info.samples_per_s > 699 && info.samples_per_s < 1077);
@@ -613,7 +613,7 @@ static void test_bad_profiles(void)
 	struct ts_engine_cfg c = cfg_of("sim", "mxnet", "vgg16", "Z1", "infer", "", 32, 1);
 	set(&c.profile, path);
 	struct ts_engine_info info;
-	CHECK(ts_engine_plan(&c, &info, err, sizeof(err)) == 0);
+	CHECK(ts_engine_estimate(&c, &info, err, sizeof(err)) == 0);
 	CHECK_NEAR(info.samples_per_s, 999, 1e-9);
 	CHECK(info.basis == TS_BASIS_ANCHORED && strcmp(info.source, "test") == 0);
 	ts_engine_cfg_free(&c);
@@ -740,18 +740,18 @@ static void test_hold_out(void)
 {
 	struct ts_engine_info a, hb, hc;
 	struct ts_engine_cfg c = cfg_of("sim", "mxnet", "resnet50", "V100", "infer", "fp32", 32, 1);
-	CHECK(ts_engine_plan(&c, &a, err, sizeof(err)) == 0);
+	CHECK(ts_engine_estimate(&c, &a, err, sizeof(err)) == 0);
 	CHECK(a.basis == TS_BASIS_ANCHORED);
 	CHECK_NEAR(a.samples_per_s_1gpu, 1077, 1e-9);
 	set(&c.hold_out, "batch");
-	CHECK(ts_engine_plan(&c, &hb, err, sizeof(err)) == 0);
+	CHECK(ts_engine_estimate(&c, &hb, err, sizeof(err)) == 0);
 	CHECK(hb.basis == TS_BASIS_INTERPOLATED);
 	CHECK(strstr(hb.source, "held out (batch)") != NULL);
 	/* between the published 8 (699) and 64 (1168), not the held-out 1077 */
 	CHECK(hb.samples_per_s_1gpu > 699 && hb.samples_per_s_1gpu < 1168);
 	CHECK(hb.samples_per_s_1gpu != a.samples_per_s_1gpu);
 	set(&c.hold_out, "combination");
-	CHECK(ts_engine_plan(&c, &hc, err, sizeof(err)) == 0);
+	CHECK(ts_engine_estimate(&c, &hc, err, sizeof(err)) == 0);
 	CHECK(hc.basis == TS_BASIS_MODELED);
 	CHECK(strstr(hc.source, "held out (combination)") != NULL);
 	ts_engine_cfg_free(&c);
@@ -761,7 +761,7 @@ static void test_hold_out(void)
 	struct ts_engine_info m2, tmp;
 	c = cfg_of("sim", "pytorch-2021", "resnet50", "V100", "train", "amp", 256, 1);
 	set(&c.hold_out, "combination");
-	CHECK(ts_engine_plan(&c, &m2, err, sizeof(err)) == 0);
+	CHECK(ts_engine_estimate(&c, &m2, err, sizeof(err)) == 0);
 	CHECK(m2.basis == TS_BASIS_MODELED);
 	CHECK(fabs(m2.samples_per_s_1gpu - 1200) > 1);
 	ts_engine_cfg_free(&c);
@@ -769,10 +769,10 @@ static void test_hold_out(void)
 	/* nothing published at batch 48, no anchors at all for K80 amp */
 	c = cfg_of("sim", "mxnet", "resnet50", "V100", "infer", "fp32", 48, 1);
 	set(&c.hold_out, "batch");
-	CHECK(ts_engine_plan(&c, &tmp, err, sizeof(err)) == TS_E_UNKNOWN);
+	CHECK(ts_engine_estimate(&c, &tmp, err, sizeof(err)) == TS_E_UNKNOWN);
 	CHECK(strstr(err, "hold_out=batch") && strstr(err, "at this batch"));
 	set(&c.hold_out, "everything");
-	CHECK(ts_engine_plan(&c, &tmp, err, sizeof(err)) == TS_E_PARSE);
+	CHECK(ts_engine_estimate(&c, &tmp, err, sizeof(err)) == TS_E_PARSE);
 	CHECK(strstr(err, "'everything' is not batch or combination") != NULL);
 	ts_engine_cfg_free(&c);
 }

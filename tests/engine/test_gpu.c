@@ -177,7 +177,7 @@ static void calibrate(const char *out)
 	for (int i = 0; i < 2; i++) {
 		c.batch = rows[i].batch;
 		struct ts_engine_info info;
-		rc = ts_engine_plan(&c, &info, err, sizeof(err));
+		rc = ts_engine_estimate(&c, &info, err, sizeof(err));
 		CHECK(rc == 0);
 		if (rc)
 			fprintf(stderr, "%s\n", err);
