@@ -77,20 +77,6 @@ const struct ts_opt ts_fs_opt_table[] = {
 	{ NULL },
 };
 
-void ts_fs_log(const struct ts_fs *fs, int prio, const char *fmt, ...)
-{
-	char line[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	if (fs->daemonized)
-		syslog(prio, "%s", line);
-	if (!fs->daemonized || fs->ready_fd >= 0)
-		fprintf(stderr, "%s\n", line);
-}
-
 static void usage(FILE *out)
 {
 	fprintf(out,

@@ -22,7 +22,7 @@
 
 #include "luadata/luadata.h"
 #include "core/paths.h"
-#include "tier/tier.h"
+#include "tier/tier_base.h"
 #include "core/units.h"
 
 struct ts_tier_set {

@@ -63,21 +63,6 @@ const struct ts_opt ts_tier_cfg_opts[] = {
 	{ NULL },
 };
 
-const char *ts_tier_op_name(enum ts_tier_op op)
-{
-	/* The names are the keys of the per-op stats (stats_keys.h). */
-	static const char *const n[] = { TS_STATS_KEY_READ, TS_STATS_KEY_WRITE, "fsync",
-					 "fdatasync", "meta" };
-	return op < TS_TIER_OP_NR ? n[op] : "?";
-}
-
-const char *ts_tier_bound_name(enum ts_tier_bound b)
-{
-	static const char *const n[] = { "latency", "memory", "iops",  "bandwidth",
-					 "burst",   "slots",  "dirty", "flush" };
-	return b < TS_TIER_BOUND_NR ? n[b] : "?";
-}
-
 static void free_stack(struct ts_tier *t)
 {
 	struct ts_tier_layer *l = t->top;

@@ -18,7 +18,7 @@
 #define TS_TIER_LAYER_H
 
 #include "core/rng.h"
-#include "tier/tier.h"
+#include "tier/tier_base.h"
 
 struct ts_tier_layer;
 
