@@ -50,6 +50,11 @@ check "repeat failure: no second trace" test ! -e "$T/rf.trace.2"
 "$B" record --data "$T/data" --repeat 0 -- true > /dev/null 2> "$T/r0.err"
 check "repeat 0 refused" test $? = 2
 check "repeat 0 named" grep -q -- "--repeat" "$T/r0.err"
+# without --predict: the recordings' spread, and no empty prediction table
+"$B" record --data "$T/data" --repeat 2 --out "$T/rs.trace" --no-wakes -- true > "$T/rs.out" 2>&1
+check "repeat without predict: exit 0" test $? = 0
+check "repeat without predict: the spread" grep -q "^2 recordings on unlimited: span median" "$T/rs.out"
+check "repeat without predict: no prediction heading" test "$(grep -c "predicted over" "$T/rs.out")" = 0
 check "repeat: nothing mounted" test "$(mounts)" = 0
 
 # --probe: the command runs again on the probe tier into TRACE.probe

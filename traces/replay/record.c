@@ -54,6 +54,8 @@ static void repeat_print(FILE *f, const struct repeat *rp, const char *tier,
 		ts_fmt_duration(y, sizeof(y), b[1]), ts_fmt_duration(z, sizeof(z), b[2]),
 		b[0] ? 100.0 * ((double)b[1] - (double)b[0]) / (double)b[0] : 0.0,
 		b[0] ? 100.0 * ((double)b[2] - (double)b[0]) / (double)b[0] : 0.0);
+	if (!rp->ntiers)
+		return; /* no --predict: the spread alone */
 	fprintf(f, "predicted over the %zu recordings (median, lowest - highest):\n", rp->runs);
 	for (size_t i = 0; i < rp->ntiers; i++) {
 		band(rp->pred + i, rp->runs, rp->ntiers, tmp, b);
@@ -144,8 +146,11 @@ static void record_print(FILE *f, const struct ts_record_report *r, struct ts_re
 			"requests (%s), %s were waiting (elastic in replay)\n",
 			s->t.ncpu, s->t.nrecs, ts_fmt_duration(b1, sizeof(b1), res[0].think_ns),
 			ts_fmt_duration(b2, sizeof(b2), res[0].waited_ns));
-	if (!r->ntiers)
+	if (!r->ntiers) {
+		if (rp->runs > 1)
+			repeat_print(f, rp, s->t.hdr.tier, res);
 		return;
+	}
 	fprintf(f, "\npredicted per tier (%s%s%s%s):\n\n",
 		s->cfg.wakes	     ? "the wake rule: each wait follows the thread that ended it"
 		: s->cfg.closed_loop ? "closed loop: the trace has no CPU samples"

@@ -49,7 +49,8 @@ void replay_rthreads_free(struct rthreads *ps)
  * predecessor's issue (one readahead split into several requests, a batch
  * of faults: the recorded spacing). This is the timing inference of
  * //TRACE and ARTC (rules below) applied where the kernel hides the
- * dependency; the block-mode checks in bench/block_study.sh measure it.
+ * dependency; bench/pytorch_replay.sh with TS_FS=ext4 measures it against
+ * real runs, and tests/traces/replay.sh ("stream:") checks it exactly.
  */
 static bool kernel_thread(const struct rthread *p)
 {
