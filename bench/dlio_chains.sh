@@ -13,7 +13,7 @@
 # sample's bytes lie (npz, hdf5; 0 for images).
 #
 # tests/workloads/chains/ holds the files this wrote here; test_dlio_chain
-# checks the modeled chains (workloads/dlio_chain.c) against them.
+# checks the modeled chains (pipeline/dliochain.c) against them.
 # Usage: bench/dlio_chains.sh [TIERSIM_BUILD] [OUTDIR] [PYTHON]
 set -eu
 build=${1:-build}

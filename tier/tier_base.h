@@ -63,7 +63,7 @@ enum ts_tier_burst_kind {
  * Evidence: where each number of a profile comes from. `measured` names
  * the measurement it was fitted to (and, in fit_case, the validation case
  * that holds it, which then cannot also check it), `spec` a vendor table,
- * `assumed` neither. Labelled per field; fs/tiers.lua documents the form.
+ * `assumed` neither. Labelled per field; tier/tiers.lua documents the form.
  */
 enum ts_tier_ev_label { TS_EV_NONE, TS_EV_MEASURED, TS_EV_SPEC, TS_EV_ASSUMED };
 enum ts_tier_ev_field {

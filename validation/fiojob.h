@@ -4,7 +4,7 @@
  *
  * fio keeps iodepth requests in flight in each of numjobs jobs: each
  * completion issues that slot's next request at once. The model is the one
- * tierfs uses (fs/tier.h), driven here by a virtual clock with no FUSE
+ * tierfs uses (tier/tier.h), driven here by a virtual clock with no FUSE
  * floor, so the result is what an application on the emulated disk should
  * measure with O_DIRECT: IOPS, bandwidth and completion latency (mean,
  * p50, p99 from core/hist.h). bench/tier_target and `tiersim validate`
