@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/heap.h"
+#include "core/evq.h"
 #include "pipeline/scheduler.h"
 #include "pipeline/timeline.h"
 #include "pipeline/vpipe.h"
@@ -44,7 +44,7 @@ struct ts_vpipe {
 	uint64_t next_seq;
 	uint32_t next_pos;
 
-	struct ts_heap q;
+	struct ts_evq q; /* events: mostly pushed near their place in time */
 	uint64_t tie;
 	uint64_t now;
 	uint64_t start;
@@ -88,7 +88,7 @@ static int ev_push(struct ts_vpipe *v, uint64_t t, uint8_t kind, const struct ts
 	e->kind = kind;
 	e->err = err;
 	e->pos = *pos;
-	int rc = ts_heap_push(&v->q, t, v->tie++, e);
+	int rc = ts_evq_push(&v->q, t, v->tie++, e);
 	if (rc) {
 		e->next_free = v->free_ev;
 		v->free_ev = e;
@@ -332,7 +332,7 @@ void ts_vpipe_warm(struct ts_vpipe *v, bool dirty)
 
 static int step(struct ts_vpipe *v)
 {
-	struct ts_heap_item it = ts_heap_pop(&v->q);
+	struct ts_heap_item it = ts_evq_pop(&v->q);
 	struct ev *e = it.p;
 	v->now = it.key;
 	switch (e->kind) {
@@ -357,7 +357,7 @@ int ts_vpipe_next_batch(struct ts_vpipe *v, struct ts_vbatch *b)
 			return rc;
 	}
 	while (!(rc = ts_sched_take(v->sched, &sb))) {
-		if (!v->q.n)
+		if (!ts_evq_len(&v->q))
 			return -EDEADLK; /* nothing in flight and nothing ready: a bug */
 		if ((rc = step(v)))
 			return rc;
@@ -394,7 +394,7 @@ void ts_vpipe_free(struct ts_vpipe *v)
 		v->ops->plan_close(&v->vs);
 	ts_sched_free(v->sched);
 	free(v->cost);
-	ts_heap_free(&v->q);
+	ts_evq_free(&v->q);
 	for (size_t i = 0; i < v->nchunks; i++)
 		free(v->chunks[i]);
 	free(v->chunks);

@@ -3,26 +3,28 @@
  * serves `parallel` requests at once, each taking the base latency of its
  * op drawn from the profile's distribution.
  *
- * Slots are a min-heap (core/heap.h) of the times each slot becomes
- * free: a request starts when it arrives or when the earliest slot frees,
- * whichever is later, so with more requests in flight than slots, queueing
- * emerges by itself. A second min-heap holds the completion times of requests in
- * flight, which gives the queue depth a request sees in either clock
- * without being told when requests end.
+ * Slots are a queue (core/evq.h) of the times each slot becomes free,
+ * earliest first: a request starts when it arrives or when the earliest
+ * slot frees, whichever is later, so with more requests in flight than
+ * slots, queueing emerges by itself. A second queue holds the completion
+ * times of requests in flight, which gives the queue depth a request sees
+ * in either clock without being told when requests end. Both are sorted
+ * arrays: completions mostly come in the order requests arrive, so a new
+ * one lands at or near the back.
  */
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/heap.h"
+#include "core/evq.h"
 #include "tier/tier_layer.h"
 
 struct device {
 	struct ts_tier_layer l;
 	const struct ts_tier_profile *p;
-	struct ts_heap slots;	 /* free time of each of the `parallel` slots */
-	struct ts_heap inflight; /* completion times of requests in flight */
+	struct ts_evq slots;	/* free time of each of the `parallel` slots */
+	struct ts_evq inflight; /* completion times of requests in flight */
 	struct ts_rng rng;
 	_Atomic uint32_t qd_pub; /* queue depth at the last request, for stats */
 	/* Each op's lognormal sigma, kept while its p50 and p99 stay: the
@@ -68,9 +70,9 @@ static uint64_t device_submit(struct ts_tier_layer *l, uint64_t now,
 			      const struct ts_tier_req *req, struct ts_tier_done *done)
 {
 	struct device *d = (struct device *)l;
-	while (d->inflight.n && ts_heap_top(&d->inflight)->key <= now)
-		ts_heap_pop(&d->inflight);
-	done->qd = (uint32_t)d->inflight.n;
+	while (ts_evq_len(&d->inflight) && ts_evq_top(&d->inflight)->key <= now)
+		(void)ts_evq_pop(&d->inflight);
+	done->qd = (uint32_t)ts_evq_len(&d->inflight);
 	atomic_store_explicit(&d->qd_pub, done->qd, memory_order_relaxed);
 
 	const struct ts_tier_dist *dist = dist_of(d->p, req->op);
@@ -87,15 +89,17 @@ static uint64_t device_submit(struct ts_tier_layer *l, uint64_t now,
 		lat = ts_tier_dist_sample(dist, &d->rng);
 	}
 	uint64_t start = now;
-	if (d->slots.n && ts_heap_top(&d->slots)->key > start) {
-		start = ts_heap_top(&d->slots)->key;
+	if (ts_evq_len(&d->slots) && ts_evq_top(&d->slots)->key > start) {
+		start = ts_evq_top(&d->slots)->key;
 		done->bound = TS_TIER_BOUND_SLOTS;
 	}
 	uint64_t end = start + (uint64_t)llround(lat);
-	if (d->slots.n)
-		ts_heap_replace_top(&d->slots, end, 0);
+	if (ts_evq_len(&d->slots)) {
+		(void)ts_evq_pop(&d->slots);
+		(void)!ts_evq_push(&d->slots, end, 0, NULL); /* reserved: cannot fail */
+	}
 	/* On ENOMEM the queue depth is under-reported; the timing stays right. */
-	int lost = ts_heap_push(&d->inflight, end, 0, NULL);
+	int lost = ts_evq_push(&d->inflight, end, 0, NULL);
 	(void)lost;
 	return end;
 }
@@ -108,15 +112,15 @@ static void device_reconfigure(struct ts_tier_layer *l, const struct ts_tier_pro
 	/* Slots change count: requests in flight keep their times. Fewer
 	 * slots keep the ones that free first; new ones are free at once. */
 	size_t n = lim->parallel;
-	struct ts_heap nh = { 0 };
-	if (n && ts_heap_reserve(&nh, n))
+	struct ts_evq nh = { 0 };
+	if (n && ts_evq_reserve(&nh, 2 * n + 16))
 		return; /* keep the old slot count */
 	for (size_t i = 0; i < n; i++) {
-		uint64_t free_at = d->slots.n ? ts_heap_pop(&d->slots).key : 0;
-		if (ts_heap_push(&nh, free_at, 0, NULL)) /* reserved: cannot fail */
+		uint64_t free_at = ts_evq_len(&d->slots) ? ts_evq_pop(&d->slots).key : 0;
+		if (ts_evq_push(&nh, free_at, 0, NULL)) /* reserved: cannot fail */
 			break;
 	}
-	ts_heap_free(&d->slots);
+	ts_evq_free(&d->slots);
 	d->slots = nh;
 }
 
@@ -129,8 +133,8 @@ static void device_stats(struct ts_tier_layer *l, struct ts_tier_stats *out)
 static void device_free(struct ts_tier_layer *l)
 {
 	struct device *d = (struct device *)l;
-	ts_heap_free(&d->slots);
-	ts_heap_free(&d->inflight);
+	ts_evq_free(&d->slots);
+	ts_evq_free(&d->inflight);
 	free(d);
 }
 
@@ -151,12 +155,13 @@ struct ts_tier_layer *ts_tier_device_new(const struct ts_tier_profile *p,
 	d->l.ops = &device_ops;
 	d->p = p;
 	ts_rng_seed(&d->rng, seed);
-	if (ts_heap_reserve(&d->slots, lim->parallel)) {
+	/* room for the slots twice over: a pop and push never allocates */
+	if (ts_evq_reserve(&d->slots, 2 * (size_t)lim->parallel + 16)) {
 		free(d);
 		return NULL;
 	}
 	for (unsigned i = 0; i < lim->parallel; i++)
-		if (ts_heap_push(&d->slots, 0, 0, NULL)) /* reserved: cannot fail */
+		if (ts_evq_push(&d->slots, 0, 0, NULL)) /* reserved: cannot fail */
 			break;
 	return &d->l;
 }

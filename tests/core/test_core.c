@@ -9,6 +9,7 @@
 
 #include "tests/tcheck.h"
 #include "core/files.h"
+#include "core/evq.h"
 #include "core/heap.h"
 #include "core/hist.h"
 #include "core/opt.h"
@@ -318,6 +319,54 @@ static void test_heap(void)
 	ts_heap_free(&h);
 }
 
+/* The sorted event queue against the binary heap: the same pushes (keys
+ * mostly near the back, some far forward, many equal, ties as a loop's
+ * sequence), the same pops, each with its own pointer. */
+static void test_evq(void)
+{
+	enum { N = 2000 };
+	static int tag[N];
+	struct ts_heap h = { 0 };
+	struct ts_evq q = { 0 };
+	struct ts_rng r;
+	uint64_t now = 0, seq = 0;
+	ts_rng_seed(&r, 11);
+	for (int step = 0; step < 200000; step++) {
+		uint64_t op = ts_rng_below(&r, 10);
+		if (h.n < N && (op < 5 || !h.n)) {
+			uint64_t far = ts_rng_below(&r, 8) == 0 ? ts_rng_below(&r, 100000) : 0;
+			uint64_t k = now + ts_rng_below(&r, 40) + far;
+			int *p = &tag[step % N];
+			CHECK(ts_heap_push(&h, k, seq, p) == 0);
+			CHECK(ts_evq_push(&q, k, seq, p) == 0);
+			seq++;
+		} else {
+			struct ts_heap_item a = ts_heap_pop(&h);
+			CHECK(ts_evq_top(&q)->tie == a.tie);
+			struct ts_heap_item b = ts_evq_pop(&q);
+			CHECK(a.key == b.key && a.tie == b.tie && a.p == b.p);
+			now = a.key;
+		}
+		CHECK_EQ_U64(ts_evq_len(&q), h.n);
+	}
+	while (h.n) {
+		struct ts_heap_item a = ts_heap_pop(&h), b = ts_evq_pop(&q);
+		CHECK(a.key == b.key && a.tie == b.tie && a.p == b.p);
+	}
+	CHECK_EQ_U64(ts_evq_len(&q), 0);
+	/* pushes out of any order, equal keys by tie: still the heap's pops */
+	for (uint64_t i = 0; i < 3000; i++) {
+		uint64_t k = ts_rng_below(&r, 300);
+		CHECK(ts_heap_push(&h, k, 5000 - i, NULL) == 0 && ts_evq_push(&q, k, 5000 - i, NULL) == 0);
+	}
+	while (h.n) {
+		struct ts_heap_item a = ts_heap_pop(&h), b = ts_evq_pop(&q);
+		CHECK(a.key == b.key && a.tie == b.tie);
+	}
+	ts_heap_free(&h);
+	ts_evq_free(&q);
+}
+
 int main(void)
 {
 	test_units();
@@ -327,5 +376,6 @@ int main(void)
 	test_files();
 	test_opt_args();
 	test_heap();
+	test_evq();
 	return tc_exit();
 }

@@ -1,0 +1,74 @@
+/* evq.c — the sorted event queue of evq.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/evq.h"
+
+static int after(const struct ts_heap_item *a, uint64_t key, uint64_t tie)
+{
+	return a->key > key || (a->key == key && a->tie > tie);
+}
+
+static int resize(struct ts_evq *q, size_t cap)
+{
+	size_t len = q->n - q->head;
+	struct ts_heap_item *nv = malloc(cap * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	if (len)
+		memcpy(nv, q->v + q->head, len * sizeof(*nv));
+	free(q->v);
+	q->v = nv;
+	q->cap = cap;
+	q->head = 0;
+	q->n = len;
+	return 0;
+}
+
+int ts_evq_reserve(struct ts_evq *q, size_t cap)
+{
+	return cap <= q->cap ? 0 : resize(q, cap);
+}
+
+int ts_evq_push(struct ts_evq *q, uint64_t key, uint64_t tie, void *p)
+{
+	if (q->n == q->cap) {
+		size_t len = q->n - q->head;
+		if (q->head >= len + 16) {
+			/* the popped front is most of the array: reuse it */
+			memmove(q->v, q->v + q->head, len * sizeof(*q->v));
+			q->head = 0;
+			q->n = len;
+		} else {
+			int rc = resize(q, q->cap ? 2 * q->cap : 64);
+			if (rc)
+				return rc;
+		}
+	}
+	/* Its place: a few steps back from the end, else by bisection. */
+	size_t k = q->n, lo = q->head;
+	for (int step = 0; step < 8 && k > lo && after(&q->v[k - 1], key, tie); step++)
+		k--;
+	if (k > lo && after(&q->v[k - 1], key, tie)) {
+		size_t hi = k - 1; /* v[hi] sorts after; the place is in [lo, hi] */
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (after(&q->v[mid], key, tie))
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		k = lo;
+	}
+	if (k < q->n)
+		memmove(q->v + k + 1, q->v + k, (q->n - k) * sizeof(*q->v));
+	q->v[k] = (struct ts_heap_item){ key, tie, p };
+	q->n++;
+	return 0;
+}
+
+void ts_evq_free(struct ts_evq *q)
+{
+	free(q->v);
+	*q = (struct ts_evq){ 0 };
+}

@@ -1,0 +1,51 @@
+/*
+ * evq.h — an event queue of heap.h's items kept as a sorted array: the
+ * same pops as a ts_heap, in (key, tie) order, at less cost where most
+ * pushes land at or near the back — a discrete-event loop whose events
+ * mostly complete in the order they were scheduled (requests through a
+ * rate limit, a FIFO of workers). A push moves the items that sort after
+ * it (none, or a few, there), a pop takes the front: no sift through
+ * log2(n) levels at a mispredicted branch each. A push that sorts far
+ * forward moves up to n items (one memmove), so it is for queues of a few
+ * thousand events, not for arbitrary orders of millions.
+ *
+ *   struct ts_evq q = { 0 };
+ *   if (ts_evq_push(&q, t, seq++, ev)) ...   // -ENOMEM
+ *   while (ts_evq_len(&q)) { struct ts_heap_item it = ts_evq_pop(&q); ... }
+ *   ts_evq_free(&q);
+ */
+#ifndef TS_EVQ_H
+#define TS_EVQ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/heap.h"
+#include "core/ts.h"
+
+struct ts_evq {
+	struct ts_heap_item *v; /* v[head..n): sorted by (key, tie) */
+	size_t head, n, cap;
+};
+
+/* Room for @cap items up front (optional); -ENOMEM. A queue of at most
+ * (cap - 16) / 2 items never allocates again. */
+TS_WUR int ts_evq_reserve(struct ts_evq *q, size_t cap);
+TS_WUR int ts_evq_push(struct ts_evq *q, uint64_t key, uint64_t tie, void *p);
+static inline size_t ts_evq_len(const struct ts_evq *q)
+{
+	return q->n - q->head;
+}
+/* The smallest item; the queue must not be empty. */
+static inline const struct ts_heap_item *ts_evq_top(const struct ts_evq *q)
+{
+	return &q->v[q->head];
+}
+/* Removes and returns the smallest item; the queue must not be empty. */
+static inline struct ts_heap_item ts_evq_pop(struct ts_evq *q)
+{
+	return q->v[q->head++];
+}
+void ts_evq_free(struct ts_evq *q);
+
+#endif
