@@ -23,7 +23,8 @@
 # the table below, default all), TS_PYTORCH_DATA (a dataset directory to
 # reuse; made there if empty or missing), TS_FS (ext4 or xfs: record in block
 # mode, `tiersim record --fs`; the replays then follow the stream rule,
-# traces/README.md), TS_KEEP=1 keeps the traces.
+# traces/README.md), TS_FROM (FAST,SLOW: the tiers whose recordings predict,
+# default the fastest and slowest measured), TS_KEEP=1 keeps the traces.
 set -u
 
 [ $# -ge 1 ] || { echo "usage: bench/pytorch_replay.sh BUILD_DIR" >&2; exit 2; }
@@ -68,46 +69,64 @@ CONFIGS=(
 want=${TS_CONFIGS:-}
 
 ns() { jq -r ".results[$2].total_ns" "$1"; }
+# from the first request on: the span less the command's start before it
+# (Python's imports, the same on every tier and the noisiest part of a run)
+io() { jq -r ".results[$2] | if .total_ns == null then null else .total_ns - (.lead_ns // 0) end" "$1"; }
 median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 # (max - min) / median of the runs, %
 spread() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { m = v[int((NR + 1) / 2)]; printf "%.1f", m ? 100 * (v[NR] - v[1]) / m : 0 }'; }
 err() { awk -v p="$1" -v r="$2" 'BEGIN { printf "%+7.1f%%", 100 * (p - r) / r }'; }
 sec() { awk -v n="$1" 'BEGIN { printf "%7.3f", n / 1e9 }'; }
 
-printf '%-18s %-12s %7s %7s %6s %7s | %-44s | %s\n' "" "" "span" "app" "runs" "epoch" \
-	"from fastest: closed  wait    wake  +cpu" "from slowest: closed  wait    wake  +cpu"
+printf '%-18s %-12s %7s %7s %6s %7s | %-52s | %s\n' "" "" "span" "app" "runs" "epoch" \
+	"from fastest: closed  wait    wake  +cpu    wake$R" "from slowest: closed  wait    wake  +cpu    wake$R"
 for c in "${CONFIGS[@]}"; do
 	read -r name mode w p bs step <<< "$c"
 	[ -z "$want" ] || [[ ",$want," == *",$name,"* ]] || continue
-	declare -A real=() app=() spread=()
+	declare -A real=() app=() spread=() key=() epoch=() spans=() apps=() epochs=()
 	fast="" slow=""
-	for t in "${TIERS[@]}"; do
-		spans=() apps=()
-		for r in $(seq 1 "$R"); do
+	# round by round, each round every tier: a load that drifts over the
+	# bench weighs on every tier alike
+	for r in $(seq 1 "$R"); do
+		for t in "${TIERS[@]}"; do
 			# the first run's trace is the one predictions start from
 			tr="$WORK/$name.$t.trace"
 			[ "$r" = 1 ] || tr="$WORK/$name.$t.r$r.trace"
 			"$B" record --data "$DS" --tier "$t" --mem 0 ${TS_FS:+--fs "$TS_FS"} --out "$tr" --json -- \
 				"$PY" "$SRC/bench/pytorch_loader.py" --root {} --list "$WORK/list" \
 				--mode "$mode" --workers "$w" --prefetch "$p" --batch "$bs" --step "$step" \
-				--out "$WORK/$name.$t.json" > "$WORK/$name.$t.rec" 2> "$WORK/$name.$t.err" ||
+				--out "$WORK/$name.$t.r$r.json" > "$WORK/$name.$t.rec" 2> "$WORK/$name.$t.err" ||
 				{ echo "pytorch_replay: $name on $t failed:" >&2; cat "$WORK/$name.$t.err" >&2; exit 1; }
 			"$B" replay "$tr" --virtual --tier "$t" --no-wakes --json > "$WORK/own.json" 2> /dev/null
-			spans+=("$(ns "$WORK/own.json" 0)")
+			spans[$t]+=" $(ns "$WORK/own.json" 0)"
+			epochs[$t]+=" $(jq -r .epoch_s "$WORK/$name.$t.r$r.json")"
 			if [ -f "$tr.wakes" ]; then
 				"$B" replay "$tr" --virtual --tier "$t" --json > "$WORK/own.json" 2> /dev/null
-				apps+=("$(ns "$WORK/own.json" 0)")
+				apps[$t]+=" $(io "$WORK/own.json" 0)"
 			else
-				apps+=(0)
+				apps[$t]+=" 0"
 			fi
 		done
-		real[$t]=$(median "${spans[@]}")
-		app[$t]=$(median "${apps[@]}")
-		spread[$t]=$(spread "${apps[@]}")
-		[ "${app[$t]}" != 0 ] || spread[$t]=$(spread "${spans[@]}")
-		[ -n "$fast" ] && [ "${real[$t]}" -ge "${real[$fast]}" ] || fast=$t
-		[ -n "$slow" ] && [ "${real[$t]}" -le "${real[$slow]}" ] || slow=$t
 	done
+	for t in "${TIERS[@]}"; do
+		# shellcheck disable=SC2086 # the runs, one word each
+		real[$t]=$(median ${spans[$t]})
+		# shellcheck disable=SC2086
+		epoch[$t]=$(median ${epochs[$t]})
+		# shellcheck disable=SC2086
+		app[$t]=$(median ${apps[$t]})
+		# shellcheck disable=SC2086
+		spread[$t]=$(spread ${apps[$t]})
+		# shellcheck disable=SC2086
+		[ "${app[$t]}" != 0 ] || spread[$t]=$(spread ${spans[$t]})
+		# fastest and slowest by the command's time where the wake file
+		# gives it (the trace span holds block mode's mount reads)
+		key[$t]=${app[$t]}
+		[ "${key[$t]}" != 0 ] || key[$t]=${real[$t]}
+		[ -n "$fast" ] && [ "${key[$t]}" -ge "${key[$fast]}" ] || fast=$t
+		[ -n "$slow" ] && [ "${key[$t]}" -le "${key[$slow]}" ] || slow=$t
+	done
+	[ -z "${TS_FROM:-}" ] || IFS=, read -r fast slow <<< "$TS_FROM"
 	tl=()
 	for t in "${TIERS[@]}"; do tl+=(--tier "$t"); done
 	for from in fast slow; do
@@ -121,40 +140,56 @@ for c in "${CONFIGS[@]}"; do
 				> "$WORK/$name.$from.wake.json"
 			"$B" replay "$WORK/$name.$src.trace" --virtual "${tl[@]}" --cpu-model --json \
 				> "$WORK/$name.$from.wakec.json"
+			# every recording of the tier predicts: the median of them
+			for r in $(seq 2 "$R"); do
+				"$B" replay "$WORK/$name.$src.r$r.trace" --virtual "${tl[@]}" --json \
+					> "$WORK/$name.$from.wake.r$r.json"
+			done
 		else
 			echo '{"results":[]}' > "$WORK/$name.$from.wake.json"
 			echo '{"results":[]}' > "$WORK/$name.$from.wakec.json"
 		fi
 	done
+	# the median over a source's recordings of its prediction for tier $2
+	wmed() {
+		local v=() f
+		for f in "$WORK/$name.$1.wake.json" "$WORK/$name.$1".wake.r*.json; do
+			[ -f "$f" ] && v+=("$(io "$f" "$2")")
+		done
+		[ "${#v[@]}" -gt 0 ] && [ "${v[0]}" != null ] && median "${v[@]}" || echo null
+	}
 	i=1
 	for t in "${TIERS[@]}"; do
 		r=${real[$t]}
-		epoch=$(jq -r .epoch_s "$WORK/$name.$t.json")
+		ep=${epoch[$t]}
 		fw=$(ns "$WORK/$name.fast.wait.json" $i)
 		sw=$(ns "$WORK/$name.slow.wait.json" $i)
 		a=${app[$t]}
-		fk=$(ns "$WORK/$name.fast.wake.json" $i)
-		sk=$(ns "$WORK/$name.slow.wake.json" $i)
-		fq=$(ns "$WORK/$name.fast.wakec.json" $i)
-		sq=$(ns "$WORK/$name.slow.wakec.json" $i)
+		fk=$(io "$WORK/$name.fast.wake.json" $i)
+		sk=$(io "$WORK/$name.slow.wake.json" $i)
+		fq=$(io "$WORK/$name.fast.wakec.json" $i)
+		sq=$(io "$WORK/$name.slow.wakec.json" $i)
+		fm=$(wmed fast $i)
+		sm=$(wmed slow $i)
 		wk() { if [ "$a" != 0 ] && [ "$1" != null ]; then err "$1" "$a"; else printf '%8s' -; fi; }
-		printf '%-18s %-12s %7s %7s %5s%% %7.3f |  %-12s %s %s %s %s |  %-12s %s %s %s %s\n' "$name" "$t" \
-			"$(sec "$r")" "$(sec "$a")" "${spread[$t]}" "$epoch" \
-			"$fast" "$(err "$(ns "$WORK/$name.fast.closed.json" $i)" "$r")" "$(err "$fw" "$r")" "$(wk "$fk")" "$(wk "$fq")" \
-			"$slow" "$(err "$(ns "$WORK/$name.slow.closed.json" $i)" "$r")" "$(err "$sw" "$r")" "$(wk "$sk")" "$(wk "$sq")"
+		printf '%-18s %-12s %7s %7s %5s%% %7.3f |  %-12s %s %s %s %s %s |  %-12s %s %s %s %s %s\n' "$name" "$t" \
+			"$(sec "$r")" "$(sec "$a")" "${spread[$t]}" "$ep" \
+			"$fast" "$(err "$(ns "$WORK/$name.fast.closed.json" $i)" "$r")" "$(err "$fw" "$r")" "$(wk "$fk")" "$(wk "$fq")" "$(wk "$fm")" \
+			"$slow" "$(err "$(ns "$WORK/$name.slow.closed.json" $i)" "$r")" "$(err "$sw" "$r")" "$(wk "$sk")" "$(wk "$sq")" "$(wk "$sm")"
 		i=$((i + 1))
 	done
-	unset real app spread
+	unset real app spread key epoch spans apps epochs
 done
 echo
-echo "Each tier ran $R times: span and app are the medians, runs the spread of those runs"
+echo "Each tier ran $R times, the tiers in turn: span and app are the medians, runs the spread of those runs"
 echo "((max - min) / median); predictions start from the first run's trace."
 echo "span: the run's own trace span (first request to last completion), s; app: from the"
 echo "first request to the end of the command's last thread (the wake file's), s; epoch:"
-echo "the loader's epoch as Python timed it, s; the rest: each prediction's error, closed"
-echo "and wait vs span, wake vs app (closed: --closed-loop, the replay without CPU samples;"
-echo "wait: the CPU samples' wait rule, --no-wakes; wake: the wake rule, from the wake"
-echo "file tiersim record wrote; +cpu: the same with --cpu-model, each gap's CPU time"
-echo "served by the recorded host's CPUs, shared)."
+echo "the loader's epoch as Python timed it (median), s; the rest: each prediction's error,"
+echo "closed and wait vs span, wake vs app (closed: --closed-loop, the replay without CPU"
+echo "samples; wait: the CPU samples' wait rule, --no-wakes; wake: the wake rule, from the"
+echo "wake file tiersim record wrote; +cpu: the same with --cpu-model, each gap's CPU time"
+echo "served by the recorded host's CPUs, shared; wake$R: the median of the wake rule's"
+echo "predictions from each of the tier's $R recordings)."
 [ "${TS_KEEP:-0}" = 1 ] && echo "traces kept in $WORK"
 exit 0

@@ -311,6 +311,7 @@ static uint32_t u32_at(const unsigned char *d, size_t len, int off)
  * (0x100 since Linux 4.14; the format's print fmt spells it); none set is
  * "R", runnable (preempted) */
 #define STATE_REPORT_MASK 0xff
+#define STATE_UNINTERRUPTIBLE 0x02 /* "D": the kernel's waits for IO */
 
 static int pend_push(struct ts_wake_capture *c, const struct rawev *r)
 {
@@ -351,6 +352,7 @@ static int decode_event(struct ts_wake_capture *c, const unsigned char *d, size_
 		uint64_t st;
 		memcpy(&st, d + f->off_state, 8);
 		r.ev.runnable = !(st & STATE_REPORT_MASK);
+		r.ev.uninterruptible = st & STATE_UNINTERRUPTIBLE;
 	}
 	if (f->off_str >= 0) {
 		size_t so = (size_t)f->off_str, sl = (size_t)f->str_size;

@@ -14,6 +14,7 @@ void ts_wakes_free(struct ts_wakes *s)
 {
 	free(s->threads);
 	free(s->wakes);
+	free(s->sleeps);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -54,6 +55,14 @@ static int add_wake(struct ts_wakes *s, const struct ts_wake *w)
 	return 0;
 }
 
+static int add_sleep(struct ts_wakes *s, const struct ts_sleep *z)
+{
+	if (grow((void **)&s->sleeps, &s->sleep_cap, s->nsleeps, sizeof(*z)))
+		return -ENOMEM;
+	s->sleeps[s->nsleeps++] = *z;
+	return 0;
+}
+
 /* ---- the file ---- */
 
 int ts_wakes_write(FILE *f, const struct ts_wakes *s)
@@ -75,6 +84,11 @@ int ts_wakes_write(FILE *f, const struct ts_wakes *s)
 		const struct ts_wake *w = &s->wakes[i];
 		fprintf(f, "W %" PRIu64 " %" PRIu64 " %" PRIu32 " %" PRIu32 "\n", w->t_ns,
 			w->since_ns, w->wakee, w->waker);
+	}
+	for (size_t i = 0; i < s->nsleeps; i++) {
+		const struct ts_sleep *z = &s->sleeps[i];
+		fprintf(f, "S %" PRIu64 " %" PRIu64 " %" PRIu32 " %" PRIu32 "\n", z->t_ns,
+			z->since_ns, z->tid, z->waker);
 	}
 	return fflush(f) || ferror(f) ? -EIO : 0;
 }
@@ -151,6 +165,20 @@ static int parse_line(struct ts_wakes *s, const char *l, const char *name, unsig
 					  .waker = (uint32_t)v[3]};
 		return add_wake(s, &w);
 	}
+	if (l[0] == 'S' && l[1] == ' ') {
+		const char *p = l + 1;
+		if (!fields(&p, v, 4) || *p || v[2] == 0 || v[2] > UINT32_MAX ||
+		    v[3] > UINT32_MAX || v[1] > v[0])
+			return bad(err, errlen, name, line,
+				   "a sleep line is 'S t since tid waker' with since <= t");
+		if (s->nsleeps && s->sleeps[s->nsleeps - 1].t_ns > v[0])
+			return bad(err, errlen, name, line, "sleeps are not in time order");
+		struct ts_sleep z = {.t_ns = v[0],
+				     .since_ns = v[1],
+				     .tid = (uint32_t)v[2],
+				     .waker = (uint32_t)v[3]};
+		return add_sleep(s, &z);
+	}
 	if (!strncmp(l, "cpus ", 5)) {
 		const char *p = l + 4;
 		if (!fields(&p, v, 2) || *p || v[0] == 0 || v[0] > 65536)
@@ -167,7 +195,7 @@ static int parse_line(struct ts_wakes *s, const char *l, const char *name, unsig
 		s->end_ns = v[1];
 		return 0;
 	}
-	return bad(err, errlen, name, line, "not a T, W, span or cpus line");
+	return bad(err, errlen, name, line, "not a T, W, S, span or cpus line");
 }
 
 int ts_wakes_read_mem(const char *buf, size_t len, const char *name, struct ts_wakes *s,
@@ -210,6 +238,10 @@ int ts_wakes_read_mem(const char *buf, size_t len, const char *name, struct ts_w
 			ret = bad(err, errlen, name, line,
 				  "wake of %" PRIu32 " by %" PRIu32 ": a thread not listed",
 				  s->wakes[i].wakee, s->wakes[i].waker);
+	for (size_t i = 0; !ret && i < s->nsleeps; i++)
+		if (!ts_wakes_thread_of(s, s->sleeps[i].tid))
+			ret = bad(err, errlen, name, line, "sleep of %" PRIu32 ": a thread not listed",
+				  s->sleeps[i].tid);
 	if (ret)
 		ts_wakes_free(s);
 	return ret;
@@ -258,6 +290,7 @@ int ts_wakes_read(const char *path, struct ts_wakes *s, char *err, size_t errlen
 
 struct tstate {
 	uint64_t since;	   /* off the CPU asleep since, 0 = running or runnable */
+	bool d;		   /* that sleep is uninterruptible (state D) */
 	uint64_t on_since; /* on a CPU since, 0 = not */
 	uint64_t rq_since; /* runnable, waiting for a CPU, since; 0 = not */
 	size_t th;	   /* its index in s.threads */
@@ -405,6 +438,7 @@ int ts_wakes_parser_event(struct ts_wakes_parser *p, const struct ts_wakes_event
 			s->on_since = 0;
 			/* R / R+: preempted, still runnable; anything else sleeps */
 			s->since = ev->runnable ? 0 : t;
+			s->d = ev->uninterruptible;
 			s->rq_since = ev->runnable ? t : 0;
 		}
 		if (nx) {
@@ -425,8 +459,15 @@ int ts_wakes_parser_event(struct ts_wakes_parser *p, const struct ts_wakes_event
 		s->since = 0;
 		if (since && !s->on_since)
 			s->rq_since = t; /* woken: runnable until it runs */
-		if (!since || since > t || ev->irq || !w || cur == ev->a)
+		if (!since || since > t || cur == ev->a)
 			return 1;
+		if (ev->irq || !w) { /* from outside the tree: kept when it ended IO */
+			if (!s->d)
+				return 1;
+			struct ts_sleep z = {
+			    .t_ns = t, .since_ns = since, .tid = ev->a, .waker = ev->irq ? 0 : cur};
+			return add_sleep(&p->s, &z) ? -ENOMEM : 1;
+		}
 		struct ts_wake wk = {.t_ns = t, .since_ns = since, .wakee = ev->a, .waker = cur};
 		return add_wake(&p->s, &wk) ? -ENOMEM : 1;
 	}
@@ -515,6 +556,7 @@ int ts_wakes_parser_line(struct ts_wakes_parser *p, const char *line)
 			return 0;
 		ev.type = TS_WAKES_SWITCH;
 		ev.runnable = st[0] == 'R';
+		ev.uninterruptible = st[0] == 'D';
 	} else if (!strncmp(name, "sched_waking:", 13)) {
 		if (!num_field(f, "pid=", &a))
 			return 0;
@@ -572,6 +614,13 @@ int ts_wakes_parser_finish(struct ts_wakes_parser *p, uint64_t end_ns, struct ts
 		for (; j && p->s.wakes[j - 1].t_ns > w.t_ns; j--)
 			p->s.wakes[j] = p->s.wakes[j - 1];
 		p->s.wakes[j] = w;
+	}
+	for (size_t i = 1; i < p->s.nsleeps; i++) {
+		struct ts_sleep z = p->s.sleeps[i];
+		size_t j = i;
+		for (; j && p->s.sleeps[j - 1].t_ns > z.t_ns; j--)
+			p->s.sleeps[j] = p->s.sleeps[j - 1];
+		p->s.sleeps[j] = z;
 	}
 	*s = p->s;
 	memset(&p->s, 0, sizeof(p->s));

@@ -14,14 +14,22 @@
  *   - each wake of one of them by another of them, outside interrupt
  *     context: the wakee went off the CPU at since_ns, asleep, and was
  *     woken at t_ns by waker — it waited on that thread for
- *     t_ns - since_ns. Wakes by a thread outside the tree (tierfs replying
- *     to a FUSE request, a kworker) and by interrupts (timers, devices) are
- *     not dependencies on the application and are not kept: the first is
- *     the request's own IO, the second the thread pacing itself.
+ *     t_ns - since_ns, and
+ *   - each uninterruptible sleep (state D: the kernel waiting for IO on
+ *     the thread's behalf) of one of them that something outside the tree
+ *     ended: a thread outside it (tierfs replying to a FUSE request, or completing
+ *     a loop device's request, which ends a page-cache wait in block mode;
+ *     a kworker) or an interrupt (a timer, a device). These are not
+ *     dependencies on the application but on the device: in block mode
+ *     they tie the device's requests to the application's threads that
+ *     waited for them (replay/augment.c). Other wakes from outside the
+ *     tree (a timer's interrupt) are the thread pacing itself and are not
+ *     kept.
  *
  * The file (traces/FORMAT.md, "Wake file"): a line "tiersim-wakes 1",
  * then "span BEGIN END", "cpus N OTHERS", "T tid pid ppid start end oncpu
- * runq comm" per thread and "W t since wakee waker" per wake,
+ * runq comm" per thread, "W t since wakee waker" per wake and "S t since tid
+ * waker" per IO sleep ended from outside (waker 0: an interrupt),
  * times in CLOCK_MONOTONIC nanoseconds (the trace's clock). '#' starts a
  * comment.
  */
@@ -50,6 +58,15 @@ struct ts_wake {
 	uint32_t wakee, waker;
 };
 
+/* An uninterruptible sleep (state D) of a thread of the tree that
+ * something outside it ended. */
+struct ts_sleep {
+	uint64_t t_ns;	   /* when it was woken */
+	uint64_t since_ns; /* when it went to sleep */
+	uint32_t tid;
+	uint32_t waker; /* a thread outside the tree; 0 = an interrupt */
+};
+
 struct ts_wakes {
 	uint64_t begin_ns, end_ns; /* what the capture covers */
 	/* the CPUs the command could run on, and the CPU time everything
@@ -60,6 +77,8 @@ struct ts_wakes {
 	size_t nthreads, thread_cap;
 	struct ts_wake *wakes; /* in time order */
 	size_t nwakes, wake_cap;
+	struct ts_sleep *sleeps; /* in time order */
+	size_t nsleeps, sleep_cap;
 };
 
 void ts_wakes_free(struct ts_wakes *s);
@@ -95,6 +114,7 @@ struct ts_wakes_event {
 	unsigned type;	 /* enum ts_wakes_ev_type */
 	bool irq;	 /* in an interrupt (hard, soft or NMI): on behalf of no thread */
 	bool runnable;	 /* switch: the previous thread was preempted, not asleep */
+	bool uninterruptible; /* switch: it sleeps in state D (waiting for IO) */
 	const char *str; /* fork, exec: not NUL-terminated */
 	size_t len;
 };

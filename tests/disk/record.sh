@@ -28,4 +28,21 @@ echo "device read $bytes bytes for a $((24 << 20))-byte file read twice in 64 Mi
 import json, sys
 f = json.load(sys.stdin)["files"]
 assert f[0]["path"] == "/data.ext4", f' || fail "the trace's reads are not of the image"
+# With the wake file: the command's sleeps in state D that the device's
+# completions ended are in it, and the replay ties requests to them (the
+# first read of a cold file waits for its request).
+"$TIERSIM" record --fs ext4 --data "$TMPD/data" --tier aws-gp3 --out "$TMPD/w.trace" \
+	-- cat {}/big >"$TMPD/w.out" 2>&1 || fail "record --fs with wakes: $(tail -3 "$TMPD/w.out")"
+check_clean "record --fs with wakes"
+if [ -f "$TMPD/w.trace.wakes" ]; then
+	sleeps=$(grep -c '^S ' "$TMPD/w.trace.wakes")
+	[ "$sleeps" -ge 1 ] || fail "no IO sleep in the wake file"
+	"$TIERSIM" replay "$TMPD/w.trace" --virtual --tier ssd-cloud --json >"$TMPD/w.json" ||
+		fail "replay of the block-mode trace"
+	tied=$(/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["results"][1].get("tied", 0))' "$TMPD/w.json")
+	echo "block mode: $sleeps IO sleeps, $tied requests tied to them"
+	[ "$tied" -ge 1 ] || fail "no request tied to the command's waits"
+else
+	echo "skip: no wake file (tracefs not available): $(grep -i wake "$TMPD/w.out" | head -1)"
+fi
 exit 0

@@ -1,8 +1,10 @@
 /*
  * test_wakes.c — the wake file (traces/wakes.h): tracepoint lines become
- * the tree's threads and the wakes between them, and nothing else (a wake
- * from interrupt context, from a thread outside the tree, of a preempted
- * thread); the file reads back as written; malformed files name the line.
+ * the tree's threads, the wakes between them and the IO sleeps (state D)
+ * that something outside the tree ended, and nothing else (a wake of an
+ * interruptible sleep from interrupt context or from outside the tree, of
+ * a preempted thread); the file reads back as written; malformed files
+ * name the line.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +29,8 @@ static const char *const lines[] = {
     "prev_pid=101 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120",
     "          <idle>-0       [001] d.s4.    10.000500: sched_waking: comm=python3 pid=101 "
     "prio=120 target_cpu=001",
-    /* 101 in D, tierfs (not in the tree) replies: the request's own IO */
+    /* 101 in D, tierfs (not in the tree) replies: the request's own IO, an
+     * IO sleep ended from outside */
     "         python3-101     [001] d..2.    10.000600: sched_switch: prev_comm=python3 "
     "prev_pid=101 prev_prio=120 prev_state=D ==> next_comm=tierfs next_pid=555 next_prio=120",
     "          tierfs-555     [001] d..3.    10.000700: sched_waking: comm=python3 pid=101 "
@@ -47,6 +50,12 @@ static const char *const lines[] = {
     "prev_pid=102 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120",
     "         python3-101     [001] d..3.    10.001250: sched_waking: comm=my - prog pid=102 "
     "prio=120 target_cpu=000",
+    /* 102 in D, a block completion in a softirq ends it: an IO sleep
+     * ended by an interrupt (waker 0) */
+    "      my - prog-102     [000] d..2.    10.001500: sched_switch: prev_comm=my - prog "
+    "prev_pid=102 prev_prio=120 prev_state=D ==> next_comm=swapper/0 next_pid=0 next_prio=120",
+    "          <idle>-0       [000] d.s4.    10.001600: sched_waking: comm=my - prog pid=102 "
+    "prio=120 target_cpu=000",
     "      my - prog-102     [000] .....    10.002000: sched_process_exit: comm=my - prog "
     "pid=102 prio=120 group_dead=true",
     /* not an event of the tree, not a line at all */
@@ -65,7 +74,7 @@ int main(void)
 	int used = 0;
 	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
 		used += ts_wakes_parser_line(p, lines[i]) == 1;
-	CHECK_EQ_U64(used, 15);
+	CHECK_EQ_U64(used, 17);
 	CHECK(ts_wakes_parser_finish(p, 10003000000ULL, &s) == 0);
 	ts_wakes_parser_free(p);
 
@@ -80,6 +89,17 @@ int main(void)
 		CHECK_EQ_U64(s.wakes[1].since_ns, 10001000000ULL);
 		CHECK_EQ_U64(s.wakes[1].wakee, 102);
 		CHECK_EQ_U64(s.wakes[1].waker, 101);
+	}
+	CHECK_EQ_U64(s.nsleeps, 2);
+	if (s.nsleeps == 2) {
+		CHECK_EQ_U64(s.sleeps[0].t_ns, 10000700000ULL);
+		CHECK_EQ_U64(s.sleeps[0].since_ns, 10000600000ULL);
+		CHECK_EQ_U64(s.sleeps[0].tid, 101);
+		CHECK_EQ_U64(s.sleeps[0].waker, 555);
+		CHECK_EQ_U64(s.sleeps[1].t_ns, 10001600000ULL);
+		CHECK_EQ_U64(s.sleeps[1].since_ns, 10001500000ULL);
+		CHECK_EQ_U64(s.sleeps[1].tid, 102);
+		CHECK_EQ_U64(s.sleeps[1].waker, 0);
 	}
 	const struct ts_wakes_thread *t102 = ts_wakes_thread_of(&s, 102);
 	CHECK(t102 && t102->ppid == 100 && t102->start_ns == 10000010000ULL &&
@@ -134,6 +154,8 @@ int main(void)
 	CHECK_EQ_U64(r.nthreads, s.nthreads);
 	CHECK_EQ_U64(r.nwakes, s.nwakes);
 	CHECK(r.nwakes == s.nwakes && !memcmp(r.wakes, s.wakes, s.nwakes * sizeof(*s.wakes)));
+	CHECK(r.nsleeps == s.nsleeps &&
+	      !memcmp(r.sleeps, s.sleeps, s.nsleeps * sizeof(*s.sleeps)));
 	CHECK(r.begin_ns == s.begin_ns && r.end_ns == s.end_ns);
 	ts_wakes_free(&r);
 	free(buf);
@@ -151,7 +173,11 @@ int main(void)
 	    {"tiersim-wakes 1\nT 5 5 0 10 20 a\n", "w.wakes:2: a thread line"},
 	    {"tiersim-wakes 1\nT 5 5 0 10 20 0 0 a\nT 5 5 0 10 20 0 0 a\n",
 	     "w.wakes:3: thread 5 listed twice"},
-	    {"tiersim-wakes 1\nX\n", "w.wakes:2: not a T, W, span or cpus line"},
+	    {"tiersim-wakes 1\nX\n", "w.wakes:2: not a T, W, S, span or cpus line"},
+	    {"tiersim-wakes 1\nT 5 5 0 10 20 0 0 a\nS 30 40 5 0\n", "w.wakes:3: a sleep line"},
+	    {"tiersim-wakes 1\nT 5 5 0 10 20 0 0 a\nS 30 20 6 0\n", "sleep of 6: a thread not listed"},
+	    {"tiersim-wakes 1\nT 5 5 0 10 20 0 0 a\nS 30 20 5 0\nS 29 20 5 0\n",
+	     "w.wakes:4: sleeps are not in time order"},
 	    {"tiersim-wakes 1\ncpus 0 0\n", "w.wakes:2: 'cpus N OTHERS_NS'"},
 	    {"tiersim-wakes 1\nT 5 5 0 10 20 0 0 a\nW 30 20 5 5\nW 29 20 5 5\n",
 	     "w.wakes:4: wakes are not in time order"},

@@ -131,6 +131,70 @@ check "block: two left out" test "$(j "$T/k.json" '[.results[].outside] | unique
 check "block: recorded span" test "$(j "$T/k.json" '.results[0].total_ns')" = 100000
 check "block: the stream on fixed60" test "$(j "$T/k.json" '.results[1].total_ns')" = 125000
 
+# Block mode with the command's IO sleeps (S lines: asleep in state D, woken
+# from outside the command). A loader's worker (20) and its consumer (10),
+# both from 200us; the loop device's worker (33) sends every request,
+# recorded on a 100us tier:
+#   - the worker sleeps in D from 205us; request 1 is issued at 210us and
+#     completes at 310us; the worker is woken at 315us: request 1, issued
+#     since the worker last woke, is its own demand read and moves to its
+#     op list;
+#   - it hands the batch over (wakes the consumer at 320us) and waits; the
+#     consumer steps 100us and wakes it at 420us;
+#   - a readahead, request 3, issued at 415us (before the worker woke), is
+#     in flight when the worker needs it: it sleeps from 425us until 5us
+#     after its completion (515us). Request 3 stays in the stream (105us
+#     after request 1's completion); the worker waits for it;
+#   - the worker wakes the consumer at 540us and ends at 541us; the consumer
+#     steps 100us and ends at 640us.
+# On fixed60: request 1 210-270us, the consumer at 280-380us, request 3
+# 375-435us, the worker woken at 440us, the consumer at 460us, done at
+# 560us: 360us from the command's start. On a tier without latency the
+# consumer's steps set the pace: 245us. The stream rule alone (no S lines,
+# the case above) would replay the two requests only (305us recorded,
+# 225us on fixed60), the consumer's steps nowhere in it.
+cat > "$T/d.txt" <<'X'
+header version=2 start_mono_ns=1000000
+path 1 "/data.ext4"
+0 50000 read 1 65536 4096 4096 33 4194304 0 0
+cpu 33 pid=33 ppid=2 on_ns=1000 runq_ns=0
+210000 310000 read 1 0 4096 4096 33 4194304 0 0
+cpu 33 pid=33 ppid=2 on_ns=2000 runq_ns=0
+415000 515000 read 1 8192 4096 4096 33 4194304 0 0
+cpu 33 pid=33 ppid=2 on_ns=3000 runq_ns=0
+900000 910000 write 1 65536 4096 4096 33 4194304 0 0
+cpu 33 pid=33 ppid=2 on_ns=4000 runq_ns=0
+end drops=0 records=4 t=910000
+X
+cat > "$T/d.trace.wakes" <<'X'
+tiersim-wakes 1
+span 1200000 1640000
+T 10 10 0 1200000 1640000 0 0 consumer
+T 20 20 10 1200000 1541000 0 0 worker
+W 1320000 1200000 10 20
+W 1420000 1321000 20 10
+W 1540000 1421000 10 20
+S 1315000 1205000 20 0
+S 1520000 1425000 20 0
+X
+"$B" trace undump "$T/d.txt" -o "$T/d.trace"
+"$B" replay "$T/d.trace" --virtual --tier fixed100 --tier fixed60 --tier unlimited \
+	--profile "$T/fixed.lua" --json > "$T/d.json"
+check "block waits: recorded from the command's start" test "$(j "$T/d.json" '.results[0].total_ns')" = 440000
+check "block waits: same tier, same run" test "$(j "$T/d.json" '.results[1].total_ns')" = 440000
+check "block waits: 60us reads" test "$(j "$T/d.json" '.results[2].total_ns')" = 360000
+check "block waits: no latency, the consumer's pace" test "$(j "$T/d.json" '.results[3].total_ns')" = 245000
+check "block waits: the two reads" test "$(j "$T/d.json" '[.results[].ops] | unique | join(",")')" = 2
+check "block waits: both tied" test "$(j "$T/d.json" '[.results[].tied] | unique | join(",")')" = 2
+check "block waits: 10us before the first request" test "$(j "$T/d.json" '[.results[].lead_ns] | unique | join(",")')" = 10000
+"$B" replay "$T/d.trace" --virtual --tier fixed60 --profile "$T/fixed.lua" > "$T/d.out"
+check "block waits: the table says so" grep -q "^tied to its waits *2 *2" "$T/d.out"
+# without its sleeps: the stream rule alone, as above
+grep -v '^S ' "$T/d.trace.wakes" > "$T/d.nos.wakes"
+"$B" replay "$T/d.trace" --virtual --tier fixed60 --profile "$T/fixed.lua" \
+	--wakes "$T/d.nos.wakes" --json > "$T/dn.json"
+check "block waits: without them, the stream" test "$(j "$T/dn.json" '.results[0].total_ns'),$(j "$T/dn.json" '.results[1].total_ns')" = 305000,225000
+
 # The CPU model. One CPU (cpus 1, nothing else busy). Threads 20 and 30
 # start at 0 and 10us later thread 20 reads and thread 30 writes, 100us
 # each as recorded; between its two requests each computed 100us, at the

@@ -27,8 +27,8 @@ int ts_replay_recorded_wakes(const struct ts_trace *tr, const struct ts_wakes *w
 		t = &aug.t;
 	}
 	ret = replay_rthreads_build(t, &ps);
-	if (wakes && !ret)
-		replay_augment_resolve(&aug, &ps);
+	if (wakes && !ret && (ret = replay_augment_resolve(&aug, &ps)))
+		replay_rthreads_free(&ps);
 	/* the wait rule's split, for the waiting row (with a wake file, the
 	 * wake rule's sleeps instead, as in ts_replay_virtual); times stay as
 	 * recorded */
@@ -38,6 +38,7 @@ int ts_replay_recorded_wakes(const struct ts_trace *tr, const struct ts_wakes *w
 
 	replay_result_init(res, "recorded");
 	res->outside = aug.outside;
+	res->tied = aug.moved + aug.tied;
 	if (ret) {
 		replay_augmented_free(&aug);
 		return ret;
@@ -57,7 +58,7 @@ int ts_replay_recorded_wakes(const struct ts_trace *tr, const struct ts_wakes *w
 	 * think times come out on the same definitions as a replay's */
 	for (size_t k = 0; k < ps.n; k++)
 		ends[k] = ps.p[k].rec_end - ps.t0 + 1;
-	uint64_t end = 0;
+	uint64_t end = 0, first = UINT64_MAX;
 	for (size_t k = 0; k < ps.n; k++) {
 		struct cursor c;
 		replay_cursor_start(&c, &ps.p[k], t, ps.t0, 1, 1.0);
@@ -66,6 +67,7 @@ int ts_replay_recorded_wakes(const struct ts_trace *tr, const struct ts_wakes *w
 			const struct ts_trace_rec *r = &t->recs[c.p->idx[c.i]];
 			uint64_t done = TS_MAX(r->complete_ns, r->submit_ns);
 			if (!(r->flags & REC_F_WAKE)) {
+				first = TS_MIN(first, r->submit_ns);
 				replay_result_add(res, r->op, done - r->submit_ns, replay_rec_bytes(r));
 				res->errors += r->result < 0;
 			}
@@ -78,6 +80,7 @@ int ts_replay_recorded_wakes(const struct ts_trace *tr, const struct ts_wakes *w
 		res->waited_ns += c.waited_ns;
 	}
 	res->total_ns = t->nrecs ? end - ps.t0 : 0;
+	res->lead_ns = first != UINT64_MAX ? first - ps.t0 : 0;
 	free(ends);
 	free(issued);
 	replay_rthreads_free(&ps);

@@ -96,6 +96,11 @@ struct ts_replay_result {
 					   * and file-system metadata included) */
 	uint64_t outside;		  /* with a wake file: the trace's requests
 					   * outside the command's span, left out */
+	uint64_t lead_ns;		  /* from the span's start to the first request:
+					   * with a wake file, the command's start
+					   * (Python's imports...), which no tier changes */
+	uint64_t tied;			  /* block mode with a wake file: requests tied
+					   * to a wait of the command's (augment.c) */
 };
 enum { TS_REPLAY_ALL, TS_REPLAY_READ, TS_REPLAY_WRITE, TS_REPLAY_OTHER };
 

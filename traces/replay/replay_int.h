@@ -38,6 +38,8 @@ struct rthreads {
 	size_t *anchor; /* per record of tid 0: the record it follows (below) */
 	size_t *dep;	/* per record of a kernel thread: the completion it
 			 * follows, SIZE_MAX = its predecessor's issue */
+	size_t *sprev;	/* per record of a kernel thread: its predecessor in
+			 * its stream (SIZE_MAX: none) */
 	/* The wake rule (a wake file): per record, the thread whose wake
 	 * it is (SIZE_MAX: none), when, and how long it had slept. */
 	const struct wake_edge *edge;
@@ -48,11 +50,27 @@ struct rthreads {
 
 struct wake_edge {
 	size_t waker; /* thread index, SIZE_MAX = none */
+	size_t rec;   /* or a request whose completion woke it (block mode's
+		       * page-cache waits), SIZE_MAX = none */
 	uint64_t t_ns, slept_ns;
 	bool start; /* the thread's start: its parent forked it */
 };
 
 TS_WUR int replay_rthreads_build(const struct ts_trace *t, struct rthreads *ps);
+/* A kernel thread's (its parent is kthreadd, pid 2 on Linux): in block mode
+ * the loop device's worker, whose requests follow the stream rule. */
+static inline bool replay_kernel_thread(uint32_t pid, uint32_t ppid)
+{
+	return pid && ppid == 2;
+}
+/* The stream rule's dependencies of one stream, @idx: its @n records in
+ * submit order. Sets @dep[r] (the completion record r follows) and
+ * @prev[r] (its predecessor) for the stream's records after the first;
+ * others are left as they are. 0 or -ENOMEM. */
+/* qsort_r order of record indices by completion (context: the trace). */
+int replay_cmp_done(const void *a, const void *b, void *ctx);
+TS_WUR int replay_stream_deps(const struct ts_trace *t, const size_t *idx, size_t n, size_t *dep,
+			      size_t *prev);
 void replay_rthreads_free(struct rthreads *ps);
 
 /* Where one thread stands in its replay. */
@@ -103,14 +121,22 @@ struct augmented {
 	uint32_t *waker_tid; /* per record, until the threads resolve it */
 	double cpu_cap;
 	size_t outside; /* the trace's requests outside the command's span */
+	/* block mode with the command's IO sleeps tied to requests: the
+	 * stream rule's dependencies over each kernel thread's whole stream,
+	 * taken before its demand requests moved to the threads that waited
+	 * for them (NULL: none moved) */
+	size_t *dep, *sprev;
+	size_t nstream;	    /* the records they cover: a->t's first */
+	size_t moved, tied; /* requests moved; sleeps that wait on a request */
 };
 
 /* @t with a record per wake in @s and one per thread's start and end
  * (REC_F_WAKE records, without IO). 0 or -ENOMEM. */
 TS_WUR int replay_augment(const struct ts_trace *t, const struct ts_wakes *s,
 			  struct augmented *a);
-/* The edges' wakers as thread indices, once the threads of a->t are built. */
-void replay_augment_resolve(struct augmented *a, struct rthreads *ps);
+/* The edges' wakers as thread indices, once the threads of a->t are built;
+ * the streams' dependencies. 0 or -ENOMEM. */
+TS_WUR int replay_augment_resolve(struct augmented *a, struct rthreads *ps);
 void replay_augmented_free(struct augmented *a);
 
 /* ---- the CPU model (cpu.c) ---- */

@@ -103,6 +103,16 @@ void ts_replay_print(FILE *f, const struct ts_replay_result *res, size_t n)
 	if (outside) /* block mode's mount and unmount */
 		ROW("left out (not the command's)",
 		    (snprintf(b, 32, "%" PRIu64, r->outside), b));
+	bool tied = false;
+	for (size_t i = 0; i < n; i++)
+		tied |= res[i].tied > 0;
+	if (tied) /* block mode: the device's requests the command waited for */
+		ROW("tied to its waits", (snprintf(b, 32, "%" PRIu64, r->tied), b));
+	bool lead = false;
+	for (size_t i = 0; i < n; i++)
+		lead |= res[i].lead_ns > 0;
+	if (lead) /* the command's start, before its first request */
+		ROW("before the first IO", ts_fmt_duration(b, 32, r->lead_ns));
 	if (n > 1 && !strcmp(res[0].what, "recorded"))
 		ROW("vs recorded",
 		    (snprintf(b, 32, "%+.2f%%",
@@ -150,6 +160,12 @@ json_t *ts_replay_json(const struct ts_replay_result *res, size_t n)
 			json_object_set_new(json_array_get(a, json_array_size(a) - 1),
 					    "device_read_bytes",
 					    json_integer((json_int_t)r->dev_read_bytes));
+		if (r->lead_ns) /* the span's start before the first request */
+			json_object_set_new(json_array_get(a, json_array_size(a) - 1), "lead_ns",
+					    json_integer((json_int_t)r->lead_ns));
+		if (r->tied) /* block mode: requests tied to the command's waits */
+			json_object_set_new(json_array_get(a, json_array_size(a) - 1), "tied",
+					    json_integer((json_int_t)r->tied));
 		if (r->cpu_cap > 0) /* the CPU model's CPUs */
 			json_object_set_new(json_array_get(a, json_array_size(a) - 1), "cpu_cap",
 					    json_real(r->cpu_cap));

@@ -32,6 +32,7 @@ void replay_rthreads_free(struct rthreads *ps)
 	free(ps->ends);
 	free(ps->anchor);
 	free(ps->dep);
+	free(ps->sprev);
 	memset(ps, 0, sizeof(*ps));
 }
 
@@ -51,13 +52,11 @@ void replay_rthreads_free(struct rthreads *ps)
  * //TRACE and ARTC (rules below) applied where the kernel hides the
  * dependency; bench/pytorch_replay.sh with TS_FS=ext4 measures it against
  * real runs, and tests/traces/replay.sh ("stream:") checks it exactly.
+ * With the command's IO sleeps in the wake file, the requests a thread of
+ * the command waited for move to that thread (replay_augment()); the rest
+ * follow their stream as recorded, moved requests included (ps->sprev).
  */
-static bool kernel_thread(const struct rthread *p)
-{
-	return p->pid && p->ppid == 2;
-}
-
-static int cmp_done(const void *a, const void *b, void *ctx)
+int replay_cmp_done(const void *a, const void *b, void *ctx)
 {
 	const struct ts_trace *t = ctx;
 	const struct ts_trace_rec *x = &t->recs[*(const size_t *)a],
@@ -67,48 +66,58 @@ static int cmp_done(const void *a, const void *b, void *ctx)
 	return cx < cy ? -1 : cx > cy;
 }
 
-/* ps->dep for the records of kernel threads (the stream rule). */
+int replay_stream_deps(const struct ts_trace *t, const size_t *idx, size_t n, size_t *dep,
+		       size_t *prev)
+{
+	if (!n)
+		return 0;
+	size_t *by_done = malloc(n * sizeof(*by_done));
+	if (!by_done)
+		return -ENOMEM;
+	memcpy(by_done, idx, n * sizeof(*by_done));
+	qsort_r(by_done, n, sizeof(*by_done), replay_cmp_done, (void *)t);
+	size_t c = 0, last = SIZE_MAX;
+	for (size_t i = 1; i < n; i++) {
+		const struct ts_trace_rec *r = &t->recs[idx[i]];
+		const struct ts_trace_rec *pr = &t->recs[idx[i - 1]];
+		prev[idx[i]] = idx[i - 1];
+		for (; c < n; c++) {
+			const struct ts_trace_rec *d = &t->recs[by_done[c]];
+			if (TS_MAX(d->complete_ns, d->submit_ns) > r->submit_ns)
+				break;
+			last = by_done[c];
+		}
+		if (last != SIZE_MAX && last != idx[i] &&
+		    TS_MAX(t->recs[last].complete_ns, t->recs[last].submit_ns) >= pr->submit_ns)
+			dep[idx[i]] = last;
+	}
+	free(by_done);
+	return 0;
+}
+
+/* ps->dep and ps->sprev for the records of kernel threads (the stream
+ * rule): each kernel thread's requests are a stream. */
 static int stream_deps(const struct ts_trace *t, struct rthreads *ps)
 {
 	bool any = false;
 	for (size_t k = 0; k < ps->n; k++) {
 		if (t->cpu && !ps->p[k].pid) /* a sample later in the list names it */
 			continue;
-		ps->p[k].kernel = kernel_thread(&ps->p[k]);
+		ps->p[k].kernel = replay_kernel_thread(ps->p[k].pid, ps->p[k].ppid);
 		any |= ps->p[k].kernel;
 	}
 	if (!any)
 		return 0;
-	if (!(ps->dep = malloc(t->nrecs * sizeof(*ps->dep))))
+	ps->dep = malloc(t->nrecs * sizeof(*ps->dep));
+	ps->sprev = malloc(t->nrecs * sizeof(*ps->sprev));
+	if (!ps->dep || !ps->sprev)
 		return -ENOMEM;
 	for (size_t i = 0; i < t->nrecs; i++)
-		ps->dep[i] = SIZE_MAX;
-	for (size_t k = 0; k < ps->n; k++) {
-		const struct rthread *p = &ps->p[k];
-		if (!p->kernel)
-			continue;
-		size_t *by_done = malloc(p->n * sizeof(*by_done));
-		if (!by_done)
+		ps->dep[i] = ps->sprev[i] = SIZE_MAX;
+	for (size_t k = 0; k < ps->n; k++)
+		if (ps->p[k].kernel &&
+		    replay_stream_deps(t, ps->p[k].idx, ps->p[k].n, ps->dep, ps->sprev))
 			return -ENOMEM;
-		memcpy(by_done, p->idx, p->n * sizeof(*by_done));
-		qsort_r(by_done, p->n, sizeof(*by_done), cmp_done, (void *)t);
-		size_t c = 0, last = SIZE_MAX;
-		for (size_t i = 1; i < p->n; i++) {
-			const struct ts_trace_rec *r = &t->recs[p->idx[i]];
-			const struct ts_trace_rec *prev = &t->recs[p->idx[i - 1]];
-			for (; c < p->n; c++) {
-				const struct ts_trace_rec *d = &t->recs[by_done[c]];
-				if (TS_MAX(d->complete_ns, d->submit_ns) > r->submit_ns)
-					break;
-				last = by_done[c];
-			}
-			if (last != SIZE_MAX && last != p->idx[i] &&
-			    TS_MAX(t->recs[last].complete_ns, t->recs[last].submit_ns) >=
-				prev->submit_ns)
-				ps->dep[p->idx[i]] = last;
-		}
-		free(by_done);
-	}
 	return 0;
 }
 
@@ -432,15 +441,22 @@ static bool wake_apply(const struct rthreads *ps, const struct ts_trace *t, stru
 	uint64_t at;
 
 	c->next_issue = c->closed_issue;
-	if (e->waker == SIZE_MAX)
+	if (e->waker == SIZE_MAX && e->rec == SIZE_MAX)
 		return true;
 	if (!completed) { /* the recording's own times */
 		if (!e->start)
 			c->waited_ns += e->slept_ns;
 		return true;
 	}
-	if (!progress(ps, t, e->waker, e->t_ns, issued, completed, c->origin, speed, &at))
+	if (e->rec != SIZE_MAX) { /* a request's completion woke it: as long after */
+		if (!completed[e->rec])
+			return false;
+		const struct ts_trace_rec *r = &t->recs[e->rec];
+		uint64_t rc = TS_MAX(r->complete_ns, r->submit_ns);
+		at = completed[e->rec] + scaled(e->t_ns - TS_MIN(rc, e->t_ns), speed);
+	} else if (!progress(ps, t, e->waker, e->t_ns, issued, completed, c->origin, speed, &at)) {
 		return false;
+	}
 	/* its own work done: the closed loop less the sleep, never before
 	 * its previous completion (or its start); a thread that did not
 	 * exist yet has no work before the fork */
@@ -460,9 +476,12 @@ static bool stream_apply(const struct rthreads *ps, const struct ts_trace *t, st
 			 const uint64_t *issued, const uint64_t *completed,
 			 const struct ts_replay_cfg *cfg, double speed)
 {
-	if (!c->i || !completed)
+	size_t me = c->p->idx[c->i], d = ps->dep[me], sp = ps->sprev[me];
+	if (!completed || (d == SIZE_MAX && sp == SIZE_MAX))
 		return true;
-	size_t me = c->p->idx[c->i], prev = c->p->idx[c->i - 1], d = ps->dep[me];
+	/* its predecessor in the stream may have moved to the thread that
+	 * waited for it (replay_augment); the cursor's keeps the order */
+	size_t prev = c->i ? c->p->idx[c->i - 1] : SIZE_MAX;
 	const struct ts_trace_rec *r = &t->recs[me];
 	uint64_t from, at, gap;
 	if (d != SIZE_MAX) {
@@ -471,12 +490,14 @@ static bool stream_apply(const struct rthreads *ps, const struct ts_trace *t, st
 		from = TS_MAX(t->recs[d].complete_ns, t->recs[d].submit_ns);
 		at = completed[d];
 	} else {
-		from = t->recs[prev].submit_ns;
-		at = issued[prev];
+		if (!issued[sp])
+			return false;
+		from = t->recs[sp].submit_ns;
+		at = issued[sp];
 	}
 	gap = cfg->no_think ? 0 : scaled(r->submit_ns - TS_MIN(from, r->submit_ns), speed);
 	c->think_ns -= TS_MIN(c->think_ns, c->last_think);
-	c->next_issue = TS_MAX(at + gap, issued[prev]);
+	c->next_issue = TS_MAX(at + gap, prev != SIZE_MAX ? issued[prev] : 0);
 	c->last_think = d != SIZE_MAX ? c->next_issue - TS_MIN(c->next_issue, c->done_max) : 0;
 	c->think_ns += c->last_think;
 	return true;

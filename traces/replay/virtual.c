@@ -31,6 +31,7 @@ struct vrun {
 	uint64_t *completed;	 /* replayed completion per record */
 	struct cpu_server cpu;	 /* the CPU model (cap 0: off) */
 	uint64_t end;		 /* the latest completion so far */
+	uint64_t first_io;	 /* the first request's issue (0: none yet) */
 	struct ts_fsmeta *meta;	 /* the file system's metadata reads */
 	struct pnode *nodes;	 /* every path of the trace and its folders, sorted */
 	size_t nnodes;
@@ -242,8 +243,10 @@ TS_WUR static int issue(struct vrun *v, struct cursor *c, struct ts_replay_resul
 	v->issued[idx] = s;
 	uint64_t done = serve(v, r, idx, s, res);
 	v->completed[idx] = done;
-	if (!(r->flags & REC_F_WAKE))
+	if (!(r->flags & REC_F_WAKE)) {
 		replay_result_add(res, r->op, done - s, replay_rec_bytes(r));
+		v->first_io = v->first_io ? TS_MIN(v->first_io, s) : s;
+	}
 	v->end = TS_MAX(v->end, done);
 	if (!replay_cursor_advance(c, v->t, s, done, v->cfg, v->speed)) {
 		res->think_ns += c->think_ns;
@@ -358,6 +361,7 @@ int ts_replay_virtual(const struct ts_trace *tr, const struct ts_replay_cfg *cfg
 		}
 		v.t = &aug.t;
 		res->outside = aug.outside;
+		res->tied = aug.moved + aug.tied;
 		cfg_wake = *cfg_in;
 		cfg_wake.closed_loop = true; /* the wake rule knows what the wait rule guesses */
 		v.cfg = &cfg_wake;
@@ -367,8 +371,10 @@ int ts_replay_virtual(const struct ts_trace *tr, const struct ts_replay_cfg *cfg
 		replay_augmented_free(&aug);
 		return ret;
 	}
-	if (v.cfg->wakes)
-		replay_augment_resolve(&aug, &v.ps);
+	if (v.cfg->wakes && (ret = replay_augment_resolve(&aug, &v.ps))) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
 	if (!v.cfg->cpu_model)
 		v.ps.cpu_cap = 0;
 	if ((ret = vrun_alloc(&v, err, errlen)))
@@ -388,6 +394,7 @@ int ts_replay_virtual(const struct ts_trace *tr, const struct ts_replay_cfg *cfg
 		goto out;
 	}
 	res->total_ns = v.end - base; /* from the first issue, which is at base */
+	res->lead_ns = v.first_io ? v.first_io - base : 0;
 	res->cpu_cap = v.ps.cpu_cap;
 out:
 	vrun_free(&v);
