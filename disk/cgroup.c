@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "disk/cgroup.h"
 
 static const char *const v2_roots[] = { "/sys/fs/cgroup", "/sys/fs/cgroup/unified" };
@@ -214,6 +216,72 @@ int ts_cgroup_read(const struct ts_cgroup *cg, struct ts_cgroup_stat *st)
 	}
 	fclose(f);
 	return 0;
+}
+
+uint64_t ts_cgroup_own(const struct ts_cgroup *cg)
+{
+	struct ts_cgroup_stat cs;
+	return ts_cgroup_read(cg, &cs) == 0 && cs.usage > cs.file ? cs.usage - cs.file : 0;
+}
+
+struct ts_cgroup_sampler {
+	const struct ts_cgroup *cg;
+	uint64_t interval_ns;
+	pthread_t th;
+	bool stop; /* atomic */
+	uint64_t max; /* atomic */
+};
+
+static void note(struct ts_cgroup_sampler *s)
+{
+	uint64_t v = ts_cgroup_own(s->cg), m = __atomic_load_n(&s->max, __ATOMIC_RELAXED);
+	while (v > m && !__atomic_compare_exchange_n(&s->max, &m, v, true, __ATOMIC_RELAXED,
+						     __ATOMIC_RELAXED))
+		;
+}
+
+static void *sampler_main(void *arg)
+{
+	struct ts_cgroup_sampler *s = arg;
+	while (!__atomic_load_n(&s->stop, __ATOMIC_RELAXED)) {
+		note(s);
+		ts_sleep_until_ns(ts_now_ns() + s->interval_ns);
+	}
+	return NULL;
+}
+
+int ts_cgroup_sampler_start(const struct ts_cgroup *cg, uint64_t interval_ns,
+			    struct ts_cgroup_sampler **out)
+{
+	struct ts_cgroup_sampler *s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->cg = cg;
+	s->interval_ns = interval_ns;
+	int rc = pthread_create(&s->th, NULL, sampler_main, s);
+	if (rc) {
+		free(s);
+		return -rc;
+	}
+	*out = s;
+	return 0;
+}
+
+uint64_t ts_cgroup_sampler_max(struct ts_cgroup_sampler *s)
+{
+	if (!s)
+		return 0;
+	note(s);
+	return __atomic_load_n(&s->max, __ATOMIC_RELAXED);
+}
+
+void ts_cgroup_sampler_stop(struct ts_cgroup_sampler *s)
+{
+	if (!s)
+		return;
+	__atomic_store_n(&s->stop, true, __ATOMIC_RELAXED);
+	pthread_join(s->th, NULL);
+	free(s);
 }
 
 void ts_cgroup_close(struct ts_cgroup *cg)

@@ -46,6 +46,21 @@ TS_WUR int ts_cgroup_leave(const struct ts_cgroup *cg);
 
 TS_WUR int ts_cgroup_read(const struct ts_cgroup *cg, struct ts_cgroup_stat *st);
 
+/* The most the cgroup holds besides its page cache (usage less file: the
+ * job's own memory, anonymous and kernel), which memory.stat keeps no peak
+ * of: 0 when it cannot be read. */
+uint64_t ts_cgroup_own(const struct ts_cgroup *cg);
+
+/* Samples ts_cgroup_own() every @interval_ns on a thread of its own, for a
+ * job run in-process (a scenario's loader). */
+struct ts_cgroup_sampler;
+TS_WUR int ts_cgroup_sampler_start(const struct ts_cgroup *cg, uint64_t interval_ns,
+				   struct ts_cgroup_sampler **out);
+/* The most seen so far (a sample taken now included). */
+uint64_t ts_cgroup_sampler_max(struct ts_cgroup_sampler *s);
+/* Stops the thread and frees @s (NULL: nothing). */
+void ts_cgroup_sampler_stop(struct ts_cgroup_sampler *s);
+
 /* Removes the cgroup (its page cache goes to the parent) and frees @cg. */
 void ts_cgroup_remove(struct ts_cgroup *cg);
 void ts_cgroup_close(struct ts_cgroup *cg);

@@ -105,9 +105,7 @@ int ts_disk_job_run(const struct ts_disk *d, const struct ts_disk_job_opts *o,
 	close(sync_pipe[0]);
 	int st = 0;
 	for (;;) { /* the job's own memory, sampled until it ends */
-		struct ts_cgroup_stat cs;
-		if (ts_cgroup_read(&cg, &cs) == 0 && cs.usage > cs.file)
-			r->own = TS_MAX(r->own, cs.usage - cs.file);
+		r->own = TS_MAX(r->own, ts_cgroup_own(&cg));
 		pid_t w = waitpid(pid, &st, WNOHANG);
 		if (w == pid || (w < 0 && errno != EINTR))
 			break;

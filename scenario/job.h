@@ -112,12 +112,15 @@ struct fs_counters {
 	uint64_t read_bytes, write_bytes; /* served by tierfs */
 	uint64_t model_read_bytes, model_hit_bytes;
 	uint64_t model_nowait_bytes, model_dev_bytes; /* no wait on the device; the device's */
+	uint64_t own_peak; /* block mode: the most the job's memory cgroup held
+			    * besides the page cache so far (0: not measured) */
 };
 void ts_job_read_counters(const char *mountpoint, struct fs_counters *c);
 void ts_job_row_io(struct ts_row *w, const struct fs_counters *a, const struct fs_counters *b,
 		   double secs);
 
 struct ts_cgroup;
+struct ts_cgroup_sampler;
 /* One configuration in real time: its mount, loader and engine. */
 struct live {
 	struct ts_mount *mount;
@@ -135,6 +138,7 @@ struct live {
 	bool disk;
 	char image[PATH_MAX], stats[PATH_MAX];
 	struct ts_cgroup *cg;
+	struct ts_cgroup_sampler *own; /* cg's own memory, sampled while it runs */
 };
 /* tierfs's counters of @lv's mount (c->ok false when nothing is mounted). */
 void ts_job_live_counters(const struct live *lv, struct fs_counters *c);

@@ -367,6 +367,8 @@ void ts_job_row_io(struct ts_row *w, const struct fs_counters *a, const struct f
 	uint64_t nw = b->model_nowait_bytes - a->model_nowait_bytes;
 	w->memory_pct = rd ? 100.0 * (double)nw / (double)rd : NAN;
 	w->dev_mb_s = (double)(b->model_dev_bytes - a->model_dev_bytes) / 1e6 / secs;
+	if (b->own_peak)
+		w->own_mib = (double)b->own_peak / (1024.0 * 1024.0);
 }
 
 /* ---- One configuration in real time ---------------------------------------- */
@@ -377,6 +379,7 @@ void ts_job_live_counters(const struct live *lv, struct fs_counters *c)
 	memset(c, 0, sizeof(*c));
 	if (lv->mount || lv->disk)
 		ts_job_read_counters(lv->disk ? lv->stats : lv->root, c);
+	c->own_peak = ts_cgroup_sampler_max(lv->own);
 }
 
 /* Undoes live_disk(): the cgroup left and removed, the disk unmounted,
@@ -384,6 +387,8 @@ void ts_job_live_counters(const struct live *lv, struct fs_counters *c)
 static int disk_end(struct live *lv, char *err, size_t errlen)
 {
 	int rc = 0;
+	ts_cgroup_sampler_stop(lv->own);
+	lv->own = NULL;
 	if (lv->cg) {
 		if (ts_cgroup_leave(lv->cg) && err && !err[0])
 			snprintf(err, errlen, "cannot leave the memory cgroup %s", lv->cg->path);
@@ -484,6 +489,14 @@ static int live_disk(struct ts_job_env *env, const struct ts_scenario *s, const 
 			goto fail;
 		}
 		lv->cg = cg;
+		/* the job's own memory, for its row (the own_mem a virtual
+		 * run of it takes out of the page-cache model) */
+		if ((rc = ts_cgroup_sampler_start(cg, TS_DISK_OWN_SAMPLE_NS, &lv->own))) {
+			snprintf(err, errlen, "cannot sample the memory cgroup %s: %s", cg->path,
+				 strerror(-rc));
+			ts_disk_clear(&d);
+			goto fail;
+		}
 	}
 	ts_disk_clear(&d);
 	return 0;

@@ -47,6 +47,7 @@ static double g_rd(const struct ts_row *w, double b) { return w->read_mb_s; }
 static double g_mem(const struct ts_row *w, double b) { return w->memory_pct; }
 static double g_dev(const struct ts_row *w, double b) { return w->dev_mb_s; }
 static double g_wr(const struct ts_row *w, double b) { return w->write_mb_s; }
+static double g_own(const struct ts_row *w, double b) { return w->own_mib; }
 static double g_p50(const struct ts_row *w, double b) { return w->step_p50_ms; }
 static double g_p99(const struct ts_row *w, double b) { return w->step_p99_ms; }
 static double g_chour(const struct ts_row *w, double b) { return w->cost_hour.v; }
@@ -77,17 +78,18 @@ static const struct col cols[] = {
 	{ "$/epoch", "cost_per_epoch", "USD", 2, g_cepoch },
 	{ "$/1k steps", "cost_per_1000_steps", "USD", 3, g_cksteps },
 	{ "idle $/h", "idle_cost_per_hour", "USD/h", 2, g_cidle },
+	{ "own MiB", "own_memory", "MiB", 1, g_own },
 };
 /* The terminal shows the study's columns (and MB/s written when anything
  * was), and the costs where an instance is priced: per epoch where the
  * dataset's size is known, else per 1,000 steps; files carry all of them. */
-enum { COL_WRITE = 6, COL_CHOUR = 12, COL_CEPOCH, COL_CKSTEPS, COL_CIDLE };
+enum { COL_WRITE = 6, COL_CHOUR = 12, COL_CEPOCH, COL_CKSTEPS, COL_CIDLE, COL_OWN };
 static void terminal_columns(const struct ts_report *r, bool on[TS_ARRAY_SIZE(cols)])
 {
 	/* the job's bytes served without waiting (not the page cache's hits,
 	 * which count pages still on their way) and the device's rate */
 	static const bool base[TS_ARRAY_SIZE(cols)] = { 1, 1, 1, 1, 0, 1, 0, 1, 1, 0, 0, 1,
-							 0, 0, 0, 0 };
+							 0, 0, 0, 0, 0 };
 	memcpy(on, base, sizeof(base));
 	for (size_t i = 0; i < r->n; i++) {
 		const struct ts_row *w = &r->rows[i];
@@ -95,6 +97,8 @@ static void terminal_columns(const struct ts_report *r, bool on[TS_ARRAY_SIZE(co
 			continue;
 		if (w->write_mb_s > 0.005)
 			on[COL_WRITE] = true;
+		if (!isnan(w->own_mib)) /* block mode's memory cgroup */
+			on[COL_OWN] = true;
 		if (!isnan(w->cost_hour.v))
 			on[COL_CHOUR] = on[COL_CIDLE] = true;
 		if (!isnan(w->cost_epoch.v))
@@ -182,6 +186,7 @@ void ts_row_init(struct ts_row *w)
 	memset(w, 0, sizeof(*w));
 	w->time_s = w->samples_per_s = w->au_pct = w->stall_pct = NAN;
 	w->cache_hit_pct = w->read_mb_s = w->write_mb_s = w->memory_pct = w->dev_mb_s = NAN;
+	w->own_mib = NAN;
 	w->step_p50_ms = w->step_p99_ms = NAN;
 	w->band_sps_lo = w->band_sps_hi = w->band_au_lo = w->band_au_hi = NAN;
 	for (size_t i = 0; i < TS_ARRAY_SIZE(costs); i++) {
@@ -366,6 +371,9 @@ void ts_report_print(const struct ts_report *r, FILE *f)
 		   "reads and commits); MB = 10^6 bytes; rel = samples/s / best row\n");
 	fprintf(f, "no-wait = the job's read bytes served from memory without waiting on the "
 		   "device; dev MB/s = what the device read (readahead, file-system metadata)\n");
+	if (on_terminal[COL_OWN])
+		fprintf(f, "own MiB = the most the job's memory cgroup held besides the page cache "
+			   "(block mode, measured): mount{ own_mem = } for a virtual run of it\n");
 }
 
 static json_t *num(double v)

@@ -39,6 +39,10 @@ struct ts_row {
 	double memory_pct;	/* the job's read bytes served from memory without
 				 * waiting on the device / the job's read bytes */
 	double dev_mb_s;	/* 10^6 bytes/s the device read (readahead, metadata) */
+	double own_mib;		/* block mode: the most the job's memory cgroup held
+				 * besides the page cache, MiB (measured: what
+				 * mount{ own_mem = } takes out of the page-cache
+				 * model in a virtual run); NaN elsewhere */
 	double read_mb_s;	/* 10^6 bytes/s read through the mount */
 	double write_mb_s;	/* 10^6 bytes/s written through the mount */
 	uint64_t bytes_read, bytes_written;

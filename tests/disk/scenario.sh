@@ -22,6 +22,11 @@ assert "ext4 on a loop device over tierfs real, block mode" in r["parts"], r["pa
 assert "memory cgroup 64.00 MiB" in r["parts"], r["parts"]
 # the device read at least the dataset's JPEGs (64 of them, a few KiB each)
 assert r["read_rate"]["value"] > 0 and r["device_read_rate"]["value"] > 0, r
+# the job's own memory in its cgroup, measured (mount{ own_mem = } for a
+# virtual run): more than nothing, less than the cgroup
+own = r["own_memory"]
+assert own["unit"] == "MiB" and 0 < own["value"] < 64, own
+print("own memory %.1f MiB" % own["value"])
 EOF
 check_clean "block-mode scenario"
 ls "$TIERSIM_WORKDIR"/disk-* 2>/dev/null && fail "the row's image was left behind"
