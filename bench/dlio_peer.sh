@@ -27,8 +27,11 @@
 #   r50   resnet50_h100 as PyTorch: 4,000 npz files of 112 KiB, batch 400,
 #         8 read threads, 0.224 s
 # all 3 epochs (--epochs N to change).
-# No checkpoints, no evaluation. Each row prints `uptime`'s load: the host
-# is shared, and DLIO's Python workers need CPU.
+# No checkpoints, no evaluation. Each row prints `uptime`'s load and DLIO's
+# own CPU (user + sys of mpirun and everything it waited for: the ranks and
+# their DataLoader workers) as seconds and as cores busy over the run
+# (CPU / wall): the host is shared, and DLIO's Python workers need CPU; a
+# run whose cores-busy nears the host's CPU count was starved of CPU.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -158,7 +161,8 @@ ts_row() { # BUILD TRACE LOG d n tier
 hb=""
 [ -n "$before" ] && hb="   before: real virt   "
 printf '%-11s %-10s | %-13s | %-27s |%s %-24s | %-24s | %s\n' row tier "DLIO AU smp/s" \
-	"tiersim: real     virtual" "${hb:+$hb|}" "DLIO rd/f get/f KiB p50ms" "ts rd/f get/f KiB p50ms" load
+	"tiersim: real     virtual" "${hb:+$hb|}" "DLIO rd/f get/f KiB p50ms" "ts rd/f get/f KiB p50ms" \
+	"DLIO cpu, cores busy | load" 
 echo "$table" | while read -r name d n tier; do
 	if [ -n "$rows" ] && ! [[ ",$rows," == *",$name,"* ]]; then continue; fi
 	gen "$d" || continue
@@ -168,12 +172,14 @@ echo "$table" | while read -r name d n tier; do
 		"$tierfs" -o "tier=$tier,mem=0,trace=$out/dlio.trace" "$work/data/$d" "$out/m" >/dev/null 2>&1 ||
 			{ echo "dlio_peer.sh: $name: tierfs failed" >&2; continue; }
 		# shellcheck disable=SC2086
-		"${mpi[@]}" -np "$n" "$venv/bin/dlio_benchmark" --config-dir "$work/config" workload="${wl[$d]}" \
+		/usr/bin/time -f "%U %S %e" -o "$out/dlio.time" \
+			"${mpi[@]}" -np "$n" "$venv/bin/dlio_benchmark" --config-dir "$work/config" workload="${wl[$d]}" \
 			$common ${over[$d]} ++workload.dataset.data_folder="$out/m" hydra.run.dir="$out/dlio" \
 			++workload.output.folder="$out/dlio" </dev/null >"$out/dlio.log" 2>&1
 		fusermount3 -u "$out/m"
 		a=$(summary "$out/dlio" 2>/dev/null) || a="- -"
 		load=$(uptime | sed 's/.*average: //')
+		cpu=$(awk '{ printf "%.0f s %.2f", $1 + $2, ($1 + $2) / ($3 > 0 ? $3 : 1) }' "$out/dlio.time" 2>/dev/null)
 		nowr=$(ts_row "$build" "$out/ts.trace" "$out/ts" "$d" "$n" "$tier")
 		was=""
 		[ -n "$before" ] && was=$(ts_row "$before" "$out/ts-before.trace" "$out/ts-before" "$d" "$n" "$tier")
@@ -185,7 +191,7 @@ echo "$table" | while read -r name d n tier; do
 			read -r xa xs ya ys <<<"$was"
 			wcol=$(printf ' %5s %7s %5s %7s |' "$xa" "$xs" "$ya" "$ys")
 		fi
-		printf '%-11s %-10s | %5s %7s | %5s %7s %5s %7s |%s %-24s | %-24s | %s\n' "$name" "$tier" "$aa" "$as" \
-			"$ba" "$bs" "$ca" "$cs" "$wcol" "$pa" "$pb" "$load"
+		printf '%-11s %-10s | %5s %7s | %5s %7s %5s %7s |%s %-24s | %-24s | %s | %s\n' "$name" "$tier" "$aa" "$as" \
+			"$ba" "$bs" "$ca" "$cs" "$wcol" "$pa" "$pb" "${cpu:--}" "$load"
 	done
 done

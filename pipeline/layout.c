@@ -42,6 +42,7 @@ void ts_pipe_layout(const struct ts_pipe_cfg *cfg, const struct ts_source_ops *o
 		.slots = slots ? slots : 1,
 		.workers = workers,
 		.hold_raw = hold_raw,
+		.restart = cfg->restart,
 	};
 }
 

@@ -62,6 +62,9 @@ const struct ts_opt ts_pipe_opts[] = {
 	{ "epochs", TS_OPT_U64, CFG_OFF(epochs), "1", 1, 1e9, "", "passes over the dataset" },
 	{ "drop_last", TS_OPT_BOOL, CFG_OFF(drop_last), "false", 0, 0, "",
 	  "drop the last batch of an epoch when it is short" },
+	{ "restart", TS_OPT_BOOL, CFG_OFF(restart), "false", 0, 0, "",
+	  "each epoch restarts the loader: nothing of the next is read before the consumer "
+	  "opens it (a new iterator per epoch)" },
 	{ "decode", TS_OPT_STR, CFG_OFF(decode), "auto", 0, 0, "",
 	  "real (libjpeg-turbo), modeled (calibrated cost), none, or auto: real unless more "
 	  "vCPUs are emulated than the host has cores" },
@@ -938,6 +941,14 @@ nostore:
 	ts_hist_add(&p->wait_hist, wait);
 	*out = &b->pub;
 	return (int64_t)wait;
+}
+
+void ts_pipe_open_epoch(struct ts_pipe *p)
+{
+	pthread_mutex_lock(&p->mu);
+	ts_sched_open_epoch(p->sched);
+	pthread_cond_broadcast(&p->c_reader);
+	pthread_mutex_unlock(&p->mu);
 }
 
 void ts_pipe_batch_release(struct ts_pipe *p, struct ts_batch *pub)

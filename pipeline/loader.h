@@ -60,6 +60,7 @@ struct ts_pipe_cfg {
 	uint64_t seed;
 	uint64_t epochs;
 	bool drop_last;
+	bool restart;	     /* epochs restart the loader (ts_pipe_open_epoch) */
 	char *decode;	     /* auto | real | modeled | none */
 	uint64_t out_size;   /* model input side (224) */
 	uint64_t resize;     /* shorter side before the crop (256); 0 = straight */
@@ -150,6 +151,9 @@ TS_WUR int ts_pipe_start(struct ts_pipe *p);
  * the loader failed (message in ts_pipe_error()). */
 int64_t ts_pipe_next_batch(struct ts_pipe *p, struct ts_batch **out);
 void ts_pipe_batch_release(struct ts_pipe *p, struct ts_batch *b);
+/* With restart: the consumer starts the next epoch's reading (scheduler.h,
+ * ts_sched_open_epoch); until then the loader reads nothing of it. */
+void ts_pipe_open_epoch(struct ts_pipe *p);
 /* Samples per epoch and batches per epoch as configured. */
 uint64_t ts_pipe_samples_per_epoch(const struct ts_pipe *p);
 uint64_t ts_pipe_batches_per_epoch(const struct ts_pipe *p);

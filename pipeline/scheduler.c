@@ -46,6 +46,7 @@ struct ts_sched {
 
 	/* consumer */
 	uint64_t next_seq, released, ready;
+	uint64_t opened; /* epochs the reader may read (cfg.restart) */
 
 	ts_sched_log_fn log;
 	void *log_ctx;
@@ -89,6 +90,7 @@ int ts_sched_new(const struct ts_sched_cfg *cfg, struct ts_sched **out, char *er
 	s->slots_free = cfg->slots;
 	s->dq_cap = s->pf * s->B;
 	s->order_epoch = UINT64_MAX;
+	s->opened = 1;
 	s->ring = calloc(s->pf, sizeof(*s->ring));
 	s->order = malloc((s->n ? s->n : 1) * sizeof(*s->order));
 	s->dq = malloc(s->dq_cap * sizeof(*s->dq));
@@ -157,6 +159,8 @@ int ts_sched_next(struct ts_sched *s, struct ts_sched_pos *pos)
 	if (s->rd_seq >= s->released + s->pf || s->inflight >= s->cfg.qd)
 		return 0;
 	uint64_t seq = s->rd_seq, epoch = seq / s->nb;
+	if (s->cfg.restart && epoch >= s->opened)
+		return 0;
 	if (s->order_epoch != epoch)
 		make_order(s, epoch);
 	*pos = (struct ts_sched_pos){ .seq = seq, .epoch = epoch, .index = seq % s->nb,
@@ -171,6 +175,11 @@ uint64_t ts_sched_peek(const struct ts_sched *s, uint64_t ahead)
 		return UINT64_MAX;
 	uint64_t k = (s->rd_seq % s->nb) * s->B + s->rd_pos + ahead;
 	return k < s->per_epoch ? s->order[k] : UINT64_MAX;
+}
+
+void ts_sched_open_epoch(struct ts_sched *s)
+{
+	s->opened++;
 }
 
 int ts_sched_claim(struct ts_sched *s, struct ts_sched_pos *pos, bool slot)

@@ -49,6 +49,8 @@ struct ts_sched_cfg {
 	uint64_t workers;  /* decode workers; 0: a read sample is done at once */
 	bool hold_raw;	   /* a read buffer is held until its batch is released (the
 			    * batch carries the raw bytes) instead of until decoded */
+	bool restart;	   /* epochs restart the loader: nothing of epoch e + 1 is
+			    * read before the consumer opens it (ts_sched_open_epoch) */
 };
 
 /* A sample's place in the run. */
@@ -114,6 +116,11 @@ void ts_sched_decode_done(struct ts_sched *s, const struct ts_sched_pos *pos, in
 /* A sample gives its read buffer back early (it was swapped for memory of
  * its own, or the decode let go of it). */
 void ts_sched_slot_free(struct ts_sched *s, struct ts_sched_pos *pos);
+
+/* With cfg.restart: the consumer opens the next epoch (a framework that
+ * makes a new iterator per epoch); before that ts_sched_next holds the
+ * reader back at the epoch's end, whatever the prefetch window allows. */
+void ts_sched_open_epoch(struct ts_sched *s);
 
 /* Is the consumer's next batch complete? false after the last one too. */
 bool ts_sched_ready(const struct ts_sched *s);

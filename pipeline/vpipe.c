@@ -18,7 +18,7 @@
 #include "pipeline/timeline.h"
 #include "pipeline/vpipe.h"
 
-enum { EV_READ, EV_DECODE, EV_RELEASE };
+enum { EV_READ, EV_DECODE, EV_RELEASE, EV_OPEN };
 
 struct ev {
 	uint8_t kind;
@@ -339,8 +339,9 @@ static int step(struct ts_vpipe *v)
 	case EV_READ: ts_sched_read_done(v->sched, &e->pos, e->err); break;
 	case EV_DECODE: ts_sched_decode_done(v->sched, &e->pos, e->err); break;
 	case EV_RELEASE: ts_sched_release(v->sched, e->pos.seq); break;
+	case EV_OPEN: ts_sched_open_epoch(v->sched); break;
 	}
-	if (v->tl && e->kind != EV_RELEASE && ts_sched_complete(v->sched, e->pos.seq))
+	if (v->tl && e->kind != EV_RELEASE && e->kind != EV_OPEN && ts_sched_complete(v->sched, e->pos.seq))
 		ts_tl_batch_ready(v->tl, e->pos.seq, v->now);
 	e->next_free = v->free_ev;
 	v->free_ev = e;
@@ -379,6 +380,12 @@ int ts_vpipe_release(struct ts_vpipe *v, uint64_t seq, uint64_t t_ns)
 	if (v->tl)
 		ts_tl_batch_release(v->tl, seq, TS_MAX(t_ns, v->now));
 	return ev_push(v, TS_MAX(t_ns, v->now), EV_RELEASE, &pos, 0);
+}
+
+int ts_vpipe_open_epoch(struct ts_vpipe *v, uint64_t t_ns)
+{
+	struct ts_sched_pos pos = { 0 };
+	return ev_push(v, TS_MAX(t_ns, v->now), EV_OPEN, &pos, 0);
 }
 
 void ts_vpipe_stats(const struct ts_vpipe *v, struct ts_vpipe_stats *st)

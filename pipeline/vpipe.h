@@ -83,6 +83,9 @@ void ts_vpipe_warm(struct ts_vpipe *v, bool dirty);
 int ts_vpipe_next_batch(struct ts_vpipe *v, struct ts_vbatch *b);
 /* The consumer let go of batch @seq at @t_ns (not before it was ready). */
 TS_WUR int ts_vpipe_release(struct ts_vpipe *v, uint64_t seq, uint64_t t_ns);
+/* With restart (loader.h): the consumer opens the next epoch at @t_ns;
+ * nothing of it is read before. */
+TS_WUR int ts_vpipe_open_epoch(struct ts_vpipe *v, uint64_t t_ns);
 void ts_vpipe_stats(const struct ts_vpipe *v, struct ts_vpipe_stats *st);
 void ts_vpipe_free(struct ts_vpipe *v);
 

@@ -13,11 +13,16 @@
  * project's own (pipeline/loader.h, vpipe.h) with the npz / tfrecord
  * source; nothing of it is rewritten here.
  *
- * Per epoch, as DLIO (metric_exclude_start_steps = 1): the first step is
- * left out, so an epoch's time runs from the end of its first step to the
- * end of its last, and its compute is the other steps' computation_time;
- * AU, samples/s and MiB/s (samples/s × record_length / 2^20, as MLPerf
- * Storage reports "MB/s") are the means over epochs.
+ * Each epoch restarts the loader, as DLIO 2.0.0 does (main.py `_train`
+ * iterates the loader anew each epoch: tf.data and torch both make a new
+ * iterator, its buffers empty): nothing of epoch e + 1 is read before
+ * epoch e's last step ends (under mpirun, before the ranks' barrier after
+ * it). Per epoch, as DLIO 2.0.0's utils/statscounter.py: AU = the
+ * computation_time of every step but the first over the time from the end
+ * of the first step to the end of the last; samples/s = every step's
+ * samples, the first included, over the whole epoch, from its loader's
+ * start. AU, samples/s and MiB/s (samples/s × record_length / 2^20, as
+ * MLPerf Storage reports "MB/s") are the means over epochs.
  *
  * The host's CPU (--host, a profile of pipeline/hosts.lua): the framework's
  * work per step on each accelerator's own loop, serial with its compute
@@ -158,6 +163,7 @@ static int pipe_config(const struct ts_dlio_workload *w, uint64_t n, uint64_t se
 		{ "vcpus", TS_MIN(workers ? workers : 1, 4096u), NULL },
 		{ "shuffle", 0, shuffle ? "true" : "false" },
 		{ "drop_last", 0, "true" },
+		{ "restart", 0, "true" },
 		{ "on_error", 0, "fatal" },
 		{ "mem_limit", 0, "1TiB" },
 	};
@@ -175,6 +181,8 @@ struct feed {
 	struct ts_vpipe *vp;
 	struct ts_pipe *p;
 	struct ts_batch *b;
+	bool open_next;	  /* real: the next epoch's loader starts after the barrier */
+	uint64_t open_ns; /* when the last epoch's loader started */
 };
 
 static int feed_next(struct feed *f, uint64_t *ready, uint64_t *seq, uint64_t *epoch,
@@ -196,6 +204,11 @@ static int feed_next(struct feed *f, uint64_t *ready, uint64_t *seq, uint64_t *e
 	int rc = ts_dlio_mpi_step(err, errlen); /* ranks: DLIO's barrier between steps */
 	if (rc)
 		return rc;
+	if (f->open_next) { /* main.py: the epoch's loop makes a new iterator */
+		f->open_next = false;
+		f->open_ns = ts_now_ns();
+		ts_pipe_open_epoch(f->p);
+	}
 	int64_t wr = ts_pipe_next_batch(f->p, &f->b);
 	if (wr < 0) {
 		snprintf(err, errlen, "loader: %s", ts_pipe_error(f->p));
@@ -323,7 +336,7 @@ static int accelerate(struct feed *f, const struct ts_dlio_workload *w, uint64_t
 	uint64_t limit = w->total_training_steps >= 0 ? (uint64_t)w->total_training_steps
 						      : UINT64_MAX;
 	uint64_t prev_end = t0, first_end = 0, cur_epoch = UINT64_MAX, in_epoch = 0;
-	uint64_t steps = 0, ep_samples = 0;
+	uint64_t steps = 0, ep_samples = 0, ep_start = t0;
 	double au_sum = 0, sps_sum = 0;
 	r->au_min = INFINITY;
 	r->au_max = 0;
@@ -338,7 +351,7 @@ static int accelerate(struct feed *f, const struct ts_dlio_workload *w, uint64_t
 			double secs = (double)(prev_end - first_end) / 1e9;
 			double au = (double)(in_epoch - 1) * (double)ct / 1e9 / secs;
 			au_sum += au;
-			sps_sum += (double)ep_samples / secs;
+			sps_sum += (double)ep_samples / ((double)(prev_end - ep_start) / 1e9);
 			r->au_min = TS_MIN(r->au_min, au);
 			r->au_max = TS_MAX(r->au_max, au);
 			r->epochs++;
@@ -354,6 +367,7 @@ static int accelerate(struct feed *f, const struct ts_dlio_workload *w, uint64_t
 			cur_epoch = epoch;
 			in_epoch = 0;
 			ep_samples = 0;
+			ep_start = cur_epoch ? f->open_ns : t0;
 		}
 		uint64_t start = TS_MAX(ready, prev_end);
 		if (f->virt) {
@@ -371,9 +385,16 @@ static int accelerate(struct feed *f, const struct ts_dlio_workload *w, uint64_t
 		}
 		if (in_epoch == 0)
 			first_end = end;
-		else
-			ep_samples += got;
+		ep_samples += got;
 		in_epoch++;
+		if (in_epoch == per_epoch) { /* the epoch's loader ends; the next starts */
+			if (!f->virt)
+				f->open_next = true; /* after the ranks' barrier (feed_next) */
+			else if ((rc = ts_vpipe_open_epoch(f->vp, end)))
+				return rc;
+			else
+				f->open_ns = end;
+		}
 		steps++;
 		r->samples += got;
 		prev_end = end;

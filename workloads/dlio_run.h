@@ -59,8 +59,8 @@ struct ts_dlio_opts {
  * overrides): the command line of `tiersim dlio` and the keys of dlio{}. */
 extern const struct ts_opt ts_dlio_run_opts[];
 
-/* One run at a count of accelerators: DLIO's figures, the means over
- * epochs (the first step of each left out, metric_exclude_start_steps). */
+/* One run at a count of accelerators: DLIO 2.0.0's figures, the means over
+ * epochs (AU leaves each epoch's first step out, samples/s counts it). */
 struct ts_dlio_result {
 	uint64_t n; /* accelerators */
 	double au, samples_s, mib_s;

@@ -206,6 +206,49 @@ au, sps = 23 * 0.323 / (end[23] - end[0]), 168 / end[23]
 assert abs(p['samples_per_s'] / sps - 1) < 2e-4 and abs(p['au'] / au - 1) < 1e-5, (p, au, sps)
 assert abs(t['au'] - 1) < 1e-9, t
 PY
+# TensorFlow: each epoch restarts the loader (DLIO 2.0.0 iterates its
+# tf.data dataset anew per epoch), and samples/s counts every step over the
+# whole epoch while AU leaves the first step out (utils/statscounter.py).
+# On a tier that costs nothing, build-host's reader cost c per sample on the
+# one worker TensorFlow's py_function allows, its 7.56 ms step, and a window
+# of prefetch_size + computation_threads = 2 batches: batch j may be read
+# once batch j - 2 is taken, and nothing of an epoch before the last one
+# ends. The recurrence below is exact; the three cases are compute-bound,
+# reader-bound and in between.
+for c in "4 1048576 0.01" "4 2097152 0.001" "8 1048576 0.02"; do
+	set -- $c
+	# shellcheck disable=SC2086
+	"$tiersim" dlio cosmoflow_h100 ++workload.dataset.num_files_train=24 \
+		++workload.dataset.num_samples_per_file=1 ++workload.dataset.record_length="$2" \
+		++workload.dataset.record_length_stdev=0 ++workload.train.computation_time="$3" \
+		++workload.reader.batch_size="$1" ++workload.reader.read_threads=1 \
+		++workload.reader.prefetch_size=1 ++workload.reader.computation_threads=1 \
+		++workload.train.epochs=3 --tier unlimited --virtual --host build-host --quiet \
+		--json "$work/tf.json" >/dev/null 2>"$work/err" || { cat "$work/err"; fail "tensorflow $c did not run"; }
+	/usr/bin/python3 - "$work/tf.json" "$1" "$3" <<'PY' || fail "tensorflow $c: not DLIO 2.0.0's epochs"
+import json, sys
+r = json.load(open(sys.argv[1]))['runs'][0]
+B, ct = int(sys.argv[2]), float(sys.argv[3])
+n, epochs, P, step = r['steps_per_epoch'], r['epochs'], 2, 7.56e-3
+assert n == 24 // B and epochs == 3, r
+# a sample is one open and one read of its whole record (frame included)
+ln = r['read_bytes'] / (r['read_requests'] / 2)
+c = (763000 + 1239000 * ln / 1048576) / 1e9
+S = au_sum = sps_sum = 0.0
+for e in range(epochs):
+    take, end, free = [], [], S
+    for j in range(n):
+        ready = max(S if j < P else take[j - P], free) + B * c
+        free = ready
+        take.append(max(ready, end[j - 1] if j else S))
+        end.append(take[j] + step + ct)
+    au_sum += (n - 1) * ct / (end[-1] - end[0])
+    sps_sum += n * B / (end[-1] - S)
+    S = end[-1]
+au, sps = au_sum / epochs, sps_sum / epochs
+assert abs(r['au'] / au - 1) < 2e-5 and abs(r['samples_per_s'] / sps - 1) < 2e-5, (r, au, sps)
+PY
+done
 expect 2 "is not a host profile" cosmoflow_h100 --tier unlimited --virtual --host nosuch
 expect 2 "reader.preprocess_time: real time does not sleep" unet3d_h100 ++workload.reader.preprocess_time=1 \
 	--tier unlimited --dir "$work/pp"

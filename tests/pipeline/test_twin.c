@@ -319,10 +319,51 @@ static void test_peek(bool drop_last)
 	ts_sched_free(s);
 }
 
+/* With restart, the reader stops at an epoch's end, whatever the window
+ * allows, until the consumer opens the next epoch: every batch of epoch e
+ * is taken before any sample of epoch e + 1 is claimed. */
+static void test_restart(void)
+{
+	enum { N = 20, B = 4, EPOCHS = 3 };
+	struct ts_sched_cfg sc = { .samples = N, .batch = B, .prefetch = 8, .epochs = EPOCHS,
+				   .drop_last = true, .qd = 16, .slots = 32, .restart = true };
+	struct ts_sched *s;
+	char err[256];
+	CHECK(ts_sched_new(&sc, &s, err, sizeof err) == 0);
+	struct ts_sched_pos pos;
+	struct ts_sched_batch b;
+	uint64_t claimed = 0, taken = 0, opened = 1;
+	for (;;) {
+		int r = ts_sched_next(s, &pos);
+		if (r == 1) {
+			CHECK(pos.epoch < opened);
+			CHECK_EQ_U64(taken, pos.epoch * (N / B)); /* the epoch before is all taken */
+			CHECK(ts_sched_claim(s, &pos, true) == 1);
+			ts_sched_read_done(s, &pos, 0);
+			claimed++;
+		} else if (ts_sched_take(s, &b) == 1) {
+			ts_sched_release(s, b.seq);
+			taken++;
+		} else if (r == 0 && taken == opened * (N / B)) {
+			/* held back at the epoch's end, the window free: open */
+			CHECK(ts_sched_next(s, &pos) == 0);
+			ts_sched_open_epoch(s);
+			opened++;
+		} else {
+			break;
+		}
+	}
+	CHECK_EQ_U64(claimed, N * EPOCHS);
+	CHECK_EQ_U64(taken, N / B * EPOCHS);
+	CHECK_EQ_U64(opened, EPOCHS);
+	ts_sched_free(s);
+}
+
 int main(void)
 {
 	test_peek(false);
 	test_peek(true);
+	test_restart();
 	char root[] = "/tmp/ts-twin-XXXXXX", cal_path[300], err[512];
 	if (!mkdtemp(root)) {
 		perror("mkdtemp");
