@@ -38,6 +38,7 @@ static const struct ts_dataset_ops *const kinds[] = {
 	&ts_dataset_ptb_text,
 	&ts_dataset_npz,
 	&ts_dataset_tfrecord,
+	&ts_dataset_jpeg,
 };
 
 /* What every kind takes; the other options are a kind's own (ops->opts). */

@@ -270,6 +270,7 @@ extern const struct ts_dataset_ops ts_dataset_imagenet_rec;
 extern const struct ts_dataset_ops ts_dataset_ptb_text;
 extern const struct ts_dataset_ops ts_dataset_npz;
 extern const struct ts_dataset_ops ts_dataset_tfrecord;
+extern const struct ts_dataset_ops ts_dataset_jpeg;
 
 /* The built-in kinds, for code that needs one in particular. */
 #define TS_DS_IMAGENET_JPEG (&ts_dataset_imagenet_jpeg)

@@ -177,5 +177,6 @@ extern const struct ts_source_ops ts_source_text;
 extern const struct ts_source_ops ts_source_null;
 extern const struct ts_source_ops ts_source_npz;
 extern const struct ts_source_ops ts_source_tfrecord;
+extern const struct ts_source_ops ts_source_jpeg;
 
 #endif

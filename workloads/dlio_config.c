@@ -26,7 +26,7 @@
 const struct ts_opt ts_dlio_opts[] = {
 	{ "model", TS_OPT_STR, OFF(model), "default", 0, 0, "", "the model DLIO imitates" },
 	{ "framework", TS_OPT_STR, OFF(framework), "tensorflow", 0, 0, "", "pytorch | tensorflow" },
-	{ "dataset.format", TS_OPT_STR, OFF(format), "tfrecord", 0, 0, "", "npz | tfrecord" },
+	{ "dataset.format", TS_OPT_STR, OFF(format), "tfrecord", 0, 0, "", "npz | tfrecord | jpeg" },
 	{ "dataset.num_files_train", TS_OPT_U64, OFF(num_files_train), "8", 1, 1e9, "files", "" },
 	{ "dataset.num_samples_per_file", TS_OPT_U64, OFF(num_samples_per_file), "1", 1, 1e7, "",
 	  "" },
@@ -270,11 +270,11 @@ static bool one_of(const char *v, const char *const *set, size_t n)
 
 int ts_dlio_check(const struct ts_dlio_workload *w, const char *path, char *err, size_t errlen)
 {
-	static const char *const formats[] = { "npz", "tfrecord" };
+	static const char *const formats[] = { "npz", "tfrecord", "jpeg" };
 	static const char *const loaders[] = { "pytorch", "tensorflow", "dali" };
 	static const char *const shuffles[] = { "off", "seed", "random" };
 	if (!one_of(w->format, formats, TS_ARRAY_SIZE(formats))) {
-		snprintf(err, errlen, "%s: dataset.format '%s': tiersim models npz and tfrecord",
+		snprintf(err, errlen, "%s: dataset.format '%s': tiersim models npz, tfrecord and jpeg",
 			 path, w->format ? w->format : "");
 		return TS_E_UNKNOWN;
 	}
@@ -289,10 +289,15 @@ int ts_dlio_check(const struct ts_dlio_workload *w, const char *path, char *err,
 			 path);
 		return TS_E_PARSE;
 	}
-	if (!strcmp(w->format, "npz") && w->num_samples_per_file != 1) {
-		snprintf(err, errlen, "%s: dataset.num_samples_per_file %llu: the npz kind stores one "
+	if ((!strcmp(w->format, "npz") || !strcmp(w->format, "jpeg")) && w->num_samples_per_file != 1) {
+		snprintf(err, errlen, "%s: dataset.num_samples_per_file %llu: the %s kind stores one "
 				      "sample per file", path,
-			 (unsigned long long)w->num_samples_per_file);
+			 (unsigned long long)w->num_samples_per_file, w->format);
+		return -EINVAL;
+	}
+	if (!strcmp(w->format, "jpeg") && strcmp(w->data_loader, "pytorch")) {
+		snprintf(err, errlen, "%s: dataset.format jpeg: tiersim reads it with DLIO's PyTorch "
+				      "loader only (reader.data_loader: pytorch)", path);
 		return -EINVAL;
 	}
 	if (w->au <= 0) {

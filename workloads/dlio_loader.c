@@ -33,6 +33,7 @@
 
 struct feed {
 	const struct ts_dl_cfg *c;
+	enum ts_chain_fmt fmt; /* the reader's chain: npz (NPZReader), jpeg (ImageReader) */
 	uint64_t total, per_rank, steps;
 	uint32_t *order; /* the global list, shuffled in place each epoch */
 	struct ts_rng rng;
@@ -50,10 +51,13 @@ static int feed_new(struct feed *p, const struct ts_dl_cfg *c, char *err, size_t
 	memset(p, 0, sizeof(*p));
 	p->c = c;
 	const struct ts_dataset_meta *m = c->meta;
-	if (!m || !m->samples || m->per_file != 1 || m->kind != &ts_dataset_npz) {
-		snprintf(err, errlen, "DLIO's PyTorch loader reads npz datasets of one sample per file");
+	if (!m || !m->samples || m->per_file != 1 ||
+	    (m->kind != &ts_dataset_npz && m->kind != &ts_dataset_jpeg)) {
+		snprintf(err, errlen, "DLIO's PyTorch loader reads npz and jpeg datasets of one "
+				      "sample per file");
 		return -EINVAL;
 	}
+	p->fmt = m->kind == &ts_dataset_npz ? TS_CHAIN_NPZ : TS_CHAIN_JPEG;
 	if (!c->ranks || !c->world || c->rank0 + c->ranks > c->world || !c->batch || !c->workers ||
 	    !c->prefetch_factor || m->samples > UINT32_MAX) {
 		snprintf(err, errlen, "DLIO loader: ranks, batch, workers and prefetch must be set");
@@ -95,16 +99,18 @@ static size_t feed_chain(const struct feed *p, uint64_t i, struct ts_chain_req *
 {
 	const struct ts_dataset_meta *m = p->c->meta;
 	struct ts_chain_file f = { .size = m->files[i].bytes };
-	f.member = TS_NPZ_LFH + TS_NPZ_NAME;
-	ts_npz_payload(f.size, &f.data_off, &f.data_len);
-	size_t n = ts_chain_build(TS_CHAIN_NPZ, &f, *buf, *cap);
+	if (p->fmt == TS_CHAIN_NPZ) {
+		f.member = TS_NPZ_LFH + TS_NPZ_NAME;
+		ts_npz_payload(f.size, &f.data_off, &f.data_len);
+	}
+	size_t n = ts_chain_build(p->fmt, &f, *buf, *cap);
 	if (n > *cap) {
 		struct ts_chain_req *nb = realloc(*buf, n * sizeof(*nb));
 		if (!nb)
 			return 0;
 		*buf = nb;
 		*cap = n;
-		n = ts_chain_build(TS_CHAIN_NPZ, &f, *buf, *cap);
+		n = ts_chain_build(p->fmt, &f, *buf, *cap);
 	}
 	if (!p->c->coalesce)
 		return n;
@@ -123,16 +129,17 @@ static size_t feed_chain(const struct feed *p, uint64_t i, struct ts_chain_req *
 	return k;
 }
 
-/* The bytes of the arrays of the samples an epoch's steps take. */
+/* The bytes of the arrays of the samples an epoch's steps take (npz: the
+ * x member's data; jpeg: the whole file, which the decoder reads). */
 static uint64_t feed_payload(const struct feed *p)
 {
 	uint64_t sum = 0;
 	for (uint64_t k = 0; k < p->c->ranks; k++)
 		for (uint64_t j = 0; j < p->steps; j++)
 			for (uint64_t q = 0; q < p->c->batch; q++) {
-				uint64_t off, len;
-				ts_npz_payload(p->c->meta->files[feed_sample(p, k, j, q)].bytes, &off,
-					       &len);
+				uint64_t off = 0, len = p->c->meta->files[feed_sample(p, k, j, q)].bytes;
+				if (p->fmt == TS_CHAIN_NPZ)
+					ts_npz_payload(len, &off, &len);
 				sum += len;
 			}
 	return sum;

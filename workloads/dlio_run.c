@@ -464,12 +464,13 @@ static int drive_limits(const struct env *E, struct ts_tier_limits *lim)
 
 /* ---- DLIO's PyTorch loader (workloads/dlio_loader.h) ---------------------- */
 
-/* Whether a workload runs on DLIO's PyTorch loader: npz files of one sample
- * read by data_loader pytorch (what unet3d is). The rest runs on the
- * project's loader, as above. */
+/* Whether a workload runs on DLIO's PyTorch loader: npz (what unet3d is) or
+ * jpeg files of one sample read by data_loader pytorch. The rest runs on
+ * the project's loader, as above. */
 static bool torch_loader(const struct ts_dlio_workload *w)
 {
-	return !strcmp(w->data_loader, "pytorch") && !strcmp(w->format, "npz") &&
+	return !strcmp(w->data_loader, "pytorch") &&
+	       (!strcmp(w->format, "npz") || !strcmp(w->format, "jpeg")) &&
 	       w->num_samples_per_file == 1;
 }
 

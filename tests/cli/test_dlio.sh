@@ -291,5 +291,44 @@ assert get["file"] == 7 * 24 and get["/"] >= 24 and get["/train"] >= 24, (opens,
 assert get["/"] <= 24 + 2 and get["/train"] <= 24 + 2, get
 ' || fail "npz real run: not 7 getattrs per file and one of / and train/ per open"
 
+# jpeg (DLIO's ImageReader under its PyTorch loader): the real loader's
+# requests through the mount are the chain virtual time charges, request
+# for request (opens and reads alike); the files are JPEGs of the side
+# DLIO's generator draws (338 = int(sqrt(114660))) and, where Pillow is at
+# hand, it reads them and its own random images of that side come within
+# 0.5% of their mean size.
+jpw=${npzw/format=npz/format=jpeg}
+# shellcheck disable=SC2086
+"$tiersim" dlio resnet50_h100 $jpw --tier unlimited --dir "$work/jpg" --trace "$work/jpg.trace" --quiet \
+	--json "$work/jr.json" >/dev/null 2>"$work/err" || fail "jpeg real run: $(cat "$work/err")"
+# shellcheck disable=SC2086
+"$tiersim" dlio resnet50_h100 $jpw --tier unlimited --virtual --quiet --json "$work/jv.json" >/dev/null \
+	2>"$work/err" || fail "jpeg virtual run: $(cat "$work/err")"
+"$tiersim" trace dump "$work/jpg.trace" >"$work/jpg.txt" || fail "jpeg trace"
+/usr/bin/python3 - "$work/jr.json" "$work/jv.json" "$work/jpg.txt" "$work/jpg" <<'PY' || fail "jpeg: not DLIO's chain or files"
+import collections, glob, json, sys
+r, v = (json.load(open(f))['runs'][0] for f in sys.argv[1:3])
+ops = collections.Counter(l.split()[2] for l in open(sys.argv[3]) if l[:1].isdigit())
+assert ops['open'] == 24 and ops['open'] + ops['read'] == v['read_requests'] == r['read_requests'], (ops, v, r)
+files = sorted(glob.glob(sys.argv[4] + '/*/train/*.jpeg'))
+assert len(files) == 24 and r['read_bytes'] == v['read_bytes'] >= sum(len(open(f, 'rb').read()) for f in files)
+try:
+    import io, numpy as np
+    from PIL import Image
+except ImportError:
+    sys.exit(0)
+assert all(np.asarray(Image.open(f)).shape == (338, 338) for f in files)
+np.random.seed(10)  # as DLIO's generator
+ours, pil = [len(open(f, 'rb').read()) for f in files], []
+for _ in files:
+    b = io.BytesIO()
+    Image.fromarray(np.random.randint(255, size=(338, 338), dtype=np.uint8)).save(b, format='JPEG')
+    pil.append(len(b.getvalue()))
+assert abs(np.mean(ours) / np.mean(pil) - 1) < 0.005, (np.mean(ours), np.mean(pil))
+PY
+expect 2 "dataset.format jpeg: tiersim reads it with DLIO's PyTorch loader only" resnet50_h100 \
+	++workload.dataset.format=jpeg ++workload.dataset.num_samples_per_file=1 --tier unlimited --virtual
+expect 2 "dataset.format 'hdf5': tiersim models npz, tfrecord and jpeg" unet3d_h100 \
+	++workload.dataset.format=hdf5 --tier unlimited --virtual
 check_clean "dlio"
 echo ok

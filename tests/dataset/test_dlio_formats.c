@@ -124,6 +124,36 @@ int main(void)
 	free(b);
 	ts_dataset_meta_free(&m);
 
+	/* jpeg: one greyscale image a file, the side the square root of the
+	 * drawn record length, the file exactly what the encoder made (SOI,
+	 * JFIF, ... EOI), the same bytes again from the same seed */
+	c = cfg_of(3, 9);
+	cfg_set(&c, "record_length", "10000");
+	cfg_set(&c, "record_stdev", "2000");
+	snprintf(dir, sizeof(dir), "%s/jpg", root);
+	CHECK(ts_dataset_make(&ts_dataset_jpeg, &c, dir, &st, err, sizeof(err)) == 0);
+	CHECK(ts_dataset_open(dir, &m, err, sizeof(err)) == 0);
+	CHECK_EQ_U64(m.samples, 3);
+	for (unsigned k = 0; k < 3; k++) {
+		CHECK(m.width && m.width[k] == m.height[k] && m.width[k] >= 70 && m.width[k] <= 130);
+		snprintf(path, sizeof(path), "%s/%s", dir, m.files[k].path);
+		b = tp_read_file(path, &n);
+		CHECK(b && n == m.bytes[k] && n == m.files[k].bytes);
+		CHECK(b && n > 600 && b[0] == 0xFF && b[1] == 0xD8 && !memcmp(b + 6, "JFIF", 5) &&
+		      b[n - 2] == 0xFF && b[n - 1] == 0xD9);
+		/* the frame's side (SOF0: height, width at its +5, +7) */
+		for (size_t i = 2; b && i + 9 < n; i++)
+			if (b[i] == 0xFF && b[i + 1] == 0xC0) {
+				CHECK_EQ_U64((uint64_t)(b[i + 5] << 8 | b[i + 6]), m.height[k]);
+				CHECK_EQ_U64((uint64_t)(b[i + 7] << 8 | b[i + 8]), m.width[k]);
+				CHECK_EQ_U64(b[i + 9], 1); /* one component: greyscale */
+				break;
+			}
+		free(b);
+	}
+	CHECK(ts_dataset_verify(dir, err, sizeof(err)) == 0);
+	ts_dataset_meta_free(&m);
+
 	/* npz stores one sample per file */
 	c = cfg_of(2, 1);
 	cfg_set(&c, "samples_per_file", "3");

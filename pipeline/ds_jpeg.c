@@ -1,0 +1,191 @@
+/*
+ * ds_jpeg.c — the jpeg kind: DLIO's JPEG dataset, one greyscale image per
+ * file as DLIO 2.0.0's generator writes it (data_generator/
+ * jpeg_generator.py: random uint8 pixels, Image.fromarray(...).save(f,
+ * format='JPEG'): Pillow's baseline JPEG at its default quality, 75).
+ *
+ * Images. DLIO's side is int(sqrt(record_length)), each file's two sides
+ * drawn from N(side, record_length_stdev / (2 sqrt(record_length))). Here a
+ * sample's record length is drawn from N(record_length,
+ * record_length_stdev) as for the other DLIO kinds (ds_dlio.c) and the
+ * image is the square of its integer square root: the same side, with
+ * that distribution to first order (one side drawn, not two).
+ *
+ * Sizes. A file is the image encoded as Pillow encodes it (libjpeg-turbo,
+ * quality 75, greyscale, JFIF), nothing added, so its size is the
+ * encoder's: describing a dataset encodes every image (Pillow takes 0.86 ms
+ * of CPU for 338 x 338 on the build host, about 7.5 ns a pixel). Pixels are
+ * the sample's pseudo-random bytes (ds_dlio.c) modulo 255, values 0-254 as
+ * np.random.randint(255) draws them (with 0-255, files are 0.15% larger),
+ * so the sizes are those of DLIO's random images of that side: 48 files
+ * of 338 x 338, 65,386-65,658 B (0-255) where Pillow made 65,295-65,519 B
+ * (0-254) and 65,432-65,634 B (0-255) (bench/dlio_jpeg_size.py prints
+ * Pillow's sizes; tests/cli/test_dlio.sh compares them).
+ *
+ * Its reader, the loader source "jpeg", reads each file whole. DLIO's
+ * ImageReader (np.asarray(Image.open(f))) and the requests it makes are
+ * pipeline/dliochain.h's, which DLIO's PyTorch loader here issues
+ * (workloads/dlio_loader.h).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <turbojpeg.h>
+
+#include "pipeline/dataset.h"
+#include "pipeline/ds_dlio.h"
+#include "pipeline/ds_kind.h"
+
+#define JPEG_QUALITY 75 /* Pillow's default (PIL/JpegImagePlugin.py) */
+#define JPEG_SIDE_MAX 65535u /* a JPEG's side, and what meta->width holds */
+
+static uint64_t isqrt(uint64_t n)
+{
+	uint64_t d = (uint64_t)sqrt((double)n);
+	while (d * d > n)
+		d--;
+	while ((d + 1) * (d + 1) <= n)
+		d++;
+	return d;
+}
+
+/* A sample's stored bytes are its record length until describe encodes
+ * it (below). */
+static uint64_t jpeg_stored(uint64_t n)
+{
+	return n;
+}
+
+struct mem_sink {
+	struct ts_dlio_sink s;
+	uint8_t *buf;
+	size_t at;
+};
+
+static int put_mem(struct ts_dlio_sink *s, const void *buf, size_t n)
+{
+	struct mem_sink *m = (struct mem_sink *)s;
+	memcpy(m->buf + m->at, buf, n);
+	m->at += n;
+	return 0;
+}
+
+/* Encodes sample @j's image into *@out (malloc'd, *@len bytes). */
+static int encode(const struct ts_dataset_meta *meta, uint64_t j, uint8_t **out, unsigned long *len)
+{
+	int d = meta->width[j];
+	uint64_t n = (uint64_t)d * (uint64_t)d;
+	struct mem_sink px = { .s.put = put_mem, .buf = malloc(n) };
+	*len = tjBufSize(d, d, TJSAMP_GRAY);
+	*out = malloc(*len);
+	tjhandle tj = tjInitCompress();
+	int rc = px.buf && *out && tj ? 0 : -ENOMEM;
+	if (!rc)
+		rc = ts_dlio_payload(meta, j, n, &px.s, NULL, NULL);
+	for (uint64_t i = 0; !rc && i < n; i++) /* 0-254: np.random.randint(255) */
+		px.buf[i] %= 255;
+	if (!rc && tjCompress2(tj, px.buf, d, 0, d, TJPF_GRAY, out, len, TJSAMP_GRAY, JPEG_QUALITY,
+			       TJFLAG_NOREALLOC))
+		rc = TS_E_CORRUPT;
+	if (tj)
+		tjDestroy(tj);
+	free(px.buf);
+	if (rc) {
+		free(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+static int jpeg_describe(const struct ts_dataset_config *cfg, struct ts_dataset_meta *meta,
+			 char *err, size_t errlen)
+{
+	int rc = ts_dlio_describe(cfg, meta, err, errlen);
+	if (rc)
+		return rc;
+	meta->width = malloc(meta->samples * sizeof(*meta->width));
+	meta->height = malloc(meta->samples * sizeof(*meta->height));
+	if (!meta->width || !meta->height)
+		return -ENOMEM;
+	meta->sample_bytes = meta->total_bytes = 0;
+	for (uint64_t j = 0; j < meta->samples; j++) { /* one sample a file */
+		uint64_t d = TS_MAX(isqrt(meta->bytes[j]), 1);
+		if (d > JPEG_SIDE_MAX)
+			return ts_ds_fail(err, errlen, -EINVAL, "%s: a record of %" PRIu32 " bytes "
+					  "makes an image of side %" PRIu64 ", more than a JPEG's %u",
+					  meta->files[j].path, meta->bytes[j], d, JPEG_SIDE_MAX);
+		meta->width[j] = meta->height[j] = (uint16_t)d;
+		uint8_t *jpg;
+		unsigned long len;
+		if ((rc = encode(meta, j, &jpg, &len)))
+			return ts_ds_fail(err, errlen, rc, "%s: encoding its image: %s",
+					  meta->files[j].path, ts_strerror(rc));
+		free(jpg);
+		meta->bytes[j] = (uint32_t)len;
+		meta->files[j].bytes = len;
+		meta->sample_bytes += len;
+		meta->total_bytes += len;
+	}
+	return 0;
+}
+
+static int jpeg_emit(const struct ts_dataset_meta *meta, uint64_t f, struct ts_dlio_sink *s)
+{
+	uint8_t *jpg;
+	unsigned long len;
+	int rc = encode(meta, f, &jpg, &len);
+	if (!rc && len != meta->bytes[f])
+		rc = TS_E_CORRUPT; /* not what describe encoded */
+	if (!rc)
+		rc = s->put(s, jpg, len);
+	free(jpg);
+	return rc;
+}
+
+/* The generic reader's check: one whole JPEG, SOI to EOI. */
+static int jpeg_find(const uint8_t *buf, size_t len, uint64_t *off, uint64_t *n)
+{
+	if (len < 4 || buf[0] != 0xFF || buf[1] != 0xD8 || buf[len - 2] != 0xFF ||
+	    buf[len - 1] != 0xD9)
+		return TS_E_CORRUPT;
+	*off = 0;
+	*n = len;
+	return 0;
+}
+
+static const struct ts_dlio_fmt jpeg_fmt = {
+	.ext = "jpeg",
+	.stored = jpeg_stored,
+	.emit = jpeg_emit,
+	.storage = "greyscale baseline JPEG of random pixels, quality 75 (Pillow's)",
+	.max_per_file = 1,
+	.records = false,
+	.find = jpeg_find,
+};
+
+const struct ts_dataset_ops ts_dataset_jpeg = {
+	.name = "jpeg",
+	.version = TS_DATASET_OPS_VERSION,
+	.caps = 0,
+	.help = "DLIO JPEG files, one greyscale image of random pixels each",
+	.opts = ts_dlio_dataset_opts,
+	.opts_size = sizeof(struct ts_dlio_dataset_opts),
+	/* DLIO's default num_files_train (utils/config.py ConfigArguments) */
+	.full_count = 8,
+	.unit = "files",
+	.source = &ts_source_jpeg,
+	.input = TS_DLIO_DIR,
+	.data = &jpeg_fmt,
+	.describe = jpeg_describe,
+	.generate = ts_dlio_generate,
+	.verify = ts_dlio_verify,
+	.storage = ts_dlio_storage,
+};
+
+const struct ts_source_ops ts_source_jpeg = {
+	.name = "jpeg",
+	.data = &ts_dataset_jpeg,
+	TS_DLIO_READER_HOOKS,
+};
