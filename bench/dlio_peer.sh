@@ -26,12 +26,15 @@
 #   u168  the same with 168 files
 #   r50   resnet50_h100 as PyTorch: 4,000 npz files of 112 KiB, batch 400,
 #         8 read threads, 0.224 s
+#   j50   the same as jpeg files (DLIO's ImageReader: Pillow)
 # all 3 epochs (--epochs N to change).
-# No checkpoints, no evaluation. Each row prints `uptime`'s load and DLIO's
+# No checkpoints, no evaluation. Each row prints `uptime`'s load, DLIO's
 # own CPU (user + sys of mpirun and everything it waited for: the ranks and
 # their DataLoader workers) as seconds and as cores busy over the run
-# (CPU / wall): the host is shared, and DLIO's Python workers need CPU; a
-# run whose cores-busy nears the host's CPU count was starved of CPU.
+# (CPU / wall), and, from each trace's cpu records (the kernel's schedstat
+# of every thread that made a request), how long those threads waited for
+# a CPU while runnable, as a share of the traced span per thread: the host
+# is shared, and a reader that waits for a CPU is not reading.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -76,11 +79,12 @@ fi
 
 # Each dataset's overrides, given to DLIO and to tiersim alike.
 common="++workload.workflow.checkpoint=False ++workload.workflow.evaluation=False ++workload.dataset.num_files_eval=0 ++workload.train.epochs=$epochs"
-declare -A wl=([u64]=unet3d_h100 [u168]=unet3d_h100 [r50]=resnet50_h100)
+declare -A wl=([u64]=unet3d_h100 [u168]=unet3d_h100 [r50]=resnet50_h100 [j50]=resnet50_h100)
 declare -A over=(
 	[u64]="++workload.dataset.num_files_train=64 ++workload.dataset.record_length=8388608 ++workload.dataset.record_length_stdev=0 ++workload.train.computation_time=0.323"
 	[u168]="++workload.dataset.num_files_train=168 ++workload.dataset.record_length=8388608 ++workload.dataset.record_length_stdev=0 ++workload.train.computation_time=0.323"
 	[r50]="++workload.framework=pytorch ++workload.reader.data_loader=pytorch ++workload.dataset.format=npz ++workload.dataset.num_files_train=4000 ++workload.dataset.num_samples_per_file=1 ++workload.dataset.record_length=114660 ++workload.dataset.record_length_stdev=0 ++workload.train.computation_time=0.224 ++workload.reader.batch_size=400 ++workload.reader.read_threads=8"
+	[j50]="++workload.framework=pytorch ++workload.reader.data_loader=pytorch ++workload.dataset.format=jpeg ++workload.dataset.num_files_train=4000 ++workload.dataset.num_samples_per_file=1 ++workload.dataset.record_length=114660 ++workload.dataset.record_length_stdev=0 ++workload.train.computation_time=0.224 ++workload.reader.batch_size=400 ++workload.reader.read_threads=8"
 )
 # NAME DATASET RANKS TIER
 table="u64-1-gp3 u64 1 aws-gp3
@@ -92,6 +96,7 @@ r50-2-ssd r50 2 ssd-cloud
 r50-2-gp3 r50 2 aws-gp3
 u64-1-nvme u64 1 nvme-local
 r50-1-essd r50 1 essd-pl1
+j50-1-ssd j50 1 ssd-cloud
 u64-2-essd u64 2 essd-pl0"
 
 mpi=(mpirun --allow-run-as-root --oversubscribe --bind-to none -q)
@@ -132,6 +137,31 @@ print("%5.1f %5.1f %6.1f %6.2f" % (reads / o, gets / o, rb / max(reads, 1) / 102
       statistics.median(lat) / 1e6 if lat else 0))'
 }
 
+# The requesting threads' wait for a CPU (schedstat run-queue time between
+# their first and last request), as a share of the trace's span per thread.
+runq() {
+	"$tiersim" trace dump "$1" | /usr/bin/python3 -c '
+import sys
+lo, hi, t0, t1 = {}, {}, None, None
+for line in sys.stdin:
+    w = line.split()
+    if w and w[0] == "cpu":
+        v = int(dict(x.split("=") for x in w[2:])["runq_ns"])
+        lo.setdefault(w[1], v); hi[w[1]] = v
+    elif w and w[0].isdigit():
+        t0 = int(w[0]) if t0 is None else min(t0, int(w[0])); t1 = max(t1 or 0, int(w[1]))
+n = max(len(hi), 1)
+print("%.0f%%" % (100 * sum(hi[t] - lo[t] for t in hi) / n / max(t1 - t0, 1) if hi else 0))'
+}
+
+# tierfs writes its trace's end after the unmount returns: wait for it.
+trace_end() {
+	for _ in $(seq 100); do
+		"$tiersim" trace dump "$1" 2>/dev/null | tail -1 | grep -q '^end ' && return 0
+		sleep 0.2
+	done
+}
+
 summary() { # DIR -> "AU samples/s" of DLIO's summary.json
 	/usr/bin/python3 -c '
 import json, sys
@@ -162,7 +192,7 @@ hb=""
 [ -n "$before" ] && hb="   before: real virt   "
 printf '%-11s %-10s | %-13s | %-27s |%s %-24s | %-24s | %s\n' row tier "DLIO AU smp/s" \
 	"tiersim: real     virtual" "${hb:+$hb|}" "DLIO rd/f get/f KiB p50ms" "ts rd/f get/f KiB p50ms" \
-	"DLIO cpu, cores busy | load" 
+	"DLIO cpu, cores busy | CPU wait DLIO ts | load" 
 echo "$table" | while read -r name d n tier; do
 	if [ -n "$rows" ] && ! [[ ",$rows," == *",$name,"* ]]; then continue; fi
 	gen "$d" || continue
@@ -177,21 +207,25 @@ echo "$table" | while read -r name d n tier; do
 			$common ${over[$d]} ++workload.dataset.data_folder="$out/m" hydra.run.dir="$out/dlio" \
 			++workload.output.folder="$out/dlio" </dev/null >"$out/dlio.log" 2>&1
 		fusermount3 -u "$out/m"
+		trace_end "$out/dlio.trace"
 		a=$(summary "$out/dlio" 2>/dev/null) || a="- -"
 		load=$(uptime | sed 's/.*average: //')
 		cpu=$(awk '{ printf "%.0f s %.2f", $1 + $2, ($1 + $2) / ($3 > 0 ? $3 : 1) }' "$out/dlio.time" 2>/dev/null)
 		nowr=$(ts_row "$build" "$out/ts.trace" "$out/ts" "$d" "$n" "$tier")
 		was=""
 		[ -n "$before" ] && was=$(ts_row "$before" "$out/ts-before.trace" "$out/ts-before" "$d" "$n" "$tier")
+		trace_end "$out/ts.trace"
 		pa=$(pattern "$out/dlio.trace" 2>/dev/null) || pa="-"
 		pb=$(pattern "$out/ts.trace" 2>/dev/null) || pb="-"
+		qa=$(runq "$out/dlio.trace" 2>/dev/null) || qa="-"
+		qb=$(runq "$out/ts.trace" 2>/dev/null) || qb="-"
 		read -r aa as <<<"$a"; read -r ba bs ca cs <<<"$nowr"
 		wcol=""
 		if [ -n "$before" ]; then
 			read -r xa xs ya ys <<<"$was"
 			wcol=$(printf ' %5s %7s %5s %7s |' "$xa" "$xs" "$ya" "$ys")
 		fi
-		printf '%-11s %-10s | %5s %7s | %5s %7s %5s %7s |%s %-24s | %-24s | %s | %s\n' "$name" "$tier" "$aa" "$as" \
-			"$ba" "$bs" "$ca" "$cs" "$wcol" "$pa" "$pb" "${cpu:--}" "$load"
+		printf '%-11s %-10s | %5s %7s | %5s %7s %5s %7s |%s %-24s | %-24s | %s | %4s %4s | %s\n' "$name" "$tier" \
+			"$aa" "$as" "$ba" "$bs" "$ca" "$cs" "$wcol" "$pa" "$pb" "${cpu:--}" "$qa" "$qb" "$load"
 	done
 done
