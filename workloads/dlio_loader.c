@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
-#include "core/heap.h"
+#include "core/evq.h"
 #include "core/rng.h"
 #include "workloads/dlio_loader.h"
 #include "pipeline/dliochain.h"
@@ -209,7 +209,7 @@ struct vl {
 	const struct ts_vdisk *disk;
 	struct vworker *wk;
 	struct vrank *rk;
-	struct ts_heap q;
+	struct ts_evq q; /* the workers' next events, mostly pushed near the back */
 	uint64_t tie;
 	uint64_t step; /* the step the ranks are taking */
 	uint64_t *pending; /* ranks whose batch of this step is ready */
@@ -237,7 +237,7 @@ static int vw_start(struct vl *v, struct vworker *w, uint64_t t)
 	w->batch = w->next;
 	w->pos = 0;
 	int rc = vw_sample(v, w);
-	return rc ? rc : ts_heap_push(&v->q, t, v->tie++, w);
+	return rc ? rc : ts_evq_push(&v->q, t, v->tie++, w);
 }
 
 /* The training loop took a batch of rank @k at @t: one more goes out. */
@@ -268,13 +268,13 @@ static int vw_event(struct vl *v, struct vworker *w, uint64_t t)
 			} else {
 				v->r->meta_requests++;
 			}
-			return ts_heap_push(&v->q, v->disk->submit(v->disk->ctx, t, &io), v->tie++, w);
+			return ts_evq_push(&v->q, v->disk->submit(v->disk->ctx, t, &io), v->tie++, w);
 		}
 		if (!w->cpu_done) {
 			w->cpu_done = true;
 			uint64_t ns = cpu_ns(v, w->sample);
 			if (ns)
-				return ts_heap_push(&v->q, t + ns, v->tie++, w);
+				return ts_evq_push(&v->q, t + ns, v->tie++, w);
 		}
 		v->r->samples++;
 		if (++w->pos < v->c->batch) {
@@ -311,7 +311,7 @@ static void vl_free(struct vl *v)
 	free(v->rk);
 	free(v->pending);
 	free(v->p.order);
-	ts_heap_free(&v->q);
+	ts_evq_free(&v->q);
 }
 
 int ts_dl_run_virtual(const struct ts_dl_cfg *c, const struct ts_vdisk *disk, ts_dl_step_fn fn,
@@ -360,7 +360,7 @@ int ts_dl_run_virtual(const struct ts_dl_cfg *c, const struct ts_vdisk *disk, ts
 			}
 			uint64_t taken = 0, end = bar;
 			while (!rc && taken < c->ranks) {
-				uint64_t top = v.q.n ? ts_heap_top(&v.q)->key : UNSET;
+				uint64_t top = ts_evq_len(&v.q) ? ts_evq_top(&v.q)->key : UNSET;
 				bool took = false;
 				for (uint64_t i = 0; !rc && i < v.npending;) {
 					uint64_t k = v.pending[i];
@@ -377,13 +377,13 @@ int ts_dl_run_virtual(const struct ts_dl_cfg *c, const struct ts_vdisk *disk, ts
 				}
 				if (rc || took || taken == c->ranks)
 					continue;
-				if (!v.q.n) {
+				if (!ts_evq_len(&v.q)) {
 					snprintf(err, errlen, "DLIO loader: step %" PRIu64 " waits for "
 							      "nothing in flight", j);
 					rc = -EDEADLK;
 					break;
 				}
-				struct ts_heap_item it = ts_heap_pop(&v.q);
+				struct ts_heap_item it = ts_evq_pop(&v.q);
 				r->events++;
 				rc = vw_event(&v, it.p, it.key);
 			}
@@ -400,8 +400,8 @@ int ts_dl_run_virtual(const struct ts_dl_cfg *c, const struct ts_vdisk *disk, ts
 		ep->end = bar;
 		r->epochs = e + 1;
 		t = bar;
-		while (v.q.n) /* nothing is in flight at an epoch's end */
-			(void)ts_heap_pop(&v.q);
+		while (ts_evq_len(&v.q)) /* nothing is in flight at an epoch's end */
+			(void)ts_evq_pop(&v.q);
 	}
 	if (rc == -ENOMEM)
 		snprintf(err, errlen, "DLIO loader: out of memory");
