@@ -198,19 +198,24 @@ static double clampd(double v, double lo, double hi)
 	return v < lo ? lo : v > hi ? hi : v;
 }
 
-static void draw_spec(const struct model *m, uint64_t seed, uint64_t img,
-		      struct ts_ds_image_spec *p)
+/* Image @img's draws in order, each from the image's own stream, up to
+ * @upto: its size (resolution, settings, bytes per pixel), then the
+ * im2rec copy's size, then the rest (the picture's seed, the LMDB grain).
+ * A later draw never changes an earlier one, so sizes drawn alone are
+ * those of the whole spec; fields past @upto are left zero. */
+enum draw { DRAW_JPEG, DRAW_REC, DRAW_ALL };
+
+static void draw(const struct model *m, uint64_t seed, uint64_t img, enum draw upto,
+		 struct ts_ds_image_spec *p)
 {
 	struct ts_rng r;
 
+	*p = (struct ts_ds_image_spec){ 0 };
 	ts_rng_seed(&r, seed * 0x9e3779b97f4a7c15ULL + img * 0xd1b54a32d192ed03ULL + 0x1234567);
 	size_t ri = pick(m->res_cdf, TS_ARRAY_SIZE(resolutions), ts_rng_double(&r));
 	size_t si = pick(m->set_cdf, TS_ARRAY_SIZE(jpeg_settings), ts_rng_double(&r));
 	double bpp = clampd(exp(m->jpeg_mu + JPEG_BPP_SIGMA * ts_rng_normal(&r)), JPEG_BPP_MIN,
 			    JPEG_BPP_MAX);
-	double rbpp = clampd(exp(m->rec_mu + REC_BPP_SIGMA * ts_rng_normal(&r)), REC_BPP_MIN,
-			     REC_BPP_MAX);
-	uint64_t picture = ts_rng_u64(&r);
 
 	if (bpp > jpeg_settings[si].max_bpp)
 		si = 0; /* a heavily compressed file is a small one */
@@ -223,8 +228,11 @@ static void draw_spec(const struct model *m, uint64_t seed, uint64_t img,
 		.target = (uint32_t)fmax(llround(px * bpp), JPEG_MIN_BYTES + JPEG_BPP_MIN * px),
 		.quality = jpeg_settings[si].quality,
 		.subsample = jpeg_settings[si].subsample,
-		.seed = picture,
 	};
+	if (upto == DRAW_JPEG)
+		return;
+	double rbpp = clampd(exp(m->rec_mu + REC_BPP_SIGMA * ts_rng_normal(&r)), REC_BPP_MIN,
+			     REC_BPP_MAX);
 	uint32_t rw, rh;
 	rec_dims(p->w, p->h, &rw, &rh);
 	double rpx = (double)rw * rh;
@@ -235,11 +243,20 @@ static void draw_spec(const struct model *m, uint64_t seed, uint64_t img,
 		.quality = REC_QUALITY,
 		.subsample = true,
 		.no_rec_magic = true,
-		.seed = picture,
 	};
+	if (upto == DRAW_REC)
+		return;
+	uint64_t picture = ts_rng_u64(&r);
+	p->jpeg.seed = picture;
+	p->rec.seed = picture;
 	p->lmdb_grain = ts_rng_lognormal(&r, LMDB_GRAIN_P50, LMDB_GRAIN_P99);
 }
 
+static void draw_spec(const struct model *m, uint64_t seed, uint64_t img,
+		      struct ts_ds_image_spec *p)
+{
+	draw(m, seed, img, DRAW_ALL, p);
+}
 
 /* ------------------------------------------------------------------ */
 /* Names and layout                                                    */
@@ -450,7 +467,7 @@ int ts_ds_image_describe(const struct ts_dataset_config *cfg, struct ts_dataset_
 	for (uint64_t j = 0; j < nimg; j++) {
 		struct ts_ds_image_spec p;
 		uint32_t img = meta->order[j];
-		draw_spec(&m, meta->seed, img, &p);
+		draw(&m, meta->seed, img, k->size_rec ? DRAW_REC : DRAW_JPEG, &p);
 		meta->label[j] = meta->img_label[img];
 		k->size(meta, img, &p, &meta->bytes[j], &meta->width[j], &meta->height[j]);
 		meta->sample_bytes += meta->bytes[j];

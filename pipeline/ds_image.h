@@ -48,9 +48,12 @@ struct ts_ds_sample {
 
 /* How an image kind stores its images. Every hook is required. */
 struct ts_ds_image_kind {
-	/* Stored bytes and pixel dimensions of image @img drawn as @p. */
+	/* Stored bytes and pixel dimensions of image @img drawn as @p: of
+	 * @p it reads w, h and jpeg's width, height and target, and rec's
+	 * when size_rec is set (describe draws no more than that). */
 	void (*size)(const struct ts_dataset_meta *meta, uint32_t img, const struct ts_ds_image_spec *p,
 		     uint32_t *bytes, uint16_t *w, uint16_t *h);
+	bool size_rec;
 	/* After every sample has its size: the kind's files (ts_ds_add_file). */
 	int (*files)(struct ts_dataset_meta *meta);
 	/* In a worker thread: the stored bytes of image @img into @s. */

@@ -137,6 +137,7 @@ static int pack_close(void *w, bool ok, char *err, size_t errlen)
 
 static const struct ts_ds_image_kind rec_images = {
 	.size = rec_size,
+	.size_rec = true,
 	.files = rec_files,
 	.make = rec_make,
 	.open = pack_open,
