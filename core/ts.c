@@ -1,5 +1,8 @@
-/* ts.c — ts_strerror() for errno values and the project's own range. */
+/* ts.c — ts_strerror() for errno values and the project's own range;
+ * ts_malloc_huge(). */
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "core/ts.h"
 
@@ -25,4 +28,16 @@ const char *ts_strerror(int err)
 	if (err < 0)
 		err = -err;
 	return strerror(err);
+}
+
+void *ts_malloc_huge(size_t len)
+{
+	const size_t huge = 2u << 20;
+	if (len < huge)
+		return malloc(len ? len : 1);
+	size_t n = (len + huge - 1) / huge * huge;
+	void *p = aligned_alloc(huge, n);
+	if (p)
+		(void)madvise(p, n, MADV_HUGEPAGE); /* advice only: fine to be refused */
+	return p;
 }

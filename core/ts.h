@@ -44,4 +44,11 @@ enum {
 /* Text for a -errno or a TS_E_* code. Never NULL. */
 const char *ts_strerror(int err);
 
+/* malloc() for a large array read at random (a shuffled epoch's order, a
+ * per-sample table): from 2 MiB up, aligned to and advised onto
+ * transparent huge pages where the kernel allows them (madvise mode), so
+ * that a read misses the TLB rarely, where with 4 KiB pages nearly every
+ * one did and its page walk cost as much as the read. Freed with free(). */
+void *ts_malloc_huge(size_t len);
+
 #endif

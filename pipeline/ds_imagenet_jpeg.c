@@ -407,6 +407,12 @@ static void folder_describe(void *st, uint64_t i, char *buf, size_t n)
  * The generator names files so that sorted order is its numbering, so
  * sample i of the listing is image i of the meta. */
 struct folder_plan {
+	/* Per sample, what planning it reads, together: a shuffled epoch
+	 * reads them at random, one memory miss for the four. */
+	struct folder_sample {
+		uint32_t bytes;
+		uint16_t width, height, cls;
+	} *s;
 	uint64_t classes;
 	uint32_t top_blocks;
 	uint32_t *dir_blocks; /* per class */
@@ -419,6 +425,7 @@ static void plan_free(struct ts_vsource *vs)
 {
 	struct folder_plan *p = vs->st;
 	if (p) {
+		free(p->s);
 		free(p->dir_blocks);
 		free(p->dir_ino);
 		free(p->first);
@@ -440,7 +447,8 @@ static int folder_plan_open(const struct ts_source_ops *self, struct ts_vsource 
 	uint64_t *count = calloc(nc, sizeof(*count)), *names = calloc(nc, sizeof(*names));
 	if (!p || !count || !names || !(p->dir_blocks = calloc(nc, sizeof(uint32_t))) ||
 	    !(p->dir_ino = calloc(nc, sizeof(uint64_t))) ||
-	    !(p->first = calloc(nc, sizeof(uint64_t)))) {
+	    !(p->first = calloc(nc, sizeof(uint64_t))) ||
+	    !(p->s = ts_malloc_huge(TS_MAX(vs->count, 1) * sizeof(*p->s)))) {
 		free(count);
 		free(names);
 		vs->st = p;
@@ -453,6 +461,8 @@ static int folder_plan_open(const struct ts_source_ops *self, struct ts_vsource 
 	p->contiguous = true;
 	for (uint64_t i = 0; i < vs->count; i++) {
 		uint64_t c = m->label ? TS_MIN((uint64_t)m->label[i], nc - 1) : 0;
+		p->s[i] = (struct folder_sample){ .bytes = m->bytes[i], .width = m->width[i],
+						  .height = m->height[i], .cls = (uint16_t)c };
 		if (!count[c])
 			p->first[c] = i;
 		else if (m->label && m->label[i - 1] != c)
@@ -479,30 +489,25 @@ static int folder_plan_open(const struct ts_source_ops *self, struct ts_vsource 
 
 static void folder_plan_sample(const struct ts_vsource *vs, uint64_t i, struct ts_vsample *out)
 {
-	const struct ts_dataset_meta *m = vs->meta;
 	const struct folder_plan *p = vs->st;
-	uint64_t c = m->label ? TS_MIN((uint64_t)m->label[i], p->classes - 1) : 0;
-	*out = (struct ts_vsample){ .n = 2, .work = TS_VWORK_JPEG, .width = m->width[i],
-				    .height = m->height[i], .len = m->bytes[i] };
+	const struct folder_sample *x = &p->s[i];
+	uint64_t c = x->cls;
+	*out = (struct ts_vsample){ .n = 2, .work = TS_VWORK_JPEG, .width = x->width,
+				    .height = x->height, .len = x->bytes };
 	out->io[0] = (struct ts_vio){ .op = TS_VIO_META, .file = i + 2,
 				      .ino = p->contiguous ? p->dir_ino[c] + 1 + (i - p->first[c])
 							   : 14 + i + c,
 				      .dir = UINT64_MAX - 2 - c, .dir_ino = p->dir_ino[c],
 				      .dir_blocks = p->dir_blocks[c], .top_blocks = p->top_blocks };
-	out->io[1] = (struct ts_vio){ .op = TS_VIO_READ, .file = i + 2, .len = m->bytes[i],
-				      .size = m->bytes[i] };
+	out->io[1] = (struct ts_vio){ .op = TS_VIO_READ, .file = i + 2, .len = x->bytes,
+				      .size = x->bytes };
 }
 
-/* Sample i's entries of the per-image arrays: a shuffled epoch reads them
- * at random, one memory miss each. */
+/* Sample i's record: a shuffled epoch reads it at random. */
 static void folder_plan_prefetch(const struct ts_vsource *vs, uint64_t i)
 {
-	const struct ts_dataset_meta *m = vs->meta;
-	if (m->label)
-		__builtin_prefetch(&m->label[i]);
-	__builtin_prefetch(&m->width[i]);
-	__builtin_prefetch(&m->height[i]);
-	__builtin_prefetch(&m->bytes[i]);
+	const struct folder_plan *p = vs->st;
+	__builtin_prefetch(&p->s[i]);
 }
 
 const struct ts_source_ops ts_source_folder = {

@@ -92,7 +92,7 @@ int ts_sched_new(const struct ts_sched_cfg *cfg, struct ts_sched **out, char *er
 	s->order_epoch = UINT64_MAX;
 	s->opened = 1;
 	s->ring = calloc(s->pf, sizeof(*s->ring));
-	s->order = malloc((s->n ? s->n : 1) * sizeof(*s->order));
+	s->order = ts_malloc_huge((s->n ? s->n : 1) * sizeof(*s->order)); /* shuffled at random */
 	s->dq = malloc(s->dq_cap * sizeof(*s->dq));
 	bool ok = s->ring && s->order && s->dq;
 	for (uint64_t i = 0; ok && i < s->pf; i++)
