@@ -89,6 +89,7 @@ void ts_fs_req_begin(struct ts_fs *fs, struct ts_fs_req *r, enum ts_fs_op op, co
 	r->direct = (op == TS_FS_READ || op == TS_FS_WRITE) && f &&
 		    __atomic_load_n(&f->direct, RELAXED);
 	r->tid = fuse_get_context()->pid;
+	r->cpu_state = TS_FS_CPU_UNDECIDED;
 	r->submit_ns = ts_now_ns();
 	uint64_t q = __atomic_add_fetch(&fs->inflight, 1, RELAXED);
 	uint64_t m = __atomic_load_n(&fs->max_inflight, RELAXED);
@@ -104,6 +105,10 @@ int ts_fs_req_end(struct ts_fs *fs, struct ts_fs_req *r, int64_t result)
 		return (int)result;
 	r->complete_ns = r->sys_ns = ts_now_ns();
 	if (r->due_ns > r->complete_ns) {
+		/* the trace's CPU sample costs nothing while the model's
+		 * latency elapses */
+		if (fs->trace)
+			ts_fs_trace_sample(fs, r);
 		ts_sleep_until_ns(r->due_ns);
 		r->complete_ns = ts_now_ns();
 	}

@@ -24,6 +24,7 @@
 #include "core/ts.h"
 #include "tier/tier.h"
 #include "tier/tier_json.h"
+#include "traces/trace.h"
 
 /* Every request kind tierfs counts. The order is the order of the stats. */
 enum ts_fs_op {
@@ -85,6 +86,10 @@ struct ts_fs_req {
 	bool direct;	      /* read/write of a file the application opened O_DIRECT */
 	int fault;	      /* a -errno the model's fault layer chose; the op then fails
 			       * with it without doing its syscall */
+	/* with trace: the requester's CPU sample (trace_hook.c) */
+	enum { TS_FS_CPU_UNDECIDED, TS_FS_CPU_NONE, TS_FS_CPU_READ, TS_FS_CPU_UNREAD } cpu_state;
+	uint64_t cpu_owed; /* unread: the run's gaps so far, 1.024 us units */
+	struct ts_trace_cpu cpu;
 };
 
 /* Per-op counters. Updated with relaxed atomics only: no lock on any path. */
@@ -134,6 +139,7 @@ struct ts_fs_opts {
 	char *cached; /* ':'-separated globs opened in kernel-cached mode */
 	char *trace;
 	bool trace_cpu; /* with trace: CPU samples (trace_hook.c) */
+	bool trace_cpu_every; /* with trace_cpu: read every request's clock */
 	char *fault; /* ';'-separated fault rules (ts_tier_fault_parse) */
 	bool bare;
 	bool calib;
@@ -268,7 +274,10 @@ TS_WUR int ts_fs_model_command(struct ts_fs *fs, const char *cmd, char *err, siz
 struct ts_fs_trace;
 TS_WUR int ts_fs_trace_check(struct ts_fs *fs, char *err, size_t n);
 TS_WUR int ts_fs_trace_open(struct ts_fs *fs, char *err, size_t n);
-void ts_fs_trace_put(struct ts_fs *fs, const struct ts_fs_req *r);
+void ts_fs_trace_put(struct ts_fs *fs, struct ts_fs_req *r);
+/* The requester's CPU sample for the trace, taken early: while the model's
+ * latency elapses, before the daemon sleeps (put takes it otherwise). */
+void ts_fs_trace_sample(struct ts_fs *fs, struct ts_fs_req *r);
 void ts_fs_trace_close(struct ts_fs *fs);
 
 /* Self-calibration (calib.c): started from init, reports on ready_fd. */

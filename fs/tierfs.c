@@ -55,9 +55,13 @@ const struct ts_opt ts_fs_opt_table[] = {
 	{ "trace", TS_OPT_STR, OFF(trace), NULL, 0, 0, "",
 	  "record every request to FILE (a tiersim trace: tiersim trace stats FILE)" },
 	{ "trace_cpu", TS_OPT_BOOL, OFF(trace_cpu), "true", 0, 0, "",
-	  "with trace=: each record carries the requesting thread's CPU clock (one /proc read "
-	  "per request, the one syscall tracing makes on it; false: no CPU samples, and a "
+	  "with trace=: each record carries the requesting thread's CPU clock (a /proc read, "
+	  "the one syscall tracing makes on a request; false: no CPU samples, and a "
 	  "replay of the trace cannot tell a thread's waits from its work)" },
+	{ "trace_cpu_every", TS_OPT_BOOL, OFF(trace_cpu_every), "false", 0, 0, "",
+	  "with trace_cpu: read the clock for every request (false: a request that comes "
+	  "within two FUSE round trips of the thread's previous reply is recorded without "
+	  "it, up to a budget; traces/FORMAT.md, \"Samples left unread\")" },
 	{ "fault", TS_OPT_STR, OFF(fault), NULL, 0, 0, "",
 	  "fail requests: OP:ERRNO[:PROBABILITY (0 to 1)][:path=GLOB][:off=START-END], rules separated "
 	  "by ';' or given again (fault=read:EIO:0.01, fault=read:EIO:path=*/n0144*); "

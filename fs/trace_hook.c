@@ -15,15 +15,36 @@
  * open keeps its old name in the trace.
  *
  * CPU samples. With every record goes the requesting thread's CPU clock
- * (traces/FORMAT.md, "CPU samples"): /proc/TID/schedstat, read when the
- * request is complete, which is what it was when the request arrived,
+ * (traces/FORMAT.md, "CPU samples"): /proc/TID/schedstat, read while the
+ * request is in tierfs, which is what it was when the request arrived,
  * since a thread blocked in a request does not run. That read is the one
- * syscall tracing adds to a request (about 2 us here, bench/trace_writer),
- * and it cannot be batched or moved to another thread without losing what
- * the sample is for: the clock must be read while the thread is blocked,
- * and every request's, since the gap that matters (a loader's work or wait
- * between two reads) may follow any of them. -o trace_cpu=false leaves it
- * out. Each FUSE worker keeps its own table of open schedstat files, keyed
+ * syscall tracing adds to a request (about 2 us here), so it is made while
+ * the tier model's latency elapses where there is one (ts_fs_trace_sample,
+ * before the daemon sleeps), and it is left out where it can only say
+ * little (below). -o trace_cpu=false leaves every one out.
+ *
+ * Samples left unread (traces/FORMAT.md). Between its previous reply and
+ * this request the thread used at most the gap between them on a CPU. When
+ * that gap is within two FUSE round trips (the floor the mount measured),
+ * which the replay's wait rule takes for delivery whatever the split
+ * (traces/stats.c), the clock is left unread and the record says so
+ * (TS_CPU_F_GAP); the reader estimates it from the read ones around it.
+ * What a run of unread clocks can misplace is at most the sum of its gaps,
+ * so that sum is kept within a budget of 8 thresholds (assumed: about a
+ * loader's handful of reads per sample between two read clocks). A clock
+ * read at a short gap is marked (TS_CPU_F_RUN):
+ * its interval has short gaps only, and measures the thread's CPU share
+ * of them, which the reader gives the unread ones. So that every thread
+ * has that share measured, not only those whose runs spend the budget,
+ * each worker also reads one short gap in 8 (assumed: an eighth of the
+ * short gaps' reads kept, and a thread's share measured on an eighth of
+ * its short gaps). -o trace_cpu_every=true reads every clock. The gap is taken from a table shared by the workers
+ * (a thread's successive requests go to any of them), one word per slot:
+ * the thread id, the reply time and the run's gaps so far, both in
+ * 1.024 us units; a slot another thread holds means no gap is known, and
+ * the clock is read.
+ *
+ * Each FUSE worker keeps its own table of open schedstat files, keyed
  * by tid (a pread of a file kept open is one syscall, and no lock is taken;
  * two workers never share a file, whose reads the kernel serialises); a
  * dead thread's file answers ESRCH, and the tid is then opened afresh (the
@@ -52,6 +73,16 @@
 
 #define TIDS 64 /* thread table slots per worker; emptied when three quarters full */
 
+/* The gap table: 4096 slots of one word each (tid, reply time, the run's
+ * gaps so far; see above). */
+#define GAP_SLOTS 4096
+#define GAP_TID_BITS 22 /* Linux's pid_max is at most 2^22 */
+#define GAP_OWED_BITS 12
+#define GAP_WHEN_BITS (64 - GAP_TID_BITS - GAP_OWED_BITS)
+#define GAP_UNIT_SHIFT 10 /* 1.024 us */
+#define GAP_BUDGET_RUNS 8 /* budget = 8 thresholds (assumed, above) */
+#define GAP_LEARN 8	  /* one short gap in 8 read all the same (assumed, above) */
+
 /*
  * The inode map: written under tr->lock (opens and creates), read without a
  * lock by every fh-only request. A slot's id is stored before its inode
@@ -76,6 +107,7 @@ struct tclock {
 	struct tclock *next, **prev; /* tr->clocks, under tr->lock */
 	struct ts_fs_trace *tr;
 	unsigned ntids;
+	unsigned shorts; /* short gaps seen: one in GAP_LEARN is read */
 	struct tid_clock {
 		uint32_t tid;	    /* 0 = empty slot */
 		int fd;		    /* /proc/TID/schedstat */
@@ -89,6 +121,8 @@ struct ts_fs_trace {
 	_Atomic(struct imap *) map;
 	pthread_key_t key; /* the worker's struct tclock */
 	struct tclock *clocks;
+	uint64_t gap_units, budget_units; /* 0: every clock is read */
+	_Atomic uint64_t gaps[GAP_SLOTS];
 };
 
 static size_t slot(uint64_t ino, size_t cap)
@@ -244,17 +278,17 @@ static struct tclock *tclock_get(struct ts_fs_trace *tr)
 	return tc;
 }
 
-/* The CPU sample of thread @tid; false when it has none (it is gone, or
- * /proc does not say: such a tid stays in the table without a file, so it
- * costs one attempt, not one per request). Each worker keeps its own
- * files, so no lock is taken, and two workers never share a /proc file
- * (whose reads the kernel serialises). */
-static bool tid_sample(struct ts_fs_trace *tr, uint32_t tid, struct ts_trace_cpu *out)
+/* The calling worker's entry for thread @tid, opened on first use; NULL:
+ * none. A tid whose /proc entry does not say stays in the table without a
+ * file, so it costs one attempt, not one per request. Each worker keeps
+ * its own files, so no lock is taken, and two workers never share a /proc
+ * file (whose reads the kernel serialises). */
+static struct tid_clock *tid_entry(struct ts_fs_trace *tr, uint32_t tid)
 {
 	struct tclock *tc;
 
 	if (!tid || !(tc = tclock_get(tr)))
-		return false;
+		return NULL;
 	unsigned k = (tid * 2654435761u) & (TIDS - 1);
 	while (tc->tids[k].tid && tc->tids[k].tid != tid)
 		k = (k + 1) & (TIDS - 1);
@@ -267,7 +301,26 @@ static bool tid_sample(struct ts_fs_trace *tr, uint32_t tid, struct ts_trace_cpu
 		tc->tids[k].tid = tid;
 		tc->ntids++;
 	}
-	struct tid_clock *c = &tc->tids[k];
+	return &tc->tids[k];
+}
+
+/* Thread @tid's process and parent, without its clock; false: unknown. */
+static bool tid_who(struct ts_fs_trace *tr, uint32_t tid, struct ts_trace_cpu *out)
+{
+	const struct tid_clock *c = tid_entry(tr, tid);
+	if (!c || c->fd < 0)
+		return false;
+	*out = (struct ts_trace_cpu){.pid = c->pid, .ppid = c->ppid};
+	return true;
+}
+
+/* The CPU sample of thread @tid; false when it has none (it is gone, or
+ * /proc does not say). */
+static bool tid_sample(struct ts_fs_trace *tr, uint32_t tid, struct ts_trace_cpu *out)
+{
+	struct tid_clock *c = tid_entry(tr, tid);
+	if (!c)
+		return false;
 	bool ok = clock_read(c, out);
 	if (!ok && c->fd >= 0) { /* the thread is gone, or its tid was reused */
 		close(c->fd);
@@ -276,6 +329,84 @@ static bool tid_sample(struct ts_fs_trace *tr, uint32_t tid, struct ts_trace_cpu
 		ok = clock_read(c, out);
 	}
 	return ok;
+}
+
+static uint64_t mask(unsigned bits)
+{
+	return (UINT64_C(1) << bits) - 1;
+}
+
+static _Atomic uint64_t *gap_slot(struct ts_fs_trace *tr, uint32_t tid)
+{
+	return &tr->gaps[(tid * 2654435761u) >> 20 & (GAP_SLOTS - 1)];
+}
+
+/* Whether thread @tid's clock may stay unread for a request that arrived at
+ * @submit_ns (the gap since its previous reply is within the threshold, and
+ * the run's within the budget); *@run: read, but ending a run for the
+ * budget. */
+static bool gap_skip(struct ts_fs_trace *tr, uint32_t tid, uint64_t submit_ns, bool *run)
+{
+	*run = false;
+	if (!tr->gap_units || tid > mask(GAP_TID_BITS))
+		return false;
+	uint64_t v = atomic_load_explicit(gap_slot(tr, tid), memory_order_relaxed);
+	if ((v & mask(GAP_TID_BITS)) != tid)
+		return false;
+	uint64_t owed = v >> GAP_TID_BITS & mask(GAP_OWED_BITS);
+	uint64_t when = v >> (GAP_TID_BITS + GAP_OWED_BITS);
+	uint64_t gap = ((submit_ns >> GAP_UNIT_SHIFT) - when) & mask(GAP_WHEN_BITS);
+	if (gap > tr->gap_units) /* long, or before the reply (async) */
+		return false;
+	struct tclock *tc = tclock_get(tr);
+	if (owed + gap > tr->budget_units || !tc || ++tc->shorts % GAP_LEARN == 0) {
+		*run = true;
+		return false;
+	}
+	return true;
+}
+
+/* Thread @tid's request replied at @complete_ns; @owed: the run's gaps
+ * so far (0 after a read clock). */
+static void gap_note(struct ts_fs_trace *tr, uint32_t tid, uint64_t complete_ns, uint64_t owed)
+{
+	if (!tr->gap_units || tid > mask(GAP_TID_BITS))
+		return;
+	uint64_t when = (complete_ns >> GAP_UNIT_SHIFT) & mask(GAP_WHEN_BITS);
+	atomic_store_explicit(gap_slot(tr, tid),
+			      tid | TS_MIN(owed, mask(GAP_OWED_BITS)) << GAP_TID_BITS |
+				  when << (GAP_TID_BITS + GAP_OWED_BITS),
+			      memory_order_relaxed);
+}
+
+/* The run's gaps so far with this request's (the slot was checked). */
+static uint64_t gap_owed(struct ts_fs_trace *tr, uint32_t tid, uint64_t submit_ns)
+{
+	uint64_t v = atomic_load_explicit(gap_slot(tr, tid), memory_order_relaxed);
+	uint64_t when = v >> (GAP_TID_BITS + GAP_OWED_BITS);
+	return (v >> GAP_TID_BITS & mask(GAP_OWED_BITS)) +
+	       (((submit_ns >> GAP_UNIT_SHIFT) - when) & mask(GAP_WHEN_BITS));
+}
+
+void ts_fs_trace_sample(struct ts_fs *fs, struct ts_fs_req *r)
+{
+	struct ts_fs_trace *tr = __atomic_load_n(&fs->trace, __ATOMIC_ACQUIRE);
+	bool run;
+
+	r->cpu_state = TS_FS_CPU_NONE;
+	if (!tr || !fs->o.trace_cpu || !r->tid)
+		return;
+	uint32_t tid = (uint32_t)r->tid;
+	if (gap_skip(tr, tid, r->submit_ns, &run) && tid_who(tr, tid, &r->cpu)) {
+		r->cpu_state = TS_FS_CPU_UNREAD;
+		r->cpu_owed = gap_owed(tr, tid, r->submit_ns);
+		r->cpu.flags = TS_CPU_F_GAP;
+		return;
+	}
+	if (tid_sample(tr, tid, &r->cpu)) {
+		r->cpu_state = TS_FS_CPU_READ;
+		r->cpu.flags = run ? TS_CPU_F_RUN : 0;
+	}
 }
 
 int ts_fs_trace_check(struct ts_fs *fs, char *err, size_t n)
@@ -373,12 +504,18 @@ int ts_fs_trace_open(struct ts_fs *fs, char *err, size_t n)
 		return rc;
 	}
 	tr->w = w;
+	if (fs->o.trace_cpu && !fs->o.trace_cpu_every) {
+		/* two round trips, and a run of unread clocks within 8 of them
+		 * (the units and the field's width bound it: 4.19 ms) */
+		tr->gap_units = 2 * fs->floor_ns >> GAP_UNIT_SHIFT;
+		tr->budget_units = TS_MIN(GAP_BUDGET_RUNS * tr->gap_units, mask(GAP_OWED_BITS));
+	}
 	pthread_mutex_init(&tr->lock, NULL);
 	__atomic_store_n(&fs->trace, tr, __ATOMIC_RELEASE);
 	return 0;
 }
 
-void ts_fs_trace_put(struct ts_fs *fs, const struct ts_fs_req *r)
+void ts_fs_trace_put(struct ts_fs *fs, struct ts_fs_req *r)
 {
 	struct ts_fs_trace *tr = __atomic_load_n(&fs->trace, __ATOMIC_ACQUIRE);
 
@@ -411,15 +548,19 @@ void ts_fs_trace_put(struct ts_fs *fs, const struct ts_fs_req *r)
 				(r->due_ns && !r->file_id ? TS_REC_F_NOFILE : 0) |
 				(r->direct ? TS_REC_F_DIRECT : 0)),
 	};
-	struct ts_trace_cpu cpu;
-	if (fs->o.trace_cpu && tid_sample(tr, rec.tid, &cpu)) {
-		uint64_t ready = TS_MAX(r->due_ns, r->sys_ns);
-		cpu.sys_ns = r->sys_ns > r->submit_ns ? r->sys_ns - r->submit_ns : 0;
-		cpu.late_ns = r->complete_ns > ready ? r->complete_ns - ready : 0;
-		ts_trace_writer_put_cpu(w, &rec, &cpu);
-	} else {
+	if (r->cpu_state == TS_FS_CPU_UNDECIDED)
+		ts_fs_trace_sample(fs, r);
+	if (r->cpu_state == TS_FS_CPU_NONE) {
 		ts_trace_writer_put(w, &rec);
+		return;
 	}
+	struct ts_trace_cpu cpu = r->cpu;
+	uint64_t ready = TS_MAX(r->due_ns, r->sys_ns);
+	cpu.sys_ns = r->sys_ns > r->submit_ns ? r->sys_ns - r->submit_ns : 0;
+	cpu.late_ns = r->complete_ns > ready ? r->complete_ns - ready : 0;
+	ts_trace_writer_put_cpu(w, &rec, &cpu);
+	gap_note(tr, rec.tid, r->complete_ns,
+		 r->cpu_state == TS_FS_CPU_UNREAD ? r->cpu_owed : 0);
 }
 
 void ts_fs_trace_close(struct ts_fs *fs)

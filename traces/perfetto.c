@@ -11,19 +11,6 @@
 #include "traces/perfetto.h"
 #include "traces/stats.h"
 
-struct pair {
-	uint32_t tid;
-	size_t rank, idx;
-};
-
-static int cmp_pair(const void *a, const void *b)
-{
-	const struct pair *x = a, *y = b;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	return x->rank < y->rank ? -1 : x->rank > y->rank;
-}
-
 /* A slice of the trace's time, from its first request. */
 static void slice(struct ts_chrome *o, uint64_t t0, const char *name, const char *cat,
 		  uint64_t from, uint64_t to, uint32_t pid, uint32_t tid,
@@ -35,31 +22,26 @@ static void slice(struct ts_chrome *o, uint64_t t0, const char *name, const char
 int ts_trace_export_perfetto(FILE *f, const struct ts_trace *t, uint64_t *events, char *err,
 			     size_t errlen)
 {
-	size_t *ord = ts_trace_order(t);
-	struct pair *pr = malloc((t->nrecs ? t->nrecs : 1) * sizeof(*pr));
+	size_t *pr = ts_trace_thread_order(t);
 	struct ts_chrome o;
-	uint64_t t0, rt = ts_trace_floor_ns(t);
+	uint64_t t0 = t->nrecs ? UINT64_MAX : 0, rt = ts_trace_floor_ns(t);
 	char name[TS_TRACE_PATH_MAX + 32];
 
-	if (!ord || !pr) {
-		free(ord);
-		free(pr);
+	if (!pr) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < t->nrecs; i++)
-		pr[i] = (struct pair){.tid = t->recs[ord[i]].tid, .rank = i, .idx = ord[i]};
-	t0 = t->nrecs ? t->recs[ord[0]].submit_ns : 0;
-	qsort(pr, t->nrecs, sizeof(*pr), cmp_pair);
+		t0 = TS_MIN(t0, t->recs[i].submit_ns);
 	ts_chrome_begin(&o, f);
 	for (size_t i = 0; i < t->nrecs;) {
 		/* one thread: pr[i, j) */
 		size_t j = i;
-		uint32_t tid = pr[i].tid, pid = tid, ppid = 0;
-		for (; j < t->nrecs && pr[j].tid == tid; j++)
-			if (t->cpu && t->cpu[pr[j].idx].pid && pid == tid) {
-				pid = t->cpu[pr[j].idx].pid;
-				ppid = t->cpu[pr[j].idx].ppid;
+		uint32_t tid = t->recs[pr[i]].tid, pid = tid, ppid = 0;
+		for (; j < t->nrecs && t->recs[pr[j]].tid == tid; j++)
+			if (t->cpu && t->cpu[pr[j]].pid && pid == tid) {
+				pid = t->cpu[pr[j]].pid;
+				ppid = t->cpu[pr[j]].ppid;
 			}
 		if (tid == 0) {
 			ts_chrome_meta_name(&o, "process_name", 0, 0,
@@ -76,11 +58,11 @@ int ts_trace_export_perfetto(FILE *f, const struct ts_trace *t, uint64_t *events
 		ts_chrome_meta_name(&o, "thread_name", pid, tid, name);
 		uint64_t done = 0;
 		for (size_t k = i; k < j; k++) {
-			const struct ts_trace_rec *r = &t->recs[pr[k].idx];
+			const struct ts_trace_rec *r = &t->recs[pr[k]];
 			uint64_t end = TS_MAX(r->complete_ns, r->submit_ns);
 			if (k > i && r->submit_ns >= done) {
 				uint64_t gap = r->submit_ns - done, work, wait;
-				if (!ts_trace_gap_split(t, pr[k - 1].idx, pr[k].idx, gap, rt, &work,
+				if (!ts_trace_gap_split(t, pr[k - 1], pr[k], gap, rt, &work,
 							&wait)) {
 					if (gap)
 						slice(&o, t0, "think", "gap", done, r->submit_ns,
@@ -106,7 +88,6 @@ int ts_trace_export_perfetto(FILE *f, const struct ts_trace *t, uint64_t *events
 		i = j;
 	}
 	int rc = ts_chrome_end(&o, NULL);
-	free(ord);
 	free(pr);
 	if (rc)
 		snprintf(err, errlen, "write error");

@@ -51,10 +51,15 @@ static void put_rec(FILE *out, const struct ts_trace *t, size_t i)
 		r->length, r->result, r->tid, r->size, r->aux, r->flags);
 	if (t->cpu && t->cpu[i].pid) {
 		const struct ts_trace_cpu *c = &t->cpu[i];
+		bool unread = c->flags & TS_CPU_F_GAP; /* its clocks are the reader's estimate */
 		fprintf(out,
 			"cpu %" PRIu32 " pid=%" PRIu32 " ppid=%" PRIu32 " on_ns=%" PRIu64
-			" runq_ns=%" PRIu64 " sys_ns=%" PRIu64 " late_ns=%" PRIu64 "\n",
-			r->tid, c->pid, c->ppid, c->on_ns, c->runq_ns, c->sys_ns, c->late_ns);
+			" runq_ns=%" PRIu64 " sys_ns=%" PRIu64 " late_ns=%" PRIu64,
+			r->tid, c->pid, c->ppid, unread ? 0 : c->on_ns, unread ? 0 : c->runq_ns,
+			c->sys_ns, c->late_ns);
+		if (c->flags)
+			fprintf(out, " flags=%" PRIu16, c->flags);
+		fputc('\n', out);
 	}
 }
 
@@ -382,22 +387,24 @@ static int rec_line(const struct ts_trace_where *w, struct ts_trace *t, const st
 	return ts_trace_add_rec(t, &r);
 }
 
-/* "cpu TID pid=N ppid=N on_ns=N runq_ns=N [sys_ns=N [late_ns=N]]": the
- * CPU sample of the IO line just before it (version 2). */
+/* "cpu TID pid=N ppid=N on_ns=N runq_ns=N [sys_ns=N [late_ns=N [flags=N]]]":
+ * the CPU sample of the IO line just before it (version 2; flags: 4). */
 static int cpu_line(const struct ts_trace_where *w, struct ts_trace *t, const struct tok *tok,
 		    int n)
 {
-	static const char *const keys[] = {"pid", "ppid", "on_ns", "runq_ns", "sys_ns", "late_ns"};
-	uint64_t tid, v[6] = {0};
-	if (n < 6 || n > 8)
+	static const char *const keys[] = {"pid",    "ppid",    "on_ns", "runq_ns",
+					   "sys_ns", "late_ns", "flags"};
+	uint64_t tid, v[7] = {0};
+	if (n < 6 || n > 9)
 		return ts_trace_bad(w, "cpu line is \"cpu TID pid=N ppid=N on_ns=N runq_ns=N "
-				       "[sys_ns=N [late_ns=N]]\"");
+				       "[sys_ns=N [late_ns=N [flags=N]]]\"");
 	if (tok[1].key[0] || ts_trace_parse_u64(tok[1].val, UINT32_MAX, &tid))
 		return ts_trace_bad(w, "field 1 (tid): bad value \"%s\"", tok[1].val);
 	for (int i = 0; i < n - 2; i++) {
 		if (strcmp(tok[i + 2].key, keys[i]))
 			return ts_trace_bad(w, "field %d: expected %s=", i + 2, keys[i]);
-		if (ts_trace_parse_u64(tok[i + 2].val, i < 2 ? UINT32_MAX : UINT64_MAX, &v[i]))
+		if (ts_trace_parse_u64(tok[i + 2].val,
+				       i < 2 ? UINT32_MAX : i == 6 ? UINT16_MAX : UINT64_MAX, &v[i]))
 			return ts_trace_bad(w, "field %s: not a number: \"%s\"", keys[i],
 					    tok[i + 2].val);
 	}
@@ -412,7 +419,13 @@ static int cpu_line(const struct ts_trace_where *w, struct ts_trace *t, const st
 				 .on_ns = v[2],
 				 .runq_ns = v[3],
 				 .sys_ns = v[4],
-				 .late_ns = v[5]};
+				 .late_ns = v[5],
+				 .flags = (uint16_t)v[6]};
+	if (c.flags && (t->hdr.version < 4 || (c.flags != TS_CPU_F_GAP && c.flags != TS_CPU_F_RUN) ||
+			(c.flags == TS_CPU_F_GAP && (c.on_ns || c.runq_ns))))
+		return ts_trace_bad(w, "field flags: %s (version 4: 1, with on_ns=0 runq_ns=0, or "
+				       "2)",
+				    t->hdr.version < 4 ? "a version 4 field" : "bad value");
 	int ret = ts_trace_add_cpu(t, &c);
 	if (ret == -EINVAL)
 		return ts_trace_bad(w, "cpu line must follow its IO line directly (one sample "

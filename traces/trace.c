@@ -274,14 +274,15 @@ static void put(struct ts_trace_writer *w, const struct ts_trace_rec *rec,
 	s->complete_ns = rec->complete_ns > base ? rec->complete_ns - base : 0;
 	if (cpu)
 		r->slot[(t + 1) & r->mask] = (struct ts_trace_rec){
-		    .offset = cpu->on_ns,
-		    .length = cpu->runq_ns,
+		    .offset = cpu->flags & TS_CPU_F_GAP ? 0 : cpu->on_ns,
+		    .length = cpu->flags & TS_CPU_F_GAP ? 0 : cpu->runq_ns,
 		    .size = cpu->sys_ns,
 		    .complete_ns = cpu->late_ns,
 		    .file_id = cpu->pid,
 		    .aux = cpu->ppid,
 		    .tid = rec->tid,
 		    .op = TS_ITEM_CPU,
+		    .flags = cpu->flags,
 		};
 	atomic_store_explicit(&r->tail, t + need, memory_order_release);
 	/* Half full: wake the writer now rather than at its next period. One
@@ -749,9 +750,23 @@ int ts_trace_add_rec(struct ts_trace *t, const struct ts_trace_rec *r)
 	return push_rec(t, r);
 }
 
+/* A CPU item's flags: version 4's, one at a time, and an unread clock
+ * stored as 0. */
+static bool cpu_flags_ok(const struct ts_trace *t, const struct ts_trace_rec *r)
+{
+	if (!r->flags)
+		return true;
+	if (t->hdr.version < 4 || (r->flags != TS_CPU_F_GAP && r->flags != TS_CPU_F_RUN))
+		return false;
+	return r->flags != TS_CPU_F_GAP || (!r->offset && !r->length);
+}
+
 int ts_trace_add_cpu(struct ts_trace *t, const struct ts_trace_cpu *cpu)
 {
-	if (!t->truncated || t->hdr.version < 2 || !t->nrecs || !cpu->pid)
+	const struct ts_trace_rec as_item = {
+	    .offset = cpu->on_ns, .length = cpu->runq_ns, .flags = cpu->flags};
+	if (!t->truncated || t->hdr.version < 2 || !t->nrecs || !cpu->pid ||
+	    !cpu_flags_ok(t, &as_item))
 		return -EINVAL;
 	if (t->nitems && t->items[t->nitems - 1].at_rec == t->nrecs)
 		return -EINVAL; /* an item came between the record and its sample */
@@ -921,7 +936,7 @@ int ts_trace_read_mem(const void *buf, size_t len, const char *name, struct ts_t
 			if (t->hdr.version < 2)
 				FAIL(TS_E_CORRUPT, "%s: byte %zu: CPU sample in a version %u trace",
 				     name, off, t->hdr.version);
-			if (r.submit_ns || r.result || r.flags || !r.file_id)
+			if (r.submit_ns || r.result || !r.file_id || !cpu_flags_ok(t, &r))
 				FAIL(TS_E_CORRUPT, "%s: byte %zu: CPU sample with stray fields",
 				     name, off);
 			if (!t->nrecs ||
@@ -937,7 +952,8 @@ int ts_trace_read_mem(const void *buf, size_t len, const char *name, struct ts_t
 						 .sys_ns = r.size,
 						 .late_ns = r.complete_ns,
 						 .pid = r.file_id,
-						 .ppid = r.aux};
+						 .ppid = r.aux,
+						 .flags = r.flags};
 			int e = ts_trace_add_cpu(t, &c);
 			if (e)
 				FAIL(e, "%s: out of memory", name);
@@ -956,6 +972,8 @@ cut:
 	if (!t->paths && grow((void **)&t->paths, &t->path_cap, 1, sizeof(*t->paths), 16))
 		FAIL(-ENOMEM, "%s: out of memory", name);
 	t->paths[0] = NULL;
+	if (ts_trace_cpu_fill(t))
+		FAIL(-ENOMEM, "%s: out of memory", name);
 	return 0;
 fail:
 	ts_trace_free(t);
@@ -1033,14 +1051,17 @@ static int write_recs(FILE *f, const struct ts_trace *t, size_t from, size_t to)
 			return ret;
 		if (!c->pid)
 			continue;
-		struct ts_trace_rec it = {.offset = c->on_ns,
-					  .length = c->runq_ns,
+		/* an unread clock holds the reader's estimate: 0 in the file */
+		bool unread = c->flags & TS_CPU_F_GAP;
+		struct ts_trace_rec it = {.offset = unread ? 0 : c->on_ns,
+					  .length = unread ? 0 : c->runq_ns,
 					  .size = c->sys_ns,
 					  .complete_ns = c->late_ns,
 					  .file_id = c->pid,
 					  .aux = c->ppid,
 					  .tid = t->recs[i].tid,
-					  .op = TS_ITEM_CPU};
+					  .op = TS_ITEM_CPU,
+					  .flags = c->flags};
 		if ((ret = write_all(f, &it, sizeof(it))))
 			return ret;
 	}

@@ -25,7 +25,7 @@
 #include "core/ts.h"
 
 #define TS_TRACE_MAGIC "TSTRACE" /* 8 bytes with the NUL */
-#define TS_TRACE_VERSION 3	  /* what the writer writes */
+#define TS_TRACE_VERSION 4	  /* what the writer writes */
 #define TS_TRACE_VERSION_MIN 1 /* the oldest the reader reads (no CPU samples) */
 #define TS_TRACE_HDR_SIZE 1024
 #define TS_TRACE_REC_SIZE 64
@@ -113,7 +113,24 @@ struct ts_trace_cpu {
 			   * time and the syscall's end (tierfs waking late) */
 	uint32_t pid;	  /* the thread's process (tgid); 0 = no sample */
 	uint32_t ppid;	  /* that process's parent */
+	uint16_t flags;	  /* TS_CPU_F_* (version 4) */
 };
+/*
+ * CPU sample flags (version 4; traces/FORMAT.md, "Samples left unread").
+ * A thread's CPU time cannot move while it is blocked in a request, so
+ * between its previous reply and its next request it used at most the gap
+ * between them: tierfs leaves the clock unread when that gap is within a
+ * threshold, as long as the gaps so left since the thread's last read
+ * clock stay within a budget.
+ * GAP: not read. The file holds on_ns = runq_ns = 0; the reader fills in
+ * an estimate (ts_trace_cpu_fill) and the writers write 0 back.
+ * RUN: read, with a gap within the threshold (the budget was spent, or it
+ * is one of the short gaps tierfs reads to measure them). Every gap since
+ * the previous read clock was within the threshold, so the two clocks
+ * give the thread's CPU share of its short gaps.
+ */
+#define TS_CPU_F_GAP 0x1
+#define TS_CPU_F_RUN 0x2
 
 /* The header as the writer takes it and the reader returns it. Strings are
  * NUL-terminated and silently limited to their field sizes. */
@@ -214,7 +231,7 @@ TS_WUR int ts_trace_writer_close(struct ts_trace_writer *w, uint64_t *dropped);
 /* ---- reader ---- */
 
 /* A whole trace in memory, items in file order. hdr.version is the file's
- * (1 or 2); ts_trace_write() writes that version back. */
+ * (1 to 4); ts_trace_write() writes that version back. */
 struct ts_trace {
 	struct ts_trace_hdr hdr;
 	char **paths;		   /* paths[id], paths[0] = NULL; NULL for unseen ids */
@@ -269,6 +286,10 @@ TS_WUR int ts_trace_add_drops(struct ts_trace *t, uint64_t drops, uint64_t t_ns)
 /* Attaches a CPU sample to the last record added (version 2 only; no item
  * may come between them, and the record may not have one yet). */
 TS_WUR int ts_trace_add_cpu(struct ts_trace *t, const struct ts_trace_cpu *cpu);
+/* Fills in the clocks of the samples left unread (TS_CPU_F_GAP) from the
+ * read ones around them, per thread in submit order; traces/FORMAT.md
+ * states the estimate. ts_trace_read() calls it. 0 or -ENOMEM. */
+TS_WUR int ts_trace_cpu_fill(struct ts_trace *t);
 /* Sets the trailer: @drops, @records, closed at @t_ns. */
 TS_WUR int ts_trace_add_end(struct ts_trace *t, uint64_t drops, uint64_t records, uint64_t t_ns);
 

@@ -116,6 +116,44 @@ check "wait: partly absorbed" test "$(j "$T/wp.json" '.results[1].total_ns')" = 
 check "wait: closed loop total" test "$(j "$T/wc.json" '.results[1].total_ns')" = 210000
 check "wait: closed loop think" test "$(j "$T/wc.json" '.results[1].think_ns')" = 90000
 check "wait: closed loop waiting" test "$(j "$T/wc.json" '.results[1].waited_ns')" = 0
+# clocks left unread (version 4, flags=1): thread 5 reads back to back,
+# 10us apart, then waits 90us. The reader fills the unread clocks: the run
+# ended for its budget (flags=2) spreads its 6us of CPU over its three
+# 10us gaps (3000, 5000); the last short gap gets the thread's measured
+# share, 0.2 (9000), and the long gap the rest (26us on a CPU, 5us
+# queued). The replay is then the same, to the nanosecond, as that of the
+# trace with those clocks read; with no round trip in the header every
+# gap's time off the CPU is waiting: 4 x 8us + 59us.
+cat > "$T/unread.txt" <<'X'
+header version=4
+path 1 "/f"
+0 10000 read 1 0 4096 4096 5 8192 0 0
+cpu 5 pid=5 ppid=1 on_ns=1000 runq_ns=0
+20000 30000 read 1 4096 4096 4096 5 8192 0 0
+cpu 5 pid=5 ppid=1 on_ns=0 runq_ns=0 sys_ns=0 late_ns=0 flags=1
+40000 50000 read 1 8192 4096 4096 5 8192 0 0
+cpu 5 pid=5 ppid=1 on_ns=0 runq_ns=0 sys_ns=0 late_ns=0 flags=1
+60000 70000 read 1 12288 4096 4096 5 8192 0 0
+cpu 5 pid=5 ppid=1 on_ns=7000 runq_ns=0 sys_ns=0 late_ns=0 flags=2
+80000 90000 read 1 16384 4096 4096 5 8192 0 0
+cpu 5 pid=5 ppid=1 on_ns=0 runq_ns=0 sys_ns=0 late_ns=0 flags=1
+180000 190000 read 1 20480 4096 4096 5 8192 0 0
+cpu 5 pid=5 ppid=1 on_ns=35000 runq_ns=5000
+end drops=0 records=6 t=190000
+X
+awk 'BEGIN { n = split("3000 5000 7000 9000", v) }
+/^cpu/ && / flags=/ { sub(/on_ns=[0-9]+/, "on_ns=" v[++k]); sub(/ flags=[0-9]+/, "") } 1' \
+	"$T/unread.txt" > "$T/read.txt"
+for f in unread read; do
+	"$B" trace undump "$T/$f.txt" -o "$T/$f.trace"
+	"$B" replay "$T/$f.trace" --virtual --tier unlimited --tier fixed60 --profile "$T/fixed.lua" \
+		--json | jq -c '[.results[] | [.total_ns, .think_ns, .waited_ns]]' > "$T/$f.res"
+done
+check "unread: the same replay as with the clocks read" cmp -s "$T/unread.res" "$T/read.res"
+check "unread: the dump keeps them unread" test "$("$B" trace dump "$T/unread.trace" |
+	grep -c 'on_ns=0 runq_ns=0 sys_ns=0 late_ns=0 flags=1$')" = 3
+check "unread: the waits" test "$(jq -r '.[1][2]' "$T/unread.res")" = 91000
+check "unread: fixed60 total" test "$(jq -r '.[2][0]' "$T/unread.res")" = 180000
 # the stream rule: a kernel thread's requests (the loop device's worker in
 # block mode; its parent is kthreadd, pid 2) follow the stream, not its own
 # waits. Recorded on a 10us tier: read 2 issues 5us after read 1 with

@@ -4,6 +4,7 @@
  * drops and counts instead of blocking, and the reader sees every drop and
  * tells a trace cut short from a whole one.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -252,6 +253,104 @@ static void test_cpu(const char *file)
 	free(buf);
 }
 
+static void add(struct ts_trace *t, uint32_t tid, uint64_t s, uint64_t on, uint64_t runq,
+		uint16_t flags)
+{
+	struct ts_trace_rec r = {.submit_ns = s, .complete_ns = s + 10, .tid = tid, .op = TS_OP_READ};
+	struct ts_trace_cpu c = {.on_ns = on, .runq_ns = runq, .pid = tid, .ppid = 1, .flags = flags};
+	CHECK(ts_trace_add_rec(t, &r) == 0);
+	CHECK(ts_trace_add_cpu(t, &c) == 0);
+}
+
+static void check_clock(const struct ts_trace *t, size_t i, uint64_t on, uint64_t runq)
+{
+	CHECK_EQ_U64(t->cpu[i].on_ns, on);
+	CHECK_EQ_U64(t->cpu[i].runq_ns, runq);
+}
+
+/* Clocks left unread (version 4, TS_CPU_F_GAP) are filled in by the
+ * reader, exactly as traces/FORMAT.md states: a run ended for its budget
+ * (TS_CPU_F_RUN) spreads its clocks' difference over its gaps; a run
+ * ended by a long gap gives its short gaps the thread's measured share
+ * (here 0.6 on a CPU, 0.1 queued per ns of gap), capped by the read
+ * clocks; with no share measured anywhere a short gap is all CPU, capped
+ * the same way; records before the first read clock take it. The file
+ * holds 0 for them and reads back the same; a version 3 trace may not
+ * carry the flags. */
+static void test_unread(const char *file)
+{
+	struct ts_trace t, u;
+	char err[256];
+
+	ts_trace_init(&t);
+	add(&t, 7, 0, 1000, 100, 0);
+	add(&t, 7, 30, 0, 0, TS_CPU_F_GAP);	  /* gap 20 */
+	add(&t, 7, 70, 0, 0, TS_CPU_F_GAP);	  /* gap 30 */
+	add(&t, 7, 130, 1060, 110, TS_CPU_F_RUN); /* gap 50: 60 and 10 over 100 ns */
+	add(&t, 7, 160, 0, 0, TS_CPU_F_GAP);	  /* gap 20 */
+	add(&t, 7, 200, 0, 0, TS_CPU_F_GAP);	  /* gap 30 */
+	add(&t, 7, 1210, 1200, 130, 0);		  /* gap 1000 */
+	add(&t, 7, 1230, 0, 0, TS_CPU_F_GAP);	  /* gap 10, the thread's last */
+	add(&t, 11, 5, 0, 0, TS_CPU_F_GAP);	  /* before thread 11's first read clock */
+	add(&t, 11, 50, 300, 3, 0);
+	CHECK(ts_trace_add_end(&t, 0, t.nrecs, 2000) == 0);
+	CHECK(ts_trace_cpu_fill(&t) == 0);
+	check_clock(&t, 1, 1012, 102);
+	check_clock(&t, 2, 1030, 105);
+	check_clock(&t, 3, 1060, 110);
+	check_clock(&t, 4, 1072, 112); /* 0.6 x 50 = 30 and 0.1 x 50 = 5 over 50 ns */
+	check_clock(&t, 5, 1090, 115);
+	check_clock(&t, 7, 1206, 131);
+	check_clock(&t, 8, 300, 3);
+	CHECK(ts_trace_write(&t, file) == 0);
+	CHECK(ts_trace_read(file, &u, err, sizeof(err)) == 0);
+	CHECK(u.hdr.version == 4 && u.nrecs == t.nrecs && u.ncpu == t.ncpu);
+	for (size_t i = 0; i < t.nrecs && i < u.nrecs; i++) {
+		check_clock(&u, i, t.cpu[i].on_ns, t.cpu[i].runq_ns);
+		CHECK(u.cpu[i].flags == t.cpu[i].flags);
+	}
+	ts_trace_free(&u);
+	ts_trace_free(&t);
+	FILE *f = fopen(file, "rb");
+	static unsigned char buf[4096];
+	size_t len = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	/* the second record's sample: offset and length 0 in the file */
+	const unsigned char *it = buf + TS_TRACE_HDR_SIZE + 3 * TS_TRACE_REC_SIZE;
+	uint64_t on, runq;
+	uint16_t op, flags;
+	memcpy(&on, it + 16, 8);
+	memcpy(&runq, it + 24, 8);
+	memcpy(&op, it + 60, 2);
+	memcpy(&flags, it + 62, 2);
+	CHECK(op == TS_ITEM_CPU && flags == TS_CPU_F_GAP && !on && !runq);
+	buf[8] = 3;
+	CHECK(ts_trace_read_mem(buf, len, "v3", &t, err, sizeof(err)) == TS_E_CORRUPT);
+	CHECK(strstr(err, "CPU sample with stray fields") != NULL);
+	buf[8] = 4;
+	buf[TS_TRACE_HDR_SIZE + 3 * TS_TRACE_REC_SIZE + 16] = 1; /* an unread clock that is not 0 */
+	CHECK(ts_trace_read_mem(buf, len, "set", &t, err, sizeof(err)) == TS_E_CORRUPT);
+
+	/* no share measured: a short gap is all CPU, never more than the clocks say */
+	ts_trace_init(&t);
+	add(&t, 9, 0, 500, 0, 0);
+	add(&t, 9, 40, 0, 0, TS_CPU_F_GAP); /* gap 30 */
+	add(&t, 9, 100, 520, 5, 0);	    /* gap 50 */
+	add(&t, 9, 130, 0, 0, TS_CPU_F_GAP); /* gap 20 */
+	add(&t, 9, 900, 900, 9, 0);	    /* gap 760 */
+	CHECK(ts_trace_cpu_fill(&t) == 0);
+	check_clock(&t, 1, 520, 0);
+	check_clock(&t, 3, 540, 5);
+	ts_trace_free(&t);
+	ts_trace_init(&t);
+	t.hdr.version = 3;
+	struct ts_trace_rec r = {.submit_ns = 1, .tid = 9, .op = TS_OP_READ};
+	struct ts_trace_cpu c = {.pid = 9, .flags = TS_CPU_F_GAP};
+	CHECK(ts_trace_add_rec(&t, &r) == 0);
+	CHECK(ts_trace_add_cpu(&t, &c) == -EINVAL);
+	ts_trace_free(&t);
+}
+
 /* The header's tier-model options (version 3): written and read back as
  * fields; an unknown bit, a value without its bit, or a version 2 header
  * with anything past its host field is refused; a version 2 header's
@@ -277,7 +376,7 @@ static void test_model(const char *file)
 	size_t len = fread(buf, 1, sizeof(buf), f);
 	fclose(f);
 	CHECK(ts_trace_read_mem(buf, len, "v3", &t, err, sizeof(err)) == 0);
-	CHECK(t.hdr.version == 3 && t.hdr.model == TS_TRACE_MODEL_ALL);
+	CHECK(t.hdr.version == TS_TRACE_VERSION && t.hdr.model == TS_TRACE_MODEL_ALL);
 	CHECK_EQ_U64(t.hdr.seed, 7);
 	CHECK_EQ_U64(t.hdr.floor_ns, 35000);
 	CHECK_EQ_U64(t.hdr.dirty_limit, 1 << 20);
@@ -327,6 +426,7 @@ int main(void)
 	test_drops(file);
 	test_cut(file);
 	test_cpu(file);
+	test_unread(file);
 	test_model(file);
 	unlink(file);
 	return tc_exit();
