@@ -2,10 +2,12 @@
  * wake_capture.c — the scheduler tracepoints of a recorded command
  * (wake_capture.h).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -132,6 +134,32 @@ static void remove_instance(struct ts_wake_capture *c)
 	}
 }
 
+/* Instances a `tiersim record` left behind under @root when it died
+ * without removing its own (a crash, SIGKILL): tiersim-record-PID whose
+ * process is gone (in this pid namespace) is removed. One still in use,
+ * or whose number a live process has, stays. */
+static void remove_stale(const char *root)
+{
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s/instances", root);
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	for (struct dirent *e; (e = readdir(d));) {
+		char *end;
+		if (strncmp(e->d_name, "tiersim-record-", 15))
+			continue;
+		long pid = strtol(e->d_name + 15, &end, 10);
+		if (*end || pid <= 0 || pid == (long)getpid() ||
+		    !(kill((pid_t)pid, 0) && errno == ESRCH))
+			continue;
+		char path[PATH_MAX + 260]; /* the folder, /, a name of up to 255 */
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		(void)rmdir(path);
+	}
+	closedir(d);
+}
+
 int ts_wake_capture_open(struct ts_wake_capture **out, const char *scratch, char *why,
 			 size_t whylen)
 {
@@ -162,6 +190,7 @@ int ts_wake_capture_open(struct ts_wake_capture **out, const char *scratch, char
 		}
 		root = c->mnt;
 	}
+	remove_stale(root);
 	snprintf(c->dir, sizeof(c->dir), "%s/instances/tiersim-record-%ld", root, (long)getpid());
 	if (mkdir(c->dir, 0700)) {
 		e = -errno;

@@ -264,6 +264,18 @@ if [ -c /dev/fuse ] && [ "$(id -u)" = 0 ]; then
 	mkdir -p "$T/data" "$T/tmp"
 	head -c 200000 /dev/urandom > "$T/data/a"
 	mine() { grep -c "$T/tmp" /proc/self/mounts; }
+	# an instance a record that died left behind (its process is gone);
+	# every mount of tracefs shows the same instances
+	tfs=/sys/kernel/tracing
+	if [ ! -d "$tfs/instances" ]; then
+		tfs=$T/tfs
+		mkdir -p "$tfs" && mount -t tracefs nodev "$tfs" 2>/dev/null || tfs=
+	fi
+	stale=
+	if [ -n "$tfs" ]; then
+		stale=tiersim-record-$(sh -c 'echo $$')
+		mkdir "$tfs/instances/$stale" 2>/dev/null || stale=
+	fi
 	# through sh -c 'echo $$; exec', to know tiersim's pid (its instance's name)
 	TMPDIR="$T/tmp" sh -c 'echo $$ > "$0"; exec "$@"' "$T/pid" "$B" record --data "$T/data" \
 		--tier ssd-cloud --out "$T/r.trace" --predict nvme-local \
@@ -282,6 +294,8 @@ if [ -c /dev/fuse ] && [ "$(id -u)" = 0 ]; then
 		check "record: predicted with the wake rule" grep -q "the wake rule" "$T/r.out"
 		check "record: no tracefs instance left" \
 			test ! -e "/sys/kernel/tracing/instances/tiersim-record-$(cat "$T/pid")"
+		[ -z "$stale" ] ||
+			check "record: a dead record's instance removed" test ! -e "$tfs/instances/$stale"
 		check "record: nothing of it mounted (tierfs, its own tracefs)" test "$(mine)" = 0
 		check "record: its scratch directory gone" test -z "$(ls -A "$T/tmp")"
 		"$B" replay "$T/r.trace" --virtual --tier ssd-cloud --json > "$T/rr.json"
@@ -298,5 +312,7 @@ if [ -c /dev/fuse ] && [ "$(id -u)" = 0 ]; then
 	TMPDIR="$T/tmp" "$B" record --data "$T/data" --out "$T/r.trace" --no-wakes -- true \
 		> /dev/null 2>&1
 	check "record --no-wakes: no wake file" test ! -e "$T/r.trace.wakes"
+	[ -n "$stale" ] && rmdir "$tfs/instances/$stale" 2>/dev/null
+	[ "$tfs" = "$T/tfs" ] && umount "$tfs"
 fi
 exit $fail
