@@ -9,9 +9,11 @@
 #   unlimited       through `tierfs -o tier=unlimited`: the model (which
 #                   adds no latency) and the counters on the request path
 #   traced          unlimited with -o trace=FILE: every request recorded,
-#                   with the requesting thread's CPU sample
+#                   with the requesting thread's CPU sample (its /proc read
+#                   left out within two round trips of the thread's
+#                   previous reply: traces/FORMAT.md)
 #   traced-nocpu    the same with -o trace_cpu=false: records without CPU
-#                   samples (no /proc read per request)
+#                   samples (no /proc read at all)
 # for 4 KiB random reads at QD1 and QD16 and 1 MiB sequential reads at QD16
 # (fio, io_uring, direct=1 through the mounts). The six are run in turn,
 # ROUNDS times over, so that a shared machine's load drifting during the run
@@ -28,7 +30,11 @@
 # read from the traces).
 #
 # Environment: TS_FIO_RUNTIME seconds per job (default 2), TS_ROUNDS
-# (default 3), TS_JOBS (a subset of the job names, space-separated).
+# (default 3), TS_JOBS (a subset of the job names, space-separated),
+# TS_BEFORE (another build directory: its tierfs is mounted traced too, as
+# traced-before, and run in the same rounds, for a before/after of tracing
+# side by side; TS_ACCESS (a subset of the access names) can then leave
+# the native and bare runs out).
 set -u
 
 [ $# -ge 1 ] || { echo "usage: bench/overhead.sh BUILD_DIR" >&2; exit 2; }
@@ -46,6 +52,12 @@ command -v fio >/dev/null || { echo "overhead: fio is not installed" >&2; exit 1
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/tierfs-overhead.XXXXXX")
 BACKING=$WORK/backing
 MOUNTS="bare unlimited traced traced-nocpu"
+BEFORE=
+if [ -n "${TS_BEFORE:-}" ]; then
+	BEFORE=$(cd "$TS_BEFORE" 2>/dev/null && pwd) || { echo "overhead: no build directory '$TS_BEFORE'" >&2; exit 1; }
+	[ -x "$BEFORE/fs/tierfs" ] || { echo "overhead: $BEFORE/fs/tierfs is not built" >&2; exit 1; }
+	MOUNTS+=" traced-before"
+fi
 declare -A PID=()
 mkdir -p "$BACKING"
 for m in $MOUNTS; do mkdir -p "$WORK/$m"; done
@@ -65,7 +77,9 @@ trap 'exit 1' INT TERM
 
 dd if=/dev/urandom of="$BACKING/fio.dat" bs=1M count=256 status=none || exit 1
 mount_fs() { # NAME OPTIONS: in the foreground, so that $! is the daemon
-	"$TIERFS" -f -o "$2" "$BACKING" "$WORK/$1" 2>>"$WORK/$1.log" &
+	local bin=$TIERFS
+	[ "$1" = traced-before ] && bin=$BEFORE/fs/tierfs
+	"$bin" -f -o "$2" "$BACKING" "$WORK/$1" 2>>"$WORK/$1.log" &
 	PID[$1]=$!
 	for _ in $(seq 600); do
 		if [ "$2" = bare ]; then
@@ -83,6 +97,7 @@ mount_fs bare bare
 mount_fs unlimited tier=unlimited
 mount_fs traced "tier=unlimited,trace=$WORK/traced.trace"
 mount_fs traced-nocpu "tier=unlimited,trace=$WORK/traced-nocpu.trace,trace_cpu=false"
+[ -n "$BEFORE" ] && mount_fs traced-before "tier=unlimited,trace=$WORK/traced-before.trace"
 
 # The CPU time of process PID so far, ns: its process CPU clock
 # (clock_getcpuclockid's encoding: every thread, dead ones included).
@@ -107,7 +122,13 @@ EOF
 spread() { sort -g | awk '{ v[NR] = $1 } END { printf "%.3f (%.3f..%.3f)", v[int((NR + 1) / 2)], v[1], v[NR] }'; }
 
 cat "$BACKING/fio.dat" >/dev/null # into the page cache for native-cached
-ACCESS="native-direct native-cached bare unlimited traced traced-nocpu"
+ACCESS=${TS_ACCESS:-"native-direct native-cached bare unlimited traced traced-nocpu"}
+[ -n "$BEFORE" ] && [ -z "${TS_ACCESS:-}" ] && ACCESS+=" traced-before"
+case " $ACCESS " in *" unlimited "*) ;; *) echo "overhead: TS_ACCESS needs unlimited (the ratios' base)" >&2; exit 2 ;; esac
+TRACED=
+for t in traced traced-nocpu traced-before; do
+	case " $ACCESS " in *" $t "*) TRACED+=" $t" ;; esac
+done
 printf '%-18s %-14s %10s %9s %10s %11s %9s %9s\n' job access IOPS MB/s "mean(us)" "cpu(us/req)" \
 	"/bare" "/native-cached"
 declare -a SUMMARY=()
@@ -136,7 +157,7 @@ for job in "4k-randread-qd1 randread 4k 1" "4k-randread-qd16 randread 4k 16" "1m
 			this[$access]="$i $c"
 		done
 		read -r ui uc <<<"${this[unlimited]}"
-		for t in traced traced-nocpu; do
+		for t in $TRACED; do
 			read -r ti tc <<<"${this[$t]}"
 			iops_ratio[$t]+="$(awk -v a="$ti" -v b="$ui" 'BEGIN { print a / b }')"$'\n'
 			cpu_ratio[$t]+="$(awk -v a="$tc" -v b="$uc" 'BEGIN { print a / b }')"$'\n'
@@ -157,10 +178,10 @@ for job in "4k-randread-qd1 randread 4k 1" "4k-randread-qd16 randread 4k 16" "1m
 		printf '%-18s %-14s %10.0f %9.1f %10.1f %11s %9.3f %9.3f\n' "$name" "$access" \
 			"${iops[$access]}" "${mbps[$access]}" "$(awk -v l="${lat[$access]}" 'BEGIN { print l / 1000 }')" \
 			"$c" \
-			"$(awk -v a="${iops[$access]}" -v b="${iops[bare]}" 'BEGIN { print a / b }')" \
-			"$(awk -v a="${iops[$access]}" -v b="${iops[native-cached]}" 'BEGIN { print a / b }')"
+			"$(awk -v a="${iops[$access]}" -v b="${iops[bare]:-0}" 'BEGIN { print b ? a / b : 0 }')" \
+			"$(awk -v a="${iops[$access]}" -v b="${iops[native-cached]:-0}" 'BEGIN { print b ? a / b : 0 }')"
 	done
-	for t in traced traced-nocpu; do
+	for t in $TRACED; do
 		SUMMARY+=("$(printf '%-18s %-13s IOPS %s  cpu/req %s  cpu +us/req %s' "$name" "$t" \
 			"$(printf '%s' "${iops_ratio[$t]}" | spread)" "$(printf '%s' "${cpu_ratio[$t]}" | spread)" \
 			"$(printf '%s' "${cpu_delta[$t]}" | spread)")")
@@ -170,7 +191,7 @@ done
 echo
 echo "# traced / unlimited, per round (median (min..max) over $ROUNDS rounds):"
 for s in "${SUMMARY[@]}"; do echo "$s"; done
-for t in traced traced-nocpu; do
+for t in $TRACED; do
 	fusermount3 -u "$WORK/$t" && wait "${PID[$t]}"
 	PID[$t]=
 	[ -x "$CLI" ] || continue

@@ -10,7 +10,11 @@
  * daemon does. (3) and (4): the same two with a CPU sample per record (trace
  * format version 2), each read from the thread's /proc schedstat file as
  * tierfs reads the requesting thread's when it samples (one pread of a file
- * kept open). Reports records written, dropped, the achieved rate, and the
+ * kept open). (5) and (6): the same with the clock read for one record in
+ * 12 and left unread for the rest (trace format version 4: tierfs leaves a
+ * thread's clock unread within two round trips of its previous reply; a
+ * fio QD1 recording through tierfs read 8% of them). Reports records
+ * written, dropped, the achieved rate, and the
  * CPU time each record cost: on the producing thread (its thread CPU clock,
  * what a request pays) and on the writer thread (the process's CPU clock
  * less the producers'), which unlike the rates do not depend on how busy
@@ -36,7 +40,7 @@ struct prod {
 	uint64_t n;	/* puts done */
 	uint64_t cpu_ns; /* the thread's CPU time over the run */
 	unsigned id;
-	bool cpu; /* with a CPU sample per record */
+	unsigned cpu; /* a CPU sample per record, its clock read one in @cpu; 0: none */
 };
 
 static uint64_t cpu_clock_ns(clockid_t id)
@@ -78,7 +82,10 @@ static void *producer(void *arg)
 		    .op = TS_OP_READ,
 		};
 		r.complete_ns = r.submit_ns + 1;
-		if (p->cpu) {
+		if (p->cpu && i % p->cpu) {
+			struct ts_trace_cpu c = {.pid = 1 + p->id, .ppid = 1, .flags = TS_CPU_F_GAP};
+			ts_trace_writer_put_cpu(p->w, &r, &c);
+		} else if (p->cpu) {
 			unsigned long long on = 0, q = 0;
 			ssize_t k = pread(fd, buf, sizeof(buf) - 1, 0);
 			if (k > 0) {
@@ -100,7 +107,7 @@ static void *producer(void *arg)
 	return NULL;
 }
 
-static int run(const char *file, uint64_t total_rate, double secs, const char *what, bool cpu)
+static int run(const char *file, uint64_t total_rate, double secs, const char *what, unsigned cpu)
 {
 	struct ts_trace_hdr h = {0};
 	struct ts_trace_writer *w;
@@ -134,7 +141,7 @@ static int run(const char *file, uint64_t total_rate, double secs, const char *w
 	/* the main thread only waits: the rest of the process's CPU is the
 	 * writer thread's (close's final drain included) */
 	uint64_t writer_ns = cpu_clock_ns(CLOCK_PROCESS_CPUTIME_ID) - pc0 - prod_ns;
-	printf("%-12s %4u threads  %10llu puts in %.2f s = %9.0f ops/s  dropped %llu (%.4f%%)  "
+	printf("%-14s %4u threads  %10llu puts in %.2f s = %9.0f ops/s  dropped %llu (%.4f%%)  "
 	       "close %.1f ms  cpu/record: put %.0f ns, writer %.0f ns\n",
 	       what, NPROD, (unsigned long long)n, (t1 - t0) / 1e9, n / ((t1 - t0) / 1e9),
 	       (unsigned long long)dropped, n ? 100.0 * (double)dropped / (double)n : 0.0,
@@ -148,8 +155,9 @@ int main(int argc, char **argv)
 	const char *file = argc > 1 ? argv[1] : "/tmp/trace_writer_bench.trace";
 	double secs = argc > 2 ? atof(argv[2]) : 5.0;
 
-	if (run(file, 200000, secs, "paced", false) || run(file, 0, 1.0, "unpaced", false) ||
-	    run(file, 200000, secs, "paced+cpu", true) || run(file, 0, 1.0, "unpaced+cpu", true))
+	if (run(file, 200000, secs, "paced", 0) || run(file, 0, 1.0, "unpaced", 0) ||
+	    run(file, 200000, secs, "paced+cpu", 1) || run(file, 0, 1.0, "unpaced+cpu", 1) ||
+	    run(file, 200000, secs, "paced+cpu/12", 12) || run(file, 0, 1.0, "unpaced+cpu/12", 12))
 		return 1;
 	unlink(file);
 	return 0;
