@@ -106,7 +106,8 @@ int ts_dlio_describe(const struct ts_dataset_config *cfg, struct ts_dataset_meta
 				  " is more than a sample may hold (%llu bytes)",
 				  o->record_length, MAX_PAYLOAD);
 	meta->samples = files * per;
-	if (!(meta->bytes = malloc(meta->samples * sizeof(*meta->bytes))))
+	/* read at random by a shuffled epoch's plan: on huge pages */
+	if (!(meta->bytes = ts_malloc_huge(meta->samples * sizeof(*meta->bytes))))
 		return -ENOMEM;
 	struct ts_rng r;
 	ts_rng_seed(&r, meta->seed);
@@ -379,7 +380,7 @@ static int layout(struct layout *L, const struct ts_dataset_meta *m, const struc
 	L->per = m->per_file;
 	L->fds = records && L->per > 1 && m->count <= MAX_OPEN_FILES;
 	L->chunk = records && L->fds ? cfg->transfer_size : 0;
-	if (!(L->off = malloc(L->samples * sizeof(*L->off))))
+	if (!(L->off = ts_malloc_huge(L->samples * sizeof(*L->off)))) /* as meta->bytes */
 		return -ENOMEM;
 	for (uint64_t j = 0; j < L->samples; j++) {
 		L->off[j] = j % L->per ? L->off[j - 1] + m->bytes[j - 1] : 0;
@@ -536,12 +537,20 @@ void ts_dlio_plan_sample(const struct ts_vsource *vs, uint64_t i, struct ts_vsam
 	const struct ts_dataset_meta *m = vs->meta;
 	uint64_t f = i / L->per;
 	uint64_t len = m->bytes[i];
-	*out = (struct ts_vsample){ .work = TS_VWORK_NONE, .len = len };
+	ts_vsample_start(out, TS_VWORK_NONE, 0, 0, len);
 	if (!L->fds)
 		out->io[out->n++] = (struct ts_vio){ .op = TS_VIO_META, .file = f + 2 };
 	out->io[out->n++] = (struct ts_vio){ .op = TS_VIO_READ, .file = f + 2, .off = L->off[i],
 					     .len = len, .size = m->files[f].bytes,
 					     .chunk = L->chunk };
+}
+
+/* What planning sample @i reads: a shuffled epoch reads it at random. */
+void ts_dlio_plan_prefetch(const struct ts_vsource *vs, uint64_t i)
+{
+	const struct layout *L = vs->st;
+	__builtin_prefetch(&vs->meta->bytes[i]);
+	__builtin_prefetch(&L->off[i]);
 }
 
 void ts_dlio_plan_close(struct ts_vsource *vs)

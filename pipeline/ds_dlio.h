@@ -84,7 +84,7 @@ TS_WUR int ts_dlio_payload(const struct ts_dataset_meta *meta, uint64_t j, uint6
 	.count = ts_dlio_count, .max_len = ts_dlio_max_len, .extent = ts_dlio_extent,     \
 	.unwrap = ts_dlio_unwrap, .describe = ts_dlio_describe_sample, .close = ts_dlio_close, \
 	.plan_open = ts_dlio_plan_open, .plan_sample = ts_dlio_plan_sample,               \
-	.plan_close = ts_dlio_plan_close
+	.plan_close = ts_dlio_plan_close, .plan_prefetch = ts_dlio_plan_prefetch
 int ts_dlio_open(const struct ts_source_ops *self, const struct ts_pipe_cfg *cfg, void **st,
 		 char *err, size_t errlen);
 uint64_t ts_dlio_count(void *st);
@@ -97,5 +97,6 @@ int ts_dlio_plan_open(const struct ts_source_ops *self, struct ts_vsource *vs, c
 		      size_t errlen);
 void ts_dlio_plan_sample(const struct ts_vsource *vs, uint64_t i, struct ts_vsample *out);
 void ts_dlio_plan_close(struct ts_vsource *vs);
+void ts_dlio_plan_prefetch(const struct ts_vsource *vs, uint64_t i);
 
 #endif

@@ -492,8 +492,8 @@ static void folder_plan_sample(const struct ts_vsource *vs, uint64_t i, struct t
 	const struct folder_plan *p = vs->st;
 	const struct folder_sample *x = &p->s[i];
 	uint64_t c = x->cls;
-	*out = (struct ts_vsample){ .n = 2, .work = TS_VWORK_JPEG, .width = x->width,
-				    .height = x->height, .len = x->bytes };
+	ts_vsample_start(out, TS_VWORK_JPEG, x->width, x->height, x->bytes);
+	out->n = 2;
 	out->io[0] = (struct ts_vio){ .op = TS_VIO_META, .file = i + 2,
 				      .ino = p->contiguous ? p->dir_ino[c] + 1 + (i - p->first[c])
 							   : 14 + i + c,
