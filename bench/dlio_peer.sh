@@ -145,7 +145,7 @@ import sys
 lo, hi, t0, t1 = {}, {}, None, None
 for line in sys.stdin:
     w = line.split()
-    if w and w[0] == "cpu":
+    if w and w[0] == "cpu" and w[-1] != "flags=1":  # flags=1: a clock left unread
         v = int(dict(x.split("=") for x in w[2:])["runq_ns"])
         lo.setdefault(w[1], v); hi[w[1]] = v
     elif w and w[0].isdigit():
