@@ -24,7 +24,10 @@
 # reuse; made there if empty or missing), TS_FS (ext4 or xfs: record in block
 # mode, `tiersim record --fs`; the replays then follow the stream rule,
 # traces/README.md), TS_FROM (FAST,SLOW: the tiers whose recordings predict,
-# default the fastest and slowest measured), TS_KEEP=1 keeps the traces.
+# default the fastest and slowest measured), TS_CHRT (a SCHED_FIFO priority:
+# each recording runs under chrt -f, tierfs and the loader ahead of the
+# host's other work, as traces/samples were recorded; on a loaded host the
+# runs of one tier otherwise differ by up to 2x), TS_KEEP=1 keeps the traces.
 set -u
 
 [ $# -ge 1 ] || { echo "usage: bench/pytorch_replay.sh BUILD_DIR" >&2; exit 2; }
@@ -92,7 +95,8 @@ for c in "${CONFIGS[@]}"; do
 			# the first run's trace is the one predictions start from
 			tr="$WORK/$name.$t.trace"
 			[ "$r" = 1 ] || tr="$WORK/$name.$t.r$r.trace"
-			"$B" record --data "$DS" --tier "$t" --mem 0 ${TS_FS:+--fs "$TS_FS"} --out "$tr" --json -- \
+			${TS_CHRT:+chrt -f "$TS_CHRT"} "$B" record --data "$DS" --tier "$t" --mem 0 \
+				${TS_FS:+--fs "$TS_FS"} --out "$tr" --json -- \
 				"$PY" "$SRC/bench/pytorch_loader.py" --root {} --list "$WORK/list" \
 				--mode "$mode" --workers "$w" --prefetch "$p" --batch "$bs" --step "$step" \
 				--out "$WORK/$name.$t.r$r.json" > "$WORK/$name.$t.rec" 2> "$WORK/$name.$t.err" ||

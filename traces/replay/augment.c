@@ -93,16 +93,22 @@ static size_t thread_index(const struct ts_wakes *s, uint32_t tid)
 	return th ? (size_t)(th - s->threads) : SIZE_MAX;
 }
 
+/* How many completions inside a sleep tie_sleeps() looks through for the
+ * sleeper's own request: more than the requests several threads have in
+ * flight at once (assumed; a loader's workers each wait on one). */
+#define TIE_LOOK_BACK 64
+
 /*
  * Block mode: every request reaches tierfs from a kernel thread (the loop
  * device's worker), and the command's threads wait for them in the page
  * cache, asleep in state D until a request's completion wakes them (a sleep
  * that something outside the command ended: ts_sleep). Each such sleep is
- * taken to have waited for the request that completed last before it
- * ended, no earlier than it began (the completion wakes the waiter; a
- * sleep with no completion inside it waited on something else and keeps
- * its length). A request issued since that thread last woke, and not yet
- * taken, is the thread's own demand (a read that missed the page cache, the
+ * taken to have waited for a request that completed inside it (the
+ * completion wakes the waiter; a sleep with no completion inside it waited
+ * on something else and keeps its length): the latest one issued since
+ * that thread last woke and not yet taken, else the latest (where two
+ * threads wait at once, the other's may have completed last). A request
+ * of the first kind is the thread's own demand (a read that missed the page cache, the
  * readahead the miss started): it moves to the thread's op list, as a
  * FUSE-mode trace would hold it, so the replay issues it after the thread's
  * own work. A request issued before (a readahead, another thread's read of
@@ -160,6 +166,19 @@ static int tie_sleeps(struct augmented *a, const struct ts_wakes *s, size_t n, u
 		struct ts_trace_rec *r = &t->recs[ri];
 		if (TS_MAX(r->complete_ns, r->submit_ns) < since)
 			continue; /* done before it slept: not what it waited for */
+		/* of the completions inside the sleep, latest first, the first
+		 * request of its own not yet taken: where two threads wait at
+		 * once, the other's may have completed last */
+		for (size_t j = lo, seen = 0; j-- > 0 && seen < TIE_LOOK_BACK; seen++) {
+			const struct ts_trace_rec *q = &t->recs[kc[j]];
+			if (TS_MAX(q->complete_ns, q->submit_ns) < since)
+				break;
+			if (!taken[kc[j]] && q->submit_ns >= from) {
+				ri = kc[j];
+				r = &t->recs[ri];
+				break;
+			}
+		}
 		if (!taken[ri] && r->submit_ns >= from) {
 			const struct ts_wakes_thread *w = &s->threads[th];
 			taken[ri] = true;
