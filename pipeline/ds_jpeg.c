@@ -15,12 +15,14 @@
  * quality 75, greyscale, JFIF), nothing added, so its size is the
  * encoder's: describing a dataset encodes every image (Pillow takes 0.86 ms
  * of CPU for 338 x 338 on the build host, about 7.5 ns a pixel). Pixels are
- * the sample's pseudo-random bytes (ds_dlio.c) modulo 255, values 0-254 as
- * np.random.randint(255) draws them (with 0-255, files are 0.15% larger),
- * so the sizes are those of DLIO's random images of that side: 48 files
- * of 338 x 338, 65,386-65,658 B (0-255) where Pillow made 65,295-65,519 B
- * (0-254) and 65,432-65,634 B (0-255) (bench/dlio_jpeg_size.py prints
- * Pillow's sizes; tests/cli/test_dlio.sh compares them).
+ * uniform over 0-254 as np.random.randint(255) draws them, each from 16 of
+ * the sample's pseudo-random bits (ds_dlio.c). The encoded size follows the
+ * pixels' variance: 0-255, or 0-254 with one value drawn twice as often
+ * (bytes modulo 255), make 338 x 338 files 0.13-0.16% larger (30 of
+ * Pillow's each: 65,437 B uniform 0-254, 65,518 B modulo 255, 65,515 B
+ * 0-255), which moves half of them past 64 KiB and a read more in
+ * Pillow's chain. tests/cli/test_dlio.sh compares the sizes with
+ * Pillow's; bench/dlio_peer.sh's j50 row with DLIO's generator's.
  *
  * Its reader, the loader source "jpeg", reads each file whole. DLIO's
  * ImageReader (np.asarray(Image.open(f))) and the requests it makes are
@@ -77,15 +79,17 @@ static int encode(const struct ts_dataset_meta *meta, uint64_t j, uint8_t **out,
 {
 	int d = meta->width[j];
 	uint64_t n = (uint64_t)d * (uint64_t)d;
-	struct mem_sink px = { .s.put = put_mem, .buf = malloc(n) };
+	struct mem_sink px = { .s.put = put_mem, .buf = malloc(2 * n) };
 	*len = tjBufSize(d, d, TJSAMP_GRAY);
 	*out = malloc(*len);
 	tjhandle tj = tjInitCompress();
 	int rc = px.buf && *out && tj ? 0 : -ENOMEM;
 	if (!rc)
-		rc = ts_dlio_payload(meta, j, n, &px.s, NULL, NULL);
-	for (uint64_t i = 0; !rc && i < n; i++) /* 0-254: np.random.randint(255) */
-		px.buf[i] %= 255;
+		rc = ts_dlio_payload(meta, j, 2 * n, &px.s, NULL, NULL);
+	/* 0-254 alike, as np.random.randint(255): from 16 random bits each */
+	for (uint64_t i = 0; !rc && i < n; i++)
+		px.buf[i] = (uint8_t)(((uint32_t)px.buf[2 * i] | (uint32_t)px.buf[2 * i + 1] << 8) *
+				      255u >> 16);
 	if (!rc && tjCompress2(tj, px.buf, d, 0, d, TJPF_GRAY, out, len, TJSAMP_GRAY, JPEG_QUALITY,
 			       TJFLAG_NOREALLOC))
 		rc = TS_E_CORRUPT;
