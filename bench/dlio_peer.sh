@@ -34,7 +34,9 @@
 # (CPU / wall), and, from each trace's cpu records (the kernel's schedstat
 # of every thread that made a request), how long those threads waited for
 # a CPU while runnable, as a share of the traced span per thread: the host
-# is shared, and a reader that waits for a CPU is not reading.
+# is shared, and a reader that waits for a CPU is not reading. Last, per
+# sample (an open to its close), the time in requests and the time between
+# them (the reader's own work and its waits for a CPU), in ms.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -154,6 +156,26 @@ n = max(len(hi), 1)
 print("%.0f%%" % (100 * sum(hi[t] - lo[t] for t in hi) / n / max(t1 - t0, 1) if hi else 0))'
 }
 
+# Per sample, from its open to its close: ms in requests / ms between them.
+sample_ms() {
+	"$tiersim" trace dump "$1" | /usr/bin/python3 -c '
+import sys
+recs, cur, span, io, n = [], {}, 0, 0, 0
+for line in sys.stdin:
+    w = line.split()
+    if w and w[0].isdigit() and w[2] in ("open", "read", "getattr", "flush", "close"):
+        recs.append((int(w[0]), int(w[1]), w[2], w[3]))
+for s, c, op, f in sorted(recs):
+    if op == "open":
+        cur[f] = [s, 0]
+    if f in cur:
+        cur[f][1] += c - s
+        if op == "close":
+            span += c - cur[f][0]; io += cur[f][1]; n += 1; del cur[f]
+n = max(n, 1)
+print("%.1f/%.1f" % (io / n / 1e6, (span - io) / n / 1e6))'
+}
+
 # tierfs writes its trace's end after the unmount returns: wait for it.
 trace_end() {
 	for _ in $(seq 100); do
@@ -192,7 +214,7 @@ hb=""
 [ -n "$before" ] && hb="   before: real virt   "
 printf '%-11s %-10s | %-13s | %-27s |%s %-24s | %-24s | %s\n' row tier "DLIO AU smp/s" \
 	"tiersim: real     virtual" "${hb:+$hb|}" "DLIO rd/f get/f KiB p50ms" "ts rd/f get/f KiB p50ms" \
-	"DLIO cpu, cores busy | CPU wait DLIO ts | load" 
+	"DLIO cpu, cores busy | CPU wait DLIO ts | sample ms DLIO ts | load" 
 echo "$table" | while read -r name d n tier; do
 	if [ -n "$rows" ] && ! [[ ",$rows," == *",$name,"* ]]; then continue; fi
 	gen "$d" || continue
@@ -219,13 +241,16 @@ echo "$table" | while read -r name d n tier; do
 		pb=$(pattern "$out/ts.trace" 2>/dev/null) || pb="-"
 		qa=$(runq "$out/dlio.trace" 2>/dev/null) || qa="-"
 		qb=$(runq "$out/ts.trace" 2>/dev/null) || qb="-"
+		sa=$(sample_ms "$out/dlio.trace" 2>/dev/null) || sa="-"
+		sb=$(sample_ms "$out/ts.trace" 2>/dev/null) || sb="-"
 		read -r aa as <<<"$a"; read -r ba bs ca cs <<<"$nowr"
 		wcol=""
 		if [ -n "$before" ]; then
 			read -r xa xs ya ys <<<"$was"
 			wcol=$(printf ' %5s %7s %5s %7s |' "$xa" "$xs" "$ya" "$ys")
 		fi
-		printf '%-11s %-10s | %5s %7s | %5s %7s %5s %7s |%s %-24s | %-24s | %s | %4s %4s | %s\n' "$name" "$tier" \
-			"$aa" "$as" "$ba" "$bs" "$ca" "$cs" "$wcol" "$pa" "$pb" "${cpu:--}" "$qa" "$qb" "$load"
+		printf '%-11s %-10s | %5s %7s | %5s %7s %5s %7s |%s %-24s | %-24s | %s | %4s %4s | %s %s | %s\n' "$name" \
+			"$tier" "$aa" "$as" "$ba" "$bs" "$ca" "$cs" "$wcol" "$pa" "$pb" "${cpu:--}" "$qa" "$qb" \
+			"$sa" "$sb" "$load"
 	done
 done
