@@ -17,7 +17,8 @@
 # for 4 KiB random reads at QD1 and QD16 and 1 MiB sequential reads at QD16
 # (fio, io_uring, direct=1 through the mounts). The six are run in turn,
 # ROUNDS times over, so that a shared machine's load drifting during the run
-# hits all of them alike. Each row prints the median round's IOPS, MB/s and
+# hits all of them alike (each round starting one further along the list).
+# Each row prints the median round's IOPS, MB/s and
 # mean completion latency, the daemon's CPU time per request (user + system
 # of the whole tierfs process, all its threads and its trace writer, from
 # the process CPU clock: far steadier than IOPS on a loaded host), and its
@@ -138,7 +139,14 @@ for job in "4k-randread-qd1 randread 4k 1" "4k-randread-qd16 randread 4k 16" "1m
 	declare -A all=() iops=() mbps=() lat=() cpu=() iops_ratio=() cpu_ratio=() cpu_delta=()
 	for round in $(seq "$ROUNDS"); do
 		declare -A this=()
-		for access in $ACCESS; do
+		# each round starts one further along the list, so that no run
+		# always follows the same one (a fixed order gave QD1 ratios of
+		# 0.53 to tracing without CPU samples at load 12)
+		read -r -a list <<<"$ACCESS"
+		n=${#list[@]}
+		order=
+		for k in $(seq 0 $((n - 1))); do order+=" ${list[$(((k + round) % n))]}"; done
+		for access in $order; do
 			c0=
 			case $access in
 			native-direct) r=$(run "$BACKING/fio.dat" 1 "$rw" "$bs" "$qd") ;;
