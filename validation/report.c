@@ -19,7 +19,48 @@
 /* ---- Profiles ----------------------------------------------------------- */
 
 
-/* Adds a case's extra profile file to @set once. */
+/* The first tier name both @a and @b define, or NULL. */
+static const char *shared_name(const struct ts_tier_set *a, const struct ts_tier_set *b)
+{
+	for (size_t i = 0; i < ts_tier_set_count(a); i++) {
+		const char *name = ts_tier_set_at(a, i)->name;
+		if (ts_tier_set_find(b, name))
+			return name;
+	}
+	return NULL;
+}
+
+/* -EEXIST when a tier of @path (found as @rel) is also defined by a
+ * profile file added before: one run holds one profile per tier name, so
+ * the file loaded last would silently replace the other's tier for every
+ * case that names it. */
+static int check_names(const char *path, const char *rel, char **added, size_t nadded,
+		       char *err, size_t errlen)
+{
+	struct ts_tier_set *mine = NULL;
+	int rc = ts_tier_set_load(path, &mine, err, errlen);
+	for (size_t i = 0; !rc && i < nadded; i++) {
+		char other[4096];
+		struct ts_tier_set *theirs;
+		if (ts_data_find(added[i], other, sizeof(other)) ||
+		    ts_tier_set_load(other, &theirs, err, errlen))
+			continue; /* it loaded when it was added */
+		const char *name = shared_name(mine, theirs);
+		if (name) {
+			snprintf(err, errlen, "profile file %s defines tier '%s', which %s also defines; "
+					      "cases run together must not give one tier name two profiles",
+				 rel, name, added[i]);
+			rc = -EEXIST;
+		}
+		ts_tier_set_free(theirs);
+	}
+	if (mine)
+		ts_tier_set_free(mine);
+	return rc;
+}
+
+/* Adds a case's extra profile file to @set once; a file that redefines a
+ * tier another case's file defines is refused (check_names). */
 int ts_validate_add_profile(struct ts_tier_set *set, const char *rel, char ***added,
 			     size_t *nadded, char *err, size_t errlen)
 {
@@ -32,7 +73,10 @@ int ts_validate_add_profile(struct ts_tier_set *set, const char *rel, char ***ad
 				      "tree)", rel);
 		return -ENOENT;
 	}
-	int rc = ts_tier_set_add_file(set, path, err, errlen);
+	int rc = check_names(path, rel, *added, *nadded, err, errlen);
+	if (rc)
+		return rc;
+	rc = ts_tier_set_add_file(set, path, err, errlen);
 	if (rc)
 		return rc;
 	char **nv = realloc(*added, (*nadded + 1) * sizeof(**added));

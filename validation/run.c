@@ -73,7 +73,6 @@ static double pick(const struct ts_fiojob_result *res, enum ts_case_metric m)
 
 /* ---- Profiles and the fitted-vs-checking rule --------------------------- */
 
-/* Adds a case's extra profile file to @set once. */
 static const struct ts_case *case_by_id(struct ts_case **all, size_t n, const char *id)
 {
 	for (size_t i = 0; i < n; i++)

@@ -162,5 +162,19 @@ rm "$work/data/validation/cases/essd-pl3-read-4k-qd1.json"
 out=$(TIERSIM_DATADIR=$work/data "$tiersim" tiers 2>&1)
 echo "$out" | grep -Eq "^essd-pl3 +unvalidated" || fail "essd-pl3 without its check is not unvalidated: $out"
 
+# Two cases whose profile files define the same tier: one run holds one
+# profile per name, so the second file is refused before anything runs.
+mkdir -p "$work/dupdata/prof" "$work/dup"
+cp "$src/validation/tiers.lua" "$work/dupdata/prof/a.lua"
+cp "$src/validation/tiers.lua" "$work/dupdata/prof/b.lua"
+for c in ebs-gp2-8g-randwrite-4k-qd4 ebs-gp2-8g-seqread-4k-qd4; do
+	p=a; [ "$c" = ebs-gp2-8g-seqread-4k-qd4 ] && p=b
+	edit_case "$src/validation/cases/$c.json" "$work/dup/$c.json" "c[\"config\"][\"device\"][\"profile\"] = \"prof/$p.lua\""
+done
+out=$(TIERSIM_DATADIR=$work/dupdata "$tiersim" validate --cases "$work/dup" 2>&1) && fail "two profiles of one tier name accepted"
+echo "$out" | grep -Eq "ebs-gp2-8g-(randwrite|seqread)-4k-qd4.json: profile file prof/[ab].lua defines tier '[^']+', which prof/[ab].lua also defines" ||
+	fail "duplicate tier names: no line naming both files: $out"
+echo "$out" | grep -q "nothing was run" || fail "duplicate tier names: cases ran: $out"
+
 [ $fails -eq 0 ] || exit 1
 echo "ok"
