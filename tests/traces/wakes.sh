@@ -194,6 +194,41 @@ grep -v '^S ' "$T/d.trace.wakes" > "$T/d.nos.wakes"
 "$B" replay "$T/d.trace" --virtual --tier fixed60 --profile "$T/fixed.lua" \
 	--wakes "$T/d.nos.wakes" --json > "$T/dn.json"
 check "block waits: without them, the stream" test "$(j "$T/dn.json" '.results[0].total_ns'),$(j "$T/dn.json" '.results[1].total_ns')" = 305000,225000
+# Two threads waiting at once: a (20) reads request 0 (202-250us) and
+# then request 1 (256-350us); b (21) request 2 (257-351us); a is woken at
+# 353us, after request 2's completion, b at 354us. The latest completion in
+# a's sleep is b's request: a takes it (both were issued since a last woke),
+# and b, finding it taken, takes the latest of the others issued since it
+# last woke, request 1, not a wait on a's. So b's time follows its own
+# request, not a's chain: on fixed60 b ends at 416us (its read 256-316us,
+# then its 100us), where a wait on request 2 (issued after a's first read,
+# 269-329us) would end it at 428us.
+cat > "$T/two.txt" <<'X'
+header version=2 start_mono_ns=1000000
+path 1 "/data.ext4"
+202000 250000 read 1 0 4096 4096 33 4194304 0 0
+cpu 33 pid=33 ppid=2 on_ns=1000 runq_ns=0
+256000 350000 read 1 8192 4096 4096 33 4194304 0 0
+cpu 33 pid=33 ppid=2 on_ns=2000 runq_ns=0
+257000 351000 read 1 16384 4096 4096 33 4194304 0 0
+cpu 33 pid=33 ppid=2 on_ns=3000 runq_ns=0
+end drops=0 records=3 t=351000
+X
+cat > "$T/two.trace.wakes" <<'X'
+tiersim-wakes 1
+span 1200000 1450000
+T 20 20 0 1200000 1400000 0 0 a
+T 21 21 20 1200000 1450000 0 0 b
+S 1251000 1201000 20 0
+S 1353000 1255000 20 0
+S 1354000 1256000 21 0
+X
+"$B" trace undump "$T/two.txt" -o "$T/two.trace"
+"$B" replay "$T/two.trace" --virtual --tier fixed60 --tier unlimited --profile "$T/fixed.lua" \
+	--json > "$T/two.json"
+check "two waiting: recorded" test "$(j "$T/two.json" '.results[0].total_ns')" = 250000
+check "two waiting: each its own request on fixed60" test "$(j "$T/two.json" '.results[1].total_ns')" = 216000
+check "two waiting: no latency" test "$(j "$T/two.json" '.results[2].total_ns')" = 156000
 
 # The CPU model. One CPU (cpus 1, nothing else busy). Threads 20 and 30
 # start at 0 and 10us later thread 20 reads and thread 30 writes, 100us
