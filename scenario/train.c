@@ -1,10 +1,11 @@
 /*
  * train.c — training and inference runs, in either clock.
  *
- * One loop for both clocks: take a batch, let the engine run it, release
- * the batch when the step starts (the data has gone to the GPU), account
- * the time. What differs is only where batches come from — the real loader
- * through a tierfs mount, or the same loader's decisions in virtual time
+ * The step loop is the consumer's one (pipeline/steploop.h), for both
+ * clocks: take a batch, let the engine run it, release the batch when the
+ * step starts (the data has gone to the GPU), account the time. What
+ * differs is only where batches come from — the real loader through a
+ * tierfs mount, or the same loader's decisions in virtual time
  * (pipeline/vpipe.h) over the tier model — and where the IO counters are
  * read.
  */
@@ -19,6 +20,7 @@
 #include "core/hist.h"
 #include "core/opt.h"
 #include "pipeline/source.h"
+#include "pipeline/steploop.h"
 #include "pipeline/timeline.h"
 #include "pipeline/vpipe.h"
 #include "scenario/job.h"
@@ -55,8 +57,6 @@ struct feed {
 	struct ts_vtier vt;
 	struct ts_decode_cal cal;
 	bool have_cal;
-	/* the batch in hand */
-	struct ts_batch *b;
 	/* --timeline: this row's tracks (NULL = none), origin t0 */
 	struct ts_tl_proc *tl;
 	uint64_t tl_t0;
@@ -75,43 +75,6 @@ static void feed_counters(struct feed *f, struct fs_counters *c)
 					   f->vt.dev_read_bytes };
 	else
 		ts_job_live_counters(&f->lv, c);
-}
-
-/* The next batch: 1 with its sample count and when it was ready, 0 at the
- * end, negative with @err set on failure. */
-static int feed_next(struct feed *f, uint32_t *n, uint64_t *ready, uint64_t *seq, char *err,
-		     size_t errlen)
-{
-	if (f->virtual_time) {
-		struct ts_vbatch vb = { 0 };
-		int rc = ts_vpipe_next_batch(f->vp, &vb);
-		if (rc < 0)
-			snprintf(err, errlen, "virtual loader: %s", ts_strerror(rc));
-		*n = vb.n;
-		*ready = vb.ready_ns;
-		*seq = vb.seq;
-		return rc;
-	}
-	int64_t wr = ts_pipe_next_batch(f->lv.pipe, &f->b);
-	if (wr < 0) {
-		snprintf(err, errlen, "pipeline: %s", ts_pipe_error(f->lv.pipe));
-		return (int)wr;
-	}
-	if (!f->b)
-		return 0;
-	*n = f->b->n;
-	*seq = f->b->seq;
-	*ready = ts_now_ns();
-	return 1;
-}
-
-static int feed_release(struct feed *f, uint64_t seq, uint64_t t)
-{
-	if (f->virtual_time)
-		return ts_vpipe_release(f->vp, seq, t);
-	ts_pipe_batch_release(f->lv.pipe, f->b);
-	f->b = NULL;
-	return 0;
 }
 
 static uint64_t feed_batches_per_epoch(const struct feed *f)
@@ -315,87 +278,120 @@ static int feed_parts(struct feed *f, const struct ts_scenario *s, bool syntheti
 	return ts_row_set_str(&w->parts, parts);
 }
 
+/* The training or inference step loop (pipeline/steploop.h): the engine
+ * runs each step; the warm-up steps are left out of the row's figures. */
+struct train_steps {
+	struct ts_job_env *env;
+	struct feed *f;
+	struct ts_engine *eng;
+	const struct ts_scenario *s;
+	const struct ts_scn_run *run;
+	struct ts_row *w;
+	struct ts_engine_step st; /* the step in hand */
+	struct fs_counters c0;
+	struct ts_hist *ih;
+	uint64_t batch, total, wall0, t_meas, prev_end;
+	uint64_t busy, idle, samples;
+};
+
+static int train_step(void *self, const struct ts_take *b, uint64_t free_at,
+		      struct ts_step_span *sp, char *err, size_t errlen)
+{
+	struct train_steps *T = self;
+	(void)free_at; /* the engine starts a step at max(ready, its previous end) */
+	uint64_t per_gpu = b->n / T->s->eng.gpus;
+	int rc = ts_engine_step(T->eng, b->ready, per_gpu ? per_gpu : 1, &T->st);
+	if (rc) {
+		snprintf(err, errlen, "engine step %llu failed: %s", (unsigned long long)b->step,
+			 ts_strerror(rc));
+		return rc;
+	}
+	*sp = (struct ts_step_span){ T->st.start_ns, T->st.end_ns, &T->st };
+	return 0;
+}
+
+static uint64_t train_hold(void *self, const struct ts_step_span *sp, uint64_t end)
+{
+	struct train_steps *T = self;
+	ts_engine_hold(T->eng, sp->detail);
+	return end;
+}
+
+static int train_step_end(void *self, const struct ts_take *b, const struct ts_step_span *sp,
+			  uint64_t end, char *err, size_t errlen)
+{
+	struct train_steps *T = self;
+	const struct ts_engine_step *st = sp->detail;
+	const struct ts_scn_run *run = T->run;
+	uint64_t done = b->step;
+	(void)end, (void)err, (void)errlen;
+	if (T->f->tl) {
+		struct ts_tl_arg a[] = { { "step", (int64_t)done },
+					 { "samples", (int64_t)st->samples },
+					 { "batch", (int64_t)b->seq },
+					 { "wait_ns", (int64_t)st->wait_ns },
+					 { "compute_ns", (int64_t)st->compute_ns },
+					 { "comm_ns", (int64_t)st->comm_ns },
+					 { "warmup", done < run->warmup } };
+		ts_tl_slice(T->f->tl, TS_TL_ENGINE, 0, done < run->warmup ? "warm-up step" : "step",
+			    st->start_ns, st->end_ns, a, TS_ARRAY_SIZE(a));
+	}
+	done++;
+	if (done == run->warmup) {
+		T->t_meas = st->end_ns;
+		feed_counters(T->f, &T->c0);
+	} else if (done > run->warmup) {
+		T->busy += st->compute_ns + st->comm_ns;
+		T->idle += st->wait_ns;
+		T->samples += st->samples;
+		ts_hist_add(T->ih, st->end_ns - T->prev_end);
+	}
+	T->prev_end = st->end_ns;
+	double el = (double)(ts_now_ns() - T->wall0) / 1e9;
+	ts_job_progress(T->env, T->w->label, done, T->total,
+			el > 0 ? (double)(done * T->batch) / el : 0, el);
+	return 0;
+}
+
 /* The measured loop over the feed's batches. */
 static int train_loop(struct ts_job_env *env, struct feed *f, struct ts_engine *eng,
 		      const struct ts_scenario *s, const struct ts_scn_run *run, uint64_t iters,
 		      struct ts_row *w, char *err, size_t errlen)
 {
-	struct fs_counters c0 = { 0 }, c1 = { 0 };
-	struct ts_hist *ih = malloc(sizeof(*ih));
-	if (!ih)
+	struct train_steps T = { .env = env, .f = f, .eng = eng, .s = s, .run = run, .w = w };
+	if (!(T.ih = malloc(sizeof(*T.ih))))
 		return -ENOMEM;
-	ts_hist_init(ih);
-	uint64_t batch = s->eng.batch * s->eng.gpus;
-	uint64_t total = run->warmup + iters;
-	uint64_t wall0 = ts_now_ns();
-	uint64_t t0 = f->virtual_time ? ts_vpipe_start_ns(f->vp) : wall0;
-	uint64_t t_meas = t0, prev_end = t0;
-	uint64_t busy = 0, idle = 0, samples = 0, done = 0;
-	int rc = 0;
+	ts_hist_init(T.ih);
+	T.batch = s->eng.batch * s->eng.gpus;
+	T.total = run->warmup + iters;
+	T.wall0 = ts_now_ns();
+	uint64_t t0 = f->virtual_time ? ts_vpipe_start_ns(f->vp) : T.wall0;
+	T.t_meas = T.prev_end = t0;
 	ts_engine_begin(eng, t0);
 	if (!run->warmup)
-		feed_counters(f, &c0);
-	while (done < total) {
-		if (ts_interrupted) {
-			rc = -EINTR;
-			break;
-		}
-		uint32_t n = 0;
-		uint64_t ready = 0, seq = 0;
-		if ((rc = feed_next(f, &n, &ready, &seq, err, errlen)) <= 0) {
-			if (rc == 0) {
-				snprintf(err, errlen, "the loader ran out of data after %llu of %llu "
-						      "iterations", (unsigned long long)done,
-					 (unsigned long long)total);
-				rc = -ENODATA;
-			}
-			break;
-		}
-		struct ts_engine_step st;
-		uint64_t per_gpu = n / s->eng.gpus;
-		rc = ts_engine_step(eng, ready, per_gpu ? per_gpu : 1, &st);
-		int rrc = feed_release(f, seq, rc ? ready : st.start_ns);
-		if (rc || (rc = rrc)) {
-			snprintf(err, errlen, "engine step %llu failed: %s", (unsigned long long)done,
-				 ts_strerror(rc));
-			break;
-		}
-		if (f->tl) {
-			struct ts_tl_arg a[] = { { "step", (int64_t)done },
-						 { "samples", (int64_t)st.samples },
-						 { "batch", (int64_t)seq },
-						 { "wait_ns", (int64_t)st.wait_ns },
-						 { "compute_ns", (int64_t)st.compute_ns },
-						 { "comm_ns", (int64_t)st.comm_ns },
-						 { "warmup", done < run->warmup } };
-			ts_tl_slice(f->tl, TS_TL_ENGINE, 0, done < run->warmup ? "warm-up step" : "step",
-				    st.start_ns, st.end_ns, a, TS_ARRAY_SIZE(a));
-		}
-		if (!f->virtual_time)
-			ts_engine_hold(eng, &st);
-		done++;
-		if (done == run->warmup) {
-			t_meas = st.end_ns;
-			feed_counters(f, &c0);
-		} else if (done > run->warmup) {
-			busy += st.compute_ns + st.comm_ns;
-			idle += st.wait_ns;
-			samples += st.samples;
-			ts_hist_add(ih, st.end_ns - prev_end);
-		}
-		prev_end = st.end_ns;
-		double el = (double)(ts_now_ns() - wall0) / 1e9;
-		ts_job_progress(env, w->label, done, total,
-				   el > 0 ? (double)(done * batch) / el : 0, el);
-	}
+		feed_counters(f, &T.c0);
+	struct ts_steploop_pipe pipe = { .pipe = f->lv.pipe, .vp = f->vp };
+	ts_steploop_pipe_init(&pipe);
+	struct ts_steploop_ops ops = { .run = train_step, .hold = train_hold,
+				       .step_end = train_step_end, .self = &T };
+	struct ts_steploop L = { .src = &pipe.src, .ops = &ops, .limit = T.total, .t0 = t0,
+				 .real = !f->virtual_time };
+	int rc = ts_steploop_run(&L, err, errlen);
 	ts_job_progress_end(env);
-	if (!rc) {
-		feed_counters(f, &c1);
-		struct ts_step_sums sums = { iters, batch, samples, prev_end - t_meas, busy, idle, ih };
-		ts_job_row_steps(w, &sums);
-		ts_job_row_io(w, &c0, &c1, w->time_s);
+	if (!rc && L.steps < T.total) {
+		snprintf(err, errlen, "the loader ran out of data after %llu of %llu iterations",
+			 (unsigned long long)L.steps, (unsigned long long)T.total);
+		rc = -ENODATA;
 	}
-	free(ih);
+	if (!rc) {
+		struct fs_counters c1;
+		feed_counters(f, &c1);
+		struct ts_step_sums sums = { iters, T.batch, T.samples, T.prev_end - T.t_meas,
+					     T.busy, T.idle, T.ih };
+		ts_job_row_steps(w, &sums);
+		ts_job_row_io(w, &T.c0, &c1, w->time_s);
+	}
+	free(T.ih);
 	return rc;
 }
 

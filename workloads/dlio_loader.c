@@ -3,7 +3,9 @@
  * (dlio_loader.h). The order, the workers' batches, the prefetch rule and
  * the per-sample chains are written once (the feed, below); the two clocks
  * differ only in who waits: threads on system calls, or events on the tier
- * model.
+ * model. The ranks' steps run on the consumer's step loop
+ * (pipeline/steploop.h); what is this loader's is the rule by which a rank
+ * takes its batch (v_take, r_take).
  */
 #include <errno.h>
 #include <limits.h>
@@ -20,11 +22,13 @@
 
 #include "core/clock.h"
 #include "core/evq.h"
+#include "core/interrupt.h"
 #include "core/rng.h"
 #include "workloads/dlio_loader.h"
 #include "pipeline/dliochain.h"
 #include "pipeline/dliofmt.h"
 #include "pipeline/ds_dlio.h"
+#include "pipeline/steploop.h"
 #include "pipeline/vpipe.h"
 
 #define UNSET UINT64_MAX
@@ -191,19 +195,78 @@ struct vrank {
 	uint64_t take;	 /* this step's; UNSET: not yet */
 };
 
-/* Rank @k takes its batch of step @j at @tk: its compute ends at the
- * returned time (the first step's is kept); @end is the latest so far. */
-static uint64_t take(const struct ts_dl_cfg *c, struct vrank *rk, struct ts_dl_epoch *ep,
-		     uint64_t k, uint64_t j, uint64_t tk, uint64_t end)
+/* The ranks' steps (pipeline/steploop.h), in either clock: a step is the
+ * rank's CPU and the computation from when it took its batch; the first
+ * step's end is kept, the epoch's end is the last barrier. The loader's
+ * own state (struct vl, struct rl) begins with this. */
+struct dl_steps {
+	const struct ts_dl_cfg *c;
+	struct ts_dl_result *r;
+	ts_dl_step_fn fn; /* virtual time: after every step (NULL: none) */
+	void *ctx;
+	uint64_t e;    /* the epoch; UNSET before the first */
+	uint64_t step; /* the step the ranks are taking, in the epoch */
+	uint64_t taken; /* ranks that took their batch of it */
+};
+
+static int dl_taken(void *self, const struct ts_take *b, const struct ts_step_span *sp, char *err,
+		    size_t errlen)
 {
-	rk[k].take = tk;
-	uint64_t ke = tk + c->step_ns + c->compute_ns;
-	if (j == 0)
-		ep->first_end[k] = ke;
-	return TS_MAX(end, ke);
+	struct dl_steps *d = self;
+	(void)err, (void)errlen;
+	if (d->step == 0)
+		d->r->ep[d->e].first_end[b->rank] = sp->end;
+	return 0;
+}
+
+static int dl_step_end(void *self, const struct ts_take *b, const struct ts_step_span *sp,
+		       uint64_t end, char *err, size_t errlen)
+{
+	struct dl_steps *d = self;
+	(void)b, (void)sp, (void)err, (void)errlen;
+	struct ts_dl_epoch *ep = &d->r->ep[d->e];
+	if (!d->fn || !d->fn(d->ctx, d->e, d->step, ep, end))
+		return 0;
+	ep->end = end;
+	d->r->epochs = d->e + 1;
+	return 1;
+}
+
+enum dl_next { DL_END, DL_SAME_STEP, DL_NEW_STEP, DL_NEW_EPOCH };
+
+/* Where the next take falls: in the step being taken, a new step
+ * (d->step), a new epoch (d->e, its step 0), or past the last epoch. An
+ * epoch closes at @bar, the last step's end. */
+static enum dl_next dl_next_step(struct dl_steps *d, uint64_t bar)
+{
+	if (d->e != UNSET && d->taken < d->c->ranks)
+		return DL_SAME_STEP;
+	d->taken = 0;
+	if (d->e != UNSET && ++d->step < d->r->steps)
+		return DL_NEW_STEP;
+	if (d->e != UNSET) {
+		d->r->ep[d->e].end = bar;
+		d->r->epochs = d->e + 1;
+	}
+	d->e = d->e == UNSET ? 0 : d->e + 1;
+	d->step = 0;
+	return d->e < d->c->epochs ? DL_NEW_EPOCH : DL_END;
+}
+
+static int dl_run(struct dl_steps *d, const struct ts_steploop_src *src, bool real, uint64_t t0,
+		  char *err, size_t errlen)
+{
+	const struct ts_dl_cfg *c = d->c;
+	d->e = UNSET;
+	struct ts_steploop_ops ops = { .taken = dl_taken, .step_end = dl_step_end, .self = d };
+	struct ts_steploop L = { .src = src, .ops = &ops, .ranks = c->ranks, .limit = UINT64_MAX,
+				 .t0 = t0, .real = real, .step_ns = c->step_ns + c->compute_ns,
+				 .spin_ns = c->step_ns };
+	return ts_steploop_run(&L, err, errlen);
 }
 
 struct vl {
+	struct dl_steps d;
 	struct feed p;
 	const struct ts_dl_cfg *c;
 	const struct ts_vdisk *disk;
@@ -211,9 +274,13 @@ struct vl {
 	struct vrank *rk;
 	struct ts_evq q; /* the workers' next events, mostly pushed near the back */
 	uint64_t tie;
-	uint64_t step; /* the step the ranks are taking */
 	uint64_t *pending; /* ranks whose batch of this step is ready */
 	uint64_t npending;
+	/* The pass over the pending ranks: each whose start is no later than
+	 * the loader's next event (@top, as the pass began) takes its batch;
+	 * a pass that took none lets that event happen. */
+	bool in_pass, took;
+	uint64_t pass_i, top;
 	struct ts_dl_result *r;
 };
 
@@ -285,7 +352,7 @@ static int vw_event(struct vl *v, struct vworker *w, uint64_t t)
 		}
 		struct vrank *r = &v->rk[w->k];
 		r->ready[w->batch] = t;
-		if (w->batch == v->step)
+		if (w->batch == v->d.step)
 			v->pending[v->npending++] = w->k;
 		w->batch = UNSET;
 		w->next += v->c->workers;
@@ -297,6 +364,108 @@ static int vw_event(struct vl *v, struct vworker *w, uint64_t t)
 		if (rc)
 			return rc;
 	}
+}
+
+/* Epoch d.e's loader starts at @t: nothing in flight, the workers idle,
+ * each rank's first batches given out. */
+static int v_epoch(struct vl *v, uint64_t t)
+{
+	const struct ts_dl_cfg *c = v->c;
+	struct ts_dl_epoch *ep = &v->r->ep[v->d.e];
+	uint64_t nw = c->ranks * c->workers, S = v->p.steps;
+	int rc = 0;
+	while (ts_evq_len(&v->q)) /* nothing is in flight at an epoch's end */
+		(void)ts_evq_pop(&v->q);
+	feed_epoch(&v->p);
+	ep->start = t;
+	if (v->d.fn)
+		ep->payload = feed_payload(&v->p);
+	v->npending = 0;
+	for (uint64_t i = 0; i < nw; i++)
+		v->wk[i] = (struct vworker){ .k = i / c->workers, .w = i % c->workers,
+					     .next = i % c->workers, .batch = UNSET,
+					     .chain = v->wk[i].chain, .cap = v->wk[i].cap };
+	for (uint64_t k = 0; k < c->ranks; k++) {
+		v->rk[k].dispatched = 0;
+		for (uint64_t j = 0; j < S; j++)
+			v->rk[k].ready[j] = UNSET;
+		for (uint64_t d = 0; !rc && d < feed_window(&v->p); d++)
+			rc = v_dispatch(v, k, t);
+	}
+	return rc;
+}
+
+/* The step loop's take (pipeline/steploop.h): the ranks whose batch of
+ * this step is ready, in passes; a rank takes its batch when the step
+ * can start it (max(ready, @bar)) no later than the loader's next event;
+ * else the next event happens. */
+static int v_take(void *self, uint64_t bar, struct ts_take *b, char *err, size_t errlen)
+{
+	struct vl *v = self;
+	const struct ts_dl_cfg *c = v->c;
+	uint64_t j;
+	int rc;
+	switch (dl_next_step(&v->d, bar)) {
+	case DL_END:
+		return 0;
+	case DL_NEW_EPOCH:
+		if ((rc = v_epoch(v, bar)))
+			return rc;
+		__attribute__((fallthrough));
+	case DL_NEW_STEP:
+		j = v->d.step;
+		v->npending = 0;
+		for (uint64_t k = 0; k < c->ranks; k++) {
+			v->rk[k].take = UNSET;
+			if (v->rk[k].ready[j] != UNSET)
+				v->pending[v->npending++] = k;
+		}
+		v->in_pass = false;
+		break;
+	case DL_SAME_STEP:
+		break;
+	}
+	j = v->d.step;
+	for (;;) {
+		if (!v->in_pass) {
+			v->top = ts_evq_len(&v->q) ? ts_evq_top(&v->q)->key : UNSET;
+			v->pass_i = 0;
+			v->took = false;
+			v->in_pass = true;
+		}
+		while (v->pass_i < v->npending) {
+			uint64_t k = v->pending[v->pass_i];
+			if (TS_MAX(v->rk[k].ready[j], bar) > v->top) {
+				v->pass_i++;
+				continue;
+			}
+			v->pending[v->pass_i] = v->pending[--v->npending];
+			v->rk[k].take = TS_MAX(v->rk[k].ready[j], bar);
+			v->d.taken++;
+			v->took = true;
+			*b = (struct ts_take){ .rank = k, .epoch = v->d.e, .seq = j,
+					       .ready = v->rk[k].ready[j], .n = (uint32_t)c->batch };
+			return 1;
+		}
+		v->in_pass = false;
+		if (v->took)
+			continue;
+		if (!ts_evq_len(&v->q)) {
+			snprintf(err, errlen, "DLIO loader: step %" PRIu64 " waits for nothing in "
+					      "flight", j);
+			return -EDEADLK;
+		}
+		struct ts_heap_item it = ts_evq_pop(&v->q);
+		v->r->events++;
+		if ((rc = vw_event(v, it.p, it.key)))
+			return rc;
+	}
+}
+
+static int v_release(void *self, const struct ts_take *b, uint64_t t, char *err, size_t errlen)
+{
+	(void)err, (void)errlen;
+	return v_dispatch(self, b->rank, t);
 }
 
 static void vl_free(struct vl *v)
@@ -317,7 +486,7 @@ static void vl_free(struct vl *v)
 int ts_dl_run_virtual(const struct ts_dl_cfg *c, const struct ts_vdisk *disk, ts_dl_step_fn fn,
 		      void *ctx, struct ts_dl_result *r, char *err, size_t errlen)
 {
-	struct vl v = { .c = c, .disk = disk, .r = r };
+	struct vl v = { .d = { .c = c, .r = r, .fn = fn, .ctx = ctx }, .c = c, .disk = disk, .r = r };
 	memset(r, 0, sizeof(*r));
 	int rc = feed_new(&v.p, c, err, errlen);
 	if (!rc)
@@ -329,80 +498,9 @@ int ts_dl_run_virtual(const struct ts_dl_cfg *c, const struct ts_vdisk *disk, ts
 	for (uint64_t k = 0; !rc && k < c->ranks; k++)
 		if (!(v.rk[k].ready = malloc(S * sizeof(uint64_t))))
 			rc = -ENOMEM;
-	uint64_t t = 0;
-	for (uint64_t e = 0; !rc && e < c->epochs; e++) {
-		struct ts_dl_epoch *ep = &r->ep[e];
-		feed_epoch(&v.p);
-		ep->start = t;
-		if (fn)
-			ep->payload = feed_payload(&v.p);
-		v.step = 0;
-		v.npending = 0;
-		for (uint64_t i = 0; i < nw; i++)
-			v.wk[i] = (struct vworker){ .k = i / c->workers, .w = i % c->workers,
-						    .next = i % c->workers, .batch = UNSET,
-						    .chain = v.wk[i].chain, .cap = v.wk[i].cap };
-		for (uint64_t k = 0; k < c->ranks; k++) {
-			v.rk[k].dispatched = 0;
-			for (uint64_t j = 0; j < S; j++)
-				v.rk[k].ready[j] = UNSET;
-			for (uint64_t d = 0; !rc && d < feed_window(&v.p); d++)
-				rc = v_dispatch(&v, k, t);
-		}
-		uint64_t bar = t;
-		for (uint64_t j = 0; !rc && j < S; j++) {
-			v.step = j;
-			v.npending = 0;
-			for (uint64_t k = 0; k < c->ranks; k++) {
-				v.rk[k].take = UNSET;
-				if (v.rk[k].ready[j] != UNSET)
-					v.pending[v.npending++] = k;
-			}
-			uint64_t taken = 0, end = bar;
-			while (!rc && taken < c->ranks) {
-				uint64_t top = ts_evq_len(&v.q) ? ts_evq_top(&v.q)->key : UNSET;
-				bool took = false;
-				for (uint64_t i = 0; !rc && i < v.npending;) {
-					uint64_t k = v.pending[i];
-					uint64_t tk = TS_MAX(v.rk[k].ready[j], bar);
-					if (tk > top) {
-						i++;
-						continue;
-					}
-					v.pending[i] = v.pending[--v.npending];
-					end = take(c, v.rk, ep, k, j, tk, end);
-					taken++;
-					took = true;
-					rc = v_dispatch(&v, k, tk);
-				}
-				if (rc || took || taken == c->ranks)
-					continue;
-				if (!ts_evq_len(&v.q)) {
-					snprintf(err, errlen, "DLIO loader: step %" PRIu64 " waits for "
-							      "nothing in flight", j);
-					rc = -EDEADLK;
-					break;
-				}
-				struct ts_heap_item it = ts_evq_pop(&v.q);
-				r->events++;
-				rc = vw_event(&v, it.p, it.key);
-			}
-			bar = end;
-			if (!rc && fn && fn(ctx, e, j, ep, bar)) {
-				ep->end = bar;
-				r->epochs = e + 1;
-				vl_free(&v);
-				return 1;
-			}
-		}
-		if (rc)
-			break;
-		ep->end = bar;
-		r->epochs = e + 1;
-		t = bar;
-		while (ts_evq_len(&v.q)) /* nothing is in flight at an epoch's end */
-			(void)ts_evq_pop(&v.q);
-	}
+	struct ts_steploop_src src = { v_take, v_release, &v };
+	if (!rc)
+		rc = dl_run(&v.d, &src, false, 0, err, errlen);
 	if (rc == -ENOMEM)
 		snprintf(err, errlen, "DLIO loader: out of memory");
 	vl_free(&v);
@@ -423,6 +521,8 @@ struct rworker {
 };
 
 struct rl {
+	struct dl_steps d;
+	int (*between)(char *err, size_t errlen);
 	struct feed p;
 	const struct ts_dl_cfg *c;
 	int dirfd;
@@ -552,25 +652,89 @@ static void r_dispatch(struct rl *L, uint64_t k)
 		L->rk[k].dispatched++;
 }
 
-static void sleep_until(uint64_t t, volatile sig_atomic_t *stop)
+/* The step loop's take (pipeline/steploop.h): a rank whose batch of this
+ * step is ready, taken now; the wait is on the workers' hand-overs, woken
+ * at least every 50 ms to see a Ctrl-C. */
+static int r_take(void *self, uint64_t bar, struct ts_take *b, char *err, size_t errlen)
 {
-	struct timespec ts = { (time_t)(t / TS_NS_PER_S), (long)(t % TS_NS_PER_S) };
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR &&
-	       !(stop && *stop))
-		;
+	struct rl *L = self;
+	const struct ts_dl_cfg *c = L->c;
+	int rc = 0;
+	switch (dl_next_step(&L->d, bar)) {
+	case DL_END:
+		return 0;
+	case DL_NEW_EPOCH:
+		pthread_mutex_lock(&L->mu);
+		feed_epoch(&L->p); /* every worker is idle: the last epoch's batches were all taken */
+		for (uint64_t k = 0; k < c->ranks; k++) {
+			L->rk[k].dispatched = feed_window(&L->p);
+			for (uint64_t j = 0; j < L->p.steps; j++)
+				L->rk[k].ready[j] = UNSET;
+		}
+		L->epoch = L->d.e;
+		L->d.r->ep[L->d.e].start = ts_now_ns();
+		pthread_cond_broadcast(&L->cv);
+		pthread_mutex_unlock(&L->mu);
+		__attribute__((fallthrough));
+	case DL_NEW_STEP:
+		if (L->between && (rc = L->between(err, errlen)))
+			return rc;
+		pthread_mutex_lock(&L->mu);
+		for (uint64_t k = 0; k < c->ranks; k++)
+			L->rk[k].take = UNSET;
+		pthread_mutex_unlock(&L->mu);
+		break;
+	case DL_SAME_STEP:
+		break;
+	}
+	uint64_t j = L->d.step;
+	pthread_mutex_lock(&L->mu);
+	while (!L->stop && !ts_interrupted) {
+		for (uint64_t k = 0; k < c->ranks; k++) {
+			if (L->rk[k].take != UNSET || L->rk[k].ready[j] == UNSET)
+				continue;
+			uint64_t now = ts_now_ns();
+			L->rk[k].take = now;
+			L->d.taken++;
+			pthread_mutex_unlock(&L->mu);
+			*b = (struct ts_take){ .rank = k, .epoch = L->d.e, .seq = j, .ready = now,
+					       .n = (uint32_t)c->batch };
+			return 1;
+		}
+		struct timespec ts;
+		uint64_t dl = ts_now_ns() + 50 * 1000000ull;
+		ts.tv_sec = (time_t)(dl / TS_NS_PER_S);
+		ts.tv_nsec = (long)(dl % TS_NS_PER_S);
+		pthread_cond_timedwait(&L->cv, &L->mu, &ts);
+	}
+	if (L->err) {
+		rc = L->err;
+		snprintf(err, errlen, "loader: %s", L->msg);
+	} else {
+		rc = -EINTR;
+		snprintf(err, errlen, "interrupted at step %" PRIu64 " of epoch %" PRIu64, j + 1,
+			 L->d.e + 1);
+	}
+	pthread_mutex_unlock(&L->mu);
+	return rc;
 }
 
-static void spin_until(uint64_t t, volatile sig_atomic_t *stop)
+static int r_release(void *self, const struct ts_take *b, uint64_t t, char *err, size_t errlen)
 {
-	volatile uint64_t x = 0;
-	while (ts_now_ns() < t && !(stop && *stop))
-		x++;
+	struct rl *L = self;
+	(void)t, (void)err, (void)errlen;
+	pthread_mutex_lock(&L->mu);
+	r_dispatch(L, b->rank);
+	pthread_cond_broadcast(&L->cv);
+	pthread_mutex_unlock(&L->mu);
+	return 0;
 }
 
 int ts_dl_run_real(const struct ts_dl_cfg *c, int (*between)(char *err, size_t errlen),
-		   volatile sig_atomic_t *stop, struct ts_dl_result *r, char *err, size_t errlen)
+		   struct ts_dl_result *r, char *err, size_t errlen)
 {
-	struct rl L = { .c = c, .dirfd = -1, .epoch = UNSET };
+	struct rl L = { .d = { .c = c, .r = r }, .between = between, .c = c, .dirfd = -1,
+			.epoch = UNSET };
 	memset(r, 0, sizeof(*r));
 	pthread_mutex_init(&L.mu, NULL);
 	pthread_condattr_t ca;
@@ -598,64 +762,9 @@ int ts_dl_run_real(const struct ts_dl_cfg *c, int (*between)(char *err, size_t e
 		else
 			L.wk[i].started = true;
 	}
-	for (uint64_t e = 0; !rc && e < c->epochs; e++) {
-		struct ts_dl_epoch *ep = &r->ep[e];
-		pthread_mutex_lock(&L.mu);
-		feed_epoch(&L.p); /* every worker is idle: the last epoch's batches were all taken */
-		for (uint64_t k = 0; k < c->ranks; k++) {
-			L.rk[k].dispatched = feed_window(&L.p);
-			for (uint64_t j = 0; j < S; j++)
-				L.rk[k].ready[j] = UNSET;
-		}
-		L.epoch = e;
-		ep->start = ts_now_ns();
-		pthread_cond_broadcast(&L.cv);
-		pthread_mutex_unlock(&L.mu);
-		uint64_t bar = ep->start;
-		for (uint64_t j = 0; !rc && j < S; j++) {
-			if (between && (rc = between(err, errlen)))
-				break;
-			uint64_t taken = 0, end = bar;
-			pthread_mutex_lock(&L.mu);
-			for (uint64_t k = 0; k < c->ranks; k++)
-				L.rk[k].take = UNSET;
-			while (taken < c->ranks && !L.stop && !(stop && *stop)) {
-				for (uint64_t k = 0; k < c->ranks; k++) {
-					if (L.rk[k].take != UNSET || L.rk[k].ready[j] == UNSET)
-						continue;
-					end = take(c, L.rk, ep, k, j, ts_now_ns(), end);
-					taken++;
-					r_dispatch(&L, k);
-					pthread_cond_broadcast(&L.cv);
-				}
-				if (taken < c->ranks) {
-					struct timespec ts;
-					uint64_t dl = ts_now_ns() + 50 * 1000000ull;
-					ts.tv_sec = (time_t)(dl / TS_NS_PER_S);
-					ts.tv_nsec = (long)(dl % TS_NS_PER_S);
-					pthread_cond_timedwait(&L.cv, &L.mu, &ts);
-				}
-			}
-			if (L.err) {
-				rc = L.err;
-				snprintf(err, errlen, "loader: %s", L.msg);
-			} else if (taken < c->ranks) {
-				rc = -EINTR;
-				snprintf(err, errlen, "interrupted at step %" PRIu64 " of epoch %" PRIu64,
-					 j + 1, e + 1);
-			}
-			pthread_mutex_unlock(&L.mu);
-			if (rc)
-				break;
-			uint64_t t0 = ts_now_ns();
-			spin_until(t0 + c->step_ns, stop);
-			sleep_until(end, stop);
-			bar = TS_MAX(end, ts_now_ns());
-		}
-		ep->end = bar;
-		if (!rc)
-			r->epochs = e + 1;
-	}
+	struct ts_steploop_src src = { r_take, r_release, &L };
+	if (!rc)
+		rc = dl_run(&L.d, &src, true, ts_now_ns(), err, errlen);
 	pthread_mutex_lock(&L.mu);
 	L.stop = true;
 	pthread_cond_broadcast(&L.cv);

@@ -33,7 +33,6 @@
 #ifndef TS_DLIO_LOADER_H
 #define TS_DLIO_LOADER_H
 
-#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -98,10 +97,10 @@ TS_WUR int ts_dl_run_virtual(const struct ts_dl_cfg *c, const struct ts_vdisk *d
 			     ts_dl_step_fn fn, void *ctx, struct ts_dl_result *r, char *err,
 			     size_t errlen);
 /* Runs @c in real time on c->dir; @between (may be NULL) is called before
- * each step's batches are taken (ranks: DLIO's barrier). */
+ * each step's batches are taken (ranks: DLIO's barrier). A Ctrl-C
+ * (ts_interrupted) ends it with -EINTR. */
 TS_WUR int ts_dl_run_real(const struct ts_dl_cfg *c, int (*between)(char *err, size_t errlen),
-			  volatile sig_atomic_t *stop, struct ts_dl_result *r, char *err,
-			  size_t errlen);
+			  struct ts_dl_result *r, char *err, size_t errlen);
 void ts_dl_result_free(struct ts_dl_result *r);
 
 #endif

@@ -57,6 +57,7 @@
 #include "pipeline/dataset.h"
 #include "pipeline/host.h"
 #include "pipeline/loader.h"
+#include "pipeline/steploop.h"
 #include "pipeline/vpipe.h"
 #include "disk/cgroup.h"
 #include "disk/disk.h"
@@ -175,61 +176,6 @@ static int pipe_config(const struct ts_dlio_workload *w, uint64_t n, uint64_t se
 	return rc;
 }
 
-/* Where batches come from, in either clock. */
-struct feed {
-	bool virt;
-	struct ts_vpipe *vp;
-	struct ts_pipe *p;
-	struct ts_batch *b;
-	bool open_next;	  /* real: the next epoch's loader starts after the barrier */
-	uint64_t open_ns; /* when the last epoch's loader started */
-};
-
-static int feed_next(struct feed *f, uint64_t *ready, uint64_t *seq, uint64_t *epoch,
-		     uint32_t *n, char *err, size_t errlen)
-{
-	if (f->virt) {
-		struct ts_vbatch vb;
-		int rc = ts_vpipe_next_batch(f->vp, &vb);
-		if (rc < 0)
-			snprintf(err, errlen, "virtual loader: %s", ts_strerror(rc));
-		if (rc == 1) {
-			*ready = vb.ready_ns;
-			*seq = vb.seq;
-			*epoch = vb.epoch;
-			*n = vb.n;
-		}
-		return rc;
-	}
-	int rc = ts_dlio_mpi_step(err, errlen); /* ranks: DLIO's barrier between steps */
-	if (rc)
-		return rc;
-	if (f->open_next) { /* main.py: the epoch's loop makes a new iterator */
-		f->open_next = false;
-		f->open_ns = ts_now_ns();
-		ts_pipe_open_epoch(f->p);
-	}
-	int64_t wr = ts_pipe_next_batch(f->p, &f->b);
-	if (wr < 0) {
-		snprintf(err, errlen, "loader: %s", ts_pipe_error(f->p));
-		return (int)wr;
-	}
-	if (!f->b)
-		return 0;
-	*ready = ts_now_ns();
-	*seq = f->b->seq;
-	*epoch = f->b->epoch;
-	*n = f->b->n;
-	return 1;
-}
-
-static void sleep_until(uint64_t t)
-{
-	struct timespec ts = { (time_t)(t / TS_NS_PER_S), (long)(t % TS_NS_PER_S) };
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR && !ts_interrupted)
-		;
-}
-
 /* ---- The host's CPU: the framework's work per step and per sample ---- */
 
 /* What the framework costs a run (--host): 0 everywhere without one. */
@@ -290,15 +236,6 @@ static int cpu_resolve(const struct ts_dlio_opts *o, const struct ts_dlio_worklo
 	return 0;
 }
 
-/* Real time: the step's framework work is CPU work on the accelerator's
- * thread, as in DLIO's loop. */
-static void spin_until(uint64_t t)
-{
-	volatile uint64_t x = 0;
-	while (ts_now_ns() < t && !ts_interrupted)
-		x++;
-}
-
 /* The highest mean AU a run can still reach, after @done epochs whose AUs
  * sum to @sum and @k steps of the current one, the last @k - 1 taking
  * @elapsed ns. A step takes at least @step + @ct (the next starts when the
@@ -324,98 +261,146 @@ static double au_reach(double sum, uint64_t done, uint64_t k, double elapsed, do
 	return TS_MAX(a0, a1);
 }
 
-/* The accelerators' loop: take, the framework's step, compute, next; the
- * DLIO figures per epoch. With @stop_below > 0, a run that can no longer
- * reach a mean AU of @stop_below stops there, r->stopped set and r->au the
- * bound. */
-static int accelerate(struct feed *f, const struct ts_dlio_workload *w, uint64_t n,
+/* The accelerators over the project's loader, on the step loop
+ * (pipeline/steploop.h): a step is the framework's step and the
+ * computation; each epoch restarts the loader when its last step ends (in
+ * real time after the ranks' barrier); AU and samples/s per epoch. */
+struct accel {
+	struct ts_steploop_pipe pipe; /* the loader, either clock */
+	struct ts_steploop_src src;   /* it, behind DLIO's barrier and restart */
+	const struct ts_dlio_workload *w;
+	struct ts_dlio_result *r;
+	uint64_t n, per_epoch, t0, ct, step_ns;
+	double stop_below;
+	bool open_next;	  /* real: the next epoch's loader starts after the barrier */
+	uint64_t open_ns; /* when the last epoch's loader started */
+	uint64_t prev_end, first_end, cur_epoch, in_epoch, ep_samples, ep_start;
+	double au_sum, sps_sum;
+};
+
+/* Real time: DLIO's barrier between the ranks' steps, then, at an epoch's
+ * start, its loader (main.py: the epoch's loop makes a new iterator). */
+static int accel_take(void *self, uint64_t free_at, struct ts_take *b, char *err, size_t errlen)
+{
+	struct accel *A = self;
+	if (A->pipe.pipe) {
+		int rc = ts_dlio_mpi_step(err, errlen);
+		if (rc)
+			return rc;
+		if (A->open_next) {
+			A->open_next = false;
+			A->open_ns = ts_now_ns();
+			ts_pipe_open_epoch(A->pipe.pipe);
+		}
+	}
+	return A->pipe.src.take(A->pipe.src.self, free_at, b, err, errlen);
+}
+
+static int accel_release(void *self, const struct ts_take *b, uint64_t t, char *err, size_t errlen)
+{
+	struct accel *A = self;
+	return A->pipe.src.release(A->pipe.src.self, b, t, err, errlen);
+}
+
+/* An epoch closes when the next begins (or the run ends). */
+static void accel_epoch_close(struct accel *A)
+{
+	struct ts_dlio_result *r = A->r;
+	if (A->cur_epoch == UINT64_MAX || A->in_epoch <= 1)
+		return;
+	double secs = (double)(A->prev_end - A->first_end) / 1e9;
+	double au = (double)(A->in_epoch - 1) * (double)A->ct / 1e9 / secs;
+	A->au_sum += au;
+	A->sps_sum += (double)A->ep_samples / ((double)(A->prev_end - A->ep_start) / 1e9);
+	r->au_min = TS_MIN(r->au_min, au);
+	r->au_max = TS_MAX(r->au_max, au);
+	r->epochs++;
+}
+
+/* With stop_below > 0, a run that can no longer reach a mean AU of
+ * stop_below stops there (1), r->stopped set and r->au the bound. */
+static int accel_step_end(void *self, const struct ts_take *b, const struct ts_step_span *sp,
+			  uint64_t end, char *err, size_t errlen)
+{
+	struct accel *A = self;
+	struct ts_dlio_result *r = A->r;
+	int rc;
+	(void)sp;
+	if (b->epoch != A->cur_epoch) {
+		accel_epoch_close(A);
+		A->cur_epoch = b->epoch;
+		A->in_epoch = 0;
+		A->ep_samples = 0;
+		A->ep_start = A->cur_epoch ? A->open_ns : A->t0;
+	}
+	if (A->in_epoch == 0)
+		A->first_end = end;
+	A->ep_samples += b->n;
+	A->in_epoch++;
+	if (A->in_epoch == A->per_epoch) { /* the epoch's loader ends; the next starts */
+		if (A->pipe.pipe) {
+			A->open_next = true; /* after the ranks' barrier (accel_take) */
+		} else if ((rc = ts_vpipe_open_epoch(A->pipe.vp, end))) {
+			snprintf(err, errlen, "virtual loader: %s", ts_strerror(rc));
+			return rc;
+		} else {
+			A->open_ns = end;
+		}
+	}
+	r->samples += b->n;
+	A->prev_end = end;
+	if (A->stop_below > 0 && A->in_epoch > 1 && A->ct) {
+		const struct ts_dlio_workload *w = A->w;
+		uint64_t left = w->epochs > r->epochs + 1 ? w->epochs - r->epochs - 1 : 0;
+		double reach = au_reach(A->au_sum, r->epochs, A->in_epoch,
+					(double)(A->prev_end - A->first_end), (double)A->ct,
+					(double)A->step_ns, A->per_epoch, left, 0);
+		/* a margin for rounding: the bound must not pass a run that fails */
+		if (reach < A->stop_below - 1e-9) {
+			r->n = A->n;
+			r->au = reach;
+			r->stopped = true;
+			if (!r->epochs) /* no epoch's own figure yet */
+				r->au_min = r->au_max = reach;
+			r->steps = A->per_epoch;
+			r->run_s = (double)(A->prev_end - A->t0) / 1e9;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The accelerators' loop over A->pipe (either clock): take, the
+ * framework's step, compute, next; the DLIO figures per epoch. */
+static int accelerate(struct accel *A, const struct ts_dlio_workload *w, uint64_t n,
 		      uint64_t per_epoch, uint64_t t0, uint64_t step_ns, double stop_below,
 		      struct ts_dlio_result *r, char *err, size_t errlen)
 {
-	uint64_t ct = (uint64_t)llround(w->computation_time * 1e9);
-	uint64_t limit = w->total_training_steps >= 0 ? (uint64_t)w->total_training_steps
-						      : UINT64_MAX;
-	uint64_t prev_end = t0, first_end = 0, cur_epoch = UINT64_MAX, in_epoch = 0;
-	uint64_t steps = 0, ep_samples = 0, ep_start = t0;
-	double au_sum = 0, sps_sum = 0;
+	A->w = w;
+	A->r = r;
+	A->n = n;
+	A->per_epoch = per_epoch;
+	A->t0 = A->prev_end = A->ep_start = t0;
+	A->ct = (uint64_t)llround(w->computation_time * 1e9);
+	A->step_ns = step_ns;
+	A->stop_below = stop_below;
+	A->cur_epoch = UINT64_MAX;
 	r->au_min = INFINITY;
 	r->au_max = 0;
-	for (;;) {
-		uint64_t ready = 0, seq = 0, epoch = 0;
-		uint32_t got = 0;
-		int rc = steps < limit ? feed_next(f, &ready, &seq, &epoch, &got, err, errlen) : 0;
-		if (rc < 0)
-			return rc;
-		/* an epoch closes when the next begins (or the run ends) */
-		if ((rc == 0 || epoch != cur_epoch) && cur_epoch != UINT64_MAX && in_epoch > 1) {
-			double secs = (double)(prev_end - first_end) / 1e9;
-			double au = (double)(in_epoch - 1) * (double)ct / 1e9 / secs;
-			au_sum += au;
-			sps_sum += (double)ep_samples / ((double)(prev_end - ep_start) / 1e9);
-			r->au_min = TS_MIN(r->au_min, au);
-			r->au_max = TS_MAX(r->au_max, au);
-			r->epochs++;
-		}
-		if (rc == 0)
-			break;
-		if (ts_interrupted) {
-			snprintf(err, errlen, "interrupted after %" PRIu64 " steps; the mount is "
-					      "removed, the dataset kept", steps);
-			return -EINTR;
-		}
-		if (epoch != cur_epoch) {
-			cur_epoch = epoch;
-			in_epoch = 0;
-			ep_samples = 0;
-			ep_start = cur_epoch ? f->open_ns : t0;
-		}
-		uint64_t start = TS_MAX(ready, prev_end);
-		if (f->virt) {
-			if ((rc = ts_vpipe_release(f->vp, seq, start)))
-				return rc;
-		} else {
-			ts_pipe_batch_release(f->p, f->b); /* the batch went to the devices */
-			f->b = NULL;
-		}
-		uint64_t end = start + step_ns + ct;
-		if (!f->virt) {
-			spin_until(start + step_ns);
-			sleep_until(end);
-			end = TS_MAX(end, ts_now_ns());
-		}
-		if (in_epoch == 0)
-			first_end = end;
-		ep_samples += got;
-		in_epoch++;
-		if (in_epoch == per_epoch) { /* the epoch's loader ends; the next starts */
-			if (!f->virt)
-				f->open_next = true; /* after the ranks' barrier (feed_next) */
-			else if ((rc = ts_vpipe_open_epoch(f->vp, end)))
-				return rc;
-			else
-				f->open_ns = end;
-		}
-		steps++;
-		r->samples += got;
-		prev_end = end;
-		if (stop_below > 0 && in_epoch > 1 && ct) {
-			uint64_t left = w->epochs > r->epochs + 1 ? w->epochs - r->epochs - 1 : 0;
-			double reach = au_reach(au_sum, r->epochs, in_epoch,
-						(double)(prev_end - first_end), (double)ct,
-						(double)step_ns, per_epoch, left, 0);
-			/* a margin for rounding: the bound must not pass a run that fails */
-			if (reach < stop_below - 1e-9) {
-				r->n = n;
-				r->au = reach;
-				r->stopped = true;
-				if (!r->epochs) /* no epoch's own figure yet */
-					r->au_min = r->au_max = reach;
-				r->steps = per_epoch;
-				r->run_s = (double)(prev_end - t0) / 1e9;
-				return 0;
-			}
-		}
-	}
+	ts_steploop_pipe_init(&A->pipe);
+	A->src = (struct ts_steploop_src){ accel_take, accel_release, A };
+	struct ts_steploop_ops ops = { .step_end = accel_step_end, .self = A };
+	struct ts_steploop L = {
+		.src = &A->src, .ops = &ops, .t0 = t0, .real = !A->pipe.vp,
+		.limit = w->total_training_steps >= 0 ? (uint64_t)w->total_training_steps : UINT64_MAX,
+		.step_ns = step_ns + A->ct, .spin_ns = step_ns,
+	};
+	int rc = ts_steploop_run(&L, err, errlen);
+	if (rc < 0)
+		return rc;
+	if (r->stopped)
+		return 0;
+	accel_epoch_close(A);
 	if (!r->epochs) {
 		snprintf(err, errlen, "every epoch has fewer than 2 steps (%" PRIu64 " per epoch with %"
 				      PRIu64 " accelerators): AU leaves the first step out; use more "
@@ -424,11 +409,11 @@ static int accelerate(struct feed *f, const struct ts_dlio_workload *w, uint64_t
 		return -EINVAL;
 	}
 	r->n = n;
-	r->au = au_sum / (double)r->epochs;
-	r->samples_s = sps_sum / (double)r->epochs;
+	r->au = A->au_sum / (double)r->epochs;
+	r->samples_s = A->sps_sum / (double)r->epochs;
 	r->mib_s = r->samples_s * w->record_length / 1048576.0;
 	r->steps = per_epoch;
-	r->run_s = (double)(prev_end - t0) / 1e9;
+	r->run_s = (double)(A->prev_end - t0) / 1e9;
 	return 0;
 }
 
@@ -650,7 +635,7 @@ static int run_virtual(struct env *E, uint64_t n, double stop_below, struct ts_d
 		return rc;
 	}
 	struct ts_pipe_cfg pc;
-	struct feed f = { .virt = true };
+	struct accel f = { 0 };
 	uint64_t w0 = ts_now_ns();
 	uint64_t workers = E->cpu.workers * n;
 	struct ts_decode_cal cal = { .sample_ns = E->cpu.sample_ns,
@@ -658,20 +643,20 @@ static int run_virtual(struct env *E, uint64_t n, double stop_below, struct ts_d
 	snprintf(cal.cpu, sizeof(cal.cpu), "host %s", E->o->host ? E->o->host : "-");
 	if (!(rc = pipe_config(E->w, n, E->seed, "", workers, &pc, err, errlen))) {
 		struct ts_vdisk disk = { ts_vtier_vio, &vt };
-		rc = ts_vpipe_new(&pc, &E->meta, &disk, workers ? &cal : NULL, &f.vp, err, errlen);
+		rc = ts_vpipe_new(&pc, &E->meta, &disk, workers ? &cal : NULL, &f.pipe.vp, err, errlen);
 	}
 	if (!rc)
-		rc = accelerate(&f, E->w, n, ts_vpipe_batches_per_epoch(f.vp),
-				ts_vpipe_start_ns(f.vp), E->cpu.step_ns, stop_below, r, err, errlen);
-	if (f.vp) {
+		rc = accelerate(&f, E->w, n, ts_vpipe_batches_per_epoch(f.pipe.vp),
+				ts_vpipe_start_ns(f.pipe.vp), E->cpu.step_ns, stop_below, r, err, errlen);
+	if (f.pipe.vp) {
 		struct ts_vpipe_stats vs;
-		ts_vpipe_stats(f.vp, &vs);
+		ts_vpipe_stats(f.pipe.vp, &vs);
 		r->read_bytes = vs.read_bytes;
 		r->read_requests = vs.read_requests + vs.meta_requests;
 		r->events = vs.samples + 2 * vs.batches; /* read done, take, release */
 	}
 	r->wall_s = (double)(ts_now_ns() - w0) / 1e9;
-	ts_vpipe_free(f.vp);
+	ts_vpipe_free(f.pipe.vp);
 	ts_opt_free(ts_pipe_opts, &pc);
 	ts_vtier_free(&vt);
 	return rc;
@@ -815,7 +800,7 @@ static int run_real(struct env *E, uint64_t n, struct ts_dlio_result *r, char *e
 		return rc;
 	uint64_t local = ts_dlio_mpi_ranks() ? 1 : n;
 	struct ts_pipe_cfg pc = { 0 };
-	struct feed f = { .virt = false };
+	struct accel f = { 0 };
 	snprintf(path, sizeof(path), "%s/train", E->mnt);
 	uint64_t w0 = ts_now_ns();
 	if (torch_loader(E->w)) {
@@ -828,7 +813,7 @@ static int run_real(struct env *E, uint64_t n, struct ts_dlio_result *r, char *e
 		if (!E->meta.samples)
 			rc = ts_dataset_open(E->mnt, &E->meta, err, errlen);
 		if (!rc)
-			rc = ts_dl_run_real(&c, ts_dlio_mpi_step, &ts_interrupted, &d, err, errlen);
+			rc = ts_dl_run_real(&c, ts_dlio_mpi_step, &d, err, errlen);
 		else
 			memset(&d, 0, sizeof(d));
 		if (!rc)
@@ -836,16 +821,16 @@ static int run_real(struct env *E, uint64_t n, struct ts_dlio_result *r, char *e
 		ts_dl_result_free(&d);
 	} else if (!(rc = pipe_config(E->w, local, E->seed, path, 0, &pc, err, errlen)) &&
 	    !(rc = ranks_shard(E->w, &pc, err, errlen)) &&
-	    !(rc = ts_pipe_new(&pc, &f.p, err, errlen)) && (rc = ts_pipe_start(f.p)))
-		snprintf(err, errlen, "loader: %s", ts_pipe_error(f.p));
-	if (!rc && f.p)
-		rc = accelerate(&f, E->w, local, ts_pipe_batches_per_epoch(f.p), ts_now_ns(),
+	    !(rc = ts_pipe_new(&pc, &f.pipe.pipe, err, errlen)) && (rc = ts_pipe_start(f.pipe.pipe)))
+		snprintf(err, errlen, "loader: %s", ts_pipe_error(f.pipe.pipe));
+	if (!rc && f.pipe.pipe)
+		rc = accelerate(&f, E->w, local, ts_pipe_batches_per_epoch(f.pipe.pipe), ts_now_ns(),
 				E->cpu.step_ns, 0, r, err, errlen);
-	if (f.p) {
+	if (f.pipe.pipe) {
 		struct ts_pipe_stats ps;
-		ts_pipe_stats(f.p, &ps);
+		ts_pipe_stats(f.pipe.pipe, &ps);
 		r->read_bytes = ps.reader.bytes;
-		ts_pipe_free(f.p);
+		ts_pipe_free(f.pipe.pipe);
 	}
 	r->wall_s = (double)(ts_now_ns() - w0) / 1e9;
 	ts_opt_free(ts_pipe_opts, &pc);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_interrupt_jobs.sh — one interrupt path (core/interrupt.h): SIGINT in
-# the middle of a scenario's dlio{}, of `tiersim record`, of
+# the middle of a scenario's dlio{} (either DLIO loader), of `tiersim record`, of
 # `tiersim compare` in real time and of `tiersim validate --real` ends with
 # exit 130 and leaves nothing mounted and no daemon running. (dlio{} used to install a handler of its
 # own over the runner's and end with 1.)
@@ -19,6 +19,18 @@ L
 bg=$!
 stop_mounted "dlio{}"
 grep -q "interrupted" "$work/err" || fail "dlio{}: the stop is not said: $(cat "$work/err")"
+# The same with DLIO's PyTorch loader (unet3d: npz files, two ranks taking
+# their batches under a barrier).
+cat >"$work/dlio_torch.lua" <<'L'
+dlio{ workload = "unet3d_h100", tier = "essd-pl1", accelerators = 2,
+	overrides = { "dataset.num_files_train=16", "dataset.record_length_bytes=50000",
+		"dataset.record_length_bytes_stdev=0", "reader.batch_size=2",
+		"train.computation_time=0.5", "train.epochs=100" } }
+L
+"$tiersim" run "$work/dlio_torch.lua" --quiet >/dev/null 2>"$work/err" &
+bg=$!
+stop_mounted "dlio{} (PyTorch loader)"
+grep -q "interrupted" "$work/err" || fail "dlio{} (PyTorch loader): the stop is not said: $(cat "$work/err")"
 
 # record: the command runs on the mount until the signal (sent to tiersim
 # alone, which passes it on to the command).
