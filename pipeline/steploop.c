@@ -62,7 +62,9 @@ int ts_steploop_run(struct ts_steploop *L, char *err, size_t errlen)
 			sp.start = TS_MAX(b.ready, bar);
 			sp.end = sp.start + L->step_ns;
 		}
-		int rrc = src->release(src->self, &b, rc ? b.ready : sp.start, err, errlen);
+		char sub[256]; /* a failed step's message stands */
+		int rrc = src->release(src->self, &b, rc ? b.ready : sp.start, rc ? sub : err,
+				       rc ? sizeof(sub) : errlen);
 		if (rc || (rc = rrc))
 			return rc;
 		end = TS_MAX(end, sp.end);

@@ -7,6 +7,8 @@
  * the loop as documented.
  */
 #include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -23,6 +25,7 @@ struct script {
 	uint64_t free_at[MAXB]; /* what take was told */
 	uint64_t released[MAXB];
 	uint64_t nrel;
+	bool fail_release; /* every release fails, saying so */
 };
 
 static int s_take(void *self, uint64_t free_at, struct ts_take *b, char *err, size_t errlen)
@@ -41,9 +44,12 @@ static int s_take(void *self, uint64_t free_at, struct ts_take *b, char *err, si
 static int s_release(void *self, const struct ts_take *b, uint64_t t, char *err, size_t errlen)
 {
 	struct script *s = self;
-	(void)err, (void)errlen;
 	CHECK_EQ_U64(b->seq, s->nrel);
 	s->released[s->nrel++] = t;
+	if (s->fail_release) {
+		snprintf(err, errlen, "release failed");
+		return -EBADF;
+	}
 	return 0;
 }
 
@@ -152,7 +158,7 @@ int main(void)
 		CHECK_EQ_U64(s2.next, 3);
 	}
 	/* A failing step: its batch is released at its ready time, the error
-	 * is the step's. */
+	 * is the step's (a release that fails too does not replace it). */
 	{
 		struct script s = { .n = 3, .ready = { 0, 40, 0 } };
 		struct counts c = { .fail_at = 1 };
@@ -160,6 +166,10 @@ int main(void)
 		CHECK(strstr(err, "step 1 failed") != NULL);
 		CHECK_EQ_U64(s.nrel, 2);
 		CHECK_EQ_U64(s.released[1], 40);
+		struct script s2 = { .n = 1, .fail_release = true };
+		struct counts c2 = { .fail_at = 0 };
+		CHECK(run(&s2, &c2, 1, UINT64_MAX, true, &L, err, sizeof(err)) == -EIO);
+		CHECK(strstr(err, "step 0 failed") != NULL);
 	}
 	/* A Ctrl-C: -EINTR, said, nothing more taken. */
 	{
