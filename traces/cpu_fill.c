@@ -28,7 +28,7 @@
 #include <stdlib.h>
 
 #include "core/units.h"
-#include "traces/stats.h"
+#include "traces/order.h"
 #include "traces/trace.h"
 
 struct share {

@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "core/hist.h"
+#include "traces/order.h"
 #include "traces/trace.h"
 
 #define TS_STATS_SIZE_BUCKETS 28 /* IO sizes: [2^i, 2^(i+1)) bytes, last open-ended */
@@ -51,12 +52,6 @@ struct ts_trace_stats {
 	} * slot;
 };
 
-/* Sorted order of @t's records: indices by submit_ns, ties in file order.
- * Returns a malloc'd array of t->nrecs indices, or NULL on ENOMEM. */
-size_t *ts_trace_order(const struct ts_trace *t);
-/* Record indices by thread (tid ascending), each thread's in submit order
- * (ties in file order); NULL when out of memory. The caller frees it. */
-size_t *ts_trace_thread_order(const struct ts_trace *t);
 
 /* The recording's FUSE round trip: the floor tierfs wrote into the
  * header's mount options, 0 when it wrote none. */
