@@ -5,6 +5,7 @@
  * the probe rule when a second recording is given (replay.h).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,12 +140,16 @@ static void record_print(FILE *f, const struct ts_record_report *r, struct ts_re
 	fprintf(f, "recorded %s on %s into %s (the command exited %d)\n\n", r->data, s->t.hdr.tier,
 		r->trace, r->exit_status);
 	ts_trace_stats_print(f, st, &s->t, 5);
+	char sl[96] = ""; /* block mode: the command's waits for the device */
+	if (s->wk.nsleeps)
+		snprintf(sl, sizeof(sl), ", %zu IO sleeps (%" PRIu64 " requests tied to them)",
+			 s->wk.nsleeps, res[0].tied);
 	if (s->cfg.wakes)
 		fprintf(f,
-			"\nwake file %s.wakes: %zu threads, %zu wakes between them; of the "
+			"\nwake file %s.wakes: %zu threads, %zu wakes between them%s; of the "
 			"time between a thread's requests and wakes (%s), %s was waiting on "
 			"another thread (the wake rule)\n",
-			r->trace, s->wk.nthreads, s->wk.nwakes,
+			r->trace, s->wk.nthreads, s->wk.nwakes, sl,
 			ts_fmt_duration(b1, sizeof(b1), res[0].think_ns),
 			ts_fmt_duration(b2, sizeof(b2), res[0].waited_ns));
 	else
