@@ -27,7 +27,8 @@ static int resize(struct ts_evq *q, size_t cap)
 
 int ts_evq_reserve(struct ts_evq *q, size_t cap)
 {
-	return cap <= q->cap ? 0 : resize(q, cap);
+	int rc = ts_heap_reserve(&q->far, cap);
+	return rc ? rc : cap <= q->cap ? 0 : resize(q, cap);
 }
 
 int ts_evq_push(struct ts_evq *q, uint64_t key, uint64_t tie, void *p)
@@ -45,21 +46,11 @@ int ts_evq_push(struct ts_evq *q, uint64_t key, uint64_t tie, void *p)
 				return rc;
 		}
 	}
-	/* Its place: a few steps back from the end, else by bisection. */
-	size_t k = q->n, lo = q->head;
-	for (int step = 0; step < 8 && k > lo && after(&q->v[k - 1], key, tie); step++)
-		k--;
-	if (k > lo && after(&q->v[k - 1], key, tie)) {
-		size_t hi = k - 1; /* v[hi] sorts after; the place is in [lo, hi] */
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (after(&q->v[mid], key, tie))
-				hi = mid;
-			else
-				lo = mid + 1;
-		}
-		k = lo;
-	}
+	/* Its place: a few steps back from the end, else the heap's. */
+	size_t k = q->n;
+	for (int step = 0; k > q->head && after(&q->v[k - 1], key, tie); step++, k--)
+		if (step == 8)
+			return ts_heap_push(&q->far, key, tie, p);
 	if (k < q->n)
 		memmove(q->v + k + 1, q->v + k, (q->n - k) * sizeof(*q->v));
 	q->v[k] = (struct ts_heap_item){ key, tie, p };
@@ -69,6 +60,7 @@ int ts_evq_push(struct ts_evq *q, uint64_t key, uint64_t tie, void *p)
 
 void ts_evq_free(struct ts_evq *q)
 {
+	ts_heap_free(&q->far);
 	free(q->v);
 	*q = (struct ts_evq){ 0 };
 }

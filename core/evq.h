@@ -1,13 +1,13 @@
 /*
- * evq.h — an event queue of heap.h's items kept as a sorted array: the
- * same pops as a ts_heap, in (key, tie) order, at less cost where most
- * pushes land at or near the back — a discrete-event loop whose events
- * mostly complete in the order they were scheduled (requests through a
- * rate limit, a FIFO of workers). A push moves the items that sort after
- * it (none, or a few, there), a pop takes the front: no sift through
- * log2(n) levels at a mispredicted branch each. A push that sorts far
- * forward moves up to n items (one memmove), so it is for queues of a few
- * thousand events, not for arbitrary orders of millions.
+ * evq.h — an event queue of heap.h's items: the same pops as a ts_heap, in
+ * (key, tie) order, at less cost where most pushes land at or near the
+ * back — a discrete-event loop whose events mostly complete in the order
+ * they were scheduled (requests through a rate limit, a FIFO of workers).
+ * Such a push goes into a sorted array, moving the few items that sort
+ * after it; a pop takes the array's front: no sift through log2(n) levels
+ * at a mispredicted branch each. A push that sorts further forward (a
+ * page-cache hit among reads waiting on the device) goes into a binary
+ * heap beside it instead, and a pop takes the smaller of the two fronts.
  *
  *   struct ts_evq q = { 0 };
  *   if (ts_evq_push(&q, t, seq++, ev)) ...   // -ENOMEM
@@ -26,6 +26,7 @@
 struct ts_evq {
 	struct ts_heap_item *v; /* v[head..n): sorted by (key, tie) */
 	size_t head, n, cap;
+	struct ts_heap far;	/* the pushes that sorted far forward */
 };
 
 /* Room for @cap items up front (optional); -ENOMEM. A queue of at most
@@ -34,17 +35,27 @@ TS_WUR int ts_evq_reserve(struct ts_evq *q, size_t cap);
 TS_WUR int ts_evq_push(struct ts_evq *q, uint64_t key, uint64_t tie, void *p);
 static inline size_t ts_evq_len(const struct ts_evq *q)
 {
-	return q->n - q->head;
+	return q->n - q->head + q->far.n;
+}
+/* Whether the smallest item is the heap's. */
+static inline int ts_evq_far_first(const struct ts_evq *q)
+{
+	if (!q->far.n)
+		return 0;
+	if (q->head == q->n)
+		return 1;
+	const struct ts_heap_item *a = ts_heap_top(&q->far), *b = &q->v[q->head];
+	return a->key < b->key || (a->key == b->key && a->tie < b->tie);
 }
 /* The smallest item; the queue must not be empty. */
 static inline const struct ts_heap_item *ts_evq_top(const struct ts_evq *q)
 {
-	return &q->v[q->head];
+	return ts_evq_far_first(q) ? ts_heap_top(&q->far) : &q->v[q->head];
 }
 /* Removes and returns the smallest item; the queue must not be empty. */
 static inline struct ts_heap_item ts_evq_pop(struct ts_evq *q)
 {
-	return q->v[q->head++];
+	return ts_evq_far_first(q) ? ts_heap_pop(&q->far) : q->v[q->head++];
 }
 void ts_evq_free(struct ts_evq *q);
 
