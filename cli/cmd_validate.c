@@ -84,14 +84,17 @@ static const struct ts_cmdline validate_cmdline = {
 	.max_pos = -1,
 };
 
+/*
+ * Why one long function: the command's one sequence (corpus, profiles,
+ * ratchet, selection, runs, verdict, output), each step a library call from
+ * validation/ with its message, all leaving through one cleanup (out:).
+ */
 int ts_cmd_validate(int argc, char **argv)
 {
 	struct vcfg v;
 	char err[1024];
 	int ret = TS_EXIT_USAGE;
-	char **sel = calloc((size_t)argc, sizeof(*sel));
-	bool *used = calloc((size_t)argc, sizeof(*used));
-	size_t nsel = 0, nrows = 0, nadded = 0;
+	size_t nrows = 0, nadded = 0;
 	struct ts_corpus corpus = { 0 };
 	struct ts_case_row *rows = NULL;
 	struct ts_tier_set *set = NULL;
@@ -102,19 +105,12 @@ int ts_cmd_validate(int argc, char **argv)
 	char bpath[4200] = "";
 
 	memset(&v, 0, sizeof(v));
-	if (!sel || !used) {
-		fprintf(stderr, "tiersim validate: out of memory\n");
-		goto out;
-	}
 	struct ts_opt_args a;
 	int prc = ts_cmdline_parse(&validate_cmdline, &v, argc, argv, &a);
-	if (prc >= 0) {
-		free(sel);
-		free(used);
+	if (prc >= 0)
 		return prc; /* --help, or a usage error already said */
-	}
-	for (int i = 0; i < a.npos; i++)
-		sel[nsel++] = a.pos[i];
+	char **sel = a.pos;
+	size_t nsel = (size_t)a.npos;
 	ret = TS_EXIT_FAIL;
 	/* Every case (the fitted-vs-checking rule spans the corpus). */
 	size_t refused = 0;
@@ -127,41 +123,12 @@ int ts_cmd_validate(int argc, char **argv)
 	struct ts_case **all = corpus.c;
 	size_t nall = corpus.n;
 	const char *dir = corpus.dir;
-	if (!(rows = calloc(nall + 1, sizeof(*rows))))
+	if (ts_validate_load_profiles(all, nall, refused, stderr, "tiersim validate", &set, &hosts,
+				      &added, &nadded))
 		goto out;
-	if (ts_tier_set_load_default(&set, err, sizeof(err))) {
-		fprintf(stderr, "tiersim validate: %s\n", err);
-		goto out;
-	}
-	for (size_t i = 0; i < nall; i++)
-		if (all[i]->profile &&
-		    ts_validate_add_profile(set, all[i]->profile, &added, &nadded, err, sizeof(err))) {
-			fprintf(stderr, "tiersim validate: %s: %s\n", all[i]->path, err);
-			refused++;
-		}
-	if (refused) {
-		fprintf(stderr, "tiersim validate: %zu file%s refused; nothing was run\n", refused,
-			refused > 1 ? "s" : "");
-		goto out;
-	}
-	if (ts_host_set_load_default(&hosts, err, sizeof(err))) {
-		fprintf(stderr, "tiersim validate: %s\n", err);
-		goto out;
-	}
-	if (ts_validate_fit_rule(set, hosts, all, nall, stderr)) {
-		fprintf(stderr, "tiersim validate: the corpus and the profiles' evidence disagree "
-				"(above); nothing was run\n");
-		goto out;
-	}
 	/* The ratchet: --baseline FILE, or validation/baseline beside the
 	 * shipped corpus. */
-	if (v.baseline) {
-		snprintf(bpath, sizeof(bpath), "%s", v.baseline);
-	} else if (!v.cases) {
-		const char *slash = strrchr(dir, '/');
-		snprintf(bpath, sizeof(bpath), "%.*s/baseline", slash ? (int)(slash - dir) : 1,
-			 slash ? dir : ".");
-	}
+	ts_validate_baseline_path(v.baseline, !v.cases, dir, bpath, sizeof(bpath));
 	if (v.record && (nsel || v.skip_tag)) {
 		fprintf(stderr, "tiersim validate: --record-baseline records the whole corpus: give no "
 				"case, glob, tag or --skip-tag\n");
@@ -174,35 +141,20 @@ int ts_cmd_validate(int argc, char **argv)
 		goto out;
 	}
 	if (*bpath && !v.record) {
-		if (ts_ratchet_load(bpath, !v.baseline, &ratchet, err, sizeof(err))) {
-			fprintf(stderr, "tiersim validate: %s\n", err);
+		if (ts_validate_ratchet_load(bpath, !v.baseline, all, nall, stderr,
+					     "tiersim validate", &ratchet))
 			goto out;
-		}
 		have_ratchet = ratchet.n > 0 || v.baseline;
-		for (size_t i = 0; i < ratchet.n; i++)
-			if (!ts_validate_in_corpus(all, nall, ratchet.ids[i])) {
-				fprintf(stderr, "tiersim validate: %s: case '%s' is not in the corpus (a "
-						"case leaves the baseline with --record-baseline); nothing "
-						"was run\n", bpath, ratchet.ids[i]);
-				goto out;
-			}
 	}
-	for (size_t i = 0; i < nall; i++) {
-		if (!ts_validate_selected(all[i], sel, nsel, used, v.skip_tag))
-			continue;
-		struct ts_case_row *r = &rows[nrows++];
-		r->c = all[i];
-		r->needs = ts_case_needs(r);
-		if (!r->needs && !(r->f = calloc(all[i]->nfig, sizeof(*r->f))))
-			goto out;
+	const char *unmatched;
+	if (ts_validate_select_rows(all, nall, sel, nsel, v.skip_tag, &rows, &nrows, &unmatched))
+		goto out;
+	if (unmatched) {
+		fprintf(stderr, "tiersim validate: no case matches '%s' (ids are the file names in "
+				"%s)\n", unmatched, dir);
+		ret = TS_EXIT_USAGE;
+		goto out;
 	}
-	for (size_t i = 0; i < nsel; i++)
-		if (!used[i]) {
-			fprintf(stderr, "tiersim validate: no case matches '%s' (ids are the file "
-					"names in %s)\n", sel[i], dir);
-			ret = TS_EXIT_USAGE;
-			goto out;
-		}
 	/* A signal stops the run between cases (and a --real case's fio, and
 	 * the cases running in child processes): every mount down, exit 130,
 	 * no summary of a partial run. */
@@ -215,43 +167,28 @@ int ts_cmd_validate(int argc, char **argv)
 		goto out;
 	}
 
-	size_t nfig = 0;
-	for (size_t i = 0; i < nrows; i++)
-		nfig += rows[i].c->nfig;
-	double *errs = calloc(nfig + 1, sizeof(*errs));
-	struct ts_fig_row **worst = calloc(nfig + 1, sizeof(*worst));
-	struct ts_case_outcome *o = calloc(nrows + 1, sizeof(*o));
-	struct ts_validate_summary s;
-	size_t nworst;
-	if (!errs || !worst || !o) {
-		free(errs);
-		free(worst);
-		free(o);
+	struct ts_validate_judged j;
+	if (ts_validate_judge(rows, nrows, have_ratchet ? &ratchet : NULL, &j))
 		goto out;
-	}
-	ts_validate_summarize(rows, nrows, have_ratchet ? &ratchet : NULL, o, &s, errs, worst,
-			      &nworst);
 	if (v.json) {
-		if (ts_validate_print_json(stdout, rows, nrows, &s, v.run.real))
+		if (ts_validate_print_json(stdout, rows, nrows, &j.s, v.run.real))
 			fprintf(stderr, "tiersim validate: cannot write the JSON\n");
 	} else {
-		ts_validate_print(stdout, rows, nrows, &s, worst, nworst, v.run.real);
-		ts_validate_print_verdict(stdout, rows, nrows, &s, have_ratchet ? &ratchet : NULL,
+		ts_validate_print(stdout, rows, nrows, &j.s, j.worst, j.nworst, v.run.real);
+		ts_validate_print_verdict(stdout, rows, nrows, &j.s, have_ratchet ? &ratchet : NULL,
 					  bpath, set);
 	}
-	ret = ts_validate_passed(&s) ? TS_EXIT_OK : TS_EXIT_FAIL;
+	ret = ts_validate_passed(&j.s) ? TS_EXIT_OK : TS_EXIT_FAIL;
 	if (v.record) {
-		if (ts_ratchet_save(bpath, o, nrows, err, sizeof(err))) {
+		if (ts_ratchet_save(bpath, j.o, nrows, err, sizeof(err))) {
 			fprintf(stderr, "tiersim validate: %s\n", err);
 			ret = TS_EXIT_FAIL;
 		} else {
 			fprintf(stderr, "tiersim validate: %s: recorded %zu cases inside\n", bpath,
-				s.v.inside);
+				j.s.v.inside);
 		}
 	}
-	free(errs);
-	free(worst);
-	free(o);
+	ts_validate_judged_free(&j);
 out:
 	ts_corpus_free(&corpus);
 	for (size_t i = 0; rows && i < nrows; i++)
@@ -260,8 +197,6 @@ out:
 		free(added[i]);
 	free(added);
 	free(rows);
-	free(sel);
-	free(used);
 	ts_tier_set_free(set);
 	ts_host_set_free(hosts);
 	ts_ratchet_free(&ratchet);

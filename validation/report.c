@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "core/paths.h"
+#include "pipeline/host.h"
 #include "validation/corpus.h"
 #include "validation/report.h"
 
@@ -87,6 +88,129 @@ int ts_validate_add_profile(struct ts_tier_set *set, const char *rel, char ***ad
 		return -ENOMEM;
 	(*nadded)++;
 	return 0;
+}
+
+int ts_validate_load_profiles(struct ts_case **all, size_t n, size_t refused, FILE *f,
+			      const char *who, struct ts_tier_set **set,
+			      struct ts_host_set **hosts, char ***added, size_t *nadded)
+{
+	char err[1024];
+	if (ts_tier_set_load_default(set, err, sizeof(err))) {
+		fprintf(f, "%s: %s\n", who, err);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (all[i]->profile &&
+		    ts_validate_add_profile(*set, all[i]->profile, added, nadded, err, sizeof(err))) {
+			fprintf(f, "%s: %s: %s\n", who, all[i]->path, err);
+			refused++;
+		}
+	if (refused) {
+		fprintf(f, "%s: %zu file%s refused; nothing was run\n", who, refused,
+			refused > 1 ? "s" : "");
+		return -1;
+	}
+	if (ts_host_set_load_default(hosts, err, sizeof(err))) {
+		fprintf(f, "%s: %s\n", who, err);
+		return -1;
+	}
+	if (ts_validate_fit_rule(*set, *hosts, all, n, f)) {
+		fprintf(f, "%s: the corpus and the profiles' evidence disagree (above); nothing "
+			   "was run\n", who);
+		return -1;
+	}
+	return 0;
+}
+
+int ts_validate_select_rows(struct ts_case **all, size_t n, char *const *sel, size_t nsel,
+			    const char *skip_tag, struct ts_case_row **rows, size_t *nrows,
+			    const char **unmatched)
+{
+	bool *used = calloc(nsel + 1, sizeof(*used));
+	int rc = 0;
+	*unmatched = NULL;
+	*nrows = 0;
+	if (!used || !(*rows = calloc(n + 1, sizeof(**rows)))) {
+		free(used);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; !rc && i < n; i++) {
+		if (!ts_validate_selected(all[i], sel, nsel, used, skip_tag))
+			continue;
+		struct ts_case_row *r = &(*rows)[(*nrows)++];
+		r->c = all[i];
+		r->needs = ts_case_needs(r);
+		if (!r->needs && !(r->f = calloc(all[i]->nfig, sizeof(*r->f))))
+			rc = -ENOMEM;
+	}
+	for (size_t i = 0; !rc && i < nsel && !*unmatched; i++)
+		if (!used[i])
+			*unmatched = sel[i];
+	free(used);
+	return rc;
+}
+
+/* ---- The ratchet -------------------------------------------------------------- */
+
+void ts_validate_baseline_path(const char *given, bool shipped, const char *dir, char *buf,
+			       size_t len)
+{
+	const char *slash = strrchr(dir, '/');
+	if (given)
+		snprintf(buf, len, "%s", given);
+	else if (shipped)
+		snprintf(buf, len, "%.*s/baseline", slash ? (int)(slash - dir) : 1,
+			 slash ? dir : ".");
+	else if (len)
+		buf[0] = 0;
+}
+
+int ts_validate_ratchet_load(const char *path, bool missing_ok, struct ts_case *const *all,
+			     size_t n, FILE *f, const char *who, struct ts_ratchet *r)
+{
+	char err[1024];
+	if (ts_ratchet_load(path, missing_ok, r, err, sizeof(err))) {
+		fprintf(f, "%s: %s\n", who, err);
+		return -1;
+	}
+	for (size_t i = 0; i < r->n; i++)
+		if (!ts_validate_in_corpus(all, n, r->ids[i])) {
+			fprintf(f, "%s: %s: case '%s' is not in the corpus (a case leaves the "
+				   "baseline with --record-baseline); nothing was run\n",
+				who, path, r->ids[i]);
+			return -1;
+		}
+	return 0;
+}
+
+/* ---- Judging ------------------------------------------------------------------ */
+
+int ts_validate_judge(struct ts_case_row *rows, size_t n, const struct ts_ratchet *ratchet,
+		      struct ts_validate_judged *j)
+{
+	size_t nfig = 0;
+	for (size_t i = 0; i < n; i++)
+		nfig += rows[i].c->nfig;
+	memset(j, 0, sizeof(*j));
+	j->errs = calloc(nfig + 1, sizeof(*j->errs));
+	j->worst = calloc(nfig + 1, sizeof(*j->worst));
+	j->o = calloc(n + 1, sizeof(*j->o));
+	if (!j->errs || !j->worst || !j->o) {
+		ts_validate_judged_free(j);
+		return -ENOMEM;
+	}
+	ts_validate_summarize(rows, n, ratchet, j->o, &j->s, j->errs, j->worst, &j->nworst);
+	return 0;
+}
+
+void ts_validate_judged_free(struct ts_validate_judged *j)
+{
+	free(j->errs);
+	free(j->worst);
+	free(j->o);
+	j->errs = NULL;
+	j->worst = NULL;
+	j->o = NULL;
 }
 
 /* ---- Output ---------------------------------------------------------------- */
