@@ -38,6 +38,10 @@ static uint64_t cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * Why one long function: the three measurements in numbered steps, one after
+ * the other over the same images and timer, each printing its own line.
+ */
 int main(int argc, char **argv)
 {
 	const char *dir = argc > 1 ? argv[1] : "/dev/shm";

@@ -111,6 +111,11 @@ static int split_tiers(char *s, const char **tiers, size_t *n, char *err, size_t
 	return 0;
 }
 
+/*
+ * Why one long function: one sequence of checks and runs (arguments, the
+ * mount, the run, the probe run, the --repeat runs, the report), each
+ * failure leaving through the one cleanup (out:) that takes the mount down.
+ */
 int ts_cmd_record(int argc, char **argv)
 {
 	struct rec_cfg c = {0};

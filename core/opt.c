@@ -127,6 +127,10 @@ static int list_add(const struct ts_opt *o, struct ts_opt_list *l, const char *v
 	return 0;
 }
 
+/*
+ * Why one long function: one switch with a case per option type, each
+ * parsing and range-checking its value; its length is the number of types.
+ */
 static int set_one(const struct ts_opt *o, void *base, const char *val, bool cl, char *err,
 		   size_t errlen)
 {

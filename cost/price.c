@@ -182,7 +182,12 @@ out:
 	return rc;
 }
 
-/* PRICE at @key of table @t; @need: missing is an error. */
+/* PRICE at @key of table @t; @need: missing is an error.
+ *
+ * Why one long function: it reads one price's fields in order (value, label,
+ * source, date, low/high, included, steps), each refused with the key's name
+ * on one path that restores the Lua stack (out:).
+ */
 static int get_price(struct ts_luadata_rd *r, int t, const char *key, bool need, struct ts_price *p)
 {
 	lua_State *L = r->L;

@@ -794,6 +794,11 @@ static int tier_queue(const struct ts_disk_mount_opts *o, struct ts_tier_queue *
 	return rc;
 }
 
+/*
+ * Why one long function: one sequence of set-up steps (image, mount point,
+ * tierfs over the image, loop device and its queue, mount, record), each
+ * undone on failure through fail: (undo()).
+ */
 int ts_disk_mount(const struct ts_disk_mount_opts *o, char *err, size_t errlen)
 {
 	struct attach a = { .loop_fd = -1, .nr = -1 };

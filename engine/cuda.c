@@ -356,7 +356,12 @@ static void cuda_free(struct cuda *c)
 }
 
 /* Build the network on the GPU: descriptors, algorithms, buffers, random
- * weights (uniform, He-style scale by fan-in) and input. */
+ * weights (uniform, He-style scale by fan-in) and input.
+ *
+ * Why one long function: passes over the network's tensors and layers in
+ * order (descriptors and algorithms, workspace, parameter and BN buffers,
+ * weights, input), each using the sizes the one before found.
+ */
 static int cuda_build(struct cuda *c, const char *netdef, int batch, bool train, bool strict_fp32,
 		      uint64_t seed, char *err, size_t errlen)
 {

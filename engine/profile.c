@@ -192,7 +192,12 @@ double ts_prof_fw_allreduce_eff(const struct ts_prof_fw *f, const char *link)
 	return f->allreduce_eff;
 }
 
-/* The declaration's table at @t into @p. */
+/* The declaration's table at @t into @p.
+ *
+ * Why one long function: one switch with a case per declaration kind (gpu,
+ * link, model, framework, anchor, ...), each reading that kind's fields; the
+ * cases share nothing but the reader, so its length is the number of kinds.
+ */
 static int read_entry(struct lctx *c, struct ts_profiles *p, int t)
 {
 	lua_State *L = c->L;

@@ -271,6 +271,11 @@ static int lookup(struct ts_engine *e, struct sim *s, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * Why one long function: the engine's set-up in order (profiles, hold-out,
+ * anchors or the modeled efficiency, the info it reports, the memory check),
+ * each step using what the one before found.
+ */
 static int sim_init(struct ts_engine *e, char *err, size_t errlen)
 {
 	struct sim *s = calloc(1, sizeof(*s));

@@ -174,6 +174,12 @@ static int unmount(const char *mp)
 	return 0;
 }
 
+/*
+ * Why one long function: one sequence of set-up steps (mount point, log,
+ * fork and exec of tierfs, the bounded wait for the mount), each undone in
+ * reverse on failure; the child's part must stay inline between fork and
+ * exec.
+ */
 int ts_mount_start(struct ts_mounts *ms, const char *backing, const char *mountpoint,
 		   const char *opts, struct ts_mount **out, char *err, size_t errlen)
 {

@@ -465,6 +465,12 @@ static int serve(struct ts_fs *fs, struct fuse *f, const struct fuse_cmdline_opt
 	return ret;
 }
 
+/*
+ * Why one long function: the daemon's set-up and teardown as one sequence
+ * (options, model, mount, signal handlers, loop, unmount), ordered by the
+ * signal and mount rules in the comments below; each failure unwinds the
+ * steps before it (unmount:, out:).
+ */
 int main(int argc, char **argv)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);

@@ -602,6 +602,11 @@ static unsigned online_cpus(void)
 	return n > 0 ? (unsigned)n : 1;
 }
 
+/*
+ * Why one long function: the producer/consumer loop and its set-up and
+ * teardown (threads, slots, writer) in one place, so that every exit joins
+ * the threads and frees the slots in the one order that is safe (out:).
+ */
 int ts_ds_image_generate(const struct ts_dataset_meta *meta, const struct ts_dataset_config *cfg,
 			 const char *dir, struct ts_dataset_stats *st, char *err, size_t errlen)
 {

@@ -130,6 +130,12 @@ static void norm_build(void)
  * texture whose strength differs per object, and fine grain (partly shared
  * by the three channels, as luminance noise is) whose strength too differs
  * per object.
+ *
+ * Why one long function: one pass that paints the picture layer by layer
+ * (background, texture, objects, grain) from the same seeded stream; the
+ * layers share the pixel buffer and its locals (not the struct's fields, so
+ * that byte stores cannot alias them), and the order of draws fixes the
+ * output.
  */
 static int synth(struct ts_jpeggen *g, uint64_t seed, uint32_t w, uint32_t h)
 {
@@ -450,6 +456,11 @@ static int try_enc(struct search *S, double a, int q, size_t *n)
 	return encode(S->g, S->p, q, n);
 }
 
+/*
+ * Why one long function: one search in two numbered steps (quality, then
+ * grain amplitude) over the same encoder state and bracket; split, the
+ * bracket and the best file so far would have to pass between the steps.
+ */
 int ts_jpeggen_make(struct ts_jpeggen *g, const struct ts_jpeg_params *p, const uint8_t **out,
 		    size_t *len, struct ts_jpeg_result *res)
 {

@@ -237,6 +237,11 @@ static int pick_mode(struct ts_pipe *p, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * Why one long function: one sequence of set-up steps (options, source,
+ * mode, buffers under the memory bound, threads' state), every failure
+ * leaving through ts_pipe_free of what was made so far.
+ */
 int ts_pipe_new(const struct ts_pipe_cfg *cfg, struct ts_pipe **out, char *err, size_t errlen)
 {
 	struct ts_pipe *p = calloc(1, sizeof *p);

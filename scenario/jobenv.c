@@ -143,6 +143,11 @@ static int make_dataset(const struct ts_dataset_ops *kind, const struct ts_datas
 	return rc;
 }
 
+/*
+ * Why one long function: one sequence for placing a dataset (a given folder,
+ * or one generated into a temporary name, written back and renamed), each
+ * step's failure said once and cleaned up before the return.
+ */
 int ts_job_place(struct ts_job_env *env, const struct ts_scenario *s,
 		     struct ts_dataset_place *dp, bool need_bytes, char *err, size_t errlen)
 {

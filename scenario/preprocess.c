@@ -27,6 +27,11 @@ static void convert_progress(void *ctx, const char *what, uint64_t done, uint64_
 	ts_job_progress(ctx, what, done, total, ips, el);
 }
 
+/*
+ * Why one long function: one sequence of set-up steps (dataset placed,
+ * output folder, mount, the conversion, the row), each failure leaving
+ * through the one cleanup (out:) that ends the mount and removes the output.
+ */
 static int preprocess_real(struct ts_job_env *env, const struct ts_job_args *a, struct ts_row *w,
 			   char *err, size_t errlen)
 {

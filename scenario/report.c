@@ -268,6 +268,12 @@ static void print_band(FILE *f, const struct ts_row *w)
 	fprintf(f, "  %19s  %13s", w->band_params ? s1 : "", w->band_params ? s2 : "");
 }
 
+/*
+ * Why one long function: it prints the table in the order it appears
+ * (columns, header, rows, then the real/modeled notes, bands and the legend)
+ * from the column widths found first; split, each part would need those
+ * widths passed in.
+ */
 void ts_report_print(const struct ts_report *r, FILE *f)
 {
 	double best = ts_report_best(r);

@@ -130,7 +130,12 @@ static int feed_end(struct ts_job_env *env, struct feed *f, char *err, size_t er
 
 /* Where the batches come from: the dataset placed (and in real time
  * mounted), the loader made over it. *per_epoch: batches per epoch when the
- * dataset says (0: known once the loader is open). */
+ * dataset says (0: known once the loader is open).
+ *
+ * Why one long function: one sequence (dataset placed, mount in real time,
+ * the loader's configuration, epochs) whose steps each use what the one
+ * before found.
+ */
 static int feed_open(struct ts_job_env *env, struct ts_scenario *s, const char *tier,
 		     const struct ts_scn_run *run, struct feed *f, struct ts_dataset_place *dp,
 		     char *mdesc, size_t mdn, char *err, size_t errlen)

@@ -483,7 +483,12 @@ out:
 	return rc;
 }
 
-/* Converts the tier table at the top of the stack. */
+/* Converts the tier table at the top of the stack.
+ *
+ * Why one long function: it reads the tier table's keys one after the
+ * other (capacity, burst, latency, ...), each refused with its key's name
+ * on one error path; its length is the number of keys.
+ */
 static int conv_tier(struct conv *c, struct ts_tier_profile *p)
 {
 	static const char *const cap_keys[] = { "min", "max", "default", NULL };

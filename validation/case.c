@@ -533,6 +533,14 @@ static int conv_dlio(struct ctx *c, json_t *wl, json_t *d, struct ts_case *k)
 #undef D
 }
 
+/*
+ * Why one long function: it reads one case file's keys in order (id, level,
+ * role, source, config, tolerance, figures), each refused with its key's
+ * path, some checked against keys read before (the id against the file name,
+ * the figures against a DLIO run), on one cleanup path (out:) that frees the
+ * strings read; split per key, each helper would need the half-built case
+ * and those strings.
+ */
 static int conv(struct ctx *c, json_t *root, struct ts_case *k)
 {
 	int rc;

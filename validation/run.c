@@ -207,7 +207,12 @@ int ts_validate_fit_rule(const struct ts_tier_set *set, const struct ts_host_set
 
 /* ---- Running one case ------------------------------------------------------ */
 
-/* Runs the case's job with fio through a tierfs mount of its tier. */
+/* Runs the case's job with fio through a tierfs mount of its tier.
+ *
+ * Why one long function: one case's real run as one sequence (scratch
+ * folder, files, mount, fio, the mount's floor, the results, teardown), each
+ * failure leaving through the teardown in reverse (rm:).
+ */
 static int run_real(const struct ts_case *c, const struct ts_validate_cfg *v, const char *profile_path,
 		    struct ts_fiojob_result *res, double *floor_ns, char *err, size_t errlen)
 {

@@ -211,7 +211,12 @@ out:
  * in block mode the mount reads the file system's superblock and journal
  * before it and the unmount writes after it; so are other processes'
  * (ours()). They are left out (counted in a->outside). When no request is the command's own (block mode), only
- * that is done. */
+ * that is done.
+ *
+ * Why one long function: one pass per table of the capture (threads' span,
+ * records, CPUs, sleeps tied to requests, wakes) filling the same augmented
+ * trace, each pass reading what the one before found.
+ */
 int replay_augment(const struct ts_trace *t, const struct ts_wakes *s, struct augmented *a)
 {
 	uint64_t t0 = UINT64_MAX, mono = t->hdr.start_mono_ns;
