@@ -22,8 +22,12 @@ static const struct ts_luadata_kind kinds[] = {
 
 static char path[64];
 
+/* Writes @text to a new temporary file at path; the previous one, which
+ * one_box's callers leave, is removed first. */
 static void write_text(const char *text)
 {
+	if (path[0])
+		unlink(path);
 	strcpy(path, "/tmp/tiersim-luadata-XXXXXX");
 	int fd = mkstemp(path);
 	CHECK(fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text));
