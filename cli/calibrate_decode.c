@@ -27,9 +27,9 @@ static const struct ts_opt cal_opts[] = {
 	{ "dir", TS_OPT_STR, offsetof(struct cal_cfg, dir), "", 0, 0, "",
 	  "folder of JPEG files (class sub-folders or flat); default: COUNT images made like "
 	  "'tiersim dataset make imagenet-jpeg' in a temporary folder", "DIR" },
-	{ "count", TS_OPT_U64, offsetof(struct cal_cfg, count), "200", 1, 1e7, "images",
+	{ "count", TS_OPT_U64, offsetof(struct cal_cfg, count), TS_STR(TS_DECODE_CAL_COUNT), 1, 1e7, "images",
 	  "images to use, spread over the folder" },
-	{ "seconds", TS_OPT_DURATION, offsetof(struct cal_cfg, seconds), "3", 0, 0, "s",
+	{ "seconds", TS_OPT_DURATION, offsetof(struct cal_cfg, seconds), TS_STR(TS_DECODE_CAL_SECONDS), 0, 0, "s",
 	  "CPU time to spend measuring (whole passes over the images)" },
 	{ "out", TS_OPT_STR, offsetof(struct cal_cfg, out), "", 0, 0, "",
 	  "calibration file to write (default ~/.cache/tiersim/decode.json)", "FILE" },

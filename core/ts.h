@@ -13,6 +13,9 @@
 
 #define TS_WUR __attribute__((warn_unused_result))
 #define TS_PRINTF(a, b) __attribute__((format(printf, a, b)))
+/* A macro's value as a string literal: TS_STR(200) is "200". */
+#define TS_XSTR(x) #x
+#define TS_STR(x) TS_XSTR(x)
 #define TS_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define TS_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define TS_MAX(a, b) ((a) > (b) ? (a) : (b))

@@ -98,6 +98,10 @@ TS_WUR int ts_decode_load_dir(const char *dir, size_t want, uint8_t ***jpeg, siz
  * or (@dir NULL) on @count made as tiersim dataset make imagenet-jpeg makes
  * them in a temporary folder under $TMPDIR, removed again. @seconds as
  * ts_decode_calibrate's. 0, or a code with one line in @err. */
+/* `tiersim calibrate decode`'s defaults, which a run that needs a
+ * calibration and has none measures with too: images, and CPU seconds. */
+#define TS_DECODE_CAL_COUNT 200
+#define TS_DECODE_CAL_SECONDS 3
 TS_WUR int ts_decode_calibrate_set(const char *dir, uint64_t count, unsigned out, unsigned resize,
 				   uint64_t seconds, struct ts_decode_cal *cal,
 				   struct ts_decode_cal_detail *det, char *err, size_t errlen);

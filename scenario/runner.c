@@ -250,38 +250,18 @@ static int ensure_calibration(struct ts_runner *R, const struct ts_scenario *s, 
 	    ts_pipe_default_calibration(path, sizeof(path)) || access(path, R_OK) == 0)
 		return 0;
 
-	struct ts_scenario c;
-	if (ts_scn_copy(&c, s))
-		return -ENOMEM;
-	char sub[256];
-	int rc = ts_opt_set(ts_scn_dataset_opts, &c.ds, "kind", TS_DS_IMAGENET_JPEG->name, sub,
-			    sizeof(sub));
-	if (!rc)
-		rc = ts_opt_set(ts_scn_dataset_opts, &c.ds, "dir", "", sub, sizeof(sub));
-	c.ds.count = 200;
-	c.ds.seed = 1;
-	bool virt = R->o.virtual_time;
-	R->o.virtual_time = false;
-	struct ts_dataset_place dp;
-	memset(&dp, 0, sizeof(dp));
-	if (!rc)
-		rc = ts_job_place(&R->env, &c, &dp, true, err, errlen);
-	R->o.virtual_time = virt;
+	/* The images `tiersim calibrate decode` makes, at its defaults, and
+	 * the scenario's transform. */
 	ts_job_note(&R->env, "no decode calibration yet: measuring libjpeg-turbo decode on this host once "
 		"(tiersim calibrate decode), saved to %s", path);
-	char dir[PATH_MAX * 2];
-	if (!rc && ts_pathf(dir, sizeof(dir), "%s/%s", dp.dir, dp.input))
-		rc = -ENAMETOOLONG;
+	err[0] = 0;
 	struct ts_decode_cal cal;
 	struct ts_decode_cal_detail det;
-	if (!rc)
-		rc = ts_decode_calibrate_set(dir, 200, (unsigned)c.pipe.out_size,
-					     (unsigned)c.pipe.resize, 3 * TS_NS_PER_S, &cal, &det,
-					     err, errlen);
+	int rc = ts_decode_calibrate_set(NULL, TS_DECODE_CAL_COUNT, (unsigned)s->pipe.out_size,
+					 (unsigned)s->pipe.resize, TS_DECODE_CAL_SECONDS * TS_NS_PER_S,
+					 &cal, &det, err, errlen);
 	if (!rc)
 		rc = ts_decode_cal_save(path, &cal, err, errlen);
-	ts_job_place_free(&dp);
-	ts_scn_free(&c);
 	if (rc && !err[0])
 		snprintf(err, errlen, "decode calibration failed: %s", ts_strerror(rc));
 	return rc;
