@@ -35,6 +35,8 @@ void *ts_malloc_huge(size_t len)
 	const size_t huge = 2u << 20;
 	if (len < huge)
 		return malloc(len ? len : 1);
+	if (len > SIZE_MAX - huge)
+		return NULL;
 	size_t n = (len + huge - 1) / huge * huge;
 	void *p = aligned_alloc(huge, n);
 	if (p)

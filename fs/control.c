@@ -107,7 +107,7 @@ int ts_fs_req_end(struct ts_fs *fs, struct ts_fs_req *r, int64_t result)
 	if (r->due_ns > r->complete_ns) {
 		/* the trace's CPU sample costs nothing while the model's
 		 * latency elapses */
-		if (fs->trace)
+		if (__atomic_load_n(&fs->trace, __ATOMIC_ACQUIRE))
 			ts_fs_trace_sample(fs, r);
 		ts_sleep_until_ns(r->due_ns);
 		r->complete_ns = ts_now_ns();

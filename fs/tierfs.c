@@ -21,7 +21,6 @@
 #include <limits.h>
 #include <malloc.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -18,7 +18,7 @@
  * uniform over 0-254 as np.random.randint(255) draws them, each from 16 of
  * the sample's pseudo-random bits (ds_dlio.c). The encoded size follows the
  * pixels' variance: 0-255, or 0-254 with one value drawn twice as often
- * (bytes modulo 255), make 338 x 338 files 0.13-0.16% larger (30 of
+ * (bytes modulo 255), make 338 x 338 files about 0.12% larger (30 of
  * Pillow's each: 65,437 B uniform 0-254, 65,518 B modulo 255, 65,515 B
  * 0-255), which moves half of them past 64 KiB and a read more in
  * Pillow's chain. tests/cli/test_dlio.sh compares the sizes with
@@ -112,7 +112,8 @@ static int jpeg_describe(const struct ts_dataset_config *cfg, struct ts_dataset_
 	meta->width = malloc(meta->samples * sizeof(*meta->width));
 	meta->height = malloc(meta->samples * sizeof(*meta->height));
 	if (!meta->width || !meta->height)
-		return -ENOMEM;
+		return ts_ds_fail(err, errlen, -ENOMEM, "%" PRIu64 " image sizes: out of memory",
+				  meta->samples);
 	meta->sample_bytes = meta->total_bytes = 0;
 	for (uint64_t j = 0; j < meta->samples; j++) { /* one sample a file */
 		uint64_t d = TS_MAX(isqrt(meta->bytes[j]), 1);

@@ -47,7 +47,7 @@ int ts_steploop_run(struct ts_steploop *L, char *err, size_t errlen)
 			snprintf(err, errlen, "interrupted after %" PRIu64 " steps", L->steps);
 			return -EINTR;
 		}
-		struct ts_take b = { .step = L->steps };
+		struct ts_take b = { 0 };
 		int rc = src->take(src->self, bar, &b, err, errlen);
 		if (rc <= 0) {
 			L->ended = rc == 0;

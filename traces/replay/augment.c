@@ -291,6 +291,8 @@ int replay_augment(const struct ts_trace *t, const struct ts_wakes *s, struct au
 		own = a->moved > 0;
 	}
 	if (!n || !own) {
+		/* ties without a moved request go unused: none is reported */
+		a->tied = 0;
 		free(ties);
 		return 0;
 	}
