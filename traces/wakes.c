@@ -198,6 +198,24 @@ static int parse_line(struct ts_wakes *s, const char *l, const char *name, unsig
 	return bad(err, errlen, name, line, "not a T, W, S, span or cpus line");
 }
 
+/* The line number of the (@n+1)-th line of @buf that starts with "@kind ".
+ * Looked up only when a check after the parse fails, so the parse keeps no
+ * line per record. */
+static unsigned line_of(const char *buf, size_t len, char kind, size_t n)
+{
+	unsigned line = 0;
+	for (size_t i = 0; i < len;) {
+		size_t j = i;
+		while (j < len && buf[j] != '\n')
+			j++;
+		line++;
+		if (j - i >= 2 && buf[i] == kind && buf[i + 1] == ' ' && n-- == 0)
+			return line;
+		i = j + 1;
+	}
+	return line;
+}
+
 int ts_wakes_read_mem(const char *buf, size_t len, const char *name, struct ts_wakes *s,
 		      char *err, size_t errlen)
 {
@@ -235,12 +253,13 @@ int ts_wakes_read_mem(const char *buf, size_t len, const char *name, struct ts_w
 	for (size_t i = 0; !ret && i < s->nwakes; i++)
 		if (!ts_wakes_thread_of(s, s->wakes[i].wakee) ||
 		    !ts_wakes_thread_of(s, s->wakes[i].waker))
-			ret = bad(err, errlen, name, line,
+			ret = bad(err, errlen, name, line_of(buf, len, 'W', i),
 				  "wake of %" PRIu32 " by %" PRIu32 ": a thread not listed",
 				  s->wakes[i].wakee, s->wakes[i].waker);
 	for (size_t i = 0; !ret && i < s->nsleeps; i++)
 		if (!ts_wakes_thread_of(s, s->sleeps[i].tid))
-			ret = bad(err, errlen, name, line, "sleep of %" PRIu32 ": a thread not listed",
+			ret = bad(err, errlen, name, line_of(buf, len, 'S', i),
+				  "sleep of %" PRIu32 ": a thread not listed",
 				  s->sleeps[i].tid);
 	if (ret)
 		ts_wakes_free(s);

@@ -169,6 +169,9 @@ int main(void)
 	    {"tiersim-wakes 1\nT 5 5 0 10 20 0 0 a\nW 30 40 5 5\n", "w.wakes:3: a wake line"},
 	    {"tiersim-wakes 1\nT 5 5 0 10 20 0 0 a\nW 30 20 5 5 0 0\n", "w.wakes:3: a wake line"},
 	    {"tiersim-wakes 1\nT 5 5 0 10 20 0 0 a\nW 30 20 5 6\n", "by 6: a thread not listed"},
+	    /* the faulty line, not the file's last */
+	    {"tiersim-wakes 1\nW 20 10 5 5\nW 30 20 5 6\nT 5 5 0 10 20 0 0 a\n",
+	     "w.wakes:3: wake of 5 by 6: a thread not listed"},
 	    {"tiersim-wakes 1\nT 5 5 0 30 20 0 0 a\n", "w.wakes:2: a thread line"},
 	    {"tiersim-wakes 1\nT 5 5 0 10 20 a\n", "w.wakes:2: a thread line"},
 	    {"tiersim-wakes 1\nT 5 5 0 10 20 0 0 a\nT 5 5 0 10 20 0 0 a\n",
@@ -176,6 +179,8 @@ int main(void)
 	    {"tiersim-wakes 1\nX\n", "w.wakes:2: not a T, W, S, span or cpus line"},
 	    {"tiersim-wakes 1\nT 5 5 0 10 20 0 0 a\nS 30 40 5 0\n", "w.wakes:3: a sleep line"},
 	    {"tiersim-wakes 1\nT 5 5 0 10 20 0 0 a\nS 30 20 6 0\n", "sleep of 6: a thread not listed"},
+	    {"tiersim-wakes 1\nS 20 10 5 0\nW 25 20 5 5\nS 30 20 6 0\nT 5 5 0 10 20 0 0 a\n",
+	     "w.wakes:4: sleep of 6: a thread not listed"},
 	    {"tiersim-wakes 1\nT 5 5 0 10 20 0 0 a\nS 30 20 5 0\nS 29 20 5 0\n",
 	     "w.wakes:4: sleeps are not in time order"},
 	    {"tiersim-wakes 1\ncpus 0 0\n", "w.wakes:2: 'cpus N OTHERS_NS'"},
