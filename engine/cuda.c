@@ -15,6 +15,10 @@
  * (inception branches, residual shortcuts) gets the sum of its gradients.
  *
  * One GPU per engine. Multi-GPU data parallelism (NCCL) is not built.
+ *
+ * This file is built as the module tiersim-cuda.so, loaded by
+ * engine/cuda_load.c only when the cuda backend runs (so that no other run
+ * maps the CUDA libraries); it exports one symbol, ts_cuda_module.
  */
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -120,7 +124,7 @@ static int blas_fail(cublasStatus_t s, const char *what, char *err, size_t errle
 
 static const float one = 1.0f, zero = 0.0f;
 
-int ts_cuda_device(struct ts_cuda_device *d, char *err, size_t errlen)
+static int cuda_device(struct ts_cuda_device *d, char *err, size_t errlen)
 {
 	int n = 0, dev = 0, khz = 0, mem_khz = 0, bus = 0;
 	memset(d, 0, sizeof(*d));
@@ -762,7 +766,7 @@ static int timed_step(struct cuda *c, bool data, uint64_t *ns, char *err, size_t
 static int cuda_init(struct ts_engine *e, char *err, size_t errlen)
 {
 	struct ts_cuda_device dev;
-	int rc = ts_cuda_device(&dev, err, errlen);
+	int rc = cuda_device(&dev, err, errlen);
 	if (rc < 0)
 		return rc;
 	if (e->cfg.gpus != 1) {
@@ -838,11 +842,11 @@ static void cuda_cleanup(struct ts_engine *e)
 	e->priv = NULL;
 }
 
-const struct ts_engine_ops ts_engine_cuda_ops = {
+static const struct ts_engine_ops cuda_ops = {
 	.name = "cuda",
 	.version = TS_ENGINE_OPS_VERSION,
 	.flags = TS_ENGINE_NEEDS_GPU,
-	.help = "the network's layers with cuDNN and cuBLAS on GPU 0, timed with CUDA events",
+	.help = TS_CUDA_HELP,
 	.init = cuda_init,
 	.step = cuda_step,
 	.cleanup = cuda_cleanup,
@@ -871,11 +875,11 @@ static double compare(const double *ref, const float *y, size_t n)
 	return maxdiff / maxval;
 }
 
-int ts_cuda_check_layers(const char *netdef, int batch, double *max_rel, int *layers, char *err,
-			 size_t errlen)
+static int cuda_check_layers(const char *netdef, int batch, double *max_rel, int *layers,
+			     char *err, size_t errlen)
 {
 	struct ts_cuda_device dev;
-	int rc = ts_cuda_device(&dev, err, errlen);
+	int rc = cuda_device(&dev, err, errlen);
 	if (rc < 0)
 		return rc;
 	struct cuda *c = calloc(1, sizeof(*c));
@@ -915,3 +919,13 @@ int ts_cuda_check_layers(const char *netdef, int batch, double *max_rel, int *la
 	cuda_free(c);
 	return rc;
 }
+
+/* The module's one exported symbol (engine/cuda.h). */
+TS_CUDA_MODULE_EXPORT const struct ts_cuda_module ts_cuda_module = {
+	.abi = TS_CUDA_MODULE_ABI,
+	.version = TS_VERSION,
+	.engine_size = sizeof(struct ts_engine),
+	.ops = &cuda_ops,
+	.device = cuda_device,
+	.check_layers = cuda_check_layers,
+};
