@@ -10,6 +10,7 @@
 #
 # Usage: bench/dlio_peer.sh [--venv DIR] [--tiersim BUILD] [--before BUILD]
 #                           [--work DIR] [--rows ROW,ROW...] [--runs N]
+#                           [--chrt PRIO] [--host NAME]
 #   --venv DIR   a virtual environment with dlio_benchmark (env DLIO_VENV); when
 #                neither is given, WORK/dlio-venv, installed there from
 #                ../shared/peers/dlio/install.sh (beside the repository) if missing
@@ -20,6 +21,15 @@
 #   --work DIR   datasets, mounts and outputs (default /tmp/tiersim-dlio-peer)
 #   --rows       names from the table below (default: all)
 #   --runs N     runs of each (default 1)
+#   --host NAME  a host profile (tiersim hosts) both tiersim sides charge
+#                DLIO's own CPU from (`tiersim dlio --host`; default none)
+#   --chrt PRIO  run both real sides (each tierfs daemon, the real DLIO's
+#                mpirun and `mpirun tiersim dlio`) under chrt -f PRIO
+#                (SCHED_FIFO, env TS_CHRT as bench/pytorch_replay.sh's), ahead
+#                of the host's other work, so that neither waits for a core
+#                someone else holds; the policy is inherited by mpirun's ranks
+#                and their DataLoader workers, and each row prints how many of
+#                the run's threads held it (sampled once a second)
 # Rows: NAME WORKLOAD RANKS TIER. The datasets (DLIO overrides, the same for
 # tiersim):
 #   u64   unet3d_h100, 64 npz files of 8 MiB, batch 7, 4 read threads, 0.323 s
@@ -36,7 +46,8 @@
 # a CPU while runnable, as a share of the traced span per thread: the host
 # is shared, and a reader that waits for a CPU is not reading. Last, per
 # sample (an open to its close), the time in requests and the time between
-# them (the reader's own work and its waits for a CPU), in ms.
+# them (the reader's own work and its waits for a CPU), in ms, and the
+# requesting threads' own CPU per sample (schedstat run time), in us.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -47,6 +58,8 @@ rows=""
 runs=1
 before=""
 epochs=3
+prio=${TS_CHRT:-}
+host=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--venv) venv=$2; shift 2 ;;
@@ -56,6 +69,8 @@ while [ $# -gt 0 ]; do
 	--runs) runs=$2; shift 2 ;;
 	--before) before=$(cd "$2" && pwd) || exit 2; shift 2 ;;
 	--epochs) epochs=$2; shift 2 ;;
+	--chrt) prio=$2; shift 2 ;;
+	--host) host=(--host "$2"); shift 2 ;;
 	-h | --help) sed -n '2,/^set -u/p' "$0" | sed 's/^# \{0,1\}//;$d'; exit 0 ;;
 	*) echo "dlio_peer.sh: unknown option '$1' (--help)" >&2; exit 2 ;;
 	esac
@@ -78,6 +93,12 @@ if [ -z "$venv" ]; then
 	fi
 fi
 [ -x "$venv/bin/dlio_benchmark" ] || { echo "dlio_peer.sh: $venv/bin/dlio_benchmark is missing" >&2; exit 2; }
+rt=()
+if [ -n "$prio" ]; then
+	[[ $prio =~ ^[0-9]+$ ]] && chrt -f "$prio" true ||
+		{ echo "dlio_peer.sh: --chrt $prio: not a SCHED_FIFO priority this user may set" >&2; exit 2; }
+	rt=(chrt -f "$prio")
+fi
 
 # Each dataset's overrides, given to DLIO and to tiersim alike.
 common="++workload.workflow.checkpoint=False ++workload.workflow.evaluation=False ++workload.dataset.num_files_eval=0 ++workload.train.epochs=$epochs"
@@ -156,6 +177,24 @@ n = max(len(hi), 1)
 print("%.0f%%" % (100 * sum(hi[t] - lo[t] for t in hi) / n / max(t1 - t0, 1) if hi else 0))'
 }
 
+# The reading threads' own CPU per sample: the growth of each one's
+# schedstat run time (the traces' cpu records) over the files it opened,
+# summed over the threads that opened files, in us.
+reader_cpu() {
+	"$tiersim" trace dump "$1" | /usr/bin/python3 -c '
+import sys
+lo, hi, opens = {}, {}, {}
+for line in sys.stdin:
+    w = line.split()
+    if w and w[0] == "cpu" and w[-1] != "flags=1":
+        v = int(dict(x.split("=") for x in w[2:])["on_ns"])
+        lo.setdefault(w[1], v); hi[w[1]] = v
+    elif w and w[0].isdigit() and w[2] == "open":
+        opens[w[7]] = opens.get(w[7], 0) + 1
+r = [t for t in opens if t in hi]  # the readers; not a rank listing the folder
+print("%.0f" % (sum(hi[t] - lo[t] for t in r) / max(sum(opens[t] for t in r), 1) / 1e3))'
+}
+
 # Per sample, from its open to its close: ms in requests / ms between them.
 sample_ms() {
 	"$tiersim" trace dump "$1" | /usr/bin/python3 -c '
@@ -198,14 +237,41 @@ s = sys.stdin.read(); j = json.loads(s[s.index("{"):])["runs"][0]
 print("%.1f %.1f" % (100 * j["au"], j["samples_per_s"]))'
 }
 
+# Runs CMD (under chrt with --chrt) and, once a second while it runs, lists
+# the scheduling class of every thread of it and its descendants into FILE.
+rtrun() { # FILE CMD...
+	local f=$1 pid rc
+	shift
+	"${rt[@]}" "$@" &
+	pid=$!
+	: >"$f"
+	while kill -0 "$pid" 2>/dev/null; do
+		ps -e -L -o pid=,ppid=,lwp=,cls= | awk -v root="$pid" '
+			{ par[$1] = $2; cls[$3] = $4; pof[$3] = $1 }
+			END { for (t in cls) { p = pof[t]
+				while (p != "" && p != root && p > 1) p = par[p]
+				if (p == root) print t, cls[t] } }' >>"$f"
+		sleep 1
+	done
+	wait "$pid"
+	rc=$?
+	return $rc
+}
+
+# FILE -> "FIFO threads/threads seen" (a thread's class as last seen)
+rtshare() {
+	awk '{ c[$1] = $2 } END { for (t in c) { n++; if (c[t] == "FF") f++ }
+		printf "%d/%d", f, n }' "$1" 2>/dev/null || echo -
+}
+
 # tiersim of BUILD on a row: "AU samples/s" real (traced into TRACE) and virtual
 ts_row() { # BUILD TRACE LOG d n tier
 	local t=$1/cli/tiersim b c
 	# shellcheck disable=SC2086
-	b=$(TIERSIM_WORKDIR=$work/ts "${mpi[@]}" -np "$5" "$t" dlio "${wl[$4]}" $common ${over[$4]} \
-		--tier "$6" --trace "$2" --quiet --json - </dev/null 2>"$3.log" | tsjson) || b="- -"
+	b=$(TIERSIM_WORKDIR=$work/ts rtrun "$3.rt" "${mpi[@]}" -np "$5" "$t" dlio "${wl[$4]}" $common ${over[$4]} \
+		--tier "$6" "${host[@]}" --trace "$2" --quiet --json - </dev/null 2>"$3.log" | tsjson) || b="- -"
 	# shellcheck disable=SC2086
-	c=$("$t" dlio "${wl[$4]}" $common ${over[$4]} --tier "$6" --accelerators "$5" \
+	c=$("$t" dlio "${wl[$4]}" $common ${over[$4]} --tier "$6" "${host[@]}" --accelerators "$5" \
 		--virtual --quiet --json - </dev/null 2>"$3-v.log" | tsjson) || c="- -"
 	echo "$b $c"
 }
@@ -214,17 +280,17 @@ hb=""
 [ -n "$before" ] && hb="   before: real virt   "
 printf '%-11s %-10s | %-13s | %-27s |%s %-24s | %-24s | %s\n' row tier "DLIO AU smp/s" \
 	"tiersim: real     virtual" "${hb:+$hb|}" "DLIO rd/f get/f KiB p50ms" "ts rd/f get/f KiB p50ms" \
-	"DLIO cpu, cores busy | CPU wait DLIO ts | sample ms DLIO ts | load" 
+	"DLIO cpu, cores busy | CPU wait DLIO ts | sample ms DLIO ts | reader us CPU/sample DLIO ts | load${prio:+ | FIFO threads DLIO ts}"
 echo "$table" | while read -r name d n tier; do
 	if [ -n "$rows" ] && ! [[ ",$rows," == *",$name,"* ]]; then continue; fi
 	gen "$d" || continue
 	for run in $(seq "$runs"); do
 		out=$work/out/$name-$run
 		rm -rf "$out"; mkdir -p "$out/dlio" "$out/m"
-		"$tierfs" -o "tier=$tier,mem=0,trace=$out/dlio.trace" "$work/data/$d" "$out/m" >/dev/null 2>&1 ||
+		"${rt[@]}" "$tierfs" -o "tier=$tier,mem=0,trace=$out/dlio.trace" "$work/data/$d" "$out/m" >/dev/null 2>&1 ||
 			{ echo "dlio_peer.sh: $name: tierfs failed" >&2; continue; }
 		# shellcheck disable=SC2086
-		/usr/bin/time -f "%U %S %e" -o "$out/dlio.time" \
+		rtrun "$out/dlio.rt" /usr/bin/time -f "%U %S %e" -o "$out/dlio.time" \
 			"${mpi[@]}" -np "$n" "$venv/bin/dlio_benchmark" --config-dir "$work/config" workload="${wl[$d]}" \
 			$common ${over[$d]} ++workload.dataset.data_folder="$out/m" hydra.run.dir="$out/dlio" \
 			++workload.output.folder="$out/dlio" </dev/null >"$out/dlio.log" 2>&1
@@ -243,14 +309,18 @@ echo "$table" | while read -r name d n tier; do
 		qb=$(runq "$out/ts.trace" 2>/dev/null) || qb="-"
 		sa=$(sample_ms "$out/dlio.trace" 2>/dev/null) || sa="-"
 		sb=$(sample_ms "$out/ts.trace" 2>/dev/null) || sb="-"
+		ca_=$(reader_cpu "$out/dlio.trace" 2>/dev/null) || ca_="-"
+		cb_=$(reader_cpu "$out/ts.trace" 2>/dev/null) || cb_="-"
+		fifo=""
+		[ -n "$prio" ] && fifo=" | FIFO $(rtshare "$out/dlio.rt") $(rtshare "$out/ts.rt")"
 		read -r aa as <<<"$a"; read -r ba bs ca cs <<<"$nowr"
 		wcol=""
 		if [ -n "$before" ]; then
 			read -r xa xs ya ys <<<"$was"
 			wcol=$(printf ' %5s %7s %5s %7s |' "$xa" "$xs" "$ya" "$ys")
 		fi
-		printf '%-11s %-10s | %5s %7s | %5s %7s %5s %7s |%s %-24s | %-24s | %s | %4s %4s | %s %s | %s\n' "$name" \
-			"$tier" "$aa" "$as" "$ba" "$bs" "$ca" "$cs" "$wcol" "$pa" "$pb" "${cpu:--}" "$qa" "$qb" \
-			"$sa" "$sb" "$load"
+		printf '%-11s %-10s | %5s %7s | %5s %7s %5s %7s |%s %-24s | %-24s | %s | %4s %4s | %s %s | %s %s | %s%s\n' \
+			"$name" "$tier" "$aa" "$as" "$ba" "$bs" "$ca" "$cs" "$wcol" "$pa" "$pb" "${cpu:--}" "$qa" \
+			"$qb" "$sa" "$sb" "$ca_" "$cb_" "$load" "$fifo"
 	done
 done
