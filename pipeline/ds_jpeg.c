@@ -4,12 +4,13 @@
  * jpeg_generator.py: random uint8 pixels, Image.fromarray(...).save(f,
  * format='JPEG'): Pillow's baseline JPEG at its default quality, 75).
  *
- * Images. DLIO's side is int(sqrt(record_length)), each file's two sides
- * drawn from N(side, record_length_stdev / (2 sqrt(record_length))). Here a
- * sample's record length is drawn from N(record_length,
- * record_length_stdev) as for the other DLIO kinds (ds_dlio.c) and the
- * image is the square of its integer square root: the same side, with
- * that distribution to first order (one side drawn, not two).
+ * Images. As DLIO's generator draws them (data_generator.py
+ * get_dimension, config.py): each file's two sides apart, each from
+ * N(int(sqrt(record_length)), record_length_stdev / (2 sqrt(record_length)))
+ * truncated toward zero as int() does and at least 1; square, of side
+ * int(sqrt(record_length)), when the stdev is 0. The draws are the
+ * dataset seed's (not numpy's stream: DLIO's seed 10 is not reproduced),
+ * width then height, file by file.
  *
  * Sizes. A file is the image encoded as Pillow encodes it (libjpeg-turbo,
  * quality 75, greyscale, JFIF), nothing added, so its size is the
@@ -36,6 +37,7 @@
 #include <string.h>
 #include <turbojpeg.h>
 
+#include "core/rng.h"
 #include "pipeline/dataset.h"
 #include "pipeline/ds_dlio.h"
 #include "pipeline/ds_kind.h"
@@ -77,10 +79,10 @@ static int put_mem(struct ts_dlio_sink *s, const void *buf, size_t n)
 /* Encodes sample @j's image into *@out (malloc'd, *@len bytes). */
 static int encode(const struct ts_dataset_meta *meta, uint64_t j, uint8_t **out, unsigned long *len)
 {
-	int d = meta->width[j];
-	uint64_t n = (uint64_t)d * (uint64_t)d;
+	int w = meta->width[j], h = meta->height[j];
+	uint64_t n = (uint64_t)w * (uint64_t)h;
 	struct mem_sink px = { .s.put = put_mem, .buf = malloc(2 * n) };
-	*len = tjBufSize(d, d, TJSAMP_GRAY);
+	*len = tjBufSize(w, h, TJSAMP_GRAY);
 	*out = malloc(*len);
 	tjhandle tj = tjInitCompress();
 	int rc = px.buf && *out && tj ? 0 : -ENOMEM;
@@ -90,7 +92,7 @@ static int encode(const struct ts_dataset_meta *meta, uint64_t j, uint8_t **out,
 	for (uint64_t i = 0; !rc && i < n; i++)
 		px.buf[i] = (uint8_t)(((uint32_t)px.buf[2 * i] | (uint32_t)px.buf[2 * i + 1] << 8) *
 				      255u >> 16);
-	if (!rc && tjCompress2(tj, px.buf, d, 0, d, TJPF_GRAY, out, len, TJSAMP_GRAY, JPEG_QUALITY,
+	if (!rc && tjCompress2(tj, px.buf, w, 0, h, TJPF_GRAY, out, len, TJSAMP_GRAY, JPEG_QUALITY,
 			       TJFLAG_NOREALLOC))
 		rc = TS_E_CORRUPT;
 	if (tj)
@@ -101,6 +103,13 @@ static int encode(const struct ts_dataset_meta *meta, uint64_t j, uint8_t **out,
 		*out = NULL;
 	}
 	return rc;
+}
+
+/* One side as DLIO draws it: max(int(N(@dim, @sd)), 1). */
+static double side(double dim, double sd, struct ts_rng *r)
+{
+	double v = sd > 0 ? dim + sd * ts_rng_normal(r) : dim;
+	return v < 1 ? 1 : trunc(v);
 }
 
 static int jpeg_describe(const struct ts_dataset_config *cfg, struct ts_dataset_meta *meta,
@@ -114,14 +123,24 @@ static int jpeg_describe(const struct ts_dataset_config *cfg, struct ts_dataset_
 	if (!meta->width || !meta->height)
 		return ts_ds_fail(err, errlen, -ENOMEM, "%" PRIu64 " image sizes: out of memory",
 				  meta->samples);
+	const struct ts_dlio_dataset_opts *o = meta->own;
+	/* config.py: dimension = int(sqrt(record_length)), dimension_stdev =
+	 * record_length_stdev / 2 / sqrt(record_length) */
+	double rl = (double)o->record_length, dim = (double)isqrt(o->record_length);
+	double sd = (double)o->record_stdev / 2.0 / sqrt(rl);
+	struct ts_rng r;
+	ts_rng_seed(&r, meta->seed);
 	meta->sample_bytes = meta->total_bytes = 0;
 	for (uint64_t j = 0; j < meta->samples; j++) { /* one sample a file */
-		uint64_t d = TS_MAX(isqrt(meta->bytes[j]), 1);
-		if (d > JPEG_SIDE_MAX)
-			return ts_ds_fail(err, errlen, -EINVAL, "%s: a record of %" PRIu32 " bytes "
-					  "makes an image of side %" PRIu64 ", more than a JPEG's %u",
-					  meta->files[j].path, meta->bytes[j], d, JPEG_SIDE_MAX);
-		meta->width[j] = meta->height[j] = (uint16_t)d;
+		double w = side(dim, sd, &r), h = side(dim, sd, &r);
+		if (w > JPEG_SIDE_MAX || h > JPEG_SIDE_MAX)
+			return ts_ds_fail(err, errlen, -EINVAL, "%s: an image of %.0f x %.0f "
+					  "(record_length %" PRIu64 ", record_stdev %" PRIu64 "): "
+					  "more than a JPEG's %u a side",
+					  meta->files[j].path, w, h, o->record_length,
+					  o->record_stdev, JPEG_SIDE_MAX);
+		meta->width[j] = (uint16_t)w;
+		meta->height[j] = (uint16_t)h;
 		uint8_t *jpg;
 		unsigned long len;
 		if ((rc = encode(meta, j, &jpg, &len)))
