@@ -13,8 +13,8 @@
 # and the ratios to block mode, which is what an instance would see.
 # Workloads: a PyTorch DataLoader over a JPEG folder (bench/pytorch_loader.py,
 # 2 workers, batch 32, no step, 1,058 files in 106 folders: the set the
-# file-system rule's figures were checked on, tier/fsmeta.c), an LMDB
-# cursor scan (python3-lmdb), a RecordIO file read record by record
+# file-system rule was fitted on, tier/tiers.lua's filesystem "ext4"), an
+# LMDB cursor scan (python3-lmdb), a RecordIO file read record by record
 # (MXNet's layout, python), a DLIO-style npz read (every file of an npz
 # dataset loaded whole with numpy, 4 reader threads, shuffled, as DLIO's
 # NPZReader does), and the held-out check: a folder loader that lists its

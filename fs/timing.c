@@ -58,6 +58,7 @@ struct ts_fs_model {
 	const struct ts_tier_profile *profile;
 	struct ts_tier *tier; /* published once, with release; NULL until started */
 	struct ts_fsmeta *meta; /* the file system's metadata reads (tier/fsmeta.h) */
+	const struct ts_fsmeta_params *fs; /* its layout, the set's */
 
 	pthread_mutex_t lock; /* the cached-file table, the queue, ctl_err */
 	pthread_cond_t wake;
@@ -200,6 +201,8 @@ int ts_fs_model_open(struct ts_fs *fs, char *err, size_t n)
 	if (!rc)
 		rc = ts_tier_set_lookup(m->set, fs->o.tier, &m->profile, err, n);
 	if (!rc)
+		rc = ts_tier_set_fs_lookup(m->set, TS_FSMETA_NAME, &m->fs, err, n);
+	if (!rc)
 		rc = ts_tier_effective(m->profile, fs->cfg.capacity, &lim, err, n);
 	if (!rc) {
 		/* A trial model checks the rest of the options (mem, fault...). */
@@ -263,7 +266,7 @@ int ts_fs_model_start(struct ts_fs *fs, char *err, size_t n)
 		ts_tier_free(t);
 		return rc;
 	}
-	if ((rc = ts_fsmeta_new(&ts_fsmeta_ext4, &m->meta))) {
+	if ((rc = ts_fsmeta_new(m->fs, &m->meta))) {
 		snprintf(err, n, "tier model: out of memory");
 		ts_tier_free(t);
 		return rc;

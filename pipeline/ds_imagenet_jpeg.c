@@ -402,8 +402,11 @@ static void folder_describe(void *st, uint64_t i, char *buf, size_t n)
  * for the file-system rule (tier/fsmeta.h): the class folder in train/,
  * then the file in its folder, each reading the folder's blocks and the
  * inode-table blocks the first time. Inode ranks follow the tree depth
- * first, as mkfs.ext4 -d numbers it: the root 2, lost+found 11,
- * dataset.json 12, train/ 13, then each class folder and its files.
+ * first, as mkfs.ext4 -d numbers it: the root, then from first_inode
+ * lost+found, dataset.json, train/, then each class folder and its files
+ * (ext4: the root 2, lost+found 11, train/ 13, the first folder 14). A
+ * disk with no file system (vs->fs NULL) gets one metadata request per
+ * open (ino 0).
  * The generator names files so that sorted order is its numbering, so
  * sample i of the listing is image i of the meta. */
 struct folder_plan {
@@ -418,6 +421,7 @@ struct folder_plan {
 	uint32_t *dir_blocks; /* per class */
 	uint64_t *dir_ino;    /* per class */
 	uint64_t *first;      /* per class: its first sample (storage order) */
+	uint64_t first_ino;   /* the first class folder's inode; 0: no file system */
 	bool contiguous;      /* every class's samples lie together */
 };
 
@@ -472,16 +476,19 @@ static int folder_plan_open(const struct ts_source_ops *self, struct ts_vsource 
 		size_t len = ts_dataset_sample_path_len(m, m->order ? m->order[i] : i);
 		names[c] += len > 16 ? len - 16 : len;
 	}
-	uint64_t ino = 14, used = 0;
-	for (uint64_t c = 0; c < nc; c++) {
+	/* after lost+found, dataset.json and train/ */
+	p->first_ino = vs->fs ? vs->fs->first_inode + 3 : 0;
+	uint64_t ino = p->first_ino, used = 0;
+	for (uint64_t c = 0; c < nc && vs->fs; c++) {
 		if (!count[c])
 			continue;
 		p->dir_ino[c] = ino;
-		p->dir_blocks[c] = (uint32_t)ts_fsmeta_dir_blocks(&ts_fsmeta_ext4, count[c], names[c]);
+		p->dir_blocks[c] = (uint32_t)ts_fsmeta_dir_blocks(vs->fs, count[c], names[c]);
 		ino += count[c] + 1;
 		used++;
 	}
-	p->top_blocks = (uint32_t)ts_fsmeta_dir_blocks(&ts_fsmeta_ext4, used, 9 * used);
+	if (vs->fs) /* train/: a 9-byte wnid per class */
+		p->top_blocks = (uint32_t)ts_fsmeta_dir_blocks(vs->fs, used, 9 * used);
 	free(count);
 	free(names);
 	return 0;
@@ -494,9 +501,10 @@ static void folder_plan_sample(const struct ts_vsource *vs, uint64_t i, struct t
 	uint64_t c = x->cls;
 	ts_vsample_start(out, TS_VWORK_JPEG, x->width, x->height, x->bytes);
 	out->n = 2;
-	out->io[0] = (struct ts_vio){ .op = TS_VIO_META, .file = i + 2,
-				      .ino = p->contiguous ? p->dir_ino[c] + 1 + (i - p->first[c])
-							   : 14 + i + c,
+	uint64_t ino = !p->first_ino	 ? 0
+		       : p->contiguous ? p->dir_ino[c] + 1 + (i - p->first[c])
+				       : p->first_ino + i + c;
+	out->io[0] = (struct ts_vio){ .op = TS_VIO_META, .file = i + 2, .ino = ino,
 				      .dir = UINT64_MAX - 2 - c, .dir_ino = p->dir_ino[c],
 				      .dir_blocks = p->dir_blocks[c], .top_blocks = p->top_blocks };
 	out->io[1] = (struct ts_vio){ .op = TS_VIO_READ, .file = i + 2, .len = x->bytes,

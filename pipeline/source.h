@@ -104,12 +104,17 @@ static inline void ts_vsample_start(struct ts_vsample *s, uint8_t work, uint16_t
 }
 
 struct ts_dataset_meta;
+struct ts_fsmeta_params;
 struct ts_vsource {
 	uint64_t count;		 /* samples per epoch */
 	uint64_t max_len;	 /* largest sample */
 	struct ts_vsample at_open; /* what opening the source reads (n = 0: nothing) */
 	const struct ts_dataset_meta *meta;
 	const struct ts_pipe_cfg *cfg;
+	/* The disk's file system (tier/fsmeta.h): a source of a file per
+	 * sample sizes its folders and numbers its inodes with it; NULL: the
+	 * disk models none, and an open is one metadata request. */
+	const struct ts_fsmeta_params *fs;
 	void *st;		 /* the source's own */
 };
 

@@ -258,6 +258,7 @@ int ts_vpipe_new(const struct ts_pipe_cfg *cfg, const struct ts_dataset_meta *me
 		v->cal = *cal;
 	v->vs.meta = meta;
 	v->vs.cfg = cfg;
+	v->vs.fs = disk->fs;
 	if ((rc = ops->plan_open(ops, &v->vs, err, errlen)))
 		goto fail;
 	v->vs_open = true;

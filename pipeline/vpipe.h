@@ -39,6 +39,9 @@ struct ts_vdisk {
 	/* Optional: @io will be submitted soon; start loading what submitting
 	 * it reads (__builtin_prefetch). Changes nothing. */
 	void (*prefetch)(void *ctx, const struct ts_vio *io);
+	/* The file system the disk holds (tier/fsmeta.h), which sizes a
+	 * source's folders (struct ts_vsource.fs); NULL: it models none. */
+	const struct ts_fsmeta_params *fs;
 };
 
 struct ts_vbatch {

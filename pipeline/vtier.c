@@ -8,18 +8,19 @@
 #include "pipeline/vtier.h"
 #include "tier/fsmeta.h"
 
-int ts_vtier_new(struct ts_vtier *m, const struct ts_tier_cfg *cfg, int band_end, char *err,
-		 size_t errlen)
+int ts_vtier_new(struct ts_vtier *m, const struct ts_tier_cfg *cfg,
+		 const struct ts_fsmeta_params *fs, int band_end, char *err, size_t errlen)
 {
 	memset(m, 0, sizeof(*m));
 	m->profile = cfg->profile;
+	m->fs = fs;
 	struct ts_tier_cfg tc = *cfg;
 	if (band_end) {
 		ts_tier_profile_band(m->profile, band_end, &m->banded, NULL, 0);
 		tc.profile = &m->banded;
 	}
 	int rc = ts_tier_new(&tc, &m->tier, err, errlen);
-	if (!rc && (rc = ts_fsmeta_new(&ts_fsmeta_ext4, &m->meta))) {
+	if (!rc && (rc = ts_fsmeta_new(fs, &m->meta))) {
 		snprintf(err, errlen, "tier model: out of memory");
 		ts_vtier_free(m);
 	}

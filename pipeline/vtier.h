@@ -21,13 +21,17 @@ struct ts_vtier {
 	uint64_t dev_read_bytes; /* bytes the device read (readahead and metadata included) */
 	struct ts_tl_proc *tl; /* every request on the tier tracks (timeline.h); NULL = none */
 	struct ts_fsmeta *meta; /* the file system's metadata reads (tier/fsmeta.h) */
+	const struct ts_fsmeta_params *fs; /* its layout (ts_tier_set_fs) */
 };
 
-/* The model of @cfg (its profile, capacity, page-cache size and seed);
- * with @band_end -1 or +1 (--band), the profile at the slow or fast end of
- * its ranges. */
-TS_WUR int ts_vtier_new(struct ts_vtier *m, const struct ts_tier_cfg *cfg, int band_end,
-			char *err, size_t errlen);
+/* The model of @cfg (its profile, capacity, page-cache size and seed)
+ * holding file system @fs (tier/fsmeta.h; must outlive the model); with
+ * @band_end -1 or +1 (--band), the profile at the slow or fast end of its
+ * ranges. */
+struct ts_fsmeta_params;
+TS_WUR int ts_vtier_new(struct ts_vtier *m, const struct ts_tier_cfg *cfg,
+			const struct ts_fsmeta_params *fs, int band_end, char *err,
+			size_t errlen);
 uint64_t ts_vtier_submit(struct ts_vtier *m, uint64_t now, enum ts_tier_op op, uint64_t file,
 			 uint64_t off, uint64_t len, uint64_t size);
 /* struct ts_vdisk's submit and warm, @ctx a struct ts_vtier. */

@@ -23,6 +23,7 @@
 #include "core/interrupt.h"
 #include "scenario/job.h"
 #include "pipeline/vtier.h"
+#include "tier/fsmeta.h"
 #include "disk/cgroup.h"
 #include "disk/disk.h"
 #include "tier/stats_keys.h"
@@ -656,11 +657,14 @@ int ts_job_vtier(struct ts_job_env *env, const struct ts_scenario *s, int band_e
 		return -EINVAL;
 	}
 	struct ts_tier_cfg tc = { .capacity = s->mnt.capacity, .seed = s->mnt.seed };
+	const struct ts_fsmeta_params *fs;
 	int rc = ts_scn_page_cache(&s->mnt, &tc.mem, err, errlen);
 	if (!rc)
 		rc = ts_tier_set_lookup(env->tiers, s->mnt.tier, &tc.profile, err, errlen);
+	if (!rc)
+		rc = ts_tier_set_fs_lookup(env->tiers, TS_FSMETA_NAME, &fs, err, errlen);
 	if (rc)
 		return rc;
-	return ts_vtier_new(m, &tc, band_end, err, errlen);
+	return ts_vtier_new(m, &tc, fs, band_end, err, errlen);
 }
 

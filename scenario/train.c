@@ -223,7 +223,8 @@ static int feed_open(struct ts_job_env *env, struct ts_scenario *s, const char *
 			}
 			f->have_cal = true;
 		}
-		struct ts_vdisk disk = { ts_vtier_vio, &f->vt, ts_vtier_warm, ts_vtier_prefetch };
+		struct ts_vdisk disk = { ts_vtier_vio, &f->vt, ts_vtier_warm, ts_vtier_prefetch,
+					 f->vt.fs };
 		rc = ts_vpipe_new(&pc, synthetic ? NULL : &dp->meta, &disk,
 				  f->have_cal ? &f->cal : NULL, &f->vp, err, errlen);
 		if (!rc && !synthetic && strcmp(s->mnt.cache, "cold"))

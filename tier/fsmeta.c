@@ -6,49 +6,8 @@
 
 #include "tier/fsmeta.h"
 
-/*
- * ext4 as mkfs.ext4 makes it for a data volume (e2fsprogs 1.47,
- * /etc/mke2fs.conf defaults), every figure checked against block-mode
- * traces (bench/fs_fidelity.sh, tiersim disk mount --trace; debugfs maps
- * each request to what it read):
- *   block 4096                spec: mke2fs.conf blocksize = 4096
- *   inode_size 256            spec: mke2fs.conf inode_size = 256
- *   inode_ra_blocks 32        spec: ext4 inode_readahead_blks default
- *                             (Documentation/admin-guide/ext4.rst);
- *                             measured: 1,058-file JPEG tree, ssd-cloud,
- *                             inode-table reads of up to 128 KiB
- *   dir_ra_blocks 8           spec: fs/ext4/namei.c NAMEI_RA_BLOCKS
- *   dirent_base 8             spec: ext4 disk layout, struct
- *                             ext4_dir_entry_2 (name padded to 4 bytes)
- *   extent_bytes 128 MiB      spec: ext4 disk layout (32,768 blocks)
- *   inline_extents 4          spec: ext4 disk layout (i_block holds 4)
- *   leaf_extents 340          spec: (4096 - 12) / 12 per leaf block
- *   metadata kept in memory   assumed (low: kept while the job runs, as
- *                             here; high: the same: 1/16 KiB per file
- *                             against any instance's memory)
- *
- * Fitted on (block-mode trace, ssd-cloud, cold, mkfs.ext4 -d image): the
- * PyTorch folder loader of bench/pytorch_loader.py over 1,058 JPEGs in 106
- * folders: 1,071 data requests (one per file), 110 folder requests (one
- * 4 KiB block per folder, read once), inode-table requests of up to
- * 128 KiB. Checked on: 3,000 JPEGs in 30 folders read by a loader that
- * lists its folders (os.scandir, 4 threads, shuffled): 3,040 data
- * requests, 34 folder requests (the rule: 32), and the whole inode table
- * (0.75 MiB) in 20 requests where the rule charges it in 6 windows: with
- * several lookups at once ext4 splits a window around blocks another
- * lookup is already reading, so the rule under-counts requests by about
- * 16 in 3,100 (0.5%) and charges the same bytes.
- */
-const struct ts_fsmeta_params ts_fsmeta_ext4 = {
-	.block = 4096,
-	.inode_size = 256,
-	.inode_ra_blocks = 32,
-	.dir_ra_blocks = 8,
-	.dirent_base = 8,
-	.extent_bytes = 128ULL << 20,
-	.inline_extents = 4,
-	.leaf_extents = 340,
-};
+/* The layout's figures, each with its evidence, are tier/tiers.lua's
+ * filesystem "ext4" (read by tier/profile.c). */
 
 enum { K_NODE = 1, K_ITAB, K_DIR, K_EXT };
 

@@ -22,14 +22,36 @@
 
 #include "luadata/luadata.h"
 #include "core/paths.h"
+#include "tier/fsmeta.h"
 #include "tier/tier_base.h"
 #include "core/units.h"
+
+/* A file system's layout (tier/fsmeta.h), as a data file declares it. */
+enum fs_field {
+	FS_BLOCK, FS_INODE_SIZE, FS_INODE_RA, FS_DIR_RA, FS_DIRENT_BASE, FS_EXTENT_MAX,
+	FS_INLINE_EXTENTS, FS_LEAF_EXTENTS, FS_ROOT_INODE, FS_FIRST_INODE, FS_NR
+};
+static const char *const fs_names[FS_NR + 1] = {
+	"block",	"inode_size",	 "inode_readahead_blocks", "dir_readahead_blocks",
+	"dirent_base",	"extent_max",	 "inline_extents",	   "leaf_extents",
+	"root_inode",	"first_inode",
+};
+
+struct fs_profile {
+	char *name, *desc, *where;
+	struct ts_fsmeta_params p;
+	struct ts_tier_evidence ev[FS_NR];
+};
 
 struct ts_tier_set {
 	struct ts_tier_profile **p; /* declaration order */
 	size_t n, cap;
 	struct ts_tier_profile **retired; /* replaced by a user file, kept alive */
 	size_t nretired, capretired;
+	struct fs_profile **fs; /* file systems, declaration order */
+	size_t nfs;
+	struct fs_profile **fs_retired; /* replaced by a user file, kept alive */
+	size_t nfs_retired;
 };
 
 /* ---- Loading ------------------------------------------------------------ */
@@ -41,8 +63,24 @@ static const char *const tier_keys[] = { "desc",	  "source",	    "capacity",
 					 "burst",	  "parallel",	    "latency",
 					 "queue",	  "evidence",	    NULL };
 
+static const char *const fs_keys[] = { "desc",
+				       "block",
+				       "inode_size",
+				       "inode_readahead_blocks",
+				       "dir_readahead_blocks",
+				       "dirent_base",
+				       "extent_max",
+				       "inline_extents",
+				       "leaf_extents",
+				       "root_inode",
+				       "first_inode",
+				       "evidence",
+				       NULL };
+
+enum { K_TIER, K_FS };
 static const struct ts_luadata_kind kinds[] = {
-	{ .name = "tier", .named = true, .keys = tier_keys },
+	[K_TIER] = { .name = "tier", .named = true, .keys = tier_keys },
+	[K_FS] = { .name = "filesystem", .named = true, .keys = fs_keys },
 	{ NULL },
 };
 
@@ -280,6 +318,15 @@ out:
 	return rc;
 }
 
+/* The strings of @n evidence entries. */
+static void ev_free(struct ts_tier_evidence *ev, int n)
+{
+	for (int i = 0; i < n; i++) {
+		free(ev[i].what);
+		free(ev[i].fit_case);
+	}
+}
+
 static void profile_free(struct ts_tier_profile *p)
 {
 	if (!p)
@@ -288,10 +335,7 @@ static void profile_free(struct ts_tier_profile *p)
 	free(p->desc);
 	free(p->source);
 	free(p->where);
-	for (int i = 0; i < TS_EV_NR; i++) {
-		free(p->ev[i].what);
-		free(p->ev[i].fit_case);
-	}
+	ev_free(p->ev, TS_EV_NR);
 	free(p);
 }
 
@@ -596,6 +640,149 @@ static int conv_tier(struct conv *c, struct ts_tier_profile *p)
 	return conv_evidence(c, t, p);
 }
 
+/* ---- File systems ------------------------------------------------------- */
+
+static void fs_free(struct fs_profile *f)
+{
+	if (!f)
+		return;
+	free(f->name);
+	free(f->desc);
+	free(f->where);
+	ev_free(f->ev, FS_NR);
+	free(f);
+}
+
+/* Appends @f to the array *@v of *@n pointers. */
+static int fs_push(struct fs_profile ***v, size_t *n, struct fs_profile *f)
+{
+	void *nv = realloc(*v, (*n + 1) * sizeof(**v));
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	(*v)[(*n)++] = f;
+	return 0;
+}
+
+/* Field @k of the file system table at @t: a whole number in [@lo, @hi],
+ * or for extent_max a size above 0. Every field is required: the rule has
+ * no figures of its own. */
+static int fs_field(struct conv *c, int t, int k, double lo, double hi, uint64_t *out)
+{
+	double v = 0;
+	bool had;
+	int rc = k == FS_EXTENT_MAX ? get_field(c, t, "", fs_names[k], K_SIZE, out, &had)
+				    : get_field(c, t, "", fs_names[k], K_NUMBER, &v, &had);
+	if (rc)
+		return rc;
+	if (!had)
+		return conv_fail(c, fs_names[k], "missing: a file system sets every field of its "
+						 "layout (tier/tiers.lua says which)");
+	if (k == FS_EXTENT_MAX)
+		return *out ? 0 : conv_fail(c, fs_names[k], "expected a size above 0");
+	if (v != floor(v) || v < lo || v > hi)
+		return conv_fail(c, fs_names[k], "expected a whole number in [%g, %g], got %g", lo,
+				 hi, v);
+	*out = (uint64_t)v;
+	return 0;
+}
+
+/* filesystem "NAME" { block = , ..., evidence = { FIELD = ENTRY, ... } }:
+ * the layout of tier/fsmeta.h, every field set and labelled. */
+static int conv_fs(struct conv *c, struct fs_profile *f)
+{
+	static const double lim[FS_NR][2] = {
+		[FS_BLOCK] = { 512, 65536 },	     [FS_INODE_SIZE] = { 128, 65536 },
+		[FS_INODE_RA] = { 1, 1 << 20 },	     [FS_DIR_RA] = { 1, 1 << 20 },
+		[FS_DIRENT_BASE] = { 1, 65536 },     [FS_INLINE_EXTENTS] = { 0, 1 << 20 },
+		[FS_LEAF_EXTENTS] = { 1, 1 << 20 },  [FS_ROOT_INODE] = { 1, 1u << 31 },
+		[FS_FIRST_INODE] = { 1, 1u << 31 },
+	};
+	lua_State *L = c->L;
+	int t = lua_gettop(L), rc;
+	uint64_t v[FS_NR] = { 0 };
+
+	if ((rc = get_field(c, t, "", "desc", K_STRING, &f->desc, NULL)))
+		return rc;
+	for (int k = 0; k < FS_NR; k++)
+		if ((rc = fs_field(c, t, k, lim[k][0], lim[k][1], &v[k])))
+			return rc;
+	if (v[FS_BLOCK] & (v[FS_BLOCK] - 1))
+		return conv_fail(c, "block", "expected a power of two");
+	if ((v[FS_INODE_SIZE] & (v[FS_INODE_SIZE] - 1)) || v[FS_INODE_SIZE] > v[FS_BLOCK])
+		return conv_fail(c, "inode_size", "expected a power of two, at most block");
+	if (v[FS_EXTENT_MAX] % v[FS_BLOCK])
+		return conv_fail(c, "extent_max", "expected a whole number of blocks");
+	if (v[FS_FIRST_INODE] <= v[FS_ROOT_INODE])
+		return conv_fail(c, "first_inode", "expected above root_inode");
+	f->p = (struct ts_fsmeta_params){
+		.block = (unsigned)v[FS_BLOCK],
+		.inode_size = (unsigned)v[FS_INODE_SIZE],
+		.inode_ra_blocks = (unsigned)v[FS_INODE_RA],
+		.dir_ra_blocks = (unsigned)v[FS_DIR_RA],
+		.dirent_base = (unsigned)v[FS_DIRENT_BASE],
+		.extent_bytes = v[FS_EXTENT_MAX],
+		.inline_extents = (unsigned)v[FS_INLINE_EXTENTS],
+		.leaf_extents = (unsigned)v[FS_LEAF_EXTENTS],
+		.root_inode = v[FS_ROOT_INODE],
+		.first_inode = v[FS_FIRST_INODE],
+	};
+
+	int ty = lua_getfield(L, t, "evidence");
+	if (ty != LUA_TTABLE) {
+		lua_pop(L, 1);
+		return conv_fail(c, "evidence", "missing: label every field { LABEL, \"source\" }");
+	}
+	int e = lua_gettop(L);
+	rc = check_keys(c, e, "evidence", fs_names);
+	for (int k = 0; k < FS_NR && !rc; k++) {
+		if (lua_getfield(L, e, fs_names[k]) != LUA_TNIL)
+			rc = ev_entry(c, -1, fs_names[k], &f->ev[k]);
+		else
+			rc = conv_fail(c, "evidence", "missing %s: label it \"measured\", \"spec\" or "
+						      "\"assumed\" with its source",
+				       fs_names[k]);
+		lua_pop(L, 1);
+	}
+	lua_pop(L, 1);
+	return rc;
+}
+
+/* Replaces the file system of @f's name in @set, or adds it; the one
+ * replaced stays valid (a caller may hold its layout). */
+static int fs_put(struct ts_tier_set *set, struct fs_profile *f)
+{
+	for (size_t j = 0; j < set->nfs; j++) {
+		if (strcmp(set->fs[j]->name, f->name))
+			continue;
+		int rc = fs_push(&set->fs_retired, &set->nfs_retired, set->fs[j]);
+		if (!rc)
+			set->fs[j] = f;
+		return rc;
+	}
+	return fs_push(&set->fs, &set->nfs, f);
+}
+
+const struct ts_fsmeta_params *ts_tier_set_fs(const struct ts_tier_set *set, const char *name)
+{
+	for (size_t i = 0; set && i < set->nfs; i++)
+		if (strcmp(set->fs[i]->name, name) == 0)
+			return &set->fs[i]->p;
+	return NULL;
+}
+
+int ts_tier_set_fs_lookup(const struct ts_tier_set *set, const char *name,
+			  const struct ts_fsmeta_params **out, char *err, size_t errlen)
+{
+	if ((*out = ts_tier_set_fs(set, name)))
+		return 0;
+	snprintf(err, errlen,
+		 "no file system '%s' in the tier profiles (tier/tiers.lua declares it: "
+		 "filesystem \"%s\" { ... })",
+		 name, name);
+	return TS_E_UNKNOWN;
+}
+
 static int set_push(struct ts_tier_profile ***v, size_t *n, size_t *cap,
 		    struct ts_tier_profile *p)
 {
@@ -633,9 +820,22 @@ static int load_file(const char *path, struct ts_tier_set *out, char *err, size_
 	for (size_t i = 0; i < n && !rc; i++) {
 		struct conv c = { .L = L, .d = d, .err = err, .errlen = errlen };
 		ts_luadata_push(d, i, &c.decl);
-		struct ts_tier_profile *p = calloc(1, sizeof(*p));
 		char where[512];
 		snprintf(where, sizeof(where), "%s:%d", path, c.decl.line);
+		if (c.decl.kind == &kinds[K_FS]) {
+			struct fs_profile *f = calloc(1, sizeof(*f));
+			if (!f || !(f->name = strdup(c.decl.name)) || !(f->where = strdup(where)))
+				rc = -ENOMEM;
+			else
+				rc = conv_fs(&c, f);
+			if (!rc)
+				rc = fs_put(out, f);
+			if (rc)
+				fs_free(f);
+			lua_settop(L, 0);
+			continue;
+		}
+		struct ts_tier_profile *p = calloc(1, sizeof(*p));
 		if (!p || !(p->name = strdup(c.decl.name)) || !(p->where = strdup(where))) {
 			profile_free(p);
 			rc = -ENOMEM;
@@ -699,7 +899,7 @@ int ts_tier_set_add_file(struct ts_tier_set *set, const char *path, char *err, s
 		set->retired = nr;
 		set->capretired = TS_MAX(set->capretired, needr);
 	}
-	if (!np || !nr) {
+	if ((!np && need) || (!nr && needr)) { /* a file may declare file systems only */
 		ts_tier_set_free(add);
 		snprintf(err, errlen, "%s: out of memory", path);
 		return -ENOMEM;
@@ -718,8 +918,16 @@ int ts_tier_set_add_file(struct ts_tier_set *set, const char *path, char *err, s
 		}
 	}
 	add->n = 0;
+	/* File systems: as tiers, a later file's replaces an earlier one's. */
+	int rc2 = 0;
+	for (size_t i = 0; i < add->nfs; i++) {
+		if (!rc2 && !(rc2 = fs_put(set, add->fs[i])))
+			add->fs[i] = NULL;
+	}
 	ts_tier_set_free(add);
-	return 0;
+	if (rc2)
+		snprintf(err, errlen, "%s: out of memory", path);
+	return rc2;
 }
 
 const struct ts_tier_profile *ts_tier_set_find(const struct ts_tier_set *set, const char *name)
@@ -761,8 +969,14 @@ void ts_tier_set_free(struct ts_tier_set *set)
 		profile_free(set->p[i]);
 	for (size_t i = 0; i < set->nretired; i++)
 		profile_free(set->retired[i]);
+	for (size_t i = 0; i < set->nfs; i++)
+		fs_free(set->fs[i]);
+	for (size_t i = 0; i < set->nfs_retired; i++)
+		fs_free(set->fs_retired[i]);
 	free(set->p);
 	free(set->retired);
+	free(set->fs);
+	free(set->fs_retired);
 	free(set);
 }
 
@@ -924,6 +1138,22 @@ int ts_tier_print_evidence(FILE *f, const struct ts_tier_set *set)
 			if (e->has_range)
 				snprintf(range, sizeof(range), "x%.3g-x%.3g", e->lo, e->hi);
 			if (fprintf(f, "%-17s %-14s %-9s %-13s %-26s %s\n", p->name, ev_names[k],
+				    ts_tier_ev_label_name(e->label), range,
+				    e->fit_case ? e->fit_case : "-", e->what) < 0)
+				return -EIO;
+		}
+	}
+	/* the file systems' layouts (tier/fsmeta.h), each field labelled */
+	for (size_t i = 0; i < set->nfs; i++) {
+		const struct fs_profile *fp = set->fs[i];
+		char who[64];
+		snprintf(who, sizeof(who), "fs %s", fp->name);
+		for (int k = 0; k < FS_NR; k++) {
+			const struct ts_tier_evidence *e = &fp->ev[k];
+			char range[32] = "-";
+			if (e->has_range)
+				snprintf(range, sizeof(range), "x%.3g-x%.3g", e->lo, e->hi);
+			if (fprintf(f, "%-17s %-14s %-9s %-13s %-26s %s\n", who, fs_names[k],
 				    ts_tier_ev_label_name(e->label), range,
 				    e->fit_case ? e->fit_case : "-", e->what) < 0)
 				return -EIO;

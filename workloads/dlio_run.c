@@ -62,6 +62,7 @@
 #include "disk/cgroup.h"
 #include "disk/disk.h"
 #include "pipeline/vtier.h"
+#include "tier/fsmeta.h"
 #include "core/units.h"
 
 #define OOFF(f) offsetof(struct ts_dlio_opts, f)
@@ -595,10 +596,13 @@ static int run_virtual(struct env *E, uint64_t n, double stop_below, struct ts_d
 	struct ts_vtier vt;
 	memset(r, 0, sizeof(*r));
 	struct ts_tier_cfg tc = { .capacity = E->o->capacity, .mem = E->o->mem, .seed = E->seed };
+	const struct ts_fsmeta_params *fs;
 	int rc = ts_tier_set_lookup(E->tiers, E->o->tier, &tc.profile, err, errlen);
+	if (!rc)
+		rc = ts_tier_set_fs_lookup(E->tiers, TS_FSMETA_NAME, &fs, err, errlen);
 	if (rc)
 		return rc;
-	if ((rc = ts_vtier_new(&vt, &tc, 0, err, errlen)))
+	if ((rc = ts_vtier_new(&vt, &tc, fs, 0, err, errlen)))
 		return rc;
 	if (torch_loader(E->w)) {
 		uint64_t w0 = ts_now_ns();

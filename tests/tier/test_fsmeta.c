@@ -6,11 +6,15 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "tests/tcheck.h"
 #include "tier/fsmeta.h"
+
+/* ext4's layout, from the built-in profiles (tier/tiers.lua) */
+static const struct ts_fsmeta_params *ext4;
 
 /* A tree for the walk: /a (a folder of 3 blocks, inode 20), /a/x (21),
  * /a/far (20 + 600: another inode-table window). */
@@ -35,7 +39,7 @@ static void test_lookup(void)
 {
 	struct ts_fsmeta *m;
 	struct ts_fsmeta_io io[TS_FSMETA_MAX_IO];
-	CHECK(ts_fsmeta_new(&ts_fsmeta_ext4, &m) == 0);
+	CHECK(ts_fsmeta_new(ext4, &m) == 0);
 	struct ts_fsmeta_node dir = { 100, 13, 1 }, f1 = { 101, 14, 0 }, f2 = { 102, 15, 0 },
 			      far = { 103, 14 + 512, 0 };
 	/* the folder's block, then the inode's table window: 32 blocks */
@@ -51,7 +55,7 @@ static void test_lookup(void)
 	ts_fsmeta_free(m);
 
 	/* with the inodes in use known, readahead stops at the last one */
-	CHECK(ts_fsmeta_new(&ts_fsmeta_ext4, &m) == 0);
+	CHECK(ts_fsmeta_new(ext4, &m) == 0);
 	ts_fsmeta_set_inodes(m, 100);
 	CHECK_EQ_U64(ts_fsmeta_lookup(m, &dir, &f1, io, TS_FSMETA_MAX_IO), 2);
 	CHECK_EQ_U64(io[1].len, 7 * 4096); /* inodes 0..99: 7 blocks of 16 */
@@ -62,7 +66,7 @@ static void test_list_and_extent(void)
 {
 	struct ts_fsmeta *m;
 	struct ts_fsmeta_io io[TS_FSMETA_MAX_IO];
-	CHECK(ts_fsmeta_new(&ts_fsmeta_ext4, &m) == 0);
+	CHECK(ts_fsmeta_new(ext4, &m) == 0);
 	/* 20 blocks: 8 + 8 + 4, read ahead as ext4's lookup does */
 	struct ts_fsmeta_node big = { 7, 30, 20 };
 	CHECK_EQ_U64(ts_fsmeta_list(m, &big, io, TS_FSMETA_MAX_IO), 3);
@@ -84,9 +88,9 @@ static void test_list_and_extent(void)
 	ts_fsmeta_free(m);
 
 	/* a linear folder: "." and "..", then 8 bytes + the name padded to 4 */
-	CHECK_EQ_U64(ts_fsmeta_dir_blocks(&ts_fsmeta_ext4, 0, 0), 1);
-	CHECK_EQ_U64(ts_fsmeta_dir_blocks(&ts_fsmeta_ext4, 100, 2000), 1);
-	CHECK_EQ_U64(ts_fsmeta_dir_blocks(&ts_fsmeta_ext4, 1300, 1300 * 20), 10);
+	CHECK_EQ_U64(ts_fsmeta_dir_blocks(ext4, 0, 0), 1);
+	CHECK_EQ_U64(ts_fsmeta_dir_blocks(ext4, 100, 2000), 1);
+	CHECK_EQ_U64(ts_fsmeta_dir_blocks(ext4, 1300, 1300 * 20), 10);
 }
 
 static void test_path(void)
@@ -94,7 +98,7 @@ static void test_path(void)
 	struct ts_fsmeta *m;
 	struct ts_fsmeta_io io[TS_FSMETA_MAX_IO];
 	unsigned calls = 0;
-	CHECK(ts_fsmeta_new(&ts_fsmeta_ext4, &m) == 0);
+	CHECK(ts_fsmeta_new(ext4, &m) == 0);
 	/* the root's block, /a's window (inodes 2..21 share it), /a's 3 blocks */
 	CHECK_EQ_U64(ts_fsmeta_path(m, "/a/x", false, stat_tree, &calls, io, TS_FSMETA_MAX_IO), 3);
 	CHECK_EQ_U64(io[0].len, 4096);
@@ -140,11 +144,128 @@ static void test_charge(void)
 	ts_tier_set_free(set);
 }
 
+static const char *write_tmp(const char *text)
+{
+	static char path[64];
+	snprintf(path, sizeof(path), "/tmp/tier_fsmeta_decl_%d.lua", (int)getpid());
+	FILE *f = fopen(path, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+	return path;
+}
+
+/* The layout is data: tiers.lua's declaration, every field labelled; a
+ * user's file replaces it by name; a bad one is refused in one line that
+ * names the file, the line and the field. */
+static void test_declared(struct ts_tier_set *set)
+{
+	const struct ts_fsmeta_params *p = ts_tier_set_fs(set, TS_FSMETA_NAME);
+	CHECK(p != NULL);
+	if (!p)
+		return;
+	CHECK_EQ_U64(p->block, 4096);
+	CHECK_EQ_U64(p->inode_size, 256);
+	CHECK_EQ_U64(p->inode_ra_blocks, 32);
+	CHECK_EQ_U64(p->dir_ra_blocks, 8);
+	CHECK_EQ_U64(p->dirent_base, 8);
+	CHECK_EQ_U64(p->extent_bytes, 128ULL << 20);
+	CHECK_EQ_U64(p->inline_extents, 4);
+	CHECK_EQ_U64(p->leaf_extents, 340);
+	CHECK_EQ_U64(p->root_inode, 2);
+	CHECK_EQ_U64(p->first_inode, 11);
+	CHECK(ts_tier_set_fs(set, "xfs") == NULL);
+	char err[512] = "";
+	const struct ts_fsmeta_params *q;
+	CHECK(ts_tier_set_fs_lookup(set, "xfs", &q, err, sizeof(err)) == TS_E_UNKNOWN);
+	CHECK(strstr(err, "'xfs'") != NULL && strstr(err, "tiers.lua") != NULL);
+
+	/* the labels: --evidence prints one row per field */
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	CHECK(mem && ts_tier_print_evidence(mem, set) == 0);
+	if (mem)
+		fclose(mem);
+	CHECK(buf && strstr(buf, "fs ext4") && strstr(buf, "inode_readahead_blocks measured") &&
+	      strstr(buf, "first_inode    spec"));
+	free(buf);
+
+	const char *body = "  block = 1024, inode_size = 128, inode_readahead_blocks = 4,\n"
+			   "  dir_readahead_blocks = 2, dirent_base = 8, extent_max = \"1MiB\",\n"
+			   "  inline_extents = 4, leaf_extents = 10, root_inode = 2, first_inode = 11,\n";
+	const char *ev = "  evidence = { block = { \"assumed\", \"t\", range = { 0.5, 2 } },\n"
+			 "    inode_size = { \"spec\", \"t\" }, inode_readahead_blocks = { \"spec\", \"t\" },\n"
+			 "    dir_readahead_blocks = { \"spec\", \"t\" }, dirent_base = { \"spec\", \"t\" },\n"
+			 "    extent_max = { \"spec\", \"t\" }, inline_extents = { \"spec\", \"t\" },\n"
+			 "    leaf_extents = { \"spec\", \"t\" }, root_inode = { \"spec\", \"t\" },\n"
+			 "    first_inode = { \"spec\", \"t\" } } }\n";
+	char text[2048];
+	snprintf(text, sizeof(text), "filesystem \"ext4\" {\n%s%s", body, ev);
+	const char *path = write_tmp(text);
+	if (ts_tier_set_add_file(set, path, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		tc_failures++;
+	}
+	const struct ts_fsmeta_params *r = ts_tier_set_fs(set, TS_FSMETA_NAME);
+	CHECK(r && r != p && r->block == 1024 && r->leaf_extents == 10);
+	CHECK_EQ_U64(p->block, 4096); /* the replaced one stays valid */
+	unlink(path);
+
+	static const struct {
+		const char *from, *to, *want;
+	} bad[] = {
+		{ "block = 1024", "block = 1000", "field 'block': expected a power of two" },
+		{ "inode_size = 128", "inode_size = 2048", "inode_size" },
+		{ "leaf_extents = 10,", "", "field 'leaf_extents': missing" },
+		{ "first_inode = { \"spec\", \"t\" }", "", "missing first_inode" },
+		{ "extent_max = \"1MiB\"", "extent_max = \"1000\"", "extent_max" },
+		{ "dirent_base = 8", "dirent_base = 8.5", "whole number" },
+		{ "range = { 0.5, 2 }", "", "range" },
+		{ "root_inode = 2,", "root_inode = 2, wrong = 1,", "wrong" },
+	};
+	for (size_t i = 0; i < TS_ARRAY_SIZE(bad); i++) {
+		char full[2048];
+		snprintf(full, sizeof(full), "filesystem \"ext4\" {\n%s%s", body, ev);
+		char *at = strstr(full, bad[i].from);
+		CHECK(at != NULL);
+		if (!at)
+			continue;
+		char out[2048];
+		snprintf(out, sizeof(out), "%.*s%s%s", (int)(at - full), full, bad[i].to,
+			 at + strlen(bad[i].from));
+		path = write_tmp(out);
+		struct ts_tier_set *s = NULL;
+		err[0] = 0;
+		CHECK(ts_tier_set_load(path, &s, err, sizeof(err)) == TS_E_PROFILE);
+		CHECK(s == NULL);
+		if (!strstr(err, bad[i].want) || !strstr(err, path)) {
+			fprintf(stderr, "bad %zu: '%s' not in: %s\n", i, bad[i].want, err);
+			tc_failures++;
+		}
+		unlink(path);
+		ts_tier_set_free(s);
+	}
+}
+
 int main(void)
 {
+	char err[512];
+	struct ts_tier_set *set = NULL;
+	if (ts_tier_set_load_default(&set, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return 1;
+	}
+	ext4 = ts_tier_set_fs(set, TS_FSMETA_NAME);
+	CHECK(ext4 != NULL);
+	if (!ext4)
+		return tc_exit();
 	test_lookup();
 	test_list_and_extent();
 	test_path();
 	test_charge();
+	test_declared(set);
+	ts_tier_set_free(set);
 	return tc_exit();
 }

@@ -47,6 +47,8 @@
 #include "traces/wakes.h"
 #include "traces/trace.h"
 
+struct ts_fsmeta_params;
+
 struct ts_replay_cfg {
 	bool no_think;
 	double speed; /* think-time scale divisor; 0 = 1 */
@@ -69,6 +71,9 @@ struct ts_replay_cfg {
 	bool cpu_model;
 	/* virtual */
 	struct ts_tier_cfg tier; /* profile, capacity, mem, seed, floor ... */
+	/* the file system lookups are charged with (tier/fsmeta.h: the tier
+	 * profiles' ts_tier_set_fs) */
+	const struct ts_fsmeta_params *fs;
 	/* real */
 	const char *target; /* directory */
 	bool allow_writes;  /* writes, creates, unlinks... into target */

@@ -10,6 +10,7 @@
 
 #include "core/opt.h"
 #include "core/ts.h"
+#include "tier/fsmeta.h"
 #include "traces/replay/replay.h"
 
 const char *const ts_replay_over_names[TS_REPLAY_OVER_N] = { "capacity", "mem", "seed", "floor" };
@@ -76,6 +77,7 @@ int ts_replay_predict(struct ts_replay_set *s, const char *tier, struct ts_repla
 		return -EINVAL;
 	}
 	if ((rc = ts_tier_set_lookup(s->set, tier, &s->cfg.tier.profile, err, errlen)) ||
+	    (rc = ts_tier_set_fs_lookup(s->set, TS_FSMETA_NAME, &s->cfg.fs, err, errlen)) ||
 	    (rc = ts_replay_virtual(&s->t, &s->cfg, res, err, errlen)))
 		return rc;
 	snprintf(res->what, sizeof(res->what), "%s", tier);

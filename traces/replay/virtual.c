@@ -60,8 +60,11 @@ static int pnode_stat(void *ctx, const char *path, size_t len, struct ts_fsmeta_
 	struct pnode *n = bsearch(&key, v->nodes, v->nnodes, sizeof(key), pnode_cmp);
 	if (!n)
 		return -ENOENT;
-	/* inodes 1-10 are ext4's own; the root is 2 */
-	out->ino = len == 1 ? 2 : 11 + (uint64_t)(n - v->nodes);
+	/* the root has its own inode; the rest are numbered in sorted order
+	 * on from the first one mkfs gives a file (ext4: the root 2, then
+	 * lost+found 11 and the first path after the root 12) */
+	const struct ts_fsmeta_params *fs = v->cfg->fs;
+	out->ino = len == 1 ? fs->root_inode : fs->first_inode + (uint64_t)(n - v->nodes);
 	out->blocks = n->blocks;
 	return 0;
 }
@@ -117,10 +120,10 @@ TS_WUR static int nodes_build(struct vrun *v)
 		}
 	}
 	for (size_t i = 0; i < u; i++)
-		n[i].blocks = names[i] ? ts_fsmeta_dir_blocks(&ts_fsmeta_ext4, names[i], bytes[i]) : 0;
+		n[i].blocks = names[i] ? ts_fsmeta_dir_blocks(v->cfg->fs, names[i], bytes[i]) : 0;
 	free(names);
 	free(bytes);
-	ts_fsmeta_set_inodes(v->meta, 11 + u);
+	ts_fsmeta_set_inodes(v->meta, v->cfg->fs->first_inode + u);
 	return 0;
 }
 
@@ -325,9 +328,13 @@ TS_WUR static int vrun_alloc(struct vrun *v, char *err, size_t errlen)
 	size_t np = v->ps.n ? v->ps.n : 1, nr = v->t->nrecs ? v->t->nrecs : 1;
 	int ret;
 
+	if (!v->cfg->fs) {
+		snprintf(err, errlen, "replay: no file system to charge lookups with (tier/fsmeta.h)");
+		return -EINVAL;
+	}
 	if ((ret = ts_tier_new(&v->cfg->tier, &v->tier, err, errlen)))
 		return ret;
-	if ((ret = ts_fsmeta_new(&ts_fsmeta_ext4, &v->meta)) || (ret = nodes_build(v))) {
+	if ((ret = ts_fsmeta_new(v->cfg->fs, &v->meta)) || (ret = nodes_build(v))) {
 		snprintf(err, errlen, "out of memory");
 		return ret;
 	}
