@@ -38,8 +38,8 @@
 #   REPS interleaved repetitions (default 3): each figure is the median,
 #   [min-max] after it. FS_FIDELITY_SWEEP_ONLY=1 runs the memory sweep only. Tiers default to ssd-cloud ultra-cloud aws-gp3.
 # Needs root (loop devices, cgroups), /usr/bin/python3 with torch, numpy
-# and lmdb. Wall-clock figures: run on a quiet host; the ratios are what
-# to read.
+# and lmdb (python3-lmdb, else liblmdb.so.0 through ctypes). Wall-clock
+# figures: run on a quiet host; the ratios are what to read.
 set -u
 BUILD=${1:?usage: bench/fs_fidelity.sh BUILD [REPS] [TIER...]}
 REPS=${2:-3}
@@ -91,14 +91,39 @@ fi
 
 cat >"$W/lmdb_cursor.py" <<'EOF'
 import json, sys, time
-import lmdb
-env = lmdb.open(sys.argv[1], readonly=True, lock=False, readahead=True)
+try:
+    import lmdb
+except ImportError:  # liblmdb itself through ctypes: the same cursor walk
+    lmdb = None
 t0 = time.monotonic()
 n = b = 0
-with env.begin() as txn:
-    for _, v in txn.cursor():
+if lmdb:
+    env = lmdb.open(sys.argv[1], readonly=True, lock=False, readahead=True)
+    t0 = time.monotonic()
+    with env.begin() as txn:
+        for _, v in txn.cursor():
+            n += 1
+            b += len(v)
+else:
+    import ctypes as C
+    L = C.CDLL("liblmdb.so.0")
+    class Val(C.Structure):
+        _fields_ = [("size", C.c_size_t), ("data", C.c_void_p)]
+    env, txn, cur, dbi = C.c_void_p(), C.c_void_p(), C.c_void_p(), C.c_uint()
+    RDONLY, NOLOCK, NEXT = 0x20000, 0x400000, 8  # lmdb.h: MDB_RDONLY, MDB_NOLOCK, MDB_NEXT
+    ok = (L.mdb_env_create(C.byref(env)) == 0 and L.mdb_env_set_mapsize(env, C.c_size_t(1 << 40)) == 0
+          and L.mdb_env_open(env, sys.argv[1].encode(), RDONLY | NOLOCK, 0o644) == 0
+          and L.mdb_txn_begin(env, None, RDONLY, C.byref(txn)) == 0
+          and L.mdb_dbi_open(txn, None, 0, C.byref(dbi)) == 0
+          and L.mdb_cursor_open(txn, dbi, C.byref(cur)) == 0)
+    if not ok:
+        sys.exit("lmdb_cursor.py: cannot open " + sys.argv[1])
+    t0 = time.monotonic()
+    k, v = Val(), Val()
+    while L.mdb_cursor_get(cur, C.byref(k), C.byref(v), NEXT) == 0:
+        C.string_at(v.data, v.size)  # the value's bytes, as python-lmdb copies them
         n += 1
-        b += len(v)
+        b += v.size
 print(json.dumps({"epoch_s": time.monotonic() - t0, "samples": n, "bytes": b}), file=open(sys.argv[2], "w"))
 EOF
 cat >"$W/rec_reader.py" <<'EOF'
