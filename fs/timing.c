@@ -383,7 +383,7 @@ uint64_t ts_fs_model_submit(struct ts_fs *fs, struct ts_fs_req *r)
 	if (!t)
 		return 0;
 	enum ts_tier_rule_fs kind = ts_tier_rule_fs(op);
-	if (kind == TS_RULE_FS_LOOKUP || kind == TS_RULE_FS_LIST) {
+	if (ts_tier_rule_fs_walks(kind)) {
 		const char *path = r->path ? r->path : r->model_path;
 		/* ops that used to be a metadata request still fail as the
 		 * fault rules for metadata say */
@@ -393,8 +393,8 @@ uint64_t ts_fs_model_submit(struct ts_fs *fs, struct ts_fs_req *r)
 				return 0;
 		}
 		if (path)
-			nio = ts_fsmeta_path(fs->model->meta, path, kind == TS_RULE_FS_LIST,
-					     backing_stat, fs, io, TS_FSMETA_MAX_IO);
+			nio = ts_tier_rule_fs_path(fs->model->meta, kind, path, backing_stat, fs,
+						   io, TS_FSMETA_MAX_IO);
 		return nio ? ts_fsmeta_charge(t, r->submit_ns, fs->floor_ns, io, nio, NULL) : 0;
 	}
 	if (!ts_tier_rule_req(op, &q))

@@ -21,8 +21,9 @@
  * Each read is one request on the metadata "file" TS_FSMETA_FILE, at an
  * offset unique to the block, of the block's bytes; nothing is read twice
  * (the kernel keeps metadata blocks while it has any memory: assumed, they
- * are 1/16 KiB per file). Writes (create, unlink, rename...) are not this
- * rule's: they stay one metadata request each.
+ * are 1/16 KiB per file). Names made or changed (create, unlink,
+ * rename...) cost their folder's and inode's reads here and no write of
+ * their own (traces/tier_rule.h: the journal writes them at commit).
  *
  * Which inodes are neighbours is the caller's: tierfs gives the backing
  * file system's inode numbers (files written together are numbered

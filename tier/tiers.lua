@@ -73,10 +73,13 @@
 -- read once and shared by neighbouring files, as block-mode traces show),
 -- charged as reads at the read latency, in FUSE mode, in a replay and in
 -- the virtual loader alike, with the layout of  filesystem "ext4"  (at the
--- end of this file). Ops that change metadata (create, unlink,
--- rename...) cost one small read each (meta = read): a cold inode lookup
--- reads one block. fsync costs one write (sync = write): a cache flush
--- command completes like a write.
+-- end of this file). Ops that make or change names (create, mkdir,
+-- unlink, rename...) cost the same reads (the folder's, the inode's) and
+-- wait on no write: ext4's journal writes them at its next commit
+-- (traces/tier_rule.h). The other ops that change metadata (truncate,
+-- fallocate, chmod...) cost one small read each (meta = read): a cold
+-- inode lookup reads one block. fsync costs one write (sync = write): a
+-- cache flush command completes like a write.
 --
 -- Concurrency (parallel): no vendor publishes how many requests a disk
 -- serves at once. Cloud disks are throttled by caps, which bind before any

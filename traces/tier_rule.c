@@ -3,6 +3,7 @@
  * model (tier_rule.h), shared by tierfs and replay.
  */
 #include <linux/falloc.h>
+#include <string.h>
 
 #include "traces/tier_rule.h"
 #include "traces/trace.h"
@@ -44,6 +45,16 @@ enum ts_tier_rule_fs ts_tier_rule_fs(unsigned op)
 		return TS_RULE_FS_LOOKUP;
 	case TS_OP_READDIR:
 		return TS_RULE_FS_LIST;
+	case TS_OP_UNLINK:
+	case TS_OP_RMDIR:
+	case TS_OP_RENAME:
+	case TS_OP_LINK:
+		return TS_RULE_FS_LOOKUP;
+	case TS_OP_CREATE:
+	case TS_OP_MKDIR:
+	case TS_OP_MKNOD:
+	case TS_OP_SYMLINK:
+		return TS_RULE_FS_MAKE;
 	case TS_OP_READ:
 	case TS_OP_MMAP_READ:
 		return TS_RULE_FS_READ;
@@ -52,12 +63,40 @@ enum ts_tier_rule_fs ts_tier_rule_fs(unsigned op)
 	}
 }
 
+bool ts_tier_rule_fs_walks(enum ts_tier_rule_fs kind)
+{
+	return kind == TS_RULE_FS_LOOKUP || kind == TS_RULE_FS_LIST || kind == TS_RULE_FS_MAKE;
+}
+
+unsigned ts_tier_rule_fs_path(struct ts_fsmeta *m, enum ts_tier_rule_fs kind, const char *path,
+			      ts_fsmeta_stat_fn stat, void *ctx, struct ts_fsmeta_io *out,
+			      unsigned max)
+{
+	if (kind != TS_RULE_FS_MAKE)
+		return ts_fsmeta_path(m, path, kind == TS_RULE_FS_LIST, stat, ctx, out, max);
+	/* the folder the name is made in: its lookup and its blocks (ext4
+	 * scans them for the name and adds it); the new inode's table block
+	 * is written without a read while its other inodes are free, as the
+	 * trace of 2,000 creates into fresh folders shows (no read) */
+	char parent[4096];
+	size_t len = strlen(path);
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	while (len > 0 && path[len - 1] != '/')
+		len--;
+	if (!len || len >= sizeof(parent))
+		return 0; /* a relative name: no folder to charge */
+	memcpy(parent, path, len);
+	parent[len] = 0;
+	return ts_fsmeta_path(m, parent, true, stat, ctx, out, max);
+}
+
 bool ts_tier_rule_req(unsigned op, struct ts_tier_req *q)
 {
 	enum ts_tier_op t = ts_tier_rule_op(op);
 	enum ts_tier_rule_fs fs = ts_tier_rule_fs(op);
 
-	if (t == TS_TIER_OP_NR || fs == TS_RULE_FS_LOOKUP || fs == TS_RULE_FS_LIST)
+	if (t == TS_TIER_OP_NR || ts_tier_rule_fs_walks(fs))
 		return false;
 	q->op = t;
 	if (t == TS_TIER_META)

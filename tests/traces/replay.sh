@@ -326,6 +326,27 @@ X
 "$B" replay "$T/close.trace" --virtual --tier meta70 --profile "$T/meta.lua" --closed-loop \
 	--no-think --json > "$T/close.json"
 check "close and getattr free" test "$(j "$T/close.json" '.results[1].total_ns')" = 140000
+# names_made_wait_on_no_write: a create reads the folder it makes the name
+# in (the root's block, 70us) and no metadata request of its own; a second
+# create there reads nothing; the rename of /n reads n's inode-table
+# window (70us), the unlink of /m finds it in memory (traces/tier_rule.h:
+# the journal writes them at commit). One metadata request each would
+# take 280us.
+cat > "$T/names.txt" <<'X'
+header version=1
+path 1 "/n"
+path 2 "/n2"
+path 3 "/m"
+0 0 create 1 0 0 0 1 0 0 0
+1000 1000 create 2 0 0 0 1 0 0 0
+2000 2000 rename 1 0 0 0 1 0 3 0
+3000 3000 unlink 3 0 0 0 1 0 0 0
+end drops=0 records=4 t=3000
+X
+"$B" trace undump "$T/names.txt" -o "$T/names.trace"
+"$B" replay "$T/names.trace" --virtual --tier meta70 --profile "$T/meta.lua" --closed-loop \
+	--no-think --json > "$T/names.json"
+check "names made: folder reads only" test "$(j "$T/names.json" '.results[1].total_ns')" = 140000
 # trace_format_v2_still_reads: data/v2-tierfs.trace was written by tierfs
 # in format version 2, the tier model's options only in its mount_opts
 # (seed 7, floor 35591ns, mem 256 KiB, dirty_limit, ra_max). It replays to

@@ -45,6 +45,63 @@ static const enum ts_tier_op want[TS_OP_IO_LAST] = {
 	[TS_OP_UTIMENS] = TS_TIER_META,
 };
 
+/* A tree: / (inode 2, 1 block), /a (20, 3 blocks), /a/x (21). */
+static int stat_tree(void *ctx, const char *path, size_t len, struct ts_fsmeta_node *out)
+{
+	unsigned *calls = ctx;
+	++*calls;
+	static const struct {
+		const char *p;
+		uint64_t ino, blocks;
+	} tree[] = { { "/", 2, 1 }, { "/a", 20, 3 }, { "/a/x", 21, 0 } };
+	for (size_t i = 0; i < TS_ARRAY_SIZE(tree); i++)
+		if (strlen(tree[i].p) == len && memcmp(tree[i].p, path, len) == 0) {
+			out->ino = tree[i].ino;
+			out->blocks = tree[i].blocks;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+/* A name made reads its folder's lookup and blocks, never asks for the
+ * new name; an unlink is a lookup of the name it removes. */
+static void test_make(void)
+{
+	char err[512];
+	struct ts_tier_set *set = NULL;
+	struct ts_fsmeta *m = NULL;
+	struct ts_fsmeta_io io[TS_FSMETA_MAX_IO];
+	unsigned calls = 0;
+	CHECK(ts_tier_set_load_default(&set, err, sizeof(err)) == 0);
+	const struct ts_fsmeta_params *p = ts_tier_set_fs(set, TS_FSMETA_NAME);
+	CHECK(p && ts_fsmeta_new(p, &m) == 0);
+	if (!m) {
+		ts_tier_set_free(set);
+		return;
+	}
+	/* the root's block, /a's inode window, /a's 3 blocks */
+	CHECK_EQ_U64(ts_tier_rule_fs_path(m, TS_RULE_FS_MAKE, "/a/new", stat_tree, &calls, io,
+					  TS_FSMETA_MAX_IO), 3);
+	CHECK_EQ_U64(io[0].len, 4096);
+	CHECK_EQ_U64(io[1].len, 32 * 4096);
+	CHECK_EQ_U64(io[2].len, 3 * 4096);
+	CHECK_EQ_U64(calls, 2); /* / and /a, not the new name */
+	/* another name in the same folder: nothing */
+	CHECK_EQ_U64(ts_tier_rule_fs_path(m, TS_RULE_FS_MAKE, "/a/new2", stat_tree, &calls, io,
+					  TS_FSMETA_MAX_IO), 0);
+	/* the unlink of /a/x: its inode, in the window already read */
+	CHECK_EQ_U64(ts_tier_rule_fs_path(m, TS_RULE_FS_LOOKUP, "/a/x", stat_tree, &calls, io,
+					  TS_FSMETA_MAX_IO), 0);
+	CHECK_EQ_U64(calls, 3);
+	/* a name made at the root: the root's blocks, read once */
+	CHECK_EQ_U64(ts_tier_rule_fs_path(m, TS_RULE_FS_MAKE, "/top", stat_tree, &calls, io,
+					  TS_FSMETA_MAX_IO), 0);
+	CHECK_EQ_U64(ts_tier_rule_fs_path(m, TS_RULE_FS_MAKE, "rel", stat_tree, &calls, io,
+					  TS_FSMETA_MAX_IO), 0);
+	ts_fsmeta_free(m);
+	ts_tier_set_free(set);
+}
+
 int main(void)
 {
 	for (unsigned op = 0; op < TS_OP_IO_LAST; op++) {
@@ -59,11 +116,17 @@ int main(void)
 			fprintf(stderr, "op %s: tier op %d, want %d\n", ts_trace_op_name(op),
 				(int)ts_tier_rule_op(op), (int)want[op]);
 		CHECK(ts_tier_rule_op(op) == want[op]);
-		/* lookups and listings are the file-system rule's (fsmeta) */
+		/* lookups, listings and names made or changed are the
+		 * file-system rule's (fsmeta): no request of their own */
 		enum ts_tier_rule_fs fs = ts_tier_rule_fs(op);
-		bool walk = fs == TS_RULE_FS_LOOKUP || fs == TS_RULE_FS_LIST;
+		bool walk = ts_tier_rule_fs_walks(fs);
 		CHECK(walk == (op == TS_OP_OPEN || op == TS_OP_OPENDIR || op == TS_OP_GETATTR ||
-			       op == TS_OP_ACCESS || op == TS_OP_READLINK || op == TS_OP_READDIR));
+			       op == TS_OP_ACCESS || op == TS_OP_READLINK || op == TS_OP_READDIR ||
+			       op == TS_OP_CREATE || op == TS_OP_MKDIR || op == TS_OP_MKNOD ||
+			       op == TS_OP_SYMLINK || op == TS_OP_UNLINK || op == TS_OP_RMDIR ||
+			       op == TS_OP_RENAME || op == TS_OP_LINK));
+		CHECK((fs == TS_RULE_FS_MAKE) == (op == TS_OP_CREATE || op == TS_OP_MKDIR ||
+						  op == TS_OP_MKNOD || op == TS_OP_SYMLINK));
 		CHECK((fs == TS_RULE_FS_READ) == (op == TS_OP_READ || op == TS_OP_MMAP_READ));
 		CHECK(charged == (want[op] != FREE && !walk));
 		if (!charged) {
@@ -101,5 +164,6 @@ int main(void)
 	for (unsigned op = 0; op < TS_OP_IO_LAST; op++)
 		if (op != TS_OP_UNLINK && op != TS_OP_TRUNCATE && op != TS_OP_FALLOCATE)
 			CHECK(!ts_tier_rule_forget(op, FALLOC_FL_PUNCH_HOLE, &off, &len));
+	test_make();
 	return tc_exit();
 }

@@ -188,12 +188,12 @@ static uint64_t serve(struct vrun *v, const struct ts_trace_rec *r, size_t idx, 
 	unsigned nio = 0;
 	uint64_t floor = v->cfg->tier.floor_ns;
 	struct ts_tier_done d = {0};
-	if (!(r->flags & TS_REC_F_NOTIER) && (kind == TS_RULE_FS_LOOKUP || kind == TS_RULE_FS_LIST)) {
+	if (!(r->flags & TS_REC_F_NOTIER) && ts_tier_rule_fs_walks(kind)) {
 		/* the file system's reads for the path, as tierfs charges them */
 		const char *path = r->file_id < v->t->npaths ? v->t->paths[r->file_id] : NULL;
 		if (path)
-			nio = ts_fsmeta_path(v->meta, path, kind == TS_RULE_FS_LIST, pnode_stat, v, io,
-					     TS_FSMETA_MAX_IO);
+			nio = ts_tier_rule_fs_path(v->meta, kind, path, pnode_stat, v, io,
+						   TS_FSMETA_MAX_IO);
 		/* nothing from the disk: the op's own time (an op charged
 		 * nothing when recorded took its recorded time) */
 		if (!nio && ts_tier_rule_op(r->op) == TS_TIER_OP_NR)
