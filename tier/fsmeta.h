@@ -43,30 +43,8 @@
 /* The file id the model sees metadata reads under. */
 #define TS_FSMETA_FILE (UINT64_MAX - 1)
 
-/* The file system's layout: tier/tiers.lua's  filesystem "NAME" { ... },
- * where every field is labelled with its evidence. */
-struct ts_fsmeta_params {
-	unsigned block;		  /* bytes */
-	unsigned inode_size;	  /* bytes */
-	unsigned inode_ra_blocks; /* inode-table blocks read at once */
-	unsigned dir_ra_blocks;	  /* directory blocks read at once */
-	unsigned dirent_base;	  /* bytes of a directory entry besides its name */
-	uint64_t extent_bytes;	  /* the largest extent */
-	unsigned inline_extents;  /* extents held in the inode itself */
-	unsigned leaf_extents;	  /* extents per extent-tree leaf block */
-	uint64_t root_inode;	  /* the root folder's inode */
-	uint64_t first_inode;	  /* the first inode mkfs gives a file */
-};
-
-/* The file system every rule charges: the tier profiles' "ext4". */
-#define TS_FSMETA_NAME "ext4"
-
-/* File system @name of @set (the tier profiles: tiers.lua and the files
- * added to it), or NULL when none is declared. Valid while @set lives. */
-const struct ts_fsmeta_params *ts_tier_set_fs(const struct ts_tier_set *set, const char *name);
-/* The same, an error naming the file to declare it in when missing. */
-TS_WUR int ts_tier_set_fs_lookup(const struct ts_tier_set *set, const char *name,
-				 const struct ts_fsmeta_params **out, char *err, size_t errlen);
+/* The layout (struct ts_fsmeta_params) and the profiles' file systems
+ * (ts_tier_set_fs) are tier_base.h's. */
 
 /* A file or directory as the rule needs it: @key unique per node (any
  * stable id), @ino its inode number or rank (neighbours share blocks),

@@ -22,7 +22,6 @@
 
 #include "luadata/luadata.h"
 #include "core/paths.h"
-#include "tier/fsmeta.h"
 #include "tier/tier_base.h"
 #include "core/units.h"
 
