@@ -11,29 +11,11 @@
 #include <unistd.h>
 
 #include "tests/tcheck.h"
+#include "tests/tier/fstree.h"
 #include "tier/fsmeta.h"
 
 /* ext4's layout, from the built-in profiles (tier/tiers.lua) */
 static const struct ts_fsmeta_params *ext4;
-
-/* A tree for the walk: /a (a folder of 3 blocks, inode 20), /a/x (21),
- * /a/far (20 + 600: another inode-table window). */
-static int stat_tree(void *ctx, const char *path, size_t len, struct ts_fsmeta_node *out)
-{
-	unsigned *calls = ctx;
-	++*calls;
-	static const struct {
-		const char *p;
-		uint64_t ino, blocks;
-	} tree[] = { { "/", 2, 1 }, { "/a", 20, 3 }, { "/a/x", 21, 0 }, { "/a/far", 620, 0 } };
-	for (size_t i = 0; i < sizeof(tree) / sizeof(tree[0]); i++)
-		if (strlen(tree[i].p) == len && memcmp(tree[i].p, path, len) == 0) {
-			out->ino = tree[i].ino;
-			out->blocks = tree[i].blocks;
-			return 0;
-		}
-	return -ENOENT;
-}
 
 static void test_lookup(void)
 {
@@ -100,22 +82,22 @@ static void test_path(void)
 	unsigned calls = 0;
 	CHECK(ts_fsmeta_new(ext4, &m) == 0);
 	/* the root's block, /a's window (inodes 2..21 share it), /a's 3 blocks */
-	CHECK_EQ_U64(ts_fsmeta_path(m, "/a/x", false, stat_tree, &calls, io, TS_FSMETA_MAX_IO), 3);
+	CHECK_EQ_U64(ts_fsmeta_path(m, "/a/x", false, ts_test_stat_tree, &calls, io, TS_FSMETA_MAX_IO), 3);
 	CHECK_EQ_U64(io[0].len, 4096);
 	CHECK_EQ_U64(io[1].len, 32 * 4096);
 	CHECK_EQ_U64(io[2].len, 3 * 4096);
 	CHECK_EQ_U64(calls, 3); /* /, /a, /a/x */
 	/* again: nothing read, nothing asked */
-	CHECK_EQ_U64(ts_fsmeta_path(m, "/a/x/", false, stat_tree, &calls, io, TS_FSMETA_MAX_IO), 0);
+	CHECK_EQ_U64(ts_fsmeta_path(m, "/a/x/", false, ts_test_stat_tree, &calls, io, TS_FSMETA_MAX_IO), 0);
 	CHECK_EQ_U64(calls, 3);
 	/* a missing name reads nothing and is asked again later */
-	CHECK_EQ_U64(ts_fsmeta_path(m, "/a/nope", false, stat_tree, &calls, io, TS_FSMETA_MAX_IO), 0);
-	CHECK_EQ_U64(ts_fsmeta_path(m, "/a/nope", false, stat_tree, &calls, io, TS_FSMETA_MAX_IO), 0);
+	CHECK_EQ_U64(ts_fsmeta_path(m, "/a/nope", false, ts_test_stat_tree, &calls, io, TS_FSMETA_MAX_IO), 0);
+	CHECK_EQ_U64(ts_fsmeta_path(m, "/a/nope", false, ts_test_stat_tree, &calls, io, TS_FSMETA_MAX_IO), 0);
 	CHECK_EQ_U64(calls, 5);
 	/* a file of another window: that window */
-	CHECK_EQ_U64(ts_fsmeta_path(m, "/a/far", false, stat_tree, &calls, io, TS_FSMETA_MAX_IO), 1);
+	CHECK_EQ_U64(ts_fsmeta_path(m, "/a/far", false, ts_test_stat_tree, &calls, io, TS_FSMETA_MAX_IO), 1);
 	/* a listing of a folder already read: nothing */
-	CHECK_EQ_U64(ts_fsmeta_path(m, "/a", true, stat_tree, &calls, io, TS_FSMETA_MAX_IO), 0);
+	CHECK_EQ_U64(ts_fsmeta_path(m, "/a", true, ts_test_stat_tree, &calls, io, TS_FSMETA_MAX_IO), 0);
 	ts_fsmeta_free(m);
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "tests/tcheck.h"
+#include "tests/tier/fstree.h"
 #include "traces/tier_rule.h"
 #include "traces/trace.h"
 
@@ -45,24 +46,6 @@ static const enum ts_tier_op want[TS_OP_IO_LAST] = {
 	[TS_OP_UTIMENS] = TS_TIER_META,
 };
 
-/* A tree: / (inode 2, 1 block), /a (20, 3 blocks), /a/x (21). */
-static int stat_tree(void *ctx, const char *path, size_t len, struct ts_fsmeta_node *out)
-{
-	unsigned *calls = ctx;
-	++*calls;
-	static const struct {
-		const char *p;
-		uint64_t ino, blocks;
-	} tree[] = { { "/", 2, 1 }, { "/a", 20, 3 }, { "/a/x", 21, 0 } };
-	for (size_t i = 0; i < TS_ARRAY_SIZE(tree); i++)
-		if (strlen(tree[i].p) == len && memcmp(tree[i].p, path, len) == 0) {
-			out->ino = tree[i].ino;
-			out->blocks = tree[i].blocks;
-			return 0;
-		}
-	return -ENOENT;
-}
-
 /* A name made reads its folder's lookup and blocks, never asks for the
  * new name; an unlink is a lookup of the name it removes. */
 static void test_make(void)
@@ -80,23 +63,23 @@ static void test_make(void)
 		return;
 	}
 	/* the root's block, /a's inode window, /a's 3 blocks */
-	CHECK_EQ_U64(ts_tier_rule_fs_path(m, TS_RULE_FS_MAKE, "/a/new", stat_tree, &calls, io,
+	CHECK_EQ_U64(ts_tier_rule_fs_path(m, TS_RULE_FS_MAKE, "/a/new", ts_test_stat_tree, &calls, io,
 					  TS_FSMETA_MAX_IO), 3);
 	CHECK_EQ_U64(io[0].len, 4096);
 	CHECK_EQ_U64(io[1].len, 32 * 4096);
 	CHECK_EQ_U64(io[2].len, 3 * 4096);
 	CHECK_EQ_U64(calls, 2); /* / and /a, not the new name */
 	/* another name in the same folder: nothing */
-	CHECK_EQ_U64(ts_tier_rule_fs_path(m, TS_RULE_FS_MAKE, "/a/new2", stat_tree, &calls, io,
+	CHECK_EQ_U64(ts_tier_rule_fs_path(m, TS_RULE_FS_MAKE, "/a/new2", ts_test_stat_tree, &calls, io,
 					  TS_FSMETA_MAX_IO), 0);
 	/* the unlink of /a/x: its inode, in the window already read */
-	CHECK_EQ_U64(ts_tier_rule_fs_path(m, TS_RULE_FS_LOOKUP, "/a/x", stat_tree, &calls, io,
+	CHECK_EQ_U64(ts_tier_rule_fs_path(m, TS_RULE_FS_LOOKUP, "/a/x", ts_test_stat_tree, &calls, io,
 					  TS_FSMETA_MAX_IO), 0);
 	CHECK_EQ_U64(calls, 3);
 	/* a name made at the root: the root's blocks, read once */
-	CHECK_EQ_U64(ts_tier_rule_fs_path(m, TS_RULE_FS_MAKE, "/top", stat_tree, &calls, io,
+	CHECK_EQ_U64(ts_tier_rule_fs_path(m, TS_RULE_FS_MAKE, "/top", ts_test_stat_tree, &calls, io,
 					  TS_FSMETA_MAX_IO), 0);
-	CHECK_EQ_U64(ts_tier_rule_fs_path(m, TS_RULE_FS_MAKE, "rel", stat_tree, &calls, io,
+	CHECK_EQ_U64(ts_tier_rule_fs_path(m, TS_RULE_FS_MAKE, "rel", ts_test_stat_tree, &calls, io,
 					  TS_FSMETA_MAX_IO), 0);
 	ts_fsmeta_free(m);
 	ts_tier_set_free(set);
