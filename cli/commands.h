@@ -20,6 +20,7 @@ int ts_cmd_compare(int argc, char **argv);
 int ts_cmd_advise(int argc, char **argv);
 int ts_cmd_tiers(int argc, char **argv);
 int ts_cmd_hosts(int argc, char **argv); /* cli/cmd_hosts.c */
+int ts_cmd_engines(int argc, char **argv); /* cli/cmd_engines.c */
 int ts_cmd_prices(int argc, char **argv); /* cli/cmd_prices.c */
 int ts_cmd_validate(int argc, char **argv); /* cli/cmd_validate.c */
 int ts_cmd_calibrate(int argc, char **argv);

@@ -24,6 +24,7 @@ static const struct cmd cmds[] = {
 	{ "dlio", ts_cmd_dlio, "DLIO / MLPerf Storage workloads: AU of N accelerators on a tier, --find-max" },
 	{ "tiers", ts_cmd_tiers, "list the tier profiles and their limits" },
 	{ "hosts", ts_cmd_hosts, "list the host CPU profiles and their costs" },
+	{ "engines", ts_cmd_engines, "list the GPU engine profiles and their published figures" },
 	{ "prices", ts_cmd_prices, "list the instance and volume prices with their sources" },
 	{ "validate", ts_cmd_validate, "run the validation cases: predicted vs measured on real systems" },
 	{ "dataset", ts_cmd_dataset, "make the study's datasets (ImageNet JPEG/LMDB/RecordIO, PTB) or show their sizes" },

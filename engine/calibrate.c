@@ -167,8 +167,8 @@ static int write_profile(const struct ts_calib_cfg *c, const struct ts_calib_row
 		fprintf(f,
 			"anchor { framework = \"%s\", model = \"%s\", gpu = \"%s\", mode = \"%s\",\n"
 			"  precision = \"%s\", batch = %" PRIu64 ", value = %.2f,\n"
-			"  src = \"measured: tiersim calibrate engine --gpu on %s, %s; step p50 "
-			"%.2f ms, p99 %.2f ms\" }\n",
+			"  evidence = { \"measured\", \"tiersim calibrate engine --gpu on %s, %s; "
+			"step p50 %.2f ms, p99 %.2f ms\" } }\n",
 			c->framework, c->model, name, c->mode, c->precision, rows[i].batch,
 			rows[i].samples_per_s, d->name, when, rows[i].step_p50_ns / 1e6,
 			rows[i].step_p99_ns / 1e6);

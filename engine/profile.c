@@ -34,7 +34,9 @@ static const char *const builtin[] = {
 
 /* The declarations a profile file may make (luadata/luadata.h), with the
  * keys of each. scaling and oom are the multi-GPU and memory checks that
- * tests/engine runs against the model; the sim itself reads the rest. */
+ * tests/engine runs against the model; the sim itself reads the rest.
+ * Every published figure (anchor, scaling, oom) carries its evidence in
+ * luadata's one schema: evidence = { LABEL, "source", case = , range = }. */
 static const char *const gpu_keys[] = { "aliases",     "mem_gib",     "usable_mib",
 					"fp32_tflops", "tf32_tflops", "fp16_tflops",
 					"mem_gbs",     "link",	      "efficiency_as", NULL };
@@ -47,11 +49,12 @@ static const char *const fw_keys[] = { "aliases",	"precision",	 "efficiency_as",
 				       "overlap",	"sync_ms",	 "jitter_p99",
 				       NULL };
 static const char *const anchor_keys[] = { "framework", "model", "gpu",	  "mode",
-					   "precision", "batch", "value", "src", NULL };
-static const char *const scaling_keys[] = { "framework", "model", "gpu", "precision", "batch",
-					    "gpus",	 "value", "tol", "src",	      NULL };
-static const char *const oom_keys[] = { "framework", "model", "gpu", "mode",
-					"batch",     "fits",  "src", NULL };
+					   "precision", "batch", "value", "evidence", NULL };
+static const char *const scaling_keys[] = { "framework", "model", "gpu",      "precision",
+					    "batch",	 "gpus",  "value", "tol",
+					    "evidence",	 NULL };
+static const char *const oom_keys[] = { "framework", "model", "gpu",	  "mode",
+					"batch",     "fits",  "evidence", NULL };
 
 enum kind { K_GPU, K_LINK, K_MODEL, K_FRAMEWORK, K_ANCHOR, K_SCALING, K_OOM };
 static const struct ts_luadata_kind kinds[] = {
@@ -64,11 +67,6 @@ static const struct ts_luadata_kind kinds[] = {
 	[K_OOM] = { .name = "oom", .keys = oom_keys },
 	{ NULL },
 };
-
-const struct ts_luadata_kind *ts_prof_kinds(void)
-{
-	return kinds;
-}
 
 /* Reading one declaration's table. */
 struct lctx {
@@ -192,6 +190,78 @@ double ts_prof_fw_allreduce_eff(const struct ts_prof_fw *f, const char *link)
 	return f->allreduce_eff;
 }
 
+/* evidence = { LABEL, "source", case = "ID", range = { LO, HI } } of the
+ * figure at @t: luadata's schema in its factor form, as tier profiles
+ * write it; a figure without one is refused. */
+static int get_evidence(struct lctx *c, int t, struct ts_luadata_ev *ev)
+{
+	int rc;
+	if (lua_getfield(c->L, t, "evidence") == LUA_TNIL)
+		rc = FAIL("needs evidence = { \"measured\"|\"spec\"|\"assumed\", \"source\" }: "
+			  "where the figure was published (an assumed one with its range = "
+			  "{ LO, HI })");
+	else
+		rc = ts_luadata_get_ev(c->d, &c->decl, -1, "evidence", 0, NULL, ev, c->err,
+				       c->errlen);
+	lua_pop(c->L, 1);
+	return rc;
+}
+
+/* The names a figure is of (framework, model, gpu, and mode and precision
+ * where its kind has them): strings, each of which the profiles read so
+ * far must know. */
+static int get_names(struct lctx *c, const struct ts_profiles *p, int t, char *fw, char *model,
+		     char *gpu, char *mode, char *prec)
+{
+	int rc;
+	TRY(get_str(c, t, "framework", fw, TS_PROF_NAME));
+	TRY(get_str(c, t, "model", model, TS_PROF_NAME));
+	TRY(get_str(c, t, "gpu", gpu, TS_PROF_NAME));
+	if (mode)
+		TRY(get_str(c, t, "mode", mode, 8));
+	if (prec)
+		TRY(get_str(c, t, "precision", prec, 8));
+	const char *unknown = !ts_prof_fw_find(p, fw)	   ? "framework"
+			    : !ts_prof_model_find(p, model) ? "model"
+			    : !ts_prof_gpu_find(p, gpu)	   ? "gpu"
+							   : NULL;
+	if (unknown)
+		return FAIL("%s/%s/%s names an unknown %s", fw, model, gpu, unknown);
+	if (mode && strcmp(mode, "train") && strcmp(mode, "infer"))
+		return FAIL("needs mode train or infer");
+	if (prec && *prec && ts_prof_precision(prec) < 0)
+		return FAIL("needs precision fp32, tf32 or amp");
+	return 0;
+}
+
+/* scaling { } or oom { } at @t into a new check of @p. */
+static int read_check(struct lctx *c, struct ts_profiles *p, int t, bool oom)
+{
+	struct ts_prof_check *k = slot((void **)&p->checks, &p->nchecks, sizeof(*k), NULL);
+	int rc;
+	if (!k)
+		return -ENOMEM;
+	k->oom = oom;
+	snprintf(k->mode, sizeof(k->mode), "train");
+	TRY(get_names(c, p, t, k->framework, k->model, k->gpu, oom ? k->mode : NULL,
+		      oom ? NULL : k->precision));
+	NUM(k->batch, "batch", 0);
+	if (oom) {
+		NUM(k->fits, "fits", 0);
+		k->gpus = 1;
+		if (k->batch < 1 || k->fits < 1 || k->fits >= k->batch)
+			return FAIL("needs batch (that did not fit) > fits (that did) >= 1");
+	} else {
+		NUM(k->gpus, "gpus", 0);
+		NUM(k->value, "value", 0);
+		NUM(k->tol, "tol", 0);
+		if (k->batch < 1 || k->gpus < 2 || k->value <= 0 || k->tol <= 0 ||
+		    ts_prof_precision(k->precision) < 0)
+			return FAIL("needs precision, batch >= 1, gpus >= 2, value > 0 and tol > 0");
+	}
+	return get_evidence(c, t, &k->ev);
+}
+
 /* The declaration's table at @t into @p.
  *
  * Why one long function: one switch with a case per declaration kind (gpu,
@@ -284,33 +354,17 @@ static int read_entry(struct lctx *c, struct ts_profiles *p, int t)
 		struct ts_prof_anchor *a = slot((void **)&p->anchors, &p->nanchors, sizeof(*a), NULL);
 		if (!a)
 			return -ENOMEM;
-		TRY(get_str(c, t, "framework", a->framework, sizeof(a->framework)));
-		TRY(get_str(c, t, "model", a->model, sizeof(a->model)));
-		TRY(get_str(c, t, "gpu", a->gpu, sizeof(a->gpu)));
-		TRY(get_str(c, t, "mode", a->mode, sizeof(a->mode)));
-		TRY(get_str(c, t, "precision", a->precision, sizeof(a->precision)));
-		TRY(get_str(c, t, "src", a->src, sizeof(a->src)));
+		TRY(get_names(c, p, t, a->framework, a->model, a->gpu, a->mode, a->precision));
 		NUM(a->batch, "batch", 0);
 		NUM(a->value, "value", 0);
-		if (a->batch < 1 || a->value <= 0 || !*a->framework || !*a->model || !*a->gpu ||
-		    ts_prof_precision(a->precision) < 0 ||
-		    (strcmp(a->mode, "train") && strcmp(a->mode, "infer")))
+		if (a->batch < 1 || a->value <= 0 || ts_prof_precision(a->precision) < 0)
 			return FAIL("needs framework, model, gpu, mode (train|infer), precision, "
 				    "batch >= 1 and value > 0");
-		if (!*a->src)
-			return FAIL("needs src: where the figure was published (its evidence)");
-		const char *unknown = !ts_prof_fw_find(p, a->framework) ? "framework"
-				    : !ts_prof_model_find(p, a->model)	   ? "model"
-				    : !ts_prof_gpu_find(p, a->gpu)	   ? "gpu"
-									   : NULL;
-		if (unknown)
-			return FAIL("%s/%s/%s names an unknown %s", a->framework, a->model, a->gpu,
-				    unknown);
-		break;
+		return get_evidence(c, t, &a->ev);
 	}
 	case K_SCALING:
-	case K_OOM:
-		break; /* checks for the tests, not part of the model */
+	case K_OOM: /* checks for the tests, not part of the model */
+		return read_check(c, p, t, c->decl.kind == &kinds[K_OOM]);
 	}
 	return 0;
 }
@@ -334,13 +388,13 @@ static int load_file(struct ts_profiles *p, const char *path, char *err, size_t 
 		ts_luadata_free(d);
 		return TS_E_PROFILE;
 	}
-	/* Anchors last, so that they may name what the same file declares. */
+	/* Figures last, so that they may name what the same file declares. */
 	lua_State *L = ts_luadata_state(d);
 	for (int pass = 0; pass < 2 && rc == 0; pass++) {
 		for (size_t i = 0; i < n && rc == 0; i++) {
 			struct lctx c = { .L = L, .d = d, .err = err, .errlen = errlen };
 			int t = ts_luadata_push(d, i, &c.decl);
-			if ((c.decl.kind == &kinds[K_ANCHOR]) == (pass == 1))
+			if ((c.decl.kind - kinds >= K_ANCHOR) == (pass == 1))
 				rc = read_entry(&c, p, t);
 			lua_settop(L, 0);
 		}
@@ -568,6 +622,8 @@ int ts_profiles_hold_out(struct ts_profiles *p, const struct ts_prof_fw *f,
 			     (batch <= 0 || a->batch == batch);
 		if (!match)
 			p->anchors[keep++] = *a;
+		else
+			ts_luadata_ev_free(&p->anchors[k].ev);
 	}
 	*dropped = p->nanchors - keep;
 	p->nanchors = keep;
@@ -616,7 +672,12 @@ void ts_profiles_free(struct ts_profiles *p)
 	free(p->links);
 	free(p->models);
 	free(p->fws);
+	for (size_t i = 0; i < p->nanchors; i++)
+		ts_luadata_ev_free(&p->anchors[i].ev);
+	for (size_t i = 0; i < p->nchecks; i++)
+		ts_luadata_ev_free(&p->checks[i].ev);
 	free(p->anchors);
+	free(p->checks);
 	free_fit(p);
 	free(p);
 }

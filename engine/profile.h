@@ -9,8 +9,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "core/ts.h"
+#include "luadata/luadata.h"
 
 #define TS_PROF_NAME 48
 #define TS_PROF_ALIASES 4
@@ -47,11 +49,26 @@ struct ts_prof_fw {
 	double overlap, sync_ms, jitter_p99;
 };
 
+/* A published throughput: samples/s of one GPU at a batch. Its evidence
+ * is luadata's schema in its factor form (evidence = { LABEL, "source",
+ * case = , range = { LO, HI } }), the range being the factors an assumed
+ * figure may be off by. */
 struct ts_prof_anchor {
 	char framework[TS_PROF_NAME], model[TS_PROF_NAME], gpu[TS_PROF_NAME];
 	char mode[8], precision[8];
 	double batch, value;
-	char src[320];
+	struct ts_luadata_ev ev;
+};
+
+/* A figure the model is checked against, not fitted to (tests/engine):
+ * scaling { } = samples/s of @gpus GPUs together, within @tol; oom { } =
+ * @batch did not fit in the GPU's memory and @fits did. */
+struct ts_prof_check {
+	bool oom;
+	char framework[TS_PROF_NAME], model[TS_PROF_NAME], gpu[TS_PROF_NAME];
+	char mode[8], precision[8];
+	double batch, gpus, value, tol, fits;
+	struct ts_luadata_ev ev;
 };
 
 struct ts_profiles {
@@ -60,7 +77,8 @@ struct ts_profiles {
 	struct ts_prof_model *models;
 	struct ts_prof_fw *fws;
 	struct ts_prof_anchor *anchors;
-	size_t ngpus, nlinks, nmodels, nfws, nanchors;
+	struct ts_prof_check *checks;
+	size_t ngpus, nlinks, nmodels, nfws, nanchors, nchecks;
 	/* log-efficiency fit: log(achieved / peak) = mu + a_model + a_fw + a_gpu + a_prec */
 	double mu, *a_model, *a_fw, *a_gpu, a_prec[3];
 	bool *seen_model, *seen_fw, *seen_gpu; /* has anchors of its own */
@@ -97,10 +115,9 @@ double ts_prof_peak(const struct ts_prof_gpu *g, int prec);
 double ts_prof_b_half(const struct ts_profiles *p, const struct ts_prof_model *m,
 		      const struct ts_prof_gpu *g);
 
-/* The declarations a profile file may make (gpu, link, model, framework,
- * anchor, scaling, oom), for ts_luadata_load(): tests read anchors.lua's
- * checks through the same list. Ends with a NULL name. */
-struct ts_luadata_kind;
-const struct ts_luadata_kind *ts_prof_kinds(void);
+/* The profiles as a table (GPUs, frameworks, models, how many figures),
+ * or with @evidence every published figure with its label, range, case and
+ * source, as `tiersim tiers --evidence` lists a tier's. 0 or -EIO. */
+TS_WUR int ts_profiles_print(FILE *f, const struct ts_profiles *p, bool evidence);
 
 #endif

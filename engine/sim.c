@@ -121,7 +121,7 @@ static void anchor_curve(struct sim *s, const char *mode)
 			s->acorr[i] = a->value;
 			s->nanch++;
 		}
-		s->asrc = a->src;
+		s->asrc = a->ev.source;
 	}
 	if (!s->nanch)
 		return;

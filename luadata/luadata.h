@@ -115,14 +115,14 @@ TS_WUR int ts_luadata_get_num(struct ts_luadata *d, const struct ts_luadata_decl
  * The evidence behind a number: one schema — a label, a source, the
  * validation case it was fitted to, and the range it may lie in — written
  * in two forms, which the data files keep:
- *   { LABEL, "source", case = "case-id", range = { LO, HI } }   (tier profiles:
- *     the number is elsewhere; LO and HI are factors around it,
- *     0 < LO <= 1 <= HI)
+ *   { LABEL, "source", case = "case-id", range = { LO, HI } }   (tier profiles'
+ *     evidence = { FIELD = ... }, an engine figure's evidence = ...: the
+ *     number is elsewhere; LO and HI are factors around it, 0 < LO <= 1 <= HI)
  *   { VALUE, LABEL, "source", low = LOW, high = HIGH }            (host profiles,
  *     TS_LUADATA_EV_VALUE: the number itself; LOW and HIGH are bounds,
  *     0 <= LOW <= VALUE <= HIGH, each VALUE when not given)
  * LABEL is "measured", "spec" or "assumed"; an assumed number needs its
- * range. Engine profiles name a source key per figure (ts_luadata_get_str).
+ * range.
  */
 enum ts_luadata_label { TS_LUADATA_NONE, TS_LUADATA_MEASURED, TS_LUADATA_SPEC, TS_LUADATA_ASSUMED };
 const char *ts_luadata_label_name(enum ts_luadata_label l);
