@@ -111,19 +111,76 @@ static int split_tiers(char *s, const char **tiers, size_t *n, char *err, size_t
 	return 0;
 }
 
-/*
- * Why one long function: one sequence of checks and runs (arguments, the
- * mount, the run, the probe run, the --repeat runs, the report), each
- * failure leaving through the one cleanup (out:) that takes the mount down.
- */
+/* The checks before anything is mounted: DIR, the command after "--"
+ * (argv[@cmd]), the tiers to predict, and the trace path made absolute
+ * into @out. 0, or the exit status with its line said. */
+static int prepare(struct rec_cfg *c, char **argv, int argc, int cmd, const char **tiers,
+		   size_t *ntiers, char *out)
+{
+	char err[1024];
+	struct stat st;
+	if (!c->data || !*c->data) {
+		fprintf(stderr,
+			"tiersim record: --data DIR is required (the directory to mount)\n");
+		return TS_EXIT_USAGE;
+	}
+	if (cmd < 0 || cmd >= argc) {
+		fprintf(stderr, "tiersim record: no command: give it after '--' (tiersim record "
+				"--data DIR -- CMD ARGS...)\n");
+		return TS_EXIT_USAGE;
+	}
+	if (stat(c->data, &st) || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "tiersim record: --data %s: %s\n", c->data,
+			stat(c->data, &st) ? strerror(errno) : "not a directory");
+		return TS_EXIT_USAGE;
+	}
+	if (c->fs && ts_disk_fs_check(c->fs, err, sizeof(err))) {
+		fprintf(stderr, "tiersim record: %s\n", err);
+		return TS_EXIT_USAGE;
+	}
+	if (c->fs && geteuid() != 0) {
+		fprintf(stderr, "tiersim record: --fs: block mode needs root (loop devices, "
+				"mount(2))\n");
+		return TS_EXIT_USAGE;
+	}
+	int e = ts_record_find_command(argv[cmd]);
+	if (e) {
+		fprintf(stderr, "tiersim record: %s: command %s\n", argv[cmd],
+			e == -ENOENT ? "not found" : strerror(-e));
+		return TS_EXIT_USAGE;
+	}
+	if (split_tiers(c->predict, tiers, ntiers, err, sizeof(err))) {
+		fprintf(stderr, "tiersim record: %s\n", err);
+		return TS_EXIT_USAGE;
+	}
+	/* tierfs takes the trace path inside its -o list */
+	if (strchr(c->out, ',') || strchr(c->data, ',')) {
+		fprintf(stderr,
+			"tiersim record: %s: a path with ',' cannot be passed to tierfs -o; "
+			"rename it\n",
+			strchr(c->out, ',') ? c->out : c->data);
+		return TS_EXIT_USAGE;
+	}
+	/* the trace path absolute, as tierfs changes to / */
+	if (c->out[0] == '/')
+		snprintf(out, PATH_MAX, "%s", c->out);
+	else if (!getcwd(out, PATH_MAX) || strlen(out) + strlen(c->out) + 2 > PATH_MAX ||
+		 !strcat(strcat(out, "/"), c->out)) {
+		fprintf(stderr, "tiersim record: --out %s: cannot make it absolute\n", c->out);
+		return TS_EXIT_FAIL;
+	}
+	return 0;
+}
+
 int ts_cmd_record(int argc, char **argv)
 {
 	struct rec_cfg c = {0};
 	struct ts_record r = {0};
+	struct ts_record_runs runs = {0};
 	const char *tiers[MAX_TIERS];
 	size_t ntiers = 0;
-	char err[1024], out[PATH_MAX], probe_out[PATH_MAX + 8];
-	int rc = TS_EXIT_USAGE, cmd = -1;
+	char err[1024], out[PATH_MAX];
+	int rc, e, cmd = -1;
 
 	/* Our options end at "--"; the command and its own options follow. */
 	for (int i = 1; i < argc && cmd < 0; i++)
@@ -133,63 +190,13 @@ int ts_cmd_record(int argc, char **argv)
 	int prc = ts_cmdline_parse(&rec_cmdline, &c, cmd < 0 ? argc : cmd - 1, argv, &a);
 	if (prc >= 0)
 		return prc; /* --help, or a usage error already said */
-	struct stat st;
-	if (!c.data || !*c.data) {
-		fprintf(stderr,
-			"tiersim record: --data DIR is required (the directory to mount)\n");
+	if ((rc = prepare(&c, argv, argc, cmd, tiers, &ntiers, out)))
 		goto out;
-	}
-	if (cmd < 0 || cmd >= argc) {
-		fprintf(stderr, "tiersim record: no command: give it after '--' (tiersim record "
-				"--data DIR -- CMD ARGS...)\n");
-		goto out;
-	}
-	if (stat(c.data, &st) || !S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "tiersim record: --data %s: %s\n", c.data,
-			stat(c.data, &st) ? strerror(errno) : "not a directory");
-		goto out;
-	}
-	if (c.fs && ts_disk_fs_check(c.fs, err, sizeof(err))) {
-		fprintf(stderr, "tiersim record: %s\n", err);
-		goto out;
-	}
-	if (c.fs && geteuid() != 0) {
-		fprintf(stderr, "tiersim record: --fs: block mode needs root (loop devices, "
-				"mount(2))\n");
-		goto out;
-	}
-	int e = ts_record_find_command(argv[cmd]);
-	if (e) {
-		fprintf(stderr, "tiersim record: %s: command %s\n", argv[cmd],
-			e == -ENOENT ? "not found" : strerror(-e));
-		goto out;
-	}
-	if (split_tiers(c.predict, tiers, &ntiers, err, sizeof(err))) {
-		fprintf(stderr, "tiersim record: %s\n", err);
-		goto out;
-	}
-	/* tierfs takes the trace path inside its -o list */
-	if (strchr(c.out, ',') || strchr(c.data, ',')) {
-		fprintf(stderr,
-			"tiersim record: %s: a path with ',' cannot be passed to tierfs -o; "
-			"rename it\n",
-			strchr(c.out, ',') ? c.out : c.data);
-		goto out;
-	}
 	rc = TS_EXIT_FAIL;
-	/* the trace path absolute, as tierfs changes to / */
-	if (c.out[0] == '/')
-		snprintf(out, sizeof(out), "%s", c.out);
-	else if (!getcwd(out, sizeof(out)) || strlen(out) + strlen(c.out) + 2 > sizeof(out) ||
-		 !strcat(strcat(out, "/"), c.out)) {
-		fprintf(stderr, "tiersim record: --out %s: cannot make it absolute\n", c.out);
-		goto out;
-	}
-	if (*c.probe &&
-	    (size_t)snprintf(probe_out, sizeof(probe_out), "%s.probe", out) >= sizeof(probe_out)) {
-		fprintf(stderr, "tiersim record: --out %s: too long\n", out);
-		goto out;
-	}
+	runs.out = out;
+	runs.tier = c.tier;
+	runs.probe = c.probe;
+	runs.repeat = c.repeat;
 	r.data = c.data;
 	r.profile = c.profile;
 	r.fs = c.fs;
@@ -200,78 +207,25 @@ int ts_cmd_record(int argc, char **argv)
 		goto out;
 	}
 	ts_interrupt_install();
-	int status = 0, pstatus = 0;
-	if ((e = ts_record_run(&r, c.tier, out, argv + cmd, argc - cmd, &status))) {
-		rc = e == -EINTR ? TS_EXIT_INTERRUPT : TS_EXIT_FAIL;
+	if ((e = ts_record_runs(&r, &runs, argv + cmd, argc - cmd))) {
+		rc = e == -EINTR ? TS_EXIT_INTERRUPT
+		   : e == -ECANCELED ? (ts_interrupted ? TS_EXIT_INTERRUPT : runs.code)
+				     : TS_EXIT_FAIL;
 		goto out;
-	}
-	int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-	if (*c.probe) {
-		/* the probe is the same run again: only after a clean first one */
-		if (code || ts_interrupted) {
-			fprintf(stderr, "tiersim record: no probe run: the command %s\n",
-				ts_interrupted ? "was interrupted" : "failed");
-			rc = ts_interrupted ? TS_EXIT_INTERRUPT : code;
-			goto out;
-		}
-		if ((e = ts_record_run(&r, c.probe, probe_out, argv + cmd, argc - cmd, &pstatus))) {
-			rc = e == -EINTR ? TS_EXIT_INTERRUPT : TS_EXIT_FAIL;
-			goto out;
-		}
-		if (pstatus) {
-			fprintf(stderr, "tiersim record: the probe run on %s failed (%s %d)\n",
-				c.probe, WIFEXITED(pstatus) ? "exit status" : "signal",
-				WIFEXITED(pstatus) ? WEXITSTATUS(pstatus) : WTERMSIG(pstatus));
-			rc = TS_EXIT_FAIL;
-			goto out;
-		}
-	}
-	/* --repeat: the same run again, each into its own trace, while the
-	 * runs before it were clean */
-	char (*more)[PATH_MAX + 8] = NULL;
-	const char *more_p[TS_RECORD_MAX_RUNS];
-	size_t nmore = 0;
-	if (c.repeat > 1 && !(more = calloc((size_t)c.repeat, sizeof(*more)))) {
-		fprintf(stderr, "tiersim record: out of memory\n");
-		goto out;
-	}
-	for (int64_t run = 2; run <= c.repeat; run++) {
-		if (code || ts_interrupted) {
-			fprintf(stderr, "tiersim record: no run %lld of --repeat: the command %s\n",
-				(long long)run, ts_interrupted ? "was interrupted" : "failed");
-			rc = ts_interrupted ? TS_EXIT_INTERRUPT : code;
-			free(more);
-			goto out;
-		}
-		if ((size_t)snprintf(more[nmore], sizeof(more[nmore]), "%s.%lld", out,
-				     (long long)run) >= sizeof(more[nmore])) {
-			fprintf(stderr, "tiersim record: --out %s: too long\n", out);
-			free(more);
-			goto out;
-		}
-		if ((e = ts_record_run(&r, c.tier, more[nmore], argv + cmd, argc - cmd, &status))) {
-			rc = e == -EINTR ? TS_EXIT_INTERRUPT : TS_EXIT_FAIL;
-			free(more);
-			goto out;
-		}
-		code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-		more_p[nmore] = more[nmore];
-		nmore++;
 	}
 	json_t *j = NULL;
 	struct ts_record_report rr = {
 	    .data = c.data,
 	    .trace = out,
-	    .probe = *c.probe ? probe_out : NULL,
+	    .probe = runs.probe_out,
 	    .profile = c.profile,
 	    .tiers = tiers,
 	    .ntiers = ntiers,
-	    .exit_status = code,
-	    .repeats = more_p,
-	    .nrepeats = nmore,
+	    .exit_status = runs.code,
+	    .repeats = (const char *const *)runs.repeats,
+	    .nrepeats = runs.nrepeats,
 	};
 	int rerr = ts_record_report(&rr, stdout, c.json ? &j : NULL, err, sizeof(err));
-	free(more);
 	if (rerr) {
 		fprintf(stderr, "tiersim record: %s\n", err);
 		goto out;
@@ -284,8 +238,9 @@ int ts_cmd_record(int argc, char **argv)
 			goto out;
 		}
 	}
-	rc = fflush(stdout) ? TS_EXIT_FAIL : code;
+	rc = fflush(stdout) ? TS_EXIT_FAIL : runs.code;
 out:
+	ts_record_runs_free(&runs);
 	ts_record_end(&r);
 	ts_opt_free(rec_opts, &c);
 	return rc;

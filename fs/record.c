@@ -307,6 +307,80 @@ int ts_record_run(struct ts_record *c, const char *tier, const char *out, char *
 	return ran ? 0 : -EINTR;
 }
 
+/* A wait status as a shell gives it: the exit status, 128 + N for signal N. */
+static int exit_code(int status)
+{
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* Whether the command's last run leaves the next one due; if not, says
+ * why no run @what. */
+static bool clean(const struct ts_record_runs *s, const char *what)
+{
+	if (!s->code && !ts_interrupted)
+		return true;
+	fprintf(stderr, "tiersim record: no %s: the command %s\n", what,
+		ts_interrupted ? "was interrupted" : "failed");
+	return false;
+}
+
+int ts_record_runs(struct ts_record *r, struct ts_record_runs *s, char **argv, int argc)
+{
+	int (*run)(struct ts_record *, const char *, const char *, char **, int, int *) =
+		s->run ? s->run : ts_record_run;
+	int status = 0, e;
+
+	bool probe = s->probe && *s->probe;
+	if (probe && asprintf(&s->probe_out, "%s.probe", s->out) < 0)
+		s->probe_out = NULL;
+	if (s->repeat > 1)
+		s->repeats = calloc((size_t)s->repeat - 1, sizeof(char *));
+	if ((probe && !s->probe_out) || (s->repeat > 1 && !s->repeats)) {
+		fprintf(stderr, "tiersim record: out of memory\n");
+		return -ENOMEM;
+	}
+	if ((e = run(r, s->tier, s->out, argv, argc, &status)))
+		return e == -EINTR ? -EINTR : -EIO;
+	s->code = exit_code(status);
+	if (s->probe_out) {
+		/* the probe is the same run again: only after a clean first one */
+		if (!clean(s, "probe run"))
+			return -ECANCELED;
+		if ((e = run(r, s->probe, s->probe_out, argv, argc, &status)))
+			return e == -EINTR ? -EINTR : -EIO;
+		if (status) {
+			fprintf(stderr, "tiersim record: the probe run on %s failed (%s %d)\n",
+				s->probe, WIFEXITED(status) ? "exit status" : "signal",
+				WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+			return -EIO;
+		}
+	}
+	for (int64_t n = 2; n <= s->repeat; n++) {
+		char what[48];
+		snprintf(what, sizeof(what), "run %lld of --repeat", (long long)n);
+		if (!clean(s, what))
+			return -ECANCELED;
+		if (asprintf(&s->repeats[s->nrepeats], "%s.%lld", s->out, (long long)n) < 0) {
+			fprintf(stderr, "tiersim record: out of memory\n");
+			return -ENOMEM;
+		}
+		if ((e = run(r, s->tier, s->repeats[s->nrepeats++], argv, argc, &status)))
+			return e == -EINTR ? -EINTR : -EIO;
+		s->code = exit_code(status);
+	}
+	return 0;
+}
+
+void ts_record_runs_free(struct ts_record_runs *s)
+{
+	for (size_t i = 0; i < s->nrepeats; i++)
+		free(s->repeats[i]);
+	free(s->repeats);
+	free(s->probe_out);
+	s->repeats = NULL;
+	s->probe_out = NULL;
+	s->nrepeats = 0;
+}
 
 int ts_record_begin(struct ts_record *c, char *err, size_t errlen)
 {

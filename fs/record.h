@@ -42,6 +42,32 @@ int ts_record_run(struct ts_record *r, const char *tier, const char *out, char *
 /* Everything ts_record_begin made, removed; whatever is mounted comes down. */
 void ts_record_end(struct ts_record *r);
 
+/* One recording's runs (tiersim record): the command on @tier into @out;
+ * with @probe, once more on that tier into OUT.probe; with @repeat > 1,
+ * again on @tier into OUT.2 ... OUT.REPEAT. A run starts only when the
+ * ones before it ended cleanly (exit status 0, no interrupt). */
+struct ts_record_runs {
+	const char *tier, *out;
+	const char *probe; /* the probe's tier; NULL or "" for none */
+	int64_t repeat;	   /* runs on @tier, >= 1 */
+	/* one run: ts_record_run when NULL (the tests give their own) */
+	int (*run)(struct ts_record *r, const char *tier, const char *out, char **argv,
+		   int argc, int *status);
+	/* filled */
+	char *probe_out;       /* OUT.probe, malloc'd; NULL without a probe */
+	char **repeats;	       /* OUT.2 ..., malloc'd, as many as ran */
+	size_t nrepeats;
+	int code; /* the last run's exit status as a shell gives it (128 + N: signal N) */
+};
+/* Runs them (each failure's line printed, "tiersim record: ..."). 0 when
+ * all ran (@code: the last one's status); -ECANCELED when a run ended
+ * uncleanly before the next was due (@code: its status; ts_interrupted
+ * says whether a signal came); -EINTR when a signal came before a command
+ * started; -EIO (a run, or the probe run, failed) or -ENOMEM.
+ * ts_record_runs_free() in every case. */
+int ts_record_runs(struct ts_record *r, struct ts_record_runs *s, char **argv, int argc);
+void ts_record_runs_free(struct ts_record_runs *s);
+
 /* @cmd resolved as execvp would: 0, or -ENOENT / -EACCES. */
 int ts_record_find_command(const char *cmd);
 /* @arg with every "{}" replaced by @mnt (malloc'd), or NULL. */
