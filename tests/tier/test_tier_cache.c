@@ -636,14 +636,14 @@ static void on_evict_dg(void *ctx, uint64_t file, uint64_t off, uint64_t len)
 	dg(d, len);
 }
 
-enum pat { PAT_FILES, PAT_SEQ, PAT_RAND4K, PAT_MIXED, PAT_CAP, PAT_NR };
+enum pat { PAT_FILES, PAT_SEQ, PAT_RAND4K, PAT_MIXED, PAT_CAP, PAT_STREAM, PAT_EDGES, PAT_NR };
 
 static uint64_t run_pattern(enum pat p, uint64_t *count)
 {
 	struct digest d = { 0xcbf29ce484222325ULL, 0 };
 	struct ts_tier_cfg over = { .evict = on_evict_dg, .evict_ctx = &d, .seed = 7 + p };
-	uint64_t mem = p == PAT_CAP ? 4 * TS_MiB : 32 * TS_MiB;
-	if (p == PAT_MIXED)
+	uint64_t mem = p == PAT_CAP ? 4 * TS_MiB : p == PAT_STREAM ? 24 * TS_MiB : 32 * TS_MiB;
+	if (p == PAT_MIXED || p == PAT_EDGES)
 		over.dirty_limit = 2 * TS_MiB;
 	struct ts_tier *t = cached("ssd-cloud", mem, &over);
 	struct ts_rng r;
@@ -706,6 +706,44 @@ static uint64_t run_pattern(enum pat p, uint64_t *count)
 			q.len = 4096;
 			q.op = k < 10 ? TS_TIER_WRITE : TS_TIER_READ;
 			break;
+		case PAT_STREAM: /* large files read whole through a full cache */
+			q.file = 500 + ts_rng_below(&r, 5);
+			q.size = 40 * TS_MiB + ts_rng_below(&r, 3) * 40000;
+			q.len = k < 70 ? 4 * TS_MiB : (1 + ts_rng_below(&r, 48)) * 32768;
+			q.off = k < 70 ? seqoff[q.file - 500] : ts_rng_below(&r, q.size);
+			if (k < 70)
+				seqoff[q.file - 500] = (q.off + q.len) % q.size;
+			if (k >= 97)
+				q.op = TS_TIER_WRITE;
+			break;
+		case PAT_EDGES: { /* requests starting and ending at chunk edges +- a page */
+			q.file = 600 + ts_rng_below(&r, 2);
+			q.size = 16 * TS_MiB;
+			int64_t a = (int64_t)ts_rng_below(&r, 128) * 128 * 1024 +
+				    ((int64_t)ts_rng_below(&r, 3) - 1) * 4096;
+			q.off = a < 0 ? 0 : (uint64_t)a;
+			q.len = ts_rng_below(&r, 12) * 128 * 1024 +
+				((uint64_t)ts_rng_below(&r, 3)) * 4096 + (k < 5 ? 100 : 0);
+			if (!q.len)
+				q.len = 4096;
+			if (k < 12)
+				q.op = TS_TIER_WRITE;
+			else if (k < 14)
+				q.op = TS_TIER_FSYNC;
+			else if (k < 17)
+				q.direct = true;
+			else if (k < 19) {
+				q.direct = true;
+				q.op = TS_TIER_WRITE;
+			} else if (k < 22) {
+				ts_tier_forget(t, q.file, q.off, k == 19 ? 0 : q.len);
+				q.op = TS_TIER_META;
+			} else if (k < 25) {
+				ts_tier_warm(t, now, q.file, q.off, q.len, k == 22);
+				q.op = TS_TIER_META;
+			}
+			break;
+		}
 		default:
 			break;
 		}
@@ -745,6 +783,8 @@ static void test_same_answers(void)
 		{ 0x5624a4d257d0ee52ULL, 313553 }, /* PAT_RAND4K */
 		{ 0x76ba7ba1553945faULL, 298141 }, /* PAT_MIXED */
 		{ 0x53c98d9dd5febee7ULL, 324281 }, /* PAT_CAP */
+		{ 0x17746156c3a1a240ULL, 3000689 }, /* PAT_STREAM */
+		{ 0xffc62f915b89f15eULL, 213745 }, /* PAT_EDGES */
 	};
 	for (int p = 0; p < PAT_NR; p++) {
 		uint64_t n, h = run_pattern((enum pat)p, &n);
