@@ -38,11 +38,20 @@
  *
  * Granularity: the cache tracks 128 KiB chunks, each with a 32-bit mask of
  * resident 4 KiB pages and one of dirty pages, so hits and misses are exact
- * to the page while the bookkeeping stays O(mem / chunk): at most
- * mem / 32 KiB entries of 64 bytes (2M entries, 128 MiB, for mem = 64 GiB;
- * the pool is allocated untouched and pages in as it fills), a 24-byte
- * per-file record per cached file (at most one per entry), and two 4-byte
- * hash heads per two entries. The entry cap means a cache full of chunks
+ * to the page. Its bookkeeping is kept per extent, a run of a file's
+ * chunks that follow each other in LRU order (the lowest least recently
+ * used, as a sequential read leaves them), all of whose inner chunks are
+ * whole and clean: a file read in order is one extent however long, a
+ * hit on it costs per extent, not per chunk, and reclaim takes its chunks
+ * one by one from the front without a lookup. Extents are split when a chunk
+ * inside one is touched, dirtied or partly dropped, joined when touched in
+ * order again, and shrunk from the front by reclaim; each file's extents
+ * sit in a tree (a treap by first chunk) under a file table. Dirty chunks
+ * are extents of their own. At most mem / 32 KiB chunks are cached (2M for
+ * mem = 64 GiB), so at most that many extents of 88 bytes (the pool is
+ * allocated untouched and pages in as it fills) and 16-byte file records;
+ * an extent of more than two chunks keeps its chunks' ready times in an
+ * array of 8 bytes a chunk. The chunk cap means a cache full of chunks
  * holding fewer than 8 pages each holds less than mem — the price of
  * bounded memory for a virtual ImageNet-scale run with a 64 GiB+ cache. A
  * chunk has one `ready` time (when its pages in flight have all arrived):
@@ -71,6 +80,7 @@
 #define PAGE 4096ULL
 #define CHUNK (128 * 1024ULL)
 #define PPC 32 /* pages per chunk */
+#define FULL UINT32_MAX /* every page of a chunk */
 #define NIL UINT32_MAX
 #define WB_SLOTS 32
 #define NRA 16
@@ -78,42 +88,36 @@
 #define DEFAULT_MEM_BPS 10e9
 #define DEFAULT_RA_MAX (128 * 1024ULL)
 #define EXPIRE_NS (30 * TS_NS_PER_S)
-
-struct ent {
-	uint64_t file, idx;
-	uint64_t ready;	  /* pages in flight have arrived by then */
-	uint64_t dirtied; /* when the chunk turned dirty */
-	uint32_t present, dirty;
-	uint32_t lprev, lnext, dprev, dnext; /* lnext links the free list too */
-	uint64_t pad;
-};
+#define RIN 2 /* ready times an extent holds in itself */
 
 /*
- * The index: an open-addressing table (linear probing) whose slots carry
- * their key, so that finding a chunk reads one slot and the entry, and a
- * miss reads the slot alone. The 8 chunks of an aligned 1 MiB group of a
- * file hash to consecutive slots, so a large request reads its chunks'
- * slots a cache line at a time. ent is the entry + 1 (0: an empty slot);
- * idx_lo the chunk number's low 32 bits (the entry holds all of it).
+ * An extent: chunks [lo, lo + n) of one file that follow each other in LRU
+ * order, lo the least recently used, so that the chunk-level LRU is the
+ * extents' list read chunk by chunk. Every chunk between the first and
+ * the last has all of its pages and none dirty; the first and the last
+ * have their own masks (equal when n = 1). Only a one-chunk extent has
+ * dirty pages. Each chunk keeps its own `ready` time, in the extent (RIN
+ * of them) or in an array of the extent's (heap: from r0 of cap).
  */
-struct slot {
-	uint64_t file;
-	uint32_t idx_lo, ent;
+struct ext {
+	uint64_t file, lo;
+	uint32_t n, first, last, dirty;
+	uint64_t dirtied; /* when the chunk turned dirty */
+	uint32_t lprev, lnext, dprev, dnext; /* lnext links the free list too */
+	uint32_t left, right;		     /* the file's tree, by lo */
+	uint32_t cap, r0;		     /* heap ready times: 0 = in `in` */
+	union {
+		uint64_t in[RIN];
+		uint64_t *heap;
+	} r;
 };
 
-/* Per file: how many chunks it has cached and its highest chunk (saturated
- * at FMAX_SAT: larger), so that a truncate or unlink visits only that
- * file's chunks; n = 0 is an empty slot of the file table. The entries of
- * its first FHEAD chunks (+ 1, 0: none) sit here instead of in the chunk
- * table: a small file's open and read then find its record and chunks in
- * one slot. */
-#define FHEAD 2
+/* Per cached file: the root of its extents' tree (+ 1; 0 = an empty slot
+ * of the file table). Keyed by file, linear probing. */
 struct fslot {
 	uint64_t file;
-	uint32_t n, max_idx;
-	uint32_t head[FHEAD];
+	uint32_t root1, pad;
 };
-#define FMAX_SAT UINT32_MAX
 
 struct wbslot {
 	uint64_t free;	/* the slot's last write completes then */
@@ -132,13 +136,12 @@ struct cache {
 	ts_tier_evict_fn evict;
 	void *evict_ctx;
 
-	struct ent *e;
-	size_t e_len, slot_len, fs_len; /* bytes mapped for e, slot, fs */
+	struct ext *e;
+	size_t e_len, fs_len; /* bytes mapped for e, fs */
 	uint32_t nmax, nused, freelist;
-	struct slot *slot; /* nslot > nmax: at most 3/4 full */
-	struct fslot *fs;  /* as many slots: a file in the cache has a chunk */
+	struct fslot *fs; /* nslot > nmax: at most 3/4 full */
 	uint64_t nslot;
-	uint64_t entries, evicted;
+	uint64_t entries, evicted; /* chunks */
 	uint32_t lru_head, lru_tail;	 /* most / least recently used */
 	uint32_t dirty_head, dirty_tail; /* oldest / newest dirty */
 	uint64_t resident, dirty;	 /* bytes; dirty = not yet under writeback */
@@ -147,9 +150,9 @@ struct cache {
 	struct ra ra[NRA];
 	uint64_t ratick;
 
-	/* A device read being gathered over consecutive missing pages. */
-	uint64_t run_file, run_off, run_len;
-	uint32_t run_ent[RUN_ENTS];
+	/* A device read being gathered over consecutive missing pages of
+	 * run_n chunks, the last of them run_last. */
+	uint64_t run_file, run_off, run_len, run_last;
 	unsigned run_n;
 
 	_Atomic uint64_t pub_resident, pub_dirty, pub_wb, pub_evicted, pub_entries;
@@ -174,44 +177,6 @@ static uint64_t wrap(const struct cache *c, uint64_t s)
 	return s >= c->nslot ? s - c->nslot : s;
 }
 
-/* The home slot of chunk @idx (its low 32 bits) of @file. */
-static uint64_t home(const struct cache *c, uint64_t file, uint32_t idx_lo)
-{
-	return wrap(c, reduce(mix(file, idx_lo >> 3), c->nslot) + (idx_lo & 7));
-}
-
-/* The slot holding chunk @idx of @file, or the empty slot ending its probe. */
-static uint64_t find(const struct cache *c, uint64_t file, uint64_t idx)
-{
-	uint32_t lo = (uint32_t)idx;
-	uint64_t s = home(c, file, lo);
-	for (;; s = wrap(c, s + 1)) {
-		const struct slot *x = &c->slot[s];
-		if (!x->ent || (x->file == file && x->idx_lo == lo && c->e[x->ent - 1].idx == idx))
-			return s;
-	}
-}
-
-/* Empties slot @s of a linear-probing table, moving back the entries after
- * it that could not sit in their home slot while it was taken. */
-#define UNSLOT(c, tab, s, empty, homeof)                                              \
-	do {                                                                          \
-		uint64_t hole_ = (s);                                                 \
-		for (uint64_t j_ = wrap(c, hole_ + 1); !(empty); j_ = wrap(c, j_ + 1)) { \
-			uint64_t h_ = (homeof);                                       \
-			if (wrap(c, j_ + c->nslot - h_) >= wrap(c, j_ + c->nslot - hole_)) { \
-				(tab)[hole_] = (tab)[j_];                             \
-				hole_ = j_;                                           \
-			}                                                             \
-		}                                                                     \
-		memset(&(tab)[hole_], 0, sizeof((tab)[hole_]));                       \
-	} while (0)
-
-static void unslot(struct cache *c, uint64_t s)
-{
-	UNSLOT(c, c->slot, s, !c->slot[j_].ent, home(c, c->slot[j_].file, c->slot[j_].idx_lo));
-}
-
 static uint64_t fhome(const struct cache *c, uint64_t file)
 {
 	return reduce(mix(file, 0), c->nslot);
@@ -221,64 +186,209 @@ static uint64_t fhome(const struct cache *c, uint64_t file)
 static uint64_t ffind(const struct cache *c, uint64_t file)
 {
 	uint64_t s = fhome(c, file);
-	while (c->fs[s].n && c->fs[s].file != file)
+	while (c->fs[s].root1 && c->fs[s].file != file)
 		s = wrap(c, s + 1);
 	return s;
 }
 
-/* The record of @file, NULL when none of its chunks is cached. */
-static const struct fslot *fget(const struct cache *c, uint64_t file)
+/* The root extent of @file's tree, NIL when none of its chunks is cached. */
+static uint32_t froot(const struct cache *c, uint64_t file)
 {
-	const struct fslot *f = &c->fs[ffind(c, file)];
-	return f->n ? f : NULL;
+	return c->fs[ffind(c, file)].root1 - 1;
 }
 
-/* The highest chunk of file record @f (UINT64_MAX: past 2^32 - 2). */
-static uint64_t file_max(const struct fslot *f)
+/* ---- The per-file tree (a treap on lo; priorities hash the index) ------ */
+
+static uint32_t prio(uint32_t i)
 {
-	return f->max_idx == FMAX_SAT ? UINT64_MAX : f->max_idx;
+	return (uint32_t)mix(i, 0x7f4a7c15);
 }
 
-/* The entry of chunk @idx of @file, NIL when it is not cached. */
-static uint32_t lookup(const struct cache *c, uint64_t file, uint64_t idx)
+static uint32_t tr_insert(struct cache *c, uint32_t t, uint32_t x)
 {
-	if (idx < FHEAD) {
-		const struct fslot *f = fget(c, file);
-		return f ? f->head[idx] - 1 : NIL;
+	if (t == NIL)
+		return x;
+	struct ext *n = &c->e[t];
+	if (c->e[x].lo < n->lo) {
+		n->left = tr_insert(c, n->left, x);
+		if (prio(n->left) > prio(t)) {
+			uint32_t l = n->left;
+			n->left = c->e[l].right;
+			c->e[l].right = t;
+			return l;
+		}
+	} else {
+		n->right = tr_insert(c, n->right, x);
+		if (prio(n->right) > prio(t)) {
+			uint32_t r = n->right;
+			n->right = c->e[r].left;
+			c->e[r].left = t;
+			return r;
+		}
 	}
-	return c->slot[find(c, file, idx)].ent - 1; /* NIL when empty */
+	return t;
 }
 
-/* Indexes entry @i, chunk @idx of @file, which is not cached yet. */
-static void index_add(struct cache *c, uint64_t file, uint64_t idx, uint32_t i)
+/* Joins trees @a and @b, every key of @a below every key of @b. */
+static uint32_t tr_join(struct cache *c, uint32_t a, uint32_t b)
 {
-	struct fslot *f = &c->fs[ffind(c, file)];
-	if (!f->n)
-		*f = (struct fslot){ .file = file };
-	f->n++;
-	f->max_idx = (uint32_t)TS_MAX(f->max_idx, TS_MIN(idx, FMAX_SAT));
-	if (idx < FHEAD)
-		f->head[idx] = i + 1;
+	if (a == NIL)
+		return b;
+	if (b == NIL)
+		return a;
+	if (prio(a) > prio(b)) {
+		c->e[a].right = tr_join(c, c->e[a].right, b);
+		return a;
+	}
+	c->e[b].left = tr_join(c, a, c->e[b].left);
+	return b;
+}
+
+static uint32_t tr_delete(struct cache *c, uint32_t t, uint32_t x)
+{
+	if (t == x)
+		return tr_join(c, c->e[x].left, c->e[x].right);
+	struct ext *n = &c->e[t];
+	if (c->e[x].lo < n->lo)
+		n->left = tr_delete(c, n->left, x);
 	else
-		c->slot[find(c, file, idx)] = (struct slot){ file, (uint32_t)idx, i + 1 };
+		n->right = tr_delete(c, n->right, x);
+	return t;
 }
 
-/* Takes chunk @idx of @file out of the index. */
-static void index_del(struct cache *c, uint64_t file, uint64_t idx)
+static void index_add(struct cache *c, uint32_t x)
 {
-	if (idx >= FHEAD)
-		unslot(c, find(c, file, idx));
-	uint64_t s = ffind(c, file);
-	if (idx < FHEAD)
-		c->fs[s].head[idx] = 0;
-	if (--c->fs[s].n)
-		return;
-	UNSLOT(c, c->fs, s, !c->fs[j_].n, fhome(c, c->fs[j_].file));
+	struct fslot *f = &c->fs[ffind(c, c->e[x].file)];
+	c->e[x].left = c->e[x].right = NIL;
+	if (!f->root1)
+		*f = (struct fslot){ .file = c->e[x].file };
+	f->root1 = tr_insert(c, f->root1 - 1, x) + 1;
 }
+
+/* Empties slot @s of a linear-probing table, moving back the entries after
+ * it that could not sit in their home slot while it was taken. */
+static void funslot(struct cache *c, uint64_t s)
+{
+	uint64_t hole = s;
+	for (uint64_t j = wrap(c, hole + 1); c->fs[j].root1; j = wrap(c, j + 1)) {
+		uint64_t h = fhome(c, c->fs[j].file);
+		if (wrap(c, j + c->nslot - h) >= wrap(c, j + c->nslot - hole)) {
+			c->fs[hole] = c->fs[j];
+			hole = j;
+		}
+	}
+	memset(&c->fs[hole], 0, sizeof(c->fs[hole]));
+}
+
+static void index_del(struct cache *c, uint32_t x)
+{
+	uint64_t s = ffind(c, c->e[x].file);
+	uint32_t r = tr_delete(c, c->fs[s].root1 - 1, x);
+	if (r == NIL)
+		funslot(c, s);
+	else
+		c->fs[s].root1 = r + 1;
+}
+
+/* The extent of @file holding chunk @idx, NIL when it is not cached; then
+ * *next is the first chunk after @idx that is (UINT64_MAX: none). */
+static uint32_t ext_at(const struct cache *c, uint64_t file, uint64_t idx, uint64_t *next)
+{
+	uint32_t t = froot(c, file), below = NIL;
+	uint64_t nx = UINT64_MAX;
+	while (t != NIL) {
+		const struct ext *x = &c->e[t];
+		if (x->lo <= idx) {
+			below = t;
+			t = x->right;
+		} else {
+			nx = x->lo;
+			t = x->left;
+		}
+	}
+	if (below != NIL && idx < c->e[below].lo + c->e[below].n)
+		return below;
+	if (next)
+		*next = nx;
+	return NIL;
+}
+
+/* The highest cached chunk of @file (its tree's rightmost extent). */
+static uint64_t file_max(const struct cache *c, uint32_t t)
+{
+	while (c->e[t].right != NIL)
+		t = c->e[t].right;
+	return c->e[t].lo + c->e[t].n - 1;
+}
+
+/* ---- Ready times ------------------------------------------------------- */
+
+static uint64_t *rdy(struct ext *x)
+{
+	return x->cap ? x->r.heap + x->r0 : x->r.in;
+}
+
+/* Room for @n ready times from the extent's first chunk. */
+static void rdy_reserve(struct ext *x, uint32_t n)
+{
+	if (!x->cap) {
+		if (n <= RIN)
+			return;
+		uint32_t cap = TS_MAX(2 * n, 8);
+		uint64_t *p = malloc(cap * sizeof(*p));
+		if (!p)
+			abort(); /* a few bytes per cached chunk: not recoverable */
+		memcpy(p, x->r.in, x->n * sizeof(*p));
+		x->r.heap = p;
+		x->cap = cap;
+		x->r0 = 0;
+		return;
+	}
+	if (x->r0 + n <= x->cap)
+		return;
+	memmove(x->r.heap, x->r.heap + x->r0, x->n * sizeof(uint64_t));
+	x->r0 = 0;
+	if (n <= x->cap)
+		return;
+	uint32_t cap = TS_MAX(2 * n, 8);
+	uint64_t *p = realloc(x->r.heap, cap * sizeof(*p));
+	if (!p)
+		abort();
+	x->r.heap = p;
+	x->cap = cap;
+}
+
+static void rdy_free(struct ext *x)
+{
+	if (x->cap)
+		free(x->r.heap);
+	x->cap = 0;
+}
+
+/* Back to the extent itself once its chunks fit there. */
+static void rdy_shrink(struct ext *x)
+{
+	if (x->cap && x->n <= RIN) {
+		uint64_t *p = x->r.heap, v[RIN];
+		memcpy(v, p + x->r0, x->n * sizeof(*v));
+		free(p);
+		x->cap = 0;
+		memcpy(x->r.in, v, sizeof(v));
+	}
+}
+
+/* Appends @n ready times (@v) after the extent's chunks (not counted yet). */
+static void rdy_append(struct ext *x, const uint64_t *v, uint32_t n)
+{
+	rdy_reserve(x, x->n + n);
+	memcpy(rdy(x) + x->n, v, n * sizeof(*v));
+}
+
+/* ---- LRU and dirty lists ----------------------------------------------- */
 
 static void lru_unlink(struct cache *c, uint32_t i)
 {
-	struct ent *e = &c->e[i];
+	struct ext *e = &c->e[i];
 	if (e->lprev != NIL)
 		c->e[e->lprev].lnext = e->lnext;
 	else
@@ -291,7 +401,7 @@ static void lru_unlink(struct cache *c, uint32_t i)
 
 static void lru_front(struct cache *c, uint32_t i)
 {
-	struct ent *e = &c->e[i];
+	struct ext *e = &c->e[i];
 	e->lprev = NIL;
 	e->lnext = c->lru_head;
 	if (c->lru_head != NIL)
@@ -301,17 +411,22 @@ static void lru_front(struct cache *c, uint32_t i)
 		c->lru_tail = i;
 }
 
-static void touch(struct cache *c, uint32_t i)
+/* Puts @x in the LRU list just more recent than @at. */
+static void lru_after(struct cache *c, uint32_t at, uint32_t x)
 {
-	if (c->lru_head != i) {
-		lru_unlink(c, i);
-		lru_front(c, i);
-	}
+	struct ext *a = &c->e[at], *e = &c->e[x];
+	e->lnext = at;
+	e->lprev = a->lprev;
+	if (a->lprev != NIL)
+		c->e[a->lprev].lnext = x;
+	else
+		c->lru_head = x;
+	a->lprev = x;
 }
 
 static void dirty_unlink(struct cache *c, uint32_t i)
 {
-	struct ent *e = &c->e[i];
+	struct ext *e = &c->e[i];
 	if (e->dprev != NIL)
 		c->e[e->dprev].dnext = e->dnext;
 	else
@@ -325,7 +440,7 @@ static void dirty_unlink(struct cache *c, uint32_t i)
 
 static void dirty_back(struct cache *c, uint32_t i)
 {
-	struct ent *e = &c->e[i];
+	struct ext *e = &c->e[i];
 	e->dnext = NIL;
 	e->dprev = c->dirty_tail;
 	if (c->dirty_tail != NIL)
@@ -350,18 +465,144 @@ static void publish(struct cache *c)
 	atomic_store_explicit(&c->pub_evicted, c->evicted, memory_order_relaxed);
 }
 
-static void ent_remove(struct cache *c, uint32_t i)
+/* ---- Extents ------------------------------------------------------------ */
+
+/* The present pages of chunk @idx of extent @x. */
+static uint32_t mask_of(const struct ext *x, uint64_t idx)
 {
-	struct ent *e = &c->e[i];
-	index_del(c, e->file, e->idx);
+	return idx == x->lo ? x->first : idx == x->lo + x->n - 1 ? x->last : FULL;
+}
+
+static uint64_t ext_pages(const struct ext *x)
+{
+	uint64_t p = (uint64_t)__builtin_popcount(x->first);
+	if (x->n > 1)
+		p += (uint64_t)__builtin_popcount(x->last) + (uint64_t)(x->n - 2) * PPC;
+	return p;
+}
+
+static uint32_t ext_alloc(struct cache *c)
+{
+	uint32_t i;
+	if (c->freelist != NIL) {
+		i = c->freelist;
+		c->freelist = c->e[i].lnext;
+	} else {
+		i = c->nused++;
+	}
+	memset(&c->e[i], 0, sizeof(c->e[i]));
+	c->e[i].dprev = c->e[i].dnext = NIL;
+	return i;
+}
+
+static void ext_release(struct cache *c, uint32_t i)
+{
+	rdy_free(&c->e[i]);
+	c->e[i].file = 0;
+	c->e[i].n = 0;
+	c->e[i].lnext = c->freelist;
+	c->freelist = i;
+}
+
+/* Takes extent @i and its chunks out of the cache. */
+static void ext_remove(struct cache *c, uint32_t i)
+{
+	struct ext *e = &c->e[i];
+	index_del(c, i);
 	lru_unlink(c, i);
 	if (e->dirty)
 		dirty_unlink(c, i);
-	c->resident -= (uint64_t)__builtin_popcount(e->present) * PAGE;
+	c->resident -= ext_pages(e) * PAGE;
 	c->dirty -= (uint64_t)__builtin_popcount(e->dirty) * PAGE;
-	e->lnext = c->freelist;
-	c->freelist = i;
-	c->entries--;
+	c->entries -= e->n;
+	ext_release(c, i);
+}
+
+/* Splits clean extent @i before chunk @at (lo < at < lo + n): @i keeps the
+ * chunks below, the new extent returned the rest, just more recent in the
+ * LRU list. The larger part keeps the ready array; the smaller is copied. */
+static uint32_t ext_split(struct cache *c, uint32_t i, uint64_t at)
+{
+	uint32_t j = ext_alloc(c);
+	struct ext *e = &c->e[i], *f = &c->e[j];
+	uint32_t k = (uint32_t)(at - e->lo), n = e->n;
+	f->file = e->file;
+	f->lo = at;
+	f->last = e->last;
+	f->first = n - k == 1 ? e->last : FULL;
+	if (k >= n - k || !e->cap) {
+		rdy_append(f, rdy(e) + k, n - k);
+		e->n = k;
+	} else {
+		/* The upper part takes the array; the lower part is copied. */
+		uint64_t v[RIN], *low = NULL, *src = rdy(e);
+		if (k <= RIN)
+			memcpy(v, src, k * sizeof(*v));
+		else if (!(low = malloc(k * sizeof(*low))))
+			abort();
+		else
+			memcpy(low, src, k * sizeof(*low));
+		f->cap = e->cap;
+		f->r0 = e->r0 + k;
+		f->r.heap = e->r.heap;
+		e->cap = 0;
+		e->n = k;
+		if (low) {
+			e->r.heap = low;
+			e->cap = k;
+			e->r0 = 0;
+		} else {
+			memcpy(e->r.in, v, sizeof(v));
+		}
+	}
+	f->n = n - k;
+	e->last = k == 1 ? e->first : FULL;
+	rdy_shrink(e);
+	rdy_shrink(f);
+	index_add(c, j);
+	lru_after(c, i, j);
+	return j;
+}
+
+/* Can clean extent @b, just more recent than @a, join it? */
+static bool can_join(const struct ext *a, const struct ext *b)
+{
+	return a->file == b->file && a->lo + a->n == b->lo && !a->dirty && !b->dirty &&
+	       (a->n == 1 || a->last == FULL) && (b->n == 1 || b->first == FULL);
+}
+
+/* Joins extent @b into @a (can_join); returns @a. */
+static uint32_t ext_join(struct cache *c, uint32_t a, uint32_t b)
+{
+	struct ext *x = &c->e[a], *y = &c->e[b];
+	rdy_append(x, rdy(y), y->n);
+	x->n += y->n;
+	x->last = y->last;
+	index_del(c, b);
+	lru_unlink(c, b);
+	ext_release(c, b);
+	return a;
+}
+
+/* Chunks [a, b] of extent @i to the front of the LRU list, in order, as
+ * touching each in turn does; joined to the extent that was at the front
+ * when @join allows. Returns the extent that holds them. */
+static uint32_t touch_range(struct cache *c, uint32_t i, uint64_t a, uint64_t b, bool join)
+{
+	struct ext *e = &c->e[i];
+	if (c->lru_head == i && b == e->lo + e->n - 1)
+		return i; /* already the most recent, in that order */
+	if (a > e->lo)
+		i = ext_split(c, i, a);
+	if (b < c->e[i].lo + c->e[i].n - 1)
+		ext_split(c, i, b + 1);
+	lru_unlink(c, i);
+	uint32_t h = c->lru_head;
+	lru_front(c, i);
+	/* @h is now just behind @i: @i joins it, which takes its place. */
+	if (join && h != NIL && can_join(&c->e[h], &c->e[i]))
+		i = ext_join(c, h, i);
+	return i;
 }
 
 /* ---- Writeback ---------------------------------------------------------- */
@@ -390,7 +631,7 @@ static int slot_min(const struct cache *c)
  * completion. */
 static uint64_t wb_pages(struct cache *c, int k, uint32_t i, uint64_t t, uint32_t mask)
 {
-	struct ent *e = &c->e[i];
+	struct ext *e = &c->e[i];
 	struct ts_tier_done scratch = { 0 };
 	uint32_t m = e->dirty & mask;
 	uint64_t end = t, bytes = 0;
@@ -399,7 +640,7 @@ static uint64_t wb_pages(struct cache *c, int k, uint32_t i, uint64_t t, uint32_
 		int q = run_end(m, p);
 		struct ts_tier_req w = { .op = TS_TIER_WRITE,
 					 .file = e->file,
-					 .off = e->idx * CHUNK + (uint64_t)p * PAGE,
+					 .off = e->lo * CHUNK + (uint64_t)p * PAGE,
 					 .len = (uint64_t)(q - p) * PAGE };
 		uint64_t d = ts_tier_layer_next(&c->l, t, &w, &scratch);
 		end = TS_MAX(end, d);
@@ -414,7 +655,7 @@ static uint64_t wb_pages(struct cache *c, int k, uint32_t i, uint64_t t, uint32_
 	c->wb_last = TS_MAX(c->wb_last, end);
 	c->wb[k].bytes = bytes;
 	c->wb[k].file = e->file;
-	c->wb[k].idx = e->idx;
+	c->wb[k].idx = e->lo;
 	return end;
 }
 
@@ -430,7 +671,7 @@ static void wb_background(struct cache *c, uint64_t until)
 {
 	while (c->dirty_head != NIL) {
 		int k = slot_min(c);
-		struct ent *h = &c->e[c->dirty_head];
+		struct ext *h = &c->e[c->dirty_head];
 		uint64_t t = TS_MAX(c->wb[k].free, h->dirtied);
 		if (c->dirty + inflight_at(c, t) <= c->bg_limit)
 			t = TS_MAX(t, h->dirtied + EXPIRE_NS);
@@ -488,71 +729,79 @@ static uint64_t wb_file(struct cache *c, uint64_t now, uint64_t file)
 
 /* ---- Residency ---------------------------------------------------------- */
 
+/* Drops the least recently used chunk: the first of the LRU tail extent. */
 static void evict_one(struct cache *c, uint64_t now)
 {
 	uint32_t v = c->lru_tail;
 	if (v == NIL)
 		return;
-	struct ent *e = &c->e[v];
+	struct ext *e = &c->e[v];
 	if (e->dirty) {
 		/* Reclaim writes dirty pages first, when a writeback slot frees. */
 		int k = slot_min(c);
 		wb_entry(c, k, v, TS_MAX(now, c->wb[k].free));
 	}
 	if (c->evict)
-		c->evict(c->evict_ctx, e->file, e->idx * CHUNK, CHUNK);
-	ent_remove(c, v);
+		c->evict(c->evict_ctx, e->file, e->lo * CHUNK, CHUNK);
 	c->evicted++;
-	/* The next victim's entry is at hand (lru_unlink wrote it); fetch what
-	 * evicting it will read while the caller does other work: reclaim
-	 * walks entries the run has not touched for long, each read from
-	 * memory otherwise. */
-	uint32_t t = c->lru_tail;
-	if (t != NIL) {
-		const struct ent *n = &c->e[t];
-		if (n->idx >= FHEAD)
-			__builtin_prefetch(&c->slot[home(c, n->file, (uint32_t)n->idx)], 1);
-		__builtin_prefetch(&c->fs[fhome(c, n->file)], 1);
-		if (n->lprev != NIL)
-			__builtin_prefetch(&c->e[n->lprev], 1);
+	if (e->n == 1) {
+		ext_remove(c, v);
+		return;
 	}
+	c->resident -= (uint64_t)__builtin_popcount(e->first) * PAGE;
+	c->entries--;
+	e->lo++;
+	e->n--;
+	e->first = e->n == 1 ? e->last : FULL;
+	if (e->cap)
+		e->r0++;
+	else
+		e->r.in[0] = e->r.in[1];
+	rdy_shrink(e);
 }
 
-/* Would bringing @add_pages pages into entry @i (NIL: a new one) evict? */
-static bool must_evict(const struct cache *c, uint32_t i, unsigned add_pages)
+/* Would bringing @add_pages pages into a chunk (@absent: not cached) evict? */
+static bool must_evict(const struct cache *c, bool absent, unsigned add_pages)
 {
-	return c->resident + add_pages * PAGE > c->mem ||
-	       (i == NIL && c->freelist == NIL && c->nused == c->nmax);
+	return c->resident + add_pages * PAGE > c->mem || (absent && c->entries == c->nmax);
 }
 
-/* The entry of chunk @idx of @file, made room for @add_pages new pages;
- * @i is the chunk's entry as the caller just looked it up (NIL: none). */
-static uint32_t get_ent(struct cache *c, uint32_t i, uint64_t file, uint64_t idx,
-			unsigned add_pages, uint64_t now)
+/* Chunk @idx of @file, held by extent @i (NIL: not cached), touched and
+ * made room for @add_pages new pages: returns the extent, at the front of
+ * the LRU list, whose last chunk it is (its only one unless @join). */
+static uint32_t get_chunk(struct cache *c, uint32_t i, uint64_t file, uint64_t idx,
+			  unsigned add_pages, uint64_t now, bool join)
 {
 	if (i != NIL)
-		touch(c, i);
-	/* Keep the entry we fill off the LRU tail while making room. */
-	while (c->resident + add_pages * PAGE > c->mem && c->lru_tail != NIL && c->lru_tail != i)
+		i = touch_range(c, i, idx, idx, join);
+	/* Keep the chunk we fill off the LRU tail while making room. */
+	while (c->resident + add_pages * PAGE > c->mem && c->lru_tail != NIL &&
+	       (i == NIL || c->e[c->lru_tail].lo != idx || c->e[c->lru_tail].file != file))
 		evict_one(c, now);
 	if (i != NIL)
 		return i;
-	if (c->freelist == NIL && c->nused == c->nmax)
+	if (c->entries == c->nmax)
 		evict_one(c, now);
-	if (c->freelist != NIL) {
-		i = c->freelist;
-		c->freelist = c->e[i].lnext;
-	} else {
-		i = c->nused++;
-	}
-	struct ent *e = &c->e[i];
-	memset(e, 0, sizeof(*e));
-	e->file = file;
-	e->idx = idx;
-	e->dprev = e->dnext = NIL;
-	index_add(c, file, idx, i);
-	lru_front(c, i);
 	c->entries++;
+	uint32_t h = c->lru_head;
+	if (join && h != NIL) {
+		struct ext *x = &c->e[h];
+		if (x->file == file && x->lo + x->n == idx && !x->dirty &&
+		    (x->n == 1 || x->last == FULL)) {
+			uint64_t zero = 0;
+			rdy_append(x, &zero, 1);
+			x->n++;
+			x->last = 0;
+			return h;
+		}
+	}
+	i = ext_alloc(c);
+	struct ext *e = &c->e[i];
+	e->file = file;
+	e->lo = idx;
+	e->n = 1;
+	index_add(c, i);
+	lru_front(c, i);
 	return i;
 }
 
@@ -564,48 +813,68 @@ static uint32_t page_mask(uint64_t pfirst, uint64_t plast, uint64_t idx)
 	return (uint32_t)m;
 }
 
+/* Sets the present pages of chunk @idx, the last of extent @x. */
+static void set_last(struct ext *x, uint32_t m)
+{
+	x->last = m;
+	if (x->n == 1)
+		x->first = m;
+}
+
+/* Extent @i cut down to its chunks in [a, b] (which it holds some of),
+ * the rest split off in place. */
+static uint32_t ext_cut(struct cache *c, uint32_t i, uint64_t a, uint64_t b)
+{
+	if (a > c->e[i].lo)
+		i = ext_split(c, i, a);
+	if (b < c->e[i].lo + c->e[i].n - 1)
+		ext_split(c, i, b + 1);
+	return i;
+}
+
 /* Drops pages [p0, p1) of @file, dirty ones included; p1 past the file's
  * last cached chunk means to its end. */
 static void drop_pages(struct cache *c, uint64_t file, uint64_t p0, uint64_t p1)
 {
-	const struct fslot *f = fget(c, file);
-	if (!f)
+	uint32_t r = froot(c, file);
+	if (r == NIL)
 		return; /* nothing of the file is cached */
-	if (f->max_idx != FMAX_SAT)
-		p1 = TS_MIN(p1, ((uint64_t)f->max_idx + 1) * PPC);
+	uint64_t fmax = file_max(c, r);
+	if (fmax < UINT64_MAX / PPC)
+		p1 = TS_MIN(p1, (fmax + 1) * PPC);
 	if (p1 <= p0)
 		return;
-	bool scan = (p1 - p0) / PPC > c->nused;
-	uint64_t first = p0 / PPC, last = (p1 - 1) / PPC;
-	uint32_t n = scan ? c->nused : (uint32_t)(last - first + 1);
-	for (uint32_t j = 0; j < n; j++) {
-		uint32_t i;
-		if (scan) {
-			i = j;
-			/* Free entries are off every list; their file cannot match
-			 * once cleared, so test membership through the hash. */
-			if (lookup(c, c->e[i].file, c->e[i].idx) != i || c->e[i].file != file ||
-			    c->e[i].idx < first || c->e[i].idx > last)
-				continue;
-		} else if ((i = lookup(c, file, first + j)) == NIL) {
+	uint64_t idx = p0 / PPC, last = (p1 - 1) / PPC;
+	while (idx <= last) {
+		uint64_t next = UINT64_MAX;
+		uint32_t i = ext_at(c, file, idx, &next);
+		if (i == NIL) {
+			idx = next;
 			continue;
 		}
-		struct ent *e = &c->e[i];
-		uint32_t m = page_mask(p0, p1, e->idx);
-		uint32_t drop = e->present & m, dd = e->dirty & m;
+		uint64_t hi = TS_MIN(last, c->e[i].lo + c->e[i].n - 1);
+		/* The range's chunks whose pages all go, and those in part. */
+		uint32_t m = page_mask(p0, p1, idx);
+		if (m == FULL) {
+			uint64_t b = page_mask(p0, p1, hi) == FULL ? hi : hi - 1;
+			if (b >= idx) {
+				ext_remove(c, ext_cut(c, i, idx, b));
+				idx = b + 1;
+				continue;
+			}
+		}
+		i = ext_cut(c, i, idx, idx);
+		struct ext *e = &c->e[i];
+		uint32_t drop = e->first & m, dd = e->dirty & m;
 		c->resident -= (uint64_t)__builtin_popcount(drop) * PAGE;
 		c->dirty -= (uint64_t)__builtin_popcount(dd) * PAGE;
-		e->present &= ~m;
+		set_last(e, e->first & ~m);
 		e->dirty &= ~m;
 		if (!e->dirty && dd)
 			dirty_unlink(c, i);
-		if (!e->present) {
-			/* ent_remove recounts present/dirty: both are 0 now. */
-			if (e->dirty)
-				dirty_unlink(c, i);
-			e->dirty = 0;
-			ent_remove(c, i);
-		}
+		if (!e->first)
+			ext_remove(c, i);
+		idx++;
 	}
 }
 
@@ -620,45 +889,75 @@ static uint64_t run_flush(struct cache *c, uint64_t now, struct ts_tier_done *do
 		.op = TS_TIER_READ, .file = c->run_file, .off = c->run_off, .len = c->run_len
 	};
 	uint64_t d = ts_tier_layer_next(&c->l, now, &r, done);
-	for (unsigned j = 0; j < c->run_n; j++)
-		c->e[c->run_ent[j]].ready = TS_MAX(c->e[c->run_ent[j]].ready, d);
+	/* Its chunks are all cached: the run is sent before any eviction. */
+	uint64_t idx = c->run_off / CHUNK, last = (c->run_off + c->run_len - 1) / CHUNK;
+	while (idx <= last) {
+		uint32_t i = ext_at(c, c->run_file, idx, NULL);
+		struct ext *e = &c->e[i];
+		uint64_t *rv = rdy(e), hi = TS_MIN(last, e->lo + e->n - 1);
+		for (; idx <= hi; idx++)
+			rv[idx - e->lo] = TS_MAX(rv[idx - e->lo], d);
+	}
 	c->run_len = 0;
 	c->run_n = 0;
 	return d;
 }
 
+/* Bytes of [off, off+len) in pages [pa, pb). */
+static uint64_t overlap(uint64_t off, uint64_t len, uint64_t pa, uint64_t pb)
+{
+	uint64_t a = TS_MAX(off, pa * PAGE), b = TS_MIN(off + len, pb * PAGE);
+	return b > a ? b - a : 0;
+}
+
 /* Brings pages [p0, p1) of @file in, reading what is missing at @now.
  * Returns the time all of them are there; adds the bytes of
- * [off, off+len) already resident to *hit. */
+ * [off, off+len) already resident to *hit. Chunks with nothing missing
+ * are taken a cached extent's worth at a time: touched in order, as one. */
 static uint64_t fill(struct cache *c, uint64_t now, uint64_t file, uint64_t p0, uint64_t p1,
 		     uint64_t off, uint64_t len, uint64_t *hit, struct ts_tier_done *done)
 {
-	uint64_t ready = now;
+	/* Chunks [idx, gap) are not cached: only the chunk being filled is
+	 * added, and evictions only take chunks away. */
+	uint64_t ready = now, last = (p1 - 1) / PPC, gap = 0;
 	c->run_len = 0;
 	c->run_n = 0;
-	for (uint64_t idx = p0 / PPC; idx * PPC < p1; idx++) {
+	for (uint64_t idx = p0 / PPC; idx <= last;) {
 		uint32_t want = page_mask(p0, p1, idx);
-		uint32_t i = lookup(c, file, idx);
-		uint32_t miss = i == NIL ? want : want & ~c->e[i].present;
+		uint32_t i = idx < gap ? NIL : ext_at(c, file, idx, &gap);
+		uint32_t miss = i == NIL ? want : want & ~mask_of(&c->e[i], idx);
+		if (!miss) {
+			struct ext *e = &c->e[i];
+			uint64_t hi = TS_MIN(last, e->lo + e->n - 1);
+			if (hi > idx && hi == e->lo + e->n - 1 && (page_mask(p0, p1, hi) & ~e->last))
+				hi--; /* the extent's last chunk misses pages */
+			const uint64_t *r = rdy(e);
+			for (uint64_t j = idx; j <= hi; j++)
+				ready = TS_MAX(ready, r[j - e->lo]);
+			if (hit)
+				*hit += overlap(off, len, TS_MAX(p0, idx * PPC), TS_MIN(p1, (hi + 1) * PPC));
+			touch_range(c, i, idx, hi, true);
+			idx = hi + 1;
+			continue;
+		}
 		/* Send the gathered run before reclaim could drop one of its
 		 * chunks (a read larger than the cache). */
-		if (c->run_len && must_evict(c, i, (unsigned)__builtin_popcount(miss))) {
+		if (c->run_len && must_evict(c, i == NIL, (unsigned)__builtin_popcount(miss))) {
 			uint64_t d = run_flush(c, now, done);
 			ready = TS_MAX(ready, d);
 		}
-		i = get_ent(c, i, file, idx, (unsigned)__builtin_popcount(miss), now);
-		struct ent *e = &c->e[i];
+		i = get_chunk(c, i, file, idx, (unsigned)__builtin_popcount(miss), now, true);
+		struct ext *e = &c->e[i];
 		uint32_t have = want & ~miss;
-		if (have && hit) {
-			if (e->ready > now)
-				ready = TS_MAX(ready, e->ready);
-			for (uint32_t m = have; m; m &= m - 1) {
-				uint64_t pg = idx * PPC + (uint64_t)__builtin_ctz(m);
-				uint64_t a = TS_MAX(off, pg * PAGE), b = TS_MIN(off + len, pg * PAGE + PAGE);
-				*hit += b > a ? b - a : 0;
-			}
-		} else if (have && e->ready > now) {
-			ready = TS_MAX(ready, e->ready);
+		if (have) {
+			uint64_t r = rdy(e)[e->n - 1];
+			if (r > now)
+				ready = TS_MAX(ready, r);
+			if (hit)
+				for (uint32_t m = have; m; m &= m - 1) {
+					uint64_t pg = idx * PPC + (uint64_t)__builtin_ctz(m);
+					*hit += overlap(off, len, pg, pg + 1);
+				}
 		}
 		/* Missing pages: extend the run or start a new one. */
 		for (uint32_t m = miss; m;) {
@@ -671,17 +970,20 @@ static uint64_t fill(struct cache *c, uint64_t now, uint64_t file, uint64_t p0, 
 				c->run_off = o;
 			}
 			c->run_len += l;
-			if (!c->run_n || c->run_ent[c->run_n - 1] != i)
-				c->run_ent[c->run_n++] = i;
+			if (!c->run_n || c->run_last != idx) {
+				c->run_n++;
+				c->run_last = idx;
+			}
 			m &= q < PPC ? ~((1U << q) - 1) : 0;
 		}
-		e->present |= miss;
+		e = &c->e[i];
+		set_last(e, e->last | miss);
 		c->resident += (uint64_t)__builtin_popcount(miss) * PAGE;
+		idx++;
 	}
 	uint64_t d = run_flush(c, now, done);
 	return TS_MAX(ready, d);
 }
-
 static unsigned long long pow2_up(uint64_t x)
 {
 	uint64_t p = PAGE;
@@ -779,16 +1081,58 @@ static uint64_t cache_read(struct cache *c, uint64_t now, const struct ts_tier_r
 
 /* ---- Writes ------------------------------------------------------------- */
 
+/* Chunk @idx of @file as get_chunk gives it, in an extent of its own (it
+ * is to turn dirty). */
+static uint32_t get_alone(struct cache *c, uint32_t i, uint64_t file, uint64_t idx,
+			  unsigned add_pages, uint64_t now)
+{
+	i = get_chunk(c, i, file, idx, add_pages, now, false);
+	return c->e[i].n > 1 ? ext_split(c, i, idx) : i;
+}
+
+/* Pages of [p0, p1) of @file that are not dirty. */
+static uint64_t clean_pages(const struct cache *c, uint64_t file, uint64_t p0, uint64_t p1)
+{
+	uint64_t n = p1 - p0, last = (p1 - 1) / PPC;
+	for (uint64_t idx = p0 / PPC; idx <= last;) {
+		uint64_t next = UINT64_MAX;
+		uint32_t i = ext_at(c, file, idx, &next);
+		if (i == NIL) {
+			idx = next;
+			continue;
+		}
+		const struct ext *e = &c->e[i];
+		n -= (uint64_t)__builtin_popcount(page_mask(p0, p1, idx) & e->dirty);
+		idx = e->lo + e->n;
+	}
+	return n;
+}
+
+/* Makes pages @want of chunk @idx (extent @i, NIL: not cached) present and
+ * dirty at @t, with room made for the @miss pages it lacks. Returns its
+ * extent. */
+static uint32_t dirty_chunk(struct cache *c, uint32_t i, uint64_t file, uint64_t idx,
+			    uint32_t want, uint32_t miss, uint64_t t)
+{
+	i = get_alone(c, i, file, idx, (unsigned)__builtin_popcount(miss), t);
+	struct ext *e = &c->e[i];
+	uint32_t newd = want & ~e->dirty;
+	if (!e->dirty && newd) {
+		e->dirtied = t;
+		dirty_back(c, i);
+	}
+	set_last(e, e->first | want);
+	e->dirty |= want;
+	c->resident += (uint64_t)__builtin_popcount(miss) * PAGE;
+	c->dirty += (uint64_t)__builtin_popcount(newd) * PAGE;
+	return i;
+}
+
 static uint64_t cache_write(struct cache *c, uint64_t now, const struct ts_tier_req *req,
 			    struct ts_tier_done *done)
 {
 	uint64_t p0 = req->off / PAGE, p1 = (req->off + req->len + PAGE - 1) / PAGE;
-	uint64_t add = 0;
-	for (uint64_t idx = p0 / PPC; idx * PPC < p1; idx++) {
-		uint32_t i = lookup(c, req->file, idx);
-		uint32_t m = page_mask(p0, p1, idx) & ~(i == NIL ? 0 : c->e[i].dirty);
-		add += (uint64_t)__builtin_popcount(m) * PAGE;
-	}
+	uint64_t add = clean_pages(c, req->file, p0, p1) * PAGE;
 	uint64_t t = now;
 	if (c->dirty + inflight_at(c, now) + add > c->dirty_limit) {
 		t = wb_throttle(c, now, add);
@@ -797,19 +1141,9 @@ static uint64_t cache_write(struct cache *c, uint64_t now, const struct ts_tier_
 	}
 	for (uint64_t idx = p0 / PPC; idx * PPC < p1; idx++) {
 		uint32_t want = page_mask(p0, p1, idx);
-		uint32_t i = lookup(c, req->file, idx);
-		uint32_t miss = i == NIL ? want : want & ~c->e[i].present;
-		i = get_ent(c, i, req->file, idx, (unsigned)__builtin_popcount(miss), t);
-		struct ent *e = &c->e[i];
-		uint32_t newd = want & ~e->dirty;
-		if (!e->dirty && newd) {
-			e->dirtied = t;
-			dirty_back(c, i);
-		}
-		e->present |= want;
-		e->dirty |= want;
-		c->resident += (uint64_t)__builtin_popcount(miss) * PAGE;
-		c->dirty += (uint64_t)__builtin_popcount(newd) * PAGE;
+		uint32_t i = ext_at(c, req->file, idx, NULL);
+		uint32_t miss = i == NIL ? want : want & ~mask_of(&c->e[i], idx);
+		dirty_chunk(c, i, req->file, idx, want, miss, t);
 	}
 	if (done->bound == TS_TIER_BOUND_LATENCY)
 		done->bound = TS_TIER_BOUND_MEMORY;
@@ -828,18 +1162,20 @@ static uint64_t wb_range(struct cache *c, uint64_t now, uint64_t file, uint64_t 
 		if (c->wb[k].free > end && c->wb[k].file == file && c->wb[k].idx >= first &&
 		    c->wb[k].idx <= last)
 			end = c->wb[k].free;
-	const struct fslot *f = fget(c, file);
-	if (!f)
-		return end;
-	last = TS_MIN(last, file_max(f));
-	for (uint64_t idx = first; idx <= last; idx++) {
-		uint32_t i = lookup(c, file, idx);
-		uint32_t m = page_mask(p0, p1, idx);
-		if (i == NIL || !(c->e[i].dirty & m))
+	for (uint64_t idx = first; idx <= last;) {
+		uint64_t next = UINT64_MAX;
+		uint32_t i = ext_at(c, file, idx, &next);
+		if (i == NIL) {
+			idx = next;
 			continue;
-		int k = slot_min(c);
-		uint64_t d = wb_pages(c, k, i, TS_MAX(now, c->wb[k].free), m);
-		end = TS_MAX(end, d);
+		}
+		uint32_t m = page_mask(p0, p1, idx);
+		if (c->e[i].dirty & m) { /* a dirty extent has one chunk */
+			int k = slot_min(c);
+			uint64_t d = wb_pages(c, k, i, TS_MAX(now, c->wb[k].free), m);
+			end = TS_MAX(end, d);
+		}
+		idx = c->e[i].lo + c->e[i].n;
 	}
 	return end;
 }
@@ -886,7 +1222,7 @@ static uint64_t cache_submit(struct ts_tier_layer *l, uint64_t now, const struct
 	default:
 		/* Metadata of a file with pages in the cache is in memory too
 		 * (its inode and dentry are pinned by those pages). */
-		if (fget(c, req->file)) {
+		if (froot(c, req->file) != NIL) {
 			done->bound = TS_TIER_BOUND_MEMORY;
 			end = now;
 		} else {
@@ -914,21 +1250,15 @@ static void cache_warm(struct ts_tier_layer *l, uint64_t now, uint64_t file, uin
 	uint64_t p0 = off / PAGE, p1 = (off + len + PAGE - 1) / PAGE;
 	for (uint64_t idx = p0 / PPC; idx * PPC < p1; idx++) {
 		uint32_t want = page_mask(p0, p1, idx);
-		uint32_t i = lookup(c, file, idx);
-		uint32_t miss = i == NIL ? want : want & ~c->e[i].present;
-		i = get_ent(c, i, file, idx, (unsigned)__builtin_popcount(miss), now);
-		struct ent *e = &c->e[i];
-		e->present |= want;
-		c->resident += (uint64_t)__builtin_popcount(miss) * PAGE;
-		if (!dirty)
+		uint32_t i = ext_at(c, file, idx, NULL);
+		uint32_t miss = i == NIL ? want : want & ~mask_of(&c->e[i], idx);
+		if (!dirty) {
+			i = get_chunk(c, i, file, idx, (unsigned)__builtin_popcount(miss), now, true);
+			set_last(&c->e[i], c->e[i].last | want);
+			c->resident += (uint64_t)__builtin_popcount(miss) * PAGE;
 			continue;
-		uint32_t newd = want & ~e->dirty;
-		if (!e->dirty && newd) {
-			e->dirtied = now;
-			dirty_back(c, i);
 		}
-		e->dirty |= want;
-		c->dirty += (uint64_t)__builtin_popcount(newd) * PAGE;
+		i = dirty_chunk(c, i, file, idx, want, miss, now);
 		while (c->dirty > c->dirty_limit && c->dirty_head != NIL && c->dirty_head != i) {
 			uint32_t o = c->dirty_head;
 			c->dirty -= (uint64_t)__builtin_popcount(c->e[o].dirty) * PAGE;
@@ -939,15 +1269,12 @@ static void cache_warm(struct ts_tier_layer *l, uint64_t now, uint64_t file, uin
 	publish(c);
 }
 
-/* The file's record and, past its first chunks, the home slot of the chunk
- * at @off: a miss each otherwise, as reads come in random order. */
+/* The file's record: a miss otherwise, as reads come in random order. */
 static void cache_prefetch(struct ts_tier_layer *l, uint64_t file, uint64_t off)
 {
 	const struct cache *c = (const struct cache *)l;
-	uint64_t idx = off / CHUNK;
+	(void)off;
 	__builtin_prefetch(&c->fs[fhome(c, file)]);
-	if (idx >= FHEAD)
-		__builtin_prefetch(&c->slot[home(c, file, (uint32_t)idx)]);
 }
 
 static void cache_forget(struct ts_tier_layer *l, uint64_t file, uint64_t off, uint64_t len)
@@ -976,7 +1303,7 @@ static void cache_stats(struct ts_tier_layer *l, struct ts_tier_stats *out)
 }
 
 /*
- * The pool and the two tables: zeroed pages mapped untouched (RSS grows
+ * The pool and the file table: zeroed pages mapped untouched (RSS grows
  * as they fill), on transparent huge pages where the kernel allows them
  * (madvise mode). Reads of them land anywhere in up to a few hundred MiB,
  * one per request and eviction: with 4 KiB pages most of them also missed
@@ -1001,8 +1328,10 @@ static void table_free(void *p, size_t len)
 static void cache_free(struct ts_tier_layer *l)
 {
 	struct cache *c = (struct cache *)l;
+	if (c->e)
+		for (uint32_t i = 0; i < c->nused; i++)
+			rdy_free(&c->e[i]);
 	table_free(c->e, c->e_len);
-	table_free(c->slot, c->slot_len);
 	table_free(c->fs, c->fs_len);
 	free(c);
 }
@@ -1040,12 +1369,10 @@ struct ts_tier_layer *ts_tier_cache_new(const struct ts_tier_cache_cfg *cfg)
 	c->nmax = (uint32_t)n;
 	c->nslot = n + n / 3 + 8; /* at most 3/4 full: short probes */
 	c->e_len = n * sizeof(*c->e);
-	c->slot_len = c->nslot * sizeof(*c->slot);
 	c->fs_len = c->nslot * sizeof(*c->fs);
 	c->e = table_new(c->e_len);
-	c->slot = table_new(c->slot_len);
 	c->fs = table_new(c->fs_len);
-	if (!c->e || !c->slot || !c->fs) {
+	if (!c->e || !c->fs) {
 		cache_free(&c->l);
 		return NULL;
 	}

@@ -505,6 +505,57 @@ static void test_big(void)
 	ts_tier_free(t);
 }
 
+/* The order in which chunks leave, through extents split by a touch in
+ * their middle, joined by reads in order, and cut by a forget: exactly
+ * the order of LRU over chunks. */
+struct evorder {
+	uint64_t n, at[64];
+};
+
+static void on_evict_order(void *ctx, uint64_t file, uint64_t off, uint64_t len)
+{
+	struct evorder *o = ctx;
+	if (o->n < 64 && len == 128 * 1024)
+		o->at[o->n++] = file * 1000 + off / (128 * 1024);
+}
+
+static void test_extent_edges(void)
+{
+	const uint64_t K = 128 * 1024;
+	struct evorder o = { 0 };
+	struct ts_tier_cfg over = { .evict = on_evict_order, .evict_ctx = &o };
+	struct ts_tier *t = cached("ssd-cloud", 8 * K, &over); /* 8 chunks */
+	struct ts_tier_done d;
+	rd(t, 0, 1, 0, 8 * K, 0, &d); /* chunks 0-7 of file 1, no readahead */
+	CHECK_EQ_U64(cache_num(t, "chunks"), 8);
+	rd(t, TS_NS_PER_S, 1, 3 * K, K, 0, &d); /* chunk 3 leaves the middle */
+	CHECK_EQ_U64(d.hit_bytes, K);
+	rd(t, TS_NS_PER_S, 2, 0, 3 * K, 0, &d); /* three new chunks: 0, 1, 2 go */
+	CHECK_EQ_U64(o.n, 3);
+	rd(t, TS_NS_PER_S, 1, 4 * K + 4096, K, 0, &d); /* chunks 4-5 to the front */
+	CHECK_EQ_U64(d.hit_bytes, K);
+	/* A page of chunk 6 and all of chunk 7 forgotten: 6 stays, in place. */
+	ts_tier_forget(t, 1, 6 * K + 8192, 4096);
+	ts_tier_forget(t, 1, 7 * K, K);
+	CHECK_EQ_U64(cache_num(t, "chunks"), 7);
+	CHECK_EQ_U64(cache_num(t, "resident_bytes"), 7 * K - 4096);
+	for (uint64_t f = 3; f < 9; f++)
+		rd(t, 2 * TS_NS_PER_S, f, 0, K, 0, &d);
+	/* File 3 fits in what chunk 7 left; files 4-8 take 6, 3 and file 2. */
+	static const uint64_t want[] = { 1000, 1001, 1002, 1006, 1003, 2000, 2001, 2002 };
+	CHECK_EQ_U64(o.n, TS_ARRAY_SIZE(want));
+	for (size_t i = 0; i < TS_ARRAY_SIZE(want) && i < o.n; i++)
+		CHECK_EQ_U64(o.at[i], want[i]);
+	/* Chunks 4-5 are the oldest now; a read of 4-6 touches them before
+	 * chunk 6 needs room, so file 3 goes instead. */
+	rd(t, 3 * TS_NS_PER_S, 1, 4 * K, 3 * K, 0, &d);
+	CHECK_EQ_U64(d.hit_bytes, 2 * K);
+	CHECK_EQ_U64(d.dev_bytes, K);
+	CHECK_EQ_U64(o.n, TS_ARRAY_SIZE(want) + 1);
+	CHECK_EQ_U64(o.at[o.n - 1], 3000);
+	ts_tier_free(t);
+}
+
 /* Same seed, same completions, with the cache in the stack. */
 /* Page-cache state as an input: warm leaves ranges resident at no device
  * time, the most recent ones when more than mem is warmed; written also
@@ -772,9 +823,9 @@ static uint64_t run_pattern(enum pat p, uint64_t *count)
 	return d.h;
 }
 
-/* The model gives the answers the chunk-hash model it replaced gave
- * (tier/cache.c before its extent index): the digests below were that
- * model's, on these patterns, with these seeds. */
+/* The model gives the answers the chunk-hash model gave (tier/cache.c with
+ * an entry and a hash slot per chunk, before extents): the digests below
+ * were that model's, on these patterns, with these seeds. */
 static void test_same_answers(void)
 {
 	static const uint64_t want[PAT_NR][2] = {
@@ -819,6 +870,7 @@ int main(int argc, char **argv)
 	RUN(test_direct);
 	RUN(test_big);
 	RUN(test_warm);
+	RUN(test_extent_edges);
 	RUN(test_eof);
 	RUN(test_determinism);
 	RUN(test_same_answers);
