@@ -193,15 +193,10 @@ int ts_cmd_record(int argc, char **argv)
 	if ((rc = prepare(&c, argv, argc, cmd, tiers, &ntiers, out)))
 		goto out;
 	rc = TS_EXIT_FAIL;
-	runs.out = out;
-	runs.tier = c.tier;
-	runs.probe = c.probe;
-	runs.repeat = c.repeat;
-	r.data = c.data;
-	r.profile = c.profile;
-	r.fs = c.fs;
-	r.mem = c.mem;
-	r.no_wakes = c.no_wakes;
+	runs = (struct ts_record_runs){ .tier = c.tier, .out = out, .probe = c.probe,
+					.repeat = c.repeat };
+	r = (struct ts_record){ .data = c.data, .profile = c.profile, .fs = c.fs, .mem = c.mem,
+				.no_wakes = c.no_wakes };
 	if (ts_record_begin(&r, err, sizeof(err))) {
 		fprintf(stderr, "tiersim record: %s\n", err);
 		goto out;
