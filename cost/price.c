@@ -20,11 +20,12 @@
 
 static const char *const inst_keys[] = { "desc",      "provider",  "region", "shape",
 					 "vcpus",     "mem_gib",   "gpus",   "gpu",
-					 "host",      "local_disk", "ebs_mibps", "ebs_iops",
-					 "hourly",    NULL };
+					 "host",      "local_disk", "ebs",   "hourly",
+					 NULL };
 static const char *const vol_keys[] = { "desc",	    "provider",	   "region",	  "tiers",
 					"gib_month", "iops_month", "mibps_month", NULL };
 static const char *const disk_keys[] = { "tier", "count", "gib", NULL };
+static const char *const ebs_keys[] = { "iops", "mbps", "max_iops", "max_mbps", "burst_s", NULL };
 
 enum { K_INST, K_VOL };
 static const struct ts_luadata_kind kinds[] = {
@@ -58,6 +59,10 @@ static void inst_clear(void *p)
 	free(in->host);
 	free(in->where);
 	free(in->disk_tier);
+	struct ts_ebs_num *e[] = { &in->ebs.iops, &in->ebs.mbps, &in->ebs.max_iops,
+				   &in->ebs.max_mbps, &in->ebs.burst_s };
+	for (size_t i = 0; i < TS_ARRAY_SIZE(e); i++)
+		free(e[i]->what);
 	price_free(&in->hourly);
 	memset(in, 0, sizeof(*in));
 }
@@ -318,6 +323,64 @@ out:
 	return rc;
 }
 
+/* ebs = { KEY = { VALUE, LABEL, "source" }, ... }: luadata's evidence in
+ * its value form, one entry per limit (ebs_keys). */
+static int read_ebs(struct ts_luadata_rd *r, int t, struct ts_instance *in)
+{
+	lua_State *L = r->L;
+	int base = lua_gettop(L);
+	int ty = lua_getfield(L, t, "ebs");
+	int rc = 0;
+	if (ty == LUA_TNIL)
+		goto out;
+	if (ty != LUA_TTABLE) {
+		rc = FAIL(r, "ebs is a %s, not { iops = , mbps = , max_iops = , max_mbps = , "
+			     "burst_s = }", lua_typename(L, ty));
+		goto out;
+	}
+	int e = lua_gettop(L);
+	if ((rc = ts_luadata_check_keys(r->d, &r->decl, e, "ebs", ebs_keys, r->err, r->errlen)))
+		goto out;
+	struct ts_ebs_num *num[] = { &in->ebs.iops, &in->ebs.mbps, &in->ebs.max_iops,
+				     &in->ebs.max_mbps, &in->ebs.burst_s };
+	for (size_t i = 0; i < TS_ARRAY_SIZE(num) && !rc; i++) {
+		char what[32];
+		snprintf(what, sizeof(what), "ebs.%s", ebs_keys[i]);
+		struct ts_luadata_ev ev = { 0 };
+		if (lua_getfield(L, e, ebs_keys[i]) != LUA_TNIL &&
+		    !(rc = ts_luadata_get_ev(r->d, &r->decl, -1, what, TS_LUADATA_EV_VALUE, NULL,
+					     &ev, r->err, r->errlen))) {
+			*num[i] = (struct ts_ebs_num){ .set = true, .v = ev.value, .label = ev.label,
+						       .what = ev.source };
+			free(ev.fit_case);
+		}
+		lua_pop(L, 1);
+	}
+	if (!rc && !in->ebs.iops.set && !in->ebs.mbps.set)
+		rc = FAIL(r, "ebs: give iops = or mbps = (the baseline), or leave ebs out");
+	else if (!rc && ((in->ebs.max_iops.set && in->ebs.max_iops.v < in->ebs.iops.v) ||
+			 (in->ebs.max_mbps.set && in->ebs.max_mbps.v < in->ebs.mbps.v)))
+		rc = FAIL(r, "ebs: max_iops and max_mbps must not be below iops and mbps");
+	else if (!rc && in->ebs.burst_s.set != (in->ebs.max_iops.set || in->ebs.max_mbps.set))
+		rc = FAIL(r, "ebs: burst_s = goes with max_iops = or max_mbps = (a maximum the "
+			     "instance holds for burst_s seconds), and only with them");
+out:
+	lua_settop(L, base);
+	return rc;
+}
+
+void ts_instance_ebs(const struct ts_instance *in, struct ts_tier_ebs *out)
+{
+	const struct ts_instance_ebs *e = &in->ebs;
+	*out = (struct ts_tier_ebs){
+		.iops = e->iops.set ? e->iops.v : 0,
+		.bps = e->mbps.set ? e->mbps.v * 1e6 : 0,
+		.max_iops = e->max_iops.set ? e->max_iops.v : 0,
+		.max_bps = e->max_mbps.set ? e->max_mbps.v * 1e6 : 0,
+		.burst_s = e->burst_s.set ? e->burst_s.v : 0,
+	};
+}
+
 static int read_instance(struct ts_luadata_rd *r, int t, void *out)
 {
 	struct ts_instance *in = out;
@@ -333,9 +396,7 @@ static int read_instance(struct ts_luadata_rd *r, int t, void *out)
 	    (rc = get_count(r, t, "vcpus", "vcpus", true, true, &vcpus)) ||
 	    (rc = get_count(r, t, "mem_gib", "mem_gib", true, false, &in->mem_gib)) ||
 	    (rc = get_count(r, t, "gpus", "gpus", false, true, &gpus)) ||
-	    (rc = get_count(r, t, "ebs_mibps", "ebs_mibps", false, false, &in->ebs_mibps)) ||
-	    (rc = get_count(r, t, "ebs_iops", "ebs_iops", false, false, &in->ebs_iops)) ||
-	    (rc = read_disk(r, t, in)) || (rc = get_price(r, t, "hourly", true, &in->hourly)))
+	    (rc = read_ebs(r, t, in)) || (rc = read_disk(r, t, in)) || (rc = get_price(r, t, "hourly", true, &in->hourly)))
 		return rc;
 	if (vcpus < 1 || vcpus > 4096 || !(in->mem_gib > 0) || gpus > 64)
 		return FAIL(r, "vcpus (1..4096), mem_gib (above 0) and gpus (0..64) out of range");

@@ -8,7 +8,7 @@
  *
  *   instance "NAME" { provider =, region =, shape = "source", vcpus =, mem_gib =,
  *                     gpus =, gpu =, host =, local_disk = { tier =, count =, gib = },
- *                     ebs_mibps =, ebs_iops =, hourly = PRICE }
+ *                     ebs = EBS, hourly = PRICE }
  *   volume "NAME"   { provider =, region =, tiers = { "TIER", ... },
  *                     gib_month = PRICE, iops_month = PRICE, mibps_month = PRICE }
  *
@@ -18,6 +18,13 @@
  * per GiB-month of capacity, and per IOPS- and MiB/s-month of what its tier
  * provisions above included = at that capacity; steps lower the IOPS price
  * from FROM IOPS up (io2).
+ *
+ * EBS is the instance's own limits on its traffic to network volumes (AWS
+ * "Amazon EBS-optimized instances"): { iops = N, mbps = N, max_iops = N,
+ * max_mbps = N, burst_s = N }, each number in the evidence's value form
+ * { VALUE, LABEL, "source" } (luadata.h); iops and mbps (MB/s, 10^6 bytes)
+ * are the baseline, max_* the most it runs at while its burst lasts
+ * (burst_s seconds from full; tier_base.h's struct ts_tier_ebs).
  */
 #ifndef TS_COST_PRICE_H
 #define TS_COST_PRICE_H
@@ -27,6 +34,8 @@
 #include <stdio.h>
 
 #include "core/ts.h"
+#include "luadata/luadata.h"
+#include "tier/tier_base.h"
 
 /* Hours in a month, the unit per-month prices are divided by: the AWS
  * Pricing Calculator's and Azure's monthly figure (365 x 24 / 12 = 730). */
@@ -57,9 +66,20 @@ struct ts_instance {
 	char *disk_tier; /* the local disks it comes with; NULL = none */
 	int disk_count;
 	double disk_gib;
-	double ebs_mibps, ebs_iops; /* 0 = not published */
+	struct ts_instance_ebs { /* not set: not published */
+		struct ts_ebs_num {
+			bool set;
+			double v;
+			enum ts_luadata_label label;
+			char *what;
+		} iops, mbps, max_iops, max_mbps, burst_s;
+	} ebs;
 	struct ts_price hourly;
 };
+
+/* The EBS limits @in puts on the network volumes attached to it, as the
+ * tier model takes them (all 0 when it publishes none). */
+void ts_instance_ebs(const struct ts_instance *in, struct ts_tier_ebs *out);
 
 struct ts_volume {
 	char *name, *provider, *region, *where;

@@ -2,8 +2,7 @@
 -- date: the money side of the tier and host profiles.
 --
 --   instance "NAME" { provider =, region =, shape = "source", vcpus =, mem_gib =,
---                     gpus =, gpu =, host =, local_disk =, ebs_mibps =, ebs_iops =,
---                     hourly = PRICE }
+--                     gpus =, gpu =, host =, local_disk =, ebs = EBS, hourly = PRICE }
 --   volume "NAME"   { provider =, region =, tiers = { "TIER", ... },
 --                     gib_month = PRICE, iops_month = PRICE, mibps_month = PRICE }
 --
@@ -16,8 +15,25 @@
 -- instance: shape names where vCPUs, memory, GPUs and local disks come from.
 --   host is a host profile of pipeline/hosts.lua (the CPU the pipeline is
 --   charged for); local_disk = { tier = "TIER", count = N, gib = G } the
---   local disks it comes with (their price is the instance's); ebs_mibps and
---   ebs_iops the instance's published cap on network-disk traffic.
+--   local disks it comes with (their price is the instance's); ebs the
+--   instance's own limits on its traffic to network volumes (below).
+--
+-- EBS = { iops =, mbps =, max_iops =, max_mbps =, burst_s = }, each number
+-- { VALUE, LABEL, "source" } as in the host profiles: the baseline IOPS and
+-- MB/s (10^6 bytes), and for an instance that bursts the most it runs at
+-- and for how long from a full bucket. A run on the instance (tiersim run
+-- with instance "NAME", tiersim dlio --instance NAME, a validation case's
+-- config.host.ebs) caps its AWS volumes' traffic by them above each
+-- volume's own caps (tier/tier_base.h, struct ts_tier_ebs). The source is
+-- AWS's table "Amazon EBS-optimized instances" (the awsdocs mirror,
+-- github.com/awsdocs/amazon-ec2-user-guide doc_source/ebs-optimized.md @
+-- 0446b90b): per instance type the maximum bandwidth (Mbps), throughput
+-- (MB/s, 128 KiB I/O) and IOPS (16 KiB I/O), and for the types marked *
+-- a baseline table, those "can support maximum performance for 30 minutes
+-- at least once every 24 hours". How the instance's credits come back is
+-- not published: the model refills them at the baseline, as a volume's
+-- (assumed; a full refill then takes 30 min x (max - baseline) / baseline,
+-- 2.5 h on a t3.medium, where AWS promises only once a day).
 -- volume: tiers are the tier profiles (tier/tiers.lua) this price applies to;
 --   one without tiers has no tier model yet and is listed only.
 --   iops_month and mibps_month charge what a tier provisions above
@@ -125,7 +141,8 @@ instance "p3.2xlarge" {
 	provider = "aws", region = "us-east-1",
 	shape = "docs.aws.amazon.com/AWSEC2/latest/UserGuide/accelerated-computing-instances.html (p3)",
 	vcpus = 8, mem_gib = 61, gpus = 1, gpu = "V100", host = "xeon-e5-2682v4",
-	ebs_mibps = 1.75e9 / 8 / 1048576,
+	ebs = { iops = { 10000, "spec", "AWS 'Amazon EBS-optimized instances' (doc_source/ebs-optimized.md @ 0446b90b): p3.2xlarge 10,000 IOPS (16 KiB I/O), no burst" },
+		mbps = { 218.75, "spec", "same table: p3.2xlarge 1,750 Mbps, 218.75 MB/s (128 KiB I/O), no burst" } },
 	hourly = { 3.06, "spec", "p3.2xlarge On-Demand $3.06/h, AWS's list from its launch (2017-10-25), as published instance tables quote it (aws.amazon.com/ec2/pricing/on-demand)", date = "2017-10" },
 }
 instance "p4d.24xlarge" {
@@ -133,7 +150,8 @@ instance "p4d.24xlarge" {
 	shape = "aws.amazon.com/ec2/capacityblocks/pricing (2024-12): 8 x A100, 96 vCPU, 1152 GiB, 8 x 1 TB NVMe; EBS 19 Gbps (accelerated-computing-instances doc)",
 	vcpus = 96, mem_gib = 1152, gpus = 8, gpu = "A100", host = "xeon-8375c",
 	local_disk = { tier = "nvme-local", count = 8, gib = 1000 },
-	ebs_mibps = 19e9 / 8 / 1048576,
+	ebs = { iops = { 80000, "spec", "AWS 'Amazon EBS-optimized instances' (doc_source/ebs-optimized.md @ 0446b90b): p4d 80,000 IOPS (16 KiB I/O; the row reads 'p4d.2xlarge', the only p4d size being 24xlarge), no burst" },
+		mbps = { 2375, "spec", "same table: p4d 19,000 Mbps, 2,375 MB/s (128 KiB I/O), no burst" } },
 	hourly = { 32.7726, "spec", "p4d.24xlarge On-Demand us-east-1 about $32.77/h (xither.com 'GPU compute costs', Q2 2024); low end: the Capacity Blocks rate $14.75/h (aws.amazon.com/ec2/capacityblocks/pricing, 2024-12), below which the June 2025 On-Demand cuts (usage.ai, 2026-06-30) did not go",
 		   date = "2024-06", low = 14.75, high = 32.7726 },
 }
@@ -142,10 +160,29 @@ instance "p5.48xlarge" {
 	shape = "aws.amazon.com/ec2/capacityblocks/pricing (2024-12): 8 x H100, 192 vCPU, 2048 GiB, 8 x 3.84 TB NVMe; EBS 80 Gbps (accelerated-computing-instances doc)",
 	vcpus = 192, mem_gib = 2048, gpus = 8, gpu = "H100", host = "epyc-7713",
 	local_disk = { tier = "nvme-local", count = 8, gib = 3840 },
-	ebs_mibps = 80e9 / 8 / 1048576,
+	-- Not in the table's mirrored version (p5 came later): the bandwidth
+	-- of the accelerated-computing doc only, no IOPS figure.
+	ebs = { mbps = { 80e9 / 8 / 1e6, "spec", "accelerated-computing-instances doc: p5.48xlarge EBS bandwidth 80 Gbps = 10,000 MB/s" } },
 	hourly = { 98.32 * 0.56, "assumed",
 		   "list $98.32/h at launch (nextplatform.com 2023-07-27); AWS cut P5 On-Demand by up to 45% in June 2025 (usage.ai 'LLM cost optimization on AWS', 2026-06-30), the exact new list not retrieved: 0.56 x; range: the Capacity Blocks rate $39.33 (2024-12) to the old list",
 		   date = "2025-06", low = 39.33, high = 98.32 },
+}
+
+-- A small burstable instance, the one fio ran on in the st1 and gp3 cases
+-- of the validation corpus (validation/cases/ebs-st1-1000g-*,
+-- ebs-gp3-16000-t3medium-*): its EBS limits bind a provisioned gp3.
+instance "t3.medium" {
+	provider = "aws", region = "us-east-1",
+	shape = "awsdocs/amazon-ec2-user-guide instance tables: t3.medium 2 vCPU, 4 GiB; EBS limits doc_source/ebs-optimized.md @ 0446b90b",
+	vcpus = 2, mem_gib = 4,
+	ebs = {
+		iops = { 2000, "spec", "AWS 'Amazon EBS-optimized instances' (doc_source/ebs-optimized.md @ 0446b90b), baseline table: t3.medium 2,000 IOPS (16 KiB I/O)" },
+		mbps = { 43.43, "spec", "same, baseline table: t3.medium 347 Mbps, 43.43 MB/s (128 KiB I/O)" },
+		max_iops = { 11800, "spec", "same, maximum table: t3.medium * 11,800 IOPS (16 KiB I/O)" },
+		max_mbps = { 260.57, "spec", "same, maximum table: t3.medium * 2,085 Mbps, 260.57 MB/s (128 KiB I/O)" },
+		burst_s = { 1800, "spec", "same: the types marked * 'can support maximum performance for 30 minutes at least once every 24 hours'" },
+	},
+	hourly = { 0.0416, "spec", "t3.medium On-Demand Linux us-east-1 $0.0416/h (hacecuentas.com EC2 cost calculator, citing aws.amazon.com/ec2/pricing/on-demand, reviewed 2026-04-17)", date = "2026-04" },
 }
 
 -- EBS, us-east-1. gp2 $0.10 and io1/io2 storage $0.125 per GB-month,

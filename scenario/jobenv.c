@@ -597,6 +597,11 @@ int ts_job_live_mount(struct ts_job_env *env, const struct ts_scenario *s, const
 	}
 	snprintf(lv->root, sizeof(lv->root), "%s", mp);
 	ts_job_tier_desc(s, "tierfs real", mdesc, mdn);
+	struct ts_tier_ebs e;
+	ts_scn_ebs(&s->mnt, ts_tier_set_find(env->tiers, tier), &e);
+	if (e.iops > 0 || e.bps > 0)
+		ts_job_note(env, "%s: the instance's EBS limits are modeled in virtual time only; "
+			    "the real mount runs without them", tier);
 	return 0;
 }
 
@@ -665,6 +670,7 @@ int ts_job_vtier(struct ts_job_env *env, const struct ts_scenario *s, int band_e
 		rc = ts_tier_set_fs_lookup(env->tiers, TS_FSMETA_NAME, &fs, err, errlen);
 	if (rc)
 		return rc;
+	ts_scn_ebs(&s->mnt, tc.profile, &tc.ebs);
 	return ts_vtier_new(m, &tc, fs, band_end, err, errlen);
 }
 

@@ -47,8 +47,33 @@ const struct ts_opt ts_scn_mount_opts[] = {
 	  "block mode in real time: ext4 or xfs, the dataset in an image of that file system on "
 	  "a loop device over tierfs (tiersim disk), the loader in a memory cgroup of mem (needs "
 	  "root); empty = tierfs over the dataset's folder" },
+	{ "ebs_iops", TS_OPT_DOUBLE, MT(ebs_iops), "0", 0, 1e9, "IOPS",
+	  "the instance's baseline EBS IOPS, above an aws-* tier's own caps in virtual time "
+	  "(instance{} sets the ebs_* keys from its price profile); 0 = no limit" },
+	{ "ebs_max_iops", TS_OPT_DOUBLE, MT(ebs_max_iops), "0", 0, 1e9, "IOPS",
+	  "the instance's EBS IOPS while its burst lasts (ebs_burst); 0 = the baseline" },
+	{ "ebs_mbps", TS_OPT_DOUBLE, MT(ebs_mbps), "0", 0, 1e9, "MB/s",
+	  "the instance's baseline EBS throughput in MB/s (10^6 bytes); 0 = no limit" },
+	{ "ebs_max_mbps", TS_OPT_DOUBLE, MT(ebs_max_mbps), "0", 0, 1e9, "MB/s",
+	  "the instance's EBS throughput while its burst lasts; 0 = the baseline" },
+	{ "ebs_burst", TS_OPT_DURATION, MT(ebs_burst), "0", 0, 0, "ns",
+	  "how long the instance holds its EBS maximum from a full bucket (AWS: 30 minutes "
+	  "for the smaller types); 0 = no burst" },
 	{ NULL },
 };
+
+void ts_scn_ebs(const struct ts_scn_mount *m, const struct ts_tier_profile *tier,
+		struct ts_tier_ebs *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!ts_tier_is_ebs(tier))
+		return;
+	*out = (struct ts_tier_ebs){ .iops = m->ebs_iops,
+				     .max_iops = m->ebs_max_iops,
+				     .bps = m->ebs_mbps * 1e6,
+				     .max_bps = m->ebs_max_mbps * 1e6,
+				     .burst_s = (double)m->ebs_burst / 1e9 };
+}
 
 #define RN(f) offsetof(struct ts_scn_run, f)
 const struct ts_opt ts_scn_run_opts[] = {
@@ -117,6 +142,14 @@ int ts_scn_apply_instance(struct ts_scenario *s, const struct ts_instance *in, c
 	snprintf(mem, sizeof(mem), "%.0fMiB", in->mem_gib * 1024);
 	char gpus[16];
 	snprintf(gpus, sizeof(gpus), "%d", in->gpus > 0 ? in->gpus : 1);
+	struct ts_tier_ebs e;
+	ts_instance_ebs(in, &e);
+	char ebs[5][32];
+	snprintf(ebs[0], sizeof(ebs[0]), "%.17g", e.iops);
+	snprintf(ebs[1], sizeof(ebs[1]), "%.17g", e.max_iops);
+	snprintf(ebs[2], sizeof(ebs[2]), "%.17g", e.bps / 1e6);
+	snprintf(ebs[3], sizeof(ebs[3]), "%.17g", e.max_bps / 1e6);
+	snprintf(ebs[4], sizeof(ebs[4]), "%.0fns", e.burst_s * 1e9);
 	const struct {
 		const char *sec, *key, *val;
 	} set[] = {
@@ -125,6 +158,11 @@ int ts_scn_apply_instance(struct ts_scenario *s, const struct ts_instance *in, c
 		{ "engine", "gpus", gpus },
 		{ "engine", "gpu", in->gpu },
 		{ "pipeline", "host", in->host },
+		{ "mount", "ebs_iops", ebs[0] },
+		{ "mount", "ebs_max_iops", ebs[1] },
+		{ "mount", "ebs_mbps", ebs[2] },
+		{ "mount", "ebs_max_mbps", ebs[3] },
+		{ "mount", "ebs_burst", ebs[4] },
 	};
 	for (size_t i = 0; i < TS_ARRAY_SIZE(set); i++) {
 		if (!set[i].val)

@@ -38,7 +38,18 @@ struct ts_scn_mount {
 	uint64_t seed;
 	char *cache;	   /* page-cache state at the start: cold | warm | written */
 	char *fs;	   /* "" = FUSE mode; ext4 | xfs = block mode (disk/disk.h) */
+	/* The instance's EBS limits (tier/tier_base.h, struct ts_tier_ebs), set
+	 * by instance{}: an aws-* tier's traffic is capped by them in virtual
+	 * time; 0 = none. MB/s are 10^6 bytes. */
+	double ebs_iops, ebs_max_iops, ebs_mbps, ebs_max_mbps;
+	uint64_t ebs_burst; /* ns at the maximum from a full bucket */
 };
+
+/* The EBS limits mount{} puts on @tier (none unless it is an aws-* tier). */
+struct ts_tier_profile;
+struct ts_tier_ebs;
+void ts_scn_ebs(const struct ts_scn_mount *m, const struct ts_tier_profile *tier,
+		struct ts_tier_ebs *out);
 
 /* The page-cache model's size for @m: mem less the job's own memory (0 =
  * tierfs's default); -EINVAL with one line in @err when own_mem leaves
@@ -88,7 +99,8 @@ void ts_scn_free(struct ts_scenario *s);
 bool ts_scn_cache_known(const char *cache);
 struct ts_instance;
 /* Sets what @in brings: pipeline.vcpus, mount.mem, engine.gpus and
- * engine.gpu, and pipeline.host. (A run on its local disk's tier is sized
+ * engine.gpu, pipeline.host and mount.ebs_* (its EBS limits, 0 where it
+ * publishes none). (A run on its local disk's tier is sized
  * as one of its disks by the runner.) */
 TS_WUR int ts_scn_apply_instance(struct ts_scenario *s, const struct ts_instance *in, char *err,
 				 size_t errlen);

@@ -937,6 +937,11 @@ const struct ts_tier_profile *ts_tier_set_find(const struct ts_tier_set *set, co
 	return NULL;
 }
 
+bool ts_tier_is_ebs(const struct ts_tier_profile *p)
+{
+	return p && p->name && !strncmp(p->name, "aws-", 4);
+}
+
 int ts_tier_set_lookup(const struct ts_tier_set *set, const char *name,
 		       const struct ts_tier_profile **out, char *err, size_t errlen)
 {

@@ -34,6 +34,11 @@
  * request counts ceil(len/io_unit) I/Os; physically sequential small I/Os
  * are merged up to io_unit (merge_sequential), tracked over a few recent
  * streams; st1/sc1 charge every I/O as a whole unit (charge_full_unit).
+ *
+ * An instance's EBS limits (ts_tier_ebs_new) are two more of these layers
+ * above the volume's, one for its IOPS and one for its throughput, each
+ * with its own bucket as AWS keeps two (the EBSIOBalance% and
+ * EBSByteBalance% metrics): the instance admits a request, then the volume.
  */
 #include <math.h>
 #include <stdatomic.h>
@@ -58,6 +63,7 @@ struct rate {
 	struct ts_tier_layer l;
 	struct ts_tier_limits lim;
 	bool merge, full_unit;
+	bool counts;	    /* adds the request's I/Os and bytes to done (the volume's layer) */
 	double tat[LIM_NR]; /* ns */
 	double level;	    /* burst credits at level_t */
 	double level_t;	    /* ns */
@@ -204,8 +210,10 @@ static uint64_t rate_submit(struct ts_tier_layer *l, uint64_t now, const struct 
 	uint64_t adm = (uint64_t)ceil(s);
 	if (bound != TS_TIER_BOUND_LATENCY)
 		done->bound = bound;
-	done->dev_ios += ios;
-	done->dev_bytes += req->len;
+	if (r->counts) {
+		done->dev_ios += ios;
+		done->dev_bytes += req->len;
+	}
 	uint64_t end = ts_tier_layer_next(l, adm, req, done);
 	uint64_t xend = (uint64_t)ceil(s + xfer);
 	if (xend > end) {
@@ -299,6 +307,44 @@ struct ts_tier_layer *ts_tier_rate_new(const struct ts_tier_profile *p,
 	if (!r)
 		return NULL;
 	r->l.ops = &rate_ops;
+	r->counts = true;
 	set_limits(r, p, lim);
+	return &r->l;
+}
+
+/* The instance's limits stay when the volume changes: no reconfigure, no
+ * bucket_set (that is the volume's bucket) and no stats (the stats' bucket
+ * is the volume's). */
+static const struct ts_tier_layer_ops ebs_ops = {
+	.name = "ebs",
+	.submit = rate_submit,
+	.free = rate_free,
+};
+
+struct ts_tier_layer *ts_tier_ebs_new(const struct ts_tier_ebs *e, bool bytes,
+				      const struct ts_tier_profile *p,
+				      const struct ts_tier_limits *vol)
+{
+	struct rate *r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->l.ops = &ebs_ops;
+	double base = bytes ? e->bps : e->iops, max = bytes ? e->max_bps : e->max_iops;
+	struct ts_tier_limits *m = &r->lim;
+	m->capacity = vol->capacity;
+	if (bytes) {
+		m->bps = base;
+	} else {
+		m->iops = base;
+		m->io_unit = vol->io_unit;
+		r->merge = p->merge_sequential;
+	}
+	if (e->burst_s > 0 && max > base) {
+		m->burst = bytes ? TS_TIER_BURST_BYTES : TS_TIER_BURST_IOPS;
+		*(bytes ? &m->burst_bps : &m->burst_iops) = max;
+		m->bucket_size = e->burst_s * (max - base);
+		m->bucket_refill = base;
+		r->level = m->bucket_size;
+	}
 	return &r->l;
 }

@@ -1,6 +1,7 @@
 /*
  * tier.c — the tier model object: builds the layer stack of a profile
- * (fault -> cache -> rate -> device, see tier_layer.h), serializes
+ * (fault -> cache -> [the instance's EBS limits] -> rate -> device, see
+ * tier_layer.h), serializes
  * requests into it, and keeps the lock-free statistics (as JSON:
  * tier_json.c).
  *
@@ -34,7 +35,7 @@ struct ts_tier {
 	_Atomic(const struct ts_tier_profile *) p;
 	_Atomic uint64_t capacity;
 	uint64_t floor_ns, mem;
-	struct ts_tier_layer *top, *fault, *cache, *rate, *dev;
+	struct ts_tier_layer *top, *fault, *cache, *ebs_io, *ebs_bw, *rate, *dev;
 	struct op_stats st[TS_TIER_OP_NR];
 	_Atomic uint64_t bound[TS_TIER_BOUND_NR];
 };
@@ -86,6 +87,13 @@ int ts_tier_new(const struct ts_tier_cfg *cfg, struct ts_tier **out, char *err, 
 			 (unsigned long long)cfg->mem, (unsigned long long)(TS_TIER_MIN_MEM / TS_KiB));
 		return -EINVAL;
 	}
+	const struct ts_tier_ebs *e = &cfg->ebs;
+	if (!(e->iops >= 0 && e->bps >= 0 && e->max_iops >= 0 && e->max_bps >= 0 &&
+	      e->burst_s >= 0)) {
+		snprintf(err, errlen, "tier model: the instance's EBS limits must be rates >= 0 and "
+				      "a burst of >= 0 s");
+		return -EINVAL;
+	}
 	struct ts_tier *t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
@@ -104,6 +112,10 @@ int ts_tier_new(const struct ts_tier_cfg *cfg, struct ts_tier **out, char *err, 
 
 	t->dev = ts_tier_device_new(cfg->profile, &lim, cfg->seed);
 	t->rate = ts_tier_rate_new(cfg->profile, &lim);
+	if (e->iops > 0)
+		t->ebs_io = ts_tier_ebs_new(e, false, cfg->profile, &lim);
+	if (e->bps > 0)
+		t->ebs_bw = ts_tier_ebs_new(e, true, cfg->profile, &lim);
 	t->fault = ts_tier_fault_new(cfg->seed);
 	if (cfg->mem) {
 		struct ts_tier_cache_cfg cc = { .mem = cfg->mem,
@@ -115,8 +127,9 @@ int ts_tier_new(const struct ts_tier_cfg *cfg, struct ts_tier **out, char *err, 
 		t->cache = ts_tier_cache_new(&cc);
 	}
 	/* Link what was made, top first, so that free_stack frees it all. */
-	struct ts_tier_layer *order[] = { t->fault, t->cache, t->rate, t->dev };
-	bool ok = t->dev && t->rate && t->fault && (!cfg->mem || t->cache);
+	struct ts_tier_layer *order[] = { t->fault, t->cache, t->ebs_io, t->ebs_bw, t->rate, t->dev };
+	bool ok = t->dev && t->rate && t->fault && (!cfg->mem || t->cache) &&
+		  (!(e->iops > 0) || t->ebs_io) && (!(e->bps > 0) || t->ebs_bw);
 	struct ts_tier_layer *below = NULL;
 	for (size_t i = TS_ARRAY_SIZE(order); i-- > 0;) {
 		if (!order[i])

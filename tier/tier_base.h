@@ -188,6 +188,10 @@ size_t ts_tier_set_count(const struct ts_tier_set *set);
 const struct ts_tier_profile *ts_tier_set_at(const struct ts_tier_set *set, size_t i);
 void ts_tier_set_free(struct ts_tier_set *set);
 
+/* Whether @p is a network volume of AWS (its name starts "aws-"), which an
+ * instance's EBS limits (struct ts_tier_ebs) cap. */
+bool ts_tier_is_ebs(const struct ts_tier_profile *p);
+
 /* Effective limits of @p at @capacity bytes (0 = the profile's default).
  * A capacity outside the profile's range is -ERANGE with a message. */
 TS_WUR int ts_tier_effective(const struct ts_tier_profile *p, uint64_t capacity,
@@ -285,6 +289,24 @@ typedef void (*ts_tier_evict_fn)(void *ctx, uint64_t file, uint64_t off, uint64_
  * means none). */
 #define TS_TIER_MIN_MEM (128 * TS_KiB)
 
+/*
+ * The EBS limits of the instance a network volume is attached to (AWS
+ * "Amazon EBS-optimized instances": baseline and maximum IOPS and
+ * throughput per instance type). They cap the instance's traffic to the
+ * volume above the volume's own caps. Rates per second; a rate of 0 sets
+ * no limit. With burst_s > 0 and a maximum above the baseline, the
+ * instance runs at its maximum from a bucket holding burst_s seconds of
+ * (maximum - baseline), filled at the baseline and starting full, as a
+ * volume's credits do ("maximum performance for 30 minutes at least once
+ * every 24 hours"); I/Os are counted as the volume counts them (io_unit,
+ * merge_sequential). All 0: no instance limit.
+ */
+struct ts_tier_ebs {
+	double iops, bps;	  /* baseline */
+	double max_iops, max_bps; /* while the bucket lasts; below the baseline: the baseline */
+	double burst_s;		  /* seconds at the maximum from a full bucket; 0 = no burst */
+};
+
 struct ts_tier_cfg {
 	const struct ts_tier_profile *profile; /* must outlive the model */
 	uint64_t capacity;     /* bytes; 0 = the profile's default */
@@ -296,6 +318,7 @@ struct ts_tier_cfg {
 	uint64_t mem_bps;      /* page-cache copy rate in bytes/s; 0 = the built-in figure */
 	ts_tier_evict_fn evict;
 	void *evict_ctx;
+	struct ts_tier_ebs ebs; /* the instance's EBS limits (all 0: none) */
 };
 /* Options for the numeric fields of struct ts_tier_cfg (capacity, mem, seed,
  * floor, dirty_limit, ra_max, mem_bps), for tierfs -o and Lua setters. */

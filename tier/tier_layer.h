@@ -3,11 +3,12 @@
  *
  * A model is a stack of decorators, each holding `next`:
  *
- *     fault  ->  cache  ->  rate  ->  device
+ *     fault  ->  cache  ->  [ebs]  ->  rate  ->  device
  *
  * fault fails chosen requests; cache is the page-cache model in front of
- * the disk; rate holds the IOPS and bandwidth caps, the I/O accounting unit
- * and the burst buckets; device serves `parallel` requests at once with the
+ * the disk; ebs (when the model is given an instance's EBS limits) holds
+ * the instance's IOPS and throughput caps; rate holds the volume's IOPS and
+ * bandwidth caps, the I/O accounting unit and the burst buckets; device serves `parallel` requests at once with the
  * base latency of each op. Each layer is usable (and tested) alone: a layer
  * whose next is NULL completes what it admits at the time it admits it.
  *
@@ -68,6 +69,15 @@ struct ts_tier_layer *ts_tier_device_new(const struct ts_tier_profile *p,
 /* rate: caps, accounting unit, burst bucket. */
 struct ts_tier_layer *ts_tier_rate_new(const struct ts_tier_profile *p,
 				       const struct ts_tier_limits *lim);
+
+/* ebs: one of an instance's EBS limits (@bytes: its throughput, else its
+ * IOPS, I/Os counted as @p's volume counts them at @lim), with its burst
+ * bucket: a rate layer that adds nothing to the request's counters and
+ * keeps its limits through a tier switch. Made for a limit that is set
+ * (its baseline above 0); NULL when out of memory. */
+struct ts_tier_layer *ts_tier_ebs_new(const struct ts_tier_ebs *e, bool bytes,
+				      const struct ts_tier_profile *p,
+				      const struct ts_tier_limits *lim);
 
 /* cache: the page-cache model. */
 struct ts_tier_cache_cfg {

@@ -253,6 +253,12 @@ essd("essd-pl3", "1261GiB", "1261GiB", 50, 1000000, 120, 0.5, 4000, "130us", "25
 -- I/O accounting: SSD volumes count one I/O per 256 KiB, HDD volumes per
 -- 1,024 KiB; smaller sequential I/Os are merged up to that size, larger
 -- ones split (ebs-io-characteristics.md).
+-- The instance: every instance type caps its own EBS traffic (AWS "Amazon
+-- EBS-optimized instances"; a t3.medium holds any volume to 11,800 IOPS and
+-- 260.57 MB/s for 30 minutes, then 2,000 and 43.43). A run that names its
+-- instance (cost/prices.lua, ebs = ...) gets those caps above the volume's
+-- (tier/tier_base.h, struct ts_tier_ebs); the caps below are the volume's
+-- alone. Checked: validation cases ebs-gp3-16000-t3medium-*.
 -- Latency: the doc says gp2/gp3/st1/sc1 "single-digit millisecond" and io2
 -- "sub-millisecond"; by R3 1-10 ms -> p50 3.16 ms, p99 10 ms and 0.1-1 ms ->
 -- p50 316 us, p99 1 ms. Measured volumes are far faster than that: ioping at

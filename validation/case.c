@@ -363,7 +363,7 @@ static int conv_bucket(struct ctx *c, json_t *b, struct ts_case *k)
 static int conv_disk(struct ctx *c, json_t *dev, json_t *wl, struct ts_case *k)
 {
 	static const char *const dev_keys[] = { "tier", "capacity", "profile", "raid0", "spec",
-						"bucket", NULL };
+						"bucket", "instance", NULL };
 	static const char *const wl_keys[] = { "tool",	  "rw",	      "bs",	 "iodepth",
 					       "numjobs", "size",     "io_size", "runtime",
 					       "interval", "count",   "note",	 NULL };
@@ -376,6 +376,7 @@ static int conv_disk(struct ctx *c, json_t *dev, json_t *wl, struct ts_case *k)
 	    (rc = get_size(c, dev, "capacity", "config.device.capacity", true, &k->capacity)) ||
 	    (rc = get_str(c, dev, "profile", "config.device.profile", false, &k->profile)) ||
 	    (rc = get_num(c, dev, "raid0", "config.device.raid0", false, 1, 64, &raid)) ||
+	    (rc = get_str(c, dev, "instance", "config.device.instance", false, &k->instance)) ||
 	    (rc = get_str(c, wl, "tool", "config.workload.tool", true, &k->tool)) ||
 	    (rc = get_str(c, wl, "rw", "config.workload.rw", true, &rw)))
 		return rc;
@@ -813,6 +814,7 @@ void ts_case_free(struct ts_case *c)
 	free(c->tier);
 	free(c->profile);
 	free(c->bucket_why);
+	free(c->instance);
 	free(c->tool);
 	if (c->engine) {
 		free(c->engine->framework);

@@ -93,6 +93,9 @@ struct ts_case {
 	/* config.device.bucket: the burst bucket as the run before left it
 	 * (job.bucket_set, bucket_fill, idle_ns) and why; NULL = full. */
 	char *bucket_why;
+	/* config.device.instance: the instance (cost/prices.lua) whose EBS limits
+	 * cap the job above the volume's own (ts_case_run sets job.ebs); NULL = none. */
+	char *instance;
 	char *tool;	    /* fio, ioping, ... */
 	struct ts_fiojob job;
 	struct ts_case_figure *fig;

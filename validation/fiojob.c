@@ -76,7 +76,8 @@ int ts_fiojob_run(const struct ts_tier_profile *tier, uint64_t capacity,
 			 TS_FIOJOB_MAX_INFLIGHT);
 		return -EINVAL;
 	}
-	struct ts_tier_cfg cfg = { .profile = tier, .capacity = capacity, .seed = job->seed };
+	struct ts_tier_cfg cfg = { .profile = tier, .capacity = capacity, .seed = job->seed,
+				   .ebs = job->ebs };
 	struct run r = { .job = job };
 	struct ts_heap h = { 0 };
 	struct ts_hist *hist = malloc(sizeof(*hist));

@@ -39,6 +39,8 @@ struct ts_fiojob {
 	bool bucket_set;
 	double bucket_fill;
 	uint64_t idle_ns;
+	/* The EBS limits of the instance the volume is attached to (all 0: none). */
+	struct ts_tier_ebs ebs;
 };
 
 struct ts_fiojob_result {

@@ -37,6 +37,7 @@
 #include "validation/corpus.h"
 #include "core/paths.h"
 #include "validation/run.h"
+#include "cost/price.h"
 #include "engine/engine.h"
 #include "workloads/dlio_run.h"
 
@@ -219,6 +220,11 @@ static int run_real(const struct ts_case *c, const struct ts_validate_cfg *v, co
 	if (c->job.bucket_set) {
 		snprintf(err, errlen, "config.device.bucket: --real mounts a fresh tier, whose bucket "
 			 "is full; this case needs it as the run before left it (run it without --real)");
+		return -ENOTSUP;
+	}
+	if (c->instance) {
+		snprintf(err, errlen, "config.device.instance: a tierfs mount has no instance's EBS "
+			 "limits; run this case without --real");
 		return -ENOTSUP;
 	}
 	char work[PATH_MAX], backing[PATH_MAX + 16], mnt[PATH_MAX + 16], out[PATH_MAX + 16];
@@ -515,6 +521,27 @@ enum ts_fig_status ts_fig_verdict(const struct ts_case *c, const struct ts_case_
 	return in ? TS_FIG_INSIDE : TS_FIG_OUTSIDE;
 }
 
+/* The EBS limits of the instance a disk case names (config.device.instance)
+ * into @job. */
+static int case_ebs(const struct ts_case *c, struct ts_fiojob *job, char *err, size_t errlen)
+{
+	if (!c->instance)
+		return 0;
+	struct ts_price_set *prices;
+	const struct ts_instance *in;
+	char sub[512];
+	int rc = ts_price_set_load_default(&prices, sub, sizeof(sub));
+	if (!rc) {
+		rc = ts_price_instance(prices, c->instance, &in, sub, sizeof(sub));
+		if (!rc)
+			ts_instance_ebs(in, &job->ebs);
+		ts_price_set_free(prices);
+	}
+	if (rc)
+		snprintf(err, errlen, "config.device.instance: %s", sub);
+	return rc;
+}
+
 int ts_case_run(struct ts_case_row *r, const struct ts_tier_set *set,
 		const struct ts_validate_cfg *v)
 {
@@ -538,7 +565,9 @@ int ts_case_run(struct ts_case_row *r, const struct ts_tier_set *set,
 		if (!rc)
 			rc = ts_fiojob_run(p, c->capacity, &c->job, &model, err, sizeof(err));
 	} else if (!rc) {
-		rc = ts_fiojob_run(p, c->capacity, &c->job, &res, err, sizeof(err));
+		struct ts_fiojob job = c->job;
+		if (!(rc = case_ebs(c, &job, err, sizeof(err))))
+			rc = ts_fiojob_run(p, c->capacity, &job, &res, err, sizeof(err));
 	}
 	if (rc) {
 		fprintf(stderr, "tiersim validate: %s: %s\n", c->path, err);

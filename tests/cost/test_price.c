@@ -137,6 +137,17 @@ static void checked(void)
 		const struct ts_instance *in;
 		CHECK(ts_price_instance(s, need[i], &in, err, sizeof(err)) == 0);
 	}
+	/* A t3.medium's EBS limits, as AWS's table gives them, in bytes/s. */
+	const struct ts_instance *t3;
+	CHECK(s && ts_price_instance(s, "t3.medium", &t3, err, sizeof(err)) == 0);
+	if (s && t3) {
+		struct ts_tier_ebs e;
+		ts_instance_ebs(t3, &e);
+		CHECK(e.iops == 2000 && e.max_iops == 11800 && e.burst_s == 1800);
+		CHECK(e.bps == 43.43e6 && e.max_bps == 260.57e6);
+		CHECK(t3->ebs.max_iops.label == TS_LUADATA_SPEC && t3->ebs.max_iops.what &&
+		      strstr(t3->ebs.max_iops.what, "11,800"));
+	}
 	static const char *const tiers[] = { "nvme-local", "ssd-cloud",	 "ultra-cloud", "essd-pl0",
 					     "essd-pl1",   "essd-pl2",	 "essd-pl3",	"aws-gp2",
 					     "aws-gp3",	   "aws-io2",	 "aws-st1",	"aws-sc1" };
@@ -243,6 +254,23 @@ static const struct {
 	{ "instance \"i\" { provider = \"p\", region = \"r\", shape = \"d\", vcpus = 8,\n"
 	  "  mem_gib = 1, hourly = { 1, \"spec\", \"l\", date = \"2026\" }, price = 3 }\n",
 	  "price" },
+	{ "instance \"i\" { provider = \"p\", region = \"r\", shape = \"d\", vcpus = 8,\n"
+	  "  mem_gib = 1, hourly = { 1, \"spec\", \"l\", date = \"2026\" },\n"
+	  "  ebs = { iops = 2000 } }\n",
+	  "instance 'i': ebs.iops" },
+	{ "instance \"i\" { provider = \"p\", region = \"r\", shape = \"d\", vcpus = 8,\n"
+	  "  mem_gib = 1, hourly = { 1, \"spec\", \"l\", date = \"2026\" },\n"
+	  "  ebs = { iops = { 2000, \"spec\", \"t\" }, max_iops = { 1000, \"spec\", \"t\" },\n"
+	  "          burst_s = { 60, \"spec\", \"t\" } } }\n",
+	  "max_iops and max_mbps must not be below" },
+	{ "instance \"i\" { provider = \"p\", region = \"r\", shape = \"d\", vcpus = 8,\n"
+	  "  mem_gib = 1, hourly = { 1, \"spec\", \"l\", date = \"2026\" },\n"
+	  "  ebs = { iops = { 2000, \"spec\", \"t\" }, max_iops = { 9000, \"spec\", \"t\" } } }\n",
+	  "burst_s = goes with max_iops" },
+	{ "instance \"i\" { provider = \"p\", region = \"r\", shape = \"d\", vcpus = 8,\n"
+	  "  mem_gib = 1, hourly = { 1, \"spec\", \"l\", date = \"2026\" },\n"
+	  "  ebs = { iops = { 2000, \"spec\", \"t\" }, gbps = 3 } }\n",
+	  "unknown key 'ebs.gbps'" },
 };
 
 static void bad_files(void)

@@ -17,7 +17,9 @@
 
 static struct ts_tier_set *set;
 
-static struct ts_tier *model(const char *tier, uint64_t cap_gib, uint64_t seed)
+/* @tier at @cap_gib on an instance with EBS limits @ebs (NULL: none). */
+static struct ts_tier *model_on(const char *tier, uint64_t cap_gib, uint64_t seed,
+				const struct ts_tier_ebs *ebs)
 {
 	char err[512];
 	const struct ts_tier_profile *p;
@@ -26,12 +28,19 @@ static struct ts_tier *model(const char *tier, uint64_t cap_gib, uint64_t seed)
 		exit(1);
 	}
 	struct ts_tier_cfg cfg = { .profile = p, .capacity = cap_gib * TS_GiB, .seed = seed };
+	if (ebs)
+		cfg.ebs = *ebs;
 	struct ts_tier *t;
 	if (ts_tier_new(&cfg, &t, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		exit(1);
 	}
 	return t;
+}
+
+static struct ts_tier *model(const char *tier, uint64_t cap_gib, uint64_t seed)
+{
+	return model_on(tier, cap_gib, seed, NULL);
 }
 
 static double json_num(json_t *o, const char *a, const char *b)
@@ -264,6 +273,79 @@ static void test_st1(void)
 		drv_step(&d);
 	CHECK_EQ_U64(d.dev_ios, 100);
 	ts_tier_free(t);
+}
+
+/* An instance's EBS limits above the volume's: a t3.medium (AWS "Amazon
+ * EBS-optimized instances": 2,000 IOPS and 43.43 MB/s baseline, 11,800 and
+ * 260.57 MB/s at most) holds a 16,000-IOPS, 1,000 MiB/s gp3 to its own
+ * maximum, and once its bucket is spent, to its baseline. */
+static void test_ebs(void)
+{
+	const double mib = 1048576;
+	struct ts_tier_ebs t3 = { .iops = 2000, .max_iops = 11800, .bps = 43.43e6,
+				  .max_bps = 260.57e6, .burst_s = 1800 };
+	/* The volume alone: its own cap, with gp3's short-run excess. */
+	struct ts_tier *t = model("aws-gp3-16k", 36, 1);
+	struct drv d;
+	drv_init(&d, t, TS_TIER_READ, DRV_RANDOM, 4096, 256, 0);
+	double alone = drv_rate(&d, 1000, 50000);
+	ts_tier_free(t);
+	t = model_on("aws-gp3-16k", 36, 1, &t3);
+	drv_init(&d, t, TS_TIER_READ, DRV_RANDOM, 4096, 256, 0);
+	double iops = drv_rate(&d, 1000, 50000);
+	fprintf(stderr, "gp3 16,000 IOPS 4k randread QD256: %.0f alone, %.0f on a t3.medium\n",
+		alone, iops);
+	CHECK_NEAR(alone, 16000 * 1.0988, 0.01);
+	CHECK_NEAR(iops, 11800, 0.01);
+	CHECK(d.bound[TS_TIER_BOUND_IOPS] > d.issued / 2);
+	CHECK_EQ_U64(d.dev_ios, d.issued); /* counted once, by the volume */
+	/* Sequential 4 KiB reads merge into 256 KiB I/Os at the instance as at
+	 * the volume, so its throughput binds, not its IOPS (unmerged: 46 MiB/s). */
+	drv_init(&d, t, TS_TIER_READ, DRV_SEQ, 4096, 256, drv_now(&d));
+	double seq = drv_rate(&d, 10000, 200000) * 4096 / mib;
+	fprintf(stderr, "gp3 4k seq read QD256 on a t3.medium: %.1f MiB/s (260.57 MB/s)\n", seq);
+	CHECK_NEAR(seq, 260.57e6 / mib, 0.01);
+	ts_tier_free(t);
+
+	/* The IOPS bucket runs out: with a 60 s burst, 11,800 IOPS for 60 s,
+	 * then the baseline; the throughput bucket the same way. */
+	t3.burst_s = 60;
+	t = model_on("aws-gp3-16k", 36, 1, &t3);
+	drv_init(&d, t, TS_TIER_READ, DRV_RANDOM, 4096, 256, 0);
+	uint64_t tb = 0;
+	while (!tb && d.last_now < 1000 * TS_NS_PER_S)
+		if (drv_step(&d).bound == TS_TIER_BOUND_BURST)
+			tb = d.last_now;
+	double base = drv_rate(&d, 1000, 20000);
+	fprintf(stderr, "t3.medium IOPS: burst %.2f s (60), then %.1f IOPS (2,000)\n",
+		(double)tb / 1e9, base);
+	CHECK_NEAR((double)tb / 1e9, 60, 0.01);
+	CHECK_NEAR(base, 2000, 0.01);
+	ts_tier_free(t);
+
+	t = model_on("aws-gp3-16k", 36, 1, &t3);
+	drv_init(&d, t, TS_TIER_READ, DRV_SEQ, TS_MiB, 16, 0);
+	double burst = drv_rate(&d, 100, 5000) * TS_MiB;
+	for (tb = 0; !tb && d.last_now < 1000 * TS_NS_PER_S;)
+		if (drv_step(&d).bound == TS_TIER_BOUND_BURST)
+			tb = d.last_now;
+	double bbase = drv_rate(&d, 100, 2000) * TS_MiB;
+	fprintf(stderr, "t3.medium 1M reads: %.2f MB/s for %.2f s (60), then %.2f MB/s\n",
+		burst / 1e6, (double)tb / 1e9, bbase / 1e6);
+	CHECK_NEAR(burst, 260.57e6, 0.01);
+	CHECK_NEAR((double)tb / 1e9, 60, 0.01);
+	CHECK_NEAR(bbase, 43.43e6, 0.01);
+	/* A tier switch keeps the instance's limits. */
+	char err[256];
+	CHECK(!ts_tier_switch(t, ts_tier_set_find(set, "aws-io2"), 500 * TS_GiB, err, sizeof(err)));
+	CHECK_NEAR(drv_rate(&d, 100, 2000) * TS_MiB, 43.43e6, 0.01);
+	ts_tier_free(t);
+
+	/* Limits that are not rates are refused. */
+	struct ts_tier_cfg bad = { .profile = ts_tier_set_find(set, "aws-gp3"),
+				   .ebs = { .iops = -1 } };
+	CHECK(ts_tier_new(&bad, &t, err, sizeof(err)) == -EINVAL);
+	CHECK(strstr(err, "EBS limits") != NULL);
 }
 
 /* EBS accounting: sequential I/O merges into io_unit units; random does
@@ -708,6 +790,7 @@ int main(int argc, char **argv)
 	RUN(test_gp2_1000);
 	RUN(test_bucket_set);
 	RUN(test_st1);
+	RUN(test_ebs);
 	RUN(test_accounting);
 	RUN(test_latency);
 	RUN(test_queueing);

@@ -53,6 +53,17 @@ out=$("$tiersim" validate --cases "$work/acc" acc-anchor 2>&1) && fail "an ancho
 echo "$out" | grep -q "acc-anchor.json: the figure is a published anchor of the engine profiles" ||
 	fail "anchor check: no message naming the case: $out"
 
+# An instance the price profiles do not have: the case fails to run, and
+# the line names its file and the field.
+mkdir -p "$work/inst"
+cp "$src/validation/cases/"*.json "$work/inst/"
+f=$work/inst/ebs-st1-1000g-read-4k-qd256.json
+edit_case "$f" "$f" 'c["config"]["device"]["instance"] = "t9.huge"'
+out=$("$tiersim" validate --cases "$work/inst" ebs-st1-1000g-read-4k-qd256 2>&1) &&
+	fail "a case on an unknown instance ran"
+echo "$out" | grep -q "ebs-st1-1000g-read-4k-qd256.json: config.device.instance: .*t9.huge" ||
+	fail "unknown instance: no line naming the case and field: $out"
+
 # A case whose figure the profile was fitted to cannot check it.
 mkdir -p "$work/fitrule"
 cp "$src/validation/cases/"*.json "$work/fitrule/"
