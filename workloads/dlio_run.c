@@ -237,6 +237,18 @@ static int cpu_resolve(const struct ts_dlio_opts *o, const struct ts_dlio_worklo
 	return 0;
 }
 
+/* The least an epoch's last step can end at when its loader starts at
+ * @start and must read @need bytes from the drive (tier.h's guarantee to
+ * reads at the read cap @cap, bytes/s): its last batch is read no sooner,
+ * and the last step's framework step (@step) and compute (@ct) follow.
+ * 0 (no bound) without a cap or anything to read. */
+static double drive_floor(double start, double need, double cap, double step, double ct)
+{
+	if (!(cap > 0) || need <= 0)
+		return 0;
+	return start + need / cap * 1e9 - TS_TIER_RATE_TOLERANCE_NS + step + ct;
+}
+
 /* The highest mean AU a run can still reach, after @done epochs whose AUs
  * sum to @sum and @k steps of the current one, the last @k - 1 taking
  * @elapsed ns. A step takes at least @step + @ct (the next starts when the
@@ -277,7 +289,48 @@ struct accel {
 	uint64_t open_ns; /* when the last epoch's loader started */
 	uint64_t prev_end, first_end, cur_epoch, in_epoch, ep_samples, ep_start;
 	double au_sum, sps_sum;
+	/* Virtual time, stop_below: what the drive must read (accel_floor). */
+	uint64_t limit, steps, ep_step0; /* steps at most; done; done before this epoch */
+	double cap, mem;		  /* the drive's read cap (0: none); the page cache */
+	const struct sample_bytes *sb;	  /* the samples' stored bytes (NULL: no floor) */
 };
+
+/* The stored bytes of a dataset's samples: their sum, least and most. */
+struct sample_bytes {
+	double all, min, max;
+	uint64_t count;
+};
+
+static void sample_bytes_of(const struct ts_dataset_meta *m, struct sample_bytes *sb)
+{
+	*sb = (struct sample_bytes){ .min = m->samples ? INFINITY : 0, .count = m->samples };
+	for (uint64_t i = 0; i < m->samples; i++) {
+		double b = m->bytes[i];
+		sb->all += b;
+		sb->min = TS_MIN(sb->min, b);
+		sb->max = TS_MAX(sb->max, b);
+	}
+}
+
+/* The least the current epoch's last step can end at, @steps steps long:
+ * its loader (restarted at the epoch's start, dlio_run.c's header) reads
+ * each of its steps x n x batch samples whole, a read charging at least
+ * the sample's stored bytes, after the epoch starts, but what the page
+ * cache held then (at most its size; nothing before the first epoch). Which
+ * samples an epoch leaves out (drop_last, shuffled) is not known here: its
+ * samples hold at least as many bytes as the smallest would, and at least
+ * all the dataset's bytes but as many of the largest as it leaves out. */
+static double accel_floor(const struct accel *A, uint64_t steps)
+{
+	const struct sample_bytes *sb = A->sb;
+	if (!sb)
+		return 0;
+	double c = TS_MIN((double)steps * (double)A->n * (double)A->w->batch_size,
+			  (double)sb->count);
+	double need = TS_MAX(c * sb->min, sb->all - ((double)sb->count - c) * sb->max);
+	return drive_floor((double)A->ep_start, need - (A->cur_epoch ? A->mem : 0), A->cap,
+			   (double)A->step_ns, (double)A->ct);
+}
 
 /* Real time: DLIO's barrier between the ranks' steps, then, at an epoch's
  * start, its loader (main.py: the epoch's loop makes a new iterator). */
@@ -333,7 +386,9 @@ static int accel_step_end(void *self, const struct ts_take *b, const struct ts_s
 		A->in_epoch = 0;
 		A->ep_samples = 0;
 		A->ep_start = A->cur_epoch ? A->open_ns : A->t0;
+		A->ep_step0 = A->steps;
 	}
+	A->steps++;
 	if (A->in_epoch == 0)
 		A->first_end = end;
 	A->ep_samples += b->n;
@@ -353,9 +408,13 @@ static int accel_step_end(void *self, const struct ts_take *b, const struct ts_s
 	if (A->stop_below > 0 && A->in_epoch > 1 && A->ct) {
 		const struct ts_dlio_workload *w = A->w;
 		uint64_t left = w->epochs > r->epochs + 1 ? w->epochs - r->epochs - 1 : 0;
+		/* the epoch's steps: the step limit may end it early */
+		uint64_t steps = TS_MIN(A->per_epoch, A->limit - A->ep_step0);
+		double floor = accel_floor(A, steps);
 		double reach = au_reach(A->au_sum, r->epochs, A->in_epoch,
 					(double)(A->prev_end - A->first_end), (double)A->ct,
-					(double)A->step_ns, A->per_epoch, left, 0);
+					(double)A->step_ns, steps, left,
+					floor > 0 ? floor - (double)A->first_end : 0);
 		/* a margin for rounding: the bound must not pass a run that fails */
 		if (reach < A->stop_below - 1e-9) {
 			r->n = A->n;
@@ -386,6 +445,7 @@ static int accelerate(struct accel *A, const struct ts_dlio_workload *w, uint64_
 	A->step_ns = step_ns;
 	A->stop_below = stop_below;
 	A->cur_epoch = UINT64_MAX;
+	A->limit = w->total_training_steps >= 0 ? (uint64_t)w->total_training_steps : UINT64_MAX;
 	r->au_min = INFINITY;
 	r->au_max = 0;
 	ts_steploop_pipe_init(&A->pipe);
@@ -393,7 +453,7 @@ static int accelerate(struct accel *A, const struct ts_dlio_workload *w, uint64_
 	struct ts_steploop_ops ops = { .step_end = accel_step_end, .self = A };
 	struct ts_steploop L = {
 		.src = &A->src, .ops = &ops, .t0 = t0, .real = !A->pipe.vp,
-		.limit = w->total_training_steps >= 0 ? (uint64_t)w->total_training_steps : UINT64_MAX,
+		.limit = A->limit,
 		.step_ns = step_ns + A->ct, .spin_ns = step_ns,
 	};
 	int rc = ts_steploop_run(&L, err, errlen);
@@ -429,6 +489,8 @@ struct env {
 	char mnt[4096];
 	uint64_t seed;
 	struct cpu cpu;
+	struct sample_bytes sb; /* virtual: the samples' stored bytes, once sb_ready */
+	bool sb_ready;
 };
 
 /* The limits of the run's drive (its tier at --capacity). */
@@ -554,11 +616,8 @@ struct dl_stop {
 static double dl_epoch_floor(const struct dl_stop *s, uint64_t e, const struct ts_dl_epoch *ep,
 			     double ct)
 {
-	double need = (double)ep->payload - (e ? s->mem : 0);
-	if (!(s->cap > 0) || need <= 0)
-		return 0;
-	return (double)ep->start + need / s->cap * 1e9 - TS_TIER_RATE_TOLERANCE_NS +
-	       (double)s->step_ns + ct;
+	return drive_floor((double)ep->start, (double)ep->payload - (e ? s->mem : 0), s->cap,
+			   (double)s->step_ns, ct);
 }
 
 static int dl_stop_fn(void *ctx, uint64_t e, uint64_t j, const struct ts_dl_epoch *ep,
@@ -648,6 +707,15 @@ static int run_virtual(struct env *E, uint64_t n, double stop_below, struct ts_d
 	if (!(rc = pipe_config(E->w, n, E->seed, "", workers, &pc, err, errlen))) {
 		struct ts_vdisk disk = { ts_vtier_vio, &vt };
 		rc = ts_vpipe_new(&pc, &E->meta, &disk, workers ? &cal : NULL, &f.pipe.vp, err, errlen);
+	}
+	struct ts_tier_limits lim;
+	if (!rc && stop_below > 0 && !drive_limits(E, &lim) && ts_tier_read_cap(&lim) > 0) {
+		if (!E->sb_ready)
+			sample_bytes_of(&E->meta, &E->sb);
+		E->sb_ready = true;
+		f.cap = ts_tier_read_cap(&lim);
+		f.mem = (double)E->o->mem;
+		f.sb = &E->sb;
 	}
 	if (!rc)
 		rc = accelerate(&f, E->w, n, ts_vpipe_batches_per_epoch(f.pipe.vp),

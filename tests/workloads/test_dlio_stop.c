@@ -4,7 +4,8 @@
  * stops, names an AU bound under the threshold, and that bound is at
  * least the AU the whole run has. The searches name the same count,
  * seeded with a count (find_from) or not, and a seeded search's first run
- * is that count's whole run. Virtual time, a scaled-down unet3d. */
+ * is that count's whole run. Virtual time, a scaled-down unet3d (and
+ * resnet50 for the drive's share). */
 #include <string.h>
 
 #include "tests/tcheck.h"
@@ -57,19 +58,22 @@ static void check_from(uint64_t from, const struct ts_dlio_result *alone, uint64
  * around the answer every stopped run is a whole run that misses, its
  * bound at least that run's AU, and a count the drive cannot feed stops
  * within its first tenth; on one long epoch, and with a page cache over
- * two. */
-static void check_floor(uint64_t mem, const char *epochs)
+ * two. @workload with @base: DLIO's PyTorch loader (unet3d, npz) or the
+ * project's loader under DLIO's TensorFlow one (resnet50, tfrecord). */
+static void check_floor(const char *workload, const char *const *base, uint64_t mem,
+			const char *epochs)
 {
-	static const char *o1[] = {
-		"dataset.num_files_train=2000", "dataset.record_length_bytes=1000000",
-		"dataset.record_length_bytes_stdev=0", "reader.batch_size=2",
-		"train.computation_time=0.02", NULL,
-	};
-	o1[5] = epochs;
+	const char *o1[8];
+	size_t n1 = 0;
+	while (base[n1] && n1 < TS_ARRAY_SIZE(o1) - 1) {
+		o1[n1] = base[n1];
+		n1++;
+	}
+	o1[n1++] = epochs;
 	char err[1024] = "";
 	struct ts_dlio_opts o = { .tier = "ssd-cloud", .virtual_time = true, .mem = mem,
-				  .quiet = true, .workload = "unet3d_h100", .overrides = o1,
-				  .noverrides = TS_ARRAY_SIZE(o1) };
+				  .quiet = true, .workload = workload, .overrides = o1,
+				  .noverrides = n1 };
 	static struct ts_dlio_outcome mx, whole, stop;
 	o.find_max = true;
 	o.search = "doubling";
@@ -97,10 +101,24 @@ static void check_floor(uint64_t mem, const char *epochs)
 	ts_dlio_outcome_free(&mx);
 }
 
+static const char *const unet3d_floor[] = {
+	"dataset.num_files_train=2000", "dataset.record_length_bytes=1000000",
+	"dataset.record_length_bytes_stdev=0", "reader.batch_size=2",
+	"train.computation_time=0.02", NULL,
+};
+/* 2,000 samples of 1 MB in 40 TFRecord files */
+static const char *const resnet50_floor[] = {
+	"dataset.num_files_train=40", "dataset.num_samples_per_file=50",
+	"dataset.record_length=1000000", "dataset.record_length_stdev=0",
+	"reader.batch_size=2", "train.computation_time=0.02", NULL,
+};
+
 int main(void)
 {
-	check_floor(0, "train.epochs=1");
-	check_floor(200000000, "train.epochs=2");
+	check_floor("unet3d_h100", unet3d_floor, 0, "train.epochs=1");
+	check_floor("unet3d_h100", unet3d_floor, 200000000, "train.epochs=2");
+	check_floor("resnet50_h100", resnet50_floor, 0, "train.epochs=1");
+	check_floor("resnet50_h100", resnet50_floor, 200000000, "train.epochs=2");
 	static struct ts_dlio_outcome all, a, b, c, d;
 	run(1, true, "doubling", false, &all);
 	CHECK(all.best != NULL);
