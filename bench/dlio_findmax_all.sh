@@ -3,9 +3,10 @@
 # workload (workloads/dlio/*.yaml) x every drive of validation/tiers.lua,
 # with two tiersim builds A and B side by side (interleaved): per pair the
 # count each names, the CPU seconds (user + sys: the machine may be shared)
-# of each, and whether the counts agree. A run past LIMIT seconds of wall
-# time is killed and shows as "timeout" (its pair is not compared). Exits 1
-# when a pair's counts differ.
+# of each, and whether the counts agree. A run past LIMIT seconds of CPU
+# time (ulimit -t: wall time means nothing on a shared machine) is killed
+# and shows as "timeout" (its pair is not compared). Exits 1 when a pair's
+# counts differ.
 # With B "-", A alone. EXTRA_A and EXTRA_B (optional) go to A's and B's
 # command lines, e.g. EXTRA_A "--search doubling" holds B against the
 # search that runs every count whole. WORKLOADS (a glob, default *) picks
@@ -29,11 +30,11 @@ tiers=$(grep -oE '^(tier "[^"]+"|(gp3|micron)\("[^"]+")' "$src/validation/tiers.
 one() {
 	local prog=$1 wl=$2 tier=$3 extra=$4
 	# shellcheck disable=SC2086
-	/usr/bin/time -o "$tmp/t" -f "%U %S" timeout "$limit" "$prog" dlio "$wl" \
-		--profile "$src/validation/tiers.lua" --tier "$tier" --virtual --find-max \
-		--quiet $extra >"$tmp/out" 2>"$tmp/err"
+	/usr/bin/time -o "$tmp/t" -f "%U %S" bash -c 'ulimit -t "$0" && exec "$@"' "$limit" \
+		"$prog" dlio "$wl" --profile "$src/validation/tiers.lua" --tier "$tier" --virtual \
+		--find-max --quiet $extra >"$tmp/out" 2>"$tmp/err"
 	local rc=$? n
-	if [ $rc -eq 124 ]; then
+	if [ $rc -gt 128 ]; then # SIGXCPU, then SIGKILL past the limit
 		n=timeout
 	elif [ $rc -ne 0 ]; then
 		n=failed

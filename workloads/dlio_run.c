@@ -257,10 +257,12 @@ static double drive_floor(double start, double need, double cap, double step, do
  * k' steps, lies between its value at k' = k and c1: the larger of the two
  * bounds it whatever the epoch's length. @floor (0: none) is what else its
  * last k' - 1 steps take at least at its planned end (the drive's share,
- * run_virtual). The mean over @done + 1 + R epochs is largest at R = 0 or
- * R = @left (a mean moves monotonically as equal terms are added). */
+ * run_virtual). Each epoch still to come reaches at most @next (at most
+ * c1; c1 when nothing more is known). The mean over @done + 1 + R epochs
+ * is largest at R = 0 or R = @left (a mean moves monotonically as equal
+ * terms are added). */
 static double au_reach(double sum, uint64_t done, uint64_t k, double elapsed, double ct,
-		       double step, uint64_t per_epoch, uint64_t left, double floor)
+		       double step, uint64_t per_epoch, uint64_t left, double floor, double next)
 {
 	double c1 = ct / (ct + step);
 	double cur = (double)(k - 1) * ct / elapsed;
@@ -270,7 +272,7 @@ static double au_reach(double sum, uint64_t done, uint64_t k, double elapsed, do
 	else
 		cur = TS_MAX(cur, c1);
 	double a0 = (sum + cur) / (double)(done + 1);
-	double a1 = (sum + cur + (double)left * c1) / (double)(done + 1 + left);
+	double a1 = (sum + cur + (double)left * TS_MIN(next, c1)) / (double)(done + 1 + left);
 	return TS_MAX(a0, a1);
 }
 
@@ -293,6 +295,8 @@ struct accel {
 	uint64_t limit, steps, ep_step0; /* steps at most; done; done before this epoch */
 	double cap, mem;		  /* the drive's read cap (0: none); the page cache */
 	const struct sample_bytes *sb;	  /* the samples' stored bytes (NULL: no floor) */
+	uint64_t window;		  /* the loader's prefetch window, batches */
+	double next;			  /* accel_next: what an epoch to come reaches */
 };
 
 /* The stored bytes of a dataset's samples: their sum, least and most. */
@@ -320,16 +324,48 @@ static void sample_bytes_of(const struct ts_dataset_meta *m, struct sample_bytes
  * samples an epoch leaves out (drop_last, shuffled) is not known here: its
  * samples hold at least as many bytes as the smallest would, and at least
  * all the dataset's bytes but as many of the largest as it leaves out. */
-static double accel_floor(const struct accel *A, uint64_t steps)
+static double steps_bytes(const struct accel *A, uint64_t steps)
 {
 	const struct sample_bytes *sb = A->sb;
-	if (!sb)
-		return 0;
 	double c = TS_MIN((double)steps * (double)A->n * (double)A->w->batch_size,
 			  (double)sb->count);
-	double need = TS_MAX(c * sb->min, sb->all - ((double)sb->count - c) * sb->max);
-	return drive_floor((double)A->ep_start, need - (A->cur_epoch ? A->mem : 0), A->cap,
-			   (double)A->step_ns, (double)A->ct);
+	return TS_MAX(c * sb->min, sb->all - ((double)sb->count - c) * sb->max);
+}
+
+static double accel_floor(const struct accel *A, uint64_t steps)
+{
+	if (!A->sb)
+		return 0;
+	double need = steps_bytes(A, steps) - (A->cur_epoch ? A->mem : 0);
+	double f = drive_floor((double)A->ep_start, need, A->cap, (double)A->step_ns,
+			       (double)A->ct);
+	/* and from its first step on, the window's share (accel_next) */
+	if (!A->mem && steps > A->window) {
+		double r1 = (double)A->first_end - (double)(A->step_ns + A->ct);
+		f = TS_MAX(f, drive_floor(r1, steps_bytes(A, steps - A->window), A->cap,
+					  (double)A->step_ns, (double)A->ct));
+	}
+	return f;
+}
+
+/* The most AU an epoch still to come can reach, from the drive's share
+ * of it past the prefetch window. Batch j of an epoch is claimed (its
+ * reads issued) once batch j - window is released (scheduler.c), and
+ * the first is released when the first step starts, at R1 (the step
+ * loop releases a batch when its step starts): the reads of batches
+ * window .. K - 1 are issued at or after R1, so the last step ends at
+ * least their bytes over the cap (less the tolerance) plus step + ct
+ * after R1, and the first ends step + ct after it. Without a page cache
+ * only (one could hold bytes read ahead before R1) and without a step
+ * limit (an epoch it cuts short has another K); c1 otherwise (1 here). */
+static double accel_next(const struct accel *A)
+{
+	uint64_t K = A->per_epoch;
+	if (!A->sb || A->mem || A->limit != UINT64_MAX || K <= A->window || K < 2)
+		return 1;
+	double t = steps_bytes(A, K - A->window) / A->cap * 1e9 - TS_TIER_RATE_TOLERANCE_NS;
+	double ct = (double)A->ct;
+	return (double)(K - 1) * ct / TS_MAX(t, (double)(K - 1) * (ct + (double)A->step_ns));
 }
 
 /* Real time: DLIO's barrier between the ranks' steps, then, at an epoch's
@@ -414,7 +450,7 @@ static int accel_step_end(void *self, const struct ts_take *b, const struct ts_s
 		double reach = au_reach(A->au_sum, r->epochs, A->in_epoch,
 					(double)(A->prev_end - A->first_end), (double)A->ct,
 					(double)A->step_ns, steps, left,
-					floor > 0 ? floor - (double)A->first_end : 0);
+					floor > 0 ? floor - (double)A->first_end : 0, A->next);
 		/* a margin for rounding: the bound must not pass a run that fails */
 		if (reach < A->stop_below - 1e-9) {
 			r->n = A->n;
@@ -446,6 +482,7 @@ static int accelerate(struct accel *A, const struct ts_dlio_workload *w, uint64_
 	A->stop_below = stop_below;
 	A->cur_epoch = UINT64_MAX;
 	A->limit = w->total_training_steps >= 0 ? (uint64_t)w->total_training_steps : UINT64_MAX;
+	A->next = accel_next(A);
 	r->au_min = INFINITY;
 	r->au_max = 0;
 	ts_steploop_pipe_init(&A->pipe);
@@ -634,7 +671,7 @@ static int dl_stop_fn(void *ctx, uint64_t e, uint64_t j, const struct ts_dl_epoc
 		uint64_t left = s->w->epochs > e + 1 ? s->w->epochs - e - 1 : 0;
 		double floor = dl_epoch_floor(s, e, ep, ct) - (double)fmax;
 		double reach = au_reach(s->sum, e, j + 1, (double)(bar - fmax), ct,
-					(double)s->step_ns, s->steps, left, floor);
+					(double)s->step_ns, s->steps, left, floor, 1);
 		if (reach < s->below - 1e-9) {
 			s->reach = reach;
 			return 1;
@@ -716,6 +753,7 @@ static int run_virtual(struct env *E, uint64_t n, double stop_below, struct ts_d
 		f.cap = ts_tier_read_cap(&lim);
 		f.mem = (double)E->o->mem;
 		f.sb = &E->sb;
+		f.window = pc.prefetch;
 	}
 	if (!rc)
 		rc = accelerate(&f, E->w, n, ts_vpipe_batches_per_epoch(f.pipe.vp),

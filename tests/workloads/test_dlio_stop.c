@@ -57,8 +57,8 @@ static void check_from(uint64_t from, const struct ts_dlio_result *alone, uint64
 /* The drive's share of an epoch (its read cap, the page cache's size):
  * around the answer every stopped run is a whole run that misses, its
  * bound at least that run's AU, and a count the drive cannot feed stops
- * within its first tenth; on one long epoch, and with a page cache over
- * two. @workload with @base: DLIO's PyTorch loader (unet3d, npz) or the
+ * within its first tenth; on one long epoch, with a page cache over
+ * two, and (the project's loader) over five without one. @workload with @base: DLIO's PyTorch loader (unet3d, npz) or the
  * project's loader under DLIO's TensorFlow one (resnet50, tfrecord). */
 static void check_floor(const char *workload, const char *const *base, uint64_t mem,
 			const char *epochs)
@@ -119,6 +119,8 @@ int main(void)
 	check_floor("unet3d_h100", unet3d_floor, 200000000, "train.epochs=2");
 	check_floor("resnet50_h100", resnet50_floor, 0, "train.epochs=1");
 	check_floor("resnet50_h100", resnet50_floor, 200000000, "train.epochs=2");
+	/* five epochs: the four to come bounded past the prefetch window */
+	check_floor("resnet50_h100", resnet50_floor, 0, "train.epochs=5");
 	static struct ts_dlio_outcome all, a, b, c, d;
 	run(1, true, "doubling", false, &all);
 	CHECK(all.best != NULL);
