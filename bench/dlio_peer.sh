@@ -162,6 +162,8 @@ print("%5.1f %5.1f %6.1f %6.2f" % (reads / o, gets / o, rb / max(reads, 1) / 102
 
 # The requesting threads' wait for a CPU (schedstat run-queue time between
 # their first and last request), as a share of the trace's span per thread.
+# (Each thread's counters only grow; the dump is not in time order across
+# the daemon's threads, so a thread's first and last are its least and most.)
 runq() {
 	"$tiersim" trace dump "$1" | /usr/bin/python3 -c '
 import sys
@@ -170,7 +172,7 @@ for line in sys.stdin:
     w = line.split()
     if w and w[0] == "cpu" and w[-1] != "flags=1":  # flags=1: a clock left unread
         v = int(dict(x.split("=") for x in w[2:])["runq_ns"])
-        lo.setdefault(w[1], v); hi[w[1]] = v
+        lo[w[1]] = min(lo.get(w[1], v), v); hi[w[1]] = max(hi.get(w[1], v), v)
     elif w and w[0].isdigit():
         t0 = int(w[0]) if t0 is None else min(t0, int(w[0])); t1 = max(t1 or 0, int(w[1]))
 n = max(len(hi), 1)
@@ -188,7 +190,7 @@ for line in sys.stdin:
     w = line.split()
     if w and w[0] == "cpu" and w[-1] != "flags=1":
         v = int(dict(x.split("=") for x in w[2:])["on_ns"])
-        lo.setdefault(w[1], v); hi[w[1]] = v
+        lo[w[1]] = min(lo.get(w[1], v), v); hi[w[1]] = max(hi.get(w[1], v), v)
     elif w and w[0].isdigit() and w[2] == "open":
         opens[w[7]] = opens.get(w[7], 0) + 1
 r = [t for t in opens if t in hi]  # the readers; not a rank listing the folder
@@ -238,19 +240,30 @@ print("%.1f %.1f" % (100 * j["au"], j["samples_per_s"]))'
 }
 
 # Runs CMD (under chrt with --chrt) and, once a second while it runs, lists
-# the scheduling class of every thread of it and its descendants into FILE.
-rtrun() { # FILE CMD...
-	local f=$1 pid rc
-	shift
+# the scheduling class and name of every thread of it and its descendants
+# into FILE. Once DONE exists (a run's results written), CMD has 30 s to
+# exit; then its children are sent SIGTERM and FILE.late says so: a
+# SCHED_FIFO process that spins at exit (one real DLIO run with 2 ranks
+# spun 508 s in the kernel after writing its summary) holds a core the
+# host's other work needs.
+rtrun() { # FILE DONE CMD...
+	local f=$1 done=$2 pid rc late=0
+	shift 2
 	"${rt[@]}" "$@" &
 	pid=$!
 	: >"$f"
+	rm -f "$f.late"
 	while kill -0 "$pid" 2>/dev/null; do
-		ps -e -L -o pid=,ppid=,lwp=,cls= | awk -v root="$pid" '
-			{ par[$1] = $2; cls[$3] = $4; pof[$3] = $1 }
+		ps -e -L -o pid=,ppid=,lwp=,cls=,comm= | awk -v root="$pid" '
+			{ par[$1] = $2; cls[$3] = $4; pof[$3] = $1; cm[$3] = $5 }
 			END { for (t in cls) { p = pof[t]
 				while (p != "" && p != root && p > 1) p = par[p]
-				if (p == root) print t, cls[t] } }' >>"$f"
+				if (p == root) print t, cls[t], cm[t] } }' >>"$f"
+		if [ -e "$done" ] && [ $((late += 1)) -gt 30 ]; then
+			echo "still running 30 s after $done: children of $pid sent SIGTERM" >"$f.late"
+			pkill -TERM -P "$pid"
+			late=-1000
+		fi
 		sleep 1
 	done
 	wait "$pid"
@@ -268,7 +281,7 @@ rtshare() {
 ts_row() { # BUILD TRACE LOG d n tier
 	local t=$1/cli/tiersim b c
 	# shellcheck disable=SC2086
-	b=$(TIERSIM_WORKDIR=$work/ts rtrun "$3.rt" "${mpi[@]}" -np "$5" "$t" dlio "${wl[$4]}" $common ${over[$4]} \
+	b=$(TIERSIM_WORKDIR=$work/ts rtrun "$3.rt" - "${mpi[@]}" -np "$5" "$t" dlio "${wl[$4]}" $common ${over[$4]} \
 		--tier "$6" "${host[@]}" --trace "$2" --quiet --json - </dev/null 2>"$3.log" | tsjson) || b="- -"
 	# shellcheck disable=SC2086
 	c=$("$t" dlio "${wl[$4]}" $common ${over[$4]} --tier "$6" "${host[@]}" --accelerators "$5" \
@@ -290,7 +303,7 @@ echo "$table" | while read -r name d n tier; do
 		"${rt[@]}" "$tierfs" -o "tier=$tier,mem=0,trace=$out/dlio.trace" "$work/data/$d" "$out/m" >/dev/null 2>&1 ||
 			{ echo "dlio_peer.sh: $name: tierfs failed" >&2; continue; }
 		# shellcheck disable=SC2086
-		rtrun "$out/dlio.rt" /usr/bin/time -f "%U %S %e" -o "$out/dlio.time" \
+		rtrun "$out/dlio.rt" "$out/dlio/summary.json" /usr/bin/time -f "%U %S %e" -o "$out/dlio.time" \
 			"${mpi[@]}" -np "$n" "$venv/bin/dlio_benchmark" --config-dir "$work/config" workload="${wl[$d]}" \
 			$common ${over[$d]} ++workload.dataset.data_folder="$out/m" hydra.run.dir="$out/dlio" \
 			++workload.output.folder="$out/dlio" </dev/null >"$out/dlio.log" 2>&1
@@ -298,7 +311,9 @@ echo "$table" | while read -r name d n tier; do
 		trace_end "$out/dlio.trace"
 		a=$(summary "$out/dlio" 2>/dev/null) || a="- -"
 		load=$(uptime | sed 's/.*average: //')
-		cpu=$(awk '{ printf "%.0f s %.2f", $1 + $2, ($1 + $2) / ($3 > 0 ? $3 : 1) }' "$out/dlio.time" 2>/dev/null)
+		# (the last line: time(1) puts a non-zero exit status above it)
+		cpu=$(tail -1 "$out/dlio.time" 2>/dev/null |
+			awk '{ printf "%.0f s %.2f", $1 + $2, ($1 + $2) / ($3 > 0 ? $3 : 1) }')
 		nowr=$(ts_row "$build" "$out/ts.trace" "$out/ts" "$d" "$n" "$tier")
 		was=""
 		[ -n "$before" ] && was=$(ts_row "$before" "$out/ts-before.trace" "$out/ts-before" "$d" "$n" "$tier")
@@ -313,6 +328,7 @@ echo "$table" | while read -r name d n tier; do
 		cb_=$(reader_cpu "$out/ts.trace" 2>/dev/null) || cb_="-"
 		fifo=""
 		[ -n "$prio" ] && fifo=" | FIFO $(rtshare "$out/dlio.rt") $(rtshare "$out/ts.rt")"
+		[ -e "$out/dlio.rt.late" ] && fifo="$fifo | DLIO $(cat "$out/dlio.rt.late")"
 		read -r aa as <<<"$a"; read -r ba bs ca cs <<<"$nowr"
 		wcol=""
 		if [ -n "$before" ]; then

@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
-# dlio_torch_cost.py — the CPU DLIO 2.0.0's PyTorch npz path spends per
-# sample and per step, outside the storage: files read from a local
+# dlio_torch_cost.py — the CPU DLIO 2.0.0's PyTorch npz and jpeg paths spend
+# per sample and per step, outside the storage: files read from a local
 # directory (page cache warm) through a torch DataLoader as DLIO builds it
-# (workers reading np.load(f, allow_pickle=True)['x'] and returning a
+# (workers reading each file as DLIO's reader does — NPZReader's
+# np.load(f, allow_pickle=True)['x'], ImageReader's
+# np.asarray(PIL.Image.open(f)), Pillow's decode — and returning a
 # record_length_resize image, batches collated and handed to the training
 # process), CPU time from getrusage: the workers' (RUSAGE_CHILDREN, after
 # they exit) per sample, the training process's per step.
 # Usage: dlio_torch_cost.py DIR BATCH [RESIZE_BYTES] [WORKERS]
-#   DIR holds .npz files (bench/dlio_peer.sh's DATA/train, DLIO's generator's)
+#   DIR holds .npz or .jpeg files (bench/dlio_peer.sh's DATA/train, DLIO's
+#   generator's); npz when it holds both
 import glob
 import math
 import os
@@ -17,12 +20,14 @@ import time
 
 import numpy as np
 import torch
+from PIL import Image
 from torch.utils.data import DataLoader, Dataset
 
 
 class Npz(Dataset):
     def __init__(self, files, resize):
         self.files = files
+        self.jpeg = files[0].endswith('.jpeg')
         side = int(math.sqrt(resize))
         self.image = np.random.randint(255, size=(side, side), dtype=np.uint8)
 
@@ -30,7 +35,10 @@ class Npz(Dataset):
         return len(self.files)
 
     def __getitem__(self, i):
-        np.load(self.files[i], allow_pickle=True)['x']  # NPZReader.open
+        if self.jpeg:
+            np.asarray(Image.open(self.files[i]))  # ImageReader.open
+        else:
+            np.load(self.files[i], allow_pickle=True)['x']  # NPZReader.open
         return self.image  # read_index returns args.resized_image
 
 
@@ -43,7 +51,10 @@ def main():
     top, batch = sys.argv[1], int(sys.argv[2])
     resize = int(sys.argv[3]) if len(sys.argv) > 3 else 2097152
     workers = int(sys.argv[4]) if len(sys.argv) > 4 else 1
-    files = sorted(glob.glob(os.path.join(top, '**', '*.npz'), recursive=True))
+    files = sorted(glob.glob(os.path.join(top, '**', '*.npz'), recursive=True)) or \
+        sorted(glob.glob(os.path.join(top, '**', '*.jpeg'), recursive=True))
+    if not files:
+        sys.exit('dlio_torch_cost.py: %s: no .npz or .jpeg files' % top)
     for f in files:  # warm the page cache: the storage is not what is timed
         with open(f, 'rb') as fp:
             while fp.read(1 << 20):

@@ -24,14 +24,15 @@ static const char *const field_names[TS_HF_NR] = {
 	[TS_HF_DECODE_SHARE] = "decode_share",	  [TS_HF_DATUM_XFORM] = "datum_xform_ns",
 	[TS_HF_DATUM_PARSE] = "datum_parse_ns",	  [TS_HF_LMDB_PUT] = "lmdb_put_ns",
 	[TS_HF_DLIO_SAMPLE] = "dlio_sample_ns",	  [TS_HF_DLIO_MIB] = "dlio_sample_ns_per_mib",
-	[TS_HF_DLIO_STEP] = "dlio_step_ns",
+	[TS_HF_DLIO_STEP] = "dlio_step_ns",	  [TS_HF_DLIO_JPEG] = "dlio_jpeg_ns_per_mpix",
 };
 
 static const char *const host_keys[] = { "desc",	   "cpu",	     "from",
 					 "speed",	   "library",	     "decode_base_ns",
 					 "decode_ns_per_mpix", "decode_share", "datum_xform_ns",
 					 "datum_parse_ns", "lmdb_put_ns",   "dlio_sample_ns",
-					 "dlio_sample_ns_per_mib", "dlio_step_ns", NULL };
+					 "dlio_sample_ns_per_mib", "dlio_step_ns",
+					 "dlio_jpeg_ns_per_mpix", NULL };
 static const char *const lib_keys[] = { "desc", "decode", "transform", NULL };
 
 enum { K_HOST, K_LIB };
@@ -388,6 +389,8 @@ int ts_host_dlio_costs(const struct ts_host_set *s, const char *spec, enum ts_ho
 		rc = field(s, h, TS_HF_DLIO_MIB, end, &out->sample_ns_per_mib, err, errlen);
 	if (!rc)
 		rc = field(s, h, TS_HF_DLIO_STEP, end, &out->step_ns, err, errlen);
+	if (!rc)
+		rc = field(s, h, TS_HF_DLIO_JPEG, end, &out->jpeg_ns_per_mpix, err, errlen);
 	return rc;
 }
 

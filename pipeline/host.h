@@ -53,6 +53,7 @@ enum ts_host_field {
 	TS_HF_DLIO_SAMPLE = TS_HF_REQUIRED, /* dlio_sample_ns: per sample, in a reader worker */
 	TS_HF_DLIO_MIB,	     /* dlio_sample_ns_per_mib: ... plus per MiB of the sample */
 	TS_HF_DLIO_STEP,     /* dlio_step_ns: per step, on the accelerator's own loop */
+	TS_HF_DLIO_JPEG,     /* dlio_jpeg_ns_per_mpix: a jpeg sample's decode, per megapixel */
 	TS_HF_NR,
 };
 
@@ -89,6 +90,7 @@ TS_WUR int ts_pipe_cal_load(const char *calibration, const char *host, enum ts_h
 /* DLIO's framework costs on a host (TS_HF_DLIO_*), ns. */
 struct ts_host_dlio {
 	double sample_ns, sample_ns_per_mib, step_ns;
+	double jpeg_ns_per_mpix; /* more per jpeg sample: its image's decode */
 };
 /* @spec's DLIO costs at @end of their ranges; -ENOENT naming the known
  * hosts when @spec is none. */

@@ -32,6 +32,8 @@
 --                     training loop (taking the batch from the framework,
 --                     the loop's bookkeeping), serial with computation_time
 --                     (workloads/DLIO.md; `tiersim dlio --host NAME`)
+--   dlio_jpeg_ns_per_mpix  optional: more per jpeg sample, per megapixel of
+--                     its image: DLIO's ImageReader decoding it with Pillow
 -- Not modeled: the framework's own per-step CPU work (solver, data layer
 -- threads) of the training engines — the engine profiles' step times hold it
 -- where it was measured.
@@ -67,26 +69,45 @@ host "epyc-zen4" {
   dlio_sample_ns = { 50000, "assumed", "tf.py_function's call into Python and parse_example's setup per sample, not measured here (no TensorFlow on this host); tens of microseconds per eager op call", low = 20000, high = 200000 },
 }
 
--- DLIO 2.0.0's PyTorch npz path on this build host (2 vCPUs), measured with
--- bench/dlio_torch_cost.py (a torch 1.13 DataLoader as DLIO builds it: one
--- worker reading np.load(f)['x'] of DLIO-generated files from the page cache
--- and returning the resized image; CPU time by getrusage), three runs each of
--- 800 files of 114,742 B (batch 400, resize 150,528 B): workers 870, 972, 899
--- us per sample, training process 13,525, 14,708, 14,429 us per step; and of
--- 28 files of 8,387,314 B (batch 7, resize 2 MiB): 11,305, 10,672, 10,515 us
--- per sample, 7,461, 7,767, 7,453 us per step. The sample's line through the
--- two sizes' means: 1,239 us per MiB (1,209..1,322 over the runs) and 763 us
--- (726..840). The step's cost is the pin-memory copy of the batch; the host
--- profile has one figure per step: unet3d's, resnet50's as the high end.
--- Measured with the host's load average at 15-20 (four builds and test runs
--- sharing its 2 vCPUs): CPU time, not wall time, but caches were shared.
+-- DLIO 2.0.0's PyTorch path on this build host (2 vCPUs).
+-- Per sample, measured inside the real runs: bench/dlio_peer.sh --chrt 10
+-- (2026-12-02, load average 10-40; both sides SCHED_FIFO) traces the real
+-- DLIO and tiersim's real loader reading the same chain through the same
+-- tierfs mount, and the traces' schedstat records give each reading
+-- thread's own CPU per file it opened; DLIO's less tiersim's is DLIO's own
+-- work (Python, np.load or Pillow, the worker's collate): the requests'
+-- kernel cost, common to both, cancels. npz of 114,742 B (r50 rows, 4 runs:
+-- ssd-cloud 1,730 - 444 and 1,894 - 382, essd-pl1 1,098 - 294 and 1,518 -
+-- 326 us) 804..1,512 us, mean 1,199; of 8,388,608 B (u64 rows, 6 runs:
+-- aws-gp3 15,886 - 3,875 and 16,962 - 3,816, ssd-cloud 2 ranks 13,869 -
+-- 3,731 and 14,396 - 3,074, essd-pl0 2 ranks 17,790 - 4,387 and 19,158 -
+-- 4,517 us) 10,138..14,641 us, mean 12,444. The line through the means:
+-- 1,043 us + 1,425 us per MiB (through the lows 675 + 1,183, the highs
+-- 1,330 + 1,664). jpeg of 338 x 338 (65,425 B, j50 rows, 2 runs: 1,863 -
+-- 151, 1,902 - 148 us) 1,712..1,754 us, mean 1,733: less the npz line at
+-- its size (1,132 us), 601 us of Pillow's decode for 0.114 Mpixel, 5.26 ms
+-- per Mpixel. Out of the runs, bench/dlio_torch_cost.py (one DataLoader
+-- worker over the page cache; jpeg less the npz line of the same run at
+-- the jpeg's size) gave 8.6 ms per Mpixel at 338 x 338 and 12.4 at 1024 x
+-- 1024 (DLIO's generator's images: random pixels, Pillow quality 75), the
+-- range's high end. The CPU figures come from a shared host (the other
+-- vCPU, caches and memory busy with others' builds), as the runs they are
+-- to reproduce.
+-- Per step, bench/dlio_torch_cost.py (2026-12-01, load 15-20): the training
+-- process 13,525, 14,708, 14,429 us per step for resnet50's batch of 400 x
+-- 147 KiB, 7,461, 7,767, 7,453 us for unet3d's 7 x 2 MiB: the pin-memory
+-- copy of the batch; the host profile has one figure per step: unet3d's,
+-- resnet50's as the high end. The earlier per-sample figures of that
+-- script (763 us + 1,239 us per MiB, from the page cache outside DLIO)
+-- lie under the low end of the runs'.
 host "build-host" {
-  desc = "this project's build host (2 vCPUs) with DLIO 2.0.0's PyTorch npz reader's own costs",
+  desc = "this project's build host (2 vCPUs) with DLIO 2.0.0's PyTorch npz and jpeg readers' own costs",
   cpu = "AMD EPYC (2 vCPUs), as epyc-zen4",
   from = "epyc-zen4",
   speed = { 1.0, "assumed", "the same machine as epyc-zen4's measurements (this build host)", low = 0.9, high = 1.1 },
-  dlio_sample_ns = { 763000, "measured", "bench/dlio_torch_cost.py, 112 KiB and 8 MiB npz: the line's intercept (3 runs each)", low = 726000, high = 840000 },
-  dlio_sample_ns_per_mib = { 1239000, "measured", "bench/dlio_torch_cost.py, 112 KiB and 8 MiB npz: the line's slope (3 runs each)", low = 1209000, high = 1322000 },
+  dlio_sample_ns = { 1043000, "measured", "bench/dlio_peer.sh --chrt 10 traces, DLIO's readers' CPU less tiersim's on the same chain, 112 KiB and 8 MiB npz: the line's intercept (4 and 6 runs)", low = 675000, high = 1330000 },
+  dlio_sample_ns_per_mib = { 1425000, "measured", "bench/dlio_peer.sh --chrt 10 traces, 112 KiB and 8 MiB npz: the line's slope (4 and 6 runs)", low = 1183000, high = 1664000 },
+  dlio_jpeg_ns_per_mpix = { 5260000, "measured", "bench/dlio_peer.sh --chrt 10 traces, 338 x 338 jpeg (2 runs) less the npz line; high: bench/dlio_torch_cost.py at 1024 x 1024", low = 5080000, high = 12400000 },
   dlio_step_ns = { 7560000, "measured", "bench/dlio_torch_cost.py: unet3d's batch of 7 x 2 MiB, 7,461..7,767 us; resnet50's 400 x 147 KiB, 13,525..14,708 us", low = 7453000, high = 14708000 },
 }
 

@@ -284,10 +284,16 @@ struct vl {
 	struct ts_dl_result *r;
 };
 
-static uint64_t cpu_ns(const struct vl *v, uint64_t i)
+/* The host's CPU for sample @i in a worker (its profile's dlio_sample_ns,
+ * per MiB, and for a jpeg per megapixel of its image): charged in virtual
+ * time, spent as busy CPU in real time. */
+static uint64_t cpu_ns(const struct ts_dl_cfg *c, uint64_t i)
 {
-	return v->c->sample_ns + (uint64_t)((double)v->c->meta->bytes[i] *
-					    v->c->sample_ns_per_mib / 1048576.0);
+	const struct ts_dataset_meta *m = c->meta;
+	double ns = (double)m->bytes[i] * c->sample_ns_per_mib / 1048576.0;
+	if (c->jpeg_ns_per_mpix > 0 && m->width && m->height)
+		ns += (double)m->width[i] * m->height[i] * c->jpeg_ns_per_mpix / 1e6;
+	return c->sample_ns + (uint64_t)ns;
 }
 
 static int vw_sample(struct vl *v, struct vworker *w)
@@ -339,7 +345,7 @@ static int vw_event(struct vl *v, struct vworker *w, uint64_t t)
 		}
 		if (!w->cpu_done) {
 			w->cpu_done = true;
-			uint64_t ns = cpu_ns(v, w->sample);
+			uint64_t ns = cpu_ns(v->c, w->sample);
 			if (ns)
 				return ts_evq_push(&v->q, t + ns, v->tie++, w);
 		}
@@ -537,6 +543,23 @@ struct rl {
 	uint64_t read_requests, meta_requests, read_bytes, samples;
 };
 
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * TS_NS_PER_S + (uint64_t)ts.tv_nsec;
+}
+
+/* @ns of this thread's own CPU, busy: a worker that waits for a core the
+ * host's other threads hold takes longer, as DLIO's Python worker does. */
+static void spend_cpu(uint64_t ns)
+{
+	volatile uint64_t x = 0;
+	uint64_t end = thread_cpu_ns() + ns;
+	while (thread_cpu_ns() < end && !ts_interrupted)
+		x++;
+}
+
 static int r_sample(struct rworker *w, uint64_t i)
 {
 	struct rl *L = w->L;
@@ -596,6 +619,8 @@ static int r_sample(struct rworker *w, uint64_t i)
 	}
 	if (fd >= 0)
 		close(fd);
+	if (!rc) /* after the chain, where virtual time charges it */
+		spend_cpu(cpu_ns(L->c, i));
 	pthread_mutex_lock(&L->mu);
 	if (rc && !L->err) {
 		L->err = rc;

@@ -52,8 +52,10 @@ struct ts_dl_cfg {
 	uint64_t seed;
 	uint64_t compute_ns; /* computation_time */
 	uint64_t step_ns;    /* the rank's own CPU per step */
-	uint64_t sample_ns;  /* virtual time: a worker's CPU per sample (+ per MiB below) */
+	uint64_t sample_ns;  /* a worker's CPU per sample (+ per MiB below): charged in
+			      * virtual time, spent busy in real time */
 	double sample_ns_per_mib;
+	double jpeg_ns_per_mpix; /* ... plus, for a jpeg sample, per megapixel decoded */
 	const char *dir;     /* real time: the mounted DIR/train */
 	/* Virtual time with a page cache in front of the tier: a sample's
 	 * contiguous reads are charged as one (the cache's readahead turns a

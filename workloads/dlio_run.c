@@ -29,8 +29,9 @@
  * (both clocks: busy CPU in real time, charged in virtual time), and its
  * work per sample in the readers (virtual time: charged on the loader's
  * workers, read_threads per accelerator, one under TensorFlow; real time:
- * what this host's reader costs). workloads/DLIO.md says where the costs come
- * from.
+ * busy CPU in DLIO's PyTorch loader's workers after each sample's requests,
+ * and what this host's reader costs on the other paths). workloads/DLIO.md
+ * says where the costs come from.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -182,7 +183,8 @@ static int pipe_config(const struct ts_dlio_workload *w, uint64_t n, uint64_t se
 /* What the framework costs a run (--host): 0 everywhere without one. */
 struct cpu {
 	uint64_t step_ns;	  /* per step, on each accelerator's loop */
-	double sample_ns, per_mib; /* per sample in a reader worker, virtual time */
+	double sample_ns, per_mib; /* per sample in a reader worker */
+	double jpeg_per_mpix;	  /* more per jpeg sample, per megapixel of its image */
 	uint64_t workers;	  /* reader workers per accelerator; 0: nothing charged */
 };
 
@@ -227,7 +229,8 @@ static int cpu_resolve(const struct ts_dlio_opts *o, const struct ts_dlio_worklo
 	c->step_ns = (uint64_t)llround(hd.step_ns);
 	c->sample_ns = hd.sample_ns + preprocess_ns(w);
 	c->per_mib = hd.sample_ns_per_mib;
-	if (c->sample_ns > 0 || c->per_mib > 0)
+	c->jpeg_per_mpix = strcmp(w->format, "jpeg") ? 0 : hd.jpeg_ns_per_mpix;
+	if (c->sample_ns > 0 || c->per_mib > 0 || c->jpeg_per_mpix > 0)
 		c->workers = reader_workers(w);
 	if (!o->virtual_time && preprocess_ns(w) > 0) {
 		snprintf(err, errlen, "reader.preprocess_time: real time does not sleep per sample in "
@@ -586,6 +589,7 @@ static void dl_config(const struct env *E, uint64_t ranks, uint64_t rank0, uint6
 		.step_ns = E->cpu.step_ns,
 		.sample_ns = (uint64_t)llround(E->cpu.sample_ns),
 		.sample_ns_per_mib = E->cpu.per_mib,
+		.jpeg_ns_per_mpix = E->cpu.jpeg_per_mpix,
 	};
 }
 
@@ -1253,14 +1257,18 @@ int ts_dlio_run(const struct ts_dlio_opts *o, struct ts_dlio_outcome *oc, char *
 			o->workload, w->format, o->tier, o->virtual_time ? "virtual" : "real",
 			w->num_files_train, w->num_samples_per_file, w->batch_size, w->read_threads,
 			w->computation_time, w->epochs, 100 * w->au);
+	char jpg[64] = "";
+	if (E.cpu.jpeg_per_mpix > 0)
+		snprintf(jpg, sizeof(jpg), " + %.1f us/Mpixel decoded", E.cpu.jpeg_per_mpix / 1e3);
 	if (!o->quiet && o->host)
 		fprintf(stderr, "tiersim dlio: host %s: %.1f us per step on each accelerator; %.1f us "
-				"+ %.1f us/MiB per sample on %" PRIu64 " reader worker%s per "
+				"+ %.1f us/MiB%s per sample on %" PRIu64 " reader worker%s per "
 				"accelerator%s\n",
 			o->host, (double)E.cpu.step_ns / 1e3, E.cpu.sample_ns / 1e3,
-			E.cpu.per_mib / 1e3, E.cpu.workers, E.cpu.workers == 1 ? "" : "s",
-			o->virtual_time || !E.cpu.workers ? ""
-							  : " (real time: this host's reader instead)");
+			E.cpu.per_mib / 1e3, jpg, E.cpu.workers, E.cpu.workers == 1 ? "" : "s",
+			o->virtual_time || !E.cpu.workers || torch_loader(w)
+				? ""
+				: " (real time: this host's reader instead)");
 
 	if (!o->find_max) {
 		double stop = o->stop_early && o->virtual_time ? w->au : 0;

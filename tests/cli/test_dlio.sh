@@ -210,11 +210,15 @@ PY
 # tf.data dataset anew per epoch), and samples/s counts every step over the
 # whole epoch while AU leaves the first step out (utils/statscounter.py).
 # On a tier that costs nothing, build-host's reader cost c per sample on the
-# one worker TensorFlow's py_function allows, its 7.56 ms step, and a window
+# one worker TensorFlow's py_function allows, its step cost, and a window
 # of prefetch_size + computation_threads = 2 batches: batch j may be read
 # once batch j - 2 is taken, and nothing of an epoch before the last one
 # ends. The recurrence below is exact; the three cases are compute-bound,
 # reader-bound and in between.
+# build-host's figures, as the profile gives them
+hc=$("$tiersim" hosts --evidence | awk '$1 == "build-host" && $2 ~ /^dlio_s(ample|tep)_ns/ { v[$2] = $4 }
+	END { print v["dlio_sample_ns"], v["dlio_sample_ns_per_mib"], v["dlio_step_ns"] }')
+[ "$(echo $hc | wc -w)" -eq 3 ] || fail "build-host: no DLIO costs in tiersim hosts --evidence: $hc"
 for c in "4 1048576 0.01" "4 2097152 0.001" "8 1048576 0.02"; do
 	set -- $c
 	# shellcheck disable=SC2086
@@ -225,15 +229,17 @@ for c in "4 1048576 0.01" "4 2097152 0.001" "8 1048576 0.02"; do
 		++workload.reader.prefetch_size=1 ++workload.reader.computation_threads=1 \
 		++workload.train.epochs=3 --tier unlimited --virtual --host build-host --quiet \
 		--json "$work/tf.json" >/dev/null 2>"$work/err" || { cat "$work/err"; fail "tensorflow $c did not run"; }
-	/usr/bin/python3 - "$work/tf.json" "$1" "$3" <<'PY' || fail "tensorflow $c: not DLIO 2.0.0's epochs"
+	# shellcheck disable=SC2086
+	/usr/bin/python3 - "$work/tf.json" "$1" "$3" $hc <<'PY' || fail "tensorflow $c: not DLIO 2.0.0's epochs"
 import json, sys
 r = json.load(open(sys.argv[1]))['runs'][0]
 B, ct = int(sys.argv[2]), float(sys.argv[3])
-n, epochs, P, step = r['steps_per_epoch'], r['epochs'], 2, 7.56e-3
+base, mib, step = (float(x) for x in sys.argv[4:7])
+n, epochs, P, step = r['steps_per_epoch'], r['epochs'], 2, step / 1e9
 assert n == 24 // B and epochs == 3, r
 # a sample is one open and one read of its whole record (frame included)
 ln = r['read_bytes'] / (r['read_requests'] / 2)
-c = (763000 + 1239000 * ln / 1048576) / 1e9
+c = (base + mib * ln / 1048576) / 1e9
 S = au_sum = sps_sum = 0.0
 for e in range(epochs):
     take, end, free = [], [], S
@@ -291,6 +297,33 @@ assert get["file"] == 7 * 24 and get["/"] >= 24 and get["/train"] >= 24, (opens,
 assert get["/"] <= 24 + 2 and get["/train"] <= 24 + 2, get
 ' || fail "npz real run: not 7 getattrs per file and one of / and train/ per open"
 
+# With a host profile (--host) the real loader's workers spend its CPU per
+# sample busy after each sample's chain, as virtual time charges it: every
+# reading thread's own CPU (the trace's schedstat records, from its first
+# request to its last) covers the cost of each file it opened but its last.
+# shellcheck disable=SC2086
+"$tiersim" dlio resnet50_h100 $npzw --tier unlimited --dir "$work/npz" --trace "$work/npzh.trace" \
+	--host build-host >/dev/null 2>"$work/err" || fail "npz real run, --host: $(cat "$work/err")"
+cost=$(sed -n 's/.*accelerator; \([0-9.]*\) us + \([0-9.]*\) us\/MiB per sample.*/\1 \2/p' "$work/err")
+[ -n "$cost" ] || fail "npz --host: no per-sample cost said: $(cat "$work/err")"
+"$tiersim" trace dump "$work/npzh.trace" | python3 -c '
+import sys
+base, mib = (float(x) * 1e3 for x in sys.argv[1:3])
+need = base + mib * 114660 / 2**20
+lo, hi, opens = {}, {}, {}
+for line in sys.stdin:
+    w = line.split()
+    if w and w[0] == "cpu" and w[-1] != "flags=1":
+        v = int(dict(x.split("=") for x in w[2:])["on_ns"])
+        lo[w[1]] = min(lo.get(w[1], v), v); hi[w[1]] = max(hi.get(w[1], v), v)
+    elif w and w[0].isdigit() and w[2] == "open":
+        opens[w[7]] = opens.get(w[7], 0) + 1
+assert sum(opens.values()) == 24 and need > 5e5, (opens, need)
+for t, n in opens.items():
+    assert hi[t] - lo[t] >= (n - 1) * need, (t, n, hi[t] - lo[t], need)
+' $cost || fail "npz --host: a reader spent less CPU per sample than the host profile charges"
+grep -q "Mpixel" "$work/err" && fail "npz --host: a jpeg decode charged to npz samples"
+
 # jpeg (DLIO's ImageReader under its PyTorch loader): the real loader's
 # requests through the mount are the chain virtual time charges, request
 # for request (opens and reads alike); the files are JPEGs of the side
@@ -326,6 +359,12 @@ for _ in files:
     pil.append(len(b.getvalue()))
 assert abs(np.mean(ours) / np.mean(pil) - 1) < 0.005, (np.mean(ours), np.mean(pil))
 PY
+# a jpeg sample is charged its decode per megapixel besides (--host)
+# shellcheck disable=SC2086
+"$tiersim" dlio resnet50_h100 $jpw --tier unlimited --virtual --host build-host >/dev/null \
+	2>"$work/err" || fail "jpeg virtual run, --host: $(cat "$work/err")"
+grep -q "us/MiB + [0-9.]* us/Mpixel decoded per sample" "$work/err" ||
+	fail "jpeg --host: no decode per megapixel: $(cat "$work/err")"
 expect 2 "dataset.format jpeg: tiersim reads it with DLIO's PyTorch loader only" resnet50_h100 \
 	++workload.dataset.format=jpeg ++workload.dataset.num_samples_per_file=1 --tier unlimited --virtual
 expect 2 "dataset.format 'hdf5': tiersim models npz, tfrecord and jpeg" unet3d_h100 \
