@@ -93,11 +93,16 @@ if [ -z "$venv" ]; then
 	fi
 fi
 [ -x "$venv/bin/dlio_benchmark" ] || { echo "dlio_peer.sh: $venv/bin/dlio_benchmark is missing" >&2; exit 2; }
-rt=()
+rt=() rtp=()
 if [ -n "$prio" ]; then
-	[[ $prio =~ ^[0-9]+$ ]] && chrt -f "$prio" true ||
+	[[ $prio =~ ^[0-9]+$ ]] && [ "$prio" -ge 1 ] && [ "$prio" -le 98 ] && chrt -f "$prio" true ||
 		{ echo "dlio_peer.sh: --chrt $prio: not a SCHED_FIFO priority this user may set" >&2; exit 2; }
 	rt=(chrt -f "$prio")
+	# The sampler's ps above them: a SCHED_FIFO rank reaping its DataLoader
+	# workers waits in the kernel (d_invalidate of their /proc entries) on
+	# a reader of /proc such as ps, and spins there, holding a core, for as
+	# long as that reader cannot run; at a lower priority it never could.
+	rtp=(chrt -f $((prio < 99 ? prio + 1 : 99)))
 fi
 
 # Each dataset's overrides, given to DLIO and to tiersim alike.
@@ -241,11 +246,14 @@ print("%.1f %.1f" % (100 * j["au"], j["samples_per_s"]))'
 
 # Runs CMD (under chrt with --chrt) and, once a second while it runs, lists
 # the scheduling class and name of every thread of it and its descendants
-# into FILE. Once DONE exists (a run's results written), CMD has 30 s to
-# exit; then its children are sent SIGTERM and FILE.late says so: a
-# SCHED_FIFO process that spins at exit (one real DLIO run with 2 ranks
-# spun 508 s in the kernel after writing its summary) holds a core the
-# host's other work needs.
+# into FILE. Once DONE exists (a run's results written), every thread seen
+# is put back to SCHED_OTHER, and CMD has 30 s to exit; then its children
+# are sent SIGTERM and FILE.late says so. A 2-rank real DLIO under
+# SCHED_FIFO spun in the kernel at exit twice (wait4 -> release_task ->
+# d_invalidate on its DataLoader workers' /proc entries, which a task of
+# normal priority held and could not release): 508 s the first time, with
+# this sampler below its priority, 2 minutes the second, with it above;
+# SIGTERM and SIGKILL did not end it, SCHED_OTHER did at once.
 rtrun() { # FILE DONE CMD...
 	local f=$1 done=$2 pid rc late=0
 	shift 2
@@ -254,14 +262,20 @@ rtrun() { # FILE DONE CMD...
 	: >"$f"
 	rm -f "$f.late"
 	while kill -0 "$pid" 2>/dev/null; do
-		ps -e -L -o pid=,ppid=,lwp=,cls=,comm= | awk -v root="$pid" '
+		"${rtp[@]}" ps -e -L -o pid=,ppid=,lwp=,cls=,comm= | awk -v root="$pid" '
 			{ par[$1] = $2; cls[$3] = $4; pof[$3] = $1; cm[$3] = $5 }
 			END { for (t in cls) { p = pof[t]
 				while (p != "" && p != root && p > 1) p = par[p]
 				if (p == root) print t, cls[t], cm[t] } }' >>"$f"
+		if [ -e "$done" ] && [ -n "$prio" ] && [ "$late" -eq 0 ]; then
+			# results written: the rest (exit, reaping) at normal priority
+			awk '{ print $1 }' "$f" | sort -u | while read -r t; do
+				chrt -o -p 0 "$t" 2>/dev/null
+			done
+		fi
 		if [ -e "$done" ] && [ $((late += 1)) -gt 30 ]; then
 			echo "still running 30 s after $done: children of $pid sent SIGTERM" >"$f.late"
-			pkill -TERM -P "$pid"
+			"${rtp[@]}" pkill -TERM -P "$pid"
 			late=-1000
 		fi
 		sleep 1
