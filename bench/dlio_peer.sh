@@ -166,40 +166,23 @@ print("%5.1f %5.1f %6.1f %6.2f" % (reads / o, gets / o, rb / max(reads, 1) / 102
 }
 
 # The requesting threads' wait for a CPU (schedstat run-queue time between
-# their first and last request), as a share of the trace's span per thread.
-# (Each thread's counters only grow; the dump is not in time order across
-# the daemon's threads, so a thread's first and last are its least and most.)
+# their first and last request: trace stats), as a share of the trace's
+# span per thread.
 runq() {
-	"$tiersim" trace dump "$1" | /usr/bin/python3 -c '
-import sys
-lo, hi, t0, t1 = {}, {}, None, None
-for line in sys.stdin:
-    w = line.split()
-    if w and w[0] == "cpu" and w[-1] != "flags=1":  # flags=1: a clock left unread
-        v = int(dict(x.split("=") for x in w[2:])["runq_ns"])
-        lo[w[1]] = min(lo.get(w[1], v), v); hi[w[1]] = max(hi.get(w[1], v), v)
-    elif w and w[0].isdigit():
-        t0 = int(w[0]) if t0 is None else min(t0, int(w[0])); t1 = max(t1 or 0, int(w[1]))
-n = max(len(hi), 1)
-print("%.0f%%" % (100 * sum(hi[t] - lo[t] for t in hi) / n / max(t1 - t0, 1) if hi else 0))'
+	"$tiersim" trace stats "$1" --json | /usr/bin/python3 -c '
+import json, sys
+j = json.load(sys.stdin); th = [t for t in j["threads"] if t["runq_ns"] or t["cpu_ns"]]
+print("%.0f%%" % (100 * sum(t["runq_ns"] for t in th) / max(len(th), 1) / max(j["span_ns"], 1)))'
 }
 
 # The reading threads' own CPU per sample: the growth of each one's
-# schedstat run time (the traces' cpu records) over the files it opened,
-# summed over the threads that opened files, in us.
+# schedstat run time (trace stats) over the files it opened, summed over
+# the threads that opened files, in us.
 reader_cpu() {
-	"$tiersim" trace dump "$1" | /usr/bin/python3 -c '
-import sys
-lo, hi, opens = {}, {}, {}
-for line in sys.stdin:
-    w = line.split()
-    if w and w[0] == "cpu" and w[-1] != "flags=1":
-        v = int(dict(x.split("=") for x in w[2:])["on_ns"])
-        lo[w[1]] = min(lo.get(w[1], v), v); hi[w[1]] = max(hi.get(w[1], v), v)
-    elif w and w[0].isdigit() and w[2] == "open":
-        opens[w[7]] = opens.get(w[7], 0) + 1
-r = [t for t in opens if t in hi]  # the readers; not a rank listing the folder
-print("%.0f" % (sum(hi[t] - lo[t] for t in r) / max(sum(opens[t] for t in r), 1) / 1e3))'
+	"$tiersim" trace stats "$1" --json | /usr/bin/python3 -c '
+import json, sys
+r = [t for t in json.load(sys.stdin)["threads"] if t["opens"]]
+print("%.0f" % (sum(t["cpu_ns"] for t in r) / max(sum(t["opens"] for t in r), 1) / 1e3))'
 }
 
 # Per sample, from its open to its close: ms in requests / ms between them.

@@ -8,7 +8,10 @@
  *   op to the submit of the next; an op submitted before the previous one
  *   completed (async IO) counts as an overlap, not as think time;
  * - inter-arrival: gaps between consecutive submits, all threads together;
- * - timeline: reads and writes by completion time, in fixed slots.
+ * - timeline: reads and writes by completion time, in fixed slots;
+ * - a thread's CPU and run-queue time: its schedstat clocks' growth from
+ *   the least to the most read in its cpu records (clocks left unread
+ *   skipped), so 0 for a thread with fewer than two read clocks.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -140,6 +143,17 @@ int ts_trace_stats_compute(const struct ts_trace *t, uint64_t interval_ns,
 		struct ts_trace_stats_thread *th = find_thread(s, r->tid);
 		size_t ti = (size_t)(th - s->threads);
 		th->ops++;
+		th->opens += r->op == TS_OP_OPEN;
+		const struct ts_trace_cpu *c = t->cpu ? &t->cpu[idx[k]] : NULL;
+		if (c && c->pid && !(c->flags & TS_CPU_F_GAP)) { /* each clock only grows */
+			bool first = !th->on1 && !th->rq1;
+			th->on0 = first ? c->on_ns : TS_MIN(th->on0, c->on_ns);
+			th->rq0 = first ? c->runq_ns : TS_MIN(th->rq0, c->runq_ns);
+			th->on1 = TS_MAX(th->on1, c->on_ns);
+			th->rq1 = TS_MAX(th->rq1, c->runq_ns);
+			th->cpu_ns = th->on1 - th->on0;
+			th->runq_ns = th->rq1 - th->rq0;
+		}
 		th->io_ns += done - r->submit_ns;
 		if (last_done[ti] != UINT64_MAX) {
 			if (r->submit_ns >= last_done[ti]) {
@@ -403,10 +417,12 @@ json_t *ts_trace_stats_json(const struct ts_trace_stats *s, const struct ts_trac
 	for (size_t i = 0; i < s->nthreads; i++) {
 		const struct ts_trace_stats_thread *x = &s->threads[i];
 		json_array_append_new(
-		    threads, json_pack("{sI sI sI sI sI sI}", "tid", (json_int_t)x->tid, "ops",
-				       (json_int_t)x->ops, "bytes", (json_int_t)x->bytes, "io_ns",
-				       (json_int_t)x->io_ns, "think_ns", (json_int_t)x->think_ns,
-				       "overlap", (json_int_t)x->overlap));
+		    threads, json_pack("{sI sI sI sI sI sI sI sI sI}", "tid", (json_int_t)x->tid,
+				       "ops", (json_int_t)x->ops, "bytes", (json_int_t)x->bytes,
+				       "io_ns", (json_int_t)x->io_ns, "think_ns",
+				       (json_int_t)x->think_ns, "overlap", (json_int_t)x->overlap,
+				       "opens", (json_int_t)x->opens, "cpu_ns",
+				       (json_int_t)x->cpu_ns, "runq_ns", (json_int_t)x->runq_ns));
 	}
 	json_object_set_new(o, "threads", threads);
 	for (size_t i = 0; i < s->nslots; i++)

@@ -28,6 +28,11 @@ struct ts_trace_stats_thread {
 	uint64_t io_ns;	   /* sum of complete - submit */
 	uint64_t think_ns; /* sum of gaps between one op's completion and the next's submit */
 	uint64_t overlap;  /* ops submitted before the thread's previous op completed */
+	/* its CPU clocks' growth from its first read clock to its last (cpu
+	 * records, not those left unread: TS_CPU_F_GAP); 0 without them */
+	uint64_t cpu_ns, runq_ns;
+	uint64_t opens;
+	uint64_t on0, on1, rq0, rq1; /* the least and most read (internal) */
 };
 
 struct ts_trace_stats {

@@ -298,29 +298,22 @@ assert get["/"] <= 24 + 2 and get["/train"] <= 24 + 2, get
 ' || fail "npz real run: not 7 getattrs per file and one of / and train/ per open"
 
 # With a host profile (--host) the real loader's workers spend its CPU per
-# sample busy after each sample's chain, as virtual time charges it: every
-# reading thread's own CPU (the trace's schedstat records, from its first
+# sample busy after each sample's chain, as virtual time charges it: each
+# reading thread's own CPU (trace stats: its schedstat clock from its first
 # request to its last) covers the cost of each file it opened but its last.
 # shellcheck disable=SC2086
 "$tiersim" dlio resnet50_h100 $npzw --tier unlimited --dir "$work/npz" --trace "$work/npzh.trace" \
 	--host build-host >/dev/null 2>"$work/err" || fail "npz real run, --host: $(cat "$work/err")"
 cost=$(sed -n 's/.*accelerator; \([0-9.]*\) us + \([0-9.]*\) us\/MiB per sample.*/\1 \2/p' "$work/err")
 [ -n "$cost" ] || fail "npz --host: no per-sample cost said: $(cat "$work/err")"
-"$tiersim" trace dump "$work/npzh.trace" | python3 -c '
-import sys
+"$tiersim" trace stats "$work/npzh.trace" --json | python3 -c '
+import json, sys
 base, mib = (float(x) * 1e3 for x in sys.argv[1:3])
 need = base + mib * 114660 / 2**20
-lo, hi, opens = {}, {}, {}
-for line in sys.stdin:
-    w = line.split()
-    if w and w[0] == "cpu" and w[-1] != "flags=1":
-        v = int(dict(x.split("=") for x in w[2:])["on_ns"])
-        lo[w[1]] = min(lo.get(w[1], v), v); hi[w[1]] = max(hi.get(w[1], v), v)
-    elif w and w[0].isdigit() and w[2] == "open":
-        opens[w[7]] = opens.get(w[7], 0) + 1
-assert sum(opens.values()) == 24 and need > 5e5, (opens, need)
-for t, n in opens.items():
-    assert hi[t] - lo[t] >= (n - 1) * need, (t, n, hi[t] - lo[t], need)
+readers = [t for t in json.load(sys.stdin)["threads"] if t["opens"]]
+assert sum(t["opens"] for t in readers) == 24 and need > 5e5, (readers, need)
+for t in readers:
+    assert t["cpu_ns"] >= (t["opens"] - 1) * need, (t, need)
 ' $cost || fail "npz --host: a reader spent less CPU per sample than the host profile charges"
 grep -q "Mpixel" "$work/err" && fail "npz --host: a jpeg decode charged to npz samples"
 

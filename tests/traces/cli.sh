@@ -28,6 +28,14 @@ check "io of tid 11" test "$(q '.threads[1].io_ns')" = 101000
 check "top file" test "$(q '.files[0].path')" = /data/b
 check "span" test "$(q .span_ns)" = 106000
 check "not truncated" test "$(q .truncated)" = false
+# per thread: opens, and the CPU clocks' growth between the least and most
+# read clock (written out of time order; a clock left unread skipped)
+check "undump cpu" "$B" trace undump "$S/cpu.txt" -o "$T/cpu.trace"
+"$B" trace stats --json "$T/cpu.trace" > "$T/cpu.json" || { echo "FAIL: cpu stats" >&2; fail=1; }
+c() { jq -r "$1" "$T/cpu.json"; }
+check "cpu of tid 10" test "$(c '.threads[0].cpu_ns') $(c '.threads[0].runq_ns')" = "4000 200"
+check "opens of tid 10" test "$(c '.threads[0].opens')" = 1
+check "one clock, no growth" test "$(c '.threads[1].cpu_ns') $(c '.threads[1].opens')" = "0 0"
 "$B" trace stats "$T/a.trace" > "$T/s.txt" || fail=1
 check "text stats" grep -q "sequential 75.0% of ops" "$T/s.txt"
 
