@@ -139,8 +139,9 @@ struct cache {
 	struct ext *e;
 	size_t e_len, fs_len; /* bytes mapped for e, fs */
 	uint32_t nmax, nused, freelist;
-	struct fslot *fs; /* nslot > nmax: at most 3/4 full */
-	uint64_t nslot;
+	struct fslot *fs; /* at most 3/4 full; grows up to nslot_max > nmax */
+	uint64_t nslot, nslot_max, nfiles;
+	uint64_t fmemo; /* the slot ffind found last */
 	uint64_t entries, evicted; /* chunks */
 	uint32_t lru_head, lru_tail;	 /* most / least recently used */
 	uint32_t dirty_head, dirty_tail; /* oldest / newest dirty */
@@ -182,19 +183,54 @@ static uint64_t fhome(const struct cache *c, uint64_t file)
 	return reduce(mix(file, 0), c->nslot);
 }
 
-/* The file table's slot of @file, or the empty slot ending its probe. */
-static uint64_t ffind(const struct cache *c, uint64_t file)
+/* The file table's slot of @file, or the empty slot ending its probe. A
+ * request looks its file up several times: the last slot found is tried
+ * first (a file has one slot, so a match is it). */
+static uint64_t ffind(struct cache *c, uint64_t file)
 {
-	uint64_t s = fhome(c, file);
-	while (c->fs[s].root1 && c->fs[s].file != file)
+	uint64_t s = c->fmemo;
+	if (s < c->nslot && c->fs[s].root1 && c->fs[s].file == file)
+		return s;
+	for (s = fhome(c, file); c->fs[s].root1 && c->fs[s].file != file;)
 		s = wrap(c, s + 1);
+	c->fmemo = s;
 	return s;
 }
 
 /* The root extent of @file's tree, NIL when none of its chunks is cached. */
-static uint32_t froot(const struct cache *c, uint64_t file)
+static uint32_t froot(struct cache *c, uint64_t file)
 {
 	return c->fs[ffind(c, file)].root1 - 1;
+}
+
+static void *table_new(size_t len);
+static void table_free(void *p, size_t len);
+
+/* Doubles the file table (up to nslot_max), so that it stays at most 3/4
+ * full: it grows with the files cached, not with mem. Quits quietly when
+ * out of memory (the table is then fuller, still correct). */
+static void ftable_grow(struct cache *c)
+{
+	uint64_t n = TS_MIN(2 * c->nslot, c->nslot_max);
+	struct fslot *fs = table_new(n * sizeof(*fs)), *old = c->fs;
+	if (n == c->nslot || !fs) {
+		if (fs)
+			table_free(fs, n * sizeof(*fs));
+		return;
+	}
+	uint64_t on = c->nslot;
+	c->fs = fs;
+	c->nslot = n;
+	for (uint64_t j = 0; j < on; j++) {
+		if (!old[j].root1)
+			continue;
+		uint64_t s = fhome(c, old[j].file);
+		while (fs[s].root1)
+			s = wrap(c, s + 1);
+		fs[s] = old[j];
+	}
+	table_free(old, c->fs_len);
+	c->fs_len = n * sizeof(*fs);
 }
 
 /* ---- The per-file tree (a treap on lo; priorities hash the index) ------ */
@@ -258,10 +294,17 @@ static uint32_t tr_delete(struct cache *c, uint32_t t, uint32_t x)
 
 static void index_add(struct cache *c, uint32_t x)
 {
-	struct fslot *f = &c->fs[ffind(c, c->e[x].file)];
+	uint64_t s = ffind(c, c->e[x].file);
 	c->e[x].left = c->e[x].right = NIL;
-	if (!f->root1)
+	if (!c->fs[s].root1 && 4 * (c->nfiles + 1) > 3 * c->nslot && c->nslot < c->nslot_max) {
+		ftable_grow(c);
+		s = ffind(c, c->e[x].file);
+	}
+	struct fslot *f = &c->fs[s];
+	if (!f->root1) {
 		*f = (struct fslot){ .file = c->e[x].file };
+		c->nfiles++;
+	}
 	f->root1 = tr_insert(c, f->root1 - 1, x) + 1;
 }
 
@@ -278,6 +321,7 @@ static void funslot(struct cache *c, uint64_t s)
 		}
 	}
 	memset(&c->fs[hole], 0, sizeof(c->fs[hole]));
+	c->nfiles--;
 }
 
 static void index_del(struct cache *c, uint32_t x)
@@ -292,7 +336,7 @@ static void index_del(struct cache *c, uint32_t x)
 
 /* The extent of @file holding chunk @idx, NIL when it is not cached; then
  * *next is the first chunk after @idx that is (UINT64_MAX: none). */
-static uint32_t ext_at(const struct cache *c, uint64_t file, uint64_t idx, uint64_t *next)
+static uint32_t ext_at(struct cache *c, uint64_t file, uint64_t idx, uint64_t *next)
 {
 	uint32_t t = froot(c, file), below = NIL;
 	uint64_t nx = UINT64_MAX;
@@ -450,6 +494,16 @@ static void dirty_back(struct cache *c, uint32_t i)
 		c->dirty_head = i;
 }
 
+/* The bits set in @m (without a popcount instruction in the baseline ISA,
+ * __builtin_popcount is a library call). */
+static inline uint64_t pc32(uint32_t m)
+{
+	m = m - ((m >> 1) & 0x55555555U);
+	m = (m & 0x33333333U) + ((m >> 2) & 0x33333333U);
+	m = (m + (m >> 4)) & 0x0f0f0f0fU;
+	return (m * 0x01010101U) >> 24;
+}
+
 /* The end (exclusive) of the run of set bits of @m that starts at bit @p. */
 static int run_end(uint32_t m, int p)
 {
@@ -475,9 +529,9 @@ static uint32_t mask_of(const struct ext *x, uint64_t idx)
 
 static uint64_t ext_pages(const struct ext *x)
 {
-	uint64_t p = (uint64_t)__builtin_popcount(x->first);
+	uint64_t p = (uint64_t)pc32(x->first);
 	if (x->n > 1)
-		p += (uint64_t)__builtin_popcount(x->last) + (uint64_t)(x->n - 2) * PPC;
+		p += (uint64_t)pc32(x->last) + (uint64_t)(x->n - 2) * PPC;
 	return p;
 }
 
@@ -513,7 +567,7 @@ static void ext_remove(struct cache *c, uint32_t i)
 	if (e->dirty)
 		dirty_unlink(c, i);
 	c->resident -= ext_pages(e) * PAGE;
-	c->dirty -= (uint64_t)__builtin_popcount(e->dirty) * PAGE;
+	c->dirty -= (uint64_t)pc32(e->dirty) * PAGE;
 	c->entries -= e->n;
 	ext_release(c, i);
 }
@@ -746,9 +800,20 @@ static void evict_one(struct cache *c, uint64_t now)
 	c->evicted++;
 	if (e->n == 1) {
 		ext_remove(c, v);
+		/* The next victim's extent is at hand (lru_unlink wrote it);
+		 * fetch what evicting it will read while the caller does other
+		 * work: reclaim walks extents the run has not touched for long,
+		 * each read from memory otherwise. */
+		uint32_t t = c->lru_tail;
+		if (t != NIL) {
+			const struct ext *n = &c->e[t];
+			__builtin_prefetch(&c->fs[fhome(c, n->file)], 1);
+			if (n->lprev != NIL)
+				__builtin_prefetch(&c->e[n->lprev], 1);
+		}
 		return;
 	}
-	c->resident -= (uint64_t)__builtin_popcount(e->first) * PAGE;
+	c->resident -= (uint64_t)pc32(e->first) * PAGE;
 	c->entries--;
 	e->lo++;
 	e->n--;
@@ -788,9 +853,8 @@ static uint32_t get_chunk(struct cache *c, uint32_t i, uint64_t file, uint64_t i
 		struct ext *x = &c->e[h];
 		if (x->file == file && x->lo + x->n == idx && !x->dirty &&
 		    (x->n == 1 || x->last == FULL)) {
-			uint64_t zero = 0;
-			rdy_append(x, &zero, 1);
-			x->n++;
+			rdy_reserve(x, x->n + 1);
+			rdy(x)[x->n++] = 0;
 			x->last = 0;
 			return h;
 		}
@@ -866,8 +930,8 @@ static void drop_pages(struct cache *c, uint64_t file, uint64_t p0, uint64_t p1)
 		i = ext_cut(c, i, idx, idx);
 		struct ext *e = &c->e[i];
 		uint32_t drop = e->first & m, dd = e->dirty & m;
-		c->resident -= (uint64_t)__builtin_popcount(drop) * PAGE;
-		c->dirty -= (uint64_t)__builtin_popcount(dd) * PAGE;
+		c->resident -= (uint64_t)pc32(drop) * PAGE;
+		c->dirty -= (uint64_t)pc32(dd) * PAGE;
 		set_last(e, e->first & ~m);
 		e->dirty &= ~m;
 		if (!e->dirty && dd)
@@ -942,11 +1006,11 @@ static uint64_t fill(struct cache *c, uint64_t now, uint64_t file, uint64_t p0, 
 		}
 		/* Send the gathered run before reclaim could drop one of its
 		 * chunks (a read larger than the cache). */
-		if (c->run_len && must_evict(c, i == NIL, (unsigned)__builtin_popcount(miss))) {
+		if (c->run_len && must_evict(c, i == NIL, (unsigned)pc32(miss))) {
 			uint64_t d = run_flush(c, now, done);
 			ready = TS_MAX(ready, d);
 		}
-		i = get_chunk(c, i, file, idx, (unsigned)__builtin_popcount(miss), now, true);
+		i = get_chunk(c, i, file, idx, (unsigned)pc32(miss), now, true);
 		struct ext *e = &c->e[i];
 		uint32_t have = want & ~miss;
 		if (have) {
@@ -978,7 +1042,7 @@ static uint64_t fill(struct cache *c, uint64_t now, uint64_t file, uint64_t p0, 
 		}
 		e = &c->e[i];
 		set_last(e, e->last | miss);
-		c->resident += (uint64_t)__builtin_popcount(miss) * PAGE;
+		c->resident += (uint64_t)pc32(miss) * PAGE;
 		idx++;
 	}
 	uint64_t d = run_flush(c, now, done);
@@ -1091,7 +1155,7 @@ static uint32_t get_alone(struct cache *c, uint32_t i, uint64_t file, uint64_t i
 }
 
 /* Pages of [p0, p1) of @file that are not dirty. */
-static uint64_t clean_pages(const struct cache *c, uint64_t file, uint64_t p0, uint64_t p1)
+static uint64_t clean_pages(struct cache *c, uint64_t file, uint64_t p0, uint64_t p1)
 {
 	uint64_t n = p1 - p0, last = (p1 - 1) / PPC;
 	for (uint64_t idx = p0 / PPC; idx <= last;) {
@@ -1102,7 +1166,7 @@ static uint64_t clean_pages(const struct cache *c, uint64_t file, uint64_t p0, u
 			continue;
 		}
 		const struct ext *e = &c->e[i];
-		n -= (uint64_t)__builtin_popcount(page_mask(p0, p1, idx) & e->dirty);
+		n -= (uint64_t)pc32(page_mask(p0, p1, idx) & e->dirty);
 		idx = e->lo + e->n;
 	}
 	return n;
@@ -1114,7 +1178,7 @@ static uint64_t clean_pages(const struct cache *c, uint64_t file, uint64_t p0, u
 static uint32_t dirty_chunk(struct cache *c, uint32_t i, uint64_t file, uint64_t idx,
 			    uint32_t want, uint32_t miss, uint64_t t)
 {
-	i = get_alone(c, i, file, idx, (unsigned)__builtin_popcount(miss), t);
+	i = get_alone(c, i, file, idx, (unsigned)pc32(miss), t);
 	struct ext *e = &c->e[i];
 	uint32_t newd = want & ~e->dirty;
 	if (!e->dirty && newd) {
@@ -1123,8 +1187,8 @@ static uint32_t dirty_chunk(struct cache *c, uint32_t i, uint64_t file, uint64_t
 	}
 	set_last(e, e->first | want);
 	e->dirty |= want;
-	c->resident += (uint64_t)__builtin_popcount(miss) * PAGE;
-	c->dirty += (uint64_t)__builtin_popcount(newd) * PAGE;
+	c->resident += (uint64_t)pc32(miss) * PAGE;
+	c->dirty += (uint64_t)pc32(newd) * PAGE;
 	return i;
 }
 
@@ -1253,15 +1317,15 @@ static void cache_warm(struct ts_tier_layer *l, uint64_t now, uint64_t file, uin
 		uint32_t i = ext_at(c, file, idx, NULL);
 		uint32_t miss = i == NIL ? want : want & ~mask_of(&c->e[i], idx);
 		if (!dirty) {
-			i = get_chunk(c, i, file, idx, (unsigned)__builtin_popcount(miss), now, true);
+			i = get_chunk(c, i, file, idx, (unsigned)pc32(miss), now, true);
 			set_last(&c->e[i], c->e[i].last | want);
-			c->resident += (uint64_t)__builtin_popcount(miss) * PAGE;
+			c->resident += (uint64_t)pc32(miss) * PAGE;
 			continue;
 		}
 		i = dirty_chunk(c, i, file, idx, want, miss, now);
 		while (c->dirty > c->dirty_limit && c->dirty_head != NIL && c->dirty_head != i) {
 			uint32_t o = c->dirty_head;
-			c->dirty -= (uint64_t)__builtin_popcount(c->e[o].dirty) * PAGE;
+			c->dirty -= (uint64_t)pc32(c->e[o].dirty) * PAGE;
 			c->e[o].dirty = 0;
 			dirty_unlink(c, o);
 		}
@@ -1367,7 +1431,8 @@ struct ts_tier_layer *ts_tier_cache_new(const struct ts_tier_cache_cfg *cfg)
 	if (n > UINT32_MAX - 1)
 		n = UINT32_MAX - 1;
 	c->nmax = (uint32_t)n;
-	c->nslot = n + n / 3 + 8; /* at most 3/4 full: short probes */
+	c->nslot_max = n + n / 3 + 8; /* at most 3/4 full: short probes */
+	c->nslot = TS_MIN(c->nslot_max, 4096);
 	c->e_len = n * sizeof(*c->e);
 	c->fs_len = c->nslot * sizeof(*c->fs);
 	c->e = table_new(c->e_len);
