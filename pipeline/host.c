@@ -316,9 +316,11 @@ static int field(const struct ts_host_set *s, const struct host *h, int f, enum 
 	return -ELOOP;
 }
 
-static void known(const struct ts_host_set *s, char *buf, size_t n, bool libs)
+/* The names a spec may give: library profiles (@libs), or host profiles,
+ * with "this-machine" first where @this is set. */
+static void known(const struct ts_host_set *s, char *buf, size_t n, bool libs, bool this)
 {
-	size_t used = (size_t)snprintf(buf, n, "%s", libs ? "" : TS_HOST_THIS);
+	size_t used = (size_t)snprintf(buf, n, "%s", !libs && this ? TS_HOST_THIS : "");
 	for (size_t i = 0; libs ? i < s->nl : i < s->nh; i++)
 		if (used < n)
 			used += (size_t)snprintf(buf + used, n - used, "%s%s", used ? ", " : "",
@@ -333,7 +335,7 @@ int ts_host_cal(const struct ts_host_set *s, const char *spec, enum ts_host_end 
 	const struct host *h = find_host(s, spec, hn);
 	char list[1024];
 	if (!h) {
-		known(s, list, sizeof(list), false);
+		known(s, list, sizeof(list), false, true);
 		snprintf(err, errlen, "host '%.*s' is not a host profile (known: %s; 'tiersim hosts' "
 				      "lists them)",
 			 (int)hn, spec, list);
@@ -342,7 +344,7 @@ int ts_host_cal(const struct ts_host_set *s, const char *spec, enum ts_host_end 
 	const char *lname = slash ? slash + 1 : h->library ? h->library : "libjpeg-turbo";
 	const struct lib *l = find_lib(s, lname);
 	if (!l) {
-		known(s, list, sizeof(list), true);
+		known(s, list, sizeof(list), true, false);
 		snprintf(err, errlen, "host '%s': '%s' is not a library profile (known: %s)", h->name,
 			 lname, list);
 		return -ENOENT;
@@ -378,7 +380,14 @@ int ts_host_dlio_costs(const struct ts_host_set *s, const char *spec, enum ts_ho
 	const struct host *h = find_host(s, spec, hn);
 	if (!h) {
 		char list[1024];
-		known(s, list, sizeof(list), false);
+		known(s, list, sizeof(list), false, false);
+		if (hn == strlen(TS_HOST_THIS) && !strncmp(spec, TS_HOST_THIS, hn)) {
+			snprintf(err, errlen, "host '" TS_HOST_THIS "' has no DLIO reader costs: they are "
+					      "measured per host profile (bench/dlio_peer.sh); name a "
+					      "host profile (known: %s)",
+				 list);
+			return -ENOENT;
+		}
 		snprintf(err, errlen, "host '%.*s' is not a host profile (known: %s; 'tiersim hosts' "
 				      "lists them)",
 			 (int)hn, spec, list);
