@@ -73,6 +73,7 @@ struct lctx {
 	lua_State *L;
 	struct ts_luadata *d;
 	struct ts_luadata_decl decl;
+	bool shipped; /* one of builtin[]: every number labelled */
 	char *err;
 	size_t errlen;
 };
@@ -139,47 +140,114 @@ static void *slot(void **arr, size_t *n, size_t size, const char *name)
 	} while (0)
 
 #define NUM(field, key, def) TRY(get_num(c, t, key, def, &(field)))
+#define FIG(field, key, def) TRY(fig_num(c, p, t, key, def, &(field)))
 
-/* allreduce_eff: a number, or { link = eff, ..., default = eff }. */
-static int read_eff(struct lctx *c, int t, struct ts_prof_fw *f)
+/* The number at stack index @idx, the value of @key of the declaration
+ * being read, into *@out, its evidence into @p->figs: { VALUE, LABEL,
+ * "source", low = , high = }, luadata's value form as host profiles write
+ * it (a wrong type, a missing label or source, an assumed value without
+ * low and high: refused naming the file and line). A bare number is
+ * refused in the shipped profiles; from a user's it is kept unlabelled,
+ * its file:line for a source. */
+static int fig_at(struct lctx *c, struct ts_profiles *p, int idx, const char *key, double *out)
+{
+	struct ts_luadata_ev ev = { 0 };
+	int rc;
+	if (lua_type(c->L, idx) == LUA_TNUMBER && !c->shipped) {
+		ev.value = lua_tonumber(c->L, idx);
+		ev.lo = ev.hi = ev.value;
+		if (!(ev.source = ts_luadata_where(c->d, &c->decl)))
+			return -ENOMEM;
+	} else if ((rc = ts_luadata_get_ev(c->d, &c->decl, idx, key, TS_LUADATA_EV_VALUE, NULL,
+					   &ev, c->err, c->errlen)) < 0) {
+		return rc;
+	}
+	struct ts_prof_fig *f = realloc(p->figs, (p->nfigs + 1) * sizeof(*f));
+	if (!f) {
+		ts_luadata_ev_free(&ev);
+		return -ENOMEM;
+	}
+	p->figs = f;
+	f += p->nfigs++;
+	f->kind = c->decl.kind->name;
+	snprintf(f->of, sizeof(f->of), "%s", c->decl.name ? c->decl.name : "");
+	snprintf(f->key, sizeof(f->key), "%s", key);
+	f->ev = ev;
+	*out = ev.value;
+	return 0;
+}
+
+/* The number at @key of the table at @t (fig_at), @def when not set. */
+static int fig_num(struct lctx *c, struct ts_profiles *p, int t, const char *key, double def,
+		   double *out)
+{
+	int rc = 0;
+	if (lua_getfield(c->L, t, key) == LUA_TNIL)
+		*out = def;
+	else
+		rc = fig_at(c, p, -1, key, out);
+	lua_pop(c->L, 1);
+	return rc;
+}
+
+/* A declaration of @kind named @name replaces an earlier one: its figures
+ * go too. */
+static void drop_figs(struct ts_profiles *p, const char *kind, const char *name)
+{
+	size_t keep = 0;
+	for (size_t i = 0; i < p->nfigs; i++) {
+		if (strcmp(p->figs[i].kind, kind) == 0 && strcasecmp(p->figs[i].of, name) == 0)
+			ts_luadata_ev_free(&p->figs[i].ev);
+		else
+			p->figs[keep++] = p->figs[i];
+	}
+	p->nfigs = keep;
+}
+
+/* allreduce_eff: a number, or { link = number, ..., default = number },
+ * each number as fig_at reads it. */
+static int read_eff(struct lctx *c, struct ts_profiles *p, int t, struct ts_prof_fw *f)
 {
 	lua_State *L = c->L;
-	int rc = 0;
-	lua_getfield(L, t, "allreduce_eff");
-	int e = lua_gettop(L);
+	int ty = lua_getfield(L, t, "allreduce_eff"), e = lua_gettop(L), rc = 0;
 	f->allreduce_eff = 1.0;
-	if (lua_isnumber(L, e)) {
-		f->allreduce_eff = lua_tonumber(L, e);
-	} else if (lua_istable(L, e)) {
-		f->allreduce_eff = -1;
-		lua_pushnil(L);
-		while (lua_next(L, e)) {
-			if (lua_type(L, -2) != LUA_TSTRING || !lua_isnumber(L, -1)) {
-				rc = TS_E_PROFILE;
-			} else if (strcmp(lua_tostring(L, -2), "default") == 0) {
-				f->allreduce_eff = lua_tonumber(L, -1);
-			} else if (f->neff_link < (int)TS_ARRAY_SIZE(f->eff_link)) {
-				snprintf(f->eff_link[f->neff_link].link, TS_PROF_NAME, "%s",
-					 lua_tostring(L, -2));
-				f->eff_link[f->neff_link++].eff = lua_tonumber(L, -1);
-			} else {
-				lua_pop(L, 2);
-				return FAIL("allreduce_eff names more than %zu links",
-					    TS_ARRAY_SIZE(f->eff_link));
-			}
-			lua_pop(L, 1);
+	bool per_link = ty == LUA_TTABLE && lua_rawgeti(L, e, 1) == LUA_TNIL;
+	lua_settop(L, e);
+	if (ty == LUA_TNIL) {
+		lua_pop(L, 1);
+		return 0;
+	}
+	if (!per_link) {
+		rc = fig_at(c, p, e, "allreduce_eff", &f->allreduce_eff);
+		lua_pop(L, 1);
+		return rc;
+	}
+	f->allreduce_eff = -1;
+	lua_pushnil(L);
+	while (rc == 0 && lua_next(L, e)) {
+		char key[TS_PROF_NAME];
+		double v;
+		if (lua_type(L, -2) != LUA_TSTRING)
+			return FAIL("allreduce_eff: a table of link = number with a default");
+		const char *link = lua_tostring(L, -2);
+		snprintf(key, sizeof(key), "allreduce_eff.%s", link);
+		if ((rc = fig_at(c, p, lua_gettop(L), key, &v)) < 0)
+			return rc;
+		if (strcmp(link, "default") == 0) {
+			f->allreduce_eff = v;
+		} else if (f->neff_link < (int)TS_ARRAY_SIZE(f->eff_link)) {
+			snprintf(f->eff_link[f->neff_link].link, TS_PROF_NAME, "%s", link);
+			f->eff_link[f->neff_link++].eff = v;
+		} else {
+			return FAIL("allreduce_eff names more than %zu links",
+				    TS_ARRAY_SIZE(f->eff_link));
 		}
-		if (f->allreduce_eff < 0)
-			rc = TS_E_PROFILE;
-	} else if (!lua_isnil(L, e)) {
-		rc = TS_E_PROFILE;
+		lua_pop(L, 1);
 	}
 	lua_pop(L, 1);
-	if (rc < 0)
-		ts_luadata_error(c->d, &c->decl, c->err, c->errlen,
-				 "allreduce_eff must be a number or a table of link = number with "
-				 "a default");
-	return rc;
+	if (f->allreduce_eff < 0)
+		return FAIL("allreduce_eff: a table of link = number needs a default");
+	return 0;
 }
 
 double ts_prof_fw_allreduce_eff(const struct ts_prof_fw *f, const char *link)
@@ -273,6 +341,8 @@ static int read_entry(struct lctx *c, struct ts_profiles *p, int t)
 	lua_State *L = c->L;
 	const char *name = c->decl.name;
 	int rc;
+	if (c->decl.kind - kinds < K_ANCHOR)
+		drop_figs(p, c->decl.kind->name, name);
 	switch ((enum kind)(c->decl.kind - kinds)) {
 	case K_GPU: {
 		struct ts_prof_gpu *g = slot((void **)&p->gpus, &p->ngpus, sizeof(*g), name);
@@ -282,12 +352,12 @@ static int read_entry(struct lctx *c, struct ts_profiles *p, int t)
 		TRY(get_aliases(c, t, g->aliases));
 		TRY(get_str(c, t, "link", g->link, sizeof(g->link)));
 		TRY(get_str(c, t, "efficiency_as", g->efficiency_as, sizeof(g->efficiency_as)));
-		NUM(g->mem_gib, "mem_gib", 0);
-		NUM(g->usable_mib, "usable_mib", g->mem_gib * 1024);
-		NUM(g->fp32_tflops, "fp32_tflops", 0);
-		NUM(g->tf32_tflops, "tf32_tflops", 0);
-		NUM(g->fp16_tflops, "fp16_tflops", 0);
-		NUM(g->mem_gbs, "mem_gbs", 0);
+		FIG(g->mem_gib, "mem_gib", 0);
+		FIG(g->usable_mib, "usable_mib", g->mem_gib * 1024);
+		FIG(g->fp32_tflops, "fp32_tflops", 0);
+		FIG(g->tf32_tflops, "tf32_tflops", 0);
+		FIG(g->fp16_tflops, "fp16_tflops", 0);
+		FIG(g->mem_gbs, "mem_gbs", 0);
 		if (g->fp32_tflops <= 0 || g->usable_mib <= 0)
 			return FAIL("needs fp32_tflops and mem_gib > 0");
 		break;
@@ -297,8 +367,8 @@ static int read_entry(struct lctx *c, struct ts_profiles *p, int t)
 		if (!l)
 			return -ENOMEM;
 		snprintf(l->name, sizeof(l->name), "%s", name);
-		NUM(l->bw_gbs, "bw_gbs", 0);
-		NUM(l->lat_us, "lat_us", 0);
+		FIG(l->bw_gbs, "bw_gbs", 0);
+		FIG(l->lat_us, "lat_us", 0);
 		if (l->bw_gbs <= 0)
 			return FAIL("needs bw_gbs > 0");
 		break;
@@ -311,9 +381,9 @@ static int read_entry(struct lctx *c, struct ts_profiles *p, int t)
 		TRY(get_aliases(c, t, m->aliases));
 		TRY(get_str(c, t, "netdef", m->netdef, sizeof(m->netdef)));
 		TRY(get_str(c, t, "unit", m->unit, sizeof(m->unit)));
-		NUM(m->params, "params", 0);
-		NUM(m->gmacs, "gmacs", 0);
-		NUM(m->b_half, "b_half", 0);
+		FIG(m->params, "params", 0);
+		FIG(m->gmacs, "gmacs", 0);
+		FIG(m->b_half, "b_half", 0);
 		if (!*m->netdef || m->b_half <= 0)
 			return FAIL("needs netdef and b_half > 0");
 		break;
@@ -326,22 +396,22 @@ static int read_entry(struct lctx *c, struct ts_profiles *p, int t)
 		TRY(get_aliases(c, t, f->aliases));
 		TRY(get_str(c, t, "precision", f->precision, sizeof(f->precision)));
 		TRY(get_str(c, t, "efficiency_as", f->efficiency_as, sizeof(f->efficiency_as)));
-		NUM(f->context_mib, "context_mib", 0);
-		NUM(f->state_copies, "state_copies", 3);
-		NUM(f->act_train, "act_train", 1);
+		FIG(f->context_mib, "context_mib", 0);
+		FIG(f->state_copies, "state_copies", 3);
+		FIG(f->act_train, "act_train", 1);
 		lua_getfield(L, t, "act_infer");
 		bool all = lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), "all") == 0;
 		lua_pop(L, 1);
 		if (all)
 			f->act_infer = -1;
 		else
-			NUM(f->act_infer, "act_infer", 1);
-		if ((rc = read_eff(c, t, f)) < 0)
+			FIG(f->act_infer, "act_infer", 1);
+		if ((rc = read_eff(c, p, t, f)) < 0)
 			return rc;
-		NUM(f->allreduce_gbs, "allreduce_gbs", 0);
-		NUM(f->overlap, "overlap", 0);
-		NUM(f->sync_ms, "sync_ms", 0);
-		NUM(f->jitter_p99, "jitter_p99", 1);
+		FIG(f->allreduce_gbs, "allreduce_gbs", 0);
+		FIG(f->overlap, "overlap", 0);
+		FIG(f->sync_ms, "sync_ms", 0);
+		FIG(f->jitter_p99, "jitter_p99", 1);
 		bool eff_ok = f->allreduce_eff > 0;
 		for (int k = 0; k < f->neff_link; k++)
 			eff_ok &= f->eff_link[k].eff > 0;
@@ -369,7 +439,8 @@ static int read_entry(struct lctx *c, struct ts_profiles *p, int t)
 	return 0;
 }
 
-static int load_file(struct ts_profiles *p, const char *path, char *err, size_t errlen)
+static int load_file(struct ts_profiles *p, const char *path, bool shipped, char *err,
+		     size_t errlen)
 {
 	struct ts_luadata *d;
 	int rc = ts_luadata_load(path, kinds, &d, err, errlen);
@@ -392,7 +463,9 @@ static int load_file(struct ts_profiles *p, const char *path, char *err, size_t 
 	lua_State *L = ts_luadata_state(d);
 	for (int pass = 0; pass < 2 && rc == 0; pass++) {
 		for (size_t i = 0; i < n && rc == 0; i++) {
-			struct lctx c = { .L = L, .d = d, .err = err, .errlen = errlen };
+			struct lctx c = {
+				.L = L, .d = d, .shipped = shipped, .err = err, .errlen = errlen
+			};
 			int t = ts_luadata_push(d, i, &c.decl);
 			if ((c.decl.kind - kinds >= K_ANCHOR) == (pass == 1))
 				rc = read_entry(&c, p, t);
@@ -648,10 +721,10 @@ int ts_profiles_load(const char *extra, struct ts_profiles **out, char *err, siz
 			rc = -ENOENT;
 			break;
 		}
-		rc = load_file(p, path, err, errlen);
+		rc = load_file(p, path, true, err, errlen);
 	}
 	if (rc == 0 && extra && *extra)
-		rc = load_file(p, extra, err, errlen);
+		rc = load_file(p, extra, false, err, errlen);
 	if (rc == 0)
 		rc = fit_efficiency(p, err, errlen);
 	if (rc < 0) {
@@ -676,6 +749,9 @@ void ts_profiles_free(struct ts_profiles *p)
 		ts_luadata_ev_free(&p->anchors[i].ev);
 	for (size_t i = 0; i < p->nchecks; i++)
 		ts_luadata_ev_free(&p->checks[i].ev);
+	for (size_t i = 0; i < p->nfigs; i++)
+		ts_luadata_ev_free(&p->figs[i].ev);
+	free(p->figs);
 	free(p->anchors);
 	free(p->checks);
 	free_fit(p);

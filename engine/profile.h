@@ -71,6 +71,17 @@ struct ts_prof_check {
 	struct ts_luadata_ev ev;
 };
 
+/* The evidence of one number of a gpu, link, model or framework
+ * declaration: luadata's schema in its value form, { VALUE, LABEL,
+ * "source", low = , high = }. A user's profile may still write a bare
+ * number; it is kept with label TS_LUADATA_NONE and its file:line as the
+ * source (the shipped profiles may not). */
+struct ts_prof_fig {
+	const char *kind; /* "gpu", "link", "model", "framework" */
+	char of[TS_PROF_NAME], key[TS_PROF_NAME];
+	struct ts_luadata_ev ev;
+};
+
 struct ts_profiles {
 	struct ts_prof_gpu *gpus;
 	struct ts_prof_link *links;
@@ -78,7 +89,8 @@ struct ts_profiles {
 	struct ts_prof_fw *fws;
 	struct ts_prof_anchor *anchors;
 	struct ts_prof_check *checks;
-	size_t ngpus, nlinks, nmodels, nfws, nanchors, nchecks;
+	struct ts_prof_fig *figs; /* in file order, those replaced by name dropped */
+	size_t ngpus, nlinks, nmodels, nfws, nanchors, nchecks, nfigs;
 	/* log-efficiency fit: log(achieved / peak) = mu + a_model + a_fw + a_gpu + a_prec */
 	double mu, *a_model, *a_fw, *a_gpu, a_prec[3];
 	bool *seen_model, *seen_fw, *seen_gpu; /* has anchors of its own */

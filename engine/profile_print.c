@@ -68,13 +68,16 @@ static int print_table(FILE *f, const struct ts_profiles *p)
 	return 0;
 }
 
+/* One figure: an anchor's or a check's range is factors (x0.9-x1.1), a
+ * declaration number's bounds (0.5-1). */
 static int ev_line(FILE *f, const char *kind, const char *what, const char *value,
-		   const struct ts_luadata_ev *ev)
+		   const struct ts_luadata_ev *ev, bool bounds)
 {
-	char range[32] = "-";
+	char range[40] = "-";
 	if (ev->has_range)
-		snprintf(range, sizeof(range), "x%.3g-x%.3g", ev->lo, ev->hi);
-	return fprintf(f, "%-7s %-52s %-16s %-9s %-11s %-6s %s\n", kind, what, value,
+		snprintf(range, sizeof(range), bounds ? "%.4g-%.4g" : "x%.3g-x%.3g", ev->lo,
+			 ev->hi);
+	return fprintf(f, "%-9s %-52s %-16s %-9s %-11s %-6s %s\n", kind, what, value,
 		       ts_luadata_label_name(ev->label), range, ev->fit_case ? ev->fit_case : "-",
 		       ev->source) < 0
 		       ? -EIO
@@ -84,15 +87,22 @@ static int ev_line(FILE *f, const char *kind, const char *what, const char *valu
 static int print_evidence(FILE *f, const struct ts_profiles *p)
 {
 	int rc = 0;
-	fprintf(f, "%-7s %-52s %-16s %-9s %-11s %-6s %s\n", "figure", "of", "value", "label",
+	fprintf(f, "%-9s %-52s %-16s %-9s %-11s %-6s %s\n", "figure", "of", "value", "label",
 		"range", "case", "source");
+	for (size_t i = 0; i < p->nfigs && !rc; i++) {
+		const struct ts_prof_fig *g = &p->figs[i];
+		char what[2 * TS_PROF_NAME + 2], v[40];
+		snprintf(what, sizeof(what), "%s %s", g->of, g->key);
+		snprintf(v, sizeof(v), "%.10g", g->ev.value);
+		rc = ev_line(f, g->kind, what, v, &g->ev, true);
+	}
 	for (size_t i = 0; i < p->nanchors && !rc; i++) {
 		const struct ts_prof_anchor *a = &p->anchors[i];
 		char what[256], v[40];
 		snprintf(what, sizeof(what), "%s %s %s %s %s b%.0f", a->framework, a->model, a->gpu,
 			 a->mode, a->precision, a->batch);
 		snprintf(v, sizeof(v), "%.5g/s", a->value);
-		rc = ev_line(f, "anchor", what, v, &a->ev);
+		rc = ev_line(f, "anchor", what, v, &a->ev, false);
 	}
 	for (size_t i = 0; i < p->nchecks && !rc; i++) {
 		const struct ts_prof_check *k = &p->checks[i];
@@ -106,7 +116,7 @@ static int print_evidence(FILE *f, const struct ts_profiles *p)
 				 k->model, k->gpu, k->gpus, k->precision, k->batch);
 			snprintf(v, sizeof(v), "%.5g/s +-%.0f%%", k->value, k->tol * 100);
 		}
-		rc = ev_line(f, k->oom ? "oom" : "scaling", what, v, &k->ev);
+		rc = ev_line(f, k->oom ? "oom" : "scaling", what, v, &k->ev, false);
 	}
 	return rc;
 }

@@ -671,6 +671,23 @@ static void test_profile_types(void)
 		{ "oom { framework = 'mxnet', model = 'vgg16', gpu = 'K80', mode = 'infer', "
 		  "batch = 128, fits = 64, evidence = { 'spec', 'x', range = { 2, 3 } } }",
 		  ":1: oom: evidence: range: expected { LO, HI } with 0 < LO <= 1 <= HI" },
+		/* a gpu's, link's, model's or framework's numbers: the value form of
+		 * the schema, as host profiles write it; these were read as bare
+		 * numbers, a table refused */
+		{ "gpu 'Z0' { mem_gib = 8,\n  fp32_tflops = { 30, 'datasheet' }, link = 'pcie3' }",
+		  ":1: gpu 'Z0': fp32_tflops: missing its label" },
+		{ "gpu 'Z0' { mem_gib = { '8', 'spec', 'x' }, fp32_tflops = 30 }",
+		  ":1: gpu 'Z0': mem_gib: missing its value" },
+		{ "\nlink 'l' { bw_gbs = 10, lat_us = { 5, 'assumed', 'a round trip' } }",
+		  ":2: link 'l': lat_us: an assumed value needs low = and high =" },
+		{ "framework 'x' { allreduce_eff = { pcie3 = { 0.1, 'measured' }, default = 1 } }",
+		  ":1: framework 'x': allreduce_eff.pcie3: missing its source" },
+		{ "framework 'x' { context_mib = 'lots' }",
+		  ":1: framework 'x': context_mib: expected { VALUE, " },
+		{ "framework 'x' { allreduce_eff = { 0.5, 'spec' } }",
+		  ":1: framework 'x': allreduce_eff: missing its source" },
+		{ "model 'm' { netdef = 'vgg16', b_half = { 7, 'measured', 'x', low = 8 } }",
+		  ":1: model 'm': b_half: needs 0 <= low <= value <= high" },
 	};
 	char path[] = "/tmp/tiersim-engine-profile-XXXXXX";
 	int fd = mkstemp(path);
@@ -707,7 +724,7 @@ static void test_gpu_profile_typo(void)
 	fclose(in);
 	text[len] = 0;
 	char *v100 = strstr(text, "gpu \"V100\"");
-	char *key = v100 ? strstr(v100, "mem_gbs = 900") : NULL;
+	char *key = v100 ? strstr(v100, "mem_gbs = { 900") : NULL;
 	CHECK(key != NULL);
 	if (!key)
 		return;
@@ -733,6 +750,68 @@ static void test_gpu_profile_typo(void)
 	CHECK(strstr(err, "(known: aliases, mem_gib, usable_mib, fp32_tflops, tf32_tflops, "
 			  "fp16_tflops, mem_gbs, link, efficiency_as)") != NULL);
 	ts_engine_cfg_free(&c);
+	unlink(path);
+}
+
+/* Every number of the shipped gpu, link, model and framework declarations
+ * carries its evidence (label and source, an assumed one its low and high),
+ * read by luadata's typed getter; a user's profile may still write a bare
+ * number, which stays unlabelled with its file and line, and a labelled one
+ * replaces the shipped figure's evidence with its own. */
+static void test_figures_labelled(void)
+{
+	struct ts_profiles *p = builtin_profiles();
+	if (!p)
+		return;
+	size_t n[4] = { 0 }, spec_fp32 = 0, lat = 0;
+	for (size_t i = 0; i < p->nfigs; i++) {
+		const struct ts_prof_fig *f = &p->figs[i];
+		if (!labelled(&f->ev))
+			fprintf(stderr, "unlabelled: %s %s %s\n", f->kind, f->of, f->key);
+		CHECK(labelled(&f->ev));
+		n[f->ev.label]++;
+		spec_fp32 += strcmp(f->key, "fp32_tflops") == 0 && f->ev.label == TS_LUADATA_SPEC;
+		if (strcmp(f->kind, "link") == 0 && strcmp(f->key, "lat_us") == 0) {
+			lat++;
+			CHECK(f->ev.label == TS_LUADATA_ASSUMED && f->ev.lo < 5 && f->ev.hi > 5);
+		}
+	}
+	CHECK(spec_fp32 == p->ngpus && lat == p->nlinks);
+	CHECK(n[TS_LUADATA_MEASURED] > 0 && n[TS_LUADATA_SPEC] > 0 && n[TS_LUADATA_ASSUMED] > 0);
+	printf("profile numbers: %zu measured, %zu spec, %zu assumed\n", n[TS_LUADATA_MEASURED],
+	       n[TS_LUADATA_SPEC], n[TS_LUADATA_ASSUMED]);
+	size_t before = p->nfigs;
+	ts_profiles_free(p);
+
+	char path[] = "/tmp/tiersim-engine-profile-XXXXXX";
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	close(fd);
+	write_file(path, "\ngpu 'V100' { mem_gib = 16, link = 'nvlink2',\n"
+			 "  fp32_tflops = { 14, 'measured', 'a run here' } }\n");
+	p = NULL;
+	CHECK(ts_profiles_load(path, &p, err, sizeof(err)) == 0 && p);
+	if (!p)
+		return;
+	size_t v100 = 0, bare = 0;
+	for (size_t i = 0; i < p->nfigs; i++) {
+		const struct ts_prof_fig *f = &p->figs[i];
+		if (strcmp(f->kind, "gpu") || strcmp(f->of, "V100"))
+			continue;
+		v100++;
+		if (strcmp(f->key, "mem_gib") == 0) {
+			bare++;
+			CHECK(f->ev.label == TS_LUADATA_NONE && f->ev.value == 16);
+			CHECK(strstr(f->ev.source, path) && strstr(f->ev.source, ":2"));
+		} else {
+			CHECK(strcmp(f->key, "fp32_tflops") == 0 && f->ev.value == 14 &&
+			      strcmp(f->ev.source, "a run here") == 0);
+		}
+	}
+	/* the shipped V100's five numbers gave way to the profile's two */
+	CHECK(v100 == 2 && bare == 1 && p->nfigs == before - 5 + 2);
+	CHECK(ts_prof_gpu_find(p, "V100")->fp32_tflops == 14);
+	ts_profiles_free(p);
 	unlink(path);
 }
 
@@ -830,6 +909,7 @@ int main(void)
 	test_hold();
 	test_bad_profiles();
 	test_profile_types();
+	test_figures_labelled();
 	test_gpu_profile_typo();
 	test_kernel_refs();
 	test_cuda_absent();
