@@ -10,6 +10,10 @@
 #   scale     resnet50_h100 x 115 H100s x 5 epochs on micron-9550
 #   findmax   resnet50_h100 --find-max on micron-9550
 #   validate  tiersim validate, every case of the corpus
+# Each binary reads its tier profiles and workloads from its own build's
+# source tree unless TIERSIM_DATADIR is set: a tree that changes while the
+# bench runs (a rebase, a checkout) changes the figures; compare builds of
+# trees that stay put, or set TIERSIM_DATADIR to one frozen copy.
 # Usage: bench/speed.sh A_TIERSIM B_TIERSIM [RUNS] [CASE...]
 # e.g.   bench/speed.sh /tmp/old/tiersim build/cli/tiersim 3 epoch findmax
 set -u
