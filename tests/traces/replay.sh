@@ -326,6 +326,27 @@ X
 "$B" replay "$T/close.trace" --virtual --tier meta70 --profile "$T/meta.lua" --closed-loop \
 	--no-think --json > "$T/close.json"
 check "close and getattr free" test "$(j "$T/close.json" '.results[1].total_ns')" = 140000
+# unlinked_file_forgotten: an unlink walks its path (the file-system rule)
+# and then drops the file from the page-cache model, as tierfs does: 64 KiB
+# read twice (the second a hit), unlinked, read again from the device.
+cat > "$T/unl.txt" <<'X'
+header version=1 mem=1048576
+path 1 "/f"
+0 0 read 1 0 65536 65536 1 1048576 0 0
+1000 1000 read 1 0 65536 65536 1 1048576 0 0
+2000 2000 unlink 1 0 0 0 1 0 0 0
+3000 3000 read 1 0 65536 65536 1 1048576 0 0
+end drops=0 records=4 t=3000
+X
+sed "s/unlink/getattr/" "$T/unl.txt" > "$T/kept.txt" # the same walk, nothing dropped
+for t in unl kept; do
+	"$B" trace undump "$T/$t.txt" -o "$T/$t.trace"
+	"$B" replay "$T/$t.trace" --virtual --tier meta70 --profile "$T/meta.lua" --closed-loop \
+		--no-think --json > "$T/$t.json"
+done
+check "unlink forgets the file" test \
+	$(( $(j "$T/unl.json" '.results[1].device_read_bytes') - \
+	    $(j "$T/kept.json" '.results[1].device_read_bytes') )) = 65536
 # names_made_wait_on_no_write: a create reads the folder it makes the name
 # in (the root's block, 70us) and no metadata request of its own; a second
 # create there reads nothing; the rename of /n reads n's inode-table

@@ -188,6 +188,7 @@ static uint64_t serve(struct vrun *v, const struct ts_trace_rec *r, size_t idx, 
 	unsigned nio = 0;
 	uint64_t floor = v->cfg->tier.floor_ns;
 	struct ts_tier_done d = {0};
+	uint64_t done;
 	if (!(r->flags & TS_REC_F_NOTIER) && ts_tier_rule_fs_walks(kind)) {
 		/* the file system's reads for the path, as tierfs charges them */
 		const char *path = r->file_id < v->t->npaths ? v->t->paths[r->file_id] : NULL;
@@ -196,17 +197,19 @@ static uint64_t serve(struct vrun *v, const struct ts_trace_rec *r, size_t idx, 
 						   TS_FSMETA_MAX_IO);
 		/* nothing from the disk: the op's own time (an op charged
 		 * nothing when recorded took its recorded time) */
-		if (!nio && ts_tier_rule_op(r->op) == TS_TIER_OP_NR)
-			return s + (TS_MAX(r->complete_ns, r->submit_ns) - r->submit_ns);
-		if (!nio)
-			return s + (cs && cs->pid ? cs->sys_ns + cs->late_ns : floor);
-		uint64_t done = ts_fsmeta_charge(v->tier, s, floor, io, nio, &d);
-		res->dev_read_bytes += d.dev_bytes;
-		if (cs && cs->pid)
-			done = TS_MAX(done, s + cs->sys_ns) + cs->late_ns;
-		if (d.bound < TS_TIER_BOUND_NR)
-			res->bound[d.bound]++;
-		return done;
+		if (!nio && ts_tier_rule_op(r->op) == TS_TIER_OP_NR) {
+			done = s + (TS_MAX(r->complete_ns, r->submit_ns) - r->submit_ns);
+		} else if (!nio) {
+			done = s + (cs && cs->pid ? cs->sys_ns + cs->late_ns : floor);
+		} else {
+			done = ts_fsmeta_charge(v->tier, s, floor, io, nio, &d);
+			res->dev_read_bytes += d.dev_bytes;
+			if (cs && cs->pid)
+				done = TS_MAX(done, s + cs->sys_ns) + cs->late_ns;
+			if (d.bound < TS_TIER_BOUND_NR)
+				res->bound[d.bound]++;
+		}
+		goto forget; /* unlink walks its path and drops the file */
 	}
 	if ((r->flags & TS_REC_F_NOTIER) || !ts_tier_rule_req(r->op, &q))
 		return s + (TS_MAX(r->complete_ns, r->submit_ns) - r->submit_ns);
@@ -218,7 +221,7 @@ static uint64_t serve(struct vrun *v, const struct ts_trace_rec *r, size_t idx, 
 		s = ts_fsmeta_charge(v->tier, s, floor, io, nio, &md) + floor;
 		res->dev_read_bytes += md.dev_bytes;
 	}
-	uint64_t done = ts_tier_submit(v->tier, s, &q, &d);
+	done = ts_tier_submit(v->tier, s, &q, &d);
 	if (q.op == TS_TIER_READ)
 		res->dev_read_bytes += d.dev_bytes;
 	/* tierfs replies at the later of the model's time and the end of its
@@ -228,6 +231,7 @@ static uint64_t serve(struct vrun *v, const struct ts_trace_rec *r, size_t idx, 
 		done = TS_MAX(done, s + cs->sys_ns) + cs->late_ns;
 	if (d.bound < TS_TIER_BOUND_NR)
 		res->bound[d.bound]++;
+forget:;
 	/* what tierfs drops from the model after the syscall */
 	uint64_t off = r->offset, len = r->length;
 	if (r->result == 0 && ts_tier_rule_forget(r->op, r->aux, &off, &len))
