@@ -925,6 +925,7 @@ TS_CUDA_MODULE_EXPORT const struct ts_cuda_module ts_cuda_module = {
 	.abi = TS_CUDA_MODULE_ABI,
 	.version = TS_VERSION,
 	.engine_size = sizeof(struct ts_engine),
+	.device_size = sizeof(struct ts_cuda_device),
 	.ops = &cuda_ops,
 	.device = cuda_device,
 	.check_layers = cuda_check_layers,

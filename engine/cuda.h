@@ -36,7 +36,7 @@ TS_WUR int ts_cuda_check_layers(const char *netdef, int batch, double *max_rel, 
 
 /* The module's file name, and what it exports under ts_cuda_module. */
 #define TS_CUDA_MODULE_FILE "tiersim-cuda.so"
-#define TS_CUDA_MODULE_ABI 1
+#define TS_CUDA_MODULE_ABI 2
 /* The backend's line in the registry's help. */
 #define TS_CUDA_HELP "the network's layers with cuDNN and cuBLAS on GPU 0, timed with CUDA events"
 #define TS_CUDA_MODULE_EXPORT __attribute__((visibility("default")))
@@ -46,6 +46,7 @@ struct ts_cuda_module {
 	unsigned abi;		/* TS_CUDA_MODULE_ABI */
 	const char *version;	/* TS_VERSION of its build: must be the program's */
 	size_t engine_size;	/* sizeof(struct ts_engine) it was built with */
+	size_t device_size;	/* sizeof(struct ts_cuda_device), which it fills */
 	const struct ts_engine_ops *ops;
 	int (*device)(struct ts_cuda_device *d, char *err, size_t errlen);
 	int (*check_layers)(const char *netdef, int batch, double *max_rel, int *layers,

@@ -28,8 +28,10 @@ static void module_path(char *out, size_t n, char *tried, size_t tn)
 {
 	const char *env = getenv("TIERSIM_CUDA_MODULE");
 	if (env && *env) {
-		snprintf(out, n, "%s", env);
-		snprintf(tried, tn, "%s", env);
+		/* dlopen() searches the library path for a name without a '/';
+		 * the variable names a file, relative to the working directory. */
+		snprintf(out, n, "%s%s", strchr(env, '/') ? "" : "./", env);
+		snprintf(tried, tn, "%s", out);
 		return;
 	}
 	char self[PATH_MAX] = "";
@@ -76,7 +78,9 @@ static int load(const struct ts_cuda_module **out, char *err, size_t errlen)
 	const char *bad = !m					  ? "no ts_cuda_module in it"
 			  : m->abi != TS_CUDA_MODULE_ABI		  ? "another module interface"
 			  : !m->version || strcmp(m->version, TS_VERSION) ? "another tiersim version"
-			  : m->engine_size != sizeof(struct ts_engine)	  ? "another build of tiersim"
+			  : m->engine_size != sizeof(struct ts_engine) ||
+					  m->device_size != sizeof(struct ts_cuda_device)
+				  ? "another build of tiersim"
 			  : !m->ops || !m->device || !m->check_layers	  ? "a hook is missing"
 									  : NULL;
 	if (bad) {

@@ -89,7 +89,7 @@ struct ts_engine_info {
 	enum ts_engine_mode mode;
 	uint64_t gpus, batch;
 	enum ts_engine_basis basis;
-	char source[256];	    /* citation of the anchor, or how it was modeled */
+	char source[1024];	    /* citation of the anchor, or how it was modeled */
 	double samples_per_s_1gpu;  /* one GPU at this batch */
 	double samples_per_s;	    /* all GPUs, compute + exposed communication */
 	uint64_t compute_ns;	    /* nominal compute per step */

@@ -493,7 +493,7 @@ static int run_engine_case(const struct ts_case *c, double *pred, char *err, siz
 		rc = ts_engine_estimate(&cfg, &info, err, errlen);
 	ts_engine_cfg_free(&cfg);
 	if (rc == 0 && !c->fits && info.basis == TS_BASIS_ANCHORED) {
-		snprintf(err, errlen, "the figure is a published anchor of the engine profiles (%s): "
+		snprintf(err, errlen, "the figure is a published anchor of the engine profiles (%.800s): "
 				      "a checking case holds it out (config.workload.engine.hold_out)",
 			 info.source);
 		rc = -EINVAL;

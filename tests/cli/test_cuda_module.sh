@@ -54,6 +54,9 @@ fi
 TIERSIM_CUDA_MODULE=$work/none.so one_line "$work/none.so" calibrate engine --gpu
 echo "not a module" >"$work/bad.so"
 TIERSIM_CUDA_MODULE=$work/bad.so one_line "cannot load $work/bad.so" calibrate engine --gpu
+# A name without a '/' is a file in the working directory, not a library
+# to look up on the loader's path.
+(cd "$work" && TIERSIM_CUDA_MODULE=bad.so one_line "cannot load ./bad.so" calibrate engine --gpu) || exit 1
 # The program alone, without the module beside it or under ../engine.
 mkdir -p "$work/bin" && cp "$tiersim" "$work/bin/tiersim"
 tiersim=$work/bin/tiersim

@@ -380,6 +380,14 @@ static void test_batch_and_basis(void)
 	struct ts_engine_info info;
 	CHECK(ts_engine_estimate(&c, &info, err, sizeof(err)) == 0);
 	CHECK(info.basis == TS_BASIS_MODELED && strstr(info.source, "modeled"));
+	/* an extrapolated anchor keeps its whole citation (about 210 characters) */
+	struct ts_engine_cfg h = cfg_of("sim", "pytorch-2021", "resnet50", "H100", "train", "amp",
+					128, 1);
+	struct ts_engine_info hi;
+	CHECK(ts_engine_estimate(&h, &hi, err, sizeof(err)) == 0);
+	CHECK(hi.basis == TS_BASIS_INTERPOLATED && strstr(hi.source, "extrapolated from") &&
+	      strstr(hi.source, "silvertonconsulting.com 2023/07/12)"));
+	ts_engine_cfg_free(&h);
 	set(&c.framework, "mxnet");
 	set(&c.model, "resnet50");
 	set(&c.gpu, "V100");
