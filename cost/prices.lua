@@ -23,7 +23,7 @@
 -- MB/s (10^6 bytes), and for an instance that bursts the most it runs at
 -- and for how long from a full bucket. A run on the instance (tiersim run
 -- with instance "NAME", tiersim dlio --instance NAME, a validation case's
--- config.host.ebs) caps its AWS volumes' traffic by them above each
+-- config.device.instance) caps its AWS volumes' traffic by them above each
 -- volume's own caps (tier/tier_base.h, struct ts_tier_ebs). The source is
 -- AWS's table "Amazon EBS-optimized instances" (the awsdocs mirror,
 -- github.com/awsdocs/amazon-ec2-user-guide doc_source/ebs-optimized.md @

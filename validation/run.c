@@ -523,10 +523,17 @@ enum ts_fig_status ts_fig_verdict(const struct ts_case *c, const struct ts_case_
 
 /* The EBS limits of the instance a disk case names (config.device.instance)
  * into @job. */
-static int case_ebs(const struct ts_case *c, struct ts_fiojob *job, char *err, size_t errlen)
+static int case_ebs(const struct ts_case *c, const struct ts_tier_profile *p, struct ts_fiojob *job,
+		    char *err, size_t errlen)
 {
 	if (!c->instance)
 		return 0;
+	/* as a scenario's instance (ts_scn_ebs): its limits bind EBS volumes only */
+	if (!ts_tier_is_ebs(p)) {
+		snprintf(err, errlen, "config.device.instance: tier '%s' is not an EBS volume (aws-*), "
+				      "which the instance's EBS limits apply to", c->tier);
+		return -EINVAL;
+	}
 	struct ts_price_set *prices;
 	const struct ts_instance *in;
 	char sub[512];
@@ -566,7 +573,7 @@ int ts_case_run(struct ts_case_row *r, const struct ts_tier_set *set,
 			rc = ts_fiojob_run(p, c->capacity, &c->job, &model, err, sizeof(err));
 	} else if (!rc) {
 		struct ts_fiojob job = c->job;
-		if (!(rc = case_ebs(c, &job, err, sizeof(err))))
+		if (!(rc = case_ebs(c, p, &job, err, sizeof(err))))
 			rc = ts_fiojob_run(p, c->capacity, &job, &res, err, sizeof(err));
 	}
 	if (rc) {

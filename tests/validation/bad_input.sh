@@ -63,6 +63,14 @@ out=$("$tiersim" validate --cases "$work/inst" ebs-st1-1000g-read-4k-qd256 2>&1)
 	fail "a case on an unknown instance ran"
 echo "$out" | grep -q "ebs-st1-1000g-read-4k-qd256.json: config.device.instance: .*t9.huge" ||
 	fail "unknown instance: no line naming the case and field: $out"
+# An instance's EBS limits on a volume that is not EBS: refused, as a
+# scenario would not apply them.
+f=$work/inst/alicloud-essd-pl1-80g-randread-4k-qd128.json
+edit_case "$f" "$f" 'c["config"]["device"]["instance"] = "t3.medium"'
+out=$("$tiersim" validate --cases "$work/inst" alicloud-essd-pl1-80g-randread-4k-qd128 2>&1) &&
+	fail "an instance's EBS limits on essd-pl1 ran"
+echo "$out" | grep -q "qd128.json: config.device.instance: tier 'essd-pl1' is not an EBS volume" ||
+	fail "instance on a non-EBS tier: no line naming the case and field: $out"
 
 # A case whose figure the profile was fitted to cannot check it.
 mkdir -p "$work/fitrule"
