@@ -207,17 +207,17 @@ static void *table_new(size_t len);
 static void table_free(void *p, size_t len);
 
 /* Doubles the file table (up to nslot_max), so that it stays at most 3/4
- * full: it grows with the files cached, not with mem. Quits quietly when
- * out of memory (the table is then fuller, still correct). */
+ * full: it grows with the files cached, not with mem. Out of memory it
+ * aborts, as rdy_reserve does: a table that cannot grow fills up, and a
+ * full table's probe (ffind) would never end. */
 static void ftable_grow(struct cache *c)
 {
 	uint64_t n = TS_MIN(2 * c->nslot, c->nslot_max);
-	struct fslot *fs = table_new(n * sizeof(*fs)), *old = c->fs;
-	if (n == c->nslot || !fs) {
-		if (fs)
-			table_free(fs, n * sizeof(*fs));
+	if (n == c->nslot)
 		return;
-	}
+	struct fslot *fs = table_new(n * sizeof(*fs)), *old = c->fs;
+	if (!fs)
+		abort(); /* 16 bytes per cached file: not recoverable */
 	uint64_t on = c->nslot;
 	c->fs = fs;
 	c->nslot = n;
@@ -417,7 +417,7 @@ static void rdy_shrink(struct ext *x)
 		memcpy(v, p + x->r0, x->n * sizeof(*v));
 		free(p);
 		x->cap = 0;
-		memcpy(x->r.in, v, sizeof(v));
+		memcpy(x->r.in, v, x->n * sizeof(*v));
 	}
 }
 
