@@ -34,7 +34,7 @@ one() {
 		"$prog" dlio "$wl" --profile "$src/validation/tiers.lua" --tier "$tier" --virtual \
 		--find-max --quiet $extra >"$tmp/out" 2>"$tmp/err"
 	local rc=$? n
-	if [ $rc -gt 128 ]; then # SIGXCPU, then SIGKILL past the limit
+	if [ $rc -eq 152 ] || [ $rc -eq 137 ]; then # SIGXCPU, then SIGKILL past the limit
 		n=timeout
 	elif [ $rc -ne 0 ]; then
 		n=failed

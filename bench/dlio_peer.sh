@@ -230,7 +230,8 @@ print("%.1f %.1f" % (100 * j["au"], j["samples_per_s"]))'
 # Runs CMD (under chrt with --chrt) and, once a second while it runs, lists
 # the scheduling class and name of every thread of it and its descendants
 # into FILE. Once DONE exists (a run's results written), every thread seen
-# is put back to SCHED_OTHER, and CMD has 30 s to exit; then its children
+# is put back to SCHED_OTHER (each second, so threads seen later too), and
+# CMD has 30 s to exit; then its children
 # are sent SIGTERM and FILE.late says so. A 2-rank real DLIO under
 # SCHED_FIFO spun in the kernel at exit twice (wait4 -> release_task ->
 # d_invalidate on its DataLoader workers' /proc entries, which a task of
@@ -250,7 +251,7 @@ rtrun() { # FILE DONE CMD...
 			END { for (t in cls) { p = pof[t]
 				while (p != "" && p != root && p > 1) p = par[p]
 				if (p == root) print t, cls[t], cm[t] } }' >>"$f"
-		if [ -e "$done" ] && [ -n "$prio" ] && [ "$late" -eq 0 ]; then
+		if [ -e "$done" ] && [ -n "$prio" ] && [ "$late" -ge 0 ]; then
 			# results written: the rest (exit, reaping) at normal priority
 			awk '{ print $1 }' "$f" | sort -u | while read -r t; do
 				chrt -o -p 0 "$t" 2>/dev/null
@@ -278,8 +279,11 @@ rtshare() {
 ts_row() { # BUILD TRACE LOG d n tier
 	local t=$1/cli/tiersim b c
 	# shellcheck disable=SC2086
-	b=$(TIERSIM_WORKDIR=$work/ts rtrun "$3.rt" - "${mpi[@]}" -np "$5" "$t" dlio "${wl[$4]}" $common ${over[$4]} \
-		--tier "$6" "${host[@]}" --trace "$2" --quiet --json - </dev/null 2>"$3.log" | tsjson) || b="- -"
+	rm -f "$3.json"
+	# shellcheck disable=SC2086
+	b=$(TIERSIM_WORKDIR=$work/ts rtrun "$3.rt" "$3.json" "${mpi[@]}" -np "$5" "$t" dlio "${wl[$4]}" \
+		$common ${over[$4]} --tier "$6" "${host[@]}" --trace "$2" --quiet --json "$3.json" \
+		</dev/null >/dev/null 2>"$3.log" && tsjson <"$3.json") || b="- -"
 	# shellcheck disable=SC2086
 	c=$("$t" dlio "${wl[$4]}" $common ${over[$4]} --tier "$6" "${host[@]}" --accelerators "$5" \
 		--virtual --quiet --json - </dev/null 2>"$3-v.log" | tsjson) || c="- -"
@@ -304,7 +308,10 @@ echo "$table" | while read -r name d n tier; do
 			"${mpi[@]}" -np "$n" "$venv/bin/dlio_benchmark" --config-dir "$work/config" workload="${wl[$d]}" \
 			$common ${over[$d]} ++workload.dataset.data_folder="$out/m" hydra.run.dir="$out/dlio" \
 			++workload.output.folder="$out/dlio" </dev/null >"$out/dlio.log" 2>&1
-		fusermount3 -u "$out/m"
+		# the daemon back to SCHED_OTHER before it unmounts (as rtrun does)
+		[ -n "$prio" ] && ps -e -L -o lwp=,args= | awk -v m="$out/m" 'index($0, m) { print $1 }' |
+			while read -r t; do chrt -o -p 0 "$t" 2>/dev/null; done
+		fusermount3 -u "$out/m" || { fusermount3 -uz "$out/m"; echo "dlio_peer.sh: $name: unmount of $out/m failed" >&2; exit 1; }
 		trace_end "$out/dlio.trace"
 		a=$(summary "$out/dlio" 2>/dev/null) || a="- -"
 		load=$(uptime | sed 's/.*average: //')
