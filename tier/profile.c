@@ -1122,15 +1122,32 @@ int ts_tier_print_table(FILE *f, const struct ts_tier_set *set, uint64_t capacit
 
 /* ---- The evidence table ---------------------------------------------------- */
 
+/* The widest of @n strings (at least @min). */
+static int widest(int min, const char *const *v, size_t n)
+{
+	size_t w = (size_t)min;
+	for (size_t i = 0; i < n; i++)
+		if (v[i])
+			w = TS_MAX(w, strlen(v[i]));
+	return (int)TS_MIN(w, 64);
+}
+
 int ts_tier_print_evidence(FILE *f, const struct ts_tier_set *set)
 {
-	fprintf(f, "%-17s %-14s %-9s %-13s %-26s %s\n", "tier", "field", "label", "range",
+	/* columns as wide as their longest entry: field names, fitted cases */
+	int wf = TS_MAX(widest(5, ev_names, TS_EV_NR), widest(5, fs_names, FS_NR)), wc = 14;
+	for (size_t i = 0; i < set->n; i++)
+		for (int k = 0; k < TS_EV_NR; k++)
+			if (set->p[i]->has_evidence && set->p[i]->ev[k].label != TS_EV_NONE &&
+			    set->p[i]->ev[k].fit_case)
+				wc = TS_MAX(wc, (int)TS_MIN(strlen(set->p[i]->ev[k].fit_case), 64));
+	fprintf(f, "%-17s %-*s %-9s %-13s %-*s %s\n", "tier", wf, "field", "label", "range", wc,
 		"fitted to case", "source");
 	for (size_t i = 0; i < set->n; i++) {
 		const struct ts_tier_profile *p = set->p[i];
 		if (!p->has_evidence) {
-			if (fprintf(f, "%-17s %-14s %-9s %-13s %-26s %s\n", p->name, "*", "-", "-",
-				    "-", "no evidence table (unlabelled)") < 0)
+			if (fprintf(f, "%-17s %-*s %-9s %-13s %-*s %s\n", p->name, wf, "*", "-", "-",
+				    wc, "-", "no evidence table (unlabelled)") < 0)
 				return -EIO;
 			continue;
 		}
@@ -1141,8 +1158,8 @@ int ts_tier_print_evidence(FILE *f, const struct ts_tier_set *set)
 			char range[32] = "-";
 			if (e->has_range)
 				snprintf(range, sizeof(range), "x%.3g-x%.3g", e->lo, e->hi);
-			if (fprintf(f, "%-17s %-14s %-9s %-13s %-26s %s\n", p->name, ev_names[k],
-				    ts_tier_ev_label_name(e->label), range,
+			if (fprintf(f, "%-17s %-*s %-9s %-13s %-*s %s\n", p->name, wf, ev_names[k],
+				    ts_tier_ev_label_name(e->label), range, wc,
 				    e->fit_case ? e->fit_case : "-", e->what) < 0)
 				return -EIO;
 		}
@@ -1157,8 +1174,8 @@ int ts_tier_print_evidence(FILE *f, const struct ts_tier_set *set)
 			char range[32] = "-";
 			if (e->has_range)
 				snprintf(range, sizeof(range), "x%.3g-x%.3g", e->lo, e->hi);
-			if (fprintf(f, "%-17s %-14s %-9s %-13s %-26s %s\n", who, fs_names[k],
-				    ts_tier_ev_label_name(e->label), range,
+			if (fprintf(f, "%-17s %-*s %-9s %-13s %-*s %s\n", who, wf, fs_names[k],
+				    ts_tier_ev_label_name(e->label), range, wc,
 				    e->fit_case ? e->fit_case : "-", e->what) < 0)
 				return -EIO;
 		}

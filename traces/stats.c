@@ -146,7 +146,8 @@ int ts_trace_stats_compute(const struct ts_trace *t, uint64_t interval_ns,
 		th->opens += r->op == TS_OP_OPEN;
 		const struct ts_trace_cpu *c = t->cpu ? &t->cpu[idx[k]] : NULL;
 		if (c && c->pid && !(c->flags & TS_CPU_F_GAP)) { /* each clock only grows */
-			bool first = !th->on1 && !th->rq1;
+			bool first = !th->cpu_seen;
+			th->cpu_seen = true;
 			th->on0 = first ? c->on_ns : TS_MIN(th->on0, c->on_ns);
 			th->rq0 = first ? c->runq_ns : TS_MIN(th->rq0, c->runq_ns);
 			th->on1 = TS_MAX(th->on1, c->on_ns);

@@ -7,6 +7,7 @@
 #ifndef TS_TRACE_STATS_H
 #define TS_TRACE_STATS_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include <jansson.h>
@@ -33,6 +34,7 @@ struct ts_trace_stats_thread {
 	uint64_t cpu_ns, runq_ns;
 	uint64_t opens;
 	uint64_t on0, on1, rq0, rq1; /* the least and most read (internal) */
+	bool cpu_seen;		     /* a clock was read (internal: (0, 0) is a reading) */
 };
 
 struct ts_trace_stats {

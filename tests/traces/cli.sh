@@ -36,6 +36,7 @@ c() { jq -r "$1" "$T/cpu.json"; }
 check "cpu of tid 10" test "$(c '.threads[0].cpu_ns') $(c '.threads[0].runq_ns')" = "4000 200"
 check "opens of tid 10" test "$(c '.threads[0].opens')" = 1
 check "one clock, no growth" test "$(c '.threads[1].cpu_ns') $(c '.threads[1].opens')" = "0 0"
+check "a first clock of zero" test "$(c '.threads[2].cpu_ns') $(c '.threads[2].runq_ns')" = "3000 30"
 "$B" trace stats "$T/a.trace" > "$T/s.txt" || fail=1
 check "text stats" grep -q "sequential 75.0% of ops" "$T/s.txt"
 

@@ -127,6 +127,11 @@ out=$("$tiersim" tiers --evidence --profile "$src/validation/tiers.lua" 2>&1) ||
 echo "$out" | grep -q unlabelled && fail "unlabelled tiers: $(echo "$out" | grep unlabelled)"
 echo "$out" | grep -q "^aws-gp2 .*latency.read .*measured .*ebs-gp2-ioping-qd1-1000" ||
 	fail "aws-gp2's read latency is not shown as measured"
+# The columns line up: every row's label starts where the header's does,
+# whatever the length of its field name or fitted case.
+cols=$(echo "$out" | awk 'NR == 1 { print index($0, " label ") + 1; next }
+	match($0, / (assumed|spec|measured) +(x[^ ]+|-) /) { print RSTART + 1 }' | sort -u | wc -l)
+[ "$cols" = 1 ] || fail "tiers --evidence: the label column starts at $cols places"
 
 # same-run: a case naming a checking case (or none in the corpus) as its
 # run is refused; a same-run figure out of its tolerance is shown, not
