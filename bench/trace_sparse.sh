@@ -6,9 +6,10 @@
 # Each TRACE must have been recorded with every clock read
 # (-o trace_cpu_every=true). The script applies tierfs's rule to it
 # offline — a clock within two round trips of the thread's previous reply
-# left unread, up to a budget of 8 of them per run, one short gap in 32
-# read all the same — so that the same run is replayed both ways: the
-# trace as recorded, and with those clocks left for the reader to fill.
+# left unread, up to a budget of B of those round-trip pairs per run, one
+# short gap in L read all the same — so that the same run is replayed both
+# ways: the trace as recorded, and with those clocks left for the reader to
+# fill.
 # (Offline, gaps are exact nanoseconds where tierfs counts 1.024 us units,
 # and one counter of short gaps stands for each worker's.) Each is
 # replayed in virtual time on TS_TIERS; the script prints each tier's
@@ -16,10 +17,14 @@
 # tier's) both ways with their ratio.
 #
 # Without TRACE, it makes one: a PyTorch DataLoader (bench/pytorch_loader.py,
-# decode mode, 2 workers) over 300 generated JPEGs, through tierfs on
+# decode mode, 2 workers; TS_MODE=bytes reads without decoding, so that
+# the tier weighs more) over 300 generated JPEGs, through tierfs on
 # nvme-local with every clock read.
 # Environment: TS_TIERS (default nvme-local,ssd-cloud,ultra-cloud,aws-gp3;
-# the first is taken for the recording's own).
+# the first is taken for the recording's own); TS_RULES, the rules to
+# compare as space-separated B:L pairs (default "32:256", tierfs's own,
+# fs/trace_hook.c; "8:32" was its rule before), each applied to the same
+# recording.
 set -u
 
 [ $# -ge 1 ] || { echo "usage: bench/trace_sparse.sh BUILD_DIR [TRACE...]" >&2; exit 2; }
@@ -29,6 +34,7 @@ SRC=$(cd "$(dirname "$0")/.." && pwd)
 export TIERSIM_DATADIR=${TIERSIM_DATADIR:-$SRC}
 CLI=$BUILD/cli/tiersim
 TIERS=${TS_TIERS:-nvme-local,ssd-cloud,ultra-cloud,aws-gp3}
+RULES=${TS_RULES:-32:256}
 [ -x "$CLI" ] || { echo "trace_sparse: $CLI is not built" >&2; exit 1; }
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/trace-sparse.XXXXXX")
 mounted() { awk -v m="$1" '$5 == m { f = 1 } END { exit !f }' /proc/self/mountinfo; }
@@ -61,13 +67,13 @@ EOF
 		sleep 0.05
 	done
 	/usr/bin/python3 "$SRC/bench/pytorch_loader.py" --root "$WORK/mnt" --list "$WORK/list" \
-		--mode decode --workers 2 --prefetch 2 --batch 16 --step 0.02 >/dev/null || exit 1
+		--mode "${TS_MODE:-decode}" --workers 2 --prefetch 2 --batch 16 --step 0.02 >/dev/null || exit 1
 	fusermount3 -u "$WORK/mnt" && wait "$pid"
 	TRACES=("$WORK/loader.trace")
 fi
 
 # the dump of a trace with every clock read -> the same with tierfs's rule applied
-sparsify() {
+sparsify() { # BUDGET LEARN
 	python3 -c '
 import collections, sys
 lines = sys.stdin.read().splitlines()
@@ -75,8 +81,9 @@ floor = 0
 for l in lines:
     if l.startswith("header"):
         floor = int(([f[9:] for f in l.split() if f.startswith("floor_ns=")] or ["0"])[0])
+budget, learn = int(sys.argv[1]), int(sys.argv[2])
 T = 2 * floor
-B = min(8 * T, 4095 * 1024)
+B = min(budget * T, 4095 * 1024)
 recs = []
 for i, l in enumerate(lines):
     if l and l[0].isdigit():
@@ -99,7 +106,7 @@ for tid, rs in by.items():
         flag = 0
         if 0 <= g <= T:
             shorts += 1
-            flag = 1 if owed + g <= B and shorts % 32 else 2
+            flag = 1 if owed + g <= B and shorts % learn else 2
         owed = owed + g if flag == 1 else 0
         last = max(c, s)
         if "flags=" in lines[ci]:
@@ -112,7 +119,7 @@ for tid, rs in by.items():
         elif flag == 2:
             lines[ci] += " flags=2"
 print("\n".join(lines))
-print("%d of %d clocks left unread (threshold %d ns, budget %d ns)" % (unread, total, T, B), file=sys.stderr)'
+print("%d of %d clocks left unread (threshold %d ns, budget %d ns, one short gap in %d read)" % (unread, total, T, B, learn), file=sys.stderr)' "$1" "$2"
 }
 
 totals() { # TRACE -> one total per tier
@@ -123,18 +130,21 @@ print(" ".join(str(r["total_ns"]) for r in json.load(sys.stdin)["results"][1:]))
 
 for tr in "${TRACES[@]}"; do
 	"$CLI" trace dump "$tr" > "$WORK/full.txt" || exit 1
-	sparsify < "$WORK/full.txt" > "$WORK/sparse.txt" 2> "$WORK/sparse.err" || { cat "$WORK/sparse.err" >&2; exit 1; }
-	"$CLI" trace undump "$WORK/sparse.txt" -o "$WORK/sparse.trace" || exit 1
-	echo "# $tr: $(cat "$WORK/sparse.err")"
 	read -r -a full <<<"$(totals "$tr")"
-	read -r -a sparse <<<"$(totals "$WORK/sparse.trace")"
 	IFS=, read -r -a names <<<"$TIERS"
-	printf '%-14s %16s %16s %14s %14s %8s\n' tier "total, read" "total, unread" "effect, read" \
-		"effect, unread" ratio
-	for k in "${!names[@]}"; do
-		awk -v n="${names[$k]}" -v a="${full[$k]}" -v b="${sparse[$k]}" -v a0="${full[0]}" -v b0="${sparse[0]}" \
-			'BEGIN { ea = a - a0; eb = b - b0
-			printf "%-14s %14.3f ms %14.3f ms %11.3f ms %11.3f ms %8s\n", n, a / 1e6, b / 1e6, ea / 1e6, eb / 1e6,
-				ea ? sprintf("%.4f", eb / ea) : "-" }'
+	for rule in $RULES; do
+		sparsify "${rule%%:*}" "${rule##*:}" < "$WORK/full.txt" > "$WORK/sparse.txt" 2> "$WORK/sparse.err" ||
+			{ cat "$WORK/sparse.err" >&2; exit 1; }
+		"$CLI" trace undump "$WORK/sparse.txt" -o "$WORK/sparse.trace" || exit 1
+		echo "# $tr, rule $rule: $(cat "$WORK/sparse.err")"
+		read -r -a sparse <<<"$(totals "$WORK/sparse.trace")"
+		printf '%-14s %16s %16s %14s %14s %8s\n' tier "total, read" "total, unread" "effect, read" \
+			"effect, unread" ratio
+		for k in "${!names[@]}"; do
+			awk -v n="${names[$k]}" -v a="${full[$k]}" -v b="${sparse[$k]}" -v a0="${full[0]}" -v b0="${sparse[0]}" \
+				'BEGIN { ea = a - a0; eb = b - b0
+				printf "%-14s %14.3f ms %14.3f ms %11.3f ms %11.3f ms %8s\n", n, a / 1e6, b / 1e6, ea / 1e6, eb / 1e6,
+					ea ? sprintf("%.4f", eb / ea) : "-" }'
+		done
 	done
 done

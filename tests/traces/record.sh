@@ -59,6 +59,47 @@ sort -n "$TMPD/clocks" | awk '$3 < last[$2] {exit 1} {last[$2]=$3}' ||
 "$B" replay "$TMPD/run.trace" --virtual --tier ssd-cloud --json > "$TMPD/v.json" ||
 	fail "virtual replay failed"
 
+# The clocks left unread obey traces/FORMAT.md's rule ("Samples left
+# unread"), as tierfs measures gaps (1.024 us units, hence one unit of
+# slack per gap, the trace's times being relative to its start): in each
+# thread's submit order (every request with a sample, not only reads),
+# a clock is left unread (flags=1) only after a reply
+# of the thread's (never on its first request), with the gap since it
+# within two round trips (2 floor_ns), and the run of unread clocks since
+# the thread's last read one within the budget (32 thresholds, at most
+# 4095 units); a read clock marked flags=2 had a gap within the threshold.
+# No latency (unlimited), so the clock is read, or not, just before the
+# reply; 1,024 back-to-back reads, enough to spend the budget when the
+# gaps are short.
+tfs_mount "tier=unlimited,trace=$TMPD/gaps.trace"
+fio --name=g --filename="$MNT/data" --rw=randread --bs=4k --io_size=4m --size=1m \
+	--ioengine=psync --direct=1 --randseed=5 --output=/dev/null || fail "fio through the mount failed"
+tfs_umount
+"$B" trace dump "$TMPD/gaps.trace" > "$TMPD/gaps.txt" || fail "trace dump failed"
+floor=$(sed -n 's/^header .* floor_ns=\([0-9]*\) .*/\1/p' "$TMPD/gaps.txt")
+[ "${floor:-0}" -gt 0 ] || fail "no floor_ns in the header"
+awk '$1 ~ /^[0-9]+$/ {s=$1; c=$2; want=$8; next}
+	want!="" && $1=="cpu" && $2==want { f = $NF ~ /^flags=/ ? substr($NF, 7) : 0; print s, c, want, f }
+	{want=""}' "$TMPD/gaps.txt" | sort -n > "$TMPD/gaps.rows"
+[ "$(wc -l < "$TMPD/gaps.rows")" -ge 1024 ] || fail "reads without their CPU samples in gaps.trace"
+awk -v floor="$floor" 'BEGIN { thr = int(2 * floor / 1024); budget = 32 * thr; if (budget > 4095) budget = 4095 }
+	{ s = $1; c = $2; t = $3; f = $4
+	  g = (t in last) ? int(s / 1024) - int(last[t] / 1024) : -1
+	  if (f == 1) {
+		unread++
+		if (!(t in last)) { bad = "unread on its thread'"'"'s first request: " $0; exit 1 }
+		if (g < -1 || g > thr + 1) { bad = "unread after a gap of " g " units (threshold " thr "): " $0; exit 1 }
+		owed[t] += g; n[t]++
+		if (owed[t] > budget + n[t]) { bad = "a run of " owed[t] " units unread (budget " budget "): " $0; exit 1 }
+	  } else {
+		if (f == 2 && (g < -1 || g > thr + 1)) { bad = "flags=2 after a gap of " g " units (threshold " thr "): " $0; exit 1 }
+		owed[t] = 0; n[t] = 0
+	  }
+	  last[t] = c > s ? c : s }
+	END { if (bad != "") print bad; else printf "%d of %d clocks left unread\n", unread, NR }' "$TMPD/gaps.rows" > "$TMPD/gaps.out" ||
+	fail "the unread clocks break the rule: $(tail -1 "$TMPD/gaps.out")"
+echo "gaps.trace: $(cat "$TMPD/gaps.out")"
+
 # trace_cpu=false: the same reads, recorded without CPU samples
 tfs_mount "tier=ssd-cloud,capacity=100GiB,seed=7,trace=$TMPD/nocpu.trace,trace_cpu=false"
 fio --name=r --filename="$MNT/data" --rw=randread --bs=4k --io_size=256k --size=1m \
