@@ -84,8 +84,9 @@ static const struct ts_opt advise_opts[] = {
 	{ "real", TS_OPT_BOOL, AA(real), "false", 0, 0, "",
 	  "run in real time through tierfs mounts (small grids)" },
 	{ "band", TS_OPT_BOOL, AA(band), "false", 0, 0, "",
-	  "also at both ends of every ranged tier parameter (tiersim tiers --evidence): the "
-	  "recommendation is robust only when it is the same at both" },
+	  "also at both ends of every ranged tier, host and engine parameter (tiersim "
+	  "tiers|hosts|engines --evidence): the recommendation is robust only when it is the same "
+	  "at both" },
 	{ NULL },
 };
 

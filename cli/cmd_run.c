@@ -44,8 +44,9 @@ static const struct ts_opt run_opts[] = {
 	{ "timeline_max", TS_OPT_U64, offsetof(struct run_args, timeline_max), "5000000", 0, 0,
 	  "events", "with --timeline: slices written at most, then a notice (0 = no cap)", "N" },
 	{ "band", TS_OPT_BOOL, offsetof(struct run_args, band), "false", 0, 0, "",
-	  "with --virtual: run each row again at both ends of every ranged tier parameter "
-	  "(tiersim tiers --evidence) and print the range of samples/s and AU it makes" },
+	  "with --virtual: run each row again at both ends of every ranged tier, host and engine "
+	  "parameter (tiersim tiers|hosts|engines --evidence) and print the range of samples/s "
+	  "and AU it makes" },
 	{ NULL },
 };
 

@@ -65,6 +65,8 @@ struct ts_engine_cfg {
 	char *profile;	  /* extra Lua profile file merged over the built-in ones */
 	char *hold_out;	  /* sim: "" | "batch" | "combination": this run's own published
 			   * figures left out of the fit (a held-out check) */
+	int band_end;	  /* sim, set by the caller (not an option): -1 or +1, the profiles'
+			   * ranged numbers at the slow or fast end (--band); 0 their values */
 	uint64_t seed;	  /* step-time jitter */
 	uint64_t step_ns; /* null backend: the fixed step time */
 	bool data;	  /* cuda backend: preprocess real u8 batches on the GPU */
@@ -97,6 +99,8 @@ struct ts_engine_info {
 	uint64_t mem_bytes;	    /* GPU memory needed per GPU */
 	uint64_t mem_capacity;	    /* GPU memory of one GPU */
 	double jitter_p99;	    /* step-time p99 / p50 */
+	char band[1024];	    /* at a band end: the ranged figures moved that this run
+				     * reads ("googlenet b_half, ..."); "" none */
 };
 
 /* One step, all in the caller's clock (ns). */

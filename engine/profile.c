@@ -56,6 +56,65 @@ static const char *const scaling_keys[] = { "framework", "model", "gpu",      "p
 static const char *const oom_keys[] = { "framework", "model", "gpu",	  "mode",
 					"batch",     "fits",  "evidence", NULL };
 
+/* --band: for every key above of a gpu, link, model or framework (and an
+ * anchor's value), which end of its range is the slow one, from how sim.c
+ * uses it; text keys have none. A band end takes the low of a speed and the
+ * high of a cost at the slow end, the other at the fast end. Memory figures
+ * stay at their values at both ends: they decide only whether a batch fits
+ * (the OOM check), and a band end is a run whose samples/s the band reports,
+ * so an end that did not fit where the nominal run does would leave the band
+ * one-sided. A key missing here is refused at load (fields_check). */
+#define SPEED TS_PROF_BAND_SLOW_LOW
+#define COST TS_PROF_BAND_SLOW_HIGH
+#define MEMORY TS_PROF_BAND_KEEP
+static const struct field {
+	const char *kind, *key;
+	bool text;
+	enum ts_prof_band slow;
+} fields[] = {
+	{ "gpu", "aliases", .text = true },
+	{ "gpu", "link", .text = true },
+	{ "gpu", "efficiency_as", .text = true },
+	{ "gpu", "mem_gib", false, MEMORY },	 /* usable_mib's default */
+	{ "gpu", "usable_mib", false, MEMORY }, /* the OOM check's capacity */
+	/* the peaks: X_max of the compute model (fp32_tflops also scales b_half
+	 * from the V100's, the smaller effect) */
+	{ "gpu", "fp32_tflops", false, SPEED },
+	{ "gpu", "tf32_tflops", false, SPEED },
+	{ "gpu", "fp16_tflops", false, SPEED },
+	{ "gpu", "mem_gbs", false, SPEED }, /* a bandwidth (listed; the sim does not read it) */
+	{ "link", "bw_gbs", false, SPEED },  /* the ring's rate */
+	{ "link", "lat_us", false, COST },   /* x 2(n-1) hops per step */
+	{ "model", "aliases", .text = true },
+	{ "model", "netdef", .text = true },
+	{ "model", "unit", .text = true },
+	/* published counts netdef.c's graphs are checked against (more work is
+	 * slower; the sim counts its own) */
+	{ "model", "params", false, COST },
+	{ "model", "gmacs", false, COST },
+	/* X(b) = X_max b / (b + b_half): a larger b_half is slower at any batch
+	 * where X_max is not fitted on the network's own anchors (a ranged
+	 * b_half is one borrowed where no batch table is published) */
+	{ "model", "b_half", false, COST },
+	{ "framework", "aliases", .text = true },
+	{ "framework", "precision", .text = true },
+	{ "framework", "efficiency_as", .text = true },
+	{ "framework", "context_mib", false, MEMORY },
+	{ "framework", "state_copies", false, MEMORY },
+	{ "framework", "act_train", false, MEMORY },
+	{ "framework", "act_infer", false, MEMORY },
+	{ "framework", "allreduce_eff", false, SPEED }, /* x the link's rate */
+	{ "framework", "allreduce_gbs", false, SPEED }, /* a cap on the rate */
+	{ "framework", "overlap", false, SPEED },	 /* exchange hidden behind backward */
+	{ "framework", "sync_ms", false, COST },	 /* per multi-GPU step */
+	/* the mean step stays; a wider spread can only add stalls */
+	{ "framework", "jitter_p99", false, COST },
+	{ "anchor", "value", false, SPEED }, /* samples/s; its range is factors */
+};
+#undef SPEED
+#undef COST
+#undef MEMORY
+
 enum kind { K_GPU, K_LINK, K_MODEL, K_FRAMEWORK, K_ANCHOR, K_SCALING, K_OOM };
 static const struct ts_luadata_kind kinds[] = {
 	[K_GPU] = { .name = "gpu", .named = true, .keys = gpu_keys },
@@ -67,6 +126,49 @@ static const struct ts_luadata_kind kinds[] = {
 	[K_OOM] = { .name = "oom", .keys = oom_keys },
 	{ NULL },
 };
+
+int ts_prof_band_dir(const char *kind, const char *key, enum ts_prof_band *out)
+{
+	size_t n = strcspn(key, "."); /* allreduce_eff.LINK */
+	for (size_t i = 0; i < TS_ARRAY_SIZE(fields); i++) {
+		const struct field *f = &fields[i];
+		if (!f->text && strcmp(f->kind, kind) == 0 && strlen(f->key) == n &&
+		    strncmp(f->key, key, n) == 0) {
+			*out = f->slow;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* Every key of a gpu, link, model or framework declaration is in fields[],
+ * so a number cannot be added without saying which end is slow. */
+static int fields_check(char *err, size_t errlen)
+{
+	for (int k = K_GPU; k <= K_FRAMEWORK; k++) {
+		for (const char *const *key = kinds[k].keys; *key; key++) {
+			bool found = false;
+			for (size_t i = 0; i < TS_ARRAY_SIZE(fields) && !found; i++)
+				found = strcmp(fields[i].kind, kinds[k].name) == 0 &&
+					strcmp(fields[i].key, *key) == 0;
+			if (!found) {
+				snprintf(err, errlen,
+					 "engine profiles: %s key '%s' has no --band direction "
+					 "(engine/profile.c fields[])",
+					 kinds[k].name, *key);
+				return TS_E_PROFILE;
+			}
+		}
+	}
+	return 0;
+}
+
+/* At band end @end (-1 slow, +1 fast), does a number of direction @dir take
+ * its high (else its low)? */
+static bool band_high(enum ts_prof_band dir, int end)
+{
+	return (end < 0) == (dir == TS_PROF_BAND_SLOW_HIGH);
+}
 
 /* Reading one declaration's table. */
 struct lctx {
@@ -162,6 +264,11 @@ static int fig_at(struct lctx *c, struct ts_profiles *p, int idx, const char *ke
 					   &ev, c->err, c->errlen)) < 0) {
 		return rc;
 	}
+	enum ts_prof_band dir;
+	if (ts_prof_band_dir(c->decl.kind->name, key, &dir) < 0) {
+		ts_luadata_ev_free(&ev);
+		return FAIL("%s has no --band direction (engine/profile.c fields[])", key);
+	}
 	struct ts_prof_fig *f = realloc(p->figs, (p->nfigs + 1) * sizeof(*f));
 	if (!f) {
 		ts_luadata_ev_free(&ev);
@@ -173,7 +280,10 @@ static int fig_at(struct lctx *c, struct ts_profiles *p, int idx, const char *ke
 	snprintf(f->of, sizeof(f->of), "%s", c->decl.name ? c->decl.name : "");
 	snprintf(f->key, sizeof(f->key), "%s", key);
 	f->ev = ev;
-	*out = ev.value;
+	f->used = ev.value;
+	if (p->band_end && ev.has_range && dir != TS_PROF_BAND_KEEP)
+		f->used = band_high(dir, p->band_end) ? ev.hi : ev.lo;
+	*out = f->used;
 	return 0;
 }
 
@@ -430,7 +540,16 @@ static int read_entry(struct lctx *c, struct ts_profiles *p, int t)
 		if (a->batch < 1 || a->value <= 0 || ts_prof_precision(a->precision) < 0)
 			return FAIL("needs framework, model, gpu, mode (train|infer), precision, "
 				    "batch >= 1 and value > 0");
-		return get_evidence(c, t, &a->ev);
+		TRY(get_evidence(c, t, &a->ev));
+		enum ts_prof_band dir;
+		if (ts_prof_band_dir("anchor", "value", &dir) < 0)
+			return FAIL("value has no --band direction (engine/profile.c fields[])");
+		a->band_value = a->value;
+		if (p->band_end && a->ev.has_range) {
+			a->band_value *= band_high(dir, p->band_end) ? a->ev.hi : a->ev.lo;
+			a->moved = a->ev.lo != a->ev.hi;
+		}
+		return 0;
 	}
 	case K_SCALING:
 	case K_OOM: /* checks for the tests, not part of the model */
@@ -706,12 +825,21 @@ int ts_profiles_hold_out(struct ts_profiles *p, const struct ts_prof_fw *f,
 
 int ts_profiles_load(const char *extra, struct ts_profiles **out, char *err, size_t errlen)
 {
-	struct ts_profiles *p = calloc(1, sizeof(*p));
+	return ts_profiles_load_band(extra, 0, out, err, errlen);
+}
+
+int ts_profiles_load_band(const char *extra, int band_end, struct ts_profiles **out, char *err,
+			  size_t errlen)
+{
 	char path[4096];
-	int rc = 0;
 	*out = NULL;
+	int rc = fields_check(err, errlen);
+	if (rc < 0)
+		return rc;
+	struct ts_profiles *p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
+	p->band_end = band_end;
 	for (size_t i = 0; i < TS_ARRAY_SIZE(builtin) && rc == 0; i++) {
 		if (ts_data_find(builtin[i], path, sizeof(path)) < 0) {
 			snprintf(err, errlen,

@@ -57,6 +57,11 @@ struct ts_prof_anchor {
 	char framework[TS_PROF_NAME], model[TS_PROF_NAME], gpu[TS_PROF_NAME];
 	char mode[8], precision[8];
 	double batch, value;
+	/* value at the band end: times its range's low or high factor (the
+	 * efficiency fit keeps value: through the fit's means a figure moves
+	 * the other combinations either way, so only its own curve takes it) */
+	double band_value;
+	bool moved; /* a band end moved it */
 	struct ts_luadata_ev ev;
 };
 
@@ -80,7 +85,22 @@ struct ts_prof_fig {
 	const char *kind; /* "gpu", "link", "model", "framework" */
 	char of[TS_PROF_NAME], key[TS_PROF_NAME];
 	struct ts_luadata_ev ev;
+	double used; /* the value in effect: ev.value, or its low or high at a band end */
 };
+
+/* --band: which end of a ranged number is the slow one. Every number a
+ * declaration may hold has one (profile.c's table beside the keys; a key
+ * without one is a load error). */
+enum ts_prof_band {
+	TS_PROF_BAND_KEEP,	/* memory only (the OOM check): its value at both ends */
+	TS_PROF_BAND_SLOW_LOW,	/* a speed: the low end is the slow one */
+	TS_PROF_BAND_SLOW_HIGH, /* a cost: the high end is the slow one */
+};
+
+/* The direction of @key ("allreduce_eff.LINK" as allreduce_eff) of a
+ * declaration of @kind ("gpu", "link", "model", "framework", "anchor" for
+ * an anchor's value): 0, or -ENOENT where the table has none. */
+TS_WUR int ts_prof_band_dir(const char *kind, const char *key, enum ts_prof_band *out);
 
 struct ts_profiles {
 	struct ts_prof_gpu *gpus;
@@ -91,6 +111,7 @@ struct ts_profiles {
 	struct ts_prof_check *checks;
 	struct ts_prof_fig *figs; /* in file order, those replaced by name dropped */
 	size_t ngpus, nlinks, nmodels, nfws, nanchors, nchecks, nfigs;
+	int band_end; /* -1 slow, +1 fast: ranged numbers at that end (--band); 0 their values */
 	/* log-efficiency fit: log(achieved / peak) = mu + a_model + a_fw + a_gpu + a_prec */
 	double mu, *a_model, *a_fw, *a_gpu, a_prec[3];
 	bool *seen_model, *seen_fw, *seen_gpu; /* has anchors of its own */
@@ -100,6 +121,11 @@ struct ts_profiles {
  * entries with the same name replace earlier ones, anchors add up. */
 TS_WUR int ts_profiles_load(const char *extra, struct ts_profiles **out, char *err,
 			    size_t errlen);
+/* The same at a band end (@band_end -1 slow, +1 fast, 0 = ts_profiles_load):
+ * every ranged number (an anchor's value too) at its low or high, whichever
+ * ts_prof_band_dir says is that end; memory figures keep their values. */
+TS_WUR int ts_profiles_load_band(const char *extra, int band_end, struct ts_profiles **out,
+				 char *err, size_t errlen);
 void ts_profiles_free(struct ts_profiles *p);
 
 /* Leave out the anchors of one combination (framework, model, GPU, mode,

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "engine/engine_int.h"
 #include "engine/netdef.h"
@@ -113,12 +114,12 @@ static void anchor_curve(struct sim *s, const char *mode)
 		while (i < s->nanch && s->ab[i] < a->batch)
 			i++;
 		if (i < s->nanch && s->ab[i] == a->batch) {
-			s->acorr[i] = a->value; /* a later profile replaces the figure */
+			s->acorr[i] = a->band_value; /* a later profile replaces the figure */
 		} else if (s->nanch < MAX_ANCH) {
 			memmove(&s->ab[i + 1], &s->ab[i], (s->nanch - i) * sizeof(double));
 			memmove(&s->acorr[i + 1], &s->acorr[i], (s->nanch - i) * sizeof(double));
 			s->ab[i] = a->batch;
-			s->acorr[i] = a->value;
+			s->acorr[i] = a->band_value;
 			s->nanch++;
 		}
 		s->asrc = a->ev.source;
@@ -217,6 +218,92 @@ static double comm_exposed(const struct sim *s, uint64_t n, double compute_s)
 	       s->f->sync_ms * 1e-3;
 }
 
+/* @name into the list @buf ("a, b"); one that does not fit is left out. */
+static void add_name(char *buf, size_t n, const char *name)
+{
+	size_t used = strlen(buf);
+	if (used + strlen(name) + 3 < n)
+		snprintf(buf + used, n - used, "%s%s", used ? ", " : "", name);
+}
+
+/* Is @f a figure of the @kind declaration named @name? */
+static bool fig_of(const struct ts_prof_fig *f, const char *kind, const char *name)
+{
+	return strcmp(f->kind, kind) == 0 && strcasecmp(f->of, name) == 0;
+}
+
+/* A framework figure of the gradient exchange (the others: memory, jitter). */
+static bool exchange_key(const char *key)
+{
+	return strcmp(key, "overlap") == 0 || strcmp(key, "sync_ms") == 0 ||
+	       strncmp(key, "allreduce_", 10) == 0;
+}
+
+/* Does this run's exchange read exchange figure @key? allreduce_eff.LINK
+ * only where LINK is this run's link, the default where it has none. */
+static bool exchange_reads(const struct sim *s, const char *key)
+{
+	if (strncmp(key, "allreduce_eff.", 14))
+		return true;
+	bool own = false;
+	for (int k = 0; k < s->f->neff_link; k++)
+		own |= strcasecmp(s->f->eff_link[k].link, s->link->name) == 0;
+	return strcasecmp(key + 14, own ? s->link->name : "default") == 0;
+}
+
+/* --band: the ranged figures that move at the band's ends and that this run
+ * reads, into @buf (the same list at either end).
+ * Its GPU's, network's and framework's (the framework's exchange figures
+ * and the link's only where a training step exchanges gradients); the
+ * anchors its curve passes through; where it is modeled, the b_half and
+ * peaks of networks and GPUs with anchors, which move the efficiency fit. */
+static void band_names(const struct sim *s, bool train, bool exchange, char *buf, size_t n)
+{
+	const struct ts_profiles *p = s->prof;
+	char name[2 * TS_PROF_NAME + 2];
+	buf[0] = 0;
+	for (size_t i = 0; i < p->nfigs; i++) {
+		const struct ts_prof_fig *f = &p->figs[i];
+		enum ts_prof_band dir;
+		if (!f->ev.has_range || !(f->ev.lo < f->ev.hi) ||
+		    ts_prof_band_dir(f->kind, f->key, &dir) < 0 || dir == TS_PROF_BAND_KEEP)
+			continue; /* the same at both ends */
+		bool fitted = false; /* a figure of the efficiency fit, for a modeled run */
+		if (!s->nanch && strcmp(f->kind, "model") == 0 && strcmp(f->key, "b_half") == 0) {
+			const struct ts_prof_model *m = ts_prof_model_find(p, f->of);
+			fitted = m && p->seen_model[idx_as(p->models, m, sizeof(*m))];
+		} else if (!s->nanch && strcmp(f->kind, "gpu") == 0 && strstr(f->key, "_tflops")) {
+			const struct ts_prof_gpu *g = ts_prof_gpu_find(p, f->of);
+			fitted = g && p->seen_gpu[idx_as(p->gpus, g, sizeof(*g))];
+		}
+		bool fw = fig_of(f, "framework", s->f->name);
+		bool reads = fitted || fig_of(f, "gpu", s->g->name) || fig_of(f, "model", s->m->name) ||
+			     (fw && !exchange_key(f->key)) ||
+			     (exchange && fw && exchange_reads(s, f->key)) ||
+			     (exchange && fig_of(f, "link", s->link->name));
+		if (!reads)
+			continue;
+		snprintf(name, sizeof(name), "%s %s", f->of, f->key);
+		add_name(buf, n, name);
+	}
+	for (size_t k = 0; k < p->nanchors; k++) {
+		const struct ts_prof_anchor *a = &p->anchors[k];
+		char an[6 * TS_PROF_NAME];
+		if (!a->moved)
+			continue;
+		bool own = ts_prof_fw_find(p, a->framework) == s->f &&
+			   ts_prof_model_find(p, a->model) == s->m &&
+			   ts_prof_gpu_find(p, a->gpu) == s->g &&
+			   same(a->mode, train ? "train" : "infer") &&
+			   ts_prof_precision(a->precision) == s->prec;
+		if (!s->nanch || !own)
+			continue;
+		snprintf(an, sizeof(an), "anchor %s %s %s %s %s b%.0f", a->framework, a->model,
+			 a->gpu, a->mode, a->precision, a->batch);
+		add_name(buf, n, an);
+	}
+}
+
 static void sim_free(struct sim *s)
 {
 	if (!s)
@@ -284,7 +371,7 @@ static int sim_init(struct ts_engine *e, char *err, size_t errlen)
 		return -ENOMEM;
 	}
 	e->priv = s;
-	int rc = ts_profiles_load(e->cfg.profile, &s->prof, err, errlen);
+	int rc = ts_profiles_load_band(e->cfg.profile, e->cfg.band_end, &s->prof, err, errlen);
 	if (rc == 0)
 		rc = lookup(e, s, err, errlen);
 	if (rc < 0)
@@ -364,6 +451,9 @@ static int sim_init(struct ts_engine *e, char *err, size_t errlen)
 		snprintf(i->source + used, sizeof(i->source) - used, "; own figures held out (%s)",
 			 hold);
 	}
+
+	if (e->cfg.band_end)
+		band_names(s, train, train && e->cfg.gpus > 1, i->band, sizeof(i->band));
 
 	double x1 = throughput(s, b);
 	double compute_s = b / x1;

@@ -57,7 +57,10 @@ struct ts_job_args {
 	struct ts_scenario *s;	      /* the configuration, overrides applied */
 	const char *tier;	      /* s->mnt.tier */
 	const struct ts_scn_run *run; /* how long to measure, the row's label */
-	int band_end;		      /* virtual time: 0, or the band end modeled (-1 slow, +1 fast) */
+	/* virtual time: 0, or the band end modeled (-1 slow, +1 fast); at an
+	 * end, the job names in w->band_params what it moved beyond the tier
+	 * and the host (the engine's figures) */
+	int band_end;
 	unsigned nrun;		      /* the configuration's number in this scenario, from 1 */
 	const void *opts;	      /* the job's own options (jobs.h), or NULL */
 	void *out;		      /* the job's own results (jobs.h), or NULL */
@@ -155,10 +158,11 @@ int ts_job_live_end(struct ts_job_env *env, struct live *lv, char *err, size_t e
 TS_WUR int ts_job_vtier(struct ts_job_env *env, const struct ts_scenario *s, int band_end,
 			struct ts_vtier *m, char *err, size_t errlen);
 
-/* The configuration's engine. A batch that does not fit the GPU is not a
- * failure but an "OOM" row: 0 with *out NULL and w->error set. */
-TS_WUR int ts_job_engine(struct ts_scenario *s, struct ts_row *w, struct ts_engine **out,
-			 char *err, size_t errlen);
+/* The configuration's engine, at @band_end of its profiles' ranges (0:
+ * their values). A batch that does not fit the GPU is not a failure but an
+ * "OOM" row: 0 with *out NULL and w->error set. */
+TS_WUR int ts_job_engine(struct ts_scenario *s, int band_end, struct ts_row *w,
+			 struct ts_engine **out, char *err, size_t errlen);
 
 /* "tierfs real (tier per row, 500 GiB; page cache 8 GiB modeled)" */
 void ts_job_tier_desc(const struct ts_scenario *s, const char *what, char *buf, size_t n);

@@ -605,12 +605,14 @@ int ts_job_live_mount(struct ts_job_env *env, const struct ts_scenario *s, const
 	return 0;
 }
 
-int ts_job_engine(struct ts_scenario *s, struct ts_row *w, struct ts_engine **out, char *err,
-		     size_t errlen)
+int ts_job_engine(struct ts_scenario *s, int band_end, struct ts_row *w, struct ts_engine **out,
+		  char *err, size_t errlen)
 {
 	char msg[512];
+	struct ts_engine_cfg cfg = s->eng; /* ts_engine_new copies it */
+	cfg.band_end = band_end;
 	*out = NULL;
-	int rc = ts_engine_new(&s->eng, out, msg, sizeof(msg));
+	int rc = ts_engine_new(&cfg, out, msg, sizeof(msg));
 	if (rc == TS_E_GPU_OOM) {
 		char e[600];
 		snprintf(e, sizeof(e), "OOM: %s", msg);

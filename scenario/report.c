@@ -342,8 +342,9 @@ void ts_report_print(const struct ts_report *r, FILE *f)
 			fprintf(f, "%s %s\n", i ? "      " : "parts:", p);
 	}
 	if (band) {
-		fprintf(f, "band = the row at the slow and the fast end of its tier's ranged "
-			   "parameters (tiersim tiers --evidence):\n");
+		fprintf(f, "band = the row at the slow and the fast end of the ranged parameters "
+			   "of its tier, host and engine (tiersim tiers|hosts|engines "
+			   "--evidence):\n");
 		/* Once per tier and distinct list of parameters. */
 		for (size_t i = 0; i < r->n; i++) {
 			const struct ts_row *w = &r->rows[i];

@@ -49,8 +49,8 @@ struct ts_row {
 	double step_p50_ms, step_p99_ms; /* iteration time percentiles */
 	double rel_to;		/* samples/s that rel compares with; 0 = the best row */
 	bool virtual_time;
-	/* --band: the row at the slow and the fast end of its ranged tier
-	 * parameters (band_params names them; NULL: no band). */
+	/* --band: the row at the slow and the fast end of its ranged tier,
+	 * host and engine parameters (band_params names them; NULL: no band). */
 	char *band_params;
 	double band_sps_lo, band_sps_hi, band_au_lo, band_au_hi;
 	/* What the configuration costs (cost/), in dollars, each as a band over

@@ -290,14 +290,15 @@ static int run_job(struct ts_runner *R, const struct ts_job_ops *job, struct ts_
 }
 
 /* --band: the row again at the slow and the fast end of its tier's ranged
- * parameters (ts_tier_profile_band), into rows of its own; the range of
- * samples/s and AU they make goes on @w. */
+ * parameters (ts_tier_profile_band), its host profile's and its engine
+ * profiles' (engine/profile.c), into rows of its own; the range of samples/s
+ * and AU they make goes on @w, and the parameters moved on its band_params. */
 static int run_band(struct ts_runner *R, const struct ts_job_ops *job, struct ts_scenario *s,
 		    const char *tier, const struct ts_scn_run *run, struct ts_row *w, char *err,
 		    size_t errlen)
 {
 	const struct ts_tier_profile *p;
-	char names[512] = "";
+	char names[2048] = "";
 	if (ts_tier_set_lookup(R->env.tiers, tier, &p, err, errlen))
 		return TS_E_UNKNOWN;
 	struct ts_tier_profile banded;
@@ -319,6 +320,12 @@ static int run_band(struct ts_runner *R, const struct ts_job_ops *job, struct ts
 		rc = ts_row_set_str(&b.label, w->label);
 		if (!rc)
 			rc = run_job(R, job, s, tier, run, k ? 1 : -1, &b, err, errlen);
+		/* what the job moved of its own: the same list at both ends */
+		if (!rc && !k && b.band_params && *b.band_params) {
+			size_t u = strlen(names);
+			snprintf(names + u, sizeof(names) - u, "%s%s", u ? "; " : "",
+				 b.band_params);
+		}
 		sps[k] = b.error ? NAN : b.samples_per_s;
 		au[k] = b.error ? NAN : b.au_pct;
 		ts_row_release(&b);

@@ -438,9 +438,17 @@ static int train_run(struct ts_job_env *env, const struct ts_job_args *a, struct
 	char mdesc[256], edesc[256];
 
 	/* The engine first: a batch that does not fit is a row, not a failure. */
-	int rc = ts_job_engine(s, w, &eng, err, errlen);
+	int rc = ts_job_engine(s, f.band_end, w, &eng, err, errlen);
 	if (rc || !eng)
 		return rc;
+	if (f.band_end && eng->info.band[0]) {
+		char moved[sizeof(eng->info.band) + 16];
+		snprintf(moved, sizeof(moved), "engine %s", eng->info.band);
+		if ((rc = ts_row_set_str(&w->band_params, moved))) {
+			ts_engine_free(eng);
+			return rc;
+		}
+	}
 	if (f.virtual_time && !(eng->ops->flags & TS_ENGINE_VIRTUAL)) {
 		snprintf(err, errlen, "--virtual needs a modeled engine backend; '%s' runs only in "
 				      "real time (use engine{backend = \"sim\"})", eng->ops->name);

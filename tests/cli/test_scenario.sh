@@ -123,7 +123,29 @@ assert "latency.read" in b["parameters"], b
 lo, hi, v = b["throughput"]["low"], b["throughput"]["high"], rows["ssd-cloud"]["throughput"]["value"]
 assert lo <= v <= hi and lo < hi, (lo, v, hi)
 u = rows["unlimited"]["band"]
-assert u["parameters"] == "" and u["throughput"]["low"] == u["throughput"]["high"], u
+# no tier range; the engine's ranged figures GoogLeNet reads still move
+assert "latency" not in u["parameters"] and "googlenet b_half" in u["parameters"], u
+assert "host" not in u["parameters"] and "context_mib" not in u["parameters"], u
+PY
+# --band moves the engine's assumed figures too: a network whose b_half is
+# assumed between 1 and 64 (8 nominal) on the tier without ranges, batches
+# always ready, is slower at the slow end and faster at the fast one.
+cat >"$work/band_engine.lua" <<'LUA'
+model "bandnet" { netdef = "googlenet", unit = "images",
+  b_half = { 8, "assumed", "a test's wide range", low = 1, high = 64 } }
+LUA
+"$tiersim" compare "$here/small.lua" --tiers unlimited --virtual --band pipeline.decode=none \
+	engine.profile="$work/band_engine.lua" engine.model=bandnet --json "$work/band2.json" \
+	--quiet >/dev/null 2>"$work/err" ||
+	fail "--band with an engine profile exited $?: $(cat "$work/err")"
+python3 - "$work/band2.json" <<'PY' || fail "engine band"
+import json, sys
+r = json.load(open(sys.argv[1]))["rows"][0]
+b = r["band"]
+assert b["parameters"] == "engine nvcaffe jitter_p99, bandnet b_half", b
+lo, hi, v = b["throughput"]["low"], b["throughput"]["high"], r["throughput"]["value"]
+# b_half 1 / 8 / 64 x 9.3/15.7 at batch 8: x1.48 and x0.28 of the nominal
+assert lo < v < hi and hi > 1.4 * v and lo < v / 3, (lo, v, hi)
 PY
 "$tiersim" run "$here/small.lua" --band >/dev/null 2>"$work/err"
 [ $? = 2 ] || fail "--band without --virtual did not exit 2"

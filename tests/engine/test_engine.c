@@ -585,6 +585,16 @@ static void write_file(const char *path, const char *text)
 	}
 }
 
+/* A new file from the mkstemp template @path, holding @text. */
+static void temp_file(char *path, const char *text)
+{
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	if (fd >= 0)
+		close(fd);
+	write_file(path, text);
+}
+
 /* A broken extra profile is refused with its file named. */
 static void test_bad_profiles(void)
 {
@@ -742,10 +752,7 @@ static void test_gpu_profile_typo(void)
 		line += *p == '\n';
 
 	char path[] = "/tmp/tiersim-gpus-typo-XXXXXX";
-	int fd = mkstemp(path);
-	CHECK(fd >= 0);
-	close(fd);
-	write_file(path, text);
+	temp_file(path, text);
 	struct ts_engine_cfg c = cfg_of("sim", "mxnet", "vgg16", "V100", "infer", "", 8, 1);
 	set(&c.profile, path);
 	struct ts_engine *e = NULL;
@@ -792,11 +799,8 @@ static void test_figures_labelled(void)
 	ts_profiles_free(p);
 
 	char path[] = "/tmp/tiersim-engine-profile-XXXXXX";
-	int fd = mkstemp(path);
-	CHECK(fd >= 0);
-	close(fd);
-	write_file(path, "\ngpu 'V100' { mem_gib = 16, link = 'nvlink2',\n"
-			 "  fp32_tflops = { 14, 'measured', 'a run here' } }\n");
+	temp_file(path, "\ngpu 'V100' { mem_gib = 16, link = 'nvlink2',\n"
+			"  fp32_tflops = { 14, 'measured', 'a run here' } }\n");
 	p = NULL;
 	CHECK(ts_profiles_load(path, &p, err, sizeof(err)) == 0 && p);
 	if (!p)
@@ -820,6 +824,157 @@ static void test_figures_labelled(void)
 	CHECK(v100 == 2 && bare == 1 && p->nfigs == before - 5 + 2);
 	CHECK(ts_prof_gpu_find(p, "V100")->fp32_tflops == 14);
 	ts_profiles_free(p);
+	unlink(path);
+}
+
+/* The figure @key of @kind @of in @p, NULL when none. */
+static const struct ts_prof_fig *fig_of(const struct ts_profiles *p, const char *kind,
+					const char *of, const char *key)
+{
+	for (size_t i = 0; i < p->nfigs; i++)
+		if (!strcmp(p->figs[i].kind, kind) && !strcmp(p->figs[i].of, of) &&
+		    !strcmp(p->figs[i].key, key))
+			return &p->figs[i];
+	return NULL;
+}
+
+/* --band's direction table covers every number the shipped profiles hold
+ * (a key without one is refused at load, so every load here also checks
+ * the declarations' keys); at a band end a ranged number takes the end its
+ * direction says, a memory figure and an unranged one keep their values. */
+static void test_band_directions(void)
+{
+	enum ts_prof_band d;
+	CHECK(ts_prof_band_dir("link", "lat_us", &d) == 0 && d == TS_PROF_BAND_SLOW_HIGH);
+	CHECK(ts_prof_band_dir("framework", "allreduce_eff.pcie3", &d) == 0 &&
+	      d == TS_PROF_BAND_SLOW_LOW);
+	CHECK(ts_prof_band_dir("model", "b_half", &d) == 0 && d == TS_PROF_BAND_SLOW_HIGH);
+	CHECK(ts_prof_band_dir("framework", "context_mib", &d) == 0 && d == TS_PROF_BAND_KEEP);
+	CHECK(ts_prof_band_dir("anchor", "value", &d) == 0 && d == TS_PROF_BAND_SLOW_LOW);
+	CHECK(ts_prof_band_dir("gpu", "aliases", &d) == -ENOENT); /* text */
+	CHECK(ts_prof_band_dir("gpu", "b_half", &d) == -ENOENT);
+
+	struct ts_profiles *p[3] = { NULL, NULL, NULL }; /* slow, nominal, fast */
+	for (int e = -1; e <= 1; e++)
+		if (ts_profiles_load_band(NULL, e, &p[e + 1], err, sizeof(err)))
+			fprintf(stderr, "band end %d: %s\n", e, err), tc_failures++;
+	if (!p[0] || !p[1] || !p[2])
+		goto out;
+	CHECK(p[0]->nfigs == p[1]->nfigs && p[2]->nfigs == p[1]->nfigs);
+	size_t moved = 0;
+	for (size_t i = 0; i < p[1]->nfigs; i++) {
+		const struct ts_prof_fig *f = &p[1]->figs[i];
+		int rc = ts_prof_band_dir(f->kind, f->key, &d);
+		if (rc)
+			fprintf(stderr, "no band direction: %s %s %s\n", f->kind, f->of, f->key);
+		CHECK(rc == 0 && f->used == f->ev.value);
+		bool moves = !rc && d != TS_PROF_BAND_KEEP && f->ev.has_range;
+		double slow = d == TS_PROF_BAND_SLOW_HIGH ? f->ev.hi : f->ev.lo;
+		double fast = d == TS_PROF_BAND_SLOW_HIGH ? f->ev.lo : f->ev.hi;
+		/* by name: a per-link table's keys come in Lua's hash order */
+		const struct ts_prof_fig *at_slow = fig_of(p[0], f->kind, f->of, f->key);
+		const struct ts_prof_fig *at_fast = fig_of(p[2], f->kind, f->of, f->key);
+		CHECK(at_slow && at_slow->used == (moves ? slow : f->ev.value));
+		CHECK(at_fast && at_fast->used == (moves ? fast : f->ev.value));
+		moved += moves && f->ev.lo < f->ev.hi;
+	}
+	CHECK(moved > 0);
+	printf("band: %zu ranged figures move at the band's ends\n", moved);
+	/* worked by hand from the profiles */
+	const struct ts_prof_link *l[3];
+	const struct ts_prof_model *m[3];
+	const struct ts_prof_fw *f[3];
+	for (int k = 0; k < 3; k++) {
+		l[k] = ts_prof_link_find(p[k], "pcie3");
+		m[k] = ts_prof_model_find(p[k], "googlenet");
+		f[k] = ts_prof_fw_find(p[k], "tensorflow-2017");
+	}
+	CHECK(l[0]->lat_us == 20 && l[1]->lat_us == 5 && l[2]->lat_us == 1);
+	CHECK(m[0]->b_half == 16.6 && m[1]->b_half == 15.8 && m[2]->b_half == 2.65);
+	CHECK(f[0]->allreduce_eff == 0.0175 && f[1]->allreduce_eff == 0.035 &&
+	      f[2]->allreduce_eff == 1.0);
+	/* measured without a range: the same at both ends */
+	CHECK(ts_prof_fw_allreduce_eff(f[0], "nvlink1") == 0.035 &&
+	      ts_prof_fw_allreduce_eff(f[2], "nvlink1") == 0.035);
+	/* memory: kept */
+	CHECK(f[0]->context_mib == 400 && f[2]->context_mib == 400);
+	CHECK(f[0]->act_train == 1.1 && f[2]->act_train == 1.1);
+	const struct ts_prof_fig *ctx = fig_of(p[1], "framework", "tensorflow-2017", "context_mib");
+	CHECK(ctx && ctx->ev.has_range && ctx->ev.lo < ctx->ev.hi);
+	/* the derived H100 anchor: x1 .. x1.08 on its own curve; the efficiency
+	 * fit keeps the published value, so the fit is the same at both ends */
+	CHECK(p[0]->mu == p[1]->mu && p[2]->mu == p[1]->mu);
+	for (size_t k = 0; k < p[1]->nanchors; k++) {
+		const struct ts_prof_anchor *a = &p[1]->anchors[k];
+		bool ranged = a->ev.has_range;
+		CHECK(!p[1]->anchors[k].moved && p[0]->anchors[k].moved == ranged &&
+		      p[2]->anchors[k].moved == ranged);
+		CHECK(p[0]->anchors[k].band_value == a->value * (ranged ? a->ev.lo : 1));
+		CHECK(p[2]->anchors[k].band_value == a->value * (ranged ? a->ev.hi : 1));
+		CHECK(p[0]->anchors[k].value == a->value && p[2]->anchors[k].value == a->value);
+		if (!strcmp(a->gpu, "H100"))
+			CHECK(ranged && p[2]->anchors[k].band_value == 2470 * 1.8 * 1.08);
+	}
+out:
+	for (int k = 0; k < 3; k++)
+		ts_profiles_free(p[k]);
+}
+
+/* The engine at a band end, exact: a network modeled from the fitted
+ * efficiency whose b_half is assumed between 1 and 64 (8 nominal) runs
+ * slower at the slow end and faster at the fast one; the ratio of two
+ * batches' throughput at one end is (b1 / b2) (b2 + bh) / (b1 + bh) with the
+ * end's b_half scaled to the P100 (x 9.3 / 15.7, gpus.lua), whatever the
+ * efficiency. The band names what moved that the run reads (not the link's
+ * latency of a 1-GPU run), memory figures keep the OOM check as it is. */
+static void test_band_engine(void)
+{
+	char path[] = "/tmp/tiersim-engine-band-XXXXXX";
+	temp_file(path, "model 'bandnet' { netdef = 'googlenet', unit = 'images',\n"
+			"  b_half = { 8, 'assumed', 'a test', low = 1, high = 64 } }\n");
+	struct ts_engine_cfg c =
+		cfg_of("sim", "nvcaffe", "bandnet", "P100-PCIe", "infer", "", 8, 1);
+	set(&c.profile, path);
+	struct ts_engine_info at[3], at32[3];
+	const double bh[3] = { 64, 8, 1 };
+	for (int k = 0; k < 3; k++) {
+		c.band_end = k - 1;
+		c.batch = 8;
+		CHECK(ts_engine_estimate(&c, &at[k], err, sizeof(err)) == 0);
+		c.batch = 32;
+		CHECK(ts_engine_estimate(&c, &at32[k], err, sizeof(err)) == 0);
+		CHECK(at[k].basis == TS_BASIS_MODELED);
+		double b = bh[k] * 9.3 / 15.7;
+		CHECK_NEAR(at[k].samples_per_s_1gpu / at32[k].samples_per_s_1gpu,
+			   8.0 / 32.0 * (32 + b) / (8 + b), 1e-12);
+	}
+	CHECK(at[0].mem_bytes == at[1].mem_bytes && at[2].mem_bytes == at[1].mem_bytes);
+	CHECK(at[0].samples_per_s < at[1].samples_per_s &&
+	      at[1].samples_per_s < at[2].samples_per_s);
+	CHECK(at[1].band[0] == 0);
+	for (int k = 0; k < 3; k += 2) {
+		CHECK(strstr(at[k].band, "bandnet b_half") &&
+		      strstr(at[k].band, "nvcaffe jitter_p99"));
+		CHECK(!strstr(at[k].band, "lat_us") && !strstr(at[k].band, "overlap") &&
+		      !strstr(at[k].band, "context_mib") && !strstr(at[k].band, "googlenet"));
+	}
+	CHECK(!strcmp(at[0].band, at[2].band));
+	CHECK(at[0].jitter_p99 == 1.1 && at[1].jitter_p99 == 1.02 && at[2].jitter_p99 == 1.0);
+
+	/* two GPUs training: the exchange's figures and the link's move too */
+	struct ts_engine_info t[3];
+	set(&c.mode, "train");
+	c.gpus = 2;
+	c.batch = 8;
+	for (int k = 0; k < 3; k++) {
+		c.band_end = k - 1;
+		CHECK(ts_engine_estimate(&c, &t[k], err, sizeof(err)) == 0);
+	}
+	CHECK(strstr(t[0].band, "pcie3 lat_us") && strstr(t[0].band, "nvcaffe overlap") &&
+	      strstr(t[0].band, "nvcaffe sync_ms") && strstr(t[0].band, "nvcaffe allreduce_gbs"));
+	CHECK(t[0].comm_ns > t[1].comm_ns && t[1].comm_ns > t[2].comm_ns);
+	CHECK(t[0].samples_per_s < t[1].samples_per_s && t[1].samples_per_s < t[2].samples_per_s);
+	ts_engine_cfg_free(&c);
 	unlink(path);
 }
 
@@ -918,6 +1073,8 @@ int main(void)
 	test_bad_profiles();
 	test_profile_types();
 	test_figures_labelled();
+	test_band_directions();
+	test_band_engine();
 	test_gpu_profile_typo();
 	test_kernel_refs();
 	test_cuda_absent();
