@@ -203,12 +203,14 @@ for t in $TRACED; do
 	fusermount3 -u "$WORK/$t" && wait "${PID[$t]}"
 	PID[$t]=
 	[ -x "$CLI" ] || continue
-	echo "# $t's trace: $("$CLI" trace stats "$WORK/$t.trace" --json 2>&1 |
+	# stderr apart: a trace that dropped records says so there, and the
+	# count is in the JSON
+	echo "# $t's trace: $("$CLI" trace stats "$WORK/$t.trace" --json 2>"$WORK/stats.err" |
 		python3 -c 'import json, sys
 try:
     s = json.load(sys.stdin)
     print("%s records, %s dropped" % (s.get("records"), s.get("dropped")))
 except Exception as e:
-    print("unreadable: %s" % e)')"
+    print("unreadable: %s" % e)')$(sed 's/^/; /' "$WORK/stats.err" | tr -d '\n')"
 done
 echo "# load average during the run: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
