@@ -12,7 +12,10 @@
 # are PIL images of a random uint8 (d, d) array, saved with format=, bits=8.
 # Readers (dlio_benchmark/reader/): npz_reader.py np.load(f, allow_pickle=True)['x'];
 # hdf5_reader.py h5py.File(f, 'r')['records'][0]; image_reader.py
-# np.asarray(Image.open(f)).
+# np.asarray(Image.open(f)). Where DLIO 2.0.0 is importable (run with its
+# venv's python) each file is read by DLIO's own reader class, as a PyTorch
+# DataLoader worker calls it: read_index() with read_type on_demand opens,
+# takes the sample and closes; otherwise by the calls above.
 import os
 import sys
 
@@ -46,9 +49,36 @@ def make(top):
             img.save(p, format=fmt.upper(), bits=8)
 
 
+def dlio_reader(p):
+    """DLIO's reader of @p, set up as in a DataLoader worker of rank 0;
+    None without DLIO."""
+    try:
+        from dlio_benchmark.common.enumerations import DatasetType, ReadType
+        from dlio_benchmark.utils.config import ConfigArguments
+        from dlio_benchmark.utils.utility import DLIOMPI
+    except ImportError:
+        return None
+    from dlio_benchmark.reader.hdf5_reader import HDF5Reader
+    from dlio_benchmark.reader.image_reader import ImageReader
+    from dlio_benchmark.reader.npz_reader import NPZReader
+    DLIOMPI.get_instance().set_parent_values(0, 1)
+    a = ConfigArguments.get_instance()
+    a.file_list_train = [p]
+    a.global_index_map = {0: (p, 0)}
+    a.read_type = ReadType.ON_DEMAND
+    a.resized_image = np.zeros((1, 1), np.uint8)
+    ext = p.rsplit(".", 1)[1]
+    cls = {"npz": NPZReader, "hdf5": HDF5Reader}.get(ext, ImageReader)
+    return cls(DatasetType.TRAIN, 0, 0)
+
+
 def read(top, names):
     for n in names:
         p = os.path.join(top, n)
+        r = dlio_reader(p)
+        if r is not None:
+            r.read_index(0, 1)
+            continue
         if n.endswith(".npz"):
             np.load(p, allow_pickle=True)["x"]
         elif n.endswith(".hdf5"):

@@ -37,6 +37,8 @@
 #   r50   resnet50_h100 as PyTorch: 4,000 npz files of 112 KiB, batch 400,
 #         8 read threads, 0.224 s
 #   j50   the same as jpeg files (DLIO's ImageReader: Pillow)
+#   h50   the same as hdf5 files of one record (DLIO's HDF5Reader: h5py)
+#   p50   the same as png files (DLIO's ImageReader: Pillow)
 # all 3 epochs (--epochs N to change).
 # No checkpoints, no evaluation. Each row prints `uptime`'s load, DLIO's
 # own CPU (user + sys of mpirun and everything it waited for: the ranks and
@@ -107,12 +109,15 @@ fi
 
 # Each dataset's overrides, given to DLIO and to tiersim alike.
 common="++workload.workflow.checkpoint=False ++workload.workflow.evaluation=False ++workload.dataset.num_files_eval=0 ++workload.train.epochs=$epochs"
-declare -A wl=([u64]=unet3d_h100 [u168]=unet3d_h100 [r50]=resnet50_h100 [j50]=resnet50_h100)
+declare -A wl=([u64]=unet3d_h100 [u168]=unet3d_h100 [r50]=resnet50_h100 [j50]=resnet50_h100
+	[h50]=resnet50_h100 [p50]=resnet50_h100)
 declare -A over=(
 	[u64]="++workload.dataset.num_files_train=64 ++workload.dataset.record_length=8388608 ++workload.dataset.record_length_stdev=0 ++workload.train.computation_time=0.323"
 	[u168]="++workload.dataset.num_files_train=168 ++workload.dataset.record_length=8388608 ++workload.dataset.record_length_stdev=0 ++workload.train.computation_time=0.323"
 	[r50]="++workload.framework=pytorch ++workload.reader.data_loader=pytorch ++workload.dataset.format=npz ++workload.dataset.num_files_train=4000 ++workload.dataset.num_samples_per_file=1 ++workload.dataset.record_length=114660 ++workload.dataset.record_length_stdev=0 ++workload.train.computation_time=0.224 ++workload.reader.batch_size=400 ++workload.reader.read_threads=8"
 	[j50]="++workload.framework=pytorch ++workload.reader.data_loader=pytorch ++workload.dataset.format=jpeg ++workload.dataset.num_files_train=4000 ++workload.dataset.num_samples_per_file=1 ++workload.dataset.record_length=114660 ++workload.dataset.record_length_stdev=0 ++workload.train.computation_time=0.224 ++workload.reader.batch_size=400 ++workload.reader.read_threads=8"
+	[h50]="++workload.framework=pytorch ++workload.reader.data_loader=pytorch ++workload.dataset.format=hdf5 ++workload.dataset.num_files_train=4000 ++workload.dataset.num_samples_per_file=1 ++workload.dataset.record_length=114660 ++workload.dataset.record_length_stdev=0 ++workload.train.computation_time=0.224 ++workload.reader.batch_size=400 ++workload.reader.read_threads=8"
+	[p50]="++workload.framework=pytorch ++workload.reader.data_loader=pytorch ++workload.dataset.format=png ++workload.dataset.num_files_train=4000 ++workload.dataset.num_samples_per_file=1 ++workload.dataset.record_length=114660 ++workload.dataset.record_length_stdev=0 ++workload.train.computation_time=0.224 ++workload.reader.batch_size=400 ++workload.reader.read_threads=8"
 )
 # NAME DATASET RANKS TIER
 table="u64-1-gp3 u64 1 aws-gp3
@@ -125,6 +130,8 @@ r50-2-gp3 r50 2 aws-gp3
 u64-1-nvme u64 1 nvme-local
 r50-1-essd r50 1 essd-pl1
 j50-1-ssd j50 1 ssd-cloud
+h50-1-ssd h50 1 ssd-cloud
+p50-1-ssd p50 1 ssd-cloud
 u64-2-essd u64 2 essd-pl0"
 
 mpi=(mpirun --allow-run-as-root --oversubscribe --bind-to none -q)

@@ -39,6 +39,8 @@ static const struct ts_dataset_ops *const kinds[] = {
 	&ts_dataset_npz,
 	&ts_dataset_tfrecord,
 	&ts_dataset_jpeg,
+	&ts_dataset_png,
+	&ts_dataset_hdf5,
 };
 
 /* What every kind takes; the other options are a kind's own (ops->opts). */

@@ -17,6 +17,8 @@
  *   ptb-text       ptb.{train,valid,test}.txt     PennTreeBank-like word corpus
  *   npz            train/img_<i>_of_<n>.npz       DLIO's npz: numpy savez (a zip of x.npy, y.npy)
  *   tfrecord       train/img_<i>_of_<n>.tfrecord  DLIO's tfrecord: framed tf.train.Examples
+ *   jpeg, png      train/img_<i>_of_<n>.jpeg|png  DLIO's images: one greyscale image each, Pillow's
+ *   hdf5           train/img_<i>_of_<n>.hdf5      DLIO's hdf5: h5py's file of one 'records' image
  *
  * plus dataset.json (kind, count, seed, the kind's options, sizes, version)
  * in every DIR. Each kind is a struct ts_dataset_ops (below) in its own
@@ -271,6 +273,8 @@ extern const struct ts_dataset_ops ts_dataset_ptb_text;
 extern const struct ts_dataset_ops ts_dataset_npz;
 extern const struct ts_dataset_ops ts_dataset_tfrecord;
 extern const struct ts_dataset_ops ts_dataset_jpeg;
+extern const struct ts_dataset_ops ts_dataset_png;
+extern const struct ts_dataset_ops ts_dataset_hdf5;
 
 /* The built-in kinds, for code that needs one in particular. */
 #define TS_DS_IMAGENET_JPEG (&ts_dataset_imagenet_jpeg)

@@ -6,9 +6,11 @@
  * real time issues each request as a system call, serially, in one worker;
  * virtual time charges the same requests to the tier model, serially.
  *
- * Measured through a tierfs trace of each real reader (bench/dlio_chains.sh;
- * the measurements are the files of tests/workloads/chains/ and
- * tests/workloads/test_dlio_chain.c checks every one against the model):
+ * Measured through a tierfs trace of each real reader, DLIO 2.0.0's own
+ * reader classes (bench/dlio_chains.sh, on files of DLIO's generators and,
+ * for hdf5 and png, of tiersim's; the measurements are the files of
+ * tests/workloads/chains/ and tests/workloads/test_dlio_chain.c checks
+ * every one against the model):
  *
  *  - npz, NPZReader: np.load(f, allow_pickle=True)['x'] (numpy 1.24, Python
  *    3.11's zipfile over a BufferedReader of the file's st_blksize, 4 KiB on

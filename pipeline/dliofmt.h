@@ -1,5 +1,5 @@
 /*
- * dliofmt.h — the two on-disk formats of DLIO's datasets (the MLPerf
+ * dliofmt.h — on-disk formats of DLIO's datasets (the MLPerf
  * Storage workloads), written and read byte for byte as their libraries do:
  *
  *  - npz: numpy.savez(path, x=..., y=...): a zip archive whose members are
@@ -57,6 +57,14 @@ TS_WUR int ts_npz_find_x(const uint8_t *buf, size_t len, uint64_t *off, uint64_t
 size_t ts_zip_local(uint8_t *p, const char *name, uint32_t crc, uint32_t size);
 size_t ts_zip_central(uint8_t *p, const char *name, uint32_t crc, uint32_t size, uint32_t at);
 size_t ts_zip_end(uint8_t *p, unsigned entries, uint32_t cd_size, uint32_t cd_at);
+
+/* ---- hdf5 ---------------------------------------------------------------- */
+
+/* An h5py file of DLIO's one record (pipeline/ds_hdf5.c): the record's
+ * bytes start after HDF5's 2,048-byte metadata block, and its label (an
+ * i64) follows them to the end. */
+#define TS_HDF5_DATA 2048u
+#define TS_HDF5_LABEL 8u
 
 /* ---- TFRecord ------------------------------------------------------------ */
 

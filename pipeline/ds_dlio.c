@@ -166,6 +166,140 @@ int ts_dlio_payload(const struct ts_dataset_meta *meta, uint64_t j, uint64_t n,
 	return 0;
 }
 
+/* ---- image kinds ------------------------------------------------------------ */
+
+static uint64_t isqrt(uint64_t n)
+{
+	uint64_t d = (uint64_t)sqrt((double)n);
+	while (d * d > n)
+		d--;
+	while ((d + 1) * (d + 1) <= n)
+		d++;
+	return d;
+}
+
+/* One side as DLIO draws it: max(int(N(@dim, @sd)), 1). */
+static double side(double dim, double sd, struct ts_rng *r)
+{
+	double v = sd > 0 ? dim + sd * ts_rng_normal(r) : dim;
+	return v < 1 ? 1 : trunc(v);
+}
+
+int ts_dlio_image_describe(const struct ts_dataset_config *cfg, struct ts_dataset_meta *meta,
+			   char *err, size_t errlen)
+{
+	int rc = ts_dlio_describe(cfg, meta, err, errlen);
+	if (rc)
+		return rc;
+	const struct ts_dlio_fmt *fmt = fmt_of(meta);
+	meta->width = malloc(meta->samples * sizeof(*meta->width));
+	meta->height = malloc(meta->samples * sizeof(*meta->height));
+	if (!meta->width || !meta->height)
+		return ts_ds_fail(err, errlen, -ENOMEM, "%" PRIu64 " image sizes: out of memory",
+				  meta->samples);
+	const struct ts_dlio_dataset_opts *o = meta->own;
+	/* config.py: dimension = int(sqrt(record_length)), dimension_stdev =
+	 * record_length_stdev / 2 / sqrt(record_length) */
+	double rl = (double)o->record_length, dim = (double)isqrt(o->record_length);
+	double sd = (double)o->record_stdev / 2.0 / sqrt(rl);
+	struct ts_rng r;
+	ts_rng_seed(&r, meta->seed);
+	meta->sample_bytes = meta->total_bytes = 0;
+	for (uint64_t j = 0; j < meta->samples; j++) { /* one sample a file */
+		double w = side(dim, sd, &r), h = side(dim, sd, &r);
+		if (w > fmt->side_max || h > fmt->side_max)
+			return ts_ds_fail(err, errlen, -EINVAL, "%s: an image of %.0f x %.0f "
+					  "(record_length %" PRIu64 ", record_stdev %" PRIu64 "): "
+					  "more than %u pixels a side (%s)",
+					  meta->files[j].path, w, h, o->record_length,
+					  o->record_stdev, fmt->side_max, fmt->side_why);
+		meta->width[j] = (uint16_t)w;
+		meta->height[j] = (uint16_t)h;
+		uint64_t len = 0;
+		if (fmt->encode) { /* the encoder's size */
+			uint8_t *b = NULL;
+			size_t n = 0;
+			rc = fmt->encode(meta, j, &b, &n);
+			free(b);
+			len = n;
+		} else {
+			rc = fmt->image_bytes(meta, j, &len);
+		}
+		if (rc)
+			return ts_ds_fail(err, errlen, rc, "%s: encoding its image: %s",
+					  meta->files[j].path, ts_strerror(rc));
+		meta->bytes[j] = (uint32_t)len;
+		meta->files[j].bytes = len;
+		meta->sample_bytes += len;
+		meta->total_bytes += len;
+	}
+	return 0;
+}
+
+int ts_dlio_encoded_emit(const struct ts_dataset_meta *meta, uint64_t f, struct ts_dlio_sink *s)
+{
+	uint8_t *b = NULL;
+	size_t n = 0;
+	int rc = fmt_of(meta)->encode(meta, f, &b, &n);
+	if (!rc && n != meta->bytes[f])
+		rc = TS_E_CORRUPT; /* not what describe encoded */
+	if (!rc)
+		rc = s->put(s, b, n);
+	free(b);
+	return rc;
+}
+
+/* Pixels from pairs of random bytes, passed on to @to. */
+struct px_sink {
+	struct ts_dlio_sink s;
+	struct ts_dlio_sink *to;
+};
+
+static int put_px(struct ts_dlio_sink *s, const void *buf, size_t n)
+{
+	static _Thread_local uint8_t px[CHUNK / 2];
+	const uint8_t *b = buf;
+	/* ts_dlio_payload's pieces are CHUNK bytes but the last, all even */
+	for (size_t i = 0; i < n / 2; i++)
+		px[i] = (uint8_t)(((uint32_t)b[2 * i] | (uint32_t)b[2 * i + 1] << 8) * 255u >> 16);
+	return ((struct px_sink *)s)->to->put(((struct px_sink *)s)->to, px, n / 2);
+}
+
+int ts_dlio_pixels(const struct ts_dataset_meta *meta, uint64_t j, struct ts_dlio_sink *s)
+{
+	struct px_sink p = { .s.put = put_px, .to = s };
+	uint64_t n = (uint64_t)meta->width[j] * meta->height[j];
+	return ts_dlio_payload(meta, j, 2 * n, &p.s, NULL, NULL);
+}
+
+struct mem_sink {
+	struct ts_dlio_sink s;
+	uint8_t *buf;
+	size_t at;
+};
+
+static int put_mem(struct ts_dlio_sink *s, const void *buf, size_t n)
+{
+	struct mem_sink *m = (struct mem_sink *)s;
+	memcpy(m->buf + m->at, buf, n);
+	m->at += n;
+	return 0;
+}
+
+int ts_dlio_pixels_alloc(const struct ts_dataset_meta *meta, uint64_t j, uint8_t **px)
+{
+	struct mem_sink m = { .s.put = put_mem };
+	if (!(m.buf = malloc((size_t)meta->width[j] * meta->height[j] + 1)))
+		return -ENOMEM;
+	int rc = ts_dlio_pixels(meta, j, &m.s);
+	if (rc) {
+		free(m.buf);
+		m.buf = NULL;
+	}
+	*px = m.buf;
+	return rc;
+}
+
 /* ---- generate and verify: one emitter, two sinks ----------------------------- */
 
 struct file_sink {

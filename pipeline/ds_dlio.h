@@ -1,6 +1,6 @@
 /*
- * ds_dlio.h — what the two DLIO dataset kinds (ds_npz.c, ds_tfrecord.c)
- * share: DLIO's dataset section (num_files_train files of
+ * ds_dlio.h — what the DLIO dataset kinds (ds_npz.c, ds_tfrecord.c,
+ * ds_jpeg.c, ds_png.c, ds_hdf5.c) share: DLIO's dataset section (num_files_train files of
  * num_samples_per_file samples of record_length ± record_length_stdev
  * bytes) described, generated, verified and read the same way, each kind
  * saying only how a file's bytes are laid out and read (its struct
@@ -37,6 +37,18 @@ struct ts_dlio_fmt {
 	 * inside what was read, checking its framing. */
 	bool records;
 	int (*find)(const uint8_t *buf, size_t len, uint64_t *off, uint64_t *n);
+	/* Image kinds (jpeg, png, hdf5): a file holds one w x h greyscale
+	 * image of DLIO's random pixels (ts_dlio_pixels), its sides drawn as
+	 * DLIO's generator draws them (ts_dlio_image_describe). The largest
+	 * side the format takes here and why; then either the encoder that
+	 * makes file @j (*@out malloc'd, *@len bytes: jpeg, png; the kind's
+	 * emit is then ts_dlio_encoded_emit) or, for a layout whose size
+	 * follows from the sides, the bytes of file @j (hdf5). 0 / NULL
+	 * otherwise. */
+	uint32_t side_max;
+	const char *side_why;
+	int (*encode)(const struct ts_dataset_meta *meta, uint64_t j, uint8_t **out, size_t *len);
+	int (*image_bytes)(const struct ts_dataset_meta *meta, uint64_t j, uint64_t *bytes);
 };
 
 /* The options of DLIO's dataset section that both kinds take (their
@@ -76,6 +88,26 @@ uint64_t ts_dlio_payload_len(const struct ts_dlio_fmt *fmt, const struct ts_data
  * running CRC when @crc32 / @crc32c are not NULL. */
 TS_WUR int ts_dlio_payload(const struct ts_dataset_meta *meta, uint64_t j, uint64_t n,
 			   struct ts_dlio_sink *s, uint32_t *crc32, uint32_t *crc32c);
+
+/* ---- image kinds ---------------------------------------------------------- */
+
+/* describe for an image kind: every file one image, each side apart from
+ * N(int(sqrt(record_length)), record_length_stdev / (2 sqrt(record_length)))
+ * cut as int() does and at least 1 (DLIO's data_generator.py
+ * get_dimension, config.py), width then height from the dataset's seed
+ * (not numpy's stream), each file's bytes from the format's image_bytes. */
+TS_WUR int ts_dlio_image_describe(const struct ts_dataset_config *cfg, struct ts_dataset_meta *meta,
+				  char *err, size_t errlen);
+/* The emit hook of a kind with an encoder: file @f as it encodes it,
+ * refused (TS_E_CORRUPT) unless of the bytes describe found. */
+TS_WUR int ts_dlio_encoded_emit(const struct ts_dataset_meta *meta, uint64_t f,
+				struct ts_dlio_sink *s);
+/* Sample @j's width x height pixels, row by row, into @s: uniform over
+ * 0-254 as np.random.randint(255) draws them, each from 16 of the
+ * sample's pseudo-random bits (ts_dlio_payload). */
+TS_WUR int ts_dlio_pixels(const struct ts_dataset_meta *meta, uint64_t j, struct ts_dlio_sink *s);
+/* The same pixels in memory: *@px (malloc'd, width x height bytes). */
+TS_WUR int ts_dlio_pixels_alloc(const struct ts_dataset_meta *meta, uint64_t j, uint8_t **px);
 
 /* The hooks of a DLIO kind's reader (struct ts_source_ops), whose data is
  * the kind's struct ts_dataset_ops: one list for both kinds' tables. */

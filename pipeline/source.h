@@ -196,5 +196,7 @@ extern const struct ts_source_ops ts_source_null;
 extern const struct ts_source_ops ts_source_npz;
 extern const struct ts_source_ops ts_source_tfrecord;
 extern const struct ts_source_ops ts_source_jpeg;
+extern const struct ts_source_ops ts_source_png;
+extern const struct ts_source_ops ts_source_hdf5;
 
 #endif

@@ -26,7 +26,8 @@
 const struct ts_opt ts_dlio_opts[] = {
 	{ "model", TS_OPT_STR, OFF(model), "default", 0, 0, "", "the model DLIO imitates" },
 	{ "framework", TS_OPT_STR, OFF(framework), "tensorflow", 0, 0, "", "pytorch | tensorflow" },
-	{ "dataset.format", TS_OPT_STR, OFF(format), "tfrecord", 0, 0, "", "npz | tfrecord | jpeg" },
+	{ "dataset.format", TS_OPT_STR, OFF(format), "tfrecord", 0, 0, "",
+	  "npz | tfrecord | jpeg | png | hdf5" },
 	{ "dataset.num_files_train", TS_OPT_U64, OFF(num_files_train), "8", 1, 1e9, "files", "" },
 	{ "dataset.num_samples_per_file", TS_OPT_U64, OFF(num_samples_per_file), "1", 1, 1e7, "",
 	  "" },
@@ -34,6 +35,10 @@ const struct ts_opt ts_dlio_opts[] = {
 	  "bytes", "mean bytes per sample" },
 	{ "dataset.record_length_stdev", TS_OPT_DOUBLE, OFF(record_length_stdev), "0", 0,
 	  2147483647.0, "bytes", "" },
+	{ "dataset.compression", TS_OPT_STR, OFF(compression), "none", 0, 0, "",
+	  "none (DLIO's gzip, zip, ... are refused)" },
+	{ "dataset.enable_chunking", TS_OPT_BOOL, OFF(enable_chunking), "false", 0, 0, "",
+	  "hdf5: false (contiguous records)" },
 	{ "reader.data_loader", TS_OPT_STR, OFF(data_loader), "pytorch", 0, 0, "",
 	  "pytorch | tensorflow | dali" },
 	{ "reader.batch_size", TS_OPT_U64, OFF(batch_size), "1", 1, 1e7, "samples", "per accelerator" },
@@ -74,6 +79,7 @@ static const char *const unmodeled[] = {
 	"workflow.", "checkpoint.", "profiling.", "output.", "evaluation.", "model.",
 	"dataset.data_folder", "dataset.num_files_eval", "dataset.file_prefix",
 	"dataset.record_length_resize", "dataset.record_length_bytes_resize",
+	"dataset.chunk_size", "dataset.compression_level",
 	"dataset.num_subfolders_train", "dataset.num_subfolders_eval", "reader.batch_size_eval",
 	"reader.dont_use_mmap", "reader.read_type", "reader.file_access", "train.epoch",
 	"train.computation_time_stdev", "train.seed_change_epoch", "reader.preprocess_time_stdev",
@@ -270,11 +276,12 @@ static bool one_of(const char *v, const char *const *set, size_t n)
 
 int ts_dlio_check(const struct ts_dlio_workload *w, const char *path, char *err, size_t errlen)
 {
-	static const char *const formats[] = { "npz", "tfrecord", "jpeg" };
+	static const char *const formats[] = { "npz", "tfrecord", "jpeg", "png", "hdf5" };
 	static const char *const loaders[] = { "pytorch", "tensorflow", "dali" };
 	static const char *const shuffles[] = { "off", "seed", "random" };
 	if (!one_of(w->format, formats, TS_ARRAY_SIZE(formats))) {
-		snprintf(err, errlen, "%s: dataset.format '%s': tiersim models npz, tfrecord and jpeg",
+		snprintf(err, errlen, "%s: dataset.format '%s': tiersim models npz, tfrecord, jpeg, "
+				      "png and hdf5",
 			 path, w->format ? w->format : "");
 		return TS_E_UNKNOWN;
 	}
@@ -289,15 +296,28 @@ int ts_dlio_check(const struct ts_dlio_workload *w, const char *path, char *err,
 			 path);
 		return TS_E_PARSE;
 	}
-	if ((!strcmp(w->format, "npz") || !strcmp(w->format, "jpeg")) && w->num_samples_per_file != 1) {
+	bool torch_only = strcmp(w->format, "npz") && strcmp(w->format, "tfrecord");
+	if (strcmp(w->format, "tfrecord") && w->num_samples_per_file != 1) {
 		snprintf(err, errlen, "%s: dataset.num_samples_per_file %llu: the %s kind stores one "
 				      "sample per file", path,
 			 (unsigned long long)w->num_samples_per_file, w->format);
 		return -EINVAL;
 	}
-	if (!strcmp(w->format, "jpeg") && strcmp(w->data_loader, "pytorch")) {
-		snprintf(err, errlen, "%s: dataset.format jpeg: tiersim reads it with DLIO's PyTorch "
-				      "loader only (reader.data_loader: pytorch)", path);
+	if (torch_only && strcmp(w->data_loader, "pytorch")) {
+		snprintf(err, errlen, "%s: dataset.format %s: tiersim reads it with DLIO's PyTorch "
+				      "loader only (reader.data_loader: pytorch)", path, w->format);
+		return -EINVAL;
+	}
+	if (strcmp(w->compression, "none")) {
+		snprintf(err, errlen, "%s: dataset.compression '%s': tiersim writes DLIO's files "
+				      "uncompressed only (none)", path, w->compression);
+		return -EINVAL;
+	}
+	/* hdf5_generator.py calls math.ceil without importing math */
+	if (w->enable_chunking && !strcmp(w->format, "hdf5")) {
+		snprintf(err, errlen, "%s: dataset.enable_chunking: DLIO 2.0.0's HDF5 generator fails "
+				      "with it (NameError: math); tiersim writes contiguous records "
+				      "only", path);
 		return -EINVAL;
 	}
 	if (w->au <= 0) {

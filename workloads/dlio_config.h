@@ -25,11 +25,13 @@ struct ts_dlio_workload {
 	char *model;		 /* model (or model.name) */
 	char *framework;	 /* pytorch | tensorflow */
 	/* dataset */
-	char *format;		 /* npz | tfrecord */
+	char *format;		 /* npz | tfrecord | jpeg | png | hdf5 */
 	uint64_t num_files_train;
 	uint64_t num_samples_per_file;
 	double record_length;	 /* bytes (record_length or record_length_bytes) */
 	double record_length_stdev;
+	char *compression;	 /* none: what tiersim writes */
+	bool enable_chunking;	 /* hdf5: refused (DLIO 2.0.0's generator fails) */
 	/* reader */
 	char *data_loader;	 /* pytorch | tensorflow | dali */
 	uint64_t batch_size;

@@ -37,7 +37,7 @@
 
 struct feed {
 	const struct ts_dl_cfg *c;
-	enum ts_chain_fmt fmt; /* the reader's chain: npz (NPZReader), jpeg (ImageReader) */
+	enum ts_chain_fmt fmt; /* the reader's chain: NPZReader, HDF5Reader, ImageReader */
 	uint64_t total, per_rank, steps;
 	uint32_t *order; /* the global list, shuffled in place each epoch */
 	struct ts_rng rng;
@@ -55,13 +55,11 @@ static int feed_new(struct feed *p, const struct ts_dl_cfg *c, char *err, size_t
 	memset(p, 0, sizeof(*p));
 	p->c = c;
 	const struct ts_dataset_meta *m = c->meta;
-	if (!m || !m->samples || m->per_file != 1 ||
-	    (m->kind != &ts_dataset_npz && m->kind != &ts_dataset_jpeg)) {
-		snprintf(err, errlen, "DLIO's PyTorch loader reads npz and jpeg datasets of one "
-				      "sample per file");
+	if (!m || !m->samples || m->per_file != 1 || ts_chain_fmt_find(m->kind->name, &p->fmt)) {
+		snprintf(err, errlen, "DLIO's PyTorch loader reads npz, hdf5, jpeg and png datasets "
+				      "of one sample per file");
 		return -EINVAL;
 	}
-	p->fmt = m->kind == &ts_dataset_npz ? TS_CHAIN_NPZ : TS_CHAIN_JPEG;
 	if (!c->ranks || !c->world || c->rank0 + c->ranks > c->world || !c->batch || !c->workers ||
 	    !c->prefetch_factor || m->samples > UINT32_MAX) {
 		snprintf(err, errlen, "DLIO loader: ranks, batch, workers and prefetch must be set");
@@ -98,15 +96,27 @@ static uint64_t feed_sample(const struct feed *p, uint64_t k, uint64_t j, uint64
 	return p->order[(p->c->rank0 + k) * p->per_rank + j * p->c->batch + pos];
 }
 
-/* The chain of sample @i into *@buf (grown as needed): its length, or 0. */
-static size_t feed_chain(const struct feed *p, uint64_t i, struct ts_chain_req **buf, size_t *cap)
+/* Where sample @i's file of @p's format holds its array (npz: x's data;
+ * hdf5: the records; an image: the whole file, which the decoder reads). */
+static struct ts_chain_file feed_file(const struct feed *p, uint64_t i)
 {
-	const struct ts_dataset_meta *m = p->c->meta;
-	struct ts_chain_file f = { .size = m->files[i].bytes };
+	struct ts_chain_file f = { .size = p->c->meta->files[i].bytes };
 	if (p->fmt == TS_CHAIN_NPZ) {
 		f.member = TS_NPZ_LFH + TS_NPZ_NAME;
 		ts_npz_payload(f.size, &f.data_off, &f.data_len);
+	} else if (p->fmt == TS_CHAIN_HDF5) {
+		f.data_off = TS_HDF5_DATA;
+		f.data_len = f.size - TS_HDF5_DATA - TS_HDF5_LABEL;
+	} else {
+		f.data_len = f.size;
 	}
+	return f;
+}
+
+/* The chain of sample @i into *@buf (grown as needed): its length, or 0. */
+static size_t feed_chain(const struct feed *p, uint64_t i, struct ts_chain_req **buf, size_t *cap)
+{
+	struct ts_chain_file f = feed_file(p, i);
 	size_t n = ts_chain_build(p->fmt, &f, *buf, *cap);
 	if (n > *cap) {
 		struct ts_chain_req *nb = realloc(*buf, n * sizeof(*nb));
@@ -133,19 +143,15 @@ static size_t feed_chain(const struct feed *p, uint64_t i, struct ts_chain_req *
 	return k;
 }
 
-/* The bytes of the arrays of the samples an epoch's steps take (npz: the
- * x member's data; jpeg: the whole file, which the decoder reads). */
+/* The bytes of the arrays of the samples an epoch's steps take
+ * (feed_file's data_len). */
 static uint64_t feed_payload(const struct feed *p)
 {
 	uint64_t sum = 0;
 	for (uint64_t k = 0; k < p->c->ranks; k++)
 		for (uint64_t j = 0; j < p->steps; j++)
-			for (uint64_t q = 0; q < p->c->batch; q++) {
-				uint64_t off = 0, len = p->c->meta->files[feed_sample(p, k, j, q)].bytes;
-				if (p->fmt == TS_CHAIN_NPZ)
-					ts_npz_payload(len, &off, &len);
-				sum += len;
-			}
+			for (uint64_t q = 0; q < p->c->batch; q++)
+				sum += feed_file(p, feed_sample(p, k, j, q)).data_len;
 	return sum;
 }
 

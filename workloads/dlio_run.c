@@ -552,13 +552,12 @@ static int drive_limits(const struct env *E, struct ts_tier_limits *lim)
 
 /* ---- DLIO's PyTorch loader (workloads/dlio_loader.h) ---------------------- */
 
-/* Whether a workload runs on DLIO's PyTorch loader: npz (what unet3d is) or
- * jpeg files of one sample read by data_loader pytorch. The rest runs on
- * the project's loader, as above. */
+/* Whether a workload runs on DLIO's PyTorch loader: npz (what unet3d is),
+ * hdf5, jpeg or png files of one sample read by data_loader pytorch. The
+ * rest runs on the project's loader, as above. */
 static bool torch_loader(const struct ts_dlio_workload *w)
 {
-	return !strcmp(w->data_loader, "pytorch") &&
-	       (!strcmp(w->format, "npz") || !strcmp(w->format, "jpeg")) &&
+	return !strcmp(w->data_loader, "pytorch") && strcmp(w->format, "tfrecord") &&
 	       w->num_samples_per_file == 1;
 }
 
@@ -1260,6 +1259,8 @@ int ts_dlio_run(const struct ts_dlio_opts *o, struct ts_dlio_outcome *oc, char *
 	char jpg[64] = "";
 	if (E.cpu.jpeg_per_mpix > 0)
 		snprintf(jpg, sizeof(jpg), " + %.1f us/Mpixel decoded", E.cpu.jpeg_per_mpix / 1e3);
+	else if (!strcmp(w->format, "png") || !strcmp(w->format, "hdf5"))
+		snprintf(jpg, sizeof(jpg), " (npz's: no %s reader's cost measured)", w->format);
 	if (!o->quiet && o->host)
 		fprintf(stderr, "tiersim dlio: host %s: %.1f us per step on each accelerator; %.1f us "
 				"+ %.1f us/MiB%s per sample on %" PRIu64 " reader worker%s per "

@@ -3,9 +3,12 @@
  * CRCs against their published check values, the .npy header numpy
  * writes, an npz and a TFRecord made by the kinds parsed back field by
  * field, and a record whose data or length was altered refused by its CRC,
- * as TensorFlow's record reader refuses it. numpy itself reads the npz in
- * test_dlio_numpy.sh.
+ * as TensorFlow's record reader refuses it; hdf5 and png files laid out as
+ * h5py and Pillow lay them out. numpy itself reads the npz in
+ * test_dlio_numpy.sh; h5py and Pillow compare the hdf5 and png files with
+ * their own in test_dlio_libs.sh.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +23,16 @@
 static uint32_t rd32(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t rd64(const uint8_t *p)
+{
+	return rd32(p) | (uint64_t)rd32(p + 4) << 32;
+}
+
+static uint32_t rd32be(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
 }
 
 int main(void)
@@ -191,10 +204,93 @@ int main(void)
 		CHECK(m.width[k] == 338 && m.height[k] == 338);
 	ts_dataset_meta_free(&m);
 
-	/* npz stores one sample per file */
+	/* hdf5: h5py's layout of one record (ds_hdf5.c): the record's pixels
+	 * at 2048, the label after them to the end, and the fields that
+	 * follow the shape: end of file, dims and their maxima, the records'
+	 * address and bytes, the label's address */
+	c = cfg_of(3, 9);
+	cfg_set(&c, "record_length", "10000");
+	cfg_set(&c, "record_stdev", "2000");
+	snprintf(dir, sizeof(dir), "%s/h5", root);
+	CHECK(ts_dataset_make(&ts_dataset_hdf5, &c, dir, &st, err, sizeof(err)) == 0);
+	CHECK(ts_dataset_open(dir, &m, err, sizeof(err)) == 0);
+	for (unsigned k = 0; k < 3; k++) {
+		uint64_t w = m.width[k], hh = m.height[k], px = w * hh;
+		snprintf(path, sizeof(path), "%s/%s", dir, m.files[k].path);
+		b = tp_read_file(path, &n);
+		CHECK(b && n == TS_HDF5_DATA + px + TS_HDF5_LABEL && n == m.files[k].bytes);
+		if (!b || n != TS_HDF5_DATA + px + TS_HDF5_LABEL)
+			continue;
+		CHECK(!memcmp(b, "\x89HDF\r\n\x1a\n", 8));
+		CHECK_EQ_U64(rd64(b + 40), n);
+		const uint64_t dims[] = { 1, w, hh, 1, w, hh };
+		for (unsigned d = 0; d < 6; d++)
+			CHECK_EQ_U64(rd64(b + 832 + 8 * d), dims[d]);
+		CHECK_EQ_U64(rd64(b + 930), TS_HDF5_DATA);
+		CHECK_EQ_U64(rd64(b + 938), px);
+		CHECK_EQ_U64(rd64(b + 1498), TS_HDF5_DATA + px);
+		CHECK_EQ_U64(rd64(b + n - TS_HDF5_LABEL), 0);
+		/* DLIO's pixels, 0-254 */
+		unsigned top = 0;
+		for (uint64_t i = 0; i < px; i++)
+			top = b[TS_HDF5_DATA + i] > top ? b[TS_HDF5_DATA + i] : top;
+		CHECK_EQ_U64(top, 254);
+		free(b);
+	}
+	CHECK(ts_dataset_verify(dir, err, sizeof(err)) == 0);
+	ts_dataset_meta_free(&m);
+
+	/* png: the signature, IHDR with the description's sides (depth 8,
+	 * greyscale), IDAT chunks of at most 64 KiB, each CRC right, IEND */
+	c = cfg_of(2, 9);
+	cfg_set(&c, "record_length", "200000");
+	cfg_set(&c, "record_stdev", "40000");
+	snprintf(dir, sizeof(dir), "%s/png", root);
+	CHECK(ts_dataset_make(&ts_dataset_png, &c, dir, &st, err, sizeof(err)) == 0);
+	CHECK(ts_dataset_open(dir, &m, err, sizeof(err)) == 0);
+	for (unsigned k = 0; k < 2; k++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, m.files[k].path);
+		b = tp_read_file(path, &n);
+		CHECK(b && n == m.files[k].bytes && n > 33 + 12);
+		if (!b || n <= 33 + 12)
+			continue;
+		CHECK(!memcmp(b, "\x89PNG\r\n\x1a\n", 8) && !memcmp(b + 12, "IHDR", 4));
+		CHECK_EQ_U64(rd32be(b + 16), m.width[k]);
+		CHECK_EQ_U64(rd32be(b + 20), m.height[k]);
+		CHECK(b[24] == 8 && b[25] == 0);
+		size_t ck = 8, idats = 0;
+		while (ck + 12 <= n) {
+			uint32_t cl = rd32be(b + ck);
+			CHECK(ck + 12 + cl <= n);
+			if (ck + 12 + cl > n)
+				break;
+			CHECK_EQ_U64(rd32be(b + ck + 8 + cl), ts_crc32(0, b + ck + 4, 4 + cl));
+			if (!memcmp(b + ck + 4, "IDAT", 4)) {
+				CHECK(cl <= 65536);
+				idats++;
+			}
+			ck += 12 + cl;
+		}
+		CHECK(ck == n && idats >= 2 && !memcmp(b + n - 8, "IEND", 4));
+		free(b);
+	}
+	CHECK(ts_dataset_verify(dir, err, sizeof(err)) == 0);
+	ts_dataset_meta_free(&m);
+	/* wider than 16,384 pixels: Pillow's IDAT chunks would not be 64 KiB */
+	c = cfg_of(1, 9);
+	cfg_set(&c, "record_length", "300000000");
+	CHECK(ts_dataset_meta_describe(&ts_dataset_png, &c, &m, err, sizeof(err)) == -EINVAL);
+	CHECK(strstr(err, "17320 x 17320") && strstr(err, "16384 pixels a side"));
+	ts_dataset_meta_free(&m);
+
+	/* npz, hdf5 and png store one sample per file */
 	c = cfg_of(2, 1);
 	cfg_set(&c, "samples_per_file", "3");
 	CHECK(ts_dataset_meta_describe(&ts_dataset_npz, &c, &m, err, sizeof(err)) == -EINVAL);
+	CHECK(strstr(err, "samples_per_file") != NULL);
+	CHECK(ts_dataset_meta_describe(&ts_dataset_hdf5, &c, &m, err, sizeof(err)) == -EINVAL);
+	CHECK(strstr(err, "samples_per_file") != NULL);
+	CHECK(ts_dataset_meta_describe(&ts_dataset_png, &c, &m, err, sizeof(err)) == -EINVAL);
 	CHECK(strstr(err, "samples_per_file") != NULL);
 	tp_rmrf(root);
 	return tc_exit();

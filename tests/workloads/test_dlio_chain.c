@@ -1,7 +1,10 @@
 /* test_dlio_chain.c — the modeled request chain of each DLIO reader
  * (pipeline/dliochain.h) against the one measured through tierfs
- * (bench/dlio_chains.sh wrote tests/workloads/chains/, one file a sample):
- * the same operations, offsets and lengths in the same order, request for request.
+ * (bench/dlio_chains.sh wrote tests/workloads/chains/, one file a sample,
+ * read by DLIO 2.0.0's own reader classes; tiersim_*.txt are tiersim's own
+ * hdf5 and png files): the same operations, offsets and lengths in the same
+ * order, request for request; and hdf5's records where the loader takes
+ * them to lie.
  * Usage: test_dlio_chain DIR */
 #include <dirent.h>
 #include <inttypes.h>
@@ -10,6 +13,7 @@
 
 #include "tests/tcheck.h"
 #include "pipeline/dliochain.h"
+#include "pipeline/dliofmt.h"
 
 #define MAX_REQ 4096
 
@@ -26,6 +30,12 @@ static void check_file(const char *dir, const char *name)
 	CHECK(fscanf(f, "# %15s %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64, fmt, &cf.size,
 		     &cf.member, &cf.data_off, &cf.data_len) == 5);
 	CHECK(ts_chain_fmt_find(fmt, &cfmt) == 0);
+	/* h5py's records where the loader takes them to lie
+	 * (workloads/dlio_loader.c) */
+	if (cfmt == TS_CHAIN_HDF5) {
+		CHECK_EQ_U64(cf.data_off, TS_HDF5_DATA);
+		CHECK_EQ_U64(cf.data_len, cf.size - TS_HDF5_DATA - TS_HDF5_LABEL);
+	}
 	static struct ts_chain_req got[MAX_REQ];
 	size_t n = ts_chain_build(cfmt, &cf, got, MAX_REQ);
 	CHECK(n <= MAX_REQ);

@@ -1,0 +1,222 @@
+/*
+ * ds_hdf5.c — the hdf5 kind: DLIO's HDF5 dataset, one sample per file as
+ * DLIO 2.0.0's generator writes it (data_generator/hdf5_generator.py:
+ * h5py.File(f, 'w'), create_dataset('records', (num_samples_per_file,
+ * dim1, dim2), dtype=uint8) with no chunking and no compression, the
+ * records written, then create_dataset('labels', data=[0] * samples)),
+ * byte for byte as h5py 3.7 over HDF5 1.10.8 writes such a file with its
+ * defaults (libver 'earliest', no times tracked):
+ *
+ *   0     superblock, version 0 (end-of-file address at 40)
+ *   96    the root group's object header (v1): its symbol table message
+ *   136   the root group's B-tree ("TREE", v1, one leaf)
+ *   680   its local heap ("HEAP"), the names "records" and "labels" at 720
+ *   800   records' object header: dataspace (1, dim1, dim2) at 832 (its
+ *         maximum the same at 856), datatype u8, fill value, layout:
+ *         contiguous at 2048 (address at 930, bytes at 938)
+ *   1072  the symbol table node ("SNOD") naming both
+ *   1392  labels' object header: dataspace (1) at 1432 (maximum at 1440),
+ *         datatype little-endian i64, layout: contiguous right after the
+ *         records (address at 1498, bytes at 1506)
+ *   2048  the records: dim1 x dim2 pixels
+ *   then  the label, an i64 0
+ *
+ * The metadata block is HDF5's first metadata aggregator (2,048 bytes);
+ * everything in it but the fields named above is the same in every such
+ * file (checked over shapes 1 x 1 to 70,000 x 3 and 3 samples a file).
+ * tests/dataset/test_dlio_libs.sh compares a file with h5py's own for
+ * the same shape and reads it with h5py.
+ *
+ * Images: DLIO's hdf5 records are images of its random pixels, their
+ * sides drawn as the image kinds draw them (ds_dlio.c): dim1 the first
+ * draw, dim2 the second. One sample a file, as the readers' chain is
+ * measured (pipeline/dliochain.h); more per file are refused.
+ *
+ * Its reader, the loader source "hdf5", reads each file whole and finds
+ * the records by the layout above. DLIO's HDF5Reader
+ * (h5py.File(f, 'r')['records'][i]) and the requests it makes are
+ * pipeline/dliochain.h's, which DLIO's PyTorch loader here issues
+ * (workloads/dlio_loader.h).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "pipeline/dataset.h"
+#include "pipeline/dliofmt.h"
+#include "pipeline/ds_dlio.h"
+#include "pipeline/ds_kind.h"
+
+/* The fields of the metadata block that follow the shape. */
+enum {
+	H5_EOF = 40,
+	H5_DIMS = 832, /* records: samples, dim1, dim2; then their maxima */
+	H5_REC_ADDR = 930,
+	H5_REC_BYTES = 938,
+	H5_LAB_DIM = 1432, /* labels: samples; then its maximum */
+	H5_LAB_ADDR = 1498,
+	H5_LAB_BYTES = 1506,
+};
+
+/* What is not zero in the block, besides the fields. */
+static const struct {
+	uint16_t off, len;
+	const uint8_t *b;
+} h5_block[] = {
+	{ 0, 19, (const uint8_t[]){
+		  0x89, 0x48, 0x44, 0x46, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x00,
+		  0x00, 0x08, 0x08, 0x00, 0x04, 0x00, 0x10 } },
+	{ 32, 8, (const uint8_t[]){ 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } },
+	{ 48, 8, (const uint8_t[]){ 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } },
+	{ 64, 96, (const uint8_t[]){
+		  0x60, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
+		  0x00, 0x00, 0x00, 0x00, 0x88, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		  0xa8, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00,
+		  0x01, 0x00, 0x00, 0x00, 0x18, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		  0x11, 0x00, 0x10, 0x00, 0x00, 0x00, 0x00, 0x00, 0x88, 0x00, 0x00, 0x00,
+		  0x00, 0x00, 0x00, 0x00, 0xa8, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		  0x54, 0x52, 0x45, 0x45, 0x00, 0x00, 0x01, 0x00, 0xff, 0xff, 0xff, 0xff,
+		  0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } },
+	{ 168, 9, (const uint8_t[]){ 0x30, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08 } },
+	{ 680, 26, (const uint8_t[]){
+		  0x48, 0x45, 0x41, 0x50, 0x00, 0x00, 0x00, 0x00, 0x58, 0x00, 0x00, 0x00,
+		  0x00, 0x00, 0x00, 0x00, 0x18, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		  0xc8, 0x02 } },
+	{ 720, 25, (const uint8_t[]){
+		  0x72, 0x65, 0x63, 0x6f, 0x72, 0x64, 0x73, 0x00, 0x6c, 0x61, 0x62, 0x65,
+		  0x6c, 0x73, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		  0x40 } },
+	{ 800, 27, (const uint8_t[]){
+		  0x01, 0x00, 0x05, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00,
+		  0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x38, 0x00, 0x00, 0x00, 0x00, 0x00,
+		  0x01, 0x03, 0x01 } },
+	{ 880, 52, (const uint8_t[]){
+		  0x03, 0x00, 0x10, 0x00, 0x01, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00,
+		  0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00,
+		  0x05, 0x00, 0x08, 0x00, 0x01, 0x00, 0x00, 0x00, 0x02, 0x02, 0x02, 0x01,
+		  0x00, 0x00, 0x00, 0x00, 0x08, 0x00, 0x18, 0x00, 0x00, 0x00, 0x00, 0x00,
+		  0x03, 0x01, 0x00, 0x08 } },
+	{ 954, 1, (const uint8_t[]){ 0x70 } },
+	{ 1072, 18, (const uint8_t[]){
+		  0x53, 0x4e, 0x4f, 0x44, 0x01, 0x00, 0x02, 0x00, 0x10, 0x00, 0x00, 0x00,
+		  0x00, 0x00, 0x00, 0x00, 0x78, 0x05 } },
+	{ 1120, 10, (const uint8_t[]){ 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x20, 0x03 } },
+	{ 1400, 27, (const uint8_t[]){
+		  0x01, 0x00, 0x05, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00,
+		  0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x18, 0x00, 0x00, 0x00, 0x00, 0x00,
+		  0x01, 0x01, 0x01 } },
+	{ 1448, 50, (const uint8_t[]){
+		  0x03, 0x00, 0x10, 0x00, 0x01, 0x00, 0x00, 0x00, 0x10, 0x08, 0x00, 0x00,
+		  0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x40, 0x00, 0x00, 0x00, 0x00, 0x00,
+		  0x05, 0x00, 0x08, 0x00, 0x01, 0x00, 0x00, 0x00, 0x02, 0x02, 0x02, 0x01,
+		  0x00, 0x00, 0x00, 0x00, 0x08, 0x00, 0x18, 0x00, 0x00, 0x00, 0x00, 0x00,
+		  0x03, 0x01 } },
+	{ 1522, 1, (const uint8_t[]){ 0x90 } },
+};
+
+static uint64_t hdf5_stored(uint64_t n)
+{
+	return n;
+}
+
+static void le64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get_le64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* The metadata block of a file of one dim1 x dim2 record. */
+static void h5_head(uint8_t out[TS_HDF5_DATA], uint64_t dim1, uint64_t dim2)
+{
+	uint64_t rec = dim1 * dim2;
+	memset(out, 0, TS_HDF5_DATA);
+	for (size_t i = 0; i < TS_ARRAY_SIZE(h5_block); i++)
+		memcpy(out + h5_block[i].off, h5_block[i].b, h5_block[i].len);
+	le64(out + H5_EOF, TS_HDF5_DATA + rec + TS_HDF5_LABEL);
+	const uint64_t dims[] = {1, dim1, dim2};
+	for (int m = 0; m < 2; m++) /* the size, then the maximum */
+		for (int d = 0; d < 3; d++)
+			le64(out + H5_DIMS + 8 * (3 * m + d), dims[d]);
+	le64(out + H5_REC_ADDR, TS_HDF5_DATA);
+	le64(out + H5_REC_BYTES, rec);
+	le64(out + H5_LAB_DIM, 1);
+	le64(out + H5_LAB_DIM + 8, 1);
+	le64(out + H5_LAB_ADDR, TS_HDF5_DATA + rec);
+	le64(out + H5_LAB_BYTES, TS_HDF5_LABEL);
+}
+
+static int hdf5_bytes(const struct ts_dataset_meta *meta, uint64_t j, uint64_t *bytes)
+{
+	*bytes = TS_HDF5_DATA + (uint64_t)meta->width[j] * meta->height[j] + TS_HDF5_LABEL;
+	return 0;
+}
+
+static int hdf5_emit(const struct ts_dataset_meta *meta, uint64_t f, struct ts_dlio_sink *s)
+{
+	uint8_t head[TS_HDF5_DATA], label[TS_HDF5_LABEL] = {0};
+	h5_head(head, meta->width[f], meta->height[f]);
+	int rc = s->put(s, head, sizeof(head));
+	if (!rc)
+		rc = ts_dlio_pixels(meta, f, s);
+	if (!rc)
+		rc = s->put(s, label, sizeof(label));
+	return rc;
+}
+
+static int hdf5_find(const uint8_t *buf, size_t len, uint64_t *off, uint64_t *n)
+{
+	if (len < TS_HDF5_DATA + TS_HDF5_LABEL || memcmp(buf, h5_block[0].b, 8))
+		return TS_E_FORMAT;
+	uint64_t rec = get_le64(buf + H5_REC_BYTES);
+	if (get_le64(buf + H5_EOF) != len || get_le64(buf + H5_REC_ADDR) != TS_HDF5_DATA ||
+	    rec != len - TS_HDF5_DATA - TS_HDF5_LABEL)
+		return TS_E_CORRUPT;
+	*off = TS_HDF5_DATA;
+	*n = rec;
+	return 0;
+}
+
+static const struct ts_dlio_fmt hdf5_fmt = {
+	.ext = "hdf5",
+	.stored = hdf5_stored,
+	.emit = hdf5_emit,
+	.storage = "h5py file: contiguous uint8 'records' (1, dim1, dim2) and i64 'labels'",
+	.max_per_file = 1,
+	.records = false,
+	.find = hdf5_find,
+	.side_max = 65535,
+	.side_why = "the sides a dataset's description holds",
+	.image_bytes = hdf5_bytes,
+};
+
+const struct ts_dataset_ops ts_dataset_hdf5 = {
+	.name = "hdf5",
+	.version = TS_DATASET_OPS_VERSION,
+	.caps = 0,
+	.help = "DLIO HDF5 files (h5py), one record of random pixels each",
+	.opts = ts_dlio_dataset_opts,
+	.opts_size = sizeof(struct ts_dlio_dataset_opts),
+	/* DLIO's default num_files_train (utils/config.py ConfigArguments) */
+	.full_count = 8,
+	.unit = "files",
+	.source = &ts_source_hdf5,
+	.input = TS_DLIO_DIR,
+	.data = &hdf5_fmt,
+	.describe = ts_dlio_image_describe,
+	.generate = ts_dlio_generate,
+	.verify = ts_dlio_verify,
+	.storage = ts_dlio_storage,
+};
+
+const struct ts_source_ops ts_source_hdf5 = {
+	.name = "hdf5",
+	.data = &ts_dataset_hdf5,
+	TS_DLIO_READER_HOOKS,
+};
