@@ -20,8 +20,11 @@
  * tests/dataset/test_dlio_libs.sh checks the files against Pillow's own
  * output for the same pixels. Pixels and sides are the image kinds'
  * (ds_dlio.c, as ds_jpeg.c says); a file's size is the encoder's, so
- * describing a dataset encodes every image (about 3 ms of CPU for 338 x
- * 338 here, Pillow alike).
+ * describing a dataset encodes every image: about 4 ms of CPU for 338 x 338
+ * on the build host (`tiersim dataset info png --count 400
+ * --record_length 114660`: 1.5-1.9 s, 3 runs; Pillow's saves of 400 such
+ * images of numpy's draws: 1.9 s). Their mean size is Pillow's: 114,746.1 B
+ * over 400 files either way (DLIO's seed 10 for Pillow's).
  *
  * Its reader, the loader source "png", reads each file whole. DLIO's
  * ImageReader (np.asarray(Image.open(f))) and the requests it makes are
