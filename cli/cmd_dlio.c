@@ -48,8 +48,9 @@ static void opts_table(void)
 		"volume that keeps the AU threshold (tiersim prices)", "A,B,...", 0 };
 	dlio_opts[n++] = (struct ts_opt){
 		"instance", TS_OPT_STR, offsetof(struct opts, instance), NULL, 0, 0, "",
-		"with --cheapest: add this instance's price (tiersim prices) and charge its host "
-		"unless --host is given", "NAME", 0 };
+		"run on this instance (tiersim prices): its EBS limits cap an aws-* tier in either "
+		"clock, its host is charged unless --host is given, and with --cheapest its price "
+		"is added", "NAME", 0 };
 }
 
 static const struct ts_cmdline dlio_cmdline = {
@@ -91,12 +92,13 @@ static int fail(int rc, const char *fmt, ...)
 
 /* --json: 0, or TS_EXIT_FAIL with its line said when FILE cannot be written
  * (the figures are then only on stdout, so the run does not pass). */
-static int json_out(const struct opts *o, const struct ts_dlio_outcome *oc)
+static int json_out(const struct opts *o, const struct ts_dlio_opts *run,
+		    const struct ts_dlio_outcome *oc)
 {
 	FILE *f = strcmp(o->json, "-") ? fopen(o->json, "w") : stdout;
 	if (!f)
 		return fail(TS_EXIT_FAIL, "--json %s: %s", o->json, strerror(errno));
-	bool bad = ts_dlio_write_json(f, &o->run, oc, ts_dlio_mpi_ranks()) != 0;
+	bool bad = ts_dlio_write_json(f, run, oc, ts_dlio_mpi_ranks()) != 0;
 	bad = (f == stdout ? fflush(f) : fclose(f)) != 0 || bad;
 	return bad ? fail(TS_EXIT_FAIL, "--json %s: %s", o->json, strerror(errno ? errno : EIO))
 		   : 0;
@@ -135,6 +137,33 @@ int ts_cmd_dlio(int argc, char **argv)
 	return status;
 }
 
+/* What running on @in (NULL: none) sets: its host unless --host names
+ * one, and its EBS limits (applied on an aws-* tier by the run). */
+static void on_instance(struct ts_dlio_opts *run, const struct ts_instance *in)
+{
+	if (!in)
+		return;
+	if (!run->host && in->host)
+		run->host = (char *)in->host;
+	ts_instance_ebs(in, &run->ebs);
+}
+
+/* --instance NAME without --cheapest: @run on it, the price set kept in
+ * *@prices (its strings are the run's) until the run ends. 0 or the
+ * command's exit status, said. */
+static int instance_main(const struct opts *o, struct ts_dlio_opts *run,
+			 struct ts_price_set **prices)
+{
+	char err[8192] = "";
+	const struct ts_instance *in = NULL;
+	if (ts_price_load_checked(run->profile, NULL, prices, err, sizeof(err)))
+		return fail(TS_EXIT_FAIL, "%s", err);
+	if (ts_price_instance(*prices, o->instance, &in, err, sizeof(err)))
+		return ts_cmdline_error(&dlio_cmdline, "--instance: %s", err);
+	on_instance(run, in);
+	return 0;
+}
+
 /* --cheapest A,B,...: each tier's run of --accelerators and its price. */
 static int dlio_cheapest_main(struct opts *o)
 {
@@ -154,8 +183,7 @@ static int dlio_cheapest_main(struct opts *o)
 	if (!status && o->instance && ts_price_instance(prices, o->instance, &in, err, sizeof(err)))
 		status = ts_cmdline_error(&dlio_cmdline, "--instance: %s", err);
 	struct ts_dlio_opts run = o->run;
-	if (!run.host && in && in->host)
-		run.host = (char *)in->host;
+	on_instance(&run, in);
 	struct ts_dlio_priced got[32];
 	size_t best = (size_t)-1, next = (size_t)-1;
 	bool bad = false;
@@ -216,13 +244,21 @@ static int dlio_main(int argc, char **argv)
 		return ts_dlio_mpi_status(prc, NULL, 0);
 	}
 	char err[8192] = "";
+	struct ts_price_set *prices = NULL;
+	struct ts_dlio_opts run = o.run; /* with the instance's host and limits */
+	if (o.instance && (prc = instance_main(&o, &run, &prices))) {
+		ts_price_set_free(prices);
+		ts_opt_free(dlio_opts, &o);
+		return ts_dlio_mpi_status(prc, NULL, 0);
+	}
 	struct ts_dlio_outcome *oc = calloc(1, sizeof(*oc));
 	if (!oc) {
+		ts_price_set_free(prices);
 		ts_opt_free(dlio_opts, &o);
 		return ts_dlio_mpi_status(fail(TS_EXIT_FAIL, "out of memory"), NULL, 0);
 	}
 	/* Under mpirun in virtual time, rank 0 alone runs (workloads/DLIO.md). */
-	int rc = ts_dlio_mpi_owner() || !o.run.virtual_time ? ts_dlio_run(&o.run, oc, err, sizeof(err))
+	int rc = ts_dlio_mpi_owner() || !o.run.virtual_time ? ts_dlio_run(&run, oc, err, sizeof(err))
 							     : 0;
 	int status = rc == -EINTR ? TS_EXIT_INTERRUPT
 		     : oc->bad_request ? TS_EXIT_USAGE
@@ -234,12 +270,15 @@ static int dlio_main(int argc, char **argv)
 	} else if (status) {
 		fail(status, "%s", err);
 	} else {
-		ts_dlio_print_outcome(stdout, &o.run, oc, ts_dlio_mpi_ranks());
+		ts_dlio_print_outcome(stdout, &run, oc, ts_dlio_mpi_ranks());
+		if (o.instance)
+			ts_dlio_print_instance(stdout, &run, oc, o.instance);
 	}
 	if (!status && o.json && ts_dlio_mpi_owner())
-		status = json_out(&o, oc);
+		status = json_out(&o, &run, oc);
 	ts_dlio_outcome_free(oc);
 	free(oc);
+	ts_price_set_free(prices);
 	ts_opt_free(dlio_opts, &o);
 	return status;
 }

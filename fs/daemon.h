@@ -145,6 +145,7 @@ struct ts_fs_opts {
 	bool calib;
 	char *cache;	 /* page-cache state at mount: cold | warm | written */
 	char *warm_path; /* what cache= warms, under the backing; NULL = all of it */
+	struct ts_tier_ebs_opts ebs; /* the instance's EBS limits, into cfg.ebs (aws-* tiers) */
 };
 extern const struct ts_opt ts_fs_opt_table[];
 

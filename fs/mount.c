@@ -16,6 +16,7 @@
 #include "core/clock.h"
 #include "core/files.h"
 #include "fs/mount.h"
+#include "tier/tier_base.h"
 
 #define MOUNT_WAIT_NS (15 * TS_NS_PER_S) /* daemon start-up, generous for ASan */
 #define EXIT_WAIT_NS (5 * TS_NS_PER_S)
@@ -352,4 +353,17 @@ void ts_mounts_free(struct ts_mounts *ms)
 	ts_mounts_stop_all(ms);
 	free(ms->tierfs);
 	ms->tierfs = NULL;
+}
+
+size_t ts_mount_ebs_opts(const struct ts_tier_ebs *e, char *buf, size_t n)
+{
+	if (!(e->iops > 0 || e->bps > 0)) { /* ts_tier_ebs_any, without the tier library */
+		if (n)
+			buf[0] = 0;
+		return 0;
+	}
+	int w = snprintf(buf, n, ",ebs_iops=%.17g,ebs_max_iops=%.17g,ebs_mbps=%.17g,"
+				 "ebs_max_mbps=%.17g,ebs_burst=%.0fns",
+			 e->iops, e->max_iops, e->bps / 1e6, e->max_bps / 1e6, e->burst_s * 1e9);
+	return w < 0 ? n : (size_t)w;
 }

@@ -43,6 +43,12 @@ TS_WUR int ts_mounts_init(struct ts_mounts *ms, char *err, size_t errlen);
 TS_WUR int ts_mount_start(struct ts_mounts *ms, const char *backing, const char *mountpoint,
 			  const char *opts, struct ts_mount **out, char *err, size_t errlen);
 
+/* tierfs's -o words for an instance's EBS limits (",ebs_iops=N,..."),
+ * written to @buf of @n bytes; "" when @e sets none. The length, as
+ * snprintf's (@n or more: it did not fit). */
+struct ts_tier_ebs;
+size_t ts_mount_ebs_opts(const struct ts_tier_ebs *e, char *buf, size_t n);
+
 /* Unmounts, reaps the daemon, takes @m off the list and frees it. 0 when
  * the mount is gone. */
 TS_WUR int ts_mount_stop(struct ts_mounts *ms, struct ts_mount *m, char *err, size_t errlen);

@@ -77,6 +77,8 @@ const struct ts_opt ts_fs_opt_table[] = {
 	{ "warm_path", TS_OPT_STR, OFF(warm_path), NULL, 0, 0, "",
 	  "with cache=warm|written: the file or folder, relative to the backing, to warm "
 	  "(default: all of the backing)" },
+	/* as a scenario's mount{} has them; only on an EBS volume's tier */
+	TS_TIER_EBS_OPT_ROWS(OFF),
 	{ NULL },
 };
 
@@ -401,6 +403,12 @@ static int configure(struct ts_fs *fs, struct fuse_args *args, struct cmdline *c
 		fprintf(stderr, "tierfs: option '%s' needs a tier model, which a bare mount does not "
 				"have (drop '%s' or 'bare')\n",
 			model_only, model_only);
+		return -1;
+	}
+	ts_tier_ebs_of(&fs->o.ebs, &fs->cfg.ebs);
+	if (fs->o.bare && ts_tier_ebs_any(&fs->cfg.ebs)) {
+		fprintf(stderr, "tierfs: options 'ebs_*' need a tier model, which a bare mount does "
+				"not have\n");
 		return -1;
 	}
 	if (fs->o.bare && fs->o.fault) {

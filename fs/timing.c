@@ -204,6 +204,11 @@ int ts_fs_model_open(struct ts_fs *fs, char *err, size_t n)
 		rc = ts_tier_set_fs_lookup(m->set, TS_FSMETA_NAME, &m->fs, err, n);
 	if (!rc)
 		rc = ts_tier_effective(m->profile, fs->cfg.capacity, &lim, err, n);
+	if (!rc && ts_tier_ebs_any(&fs->cfg.ebs) && !ts_tier_is_ebs(m->profile)) {
+		snprintf(err, n, "options ebs_*: an instance's EBS limits cap an EBS volume (an aws-* "
+				 "tier); tier %s is not one", m->profile->name);
+		rc = -EINVAL;
+	}
 	if (!rc) {
 		/* A trial model checks the rest of the options (mem, fault...). */
 		struct ts_tier_cfg cfg = fs->cfg;
@@ -660,6 +665,9 @@ char *ts_fs_model_describe(struct ts_fs *fs)
 		if (strcmp(o->name, "capacity") != 0 && strcmp(o->name, "floor") != 0)
 			fprintf(f, "%s=%s\n", o->name, ts_opt_get(o, &fs->cfg, v, sizeof(v)));
 	fprintf(f, "floor=%s\n", ts_fmt_duration(v, sizeof(v), fs->floor_ns));
+	for (const struct ts_opt *o = ts_fs_opt_table; o->name; o++)
+		if (!strncmp(o->name, "ebs_", 4))
+			fprintf(f, "%s=%s\n", o->name, ts_opt_get(o, &fs->o, v, sizeof(v)));
 	fprintf(f, "bare=%s\n", fs->o.bare ? "true" : "false");
 	fprintf(f, "cached=%s\n", fs->o.cached ? fs->o.cached : "");
 	char *faults = t ? malloc(FAULTS_TEXT_MAX) : NULL;
@@ -739,6 +747,11 @@ static int command(struct ts_fs *fs, char *cmd, char *err, size_t n)
 		snprintf(err, n, "fault: %u rules in force and %u more exceed the %d allowed "
 			 "(fault=clear drops them)", have, nadd, TS_TIER_MAX_FAULTS);
 		return -ENOSPC;
+	}
+	if (p && ts_tier_ebs_any(&fs->cfg.ebs) && !ts_tier_is_ebs(p)) {
+		snprintf(err, n, "tier=%s: this mount caps an EBS volume by its instance's limits "
+				 "(ebs_*), and %s is not one (an aws-* tier)", p->name, p->name);
+		return -EINVAL;
 	}
 	if (p || have_cap) {
 		if (!p)

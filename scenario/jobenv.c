@@ -270,9 +270,9 @@ void ts_job_place_free(struct ts_dataset_place *dp)
 
 /* ---- Mounts -------------------------------------------------------------- */
 
-/* tierfs's -o list for @s on @tier. */
+/* tierfs's -o list for @s on @tier (@ebs: the instance's limits on it). */
 static char *mount_opts(const struct ts_scenario *s, uint64_t mem, const char *tier,
-			const char *trace, const char *warm_path)
+			const struct ts_tier_ebs *ebs, const char *trace, const char *warm_path)
 {
 	char buf[2048];
 	size_t n = (size_t)snprintf(buf, sizeof(buf), "tier=%s,seed=%llu", tier,
@@ -292,6 +292,8 @@ static char *mount_opts(const struct ts_scenario *s, uint64_t mem, const char *t
 		n += (size_t)snprintf(buf + n, sizeof(buf) - n, ",cache=%s%s%s", s->mnt.cache,
 				      warm_path && *warm_path ? ",warm_path=" : "",
 				      warm_path ? warm_path : "");
+	if (n < sizeof(buf))
+		n += ts_mount_ebs_opts(ebs, buf + n, sizeof(buf) - n);
 	/* LMDB's *.mdb files need no option: tierfs opens them in kernel-cached
 	 * mode by default (a direct_io file cannot be mapped shared). */
 	return n < sizeof(buf) ? strdup(buf) : NULL;
@@ -570,6 +572,12 @@ int ts_job_live_mount(struct ts_job_env *env, const struct ts_scenario *s, const
 			lv->own_trace = false;
 			return rc;
 		}
+		struct ts_tier_ebs e;
+		ts_scn_ebs(&s->mnt, ts_tier_set_find(env->tiers, tier), &e);
+		if (ts_tier_ebs_any(&e))
+			ts_job_note(env, "%s: block mode's loop device over tierfs runs without the "
+				    "instance's EBS limits (FUSE mode and virtual time apply them)",
+				    tier);
 		char d[256];
 		snprintf(d, sizeof(d), "%s on a loop device over tierfs real, block mode", s->mnt.fs);
 		ts_job_tier_desc(s, d, mdesc, mdn);
@@ -584,7 +592,9 @@ int ts_job_live_mount(struct ts_job_env *env, const struct ts_scenario *s, const
 		lv->own_trace = false;
 		return -EINVAL;
 	}
-	char *opts = mount_opts(s, mem, tier, trace, warm);
+	struct ts_tier_ebs e;
+	ts_scn_ebs(&s->mnt, ts_tier_set_find(env->tiers, tier), &e);
+	char *opts = mount_opts(s, mem, tier, &e, trace, warm);
 	char mp[PATH_MAX];
 	snprintf(mp, sizeof(mp), "%s/m%d-%u", env->mntdir, (int)getpid(), env->nmounts++);
 	int rc = opts ? ts_mount_start(&env->mounts, dp->backing, mp, opts, &lv->mount, err, errlen)
@@ -597,11 +607,6 @@ int ts_job_live_mount(struct ts_job_env *env, const struct ts_scenario *s, const
 	}
 	snprintf(lv->root, sizeof(lv->root), "%s", mp);
 	ts_job_tier_desc(s, "tierfs real", mdesc, mdn);
-	struct ts_tier_ebs e;
-	ts_scn_ebs(&s->mnt, ts_tier_set_find(env->tiers, tier), &e);
-	if (e.iops > 0 || e.bps > 0)
-		ts_job_note(env, "%s: the instance's EBS limits are modeled in virtual time only; "
-			    "the real mount runs without them", tier);
 	return 0;
 }
 

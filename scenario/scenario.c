@@ -47,18 +47,7 @@ const struct ts_opt ts_scn_mount_opts[] = {
 	  "block mode in real time: ext4 or xfs, the dataset in an image of that file system on "
 	  "a loop device over tierfs (tiersim disk), the loader in a memory cgroup of mem (needs "
 	  "root); empty = tierfs over the dataset's folder" },
-	{ "ebs_iops", TS_OPT_DOUBLE, MT(ebs_iops), "0", 0, 1e9, "IOPS",
-	  "the instance's baseline EBS IOPS, above an aws-* tier's own caps in virtual time "
-	  "(instance{} sets the ebs_* keys from its price profile); 0 = no limit" },
-	{ "ebs_max_iops", TS_OPT_DOUBLE, MT(ebs_max_iops), "0", 0, 1e9, "IOPS",
-	  "the instance's EBS IOPS while its burst lasts (ebs_burst); 0 = the baseline" },
-	{ "ebs_mbps", TS_OPT_DOUBLE, MT(ebs_mbps), "0", 0, 1e9, "MB/s",
-	  "the instance's baseline EBS throughput in MB/s (10^6 bytes); 0 = no limit" },
-	{ "ebs_max_mbps", TS_OPT_DOUBLE, MT(ebs_max_mbps), "0", 0, 1e9, "MB/s",
-	  "the instance's EBS throughput while its burst lasts; 0 = the baseline" },
-	{ "ebs_burst", TS_OPT_DURATION, MT(ebs_burst), "0", 0, 0, "ns",
-	  "how long the instance holds its EBS maximum from a full bucket (AWS: 30 minutes "
-	  "for the smaller types); 0 = no burst" },
+	TS_TIER_EBS_OPT_ROWS(MT),
 	{ NULL },
 };
 
@@ -68,11 +57,7 @@ void ts_scn_ebs(const struct ts_scn_mount *m, const struct ts_tier_profile *tier
 	memset(out, 0, sizeof(*out));
 	if (!ts_tier_is_ebs(tier))
 		return;
-	*out = (struct ts_tier_ebs){ .iops = m->ebs_iops,
-				     .max_iops = m->ebs_max_iops,
-				     .bps = m->ebs_mbps * 1e6,
-				     .max_bps = m->ebs_max_mbps * 1e6,
-				     .burst_s = (double)m->ebs_burst / 1e9 };
+	ts_tier_ebs_of(&m->ebs, out);
 }
 
 #define RN(f) offsetof(struct ts_scn_run, f)

@@ -16,6 +16,7 @@
 #include "engine/engine.h"
 #include "core/opt.h"
 #include "pipeline/loader.h"
+#include "tier/tier_base.h"
 
 /* dataset{}: a generated look-alike or an existing directory. */
 struct ts_scn_dataset {
@@ -40,14 +41,12 @@ struct ts_scn_mount {
 	char *fs;	   /* "" = FUSE mode; ext4 | xfs = block mode (disk/disk.h) */
 	/* The instance's EBS limits (tier/tier_base.h, struct ts_tier_ebs), set
 	 * by instance{}: an aws-* tier's traffic is capped by them in virtual
-	 * time; 0 = none. MB/s are 10^6 bytes. */
-	double ebs_iops, ebs_max_iops, ebs_mbps, ebs_max_mbps;
-	uint64_t ebs_burst; /* ns at the maximum from a full bucket */
+	 * time and, through tierfs's ebs_* options, on a real mount; 0 = none.
+	 * MB/s are 10^6 bytes. */
+	struct ts_tier_ebs_opts ebs;
 };
 
 /* The EBS limits mount{} puts on @tier (none unless it is an aws-* tier). */
-struct ts_tier_profile;
-struct ts_tier_ebs;
 void ts_scn_ebs(const struct ts_scn_mount *m, const struct ts_tier_profile *tier,
 		struct ts_tier_ebs *out);
 

@@ -17,6 +17,7 @@ const char *ts_tier_op_name(enum ts_tier_op op)
 const char *ts_tier_bound_name(enum ts_tier_bound b)
 {
 	static const char *const n[] = { "latency", "memory", "iops",  "bandwidth",
-					 "burst",   "slots",  "dirty", "flush" };
+					 "burst",   "slots",  "dirty", "flush",
+					 "instance" };
 	return b < TS_TIER_BOUND_NR ? n[b] : "?";
 }

@@ -942,6 +942,20 @@ bool ts_tier_is_ebs(const struct ts_tier_profile *p)
 	return p && p->name && !strncmp(p->name, "aws-", 4);
 }
 
+void ts_tier_ebs_of(const struct ts_tier_ebs_opts *o, struct ts_tier_ebs *out)
+{
+	*out = (struct ts_tier_ebs){ .iops = o->iops,
+				     .max_iops = o->max_iops,
+				     .bps = o->mbps * 1e6,
+				     .max_bps = o->max_mbps * 1e6,
+				     .burst_s = (double)o->burst_ns / 1e9 };
+}
+
+bool ts_tier_ebs_any(const struct ts_tier_ebs *e)
+{
+	return e->iops > 0 || e->bps > 0;
+}
+
 int ts_tier_set_lookup(const struct ts_tier_set *set, const char *name,
 		       const struct ts_tier_profile **out, char *err, size_t errlen)
 {

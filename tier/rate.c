@@ -39,6 +39,10 @@
  * above the volume's, one for its IOPS and one for its throughput, each
  * with its own bucket as AWS keeps two (the EBSIOBalance% and
  * EBSByteBalance% metrics): the instance admits a request, then the volume.
+ * A request they hold (admitted later, or its bytes moved later, than
+ * without them) and the volume below does not hold longer is bound by
+ * the instance (TS_TIER_BOUND_INSTANCE), not by an IOPS, bandwidth or burst
+ * limit of the volume.
  */
 #include <math.h>
 #include <stdatomic.h>
@@ -64,6 +68,7 @@ struct rate {
 	struct ts_tier_limits lim;
 	bool merge, full_unit;
 	bool counts;	    /* adds the request's I/Os and bytes to done (the volume's layer) */
+	bool instance;	    /* an instance's EBS limit: what it holds is instance-bound */
 	double tat[LIM_NR]; /* ns */
 	double level;	    /* burst credits at level_t */
 	double level_t;	    /* ns */
@@ -209,7 +214,7 @@ static uint64_t rate_submit(struct ts_tier_layer *l, uint64_t now, const struct 
 	}
 	uint64_t adm = (uint64_t)ceil(s);
 	if (bound != TS_TIER_BOUND_LATENCY)
-		done->bound = bound;
+		done->bound = r->instance ? TS_TIER_BOUND_INSTANCE : bound;
 	if (r->counts) {
 		done->dev_ios += ios;
 		done->dev_bytes += req->len;
@@ -218,7 +223,10 @@ static uint64_t rate_submit(struct ts_tier_layer *l, uint64_t now, const struct 
 	uint64_t xend = (uint64_t)ceil(s + xfer);
 	if (xend > end) {
 		end = xend;
-		if (done->bound == TS_TIER_BOUND_LATENCY)
+		if (r->instance)
+			done->bound = TS_TIER_BOUND_INSTANCE;
+		else if (done->bound == TS_TIER_BOUND_LATENCY ||
+			 done->bound == TS_TIER_BOUND_INSTANCE) /* the volume's bytes took longer */
 			done->bound = TS_TIER_BOUND_BW;
 	}
 	return end;
@@ -329,6 +337,7 @@ struct ts_tier_layer *ts_tier_ebs_new(const struct ts_tier_ebs *e, bool bytes,
 	if (!r)
 		return NULL;
 	r->l.ops = &ebs_ops;
+	r->instance = true;
 	double base = bytes ? e->bps : e->iops, max = bytes ? e->max_bps : e->max_iops;
 	struct ts_tier_limits *m = &r->lim;
 	m->capacity = vol->capacity;

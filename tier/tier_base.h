@@ -267,6 +267,7 @@ enum ts_tier_bound {
 	TS_TIER_BOUND_SLOTS,   /* all of the device's parallel slots were busy */
 	TS_TIER_BOUND_DIRTY,   /* a write waited for writeback below the dirty limit */
 	TS_TIER_BOUND_FLUSH,   /* an fsync or a direct IO waited for dirty data to be written back */
+	TS_TIER_BOUND_INSTANCE, /* the instance's EBS limits (struct ts_tier_ebs), not the volume's */
 	TS_TIER_BOUND_NR,
 };
 const char *ts_tier_bound_name(enum ts_tier_bound b);
@@ -306,6 +307,32 @@ struct ts_tier_ebs {
 	double max_iops, max_bps; /* while the bucket lasts; below the baseline: the baseline */
 	double burst_s;		  /* seconds at the maximum from a full bucket; 0 = no burst */
 };
+
+/* The instance's EBS limits as options, the same in a scenario's mount{}
+ * (scenario/scenario.c) and tierfs's -o (fs/tierfs.c): the struct, its
+ * option rows (TS_TIER_EBS_OPT_ROWS(OFF), OFF(f) the offset of member f of
+ * the table's struct, struct ts_tier_ebs_opts ebs in it) and the limits
+ * they give (ts_tier_ebs_of). */
+struct ts_tier_ebs_opts {
+	double iops, max_iops, mbps, max_mbps; /* MB/s: 10^6 bytes */
+	uint64_t burst_ns;		       /* at the maximum from a full bucket */
+};
+#define TS_TIER_EBS_OPT_ROWS(OFF)                                                                \
+	{ "ebs_iops", TS_OPT_DOUBLE, OFF(ebs.iops), "0", 0, 1e9, "IOPS",                        \
+	  "the instance's baseline EBS IOPS, above an aws-* tier's own caps (tiersim prices "  \
+	  "lists each instance's); 0 = no limit" },                                             \
+	{ "ebs_max_iops", TS_OPT_DOUBLE, OFF(ebs.max_iops), "0", 0, 1e9, "IOPS",                \
+	  "the instance's EBS IOPS while its burst lasts (ebs_burst); 0 = the baseline" },      \
+	{ "ebs_mbps", TS_OPT_DOUBLE, OFF(ebs.mbps), "0", 0, 1e9, "MB/s",                        \
+	  "the instance's baseline EBS throughput in MB/s (10^6 bytes); 0 = no limit" },       \
+	{ "ebs_max_mbps", TS_OPT_DOUBLE, OFF(ebs.max_mbps), "0", 0, 1e9, "MB/s",                \
+	  "the instance's EBS throughput while its burst lasts; 0 = the baseline" },            \
+	{ "ebs_burst", TS_OPT_DURATION, OFF(ebs.burst_ns), "0", 0, 0, "ns",                     \
+	  "how long the instance holds its EBS maximum from a full bucket (AWS: 30 minutes "  \
+	  "for the smaller types); 0 = no burst" }
+void ts_tier_ebs_of(const struct ts_tier_ebs_opts *o, struct ts_tier_ebs *out);
+/* Whether @e sets a limit. */
+bool ts_tier_ebs_any(const struct ts_tier_ebs *e);
 
 struct ts_tier_cfg {
 	const struct ts_tier_profile *profile; /* must outlive the model */

@@ -215,16 +215,12 @@ int ts_validate_fit_rule(const struct ts_tier_set *set, const struct ts_host_set
  * failure leaving through the teardown in reverse (rm:).
  */
 static int run_real(const struct ts_case *c, const struct ts_validate_cfg *v, const char *profile_path,
-		    struct ts_fiojob_result *res, double *floor_ns, char *err, size_t errlen)
+		    const struct ts_tier_ebs *ebs, struct ts_fiojob_result *res, double *floor_ns,
+		    char *err, size_t errlen)
 {
 	if (c->job.bucket_set) {
 		snprintf(err, errlen, "config.device.bucket: --real mounts a fresh tier, whose bucket "
 			 "is full; this case needs it as the run before left it (run it without --real)");
-		return -ENOTSUP;
-	}
-	if (c->instance) {
-		snprintf(err, errlen, "config.device.instance: a tierfs mount has no instance's EBS "
-			 "limits; run this case without --real");
 		return -ENOTSUP;
 	}
 	char work[PATH_MAX], backing[PATH_MAX + 16], mnt[PATH_MAX + 16], out[PATH_MAX + 16];
@@ -259,9 +255,16 @@ static int run_real(const struct ts_case *c, const struct ts_validate_cfg *v, co
 	struct ts_mounts ms;
 	struct ts_mount *m = NULL;
 	char opts[4608];
-	snprintf(opts, sizeof(opts), "tier=%s,capacity=%llu%s%s", c->tier,
-		 (unsigned long long)c->capacity, profile_path ? ",profile=" : "",
-		 profile_path ? profile_path : "");
+	int on = snprintf(opts, sizeof(opts), "tier=%s,capacity=%llu%s%s", c->tier,
+			  (unsigned long long)c->capacity, profile_path ? ",profile=" : "",
+			  profile_path ? profile_path : "");
+	/* the instance's EBS limits (config.device.instance), as tierfs options */
+	if (on < 0 || (size_t)on >= sizeof(opts) ||
+	    ts_mount_ebs_opts(ebs, opts + on, sizeof(opts) - (size_t)on) >= sizeof(opts) - (size_t)on) {
+		snprintf(err, errlen, "tierfs options too long");
+		rc = -ENAMETOOLONG;
+		goto rm;
+	}
 	if ((rc = ts_mounts_init(&ms, err, errlen)))
 		goto rm;
 	if ((rc = ts_mount_start(&ms, backing, mnt, opts, &m, err, errlen))) {
@@ -445,6 +448,38 @@ static int dlio_runs(const struct ts_case *c, bool at, bool max, struct ts_dlio_
 	return rc;
 }
 
+/* The published run's samples/s and MiB/s from a run of run_files of its
+ * files. DLIO counts an epoch's first step in its samples/s, and that step
+ * (the loader filling its prefetch before any batch is taken) lasts as long
+ * whatever the dataset's size, while the other steps grow in number with
+ * it: per epoch, T(F) = c + k F, with c = first_s - step_s and k F the
+ * steps at F files times step_s. So each epoch's samples/s at the
+ * published count of files is samples x / (first_s + (steps x - 1)
+ * step_s), x = files / run_files, and the figure is their mean over epochs,
+ * as DLIO's. On a run of the whole dataset (x = 1) it is the run's own. */
+static int whole_dataset(const struct ts_case_dlio *d, struct ts_dlio_result *r, char *err,
+			 size_t errlen)
+{
+	if (d->run_files == d->files || !r->epochs)
+		return 0;
+	if (r->epochs > TS_DLIO_EPOCHS_KEPT) {
+		snprintf(err, errlen, "the run kept the steps of %d of its %" PRIu64 " epochs; "
+				      "run at most %d (run_epochs)", TS_DLIO_EPOCHS_KEPT, r->epochs,
+			 TS_DLIO_EPOCHS_KEPT);
+		return -EINVAL;
+	}
+	double x = (double)d->files / (double)d->run_files, sum = 0;
+	for (uint64_t e = 0; e < r->epochs; e++) {
+		const struct ts_dlio_epoch *ep = &r->ep[e];
+		sum += (double)ep->samples * x /
+		       (ep->first_s + ((double)ep->steps * x - 1) * ep->step_s);
+	}
+	double sps = sum / (double)r->epochs;
+	r->mib_s *= r->samples_s > 0 ? sps / r->samples_s : 0;
+	r->samples_s = sps;
+	return 0;
+}
+
 /* A workload case's figures from its DLIO runs (case.c checked the names
  * and units: au %, throughput samples/s, read_bandwidth MiB/s or MB/s,
  * max_accelerators). */
@@ -456,6 +491,8 @@ static int run_dlio_case(const struct ts_case *c, double *pred, char *err, size_
 	struct ts_dlio_result o = { 0 }, mx = { 0 };
 	bool mx_found = false;
 	int rc = dlio_runs(c, at, max, &o, &mx, &mx_found, err, errlen);
+	if (!rc && at)
+		rc = whole_dataset(c->dlio, &o, err, errlen);
 	for (size_t i = 0; !rc && i < c->nfig; i++) {
 		const struct ts_case_figure *f = &c->fig[i];
 		pred[i] = !strcmp(f->name, "au")	       ? 100 * o.au
@@ -567,10 +604,13 @@ int ts_case_run(struct ts_case_row *r, const struct ts_tier_set *set,
 	} else if (!(rc = ts_tier_set_lookup(set, c->tier, &p, err, sizeof(err))) && v->real) {
 		char path[4096];
 		bool has = c->profile && !ts_data_find(c->profile, path, sizeof(path));
-		rc = run_real(c, v, has ? path : NULL, &res, &floor_ns, err, sizeof(err));
+		struct ts_fiojob job = c->job;
+		if (!(rc = case_ebs(c, p, &job, err, sizeof(err))))
+			rc = run_real(c, v, has ? path : NULL, &job.ebs, &res, &floor_ns, err,
+				      sizeof(err));
 		/* What the model targets, to tell which latencies the host can emulate. */
 		if (!rc)
-			rc = ts_fiojob_run(p, c->capacity, &c->job, &model, err, sizeof(err));
+			rc = ts_fiojob_run(p, c->capacity, &job, &model, err, sizeof(err));
 	} else if (!rc) {
 		struct ts_fiojob job = c->job;
 		if (!(rc = case_ebs(c, p, &job, err, sizeof(err))))

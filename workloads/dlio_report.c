@@ -34,6 +34,31 @@ void ts_dlio_print_outcome(FILE *f, const struct ts_dlio_opts *o, const struct t
 			show->read_requests);
 }
 
+void ts_dlio_print_instance(FILE *f, const struct ts_dlio_opts *o,
+			    const struct ts_dlio_outcome *oc, const char *name)
+{
+	const struct ts_tier_ebs *e = &o->ebs;
+	if (!oc->ebs) {
+		fprintf(f, "instance %s: %s\n", name,
+			ts_tier_ebs_any(e) ? "its EBS limits do not apply (the tier is not an EBS "
+					     "volume)"
+					   : "no EBS limits in its price profile");
+		return;
+	}
+	fprintf(f, "instance %s: EBS limits %.0f IOPS (%.0f in a burst of %.0f s), %.2f MB/s "
+		   "(%.2f) above the volume's own caps\n",
+		name, e->iops, TS_MAX(e->max_iops, e->iops), e->burst_s, e->bps / 1e6,
+		TS_MAX(e->max_bps, e->bps) / 1e6);
+	const struct ts_dlio_result *r = o->find_max ? oc->best : oc->nr ? &oc->rs[0] : NULL;
+	if (!o->virtual_time || !r)
+		return;
+	uint64_t vol = r->bound[TS_TIER_BOUND_IOPS] + r->bound[TS_TIER_BOUND_BW] +
+		       r->bound[TS_TIER_BOUND_BURST];
+	fprintf(f, "  requests held by the instance's limits (instance-bound): %" PRIu64
+		   "; by the volume's caps (iops, bandwidth, burst): %" PRIu64 "\n",
+		r->bound[TS_TIER_BOUND_INSTANCE], vol);
+}
+
 int ts_dlio_write_json(FILE *f, const struct ts_dlio_opts *o, const struct ts_dlio_outcome *oc,
 		       int ranks)
 {
@@ -43,19 +68,25 @@ int ts_dlio_write_json(FILE *f, const struct ts_dlio_opts *o, const struct ts_dl
 	fprintf(f, "{\n  \"workload\": \"%s\", \"model\": \"%s\", \"tier\": \"%s\", \"clock\": \"%s\",\n"
 		   "  \"ranks\": %d,\n"
 		   "  \"au_threshold\": %.4f, \"record_length\": %.2f, \"batch_size\": %" PRIu64 ",\n"
-		   "  \"host\": \"%s\",\n"
-		   "  \"runs\": [\n", o->workload, w->model, o->tier,
+		   "  \"host\": \"%s\",\n", o->workload, w->model, o->tier,
 		o->virtual_time ? "virtual" : "real", ranks ? ranks : 1, w->au, w->record_length,
 		w->batch_size, o->host ? o->host : "");
+	if (oc->ebs)
+		fprintf(f, "  \"ebs\": { \"iops\": %.17g, \"max_iops\": %.17g, \"mbps\": %.17g, "
+			   "\"max_mbps\": %.17g, \"burst_s\": %.17g },\n",
+			o->ebs.iops, o->ebs.max_iops, o->ebs.bps / 1e6, o->ebs.max_bps / 1e6,
+			o->ebs.burst_s);
+	fprintf(f, "  \"runs\": [\n");
 	for (size_t i = 0; i < nr; i++)
 		fprintf(f, "    { \"accelerators\": %" PRIu64 ", \"au\": %.6f, \"au_min\": %.6f, "
 			   "\"au_max\": %.6f, \"samples_per_s\": %.3f, \"mib_per_s\": %.3f, "
 			   "\"epochs\": %" PRIu64 ", \"steps_per_epoch\": %" PRIu64 ", "
 			   "\"read_bytes\": %" PRIu64 ", \"read_requests\": %" PRIu64 ", "
-			   "\"events\": %" PRIu64 ", \"run_s\": %.3f, \"wall_s\": %.3f%s }%s\n",
+			   "\"events\": %" PRIu64 ", \"instance_bound\": %" PRIu64 ", "
+			   "\"run_s\": %.3f, \"wall_s\": %.3f%s }%s\n",
 			rs[i].n, rs[i].au, rs[i].au_min, rs[i].au_max, rs[i].samples_s, rs[i].mib_s,
 			rs[i].epochs, rs[i].steps, rs[i].read_bytes, rs[i].read_requests,
-			rs[i].events, rs[i].run_s, rs[i].wall_s,
+			rs[i].events, rs[i].bound[TS_TIER_BOUND_INSTANCE], rs[i].run_s, rs[i].wall_s,
 			rs[i].stopped ? ", \"stopped\": true" : "", i + 1 < nr ? "," : "");
 	fprintf(f, "  ]");
 	if (oc->best)

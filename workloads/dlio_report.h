@@ -18,6 +18,11 @@
  * stderr unless o->quiet. */
 void ts_dlio_print_outcome(FILE *f, const struct ts_dlio_opts *o, const struct ts_dlio_outcome *oc,
 			   int ranks);
+/* --instance NAME: whether its EBS limits applied (on an aws-* tier) and,
+ * in virtual time, how many of the tier's requests they held
+ * (instance-bound) against those the volume's own caps held. */
+void ts_dlio_print_instance(FILE *f, const struct ts_dlio_opts *o,
+			    const struct ts_dlio_outcome *oc, const char *name);
 /* Every run of @oc as one JSON object; 0, or -EIO when @f failed. */
 TS_WUR int ts_dlio_write_json(FILE *f, const struct ts_dlio_opts *o,
 			      const struct ts_dlio_outcome *oc, int ranks);

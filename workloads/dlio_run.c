@@ -407,6 +407,13 @@ static void accel_epoch_close(struct accel *A)
 	A->sps_sum += (double)A->ep_samples / ((double)(A->prev_end - A->ep_start) / 1e9);
 	r->au_min = TS_MIN(r->au_min, au);
 	r->au_max = TS_MAX(r->au_max, au);
+	if (r->epochs < TS_DLIO_EPOCHS_KEPT)
+		r->ep[r->epochs] = (struct ts_dlio_epoch){
+			.first_s = (double)(A->first_end - A->ep_start) / 1e9,
+			.step_s = secs / (double)(A->in_epoch - 1),
+			.steps = A->in_epoch,
+			.samples = A->ep_samples,
+		};
 	r->epochs++;
 }
 
@@ -531,6 +538,7 @@ struct env {
 	struct cpu cpu;
 	struct sample_bytes sb; /* virtual: the samples' stored bytes, once sb_ready */
 	bool sb_ready;
+	struct ts_tier_ebs ebs; /* the instance's EBS limits on the tier (all 0: none) */
 };
 
 /* The limits of the run's drive (its tier at --capacity). */
@@ -623,6 +631,18 @@ static int dl_figures(const struct ts_dl_result *d, const struct ts_dlio_workloa
 		au_sum += ea / (double)ranks;
 		sps_sum += (double)ranks * (double)(d->steps * w->batch_size) /
 			   ((double)(ep->end - ep->start) / 1e9);
+		if (e < TS_DLIO_EPOCHS_KEPT) { /* the ranks' mean first step */
+			double first = 0;
+			for (uint64_t k = 0; k < ranks; k++)
+				first += (double)(ep->first_end[k] - ep->start) / (double)ranks;
+			r->ep[e] = (struct ts_dlio_epoch){
+				.first_s = first / 1e9,
+				.step_s = ((double)(ep->end - ep->start) - first) /
+					  (double)(d->steps - 1) / 1e9,
+				.steps = d->steps,
+				.samples = ranks * d->steps * w->batch_size,
+			};
+		}
 	}
 	r->n = n;
 	r->epochs = d->epochs;
@@ -689,12 +709,22 @@ static int dl_stop_fn(void *ctx, uint64_t e, uint64_t j, const struct ts_dl_epoc
 	return 0;
 }
 
+/* The run's tier model, freed: what bound its requests, into @r. */
+static void vtier_end(struct ts_vtier *vt, struct ts_dlio_result *r)
+{
+	struct ts_tier_stats st;
+	ts_tier_stats(vt->tier, &st);
+	memcpy(r->bound, st.bound, sizeof(r->bound));
+	ts_vtier_free(vt);
+}
+
 static int run_virtual(struct env *E, uint64_t n, double stop_below, struct ts_dlio_result *r,
 		       char *err, size_t errlen)
 {
 	struct ts_vtier vt;
 	memset(r, 0, sizeof(*r));
-	struct ts_tier_cfg tc = { .capacity = E->o->capacity, .mem = E->o->mem, .seed = E->seed };
+	struct ts_tier_cfg tc = { .capacity = E->o->capacity, .mem = E->o->mem, .seed = E->seed,
+				  .ebs = E->ebs };
 	const struct ts_fsmeta_params *fs;
 	int rc = ts_tier_set_lookup(E->tiers, E->o->tier, &tc.profile, err, errlen);
 	if (!rc)
@@ -734,7 +764,7 @@ static int run_virtual(struct env *E, uint64_t n, double stop_below, struct ts_d
 		}
 		ts_dl_result_free(&d);
 		r->wall_s = (double)(ts_now_ns() - w0) / 1e9;
-		ts_vtier_free(&vt);
+		vtier_end(&vt, r);
 		return rc;
 	}
 	struct ts_pipe_cfg pc;
@@ -771,7 +801,7 @@ static int run_virtual(struct env *E, uint64_t n, double stop_below, struct ts_d
 	r->wall_s = (double)(ts_now_ns() - w0) / 1e9;
 	ts_vpipe_free(f.pipe.vp);
 	ts_opt_free(ts_pipe_opts, &pc);
-	ts_vtier_free(&vt);
+	vtier_end(&vt, r);
 	return rc;
 }
 
@@ -901,6 +931,11 @@ static int run_real(struct env *E, uint64_t n, struct ts_dlio_result *r, char *e
 	if (E->o->trace) {
 		size_t l = strlen(opts);
 		snprintf(opts + l, sizeof(opts) - l, ",trace=%s", E->o->trace);
+	}
+	size_t l = strlen(opts);
+	if (ts_mount_ebs_opts(&E->ebs, opts + l, sizeof(opts) - l) >= sizeof(opts) - l) {
+		snprintf(err, errlen, "tierfs options too long");
+		return -ENAMETOOLONG;
 	}
 	/* Under mpirun rank 0 mounts for all, each rank is one accelerator
 	 * reading its shard (workloads/dlio_mpi.h); the mount stays until all are done. */
@@ -1228,6 +1263,20 @@ int ts_dlio_run(const struct ts_dlio_opts *o, struct ts_dlio_outcome *oc, char *
 		goto out;
 	if ((rc = ts_tier_set_lookup(E.tiers, o->tier, &prof, err, errlen))) {
 		oc->bad_request = true;
+		goto out;
+	}
+	/* The instance's limits cap an EBS volume, as in scenarios (a local
+	 * disk or another cloud's volume runs without them). */
+	if (ts_tier_ebs_any(&o->ebs) && ts_tier_is_ebs(prof)) {
+		E.ebs = o->ebs;
+		oc->ebs = true;
+	}
+	if (oc->ebs && o->fs && !o->virtual_time) {
+		snprintf(err, errlen, "--fs: block mode's loop device over tierfs does not carry the "
+				      "instance's EBS limits yet; run without --fs (tierfs applies them) "
+				      "or with --virtual");
+		oc->bad_request = true;
+		rc = -EINVAL;
 		goto out;
 	}
 	if (o->fs && ((rc = ts_disk_fs_check(o->fs, err, errlen)) ||

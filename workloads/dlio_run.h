@@ -21,6 +21,7 @@
 #include "workloads/dlio_config.h"
 #include "core/opt.h"
 #include "core/ts.h"
+#include "tier/tier_base.h"
 
 /* What to run. Strings are owned (ts_opt_free(ts_dlio_run_opts, o)) when
  * set through the table; a caller filling it by hand keeps its own. */
@@ -50,6 +51,11 @@ struct ts_dlio_opts {
 	 * override metric.au=X, and read !stopped && au >= X. */
 	bool stop_early;
 	bool quiet;		/* no progress lines on stderr */
+	/* The instance's EBS limits (cost/: ts_instance_ebs; all 0: none),
+	 * applied on an EBS volume's tier (aws-*) in either clock, as
+	 * scenarios apply them: in virtual time on the tier model, in real time
+	 * by tierfs's ebs_* options. Not in the option table: --instance sets it. */
+	struct ts_tier_ebs ebs;
 	const char *workload;	/* a shipped name ("unet3d_h100") or a .yaml path */
 	const char *const *overrides; /* "[++][workload.]SECTION.KEY=VALUE" words */
 	size_t noverrides;
@@ -58,6 +64,20 @@ struct ts_dlio_opts {
 /* The option table of struct ts_dlio_opts (every field but workload and
  * overrides): the command line of `tiersim dlio` and the keys of dlio{}. */
 extern const struct ts_opt ts_dlio_run_opts[];
+
+/* One epoch's steps, as the step loop saw them (under mpirun, the rank's
+ * own): its first step's end from the epoch's start (its loader's start),
+ * and the mean of its other steps, end to end. A caller that ran a part of
+ * the dataset gets the whole one's epoch time from them (T = first_s +
+ * (steps - 1) x step_s: what the first step adds does not grow with the
+ * dataset, the rest does). */
+struct ts_dlio_epoch {
+	double first_s, step_s;
+	uint64_t steps, samples;
+};
+
+/* How many epochs' steps a result keeps (ts_dlio_result.ep): the first ones. */
+#define TS_DLIO_EPOCHS_KEPT 16
 
 /* One run at a count of accelerators: DLIO 2.0.0's figures, the means over
  * epochs (AU leaves each epoch's first step out, samples/s counts it). */
@@ -69,6 +89,11 @@ struct ts_dlio_result {
 	uint64_t samples, read_bytes, read_requests, events;
 	double wall_s, run_s; /* host seconds / the run's own seconds */
 	bool stopped;	      /* stopped once it could not pass: au is an upper bound */
+	/* virtual time: the tier model's requests by what bound each
+	 * (TS_TIER_BOUND_INSTANCE: the instance's EBS limits) */
+	uint64_t bound[TS_TIER_BOUND_NR];
+	/* the first min(epochs, TS_DLIO_EPOCHS_KEPT) epochs' steps */
+	struct ts_dlio_epoch ep[TS_DLIO_EPOCHS_KEPT];
 };
 
 /* What ts_dlio_run found. */
@@ -78,6 +103,7 @@ struct ts_dlio_outcome {
 	size_t nr;
 	const struct ts_dlio_result *best; /* find_max: the last count that passed */
 	bool bad_request; /* the error is in the options, the workload or its keys */
+	bool ebs;	  /* o->ebs was applied (set, and the tier an EBS volume's) */
 };
 
 /*

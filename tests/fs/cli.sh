@@ -4,22 +4,6 @@
 # and nothing mounted.
 . "$(dirname "$0")/lib.sh"
 
-# expect_error "WORDS THE LINE MUST HOLD" ARGS...
-expect_error() {
-	local want=$1 out rc
-	shift
-	out=$("$TIERFS" "$@" 2>&1 >/dev/null)
-	rc=$?
-	[ "$rc" -eq 1 ] || fail "tierfs $*: exit $rc, expected 1 (output: $out)"
-	[ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] || fail "tierfs $*: expected one line, got: $out"
-	case "$out" in
-	*"$want"*) ;;
-	*) fail "tierfs $*: '$out' does not mention '$want'" ;;
-	esac
-	is_mounted "$MNT" && fail "tierfs $* left $MNT mounted"
-	return 0
-}
-
 "$TIERFS" --help | grep -q 'tier=NAME' || fail "--help does not show the usage"
 "$TIERFS" --help | grep -q '^  mem ' || fail "--help does not list the model's options"
 "$TIERFS" --list-tiers >"$TMPD/tiers" || fail "--list-tiers failed"

@@ -104,3 +104,20 @@ for k in sys.argv[1].split('.'):
 print(v)
 EOF
 }
+
+# A usage error: tierfs ARGS answers with one line holding WORDS, exit 1,
+# and leaves nothing mounted.
+expect_error() { # "WORDS THE LINE MUST HOLD" ARGS...
+	local want=$1 out rc
+	shift
+	out=$("$TIERFS" "$@" 2>&1 >/dev/null)
+	rc=$?
+	[ "$rc" -eq 1 ] || fail "tierfs $*: exit $rc, expected 1 (output: $out)"
+	[ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] || fail "tierfs $*: expected one line, got: $out"
+	case "$out" in
+	*"$want"*) ;;
+	*) fail "tierfs $*: '$out' does not mention '$want'" ;;
+	esac
+	is_mounted "$MNT" && fail "tierfs $* left $MNT mounted"
+	return 0
+}

@@ -279,6 +279,29 @@ static void test_st1(void)
  * EBS-optimized instances": 2,000 IOPS and 43.43 MB/s baseline, 11,800 and
  * 260.57 MB/s at most) holds a 16,000-IOPS, 1,000 MiB/s gp3 to its own
  * maximum, and once its bucket is spent, to its baseline. */
+/* The start of the first whole second (after the first) in which @d
+ * issues fewer than @below requests: where a burst bucket ran out, now
+ * that what the instance holds reports as instance-bound, its burst or
+ * not. 0: none within 1,000 s. */
+static uint64_t rate_drop(struct drv *d, double below)
+{
+	uint64_t sec = d->last_now / TS_NS_PER_S, n = 0;
+	bool whole = false; /* the second counted began at its start */
+	while (d->last_now < 1000 * TS_NS_PER_S) {
+		(void)drv_step(d);
+		uint64_t s = d->last_now / TS_NS_PER_S;
+		if (s != sec) {
+			if (whole && (double)n < below)
+				return sec * TS_NS_PER_S;
+			whole = true;
+			sec = s;
+			n = 0;
+		}
+		n++;
+	}
+	return 0;
+}
+
 static void test_ebs(void)
 {
 	const double mib = 1048576;
@@ -297,7 +320,11 @@ static void test_ebs(void)
 		alone, iops);
 	CHECK_NEAR(alone, 16000 * 1.0988, 0.01);
 	CHECK_NEAR(iops, 11800, 0.01);
-	CHECK(d.bound[TS_TIER_BOUND_IOPS] > d.issued / 2);
+	/* held by the instance, so instance-bound; the volume holds none */
+	CHECK(d.bound[TS_TIER_BOUND_INSTANCE] > d.issued / 2);
+	CHECK_EQ_U64(d.bound[TS_TIER_BOUND_IOPS] + d.bound[TS_TIER_BOUND_BW] +
+			     d.bound[TS_TIER_BOUND_BURST],
+		     0);
 	CHECK_EQ_U64(d.dev_ios, d.issued); /* counted once, by the volume */
 	/* Sequential 4 KiB reads merge into 256 KiB I/Os at the instance as at
 	 * the volume, so its throughput binds, not its IOPS (unmerged: 46 MiB/s). */
@@ -312,11 +339,9 @@ static void test_ebs(void)
 	t3.burst_s = 60;
 	t = model_on("aws-gp3-16k", 36, 1, &t3);
 	drv_init(&d, t, TS_TIER_READ, DRV_RANDOM, 4096, 256, 0);
-	uint64_t tb = 0;
-	while (!tb && d.last_now < 1000 * TS_NS_PER_S)
-		if (drv_step(&d).bound == TS_TIER_BOUND_BURST)
-			tb = d.last_now;
+	uint64_t tb = rate_drop(&d, (11800 + 2000) / 2);
 	double base = drv_rate(&d, 1000, 20000);
+	CHECK(d.bound[TS_TIER_BOUND_INSTANCE] > d.issued / 2);
 	fprintf(stderr, "t3.medium IOPS: burst %.2f s (60), then %.1f IOPS (2,000)\n",
 		(double)tb / 1e9, base);
 	CHECK_NEAR((double)tb / 1e9, 60, 0.01);
@@ -326,9 +351,7 @@ static void test_ebs(void)
 	t = model_on("aws-gp3-16k", 36, 1, &t3);
 	drv_init(&d, t, TS_TIER_READ, DRV_SEQ, TS_MiB, 16, 0);
 	double burst = drv_rate(&d, 100, 5000) * TS_MiB;
-	for (tb = 0; !tb && d.last_now < 1000 * TS_NS_PER_S;)
-		if (drv_step(&d).bound == TS_TIER_BOUND_BURST)
-			tb = d.last_now;
+	tb = rate_drop(&d, (260.57e6 + 43.43e6) / 2 / TS_MiB);
 	double bbase = drv_rate(&d, 100, 2000) * TS_MiB;
 	fprintf(stderr, "t3.medium 1M reads: %.2f MB/s for %.2f s (60), then %.2f MB/s\n",
 		burst / 1e6, (double)tb / 1e9, bbase / 1e6);
@@ -339,6 +362,15 @@ static void test_ebs(void)
 	char err[256];
 	CHECK(!ts_tier_switch(t, ts_tier_set_find(set, "aws-io2"), 500 * TS_GiB, err, sizeof(err)));
 	CHECK_NEAR(drv_rate(&d, 100, 2000) * TS_MiB, 43.43e6, 0.01);
+	ts_tier_free(t);
+
+	/* A volume below the instance's limits holds its requests itself: the
+	 * 3,000-IOPS gp3 on a t3.medium is IOPS-bound, never instance-bound. */
+	t = model_on("aws-gp3", 36, 1, &t3);
+	drv_init(&d, t, TS_TIER_READ, DRV_RANDOM, 4096, 256, 0);
+	CHECK_NEAR(drv_rate(&d, 1000, 20000), 3000 * 1.0988, 0.01); /* with its excess, as above */
+	CHECK(d.bound[TS_TIER_BOUND_IOPS] > d.issued / 2);
+	CHECK_EQ_U64(d.bound[TS_TIER_BOUND_INSTANCE], 0);
 	ts_tier_free(t);
 
 	/* Limits that are not rates are refused. */
