@@ -381,6 +381,7 @@ static int conv_disk(struct ctx *c, json_t *dev, json_t *wl, struct ts_case *k)
 	    (rc = get_str(c, wl, "rw", "config.workload.rw", true, &rw)))
 		return rc;
 	k->raid0 = (unsigned)raid;
+	k->job.raid0 = k->raid0;
 	static const char *const rws[] = { "read", "randread", "write", "randwrite" };
 	size_t i = 0;
 	while (i < TS_ARRAY_SIZE(rws) && strcmp(rws[i], rw))

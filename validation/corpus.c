@@ -82,10 +82,6 @@ const char *ts_case_needs_of(const struct ts_case *c, char *buf, size_t len)
 				 "tier, memory)";
 	if (c->level == TS_CASE_ACCELERATOR)
 		return NULL;
-	if (c->raid0 > 1) {
-		snprintf(buf, len, "a RAID-0 of %u volumes of one tier", c->raid0);
-		return buf;
-	}
 	if (strcmp(c->tool, "fio") && strcmp(c->tool, "ioping")) {
 		snprintf(buf, len, "a runner for the tool '%s'", c->tool);
 		return buf;

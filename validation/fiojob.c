@@ -22,7 +22,9 @@ struct slot {
 
 struct run {
 	const struct ts_fiojob *job;
-	struct ts_tier *t;
+	struct ts_tier *t[TS_FIOJOB_MAX_RAID]; /* the volumes: one, or a RAID-0's */
+	unsigned nt;
+	uint64_t chunk;
 	struct ts_rng rng;
 	uint64_t *seq_off;   /* per job */
 	uint64_t *job_bytes; /* issued per job */
@@ -60,7 +62,23 @@ static uint64_t issue(struct run *r, struct slot *s, uint64_t now)
 	s->issued = now;
 	r->job_bytes[s->job] += j->bs;
 	r->issued++;
-	return ts_tier_submit(r->t, now, &q, NULL);
+	if (r->nt == 1)
+		return ts_tier_submit(r->t[0], now, &q, NULL);
+	/* RAID-0: chunk k of the array is chunk k / nt of volume k % nt; the
+	 * request completes when its last part does. */
+	uint64_t end = now;
+	for (uint64_t a = off, left = j->bs; left;) {
+		uint64_t k = a / r->chunk, in = a % r->chunk, n = TS_MIN(left, r->chunk - in);
+		struct ts_tier_req part = q;
+		part.off = k / r->nt * r->chunk + in;
+		part.len = n;
+		part.size = 0; /* the volume's device: no file end */
+		uint64_t e = ts_tier_submit(r->t[k % r->nt], now, &part, NULL);
+		end = TS_MAX(end, e); /* TS_MAX evaluates its arguments twice */
+		a += n;
+		left -= n;
+	}
+	return end;
 }
 
 int ts_fiojob_run(const struct ts_tier_profile *tier, uint64_t capacity,
@@ -76,9 +94,17 @@ int ts_fiojob_run(const struct ts_tier_profile *tier, uint64_t capacity,
 			 TS_FIOJOB_MAX_INFLIGHT);
 		return -EINVAL;
 	}
+	if (job->raid0 > TS_FIOJOB_MAX_RAID ||
+	    (job->raid0 > 1 && (job->ebs.iops > 0 || job->ebs.bps > 0))) {
+		snprintf(err, errlen, "fio job: a RAID-0 of at most %d volumes, without an "
+				      "instance's EBS limits (each volume would need its share)",
+			 TS_FIOJOB_MAX_RAID);
+		return -EINVAL;
+	}
 	struct ts_tier_cfg cfg = { .profile = tier, .capacity = capacity, .seed = job->seed,
 				   .ebs = job->ebs };
-	struct run r = { .job = job };
+	struct run r = { .job = job, .nt = job->raid0 > 1 ? job->raid0 : 1,
+			 .chunk = job->raid_chunk ? job->raid_chunk : TS_FIOJOB_RAID_CHUNK };
 	struct ts_heap h = { 0 };
 	struct ts_hist *hist = malloc(sizeof(*hist));
 	struct slot *slots = calloc(inflight, sizeof(*slots));
@@ -89,13 +115,17 @@ int ts_fiojob_run(const struct ts_tier_profile *tier, uint64_t capacity,
 		snprintf(err, errlen, "fio job: out of memory");
 		goto out;
 	}
-	if ((rc = ts_tier_new(&cfg, &r.t, err, errlen)))
-		goto out;
+	for (unsigned v = 0; v < r.nt; v++) {
+		cfg.seed = job->seed + v; /* each volume its own latency samples */
+		if ((rc = ts_tier_new(&cfg, &r.t[v], err, errlen)))
+			goto out;
+	}
 	ts_hist_init(hist);
 	ts_rng_seed(&r.rng, job->seed ^ 0x9e3779b97f4a7c15ull);
 	uint64_t t0 = 0; /* the job's start */
 	if (job->bucket_set) {
-		ts_tier_bucket_set(r.t, 0, job->bucket_fill);
+		for (unsigned v = 0; v < r.nt; v++)
+			ts_tier_bucket_set(r.t[v], 0, job->bucket_fill);
 		t0 = job->idle_ns;
 	}
 
@@ -148,7 +178,8 @@ int ts_fiojob_run(const struct ts_tier_profile *tier, uint64_t capacity,
 	};
 	rc = 0;
 out:
-	ts_tier_free(r.t);
+	for (unsigned v = 0; v < r.nt; v++)
+		ts_tier_free(r.t[v]);
 	ts_heap_free(&h);
 	free(hist);
 	free(slots);

@@ -41,7 +41,21 @@ struct ts_fiojob {
 	uint64_t idle_ns;
 	/* The EBS limits of the instance the volume is attached to (all 0: none). */
 	struct ts_tier_ebs ebs;
+	/* A RAID-0 of this many volumes of the tier (0 or 1: one volume), each
+	 * its own model, striped in chunks of raid_chunk bytes (0:
+	 * TS_FIOJOB_RAID_CHUNK), the jobs on the array's one block device as
+	 * fio on md0; a request across a chunk's end goes to both volumes and
+	 * completes with the later part. The instance's limits above are not
+	 * applied to an array (refused). */
+	unsigned raid0;
+	uint64_t raid_chunk;
 };
+
+/* mdadm's default chunk (mdadm(8), --chunk: 512 KiB since mdadm 3.1):
+ * ASSUMED for an array whose chunk was not published. */
+#define TS_FIOJOB_RAID_CHUNK (512 * TS_KiB)
+/* Most volumes in an array. */
+#define TS_FIOJOB_MAX_RAID 64
 
 struct ts_fiojob_result {
 	uint64_t ios, bytes;

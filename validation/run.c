@@ -218,6 +218,12 @@ static int run_real(const struct ts_case *c, const struct ts_validate_cfg *v, co
 		    const struct ts_tier_ebs *ebs, struct ts_fiojob_result *res, double *floor_ns,
 		    char *err, size_t errlen)
 {
+	if (c->raid0 > 1) {
+		snprintf(err, errlen, "config.device.raid0: --real mounts one volume; an array of %u "
+			 "needs a RAID-0 over %u tierfs mounts (run this case without --real)", c->raid0,
+			 c->raid0);
+		return -ENOTSUP;
+	}
 	if (c->job.bucket_set) {
 		snprintf(err, errlen, "config.device.bucket: --real mounts a fresh tier, whose bucket "
 			 "is full; this case needs it as the run before left it (run it without --real)");

@@ -7,6 +7,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "tests/tcheck.h"
@@ -101,6 +102,21 @@ int main(void)
 						   .io_limit = 1 << 20 });
 	CHECK(r.ios == 2 * 256 && r.bytes == 2u << 20);
 
+	/* RAID-0: two 1,000-IOPS volumes give 2,000; one 1 MiB request on
+	 * 100 MiB/s volumes striped in 512 KiB chunks moves half on each, so a
+	 * QD1 job moves 200 MiB/s; with 1 MiB chunks each request lands whole
+	 * on one volume and QD1 gets 100. */
+	r = run(s, "cap1000", (struct ts_fiojob){ .random = true, .bs = 4096, .iodepth = 32,
+						  .numjobs = 4, .runtime = 20000000000ull, .raid0 = 2 });
+	CHECK_NEAR(r.iops, 2000, 0.01);
+	r = run(s, "bw", (struct ts_fiojob){ .bs = 1 << 20, .iodepth = 1, .numjobs = 1,
+					     .runtime = 10000000000ull, .raid0 = 2 });
+	CHECK_NEAR(r.mibps, 200, 0.01);
+	r = run(s, "bw", (struct ts_fiojob){ .bs = 1 << 20, .iodepth = 1, .numjobs = 1,
+					     .runtime = 10000000000ull, .raid0 = 2,
+					     .raid_chunk = 1 << 20 });
+	CHECK_NEAR(r.mibps, 100, 0.01);
+
 	/* Bad jobs are refused with a message. */
 	struct ts_fiojob_result x;
 	struct ts_fiojob bad = { .bs = 4096, .iodepth = 0, .numjobs = 1, .size = 1 << 20,
@@ -109,6 +125,11 @@ int main(void)
 	bad.iodepth = 1;
 	bad.runtime = 0;
 	CHECK(ts_fiojob_run(ts_tier_set_find(s, "fixed1ms"), 0, &bad, &x, err, sizeof(err)) < 0);
+	bad.runtime = 1;
+	bad.raid0 = 2; /* one instance's limits across an array: not built */
+	bad.ebs.iops = 100;
+	CHECK(ts_fiojob_run(ts_tier_set_find(s, "fixed1ms"), 0, &bad, &x, err, sizeof(err)) < 0);
+	CHECK(strstr(err, "RAID-0") != NULL);
 
 	ts_tier_set_free(s);
 	return tc_failures ? 1 : 0;
