@@ -154,8 +154,9 @@ double ts_prof_b_half(const struct ts_profiles *p, const struct ts_prof_model *m
 		      const struct ts_prof_gpu *g);
 
 /* The profiles as a table (GPUs, frameworks, models, how many figures),
- * or with @evidence every published figure with its label, range, case and
- * source, as `tiersim tiers --evidence` lists a tier's. 0 or -EIO. */
+ * or with @evidence every published figure with its label, range, the end
+ * of it --band's slow end takes, case and source, as `tiersim tiers
+ * --evidence` lists a tier's. 0 or -EIO. */
 TS_WUR int ts_profiles_print(FILE *f, const struct ts_profiles *p, bool evidence);
 
 #endif

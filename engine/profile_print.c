@@ -69,17 +69,25 @@ static int print_table(FILE *f, const struct ts_profiles *p)
 }
 
 /* One figure: an anchor's or a check's range is factors (x0.9-x1.1), a
- * declaration number's bounds (0.5-1). */
-static int ev_line(FILE *f, const char *kind, const char *what, const char *value,
-		   const struct ts_luadata_ev *ev, bool bounds)
+ * declaration number's bounds (0.5-1); with it the end of the range that
+ * --band's slow end takes (ts_prof_band_dir of @kind @key: low, high, or
+ * kept for a memory figure), "-" for none (a check is not run). */
+static int ev_line(FILE *f, const char *kind, const char *key, const char *what,
+		   const char *value, const struct ts_luadata_ev *ev, bool bounds)
 {
 	char range[40] = "-";
-	if (ev->has_range)
+	const char *slow = "-";
+	enum ts_prof_band dir;
+	if (ev->has_range) {
 		snprintf(range, sizeof(range), bounds ? "%.4g-%.4g" : "x%.3g-x%.3g", ev->lo,
 			 ev->hi);
-	return fprintf(f, "%-9s %-52s %-16s %-9s %-11s %-6s %s\n", kind, what, value,
-		       ts_luadata_label_name(ev->label), range, ev->fit_case ? ev->fit_case : "-",
-		       ev->source) < 0
+		if (key && ts_prof_band_dir(kind, key, &dir) == 0)
+			slow = dir == TS_PROF_BAND_SLOW_LOW ? "low"
+			     : dir == TS_PROF_BAND_SLOW_HIGH ? "high" : "kept";
+	}
+	return fprintf(f, "%-9s %-52s %-16s %-9s %-11s %-5s %-6s %s\n", kind, what, value,
+		       ts_luadata_label_name(ev->label), range, slow,
+		       ev->fit_case ? ev->fit_case : "-", ev->source) < 0
 		       ? -EIO
 		       : 0;
 }
@@ -87,14 +95,14 @@ static int ev_line(FILE *f, const char *kind, const char *what, const char *valu
 static int print_evidence(FILE *f, const struct ts_profiles *p)
 {
 	int rc = 0;
-	fprintf(f, "%-9s %-52s %-16s %-9s %-11s %-6s %s\n", "figure", "of", "value", "label",
-		"range", "case", "source");
+	fprintf(f, "%-9s %-52s %-16s %-9s %-11s %-5s %-6s %s\n", "figure", "of", "value", "label",
+		"range", "slow", "case", "source");
 	for (size_t i = 0; i < p->nfigs && !rc; i++) {
 		const struct ts_prof_fig *g = &p->figs[i];
 		char what[2 * TS_PROF_NAME + 2], v[40];
 		snprintf(what, sizeof(what), "%s %s", g->of, g->key);
 		snprintf(v, sizeof(v), "%.10g", g->ev.value);
-		rc = ev_line(f, g->kind, what, v, &g->ev, true);
+		rc = ev_line(f, g->kind, g->key, what, v, &g->ev, true);
 	}
 	for (size_t i = 0; i < p->nanchors && !rc; i++) {
 		const struct ts_prof_anchor *a = &p->anchors[i];
@@ -102,7 +110,7 @@ static int print_evidence(FILE *f, const struct ts_profiles *p)
 		snprintf(what, sizeof(what), "%s %s %s %s %s b%.0f", a->framework, a->model, a->gpu,
 			 a->mode, a->precision, a->batch);
 		snprintf(v, sizeof(v), "%.5g/s", a->value);
-		rc = ev_line(f, "anchor", what, v, &a->ev, false);
+		rc = ev_line(f, "anchor", "value", what, v, &a->ev, false);
 	}
 	for (size_t i = 0; i < p->nchecks && !rc; i++) {
 		const struct ts_prof_check *k = &p->checks[i];
@@ -116,7 +124,7 @@ static int print_evidence(FILE *f, const struct ts_profiles *p)
 				 k->model, k->gpu, k->gpus, k->precision, k->batch);
 			snprintf(v, sizeof(v), "%.5g/s +-%.0f%%", k->value, k->tol * 100);
 		}
-		rc = ev_line(f, k->oom ? "oom" : "scaling", what, v, &k->ev, false);
+		rc = ev_line(f, k->oom ? "oom" : "scaling", NULL, what, v, &k->ev, false);
 	}
 	return rc;
 }

@@ -27,8 +27,15 @@ grep -q "^TFLOPS peak, MiB usable; $counts" "$work/list" ||
 # the numbers the sim computes with: a datasheet's, a fit's, an assumption's
 grep -q '^gpu  *V100 fp32_tflops  *15.7  *spec .* NVIDIA Tesla V100 SXM2 16 GB datasheet (2017)$' \
 	"$work/ev" || fail "V100's FP32 peak is not listed as spec with its datasheet"
-grep -q '^link  *nvlink2 lat_us  *5  *assumed  *1-20 ' "$work/ev" ||
-	fail "a link's hop latency is not listed as assumed with its low and high"
+grep -q '^link  *nvlink2 lat_us  *5  *assumed  *1-20  *high ' "$work/ev" ||
+	fail "a link's hop latency is not listed as assumed with its low and high, the high slow"
+# --band's slow end: a speed's low, a cost's high, a memory figure kept
+grep -q '^framework  *pytorch-2021 allreduce_eff  *1  *assumed  *0.5-1  *low ' "$work/ev" ||
+	fail "an allreduce efficiency's slow end is not its low"
+grep -q '^framework  *nvcaffe context_mib  *400  *assumed  *250-1000  *kept ' "$work/ev" ||
+	fail "the CUDA context is not kept at the band's ends"
+grep -q '^anchor  *pytorch-2021 resnet50 H100 train amp b256 .* x1-x1.08  *low ' "$work/ev" ||
+	fail "the derived H100 anchor's slow end is not its low"
 grep -q '^framework  *tensorflow-2017 allreduce_eff.pcie3  *0.07  *measured ' "$work/ev" ||
 	fail "tensorflow-2017's fitted pcie3 efficiency is not listed as measured"
 grep -q '^model  *resnet50 b_half  *7  *measured .*perf.md' "$work/ev" ||
