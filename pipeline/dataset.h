@@ -131,9 +131,20 @@ struct ts_dataset_meta {
 
 	/* npz, tfrecord: count files of per_file samples each (sample j is
 	 * record j % per_file of file j / per_file); bytes[] is what a
-	 * sample's read covers (the whole .npz, or the TFRecord frame). */
+	 * sample's read covers (the whole .npz, or the TFRecord frame). When
+	 * every sample stores the same bytes (record_stdev 0), bytes is NULL
+	 * and fixed_bytes says how many (ts_dataset_sample_len): 156.8M bert
+	 * samples would hold 627 MB of one number. */
 	uint64_t per_file;
+	uint32_t fixed_bytes;
 };
+
+/* The stored bytes of sample @j of @m (its bytes[j], or the one size of
+ * a dataset whose samples all store the same). */
+static inline uint64_t ts_dataset_sample_len(const struct ts_dataset_meta *m, uint64_t j)
+{
+	return m->bytes ? m->bytes[j] : m->fixed_bytes;
+}
 
 /*
  * Fills @meta with what generating @kind under @cfg writes: the same

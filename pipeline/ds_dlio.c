@@ -73,6 +73,12 @@ static const struct ts_dlio_fmt *fmt_of(const struct ts_dataset_meta *meta)
 	return meta->kind->data;
 }
 
+/* A drawn size as a sample's payload: rounded, within [1 B, MAX_PAYLOAD]. */
+static uint64_t payload_of(double v)
+{
+	return v < 1 ? 1 : v > (double)MAX_PAYLOAD ? MAX_PAYLOAD : (uint64_t)llround(v);
+}
+
 int ts_dlio_describe(const struct ts_dataset_config *cfg, struct ts_dataset_meta *meta, char *err,
 		 size_t errlen)
 {
@@ -106,24 +112,24 @@ int ts_dlio_describe(const struct ts_dataset_config *cfg, struct ts_dataset_meta
 				  " is more than a sample may hold (%llu bytes)",
 				  o->record_length, MAX_PAYLOAD);
 	meta->samples = files * per;
-	/* read at random by a shuffled epoch's plan: on huge pages */
-	if (!(meta->bytes = ts_malloc_huge(meta->samples * sizeof(*meta->bytes))))
-		return -ENOMEM;
 	struct ts_rng r;
 	ts_rng_seed(&r, meta->seed);
 	double mu = (double)o->record_length, sd = (double)o->record_stdev;
+	/* One size for all (sd 0): kept once, not per sample (meta->fixed_bytes). */
+	if (!(sd > 0))
+		meta->fixed_bytes = (uint32_t)fmt->stored(payload_of(mu));
+	/* read at random by a shuffled epoch's plan: on huge pages */
+	else if (!(meta->bytes = ts_malloc_huge(meta->samples * sizeof(*meta->bytes))))
+		return -ENOMEM;
 	char path[256];
 	for (uint64_t f = 0; f < files; f++) {
-		uint64_t fbytes = 0;
-		for (uint64_t k = 0; k < per; k++) {
-			double v = sd > 0 ? mu + sd * ts_rng_normal(&r) : mu;
-			uint64_t n = v < 1 ? 1 : v > (double)MAX_PAYLOAD ? MAX_PAYLOAD
-									 : (uint64_t)llround(v);
-			uint64_t s = fmt->stored(n);
+		uint64_t fbytes = (uint64_t)meta->fixed_bytes * per;
+		for (uint64_t k = 0; meta->bytes && k < per; k++) {
+			uint64_t s = fmt->stored(payload_of(mu + sd * ts_rng_normal(&r)));
 			meta->bytes[f * per + k] = (uint32_t)s;
-			meta->sample_bytes += s;
 			fbytes += s;
 		}
+		meta->sample_bytes += fbytes;
 		ts_dlio_file_name(meta, fmt->ext, f, path, sizeof(path));
 		int rc = ts_ds_add_file(meta, path, fbytes, false);
 		if (rc)
@@ -137,7 +143,7 @@ uint64_t ts_dlio_payload_len(const struct ts_dlio_fmt *fmt, const struct ts_data
 {
 	/* stored(n) = n + a framing that grows with the digits of n: search
 	 * the framing sizes a sample can have */
-	uint64_t s = meta->bytes[j];
+	uint64_t s = ts_dataset_sample_len(meta, j);
 	for (uint64_t k = 0; k < 512 && k < s; k++)
 		if (fmt->stored(s - k) == s)
 			return s - k;
@@ -194,7 +200,11 @@ int ts_dlio_image_describe(const struct ts_dataset_config *cfg, struct ts_datase
 	const struct ts_dlio_fmt *fmt = fmt_of(meta);
 	meta->width = malloc(meta->samples * sizeof(*meta->width));
 	meta->height = malloc(meta->samples * sizeof(*meta->height));
-	if (!meta->width || !meta->height)
+	/* each image stores its own size, whatever record_stdev */
+	if (!meta->bytes)
+		meta->bytes = malloc(meta->samples * sizeof(*meta->bytes));
+	meta->fixed_bytes = 0;
+	if (!meta->width || !meta->height || !meta->bytes)
 		return ts_ds_fail(err, errlen, -ENOMEM, "%" PRIu64 " image sizes: out of memory",
 				  meta->samples);
 	const struct ts_dlio_dataset_opts *o = meta->own;
@@ -480,7 +490,8 @@ void ts_dlio_storage(const struct ts_dataset_meta *meta, char *out, size_t n)
 
 struct layout {
 	uint64_t samples, per;
-	uint64_t *off;	/* sample -> offset in its file */
+	uint64_t *off;	/* sample -> offset in its file (NULL: sizes fixed, off_in_file) */
+	uint64_t fixed; /* the samples' one size (meta->fixed_bytes), or 0 */
 	uint64_t max_len;
 	bool fds;	/* records read through open files */
 	uint64_t chunk; /* transfer_size */
@@ -506,7 +517,7 @@ static int layout(struct layout *L, const struct ts_dataset_meta *m, const struc
 		  bool records, char *err, size_t errlen)
 {
 	memset(L, 0, sizeof(*L));
-	if (!m || !m->samples || !m->per_file || !m->bytes) {
+	if (!m || !m->samples || !m->per_file || (!m->bytes && !m->fixed_bytes)) {
 		snprintf(err, errlen, "the dataset's description lists no samples");
 		return -EINVAL;
 	}
@@ -514,6 +525,10 @@ static int layout(struct layout *L, const struct ts_dataset_meta *m, const struc
 	L->per = m->per_file;
 	L->fds = records && L->per > 1 && m->count <= MAX_OPEN_FILES;
 	L->chunk = records && L->fds ? cfg->transfer_size : 0;
+	if (!m->bytes) { /* one size: offsets are computed (off_in_file) */
+		L->fixed = L->max_len = m->fixed_bytes;
+		return 0;
+	}
 	if (!(L->off = ts_malloc_huge(L->samples * sizeof(*L->off)))) /* as meta->bytes */
 		return -ENOMEM;
 	for (uint64_t j = 0; j < L->samples; j++) {
@@ -521,6 +536,12 @@ static int layout(struct layout *L, const struct ts_dataset_meta *m, const struc
 		L->max_len = TS_MAX(L->max_len, (uint64_t)m->bytes[j]);
 	}
 	return 0;
+}
+
+/* Sample @i's offset in its file. */
+static inline uint64_t off_in_file(const struct layout *L, uint64_t i)
+{
+	return L->off ? L->off[i] : i % L->per * L->fixed;
 }
 
 void ts_dlio_close(void *st)
@@ -611,8 +632,8 @@ int ts_dlio_extent(void *st, uint64_t i, struct ts_extent *x)
 	x->dirfd = s->dirfd;
 	x->rel = s->L.fds ? NULL : file_rel(s, f);
 	x->fd = s->L.fds ? s->fd[f] : -1;
-	x->off = s->L.off[i];
-	x->len = s->meta.bytes[i];
+	x->off = off_in_file(&s->L, i);
+	x->len = ts_dataset_sample_len(&s->meta, i);
 	x->chunk = (uint32_t)s->L.chunk;
 	x->label = 0; /* DLIO labels every sample 0 */
 	return 0;
@@ -639,7 +660,7 @@ void ts_dlio_describe_sample(void *st, uint64_t i, char *buf, size_t n)
 	uint64_t f = i / s->L.per;
 	if (s->fmt->records)
 		snprintf(buf, n, "%s/%s record %" PRIu64 " (offset %" PRIu64 ")", s->dir,
-			 file_rel(s, f), i % s->L.per, s->L.off[i]);
+			 file_rel(s, f), i % s->L.per, off_in_file(&s->L, i));
 	else
 		snprintf(buf, n, "%s/%s", s->dir, file_rel(s, f));
 }
@@ -670,11 +691,11 @@ void ts_dlio_plan_sample(const struct ts_vsource *vs, uint64_t i, struct ts_vsam
 	const struct layout *L = vs->st;
 	const struct ts_dataset_meta *m = vs->meta;
 	uint64_t f = i / L->per;
-	uint64_t len = m->bytes[i];
+	uint64_t len = ts_dataset_sample_len(m, i);
 	ts_vsample_start(out, TS_VWORK_NONE, 0, 0, len);
 	if (!L->fds)
 		out->io[out->n++] = (struct ts_vio){ .op = TS_VIO_META, .file = f + 2 };
-	out->io[out->n++] = (struct ts_vio){ .op = TS_VIO_READ, .file = f + 2, .off = L->off[i],
+	out->io[out->n++] = (struct ts_vio){ .op = TS_VIO_READ, .file = f + 2, .off = off_in_file(L, i),
 					     .len = len, .size = m->files[f].bytes,
 					     .chunk = L->chunk };
 }
@@ -683,6 +704,8 @@ void ts_dlio_plan_sample(const struct ts_vsource *vs, uint64_t i, struct ts_vsam
 void ts_dlio_plan_prefetch(const struct ts_vsource *vs, uint64_t i)
 {
 	const struct layout *L = vs->st;
+	if (!L->off)
+		return; /* nothing per sample to read */
 	__builtin_prefetch(&vs->meta->bytes[i]);
 	__builtin_prefetch(&L->off[i]);
 }

@@ -81,8 +81,8 @@ void ts_dataset_print_list(FILE *f, const struct ts_dataset_meta *m)
 	if (m->per_file) {
 		fprintf(f, "# index\tfile\tbytes\n");
 		for (uint64_t j = 0; j < m->samples; j++)
-			fprintf(f, "%" PRIu64 "\t%s\t%" PRIu32 "\n", j, m->files[j / m->per_file].path,
-			       m->bytes[j]);
+			fprintf(f, "%" PRIu64 "\t%s\t%" PRIu64 "\n", j, m->files[j / m->per_file].path,
+			       ts_dataset_sample_len(m, j));
 		return;
 	}
 	if (!(m->kind->caps & TS_DS_IMAGES)) {

@@ -296,7 +296,7 @@ struct vl {
 static uint64_t cpu_ns(const struct ts_dl_cfg *c, uint64_t i)
 {
 	const struct ts_dataset_meta *m = c->meta;
-	double ns = (double)m->bytes[i] * c->sample_ns_per_mib / 1048576.0;
+	double ns = (double)ts_dataset_sample_len(m, i) * c->sample_ns_per_mib / 1048576.0;
 	if (c->jpeg_ns_per_mpix > 0 && m->width && m->height)
 		ns += (double)m->width[i] * m->height[i] * c->jpeg_ns_per_mpix / 1e6;
 	return c->sample_ns + (uint64_t)ns;

@@ -311,8 +311,14 @@ struct sample_bytes {
 static void sample_bytes_of(const struct ts_dataset_meta *m, struct sample_bytes *sb)
 {
 	*sb = (struct sample_bytes){ .min = m->samples ? INFINITY : 0, .count = m->samples };
+	/* One size: the sum is exact as a product below 2^53, as the sum is */
+	if (!m->bytes && (double)m->samples * m->fixed_bytes < 0x1p53) {
+		sb->all = (double)(m->samples * m->fixed_bytes);
+		sb->min = sb->max = m->samples ? m->fixed_bytes : 0;
+		return;
+	}
 	for (uint64_t i = 0; i < m->samples; i++) {
-		double b = m->bytes[i];
+		double b = (double)ts_dataset_sample_len(m, i);
 		sb->all += b;
 		sb->min = TS_MIN(sb->min, b);
 		sb->max = TS_MAX(sb->max, b);

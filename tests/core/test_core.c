@@ -97,6 +97,36 @@ static void test_rng(void)
 		seen[v[i]] = true;
 	for (int i = 0; i < 100; i++)
 		CHECK(seen[i]);
+	/* The shuffle draws ahead: the same permutation and the same draws
+	 * after it as one ts_rng_below per swap, at every length. */
+	static uint32_t w[5000], ref[5000];
+	const uint64_t lens[] = { 0, 1, 2, 15, 16, 17, 33, 4999 };
+	for (size_t k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
+		uint64_t n = lens[k];
+		for (uint32_t i = 0; i < n; i++)
+			w[i] = ref[i] = i * 7 + 1;
+		ts_rng_seed(&a, 1000 + k);
+		ts_rng_seed(&b, 1000 + k);
+		ts_rng_shuffle_u32(&a, w, n);
+		for (uint64_t i = n; i > 1; i--) {
+			uint64_t j = ts_rng_below(&b, i);
+			uint32_t t = ref[i - 1];
+			ref[i - 1] = ref[j];
+			ref[j] = t;
+		}
+		CHECK(!memcmp(w, ref, n * sizeof(*w)));
+		CHECK(ts_rng_u64(&a) == ts_rng_u64(&b));
+	}
+	/* ts_rng_below rejects under 2^64 mod n: n = 2^63 + 1 rejects half */
+	ts_rng_seed(&a, 7);
+	ts_rng_seed(&b, 7);
+	for (int i = 0; i < 1000; i++) {
+		uint64_t n = (1ull << 63) + 1, lim = -n % n, x;
+		do
+			x = ts_rng_u64(&b);
+		while (x < lim);
+		CHECK(ts_rng_below(&a, n) == x % n);
+	}
 }
 
 struct cfg {

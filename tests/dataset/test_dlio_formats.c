@@ -138,6 +138,29 @@ int main(void)
 	free(b);
 	ts_dataset_meta_free(&m);
 
+	/* no stdev: one size kept for all samples (no bytes[]), the records
+	 * written back to back at that size, the source's extents at k x it */
+	c = cfg_of(2, 5);
+	cfg_set(&c, "samples_per_file", "4");
+	cfg_set(&c, "record_length", "3000");
+	snprintf(dir, sizeof(dir), "%s/tfr0", root);
+	CHECK(ts_dataset_make(&ts_dataset_tfrecord, &c, dir, &st, err, sizeof(err)) == 0);
+	CHECK(ts_dataset_open(dir, &m, err, sizeof(err)) == 0);
+	CHECK(!m.bytes && m.fixed_bytes == ts_tfr_record_size(3000));
+	CHECK_EQ_U64(m.sample_bytes, 8 * ts_tfr_record_size(3000));
+	CHECK_EQ_U64(ts_dataset_sample_len(&m, 7), ts_tfr_record_size(3000));
+	snprintf(path, sizeof(path), "%s/%s", dir, m.files[1].path);
+	b = tp_read_file(path, &n);
+	CHECK(b && n == m.files[1].bytes && n == 4 * m.fixed_bytes);
+	for (unsigned k = 0; b && k < 4; k++) {
+		uint64_t io, in;
+		CHECK(ts_tfr_check(b + k * m.fixed_bytes, m.fixed_bytes, &io, &in) == 0);
+		CHECK_EQ_U64(in, 3000);
+	}
+	free(b);
+	CHECK(ts_dataset_verify(dir, err, sizeof(err)) == 0);
+	ts_dataset_meta_free(&m);
+
 	/* jpeg: one greyscale image a file, each side drawn apart around the
 	 * record length's square root (100, sd 2000 / 2 / 100 = 10), the file
 	 * exactly what the encoder made (SOI, JFIF, ... EOI), the same bytes

@@ -174,8 +174,10 @@ static void round_trip(const struct ts_dataset_ops *k)
 	CHECK(back.kind == k);
 	CHECK_EQ_U64(back.samples, desc.samples);
 	CHECK_EQ_U64(back.nfiles, desc.nfiles);
-	CHECK(back.samples == desc.samples &&
-	      (!desc.samples || !memcmp(back.bytes, desc.bytes, desc.samples * sizeof(*desc.bytes))));
+	CHECK(back.samples == desc.samples && back.fixed_bytes == desc.fixed_bytes &&
+	      !back.bytes == !desc.bytes &&
+	      (!desc.samples || !desc.bytes ||
+	       !memcmp(back.bytes, desc.bytes, desc.samples * sizeof(*desc.bytes))));
 	CHECK(ts_dataset_verify(d, err, sizeof(err)) == 0);
 	ts_dataset_meta_free(&back);
 

@@ -76,7 +76,7 @@ static size_t charged(const struct ts_dataset_meta *m, uint64_t f, struct ts_cha
 	static struct ts_chain_req all[512];
 	struct ts_chain_file cf = { .size = m->files[f].bytes, .member = TS_NPZ_LFH + TS_NPZ_NAME };
 	ts_npz_payload(cf.size, &cf.data_off, &cf.data_len);
-	CHECK(cf.data_len == m->bytes[f] - (ts_npz_size(cf.data_len) - cf.data_len));
+	CHECK(cf.data_len == ts_dataset_sample_len(m, f) - (ts_npz_size(cf.data_len) - cf.data_len));
 	size_t n = ts_chain_build(TS_CHAIN_NPZ, &cf, all, 512), k = 0;
 	for (size_t i = 0; i < n; i++)
 		if (all[i].op == TS_CHAIN_READ || all[i].op == TS_CHAIN_OPEN)
