@@ -201,10 +201,9 @@ d = json.load(open(sys.argv[1]))
 fuse = float(sys.argv[2])
 p = {r["what"]: r for r in json.load(open(sys.argv[3]))["results"]}
 rec, pred = p["recorded"]["total_ns"] / 1e9, [r for w, r in p.items() if w != "recorded"][0]["total_ns"] / 1e9
-# the device requests the model charged on the replay of the recording
-# (those not served from memory)
-b = [r for w, r in p.items() if w != "recorded"][0]["bound"]
-reqs = sum(v for k, v in b.items() if k != "memory")
+# the device's read requests the model sent on the replay of the recording
+# (readahead and file-system metadata included), as the loop device's are
+reqs = [r for w, r in p.items() if w != "recorded"][0].get("device_reads", 0)
 print(fuse, fuse - rec + pred, reqs)
 EOF
 }
@@ -230,7 +229,7 @@ for rep in $(seq "$REPS"); do
 done
 
 [ "$REPS" -gt 0 ] && echo
-[ "$REPS" -gt 0 ] && echo "== fidelity: seconds per epoch, median [min-max] of $REPS; device requests (FUSE: the model's, not served from memory, in the replay; block: the loop device's reads); load $(cut -d' ' -f1-3 /proc/loadavg)"
+[ "$REPS" -gt 0 ] && echo "== fidelity: seconds per epoch, median [min-max] of $REPS; device read requests (FUSE: the model's, in the virtual replay of the recording; block: the loop device's); load $(cut -d' ' -f1-3 /proc/loadavg)"
 [ "$REPS" -gt 0 ] && $PY - "$W/res" "$REPS" "${WLS[*]}" "$B0" "${TIERS[@]}" <<'EOF'
 import os, statistics, sys
 res, reps, wls, before, tiers = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4], sys.argv[5:]

@@ -1120,6 +1120,7 @@ static void readahead(struct cache *c, uint64_t now, const struct ts_tier_req *r
 	fill(c, now, req->file, start / PAGE, (stop + PAGE - 1) / PAGE, 0, 0, NULL, &scratch);
 	done->dev_bytes += scratch.dev_bytes;
 	done->dev_ios += scratch.dev_ios;
+	done->dev_reqs += scratch.dev_reqs;
 }
 
 static uint64_t cache_read(struct cache *c, uint64_t now, const struct ts_tier_req *req,

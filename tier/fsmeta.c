@@ -307,6 +307,7 @@ uint64_t ts_fsmeta_charge(struct ts_tier *t, uint64_t now, uint64_t floor_ns,
 			done->hit_bytes += d.hit_bytes;
 			done->dev_bytes += d.dev_bytes;
 			done->dev_ios += d.dev_ios;
+			done->dev_reqs += d.dev_reqs;
 			done->bound = d.bound;
 			if (d.err && !done->err)
 				done->err = d.err;

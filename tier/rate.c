@@ -217,6 +217,7 @@ static uint64_t rate_submit(struct ts_tier_layer *l, uint64_t now, const struct 
 		done->bound = r->instance ? TS_TIER_BOUND_INSTANCE : bound;
 	if (r->counts) {
 		done->dev_ios += ios;
+		done->dev_reqs++;
 		done->dev_bytes += req->len;
 	}
 	uint64_t end = ts_tier_layer_next(l, adm, req, done);

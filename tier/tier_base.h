@@ -276,6 +276,7 @@ struct ts_tier_done {
 	uint64_t hit_bytes;  /* served from the page cache */
 	uint64_t dev_bytes;  /* moved to or from the device (readahead included) */
 	uint64_t dev_ios;    /* device I/Os charged (io_unit accounting) */
+	uint64_t dev_reqs;   /* requests the device served, whatever their size */
 	uint32_t qd;	     /* device requests in flight (issued, not completed) when this one arrived */
 	enum ts_tier_bound bound;
 	int err; /* 0, or a -errno the request should fail with (fault layer) */

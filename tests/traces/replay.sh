@@ -347,6 +347,9 @@ done
 check "unlink forgets the file" test \
 	$(( $(j "$T/unl.json" '.results[1].device_read_bytes') - \
 	    $(j "$T/kept.json" '.results[1].device_read_bytes') )) = 65536
+check "the read again is one more device request" test \
+	$(( $(j "$T/unl.json" '.results[1].device_reads') - \
+	    $(j "$T/kept.json" '.results[1].device_reads') )) = 1
 # names_made_wait_on_no_write: a create reads the folder it makes the name
 # in (the root's block, 70us) and no metadata request of its own; a second
 # create there reads nothing; the rename of /n reads n's inode-table

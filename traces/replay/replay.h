@@ -99,6 +99,7 @@ struct ts_replay_result {
 					   * application (0: no model) */
 	uint64_t dev_read_bytes;	  /* virtual: bytes the device read (readahead
 					   * and file-system metadata included) */
+	uint64_t dev_reads;		  /* virtual: the device's read requests for them */
 	uint64_t outside;		  /* with a wake file: the trace's requests
 					   * outside the command's span, left out */
 	uint64_t lead_ns;		  /* from the span's start to the first request:

@@ -204,6 +204,7 @@ static uint64_t serve(struct vrun *v, const struct ts_trace_rec *r, size_t idx, 
 		} else {
 			done = ts_fsmeta_charge(v->tier, s, floor, io, nio, &d);
 			res->dev_read_bytes += d.dev_bytes;
+			res->dev_reads += d.dev_reqs;
 			if (cs && cs->pid)
 				done = TS_MAX(done, s + cs->sys_ns) + cs->late_ns;
 			if (d.bound < TS_TIER_BOUND_NR)
@@ -220,10 +221,13 @@ static uint64_t serve(struct vrun *v, const struct ts_trace_rec *r, size_t idx, 
 		struct ts_tier_done md = {0};
 		s = ts_fsmeta_charge(v->tier, s, floor, io, nio, &md) + floor;
 		res->dev_read_bytes += md.dev_bytes;
+		res->dev_reads += md.dev_reqs;
 	}
 	done = ts_tier_submit(v->tier, s, &q, &d);
-	if (q.op == TS_TIER_READ)
+	if (q.op == TS_TIER_READ) {
 		res->dev_read_bytes += d.dev_bytes;
+		res->dev_reads += d.dev_reqs;
+	}
 	/* tierfs replies at the later of the model's time and the end of its
 	 * own syscall, which the CPU sample times, and as late behind it as
 	 * it was when recorded */
