@@ -1004,11 +1004,23 @@ static uint64_t fill(struct cache *c, uint64_t now, uint64_t file, uint64_t p0, 
 			idx = hi + 1;
 			continue;
 		}
-		/* Send the gathered run before reclaim could drop one of its
-		 * chunks (a read larger than the cache). */
-		if (c->run_len && must_evict(c, i == NIL, (unsigned)pc32(miss))) {
-			uint64_t d = run_flush(c, now, done);
-			ready = TS_MAX(ready, d);
+		/* Make the room get_chunk would, in its order (the LRU tail
+		 * first), so that the run goes on through a full cache: Linux
+		 * reclaims and still sends one request. The run is sent first
+		 * only when reclaim reaches one of its own chunks (a read
+		 * larger than the cache) or the chunk being filled. */
+		while (c->run_len && must_evict(c, i == NIL, (unsigned)pc32(miss))) {
+			const struct ext *t = c->lru_tail == NIL ? NULL : &c->e[c->lru_tail];
+			if (!t)
+				break;
+			if ((t->file == c->run_file && t->lo >= c->run_off / CHUNK &&
+			     t->lo <= c->run_last) ||
+			    (i != NIL && t->file == file && t->lo == idx)) {
+				uint64_t d = run_flush(c, now, done);
+				ready = TS_MAX(ready, d);
+				break;
+			}
+			evict_one(c, now);
 		}
 		i = get_chunk(c, i, file, idx, (unsigned)pc32(miss), now, true);
 		struct ext *e = &c->e[i];
