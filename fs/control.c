@@ -88,6 +88,7 @@ void ts_fs_req_begin(struct ts_fs *fs, struct ts_fs_req *r, enum ts_fs_op op, co
 	r->model_path = path ? path : f && f->kind == TS_FS_FILE ? f->path : NULL;
 	r->direct = (op == TS_FS_READ || op == TS_FS_WRITE) && f &&
 		    __atomic_load_n(&f->direct, RELAXED);
+	r->kernel_ra = op == TS_FS_READ && f && f->cached;
 	r->tid = fuse_get_context()->pid;
 	r->cpu_state = TS_FS_CPU_UNDECIDED;
 	r->submit_ns = ts_now_ns();

@@ -84,6 +84,8 @@ struct ts_fs_req {
 	uint32_t mode;	      /* fallocate: its mode (traces) */
 	const char *model_path; /* path, or the one the file was opened under (fault rules) */
 	bool direct;	      /* read/write of a file the application opened O_DIRECT */
+	bool kernel_ra;	      /* read of a file opened kernel-cached: the kernel's request,
+			       * read ahead by the kernel already (ts_tier_req.kernel_ra) */
 	int fault;	      /* a -errno the model's fault layer chose; the op then fails
 			       * with it without doing its syscall */
 	/* with trace: the requester's CPU sample (trace_hook.c) */

@@ -379,6 +379,7 @@ uint64_t ts_fs_model_submit(struct ts_fs *fs, struct ts_fs_req *r)
 		.len = r->len,
 		.size = r->file_size,
 		.direct = r->direct,
+		.kernel_ra = r->kernel_ra,
 		.path = r->model_path,
 	};
 	struct ts_fsmeta_io io[TS_FSMETA_MAX_IO];

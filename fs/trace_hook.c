@@ -546,7 +546,8 @@ void ts_fs_trace_put(struct ts_fs *fs, struct ts_fs_req *r)
 	    .op = (uint16_t)ts_fs_trace_op(r->op),
 	    .flags = (uint16_t)((r->due_ns ? 0 : TS_REC_F_NOTIER) |
 				(r->due_ns && !r->file_id ? TS_REC_F_NOFILE : 0) |
-				(r->direct ? TS_REC_F_DIRECT : 0)),
+				(r->direct ? TS_REC_F_DIRECT : 0) |
+				(r->kernel_ra ? TS_REC_F_KERNEL_RA : 0)),
 	};
 	if (r->cpu_state == TS_FS_CPU_UNDECIDED)
 		ts_fs_trace_sample(fs, r);

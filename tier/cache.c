@@ -14,6 +14,10 @@
  *     the demand read and without delaying it, once less than one window
  *     remains ahead of the reader. The max defaults to 128 KiB, Linux's
  *     VM_READAHEAD_PAGES (include/linux/mm.h). Any other read resets it.
+ *     A read the kernel's page cache above sends (req->kernel_ra: FUSE
+ *     mode, a file opened kernel-cached) has been read ahead by the kernel
+ *     already: the model adds no window to it, so that one readahead
+ *     stands between the reader and the device, as in block mode.
  *   - Dirty data: writes complete at memory speed while the dirty bytes
  *     (waiting + under writeback, as balance_dirty_pages counts them) stay
  *     under dirty_limit, default 20% of mem (vm.dirty_ratio = 20,
@@ -1144,7 +1148,8 @@ static uint64_t cache_read(struct cache *c, uint64_t now, const struct ts_tier_r
 	uint64_t dev0 = done->dev_ios;
 	uint64_t end = fill(c, now, req->file, p0, p1, req->off, req->len, &hit, done);
 	bool went_to_device = done->dev_ios != dev0;
-	readahead(c, now, req, done);
+	if (!req->kernel_ra)
+		readahead(c, now, req, done);
 	done->hit_bytes += hit;
 	uint64_t mem_end = now + (uint64_t)((double)hit / c->mem_bps * 1e9);
 	if (!went_to_device) {

@@ -252,6 +252,12 @@ struct ts_tier_req {
 	 * cached pages it overlaps and completes when the device has the
 	 * data (mm/filemap.c: kiocb_write_and_wait, kiocb_invalidate_pages). */
 	bool direct;
+	/* A read the kernel's own page cache sends (FUSE mode: a file tierfs
+	 * opens kernel-cached, see fs/README.md): the kernel above has read
+	 * ahead already and this is its request, sized by its readahead, so
+	 * the model reads no window of its own on top (it still serves and
+	 * fills its cache: the instance's memory). */
+	bool kernel_ra;
 	/* The file's name, for fault rules with a path glob; NULL = unknown
 	 * (no such rule matches then). Only read during the call. */
 	const char *path;

@@ -75,6 +75,7 @@ enum ts_trace_op {
 #define TS_REC_F_SYNC 0x2   /* O_SYNC / O_DSYNC write */
 #define TS_REC_F_NOTIER 0x4 /* not submitted to the tier model (replay keeps its latency) */
 #define TS_REC_F_NOFILE 0x8 /* submitted to the tier model without a file (file 0) */
+#define TS_REC_F_KERNEL_RA 0x10 /* a read the kernel's page cache sent, read ahead already */
 
 /*
  * One IO record, 64 bytes, little-endian, exactly as stored. Times are ns

@@ -181,6 +181,7 @@ static uint64_t serve(struct vrun *v, const struct ts_trace_rec *r, size_t idx, 
 	    .len = r->length,
 	    .size = r->size,
 	    .direct = (r->flags & TS_REC_F_DIRECT) != 0,
+	    .kernel_ra = (r->flags & TS_REC_F_KERNEL_RA) != 0,
 	};
 	const struct ts_trace_cpu *cs = v->t->cpu ? &v->t->cpu[idx] : NULL;
 	enum ts_tier_rule_fs kind = ts_tier_rule_fs(r->op);
