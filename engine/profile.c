@@ -314,6 +314,11 @@ static void drop_figs(struct ts_profiles *p, const char *kind, const char *name)
 	p->nfigs = keep;
 }
 
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
 /* allreduce_eff: a number, or { link = number, ..., default = number },
  * each number as fig_at reads it. */
 static int read_eff(struct lctx *c, struct ts_profiles *p, int t, struct ts_prof_fw *f)
@@ -332,14 +337,27 @@ static int read_eff(struct lctx *c, struct ts_profiles *p, int t, struct ts_prof
 		lua_pop(L, 1);
 		return rc;
 	}
-	f->allreduce_eff = -1;
+	/* The links in name order, not lua_next's (a string hash's order that
+	 * differs from run to run): the figures list the same way each time. */
+	char links[TS_ARRAY_SIZE(f->eff_link) + 2][TS_PROF_NAME];
+	size_t nl = 0;
 	lua_pushnil(L);
-	while (rc == 0 && lua_next(L, e)) {
-		char key[TS_PROF_NAME];
-		double v;
-		if (lua_type(L, -2) != LUA_TSTRING)
+	while (lua_next(L, e)) {
+		lua_pop(L, 1);
+		if (lua_type(L, -1) != LUA_TSTRING || lua_rawlen(L, -1) >= TS_PROF_NAME)
 			return FAIL("allreduce_eff: a table of link = number with a default");
-		const char *link = lua_tostring(L, -2);
+		if (nl == TS_ARRAY_SIZE(links))
+			return FAIL("allreduce_eff names more than %zu links",
+				    TS_ARRAY_SIZE(f->eff_link));
+		snprintf(links[nl++], TS_PROF_NAME, "%s", lua_tostring(L, -1));
+	}
+	qsort(links, nl, sizeof(links[0]), by_name);
+	f->allreduce_eff = -1;
+	for (size_t i = 0; i < nl; i++) {
+		char key[TS_PROF_NAME + 16], link[TS_PROF_NAME];
+		double v;
+		memcpy(link, links[i], sizeof(link));
+		lua_getfield(L, e, link);
 		snprintf(key, sizeof(key), "allreduce_eff.%s", link);
 		if ((rc = fig_at(c, p, lua_gettop(L), key, &v)) < 0)
 			return rc;

@@ -871,7 +871,6 @@ static void test_band_directions(void)
 		bool moves = !rc && d != TS_PROF_BAND_KEEP && f->ev.has_range;
 		double slow = d == TS_PROF_BAND_SLOW_HIGH ? f->ev.hi : f->ev.lo;
 		double fast = d == TS_PROF_BAND_SLOW_HIGH ? f->ev.lo : f->ev.hi;
-		/* by name: a per-link table's keys come in Lua's hash order */
 		const struct ts_prof_fig *at_slow = fig_of(p[0], f->kind, f->of, f->key);
 		const struct ts_prof_fig *at_fast = fig_of(p[2], f->kind, f->of, f->key);
 		CHECK(at_slow && at_slow->used == (moves ? slow : f->ev.value));
@@ -880,6 +879,18 @@ static void test_band_directions(void)
 	}
 	CHECK(moved > 0);
 	printf("band: %zu ranged figures move at the band's ends\n", moved);
+	/* a per-link table's figures in name order, whatever Lua's hash order */
+	const char *const order[] = { "allreduce_eff.default", "allreduce_eff.nvlink1",
+				      "allreduce_eff.pcie3" };
+	size_t seen = 0;
+	for (size_t i = 0; i < p[1]->nfigs; i++) {
+		const struct ts_prof_fig *g = &p[1]->figs[i];
+		if (!strcmp(g->of, "tensorflow-2017") && !strncmp(g->key, "allreduce_eff.", 14)) {
+			CHECK(seen < 3 && !strcmp(g->key, order[seen]));
+			seen++;
+		}
+	}
+	CHECK(seen == 3);
 	/* worked by hand from the profiles */
 	const struct ts_prof_link *l[3];
 	const struct ts_prof_model *m[3];
