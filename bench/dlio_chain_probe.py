@@ -21,35 +21,45 @@ import sys
 
 import numpy as np
 
-# (format, d): sample bytes d*d; the sizes the bench and the MLPerf workloads use
+# (format, d[, n]): sample bytes d*d; the sizes the bench and the MLPerf
+# workloads use; n records in an hdf5 file (num_samples_per_file), of which
+# the middle one, n // 2, is read
 FILES = [("npz", 64), ("npz", 338), ("npz", 1024), ("npz", 2896),
          ("hdf5", 64), ("hdf5", 338), ("hdf5", 2896),
-         ("jpeg", 338), ("jpeg", 1024), ("png", 338), ("png", 1024)]
+         ("jpeg", 338), ("jpeg", 1024), ("png", 338), ("png", 1024),
+         ("hdf5", 338, 3)]
 
 
-def name(fmt, d):
-    return "%s_%d.%s" % (fmt, d, fmt)
+def name(fmt, d, n=1):
+    return "%s_%d%s.%s" % (fmt, d, "_%d" % n if n > 1 else "", fmt)
+
+
+def record(n):
+    """The record read in a file named @n: the middle one."""
+    parts = n.rsplit(".", 1)[0].split("_")
+    return int(parts[2]) // 2 if len(parts) > 2 else 0
 
 
 def make(top):
     np.random.seed(10)
-    for fmt, d in FILES:
-        p = os.path.join(top, name(fmt, d))
+    for f in FILES:
+        fmt, d, n = f[0], f[1], f[2] if len(f) > 2 else 1
+        p = os.path.join(top, name(fmt, d, n))
         if fmt == "npz":
             np.savez(p, x=np.random.randint(255, size=(d, d, 1), dtype=np.uint8), y=[0])
         elif fmt == "hdf5":
             import h5py
             with h5py.File(p, "w") as hf:
-                ds = hf.create_dataset("records", (1, d, d), dtype=np.uint8)
-                ds[0:1] = np.random.randint(255, size=(1, d, d), dtype=np.uint8)
-                hf.create_dataset("labels", data=[0])
+                ds = hf.create_dataset("records", (n, d, d), dtype=np.uint8)
+                ds[0:n] = np.random.randint(255, size=(n, d, d), dtype=np.uint8)
+                hf.create_dataset("labels", data=[0] * n)
         else:
             from PIL import Image
             img = Image.fromarray(np.random.randint(255, size=(d, d), dtype=np.uint8))
             img.save(p, format=fmt.upper(), bits=8)
 
 
-def dlio_reader(p):
+def dlio_reader(p, i):
     """DLIO's reader of @p, set up as in a DataLoader worker of rank 0;
     None without DLIO."""
     try:
@@ -64,7 +74,7 @@ def dlio_reader(p):
     DLIOMPI.get_instance().set_parent_values(0, 1)
     a = ConfigArguments.get_instance()
     a.file_list_train = [p]
-    a.global_index_map = {0: (p, 0)}
+    a.global_index_map = {0: (p, i)}
     a.read_type = ReadType.ON_DEMAND
     a.resized_image = np.zeros((1, 1), np.uint8)
     ext = p.rsplit(".", 1)[1]
@@ -75,7 +85,7 @@ def dlio_reader(p):
 def read(top, names):
     for n in names:
         p = os.path.join(top, n)
-        r = dlio_reader(p)
+        r = dlio_reader(p, record(n))
         if r is not None:
             r.read_index(0, 1)
             continue
@@ -84,7 +94,7 @@ def read(top, names):
         elif n.endswith(".hdf5"):
             import h5py
             f = h5py.File(p, "r")
-            f["records"][0]
+            f["records"][record(n)]
             f.close()
         else:
             from PIL import Image

@@ -60,8 +60,10 @@ if name.endswith('.npz'):
 elif name.endswith('.hdf5'):
     import h5py
     with h5py.File(path, 'r') as h:
-        off = h['records'].id.get_offset()
-        ln = h['records'].nbytes
+        r = h['records']
+        ln = r.nbytes // r.shape[0]  # the record read (dlio_chain_probe.py's record())
+        parts = name.rsplit('.', 1)[0].split('_')
+        off = r.id.get_offset() + ln * (int(parts[2]) // 2 if len(parts) > 2 else 0)
 paths, ios = {}, []
 for line in open(txt):
     w = line.split()

@@ -37,7 +37,7 @@
 #   r50   resnet50_h100 as PyTorch: 4,000 npz files of 112 KiB, batch 400,
 #         8 read threads, 0.224 s
 #   j50   the same as jpeg files (DLIO's ImageReader: Pillow)
-#   h50   the same as hdf5 files of one record (DLIO's HDF5Reader: h5py)
+#   h50   the same as hdf5 files of one record each (DLIO's HDF5Reader: h5py)
 #   p50   the same as png files (DLIO's ImageReader: Pillow)
 # all 3 epochs (--epochs N to change).
 # No checkpoints, no evaluation. Each row prints `uptime`'s load, DLIO's

@@ -60,9 +60,9 @@ size_t ts_zip_end(uint8_t *p, unsigned entries, uint32_t cd_size, uint32_t cd_at
 
 /* ---- hdf5 ---------------------------------------------------------------- */
 
-/* An h5py file of DLIO's one record (pipeline/ds_hdf5.c): the record's
- * bytes start after HDF5's 2,048-byte metadata block, and its label (an
- * i64) follows them to the end. */
+/* An h5py file of DLIO's records (pipeline/ds_hdf5.c): the records start
+ * after HDF5's 2,048-byte metadata block, one after the other, and their
+ * labels (an i64 each) follow them to the end. */
 #define TS_HDF5_DATA 2048u
 #define TS_HDF5_LABEL 8u
 

@@ -215,32 +215,36 @@ int ts_dlio_image_describe(const struct ts_dataset_config *cfg, struct ts_datase
 	struct ts_rng r;
 	ts_rng_seed(&r, meta->seed);
 	meta->sample_bytes = meta->total_bytes = 0;
-	for (uint64_t j = 0; j < meta->samples; j++) { /* one sample a file */
+	uint64_t per = meta->per_file; /* 1 but for hdf5 */
+	for (uint64_t f = 0; f < meta->count; f++) { /* a file's images share their sides */
 		double w = side(dim, sd, &r), h = side(dim, sd, &r);
 		if (w > fmt->side_max || h > fmt->side_max)
 			return ts_ds_fail(err, errlen, -EINVAL, "%s: an image of %.0f x %.0f "
 					  "(record_length %" PRIu64 ", record_stdev %" PRIu64 "): "
 					  "more than %u pixels a side (%s)",
-					  meta->files[j].path, w, h, o->record_length,
+					  meta->files[f].path, w, h, o->record_length,
 					  o->record_stdev, fmt->side_max, fmt->side_why);
-		meta->width[j] = (uint16_t)w;
-		meta->height[j] = (uint16_t)h;
-		uint64_t len = 0;
-		if (fmt->encode) { /* the encoder's size */
+		for (uint64_t j = f * per; j < (f + 1) * per; j++) {
+			meta->width[j] = (uint16_t)w;
+			meta->height[j] = (uint16_t)h;
+		}
+		uint64_t len = 0, each = 0;
+		if (fmt->encode) { /* the encoder's size; one image a file */
 			uint8_t *b = NULL;
 			size_t n = 0;
-			rc = fmt->encode(meta, j, &b, &n);
+			rc = fmt->encode(meta, f, &b, &n);
 			free(b);
-			len = n;
+			len = each = n;
 		} else {
-			rc = fmt->image_bytes(meta, j, &len);
+			len = fmt->image_bytes(meta, f, &each);
 		}
 		if (rc)
 			return ts_ds_fail(err, errlen, rc, "%s: encoding its image: %s",
-					  meta->files[j].path, ts_strerror(rc));
-		meta->bytes[j] = (uint32_t)len;
-		meta->files[j].bytes = len;
-		meta->sample_bytes += len;
+					  meta->files[f].path, ts_strerror(rc));
+		for (uint64_t j = f * per; j < (f + 1) * per; j++)
+			meta->bytes[j] = (uint32_t)each;
+		meta->files[f].bytes = len;
+		meta->sample_bytes += each * per;
 		meta->total_bytes += len;
 	}
 	return 0;
@@ -514,8 +518,9 @@ static const char *file_rel(const struct dsrc *s, uint64_t f)
 }
 
 static int layout(struct layout *L, const struct ts_dataset_meta *m, const struct ts_pipe_cfg *cfg,
-		  bool records, char *err, size_t errlen)
+		  const struct ts_dlio_fmt *fmt, char *err, size_t errlen)
 {
+	bool records = fmt->records;
 	memset(L, 0, sizeof(*L));
 	if (!m || !m->samples || !m->per_file || (!m->bytes && !m->fixed_bytes)) {
 		snprintf(err, errlen, "the dataset's description lists no samples");
@@ -532,7 +537,8 @@ static int layout(struct layout *L, const struct ts_dataset_meta *m, const struc
 	if (!(L->off = ts_malloc_huge(L->samples * sizeof(*L->off)))) /* as meta->bytes */
 		return -ENOMEM;
 	for (uint64_t j = 0; j < L->samples; j++) {
-		L->off[j] = j % L->per ? L->off[j - 1] + m->bytes[j - 1] : 0;
+		L->off[j] = fmt->sample_off ? fmt->sample_off(m, j)
+			  : j % L->per ? L->off[j - 1] + m->bytes[j - 1] : 0;
 		L->max_len = TS_MAX(L->max_len, (uint64_t)m->bytes[j]);
 	}
 	return 0;
@@ -588,7 +594,7 @@ int ts_dlio_open(const struct ts_source_ops *self, const struct ts_pipe_cfg *cfg
 		rc = TS_E_FORMAT;
 	}
 	if (!rc)
-		rc = layout(&s->L, &s->meta, cfg, s->fmt->records, sub, sizeof(sub));
+		rc = layout(&s->L, &s->meta, cfg, s->fmt, sub, sizeof(sub));
 	if (!rc && (s->dirfd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
 		rc = -errno;
 		snprintf(sub, sizeof(sub), "%s: %s", s->dir, ts_strerror(rc));
@@ -674,7 +680,7 @@ int ts_dlio_plan_open(const struct ts_source_ops *self, struct ts_vsource *vs, c
 	struct layout *L = malloc(sizeof(*L));
 	if (!L)
 		return -ENOMEM;
-	int rc = layout(L, vs->meta, vs->cfg, fmt->records, err, errlen);
+	int rc = layout(L, vs->meta, vs->cfg, fmt, err, errlen);
 	if (rc) {
 		free(L);
 		return rc;

@@ -41,14 +41,18 @@ struct ts_dlio_fmt {
 	 * image of DLIO's random pixels (ts_dlio_pixels), its sides drawn as
 	 * DLIO's generator draws them (ts_dlio_image_describe). The largest
 	 * side the format takes here and why; then either the encoder that
-	 * makes file @j (*@out malloc'd, *@len bytes: jpeg, png; the kind's
-	 * emit is then ts_dlio_encoded_emit) or, for a layout whose size
-	 * follows from the sides, the bytes of file @j (hdf5). 0 / NULL
-	 * otherwise. */
+	 * makes file @j (*@out malloc'd, *@len bytes: jpeg, png, one image a
+	 * file; the kind's emit is then ts_dlio_encoded_emit) or, for a layout
+	 * whose size follows from the sides, the bytes of file @f and in
+	 * *@sample those of each of its images (hdf5, whose files hold
+	 * samples_per_file images of one size). 0 / NULL otherwise. */
 	uint32_t side_max;
 	const char *side_why;
 	int (*encode)(const struct ts_dataset_meta *meta, uint64_t j, uint8_t **out, size_t *len);
-	int (*image_bytes)(const struct ts_dataset_meta *meta, uint64_t j, uint64_t *bytes);
+	uint64_t (*image_bytes)(const struct ts_dataset_meta *meta, uint64_t f, uint64_t *sample);
+	/* Where sample @j lies in its file, when not right after the
+	 * previous one (NULL: from offset 0, one after the other). */
+	uint64_t (*sample_off)(const struct ts_dataset_meta *meta, uint64_t j);
 };
 
 /* The options of DLIO's dataset section that both kinds take (their

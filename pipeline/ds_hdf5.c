@@ -1,6 +1,6 @@
 /*
- * ds_hdf5.c — the hdf5 kind: DLIO's HDF5 dataset, one sample per file as
- * DLIO 2.0.0's generator writes it (data_generator/hdf5_generator.py:
+ * ds_hdf5.c — the hdf5 kind: DLIO's HDF5 dataset, num_samples_per_file
+ * records a file as DLIO 2.0.0's generator writes it (data_generator/hdf5_generator.py:
  * h5py.File(f, 'w'), create_dataset('records', (num_samples_per_file,
  * dim1, dim2), dtype=uint8) with no chunking and no compression, the
  * records written, then create_dataset('labels', data=[0] * samples)),
@@ -11,15 +11,15 @@
  *   96    the root group's object header (v1): its symbol table message
  *   136   the root group's B-tree ("TREE", v1, one leaf)
  *   680   its local heap ("HEAP"), the names "records" and "labels" at 720
- *   800   records' object header: dataspace (1, dim1, dim2) at 832 (its
+ *   800   records' object header: dataspace (n, dim1, dim2) at 832 (its
  *         maximum the same at 856), datatype u8, fill value, layout:
  *         contiguous at 2048 (address at 930, bytes at 938)
  *   1072  the symbol table node ("SNOD") naming both
- *   1392  labels' object header: dataspace (1) at 1432 (maximum at 1440),
+ *   1392  labels' object header: dataspace (n) at 1432 (maximum at 1440),
  *         datatype little-endian i64, layout: contiguous right after the
  *         records (address at 1498, bytes at 1506)
- *   2048  the records: dim1 x dim2 pixels
- *   then  the label, an i64 0
+ *   2048  the n records: dim1 x dim2 pixels each
+ *   then  the n labels, each an i64 0
  *
  * The metadata block is HDF5's first metadata aggregator (2,048 bytes);
  * everything in it but the fields named above is the same in every such
@@ -28,12 +28,14 @@
  * the same shape and reads it with h5py.
  *
  * Images: DLIO's hdf5 records are images of its random pixels, their
- * sides drawn as the image kinds draw them (ds_dlio.c): dim1 the first
- * draw, dim2 the second. One sample a file, as the readers' chain is
- * measured (pipeline/dliochain.h); more per file are refused.
+ * sides drawn as the image kinds draw them (ds_dlio.c), once a file (all
+ * of a file's records share them, as DLIO's dataset shape does): dim1 the
+ * first draw, dim2 the second. Each record is its own sample's pixels
+ * (DLIO's generator repeats one buffer of generation_buffer_size bytes;
+ * the bytes do not change what is read).
  *
- * Its reader, the loader source "hdf5", reads each file whole and finds
- * the records by the layout above. DLIO's HDF5Reader
+ * Its reader, the loader source "hdf5", reads each record where it lies
+ * (2048 + k x dim1 x dim2). DLIO's HDF5Reader
  * (h5py.File(f, 'r')['records'][i]) and the requests it makes are
  * pipeline/dliochain.h's, which DLIO's PyTorch loader here issues
  * (workloads/dlio_loader.h).
@@ -124,62 +126,61 @@ static void le64(uint8_t *p, uint64_t v)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
-static uint64_t get_le64(const uint8_t *p)
+/* The metadata block of a file of @n records of dim1 x dim2. */
+static void h5_head(uint8_t out[TS_HDF5_DATA], uint64_t n, uint64_t dim1, uint64_t dim2)
 {
-	uint64_t v = 0;
-	for (int i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
-/* The metadata block of a file of one dim1 x dim2 record. */
-static void h5_head(uint8_t out[TS_HDF5_DATA], uint64_t dim1, uint64_t dim2)
-{
-	uint64_t rec = dim1 * dim2;
+	uint64_t rec = n * dim1 * dim2;
 	memset(out, 0, TS_HDF5_DATA);
 	for (size_t i = 0; i < TS_ARRAY_SIZE(h5_block); i++)
 		memcpy(out + h5_block[i].off, h5_block[i].b, h5_block[i].len);
-	le64(out + H5_EOF, TS_HDF5_DATA + rec + TS_HDF5_LABEL);
-	const uint64_t dims[] = {1, dim1, dim2};
+	le64(out + H5_EOF, TS_HDF5_DATA + rec + n * TS_HDF5_LABEL);
+	const uint64_t dims[] = {n, dim1, dim2};
 	for (int m = 0; m < 2; m++) /* the size, then the maximum */
 		for (int d = 0; d < 3; d++)
 			le64(out + H5_DIMS + 8 * (3 * m + d), dims[d]);
 	le64(out + H5_REC_ADDR, TS_HDF5_DATA);
 	le64(out + H5_REC_BYTES, rec);
-	le64(out + H5_LAB_DIM, 1);
-	le64(out + H5_LAB_DIM + 8, 1);
+	le64(out + H5_LAB_DIM, n);
+	le64(out + H5_LAB_DIM + 8, n);
 	le64(out + H5_LAB_ADDR, TS_HDF5_DATA + rec);
-	le64(out + H5_LAB_BYTES, TS_HDF5_LABEL);
+	le64(out + H5_LAB_BYTES, n * TS_HDF5_LABEL);
 }
 
-static int hdf5_bytes(const struct ts_dataset_meta *meta, uint64_t j, uint64_t *bytes)
+/* File @f's bytes; *@sample: a record's. */
+static uint64_t hdf5_bytes(const struct ts_dataset_meta *meta, uint64_t f, uint64_t *sample)
 {
-	*bytes = TS_HDF5_DATA + (uint64_t)meta->width[j] * meta->height[j] + TS_HDF5_LABEL;
-	return 0;
+	uint64_t n = meta->per_file, j = f * n;
+	*sample = (uint64_t)meta->width[j] * meta->height[j];
+	return TS_HDF5_DATA + n * (*sample + TS_HDF5_LABEL);
+}
+
+/* Record k of its file at 2048 + k records. */
+static uint64_t hdf5_sample_off(const struct ts_dataset_meta *meta, uint64_t j)
+{
+	return TS_HDF5_DATA + j % meta->per_file * (uint64_t)meta->width[j] * meta->height[j];
 }
 
 static int hdf5_emit(const struct ts_dataset_meta *meta, uint64_t f, struct ts_dlio_sink *s)
 {
+	uint64_t n = meta->per_file, j = f * n;
 	uint8_t head[TS_HDF5_DATA], label[TS_HDF5_LABEL] = {0};
-	h5_head(head, meta->width[f], meta->height[f]);
+	h5_head(head, n, meta->width[j], meta->height[j]);
 	int rc = s->put(s, head, sizeof(head));
-	if (!rc)
-		rc = ts_dlio_pixels(meta, f, s);
-	if (!rc)
+	for (uint64_t k = 0; !rc && k < n; k++)
+		rc = ts_dlio_pixels(meta, j + k, s);
+	for (uint64_t k = 0; !rc && k < n; k++)
 		rc = s->put(s, label, sizeof(label));
 	return rc;
 }
 
+/* A record read where it lies is all pixels: nothing to unwrap. */
 static int hdf5_find(const uint8_t *buf, size_t len, uint64_t *off, uint64_t *n)
 {
-	if (len < TS_HDF5_DATA + TS_HDF5_LABEL || memcmp(buf, h5_block[0].b, 8))
-		return TS_E_FORMAT;
-	uint64_t rec = get_le64(buf + H5_REC_BYTES);
-	if (get_le64(buf + H5_EOF) != len || get_le64(buf + H5_REC_ADDR) != TS_HDF5_DATA ||
-	    rec != len - TS_HDF5_DATA - TS_HDF5_LABEL)
-		return TS_E_CORRUPT;
-	*off = TS_HDF5_DATA;
-	*n = rec;
+	(void)buf;
+	if (!len)
+		return TS_E_TRUNCATED;
+	*off = 0;
+	*n = len;
 	return 0;
 }
 
@@ -187,13 +188,14 @@ static const struct ts_dlio_fmt hdf5_fmt = {
 	.ext = "hdf5",
 	.stored = hdf5_stored,
 	.emit = hdf5_emit,
-	.storage = "h5py file: contiguous uint8 'records' (1, dim1, dim2) and i64 'labels'",
-	.max_per_file = 1,
+	.storage = "h5py file: contiguous uint8 'records' (n, dim1, dim2) and i64 'labels'",
+	.max_per_file = 0,
 	.records = false,
 	.find = hdf5_find,
 	.side_max = 65535,
 	.side_why = "the sides a dataset's description holds",
 	.image_bytes = hdf5_bytes,
+	.sample_off = hdf5_sample_off,
 };
 
 const struct ts_dataset_ops ts_dataset_hdf5 = {

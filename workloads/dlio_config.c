@@ -297,7 +297,7 @@ int ts_dlio_check(const struct ts_dlio_workload *w, const char *path, char *err,
 		return TS_E_PARSE;
 	}
 	bool torch_only = strcmp(w->format, "npz") && strcmp(w->format, "tfrecord");
-	if (strcmp(w->format, "tfrecord") && w->num_samples_per_file != 1) {
+	if (strcmp(w->format, "tfrecord") && strcmp(w->format, "hdf5") && w->num_samples_per_file != 1) {
 		snprintf(err, errlen, "%s: dataset.num_samples_per_file %llu: the %s kind stores one "
 				      "sample per file", path,
 			 (unsigned long long)w->num_samples_per_file, w->format);

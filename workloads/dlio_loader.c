@@ -55,9 +55,10 @@ static int feed_new(struct feed *p, const struct ts_dl_cfg *c, char *err, size_t
 	memset(p, 0, sizeof(*p));
 	p->c = c;
 	const struct ts_dataset_meta *m = c->meta;
-	if (!m || !m->samples || m->per_file != 1 || ts_chain_fmt_find(m->kind->name, &p->fmt)) {
-		snprintf(err, errlen, "DLIO's PyTorch loader reads npz, hdf5, jpeg and png datasets "
-				      "of one sample per file");
+	if (!m || !m->samples || !m->per_file || ts_chain_fmt_find(m->kind->name, &p->fmt) ||
+	    (m->per_file != 1 && p->fmt != TS_CHAIN_HDF5)) {
+		snprintf(err, errlen, "DLIO's PyTorch loader reads npz, jpeg and png datasets of one "
+				      "sample per file and hdf5 datasets");
 		return -EINVAL;
 	}
 	if (!c->ranks || !c->world || c->rank0 + c->ranks > c->world || !c->batch || !c->workers ||
@@ -96,17 +97,26 @@ static uint64_t feed_sample(const struct feed *p, uint64_t k, uint64_t j, uint64
 	return p->order[(p->c->rank0 + k) * p->per_rank + j * p->c->batch + pos];
 }
 
+/* The file sample @i lies in: DLIO's global_index_map (sample i is record
+ * i mod per_file of file i / per_file; one a file but for hdf5). */
+static uint64_t file_of(const struct ts_dataset_meta *m, uint64_t i)
+{
+	return i / m->per_file;
+}
+
 /* Where sample @i's file of @p's format holds its array (npz: x's data;
- * hdf5: the records; an image: the whole file, which the decoder reads). */
+ * hdf5: its record, 2048 + k records in; an image: the whole file, which
+ * the decoder reads). */
 static struct ts_chain_file feed_file(const struct feed *p, uint64_t i)
 {
-	struct ts_chain_file f = { .size = p->c->meta->files[i].bytes };
+	const struct ts_dataset_meta *m = p->c->meta;
+	struct ts_chain_file f = { .size = m->files[file_of(m, i)].bytes };
 	if (p->fmt == TS_CHAIN_NPZ) {
 		f.member = TS_NPZ_LFH + TS_NPZ_NAME;
 		ts_npz_payload(f.size, &f.data_off, &f.data_len);
 	} else if (p->fmt == TS_CHAIN_HDF5) {
-		f.data_off = TS_HDF5_DATA;
-		f.data_len = f.size - TS_HDF5_DATA - TS_HDF5_LABEL;
+		f.data_len = m->bytes[i];
+		f.data_off = TS_HDF5_DATA + i % m->per_file * f.data_len;
 	} else {
 		f.data_len = f.size;
 	}
@@ -339,8 +349,9 @@ static int vw_event(struct vl *v, struct vworker *w, uint64_t t)
 			if (q->op != TS_CHAIN_READ && q->op != TS_CHAIN_OPEN)
 				continue; /* getattr, flush, close: free (fs/timing.c) */
 			struct ts_vio io = { .op = q->op == TS_CHAIN_READ ? TS_VIO_READ : TS_VIO_META,
-					     .file = w->sample + 2, .off = q->off, .len = q->len,
-					     .size = v->c->meta->files[w->sample].bytes };
+					     .file = file_of(v->c->meta, w->sample) + 2,
+					     .off = q->off, .len = q->len,
+					     .size = v->c->meta->files[file_of(v->c->meta, w->sample)].bytes };
 			if (q->op == TS_CHAIN_READ) {
 				v->r->read_requests++;
 				v->r->read_bytes += q->len;
@@ -572,7 +583,8 @@ static int r_sample(struct rworker *w, uint64_t i)
 	size_t n = feed_chain(&L->p, i, &w->chain, &w->cap);
 	if (!n)
 		return -ENOMEM;
-	const char *rel = L->c->meta->files[i].path + strlen(TS_DLIO_DIR "/");
+	const struct ts_dataset_meta *m = L->c->meta;
+	const char *rel = m->files[file_of(m, i)].path + strlen(TS_DLIO_DIR "/");
 	char path[PATH_MAX];
 	int fd = -1, rc = 0;
 	bool checked = false;
@@ -586,7 +598,7 @@ static int r_sample(struct rworker *w, uint64_t i)
 				rc = -errno;
 			/* numpy refuses a zip cut short: so does this reader */
 			else if (fd >= 0 && !checked && (checked = true) &&
-				 (uint64_t)st.st_size < L->c->meta->files[i].bytes)
+				 (uint64_t)st.st_size < m->files[file_of(m, i)].bytes)
 				rc = TS_E_TRUNCATED;
 			break;
 		case TS_CHAIN_OPEN:

@@ -42,7 +42,7 @@
 #include "pipeline/vpipe.h"
 
 struct ts_dl_cfg {
-	const struct ts_dataset_meta *meta; /* npz, hdf5, jpeg or png: one sample per file */
+	const struct ts_dataset_meta *meta; /* npz, jpeg, png (one sample a file), hdf5 */
 	uint64_t ranks;	     /* ranks stepping here (accelerators of this process) */
 	uint64_t rank0;	     /* the first one's rank among all */
 	uint64_t world;	     /* ranks in all (mpirun's size, or ranks) */

@@ -567,12 +567,12 @@ static int drive_limits(const struct env *E, struct ts_tier_limits *lim)
 /* ---- DLIO's PyTorch loader (workloads/dlio_loader.h) ---------------------- */
 
 /* Whether a workload runs on DLIO's PyTorch loader: npz (what unet3d is),
- * hdf5, jpeg or png files of one sample read by data_loader pytorch. The
- * rest runs on the project's loader, as above. */
+ * jpeg or png files of one sample, or hdf5 files, read by data_loader
+ * pytorch. The rest runs on the project's loader, as above. */
 static bool torch_loader(const struct ts_dlio_workload *w)
 {
 	return !strcmp(w->data_loader, "pytorch") && strcmp(w->format, "tfrecord") &&
-	       w->num_samples_per_file == 1;
+	       (w->num_samples_per_file == 1 || !strcmp(w->format, "hdf5"));
 }
 
 /* torch_data_loader.py: prefetch_factor = ceil(prefetch_size / read_threads)

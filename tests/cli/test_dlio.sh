@@ -370,34 +370,45 @@ expect 2 "dataset.format jpeg: tiersim reads it with DLIO's PyTorch loader only"
 # hdf5 (DLIO's HDF5Reader) and png (its ImageReader) under the PyTorch
 # loader: as for jpeg, the real loader's opens and reads through the mount
 # are the chain virtual time charges, request for request, and the bytes;
-# per file 9 reads for a one-record hdf5 file of 338 x 338 and 5 for a png
-# of that side (tests/workloads/chains/ measured DLIO's readers on them).
-for k in hdf5:9 png:5; do
-	f=${k%:*} reads=${k#*:}
+# per sample 9 reads for an hdf5 record of 338 x 338 and 5 for a png of
+# that side (tests/workloads/chains/ measured DLIO's readers on them); an
+# hdf5 file of 3 records is opened once a sample (DLIO's on_demand reads)
+# and each record read where it lies, 2048 + k x 114,244.
+for k in hdf5:9:1 png:5:1 hdf5:9:3; do
+	IFS=: read -r f reads per <<<"$k"
 	kw=${npzw/format=npz/format=$f}
+	kw=${kw/num_files_train=24/num_files_train=$((24 / per))}
+	kw=${kw/num_samples_per_file=1/num_samples_per_file=$per}
 	# shellcheck disable=SC2086
-	"$tiersim" dlio resnet50_h100 $kw --tier unlimited --dir "$work/$f" --trace "$work/$f.trace" \
+	"$tiersim" dlio resnet50_h100 $kw --tier unlimited --dir "$work/$f$per" --trace "$work/$f.trace" \
 		--quiet --json "$work/$f.r.json" >/dev/null 2>"$work/err" || fail "$f real run: $(cat "$work/err")"
 	# shellcheck disable=SC2086
 	"$tiersim" dlio resnet50_h100 $kw --tier unlimited --virtual --quiet --json "$work/$f.v.json" \
 		>/dev/null 2>"$work/err" || fail "$f virtual run: $(cat "$work/err")"
 	"$tiersim" trace dump "$work/$f.trace" >"$work/$f.txt" || fail "$f trace"
-	/usr/bin/python3 - "$work/$f.r.json" "$work/$f.v.json" "$work/$f.txt" "$reads" <<'PY' ||
+	/usr/bin/python3 - "$work/$f.r.json" "$work/$f.v.json" "$work/$f.txt" "$reads" "$per" <<'PY' ||
 import collections, json, sys
 r, v = (json.load(open(f))['runs'][0] for f in sys.argv[1:3])
-ops = collections.Counter(l.split()[2] for l in open(sys.argv[3]) if l[:1].isdigit())
-assert ops['open'] == 24 and ops['read'] == 24 * int(sys.argv[4]), ops
+reads, per = int(sys.argv[4]), int(sys.argv[5])
+lines = [l.split() for l in open(sys.argv[3]) if l[:1].isdigit()]
+ops = collections.Counter(w[2] for w in lines)
+assert ops['open'] == 24 and ops['read'] == 24 * reads, ops
 assert ops['open'] + ops['read'] == v['read_requests'] == r['read_requests'], (ops, v, r)
 assert r['read_bytes'] == v['read_bytes'], (r, v)
+if per > 1:  # every record of every file, each once, where it lies
+    recs = collections.Counter((w[3], int(w[4])) for w in lines if w[2] == 'read' and w[5] == '114244')
+    assert len(recs) == 24 and set(recs.values()) == {1}, recs
+    assert {o for _, o in recs} == {2048 + k * 114244 for k in range(per)}, recs
 PY
-		fail "$f: not DLIO's chain"
+		fail "$f x $per: not DLIO's chain"
 done
 expect 2 "dataset.format 'csv': tiersim models npz, tfrecord, jpeg, png and hdf5" unet3d_h100 \
 	++workload.dataset.format=csv --tier unlimited --virtual
 expect 2 "dataset.format png: tiersim reads it with DLIO's PyTorch loader only" resnet50_h100 \
 	++workload.dataset.format=png ++workload.dataset.num_samples_per_file=1 --tier unlimited --virtual
-expect 2 "dataset.num_samples_per_file 4: the hdf5 kind stores one sample per file" unet3d_h100 \
-	++workload.dataset.format=hdf5 ++workload.dataset.num_samples_per_file=4 --tier unlimited --virtual
+expect 2 "dataset.num_samples_per_file 4: the png kind stores one sample per file" resnet50_h100 \
+	++workload.dataset.format=png ++workload.reader.data_loader=pytorch \
+	++workload.dataset.num_samples_per_file=4 --tier unlimited --virtual
 expect 2 "dataset.enable_chunking: DLIO 2.0.0's HDF5 generator fails" unet3d_h100 \
 	++workload.dataset.format=hdf5 ++workload.dataset.enable_chunking=true --tier unlimited --virtual
 expect 2 "dataset.compression 'gzip': tiersim writes DLIO's files uncompressed only" unet3d_h100 \

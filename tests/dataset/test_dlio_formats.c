@@ -306,12 +306,41 @@ int main(void)
 	CHECK(strstr(err, "17320 x 17320") && strstr(err, "16384 pixels a side"));
 	ts_dataset_meta_free(&m);
 
-	/* npz, hdf5 and png store one sample per file */
+	/* hdf5 files of 3 records: one size a file, record k at 2048 + k
+	 * records, the 3 labels after them */
+	c = cfg_of(2, 9);
+	cfg_set(&c, "record_length", "10000");
+	cfg_set(&c, "record_stdev", "2000");
+	cfg_set(&c, "samples_per_file", "3");
+	snprintf(dir, sizeof(dir), "%s/h5x3", root);
+	CHECK(ts_dataset_make(&ts_dataset_hdf5, &c, dir, &st, err, sizeof(err)) == 0);
+	CHECK(ts_dataset_open(dir, &m, err, sizeof(err)) == 0);
+	CHECK(m.samples == 6 && m.per_file == 3);
+	for (unsigned k = 0; k < 6 && m.samples == 6; k++) {
+		uint64_t px = (uint64_t)m.width[k] * m.height[k];
+		CHECK(m.width[k] == m.width[k / 3 * 3] && m.height[k] == m.height[k / 3 * 3]);
+		CHECK_EQ_U64(m.bytes[k], px);
+		CHECK_EQ_U64(m.files[k / 3].bytes, TS_HDF5_DATA + 3 * (px + TS_HDF5_LABEL));
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, m.files[1].path);
+	b = tp_read_file(path, &n);
+	CHECK(b && n == m.files[1].bytes);
+	if (b && n == m.files[1].bytes) {
+		uint64_t px = m.bytes[3];
+		CHECK_EQ_U64(rd64(b + 832), 3);
+		CHECK_EQ_U64(rd64(b + 938), 3 * px);
+		CHECK_EQ_U64(rd64(b + 1432), 3);
+		CHECK_EQ_U64(rd64(b + 1498), TS_HDF5_DATA + 3 * px);
+		CHECK_EQ_U64(rd64(b + 1506), 3 * TS_HDF5_LABEL);
+	}
+	free(b);
+	CHECK(ts_dataset_verify(dir, err, sizeof(err)) == 0);
+	ts_dataset_meta_free(&m);
+
+	/* npz and png store one sample per file */
 	c = cfg_of(2, 1);
 	cfg_set(&c, "samples_per_file", "3");
 	CHECK(ts_dataset_meta_describe(&ts_dataset_npz, &c, &m, err, sizeof(err)) == -EINVAL);
-	CHECK(strstr(err, "samples_per_file") != NULL);
-	CHECK(ts_dataset_meta_describe(&ts_dataset_hdf5, &c, &m, err, sizeof(err)) == -EINVAL);
 	CHECK(strstr(err, "samples_per_file") != NULL);
 	CHECK(ts_dataset_meta_describe(&ts_dataset_png, &c, &m, err, sizeof(err)) == -EINVAL);
 	CHECK(strstr(err, "samples_per_file") != NULL);

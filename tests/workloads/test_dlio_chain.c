@@ -4,7 +4,7 @@
  * read by DLIO 2.0.0's own reader classes; tiersim_*.txt are tiersim's own
  * hdf5 and png files): the same operations, offsets and lengths in the same
  * order, request for request; and hdf5's records where the loader takes
- * them to lie.
+ * them to lie (hdf5_338_3.txt: the middle of 3 records).
  * Usage: test_dlio_chain DIR */
 #include <dirent.h>
 #include <inttypes.h>
@@ -31,10 +31,13 @@ static void check_file(const char *dir, const char *name)
 		     &cf.member, &cf.data_off, &cf.data_len) == 5);
 	CHECK(ts_chain_fmt_find(fmt, &cfmt) == 0);
 	/* h5py's records where the loader takes them to lie
-	 * (workloads/dlio_loader.c) */
+	 * (workloads/dlio_loader.c): n records and n labels after the
+	 * metadata block, record k at 2048 + k records */
 	if (cfmt == TS_CHAIN_HDF5) {
-		CHECK_EQ_U64(cf.data_off, TS_HDF5_DATA);
-		CHECK_EQ_U64(cf.data_len, cf.size - TS_HDF5_DATA - TS_HDF5_LABEL);
+		uint64_t each = cf.data_len + TS_HDF5_LABEL;
+		CHECK(cf.data_len && (cf.size - TS_HDF5_DATA) % each == 0);
+		CHECK(cf.data_off >= TS_HDF5_DATA && (cf.data_off - TS_HDF5_DATA) % cf.data_len == 0);
+		CHECK((cf.data_off - TS_HDF5_DATA) / cf.data_len < (cf.size - TS_HDF5_DATA) / each);
 	}
 	static struct ts_chain_req got[MAX_REQ];
 	size_t n = ts_chain_build(cfmt, &cf, got, MAX_REQ);
