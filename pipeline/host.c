@@ -25,6 +25,7 @@ static const char *const field_names[TS_HF_NR] = {
 	[TS_HF_DATUM_PARSE] = "datum_parse_ns",	  [TS_HF_LMDB_PUT] = "lmdb_put_ns",
 	[TS_HF_DLIO_SAMPLE] = "dlio_sample_ns",	  [TS_HF_DLIO_MIB] = "dlio_sample_ns_per_mib",
 	[TS_HF_DLIO_STEP] = "dlio_step_ns",	  [TS_HF_DLIO_JPEG] = "dlio_jpeg_ns_per_mpix",
+	[TS_HF_DLIO_REQ] = "dlio_request_ns",	  [TS_HF_DLIO_REQ_MIB] = "dlio_request_ns_per_mib",
 };
 
 static const char *const host_keys[] = { "desc",	   "cpu",	     "from",
@@ -32,7 +33,9 @@ static const char *const host_keys[] = { "desc",	   "cpu",	     "from",
 					 "decode_ns_per_mpix", "decode_share", "datum_xform_ns",
 					 "datum_parse_ns", "lmdb_put_ns",   "dlio_sample_ns",
 					 "dlio_sample_ns_per_mib", "dlio_step_ns",
-					 "dlio_jpeg_ns_per_mpix", NULL };
+					 "dlio_jpeg_ns_per_mpix", "dlio_request_ns",
+					 "dlio_request_ns_per_mib", "dlio_workload_step_ns",
+					 "vcpus", NULL };
 static const char *const lib_keys[] = { "desc", "decode", "transform", NULL };
 
 enum { K_HOST, K_LIB };
@@ -45,10 +48,20 @@ static const struct ts_luadata_kind kinds[] = {
 /* The mean ImageNet image (image-net.org: 469 x 387), for images/s. */
 #define MEAN_MPIX (469.0 * 387.0 / 1e6)
 
+/* One workload's DLIO step cost: dlio_workload_step_ns["MODEL/FORMAT"] or
+ * ["MODEL"]. */
+struct wstep {
+	char *key;
+	struct ts_host_num n;
+};
+
 struct host {
 	char *name, *desc, *cpu, *from, *library, *where; /* where: "FILE:LINE" */
 	struct ts_host_num f[TS_HF_NR];
 	struct ts_host_num speed;
+	struct ts_host_num vcpus; /* the machine's own: not carried by from = */
+	struct wstep *ws;	  /* sorted by key */
+	size_t nws;
 };
 
 struct lib {
@@ -80,6 +93,12 @@ static void host_clear(struct host *h)
 	for (int i = 0; i < TS_HF_NR; i++)
 		num_free(&h->f[i]);
 	num_free(&h->speed);
+	num_free(&h->vcpus);
+	for (size_t i = 0; i < h->nws; i++) {
+		free(h->ws[i].key);
+		num_free(&h->ws[i].n);
+	}
+	free(h->ws);
 	memset(h, 0, sizeof(*h));
 }
 
@@ -140,6 +159,61 @@ _Static_assert((int)TS_HOST_MEASURED == (int)TS_LUADATA_MEASURED &&
 		       (int)TS_HOST_ASSUMED == (int)TS_LUADATA_ASSUMED,
 	       "a host's evidence labels are luadata's");
 
+static int wstep_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct wstep *)a)->key, ((const struct wstep *)b)->key);
+}
+
+/* dlio_workload_step_ns = { ["MODEL/FORMAT"] = NUMBER, ... } of table @t. */
+static int read_wsteps(struct ts_luadata_rd *r, int t, struct host *h)
+{
+	lua_State *L = r->L;
+	int rc = 0;
+	if (lua_getfield(L, t, "dlio_workload_step_ns") == LUA_TNIL) {
+		lua_pop(L, 1);
+		return 0;
+	}
+	if (!lua_istable(L, -1)) {
+		lua_pop(L, 1);
+		return FAIL(r, "dlio_workload_step_ns: expected { [\"MODEL/FORMAT\"] = { VALUE, "
+			       "LABEL, \"source\", ... }, ... }");
+	}
+	int tt = lua_gettop(L);
+	lua_pushnil(L);
+	while (!rc && lua_next(L, tt)) {
+		if (lua_type(L, -2) != LUA_TSTRING) {
+			rc = FAIL(r, "dlio_workload_step_ns: a value without a workload's name");
+			break;
+		}
+		char what[160];
+		snprintf(what, sizeof(what), "dlio_workload_step_ns[\"%s\"]", lua_tostring(L, -2));
+		struct ts_luadata_ev ev = { 0 };
+		rc = ts_luadata_get_ev(r->d, &r->decl, -1, what, TS_LUADATA_EV_VALUE, NULL, &ev, r->err,
+				       r->errlen);
+		lua_pop(L, 1);
+		if (rc)
+			break;
+		free(ev.fit_case);
+		struct wstep *nw = realloc(h->ws, (h->nws + 1) * sizeof(*nw));
+		char *key = nw ? strdup(lua_tostring(L, -1)) : NULL;
+		if (nw)
+			h->ws = nw;
+		if (!key) {
+			free(ev.source);
+			rc = -ENOMEM;
+			break;
+		}
+		h->ws[h->nws++] = (struct wstep){
+			.key = key,
+			.n = { .set = true, .v = ev.value, .low = ev.lo, .high = ev.hi,
+			       .label = (enum ts_host_label)ev.label, .what = ev.source } };
+	}
+	lua_settop(L, tt - 1);
+	if (!rc && h->nws)
+		qsort(h->ws, h->nws, sizeof(*h->ws), wstep_cmp);
+	return rc;
+}
+
 static int read_host(struct ts_luadata_rd *r, int t, struct host *h)
 {
 	int rc;
@@ -149,8 +223,13 @@ static int read_host(struct ts_luadata_rd *r, int t, struct host *h)
 	    (rc = ts_luadata_dup_str(r, t, "cpu", false, &h->cpu)) ||
 	    (rc = ts_luadata_dup_str(r, t, "from", false, &h->from)) ||
 	    (rc = ts_luadata_dup_str(r, t, "library", false, &h->library)) ||
-	    (rc = get_num(r, t, "speed", &h->speed)))
+	    (rc = get_num(r, t, "speed", &h->speed)) || (rc = get_num(r, t, "vcpus", &h->vcpus)) ||
+	    (rc = read_wsteps(r, t, h)))
 		return rc;
+	if (h->vcpus.set && (h->vcpus.low < 1 || h->vcpus.v != (double)(uint64_t)h->vcpus.v ||
+			     h->vcpus.low != h->vcpus.v || h->vcpus.high != h->vcpus.v))
+		return FAIL(r, "vcpus: the machine's vCPUs, a whole number of at least 1 without "
+			       "a range");
 	for (int i = 0; i < TS_HF_NR; i++)
 		if ((rc = get_num(r, t, field_names[i], &h->f[i])))
 			return rc;
@@ -287,33 +366,53 @@ static double pick(const struct ts_host_num *n, enum ts_host_end end, bool costl
 	return (end == TS_HOST_SLOW) == costly ? n->high : n->low;
 }
 
-/* Field @f of @h, carried along its from = chain. */
-static int field(const struct ts_host_set *s, const struct host *h, int f, enum ts_host_end end,
-		 double *out, char *err, size_t errlen)
+/* The first number along @h's from = chain that @get finds (@arg its
+ * key), into *@n, with *@div the product of the speeds on the way (a cost
+ * there is the number / *@div): 1, 0 when no host on the chain has it, or
+ * negative with @err. */
+static int along(const struct ts_host_set *s, const struct host *h,
+		 const struct ts_host_num *(*get)(const struct host *h, const void *arg),
+		 const void *arg, enum ts_host_end end, const struct ts_host_num **n, double *div,
+		 char *err, size_t errlen)
 {
-	double div = 1;
+	*div = 1;
 	for (int depth = 0; depth < 16; depth++) {
-		if (h->f[f].set) {
-			/* A share is not a cost: it does not scale with the speed. */
-			*out = f == TS_HF_DECODE_SHARE ? pick(&h->f[f], end, true)
-						       : pick(&h->f[f], end, true) / div;
+		if ((*n = get(h, arg)))
+			return 1;
+		if (!h->from)
 			return 0;
-		}
-		if (!h->from) { /* an optional field no host on the chain sets */
-			*out = 0;
-			return 0;
-		}
 		const struct host *up = find_host(s, h->from, strlen(h->from));
 		if (!up) {
 			snprintf(err, errlen, "%s: host '%s': from = '%s' is not a host", h->where,
 				 h->name, h->from);
 			return -ENOENT;
 		}
-		div *= pick(&h->speed, end, false);
+		*div *= pick(&h->speed, end, false);
 		h = up;
 	}
 	snprintf(err, errlen, "%s: host '%s': its from = chain loops", h->where, h->name);
 	return -ELOOP;
+}
+
+static const struct ts_host_num *get_field(const struct host *h, const void *arg)
+{
+	const struct ts_host_num *n = &h->f[*(const int *)arg];
+	return n->set ? n : NULL;
+}
+
+/* Field @f of @h, carried along its from = chain (0 when no host on it sets
+ * an optional one). */
+static int field(const struct ts_host_set *s, const struct host *h, int f, enum ts_host_end end,
+		 double *out, char *err, size_t errlen)
+{
+	const struct ts_host_num *n;
+	double div;
+	int rc = along(s, h, get_field, &f, end, &n, &div, err, errlen);
+	if (rc < 0)
+		return rc;
+	/* A share is not a cost: it does not scale with the speed. */
+	*out = !rc ? 0 : f == TS_HF_DECODE_SHARE ? pick(n, end, true) : pick(n, end, true) / div;
+	return 0;
 }
 
 /* The names a spec may give: library profiles (@libs), or host profiles,
@@ -373,8 +472,30 @@ int ts_host_cal(const struct ts_host_set *s, const char *spec, enum ts_host_end 
 	return 0;
 }
 
-int ts_host_dlio_costs(const struct ts_host_set *s, const char *spec, enum ts_host_end end,
-		       struct ts_host_dlio *out, char *err, size_t errlen)
+static const struct ts_host_num *get_wstep(const struct host *h, const void *arg)
+{
+	struct wstep k = { .key = (char *)arg };
+	const struct wstep *w = h->nws ? bsearch(&k, h->ws, h->nws, sizeof(k), wstep_cmp) : NULL;
+	return w ? &w->n : NULL;
+}
+
+/* Workload @key's step cost on @h, carried along its from = chain as a
+ * cost: 1 when a host on the chain lists it, 0 when none does, or negative
+ * with @err. */
+static int wstep(const struct ts_host_set *s, const struct host *h, const char *key,
+		 enum ts_host_end end, double *out, char *err, size_t errlen)
+{
+	const struct ts_host_num *n;
+	double div;
+	int rc = along(s, h, get_wstep, key, end, &n, &div, err, errlen);
+	if (rc > 0)
+		*out = pick(n, end, true) / div;
+	return rc;
+}
+
+int ts_host_dlio_costs(const struct ts_host_set *s, const char *spec, const char *model,
+		       const char *format, enum ts_host_end end, struct ts_host_dlio *out,
+		       char *err, size_t errlen)
 {
 	size_t hn = strcspn(spec, "/");
 	const struct host *h = find_host(s, spec, hn);
@@ -400,6 +521,24 @@ int ts_host_dlio_costs(const struct ts_host_set *s, const char *spec, enum ts_ho
 		rc = field(s, h, TS_HF_DLIO_STEP, end, &out->step_ns, err, errlen);
 	if (!rc)
 		rc = field(s, h, TS_HF_DLIO_JPEG, end, &out->jpeg_ns_per_mpix, err, errlen);
+	if (!rc)
+		rc = field(s, h, TS_HF_DLIO_REQ, end, &out->request_ns, err, errlen);
+	if (!rc)
+		rc = field(s, h, TS_HF_DLIO_REQ_MIB, end, &out->request_ns_per_mib, err, errlen);
+	/* the workload's own step cost: "MODEL/FORMAT", then "MODEL" */
+	char key[256];
+	out->step_of = NULL;
+	for (int i = 0; !rc && model && i < 2 && !out->step_of; i++) {
+		if (i == 0 && !format)
+			continue;
+		snprintf(key, sizeof(key), i ? "%s" : "%s/%s", model, format);
+		int w = wstep(s, h, key, end, &out->step_ns, err, errlen);
+		if (w < 0)
+			rc = w;
+		else if (w)
+			out->step_of = i ? "model" : "model/format";
+	}
+	out->vcpus = h->vcpus.set ? (uint64_t)h->vcpus.v : 0;
 	return rc;
 }
 
@@ -526,9 +665,17 @@ int ts_host_print_evidence(FILE *f, const struct ts_host_set *s)
 	int rc = 0;
 	fprintf(f, "%-18s %-19s %-9s %s\n", "host/library", "field", "label", "value  source");
 	for (size_t i = 0; i < s->nh && !rc; i++) {
-		rc = ev_line(f, s->h[i].name, "speed", &s->h[i].speed);
+		const struct host *h = &s->h[i];
+		rc = ev_line(f, h->name, "speed", &h->speed);
+		if (!rc)
+			rc = ev_line(f, h->name, "vcpus", &h->vcpus);
 		for (int k = 0; k < TS_HF_NR && !rc; k++)
-			rc = ev_line(f, s->h[i].name, field_names[k], &s->h[i].f[k]);
+			rc = ev_line(f, h->name, field_names[k], &h->f[k]);
+		for (size_t k = 0; k < h->nws && !rc; k++) {
+			char name[160];
+			snprintf(name, sizeof(name), "dlio_workload_step_ns[%s]", h->ws[k].key);
+			rc = ev_line(f, h->name, name, &h->ws[k].n);
+		}
 	}
 	for (size_t i = 0; i < s->nl && !rc; i++) {
 		rc = ev_line(f, s->l[i].name, "decode", &s->l[i].decode);

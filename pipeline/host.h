@@ -22,6 +22,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "core/ts.h"
@@ -54,6 +55,8 @@ enum ts_host_field {
 	TS_HF_DLIO_MIB,	     /* dlio_sample_ns_per_mib: ... plus per MiB of the sample */
 	TS_HF_DLIO_STEP,     /* dlio_step_ns: per step, on the accelerator's own loop */
 	TS_HF_DLIO_JPEG,     /* dlio_jpeg_ns_per_mpix: a jpeg sample's decode, per megapixel */
+	TS_HF_DLIO_REQ,	     /* dlio_request_ns: a reader's file request, the host's CPU for it */
+	TS_HF_DLIO_REQ_MIB,  /* dlio_request_ns_per_mib: ... plus per MiB it reads */
 	TS_HF_NR,
 };
 
@@ -91,11 +94,20 @@ TS_WUR int ts_pipe_cal_load(const char *calibration, const char *host, enum ts_h
 struct ts_host_dlio {
 	double sample_ns, sample_ns_per_mib, step_ns;
 	double jpeg_ns_per_mpix; /* more per jpeg sample: its image's decode */
+	double request_ns, request_ns_per_mib; /* per file request of a reader, per MiB read */
+	/* where step_ns came from: "model/format" or "model" (the workload's own,
+	 * dlio_workload_step_ns), NULL: dlio_step_ns */
+	const char *step_of;
+	uint64_t vcpus; /* the host's own vcpus (0: not given, no limit) */
 };
-/* @spec's DLIO costs at @end of their ranges; -ENOENT naming the known
- * hosts when @spec is none. */
-TS_WUR int ts_host_dlio_costs(const struct ts_host_set *s, const char *spec, enum ts_host_end end,
-			      struct ts_host_dlio *out, char *err, size_t errlen);
+/* @spec's DLIO costs at @end of their ranges for a workload of @model
+ * and dataset @format (either may be NULL): its step cost is
+ * dlio_workload_step_ns["MODEL/FORMAT"], else ["MODEL"], else dlio_step_ns,
+ * the first a host on the from = chain sets. -ENOENT naming the known hosts
+ * when @spec is none. */
+TS_WUR int ts_host_dlio_costs(const struct ts_host_set *s, const char *spec, const char *model,
+			      const char *format, enum ts_host_end end, struct ts_host_dlio *out,
+			      char *err, size_t errlen);
 /* Whether host @name has field @field (a TS_HF_* name) whose source text
  * names @id: a profile's evidence that case @id fitted it. -ENOENT when
  * @name is no host, -EINVAL when @field is no field; else 0 or 1. */

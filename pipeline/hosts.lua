@@ -34,6 +34,14 @@
 --                     (workloads/DLIO.md; `tiersim dlio --host NAME`)
 --   dlio_jpeg_ns_per_mpix  optional: more per jpeg sample, per megapixel of
 --                     its image: DLIO's ImageReader decoding it with Pillow
+--   dlio_workload_step_ns  optional: { ["MODEL/FORMAT"] = N, MODEL = N }: a
+--                     workload's own step cost, in place of dlio_step_ns
+--   dlio_request_ns, dlio_request_ns_per_mib  optional: the host's CPU for
+--                     each request of a reader's chain and per MiB it reads
+--                     (system calls, the file system serving them)
+--   vcpus             optional: the machine's vCPUs (not carried by from =);
+--                     DLIO's PyTorch readers and ranks share them in virtual
+--                     time
 -- Not modeled: the framework's own per-step CPU work (solver, data layer
 -- threads) of the training engines — the engine profiles' step times hold it
 -- where it was measured.
@@ -99,7 +107,20 @@ host "epyc-zen4" {
 -- copy of the batch; the host profile has one figure per step: unet3d's,
 -- resnet50's as the high end. The earlier per-sample figures of that
 -- script (763 us + 1,239 us per MiB, from the page cache outside DLIO)
--- lie under the low end of the runs'.
+-- lie under the low end of the runs'. Per workload (dlio_workload_step_ns,
+-- which a workload of that model and format is charged instead), the same
+-- script on each of bench/dlio_peer.sh's datasets, again on 2026-12-02 at
+-- load 12-16 (three runs each, interleaved): unet3d, resnet50's npz and its
+-- jpeg (the batch the training process takes is the same resized array
+-- whatever the files were; its step cost is measured apart all the same).
+-- Its requests (dlio_request_ns, _per_mib): what a sample's chain costs the
+-- host besides the reader's own work, the system calls and tierfs's daemon
+-- serving them (FUSE: each request wakes the daemon), measured as
+-- tiersim's real loader with no host cost spends it; virtual time charges
+-- it with the sample's own CPU (real time's requests cost it by
+-- themselves). It is this host's path through tierfs, not a disk's.
+-- vcpus: the machine's; in virtual time the PyTorch loader's workers and
+-- the ranks' steps wait for one of them (workloads/DLIO.md).
 host "build-host" {
   desc = "this project's build host (2 vCPUs) with DLIO 2.0.0's PyTorch npz and jpeg readers' own costs",
   cpu = "AMD EPYC (2 vCPUs), as epyc-zen4",
@@ -109,6 +130,14 @@ host "build-host" {
   dlio_sample_ns_per_mib = { 1425000, "measured", "bench/dlio_peer.sh --chrt 10 traces, 112 KiB and 8 MiB npz: the line's slope (4 and 6 runs)", low = 1183000, high = 1664000 },
   dlio_jpeg_ns_per_mpix = { 5260000, "measured", "bench/dlio_peer.sh --chrt 10 traces, 338 x 338 jpeg (2 runs) less the npz line; high: bench/dlio_torch_cost.py at 1024 x 1024", low = 5080000, high = 12400000 },
   dlio_step_ns = { 7560000, "measured", "bench/dlio_torch_cost.py: unet3d's batch of 7 x 2 MiB, 7,461..7,767 us; resnet50's 400 x 147 KiB, 13,525..14,708 us", low = 7453000, high = 14708000 },
+  dlio_workload_step_ns = {
+    unet3d = { 7922000, "measured", "bench/dlio_torch_cost.py DATA/u64/train 7 2097152 4 (unet3d's batch of 7 resized to 2 MiB), training process per step: 7,461, 7,767, 7,453 us (2026-12-01) and 8,926, 9,911, 8,076 us (2026-12-02); the median of the six", low = 7453000, high = 9911000 },
+    resnet50 = { 16280000, "measured", "bench/dlio_torch_cost.py DATA/r50/train 400 150528 8 (resnet50's npz, batch 400 resized to 147 KiB), training process per step: 13,525, 14,708, 14,429 us (2026-12-01) and 17,851, 19,506, 19,286 us (2026-12-02); the median of the six", low = 13525000, high = 19506000 },
+    ["resnet50/jpeg"] = { 19408000, "measured", "bench/dlio_torch_cost.py DATA/j50/train 400 150528 8 (DLIO's generator's 338 x 338 jpeg), training process per step: 22,889, 19,201, 19,408 us (2026-12-02); the median", low = 19201000, high = 22889000 },
+  },
+  dlio_request_ns = { 30300, "measured", "tiersim dlio real without a host through tierfs (essd-pl1, mem=0), /usr/bin/time of tiersim with its daemon, 3 epochs less 1, per sample: 112 KiB npz (21 requests, 0.133 MiB read) 817 and 652 us, 8 MiB npz (83, 8.02 MiB) 7,222 and 9,683 us; the line through the means (jpeg's 9 requests, 0.069 MiB: 302 and 285 us, the line 324)", low = 27100, high = 33500 },
+  dlio_request_ns_per_mib = { 740000, "measured", "the same runs: the line's slope (through the lows 620, the highs 861 us/MiB)", low = 619500, high = 860700 },
+  vcpus = { 2, "measured", "nproc and /proc/cpuinfo on this build host: 2 processors" },
 }
 
 -- ---------------------------------------------------------------------------

@@ -123,8 +123,11 @@ static struct ts_chain_file feed_file(const struct feed *p, uint64_t i)
 	return f;
 }
 
-/* The chain of sample @i into *@buf (grown as needed): its length, or 0. */
-static size_t feed_chain(const struct feed *p, uint64_t i, struct ts_chain_req **buf, size_t *cap)
+/* The chain of sample @i into *@buf (grown as needed): its length, or 0;
+ * @cpu (may be NULL): the host's CPU for its requests (request_ns per
+ * request of the whole chain, request_ns_per_mib per MiB it reads). */
+static size_t feed_chain(const struct feed *p, uint64_t i, struct ts_chain_req **buf, size_t *cap,
+			 uint64_t *cpu)
 {
 	struct ts_chain_file f = feed_file(p, i);
 	size_t n = ts_chain_build(p->fmt, &f, *buf, *cap);
@@ -135,6 +138,13 @@ static size_t feed_chain(const struct feed *p, uint64_t i, struct ts_chain_req *
 		*buf = nb;
 		*cap = n;
 		n = ts_chain_build(p->fmt, &f, *buf, *cap);
+	}
+	if (cpu) {
+		uint64_t bytes = 0;
+		for (size_t q = 0; q < n; q++)
+			bytes += (*buf)[q].op == TS_CHAIN_READ ? (*buf)[q].len : 0;
+		*cpu = n * p->c->request_ns +
+		       (uint64_t)((double)bytes * p->c->request_ns_per_mib / 1048576.0);
 	}
 	if (!p->c->coalesce)
 		return n;
@@ -193,6 +203,47 @@ void ts_dl_result_free(struct ts_dl_result *r)
 
 /* ---- virtual time ------------------------------------------------------- */
 
+/*
+ * The host's cores (cfg.vcpus): the workers' CPU per sample and the ranks'
+ * CPU per step are work that waits for one of n cores, served first come
+ * first served: a piece that becomes runnable at t starts on the core that
+ * frees first (at t if one is idle) and holds it to its end. Pieces reach
+ * cores_run in the order they become runnable (the loader's events are
+ * taken in time order; v_take starts a rank's step no later than the next
+ * event, and every step it starts in one pass at the same time, the later
+ * of the barrier and the last event), so each one's end is known when it
+ * arrives: the pieces before it are all placed.
+ *
+ * Why first come first served and not processor sharing: the runs this
+ * model is held against (bench/dlio_peer.sh --chrt) are SCHED_FIFO at one
+ * priority, where a thread runs until it blocks and the next runnable one
+ * waits its turn in arrival order: exactly this. Under Linux's fair class
+ * (EEVDF since 6.6, CFS before it) a woken thread runs a slice of 0.75 ms x
+ * (1 + log2 CPUs) (1.5 ms on 2 vCPUs, 3 ms on 8) before the others
+ * runnable get a turn; DLIO's pieces of work per sample (about 1 ms for a
+ * 112 KiB npz on build-host) mostly end within one slice, so they too run
+ * to their end in turn. Only pieces many slices long (an 8 MiB sample's 12
+ * ms) are cut and interleaved there, which shifts when each ends but not
+ * how much CPU all of them take.
+ */
+struct cores {
+	uint64_t n;	   /* 0: no limit (each worker and rank a core of its own) */
+	uint64_t *free_at; /* [n]: when each core is next free */
+};
+
+/* @ns of work runnable at @t: when it ends. */
+static uint64_t cores_run(struct cores *cs, uint64_t t, uint64_t ns)
+{
+	if (!cs->n || !ns)
+		return t + ns;
+	uint64_t *c = &cs->free_at[0];
+	for (uint64_t i = 1; i < cs->n; i++)
+		if (cs->free_at[i] < *c)
+			c = &cs->free_at[i];
+	*c = TS_MAX(t, *c) + ns;
+	return *c;
+}
+
 struct vworker {
 	uint64_t k, w;
 	uint64_t next;	   /* its next batch this epoch */
@@ -200,7 +251,10 @@ struct vworker {
 	uint64_t pos;	   /* sample in the batch */
 	uint64_t sample;
 	size_t req, nreq;  /* the sample's chain */
-	bool cpu_done;	   /* the sample's CPU charged */
+	/* The sample's CPU (its own and its requests'), not yet charged, in
+	 * equal shares after each of its @pieces charged requests still to end. */
+	uint64_t cpu_left, pieces;
+	bool owed;	   /* the request that ended owes its share */
 	struct ts_chain_req *chain;
 	size_t cap;
 };
@@ -269,12 +323,17 @@ static enum dl_next dl_next_step(struct dl_steps *d, uint64_t bar)
 	return d->e < d->c->epochs ? DL_NEW_EPOCH : DL_END;
 }
 
-static int dl_run(struct dl_steps *d, const struct ts_steploop_src *src, bool real, uint64_t t0,
-		  char *err, size_t errlen)
+/* @run: what a step is (NULL: the rank's CPU and the computation, a fixed
+ * time; steploop.h). */
+static int dl_run(struct dl_steps *d, const struct ts_steploop_src *src,
+		  int (*run)(void *, const struct ts_take *, uint64_t, struct ts_step_span *, char *,
+			     size_t),
+		  bool real, uint64_t t0, char *err, size_t errlen)
 {
 	const struct ts_dl_cfg *c = d->c;
 	d->e = UNSET;
-	struct ts_steploop_ops ops = { .taken = dl_taken, .step_end = dl_step_end, .self = d };
+	struct ts_steploop_ops ops = { .run = run, .taken = dl_taken, .step_end = dl_step_end,
+				       .self = d };
 	struct ts_steploop L = { .src = src, .ops = &ops, .ranks = c->ranks, .limit = UINT64_MAX,
 				 .t0 = t0, .real = real, .step_ns = c->step_ns + c->compute_ns,
 				 .spin_ns = c->step_ns };
@@ -298,6 +357,7 @@ struct vl {
 	bool in_pass, took;
 	uint64_t pass_i, top;
 	struct ts_dl_result *r;
+	struct cores cores;
 };
 
 /* The host's CPU for sample @i in a worker (its profile's dlio_sample_ns,
@@ -315,9 +375,14 @@ static uint64_t cpu_ns(const struct ts_dl_cfg *c, uint64_t i)
 static int vw_sample(struct vl *v, struct vworker *w)
 {
 	w->sample = feed_sample(&v->p, w->k, w->batch, w->pos);
-	w->nreq = feed_chain(&v->p, w->sample, &w->chain, &w->cap);
+	uint64_t req_cpu = 0;
+	w->nreq = feed_chain(&v->p, w->sample, &w->chain, &w->cap, &req_cpu);
 	w->req = 0;
-	w->cpu_done = false;
+	w->cpu_left = cpu_ns(v->c, w->sample) + req_cpu;
+	w->pieces = 0; /* on cores of its own, when it runs changes nothing: all at the end */
+	for (size_t q = 0; v->cores.n && q < w->nreq; q++)
+		w->pieces += w->chain[q].op == TS_CHAIN_READ || w->chain[q].op == TS_CHAIN_OPEN;
+	w->owed = false;
 	return w->nreq ? 0 : -ENOMEM;
 }
 
@@ -340,10 +405,23 @@ static int v_dispatch(struct vl *v, uint64_t k, uint64_t t)
 	return w->batch == UNSET && w->next == d ? vw_start(v, w, t) : 0;
 }
 
-/* Worker @w's event at @t: its next request, its sample's CPU, its batch. */
+/* Worker @w's event at @t: its share of the sample's CPU after a request,
+ * its next request, its batch. On the host's cores (cores.n) the CPU of a
+ * sample (DLIO's reader working between its reads, the system calls) is
+ * spread over its requests: a core is held for a share after each one
+ * ends, so that a rank's step or another worker waiting for a core waits a
+ * share, not a whole sample. On cores of their own nothing waits, and all
+ * of it is charged after the chain. */
 static int vw_event(struct vl *v, struct vworker *w, uint64_t t)
 {
 	for (;;) {
+		if (w->owed) {
+			uint64_t ns = w->cpu_left / w->pieces--;
+			w->owed = false;
+			w->cpu_left -= ns;
+			if (ns)
+				return ts_evq_push(&v->q, cores_run(&v->cores, t, ns), v->tie++, w);
+		}
 		if (w->req < w->nreq) {
 			const struct ts_chain_req *q = &w->chain[w->req++];
 			if (q->op != TS_CHAIN_READ && q->op != TS_CHAIN_OPEN)
@@ -358,13 +436,13 @@ static int vw_event(struct vl *v, struct vworker *w, uint64_t t)
 			} else {
 				v->r->meta_requests++;
 			}
+			w->owed = w->pieces > 0;
 			return ts_evq_push(&v->q, v->disk->submit(v->disk->ctx, t, &io), v->tie++, w);
 		}
-		if (!w->cpu_done) {
-			w->cpu_done = true;
-			uint64_t ns = cpu_ns(v->c, w->sample);
-			if (ns)
-				return ts_evq_push(&v->q, t + ns, v->tie++, w);
+		if (w->cpu_left) { /* not in shares: all of it at the chain's end */
+			uint64_t ns = w->cpu_left;
+			w->cpu_left = 0;
+			return ts_evq_push(&v->q, cores_run(&v->cores, t, ns), v->tie++, w);
 		}
 		v->r->samples++;
 		if (++w->pos < v->c->batch) {
@@ -416,6 +494,18 @@ static int v_epoch(struct vl *v, uint64_t t)
 			rc = v_dispatch(v, k, t);
 	}
 	return rc;
+}
+
+/* Virtual time on a host's cores: a rank's step is its CPU, queued for a
+ * core from when it takes its batch, then the computation. */
+static int v_step(void *self, const struct ts_take *b, uint64_t free_at, struct ts_step_span *sp,
+		  char *err, size_t errlen)
+{
+	struct vl *v = self; /* its dl_steps, the step loop's self, comes first */
+	(void)err, (void)errlen;
+	sp->start = TS_MAX(b->ready, free_at);
+	sp->end = cores_run(&v->cores, sp->start, v->c->step_ns) + v->c->compute_ns;
+	return 0;
 }
 
 /* The step loop's take (pipeline/steploop.h): the ranks whose batch of
@@ -503,6 +593,7 @@ static void vl_free(struct vl *v)
 	free(v->rk);
 	free(v->pending);
 	free(v->p.order);
+	free(v->cores.free_at);
 	ts_evq_free(&v->q);
 }
 
@@ -521,9 +612,13 @@ int ts_dl_run_virtual(const struct ts_dl_cfg *c, const struct ts_vdisk *disk, ts
 	for (uint64_t k = 0; !rc && k < c->ranks; k++)
 		if (!(v.rk[k].ready = malloc(S * sizeof(uint64_t))))
 			rc = -ENOMEM;
+	/* fewer cores than the ranks and their workers: they wait for one */
+	if (!rc && c->vcpus && c->vcpus < nw + c->ranks &&
+	    !(v.cores.free_at = calloc(v.cores.n = c->vcpus, sizeof(uint64_t))))
+		rc = -ENOMEM;
 	struct ts_steploop_src src = { v_take, v_release, &v };
 	if (!rc)
-		rc = dl_run(&v.d, &src, false, 0, err, errlen);
+		rc = dl_run(&v.d, &src, v.cores.n ? v_step : NULL, false, 0, err, errlen);
 	if (rc == -ENOMEM)
 		snprintf(err, errlen, "DLIO loader: out of memory");
 	vl_free(&v);
@@ -580,7 +675,7 @@ static void spend_cpu(uint64_t ns)
 static int r_sample(struct rworker *w, uint64_t i)
 {
 	struct rl *L = w->L;
-	size_t n = feed_chain(&L->p, i, &w->chain, &w->cap);
+	size_t n = feed_chain(&L->p, i, &w->chain, &w->cap, NULL);
 	if (!n)
 		return -ENOMEM;
 	const struct ts_dataset_meta *m = L->c->meta;
@@ -589,9 +684,21 @@ static int r_sample(struct rworker *w, uint64_t i)
 	int fd = -1, rc = 0;
 	bool checked = false;
 	uint64_t reads = 0, metas = 0, bytes = 0;
+	/* the sample's CPU, in equal shares after its open and each read, as
+	 * virtual time charges it (vw_event) */
+	uint64_t cpu_left = cpu_ns(L->c, i), pieces = 0;
+	for (size_t q = 0; q < n; q++)
+		pieces += w->chain[q].op == TS_CHAIN_READ || w->chain[q].op == TS_CHAIN_OPEN;
 	for (size_t q = 0; q < n && !rc; q++) {
 		const struct ts_chain_req *r = &w->chain[q];
 		struct stat st;
+		if (q && pieces && (w->chain[q - 1].op == TS_CHAIN_READ ||
+				    w->chain[q - 1].op == TS_CHAIN_OPEN)) {
+			uint64_t ns = cpu_left / pieces--;
+			cpu_left -= ns;
+			if (ns)
+				spend_cpu(ns);
+		}
 		switch (r->op) {
 		case TS_CHAIN_GETATTR: /* before the open: the open's own lookup */
 			if (fd >= 0 && fstat(fd, &st))
@@ -637,8 +744,8 @@ static int r_sample(struct rworker *w, uint64_t i)
 	}
 	if (fd >= 0)
 		close(fd);
-	if (!rc) /* after the chain, where virtual time charges it */
-		spend_cpu(cpu_ns(L->c, i));
+	if (!rc && cpu_left) /* the last request's share (all of it if none was charged) */
+		spend_cpu(cpu_left);
 	pthread_mutex_lock(&L->mu);
 	if (rc && !L->err) {
 		L->err = rc;
@@ -807,7 +914,7 @@ int ts_dl_run_real(const struct ts_dl_cfg *c, int (*between)(char *err, size_t e
 	}
 	struct ts_steploop_src src = { r_take, r_release, &L };
 	if (!rc)
-		rc = dl_run(&L.d, &src, true, ts_now_ns(), err, errlen);
+		rc = dl_run(&L.d, &src, NULL, true, ts_now_ns(), err, errlen);
 	pthread_mutex_lock(&L.mu);
 	L.stop = true;
 	pthread_cond_broadcast(&L.cv);

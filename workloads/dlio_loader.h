@@ -21,6 +21,9 @@
  *    training loop asks for its first batch.
  *  - Steps: a rank takes its batch, is busy for the step's CPU and
  *    computation_time, and meets the others (comm.barrier()).
+ *  - Cores (virtual time, vcpus set): a worker's CPU per sample and a
+ *    rank's CPU per step run on the host's vcpus, first come first served
+ *    (below, struct cores).
  *
  * Real time runs each worker as a thread issuing the chain's system calls
  * on the mounted dataset; virtual time runs the same workers as a
@@ -52,10 +55,20 @@ struct ts_dl_cfg {
 	uint64_t seed;
 	uint64_t compute_ns; /* computation_time */
 	uint64_t step_ns;    /* the rank's own CPU per step */
+	/* Virtual time: the host's vCPUs, which every rank's workers (their CPU
+	 * per sample) and the ranks' own steps (step_ns) share, each piece of
+	 * work queueing for a core in the order it became runnable; 0, or as
+	 * many as the ranks and their workers: each has a core of its own. */
+	uint64_t vcpus;
 	uint64_t sample_ns;  /* a worker's CPU per sample (+ per MiB below): charged in
 			      * virtual time, spent busy in real time */
 	double sample_ns_per_mib;
 	double jpeg_ns_per_mpix; /* ... plus, for a jpeg sample, per megapixel decoded */
+	/* Virtual time: the host's CPU for a sample's requests (the system calls
+	 * and what serves them), per request of its chain and per MiB it reads,
+	 * charged with the sample's own (real time: the requests cost it). */
+	uint64_t request_ns;
+	double request_ns_per_mib;
 	const char *dir;     /* real time: the mounted DIR/train */
 	/* Virtual time with a page cache in front of the tier: a sample's
 	 * contiguous reads are charged as one (the cache's readahead turns a

@@ -25,12 +25,15 @@
  * MLPerf Storage reports "MB/s") are the means over epochs.
  *
  * The host's CPU (--host, a profile of pipeline/hosts.lua): the framework's
- * work per step on each accelerator's own loop, serial with its compute
+ * work per step on each accelerator's own loop (the workload's own figure
+ * where the host has one), serial with its compute
  * (both clocks: busy CPU in real time, charged in virtual time), and its
  * work per sample in the readers (virtual time: charged on the loader's
  * workers, read_threads per accelerator, one under TensorFlow; real time:
- * busy CPU in DLIO's PyTorch loader's workers after each sample's requests,
- * and what this host's reader costs on the other paths). workloads/DLIO.md
+ * busy CPU in DLIO's PyTorch loader's workers, a share after each request,
+ * and what this host's reader costs on the other paths); under the PyTorch
+ * loader in virtual time, its requests' CPU and the host's vcpus, which
+ * workers and steps wait for (workloads/dlio_loader.h). workloads/DLIO.md
  * says where the costs come from.
  */
 #include <errno.h>
@@ -186,6 +189,9 @@ struct cpu {
 	double sample_ns, per_mib; /* per sample in a reader worker */
 	double jpeg_per_mpix;	  /* more per jpeg sample, per megapixel of its image */
 	uint64_t workers;	  /* reader workers per accelerator; 0: nothing charged */
+	uint64_t vcpus;		  /* the host's (virtual time, PyTorch loader); 0: no limit */
+	double req_ns, req_per_mib; /* per request of a sample's chain (same), per MiB read */
+	const char *step_of;	  /* the step cost's key (ts_host_dlio), NULL: the host's one */
 };
 
 /* Reader workers per accelerator that do a sample's framework work: DLIO's
@@ -219,7 +225,8 @@ static int cpu_resolve(const struct ts_dlio_opts *o, const struct ts_dlio_worklo
 		char sub[1024];
 		int rc = ts_host_set_load_default(&hs, sub, sizeof(sub));
 		if (!rc)
-			rc = ts_host_dlio_costs(hs, o->host, TS_HOST_NOMINAL, &hd, sub, sizeof(sub));
+			rc = ts_host_dlio_costs(hs, o->host, w->model, w->format, TS_HOST_NOMINAL,
+						&hd, sub, sizeof(sub));
 		ts_host_set_free(hs);
 		if (rc) {
 			snprintf(err, errlen, "--host: %s", sub);
@@ -227,6 +234,10 @@ static int cpu_resolve(const struct ts_dlio_opts *o, const struct ts_dlio_worklo
 		}
 	}
 	c->step_ns = (uint64_t)llround(hd.step_ns);
+	c->step_of = hd.step_of; /* a literal */
+	c->vcpus = hd.vcpus;
+	c->req_ns = hd.request_ns;
+	c->req_per_mib = hd.request_ns_per_mib;
 	c->sample_ns = hd.sample_ns + preprocess_ns(w);
 	c->per_mib = hd.sample_ns_per_mib;
 	c->jpeg_per_mpix = strcmp(w->format, "jpeg") ? 0 : hd.jpeg_ns_per_mpix;
@@ -603,6 +614,9 @@ static void dl_config(const struct env *E, uint64_t ranks, uint64_t rank0, uint6
 		.sample_ns = (uint64_t)llround(E->cpu.sample_ns),
 		.sample_ns_per_mib = E->cpu.per_mib,
 		.jpeg_ns_per_mpix = E->cpu.jpeg_per_mpix,
+		.vcpus = E->cpu.vcpus,
+		.request_ns = (uint64_t)llround(E->cpu.req_ns),
+		.request_ns_per_mib = E->cpu.req_per_mib,
 	};
 }
 
@@ -1316,15 +1330,27 @@ int ts_dlio_run(const struct ts_dlio_opts *o, struct ts_dlio_outcome *oc, char *
 		snprintf(jpg, sizeof(jpg), " + %.1f us/Mpixel decoded", E.cpu.jpeg_per_mpix / 1e3);
 	else if (!strcmp(w->format, "png") || !strcmp(w->format, "hdf5"))
 		snprintf(jpg, sizeof(jpg), " (npz's: no %s reader's cost measured)", w->format);
+	/* virtual time, DLIO's PyTorch loader: its requests' CPU, all on the host's cores */
+	char cores[192] = "";
+	if (o->virtual_time && torch_loader(w) && (E.cpu.req_ns > 0 || E.cpu.req_per_mib > 0))
+		snprintf(cores, sizeof(cores), "; its requests %.1f us each + %.1f us/MiB read",
+			 E.cpu.req_ns / 1e3, E.cpu.req_per_mib / 1e3);
+	if (o->virtual_time && torch_loader(w) && E.cpu.vcpus)
+		snprintf(cores + strlen(cores), sizeof(cores) - strlen(cores),
+			 "; workers and steps on %" PRIu64 " vCPU%s", E.cpu.vcpus,
+			 E.cpu.vcpus == 1 ? "" : "s");
 	if (!o->quiet && o->host)
-		fprintf(stderr, "tiersim dlio: host %s: %.1f us per step on each accelerator; %.1f us "
-				"+ %.1f us/MiB%s per sample on %" PRIu64 " reader worker%s per "
-				"accelerator%s\n",
-			o->host, (double)E.cpu.step_ns / 1e3, E.cpu.sample_ns / 1e3,
-			E.cpu.per_mib / 1e3, jpg, E.cpu.workers, E.cpu.workers == 1 ? "" : "s",
+		fprintf(stderr, "tiersim dlio: host %s: %.1f us per step (%s) on each accelerator; "
+				"%.1f us + %.1f us/MiB%s per sample on %" PRIu64 " reader worker%s per "
+				"accelerator%s%s\n",
+			o->host, (double)E.cpu.step_ns / 1e3,
+			E.cpu.step_of ? "this workload's" : "dlio_step_ns",
+			E.cpu.sample_ns / 1e3, E.cpu.per_mib / 1e3, jpg, E.cpu.workers,
+			E.cpu.workers == 1 ? "" : "s",
 			o->virtual_time || !E.cpu.workers || torch_loader(w)
 				? ""
-				: " (real time: this host's reader instead)");
+				: " (real time: this host's reader instead)",
+			cores);
 
 	if (!o->find_max) {
 		double stop = o->stop_early && o->virtual_time ? w->au : 0;

@@ -3,7 +3,8 @@
  * library come to (carried along a from = chain, a library's factor on the
  * decode's share or on the whole, the fast and slow ends of every range),
  * an unknown host or library listing the known ones, and a bad profile
- * refused naming its file, line and field. One table of bad files. The
+ * refused naming its file, line and field. One table of bad files. DLIO's
+ * per-workload step costs and a machine's vCPUs. The
  * built-in pipeline/hosts.lua loads and every host in it resolves.
  */
 #include <stdio.h>
@@ -98,6 +99,63 @@ static void costs(void)
 	      !ts_host_is_profile(TS_HOST_THIS) && ts_host_is_profile("a"));
 }
 
+/* DLIO's costs: a workload's own step cost (MODEL/FORMAT, then MODEL, then
+ * dlio_step_ns), carried along from = as a cost; vcpus the host's own. */
+static void dlio(void)
+{
+	struct ts_host_set *s;
+	char err[1024];
+	CHECK(ts_host_set_load_default(&s, err, sizeof(err)) == 0);
+	if (!s)
+		return;
+	const char *p = write_file(
+		"dlio.lua",
+		"host \"m\" { cpu = \"M\", from = \"epyc-zen4\", speed = { 1, \"spec\", \"t\" },\n"
+		"  vcpus = { 4, \"spec\", \"the instance's\" },\n"
+		"  dlio_step_ns = { 1000, \"measured\", \"m\" },\n"
+		"  dlio_workload_step_ns = {\n"
+		"    unet3d = { 3000, \"measured\", \"u\", low = 2000, high = 4000 },\n"
+		"    [\"resnet50/jpeg\"] = { 5000, \"measured\", \"j\" },\n"
+		"    resnet50 = { 6000, \"measured\", \"r\" } } }\n"
+		"host \"n\" { cpu = \"N\", from = \"m\", speed = { 2, \"spec\", \"t\" } }\n");
+	CHECK(ts_host_set_add_file(s, p, err, sizeof(err)) == 0);
+	struct ts_host_dlio d;
+	CHECK(ts_host_dlio_costs(s, "m", "resnet50", "jpeg", TS_HOST_NOMINAL, &d, err,
+				 sizeof(err)) == 0);
+	CHECK(d.step_ns == 5000 && d.step_of && !strcmp(d.step_of, "model/format") && d.vcpus == 4);
+	CHECK(ts_host_dlio_costs(s, "m", "resnet50", "npz", TS_HOST_NOMINAL, &d, err, sizeof(err)) ==
+	      0);
+	CHECK(d.step_ns == 6000 && d.step_of && !strcmp(d.step_of, "model"));
+	CHECK(ts_host_dlio_costs(s, "m", "unet3d", "npz", TS_HOST_SLOW, &d, err, sizeof(err)) == 0);
+	CHECK(d.step_ns == 4000);
+	CHECK(ts_host_dlio_costs(s, "m", "cosmoflow", "tfrecord", TS_HOST_NOMINAL, &d, err,
+				 sizeof(err)) == 0);
+	CHECK(d.step_ns == 1000 && !d.step_of);
+	CHECK(ts_host_dlio_costs(s, "m", NULL, NULL, TS_HOST_NOMINAL, &d, err, sizeof(err)) == 0);
+	CHECK(d.step_ns == 1000 && !d.step_of);
+	/* carried: twice as fast; a machine's vCPUs are not carried */
+	CHECK(ts_host_dlio_costs(s, "n", "unet3d", "npz", TS_HOST_NOMINAL, &d, err, sizeof(err)) ==
+	      0);
+	CHECK(d.step_ns == 1500 && d.vcpus == 0);
+	/* none set: no limit, the built-in hosts' step cost */
+	CHECK(ts_host_dlio_costs(s, "epyc-zen4", "unet3d", "npz", TS_HOST_NOMINAL, &d, err,
+				 sizeof(err)) == 0);
+	CHECK(d.step_ns == 0 && d.vcpus == 0 && !d.step_of);
+	FILE *f = tmpfile();
+	CHECK(f && ts_host_print_evidence(f, s) == 0);
+	char line[1024];
+	int seen = 0;
+	rewind(f);
+	while (f && fgets(line, sizeof(line), f))
+		seen += (!strncmp(line, "m ", 2) && strstr(line, "vcpus") && strstr(line, " 4 ")) +
+			(!strncmp(line, "m ", 2) && strstr(line, "dlio_workload_step_ns[unet3d]") &&
+			 strstr(line, "[2000..4000]"));
+	CHECK(seen == 2);
+	if (f)
+		fclose(f);
+	ts_host_set_free(s);
+}
+
 /* A from = chain that loops is found when the host is used. */
 static void loops(void)
 {
@@ -138,6 +196,21 @@ static const struct {
 	{ "host \"h\" { cpu = \"H\", from = \"epyc-zen4\", speed = { 1, \"spec\", \"t\" },\n"
 	  "  clock_ghz = 3 }\n",
 	  "unknown key 'clock_ghz'", 2 },
+	{ "host \"h\" { cpu = \"H\", from = \"epyc-zen4\", speed = { 1, \"spec\", \"t\" },\n"
+	  "  vcpus = { 2.5, \"spec\", \"t\" } }\n",
+	  "vcpus: the machine's vCPUs, a whole number", 1 },
+	{ "host \"h\" { cpu = \"H\", from = \"epyc-zen4\", speed = { 1, \"spec\", \"t\" },\n"
+	  "  vcpus = { 0, \"spec\", \"t\" } }\n",
+	  "vcpus: the machine's vCPUs, a whole number of at least 1", 1 },
+	{ "host \"h\" { cpu = \"H\", from = \"epyc-zen4\", speed = { 1, \"spec\", \"t\" },\n"
+	  "  dlio_workload_step_ns = { unet3d = { 1, \"assumed\", \"why\" } } }\n",
+	  "needs low = and high =", 1 },
+	{ "host \"h\" { cpu = \"H\", from = \"epyc-zen4\", speed = { 1, \"spec\", \"t\" },\n"
+	  "  dlio_workload_step_ns = { { 1, \"spec\", \"t\" } } }\n",
+	  "a value without a workload's name", 1 },
+	{ "host \"h\" { cpu = \"H\", from = \"epyc-zen4\", speed = { 1, \"spec\", \"t\" },\n"
+	  "  dlio_workload_step_ns = 5 }\n",
+	  "dlio_workload_step_ns: expected", 1 },
 	{ "library \"l\" { desc = \"both\", decode = { 2, \"spec\", \"t\" },\n"
 	  "  transform = { 2, \"spec\", \"t\" } }\n",
 	  "set one of decode", 1 },
@@ -170,6 +243,7 @@ int main(void)
 		return 1;
 	}
 	costs();
+	dlio();
 	loops();
 	refused();
 	char cmd[300];

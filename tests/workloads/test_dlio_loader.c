@@ -7,7 +7,9 @@
  * no request of an epoch is issued before the previous one ended (the
  * loader restarts); at most ranks x read_threads requests are in flight;
  * and with a prefetch_factor of 1 the first step waits for one whole batch
- * and each worker's batch for its previous one (batch i to worker i mod W). */
+ * and each worker's batch for its previous one (batch i to worker i mod W).
+ * On fewer cores than workers and ranks, their CPU waits for one, first
+ * come first served, to the nanosecond, a share after each request. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,15 +32,17 @@ struct rec {
 static struct rec log_[MAXREQ];
 static size_t nlog;
 
+static uint64_t lat = LAT; /* the disk's answer */
+
 static uint64_t submit(void *ctx, uint64_t now, const struct ts_vio *io)
 {
 	(void)ctx;
 	if (nlog < MAXREQ)
-		log_[nlog++] = (struct rec){ now, now + LAT, io->file - 2, io->off, io->len, io->op };
-	return now + LAT;
+		log_[nlog++] = (struct rec){ now, now + lat, io->file - 2, io->off, io->len, io->op };
+	return now + lat;
 }
 
-static void describe(struct ts_dataset_meta *m)
+static void describe(struct ts_dataset_meta *m, const char *stdev)
 {
 	struct ts_dataset_config dc;
 	char err[256];
@@ -48,7 +52,7 @@ static void describe(struct ts_dataset_meta *m)
 	dc.seed = 7;
 	CHECK(ts_opt_set(ts_dataset_opts(), &dc, "samples_per_file", "1", err, sizeof(err)) == 0);
 	CHECK(ts_opt_set(ts_dataset_opts(), &dc, "record_length", "300000", err, sizeof(err)) == 0);
-	CHECK(ts_opt_set(ts_dataset_opts(), &dc, "record_stdev", "50000", err, sizeof(err)) == 0);
+	CHECK(ts_opt_set(ts_dataset_opts(), &dc, "record_stdev", stdev, err, sizeof(err)) == 0);
 	CHECK(ts_dataset_meta_describe(&ts_dataset_npz, &dc, m, err, sizeof(err)) == 0);
 }
 
@@ -175,14 +179,115 @@ static void check_slices(const struct ts_dataset_meta *m, bool shuffle)
 	ts_dl_result_free(&r);
 }
 
+/* One epoch of @files samples of batch 1 on @workers workers, a disk that
+ * answers at once, each sample @cpu of a worker's CPU and each step @step
+ * of the rank's, no computation, on @vcpus cores: the epoch's length. */
+static uint64_t req_ns; /* and per request of a chain, per MiB read: */
+static double req_ns_per_mib;
+
+static uint64_t cpu_epoch(const struct ts_dataset_meta *m, uint64_t workers, uint64_t pf,
+			  uint64_t cpu, uint64_t step, uint64_t vcpus, uint64_t *first_end)
+{
+	struct ts_dl_cfg c = { .meta = m, .ranks = 1, .world = 1, .batch = 1, .workers = workers,
+			       .prefetch_factor = pf, .epochs = 1, .steps = 16, .sample_ns = cpu,
+			       .step_ns = step, .vcpus = vcpus, .request_ns = req_ns,
+			       .request_ns_per_mib = req_ns_per_mib };
+	struct ts_vdisk disk = { submit, NULL, NULL };
+	struct ts_dl_result r;
+	char err[256] = "";
+	nlog = 0;
+	lat = 0;
+	int rc = ts_dl_run_virtual(&c, &disk, NULL, NULL, &r, err, sizeof(err));
+	lat = LAT;
+	if (rc)
+		fprintf(stderr, "cpu_epoch: %s\n", err);
+	CHECK(rc == 0 && r.epochs == 1 && r.steps == 16);
+	uint64_t len = rc ? 0 : r.ep[0].end - r.ep[0].start;
+	if (first_end)
+		*first_end = rc ? 0 : r.ep[0].first_end[0];
+	ts_dl_result_free(&r);
+	return len;
+}
+
+/* Workers and the rank's steps waiting for the host's cores, first come
+ * first served (dlio_loader.c, struct cores), in exact virtual time, on
+ * samples of one size: each has p charged requests (its open and reads)
+ * and 1 ms of CPU, a share d = 1 ms / p after each request. */
+static void check_cores(void)
+{
+	struct ts_dataset_meta m;
+	describe(&m, "0");
+	static struct ts_chain_req q[512];
+	const uint64_t p = charged(&m, 0, q), d = 125000, ms = p * d; /* "1 ms" */
+	CHECK(p > 2 && ts_dataset_sample_len(&m, 0) == ts_dataset_sample_len(&m, FILES - 1));
+	uint64_t first;
+	/* 8 workers x 1 ms of CPU on 2 vCPUs: 4 ms a round of 8 samples; the
+	 * disk answers at once, so 2 cores are always busy: 16 samples in 8 ms
+	 * (each worker on a core of its own: 2 ms, two rounds of 1 ms). The
+	 * shares queue in turn, worker 0's k-th as the (8(k - 1) + 1)-th, two
+	 * at a time: its sample, batch 0, ends with the (8p - 7)-th, at
+	 * (4p - 3) d, 4 ms less 3 shares. */
+	CHECK_EQ_U64(cpu_epoch(&m, 8, 1, ms, 0, 2, &first), 8 * ms);
+	CHECK_EQ_U64(first, 4 * ms - 3 * d);
+	CHECK_EQ_U64(cpu_epoch(&m, 8, 1, ms, 0, 1, NULL), 16 * ms);
+	CHECK_EQ_U64(cpu_epoch(&m, 8, 1, ms, 0, 0, &first), 2 * ms);
+	CHECK_EQ_U64(first, ms);
+	/* 4 cores: 4 ms of work each at least, idle ones at the end */
+	uint64_t four = cpu_epoch(&m, 8, 1, ms, 0, 4, NULL);
+	CHECK(four >= 4 * ms && four < 5 * ms);
+	/* as many cores as workers and rank, or more: no limit, no wait */
+	CHECK_EQ_U64(cpu_epoch(&m, 8, 1, ms, 0, 9, NULL), 2 * ms);
+	CHECK_EQ_U64(cpu_epoch(&m, 8, 1, ms, 0, 8, NULL), 2 * ms);
+	/* The rank's step takes a core too. One worker, two batches out, 1 ms
+	 * per sample and 1 ms per step on 1 core: the step takes batch j at its
+	 * ready time, before the worker's next sample (which became runnable
+	 * then too, after it): worker and rank alternate, 2 ms a step, the
+	 * last step ending at 32 ms. On 2 cores, or none given, each has its
+	 * own: batch j is ready at j + 1 ms, its step ends 1 ms later: 17 ms. */
+	CHECK_EQ_U64(cpu_epoch(&m, 1, 2, ms, ms, 1, &first), 32 * ms);
+	CHECK_EQ_U64(first, 2 * ms);
+	CHECK_EQ_U64(cpu_epoch(&m, 1, 2, ms, ms, 2, &first), 17 * ms);
+	CHECK_EQ_U64(first, 2 * ms);
+	CHECK_EQ_U64(cpu_epoch(&m, 1, 2, ms, ms, 0, NULL), 17 * ms);
+	/* nothing charged: nothing waits */
+	CHECK_EQ_U64(cpu_epoch(&m, 8, 1, 0, 0, 1, NULL), 0);
+	ts_dataset_meta_free(&m);
+}
+
+/* The requests' CPU: request_ns for every request of a sample's chain (its
+ * getattrs, flush and close too), request_ns_per_mib for what it reads.
+ * One worker, one batch at a time: the epoch is the sum over its samples. */
+static void check_request_cpu(const struct ts_dataset_meta *m)
+{
+	static struct ts_chain_req all[512];
+	uint64_t want = 0;
+	for (uint64_t f = 0; f < 16; f++) {
+		struct ts_chain_file cf = { .size = m->files[f].bytes,
+					    .member = TS_NPZ_LFH + TS_NPZ_NAME };
+		ts_npz_payload(cf.size, &cf.data_off, &cf.data_len);
+		size_t n = ts_chain_build(TS_CHAIN_NPZ, &cf, all, 512);
+		want += 1000 * n;
+		for (size_t i = 0; i < n; i++)
+			want += all[i].op == TS_CHAIN_READ ? all[i].len : 0; /* 1 ns a byte */
+	}
+	req_ns = 1000;
+	req_ns_per_mib = 1048576;
+	CHECK_EQ_U64(cpu_epoch(m, 1, 1, 0, 0, 0, NULL), want);
+	CHECK_EQ_U64(cpu_epoch(m, 1, 1, 0, 0, 1, NULL), want); /* one thread, no one waits */
+	req_ns = 0;
+	req_ns_per_mib = 0;
+}
+
 int main(void)
 {
 	struct ts_dataset_meta m;
-	describe(&m);
+	describe(&m, "50000");
 	check_run(&m, 1, false);
 	check_run(&m, 2, true);
 	check_slices(&m, false);
 	check_slices(&m, true);
+	check_cores();
+	check_request_cpu(&m);
 
 	/* prefetch_factor 1, 2 workers, 1 rank: batch j + 2 goes out when batch j
 	 * is taken; a batch is 3 files read one after the other */
