@@ -388,6 +388,10 @@ uint64_t ts_fs_model_submit(struct ts_fs *fs, struct ts_fs_req *r)
 	r->fault = 0;
 	if (!t)
 		return 0;
+	/* the journal's commit when due (traces/tier_rule.h): an fsync waits
+	 * for it, any other op lets it go in the background */
+	uint64_t at = ts_tier_rule_journal(fs->model->meta, t, op, r->submit_ns, fs->floor_ns,
+					   NULL);
 	enum ts_tier_rule_fs kind = ts_tier_rule_fs(op);
 	if (ts_tier_rule_fs_walks(kind)) {
 		const char *path = r->path ? r->path : r->model_path;
@@ -398,14 +402,18 @@ uint64_t ts_fs_model_submit(struct ts_fs *fs, struct ts_fs_req *r)
 			if ((r->fault = ts_tier_fault_check(t, &q)))
 				return 0;
 		}
-		if (path)
+		enum ts_fsmeta_change what;
+		if (path) {
 			nio = ts_tier_rule_fs_path(fs->model->meta, kind, path, backing_stat, fs,
 						   io, TS_FSMETA_MAX_IO);
+			if (ts_tier_rule_fs_change(op, &what))
+				ts_fsmeta_dirty(fs->model->meta, r->submit_ns, what, path,
+						backing_stat, fs);
+		}
 		return nio ? ts_fsmeta_charge(t, r->submit_ns, fs->floor_ns, io, nio, NULL) : 0;
 	}
 	if (!ts_tier_rule_req(op, &q))
 		return 0;
-	uint64_t at = r->submit_ns;
 	if (kind == TS_RULE_FS_READ && r->file_size)
 		nio = ts_fsmeta_extent(fs->model->meta, r->file_id, r->file_size, r->off, io,
 				       TS_FSMETA_MAX_IO);

@@ -9,11 +9,12 @@
 /* The layout's figures, each with its evidence, are tier/tiers.lua's
  * filesystem "ext4" (read by tier/profile.c). */
 
-enum { K_NODE = 1, K_ITAB, K_DIR, K_EXT };
+enum { K_NODE = 1, K_ITAB, K_DIR, K_EXT, K_ALLOC, K_JOURNAL };
 
 struct slot {
 	uint64_t key; /* 0 = empty */
 	uint64_t ino, blocks;
+	uint64_t added; /* a folder: bytes of the names made in it since it was seen */
 };
 
 struct ts_fsmeta {
@@ -22,6 +23,12 @@ struct ts_fsmeta {
 	struct slot *s;
 	size_t cap, n; /* cap a power of two */
 	uint64_t inodes;
+	/* the journal's running transaction: the blocks it changed (a set,
+	 * cap a power of two, 0 = empty), since when, and the inodes made
+	 * in it; where the journal writes next (blocks, wrapping) */
+	uint64_t *jset;
+	size_t jcap, jn;
+	uint64_t jsince, jmade, jpos;
 };
 
 static uint64_t mix(uint64_t x)
@@ -104,6 +111,7 @@ void ts_fsmeta_free(struct ts_fsmeta *m)
 		return;
 	pthread_mutex_destroy(&m->mu);
 	free(m->s);
+	free(m->jset);
 	free(m);
 }
 
@@ -314,4 +322,150 @@ uint64_t ts_fsmeta_charge(struct ts_tier *t, uint64_t now, uint64_t floor_ns,
 		}
 	}
 	return at;
+}
+
+/* ---- The journal --------------------------------------------------------- */
+
+/* Adds block @blk (a region() offset) to the running transaction from
+ * @now; a block already in it is not counted again. Out of memory, the
+ * block is left out (its commit is then that much smaller: timing only). */
+static void jdirty(struct ts_fsmeta *m, uint64_t now, uint64_t blk)
+{
+	uint64_t key = blk + 1;
+	if (2 * (m->jn + 1) > m->jcap) {
+		size_t cap = m->jcap ? m->jcap * 2 : 256;
+		uint64_t *ns = calloc(cap, sizeof(*ns)), *old = m->jset;
+		if (!ns)
+			return;
+		for (size_t i = 0; i < m->jcap; i++)
+			if (old[i]) {
+				size_t j = mix(old[i]) & (cap - 1);
+				while (ns[j])
+					j = (j + 1) & (cap - 1);
+				ns[j] = old[i];
+			}
+		free(old);
+		m->jset = ns;
+		m->jcap = cap;
+	}
+	size_t i = mix(key) & (m->jcap - 1);
+	while (m->jset[i] && m->jset[i] != key)
+		i = (i + 1) & (m->jcap - 1);
+	if (m->jset[i])
+		return;
+	m->jset[i] = key;
+	if (!m->jn++)
+		m->jsince = now;
+}
+
+/* The table block of inode @ino and folder @d's block @b, as region()
+ * offsets (the ones their reads use, block by block). */
+static uint64_t itab_block(const struct ts_fsmeta *m, uint64_t ino)
+{
+	return region(K_ITAB, ino / (m->p.block / m->p.inode_size), m->p.block);
+}
+
+static uint64_t dir_block(const struct ts_fsmeta *m, uint64_t key, uint64_t b)
+{
+	return region(K_DIR, ((mix(key) & ((1ULL << 30) - 1)) << 10) + b, m->p.block);
+}
+
+void ts_fsmeta_dirty(struct ts_fsmeta *m, uint64_t now, enum ts_fsmeta_change what,
+		     const char *path, ts_fsmeta_stat_fn stat, void *ctx)
+{
+	size_t len = strlen(path), plen;
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	for (plen = len; plen > 0 && path[plen - 1] != '/';)
+		plen--;
+	if (!plen || plen == len)
+		return; /* a relative name or the root: no folder to change */
+	size_t name = len - plen;
+	while (plen > 1 && path[plen - 1] == '/')
+		plen--;
+
+	struct ts_fsmeta_node dir, node;
+	bool fresh;
+	pthread_mutex_lock(&m->mu);
+	if (node_of(m, path, plen == 1 ? 0 : plen, stat, ctx, &dir, &fresh))
+		goto out;
+	/* the folder's blocks as first seen, and as grown by the names made
+	 * in it since */
+	struct slot *s = find(m, key_of(K_NODE, dir.key));
+	uint64_t added = s->key ? s->added : 0;
+	uint64_t blocks = (dir.blocks ? dir.blocks : 1) + added / m->p.block;
+	if (what == TS_FSMETA_MAKE) {
+		/* inodes made one after the other from the folder's: the
+		 * transaction's n-th new one follows it by n */
+		jdirty(m, now, itab_block(m, dir.ino + ++m->jmade));
+		/* the name goes at the folder's end, its last block */
+		jdirty(m, now, dir_block(m, dir.key, blocks - 1));
+		if (s->key)
+			s->added += m->p.dirent_base + (name + 3) / 4 * 4;
+	} else {
+		if (node_of(m, path, len, stat, ctx, &node, &fresh))
+			goto out;
+		jdirty(m, now, itab_block(m, node.ino));
+		/* which of the folder's blocks holds the name is not known
+		 * here: the name's hash picks one */
+		jdirty(m, now, dir_block(m, dir.key, mix(node.key) % blocks));
+	}
+	jdirty(m, now, itab_block(m, dir.ino)); /* the folder's times */
+	if (what != TS_FSMETA_CHANGE) /* superblock, group descriptors, bitmaps */
+		for (uint64_t k = 0; k < 4; k++)
+			jdirty(m, now, region(K_ALLOC, k, m->p.block));
+out:
+	pthread_mutex_unlock(&m->mu);
+}
+
+unsigned ts_fsmeta_commit(struct ts_fsmeta *m, uint64_t now, bool sync, uint64_t *at,
+			  struct ts_fsmeta_io *out, unsigned max)
+{
+	unsigned n = 0;
+	pthread_mutex_lock(&m->mu);
+	if (!m->jn || max < 2 || (!sync && now < m->jsince + m->p.journal_commit_ns))
+		goto out;
+	*at = sync ? now : m->jsince + m->p.journal_commit_ns;
+	/* a descriptor block per 255 blocks (jbd2's 16-byte tags), the
+	 * blocks after it, then the commit block */
+	uint64_t blocks = m->jn + (m->jn + 254) / 255, per = m->p.journal_request / m->p.block;
+	for (uint64_t b = 0; b < blocks; b += per) {
+		uint64_t k = TS_MIN(per, blocks - b);
+		put(out, &n, max - 1, region(K_JOURNAL, m->jpos + b, m->p.block), k * m->p.block);
+	}
+	put(out, &n, max, region(K_JOURNAL, m->jpos + blocks, m->p.block), m->p.block);
+	m->jpos = (m->jpos + blocks + 1) & ((1ULL << 30) - 1);
+	memset(m->jset, 0, m->jcap * sizeof(*m->jset));
+	m->jn = 0;
+	m->jmade = 0;
+out:
+	pthread_mutex_unlock(&m->mu);
+	return n;
+}
+
+uint64_t ts_fsmeta_charge_commit(struct ts_tier *t, uint64_t at, uint64_t floor_ns,
+				 const struct ts_fsmeta_io *io, unsigned n, struct ts_tier_done *done)
+{
+	if (!n)
+		return at;
+	struct ts_tier_done d;
+	uint64_t end = at;
+	/* direct, as the metadata's reads: the model's page cache is the
+	 * data's */
+	struct ts_tier_req w = { .op = TS_TIER_WRITE, .file = TS_FSMETA_FILE, .direct = true };
+	struct ts_tier_req f = { .op = TS_TIER_FSYNC, .file = TS_FSMETA_FILE };
+	for (unsigned i = 0; i < n; i++) {
+		if (i == n - 1) /* the commit block, after a flush */
+			at = ts_tier_submit(t, end + floor_ns, &f, NULL) + floor_ns;
+		w.off = io[i].off;
+		w.len = io[i].len;
+		uint64_t e = ts_tier_submit(t, at, &w, &d);
+		if (done) {
+			done->dev_bytes += d.dev_bytes;
+			done->dev_ios += d.dev_ios;
+			done->dev_reqs += d.dev_reqs;
+		}
+		end = TS_MAX(end, e);
+	}
+	return ts_tier_submit(t, end + floor_ns, &f, NULL); /* and a flush after it */
 }

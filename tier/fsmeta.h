@@ -23,7 +23,8 @@
  * (the kernel keeps metadata blocks while it has any memory: assumed, they
  * are 1/16 KiB per file). Names made or changed (create, unlink,
  * rename...) cost their folder's and inode's reads here and no write of
- * their own (traces/tier_rule.h: the journal writes them at commit).
+ * their own: the blocks they change join the journal's running
+ * transaction, which is written at its commit (below).
  *
  * Which inodes are neighbours is the caller's: tierfs gives the backing
  * file system's inode numbers (files written together are numbered
@@ -99,6 +100,47 @@ unsigned ts_fsmeta_path(struct ts_fsmeta *m, const char *path, bool list, ts_fsm
 /* Blocks of a linear directory of @entries names of @name_bytes in all. */
 uint64_t ts_fsmeta_dir_blocks(const struct ts_fsmeta_params *p, uint64_t entries,
 			      uint64_t name_bytes);
+
+/*
+ * The journal (jbd2). An op that makes or changes a name changes blocks
+ * in memory; the journal writes each once per transaction at its commit,
+ * every journal_commit_ns or at an fsync (which waits for it). The blocks
+ * (assumed; test_fsmeta checks them against a block-mode trace: 2,000
+ * creates in one folder, then 1,000 renames and 1,000 unlinks of every
+ * other file, committed 144, 143 and 143 blocks with their descriptors,
+ * the rule 139, 135 and 139):
+ *   - a make (create, mkdir, mknod, symlink): the new inode's table block
+ *     (inodes made one after the other from the folder's), the folder's
+ *     block the name is added to (its last, moved on by the names made in
+ *     it: dirent_base + the name rounded up to 4 bytes each);
+ *   - a remove (unlink, rmdir) or change (rename, link): the inode's
+ *     table block and one of the folder's blocks (which one holds the name
+ *     is not known here: the path's hash picks one);
+ *   - each: the folder's own inode block (its times); a make or remove
+ *     also the allocation blocks (superblock, group descriptors, inode
+ *     and block bitmaps: 4).
+ * A commit writes a descriptor block per 255 blocks (jbd2's 16-byte tags)
+ * and the blocks, one after the other in the journal, in requests of
+ * journal_request at most; then a flush, the commit block, a flush.
+ */
+enum ts_fsmeta_change { TS_FSMETA_MAKE, TS_FSMETA_REMOVE, TS_FSMETA_CHANGE };
+/* @what was done on @path (absolute) at @now: its blocks join the running
+ * transaction (@stat as for ts_fsmeta_path; nothing when a component is
+ * missing). */
+void ts_fsmeta_dirty(struct ts_fsmeta *m, uint64_t now, enum ts_fsmeta_change what,
+		     const char *path, ts_fsmeta_stat_fn stat, void *ctx);
+/* The running transaction's commit when due: at once with @sync (an
+ * fsync), else once journal_commit_ns have passed since its first change
+ * (by @now). Writes its requests into @out (at most @max, the last the
+ * commit block) and when it starts into *@at, and empties the
+ * transaction. 0 when none is due. */
+unsigned ts_fsmeta_commit(struct ts_fsmeta *m, uint64_t now, bool sync, uint64_t *at,
+			  struct ts_fsmeta_io *out, unsigned max);
+/* Charges a commit's @n writes from @at, as jbd2 with barriers sends them:
+ * all but the last at once, a flush, the commit block, a flush. Returns
+ * when the last flush completes. @floor_ns as for ts_fsmeta_charge. */
+uint64_t ts_fsmeta_charge_commit(struct ts_tier *t, uint64_t at, uint64_t floor_ns,
+				 const struct ts_fsmeta_io *io, unsigned n, struct ts_tier_done *done);
 
 /* Submits @n reads one after the other (each waits for the one before, as
  * a path walk does) from @now; returns when the last completes (@now when

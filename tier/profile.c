@@ -28,12 +28,13 @@
 /* A file system's layout (tier/fsmeta.h), as a data file declares it. */
 enum fs_field {
 	FS_BLOCK, FS_INODE_SIZE, FS_INODE_RA, FS_DIR_RA, FS_DIRENT_BASE, FS_EXTENT_MAX,
-	FS_INLINE_EXTENTS, FS_LEAF_EXTENTS, FS_ROOT_INODE, FS_FIRST_INODE, FS_NR
+	FS_INLINE_EXTENTS, FS_LEAF_EXTENTS, FS_ROOT_INODE, FS_FIRST_INODE, FS_JOURNAL_COMMIT,
+	FS_JOURNAL_REQUEST, FS_NR
 };
 static const char *const fs_names[FS_NR + 1] = {
 	"block",	"inode_size",	 "inode_readahead_blocks", "dir_readahead_blocks",
 	"dirent_base",	"extent_max",	 "inline_extents",	   "leaf_extents",
-	"root_inode",	"first_inode",
+	"root_inode",	"first_inode",	 "journal_commit_s",	   "journal_request",
 };
 
 struct fs_profile {
@@ -73,6 +74,8 @@ static const char *const fs_keys[] = { "desc",
 				       "leaf_extents",
 				       "root_inode",
 				       "first_inode",
+				       "journal_commit_s",
+				       "journal_request",
 				       "evidence",
 				       NULL };
 
@@ -664,20 +667,21 @@ static int fs_push(struct fs_profile ***v, size_t *n, struct fs_profile *f)
 }
 
 /* Field @k of the file system table at @t: a whole number in [@lo, @hi],
- * or for extent_max a size above 0. Every field is required: the rule has
- * no figures of its own. */
+ * or for extent_max and journal_request a size above 0. Every field is
+ * required: the rule has no figures of its own. */
 static int fs_field(struct conv *c, int t, int k, double lo, double hi, uint64_t *out)
 {
 	double v = 0;
 	bool had;
-	int rc = k == FS_EXTENT_MAX ? get_field(c, t, "", fs_names[k], K_SIZE, out, &had)
-				    : get_field(c, t, "", fs_names[k], K_NUMBER, &v, &had);
+	bool size = k == FS_EXTENT_MAX || k == FS_JOURNAL_REQUEST;
+	int rc = size ? get_field(c, t, "", fs_names[k], K_SIZE, out, &had)
+		      : get_field(c, t, "", fs_names[k], K_NUMBER, &v, &had);
 	if (rc)
 		return rc;
 	if (!had)
 		return conv_fail(c, fs_names[k], "missing: a file system sets every field of its "
 						 "layout (tier/tiers.lua says which)");
-	if (k == FS_EXTENT_MAX)
+	if (size)
 		return *out ? 0 : conv_fail(c, fs_names[k], "expected a size above 0");
 	if (v != floor(v) || v < lo || v > hi)
 		return conv_fail(c, fs_names[k], "expected a whole number in [%g, %g], got %g", lo,
@@ -695,7 +699,7 @@ static int conv_fs(struct conv *c, struct fs_profile *f)
 		[FS_INODE_RA] = { 1, 1 << 20 },	     [FS_DIR_RA] = { 1, 1 << 20 },
 		[FS_DIRENT_BASE] = { 1, 65536 },     [FS_INLINE_EXTENTS] = { 0, 1 << 20 },
 		[FS_LEAF_EXTENTS] = { 1, 1 << 20 },  [FS_ROOT_INODE] = { 1, 1u << 31 },
-		[FS_FIRST_INODE] = { 1, 1u << 31 },
+		[FS_FIRST_INODE] = { 1, 1u << 31 }, [FS_JOURNAL_COMMIT] = { 1, 3600 },
 	};
 	lua_State *L = c->L;
 	int t = lua_gettop(L), rc;
@@ -714,6 +718,8 @@ static int conv_fs(struct conv *c, struct fs_profile *f)
 		return conv_fail(c, "extent_max", "expected a whole number of blocks");
 	if (v[FS_FIRST_INODE] <= v[FS_ROOT_INODE])
 		return conv_fail(c, "first_inode", "expected above root_inode");
+	if (v[FS_JOURNAL_REQUEST] % v[FS_BLOCK])
+		return conv_fail(c, "journal_request", "expected a whole number of blocks");
 	f->p = (struct ts_fsmeta_params){
 		.block = (unsigned)v[FS_BLOCK],
 		.inode_size = (unsigned)v[FS_INODE_SIZE],
@@ -725,6 +731,8 @@ static int conv_fs(struct conv *c, struct fs_profile *f)
 		.leaf_extents = (unsigned)v[FS_LEAF_EXTENTS],
 		.root_inode = v[FS_ROOT_INODE],
 		.first_inode = v[FS_FIRST_INODE],
+		.journal_commit_ns = v[FS_JOURNAL_COMMIT] * TS_NS_PER_S,
+		.journal_request = v[FS_JOURNAL_REQUEST],
 	};
 
 	int ty = lua_getfield(L, t, "evidence");

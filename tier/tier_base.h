@@ -214,6 +214,8 @@ struct ts_fsmeta_params {
 	unsigned leaf_extents;	  /* extents per extent-tree leaf block */
 	uint64_t root_inode;	  /* the root folder's inode */
 	uint64_t first_inode;	  /* the first inode mkfs gives a file */
+	uint64_t journal_commit_ns; /* the journal commits the blocks changed this often */
+	uint64_t journal_request;   /* bytes of the journal's largest write request */
 };
 
 /* The file system every rule charges: the tier profiles' "ext4". */

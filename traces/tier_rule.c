@@ -91,6 +91,41 @@ unsigned ts_tier_rule_fs_path(struct ts_fsmeta *m, enum ts_tier_rule_fs kind, co
 	return ts_fsmeta_path(m, parent, true, stat, ctx, out, max);
 }
 
+bool ts_tier_rule_fs_change(unsigned op, enum ts_fsmeta_change *what)
+{
+	switch (op) {
+	case TS_OP_CREATE:
+	case TS_OP_MKDIR:
+	case TS_OP_MKNOD:
+	case TS_OP_SYMLINK:
+		*what = TS_FSMETA_MAKE;
+		return true;
+	case TS_OP_UNLINK:
+	case TS_OP_RMDIR:
+		*what = TS_FSMETA_REMOVE;
+		return true;
+	case TS_OP_RENAME:
+	case TS_OP_LINK:
+		*what = TS_FSMETA_CHANGE;
+		return true;
+	default:
+		return false;
+	}
+}
+
+uint64_t ts_tier_rule_journal(struct ts_fsmeta *m, struct ts_tier *t, unsigned op, uint64_t now,
+			      uint64_t floor_ns, struct ts_tier_done *done)
+{
+	struct ts_fsmeta_io io[TS_FSMETA_MAX_IO];
+	uint64_t at = now;
+	bool sync = op == TS_OP_FSYNC || op == TS_OP_FDATASYNC;
+	unsigned n = ts_fsmeta_commit(m, now, sync, &at, io, TS_FSMETA_MAX_IO);
+	if (!n)
+		return now;
+	uint64_t end = ts_fsmeta_charge_commit(t, at, floor_ns, io, n, done);
+	return sync ? TS_MAX(now, end) : now;
+}
+
 bool ts_tier_rule_req(unsigned op, struct ts_tier_req *q)
 {
 	enum ts_tier_op t = ts_tier_rule_op(op);

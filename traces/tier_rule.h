@@ -47,11 +47,12 @@ bool ts_tier_rule_req(unsigned op, struct ts_tier_req *q);
  *
  * The ops that change names wait on no write: ext4 changes the blocks in
  * memory and its journal (jbd2) writes them at the next commit (every 5
- * s, or at fsync, whose one write stands for it), as a block-mode trace
- * of 2,000 creates, 1,000 renames and 1,000 unlinks shows: no request
- * during the ops, then 588, 556 and 568 KiB of journal in 3-4 requests
- * at each phase's sync (tier/tiers.lua, filesystem "ext4"). The commit's
- * bytes are not charged.
+ * s, or at an fsync, which waits for it), as a block-mode trace of 2,000
+ * creates, 1,000 renames and 1,000 unlinks shows: no request during the
+ * ops, then 576, 572 and 572 KiB of journal and a 4 KiB commit block at
+ * each phase's sync (tier/tiers.lua, filesystem "ext4"). Those blocks are
+ * ts_tier_rule_fs_change()'s; the caller charges the commit
+ * (ts_tier_rule_journal()).
  */
 enum ts_tier_rule_fs {
 	TS_RULE_FS_NONE,
@@ -69,6 +70,21 @@ bool ts_tier_rule_fs_walks(enum ts_tier_rule_fs kind);
 unsigned ts_tier_rule_fs_path(struct ts_fsmeta *m, enum ts_tier_rule_fs kind, const char *path,
 			      ts_fsmeta_stat_fn stat, void *ctx, struct ts_fsmeta_io *out,
 			      unsigned max);
+
+/* The journal's view of @op (tier/fsmeta.h): false when it changes no
+ * name, else its kind in *@what. */
+bool ts_tier_rule_fs_change(unsigned op, enum ts_fsmeta_change *what);
+
+/*
+ * The journal's commit as tierfs and a replay charge it, at an op of
+ * @op at @now: when the commit interval has passed since the running
+ * transaction's first change, its writes go out then, in the background
+ * (no op waits for them); an fsync or fdatasync commits at once and
+ * waits. Returns when @op may go on: @now, or for an fsync the end of the
+ * commit it made. @floor_ns as for ts_fsmeta_charge.
+ */
+uint64_t ts_tier_rule_journal(struct ts_fsmeta *m, struct ts_tier *t, unsigned op, uint64_t now,
+			      uint64_t floor_ns, struct ts_tier_done *done);
 
 /*
  * What a successful @op drops from the model's cache of its file, as

@@ -371,6 +371,33 @@ X
 "$B" replay "$T/names.trace" --virtual --tier meta70 --profile "$T/meta.lua" --closed-loop \
 	--no-think --json > "$T/names.json"
 check "names made: folder reads only" test "$(j "$T/names.json" '.results[1].total_ns')" = 140000
+# journal_commit_at_fsync: an fsync after names were made waits for the
+# journal's commit (tier/fsmeta.h): the changed blocks written at once
+# (100us), a flush (1ms), the commit block (100us), a flush (1ms), then
+# the fsync's own flush (1ms); a second fsync has nothing to commit.
+cat > "$T/jr.lua" <<'X'
+tier "jr" { desc = "test", source = "test", latency = { read = { fixed = "70us" },
+  meta = { fixed = "70us" }, write = { fixed = "100us" }, sync = { fixed = "1ms" } } }
+X
+cat > "$T/jc.txt" <<'X'
+header version=1
+path 1 "/a"
+path 2 "/b"
+0 0 create 1 0 0 0 1 0 0 0
+1000 1000 create 2 0 0 0 1 0 0 0
+end drops=0 records=2 t=1000
+X
+sed 's/^end.*/2000 2000 fsync 1 0 0 0 1 0 0 0\nend drops=0 records=3 t=2000/' "$T/jc.txt" > "$T/ja.txt"
+sed 's/^end.*/3000 3000 fsync 1 0 0 0 1 0 0 0\nend drops=0 records=4 t=3000/' "$T/ja.txt" > "$T/jb.txt"
+for t in jc ja jb; do
+	"$B" trace undump "$T/$t.txt" -o "$T/$t.trace"
+	"$B" replay "$T/$t.trace" --virtual --tier jr --profile "$T/jr.lua" --closed-loop \
+		--no-think --json > "$T/$t.json"
+done
+tc=$(j "$T/jc.json" '.results[1].total_ns') ta=$(j "$T/ja.json" '.results[1].total_ns')
+tb=$(j "$T/jb.json" '.results[1].total_ns')
+check "an fsync waits for the journal's commit" test $((ta - tc)) = 3200000
+check "a second fsync commits nothing" test $((tb - ta)) = 1000000
 # trace_format_v2_still_reads: data/v2-tierfs.trace was written by tierfs
 # in format version 2, the tier model's options only in its mount_opts
 # (seed 7, floor 35591ns, mem 256 KiB, dirty_limit, ra_max). It replays to

@@ -190,12 +190,19 @@ static uint64_t serve(struct vrun *v, const struct ts_trace_rec *r, size_t idx, 
 	uint64_t floor = v->cfg->tier.floor_ns;
 	struct ts_tier_done d = {0};
 	uint64_t done;
+	/* the journal's commit when due, as tierfs charges it: an fsync
+	 * waits for it */
+	s = ts_tier_rule_journal(v->meta, v->tier, r->op, s, floor, NULL);
 	if (!(r->flags & TS_REC_F_NOTIER) && ts_tier_rule_fs_walks(kind)) {
 		/* the file system's reads for the path, as tierfs charges them */
 		const char *path = r->file_id < v->t->npaths ? v->t->paths[r->file_id] : NULL;
-		if (path)
+		enum ts_fsmeta_change what;
+		if (path) {
 			nio = ts_tier_rule_fs_path(v->meta, kind, path, pnode_stat, v, io,
 						   TS_FSMETA_MAX_IO);
+			if (ts_tier_rule_fs_change(r->op, &what))
+				ts_fsmeta_dirty(v->meta, s, what, path, pnode_stat, v);
+		}
 		/* nothing from the disk: the op's own time (an op charged
 		 * nothing when recorded took its recorded time) */
 		if (!nio && ts_tier_rule_op(r->op) == TS_TIER_OP_NR) {
