@@ -22,7 +22,10 @@ void ts_rng_seed(struct ts_rng *r, uint64_t seed)
 		r->s[i] = splitmix64(&seed);
 }
 
-uint64_t ts_rng_u64(struct ts_rng *r)
+/* The generator's step and the draws built on it, inlined here: the
+ * exported functions are interposable symbols of a PIC archive, so each
+ * called the next (a lognormal draw went four calls deep). */
+static inline uint64_t next_u64(struct ts_rng *r)
 {
 	uint64_t *s = r->s;
 	uint64_t result = rotl(s[1] * 5, 7) * 9;
@@ -36,32 +39,47 @@ uint64_t ts_rng_u64(struct ts_rng *r)
 	return result;
 }
 
+static inline double next_double(struct ts_rng *r)
+{
+	return (double)(next_u64(r) >> 11) * 0x1.0p-53;
+}
+
+static inline double next_normal(struct ts_rng *r)
+{
+	double u1, u2;
+	do
+		u1 = next_double(r);
+	while (u1 <= 0.0);
+	u2 = next_double(r);
+	return sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
+}
+
+uint64_t ts_rng_u64(struct ts_rng *r)
+{
+	return next_u64(r);
+}
+
 double ts_rng_double(struct ts_rng *r)
 {
-	return (double)(ts_rng_u64(r) >> 11) * 0x1.0p-53;
+	return next_double(r);
 }
 
 uint64_t ts_rng_below(struct ts_rng *r, uint64_t n)
 {
-	uint64_t x = ts_rng_u64(r);
+	uint64_t x = next_u64(r);
 	/* Rejects x < 2^64 mod n, which is under n: a draw of n or more
 	 * passes without that division. */
 	if (x < n) {
 		uint64_t lim = -n % n;
 		while (x < lim)
-			x = ts_rng_u64(r);
+			x = next_u64(r);
 	}
 	return x % n;
 }
 
 double ts_rng_normal(struct ts_rng *r)
 {
-	double u1, u2;
-	do
-		u1 = ts_rng_double(r);
-	while (u1 <= 0.0);
-	u2 = ts_rng_double(r);
-	return sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
+	return next_normal(r);
 }
 
 double ts_rng_lognormal(struct ts_rng *r, double p50, double p99)
@@ -73,7 +91,7 @@ double ts_rng_lognormal(struct ts_rng *r, double p50, double p99)
 
 double ts_rng_lognormal_sigma(struct ts_rng *r, double p50, double sigma)
 {
-	return p50 * exp(sigma * ts_rng_normal(r));
+	return p50 * exp(sigma * next_normal(r));
 }
 
 /* Fisher-Yates from the back. The draws do not depend on v, so they are

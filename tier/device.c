@@ -66,6 +66,16 @@ static const struct ts_tier_dist *dist_of(const struct ts_tier_profile *p, enum 
 	return &p->lat_meta;
 }
 
+/* llround(@x) without the call: below 2^52 a double's fraction is exact
+ * as x - trunc(x), and llround rounds half away from zero. */
+static inline uint64_t round_ns(double x)
+{
+	if (!(x >= 0 && x < 0x1p52))
+		return (uint64_t)llround(x);
+	uint64_t i = (uint64_t)x;
+	return i + (x - (double)i >= 0.5);
+}
+
 static uint64_t device_submit(struct ts_tier_layer *l, uint64_t now,
 			      const struct ts_tier_req *req, struct ts_tier_done *done)
 {
@@ -93,7 +103,7 @@ static uint64_t device_submit(struct ts_tier_layer *l, uint64_t now,
 		start = ts_evq_top(&d->slots)->key;
 		done->bound = TS_TIER_BOUND_SLOTS;
 	}
-	uint64_t end = start + (uint64_t)llround(lat);
+	uint64_t end = start + round_ns(lat);
 	if (ts_evq_len(&d->slots)) {
 		(void)ts_evq_pop(&d->slots);
 		(void)!ts_evq_push(&d->slots, end, 0, NULL); /* reserved: cannot fail */

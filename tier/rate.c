@@ -72,6 +72,11 @@ struct rate {
 	double tat[LIM_NR]; /* ns */
 	double level;	    /* burst credits at level_t */
 	double level_t;	    /* ns */
+	/* Without a burst bucket the rates are fixed: per direction (0 write,
+	 * 1 read) the limits that apply (rate > 0), and each one's last cost
+	 * and its cost / rate x 1e9 (most requests repeat the last size). */
+	uint8_t act[2][LIM_NR], nact[2];
+	double rate[LIM_NR], memo_cost[LIM_NR], memo_dt[LIM_NR];
 	struct stream st[NSETS][NWAYS];
 	uint64_t tick;
 	_Atomic uint64_t level_pub; /* bits of a double: credits at the last request */
@@ -149,19 +154,64 @@ static double level_at(const struct rate *r, double t)
 	return v < r->lim.bucket_size ? v : r->lim.bucket_size;
 }
 
-static uint64_t rate_submit(struct ts_tier_layer *l, uint64_t now, const struct ts_tier_req *req,
-			    struct ts_tier_done *done)
+/* The limits that apply without a bucket: rate_submit's rate[] of a read
+ * (@rd) or a write, those above 0, in index order. */
+static void set_active(struct rate *r)
 {
-	struct rate *r = (struct rate *)l;
 	const struct ts_tier_limits *m = &r->lim;
-	if ((req->op != TS_TIER_READ && req->op != TS_TIER_WRITE) || !req->len)
-		return ts_tier_layer_next(l, now, req, done);
+	for (int rd = 0; rd < 2; rd++) {
+		double rate[LIM_NR] = { m->iops, rd ? m->read_iops : 0, rd ? 0 : m->write_iops,
+					m->bps,	 rd ? m->read_bps : 0,	rd ? 0 : m->write_bps };
+		r->nact[rd] = 0;
+		for (int i = 0; i < LIM_NR; i++)
+			if (rate[i] > 0) {
+				r->act[rd][r->nact[rd]++] = (uint8_t)i;
+				r->rate[i] = rate[i];
+			}
+	}
+	for (int i = 0; i < LIM_NR; i++)
+		r->memo_cost[i] = -1; /* a cost is never negative */
+}
 
-	bool rd = req->op == TS_TIER_READ;
-	uint64_t ios = account(r, req);
-	double bytes = r->full_unit ? (double)(ios * m->io_unit) : (double)req->len;
-	double t = (double)now;
+/* The admission and transfer of rate_submit's loops, for a tier without a
+ * burst bucket: the same operations on the same figures, over only the
+ * limits that apply, a repeated cost's division memoized. */
+static double admit_fixed(struct rate *r, bool rd, uint64_t ios, double bytes, double *s,
+			  enum ts_tier_bound *bound)
+{
+	const uint8_t *a = r->act[rd];
+	for (unsigned k = 0; k < r->nact[rd]; k++) {
+		int i = a[k];
+		double cost = i < LIM_BW ? (double)ios : bytes;
+		if (cost > 0 && r->tat[i] - TOLERANCE_NS > *s) {
+			*s = r->tat[i] - TOLERANCE_NS;
+			*bound = i < LIM_BW ? TS_TIER_BOUND_IOPS : TS_TIER_BOUND_BW;
+		}
+	}
+	double xfer = 0;
+	for (unsigned k = 0; k < r->nact[rd]; k++) {
+		int i = a[k];
+		double cost = i < LIM_BW ? (double)ios : bytes;
+		if (!(cost > 0))
+			continue;
+		if (cost != r->memo_cost[i]) {
+			r->memo_cost[i] = cost;
+			r->memo_dt[i] = cost / r->rate[i] * 1e9;
+		}
+		double dt = r->memo_dt[i];
+		r->tat[i] = TS_MAX(r->tat[i], *s) + dt;
+		if (i >= LIM_BW && dt > xfer)
+			xfer = dt;
+	}
+	return xfer;
+}
 
+/* The same with a burst bucket: its kind picks the peak rates, and a
+ * request short of credits waits for them. */
+static double admit_burst(struct rate *r, bool rd, uint64_t ios, double bytes, double t, double *s,
+			  enum ts_tier_bound *bound)
+{
+	const struct ts_tier_limits *m = &r->lim;
 	/* Per-limit cost and rate; the burst kind picks the peak rates. */
 	double rate[LIM_NR] = { m->iops, rd ? m->read_iops : 0, rd ? 0 : m->write_iops,
 				m->bps,	 rd ? m->read_bps : 0,	rd ? 0 : m->write_bps };
@@ -178,26 +228,24 @@ static uint64_t rate_submit(struct ts_tier_layer *l, uint64_t now, const struct 
 		bcost = bytes;
 	}
 
-	double s = t;
-	enum ts_tier_bound bound = TS_TIER_BOUND_LATENCY;
 	for (int i = 0; i < LIM_NR; i++) {
-		if (rate[i] > 0 && cost[i] > 0 && r->tat[i] - TOLERANCE_NS > s) {
-			s = r->tat[i] - TOLERANCE_NS;
-			bound = i < LIM_BW ? TS_TIER_BOUND_IOPS : TS_TIER_BOUND_BW;
+		if (rate[i] > 0 && cost[i] > 0 && r->tat[i] - TOLERANCE_NS > *s) {
+			*s = r->tat[i] - TOLERANCE_NS;
+			*bound = i < LIM_BW ? TS_TIER_BOUND_IOPS : TS_TIER_BOUND_BW;
 		}
 	}
-	if (m->burst != TS_TIER_BURST_NONE && bcost > 0) {
-		double t0 = TS_MAX(s, r->level_t);
+	if (bcost > 0) {
+		double t0 = TS_MAX(*s, r->level_t);
 		double have = level_at(r, t0);
 		double need = TS_MIN(bcost, m->bucket_size);
 		if (have < need) {
 			double ok = t0 + (need - have) / m->bucket_refill * 1e9;
-			if (ok > s) {
-				s = ok;
-				bound = TS_TIER_BOUND_BURST;
+			if (ok > *s) {
+				*s = ok;
+				*bound = TS_TIER_BOUND_BURST;
 			}
 		}
-		double t1 = TS_MAX(s, r->level_t);
+		double t1 = TS_MAX(*s, r->level_t);
 		r->level = level_at(r, t1) - bcost;
 		r->level_t = t1;
 		pub_double(&r->level_pub, r->level);
@@ -207,11 +255,32 @@ static uint64_t rate_submit(struct ts_tier_layer *l, uint64_t now, const struct 
 	for (int i = 0; i < LIM_NR; i++) {
 		if (rate[i] > 0 && cost[i] > 0) {
 			double dt = cost[i] / rate[i] * 1e9;
-			r->tat[i] = TS_MAX(r->tat[i], s) + dt;
+			r->tat[i] = TS_MAX(r->tat[i], *s) + dt;
 			if (i >= LIM_BW && dt > xfer)
 				xfer = dt;
 		}
 	}
+	return xfer;
+}
+
+static uint64_t rate_submit(struct ts_tier_layer *l, uint64_t now, const struct ts_tier_req *req,
+			    struct ts_tier_done *done)
+{
+	struct rate *r = (struct rate *)l;
+	const struct ts_tier_limits *m = &r->lim;
+	if ((req->op != TS_TIER_READ && req->op != TS_TIER_WRITE) || !req->len)
+		return ts_tier_layer_next(l, now, req, done);
+
+	bool rd = req->op == TS_TIER_READ;
+	uint64_t ios = account(r, req);
+	double bytes = r->full_unit ? (double)(ios * m->io_unit) : (double)req->len;
+	double t = (double)now;
+	double s = t, xfer;
+	enum ts_tier_bound bound = TS_TIER_BOUND_LATENCY;
+	if (m->burst == TS_TIER_BURST_NONE)
+		xfer = admit_fixed(r, rd, ios, bytes, &s, &bound);
+	else
+		xfer = admit_burst(r, rd, ios, bytes, t, &s, &bound);
 	uint64_t adm = (uint64_t)ceil(s);
 	if (bound != TS_TIER_BOUND_LATENCY)
 		done->bound = r->instance ? TS_TIER_BOUND_INSTANCE : bound;
@@ -263,6 +332,7 @@ static void set_limits(struct rate *r, const struct ts_tier_profile *p,
 	pub_double(&r->level_pub, r->level);
 	pub_double(&r->size_pub, lim->bucket_size);
 	atomic_store_explicit(&r->kind_pub, (int)lim->burst, memory_order_relaxed);
+	set_active(r);
 }
 
 static void rate_reconfigure(struct ts_tier_layer *l, const struct ts_tier_profile *p,
@@ -356,5 +426,6 @@ struct ts_tier_layer *ts_tier_ebs_new(const struct ts_tier_ebs *e, bool bytes,
 		m->bucket_refill = base;
 		r->level = m->bucket_size;
 	}
+	set_active(r);
 	return &r->l;
 }
