@@ -6,12 +6,12 @@
  * Slots are a queue (core/evq.h) of the times each slot becomes free,
  * earliest first: a request starts when it arrives or when the earliest
  * slot frees, whichever is later, so with more requests in flight than
- * slots, queueing emerges by itself. A second queue holds the completion
- * times of requests in flight, which gives the queue depth a request sees
- * in either clock without being told when requests end. Both are sorted
- * arrays: completions mostly come in the order requests arrive, so a new
- * one lands at or near the back.
+ * slots, queueing emerges by itself (a slot's new free time mostly lands
+ * at or near the back of evq's sorted array). A heap of bare times holds
+ * the completion times of requests in flight, which gives the queue depth
+ * a request sees in either clock without being told when requests end.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -20,11 +20,62 @@
 #include "core/evq.h"
 #include "tier/tier_layer.h"
 
+/* A binary min-heap of bare times: of the requests in flight only how
+ * many end after now is read (done->qd), so no tie or item rides along,
+ * and their ends come in no order (each its own latency draw) for evq's
+ * sorted array to take. */
+struct keys {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+static int keys_push(struct keys *h, uint64_t k)
+{
+	if (h->n == h->cap) {
+		size_t cap = h->cap ? 2 * h->cap : 64;
+		uint64_t *v = realloc(h->v, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		h->v = v;
+		h->cap = cap;
+	}
+	size_t i = h->n++;
+	while (i) {
+		size_t up = (i - 1) / 2;
+		if (h->v[up] <= k)
+			break;
+		h->v[i] = h->v[up];
+		i = up;
+	}
+	h->v[i] = k;
+	return 0;
+}
+
+/* Removes the least; @h must not be empty. */
+static void keys_pop(struct keys *h)
+{
+	size_t n = --h->n, i = 0;
+	uint64_t k = h->v[n];
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && h->v[c + 1] < h->v[c])
+			c++;
+		if (h->v[c] >= k)
+			break;
+		h->v[i] = h->v[c];
+		i = c;
+	}
+	if (n)
+		h->v[i] = k;
+}
+
 struct device {
 	struct ts_tier_layer l;
 	const struct ts_tier_profile *p;
 	struct ts_evq slots;	/* free time of each of the `parallel` slots */
-	struct ts_evq inflight; /* completion times of requests in flight */
+	struct keys inflight;	/* completion times of requests in flight */
 	struct ts_rng rng;
 	_Atomic uint32_t qd_pub; /* queue depth at the last request, for stats */
 	/* Each op's lognormal sigma, kept while its p50 and p99 stay: the
@@ -80,9 +131,9 @@ static uint64_t device_submit(struct ts_tier_layer *l, uint64_t now,
 			      const struct ts_tier_req *req, struct ts_tier_done *done)
 {
 	struct device *d = (struct device *)l;
-	while (ts_evq_len(&d->inflight) && ts_evq_top(&d->inflight)->key <= now)
-		(void)ts_evq_pop(&d->inflight);
-	done->qd = (uint32_t)ts_evq_len(&d->inflight);
+	while (d->inflight.n && d->inflight.v[0] <= now)
+		keys_pop(&d->inflight);
+	done->qd = (uint32_t)d->inflight.n;
 	atomic_store_explicit(&d->qd_pub, done->qd, memory_order_relaxed);
 
 	const struct ts_tier_dist *dist = dist_of(d->p, req->op);
@@ -109,7 +160,7 @@ static uint64_t device_submit(struct ts_tier_layer *l, uint64_t now,
 		(void)!ts_evq_push(&d->slots, end, 0, NULL); /* reserved: cannot fail */
 	}
 	/* On ENOMEM the queue depth is under-reported; the timing stays right. */
-	int lost = ts_evq_push(&d->inflight, end, 0, NULL);
+	int lost = keys_push(&d->inflight, end);
 	(void)lost;
 	return end;
 }
@@ -144,7 +195,7 @@ static void device_free(struct ts_tier_layer *l)
 {
 	struct device *d = (struct device *)l;
 	ts_evq_free(&d->slots);
-	ts_evq_free(&d->inflight);
+	free(d->inflight.v);
 	free(d);
 }
 
