@@ -530,7 +530,7 @@ static int layout(struct layout *L, const struct ts_dataset_meta *m, const struc
 	L->per = m->per_file;
 	L->fds = records && L->per > 1 && m->count <= MAX_OPEN_FILES;
 	L->chunk = records && L->fds ? cfg->transfer_size : 0;
-	if (!m->bytes) { /* one size: offsets are computed (off_in_file) */
+	if (!m->bytes && !fmt->sample_off) { /* one size: offsets computed (off_in_file) */
 		L->fixed = L->max_len = m->fixed_bytes;
 		return 0;
 	}
@@ -538,8 +538,8 @@ static int layout(struct layout *L, const struct ts_dataset_meta *m, const struc
 		return -ENOMEM;
 	for (uint64_t j = 0; j < L->samples; j++) {
 		L->off[j] = fmt->sample_off ? fmt->sample_off(m, j)
-			  : j % L->per ? L->off[j - 1] + m->bytes[j - 1] : 0;
-		L->max_len = TS_MAX(L->max_len, (uint64_t)m->bytes[j]);
+			  : j % L->per ? L->off[j - 1] + ts_dataset_sample_len(m, j - 1) : 0;
+		L->max_len = TS_MAX(L->max_len, ts_dataset_sample_len(m, j));
 	}
 	return 0;
 }
@@ -710,7 +710,7 @@ void ts_dlio_plan_sample(const struct ts_vsource *vs, uint64_t i, struct ts_vsam
 void ts_dlio_plan_prefetch(const struct ts_vsource *vs, uint64_t i)
 {
 	const struct layout *L = vs->st;
-	if (!L->off)
+	if (!L->off || !vs->meta->bytes)
 		return; /* nothing per sample to read */
 	__builtin_prefetch(&vs->meta->bytes[i]);
 	__builtin_prefetch(&L->off[i]);

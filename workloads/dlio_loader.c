@@ -115,7 +115,7 @@ static struct ts_chain_file feed_file(const struct feed *p, uint64_t i)
 		f.member = TS_NPZ_LFH + TS_NPZ_NAME;
 		ts_npz_payload(f.size, &f.data_off, &f.data_len);
 	} else if (p->fmt == TS_CHAIN_HDF5) {
-		f.data_len = m->bytes[i];
+		f.data_len = ts_dataset_sample_len(m, i);
 		f.data_off = TS_HDF5_DATA + i % m->per_file * f.data_len;
 	} else {
 		f.data_len = f.size;
