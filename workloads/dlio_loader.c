@@ -379,7 +379,7 @@ static int vw_sample(struct vl *v, struct vworker *w)
 	w->nreq = feed_chain(&v->p, w->sample, &w->chain, &w->cap, &req_cpu);
 	w->req = 0;
 	w->cpu_left = cpu_ns(v->c, w->sample) + req_cpu;
-	w->pieces = 0; /* on cores of its own, when it runs changes nothing: all at the end */
+	w->pieces = 0; /* on cores of their own no one waits for a share: all after the chain */
 	for (size_t q = 0; v->cores.n && q < w->nreq; q++)
 		w->pieces += w->chain[q].op == TS_CHAIN_READ || w->chain[q].op == TS_CHAIN_OPEN;
 	w->owed = false;
