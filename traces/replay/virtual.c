@@ -191,8 +191,10 @@ static uint64_t serve(struct vrun *v, const struct ts_trace_rec *r, size_t idx, 
 	struct ts_tier_done d = {0};
 	uint64_t done;
 	/* the journal's commit when due, as tierfs charges it: an fsync
-	 * waits for it */
-	s = ts_tier_rule_journal(v->meta, v->tier, r->op, s, floor, NULL);
+	 * waits for it (a request tierfs did not give its model neither
+	 * charges nor waits for one there: fs/timing.c) */
+	if (!(r->flags & TS_REC_F_NOTIER))
+		s = ts_tier_rule_journal(v->meta, v->tier, r->op, s, floor, NULL);
 	if (!(r->flags & TS_REC_F_NOTIER) && ts_tier_rule_fs_walks(kind)) {
 		/* the file system's reads for the path, as tierfs charges them */
 		const char *path = r->file_id < v->t->npaths ? v->t->paths[r->file_id] : NULL;
