@@ -68,11 +68,17 @@ def main():
     dl = DataLoader(ds, batch_size=batch, num_workers=workers, pin_memory=True, drop_last=True,
                     prefetch_factor=2, persistent_workers=False)
     steps = 0
+    t0 = t1 = cpu(resource.RUSAGE_THREAD)
     for _ in dl:
         steps += 1
-        if steps == 1:  # the workers started (DLIO keeps them: persistent_workers)
-            t0 = cpu(resource.RUSAGE_THREAD)
-    t1 = cpu(resource.RUSAGE_THREAD)
+        # from the first batch (the workers started: DLIO keeps them,
+        # persistent_workers) to the last one's arrival, before the loader
+        # stops its workers
+        t1 = cpu(resource.RUSAGE_THREAD)
+        if steps == 1:
+            t0 = t1
+    if not steps:
+        sys.exit('dlio_torch_cost: no batch of %d from %d files' % (batch, len(files)))
     del dl
     c1, s1 = cpu(resource.RUSAGE_CHILDREN), cpu(resource.RUSAGE_SELF)
     size = sum(os.path.getsize(f) for f in files[:n]) / n

@@ -479,18 +479,27 @@ static const struct ts_host_num *get_wstep(const struct host *h, const void *arg
 	return w ? &w->n : NULL;
 }
 
-/* Workload @key's step cost on @h, carried along its from = chain as a
- * cost: 1 when a host on the chain lists it, 0 when none does, or negative
- * with @err. */
-static int wstep(const struct ts_host_set *s, const struct host *h, const char *key,
-		 enum ts_host_end end, double *out, char *err, size_t errlen)
+/* What one host of a from = chain says of a DLIO workload's step cost:
+ * its "MODEL/FORMAT" entry, then its "MODEL" entry, then its dlio_step_ns;
+ * the first host on the chain that says any of them decides (the nearest
+ * measurement wins, as for every other field). */
+struct step_ask {
+	const char *key[2]; /* "MODEL/FORMAT" (or NULL), "MODEL" (or NULL) */
+	int *which;	    /* out: 0, 1 for key[0], key[1]; 2 for dlio_step_ns */
+};
+
+static const struct ts_host_num *get_step(const struct host *h, const void *arg)
 {
-	const struct ts_host_num *n;
-	double div;
-	int rc = along(s, h, get_wstep, key, end, &n, &div, err, errlen);
-	if (rc > 0)
-		*out = pick(n, end, true) / div;
-	return rc;
+	const struct step_ask *a = arg;
+	for (int i = 0; i < 2; i++) {
+		const struct ts_host_num *n = a->key[i] ? get_wstep(h, a->key[i]) : NULL;
+		if (n) {
+			*a->which = i;
+			return n;
+		}
+	}
+	*a->which = 2;
+	return h->f[TS_HF_DLIO_STEP].set ? &h->f[TS_HF_DLIO_STEP] : NULL;
 }
 
 int ts_host_dlio_costs(const struct ts_host_set *s, const char *spec, const char *model,
@@ -525,18 +534,24 @@ int ts_host_dlio_costs(const struct ts_host_set *s, const char *spec, const char
 		rc = field(s, h, TS_HF_DLIO_REQ, end, &out->request_ns, err, errlen);
 	if (!rc)
 		rc = field(s, h, TS_HF_DLIO_REQ_MIB, end, &out->request_ns_per_mib, err, errlen);
-	/* the workload's own step cost: "MODEL/FORMAT", then "MODEL" */
+	/* the step cost: the workload's own ("MODEL/FORMAT", then "MODEL"),
+	 * else dlio_step_ns, from the nearest host on the chain that has any */
 	char key[256];
+	int which = 2;
+	const struct ts_host_num *n = NULL;
+	double div = 1;
 	out->step_of = NULL;
-	for (int i = 0; !rc && model && i < 2 && !out->step_of; i++) {
-		if (i == 0 && !format)
-			continue;
-		snprintf(key, sizeof(key), i ? "%s" : "%s/%s", model, format);
-		int w = wstep(s, h, key, end, &out->step_ns, err, errlen);
+	if (!rc && model) {
+		if (format)
+			snprintf(key, sizeof(key), "%s/%s", model, format);
+		struct step_ask a = { .key = { format ? key : NULL, model }, .which = &which };
+		int w = along(s, h, get_step, &a, end, &n, &div, err, errlen);
 		if (w < 0)
 			rc = w;
-		else if (w)
-			out->step_of = i ? "model" : "model/format";
+		else if (w && which < 2) {
+			out->step_ns = pick(n, end, true) / div;
+			out->step_of = which ? "model" : "model/format";
+		}
 	}
 	out->vcpus = h->vcpus.set ? (uint64_t)h->vcpus.v : 0;
 	return rc;

@@ -135,7 +135,7 @@ host "build-host" {
   speed = { 1.0, "assumed", "the same machine as epyc-zen4's measurements (this build host)", low = 0.9, high = 1.1 },
   dlio_sample_ns = { 1043000, "measured", "bench/dlio_peer.sh --chrt 10 traces, DLIO's readers' CPU less tiersim's on the same chain, 112 KiB and 8 MiB npz: the line's intercept (4 and 6 runs)", low = 675000, high = 1330000 },
   dlio_sample_ns_per_mib = { 1425000, "measured", "bench/dlio_peer.sh --chrt 10 traces, 112 KiB and 8 MiB npz: the line's slope (4 and 6 runs)", low = 1183000, high = 1664000 },
-  dlio_jpeg_ns_per_mpix = { 3240000, "measured", "bench/dlio_peer.sh --chrt 10 traces, 338 x 338 jpeg, DLIO reading thread less tiersim's on the same chain less the npz line at its size: 5.08 and 5.45 (2026-12-01), 0.81 and 1.64 ms/Mpixel (2026-12-02); the mean; high: bench/dlio_torch_cost.py at 1024 x 1024", low = 810000, high = 12400000 },
+  dlio_jpeg_ns_per_mpix = { 3245000, "measured", "bench/dlio_peer.sh --chrt 10 traces, 338 x 338 jpeg, DLIO reading thread less tiersim's on the same chain less the npz line at its size: 5.08 and 5.45 (2026-12-01), 0.81 and 1.64 ms/Mpixel (2026-12-02); the mean; high: bench/dlio_torch_cost.py at 1024 x 1024", low = 810000, high = 12400000 },
   dlio_step_ns = { 7560000, "measured", "bench/dlio_torch_cost.py: unet3d's batch of 7 x 2 MiB, 7,461..7,767 us; resnet50's 400 x 147 KiB, 13,525..14,708 us", low = 7453000, high = 14708000 },
   dlio_workload_step_ns = {
     unet3d = { 3215000, "measured", "bench/dlio_torch_cost.py DATA/u64/train 7 2097152 4 (unet3d's batch of 7 resized to 2 MiB): the training process's main thread per step after the first, 3,130, 3,215, 3,946 us (2026-12-02, load 14-17); the median", low = 3130000, high = 3946000 },

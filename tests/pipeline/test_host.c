@@ -117,7 +117,11 @@ static void dlio(void)
 		"    unet3d = { 3000, \"measured\", \"u\", low = 2000, high = 4000 },\n"
 		"    [\"resnet50/jpeg\"] = { 5000, \"measured\", \"j\" },\n"
 		"    resnet50 = { 6000, \"measured\", \"r\" } } }\n"
-		"host \"n\" { cpu = \"N\", from = \"m\", speed = { 2, \"spec\", \"t\" } }\n");
+		"host \"n\" { cpu = \"N\", from = \"m\", speed = { 2, \"spec\", \"t\" } }\n"
+		"host \"o\" { cpu = \"O\", from = \"m\", speed = { 2, \"spec\", \"t\" },\n"
+		"  dlio_step_ns = { 700, \"measured\", \"o\" } }\n"
+		"host \"q\" { cpu = \"Q\", from = \"m\", speed = { 2, \"spec\", \"t\" },\n"
+		"  dlio_workload_step_ns = { resnet50 = { 800, \"measured\", \"q\" } } }\n");
 	CHECK(ts_host_set_add_file(s, p, err, sizeof(err)) == 0);
 	struct ts_host_dlio d;
 	CHECK(ts_host_dlio_costs(s, "m", "resnet50", "jpeg", TS_HOST_NOMINAL, &d, err,
@@ -137,6 +141,15 @@ static void dlio(void)
 	CHECK(ts_host_dlio_costs(s, "n", "unet3d", "npz", TS_HOST_NOMINAL, &d, err, sizeof(err)) ==
 	      0);
 	CHECK(d.step_ns == 1500 && d.vcpus == 0);
+	/* the nearest host decides: a host's own dlio_step_ns beats what the
+	 * host it is carried from says of the workload, its own MODEL entry
+	 * that one's MODEL/FORMAT */
+	CHECK(ts_host_dlio_costs(s, "o", "unet3d", "npz", TS_HOST_NOMINAL, &d, err, sizeof(err)) ==
+	      0);
+	CHECK(d.step_ns == 700 && !d.step_of);
+	CHECK(ts_host_dlio_costs(s, "q", "resnet50", "jpeg", TS_HOST_NOMINAL, &d, err,
+				 sizeof(err)) == 0);
+	CHECK(d.step_ns == 800 && d.step_of && !strcmp(d.step_of, "model"));
 	/* none set: no limit, the built-in hosts' step cost */
 	CHECK(ts_host_dlio_costs(s, "epyc-zen4", "unet3d", "npz", TS_HOST_NOMINAL, &d, err,
 				 sizeof(err)) == 0);
