@@ -319,7 +319,10 @@ static size_t ndigits(uint64_t v)
 size_t ts_dataset_sample_path_len(const struct ts_dataset_meta *meta, uint64_t img)
 {
 	pthread_once(&wnid_once, wnid_build);
-	size_t cls = 1 + TS_MAX(ndigits(wnid[meta->img_label[img] % TS_IMAGENET_CLASSES]), 8);
+	/* "%08": 8 digits unless more (no wnid has: a test for one, not a
+	 * count of them, once per image of a whole-dataset listing) */
+	uint32_t w = wnid[meta->img_label[img] % TS_IMAGENET_CLASSES];
+	size_t cls = 1 + (w < 100000000 ? 8 : ndigits(w));
 	size_t no = ndigits(meta->img_fileno[img]);
 	if (img < meta->count) /* train/CLS/CLS_NO.JPEG */
 		return 6 + cls + 1 + cls + 1 + no + 5;

@@ -15,6 +15,7 @@ int ts_vtier_new(struct ts_vtier *m, const struct ts_tier_cfg *cfg,
 	m->profile = cfg->profile;
 	m->fs = fs;
 	struct ts_tier_cfg tc = *cfg;
+	tc.serial = true; /* the run's one thread drives it */
 	if (band_end) {
 		ts_tier_profile_band(m->profile, band_end, &m->banded, NULL, 0);
 		tc.profile = &m->banded;
@@ -23,6 +24,8 @@ int ts_vtier_new(struct ts_vtier *m, const struct ts_tier_cfg *cfg,
 	if (!rc && (rc = ts_fsmeta_new(fs, &m->meta))) {
 		snprintf(err, errlen, "tier model: out of memory");
 		ts_vtier_free(m);
+	} else if (!rc) {
+		ts_fsmeta_serial(m->meta);
 	}
 	return rc;
 }

@@ -20,6 +20,7 @@ struct slot {
 struct ts_fsmeta {
 	struct ts_fsmeta_params p;
 	pthread_mutex_t mu;
+	bool serial; /* one thread calls: no locking */
 	struct slot *s;
 	size_t cap, n; /* cap a power of two */
 	uint64_t inodes;
@@ -30,6 +31,18 @@ struct ts_fsmeta {
 	size_t jcap, jn;
 	uint64_t jsince, jmade, jpos;
 };
+
+static void lock(struct ts_fsmeta *m)
+{
+	if (!m->serial)
+		pthread_mutex_lock(&m->mu);
+}
+
+static void unlock(struct ts_fsmeta *m)
+{
+	if (!m->serial)
+		pthread_mutex_unlock(&m->mu);
+}
 
 static uint64_t mix(uint64_t x)
 {
@@ -115,11 +128,16 @@ void ts_fsmeta_free(struct ts_fsmeta *m)
 	free(m);
 }
 
+void ts_fsmeta_serial(struct ts_fsmeta *m)
+{
+	m->serial = true;
+}
+
 void ts_fsmeta_set_inodes(struct ts_fsmeta *m, uint64_t used)
 {
-	pthread_mutex_lock(&m->mu);
+	lock(m);
 	m->inodes = used;
-	pthread_mutex_unlock(&m->mu);
+	unlock(m);
 }
 
 /* Appends a read, merging into the last one when @out is full. */
@@ -174,10 +192,10 @@ unsigned ts_fsmeta_lookup(struct ts_fsmeta *m, const struct ts_fsmeta_node *pare
 			  unsigned max)
 {
 	unsigned n = 0;
-	pthread_mutex_lock(&m->mu);
+	lock(m);
 	dir_read(m, parent, out, &n, max);
 	inode_read(m, child->ino, out, &n, max);
-	pthread_mutex_unlock(&m->mu);
+	unlock(m);
 	return n;
 }
 
@@ -185,19 +203,19 @@ void ts_fsmeta_prefetch(struct ts_fsmeta *m, const struct ts_fsmeta_node *parent
 			const struct ts_fsmeta_node *child)
 {
 	uint64_t per_win = m->p.block / m->p.inode_size * m->p.inode_ra_blocks;
-	pthread_mutex_lock(&m->mu);
+	lock(m);
 	__builtin_prefetch(&m->s[key_of(K_DIR, parent->key) & (m->cap - 1)]);
 	__builtin_prefetch(&m->s[key_of(K_ITAB, child->ino / per_win) & (m->cap - 1)]);
-	pthread_mutex_unlock(&m->mu);
+	unlock(m);
 }
 
 unsigned ts_fsmeta_list(struct ts_fsmeta *m, const struct ts_fsmeta_node *dir,
 			struct ts_fsmeta_io *out, unsigned max)
 {
 	unsigned n = 0;
-	pthread_mutex_lock(&m->mu);
+	lock(m);
 	dir_read(m, dir, out, &n, max);
-	pthread_mutex_unlock(&m->mu);
+	unlock(m);
 	return n;
 }
 
@@ -208,11 +226,11 @@ unsigned ts_fsmeta_extent(struct ts_fsmeta *m, uint64_t key, uint64_t size, uint
 		return 0;
 	unsigned n = 0;
 	uint64_t leaf = off / (m->p.extent_bytes * m->p.leaf_extents);
-	pthread_mutex_lock(&m->mu);
+	lock(m);
 	if (first(m, K_EXT, mix(key) ^ leaf))
 		put(out, &n, max, region(K_EXT, (mix(key) >> 24 << 8) + leaf, m->p.block),
 		    m->p.block);
-	pthread_mutex_unlock(&m->mu);
+	unlock(m);
 	return n;
 }
 
@@ -261,7 +279,7 @@ unsigned ts_fsmeta_path(struct ts_fsmeta *m, const char *path, bool list, ts_fsm
 	while (len > 1 && path[len - 1] == '/')
 		len--;
 
-	pthread_mutex_lock(&m->mu);
+	lock(m);
 	/* the root's inode is read at mount */
 	if (node_of(m, path, 0, stat, ctx, &parent, &fresh))
 		goto out;
@@ -286,7 +304,7 @@ unsigned ts_fsmeta_path(struct ts_fsmeta *m, const char *path, bool list, ts_fsm
 	if (list)
 		dir_read(m, &node, out, &n, max);
 out:
-	pthread_mutex_unlock(&m->mu);
+	unlock(m);
 	return n;
 }
 

@@ -64,6 +64,8 @@ struct ts_fsmeta;
 
 TS_WUR int ts_fsmeta_new(const struct ts_fsmeta_params *p, struct ts_fsmeta **out);
 void ts_fsmeta_free(struct ts_fsmeta *m);
+/* From now on one thread makes every call (a virtual run): no locking. */
+void ts_fsmeta_serial(struct ts_fsmeta *m);
 /* Inodes in use, when known (0 = not): inode-table readahead stops there,
  * as ext4's stops at the group's last used inode. */
 void ts_fsmeta_set_inodes(struct ts_fsmeta *m, uint64_t used);

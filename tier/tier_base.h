@@ -355,6 +355,9 @@ struct ts_tier_cfg {
 	ts_tier_evict_fn evict;
 	void *evict_ctx;
 	struct ts_tier_ebs ebs; /* the instance's EBS limits (all 0: none) */
+	/* Every call comes from one thread at a time, the stats readers
+	 * aside (a virtual run): the model takes no lock. */
+	bool serial;
 };
 /* Options for the numeric fields of struct ts_tier_cfg (capacity, mem, seed,
  * floor, dirty_limit, ra_max, mem_bps), for tierfs -o and Lua setters. */
