@@ -35,17 +35,19 @@ struct ts_sched {
 	uint32_t *order;
 	uint64_t order_epoch;
 
-	/* reader cursor */
-	uint64_t rd_seq;
-	uint32_t rd_pos;
+	/* reader cursor: batch rd_seq, its epoch, index in it and place in
+	 * the window (rd_seq / nb, % nb, % pf, kept as it moves: a division
+	 * per sample cost more than the rest of a claim) */
+	uint64_t rd_seq, rd_epoch, rd_index;
+	uint32_t rd_pos, rd_ring;
 	uint64_t inflight, slots_free;
 
 	/* decode queue (FIFO of read samples) */
 	struct ts_sched_pos *dq;
 	uint64_t dq_cap, dq_head, dq_n, busy;
 
-	/* consumer */
-	uint64_t next_seq, released, ready;
+	/* consumer; next_ring = next_seq % pf */
+	uint64_t next_seq, released, ready, next_ring;
 	uint64_t opened; /* epochs the reader may read (cfg.restart) */
 
 	ts_sched_log_fn log;
@@ -158,22 +160,22 @@ int ts_sched_next(struct ts_sched *s, struct ts_sched_pos *pos)
 		return -1;
 	if (s->rd_seq >= s->released + s->pf || s->inflight >= s->cfg.qd)
 		return 0;
-	uint64_t seq = s->rd_seq, epoch = seq / s->nb;
+	uint64_t epoch = s->rd_epoch;
 	if (s->cfg.restart && epoch >= s->opened)
 		return 0;
 	if (s->order_epoch != epoch)
 		make_order(s, epoch);
-	*pos = (struct ts_sched_pos){ .seq = seq, .epoch = epoch, .index = seq % s->nb,
-				      .pos = s->rd_pos };
+	*pos = (struct ts_sched_pos){ .seq = s->rd_seq, .epoch = epoch, .index = s->rd_index,
+				      .pos = s->rd_pos, .ring = s->rd_ring };
 	pos->id = s->order[pos->index * s->B + s->rd_pos];
 	return 1;
 }
 
 uint64_t ts_sched_peek(const struct ts_sched *s, uint64_t ahead)
 {
-	if (s->rd_seq >= s->total || s->order_epoch != s->rd_seq / s->nb)
+	if (s->rd_seq >= s->total || s->order_epoch != s->rd_epoch)
 		return UINT64_MAX;
-	uint64_t k = (s->rd_seq % s->nb) * s->B + s->rd_pos + ahead;
+	uint64_t k = s->rd_index * s->B + s->rd_pos + ahead;
 	return k < s->per_epoch ? s->order[k] : UINT64_MAX;
 }
 
@@ -186,7 +188,7 @@ int ts_sched_claim(struct ts_sched *s, struct ts_sched_pos *pos, bool slot)
 {
 	if (slot && !s->slots_free)
 		return 0;
-	struct sbatch *b = &s->ring[pos->seq % s->pf];
+	struct sbatch *b = &s->ring[pos->ring];
 	if (pos->pos == 0) {
 		b->seq = pos->seq;
 		b->live = true;
@@ -202,6 +204,11 @@ int ts_sched_claim(struct ts_sched *s, struct ts_sched_pos *pos, bool slot)
 	if (++s->rd_pos == b->size) {
 		s->rd_pos = 0;
 		s->rd_seq++;
+		s->rd_ring = s->rd_ring + 1 == s->pf ? 0 : s->rd_ring + 1;
+		if (++s->rd_index == s->nb) {
+			s->rd_index = 0;
+			s->rd_epoch++;
+		}
 	}
 	note(s, TS_SCHED_EV_CLAIM, pos);
 	return 1;
@@ -209,7 +216,7 @@ int ts_sched_claim(struct ts_sched *s, struct ts_sched_pos *pos, bool slot)
 
 static void give_slot(struct ts_sched *s, const struct ts_sched_pos *pos)
 {
-	uint8_t *held = &s->ring[pos->seq % s->pf].slot[pos->pos];
+	uint8_t *held = &s->ring[pos->ring].slot[pos->pos];
 	if (*held) {
 		*held = 0;
 		s->slots_free++;
@@ -224,7 +231,7 @@ void ts_sched_slot_free(struct ts_sched *s, struct ts_sched_pos *pos)
 
 static void finish(struct ts_sched *s, const struct ts_sched_pos *pos, int err)
 {
-	struct sbatch *b = &s->ring[pos->seq % s->pf];
+	struct sbatch *b = &s->ring[pos->ring];
 	if (err) {
 		b->failed++;
 		give_slot(s, pos);
@@ -244,7 +251,8 @@ void ts_sched_read_done(struct ts_sched *s, const struct ts_sched_pos *pos, int 
 		finish(s, pos, err);
 		return;
 	}
-	s->dq[(s->dq_head + s->dq_n++) % s->dq_cap] = *pos;
+	uint64_t k = s->dq_head + s->dq_n++; /* both below dq_cap */
+	s->dq[k >= s->dq_cap ? k - s->dq_cap : k] = *pos;
 }
 
 int ts_sched_decode_take(struct ts_sched *s, struct ts_sched_pos *pos)
@@ -252,7 +260,7 @@ int ts_sched_decode_take(struct ts_sched *s, struct ts_sched_pos *pos)
 	if (!s->dq_n || s->busy >= s->cfg.workers)
 		return 0;
 	*pos = s->dq[s->dq_head];
-	s->dq_head = (s->dq_head + 1) % s->dq_cap;
+	s->dq_head = s->dq_head + 1 == s->dq_cap ? 0 : s->dq_head + 1;
 	s->dq_n--;
 	s->busy++;
 	note(s, TS_SCHED_EV_DECODE_START, pos);
@@ -269,7 +277,7 @@ bool ts_sched_ready(const struct ts_sched *s)
 {
 	if (s->next_seq >= s->total)
 		return false;
-	const struct sbatch *b = &s->ring[s->next_seq % s->pf];
+	const struct sbatch *b = &s->ring[s->next_ring];
 	return b->live && b->seq == s->next_seq && b->filled == b->size;
 }
 
@@ -279,11 +287,12 @@ int ts_sched_take(struct ts_sched *s, struct ts_sched_batch *out)
 		return -1;
 	if (!ts_sched_ready(s))
 		return 0;
-	const struct sbatch *b = &s->ring[s->next_seq % s->pf];
+	const struct sbatch *b = &s->ring[s->next_ring];
 	*out = (struct ts_sched_batch){ .seq = b->seq, .epoch = b->seq / s->nb,
 					.index = b->seq % s->nb, .size = b->size,
 					.failed = b->failed };
 	s->next_seq++;
+	s->next_ring = s->next_ring + 1 == s->pf ? 0 : s->next_ring + 1;
 	s->ready--;
 	struct ts_sched_pos p = { .seq = out->seq, .epoch = out->epoch, .index = out->index };
 	note(s, TS_SCHED_EV_TAKE, &p);

@@ -59,6 +59,7 @@ struct ts_sched_pos {
 	uint64_t epoch;
 	uint64_t index; /* batch number within the epoch */
 	uint32_t pos;	/* place in the batch */
+	uint32_t ring;	/* seq % prefetch: the batch's place in the window */
 	uint64_t id;	/* sample index in the dataset (source order) */
 	bool slot;	/* holds one of the read buffers */
 };

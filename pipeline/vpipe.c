@@ -199,12 +199,12 @@ static int pump(struct ts_vpipe *v)
 			t = disk_io(v, t, &s.io[i]);
 		if (v->tl)
 			tl_read(v, &pos, &s, t);
-		v->cost[(pos.seq % v->prefetch) * v->batch + pos.pos] = work_ns(v, &s);
+		v->cost[pos.ring * v->batch + pos.pos] = work_ns(v, &s);
 		if ((rc = ev_push(v, t, EV_READ, &pos, 0)))
 			return rc;
 	}
 	while (ts_sched_decode_take(v->sched, &pos)) {
-		uint64_t ns = v->cost[(pos.seq % v->prefetch) * v->batch + pos.pos];
+		uint64_t ns = v->cost[pos.ring * v->batch + pos.pos];
 		v->st.decode_busy_ns += ns;
 		if (v->tl) {
 			struct ts_tl_arg a[] = { { "sample", (int64_t)pos.id },

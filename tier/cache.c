@@ -53,8 +53,11 @@
  * sit in a tree (a treap by first chunk) under a file table. Dirty chunks
  * are extents of their own. At most mem / 32 KiB chunks are cached (2M for
  * mem = 64 GiB), so at most that many extents of 88 bytes (the pool is
- * allocated untouched and pages in as it fills) and 16-byte file records;
- * an extent of more than two chunks keeps its chunks' ready times in an
+ * allocated untouched and pages in as it fills) and file records: 4 bytes
+ * in a table indexed by the file's id for ids below 2^24 (64 MiB of
+ * address space, paged in where files are: a virtual run's files are
+ * numbered densely, and an index costs one memory access where a hash
+ * probe cost several), 16 bytes in a hash table for the rest; an extent of more than two chunks keeps its chunks' ready times in an
  * array of 8 bytes a chunk. The chunk cap means a cache full of chunks
  * holding fewer than 8 pages each holds less than mem — the price of
  * bounded memory for a virtual ImageNet-scale run with a 64 GiB+ cache. A
@@ -93,6 +96,7 @@
 #define DEFAULT_RA_MAX (128 * 1024ULL)
 #define EXPIRE_NS (30 * TS_NS_PER_S)
 #define RIN 2 /* ready times an extent holds in itself */
+#define DENSE (1ULL << 24) /* file ids below: the direct file table's */
 
 /*
  * An extent: chunks [lo, lo + n) of one file that follow each other in LRU
@@ -116,8 +120,8 @@ struct ext {
 	} r;
 };
 
-/* Per cached file: the root of its extents' tree (+ 1; 0 = an empty slot
- * of the file table). Keyed by file, linear probing. */
+/* Per cached file of an id >= DENSE: the root of its extents' tree (+ 1;
+ * 0 = an empty slot of the file table). Keyed by file, linear probing. */
 struct fslot {
 	uint64_t file;
 	uint32_t root1, pad;
@@ -143,7 +147,12 @@ struct cache {
 	struct ext *e;
 	size_t e_len, fs_len; /* bytes mapped for e, fs */
 	uint32_t nmax, nused, freelist;
-	struct fslot *fs; /* at most 3/4 full; grows up to nslot_max > nmax */
+	/* The root (+ 1, 0: none) of each file's tree: the file's entry of
+	 * dense[] when its id is below DENSE (a virtual run numbers its files
+	 * from 0 up), else its slot of fs[], a hash table at most 3/4 full
+	 * that grows up to nslot_max > nmax. */
+	uint32_t *dense;
+	struct fslot *fs;
 	uint64_t nslot, nslot_max, nfiles;
 	uint64_t fmemo; /* the slot ffind found last */
 	uint64_t entries, evicted; /* chunks */
@@ -204,7 +213,18 @@ static uint64_t ffind(struct cache *c, uint64_t file)
 /* The root extent of @file's tree, NIL when none of its chunks is cached. */
 static uint32_t froot(struct cache *c, uint64_t file)
 {
+	if (file < DENSE)
+		return c->dense[file] - 1;
 	return c->fs[ffind(c, file)].root1 - 1;
+}
+
+/* Loads @file's entry of the file table ahead of a lookup. */
+static void fprefetch(const struct cache *c, uint64_t file)
+{
+	if (file < DENSE)
+		__builtin_prefetch(&c->dense[file], 1);
+	else
+		__builtin_prefetch(&c->fs[fhome(c, file)], 1);
 }
 
 static void *table_new(size_t len);
@@ -298,8 +318,13 @@ static uint32_t tr_delete(struct cache *c, uint32_t t, uint32_t x)
 
 static void index_add(struct cache *c, uint32_t x)
 {
-	uint64_t s = ffind(c, c->e[x].file);
+	uint64_t file = c->e[x].file;
 	c->e[x].left = c->e[x].right = NIL;
+	if (file < DENSE) {
+		c->dense[file] = tr_insert(c, c->dense[file] - 1, x) + 1;
+		return;
+	}
+	uint64_t s = ffind(c, file);
 	if (!c->fs[s].root1 && 4 * (c->nfiles + 1) > 3 * c->nslot && c->nslot < c->nslot_max) {
 		ftable_grow(c);
 		s = ffind(c, c->e[x].file);
@@ -330,7 +355,12 @@ static void funslot(struct cache *c, uint64_t s)
 
 static void index_del(struct cache *c, uint32_t x)
 {
-	uint64_t s = ffind(c, c->e[x].file);
+	uint64_t file = c->e[x].file;
+	if (file < DENSE) {
+		c->dense[file] = tr_delete(c, c->dense[file] - 1, x) + 1;
+		return;
+	}
+	uint64_t s = ffind(c, file);
 	uint32_t r = tr_delete(c, c->fs[s].root1 - 1, x);
 	if (r == NIL)
 		funslot(c, s);
@@ -811,7 +841,7 @@ static void evict_one(struct cache *c, uint64_t now)
 		uint32_t t = c->lru_tail;
 		if (t != NIL) {
 			const struct ext *n = &c->e[t];
-			__builtin_prefetch(&c->fs[fhome(c, n->file)], 1);
+			fprefetch(c, n->file);
 			if (n->lprev != NIL)
 				__builtin_prefetch(&c->e[n->lprev], 1);
 		}
@@ -1094,6 +1124,20 @@ static uint64_t ra_next(uint64_t cur, uint64_t max)
 	return max;
 }
 
+/* Are pages [p0, p1) of @file all in the last chunk of the most recent
+ * extent? Then filling them finds them there and touches nothing that is
+ * not already the most recent (touch_range): a window that only rounds a
+ * file just read whole up to its last page, the usual one of a dataset
+ * of small files. */
+static bool in_front(const struct cache *c, uint64_t file, uint64_t p0, uint64_t p1)
+{
+	uint64_t idx = p0 / PPC;
+	if (c->lru_head == NIL || (p1 - 1) / PPC != idx)
+		return false;
+	const struct ext *e = &c->e[c->lru_head];
+	return e->file == file && idx == e->lo + e->n - 1 && !(page_mask(p0, p1, idx) & ~e->last);
+}
+
 static void readahead(struct cache *c, uint64_t now, const struct ts_tier_req *req,
 		      struct ts_tier_done *done)
 {
@@ -1132,8 +1176,11 @@ static void readahead(struct cache *c, uint64_t now, const struct ts_tier_req *r
 	s->ra_end = TS_MAX(s->ra_end, stop);
 	if (stop <= start)
 		return;
+	uint64_t pa = start / PAGE, pb = (stop + PAGE - 1) / PAGE;
+	if (in_front(c, req->file, pa, pb))
+		return;
 	struct ts_tier_done scratch = { 0 };
-	fill(c, now, req->file, start / PAGE, (stop + PAGE - 1) / PAGE, 0, 0, NULL, &scratch);
+	fill(c, now, req->file, pa, pb, 0, 0, NULL, &scratch);
 	done->dev_bytes += scratch.dev_bytes;
 	done->dev_ios += scratch.dev_ios;
 	done->dev_reqs += scratch.dev_reqs;
@@ -1356,7 +1403,7 @@ static void cache_prefetch(struct ts_tier_layer *l, uint64_t file, uint64_t off)
 {
 	const struct cache *c = (const struct cache *)l;
 	(void)off;
-	__builtin_prefetch(&c->fs[fhome(c, file)]);
+	fprefetch(c, file);
 }
 
 static void cache_forget(struct ts_tier_layer *l, uint64_t file, uint64_t off, uint64_t len)
@@ -1415,6 +1462,7 @@ static void cache_free(struct ts_tier_layer *l)
 			rdy_free(&c->e[i]);
 	table_free(c->e, c->e_len);
 	table_free(c->fs, c->fs_len);
+	table_free(c->dense, DENSE * sizeof(*c->dense));
 	free(c);
 }
 
@@ -1455,7 +1503,8 @@ struct ts_tier_layer *ts_tier_cache_new(const struct ts_tier_cache_cfg *cfg)
 	c->fs_len = c->nslot * sizeof(*c->fs);
 	c->e = table_new(c->e_len);
 	c->fs = table_new(c->fs_len);
-	if (!c->e || !c->fs) {
+	c->dense = table_new(DENSE * sizeof(*c->dense));
+	if (!c->e || !c->fs || !c->dense) {
 		cache_free(&c->l);
 		return NULL;
 	}

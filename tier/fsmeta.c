@@ -30,6 +30,7 @@ struct ts_fsmeta {
 	uint64_t *jset;
 	size_t jcap, jn;
 	uint64_t jsince, jmade, jpos;
+	uint64_t per_blk, per_win; /* inodes per block, per inode-table readahead */
 };
 
 static void lock(struct ts_fsmeta *m)
@@ -107,6 +108,8 @@ int ts_fsmeta_new(const struct ts_fsmeta_params *p, struct ts_fsmeta **out)
 	if (!m)
 		return -ENOMEM;
 	m->p = *p;
+	m->per_blk = p->inode_size ? p->block / p->inode_size : 0;
+	m->per_win = m->per_blk * p->inode_ra_blocks;
 	m->cap = 256;
 	m->s = calloc(m->cap, sizeof(*m->s));
 	if (!m->s || pthread_mutex_init(&m->mu, NULL)) {
@@ -162,8 +165,7 @@ static uint64_t region(unsigned kind, uint64_t blk, unsigned block)
 static void inode_read(struct ts_fsmeta *m, uint64_t ino, struct ts_fsmeta_io *out, unsigned *n,
 		       unsigned max)
 {
-	uint64_t per_blk = m->p.block / m->p.inode_size;
-	uint64_t per_win = per_blk * m->p.inode_ra_blocks;
+	uint64_t per_blk = m->per_blk, per_win = m->per_win;
 	uint64_t w = ino / per_win;
 	if (!first(m, K_ITAB, w))
 		return;
@@ -202,7 +204,7 @@ unsigned ts_fsmeta_lookup(struct ts_fsmeta *m, const struct ts_fsmeta_node *pare
 void ts_fsmeta_prefetch(struct ts_fsmeta *m, const struct ts_fsmeta_node *parent,
 			const struct ts_fsmeta_node *child)
 {
-	uint64_t per_win = m->p.block / m->p.inode_size * m->p.inode_ra_blocks;
+	uint64_t per_win = m->per_win;
 	lock(m);
 	__builtin_prefetch(&m->s[key_of(K_DIR, parent->key) & (m->cap - 1)]);
 	__builtin_prefetch(&m->s[key_of(K_ITAB, child->ino / per_win) & (m->cap - 1)]);
