@@ -133,8 +133,9 @@ struct wbslot {
 	uint64_t file, idx; /* the chunk it writes */
 };
 
+/* A readahead stream: its file is the cache's ra_file[] of the same slot. */
 struct ra {
-	uint64_t file, next, ra_end, window, used;
+	uint64_t next, ra_end, window;
 };
 
 struct cache {
@@ -161,8 +162,14 @@ struct cache {
 	uint64_t resident, dirty;	 /* bytes; dirty = not yet under writeback */
 	struct wbslot wb[WB_SLOTS];
 	uint64_t wb_last; /* the latest completion of any slot */
+	/* The readahead streams: slot k follows ra_file[k] when bit k of
+	 * ra_live is set; ra_lru lists the slots least recently used first
+	 * (unused ones first, in slot order), so a new stream takes
+	 * ra_lru[0]. */
 	struct ra ra[NRA];
-	uint64_t ratick;
+	uint64_t ra_file[NRA];
+	uint32_t ra_live;
+	uint8_t ra_lru[NRA];
 
 	/* A device read being gathered over consecutive missing pages of
 	 * run_n chunks, the last of them run_last. */
@@ -1138,30 +1145,47 @@ static bool in_front(const struct cache *c, uint64_t file, uint64_t p0, uint64_t
 	return e->file == file && idx == e->lo + e->n - 1 && !(page_mask(p0, p1, idx) & ~e->last);
 }
 
+/* The readahead stream of @file, -1 when none: every slot compared,
+ * without a branch per slot (a request for a file not read just before,
+ * the usual one of a shuffled epoch, has none). */
+static int ra_find(const struct cache *c, uint64_t file)
+{
+	uint32_t m = 0;
+#pragma GCC unroll 16
+	for (int k = 0; k < NRA; k++)
+		m |= (uint32_t)(c->ra_file[k] == file) << k;
+	m &= c->ra_live;
+	return m ? __builtin_ctz(m) : -1;
+}
+
+/* Slot @k becomes the most recently used. */
+static void ra_touch(struct cache *c, int k)
+{
+	int i = 0;
+	while (c->ra_lru[i] != k)
+		i++;
+	memmove(c->ra_lru + i, c->ra_lru + i + 1, (size_t)(NRA - 1 - i));
+	c->ra_lru[NRA - 1] = (uint8_t)k;
+}
+
 static void readahead(struct cache *c, uint64_t now, const struct ts_tier_req *req,
 		      struct ts_tier_done *done)
 {
-	struct ra *s = NULL, *lru = &c->ra[0];
-	for (int i = 0; i < NRA; i++) {
-		if (c->ra[i].used && c->ra[i].file == req->file) {
-			s = &c->ra[i];
-			break;
-		}
-		if (c->ra[i].used < lru->used)
-			lru = &c->ra[i];
-	}
+	int k = ra_find(c, req->file);
 	uint64_t end = req->off + req->len;
 	/* Without the file's size the model cannot tell where it ends, and
 	 * Linux never reads ahead past EOF: no readahead then. */
 	if (!req->size)
 		return;
-	bool seq = req->off == 0 || (s && s->next == req->off);
-	if (!s) {
-		s = lru;
-		memset(s, 0, sizeof(*s));
-		s->file = req->file;
+	bool seq = req->off == 0 || (k >= 0 && c->ra[k].next == req->off);
+	if (k < 0) {
+		k = c->ra_lru[0];
+		memset(&c->ra[k], 0, sizeof(c->ra[k]));
+		c->ra_file[k] = req->file;
+		c->ra_live |= 1U << k;
 	}
-	s->used = ++c->ratick;
+	ra_touch(c, k);
+	struct ra *s = &c->ra[k];
 	s->next = end;
 	if (!seq) {
 		s->window = 0;
@@ -1510,5 +1534,7 @@ struct ts_tier_layer *ts_tier_cache_new(const struct ts_tier_cache_cfg *cfg)
 	}
 	c->freelist = NIL;
 	c->lru_head = c->lru_tail = c->dirty_head = c->dirty_tail = NIL;
+	for (int k = 0; k < NRA; k++)
+		c->ra_lru[k] = (uint8_t)k;
 	return &c->l;
 }
