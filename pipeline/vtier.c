@@ -102,9 +102,10 @@ void ts_vtier_prefetch(void *ctx, const struct ts_vio *io)
 {
 	struct ts_vtier *m = ctx;
 	if (io->op == TS_VIO_META && io->ino && m->meta) {
+		/* The folder's own lookup in the one above is shared by all of
+		 * its files: in cache; the file's in the folder is not. */
 		struct ts_fsmeta_node nd[3];
 		meta_nodes(io, nd);
-		ts_fsmeta_prefetch(m->meta, &nd[0], &nd[1]);
 		ts_fsmeta_prefetch(m->meta, &nd[1], &nd[2]);
 	} else {
 		ts_tier_prefetch(m->tier, io->file, io->off);

@@ -31,7 +31,16 @@ struct ts_fsmeta {
 	size_t jcap, jn;
 	uint64_t jsince, jmade, jpos;
 	uint64_t per_blk, per_win; /* inodes per block, per inode-table readahead */
+	/* Inode-table windows (ino / per_win) below ITAB_BITS already read: a
+	 * bit each, grown as higher windows are read. A file's open tests
+	 * its window; as a bit of a few hundred bytes (1.3M inodes), not a
+	 * hash probe in a table of every directory and window. Windows from
+	 * ITAB_BITS up are keys of the table. */
+	uint8_t *itab;
+	uint64_t itab_bytes;
 };
+
+#define ITAB_BITS (1ULL << 24)
 
 static void lock(struct ts_fsmeta *m)
 {
@@ -128,6 +137,7 @@ void ts_fsmeta_free(struct ts_fsmeta *m)
 	pthread_mutex_destroy(&m->mu);
 	free(m->s);
 	free(m->jset);
+	free(m->itab);
 	free(m);
 }
 
@@ -155,6 +165,29 @@ static void put(struct ts_fsmeta_io *out, unsigned *n, unsigned max, uint64_t of
 	out[(*n)++] = (struct ts_fsmeta_io){ off, len };
 }
 
+/* True the first time inode-table window @w is read (false, the read
+ * charged again later, when out of memory: timing only). */
+static bool itab_first(struct ts_fsmeta *m, uint64_t w)
+{
+	if (w >= ITAB_BITS)
+		return first(m, K_ITAB, w);
+	uint64_t byte = w / 8;
+	if (byte >= m->itab_bytes) {
+		uint64_t nb = TS_MAX(2 * m->itab_bytes, TS_MAX(byte + 1, 64));
+		uint8_t *p = realloc(m->itab, nb);
+		if (!p)
+			return false;
+		memset(p + m->itab_bytes, 0, nb - m->itab_bytes);
+		m->itab = p;
+		m->itab_bytes = nb;
+	}
+	uint8_t bit = (uint8_t)(1U << (w % 8));
+	if (m->itab[byte] & bit)
+		return false;
+	m->itab[byte] |= bit;
+	return true;
+}
+
 /* Region of the metadata file each kind of block lies in (offsets only
  * have to be unique and block-aligned). */
 static uint64_t region(unsigned kind, uint64_t blk, unsigned block)
@@ -167,7 +200,7 @@ static void inode_read(struct ts_fsmeta *m, uint64_t ino, struct ts_fsmeta_io *o
 {
 	uint64_t per_blk = m->per_blk, per_win = m->per_win;
 	uint64_t w = ino / per_win;
-	if (!first(m, K_ITAB, w))
+	if (!itab_first(m, w))
 		return;
 	uint64_t blocks = m->p.inode_ra_blocks;
 	/* ext4 reads ahead no further than the last inode in use */
@@ -207,7 +240,11 @@ void ts_fsmeta_prefetch(struct ts_fsmeta *m, const struct ts_fsmeta_node *parent
 	uint64_t per_win = m->per_win;
 	lock(m);
 	__builtin_prefetch(&m->s[key_of(K_DIR, parent->key) & (m->cap - 1)]);
-	__builtin_prefetch(&m->s[key_of(K_ITAB, child->ino / per_win) & (m->cap - 1)]);
+	uint64_t w = child->ino / per_win;
+	if (w >= ITAB_BITS)
+		__builtin_prefetch(&m->s[key_of(K_ITAB, w) & (m->cap - 1)]);
+	else if (w / 8 < m->itab_bytes)
+		__builtin_prefetch(&m->itab[w / 8]);
 	unlock(m);
 }
 
