@@ -443,7 +443,7 @@ void ts_fsmeta_dirty(struct ts_fsmeta *m, uint64_t now, enum ts_fsmeta_change wh
 
 	struct ts_fsmeta_node dir, node;
 	bool fresh;
-	pthread_mutex_lock(&m->mu);
+	lock(m);
 	if (node_of(m, path, plen == 1 ? 0 : plen, stat, ctx, &dir, &fresh))
 		goto out;
 	/* the folder's blocks as first seen, and as grown by the names made
@@ -472,14 +472,14 @@ void ts_fsmeta_dirty(struct ts_fsmeta *m, uint64_t now, enum ts_fsmeta_change wh
 		for (uint64_t k = 0; k < 4; k++)
 			jdirty(m, now, region(K_ALLOC, k, m->p.block));
 out:
-	pthread_mutex_unlock(&m->mu);
+	unlock(m);
 }
 
 unsigned ts_fsmeta_commit(struct ts_fsmeta *m, uint64_t now, bool sync, uint64_t *at,
 			  struct ts_fsmeta_io *out, unsigned max)
 {
 	unsigned n = 0;
-	pthread_mutex_lock(&m->mu);
+	lock(m);
 	if (!m->jn || max < 2 || (!sync && now < m->jsince + m->p.journal_commit_ns))
 		goto out;
 	*at = sync ? now : m->jsince + m->p.journal_commit_ns;
@@ -496,7 +496,7 @@ unsigned ts_fsmeta_commit(struct ts_fsmeta *m, uint64_t now, bool sync, uint64_t
 	m->jn = 0;
 	m->jmade = 0;
 out:
-	pthread_mutex_unlock(&m->mu);
+	unlock(m);
 	return n;
 }
 
