@@ -171,6 +171,26 @@ TS_WUR static int unpark(struct vrun *v)
 /* The completion of record @r issued at @s, as tierfs would have served it
  * (traces/tier_rule.h): through the model, or with its recorded latency
  * when tierfs did not charge it. */
+/* The device's reads of @d into @res. */
+static void add_reads(struct ts_replay_result *res, const struct ts_tier_done *d)
+{
+	res->dev_read_bytes += d->dev_bytes;
+	res->dev_reads += d->dev_reqs;
+}
+
+/* tierfs replies at the later of the model's time @done and the end of
+ * its own syscall, which the CPU sample @cs times, and as late behind it
+ * as it was when recorded; @d's bound is counted. */
+static uint64_t reply(struct ts_replay_result *res, const struct ts_trace_cpu *cs, uint64_t s,
+		      uint64_t done, const struct ts_tier_done *d)
+{
+	if (cs && cs->pid)
+		done = TS_MAX(done, s + cs->sys_ns) + cs->late_ns;
+	if (d->bound < TS_TIER_BOUND_NR)
+		res->bound[d->bound]++;
+	return done;
+}
+
 static uint64_t serve(struct vrun *v, const struct ts_trace_rec *r, size_t idx, uint64_t s,
 		      struct ts_replay_result *res)
 {
@@ -213,12 +233,8 @@ static uint64_t serve(struct vrun *v, const struct ts_trace_rec *r, size_t idx, 
 			done = s + (cs && cs->pid ? cs->sys_ns + cs->late_ns : floor);
 		} else {
 			done = ts_fsmeta_charge(v->tier, s, floor, io, nio, &d);
-			res->dev_read_bytes += d.dev_bytes;
-			res->dev_reads += d.dev_reqs;
-			if (cs && cs->pid)
-				done = TS_MAX(done, s + cs->sys_ns) + cs->late_ns;
-			if (d.bound < TS_TIER_BOUND_NR)
-				res->bound[d.bound]++;
+			add_reads(res, &d);
+			done = reply(res, cs, s, done, &d);
 		}
 		goto forget; /* unlink walks its path and drops the file */
 	}
@@ -230,21 +246,12 @@ static uint64_t serve(struct vrun *v, const struct ts_trace_rec *r, size_t idx, 
 	if (nio) {
 		struct ts_tier_done md = {0};
 		s = ts_fsmeta_charge(v->tier, s, floor, io, nio, &md) + floor;
-		res->dev_read_bytes += md.dev_bytes;
-		res->dev_reads += md.dev_reqs;
+		add_reads(res, &md);
 	}
 	done = ts_tier_submit(v->tier, s, &q, &d);
-	if (q.op == TS_TIER_READ) {
-		res->dev_read_bytes += d.dev_bytes;
-		res->dev_reads += d.dev_reqs;
-	}
-	/* tierfs replies at the later of the model's time and the end of its
-	 * own syscall, which the CPU sample times, and as late behind it as
-	 * it was when recorded */
-	if (cs && cs->pid)
-		done = TS_MAX(done, s + cs->sys_ns) + cs->late_ns;
-	if (d.bound < TS_TIER_BOUND_NR)
-		res->bound[d.bound]++;
+	if (q.op == TS_TIER_READ)
+		add_reads(res, &d);
+	done = reply(res, cs, s, done, &d);
 forget:;
 	/* what tierfs drops from the model after the syscall */
 	uint64_t off = r->offset, len = r->length;
