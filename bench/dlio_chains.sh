@@ -4,9 +4,9 @@
 # np.load(f)['x'], hdf5 with h5py, jpeg and png with PIL) and per file size,
 # each file read once in its own process (bench/dlio_chain_probe.py says how
 # the files are made and read: by DLIO's own reader classes when PYTHON can
-# import DLIO 2.0.0, as its venv's can). tiersim's own hdf5 and png files
-# (tiersim dataset make, sides drawn apart) are read the same way, as
-# tiersim_hdf5.hdf5 and tiersim_png.png. Writes one text file per file into OUTDIR:
+# import DLIO 2.0.0, as its venv's can). tiersim's own hdf5, png and npz
+# files (tiersim dataset make, sides drawn apart) are read the same way, as
+# tiersim_hdf5.hdf5, tiersim_png.png and tiersim_npz.npz. Writes one text file per file into OUTDIR:
 #
 #   # FORMAT FILE-BYTES MEMBER DATA-OFFSET DATA-BYTES
 #   OP OFFSET LENGTH        then one request a line, in the order they were
@@ -27,7 +27,7 @@ tmp=$(mktemp -d /tmp/dlio-chains.XXXXXX)
 trap 'fusermount3 -u "$tmp/m" 2>/dev/null || true; rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/b" "$tmp/m" "$out"
 "$py" "$here/dlio_chain_probe.py" make "$tmp/b"
-for k in hdf5 png; do
+for k in hdf5 png npz; do
 	"$build/cli/tiersim" dataset make "$k" --out "$tmp/t$k" --count 1 --record_length 114660 \
 		--record_stdev 20000 --seed 3 >/dev/null
 	cp "$tmp/t$k"/train/*."$k" "$tmp/b/tiersim_$k.$k"

@@ -155,7 +155,7 @@ uint64_t ts_npz_size(uint64_t n)
 	char h[128];
 	uint64_t x = ts_npy_header(h, sizeof(h), "|u1", n) + n;
 	uint64_t y = ts_npy_header(h, sizeof(h), "<i8", 1) + TS_NPZ_LABEL;
-	return 2 * (TS_NPZ_LFH + TS_NPZ_NAME) + x + y + 2 * (TS_NPZ_CDH + TS_NPZ_NAME) + TS_NPZ_EOCD;
+	return 2 * TS_NPZ_MEMBER + x + y + 2 * (TS_NPZ_CDH + TS_NPZ_NAME) + TS_NPZ_EOCD;
 }
 
 void ts_npz_payload(uint64_t file_bytes, uint64_t *data_off, uint64_t *n)
@@ -165,7 +165,7 @@ void ts_npz_payload(uint64_t file_bytes, uint64_t *data_off, uint64_t *n)
 	for (int i = 0; i < 4 && ts_npz_size(x) != file_bytes; i++) /* the header's length may differ */
 		x = file_bytes - (ts_npz_size(x) - x);
 	*n = x;
-	*data_off = TS_NPZ_LFH + TS_NPZ_NAME + ts_npy_header(h, sizeof(h), "|u1", x);
+	*data_off = TS_NPZ_MEMBER + ts_npy_header(h, sizeof(h), "|u1", x);
 }
 
 static size_t zip_common(uint8_t *p, uint32_t crc, uint32_t size)
@@ -187,22 +187,28 @@ size_t ts_zip_local(uint8_t *p, const char *name, uint32_t crc, uint32_t size)
 	size_t o = le32(p, 0x04034b50u);
 	o += zip_common(p + o, crc, size);
 	o += le16(p + o, (uint32_t)strlen(name));
-	o += le16(p + o, 0); /* extra */
+	o += le16(p + o, TS_NPZ_ZIP64); /* extra */
 	memcpy(p + o, name, strlen(name));
-	return o + strlen(name);
+	o += strlen(name);
+	/* zipfile.ZipInfo.FileHeader(zip64=True): tag 1, 16 bytes, both sizes */
+	o += le16(p + o, 1);
+	o += le16(p + o, 16);
+	o += le64(p + o, size);
+	o += le64(p + o, size);
+	return o;
 }
 
 size_t ts_zip_central(uint8_t *p, const char *name, uint32_t crc, uint32_t size, uint32_t at)
 {
 	size_t o = le32(p, 0x02014b50u);
-	o += le16(p + o, 20); /* made by: MS-DOS, 2.0 */
+	o += le16(p + o, 0x0314); /* made by: Unix, 2.0 */
 	o += zip_common(p + o, crc, size);
 	o += le16(p + o, (uint32_t)strlen(name));
 	o += le16(p + o, 0); /* extra */
 	o += le16(p + o, 0); /* comment */
 	o += le16(p + o, 0); /* disk */
 	o += le16(p + o, 0); /* internal attributes */
-	o += le32(p + o, 0); /* external attributes */
+	o += le32(p + o, 0600u << 16); /* external attributes: rw------- */
 	o += le32(p + o, at);
 	memcpy(p + o, name, strlen(name));
 	return o + strlen(name);

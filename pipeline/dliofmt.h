@@ -8,8 +8,12 @@
  *    1, 0, a little-endian u16 header length, then a Python dict literal
  *    padded with spaces and ended by '\n' so that the data starts at a
  *    multiple of 64 bytes. Zip: PKWARE APPNOTE local file header (30 bytes
- *    + name), central directory header (46 + name), end of central
- *    directory (22); CRC-32 of each member (ISO-HDLC, as zlib's crc32).
+ *    + name + a 20-byte zip64 extra field holding both sizes: np.savez
+ *    opens each member with force_zip64=True), central directory header
+ *    (46 + name, no extra, made by Unix 2.0, external attributes 0600 <<
+ *    16 as Python's zipfile sets them), end of central directory (22);
+ *    CRC-32 of each member (ISO-HDLC, as zlib's crc32). Samples stay under
+ *    2 GiB (ds_dlio.c), so the headers' own 32-bit sizes hold them too.
  *  - TFRecord (tensorflow/core/lib/io/record_writer.cc): per record a
  *    little-endian u64 length, the masked CRC-32C of those 8 bytes, the
  *    data, the masked CRC-32C of the data; masked(c) = ((c >> 15) |
@@ -35,11 +39,14 @@ static inline uint32_t ts_crc32c_mask(uint32_t c)
 
 /* ---- npz ---------------------------------------------------------------- */
 
-#define TS_NPZ_LFH 30u	/* local file header, without the name */
+#define TS_NPZ_LFH 30u	/* local file header, without the name or extra */
+#define TS_NPZ_ZIP64 20u /* its extra field: numpy opens members force_zip64 */
 #define TS_NPZ_CDH 46u	/* central directory header, without the name */
 #define TS_NPZ_EOCD 22u
 #define TS_NPZ_NAME 5u	/* "x.npy", "y.npy" */
 #define TS_NPZ_LABEL 8u /* y: one <i8 */
+/* Where the x member's .npy starts: after x's local header. */
+#define TS_NPZ_MEMBER (TS_NPZ_LFH + TS_NPZ_NAME + TS_NPZ_ZIP64)
 
 /* The .npy header (magic to '\n') of a 1-D array of @n elements of numpy
  * dtype @descr ("|u1", "<i8") into @out (>= 128 bytes); its length. */

@@ -44,8 +44,8 @@ static int npz_emit(const struct ts_dataset_meta *meta, uint64_t f, struct ts_dl
 		return rc;
 	uint32_t cy = ts_crc32(ts_crc32(0, hy, ly), label, sizeof(label));
 	uint32_t sx = (uint32_t)(lx + n), sy = (uint32_t)(ly + sizeof(label));
-	uint32_t at_y = TS_NPZ_LFH + TS_NPZ_NAME + sx;
-	uint32_t at_cd = at_y + TS_NPZ_LFH + TS_NPZ_NAME + sy;
+	uint32_t at_y = TS_NPZ_MEMBER + sx;
+	uint32_t at_cd = at_y + TS_NPZ_MEMBER + sy;
 	uint8_t h[256];
 	size_t o = ts_zip_local(h, "x.npy", cx, sx);
 	memcpy(h + o, hx, lx);

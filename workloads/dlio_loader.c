@@ -112,7 +112,7 @@ static struct ts_chain_file feed_file(const struct feed *p, uint64_t i)
 	const struct ts_dataset_meta *m = p->c->meta;
 	struct ts_chain_file f = { .size = m->files[file_of(m, i)].bytes };
 	if (p->fmt == TS_CHAIN_NPZ) {
-		f.member = TS_NPZ_LFH + TS_NPZ_NAME;
+		f.member = TS_NPZ_MEMBER;
 		ts_npz_payload(f.size, &f.data_off, &f.data_len);
 	} else if (p->fmt == TS_CHAIN_HDF5) {
 		f.data_len = ts_dataset_sample_len(m, i);

@@ -3,8 +3,10 @@
  * (bench/dlio_chains.sh wrote tests/workloads/chains/, one file a sample,
  * read by DLIO 2.0.0's own reader classes; tiersim_*.txt are tiersim's own
  * hdf5 and png files): the same operations, offsets and lengths in the same
- * order, request for request; and hdf5's records where the loader takes
- * them to lie (hdf5_338_3.txt: the middle of 3 records).
+ * order, request for request; and where the loader takes each sample to
+ * lie: hdf5's records (hdf5_338_3.txt: the middle of 3 records) and npz's
+ * x member and array, which np.savez's files (npz_*.txt) and tiersim's
+ * (tiersim_npz.txt) put at the same offsets.
  * Usage: test_dlio_chain DIR */
 #include <dirent.h>
 #include <inttypes.h>
@@ -38,6 +40,15 @@ static void check_file(const char *dir, const char *name)
 		CHECK(cf.data_len && (cf.size - TS_HDF5_DATA) % each == 0);
 		CHECK(cf.data_off >= TS_HDF5_DATA && (cf.data_off - TS_HDF5_DATA) % cf.data_len == 0);
 		CHECK((cf.data_off - TS_HDF5_DATA) / cf.data_len < (cf.size - TS_HDF5_DATA) / each);
+	}
+	/* npz: x's .npy after its local header (zip64 extra and all), its
+	 * array where ts_npz_payload() finds it in a file of that size */
+	if (cfmt == TS_CHAIN_NPZ) {
+		uint64_t at = 0, len = 0;
+		ts_npz_payload(cf.size, &at, &len);
+		CHECK_EQ_U64(cf.member, TS_NPZ_MEMBER);
+		CHECK_EQ_U64(cf.data_off, at);
+		CHECK_EQ_U64(cf.data_len, len);
 	}
 	static struct ts_chain_req got[MAX_REQ];
 	size_t n = ts_chain_build(cfmt, &cf, got, MAX_REQ);
@@ -86,7 +97,8 @@ int main(int argc, char **argv)
 	CHECK(files >= 4); /* every format measured */
 	/* a chain longer than the room given says how long it is */
 	struct ts_chain_req few[4];
-	struct ts_chain_file npz = { .size = 114742, .member = 55, .data_off = 183, .data_len = 114244 };
+	struct ts_chain_file npz = { .size = 114742, .member = TS_NPZ_MEMBER, .data_off = 183,
+				     .data_len = 114244 };
 	CHECK(ts_chain_build(TS_CHAIN_NPZ, &npz, few, 4) == 21);
 	return tc_exit();
 }

@@ -78,7 +78,7 @@ static struct ts_dl_result run(const struct ts_dataset_meta *m, uint64_t ranks, 
 static size_t charged(const struct ts_dataset_meta *m, uint64_t f, struct ts_chain_req *out)
 {
 	static struct ts_chain_req all[512];
-	struct ts_chain_file cf = { .size = m->files[f].bytes, .member = TS_NPZ_LFH + TS_NPZ_NAME };
+	struct ts_chain_file cf = { .size = m->files[f].bytes, .member = TS_NPZ_MEMBER };
 	ts_npz_payload(cf.size, &cf.data_off, &cf.data_len);
 	CHECK(cf.data_len == ts_dataset_sample_len(m, f) - (ts_npz_size(cf.data_len) - cf.data_len));
 	size_t n = ts_chain_build(TS_CHAIN_NPZ, &cf, all, 512), k = 0;
@@ -263,7 +263,7 @@ static void check_request_cpu(const struct ts_dataset_meta *m)
 	uint64_t want = 0;
 	for (uint64_t f = 0; f < 16; f++) {
 		struct ts_chain_file cf = { .size = m->files[f].bytes,
-					    .member = TS_NPZ_LFH + TS_NPZ_NAME };
+					    .member = TS_NPZ_MEMBER };
 		ts_npz_payload(cf.size, &cf.data_off, &cf.data_len);
 		size_t n = ts_chain_build(TS_CHAIN_NPZ, &cf, all, 512);
 		want += 1000 * n;
