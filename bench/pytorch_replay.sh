@@ -27,7 +27,12 @@
 # default the fastest and slowest measured), TS_CHRT (a SCHED_FIFO priority:
 # each recording runs under chrt -f, tierfs and the loader ahead of the
 # host's other work, as traces/samples were recorded; on a loaded host the
-# runs of one tier otherwise differ by up to 2x), TS_KEEP=1 keeps the traces.
+# runs of one tier otherwise differ by up to 2x; bench/rt_job.sh raises the
+# loop device's worker and tierfs above it), TS_KEEP=1 keeps the traces.
+# Block mode (a wake file): a table per recording follows, its own deviation
+# from its tier's median, each tier's error and the error less that
+# deviation, and per source the median prediction over its recordings with
+# their band (lowest to highest) against the real median.
 set -u
 
 [ $# -ge 1 ] || { echo "usage: bench/pytorch_replay.sh BUILD_DIR" >&2; exit 2; }
@@ -68,6 +73,7 @@ CONFIGS=(
 	"bytes-w4-p4-s80 bytes 4 4 32 0.080"
 	"decode-w2-p2-s40 decode 2 2 32 0.040"
 	"decode-w4-p4-s20 decode 4 4 32 0.020"
+	"bytes-w3-p2-b16-s15 bytes 3 2 16 0.015"
 )
 want=${TS_CONFIGS:-}
 
@@ -182,6 +188,63 @@ for c in "${CONFIGS[@]}"; do
 			"$slow" "$(err "$(ns "$WORK/$name.slow.closed.json" $i)" "$r")" "$(err "$sw" "$r")" "$(wk "$sk")" "$(wk "$sq")" "$(wk "$sm")"
 		i=$((i + 1))
 	done
+	# Per recording: its own deviation (its app time against its tier's
+	# median), each tier's error, and the error less that deviation (the
+	# part a recording closer to its median would not remove); then over
+	# the recordings of a source, the median's error and the band (lowest
+	# to highest prediction) against the real median.
+	if [ -f "$WORK/$name.fast.wake.json" ] && [ "${app[${TIERS[0]}]}" != 0 ]; then
+		{
+			for t in "${TIERS[@]}"; do echo "real $t ${app[$t]}"; done
+			for from in fast slow; do
+				src=${!from}
+				# shellcheck disable=SC2206 # the runs, one word each
+				own=(${apps[$src]})
+				for r in $(seq 1 "$R"); do
+					f=$WORK/$name.$from.wake.json
+					[ "$r" = 1 ] || f=$WORK/$name.$from.wake.r$r.json
+					echo "rec $from $src $r ${own[$((r - 1))]} $f"
+				done
+			done
+		} > "$WORK/$name.recs"
+		/usr/bin/python3 - "$WORK/$name.recs" "$name" <<'PYEOF'
+import json, statistics, sys
+real, recs, tiers = {}, [], []
+for line in open(sys.argv[1]):
+    w = line.split()
+    if w[0] == "real":
+        real[w[1]] = int(w[2]); tiers.append(w[1])
+    else:
+        recs.append((w[1], w[2], int(w[3]), int(w[4]), w[5]))
+def io(r):
+    return r["total_ns"] - (r.get("lead_ns") or 0)
+print(f"\n{sys.argv[2]}: each recording's prediction, error % against the tier's real median"
+      " (error less the recording's own deviation in brackets)")
+print(f"{'from':5} {'tier':12} {'run':>3} {'own dev':>8} | " + " ".join(f"{t[:16]:>16}" for t in tiers))
+worst, worst_net, per = 0.0, 0.0, {}
+for frm, src, run, own, f in recs:
+    res = json.load(open(f))["results"]
+    dev = 100.0 * (own - real[src]) / real[src]
+    cells = []
+    for i, t in enumerate(tiers):
+        p = io(res[i + 1])
+        e = 100.0 * (p - real[t]) / real[t]
+        per.setdefault((frm, t), []).append(p)
+        worst, worst_net = max(worst, abs(e)), max(worst_net, abs(e - dev))
+        cells.append(f"{e:+7.1f} ({e - dev:+5.1f})")
+    print(f"{frm:5} {src:12} {run:3} {dev:+7.1f}% | " + " ".join(f"{c:>16}" for c in cells))
+print(f"worst |error| of one recording {worst:.1f}%; less its own deviation {worst_net:.1f}%")
+for frm in ("fast", "slow"):
+    row = []
+    for t in tiers:
+        v = per[(frm, t)]
+        m, lo, hi = statistics.median_low(v), min(v), max(v)
+        el, eh = round(100.0 * (lo - real[t]) / real[t], 1), round(100.0 * (hi - real[t]) / real[t], 1)
+        inside = "in" if el <= 0 <= eh else "out"  # as printed: 0.0 counts as in
+        row.append(f"{t} {100.0 * (m - real[t]) / real[t]:+.1f}% [{el:+.1f}, {eh:+.1f}] {inside}")
+    print(f"from {frm}, median of {len(v)} recordings [band]: " + "; ".join(row))
+PYEOF
+	fi
 	unset real app spread key epoch spans apps epochs
 done
 echo
