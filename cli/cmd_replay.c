@@ -68,7 +68,7 @@ static const struct ts_opt replay_opts[] = {
 
 static const struct ts_cmdline replay_cmdline = {
 	.name = "replay",
-	.synopsis = "FILE --virtual --tier NAME [--tier NAME ...] [options]\n"
+	.synopsis = "FILE [FILE ...] --virtual --tier NAME [--tier NAME ...] [options]\n"
 		    "       tiersim replay FILE --target DIR [--tier NAME ...] [options]",
 	.about = "Replays a trace per thread: each thread issues its next op when the previous one\n"
 		 "completed plus the work recorded between them; what it spent waiting (off the\n"
@@ -76,22 +76,31 @@ static const struct ts_cmdline replay_cmdline = {
 		 "is absorbed by the waits first. Traces without CPU samples replay closed loop.\n"
 		 "With a wake file (FILE.wakes, written by tiersim record) a thread's wait on another\n"
 		 "thread of the application ends when that thread, in its own replay, gets to\n"
-		 "where it woke it (the wake rule; virtual time).\n",
+		 "where it woke it (the wake rule; virtual time).\n"
+		 "Several FILEs (recordings of one command, as tiersim record --repeat makes):\n"
+		 "each is replayed, then their own spread around their median (the deviation a\n"
+		 "prediction from one recording inherits) and each tier's prediction over them\n"
+		 "as median, lowest - highest, each from its first request.\n",
 	.opts = replay_opts,
-	.max_pos = 1,
+	.max_pos = TS_RECORD_MAX_RUNS,
 };
 
-/* The command line into @o and @cfg; -1 to go on, else the exit status. */
+/* The command line into @o and @cfg, the trace FILEs into @files (@nfiles);
+ * -1 to go on, else the exit status. */
 static int replay_args(struct replay_args *o, struct ts_replay_cfg *cfg, int argc, char **argv,
-		       const char **file)
+		       char ***files, size_t *nfiles)
 {
 	const struct ts_cmdline *cl = &replay_cmdline;
 	struct ts_opt_args a;
 	int rc = ts_cmdline_parse(cl, o, argc, argv, &a);
 	if (rc >= 0)
 		return rc;
-	if (a.npos != 1)
+	if (a.npos < 1)
 		return ts_cmdline_error(cl, "needs a trace FILE (tiersim replay --help)");
+	if (a.npos > 1 && (o->target || !o->virtual_time))
+		return ts_cmdline_error(cl, "%d trace FILEs: several are combined in virtual time "
+					    "only (--virtual, not --target)",
+					a.npos);
 	if (!(o->speed > 0))
 		return ts_cmdline_error(cl, "--speed %g: expected a number > 0", o->speed);
 	if (!o->target && !o->virtual_time)
@@ -102,7 +111,8 @@ static int replay_args(struct replay_args *o, struct ts_replay_cfg *cfg, int arg
 		return ts_cmdline_error(cl, "--wakes %s: the wake rule is virtual time's, and not "
 					    "with --no-wakes or --closed-loop",
 					o->wakes);
-	*file = a.pos[0];
+	*files = a.pos;
+	*nfiles = (size_t)a.npos;
 	cfg->speed = o->speed;
 	cfg->target = o->target;
 	cfg->no_think = o->no_think;
@@ -157,26 +167,23 @@ static int replay_all(const struct replay_args *o, struct ts_replay_set *rs,
 	return 0;
 }
 
-int ts_cmd_replay(int argc, char **argv)
+/* One trace: opened, replayed, printed (text), or its JSON object in
+ * *@j; its results stay in @res (o->tiers.n + 2) for the combination.
+ * 0, else the exit status. */
+static int replay_one(const struct replay_args *o, const struct ts_replay_cfg *cfg0,
+		      const char *file, struct ts_replay_result *res, char *tier, size_t tierlen,
+		      json_t **j)
 {
-	struct replay_args o = { 0 };
-	struct ts_replay_cfg cfg = { .speed = 1.0 };
-	const char *file = NULL;
+	struct ts_replay_cfg cfg = *cfg0;
 	char err[512];
-	int rc = replay_args(&o, &cfg, argc, argv, &file);
-	if (rc >= 0) {
-		ts_opt_free(replay_opts, &o);
-		return rc;
-	}
 	struct ts_replay_from from = {
-		.trace = file, .wakes = o.wakes, .profile = o.profile, .tiers = o.tiers.n > 0,
-		.no_wakes = o.no_wakes || o.closed_loop || !o.virtual_time || o.target,
+		.trace = file, .wakes = o->wakes, .profile = o->profile, .tiers = o->tiers.n > 0,
+		.no_wakes = o->no_wakes || o->closed_loop || !o->virtual_time || o->target,
 	};
-	memcpy(from.over, o.over, sizeof(from.over));
+	memcpy(from.over, o->over, sizeof(from.over));
 	struct ts_replay_set rs;
-	struct ts_replay_result *res = NULL;
 	size_t nres = 0;
-	rc = ts_replay_open(&rs, &from, &cfg, err, sizeof(err));
+	int rc = ts_replay_open(&rs, &from, &cfg, err, sizeof(err));
 	if (rs.warn[0])
 		fprintf(stderr, "tiersim replay: %s: warning: %s\n", file, rs.warn);
 	if (rs.no_cpu)
@@ -191,21 +198,124 @@ int ts_cmd_replay(int argc, char **argv)
 		goto out;
 	}
 	rc = 1;
-	if (!(res = calloc(o.tiers.n + 2, sizeof(*res)))) {
+	snprintf(tier, tierlen, "%s", rs.t.hdr.tier[0] ? rs.t.hdr.tier : "a plain directory");
+	if (replay_all(o, &rs, res, &nres))
+		goto out;
+	if (j) {
+		*j = json_pack("{ss ss sI sb so}", "trace", file, "recorded_tier", rs.t.hdr.tier,
+			       "dropped", (json_int_t)rs.t.dropped, "truncated", rs.t.truncated,
+			       "results", ts_replay_json(res, nres));
+		if (!*j) {
+			fprintf(stderr, "tiersim replay: out of memory\n");
+			goto out;
+		}
+	} else if (o->json) {
+		if (ts_replay_print_json(stdout, file, &rs.t, res, nres)) {
+			fprintf(stderr, "tiersim replay: writing JSON failed\n");
+			goto out;
+		}
+	} else {
+		ts_replay_print_run(stdout, file, &rs, overridden(o), res, nres);
+	}
+	rc = 0;
+out:
+	ts_replay_close(&rs);
+	return rc;
+}
+
+/* Several traces: each replayed and shown, then the combination. */
+static int replay_many(const struct replay_args *o, const struct ts_replay_cfg *cfg,
+		       char **files, size_t nfiles)
+{
+	size_t nt = o->tiers.n;
+	struct ts_replay_result *res = calloc(nt + 2, sizeof(*res)), *first = NULL;
+	struct ts_replay_runs rp = {.runs = nfiles, .ntiers = nt};
+	json_t *all = o->json ? json_array() : NULL, *j = NULL;
+	char tier0[96] = "", tier[96];
+	bool one_tier = true;
+	int rc = 1;
+	rp.rec = calloc(nfiles, sizeof(*rp.rec));
+	rp.pred = calloc(nfiles * nt, sizeof(*rp.pred));
+	first = calloc(nt + 2, sizeof(*first));
+	if (!res || !first || !rp.rec || !rp.pred || (o->json && !all)) {
 		fprintf(stderr, "tiersim replay: out of memory\n");
 		goto out;
 	}
-	if (replay_all(&o, &rs, res, &nres))
-		goto out;
-	if (o.json ? ts_replay_print_json(stdout, file, &rs.t, res, nres)
-		   : (ts_replay_print_run(stdout, file, &rs, overridden(&o), res, nres), 0)) {
-		fprintf(stderr, "tiersim replay: writing JSON failed\n");
-		goto out;
+	for (size_t k = 0; k < nfiles; k++) {
+		memset(res, 0, (nt + 2) * sizeof(*res));
+		if (k && !o->json)
+			fputc('\n', stdout);
+		if ((rc = replay_one(o, cfg, files[k], res, tier, sizeof(tier), all ? &j : NULL)))
+			goto out;
+		rc = 1;
+		if (all && json_array_append_new(all, j)) {
+			fprintf(stderr, "tiersim replay: out of memory\n");
+			goto out;
+		}
+		if (!k) {
+			memcpy(first, res, (nt + 2) * sizeof(*res));
+			snprintf(tier0, sizeof(tier0), "%s", tier);
+		}
+		one_tier = one_tier && !strcmp(tier, tier0);
+		rp.rec[k] = ts_replay_from_first(&res[0]);
+		for (size_t i = 0; i < nt; i++)
+			rp.pred[k * nt + i] = ts_replay_from_first(&res[i + 1]);
+	}
+	if (all) {
+		json_t *c = ts_replay_runs_json(&rp, first), *top;
+		if (!c) {
+			fprintf(stderr, "tiersim replay: out of memory\n");
+			goto out;
+		}
+		json_object_set_new(c, "one_tier", json_boolean(one_tier));
+		top = json_pack("{so so}", "traces", all, "combined", c); /* takes both */
+		all = NULL;
+		if (!top || json_dumpf(top, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) ||
+		    fputc('\n', stdout) == EOF) {
+			json_decref(top);
+			fprintf(stderr, "tiersim replay: writing JSON failed\n");
+			goto out;
+		}
+		json_decref(top);
+	} else {
+		ts_replay_runs_print(stdout, &rp, one_tier ? tier0 : NULL, first);
 	}
 	rc = fflush(stdout) ? 1 : 0;
 out:
+	json_decref(all);
+	free(rp.rec);
+	free(rp.pred);
+	free(first);
 	free(res);
-	ts_replay_close(&rs);
+	return rc;
+}
+
+int ts_cmd_replay(int argc, char **argv)
+{
+	struct replay_args o = { 0 };
+	struct ts_replay_cfg cfg = { .speed = 1.0 };
+	char **files = NULL;
+	size_t nfiles = 0;
+	char tier[96];
+	int rc = replay_args(&o, &cfg, argc, argv, &files, &nfiles);
+	if (rc >= 0) {
+		ts_opt_free(replay_opts, &o);
+		return rc;
+	}
+	if (nfiles > 1) {
+		rc = replay_many(&o, &cfg, files, nfiles);
+	} else {
+		struct ts_replay_result *res = calloc(o.tiers.n + 2, sizeof(*res));
+		if (!res) {
+			fprintf(stderr, "tiersim replay: out of memory\n");
+			rc = 1;
+		} else {
+			rc = replay_one(&o, &cfg, files[0], res, tier, sizeof(tier), NULL);
+			if (!rc)
+				rc = fflush(stdout) ? 1 : 0;
+		}
+		free(res);
+	}
 	ts_opt_free(replay_opts, &o);
 	return rc;
 }

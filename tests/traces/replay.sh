@@ -424,4 +424,27 @@ sed 's/version=3/version=2/;s/ model=127.*$//' "$T/v3.txt" > "$T/v2nomodel.txt"
 "$B" replay "$T/v2nomodel.trace" --virtual --tier ssd-cloud --json > "$T/v2n.json"
 check "v2 trace without its options: another prediction" \
 	test "$(jq -c '.results[1].total_ns' "$T/v2n.json")" != 17113836
+# several recordings combined: three runs of one reader whose second read
+# came 1, 3 and 2 us after the first ended (on a tier with no latency the
+# prediction is that gap). Each is replayed; then the recordings' spans
+# from the first request (3, 5, 4 us: median 4, -25.0% to +25.0%) and each
+# tier's median, lowest and highest over them (2, 1 and 3 us).
+for g in 1000 3000 2000; do
+	printf 'header version=1\npath 1 "/f"\n0 1000 read 1 0 4096 4096 2 8192 0 0\n%d %d read 1 4096 4096 4096 2 8192 0 0\n' \
+		$((1000 + g)) $((2000 + g)) > "$T/g$g.txt"
+	"$B" trace undump "$T/g$g.txt" -o "$T/g$g.trace"
+done
+"$B" replay "$T/g1000.trace" "$T/g3000.trace" "$T/g2000.trace" --virtual --tier unlimited \
+	--json > "$T/many.json" 2> /dev/null
+check "several: each replayed" test "$(jq -c '[.traces[].results[1].total_ns]' "$T/many.json")" = "[1000,3000,2000]"
+check "several: the recordings' spans" test "$(jq -c '.combined.recorded_ns' "$T/many.json")" = "[3000,5000,4000]"
+check "several: the band" \
+	test "$(jq -c '.combined.predict[0] | [.median_ns, .low_ns, .high_ns]' "$T/many.json")" = "[2000,1000,3000]"
+"$B" replay "$T/g1000.trace" "$T/g3000.trace" "$T/g2000.trace" --virtual --tier unlimited \
+	> "$T/many.txt" 2> /dev/null
+check "several: the own deviation in the text" grep -q "4.00 us, 3.00 us to 5.00 us (-25.0% to +25.0%" "$T/many.txt"
+check "several: the band in the text" grep -Eq "unlimited +2.00 us +1.00 us - 3.00 us" "$T/many.txt"
+out=$("$B" replay "$T/g1000.trace" "$T/g3000.trace" --target "$T" 2>&1 >/dev/null)
+check "several with --target: refused in one line" test "$(printf '%s\n' "$out" | wc -l)" = 1
+check "several with --target: says why" sh -c "printf '%s' '$out' | grep -q 'virtual time only'"
 exit $fail

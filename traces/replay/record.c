@@ -14,17 +14,7 @@
 #include "traces/replay/replay.h"
 #include "traces/stats.h"
 
-/* The runs of --repeat: per run its recorded span and what it predicts for
- * each tier (run 0 is the first recording), each from its first request:
- * the command's start before it (Python importing its modules) is the same
- * on every tier, and the noisiest part of a run. */
-struct repeat {
-	size_t runs, ntiers;
-	uint64_t *rec;	/* [runs] */
-	uint64_t *pred; /* [runs * ntiers] */
-};
-
-static uint64_t from_first(const struct ts_replay_result *r)
+uint64_t ts_replay_from_first(const struct ts_replay_result *r)
 {
 	return r->total_ns - TS_MIN(r->lead_ns, r->total_ns);
 }
@@ -47,13 +37,19 @@ static void band(const uint64_t *v, size_t n, size_t stride, uint64_t *tmp, uint
 	out[2] = tmp[n - 1];
 }
 
-/* The recordings' own spread and each tier's band, as text. */
-static void repeat_print(FILE *f, const struct repeat *rp, const char *tier,
-			 const struct ts_replay_result *res)
+void ts_replay_runs_print(FILE *f, const struct ts_replay_runs *rp, const char *tier,
+			  const struct ts_replay_result *res)
 {
 	uint64_t tmp[TS_RECORD_MAX_RUNS], b[3];
 	char x[32], y[32], z[32];
 	band(rp->rec, rp->runs, 1, tmp, b);
+	if (!tier) {
+		fprintf(f,
+			"\n%zu recordings of several tiers: no common median, so no own deviation "
+			"(give recordings of one tier for it)\n",
+			rp->runs);
+		goto predict;
+	}
 	fprintf(f,
 		"\n%zu recordings on %s, each from its first request: span median %s, %s to %s "
 		"(%+.1f%% to %+.1f%% of the median: the recording's own deviation, which a "
@@ -62,6 +58,7 @@ static void repeat_print(FILE *f, const struct repeat *rp, const char *tier,
 		ts_fmt_duration(y, sizeof(y), b[1]), ts_fmt_duration(z, sizeof(z), b[2]),
 		b[0] ? 100.0 * ((double)b[1] - (double)b[0]) / (double)b[0] : 0.0,
 		b[0] ? 100.0 * ((double)b[2] - (double)b[0]) / (double)b[0] : 0.0);
+predict:
 	if (!rp->ntiers)
 		return; /* no --predict: the spread alone */
 	fprintf(f, "predicted over the %zu recordings (median, lowest - highest):\n", rp->runs);
@@ -73,7 +70,7 @@ static void repeat_print(FILE *f, const struct repeat *rp, const char *tier,
 	}
 }
 
-static json_t *repeat_json(const struct repeat *rp, const struct ts_replay_result *res)
+json_t *ts_replay_runs_json(const struct ts_replay_runs *rp, const struct ts_replay_result *res)
 {
 	uint64_t tmp[TS_RECORD_MAX_RUNS], b[3];
 	json_t *rec = json_array(), *tiers = json_array();
@@ -99,7 +96,7 @@ static json_t *repeat_json(const struct repeat *rp, const struct ts_replay_resul
 
 /* Each further recording of --repeat: its span and its predictions. */
 static int repeat_run(const struct ts_record_report *r, struct ts_replay_set *probe,
-		      struct repeat *rp, size_t run, char *err, size_t errlen)
+		      struct ts_replay_runs *rp, size_t run, char *err, size_t errlen)
 {
 	struct ts_replay_cfg cfg = {.speed = 1.0};
 	struct ts_replay_from from = {
@@ -114,7 +111,7 @@ static int repeat_run(const struct ts_record_report *r, struct ts_replay_set *pr
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	rp->rec[run] = from_first(&own);
+	rp->rec[run] = ts_replay_from_first(&own);
 	for (size_t i = 0; i < r->ntiers; i++) {
 		char sub[400];
 		memset(&pred, 0, sizeof(pred));
@@ -124,7 +121,7 @@ static int repeat_run(const struct ts_record_report *r, struct ts_replay_set *pr
 				 r->tiers[i], sub);
 			goto out;
 		}
-		rp->pred[run * r->ntiers + i] = from_first(&pred);
+		rp->pred[run * r->ntiers + i] = ts_replay_from_first(&pred);
 	}
 out:
 	ts_replay_close(&s);
@@ -134,7 +131,7 @@ out:
 /* The text: the summary, the waits, the predictions. */
 static void record_print(FILE *f, const struct ts_record_report *r, struct ts_replay_set *s,
 			 const struct ts_replay_set *probe, const struct ts_trace_stats *st,
-			 const struct ts_replay_result *res, const struct repeat *rp)
+			 const struct ts_replay_result *res, const struct ts_replay_runs *rp)
 {
 	char b1[32], b2[32];
 	fprintf(f, "recorded %s on %s into %s (the command exited %d)\n\n", r->data, s->t.hdr.tier,
@@ -160,7 +157,7 @@ static void record_print(FILE *f, const struct ts_record_report *r, struct ts_re
 			ts_fmt_duration(b2, sizeof(b2), res[0].waited_ns));
 	if (!r->ntiers) {
 		if (rp->runs > 1)
-			repeat_print(f, rp, s->t.hdr.tier, res);
+			ts_replay_runs_print(f, rp, s->t.hdr.tier, res);
 		return;
 	}
 	fprintf(f, "\npredicted per tier (%s%s%s%s):\n\n",
@@ -173,7 +170,7 @@ static void record_print(FILE *f, const struct ts_record_report *r, struct ts_re
 		probe ? probe->t.hdr.tier : "", probe ? ", marked (probe)" : "");
 	ts_replay_print(f, res, r->ntiers + 1);
 	if (rp->runs > 1)
-		repeat_print(f, rp, s->t.hdr.tier, res);
+		ts_replay_runs_print(f, rp, s->t.hdr.tier, res);
 }
 
 int ts_record_report(const struct ts_record_report *r, FILE *f, json_t **json, char *err,
@@ -185,7 +182,7 @@ int ts_record_report(const struct ts_record_report *r, FILE *f, json_t **json, c
 	struct ts_replay_set s, ps;
 	struct ts_trace_stats *st = NULL;
 	struct ts_replay_result *res = NULL;
-	struct repeat rp = {.runs = 1 + r->nrepeats, .ntiers = r->ntiers};
+	struct ts_replay_runs rp = {.runs = 1 + r->nrepeats, .ntiers = r->ntiers};
 	int rc = ts_replay_open(&s, &from, &cfg, err, errlen);
 	memset(&ps, 0, sizeof(ps));
 	if (!rc && r->probe) {
@@ -221,9 +218,9 @@ int ts_record_report(const struct ts_record_report *r, FILE *f, json_t **json, c
 		rc = -ENOMEM;
 		goto out;
 	}
-	rp.rec[0] = from_first(&res[0]);
+	rp.rec[0] = ts_replay_from_first(&res[0]);
 	for (size_t i = 0; i < r->ntiers; i++)
-		rp.pred[i] = from_first(&res[i + 1]);
+		rp.pred[i] = ts_replay_from_first(&res[i + 1]);
 	for (size_t run = 1; run < rp.runs; run++)
 		if ((rc = repeat_run(r, r->probe ? &ps : NULL, &rp, run, err, errlen)))
 			goto out;
@@ -238,7 +235,7 @@ int ts_record_report(const struct ts_record_report *r, FILE *f, json_t **json, c
 		if (*json && r->ntiers)
 			json_object_set_new(*json, "predict", ts_replay_json(res, r->ntiers + 1));
 		if (*json && rp.runs > 1)
-			json_object_set_new(*json, "repeat", repeat_json(&rp, res));
+			json_object_set_new(*json, "repeat", ts_replay_runs_json(&rp, res));
 		if (!*json) {
 			snprintf(err, errlen, "out of memory");
 			rc = -ENOMEM;

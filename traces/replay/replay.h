@@ -209,6 +209,25 @@ struct ts_record_report {
 TS_WUR int ts_record_report(const struct ts_record_report *r, FILE *f, json_t **json, char *err,
 			    size_t errlen);
 
+/* Several recordings of one command (record --repeat, or replay given
+ * several traces): per recording its span and what it predicts for each
+ * tier, each from its first request (the command's start before it is the
+ * same on every tier, and the noisiest part of a run). */
+struct ts_replay_runs {
+	size_t runs, ntiers;
+	uint64_t *rec;	/* [runs] */
+	uint64_t *pred; /* [runs * ntiers] */
+};
+/* A result's span from its first request. */
+uint64_t ts_replay_from_first(const struct ts_replay_result *r);
+/* The recordings' own spread around their median on @tier (left out when
+ * @tier is NULL: recordings of several tiers have no common median), then
+ * each tier's prediction as median, lowest and highest; tier names from
+ * @res[1..ntiers]. */
+void ts_replay_runs_print(FILE *f, const struct ts_replay_runs *rp, const char *tier,
+			  const struct ts_replay_result *res);
+json_t *ts_replay_runs_json(const struct ts_replay_runs *rp, const struct ts_replay_result *res);
+
 /* Side-by-side table of @n results (the first is usually "recorded"). */
 void ts_replay_print(FILE *f, const struct ts_replay_result *res, size_t n);
 json_t *ts_replay_json(const struct ts_replay_result *res, size_t n);
