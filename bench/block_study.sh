@@ -15,6 +15,12 @@
 #   devices, cgroups). TIERSIM_WORKDIR keeps the generated datasets between
 #   runs (default: a fresh directory, removed at the end). Wall-clock
 #   figures: run on a quiet host; the ratios are what to read.
+#   BLOCK_STUDY_LOCK=FILE takes flock FILE for each scenario's pair of
+#   runs (FUSE then block, one repetition), so that a bench on a shared
+#   host holds the lock minutes at a time, not for the whole study (the
+#   datasets are made before, outside it). BLOCK_STUDY_CHRT=PRIO runs each
+#   real-time run under chrt -f PRIO, through bench/rt_job.sh PRIO (the
+#   loop worker and tierfs above it).
 set -u
 BUILD=${1:?usage: bench/block_study.sh BUILD [REPS] [TIER...]}
 REPS=${2:-3}
@@ -43,16 +49,38 @@ for s in "${SCRIPTS[@]}"; do
 		--json "$W/$s.virtual.json" >/dev/null 2>"$W/err" ||
 		{ echo "block_study.sh: $s --virtual failed: $(tail -1 "$W/err")" >&2; exit 1; }
 done
+RT=()
+# each timed run alone: its loader under chrt, the loop worker and its
+# tierfs above it (rt_job.sh), only while it runs
+[ -n "${BLOCK_STUDY_CHRT:-}" ] && RT=("$SRC/bench/rt_job.sh" "$BLOCK_STUDY_CHRT" chrt -f "$BLOCK_STUDY_CHRT")
+# one scenario's FUSE and block runs (under the lock when asked)
+pair() { # REP SCRIPT
+	local mode extra
+	for mode in fuse block; do
+		echo "== rep $1, $2, $mode ($(date -u +%T), load $(cut -d' ' -f1-3 /proc/loadavg))"
+		extra=()
+		[ $mode = block ] && extra=(mount.fs=ext4)
+		"${RT[@]}" "$B" compare "$SRC/scripts/$2.lua" --tiers "$tiers" "${extra[@]}" --quiet \
+			--json "$W/$2.$mode.$1.json" >/dev/null 2>"$W/err" ||
+			{ echo "block_study.sh: $2 in $mode mode failed: $(tail -1 "$W/err")" >&2; return 1; }
+	done
+}
+# the datasets, made before any timed run (compare keeps them in
+# TIERSIM_WORKDIR): each scenario once, one iteration, untimed
+for s in "${SCRIPTS[@]}"; do
+	one=iterations=1
+	[ "$s" = preprocess ] && one=
+	"$B" compare "$SRC/scripts/$s.lua" --tiers "${TIERS[0]}" $one --quiet >/dev/null 2>"$W/err" ||
+		{ echo "block_study.sh: $s (making its datasets) failed: $(tail -1 "$W/err")" >&2; exit 1; }
+done
 for rep in $(seq "$REPS"); do
 	for s in "${SCRIPTS[@]}"; do
-		for mode in fuse block; do
-			echo "== rep $rep, $s, $mode ($(date -u +%T), load $(cut -d' ' -f1 /proc/loadavg))"
-			extra=()
-			[ $mode = block ] && extra=(mount.fs=ext4)
-			"$B" compare "$SRC/scripts/$s.lua" --tiers "$tiers" "${extra[@]}" --quiet \
-				--json "$W/$s.$mode.$rep.json" >/dev/null 2>"$W/err" ||
-				{ echo "block_study.sh: $s in $mode mode failed: $(tail -1 "$W/err")" >&2; exit 1; }
-		done
+		if [ -n "${BLOCK_STUDY_LOCK:-}" ]; then
+			exec 9>>"$BLOCK_STUDY_LOCK"
+			flock 9
+		fi
+		pair "$rep" "$s" || exit 1
+		[ -n "${BLOCK_STUDY_LOCK:-}" ] && flock -u 9 && exec 9>&-
 	done
 done
 

@@ -11,8 +11,9 @@
 # CMD runs, every 0.2 s this sets SCHED_FIFO PRIO+10 on each unbound
 # kworker (the pool is shared by all unbound workqueues and its workers
 # come and go, so all of them, and new ones as they appear) and on each
-# tierfs process's threads. CMD itself runs as it is: the bench puts its
-# job under SCHED_FIFO PRIO (pytorch_replay.sh's TS_CHRT, block_study.sh's
+# tierfs process CMD started (its environment holds RT_JOB_TAG; others'
+# are left alone). CMD itself runs as it is: the bench puts its job under
+# SCHED_FIFO PRIO (pytorch_replay.sh's TS_CHRT, block_study.sh's
 # BLOCK_STUDY_CHRT), below the request path, so that a busy job thread
 # never holds a CPU that a request's next step waits for, and the bench's
 # own work (making datasets, virtual replays) stays at normal priority.
@@ -28,15 +29,20 @@ case $PRIO in '' | *[!0-9]*) echo "rt_job.sh: PRIO '$PRIO' is not a number 1-89"
 [ "$(id -u)" -eq 0 ] || { echo "rt_job.sh: raising kernel threads needs root" >&2; exit 2; }
 HI=$((PRIO + 10))
 RAISED=$(mktemp /tmp/rt_job.XXXXXX)
+# tierfs processes CMD starts carry this in their environment; others'
+# are left alone
+export RT_JOB_TAG=$$.$RANDOM
+TAG=$RT_JOB_TAG
 
-# the threads to raise: unbound kworkers, tierfs's threads; those not yet
-# SCHED_FIFO at HI
+# the threads to raise: unbound kworkers, the bench's tierfs's threads;
+# those not yet SCHED_FIFO at HI
 raise() {
 	local pid tid cls rtp comm
 	ps -eLo pid=,tid=,cls=,rtprio=,comm= | while read -r pid tid cls rtp comm; do
 		case $comm in
 		kworker/u*) ;;
-		tierfs) ;;
+		# only the bench's own: a tierfs that inherited the tag
+		tierfs) { tr '\0' '\n' <"/proc/$pid/environ"; } 2>/dev/null | grep -qx "RT_JOB_TAG=$TAG" || continue ;;
 		*) continue ;;
 		esac
 		[ "$cls" = FF ] && [ "$rtp" = "$HI" ] && continue

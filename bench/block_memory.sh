@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# block_memory.sh — block mode's real page cache against the virtual
+# clock's page-cache model, for a dataset 0.5x, 1x and 2x the instance's
+# memory.
+#
+# The job (bench/epoch_reader.py) reads a folder of FILE_KIB files, whole,
+# for EPOCHS epochs, each in its own shuffled order, as a training job
+# does. The memory is a memory cgroup of LIMIT MiB:
+#   block:   the folder in an ext4 image on a loop device over tierfs on
+#            TIER (tiersim disk make / mount), the job in the cgroup
+#            (tiersim disk run --cache cold): the kernel's own readahead,
+#            LRU and reclaim. Figures: the job's wall time, the device's
+#            bytes (tierfs's counters), the job's own memory ("own");
+#   virtual: the same job recorded through tierfs in FUSE mode with no
+#            page cache (tiersim record --mem 0: every read in the trace)
+#            and replayed on TIER in virtual time with the page-cache model
+#            at LIMIT less the block run's "own" (what the cgroup leaves
+#            for the cache; tiersim replay --mem), and at LIMIT itself.
+# Each size runs REPS times, block and record interleaved; the figures are
+# the medians, [min-max] after them; "hit %" is the share of the job's
+# bytes the device did not serve. Needs root (loop devices, cgroups).
+#
+# usage: bench/block_memory.sh BUILD [REPS] [TIER]
+#   Environment: LIMIT (MiB, default 128), EPOCHS (default 2), FILE_KIB
+#   (default 128), STEP (seconds per file, default 0), CHRT (a SCHED_FIFO
+#   priority for the job and its mount's tierfs: run the whole bench under
+#   bench/rt_job.sh CHRT so the loop worker and tierfs stand above it),
+#   BLOCK_MEMORY_DATA (a directory to keep the datasets in between runs).
+# Wall-clock figures: run under the quiet lock and say the load.
+set -u
+BUILD=${1:?usage: bench/block_memory.sh BUILD [REPS] [TIER]}
+REPS=${2:-3}
+TIER=${3:-ssd-cloud}
+LIMIT=${LIMIT:-128}
+EPOCHS=${EPOCHS:-2}
+FILE_KIB=${FILE_KIB:-128}
+STEP=${STEP:-0}
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+B=$(cd "$BUILD" && pwd)/cli/tiersim
+export TIERSIM_TIERFS TIERSIM_DATADIR=${TIERSIM_DATADIR:-$SRC}
+TIERSIM_TIERFS=$(cd "$BUILD" && pwd)/fs/tierfs
+PY=/usr/bin/python3
+JOB=$SRC/bench/epoch_reader.py
+[ "$(id -u)" -eq 0 ] || { echo "block_memory.sh: block mode needs root" >&2; exit 2; }
+RT=()
+[ -n "${CHRT:-}" ] && RT=(chrt -f "$CHRT")
+
+W=$(mktemp -d /tmp/block_memory.XXXXXX)
+export TIERSIM_DISK_STATE=$W/state
+MNT=$W/mnt
+mkdir -p "$MNT" "$W/img" "$W/res"
+is_mounted() { awk -v m="$1" '$5 == m { f = 1 } END { exit !f }' /proc/self/mountinfo; }
+cleanup() {
+	is_mounted "$MNT" && "$B" disk umount "$MNT" >/dev/null 2>&1
+	rm -rf "$W"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+die() { echo "block_memory.sh: $*" >&2; exit 1; }
+
+DATA=${BLOCK_MEMORY_DATA:-$W/data}
+SIZES=($((LIMIT / 2)) "$LIMIT" $((LIMIT * 2)))
+for mib in "${SIZES[@]}"; do
+	d=$DATA/d$mib
+	n=$(((mib << 10) / FILE_KIB))
+	if [ ! -f "$d/list" ] || [ "$(wc -l <"$d/list")" -ne "$n" ]; then
+		rm -rf "$d" && mkdir -p "$d/files"
+		for i in $(seq -w 1 "$n"); do
+			head -c $((FILE_KIB << 10)) /dev/urandom >"$d/files/f$i"
+		done
+		(cd "$d/files" && find . -type f | sort) >"$d/list.tmp" && mv "$d/list.tmp" "$d/list"
+	fi
+	# the image: the files and a third more for ext4's own blocks
+	"$B" disk make "$W/img/d$mib.ext4" --size $(((mib * 4 / 3 + 64) << 20)) --fs ext4 \
+		--from "$d/files" >/dev/null || die "disk make d$mib"
+done
+
+echo "== $TIER, a ${LIMIT} MiB cgroup, $EPOCHS epochs of ${FILE_KIB} KiB files; REPS $REPS; ${RT[*]:-no chrt}; $(date -u +%T), load $(cut -d' ' -f1-3 /proc/loadavg)"
+for rep in $(seq "$REPS"); do
+	for mib in "${SIZES[@]}"; do
+		d=$DATA/d$mib
+		"$B" disk mount "$W/img/d$mib.ext4" "$MNT" --tier "$TIER" || die "mount d$mib"
+		"${RT[@]}" "$B" disk run "$MNT" --mem "${LIMIT}MiB" --cache cold -- \
+			"$PY" "$JOB" "$MNT" "$d/list" "$EPOCHS" "$STEP" >"$W/res/block.$mib.$rep" 2>&1 ||
+			die "disk run d$mib: $(tail -2 "$W/res/block.$mib.$rep")"
+		"$B" disk umount "$MNT" || die "umount d$mib"
+		"${RT[@]}" "$B" record --data "$d/files" --tier "$TIER" --mem 0 --out "$W/res/t.$mib.$rep" -- \
+			"$PY" "$JOB" {} "$d/list" "$EPOCHS" "$STEP" >"$W/res/rec.$mib.$rep" 2>&1 ||
+			die "record d$mib: $(tail -2 "$W/res/rec.$mib.$rep")"
+	done
+	echo "   rep $rep done $(date -u +%T), load $(cut -d' ' -f1 /proc/loadavg)"
+done
+# the replays (virtual time: no lock needed, but they are quick)
+for rep in $(seq "$REPS"); do
+	for mib in "${SIZES[@]}"; do
+		own=$(sed -n 's/.* own=\([0-9]*\).*/\1/p' "$W/res/block.$mib.$rep")
+		[ -n "$own" ] || die "no own= in block.$mib.$rep"
+		"$B" replay "$W/res/t.$mib.$rep" --virtual --tier "$TIER" --mem $(((LIMIT << 20) - own)) \
+			--json >"$W/res/v.$mib.$rep.json" || die "replay d$mib (limit less own)"
+		"$B" replay "$W/res/t.$mib.$rep" --virtual --tier "$TIER" --mem "${LIMIT}MiB" \
+			--json >"$W/res/vl.$mib.$rep.json" || die "replay d$mib (limit)"
+	done
+done
+$PY - "$W/res" "$REPS" "$LIMIT" "$EPOCHS" "${SIZES[@]}" <<'EOF'
+import json, os, re, statistics, sys
+res, reps, lim, epochs, sizes = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), [int(x) for x in sys.argv[5:]]
+def block(mib, r):
+    txt = open(os.path.join(res, f"block.{mib}.{r}")).read()
+    kv = dict(re.findall(r"(\w+)=([0-9.]+)", [l for l in txt.splitlines() if "wall_s=" in l][-1]))
+    job = float([l for l in txt.splitlines() if re.fullmatch(r"[0-9.]+", l.strip())][-1])
+    return float(kv["wall_s"]), job, int(kv["dev_read_bytes"]), int(kv["own"])
+def virt(f):
+    r = [x for x in json.load(open(os.path.join(res, f)))["results"] if x["what"] != "recorded"][0]
+    return r["total_ns"] / 1e9, r.get("device_read_bytes", 0), (r["total_ns"] - (r.get("lead_ns") or 0)) / 1e9
+def rec(mib, r):
+    txt = open(os.path.join(res, f"rec.{mib}.{r}")).read()
+    return float([l for l in txt.splitlines() if re.fullmatch(r"[0-9.]+", l.strip())][0])
+def fm(v, f="{:.2f}"):
+    return f"{f.format(statistics.median(v))} [{f.format(min(v))}-{f.format(max(v))}]"
+print()
+print(f"{'data':>8} {'x mem':>5} | {'block s':>19} {'reads s':>19} {'dev MiB':>17} {'hit %':>6} {'own MiB':>7} | "
+      f"{'virtual s':>19} {'reads s':>19} {'dev MiB':>17} {'hit %':>6} {'v/b':>5} | {'at limit: s':>19} {'dev MiB':>7} | {'FUSE rec reads s':>19}")
+for mib in sizes:
+    b = [block(mib, r) for r in range(1, reps + 1)]
+    v = [virt(f"v.{mib}.{r}.json") for r in range(1, reps + 1)]
+    vl = [virt(f"vl.{mib}.{r}.json") for r in range(1, reps + 1)]
+    fr = [rec(mib, r) for r in range(1, reps + 1)]
+    job = epochs * (mib << 20)
+    bw, bd = [x[0] for x in b], [x[2] / 2**20 for x in b]
+    vs, vd = [x[0] for x in v], [x[1] / 2**20 for x in v]
+    bj, vf = [x[1] for x in b], [x[2] for x in v]
+    print(f"{mib:5} MiB {mib / lim:5.1f} | {fm(bw):>19} {fm(bj):>19} {fm(bd, '{:.0f}'):>17} {100 * (1 - statistics.median(bd) * 2**20 / job):6.1f} "
+          f"{statistics.median([x[3] for x in b]) / 2**20:7.1f} | {fm(vs):>19} {fm(vf):>19} {fm(vd, '{:.0f}'):>17} "
+          f"{100 * (1 - statistics.median(vd) * 2**20 / job):6.1f} {statistics.median(vf) / statistics.median(bj):5.2f} | "
+          f"{fm([x[0] for x in vl]):>19} {statistics.median([x[1] for x in vl]) / 2**20:7.0f} | {fm(fr):>19}")
+print()
+print("block s: tiersim disk run's wall time (the job in the cgroup, Python's start included);")
+print("reads s: the job's own time from its first open to its last read (block: as the job timed")
+print("it; virtual: the replay from its first request); virtual: the FUSE recording (mem 0)")
+print("replayed with the page-cache model at the limit less the block run's own memory; v/b:")
+print("virtual / block reads s (medians); at limit: the replay at the whole limit; FUSE rec")
+print("reads s: the job's own time in the recording run (tierfs, no cache), the recordings' spread.")
+EOF
+echo "load at the end $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -1,0 +1,42 @@
+#!/usr/bin/python3
+"""epoch_reader.py — a training job's reads without a framework: every file
+under --root, whole, EPOCHS times, each epoch in its own shuffled order
+(seeded by the epoch number, so every run reads the same order), with an
+optional per-file step (a sleep: the accelerator's time). Its own memory is
+a few MiB, so a memory cgroup's limit is nearly all page cache. Run by
+bench/block_memory.sh in block mode (tiersim disk run) and through
+tiersim record.
+
+  epoch_reader.py ROOT LIST EPOCHS [STEP_S]
+
+LIST holds the files' paths relative to ROOT, one a line (listed on the
+backing directory, so that a trace holds the job's reads only). Prints one
+line: the seconds from the first open to the last read.
+"""
+import os
+import random
+import sys
+import time
+
+
+def main():
+    root, lst, epochs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    step = float(sys.argv[4]) if len(sys.argv) > 4 else 0.0
+    names = [n for n in open(lst).read().split("\n") if n]
+    buf = bytearray(1 << 20)
+    t0 = time.monotonic()
+    for e in range(epochs):
+        order = list(names)
+        random.Random(e).shuffle(order)
+        for n in order:
+            fd = os.open(os.path.join(root, n), os.O_RDONLY)
+            while os.readv(fd, [buf]) == len(buf):
+                pass
+            os.close(fd)
+            if step:
+                time.sleep(step)
+    print(f"{time.monotonic() - t0:.6f}")
+
+
+if __name__ == "__main__":
+    main()
