@@ -48,7 +48,8 @@ expect_error "$TMPD/nomnt" "$TIERSIM" disk mount "$img" "$TMPD/nomnt" --tier aws
 mkdir -p "$TMPD/busy"
 mount -t tmpfs tmpfs "$TMPD/busy" || fail "cannot mount a tmpfs"
 out=$("$TIERSIM" disk mount "$img" "$TMPD/busy" --tier aws-gp3 2>&1 >/dev/null) && fail "mounted on a busy mount point"
-case "$out" in *busy*) echo "ok: $out" ;; *) fail "busy mount point: $out" ;; esac
+[ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] || fail "busy mount point: expected one line, got: $out"
+case "$out" in *"$TMPD/busy"*busy*) echo "ok: $out" ;; *) fail "busy mount point: $out" ;; esac
 umount "$TMPD/busy"
 check_clean "busy mount point"
 # No loop support: a mount namespace whose /dev has no loop-control.
@@ -73,6 +74,7 @@ case "$out" in *--mem*) echo "ok: $out" ;; *) fail "run without --mem: $out" ;; 
 holder=$!
 sleep 0.5
 out=$("$TIERSIM" disk umount "$MNT" 2>&1 >/dev/null) && fail "unmounted a busy disk"
+[ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] || fail "busy umount: expected one line, got: $out"
 case "$out" in *busy*) echo "ok: $out" ;; *) fail "busy umount: $out" ;; esac
 is_mounted "$MNT" || fail "a refused umount unmounted anyway"
 kill $holder
