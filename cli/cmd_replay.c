@@ -11,6 +11,7 @@
 #include "cli/cmdline.h"
 #include "cli/commands.h"
 #include "core/opt.h"
+#include "cost/price.h"
 #include "traces/replay/replay.h"
 #include "traces/trace.h"
 
@@ -22,9 +23,10 @@
 struct replay_args {
 	bool virtual_time, no_think, closed_loop, allow_writes, fill, json, no_wakes, cpu_model;
 	struct ts_opt_list tiers;
-	char *target, *profile, *wakes;
+	char *target, *profile, *wakes, *instance;
 	char *over[TS_REPLAY_OVER_N]; /* as ts_replay_over_names[] */
 	double speed;
+	struct ts_tier_ebs ebs; /* --instance's EBS limits */
 };
 
 #define RA(f) offsetof(struct replay_args, f)
@@ -44,6 +46,10 @@ static const struct ts_opt replay_opts[] = {
 	{ "floor", TS_OPT_STR, RA(over[3]), NULL, 0, 0, "",
 	  "FUSE round trip taken off modeled latency (default: the recording's measured one)",
 	  "DUR" },
+	{ "instance", TS_OPT_STR, RA(instance), NULL, 0, 0, "",
+	  "the aws-* tiers run under this instance's EBS limits (tiersim prices) instead of "
+	  "the recording's (the trace header's ebs_* fields)",
+	  "NAME" },
 	{ "profile", TS_OPT_STR, RA(profile), NULL, 0, 0, "",
 	  "more tiers, added to the built-in ones", "FILE" },
 	{ "speed", TS_OPT_DOUBLE, RA(speed), "1", 0, 0, "", "divide think times by X (> 0)" },
@@ -181,6 +187,8 @@ static int replay_one(const struct replay_args *o, const struct ts_replay_cfg *c
 		.no_wakes = o->no_wakes || o->closed_loop || !o->virtual_time || o->target,
 	};
 	memcpy(from.over, o->over, sizeof(from.over));
+	if (o->instance)
+		from.ebs = &o->ebs;
 	struct ts_replay_set rs;
 	size_t nres = 0;
 	int rc = ts_replay_open(&rs, &from, &cfg, err, sizeof(err));
@@ -298,6 +306,20 @@ int ts_cmd_replay(int argc, char **argv)
 	size_t nfiles = 0;
 	char tier[96];
 	int rc = replay_args(&o, &cfg, argc, argv, &files, &nfiles);
+	if (rc < 0 && o.instance) {
+		struct ts_price_set *prices = NULL;
+		const struct ts_instance *in = NULL;
+		char err[512];
+		if (ts_price_load_checked(NULL, NULL, &prices, err, sizeof(err))) {
+			fprintf(stderr, "tiersim replay: %s\n", err);
+			rc = 1;
+		} else if (ts_price_instance(prices, o.instance, &in, err, sizeof(err))) {
+			rc = ts_cmdline_error(&replay_cmdline, "--instance: %s", err);
+		} else {
+			ts_instance_ebs(in, &o.ebs);
+		}
+		ts_price_set_free(prices);
+	}
 	if (rc >= 0) {
 		ts_opt_free(replay_opts, &o);
 		return rc;

@@ -470,6 +470,11 @@ int ts_fs_trace_open(struct ts_fs *fs, char *err, size_t n)
 	h.dirty_limit = cfg.dirty_limit;
 	h.ra_max = cfg.ra_max;
 	h.mem_bps = cfg.mem_bps;
+	h.ebs_iops = cfg.ebs.iops;
+	h.ebs_max_iops = cfg.ebs.max_iops;
+	h.ebs_bps = cfg.ebs.bps;
+	h.ebs_max_bps = cfg.ebs.max_bps;
+	h.ebs_burst_s = cfg.ebs.burst_s;
 	/* and as text, for people reading the dump (no rounded units) */
 	cfg.capacity = h.capacity;
 	len += (size_t)snprintf(h.mount_opts, sizeof(h.mount_opts), "tier=%s", h.tier);

@@ -3,6 +3,8 @@
  * line; strings are double-quoted with C escapes, numbers are decimal.
  */
 #include <ctype.h>
+#include <errno.h>
+#include <float.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +42,24 @@ static const struct {
     {"ra_max", TS_TRACE_MODEL_RA_MAX, offsetof(struct ts_trace_hdr, ra_max)},
     {"mem_bps", TS_TRACE_MODEL_MEM_BPS, offsetof(struct ts_trace_hdr, mem_bps)},
 };
+
+/* Version 5's EBS limits (TS_TRACE_MODEL_EBS): doubles, written with 17
+ * digits so that they read back to the same bits. */
+static const struct {
+	const char *key;
+	size_t off;
+} ebs_keys[] = {
+    {"ebs_iops", offsetof(struct ts_trace_hdr, ebs_iops)},
+    {"ebs_max_iops", offsetof(struct ts_trace_hdr, ebs_max_iops)},
+    {"ebs_bps", offsetof(struct ts_trace_hdr, ebs_bps)},
+    {"ebs_max_bps", offsetof(struct ts_trace_hdr, ebs_max_bps)},
+    {"ebs_burst_s", offsetof(struct ts_trace_hdr, ebs_burst_s)},
+};
+
+static double *ebs_field(struct ts_trace_hdr *h, size_t i)
+{
+	return (double *)((char *)h + ebs_keys[i].off);
+}
 
 static void put_rec(FILE *out, const struct ts_trace *t, size_t i)
 {
@@ -92,6 +112,9 @@ int ts_trace_dump(FILE *out, const struct ts_trace *t)
 			if (h->model & model_keys[i].bit)
 				fprintf(out, " %s=%" PRIu64, model_keys[i].key,
 					*(const uint64_t *)((const char *)h + model_keys[i].off));
+		for (size_t i = 0; h->model & TS_TRACE_MODEL_EBS && i < TS_ARRAY_SIZE(ebs_keys); i++)
+			fprintf(out, " %s=%.17g", ebs_keys[i].key,
+				*ebs_field((struct ts_trace_hdr *)h, i));
 	}
 	fputc('\n', out);
 	for (size_t i = 0; i < t->nitems; i++) {
@@ -240,6 +263,16 @@ static int set_str(char *dst, size_t n, const char *v)
  * that is not one. */
 static int model_field(struct ts_trace_hdr *h, const char *k, const char *v)
 {
+	for (size_t i = 0; i < TS_ARRAY_SIZE(ebs_keys); i++)
+		if (!strcmp(k, ebs_keys[i].key)) {
+			char *end;
+			errno = 0;
+			double x = strtod(v, &end);
+			if (errno || end == v || *end || !(x >= 0 && x <= DBL_MAX))
+				return 1;
+			*ebs_field(h, i) = x;
+			return 0;
+		}
 	for (size_t i = 0; i < TS_ARRAY_SIZE(model_keys); i++)
 		if (!strcmp(k, model_keys[i].key))
 			return ts_trace_parse_u64(v, UINT64_MAX,
@@ -297,11 +330,19 @@ static int header_line(const struct ts_trace_where *w, struct ts_trace_hdr *h,
 	if (h->version < 3 && h->model)
 		return ts_trace_bad(w, "header: model options are version 3's; a version %u "
 				       "header has them in mount_opts", h->version);
+	if (h->model & ~TS_TRACE_MODEL_OF(h->version))
+		return ts_trace_bad(w, "header: model=%" PRIu32 " sets bits a version %u header "
+				       "does not have (0x80, the EBS limits, is version 5's)",
+				    h->model, h->version);
 	for (size_t i = 0; i < TS_ARRAY_SIZE(model_keys); i++)
 		if (!(h->model & model_keys[i].bit) &&
 		    *(const uint64_t *)((const char *)h + model_keys[i].off))
 			return ts_trace_bad(w, "header field %s without its bit in model=",
 					    model_keys[i].key);
+	for (size_t i = 0; i < TS_ARRAY_SIZE(ebs_keys); i++)
+		if (!(h->model & TS_TRACE_MODEL_EBS) && *ebs_field(h, i) != 0)
+			return ts_trace_bad(w, "header field %s without its bit (0x80) in model=",
+					    ebs_keys[i].key);
 	char why[256];
 	if (ts_trace_hdr_legacy(h, why, sizeof(why)))
 		return ts_trace_bad(w, "header mount_opts: %s", why);

@@ -4,6 +4,7 @@
  */
 #include <endian.h>
 #include <fcntl.h>
+#include <float.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -103,8 +104,8 @@ int ts_trace_parse_u64(const char *s, uint64_t max, uint64_t *out)
 
 /* ---- on-disk header ---- */
 
-/* The first 936 bytes of the 1024-byte header; the rest is zero. Version
- * 1 and 2 end at host (888 bytes). */
+/* The first 976 bytes of the 1024-byte header; the rest is zero. Version
+ * 1 and 2 end at host (888 bytes), 3 and 4 at mem_bps (936). */
 struct disk_hdr {
 	char magic[8];
 	uint32_t version;
@@ -123,10 +124,20 @@ struct disk_hdr {
 	uint32_t model; /* TS_TRACE_MODEL_* */
 	uint32_t pad;
 	uint64_t seed, floor_ns, dirty_limit, ra_max, mem_bps;
+	/* version 5: the instance's EBS limits (TS_TRACE_MODEL_EBS) */
+	double ebs_iops, ebs_max_iops, ebs_bps, ebs_max_bps, ebs_burst_s;
 };
 _Static_assert(sizeof(struct disk_hdr) <= TS_TRACE_HDR_SIZE, "header layout");
 #define V2_HDR_END offsetof(struct disk_hdr, model) /* where version 2's reserved zeros began */
 _Static_assert(V2_HDR_END == 888, "version 2 header layout");
+#define V4_HDR_END offsetof(struct disk_hdr, ebs_iops) /* where version 4's reserved zeros began */
+_Static_assert(V4_HDR_END == 936, "version 4 header layout");
+
+/* Where @version's reserved zeros begin. */
+static size_t hdr_end(uint32_t version)
+{
+	return version >= 5 ? sizeof(struct disk_hdr) : version >= 3 ? V4_HDR_END : V2_HDR_END;
+}
 
 static void hdr_encode(const struct ts_trace_hdr *h, unsigned char out[TS_TRACE_HDR_SIZE])
 {
@@ -151,12 +162,19 @@ static void hdr_encode(const struct ts_trace_hdr *h, unsigned char out[TS_TRACE_
 	memcpy(d.mount_opts, h->mount_opts, strnlen(h->mount_opts, sizeof(d.mount_opts) - 1));
 	memcpy(d.host, h->host, strnlen(h->host, sizeof(d.host) - 1));
 	if (d.version >= 3) { /* older versions keep them in mount_opts */
-		d.model = h->model & TS_TRACE_MODEL_ALL;
+		d.model = h->model & TS_TRACE_MODEL_OF(d.version);
 		d.seed = d.model & TS_TRACE_MODEL_SEED ? h->seed : 0;
 		d.floor_ns = d.model & TS_TRACE_MODEL_FLOOR ? h->floor_ns : 0;
 		d.dirty_limit = d.model & TS_TRACE_MODEL_DIRTY_LIMIT ? h->dirty_limit : 0;
 		d.ra_max = d.model & TS_TRACE_MODEL_RA_MAX ? h->ra_max : 0;
 		d.mem_bps = d.model & TS_TRACE_MODEL_MEM_BPS ? h->mem_bps : 0;
+	}
+	if (d.model & TS_TRACE_MODEL_EBS) {
+		d.ebs_iops = h->ebs_iops;
+		d.ebs_max_iops = h->ebs_max_iops;
+		d.ebs_bps = h->ebs_bps;
+		d.ebs_max_bps = h->ebs_max_bps;
+		d.ebs_burst_s = h->ebs_burst_s;
 	}
 	memcpy(out, &d, sizeof(d));
 }
@@ -632,13 +650,27 @@ static void hdr_decode(const struct disk_hdr *d, struct ts_trace_hdr *h)
 	h->dirty_limit = d->dirty_limit;
 	h->ra_max = d->ra_max;
 	h->mem_bps = d->mem_bps;
+	h->ebs_iops = d->ebs_iops;
+	h->ebs_max_iops = d->ebs_max_iops;
+	h->ebs_bps = d->ebs_bps;
+	h->ebs_max_bps = d->ebs_max_bps;
+	h->ebs_burst_s = d->ebs_burst_s;
 }
 
-/* Version 3's model fields: known bits, and zero where no bit sets them. */
+/* Version 3's model fields: known bits, and zero where no bit sets them;
+ * version 5's EBS limits finite and >= 0, all +0.0 without their bit. */
 static bool model_ok(const struct disk_hdr *d)
 {
 	const uint32_t m = d->model;
-	return !(m & ~(uint32_t)TS_TRACE_MODEL_ALL) && !d->pad &&
+	const double ebs[] = { d->ebs_iops, d->ebs_max_iops, d->ebs_bps, d->ebs_max_bps,
+			       d->ebs_burst_s };
+	for (size_t i = 0; i < TS_ARRAY_SIZE(ebs); i++) {
+		uint64_t bits;
+		memcpy(&bits, &ebs[i], sizeof(bits));
+		if (m & TS_TRACE_MODEL_EBS ? !(ebs[i] >= 0 && ebs[i] <= DBL_MAX) : bits)
+			return false;
+	}
+	return !(m & ~(uint32_t)TS_TRACE_MODEL_OF(d->version)) && !d->pad &&
 	       (m & TS_TRACE_MODEL_SEED || !d->seed) && (m & TS_TRACE_MODEL_FLOOR || !d->floor_ns) &&
 	       (m & TS_TRACE_MODEL_DIRTY_LIMIT || !d->dirty_limit) &&
 	       (m & TS_TRACE_MODEL_RA_MAX || !d->ra_max) &&
@@ -862,7 +894,7 @@ int ts_trace_read_mem(const void *buf, size_t len, const char *name, struct ts_t
 		     name);
 	if (len < TS_TRACE_HDR_SIZE)
 		FAIL(TS_E_TRUNCATED, "%s: cut short inside the header (%zu bytes)", name, len);
-	for (size_t i = d.version >= 3 ? sizeof(d) : V2_HDR_END; i < TS_TRACE_HDR_SIZE; i++)
+	for (size_t i = hdr_end(d.version); i < TS_TRACE_HDR_SIZE; i++)
 		if (p[i])
 			FAIL(TS_E_CORRUPT, "%s: byte %zu of the reserved header area is not zero",
 			     name, i);

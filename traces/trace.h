@@ -25,7 +25,7 @@
 #include "core/ts.h"
 
 #define TS_TRACE_MAGIC "TSTRACE" /* 8 bytes with the NUL */
-#define TS_TRACE_VERSION 4	  /* what the writer writes */
+#define TS_TRACE_VERSION 5	  /* what the writer writes */
 #define TS_TRACE_VERSION_MIN 1 /* the oldest the reader reads (no CPU samples) */
 #define TS_TRACE_HDR_SIZE 1024
 #define TS_TRACE_REC_SIZE 64
@@ -157,6 +157,11 @@ struct ts_trace_hdr {
 	uint64_t dirty_limit; /* bytes */
 	uint64_t ra_max;      /* bytes */
 	uint64_t mem_bps;     /* bytes/s */
+	/* Version 5: the instance's EBS limits (struct ts_tier_ebs), all 0
+	 * for none; set with TS_TRACE_MODEL_EBS. */
+	double ebs_iops, ebs_max_iops; /* IOPS */
+	double ebs_bps, ebs_max_bps;   /* bytes/s */
+	double ebs_burst_s;	       /* s at the maximum from a full bucket */
 };
 /* Which of the header's model options it sets; CAPACITY and MEM say that
  * capacity and mem are the model's (0 included), not only informative. */
@@ -167,7 +172,10 @@ struct ts_trace_hdr {
 #define TS_TRACE_MODEL_DIRTY_LIMIT 0x10
 #define TS_TRACE_MODEL_RA_MAX 0x20
 #define TS_TRACE_MODEL_MEM_BPS 0x40
-#define TS_TRACE_MODEL_ALL 0x7f
+#define TS_TRACE_MODEL_EBS 0x80 /* version 5 on: the ebs_* fields */
+#define TS_TRACE_MODEL_ALL 0xff
+/* The bits a header of @version may set. */
+#define TS_TRACE_MODEL_OF(version) ((version) >= 5 ? TS_TRACE_MODEL_ALL : 0x7fu)
 
 /* The model options of a version 1 or 2 header, read from its mount_opts
  * ("k=v,..." as tierfs wrote them): capacity and mem fill the header's

@@ -153,14 +153,23 @@ int main(void)
 	const char *hdr = "header version=1 start_wall_ns=0 start_mono_ns=0 capacity=0 mem=0 "
 			  "tier=\"\" profile=\"\" mount_opts=\"\" host=\"\"\n";
 	char text[1024];
-	check_bad("header version=5\n", TS_E_VERSION, "in.txt:1: trace version 5");
+	check_bad("header version=6\n", TS_E_VERSION, "in.txt:1: trace version 6");
 	/* the model options: version 3's fields, each with its bit; a
 	 * version 2 header has them in mount_opts, and a bad value there is
 	 * refused */
 	check_bad("header version=3 seed=5\n", TS_E_PARSE,
 		  "in.txt:1: header field seed without its bit in model=");
-	check_bad("header version=3 model=128\n", TS_E_PARSE,
-		  "in.txt:1: header field model: bad value \"128\"");
+	check_bad("header version=3 model=256\n", TS_E_PARSE,
+		  "in.txt:1: header field model: bad value \"256\"");
+	/* the EBS limits (bit 0x80) are version 5's, finite and >= 0 */
+	check_bad("header version=4 model=128\n", TS_E_PARSE,
+		  "in.txt:1: header: model=128 sets bits a version 4 header does not have");
+	check_bad("header version=5 model=128 ebs_iops=-1\n", TS_E_PARSE,
+		  "in.txt:1: header field ebs_iops: bad value \"-1\"");
+	check_bad("header version=5 model=128 ebs_bps=inf\n", TS_E_PARSE,
+		  "in.txt:1: header field ebs_bps: bad value \"inf\"");
+	check_bad("header version=5 ebs_burst_s=1\n", TS_E_PARSE,
+		  "in.txt:1: header field ebs_burst_s without its bit (0x80) in model=");
 	check_bad("header version=2 model=4 seed=5\n", TS_E_PARSE,
 		  "in.txt:1: header: model options are version 3's");
 	check_bad("header version=2 mount_opts=\"tier=x,floor=soon\"\n", TS_E_PARSE,

@@ -5,6 +5,7 @@
  * tells a trace cut short from a whole one.
  */
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -304,7 +305,7 @@ static void test_unread(const char *file)
 	check_clock(&t, 8, 300, 3);
 	CHECK(ts_trace_write(&t, file) == 0);
 	CHECK(ts_trace_read(file, &u, err, sizeof(err)) == 0);
-	CHECK(u.hdr.version == 4 && u.nrecs == t.nrecs && u.ncpu == t.ncpu);
+	CHECK(u.hdr.version == TS_TRACE_VERSION && u.nrecs == t.nrecs && u.ncpu == t.ncpu);
 	for (size_t i = 0; i < t.nrecs && i < u.nrecs; i++) {
 		check_clock(&u, i, t.cpu[i].on_ns, t.cpu[i].runq_ns);
 		CHECK(u.cpu[i].flags == t.cpu[i].flags);
@@ -364,7 +365,12 @@ static void test_model(const char *file)
 				 .floor_ns = 35000,
 				 .dirty_limit = 1 << 20,
 				 .ra_max = 1 << 16,
-				 .mem_bps = 123456789};
+				 .mem_bps = 123456789,
+				 .ebs_iops = 2000,
+				 .ebs_max_iops = 11800,
+				 .ebs_bps = 43.43e6,
+				 .ebs_max_bps = 260.57e6,
+				 .ebs_burst_s = 1800};
 	struct ts_trace_writer *w;
 	struct ts_trace t;
 	char err[256];
@@ -384,10 +390,37 @@ static void test_model(const char *file)
 	CHECK_EQ_U64(t.hdr.mem_bps, 123456789);
 	CHECK_EQ_U64(t.hdr.capacity, 100 * TS_GiB);
 	CHECK_EQ_U64(t.hdr.mem, 0);
+	/* version 5: the instance's EBS limits, to the bit */
+	CHECK(t.hdr.ebs_iops == 2000 && t.hdr.ebs_max_iops == 11800 && t.hdr.ebs_bps == 43.43e6 &&
+	      t.hdr.ebs_max_bps == 260.57e6 && t.hdr.ebs_burst_s == 1800);
 	ts_trace_free(&t);
 
-	buf[888] = 0x80; /* an unknown bit */
+	buf[889] = 0x01; /* an unknown bit (0x100) */
 	CHECK(ts_trace_read_mem(buf, len, "bit", &t, err, sizeof(err)) == TS_E_CORRUPT);
+	buf[889] = 0;
+	double nan = NAN, neg = -1, ebs;
+	memcpy(&ebs, buf + 936, sizeof(ebs));
+	CHECK(ebs == 2000); /* ebs_iops at byte 936 (FORMAT.md) */
+	memcpy(buf + 936, &nan, sizeof(nan));
+	CHECK(ts_trace_read_mem(buf, len, "nan", &t, err, sizeof(err)) == TS_E_CORRUPT);
+	memcpy(buf + 968, &neg, sizeof(neg)); /* ebs_burst_s */
+	memcpy(buf + 936, &ebs, sizeof(ebs));
+	CHECK(ts_trace_read_mem(buf, len, "neg", &t, err, sizeof(err)) == TS_E_CORRUPT);
+	buf[888] = TS_TRACE_MODEL_ALL & ~TS_TRACE_MODEL_EBS; /* the limits without their bit */
+	CHECK(ts_trace_read_mem(buf, len, "ebsbit", &t, err, sizeof(err)) == TS_E_CORRUPT);
+	memset(buf + 936, 0, 40);
+	buf[8] = 4; /* version 4: no EBS limits, and not its bit */
+	CHECK(ts_trace_read_mem(buf, len, "v4", &t, err, sizeof(err)) == 0);
+	CHECK(t.hdr.version == 4 && t.hdr.ebs_iops == 0);
+	ts_trace_free(&t);
+	buf[888] = TS_TRACE_MODEL_ALL;
+	CHECK(ts_trace_read_mem(buf, len, "v4bit", &t, err, sizeof(err)) == TS_E_CORRUPT);
+	buf[936] = 1; /* version 4 ended at byte 936 */
+	buf[888] = TS_TRACE_MODEL_ALL & ~TS_TRACE_MODEL_EBS;
+	CHECK(ts_trace_read_mem(buf, len, "v4rsv", &t, err, sizeof(err)) == TS_E_CORRUPT);
+	CHECK(strstr(err, "byte 936") != NULL);
+	buf[936] = 0;
+	buf[8] = TS_TRACE_VERSION;
 	buf[888] = TS_TRACE_MODEL_ALL & ~TS_TRACE_MODEL_SEED; /* seed 7 without its bit */
 	CHECK(ts_trace_read_mem(buf, len, "nobit", &t, err, sizeof(err)) == TS_E_CORRUPT);
 	CHECK(strstr(err, "without its bit") != NULL);

@@ -36,6 +36,12 @@ void ts_replay_tier_recorded(const struct ts_trace *t, struct ts_tier_cfg *cfg)
 		cfg->ra_max = h->ra_max;
 	if (h->model & TS_TRACE_MODEL_MEM_BPS)
 		cfg->mem_bps = h->mem_bps;
+	if (h->model & TS_TRACE_MODEL_EBS)
+		cfg->ebs = (struct ts_tier_ebs){ .iops = h->ebs_iops,
+						 .max_iops = h->ebs_max_iops,
+						 .bps = h->ebs_bps,
+						 .max_bps = h->ebs_max_bps,
+						 .burst_s = h->ebs_burst_s };
 	/* capacity and mem: the header's whenever it has them */
 	if (h->capacity || (h->model & TS_TRACE_MODEL_CAPACITY))
 		cfg->capacity = h->capacity;

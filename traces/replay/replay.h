@@ -145,6 +145,9 @@ struct ts_replay_from {
 	bool tiers;	   /* load the tier profiles (to predict) */
 	const char *profile; /* a profile file with more tiers, or NULL */
 	const char *over[TS_REPLAY_OVER_N]; /* as text, over the recording's; NULL: kept */
+	/* An instance's EBS limits over the recording's (tiersim replay
+	 * --instance); NULL: the recording's, from its header. */
+	const struct ts_tier_ebs *ebs;
 };
 struct ts_replay_set {
 	struct ts_trace t;
@@ -155,6 +158,11 @@ struct ts_replay_set {
 	 * closed_loop for a trace without CPU samples (no_cpu). */
 	struct ts_replay_cfg cfg;
 	uint64_t rec_floor; /* the recording's FUSE round trip */
+	/* The instance's EBS limits (the recording's or the caller's): each
+	 * prediction on an aws-* tier runs under them, on another tier
+	 * without (they cap EBS volumes only). */
+	struct ts_tier_ebs ebs;
+	bool ebs_given; /* the caller's, not the recording's */
 	bool no_cpu;	    /* closed loop because the trace has no CPU samples */
 	char warn[256];	    /* the trace's drops or cut end, or "" */
 	bool bad_override;  /* the failure is an override's value */

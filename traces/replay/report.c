@@ -210,6 +210,14 @@ void ts_replay_print_run(FILE *f, const char *file, const struct ts_replay_set *
 				   : "per thread, work kept and waiting elastic",
 		cfg->no_think ? "no think time" : "recorded think time",
 		cfg->speed != 1.0 ? " scaled by --speed" : "");
+	if (ts_tier_ebs_any(&s->ebs))
+		fprintf(f, "the instance's EBS limits (%s) on the aws-* tiers: %.6g IOPS, %.6g MB/s; "
+			   "%.6g IOPS, %.6g MB/s for %.6g s from a full bucket\n\n",
+			s->ebs_given ? "--instance" : "the recording's", s->ebs.iops,
+			s->ebs.bps / 1e6,
+			s->ebs.max_iops > s->ebs.iops ? s->ebs.max_iops : s->ebs.iops,
+			s->ebs.max_bps > s->ebs.bps ? s->ebs.max_bps / 1e6 : s->ebs.bps / 1e6,
+			s->ebs.burst_s);
 	ts_replay_print(f, res, nres);
 	if (rec_floor || cfg->tier.floor_ns) {
 		char fb[32], ob[32];

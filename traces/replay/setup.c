@@ -64,6 +64,11 @@ int ts_replay_open(struct ts_replay_set *s, const struct ts_replay_from *from,
 			return TS_E_PARSE;
 		}
 	}
+	if (from->ebs) {
+		s->cfg.tier.ebs = *from->ebs;
+		s->ebs_given = true;
+	}
+	s->ebs = s->cfg.tier.ebs;
 	s->cfg.rt_ns = s->rec_floor;
 	return 0;
 }
@@ -76,8 +81,10 @@ int ts_replay_predict(struct ts_replay_set *s, const char *tier, struct ts_repla
 		snprintf(err, errlen, "%s: the tier profiles were not loaded", tier);
 		return -EINVAL;
 	}
-	if ((rc = ts_tier_set_lookup(s->set, tier, &s->cfg.tier.profile, err, errlen)) ||
-	    (rc = ts_tier_set_fs_lookup(s->set, TS_FSMETA_NAME, &s->cfg.fs, err, errlen)) ||
+	if ((rc = ts_tier_set_lookup(s->set, tier, &s->cfg.tier.profile, err, errlen)))
+		return rc;
+	s->cfg.tier.ebs = ts_tier_is_ebs(s->cfg.tier.profile) ? s->ebs : (struct ts_tier_ebs){ 0 };
+	if ((rc = ts_tier_set_fs_lookup(s->set, TS_FSMETA_NAME, &s->cfg.fs, err, errlen)) ||
 	    (rc = ts_replay_virtual(&s->t, &s->cfg, res, err, errlen)))
 		return rc;
 	snprintf(res->what, sizeof(res->what), "%s", tier);
