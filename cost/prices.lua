@@ -185,6 +185,23 @@ instance "t3.medium" {
 	hourly = { 0.0416, "spec", "t3.medium On-Demand Linux us-east-1 $0.0416/h (hacecuentas.com EC2 cost calculator, citing aws.amazon.com/ec2/pricing/on-demand, reviewed 2026-04-17)", date = "2026-04" },
 }
 
+-- The instance the miztiik/ebs-gp3-perf runs used (validation/cases/
+-- ebs-gp3-4000-raid0-*: a RAID-0 of two gp3 volumes), whose EBS limits
+-- bind the array's sum.
+instance "r5b.large" {
+	provider = "aws", region = "us-east-1",
+	shape = "awsdocs/amazon-ec2-user-guide instance tables: r5b.large 2 vCPU, 16 GiB; EBS limits doc_source/ebs-optimized.md @ 0446b90b",
+	vcpus = 2, mem_gib = 16,
+	ebs = {
+		iops = { 5417, "spec", "AWS 'Amazon EBS-optimized instances' (doc_source/ebs-optimized.md @ 0446b90b), baseline table: r5b.large 5,417 IOPS (16 KiB I/O)" },
+		mbps = { 156.25, "spec", "same, baseline table: r5b.large 1,250 Mbps, 156.25 MB/s (128 KiB I/O)" },
+		max_iops = { 43333, "spec", "same, maximum table: r5b.large * 43,333 IOPS (16 KiB I/O)" },
+		max_mbps = { 1250, "spec", "same, maximum table: r5b.large * 10,000 Mbps, 1,250 MB/s (128 KiB I/O)" },
+		burst_s = { 1800, "spec", "same: the types marked * 'can support maximum performance for 30 minutes at least once every 24 hours'" },
+	},
+	hourly = { 0.149, "assumed", "r5b.large On-Demand Linux us-east-1, about $0.149/h (aws.amazon.com/ec2/pricing/on-demand, not retrieved here); range: r5.large's $0.126 (the same vCPUs and memory without r5b's EBS bandwidth) to a fifth above", date = "2021-01", low = 0.126, high = 0.18 },
+}
+
 -- EBS, us-east-1. gp2 $0.10 and io1/io2 storage $0.125 per GB-month,
 -- $0.065 per provisioned IOPS-month (gist.github.com/turtlemonvh/
 -- 3465e7d295403c61181590e95e5a620d, copied from aws.amazon.com/ebs/pricing

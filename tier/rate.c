@@ -43,8 +43,16 @@
  * without them) and the volume below does not hold longer is bound by
  * the instance (TS_TIER_BOUND_INSTANCE), not by an IOPS, bandwidth or burst
  * limit of the volume.
+ *
+ * Volumes attached to one instance (a RAID array's) share its limits
+ * (struct ts_tier_instance): one IOPS and one throughput layer, which each
+ * volume's model reaches through a layer of its own (shared_ops) that
+ * admits under the instance's lock and then goes down its own volume's
+ * stack. The instance counts I/Os per volume (its merge streams are keyed
+ * by the volume too: two volumes' offsets never merge).
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,18 +117,18 @@ static struct stream *stream_set(struct rate *r, uint64_t file, uint64_t off)
  * the offset they expect next (one set of NWAYS to search), so a request
  * costs a few compares however many streams run; a stream pushed out of a
  * full set loses its merge, as a small merge window would. */
-static uint64_t account(struct rate *r, const struct ts_tier_req *req)
+static uint64_t account(struct rate *r, const struct ts_tier_req *req, uint64_t file)
 {
 	uint64_t unit = r->lim.io_unit, len = req->len;
 	if (!unit)
 		return 1;
 	if (!r->merge)
 		return (len + unit - 1) / unit;
-	struct stream *set = stream_set(r, req->file, req->off);
+	struct stream *set = stream_set(r, file, req->off);
 	uint64_t rest = len, fill = 0;
 	for (int w = 0; w < NWAYS; w++) {
 		struct stream *s = &set[w];
-		if (s->used && s->file == req->file && s->end == req->off) {
+		if (s->used && s->file == file && s->end == req->off) {
 			uint64_t room = unit - s->fill;
 			if (rest <= room) {
 				fill = s->fill + rest;
@@ -135,13 +143,13 @@ static uint64_t account(struct rate *r, const struct ts_tier_req *req)
 	uint64_t ios = (rest + unit - 1) / unit;
 	if (rest)
 		fill = rest % unit ? rest % unit : unit;
-	set = stream_set(r, req->file, req->off + len);
+	set = stream_set(r, file, req->off + len);
 	struct stream *n = &set[0];
 	for (int w = 1; w < NWAYS && n->used; w++)
 		if (set[w].used < n->used)
 			n = &set[w];
 	n->used = ++r->tick;
-	n->file = req->file;
+	n->file = file;
 	n->end = req->off + len;
 	n->fill = fill;
 	return ios;
@@ -263,24 +271,31 @@ static double admit_burst(struct rate *r, bool rd, uint64_t ios, double bytes, d
 	return xfer;
 }
 
-static uint64_t rate_submit(struct ts_tier_layer *l, uint64_t now, const struct ts_tier_req *req,
-			    struct ts_tier_done *done)
+/* @req through @r's limits, then down @l's stack: @l is @r's own layer,
+ * or a volume's layer onto an instance's shared @r, whose lock @mu (NULL:
+ * none) is held while @r's state moves and @file keys its merge streams. */
+static uint64_t rate_do(struct rate *r, pthread_mutex_t *mu, uint64_t file,
+			struct ts_tier_layer *l, uint64_t now, const struct ts_tier_req *req,
+			struct ts_tier_done *done)
 {
-	struct rate *r = (struct rate *)l;
 	const struct ts_tier_limits *m = &r->lim;
 	if ((req->op != TS_TIER_READ && req->op != TS_TIER_WRITE) || !req->len)
 		return ts_tier_layer_next(l, now, req, done);
 
 	bool rd = req->op == TS_TIER_READ;
-	uint64_t ios = account(r, req);
-	double bytes = r->full_unit ? (double)(ios * m->io_unit) : (double)req->len;
 	double t = (double)now;
 	double s = t, xfer;
 	enum ts_tier_bound bound = TS_TIER_BOUND_LATENCY;
+	if (mu)
+		pthread_mutex_lock(mu);
+	uint64_t ios = account(r, req, file);
+	double bytes = r->full_unit ? (double)(ios * m->io_unit) : (double)req->len;
 	if (m->burst == TS_TIER_BURST_NONE)
 		xfer = admit_fixed(r, rd, ios, bytes, &s, &bound);
 	else
 		xfer = admit_burst(r, rd, ios, bytes, t, &s, &bound);
+	if (mu)
+		pthread_mutex_unlock(mu);
 	uint64_t adm = (uint64_t)ceil(s);
 	if (bound != TS_TIER_BOUND_LATENCY)
 		done->bound = r->instance ? TS_TIER_BOUND_INSTANCE : bound;
@@ -300,6 +315,12 @@ static uint64_t rate_submit(struct ts_tier_layer *l, uint64_t now, const struct 
 			done->bound = TS_TIER_BOUND_BW;
 	}
 	return end;
+}
+
+static uint64_t rate_submit(struct ts_tier_layer *l, uint64_t now, const struct ts_tier_req *req,
+			    struct ts_tier_done *done)
+{
+	return rate_do((struct rate *)l, NULL, req->file, l, now, req, done);
 }
 
 /* Each bandwidth limit a read is charged to (LIM_BW, LIM_RBW) keeps its
@@ -428,4 +449,102 @@ struct ts_tier_layer *ts_tier_ebs_new(const struct ts_tier_ebs *e, bool bytes,
 	}
 	set_active(r);
 	return &r->l;
+}
+
+/* ---- An instance's limits shared by its volumes ------------------------ */
+
+struct ts_tier_instance {
+	pthread_mutex_t mu;
+	struct rate *io, *bw; /* its IOPS and throughput limits; NULL: not set */
+	unsigned nvol;	      /* volume models made with it so far */
+};
+
+struct shared {
+	struct ts_tier_layer l;
+	struct ts_tier_instance *in;
+	struct rate *r;
+	uint64_t salt; /* the volume's: its merge streams are its own */
+};
+
+static uint64_t shared_submit(struct ts_tier_layer *l, uint64_t now, const struct ts_tier_req *req,
+			      struct ts_tier_done *done)
+{
+	struct shared *sh = (struct shared *)l;
+	return rate_do(sh->r, &sh->in->mu, req->file ^ sh->salt, l, now, req, done);
+}
+
+static const struct ts_tier_layer_ops shared_ops = {
+	.name = "ebs-shared",
+	.submit = shared_submit,
+	.free = rate_free,
+};
+
+int ts_tier_instance_new(const struct ts_tier_ebs *e, const struct ts_tier_profile *p,
+			 uint64_t capacity, struct ts_tier_instance **out, char *err,
+			 size_t errlen)
+{
+	struct ts_tier_limits lim;
+	int rc = ts_tier_effective(p, capacity, &lim, err, errlen);
+	if (rc)
+		return rc;
+	if (!(e->iops >= 0 && e->bps >= 0 && e->max_iops >= 0 && e->max_bps >= 0 &&
+	      e->burst_s >= 0)) {
+		snprintf(err, errlen, "instance: the EBS limits must be rates >= 0 and a burst of "
+				      ">= 0 s");
+		return -EINVAL;
+	}
+	struct ts_tier_instance *in = calloc(1, sizeof(*in));
+	if (!in)
+		return -ENOMEM;
+	if (e->iops > 0)
+		in->io = (struct rate *)ts_tier_ebs_new(e, false, p, &lim);
+	if (e->bps > 0)
+		in->bw = (struct rate *)ts_tier_ebs_new(e, true, p, &lim);
+	if ((e->iops > 0 && !in->io) || (e->bps > 0 && !in->bw) ||
+	    pthread_mutex_init(&in->mu, NULL)) {
+		free(in->io);
+		free(in->bw);
+		free(in);
+		snprintf(err, errlen, "instance: out of memory");
+		return -ENOMEM;
+	}
+	*out = in;
+	return 0;
+}
+
+void ts_tier_instance_free(struct ts_tier_instance *in)
+{
+	if (!in)
+		return;
+	free(in->io);
+	free(in->bw);
+	pthread_mutex_destroy(&in->mu);
+	free(in);
+}
+
+int ts_tier_instance_layers(struct ts_tier_instance *in, struct ts_tier_layer **io,
+			    struct ts_tier_layer **bw)
+{
+	pthread_mutex_lock(&in->mu);
+	uint64_t vol = in->nvol++;
+	pthread_mutex_unlock(&in->mu);
+	struct rate *r[2] = { in->io, in->bw };
+	struct ts_tier_layer **out[2] = { io, bw };
+	for (int i = 0; i < 2; i++) {
+		*out[i] = NULL;
+		if (!r[i])
+			continue;
+		struct shared *sh = calloc(1, sizeof(*sh));
+		if (!sh) {
+			free(*out[0]);
+			*out[0] = NULL;
+			return -ENOMEM;
+		}
+		sh->l.ops = &shared_ops;
+		sh->in = in;
+		sh->r = r[i];
+		sh->salt = vol * 0x9e3779b97f4a7c15ull;
+		*out[i] = &sh->l;
+	}
+	return 0;
 }

@@ -110,6 +110,11 @@ int ts_tier_new(const struct ts_tier_cfg *cfg, struct ts_tier **out, char *err, 
 				      "a burst of >= 0 s");
 		return -EINVAL;
 	}
+	if (cfg->instance && ts_tier_ebs_any(e)) {
+		snprintf(err, errlen, "tier model: give the instance's EBS limits or an instance "
+				      "shared with other volumes, not both");
+		return -EINVAL;
+	}
 	struct ts_tier *t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
@@ -129,10 +134,15 @@ int ts_tier_new(const struct ts_tier_cfg *cfg, struct ts_tier **out, char *err, 
 
 	t->dev = ts_tier_device_new(cfg->profile, &lim, cfg->seed);
 	t->rate = ts_tier_rate_new(cfg->profile, &lim);
-	if (e->iops > 0)
-		t->ebs_io = ts_tier_ebs_new(e, false, cfg->profile, &lim);
-	if (e->bps > 0)
-		t->ebs_bw = ts_tier_ebs_new(e, true, cfg->profile, &lim);
+	bool ebs_ok = true;
+	if (cfg->instance) {
+		ebs_ok = !ts_tier_instance_layers(cfg->instance, &t->ebs_io, &t->ebs_bw);
+	} else {
+		if (e->iops > 0)
+			ebs_ok = (t->ebs_io = ts_tier_ebs_new(e, false, cfg->profile, &lim)) != NULL;
+		if (e->bps > 0)
+			ebs_ok = (t->ebs_bw = ts_tier_ebs_new(e, true, cfg->profile, &lim)) && ebs_ok;
+	}
 	t->fault = ts_tier_fault_new(cfg->seed);
 	if (cfg->mem) {
 		struct ts_tier_cache_cfg cc = { .mem = cfg->mem,
@@ -145,8 +155,7 @@ int ts_tier_new(const struct ts_tier_cfg *cfg, struct ts_tier **out, char *err, 
 	}
 	/* Link what was made, top first, so that free_stack frees it all. */
 	struct ts_tier_layer *order[] = { t->fault, t->cache, t->ebs_io, t->ebs_bw, t->rate, t->dev };
-	bool ok = t->dev && t->rate && t->fault && (!cfg->mem || t->cache) &&
-		  (!(e->iops > 0) || t->ebs_io) && (!(e->bps > 0) || t->ebs_bw);
+	bool ok = t->dev && t->rate && t->fault && (!cfg->mem || t->cache) && ebs_ok;
 	struct ts_tier_layer *below = NULL;
 	for (size_t i = TS_ARRAY_SIZE(order); i-- > 0;) {
 		if (!order[i])

@@ -343,6 +343,18 @@ void ts_tier_ebs_of(const struct ts_tier_ebs_opts *o, struct ts_tier_ebs *out);
 /* Whether @e sets a limit. */
 bool ts_tier_ebs_any(const struct ts_tier_ebs *e);
 
+/* One instance's EBS limits shared by the volumes attached to it (a RAID
+ * array's): its IOPS and throughput limiters, made once, which every volume
+ * model made with it (cfg.instance) submits through, so that the instance
+ * caps the volumes' sum, as AWS's does. Made for volumes of one profile at
+ * one capacity (their I/O unit and merge rule count the instance's I/Os);
+ * it must outlive the models. */
+struct ts_tier_instance;
+TS_WUR int ts_tier_instance_new(const struct ts_tier_ebs *e, const struct ts_tier_profile *p,
+				uint64_t capacity, struct ts_tier_instance **out, char *err,
+				size_t errlen);
+void ts_tier_instance_free(struct ts_tier_instance *in);
+
 struct ts_tier_cfg {
 	const struct ts_tier_profile *profile; /* must outlive the model */
 	uint64_t capacity;     /* bytes; 0 = the profile's default */
@@ -355,6 +367,7 @@ struct ts_tier_cfg {
 	ts_tier_evict_fn evict;
 	void *evict_ctx;
 	struct ts_tier_ebs ebs; /* the instance's EBS limits (all 0: none) */
+	struct ts_tier_instance *instance; /* or those shared with other volumes (ebs then 0) */
 	/* Every call comes from one thread at a time, the stats readers
 	 * aside (a virtual run): the model takes no lock. */
 	bool serial;

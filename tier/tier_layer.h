@@ -79,6 +79,12 @@ struct ts_tier_layer *ts_tier_ebs_new(const struct ts_tier_ebs *e, bool bytes,
 				      const struct ts_tier_profile *p,
 				      const struct ts_tier_limits *lim);
 
+/* ebs, shared: one volume's layers onto @in's IOPS and throughput limits
+ * (*@io, *@bw; NULL where @in sets none), each volume a new one. 0 or
+ * -ENOMEM. */
+TS_WUR int ts_tier_instance_layers(struct ts_tier_instance *in, struct ts_tier_layer **io,
+				   struct ts_tier_layer **bw);
+
 /* cache: the page-cache model. */
 struct ts_tier_cache_cfg {
 	uint64_t mem, dirty_limit, ra_max, mem_bps;

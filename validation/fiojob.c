@@ -94,17 +94,24 @@ int ts_fiojob_run(const struct ts_tier_profile *tier, uint64_t capacity,
 			 TS_FIOJOB_MAX_INFLIGHT);
 		return -EINVAL;
 	}
-	if (job->raid0 > TS_FIOJOB_MAX_RAID ||
-	    (job->raid0 > 1 && (job->ebs.iops > 0 || job->ebs.bps > 0))) {
-		snprintf(err, errlen, "fio job: a RAID-0 of at most %d volumes, without an "
-				      "instance's EBS limits (each volume would need its share)",
-			 TS_FIOJOB_MAX_RAID);
+	if (job->raid0 > TS_FIOJOB_MAX_RAID) {
+		snprintf(err, errlen, "fio job: a RAID-0 of at most %d volumes", TS_FIOJOB_MAX_RAID);
 		return -EINVAL;
 	}
 	struct ts_tier_cfg cfg = { .profile = tier, .capacity = capacity, .seed = job->seed,
 				   .ebs = job->ebs };
 	struct run r = { .job = job, .nt = job->raid0 > 1 ? job->raid0 : 1,
 			 .chunk = job->raid_chunk ? job->raid_chunk : TS_FIOJOB_RAID_CHUNK };
+	/* An array's volumes share their instance's limits: one pair of
+	 * limiters for all of them, as AWS caps the instance's EBS traffic. */
+	struct ts_tier_instance *inst = NULL;
+	if (r.nt > 1 && ts_tier_ebs_any(&job->ebs)) {
+		int irc = ts_tier_instance_new(&job->ebs, tier, capacity, &inst, err, errlen);
+		if (irc)
+			return irc;
+		cfg.ebs = (struct ts_tier_ebs){ 0 };
+		cfg.instance = inst;
+	}
 	struct ts_heap h = { 0 };
 	struct ts_hist *hist = malloc(sizeof(*hist));
 	struct slot *slots = calloc(inflight, sizeof(*slots));
@@ -180,6 +187,7 @@ int ts_fiojob_run(const struct ts_tier_profile *tier, uint64_t capacity,
 out:
 	for (unsigned v = 0; v < r.nt; v++)
 		ts_tier_free(r.t[v]);
+	ts_tier_instance_free(inst);
 	ts_heap_free(&h);
 	free(hist);
 	free(slots);

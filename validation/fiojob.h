@@ -45,8 +45,9 @@ struct ts_fiojob {
 	 * its own model, striped in chunks of raid_chunk bytes (0:
 	 * TS_FIOJOB_RAID_CHUNK), the jobs on the array's one block device as
 	 * fio on md0; a request across a chunk's end goes to both volumes and
-	 * completes with the later part. The instance's limits above are not
-	 * applied to an array (refused). */
+	 * completes with the later part. The instance's limits above cap the
+	 * array's volumes together (struct ts_tier_instance): their sum, not
+	 * each one. */
 	unsigned raid0;
 	uint64_t raid_chunk;
 };
