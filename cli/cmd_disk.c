@@ -3,7 +3,8 @@
  * its options, calls one library entry and prints what it returned.
  *
  *   tiersim disk make IMAGE --size S --fs ext4|xfs [--from DIR]
- *   tiersim disk mount IMAGE MOUNTPOINT --tier T [--capacity C] [--mem M] [--trace F] [--rw]
+ *   tiersim disk mount IMAGE MOUNTPOINT --tier T [--capacity C] [--mem M] [--instance I]
+ *                      [--trace F] [--rw]
  *   tiersim disk umount MOUNTPOINT
  *   tiersim disk list
  *   tiersim disk run MOUNTPOINT [--mem M] [--cache cold|warm] -- CMD ARGS...
@@ -20,10 +21,11 @@
 #include "fs/mount.h"
 #include "core/opt.h"
 #include "core/units.h"
+#include "cost/price.h"
 
 struct disk_args {
 	uint64_t size, capacity, mem;
-	char *fs, *from, *tier, *trace, *profile, *cache;
+	char *fs, *from, *tier, *trace, *profile, *cache, *instance;
 	bool rw;
 };
 
@@ -45,6 +47,10 @@ static const struct ts_opt mount_opts[] = {
 	  "the provisioned size the tier's formulas use (default: the tier's default)", NULL, 'c' },
 	{ "mem", TS_OPT_SIZE, OFF(mem), NULL, 0, 0, "bytes",
 	  "the instance's memory: the memory cgroup of jobs run with tiersim disk run", NULL, 'm' },
+	{ "instance", TS_OPT_STR, OFF(instance), NULL, 0, 0, "",
+	  "the instance the volume is attached to (tiersim prices): its EBS limits cap an aws-* "
+	  "tier above the volume's own",
+	  "NAME", 0 },
 	{ "trace", TS_OPT_STR, OFF(trace), NULL, 0, 0, "",
 	  "record every request the device serves (tiersim trace stats FILE)", "FILE", 0 },
 	{ "profile", TS_OPT_STR, OFF(profile), NULL, 0, 0, "",
@@ -77,11 +83,13 @@ static const struct ts_cmdline make_cl = {
 
 static const struct ts_cmdline mount_cl = {
 	.name = "disk mount",
-	.synopsis = "IMAGE MOUNTPOINT --tier T [--capacity C] [--mem M] [--trace F] [--rw]",
+	.synopsis = "IMAGE MOUNTPOINT --tier T [--capacity C] [--mem M] [--instance I] [--trace F] "
+		    "[--rw]",
 	.about = "Block mode: tierfs serves IMAGE with the tier's model, a loop device with\n"
 		 "direct I/O and the tier's queue limits is attached to it, and its file\n"
 		 "system is mounted on MOUNTPOINT; the kernel's page cache and readahead sit\n"
-		 "above the emulated disk. Needs root.\n",
+		 "above the emulated disk. With --instance, an aws-* tier runs under the\n"
+		 "instance's EBS limits as well (tierfs's ebs_* options). Needs root.\n",
 	.opts = mount_opts,
 	.max_pos = 2,
 };
@@ -165,6 +173,31 @@ static int do_mount(int argc, char **argv)
 		ts_opt_free(mount_opts, &o);
 		return rc;
 	}
+	struct ts_tier_ebs ebs = { 0 };
+	char ebs_opts[256] = "";
+	if (o.instance) {
+		struct ts_price_set *prices = NULL;
+		const struct ts_instance *in = NULL;
+		rc = ts_price_load_checked(NULL, NULL, &prices, err, sizeof(err));
+		if (rc) {
+			ts_opt_free(mount_opts, &o);
+			return fail("mount", err);
+		}
+		rc = ts_price_instance(prices, o.instance, &in, err, sizeof(err));
+		if (!rc)
+			ts_instance_ebs(in, &ebs);
+		ts_price_set_free(prices);
+		if (!rc && ts_mount_ebs_opts(&ebs, ebs_opts, sizeof(ebs_opts)) >= sizeof(ebs_opts)) {
+			snprintf(err, sizeof(err), "%s: its EBS limits do not fit tierfs's options",
+				 o.instance);
+			rc = -ENAMETOOLONG;
+		}
+		if (rc) {
+			rc = ts_cmdline_error(&mount_cl, "--instance: %s", err);
+			ts_opt_free(mount_opts, &o);
+			return rc;
+		}
+	}
 	if (geteuid() != 0) {
 		ts_opt_free(mount_opts, &o);
 		return fail("mount", "block mode needs root (loop devices and mount(2))");
@@ -176,7 +209,7 @@ static int do_mount(int argc, char **argv)
 	struct ts_disk_mount_opts m = {
 		.tierfs = ms.tierfs, .image = a.pos[0], .mountpoint = a.pos[1], .tier = o.tier,
 		.profile = o.profile, .capacity = o.capacity, .mem = o.mem, .trace = o.trace,
-		.rw = o.rw,
+		.rw = o.rw, .ebs_opts = ebs_opts,
 	};
 	rc = ts_disk_mount(&m, err, sizeof(err)) ? fail("mount", err) : TS_EXIT_OK;
 	ts_mounts_free(&ms);

@@ -750,8 +750,8 @@ static int start_tierfs(struct attach *a, const struct ts_disk_mount_opts *o, ch
 		return -ENOMEM;
 	if (o->capacity)
 		snprintf(capo, sizeof(capo), ",capacity=%llu", (unsigned long long)o->capacity);
-	if (asprintf(&opts, "tier=%s,mem=0,cached=,fsname=tiersim-disk%s%s%s%s%s", o->tier, capo,
-		     o->trace ? ",trace=" : "", o->trace ? o->trace : "",
+	if (asprintf(&opts, "tier=%s,mem=0,cached=,fsname=tiersim-disk%s%s%s%s%s%s", o->tier, capo,
+		     o->ebs_opts ? o->ebs_opts : "", o->trace ? ",trace=" : "", o->trace ? o->trace : "",
 		     o->profile ? ",profile=" : "", o->profile ? o->profile : "") < 0) {
 		free(log);
 		return -ENOMEM;

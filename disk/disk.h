@@ -61,6 +61,10 @@ struct ts_disk_mount_opts {
 	uint64_t mem;		/* the instance's memory for jobs run on it (0: none given) */
 	const char *trace;	/* tierfs's trace of the device's requests, or NULL */
 	bool rw;		/* attach and mount read-write */
+	/* The instance's EBS limits on an aws-* tier as tierfs's options
+	 * (",ebs_iops=...", fs/mount.h's ts_mount_ebs_opts), or NULL: none;
+	 * tierfs refuses them on another tier. */
+	const char *ebs_opts;
 };
 
 /* One attachment, as its state file records it. */
