@@ -205,6 +205,8 @@ struct ts_trace_writer {
 	struct ts_trace_hdr hdr;
 	uint32_t ring_records;
 	uint32_t flush_us;
+	void (*before_sleep)(void *arg);
+	void *before_sleep_arg;
 	pthread_key_t key;
 	pthread_mutex_t claim_lock;
 	_Atomic(struct ring *) rings;
@@ -305,11 +307,18 @@ static void put(struct ts_trace_writer *w, const struct ts_trace_rec *rec,
 	atomic_store_explicit(&r->tail, t + need, memory_order_release);
 	/* Half full: wake the writer now rather than at its next period. One
 	 * signal per refill at most (the writer clears kicked when it wakes),
-	 * so a producer makes a syscall once per half ring, not per record. */
+	 * so a producer makes a syscall once per half ring, not per record.
+	 * The signal is sent under the writer's lock: the writer tests kicked
+	 * and goes to sleep under it, and a signal sent between the two would
+	 * wake nobody, leaving kicked set (no producer signals again) and the
+	 * writer asleep for a whole period while the rings fill. */
 	if (t + need - h > ((uint64_t)r->mask + 1) / 2 &&
 	    !atomic_load_explicit(&w->kicked, memory_order_relaxed) &&
-	    !atomic_exchange_explicit(&w->kicked, 1, memory_order_acq_rel))
+	    !atomic_exchange_explicit(&w->kicked, 1, memory_order_acq_rel)) {
+		pthread_mutex_lock(&w->wake_lock);
 		pthread_cond_signal(&w->wake);
+		pthread_mutex_unlock(&w->wake_lock);
+	}
 }
 
 void ts_trace_writer_put(struct ts_trace_writer *w, const struct ts_trace_rec *rec)
@@ -492,8 +501,11 @@ static void *writer_main(void *arg)
 		ts.tv_nsec = (long)(ns % TS_NS_PER_S);
 		pthread_mutex_lock(&w->wake_lock);
 		if (!atomic_load_explicit(&w->stop, memory_order_acquire) &&
-		    !atomic_load_explicit(&w->kicked, memory_order_acquire))
+		    !atomic_load_explicit(&w->kicked, memory_order_acquire)) {
+			if (w->before_sleep)
+				w->before_sleep(w->before_sleep_arg);
 			pthread_cond_timedwait(&w->wake, &w->wake_lock, &ts);
+		}
 		pthread_mutex_unlock(&w->wake_lock);
 	}
 	while (drain(w))
@@ -529,6 +541,10 @@ int ts_trace_writer_open_cfg(const char *path, const struct ts_trace_hdr *hdr,
 		return -ENOMEM;
 	w->ring_records = cfg && cfg->ring_records ? cfg->ring_records : 16384;
 	w->flush_us = cfg && cfg->flush_us ? cfg->flush_us : 50000;
+	if (cfg) {
+		w->before_sleep = cfg->before_sleep;
+		w->before_sleep_arg = cfg->before_sleep_arg;
+	}
 	if (w->ring_records & (w->ring_records - 1)) {
 		free(w);
 		return -EINVAL;

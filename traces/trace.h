@@ -209,6 +209,11 @@ struct ts_trace_writer_cfg {
 	uint32_t ring_records; /* per-thread ring size, power of 2; 0 = 16384 */
 	uint32_t flush_us;     /* writer thread's period; 0 = 50000 (a producer
 				* whose ring is half full wakes it sooner) */
+	/* Called by the writer thread, its wake lock held, each time it is
+	 * about to sleep (it found nothing that woke it): tests stretch the
+	 * moment between that check and the sleep. NULL: none. */
+	void (*before_sleep)(void *arg);
+	void *before_sleep_arg;
 };
 
 /* Creates @path (truncating it), writes the header, starts the writer

@@ -2,14 +2,18 @@
  * test_writer.c — the recording writer: records from many threads reach the
  * file intact and in per-thread order, paths are interned once, a full ring
  * drops and counts instead of blocking, and the reader sees every drop and
- * tells a trace cut short from a whole one.
+ * tells a trace cut short from a whole one; a ring filled past half wakes
+ * the writer even when it fills as the writer goes to sleep.
  */
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/clock.h"
@@ -135,6 +139,66 @@ static void test_drops(const char *file)
 	char buf[256];
 	CHECK(ts_trace_warning(&t, buf, sizeof(buf)) != NULL);
 	ts_trace_free(&t);
+}
+
+/* The writer about to sleep: the first time, a producer fills its ring past
+ * half (which wakes the writer) right then, between the writer's check and
+ * its sleep; the hook waits for the producer to be done, at most a second
+ * (a producer that must wait for the writer to sleep first cannot be). */
+struct kick {
+	sem_t go, done;
+	int calls;
+};
+
+static void kick_before_sleep(void *arg)
+{
+	struct kick *k = arg;
+	if (k->calls++)
+		return;
+	sem_post(&k->go);
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 1;
+	while (sem_timedwait(&k->done, &ts) && errno == EINTR)
+		;
+}
+
+/* A ring filled past half while the writer goes to sleep wakes it: the
+ * records reach the file long before its period (a minute) ends. */
+static void test_kick(const char *file)
+{
+	struct ts_trace_hdr h = {0};
+	struct kick k = {0};
+	struct ts_trace_writer_cfg cfg = {.ring_records = 64,
+					  .flush_us = 60 * 1000 * 1000,
+					  .before_sleep = kick_before_sleep,
+					  .before_sleep_arg = &k};
+	struct ts_trace_writer *w;
+	uint64_t dropped = 1;
+	const unsigned n = 33; /* past half of 64 */
+
+	sem_init(&k.go, 0, 0);
+	sem_init(&k.done, 0, 0);
+	CHECK(ts_trace_writer_open_cfg(file, &h, &cfg, &w) == 0);
+	while (sem_wait(&k.go) && errno == EINTR)
+		;
+	struct ts_trace_rec r = {.op = TS_OP_READ, .length = 1};
+	for (unsigned i = 0; i < n; i++) {
+		r.offset = i;
+		ts_trace_writer_put(w, &r);
+	}
+	sem_post(&k.done);
+	/* the writer flushes after each drain: wait for the records there,
+	 * 10 s at most (its period is 60 s) */
+	off_t want = (off_t)(TS_TRACE_HDR_SIZE + n * sizeof(struct ts_trace_rec));
+	struct stat st = {0};
+	for (int i = 0; i < 1000 && !(stat(file, &st) == 0 && st.st_size >= want); i++)
+		usleep(10000);
+	CHECK(st.st_size >= want);
+	CHECK(ts_trace_writer_close(w, &dropped) == 0);
+	CHECK_EQ_U64(dropped, 0);
+	sem_destroy(&k.go);
+	sem_destroy(&k.done);
 }
 
 /* Cut the file at every length: the reader reads up to the last complete
@@ -457,6 +521,7 @@ int main(void)
 	close(fd);
 	test_threads(file);
 	test_drops(file);
+	test_kick(file);
 	test_cut(file);
 	test_cpu(file);
 	test_unread(file);
