@@ -107,6 +107,10 @@ static int replay_args(struct replay_args *o, struct ts_replay_cfg *cfg, int arg
 		return ts_cmdline_error(cl, "%d trace FILEs: several are combined in virtual time "
 					    "only (--virtual, not --target)",
 					a.npos);
+	if (a.npos > 1 && o->wakes)
+		return ts_cmdline_error(cl, "--wakes %s is one trace's: with several FILEs each "
+					    "takes its own FILE.wakes",
+					o->wakes);
 	if (!(o->speed > 0))
 		return ts_cmdline_error(cl, "--speed %g: expected a number > 0", o->speed);
 	if (!o->target && !o->virtual_time)

@@ -447,4 +447,7 @@ check "several: the band in the text" grep -Eq "unlimited +2.00 us +1.00 us - 3.
 out=$("$B" replay "$T/g1000.trace" "$T/g3000.trace" --target "$T" 2>&1 >/dev/null)
 check "several with --target: refused in one line" test "$(printf '%s\n' "$out" | wc -l)" = 1
 check "several with --target: says why" sh -c "printf '%s' '$out' | grep -q 'virtual time only'"
+out=$("$B" replay "$T/g1000.trace" "$T/g3000.trace" --virtual --tier unlimited --wakes "$T/w" 2>&1 >/dev/null)
+check "several with one --wakes: refused in one line" test "$(printf '%s\n' "$out" | wc -l)" = 1
+case $out in *"its own FILE.wakes"*) ;; *) echo "FAIL: several with one --wakes: $out" >&2; fail=1 ;; esac
 exit $fail
