@@ -73,6 +73,18 @@ size_t ts_zip_end(uint8_t *p, unsigned entries, uint32_t cd_size, uint32_t cd_at
 #define TS_HDF5_DATA 2048u
 #define TS_HDF5_LABEL 8u
 
+/* The metadata block (TS_HDF5_DATA bytes) of such a file of @n records of
+ * dim1 x dim2 pixels, as h5py 3.7 over HDF5 1.10 writes it (the layout is
+ * in ds_hdf5.c). */
+void ts_hdf5_head(uint8_t out[TS_HDF5_DATA], uint64_t n, uint64_t dim1, uint64_t dim2);
+/* The @len bytes read at @off of a file the dataset describes as @n records
+ * of dim1 x dim2, checked against that block where they overlap it (h5py
+ * checks the superblock's signature, the object headers and the shape as it
+ * opens the file): 0, or TS_E_FORMAT with *@at the first byte that
+ * differs. */
+TS_WUR int ts_hdf5_head_check(const uint8_t *buf, uint64_t off, size_t len, uint64_t n,
+			      uint64_t dim1, uint64_t dim2, uint64_t *at);
+
 /* ---- TFRecord ------------------------------------------------------------ */
 
 #define TS_TFR_HEAD 12u /* length + its CRC */

@@ -683,7 +683,7 @@ static int r_sample(struct rworker *w, uint64_t i)
 	char path[PATH_MAX];
 	int fd = -1, rc = 0;
 	bool checked = false;
-	uint64_t reads = 0, metas = 0, bytes = 0;
+	uint64_t reads = 0, metas = 0, bytes = 0, h5_at = 0;
 	/* the sample's CPU, in equal shares after its open and each read, as
 	 * virtual time charges it (vw_event) */
 	uint64_t cpu_left = cpu_ns(L->c, i), pieces = 0;
@@ -730,8 +730,17 @@ static int r_sample(struct rworker *w, uint64_t i)
 				w->buf = nb;
 				w->bufcap = r->len;
 			}
-			if (pread(fd, w->buf, r->len, (off_t)r->off) < 0)
+			ssize_t got = pread(fd, w->buf, r->len, (off_t)r->off);
+			if (got < 0)
 				rc = -errno;
+			/* h5py refuses a file whose superblock and headers are not
+			 * an HDF5 file's: so does this reader, with the bytes
+			 * those reads brought */
+			else if (L->p.fmt == TS_CHAIN_HDF5 &&
+				 ts_hdf5_head_check(w->buf, r->off, (size_t)got, m->per_file,
+						    m->width[file_of(m, i) * m->per_file],
+						    m->height[file_of(m, i) * m->per_file], &h5_at))
+				rc = TS_E_FORMAT;
 			reads++;
 			bytes += r->len;
 			break;
@@ -749,8 +758,16 @@ static int r_sample(struct rworker *w, uint64_t i)
 	pthread_mutex_lock(&L->mu);
 	if (rc && !L->err) {
 		L->err = rc;
-		snprintf(L->msg, sizeof(L->msg), "%s/%s: %s", L->c->dir, rel,
-			 rc == TS_E_TRUNCATED ? "file ends before the sample does" : ts_strerror(rc));
+		if (rc == TS_E_FORMAT) /* the one format checked: hdf5 */
+			snprintf(L->msg, sizeof(L->msg), "%s/%s: not the hdf5 file the dataset "
+				 "describes (byte %" PRIu64 " of its header differs from h5py's for "
+				 "%" PRIu64 " record%s of %u x %u); make the dataset again", L->c->dir,
+				 rel, h5_at, m->per_file, m->per_file == 1 ? "" : "s", m->width[file_of(m, i) * m->per_file],
+				 m->height[file_of(m, i) * m->per_file]);
+		else
+			snprintf(L->msg, sizeof(L->msg), "%s/%s: %s", L->c->dir, rel,
+				 rc == TS_E_TRUNCATED ? "file ends before the sample does" :
+							ts_strerror(rc));
 	}
 	L->read_requests += reads;
 	L->meta_requests += metas;

@@ -402,6 +402,16 @@ if per > 1:  # every record of every file, each once, where it lies
 PY
 		fail "$f x $per: not DLIO's chain"
 done
+# an hdf5 file whose header is not the one its dataset describes (a byte of
+# the records' shape changed): refused by the real loader, as h5py refuses
+# it, in one line naming the file
+h5=$(ls "$work"/hdf51/*/train/*.hdf5 | sed -n 3p)
+[ -f "$h5" ] || fail "no hdf5 file in $work/hdf51"
+printf 'X' | dd of="$h5" bs=1 seek=836 conv=notrunc 2>/dev/null
+kw=${npzw/format=npz/format=hdf5}
+# shellcheck disable=SC2086
+expect 1 "train/$(basename "$h5"): not the hdf5 file the dataset describes (byte 836 " \
+	resnet50_h100 $kw --tier unlimited --dir "$work/hdf51" --quiet
 expect 2 "dataset.format 'csv': tiersim models npz, tfrecord, jpeg, png and hdf5" unet3d_h100 \
 	++workload.dataset.format=csv --tier unlimited --virtual
 expect 2 "dataset.format png: tiersim reads it with DLIO's PyTorch loader only" resnet50_h100 \

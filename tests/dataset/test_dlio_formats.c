@@ -332,6 +332,29 @@ int main(void)
 		CHECK_EQ_U64(rd64(b + 1432), 3);
 		CHECK_EQ_U64(rd64(b + 1498), TS_HDF5_DATA + 3 * px);
 		CHECK_EQ_U64(rd64(b + 1506), 3 * TS_HDF5_LABEL);
+		/* the header checked as a reader reads it: h5py's eight metadata
+		 * reads (pipeline/dliochain.c) and a record, which it does not
+		 * cover, pass; a byte of the shape or of the signature changed,
+		 * or another shape expected, is found where it differs */
+		static const uint64_t rd[][2] = { { 0, 8 },	  { 0, 16 },   { 16, 80 },
+						  { 96, 512 },	  { 680, 512 }, { 136, 544 },
+						  { 1072, 328 }, { 800, 512 }, { 2048, 4096 } };
+		uint64_t where = 0, w = m.width[3], hh = m.height[3];
+		for (size_t r = 0; r < TS_ARRAY_SIZE(rd); r++)
+			CHECK(ts_hdf5_head_check(b + rd[r][0], rd[r][0], rd[r][1], 3, w, hh, &where) == 0);
+		CHECK(ts_hdf5_head_check(b, 0, n, 3, w, hh, &where) == 0);
+		CHECK(ts_hdf5_head_check(b + 800, 800, 512, 3, w + 1, hh, &where) == TS_E_FORMAT);
+		CHECK_EQ_U64(where, 840);
+		CHECK(ts_hdf5_head_check(b + 800, 800, 512, 2, w, hh, &where) == TS_E_FORMAT);
+		CHECK_EQ_U64(where, 832);
+		b[836] ^= 1;
+		CHECK(ts_hdf5_head_check(b + 800, 800, 512, 3, w, hh, &where) == TS_E_FORMAT);
+		CHECK_EQ_U64(where, 836);
+		b[3] = 'X';
+		CHECK(ts_hdf5_head_check(b, 0, 8, 3, w, hh, &where) == TS_E_FORMAT);
+		CHECK_EQ_U64(where, 3);
+		/* a read cut short is checked as far as it came */
+		CHECK(ts_hdf5_head_check(b, 0, 3, 3, w, hh, &where) == 0);
 	}
 	free(b);
 	CHECK(ts_dataset_verify(dir, err, sizeof(err)) == 0);
