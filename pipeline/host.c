@@ -26,6 +26,8 @@ static const char *const field_names[TS_HF_NR] = {
 	[TS_HF_DLIO_SAMPLE] = "dlio_sample_ns",	  [TS_HF_DLIO_MIB] = "dlio_sample_ns_per_mib",
 	[TS_HF_DLIO_STEP] = "dlio_step_ns",	  [TS_HF_DLIO_JPEG] = "dlio_jpeg_ns_per_mpix",
 	[TS_HF_DLIO_REQ] = "dlio_request_ns",	  [TS_HF_DLIO_REQ_MIB] = "dlio_request_ns_per_mib",
+	[TS_HF_DLIO_HDF5] = "dlio_hdf5_sample_ns", [TS_HF_DLIO_HDF5_MIB] = "dlio_hdf5_sample_ns_per_mib",
+	[TS_HF_DLIO_PNG] = "dlio_png_sample_ns",   [TS_HF_DLIO_PNG_MIB] = "dlio_png_sample_ns_per_mib",
 };
 
 static const char *const host_keys[] = { "desc",	   "cpu",	     "from",
@@ -35,6 +37,8 @@ static const char *const host_keys[] = { "desc",	   "cpu",	     "from",
 					 "dlio_sample_ns_per_mib", "dlio_step_ns",
 					 "dlio_jpeg_ns_per_mpix", "dlio_request_ns",
 					 "dlio_request_ns_per_mib", "dlio_workload_step_ns",
+					 "dlio_hdf5_sample_ns", "dlio_hdf5_sample_ns_per_mib",
+					 "dlio_png_sample_ns", "dlio_png_sample_ns_per_mib",
 					 "vcpus", NULL };
 static const char *const lib_keys[] = { "desc", "decode", "transform", NULL };
 
@@ -534,6 +538,28 @@ int ts_host_dlio_costs(const struct ts_host_set *s, const char *spec, const char
 		rc = field(s, h, TS_HF_DLIO_REQ, end, &out->request_ns, err, errlen);
 	if (!rc)
 		rc = field(s, h, TS_HF_DLIO_REQ_MIB, end, &out->request_ns_per_mib, err, errlen);
+	/* a format with its own reader's line: the nearest host on the chain
+	 * that measured it decides, both numbers from it */
+	static const struct {
+		const char *format;
+		int ns, mib;
+	} own[] = { { "hdf5", TS_HF_DLIO_HDF5, TS_HF_DLIO_HDF5_MIB },
+		    { "png", TS_HF_DLIO_PNG, TS_HF_DLIO_PNG_MIB } };
+	out->sample_of = NULL;
+	for (size_t i = 0; !rc && format && i < TS_ARRAY_SIZE(own); i++) {
+		const struct ts_host_num *n;
+		double div;
+		if (strcmp(format, own[i].format))
+			continue;
+		int w = along(s, h, get_field, &own[i].ns, end, &n, &div, err, errlen);
+		if (w < 0)
+			rc = w;
+		else if (w) {
+			out->sample_ns = pick(n, end, true) / div;
+			rc = field(s, h, own[i].mib, end, &out->sample_ns_per_mib, err, errlen);
+			out->sample_of = own[i].format;
+		}
+	}
 	/* the step cost: the workload's own ("MODEL/FORMAT", then "MODEL"),
 	 * else dlio_step_ns, from the nearest host on the chain that has any */
 	char key[256];

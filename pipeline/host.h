@@ -57,6 +57,11 @@ enum ts_host_field {
 	TS_HF_DLIO_JPEG,     /* dlio_jpeg_ns_per_mpix: a jpeg sample's decode, per megapixel */
 	TS_HF_DLIO_REQ,	     /* dlio_request_ns: a reader's file request, the host's CPU for it */
 	TS_HF_DLIO_REQ_MIB,  /* dlio_request_ns_per_mib: ... plus per MiB it reads */
+	/* a format's own reader, in place of dlio_sample_ns and _per_mib */
+	TS_HF_DLIO_HDF5,     /* dlio_hdf5_sample_ns: HDF5Reader (h5py) per sample */
+	TS_HF_DLIO_HDF5_MIB, /* dlio_hdf5_sample_ns_per_mib: ... plus per MiB of the sample */
+	TS_HF_DLIO_PNG,	     /* dlio_png_sample_ns: ImageReader on a png (Pillow) per sample */
+	TS_HF_DLIO_PNG_MIB,  /* dlio_png_sample_ns_per_mib: ... plus per MiB of the file */
 	TS_HF_NR,
 };
 
@@ -93,6 +98,9 @@ TS_WUR int ts_pipe_cal_load(const char *calibration, const char *host, enum ts_h
 /* DLIO's framework costs on a host (TS_HF_DLIO_*), ns. */
 struct ts_host_dlio {
 	double sample_ns, sample_ns_per_mib, step_ns;
+	/* the format whose own reader's line sample_ns and sample_ns_per_mib
+	 * are ("hdf5", "png"), NULL: dlio_sample_ns's (npz's reader) */
+	const char *sample_of;
 	double jpeg_ns_per_mpix; /* more per jpeg sample: its image's decode */
 	double request_ns, request_ns_per_mib; /* per file request of a reader, per MiB read */
 	/* where step_ns came from: "model/format" or "model" (the workload's own,
@@ -103,7 +111,9 @@ struct ts_host_dlio {
 /* @spec's DLIO costs at @end of their ranges for a workload of @model
  * and dataset @format (either may be NULL): its step cost is
  * dlio_workload_step_ns["MODEL/FORMAT"], else ["MODEL"], else dlio_step_ns,
- * the first a host on the from = chain sets. -ENOENT naming the known hosts
+ * the first a host on the from = chain sets; its sample cost the format's
+ * own (dlio_hdf5_sample_ns, dlio_png_sample_ns and their _per_mib) where
+ * the chain sets it, else dlio_sample_ns and _per_mib. -ENOENT naming the known hosts
  * when @spec is none. */
 TS_WUR int ts_host_dlio_costs(const struct ts_host_set *s, const char *spec, const char *model,
 			      const char *format, enum ts_host_end end, struct ts_host_dlio *out,

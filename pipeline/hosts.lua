@@ -34,6 +34,11 @@
 --                     (workloads/DLIO.md; `tiersim dlio --host NAME`)
 --   dlio_jpeg_ns_per_mpix  optional: more per jpeg sample, per megapixel of
 --                     its image: DLIO's ImageReader decoding it with Pillow
+--   dlio_hdf5_sample_ns, dlio_hdf5_sample_ns_per_mib,
+--   dlio_png_sample_ns, dlio_png_sample_ns_per_mib  optional: a format's own
+--                     reader (HDF5Reader's h5py; ImageReader's Pillow on a
+--                     png), in place of dlio_sample_ns and _per_mib (which
+--                     are npz's NPZReader) for that format
 --   dlio_workload_step_ns  optional: { ["MODEL/FORMAT"] = N, MODEL = N }: a
 --                     workload's own step cost, in place of dlio_step_ns
 --   dlio_request_ns, dlio_request_ns_per_mib  optional: the host's CPU for
@@ -128,14 +133,34 @@ host "epyc-zen4" {
 -- themselves). It is this host's path through tierfs, not a disk's.
 -- vcpus: the machine's; in virtual time the PyTorch loader's workers and
 -- the ranks' steps wait for one of them (workloads/DLIO.md).
+-- hdf5 and png (dlio_hdf5_*, dlio_png_*): the npz line above plus what each
+-- format's own reader spends more (or less) than NPZReader on files of the
+-- same size, measured side by side by DLIO's own reader classes
+-- (read_index, on_demand) over the page cache: flock quiet.lock
+-- /work/dlio-venv/bin/python bench/dlio_format_cost.py DIR 5 338,1024,2896
+-- (2026-12-02, load average 25-30; 40 files a set, 5 rounds interleaved
+-- after one not counted; medians, us per sample): npz 410 / 854 / 4,763,
+-- hdf5 457 / 468 / 2,014, png 772 / 6,666 / 64,837 at 338 x 338 / 1,024 x
+-- 1,024 / 2,896 x 2,896 (0.11, 1.0, 8.0 MiB). Lines through the 338 and
+-- 2,896 medians: npz 349 + 552 us/MiB, hdf5 435 + 197, png -115 + 8,107;
+-- less npz's: hdf5 +86 us and -354 us/MiB, png -464 us and +7,555 us/MiB
+-- (Pillow's inflate and unfilter of incompressible pixels). Outside DLIO's
+-- loader these readers cost about a third of what the runs show (npz's
+-- 410 us here, 1,199 us on the npz line at that size), as
+-- bench/dlio_torch_cost.py found: the differences, not the figures, are
+-- carried onto the runs' npz line; low and high are that line's.
 host "build-host" {
-  desc = "this project's build host (2 vCPUs) with DLIO 2.0.0's PyTorch npz and jpeg readers' own costs",
+  desc = "this project's build host (2 vCPUs) with DLIO 2.0.0's PyTorch npz, jpeg, hdf5 and png readers' own costs",
   cpu = "AMD EPYC (2 vCPUs), as epyc-zen4",
   from = "epyc-zen4",
   speed = { 1.0, "assumed", "the same machine as epyc-zen4's measurements (this build host)", low = 0.9, high = 1.1 },
   dlio_sample_ns = { 1043000, "measured", "bench/dlio_peer.sh --chrt 10 traces, DLIO's readers' CPU less tiersim's on the same chain, 112 KiB and 8 MiB npz: the line's intercept (4 and 6 runs)", low = 675000, high = 1330000 },
   dlio_sample_ns_per_mib = { 1425000, "measured", "bench/dlio_peer.sh --chrt 10 traces, 112 KiB and 8 MiB npz: the line's slope (4 and 6 runs)", low = 1183000, high = 1664000 },
   dlio_jpeg_ns_per_mpix = { 3245000, "measured", "bench/dlio_peer.sh --chrt 10 traces, 338 x 338 jpeg, DLIO reading thread less tiersim's on the same chain less the npz line at its size: 5.08 and 5.45 (2026-12-01), 0.81 and 1.64 ms/Mpixel (2026-12-02); the mean; high: bench/dlio_torch_cost.py at 1024 x 1024", low = 810000, high = 12400000 },
+  dlio_hdf5_sample_ns = { 1129000, "measured", "the npz line's 1,043 us + 86 us: HDF5Reader less NPZReader, bench/dlio_format_cost.py (5 rounds, 338 and 2,896 a side)", low = 761000, high = 1416000 },
+  dlio_hdf5_sample_ns_per_mib = { 1070500, "measured", "the npz line's 1,425 us/MiB - 354.5: HDF5Reader less NPZReader, bench/dlio_format_cost.py (same runs)", low = 828500, high = 1309500 },
+  dlio_png_sample_ns = { 579100, "measured", "the npz line's 1,043 us - 463.9 us: ImageReader on png less NPZReader, bench/dlio_format_cost.py (same runs)", low = 211100, high = 866100 },
+  dlio_png_sample_ns_per_mib = { 8979700, "measured", "the npz line's 1,425 us/MiB + 7,554.7: ImageReader on png (Pillow's decode) less NPZReader, bench/dlio_format_cost.py (same runs)", low = 8737700, high = 9218700 },
   dlio_step_ns = { 7560000, "measured", "bench/dlio_torch_cost.py: unet3d's batch of 7 x 2 MiB, 7,461..7,767 us; resnet50's 400 x 147 KiB, 13,525..14,708 us", low = 7453000, high = 14708000 },
   dlio_workload_step_ns = {
     unet3d = { 3215000, "measured", "bench/dlio_torch_cost.py DATA/u64/train 7 2097152 4 (unet3d's batch of 7 resized to 2 MiB): the training process's main thread per step after the first, 3,130, 3,215, 3,946 us (2026-12-02, load 14-17); the median", low = 3130000, high = 3946000 },

@@ -187,6 +187,7 @@ static int pipe_config(const struct ts_dlio_workload *w, uint64_t n, uint64_t se
 struct cpu {
 	uint64_t step_ns;	  /* per step, on each accelerator's loop */
 	double sample_ns, per_mib; /* per sample in a reader worker */
+	const char *sample_of;	   /* the format whose own reader's line they are, or NULL */
 	double jpeg_per_mpix;	  /* more per jpeg sample, per megapixel of its image */
 	uint64_t workers;	  /* reader workers per accelerator; 0: nothing charged */
 	uint64_t vcpus;		  /* the host's (virtual time, PyTorch loader); 0: no limit */
@@ -239,6 +240,7 @@ static int cpu_resolve(const struct ts_dlio_opts *o, const struct ts_dlio_worklo
 	c->req_ns = hd.request_ns;
 	c->req_per_mib = hd.request_ns_per_mib;
 	c->sample_ns = hd.sample_ns + preprocess_ns(w);
+	c->sample_of = hd.sample_of; /* a literal */
 	c->per_mib = hd.sample_ns_per_mib;
 	c->jpeg_per_mpix = strcmp(w->format, "jpeg") ? 0 : hd.jpeg_ns_per_mpix;
 	if (c->sample_ns > 0 || c->per_mib > 0 || c->jpeg_per_mpix > 0)
@@ -1328,6 +1330,8 @@ int ts_dlio_run(const struct ts_dlio_opts *o, struct ts_dlio_outcome *oc, char *
 	char jpg[64] = "";
 	if (E.cpu.jpeg_per_mpix > 0)
 		snprintf(jpg, sizeof(jpg), " + %.1f us/Mpixel decoded", E.cpu.jpeg_per_mpix / 1e3);
+	else if (E.cpu.sample_of)
+		snprintf(jpg, sizeof(jpg), " (%s's own reader)", E.cpu.sample_of);
 	else if (!strcmp(w->format, "png") || !strcmp(w->format, "hdf5"))
 		snprintf(jpg, sizeof(jpg), " (npz's: no %s reader's cost measured)", w->format);
 	/* virtual time, DLIO's PyTorch loader: its requests' CPU, all on the host's cores */

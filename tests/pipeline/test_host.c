@@ -113,6 +113,12 @@ static void dlio(void)
 		"host \"m\" { cpu = \"M\", from = \"epyc-zen4\", speed = { 1, \"spec\", \"t\" },\n"
 		"  vcpus = { 4, \"spec\", \"the instance's\" },\n"
 		"  dlio_step_ns = { 1000, \"measured\", \"m\" },\n"
+		"  dlio_sample_ns = { 100, \"measured\", \"m\" },\n"
+		"  dlio_sample_ns_per_mib = { 10, \"measured\", \"m\" },\n"
+		"  dlio_hdf5_sample_ns = { 200, \"measured\", \"h\" },\n"
+		"  dlio_hdf5_sample_ns_per_mib = { 20, \"measured\", \"h\" },\n"
+		"  dlio_png_sample_ns = { 300, \"measured\", \"p\", low = 250, high = 350 },\n"
+		"  dlio_png_sample_ns_per_mib = { 30, \"measured\", \"p\" },\n"
 		"  dlio_workload_step_ns = {\n"
 		"    unet3d = { 3000, \"measured\", \"u\", low = 2000, high = 4000 },\n"
 		"    [\"resnet50/jpeg\"] = { 5000, \"measured\", \"j\" },\n"
@@ -120,6 +126,8 @@ static void dlio(void)
 		"host \"n\" { cpu = \"N\", from = \"m\", speed = { 2, \"spec\", \"t\" } }\n"
 		"host \"o\" { cpu = \"O\", from = \"m\", speed = { 2, \"spec\", \"t\" },\n"
 		"  dlio_step_ns = { 700, \"measured\", \"o\" } }\n"
+		"host \"r\" { cpu = \"R\", from = \"m\", speed = { 2, \"spec\", \"t\" },\n"
+		"  dlio_sample_ns = { 40, \"measured\", \"r\" } }\n"
 		"host \"q\" { cpu = \"Q\", from = \"m\", speed = { 2, \"spec\", \"t\" },\n"
 		"  dlio_workload_step_ns = { resnet50 = { 800, \"measured\", \"q\" } } }\n");
 	CHECK(ts_host_set_add_file(s, p, err, sizeof(err)) == 0);
@@ -150,6 +158,29 @@ static void dlio(void)
 	CHECK(ts_host_dlio_costs(s, "q", "resnet50", "jpeg", TS_HOST_NOMINAL, &d, err,
 				 sizeof(err)) == 0);
 	CHECK(d.step_ns == 800 && d.step_of && !strcmp(d.step_of, "model"));
+	/* a format's own reader's line where the host measured it (hdf5, png),
+	 * npz's reader's (dlio_sample_ns) for the others; carried as a cost,
+	 * the nearest host that measured the format's line deciding */
+	CHECK(ts_host_dlio_costs(s, "m", "resnet50", "npz", TS_HOST_NOMINAL, &d, err, sizeof(err)) ==
+	      0);
+	CHECK(d.sample_ns == 100 && d.sample_ns_per_mib == 10 && !d.sample_of);
+	CHECK(ts_host_dlio_costs(s, "m", "resnet50", "hdf5", TS_HOST_NOMINAL, &d, err,
+				 sizeof(err)) == 0);
+	CHECK(d.sample_ns == 200 && d.sample_ns_per_mib == 20 && d.sample_of &&
+	      !strcmp(d.sample_of, "hdf5"));
+	CHECK(ts_host_dlio_costs(s, "m", "resnet50", "png", TS_HOST_SLOW, &d, err, sizeof(err)) ==
+	      0);
+	CHECK(d.sample_ns == 350 && d.sample_ns_per_mib == 30 && d.sample_of &&
+	      !strcmp(d.sample_of, "png"));
+	CHECK(ts_host_dlio_costs(s, "m", "resnet50", "jpeg", TS_HOST_NOMINAL, &d, err,
+				 sizeof(err)) == 0);
+	CHECK(d.sample_ns == 100 && !d.sample_of);
+	CHECK(ts_host_dlio_costs(s, "r", "resnet50", "png", TS_HOST_NOMINAL, &d, err,
+				 sizeof(err)) == 0);
+	CHECK(d.sample_ns == 150 && d.sample_ns_per_mib == 15 && d.sample_of);
+	CHECK(ts_host_dlio_costs(s, "r", "resnet50", "npz", TS_HOST_NOMINAL, &d, err,
+				 sizeof(err)) == 0);
+	CHECK(d.sample_ns == 40 && d.sample_ns_per_mib == 5 && !d.sample_of);
 	/* none set: no limit, the built-in hosts' step cost */
 	CHECK(ts_host_dlio_costs(s, "epyc-zen4", "unet3d", "npz", TS_HOST_NOMINAL, &d, err,
 				 sizeof(err)) == 0);
