@@ -119,6 +119,10 @@ declare -A over=(
 	[h50]="++workload.framework=pytorch ++workload.reader.data_loader=pytorch ++workload.dataset.format=hdf5 ++workload.dataset.num_files_train=4000 ++workload.dataset.num_samples_per_file=1 ++workload.dataset.record_length=114660 ++workload.dataset.record_length_stdev=0 ++workload.train.computation_time=0.224 ++workload.reader.batch_size=400 ++workload.reader.read_threads=8"
 	[p50]="++workload.framework=pytorch ++workload.reader.data_loader=pytorch ++workload.dataset.format=png ++workload.dataset.num_files_train=4000 ++workload.dataset.num_samples_per_file=1 ++workload.dataset.record_length=114660 ++workload.dataset.record_length_stdev=0 ++workload.train.computation_time=0.224 ++workload.reader.batch_size=400 ++workload.reader.read_threads=8"
 )
+# What DLIO's generator alone is given: its hdf5 generator draws
+# generation_buffer_size bytes of records (2 GiB by default) for every file,
+# so, as a user of DLIO 2.0.0 would, one record's worth (the files are the same)
+declare -A genover=([h50]="++workload.dataset.generation_buffer_size=114660")
 # NAME DATASET RANKS TIER
 table="u64-1-gp3 u64 1 aws-gp3
 u64-2-ssd u64 2 ssd-cloud
@@ -148,7 +152,7 @@ gen() {
 	mkdir -p "$data"
 	# shellcheck disable=SC2086
 	"${mpi[@]}" -np 1 "$venv/bin/dlio_benchmark" --config-dir "$work/config" workload="${wl[$d]}" \
-		$common ${over[$d]} ++workload.workflow.generate_data=True ++workload.workflow.train=False \
+		$common ${over[$d]} ${genover[$d]:-} ++workload.workflow.generate_data=True ++workload.workflow.train=False \
 		++workload.dataset.data_folder="$data" hydra.run.dir="$work/gen-$d" \
 		++workload.output.folder="$work/gen-$d" </dev/null >"$work/gen-$d.log" 2>&1 &&
 		touch "$data/.done" || { echo "dlio_peer.sh: DLIO's generator failed: $work/gen-$d.log" >&2; return 1; }
