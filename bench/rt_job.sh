@@ -52,14 +52,16 @@ raise() {
 }
 restore() {
 	local tid
-	kill "$LOOP" 2>/dev/null
+	# the loop ends after its current pass (killing it could leave a pass's
+	# chrt running, raising a kworker after the list below is read)
+	: >"$RAISED.stop"
 	wait "$LOOP" 2>/dev/null
 	sort -u "$RAISED" | while read -r tid; do
 		chrt -o -p 0 "$tid" 2>/dev/null
 	done
-	rm -f "$RAISED"
+	rm -f "$RAISED" "$RAISED.stop"
 }
-(while :; do raise; sleep 0.2; done) &
+(while [ ! -e "$RAISED.stop" ]; do raise; sleep 0.2; done) &
 LOOP=$!
 trap 'restore; exit 1' INT TERM
 echo "rt_job.sh: $*; unbound kworkers and tierfs at SCHED_FIFO $HI; load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
