@@ -34,6 +34,11 @@
  * request counts ceil(len/io_unit) I/Os; physically sequential small I/Os
  * are merged up to io_unit (merge_sequential), tracked over a few recent
  * streams; st1/sc1 charge every I/O as a whole unit (charge_full_unit).
+ * A request merges into the I/O of the one before it only while that one
+ * is still being served when it arrives (its completion not before the
+ * arrival; back to back counts): an I/O that has completed was charged,
+ * and nothing can join it. Random requests that happen to start where an
+ * earlier, finished one ended are I/Os of their own.
  *
  * An instance's EBS limits (ts_tier_ebs_new) are two more of these layers
  * above the volume's, one for its IOPS and one for its throughput, each
@@ -69,10 +74,19 @@ struct stream {
 	uint64_t file, end; /* next sequential offset */
 	uint64_t fill;	    /* bytes already in the current io_unit */
 	uint64_t used;	    /* LRU stamp; 0 = free */
+	uint64_t until;	    /* its last request's completion (UINT64_MAX until known) */
+};
+
+/* The stream a layer's last request left, whose completion the stack's
+ * answer sets (complete). */
+struct pend {
+	struct stream *s;
+	uint64_t stamp;
 };
 
 struct rate {
 	struct ts_tier_layer l;
+	struct pend pend;
 	struct ts_tier_limits lim;
 	bool merge, full_unit;
 	bool counts;	    /* adds the request's I/Os and bytes to done (the volume's layer) */
@@ -113,13 +127,18 @@ static struct stream *stream_set(struct rate *r, uint64_t file, uint64_t off)
 	return r->st[x >> 58]; /* 6 bits: NSETS */
 }
 
-/* I/Os this request costs under the accounting unit. Streams are found by
- * the offset they expect next (one set of NWAYS to search), so a request
- * costs a few compares however many streams run; a stream pushed out of a
- * full set loses its merge, as a small merge window would. */
-static uint64_t account(struct rate *r, const struct ts_tier_req *req, uint64_t file)
+/* I/Os this request, arriving at the model at @now, costs under the
+ * accounting unit.
+ * Streams are found by the offset they expect next (one set of NWAYS to
+ * search), so a request costs a few compares however many streams run; a
+ * stream pushed out of a full set loses its merge, as a small merge window
+ * would. The stream the request leaves is *@ns with LRU stamp *@stamp
+ * (NULL without merging), for its completion to be set once known. */
+static uint64_t account(struct rate *r, const struct ts_tier_req *req, uint64_t file, uint64_t now,
+			struct stream **ns, uint64_t *stamp)
 {
 	uint64_t unit = r->lim.io_unit, len = req->len;
+	*ns = NULL;
 	if (!unit)
 		return 1;
 	if (!r->merge)
@@ -128,7 +147,7 @@ static uint64_t account(struct rate *r, const struct ts_tier_req *req, uint64_t 
 	uint64_t rest = len, fill = 0;
 	for (int w = 0; w < NWAYS; w++) {
 		struct stream *s = &set[w];
-		if (s->used && s->file == file && s->end == req->off) {
+		if (s->used && s->file == file && s->end == req->off && s->until >= now) {
 			uint64_t room = unit - s->fill;
 			if (rest <= room) {
 				fill = s->fill + rest;
@@ -152,6 +171,9 @@ static uint64_t account(struct rate *r, const struct ts_tier_req *req, uint64_t 
 	n->file = file;
 	n->end = req->off + len;
 	n->fill = fill;
+	n->until = UINT64_MAX;
+	*ns = n;
+	*stamp = n->used;
 	return ios;
 }
 
@@ -274,11 +296,12 @@ static double admit_burst(struct rate *r, bool rd, uint64_t ios, double bytes, d
 /* @req through @r's limits, then down @l's stack: @l is @r's own layer,
  * or a volume's layer onto an instance's shared @r, whose lock @mu (NULL:
  * none) is held while @r's state moves and @file keys its merge streams. */
-static uint64_t rate_do(struct rate *r, pthread_mutex_t *mu, uint64_t file,
+static uint64_t rate_do(struct rate *r, pthread_mutex_t *mu, uint64_t file, struct pend *pd,
 			struct ts_tier_layer *l, uint64_t now, const struct ts_tier_req *req,
 			struct ts_tier_done *done)
 {
 	const struct ts_tier_limits *m = &r->lim;
+	pd->s = NULL;
 	if ((req->op != TS_TIER_READ && req->op != TS_TIER_WRITE) || !req->len)
 		return ts_tier_layer_next(l, now, req, done);
 
@@ -286,9 +309,11 @@ static uint64_t rate_do(struct rate *r, pthread_mutex_t *mu, uint64_t file,
 	double t = (double)now;
 	double s = t, xfer;
 	enum ts_tier_bound bound = TS_TIER_BOUND_LATENCY;
+	struct stream *ns;
+	uint64_t stamp = 0;
 	if (mu)
 		pthread_mutex_lock(mu);
-	uint64_t ios = account(r, req, file);
+	uint64_t ios = account(r, req, file, req->arrival ? req->arrival : now, &ns, &stamp);
 	double bytes = r->full_unit ? (double)(ios * m->io_unit) : (double)req->len;
 	if (m->burst == TS_TIER_BURST_NONE)
 		xfer = admit_fixed(r, rd, ios, bytes, &s, &bound);
@@ -314,13 +339,37 @@ static uint64_t rate_do(struct rate *r, pthread_mutex_t *mu, uint64_t file,
 			 done->bound == TS_TIER_BOUND_INSTANCE) /* the volume's bytes took longer */
 			done->bound = TS_TIER_BOUND_BW;
 	}
+	/* the stream's last request is served until the stack answers it */
+	*pd = (struct pend){ ns, stamp };
 	return end;
+}
+
+/* The stack's answer to @pd's request, @end: its stream's last request is
+ * in flight until then. */
+static void pend_done(struct pend *pd, pthread_mutex_t *mu, uint64_t end)
+{
+	if (!pd->s)
+		return;
+	if (mu)
+		pthread_mutex_lock(mu);
+	if (pd->s->used == pd->stamp)
+		pd->s->until = end;
+	if (mu)
+		pthread_mutex_unlock(mu);
+	pd->s = NULL;
+}
+
+static void rate_complete(struct ts_tier_layer *l, uint64_t end)
+{
+	struct rate *r = (struct rate *)l;
+	pend_done(&r->pend, NULL, end);
 }
 
 static uint64_t rate_submit(struct ts_tier_layer *l, uint64_t now, const struct ts_tier_req *req,
 			    struct ts_tier_done *done)
 {
-	return rate_do((struct rate *)l, NULL, req->file, l, now, req, done);
+	struct rate *r = (struct rate *)l;
+	return rate_do(r, NULL, req->file, &r->pend, l, now, req, done);
 }
 
 /* Each bandwidth limit a read is charged to (LIM_BW, LIM_RBW) keeps its
@@ -394,6 +443,7 @@ static void rate_free(struct ts_tier_layer *l)
 static const struct ts_tier_layer_ops rate_ops = {
 	.name = "rate",
 	.submit = rate_submit,
+	.complete = rate_complete,
 	.reconfigure = rate_reconfigure,
 	.bucket_set = rate_bucket_set,
 	.stats = rate_stats,
@@ -418,6 +468,7 @@ struct ts_tier_layer *ts_tier_rate_new(const struct ts_tier_profile *p,
 static const struct ts_tier_layer_ops ebs_ops = {
 	.name = "ebs",
 	.submit = rate_submit,
+	.complete = rate_complete,
 	.free = rate_free,
 };
 
@@ -464,18 +515,26 @@ struct shared {
 	struct ts_tier_instance *in;
 	struct rate *r;
 	uint64_t salt; /* the volume's: its merge streams are its own */
+	struct pend pend;
 };
 
 static uint64_t shared_submit(struct ts_tier_layer *l, uint64_t now, const struct ts_tier_req *req,
 			      struct ts_tier_done *done)
 {
 	struct shared *sh = (struct shared *)l;
-	return rate_do(sh->r, &sh->in->mu, req->file ^ sh->salt, l, now, req, done);
+	return rate_do(sh->r, &sh->in->mu, req->file ^ sh->salt, &sh->pend, l, now, req, done);
+}
+
+static void shared_complete(struct ts_tier_layer *l, uint64_t end)
+{
+	struct shared *sh = (struct shared *)l;
+	pend_done(&sh->pend, &sh->in->mu, end);
 }
 
 static const struct ts_tier_layer_ops shared_ops = {
 	.name = "ebs-shared",
 	.submit = shared_submit,
+	.complete = shared_complete,
 	.free = rate_free,
 };
 

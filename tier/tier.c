@@ -197,17 +197,19 @@ uint64_t ts_tier_submit(struct ts_tier *t, uint64_t now_ns, const struct ts_tier
 	 * the file has: the file system answers the rest from the inode,
 	 * without the disk (the same in tierfs and in a replay of its trace,
 	 * which carries the size). */
-	struct ts_tier_req clipped;
-	if (op == TS_TIER_READ && req->size && req->off + req->len > req->size) {
-		clipped = *req;
+	struct ts_tier_req clipped = *req;
+	clipped.arrival = now_ns;
+	if (op == TS_TIER_READ && req->size && req->off + req->len > req->size)
 		clipped.len = req->off < req->size ? req->size - req->off : 0;
-		req = &clipped;
-	}
+	req = &clipped;
 	uint64_t end = now_ns;
 	lock(t);
-	if (op != TS_TIER_READ || req->len || !req->size)
+	if (op != TS_TIER_READ || req->len || !req->size) {
 		end = t->top->ops->submit(t->top, now_ns, req, done);
-	else
+		for (struct ts_tier_layer *l = t->top; l; l = l->next)
+			if (l->ops->complete)
+				l->ops->complete(l, end);
+	} else
 		done->bound = TS_TIER_BOUND_MEMORY;
 
 	/* The caller pays floor_ns on top of what the model injects. */

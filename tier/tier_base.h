@@ -260,6 +260,10 @@ struct ts_tier_req {
 	 * the model reads no window of its own on top (it still serves and
 	 * fills its cache: the instance's memory). */
 	bool kernel_ra;
+	/* When the request reached the model (ts_tier_submit sets it): a
+	 * layer below sees it later when layers above held it. 0: the
+	 * layer's own arrival time. */
+	uint64_t arrival;
 	/* The file's name, for fault rules with a path glob; NULL = unknown
 	 * (no such rule matches then). Only read during the call. */
 	const char *path;

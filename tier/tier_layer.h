@@ -29,6 +29,10 @@ struct ts_tier_layer_ops {
 	 * time (>= now) and adds what it knows to @done (never NULL here). */
 	uint64_t (*submit)(struct ts_tier_layer *l, uint64_t now, const struct ts_tier_req *req,
 			   struct ts_tier_done *done);
+	/* Optional. The request submit last took completes at @end, the
+	 * stack's answer (which layers above may have made later than this
+	 * one's). */
+	void (*complete)(struct ts_tier_layer *l, uint64_t end);
 	/* Optional. Puts a file range in the state a page cache is left in
 	 * (see ts_tier_warm), at no device time. */
 	void (*warm)(struct ts_tier_layer *l, uint64_t now, uint64_t file, uint64_t off,

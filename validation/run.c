@@ -291,10 +291,16 @@ static int run_real(const struct ts_case *c, const struct ts_validate_cfg *v, co
 	snprintf(a_out, sizeof(a_out), "--output=%s", out);
 	snprintf(a_think, sizeof(a_think), "--thinktime=%lluus",
 		 (unsigned long long)(c->job.think_ns / 1000));
+	/* Random offsets drawn as the virtual job draws them, with
+	 * replacement: fio's random map on a file cut to --real-size would
+	 * cycle through it and, late in each pass, take the next free block
+	 * after a used one, reads adjacent to recent ones that the case's run
+	 * on its full file did not make (and that merge into one EBS I/O). */
 	char *argv[] = { "fio", "--name=validate", a_dir, "--filename_format=f.$jobnum",
 			 "--direct=1", "--ioengine=io_uring", "--thread", a_rw, a_bs, a_qd,
 			 a_nj, a_size, a_rt, "--time_based", "--group_reporting",
-			 "--output-format=json", a_out, a_think, NULL };
+			 "--output-format=json", a_out, a_think,
+			 c->job.random ? "--norandommap" : NULL, NULL };
 	pid_t pid;
 	int st = 0;
 	posix_spawn_file_actions_t fa;

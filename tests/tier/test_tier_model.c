@@ -417,6 +417,43 @@ static void test_accounting(void)
 	ts_tier_free(t);
 }
 
+/* A small read merges into the I/O of the one that ended where it starts
+ * only while that one is being served (back to back included): one that
+ * completed was charged, and a later read adjacent to it by chance is an
+ * I/O of its own. Exact in virtual time: 1 ms reads, no cap in the way. */
+static void test_merge_window(void)
+{
+	const char *path = "/tmp/tier_merge_test.lua";
+	FILE *f = fopen(path, "w");
+	fputs("tier \"mergelat\" { iops = 100000, io_unit = \"256KiB\", merge_sequential = true,\n"
+	      "  latency = { read = { fixed = \"1ms\" } } }\n",
+	      f);
+	fclose(f);
+	char err[512];
+	CHECK(ts_tier_set_add_file(set, path, err, sizeof(err)) == 0);
+	unlink(path);
+	struct ts_tier *t = model("mergelat", 0, 1);
+	struct ts_tier_done d;
+	struct ts_tier_req q = { .op = TS_TIER_READ, .file = 1, .off = 0, .len = 4096, .direct = true };
+	uint64_t end = ts_tier_submit(t, 0, &q, &d);
+	CHECK_EQ_U64(end, 1000000);
+	CHECK_EQ_U64(d.dev_ios, 1);
+	q.off = 4096; /* at 0.5 ms the first is in flight: one I/O with it */
+	end = ts_tier_submit(t, 500000, &q, &d);
+	CHECK_EQ_U64(d.dev_ios, 0);
+	CHECK_EQ_U64(end, 1500000);
+	q.off = 8192; /* back to back: at the second's completion */
+	end = ts_tier_submit(t, 1500000, &q, &d);
+	CHECK_EQ_U64(d.dev_ios, 0);
+	q.off = 12288; /* 1 ns after the third completed: an I/O of its own */
+	end = ts_tier_submit(t, end + 1, &q, &d);
+	CHECK_EQ_U64(d.dev_ios, 1);
+	q.off = 16384; /* 10 s later, adjacent by chance: the same */
+	ts_tier_submit(t, 10000000000ull, &q, &d);
+	CHECK_EQ_U64(d.dev_ios, 1);
+	ts_tier_free(t);
+}
+
 /* At QD1 the model's latency percentiles are the profile's. */
 static void test_latency(void)
 {
@@ -824,6 +861,7 @@ int main(int argc, char **argv)
 	RUN(test_st1);
 	RUN(test_ebs);
 	RUN(test_accounting);
+	RUN(test_merge_window);
 	RUN(test_latency);
 	RUN(test_queueing);
 	RUN(test_slots);
