@@ -10,7 +10,7 @@
 #
 # Usage: bench/dlio_peer.sh [--venv DIR] [--tiersim BUILD] [--before BUILD]
 #                           [--work DIR] [--rows ROW,ROW...] [--runs N]
-#                           [--chrt PRIO] [--host NAME]
+#                           [--chrt PRIO] [--host NAME] [--measure-host]
 #   --venv DIR   a virtual environment with dlio_benchmark (env DLIO_VENV); when
 #                neither is given, WORK/dlio-venv, installed there from
 #                ../shared/peers/dlio/install.sh (beside the repository) if missing
@@ -23,6 +23,15 @@
 #   --runs N     runs of each (default 1)
 #   --host NAME  a host profile (tiersim hosts) both tiersim sides charge
 #                DLIO's own CPU from (`tiersim dlio --host`; default none)
+#   --before-host NAME  the host profile the --before build charges
+#                (default: the one of --host or --measure-host)
+#   --measure-host  before each run of each row, `tiersim hosts measure`
+#                (with --chrt, under it too) writes this machine's DLIO costs to
+#                OUT/this-machine.lua, and both tiersim sides of that run charge
+#                them (--host this-machine): the CPU DLIO spends per sample
+#                drifts with the host's load, so each run is held against a
+#                measurement made just before it; the row's line is followed
+#                by the measurement's figures
 #   --chrt PRIO  run both real sides (each tierfs daemon, the real DLIO's
 #                mpirun and `mpirun tiersim dlio`) under chrt -f PRIO
 #                (SCHED_FIFO, env TS_CHRT as bench/pytorch_replay.sh's), ahead
@@ -62,6 +71,8 @@ before=""
 epochs=3
 prio=${TS_CHRT:-}
 host=()
+measure=""
+bhost=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--venv) venv=$2; shift 2 ;;
@@ -73,6 +84,8 @@ while [ $# -gt 0 ]; do
 	--epochs) epochs=$2; shift 2 ;;
 	--chrt) prio=$2; shift 2 ;;
 	--host) host=(--host "$2"); shift 2 ;;
+	--before-host) bhost=$2; shift 2 ;;
+	--measure-host) measure=1; host=(--host this-machine); shift ;;
 	-h | --help) sed -n '2,/^set -u/p' "$0" | sed 's/^# \{0,1\}//;$d'; exit 0 ;;
 	*) echo "dlio_peer.sh: unknown option '$1' (--help)" >&2; exit 2 ;;
 	esac
@@ -287,8 +300,10 @@ rtshare() {
 }
 
 # tiersim of BUILD on a row: "AU samples/s" real (traced into TRACE) and virtual
-ts_row() { # BUILD TRACE LOG d n tier
+ts_row() { # BUILD TRACE LOG d n tier [HOST]
 	local t=$1/cli/tiersim b c
+	local host=("${host[@]}")
+	[ -n "${7:-}" ] && host=(--host "$7")
 	# shellcheck disable=SC2086
 	rm -f "$3.json"
 	# shellcheck disable=SC2086
@@ -312,6 +327,12 @@ echo "$table" | while read -r name d n tier; do
 	for run in $(seq "$runs"); do
 		out=$work/out/$name-$run
 		rm -rf "$out"; mkdir -p "$out/dlio" "$out/m"
+		if [ -n "$measure" ]; then
+			export TIERSIM_HOST_FILE=$out/this-machine.lua
+			TIERSIM_WORKDIR=$work "${rt[@]}" "$tiersim" hosts measure --venv "$venv" --repeats 1 \
+				--quiet --out "$TIERSIM_HOST_FILE" >"$out/measure.txt" 2>&1 ||
+				{ echo "dlio_peer.sh: $name: tiersim hosts measure failed: $(tail -1 "$out/measure.txt")" >&2; continue; }
+		fi
 		"${rt[@]}" "$tierfs" -o "tier=$tier,mem=0,trace=$out/dlio.trace" "$work/data/$d" "$out/m" >/dev/null 2>&1 ||
 			{ echo "dlio_peer.sh: $name: tierfs failed" >&2; continue; }
 		# shellcheck disable=SC2086
@@ -331,7 +352,7 @@ echo "$table" | while read -r name d n tier; do
 			awk '{ printf "%.0f s %.2f", $1 + $2, ($1 + $2) / ($3 > 0 ? $3 : 1) }')
 		nowr=$(ts_row "$build" "$out/ts.trace" "$out/ts" "$d" "$n" "$tier")
 		was=""
-		[ -n "$before" ] && was=$(ts_row "$before" "$out/ts-before.trace" "$out/ts-before" "$d" "$n" "$tier")
+		[ -n "$before" ] && was=$(ts_row "$before" "$out/ts-before.trace" "$out/ts-before" "$d" "$n" "$tier" "$bhost")
 		trace_end "$out/ts.trace"
 		pa=$(pattern "$out/dlio.trace" 2>/dev/null) || pa="-"
 		pb=$(pattern "$out/ts.trace" 2>/dev/null) || pb="-"
@@ -353,5 +374,6 @@ echo "$table" | while read -r name d n tier; do
 		printf '%-11s %-10s | %5s %7s | %5s %7s %5s %7s |%s %-24s | %-24s | %s | %4s %4s | %s %s | %s %s | %s%s\n' \
 			"$name" "$tier" "$aa" "$as" "$ba" "$bs" "$ca" "$cs" "$wcol" "$pa" "$pb" "${cpu:--}" "$qa" \
 			"$qb" "$sa" "$sb" "$ca_" "$cb_" "$load" "$fifo"
+		[ -n "$measure" ] && sed -n '2,$s/^ */    measured before it: /p' "$out/measure.txt"
 	done
 done

@@ -1,10 +1,17 @@
-/* cmd_hosts.c — `tiersim hosts`: the host profiles (CPU and JPEG library costs). */
+/* cmd_hosts.c — `tiersim hosts`: the host profiles (CPU and JPEG library
+ * costs); `tiersim hosts measure`: this machine's DLIO costs
+ * (workloads/dlio_measure.h). */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli/cmdline.h"
 #include "cli/commands.h"
 #include "core/opt.h"
+#include "core/interrupt.h"
 #include "pipeline/host.h"
+#include "workloads/dlio_measure.h"
 
 struct hosts_args {
 	char *profile;
@@ -22,17 +29,95 @@ static const struct ts_opt hosts_opts[] = {
 
 static const struct ts_cmdline hosts_cmdline = {
 	.name = "hosts",
-	.synopsis = "[--profile FILE] [--evidence]",
+	.synopsis = "[--profile FILE] [--evidence]\n"
+		    "       tiersim hosts measure --venv DIR [--out FILE] [--repeats N]",
 	.about = "Lists the host profiles: what JPEG decode + transform, a raw Datum's transform\n"
 		 "and an LMDB put cost one core of each CPU, and the JPEG libraries' factors.\n"
 		 "pipeline{ host = \"NAME\" } or \"NAME/LIBRARY\" (and preprocess{ host = }) charge\n"
-		 "them; the default, this-machine, charges 'tiersim calibrate decode'.\n",
+		 "them; the default, this-machine, charges 'tiersim calibrate decode'.\n"
+		 "'tiersim hosts measure' measures DLIO's own CPU on this machine (the host\n"
+		 "this-machine of 'tiersim dlio --host this-machine'); --help after it says how.\n",
 	.opts = hosts_opts,
 	.max_pos = 0,
 };
 
+struct measure_args {
+	char *venv, *out, *dir;
+	uint64_t repeats;
+	bool quiet;
+};
+
+static const struct ts_opt measure_opts[] = {
+	{ "venv", TS_OPT_STR, offsetof(struct measure_args, venv), NULL, 0, 0, "",
+	  "a virtual environment with DLIO 2.0.0 (dlio_benchmark) and torch (env DLIO_VENV)", "DIR",
+	  0 },
+	{ "out", TS_OPT_STR, offsetof(struct measure_args, out), NULL, 0, 0, "",
+	  "write the profile there (default $TIERSIM_HOST_FILE, else "
+	  "~/.cache/tiersim/this-machine.lua, where --host this-machine reads it)", "FILE", 'o' },
+	{ "dir", TS_OPT_STR, offsetof(struct measure_args, dir), NULL, 0, 0, "",
+	  "keep the sample files and the mount there (default: a new folder, removed after)", "DIR",
+	  0 },
+	{ "repeats", TS_OPT_U64, offsetof(struct measure_args, repeats), "3", 1, 15, "",
+	  "interleaved rounds; each figure is their median, its range their least and most", "N",
+	  'r' },
+	{ "quiet", TS_OPT_BOOL, offsetof(struct measure_args, quiet), "false", 0, 0, "",
+	  "no progress lines", NULL, 'q' },
+	{ NULL },
+};
+
+static const struct ts_cmdline measure_cmdline = {
+	.name = "hosts measure",
+	.synopsis = "--venv DIR [--out FILE] [--dir DIR] [--repeats N]",
+	.about = "Measures DLIO's own CPU on this machine and writes it as the host profile\n"
+		 "this-machine ('tiersim dlio --host this-machine'): DLIO 2.0.0's NPZReader and\n"
+		 "ImageReader (run with the venv's python) read 112 KiB and 8 MiB npz and\n"
+		 "338 x 338 jpeg files through a tierfs mount, less what tiersim's reader spends\n"
+		 "on the same requests (per sample, per MiB, per jpeg megapixel); those requests'\n"
+		 "CPU, the reader's and the daemon's (per request, per MiB); a torch DataLoader's\n"
+		 "main thread per step for unet3d's and resnet50's batches; the CPUs this\n"
+		 "process may use (vcpus). Takes about a minute a round; run it on a quiet host.\n",
+	.opts = measure_opts,
+	.max_pos = 0,
+};
+
+static int hosts_measure(int argc, char **argv)
+{
+	struct measure_args o = { 0 };
+	struct ts_opt_args a;
+	int rc = ts_cmdline_parse(&measure_cmdline, &o, argc, argv, &a);
+	if (rc >= 0)
+		return rc;
+	const char *venv = o.venv ? o.venv : getenv("DLIO_VENV");
+	if (!venv || !*venv) {
+		ts_opt_free(measure_opts, &o);
+		return ts_cmdline_error(&measure_cmdline, "--venv DIR is required (a virtual "
+					"environment with dlio_benchmark; or set DLIO_VENV)");
+	}
+	ts_interrupt_install();
+	struct ts_dlio_measure_opts mo = { .venv = venv, .out = o.out, .dir = o.dir,
+					   .repeats = (unsigned)o.repeats, .quiet = o.quiet };
+	struct ts_dlio_measure_result r;
+	char err[2048];
+	rc = ts_dlio_measure(&mo, &r, err, sizeof(err));
+	ts_opt_free(measure_opts, &o);
+	if (rc) {
+		fprintf(stderr, "tiersim hosts measure: %s\n", err);
+		return rc == -EINTR ? TS_EXIT_INTERRUPT : TS_EXIT_FAIL;
+	}
+	printf("%s: host \"%s\", %llu vCPUs\n"
+	       "  DLIO per sample  %.1f us + %.1f us/MiB (jpeg + %.1f us/Mpixel)\n"
+	       "  per request      %.1f us + %.1f us/MiB read\n"
+	       "  per step         unet3d %.1f us, resnet50 %.1f us\n",
+	       r.path, TS_HOST_THIS, (unsigned long long)r.vcpus, r.sample_ns.v / 1e3,
+	       r.sample_ns_per_mib.v / 1e3, r.jpeg_ns_per_mpix.v / 1e3, r.request_ns.v / 1e3,
+	       r.request_ns_per_mib.v / 1e3, r.step_unet3d.v / 1e3, r.step_resnet50.v / 1e3);
+	return TS_EXIT_OK;
+}
+
 int ts_cmd_hosts(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "measure"))
+		return hosts_measure(argc - 1, argv + 1);
 	struct hosts_args o = { 0 };
 	struct ts_opt_args a;
 	int rc = ts_cmdline_parse(&hosts_cmdline, &o, argc, argv, &a);
@@ -40,7 +125,7 @@ int ts_cmd_hosts(int argc, char **argv)
 		return rc;
 	struct ts_host_set *set;
 	char err[1024];
-	rc = ts_host_set_load_default(&set, err, sizeof(err));
+	rc = ts_host_set_load_all(&set, err, sizeof(err));
 	if (!rc && o.profile && (rc = ts_host_set_add_file(set, o.profile, err, sizeof(err))))
 		ts_host_set_free(set);
 	if (rc) {

@@ -14,6 +14,7 @@
 #include <lua.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/paths.h"
 #include "pipeline/host.h"
@@ -239,12 +240,25 @@ static int read_host(struct ts_luadata_rd *r, int t, struct host *h)
 			return rc;
 	if (!h->cpu)
 		return FAIL(r, "missing cpu = \"the processor\"");
-	if (!h->from) {
+	int decode_set = 0;
+	for (int i = 0; i < TS_HF_REQUIRED; i++)
+		decode_set += h->f[i].set;
+	if (!h->from && decode_set) {
 		for (int i = 0; i < TS_HF_REQUIRED; i++)
 			if (!h->f[i].set)
 				return FAIL(r, "missing %s: a host not carried from another (from = ) "
 					       "sets every cost",
 					    field_names[i]);
+		if (h->speed.set)
+			return FAIL(r, "speed is relative to from = HOST, which is not set");
+	} else if (!h->from) {
+		/* none of the decode costs: a host of DLIO's costs only (tiersim hosts measure) */
+		bool dlio = false;
+		for (int i = TS_HF_REQUIRED; i < TS_HF_NR; i++)
+			dlio = dlio || h->f[i].set;
+		if (!dlio && !h->nws)
+			return FAIL(r, "no costs: set every decode cost (decode_base_ns, ...), or DLIO's "
+				       "(dlio_sample_ns, ...), or carry it from another host (from = )");
 		if (h->speed.set)
 			return FAIL(r, "speed is relative to from = HOST, which is not set");
 	} else if (!h->speed.set || !(h->speed.low > 0)) {
@@ -342,6 +356,35 @@ int ts_host_set_load_default(struct ts_host_set **out, char *err, size_t errlen)
 	}
 	*out = s;
 	return 0;
+}
+
+int ts_host_this_path(char *buf, size_t n)
+{
+	const char *f = getenv("TIERSIM_HOST_FILE"), *x = getenv("XDG_CACHE_HOME"),
+		   *home = getenv("HOME");
+	int w;
+	if (f && *f)
+		w = snprintf(buf, n, "%s", f);
+	else if (x && *x)
+		w = snprintf(buf, n, "%s/tiersim/" TS_HOST_THIS ".lua", x);
+	else if (home && *home)
+		w = snprintf(buf, n, "%s/.cache/tiersim/" TS_HOST_THIS ".lua", home);
+	else
+		return -ENOENT;
+	return w < 0 || (size_t)w >= n ? -ENAMETOOLONG : 0;
+}
+
+int ts_host_set_load_all(struct ts_host_set **out, char *err, size_t errlen)
+{
+	char path[4096];
+	int rc = ts_host_set_load_default(out, err, errlen);
+	if (rc || ts_host_this_path(path, sizeof(path)) || access(path, F_OK))
+		return rc;
+	if ((rc = ts_host_set_add_file(*out, path, err, errlen))) {
+		ts_host_set_free(*out);
+		*out = NULL;
+	}
+	return rc;
 }
 
 /* ---- Turning a profile into costs ------------------------------------------ */
@@ -444,6 +487,11 @@ int ts_host_cal(const struct ts_host_set *s, const char *spec, enum ts_host_end 
 			 (int)hn, spec, list);
 		return -ENOENT;
 	}
+	if (!h->from && !h->f[TS_HF_DECODE_BASE].set) {
+		snprintf(err, errlen, "host '%s' has DLIO's costs only ('tiersim hosts measure'); this "
+				      "machine's decode cost is 'tiersim calibrate decode'", h->name);
+		return -ENOENT;
+	}
 	const char *lname = slash ? slash + 1 : h->library ? h->library : "libjpeg-turbo";
 	const struct lib *l = find_lib(s, lname);
 	if (!l) {
@@ -516,10 +564,13 @@ int ts_host_dlio_costs(const struct ts_host_set *s, const char *spec, const char
 		char list[1024];
 		known(s, list, sizeof(list), false, false);
 		if (hn == strlen(TS_HOST_THIS) && !strncmp(spec, TS_HOST_THIS, hn)) {
-			snprintf(err, errlen, "host '" TS_HOST_THIS "' has no DLIO reader costs: they are "
-					      "measured per host profile (bench/dlio_peer.sh); name a "
-					      "host profile (known: %s)",
-				 list);
+			char path[4096];
+			if (ts_host_this_path(path, sizeof(path)))
+				snprintf(path, sizeof(path), "no HOME");
+			snprintf(err, errlen, "host '" TS_HOST_THIS "' has no DLIO costs measured (%.*s): "
+					      "run 'tiersim hosts measure --venv DLIO_VENV' first, or name "
+					      "a host profile (known: %s)",
+				 1024, path, list);
 			return -ENOENT;
 		}
 		snprintf(err, errlen, "host '%.*s' is not a host profile (known: %s; 'tiersim hosts' "
@@ -660,6 +711,12 @@ int ts_host_print_table(FILE *f, const struct ts_host_set *s)
 	for (size_t i = 0; i < s->nh; i++) {
 		const struct host *h = &s->h[i];
 		struct ts_decode_cal c;
+		if (!h->from && !h->f[TS_HF_DECODE_BASE].set) {
+			if (fprintf(f, "%-18s %-15s %-6s %-14s %10s %10s %9s %8s  %s (DLIO's costs "
+				       "only)\n", h->name, "-", "-", "-", "-", "-", "-", "-", h->cpu) < 0)
+				return -EIO;
+			continue;
+		}
 		if (ts_host_cal(s, h->name, TS_HOST_NOMINAL, &c, err, sizeof(err))) {
 			fprintf(f, "%-18s %s\n", h->name, err);
 			continue;

@@ -76,6 +76,13 @@ TS_WUR int ts_host_set_load_default(struct ts_host_set **out, char *err, size_t 
 TS_WUR int ts_host_set_add_file(struct ts_host_set *s, const char *path, char *err,
 				size_t errlen);
 void ts_host_set_free(struct ts_host_set *s);
+/* Where `tiersim hosts measure` keeps this machine's DLIO costs (a host
+ * named "this-machine" of DLIO's fields and vcpus only): $TIERSIM_HOST_FILE,
+ * else $XDG_CACHE_HOME/tiersim/this-machine.lua, else
+ * ~/.cache/tiersim/this-machine.lua. -ENOENT without a HOME. */
+TS_WUR int ts_host_this_path(char *buf, size_t n);
+/* The built-in set and, where it exists, that file. */
+TS_WUR int ts_host_set_load_all(struct ts_host_set **out, char *err, size_t errlen);
 
 /* The costs of @spec ("NAME" or "NAME/LIBRARY") as a calibration. An
  * unknown name is -ENOENT with the known ones in @err. */

@@ -44,6 +44,9 @@
 --   dlio_request_ns, dlio_request_ns_per_mib  optional: the host's CPU for
 --                     each request of a reader's chain and per MiB it reads
 --                     (system calls, the file system serving them)
+-- A host that is not carried may set DLIO's fields only (and vcpus), none of
+-- the decode costs: `tiersim hosts measure` writes such a host,
+-- "this-machine", to its own file (pipeline/host.h, ts_host_this_path).
 --   vcpus             optional: the machine's vCPUs (not carried by from =);
 --                     DLIO's PyTorch readers and ranks share them in virtual
 --                     time

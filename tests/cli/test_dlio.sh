@@ -259,9 +259,9 @@ assert abs(r['au'] / au - 1) < 2e-5 and abs(r['samples_per_s'] / sps - 1) < 2e-5
 PY
 done
 expect 2 "is not a host profile" cosmoflow_h100 --tier unlimited --virtual --host nosuch
-# this-machine has no DLIO reader costs: said so, and not offered as a choice
-expect 2 "'this-machine' has no DLIO reader costs" cosmoflow_h100 --tier unlimited --virtual \
-	--host this-machine
+# this-machine without a measurement: said so, and not offered as a choice
+TIERSIM_HOST_FILE=$work/none.lua expect 2 "'this-machine' has no DLIO costs measured" cosmoflow_h100 \
+	--tier unlimited --virtual --host this-machine
 grep -q "known: .*this-machine" "$work/err" && fail "--host this-machine offered"
 expect 2 "reader.preprocess_time: real time does not sleep" unet3d_h100 ++workload.reader.preprocess_time=1 \
 	--tier unlimited --dir "$work/pp"

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# test_this_machine.sh — `tiersim hosts measure` and `tiersim dlio --host
+# this-machine`: the measurement runs its script with the given venv's
+# python, reads every set through a tierfs mount, and writes a profile
+# whose numbers are labelled measured, naming the measurement; that
+# profile is what --host this-machine charges, exactly as the same numbers
+# under another host's name; without one, or with a venv that fails, one
+# line says what to do and nothing stays mounted.
+. "$(dirname "$0")/lib.sh"
+"$tiersim" --help | grep -q '^  dlio ' || { echo "tiersim was built without dlio"; exit 77; }
+export TIERSIM_HOST_FILE=$work/this-machine.lua
+
+# No measurement: one line naming the file and the command that makes it.
+"$tiersim" dlio resnet50_h100 --tier unlimited --virtual --host this-machine >/dev/null \
+	2>"$work/err" && fail "--host this-machine ran without a measurement"
+[ "$(wc -l <"$work/err")" -eq 1 ] || fail "no measurement: not one line: $(cat "$work/err")"
+grep -q "no DLIO costs measured ($work/this-machine.lua): run 'tiersim hosts measure" "$work/err" ||
+	fail "no measurement: $(cat "$work/err")"
+
+# The same numbers as build-host's DLIO fields (pipeline/hosts.lua), under
+# this machine's name: the same run to the last digit.
+cat >"$TIERSIM_HOST_FILE" <<'L'
+host "this-machine" {
+  cpu = "test",
+  dlio_sample_ns = { 1043000, "measured", "a copy of build-host's" },
+  dlio_sample_ns_per_mib = { 1425000, "measured", "a copy of build-host's" },
+  dlio_jpeg_ns_per_mpix = { 3245000, "measured", "a copy of build-host's" },
+  dlio_step_ns = { 7560000, "measured", "a copy of build-host's" },
+  dlio_workload_step_ns = {
+    unet3d = { 3215000, "measured", "a copy of build-host's" },
+    resnet50 = { 10664000, "measured", "a copy of build-host's" },
+    ["resnet50/jpeg"] = { 11191000, "measured", "a copy of build-host's" },
+  },
+  dlio_request_ns = { 30300, "measured", "a copy of build-host's" },
+  dlio_request_ns_per_mib = { 740000, "measured", "a copy of build-host's" },
+  vcpus = { 2, "measured", "a copy of build-host's" },
+}
+L
+r50="++workload.framework=pytorch ++workload.reader.data_loader=pytorch ++workload.dataset.format=npz
+ ++workload.dataset.num_files_train=400 ++workload.dataset.num_samples_per_file=1 ++workload.dataset.record_length=114660
+ ++workload.dataset.record_length_stdev=0 ++workload.train.computation_time=0.024
+ ++workload.reader.batch_size=40 ++workload.reader.read_threads=8 ++workload.train.epochs=2"
+for h in build-host this-machine; do
+	# shellcheck disable=SC2086
+	"$tiersim" dlio resnet50_h100 $r50 --tier essd-pl1 --virtual --host $h --quiet \
+		--json "$work/$h.json" >/dev/null 2>"$work/err" || fail "--host $h: $(cat "$work/err")"
+done
+python3 - "$work/build-host.json" "$work/this-machine.json" <<'PY' || fail "this-machine is not build-host's numbers"
+import json, sys
+a, b = (json.load(open(p))["runs"][0] for p in sys.argv[1:3])
+for k in ("au", "samples_per_s", "read_requests", "events"):
+    if k in a:
+        assert a[k] == b[k], (k, a[k], b[k])
+PY
+"$tiersim" hosts >"$work/list" || fail "hosts with this machine's profile"
+grep -q "^this-machine .*(DLIO's costs only)" "$work/list" || fail "hosts: $(cat "$work/list")"
+
+# The measurement, with a venv whose python plays DLIO's script: its files
+# (any bytes do for the requests), and DLIO's figures as the script prints
+# them; tiersim's own chain and the daemon are measured for real.
+fake=$work/venv
+mkdir -p "$fake/bin"
+cat >"$fake/bin/python" <<'S'
+#!/bin/sh
+# python SCRIPT gen|read DIR
+case $2 in
+gen)
+	for s in npz-s npz-l jpeg; do mkdir -p "$3/$s"; done
+	for i in 0 1 2 3; do
+		head -c 114742 /dev/zero >"$3/npz-s/img_$i.npz"
+		head -c 1048576 /dev/zero >"$3/npz-l/img_$i.npz"
+		head -c 65426 /dev/zero >"$3/jpeg/img_$i.jpeg"
+	done ;;
+read)
+	[ -n "${FAKE_FAIL:-}" ] && { echo "Traceback: no dlio_benchmark" >&2; exit 1; }
+	ls "$3/npz-s/img_0.npz" >/dev/null || exit 1 # through the mount
+	echo "sample npz-s 400 800000000 114244 0"
+	echo "sample npz-l 28 280000000 1048576 0"
+	echo "sample jpeg 400 1000000000 65426 114244"
+	echo "step unet3d 7 2097152 10 30000000 (torch x)"
+	echo "step resnet50 400 150528 10 110000000 (torch x)" ;;
+esac
+S
+chmod +x "$fake/bin/python"
+rm -f "$TIERSIM_HOST_FILE"
+"$tiersim" hosts measure --venv "$fake" --repeats 3 >"$work/out" 2>"$work/err" ||
+	fail "hosts measure: $(cat "$work/err")"
+grep -q "^$TIERSIM_HOST_FILE: host \"this-machine\", $(nproc) vCPUs" "$work/out" ||
+	fail "hosts measure: $(cat "$work/out")"
+[ -z "$(mounts_under)" ] || fail "hosts measure left a mount"
+ls -d "$work"/tiersim-measure-* 2>/dev/null && fail "hosts measure left its files"
+"$tiersim" hosts --evidence >"$work/ev" || fail "hosts --evidence: the measured profile"
+for f in dlio_sample_ns dlio_sample_ns_per_mib dlio_jpeg_ns_per_mpix dlio_request_ns \
+	dlio_request_ns_per_mib dlio_step_ns vcpus; do
+	grep -q "^this-machine *$f *measured .*tiersim hosts measure" "$work/ev" ||
+		fail "$f: not measured by tiersim hosts measure: $(grep this-machine "$work/ev")"
+done
+# The step figures are the script's to the digit: 30 ms / 10 and 110 ms / 10.
+grep -q '^this-machine *dlio_workload_step_ns\[unet3d\] *measured *3e+06  tiersim' "$work/ev" ||
+	fail "unet3d's step: $(grep 'this-machine.*unet3d' "$work/ev")"
+grep -q '^this-machine *dlio_workload_step_ns\[resnet50\] *measured *1.1e+07  tiersim' "$work/ev" ||
+	fail "resnet50's step: $(grep 'this-machine.*resnet50' "$work/ev")"
+# shellcheck disable=SC2086
+"$tiersim" dlio resnet50_h100 $r50 --tier essd-pl1 --virtual --host this-machine \
+	>/dev/null 2>"$work/err" || fail "--host this-machine, measured: $(cat "$work/err")"
+grep -q "host this-machine: 11000.0 us per step (this workload's)" "$work/err" ||
+	fail "--host this-machine: $(cat "$work/err")"
+
+# A venv without python, and one whose script fails: one line each.
+"$tiersim" hosts measure --venv "$work/none" >/dev/null 2>"$work/err" && fail "no venv measured"
+[ "$(wc -l <"$work/err")" -eq 1 ] && grep -q "venv $work/none: no bin/python" "$work/err" ||
+	fail "no venv: $(cat "$work/err")"
+FAKE_FAIL=1 "$tiersim" hosts measure --venv "$fake" --quiet >/dev/null 2>"$work/err" &&
+	fail "a failing script measured"
+[ "$(wc -l <"$work/err")" -eq 1 ] && grep -q "read failed .*Traceback: no dlio_benchmark" "$work/err" ||
+	fail "failing script: $(cat "$work/err")"
+[ -z "$(mounts_under)" ] || fail "a failed measurement left a mount"
+exit 0

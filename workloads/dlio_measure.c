@@ -1,0 +1,522 @@
+/*
+ * dlio_measure.c — DLIO's own CPU on this machine (dlio_measure.h): the
+ * files, the mount, DLIO's readers and tiersim's chain through it, round
+ * after round, and the profile written from the medians.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/files.h"
+#include "core/interrupt.h"
+#include "core/paths.h"
+#include "fs/mount.h"
+#include "pipeline/dliochain.h"
+#include "pipeline/dliofmt.h"
+#include "pipeline/host.h"
+#include "workloads/dlio_measure.h"
+
+/* The sets dlio_measure.py writes and reads, in its order. */
+enum { S_NPZ_S, S_NPZ_L, S_JPEG, NSETS };
+static const char *const set_name[NSETS] = { "npz-s", "npz-l", "jpeg" };
+static const char *const set_ext[NSETS] = { ".npz", ".npz", ".jpeg" };
+#define MAXROUNDS 15
+
+/* One round's figures of one set, per sample. */
+struct round_set {
+	double dlio_ns;		  /* DLIO's reader thread */
+	double bytes, pixels;	  /* the sample's bytes (npz: x's), the image's pixels */
+	double chain_ns, daemon_ns; /* tiersim's reader thread; the tierfs daemon */
+	double requests, read_mib; /* the chain's requests and what it reads */
+};
+
+struct round {
+	struct round_set s[NSETS];
+	double step_unet3d, step_resnet50; /* ns per step */
+};
+
+struct ctx {
+	const struct ts_dlio_measure_opts *o;
+	char python[4096], script[4096], top[4096], data[4200], mnt[4200], log[4200];
+	pid_t daemon;
+	char *err;
+	size_t errlen;
+};
+
+static void say(const struct ctx *c, const char *fmt, ...) TS_PRINTF(2, 3);
+static void say(const struct ctx *c, const char *fmt, ...)
+{
+	if (c->o->quiet)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "tiersim hosts measure: ");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+/* Runs the script with @verb on @dir; its stdout into @out (NULL: dropped),
+ * its stderr into the log. 0, or an error naming the log's last line. */
+static int py(struct ctx *c, const char *verb, const char *dir, FILE *out)
+{
+	int lfd = open(c->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (lfd < 0) {
+		snprintf(c->err, c->errlen, "%s: %s", c->log, strerror(errno));
+		return -errno;
+	}
+	fflush(out ? out : stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int ofd = out ? fileno(out) : open("/dev/null", O_WRONLY);
+		if (ofd < 0 || dup2(ofd, 1) < 0 || dup2(lfd, 2) < 0)
+			_exit(127);
+		char *argv[] = { c->python, c->script, (char *)verb, (char *)dir, NULL };
+		execv(c->python, argv);
+		_exit(127);
+	}
+	close(lfd);
+	int st = 0;
+	if (pid < 0 || waitpid(pid, &st, 0) < 0) {
+		snprintf(c->err, c->errlen, "cannot run %s: %s", c->python, strerror(errno));
+		return -errno;
+	}
+	if (WIFEXITED(st) && !WEXITSTATUS(st))
+		return 0;
+	char last[512];
+	ts_last_line(c->log, last, sizeof(last));
+	snprintf(c->err, c->errlen, "%s %s %s failed (%s; %s): %.512s", c->python, c->script, verb,
+		 WIFEXITED(st) ? "exit status" : "signal", c->log, last);
+	return -ECHILD;
+}
+
+static uint64_t thread_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The CPU the daemon's threads have run (schedstat), ns. */
+static double daemon_ns(pid_t pid)
+{
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/%d/task", (int)pid);
+	DIR *d = opendir(p);
+	double sum = 0;
+	for (struct dirent *e; d && (e = readdir(d));) {
+		if (e->d_name[0] == '.')
+			continue;
+		char f[128];
+		snprintf(f, sizeof(f), "/proc/%d/task/%.32s/schedstat", (int)pid, e->d_name);
+		FILE *fp = fopen(f, "r");
+		unsigned long long ns;
+		if (fp && fscanf(fp, "%llu", &ns) == 1)
+			sum += (double)ns;
+		if (fp)
+			fclose(fp);
+	}
+	if (d)
+		closedir(d);
+	return sum;
+}
+
+/* tiersim's chain of each file of set @k through the mount, as the DLIO
+ * loader's real time issues it (workloads/dlio_loader.c, r_sample). */
+static int chains(struct ctx *c, int k, struct round_set *rs)
+{
+	char dir[4300], path[4400];
+	snprintf(dir, sizeof(dir), "%s/%s", c->mnt, set_name[k]);
+	char **names;
+	size_t n;
+	int rc = ts_dir_names(AT_FDCWD, dir, TS_DIR_NO_DOT, &names, &n);
+	if (rc) {
+		snprintf(c->err, c->errlen, "%s: %s", dir, strerror(-rc));
+		return rc;
+	}
+	struct ts_chain_req *q = NULL;
+	size_t cap = 0, files = 0;
+	uint8_t *buf = NULL;
+	size_t bufcap = 0;
+	double reqs = 0, bytes = 0, d0 = daemon_ns(c->daemon);
+	uint64_t t0 = thread_ns();
+	for (size_t i = 0; i < n && !rc; i++) {
+		size_t el = strlen(set_ext[k]), nl = strlen(names[i]);
+		if (nl < el || strcmp(names[i] + nl - el, set_ext[k]))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		struct stat st;
+		if (stat(path, &st)) {
+			rc = -errno;
+			break;
+		}
+		struct ts_chain_file f = { .size = (uint64_t)st.st_size };
+		enum ts_chain_fmt fmt = k == S_JPEG ? TS_CHAIN_JPEG : TS_CHAIN_NPZ;
+		if (fmt == TS_CHAIN_NPZ) {
+			f.member = TS_NPZ_LFH + TS_NPZ_NAME;
+			ts_npz_payload(f.size, &f.data_off, &f.data_len);
+		} else {
+			f.data_len = f.size;
+		}
+		size_t m = ts_chain_build(fmt, &f, q, cap);
+		if (m > cap) {
+			struct ts_chain_req *nq = realloc(q, m * sizeof(*nq));
+			if (!nq) {
+				rc = -ENOMEM;
+				break;
+			}
+			q = nq;
+			cap = m;
+			m = ts_chain_build(fmt, &f, q, cap);
+		}
+		int fd = -1;
+		for (size_t j = 0; j < m && !rc; j++) {
+			reqs++;
+			switch (q[j].op) {
+			case TS_CHAIN_GETATTR:
+				if (fd >= 0 && fstat(fd, &st))
+					rc = -errno;
+				break;
+			case TS_CHAIN_OPEN:
+				if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+					rc = -errno;
+				break;
+			case TS_CHAIN_READ:
+				if (q[j].len > bufcap) {
+					uint8_t *nb = realloc(buf, q[j].len);
+					if (!nb) {
+						rc = -ENOMEM;
+						break;
+					}
+					buf = nb;
+					bufcap = q[j].len;
+				}
+				if (pread(fd, buf, q[j].len, (off_t)q[j].off) < 0)
+					rc = -errno;
+				bytes += (double)q[j].len;
+				break;
+			case TS_CHAIN_CLOSE:
+				close(fd);
+				fd = -1;
+				break;
+			default: break;
+			}
+		}
+		if (fd >= 0)
+			close(fd);
+		files++;
+	}
+	uint64_t t1 = thread_ns();
+	double d1 = daemon_ns(c->daemon);
+	ts_dir_names_free(names, n);
+	free(q);
+	free(buf);
+	if (rc) {
+		snprintf(c->err, c->errlen, "%s: %s", path, strerror(-rc));
+		return rc;
+	}
+	if (!files) {
+		snprintf(c->err, c->errlen, "%s: no %s files", dir, set_ext[k]);
+		return -ENOENT;
+	}
+	rs->chain_ns = (double)(t1 - t0) / (double)files;
+	rs->daemon_ns = (d1 - d0) / (double)files;
+	rs->requests = reqs / (double)files;
+	rs->read_mib = bytes / (double)files / 1048576.0;
+	return 0;
+}
+
+/* One round: DLIO's readers and steps (the script), then tiersim's chains. */
+static int round_run(struct ctx *c, struct round *r)
+{
+	FILE *out = tmpfile();
+	if (!out) {
+		snprintf(c->err, c->errlen, "a temporary file: %s", strerror(errno));
+		return -errno;
+	}
+	int rc = py(c, "read", c->mnt, out);
+	unsigned seen = 0;
+	rewind(out);
+	char line[512];
+	while (!rc && fgets(line, sizeof(line), out)) {
+		char name[32];
+		double files, ns, bytes, pixels, batch, resize, steps;
+		if (sscanf(line, "sample %31s %lf %lf %lf %lf", name, &files, &ns, &bytes, &pixels) ==
+		    5) {
+			for (int k = 0; k < NSETS; k++)
+				if (!strcmp(name, set_name[k]) && files > 0) {
+					r->s[k].dlio_ns = ns / files;
+					r->s[k].bytes = bytes;
+					r->s[k].pixels = pixels;
+					seen |= 1u << k;
+				}
+		} else if (sscanf(line, "step %31s %lf %lf %lf %lf", name, &batch, &resize, &steps,
+				  &ns) == 5 && steps > 0) {
+			if (!strcmp(name, "unet3d"))
+				r->step_unet3d = ns / steps, seen |= 1u << NSETS;
+			else if (!strcmp(name, "resnet50"))
+				r->step_resnet50 = ns / steps, seen |= 2u << NSETS;
+		}
+	}
+	fclose(out);
+	if (!rc && seen != (1u << (NSETS + 2)) - 1) {
+		snprintf(c->err, c->errlen, "%s read: its output lacks a set or a step (%s)", c->script,
+			 c->log);
+		rc = -EPROTO;
+	}
+	for (int k = 0; k < NSETS && !rc; k++)
+		rc = chains(c, k, &r->s[k]);
+	return rc;
+}
+
+static int dcmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The median, least and most of @n values (clamped at 0: a cost). */
+static struct ts_dlio_measured spread(double *v, unsigned n)
+{
+	qsort(v, n, sizeof(*v), dcmp);
+	double med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	return (struct ts_dlio_measured){ .v = fmax(med, 0), .low = fmax(v[0], 0),
+					  .high = fmax(v[n - 1], 0) };
+}
+
+/* Each round's own fit, then the spread over rounds. */
+static void fit(const struct round *rd, unsigned n, struct ts_dlio_measure_result *r)
+{
+	double a[MAXROUNDS], b[MAXROUNDS], j[MAXROUNDS], q[MAXROUNDS], qm[MAXROUNDS],
+		su[MAXROUNDS], sr[MAXROUNDS];
+	for (unsigned i = 0; i < n; i++) {
+		const struct round_set *s = &rd[i].s[S_NPZ_S], *l = &rd[i].s[S_NPZ_L],
+				       *g = &rd[i].s[S_JPEG];
+		/* DLIO's own: its reader's thread less tiersim's on the same chain */
+		double os = s->dlio_ns - s->chain_ns, ol = l->dlio_ns - l->chain_ns;
+		double ms = s->bytes / 1048576.0, ml = l->bytes / 1048576.0;
+		b[i] = (ol - os) / (ml - ms);
+		a[i] = os - b[i] * ms;
+		double oj = g->dlio_ns - g->chain_ns - (a[i] + b[i] * g->bytes / 1048576.0);
+		j[i] = g->pixels > 0 ? oj / (g->pixels / 1e6) : 0;
+		/* the chain's cost to the host: requests x q + MiB read x qm */
+		double ts = s->chain_ns + s->daemon_ns, tl = l->chain_ns + l->daemon_ns;
+		double det = s->requests * l->read_mib - l->requests * s->read_mib;
+		q[i] = (ts * l->read_mib - tl * s->read_mib) / det;
+		qm[i] = (s->requests * tl - l->requests * ts) / det;
+		su[i] = rd[i].step_unet3d;
+		sr[i] = rd[i].step_resnet50;
+	}
+	r->sample_ns = spread(a, n);
+	r->sample_ns_per_mib = spread(b, n);
+	r->jpeg_ns_per_mpix = spread(j, n);
+	r->request_ns = spread(q, n);
+	r->request_ns_per_mib = spread(qm, n);
+	r->step_unet3d = spread(su, n);
+	r->step_resnet50 = spread(sr, n);
+}
+
+/* @s as a Lua string's body (quotes and backslashes escaped, no newline). */
+static void lua_str(char *out, size_t n, const char *s)
+{
+	size_t k = 0;
+	for (; *s && k + 2 < n; s++) {
+		if (*s == '"' || *s == '\\')
+			out[k++] = '\\';
+		out[k++] = *s == '\n' ? ' ' : *s;
+	}
+	out[k] = 0;
+}
+
+static void cpu_model(char *out, size_t n)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[512];
+	snprintf(out, n, "unknown CPU");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
+			char *v = strchr(line, ':') + 1;
+			v += strspn(v, " \t");
+			v[strcspn(v, "\n")] = 0;
+			snprintf(out, n, "%.200s", v);
+			break;
+		}
+	if (f)
+		fclose(f);
+}
+
+static void num(FILE *f, const char *key, const struct ts_dlio_measured *m, const char *what,
+		const char *src)
+{
+	fprintf(f, "  %s = { %.0f, \"measured\", \"%s: %s (median of the rounds; low, high: their "
+		   "least and most)\", low = %.0f, high = %.0f },\n",
+		key, m->v, src, what, m->low, m->high);
+}
+
+static int write_profile(const struct ctx *c, const struct round *rd, unsigned n,
+			 struct ts_dlio_measure_result *r)
+{
+	char cpu[256], qcpu[600], venv[1200], src[2048], stamp[32], tmp[4200];
+	time_t now = time(NULL);
+	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	cpu_model(cpu, sizeof(cpu));
+	lua_str(qcpu, sizeof(qcpu), cpu);
+	lua_str(venv, sizeof(venv), c->o->venv);
+	snprintf(src, sizeof(src), "tiersim hosts measure %s, DLIO at %.1000s, %u rounds", stamp,
+		 venv, n);
+	char made[4096];
+	char *slash = strrchr(r->path, '/');
+	if (slash && slash != r->path) {
+		*slash = 0;
+		int rc = ts_mkdir_p(r->path, 0755, made, sizeof(made));
+		*slash = '/';
+		if (rc) {
+			snprintf(c->err, c->errlen, "%s: %s", r->path, strerror(-rc));
+			return rc;
+		}
+	}
+	snprintf(tmp, sizeof(tmp), "%s.tmp", r->path);
+	FILE *f = fopen(tmp, "w");
+	if (!f) {
+		snprintf(c->err, c->errlen, "%s: %s", tmp, strerror(errno));
+		return -errno;
+	}
+	const struct round_set *s = &rd[0].s[S_NPZ_S], *l = &rd[0].s[S_NPZ_L], *g = &rd[0].s[S_JPEG];
+	fprintf(f, "-- %s: this machine's DLIO costs, written by `tiersim hosts measure` (%s).\n"
+		   "-- `tiersim dlio --host this-machine` charges them (pipeline/host.h,\n"
+		   "-- workloads/dlio_measure.h says how each was measured).\n",
+		TS_HOST_THIS, stamp);
+	fprintf(f, "host \"%s\" {\n  desc = \"this machine, DLIO 2.0.0's own CPU as %s measured "
+		   "it\",\n  cpu = \"%s (%" PRIu64 " CPUs)\",\n",
+		TS_HOST_THIS, "tiersim hosts measure", qcpu, r->vcpus);
+	char what[512];
+	snprintf(what, sizeof(what), "DLIO's DataLoader workers (TorchDataset, NPZReader) per sample "
+		 "through tierfs less tiersim's chain of the same requests, %.0f B (%.0f requests) and %.0f B (%.0f): "
+		 "the line's intercept", s->bytes, s->requests, l->bytes, l->requests);
+	num(f, "dlio_sample_ns", &r->sample_ns, what, src);
+	num(f, "dlio_sample_ns_per_mib", &r->sample_ns_per_mib,
+	    "the same line's slope, per MiB of the sample", src);
+	snprintf(what, sizeof(what), "DLIO's workers (ImageReader) on a %.0f-pixel jpeg of "
+		 "%.0f B (Pillow) less tiersim's chain and the npz line at its size, per Mpixel",
+		 g->pixels, g->bytes);
+	num(f, "dlio_jpeg_ns_per_mpix", &r->jpeg_ns_per_mpix, what, src);
+	num(f, "dlio_request_ns", &r->request_ns,
+	    "tiersim's chain of the two npz samples through tierfs, its thread's CPU and the "
+	    "daemon's (schedstat): per request", src);
+	num(f, "dlio_request_ns_per_mib", &r->request_ns_per_mib, "the same: per MiB read", src);
+	num(f, "dlio_step_ns", &r->step_unet3d,
+	    "a torch DataLoader as DLIO builds it (pin_memory, 4 persistent workers), batches of 7 "
+	    "x 2 MiB: the main thread per step after the first (unet3d's shape)", src);
+	fprintf(f, "  dlio_workload_step_ns = {\n  ");
+	num(f, "unet3d", &r->step_unet3d, "the same, unet3d's batch of 7 x 2 MiB", src);
+	fprintf(f, "  ");
+	num(f, "resnet50", &r->step_resnet50,
+	    "the same with 8 workers, resnet50's batch of 400 x 147 KiB", src);
+	fprintf(f, "  },\n  vcpus = { %" PRIu64 ", \"measured\", \"sched_getaffinity of tiersim "
+		   "hosts measure, %s: %" PRIu64 " CPUs\" },\n}\n",
+		r->vcpus, stamp, r->vcpus);
+	if (fclose(f) || rename(tmp, r->path)) {
+		snprintf(c->err, c->errlen, "%s: %s", r->path, strerror(errno));
+		unlink(tmp);
+		return -EIO;
+	}
+	return 0;
+}
+
+int ts_dlio_measure(const struct ts_dlio_measure_opts *o, struct ts_dlio_measure_result *r,
+		    char *err, size_t errlen)
+{
+	struct ctx c = { .o = o, .err = err, .errlen = errlen };
+	unsigned n = o->repeats ? o->repeats : 3;
+	memset(r, 0, sizeof(*r));
+	if (n > MAXROUNDS) {
+		snprintf(err, errlen, "--repeats %u: at most %d", n, MAXROUNDS);
+		return -EINVAL;
+	}
+	if (!o->venv || (size_t)snprintf(c.python, sizeof(c.python), "%s/bin/python", o->venv) >=
+				sizeof(c.python) ||
+	    access(c.python, X_OK)) {
+		snprintf(err, errlen, "--venv %.1024s: no bin/python there (a virtual environment "
+				      "with dlio_benchmark, as ../shared/peers/dlio/install.sh makes)",
+			 o->venv ? o->venv : "(none)");
+		return -ENOENT;
+	}
+	if (ts_data_find("workloads/dlio_measure.py", c.script, sizeof(c.script))) {
+		snprintf(err, errlen, "workloads/dlio_measure.py not found; set TIERSIM_DATADIR to "
+				      "the folder that holds it");
+		return -ENOENT;
+	}
+	if (o->out)
+		snprintf(r->path, sizeof(r->path), "%s", o->out);
+	else if (ts_host_this_path(r->path, sizeof(r->path))) {
+		snprintf(err, errlen, "no HOME to keep the profile in; give --out FILE");
+		return -ENOENT;
+	}
+	cpu_set_t cs;
+	r->vcpus = sched_getaffinity(0, sizeof(cs), &cs) ? (uint64_t)sysconf(_SC_NPROCESSORS_ONLN)
+							 : (uint64_t)CPU_COUNT(&cs);
+	int rc = 0;
+	if (o->dir) {
+		snprintf(c.top, sizeof(c.top), "%s", o->dir);
+		rc = ts_mkdir_p(c.top, 0755, NULL, 0);
+	} else {
+		const char *w = getenv("TIERSIM_WORKDIR");
+		snprintf(c.top, sizeof(c.top), "%s/tiersim-measure-XXXXXX", w && *w ? w : "/tmp");
+		rc = ts_mkdir_p(w && *w ? w : "/tmp", 0755, NULL, 0);
+		if (!rc && !mkdtemp(c.top))
+			rc = -errno;
+	}
+	if (rc) {
+		snprintf(err, errlen, "%s: %s", c.top, strerror(-rc));
+		return rc;
+	}
+	snprintf(c.data, sizeof(c.data), "%s/data", c.top);
+	snprintf(c.mnt, sizeof(c.mnt), "%s/mnt", c.top);
+	snprintf(c.log, sizeof(c.log), "%s/python.log", c.top);
+	struct ts_mounts ms = { 0 };
+	struct ts_mount *m = NULL;
+	struct round rd[MAXROUNDS];
+	memset(rd, 0, sizeof(rd));
+	say(&c, "writing the sample files (%s)", c.data);
+	rc = ts_mkdir_p(c.data, 0755, NULL, 0);
+	if (!rc)
+		rc = py(&c, "gen", c.data, NULL);
+	if (!rc && !(rc = ts_mounts_init(&ms, err, errlen)))
+		rc = ts_mount_start(&ms, c.data, c.mnt, "tier=nvme-local,mem=0", &m, err, errlen);
+	if (!rc)
+		c.daemon = m->pid;
+	for (unsigned i = 0; i < n && !rc; i++) {
+		say(&c, "round %u of %u", i + 1, n);
+		rc = ts_interrupted ? -EINTR : round_run(&c, &rd[i]);
+		if (rc == -EINTR)
+			snprintf(err, errlen, "interrupted");
+	}
+	if (m) {
+		char sub[512];
+		int src = ts_mount_stop(&ms, m, sub, sizeof(sub));
+		if (src && !rc) {
+			snprintf(err, errlen, "%s", sub);
+			rc = src;
+		}
+	}
+	if (ms.tierfs)
+		ts_mounts_free(&ms);
+	if (!rc) {
+		fit(rd, n, r);
+		rc = write_profile(&c, rd, n, r);
+	}
+	if (!o->dir && (!rc || !access(c.log, F_OK)))
+		(void)ts_remove_tree(rc ? c.data : c.top, 0); /* a failure keeps its log */
+	return rc;
+}

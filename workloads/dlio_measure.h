@@ -1,0 +1,61 @@
+/*
+ * dlio_measure.h — DLIO's own CPU on this machine, measured, as the host
+ * profile "this-machine" (`tiersim hosts measure`, `tiersim dlio --host
+ * this-machine`; pipeline/host.h).
+ *
+ * The figures are those of a measured host in pipeline/hosts.lua, taken the
+ * same way build-host's were, in one command: DLIO 2.0.0's own PyTorch
+ * loader (a DLIO virtual environment's python runs workloads/dlio_measure.py:
+ * TorchDataset, dlio_sampler and the reader classes in a torch DataLoader
+ * with DLIO's arguments and the workload's workers) reads files of its
+ * generators' kinds through a tierfs mount, and its workers' CPU per
+ * sample (schedstat, over a second pass: not their start) less what tiersim's
+ * own reader spends on the same chain of requests through the same mount
+ * (pipeline/dliochain.h) is DLIO's own work: dlio_sample_ns and _per_mib
+ * the line through a 112 KiB and an 8 MiB npz sample, dlio_jpeg_ns_per_mpix
+ * what a 338 x 338 jpeg costs above that line per megapixel. What the
+ * chain costs the host (tiersim's reader and the tierfs daemon, per request
+ * and per MiB read) is dlio_request_ns and _per_mib. Per step, a torch
+ * DataLoader as DLIO builds it hands over batches of unet3d's and
+ * resnet50's shape: the training process's main thread per step after the
+ * first is dlio_workload_step_ns[unet3d] and [resnet50], and unet3d's is
+ * dlio_step_ns too. vcpus is the CPUs this process may run on. Each figure
+ * is the median of @repeats interleaved rounds; low and high their least and
+ * most.
+ */
+#ifndef TS_DLIO_MEASURE_H
+#define TS_DLIO_MEASURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/ts.h"
+
+struct ts_dlio_measure_opts {
+	const char *venv; /* a virtual environment with dlio_benchmark and torch */
+	const char *out;  /* the profile written (NULL: ts_host_this_path) */
+	const char *dir;  /* where the files and the mount go (NULL: a new one in
+			   * $TIERSIM_WORKDIR or /tmp, removed after) */
+	unsigned repeats; /* rounds (0: 3) */
+	bool quiet;	  /* no progress lines on stderr */
+};
+
+/* One figure: the median over the rounds, and their least and most. */
+struct ts_dlio_measured {
+	double v, low, high;
+};
+
+struct ts_dlio_measure_result {
+	struct ts_dlio_measured sample_ns, sample_ns_per_mib, jpeg_ns_per_mpix;
+	struct ts_dlio_measured request_ns, request_ns_per_mib;
+	struct ts_dlio_measured step_unet3d, step_resnet50;
+	uint64_t vcpus;
+	char path[4096]; /* the profile written */
+};
+
+/* Measures and writes the profile. 0, or -errno with one line in @err. */
+TS_WUR int ts_dlio_measure(const struct ts_dlio_measure_opts *o,
+			   struct ts_dlio_measure_result *r, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+# dlio_measure.py — DLIO's own CPU on this machine, for `tiersim hosts
+# measure` (workloads/dlio_measure.h), run with the python of a virtual
+# environment that has dlio_benchmark (DLIO 2.0.0) and torch.
+#
+#   dlio_measure.py gen DIR    writes the sample files as DLIO's generators
+#                              do (numpy.savez of x = random uint8
+#                              (side, side, 1) and y = [0]; Pillow's JPEG of
+#                              random greyscale pixels, quality 75):
+#                              DIR/npz-s (338 x 338, DLIO's resnet50 sample),
+#                              DIR/npz-l (2896 x 2896, unet3d's 8 MiB),
+#                              DIR/jpeg (338 x 338)
+#   dlio_measure.py read DIR   reads every file of those folders through
+#                              DLIO's own PyTorch loader (TorchDataset,
+#                              dlio_sampler, its reader classes NPZReader and
+#                              ImageReader, read_type on_demand, returning
+#                              the workload's resized image) in a torch
+#                              DataLoader as DLIO builds it, twice: the
+#                              workers' CPU (schedstat of their threads) over
+#                              the second pass, per set:
+#                                sample SET SAMPLES NS_TOTAL BYTES_MEAN PIXELS
+#                              then, per workload shape, the training
+#                              process's main thread per step after the first
+#                              through a torch DataLoader as DLIO builds it
+#                              (pin_memory, persistent workers, batches of the
+#                              resized image read_index returns):
+#                                step MODEL BATCH RESIZE STEPS NS_TOTAL
+import glob
+import math
+import os
+import sys
+import time
+
+import numpy as np
+
+# (name, format, side, files, batch, record_length_resize, read_threads):
+# resnet50's npz and jpeg samples as bench/dlio_peer.sh's r50 and j50 rows
+# read them, unet3d's 8 MiB as its u64 rows
+SETS = (("npz-s", "npz", 338, 400, 50, 150528, 8), ("npz-l", "npz", 2896, 28, 7, 2097152, 4),
+        ("jpeg", "jpeg", 338, 400, 50, 150528, 8))
+# (model, batch, record_length_resize, read_threads): the shipped
+# unet3d_h100 and resnet50_h100 workloads (workloads/dlio/)
+STEPS = (("unet3d", 7, 2097152, 4), ("resnet50", 400, 150528, 8))
+
+
+def gen(top):
+    from PIL import Image
+    rng = np.random.default_rng(10)
+    for name, fmt, side, n, _, _, _ in SETS:
+        d = os.path.join(top, name)
+        os.makedirs(d, exist_ok=True)
+        for i in range(n):
+            p = os.path.join(d, "img_%04d.%s" % (i, fmt))
+            if fmt == "npz":
+                x = rng.integers(0, 255, size=(side, side, 1), dtype=np.uint8)
+                np.savez(p, x=x, y=[0])
+            else:
+                x = rng.integers(0, 255, size=(side, side), dtype=np.uint8)
+                Image.fromarray(x).save(p, format="JPEG", bits=8)
+
+
+def schedstat(pids):
+    ns = 0
+    for pid in pids:
+        for t in os.listdir("/proc/%d/task" % pid):
+            with open("/proc/%d/task/%s/schedstat" % (pid, t)) as f:
+                ns += int(f.read().split()[0])
+    return ns
+
+
+def readers(top):
+    from dlio_benchmark.utils.utility import DLIOMPI
+    DLIOMPI.get_instance().set_parent_values(0, 1)
+    from dlio_benchmark.common.enumerations import DatasetType, FormatType, ReadType, Shuffle
+    from dlio_benchmark.data_loader.torch_data_loader import TorchDataset, dlio_sampler
+    from dlio_benchmark.utils.config import ConfigArguments
+    from torch.utils.data import DataLoader
+    a = ConfigArguments.get_instance()
+    a.read_type = ReadType.ON_DEMAND
+    a.preprocess_time = a.preprocess_time_stdev = 0.0
+    for name, fmt, side, n, batch, resize, workers in SETS:
+        files = sorted(glob.glob(os.path.join(top, name, "*." + fmt)))
+        if len(files) < 2 * batch:
+            sys.exit("dlio_measure.py: %s: too few .%s files" % (os.path.join(top, name), fmt))
+        files = files[:len(files) // batch * batch]
+        a.file_list_train, a.file_list_eval = files, []
+        a.global_index_map = {i: (f, 0) for i, f in enumerate(files)}
+        a.num_samples_per_file = 1
+        rs = int(math.sqrt(resize))
+        a.resized_image = np.random.randint(255, size=(rs, rs), dtype=np.uint8)
+        # DLIO's own dataset and loader (data_loader/torch_data_loader.py)
+        ds = TorchDataset(FormatType.get_enum(fmt), DatasetType.TRAIN, 1, len(files), workers, batch)
+        dl = DataLoader(ds, batch_size=batch, sampler=dlio_sampler(0, 1, len(files), Shuffle.OFF, 2, 0),
+                        num_workers=workers, pin_memory=True, drop_last=True,
+                        worker_init_fn=ds.worker_init, multiprocessing_context="fork",
+                        prefetch_factor=2, persistent_workers=True)
+        for _ in dl:  # the first epoch starts the workers: not a sample's cost
+            pass
+        pids = [w.pid for w in dl._iterator._workers]
+        c0 = schedstat(pids)
+        k = 0
+        for b in dl:
+            k += len(b)
+        ns = schedstat(pids) - c0
+        del dl
+        size = sum(os.path.getsize(f) for f in files) / len(files)
+        if fmt == "npz":
+            size = side * side  # the sample: x's bytes
+        print("sample %s %d %d %.0f %d" % (name, k, ns, size, 0 if fmt == "npz" else side * side),
+              flush=True)
+
+
+def steps():
+    import torch
+    from torch.utils.data import DataLoader, Dataset
+
+    class Resized(Dataset):
+        def __init__(self, n, resize):
+            side = int(math.sqrt(resize))
+            self.n, self.image = n, np.random.randint(255, size=(side, side), dtype=np.uint8)
+
+        def __len__(self):
+            return self.n
+
+        def __getitem__(self, i):
+            return self.image  # read_index returns args.resized_image
+
+    for model, batch, resize, workers in STEPS:
+        k = 12
+        dl = DataLoader(Resized(batch * k, resize), batch_size=batch, num_workers=workers,
+                        pin_memory=True, drop_last=True, prefetch_factor=2,
+                        persistent_workers=True)
+        n = 0
+        t0 = t1 = 0
+        for _ in dl:
+            n += 1
+            t1 = time.thread_time_ns()
+            if n == 1:
+                t0 = t1
+        del dl
+        print("step %s %d %d %d %d (torch %s)" % (model, batch, resize, n - 1, t1 - t0,
+                                                   torch.__version__), flush=True)
+
+
+def main():
+    if len(sys.argv) != 3 or sys.argv[1] not in ("gen", "read"):
+        sys.exit("usage: dlio_measure.py gen|read DIR")
+    if sys.argv[1] == "gen":
+        gen(sys.argv[2])
+    else:
+        readers(sys.argv[2])
+        steps()
+
+
+if __name__ == "__main__":
+    main()
