@@ -26,7 +26,7 @@
 #   --before-host NAME  the host profile the --before build charges
 #                (default: the one of --host or --measure-host)
 #   --measure-host  before each run of each row, `tiersim hosts measure`
-#                (with --chrt, under it too) writes this machine's DLIO costs to
+#                on the row's tier (3 rounds; with --chrt, under it too) writes this machine's DLIO costs to
 #                OUT/this-machine.lua, and both tiersim sides of that run charge
 #                them (--host this-machine): the CPU DLIO spends per sample
 #                drifts with the host's load, so each run is held against a
@@ -329,8 +329,8 @@ echo "$table" | while read -r name d n tier; do
 		rm -rf "$out"; mkdir -p "$out/dlio" "$out/m"
 		if [ -n "$measure" ]; then
 			export TIERSIM_HOST_FILE=$out/this-machine.lua
-			TIERSIM_WORKDIR=$work "${rt[@]}" "$tiersim" hosts measure --venv "$venv" --repeats 1 \
-				--quiet --out "$TIERSIM_HOST_FILE" >"$out/measure.txt" 2>&1 ||
+			TIERSIM_WORKDIR=$work "${rt[@]}" "$tiersim" hosts measure --venv "$venv" --repeats 3 \
+				--tier "$tier" --quiet --out "$TIERSIM_HOST_FILE" >"$out/measure.txt" 2>&1 ||
 				{ echo "dlio_peer.sh: $name: tiersim hosts measure failed: $(tail -1 "$out/measure.txt")" >&2; continue; }
 		fi
 		"${rt[@]}" "$tierfs" -o "tier=$tier,mem=0,trace=$out/dlio.trace" "$work/data/$d" "$out/m" >/dev/null 2>&1 ||

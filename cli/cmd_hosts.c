@@ -42,7 +42,7 @@ static const struct ts_cmdline hosts_cmdline = {
 };
 
 struct measure_args {
-	char *venv, *out, *dir;
+	char *venv, *out, *dir, *tier;
 	uint64_t repeats;
 	bool quiet;
 };
@@ -54,6 +54,9 @@ static const struct ts_opt measure_opts[] = {
 	{ "out", TS_OPT_STR, offsetof(struct measure_args, out), NULL, 0, 0, "",
 	  "write the profile there (default $TIERSIM_HOST_FILE, else "
 	  "~/.cache/tiersim/this-machine.lua, where --host this-machine reads it)", "FILE", 'o' },
+	{ "tier", TS_OPT_STR, offsetof(struct measure_args, tier), "nvme-local", 0, 0, "",
+	  "the tier the mount emulates (the requests' waits, between which DLIO's readers work, "
+	  "as in the runs to be predicted)", "T", 't' },
 	{ "dir", TS_OPT_STR, offsetof(struct measure_args, dir), NULL, 0, 0, "",
 	  "keep the sample files and the mount there (default: a new folder, removed after)", "DIR",
 	  0 },
@@ -67,7 +70,7 @@ static const struct ts_opt measure_opts[] = {
 
 static const struct ts_cmdline measure_cmdline = {
 	.name = "hosts measure",
-	.synopsis = "--venv DIR [--out FILE] [--dir DIR] [--repeats N]",
+	.synopsis = "--venv DIR [--out FILE] [--tier T] [--dir DIR] [--repeats N]",
 	.about = "Measures DLIO's own CPU on this machine and writes it as the host profile\n"
 		 "this-machine ('tiersim dlio --host this-machine'): DLIO 2.0.0's NPZReader and\n"
 		 "ImageReader (run with the venv's python) read 112 KiB and 8 MiB npz and\n"
@@ -95,7 +98,7 @@ static int hosts_measure(int argc, char **argv)
 	}
 	ts_interrupt_install();
 	struct ts_dlio_measure_opts mo = { .venv = venv, .out = o.out, .dir = o.dir,
-					   .repeats = (unsigned)o.repeats, .quiet = o.quiet };
+					   .tier = o.tier, .repeats = (unsigned)o.repeats, .quiet = o.quiet };
 	struct ts_dlio_measure_result r;
 	char err[2048];
 	rc = ts_dlio_measure(&mo, &r, err, sizeof(err));

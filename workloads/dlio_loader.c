@@ -625,6 +625,374 @@ int ts_dl_run_virtual(const struct ts_dl_cfg *c, const struct ts_vdisk *disk, ts
 	return rc;
 }
 
+/* ---- DLIO 2.0.0's TensorFlow loader, virtual time ------------------------ */
+
+/*
+ * reader/tf_reader.py over TFRecord files, per rank: its files (the
+ * list's k, k + N, ...: filenames.shard(N, k)) read by
+ * TFRecordDataset(num_parallel_reads = read_threads), a deterministic
+ * parallel interleave: read_threads files open at once, one reader each,
+ * records taken from them in turn (block_length 1), a file that ends
+ * replaced by the next of the list; .batch(batch_size); .map(
+ * tf.py_function(_parse_image), num_parallel_calls = computation_threads);
+ * .prefetch(prefetch_size). Each epoch iterates the dataset anew (the
+ * readers start from the first file, nothing buffered).
+ *
+ *  - Readers: each reads its file's records one after the other, a record
+ *    where it lies (transfer_size requests, the project's TFRecord reader),
+ *    one request outstanding; each request's CPU (request_ns + per MiB)
+ *    runs on a core after it completes (TensorFlow's C++ threads: no
+ *    Python lock). A record of batch j is read once batch j - window has
+ *    been taken (window = prefetch_size + computation_threads batches
+ *    ahead, as the project's loader holds them).
+ *  - Parse: a batch whose records are all read is parsed in batch order:
+ *    tf.py_function holds the rank's Python lock (GIL), so its
+ *    computation_threads calls run one at a time, each batch_size x
+ *    (sample_ns + per MiB of the record) on a core while holding the lock.
+ *  - Steps: the training loop is Python too: a step's CPU (step_ns) waits
+ *    for the rank's lock, then a core; the computation (a sleep) holds
+ *    neither.
+ * Cores are the PyTorch loader's (struct cores, first come first served);
+ * the lock is one per rank, granted in the order it is asked for; a piece
+ * that holds it asks for a core from when it got it.
+ */
+enum { TF_READ, TF_READ_CPU, TF_PARSED };
+
+struct tfev {
+	uint8_t kind; /* TF_* */
+	uint64_t k;   /* the rank */
+	uint64_t s;   /* the reader (TF_READ*), or the batch (TF_PARSE*) */
+};
+
+struct tfslot {
+	struct tfev ev;
+	bool busy;
+	uint64_t next; /* the sequence number of its next record this epoch */
+};
+
+struct tfrank {
+	uint64_t taken;	    /* batches taken this epoch */
+	uint64_t *got;	    /* [step]: records of batch j read */
+	uint64_t *ready;    /* [step]: batch j parsed */
+	uint64_t parse_next; /* the next batch to parse, in order */
+	bool parsing;
+	uint64_t gil;	    /* when the rank's Python lock is next free */
+	struct tfev pev;    /* its parse events */
+	struct tfslot *slot; /* [read_threads] */
+};
+
+struct tl {
+	struct dl_steps d;
+	const struct ts_dl_cfg *c;
+	const struct ts_vdisk *disk;
+	uint64_t steps, nfiles, per, R, W;
+	struct tfrank *rk;
+	struct ts_evq q;
+	uint64_t tie;
+	uint64_t *pending, npending;
+	bool in_pass, took;
+	uint64_t pass_i, top;
+	struct ts_dl_result *r;
+	struct cores cores;
+};
+
+/* The rank's @q-th record of an epoch (interleave order): its sample.
+ * Files are taken R at a time (cycle_length), each of per records. */
+static uint64_t tf_sample(const struct tl *t, uint64_t k, uint64_t q)
+{
+	uint64_t g = q / (t->R * t->per), first = g * t->R;
+	uint64_t files_k = t->nfiles; /* the rank's */
+	uint64_t rg = TS_MIN(t->R, files_k - first);
+	uint64_t qq = q - g * t->R * t->per;
+	uint64_t f = first + qq % rg, rec = qq / rg; /* the rank's f-th file */
+	uint64_t file = k + f * t->c->world;
+	return file * t->per + rec;
+}
+
+/* Reader @s of rank @k: the sequence numbers it reads are those of its
+ * slot in each group of R files: the first of them at or after @from. */
+static uint64_t tf_slot_next(const struct tl *t, uint64_t s, uint64_t from)
+{
+	uint64_t grp = t->R * t->per;
+	for (uint64_t g = from / grp;; g++) {
+		uint64_t first = g * t->R;
+		if (first >= t->nfiles)
+			return UINT64_MAX;
+		uint64_t rg = TS_MIN(t->R, t->nfiles - first);
+		if (s >= rg)
+			continue;
+		/* in the group, slot s's records sit at s, s + rg, s + 2 rg, ... */
+		uint64_t base = g * grp, lo = from > base ? from - base : 0;
+		uint64_t i = lo <= s ? 0 : (lo - s + rg - 1) / rg;
+		if (i < t->per)
+			return base + s + i * rg;
+	}
+}
+
+/* Reader @sl of rank @k starts its next record at @t, if the window lets it. */
+static int tf_read(struct tl *t, uint64_t k, struct tfslot *sl, uint64_t now)
+{
+	struct tfrank *r = &t->rk[k];
+	uint64_t B = t->c->batch, q = sl->next;
+	if (sl->busy || q == UINT64_MAX || q >= t->steps * B || q / B >= r->taken + t->W)
+		return 0;
+	const struct ts_dataset_meta *m = t->c->meta;
+	uint64_t i = tf_sample(t, k, q), f = i / t->per, len = ts_dataset_sample_len(m, i);
+	uint64_t off = 0;
+	for (uint64_t j = f * t->per; j < i; j++)
+		off += ts_dataset_sample_len(m, j);
+	struct ts_vio io = { .op = TS_VIO_READ, .file = f + 2, .off = off, .len = len,
+			     .size = m->files[f].bytes, .chunk = t->c->transfer_size };
+	t->r->read_requests += t->c->transfer_size ? (len + t->c->transfer_size - 1) /
+							     t->c->transfer_size : 1;
+	t->r->read_bytes += len;
+	sl->busy = true;
+	sl->ev.kind = TF_READ;
+	return ts_evq_push(&t->q, t->disk->submit(t->disk->ctx, now, &io), t->tie++, &sl->ev);
+}
+
+/* The rank's next batch to parse, if all its records are read: it asks
+ * for the lock at @now and, holding it, for a core; the lock is granted in
+ * the order asked, and the core asked for when the lock is (cores_run
+ * takes the piece in the order it is called, from its start). */
+static int tf_parse(struct tl *t, uint64_t k, uint64_t now)
+{
+	struct tfrank *r = &t->rk[k];
+	uint64_t j = r->parse_next;
+	if (r->parsing || j >= t->steps || r->got[j] < t->c->batch)
+		return 0;
+	uint64_t ns = 0;
+	for (uint64_t p = 0; p < t->c->batch; p++)
+		ns += cpu_ns(t->c, tf_sample(t, k, j * t->c->batch + p));
+	uint64_t end = cores_run(&t->cores, TS_MAX(now, r->gil), ns);
+	if (ns)
+		r->gil = end;
+	r->parsing = true;
+	r->pev = (struct tfev){ .kind = TF_PARSED, .k = k, .s = j };
+	return ts_evq_push(&t->q, end, t->tie++, &r->pev);
+}
+
+static int tf_event(struct tl *t, struct tfev *ev, uint64_t now)
+{
+	const struct ts_dl_cfg *c = t->c;
+	struct tfrank *r = &t->rk[ev->k];
+	if (ev->kind == TF_READ || ev->kind == TF_READ_CPU) {
+		struct tfslot *sl = (struct tfslot *)ev;
+		uint64_t q = sl->next, i = tf_sample(t, ev->k, q);
+		uint64_t len = ts_dataset_sample_len(c->meta, i);
+		if (ev->kind == TF_READ) { /* the request's CPU, on a core */
+			uint64_t n = c->transfer_size ? (len + c->transfer_size - 1) / c->transfer_size : 1;
+			uint64_t ns = n * c->request_ns +
+				      (uint64_t)((double)len * c->request_ns_per_mib / 1048576.0);
+			if (ns) {
+				ev->kind = TF_READ_CPU;
+				return ts_evq_push(&t->q, cores_run(&t->cores, now, ns), t->tie++, ev);
+			}
+		}
+		sl->busy = false;
+		t->r->samples++;
+		r->got[q / c->batch]++;
+		sl->next = tf_slot_next(t, ev->s, q + 1);
+		int rc = tf_read(t, ev->k, sl, now);
+		return rc ? rc : tf_parse(t, ev->k, now);
+	}
+	/* TF_PARSED */
+	r->ready[ev->s] = now;
+	if (ev->s == t->d.step)
+		t->pending[t->npending++] = ev->k;
+	r->parsing = false;
+	r->parse_next++;
+	return tf_parse(t, ev->k, now);
+}
+
+static int tf_epoch(struct tl *t, uint64_t now)
+{
+	const struct ts_dl_cfg *c = t->c;
+	struct ts_dl_epoch *ep = &t->r->ep[t->d.e];
+	int rc = 0;
+	while (ts_evq_len(&t->q))
+		(void)ts_evq_pop(&t->q);
+	ep->start = now;
+	t->npending = 0;
+	for (uint64_t k = 0; k < c->ranks; k++) {
+		struct tfrank *r = &t->rk[k];
+		r->taken = r->parse_next = 0;
+		r->parsing = false;
+		for (uint64_t j = 0; j < t->steps; j++) {
+			r->got[j] = 0;
+			r->ready[j] = UNSET;
+		}
+		if (t->d.fn)
+			for (uint64_t q = 0; q < t->steps * c->batch; q++)
+				ep->payload += ts_dataset_sample_len(c->meta, tf_sample(t, k, q));
+	}
+	for (uint64_t k = 0; k < c->ranks && !rc; k++)
+		for (uint64_t s = 0; s < t->R && !rc; s++) {
+			struct tfslot *sl = &t->rk[k].slot[s];
+			*sl = (struct tfslot){ .ev = { .kind = TF_READ, .k = k, .s = s },
+					       .next = tf_slot_next(t, s, 0) };
+			rc = tf_read(t, k, sl, now);
+		}
+	return rc;
+}
+
+/* A step: its CPU waits for the rank's lock, then a core; then the computation. */
+static int tf_step(void *self, const struct ts_take *b, uint64_t free_at, struct ts_step_span *sp,
+		   char *err, size_t errlen)
+{
+	struct tl *t = self;
+	(void)err, (void)errlen;
+	struct tfrank *r = &t->rk[b->rank];
+	sp->start = TS_MAX(b->ready, free_at);
+	uint64_t end = cores_run(&t->cores, TS_MAX(sp->start, r->gil), t->c->step_ns);
+	if (t->c->step_ns)
+		r->gil = end;
+	sp->end = end + t->c->compute_ns;
+	return 0;
+}
+
+/* The step loop's take: as v_take, over the parsed batches. */
+static int tf_take(void *self, uint64_t bar, struct ts_take *b, char *err, size_t errlen)
+{
+	struct tl *t = self;
+	const struct ts_dl_cfg *c = t->c;
+	uint64_t j;
+	int rc;
+	switch (dl_next_step(&t->d, bar)) {
+	case DL_END:
+		return 0;
+	case DL_NEW_EPOCH:
+		if ((rc = tf_epoch(t, bar)))
+			return rc;
+		__attribute__((fallthrough));
+	case DL_NEW_STEP:
+		j = t->d.step;
+		t->npending = 0;
+		for (uint64_t k = 0; k < c->ranks; k++)
+			if (t->rk[k].ready[j] != UNSET)
+				t->pending[t->npending++] = k;
+		t->in_pass = false;
+		break;
+	case DL_SAME_STEP:
+		break;
+	}
+	j = t->d.step;
+	for (;;) {
+		if (!t->in_pass) {
+			t->top = ts_evq_len(&t->q) ? ts_evq_top(&t->q)->key : UNSET;
+			t->pass_i = 0;
+			t->took = false;
+			t->in_pass = true;
+		}
+		while (t->pass_i < t->npending) {
+			uint64_t k = t->pending[t->pass_i];
+			if (TS_MAX(t->rk[k].ready[j], bar) > t->top) {
+				t->pass_i++;
+				continue;
+			}
+			t->pending[t->pass_i] = t->pending[--t->npending];
+			t->d.taken++;
+			t->took = true;
+			*b = (struct ts_take){ .rank = k, .epoch = t->d.e, .seq = j,
+					       .ready = t->rk[k].ready[j], .n = (uint32_t)c->batch };
+			return 1;
+		}
+		t->in_pass = false;
+		if (t->took)
+			continue;
+		if (!ts_evq_len(&t->q)) {
+			snprintf(err, errlen, "DLIO TensorFlow loader: step %" PRIu64 " waits for "
+					      "nothing in flight", j);
+			return -EDEADLK;
+		}
+		struct ts_heap_item it = ts_evq_pop(&t->q);
+		t->r->events++;
+		if ((rc = tf_event(t, it.p, it.key)))
+			return rc;
+	}
+}
+
+/* A batch taken at @now: the window moves on one batch. */
+static int tf_release(void *self, const struct ts_take *b, uint64_t now, char *err, size_t errlen)
+{
+	struct tl *t = self;
+	(void)err, (void)errlen;
+	struct tfrank *r = &t->rk[b->rank];
+	r->taken++;
+	int rc = 0;
+	for (uint64_t s = 0; s < t->R && !rc; s++)
+		rc = tf_read(t, b->rank, &r->slot[s], now);
+	return rc;
+}
+
+int ts_dl_run_tf_virtual(const struct ts_dl_cfg *c, const struct ts_vdisk *disk, ts_dl_step_fn fn,
+			 void *ctx, struct ts_dl_result *r, char *err, size_t errlen)
+{
+	struct tl t = { .d = { .c = c, .r = r, .fn = fn, .ctx = ctx }, .c = c, .disk = disk, .r = r };
+	memset(r, 0, sizeof(*r));
+	const struct ts_dataset_meta *m = c->meta;
+	if (!m || !m->samples || !m->per_file || !c->ranks || c->rank0 || c->ranks != c->world ||
+	    !c->batch || !c->workers || !c->window) {
+		snprintf(err, errlen, "DLIO TensorFlow loader: a dataset, ranks, batch, read threads "
+				      "and a window must be set");
+		return -EINVAL;
+	}
+	if (m->count < c->world) {
+		snprintf(err, errlen, "DLIO TensorFlow loader: %" PRIu64 " files for %" PRIu64 " ranks: "
+				      "DLIO 2.0.0 then shards records, not files; use at least as "
+				      "many files as accelerators", (uint64_t)m->count, c->world);
+		return -EINVAL;
+	}
+	t.per = m->per_file;
+	t.nfiles = m->count / c->world; /* each rank's (shard of the list; the rest unread) */
+	t.R = TS_MIN(c->workers, t.nfiles);
+	t.W = c->window;
+	/* tf_reader.py: floor(files / N / batch x per_file) batches per epoch */
+	t.steps = t.nfiles * t.per / c->batch;
+	if (c->steps && c->steps < t.steps)
+		t.steps = c->steps;
+	if (!t.steps) {
+		snprintf(err, errlen, "%" PRIu64 " records a rank make no batch of %" PRIu64 "; use more "
+				      "files", t.nfiles * t.per, c->batch);
+		return -EINVAL;
+	}
+	int rc = 0;
+	r->steps = t.steps;
+	if (!(r->ep = calloc(c->epochs, sizeof(*r->ep))))
+		rc = -ENOMEM;
+	r->nep = c->epochs;
+	for (uint64_t e = 0; !rc && e < c->epochs; e++)
+		if (!(r->ep[e].first_end = calloc(c->ranks, sizeof(uint64_t))))
+			rc = -ENOMEM;
+	if (!rc && (!(t.rk = calloc(c->ranks, sizeof(*t.rk))) ||
+		    !(t.pending = calloc(c->ranks, sizeof(*t.pending)))))
+		rc = -ENOMEM;
+	for (uint64_t k = 0; !rc && k < c->ranks; k++)
+		if (!(t.rk[k].got = calloc(t.steps, sizeof(uint64_t))) ||
+		    !(t.rk[k].ready = calloc(t.steps, sizeof(uint64_t))) ||
+		    !(t.rk[k].slot = calloc(t.R, sizeof(struct tfslot))))
+			rc = -ENOMEM;
+	/* fewer cores than each rank's readers, its parse and its loop */
+	if (!rc && c->vcpus && c->vcpus < c->ranks * (t.R + 2) &&
+	    !(t.cores.free_at = calloc(t.cores.n = c->vcpus, sizeof(uint64_t))))
+		rc = -ENOMEM;
+	struct ts_steploop_src src = { tf_take, tf_release, &t };
+	if (!rc)
+		rc = dl_run(&t.d, &src, tf_step, false, 0, err, errlen);
+	if (rc == -ENOMEM)
+		snprintf(err, errlen, "DLIO TensorFlow loader: out of memory");
+	for (uint64_t k = 0; t.rk && k < c->ranks; k++) {
+		free(t.rk[k].got);
+		free(t.rk[k].ready);
+		free(t.rk[k].slot);
+	}
+	free(t.rk);
+	free(t.pending);
+	free(t.cores.free_at);
+	ts_evq_free(&t.q);
+	return rc;
+}
+
 /* ---- real time ---------------------------------------------------------- */
 
 struct rworker {

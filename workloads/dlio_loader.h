@@ -76,6 +76,11 @@ struct ts_dl_cfg {
 	 * what reaches the device is the same; the model is spared a lookup per
 	 * 4 KiB fill: 8 requests instead of 1,140 for a 140 MB unet3d sample). */
 	bool coalesce;
+	/* The TensorFlow loader (ts_dl_run_tf_virtual): workers are its
+	 * read_threads readers; a record is read in transfer_size requests;
+	 * window batches may be read ahead of the one the rank takes
+	 * (prefetch_size + computation_threads). */
+	uint64_t transfer_size, window;
 };
 
 /* What a run did, per epoch and rank: the times are ns from the run's
@@ -116,6 +121,13 @@ TS_WUR int ts_dl_run_virtual(const struct ts_dl_cfg *c, const struct ts_vdisk *d
  * (ts_interrupted) ends it with -EINTR. */
 TS_WUR int ts_dl_run_real(const struct ts_dl_cfg *c, int (*between)(char *err, size_t errlen),
 			  struct ts_dl_result *r, char *err, size_t errlen);
+/* DLIO 2.0.0's TensorFlow loader over a TFRecord dataset in virtual time
+ * (dlio_loader.c says how: readers, the parse under the rank's Python lock,
+ * the steps, on c->vcpus cores), one process's c->ranks = c->world ranks,
+ * each reading its shard of the files. Returns as ts_dl_run_virtual. */
+TS_WUR int ts_dl_run_tf_virtual(const struct ts_dl_cfg *c, const struct ts_vdisk *disk,
+				ts_dl_step_fn fn, void *ctx, struct ts_dl_result *r, char *err,
+				size_t errlen);
 void ts_dl_result_free(struct ts_dl_result *r);
 
 #endif

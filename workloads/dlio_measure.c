@@ -373,8 +373,8 @@ static int write_profile(const struct ctx *c, const struct round *rd, unsigned n
 	cpu_model(cpu, sizeof(cpu));
 	lua_str(qcpu, sizeof(qcpu), cpu);
 	lua_str(venv, sizeof(venv), c->o->venv);
-	snprintf(src, sizeof(src), "tiersim hosts measure %s, DLIO at %.1000s, %u rounds", stamp,
-		 venv, n);
+	snprintf(src, sizeof(src), "tiersim hosts measure %s, DLIO at %.1000s, tierfs on %.64s, %u "
+		 "rounds", stamp, venv, c->o->tier ? c->o->tier : "nvme-local", n);
 	char made[4096];
 	char *slash = strrchr(r->path, '/');
 	if (slash && slash != r->path) {
@@ -493,7 +493,11 @@ int ts_dlio_measure(const struct ts_dlio_measure_opts *o, struct ts_dlio_measure
 	if (!rc)
 		rc = py(&c, "gen", c.data, NULL);
 	if (!rc && !(rc = ts_mounts_init(&ms, err, errlen)))
-		rc = ts_mount_start(&ms, c.data, c.mnt, "tier=nvme-local,mem=0", &m, err, errlen);
+	{
+		char mo[256];
+		snprintf(mo, sizeof(mo), "tier=%.200s,mem=0", o->tier ? o->tier : "nvme-local");
+		rc = ts_mount_start(&ms, c.data, c.mnt, mo, &m, err, errlen);
+	}
 	if (!rc)
 		c.daemon = m->pid;
 	for (unsigned i = 0; i < n && !rc; i++) {

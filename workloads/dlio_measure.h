@@ -35,6 +35,7 @@
 struct ts_dlio_measure_opts {
 	const char *venv; /* a virtual environment with dlio_benchmark and torch */
 	const char *out;  /* the profile written (NULL: ts_host_this_path) */
+	const char *tier; /* the mount's tier (NULL: nvme-local) */
 	const char *dir;  /* where the files and the mount go (NULL: a new one in
 			   * $TIERSIM_WORKDIR or /tmp, removed after) */
 	unsigned repeats; /* rounds (0: 3) */

@@ -588,6 +588,16 @@ static bool torch_loader(const struct ts_dlio_workload *w)
 	       (w->num_samples_per_file == 1 || !strcmp(w->format, "hdf5"));
 }
 
+/* Whether a workload runs on DLIO's TensorFlow loader as dlio_loader.h
+ * models it (virtual time, TFRecord files, on a host whose vcpus bound its
+ * readers, parse and steps); without vcpus the project's loader reads it. */
+static bool tf_cores(const struct env *E)
+{
+	const struct ts_dlio_workload *w = E->w;
+	return E->o->virtual_time && E->cpu.vcpus && !strcmp(w->data_loader, "tensorflow") &&
+	       !strcmp(w->format, "tfrecord");
+}
+
 /* torch_data_loader.py: prefetch_factor = ceil(prefetch_size / read_threads)
  * (prefetch_size itself with no workers), 2 when that is 0. */
 static uint64_t torch_prefetch(const struct ts_dlio_workload *w)
@@ -755,7 +765,8 @@ static int run_virtual(struct env *E, uint64_t n, double stop_below, struct ts_d
 		return rc;
 	if ((rc = ts_vtier_new(&vt, &tc, fs, 0, err, errlen)))
 		return rc;
-	if (torch_loader(E->w)) {
+	bool tf = tf_cores(E);
+	if (torch_loader(E->w) || tf) {
 		uint64_t w0 = ts_now_ns();
 		struct ts_dl_cfg c;
 		struct ts_dl_result d;
@@ -768,8 +779,15 @@ static int run_virtual(struct env *E, uint64_t n, double stop_below, struct ts_d
 		dl_config(E, n, 0, n, &c);
 		c.coalesce = E->o->mem > 0;
 		st.steps = ts_dl_steps(&c);
-		rc = ts_dl_run_virtual(&c, &disk, stop_below > 0 ? dl_stop_fn : NULL, &st, &d, err,
-				       errlen);
+		if (tf) { /* tf_reader.py: its read threads, window and requests */
+			c.workers = E->w->read_threads ? E->w->read_threads : 1;
+			c.window = TS_MAX(E->w->prefetch_size + E->w->computation_threads, 1);
+			c.transfer_size = E->w->transfer_size;
+		}
+		rc = tf ? ts_dl_run_tf_virtual(&c, &disk, stop_below > 0 ? dl_stop_fn : NULL, &st, &d,
+					       err, errlen)
+			: ts_dl_run_virtual(&c, &disk, stop_below > 0 ? dl_stop_fn : NULL, &st, &d,
+					    err, errlen);
 		if (rc == 1) { /* stopped: its AU is the bound */
 			r->n = n;
 			r->au = r->au_min = r->au_max = st.reach;
@@ -1336,13 +1354,15 @@ int ts_dlio_run(const struct ts_dlio_opts *o, struct ts_dlio_outcome *oc, char *
 		snprintf(jpg, sizeof(jpg), " (npz's: no %s reader's cost measured)", w->format);
 	/* virtual time, DLIO's PyTorch loader: its requests' CPU, all on the host's cores */
 	char cores[192] = "";
-	if (o->virtual_time && torch_loader(w) && (E.cpu.req_ns > 0 || E.cpu.req_per_mib > 0))
+	bool on_cores = torch_loader(w) || tf_cores(&E);
+	if (o->virtual_time && on_cores && (E.cpu.req_ns > 0 || E.cpu.req_per_mib > 0))
 		snprintf(cores, sizeof(cores), "; its requests %.1f us each + %.1f us/MiB read",
 			 E.cpu.req_ns / 1e3, E.cpu.req_per_mib / 1e3);
-	if (o->virtual_time && torch_loader(w) && E.cpu.vcpus)
+	if (o->virtual_time && on_cores && E.cpu.vcpus)
 		snprintf(cores + strlen(cores), sizeof(cores) - strlen(cores),
-			 "; workers and steps on %" PRIu64 " vCPU%s", E.cpu.vcpus,
-			 E.cpu.vcpus == 1 ? "" : "s");
+			 "; %s and steps on %" PRIu64 " vCPU%s",
+			 tf_cores(&E) ? "readers, the parse (one at a time a rank)" : "workers",
+			 E.cpu.vcpus, E.cpu.vcpus == 1 ? "" : "s");
 	if (!o->quiet && o->host)
 		fprintf(stderr, "tiersim dlio: host %s: %.1f us per step (%s) on each accelerator; "
 				"%.1f us + %.1f us/MiB%s per sample on %" PRIu64 " reader worker%s per "

@@ -222,15 +222,20 @@ PY
 hc=$("$tiersim" hosts --evidence | awk '$1 == "build-host" && $2 ~ /^dlio_s(ample|tep)_ns/ { v[$2] = $4 }
 	END { print v["dlio_sample_ns"], v["dlio_sample_ns_per_mib"], v["dlio_step_ns"] }')
 [ "$(echo $hc | wc -w)" -eq 3 ] || fail "build-host: no DLIO costs in tiersim hosts --evidence: $hc"
+# (without build-host's vcpus: on a host's cores the TensorFlow loader is
+# workloads/dlio_loader.c's, tests/cli/test_dlio_tf_cores.sh)
+set -- $hc
+printf 'host "this-machine" { cpu = "build-host without vcpus", dlio_sample_ns = { %s, "measured", "build-host" }, dlio_sample_ns_per_mib = { %s, "measured", "build-host" }, dlio_step_ns = { %s, "measured", "build-host" } }\n' \
+	"$1" "$2" "$3" >"$work/nocores.lua"
 for c in "4 1048576 0.01" "4 2097152 0.001" "8 1048576 0.02"; do
 	set -- $c
 	# shellcheck disable=SC2086
-	"$tiersim" dlio cosmoflow_h100 ++workload.dataset.num_files_train=24 \
+	TIERSIM_HOST_FILE=$work/nocores.lua "$tiersim" dlio cosmoflow_h100 ++workload.dataset.num_files_train=24 \
 		++workload.dataset.num_samples_per_file=1 ++workload.dataset.record_length="$2" \
 		++workload.dataset.record_length_stdev=0 ++workload.train.computation_time="$3" \
 		++workload.reader.batch_size="$1" ++workload.reader.read_threads=1 \
 		++workload.reader.prefetch_size=1 ++workload.reader.computation_threads=1 \
-		++workload.train.epochs=3 --tier unlimited --virtual --host build-host --quiet \
+		++workload.train.epochs=3 --tier unlimited --virtual --host this-machine --quiet \
 		--json "$work/tf.json" >/dev/null 2>"$work/err" || { cat "$work/err"; fail "tensorflow $c did not run"; }
 	# shellcheck disable=SC2086
 	/usr/bin/python3 - "$work/tf.json" "$1" "$3" $hc <<'PY' || fail "tensorflow $c: not DLIO 2.0.0's epochs"
