@@ -389,6 +389,23 @@ double ts_tier_read_cap(const struct ts_tier_limits *m)
 	return bw > 0 ? bw : 0;
 }
 
+/* Each IOPS limit a read is charged to (LIM_IOPS, LIM_RIOPS) admits it no
+ * sooner than tat - TOLERANCE_NS and moves tat on by its I/Os over the
+ * rate (at least 1 / rate when account() gives it one I/O or more, which
+ * it does unless sequential reads merge): the C-th such read since t is
+ * admitted no sooner than t + (C - 1) / rate - TOLERANCE_NS, and the
+ * slowest limit bounds them all. LIM_IOPS runs at the burst rate while
+ * credits last, so that rate counts. */
+double ts_tier_read_iops_cap(const struct ts_tier_profile *p, const struct ts_tier_limits *m)
+{
+	if (p->merge_sequential && m->io_unit)
+		return 0;
+	double r = m->burst == TS_TIER_BURST_IOPS ? m->burst_iops : m->iops;
+	if (m->read_iops > 0 && (!(r > 0) || m->read_iops < r))
+		r = m->read_iops;
+	return r > 0 ? r : 0;
+}
+
 static void set_limits(struct rate *r, const struct ts_tier_profile *p,
 		       const struct ts_tier_limits *lim)
 {

@@ -166,6 +166,12 @@ struct ts_tier_limits {
  * 0: no bandwidth limit binds reads. */
 #define TS_TIER_RATE_TOLERANCE_NS 10e6
 double ts_tier_read_cap(const struct ts_tier_limits *lim);
+/* The same for I/Os: reads that reach the limits, issued at or after t,
+ * C of them each costing at least one I/O, do not all complete before
+ * t + (C - 1) / ts_tier_read_iops_cap() - TS_TIER_RATE_TOLERANCE_NS / 1e9
+ * seconds. 0: no IOPS limit binds reads, or a read may cost no I/O (@p
+ * merges sequential reads into an io_unit). */
+double ts_tier_read_iops_cap(const struct ts_tier_profile *p, const struct ts_tier_limits *lim);
 
 struct ts_tier_set;
 

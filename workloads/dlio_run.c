@@ -254,15 +254,15 @@ static int cpu_resolve(const struct ts_dlio_opts *o, const struct ts_dlio_worklo
 }
 
 /* The least an epoch's last step can end at when its loader starts at
- * @start and must read @need bytes from the drive (tier.h's guarantee to
- * reads at the read cap @cap, bytes/s): its last batch is read no sooner,
- * and the last step's framework step (@step) and compute (@ct) follow.
- * 0 (no bound) without a cap or anything to read. */
-static double drive_floor(double start, double need, double cap, double step, double ct)
+ * @start and its reads take the drive at least @t ns (tier_base.h's
+ * guarantees to reads at the read caps, less their tolerance): its last
+ * batch is read no sooner, and the last step's framework step (@step) and
+ * compute (@ct) follow. 0 (no bound) when @t is not above 0. */
+static double drive_floor(double start, double t, double step, double ct)
 {
-	if (!(cap > 0) || need <= 0)
+	if (!(t > 0))
 		return 0;
-	return start + need / cap * 1e9 - TS_TIER_RATE_TOLERANCE_NS + step + ct;
+	return start + t - TS_TIER_RATE_TOLERANCE_NS + step + ct;
 }
 
 /* The highest mean AU a run can still reach, after @done epochs whose AUs
@@ -310,6 +310,7 @@ struct accel {
 	/* Virtual time, stop_below: what the drive must read (accel_floor). */
 	uint64_t limit, steps, ep_step0; /* steps at most; done; done before this epoch */
 	double cap, mem;		  /* the drive's read cap (0: none); the page cache */
+	double iops;			  /* the drive's read IOPS cap (0: none) */
 	const struct sample_bytes *sb;	  /* the samples' stored bytes (NULL: no floor) */
 	uint64_t window;		  /* the loader's prefetch window, batches */
 	double next;			  /* accel_next: what an epoch to come reaches */
@@ -354,17 +355,34 @@ static double steps_bytes(const struct accel *A, uint64_t steps)
 	return TS_MAX(c * sb->min, sb->all - ((double)sb->count - c) * sb->max);
 }
 
+/* The least the reads of @steps steps take the drive from their issue,
+ * ns, but @mem bytes of them: their bytes at the read cap, and without a
+ * page cache their samples at the IOPS cap (each sample at least one
+ * read of at least one I/O: the loader reads it whole from the drive).
+ * 0: no bound. */
+static double steps_read_ns(const struct accel *A, uint64_t steps, double mem)
+{
+	double need = steps_bytes(A, steps) - mem, t = 0;
+	if (A->cap > 0 && need > 0)
+		t = need / A->cap * 1e9;
+	if (A->iops > 0 && !A->mem) {
+		double c = TS_MIN((double)steps * (double)A->n * (double)A->w->batch_size,
+				  (double)A->sb->count);
+		t = TS_MAX(t, (c - 1) / A->iops * 1e9);
+	}
+	return t;
+}
+
 static double accel_floor(const struct accel *A, uint64_t steps)
 {
 	if (!A->sb)
 		return 0;
-	double need = steps_bytes(A, steps) - (A->cur_epoch ? A->mem : 0);
-	double f = drive_floor((double)A->ep_start, need, A->cap, (double)A->step_ns,
-			       (double)A->ct);
+	double t = steps_read_ns(A, steps, A->cur_epoch ? A->mem : 0);
+	double f = drive_floor((double)A->ep_start, t, (double)A->step_ns, (double)A->ct);
 	/* and from its first step on, the window's share (accel_next) */
 	if (!A->mem && steps > A->window) {
 		double r1 = (double)A->first_end - (double)(A->step_ns + A->ct);
-		f = TS_MAX(f, drive_floor(r1, steps_bytes(A, steps - A->window), A->cap,
+		f = TS_MAX(f, drive_floor(r1, steps_read_ns(A, steps - A->window, 0),
 					  (double)A->step_ns, (double)A->ct));
 	}
 	return f;
@@ -376,8 +394,8 @@ static double accel_floor(const struct accel *A, uint64_t steps)
  * the first is released when the first step starts, at R1 (the step
  * loop releases a batch when its step starts): the reads of batches
  * window .. K - 1 are issued at or after R1, so the last step ends at
- * least their bytes over the cap (less the tolerance) plus step + ct
- * after R1, and the first ends step + ct after it. Without a page cache
+ * least their read time (steps_read_ns, less the tolerance) plus step +
+ * ct after R1, and the first ends step + ct after it. Without a page cache
  * only (one could hold bytes read ahead before R1) and without a step
  * limit (an epoch it cuts short has another K); c1 otherwise (1 here). */
 static double accel_next(const struct accel *A)
@@ -385,7 +403,7 @@ static double accel_next(const struct accel *A)
 	uint64_t K = A->per_epoch;
 	if (!A->sb || A->mem || A->limit != UINT64_MAX || K <= A->window || K < 2)
 		return 1;
-	double t = steps_bytes(A, K - A->window) / A->cap * 1e9 - TS_TIER_RATE_TOLERANCE_NS;
+	double t = steps_read_ns(A, K - A->window, 0) - TS_TIER_RATE_TOLERANCE_NS;
 	double ct = (double)A->ct;
 	return (double)(K - 1) * ct / TS_MAX(t, (double)(K - 1) * (ct + (double)A->step_ns));
 }
@@ -708,7 +726,8 @@ struct dl_stop {
 static double dl_epoch_floor(const struct dl_stop *s, uint64_t e, const struct ts_dl_epoch *ep,
 			     double ct)
 {
-	return drive_floor((double)ep->start, (double)ep->payload - (e ? s->mem : 0), s->cap,
+	double need = (double)ep->payload - (e ? s->mem : 0);
+	return drive_floor((double)ep->start, s->cap > 0 && need > 0 ? need / s->cap * 1e9 : 0,
 			   (double)s->step_ns, ct);
 }
 
@@ -797,6 +816,7 @@ static int run_virtual(struct env *E, uint64_t n, double stop_below, struct ts_d
 			r->run_s = (double)d.ep[d.epochs - 1].end / 1e9;
 			r->read_requests = d.read_requests + d.meta_requests;
 			r->read_bytes = d.read_bytes;
+			r->samples = d.samples; /* read by then: throughput_hint's */
 			r->events = d.events;
 			rc = 0;
 		} else if (!rc) {
@@ -819,11 +839,14 @@ static int run_virtual(struct env *E, uint64_t n, double stop_below, struct ts_d
 		rc = ts_vpipe_new(&pc, &E->meta, &disk, workers ? &cal : NULL, &f.pipe.vp, err, errlen);
 	}
 	struct ts_tier_limits lim;
-	if (!rc && stop_below > 0 && !drive_limits(E, &lim) && ts_tier_read_cap(&lim) > 0) {
+	if (!rc && stop_below > 0 && !drive_limits(E, &lim) &&
+	    (ts_tier_read_cap(&lim) > 0 || ts_tier_read_iops_cap(tc.profile, &lim) > 0)) {
 		if (!E->sb_ready)
 			sample_bytes_of(&E->meta, &E->sb);
 		E->sb_ready = true;
 		f.cap = ts_tier_read_cap(&lim);
+		/* a sample of no bytes reads nothing */
+		f.iops = E->sb.min >= 1 ? ts_tier_read_iops_cap(tc.profile, &lim) : 0;
 		f.mem = (double)E->o->mem;
 		f.sb = &E->sb;
 		f.window = pc.prefetch;
@@ -1084,10 +1107,12 @@ static uint64_t hint_cap(const struct ts_dlio_workload *w)
 	return TS_MAX(TS_MIN(cap, MAX_ACCEL), 1);
 }
 
-/* Accelerators the drive's bandwidth can feed at the threshold: each takes
- * batch_size x record_length bytes per computation_time at AU 1. An
- * estimate to start from (the runs decide), 0 when the tier sets no
- * bandwidth. */
+/* Accelerators the drive's bandwidth and its IOPS can feed at the
+ * threshold: each takes batch_size x record_length bytes, in
+ * ceil(record_length / transfer_size) reads of ceil(read / io_unit) I/Os,
+ * per computation_time at AU 1. An estimate to start from (the runs
+ * decide; sequential reads that merge are not counted), 0 when the tier
+ * sets neither limit. */
 static uint64_t bandwidth_hint(const struct env *E)
 {
 	const struct ts_dlio_workload *w = E->w;
@@ -1097,10 +1122,22 @@ static uint64_t bandwidth_hint(const struct env *E)
 	double bps = lim.read_bps > 0 ? lim.read_bps : lim.bps;
 	if (lim.burst == TS_TIER_BURST_BYTES && lim.burst_bps > bps)
 		bps = lim.burst_bps;
+	double iops = lim.burst == TS_TIER_BURST_IOPS ? TS_MAX(lim.burst_iops, lim.iops) : lim.iops;
+	if (lim.read_iops > 0 && (!(iops > 0) || lim.read_iops < iops))
+		iops = lim.read_iops;
+	double rec = TS_MAX(w->record_length, 1);
+	double reads = w->transfer_size ? ceil(rec / (double)w->transfer_size) : 1;
+	double ios = reads * (lim.io_unit ? ceil(rec / reads / (double)lim.io_unit) : 1);
 	double per = w->au * (double)w->batch_size * w->record_length / w->computation_time;
-	if (!(bps > 0) || !(per > 0))
+	double per_io = w->au * (double)w->batch_size * ios / w->computation_time;
+	double n = INFINITY;
+	if (bps > 0 && per > 0)
+		n = bps / per;
+	if (iops > 0 && per_io > 0)
+		n = TS_MIN(n, iops / per_io);
+	if (!(n < INFINITY))
 		return 0;
-	return (uint64_t)TS_MIN(bps / per, (double)hint_cap(w));
+	return (uint64_t)TS_MIN(n, (double)hint_cap(w));
 }
 
 /* The count a run of @r's throughput would keep at the threshold: a run
