@@ -11,12 +11,103 @@
  * sample holds one from its claim until it is decoded (or, with hold_raw,
  * until its batch is released), a failed sample gives it back at once.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/rng.h"
 #include "pipeline/scheduler.h"
+
+/* The epochs' orders, kept across schedulers: a search runs one loader
+ * after another over the same samples and seed, and shuffling a large
+ * dataset costs more than a short run (156.8M samples: about a second).
+ * An order depends on its key alone and is never written once made, so
+ * schedulers share it; the most recent ORDERS_KEPT stay, in at most
+ * ORDERS_BYTES but for the newest one. The list holds one reference to
+ * each, every scheduler reading one another. */
+#define ORDERS_KEPT 8
+#define ORDERS_BYTES (1ull << 30)
+
+struct order_key {
+	uint64_t n, seed, epoch;
+	bool shuffle;
+};
+
+struct order_ent {
+	struct order_ent *next;
+	struct order_key k;
+	unsigned refs;
+	uint32_t *v;
+};
+
+static pthread_mutex_t orders_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct order_ent *orders; /* the most recent first */
+
+static bool key_eq(const struct order_key *a, const struct order_key *b)
+{
+	return a->n == b->n && a->seed == b->seed && a->epoch == b->epoch &&
+	       a->shuffle == b->shuffle;
+}
+
+static void ent_unref(struct order_ent *e) /* under orders_mu */
+{
+	if (--e->refs)
+		return;
+	free(e->v);
+	free(e);
+}
+
+static void order_put(struct order_ent *e)
+{
+	if (!e)
+		return;
+	pthread_mutex_lock(&orders_mu);
+	ent_unref(e);
+	pthread_mutex_unlock(&orders_mu);
+}
+
+/* The kept order of @k, referenced, moved to the front; NULL if none. */
+static struct order_ent *order_get(const struct order_key *k)
+{
+	pthread_mutex_lock(&orders_mu);
+	struct order_ent **p = &orders, *e;
+	while ((e = *p) && !key_eq(&e->k, k))
+		p = &e->next;
+	if (e) {
+		*p = e->next;
+		e->next = orders;
+		orders = e;
+		e->refs++;
+	}
+	pthread_mutex_unlock(&orders_mu);
+	return e;
+}
+
+/* Keeps @v as @k's order; referenced; NULL (nothing kept) without memory. */
+static struct order_ent *order_keep(const struct order_key *k, uint32_t *v)
+{
+	struct order_ent *e = malloc(sizeof(*e));
+	if (!e)
+		return NULL;
+	*e = (struct order_ent){ .k = *k, .refs = 2, .v = v };
+	pthread_mutex_lock(&orders_mu);
+	e->next = orders;
+	orders = e;
+	unsigned kept = 0;
+	uint64_t bytes = 0;
+	for (struct order_ent **p = &orders, *o; (o = *p);) {
+		bytes += o->k.n * sizeof(*o->v);
+		if (o != e && (++kept >= ORDERS_KEPT || bytes > ORDERS_BYTES)) {
+			*p = o->next;
+			ent_unref(o);
+		} else {
+			p = &o->next;
+		}
+	}
+	pthread_mutex_unlock(&orders_mu);
+	return e;
+}
 
 struct sbatch {
 	uint64_t seq;
@@ -32,8 +123,10 @@ struct ts_sched {
 	uint64_t pf;
 	struct sbatch *ring;
 
-	uint32_t *order;
+	uint32_t *order; /* the epoch's: ent's, or own's when none */
 	uint64_t order_epoch;
+	struct order_ent *ent;
+	uint32_t *own; /* reserved, touched only when an order cannot be kept */
 
 	/* reader cursor: batch rd_seq, its epoch, index in it and place in
 	 * the window (rd_seq / nb, % nb, % pf, kept as it moves: a division
@@ -94,9 +187,9 @@ int ts_sched_new(const struct ts_sched_cfg *cfg, struct ts_sched **out, char *er
 	s->order_epoch = UINT64_MAX;
 	s->opened = 1;
 	s->ring = calloc(s->pf, sizeof(*s->ring));
-	s->order = ts_malloc_huge((s->n ? s->n : 1) * sizeof(*s->order)); /* shuffled at random */
+	s->own = ts_malloc_huge((s->n ? s->n : 1) * sizeof(*s->own)); /* shuffled at random */
 	s->dq = malloc(s->dq_cap * sizeof(*s->dq));
-	bool ok = s->ring && s->order && s->dq;
+	bool ok = s->ring && s->own && s->dq;
 	for (uint64_t i = 0; ok && i < s->pf; i++)
 		ok = (s->ring[i].slot = calloc(s->B, 1)) != NULL;
 	if (!ok) {
@@ -114,7 +207,8 @@ void ts_sched_free(struct ts_sched *s)
 	for (uint64_t i = 0; s->ring && i < s->pf; i++)
 		free(s->ring[i].slot);
 	free(s->ring);
-	free(s->order);
+	order_put(s->ent);
+	free(s->own);
 	free(s->dq);
 	free(s);
 }
@@ -142,15 +236,32 @@ uint64_t ts_sched_total_batches(const struct ts_sched *s)
 
 /* The epoch's order: the dataset order, or a permutation seeded by the
  * seed and the epoch (the same for every driver and every run). */
-static void make_order(struct ts_sched *s, uint64_t epoch)
+static void fill_order(const struct ts_sched *s, uint64_t epoch, uint32_t *v)
 {
 	for (uint32_t i = 0; i < s->n; i++)
-		s->order[i] = i;
+		v[i] = i;
 	if (s->cfg.shuffle) {
 		struct ts_rng r;
 		ts_rng_seed(&r, s->cfg.seed * 0x9E3779B97F4A7C15ULL + epoch + 1);
-		ts_rng_shuffle_u32(&r, s->order, s->n);
+		ts_rng_shuffle_u32(&r, v, s->n);
 	}
+}
+
+static void make_order(struct ts_sched *s, uint64_t epoch)
+{
+	struct order_key k = { s->n, s->cfg.seed, epoch, s->cfg.shuffle };
+	order_put(s->ent);
+	s->ent = order_get(&k);
+	if (!s->ent) {
+		uint32_t *v = ts_malloc_huge((s->n ? s->n : 1) * sizeof(*v));
+		if (v)
+			fill_order(s, epoch, v);
+		if (v && !(s->ent = order_keep(&k, v)))
+			free(v);
+	}
+	s->order = s->ent ? s->ent->v : s->own;
+	if (!s->ent)
+		fill_order(s, epoch, s->own);
 	s->order_epoch = epoch;
 }
 
