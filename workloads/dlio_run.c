@@ -1109,10 +1109,10 @@ static uint64_t hint_cap(const struct ts_dlio_workload *w)
 
 /* Accelerators the drive's bandwidth and its IOPS can feed at the
  * threshold: each takes batch_size x record_length bytes, in
- * ceil(record_length / transfer_size) reads of ceil(read / io_unit) I/Os,
- * per computation_time at AU 1. An estimate to start from (the runs
- * decide; sequential reads that merge are not counted), 0 when the tier
- * sets neither limit. */
+ * ceil(record_length / transfer_size) reads of ceil(read / io_unit) I/Os
+ * (read in the stored order, on a tier that merges sequential reads:
+ * record_length / io_unit), per computation_time at AU 1. An estimate to
+ * start from (the runs decide), 0 when the tier sets neither limit. */
 static uint64_t bandwidth_hint(const struct env *E)
 {
 	const struct ts_dlio_workload *w = E->w;
@@ -1128,6 +1128,13 @@ static uint64_t bandwidth_hint(const struct env *E)
 	double rec = TS_MAX(w->record_length, 1);
 	double reads = w->transfer_size ? ceil(rec / (double)w->transfer_size) : 1;
 	double ios = reads * (lim.io_unit ? ceil(rec / reads / (double)lim.io_unit) : 1);
+	/* samples read in their stored order merge into whole units */
+	const struct ts_tier_profile *prof;
+	char sub[256];
+	if (lim.io_unit && !ts_tier_set_lookup(E->tiers, E->o->tier, &prof, sub, sizeof(sub)) &&
+	    prof->merge_sequential && !strcmp(w->sample_shuffle, "off") &&
+	    !strcmp(w->file_shuffle, "off"))
+		ios = rec / (double)lim.io_unit;
 	double per = w->au * (double)w->batch_size * w->record_length / w->computation_time;
 	double per_io = w->au * (double)w->batch_size * ios / w->computation_time;
 	double n = INFINITY;
