@@ -85,7 +85,20 @@ struct device {
 	} sig[TS_TIER_OP_NR];
 };
 
-double ts_tier_dist_sample(const struct ts_tier_dist *d, struct ts_rng *r)
+/* The stall on top of a draw: one more uniform draw, only where the
+ * distribution has one (so every other tier's stream of draws stays). */
+static inline double stall_of(const struct ts_tier_dist *d, struct ts_rng *r)
+{
+	if (!(d->stall_p > 0))
+		return 0;
+	double u = ts_rng_double(r);
+	if (u >= d->stall_p)
+		return 0;
+	/* u / p is uniform on [0, 1) given u < p: no second draw */
+	return d->stall_lo_ns + (d->stall_hi_ns - d->stall_lo_ns) * (u / d->stall_p);
+}
+
+static double dist_base(const struct ts_tier_dist *d, struct ts_rng *r)
 {
 	switch (d->kind) {
 	case TS_TIER_DIST_FIXED:
@@ -98,6 +111,12 @@ double ts_tier_dist_sample(const struct ts_tier_dist *d, struct ts_rng *r)
 		break;
 	}
 	return 0;
+}
+
+double ts_tier_dist_sample(const struct ts_tier_dist *d, struct ts_rng *r)
+{
+	double v = dist_base(d, r);
+	return v + stall_of(d, r);
 }
 
 static const struct ts_tier_dist *dist_of(const struct ts_tier_profile *p, enum ts_tier_op op)
@@ -146,6 +165,7 @@ static uint64_t device_submit(struct ts_tier_layer *l, uint64_t now,
 			g->sigma = log(dist->p99_ns / dist->p50_ns) / TS_Z99;
 		}
 		lat = ts_rng_lognormal_sigma(&d->rng, dist->p50_ns, g->sigma);
+		lat += stall_of(dist, &d->rng);
 	} else {
 		lat = ts_tier_dist_sample(dist, &d->rng);
 	}

@@ -270,9 +270,10 @@ out:
 static int get_dist(struct conv *c, int idx, const char *prefix, const char *k,
 		    struct ts_tier_dist *out)
 {
-	static const char *const keys[] = { "p50", "p99", "lo", "hi", "fixed", NULL };
+	static const char *const keys[] = { "p50", "p99", "lo", "hi", "fixed", "stall", NULL };
+	static const char *const stall_keys[] = { "p", "lo", "hi", NULL };
 	lua_State *L = c->L;
-	char f[96];
+	char f[96], fs[112];
 	int rc = 0;
 	int base = lua_gettop(L);
 	int ty = get(c, idx, k);
@@ -314,7 +315,27 @@ static int get_dist(struct conv *c, int idx, const char *prefix, const char *k,
 		out->p50_ns = out->p99_ns = fix;
 	} else {
 		rc = conv_fail(c, f, "give exactly one of p50+p99, lo+hi or fixed");
+		goto out;
 	}
+	/* stall = { p=, lo=, hi= }: a second mode on top of the draw */
+	int sty = get(c, t, "stall");
+	path_of(fs, sizeof(fs), f, "stall");
+	if (sty == LUA_TNIL)
+		goto out;
+	if (sty != LUA_TTABLE) {
+		rc = conv_fail(c, fs, "expected { p=, lo=, hi= }, got a %s", lua_typename(L, sty));
+		goto out;
+	}
+	int st = lua_gettop(L);
+	bool hp, hslo, hshi;
+	if ((rc = check_keys(c, st, fs, stall_keys)) ||
+	    (rc = get_field(c, st, fs, "p", K_NUMBER, &out->stall_p, &hp)) ||
+	    (rc = get_field(c, st, fs, "lo", K_DURATION, &out->stall_lo_ns, &hslo)) ||
+	    (rc = get_field(c, st, fs, "hi", K_DURATION, &out->stall_hi_ns, &hshi)))
+		goto out;
+	if (!hp || !hslo || !hshi || !(out->stall_p >= 0 && out->stall_p <= 1) ||
+	    out->stall_hi_ns < out->stall_lo_ns || out->kind == TS_TIER_DIST_NONE)
+		rc = conv_fail(c, fs, "needs p (0..1), lo <= hi, on a latency that is set");
 out:
 	lua_settop(L, base);
 	return rc;
@@ -1091,14 +1112,21 @@ static void fmt_num(char *buf, size_t n, double v, double scale)
 		snprintf(buf, n, "%.0f", v / scale);
 }
 
+/* p50/p99 of a latency; with a stall of more than 1% of requests the
+ * 99th percentile is a stalled one: the body's median plus the stall's
+ * (1 - 0.01/p) point (the body's spread left out). */
 static void fmt_lat(char *buf, size_t n, const struct ts_tier_dist *d)
 {
 	char a[32], b[32];
+	double p99 = d->p99_ns;
+	if (d->stall_p > 0.01)
+		p99 = d->p50_ns + d->stall_lo_ns +
+		      (d->stall_hi_ns - d->stall_lo_ns) * (1 - 0.01 / d->stall_p);
 	if (d->kind == TS_TIER_DIST_NONE)
 		snprintf(buf, n, "0");
 	else
 		snprintf(buf, n, "%s/%s", ts_fmt_duration(a, sizeof(a), (uint64_t)d->p50_ns),
-			 ts_fmt_duration(b, sizeof(b), (uint64_t)d->p99_ns));
+			 ts_fmt_duration(b, sizeof(b), (uint64_t)p99));
 }
 
 int ts_tier_print_table(FILE *f, const struct ts_tier_set *set, uint64_t capacity)
@@ -1223,6 +1251,8 @@ static void scale_dist(struct ts_tier_dist *d, double k)
 	d->p99_ns *= k;
 	d->lo_ns *= k;
 	d->hi_ns *= k;
+	d->stall_lo_ns *= k;
+	d->stall_hi_ns *= k;
 }
 
 unsigned ts_tier_profile_band(const struct ts_tier_profile *p, int end,

@@ -49,6 +49,11 @@ struct ts_tier_dist {
 	enum ts_tier_dist_kind kind;
 	double p50_ns, p99_ns; /* LOGNORMAL, FIXED (p50 only) */
 	double lo_ns, hi_ns;   /* UNIFORM */
+	/* A stall: with probability stall_p a request takes a further
+	 * uniform [stall_lo_ns, stall_hi_ns] on top of its draw (the rare
+	 * long writes of a cloud volume, fitted where a measured distribution
+	 * shows them as a second mode); stall_p 0 = none, and no draw. */
+	double stall_p, stall_lo_ns, stall_hi_ns;
 };
 
 /* Burst credit buckets. Credits accrue at the baseline rate up to the

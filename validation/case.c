@@ -366,7 +366,8 @@ static int conv_disk(struct ctx *c, json_t *dev, json_t *wl, struct ts_case *k)
 						"bucket", "instance", NULL };
 	static const char *const wl_keys[] = { "tool",	  "rw",	      "bs",	 "iodepth",
 					       "numjobs", "size",     "io_size", "runtime",
-					       "interval", "count",   "note",	 NULL };
+					       "interval", "count",   "serial",	 "note",
+					       NULL };
 	int rc;
 	double raid = 0, iodepth = 1, numjobs = 1, count = 0;
 	char *rw = NULL;
@@ -402,6 +403,10 @@ static int conv_disk(struct ctx *c, json_t *dev, json_t *wl, struct ts_case *k)
 	    (rc = get_duration(c, wl, "interval", "config.workload.interval", &k->job.think_ns)) ||
 	    (rc = get_num(c, wl, "count", "config.workload.count", false, 1, 1e12, &count)))
 		return rc;
+	json_t *ser = json_object_get(wl, "serial");
+	if (ser && !json_is_boolean(ser))
+		return fail(c, "config.workload.serial", "expected true or false");
+	k->job.serial = ser && json_is_true(ser);
 	k->job.iodepth = (unsigned)iodepth;
 	k->job.numjobs = (unsigned)numjobs;
 	k->job.count = (uint64_t)count;

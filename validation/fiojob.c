@@ -28,6 +28,7 @@ struct run {
 	struct ts_rng rng;
 	uint64_t *seq_off;   /* per job */
 	uint64_t *job_bytes; /* issued per job */
+	uint64_t *busy;	     /* per job, serial: when its last request completes */
 	uint64_t issued;     /* requests issued in all */
 };
 
@@ -62,6 +63,13 @@ static uint64_t issue(struct run *r, struct slot *s, uint64_t now)
 	s->issued = now;
 	r->job_bytes[s->job] += j->bs;
 	r->issued++;
+	if (j->serial) {
+		/* the volume sees it once the job's previous one is done */
+		now = TS_MAX(now, r->busy[s->job]);
+		uint64_t end = ts_tier_submit(r->t[0], now, &q, NULL);
+		r->busy[s->job] = end;
+		return end;
+	}
 	if (r->nt == 1)
 		return ts_tier_submit(r->t[0], now, &q, NULL);
 	/* RAID-0: chunk k of the array is chunk k / nt of volume k % nt; the
@@ -94,6 +102,11 @@ int ts_fiojob_run(const struct ts_tier_profile *tier, uint64_t capacity,
 			 TS_FIOJOB_MAX_INFLIGHT);
 		return -EINVAL;
 	}
+	if (job->serial && (job->raid0 > 1 || job->numjobs > 1)) {
+		snprintf(err, errlen, "fio job: serial (posixaio) is modelled for one job on one "
+				      "volume, whose requests then reach it in time order");
+		return -EINVAL;
+	}
 	if (job->raid0 > TS_FIOJOB_MAX_RAID) {
 		snprintf(err, errlen, "fio job: a RAID-0 of at most %d volumes", TS_FIOJOB_MAX_RAID);
 		return -EINVAL;
@@ -117,8 +130,10 @@ int ts_fiojob_run(const struct ts_tier_profile *tier, uint64_t capacity,
 	struct slot *slots = calloc(inflight, sizeof(*slots));
 	r.seq_off = calloc(job->numjobs, sizeof(*r.seq_off));
 	r.job_bytes = calloc(job->numjobs, sizeof(*r.job_bytes));
+	r.busy = calloc(job->numjobs, sizeof(*r.busy));
 	int rc = -ENOMEM;
-	if (!hist || !slots || !r.seq_off || !r.job_bytes || ts_heap_reserve(&h, inflight)) {
+	if (!hist || !slots || !r.seq_off || !r.job_bytes || !r.busy ||
+	    ts_heap_reserve(&h, inflight)) {
 		snprintf(err, errlen, "fio job: out of memory");
 		goto out;
 	}
@@ -193,5 +208,6 @@ out:
 	free(slots);
 	free(r.seq_off);
 	free(r.job_bytes);
+	free(r.busy);
 	return rc;
 }

@@ -31,6 +31,12 @@ struct ts_fiojob {
 	uint64_t io_limit; /* bytes each job moves before it stops; 0 = runtime only */
 	uint64_t count;	   /* requests in all before the job stops (ioping -c); 0 = no limit */
 	uint64_t think_ns; /* idle time between a completion and the slot's next request (ioping -i) */
+	/* Each job's requests reach the volume one at a time, in the order
+	 * issued, while fio counts each from its own submission (fio's
+	 * posixaio engine: glibc serves one file descriptor's requests one
+	 * after another), so a completion latency is the wait behind the
+	 * requests queued before it plus its own. */
+	bool serial;
 	uint64_t seed;	   /* offsets and latency samples */
 	/* The burst bucket as a previous run left it: with bucket_set, it
 	 * holds bucket_fill (0..1) of its size at t = 0 and the job's first

@@ -224,6 +224,12 @@ static int run_real(const struct ts_case *c, const struct ts_validate_cfg *v, co
 			 c->raid0);
 		return -ENOTSUP;
 	}
+	if (c->job.serial) {
+		snprintf(err, errlen, "config.workload.serial: --real runs fio with io_uring, whose "
+			 "requests reach the tier together; this case needs them one at a time (run "
+			 "it without --real)");
+		return -ENOTSUP;
+	}
 	if (c->job.bucket_set) {
 		snprintf(err, errlen, "config.device.bucket: --real mounts a fresh tier, whose bucket "
 			 "is full; this case needs it as the run before left it (run it without --real)");

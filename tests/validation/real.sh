@@ -16,7 +16,7 @@ j = json.load(sys.stdin)
 s = j["summary"]
 assert s["failed"] == 0 and s["checking_cases"] == 1, s
 f = j["cases"][0]["figures"]
-assert [x["metric"] for x in f] == ["iops", "lat_p50"], f
+assert [x["metric"] for x in f] == ["iops", "lat_p50", "lat_p99"], f
 assert all(x["emulated"] > 0 for x in f), f' || { echo "FAIL: --real did not run the case: $out" >&2; exit 1; }
 if grep -q tiersim-validate /proc/mounts; then
 	echo "FAIL: a mount was left behind" >&2

@@ -5,6 +5,7 @@
  * burst bucket lasts bucket / (burst - base) seconds, and count / io_size
  * stop the job where they should.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,9 @@ static const char prof[] =
 	"tier \"cap1000\" { iops = 1000, latency = { read = { fixed = \"100us\" } } }\n"
 	"tier \"bw\" { mibps = 100, latency = { read = { fixed = \"10us\" } } }\n"
 	"tier \"burst\" { iops = 1000, burst = { kind = \"iops\", iops = 1100, bucket = 1000 },\n"
-	"  latency = { write = { fixed = \"100us\" } } }\n";
+	"  latency = { write = { fixed = \"100us\" } } }\n"
+	"tier \"stall\" { latency = { write = { fixed = \"100us\",\n"
+	"  stall = { p = 0.25, lo = \"1ms\", hi = \"1ms\" } } } }\n";
 
 static struct ts_fiojob_result run(const struct ts_tier_set *s, const char *tier,
 				   struct ts_fiojob j)
@@ -68,6 +71,39 @@ int main(void)
 					     .runtime = 10000000000ull });
 	CHECK_NEAR(r.mibps, 100, 0.01);
 	CHECK_NEAR(r.mbps, 100 * 1.048576, 0.01);
+
+	/* A stall: a quarter of the writes take 1 ms more. One at a time for
+	 * 40,000 writes: the median write is the body, the 99th percentile
+	 * body + stall, the mean 100 us + 0.25 ms (the share's binomial
+	 * spread is 0.2% of it, 0.6% of the mean). */
+	r = run(s, "stall", (struct ts_fiojob){ .write = true, .random = true, .bs = 4096,
+						.iodepth = 1, .numjobs = 1, .count = 40000 });
+	CHECK_NEAR(r.lat_p50_ns, 100e3, 0.01);
+	CHECK_NEAR(r.lat_p99_ns, 1100e3, 0.01);
+	CHECK_NEAR(r.lat_mean_ns, 350e3, 0.01);
+
+	/* Serial (posixaio): four queued, the volume sees one at a time. A
+	 * 1 ms write completes 1,000 a second, each after the four queued
+	 * at its submission: 4 ms (the first three waited 1, 2 and 3 ms). */
+	r = run(s, "fixed1ms", (struct ts_fiojob){ .write = true, .bs = 4096, .iodepth = 4,
+						   .numjobs = 1, .runtime = 2000000000ull,
+						   .serial = true });
+	CHECK_NEAR(r.iops, 1000, 0.001);
+	CHECK_NEAR(r.lat_p50_ns, 4e6, 0.01);
+	CHECK_NEAR(r.lat_mean_ns, 4e6, 0.001);
+	/* The same without serial: four at once, 4,000 a second, 1 ms each. */
+	r = run(s, "fixed1ms", (struct ts_fiojob){ .write = true, .bs = 4096, .iodepth = 4,
+						   .numjobs = 1, .runtime = 2000000000ull });
+	CHECK_NEAR(r.iops, 4000, 0.001);
+	CHECK_NEAR(r.lat_mean_ns, 1e6, 1e-9);
+	/* Serial is one job on one volume. */
+	{
+		struct ts_fiojob j = { .bs = 4096, .iodepth = 2, .numjobs = 2, .size = 1 << 20,
+				       .runtime = 1000000ull, .serial = true };
+		CHECK(ts_fiojob_run(ts_tier_set_find(s, "fixed1ms"), 0, &j, &r, err, sizeof(err)) ==
+		      -EINVAL);
+		CHECK(strstr(err, "serial") != NULL);
+	}
 
 	/* Burst: 1,100 IOPS while 1,000 credits last (1,000 / 100 = 10 s), then
 	 * 1,000: a 10 s run sees 1,100, a 20 s one 1,050. */
