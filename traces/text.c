@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <float.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -340,7 +341,10 @@ static int header_line(const struct ts_trace_where *w, struct ts_trace_hdr *h,
 			return ts_trace_bad(w, "header field %s without its bit in model=",
 					    model_keys[i].key);
 	for (size_t i = 0; i < TS_ARRAY_SIZE(ebs_keys); i++)
-		if (!(h->model & TS_TRACE_MODEL_EBS) && *ebs_field(h, i) != 0)
+		/* signbit too: -0 == 0, but its bits are not zero, and the
+		 * binary reader refuses any non-zero bits without 0x80 */
+		if (!(h->model & TS_TRACE_MODEL_EBS) &&
+		    (*ebs_field(h, i) != 0 || signbit(*ebs_field(h, i))))
 			return ts_trace_bad(w, "header field %s without its bit (0x80) in model=",
 					    ebs_keys[i].key);
 	char why[256];

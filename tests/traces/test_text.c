@@ -170,6 +170,9 @@ int main(void)
 		  "in.txt:1: header field ebs_bps: bad value \"inf\"");
 	check_bad("header version=5 ebs_burst_s=1\n", TS_E_PARSE,
 		  "in.txt:1: header field ebs_burst_s without its bit (0x80) in model=");
+	/* -0 is a non-zero bit pattern: the binary reader refuses it without the bit too */
+	check_bad("header version=5 ebs_iops=-0\n", TS_E_PARSE,
+		  "in.txt:1: header field ebs_iops without its bit (0x80) in model=");
 	check_bad("header version=2 model=4 seed=5\n", TS_E_PARSE,
 		  "in.txt:1: header: model options are version 3's");
 	check_bad("header version=2 mount_opts=\"tier=x,floor=soon\"\n", TS_E_PARSE,
