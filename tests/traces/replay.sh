@@ -444,10 +444,21 @@ check "several: the band" \
 	> "$T/many.txt" 2> /dev/null
 check "several: the own deviation in the text" grep -q "4.00 us, 3.00 us to 5.00 us (-25.0% to +25.0%" "$T/many.txt"
 check "several: the band in the text" grep -Eq "unlimited +2.00 us +1.00 us - 3.00 us" "$T/many.txt"
-out=$("$B" replay "$T/g1000.trace" "$T/g3000.trace" --target "$T" 2>&1 >/dev/null)
-check "several with --target: refused in one line" test "$(printf '%s\n' "$out" | wc -l)" = 1
-check "several with --target: says why" sh -c "printf '%s' '$out' | grep -q 'virtual time only'"
-out=$("$B" replay "$T/g1000.trace" "$T/g3000.trace" --virtual --tier unlimited --wakes "$T/w" 2>&1 >/dev/null)
-check "several with one --wakes: refused in one line" test "$(printf '%s\n' "$out" | wc -l)" = 1
-case $out in *"its own FILE.wakes"*) ;; *) echo "FAIL: several with one --wakes: $out" >&2; fail=1 ;; esac
+# refused DESC TEXT CMD...: CMD exits 2 with one non-empty line on stderr holding TEXT
+refused() {
+	what=$1 want=$2
+	shift 2
+	rc=0
+	out=$("$@" 2>&1 >/dev/null) || rc=$?
+	check "$what: exit status 2 (got $rc)" test "$rc" = 2
+	check "$what: a message" test -n "$out"
+	check "$what: one line" test "$(printf '%s\n' "$out" | wc -l)" = 1
+	check "$what: says \"$want\"" grep -qF -e "$want" <<-EOF
+	$out
+	EOF
+}
+refused "several with --target" "virtual time only" \
+	"$B" replay "$T/g1000.trace" "$T/g3000.trace" --target "$T"
+refused "several with one --wakes" "its own FILE.wakes" \
+	"$B" replay "$T/g1000.trace" "$T/g3000.trace" --virtual --tier unlimited --wakes "$T/w"
 exit $fail
