@@ -187,6 +187,13 @@ static int do_mount(int argc, char **argv)
 		if (!rc)
 			ts_instance_ebs(in, &ebs);
 		ts_price_set_free(prices);
+		/* prices.lua lets an entry leave ebs out: it would mount under none */
+		if (!rc && !ebs.iops && !ebs.bps && !ebs.max_iops && !ebs.max_bps) {
+			rc = ts_cmdline_error(&mount_cl, "--instance %s: no EBS limits in its price entry",
+					      o.instance);
+			ts_opt_free(mount_opts, &o);
+			return rc;
+		}
 		if (!rc && ts_mount_ebs_opts(&ebs, ebs_opts, sizeof(ebs_opts)) >= sizeof(ebs_opts)) {
 			snprintf(err, sizeof(err), "%s: its EBS limits do not fit tierfs's options",
 				 o.instance);

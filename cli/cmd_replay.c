@@ -321,6 +321,12 @@ int ts_cmd_replay(int argc, char **argv)
 			rc = ts_cmdline_error(&replay_cmdline, "--instance: %s", err);
 		} else {
 			ts_instance_ebs(in, &o.ebs);
+			/* prices.lua lets an entry leave ebs out: running under no
+			 * limits would silently drop the trace's own */
+			if (!o.ebs.iops && !o.ebs.bps && !o.ebs.max_iops && !o.ebs.max_bps)
+				rc = ts_cmdline_error(&replay_cmdline,
+						      "--instance %s: no EBS limits in its price entry",
+						      o.instance);
 		}
 		ts_price_set_free(prices);
 	}

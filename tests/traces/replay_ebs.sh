@@ -45,6 +45,23 @@ check "--instance overrides" test "$(j "$T/i.json" '.results[1].total_ns')" = 74
 	> /dev/null 2> "$T/bad.err"
 check "--instance: unknown name is a usage error" test $? = 2
 check "--instance: names the option" grep -q -- "--instance" "$T/bad.err"
+# prices.lua lets an instance leave ebs out; --instance then has no limits
+# to run under and says so, rather than dropping the trace's own
+mkdir -p "$T/data/cost"
+{ cat "$TS_SOURCE_ROOT/cost/prices.lua"; cat <<'X'
+instance "noebs.test" {
+	provider = "aws", region = "us-east-1", shape = "test", vcpus = 2, mem_gib = 4,
+	hourly = { 1, "spec", "test", date = "2026-01" },
+}
+X
+} > "$T/data/cost/prices.lua"
+rc=0
+TIERSIM_DATADIR="$T/data" "$B" replay "$T/e.trace" --virtual --tier aws-flat --profile "$T/flat.lua" \
+	--instance noebs.test > /dev/null 2> "$T/noebs.err" || rc=$?
+check "--instance without EBS limits: exit 2 (got $rc)" test "$rc" = 2
+check "--instance without EBS limits: one line" test "$(wc -l < "$T/noebs.err")" = 1
+check "--instance without EBS limits: says so" \
+	grep -qF -- "--instance noebs.test: no EBS limits in its price entry" "$T/noebs.err"
 
 # the same reads without limits (bit clear), and a version 4 header that
 # claims them: refused, naming the field
