@@ -31,6 +31,28 @@
 #define MANIFEST "dataset.json"
 #define MANIFEST_VERSION 1
 
+/* The kinds whose files changed layout within manifest version 1: their
+ * manifest records the layout ("layout"), and one without it or with
+ * another is refused rather than read with this tiersim's sizes and
+ * offsets. Other
+ * kinds' datasets stay readable. */
+static const struct kind_layout {
+	const char *kind;
+	uint64_t layout;
+	const char *what; /* what the current layout has */
+} kind_layouts[] = {
+	/* 2: numpy's 20-byte zip64 extra field in each local header */
+	{ "npz", 2, "numpy's zip64 extra field in each member" },
+};
+
+static const struct kind_layout *kind_layout(const char *kind)
+{
+	for (size_t i = 0; i < TS_ARRAY_SIZE(kind_layouts); i++)
+		if (!strcmp(kind_layouts[i].kind, kind))
+			return &kind_layouts[i];
+	return NULL;
+}
+
 static const struct ts_dataset_ops *const kinds[] = {
 	&ts_dataset_imagenet_jpeg,
 	&ts_dataset_imagenet_lmdb,
@@ -438,6 +460,8 @@ static int write_manifest(const struct ts_dataset_meta *meta, const char *dir,
 	json_object_set_new(root, "version", json_integer(MANIFEST_VERSION));
 	json_object_set_new(root, "tool", json_string("tiersim " TS_VERSION));
 	json_object_set_new(root, "kind", json_string(meta->kind->name));
+	if (kind_layout(meta->kind->name))
+		json_object_set_new(root, "layout", json_u64(kind_layout(meta->kind->name)->layout));
 	json_object_set_new(root, "count", json_u64(meta->count));
 	json_object_set_new(root, "seed", meta->seed <= INT64_MAX ? json_integer((json_int_t)meta->seed)
 								   : json_string(seed));
@@ -559,6 +583,18 @@ int ts_dataset_open(const char *dir, struct ts_dataset_meta *meta, char *err, si
 		rc = ts_ds_fail(err, errlen, TS_E_FORMAT, "%s: \"kind\": %s", path,
 				json_is_string(v) ? why : "missing");
 		goto out;
+	}
+	const struct kind_layout *kl = kind_layout(kind->name);
+	if (kl) {
+		uint64_t layout = 0;
+		if (!json_object_get(root, "layout") || get_u64(root, "layout", &layout) ||
+		    layout != kl->layout) {
+			rc = ts_ds_fail(err, errlen, TS_E_VERSION,
+					"%s: a %s dataset of an older tiersim (its \"layout\" is not %" PRIu64
+					": %s); regenerate the dataset",
+					path, kind->name, kl->layout, kl->what);
+			goto out;
+		}
 	}
 	if (get_u64(root, "count", &cfg.count) || get_u64(root, "seed", &cfg.seed) ||
 	    get_u64(root, "total_bytes", &total)) {

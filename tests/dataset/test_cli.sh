@@ -71,6 +71,12 @@ expect 1 "$tmp/jpeg is not empty" make imagenet-jpeg --count 3 --out "$tmp/jpeg"
 echo '{"format": "tiersim-dataset", "version": 1, "kind": "imagenet-jpeg", "count": 6, "seed": 3, "val": 0, "classes": 2, "total_bytes": 5}' >"$tmp/jpeg/dataset.json"
 expect 1 "dataset.json: total_bytes 5 differs" info "$tmp/jpeg"
 echo '{ broken' >"$tmp/jpeg/dataset.json"
+# an npz dataset of an older tiersim (its manifest without "layout": the
+# files before numpy's zip64 field) is refused, not read with this one's offsets
+expect 0 "" make npz --count 2 --out "$tmp/npz" --quiet
+expect 0 "" info "$tmp/npz"
+grep -v '"layout"' "$tmp/npz/dataset.json" >"$tmp/old.json" && mv "$tmp/old.json" "$tmp/npz/dataset.json"
+expect 1 "dataset.json: a npz dataset of an older tiersim (its \"layout\" is not 2: numpy's zip64 extra field in each member); regenerate the dataset" info "$tmp/npz"
 expect 1 "dataset.json:1" info "$tmp/jpeg"
 
 # Ctrl-C: exit 130, one line saying the directory is incomplete, no manifest
