@@ -27,6 +27,9 @@ shift
 case $PRIO in '' | *[!0-9]*) echo "rt_job.sh: PRIO '$PRIO' is not a number 1-89" >&2; exit 2 ;; esac
 [ "$PRIO" -ge 1 ] && [ "$PRIO" -le 89 ] || { echo "rt_job.sh: PRIO $PRIO is outside 1-89" >&2; exit 2; }
 [ "$(id -u)" -eq 0 ] || { echo "rt_job.sh: raising kernel threads needs root" >&2; exit 2; }
+# assumed, not measured: PRIO+10 (any value above PRIO would do, low
+# PRIO+1, high 99) puts the request path strictly above the job and leaves
+# room for a bench's own steps between them; PRIO <= 89 keeps it <= 99
 HI=$((PRIO + 10))
 RAISED=$(mktemp /tmp/rt_job.XXXXXX)
 # tierfs processes CMD starts carry this in their environment; others'
@@ -57,10 +60,17 @@ restore() {
 	: >"$RAISED.stop"
 	wait "$LOOP" 2>/dev/null
 	sort -u "$RAISED" | while read -r tid; do
-		chrt -o -p 0 "$tid" 2>/dev/null
+		# a kworker that exited may have its tid reused by an unrelated
+		# thread: demote only one that is still an unbound kworker
+		case $(cat "/proc/$tid/comm" 2>/dev/null) in
+		kworker/u*) chrt -o -p 0 "$tid" 2>/dev/null ;;
+		esac
 	done
 	rm -f "$RAISED" "$RAISED.stop"
 }
+# assumed, not measured: a 0.2 s poll (low 0.05 s, high 1 s) bounds how long
+# a new kworker runs at normal priority, against a ps pass over every
+# thread of a loaded host each time
 (while [ ! -e "$RAISED.stop" ]; do raise; sleep 0.2; done) &
 LOOP=$!
 trap 'restore; exit 1' INT TERM
