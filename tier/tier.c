@@ -148,6 +148,7 @@ int ts_tier_new(const struct ts_tier_cfg *cfg, struct ts_tier **out, char *err, 
 		struct ts_tier_cache_cfg cc = { .mem = cfg->mem,
 						.dirty_limit = cfg->dirty_limit,
 						.ra_max = cfg->ra_max,
+						.io_max = (uint64_t)cfg->profile->queue.max_sectors_kb * 1024,
 						.mem_bps = cfg->mem_bps,
 						.evict = cfg->evict,
 						.evict_ctx = cfg->evict_ctx };
