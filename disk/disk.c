@@ -1017,6 +1017,13 @@ int ts_disk_drop_cache(const struct ts_disk *d, char *err, size_t errlen)
 		return -errno;
 	}
 	int rc = 0;
+	/* A copy of the mount in another mount namespace (one made by
+	 * unshare -m) keeps the file system, and its page cache, alive
+	 * across the unmount: every file's pages are dropped first. Before
+	 * the unmount, not after the mount again: the walk opens every file,
+	 * reading every folder block and inode-table block, which a remount
+	 * would then keep and the job would never read from the device. */
+	(void)nftw(d->mountpoint, drop_file, 32, FTW_PHYS | FTW_MOUNT);
 	if (umount2(d->mountpoint, 0)) {
 		rc = -errno;
 		snprintf(err, errlen, "cannot drop %s's cache: unmounting it failed: %s%s",
@@ -1031,12 +1038,6 @@ int ts_disk_drop_cache(const struct ts_disk *d, char *err, size_t errlen)
 			rc = -errno;
 			snprintf(err, errlen, "cannot mount %s on %s again: %s", d->loop,
 				 d->mountpoint, strerror(errno));
-		} else {
-			/* A copy of the mount in another mount namespace (one
-			 * made meanwhile by unshare -m) keeps the file system, and
-			 * its page cache, alive across the unmount: drop every
-			 * file's pages too. */
-			(void)nftw(d->mountpoint, drop_file, 32, FTW_PHYS | FTW_MOUNT);
 		}
 	}
 	close(lfd);

@@ -13,6 +13,7 @@ fi
 
 mib=48
 head -c $((mib << 20)) /dev/urandom >"$TMPD/data/big"
+mkdir "$TMPD/data/d" && for i in 1 2 3 4 5 6 7 8; do echo "$i" >"$TMPD/data/d/f$i"; done
 img=$TMPD/images/img.ext4
 "$TIERSIM" disk make "$img" --size 128MiB --fs ext4 --from "$TMPD/data" || fail "make failed"
 file=$((mib << 20))
@@ -48,6 +49,14 @@ cold=$(dev_bytes)
 echo "second run: warm read $warm bytes from the device, cold $cold"
 [ "$warm" -lt $((file / 10)) ] || fail "warm: the device read $warm bytes"
 [ "$cold" -ge "$file" ] || fail "cold: the device read $cold bytes, less than the file"
+# cold_run_reads_metadata: cold means the file system's metadata too, as
+# on a fresh mount: a stat of a file in a folder reads its metadata
+# from the device (the drop opened every file after the remount, so a job
+# found every folder block and inode in memory and read none)
+"$TIERSIM" disk run "$MNT" --cache cold -- stat "$MNT/d/f7" >"$TMPD/run.out" || fail "cold stat failed"
+meta=$(dev_bytes)
+echo "cold stat of d/f7: $meta bytes from the device"
+[ -n "$meta" ] && [ "$meta" -gt 0 ] || fail "cold: a stat in a folder read $meta bytes from the device (metadata left cached)"
 # the job's own memory: a job that holds 24 MiB for a while (more than one
 # 10 ms sample) reports at least that as "own", well under the limit
 "$TIERSIM" disk run "$MNT" -- /usr/bin/python3 -c 'import time; b = bytearray(24 << 20); b[::4096] = b"x" * len(b[::4096]); time.sleep(0.3)' \
