@@ -74,7 +74,7 @@ struct stream {
 	uint64_t file, end; /* next sequential offset */
 	uint64_t fill;	    /* bytes already in the current io_unit */
 	uint64_t used;	    /* LRU stamp; 0 = free */
-	uint64_t until;	    /* its last request's completion (UINT64_MAX until known) */
+	uint64_t until;	    /* its last request's completion (UINT64_MAX while below) */
 };
 
 /* The stream a layer's last request left, whose completion the stack's
@@ -339,20 +339,35 @@ static uint64_t rate_do(struct rate *r, pthread_mutex_t *mu, uint64_t file, stru
 			 done->bound == TS_TIER_BOUND_INSTANCE) /* the volume's bytes took longer */
 			done->bound = TS_TIER_BOUND_BW;
 	}
-	/* the stream's last request is served until the stack answers it */
-	*pd = (struct pend){ ns, stamp };
+	/* The stream's last request is served until this layer's stack
+	 * answers it; a layer above that passed on the request itself (the
+	 * one that reached the model) may answer later still (complete). A
+	 * layer above can send several requests down in one submit (a page
+	 * cache writing back runs of pages): each one's stream ends with its
+	 * own I/O, never with the answer to what came from above. */
+	if (ns) {
+		if (mu)
+			pthread_mutex_lock(mu);
+		if (ns->used == stamp)
+			ns->until = end;
+		if (mu)
+			pthread_mutex_unlock(mu);
+		if (req->arrival)
+			*pd = (struct pend){ ns, stamp };
+	}
 	return end;
 }
 
-/* The stack's answer to @pd's request, @end: its stream's last request is
- * in flight until then. */
+/* The stack's answer to @pd's request (the one that reached the model),
+ * @end: its stream's last request is in flight until then, if that is
+ * later than the layers below answered. */
 static void pend_done(struct pend *pd, pthread_mutex_t *mu, uint64_t end)
 {
 	if (!pd->s)
 		return;
 	if (mu)
 		pthread_mutex_lock(mu);
-	if (pd->s->used == pd->stamp)
+	if (pd->s->used == pd->stamp && end > pd->s->until)
 		pd->s->until = end;
 	if (mu)
 		pthread_mutex_unlock(mu);

@@ -454,6 +454,55 @@ static void test_merge_window(void)
 	ts_tier_free(t);
 }
 
+/* With a page cache above, one submit can send several requests down: a
+ * write of one dirty chunk in two runs of pages. Each run's stream is in
+ * flight until its own write completes, not forever, and not only until
+ * the cache answers the request that set the writeback off. */
+static void test_merge_window_cached(void)
+{
+	const char *path = "/tmp/tier_merge_cached_test.lua";
+	FILE *f = fopen(path, "w");
+	fputs("tier \"mergewb\" { iops = 100000, io_unit = \"256KiB\", merge_sequential = true,\n"
+	      "  latency = { read = { fixed = \"1ms\" }, write = { fixed = \"1ms\" } } }\n",
+	      f);
+	fclose(f);
+	char err[512];
+	CHECK(ts_tier_set_add_file(set, path, err, sizeof(err)) == 0);
+	unlink(path);
+	const struct ts_tier_profile *p;
+	CHECK(ts_tier_set_lookup(set, "mergewb", &p, err, sizeof(err)) == 0);
+	struct ts_tier_cfg cfg = { .profile = p, .seed = 1, .mem = 64 * TS_MiB };
+	struct ts_tier *t;
+	CHECK(ts_tier_new(&cfg, &t, err, sizeof(err)) == 0);
+	struct ts_tier_done d;
+	/* pages 0 and 2 of file 1 dirty at 0: one chunk, two runs */
+	struct ts_tier_req q = { .op = TS_TIER_WRITE, .file = 1, .off = 0, .len = 4096 };
+	ts_tier_submit(t, 0, &q, &d);
+	CHECK_EQ_U64(d.dev_ios, 0);
+	q.off = 8192;
+	ts_tier_submit(t, 0, &q, &d);
+	CHECK_EQ_U64(d.dev_ios, 0);
+	/* at 30 s they expire: a buffered write to file 2 sets off their
+	 * writeback (two 4 KiB writes, done at 30.001 s and 30.00101 s) and
+	 * is answered from memory */
+	const uint64_t x = 30 * TS_NS_PER_S;
+	q.file = 2;
+	q.off = 0;
+	uint64_t end = ts_tier_submit(t, x, &q, &d);
+	CHECK_EQ_U64(d.dev_ios, 0);
+	CHECK(end < x + 1000000);
+	/* at 30.0005 s the second run's write is in flight: one I/O with it */
+	q = (struct ts_tier_req){ .op = TS_TIER_WRITE, .file = 1, .off = 12288, .len = 4096,
+				  .direct = true };
+	ts_tier_submit(t, x + 500000, &q, &d);
+	CHECK_EQ_U64(d.dev_ios, 0);
+	/* 10 s later, adjacent to the first run by chance: an I/O of its own */
+	q.off = 4096;
+	ts_tier_submit(t, x + 10 * TS_NS_PER_S, &q, &d);
+	CHECK_EQ_U64(d.dev_ios, 1);
+	ts_tier_free(t);
+}
+
 /* At QD1 the model's latency percentiles are the profile's. */
 static void test_latency(void)
 {
@@ -862,6 +911,7 @@ int main(int argc, char **argv)
 	RUN(test_ebs);
 	RUN(test_accounting);
 	RUN(test_merge_window);
+	RUN(test_merge_window_cached);
 	RUN(test_latency);
 	RUN(test_queueing);
 	RUN(test_slots);
