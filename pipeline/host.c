@@ -240,6 +240,16 @@ static int read_host(struct ts_luadata_rd *r, int t, struct host *h)
 			return rc;
 	if (!h->cpu)
 		return FAIL(r, "missing cpu = \"the processor\"");
+	/* a format's reader line is one measurement: a host sets both of its
+	 * numbers or neither */
+	static const int pair[][2] = { { TS_HF_DLIO_HDF5, TS_HF_DLIO_HDF5_MIB },
+				       { TS_HF_DLIO_PNG, TS_HF_DLIO_PNG_MIB } };
+	for (size_t i = 0; i < TS_ARRAY_SIZE(pair); i++) {
+		bool ns = h->f[pair[i][0]].set;
+		if (ns != h->f[pair[i][1]].set)
+			return FAIL(r, "%s without %s: a format's reader line is set as a pair",
+				    field_names[pair[i][!ns]], field_names[pair[i][ns]]);
+	}
 	int decode_set = 0;
 	for (int i = 0; i < TS_HF_REQUIRED; i++)
 		decode_set += h->f[i].set;
@@ -554,6 +564,22 @@ static const struct ts_host_num *get_step(const struct host *h, const void *arg)
 	return h->f[TS_HF_DLIO_STEP].set ? &h->f[TS_HF_DLIO_STEP] : NULL;
 }
 
+/* A format's reader line (read_host takes its two numbers together): the
+ * _ns of the host that sets it, its _per_mib into *mib_n. */
+struct pair_ask {
+	int ns, mib;
+	const struct ts_host_num **mib_n;
+};
+
+static const struct ts_host_num *get_pair(const struct host *h, const void *arg)
+{
+	const struct pair_ask *a = arg;
+	if (!h->f[a->ns].set)
+		return NULL;
+	*a->mib_n = &h->f[a->mib];
+	return &h->f[a->ns];
+}
+
 int ts_host_dlio_costs(const struct ts_host_set *s, const char *spec, const char *model,
 		       const char *format, enum ts_host_end end, struct ts_host_dlio *out,
 		       char *err, size_t errlen)
@@ -602,12 +628,14 @@ int ts_host_dlio_costs(const struct ts_host_set *s, const char *spec, const char
 		double div;
 		if (strcmp(format, own[i].format))
 			continue;
-		int w = along(s, h, get_field, &own[i].ns, end, &n, &div, err, errlen);
+		const struct ts_host_num *mib = NULL;
+		struct pair_ask a = { .ns = own[i].ns, .mib = own[i].mib, .mib_n = &mib };
+		int w = along(s, h, get_pair, &a, end, &n, &div, err, errlen);
 		if (w < 0)
 			rc = w;
 		else if (w) {
 			out->sample_ns = pick(n, end, true) / div;
-			rc = field(s, h, own[i].mib, end, &out->sample_ns_per_mib, err, errlen);
+			out->sample_ns_per_mib = pick(mib, end, true) / div;
 			out->sample_of = own[i].format;
 		}
 	}

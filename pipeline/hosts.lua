@@ -38,7 +38,8 @@
 --   dlio_png_sample_ns, dlio_png_sample_ns_per_mib  optional: a format's own
 --                     reader (HDF5Reader's h5py; ImageReader's Pillow on a
 --                     png), in place of dlio_sample_ns and _per_mib (which
---                     are npz's NPZReader) for that format
+--                     are npz's NPZReader) for that format; a host sets
+--                     both of a format's or neither
 --   dlio_workload_step_ns  optional: { ["MODEL/FORMAT"] = N, MODEL = N }: a
 --                     workload's own step cost, in place of dlio_step_ns
 --   dlio_request_ns, dlio_request_ns_per_mib  optional: the host's CPU for

@@ -255,6 +255,12 @@ static const struct {
 	{ "host \"h\" { cpu = \"H\", from = \"epyc-zen4\", speed = { 1, \"spec\", \"t\" },\n"
 	  "  dlio_workload_step_ns = 5 }\n",
 	  "dlio_workload_step_ns: expected", 1 },
+	{ "host \"h\" { cpu = \"H\", from = \"epyc-zen4\", speed = { 1, \"spec\", \"t\" },\n"
+	  "  dlio_hdf5_sample_ns = { 1, \"measured\", \"m\" } }\n",
+	  "host 'h': dlio_hdf5_sample_ns without dlio_hdf5_sample_ns_per_mib", 1 },
+	{ "host \"h\" { cpu = \"H\",\n"
+	  "  dlio_png_sample_ns_per_mib = { 1, \"measured\", \"m\" } }\n",
+	  "host 'h': dlio_png_sample_ns_per_mib without dlio_png_sample_ns", 1 },
 	{ "library \"l\" { desc = \"both\", decode = { 2, \"spec\", \"t\" },\n"
 	  "  transform = { 2, \"spec\", \"t\" } }\n",
 	  "set one of decode", 1 },
