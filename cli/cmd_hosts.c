@@ -128,7 +128,11 @@ int ts_cmd_hosts(int argc, char **argv)
 		return rc;
 	struct ts_host_set *set;
 	char err[1024];
-	rc = ts_host_set_load_all(&set, err, sizeof(err));
+	rc = ts_host_set_load_default(&set, err, sizeof(err));
+	/* this machine's file is listed where it reads; a broken one is
+	 * named, and the rest listed */
+	if (!rc && ts_host_set_add_this(set, err, sizeof(err)))
+		fprintf(stderr, "tiersim hosts: warning: %s (not listed)\n", err);
 	if (!rc && o.profile && (rc = ts_host_set_add_file(set, o.profile, err, sizeof(err))))
 		ts_host_set_free(set);
 	if (rc) {

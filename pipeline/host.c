@@ -384,13 +384,50 @@ int ts_host_this_path(char *buf, size_t n)
 	return w < 0 || (size_t)w >= n ? -ENAMETOOLONG : 0;
 }
 
-int ts_host_set_load_all(struct ts_host_set **out, char *err, size_t errlen)
+int ts_host_set_add_this(struct ts_host_set *s, char *err, size_t errlen)
 {
 	char path[4096];
+	if (ts_host_this_path(path, sizeof(path)) || access(path, F_OK))
+		return 0;
+	struct ts_host_set *t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	int rc = ts_host_set_add_file(t, path, err, errlen);
+	/* it holds this machine's host alone: nothing in it changes another name */
+	const char *other = NULL, *where = NULL, *kind = "host";
+	for (size_t i = 0; !rc && !other && i < t->nh; i++)
+		if (strcmp(t->h[i].name, TS_HOST_THIS))
+			other = t->h[i].name, where = t->h[i].where;
+	if (!rc && !other && t->nl)
+		other = t->l[0].name, where = t->l[0].where, kind = "library";
+	if (other) {
+		snprintf(err, errlen, "%.2048s: %s '%.128s': this machine's file holds the host '"
+				      TS_HOST_THIS "' only; remake it with 'tiersim hosts measure'",
+			 where, kind, other);
+		rc = TS_E_PROFILE;
+	}
+	for (size_t i = 0; !rc && i < t->nh; i++) {
+		struct host *at = ts_luadata_slot((void **)&s->h, &s->nh, sizeof(*at), t->h[i].name);
+		if (!at) {
+			snprintf(err, errlen, "%.2048s: out of memory", path);
+			rc = -ENOMEM;
+		} else {
+			host_clear(at);
+			*at = t->h[i];
+			memset(&t->h[i], 0, sizeof(t->h[i]));
+		}
+	}
+	ts_host_set_free(t);
+	return rc;
+}
+
+int ts_host_set_load_for(const char *spec, struct ts_host_set **out, char *err, size_t errlen)
+{
 	int rc = ts_host_set_load_default(out, err, errlen);
-	if (rc || ts_host_this_path(path, sizeof(path)) || access(path, F_OK))
+	size_t hn = spec ? strcspn(spec, "/") : 0;
+	if (rc || hn != strlen(TS_HOST_THIS) || strncmp(spec, TS_HOST_THIS, hn))
 		return rc;
-	if ((rc = ts_host_set_add_file(*out, path, err, errlen))) {
+	if ((rc = ts_host_set_add_this(*out, err, errlen))) {
 		ts_host_set_free(*out);
 		*out = NULL;
 	}

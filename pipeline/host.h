@@ -81,8 +81,15 @@ void ts_host_set_free(struct ts_host_set *s);
  * else $XDG_CACHE_HOME/tiersim/this-machine.lua, else
  * ~/.cache/tiersim/this-machine.lua. -ENOENT without a HOME. */
 TS_WUR int ts_host_this_path(char *buf, size_t n);
-/* The built-in set and, where it exists, that file. */
-TS_WUR int ts_host_set_load_all(struct ts_host_set **out, char *err, size_t errlen);
+/* Adds that file to @s where it exists (0 where it does not): the host
+ * "this-machine" alone; any other host or library in it is refused naming
+ * the file, and @s is left as it was on any error. */
+TS_WUR int ts_host_set_add_this(struct ts_host_set *s, char *err, size_t errlen);
+/* The built-in set, with that file where @spec ("NAME" or "NAME/LIBRARY")
+ * names "this-machine": no other host reads it, so a stale or broken file
+ * stays out of their runs. */
+TS_WUR int ts_host_set_load_for(const char *spec, struct ts_host_set **out, char *err,
+				size_t errlen);
 
 /* The costs of @spec ("NAME" or "NAME/LIBRARY") as a calibration. An
  * unknown name is -ENOENT with the known ones in @err. */

@@ -224,7 +224,7 @@ static int cpu_resolve(const struct ts_dlio_opts *o, const struct ts_dlio_worklo
 	if (o->host) {
 		struct ts_host_set *hs = NULL;
 		char sub[1024];
-		int rc = ts_host_set_load_all(&hs, sub, sizeof(sub));
+		int rc = ts_host_set_load_for(o->host, &hs, sub, sizeof(sub));
 		if (!rc)
 			rc = ts_host_dlio_costs(hs, o->host, w->model, w->format, TS_HOST_NOMINAL,
 						&hd, sub, sizeof(sub));

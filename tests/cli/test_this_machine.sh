@@ -55,6 +55,44 @@ PY
 "$tiersim" hosts >"$work/list" || fail "hosts with this machine's profile"
 grep -q "^this-machine .*(DLIO's costs only)" "$work/list" || fail "hosts: $(cat "$work/list")"
 
+# The file is read for --host this-machine only: a broken one leaves other
+# hosts' runs alone, and 'tiersim hosts' lists the rest with one warning
+# naming it; --host this-machine refuses it in one line naming it.
+echo 'host "this-machine" { cpu = ' >"$TIERSIM_HOST_FILE"
+# shellcheck disable=SC2086
+"$tiersim" dlio resnet50_h100 $r50 --tier essd-pl1 --virtual --host build-host --quiet \
+	--json "$work/broken.json" >/dev/null 2>"$work/err" ||
+	fail "--host build-host with a broken this-machine file: $(cat "$work/err")"
+cmp -s "$work/build-host.json" "$work/broken.json" ||
+	python3 - "$work/build-host.json" "$work/broken.json" <<'PY' || fail "build-host's run moved with a broken this-machine file"
+import json, sys
+a, b = (json.load(open(p))["runs"][0] for p in sys.argv[1:3])
+for k in ("au", "samples_per_s", "read_requests", "events"):
+    if k in a:
+        assert a[k] == b[k], (k, a[k], b[k])
+PY
+"$tiersim" hosts >"$work/list" 2>"$work/err" || fail "hosts with a broken this-machine file: $(cat "$work/err")"
+grep -q "^build-host " "$work/list" || fail "hosts with a broken file: $(cat "$work/list")"
+grep -q "^this-machine " "$work/list" && fail "hosts listed a broken this-machine file"
+[ "$(wc -l <"$work/err")" -eq 1 ] && grep -q "warning: $TIERSIM_HOST_FILE" "$work/err" ||
+	fail "hosts, broken file: not one warning naming it: $(cat "$work/err")"
+"$tiersim" dlio resnet50_h100 --tier unlimited --virtual --host this-machine >/dev/null \
+	2>"$work/err" && fail "--host this-machine ran a broken file"
+[ "$(wc -l <"$work/err")" -eq 1 ] && grep -q "$TIERSIM_HOST_FILE" "$work/err" ||
+	fail "--host this-machine, broken file: $(cat "$work/err")"
+# Another host's name in it adds no host to any run, and is refused.
+cat >"$TIERSIM_HOST_FILE" <<'L'
+host "this-machine" { cpu = "test", dlio_sample_ns = { 1, "measured", "t" } }
+host "stray-host" { cpu = "test", dlio_sample_ns = { 1, "measured", "t" } }
+L
+"$tiersim" dlio resnet50_h100 --tier unlimited --virtual --host stray-host >/dev/null \
+	2>"$work/err" && fail "a host of the this-machine file reached --host stray-host"
+grep -q "host 'stray-host' is not a host profile" "$work/err" || fail "stray-host: $(cat "$work/err")"
+"$tiersim" dlio resnet50_h100 --tier unlimited --virtual --host this-machine >/dev/null \
+	2>"$work/err" && fail "--host this-machine took a file with another host"
+[ "$(wc -l <"$work/err")" -eq 1 ] && grep -q "$TIERSIM_HOST_FILE:2: host 'stray-host': this machine's file holds the host 'this-machine' only" "$work/err" ||
+	fail "--host this-machine, another host in the file: $(cat "$work/err")"
+
 # The measurement, with a venv whose python plays DLIO's script: its files
 # (any bytes do for the requests), and DLIO's figures as the script prints
 # them; tiersim's own chain and the daemon are measured for real.
