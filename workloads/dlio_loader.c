@@ -50,6 +50,16 @@ uint64_t ts_dl_steps(const struct ts_dl_cfg *c)
 	return c->steps && c->steps < s ? c->steps : s;
 }
 
+uint64_t ts_dl_tf_steps(const struct ts_dl_cfg *c)
+{
+	const struct ts_dataset_meta *m = c->meta;
+	if (!m || !c->batch || !c->world)
+		return 0;
+	/* tf_reader.py: floor(files / N / batch x per_file) batches per epoch */
+	uint64_t s = (uint64_t)m->count / c->world * m->per_file / c->batch;
+	return c->steps && c->steps < s ? c->steps : s;
+}
+
 static int feed_new(struct feed *p, const struct ts_dl_cfg *c, char *err, size_t errlen)
 {
 	memset(p, 0, sizeof(*p));
@@ -947,10 +957,7 @@ int ts_dl_run_tf_virtual(const struct ts_dl_cfg *c, const struct ts_vdisk *disk,
 	t.nfiles = m->count / c->world; /* each rank's (shard of the list; the rest unread) */
 	t.R = TS_MIN(c->workers, t.nfiles);
 	t.W = c->window;
-	/* tf_reader.py: floor(files / N / batch x per_file) batches per epoch */
-	t.steps = t.nfiles * t.per / c->batch;
-	if (c->steps && c->steps < t.steps)
-		t.steps = c->steps;
+	t.steps = ts_dl_tf_steps(c);
 	if (!t.steps) {
 		snprintf(err, errlen, "%" PRIu64 " records a rank make no batch of %" PRIu64 "; use more "
 				      "files", t.nfiles * t.per, c->batch);

@@ -109,6 +109,9 @@ typedef int (*ts_dl_step_fn)(void *ctx, uint64_t epoch, uint64_t step,
 
 /* Steps per epoch for @c (0: fewer samples than one step of every rank). */
 uint64_t ts_dl_steps(const struct ts_dl_cfg *c);
+/* ... with the TensorFlow loader (ts_dl_run_tf_virtual): each rank reads
+ * floor(files / ranks) files whole. */
+uint64_t ts_dl_tf_steps(const struct ts_dl_cfg *c);
 
 /* Runs @c in virtual time over @disk: 0, 1 when @fn stopped it (the
  * epoch it stopped in counted in r->epochs, its end the last barrier), or

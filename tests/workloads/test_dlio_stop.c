@@ -127,8 +127,41 @@ static const char *const small_floor[] = {
 	"reader.batch_size=2", "train.computation_time=0.001", NULL,
 };
 
+/* DLIO's TensorFlow loader on a host's cores: each of N ranks reads
+ * floor(files / N) files whole, 26 files of 6 records at batch 3 on 3
+ * ranks 16 steps an epoch (not 156 / 9 = 17). On a tier that costs
+ * nothing the run passes: stopping early it runs whole, every epoch
+ * counted, with the figures of the run without it (AU about 0.86 on
+ * build-host, whose parse and step hold the rank's Python lock). */
+static void check_tf_steps(void)
+{
+	static const char *const tf[] = {
+		"dataset.num_files_train=26", "dataset.num_samples_per_file=6",
+		"dataset.record_length=4096", "dataset.record_length_stdev=0",
+		"reader.batch_size=3", "reader.read_threads=2", "train.computation_time=0.1",
+		"train.epochs=3",
+	};
+	char err[1024] = "";
+	struct ts_dlio_opts o = { .tier = "unlimited", .accelerators = 3, .virtual_time = true,
+				  .host = "build-host", .quiet = true, .workload = "cosmoflow_h100",
+				  .overrides = tf, .noverrides = sizeof(tf) / sizeof(tf[0]) };
+	static struct ts_dlio_outcome whole, stop;
+	CHECK(ts_dlio_run(&o, &whole, err, sizeof(err)) == 0);
+	o.stop_early = true;
+	CHECK(ts_dlio_run(&o, &stop, err, sizeof(err)) == 0);
+	if (*err)
+		fprintf(stderr, "dlio: %s\n", err);
+	const struct ts_dlio_result *w = &whole.rs[0], *b = &stop.rs[0];
+	CHECK(whole.nr == 1 && stop.nr == 1 && w->steps == 16 && w->au >= whole.w.au);
+	CHECK(!b->stopped && b->au == w->au && b->samples_s == w->samples_s &&
+	      b->epochs == w->epochs);
+	ts_dlio_outcome_free(&whole);
+	ts_dlio_outcome_free(&stop);
+}
+
 int main(void)
 {
+	check_tf_steps();
 	check_floor("unet3d_h100", unet3d_floor, 0, "train.epochs=1", 2);
 	check_floor("unet3d_h100", unet3d_floor, 200000000, "train.epochs=2", 2);
 	check_floor("resnet50_h100", resnet50_floor, 0, "train.epochs=1", 2);
