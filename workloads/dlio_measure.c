@@ -88,9 +88,26 @@ static int py(struct ctx *c, const char *verb, const char *dir, FILE *out)
 	}
 	close(lfd);
 	int st = 0;
-	if (pid < 0 || waitpid(pid, &st, 0) < 0) {
+	if (pid < 0) {
 		snprintf(c->err, c->errlen, "cannot run %s: %s", c->python, strerror(errno));
 		return -errno;
+	}
+	/* A stop (core/interrupt.h) ends the script too, and waits for it:
+	 * the caller then unmounts and removes the folder it reads. */
+	bool stopped = false;
+	while (waitpid(pid, &st, 0) < 0) {
+		if (errno != EINTR) {
+			snprintf(c->err, c->errlen, "cannot run %s: %s", c->python, strerror(errno));
+			return -errno;
+		}
+		if (ts_interrupted && !stopped) {
+			kill(pid, SIGTERM);
+			stopped = true;
+		}
+	}
+	if (stopped || ts_interrupted) {
+		snprintf(c->err, c->errlen, "interrupted");
+		return -EINTR;
 	}
 	if (WIFEXITED(st) && !WEXITSTATUS(st))
 		return 0;
@@ -490,8 +507,13 @@ int ts_dlio_measure(const struct ts_dlio_measure_opts *o, struct ts_dlio_measure
 	memset(rd, 0, sizeof(rd));
 	say(&c, "writing the sample files (%s)", c.data);
 	rc = ts_mkdir_p(c.data, 0755, NULL, 0);
-	if (!rc)
-		rc = py(&c, "gen", c.data, NULL);
+	if (rc) {
+		snprintf(err, errlen, "%.1024s: %s", c.data, strerror(-rc));
+		if (!o->dir)
+			(void)ts_remove_tree(c.top, 0);
+		return rc;
+	}
+	rc = py(&c, "gen", c.data, NULL);
 	if (!rc && !(rc = ts_mounts_init(&ms, err, errlen)))
 	{
 		char mo[256];

@@ -111,6 +111,7 @@ gen)
 	done ;;
 read)
 	[ -n "${FAKE_FAIL:-}" ] && { echo "Traceback: no dlio_benchmark" >&2; exit 1; }
+	[ -n "${FAKE_HANG:-}" ] && { echo $$ >"$FAKE_HANG"; exec sleep 120; }
 	ls "$3/npz-s/img_0.npz" >/dev/null || exit 1 # through the mount
 	echo "sample npz-s 400 800000000 114244 0"
 	echo "sample npz-l 28 280000000 1048576 0"
@@ -153,4 +154,25 @@ FAKE_FAIL=1 "$tiersim" hosts measure --venv "$fake" --quiet >/dev/null 2>"$work/
 [ "$(wc -l <"$work/err")" -eq 1 ] && grep -q "read failed .*Traceback: no dlio_benchmark" "$work/err" ||
 	fail "failing script: $(cat "$work/err")"
 [ -z "$(mounts_under)" ] || fail "a failed measurement left a mount"
+
+# A stop (kill(1) to tiersim alone) while the script reads through the
+# mount: the script is ended and waited for, then the mount and the files
+# go (the folder keeps the script's log, as a failure's does), and one
+# line says so.
+FAKE_HANG=$work/py.pid "$tiersim" hosts measure --venv "$fake" --quiet >/dev/null 2>"$work/err" &
+bg=$!
+for _ in $(seq 300); do [ -s "$work/py.pid" ] && break; sleep 0.1; done
+[ -s "$work/py.pid" ] || fail "the script never read: $(cat "$work/err")"
+kill -TERM "$bg"
+wait "$bg"
+rc=$?
+py=$(cat "$work/py.pid")
+if kill -0 "$py" 2>/dev/null; then
+	kill "$py"
+	fail "stopped measurement left its script running (exit $rc: $(cat "$work/err"))"
+fi
+[ "$rc" -eq 130 ] && [ "$(wc -l <"$work/err")" -eq 1 ] && grep -q "interrupted" "$work/err" ||
+	fail "stopped measurement: exit $rc: $(cat "$work/err")"
+[ -z "$(mounts_under)" ] || fail "a stopped measurement left a mount"
+ls -d "$work"/tiersim-measure-*/data 2>/dev/null && fail "a stopped measurement left its files"
 exit 0
