@@ -17,7 +17,7 @@
 # format the line through its sides' medians (us + us per MiB of the file)
 # and that line less npz's of the same run at each side (what the format
 # adds to, or takes from, npz's reader).
-# Usage: /work/dlio-venv/bin/python bench/dlio_format_cost.py DIR [ROUNDS] [SIDES]
+# Usage: VENV/bin/python bench/dlio_format_cost.py DIR [ROUNDS] [SIDES]
 #   DIR: a scratch directory for the files; SIDES: comma-separated (338,1024:
 #   resnet50's sample of 114,660 B and a 1 MiB image)
 import os

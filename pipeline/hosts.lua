@@ -141,7 +141,7 @@ host "epyc-zen4" {
 -- format's own reader spends more (or less) than NPZReader on files of the
 -- same size, measured side by side by DLIO's own reader classes
 -- (read_index, on_demand) over the page cache: flock quiet.lock
--- /work/dlio-venv/bin/python bench/dlio_format_cost.py DIR 5 338,1024,2896
+-- VENV/bin/python bench/dlio_format_cost.py DIR 5 338,1024,2896
 -- (2026-12-02, load average 25-30; 40 files a set, 5 rounds interleaved
 -- after one not counted; medians, us per sample): npz 410 / 854 / 4,763,
 -- hdf5 457 / 468 / 2,014, png 772 / 6,666 / 64,837 at 338 x 338 / 1,024 x
