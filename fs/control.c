@@ -201,7 +201,6 @@ int ts_fs_ctl_open(struct ts_fs *fs, enum ts_fs_ctl k, struct fuse_file_info *fi
 	case TS_FS_CTL_DIR: f->kind = TS_FS_CTLDIR; break;
 	case TS_FS_CTL_CALIB:
 		f->kind = TS_FS_CALIB;
-		__atomic_store_n(&fs->calib_file, f, __ATOMIC_RELEASE);
 		break;
 	case TS_FS_CTL_STATS:
 		f->kind = TS_FS_STATS;

@@ -125,6 +125,9 @@ struct ts_fs_file {
 	off_t dir_off;
 	char *buf;	/* TS_FS_STATS / TS_FS_CONTROL: the text served */
 	size_t len;
+	/* Every handle sits on struct ts_fs's open list from open to release,
+	 * so that the ones whose release never came are freed at exit. */
+	struct ts_fs_file *open_prev, *open_next;
 };
 
 static inline struct ts_fs_file *ts_fs_file_of(const struct fuse_file_info *fi)
@@ -170,9 +173,11 @@ struct ts_fs {
 	bool calibrated;
 	bool failed;		   /* the mount could not be completed: exit 1 */
 	bool stopping;		   /* the loop has ended: the mount is going away */
-	/* The self-calibration's open .tierfs/calib, freed at exit when a stop
-	 * aborted the connection before its release came. */
-	struct ts_fs_file *calib_file;
+	/* Handles opened and not yet released. The kernel sends a release
+	 * asynchronously after the last close, so a stop can come first:
+	 * ts_fs_files_free() frees what is left once the loop has ended. */
+	pthread_mutex_t open_lock;
+	struct ts_fs_file *open_files;
 	bool single;		   /* -s: one thread serves everything, calibration included */
 	/* A root daemon makes each request's syscalls as the caller
 	 * (passthrough.c's creds_take); its own groups, to go back to. */
@@ -191,6 +196,13 @@ struct ts_fs {
 
 /* The FUSE operations (passthrough.c). */
 extern const struct fuse_operations ts_fs_fuse_ops;
+
+/* Put a new handle on the open list and in fi->fh. */
+void ts_fs_file_track(struct ts_fs *fs, struct ts_fs_file *f, struct fuse_file_info *fi);
+/* Take @f off the open list, close what it holds and free it. */
+void ts_fs_file_release(struct ts_fs *fs, struct ts_fs_file *f);
+/* After the loop has ended: free every handle whose release never came. */
+void ts_fs_files_free(struct ts_fs *fs);
 
 static inline struct ts_fs *ts_fs_get(void)
 {

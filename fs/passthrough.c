@@ -539,6 +539,16 @@ static int pt_link(const char *from, const char *to)
 	return two_names(TS_FS_LINK, from, to, 0, do_link);
 }
 
+/* Open a file of the control directory and put it on the open list. */
+static int ctl_open(struct ts_fs *fs, enum ts_fs_ctl k, struct fuse_file_info *fi)
+{
+	int res = ts_fs_ctl_open(fs, k, fi);
+
+	if (res == 0)
+		ts_fs_file_track(fs, ts_fs_file_of(fi), fi);
+	return res;
+}
+
 /* Set up fi for a backing file just opened on @fd. */
 static int file_attach(struct ts_fs *fs, const char *path, int fd, struct fuse_file_info *fi)
 {
@@ -569,7 +579,7 @@ static int file_attach(struct ts_fs *fs, const char *path, int fd, struct fuse_f
 	fi->keep_cache = f->cached;
 	if (f->cached)
 		ts_fs_cached_track(fs, f->ino, path);
-	fi->fh = (uintptr_t)f;
+	ts_fs_file_track(fs, f, fi);
 	return 0;
 }
 
@@ -581,7 +591,7 @@ static int pt_open(const char *path, struct fuse_file_info *fi)
 	int res;
 
 	if (k != TS_FS_CTL_NONE)
-		return ts_fs_ctl_open(fs, k, fi);
+		return ctl_open(fs, k, fi);
 	ts_fs_req_begin(fs, &r, TS_FS_OPEN, path, NULL, 0, 0);
 	res = r.fault;
 	if (res == 0) {
@@ -766,16 +776,10 @@ static int pt_release(const char *path, struct fuse_file_info *fi)
 	if (f->kind == TS_FS_FILE) {
 		ts_fs_req_begin(fs, &r, TS_FS_RELEASE, path, f, 0, 0);
 		close(f->fd);
+		f->fd = -1;
 		ts_fs_req_end(fs, &r, 0);
 	}
-	if (f->kind == TS_FS_CALIB) {
-		struct ts_fs_file *want = f;
-		__atomic_compare_exchange_n(&fs->calib_file, &want, NULL, false, __ATOMIC_ACQ_REL,
-					    __ATOMIC_ACQUIRE);
-	}
-	free(f->buf);
-	free(f->path);
-	free(f);
+	ts_fs_file_release(fs, f);
 	return 0;
 }
 
@@ -826,7 +830,7 @@ static int pt_opendir(const char *path, struct fuse_file_info *fi)
 	int res;
 
 	if (k == TS_FS_CTL_DIR)
-		return ts_fs_ctl_open(fs, k, fi);
+		return ctl_open(fs, k, fi);
 	if (k != TS_FS_CTL_NONE)
 		return k == TS_FS_CTL_MISSING ? -ENOENT : -ENOTDIR;
 	ts_fs_req_begin(fs, &r, TS_FS_OPENDIR, path, NULL, 0, 0);
@@ -847,7 +851,7 @@ static int pt_opendir(const char *path, struct fuse_file_info *fi)
 			close(fd);
 		} else {
 			res = 0;
-			fi->fh = (uintptr_t)f;
+			ts_fs_file_track(fs, f, fi);
 		}
 	}
 	if (res < 0)
@@ -906,12 +910,59 @@ static int pt_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t
 
 static int pt_releasedir(const char *path, struct fuse_file_info *fi)
 {
-	struct ts_fs_file *f = ts_fs_file_of(fi);
+	(void)path;
+	ts_fs_file_release(ts_fs_get(), ts_fs_file_of(fi));
+	return 0;
+}
 
+void ts_fs_file_track(struct ts_fs *fs, struct ts_fs_file *f, struct fuse_file_info *fi)
+{
+	pthread_mutex_lock(&fs->open_lock);
+	f->open_prev = NULL;
+	f->open_next = fs->open_files;
+	if (f->open_next)
+		f->open_next->open_prev = f;
+	fs->open_files = f;
+	pthread_mutex_unlock(&fs->open_lock);
+	fi->fh = (uintptr_t)f;
+}
+
+/* Free what @f holds; it is already off the open list. */
+static void file_free(struct ts_fs_file *f)
+{
 	if (f->dir)
 		closedir(f->dir);
+	else if (f->kind == TS_FS_FILE && f->fd >= 0)
+		close(f->fd);
+	free(f->buf);
+	free(f->path);
 	free(f);
-	return 0;
+}
+
+void ts_fs_file_release(struct ts_fs *fs, struct ts_fs_file *f)
+{
+	pthread_mutex_lock(&fs->open_lock);
+	if (f->open_prev)
+		f->open_prev->open_next = f->open_next;
+	else
+		fs->open_files = f->open_next;
+	if (f->open_next)
+		f->open_next->open_prev = f->open_prev;
+	pthread_mutex_unlock(&fs->open_lock);
+	file_free(f);
+}
+
+void ts_fs_files_free(struct ts_fs *fs)
+{
+	pthread_mutex_lock(&fs->open_lock);
+	struct ts_fs_file *f = fs->open_files;
+	fs->open_files = NULL;
+	pthread_mutex_unlock(&fs->open_lock);
+	while (f) {
+		struct ts_fs_file *next = f->open_next;
+		file_free(f);
+		f = next;
+	}
 }
 
 static void pt_destroy(void *data)

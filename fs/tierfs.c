@@ -493,6 +493,7 @@ int main(int argc, char **argv)
 		return 1;
 	fs->root = -1;
 	fs->ready_fd = -1;
+	pthread_mutex_init(&fs->open_lock, NULL);
 	fs->calib_fd = memfd_create("tierfs-calib", MFD_CLOEXEC);
 	if (fs->calib_fd < 0 || ftruncate(fs->calib_fd, TS_FS_CALIB_SIZE)) {
 		fprintf(stderr, "tierfs: memfd_create: %s\n", strerror(errno));
@@ -589,7 +590,6 @@ unmount:
 	 * signals the daemon to stop: keep libfuse's handlers until it has
 	 * ended, or that SIGTERM would kill the process mid-teardown. */
 	ts_fs_calib_join(fs);
-	free(__atomic_exchange_n(&fs->calib_file, NULL, __ATOMIC_ACQ_REL));
 	if (handlers)
 		fuse_remove_signal_handlers(fuse_get_session(f));
 	ts_fs_trace_close(fs);
@@ -599,6 +599,7 @@ out:
 	ts_fs_model_close(fs);
 	if (f)
 		fuse_destroy(f);
+	ts_fs_files_free(fs);
 	if (lc)
 		fuse_loop_cfg_destroy(lc);
 	fuse_opt_free_args(&args);
