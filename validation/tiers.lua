@@ -16,7 +16,10 @@ local KiB = 1024
 -- volumes check it, the same volume's other block sizes are same-run): a
 -- burst of 1.0988 x IOPS from a bucket of 10 s of the excess (the bucket
 -- size is assumed). Latency: fitted to ioping on a baseline gp3
--- (tier/tiers.lua, aws-gp3).
+-- (tier/tiers.lua, aws-gp3). The 16,000-IOPS, 1,000 MiB/s volume is the
+-- built-in aws-gp3-16k exactly, so its runs (ebs-gp3-16000-randwrite-*)
+-- name that tier; aws-gp3-16000 here is the same provisioning for the
+-- runs whose instance binds first (ebs-gp3-16000-t3medium-*).
 local function gp3(name, iops, mibps)
 	tier(name) {
 		desc = "AWS EBS gp3 provisioned " .. iops .. " IOPS, " .. mibps .. " MiB/s",
