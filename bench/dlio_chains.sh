@@ -11,7 +11,10 @@
 #   # FORMAT FILE-BYTES MEMBER DATA-OFFSET DATA-BYTES
 #   OP OFFSET LENGTH        then one request a line, in the order they were
 #                           submitted: open, getattr, read (offset and length
-#                           as the kernel sent them to tierfs), flush, close
+#                           as the kernel sent them to tierfs), flush, close,
+#                           and walk: a getattr of the mount's root (where the
+#                           file lies) by the reading thread, a lookup by the
+#                           file's path passing its folder
 # MEMBER is where an npz's x.npy starts, DATA-OFFSET and DATA-BYTES where the
 # sample's bytes lie (npz, hdf5; 0 for images).
 #
@@ -70,13 +73,24 @@ for line in open(txt):
     if w and w[0] == 'path':
         paths[int(w[1])] = w[2].strip('"')
     elif w and w[0].isdigit():
-        ios.append((int(w[0]), w[2], int(w[3]), int(w[4]), int(w[5])))
+        ios.append((int(w[0]), w[2], int(w[3]), int(w[4]), int(w[5]), int(w[7])))
 fid = [k for k, p in paths.items() if p == '/' + name]
-assert len(fid) == 1, (name, paths)
+root = [k for k, p in paths.items() if p == '/']
+assert len(fid) == 1 and len(root) == 1, (name, paths)
+ios.sort()
+mine = [i for i, r in enumerate(ios) if r[2] == fid[0]]
+tid = ios[mine[0]][5]
+# the reading thread's getattrs of the mount's root (where the file lies)
+# just before its first request and among its requests: a lookup by the
+# file's path walking its folder, written "walk"
+first = mine[0] - 1 if mine[0] and ios[mine[0] - 1][1:3] == ('getattr', root[0]) and \
+    ios[mine[0] - 1][5] == tid else mine[0]
 print('# %s %d %d %d %d' % (name.rsplit('.', 1)[1], size, member, off, ln))
-for sub, op, f, off, ln in sorted(ios):
+for sub, op, f, off, ln, t in ios[first:mine[-1] + 1]:
     if f == fid[0]:
         print(op, off, ln)
+    elif f == root[0] and op == 'getattr' and t == tid:
+        print('walk 0 0')
 PY
 	echo "$n: $(grep -c '^read' "$out/${n%.*}.txt") reads, $(grep -c '^getattr' "$out/${n%.*}.txt") getattrs"
 done

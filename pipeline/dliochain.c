@@ -63,9 +63,11 @@ static void buf_want(struct out *o, struct buf *b, uint64_t want)
 		buf_fill(o, b, b->end);
 }
 
-/* open() from Python: the lookup's two getattrs, the open, io.open's fstat. */
+/* open() from Python: the walk over the path's folders, the lookup's two
+ * getattrs, the open, io.open's fstat. */
 static void py_open(struct out *o)
 {
+	put(o, TS_CHAIN_WALK, 0, 0);
 	put(o, TS_CHAIN_GETATTR, 0, 0);
 	put(o, TS_CHAIN_GETATTR, 0, 0);
 	put(o, TS_CHAIN_OPEN, 0, 0);
@@ -125,6 +127,7 @@ static void hdf5(struct out *o, const struct ts_chain_file *f)
 	py_open(o);
 	for (size_t i = 0; i < TS_ARRAY_SIZE(h5_meta); i++)
 		put(o, TS_CHAIN_READ, h5_meta[i][0], h5_meta[i][1]);
+	put(o, TS_CHAIN_WALK, 0, 0); /* HDF5's stat() of the file by its name */
 	put(o, TS_CHAIN_GETATTR, 0, 0);
 	for (size_t i = 0; i < TS_ARRAY_SIZE(h5_meta2); i++)
 		put(o, TS_CHAIN_READ, h5_meta2[i][0], h5_meta2[i][1]);
@@ -198,6 +201,6 @@ const char *ts_chain_op_name(enum ts_chain_op op)
 {
 	static const char *const n[] = { [TS_CHAIN_GETATTR] = "getattr", [TS_CHAIN_OPEN] = "open",
 					 [TS_CHAIN_READ] = "read", [TS_CHAIN_FLUSH] = "flush",
-					 [TS_CHAIN_CLOSE] = "close" };
+					 [TS_CHAIN_CLOSE] = "close", [TS_CHAIN_WALK] = "walk" };
 	return (unsigned)op < TS_ARRAY_SIZE(n) ? n[op] : "?";
 }

@@ -19,7 +19,10 @@
  *    first) and its array read in 256 KiB pieces (numpy's BUFFER_SIZE), each
  *    a direct read of whole 4 KiB blocks and one 4 KiB buffer fill.
  *  - hdf5, HDF5Reader: h5py.File(f, 'r')['records'][i] (h5py 3.7, HDF5
- *    1.10): eight small reads of the superblock and object headers, then the
+ *    1.10): eight small reads of the superblock and object headers, with a
+ *    stat() of the file by its path after the fourth (the folders' getattrs
+ *    and the file's: DLIO's runs show 8 getattrs a sample, 4 of them on
+ *    data_folder and train/, where an fstat would make 6), then the
  *    sample in one read, which the kernel splits into requests of at most
  *    1 MiB, the first ending where the user buffer's page does (16 bytes
  *    into a page: a buffer glibc mapped).
@@ -30,10 +33,13 @@
  *    (64 KiB of data each, as Pillow writes them) read through the buffer,
  *    then the rest of the file.
  *
- * Every format opens the file (two getattrs from the lookup, the open, one
- * from Python's fstat), reads, flushes and closes it. tierfs charges the
- * open as metadata and each read as a read; getattr, flush and close are
- * free (fs/timing.c).
+ * Every format opens the file (the path's walk over its folders, two
+ * getattrs from the lookup, the open, one from Python's fstat), reads,
+ * flushes and closes it. tierfs charges the open as metadata and each read
+ * as a read; getattr, flush and close are free (fs/timing.c). The fixtures
+ * list the walk as "walk", the getattrs of the mount's root that the
+ * reading thread made (the files lie there); the trace of a DLIO run shows
+ * one getattr per folder of the path (data_folder and train/).
  */
 #ifndef TS_PIPE_DLIOCHAIN_H
 #define TS_PIPE_DLIOCHAIN_H
@@ -43,7 +49,18 @@
 
 #include "core/ts.h"
 
-enum ts_chain_op { TS_CHAIN_GETATTR, TS_CHAIN_OPEN, TS_CHAIN_READ, TS_CHAIN_FLUSH, TS_CHAIN_CLOSE };
+/* TS_CHAIN_WALK: a lookup by the file's path, the getattrs of the folders
+ * on the way (one per folder of the path below the mount; the GETATTRs
+ * after it are the lookup's of the file itself). A GETATTR after the open
+ * is an fstat, or, right after a WALK, a stat by path. */
+enum ts_chain_op {
+	TS_CHAIN_GETATTR,
+	TS_CHAIN_OPEN,
+	TS_CHAIN_READ,
+	TS_CHAIN_FLUSH,
+	TS_CHAIN_CLOSE,
+	TS_CHAIN_WALK
+};
 
 struct ts_chain_req {
 	uint8_t op;	   /* TS_CHAIN_* */
@@ -67,7 +84,8 @@ size_t ts_chain_build(enum ts_chain_fmt fmt, const struct ts_chain_file *f,
 		      struct ts_chain_req *out, size_t cap);
 /* "npz", "hdf5", "jpeg", "png": 0 with *fmt, or -EINVAL. */
 TS_WUR int ts_chain_fmt_find(const char *name, enum ts_chain_fmt *fmt);
-/* The trace's name of an op: "getattr", "open", "read", "flush", "close". */
+/* The trace's name of an op: "getattr", "open", "read", "flush", "close",
+ * "walk". */
 const char *ts_chain_op_name(enum ts_chain_op op);
 
 #endif

@@ -135,7 +135,9 @@ static struct ts_chain_file feed_file(const struct feed *p, uint64_t i)
 
 /* The chain of sample @i into *@buf (grown as needed): its length, or 0;
  * @cpu (may be NULL): the host's CPU for its requests (request_ns per
- * request of the whole chain, request_ns_per_mib per MiB it reads). */
+ * request of the whole chain, request_ns_per_mib per MiB it reads; a walk
+ * over the path's folders is inside the open's or the stat's cost, as
+ * request_ns was measured: tiersim hosts measure counts it so too). */
 static size_t feed_chain(const struct feed *p, uint64_t i, struct ts_chain_req **buf, size_t *cap,
 			 uint64_t *cpu)
 {
@@ -150,10 +152,12 @@ static size_t feed_chain(const struct feed *p, uint64_t i, struct ts_chain_req *
 		n = ts_chain_build(p->fmt, &f, *buf, *cap);
 	}
 	if (cpu) {
-		uint64_t bytes = 0;
-		for (size_t q = 0; q < n; q++)
+		uint64_t bytes = 0, reqs = 0;
+		for (size_t q = 0; q < n; q++) {
 			bytes += (*buf)[q].op == TS_CHAIN_READ ? (*buf)[q].len : 0;
-		*cpu = n * p->c->request_ns +
+			reqs += (*buf)[q].op != TS_CHAIN_WALK;
+		}
+		*cpu = reqs * p->c->request_ns +
 		       (uint64_t)((double)bytes * p->c->request_ns_per_mib / 1048576.0);
 	}
 	if (!p->c->coalesce)
@@ -1057,7 +1061,7 @@ static int r_sample(struct rworker *w, uint64_t i)
 	const char *rel = m->files[file_of(m, i)].path + strlen(TS_DLIO_DIR "/");
 	char path[PATH_MAX];
 	int fd = -1, rc = 0;
-	bool checked = false;
+	bool checked = false, walked = false;
 	uint64_t reads = 0, metas = 0, bytes = 0, h5_at = 0;
 	/* the sample's CPU, in equal shares after its open and each read, as
 	 * virtual time charges it (vw_event) */
@@ -1075,13 +1079,18 @@ static int r_sample(struct rworker *w, uint64_t i)
 				spend_cpu(ns);
 		}
 		switch (r->op) {
+		case TS_CHAIN_WALK: /* the folders' getattrs: the next call by path's */
+			walked = true;
+			break;
 		case TS_CHAIN_GETATTR: /* before the open: the open's own lookup */
-			if (fd >= 0 && fstat(fd, &st))
+			/* after it: an fstat, or after a walk a stat by path (h5py) */
+			if (fd >= 0 && (walked ? stat(path, &st) : fstat(fd, &st)))
 				rc = -errno;
 			/* numpy refuses a zip cut short: so does this reader */
 			else if (fd >= 0 && !checked && (checked = true) &&
 				 (uint64_t)st.st_size < m->files[file_of(m, i)].bytes)
 				rc = TS_E_TRUNCATED;
+			walked = walked && fd < 0;
 			break;
 		case TS_CHAIN_OPEN:
 			/* by its whole path, as DLIO names it (data_folder/train/
@@ -1094,6 +1103,7 @@ static int r_sample(struct rworker *w, uint64_t i)
 			else if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 				rc = -errno;
 			metas++;
+			walked = false;
 			break;
 		case TS_CHAIN_READ:
 			if (r->len > w->bufcap) {

@@ -99,6 +99,6 @@ int main(int argc, char **argv)
 	struct ts_chain_req few[4];
 	struct ts_chain_file npz = { .size = 114742, .member = TS_NPZ_MEMBER, .data_off = 183,
 				     .data_len = 114244 };
-	CHECK(ts_chain_build(TS_CHAIN_NPZ, &npz, few, 4) == 21);
+	CHECK(ts_chain_build(TS_CHAIN_NPZ, &npz, few, 4) == 22);
 	return tc_exit();
 }
