@@ -75,7 +75,9 @@ static const struct ts_cmdline measure_cmdline = {
 		 "this-machine ('tiersim dlio --host this-machine'): DLIO 2.0.0's NPZReader and\n"
 		 "ImageReader (run with the venv's python) read 112 KiB and 8 MiB npz and\n"
 		 "338 x 338 jpeg files through a tierfs mount, less what tiersim's reader spends\n"
-		 "on the same requests (per sample, per MiB, per jpeg megapixel); those requests'\n"
+		 "on the same requests (per sample, per MiB, per jpeg megapixel); HDF5Reader\n"
+		 "338 x 338 and 2896 x 2896 hdf5 records and ImageReader 338 x 338 and\n"
+		 "1024 x 1024 png files, the same way (each format's own line); those requests'\n"
 		 "CPU, the reader's and the daemon's (per request, per MiB); a torch DataLoader's\n"
 		 "main thread per step for unet3d's and resnet50's batches; the CPUs this\n"
 		 "process may use (vcpus). Takes about a minute a round; run it on a quiet host.\n",
@@ -109,10 +111,13 @@ static int hosts_measure(int argc, char **argv)
 	}
 	printf("%s: host \"%s\", %llu vCPUs\n"
 	       "  DLIO per sample  %.1f us + %.1f us/MiB (jpeg + %.1f us/Mpixel)\n"
+	       "  hdf5 per sample  %.1f us + %.1f us/MiB; png %.1f us + %.1f us/MiB of the file\n"
 	       "  per request      %.1f us + %.1f us/MiB read\n"
 	       "  per step         unet3d %.1f us, resnet50 %.1f us\n",
 	       r.path, TS_HOST_THIS, (unsigned long long)r.vcpus, r.sample_ns.v / 1e3,
-	       r.sample_ns_per_mib.v / 1e3, r.jpeg_ns_per_mpix.v / 1e3, r.request_ns.v / 1e3,
+	       r.sample_ns_per_mib.v / 1e3, r.jpeg_ns_per_mpix.v / 1e3, r.hdf5_ns.v / 1e3,
+	       r.hdf5_ns_per_mib.v / 1e3, r.png_ns.v / 1e3, r.png_ns_per_mib.v / 1e3,
+	       r.request_ns.v / 1e3,
 	       r.request_ns_per_mib.v / 1e3, r.step_unet3d.v / 1e3, r.step_resnet50.v / 1e3);
 	return TS_EXIT_OK;
 }

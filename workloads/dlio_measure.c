@@ -28,15 +28,22 @@
 #include "workloads/dlio_measure.h"
 
 /* The sets dlio_measure.py writes and reads, in its order. */
-enum { S_NPZ_S, S_NPZ_L, S_JPEG, NSETS };
-static const char *const set_name[NSETS] = { "npz-s", "npz-l", "jpeg" };
-static const char *const set_ext[NSETS] = { ".npz", ".npz", ".jpeg" };
+enum { S_NPZ_S, S_NPZ_L, S_JPEG, S_H5_S, S_H5_L, S_PNG_S, S_PNG_L, NSETS };
+static const char *const set_name[NSETS] = { "npz-s", "npz-l", "jpeg", "hdf5-s", "hdf5-l",
+					     "png-s", "png-l" };
+static const char *const set_ext[NSETS] = { ".npz", ".npz", ".jpeg", ".hdf5", ".hdf5", ".png",
+					    ".png" };
+static const enum ts_chain_fmt set_fmt[NSETS] = { TS_CHAIN_NPZ, TS_CHAIN_NPZ, TS_CHAIN_JPEG,
+						  TS_CHAIN_HDF5, TS_CHAIN_HDF5, TS_CHAIN_PNG,
+						  TS_CHAIN_PNG };
 #define MAXROUNDS 15
 
 /* One round's figures of one set, per sample. */
 struct round_set {
 	double dlio_ns;		  /* DLIO's reader thread */
-	double bytes, pixels;	  /* the sample's bytes (npz: x's), the image's pixels */
+	double bytes, pixels;	  /* the sample's bytes (npz: x's, hdf5: the record's; images:
+				   * the file's), the image's pixels */
+	double data_off;	  /* hdf5: where the record lies in the file */
 	double chain_ns, daemon_ns; /* tiersim's reader thread; the tierfs daemon */
 	double requests, read_mib; /* the chain's requests and what it reads */
 };
@@ -179,10 +186,13 @@ static int chains(struct ctx *c, int k, struct round_set *rs)
 			break;
 		}
 		struct ts_chain_file f = { .size = (uint64_t)st.st_size };
-		enum ts_chain_fmt fmt = k == S_JPEG ? TS_CHAIN_JPEG : TS_CHAIN_NPZ;
+		enum ts_chain_fmt fmt = set_fmt[k];
 		if (fmt == TS_CHAIN_NPZ) {
 			f.member = TS_NPZ_LFH + TS_NPZ_NAME;
 			ts_npz_payload(f.size, &f.data_off, &f.data_len);
+		} else if (fmt == TS_CHAIN_HDF5) {
+			f.data_off = (uint64_t)rs->data_off;
+			f.data_len = (uint64_t)rs->bytes;
 		} else {
 			f.data_len = f.size;
 		}
@@ -198,16 +208,24 @@ static int chains(struct ctx *c, int k, struct round_set *rs)
 			m = ts_chain_build(fmt, &f, q, cap);
 		}
 		int fd = -1;
+		bool walked = false;
 		for (size_t j = 0; j < m && !rc; j++) {
-			reqs++;
+			/* a walk is inside the call by path that follows it
+			 * (workloads/dlio_loader.c counts it so) */
+			reqs += q[j].op != TS_CHAIN_WALK;
 			switch (q[j].op) {
+			case TS_CHAIN_WALK:
+				walked = true;
+				break;
 			case TS_CHAIN_GETATTR:
-				if (fd >= 0 && fstat(fd, &st))
+				if (fd >= 0 && (walked ? stat(path, &st) : fstat(fd, &st)))
 					rc = -errno;
+				walked = walked && fd < 0;
 				break;
 			case TS_CHAIN_OPEN:
 				if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 					rc = -errno;
+				walked = false;
 				break;
 			case TS_CHAIN_READ:
 				if (q[j].len > bufcap) {
@@ -268,14 +286,15 @@ static int round_run(struct ctx *c, struct round *r)
 	char line[512];
 	while (!rc && fgets(line, sizeof(line), out)) {
 		char name[32];
-		double files, ns, bytes, pixels, batch, resize, steps;
-		if (sscanf(line, "sample %31s %lf %lf %lf %lf", name, &files, &ns, &bytes, &pixels) ==
-		    5) {
+		double files, ns, bytes, pixels, off = 0, batch, resize, steps;
+		if (sscanf(line, "sample %31s %lf %lf %lf %lf %lf", name, &files, &ns, &bytes, &pixels,
+			   &off) >= 5) {
 			for (int k = 0; k < NSETS; k++)
 				if (!strcmp(name, set_name[k]) && files > 0) {
 					r->s[k].dlio_ns = ns / files;
 					r->s[k].bytes = bytes;
 					r->s[k].pixels = pixels;
+					r->s[k].data_off = off;
 					seen |= 1u << k;
 				}
 		} else if (sscanf(line, "step %31s %lf %lf %lf %lf", name, &batch, &resize, &steps,
@@ -312,12 +331,25 @@ static struct ts_dlio_measured spread(double *v, unsigned n)
 					  .high = fmax(v[n - 1], 0) };
 }
 
+/* A format's own line through its two sets (DLIO's reader less tiersim's
+ * chain, per MiB of what .bytes counts): intercept *@a, slope *@b. */
+static void own_line(const struct round_set *s, const struct round_set *l, double *a, double *b)
+{
+	double os = s->dlio_ns - s->chain_ns, ol = l->dlio_ns - l->chain_ns;
+	double ms = s->bytes / 1048576.0, ml = l->bytes / 1048576.0;
+	*b = (ol - os) / (ml - ms);
+	*a = os - *b * ms;
+}
+
 /* Each round's own fit, then the spread over rounds. */
 static void fit(const struct round *rd, unsigned n, struct ts_dlio_measure_result *r)
 {
 	double a[MAXROUNDS], b[MAXROUNDS], j[MAXROUNDS], q[MAXROUNDS], qm[MAXROUNDS],
-		su[MAXROUNDS], sr[MAXROUNDS];
+		su[MAXROUNDS], sr[MAXROUNDS], ha[MAXROUNDS], hb[MAXROUNDS], pa[MAXROUNDS],
+		pb[MAXROUNDS];
 	for (unsigned i = 0; i < n; i++) {
+		own_line(&rd[i].s[S_H5_S], &rd[i].s[S_H5_L], &ha[i], &hb[i]);
+		own_line(&rd[i].s[S_PNG_S], &rd[i].s[S_PNG_L], &pa[i], &pb[i]);
 		const struct round_set *s = &rd[i].s[S_NPZ_S], *l = &rd[i].s[S_NPZ_L],
 				       *g = &rd[i].s[S_JPEG];
 		/* DLIO's own: its reader's thread less tiersim's on the same chain */
@@ -342,6 +374,10 @@ static void fit(const struct round *rd, unsigned n, struct ts_dlio_measure_resul
 	r->request_ns_per_mib = spread(qm, n);
 	r->step_unet3d = spread(su, n);
 	r->step_resnet50 = spread(sr, n);
+	r->hdf5_ns = spread(ha, n);
+	r->hdf5_ns_per_mib = spread(hb, n);
+	r->png_ns = spread(pa, n);
+	r->png_ns_per_mib = spread(pb, n);
 }
 
 /* @s as a Lua string's body (quotes and backslashes escaped, no newline). */
@@ -428,6 +464,22 @@ static int write_profile(const struct ctx *c, const struct round *rd, unsigned n
 		 "%.0f B (Pillow) less tiersim's chain and the npz line at its size, per Mpixel",
 		 g->pixels, g->bytes);
 	num(f, "dlio_jpeg_ns_per_mpix", &r->jpeg_ns_per_mpix, what, src);
+	const struct round_set *hs = &rd[0].s[S_H5_S], *hl = &rd[0].s[S_H5_L];
+	snprintf(what, sizeof(what), "DLIO's workers (HDF5Reader, h5py) per sample through tierfs "
+		 "less tiersim's chain of the same requests, records of %.0f B (%.0f requests) and "
+		 "%.0f B (%.0f): the line's intercept", hs->bytes, hs->requests, hl->bytes,
+		 hl->requests);
+	num(f, "dlio_hdf5_sample_ns", &r->hdf5_ns, what, src);
+	num(f, "dlio_hdf5_sample_ns_per_mib", &r->hdf5_ns_per_mib,
+	    "the same line's slope, per MiB of the record", src);
+	const struct round_set *ps = &rd[0].s[S_PNG_S], *pl = &rd[0].s[S_PNG_L];
+	snprintf(what, sizeof(what), "DLIO's workers (ImageReader, Pillow) per png sample through "
+		 "tierfs less tiersim's chain of the same requests, files of %.0f B (%.0f requests) "
+		 "and %.0f B (%.0f): the line's intercept", ps->bytes, ps->requests, pl->bytes,
+		 pl->requests);
+	num(f, "dlio_png_sample_ns", &r->png_ns, what, src);
+	num(f, "dlio_png_sample_ns_per_mib", &r->png_ns_per_mib,
+	    "the same line's slope, per MiB of the file", src);
 	num(f, "dlio_request_ns", &r->request_ns,
 	    "tiersim's chain of the two npz samples through tierfs, its thread's CPU and the "
 	    "daemon's (schedstat): per request", src);

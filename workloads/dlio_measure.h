@@ -13,7 +13,11 @@
  * own reader spends on the same chain of requests through the same mount
  * (pipeline/dliochain.h) is DLIO's own work: dlio_sample_ns and _per_mib
  * the line through a 112 KiB and an 8 MiB npz sample, dlio_jpeg_ns_per_mpix
- * what a 338 x 338 jpeg costs above that line per megapixel. What the
+ * what a 338 x 338 jpeg costs above that line per megapixel;
+ * dlio_hdf5_sample_ns and _per_mib the same line of HDF5Reader through a
+ * 338 x 338 and a 2896 x 2896 record (h5py, files as DLIO's generator
+ * writes them), dlio_png_sample_ns and _per_mib ImageReader's through
+ * 338 x 338 and 1024 x 1024 png files (per MiB of the file). What the
  * chain costs the host (tiersim's reader and the tierfs daemon, per request
  * and per MiB read) is dlio_request_ns and _per_mib. Per step, a torch
  * DataLoader as DLIO builds it hands over batches of unet3d's and
@@ -51,6 +55,8 @@ struct ts_dlio_measure_result {
 	struct ts_dlio_measured sample_ns, sample_ns_per_mib, jpeg_ns_per_mpix;
 	struct ts_dlio_measured request_ns, request_ns_per_mib;
 	struct ts_dlio_measured step_unet3d, step_resnet50;
+	/* hdf5's (HDF5Reader) and png's (ImageReader) own lines, as npz's */
+	struct ts_dlio_measured hdf5_ns, hdf5_ns_per_mib, png_ns, png_ns_per_mib;
 	uint64_t vcpus;
 	char path[4096]; /* the profile written */
 };

@@ -9,16 +9,25 @@
 #                              random greyscale pixels, quality 75):
 #                              DIR/npz-s (338 x 338, DLIO's resnet50 sample),
 #                              DIR/npz-l (2896 x 2896, unet3d's 8 MiB),
-#                              DIR/jpeg (338 x 338)
+#                              DIR/jpeg (338 x 338); h5py's file of one
+#                              record (1, side, side) uint8 and labels [0]
+#                              (DLIO's hdf5 generator): DIR/hdf5-s (338 x
+#                              338), DIR/hdf5-l (2896 x 2896); Pillow's PNG
+#                              of random greyscale pixels: DIR/png-s (338 x
+#                              338), DIR/png-l (1024 x 1024)
 #   dlio_measure.py read DIR   reads every file of those folders through
 #                              DLIO's own PyTorch loader (TorchDataset,
 #                              dlio_sampler, its reader classes NPZReader and
-#                              ImageReader, read_type on_demand, returning
+#                              HDF5Reader and ImageReader, read_type
+#                              on_demand, returning
 #                              the workload's resized image) in a torch
 #                              DataLoader as DLIO builds it, twice: the
 #                              workers' CPU (schedstat of their threads) over
 #                              the second pass, per set:
-#                                sample SET SAMPLES NS_TOTAL BYTES_MEAN PIXELS
+#                                sample SET SAMPLES NS_TOTAL BYTES_MEAN PIXELS [DATA_OFFSET]
+#                              (BYTES_MEAN: npz and hdf5 the sample's array,
+#                              images the file; DATA_OFFSET: hdf5, where the
+#                              record lies in the file)
 #                              then, per workload shape, the training
 #                              process's main thread per step after the first
 #                              through a torch DataLoader as DLIO builds it
@@ -37,7 +46,9 @@ import numpy as np
 # resnet50's npz and jpeg samples as bench/dlio_peer.sh's r50 and j50 rows
 # read them, unet3d's 8 MiB as its u64 rows
 SETS = (("npz-s", "npz", 338, 400, 50, 150528, 8), ("npz-l", "npz", 2896, 28, 7, 2097152, 4),
-        ("jpeg", "jpeg", 338, 400, 50, 150528, 8))
+        ("jpeg", "jpeg", 338, 400, 50, 150528, 8),
+        ("hdf5-s", "hdf5", 338, 400, 50, 150528, 8), ("hdf5-l", "hdf5", 2896, 28, 7, 2097152, 4),
+        ("png-s", "png", 338, 400, 50, 150528, 8), ("png-l", "png", 1024, 56, 7, 2097152, 4))
 # (model, batch, record_length_resize, read_threads): the shipped
 # unet3d_h100 and resnet50_h100 workloads (workloads/dlio/)
 STEPS = (("unet3d", 7, 2097152, 4), ("resnet50", 400, 150528, 8))
@@ -54,9 +65,15 @@ def gen(top):
             if fmt == "npz":
                 x = rng.integers(0, 255, size=(side, side, 1), dtype=np.uint8)
                 np.savez(p, x=x, y=[0])
+            elif fmt == "hdf5":
+                import h5py
+                x = rng.integers(0, 255, size=(1, side, side), dtype=np.uint8)
+                with h5py.File(p, "w") as hf:
+                    hf.create_dataset("records", (1, side, side), dtype=np.uint8)[0:1] = x
+                    hf.create_dataset("labels", data=[0])
             else:
                 x = rng.integers(0, 255, size=(side, side), dtype=np.uint8)
-                Image.fromarray(x).save(p, format="JPEG", bits=8)
+                Image.fromarray(x).save(p, format=fmt.upper(), bits=8)
 
 
 def schedstat(pids):
@@ -104,9 +121,15 @@ def readers(top):
         ns = schedstat(pids) - c0
         del dl
         size = sum(os.path.getsize(f) for f in files) / len(files)
-        if fmt == "npz":
-            size = side * side  # the sample: x's bytes
-        print("sample %s %d %d %.0f %d" % (name, k, ns, size, 0 if fmt == "npz" else side * side),
+        extra = ""
+        if fmt in ("npz", "hdf5"):
+            size = side * side  # the sample: the array's bytes
+        if fmt == "hdf5":
+            import h5py
+            with h5py.File(files[0], "r") as hf:
+                extra = " %d" % hf["records"].id.get_offset()
+        print("sample %s %d %d %.0f %d%s" % (name, k, ns, size,
+                                             side * side if fmt in ("jpeg", "png") else 0, extra),
               flush=True)
 
 

@@ -103,11 +103,15 @@ cat >"$fake/bin/python" <<'S'
 # python SCRIPT gen|read DIR
 case $2 in
 gen)
-	for s in npz-s npz-l jpeg; do mkdir -p "$3/$s"; done
+	for s in npz-s npz-l jpeg hdf5-s hdf5-l png-s png-l; do mkdir -p "$3/$s"; done
 	for i in 0 1 2 3; do
 		head -c 114742 /dev/zero >"$3/npz-s/img_$i.npz"
 		head -c 1048576 /dev/zero >"$3/npz-l/img_$i.npz"
 		head -c 65426 /dev/zero >"$3/jpeg/img_$i.jpeg"
+		head -c 116300 /dev/zero >"$3/hdf5-s/img_$i.hdf5"
+		head -c 1050624 /dev/zero >"$3/hdf5-l/img_$i.hdf5"
+		head -c 114747 /dev/zero >"$3/png-s/img_$i.png"
+		head -c 1051096 /dev/zero >"$3/png-l/img_$i.png"
 	done ;;
 read)
 	[ -n "${FAKE_FAIL:-}" ] && { echo "Traceback: no dlio_benchmark" >&2; exit 1; }
@@ -116,6 +120,10 @@ read)
 	echo "sample npz-s 400 800000000 114244 0"
 	echo "sample npz-l 28 280000000 1048576 0"
 	echo "sample jpeg 400 1000000000 65426 114244"
+	echo "sample hdf5-s 400 600000000 114244 0 2048"
+	echo "sample hdf5-l 28 140000000 1048576 0 2048"
+	echo "sample png-s 400 700000000 114747 114244"
+	echo "sample png-l 56 392000000 1051096 1048576"
 	echo "step unet3d 7 2097152 10 30000000 (torch x)"
 	echo "step resnet50 400 150528 10 110000000 (torch x)" ;;
 esac
@@ -130,7 +138,8 @@ grep -q "^$TIERSIM_HOST_FILE: host \"this-machine\", $(nproc) vCPUs" "$work/out"
 ls -d "$work"/tiersim-measure-* 2>/dev/null && fail "hosts measure left its files"
 "$tiersim" hosts --evidence >"$work/ev" || fail "hosts --evidence: the measured profile"
 for f in dlio_sample_ns dlio_sample_ns_per_mib dlio_jpeg_ns_per_mpix dlio_request_ns \
-	dlio_request_ns_per_mib dlio_step_ns vcpus; do
+	dlio_request_ns_per_mib dlio_step_ns dlio_hdf5_sample_ns dlio_hdf5_sample_ns_per_mib \
+	dlio_png_sample_ns dlio_png_sample_ns_per_mib vcpus; do
 	grep -q "^this-machine *$f *measured .*tiersim hosts measure" "$work/ev" ||
 		fail "$f: not measured by tiersim hosts measure: $(grep this-machine "$work/ev")"
 done
