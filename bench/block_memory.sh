@@ -25,7 +25,8 @@
 #   (default 128), STEP (seconds per file, default 0), CHRT (a SCHED_FIFO
 #   priority for the job and its mount's tierfs: run the whole bench under
 #   bench/rt_job.sh CHRT so the loop worker and tierfs stand above it),
-#   BLOCK_MEMORY_DATA (a directory to keep the datasets in between runs).
+#   BLOCK_MEMORY_DATA (a directory to keep the datasets in between runs),
+#   BLOCK_MEMORY_KEEP (a directory to copy the runs' outputs and traces to).
 # Wall-clock figures: run under the quiet lock and say the load.
 set -u
 BUILD=${1:?usage: bench/block_memory.sh BUILD [REPS] [TIER]}
@@ -52,6 +53,9 @@ mkdir -p "$MNT" "$W/img" "$W/res"
 is_mounted() { awk -v m="$1" '$5 == m { f = 1 } END { exit !f }' /proc/self/mountinfo; }
 cleanup() {
 	is_mounted "$MNT" && "$B" disk umount "$MNT" >/dev/null 2>&1
+	if [ -n "${BLOCK_MEMORY_KEEP:-}" ]; then
+		mkdir -p "$BLOCK_MEMORY_KEEP" && cp -r "$W/res" "$BLOCK_MEMORY_KEEP/"
+	fi
 	rm -rf "$W"
 }
 trap cleanup EXIT
@@ -99,6 +103,9 @@ for rep in $(seq "$REPS"); do
 			--json >"$W/res/v.$mib.$rep.json" || die "replay d$mib (limit less own)"
 		"$B" replay "$W/res/t.$mib.$rep" --virtual --tier "$TIER" --mem "${LIMIT}MiB" \
 			--json >"$W/res/vl.$mib.$rep.json" || die "replay d$mib (limit)"
+		"$B" replay "$W/res/t.$mib.$rep" --virtual --kernel-fs --tier "$TIER" \
+			--mem $(((LIMIT << 20) - own)) --json >"$W/res/vk.$mib.$rep.json" ||
+			die "replay d$mib (kernel fs)"
 	done
 done
 $PY - "$W/res" "$REPS" "$LIMIT" "$EPOCHS" "${SIZES[@]}" <<'EOF'
@@ -119,11 +126,12 @@ def fm(v, f="{:.2f}"):
     return f"{f.format(statistics.median(v))} [{f.format(min(v))}-{f.format(max(v))}]"
 print()
 print(f"{'data':>8} {'x mem':>5} | {'block s':>19} {'reads s':>19} {'dev MiB':>17} {'hit %':>6} {'own MiB':>7} | "
-      f"{'virtual s':>19} {'reads s':>19} {'dev MiB':>17} {'hit %':>6} {'v/b':>5} | {'at limit: s':>19} {'dev MiB':>7} | {'FUSE rec reads s':>19}")
+      f"{'virtual s':>19} {'reads s':>19} {'dev MiB':>17} {'hit %':>6} {'v/b':>5} | {'kernel fs: reads s':>19} {'k/b':>5} | {'at limit: s':>19} {'dev MiB':>7} | {'FUSE rec reads s':>19}")
 for mib in sizes:
     b = [block(mib, r) for r in range(1, reps + 1)]
     v = [virt(f"v.{mib}.{r}.json") for r in range(1, reps + 1)]
     vl = [virt(f"vl.{mib}.{r}.json") for r in range(1, reps + 1)]
+    vk = [virt(f"vk.{mib}.{r}.json")[2] for r in range(1, reps + 1)]
     fr = [rec(mib, r) for r in range(1, reps + 1)]
     job = epochs * (mib << 20)
     bw, bd = [x[0] for x in b], [x[2] / 2**20 for x in b]
@@ -132,13 +140,16 @@ for mib in sizes:
     print(f"{mib:5} MiB {mib / lim:5.1f} | {fm(bw):>19} {fm(bj):>19} {fm(bd, '{:.0f}'):>17} {100 * (1 - statistics.median(bd) * 2**20 / job):6.1f} "
           f"{statistics.median([x[3] for x in b]) / 2**20:7.1f} | {fm(vs):>19} {fm(vf):>19} {fm(vd, '{:.0f}'):>17} "
           f"{100 * (1 - statistics.median(vd) * 2**20 / job):6.1f} {statistics.median(vf) / statistics.median(bj):5.2f} | "
+          f"{fm(vk):>19} {statistics.median(vk) / statistics.median(bj):5.2f} | "
           f"{fm([x[0] for x in vl]):>19} {statistics.median([x[1] for x in vl]) / 2**20:7.0f} | {fm(fr):>19}")
 print()
 print("block s: tiersim disk run's wall time (the job in the cgroup, Python's start included);")
 print("reads s: the job's own time from its first open to its last read (block: as the job timed")
 print("it; virtual: the replay from its first request); virtual: the FUSE recording (mem 0)")
 print("replayed with the page-cache model at the limit less the block run's own memory; v/b:")
-print("virtual / block reads s (medians); at limit: the replay at the whole limit; FUSE rec")
+print("virtual / block reads s (medians); kernel fs: the same replay with --kernel-fs (the")
+print("recording's FUSE round trip off every gap, the kernel's in-memory ops free), k/b its ratio;")
+print("at limit: the replay at the whole limit; FUSE rec")
 print("reads s: the job's own time in the recording run (tierfs, no cache), the recordings' spread.")
 EOF
 echo "load at the end $(cut -d' ' -f1-3 /proc/loadavg)"

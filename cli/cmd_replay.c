@@ -21,7 +21,7 @@
  * recording's values through the tier model's own table (ts_tier_cfg_opts),
  * which parses and bounds them. */
 struct replay_args {
-	bool virtual_time, no_think, closed_loop, allow_writes, fill, json, no_wakes, cpu_model;
+	bool virtual_time, kernel_fs, no_think, closed_loop, allow_writes, fill, json, no_wakes, cpu_model;
 	struct ts_opt_list tiers;
 	char *target, *profile, *wakes, *instance;
 	char *over[TS_REPLAY_OVER_N]; /* as ts_replay_over_names[] */
@@ -33,6 +33,10 @@ struct replay_args {
 static const struct ts_opt replay_opts[] = {
 	{ "virtual", TS_OPT_BOOL, RA(virtual_time), "false", 0, 0, "",
 	  "predict through the tier model (virtual time; exact)" },
+	{ "kernel_fs", TS_OPT_BOOL, RA(kernel_fs), "false", 0, 0, "",
+	  "with --virtual: predict a FUSE-mode recording as the job on a kernel file system "
+	  "over the disk (block mode): the recording's FUSE round trip comes off every gap, "
+	  "ops the kernel serves in memory cost nothing" },
 	{ "tier", TS_OPT_LIST, RA(tiers), NULL, 0, MAX_TIERS, "",
 	  "a tier to predict (repeat for a side-by-side table)", "NAME" },
 	{ "target", TS_OPT_STR, RA(target), NULL, 0, 0, "",
@@ -113,6 +117,9 @@ static int replay_args(struct replay_args *o, struct ts_replay_cfg *cfg, int arg
 					o->wakes);
 	if (!(o->speed > 0))
 		return ts_cmdline_error(cl, "--speed %g: expected a number > 0", o->speed);
+	if (o->kernel_fs && (o->target || !o->virtual_time))
+		return ts_cmdline_error(cl, "--kernel-fs predicts in virtual time only (--virtual, "
+					    "not --target)");
 	if (!o->target && !o->virtual_time)
 		return ts_cmdline_error(cl, "give --virtual (with --tier) or --target DIR");
 	if (o->virtual_time && !o->tiers.n)
@@ -126,6 +133,7 @@ static int replay_args(struct replay_args *o, struct ts_replay_cfg *cfg, int arg
 	cfg->speed = o->speed;
 	cfg->target = o->target;
 	cfg->no_think = o->no_think;
+	cfg->kernel_fs = o->kernel_fs;
 	cfg->closed_loop = o->closed_loop;
 	cfg->cpu_model = o->cpu_model;
 	cfg->allow_writes = o->allow_writes;

@@ -64,6 +64,41 @@ X
 		test "$(j "$T/jp.json" '.results[1].total_ns')" = "$5"
 done
 
+# --kernel-fs: the job on a kernel file system. A FUSE recording (floor
+# 10us) of open, getattr, a 4 KiB read, flush and close, 28/17/15/13us
+# apart. As recorded: every gap and every op's recorded time, the read 60us
+# less the floor (131us). On ext4 the metadata ops cost nothing, each gap
+# loses the floor (33us), the read pays its whole 60us: 93us. With --floor
+# 20us only the first gap keeps anything (8us).
+cat > "$T/kfs.txt" <<'X'
+header version=5 mem=0 model=255 floor_ns=10000
+path 1 "/f"
+0 2000 open 1 0 0 0 1 4096 0 4
+30000 33000 getattr 1 0 0 0 1 4096 0 4
+50000 60000 read 1 0 4096 4096 1 4096 0 0
+75000 77000 flush 1 0 0 0 1 4096 0 4
+90000 91000 close 1 0 0 0 1 4096 0 4
+end drops=0 records=5 t=91000
+X
+cat > "$T/kfs.lua" <<'X'
+tier "fixed60" { desc = "test", source = "test", latency = { read = { fixed = "60us" } } }
+X
+"$B" trace undump "$T/kfs.txt" -o "$T/kfs.trace"
+"$B" replay "$T/kfs.trace" --virtual --tier fixed60 --profile "$T/kfs.lua" --json \
+	> "$T/kf0.json" 2>/dev/null
+check "kernel-fs: FUSE total" test "$(j "$T/kf0.json" '.results[1].total_ns')" = 131000
+"$B" replay "$T/kfs.trace" --virtual --kernel-fs --tier fixed60 --profile "$T/kfs.lua" --json \
+	> "$T/kf1.json" 2>/dev/null
+check "kernel-fs: total" test "$(j "$T/kf1.json" '.results[1].total_ns')" = 93000
+check "kernel-fs: think" test "$(j "$T/kf1.json" '.results[1].think_ns')" = 33000
+check "kernel-fs: io" test "$(j "$T/kf1.json" '.results[1].io_wait_ns')" = 60000
+"$B" replay "$T/kfs.trace" --virtual --kernel-fs --floor 20us --tier fixed60 \
+	--profile "$T/kfs.lua" --json > "$T/kf2.json" 2>/dev/null
+check "kernel-fs: --floor's round trip" test "$(j "$T/kf2.json" '.results[1].think_ns')" = 8000
+"$B" replay "$T/kfs.trace" --kernel-fs --target "$T" > "$T/kf3.out" 2>&1
+check "kernel-fs: refused with --target" test $? = 2
+check "kernel-fs: one line" test "$(wc -l < "$T/kf3.out")" = 1
+
 # the anchor rule: a request of thread id 0 (the kernel's release after a
 # close) follows the workload request before it by its recorded distance
 cat > "$T/anchor.txt" <<'X'

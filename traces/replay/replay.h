@@ -57,6 +57,15 @@ struct ts_replay_cfg {
 	 * which the replay's own syscalls pay again. */
 	uint64_t think_less_ns;
 	bool closed_loop; /* every gap is think time (no wait rule) */
+	/* Virtual time: the FUSE-mode recording predicted as the same job on a
+	 * kernel file system over the emulated disk (block mode, disk/README.md).
+	 * The kernel serves in memory what tierfs was asked for through FUSE
+	 * (open, getattr, flush, release...): those ops cost nothing, and the
+	 * recording's FUSE round trip (its measured floor) comes off every
+	 * think gap (think_less_ns), where it delivered the request and its
+	 * reply; the device's requests pay the model's whole latency (the tier
+	 * model's floor 0), as the loop device's do. */
+	bool kernel_fs;
 	/* The recording's FUSE round trip: off-CPU time in a gap up to it is
 	 * the requests' own delivery, not waiting (the wait rule). */
 	uint64_t rt_ns;

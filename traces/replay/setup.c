@@ -70,6 +70,11 @@ int ts_replay_open(struct ts_replay_set *s, const struct ts_replay_from *from,
 	}
 	s->ebs = s->cfg.tier.ebs;
 	s->cfg.rt_ns = s->rec_floor;
+	if (s->cfg.kernel_fs) {
+		/* the recording's floor, or --floor's */
+		s->cfg.think_less_ns = s->cfg.tier.floor_ns;
+		s->cfg.tier.floor_ns = 0;
+	}
 	return 0;
 }
 

@@ -227,7 +227,9 @@ static uint64_t serve(struct vrun *v, const struct ts_trace_rec *r, size_t idx, 
 		}
 		/* nothing from the disk: the op's own time (an op charged
 		 * nothing when recorded took its recorded time) */
-		if (!nio && ts_tier_rule_op(r->op) == TS_TIER_OP_NR) {
+		if (!nio && v->cfg->kernel_fs) {
+			done = s; /* the kernel's caches: no FUSE request */
+		} else if (!nio && ts_tier_rule_op(r->op) == TS_TIER_OP_NR) {
 			done = s + (TS_MAX(r->complete_ns, r->submit_ns) - r->submit_ns);
 		} else if (!nio) {
 			done = s + (cs && cs->pid ? cs->sys_ns + cs->late_ns : floor);
@@ -238,6 +240,14 @@ static uint64_t serve(struct vrun *v, const struct ts_trace_rec *r, size_t idx, 
 		}
 		goto forget; /* unlink walks its path and drops the file */
 	}
+	/* A kernel file system serves in memory the metadata requests tierfs
+	 * answered without its model (getattr, flush, release, an open of a
+	 * known file): no request, no time */
+	if (v->cfg->kernel_fs && (r->flags & TS_REC_F_NOTIER) &&
+	    (ts_tier_rule_op(r->op) == TS_TIER_OP_NR || ts_tier_rule_op(r->op) == TS_TIER_META))
+		return s;
+	if (!(r->flags & TS_REC_F_NOTIER) && v->cfg->kernel_fs && !ts_tier_rule_req(r->op, &q))
+		return s; /* flush, release...: the kernel's own, no FUSE request */
 	if ((r->flags & TS_REC_F_NOTIER) || !ts_tier_rule_req(r->op, &q))
 		return s + (TS_MAX(r->complete_ns, r->submit_ns) - r->submit_ns);
 	if (kind == TS_RULE_FS_READ && r->size)
