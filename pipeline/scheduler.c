@@ -290,6 +290,11 @@ uint64_t ts_sched_peek(const struct ts_sched *s, uint64_t ahead)
 	return k < s->per_epoch ? s->order[k] : UINT64_MAX;
 }
 
+const uint32_t *ts_sched_order(const struct ts_sched *s, uint64_t epoch)
+{
+	return s->order_epoch == epoch ? s->order : NULL;
+}
+
 void ts_sched_open_epoch(struct ts_sched *s)
 {
 	s->opened++;

@@ -103,6 +103,10 @@ int ts_sched_next(struct ts_sched *s, struct ts_sched_pos *pos);
  * before ts_sched_next has named one of it. For prefetching only: nothing
  * changes. */
 uint64_t ts_sched_peek(const struct ts_sched *s, uint64_t ahead);
+/* The order @epoch's samples are read in (its samples_per_epoch ids, in
+ * the loader's range), or NULL while the scheduler holds another epoch's
+ * (before ts_sched_next has named one of it, or once it named the next). */
+const uint32_t *ts_sched_order(const struct ts_sched *s, uint64_t epoch);
 /* Claims the sample ts_sched_next named; @slot: it needs a read buffer (a
  * sample larger than a buffer gets memory of its own). 1 when claimed, 0
  * while no buffer is free (nothing changes). */

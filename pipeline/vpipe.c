@@ -9,6 +9,7 @@
  * when a completion, a finished decode or a release wakes them. Equal times
  * are taken in the order they were scheduled, so a run is deterministic.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -301,6 +302,73 @@ fail:
 void ts_vpipe_set_timeline(struct ts_vpipe *v, struct ts_tl_proc *tl)
 {
 	v->tl = tl;
+}
+
+/* A read's (file, offset) as a key; 0 is an empty slot, and two keys
+ * that meet count as a merge (a bound may count too many, never too few). */
+static inline uint64_t span_key(uint64_t file, uint64_t off)
+{
+	uint64_t x = (file + 1) * 0x9e3779b97f4a7c15ULL ^ off * 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 31;
+	return x | 1;
+}
+
+static bool span_has(const uint64_t *t, uint64_t mask, uint64_t k)
+{
+	for (uint64_t i = k & mask; t[i]; i = (i + 1) & mask)
+		if (t[i] == k)
+			return true;
+	return false;
+}
+
+static void span_put(uint64_t *t, uint64_t mask, uint64_t k)
+{
+	uint64_t i = k & mask;
+	while (t[i] && t[i] != k)
+		i = (i + 1) & mask;
+	t[i] = k;
+}
+
+/* The ends of the reads of positions [(g - 1) window, (g + 1) window)
+ * live in two tables, one per block of @window positions (the older
+ * cleared as a block starts): a lookup sees at least the @window
+ * positions before its own. */
+int ts_vpipe_merge_count(struct ts_vpipe *v, uint64_t epoch, uint64_t window, uint64_t mark,
+			 uint64_t end, uint64_t *below, uint64_t *all)
+{
+	*below = *all = 0;
+	const uint32_t *order = ts_sched_order(v->sched, epoch);
+	if (!order)
+		return -EAGAIN;
+	window = TS_MAX(window, 1);
+	if (window > (1u << 22))
+		return -E2BIG;
+	end = TS_MIN(end, ts_sched_samples_per_epoch(v->sched));
+	uint64_t size = 64;
+	while (size < 4 * window * TS_VIO_MAX)
+		size *= 2;
+	uint64_t *tab = calloc(2 * size, sizeof(*tab)), mask = size - 1;
+	if (!tab)
+		return -ENOMEM;
+	for (uint64_t p = 0; p < end; p++) {
+		uint64_t *cur = tab + (p / window % 2) * size, *old = tab + (p / window % 2 ? 0 : size);
+		if (p % window == 0)
+			memset(cur, 0, size * sizeof(*cur));
+		struct ts_vsample s;
+		v->ops->plan_sample(&v->vs, v->first + order[p], &s);
+		bool may = false;
+		for (unsigned i = 0; i < s.n && !may; i++) {
+			uint64_t k = span_key(s.io[i].file, s.io[i].off);
+			may = s.io[i].op == TS_VIO_READ && (span_has(cur, mask, k) || span_has(old, mask, k));
+		}
+		for (unsigned i = 0; i < s.n; i++)
+			if (s.io[i].op == TS_VIO_READ)
+				span_put(cur, mask, span_key(s.io[i].file, s.io[i].off + s.io[i].len));
+		*all += may;
+		*below += may && p < mark;
+	}
+	free(tab);
+	return 0;
 }
 
 struct ts_sched *ts_vpipe_sched(struct ts_vpipe *v)

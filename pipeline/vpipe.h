@@ -89,6 +89,16 @@ TS_WUR int ts_vpipe_release(struct ts_vpipe *v, uint64_t seq, uint64_t t_ns);
 /* With restart (loader.h): the consumer opens the next epoch at @t_ns;
  * nothing of it is read before. */
 TS_WUR int ts_vpipe_open_epoch(struct ts_vpipe *v, uint64_t t_ns);
+/* Of the first @end samples of @epoch's order, those that may read on a
+ * tier merging sequential reads (tier_base.h's ts_tier_read_ios) without
+ * an I/O of their own: a read of theirs starts where a read of one of the
+ * @window samples before them in the order ends (in the same file). All
+ * such in *@all, those of positions below @mark in *@below; a few that
+ * cannot merge may be counted (a bound). 0, -EAGAIN while the scheduler
+ * holds another epoch's order (ts_sched_order), -E2BIG for a window over
+ * 2^22 samples, -ENOMEM. */
+TS_WUR int ts_vpipe_merge_count(struct ts_vpipe *v, uint64_t epoch, uint64_t window,
+				uint64_t mark, uint64_t end, uint64_t *below, uint64_t *all);
 void ts_vpipe_stats(const struct ts_vpipe *v, struct ts_vpipe_stats *st);
 void ts_vpipe_free(struct ts_vpipe *v);
 

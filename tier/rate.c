@@ -421,6 +421,26 @@ double ts_tier_read_iops_cap(const struct ts_tier_profile *p, const struct ts_ti
 	return r > 0 ? r : 0;
 }
 
+/* A read short of credits waits until the bucket holds its cost (at most
+ * the bucket's size), so a read of at most bucket I/Os leaves the level at
+ * 0 or more; the level starts at most full and grows at most refill a
+ * second: C I/Os admitted since t leave the last admitted no sooner than
+ * t + (C - bucket) / refill. The peak rate is ts_tier_read_iops_cap's
+ * bound before merging. */
+void ts_tier_read_ios(const struct ts_tier_profile *p, const struct ts_tier_limits *m,
+		      struct ts_tier_read_ios *out)
+{
+	*out = (struct ts_tier_read_ios){ .merges = p->merge_sequential && m->io_unit };
+	double r = m->burst == TS_TIER_BURST_IOPS ? m->burst_iops : m->iops;
+	if (m->read_iops > 0 && (!(r > 0) || m->read_iops < r))
+		r = m->read_iops;
+	out->peak = r > 0 ? r : 0;
+	if (m->burst == TS_TIER_BURST_IOPS && m->bucket_refill > 0 && m->bucket_size >= 1) {
+		out->refill = m->bucket_refill;
+		out->bucket = m->bucket_size;
+	}
+}
+
 static void set_limits(struct rate *r, const struct ts_tier_profile *p,
 		       const struct ts_tier_limits *lim)
 {

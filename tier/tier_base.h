@@ -177,6 +177,20 @@ double ts_tier_read_cap(const struct ts_tier_limits *lim);
  * seconds. 0: no IOPS limit binds reads, or a read may cost no I/O (@p
  * merges sequential reads into an io_unit). */
 double ts_tier_read_iops_cap(const struct ts_tier_profile *p, const struct ts_tier_limits *lim);
+/* What bounds reads' I/Os whether or not they merge (tier/rate.c): reads
+ * that reach the limits, issued at or after t, C of them each costing at
+ * least one I/O, do not all complete before t + (C - 1) / peak -
+ * TS_TIER_RATE_TOLERANCE_NS / 1e9 s (peak > 0), nor, each costing at most
+ * bucket I/Os, before t + (C - bucket) / refill s (refill > 0: a burst
+ * bucket of I/O credits, full at most, refilled at the baseline). With
+ * merges, a read costs no I/O only where it starts at the offset of its
+ * file where an earlier read, still being served when it arrives, ended. */
+struct ts_tier_read_ios {
+	double peak, refill, bucket;
+	bool merges;
+};
+void ts_tier_read_ios(const struct ts_tier_profile *p, const struct ts_tier_limits *lim,
+		      struct ts_tier_read_ios *out);
 
 struct ts_tier_set;
 

@@ -310,7 +310,12 @@ struct accel {
 	/* Virtual time, stop_below: what the drive must read (accel_floor). */
 	uint64_t limit, steps, ep_step0; /* steps at most; done; done before this epoch */
 	double cap, mem;		  /* the drive's read cap (0: none); the page cache */
-	double iops;			  /* the drive's read IOPS cap (0: none) */
+	struct ts_tier_read_ios ios;	  /* what bounds its reads' I/Os (peak 0: nothing) */
+	uint64_t io_unit;		  /* the drive's I/O unit (0: a request is one I/O) */
+	/* A tier that merges: per epoch, how many of the samples the floor
+	 * counts may merge (ts_vpipe_merge_count), mg_ok once known */
+	uint64_t mg_epoch, mg_all, mg_tail;
+	bool mg_ok;
 	const struct sample_bytes *sb;	  /* the samples' stored bytes (NULL: no floor) */
 	uint64_t window;		  /* the loader's prefetch window, batches */
 	double next;			  /* accel_next: what an epoch to come reaches */
@@ -357,32 +362,66 @@ static double steps_bytes(const struct accel *A, uint64_t steps)
 
 /* The least the reads of @steps steps take the drive from their issue,
  * ns, but @mem bytes of them: their bytes at the read cap, and without a
- * page cache their samples at the IOPS cap (each sample at least one
- * read of at least one I/O: the loader reads it whole from the drive).
- * 0: no bound. */
-static double steps_read_ns(const struct accel *A, uint64_t steps, double mem)
+ * page cache their samples at the IOPS limits (each sample at least one
+ * read of at least one I/O, the loader reading it whole from the drive,
+ * but the @merged of them that may merge (tier_base.h's ts_tier_read_ios;
+ * negative: not known, no IOPS bound): at the peak rate and, while no
+ * read costs more I/Os than the burst bucket holds, at its refill after
+ * its credits. 0: no bound. */
+static double steps_read_ns(const struct accel *A, uint64_t steps, double mem, double merged)
 {
 	double need = steps_bytes(A, steps) - mem, t = 0;
 	if (A->cap > 0 && need > 0)
 		t = need / A->cap * 1e9;
-	if (A->iops > 0 && !A->mem) {
+	if (A->ios.peak > 0 && !A->mem && merged >= 0) {
 		double c = TS_MIN((double)steps * (double)A->n * (double)A->w->batch_size,
-				  (double)A->sb->count);
-		t = TS_MAX(t, (c - 1) / A->iops * 1e9);
+				  (double)A->sb->count) - merged;
+		t = TS_MAX(t, (c - 1) / A->ios.peak * 1e9);
+		double most = A->io_unit ? ceil(A->sb->max / (double)A->io_unit) : 1;
+		if (A->ios.refill > 0 && most <= A->ios.bucket)
+			t = TS_MAX(t, (c - A->ios.bucket) / A->ios.refill * 1e9);
 	}
 	return t;
 }
 
-static double accel_floor(const struct accel *A, uint64_t steps)
+/* The samples of the current epoch's first @steps steps that may merge
+ * (all; those past the prefetch window in *@tail), from its order: -1
+ * when not known (the tier does not merge: 0). The reads of a sample
+ * still in flight, or done at the instant another is claimed, lie less
+ * than window + 1 batches before it: a batch is claimed once the one
+ * window batches before it is released, which its step does as it
+ * starts, after every read of it is done, and steps take time. */
+static double steps_merged(struct accel *A, uint64_t steps, double *tail)
+{
+	*tail = 0;
+	if (!A->ios.merges)
+		return 0;
+	if (!A->mg_ok || A->mg_epoch != A->cur_epoch) {
+		uint64_t B = A->n * A->w->batch_size, below, all;
+		A->mg_ok = false;
+		if (ts_vpipe_merge_count(A->pipe.vp, A->cur_epoch, (A->window + 1) * B,
+					 A->window * B, steps * B, &below, &all))
+			return *tail = -1;
+		A->mg_ok = true;
+		A->mg_epoch = A->cur_epoch;
+		A->mg_all = all;
+		A->mg_tail = all - below;
+	}
+	*tail = (double)A->mg_tail;
+	return (double)A->mg_all;
+}
+
+static double accel_floor(struct accel *A, uint64_t steps)
 {
 	if (!A->sb)
 		return 0;
-	double t = steps_read_ns(A, steps, A->cur_epoch ? A->mem : 0);
+	double tail = 0, merged = A->mem ? 0 : steps_merged(A, steps, &tail);
+	double t = steps_read_ns(A, steps, A->cur_epoch ? A->mem : 0, merged);
 	double f = drive_floor((double)A->ep_start, t, (double)A->step_ns, (double)A->ct);
 	/* and from its first step on, the window's share (accel_next) */
 	if (!A->mem && steps > A->window) {
 		double r1 = (double)A->first_end - (double)(A->step_ns + A->ct);
-		f = TS_MAX(f, drive_floor(r1, steps_read_ns(A, steps - A->window, 0),
+		f = TS_MAX(f, drive_floor(r1, steps_read_ns(A, steps - A->window, 0, tail),
 					  (double)A->step_ns, (double)A->ct));
 	}
 	return f;
@@ -403,7 +442,10 @@ static double accel_next(const struct accel *A)
 	uint64_t K = A->per_epoch;
 	if (!A->sb || A->mem || A->limit != UINT64_MAX || K <= A->window || K < 2)
 		return 1;
-	double t = steps_read_ns(A, K - A->window, 0) - TS_TIER_RATE_TOLERANCE_NS;
+	/* an epoch to come has an order not made yet: a tier that merges
+	 * gives it no IOPS bound */
+	double t = steps_read_ns(A, K - A->window, 0, A->ios.merges ? -1 : 0) -
+		   TS_TIER_RATE_TOLERANCE_NS;
 	double ct = (double)A->ct;
 	return (double)(K - 1) * ct / TS_MAX(t, (double)(K - 1) * (ct + (double)A->step_ns));
 }
@@ -839,14 +881,19 @@ static int run_virtual(struct env *E, uint64_t n, double stop_below, struct ts_d
 		rc = ts_vpipe_new(&pc, &E->meta, &disk, workers ? &cal : NULL, &f.pipe.vp, err, errlen);
 	}
 	struct ts_tier_limits lim;
-	if (!rc && stop_below > 0 && !drive_limits(E, &lim) &&
-	    (ts_tier_read_cap(&lim) > 0 || ts_tier_read_iops_cap(tc.profile, &lim) > 0)) {
+	struct ts_tier_read_ios ios = { 0 };
+	bool lim_ok = !rc && stop_below > 0 && !drive_limits(E, &lim);
+	if (lim_ok)
+		ts_tier_read_ios(tc.profile, &lim, &ios);
+	if (lim_ok && (ts_tier_read_cap(&lim) > 0 || ios.peak > 0)) {
 		if (!E->sb_ready)
 			sample_bytes_of(&E->meta, &E->sb);
 		E->sb_ready = true;
 		f.cap = ts_tier_read_cap(&lim);
 		/* a sample of no bytes reads nothing */
-		f.iops = E->sb.min >= 1 ? ts_tier_read_iops_cap(tc.profile, &lim) : 0;
+		if (E->sb.min >= 1)
+			f.ios = ios;
+		f.io_unit = lim.io_unit;
 		f.mem = (double)E->o->mem;
 		f.sb = &E->sb;
 		f.window = pc.prefetch;
