@@ -36,7 +36,9 @@
 # usage: bench/fs_fidelity.sh BUILD [REPS] [TIER...]
 #   FS_FIDELITY_DATA=DIR keeps the datasets there between runs.
 #   REPS interleaved repetitions (default 3): each figure is the median,
-#   [min-max] after it. FS_FIDELITY_SWEEP_ONLY=1 runs the memory sweep only. Tiers default to ssd-cloud ultra-cloud aws-gp3.
+#   [min-max] after it. FS_FIDELITY_SWEEP_ONLY=1 runs the memory sweep only,
+#   FS_FIDELITY_NO_SWEEP=1 leaves it out (one tier per run fits a 10-minute
+#   slot). Tiers default to ssd-cloud ultra-cloud aws-gp3.
 # Needs root (loop devices, cgroups), /usr/bin/python3 with torch, numpy
 # and lmdb (python3-lmdb, else liblmdb.so.0 through ctypes). Wall-clock
 # figures: run on a quiet host; the ratios are what to read.
@@ -215,6 +217,7 @@ for rep in $(seq "$REPS"); do
 		for wl in "${WLS[@]}"; do
 			[ -z "$B0" ] || fuse_run "$B0" "$T0" "$t" "$wl" "$W/res/$wl.$t.fuse0.$rep"
 			fuse_run "$B" "$TIERSIM_TIERFS" "$t" "$wl" "$W/res/$wl.$t.fuse.$rep"
+			echo "  $wl fuse s, virtual s, model reads: $(cat "$W/res/$wl.$t.fuse.$rep")"
 		done
 		"$B" disk mount "$W/img/ds.ext4" "$MNT" --tier "$t" --mem 4GiB || die "disk mount on $t"
 		for wl in "${WLS[@]}"; do
@@ -223,6 +226,7 @@ for rep in $(seq "$REPS"); do
 				die "disk run $wl on $t: $(tail -1 "$W/run.err")"
 			reads=$(sed -n 's/.*dev_reads=\([0-9]*\).*/\1/p' "$W/run.txt")
 			echo "$(epoch "$W/out.json") $reads" >"$W/res/$wl.$t.block.$rep"
+			echo "  $wl block s, device reads: $(cat "$W/res/$wl.$t.block.$rep")"
 		done
 		"$B" disk umount "$MNT" || die "disk umount"
 	done
@@ -253,6 +257,7 @@ for wl in wls:
 EOF
 
 # ---- memory sweep: block mode's real page cache against the model ----
+[ "${FS_FIDELITY_NO_SWEEP:-0}" = 1 ] && exit 0
 LIMIT_MIB=64
 TIER=${TIERS[0]}
 echo
