@@ -60,8 +60,15 @@ const char *ts_fs_op_name(enum ts_fs_op op)
 void ts_fs_req_begin(struct ts_fs *fs, struct ts_fs_req *r, enum ts_fs_op op, const char *path,
 		     const struct ts_fs_file *f, uint64_t off, uint64_t len)
 {
+	ts_fs_req_begin2(fs, r, op, path, NULL, f, off, len);
+}
+
+void ts_fs_req_begin2(struct ts_fs *fs, struct ts_fs_req *r, enum ts_fs_op op, const char *path,
+		      const char *path2, const struct ts_fs_file *f, uint64_t off, uint64_t len)
+{
 	r->op = op;
 	r->fault = 0;
+	r->path2 = path2;
 	if (fs->o.bare)
 		return;
 	/* Until the floor is measured and the model made (a few tens of ms
@@ -83,7 +90,6 @@ void ts_fs_req_begin(struct ts_fs *fs, struct ts_fs_req *r, enum ts_fs_op op, co
 	r->file_size = f ? __atomic_load_n(&f->size, RELAXED) : 0;
 	r->result = 0;
 	r->ino = 0;
-	r->path2 = NULL;
 	r->mode = 0;
 	r->model_path = path ? path : f && f->kind == TS_FS_FILE ? f->path : NULL;
 	r->direct = (op == TS_FS_READ || op == TS_FS_WRITE) && f &&

@@ -215,6 +215,9 @@ void ts_fs_log(const struct ts_fs *fs, int prio, const char *fmt, ...) TS_PRINTF
 /* Request accounting (control.c + timing.c). */
 void ts_fs_req_begin(struct ts_fs *fs, struct ts_fs_req *r, enum ts_fs_op op, const char *path,
 		     const struct ts_fs_file *f, uint64_t off, uint64_t len);
+/* The same for an op on two names (rename, link): @path2 the new one. */
+void ts_fs_req_begin2(struct ts_fs *fs, struct ts_fs_req *r, enum ts_fs_op op, const char *path,
+		      const char *path2, const struct ts_fs_file *f, uint64_t off, uint64_t len);
 int ts_fs_req_end(struct ts_fs *fs, struct ts_fs_req *r, int64_t result);
 
 /* Control files under /.tierfs (control.c). */

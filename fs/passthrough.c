@@ -509,8 +509,8 @@ static int two_names(enum ts_fs_op op, const char *from, const char *to, unsigne
 	struct at a, b;
 	int res;
 
-	ts_fs_req_begin(fs, &r, op, from, NULL, 0, 0);
-	r.path2 = to;
+	/* the new name is the model's too (a rename into another folder) */
+	ts_fs_req_begin2(fs, &r, op, from, to, NULL, 0, 0);
 	if (reserved(from) || reserved(to))
 		return ts_fs_req_end(fs, &r, -EPERM);
 	if (r.fault)

@@ -408,7 +408,7 @@ uint64_t ts_fs_model_submit(struct ts_fs *fs, struct ts_fs_req *r)
 						   io, TS_FSMETA_MAX_IO);
 			if (ts_tier_rule_fs_change(op, &what))
 				ts_fsmeta_dirty(fs->model->meta, r->submit_ns, what, path,
-						backing_stat, fs);
+						r->path2, backing_stat, fs);
 		}
 		return nio ? ts_fsmeta_charge(t, r->submit_ns, fs->floor_ns, io, nio, NULL) : 0;
 	}

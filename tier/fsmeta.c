@@ -427,45 +427,77 @@ static uint64_t dir_block(const struct ts_fsmeta *m, uint64_t key, uint64_t b)
 	return region(K_DIR, ((mix(key) & ((1ULL << 30) - 1)) << 10) + b, m->p.block);
 }
 
-void ts_fsmeta_dirty(struct ts_fsmeta *m, uint64_t now, enum ts_fsmeta_change what,
-		     const char *path, ts_fsmeta_stat_fn stat, void *ctx)
+/* Splits @path at its last component: its length without trailing
+ * slashes into *@len, the folder's (1 for the root) into *@plen and the
+ * name's into *@name; false for a relative name or the root. */
+static bool split_path(const char *path, size_t *len_out, size_t *plen, size_t *name)
 {
-	size_t len = strlen(path), plen;
+	size_t len = strlen(path), p;
 	while (len > 1 && path[len - 1] == '/')
 		len--;
-	for (plen = len; plen > 0 && path[plen - 1] != '/';)
-		plen--;
-	if (!plen || plen == len)
-		return; /* a relative name or the root: no folder to change */
-	size_t name = len - plen;
-	while (plen > 1 && path[plen - 1] == '/')
-		plen--;
+	*len_out = len;
+	for (p = len; p > 0 && path[p - 1] != '/';)
+		p--;
+	if (!p || p == len)
+		return false;
+	*name = len - p;
+	while (p > 1 && path[p - 1] == '/')
+		p--;
+	*plen = p;
+	return true;
+}
 
-	struct ts_fsmeta_node dir, node;
+/* A name of @name bytes added at folder @dir's end: its last block (as
+ * first seen, moved on by the names made in it since) is dirtied. */
+static void name_added(struct ts_fsmeta *m, uint64_t now, const struct ts_fsmeta_node *dir,
+		       size_t name)
+{
+	struct slot *s = find(m, key_of(K_NODE, dir->key));
+	uint64_t added = s->key ? s->added : 0;
+	jdirty(m, now, dir_block(m, dir->key, (dir->blocks ? dir->blocks : 1) + added / m->p.block - 1));
+	if (s->key)
+		s->added += m->p.dirent_base + (name + 3) / 4 * 4;
+}
+
+void ts_fsmeta_dirty(struct ts_fsmeta *m, uint64_t now, enum ts_fsmeta_change what,
+		     const char *path, const char *to, ts_fsmeta_stat_fn stat, void *ctx)
+{
+	size_t len, plen, name, tall, tlen, tname;
+	if (!split_path(path, &len, &plen, &name))
+		return; /* a relative name or the root: no folder to change */
+
+	struct ts_fsmeta_node dir, node, tdir;
 	bool fresh;
 	lock(m);
 	if (node_of(m, path, plen == 1 ? 0 : plen, stat, ctx, &dir, &fresh))
 		goto out;
-	/* the folder's blocks as first seen, and as grown by the names made
-	 * in it since */
-	struct slot *s = find(m, key_of(K_NODE, dir.key));
-	uint64_t added = s->key ? s->added : 0;
-	uint64_t blocks = (dir.blocks ? dir.blocks : 1) + added / m->p.block;
 	if (what == TS_FSMETA_MAKE) {
 		/* inodes made one after the other from the folder's: the
 		 * transaction's n-th new one follows it by n */
 		jdirty(m, now, itab_block(m, dir.ino + ++m->jmade));
 		/* the name goes at the folder's end, its last block */
-		jdirty(m, now, dir_block(m, dir.key, blocks - 1));
-		if (s->key)
-			s->added += m->p.dirent_base + (name + 3) / 4 * 4;
+		name_added(m, now, &dir, name);
 	} else {
 		if (node_of(m, path, len, stat, ctx, &node, &fresh))
 			goto out;
 		jdirty(m, now, itab_block(m, node.ino));
 		/* which of the folder's blocks holds the name is not known
 		 * here: the name's hash picks one */
+		struct slot *s = find(m, key_of(K_NODE, dir.key));
+		uint64_t blocks = (dir.blocks ? dir.blocks : 1) + (s->key ? s->added : 0) / m->p.block;
 		jdirty(m, now, dir_block(m, dir.key, mix(node.key) % blocks));
+		/* a rename or link into another folder adds the name at that
+		 * folder's end and changes its times (ext4_rename,
+		 * ext4_add_entry); a folder moved also rewrites its "..",
+		 * in its first block */
+		if (what == TS_FSMETA_CHANGE && to && split_path(to, &tall, &tlen, &tname) &&
+		    (tlen != plen || memcmp(to, path, plen)) &&
+		    !node_of(m, to, tlen == 1 ? 0 : tlen, stat, ctx, &tdir, &fresh)) {
+			name_added(m, now, &tdir, tname);
+			jdirty(m, now, itab_block(m, tdir.ino));
+			if (node.blocks)
+				jdirty(m, now, dir_block(m, node.key, 0));
+		}
 	}
 	jdirty(m, now, itab_block(m, dir.ino)); /* the folder's times */
 	if (what != TS_FSMETA_CHANGE) /* superblock, group descriptors, bitmaps */

@@ -157,7 +157,7 @@ static void test_journal(void)
 	 * allocation blocks, a descriptor, the commit block */
 	for (int i = 0; i < 2000; i++) {
 		snprintf(path, sizeof(path), "/d/f%05d", i);
-		ts_fsmeta_dirty(m, 1000000 + (uint64_t)i, TS_FSMETA_MAKE, path, flat_stat, NULL);
+		ts_fsmeta_dirty(m, 1000000 + (uint64_t)i, TS_FSMETA_MAKE, path, NULL, flat_stat, NULL);
 	}
 	/* not due before the commit interval, due at it (from the first
 	 * change), in the background */
@@ -177,20 +177,77 @@ static void test_journal(void)
 	 * folder's 8 blocks (one by the name's hash), no allocation blocks */
 	for (int i = 0; i < 2000; i += 2) {
 		snprintf(path, sizeof(path), "/d/f%05d", i);
-		ts_fsmeta_dirty(m, 30 * TS_NS_PER_S, TS_FSMETA_CHANGE, path, flat_stat, NULL);
+		ts_fsmeta_dirty(m, 30 * TS_NS_PER_S, TS_FSMETA_CHANGE, path, NULL, flat_stat, NULL);
 	}
 	CHECK_EQ_U64(commit_blocks(m, 31 * TS_NS_PER_S, &reqs), 126 + 8 + 1 + 1);
 	/* 1,000 unlinks of the others: the same and the allocation blocks */
 	for (int i = 1; i < 2000; i += 2) {
 		snprintf(path, sizeof(path), "/d/f%05d", i);
-		ts_fsmeta_dirty(m, 40 * TS_NS_PER_S, TS_FSMETA_REMOVE, path, flat_stat, NULL);
+		ts_fsmeta_dirty(m, 40 * TS_NS_PER_S, TS_FSMETA_REMOVE, path, NULL, flat_stat, NULL);
 	}
 	CHECK_EQ_U64(commit_blocks(m, 41 * TS_NS_PER_S, &reqs), 126 + 8 + 4 + 1 + 1);
 	CHECK_EQ_U64(reqs, 3);
 	/* a missing name or a relative one changes nothing */
-	ts_fsmeta_dirty(m, 50 * TS_NS_PER_S, TS_FSMETA_REMOVE, "/nope/x", flat_stat, NULL);
-	ts_fsmeta_dirty(m, 50 * TS_NS_PER_S, TS_FSMETA_MAKE, "x", flat_stat, NULL);
+	ts_fsmeta_dirty(m, 50 * TS_NS_PER_S, TS_FSMETA_REMOVE, "/nope/x", NULL, flat_stat, NULL);
+	ts_fsmeta_dirty(m, 50 * TS_NS_PER_S, TS_FSMETA_MAKE, "x", NULL, flat_stat, NULL);
 	CHECK_EQ_U64(commit_blocks(m, 51 * TS_NS_PER_S, &reqs), 0);
+	ts_fsmeta_free(m);
+}
+
+/* Two folders: /a (inode 12) with files /a/fNNNNN (inode 13 + NNNNN,
+ * below 80) and the folder /a/sub (inode 200, one block), /b (inode 100),
+ * empty; each folder one block when first seen. */
+static int two_stat(void *ctx, const char *path, size_t len, struct ts_fsmeta_node *out)
+{
+	(void)ctx;
+	if (len == 1 && path[0] == '/')
+		*out = (struct ts_fsmeta_node){ 0, 2, 1 };
+	else if (len == 2 && !strncmp(path, "/a", 2))
+		*out = (struct ts_fsmeta_node){ 0, 12, 1 };
+	else if (len == 2 && !strncmp(path, "/b", 2))
+		*out = (struct ts_fsmeta_node){ 0, 100, 1 };
+	else if (len == 6 && !strncmp(path, "/a/sub", 6))
+		*out = (struct ts_fsmeta_node){ 0, 200, 1 };
+	else if (len == 9 && !strncmp(path, "/a/f", 4) && atoi(path + 4) < 80)
+		*out = (struct ts_fsmeta_node){ 0, 13 + (uint64_t)atoi(path + 4), 0 };
+	else
+		return -ENOENT;
+	return 0;
+}
+
+/* A rename into another folder changes that folder too, as ext4_rename
+ * does: the name added at its end and its times (its inode block); a
+ * folder moved also rewrites its ".." in its own first block. */
+static void test_journal_rename(void)
+{
+	struct ts_fsmeta *m;
+	char from[32], to[32];
+	unsigned reqs;
+	CHECK(ts_fsmeta_new(ext4, &m) == 0);
+	/* 32 files /a -> /b: their inodes 13..44 (table blocks 0, 1, 2, /a's
+	 * 12 in block 0), /a's block, /b's last block, /b's inode block (6),
+	 * a descriptor and the commit block */
+	for (int i = 0; i < 32; i++) {
+		snprintf(from, sizeof(from), "/a/f%05d", i);
+		snprintf(to, sizeof(to), "/b/g%05d", i);
+		ts_fsmeta_dirty(m, TS_NS_PER_S, TS_FSMETA_CHANGE, from, to, two_stat, NULL);
+	}
+	CHECK_EQ_U64(commit_blocks(m, 2 * TS_NS_PER_S, &reqs), 3 + 1 + 2 + 1 + 1);
+	/* within /a, as before: no second folder */
+	for (int i = 32; i < 64; i++) {
+		snprintf(from, sizeof(from), "/a/f%05d", i);
+		snprintf(to, sizeof(to), "/a/h%05d", i);
+		ts_fsmeta_dirty(m, 3 * TS_NS_PER_S, TS_FSMETA_CHANGE, from, to, two_stat, NULL);
+	}
+	/* inodes 45..76: table blocks 2, 3, 4; /a's block and inode block */
+	CHECK_EQ_U64(commit_blocks(m, 4 * TS_NS_PER_S, &reqs), 3 + 1 + 1 + 1 + 1);
+	/* the folder /a/sub moved to /b: its inode block (12), /a's block and
+	 * inode block, /b's last block and inode block, its own first block */
+	ts_fsmeta_dirty(m, 5 * TS_NS_PER_S, TS_FSMETA_CHANGE, "/a/sub", "/b/sub", two_stat, NULL);
+	CHECK_EQ_U64(commit_blocks(m, 6 * TS_NS_PER_S, &reqs), 6 + 1 + 1);
+	/* a new name in a folder that does not exist: the old folder only */
+	ts_fsmeta_dirty(m, 7 * TS_NS_PER_S, TS_FSMETA_CHANGE, "/a/f00070", "/nope/x", two_stat, NULL);
+	CHECK_EQ_U64(commit_blocks(m, 8 * TS_NS_PER_S, &reqs), 3 + 1 + 1);
 	ts_fsmeta_free(m);
 }
 
@@ -350,6 +407,7 @@ int main(void)
 	test_list_and_extent();
 	test_path();
 	test_journal();
+	test_journal_rename();
 	test_charge();
 	test_declared(set);
 	ts_tier_set_free(set);

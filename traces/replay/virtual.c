@@ -222,8 +222,10 @@ static uint64_t serve(struct vrun *v, const struct ts_trace_rec *r, size_t idx, 
 		if (path) {
 			nio = ts_tier_rule_fs_path(v->meta, kind, path, pnode_stat, v, io,
 						   TS_FSMETA_MAX_IO);
+			const char *to = r->op == TS_OP_RENAME || r->op == TS_OP_LINK
+						 ? ts_trace_path(v->t, r->aux) : NULL;
 			if (ts_tier_rule_fs_change(r->op, &what))
-				ts_fsmeta_dirty(v->meta, s, what, path, pnode_stat, v);
+				ts_fsmeta_dirty(v->meta, s, what, path, to, pnode_stat, v);
 		}
 		/* nothing from the disk: the op's own time (an op charged
 		 * nothing when recorded took its recorded time) */
