@@ -9,7 +9,10 @@
 #            in a memory cgroup (tiersim disk run, cache cold);
 #   virtual  the FUSE recording replayed in virtual time on its own tier
 #            (tiersim replay --virtual): the job's time with the replay's
-#            recorded span replaced by its predicted one;
+#            recorded span replaced by its predicted one; and the same with
+#            --kernel-fs (the recording predicted as the job on a kernel
+#            file system: FUSE's round trips taken out), the column that
+#            predicts block mode;
 # and the ratios to block mode, which is what an instance would see.
 # Workloads: a PyTorch DataLoader over a JPEG folder (bench/pytorch_loader.py,
 # 2 workers, batch 32, no step, 1,058 files in 106 folders: the set the
@@ -197,16 +200,23 @@ fuse_run() {
 		die "record $4 on $3: $(tail -1 "$W/rec.err")"
 	"$1" replay "$W/fuse.trace" --virtual --tier "$3" --json >"$W/replay.json" ||
 		die "replay $4 on $3"
-	$PY - "$W/rec.json" "$(epoch "$W/out.json")" "$W/replay.json" >"$5" <<'EOF'
+	# the same recording predicted as the job on ext4 (no FUSE round trips;
+	# a build without --kernel-fs repeats the plain replay)
+	"$1" replay "$W/fuse.trace" --virtual --kernel-fs --tier "$3" --json >"$W/replay-k.json" 2>/dev/null ||
+		cp "$W/replay.json" "$W/replay-k.json"
+	$PY - "$W/rec.json" "$(epoch "$W/out.json")" "$W/replay.json" "$W/replay-k.json" >"$5" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
 fuse = float(sys.argv[2])
-p = {r["what"]: r for r in json.load(open(sys.argv[3]))["results"]}
-rec, pred = p["recorded"]["total_ns"] / 1e9, [r for w, r in p.items() if w != "recorded"][0]["total_ns"] / 1e9
+def span(f):
+    p = {r["what"]: r for r in json.load(open(f))["results"]}
+    pred = [r for w, r in p.items() if w != "recorded"][0]
+    return p["recorded"]["total_ns"] / 1e9, pred["total_ns"] / 1e9, pred.get("device_reads", 0)
+rec, pred, reqs = span(sys.argv[3])
 # the device's read requests the model sent on the replay of the recording
 # (readahead and file-system metadata included), as the loop device's are
-reqs = [r for w, r in p.items() if w != "recorded"][0].get("device_reads", 0)
-print(fuse, fuse - rec + pred, reqs)
+krec, kpred, _ = span(sys.argv[4])
+print(fuse, fuse - rec + pred, reqs, fuse - krec + kpred)
 EOF
 }
 # ---- the fidelity runs, interleaved ----
@@ -217,7 +227,7 @@ for rep in $(seq "$REPS"); do
 		for wl in "${WLS[@]}"; do
 			[ -z "$B0" ] || fuse_run "$B0" "$T0" "$t" "$wl" "$W/res/$wl.$t.fuse0.$rep"
 			fuse_run "$B" "$TIERSIM_TIERFS" "$t" "$wl" "$W/res/$wl.$t.fuse.$rep"
-			echo "  $wl fuse s, virtual s, model reads: $(cat "$W/res/$wl.$t.fuse.$rep")"
+			echo "  $wl fuse s, virtual s, model reads, kernel-fs s: $(cat "$W/res/$wl.$t.fuse.$rep")"
 		done
 		"$B" disk mount "$W/img/ds.ext4" "$MNT" --tier "$t" --mem 4GiB || die "disk mount on $t"
 		for wl in "${WLS[@]}"; do
@@ -244,15 +254,17 @@ fmt = lambda m: f"{m[0]:6.2f} [{m[1]:.2f}-{m[2]:.2f}]"
 modes = ([("fuse0", "before")] if before else []) + [("fuse", "after" if before else "")]
 head = f"{'workload':8} {'tier':12} {'block s':>19}"
 for _, name in modes:
-    head += f" {'FUSE s ' + name:>19} {'virtual s ' + name:>19} {'FUSE/blk':>8} {'virt/blk':>8} {'FUSE req':>8}"
+    head += (f" {'FUSE s ' + name:>19} {'virtual s ' + name:>19} {'kernel-fs s ' + name:>19}"
+             f" {'FUSE/blk':>8} {'virt/blk':>8} {'kfs/blk':>8} {'FUSE req':>8}")
 print(head + f" {'blk req':>8}")
 for wl in wls:
     for t in tiers:
         b = col(wl, t, "block", 0)
         line = f"{wl:8} {t:12} {fmt(b):>19}"
         for m, _ in modes:
-            f, v, fr = col(wl, t, m, 0), col(wl, t, m, 1), col(wl, t, m, 2)[0]
-            line += f" {fmt(f):>19} {fmt(v):>19} {f[0] / b[0]:8.2f} {v[0] / b[0]:8.2f} {fr:8.0f}"
+            f, v, fr, k = col(wl, t, m, 0), col(wl, t, m, 1), col(wl, t, m, 2)[0], col(wl, t, m, 3)
+            line += (f" {fmt(f):>19} {fmt(v):>19} {fmt(k):>19} {f[0] / b[0]:8.2f} {v[0] / b[0]:8.2f}"
+                     f" {k[0] / b[0]:8.2f} {fr:8.0f}")
         print(line + f" {col(wl, t, 'block', 1)[0]:8.0f}")
 EOF
 
