@@ -110,6 +110,8 @@ static int run_command(char **argv, int argc, const char *mnt, const char *wakes
 			no_wakes(cap ? strerror(errno) : why);
 			(void)!ts_wake_capture_close(cap, NULL, why, sizeof(why));
 			cap = NULL;
+		} else if (ts_wake_capture_note(cap)) {
+			fprintf(stderr, "tiersim record: notice: %s\n", ts_wake_capture_note(cap));
 		}
 	}
 	/* Signals held across the fork: one that comes now reaches the child

@@ -23,6 +23,10 @@
 #include "core/files.h"
 #include "traces/wake_capture.h"
 #include "traces/wakes.h"
+#include "ts_config.h"
+#if TS_HAVE_BPF
+#include "traces/wake_bpf.h"
+#endif
 
 #define TRACEFS "/sys/kernel/tracing"
 
@@ -62,6 +66,8 @@ struct ts_wake_capture {
 	int err; /* the reader's: -ENOMEM */
 	uint64_t busy0; /* /proc/stat's busy CPU time at the start, ns */
 	uint32_t cpus;
+	struct ts_wake_bpf *bpf; /* capturing through BPF (wake_bpf.h), not tracefs */
+	char note[320];		 /* why not through BPF, when it could not be */
 };
 
 static const char *const events[] = {"sched_switch", "sched_waking", "sched_process_fork",
@@ -160,6 +166,40 @@ static void remove_stale(const char *root)
 	closedir(d);
 }
 
+/*
+ * BPF first: its programs keep the tree's state in the kernel and send
+ * only the wake file's lines, where tracefs records four events per FUSE
+ * read of an IO-only loader for user space to decode and mostly drop.
+ * Where BPF cannot be had (built without libbpf, no BTF, no CAP_BPF), the
+ * note says why and tracefs captures the same lines.
+ * $TIERSIM_WAKE_CAPTURE=tracefs asks for tracefs (to compare the two).
+ */
+static bool bpf_first(struct ts_wake_capture *c)
+{
+	const char *m = getenv("TIERSIM_WAKE_CAPTURE");
+	if (m && !strcmp(m, "tracefs"))
+		return false;
+#if TS_HAVE_BPF
+	char why[256] = "";
+	/* one ring for all CPUs, of W and S lines and forks only: 2 MiB holds
+	 * 40k of them, far more than come between two drains */
+	const char *v = getenv("TIERSIM_WAKES_BUFFER_KB");
+	size_t kb = v ? strtoul(buffer_kb(), NULL, 10) : 2048;
+	if (!ts_wake_bpf_open(&c->bpf, kb, why, sizeof(why)))
+		return true;
+	snprintf(c->note, sizeof(c->note), "no BPF wake capture (%.256s): through tracefs", why);
+#else
+	snprintf(c->note, sizeof(c->note),
+		 "no BPF wake capture (built without libbpf): through tracefs");
+#endif
+	return false;
+}
+
+const char *ts_wake_capture_note(const struct ts_wake_capture *c)
+{
+	return c && *c->note ? c->note : NULL;
+}
+
 int ts_wake_capture_open(struct ts_wake_capture **out, const char *scratch, char *why,
 			 size_t whylen)
 {
@@ -171,6 +211,26 @@ int ts_wake_capture_open(struct ts_wake_capture **out, const char *scratch, char
 	*out = NULL;
 	if (!c)
 		return -ENOMEM;
+	if (bpf_first(c)) {
+		/* still the tracefs capture's housekeeping: the instances of
+		 * records that died, through a mount of our own for the moment
+		 * where tracefs is not mounted */
+		if (!stat(TRACEFS "/instances", &st)) {
+			remove_stale(TRACEFS);
+		} else if (geteuid() == 0) {
+			snprintf(c->mnt, sizeof(c->mnt), "%s/tracefs", scratch);
+			if (!mkdir(c->mnt, 0700)) {
+				if (!mount("nodev", c->mnt, "tracefs", 0, NULL)) {
+					remove_stale(c->mnt);
+					(void)umount2(c->mnt, MNT_DETACH);
+				}
+				(void)rmdir(c->mnt);
+			}
+			*c->mnt = 0;
+		}
+		*out = c;
+		return 0;
+	}
 	if (stat(TRACEFS "/instances", &st)) {
 		/* not mounted where it usually is: a mount of our own, in
 		 * @scratch, that nobody else uses or unmounts under us */
@@ -549,6 +609,10 @@ int ts_wake_capture_start(struct ts_wake_capture *c, pid_t pid, char *why, size_
 	cpu_set_t set;
 	c->cpus = sched_getaffinity(pid, sizeof(set), &set) ? 0 : (uint32_t)CPU_COUNT(&set);
 	c->busy0 = busy_ns();
+#if TS_HAVE_BPF
+	if (c->bpf)
+		return ts_wake_bpf_start(c->bpf, pid, c->parser, why, whylen);
+#endif
 	if ((e = formats(c, why, whylen)))
 		return e;
 	/* every CPU the kernel may bring up has a buffer (an offline one
@@ -613,18 +677,30 @@ int ts_wake_capture_close(struct ts_wake_capture *c, const char *path, char *why
 
 	if (!c)
 		return 0;
-	uint64_t end = ts_now_ns();
-	(void)put(c, "tracing_on", "0");
-	if (c->running) {
-		atomic_store(&c->stop, true);
-		pthread_join(c->reader, NULL);
+	uint64_t end = ts_now_ns(), lost = 0;
+	if (c->bpf) {
+#if TS_HAVE_BPF
+		if (c->parser)
+			e = ts_wake_bpf_stop(c->bpf, end, &lost, why, whylen);
+		ts_wake_bpf_free(c->bpf);
+#endif
+	} else {
+		(void)put(c, "tracing_on", "0");
+		if (c->running) {
+			atomic_store(&c->stop, true);
+			pthread_join(c->reader, NULL);
+		}
+		for (uint32_t i = 0; i < c->ncpu; i++)
+			close(c->cpu_fd[i]);
+		free(c->cpu_fd);
+		free(c->pend);
+		lost = path ? lost_events(c) + c->missed : 0;
 	}
-	for (uint32_t i = 0; i < c->ncpu; i++)
-		close(c->cpu_fd[i]);
-	free(c->cpu_fd);
-	free(c->pend);
-	uint64_t lost = path ? lost_events(c) + c->missed : 0;
-	if (c->err) {
+	if (!path)
+		lost = 0;
+	if (e) {
+		/* said in @why */
+	} else if (c->err) {
 		e = c->err;
 		snprintf(why, whylen, "reading the scheduler events: %s", strerror(-e));
 	} else if (lost) {

@@ -364,7 +364,7 @@ static int rehash(struct ts_wakes_parser *p)
 }
 
 static int adopt(struct ts_wakes_parser *p, uint32_t tid, uint32_t parent, uint64_t t,
-		 const char *comm, size_t commlen)
+		 const char *comm, size_t commlen, uint32_t tgid)
 {
 	if ((p->used + 1) * 2 > p->cap && rehash(p))
 		return -ENOMEM;
@@ -373,7 +373,7 @@ static int adopt(struct ts_wakes_parser *p, uint32_t tid, uint32_t parent, uint6
 	 * its parent's process or a process of its own: the capture asks
 	 * /proc while the thread lives (0: not known) */
 	th.ppid = parent;
-	th.pid = p->tgid ? p->tgid(tid) : 0;
+	th.pid = tgid ? tgid : p->tgid ? p->tgid(tid) : 0;
 	if (commlen >= sizeof(th.comm))
 		commlen = sizeof(th.comm) - 1;
 	memcpy(th.comm, comm, commlen);
@@ -390,7 +390,7 @@ static int adopt(struct ts_wakes_parser *p, uint32_t tid, uint32_t parent, uint6
 int ts_wakes_parser_new(uint32_t root, uint64_t begin_ns, struct ts_wakes_parser **out)
 {
 	struct ts_wakes_parser *p = calloc(1, sizeof(*p));
-	if (!p || rehash(p) || adopt(p, root, 0, begin_ns, "", 0)) {
+	if (!p || rehash(p) || adopt(p, root, 0, begin_ns, "", 0, 0)) {
 		ts_wakes_parser_free(p);
 		return -ENOMEM;
 	}
@@ -493,7 +493,7 @@ int ts_wakes_parser_event(struct ts_wakes_parser *p, const struct ts_wakes_event
 	case TS_WAKES_FORK:
 		if (!find(p, ev->a) || find(p, ev->b))
 			return 0;
-		return adopt(p, ev->b, ev->a, t, ev->str, ev->len) ? -ENOMEM : 1;
+		return adopt(p, ev->b, ev->a, t, ev->str, ev->len, ev->tgid) ? -ENOMEM : 1;
 	case TS_WAKES_EXEC: {
 		/* the root's comm once it runs the command */
 		struct tstate *s = find(p, cur);
@@ -519,6 +519,31 @@ int ts_wakes_parser_event(struct ts_wakes_parser *p, const struct ts_wakes_event
 	}
 	}
 	return 0;
+}
+
+int ts_wakes_parser_wake(struct ts_wakes_parser *p, const struct ts_wake *w)
+{
+	if (!find(p, w->wakee) || !find(p, w->waker))
+		return 0;
+	return add_wake(&p->s, w) ? -ENOMEM : 1;
+}
+
+int ts_wakes_parser_sleep(struct ts_wakes_parser *p, const struct ts_sleep *z)
+{
+	if (!find(p, z->tid))
+		return 0;
+	return add_sleep(&p->s, z) ? -ENOMEM : 1;
+}
+
+int ts_wakes_parser_times(struct ts_wakes_parser *p, uint32_t tid, uint64_t oncpu_ns,
+			  uint64_t runq_ns)
+{
+	struct tstate *s = find(p, tid);
+	if (!s)
+		return 0;
+	p->s.threads[s->th].oncpu_ns = oncpu_ns;
+	p->s.threads[s->th].runq_ns = runq_ns;
+	return 1;
 }
 
 /*

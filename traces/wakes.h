@@ -117,10 +117,20 @@ struct ts_wakes_event {
 	bool uninterruptible; /* switch: it sleeps in state D (waiting for IO) */
 	const char *str; /* fork, exec: not NUL-terminated */
 	size_t len;
+	uint32_t tgid;	 /* fork: the child's process (0: ask the tgid function) */
 };
 /* One event: 1 used, 0 not a scheduler event of the tree (ignored),
  * -ENOMEM. */
 TS_WUR int ts_wakes_parser_event(struct ts_wakes_parser *p, const struct ts_wakes_event *ev);
+/* What a capture that keeps the threads' state itself (wake_bpf.h) has
+ * decided: a wake of a thread of the tree by another (0 when @w's wakee
+ * or waker is not one of them), an IO sleep ended from outside (0 when
+ * its thread is not one), and a thread's totals to its end (0 when
+ * not one): 1 used, or -ENOMEM. */
+TS_WUR int ts_wakes_parser_wake(struct ts_wakes_parser *p, const struct ts_wake *w);
+TS_WUR int ts_wakes_parser_sleep(struct ts_wakes_parser *p, const struct ts_sleep *z);
+int ts_wakes_parser_times(struct ts_wakes_parser *p, uint32_t tid, uint64_t oncpu_ns,
+			  uint64_t runq_ns);
 /* One trace_pipe line, as an event: the same returns. */
 TS_WUR int ts_wakes_parser_line(struct ts_wakes_parser *p, const char *line);
 /* Ends the capture at @end_ns and moves its result into @s. */

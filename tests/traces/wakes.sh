@@ -319,7 +319,9 @@ if [ -c /dev/fuse ] && [ "$(id -u)" = 0 ]; then
 	if grep -q "notice: no wake" "$T/r.err"; then
 		echo "SKIP: this kernel gives no scheduler tracepoints: $(cat "$T/r.err")"
 	else
-		check "record: no error output" test ! -s "$T/r.err"
+		# nothing but, where BPF is not to be had, that it is through tracefs
+		check "record: no error output" \
+			test -z "$(grep -v "notice: no BPF wake capture (.*): through tracefs" "$T/r.err")"
 		check "record: wake file" head -1 "$T/r.trace.wakes" | grep -qx "tiersim-wakes 1"
 		root=$(awk '$1 == "T" && $4 == 0 { print $2 }' "$T/r.trace.wakes")
 		check "record: a child's exit woke the shell" \
@@ -336,8 +338,9 @@ if [ -c /dev/fuse ] && [ "$(id -u)" = 0 ]; then
 		"$B" replay "$T/r.trace" --virtual --tier ssd-cloud --json > "$T/rr.json"
 		check "record: replays with it" test "$(j "$T/rr.json" '.results[1].ops')" -gt 0
 	fi
-	# a capture that lost events writes no wake file, and says so
-	TMPDIR="$T/tmp" TIERSIM_WAKES_BUFFER_KB=4 "$B" record --data "$T/data" --out "$T/l.trace" \
+	# a capture that lost events writes no wake file, and says so (tracefs:
+	# BPF sends far fewer records, wake_bpf.sh)
+	TMPDIR="$T/tmp" TIERSIM_WAKE_CAPTURE=tracefs TIERSIM_WAKES_BUFFER_KB=4 "$B" record --data "$T/data" --out "$T/l.trace" \
 		-- sh -c 'for i in $(seq 400); do /bin/true; done' > /dev/null 2> "$T/l.err"
 	check "lost events: exit 0" test $? = 0
 	check "lost events: no wake file" test ! -e "$T/l.trace.wakes"

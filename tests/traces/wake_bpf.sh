@@ -1,0 +1,78 @@
+#!/bin/sh
+# wake_bpf.sh WAKE_LOAD — the BPF wake capture writes the lines the tracefs
+# capture writes: one command with known wakes (wake_load.c) recorded both
+# ways, and the W and S lines of the two wake files compared by thread name.
+# Needs /dev/fuse, root, and a build and a kernel with BPF (else SKIP).
+. "${TS_SOURCE_ROOT:?}/tests/traces/lib.sh"
+L=${1:?usage: wake_bpf.sh WAKE_LOAD}
+if [ ! -c /dev/fuse ] || [ "$(id -u)" != 0 ]; then
+	echo "SKIP: needs /dev/fuse and root"
+	exit 77
+fi
+mkdir -p "$T/data" "$T/tmp"
+head -c 4096 /dev/urandom > "$T/data/a"
+head -c 1048576 /dev/urandom > "$T/disk"
+
+rec() { # rec tracefs|bpf
+	TMPDIR="$T/tmp" TIERSIM_WAKE_CAPTURE=$1 "$B" record --data "$T/data" --out "$T/$1.trace" \
+		-- "$L" "$T/disk" > /dev/null 2> "$T/$1.err"
+}
+rec tracefs
+check "tracefs: exit 0" test $? = 0
+if grep -q "notice: no wake" "$T/tracefs.err"; then
+	echo "SKIP: no wake capture here: $(cat "$T/tracefs.err")"
+	exit 77
+fi
+rec bpf
+check "bpf: exit 0" test $? = 0
+if grep -q "notice: no BPF wake capture" "$T/bpf.err"; then
+	echo "SKIP: $(cat "$T/bpf.err")"
+	exit 77
+fi
+check "bpf: no error output" test ! -s "$T/bpf.err"
+check "bpf: no instance left" test -z "$(ls -A "$T/tmp")"
+
+# "W WAKEE WAKER" and "S THREAD outside" per line, by thread name; "T NAME
+# PARENT" per thread. The names are wake_load's threads' in the order it
+# makes them (the T lines' order: the forks'); the comm the kernel gave
+# each at its fork is its parent's.
+lines() {
+	awk 'BEGIN { split("wake_load ping pong spinner sleeper disk", names) }
+	     $1 == "T" { name[$2] = names[++n]; parent[$2] = $4; tids[n] = $2 }
+	     $1 == "W" { print "W", name[$4], name[$5] }
+	     $1 == "S" { print "S", name[$4], ($5 in name) ? "inside" : "outside" }
+	     END { for (i = 1; i <= n; i++)
+		     print "T", name[tids[i]], (parent[tids[i]] in name) ? name[parent[tids[i]]] : "-" }' \
+		"$1" | sort | uniq -c | awk '{ print $2, $3, $4, $1 }'
+}
+count() { awk -v k="$2" -v a="$3" -v b="$4" '$1 == k && $2 == a && $3 == b { n = $4 } END { print n + 0 }' "$1"; }
+for m in tracefs bpf; do
+	lines "$T/$m.trace.wakes" > "$T/$m.lines"
+	check "$m: ping woke pong 20 times" test "$(count "$T/$m.lines" W pong ping)" = 20
+	check "$m: pong woke ping 20 times" test "$(count "$T/$m.lines" W ping pong)" = 20
+	check "$m: the timer's interrupt woke the sleeper, not the spinner" \
+		test "$(count "$T/$m.lines" W sleeper spinner)" = 0
+	check "$m: no wake of the sleeper by a thread" \
+		test "$(awk '$1 == "W" && $2 == "sleeper"' "$T/$m.lines")" = ""
+	check "$m: the device woke the disk reader" test "$(count "$T/$m.lines" S disk outside)" -gt 0
+	check "$m: every S line's waker outside the command" \
+		test "$(awk '$1 == "S" && $3 != "outside"' "$T/$m.lines")" = ""
+	# the threads, each with the thread that made it
+	awk '$1 == "T" { print $2, $3 }' "$T/$m.lines" > "$T/$m.threads"
+done
+check "the same threads" cmp -s "$T/tracefs.threads" "$T/bpf.threads"
+check "the threads: wake_load's six" test "$(wc -l < "$T/bpf.threads")" = 6
+# the pairs that woke each other (how often a thread's exit found its
+# joiner asleep depends on timing; that one did, or did not, does not)
+awk '$1 == "W" { print $2, $3 }' "$T/tracefs.lines" | grep -v "^wake_load " > "$T/tracefs.pairs"
+awk '$1 == "W" { print $2, $3 }' "$T/bpf.lines" | grep -v "^wake_load " > "$T/bpf.pairs"
+check "the same wakes between the threads" cmp -s "$T/tracefs.pairs" "$T/bpf.pairs"
+# every thread of one process: the BPF capture names it from the kernel
+check "bpf: every thread in the command's process" \
+	test "$(awk '$1 == "T" { print $3 }' "$T/bpf.trace.wakes" | sort -u | wc -l)" = 1
+check "bpf: times on a CPU" \
+	test "$(awk '$1 == "T" && $7 > 0' "$T/bpf.trace.wakes" | wc -l)" = 6
+if [ "$fail" != 0 ]; then
+	for m in tracefs bpf; do echo "== $m"; cat "$T/$m.lines"; done
+fi
+exit $fail
