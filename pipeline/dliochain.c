@@ -21,6 +21,7 @@
 #define ZIP_CD 102u		/* numpy's central directory: two entries of 46 + 5 bytes */
 #define FUSE_MAX 1048576u	/* the largest request the kernel sends tierfs */
 #define H5_BUF_MISALIGN 16u	/* h5py's array buffer sits this far into a page */
+#define H5_HELD_MISALIGN 2656u	/* ... reading a file it holds open (measured) */
 #define JPEG_BLOCK 65536u	/* Pillow ImageFile.load: decodermaxblock */
 #define PNG_IDAT 65536u		/* Pillow's IDAT chunks (ImageFile.MAXBLOCK) */
 #define PNG_HEAD 33u		/* signature 8 + IHDR chunk 25 */
@@ -122,7 +123,23 @@ static void npz(struct out *o, const struct ts_chain_file *f)
 static const uint64_t h5_meta[][2] = { { 0, 8 }, { 0, 16 }, { 16, 80 }, { 96, 512 } };
 static const uint64_t h5_meta2[][2] = { { 680, 512 }, { 136, 544 }, { 1072, 328 }, { 800, 512 } };
 
-static void hdf5(struct out *o, const struct ts_chain_file *f)
+/* One pread of the sample into a buffer @misalign bytes into a page: the
+ * kernel cuts it at the buffer's pages. */
+static void h5_record(struct out *o, const struct ts_chain_file *f, uint64_t misalign)
+{
+	uint64_t at = f->data_off, left = f->data_len;
+	uint64_t piece = FUSE_MAX - misalign;
+	while (left) {
+		uint64_t n = TS_MIN(piece, left);
+		put(o, TS_CHAIN_READ, at, n);
+		at += n;
+		left -= n;
+		piece = FUSE_MAX;
+	}
+}
+
+/* h5py.File(f, 'r')['records'][i], the file left open when @keep. */
+static void hdf5(struct out *o, const struct ts_chain_file *f, bool keep)
 {
 	py_open(o);
 	for (size_t i = 0; i < TS_ARRAY_SIZE(h5_meta); i++)
@@ -131,17 +148,9 @@ static void hdf5(struct out *o, const struct ts_chain_file *f)
 	put(o, TS_CHAIN_GETATTR, 0, 0);
 	for (size_t i = 0; i < TS_ARRAY_SIZE(h5_meta2); i++)
 		put(o, TS_CHAIN_READ, h5_meta2[i][0], h5_meta2[i][1]);
-	/* one pread of the sample; the kernel cuts it at the buffer's pages */
-	uint64_t at = f->data_off, left = f->data_len;
-	uint64_t piece = FUSE_MAX - H5_BUF_MISALIGN;
-	while (left) {
-		uint64_t n = TS_MIN(piece, left);
-		put(o, TS_CHAIN_READ, at, n);
-		at += n;
-		left -= n;
-		piece = FUSE_MAX;
-	}
-	py_close(o);
+	h5_record(o, f, H5_BUF_MISALIGN);
+	if (!keep)
+		py_close(o);
 }
 
 static void jpeg(struct out *o, const struct ts_chain_file *f)
@@ -176,10 +185,23 @@ size_t ts_chain_build(enum ts_chain_fmt fmt, const struct ts_chain_file *f,
 	struct out o = { .r = out, .cap = cap };
 	switch (fmt) {
 	case TS_CHAIN_NPZ: npz(&o, f); break;
-	case TS_CHAIN_HDF5: hdf5(&o, f); break;
+	case TS_CHAIN_HDF5: hdf5(&o, f, false); break;
 	case TS_CHAIN_JPEG: jpeg(&o, f); break;
 	case TS_CHAIN_PNG: png(&o, f); break;
 	}
+	return o.n;
+}
+
+size_t ts_chain_build_kept(enum ts_chain_fmt fmt, const struct ts_chain_file *f, bool held,
+			   struct ts_chain_req *out, size_t cap)
+{
+	struct out o = { .r = out, .cap = cap };
+	if (fmt != TS_CHAIN_HDF5)
+		return held ? 0 : ts_chain_build(fmt, f, out, cap);
+	if (held)
+		h5_record(&o, f, H5_HELD_MISALIGN);
+	else
+		hdf5(&o, f, true);
 	return o.n;
 }
 

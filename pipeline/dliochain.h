@@ -44,6 +44,7 @@
 #ifndef TS_PIPE_DLIOCHAIN_H
 #define TS_PIPE_DLIOCHAIN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -82,6 +83,29 @@ struct ts_chain_file {
  * for that many). */
 size_t ts_chain_build(enum ts_chain_fmt fmt, const struct ts_chain_file *f,
 		      struct ts_chain_req *out, size_t cap);
+/*
+ * The same, for a reader that keeps its files open: DLIO 2.0.0 with
+ * reader.read_type in the workload (utils/config.py stores the file's
+ * string, and reader_handler.py's read_index() compares it with
+ * ReadType.ON_DEMAND by identity, so any value given, on_demand too, keeps
+ * each file in the reader's open_file_map, unclosed, for the worker's life).
+ * @held: the reader opened the file before. Measured through tierfs
+ * (bench/dlio_held_probe.py; tests/workloads/chains/held_*.txt):
+ *  - npz, jpeg, png: the first read is the chain above; a held file costs
+ *    no request (open_file_map keeps the array np.load or Pillow made).
+ *  - hdf5: the first read is the chain above without its flush and close
+ *    (h5py.File stays open); a held file costs the record's read alone, cut
+ *    by the kernel as above, the first piece ending where h5py's buffer's
+ *    page does: 2,656 bytes into a page here, not 16 (measured, record 1
+ *    of a held 3-record file of 2896 x 2896; where numpy's allocator puts
+ *    the array varies from run to run: 1,664 and 1,824 in two more runs,
+ *    one request fewer for that record). Records under 64 KiB
+ *    are read through HDF5's sieve buffer (from the record to the end of
+ *    the records, at most 64 KiB; measured on 64 x 64 records), which
+ *    this chain does not model: it reads the record alone.
+ */
+size_t ts_chain_build_kept(enum ts_chain_fmt fmt, const struct ts_chain_file *f, bool held,
+			   struct ts_chain_req *out, size_t cap);
 /* "npz", "hdf5", "jpeg", "png": 0 with *fmt, or -EINVAL. */
 TS_WUR int ts_chain_fmt_find(const char *name, enum ts_chain_fmt *fmt);
 /* The trace's name of an op: "getattr", "open", "read", "flush", "close",

@@ -52,6 +52,8 @@ const struct ts_opt ts_dlio_opts[] = {
 	  "off | seed | random" },
 	{ "reader.preprocess_time", TS_OPT_DOUBLE, OFF(preprocess_time), "0", 0, 1e6, "s",
 	  "per sample, in a reader (DLIO's FormatReader.preprocess sleeps it)" },
+	{ "reader.read_type", TS_OPT_STR, OFF(read_type), "", 0, 0, "",
+	  "memory | on_demand: either given keeps each file open in its reader (DLIO 2.0.0)" },
 	{ "reader.shuffle_size", TS_OPT_U64, OFF(shuffle_size), "1024", 0, 1e9, "samples", "" },
 	{ "train.epochs", TS_OPT_U64, OFF(epochs), "1", 1, 1e6, "", "" },
 	{ "train.computation_time", TS_OPT_DOUBLE, OFF(computation_time), "0", 0, 1e6, "s",
@@ -81,7 +83,7 @@ static const char *const unmodeled[] = {
 	"dataset.record_length_resize", "dataset.record_length_bytes_resize",
 	"dataset.chunk_size", "dataset.compression_level",
 	"dataset.num_subfolders_train", "dataset.num_subfolders_eval", "reader.batch_size_eval",
-	"reader.dont_use_mmap", "reader.read_type", "reader.file_access", "train.epoch",
+	"reader.dont_use_mmap", "reader.file_access", "train.epoch",
 	"train.computation_time_stdev", "train.seed_change_epoch", "reader.preprocess_time_stdev",
 };
 
@@ -307,6 +309,24 @@ int ts_dlio_check(const struct ts_dlio_workload *w, const char *path, char *err,
 		snprintf(err, errlen, "%s: dataset.format %s: tiersim reads it with DLIO's PyTorch "
 				      "loader only (reader.data_loader: pytorch)", path, w->format);
 		return -EINVAL;
+	}
+	/* DLIO 2.0.0 keeps files open with either value given (dlio_loader.h);
+	 * its DALI loader reads through the same read_index(), which tiersim's
+	 * reading of dali (the project's loader) does not model */
+	static const char *const read_types[] = { "memory", "on_demand" };
+	if (w->read_type && *w->read_type) {
+		if (!one_of(w->read_type, read_types, TS_ARRAY_SIZE(read_types))) {
+			snprintf(err, errlen, "%s: reader.read_type '%s': DLIO's are memory and "
+					      "on_demand", path, w->read_type);
+			return TS_E_PARSE;
+		}
+		if (!strcmp(w->data_loader, "dali")) {
+			snprintf(err, errlen, "%s: reader.read_type %s: DLIO 2.0.0's DALI loader then "
+					      "keeps each file open in its reader; tiersim models that "
+					      "with data_loader pytorch only (leave read_type out)",
+				 path, w->read_type);
+			return -EINVAL;
+		}
 	}
 	if (strcmp(w->compression, "none")) {
 		snprintf(err, errlen, "%s: dataset.compression '%s': tiersim writes DLIO's files "

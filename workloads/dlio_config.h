@@ -43,6 +43,7 @@ struct ts_dlio_workload {
 	char *sample_shuffle;
 	uint64_t shuffle_size;
 	double preprocess_time;	 /* seconds per sample in a reader */
+	char *read_type;	 /* "" (not given), memory or on_demand */
 	/* train */
 	uint64_t epochs;
 	double computation_time; /* seconds per batch, per accelerator */

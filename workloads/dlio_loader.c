@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -41,6 +42,10 @@ struct feed {
 	uint64_t total, per_rank, steps;
 	uint32_t *order; /* the global list, shuffled in place each epoch */
 	struct ts_rng rng;
+	/* keep_open: [worker][file] bits, the files each worker (rank k's
+	 * worker w is k x workers + w) holds open; row bytes a worker */
+	uint8_t *held;
+	size_t row;
 };
 
 uint64_t ts_dl_steps(const struct ts_dl_cfg *c)
@@ -86,6 +91,9 @@ static int feed_new(struct feed *p, const struct ts_dl_cfg *c, char *err, size_t
 		return -EINVAL;
 	}
 	if (!(p->order = malloc(p->total * sizeof(*p->order))))
+		return -ENOMEM;
+	p->row = (p->total / m->per_file + 7) / 8;
+	if (c->keep_open && !(p->held = calloc(c->ranks * c->workers, p->row)))
 		return -ENOMEM;
 	for (uint64_t i = 0; i < p->total; i++)
 		p->order[i] = (uint32_t)i;
@@ -133,23 +141,46 @@ static struct ts_chain_file feed_file(const struct feed *p, uint64_t i)
 	return f;
 }
 
-/* The chain of sample @i into *@buf (grown as needed): its length, or 0;
+/* Whether worker @wk (k x workers + w) holds sample @i's file open
+ * (keep_open), marked held from now on: it keeps what it reads. */
+static bool feed_hold(struct feed *p, uint64_t wk, uint64_t i)
+{
+	uint64_t f = file_of(p->c->meta, i);
+	uint8_t *b = &p->held[wk * p->row + f / 8], bit = (uint8_t)(1u << (f % 8));
+	bool was = *b & bit;
+	*b |= bit;
+	return was;
+}
+
+static size_t feed_build(const struct feed *p, const struct ts_chain_file *f, int held,
+			 struct ts_chain_req *buf, size_t cap)
+{
+	return held < 0 ? ts_chain_build(p->fmt, f, buf, cap)
+			: ts_chain_build_kept(p->fmt, f, held, buf, cap);
+}
+
+/* The chain of sample @i in worker @wk into *@buf (grown as needed): its
+ * length (0: no request, a file the worker holds), or SIZE_MAX out of
+ * memory; *@held (may be NULL): whether the worker held its file;
  * @cpu (may be NULL): the host's CPU for its requests (request_ns per
  * request of the whole chain, request_ns_per_mib per MiB it reads; a walk
  * over the path's folders is inside the open's or the stat's cost, as
  * request_ns was measured: tiersim hosts measure counts it so too). */
-static size_t feed_chain(const struct feed *p, uint64_t i, struct ts_chain_req **buf, size_t *cap,
-			 uint64_t *cpu)
+static size_t feed_chain(struct feed *p, uint64_t wk, uint64_t i, struct ts_chain_req **buf,
+			 size_t *cap, bool *was_held, uint64_t *cpu)
 {
 	struct ts_chain_file f = feed_file(p, i);
-	size_t n = ts_chain_build(p->fmt, &f, *buf, *cap);
+	int held = p->held ? feed_hold(p, wk, i) : -1;
+	if (was_held)
+		*was_held = held > 0;
+	size_t n = feed_build(p, &f, held, *buf, *cap);
 	if (n > *cap) {
 		struct ts_chain_req *nb = realloc(*buf, n * sizeof(*nb));
 		if (!nb)
-			return 0;
+			return SIZE_MAX;
 		*buf = nb;
 		*cap = n;
-		n = ts_chain_build(p->fmt, &f, *buf, *cap);
+		n = feed_build(p, &f, held, *buf, *cap);
 	}
 	if (cpu) {
 		uint64_t bytes = 0, reqs = 0;
@@ -390,14 +421,17 @@ static int vw_sample(struct vl *v, struct vworker *w)
 {
 	w->sample = feed_sample(&v->p, w->k, w->batch, w->pos);
 	uint64_t req_cpu = 0;
-	w->nreq = feed_chain(&v->p, w->sample, &w->chain, &w->cap, &req_cpu);
+	w->nreq = feed_chain(&v->p, w->k * v->c->workers + w->w, w->sample, &w->chain, &w->cap,
+			     NULL, &req_cpu);
+	if (w->nreq == SIZE_MAX)
+		return -ENOMEM;
 	w->req = 0;
 	w->cpu_left = cpu_ns(v->c, w->sample) + req_cpu;
 	w->pieces = 0; /* on cores of their own no one waits for a share: all after the chain */
 	for (size_t q = 0; v->cores.n && q < w->nreq; q++)
 		w->pieces += w->chain[q].op == TS_CHAIN_READ || w->chain[q].op == TS_CHAIN_OPEN;
 	w->owed = false;
-	return w->nreq ? 0 : -ENOMEM;
+	return 0;
 }
 
 static int vw_start(struct vl *v, struct vworker *w, uint64_t t)
@@ -607,6 +641,7 @@ static void vl_free(struct vl *v)
 	free(v->rk);
 	free(v->pending);
 	free(v->p.order);
+	free(v->p.held);
 	free(v->cores.free_at);
 	ts_evq_free(&v->q);
 }
@@ -1015,6 +1050,7 @@ struct rworker {
 	size_t cap;
 	uint8_t *buf;
 	size_t bufcap;
+	int *fds; /* keep_open, hdf5: [file] the descriptor it holds, or -1 */
 };
 
 struct rl {
@@ -1054,13 +1090,17 @@ static void spend_cpu(uint64_t ns)
 static int r_sample(struct rworker *w, uint64_t i)
 {
 	struct rl *L = w->L;
-	size_t n = feed_chain(&L->p, i, &w->chain, &w->cap, NULL);
-	if (!n)
+	bool held = false;
+	size_t n = feed_chain(&L->p, w->k * L->c->workers + w->w, i, &w->chain, &w->cap, &held,
+			      NULL);
+	if (n == SIZE_MAX)
 		return -ENOMEM;
 	const struct ts_dataset_meta *m = L->c->meta;
 	const char *rel = m->files[file_of(m, i)].path + strlen(TS_DLIO_DIR "/");
 	char path[PATH_MAX];
-	int fd = -1, rc = 0;
+	/* a file the worker holds open (keep_open, hdf5): its descriptor */
+	int *kept = w->fds ? &w->fds[file_of(m, i)] : NULL;
+	int fd = kept && held ? *kept : -1, rc = 0;
 	bool checked = false, walked = false;
 	uint64_t reads = 0, metas = 0, bytes = 0, h5_at = 0;
 	/* the sample's CPU, in equal shares after its open and each read, as
@@ -1136,7 +1176,9 @@ static int r_sample(struct rworker *w, uint64_t i)
 		default: break; /* flush: close's */
 		}
 	}
-	if (fd >= 0)
+	if (kept && fd >= 0)
+		*kept = fd; /* held open for the run, as h5py.File in the reader's map */
+	else if (fd >= 0)
 		close(fd);
 	if (!rc && cpu_left) /* the last request's share (all of it if none was charged) */
 		spend_cpu(cpu_left);
@@ -1307,8 +1349,24 @@ int ts_dl_run_real(const struct ts_dl_cfg *c, int (*between)(char *err, size_t e
 	for (uint64_t k = 0; !rc && k < c->ranks; k++)
 		if (!(L.rk[k].ready = malloc(S * sizeof(uint64_t))))
 			rc = -ENOMEM;
+	/* keep_open over hdf5: every worker may hold every file open */
+	bool fds = c->keep_open && L.p.fmt == TS_CHAIN_HDF5;
+	uint64_t nfiles = fds ? L.p.total / c->meta->per_file : 0;
+	if (!rc && fds && nfiles * nw + 64 > 1024) {
+		struct rlimit rl;
+		if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+			rl.rlim_cur = rl.rlim_max;
+			(void)setrlimit(RLIMIT_NOFILE, &rl); /* else EMFILE names the file */
+		}
+	}
 	for (uint64_t i = 0; !rc && i < nw; i++) {
 		L.wk[i] = (struct rworker){ .L = &L, .k = i / c->workers, .w = i % c->workers };
+		if (fds && !(L.wk[i].fds = malloc(nfiles * sizeof(int)))) {
+			rc = -ENOMEM;
+			break;
+		}
+		for (uint64_t f = 0; f < nfiles; f++)
+			L.wk[i].fds[f] = -1;
 		if ((rc = -pthread_create(&L.wk[i].th, NULL, r_worker, &L.wk[i])))
 			snprintf(err, errlen, "DLIO loader: cannot start a worker: %s", strerror(-rc));
 		else
@@ -1326,6 +1384,10 @@ int ts_dl_run_real(const struct ts_dl_cfg *c, int (*between)(char *err, size_t e
 			pthread_join(L.wk[i].th, NULL);
 		free(L.wk[i].chain);
 		free(L.wk[i].buf);
+		for (uint64_t f = 0; L.wk[i].fds && f < nfiles; f++)
+			if (L.wk[i].fds[f] >= 0)
+				close(L.wk[i].fds[f]);
+		free(L.wk[i].fds);
 	}
 	r->read_requests = L.read_requests;
 	r->meta_requests = L.meta_requests;
@@ -1341,6 +1403,7 @@ int ts_dl_run_real(const struct ts_dl_cfg *c, int (*between)(char *err, size_t e
 	free(L.rk);
 	free(L.wk);
 	free(L.p.order);
+	free(L.p.held);
 	pthread_cond_destroy(&L.cv);
 	pthread_mutex_destroy(&L.mu);
 	return rc;

@@ -76,6 +76,12 @@ struct ts_dl_cfg {
 	 * what reaches the device is the same; the model is spared a lookup per
 	 * 4 KiB fill: 8 requests instead of 1,140 for a 140 MB unet3d sample). */
 	bool coalesce;
+	/* reader.read_type given (DLIO 2.0.0 keeps files open then, whichever
+	 * value: pipeline/dliochain.h, ts_chain_build_kept): each worker keeps
+	 * every file it has read open for the run (its workers persist from
+	 * epoch to epoch), and a sample of a file it holds costs the held
+	 * chain (npz, jpeg, png: no request; hdf5: the record's read). */
+	bool keep_open;
 	/* The TensorFlow loader (ts_dl_run_tf_virtual): workers are its
 	 * read_threads readers; a record is read in transfer_size requests;
 	 * window batches may be read ahead of the one the rank takes

@@ -689,6 +689,8 @@ static void dl_config(const struct env *E, uint64_t ranks, uint64_t rank0, uint6
 		.vcpus = E->cpu.vcpus,
 		.request_ns = (uint64_t)llround(E->cpu.req_ns),
 		.request_ns_per_mib = E->cpu.req_per_mib,
+		/* DLIO 2.0.0: either value given keeps files open (dlio_loader.h) */
+		.keep_open = w->read_type && *w->read_type,
 	};
 }
 

@@ -10,6 +10,7 @@
  * Usage: test_dlio_chain DIR */
 #include <dirent.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -50,15 +51,39 @@ static void check_file(const char *dir, const char *name)
 		CHECK_EQ_U64(cf.data_off, at);
 		CHECK_EQ_U64(cf.data_len, len);
 	}
+	/* keep_*: a sample read first by a reader that keeps its files open
+	 * (reader.read_type given); held_*: one read after it from the file
+	 * the reader holds (bench/dlio_held_chains.sh) */
+	bool keep = !strncmp(name, "keep_", 5), held = !strncmp(name, "held_", 5);
 	static struct ts_chain_req got[MAX_REQ];
-	size_t n = ts_chain_build(cfmt, &cf, got, MAX_REQ);
+	size_t n = keep || held ? ts_chain_build_kept(cfmt, &cf, held, got, MAX_REQ)
+				: ts_chain_build(cfmt, &cf, got, MAX_REQ);
 	CHECK(n <= MAX_REQ);
+	/* Where the kernel cuts a held hdf5 record depends on where numpy's
+	 * allocator put the array (1,664, 1,824 and 2,656 bytes into a page in
+	 * three runs): there the pieces follow one another from the record's
+	 * start, the first ends within a page of 1 MiB, every other but the
+	 * last is 1 MiB, their bytes are the record's, and there are as many
+	 * as the model's (2,656 bytes in) or one fewer (under 1,792 bytes in,
+	 * for this record of 8,386,816 bytes). */
+	bool loose = held && cfmt == TS_CHAIN_HDF5;
+	uint64_t next_off = cf.data_off, bytes = 0, last_len = 0;
 	size_t i = 0;
 	uint64_t off, len;
 	int bad = 0;
 	while (fscanf(f, "%15s %" SCNu64 " %" SCNu64, op, &off, &len) == 3) {
-		if (i >= n || strcmp(op, ts_chain_op_name(got[i].op)) ||
-		    (got[i].op == TS_CHAIN_READ && (got[i].off != off || got[i].len != len))) {
+		bool differs = i >= n || strcmp(op, ts_chain_op_name(got[i].op));
+		if (!differs && loose) {
+			/* the piece before this one was not the last: 1 MiB */
+			differs = off != next_off || (i > 1 && last_len != 1048576) ||
+				  (i == 1 && (last_len > 1048576 || last_len + 4096 <= 1048576));
+			next_off = off + len;
+			bytes += len;
+			last_len = len;
+		} else if (!differs && got[i].op == TS_CHAIN_READ) {
+			differs = got[i].off != off || got[i].len != len;
+		}
+		if (differs) {
 			if (!bad++)
 				fprintf(stderr, "%s: request %zu: measured %s %" PRIu64 " %" PRIu64
 						", modeled %s %" PRIu64 " %" PRIu64 "\n", name, i, op,
@@ -68,6 +93,10 @@ static void check_file(const char *dir, const char *name)
 		i++;
 	}
 	fclose(f);
+	if (loose) {
+		CHECK_EQ_U64(bytes, cf.data_len);
+		n = i + 1 == n ? i : n;
+	}
 	if (i != n)
 		fprintf(stderr, "%s: measured %zu requests, modeled %zu\n", name, i, n);
 	CHECK(i == n);

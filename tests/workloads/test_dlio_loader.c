@@ -279,6 +279,110 @@ static void check_request_cpu(const struct ts_dataset_meta *m)
 	req_ns_per_mib = 0;
 }
 
+/* reader.read_type given (keep_open): each worker keeps the files it read
+ * open for the run (DLIO 2.0.0's reader_handler.py read_index() and the
+ * DataLoader's persistent workers). Unshuffled, batch i goes to worker
+ * i mod W in every epoch, so epoch 2's workers hold every file they are
+ * given: epoch 1 is the run without it, request for request and to the
+ * nanosecond, and epoch 2 makes no request at all: each step takes its
+ * batch as it starts, the epoch lasts its steps' compute exactly. One
+ * worker, shuffled: it held the whole list after epoch 1, the same. */
+static void check_keep_open(const struct ts_dataset_meta *m)
+{
+	static struct rec plain[MAXREQ];
+	for (int shuffle = 0; shuffle < 2; shuffle++) {
+		uint64_t workers = shuffle ? 1 : 2;
+		struct ts_dl_cfg c = { .meta = m, .ranks = 1, .world = 1, .batch = 3,
+				       .workers = workers, .prefetch_factor = 1, .epochs = 2,
+				       .shuffle = shuffle, .seed = 5, .compute_ns = 10 * LAT };
+		struct ts_vdisk disk = { submit, NULL, NULL };
+		struct ts_dl_result r0, r;
+		char err[256] = "";
+		nlog = 0;
+		CHECK(ts_dl_run_virtual(&c, &disk, NULL, NULL, &r0, err, sizeof(err)) == 0);
+		size_t n0 = 0;
+		for (size_t i = 0; i < nlog; i++)
+			if (log_[i].t < r0.ep[0].end)
+				plain[n0++] = log_[i];
+		CHECK(n0 < nlog); /* without it, epoch 2 reads again */
+		c.keep_open = true;
+		nlog = 0;
+		CHECK(ts_dl_run_virtual(&c, &disk, NULL, NULL, &r, err, sizeof(err)) == 0);
+		CHECK_EQ_U64(nlog, n0);
+		for (size_t i = 0; i < nlog && i < n0; i++)
+			CHECK(log_[i].t == plain[i].t && log_[i].file == plain[i].file &&
+			      log_[i].off == plain[i].off && log_[i].len == plain[i].len &&
+			      log_[i].op == plain[i].op);
+		CHECK_EQ_U64(r.ep[0].end, r0.ep[0].end);
+		CHECK_EQ_U64(r.ep[1].end - r.ep[1].start, r.steps * 10 * LAT);
+		CHECK_EQ_U64(r.ep[1].first_end[0] - r.ep[1].start, 10 * LAT);
+		CHECK_EQ_U64(r.samples, r0.samples);
+		ts_dl_result_free(&r0);
+		ts_dl_result_free(&r);
+	}
+}
+
+/* hdf5 files of 3 records, one worker, batch 3, unshuffled: with
+ * keep_open each file is opened once, by its first record, and its next
+ * two records are the held chain (the record's read alone); without it
+ * each record opens the file. */
+static void check_keep_hdf5(void)
+{
+	struct ts_dataset_meta m;
+	struct ts_dataset_config dc;
+	char err[256];
+	memset(&dc, 0, sizeof(dc));
+	CHECK(ts_opt_defaults(ts_dataset_opts(), &dc, err, sizeof(err)) == 0);
+	dc.count = 8;
+	dc.seed = 7;
+	CHECK(ts_opt_set(ts_dataset_opts(), &dc, "samples_per_file", "3", err, sizeof(err)) == 0);
+	CHECK(ts_opt_set(ts_dataset_opts(), &dc, "record_length", "3000000", err, sizeof(err)) == 0);
+	CHECK(ts_dataset_meta_describe(&ts_dataset_hdf5, &dc, &m, err, sizeof(err)) == 0);
+	for (int keep = 0; keep < 2; keep++) {
+		struct ts_dl_cfg c = { .meta = &m, .ranks = 1, .world = 1, .batch = 3, .workers = 1,
+				       .prefetch_factor = 1, .epochs = 1, .keep_open = keep,
+				       .compute_ns = 10 * LAT };
+		struct ts_vdisk disk = { submit, NULL, NULL };
+		struct ts_dl_result r;
+		nlog = 0;
+		CHECK(ts_dl_run_virtual(&c, &disk, NULL, NULL, &r, err, sizeof(err)) == 0);
+		CHECK_EQ_U64(r.samples, 24);
+		for (uint64_t f = 0; f < 8; f++) {
+			static struct ts_chain_req want[512], part[512];
+			size_t n = 0;
+			for (uint64_t k = 0; k < 3; k++) {
+				uint64_t i = f * 3 + k, len = ts_dataset_sample_len(&m, i);
+				struct ts_chain_file cf = { .size = m.files[f].bytes, .data_len = len,
+							    .data_off = TS_HDF5_DATA + k * len };
+				size_t np = keep ? ts_chain_build_kept(TS_CHAIN_HDF5, &cf, k > 0, part, 512)
+						 : ts_chain_build(TS_CHAIN_HDF5, &cf, part, 512);
+				CHECK(!keep || !k || np == (len + 2656 + 1048575) / 1048576);
+				for (size_t q = 0; q < np; q++)
+					if (part[q].op == TS_CHAIN_READ || part[q].op == TS_CHAIN_OPEN)
+						want[n++] = part[q];
+			}
+			size_t got = 0, opens = 0;
+			for (size_t i = 0; i < nlog; i++) {
+				if (log_[i].file != f)
+					continue;
+				CHECK(got < n);
+				if (got >= n)
+					break;
+				opens += log_[i].op == TS_VIO_META;
+				CHECK(log_[i].op == (want[got].op == TS_CHAIN_OPEN ? TS_VIO_META
+										 : TS_VIO_READ));
+				CHECK(want[got].op == TS_CHAIN_OPEN ||
+				      (log_[i].off == want[got].off && log_[i].len == want[got].len));
+				got++;
+			}
+			CHECK_EQ_U64(got, n);
+			CHECK_EQ_U64(opens, keep ? 1 : 3);
+		}
+		ts_dl_result_free(&r);
+	}
+	ts_dataset_meta_free(&m);
+}
+
 int main(void)
 {
 	struct ts_dataset_meta m;
@@ -289,6 +393,8 @@ int main(void)
 	check_slices(&m, true);
 	check_cores();
 	check_request_cpu(&m);
+	check_keep_open(&m);
+	check_keep_hdf5();
 
 	/* prefetch_factor 1, 2 workers, 1 rank: batch j + 2 goes out when batch j
 	 * is taken; a batch is 3 files read one after the other */
