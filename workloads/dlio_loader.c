@@ -717,6 +717,10 @@ struct tfslot {
 	struct tfev ev;
 	bool busy;
 	uint64_t next; /* the sequence number of its next record this epoch */
+	/* The sample it read last and where in its file that lies: a reader
+	 * reads its file's records in order, so the next one's offset is one
+	 * addition away (UNSET: none yet this epoch). */
+	uint64_t last, last_off;
 };
 
 struct tfrank {
@@ -778,6 +782,26 @@ static uint64_t tf_slot_next(const struct tl *t, uint64_t s, uint64_t from)
 	}
 }
 
+/* Where sample @i lies in its file: the records before it in the file,
+ * summed. A reader takes its file's records in order (tf_slot_next), so
+ * this is the offset of the record @sl read last plus its length; the sum
+ * is taken whole only where that does not hold. */
+static uint64_t tf_offset(const struct tl *t, struct tfslot *sl, uint64_t i)
+{
+	const struct ts_dataset_meta *m = t->c->meta;
+	uint64_t first = i / t->per * t->per, off = 0;
+	if (!m->bytes)
+		off = (i - first) * m->fixed_bytes;
+	else if (sl->last != UNSET && sl->last + 1 == i && sl->last >= first)
+		off = sl->last_off + ts_dataset_sample_len(m, sl->last);
+	else
+		for (uint64_t j = first; j < i; j++)
+			off += ts_dataset_sample_len(m, j);
+	sl->last = i;
+	sl->last_off = off;
+	return off;
+}
+
 /* Reader @sl of rank @k starts its next record at @t, if the window lets it. */
 static int tf_read(struct tl *t, uint64_t k, struct tfslot *sl, uint64_t now)
 {
@@ -787,9 +811,7 @@ static int tf_read(struct tl *t, uint64_t k, struct tfslot *sl, uint64_t now)
 		return 0;
 	const struct ts_dataset_meta *m = t->c->meta;
 	uint64_t i = tf_sample(t, k, q), f = i / t->per, len = ts_dataset_sample_len(m, i);
-	uint64_t off = 0;
-	for (uint64_t j = f * t->per; j < i; j++)
-		off += ts_dataset_sample_len(m, j);
+	uint64_t off = tf_offset(t, sl, i);
 	struct ts_vio io = { .op = TS_VIO_READ, .file = f + 2, .off = off, .len = len,
 			     .size = m->files[f].bytes, .chunk = t->c->transfer_size };
 	t->r->read_requests += t->c->transfer_size ? (len + t->c->transfer_size - 1) /
@@ -879,7 +901,7 @@ static int tf_epoch(struct tl *t, uint64_t now)
 		for (uint64_t s = 0; s < t->R && !rc; s++) {
 			struct tfslot *sl = &t->rk[k].slot[s];
 			*sl = (struct tfslot){ .ev = { .kind = TF_READ, .k = k, .s = s },
-					       .next = tf_slot_next(t, s, 0) };
+					       .next = tf_slot_next(t, s, 0), .last = UNSET };
 			rc = tf_read(t, k, sl, now);
 		}
 	return rc;

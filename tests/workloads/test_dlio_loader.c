@@ -383,6 +383,59 @@ static void check_keep_hdf5(void)
 	ts_dataset_meta_free(&m);
 }
 
+/* DLIO's TensorFlow loader (ts_dl_run_tf_virtual) over TFRecord files of
+ * 20 records of drawn sizes, 2 ranks of 3 readers: each request lies
+ * where its record does (the sizes of the records before it in its file,
+ * summed here the long way), and every record of a rank's shard is read
+ * once an epoch. */
+static void check_tf_offsets(void)
+{
+	struct ts_dataset_meta m;
+	struct ts_dataset_config dc;
+	char err[256];
+	memset(&dc, 0, sizeof(dc));
+	CHECK(ts_opt_defaults(ts_dataset_opts(), &dc, err, sizeof(err)) == 0);
+	dc.count = 10;
+	dc.seed = 11;
+	CHECK(ts_opt_set(ts_dataset_opts(), &dc, "samples_per_file", "20", err, sizeof(err)) == 0);
+	CHECK(ts_opt_set(ts_dataset_opts(), &dc, "record_length", "30000", err, sizeof(err)) == 0);
+	CHECK(ts_opt_set(ts_dataset_opts(), &dc, "record_stdev", "9000", err, sizeof(err)) == 0);
+	CHECK(ts_dataset_meta_describe(&ts_dataset_tfrecord, &dc, &m, err, sizeof(err)) == 0);
+	CHECK(m.bytes != NULL); /* sizes drawn, not one fixed size */
+	struct ts_dl_cfg c = { .meta = &m, .ranks = 2, .world = 2, .batch = 4, .workers = 3,
+			       .window = 2, .epochs = 2, .compute_ns = LAT };
+	struct ts_vdisk disk = { submit, NULL, NULL };
+	struct ts_dl_result r;
+	nlog = 0;
+	int rc = ts_dl_run_tf_virtual(&c, &disk, NULL, NULL, &r, err, sizeof(err));
+	if (rc)
+		fprintf(stderr, "tf: %s\n", err);
+	CHECK(rc == 0);
+	/* 5 files a rank, 100 records, 25 batches of 4 */
+	CHECK_EQ_U64(r.steps, 25);
+	CHECK_EQ_U64(nlog, 2 * 2 * 100);
+	static int seen[2][200];
+	memset(seen, 0, sizeof(seen));
+	for (size_t i = 0; i < nlog; i++) {
+		const struct rec *q = &log_[i];
+		uint64_t e = q->t >= r.ep[1].start, k = 0, off = 0;
+		CHECK(q->op == TS_VIO_READ && q->file < 10);
+		for (k = 0; k < 20; k++) {
+			if (off == q->off)
+				break;
+			off += ts_dataset_sample_len(&m, q->file * 20 + k);
+		}
+		CHECK(k < 20); /* at a record's start */
+		CHECK_EQ_U64(q->len, ts_dataset_sample_len(&m, q->file * 20 + k));
+		seen[e][q->file * 20 + k]++;
+	}
+	for (int e = 0; e < 2; e++)
+		for (int j = 0; j < 200; j++)
+			CHECK(seen[e][j] == 1);
+	ts_dl_result_free(&r);
+	ts_dataset_meta_free(&m);
+}
+
 int main(void)
 {
 	struct ts_dataset_meta m;
@@ -395,6 +448,7 @@ int main(void)
 	check_request_cpu(&m);
 	check_keep_open(&m);
 	check_keep_hdf5();
+	check_tf_offsets();
 
 	/* prefetch_factor 1, 2 workers, 1 rank: batch j + 2 goes out when batch j
 	 * is taken; a batch is 3 files read one after the other */
