@@ -180,7 +180,9 @@ static void add_reads(struct ts_replay_result *res, const struct ts_tier_done *d
 
 /* tierfs replies at the later of the model's time @done and the end of
  * its own syscall, which the CPU sample @cs times, and as late behind it
- * as it was when recorded; @d's bound is counted. */
+ * as it was when recorded; @d's bound is counted. Under kernel_fs too: in
+ * block mode the loop device's reads of the image are served by the same
+ * daemon, which makes the same syscall behind each one. */
 static uint64_t reply(struct ts_replay_result *res, const struct ts_trace_cpu *cs, uint64_t s,
 		      uint64_t done, const struct ts_tier_done *d)
 {
