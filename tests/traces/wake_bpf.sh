@@ -13,9 +13,12 @@ mkdir -p "$T/data" "$T/tmp"
 head -c 4096 /dev/urandom > "$T/data/a"
 head -c 1048576 /dev/urandom > "$T/disk"
 
+# wake_load's own threads only: under AddressSanitizer its leak check at
+# exit would stop the world from a task of its own, a seventh "thread"
 rec() { # rec tracefs|bpf
 	TMPDIR="$T/tmp" TIERSIM_WAKE_CAPTURE=$1 "$B" record --data "$T/data" --out "$T/$1.trace" \
-		-- "$L" "$T/disk" > /dev/null 2> "$T/$1.err"
+		-- env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		"$L" "$T/disk" > /dev/null 2> "$T/$1.err"
 }
 rec tracefs
 check "tracefs: exit 0" test $? = 0
@@ -26,6 +29,14 @@ fi
 rec bpf
 check "bpf: exit 0" test $? = 0
 if grep -q "notice: no BPF wake capture" "$T/bpf.err"; then
+	# a build without libbpf, or a kernel that does not let us load
+	# programs, skips; root on a kernel with BTF must load them (a verifier
+	# refusal is a bug, not a reason to skip)
+	if [ "$(id -u)" = 0 ] && [ -r /sys/kernel/btf/vmlinux ] &&
+		! grep -qE "built without libbpf|Operation not permitted" "$T/bpf.err"; then
+		echo "FAIL: bpf: $(cat "$T/bpf.err")"
+		exit 1
+	fi
 	echo "SKIP: $(cat "$T/bpf.err")"
 	exit 77
 fi
@@ -48,8 +59,10 @@ lines() {
 count() { awk -v k="$2" -v a="$3" -v b="$4" '$1 == k && $2 == a && $3 == b { n = $4 } END { print n + 0 }' "$1"; }
 for m in tracefs bpf; do
 	lines "$T/$m.trace.wakes" > "$T/$m.lines"
-	check "$m: ping woke pong 20 times" test "$(count "$T/$m.lines" W pong ping)" = 20
-	check "$m: pong woke ping 20 times" test "$(count "$T/$m.lines" W ping pong)" = 20
+	# 20 rounds, each giving the other thread 3 ms to fall asleep first: a
+	# loaded host may not, now and then, so most rounds, not all
+	check "$m: ping woke pong in most of 20 rounds" test "$(count "$T/$m.lines" W pong ping)" -ge 15
+	check "$m: pong woke ping in most of 20 rounds" test "$(count "$T/$m.lines" W ping pong)" -ge 15
 	check "$m: the timer's interrupt woke the sleeper, not the spinner" \
 		test "$(count "$T/$m.lines" W sleeper spinner)" = 0
 	check "$m: no wake of the sleeper by a thread" \
