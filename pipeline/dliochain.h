@@ -9,7 +9,8 @@
  * Measured through a tierfs trace of each real reader, DLIO 2.0.0's own
  * reader classes (bench/dlio_chains.sh, on files of DLIO's generators and,
  * for hdf5 and png, of tiersim's; the measurements are the files of
- * tests/workloads/chains/ and tests/workloads/test_dlio_chain.c checks
+ * tests/workloads/chains/, with one hdf5 sample out of a whole DLIO run's
+ * trace, bench/dlio_run_chain.py; tests/workloads/test_dlio_chain.c checks
  * every one against the model):
  *
  *  - npz, NPZReader: np.load(f, allow_pickle=True)['x'] (numpy 1.24, Python

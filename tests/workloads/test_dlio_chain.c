@@ -2,8 +2,9 @@
  * (pipeline/dliochain.h) against the one measured through tierfs
  * (bench/dlio_chains.sh wrote tests/workloads/chains/, one file a sample,
  * read by DLIO 2.0.0's own reader classes; tiersim_*.txt are tiersim's own
- * hdf5 and png files): the same operations, offsets and lengths in the same
- * order, request for request; and where the loader takes each sample to
+ * hdf5 and png files; run_hdf5_338.txt is one sample out of the trace of a
+ * whole DLIO run, bench/dlio_run_chain.py): the same operations, offsets
+ * and lengths in the same order, request for request; and where the loader takes each sample to
  * lie: hdf5's records (hdf5_338_3.txt: the middle of 3 records) and npz's
  * x member and array, which np.savez's files (npz_*.txt) and tiersim's
  * (tiersim_npz.txt) put at the same offsets.
