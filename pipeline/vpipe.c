@@ -304,13 +304,14 @@ void ts_vpipe_set_timeline(struct ts_vpipe *v, struct ts_tl_proc *tl)
 	v->tl = tl;
 }
 
-/* A read's (file, offset) as a key; 0 is an empty slot, and two keys
- * that meet count as a merge (a bound may count too many, never too few). */
-static inline uint64_t span_key(uint64_t file, uint64_t off)
+/* Where a read ends (@start false) or starts, in (file, offset), as a
+ * key; 0 is an empty slot, and two keys that meet count as a merge (a
+ * bound may count too many, never too few). */
+static inline uint64_t span_key(uint64_t file, uint64_t off, bool start)
 {
 	uint64_t x = (file + 1) * 0x9e3779b97f4a7c15ULL ^ off * 0xbf58476d1ce4e5b9ULL;
 	x ^= x >> 31;
-	return x | 1;
+	return (x | 1) ^ (start ? 2 : 0);
 }
 
 static bool span_has(const uint64_t *t, uint64_t mask, uint64_t k)
@@ -329,10 +330,22 @@ static void span_put(uint64_t *t, uint64_t mask, uint64_t k)
 	t[i] = k;
 }
 
-/* The ends of the reads of positions [(g - 1) window, (g + 1) window)
- * live in two tables, one per block of @window positions (the older
- * cleared as a block starts): a lookup sees at least the @window
- * positions before its own. */
+static bool span_in(const uint64_t *cur, const uint64_t *old, uint64_t mask, uint64_t k)
+{
+	return span_has(cur, mask, k) || span_has(old, mask, k);
+}
+
+/* The starts and ends of the reads of positions [(g - 1) window,
+ * (g + 1) window) live in two tables, one per block of @window positions
+ * (the older cleared as a block starts): a lookup sees at least the
+ * @window positions before its own.
+ * The tier merges by arrival, not by order: a read joins one in flight
+ * that ends where it starts, and a sample later in the order may reach
+ * the tier first. So every pair of reads of the window that meet (one
+ * ends where the other starts, either before the other in the order) is
+ * counted once, by the later of the two in the order: a read joins at
+ * most one other and is joined by at most one, so no more samples than
+ * such pairs read without an I/O of their own. */
 int ts_vpipe_merge_count(struct ts_vpipe *v, uint64_t epoch, uint64_t window, uint64_t mark,
 			 uint64_t end, uint64_t *below, uint64_t *all)
 {
@@ -344,6 +357,7 @@ int ts_vpipe_merge_count(struct ts_vpipe *v, uint64_t epoch, uint64_t window, ui
 	if (window > (1u << 22))
 		return -E2BIG;
 	end = TS_MIN(end, ts_sched_samples_per_epoch(v->sched));
+	/* two keys a read, the table at most half full */
 	uint64_t size = 64;
 	while (size < 4 * window * TS_VIO_MAX)
 		size *= 2;
@@ -356,16 +370,25 @@ int ts_vpipe_merge_count(struct ts_vpipe *v, uint64_t epoch, uint64_t window, ui
 			memset(cur, 0, size * sizeof(*cur));
 		struct ts_vsample s;
 		v->ops->plan_sample(&v->vs, v->first + order[p], &s);
-		bool may = false;
-		for (unsigned i = 0; i < s.n && !may; i++) {
-			uint64_t k = span_key(s.io[i].file, s.io[i].off);
-			may = s.io[i].op == TS_VIO_READ && (span_has(cur, mask, k) || span_has(old, mask, k));
+		uint64_t meets = 0;
+		for (unsigned i = 0; i < s.n; i++) {
+			const struct ts_vio *io = &s.io[i];
+			if (io->op != TS_VIO_READ)
+				continue;
+			/* it joins one that ends where it starts, or one that
+			 * starts where it ends joins it */
+			meets += span_in(cur, old, mask, span_key(io->file, io->off, false));
+			meets += span_in(cur, old, mask, span_key(io->file, io->off + io->len, true));
 		}
-		for (unsigned i = 0; i < s.n; i++)
-			if (s.io[i].op == TS_VIO_READ)
-				span_put(cur, mask, span_key(s.io[i].file, s.io[i].off + s.io[i].len));
-		*all += may;
-		*below += may && p < mark;
+		for (unsigned i = 0; i < s.n; i++) {
+			const struct ts_vio *io = &s.io[i];
+			if (io->op != TS_VIO_READ)
+				continue;
+			span_put(cur, mask, span_key(io->file, io->off + io->len, false));
+			span_put(cur, mask, span_key(io->file, io->off, true));
+		}
+		*all += meets;
+		*below += p < mark ? meets : 0;
 	}
 	free(tab);
 	return 0;

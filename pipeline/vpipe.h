@@ -89,12 +89,14 @@ TS_WUR int ts_vpipe_release(struct ts_vpipe *v, uint64_t seq, uint64_t t_ns);
 /* With restart (loader.h): the consumer opens the next epoch at @t_ns;
  * nothing of it is read before. */
 TS_WUR int ts_vpipe_open_epoch(struct ts_vpipe *v, uint64_t t_ns);
-/* Of the first @end samples of @epoch's order, those that may read on a
- * tier merging sequential reads (tier_base.h's ts_tier_read_ios) without
- * an I/O of their own: a read of theirs starts where a read of one of the
- * @window samples before them in the order ends (in the same file). All
- * such in *@all, those of positions below @mark in *@below; a few that
- * cannot merge may be counted (a bound). 0, -EAGAIN while the scheduler
+/* Of the first @end samples of @epoch's order, at least as many as may
+ * read on a tier merging sequential reads (tier_base.h's ts_tier_read_ios)
+ * without an I/O of their own: the pairs of reads that meet (one ends
+ * where the other starts, in the same file, either first: the tier merges
+ * by arrival), the other among the @window samples before, each counted
+ * at the later in the order. All in *@all, those counted at positions
+ * below @mark in *@below; a few that cannot merge may be counted (a
+ * bound). 0, -EAGAIN while the scheduler
  * holds another epoch's order (ts_sched_order), -E2BIG for a window over
  * 2^22 samples, -ENOMEM. */
 TS_WUR int ts_vpipe_merge_count(struct ts_vpipe *v, uint64_t epoch, uint64_t window,
