@@ -313,9 +313,11 @@ struct accel {
 	struct ts_tier_read_ios ios;	  /* what bounds its reads' I/Os (peak 0: nothing) */
 	uint64_t io_unit;		  /* the drive's I/O unit (0: a request is one I/O) */
 	/* A tier that merges: per epoch, how many of the samples the floor
-	 * counts may merge (ts_vpipe_merge_count), mg_ok once known */
+	 * counts may merge (ts_vpipe_merge_count), mg_ok once known;
+	 * mg_fail: counting failed for mg_epoch otherwise than for want of
+	 * its order (-ENOMEM, -E2BIG), and is not tried again that epoch */
 	uint64_t mg_epoch, mg_all, mg_tail;
-	bool mg_ok;
+	bool mg_ok, mg_fail;
 	const struct sample_bytes *sb;	  /* the samples' stored bytes (NULL: no floor) */
 	uint64_t window;		  /* the loader's prefetch window, batches */
 	double next;			  /* accel_next: what an epoch to come reaches */
@@ -397,11 +399,18 @@ static double steps_merged(struct accel *A, uint64_t steps, double *tail)
 	if (!A->ios.merges)
 		return 0;
 	if (!A->mg_ok || A->mg_epoch != A->cur_epoch) {
-		uint64_t B = A->n * A->w->batch_size, below, all;
-		A->mg_ok = false;
-		if (ts_vpipe_merge_count(A->pipe.vp, A->cur_epoch, (A->window + 1) * B,
-					 A->window * B, steps * B, &below, &all))
+		if (A->mg_fail && A->mg_epoch == A->cur_epoch)
 			return *tail = -1;
+		uint64_t B = A->n * A->w->batch_size, below, all;
+		A->mg_ok = A->mg_fail = false;
+		int rc = ts_vpipe_merge_count(A->pipe.vp, A->cur_epoch, (A->window + 1) * B,
+					      A->window * B, steps * B, &below, &all);
+		if (rc) {
+			/* without the order (-EAGAIN) a later step retries */
+			A->mg_fail = rc != -EAGAIN;
+			A->mg_epoch = A->cur_epoch;
+			return *tail = -1;
+		}
 		A->mg_ok = true;
 		A->mg_epoch = A->cur_epoch;
 		A->mg_all = all;
