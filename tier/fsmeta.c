@@ -469,6 +469,21 @@ void ts_fsmeta_dirty(struct ts_fsmeta *m, uint64_t now, enum ts_fsmeta_change wh
 	struct ts_fsmeta_node dir, node, tdir;
 	bool fresh;
 	lock(m);
+	if (what == TS_FSMETA_LINK) {
+		/* ext4_link: the file's link count and times (its inode
+		 * block), the new name at the new folder's end and that
+		 * folder's times (ext4_add_entry); the old folder is not
+		 * changed */
+		if (node_of(m, path, len, stat, ctx, &node, &fresh))
+			goto out;
+		jdirty(m, now, itab_block(m, node.ino));
+		if (to && split_path(to, &tall, &tlen, &tname) &&
+		    !node_of(m, to, tlen == 1 ? 0 : tlen, stat, ctx, &tdir, &fresh)) {
+			name_added(m, now, &tdir, tname);
+			jdirty(m, now, itab_block(m, tdir.ino));
+		}
+		goto out;
+	}
 	if (node_of(m, path, plen == 1 ? 0 : plen, stat, ctx, &dir, &fresh))
 		goto out;
 	if (what == TS_FSMETA_MAKE) {
@@ -486,7 +501,7 @@ void ts_fsmeta_dirty(struct ts_fsmeta *m, uint64_t now, enum ts_fsmeta_change wh
 		struct slot *s = find(m, key_of(K_NODE, dir.key));
 		uint64_t blocks = (dir.blocks ? dir.blocks : 1) + (s->key ? s->added : 0) / m->p.block;
 		jdirty(m, now, dir_block(m, dir.key, mix(node.key) % blocks));
-		/* a rename or link into another folder adds the name at that
+		/* a rename into another folder adds the name at that
 		 * folder's end and changes its times (ext4_rename,
 		 * ext4_add_entry); a folder moved also rewrites its "..",
 		 * in its first block */

@@ -115,16 +115,20 @@ uint64_t ts_fsmeta_dir_blocks(const struct ts_fsmeta_params *p, uint64_t entries
  *     (inodes made one after the other from the folder's), the folder's
  *     block the name is added to (its last, moved on by the names made in
  *     it: dirent_base + the name rounded up to 4 bytes each);
- *   - a remove (unlink, rmdir) or change (rename, link): the inode's
+ *   - a remove (unlink, rmdir) or change (rename): the inode's
  *     table block and one of the folder's blocks (which one holds the name
- *     is not known here: the path's hash picks one); a change into
+ *     is not known here: the path's hash picks one); a rename into
  *     another folder also that folder's last block (the name added) and
  *     its inode block, and a folder moved its first block (".."): a
  *     block-mode trace of 1,000 renames from one folder into an empty
  *     one, then 1,000 within a third, synced after each, journalled 76
  *     and 68 blocks; the rule 73 and 69 (70 and 69 without the second
  *     folder);
- *   - each: the folder's own inode block (its times); a make or remove
+ *   - a link: the file's inode block (its link count) and the new
+ *     folder's last block (the name added, as a make's), also when it is
+ *     the old folder, which is not otherwise changed (ext4_link; no trace
+ *     of links measured);
+ *   - each: the (new) folder's own inode block (its times); a make or remove
  *     also the allocation blocks (superblock, group descriptors, inode
  *     and block bitmaps: 4).
  * A commit writes a descriptor block per 255 blocks (jbd2's 16-byte tags)
@@ -136,12 +140,13 @@ uint64_t ts_fsmeta_dir_blocks(const struct ts_fsmeta_params *p, uint64_t entries
  * virtiofs only; a FUSE-mode trace of the same job holds no request at
  * either sync), so neither tierfs nor a replay of its trace sees one.
  */
-enum ts_fsmeta_change { TS_FSMETA_MAKE, TS_FSMETA_REMOVE, TS_FSMETA_CHANGE };
+enum ts_fsmeta_change { TS_FSMETA_MAKE, TS_FSMETA_REMOVE, TS_FSMETA_CHANGE, TS_FSMETA_LINK };
 /* @what was done on @path (absolute) at @now: its blocks join the running
  * transaction (@stat as for ts_fsmeta_path; nothing when a component is
- * missing). @to: a rename's or link's new name (else NULL); in another
- * folder, that folder's last block and inode block join too, and a
- * folder moved its own first block (".."). */
+ * missing). @to: a rename's or link's new name (else NULL); a rename
+ * into another folder adds that folder's last block and inode block, and
+ * a folder moved its own first block (".."); a link dirties its new
+ * folder's (in any folder: none when unknown), never the old one's. */
 void ts_fsmeta_dirty(struct ts_fsmeta *m, uint64_t now, enum ts_fsmeta_change what,
 		     const char *path, const char *to, ts_fsmeta_stat_fn stat, void *ctx);
 /* The running transaction's commit when due: at once with @sync (an

@@ -105,8 +105,10 @@ bool ts_tier_rule_fs_change(unsigned op, enum ts_fsmeta_change *what)
 		*what = TS_FSMETA_REMOVE;
 		return true;
 	case TS_OP_RENAME:
-	case TS_OP_LINK:
 		*what = TS_FSMETA_CHANGE;
+		return true;
+	case TS_OP_LINK:
+		*what = TS_FSMETA_LINK;
 		return true;
 	default:
 		return false;

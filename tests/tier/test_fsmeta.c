@@ -196,7 +196,8 @@ static void test_journal(void)
 
 /* Two folders: /a (inode 12) with files /a/fNNNNN (inode 13 + NNNNN,
  * below 80) and the folder /a/sub (inode 200, one block), /b (inode 100),
- * empty; each folder one block when first seen. */
+ * empty; each folder one block when first seen. And /c (inode 300, 8
+ * blocks) with files /c/fNNNNN (inode 321 + NNNNN, below 8). */
 static int two_stat(void *ctx, const char *path, size_t len, struct ts_fsmeta_node *out)
 {
 	(void)ctx;
@@ -210,6 +211,10 @@ static int two_stat(void *ctx, const char *path, size_t len, struct ts_fsmeta_no
 		*out = (struct ts_fsmeta_node){ 0, 200, 1 };
 	else if (len == 9 && !strncmp(path, "/a/f", 4) && atoi(path + 4) < 80)
 		*out = (struct ts_fsmeta_node){ 0, 13 + (uint64_t)atoi(path + 4), 0 };
+	else if (len == 2 && !strncmp(path, "/c", 2))
+		*out = (struct ts_fsmeta_node){ 0, 300, 8 };
+	else if (len == 9 && !strncmp(path, "/c/f", 4) && atoi(path + 4) < 8)
+		*out = (struct ts_fsmeta_node){ 0, 321 + (uint64_t)atoi(path + 4), 0 };
 	else
 		return -ENOENT;
 	return 0;
@@ -248,6 +253,38 @@ static void test_journal_rename(void)
 	/* a new name in a folder that does not exist: the old folder only */
 	ts_fsmeta_dirty(m, 7 * TS_NS_PER_S, TS_FSMETA_CHANGE, "/a/f00070", "/nope/x", two_stat, NULL);
 	CHECK_EQ_U64(commit_blocks(m, 8 * TS_NS_PER_S, &reqs), 3 + 1 + 1);
+	ts_fsmeta_free(m);
+}
+
+/* A link adds a name to its new folder and counts one more link in the
+ * file's inode, as ext4_link does: the old folder is not changed. */
+static void test_journal_link(void)
+{
+	struct ts_fsmeta *m;
+	char from[32], to[32];
+	unsigned reqs;
+	CHECK(ts_fsmeta_new(ext4, &m) == 0);
+	/* /a/f00040 linked into /b: its inode 53 (table block 3), /b's last
+	 * block and inode block (6), a descriptor and the commit block; not
+	 * /a's block or inode block (0) */
+	ts_fsmeta_dirty(m, TS_NS_PER_S, TS_FSMETA_LINK, "/a/f00040", "/b/l00040", two_stat, NULL);
+	CHECK_EQ_U64(commit_blocks(m, 2 * TS_NS_PER_S, &reqs), 1 + 2 + 1 + 1);
+	CHECK_EQ_U64(reqs, 2); /* the descriptor and blocks, then the commit block */
+	/* 8 links within /c (8 blocks): the names all go at its end, its
+	 * last block, not the blocks holding the old names; inodes 321..328
+	 * (table block 20), /c's inode block (18) */
+	for (int i = 0; i < 8; i++) {
+		snprintf(from, sizeof(from), "/c/f%05d", i);
+		snprintf(to, sizeof(to), "/c/l%05d", i);
+		ts_fsmeta_dirty(m, 3 * TS_NS_PER_S, TS_FSMETA_LINK, from, to, two_stat, NULL);
+	}
+	CHECK_EQ_U64(commit_blocks(m, 4 * TS_NS_PER_S, &reqs), 1 + 1 + 1 + 1 + 1);
+	/* into a folder that does not exist: the file's inode block only */
+	ts_fsmeta_dirty(m, 5 * TS_NS_PER_S, TS_FSMETA_LINK, "/a/f00041", "/nope/x", two_stat, NULL);
+	CHECK_EQ_U64(commit_blocks(m, 6 * TS_NS_PER_S, &reqs), 1 + 1 + 1);
+	/* a file that does not exist: nothing */
+	ts_fsmeta_dirty(m, 7 * TS_NS_PER_S, TS_FSMETA_LINK, "/a/f00099", "/b/x", two_stat, NULL);
+	CHECK_EQ_U64(commit_blocks(m, 8 * TS_NS_PER_S, &reqs), 0);
 	ts_fsmeta_free(m);
 }
 
@@ -408,6 +445,7 @@ int main(void)
 	test_path();
 	test_journal();
 	test_journal_rename();
+	test_journal_link();
 	test_charge();
 	test_declared(set);
 	ts_tier_set_free(set);
