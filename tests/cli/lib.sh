@@ -42,6 +42,17 @@ fail() {
 	exit 1
 }
 
+# expect_dlio STATUS PATTERN ARGS...: `tiersim dlio ARGS` exits STATUS with exactly one stderr line, matching PATTERN
+expect_dlio() {
+	local want=$1 pat=$2
+	shift 2
+	"$tiersim" dlio "$@" >"$work/out" 2>"$work/err"
+	local rc=$?
+	[ "$rc" -eq "$want" ] || { cat "$work/err" >&2; fail "dlio $*: exit $rc, expected $want"; }
+	[ "$(wc -l <"$work/err")" -eq 1 ] || { cat "$work/err" >&2; fail "dlio $*: not one line"; }
+	grep -q -- "$pat" "$work/err" || { cat "$work/err" >&2; fail "dlio $*: no '$pat'"; }
+}
+
 # stop_mounted NAME [SIG]: SIG (INT) to the background command $bg once it
 # has mounted under $work; it must exit 130 and leave nothing mounted.
 stop_mounted() {

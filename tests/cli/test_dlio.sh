@@ -13,16 +13,6 @@
 "$tiersim" --help | grep -q '^  dlio ' || { echo "tiersim was built without dlio"; exit 77; }
 wl=$src/workloads/dlio
 
-# expect STATUS PATTERN ARGS...: exit status, exactly one stderr line matching PATTERN
-expect() {
-	local want=$1 pat=$2
-	shift 2
-	"$tiersim" dlio "$@" >"$work/out" 2>"$work/err"
-	local rc=$?
-	[ "$rc" -eq "$want" ] || { cat "$work/err" >&2; fail "dlio $*: exit $rc, expected $want"; }
-	[ "$(wc -l <"$work/err")" -eq 1 ] || { cat "$work/err" >&2; fail "dlio $*: not one line"; }
-	grep -q -- "$pat" "$work/err" || { cat "$work/err" >&2; fail "dlio $*: no '$pat'"; }
-}
 
 small="++workload.dataset.num_files_train=64 ++workload.dataset.num_samples_per_file=1 ++workload.train.epochs=2 ++workload.train.total_training_steps=-1"
 for f in "$wl"/*.yaml; do
@@ -56,23 +46,23 @@ grep -q "typo.yaml:11: unknown key 'mystery' ignored" "$work/err" || fail "no wa
 
 # a wrong type: refused naming key and line
 sed 's/batch_size: 2/batch_size: two/' "$work/typo.yaml" >"$work/type.yaml"
-expect 1 "type.yaml:6: key 'reader.batch_size': 'two' is not an integer" "$work/type.yaml" --tier nvme-local --virtual
+expect_dlio 1 "type.yaml:6: key 'reader.batch_size': 'two' is not an integer" "$work/type.yaml" --tier nvme-local --virtual
 printf 'reader:\n  batch_size:\n    - 1\n    - 2\n' >"$work/list.yaml"
-expect 1 "list.yaml:2: key 'reader.batch_size' takes an integer, not a list" "$work/list.yaml" --tier nvme-local --virtual
+expect_dlio 1 "list.yaml:2: key 'reader.batch_size' takes an integer, not a list" "$work/list.yaml" --tier nvme-local --virtual
 # malformed YAML: the line
 printf 'dataset:\n  format: npz\n reader: [\n' >"$work/bad.yaml"
-expect 1 "bad.yaml:3:.*malformed YAML" "$work/bad.yaml" --tier nvme-local --virtual
+expect_dlio 1 "bad.yaml:3:.*malformed YAML" "$work/bad.yaml" --tier nvme-local --virtual
 # an unknown workload, an unknown override key, a bad override value, a format not modeled
-expect 2 "unknown workload 'unet4d'.*unet3d_h100" unet4d --tier nvme-local --virtual
-expect 2 "unknown key 'reader.read_thread'" unet3d_h100 ++workload.reader.read_thread=4 --tier nvme-local --virtual
-expect 2 "key 'train.epochs': 'many' is not an integer" unet3d_h100 ++workload.train.epochs=many --tier nvme-local --virtual
-expect 2 "dataset.format 'tif'" unet3d_h100 ++workload.dataset.format=tif --tier nvme-local --virtual
+expect_dlio 2 "unknown workload 'unet4d'.*unet3d_h100" unet4d --tier nvme-local --virtual
+expect_dlio 2 "unknown key 'reader.read_thread'" unet3d_h100 ++workload.reader.read_thread=4 --tier nvme-local --virtual
+expect_dlio 2 "key 'train.epochs': 'many' is not an integer" unet3d_h100 ++workload.train.epochs=many --tier nvme-local --virtual
+expect_dlio 2 "dataset.format 'tif'" unet3d_h100 ++workload.dataset.format=tif --tier nvme-local --virtual
 # unet3d's images as png: wider than Pillow's 64 KiB IDAT chunks, which the reader's chain models
-expect 1 "png: an image of 17103 x 14537 (record_length 146600628.*more than 16384 pixels a side" \
+expect_dlio 1 "png: an image of 17103 x 14537 (record_length 146600628.*more than 16384 pixels a side" \
 	unet3d_h100 ++workload.dataset.format=png --tier nvme-local --virtual
 # a dataset larger than its directory's filesystem: refused before a byte is written
 mkdir -p "$work/small"
-expect 1 "small: the dataset needs .* free" unet3d_h100 ++workload.dataset.num_files_train=100000 --tier nvme-local --dir "$work/small"
+expect_dlio 1 "small: the dataset needs .* free" unet3d_h100 ++workload.dataset.num_files_train=100000 --tier nvme-local --dir "$work/small"
 [ -z "$(ls -A "$work/small")" ] || fail "the refused dataset left $(ls -A "$work/small")"
 
 # AU falls with accelerators; --find-max ends on the last count that passes
@@ -128,7 +118,7 @@ for r in b['runs']:
 assert len(b['runs']) <= len(d['runs']) + 1, (len(b['runs']), len(d['runs']))
 PY
 done
-expect 2 "--search sideways: expected bracket or doubling" unet3d_h100 --tier nvme-local --virtual --find-max --search sideways
+expect_dlio 2 "--search sideways: expected bracket or doubling" unet3d_h100 --tier nvme-local --virtual --find-max --search sideways
 
 # real time through tierfs: the loader reads what virtual time charges
 tw="++workload.dataset.num_files_train=12 ++workload.dataset.num_samples_per_file=20 ++workload.dataset.record_length=50000 ++workload.reader.batch_size=10 ++workload.reader.transfer_size=16384 ++workload.train.computation_time=0.005 ++workload.train.epochs=2"
@@ -263,21 +253,21 @@ au, sps = au_sum / epochs, sps_sum / epochs
 assert abs(r['au'] / au - 1) < 2e-5 and abs(r['samples_per_s'] / sps - 1) < 2e-5, (r, au, sps)
 PY
 done
-expect 2 "is not a host profile" cosmoflow_h100 --tier unlimited --virtual --host nosuch
+expect_dlio 2 "is not a host profile" cosmoflow_h100 --tier unlimited --virtual --host nosuch
 # this-machine without a measurement: said so, and not offered as a choice
 TIERSIM_HOST_FILE=$work/none.lua expect 2 "'this-machine' has no DLIO costs measured" cosmoflow_h100 \
 	--tier unlimited --virtual --host this-machine
 grep -q "known: .*this-machine" "$work/err" && fail "--host this-machine offered"
-expect 2 "reader.preprocess_time: real time does not sleep" unet3d_h100 ++workload.reader.preprocess_time=1 \
+expect_dlio 2 "reader.preprocess_time: real time does not sleep" unet3d_h100 ++workload.reader.preprocess_time=1 \
 	--tier unlimited --dir "$work/pp"
 [ -e "$work/pp" ] && fail "a refused run left $work/pp"
 # --json to a file that cannot be written fails the run, naming it.
 # shellcheck disable=SC2086
-expect 1 "^tiersim dlio: --json $work/no/such.json: No such file" unet3d_h100 $small --tier unlimited \
+expect_dlio 1 "^tiersim dlio: --json $work/no/such.json: No such file" unet3d_h100 $small --tier unlimited \
 	--virtual --quiet --json "$work/no/such.json"
 # More overrides than the command holds: said as such, not as a stray argument.
 # shellcheck disable=SC2046
-expect 2 "at most 64 overrides" unet3d_h100 --tier unlimited --virtual \
+expect_dlio 2 "at most 64 overrides" unet3d_h100 --tier unlimited --virtual \
 	$(for _ in $(seq 65); do echo ++workload.train.epochs=1; done)
 
 # The real loader opens each file by its whole path, as DLIO names it
@@ -370,7 +360,7 @@ PY
 	2>"$work/err" || fail "jpeg virtual run, --host: $(cat "$work/err")"
 grep -q "us/MiB + [0-9.]* us/Mpixel decoded per sample" "$work/err" ||
 	fail "jpeg --host: no decode per megapixel: $(cat "$work/err")"
-expect 2 "dataset.format jpeg: tiersim reads it with DLIO's PyTorch loader only" resnet50_h100 \
+expect_dlio 2 "dataset.format jpeg: tiersim reads it with DLIO's PyTorch loader only" resnet50_h100 \
 	++workload.dataset.format=jpeg ++workload.dataset.num_samples_per_file=1 --tier unlimited --virtual
 # hdf5 (DLIO's HDF5Reader) and png (its ImageReader) under the PyTorch
 # loader: as for jpeg, the real loader's opens and reads through the mount
@@ -415,18 +405,18 @@ h5=$(ls "$work"/hdf51/*/train/*.hdf5 | sed -n 3p)
 printf 'X' | dd of="$h5" bs=1 seek=836 conv=notrunc 2>/dev/null
 kw=${npzw/format=npz/format=hdf5}
 # shellcheck disable=SC2086
-expect 1 "train/$(basename "$h5"): not the hdf5 file the dataset describes (byte 836 " \
+expect_dlio 1 "train/$(basename "$h5"): not the hdf5 file the dataset describes (byte 836 " \
 	resnet50_h100 $kw --tier unlimited --dir "$work/hdf51" --quiet
-expect 2 "dataset.format 'csv': tiersim models npz, tfrecord, jpeg, png and hdf5" unet3d_h100 \
+expect_dlio 2 "dataset.format 'csv': tiersim models npz, tfrecord, jpeg, png and hdf5" unet3d_h100 \
 	++workload.dataset.format=csv --tier unlimited --virtual
-expect 2 "dataset.format png: tiersim reads it with DLIO's PyTorch loader only" resnet50_h100 \
+expect_dlio 2 "dataset.format png: tiersim reads it with DLIO's PyTorch loader only" resnet50_h100 \
 	++workload.dataset.format=png ++workload.dataset.num_samples_per_file=1 --tier unlimited --virtual
-expect 2 "dataset.num_samples_per_file 4: the png kind stores one sample per file" resnet50_h100 \
+expect_dlio 2 "dataset.num_samples_per_file 4: the png kind stores one sample per file" resnet50_h100 \
 	++workload.dataset.format=png ++workload.reader.data_loader=pytorch \
 	++workload.dataset.num_samples_per_file=4 --tier unlimited --virtual
-expect 2 "dataset.enable_chunking: DLIO 2.0.0's HDF5 generator fails" unet3d_h100 \
+expect_dlio 2 "dataset.enable_chunking: DLIO 2.0.0's HDF5 generator fails" unet3d_h100 \
 	++workload.dataset.format=hdf5 ++workload.dataset.enable_chunking=true --tier unlimited --virtual
-expect 2 "dataset.compression 'gzip': tiersim writes DLIO's files uncompressed only" unet3d_h100 \
+expect_dlio 2 "dataset.compression 'gzip': tiersim writes DLIO's files uncompressed only" unet3d_h100 \
 	++workload.dataset.compression=gzip --tier unlimited --virtual
 check_clean "dlio"
 echo ok

@@ -46,21 +46,11 @@ assert r["rm"]["read_requests"] == r["vm"]["read_requests"], (r["rm"], r["vm"])
 # epoch 2 waits for no storage: the run is faster and AU higher
 assert r["vm"]["au"] > r["v"]["au"] and r["vm"]["samples_per_s"] > r["v"]["samples_per_s"]
 PY
-# expect STATUS PATTERN ARGS...: exit status, exactly one stderr line matching PATTERN
-expect() {
-	local want=$1 pat=$2
-	shift 2
-	"$tiersim" dlio "$@" >"$work/out" 2>"$work/err"
-	local rc=$?
-	[ "$rc" -eq "$want" ] || { cat "$work/err" >&2; fail "dlio $*: exit $rc, expected $want"; }
-	[ "$(wc -l <"$work/err")" -eq 1 ] || { cat "$work/err" >&2; fail "dlio $*: not one line"; }
-	grep -q -- "$pat" "$work/err" || { cat "$work/err" >&2; fail "dlio $*: no '$pat'"; }
-}
-expect 2 "reader.read_type 'memroy': DLIO's are memory and on_demand" unet3d_h100 \
+expect_dlio 2 "reader.read_type 'memroy': DLIO's are memory and on_demand" unet3d_h100 \
 	++workload.reader.read_type=memroy --tier ssd-cloud --virtual
 printf 'dataset:\n  format: npz\n  num_files_train: 8\nreader:\n  data_loader: dali\n  read_type: memory\n' \
 	>"$work/dali.yaml"
-expect 2 "dali.yaml: reader.read_type memory: DLIO 2.0.0's DALI loader" "$work/dali.yaml" \
+expect_dlio 2 "dali.yaml: reader.read_type memory: DLIO 2.0.0's DALI loader" "$work/dali.yaml" \
 	--tier ssd-cloud --virtual
 # TensorFlow: no effect
 tfw="++workload.dataset.num_files_train=8 ++workload.dataset.num_samples_per_file=20 ++workload.reader.batch_size=10 ++workload.train.epochs=2"
