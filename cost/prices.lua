@@ -202,6 +202,35 @@ instance "r5b.large" {
 	hourly = { 0.149, "assumed", "r5b.large On-Demand Linux us-east-1, about $0.149/h (aws.amazon.com/ec2/pricing/on-demand, not retrieved here); range: r5.large's $0.126 (the same vCPUs and memory without r5b's EBS bandwidth) to a fifth above", date = "2021-01", low = 0.126, high = 0.18 },
 }
 
+-- The instances an io2 volume was read on in the validation corpus
+-- (validation/cases/ebs-io2-100g-*: aws-samples/ebs-benchmarking-results-
+-- for-improved-performance-on-ebs-optimized-amd-instances, 2023-07). Their
+-- EBS limits come from AWS's table (awsdocs/amazon-ec2-user-guide
+-- doc_source/ebs-optimized.md, the version that lists C6a and M6a, before
+-- 2023-04: both xlarge sizes * 1,061 Mbps / 132.625 MB/s / 6,000 IOPS
+-- baseline, 6,666 Mbps / 833.33 MB/s / 26,667 IOPS maximum) and AWS's
+-- announcements of 2023-04-03 (C6a, M6a) and 2023-06-29 (R6a), as the
+-- study quotes them: the maximum EBS-optimized IOPS raised "by 60% on the
+-- 32xlarge instance size and 50% on all other instance sizes", so
+-- 26,667 x 1.5 = 40,000 at 16 KiB. The bandwidths were not said to change.
+local function amd6(name, hourly, low, high)
+	instance(name) {
+		provider = "aws", region = "us-east-1",
+		shape = "awsdocs/amazon-ec2-user-guide instance tables: " .. name .. " 4 vCPU (AMD EPYC 7R13); EBS limits doc_source/ebs-optimized.md (the version listing C6a/M6a) and AWS's 2023-04-03 EBS-optimized IOPS increase",
+		vcpus = 4, mem_gib = name:sub(1, 1) == "c" and 8 or 16,
+		ebs = {
+			iops = { 6000, "spec", "AWS 'Amazon EBS-optimized instances' (doc_source/ebs-optimized.md, the version listing C6a/M6a), baseline: " .. name .. " 6,000 IOPS (16 KiB I/O); not said to change in 2023" },
+			mbps = { 132.625, "spec", "same, baseline: " .. name .. " 1,061 Mbps, 132.625 MB/s (128 KiB I/O)" },
+			max_iops = { 40000, "spec", "same table's maximum, 26,667 IOPS (16 KiB I/O), raised 50% by AWS's 2023-04-03 announcement for C6a and M6a sizes below 32xlarge (quoted in aws-samples/ebs-benchmarking-results-for-improved-performance-on-ebs-optimized-amd-instances README): 40,000" },
+			max_mbps = { 833.33, "spec", "same table, maximum: " .. name .. " * 6,666 Mbps, 833.33 MB/s (128 KiB I/O)" },
+			burst_s = { 1800, "spec", "same: the types marked * 'can support maximum performance for 30 minutes at least once every 24 hours'" },
+		},
+		hourly = { hourly, "assumed", name .. " On-Demand Linux us-east-1, $" .. hourly .. "/h as public price tables copy aws.amazon.com/ec2/pricing/on-demand (not retrieved here); range: a tenth either way", date = "2023-07", low = low, high = high },
+	}
+end
+amd6("c6a.xlarge", 0.153, 0.138, 0.168)
+amd6("m6a.xlarge", 0.1728, 0.156, 0.19)
+
 -- EBS, us-east-1. gp2 $0.10 and io1/io2 storage $0.125 per GB-month,
 -- $0.065 per provisioned IOPS-month (gist.github.com/turtlemonvh/
 -- 3465e7d295403c61181590e95e5a620d, copied from aws.amazon.com/ebs/pricing
