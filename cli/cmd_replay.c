@@ -26,6 +26,7 @@ struct replay_args {
 	char *target, *profile, *wakes, *instance;
 	char *over[TS_REPLAY_OVER_N]; /* as ts_replay_over_names[] */
 	double speed;
+	uint64_t wake_cost;
 	struct ts_tier_ebs ebs; /* --instance's EBS limits */
 };
 
@@ -68,6 +69,11 @@ static const struct ts_opt replay_opts[] = {
 	{ "cpu_model", TS_OPT_BOOL, RA(cpu_model), "false", 0, 0, "",
 	  "with a wake file: serve each gap's CPU time from the recorded host's CPUs, shared, "
 	  "instead of keeping its recorded wait for a CPU (traces/README.md)" },
+	{ "wake_cost", TS_OPT_DURATION, RA(wake_cost), TS_STR(TS_REPLAY_WAKE_COST_US) "us", 0, 0, "",
+	  "with a wake file, block mode: the gap after a request the command slept in "
+	  "grows by this much per e-fold of the request's time against the recorded "
+	  "(the wake-up rule, traces/README.md; measured on this project's VM); 0: off",
+	  "DUR" },
 	{ "allow_writes", TS_OPT_BOOL, RA(allow_writes), "false", 0, 0, "",
 	  "let a --target replay write (and create missing files)" },
 	{ "fill", TS_OPT_BOOL, RA(fill), "false", 0, 0, "",
@@ -136,6 +142,7 @@ static int replay_args(struct replay_args *o, struct ts_replay_cfg *cfg, int arg
 	cfg->kernel_fs = o->kernel_fs;
 	cfg->closed_loop = o->closed_loop;
 	cfg->cpu_model = o->cpu_model;
+	cfg->wake_cost_ns = o->wake_cost;
 	cfg->allow_writes = o->allow_writes;
 	cfg->fill = o->fill;
 	return -1;

@@ -230,6 +230,52 @@ check "two waiting: recorded" test "$(j "$T/two.json" '.results[0].total_ns')" =
 check "two waiting: each its own request on fixed60" test "$(j "$T/two.json" '.results[1].total_ns')" = 216000
 check "two waiting: no latency" test "$(j "$T/two.json" '.results[2].total_ns')" = 156000
 
+# The wake-up rule: the gap after a request the command slept in changes
+# by --wake-cost times ln((t' + rt) / (t + rt)), t and t' the request's
+# recorded and replayed time at tierfs, rt the recording's round trip
+# (20us here, also taken off each modeled latency). A reader (10) sleeps in
+# the two reads the loop worker sends (both move to it), 100us each as
+# recorded, each followed by a gap (100us, then 90us to its end). fixed300
+# serves them in 280us: each gap grows by 34us * ln(300/120) = 31154ns,
+# 822308ns from the command's start against 760000 with the gaps as
+# recorded; fixed60 in 40us: each shrinks by 34us * ln(120/60) = 23567ns,
+# 232866 against 280000; --wake-cost 10us on fixed300: 9163ns each.
+cat > "$T/u.txt" <<'X'
+header version=3 start_mono_ns=1000000 model=8 floor_ns=20000
+path 1 "/data.ext4"
+210000 310000 read 1 0 4096 4096 33 4194304 0 0
+cpu 33 pid=33 ppid=2 on_ns=1000 runq_ns=0
+410000 510000 read 1 8192 4096 4096 33 4194304 0 0
+cpu 33 pid=33 ppid=2 on_ns=2000 runq_ns=0
+end drops=0 records=2 t=510000
+X
+cat > "$T/u.trace.wakes" <<'X'
+tiersim-wakes 1
+span 1200000 1600000
+T 10 10 0 1200000 1600000 0 0 reader
+S 1315000 1205000 10 0
+S 1515000 1405000 10 0
+X
+cp "$T/fixed.lua" "$T/u.lua"
+echo 'tier "fixed300" { desc = "test", source = "test", latency = { read = { fixed = "300us" } } }' \
+	>> "$T/u.lua"
+"$B" trace undump "$T/u.txt" -o "$T/u.trace"
+up() { "$B" replay "$T/u.trace" --virtual --tier fixed300 --tier fixed60 --profile "$T/u.lua" --json "$@"; }
+up > "$T/u.json"
+check "wake-up: both reads moved" test "$(j "$T/u.json" '.results[1].tied')" = 2
+check "wake-up: recorded" test "$(j "$T/u.json" '.results[0].total_ns')" = 400000
+check "wake-up: a slower tier, longer gaps" test "$(j "$T/u.json" '.results[1].total_ns')" = 822308
+check "wake-up: a faster tier, shorter gaps" test "$(j "$T/u.json" '.results[2].total_ns')" = 232866
+up --wake-cost 0 > "$T/u0.json"
+check "wake-up: off, the gaps as recorded" test "$(j "$T/u0.json" '[.results[1,2].total_ns] | join(",")')" = 760000,280000
+up --wake-cost 10us > "$T/u10.json"
+check "wake-up: 10us an e-fold" test "$(j "$T/u10.json" '.results[1].total_ns')" = 778326
+sed 's/ model=8 floor_ns=20000//' "$T/u.txt" > "$T/un.txt"
+"$B" trace undump "$T/un.txt" -o "$T/un.trace"
+cp "$T/u.trace.wakes" "$T/un.trace.wakes"
+"$B" replay "$T/un.trace" --virtual --tier fixed300 --profile "$T/u.lua" --json > "$T/un.json"
+check "wake-up: no round trip recorded, off" test "$(j "$T/un.json" '.results[1].total_ns')" = 800000
+
 # The CPU model. One CPU (cpus 1, nothing else busy). Threads 20 and 30
 # start at 0 and 10us later thread 20 reads and thread 30 writes, 100us
 # each as recorded; between its two requests each computed 100us, at the

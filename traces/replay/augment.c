@@ -183,6 +183,7 @@ static int tie_sleeps(struct augmented *a, const struct ts_wakes *s, size_t n, u
 			const struct ts_wakes_thread *w = &s->threads[th];
 			taken[ri] = true;
 			r->tid = z->tid;
+			r->flags |= REC_F_MOVED;
 			/* the reply's own timing stays; the sample is no
 			 * longer the kernel thread's */
 			t->cpu[ri] = (struct ts_trace_cpu){.sys_ns = t->cpu[ri].sys_ns,

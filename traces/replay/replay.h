@@ -78,6 +78,12 @@ struct ts_replay_cfg {
 	 * keeping the recorded queueing. Off by default: on the loaders of
 	 * bench/pytorch_replay.sh it did not predict better (traces/README.md). */
 	bool cpu_model;
+	/* The wake-up rule (rules.c): the gap after a request a thread of the
+	 * command slept in (block mode, a wake file) grows by this much per
+	 * e-fold of the request's time, replayed against recorded, each with
+	 * the recording's round trip (rt_ns) added; 0 (or no rt_ns): off.
+	 * TS_REPLAY_WAKE_COST_NS is the figure measured on this project's VM. */
+	uint64_t wake_cost_ns;
 	/* virtual */
 	struct ts_tier_cfg tier; /* profile, capacity, mem, seed, floor ... */
 	/* the file system lookups are charged with (tier/fsmeta.h: the tier
@@ -89,6 +95,22 @@ struct ts_replay_cfg {
 	bool fill;	    /* create missing files with data, not sparse */
 	FILE *progress;	    /* setup progress lines, NULL = quiet */
 };
+
+/*
+ * The wake-up rule's cost per e-fold of a request's time: measured on this
+ * project's development VM (2 vCPUs under KVM, kernel 6.18), from
+ * bench/pytorch_replay.sh's block-mode recordings (TS_FS=ext4, config
+ * bytes-w2-p2-s40, 5 runs on each of nvme-local, essd-pl0, aws-gp3,
+ * ssd-cloud and ultra-cloud, load 2-4): the same request (by its offset in
+ * the image) in a run of a slower tier against each nvme-local run, the
+ * gap after it regressed on ln((t + rt) / (t_nvme + rt)) through the
+ * origin: 34 us, the median of the 20 runs' fits (low 18, high 59 us,
+ * their range). A host property, not the tier's: a thread that slept
+ * longer (its CPU gone idle, its caches taken by others) and the loop
+ * worker and tierfs's threads woken after it take longer to get going.
+ */
+#define TS_REPLAY_WAKE_COST_US 34
+#define TS_REPLAY_WAKE_COST_NS (TS_REPLAY_WAKE_COST_US * 1000ull)
 
 struct ts_replay_result {
 	char what[96];			  /* "recorded", the tier name, or the target */

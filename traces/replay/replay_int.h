@@ -114,6 +114,10 @@ bool replay_schedule(const struct rthreads *ps, const struct ts_trace *t, struct
 
 /* A record of the wake rule: no IO, a moment in its thread's op list. */
 #define REC_F_WAKE 0x8000
+/* Block mode: a request of the loop device's worker moved to the thread
+ * of the command that slept in it (tie_sleeps() in augment.c): the wake-up
+ * rule (rules.c) applies to the gap after it. */
+#define REC_F_MOVED 0x4000
 
 struct augmented {
 	struct ts_trace t; /* the trace's own, with the wake records after them */
