@@ -13,28 +13,34 @@
  * with that parser: the same state per thread, the same rules, the same
  * lines (tests/traces/wake_bpf.sh records one workload both ways).
  *
- * Kernel types are declared here with the few fields read, relocated
- * against the running kernel's BTF at load (CO-RE): the build needs no
- * vmlinux.h. GPL: it calls GPL-only helpers; user space is not bound by it.
+ * Raw tracepoints, and no CO-RE: where a field sits in the running
+ * kernel, user space reads once from the kernel's BTF (wake_bpf.c) and
+ * sets below before the load. A tp_btf program or a CO-RE relocation has
+ * libbpf parse the whole of the kernel's BTF (12 ms of CPU here, the
+ * largest part of what the capture cost a short recording) and the
+ * kernel search it again per program. GPL: it calls GPL-only helpers;
+ * user space is not bound by it.
  */
 #include <linux/types.h>
 #include <linux/bpf.h>
 #include <stdbool.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
-#include <bpf/bpf_core_read.h>
 
 #include "traces/wake_bpf_rec.h"
 
-struct task_struct {
-	int pid;
-	int tgid;
-	int exit_state;
-	void *stack;
-	char comm[16];
-} __attribute__((preserve_access_index));
-
 char LICENSE[] SEC("license") = "GPL";
+
+/* byte offsets in the running kernel (wake_bpf.c, from its BTF) */
+const volatile __u32 task_pid = 0;	  /* task_struct.pid */
+const volatile __u32 task_tgid = 0;	  /* task_struct.tgid */
+const volatile __u32 task_exit_state = 0; /* task_struct.exit_state */
+const volatile __u32 task_cfs_rq = 0;	  /* task_struct.se.cfs_rq */
+const volatile __u32 cfs_rq_rq = 0;	  /* cfs_rq.rq */
+const volatile __u32 rq_cpu = 0;	  /* rq.cpu */
+/* this CPU's preempt count, from this CPU's run queue: both are per-CPU
+ * variables, this distance apart in every CPU's copy */
+const volatile __s64 rq_preempt_count = 0;
 
 /* per thread of the tree: the parser's struct tstate, and its totals */
 struct tstate {
@@ -62,69 +68,50 @@ struct {
 /* records not sent (the ring full) and threads not kept (the map full):
  * either makes the file wrong, so none is written */
 __u64 lost = 0;
+/* wakes whose context could not be told (the run queue found was not
+ * this CPU's): none is written either */
+__u64 blind = 0;
+
+static __always_inline __u32 read_u32(const void *p, __u32 off)
+{
+	__u32 v = 0;
+	bpf_probe_read_kernel(&v, sizeof(v), (const char *)p + off);
+	return v;
+}
+
+static __always_inline const void *read_ptr(const void *p, __u32 off)
+{
+	const void *v = NULL;
+	bpf_probe_read_kernel(&v, sizeof(v), (const char *)p + off);
+	return v;
+}
 
 /*
  * In an interrupt (hard, soft or NMI): on behalf of no thread, as tracefs's
- * common_flags say (from the preempt count). That count is a per-CPU
- * variable on x86-64, which a kernel without KALLSYMS_ALL does not let a
- * program name; so the programs keep their own per-CPU depth, from the
- * tracepoints around each interrupt handler that can wake a thread: the
- * APIC timer's (hrtimers), a device's, every softirq's (ksoftirqd's too, as
- * the preempt count says), irq_work's and the IPIs'. An interrupt these
- * do not surround still runs off the interrupted task's stack when it
- * interrupted the kernel (the CPU's irq stack, or an NMI's): that counts
- * too. (One from user space runs on the task's stack: only the depth
- * tells.)
+ * common_flags say, from the same preempt count (include/linux/preempt.h).
+ * That count is a per-CPU variable on x86-64, and a kernel without
+ * KALLSYMS_ALL lets no program name one; but the current task's run queue
+ * is this CPU's copy of another (runqueues), and the two keep their
+ * distance in every copy. Where the run queue found is not this CPU's,
+ * -1: not known.
  */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u32);
-} irq_depth SEC(".maps");
-
-static __always_inline int irq_in(void)
-{
-	__u32 k = 0, *d = bpf_map_lookup_elem(&irq_depth, &k);
-	if (d)
-		(*d)++;
-	return 0;
-}
-
-static __always_inline int irq_out(void)
-{
-	__u32 k = 0, *d = bpf_map_lookup_elem(&irq_depth, &k);
-	if (d && *d) /* an exit whose entry came before the attach: none */
-		(*d)--;
-	return 0;
-}
-
-#define IRQ_PAIR(tp)                                                                             \
-	SEC("tp_btf/" #tp "_entry") int tp##_in(void *ctx) { return irq_in(); }                  \
-	SEC("tp_btf/" #tp "_exit") int tp##_out(void *ctx) { return irq_out(); }
-IRQ_PAIR(local_timer)
-IRQ_PAIR(irq_handler)
-IRQ_PAIR(softirq)
-IRQ_PAIR(irq_work)
-IRQ_PAIR(call_function)
-IRQ_PAIR(call_function_single)
-IRQ_PAIR(reschedule)
-IRQ_PAIR(x86_platform_ipi)
-
-#define STACK_MAX (64 * 1024) /* above any THREAD_SIZE (16 KiB, 32 with KASAN) */
+#define SOFTIRQ_OFFSET 0x100 /* serving a softirq, not just BH disabled */
+#define HARDIRQ_MASK 0xf0000
+#define NMI_MASK 0xf00000
 static __always_inline int in_irq_ctx(void)
 {
-	__u32 k = 0, *d = bpf_map_lookup_elem(&irq_depth, &k);
-	if (d && *d)
-		return 1;
-	struct task_struct *task = bpf_get_current_task_btf();
-	__u64 base = (__u64)task->stack, sp;
-	asm volatile("%0 = r10" : "=r"(sp));
-	return sp - base >= STACK_MAX;
+	const void *task = (const void *)bpf_get_current_task();
+	const void *cfs_rq = read_ptr(task, task_cfs_rq);
+	const void *rq = cfs_rq ? read_ptr(cfs_rq, cfs_rq_rq) : NULL;
+	if (!rq || read_u32(rq, rq_cpu) != bpf_get_smp_processor_id())
+		return -1;
+	__u32 pc = 0;
+	bpf_probe_read_kernel(&pc, sizeof(pc), (const char *)rq + rq_preempt_count);
+	return (pc & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET)) != 0;
 }
 
 static __always_inline int send(__u32 type, __u64 t, __u64 since, __u32 a, __u32 b, __u32 c,
-				const char *comm)
+				bool comm)
 {
 	struct ts_wake_bpf_rec *r = bpf_ringbuf_reserve(&recs, sizeof(*r), 0);
 	if (!r) {
@@ -138,7 +125,7 @@ static __always_inline int send(__u32 type, __u64 t, __u64 since, __u32 a, __u32
 	r->b = b;
 	r->c = c;
 	if (comm)
-		bpf_probe_read_kernel(r->comm, sizeof(r->comm), comm);
+		bpf_get_current_comm(r->comm, sizeof(r->comm));
 	else
 		__builtin_memset(r->comm, 0, sizeof(r->comm));
 	/* no wake-up per record: user space drains the ring on its own clock */
@@ -157,11 +144,11 @@ static __always_inline int send(__u32 type, __u64 t, __u64 since, __u32 a, __u32
 #define TASK_RTLOCK_WAIT 0x1000
 #define TASK_FROZEN 0x8000
 
-SEC("tp_btf/sched_switch")
-int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
-	     unsigned int prev_state)
+SEC("raw_tp/sched_switch")
+int BPF_PROG(on_switch, bool preempt, const void *prev, const void *next, unsigned int prev_state)
 {
-	__u32 ptid = prev->pid, ntid = next->pid;
+	/* the tracepoint runs in prev, still the current task */
+	__u32 ptid = (__u32)bpf_get_current_pid_tgid(), ntid = read_u32(next, task_pid);
 	struct tstate *s = bpf_map_lookup_elem(&tasks, &ptid);
 	struct tstate *nx = bpf_map_lookup_elem(&tasks, &ntid);
 	__u64 t = 0; /* read only when one of the two is of the tree */
@@ -169,7 +156,8 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 		t = bpf_ktime_get_ns();
 		int runnable = 1, d = 0;
 		if (!preempt) {
-			unsigned int st = (prev_state | (unsigned int)prev->exit_state) & TASK_REPORT;
+			unsigned int st =
+			    (prev_state | read_u32(prev, task_exit_state)) & TASK_REPORT;
 			if ((prev_state & TASK_IDLE) == TASK_IDLE)
 				st = TASK_REPORT + 1; /* "I" */
 			if (prev_state & (TASK_RTLOCK_WAIT | TASK_FROZEN))
@@ -198,10 +186,10 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	return 0;
 }
 
-SEC("tp_btf/sched_waking")
-int BPF_PROG(on_waking, struct task_struct *p)
+SEC("raw_tp/sched_waking")
+int BPF_PROG(on_waking, const void *p)
 {
-	__u32 tid = p->pid;
+	__u32 tid = read_u32(p, task_pid);
 	struct tstate *s = bpf_map_lookup_elem(&tasks, &tid);
 	if (!s)
 		return 0;
@@ -214,19 +202,24 @@ int BPF_PROG(on_waking, struct task_struct *p)
 	if (!since || since > t || cur == tid)
 		return 0;
 	int irq = in_irq_ctx();
+	if (irq < 0) {
+		__sync_fetch_and_add(&blind, 1);
+		return 0;
+	}
 	if (irq || !bpf_map_lookup_elem(&tasks, &cur)) {
 		/* from outside the tree: kept when it ended IO */
 		if (s->d)
-			send(TS_WAKE_BPF_SLEEP, t, since, tid, irq ? 0 : cur, 0, NULL);
+			send(TS_WAKE_BPF_SLEEP, t, since, tid, irq ? 0 : cur, 0, false);
 		return 0;
 	}
-	return send(TS_WAKE_BPF_WAKE, t, since, tid, cur, 0, NULL);
+	return send(TS_WAKE_BPF_WAKE, t, since, tid, cur, 0, false);
 }
 
-SEC("tp_btf/sched_process_fork")
-int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+SEC("raw_tp/sched_process_fork")
+int BPF_PROG(on_fork, const void *parent, const void *child)
 {
-	__u32 ptid = parent->pid, ctid = child->pid;
+	/* in the parent; the child's comm is still the parent's */
+	__u32 ptid = (__u32)bpf_get_current_pid_tgid(), ctid = read_u32(child, task_pid);
 	if (!bpf_map_lookup_elem(&tasks, &ptid))
 		return 0;
 	__u64 t = bpf_ktime_get_ns();
@@ -239,26 +232,27 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 		__sync_fetch_and_add(&lost, 1);
 		return 0;
 	}
-	return send(TS_WAKE_BPF_FORK, t, 0, ptid, ctid, (__u32)child->tgid, child->comm);
+	return send(TS_WAKE_BPF_FORK, t, 0, ptid, ctid, read_u32(child, task_tgid), true);
 }
 
-SEC("tp_btf/sched_process_exec")
-int BPF_PROG(on_exec, struct task_struct *p)
+SEC("raw_tp/sched_process_exec")
+int BPF_PROG(on_exec, const void *p)
 {
-	__u32 tid = p->pid;
+	/* in the thread; its comm is the new file name's last component */
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	if (!bpf_map_lookup_elem(&tasks, &tid))
 		return 0;
-	/* the comm is the new file name's last component by now */
-	return send(TS_WAKE_BPF_EXEC, bpf_ktime_get_ns(), 0, tid, 0, 0, p->comm);
+	return send(TS_WAKE_BPF_EXEC, bpf_ktime_get_ns(), 0, tid, 0, 0, true);
 }
 
-SEC("tp_btf/sched_process_exit")
-int BPF_PROG(on_exit, struct task_struct *p)
+SEC("raw_tp/sched_process_exit")
+int BPF_PROG(on_exit, const void *p)
 {
-	__u32 tid = p->pid;
+	/* in the exiting thread */
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct tstate *s = bpf_map_lookup_elem(&tasks, &tid);
 	if (!s)
 		return 0;
 	s->since = 0;
-	return send(TS_WAKE_BPF_EXIT, bpf_ktime_get_ns(), 0, tid, 0, 0, NULL);
+	return send(TS_WAKE_BPF_EXIT, bpf_ktime_get_ns(), 0, tid, 0, 0, false);
 }

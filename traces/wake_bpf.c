@@ -1,9 +1,11 @@
 /*
- * wake_bpf.c — the user half of the BPF wake capture (wake_bpf.h): loads
+ * wake_bpf.c — the user half of the BPF wake capture (wake_bpf.h): finds
+ * in the kernel's BTF where the fields the programs read sit, loads
  * wake_bpf.bpf.c, names the tree's root to it, drains its ring into the
  * parser and, at the end, reads each thread's totals from its map.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -12,6 +14,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/btf.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -28,7 +34,7 @@ struct ts_wake_bpf {
 	bool running;
 	atomic_bool stop;
 	int err; /* the reader's: -ENOMEM */
-	struct bpf_link *links[32];
+	struct bpf_link *links[8];
 	size_t nlinks;
 };
 
@@ -46,6 +52,247 @@ static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 	(void)fmt;
 	(void)ap;
 	return 0;
+}
+
+/*
+ * The kernel's BTF (/sys/kernel/btf/vmlinux), read for the few offsets
+ * the programs need: the file once into memory, an index of where each
+ * type starts, and a look-up by name. libbpf's parser does far more (it
+ * checks every type and builds its own tables: 12 ms of CPU here, against
+ * about 3 for this).
+ */
+struct kbtf {
+	const char *types, *strs; /* the type section, the string section */
+	uint32_t str_len;
+	const struct btf_type **by_id; /* [id], id 0 = void */
+	uint32_t n;
+};
+
+/* bytes after a type's struct btf_type; -1 for a kind not known */
+static long type_extra(const struct btf_type *t)
+{
+	uint32_t vlen = BTF_INFO_VLEN(t->info);
+	switch (BTF_INFO_KIND(t->info)) {
+	case BTF_KIND_INT:
+	case BTF_KIND_VAR:
+	case BTF_KIND_DECL_TAG:
+		return 4;
+	case BTF_KIND_PTR:
+	case BTF_KIND_FWD:
+	case BTF_KIND_TYPEDEF:
+	case BTF_KIND_VOLATILE:
+	case BTF_KIND_CONST:
+	case BTF_KIND_RESTRICT:
+	case BTF_KIND_FUNC:
+	case BTF_KIND_FLOAT:
+	case BTF_KIND_TYPE_TAG:
+		return 0;
+	case BTF_KIND_ARRAY:
+		return sizeof(struct btf_array);
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+		return (long)vlen * (long)sizeof(struct btf_member);
+	case BTF_KIND_ENUM:
+		return (long)vlen * (long)sizeof(struct btf_enum);
+	case BTF_KIND_FUNC_PROTO:
+		return (long)vlen * (long)sizeof(struct btf_param);
+	case BTF_KIND_DATASEC:
+		return (long)vlen * (long)sizeof(struct btf_var_secinfo);
+	case BTF_KIND_ENUM64:
+		return (long)vlen * (long)sizeof(struct btf_enum64);
+	}
+	return -1;
+}
+
+static const char *btf_name(const struct kbtf *k, uint32_t off)
+{
+	return off < k->str_len ? k->strs + off : "";
+}
+
+/* Indexes @buf (@len bytes, the whole file); 0 or -EINVAL. */
+static int kbtf_index(struct kbtf *k, const char *buf, size_t len)
+{
+	const struct btf_header *h = (const void *)buf;
+	if (len < sizeof(*h) || h->magic != BTF_MAGIC || h->hdr_len > len ||
+	    (uint64_t)h->hdr_len + h->type_off + h->type_len > len ||
+	    (uint64_t)h->hdr_len + h->str_off + h->str_len > len || (h->type_off & 3))
+		return -EINVAL;
+	k->types = buf + h->hdr_len + h->type_off;
+	k->strs = buf + h->hdr_len + h->str_off;
+	k->str_len = h->str_len;
+	size_t cap = 1 << 17;
+	k->by_id = malloc(cap * sizeof(*k->by_id));
+	if (!k->by_id)
+		return -ENOMEM;
+	k->by_id[0] = NULL;
+	k->n = 1;
+	for (size_t off = 0; off + sizeof(struct btf_type) <= h->type_len;) {
+		const struct btf_type *t = (const void *)(k->types + off);
+		long extra = type_extra(t);
+		if (extra < 0 || off + sizeof(*t) + (size_t)extra > h->type_len)
+			return -EINVAL;
+		if (k->n == cap) {
+			const struct btf_type **g = realloc(k->by_id, 2 * cap * sizeof(*g));
+			if (!g)
+				return -ENOMEM;
+			k->by_id = g;
+			cap *= 2;
+		}
+		k->by_id[k->n++] = t;
+		off += sizeof(*t) + (size_t)extra;
+	}
+	return 0;
+}
+
+static const struct btf_type *kbtf_type(const struct kbtf *k, uint32_t id)
+{
+	return id && id < k->n ? k->by_id[id] : NULL;
+}
+
+/* The first struct named @name with its members (a declaration has none). */
+static const struct btf_type *kbtf_struct(const struct kbtf *k, const char *name)
+{
+	for (uint32_t id = 1; id < k->n; id++) {
+		const struct btf_type *t = k->by_id[id];
+		if (BTF_INFO_KIND(t->info) == BTF_KIND_STRUCT && BTF_INFO_VLEN(t->info) &&
+		    !strcmp(btf_name(k, t->name_off), name))
+			return t;
+	}
+	return NULL;
+}
+
+/* The byte offset of member @name of struct or union @t, found in an
+ * anonymous struct or union inside it too; -1: none, or a bit field. */
+static long kbtf_member(const struct kbtf *k, const struct btf_type *t, const char *name,
+			int depth)
+{
+	int kind = t ? BTF_INFO_KIND(t->info) : 0;
+	if ((kind != BTF_KIND_STRUCT && kind != BTF_KIND_UNION) || depth > 8)
+		return -1;
+	const struct btf_member *m = (const void *)(t + 1);
+	for (uint32_t i = 0; i < BTF_INFO_VLEN(t->info); i++) {
+		uint32_t bits = BTF_INFO_KFLAG(t->info) ? BTF_MEMBER_BIT_OFFSET(m[i].offset)
+							: m[i].offset;
+		bool field = BTF_INFO_KFLAG(t->info) && BTF_MEMBER_BITFIELD_SIZE(m[i].offset);
+		if (m[i].name_off) {
+			if (!strcmp(btf_name(k, m[i].name_off), name))
+				return field || bits % 8 ? -1 : (long)(bits / 8);
+			continue;
+		}
+		const struct btf_type *mt = kbtf_type(k, m[i].type);
+		while (mt && (BTF_INFO_KIND(mt->info) == BTF_KIND_TYPEDEF ||
+			      BTF_INFO_KIND(mt->info) == BTF_KIND_CONST ||
+			      BTF_INFO_KIND(mt->info) == BTF_KIND_VOLATILE ||
+			      BTF_INFO_KIND(mt->info) == BTF_KIND_TYPE_TAG))
+			mt = kbtf_type(k, mt->type);
+		long in = kbtf_member(k, mt, name, depth + 1);
+		if (in >= 0 && bits % 8 == 0)
+			return (long)(bits / 8) + in;
+	}
+	return -1;
+}
+
+/* Where per-CPU variable @name sits in the per-CPU section; -1: not there. */
+static long kbtf_percpu(const struct kbtf *k, const char *name)
+{
+	for (uint32_t id = k->n; id-- > 1;) { /* the section comes last */
+		const struct btf_type *t = k->by_id[id];
+		if (BTF_INFO_KIND(t->info) != BTF_KIND_DATASEC ||
+		    strcmp(btf_name(k, t->name_off), ".data..percpu"))
+			continue;
+		const struct btf_var_secinfo *v = (const void *)(t + 1);
+		for (uint32_t i = 0; i < BTF_INFO_VLEN(t->info); i++) {
+			const struct btf_type *var = kbtf_type(k, v[i].type);
+			if (var && BTF_INFO_KIND(var->info) == BTF_KIND_VAR &&
+			    !strcmp(btf_name(k, var->name_off), name))
+				return v[i].offset;
+		}
+		return -1;
+	}
+	return -1;
+}
+
+/* Reads the kernel's BTF and sets the programs' offsets (wake_bpf.bpf.c);
+ * 0, or -errno with the reason in @why. */
+static int set_offsets(struct wake_bpf *skel, char *why, size_t whylen)
+{
+	const char *path = "/sys/kernel/btf/vmlinux";
+	struct stat st;
+	struct kbtf k = {0};
+	char *buf = MAP_FAILED;
+	size_t len = 0;
+	int e = 0, fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || fstat(fd, &st) || st.st_size <= 0) {
+		e = -errno;
+		snprintf(why, whylen, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	/* sysfs says its size; one mapping, its pages taken at once */
+	buf = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (buf == MAP_FAILED) {
+		e = -errno;
+		snprintf(why, whylen, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	while (len < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + len, (size_t)st.st_size - len);
+		if (n <= 0) {
+			e = n ? -errno : -EIO;
+			snprintf(why, whylen, "%s: %s", path, n ? strerror(errno) : "short read");
+			goto out;
+		}
+		len += (size_t)n;
+	}
+	if ((e = kbtf_index(&k, buf, len))) {
+		snprintf(why, whylen, "%s: %s", path,
+			 e == -ENOMEM ? strerror(ENOMEM) : "not BTF this program reads");
+		goto out;
+	}
+	const struct btf_type *task = kbtf_struct(&k, "task_struct");
+	const struct btf_type *se = kbtf_struct(&k, "sched_entity");
+	const struct btf_type *cfs_rq = kbtf_struct(&k, "cfs_rq");
+	const struct btf_type *rq = kbtf_struct(&k, "rq");
+	long pid = kbtf_member(&k, task, "pid", 0), tgid = kbtf_member(&k, task, "tgid", 0);
+	long exit_state = kbtf_member(&k, task, "exit_state", 0);
+	long se_off = kbtf_member(&k, task, "se", 0), se_cfs_rq = kbtf_member(&k, se, "cfs_rq", 0);
+	long rq_of = kbtf_member(&k, cfs_rq, "rq", 0), cpu = kbtf_member(&k, rq, "cpu", 0);
+	long rqs = kbtf_percpu(&k, "runqueues"), pc = kbtf_percpu(&k, "__preempt_count");
+	if (pc < 0) { /* 6.2 to 6.14: in struct pcpu_hot */
+		long hot = kbtf_percpu(&k, "pcpu_hot");
+		long in = kbtf_member(&k, kbtf_struct(&k, "pcpu_hot"), "preempt_count", 0);
+		pc = hot >= 0 && in >= 0 ? hot + in : -1;
+	}
+	const char *missing = pid < 0		 ? "task_struct.pid"
+			      : tgid < 0	 ? "task_struct.tgid"
+			      : exit_state < 0	 ? "task_struct.exit_state"
+			      : se_off < 0	 ? "task_struct.se"
+			      : se_cfs_rq < 0	 ? "sched_entity.cfs_rq (CONFIG_FAIR_GROUP_SCHED)"
+			      : rq_of < 0	 ? "cfs_rq.rq"
+			      : cpu < 0		 ? "rq.cpu"
+			      : rqs < 0		 ? "the per-CPU runqueues"
+			      : pc < 0		 ? "the per-CPU preempt count"
+						 : NULL;
+	if (missing) {
+		e = -ENOENT;
+		snprintf(why, whylen, "%s: no %s", path, missing);
+		goto out;
+	}
+	skel->rodata->task_pid = (uint32_t)pid;
+	skel->rodata->task_tgid = (uint32_t)tgid;
+	skel->rodata->task_exit_state = (uint32_t)exit_state;
+	skel->rodata->task_cfs_rq = (uint32_t)(se_off + se_cfs_rq);
+	skel->rodata->cfs_rq_rq = (uint32_t)rq_of;
+	skel->rodata->rq_cpu = (uint32_t)cpu;
+	skel->rodata->rq_preempt_count = (int64_t)pc - (int64_t)rqs;
+out:
+	free(k.by_id);
+	if (buf != MAP_FAILED)
+		munmap(buf, (size_t)st.st_size);
+	if (fd >= 0)
+		close(fd);
+	return e;
 }
 
 int ts_wake_bpf_open(struct ts_wake_bpf **out, size_t ring_kb, char *why, size_t whylen)
@@ -68,6 +315,10 @@ int ts_wake_bpf_open(struct ts_wake_bpf **out, size_t ring_kb, char *why, size_t
 	size_t ring = (size_t)sysconf(_SC_PAGESIZE);
 	while (ring < ring_kb * 1024 && ring < (1UL << 30))
 		ring *= 2;
+	if ((e = set_offsets(b->skel, why, whylen))) {
+		ts_wake_bpf_free(b);
+		return e;
+	}
 	if ((e = bpf_map__set_max_entries(b->skel->maps.recs, (uint32_t)ring)) ||
 	    (e = wake_bpf__load(b->skel))) {
 		snprintf(why, whylen, "loading the BPF programs: %s%s", strerror(-e),
@@ -79,39 +330,24 @@ int ts_wake_bpf_open(struct ts_wake_bpf **out, size_t ring_kb, char *why, size_t
 	return 0;
 }
 
-/*
- * The programs, attached in an order that keeps the interrupt depth
- * right: the interrupts' exits first (an exit whose entry was not seen
- * counts nothing), then their entries (an entry whose exit would not be
- * seen would count forever), then the scheduler's.
- */
 static int attach(struct ts_wake_bpf *b)
 {
-	for (int pass = 0; pass < 3; pass++) {
-		struct bpf_program *p;
-		bpf_object__for_each_program(p, b->skel->obj)
-		{
-			const char *n = bpf_program__name(p);
-			size_t l = strlen(n);
-			int kind = l > 4 && !strcmp(n + l - 4, "_out")	 ? 0
-				   : l > 3 && !strcmp(n + l - 3, "_in") ? 1
-									 : 2;
-			if (kind != pass)
-				continue;
-			if (b->nlinks == TS_ARRAY_SIZE(b->links))
-				return -E2BIG;
-			struct bpf_link *k = bpf_program__attach(p);
-			if (!k)
-				return -errno;
-			b->links[b->nlinks++] = k;
-		}
+	struct bpf_program *p;
+	bpf_object__for_each_program(p, b->skel->obj)
+	{
+		if (b->nlinks == TS_ARRAY_SIZE(b->links))
+			return -E2BIG;
+		struct bpf_link *k = bpf_program__attach(p);
+		if (!k)
+			return -errno;
+		b->links[b->nlinks++] = k;
 	}
 	return 0;
 }
 
 static void detach(struct ts_wake_bpf *b)
 {
-	/* the scheduler's first, in the reverse order */
+	/* in the reverse order */
 	while (b->nlinks)
 		bpf_link__destroy(b->links[--b->nlinks]);
 }
@@ -231,6 +467,13 @@ int ts_wake_bpf_stop(struct ts_wake_bpf *b, uint64_t end_ns, uint64_t *lost, cha
 		return b->err;
 	}
 	*lost = b->skel->bss->lost;
+	if (b->skel->bss->blind) {
+		snprintf(why, whylen,
+			 "%llu wakes in a context the BPF programs could not tell (the current "
+			 "task's run queue was not its CPU's); none written",
+			 (unsigned long long)b->skel->bss->blind);
+		return -EPROTO;
+	}
 	/* each thread's totals; one still on a CPU at the end, to the end */
 	int fd = bpf_map__fd(b->skel->maps.tasks);
 	uint32_t key, next;
