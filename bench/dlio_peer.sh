@@ -25,6 +25,10 @@
 #                DLIO's own CPU from (`tiersim dlio --host`; default none)
 #   --before-host NAME  the host profile the --before build charges
 #                (default: the one of --host or --measure-host)
+#   --before-host-file FILE  the file the --before build reads "this-machine"
+#                from (its TIERSIM_HOST_FILE; default the same as the build's):
+#                with --before BUILD the same build, a profile without some
+#                of its lines compares the model with and without them
 #   --measure-host  before each run of each row, `tiersim hosts measure`
 #                on the row's tier (3 rounds; with --chrt, under it too) writes this machine's DLIO costs to
 #                OUT/this-machine.lua, and both tiersim sides of that run charge
@@ -73,6 +77,7 @@ prio=${TS_CHRT:-}
 host=()
 measure=""
 bhost=""
+bfile=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--venv) venv=$2; shift 2 ;;
@@ -85,6 +90,7 @@ while [ $# -gt 0 ]; do
 	--chrt) prio=$2; shift 2 ;;
 	--host) host=(--host "$2"); shift 2 ;;
 	--before-host) bhost=$2; shift 2 ;;
+	--before-host-file) bfile=$(cd "$(dirname "$2")" && pwd)/$(basename "$2") || exit 2; shift 2 ;;
 	--measure-host) measure=1; host=(--host this-machine); shift ;;
 	-h | --help) sed -n '2,/^set -u/p' "$0" | sed 's/^# \{0,1\}//;$d'; exit 0 ;;
 	*) echo "dlio_peer.sh: unknown option '$1' (--help)" >&2; exit 2 ;;
@@ -300,10 +306,11 @@ rtshare() {
 }
 
 # tiersim of BUILD on a row: "AU samples/s" real (traced into TRACE) and virtual
-ts_row() { # BUILD TRACE LOG d n tier [HOST]
+ts_row() { # BUILD TRACE LOG d n tier [HOST [HOST_FILE]]
 	local t=$1/cli/tiersim b c
 	local host=("${host[@]}")
 	[ -n "${7:-}" ] && host=(--host "$7")
+	[ -n "${8:-}" ] && local TIERSIM_HOST_FILE=$8 && export TIERSIM_HOST_FILE
 	# shellcheck disable=SC2086
 	rm -f "$3.json"
 	# shellcheck disable=SC2086
@@ -352,7 +359,7 @@ echo "$table" | while read -r name d n tier; do
 			awk '{ printf "%.0f s %.2f", $1 + $2, ($1 + $2) / ($3 > 0 ? $3 : 1) }')
 		nowr=$(ts_row "$build" "$out/ts.trace" "$out/ts" "$d" "$n" "$tier")
 		was=""
-		[ -n "$before" ] && was=$(ts_row "$before" "$out/ts-before.trace" "$out/ts-before" "$d" "$n" "$tier" "$bhost")
+		[ -n "$before" ] && was=$(ts_row "$before" "$out/ts-before.trace" "$out/ts-before" "$d" "$n" "$tier" "$bhost" "$bfile")
 		trace_end "$out/ts.trace"
 		pa=$(pattern "$out/dlio.trace" 2>/dev/null) || pa="-"
 		pb=$(pattern "$out/ts.trace" 2>/dev/null) || pb="-"

@@ -79,8 +79,10 @@ static const struct ts_cmdline measure_cmdline = {
 		 "338 x 338 and 2896 x 2896 hdf5 records and ImageReader 338 x 338 and\n"
 		 "1024 x 1024 png files, the same way (each format's own line); those requests'\n"
 		 "CPU, the reader's and the daemon's (per request, per MiB); a torch DataLoader's\n"
-		 "main thread per step for unet3d's and resnet50's batches; the CPUs this\n"
-		 "process may use (vcpus). Takes about a minute a round; run it on a quiet host.\n",
+		 "main thread per step for unet3d's and resnet50's batches; DLIO's DataLoader\n"
+		 "starting, iter() to its first batch with 1, 2, 4 and 8 workers (forked the\n"
+		 "first epoch, resumed a later one); the CPUs this process may use (vcpus).\n"
+		 "Takes about a minute a round; run it on a quiet host.\n",
 	.opts = measure_opts,
 	.max_pos = 0,
 };
@@ -113,12 +115,15 @@ static int hosts_measure(int argc, char **argv)
 	       "  DLIO per sample  %.1f us + %.1f us/MiB (jpeg + %.1f us/Mpixel)\n"
 	       "  hdf5 per sample  %.1f us + %.1f us/MiB; png %.1f us + %.1f us/MiB of the file\n"
 	       "  per request      %.1f us + %.1f us/MiB read\n"
-	       "  per step         unet3d %.1f us, resnet50 %.1f us\n",
+	       "  per step         unet3d %.1f us, resnet50 %.1f us\n"
+	       "  loader start     %.1f ms + %.1f ms/worker; later epochs %.1f ms + %.1f ms/worker\n",
 	       r.path, TS_HOST_THIS, (unsigned long long)r.vcpus, r.sample_ns.v / 1e3,
 	       r.sample_ns_per_mib.v / 1e3, r.jpeg_ns_per_mpix.v / 1e3, r.hdf5_ns.v / 1e3,
 	       r.hdf5_ns_per_mib.v / 1e3, r.png_ns.v / 1e3, r.png_ns_per_mib.v / 1e3,
 	       r.request_ns.v / 1e3,
-	       r.request_ns_per_mib.v / 1e3, r.step_unet3d.v / 1e3, r.step_resnet50.v / 1e3);
+	       r.request_ns_per_mib.v / 1e3, r.step_unet3d.v / 1e3, r.step_resnet50.v / 1e3,
+	       r.start_ns.v / 1e6, r.start_ns_per_worker.v / 1e6, r.restart_ns.v / 1e6,
+	       r.restart_ns_per_worker.v / 1e6);
 	return TS_EXIT_OK;
 }
 

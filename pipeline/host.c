@@ -29,6 +29,10 @@ static const char *const field_names[TS_HF_NR] = {
 	[TS_HF_DLIO_REQ] = "dlio_request_ns",	  [TS_HF_DLIO_REQ_MIB] = "dlio_request_ns_per_mib",
 	[TS_HF_DLIO_HDF5] = "dlio_hdf5_sample_ns", [TS_HF_DLIO_HDF5_MIB] = "dlio_hdf5_sample_ns_per_mib",
 	[TS_HF_DLIO_PNG] = "dlio_png_sample_ns",   [TS_HF_DLIO_PNG_MIB] = "dlio_png_sample_ns_per_mib",
+	[TS_HF_DLIO_START] = "dlio_loader_start_ns",
+	[TS_HF_DLIO_START_W] = "dlio_loader_start_ns_per_worker",
+	[TS_HF_DLIO_RESTART] = "dlio_loader_restart_ns",
+	[TS_HF_DLIO_RESTART_W] = "dlio_loader_restart_ns_per_worker",
 };
 
 static const char *const host_keys[] = { "desc",	   "cpu",	     "from",
@@ -40,6 +44,8 @@ static const char *const host_keys[] = { "desc",	   "cpu",	     "from",
 					 "dlio_request_ns_per_mib", "dlio_workload_step_ns",
 					 "dlio_hdf5_sample_ns", "dlio_hdf5_sample_ns_per_mib",
 					 "dlio_png_sample_ns", "dlio_png_sample_ns_per_mib",
+					 "dlio_loader_start_ns", "dlio_loader_start_ns_per_worker",
+					 "dlio_loader_restart_ns", "dlio_loader_restart_ns_per_worker",
 					 "vcpus", NULL };
 static const char *const lib_keys[] = { "desc", "decode", "transform", NULL };
 
@@ -240,14 +246,16 @@ static int read_host(struct ts_luadata_rd *r, int t, struct host *h)
 			return rc;
 	if (!h->cpu)
 		return FAIL(r, "missing cpu = \"the processor\"");
-	/* a format's reader line is one measurement: a host sets both of its
-	 * numbers or neither */
+	/* a line (a format's reader's, the loader's start) is one measurement:
+	 * a host sets both of its numbers or neither */
 	static const int pair[][2] = { { TS_HF_DLIO_HDF5, TS_HF_DLIO_HDF5_MIB },
-				       { TS_HF_DLIO_PNG, TS_HF_DLIO_PNG_MIB } };
+				       { TS_HF_DLIO_PNG, TS_HF_DLIO_PNG_MIB },
+				       { TS_HF_DLIO_START, TS_HF_DLIO_START_W },
+				       { TS_HF_DLIO_RESTART, TS_HF_DLIO_RESTART_W } };
 	for (size_t i = 0; i < TS_ARRAY_SIZE(pair); i++) {
 		bool ns = h->f[pair[i][0]].set;
 		if (ns != h->f[pair[i][1]].set)
-			return FAIL(r, "%s without %s: a format's reader line is set as a pair",
+			return FAIL(r, "%s without %s: a line's two numbers are set as a pair",
 				    field_names[pair[i][!ns]], field_names[pair[i][ns]]);
 	}
 	int decode_set = 0;
@@ -652,6 +660,14 @@ int ts_host_dlio_costs(const struct ts_host_set *s, const char *spec, const char
 		rc = field(s, h, TS_HF_DLIO_REQ, end, &out->request_ns, err, errlen);
 	if (!rc)
 		rc = field(s, h, TS_HF_DLIO_REQ_MIB, end, &out->request_ns_per_mib, err, errlen);
+	if (!rc)
+		rc = field(s, h, TS_HF_DLIO_START, end, &out->start_ns, err, errlen);
+	if (!rc)
+		rc = field(s, h, TS_HF_DLIO_START_W, end, &out->start_ns_per_worker, err, errlen);
+	if (!rc)
+		rc = field(s, h, TS_HF_DLIO_RESTART, end, &out->restart_ns, err, errlen);
+	if (!rc)
+		rc = field(s, h, TS_HF_DLIO_RESTART_W, end, &out->restart_ns_per_worker, err, errlen);
 	/* a format with its own reader's line: the nearest host on the chain
 	 * that measured it decides, both numbers from it */
 	static const struct {

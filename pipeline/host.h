@@ -62,6 +62,13 @@ enum ts_host_field {
 	TS_HF_DLIO_HDF5_MIB, /* dlio_hdf5_sample_ns_per_mib: ... plus per MiB of the sample */
 	TS_HF_DLIO_PNG,	     /* dlio_png_sample_ns: ImageReader on a png (Pillow) per sample */
 	TS_HF_DLIO_PNG_MIB,  /* dlio_png_sample_ns_per_mib: ... plus per MiB of the file */
+	/* PyTorch's DataLoader starting (iter()) before a rank's first batch,
+	 * wall time: the first epoch forks the workers, a later one resumes
+	 * them (persistent_workers); each is a line in read_threads */
+	TS_HF_DLIO_START,     /* dlio_loader_start_ns: the first epoch's, per rank */
+	TS_HF_DLIO_START_W,   /* dlio_loader_start_ns_per_worker: ... plus per worker */
+	TS_HF_DLIO_RESTART,   /* dlio_loader_restart_ns: a later epoch's, per rank */
+	TS_HF_DLIO_RESTART_W, /* dlio_loader_restart_ns_per_worker: ... plus per worker */
 	TS_HF_NR,
 };
 
@@ -121,6 +128,9 @@ struct ts_host_dlio {
 	 * dlio_workload_step_ns), NULL: dlio_step_ns */
 	const char *step_of;
 	uint64_t vcpus; /* the host's own vcpus (0: not given, no limit) */
+	/* the loader's start per rank, wall time: the first epoch's (the
+	 * workers forked) and a later one's (resumed), each + per worker */
+	double start_ns, start_ns_per_worker, restart_ns, restart_ns_per_worker;
 };
 /* @spec's DLIO costs at @end of their ranges for a workload of @model
  * and dataset @format (either may be NULL): its step cost is

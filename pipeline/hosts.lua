@@ -173,6 +173,20 @@ host "build-host" {
   },
   dlio_request_ns = { 30300, "measured", "tiersim dlio real without a host through tierfs (essd-pl1, mem=0), /usr/bin/time of tiersim with its daemon, 3 epochs less 1, per sample: 112 KiB npz (21 requests, 0.133 MiB read) 817 and 652 us, 8 MiB npz (83, 8.02 MiB) 7,222 and 9,683 us; the line through the means (jpeg's 9 requests, 0.069 MiB: 302 and 285 us, the line 324)", low = 27100, high = 33500 },
   dlio_request_ns_per_mib = { 740000, "measured", "the same runs: the line's slope (through the lows 620, the highs 861 us/MiB)", low = 619500, high = 860700 },
+  -- The DataLoader's start (dlio_loader_*): DLIO 2.0.0 builds its
+  -- DataLoader once, with persistent workers, and each epoch's loop calls
+  -- iter() inside the epoch's timing: the first forks read_threads workers,
+  -- a later one resumes them. Wall time from iter() to the first batch of
+  -- one (DLIO's TorchDataset and worker_init, no file read) with 1, 2, 4
+  -- and 8 workers, the line through them; median of 3 rounds, low and high
+  -- their least and most (resnet50's 8 workers: 127 ms forked, 13.9 ms
+  -- resumed). Under load the forks take much longer (1.4-1.5 s for 8
+  -- workers at load average 14-20 in a probe the same day, outside the
+  -- quiet lock), as every other figure here does.
+  dlio_loader_start_ns = { 7767498, "measured", "tiersim hosts measure --venv DLIO_VENV --tier ssd-cloud --repeats 3 (2026-12-02T20:06Z, load average 1.6-3.1, alone under the quiet lock): the first epoch's start (workers forked), the line's intercept", low = 3621144, high = 8816577 },
+  dlio_loader_start_ns_per_worker = { 14868598, "measured", "the same: its slope, per worker", low = 12046279, high = 15302109 },
+  dlio_loader_restart_ns = { 1152199, "measured", "the same: a later epoch's start (workers resumed), the line's intercept", low = 217309, high = 1824107 },
+  dlio_loader_restart_ns_per_worker = { 1596475, "measured", "the same: its slope, per worker", low = 1305121, high = 1687410 },
   vcpus = { 2, "measured", "nproc and /proc/cpuinfo on this build host: 2 processors" },
 }
 
@@ -248,6 +262,10 @@ host "xeon-8375c" {
   from = "epyc-zen4",
   speed = { 0.9, "assumed", "Ice Lake vs Zen 4 per core, no decode benchmark of the part: 3.5 vs 3.7 GHz turbo, Zen 4's wider core; low/high a generation either way", low = 0.75, high = 1.05 },
   dlio_step_ns = { 837600, "measured", "case mlperf-v10-juicedata-cosmoflow-h100-1acc: 1 H100, cosmoflow, 230.54 samples/s at computation_time 3.5 ms, batch 1: 4.3376 - 3.5 ms per step", low = 833900, high = 841200 },
+  dlio_loader_start_ns = { 8630553, "assumed", "build-host's measured figure (tiersim hosts measure, 2026-12-02, 3 rounds) over this host's assumed per-core speed 0.9: the forks are the parent's serial work, which one core's speed sets; low and high the measurement's least and most over the speed's high 1.05 and low 0.75", low = 3448709, high = 11755436 },
+  dlio_loader_start_ns_per_worker = { 16520664, "assumed", "build-host's measured figure (tiersim hosts measure, 2026-12-02, 3 rounds) over this host's assumed per-core speed 0.9: the forks are the parent's serial work, which one core's speed sets; low and high the measurement's least and most over the speed's high 1.05 and low 0.75", low = 11472647, high = 20402812 },
+  dlio_loader_restart_ns = { 1280221, "assumed", "build-host's measured figure (tiersim hosts measure, 2026-12-02, 3 rounds) over this host's assumed per-core speed 0.9: the forks are the parent's serial work, which one core's speed sets; low and high the measurement's least and most over the speed's high 1.05 and low 0.75", low = 206961, high = 2432143 },
+  dlio_loader_restart_ns_per_worker = { 1773861, "assumed", "build-host's measured figure (tiersim hosts measure, 2026-12-02, 3 rounds) over this host's assumed per-core speed 0.9: the forks are the parent's serial work, which one core's speed sets; low and high the measurement's least and most over the speed's high 1.05 and low 0.75", low = 1242972, high = 2249880 },
 }
 host "epyc-74f3" {
   desc = "AMD EPYC 74F3 (Zen 3), Micron's MLPerf Storage 9400 host",

@@ -534,12 +534,16 @@ static int v_epoch(struct vl *v, uint64_t t)
 		v->wk[i] = (struct vworker){ .k = i / c->workers, .w = i % c->workers,
 					     .next = i % c->workers, .batch = UNSET,
 					     .chain = v->wk[i].chain, .cap = v->wk[i].cap };
+	/* each rank's iterator starts first (forking or resuming its workers),
+	 * its own work: on a core where the host's cores are counted */
+	uint64_t start = v->d.e ? c->restart_ns : c->start_ns;
 	for (uint64_t k = 0; k < c->ranks; k++) {
 		v->rk[k].dispatched = 0;
 		for (uint64_t j = 0; j < S; j++)
 			v->rk[k].ready[j] = UNSET;
+		uint64_t go = cores_run(&v->cores, t, start);
 		for (uint64_t d = 0; !rc && d < feed_window(&v->p); d++)
-			rc = v_dispatch(v, k, t);
+			rc = v_dispatch(v, k, go);
 	}
 	return rc;
 }
@@ -1279,7 +1283,12 @@ static int r_take(void *self, uint64_t bar, struct ts_take *b, char *err, size_t
 	switch (dl_next_step(&L->d, bar)) {
 	case DL_END:
 		return 0;
-	case DL_NEW_EPOCH:
+	case DL_NEW_EPOCH: {
+		/* the iterator's start (forking or resuming the workers), busy on
+		 * this thread before the first batches go out; inside the epoch */
+		uint64_t t0 = ts_now_ns(), start = L->d.e ? c->restart_ns : c->start_ns;
+		if (start)
+			spend_cpu(start);
 		pthread_mutex_lock(&L->mu);
 		feed_epoch(&L->p); /* every worker is idle: the last epoch's batches were all taken */
 		for (uint64_t k = 0; k < c->ranks; k++) {
@@ -1288,9 +1297,10 @@ static int r_take(void *self, uint64_t bar, struct ts_take *b, char *err, size_t
 				L->rk[k].ready[j] = UNSET;
 		}
 		L->epoch = L->d.e;
-		L->d.r->ep[L->d.e].start = ts_now_ns();
+		L->d.r->ep[L->d.e].start = t0;
 		pthread_cond_broadcast(&L->cv);
 		pthread_mutex_unlock(&L->mu);
+	}
 		__attribute__((fallthrough));
 	case DL_NEW_STEP:
 		if (L->between && (rc = L->between(err, errlen)))

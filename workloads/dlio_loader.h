@@ -18,7 +18,8 @@
  *    prefetch_factor = ceil(prefetch_size / read_threads), 2 when that is 0.
  *  - Epochs: the loader starts again every epoch (a new iterator over
  *    persistent workers): nothing of the next epoch is read before the
- *    training loop asks for its first batch.
+ *    training loop asks for its first batch, and then not before the
+ *    iterator's start (start_ns the first epoch, restart_ns later ones).
  *  - Steps: a rank takes its batch, is busy for the step's CPU and
  *    computation_time, and meets the others (comm.barrier()).
  *  - Cores (virtual time, vcpus set): a worker's CPU per sample and a
@@ -69,6 +70,13 @@ struct ts_dl_cfg {
 	 * charged with the sample's own (real time: the requests cost it). */
 	uint64_t request_ns;
 	double request_ns_per_mib;
+	/* The DataLoader's start each epoch, per rank, before its workers read
+	 * (iter(): the first epoch forks them, a later one resumes them,
+	 * persistent_workers): virtual time charges it from the epoch's start,
+	 * on a core when vcpus bound them; real time spends it busy on the
+	 * training loop's thread before the epoch's first batches go out. It
+	 * lies inside the epoch's first step, as in DLIO's figures. */
+	uint64_t start_ns, restart_ns;
 	const char *dir;     /* real time: the mounted DIR/train */
 	/* Virtual time with a page cache in front of the tier: a sample's
 	 * contiguous reads are charged as one (the cache's readahead turns a

@@ -37,6 +37,7 @@ static const enum ts_chain_fmt set_fmt[NSETS] = { TS_CHAIN_NPZ, TS_CHAIN_NPZ, TS
 						  TS_CHAIN_HDF5, TS_CHAIN_HDF5, TS_CHAIN_PNG,
 						  TS_CHAIN_PNG };
 #define MAXROUNDS 15
+#define MAXSTARTS 8 /* the loaders timed starting, per round (dlio_measure.py) */
 
 /* One round's figures of one set, per sample. */
 struct round_set {
@@ -51,6 +52,10 @@ struct round_set {
 struct round {
 	struct round_set s[NSETS];
 	double step_unet3d, step_resnet50; /* ns per step */
+	/* the DataLoader starting with start_w[i] workers: its first epoch
+	 * (forked), its second (resumed), ns of wall time */
+	double start_w[MAXSTARTS], start1[MAXSTARTS], start2[MAXSTARTS];
+	unsigned nstart;
 };
 
 struct ctx {
@@ -297,6 +302,13 @@ static int round_run(struct ctx *c, struct round *r)
 					r->s[k].data_off = off;
 					seen |= 1u << k;
 				}
+		} else if (sscanf(line, "start %lf %lf %lf", &batch, &ns, &resize) == 3 &&
+			   batch >= 1) {
+			if (r->nstart < MAXSTARTS) {
+				r->start_w[r->nstart] = batch;
+				r->start1[r->nstart] = ns;
+				r->start2[r->nstart++] = resize;
+			}
 		} else if (sscanf(line, "step %31s %lf %lf %lf %lf", name, &batch, &resize, &steps,
 				  &ns) == 5 && steps > 0) {
 			if (!strcmp(name, "unet3d"))
@@ -306,9 +318,13 @@ static int round_run(struct ctx *c, struct round *r)
 		}
 	}
 	fclose(out);
-	if (!rc && seen != (1u << (NSETS + 2)) - 1) {
-		snprintf(c->err, c->errlen, "%s read: its output lacks a set or a step (%s)", c->script,
-			 c->log);
+	/* a line through the starts needs two numbers of workers */
+	bool two = false;
+	for (unsigned i = 1; i < r->nstart; i++)
+		two = two || r->start_w[i] != r->start_w[0];
+	if (!rc && (seen != (1u << (NSETS + 2)) - 1 || !two)) {
+		snprintf(c->err, c->errlen, "%s read: its output lacks a set, a step or the loader's "
+			 "starts (%s)", c->script, c->log);
 		rc = -EPROTO;
 	}
 	for (int k = 0; k < NSETS && !rc; k++)
@@ -341,13 +357,30 @@ static void own_line(const struct round_set *s, const struct round_set *l, doubl
 	*a = os - *b * ms;
 }
 
+/* The least-squares line through (@x[i], @y[i]): intercept *@a, slope *@b
+ * (the caller has two distinct x). */
+static void line_fit(const double *x, const double *y, unsigned n, double *a, double *b)
+{
+	double sx = 0, sy = 0, sxx = 0, sxy = 0;
+	for (unsigned i = 0; i < n; i++) {
+		sx += x[i];
+		sy += y[i];
+		sxx += x[i] * x[i];
+		sxy += x[i] * y[i];
+	}
+	*b = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+	*a = (sy - *b * sx) / n;
+}
+
 /* Each round's own fit, then the spread over rounds. */
 static void fit(const struct round *rd, unsigned n, struct ts_dlio_measure_result *r)
 {
 	double a[MAXROUNDS], b[MAXROUNDS], j[MAXROUNDS], q[MAXROUNDS], qm[MAXROUNDS],
 		su[MAXROUNDS], sr[MAXROUNDS], ha[MAXROUNDS], hb[MAXROUNDS], pa[MAXROUNDS],
-		pb[MAXROUNDS];
+		pb[MAXROUNDS], s1a[MAXROUNDS], s1b[MAXROUNDS], s2a[MAXROUNDS], s2b[MAXROUNDS];
 	for (unsigned i = 0; i < n; i++) {
+		line_fit(rd[i].start_w, rd[i].start1, rd[i].nstart, &s1a[i], &s1b[i]);
+		line_fit(rd[i].start_w, rd[i].start2, rd[i].nstart, &s2a[i], &s2b[i]);
 		own_line(&rd[i].s[S_H5_S], &rd[i].s[S_H5_L], &ha[i], &hb[i]);
 		own_line(&rd[i].s[S_PNG_S], &rd[i].s[S_PNG_L], &pa[i], &pb[i]);
 		const struct round_set *s = &rd[i].s[S_NPZ_S], *l = &rd[i].s[S_NPZ_L],
@@ -378,6 +411,10 @@ static void fit(const struct round *rd, unsigned n, struct ts_dlio_measure_resul
 	r->hdf5_ns_per_mib = spread(hb, n);
 	r->png_ns = spread(pa, n);
 	r->png_ns_per_mib = spread(pb, n);
+	r->start_ns = spread(s1a, n);
+	r->start_ns_per_worker = spread(s1b, n);
+	r->restart_ns = spread(s2a, n);
+	r->restart_ns_per_worker = spread(s2b, n);
 }
 
 /* @s as a Lua string's body (quotes and backslashes escaped, no newline). */
@@ -492,7 +529,23 @@ static int write_profile(const struct ctx *c, const struct round *rd, unsigned n
 	fprintf(f, "  ");
 	num(f, "resnet50", &r->step_resnet50,
 	    "the same with 8 workers, resnet50's batch of 400 x 147 KiB", src);
-	fprintf(f, "  },\n  vcpus = { %" PRIu64 ", \"measured\", \"sched_getaffinity of tiersim "
+	fprintf(f, "  },\n");
+	char ws[64] = "";
+	for (unsigned i = 0; i < rd[0].nstart; i++)
+		snprintf(ws + strlen(ws), sizeof(ws) - strlen(ws), "%s%.0f", i ? ", " : "",
+			 rd[0].start_w[i]);
+	snprintf(what, sizeof(what), "DLIO's DataLoader (TorchDataset's worker_init, fork, "
+		 "pin_memory, persistent workers) from iter() to its first batch of one (no file "
+		 "read), wall time, with %s workers: the first epoch's (the workers forked), the "
+		 "line's intercept", ws);
+	num(f, "dlio_loader_start_ns", &r->start_ns, what, src);
+	num(f, "dlio_loader_start_ns_per_worker", &r->start_ns_per_worker,
+	    "the same line's slope, per worker", src);
+	num(f, "dlio_loader_restart_ns", &r->restart_ns,
+	    "the same loaders' second epoch (the workers resumed): the line's intercept", src);
+	num(f, "dlio_loader_restart_ns_per_worker", &r->restart_ns_per_worker,
+	    "the same line's slope, per worker", src);
+	fprintf(f, "  vcpus = { %" PRIu64 ", \"measured\", \"sched_getaffinity of tiersim "
 		   "hosts measure, %s: %" PRIu64 " CPUs\" },\n}\n",
 		r->vcpus, stamp, r->vcpus);
 	if (fclose(f) || rename(tmp, r->path)) {

@@ -23,7 +23,12 @@
  * DataLoader as DLIO builds it hands over batches of unet3d's and
  * resnet50's shape: the training process's main thread per step after the
  * first is dlio_workload_step_ns[unet3d] and [resnet50], and unet3d's is
- * dlio_step_ns too. vcpus is the CPUs this process may run on. Each figure
+ * dlio_step_ns too. The DataLoader's start, wall time from iter() to its
+ * first batch (DLIO's TorchDataset and worker_init, no file read, batches
+ * of one) with 1, 2, 4 and 8 workers: the line through the first epoch's
+ * (the workers forked) is dlio_loader_start_ns and _per_worker, through
+ * the second's (resumed) dlio_loader_restart_ns and _per_worker.
+ * vcpus is the CPUs this process may run on. Each figure
  * is the median of @repeats interleaved rounds; low and high their least and
  * most.
  */
@@ -57,6 +62,8 @@ struct ts_dlio_measure_result {
 	struct ts_dlio_measured step_unet3d, step_resnet50;
 	/* hdf5's (HDF5Reader) and png's (ImageReader) own lines, as npz's */
 	struct ts_dlio_measured hdf5_ns, hdf5_ns_per_mib, png_ns, png_ns_per_mib;
+	/* the DataLoader's start: the first epoch's and a later one's lines */
+	struct ts_dlio_measured start_ns, start_ns_per_worker, restart_ns, restart_ns_per_worker;
 	uint64_t vcpus;
 	char path[4096]; /* the profile written */
 };

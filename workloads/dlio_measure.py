@@ -34,6 +34,18 @@
 #                              (pin_memory, persistent workers, batches of the
 #                              resized image read_index returns):
 #                                step MODEL BATCH RESIZE STEPS NS_TOTAL
+#                              then, per number of workers W, DLIO's
+#                              DataLoader starting (iter() to its first
+#                              batch, wall time): DLIO's TorchDataset
+#                              (its worker_init: the arguments unpickled,
+#                              logging, the reader made) with the
+#                              arguments DLIO gives (fork, pin_memory,
+#                              persistent workers), whose samples are the
+#                              resized image (no file read: the batch's
+#                              reads are the chain's), batches of one; the
+#                              first epoch forks the workers, the second
+#                              resumes them:
+#                                start W EPOCH1_NS EPOCH2_NS
 import glob
 import math
 import os
@@ -165,6 +177,46 @@ def steps():
                                                    torch.__version__), flush=True)
 
 
+# read_threads of the loaders timed starting: a line through them
+START_WORKERS = (1, 2, 4, 8)
+
+
+def starts(top):  # after readers(), which set DLIO's MPI values
+    from dlio_benchmark.common.enumerations import DatasetType, FormatType, ReadType, Shuffle
+    from dlio_benchmark.data_loader.torch_data_loader import TorchDataset, dlio_sampler
+    from dlio_benchmark.utils.config import ConfigArguments
+    from torch.utils.data import DataLoader
+    a = ConfigArguments.get_instance()
+    a.read_type = ReadType.ON_DEMAND
+    files = sorted(glob.glob(os.path.join(top, "npz-s", "*.npz")))
+    a.file_list_train, a.file_list_eval = files, []
+    a.global_index_map = {i: (f, 0) for i, f in enumerate(files)}
+    a.num_samples_per_file = 1
+    image = np.random.randint(255, size=(388, 388), dtype=np.uint8)  # resnet50's resize
+
+    class Started(TorchDataset):
+        def __getitem__(self, i):
+            return image
+
+    for workers in START_WORKERS:
+        n = 2 * workers
+        ds = Started(FormatType.get_enum("npz"), DatasetType.TRAIN, 1, n, workers, 1)
+        dl = DataLoader(ds, batch_size=1, sampler=dlio_sampler(0, 1, n, Shuffle.OFF, 2, 0),
+                        num_workers=workers, pin_memory=True, drop_last=True,
+                        worker_init_fn=ds.worker_init, multiprocessing_context="fork",
+                        prefetch_factor=2, persistent_workers=True)
+        took = []
+        for _ in range(2):
+            t0 = time.perf_counter_ns()
+            it = iter(dl)
+            next(it)
+            took.append(time.perf_counter_ns() - t0)
+            for _ in it:
+                pass
+        del it, dl
+        print("start %d %d %d" % (workers, took[0], took[1]), flush=True)
+
+
 def main():
     if len(sys.argv) != 3 or sys.argv[1] not in ("gen", "read"):
         sys.exit("usage: dlio_measure.py gen|read DIR")
@@ -173,6 +225,7 @@ def main():
     else:
         readers(sys.argv[2])
         steps()
+        starts(sys.argv[2])
 
 
 if __name__ == "__main__":

@@ -193,6 +193,10 @@ struct cpu {
 	uint64_t vcpus;		  /* the host's (virtual time, PyTorch loader); 0: no limit */
 	double req_ns, req_per_mib; /* per request of a sample's chain (same), per MiB read */
 	const char *step_of;	  /* the step cost's key (ts_host_dlio), NULL: the host's one */
+	/* the PyTorch DataLoader's start per rank: the first epoch's (its
+	 * read_threads workers forked), a later one's (resumed); 0 with no
+	 * workers (the training process reads) */
+	double start_ns, restart_ns;
 };
 
 /* Reader workers per accelerator that do a sample's framework work: DLIO's
@@ -243,6 +247,10 @@ static int cpu_resolve(const struct ts_dlio_opts *o, const struct ts_dlio_worklo
 	c->sample_of = hd.sample_of; /* a literal */
 	c->per_mib = hd.sample_ns_per_mib;
 	c->jpeg_per_mpix = strcmp(w->format, "jpeg") ? 0 : hd.jpeg_ns_per_mpix;
+	if (w->read_threads) {
+		c->start_ns = hd.start_ns + hd.start_ns_per_worker * (double)w->read_threads;
+		c->restart_ns = hd.restart_ns + hd.restart_ns_per_worker * (double)w->read_threads;
+	}
 	if (c->sample_ns > 0 || c->per_mib > 0 || c->jpeg_per_mpix > 0)
 		c->workers = reader_workers(w);
 	if (!o->virtual_time && preprocess_ns(w) > 0) {
@@ -698,6 +706,8 @@ static void dl_config(const struct env *E, uint64_t ranks, uint64_t rank0, uint6
 		.vcpus = E->cpu.vcpus,
 		.request_ns = (uint64_t)llround(E->cpu.req_ns),
 		.request_ns_per_mib = E->cpu.req_per_mib,
+		.start_ns = (uint64_t)llround(E->cpu.start_ns),
+		.restart_ns = (uint64_t)llround(E->cpu.restart_ns),
 		/* DLIO 2.0.0: either value given keeps files open (dlio_loader.h) */
 		.keep_open = w->read_type && *w->read_type,
 	};
@@ -1477,6 +1487,11 @@ int ts_dlio_run(const struct ts_dlio_opts *o, struct ts_dlio_outcome *oc, char *
 				? ""
 				: " (real time: this host's reader instead)",
 			cores);
+	if (!o->quiet && o->host && torch_loader(w) && (E.cpu.start_ns > 0 || E.cpu.restart_ns > 0))
+		fprintf(stderr, "tiersim dlio: host %s: the DataLoader's start, %.1f ms the first "
+				"epoch (%" PRIu64 " workers forked), %.1f ms a later one (resumed), on "
+				"each accelerator\n",
+			o->host, E.cpu.start_ns / 1e6, w->read_threads, E.cpu.restart_ns / 1e6);
 
 	if (!o->find_max) {
 		double stop = o->stop_early && o->virtual_time ? w->au : 0;

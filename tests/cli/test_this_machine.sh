@@ -125,7 +125,11 @@ read)
 	echo "sample png-s 400 700000000 114747 114244"
 	echo "sample png-l 56 392000000 1051096 1048576"
 	echo "step unet3d 7 2097152 10 30000000 (torch x)"
-	echo "step resnet50 400 150528 10 110000000 (torch x)" ;;
+	echo "step resnet50 400 150528 10 110000000 (torch x)"
+	echo "start 1 300000000 20000000"
+	echo "start 2 400000000 22000000"
+	echo "start 4 600000000 26000000"
+	echo "start 8 1000000000 34000000" ;;
 esac
 S
 chmod +x "$fake/bin/python"
@@ -139,7 +143,9 @@ ls -d "$work"/tiersim-measure-* 2>/dev/null && fail "hosts measure left its file
 "$tiersim" hosts --evidence >"$work/ev" || fail "hosts --evidence: the measured profile"
 for f in dlio_sample_ns dlio_sample_ns_per_mib dlio_jpeg_ns_per_mpix dlio_request_ns \
 	dlio_request_ns_per_mib dlio_step_ns dlio_hdf5_sample_ns dlio_hdf5_sample_ns_per_mib \
-	dlio_png_sample_ns dlio_png_sample_ns_per_mib vcpus; do
+	dlio_png_sample_ns dlio_png_sample_ns_per_mib dlio_loader_start_ns \
+	dlio_loader_start_ns_per_worker dlio_loader_restart_ns dlio_loader_restart_ns_per_worker \
+	vcpus; do
 	grep -q "^this-machine *$f *measured .*tiersim hosts measure" "$work/ev" ||
 		fail "$f: not measured by tiersim hosts measure: $(grep this-machine "$work/ev")"
 done
@@ -153,6 +159,11 @@ grep -q '^this-machine *dlio_workload_step_ns\[resnet50\] *measured *1.1e+07  ti
 	>/dev/null 2>"$work/err" || fail "--host this-machine, measured: $(cat "$work/err")"
 grep -q "host this-machine: 11000.0 us per step (this workload's)" "$work/err" ||
 	fail "--host this-machine: $(cat "$work/err")"
+# The loader's start: the lines through the script's (1, 2, 4, 8 workers:
+# 300, 400, 600, 1,000 ms forked, 20, 22, 26, 34 ms resumed) are 200 ms +
+# 100 ms a worker and 18 ms + 2 ms a worker; resnet50 has 8 workers.
+grep -q "host this-machine: the DataLoader's start, 1000.0 ms the first epoch (8 workers forked), 34.0 ms a later one" "$work/err" ||
+	fail "--host this-machine, the loader's start: $(cat "$work/err")"
 
 # A venv without python, and one whose script fails: one line each.
 "$tiersim" hosts measure --venv "$work/none" >/dev/null 2>"$work/err" && fail "no venv measured"

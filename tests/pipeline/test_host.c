@@ -119,6 +119,10 @@ static void dlio(void)
 		"  dlio_hdf5_sample_ns_per_mib = { 20, \"measured\", \"h\" },\n"
 		"  dlio_png_sample_ns = { 300, \"measured\", \"p\", low = 250, high = 350 },\n"
 		"  dlio_png_sample_ns_per_mib = { 30, \"measured\", \"p\" },\n"
+		"  dlio_loader_start_ns = { 4000, \"measured\", \"s\", low = 3000, high = 5000 },\n"
+		"  dlio_loader_start_ns_per_worker = { 400, \"measured\", \"s\" },\n"
+		"  dlio_loader_restart_ns = { 60, \"measured\", \"s\" },\n"
+		"  dlio_loader_restart_ns_per_worker = { 6, \"measured\", \"s\" },\n"
 		"  dlio_workload_step_ns = {\n"
 		"    unet3d = { 3000, \"measured\", \"u\", low = 2000, high = 4000 },\n"
 		"    [\"resnet50/jpeg\"] = { 5000, \"measured\", \"j\" },\n"
@@ -149,6 +153,15 @@ static void dlio(void)
 	CHECK(ts_host_dlio_costs(s, "n", "unet3d", "npz", TS_HOST_NOMINAL, &d, err, sizeof(err)) ==
 	      0);
 	CHECK(d.step_ns == 1500 && d.vcpus == 0);
+	/* the loader's start: both lines carried as costs; at the slow end the
+	 * range's high */
+	CHECK(d.start_ns == 2000 && d.start_ns_per_worker == 200 && d.restart_ns == 30 &&
+	      d.restart_ns_per_worker == 3);
+	CHECK(ts_host_dlio_costs(s, "m", "unet3d", "npz", TS_HOST_SLOW, &d, err, sizeof(err)) == 0);
+	CHECK(d.start_ns == 5000 && d.start_ns_per_worker == 400);
+	CHECK(ts_host_dlio_costs(s, "epyc-zen4", "unet3d", "npz", TS_HOST_NOMINAL, &d, err,
+				 sizeof(err)) == 0);
+	CHECK(d.start_ns == 0 && d.restart_ns == 0); /* set by no host on its chain */
 	/* the nearest host decides: a host's own dlio_step_ns beats what the
 	 * host it is carried from says of the workload, its own MODEL entry
 	 * that one's MODEL/FORMAT */
@@ -261,6 +274,12 @@ static const struct {
 	{ "host \"h\" { cpu = \"H\",\n"
 	  "  dlio_png_sample_ns_per_mib = { 1, \"measured\", \"m\" } }\n",
 	  "host 'h': dlio_png_sample_ns_per_mib without dlio_png_sample_ns", 1 },
+	{ "host \"h\" { cpu = \"H\",\n"
+	  "  dlio_loader_start_ns = { 1, \"measured\", \"m\" } }\n",
+	  "host 'h': dlio_loader_start_ns without dlio_loader_start_ns_per_worker", 1 },
+	{ "host \"h\" { cpu = \"H\",\n"
+	  "  dlio_loader_restart_ns_per_worker = { 1, \"measured\", \"m\" } }\n",
+	  "host 'h': dlio_loader_restart_ns_per_worker without dlio_loader_restart_ns", 1 },
 	{ "library \"l\" { desc = \"both\", decode = { 2, \"spec\", \"t\" },\n"
 	  "  transform = { 2, \"spec\", \"t\" } }\n",
 	  "set one of decode", 1 },

@@ -436,6 +436,63 @@ static void check_tf_offsets(void)
 	ts_dataset_meta_free(&m);
 }
 
+/* The DataLoader's start each epoch (start_ns the first, restart_ns a
+ * later one): on a disk answering every request in 1 ms and no CPU
+ * charged, every request, step and end of epoch 1 comes start_ns later
+ * and of epoch 2 start_ns + restart_ns later, to the nanosecond, the
+ * epoch's first step holding its start. On one vCPU the ranks' starts
+ * take the core in turn: rank 1's first request waits for both. */
+static void check_start(const struct ts_dataset_meta *m)
+{
+	const uint64_t S = 7 * LAT + 123, R = 3 * LAT + 45;
+	static struct rec plain[MAXREQ];
+	for (uint64_t vcpus = 0; vcpus < 2; vcpus++) {
+		struct ts_dl_cfg c = { .meta = m, .ranks = 2, .world = 2, .batch = 3, .workers = 2,
+				       .prefetch_factor = 1, .epochs = 2, .seed = 5,
+				       .compute_ns = 10 * LAT, .vcpus = vcpus };
+		struct ts_vdisk disk = { submit, NULL, NULL };
+		struct ts_dl_result r0, r;
+		char err[256] = "";
+		nlog = 0;
+		CHECK(ts_dl_run_virtual(&c, &disk, NULL, NULL, &r0, err, sizeof(err)) == 0);
+		size_t n0 = nlog;
+		memcpy(plain, log_, nlog * sizeof(*log_));
+		c.start_ns = S;
+		c.restart_ns = R;
+		nlog = 0;
+		CHECK(ts_dl_run_virtual(&c, &disk, NULL, NULL, &r, err, sizeof(err)) == 0);
+		CHECK_EQ_U64(nlog, n0);
+		CHECK(r.epochs == 2 && r0.epochs == 2);
+		/* the first request of each rank in epoch 1 */
+		uint64_t first[2] = { UINT64_MAX, UINT64_MAX };
+		for (size_t i = 0; i < nlog; i++)
+			if (log_[i].t < r.ep[0].end) {
+				uint64_t k = log_[i].file >= FILES / 2;
+				first[k] = TS_MIN(first[k], log_[i].t);
+			}
+		CHECK_EQ_U64(first[0], S);
+		CHECK_EQ_U64(first[1], vcpus ? 2 * S : S);
+		if (vcpus)
+			goto next;
+		for (size_t i = 0; i < nlog && i < n0; i++) {
+			uint64_t sh = plain[i].t < r0.ep[0].end ? S : S + R;
+			CHECK(log_[i].t == plain[i].t + sh && log_[i].file == plain[i].file &&
+			      log_[i].off == plain[i].off && log_[i].op == plain[i].op);
+		}
+		CHECK_EQ_U64(r.ep[1].start, r0.ep[1].start + S);
+		for (uint64_t e = 0; e < 2; e++) {
+			uint64_t sh = e ? R : S;
+			CHECK_EQ_U64(r.ep[e].end - r.ep[e].start, r0.ep[e].end - r0.ep[e].start + sh);
+			for (uint64_t k = 0; k < 2; k++)
+				CHECK_EQ_U64(r.ep[e].first_end[k] - r.ep[e].start,
+					     r0.ep[e].first_end[k] - r0.ep[e].start + sh);
+		}
+next:
+		ts_dl_result_free(&r0);
+		ts_dl_result_free(&r);
+	}
+}
+
 int main(void)
 {
 	struct ts_dataset_meta m;
@@ -447,6 +504,7 @@ int main(void)
 	check_cores();
 	check_request_cpu(&m);
 	check_keep_open(&m);
+	check_start(&m);
 	check_keep_hdf5();
 	check_tf_offsets();
 
