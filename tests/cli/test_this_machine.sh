@@ -33,6 +33,10 @@ host "this-machine" {
   },
   dlio_request_ns = { 30300, "measured", "a copy of build-host's" },
   dlio_request_ns_per_mib = { 740000, "measured", "a copy of build-host's" },
+  dlio_loader_start_ns = { 7767498, "measured", "a copy of build-host's" },
+  dlio_loader_start_ns_per_worker = { 14868598, "measured", "a copy of build-host's" },
+  dlio_loader_restart_ns = { 1152199, "measured", "a copy of build-host's" },
+  dlio_loader_restart_ns_per_worker = { 1596475, "measured", "a copy of build-host's" },
   vcpus = { 2, "measured", "a copy of build-host's" },
 }
 L
