@@ -20,7 +20,9 @@
 #   host holds the lock minutes at a time, not for the whole study (the
 #   datasets are made before, outside it). BLOCK_STUDY_CHRT=PRIO runs each
 #   real-time run under chrt -f PRIO, through bench/rt_job.sh PRIO (the
-#   loop worker and tierfs above it).
+#   loop worker and tierfs above it). BLOCK_STUDY_SCRIPTS="main ..." runs
+#   those scenarios only (default: main tier_training preprocess), so that
+#   a study can be run one scenario at a time.
 set -u
 BUILD=${1:?usage: bench/block_study.sh BUILD [REPS] [TIER...]}
 REPS=${2:-3}
@@ -39,7 +41,7 @@ trap 'rm -rf "$W"' EXIT
 trap 'exit 1' INT TERM
 tiers=$(IFS=,; echo "${TIERS[*]}")
 
-SCRIPTS=(main tier_training preprocess)
+read -r -a SCRIPTS <<<"${BLOCK_STUDY_SCRIPTS:-main tier_training preprocess}"
 # the real-time sizes, for --virtual (which otherwise runs the full size)
 declare -A SIZE=([main]="count=2000 val=2000 iterations=30" [tier_training]="count=1500 iterations=20"
 	[preprocess]="count=1000")

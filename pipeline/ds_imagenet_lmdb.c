@@ -511,10 +511,10 @@ static void lmdb_describe(void *st, uint64_t i, char *buf, size_t n)
 
 /* Virtual: the cursor reads each Datum where it lies in data.mdb, in key
  * order; a raw Datum costs the transform only, an encoded one a decode.
- * The reads are page faults on LMDB's map, and the kernel serves a fault
- * with a read-around window of the file's readahead size (32 pages,
- * 128 KiB, by default), so they reach the mount as requests of 128 KiB
- * one after the other, not one request per Datum. */
+ * The reads are page faults on LMDB's map (liblmdb maps data.mdb and
+ * hands out pointers into it): one mapped read of the Datum, which the
+ * page-cache model serves with the kernel's read-around for faults and
+ * its async marker (tier/cache.c, mapped_read), not read()'s readahead. */
 static int lmdb_plan_open(const struct ts_source_ops *self, struct ts_vsource *vs,
 		          char *err, size_t errlen)
 {
@@ -525,7 +525,7 @@ static int lmdb_plan_open(const struct ts_source_ops *self, struct ts_vsource *v
 static void lmdb_plan_sample(const struct ts_vsource *vs, uint64_t i, struct ts_vsample *out)
 {
 	ts_vsource_packed(vs, i, is_encoded(vs->meta) ? TS_VWORK_JPEG : TS_VWORK_PIXELS, out);
-	out->io[0].chunk = 32 * 4096; /* the default ra_pages */
+	out->io[0].mapped = true;
 }
 
 const struct ts_source_ops ts_source_lmdb = {

@@ -67,6 +67,7 @@ struct ts_vio {
 	uint64_t off, len;
 	uint64_t size;	/* the file's size (readahead stops at its end) */
 	uint64_t chunk; /* 0: one request; else sequential requests of this size */
+	bool mapped;	/* read through a memory map: page faults (tier/cache.c) */
 	/* TS_VIO_META of a file in a folder, for the file-system rule
 	 * (tier/fsmeta.h): the file's inode rank (neighbours share blocks),
 	 * its folder's id, rank and blocks, and the blocks of the folder

@@ -33,10 +33,19 @@ int ts_vtier_new(struct ts_vtier *m, const struct ts_tier_cfg *cfg,
 uint64_t ts_vtier_submit(struct ts_vtier *m, uint64_t now, enum ts_tier_op op, uint64_t file,
 			 uint64_t off, uint64_t len, uint64_t size)
 {
+	return ts_vtier_submit_req(m, now, &(struct ts_tier_req){ .op = op, .file = file,
+								 .off = off, .len = len,
+								 .size = size });
+}
+
+uint64_t ts_vtier_submit_req(struct ts_vtier *m, uint64_t now, const struct ts_tier_req *req)
+{
 	/* metadata reads bypass the page-cache model: the file-system rule
 	 * keeps them (tier/fsmeta.h) */
-	struct ts_tier_req rq = { .op = op, .file = file, .off = off, .len = len, .size = size,
-				  .direct = file == TS_FSMETA_FILE };
+	struct ts_tier_req rq = *req;
+	rq.direct = rq.direct || rq.file == TS_FSMETA_FILE;
+	enum ts_tier_op op = rq.op;
+	uint64_t file = rq.file, off = rq.off, len = rq.len;
 	struct ts_tier_done d;
 	memset(&d, 0, sizeof(d));
 	uint64_t t = ts_tier_submit(m->tier, now, &rq, &d);
@@ -94,8 +103,10 @@ uint64_t ts_vtier_vio(void *ctx, uint64_t now_ns, const struct ts_vio *io)
 		return ts_vtier_submit(m, now_ns, TS_TIER_META, io->file, io->off, io->len, io->size);
 	if (m->meta)
 		n = ts_fsmeta_extent(m->meta, io->file, io->size, io->off, mio, TS_FSMETA_MAX_IO);
-	return ts_vtier_submit(m, meta_reads(m, now_ns, mio, n), TS_TIER_READ, io->file, io->off,
-			       io->len, io->size);
+	return ts_vtier_submit_req(m, meta_reads(m, now_ns, mio, n),
+				   &(struct ts_tier_req){ .op = TS_TIER_READ, .file = io->file,
+							  .off = io->off, .len = io->len,
+							  .size = io->size, .mapped = io->mapped });
 }
 
 void ts_vtier_prefetch(void *ctx, const struct ts_vio *io)

@@ -34,6 +34,8 @@ TS_WUR int ts_vtier_new(struct ts_vtier *m, const struct ts_tier_cfg *cfg,
 			size_t errlen);
 uint64_t ts_vtier_submit(struct ts_vtier *m, uint64_t now, enum ts_tier_op op, uint64_t file,
 			 uint64_t off, uint64_t len, uint64_t size);
+/* The same for a request of any kind (a mapped read: req->mapped). */
+uint64_t ts_vtier_submit_req(struct ts_vtier *m, uint64_t now, const struct ts_tier_req *req);
 /* struct ts_vdisk's submit and warm, @ctx a struct ts_vtier. */
 uint64_t ts_vtier_vio(void *ctx, uint64_t now_ns, const struct ts_vio *io);
 void ts_vtier_warm(void *ctx, const struct ts_vio *io, bool dirty);

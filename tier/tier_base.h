@@ -285,6 +285,11 @@ struct ts_tier_req {
 	 * the model reads no window of its own on top (it still serves and
 	 * fills its cache: the instance's memory). */
 	bool kernel_ra;
+	/* A read through a memory map (the page faults of a reader that
+	 * touches [off, off+len) in order, as liblmdb's callers do): the
+	 * kernel's read-around for faults instead of read()'s readahead (see
+	 * tier/cache.c). Ignored with kernel_ra or direct. */
+	bool mapped;
 	/* When the request reached the model (ts_tier_submit sets it): a
 	 * layer below sees it later when layers above held it. 0: the
 	 * layer's own arrival time. */

@@ -298,6 +298,110 @@ static void test_chunk_two_reads(void)
 	ts_tier_free(t);
 }
 
+static uint64_t mrd(struct ts_tier *t, uint64_t now, uint64_t file, uint64_t off, uint64_t len,
+		    uint64_t size, struct ts_tier_done *done)
+{
+	struct ts_tier_req r = { .op = TS_TIER_READ, .file = file, .off = off, .len = len,
+				 .size = size, .mapped = true };
+	memset(done, 0, sizeof(*done));
+	return ts_tier_submit(t, now, &r, done);
+}
+
+/*
+ * A mapped scan (block mode, ext4, ssd-cloud, read_ahead_kb 128: a 48 MiB
+ * file, every page touched in order through a read-only shared map; the
+ * pages resident after each touch, read with mincore(2), and the device's
+ * trace): the fault on page 0 reads pages 0-31, the touch of page 24
+ * issues pages 32-63, and from then on the touch of each window's first
+ * page issues the next: 384 requests of 128 KiB. Read() readahead would
+ * have issued the second window at page 0's read (its marker is the page
+ * after the read) and every later one at its window's first page too.
+ */
+static void test_mapped_scan(void)
+{
+	const uint64_t size = 48 * TS_MiB, pages = size / 4096;
+	struct ts_tier *t = cached("ssd-cloud", TS_GiB, NULL);
+	struct ts_tier_done d;
+	uint64_t now = 0, reqs = 0, bytes = 0, waits = 0, issued[5] = { 0 };
+	unsigned n = 0;
+	for (uint64_t pg = 0; pg < pages; pg++) {
+		uint64_t end = mrd(t, now, 5, pg * 4096, 4096, size, &d);
+		if (d.dev_ios && n < 5)
+			issued[n++] = pg;
+		if (d.dev_ios)
+			CHECK_EQ_U64(d.dev_bytes, 128 * TS_KiB);
+		reqs += d.dev_ios;
+		bytes += d.dev_bytes;
+		waits += d.bound != TS_TIER_BOUND_MEMORY;
+		now = end;
+	}
+	CHECK_EQ_U64(issued[0], 0);
+	CHECK_EQ_U64(issued[1], 24);
+	CHECK_EQ_U64(issued[2], 32);
+	CHECK_EQ_U64(issued[3], 64);
+	CHECK_EQ_U64(issued[4], 96);
+	CHECK_EQ_U64(reqs, 384);
+	CHECK_EQ_U64(bytes, size);
+	/* the reader waits on the device at page 0 and where it catches up
+	 * with a window in flight; every other touch is served from memory */
+	CHECK(waits >= 1 && waits < pages / 8);
+	ts_tier_free(t);
+}
+
+/*
+ * The check workload (block mode as above, the same file): 1,500 touches
+ * at random pages (glibc's rand() after srand(7), modulo the file's 12,288
+ * pages; the first six below). The trace: 463 device requests; the first
+ * windows start 16 pages before their fault, and the eighth reads only
+ * what the seventh left missing (the model's too). The pages touched are
+ * the fixture tests/tier/mapped_rand.txt. The model sends 452 requests,
+ * 2.4% fewer than the trace's 463 (11,441 pages): the kernel flags every
+ * window's marker page, and a touch of an older window's marker issues
+ * a window of its own (page_cache_async_ra, "a marked folio without
+ * valid readahead state"), where the model keeps only the newest marker.
+ */
+static void test_mapped_random(void)
+{
+	const uint64_t size = 48 * TS_MiB;
+	static const uint64_t first[][3] = { /* page touched, window start, pages read */
+		{ 8181, 8165, 32 }, { 579, 563, 32 }, { 10043, 10027, 32 },
+		{ 3247, 3231, 32 }, { 2669, 2653, 32 }, { 795, 779, 32 },
+		{ 7034, 7018, 32 }, { 7057, 7050, 23 },
+	};
+	char path[4096];
+	const char *dir = getenv("TS_SOURCE_ROOT");
+	snprintf(path, sizeof(path), "%s/tests/tier/mapped_rand.txt", dir ? dir : ".");
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "%s: cannot open\n", path);
+		CHECK(0);
+		return;
+	}
+	struct ts_tier *t = cached("ssd-cloud", TS_GiB, NULL);
+	struct ts_tier_done d;
+	uint64_t now = 0, reqs = 0, bytes = 0, pg, i = 0;
+	unsigned long long v;
+	while (fscanf(f, "%llu", &v) == 1) {
+		pg = v;
+		uint64_t end = mrd(t, now, 6, pg * 4096, 4096, size, &d);
+		if (i < TS_ARRAY_SIZE(first)) {
+			CHECK_EQ_U64(pg, first[i][0]);
+			CHECK_EQ_U64(d.dev_ios, 1);
+			CHECK_EQ_U64(d.dev_bytes, first[i][2] * 4096);
+		}
+		reqs += d.dev_ios;
+		bytes += d.dev_bytes;
+		now = end;
+		i++;
+	}
+	fclose(f);
+	fprintf(stderr, "mapped random: %llu requests, %llu pages (block mode: 463, 11441)\n",
+		(unsigned long long)reqs, (unsigned long long)(bytes / 4096));
+	CHECK_EQ_U64(i, 1500);
+	CHECK_EQ_U64(reqs, 452);
+	ts_tier_free(t);
+}
+
 /* Writes are absorbed at memory speed up to the dirty limit, then run at
  * the tier's write rate; the dirty total never passes the limit. */
 static void test_dirty(void)
@@ -1020,6 +1124,8 @@ int main(int argc, char **argv)
 	RUN(test_readahead);
 	RUN(test_kernel_windows);
 	RUN(test_chunk_two_reads);
+	RUN(test_mapped_scan);
+	RUN(test_mapped_random);
 	RUN(test_dirty);
 	RUN(test_fsync);
 	RUN(test_expire);
