@@ -218,7 +218,12 @@ static int do_mount(int argc, char **argv)
 		.profile = o.profile, .capacity = o.capacity, .mem = o.mem, .trace = o.trace,
 		.rw = o.rw, .ebs_opts = ebs_opts,
 	};
+	char note[256] = "";
+	m.note = note;
+	m.notelen = sizeof(note);
 	rc = ts_disk_mount(&m, err, sizeof(err)) ? fail("mount", err) : TS_EXIT_OK;
+	if (rc == TS_EXIT_OK && note[0])
+		fprintf(stderr, "tiersim disk mount: %s\n", note);
 	ts_mounts_free(&ms);
 	ts_opt_free(mount_opts, &o);
 	return rc;

@@ -234,15 +234,48 @@ static int sysfs_set(int nr, const char *attr, unsigned value)
 	return write_file(path, text);
 }
 
+/* The largest request tierfs receives in one piece, in KiB. The kernel's
+ * FUSE splits a bigger direct read or write into requests of the
+ * connection's max_pages pages: at most fs.fuse.max_pages_limit (256 where
+ * the sysctl is absent: older kernels' fixed FUSE_MAX_MAX_PAGES), and
+ * libfuse 3 asks for no more than its receive buffer holds, 256 pages
+ * (FUSE_MAX_MAX_PAGES in libfuse's fuse_i.h; 3.14 here). */
+#define LIBFUSE_MAX_PAGES 256u
+static unsigned fuse_max_kb(void)
+{
+	char line[32];
+	unsigned pages = LIBFUSE_MAX_PAGES;
+	if (read_line("/proc/sys/fs/fuse/max_pages_limit", line, sizeof(line)) == 0 &&
+	    atoi(line) > 0 && (unsigned)atoi(line) < pages)
+		pages = (unsigned)atoi(line);
+	long ps = sysconf(_SC_PAGESIZE);
+	return pages * (unsigned)(ps > 0 ? ps / 1024 : 4);
+}
+
 /* The tier's queue limits on loop @nr. max_sectors_kb is capped by the
- * loop device's own hardware limit. */
-static int set_queue(int nr, const struct ts_tier_queue *q, char *err, size_t errlen)
+ * loop device's own hardware limit, and by the largest request tierfs
+ * receives: a bigger request would reach the tier model as two (FUSE
+ * splits it), which the trace would show as requests the device never
+ * sent; capped, the block layer splits it instead, and the loop device's
+ * requests are the model's. @note gets one line when the cap applies. */
+static int set_queue(int nr, const struct ts_tier_queue *q, char *note, size_t notelen,
+		     char *err, size_t errlen)
 {
 	char path[128], hw[32];
 	unsigned ms = q->max_sectors_kb;
 	snprintf(path, sizeof(path), "/sys/block/loop%d/queue/max_hw_sectors_kb", nr);
 	if (read_line(path, hw, sizeof(hw)) == 0 && hw[0] && (unsigned)atoi(hw) < ms)
 		ms = (unsigned)atoi(hw);
+	unsigned fk = fuse_max_kb();
+	if (fk < ms) {
+		if (note && notelen)
+			snprintf(note, notelen,
+				 "/dev/loop%d: max_sectors_kb %u, not the tier's %u: tierfs receives "
+				 "at most %u KiB a request through FUSE; a larger one is sent as "
+				 "two requests, and charged as two (disk/README.md)",
+				 nr, fk, ms, fk);
+		ms = fk;
+	}
 	const struct {
 		const char *attr;
 		unsigned v;
@@ -938,7 +971,7 @@ int ts_disk_mount(const struct ts_disk_mount_opts *o, char *err, size_t errlen)
 		rc = -ENOMEM;
 		goto fail;
 	}
-	if ((rc = set_queue(a.nr, &q, err, errlen)))
+	if ((rc = set_queue(a.nr, &q, o->note, o->notelen, err, errlen)))
 		goto fail;
 	unsigned long mflags = o->rw ? 0 : MS_RDONLY;
 	if (mount(dev, a.d.mountpoint, fs, mflags, NULL)) {

@@ -65,6 +65,11 @@ struct ts_disk_mount_opts {
 	 * (",ebs_iops=...", fs/mount.h's ts_mount_ebs_opts), or NULL: none;
 	 * tierfs refuses them on another tier. */
 	const char *ebs_opts;
+	/* Where the device deviates from the tier's queue limits (its
+	 * max_sectors_kb capped at what tierfs receives), one line for the
+	 * user; NULL: not asked. Left empty otherwise. */
+	char *note;
+	size_t notelen;
 };
 
 /* One attachment, as its state file records it. */
