@@ -222,9 +222,12 @@ static int set_offsets(struct wake_bpf *skel, char *why, size_t whylen)
 	size_t len = 0;
 	int e = 0, fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	if (fd < 0 || fstat(fd, &st) || st.st_size <= 0) {
+	if (fd < 0 || fstat(fd, &st))
 		e = -errno;
-		snprintf(why, whylen, "%s: %s", path, strerror(errno));
+	else if (st.st_size <= 0)
+		e = -EINVAL; /* a BTF of no size: nothing to read the offsets from */
+	if (e) {
+		snprintf(why, whylen, "%s: %s", path, strerror(-e));
 		goto out;
 	}
 	/* sysfs says its size; one mapping, its pages taken at once */

@@ -240,8 +240,12 @@ static void test_kernel_windows(void)
  * virtual time: 1 ms reads, no rate limit, 1 ns per byte of a hit. */
 static void test_chunk_two_reads(void)
 {
-	const char *path = "/tmp/tier_cache_two_reads.lua";
-	FILE *f = fopen(path, "w");
+	char path[] = "/tmp/tier_cache_two_reads.XXXXXX";
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f)
+		return;
 	fputs("tier \"twor\" { iops = 1000000, parallel = 64,\n"
 	      "  latency = { read = { fixed = \"1ms\" } } }\n",
 	      f);
