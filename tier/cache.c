@@ -1464,7 +1464,10 @@ static uint64_t mapped_read(struct cache *c, uint64_t now, const struct ts_tier_
 		if (mk >= stop || mk <= q || cached_page(c, req->file, mk))
 			mk = UINT64_MAX;
 		uint64_t r = fill(c, t, req->file, start, stop, req->off, req->len, &had, done);
-		dem += overlap(req->off, req->len, start, stop) - had;
+		/* the window's pages the reader touches next count as hits and
+		 * come off them; q itself, missing, never counted as one */
+		dem += overlap(req->off, req->len, start, stop) - had -
+		       overlap(req->off, req->len, q, q + 1);
 		s->ra_end = stop * PAGE;
 		s->window = mk == UINT64_MAX ? 0 : (stop - start) * PAGE;
 		s->marker = mk * PAGE;

@@ -406,6 +406,39 @@ static void test_mapped_random(void)
 	ts_tier_free(t);
 }
 
+/*
+ * A mapped read of several pages that faults part-way: the pages it finds
+ * in memory are hits and the rest come from the device, the faulting page
+ * among them. Page 100 touched alone reads pages 84-115 (its window starts
+ * ra/2 = 16 pages before it; the marker is page 108). A read of pages
+ * 112-131 then finds 112-115 (4 pages) in memory and faults on 116, which
+ * reads 100-131 (116-131 new, its marker 124, whose touch issues 132-163
+ * ahead): 16 KiB of hits, at memory speed, exactly. A model that took the
+ * faulting page off the hits twice gave 12 KiB.
+ */
+static void test_mapped_fault_hits(void)
+{
+	const uint64_t size = 48 * TS_MiB;
+	struct ts_tier_cfg o = { .mem_bps = 1000000000 }; /* 1 ns per byte */
+	struct ts_tier *t = cached("ssd-cloud", TS_GiB, &o);
+	struct ts_tier_done d;
+	uint64_t now = mrd(t, 0, 7, 100 * 4096, 4096, size, &d);
+	CHECK_EQ_U64(d.dev_bytes, 32 * 4096);
+	CHECK_EQ_U64(d.hit_bytes, 0);
+	now += TS_NS_PER_S; /* the window in, long since */
+	mrd(t, now, 7, 112 * 4096, 20 * 4096, size, &d);
+	CHECK_EQ_U64(d.dev_ios, 2);
+	CHECK_EQ_U64(d.dev_bytes, (16 + 32) * 4096);
+	CHECK_EQ_U64(d.hit_bytes, 4 * 4096);
+	/* the same pages again: all in memory, 20 pages at 1 ns a byte */
+	now += TS_NS_PER_S;
+	uint64_t end = mrd(t, now, 7, 112 * 4096, 20 * 4096, size, &d);
+	CHECK_EQ_U64(d.dev_ios, 0);
+	CHECK_EQ_U64(d.hit_bytes, 20 * 4096);
+	CHECK_EQ_U64(end - now, 20 * 4096);
+	ts_tier_free(t);
+}
+
 /* Writes are absorbed at memory speed up to the dirty limit, then run at
  * the tier's write rate; the dirty total never passes the limit. */
 static void test_dirty(void)
@@ -1130,6 +1163,7 @@ int main(int argc, char **argv)
 	RUN(test_chunk_two_reads);
 	RUN(test_mapped_scan);
 	RUN(test_mapped_random);
+	RUN(test_mapped_fault_hits);
 	RUN(test_dirty);
 	RUN(test_fsync);
 	RUN(test_expire);
