@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/rng.h"
+#include "tests/tmpfile.h"
 #include "tier/tier.h"
 
 #define DRV_MAXQD 256
@@ -138,6 +139,20 @@ static inline double drv_pct(struct drv *d, double p)
 	qsort(d->lat, d->nlat, sizeof(*d->lat), cmp_double);
 	size_t k = (size_t)(p / 100.0 * (double)d->nlat);
 	return d->lat[k < d->nlat ? k : d->nlat - 1];
+}
+
+/* The tiers @text declares added to @set, through a file of their own
+ * (/tmp/NAME.XXXXXX, removed after). 0, or -1 with a line on stderr. */
+static inline int drv_add_tiers(struct ts_tier_set *set, const char *name, const char *text)
+{
+	char path[128], err[512];
+	if (tc_write_tmp(path, sizeof(path), name, text))
+		return -1;
+	int rc = ts_tier_set_add_file(set, path, err, sizeof(err));
+	unlink(path);
+	if (rc)
+		fprintf(stderr, "%s\n", err);
+	return rc ? -1 : 0;
 }
 
 #endif

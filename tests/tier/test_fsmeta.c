@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "tests/tcheck.h"
+#include "tests/tmpfile.h"
 #include "tests/tier/fstree.h"
 #include "tier/fsmeta.h"
 
@@ -290,15 +291,18 @@ static void test_journal_link(void)
 
 static void test_charge(void)
 {
-	const char *path = "/tmp/tier_fsmeta_test.lua";
-	FILE *f = fopen(path, "w");
-	fputs("tier \"fixed\" { desc = \"test\", source = \"test\",\n"
-	      "  latency = { read = { fixed = \"100us\" }, meta = { fixed = \"1ms\" } } }\n",
-	      f);
-	fclose(f);
-	char err[512];
-	struct ts_tier_set *set;
-	CHECK(ts_tier_set_load(path, &set, err, sizeof(err)) == 0);
+	char path[64], err[512];
+	struct ts_tier_set *set = NULL;
+	CHECK(tc_write_tmp(path, sizeof(path), "tier_fsmeta_charge",
+			   "tier \"fixed\" { desc = \"test\", source = \"test\",\n"
+			   "  latency = { read = { fixed = \"100us\" }, meta = { fixed = \"1ms\" } } }\n") ==
+	      0);
+	if (ts_tier_set_load(path, &set, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		tc_failures++;
+		unlink(path);
+		return;
+	}
 	unlink(path);
 	struct ts_tier_cfg cfg = { .profile = ts_tier_set_find(set, "fixed"), .floor_ns = 10000 };
 	struct ts_tier *t;
@@ -313,14 +317,14 @@ static void test_charge(void)
 	ts_tier_set_free(set);
 }
 
+/* @text in a file of its own (tests/tmpfile.h); the path, "" when it
+ * could not be made (the test counted failed). */
 static const char *write_tmp(const char *text)
 {
 	static char path[64];
-	snprintf(path, sizeof(path), "/tmp/tier_fsmeta_decl_%d.lua", (int)getpid());
-	FILE *f = fopen(path, "w");
-	if (f) {
-		fputs(text, f);
-		fclose(f);
+	if (tc_write_tmp(path, sizeof(path), "tier_fsmeta_decl", text)) {
+		tc_failures++;
+		path[0] = 0;
 	}
 	return path;
 }

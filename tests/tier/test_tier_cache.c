@@ -240,19 +240,12 @@ static void test_kernel_windows(void)
  * virtual time: 1 ms reads, no rate limit, 1 ns per byte of a hit. */
 static void test_chunk_two_reads(void)
 {
-	char path[] = "/tmp/tier_cache_two_reads.XXXXXX";
-	int fd = mkstemp(path);
-	CHECK(fd >= 0);
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!f)
+	if (drv_add_tiers(set, "tier_cache_two_reads",
+			  "tier \"twor\" { iops = 1000000, parallel = 64,\n"
+			  "  latency = { read = { fixed = \"1ms\" } } }\n")) {
+		CHECK(0);
 		return;
-	fputs("tier \"twor\" { iops = 1000000, parallel = 64,\n"
-	      "  latency = { read = { fixed = \"1ms\" } } }\n",
-	      f);
-	fclose(f);
-	char err[512];
-	CHECK(ts_tier_set_add_file(set, path, err, sizeof(err)) == 0);
-	unlink(path);
+	}
 	struct ts_tier_cfg o = { .mem_bps = 1000000000 };
 	struct ts_tier *t = cached("twor", TS_GiB, &o);
 	struct ts_tier_done d;

@@ -385,15 +385,9 @@ static void test_ebs(void)
  * alone. */
 static void test_accounting(void)
 {
-	const char *path = "/tmp/tier_acct_test.lua";
-	FILE *f = fopen(path, "w");
-	fputs("tier \"acct\" { iops = 100, mibps = 1000, io_unit = \"256KiB\",\n"
-	      "  merge_sequential = true }\n",
-	      f);
-	fclose(f);
-	char err[512];
-	CHECK(ts_tier_set_add_file(set, path, err, sizeof(err)) == 0);
-	unlink(path);
+	CHECK(drv_add_tiers(set, "tier_acct_test",
+			    "tier \"acct\" { iops = 100, mibps = 1000, io_unit = \"256KiB\",\n"
+			    "  merge_sequential = true }\n") == 0);
 	struct ts_tier *t = model("acct", 0, 1);
 	struct drv d;
 	drv_init(&d, t, TS_TIER_READ, DRV_RANDOM, 4096, 4, 0);
@@ -423,15 +417,10 @@ static void test_accounting(void)
  * I/O of its own. Exact in virtual time: 1 ms reads, no cap in the way. */
 static void test_merge_window(void)
 {
-	const char *path = "/tmp/tier_merge_test.lua";
-	FILE *f = fopen(path, "w");
-	fputs("tier \"mergelat\" { iops = 100000, io_unit = \"256KiB\", merge_sequential = true,\n"
-	      "  latency = { read = { fixed = \"1ms\" } } }\n",
-	      f);
-	fclose(f);
-	char err[512];
-	CHECK(ts_tier_set_add_file(set, path, err, sizeof(err)) == 0);
-	unlink(path);
+	CHECK(drv_add_tiers(set, "tier_merge_test",
+			    "tier \"mergelat\" { iops = 100000, io_unit = \"256KiB\",\n"
+			    "  merge_sequential = true,\n"
+			    "  latency = { read = { fixed = \"1ms\" } } }\n") == 0);
 	struct ts_tier *t = model("mergelat", 0, 1);
 	struct ts_tier_done d;
 	struct ts_tier_req q = { .op = TS_TIER_READ, .file = 1, .off = 0, .len = 4096, .direct = true };
@@ -460,15 +449,12 @@ static void test_merge_window(void)
  * the cache answers the request that set the writeback off. */
 static void test_merge_window_cached(void)
 {
-	const char *path = "/tmp/tier_merge_cached_test.lua";
-	FILE *f = fopen(path, "w");
-	fputs("tier \"mergewb\" { iops = 100000, io_unit = \"256KiB\", merge_sequential = true,\n"
-	      "  latency = { read = { fixed = \"1ms\" }, write = { fixed = \"1ms\" } } }\n",
-	      f);
-	fclose(f);
+	CHECK(drv_add_tiers(set, "tier_merge_cached_test",
+			    "tier \"mergewb\" { iops = 100000, io_unit = \"256KiB\",\n"
+			    "  merge_sequential = true,\n"
+			    "  latency = { read = { fixed = \"1ms\" }, write = { fixed = \"1ms\" } } }\n") ==
+	      0);
 	char err[512];
-	CHECK(ts_tier_set_add_file(set, path, err, sizeof(err)) == 0);
-	unlink(path);
 	const struct ts_tier_profile *p;
 	CHECK(ts_tier_set_lookup(set, "mergewb", &p, err, sizeof(err)) == 0);
 	struct ts_tier_cfg cfg = { .profile = p, .seed = 1, .mem = 64 * TS_MiB };
@@ -576,13 +562,9 @@ static void test_queueing(void)
  * QD >= 4; queueing in the slots shows in latency. */
 static void test_slots(void)
 {
-	const char *path = "/tmp/tier_slots_test.lua";
-	FILE *f = fopen(path, "w");
-	fputs("tier \"four\" { parallel = 4, latency = { read = { fixed = \"1ms\" } } }\n", f);
-	fclose(f);
-	char err[512];
-	CHECK(ts_tier_set_add_file(set, path, err, sizeof(err)) == 0);
-	unlink(path);
+	CHECK(drv_add_tiers(set, "tier_slots_test",
+			    "tier \"four\" { parallel = 4,\n"
+			    "  latency = { read = { fixed = \"1ms\" } } }\n") == 0);
 	static const unsigned qds[] = { 1, 4, 16 };
 	for (size_t i = 0; i < TS_ARRAY_SIZE(qds); i++) {
 		struct ts_tier *t = model("four", 0, 1);

@@ -5,7 +5,6 @@
 # nanosecond; a real-time replay refuses to write without --allow-writes,
 # creates the files it needs, and replays every op.
 . "${TS_SOURCE_ROOT:?}/tests/traces/lib.sh"
-j() { jq -r "$2" "$1"; }
 
 "$B" trace undump "$S/small.txt" -o "$T/s.trace"
 # small.txt: thread 10 starts at 0 (open 0-1us, read 2-12us, read 13-23us,
@@ -26,7 +25,7 @@ check "speed 2 think" test "$(j "$T/h.json" '.results[1].think_ns')" = 1000
 # the join rule: thread 1 stats a file, thread 2 reads it, thread 1 stats
 # it again 1us after thread 2 ended: it waited for thread 2, so on a
 # faster tier it comes sooner (5us in all, not the recorded 25us)
-cat > "$T/join.txt" <<'X'
+mktrace join <<'X'
 header version=1
 path 1 "/f"
 0 1000 getattr 1 0 0 0 1 1 0 4
@@ -34,7 +33,6 @@ path 1 "/f"
 13000 23000 read 1 4096 4096 4096 2 8192 0 0
 24000 25000 getattr 1 0 0 0 1 1 0 4
 X
-"$B" trace undump "$T/join.txt" -o "$T/join.trace"
 "$B" replay "$T/join.trace" --virtual --tier unlimited --json > "$T/j.json"
 check "join total" test "$(j "$T/j.json" '.results[1].total_ns')" = 5000
 check "join think" test "$(j "$T/j.json" '.results[1].think_ns')" = 2000
@@ -70,7 +68,7 @@ done
 # less the floor (131us). On ext4 the metadata ops cost nothing, each gap
 # loses the floor (33us), the read pays its whole 60us: 93us. With --floor
 # 20us only the first gap keeps anything (8us).
-cat > "$T/kfs.txt" <<'X'
+mktrace kfs <<'X'
 header version=5 mem=0 model=255 floor_ns=10000
 path 1 "/f"
 0 2000 open 1 0 0 0 1 4096 0 4
@@ -83,7 +81,6 @@ X
 cat > "$T/kfs.lua" <<'X'
 tier "fixed60" { desc = "test", source = "test", latency = { read = { fixed = "60us" } } }
 X
-"$B" trace undump "$T/kfs.txt" -o "$T/kfs.trace"
 "$B" replay "$T/kfs.trace" --virtual --tier fixed60 --profile "$T/kfs.lua" --json \
 	> "$T/kf0.json" 2>/dev/null
 check "kernel-fs: FUSE total" test "$(j "$T/kf0.json" '.results[1].total_ns')" = 131000
@@ -101,14 +98,13 @@ check "kernel-fs: one line" test "$(wc -l < "$T/kf3.out")" = 1
 
 # the anchor rule: a request of thread id 0 (the kernel's release after a
 # close) follows the workload request before it by its recorded distance
-cat > "$T/anchor.txt" <<'X'
+mktrace anchor <<'X'
 header version=1
 path 1 "/f"
 0 10000 read 1 0 4096 4096 5 8192 0 0
 20000 30000 read 1 4096 4096 4096 5 8192 0 0
 31000 31500 close 1 0 0 0 0 0 0 4
 X
-"$B" trace undump "$T/anchor.txt" -o "$T/anchor.trace"
 "$B" replay "$T/anchor.trace" --virtual --tier unlimited --json > "$T/an.json"
 check "anchor total" test "$(j "$T/an.json" '.results[1].total_ns')" = 21500
 check "anchor think" test "$(j "$T/an.json" '.results[1].think_ns')" = 10000
@@ -119,7 +115,7 @@ check "anchor think" test "$(j "$T/an.json" '.results[1].think_ns')" = 10000
 # 0) it still wakes at its recorded 100us (closed loop: 90us); on a tier
 # whose reads take 60us the wait absorbs the 50us, so the second read still
 # issues at 100us (closed loop: at 150us).
-cat > "$T/wait.txt" <<'X'
+mktrace wait <<'X'
 header version=2
 path 1 "/f"
 0 10000 read 1 0 4096 4096 5 8192 0 0
@@ -128,11 +124,7 @@ cpu 5 pid=5 ppid=1 on_ns=1000 runq_ns=0
 cpu 5 pid=5 ppid=1 on_ns=16000 runq_ns=5000
 end drops=0 records=2 t=110000
 X
-cat > "$T/fixed.lua" <<'X'
-tier "fixed60" { desc = "test", source = "test", latency = { read = { fixed = "60us" } } }
-tier "fixed100" { desc = "test", source = "test", latency = { read = { fixed = "100us" } } }
-X
-"$B" trace undump "$T/wait.txt" -o "$T/wait.trace"
+fixed_tiers "$T/fixed.lua"
 "$B" replay "$T/wait.trace" --virtual --tier unlimited --tier fixed60 --profile "$T/fixed.lua" \
 	--json > "$T/w.json" 2> "$T/w.err"
 check "wait: no notice with CPU samples" test ! -s "$T/w.err"
@@ -198,7 +190,7 @@ check "unread: fixed60 total" test "$(jq -r '.[2][0]' "$T/unread.res")" = 180000
 # 0-60, 5-65, 150-210; on unlimited: 0, 5, 90. Read as the worker's own
 # wait (the wait rule, as for a thread of the application), read 3 would
 # issue at its recorded 100us on both: the slower tier absorbed.
-cat > "$T/kstream.txt" <<'X'
+mktrace kstream <<'X'
 header version=2
 path 1 "/data.ext4"
 0 10000 read 1 0 4096 4096 32 4194304 0 0
@@ -209,7 +201,6 @@ cpu 32 pid=32 ppid=2 on_ns=2000 runq_ns=0
 cpu 32 pid=32 ppid=2 on_ns=3000 runq_ns=0
 end drops=0 records=3 t=110000
 X
-"$B" trace undump "$T/kstream.txt" -o "$T/kstream.trace"
 "$B" replay "$T/kstream.trace" --virtual --tier unlimited --tier fixed60 --profile "$T/fixed.lua" \
 	--json > "$T/ks.json"
 check "stream: recorded total" test "$(j "$T/ks.json" '.results[0].total_ns')" = 110000
@@ -237,7 +228,7 @@ check "export: unknown format is a usage error" test $? = 2
 # after a 50us read and 10us of work): paced by itself, it never grows, so
 # on unlimited the second read comes at 50us, not at its recorded 100us; on
 # fixed60 (10us late) the wait absorbs that: still at 100us
-cat > "$T/self.txt" <<'X'
+mktrace self <<'X'
 header version=2
 path 1 "/f"
 0 50000 read 1 0 4096 4096 7 8192 0 0
@@ -246,7 +237,6 @@ cpu 7 pid=7 ppid=1 on_ns=1000 runq_ns=0
 cpu 7 pid=7 ppid=1 on_ns=11000 runq_ns=0
 end drops=0 records=2 t=150000
 X
-"$B" trace undump "$T/self.txt" -o "$T/self.trace"
 "$B" replay "$T/self.trace" --virtual --tier unlimited --tier fixed60 --profile "$T/fixed.lua" \
 	--json > "$T/sp.json"
 check "self-paced: unlimited" test "$(j "$T/sp.json" '.results[1].total_ns')" = 50000
@@ -349,7 +339,7 @@ check "no escape file" test ! -e "$T/escape"
 cat > "$T/meta.lua" <<'X'
 tier "meta70" { desc = "test", source = "test", latency = { read = { fixed = "70us" }, meta = { fixed = "70us" } } }
 X
-cat > "$T/close.txt" <<'X'
+mktrace close <<'X'
 header version=1
 path 1 "/f"
 0 0 open 1 0 0 0 1 0 0 0
@@ -357,7 +347,6 @@ path 1 "/f"
 2000 2000 getattr 1 0 0 0 1 0 0 0
 end drops=0 records=3 t=2000
 X
-"$B" trace undump "$T/close.txt" -o "$T/close.trace"
 "$B" replay "$T/close.trace" --virtual --tier meta70 --profile "$T/meta.lua" --closed-loop \
 	--no-think --json > "$T/close.json"
 check "close and getattr free" test "$(j "$T/close.json" '.results[1].total_ns')" = 140000
@@ -392,7 +381,7 @@ check "the read again is one more device request" test \
 # window (70us), the unlink of /m finds it in memory (traces/tier_rule.h:
 # the journal writes them at commit). One metadata request each would
 # take 280us.
-cat > "$T/names.txt" <<'X'
+mktrace names <<'X'
 header version=1
 path 1 "/n"
 path 2 "/n2"
@@ -403,7 +392,6 @@ path 3 "/m"
 3000 3000 unlink 3 0 0 0 1 0 0 0
 end drops=0 records=4 t=3000
 X
-"$B" trace undump "$T/names.txt" -o "$T/names.trace"
 "$B" replay "$T/names.trace" --virtual --tier meta70 --profile "$T/meta.lua" --closed-loop \
 	--no-think --json > "$T/names.json"
 check "names made: folder reads only" test "$(j "$T/names.json" '.results[1].total_ns')" = 140000

@@ -7,7 +7,6 @@
 # and read k at (k - 10) ms: the last, k = 999, at 989 ms. --instance
 # replaces the recording's limits; a tier that is not aws-* ignores them.
 . "${TS_SOURCE_ROOT:?}/tests/traces/lib.sh"
-j() { jq -r "$2" "$1"; }
 
 cat > "$T/flat.lua" <<'X'
 tier "aws-flat" { desc = "test", source = "test" }

@@ -12,9 +12,8 @@
 # follows the last (1, 31, 61us) and it ends at 100us, the consumer's own
 # pace. Without the wake file the consumer is not in the replay at all.
 . "${TS_SOURCE_ROOT:?}/tests/traces/lib.sh"
-j() { jq -r "$2" "$1"; }
 
-cat > "$T/c.txt" <<'X'
+mktrace c <<'X'
 header version=2 start_mono_ns=1000000
 path 1 "/f"
 0 100000 read 1 0 4096 4096 20 12288 0 0
@@ -34,11 +33,7 @@ W 1101000 1000000 10 20
 W 1201000 1131000 10 20
 W 1301000 1231000 10 20
 X
-cat > "$T/fixed.lua" <<'X'
-tier "fixed60" { desc = "test", source = "test", latency = { read = { fixed = "60us" } } }
-tier "fixed100" { desc = "test", source = "test", latency = { read = { fixed = "100us" } } }
-X
-"$B" trace undump "$T/c.txt" -o "$T/c.trace"
+fixed_tiers "$T/fixed.lua"
 "$B" replay "$T/c.trace" --virtual --tier fixed100 --tier fixed60 --tier unlimited \
 	--profile "$T/fixed.lua" --json > "$T/w.json" 2> "$T/w.err"
 check "wake: no notice" test ! -s "$T/w.err"
@@ -64,7 +59,7 @@ check "table names the wake rule" grep -q "the wake rule" "$T/t.out"
 # with those two around it, and a getattr of a process outside the command
 # (block mode's tools look at the image): they are left out, and the spans
 # match.
-cat > "$T/o.txt" <<'X'
+mktrace o <<'X'
 header version=2 start_mono_ns=1000000
 path 1 "/f"
 0 50000 read 1 65536 4096 4096 33 12288 0 0
@@ -90,7 +85,6 @@ W 1301000 1200000 10 20
 W 1401000 1331000 10 20
 W 1501000 1431000 10 20
 X
-"$B" trace undump "$T/o.txt" -o "$T/o.trace"
 "$B" replay "$T/o.trace" --virtual --tier fixed100 --tier fixed60 --profile "$T/fixed.lua" \
 	--json > "$T/o.json"
 check "span: recorded from the command's start" test "$(j "$T/o.json" '.results[0].total_ns')" = 340000
@@ -106,7 +100,7 @@ check "span: the table says so" grep -q "^left out (not the command's) *3 *3" "$
 # added (nothing ties the command's waits to the device), so the stream
 # rule alone paces the two reads the command caused: 100us recorded, on
 # fixed60 60us (the second read issues 5us after the first's completion).
-cat > "$T/k.txt" <<'X'
+mktrace k <<'X'
 header version=2 start_mono_ns=1000000
 path 1 "/data.ext4"
 0 50000 read 1 65536 4096 4096 33 4194304 0 0
@@ -124,7 +118,6 @@ tiersim-wakes 1
 span 1200000 1400000
 T 10 10 0 1200000 1400000 0 0 reader
 X
-"$B" trace undump "$T/k.txt" -o "$T/k.trace"
 "$B" replay "$T/k.trace" --virtual --tier fixed60 --profile "$T/fixed.lua" --json > "$T/k.json"
 check "block: the command's two reads" test "$(j "$T/k.json" '.results[0].ops')" = 2
 check "block: two left out" test "$(j "$T/k.json" '[.results[].outside] | unique | join(",")')" = 2
@@ -153,7 +146,7 @@ check "block: the stream on fixed60" test "$(j "$T/k.json" '.results[1].total_ns
 # consumer's steps set the pace: 245us. The stream rule alone (no S lines,
 # the case above) would replay the two requests only (305us recorded,
 # 225us on fixed60), the consumer's steps nowhere in it.
-cat > "$T/d.txt" <<'X'
+mktrace d <<'X'
 header version=2 start_mono_ns=1000000
 path 1 "/data.ext4"
 0 50000 read 1 65536 4096 4096 33 4194304 0 0
@@ -177,7 +170,6 @@ W 1540000 1421000 10 20
 S 1315000 1205000 20 0
 S 1520000 1425000 20 0
 X
-"$B" trace undump "$T/d.txt" -o "$T/d.trace"
 "$B" replay "$T/d.trace" --virtual --tier fixed100 --tier fixed60 --tier unlimited \
 	--profile "$T/fixed.lua" --json > "$T/d.json"
 check "block waits: recorded from the command's start" test "$(j "$T/d.json" '.results[0].total_ns')" = 440000
@@ -203,7 +195,7 @@ check "block waits: without them, the stream" test "$(j "$T/dn.json" '.results[0
 # request, not a's chain: on fixed60 b ends at 416us (its read 256-316us,
 # then its 100us), where a wait on request 2 (issued after a's first read,
 # 269-329us) would end it at 428us.
-cat > "$T/two.txt" <<'X'
+mktrace two <<'X'
 header version=2 start_mono_ns=1000000
 path 1 "/data.ext4"
 202000 250000 read 1 0 4096 4096 33 4194304 0 0
@@ -223,7 +215,6 @@ S 1251000 1201000 20 0
 S 1353000 1255000 20 0
 S 1354000 1256000 21 0
 X
-"$B" trace undump "$T/two.txt" -o "$T/two.trace"
 "$B" replay "$T/two.trace" --virtual --tier fixed60 --tier unlimited --profile "$T/fixed.lua" \
 	--json > "$T/two.json"
 check "two waiting: recorded" test "$(j "$T/two.json" '.results[0].total_ns')" = 250000
@@ -240,7 +231,7 @@ check "two waiting: no latency" test "$(j "$T/two.json" '.results[2].total_ns')"
 # 822308ns from the command's start against 760000 with the gaps as
 # recorded; fixed60 in 40us: each shrinks by 34us * ln(120/60) = 23567ns,
 # 232866 against 280000; --wake-cost 10us on fixed300: 9163ns each.
-cat > "$T/u.txt" <<'X'
+mktrace u <<'X'
 header version=3 start_mono_ns=1000000 model=8 floor_ns=20000
 path 1 "/data.ext4"
 210000 310000 read 1 0 4096 4096 33 4194304 0 0
@@ -259,7 +250,6 @@ X
 cp "$T/fixed.lua" "$T/u.lua"
 echo 'tier "fixed300" { desc = "test", source = "test", latency = { read = { fixed = "300us" } } }' \
 	>> "$T/u.lua"
-"$B" trace undump "$T/u.txt" -o "$T/u.trace"
 up() { "$B" replay "$T/u.trace" --virtual --tier fixed300 --tier fixed60 --profile "$T/u.lua" --json "$@"; }
 up > "$T/u.json"
 check "wake-up: both reads moved" test "$(j "$T/u.json" '.results[1].tied')" = 2
@@ -285,7 +275,7 @@ check "wake-up: no round trip recorded, off" test "$(j "$T/un.json" '.results[1]
 # is done at 710us; the parent, woken by 30's end, ends 1us later: 711us.
 # Keeping the recorded queueing (the default, without --cpu-model) puts
 # 30's second write at 510us: 811us.
-cat > "$T/m.txt" <<'X'
+mktrace m <<'X'
 header version=2 start_mono_ns=1000000
 path 1 "/f"
 path 2 "/g"
@@ -314,7 +304,6 @@ tier "rw100" { desc = "test", source = "test",
 tier "w300" { desc = "test", source = "test",
 	latency = { read = { fixed = "100us" }, write = { fixed = "300us" } } }
 X
-"$B" trace undump "$T/m.txt" -o "$T/m.trace"
 "$B" replay "$T/m.trace" --virtual --tier rw100 --tier w300 --profile "$T/fixed.lua" \
 	--cpu-model --json > "$T/m.json"
 check "cpu: recorded" test "$(j "$T/m.json" '.results[0].total_ns')" = 411000
