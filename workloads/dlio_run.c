@@ -1175,6 +1175,20 @@ static uint64_t hint_cap(const struct ts_dlio_workload *w)
 	return TS_MAX(TS_MIN(cap, MAX_ACCEL), 1);
 }
 
+/* How long a run of @n accelerators lasts at the threshold, seconds: its
+ * steps (every epoch's full batches, at most total_training_steps) at
+ * computation_time / metric.au each. 0 when that is not known. */
+static double run_secs(const struct ts_dlio_workload *w, double n)
+{
+	double samples = (double)w->num_files_train * (double)w->num_samples_per_file;
+	double per_epoch = n >= 1 && w->batch_size
+				   ? floor(samples / (floor(n) * (double)w->batch_size)) : 0;
+	double steps = per_epoch * (double)w->epochs;
+	if (w->total_training_steps >= 0)
+		steps = TS_MIN(steps, (double)w->total_training_steps);
+	return w->au > 0 ? steps * w->computation_time / w->au : 0;
+}
+
 /* Accelerators the drive's bandwidth and its IOPS can feed at the
  * threshold: each takes batch_size x record_length bytes, in
  * ceil(record_length / transfer_size) reads of ceil(read / io_unit) I/Os
@@ -1191,8 +1205,6 @@ static uint64_t bandwidth_hint(const struct env *E)
 	if (lim.burst == TS_TIER_BURST_BYTES && lim.burst_bps > bps)
 		bps = lim.burst_bps;
 	double iops = lim.burst == TS_TIER_BURST_IOPS ? TS_MAX(lim.burst_iops, lim.iops) : lim.iops;
-	if (lim.read_iops > 0 && (!(iops > 0) || lim.read_iops < iops))
-		iops = lim.read_iops;
 	double rec = TS_MAX(w->record_length, 1);
 	double reads = w->transfer_size ? ceil(rec / (double)w->transfer_size) : 1;
 	double ios = reads * (lim.io_unit ? ceil(rec / reads / (double)lim.io_unit) : 1);
@@ -1203,8 +1215,16 @@ static uint64_t bandwidth_hint(const struct env *E)
 	    prof->merge_sequential && !strcmp(w->sample_shuffle, "off") &&
 	    !strcmp(w->file_shuffle, "off"))
 		ios = rec / (double)lim.io_unit;
-	double per = w->au * (double)w->batch_size * w->record_length / w->computation_time;
 	double per_io = w->au * (double)w->batch_size * ios / w->computation_time;
+	/* An IOPS burst lasts while its bucket does: over a run of T seconds
+	 * (its steps at the threshold, at the count the baseline feeds) it
+	 * adds at most bucket / T I/Os a second to the baseline. */
+	double t = per_io > 0 ? run_secs(w, lim.iops / per_io) : 0;
+	if (lim.burst == TS_TIER_BURST_IOPS && lim.iops > 0 && lim.bucket_size > 0 && t > 0)
+		iops = TS_MIN(iops, lim.iops + lim.bucket_size / t);
+	if (lim.read_iops > 0 && (!(iops > 0) || lim.read_iops < iops))
+		iops = lim.read_iops;
+	double per = w->au * (double)w->batch_size * w->record_length / w->computation_time;
 	double n = INFINITY;
 	if (bps > 0 && per > 0)
 		n = bps / per;
