@@ -260,7 +260,7 @@ PY
 done
 expect_dlio 2 "is not a host profile" cosmoflow_h100 --tier unlimited --virtual --host nosuch
 # this-machine without a measurement: said so, and not offered as a choice
-TIERSIM_HOST_FILE=$work/none.lua expect 2 "'this-machine' has no DLIO costs measured" cosmoflow_h100 \
+TIERSIM_HOST_FILE=$work/none.lua expect_dlio 2 "'this-machine' has no DLIO costs measured" cosmoflow_h100 \
 	--tier unlimited --virtual --host this-machine
 grep -q "known: .*this-machine" "$work/err" && fail "--host this-machine offered"
 expect_dlio 2 "reader.preprocess_time: real time does not sleep" unet3d_h100 ++workload.reader.preprocess_time=1 \
