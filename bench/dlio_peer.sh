@@ -90,7 +90,12 @@ while [ $# -gt 0 ]; do
 	--chrt) prio=$2; shift 2 ;;
 	--host) host=(--host "$2"); shift 2 ;;
 	--before-host) bhost=$2; shift 2 ;;
-	--before-host-file) bfile=$(cd "$(dirname "$2")" && pwd)/$(basename "$2") || exit 2; shift 2 ;;
+	--before-host-file)
+		# an assignment of two substitutions has the last one's status:
+		# the file is checked first, its folder made absolute alone
+		[ -f "$2" ] || { echo "dlio_peer.sh: --before-host-file: no file '$2'" >&2; exit 2; }
+		bfile=$(cd "$(dirname "$2")" && pwd) || exit 2
+		bfile=$bfile/$(basename "$2"); shift 2 ;;
 	--measure-host) measure=1; host=(--host this-machine); shift ;;
 	-h | --help) sed -n '2,/^set -u/p' "$0" | sed 's/^# \{0,1\}//;$d'; exit 0 ;;
 	*) echo "dlio_peer.sh: unknown option '$1' (--help)" >&2; exit 2 ;;

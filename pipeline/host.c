@@ -649,25 +649,25 @@ int ts_host_dlio_costs(const struct ts_host_set *s, const char *spec, const char
 			 (int)hn, spec, list);
 		return -ENOENT;
 	}
-	int rc = field(s, h, TS_HF_DLIO_SAMPLE, end, &out->sample_ns, err, errlen);
-	if (!rc)
-		rc = field(s, h, TS_HF_DLIO_MIB, end, &out->sample_ns_per_mib, err, errlen);
-	if (!rc)
-		rc = field(s, h, TS_HF_DLIO_STEP, end, &out->step_ns, err, errlen);
-	if (!rc)
-		rc = field(s, h, TS_HF_DLIO_JPEG, end, &out->jpeg_ns_per_mpix, err, errlen);
-	if (!rc)
-		rc = field(s, h, TS_HF_DLIO_REQ, end, &out->request_ns, err, errlen);
-	if (!rc)
-		rc = field(s, h, TS_HF_DLIO_REQ_MIB, end, &out->request_ns_per_mib, err, errlen);
-	if (!rc)
-		rc = field(s, h, TS_HF_DLIO_START, end, &out->start_ns, err, errlen);
-	if (!rc)
-		rc = field(s, h, TS_HF_DLIO_START_W, end, &out->start_ns_per_worker, err, errlen);
-	if (!rc)
-		rc = field(s, h, TS_HF_DLIO_RESTART, end, &out->restart_ns, err, errlen);
-	if (!rc)
-		rc = field(s, h, TS_HF_DLIO_RESTART_W, end, &out->restart_ns_per_worker, err, errlen);
+	/* the fields taken one for one, each from the nearest host that sets it */
+	const struct {
+		int f;
+		double *to;
+	} plain[] = {
+		{ TS_HF_DLIO_SAMPLE, &out->sample_ns },
+		{ TS_HF_DLIO_MIB, &out->sample_ns_per_mib },
+		{ TS_HF_DLIO_STEP, &out->step_ns },
+		{ TS_HF_DLIO_JPEG, &out->jpeg_ns_per_mpix },
+		{ TS_HF_DLIO_REQ, &out->request_ns },
+		{ TS_HF_DLIO_REQ_MIB, &out->request_ns_per_mib },
+		{ TS_HF_DLIO_START, &out->start_ns },
+		{ TS_HF_DLIO_START_W, &out->start_ns_per_worker },
+		{ TS_HF_DLIO_RESTART, &out->restart_ns },
+		{ TS_HF_DLIO_RESTART_W, &out->restart_ns_per_worker },
+	};
+	int rc = 0;
+	for (size_t i = 0; !rc && i < TS_ARRAY_SIZE(plain); i++)
+		rc = field(s, h, plain[i].f, end, plain[i].to, err, errlen);
 	/* a format with its own reader's line: the nearest host on the chain
 	 * that measured it decides, both numbers from it */
 	static const struct {

@@ -1245,6 +1245,18 @@ static void *r_worker(void *arg)
 		if (ep != L->epoch) {
 			ep = L->epoch;
 			next = w->w;
+			/* the rank's iterator starts (forking or resuming its
+			 * workers), each rank its own, as each of DLIO's ranks
+			 * has its own DataLoader: busy on the rank's first
+			 * worker, then the rank's first batches go out */
+			uint64_t start = ep ? L->c->restart_ns : L->c->start_ns;
+			if (start && !w->w) {
+				pthread_mutex_unlock(&L->mu);
+				spend_cpu(start);
+				pthread_mutex_lock(&L->mu);
+				L->rk[w->k].dispatched = feed_window(&L->p);
+				pthread_cond_broadcast(&L->cv);
+			}
 			continue;
 		}
 		uint64_t j = next;
@@ -1284,20 +1296,19 @@ static int r_take(void *self, uint64_t bar, struct ts_take *b, char *err, size_t
 	case DL_END:
 		return 0;
 	case DL_NEW_EPOCH: {
-		/* the iterator's start (forking or resuming the workers), busy on
-		 * this thread before the first batches go out; inside the epoch */
-		uint64_t t0 = ts_now_ns(), start = L->d.e ? c->restart_ns : c->start_ns;
-		if (start)
-			spend_cpu(start);
+		/* with a start to spend, each rank's first worker spends it and
+		 * then sends the rank's first batches out (r_worker); inside the
+		 * epoch */
+		uint64_t start = L->d.e ? c->restart_ns : c->start_ns;
 		pthread_mutex_lock(&L->mu);
 		feed_epoch(&L->p); /* every worker is idle: the last epoch's batches were all taken */
 		for (uint64_t k = 0; k < c->ranks; k++) {
-			L->rk[k].dispatched = feed_window(&L->p);
+			L->rk[k].dispatched = start ? 0 : feed_window(&L->p);
 			for (uint64_t j = 0; j < L->p.steps; j++)
 				L->rk[k].ready[j] = UNSET;
 		}
 		L->epoch = L->d.e;
-		L->d.r->ep[L->d.e].start = t0;
+		L->d.r->ep[L->d.e].start = ts_now_ns();
 		pthread_cond_broadcast(&L->cv);
 		pthread_mutex_unlock(&L->mu);
 	}

@@ -74,8 +74,9 @@ struct ts_dl_cfg {
 	 * (iter(): the first epoch forks them, a later one resumes them,
 	 * persistent_workers): virtual time charges it from the epoch's start,
 	 * on a core when vcpus bound them; real time spends it busy on the
-	 * training loop's thread before the epoch's first batches go out. It
-	 * lies inside the epoch's first step, as in DLIO's figures. */
+	 * rank's first worker thread before the rank's first batches go out
+	 * (each DLIO rank has its own DataLoader). It lies inside the
+	 * epoch's first step, as in DLIO's figures. */
 	uint64_t start_ns, restart_ns;
 	const char *dir;     /* real time: the mounted DIR/train */
 	/* Virtual time with a page cache in front of the tier: a sample's
