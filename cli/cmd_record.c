@@ -34,6 +34,7 @@
 #include "core/opt.h"
 #include "disk/disk.h"
 #include "fs/record.h"
+#include "pipeline/host.h"
 #include "traces/replay/replay.h"
 #include "traces/trace.h"
 
@@ -181,6 +182,7 @@ int ts_cmd_record(int argc, char **argv)
 	size_t ntiers = 0;
 	char err[1024], out[PATH_MAX];
 	int rc, e, cmd = -1;
+	uint64_t wake_cost = 0;
 
 	/* Our options end at "--"; the command and its own options follow. */
 	for (int i = 1; i < argc && cmd < 0; i++)
@@ -193,6 +195,12 @@ int ts_cmd_record(int argc, char **argv)
 	if ((rc = prepare(&c, argv, argc, cmd, tiers, &ntiers, out)))
 		goto out;
 	rc = TS_EXIT_FAIL;
+	/* the predictions' wake-up rule: the default host profile's cost
+	 * (TS_HOST_REPLAY_DEFAULT), known before the command runs */
+	if (ntiers && ts_host_wake_cost(NULL, &wake_cost, err, sizeof(err))) {
+		fprintf(stderr, "tiersim record: %s\n", err);
+		goto out;
+	}
 	runs = (struct ts_record_runs){ .tier = c.tier, .out = out, .probe = c.probe,
 					.repeat = c.repeat };
 	r = (struct ts_record){ .data = c.data, .profile = c.profile, .fs = c.fs, .mem = c.mem,
@@ -219,6 +227,7 @@ int ts_cmd_record(int argc, char **argv)
 	    .exit_status = runs.code,
 	    .repeats = (const char *const *)runs.repeats,
 	    .nrepeats = runs.nrepeats,
+	    .wake_cost_ns = wake_cost,
 	};
 	int rerr = ts_record_report(&rr, stdout, c.json ? &j : NULL, err, sizeof(err));
 	if (rerr) {

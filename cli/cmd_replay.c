@@ -11,7 +11,9 @@
 #include "cli/cmdline.h"
 #include "cli/commands.h"
 #include "core/opt.h"
+#include "core/units.h"
 #include "cost/price.h"
+#include "pipeline/host.h"
 #include "traces/replay/replay.h"
 #include "traces/trace.h"
 
@@ -23,10 +25,10 @@
 struct replay_args {
 	bool virtual_time, kernel_fs, no_think, closed_loop, allow_writes, fill, json, no_wakes, cpu_model;
 	struct ts_opt_list tiers;
-	char *target, *profile, *wakes, *instance;
+	char *target, *profile, *wakes, *instance, *host;
+	char *wake_cost; /* DUR; NULL: --host's */
 	char *over[TS_REPLAY_OVER_N]; /* as ts_replay_over_names[] */
 	double speed;
-	uint64_t wake_cost;
 	struct ts_tier_ebs ebs; /* --instance's EBS limits */
 };
 
@@ -69,11 +71,16 @@ static const struct ts_opt replay_opts[] = {
 	{ "cpu_model", TS_OPT_BOOL, RA(cpu_model), "false", 0, 0, "",
 	  "with a wake file: serve each gap's CPU time from the recorded host's CPUs, shared, "
 	  "instead of keeping its recorded wait for a CPU (traces/README.md)" },
-	{ "wake_cost", TS_OPT_DURATION, RA(wake_cost), TS_STR(TS_REPLAY_WAKE_COST_US) "us", 0, 0, "",
+	{ "wake_cost", TS_OPT_STR, RA(wake_cost), NULL, 0, 0, "",
 	  "with a wake file, block mode: the gap after a request the command slept in "
 	  "grows by this much per e-fold of the request's time against the recorded "
-	  "(the wake-up rule, traces/README.md; measured on this project's VM); 0: off",
+	  "(the wake-up rule, traces/README.md), 0 (off) to 10ms; default: --host's "
+	  "replay_wake_cost_ns",
 	  "DUR" },
+	{ "host", TS_OPT_STR, RA(host), NULL, 0, 0, "",
+	  "the host profile (tiersim hosts) that recorded: its replay_wake_cost_ns is the "
+	  "default --wake-cost (default: " TS_HOST_REPLAY_DEFAULT ")",
+	  "NAME" },
 	{ "allow_writes", TS_OPT_BOOL, RA(allow_writes), "false", 0, 0, "",
 	  "let a --target replay write (and create missing files)" },
 	{ "fill", TS_OPT_BOOL, RA(fill), "false", 0, 0, "",
@@ -134,6 +141,33 @@ static int replay_args(struct replay_args *o, struct ts_replay_cfg *cfg, int arg
 		return ts_cmdline_error(cl, "--wakes %s: the wake rule is virtual time's, and not "
 					    "with --no-wakes or --closed-loop",
 					o->wakes);
+	/* the wake-up rule lives in the wake rule: where no wake file is read,
+	 * a cost would be ignored */
+	const char *no_rule = o->target	       ? "--target"
+			      : !o->virtual_time ? "real time"
+			      : o->no_wakes	       ? "--no-wakes"
+			      : o->closed_loop	       ? "--closed-loop"
+						       : NULL;
+	if ((o->wake_cost || o->host) && no_rule)
+		return ts_cmdline_error(cl, "%s %s: the wake-up rule is the wake rule's (virtual "
+					    "time, a wake file), not with %s",
+					o->wake_cost ? "--wake-cost" : "--host",
+					o->wake_cost ? o->wake_cost : o->host, no_rule);
+	if (o->wake_cost) {
+		if (ts_parse_duration(o->wake_cost, TS_NS_PER_S, &cfg->wake_cost_ns))
+			return ts_cmdline_error(cl, "--wake-cost %s: expected a duration (34us, 0.1ms)",
+						o->wake_cost);
+		if (cfg->wake_cost_ns > TS_REPLAY_WAKE_COST_MAX_NS)
+			return ts_cmdline_error(cl, "--wake-cost %s: at most 10ms per e-fold (measured "
+						    "costs are tens of microseconds; a bare number is "
+						    "seconds)",
+						o->wake_cost);
+	} else if (!no_rule) {
+		char err[512];
+		int rc = ts_host_wake_cost(o->host, &cfg->wake_cost_ns, err, sizeof(err));
+		if (rc)
+			return ts_cmdline_error(cl, "--host: %s", err);
+	}
 	*files = a.pos;
 	*nfiles = (size_t)a.npos;
 	cfg->speed = o->speed;
@@ -142,7 +176,6 @@ static int replay_args(struct replay_args *o, struct ts_replay_cfg *cfg, int arg
 	cfg->kernel_fs = o->kernel_fs;
 	cfg->closed_loop = o->closed_loop;
 	cfg->cpu_model = o->cpu_model;
-	cfg->wake_cost_ns = o->wake_cost;
 	cfg->allow_writes = o->allow_writes;
 	cfg->fill = o->fill;
 	return -1;

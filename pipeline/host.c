@@ -12,6 +12,7 @@
  */
 #include <lauxlib.h>
 #include <lua.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -35,7 +36,7 @@ static const char *const field_names[TS_HF_NR] = {
 	[TS_HF_DLIO_RESTART_W] = "dlio_loader_restart_ns_per_worker",
 };
 
-static const char *const host_keys[] = { "desc",	   "cpu",	     "from",
+static const char *const host_keys[] = { "desc", "cpu", "from", "replay_wake_cost_ns",
 					 "speed",	   "library",	     "decode_base_ns",
 					 "decode_ns_per_mpix", "decode_share", "datum_xform_ns",
 					 "datum_parse_ns", "lmdb_put_ns",   "dlio_sample_ns",
@@ -71,6 +72,9 @@ struct host {
 	struct ts_host_num f[TS_HF_NR];
 	struct ts_host_num speed;
 	struct ts_host_num vcpus; /* the machine's own: not carried by from = */
+	/* the replay's wake-up rule, per e-fold of a request's time: the
+	 * machine's (its virtualisation, its kernel), not carried by from = */
+	struct ts_host_num wake_cost;
 	struct wstep *ws;	  /* sorted by key */
 	size_t nws;
 };
@@ -105,6 +109,7 @@ static void host_clear(struct host *h)
 		num_free(&h->f[i]);
 	num_free(&h->speed);
 	num_free(&h->vcpus);
+	num_free(&h->wake_cost);
 	for (size_t i = 0; i < h->nws; i++) {
 		free(h->ws[i].key);
 		num_free(&h->ws[i].n);
@@ -235,7 +240,8 @@ static int read_host(struct ts_luadata_rd *r, int t, struct host *h)
 	    (rc = ts_luadata_dup_str(r, t, "from", false, &h->from)) ||
 	    (rc = ts_luadata_dup_str(r, t, "library", false, &h->library)) ||
 	    (rc = get_num(r, t, "speed", &h->speed)) || (rc = get_num(r, t, "vcpus", &h->vcpus)) ||
-	    (rc = read_wsteps(r, t, h)))
+	    (rc = read_wsteps(r, t, h)) ||
+	    (rc = get_num(r, t, "replay_wake_cost_ns", &h->wake_cost)))
 		return rc;
 	if (h->vcpus.set && (h->vcpus.low < 1 || h->vcpus.v != (double)(uint64_t)h->vcpus.v ||
 			     h->vcpus.low != h->vcpus.v || h->vcpus.high != h->vcpus.v))
@@ -839,6 +845,40 @@ static int ev_line(FILE *f, const char *who, const char *field, const struct ts_
 		       : 0;
 }
 
+static int wake_cost(const struct ts_host_set *s, const char *name, uint64_t *ns, char *err,
+		     size_t errlen)
+{
+	const struct host *h = find_host(s, name, strlen(name));
+	if (!h) {
+		char list[1024];
+		known(s, list, sizeof(list), false, false);
+		snprintf(err, errlen, "host '%s' is not a host profile (known: %s; 'tiersim hosts' "
+				      "lists them)",
+			 name, list);
+		return -ENOENT;
+	}
+	if (!h->wake_cost.set) {
+		snprintf(err, errlen, "host '%s' has no replay_wake_cost_ns measured: give --wake-cost "
+				      "DUR, or name a host that has (%s has)",
+			 name, TS_HOST_REPLAY_DEFAULT);
+		return -ENODATA;
+	}
+	*ns = (uint64_t)llround(h->wake_cost.v);
+	return 0;
+}
+
+int ts_host_wake_cost(const char *name, uint64_t *ns, char *err, size_t errlen)
+{
+	struct ts_host_set *s;
+	if (!name)
+		name = TS_HOST_REPLAY_DEFAULT;
+	int rc = ts_host_set_load_for(name, &s, err, errlen);
+	if (!rc)
+		rc = wake_cost(s, name, ns, err, errlen);
+	ts_host_set_free(s);
+	return rc;
+}
+
 int ts_host_print_evidence(FILE *f, const struct ts_host_set *s)
 {
 	int rc = 0;
@@ -848,6 +888,8 @@ int ts_host_print_evidence(FILE *f, const struct ts_host_set *s)
 		rc = ev_line(f, h->name, "speed", &h->speed);
 		if (!rc)
 			rc = ev_line(f, h->name, "vcpus", &h->vcpus);
+		if (!rc)
+			rc = ev_line(f, h->name, "replay_wake_cost_ns", &h->wake_cost);
 		for (int k = 0; k < TS_HF_NR && !rc; k++)
 			rc = ev_line(f, h->name, field_names[k], &h->f[k]);
 		for (size_t k = 0; k < h->nws && !rc; k++) {

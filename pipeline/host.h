@@ -29,6 +29,9 @@
 #include "pipeline/decode.h"
 
 #define TS_HOST_THIS "this-machine"
+/* The host a replay's wake-up rule takes its cost from when none is named
+ * (tiersim replay --host): the one it was measured on. */
+#define TS_HOST_REPLAY_DEFAULT "build-host"
 
 enum ts_host_label { TS_HOST_NONE, TS_HOST_MEASURED, TS_HOST_SPEC, TS_HOST_ASSUMED };
 
@@ -154,6 +157,13 @@ int ts_host_field_names(const struct ts_host_set *s, const char *name, const cha
 int ts_host_each_fit(const struct ts_host_set *s,
 		     int (*fn)(void *ctx, const char *host, const char *field, const char *id),
 		     void *ctx);
+
+/* Host @name's replay_wake_cost_ns (the replay's wake-up rule, per e-fold
+ * of a request's time; traces/replay/replay.h), its value, in *@ns; NULL:
+ * TS_HOST_REPLAY_DEFAULT's. -ENOENT naming the known hosts when @name is
+ * none, -ENODATA when it sets none (the machine's own: never carried by
+ * from =), with one line in @err. */
+TS_WUR int ts_host_wake_cost(const char *name, uint64_t *ns, char *err, size_t errlen);
 
 /* Whether @spec names a profile (not empty, not "this-machine"). */
 bool ts_host_is_profile(const char *spec);

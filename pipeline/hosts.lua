@@ -24,6 +24,12 @@
 -- speed is per-core throughput relative to from = HOST (costs divide by it).
 -- A scenario picks one with pipeline{ host = "NAME" } or "NAME/LIBRARY";
 -- "this-machine" (the default) charges today's calibration instead.
+--   replay_wake_cost_ns  optional: tiersim replay's wake-up rule (block mode,
+--                     traces/README.md), how much the gap after a request a
+--                     thread slept in grows per e-fold of the request's
+--                     time; the machine's own (its virtualisation and
+--                     kernel), not carried by from =; `tiersim replay --host
+--                     NAME` picks it, build-host when none is named
 --   dlio_sample_ns, dlio_sample_ns_per_mib   optional: a DLIO reader's own
 --                     work per sample (TensorFlow: parse_image through
 --                     tf.py_function; PyTorch: read_index in a worker), base +
@@ -158,6 +164,15 @@ host "build-host" {
   cpu = "AMD EPYC (2 vCPUs), as epyc-zen4",
   from = "epyc-zen4",
   speed = { 1.0, "assumed", "the same machine as epyc-zen4's measurements (this build host)", low = 0.9, high = 1.1 },
+  -- The replay's wake-up rule (traces/README.md), 2026-12-02: block-mode
+  -- recordings of bench/pytorch_replay.sh (TS_FS=ext4, bytes-w2-p2-s40, 5
+  -- runs on each of nvme-local, essd-pl0, aws-gp3, ssd-cloud and
+  -- ultra-cloud, load 2-4; 2 vCPUs under KVM, kernel 6.18): the same
+  -- request (by its offset in the image) in each slower tier's run against
+  -- each nvme-local run, the gap after it regressed on ln((t + rt) /
+  -- (t_nvme + rt)) through the origin; the median of the 20 runs' fits,
+  -- low and high their range.
+  replay_wake_cost_ns = { 34000, "measured", "bench/pytorch_replay.sh block-mode recordings, 5 runs on each of five tiers (bytes-w2-p2-s40, load 2-4): the gap after a moved request regressed on ln((t + rt) / (t_nvme + rt)), the median of 20 runs' fits; low and high their range", low = 18000, high = 59000 },
   dlio_sample_ns = { 1043000, "measured", "bench/dlio_peer.sh --chrt 10 traces, DLIO's readers' CPU less tiersim's on the same chain, 112 KiB and 8 MiB npz: the line's intercept (4 and 6 runs)", low = 675000, high = 1330000 },
   dlio_sample_ns_per_mib = { 1425000, "measured", "bench/dlio_peer.sh --chrt 10 traces, 112 KiB and 8 MiB npz: the line's slope (4 and 6 runs)", low = 1183000, high = 1664000 },
   dlio_jpeg_ns_per_mpix = { 3245000, "measured", "bench/dlio_peer.sh --chrt 10 traces, 338 x 338 jpeg, DLIO reading thread less tiersim's on the same chain less the npz line at its size: 5.08 and 5.45 (2026-12-01), 0.81 and 1.64 ms/Mpixel (2026-12-02); the mean; high: bench/dlio_torch_cost.py at 1024 x 1024", low = 810000, high = 12400000 },

@@ -265,6 +265,43 @@ sed 's/ model=8 floor_ns=20000//' "$T/u.txt" > "$T/un.txt"
 cp "$T/u.trace.wakes" "$T/un.trace.wakes"
 "$B" replay "$T/un.trace" --virtual --tier fixed300 --profile "$T/u.lua" --json > "$T/un.json"
 check "wake-up: no round trip recorded, off" test "$(j "$T/un.json" '.results[1].total_ns')" = 800000
+# The cost is the recording host's profile's (replay_wake_cost_ns): a host
+# file of this machine's that measured 10us gives the --wake-cost 10us
+# figure; a host without one, or none, is refused in one line, as is a cost
+# above 10ms (a bare 34 is 34 s) and a cost or host where no wake file is
+# read (no rule to apply).
+cat > "$T/host.lua" <<'X'
+host "this-machine" { cpu = "test",
+  dlio_sample_ns = { 1, "measured", "test" },
+  replay_wake_cost_ns = { 10000, "measured", "test" } }
+X
+TIERSIM_HOST_FILE="$T/host.lua" up --host this-machine > "$T/uh.json"
+check "wake-up: the host's cost" test "$(j "$T/uh.json" '.results[1].total_ns')" = 778326
+refused() { # refused WHAT PATTERN ARGS...: exit 2 and one line matching PATTERN
+	w=$1 p=$2
+	shift 2
+	"$B" replay "$T/u.trace" --tier fixed300 --profile "$T/u.lua" "$@" > /dev/null 2> "$T/r.err"
+	rc=$?
+	check "$w: exit 2 (was $rc)" test "$rc" = 2
+	check "$w: one line" test "$(wc -l < "$T/r.err")" = 1
+	check "$w: says so" grep -q -- "$p" "$T/r.err"
+}
+refused "wake cost 34 (s)" "--wake-cost 34: at most 10ms" --virtual --wake-cost 34
+refused "wake cost 11ms" "--wake-cost 11ms: at most 10ms" --virtual --wake-cost 11ms
+refused "wake cost not a duration" "--wake-cost fast: expected a duration" --virtual --wake-cost fast
+refused "wake cost with --no-wakes" "--wake-cost 10us: .*not with --no-wakes" --virtual \
+	--no-wakes --wake-cost 10us
+refused "wake cost with --closed-loop" "--wake-cost 10us: .*not with --closed-loop" --virtual \
+	--closed-loop --wake-cost 10us
+refused "wake cost with --target" "--wake-cost 10us: .*not with --target" --target "$T" \
+	--wake-cost 10us
+refused "host with --no-wakes" "--host build-host: .*not with --no-wakes" --virtual \
+	--no-wakes --host build-host
+refused "host without a cost" "host 'epyc-zen5' has no replay_wake_cost_ns" --virtual \
+	--host epyc-zen5
+refused "unknown host" "host 'nosuch' is not a host profile" --virtual --host nosuch
+up --wake-cost 10ms > /dev/null
+check "wake-up: 10ms accepted" test $? = 0
 
 # The CPU model. One CPU (cpus 1, nothing else busy). Threads 20 and 30
 # start at 0 and 10us later thread 20 reads and thread 30 writes, 100us

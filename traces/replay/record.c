@@ -98,7 +98,7 @@ json_t *ts_replay_runs_json(const struct ts_replay_runs *rp, const struct ts_rep
 static int repeat_run(const struct ts_record_report *r, struct ts_replay_set *probe,
 		      struct ts_replay_runs *rp, size_t run, char *err, size_t errlen)
 {
-	struct ts_replay_cfg cfg = {.speed = 1.0, .wake_cost_ns = TS_REPLAY_WAKE_COST_NS};
+	struct ts_replay_cfg cfg = {.speed = 1.0, .wake_cost_ns = r->wake_cost_ns};
 	struct ts_replay_from from = {
 	    .trace = r->repeats[run - 1], .tiers = true, .profile = r->profile};
 	struct ts_replay_set s;
@@ -176,7 +176,7 @@ static void record_print(FILE *f, const struct ts_record_report *r, struct ts_re
 int ts_record_report(const struct ts_record_report *r, FILE *f, json_t **json, char *err,
 		     size_t errlen)
 {
-	struct ts_replay_cfg cfg = {.speed = 1.0, .wake_cost_ns = TS_REPLAY_WAKE_COST_NS};
+	struct ts_replay_cfg cfg = {.speed = 1.0, .wake_cost_ns = r->wake_cost_ns};
 	struct ts_replay_from from = {
 	    .trace = r->trace, .tiers = r->ntiers > 0, .profile = r->profile};
 	struct ts_replay_set s, ps;
