@@ -6,27 +6,95 @@
 #ifndef TS_RNG_H
 #define TS_RNG_H
 
+#include <math.h>
 #include <stdint.h>
 
 struct ts_rng {
 	uint64_t s[4];
 };
 
-void ts_rng_seed(struct ts_rng *r, uint64_t seed);
-uint64_t ts_rng_u64(struct ts_rng *r);
+/*
+ * The generator's step and the draws built on it are defined here, inline:
+ * as functions of the library (interposable symbols of a PIC archive) each
+ * draw was a call, and the page-cache model's device and the dataset's
+ * describe make one or more per request and per image. Whoever includes
+ * this header gets the same operations in the same order, so the same
+ * figures.
+ */
+static inline uint64_t ts_rng_splitmix64_(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static inline void ts_rng_seed(struct ts_rng *r, uint64_t seed)
+{
+	for (int i = 0; i < 4; i++)
+		r->s[i] = ts_rng_splitmix64_(&seed);
+}
+
+static inline uint64_t ts_rng_rotl_(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
+
+static inline uint64_t ts_rng_u64(struct ts_rng *r)
+{
+	uint64_t *s = r->s;
+	uint64_t result = ts_rng_rotl_(s[1] * 5, 7) * 9;
+	uint64_t t = s[1] << 17;
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = ts_rng_rotl_(s[3], 45);
+	return result;
+}
+
 /* Uniform in [0, 1). */
-double ts_rng_double(struct ts_rng *r);
+static inline double ts_rng_double(struct ts_rng *r)
+{
+	return (double)(ts_rng_u64(r) >> 11) * 0x1.0p-53;
+}
+
 /* Uniform integer in [0, n), n > 0, without modulo bias. */
-uint64_t ts_rng_below(struct ts_rng *r, uint64_t n);
-/* Standard normal N(0, 1). */
-double ts_rng_normal(struct ts_rng *r);
+static inline uint64_t ts_rng_below(struct ts_rng *r, uint64_t n)
+{
+	uint64_t x = ts_rng_u64(r);
+	/* Rejects x < 2^64 mod n, which is under n: a draw of n or more
+	 * passes without that division. */
+	if (x < n) {
+		uint64_t lim = -n % n;
+		while (x < lim)
+			x = ts_rng_u64(r);
+	}
+	return x % n;
+}
+
+/* Standard normal N(0, 1) (Box-Muller, the cosine branch). */
+static inline double ts_rng_normal(struct ts_rng *r)
+{
+	double u1, u2;
+	do
+		u1 = ts_rng_double(r);
+	while (u1 <= 0.0);
+	u2 = ts_rng_double(r);
+	return sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
+}
+
 /*
  * Lognormal with the given median and 99th percentile (p99 >= p50 > 0):
  * sigma = ln(p99/p50) / z(0.99), z(0.99) = 2.3263478740408408.
  */
 double ts_rng_lognormal(struct ts_rng *r, double p50, double p99);
 /* The same with sigma given (a caller drawing many from one distribution). */
-double ts_rng_lognormal_sigma(struct ts_rng *r, double p50, double sigma);
+static inline double ts_rng_lognormal_sigma(struct ts_rng *r, double p50, double sigma)
+{
+	return p50 * exp(sigma * ts_rng_normal(r));
+}
 /* Fisher–Yates shuffle of n 32-bit indices. */
 void ts_rng_shuffle_u32(struct ts_rng *r, uint32_t *v, uint64_t n);
 
