@@ -22,7 +22,9 @@
 # measured in this run. Timings are wall clock on a shared machine, so the
 # whole set of rows is run REPS times, interleaved (each round runs every
 # row once), and each row shows the median round with the slowest and the
-# fastest beside it.
+# fastest beside it; each ratio is taken within each round (the two rows
+# of one round ran minutes apart at most) and shown as the median and
+# min..max over the rounds.
 set -euo pipefail
 BUILD=${1:-build}
 JPEGS=${JPEGS:-500}
@@ -103,6 +105,16 @@ one() { # cache method qd: appends this round's rate to the row
 median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 lo() { tr ' ' '\n' | grep . | sort -n | head -1; }
 hi() { tr ' ' '\n' | grep . | sort -n | tail -1; }
+# "median (min..max)" of A[i] / B[i] over the rounds i: A and B are the
+# space-separated figures of two rows, round by round.
+rratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN {
+		n = split(a, x, " "); split(b, y, " "); k = 0
+		for (i = 1; i <= n; i++) if (y[i] > 0) r[++k] = x[i] / y[i]
+		if (!k) { printf "-"; exit }
+		for (i = 2; i <= k; i++) for (j = i; j > 1 && r[j - 1] > r[j]; j--) { t = r[j]; r[j] = r[j - 1]; r[j - 1] = t }
+		printf "%.2f (%.2f..%.2f)", r[int((k + 1) / 2)], r[1], r[k] }'
+}
 
 caches="warm"
 [ "$COLD" = 1 ] && caches="$caches cold"
@@ -149,13 +161,17 @@ for c in $caches; do
 	done
 done
 echo
-echo "| cache | QD  | uring/fio | uring/naive | loader/fio |"
-echo "|-------|-----|-----------|-------------|------------|"
+echo "MB/s ratios within each round: median (min..max) over $REPS rounds"
+echo
+echo "| cache | QD  | uring/fio         | uring/naive       | loader/fio        |"
+echo "|-------|-----|-------------------|-------------------|-------------------|"
 for c in $caches; do
 	for qd in $QDS; do
-		awk -v c="$c" -v q="$qd" -v u="${MED[$c,uring,$qd]}" -v f="${MED[$c,fio,$qd]}" \
-		    -v n="${MED[$c,naive,1]}" -v l="${MED[$c,loader,$qd]:-0}" \
-		    'BEGIN { printf "| %-5s | %3s | %8.2f  | %10.2f  | %9.2f  |\n", c, q, u/f, u/n, l/f }'
+		l=-
+		[ "$LOADER" = 1 ] && l=$(rratio "${MBS[$c,loader,$qd]}" "${MBS[$c,fio,$qd]}")
+		printf "| %-5s | %3s | %-17s | %-17s | %-17s |\n" "$c" "$qd" \
+			"$(rratio "${MBS[$c,uring,$qd]}" "${MBS[$c,fio,$qd]}")" \
+			"$(rratio "${MBS[$c,uring,$qd]}" "${MBS[$c,naive,1]}")" "$l"
 	done
 done
 

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # speed.sh — how much CPU two tiersim builds take on the speed cases of
 # virtual time, side by side in one run: A and B run each case in turn,
-# RUNS times (default 3), interleaved, as CPU seconds (user + sys: the
-# machine may be shared). Prints per case both medians, their spreads
-# (max - min), B / A, and whether both printed the same figures (JSON
-# without the host-time fields). The cases:
+# RUNS times (default 3), interleaved (A first in odd rounds, B first in
+# even ones, so that neither always runs on the cache or the load the
+# other left), as CPU seconds (user + sys: the machine may be shared;
+# wall seconds are printed too, for the record).
+# Prints per case both medians, their spreads (max - min), the ratio of
+# the medians B / A, each round's B / A as its median and min..max, and
+# whether both printed the same figures (JSON without the host-time
+# fields). The cases:
 #   epoch     bench/imagenet_epoch.lua --virtual: one ImageNet epoch,
 #             ResNet-50 on one V100, 60 GiB page-cache model
 #   scale     resnet50_h100 x 115 H100s x 5 epochs on micron-9550
@@ -59,22 +63,30 @@ stats() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END {
 echo "load before: $(uptime)"
 for c in "${cases[@]}"; do
 	cmd "$c" x x >/dev/null || exit 2
-	declare -A cpu=()
+	declare -A cpu=() wall=()
 	same=yes
+	ratios=
 	for ((i = 0; i < runs; i++)); do
-		for w in a b; do
+		order="a b"
+		[ $((i % 2)) -eq 0 ] || order="b a"
+		declare -A this=()
+		for w in $order; do
 			prog=${!w}
 			out="$tmp/$c.$w.json"
 			if [ "$c" = validate ]; then
-				/usr/bin/time -o "$tmp/t" -f "%U %S" $(cmd "$c" "$prog") >"$out" 2>"$tmp/err"
+				/usr/bin/time -o "$tmp/t" -f "%U %S %e" $(cmd "$c" "$prog") >"$out" 2>"$tmp/err"
 			else
-				/usr/bin/time -o "$tmp/t" -f "%U %S" $(cmd "$c" "$prog" "$out") >/dev/null 2>"$tmp/err"
+				/usr/bin/time -o "$tmp/t" -f "%U %S %e" $(cmd "$c" "$prog" "$out") >/dev/null 2>"$tmp/err"
 			fi
 			rc=$?
 			# validate exits 1 on a ratchet failure: its figures still count.
 			[ $rc -eq 0 ] || [ "$c" = validate ] || { echo "$c ($w): exit $rc"; cat "$tmp/err"; exit 1; }
-			cpu[$w]+="$(tail -1 "$tmp/t" | awk '{ print $1 + $2 }') "
+			this[$w]=$(tail -1 "$tmp/t" | awk '{ print $1 + $2 }')
+			cpu[$w]+="${this[$w]} "
+			wall[$w]+="$(tail -1 "$tmp/t" | awk '{ print $3 }') "
 		done
+		ratios+="$(awk -v a="${this[a]}" -v b="${this[b]}" 'BEGIN { print (a > 0 ? b / a : 0) }') "
+		unset this
 		[ "$(figures "$tmp/$c.a.json")" = "$(figures "$tmp/$c.b.json")" ] || same=no
 	done
 	read -r ma sa <<<"$(echo "${cpu[a]}" | stats)"
@@ -82,6 +94,14 @@ for c in "${cases[@]}"; do
 	printf "%-9s A %6.2f s CPU (spread %.2f)  B %6.2f s CPU (spread %.2f)  B/A %.3f  same figures: %s\n" \
 		"$c" "$ma" "$sa" "$mb" "$sb" "$(awk -v a="$ma" -v b="$mb" 'BEGIN { print b / a }')" "$same"
 	printf "          runs A: %s  B: %s\n" "${cpu[a]% }" "${cpu[b]% }"
-	unset cpu
+	read -r wa swa <<<"$(echo "${wall[a]}" | stats)"
+	read -r wb swb <<<"$(echo "${wall[b]}" | stats)"
+	printf "          wall A %.2f s (spread %.2f)  B %.2f s (spread %.2f)\n" "$wa" "$swa" "$wb" "$swb"
+	printf "          B/A per round: median %s (%s..%s)\n" \
+		"$(echo "$ratios" | tr ' ' '\n' | grep . | sort -g |
+			awk '{ v[NR] = $1 } END { printf "%.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')" \
+		"$(echo "$ratios" | tr ' ' '\n' | grep . | sort -g | head -1)" \
+		"$(echo "$ratios" | tr ' ' '\n' | grep . | sort -g | tail -1)"
+	unset cpu wall
 done
 echo "load after: $(uptime)"
