@@ -276,13 +276,19 @@ static int set_queue(int nr, const struct ts_tier_queue *q, char *note, size_t n
 				 nr, fk, ms, fk);
 		ms = fk;
 	}
+	/* read_ahead_kb last: every write of a queue limit (max_sectors_kb,
+	 * rotational) recomputes the readahead as max(read_ahead_kb,
+	 * 2 x io_opt, 128 KiB) (6.18's blk_apply_bdi_limits), which
+	 * overwrote a read_ahead_kb written before it: 32 became 128 here,
+	 * and on a loop device over a block device's file, whose io_opt
+	 * follows max_sectors_kb, 128 became 2048. */
 	const struct {
 		const char *attr;
 		unsigned v;
 	} set[] = {
-		{ "queue/read_ahead_kb", q->read_ahead_kb },
 		{ "queue/max_sectors_kb", ms },
 		{ "queue/rotational", q->rotational },
+		{ "queue/read_ahead_kb", q->read_ahead_kb },
 	};
 	for (size_t i = 0; i < TS_ARRAY_SIZE(set); i++) {
 		int rc = sysfs_set(nr, set[i].attr, set[i].v);
