@@ -2,7 +2,8 @@
 """epoch_reader.py — a training job's reads without a framework: every file
 under --root, whole, EPOCHS times, each epoch in its own shuffled order
 (seeded by the epoch number, so every run reads the same order), with an
-optional per-file step (a sleep: the accelerator's time). Its own memory is
+optional per-file step (a sleep: the accelerator's time), and each epoch's
+seconds on stderr ("epoch E S"). Its own memory is
 a few MiB, so a memory cgroup's limit is nearly all page cache. Run by
 bench/block_memory.sh in block mode (tiersim disk run) and through
 tiersim record.
@@ -25,6 +26,7 @@ def main():
     names = [n for n in open(lst).read().split("\n") if n]
     buf = bytearray(1 << 20)
     t0 = time.monotonic()
+    te = t0
     for e in range(epochs):
         order = list(names)
         random.Random(e).shuffle(order)
@@ -35,6 +37,9 @@ def main():
             os.close(fd)
             if step:
                 time.sleep(step)
+        t = time.monotonic()
+        print(f"epoch {e} {t - te:.6f}", file=sys.stderr)
+        te = t
     print(f"{time.monotonic() - t0:.6f}")
 
 

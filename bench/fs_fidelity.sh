@@ -41,7 +41,10 @@
 #   REPS interleaved repetitions (default 3): each figure is the median,
 #   [min-max] after it. FS_FIDELITY_SWEEP_ONLY=1 runs the memory sweep only,
 #   FS_FIDELITY_NO_SWEEP=1 leaves it out (one tier per run fits a 10-minute
-#   slot). Tiers default to ssd-cloud ultra-cloud aws-gp3.
+#   slot). FS_FIDELITY_WORKLOADS="folder ..." runs those workloads only
+#   (default: folder lmdb rec npz check). FS_FIDELITY_KEEP=DIR keeps each
+#   run's FUSE trace and tierfs stats there. Tiers default to ssd-cloud
+#   ultra-cloud aws-gp3.
 # Needs root (loop devices, cgroups), /usr/bin/python3 with torch, numpy
 # and lmdb (python3-lmdb, else liblmdb.so.0 through ctypes). Wall-clock
 # figures: run on a quiet host; the ratios are what to read.
@@ -73,6 +76,7 @@ die() { echo "fs_fidelity.sh: $*" >&2; exit 1; }
 
 # ---- datasets (FS_FIDELITY_DATA: made there once and reused), the image ----
 DATA=${FS_FIDELITY_DATA:-$W/data}
+[ -z "${FS_FIDELITY_KEEP:-}" ] || mkdir -p "$FS_FIDELITY_KEEP" || die "cannot make $FS_FIDELITY_KEEP"
 echo "== datasets in $DATA ($(date -u +%T))"
 mk() { # KIND DIR ARGS...
 	[ -e "$DATA/$2/dataset.json" ] || "$B" dataset make "$1" --out "$DATA/$2" "${@:3}" >/dev/null 2>&1 ||
@@ -190,7 +194,7 @@ wl_cmd() {
 }
 epoch() { $PY -c 'import json, sys; print(json.load(open(sys.argv[1]))["epoch_s"])' "$1"; }
 
-WLS=(folder lmdb rec npz check)
+read -r -a WLS <<<"${FS_FIDELITY_WORKLOADS:-folder lmdb rec npz check}"
 # fuse_run BUILD_TIERSIM TIERFS TIER WORKLOAD RESULT: FUSE, recorded, with
 # the virtual prediction of the same tier
 fuse_run() {
@@ -198,6 +202,7 @@ fuse_run() {
 	TIERSIM_TIERFS=$2 "$1" record --data "$DATA" --tier "$3" --mem 4GiB --out "$W/fuse.trace" --json --no-wakes \
 		-- $(wl_cmd "$4" '{}' "$W/out.json") >"$W/rec.json" 2>"$W/rec.err" ||
 		die "record $4 on $3: $(tail -1 "$W/rec.err")"
+	[ -z "${FS_FIDELITY_KEEP:-}" ] || cp "$W/fuse.trace" "$FS_FIDELITY_KEEP/${5##*/}.trace"
 	"$1" replay "$W/fuse.trace" --virtual --tier "$3" --json >"$W/replay.json" ||
 		die "replay $4 on $3"
 	# the same recording predicted as the job on ext4 (no FUSE round trips;
@@ -229,7 +234,9 @@ for rep in $(seq "$REPS"); do
 			fuse_run "$B" "$TIERSIM_TIERFS" "$t" "$wl" "$W/res/$wl.$t.fuse.$rep"
 			echo "  $wl fuse s, virtual s, model reads, kernel-fs s: $(cat "$W/res/$wl.$t.fuse.$rep")"
 		done
-		"$B" disk mount "$W/img/ds.ext4" "$MNT" --tier "$t" --mem 4GiB || die "disk mount on $t"
+		keep=()
+		[ -z "${FS_FIDELITY_KEEP:-}" ] || keep=(--trace "$FS_FIDELITY_KEEP/block.$t.$rep.trace")
+		"$B" disk mount "$W/img/ds.ext4" "$MNT" --tier "$t" --mem 4GiB "${keep[@]}" || die "disk mount on $t"
 		for wl in "${WLS[@]}"; do
 			# shellcheck disable=SC2046
 			"$B" disk run "$MNT" --cache cold -- $(wl_cmd $wl "$MNT" "$W/out.json") >"$W/run.txt" 2>"$W/run.err" ||
