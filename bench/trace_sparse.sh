@@ -5,9 +5,9 @@
 #
 # Each TRACE must have been recorded with every clock read
 # (-o trace_cpu_every=true). The script applies tierfs's rule to it
-# offline — a clock within two round trips of the thread's previous reply
-# left unread, up to a budget of B of those round-trip pairs per run, one
-# short gap in L read all the same — so that the same run is replayed both
+# offline — a clock within G thresholds (two round trips each) of the
+# thread's previous reply left unread, up to a budget of B thresholds per
+# run, one such gap in L read all the same — so that the same run is replayed both
 # ways: the trace as recorded, and with those clocks left for the reader to
 # fill.
 # (Offline, gaps are exact nanoseconds where tierfs counts 1.024 us units,
@@ -22,9 +22,9 @@
 # nvme-local with every clock read.
 # Environment: TS_TIERS (default nvme-local,ssd-cloud,ultra-cloud,aws-gp3;
 # the first is taken for the recording's own); TS_RULES, the rules to
-# compare as space-separated B:L pairs (default "32:256", tierfs's own,
-# fs/trace_hook.c; "8:32" was its rule before), each applied to the same
-# recording.
+# compare as space-separated B:L[:G] (G default 1; default "32:256:8",
+# tierfs's own, fs/trace_hook.c; "8:32:1" and "32:256:1" were its rules
+# before), each applied to the same recording.
 set -u
 
 [ $# -ge 1 ] || { echo "usage: bench/trace_sparse.sh BUILD_DIR [TRACE...]" >&2; exit 2; }
@@ -34,7 +34,7 @@ SRC=$(cd "$(dirname "$0")/.." && pwd)
 export TIERSIM_DATADIR=${TIERSIM_DATADIR:-$SRC}
 CLI=$BUILD/cli/tiersim
 TIERS=${TS_TIERS:-nvme-local,ssd-cloud,ultra-cloud,aws-gp3}
-RULES=${TS_RULES:-32:256}
+RULES=${TS_RULES:-32:256:8}
 [ -x "$CLI" ] || { echo "trace_sparse: $CLI is not built" >&2; exit 1; }
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/trace-sparse.XXXXXX")
 mounted() { awk -v m="$1" '$5 == m { f = 1 } END { exit !f }' /proc/self/mountinfo; }
@@ -73,7 +73,7 @@ EOF
 fi
 
 # the dump of a trace with every clock read -> the same with tierfs's rule applied
-sparsify() { # BUDGET LEARN
+sparsify() { # BUDGET LEARN LIMIT
 	python3 -c '
 import collections, sys
 lines = sys.stdin.read().splitlines()
@@ -81,9 +81,10 @@ floor = 0
 for l in lines:
     if l.startswith("header"):
         floor = int(([f[9:] for f in l.split() if f.startswith("floor_ns=")] or ["0"])[0])
-budget, learn = int(sys.argv[1]), int(sys.argv[2])
+budget, learn, limit = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 T = 2 * floor
 B = min(budget * T, 4095 * 1024)
+G = min(limit * T, B)
 recs = []
 for i, l in enumerate(lines):
     if l and l[0].isdigit():
@@ -104,7 +105,7 @@ for tid, rs in by.items():
         total += 1
         g = s - last if last is not None else -1
         flag = 0
-        if 0 <= g <= T:
+        if 0 <= g <= G:
             shorts += 1
             flag = 1 if owed + g <= B and shorts % learn else 2
         owed = owed + g if flag == 1 else 0
@@ -119,7 +120,7 @@ for tid, rs in by.items():
         elif flag == 2:
             lines[ci] += " flags=2"
 print("\n".join(lines))
-print("%d of %d clocks left unread (threshold %d ns, budget %d ns, one short gap in %d read)" % (unread, total, T, B, learn), file=sys.stderr)' "$1" "$2"
+print("%d of %d clocks left unread (threshold %d ns, limit %d ns, budget %d ns, one gap within the limit in %d read)" % (unread, total, T, G, B, learn), file=sys.stderr)' "$1" "$2" "$3"
 }
 
 totals() { # TRACE -> one total per tier
@@ -133,7 +134,8 @@ for tr in "${TRACES[@]}"; do
 	read -r -a full <<<"$(totals "$tr")"
 	IFS=, read -r -a names <<<"$TIERS"
 	for rule in $RULES; do
-		sparsify "${rule%%:*}" "${rule##*:}" < "$WORK/full.txt" > "$WORK/sparse.txt" 2> "$WORK/sparse.err" ||
+		IFS=: read -r rb rl rg <<<"$rule"
+		sparsify "$rb" "$rl" "${rg:-1}" < "$WORK/full.txt" > "$WORK/sparse.txt" 2> "$WORK/sparse.err" ||
 			{ cat "$WORK/sparse.err" >&2; exit 1; }
 		"$CLI" trace undump "$WORK/sparse.txt" -o "$WORK/sparse.trace" || exit 1
 		echo "# $tr, rule $rule: $(cat "$WORK/sparse.err")"

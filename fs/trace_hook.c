@@ -24,25 +24,29 @@
  * little (below). -o trace_cpu=false leaves every one out.
  *
  * Samples left unread (traces/FORMAT.md). Between its previous reply and
- * this request the thread used at most the gap between them on a CPU. When
- * that gap is within two FUSE round trips (the floor the mount measured),
- * which the replay's wait rule takes for delivery whatever the split
- * (traces/stats.c), the clock is left unread and the record says so
- * (TS_CPU_F_GAP); the reader estimates it from the read ones around it.
- * What a run of unread clocks can misplace is at most the sum of its gaps,
- * so that sum is kept within a budget of 32 thresholds (assumed; at most
- * the 4.19 ms the slot's field holds). A clock read at a short gap is
- * marked (TS_CPU_F_RUN): its interval has short gaps only, and measures
- * the thread's CPU share of them, which the reader gives the unread ones.
- * So that every thread has that share measured, not only those whose
- * runs spend the budget, each worker also reads one short gap in 256
- * (assumed). Applied offline to a fio recording with every clock read
- * (4 KiB random reads at QD1 and QD16, 66,532 requests), the budget and
- * the short gaps read all the same took 4.0% of the clocks with 8
- * thresholds and one in 32, the rule before, and 0.6% with these;
- * bench/trace_sparse.sh replays a PyTorch loader's recording both ways
- * for each rule (traces/README.md). -o trace_cpu_every=true reads every
- * clock.
+ * this request the thread used at most the gap between them on a CPU.
+ * The clock is left unread where that gap is within a limit and the
+ * record says so (TS_CPU_F_GAP); the reader estimates it from the read
+ * ones around it. What a run of unread clocks can misplace is at most the
+ * sum of its gaps, so that sum is kept within a budget. The unit is the
+ * threshold, two FUSE round trips (the floor the mount measured), within
+ * which the replay's wait rule takes a gap for delivery whatever its split
+ * (traces/stats.c); a gap may stay unread up to 8 thresholds (assumed:
+ * from 1, which reads a clock at every gap past the threshold and costs
+ * 16 threads on 2 CPUs, whose gaps are mostly waits for a CPU, 0.91 of
+ * untraced IOPS, to 32, the budget), the run's gaps up to 32 (assumed; at
+ * most the 4.19 ms the slot's field holds). A clock read at a gap within
+ * the limit is marked (TS_CPU_F_RUN): its interval has such gaps only,
+ * and measures the thread's CPU share of them, which the reader gives
+ * the unread ones. So that every thread has that share measured, not
+ * only those whose runs spend the budget, each worker also reads one
+ * such gap in 256 (assumed). Applied offline to a fio recording with
+ * every clock read (4 KiB random reads at QD1 and QD16, 66,532 requests),
+ * a threshold's limit and budget of 8 thresholds with one short gap in 32
+ * read took 4.0% of the clocks, and 0.6% with a budget of 32 and one in
+ * 256; bench/trace_sparse.sh replays a PyTorch loader's recording both
+ * ways for each rule (traces/README.md). -o trace_cpu_every=true reads
+ * every clock.
  * The gap is taken from a table shared by the workers
  * (a thread's successive requests go to any of them), one word per slot:
  * the thread id, the reply time and the run's gaps so far, both in
@@ -85,6 +89,7 @@
 #define GAP_OWED_BITS 12
 #define GAP_WHEN_BITS (64 - GAP_TID_BITS - GAP_OWED_BITS)
 #define GAP_UNIT_SHIFT 10  /* 1.024 us */
+#define GAP_LIMIT_RUNS 8   /* a gap left unread: up to 8 thresholds (assumed, above) */
 #define GAP_BUDGET_RUNS 32 /* budget = 32 thresholds (assumed, above) */
 #define GAP_LEARN 256	   /* one short gap in 256 read all the same (assumed, above) */
 
@@ -112,7 +117,7 @@ struct tclock {
 	struct tclock *next, **prev; /* tr->clocks, under tr->lock */
 	struct ts_fs_trace *tr;
 	unsigned ntids;
-	unsigned shorts; /* short gaps seen: one in GAP_LEARN is read */
+	unsigned shorts; /* gaps within the limit seen: one in GAP_LEARN is read */
 	struct tid_clock {
 		uint32_t tid;	    /* 0 = empty slot */
 		int fd;		    /* /proc/TID/schedstat */
@@ -126,7 +131,7 @@ struct ts_fs_trace {
 	_Atomic(struct imap *) map;
 	pthread_key_t key; /* the worker's struct tclock */
 	struct tclock *clocks;
-	uint64_t gap_units, budget_units; /* 0: every clock is read */
+	uint64_t gap_units, budget_units; /* the limit, the budget; 0: every clock is read */
 	_Atomic uint64_t gaps[GAP_SLOTS];
 };
 
@@ -347,9 +352,9 @@ static _Atomic uint64_t *gap_slot(struct ts_fs_trace *tr, uint32_t tid)
 }
 
 /* Whether thread @tid's clock may stay unread for a request that arrived at
- * @submit_ns (the gap since its previous reply is within the threshold, and
- * the run's within the budget); *@run: read, but ending a run for the
- * budget. */
+ * @submit_ns (the gap since its previous reply is within the limit, and
+ * the run's within the budget); *@run: read at a gap within the limit (the
+ * budget spent, or one in GAP_LEARN). */
 static bool gap_skip(struct ts_fs_trace *tr, uint32_t tid, uint64_t submit_ns, bool *run,
 		     uint64_t *owed_out)
 {
@@ -510,10 +515,12 @@ int ts_fs_trace_open(struct ts_fs *fs, char *err, size_t n)
 	}
 	tr->w = w;
 	if (fs->o.trace_cpu && !fs->o.trace_cpu_every) {
-		/* two round trips, and a run of unread clocks within 32 of them
-		 * (the units and the field's width bound it: 4.19 ms) */
-		tr->gap_units = 2 * fs->floor_ns >> GAP_UNIT_SHIFT;
-		tr->budget_units = TS_MIN(GAP_BUDGET_RUNS * tr->gap_units, mask(GAP_OWED_BITS));
+		/* the threshold is two round trips; a gap up to 8 of them, a
+		 * run of unread clocks within 32 (the units and the field's
+		 * width bound it: 4.19 ms) */
+		uint64_t thr = 2 * fs->floor_ns >> GAP_UNIT_SHIFT;
+		tr->budget_units = TS_MIN(GAP_BUDGET_RUNS * thr, mask(GAP_OWED_BITS));
+		tr->gap_units = TS_MIN(GAP_LIMIT_RUNS * thr, tr->budget_units);
 	}
 	pthread_mutex_init(&tr->lock, NULL);
 	__atomic_store_n(&fs->trace, tr, __ATOMIC_RELEASE);

@@ -4,7 +4,7 @@
  *
  * A thread's records in submit order fall into runs: a read clock P, the
  * records whose clocks were left unread (each came within tierfs's
- * threshold of the thread's previous reply), then the next read clock C
+ * limit of the thread's previous reply), then the next read clock C
  * or the thread's end. What the thread did on a CPU over the run is
  * C - P; how it divides between the short gaps and C's own gap is what
  * the unread clocks would have said. So:

@@ -121,13 +121,13 @@ struct ts_trace_cpu {
  * A thread's CPU time cannot move while it is blocked in a request, so
  * between its previous reply and its next request it used at most the gap
  * between them: tierfs leaves the clock unread when that gap is within a
- * threshold, as long as the gaps so left since the thread's last read
- * clock stay within a budget.
+ * limit, as long as the gaps so left since the thread's last read clock
+ * stay within a budget.
  * GAP: not read. The file holds on_ns = runq_ns = 0; the reader fills in
  * an estimate (ts_trace_cpu_fill) and the writers write 0 back.
- * RUN: read, with a gap within the threshold (the budget was spent, or it
+ * RUN: read, with a gap within the limit (the budget was spent, or it
  * is one of the short gaps tierfs reads to measure them). Every gap since
- * the previous read clock was within the threshold, so the two clocks
+ * the previous read clock was within the limit, so the two clocks
  * give the thread's CPU share of its short gaps.
  */
 #define TS_CPU_F_GAP 0x1

@@ -65,9 +65,10 @@ sort -n "$TMPD/clocks" | awk '$3 < last[$2] {exit 1} {last[$2]=$3}' ||
 # thread's submit order (every request with a sample, not only reads),
 # a clock is left unread (flags=1) only after a reply
 # of the thread's (never on its first request), with the gap since it
-# within two round trips (2 floor_ns), and the run of unread clocks since
-# the thread's last read one within the budget (32 thresholds, at most
-# 4095 units); a read clock marked flags=2 had a gap within the threshold.
+# within the limit (8 thresholds of two round trips, 2 floor_ns each),
+# and the run of unread clocks since the thread's last read one within
+# the budget (32 thresholds, at most 4095 units); a read clock marked
+# flags=2 had a gap within the limit.
 # No latency (unlimited), so the clock is read, or not, just before the
 # reply; 1,024 back-to-back reads, enough to spend the budget when the
 # gaps are short.
@@ -82,23 +83,66 @@ awk '$1 ~ /^[0-9]+$/ {s=$1; c=$2; want=$8; next}
 	want!="" && $1=="cpu" && $2==want { f = $NF ~ /^flags=/ ? substr($NF, 7) : 0; print s, c, want, f }
 	{want=""}' "$TMPD/gaps.txt" | sort -n > "$TMPD/gaps.rows"
 [ "$(wc -l < "$TMPD/gaps.rows")" -ge 1024 ] || fail "reads without their CPU samples in gaps.trace"
-awk -v floor="$floor" 'BEGIN { thr = int(2 * floor / 1024); budget = 32 * thr; if (budget > 4095) budget = 4095 }
+awk -v floor="$floor" 'BEGIN { thr = int(2 * floor / 1024); budget = 32 * thr; if (budget > 4095) budget = 4095
+		lim = 8 * thr; if (lim > budget) lim = budget }
 	{ s = $1; c = $2; t = $3; f = $4
 	  g = (t in last) ? int(s / 1024) - int(last[t] / 1024) : -1
 	  if (f == 1) {
 		unread++
 		if (!(t in last)) { bad = "unread on its thread'"'"'s first request: " $0; exit 1 }
-		if (g < -1 || g > thr + 1) { bad = "unread after a gap of " g " units (threshold " thr "): " $0; exit 1 }
+		if (g < -1 || g > lim + 1) { bad = "unread after a gap of " g " units (limit " lim "): " $0; exit 1 }
 		owed[t] += g; n[t]++
 		if (owed[t] > budget + n[t]) { bad = "a run of " owed[t] " units unread (budget " budget "): " $0; exit 1 }
 	  } else {
-		if (f == 2 && (g < -1 || g > thr + 1)) { bad = "flags=2 after a gap of " g " units (threshold " thr "): " $0; exit 1 }
+		if (f == 2 && (g < -1 || g > lim + 1)) { bad = "flags=2 after a gap of " g " units (limit " lim "): " $0; exit 1 }
 		owed[t] = 0; n[t] = 0
 	  }
 	  last[t] = c > s ? c : s }
 	END { if (bad != "") print bad; else printf "%d of %d clocks left unread\n", unread, NR }' "$TMPD/gaps.rows" > "$TMPD/gaps.out" ||
 	fail "the unread clocks break the rule: $(tail -1 "$TMPD/gaps.out")"
 echo "gaps.trace: $(cat "$TMPD/gaps.out")"
+
+# A read clock is the thread's CPU time when its request arrived: a
+# Python loader spins for a known CPU time (0 to 5 ms, so that some gaps
+# pass the limit and some do not) before each of 200 O_DIRECT reads, and
+# notes its own thread CPU clock just before and just after each read.
+# Every read carries a sample of its own process, and every clock tierfs
+# read (not flags=1) lies between those two notes: it was read while the
+# thread was blocked in that request, from that thread.
+tfs_mount "tier=unlimited,trace=$TMPD/clk.trace"
+python3 - "$MNT/data" > "$TMPD/clk.notes" <<'PY' || fail "the clock loader failed"
+import mmap, os, sys, threading, time
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECT)
+buf = mmap.mmap(-1, 4096)
+tid, pid = threading.get_native_id(), os.getpid()
+for i in range(200):
+    spin = (0, 0, 30, 150, 600, 1500, 5000)[i % 7] * 1000
+    t = time.thread_time_ns()
+    while time.thread_time_ns() - t < spin:
+        pass
+    a = time.thread_time_ns()
+    if os.preadv(fd, [buf], (i * 4096) % (1024 * 1024)) != 4096:
+        sys.exit("short read")
+    b = time.thread_time_ns()
+    print(tid, pid, (i * 4096) % (1024 * 1024), a, b)
+PY
+tfs_umount
+"$B" trace dump "$TMPD/clk.trace" > "$TMPD/clk.txt" || fail "trace dump failed"
+awk 'FNR == NR { a[$3] = $4; b[$3] = $5; pid = $2; tid = $1; next }
+	$3 == "read" && $8 == tid { off = $5; next }
+	off != "" && $1 == "cpu" && $2 == tid {
+		n++; split($3, p, "="); split($5, o, "=")
+		if (p[2] != pid) { bad = "pid " p[2] ", not " pid ": " $0; exit 1 }
+		if ($NF != "flags=1") {
+			read++
+			if (o[2] < a[off] || o[2] > b[off]) {
+				bad = "clock " o[2] " at offset " off " outside the loader'"'"'s " a[off] ".." b[off]; exit 1 }
+		} }
+	{ off = "" }
+	END { if (bad != "") print bad; else if (n != 200 || read < 50) print n " reads with a sample, " read " clocks read"; else print read " of " n " clocks read" }' \
+	"$TMPD/clk.notes" "$TMPD/clk.txt" > "$TMPD/clk.out"
+grep -q '^[0-9]* of 200 clocks read$' "$TMPD/clk.out" || fail "CPU samples: $(cat "$TMPD/clk.out")"
+echo "clk.trace: $(cat "$TMPD/clk.out")"
 
 # trace_cpu=false: the same reads, recorded without CPU samples
 tfs_mount "tier=ssd-cloud,capacity=100GiB,seed=7,trace=$TMPD/nocpu.trace,trace_cpu=false"
