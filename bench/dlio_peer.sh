@@ -11,6 +11,7 @@
 # Usage: bench/dlio_peer.sh [--venv DIR] [--tiersim BUILD] [--before BUILD]
 #                           [--work DIR] [--rows ROW,ROW...] [--runs N]
 #                           [--chrt PRIO] [--host NAME] [--measure-host]
+#                           [--virtual-only]
 #   --venv DIR   a virtual environment with dlio_benchmark (env DLIO_VENV); when
 #                neither is given, WORK/dlio-venv, installed there from
 #                ../shared/peers/dlio/install.sh (beside the repository) if missing
@@ -36,6 +37,9 @@
 #                drifts with the host's load, so each run is held against a
 #                measurement made just before it; the row's line is followed
 #                by the measurement's figures
+#   --virtual-only  tiersim in virtual time only (its real column and its
+#                trace's figures "-"): a change that moves virtual time alone
+#                is held against the real DLIO in half the time
 #   --chrt PRIO  run both real sides (each tierfs daemon, the real DLIO's
 #                mpirun and `mpirun tiersim dlio`) under chrt -f PRIO
 #                (SCHED_FIFO, env TS_CHRT as bench/pytorch_replay.sh's), ahead
@@ -78,6 +82,7 @@ host=()
 measure=""
 bhost=""
 bfile=""
+vonly=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--venv) venv=$2; shift 2 ;;
@@ -97,6 +102,7 @@ while [ $# -gt 0 ]; do
 		bfile=$(cd "$(dirname "$2")" && pwd) || exit 2
 		bfile=$bfile/$(basename "$2"); shift 2 ;;
 	--measure-host) measure=1; host=(--host this-machine); shift ;;
+	--virtual-only) vonly=1; shift ;;
 	-h | --help) sed -n '2,/^set -u/p' "$0" | sed 's/^# \{0,1\}//;$d'; exit 0 ;;
 	*) echo "dlio_peer.sh: unknown option '$1' (--help)" >&2; exit 2 ;;
 	esac
@@ -319,6 +325,7 @@ ts_row() { # BUILD TRACE LOG d n tier [HOST [HOST_FILE]]
 	# shellcheck disable=SC2086
 	rm -f "$3.json"
 	# shellcheck disable=SC2086
+	[ -n "$vonly" ] && b="- -" ||
 	b=$(TIERSIM_WORKDIR=$work/ts rtrun "$3.rt" "$3.json" "${mpi[@]}" -np "$5" "$t" dlio "${wl[$4]}" \
 		$common ${over[$4]} --tier "$6" "${host[@]}" --trace "$2" --quiet --json "$3.json" \
 		</dev/null >/dev/null 2>"$3.log" && tsjson <"$3.json") || b="- -"
@@ -365,7 +372,7 @@ echo "$table" | while read -r name d n tier; do
 		nowr=$(ts_row "$build" "$out/ts.trace" "$out/ts" "$d" "$n" "$tier")
 		was=""
 		[ -n "$before" ] && was=$(ts_row "$before" "$out/ts-before.trace" "$out/ts-before" "$d" "$n" "$tier" "$bhost" "$bfile")
-		trace_end "$out/ts.trace"
+		[ -n "$vonly" ] || trace_end "$out/ts.trace"
 		pa=$(pattern "$out/dlio.trace" 2>/dev/null) || pa="-"
 		pb=$(pattern "$out/ts.trace" 2>/dev/null) || pb="-"
 		qa=$(runq "$out/dlio.trace" 2>/dev/null) || qa="-"

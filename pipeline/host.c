@@ -28,6 +28,8 @@ static const char *const field_names[TS_HF_NR] = {
 	[TS_HF_DLIO_SAMPLE] = "dlio_sample_ns",	  [TS_HF_DLIO_MIB] = "dlio_sample_ns_per_mib",
 	[TS_HF_DLIO_STEP] = "dlio_step_ns",	  [TS_HF_DLIO_JPEG] = "dlio_jpeg_ns_per_mpix",
 	[TS_HF_DLIO_REQ] = "dlio_request_ns",	  [TS_HF_DLIO_REQ_MIB] = "dlio_request_ns_per_mib",
+	[TS_HF_DLIO_REQ_D] = "dlio_request_daemon_ns",
+	[TS_HF_DLIO_REQ_D_MIB] = "dlio_request_daemon_ns_per_mib",
 	[TS_HF_DLIO_HDF5] = "dlio_hdf5_sample_ns", [TS_HF_DLIO_HDF5_MIB] = "dlio_hdf5_sample_ns_per_mib",
 	[TS_HF_DLIO_PNG] = "dlio_png_sample_ns",   [TS_HF_DLIO_PNG_MIB] = "dlio_png_sample_ns_per_mib",
 	[TS_HF_DLIO_START] = "dlio_loader_start_ns",
@@ -42,7 +44,8 @@ static const char *const host_keys[] = { "desc", "cpu", "from", "replay_wake_cos
 					 "datum_parse_ns", "lmdb_put_ns",   "dlio_sample_ns",
 					 "dlio_sample_ns_per_mib", "dlio_step_ns",
 					 "dlio_jpeg_ns_per_mpix", "dlio_request_ns",
-					 "dlio_request_ns_per_mib", "dlio_workload_step_ns",
+					 "dlio_request_ns_per_mib", "dlio_request_daemon_ns",
+					 "dlio_request_daemon_ns_per_mib", "dlio_workload_step_ns",
 					 "dlio_hdf5_sample_ns", "dlio_hdf5_sample_ns_per_mib",
 					 "dlio_png_sample_ns", "dlio_png_sample_ns_per_mib",
 					 "dlio_loader_start_ns", "dlio_loader_start_ns_per_worker",
@@ -256,6 +259,7 @@ static int read_host(struct ts_luadata_rd *r, int t, struct host *h)
 	 * a host sets both of its numbers or neither */
 	static const int pair[][2] = { { TS_HF_DLIO_HDF5, TS_HF_DLIO_HDF5_MIB },
 				       { TS_HF_DLIO_PNG, TS_HF_DLIO_PNG_MIB },
+				       { TS_HF_DLIO_REQ_D, TS_HF_DLIO_REQ_D_MIB },
 				       { TS_HF_DLIO_START, TS_HF_DLIO_START_W },
 				       { TS_HF_DLIO_RESTART, TS_HF_DLIO_RESTART_W } };
 	for (size_t i = 0; i < TS_ARRAY_SIZE(pair); i++) {
@@ -666,6 +670,8 @@ int ts_host_dlio_costs(const struct ts_host_set *s, const char *spec, const char
 		{ TS_HF_DLIO_JPEG, &out->jpeg_ns_per_mpix },
 		{ TS_HF_DLIO_REQ, &out->request_ns },
 		{ TS_HF_DLIO_REQ_MIB, &out->request_ns_per_mib },
+		{ TS_HF_DLIO_REQ_D, &out->request_daemon_ns },
+		{ TS_HF_DLIO_REQ_D_MIB, &out->request_daemon_ns_per_mib },
 		{ TS_HF_DLIO_START, &out->start_ns },
 		{ TS_HF_DLIO_START_W, &out->start_ns_per_worker },
 		{ TS_HF_DLIO_RESTART, &out->restart_ns },

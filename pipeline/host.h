@@ -58,8 +58,12 @@ enum ts_host_field {
 	TS_HF_DLIO_MIB,	     /* dlio_sample_ns_per_mib: ... plus per MiB of the sample */
 	TS_HF_DLIO_STEP,     /* dlio_step_ns: per step, on the accelerator's own loop */
 	TS_HF_DLIO_JPEG,     /* dlio_jpeg_ns_per_mpix: a jpeg sample's decode, per megapixel */
-	TS_HF_DLIO_REQ,	     /* dlio_request_ns: a reader's file request, the host's CPU for it */
+	TS_HF_DLIO_REQ,	     /* dlio_request_ns: a reader's file request, the host's CPU for it
+			      * in the reading thread (serial with the request) */
 	TS_HF_DLIO_REQ_MIB,  /* dlio_request_ns_per_mib: ... plus per MiB it reads */
+	TS_HF_DLIO_REQ_D,    /* dlio_request_daemon_ns: the file system's server (the FUSE
+			      * daemon) per request, while the request's latency runs */
+	TS_HF_DLIO_REQ_D_MIB, /* dlio_request_daemon_ns_per_mib: ... plus per MiB read */
 	/* a format's own reader, in place of dlio_sample_ns and _per_mib */
 	TS_HF_DLIO_HDF5,     /* dlio_hdf5_sample_ns: HDF5Reader (h5py) per sample */
 	TS_HF_DLIO_HDF5_MIB, /* dlio_hdf5_sample_ns_per_mib: ... plus per MiB of the sample */
@@ -127,6 +131,9 @@ struct ts_host_dlio {
 	const char *sample_of;
 	double jpeg_ns_per_mpix; /* more per jpeg sample: its image's decode */
 	double request_ns, request_ns_per_mib; /* per file request of a reader, per MiB read */
+	/* ... and the file system's daemon per request and per MiB, which runs
+	 * during the request (0: none apart, all of it in request_ns) */
+	double request_daemon_ns, request_daemon_ns_per_mib;
 	/* where step_ns came from: "model/format" or "model" (the workload's own,
 	 * dlio_workload_step_ns), NULL: dlio_step_ns */
 	const char *step_of;

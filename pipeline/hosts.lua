@@ -50,7 +50,16 @@
 --                     workload's own step cost, in place of dlio_step_ns
 --   dlio_request_ns, dlio_request_ns_per_mib  optional: the host's CPU for
 --                     each request of a reader's chain and per MiB it reads
---                     (system calls, the file system serving them)
+--                     in the reading thread (the system calls), serial with
+--                     the reader's work after each request
+--   dlio_request_daemon_ns, dlio_request_daemon_ns_per_mib  optional (both
+--                     or neither): the file system's server's CPU (a FUSE
+--                     daemon: tierfs) per request and per MiB, which serves a
+--                     request while its latency runs: virtual time holds a
+--                     core for it from the request's start, and the request
+--                     ends no sooner than it does. A host that measured the
+--                     two together puts all of it in dlio_request_ns
+--                     (charged serially, the slow end of the two ways)
 -- A host that is not carried may set DLIO's fields only (and vcpus), none of
 -- the decode costs: `tiersim hosts measure` writes such a host,
 -- "this-machine", to its own file (pipeline/host.h, ts_host_this_path).
@@ -141,6 +150,12 @@ host "epyc-zen4" {
 -- tiersim's real loader with no host cost spends it; virtual time charges
 -- it with the sample's own CPU (real time's requests cost it by
 -- themselves). It is this host's path through tierfs, not a disk's.
+-- /usr/bin/time counted tiersim and its daemon together, so the two parts
+-- are not apart here (no dlio_request_daemon_ns): all of it is charged
+-- after each request, though the daemon's part runs while the request
+-- waits in a real run. `tiersim hosts measure` writes them apart
+-- (this-machine: the reading thread's CPU clock and the daemon's
+-- schedstat over the same chains).
 -- vcpus: the machine's; in virtual time the PyTorch loader's workers and
 -- the ranks' steps wait for one of them (workloads/DLIO.md).
 -- hdf5 and png (dlio_hdf5_*, dlio_png_*): the npz line above plus what each

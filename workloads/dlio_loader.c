@@ -162,12 +162,14 @@ static size_t feed_build(const struct feed *p, const struct ts_chain_file *f, in
 /* The chain of sample @i in worker @wk into *@buf (grown as needed): its
  * length (0: no request, a file the worker holds), or SIZE_MAX out of
  * memory; *@held (may be NULL): whether the worker held its file;
- * @cpu (may be NULL): the host's CPU for its requests (request_ns per
- * request of the whole chain, request_ns_per_mib per MiB it reads; a walk
- * over the path's folders is inside the open's or the stat's cost, as
- * request_ns was measured: tiersim hosts measure counts it so too). */
+ * @cpu (may be NULL): the host's CPU for its requests in the reading
+ * thread (request_ns per request of the whole chain, request_ns_per_mib
+ * per MiB it reads; a walk over the path's folders is inside the open's or
+ * the stat's cost, as request_ns was measured: tiersim hosts measure
+ * counts it so too); @daemon (may be NULL): the file system daemon's
+ * (request_daemon_ns, per MiB), counted the same way. */
 static size_t feed_chain(struct feed *p, uint64_t wk, uint64_t i, struct ts_chain_req **buf,
-			 size_t *cap, bool *was_held, uint64_t *cpu)
+			 size_t *cap, bool *was_held, uint64_t *cpu, uint64_t *daemon)
 {
 	struct ts_chain_file f = feed_file(p, i);
 	int held = p->held ? feed_hold(p, wk, i) : -1;
@@ -182,14 +184,19 @@ static size_t feed_chain(struct feed *p, uint64_t wk, uint64_t i, struct ts_chai
 		*cap = n;
 		n = feed_build(p, &f, held, *buf, *cap);
 	}
-	if (cpu) {
+	if (cpu || daemon) {
 		uint64_t bytes = 0, reqs = 0;
 		for (size_t q = 0; q < n; q++) {
 			bytes += (*buf)[q].op == TS_CHAIN_READ ? (*buf)[q].len : 0;
 			reqs += (*buf)[q].op != TS_CHAIN_WALK;
 		}
-		*cpu = reqs * p->c->request_ns +
-		       (uint64_t)((double)bytes * p->c->request_ns_per_mib / 1048576.0);
+		if (cpu)
+			*cpu = reqs * p->c->request_ns +
+			       (uint64_t)((double)bytes * p->c->request_ns_per_mib / 1048576.0);
+		if (daemon)
+			*daemon = reqs * p->c->request_daemon_ns +
+				  (uint64_t)((double)bytes * p->c->request_daemon_ns_per_mib /
+					     1048576.0);
 	}
 	if (!p->c->coalesce)
 		return n;
@@ -296,9 +303,14 @@ struct vworker {
 	uint64_t pos;	   /* sample in the batch */
 	uint64_t sample;
 	size_t req, nreq;  /* the sample's chain */
-	/* The sample's CPU (its own and its requests'), not yet charged, in
-	 * equal shares after each of its @pieces charged requests still to end. */
+	/* The sample's CPU (its own and its requests' in the reading thread),
+	 * not yet charged, in equal shares after each of its @pieces charged
+	 * requests still to end. */
 	uint64_t cpu_left, pieces;
+	/* The daemon's CPU for the sample's requests, not yet charged, in
+	 * equal shares beside each of its @dpieces charged requests still to
+	 * start. */
+	uint64_t daemon_left, dpieces;
 	bool owed;	   /* the request that ended owes its share */
 	struct ts_chain_req *chain;
 	size_t cap;
@@ -420,16 +432,22 @@ static uint64_t cpu_ns(const struct ts_dl_cfg *c, uint64_t i)
 static int vw_sample(struct vl *v, struct vworker *w)
 {
 	w->sample = feed_sample(&v->p, w->k, w->batch, w->pos);
-	uint64_t req_cpu = 0;
+	uint64_t req_cpu = 0, daemon = 0;
 	w->nreq = feed_chain(&v->p, w->k * v->c->workers + w->w, w->sample, &w->chain, &w->cap,
-			     NULL, &req_cpu);
+			     NULL, &req_cpu, &daemon);
 	if (w->nreq == SIZE_MAX)
 		return -ENOMEM;
 	w->req = 0;
 	w->cpu_left = cpu_ns(v->c, w->sample) + req_cpu;
-	w->pieces = 0; /* on cores of their own no one waits for a share: all after the chain */
-	for (size_t q = 0; v->cores.n && q < w->nreq; q++)
-		w->pieces += w->chain[q].op == TS_CHAIN_READ || w->chain[q].op == TS_CHAIN_OPEN;
+	w->dpieces = 0;
+	for (size_t q = 0; q < w->nreq; q++)
+		w->dpieces += w->chain[q].op == TS_CHAIN_READ || w->chain[q].op == TS_CHAIN_OPEN;
+	/* on cores of their own no one waits for a share: all after the chain */
+	w->pieces = v->cores.n ? w->dpieces : 0;
+	/* a chain with nothing charged to the tier (getattrs alone): its
+	 * daemon's part runs with the reader's, after it */
+	w->daemon_left = w->dpieces ? daemon : 0;
+	w->cpu_left += w->dpieces ? 0 : daemon;
 	w->owed = false;
 	return 0;
 }
@@ -454,7 +472,9 @@ static int v_dispatch(struct vl *v, uint64_t k, uint64_t t)
 }
 
 /* Worker @w's event at @t: its share of the sample's CPU after a request,
- * its next request, its batch. On the host's cores (cores.n) the CPU of a
+ * its next request (with the daemon's share beside it: the request ends
+ * when the tier answers, or when the daemon's share does if later), its
+ * batch. On the host's cores (cores.n) the CPU of a
  * sample (DLIO's reader working between its reads, the system calls) is
  * spread over its requests: a core is held for a share after each one
  * ends, so that a rank's step or another worker waiting for a core waits a
@@ -485,7 +505,15 @@ static int vw_event(struct vl *v, struct vworker *w, uint64_t t)
 				v->r->meta_requests++;
 			}
 			w->owed = w->pieces > 0;
-			return ts_evq_push(&v->q, v->disk->submit(v->disk->ctx, t, &io), v->tie++, w);
+			uint64_t done = v->disk->submit(v->disk->ctx, t, &io);
+			if (w->daemon_left) { /* the daemon serves it while it waits */
+				uint64_t ns = w->daemon_left / w->dpieces;
+				w->daemon_left -= ns;
+				uint64_t served = cores_run(&v->cores, t, ns);
+				done = TS_MAX(done, served);
+			}
+			w->dpieces--;
+			return ts_evq_push(&v->q, done, v->tie++, w);
 		}
 		if (w->cpu_left) { /* not in shares: all of it at the chain's end */
 			uint64_t ns = w->cpu_left;
@@ -695,9 +723,11 @@ int ts_dl_run_virtual(const struct ts_dl_cfg *c, const struct ts_vdisk *disk, ts
  *    where it lies (transfer_size requests, the project's TFRecord reader),
  *    one request outstanding; each request's CPU (request_ns + per MiB)
  *    runs on a core after it completes (TensorFlow's C++ threads: no
- *    Python lock). A record of batch j is read once batch j - window has
- *    been taken (window = prefetch_size + computation_threads batches
- *    ahead, as the project's loader holds them).
+ *    Python lock), the file system daemon's (request_daemon_ns + per MiB)
+ *    on a core from its start, the record ending no sooner. A record of
+ *    batch j is read once batch j - window has been taken (window =
+ *    prefetch_size + computation_threads batches ahead, as the project's
+ *    loader holds them).
  *  - Parse: a batch whose records are all read is parsed in batch order:
  *    tf.py_function holds the rank's Python lock (GIL), so its
  *    computation_threads calls run one at a time, each batch_size x
@@ -818,12 +848,20 @@ static int tf_read(struct tl *t, uint64_t k, struct tfslot *sl, uint64_t now)
 	uint64_t off = tf_offset(t, sl, i);
 	struct ts_vio io = { .op = TS_VIO_READ, .file = f + 2, .off = off, .len = len,
 			     .size = m->files[f].bytes, .chunk = t->c->transfer_size };
-	t->r->read_requests += t->c->transfer_size ? (len + t->c->transfer_size - 1) /
-							     t->c->transfer_size : 1;
+	uint64_t n = t->c->transfer_size ? (len + t->c->transfer_size - 1) / t->c->transfer_size : 1;
+	t->r->read_requests += n;
 	t->r->read_bytes += len;
 	sl->busy = true;
 	sl->ev.kind = TF_READ;
-	return ts_evq_push(&t->q, t->disk->submit(t->disk->ctx, now, &io), t->tie++, &sl->ev);
+	uint64_t done = t->disk->submit(t->disk->ctx, now, &io);
+	/* the file system's daemon serves the record's requests while they wait */
+	uint64_t d = n * t->c->request_daemon_ns +
+		     (uint64_t)((double)len * t->c->request_daemon_ns_per_mib / 1048576.0);
+	if (d) {
+		uint64_t served = cores_run(&t->cores, now, d);
+		done = TS_MAX(done, served);
+	}
+	return ts_evq_push(&t->q, done, t->tie++, &sl->ev);
 }
 
 /* The rank's next batch to parse, if all its records are read: it asks
@@ -1118,7 +1156,7 @@ static int r_sample(struct rworker *w, uint64_t i)
 	struct rl *L = w->L;
 	bool held = false;
 	size_t n = feed_chain(&L->p, w->k * L->c->workers + w->w, i, &w->chain, &w->cap, &held,
-			      NULL);
+			      NULL, NULL);
 	if (n == SIZE_MAX)
 		return -ENOMEM;
 	const struct ts_dataset_meta *m = L->c->meta;

@@ -65,11 +65,18 @@ struct ts_dl_cfg {
 			      * virtual time, spent busy in real time */
 	double sample_ns_per_mib;
 	double jpeg_ns_per_mpix; /* ... plus, for a jpeg sample, per megapixel decoded */
-	/* Virtual time: the host's CPU for a sample's requests (the system calls
-	 * and what serves them), per request of its chain and per MiB it reads,
-	 * charged with the sample's own (real time: the requests cost it). */
+	/* Virtual time: the host's CPU for a sample's requests, per request of
+	 * its chain and per MiB it reads (real time: the requests cost it).
+	 * request_ns: the reading thread's (the system calls), charged with the
+	 * sample's own after its requests; request_daemon_ns: the file
+	 * system's server's (tierfs's daemon), which serves a request while
+	 * its latency runs: on a core (where vcpus count them) from the
+	 * request's start, the request ending no sooner than it (a sample's
+	 * part in equal shares over its charged requests). */
 	uint64_t request_ns;
 	double request_ns_per_mib;
+	uint64_t request_daemon_ns;
+	double request_daemon_ns_per_mib;
 	/* The DataLoader's start each epoch, per rank, before its workers read
 	 * (iter(): the first epoch forks them, a later one resumes them,
 	 * persistent_workers): virtual time charges it from the epoch's start,

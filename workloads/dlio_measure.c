@@ -376,6 +376,7 @@ static void line_fit(const double *x, const double *y, unsigned n, double *a, do
 static void fit(const struct round *rd, unsigned n, struct ts_dlio_measure_result *r)
 {
 	double a[MAXROUNDS], b[MAXROUNDS], j[MAXROUNDS], q[MAXROUNDS], qm[MAXROUNDS],
+		dq[MAXROUNDS], dqm[MAXROUNDS],
 		su[MAXROUNDS], sr[MAXROUNDS], ha[MAXROUNDS], hb[MAXROUNDS], pa[MAXROUNDS],
 		pb[MAXROUNDS], s1a[MAXROUNDS], s1b[MAXROUNDS], s2a[MAXROUNDS], s2b[MAXROUNDS];
 	for (unsigned i = 0; i < n; i++) {
@@ -392,11 +393,13 @@ static void fit(const struct round *rd, unsigned n, struct ts_dlio_measure_resul
 		a[i] = os - b[i] * ms;
 		double oj = g->dlio_ns - g->chain_ns - (a[i] + b[i] * g->bytes / 1048576.0);
 		j[i] = g->pixels > 0 ? oj / (g->pixels / 1e6) : 0;
-		/* the chain's cost to the host: requests x q + MiB read x qm */
-		double ts = s->chain_ns + s->daemon_ns, tl = l->chain_ns + l->daemon_ns;
+		/* the chain's cost to the host, requests x q + MiB read x qm:
+		 * the reading thread's and the daemon's, each its own line */
 		double det = s->requests * l->read_mib - l->requests * s->read_mib;
-		q[i] = (ts * l->read_mib - tl * s->read_mib) / det;
-		qm[i] = (s->requests * tl - l->requests * ts) / det;
+		q[i] = (s->chain_ns * l->read_mib - l->chain_ns * s->read_mib) / det;
+		qm[i] = (s->requests * l->chain_ns - l->requests * s->chain_ns) / det;
+		dq[i] = (s->daemon_ns * l->read_mib - l->daemon_ns * s->read_mib) / det;
+		dqm[i] = (s->requests * l->daemon_ns - l->requests * s->daemon_ns) / det;
 		su[i] = rd[i].step_unet3d;
 		sr[i] = rd[i].step_resnet50;
 	}
@@ -405,6 +408,8 @@ static void fit(const struct round *rd, unsigned n, struct ts_dlio_measure_resul
 	r->jpeg_ns_per_mpix = spread(j, n);
 	r->request_ns = spread(q, n);
 	r->request_ns_per_mib = spread(qm, n);
+	r->request_daemon_ns = spread(dq, n);
+	r->request_daemon_ns_per_mib = spread(dqm, n);
 	r->step_unet3d = spread(su, n);
 	r->step_resnet50 = spread(sr, n);
 	r->hdf5_ns = spread(ha, n);
@@ -518,9 +523,14 @@ static int write_profile(const struct ctx *c, const struct round *rd, unsigned n
 	num(f, "dlio_png_sample_ns_per_mib", &r->png_ns_per_mib,
 	    "the same line's slope, per MiB of the file", src);
 	num(f, "dlio_request_ns", &r->request_ns,
-	    "tiersim's chain of the two npz samples through tierfs, its thread's CPU and the "
-	    "daemon's (schedstat): per request", src);
+	    "tiersim's chain of the two npz samples through tierfs, its reading thread's CPU "
+	    "(CLOCK_THREAD_CPUTIME_ID, the system calls): the line's per request", src);
 	num(f, "dlio_request_ns_per_mib", &r->request_ns_per_mib, "the same: per MiB read", src);
+	num(f, "dlio_request_daemon_ns", &r->request_daemon_ns,
+	    "the same chains, the tierfs daemon's threads' CPU (schedstat), which serve a request "
+	    "while its latency runs: the line's per request", src);
+	num(f, "dlio_request_daemon_ns_per_mib", &r->request_daemon_ns_per_mib,
+	    "the same: per MiB read", src);
 	num(f, "dlio_step_ns", &r->step_unet3d,
 	    "a torch DataLoader as DLIO builds it (pin_memory, 4 persistent workers), batches of 7 "
 	    "x 2 MiB: the main thread per step after the first (unet3d's shape)", src);

@@ -18,8 +18,11 @@
  * 338 x 338 and a 2896 x 2896 record (h5py, files as DLIO's generator
  * writes them), dlio_png_sample_ns and _per_mib ImageReader's through
  * 338 x 338 and 1024 x 1024 png files (per MiB of the file). What the
- * chain costs the host (tiersim's reader and the tierfs daemon, per request
- * and per MiB read) is dlio_request_ns and _per_mib. Per step, a torch
+ * chain costs the host, per request and per MiB read, each a line through
+ * the two npz chains: tiersim's reading thread (its CPU clock: the system
+ * calls, the kernel's FUSE path) is dlio_request_ns and _per_mib, the
+ * tierfs daemon's threads (schedstat) dlio_request_daemon_ns and _per_mib
+ * (the daemon serves a request while its latency runs). Per step, a torch
  * DataLoader as DLIO builds it hands over batches of unet3d's and
  * resnet50's shape: the training process's main thread per step after the
  * first is dlio_workload_step_ns[unet3d] and [resnet50], and unet3d's is
@@ -58,7 +61,8 @@ struct ts_dlio_measured {
 
 struct ts_dlio_measure_result {
 	struct ts_dlio_measured sample_ns, sample_ns_per_mib, jpeg_ns_per_mpix;
-	struct ts_dlio_measured request_ns, request_ns_per_mib;
+	struct ts_dlio_measured request_ns, request_ns_per_mib; /* the reading thread */
+	struct ts_dlio_measured request_daemon_ns, request_daemon_ns_per_mib; /* tierfs's daemon */
 	struct ts_dlio_measured step_unet3d, step_resnet50;
 	/* hdf5's (HDF5Reader) and png's (ImageReader) own lines, as npz's */
 	struct ts_dlio_measured hdf5_ns, hdf5_ns_per_mib, png_ns, png_ns_per_mib;

@@ -192,6 +192,7 @@ struct cpu {
 	uint64_t workers;	  /* reader workers per accelerator; 0: nothing charged */
 	uint64_t vcpus;		  /* the host's (virtual time, PyTorch loader); 0: no limit */
 	double req_ns, req_per_mib; /* per request of a sample's chain (same), per MiB read */
+	double daemon_ns, daemon_per_mib; /* ... the file system daemon's, during the request */
 	const char *step_of;	  /* the step cost's key (ts_host_dlio), NULL: the host's one */
 	/* the PyTorch DataLoader's start per rank: the first epoch's (its
 	 * read_threads workers forked), a later one's (resumed); 0 with no
@@ -243,6 +244,8 @@ static int cpu_resolve(const struct ts_dlio_opts *o, const struct ts_dlio_worklo
 	c->vcpus = hd.vcpus;
 	c->req_ns = hd.request_ns;
 	c->req_per_mib = hd.request_ns_per_mib;
+	c->daemon_ns = hd.request_daemon_ns;
+	c->daemon_per_mib = hd.request_daemon_ns_per_mib;
 	c->sample_ns = hd.sample_ns + preprocess_ns(w);
 	c->sample_of = hd.sample_of; /* a literal */
 	c->per_mib = hd.sample_ns_per_mib;
@@ -706,6 +709,8 @@ static void dl_config(const struct env *E, uint64_t ranks, uint64_t rank0, uint6
 		.vcpus = E->cpu.vcpus,
 		.request_ns = (uint64_t)llround(E->cpu.req_ns),
 		.request_ns_per_mib = E->cpu.req_per_mib,
+		.request_daemon_ns = (uint64_t)llround(E->cpu.daemon_ns),
+		.request_daemon_ns_per_mib = E->cpu.daemon_per_mib,
 		.start_ns = (uint64_t)llround(E->cpu.start_ns),
 		.restart_ns = (uint64_t)llround(E->cpu.restart_ns),
 		/* DLIO 2.0.0: either value given keeps files open (dlio_loader.h) */
@@ -1485,11 +1490,16 @@ int ts_dlio_run(const struct ts_dlio_opts *o, struct ts_dlio_outcome *oc, char *
 	else if (!strcmp(w->format, "png") || !strcmp(w->format, "hdf5"))
 		snprintf(jpg, sizeof(jpg), " (npz's: no %s reader's cost measured)", w->format);
 	/* virtual time, DLIO's PyTorch loader: its requests' CPU, all on the host's cores */
-	char cores[192] = "";
+	char cores[288] = "";
 	bool on_cores = torch_loader(w) || tf_cores(&E);
 	if (o->virtual_time && on_cores && (E.cpu.req_ns > 0 || E.cpu.req_per_mib > 0))
 		snprintf(cores, sizeof(cores), "; its requests %.1f us each + %.1f us/MiB read",
 			 E.cpu.req_ns / 1e3, E.cpu.req_per_mib / 1e3);
+	if (o->virtual_time && on_cores && (E.cpu.daemon_ns > 0 || E.cpu.daemon_per_mib > 0))
+		snprintf(cores + strlen(cores), sizeof(cores) - strlen(cores),
+			 "%s the file system's daemon %.1f us + %.1f us/MiB during each",
+			 *cores ? "," : "; its requests:", E.cpu.daemon_ns / 1e3,
+			 E.cpu.daemon_per_mib / 1e3);
 	if (o->virtual_time && on_cores && E.cpu.vcpus)
 		snprintf(cores + strlen(cores), sizeof(cores) - strlen(cores),
 			 "; %s and steps on %" PRIu64 " vCPU%s",

@@ -146,7 +146,7 @@ grep -q "^$TIERSIM_HOST_FILE: host \"this-machine\", $(nproc) vCPUs" "$work/out"
 ls -d "$work"/tiersim-measure-* 2>/dev/null && fail "hosts measure left its files"
 "$tiersim" hosts --evidence >"$work/ev" || fail "hosts --evidence: the measured profile"
 for f in dlio_sample_ns dlio_sample_ns_per_mib dlio_jpeg_ns_per_mpix dlio_request_ns \
-	dlio_request_ns_per_mib dlio_step_ns dlio_hdf5_sample_ns dlio_hdf5_sample_ns_per_mib \
+	dlio_request_ns_per_mib dlio_request_daemon_ns dlio_request_daemon_ns_per_mib dlio_step_ns dlio_hdf5_sample_ns dlio_hdf5_sample_ns_per_mib \
 	dlio_png_sample_ns dlio_png_sample_ns_per_mib dlio_loader_start_ns \
 	dlio_loader_start_ns_per_worker dlio_loader_restart_ns dlio_loader_restart_ns_per_worker \
 	vcpus; do

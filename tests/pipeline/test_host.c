@@ -123,6 +123,10 @@ static void dlio(void)
 		"  dlio_loader_start_ns_per_worker = { 400, \"measured\", \"s\" },\n"
 		"  dlio_loader_restart_ns = { 60, \"measured\", \"s\" },\n"
 		"  dlio_loader_restart_ns_per_worker = { 6, \"measured\", \"s\" },\n"
+		"  dlio_request_ns = { 50, \"measured\", \"q\" },\n"
+		"  dlio_request_ns_per_mib = { 5, \"measured\", \"q\" },\n"
+		"  dlio_request_daemon_ns = { 80, \"measured\", \"d\", low = 70, high = 90 },\n"
+		"  dlio_request_daemon_ns_per_mib = { 8, \"measured\", \"d\" },\n"
 		"  dlio_workload_step_ns = {\n"
 		"    unet3d = { 3000, \"measured\", \"u\", low = 2000, high = 4000 },\n"
 		"    [\"resnet50/jpeg\"] = { 5000, \"measured\", \"j\" },\n"
@@ -157,8 +161,11 @@ static void dlio(void)
 	 * range's high */
 	CHECK(d.start_ns == 2000 && d.start_ns_per_worker == 200 && d.restart_ns == 30 &&
 	      d.restart_ns_per_worker == 3);
+	/* the requests' CPU, the reader's and the daemon's apart, carried too */
+	CHECK(d.request_ns == 25 && d.request_ns_per_mib == 2.5 && d.request_daemon_ns == 40 &&
+	      d.request_daemon_ns_per_mib == 4);
 	CHECK(ts_host_dlio_costs(s, "m", "unet3d", "npz", TS_HOST_SLOW, &d, err, sizeof(err)) == 0);
-	CHECK(d.start_ns == 5000 && d.start_ns_per_worker == 400);
+	CHECK(d.start_ns == 5000 && d.start_ns_per_worker == 400 && d.request_daemon_ns == 90);
 	CHECK(ts_host_dlio_costs(s, "epyc-zen4", "unet3d", "npz", TS_HOST_NOMINAL, &d, err,
 				 sizeof(err)) == 0);
 	CHECK(d.start_ns == 0 && d.restart_ns == 0); /* set by no host on its chain */
@@ -274,6 +281,9 @@ static const struct {
 	{ "host \"h\" { cpu = \"H\",\n"
 	  "  dlio_png_sample_ns_per_mib = { 1, \"measured\", \"m\" } }\n",
 	  "host 'h': dlio_png_sample_ns_per_mib without dlio_png_sample_ns", 1 },
+	{ "host \"h\" { cpu = \"H\",\n"
+	  "  dlio_request_daemon_ns = { 1, \"measured\", \"m\" } }\n",
+	  "host 'h': dlio_request_daemon_ns without dlio_request_daemon_ns_per_mib", 1 },
 	{ "host \"h\" { cpu = \"H\",\n"
 	  "  dlio_loader_start_ns = { 1, \"measured\", \"m\" } }\n",
 	  "host 'h': dlio_loader_start_ns without dlio_loader_start_ns_per_worker", 1 },

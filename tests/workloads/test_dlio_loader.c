@@ -279,6 +279,77 @@ static void check_request_cpu(const struct ts_dataset_meta *m)
 	req_ns_per_mib = 0;
 }
 
+/* One epoch of 16 samples of batch 1 on @workers workers, no compute, a
+ * disk answering in @disk_lat, @cpu of a worker's CPU per sample, the
+ * daemon @daemon per request of a chain and the reader @reader, on @vcpus
+ * cores: the epoch's length. */
+static uint64_t daemon_epoch(const struct ts_dataset_meta *m, uint64_t workers, uint64_t vcpus,
+			     uint64_t disk_lat, uint64_t cpu, uint64_t reader, uint64_t daemon)
+{
+	struct ts_dl_cfg c = { .meta = m, .ranks = 1, .world = 1, .batch = 1, .workers = workers,
+			       .prefetch_factor = 1, .epochs = 1, .steps = 16, .sample_ns = cpu,
+			       .vcpus = vcpus, .request_ns = reader, .request_daemon_ns = daemon };
+	struct ts_vdisk disk = { submit, NULL, NULL };
+	struct ts_dl_result r;
+	char err[256] = "";
+	nlog = 0;
+	lat = disk_lat;
+	int rc = ts_dl_run_virtual(&c, &disk, NULL, NULL, &r, err, sizeof(err));
+	lat = LAT;
+	if (rc)
+		fprintf(stderr, "daemon_epoch: %s\n", err);
+	CHECK(rc == 0 && r.epochs == 1 && r.steps == 16);
+	uint64_t len = rc ? 0 : r.ep[0].end - r.ep[0].start;
+	ts_dl_result_free(&r);
+	return len;
+}
+
+/* The daemon's CPU per request (request_daemon_ns) runs while the
+ * request's latency does: a sample's part, in equal shares over its p
+ * charged requests (open, reads), each on a core from the request's start,
+ * the request ending when the disk answers or its share ends, whichever is
+ * later; the reader's (request_ns) follows the request. Samples of one
+ * size, each a chain of a requests (getattrs and close included). */
+static void check_request_daemon(void)
+{
+	struct ts_dataset_meta m;
+	describe(&m, "0");
+	static struct ts_chain_req q[512], all[512];
+	const uint64_t p = charged(&m, 0, q);
+	struct ts_chain_file cf = { .size = m.files[0].bytes, .member = TS_NPZ_MEMBER };
+	ts_npz_payload(cf.size, &cf.data_off, &cf.data_len);
+	size_t n = ts_chain_build(TS_CHAIN_NPZ, &cf, all, 512);
+	uint64_t a = 0;
+	for (size_t i = 0; i < n; i++)
+		a += all[i].op != TS_CHAIN_WALK;
+	CHECK(p > 2 && a > p && ts_dataset_sample_len(&m, 0) == ts_dataset_sample_len(&m, FILES - 1));
+	/* one worker, a share (a x D / p) under the disk's 1 ms: hidden, the
+	 * epoch as without it, 16 samples of p requests; on one core too */
+	const uint64_t D = LAT / 10 / (a / p + 1);
+	CHECK(a * D / p + 1 < LAT);
+	for (uint64_t vcpus = 0; vcpus < 2; vcpus++) {
+		CHECK_EQ_U64(daemon_epoch(&m, 1, vcpus, LAT, 0, 0, 0), 16 * p * LAT);
+		CHECK_EQ_U64(daemon_epoch(&m, 1, vcpus, LAT, 0, 0, D), 16 * p * LAT);
+		/* the reader's part is not hidden: a x D more a sample */
+		CHECK_EQ_U64(daemon_epoch(&m, 1, vcpus, LAT, 0, D, 0), 16 * (p * LAT + a * D));
+	}
+	/* a share longer than the disk's answer sets each request's length:
+	 * the whole sample's a x 10 ms (the shares sum to it) */
+	const uint64_t B = 10 * LAT;
+	CHECK_EQ_U64(daemon_epoch(&m, 1, 0, LAT, 0, 0, B), 16 * a * B);
+	/* the daemon holds a core: two workers, a disk that answers at once,
+	 * on one core their requests take turns (the core always busy: all of
+	 * it, 16 x a x D'), on cores of their own they run side by side (8
+	 * samples each) */
+	const uint64_t E = 1000;
+	CHECK_EQ_U64(daemon_epoch(&m, 2, 1, 0, 0, 0, E), 16 * a * E);
+	CHECK_EQ_U64(daemon_epoch(&m, 2, 0, 0, 0, 0, E), 8 * a * E);
+	/* ... and the worker's own CPU waits behind it (and it behind that):
+	 * on one core, all of both, one after the other */
+	CHECK_EQ_U64(daemon_epoch(&m, 2, 1, 0, p * E, 0, E), 16 * (a * E + p * E));
+	ts_dataset_meta_free(&m);
+}
+
 /* reader.read_type given (keep_open): each worker keeps the files it read
  * open for the run (DLIO 2.0.0's reader_handler.py read_index() and the
  * DataLoader's persistent workers). Unshuffled, batch i goes to worker
@@ -503,6 +574,7 @@ int main(void)
 	check_slices(&m, true);
 	check_cores();
 	check_request_cpu(&m);
+	check_request_daemon();
 	check_keep_open(&m);
 	check_start(&m);
 	check_keep_hdf5();
@@ -541,3 +613,4 @@ int main(void)
 	ts_dataset_meta_free(&m);
 	return tc_exit();
 }
+
