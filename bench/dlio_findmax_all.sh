@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # dlio_findmax_all.sh — `tiersim dlio --find-max --virtual` on every shipped
 # workload (workloads/dlio/*.yaml) x every drive of validation/tiers.lua,
-# with two tiersim builds A and B side by side (interleaved): per pair the
-# count each names, the CPU seconds (user + sys: the machine may be shared)
-# of each, and whether the counts agree. A run past LIMIT seconds of CPU
-# time (ulimit -t: wall time means nothing on a shared machine) is killed
-# and shows as "timeout" (its pair is not compared). Exits 1 when a pair's
-# counts differ.
-# With B "-", A alone. EXTRA_A and EXTRA_B (optional) go to A's and B's
+# with two tiersim builds A and B side by side: per pair RUNS rounds
+# (default 3), each running A and B, A first in odd rounds and B first in
+# even ones; per pair the count each names (the same in every round, else
+# "varies"), the CPU seconds (user + sys: the machine may be shared) of each
+# as the median over the rounds, whether the counts agree, and B's CPU over
+# A's taken within each round as its median and min..max. A run past LIMIT
+# seconds of CPU time (ulimit -t: wall time means nothing on a shared
+# machine) is killed and shows as "timeout" (its pair is not compared, its
+# round has no ratio). Exits 1 when a pair's counts differ.
+# With B "-", A alone, once (RUNS to repeat it). EXTRA_A and EXTRA_B (optional) go to A's and B's
 # command lines, e.g. EXTRA_A "--search doubling" holds B against the
 # search that runs every count whole. WORKLOADS (a glob, default *) picks
 # workloads by name.
@@ -20,7 +23,11 @@ limit=${3:-600}
 xa=${4:-}
 xb=${5:-}
 pick=${6:-*}
+runs=${RUNS:-3}
+[ "$b" = - ] && runs=${RUNS:-1}
 src=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$src/bench/lib.sh"
 tmp=$(mktemp -d /tmp/dlio-findmax-all-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 tiers=$(grep -oE '^(tier "[^"]+"|(gp3|micron)\("[^"]+")' "$src/validation/tiers.lua" |
@@ -45,27 +52,52 @@ one() {
 }
 
 echo "load before: $(uptime)"
-printf "%-16s %-18s %8s %8s %8s %8s %s\n" workload tier "A count" "A CPU s" "B count" "B CPU s" same
+printf "%-16s %-18s %8s %8s %8s %8s %-6s %s\n" workload tier "A count" "A CPU s" "B count" "B CPU s" same \
+	"B/A CPU per round ($runs)"
 differ=0
 sa=0
 sb=0
+# one side's count over the rounds: the count, or "varies"
+counts() { tr ' ' '\n' | grep . | sort -u | awk '{ n++; c = $0 } END { print n == 1 ? c : "varies" }'; }
 for y in "$src"/workloads/dlio/$pick.yaml; do
 	wl=$(basename "$y" .yaml)
 	for tier in $tiers; do
-		read -r na ca <<<"$(one "$a" "$wl" "$tier" "$xa")"
-		nb=- cb=0 same=-
+		declare -A n=() c=()
+		ratios_a="" ratios_b=""
+		for ((i = 0; i < runs; i++)); do
+			sides=(a)
+			[ "$b" != - ] && mapfile -t sides < <(bench_order "$i" a b)
+			declare -A this=()
+			for w in "${sides[@]}"; do
+				if [ "$w" = a ]; then prog=$a extra=$xa; else prog=$b extra=$xb; fi
+				read -r cnt cpu <<<"$(one "$prog" "$wl" "$tier" "$extra")"
+				n[$w]+="$cnt " c[$w]+="$cpu "
+				this[$w]=$cpu
+				case $cnt in timeout | failed) this[$w]=- ;; esac
+			done
+			ratios_a+="${this[a]} " ratios_b+="${this[b]:--} "
+			unset this
+		done
+		na=$(echo "${n[a]}" | counts)
+		# shellcheck disable=SC2086 # the rounds' figures, a word each
+		ca=$(bench_stat -f %.2f ${c[a]} | cut -d' ' -f1)
+		nb=- cb=0 same=- r=-
 		if [ "$b" != - ]; then
-			read -r nb cb <<<"$(one "$b" "$wl" "$tier" "$xb")"
+			nb=$(echo "${n[b]}" | counts)
+			# shellcheck disable=SC2086
+			cb=$(bench_stat -f %.2f ${c[b]} | cut -d' ' -f1)
+			r=$(bench_ratio "$ratios_b" "$ratios_a")
 			case "$na $nb" in
-			*timeout* | *failed*) same=- ;;
+			*timeout* | *failed* | *varies*) same=- ;;
 			*) if [ "$na" = "$nb" ]; then same=yes; else same=NO differ=1; fi ;;
 			esac
 		fi
+		unset n c
 		sa=$(awk -v s="$sa" -v c="$ca" 'BEGIN { print s + c }')
 		sb=$(awk -v s="$sb" -v c="$cb" 'BEGIN { print s + c }')
-		printf "%-16s %-18s %8s %8.2f %8s %8.2f %s\n" "$wl" "$tier" "$na" "$ca" "$nb" "$cb" "$same"
+		printf "%-16s %-18s %8s %8.2f %8s %8.2f %-6s %s\n" "$wl" "$tier" "$na" "$ca" "$nb" "$cb" "$same" "$r"
 	done
 done
-printf "total CPU: A %.1f s, B %.1f s\n" "$sa" "$sb"
+printf "total CPU (the medians): A %.1f s, B %.1f s\n" "$sa" "$sb"
 echo "load after: $(uptime)"
 exit $differ

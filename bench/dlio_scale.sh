@@ -4,10 +4,17 @@
 # H100s on a drive capped at 10 GB/s, the host seconds, the peak memory,
 # and the virtual engine's events per second. Then the same with 4x the
 # files, to show memory grows with files (the per-sample tables), not
-# with samples x epochs.
-# Usage: bench/dlio_scale.sh [TIERSIM]
+# with samples x epochs. The two sizes run side by side in RUNS rounds
+# (default 3), the smaller first in odd rounds and the larger in even ones;
+# each run's own report is printed, then per size the median and min..max
+# over the rounds of the wall and CPU seconds and the peak RSS, the ratios
+# 4x / 1x taken within each round (median and min..max), and the load.
+# Usage: bench/dlio_scale.sh [TIERSIM] [RUNS]
 set -u
 prog=${1:-build/cli/tiersim}
+runs=${2:-3}
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$(dirname "$0")/lib.sh"
 tmp=$(mktemp -d /tmp/dlio-scale-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 # A drive of 10 GB/s read and 2M IOPS, 60 us: a Gen5 NVMe class device (the
@@ -23,8 +30,26 @@ tier "bench-10gbs" {
 		    meta = { p50 = "57us", p99 = "112us" }, sync = { p50 = "57us", p99 = "112us" } },
 }
 LUA
-for files in 1024 4096; do
-	/usr/bin/time -f "%e s host, %M KiB peak RSS" "$prog" dlio resnet50_h100 \
-		++workload.dataset.num_files_train=$files --tier bench-10gbs --profile "$tmp/drive.lua" \
-		--accelerators 115 --virtual 2>&1 | grep -v "^tiersim dlio: resnet50"
+echo "$(bench_load) before"
+declare -A wall=() cpu=() rss=()
+for ((i = 0; i < runs; i++)); do
+	for files in $(bench_order "$i" 1024 4096); do
+		/usr/bin/time -o "$tmp/t" -f "%e %U %S %M" "$prog" dlio resnet50_h100 \
+			++workload.dataset.num_files_train=$files --tier bench-10gbs --profile "$tmp/drive.lua" \
+			--accelerators 115 --virtual >"$tmp/out" 2>&1 || { cat "$tmp/out"; exit 1; }
+		read -r w u sy m <<<"$(tail -1 "$tmp/t")"
+		wall[$files]+="$w " cpu[$files]+="$(awk -v u="$u" -v s="$sy" 'BEGIN { print u + s }') "
+		rss[$files]+="$(awk -v m="$m" 'BEGIN { printf "%.1f", m / 1024 }') "
+		echo "round $((i + 1)), $files files: $w s host, $m KiB peak RSS"
+		grep -v "^tiersim dlio: resnet50" "$tmp/out" | sed 's/^/  /'
+	done
 done
+echo
+echo "median (min..max) over $runs rounds:"
+for files in 1024 4096; do
+	# shellcheck disable=SC2086 # the rounds' figures, a word each
+	printf "  %4s files: %s s host, %s s CPU, %s MiB peak RSS\n" "$files" "$(bench_stat -f %.2f ${wall[$files]})" \
+		"$(bench_stat -f %.2f ${cpu[$files]})" "$(bench_stat -f %.1f ${rss[$files]})"
+done
+echo "  4096 / 1024 files within each round: host s $(bench_ratio -f %.2f "${wall[4096]}" "${wall[1024]}"), CPU s $(bench_ratio -f %.2f "${cpu[4096]}" "${cpu[1024]}"), peak RSS $(bench_ratio -f %.2f "${rss[4096]}" "${rss[1024]}")"
+echo "$(bench_load) after"

@@ -21,14 +21,15 @@
 # Each row prints the median round's IOPS, MB/s and
 # mean completion latency, the daemon's CPU time per request (user + system
 # of the whole tierfs process, all its threads and its trace writer, from
-# the process CPU clock: far steadier than IOPS on a loaded host), and its
-# IOPS as a ratio of bare's and of native-cached's.
+# the process CPU clock: far steadier than IOPS on a loaded host) as the
+# median over the rounds, and its IOPS as a ratio of bare's and of
+# native-cached's, each taken within each round: the median and min..max.
 #
 # Then, per job, tracing's cost as ratios taken within each round (traced
 # and traced-nocpu against unlimited, each run in the same round) — median,
 # and min..max over the rounds — for IOPS and for daemon CPU per request;
 # and the traces' drop counts (tracing must lose nothing: the counts are
-# read from the traces).
+# read from the traces). The load average is printed before and after.
 #
 # Environment: TS_FIO_RUNTIME seconds per job (default 2), TS_ROUNDS
 # (default 3), TS_JOBS (a subset of the job names, space-separated),
@@ -41,6 +42,8 @@ set -u
 [ $# -ge 1 ] || { echo "usage: bench/overhead.sh BUILD_DIR" >&2; exit 2; }
 BUILD=$(cd "$1" 2>/dev/null && pwd) || { echo "overhead: no build directory '$1'" >&2; exit 1; }
 SRC=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$SRC/bench/lib.sh"
 export TIERSIM_DATADIR=${TIERSIM_DATADIR:-$SRC}
 TIERFS=$BUILD/fs/tierfs
 CLI=$BUILD/cli/tiersim
@@ -119,9 +122,6 @@ print("%.1f %.2f %.0f %d" % (r["iops"], r["bw_bytes"] / 1e6, r["clat_ns"]["mean"
 EOF
 }
 
-# median and min..max of a column of numbers
-spread() { sort -g | awk '{ v[NR] = $1 } END { printf "%.3f (%.3f..%.3f)", v[int((NR + 1) / 2)], v[1], v[NR] }'; }
-
 cat "$BACKING/fio.dat" >/dev/null # into the page cache for native-cached
 ACCESS=${TS_ACCESS:-"native-direct native-cached bare unlimited traced traced-nocpu"}
 [ -n "$BEFORE" ] && [ -z "${TS_ACCESS:-}" ] && ACCESS+=" traced-before"
@@ -130,23 +130,23 @@ TRACED=
 for t in traced traced-nocpu traced-before; do
 	case " $ACCESS " in *" $t "*) TRACED+=" $t" ;; esac
 done
-printf '%-18s %-14s %10s %9s %10s %11s %9s %9s\n' job access IOPS MB/s "mean(us)" "cpu(us/req)" \
+echo "# $(bench_load) before the run"
+printf '%-18s %-14s %10s %9s %10s %11s %-23s %-23s\n' job access IOPS MB/s "mean(us)" "cpu(us/req)" \
 	"/bare" "/native-cached"
 declare -a SUMMARY=()
+# ACCESS's IOPS against BASE's within each round (riops: the job's figures
+# round by round), "-" when BASE did not run
+against() { [ -n "${riops[$2]:-}" ] && bench_ratio "${riops[$1]}" "${riops[$2]}" || echo -; }
 for job in "4k-randread-qd1 randread 4k 1" "4k-randread-qd16 randread 4k 16" "1m-read-qd16 read 1m 16"; do
 	read -r name rw bs qd <<<"$job"
 	case " $JOBS " in *" $name "*) ;; *) continue ;; esac
-	declare -A all=() iops=() mbps=() lat=() cpu=() iops_ratio=() cpu_ratio=() cpu_delta=()
+	declare -A all=() iops=() mbps=() lat=() cpu=() riops=() rcpu=()
 	for round in $(seq "$ROUNDS"); do
-		declare -A this=()
 		# each round starts one further along the list, so that no run
 		# always follows the same one (a fixed order gave QD1 ratios of
 		# 0.53 to tracing without CPU samples at load 12)
-		read -r -a list <<<"$ACCESS"
-		n=${#list[@]}
-		order=
-		for k in $(seq 0 $((n - 1))); do order+=" ${list[$(((k + round) % n))]}"; done
-		for access in $order; do
+		# shellcheck disable=SC2086 # ACCESS: names, a word each
+		for access in $(bench_order "$round" $ACCESS); do
 			c0=
 			case $access in
 			native-direct) r=$(run "$BACKING/fio.dat" 1 "$rw" "$bs" "$qd") ;;
@@ -162,16 +162,10 @@ for job in "4k-randread-qd1 randread 4k 1" "4k-randread-qd16 randread 4k 16" "1m
 			c=-1
 			[ -n "$c0" ] && c=$(awk -v a="$c0" -v b="$c1" -v n="$n" 'BEGIN { printf "%.2f", (b - a) / n / 1000 }')
 			all[$access]+="$i $m $l $c"$'\n'
-			this[$access]="$i $c"
+			# this round's figures, in round order: ratios are taken
+			# within each round
+			riops[$access]+="$i " rcpu[$access]+="$c "
 		done
-		read -r ui uc <<<"${this[unlimited]}"
-		for t in $TRACED; do
-			read -r ti tc <<<"${this[$t]}"
-			iops_ratio[$t]+="$(awk -v a="$ti" -v b="$ui" 'BEGIN { print a / b }')"$'\n'
-			cpu_ratio[$t]+="$(awk -v a="$tc" -v b="$uc" 'BEGIN { print a / b }')"$'\n'
-			cpu_delta[$t]+="$(awk -v a="$tc" -v b="$uc" 'BEGIN { print a - b }')"$'\n'
-		done
-		unset this
 	done
 	for access in $ACCESS; do
 		# the round with the median IOPS; the median CPU per request
@@ -183,18 +177,16 @@ for job in "4k-randread-qd1 randread 4k 1" "4k-randread-qd16 randread 4k 16" "1m
 	for access in $ACCESS; do
 		c=${cpu[$access]}
 		[ "$c" = -1 ] && c=-
-		printf '%-18s %-14s %10.0f %9.1f %10.1f %11s %9.3f %9.3f\n' "$name" "$access" \
+		printf '%-18s %-14s %10.0f %9.1f %10.1f %11s %-23s %-23s\n' "$name" "$access" \
 			"${iops[$access]}" "${mbps[$access]}" "$(awk -v l="${lat[$access]}" 'BEGIN { print l / 1000 }')" \
-			"$c" \
-			"$(awk -v a="${iops[$access]}" -v b="${iops[bare]:-0}" 'BEGIN { print b ? a / b : 0 }')" \
-			"$(awk -v a="${iops[$access]}" -v b="${iops[native-cached]:-0}" 'BEGIN { print b ? a / b : 0 }')"
+			"$c" "$(against "$access" bare)" "$(against "$access" native-cached)"
 	done
 	for t in $TRACED; do
 		SUMMARY+=("$(printf '%-18s %-13s IOPS %s  cpu/req %s  cpu +us/req %s' "$name" "$t" \
-			"$(printf '%s' "${iops_ratio[$t]}" | spread)" "$(printf '%s' "${cpu_ratio[$t]}" | spread)" \
-			"$(printf '%s' "${cpu_delta[$t]}" | spread)")")
+			"$(against "$t" unlimited)" "$(bench_ratio "${rcpu[$t]}" "${rcpu[unlimited]}")" \
+			"$(bench_diff "${rcpu[$t]}" "${rcpu[unlimited]}")")")
 	done
-	unset all iops mbps lat cpu iops_ratio cpu_ratio cpu_delta
+	unset all iops mbps lat cpu riops rcpu
 done
 echo
 echo "# traced / unlimited, per round (median (min..max) over $ROUNDS rounds):"
@@ -213,4 +205,4 @@ try:
 except Exception as e:
     print("unreadable: %s" % e)')$(sed 's/^/; /' "$WORK/stats.err" | tr -d '\n')"
 done
-echo "# load average during the run: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
+echo "# $(bench_load) after the run"

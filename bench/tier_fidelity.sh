@@ -20,9 +20,14 @@
 # measured at mount ("floor", printed per tier; below it a latency cannot be
 # emulated and the p50 is not judged).
 #
-# Environment: TS_FIO_RUNTIME seconds per job (default 2), REPS runs of
-# each job (default 3: the figures are the medians, the IOPS spread is
-# printed), TS_BENCH_CSV a file to write the rows to as CSV.
+# Environment: TS_FIO_RUNTIME seconds per job (default 2), REPS rounds
+# (default 3; each round runs every job and engine of a tier once, each
+# round starting one further along the list, so that a load drifting
+# during the run hits all of them alike): the figures are the medians over
+# the rounds, and the IOPS ratio is shown with its min..max. TS_BENCH_CSV a
+# file to write the rows (the medians) to as CSV.
+# The target is the model's, in virtual time: deterministic, it is computed
+# once, not run beside fio; what is repeated and interleaved is fio.
 set -u
 
 usage() { echo "usage: bench/tier_fidelity.sh BUILD_DIR [TIER...]" >&2; exit 2; }
@@ -30,6 +35,8 @@ usage() { echo "usage: bench/tier_fidelity.sh BUILD_DIR [TIER...]" >&2; exit 2; 
 BUILD=$(cd "$1" 2>/dev/null && pwd) || { echo "tier_fidelity: no build directory '$1'" >&2; exit 1; }
 shift
 SRC=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$SRC/bench/lib.sh"
 export TIERSIM_DATADIR=${TIERSIM_DATADIR:-$SRC}
 TIERFS=$BUILD/fs/tierfs
 TARGET=$BUILD/bench/tier_target
@@ -88,12 +95,13 @@ EOF
 }
 
 ratio() { awk -v a="$1" -v t="$2" 'BEGIN { if (t > 0) printf "%.3f", a / t; else printf "-" }'; }
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+median() { local f=$1; shift; bench_stat -f "$f" "$@" | cut -d' ' -f1; } # FMT X...
 REPS=${REPS:-3}
 us() { awk -v n="$1" 'BEGIN { printf "%.0f", n / 1000 }'; }
 
-printf '%-16s %-18s %-8s | %9s %9s %6s %6s | %8s %8s %6s | %8s %8s %6s | %8s %8s %6s | %s\n' \
-	tier job engine "tgt-IOPS" "IOPS" ratio spread "tgt-MB/s" "MB/s" ratio "tgt-p50" "p50(us)" ratio \
+echo "# $(bench_load) at the start"
+printf '%-16s %-18s %-8s | %9s %9s %-20s | %8s %8s %6s | %8s %8s %6s | %8s %8s %6s | %s\n' \
+	tier job engine "tgt-IOPS" "IOPS" "ratio (per round)" "tgt-MB/s" "MB/s" ratio "tgt-p50" "p50(us)" ratio \
 	"tgt-p99" "p99(us)" ratio goal
 [ -n "$CSV" ] && echo "tier,job,engine,floor_ns,target_iops,iops,target_mbps,mbps,target_p50_ns,p50_ns,target_p99_ns,p99_ns,goal" >"$CSV"
 met=0
@@ -106,11 +114,20 @@ for tier in "${TIERS[@]}"; do
 	fi
 	floor=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["floor_ns"])' "$MNT/.tierfs/stats")
 	echo "# $tier: FUSE round trip (floor) $(us "$floor") us"
+	declare -A target=() v_iops=() v_mbps=() v_p50=() v_p99=() bad=()
+	runs=()
 	for job in "${JOBS[@]}"; do
 		read -r name rw bs qd <<<"$job"
-		read -r t_iops t_mbps t_p50 t_p99 < <("$TARGET" "$tier" "$rw" "$bs" "$qd" "$RUNTIME" |
-			sed 's/[a-z0-9_]*=//g')
-		for engine in io_uring psync; do
+		target[$name]=$("$TARGET" "$tier" "$rw" "$bs" "$qd" "$RUNTIME" | sed 's/[a-z0-9_]*=//g')
+		runs+=("$name,io_uring" "$name,psync")
+	done
+	for round in $(seq 1 "$REPS"); do
+		while IFS=, read -r name engine; do
+			[ -z "${bad[$name,$engine]:-}" ] || continue
+			for job in "${JOBS[@]}"; do
+				read -r n rw bs qd <<<"$job"
+				[ "$n" = "$name" ] && break
+			done
 			if [ "$engine" = io_uring ]; then
 				par=(--ioengine=io_uring --iodepth="$qd" --filename="$MNT/fio.dat" --size=256M)
 			else
@@ -118,39 +135,45 @@ for tier in "${TIERS[@]}"; do
 					--filename_format='psync.$jobnum' --size=8M)
 			fi
 			out=$WORK/fio.json
-			# REPS runs (default 3) back to back: each figure the median,
-			# and the IOPS spread ((max - min) / median) beside it
-			v_iops=() v_mbps=() v_p50=() v_p99=()
-			for _ in $(seq 1 "$REPS"); do
-				if ! fio --name="$name" --direct=1 \
-					--rw="$rw" --bs="$bs" --runtime="$RUNTIME" --time_based \
-					--group_reporting --output-format=json --output="$out" "${par[@]}" \
-					>/dev/null 2>"$WORK/fio.err"; then
-					echo "tier_fidelity: fio failed on $tier $name $engine: $(head -1 "$WORK/fio.err")" >&2
-					continue 2
-				fi
-				read -r a_iops a_mbps a_p50 a_p99 < <(fio_summary "$out" "$rw")
-				v_iops+=("$a_iops") v_mbps+=("$a_mbps") v_p50+=("$a_p50") v_p99+=("$a_p99")
-			done
-			a_iops=$(median "${v_iops[@]}") a_mbps=$(median "${v_mbps[@]}")
-			a_p50=$(median "${v_p50[@]}") a_p99=$(median "${v_p99[@]}")
-			sp=$(printf '%s\n' "${v_iops[@]}" | sort -g | awk -v m="$a_iops" '{ v[NR] = $1 } END { x = m > 0 ? 100 * (v[NR] - v[1]) / m : 0; printf "%.1f%%", x }')
-			ri=$(ratio "$a_iops" "$t_iops")
-			rp=$(ratio "$a_p50" "$t_p50")
-			goal=$(awk -v ri="$ri" -v rp="$rp" -v t="$t_p50" -v f="$floor" 'BEGIN {
-				ok = (ri >= 0.95 && ri <= 1.05)
-				if (t > f) ok = ok && (rp >= 0.90 && rp <= 1.10)
-				else { printf "%s (p50 below floor)", ok ? "met" : "MISSED"; exit }
-				printf "%s", ok ? "met" : "MISSED" }')
-			case "$goal" in met*) met=$((met + 1)) ;; *) missed=$((missed + 1)) ;; esac
-			case "$goal" in *floor*) below=$((below + 1)) ;; esac
-			printf '%-16s %-18s %-8s | %9.0f %9.0f %6s %6s | %8.1f %8.1f %6s | %8s %8s %6s | %8s %8s %6s | %s\n' \
-				"$tier" "$name" "$engine" "$t_iops" "$a_iops" "$ri" "$sp" "$t_mbps" "$a_mbps" \
-				"$(ratio "$a_mbps" "$t_mbps")" "$(us "$t_p50")" "$(us "$a_p50")" "$rp" \
-				"$(us "$t_p99")" "$(us "$a_p99")" "$(ratio "$a_p99" "$t_p99")" "$goal"
-			[ -n "$CSV" ] && echo "$tier,$name,$engine,$floor,$t_iops,$a_iops,$t_mbps,$a_mbps,$t_p50,$a_p50,$t_p99,$a_p99,$goal" >>"$CSV"
-		done
+			if ! fio --name="$name" --direct=1 \
+				--rw="$rw" --bs="$bs" --runtime="$RUNTIME" --time_based \
+				--group_reporting --output-format=json --output="$out" "${par[@]}" \
+				>/dev/null 2>"$WORK/fio.err"; then
+				echo "tier_fidelity: fio failed on $tier $name $engine: $(head -1 "$WORK/fio.err")" >&2
+				bad[$name,$engine]=1
+				continue
+			fi
+			read -r a_iops a_mbps a_p50 a_p99 < <(fio_summary "$out" "$rw")
+			k=$name,$engine
+			v_iops[$k]+="$a_iops " v_mbps[$k]+="$a_mbps " v_p50[$k]+="$a_p50 " v_p99[$k]+="$a_p99 "
+		done < <(bench_order "$round" "${runs[@]}")
 	done
+	for k in "${runs[@]}"; do
+		[ -z "${bad[$k]:-}" ] || continue
+		IFS=, read -r name engine <<<"$k"
+		read -r t_iops t_mbps t_p50 t_p99 <<<"${target[$name]}"
+		# shellcheck disable=SC2086 # the rounds' figures, a word each
+		{ a_iops=$(median %.1f ${v_iops[$k]}) a_mbps=$(median %.2f ${v_mbps[$k]})
+		  a_p50=$(median %.0f ${v_p50[$k]}) a_p99=$(median %.0f ${v_p99[$k]}); }
+		# achieved / target in each round: the target is the same in all
+		ts=$(for _ in ${v_iops[$k]}; do printf '%s ' "$t_iops"; done)
+		ri=$(ratio "$a_iops" "$t_iops")
+		rr=$(bench_ratio "${v_iops[$k]}" "$ts")
+		rp=$(ratio "$a_p50" "$t_p50")
+		goal=$(awk -v ri="$ri" -v rp="$rp" -v t="$t_p50" -v f="$floor" 'BEGIN {
+			ok = (ri >= 0.95 && ri <= 1.05)
+			if (t > f) ok = ok && (rp >= 0.90 && rp <= 1.10)
+			else { printf "%s (p50 below floor)", ok ? "met" : "MISSED"; exit }
+			printf "%s", ok ? "met" : "MISSED" }')
+		case "$goal" in met*) met=$((met + 1)) ;; *) missed=$((missed + 1)) ;; esac
+		case "$goal" in *floor*) below=$((below + 1)) ;; esac
+		printf '%-16s %-18s %-8s | %9.0f %9.0f %-20s | %8.1f %8.1f %6s | %8s %8s %6s | %8s %8s %6s | %s\n' \
+			"$tier" "$name" "$engine" "$t_iops" "$a_iops" "$rr" "$t_mbps" "$a_mbps" \
+			"$(ratio "$a_mbps" "$t_mbps")" "$(us "$t_p50")" "$(us "$a_p50")" "$rp" \
+			"$(us "$t_p99")" "$(us "$a_p99")" "$(ratio "$a_p99" "$t_p99")" "$goal"
+		[ -n "$CSV" ] && echo "$tier,$name,$engine,$floor,$t_iops,$a_iops,$t_mbps,$a_mbps,$t_p50,$a_p50,$t_p99,$a_p99,$goal" >>"$CSV"
+	done
+	unset target v_iops v_mbps v_p50 v_p99 bad
 	fusermount3 -u "$MNT" || { echo "tier_fidelity: cannot unmount $MNT" >&2; exit 1; }
 	# The daemon leaves once unmounted; wait so the next mount starts clean.
 	for _ in $(seq 100); do
@@ -159,4 +182,4 @@ for tier in "${TIERS[@]}"; do
 	done
 done
 echo "# goal met in $met of $((met + missed)) rows ($below with the target p50 below the FUSE floor, judged on IOPS only)"
-echo "# load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs (a loaded machine delays wake-ups and misses high rates)"
+echo "# $(bench_load) at the end (a loaded machine delays wake-ups and misses high rates)"
