@@ -303,6 +303,40 @@ refused "unknown host" "host 'nosuch' is not a host profile" --virtual --host no
 up --wake-cost 10ms > /dev/null
 check "wake-up: 10ms accepted" test $? = 0
 
+# The memory-served rule: a FUSE-mode recording (round trip 20us, no page
+# cache) of a reader (10) that reads a 4 KiB file twice, 100us each at
+# tierfs, then flushes, 100us and 90us after. --kernel-fs with a page cache
+# on fixed60: the first read misses (60us, the model's whole latency),
+# its gap loses the round trip (80us); the second is served from memory
+# (409ns to copy), where the kernel never sleeps: no tierfs behind it (its
+# syscall, 5us, and its wake-up, 3us, are not added), and its gap loses
+# the round trip and the wake-up share of its recorded sleep, 34us *
+# ln((100 + 20) / 20) = 60920ns: 9080ns. The flush is the kernel's: 149489
+# in all (the old rule: 218000). With --wake-cost 0 only the gap's
+# round trip goes (210409); without a page cache, both reads miss and keep
+# the rule as it was (273000).
+mktrace ms <<'X'
+header version=3 start_mono_ns=1000000 mem=0 model=10 floor_ns=20000
+path 1 "/f"
+0 100000 read 1 0 4096 4096 10 4096 0 0
+cpu 10 pid=10 ppid=1 on_ns=1000 runq_ns=0 sys_ns=5000 late_ns=0
+200000 300000 read 1 0 4096 4096 10 4096 0 0
+cpu 10 pid=10 ppid=1 on_ns=2000 runq_ns=0 sys_ns=5000 late_ns=3000
+390000 391000 flush 1 0 0 0 10 4096 0 4
+cpu 10 pid=10 ppid=1 on_ns=3000 runq_ns=0 sys_ns=1000 late_ns=0
+end drops=0 records=3 t=391000
+X
+cat > "$T/ms.trace.wakes" <<'X'
+tiersim-wakes 1
+span 1000000 1400000
+T 10 10 1 1000000 1400000 0 0 reader
+X
+ms() { "$B" replay "$T/ms.trace" --virtual --kernel-fs --tier fixed60 --profile "$T/fixed.lua" \
+	--json "$@" | jq -r '.results[1] | "\(.total_ns) \(.think_ns) \(.io_wait_ns)"'; }
+check "memory-served: total, think, io" test "$(ms --mem 1MiB --wake-cost 34us)" = "149489 89080 60409"
+check "memory-served: --wake-cost 0" test "$(ms --mem 1MiB --wake-cost 0)" = "210409 150000 60409"
+check "memory-served: no page cache" test "$(ms --wake-cost 34us)" = "273000 150000 123000"
+
 # The CPU model. One CPU (cpus 1, nothing else busy). Threads 20 and 30
 # start at 0 and 10us later thread 20 reads and thread 30 writes, 100us
 # each as recorded; between its two requests each computed 100us, at the

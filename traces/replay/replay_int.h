@@ -87,6 +87,8 @@ struct cursor {
 	uint64_t waited_ns;	 /* recorded waiting taken as elastic (wait_part) */
 	uint64_t rec_woke;	 /* recorded end of its last pacing wait (or its start) */
 	uint64_t closed_issue;	 /* next_issue by the closed loop, before any wake */
+	bool mem_served;	 /* the op last issued never left memory
+				  * (kernel_fs: virtual.c; the wake-up rule) */
 	/* the CPU model: before op i, cpu_demand ns on a CPU, then cpu_rest
 	 * (its own sleeps, and the wait the wake rule bounds) */
 	bool cpu_pending, on_cpu;

@@ -253,16 +253,29 @@ static uint64_t wait_part(const struct ts_trace *t, const struct ts_replay_cfg *
  * delivery, which every sleep also holds), never below 0. The log is the
  * fit's form: the gap's growth per tier followed the log of the sleep,
  * not the sleep (traces/README.md). A trace without its round trip (none
- * measured: an imported or hand-made one) keeps its gaps. Returns the gap.
+ * measured: an imported or hand-made one) keeps its gaps.
+ *
+ * The memory-served rule. A FUSE-mode recording replayed as block mode
+ * (kernel_fs) with a page cache: a read the recording's thread slept in
+ * (the device's time and a round trip, with no page cache of tierfs's) may
+ * be served from the replay's page cache, where the kernel copies it
+ * without the thread ever sleeping (@mem). The gap after it then loses the
+ * wake-up share its recorded sleep left there, by the same rule with t' =
+ * 0: no time at tierfs (kernel_fs has already taken the round trip itself
+ * off every gap). The cost is the recording host's, as above; its use on
+ * FUSE-mode gaps, which hold two of block mode's three wake-ups (the
+ * thread's and tierfs's), is checked by bench/block_memory.sh
+ * (disk/README.md). Returns the gap.
  */
 static uint64_t wake_up(const struct ts_replay_cfg *cfg, const struct ts_trace_rec *r,
-			uint64_t s, uint64_t done, uint64_t gap)
+			uint64_t s, uint64_t done, bool mem, uint64_t gap)
 {
-	if (!cfg->wake_cost_ns || !cfg->rt_ns || !(r->flags & REC_F_MOVED))
+	bool served = cfg->kernel_fs && mem;
+	if (!cfg->wake_cost_ns || !cfg->rt_ns || !((r->flags & REC_F_MOVED) || served))
 		return gap;
 	double rt = (double)cfg->rt_ns;
 	double was = (double)(TS_MAX(r->complete_ns, r->submit_ns) - r->submit_ns) + rt;
-	double now = (double)(done - TS_MIN(done, s)) + rt;
+	double now = (served ? 0.0 : (double)(done - TS_MIN(done, s))) + rt;
 	double d = (double)cfg->wake_cost_ns * log(now / was);
 	uint64_t by = (uint64_t)llround(fabs(d));
 	return d >= 0 ? gap + by : gap - TS_MIN(gap, by);
@@ -287,7 +300,7 @@ bool replay_cursor_advance(struct cursor *c, const struct ts_trace *t, uint64_t 
 		uint64_t gap = nx->submit_ns - c->rec_done_max;
 		gap -= TS_MIN(gap, cfg->think_less_ns);
 		if (rdone == c->rec_done_max) /* the thread waited for this one last */
-			gap = wake_up(cfg, r, s, done, gap);
+			gap = wake_up(cfg, r, s, done, c->mem_served, gap);
 		uint64_t think = cfg->no_think ? 0 : scaled(gap, speed);
 		uint64_t wait = cfg->no_think
 				    ? 0

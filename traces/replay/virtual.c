@@ -193,8 +193,11 @@ static uint64_t reply(struct ts_replay_result *res, const struct ts_trace_cpu *c
 	return done;
 }
 
+/* @mem: set when the request never left memory on a kernel file system
+ * (kernel_fs): a read the page cache served without waiting on the device,
+ * so that no thread slept in it (the memory-served rule, rules.c). */
 static uint64_t serve(struct vrun *v, const struct ts_trace_rec *r, size_t idx, uint64_t s,
-		      struct ts_replay_result *res)
+		      struct ts_replay_result *res, bool *mem)
 {
 	/* exactly the request tierfs makes, with the file size it knew */
 	struct ts_tier_req q = {
@@ -265,6 +268,13 @@ static uint64_t serve(struct vrun *v, const struct ts_trace_rec *r, size_t idx, 
 	done = ts_tier_submit(v->tier, s, &q, &d);
 	if (q.op == TS_TIER_READ)
 		add_reads(res, &d);
+	if (v->cfg->kernel_fs && q.op == TS_TIER_READ && d.bound == TS_TIER_BOUND_MEMORY) {
+		/* the kernel copies from its page cache: the model's memory
+		 * time, no daemon's syscall or wake-up behind it */
+		res->bound[d.bound]++;
+		*mem = true;
+		goto forget;
+	}
 	done = reply(res, cs, s, done, &d);
 forget:;
 	/* what tierfs drops from the model after the syscall */
@@ -283,7 +293,8 @@ TS_WUR static int issue(struct vrun *v, struct cursor *c, struct ts_replay_resul
 	uint64_t s = c->next_issue;
 
 	v->issued[idx] = s;
-	uint64_t done = serve(v, r, idx, s, res);
+	c->mem_served = false;
+	uint64_t done = serve(v, r, idx, s, res, &c->mem_served);
 	v->completed[idx] = done;
 	if (!(r->flags & REC_F_WAKE)) {
 		replay_result_add(res, r->op, done - s, replay_rec_bytes(r));
