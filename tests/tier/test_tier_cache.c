@@ -966,19 +966,45 @@ static void on_evict_dg(void *ctx, uint64_t file, uint64_t off, uint64_t len)
 	dg(d, len);
 }
 
-enum pat { PAT_FILES, PAT_SEQ, PAT_RAND4K, PAT_MIXED, PAT_CAP, PAT_STREAM, PAT_EDGES, PAT_NR };
+enum pat {
+	PAT_FILES, PAT_SEQ, PAT_RAND4K, PAT_MIXED, PAT_CAP, PAT_STREAM, PAT_EDGES, PAT_EPOCH,
+	PAT_NR
+};
+
+/* PAT_EPOCH's files: EPOCH_FILES of them, each read whole once an epoch in
+ * shuffled order (as a virtual loader reads a folder of images), half with
+ * ids past the cache's direct file table (its hashed one). */
+#define EPOCH_FILES 10000
+static uint64_t epoch_file(uint32_t k)
+{
+	return k % 2 ? (1ULL << 24) + 3 * k : 2 + k;
+}
+
+/* Its size: a few pages to a few chunks, one in 16 of 1-2 MiB (windows
+ * that grow past the readahead max), from the file's id. */
+static uint64_t epoch_size(uint64_t file)
+{
+	uint64_t x = file * 0x9e3779b97f4a7c15ULL;
+	x ^= x >> 29;
+	return x % 16 ? 3000 + x % (400 * TS_KiB) : TS_MiB + x % TS_MiB;
+}
 
 static uint64_t run_pattern(enum pat p, uint64_t *count)
 {
 	struct digest d = { 0xcbf29ce484222325ULL, 0 };
 	struct ts_tier_cfg over = { .evict = on_evict_dg, .evict_ctx = &d, .seed = 7 + p };
 	uint64_t mem = p == PAT_CAP ? 4 * TS_MiB : p == PAT_STREAM ? 24 * TS_MiB : 32 * TS_MiB;
+	if (p == PAT_EPOCH)
+		mem = 256 * TS_MiB; /* a sixth of the files: some hits in later epochs */
 	if (p == PAT_MIXED || p == PAT_EDGES)
 		over.dirty_limit = 2 * TS_MiB;
 	struct ts_tier *t = cached("ssd-cloud", mem, &over);
 	struct ts_rng r;
 	ts_rng_seed(&r, 1000 + p);
 	uint64_t now = 0, seqoff[8] = { 0 };
+	static uint32_t perm[EPOCH_FILES];
+	for (uint32_t k = 0; k < EPOCH_FILES; k++)
+		perm[k] = k;
 	for (int i = 0; i < 30000; i++) {
 		struct ts_tier_req q = { .op = TS_TIER_READ };
 		struct ts_tier_done done = { 0 };
@@ -1074,6 +1100,15 @@ static uint64_t run_pattern(enum pat p, uint64_t *count)
 			}
 			break;
 		}
+		case PAT_EPOCH: /* files read whole once an epoch, shuffled */
+			if (i % EPOCH_FILES == 0)
+				ts_rng_shuffle_u32(&r, perm, EPOCH_FILES);
+			q.file = epoch_file(perm[i % EPOCH_FILES]);
+			q.size = epoch_size(q.file);
+			q.len = q.size;
+			if (k < 3) /* a few read in two parts */
+				q.len = q.size / 2;
+			break;
 		default:
 			break;
 		}
@@ -1126,6 +1161,7 @@ static void test_same_answers(void)
 		{ 0x53c98d9dd5febee7ULL, 324281 }, /* PAT_CAP */
 		{ 0x4aacd4d145e7a892ULL, 3432053 }, /* PAT_STREAM */
 		{ 0xa78ab6da37ff9f17ULL, 214217 }, /* PAT_EDGES */
+		{ 0x8237cfd8105a82c3ULL, 531485 }, /* PAT_EPOCH */
 	};
 	for (int p = 0; p < PAT_NR; p++) {
 		uint64_t n, h = run_pattern((enum pat)p, &n);
