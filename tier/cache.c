@@ -116,7 +116,7 @@
 #define FULL UINT32_MAX /* every page of a chunk */
 #define NIL UINT32_MAX
 #define WB_SLOTS 32
-#define NRA 16
+#define NRA 16 /* ra_lru packs a slot in 4 bits: exactly 16 */
 /* chunks whose pages in flight keep two ready times: a readahead stream
  * has at most two windows in flight and two chunks under each, so 64 slots
  * hold the 16 streams' with room for collisions (assumed; low 8, high any) */
@@ -128,6 +128,7 @@
 #define EXPIRE_NS (30 * TS_NS_PER_S)
 #define RIN 2 /* ready times an extent holds in itself */
 #define DENSE (1ULL << 24) /* file ids below: the direct file table's */
+_Static_assert(NRA == 16, "ra_lru holds 16 slots of 4 bits");
 
 /*
  * An extent: chunks [lo, lo + n) of one file that follow each other in LRU
@@ -209,13 +210,17 @@ struct cache {
 	struct wbslot wb[WB_SLOTS];
 	uint64_t wb_last; /* the latest completion of any slot */
 	/* The readahead streams: slot k follows ra_file[k] when bit k of
-	 * ra_live is set; ra_lru lists the slots least recently used first
-	 * (unused ones first, in slot order), so a new stream takes
-	 * ra_lru[0]. */
+	 * ra_live is set, and byte k of ra_tag holds a tag of that file
+	 * (ra_tagof), so that a request for a file with no stream, the usual
+	 * one of a shuffled epoch, is told so by one word compare instead of
+	 * NRA. ra_lru lists the slots least recently used first, a slot per
+	 * 4 bits from the lowest (unused ones first, in slot order), so a
+	 * new stream takes slot ra_lru & 15. */
 	struct ra ra[NRA];
 	uint64_t ra_file[NRA];
 	uint32_t ra_live;
-	uint8_t ra_lru[NRA];
+	uint64_t ra_lru;
+	uint64_t ra_tag[NRA / 8];
 
 	/* A device read being gathered over consecutive missing pages of
 	 * run_n chunks, the last of them run_last. */
@@ -959,10 +964,10 @@ static uint32_t get_chunk(struct cache *c, uint32_t i, uint64_t file, uint64_t i
 
 static uint32_t page_mask(uint64_t pfirst, uint64_t plast, uint64_t idx)
 {
-	uint64_t a = TS_MAX(pfirst, idx * PPC) - idx * PPC;
-	uint64_t b = TS_MIN(plast, idx * PPC + PPC) - idx * PPC; /* exclusive */
-	uint64_t m = (b - a == 32 ? 0xffffffffULL : ((1ULL << (b - a)) - 1)) << a;
-	return (uint32_t)m;
+	uint64_t base = idx * PPC;
+	uint64_t a = pfirst > base ? pfirst - base : 0;
+	uint64_t b = plast < base + PPC ? plast - base : PPC; /* exclusive, <= 32 */
+	return (uint32_t)(((1ULL << b) - 1) & ~((1ULL << a) - 1));
 }
 
 /* Sets the present pages of chunk @idx, the last of extent @x. */
@@ -1225,27 +1230,52 @@ static uint64_t ra_next(uint64_t cur, uint64_t max)
 	return max;
 }
 
-/* The readahead stream of @file, -1 when none: every slot compared,
- * without a branch per slot (a request for a file not read just before,
- * the usual one of a shuffled epoch, has none). */
-static int ra_find(const struct cache *c, uint64_t file)
+/* The tag of @file in ra_tag: a byte of its id's hash. */
+static uint64_t ra_tagof(uint64_t file)
 {
-	uint32_t m = 0;
-#pragma GCC unroll 16
-	for (int k = 0; k < NRA; k++)
-		m |= (uint32_t)(c->ra_file[k] == file) << k;
-	m &= c->ra_live;
-	return m ? __builtin_ctz(m) : -1;
+	return (file * 0x9e3779b97f4a7c15ULL) >> 56;
 }
 
-/* Slot @k becomes the most recently used. */
+/* The readahead stream of @file, -1 when none: the slots whose tag is
+ * @file's, by bytes of ra_tag that equal it (a word's zero bytes, the
+ * lowest exact: those above it may be false, and each candidate is
+ * checked), then ra_file compared for those only. */
+static int ra_find(const struct cache *c, uint64_t file)
+{
+	const uint64_t lo = 0x0101010101010101ULL, hi = 0x8080808080808080ULL;
+	uint64_t rep = ra_tagof(file) * lo;
+	for (int w = 0; w < NRA / 8; w++) {
+		uint64_t x = c->ra_tag[w] ^ rep;
+		for (uint64_t z = (x - lo) & ~x & hi; z; z &= z - 1) {
+			int k = w * 8 + __builtin_ctzll(z) / 8;
+			if (c->ra_file[k] == file && (c->ra_live >> k & 1))
+				return k;
+		}
+	}
+	return -1;
+}
+
+/* Slot @k becomes the most recently used: its 4 bits move to the top. */
 static void ra_touch(struct cache *c, int k)
 {
-	int i = 0;
-	while (c->ra_lru[i] != k)
-		i++;
-	memmove(c->ra_lru + i, c->ra_lru + i + 1, (size_t)(NRA - 1 - i));
-	c->ra_lru[NRA - 1] = (uint8_t)k;
+	uint64_t l = c->ra_lru, x = l ^ ((uint64_t)k * 0x1111111111111111ULL);
+	/* the lowest zero nibble of x: where k is (it is there once) */
+	uint64_t z = (x - 0x1111111111111111ULL) & ~x & 0x8888888888888888ULL;
+	int sh = __builtin_ctzll(z) & ~3;
+	uint64_t below = l & ((1ULL << sh) - 1);
+	uint64_t above = sh < 60 ? (l >> (sh + 4)) << sh : 0;
+	c->ra_lru = below | above | (uint64_t)k << 60;
+}
+
+/* Slot @k follows @file from now on, as a new stream. */
+static void ra_take(struct cache *c, int k, uint64_t file)
+{
+	memset(&c->ra[k], 0, sizeof(c->ra[k]));
+	c->ra_file[k] = file;
+	c->ra_live |= 1U << k;
+	uint64_t *w = &c->ra_tag[k / 8];
+	int sh = (k % 8) * 8;
+	*w = (*w & ~(0xffULL << sh)) | ra_tagof(file) << sh;
 }
 
 /* The largest window for a read with @left bytes still to read: more than
@@ -1297,10 +1327,8 @@ static void readahead(struct cache *c, uint64_t now, const struct ts_tier_req *r
 		return;
 	int k = ra_find(c, req->file);
 	if (k < 0) {
-		k = c->ra_lru[0];
-		memset(&c->ra[k], 0, sizeof(c->ra[k]));
-		c->ra_file[k] = req->file;
-		c->ra_live |= 1U << k;
+		k = (int)(c->ra_lru & 15);
+		ra_take(c, k, req->file);
 	}
 	ra_touch(c, k);
 	struct ra *s = &c->ra[k];
@@ -1351,10 +1379,8 @@ static struct ra *ra_stream(struct cache *c, uint64_t file)
 {
 	int k = ra_find(c, file);
 	if (k < 0) {
-		k = c->ra_lru[0];
-		memset(&c->ra[k], 0, sizeof(c->ra[k]));
-		c->ra_file[k] = file;
-		c->ra_live |= 1U << k;
+		k = (int)(c->ra_lru & 15);
+		ra_take(c, k, file);
 	}
 	ra_touch(c, k);
 	return &c->ra[k];
@@ -1816,6 +1842,6 @@ struct ts_tier_layer *ts_tier_cache_new(const struct ts_tier_cache_cfg *cfg)
 	c->freelist = NIL;
 	c->lru_head = c->lru_tail = c->dirty_head = c->dirty_tail = NIL;
 	for (int k = 0; k < NRA; k++)
-		c->ra_lru[k] = (uint8_t)k;
+		c->ra_lru |= (uint64_t)k << (4 * k);
 	return &c->l;
 }
