@@ -164,8 +164,7 @@ static int replay_args(struct replay_args *o, struct ts_replay_cfg *cfg, int arg
 						o->wake_cost);
 	} else if (!no_rule) {
 		char err[512];
-		int rc = ts_host_wake_cost(o->host, &cfg->wake_cost_ns, err, sizeof(err));
-		if (rc)
+		if (ts_host_wake_cost(o->host, &cfg->wake_cost_ns, err, sizeof(err)))
 			return ts_cmdline_error(cl, "--host: %s", err);
 	}
 	*files = a.pos;
