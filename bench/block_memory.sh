@@ -16,9 +16,13 @@
 #            and replayed on TIER in virtual time with the page-cache model
 #            at LIMIT less the block run's "own" (what the cgroup leaves
 #            for the cache; tiersim replay --mem), and at LIMIT itself.
-# Each size runs REPS times, block and record interleaved; the figures are
-# the medians, [min-max] after them; "hit %" is the share of the job's
-# bytes the device did not serve. Needs root (loop devices, cgroups).
+# Each size runs REPS times, block and record interleaved (each repetition
+# runs every size once, starting one further along the sizes, block first
+# in odd repetitions and record first in even ones); the figures are the
+# medians, [min-max] after them; the ratios v/b and k/b are taken within
+# each repetition (the replay of its recording against its block run):
+# their median, [min-max] after; "hit %" is the share of the job's bytes
+# the device did not serve. Needs root (loop devices, cgroups).
 #
 # usage: bench/block_memory.sh BUILD [REPS] [TIER]
 #   Environment: LIMIT (MiB, default 128), EPOCHS (default 2), FILE_KIB
@@ -37,6 +41,8 @@ EPOCHS=${EPOCHS:-2}
 FILE_KIB=${FILE_KIB:-128}
 STEP=${STEP:-0}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$SRC/bench/lib.sh"
 B=$(cd "$BUILD" && pwd)/cli/tiersim
 export TIERSIM_TIERFS TIERSIM_DATADIR=${TIERSIM_DATADIR:-$SRC}
 TIERSIM_TIERFS=$(cd "$BUILD" && pwd)/fs/tierfs
@@ -81,16 +87,21 @@ done
 
 echo "== $TIER, a ${LIMIT} MiB cgroup, $EPOCHS epochs of ${FILE_KIB} KiB files; REPS $REPS; ${RT[*]:-no chrt}; $(date -u +%T), load $(cut -d' ' -f1-3 /proc/loadavg)"
 for rep in $(seq "$REPS"); do
-	for mib in "${SIZES[@]}"; do
+	for mib in $(bench_order $((rep - 1)) "${SIZES[@]}"); do
 		d=$DATA/d$mib
-		"$B" disk mount "$W/img/d$mib.ext4" "$MNT" --tier "$TIER" || die "mount d$mib"
-		"${RT[@]}" "$B" disk run "$MNT" --mem "${LIMIT}MiB" --cache cold -- \
-			"$PY" "$JOB" "$MNT" "$d/list" "$EPOCHS" "$STEP" >"$W/res/block.$mib.$rep" 2>&1 ||
-			die "disk run d$mib: $(tail -2 "$W/res/block.$mib.$rep")"
-		"$B" disk umount "$MNT" || die "umount d$mib"
-		"${RT[@]}" "$B" record --data "$d/files" --tier "$TIER" --mem 0 --out "$W/res/t.$mib.$rep" -- \
-			"$PY" "$JOB" {} "$d/list" "$EPOCHS" "$STEP" >"$W/res/rec.$mib.$rep" 2>&1 ||
-			die "record d$mib: $(tail -2 "$W/res/rec.$mib.$rep")"
+		for mode in $(bench_order $((rep - 1)) block record); do
+			if [ "$mode" = block ]; then
+				"$B" disk mount "$W/img/d$mib.ext4" "$MNT" --tier "$TIER" || die "mount d$mib"
+				"${RT[@]}" "$B" disk run "$MNT" --mem "${LIMIT}MiB" --cache cold -- \
+					"$PY" "$JOB" "$MNT" "$d/list" "$EPOCHS" "$STEP" >"$W/res/block.$mib.$rep" 2>&1 ||
+					die "disk run d$mib: $(tail -2 "$W/res/block.$mib.$rep")"
+				"$B" disk umount "$MNT" || die "umount d$mib"
+			else
+				"${RT[@]}" "$B" record --data "$d/files" --tier "$TIER" --mem 0 --out "$W/res/t.$mib.$rep" -- \
+					"$PY" "$JOB" {} "$d/list" "$EPOCHS" "$STEP" >"$W/res/rec.$mib.$rep" 2>&1 ||
+					die "record d$mib: $(tail -2 "$W/res/rec.$mib.$rep")"
+			fi
+		done
 	done
 	echo "   rep $rep done $(date -u +%T), load $(cut -d' ' -f1 /proc/loadavg)"
 done
@@ -109,7 +120,9 @@ for rep in $(seq "$REPS"); do
 	done
 done
 $PY - "$W/res" "$REPS" "$LIMIT" "$EPOCHS" "${SIZES[@]}" <<'EOF'
-import json, os, re, statistics, sys
+import json, os, re, sys
+sys.path.insert(0, os.environ["BENCH_DIR"])
+from benchstat import median, summary
 res, reps, lim, epochs, sizes = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), [int(x) for x in sys.argv[5:]]
 def block(mib, r):
     txt = open(os.path.join(res, f"block.{mib}.{r}")).read()
@@ -123,10 +136,13 @@ def rec(mib, r):
     txt = open(os.path.join(res, f"rec.{mib}.{r}")).read()
     return float([l for l in txt.splitlines() if re.fullmatch(r"[0-9.]+", l.strip())][0])
 def fm(v, f="{:.2f}"):
-    return f"{f.format(statistics.median(v))} [{f.format(min(v))}-{f.format(max(v))}]"
+    m, lo, hi = summary(v)
+    return f"{f.format(m)} [{f.format(lo)}-{f.format(hi)}]"
+def rr(a, b):  # a / b within each repetition
+    return fm([x / y for x, y in zip(a, b)])
 print()
 print(f"{'data':>8} {'x mem':>5} | {'block s':>19} {'reads s':>19} {'dev MiB':>17} {'hit %':>6} {'own MiB':>7} | "
-      f"{'virtual s':>19} {'reads s':>19} {'dev MiB':>17} {'hit %':>6} {'v/b':>5} | {'kernel fs: reads s':>19} {'k/b':>5} | {'at limit: s':>19} {'dev MiB':>7} | {'FUSE rec reads s':>19}")
+      f"{'virtual s':>19} {'reads s':>19} {'dev MiB':>17} {'hit %':>6} {'v/b':>17} | {'kernel fs: reads s':>19} {'k/b':>17} | {'at limit: s':>19} {'dev MiB':>7} | {'FUSE rec reads s':>19}")
 for mib in sizes:
     b = [block(mib, r) for r in range(1, reps + 1)]
     v = [virt(f"v.{mib}.{r}.json") for r in range(1, reps + 1)]
@@ -137,19 +153,19 @@ for mib in sizes:
     bw, bd = [x[0] for x in b], [x[2] / 2**20 for x in b]
     vs, vd = [x[0] for x in v], [x[1] / 2**20 for x in v]
     bj, vf = [x[1] for x in b], [x[2] for x in v]
-    print(f"{mib:5} MiB {mib / lim:5.1f} | {fm(bw):>19} {fm(bj):>19} {fm(bd, '{:.0f}'):>17} {100 * (1 - statistics.median(bd) * 2**20 / job):6.1f} "
-          f"{statistics.median([x[3] for x in b]) / 2**20:7.1f} | {fm(vs):>19} {fm(vf):>19} {fm(vd, '{:.0f}'):>17} "
-          f"{100 * (1 - statistics.median(vd) * 2**20 / job):6.1f} {statistics.median(vf) / statistics.median(bj):5.2f} | "
-          f"{fm(vk):>19} {statistics.median(vk) / statistics.median(bj):5.2f} | "
-          f"{fm([x[0] for x in vl]):>19} {statistics.median([x[1] for x in vl]) / 2**20:7.0f} | {fm(fr):>19}")
+    print(f"{mib:5} MiB {mib / lim:5.1f} | {fm(bw):>19} {fm(bj):>19} {fm(bd, '{:.0f}'):>17} {100 * (1 - median(bd) * 2**20 / job):6.1f} "
+          f"{median([x[3] for x in b]) / 2**20:7.1f} | {fm(vs):>19} {fm(vf):>19} {fm(vd, '{:.0f}'):>17} "
+          f"{100 * (1 - median(vd) * 2**20 / job):6.1f} {rr(vf, bj):>17} | "
+          f"{fm(vk):>19} {rr(vk, bj):>17} | "
+          f"{fm([x[0] for x in vl]):>19} {median([x[1] for x in vl]) / 2**20:7.0f} | {fm(fr):>19}")
 print()
 print("block s: tiersim disk run's wall time (the job in the cgroup, Python's start included);")
 print("reads s: the job's own time from its first open to its last read (block: as the job timed")
 print("it; virtual: the replay from its first request); virtual: the FUSE recording (mem 0)")
 print("replayed with the page-cache model at the limit less the block run's own memory; v/b:")
-print("virtual / block reads s (medians); kernel fs: the same replay with --kernel-fs (the")
+print("virtual / block reads s (within each repetition); kernel fs: the same replay with --kernel-fs (the")
 print("recording's FUSE round trip off every gap, the kernel's in-memory ops free), k/b its ratio;")
 print("at limit: the replay at the whole limit; FUSE rec")
 print("reads s: the job's own time in the recording run (tierfs, no cache), the recordings' spread.")
 EOF
-echo "load at the end $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "$(bench_load) at the end"

@@ -5,10 +5,13 @@
 # (tierfs over the dataset's folder, the page-cache model), real time,
 # side by side: scripts/main.lua (GoogLeNet inference and training from an
 # LMDB), scripts/tier_training.lua and scripts/preprocess.lua, each mode
-# run in turn REPS times, and the ratio FUSE / block of each row's
-# samples/s (block mode being what an instance would see); and the virtual
-# clock's prediction of the same scaled-down scenario (--virtual with the
-# real-time sizes), once (it is deterministic), against block mode.
+# run in turn REPS times (FUSE first in odd repetitions, block first in
+# even ones), and the ratio FUSE / block of each row's samples/s taken
+# within each repetition (block mode being what an instance would see);
+# and the virtual clock's prediction of the same scaled-down scenario
+# (--virtual with the real-time sizes), once (it is deterministic: nothing
+# to run beside each block run), against each block run. Ratios: median,
+# [min-max] after; the load is printed with each run and with the table.
 #
 # usage: bench/block_study.sh BUILD [REPS] [TIER...]
 #   Tiers default to ssd-cloud ultra-cloud; REPS to 3. Needs root (loop
@@ -16,7 +19,7 @@
 #   runs (default: a fresh directory, removed at the end). Wall-clock
 #   figures: run on a quiet host; the ratios are what to read.
 #   BLOCK_STUDY_LOCK=FILE takes flock FILE for each scenario's pair of
-#   runs (FUSE then block, one repetition), so that a bench on a shared
+#   runs (FUSE and block, one repetition), so that a bench on a shared
 #   host holds the lock minutes at a time, not for the whole study (the
 #   datasets are made before, outside it). BLOCK_STUDY_CHRT=PRIO runs each
 #   real-time run under chrt -f PRIO, through bench/rt_job.sh PRIO (the
@@ -30,6 +33,8 @@ shift $(($# >= 2 ? 2 : 1))
 TIERS=("$@")
 [ ${#TIERS[@]} -gt 0 ] || TIERS=(ssd-cloud ultra-cloud)
 SRC=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$SRC/bench/lib.sh"
 B=$(cd "$BUILD" && pwd)/cli/tiersim
 export TIERSIM_TIERFS
 TIERSIM_TIERFS=$(cd "$BUILD" && pwd)/fs/tierfs
@@ -55,11 +60,12 @@ RT=()
 # each timed run alone: its loader under chrt, the loop worker and its
 # tierfs above it (rt_job.sh), only while it runs
 [ -n "${BLOCK_STUDY_CHRT:-}" ] && RT=("$SRC/bench/rt_job.sh" "$BLOCK_STUDY_CHRT" chrt -f "$BLOCK_STUDY_CHRT")
-# one scenario's FUSE and block runs (under the lock when asked)
+# one scenario's FUSE and block runs (under the lock when asked), FUSE
+# first in odd repetitions
 pair() { # REP SCRIPT
 	local mode extra
-	for mode in fuse block; do
-		echo "== rep $1, $2, $mode ($(date -u +%T), load $(cut -d' ' -f1-3 /proc/loadavg))"
+	for mode in $(bench_order $(($1 - 1)) fuse block); do
+		echo "== rep $1, $2, $mode ($(date -u +%T), $(bench_load))"
 		extra=()
 		[ $mode = block ] && extra=(mount.fs=ext4)
 		"${RT[@]}" "$B" compare "$SRC/scripts/$2.lua" --tiers "$tiers" "${extra[@]}" --quiet \
@@ -87,9 +93,11 @@ for rep in $(seq "$REPS"); do
 done
 
 echo
-echo "== samples/s, median [min-max] of $REPS; load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "== samples/s, median [min-max] of $REPS; ratios to block within each repetition, median [min-max]; $(bench_load)"
 /usr/bin/python3 - "$W" "$REPS" "${SCRIPTS[@]}" <<'EOF'
-import json, os, statistics, sys
+import json, os, sys
+sys.path.insert(0, os.environ["BENCH_DIR"])
+from benchstat import median, summary
 w, reps, scripts = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 def rows(s, mode, r):
     d = json.load(open(os.path.join(w, f"{s}.{mode}.{r}.json")))
@@ -100,7 +108,7 @@ def num(x, k):
 def virt(s):
     d = json.load(open(os.path.join(w, f"{s}.virtual.json")))
     return {x["label"] + " " + (x.get("tier") or ""): x for x in d["rows"]}
-print(f"{'scenario':14} {'row':40} {'FUSE samples/s':>22} {'block samples/s':>22} {'virtual':>9} {'FUSE/blk':>8} {'virt/blk':>8} {'FUSE stall%':>11} {'blk stall%':>10}")
+print(f"{'scenario':14} {'row':40} {'FUSE samples/s':>22} {'block samples/s':>22} {'virtual':>9} {'FUSE/blk':>17} {'virt/blk':>17} {'FUSE stall%':>11} {'blk stall%':>10}")
 for s in scripts:
     keys = rows(s, "fuse", 1).keys()
     for k in keys:
@@ -108,8 +116,9 @@ for s in scripts:
         b = [num(rows(s, "block", r)[k], "throughput") for r in range(1, reps + 1)]
         fs_ = [num(rows(s, "fuse", r)[k], "io_stall") for r in range(1, reps + 1)]
         bs = [num(rows(s, "block", r)[k], "io_stall") for r in range(1, reps + 1)]
-        fm, bm = statistics.median(f), statistics.median(b)
+        fm, bm = median(f), median(b)
         v = num(virt(s).get(k, {}), "throughput") or float("nan")
+        rr = lambda a: "%.2f [%.2f-%.2f]" % summary([x / y for x, y in zip(a, b)])
         print(f"{s:14} {k[:40]:40} {fm:9.1f} [{min(f):.1f}-{max(f):.1f}] {bm:9.1f} [{min(b):.1f}-{max(b):.1f}] "
-              f"{v:9.1f} {fm / bm:8.2f} {v / bm:8.2f} {statistics.median(fs_):11.1f} {statistics.median(bs):10.1f}")
+              f"{v:9.1f} {rr(f):>17} {rr([v] * len(b)):>17} {median(fs_):11.1f} {median(bs):10.1f}")
 EOF

@@ -6,7 +6,11 @@
 # the same workload through the same kind of mount (traced), and `tiersim dlio
 # --virtual --accelerators RANKS` predicts it. Prints AU and samples/s side by
 # side and, from both traces, the requests per sample (opens, reads,
-# getattrs, mean read size) and the read latency's median.
+# getattrs, mean read size) and the read latency's median. Each row runs
+# --runs times (default 3), its sides in an order rotated from run to run
+# (DLIO first in the first run, tiersim in the second, ...), a line each;
+# then a line of tiersim's samples/s over DLIO's, real and virtual, taken
+# within each run: the median and (min..max) over the runs.
 #
 # Usage: bench/dlio_peer.sh [--venv DIR] [--tiersim BUILD] [--before BUILD]
 #                           [--work DIR] [--rows ROW,ROW...] [--runs N]
@@ -21,7 +25,7 @@
 #                virtual, in columns of its own beside the same DLIO run
 #   --work DIR   datasets, mounts and outputs (default /tmp/tiersim-dlio-peer)
 #   --rows       names from the table below (default: all)
-#   --runs N     runs of each (default 1)
+#   --runs N     runs of each (default 3)
 #   --host NAME  a host profile (tiersim hosts) both tiersim sides charge
 #                DLIO's own CPU from (`tiersim dlio --host`; default none)
 #   --before-host NAME  the host profile the --before build charges
@@ -70,11 +74,13 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$here/lib.sh"
 venv=${DLIO_VENV:-}
 build=build
 work=/tmp/tiersim-dlio-peer
 rows=""
-runs=1
+runs=3
 before=""
 epochs=3
 prio=${TS_CHRT:-}
@@ -343,6 +349,10 @@ printf '%-11s %-10s | %-13s | %-27s |%s %-24s | %-24s | %s\n' row tier "DLIO AU 
 echo "$table" | while read -r name d n tier; do
 	if [ -n "$rows" ] && ! [[ ",$rows," == *",$name,"* ]]; then continue; fi
 	gen "$d" || continue
+	sides="dlio ts"
+	[ -n "$before" ] && sides+=" before"
+	# samples/s run by run: DLIO's, tiersim's real and virtual, and before's
+	sd="" st="" sv="" sbt="" sbv=""
 	for run in $(seq "$runs"); do
 		out=$work/out/$name-$run
 		rm -rf "$out"; mkdir -p "$out/dlio" "$out/m"
@@ -352,26 +362,32 @@ echo "$table" | while read -r name d n tier; do
 				--tier "$tier" --quiet --out "$TIERSIM_HOST_FILE" >"$out/measure.txt" 2>&1 ||
 				{ echo "dlio_peer.sh: $name: tiersim hosts measure failed: $(tail -1 "$out/measure.txt")" >&2; continue; }
 		fi
-		"${rt[@]}" "$tierfs" -o "tier=$tier,mem=0,trace=$out/dlio.trace" "$work/data/$d" "$out/m" >/dev/null 2>&1 ||
-			{ echo "dlio_peer.sh: $name: tierfs failed" >&2; continue; }
-		# shellcheck disable=SC2086
-		rtrun "$out/dlio.rt" "$out/dlio/summary.json" /usr/bin/time -f "%U %S %e" -o "$out/dlio.time" \
-			"${mpi[@]}" -np "$n" "$venv/bin/dlio_benchmark" --config-dir "$work/config" workload="${wl[$d]}" \
-			$common ${over[$d]} ++workload.dataset.data_folder="$out/m" hydra.run.dir="$out/dlio" \
-			++workload.output.folder="$out/dlio" </dev/null >"$out/dlio.log" 2>&1
-		# the daemon back to SCHED_OTHER before it unmounts (as rtrun does)
-		[ -n "$prio" ] && ps -e -L -o lwp=,args= | awk -v m="$out/m" 'index($0, m) { print $1 }' |
-			while read -r t; do chrt -o -p 0 "$t" 2>/dev/null; done
-		fusermount3 -u "$out/m" || { fusermount3 -uz "$out/m"; echo "dlio_peer.sh: $name: unmount of $out/m failed" >&2; exit 1; }
-		trace_end "$out/dlio.trace"
-		a=$(summary "$out/dlio" 2>/dev/null) || a="- -"
+		# the sides in turn, rotated from run to run
+		for side in $(bench_order $((run - 1)) $sides); do
+			case $side in
+			dlio)
+				"${rt[@]}" "$tierfs" -o "tier=$tier,mem=0,trace=$out/dlio.trace" "$work/data/$d" "$out/m" >/dev/null 2>&1 ||
+					{ echo "dlio_peer.sh: $name: tierfs failed" >&2; continue 2; }
+				# shellcheck disable=SC2086
+				rtrun "$out/dlio.rt" "$out/dlio/summary.json" /usr/bin/time -f "%U %S %e" -o "$out/dlio.time" \
+					"${mpi[@]}" -np "$n" "$venv/bin/dlio_benchmark" --config-dir "$work/config" workload="${wl[$d]}" \
+					$common ${over[$d]} ++workload.dataset.data_folder="$out/m" hydra.run.dir="$out/dlio" \
+					++workload.output.folder="$out/dlio" </dev/null >"$out/dlio.log" 2>&1
+				# the daemon back to SCHED_OTHER before it unmounts (as rtrun does)
+				[ -n "$prio" ] && ps -e -L -o lwp=,args= | awk -v m="$out/m" 'index($0, m) { print $1 }' |
+					while read -r t; do chrt -o -p 0 "$t" 2>/dev/null; done
+				fusermount3 -u "$out/m" || { fusermount3 -uz "$out/m"; echo "dlio_peer.sh: $name: unmount of $out/m failed" >&2; exit 1; }
+				trace_end "$out/dlio.trace"
+				a=$(summary "$out/dlio" 2>/dev/null) || a="- -"
+				# (the last line: time(1) puts a non-zero exit status above it)
+				cpu=$(tail -1 "$out/dlio.time" 2>/dev/null |
+					awk '{ printf "%.0f s %.2f", $1 + $2, ($1 + $2) / ($3 > 0 ? $3 : 1) }')
+				;;
+			ts) nowr=$(ts_row "$build" "$out/ts.trace" "$out/ts" "$d" "$n" "$tier") ;;
+			before) was=$(ts_row "$before" "$out/ts-before.trace" "$out/ts-before" "$d" "$n" "$tier" "$bhost" "$bfile") ;;
+			esac
+		done
 		load=$(uptime | sed 's/.*average: //')
-		# (the last line: time(1) puts a non-zero exit status above it)
-		cpu=$(tail -1 "$out/dlio.time" 2>/dev/null |
-			awk '{ printf "%.0f s %.2f", $1 + $2, ($1 + $2) / ($3 > 0 ? $3 : 1) }')
-		nowr=$(ts_row "$build" "$out/ts.trace" "$out/ts" "$d" "$n" "$tier")
-		was=""
-		[ -n "$before" ] && was=$(ts_row "$before" "$out/ts-before.trace" "$out/ts-before" "$d" "$n" "$tier" "$bhost" "$bfile")
 		[ -n "$vonly" ] || trace_end "$out/ts.trace"
 		pa=$(pattern "$out/dlio.trace" 2>/dev/null) || pa="-"
 		pb=$(pattern "$out/ts.trace" 2>/dev/null) || pb="-"
@@ -386,13 +402,22 @@ echo "$table" | while read -r name d n tier; do
 		[ -e "$out/dlio.rt.late" ] && fifo="$fifo | DLIO $(cat "$out/dlio.rt.late")"
 		read -r aa as <<<"$a"; read -r ba bs ca cs <<<"$nowr"
 		wcol=""
+		sd+="$as " st+="$bs " sv+="$cs "
 		if [ -n "$before" ]; then
 			read -r xa xs ya ys <<<"$was"
 			wcol=$(printf ' %5s %7s %5s %7s |' "$xa" "$xs" "$ya" "$ys")
+			sbt+="$xs " sbv+="$ys "
 		fi
 		printf '%-11s %-10s | %5s %7s | %5s %7s %5s %7s |%s %-24s | %-24s | %s | %4s %4s | %s %s | %s %s | %s%s\n' \
 			"$name" "$tier" "$aa" "$as" "$ba" "$bs" "$ca" "$cs" "$wcol" "$pa" "$pb" "${cpu:--}" "$qa" \
 			"$qb" "$sa" "$sb" "$ca_" "$cb_" "$load" "$fifo"
 		[ -n "$measure" ] && sed -n '2,$s/^ */    measured before it: /p' "$out/measure.txt"
 	done
+	# each run's ratio, over the runs that ran (a failed side is "-")
+	k=$(echo "$sd" | wc -w)
+	[ "$k" -gt 0 ] || continue
+	bl=""
+	[ -n "$before" ] && bl="; before: real $(bench_ratio -f %.2f "$sbt" "$sd"), virtual $(bench_ratio -f %.2f "$sbv" "$sd")"
+	printf '%-11s %-10s | tiersim / DLIO samples/s within each run, median (min..max) of %s: real %s, virtual %s%s\n' \
+		"$name" "$tier" "$k" "$(bench_ratio -f %.2f "$st" "$sd")" "$(bench_ratio -f %.2f "$sv" "$sd")" "$bl"
 done

@@ -26,6 +26,9 @@
 #
 # FS_FIDELITY_BEFORE=BUILD2 runs the FUSE and virtual columns with a second
 # build too, interleaved with the first (a before/after of the rules).
+# Each repetition runs every mode once per tier, FUSE first in odd
+# repetitions and block first in even ones (and the two builds likewise);
+# each ratio is taken within each repetition: its median, [min-max] after.
 #
 # Then a memory sweep in block mode: one file read twice by a job in a
 # 64 MiB cgroup, the file 0.5x, 1x and 2x the limit: the share of the
@@ -35,11 +38,15 @@
 # the bytes its device read, and the same share), and at the size the job
 # leaves it: the limit less the job's own memory (anonymous and kernel
 # memory charged to the cgroup; "own" of tiersim disk run).
+# The sweep runs each size once: what it compares is bytes (the device's
+# against the model's), which the host's load does not move; its seconds
+# are for the record, not a ratio.
 #
 # usage: bench/fs_fidelity.sh BUILD [REPS] [TIER...]
 #   FS_FIDELITY_DATA=DIR keeps the datasets there between runs.
 #   REPS interleaved repetitions (default 3): each figure is the median,
-#   [min-max] after it. FS_FIDELITY_SWEEP_ONLY=1 runs the memory sweep only,
+#   [min-max] after it; the load is printed at the start and with the
+#   table. FS_FIDELITY_SWEEP_ONLY=1 runs the memory sweep only,
 #   FS_FIDELITY_NO_SWEEP=1 leaves it out (one tier per run fits a 10-minute
 #   slot). FS_FIDELITY_WORKLOADS="folder ..." runs those workloads only
 #   (default: folder lmdb rec npz check). FS_FIDELITY_KEEP=DIR keeps each
@@ -55,6 +62,8 @@ shift $(($# >= 2 ? 2 : 1))
 TIERS=("$@")
 [ ${#TIERS[@]} -gt 0 ] || TIERS=(ssd-cloud ultra-cloud aws-gp3)
 SRC=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$SRC/bench/lib.sh"
 B=$(cd "$BUILD" && pwd)/cli/tiersim
 export TIERSIM_TIERFS
 TIERSIM_TIERFS=$(cd "$BUILD" && pwd)/fs/tierfs
@@ -77,7 +86,7 @@ die() { echo "fs_fidelity.sh: $*" >&2; exit 1; }
 # ---- datasets (FS_FIDELITY_DATA: made there once and reused), the image ----
 DATA=${FS_FIDELITY_DATA:-$W/data}
 [ -z "${FS_FIDELITY_KEEP:-}" ] || mkdir -p "$FS_FIDELITY_KEEP" || die "cannot make $FS_FIDELITY_KEEP"
-echo "== datasets in $DATA ($(date -u +%T))"
+echo "== datasets in $DATA ($(date -u +%T), $(bench_load))"
 mk() { # KIND DIR ARGS...
 	[ -e "$DATA/$2/dataset.json" ] || "$B" dataset make "$1" --out "$DATA/$2" "${@:3}" >/dev/null 2>&1 ||
 		die "dataset make $1"
@@ -229,40 +238,55 @@ EOF
 for rep in $(seq "$REPS"); do
 	for t in "${TIERS[@]}"; do
 		echo "== rep $rep, $t ($(date -u +%T))"
-		for wl in "${WLS[@]}"; do
-			[ -z "$B0" ] || fuse_run "$B0" "$T0" "$t" "$wl" "$W/res/$wl.$t.fuse0.$rep"
-			fuse_run "$B" "$TIERSIM_TIERFS" "$t" "$wl" "$W/res/$wl.$t.fuse.$rep"
-			echo "  $wl fuse s, virtual s, model reads, kernel-fs s: $(cat "$W/res/$wl.$t.fuse.$rep")"
+		for mode in $(bench_order $((rep - 1)) fuse block); do
+			if [ "$mode" = fuse ]; then
+				for wl in "${WLS[@]}"; do
+					for which in $(bench_order $((rep - 1)) before after); do
+						if [ "$which" = after ]; then
+							fuse_run "$B" "$TIERSIM_TIERFS" "$t" "$wl" "$W/res/$wl.$t.fuse.$rep"
+							echo "  $wl fuse s, virtual s, model reads, kernel-fs s: $(cat "$W/res/$wl.$t.fuse.$rep")"
+						elif [ -n "$B0" ]; then
+							fuse_run "$B0" "$T0" "$t" "$wl" "$W/res/$wl.$t.fuse0.$rep"
+						fi
+					done
+				done
+				continue
+			fi
+			keep=()
+			[ -z "${FS_FIDELITY_KEEP:-}" ] || keep=(--trace "$FS_FIDELITY_KEEP/block.$t.$rep.trace")
+			"$B" disk mount "$W/img/ds.ext4" "$MNT" --tier "$t" --mem 4GiB "${keep[@]}" || die "disk mount on $t"
+			for wl in "${WLS[@]}"; do
+				# shellcheck disable=SC2046
+				"$B" disk run "$MNT" --cache cold -- $(wl_cmd $wl "$MNT" "$W/out.json") >"$W/run.txt" 2>"$W/run.err" ||
+					die "disk run $wl on $t: $(tail -1 "$W/run.err")"
+				reads=$(sed -n 's/.*dev_reads=\([0-9]*\).*/\1/p' "$W/run.txt")
+				echo "$(epoch "$W/out.json") $reads" >"$W/res/$wl.$t.block.$rep"
+				echo "  $wl block s, device reads: $(cat "$W/res/$wl.$t.block.$rep")"
+			done
+			"$B" disk umount "$MNT" || die "disk umount"
 		done
-		keep=()
-		[ -z "${FS_FIDELITY_KEEP:-}" ] || keep=(--trace "$FS_FIDELITY_KEEP/block.$t.$rep.trace")
-		"$B" disk mount "$W/img/ds.ext4" "$MNT" --tier "$t" --mem 4GiB "${keep[@]}" || die "disk mount on $t"
-		for wl in "${WLS[@]}"; do
-			# shellcheck disable=SC2046
-			"$B" disk run "$MNT" --cache cold -- $(wl_cmd $wl "$MNT" "$W/out.json") >"$W/run.txt" 2>"$W/run.err" ||
-				die "disk run $wl on $t: $(tail -1 "$W/run.err")"
-			reads=$(sed -n 's/.*dev_reads=\([0-9]*\).*/\1/p' "$W/run.txt")
-			echo "$(epoch "$W/out.json") $reads" >"$W/res/$wl.$t.block.$rep"
-			echo "  $wl block s, device reads: $(cat "$W/res/$wl.$t.block.$rep")"
-		done
-		"$B" disk umount "$MNT" || die "disk umount"
 	done
 done
 
 [ "$REPS" -gt 0 ] && echo
-[ "$REPS" -gt 0 ] && echo "== fidelity: seconds per epoch, median [min-max] of $REPS; device read requests (FUSE: the model's, in the virtual replay of the recording; block: the loop device's); load $(cut -d' ' -f1-3 /proc/loadavg)"
+[ "$REPS" -gt 0 ] && echo "== fidelity: seconds per epoch, median [min-max] of $REPS; ratios to block within each repetition, median [min-max]; device read requests (FUSE: the model's, in the virtual replay of the recording; block: the loop device's); $(bench_load)"
 [ "$REPS" -gt 0 ] && $PY - "$W/res" "$REPS" "${WLS[*]}" "$B0" "${TIERS[@]}" <<'EOF'
-import os, statistics, sys
+import os, sys
+sys.path.insert(0, os.environ["BENCH_DIR"])
+from benchstat import summary
 res, reps, wls, before, tiers = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4], sys.argv[5:]
+def runs(wl, t, mode, i):
+    return [float(open(os.path.join(res, f"{wl}.{t}.{mode}.{r}")).read().split()[i]) for r in range(1, reps + 1)]
 def col(wl, t, mode, i):
-    v = [float(open(os.path.join(res, f"{wl}.{t}.{mode}.{r}")).read().split()[i]) for r in range(1, reps + 1)]
-    return statistics.median(v), min(v), max(v)
+    return summary(runs(wl, t, mode, i))
+def ratio(wl, t, mode, i):  # to block mode's seconds, within each repetition
+    return summary([x / y for x, y in zip(runs(wl, t, mode, i), runs(wl, t, "block", 0))])
 fmt = lambda m: f"{m[0]:6.2f} [{m[1]:.2f}-{m[2]:.2f}]"
 modes = ([("fuse0", "before")] if before else []) + [("fuse", "after" if before else "")]
 head = f"{'workload':8} {'tier':12} {'block s':>19}"
 for _, name in modes:
     head += (f" {'FUSE s ' + name:>19} {'virtual s ' + name:>19} {'kernel-fs s ' + name:>19}"
-             f" {'FUSE/blk':>8} {'virt/blk':>8} {'kfs/blk':>8} {'FUSE req':>8}")
+             f" {'FUSE/blk':>17} {'virt/blk':>17} {'kfs/blk':>17} {'FUSE req':>8}")
 print(head + f" {'blk req':>8}")
 for wl in wls:
     for t in tiers:
@@ -270,8 +294,8 @@ for wl in wls:
         line = f"{wl:8} {t:12} {fmt(b):>19}"
         for m, _ in modes:
             f, v, fr, k = col(wl, t, m, 0), col(wl, t, m, 1), col(wl, t, m, 2)[0], col(wl, t, m, 3)
-            line += (f" {fmt(f):>19} {fmt(v):>19} {fmt(k):>19} {f[0] / b[0]:8.2f} {v[0] / b[0]:8.2f}"
-                     f" {k[0] / b[0]:8.2f} {fr:8.0f}")
+            line += (f" {fmt(f):>19} {fmt(v):>19} {fmt(k):>19} {fmt(ratio(wl, t, m, 0)):>17}"
+                     f" {fmt(ratio(wl, t, m, 1)):>17} {fmt(ratio(wl, t, m, 3)):>17} {fr:8.0f}")
         print(line + f" {col(wl, t, 'block', 1)[0]:8.0f}")
 EOF
 

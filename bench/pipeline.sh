@@ -21,12 +21,15 @@
 # "naive" (one thread: open, fstat, pread, close). Ratios are per row pair
 # measured in this run. Timings are wall clock on a shared machine, so the
 # whole set of rows is run REPS times, interleaved (each round runs every
-# row once), and each row shows the median round with the slowest and the
-# fastest beside it; each ratio is taken within each round (the two rows
-# of one round ran minutes apart at most) and shown as the median and
-# min..max over the rounds.
+# row once, the readers of a QD in an order rotated from round to round),
+# and each row shows the median round with the slowest and the fastest
+# beside it; each ratio is taken within each round (the two rows of one
+# round ran minutes apart at most) and shown as the median and min..max
+# over the rounds. The load average is printed before and after.
 set -euo pipefail
 BUILD=${1:-build}
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$(dirname "$0")/lib.sh"
 JPEGS=${JPEGS:-500}
 REPS=${REPS:-3}
 FUSE=${FUSE:-1}
@@ -102,19 +105,9 @@ one() { # cache method qd: appends this round's rate to the row
 	MBS[$1,$2,$3]+="$(awk -v b="$b" -v t="$t" 'BEGIN { printf "%.0f", b / t / 1e6 }') "
 	FPS[$1,$2,$3]+="$(awk -v s="$s" -v t="$t" 'BEGIN { printf "%.0f", s / t }') "
 }
-median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-lo() { tr ' ' '\n' | grep . | sort -n | head -1; }
-hi() { tr ' ' '\n' | grep . | sort -n | tail -1; }
 # "median (min..max)" of A[i] / B[i] over the rounds i: A and B are the
 # space-separated figures of two rows, round by round.
-rratio() {
-	awk -v a="$1" -v b="$2" 'BEGIN {
-		n = split(a, x, " "); split(b, y, " "); k = 0
-		for (i = 1; i <= n; i++) if (y[i] > 0) r[++k] = x[i] / y[i]
-		if (!k) { printf "-"; exit }
-		for (i = 2; i <= k; i++) for (j = i; j > 1 && r[j - 1] > r[j]; j--) { t = r[j]; r[j] = r[j - 1]; r[j - 1] = t }
-		printf "%.2f (%.2f..%.2f)", r[int((k + 1) / 2)], r[1], r[k] }'
-}
+rratio() { bench_ratio -f %.2f "$1" "$2"; }
 
 caches="warm"
 [ "$COLD" = 1 ] && caches="$caches cold"
@@ -131,6 +124,7 @@ if [ "$FUSE" = 1 ]; then
 fi
 methods="fio uring"
 [ "$LOADER" = 1 ] && methods="$methods loader"
+echo "$(bench_load) before"
 for r in $(seq "$REPS"); do
 	for c in $caches; do
 		[ "$c" = warm ] && warm
@@ -138,7 +132,8 @@ for r in $(seq "$REPS"); do
 		[ "$c" = fuse ] && { warm; ROOT=$MNT; }
 		one "$c" naive 1
 		for qd in $QDS; do
-			for m in $methods; do
+			# shellcheck disable=SC2086 # methods: names, a word each
+			for m in $(bench_order "$r" $methods); do
 				one "$c" "$m" "$qd"
 			done
 		done
@@ -154,10 +149,10 @@ for c in $caches; do
 	for row in "naive 1" $(for qd in $QDS; do for m in $methods; do echo "$m:$qd"; done; done); do
 		m=${row%[: ]*}
 		q=${row#*[: ]}
-		MED[$c,$m,$q]=$(median <<<"${MBS[$c,$m,$q]}")
+		read -r mbs lo hi <<<"$(bench_stat -r -f %.0f <<<"${MBS[$c,$m,$q]}")"
+		MED[$c,$m,$q]=$mbs
 		printf "| %-5s | %-6s | %3s | %7s | %4s | %5s-%-5s |\n" "$c" "$m" "$q" \
-			"$(median <<<"${FPS[$c,$m,$q]}")" "${MED[$c,$m,$q]}" \
-			"$(lo <<<"${MBS[$c,$m,$q]}")" "$(hi <<<"${MBS[$c,$m,$q]}")"
+			"$(bench_stat -r -f %.0f <<<"${FPS[$c,$m,$q]}" | cut -d' ' -f1)" "$mbs" "$lo" "$hi"
 	done
 done
 echo
@@ -174,6 +169,8 @@ for c in $caches; do
 			"$(rratio "${MBS[$c,uring,$qd]}" "${MBS[$c,naive,1]}")" "$l"
 	done
 done
+echo
+echo "$(bench_load) after the reads"
 
 [ "$DECODE" = 1 ] || exit 0
 

@@ -28,6 +28,8 @@ shift $(($# < 3 ? $# : 3))
 cases=("$@")
 [ ${#cases[@]} -gt 0 ] || cases=(epoch scale findmax validate)
 src=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$src/bench/lib.sh"
 tmp=$(mktemp -d /tmp/speed-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -56,21 +58,16 @@ def strip(o):
     return o
 print(json.dumps(strip(json.load(open(sys.argv[1]))), sort_keys=True))' "$1"
 }
-stats() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END {
-	m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-	printf "%.2f %.2f", m, v[NR] - v[1] }'; }
+# the rounds' figures -> "median spread" (spread: max - min)
+stats() { bench_stat -r | awk '{ printf "%.2f %.2f", $1, $3 - $2 }'; }
 
 echo "load before: $(uptime)"
 for c in "${cases[@]}"; do
 	cmd "$c" x x >/dev/null || exit 2
 	declare -A cpu=() wall=()
 	same=yes
-	ratios=
 	for ((i = 0; i < runs; i++)); do
-		order="a b"
-		[ $((i % 2)) -eq 0 ] || order="b a"
-		declare -A this=()
-		for w in $order; do
+		for w in $(bench_order "$i" a b); do
 			prog=${!w}
 			out="$tmp/$c.$w.json"
 			if [ "$c" = validate ]; then
@@ -81,12 +78,9 @@ for c in "${cases[@]}"; do
 			rc=$?
 			# validate exits 1 on a ratchet failure: its figures still count.
 			[ $rc -eq 0 ] || [ "$c" = validate ] || { echo "$c ($w): exit $rc"; cat "$tmp/err"; exit 1; }
-			this[$w]=$(tail -1 "$tmp/t" | awk '{ print $1 + $2 }')
-			cpu[$w]+="${this[$w]} "
+			cpu[$w]+="$(tail -1 "$tmp/t" | awk '{ print $1 + $2 }') "
 			wall[$w]+="$(tail -1 "$tmp/t" | awk '{ print $3 }') "
 		done
-		ratios+="$(awk -v a="${this[a]}" -v b="${this[b]}" 'BEGIN { print (a > 0 ? b / a : 0) }') "
-		unset this
 		[ "$(figures "$tmp/$c.a.json")" = "$(figures "$tmp/$c.b.json")" ] || same=no
 	done
 	read -r ma sa <<<"$(echo "${cpu[a]}" | stats)"
@@ -97,11 +91,8 @@ for c in "${cases[@]}"; do
 	read -r wa swa <<<"$(echo "${wall[a]}" | stats)"
 	read -r wb swb <<<"$(echo "${wall[b]}" | stats)"
 	printf "          wall A %.2f s (spread %.2f)  B %.2f s (spread %.2f)\n" "$wa" "$swa" "$wb" "$swb"
-	printf "          B/A per round: median %s (%s..%s)\n" \
-		"$(echo "$ratios" | tr ' ' '\n' | grep . | sort -g |
-			awk '{ v[NR] = $1 } END { printf "%.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')" \
-		"$(echo "$ratios" | tr ' ' '\n' | grep . | sort -g | head -1)" \
-		"$(echo "$ratios" | tr ' ' '\n' | grep . | sort -g | tail -1)"
+	# cpu[a] and cpu[b] hold the rounds in order: B / A within each round
+	printf "          B/A per round: median %s\n" "$(bench_ratio "${cpu[b]}" "${cpu[a]}")"
 	unset cpu wall
 done
 echo "load after: $(uptime)"
