@@ -4,16 +4,18 @@
 # with two tiersim builds A and B side by side: per pair RUNS rounds
 # (default 3), each running A and B, A first in odd rounds and B first in
 # even ones; per pair the count each names (the same in every round, else
-# "varies"), the CPU seconds (user + sys: the machine may be shared) of each
-# as the median over the rounds, whether the counts agree, and B's CPU over
-# A's taken within each round as its median and min..max. A run past LIMIT
-# seconds of CPU time (ulimit -t: wall time means nothing on a shared
-# machine) is killed and shows as "timeout" (its pair is not compared, its
-# round has no ratio). Exits 1 when a pair's counts differ.
-# With B "-", A alone, once (RUNS to repeat it). EXTRA_A and EXTRA_B (optional) go to A's and B's
-# command lines, e.g. EXTRA_A "--search doubling" holds B against the
-# search that runs every count whole. WORKLOADS (a glob, default *) picks
-# workloads by name.
+# "varies"; "timeout" or "failed" where any round was), the CPU seconds
+# (user + sys: the machine may be shared) of each as the median over the
+# rounds, whether the counts agree, and B's CPU over A's taken within each
+# round as its median and min..max. A run past LIMIT seconds of CPU time
+# (ulimit -t: wall time means nothing on a shared machine) is killed and
+# shows as "timeout" (its pair is not compared, its round has no ratio).
+# Exits 1 when a pair's counts differ. The load average is printed before
+# and after.
+# With B "-", A alone, once (RUNS to repeat it). EXTRA_A and EXTRA_B
+# (optional) go to A's and B's command lines, e.g. EXTRA_A "--search
+# doubling" holds B against the search that runs every count whole.
+# WORKLOADS (a glob, default *) picks workloads by name.
 # Usage: bench/dlio_findmax_all.sh A_TIERSIM [B_TIERSIM|-] [LIMIT] [EXTRA_A] [EXTRA_B] [WORKLOADS]
 # e.g.   bench/dlio_findmax_all.sh /tmp/old/tiersim build/cli/tiersim 300 "" "" "unet3d_*"
 set -u
@@ -57,8 +59,12 @@ printf "%-16s %-18s %8s %8s %8s %8s %-6s %s\n" workload tier "A count" "A CPU s"
 differ=0
 sa=0
 sb=0
-# one side's count over the rounds: the count, or "varies"
-counts() { tr ' ' '\n' | grep . | sort -u | awk '{ n++; c = $0 } END { print n == 1 ? c : "varies" }'; }
+# one side's count over the rounds: "timeout" or "failed" where a round was,
+# else the count, or "varies" where the rounds named different ones
+counts() {
+	tr ' ' '\n' | grep . | sort -u | awk '$0 == "timeout" || $0 == "failed" { bad = $0 } { n++; c = $0 }
+		END { print bad != "" ? bad : n == 1 ? c : "varies" }'
+}
 for y in "$src"/workloads/dlio/$pick.yaml; do
 	wl=$(basename "$y" .yaml)
 	for tier in $tiers; do
