@@ -202,6 +202,24 @@ instance "r5b.large" {
 	hourly = { 0.149, "assumed", "r5b.large On-Demand Linux us-east-1, about $0.149/h (aws.amazon.com/ec2/pricing/on-demand, not retrieved here); range: r5.large's $0.126 (the same vCPUs and memory without r5b's EBS bandwidth) to a fifth above", date = "2021-01", low = 0.126, high = 0.18 },
 }
 
+-- The instance the gp2 and gp3 runs of Atom-oh/kubernetes-docs used
+-- (validation/cases/ebs-gp2-100g-m5xlarge-*, ebs-gp3-100g-m5xlarge-*: an
+-- EKS node in ap-northeast-2, 2026): its EBS limits sit above a 100 GiB
+-- gp2's or a baseline gp3's caps, which the study chose it for.
+instance "m5.xlarge" {
+	provider = "aws", region = "ap-northeast-2",
+	shape = "awsdocs/amazon-ec2-user-guide instance tables: m5.xlarge 4 vCPU, 16 GiB; EBS limits doc_source/ebs-optimized.md @ 0446b90b",
+	vcpus = 4, mem_gib = 16,
+	ebs = {
+		iops = { 6000, "spec", "AWS 'Amazon EBS-optimized instances' (doc_source/ebs-optimized.md @ 0446b90b), baseline table: m5.xlarge 6,000 IOPS (16 KiB I/O)" },
+		mbps = { 143.75, "spec", "same, baseline table: m5.xlarge 1,150 Mbps, 143.75 MB/s (128 KiB I/O)" },
+		max_iops = { 18750, "spec", "same, maximum table: m5.xlarge * 18,750 IOPS (16 KiB I/O)" },
+		max_mbps = { 593.75, "spec", "same, maximum table: m5.xlarge * 4,750 Mbps, 593.75 MB/s (128 KiB I/O)" },
+		burst_s = { 1800, "spec", "same: the types marked * 'can support maximum performance for 30 minutes at least once every 24 hours'" },
+	},
+	hourly = { 0.236, "assumed", "m5.xlarge On-Demand Linux ap-northeast-2 (the runs' region), $0.236/h as public price tables copy aws.amazon.com/ec2/pricing/on-demand (not retrieved here); range: us-east-1's $0.192 to a tenth above", date = "2026-09", low = 0.192, high = 0.26 },
+}
+
 -- The instances an io2 volume was read on in the validation corpus
 -- (validation/cases/ebs-io2-100g-*: aws-samples/ebs-benchmarking-results-
 -- for-improved-performance-on-ebs-optimized-amd-instances, 2023-07). Their

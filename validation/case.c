@@ -277,15 +277,54 @@ static const char *const other_units[] = { "images/s", "samples/s", "%",  "MiB/s
 					   "MB/s",     "GB/s",	    "s",  "accelerators",
 					   NULL };
 
+/* figures.N.window (optional, an iops figure of a fio job): [ FROM, TO ],
+ * durations from the job's start, the part of the run the figure is the
+ * mean IOPS of (fio's one-second IOPS log averaged over those seconds);
+ * it becomes one of the job's windows (@job). */
+static int conv_window(struct ctx *c, json_t *f, const char *base, struct ts_case_figure *out,
+		       struct ts_fiojob *job)
+{
+	char fld[64];
+	json_t *w = json_object_get(f, "window");
+	out->window = -1;
+	if (!w)
+		return 0;
+	snprintf(fld, sizeof(fld), "%s.window", base);
+	uint64_t from, to;
+	if (!json_is_array(w) || json_array_size(w) != 2 ||
+	    !json_is_string(json_array_get(w, 0)) || !json_is_string(json_array_get(w, 1)) ||
+	    ts_parse_duration(json_string_value(json_array_get(w, 0)), TS_NS_PER_S, &from) ||
+	    ts_parse_duration(json_string_value(json_array_get(w, 1)), TS_NS_PER_S, &to))
+		return fail(c, fld, "expected [ FROM, TO ], two durations such as \"1s\" from the "
+				    "job's start");
+	if (out->metric != TS_METRIC_IOPS)
+		return fail(c, fld, "only an iops figure of a fio job reads a part of the run");
+	if (from >= to || !job->runtime || to > job->runtime)
+		return fail(c, fld, "needs FROM < TO <= config.workload.runtime");
+	if (job->nwin == TS_FIOJOB_MAX_WIN)
+		return fail(c, fld, "at most %d windows in one case", TS_FIOJOB_MAX_WIN);
+	job->win_from[job->nwin] = from;
+	job->win_to[job->nwin] = to;
+	out->window = (int)job->nwin++;
+	/* shown apart from the whole run's iops */
+	char name[96];
+	snprintf(name, sizeof(name), "iops %s-%s", json_string_value(json_array_get(w, 0)),
+		 json_string_value(json_array_get(w, 1)));
+	free(out->name);
+	return (out->name = strdup(name)) ? 0 : -ENOMEM;
+}
+
 static int conv_figure(struct ctx *c, json_t *f, size_t i, enum ts_case_level level,
-		       double def_tol, const char *def_why, struct ts_case_figure *out)
+		       double def_tol, const char *def_why, struct ts_case_figure *out,
+		       struct ts_fiojob *job)
 {
 	char fld[64], base[32];
 	int rc;
 	snprintf(base, sizeof(base), "figures.%zu", i);
 	out->line = locate(c->text, base);
+	out->window = -1;
 	static const char *const keys[] = { "metric", "value", "unit", "tolerance", "why",
-					    "known_miss", NULL };
+					    "known_miss", "window", NULL };
 	if (!json_is_object(f))
 		return fail(c, base, "expected an object { metric, value, unit }");
 #define F(k) (snprintf(fld, sizeof(fld), "%s.%s", base, k), fld)
@@ -305,6 +344,9 @@ static int conv_figure(struct ctx *c, json_t *f, size_t i, enum ts_case_level le
 		return -ENOMEM;
 	}
 	if (level != TS_CASE_DISK) {
+		if (json_object_get(f, "window"))
+			return fail(c, F("window"), "only an iops figure of a fio job reads a part "
+						    "of the run");
 		out->metric = TS_METRIC_OTHER;
 		for (const char *const *u = other_units; *u; u++)
 			if (strcmp(*u, out->unit) == 0)
@@ -326,7 +368,7 @@ static int conv_figure(struct ctx *c, json_t *f, size_t i, enum ts_case_level le
 	for (size_t u = 0; u < TS_ARRAY_SIZE(units); u++)
 		if (units[u].m == kind && strcmp(units[u].unit, out->unit) == 0) {
 			out->scale = units[u].scale;
-			return 0;
+			return conv_window(c, f, base, out, job);
 		}
 	return fail(c, F("unit"), "unit '%s' does not fit metric '%s' (%s)", out->unit, out->name,
 		    kind == TS_METRIC_IOPS ? "IOPS"
@@ -697,7 +739,7 @@ static int conv(struct ctx *c, json_t *root, struct ts_case *k)
 	for (size_t i = 0; i < json_array_size(figs); i++) {
 		k->nfig++;
 		if ((rc = conv_figure(c, json_array_get(figs, i), i, k->level, def_tol, def_why,
-				      &k->fig[i])))
+				      &k->fig[i], &k->job)))
 			goto out;
 	}
 	json_t *en = json_object_get(wl, "engine");

@@ -44,6 +44,10 @@ struct ts_case_figure {
 	double tolerance; /* relative, e.g. 0.15 */
 	char *why;	  /* why that tolerance */
 	char *known_miss; /* NULL, or why the model misses this figure */
+	/* An iops figure of a part of the run ("window": [FROM, TO]): the
+	 * index of the job's window (struct ts_fiojob, win_from) it reads;
+	 * -1 = the whole run. */
+	int window;
 	int line;
 };
 

@@ -107,6 +107,15 @@ int ts_fiojob_run(const struct ts_tier_profile *tier, uint64_t capacity,
 				      "volume, whose requests then reach it in time order");
 		return -EINVAL;
 	}
+	if (job->nwin > TS_FIOJOB_MAX_WIN) {
+		snprintf(err, errlen, "fio job: at most %d windows", TS_FIOJOB_MAX_WIN);
+		return -EINVAL;
+	}
+	for (unsigned w = 0; w < job->nwin; w++)
+		if (job->win_from[w] >= job->win_to[w]) {
+			snprintf(err, errlen, "fio job: window %u ends before it starts", w);
+			return -EINVAL;
+		}
 	if (job->raid0 > TS_FIOJOB_MAX_RAID) {
 		snprintf(err, errlen, "fio job: a RAID-0 of at most %d volumes", TS_FIOJOB_MAX_RAID);
 		return -EINVAL;
@@ -161,7 +170,7 @@ int ts_fiojob_run(const struct ts_tier_profile *tier, uint64_t capacity,
 			goto out;
 	}
 	double sum_ns = 0;
-	uint64_t n = 0, bytes = 0, last = t0;
+	uint64_t n = 0, bytes = 0, last = t0, win_n[TS_FIOJOB_MAX_WIN] = { 0 };
 	bool timed_out = false;
 	while (h.n) {
 		const struct ts_heap_item *top = ts_heap_top(&h);
@@ -177,6 +186,8 @@ int ts_fiojob_run(const struct ts_tier_profile *tier, uint64_t capacity,
 		n++;
 		bytes += job->bs;
 		last = now;
+		for (unsigned w = 0; w < job->nwin; w++)
+			win_n[w] += now - t0 >= job->win_from[w] && now - t0 < job->win_to[w];
 		if (may_issue(&r, s->job)) {
 			uint64_t next = now + job->think_ns;
 			ts_heap_replace_top(&h, issue(&r, s, next), top->tie);
@@ -198,6 +209,8 @@ int ts_fiojob_run(const struct ts_tier_profile *tier, uint64_t capacity,
 		.lat_p50_ns = (double)ts_hist_percentile(hist, 50),
 		.lat_p99_ns = (double)ts_hist_percentile(hist, 99),
 	};
+	for (unsigned w = 0; w < job->nwin; w++)
+		out->win_iops[w] = (double)win_n[w] * 1e9 / (double)(job->win_to[w] - job->win_from[w]);
 	rc = 0;
 out:
 	for (unsigned v = 0; v < r.nt; v++)

@@ -20,6 +20,9 @@
 
 #include "tier/tier.h"
 
+/* Most windows one job reports (struct ts_fiojob, win_from). */
+#define TS_FIOJOB_MAX_WIN 4
+
 struct ts_fiojob {
 	bool random;	   /* randread / randwrite; else sequential */
 	bool write;	   /* write / randwrite; else read */
@@ -56,6 +59,12 @@ struct ts_fiojob {
 	 * each one. */
 	unsigned raid0;
 	uint64_t raid_chunk;
+	/* Windows of the run, [win_from, win_to) in ns from the job's start
+	 * (after idle_ns): the result counts the completions inside each, the
+	 * mean of fio's one-second IOPS log (write_iops_log, log_avg_msec=1000)
+	 * over the seconds the window spans. */
+	unsigned nwin;
+	uint64_t win_from[TS_FIOJOB_MAX_WIN], win_to[TS_FIOJOB_MAX_WIN];
 };
 
 /* mdadm's default chunk (mdadm(8), --chunk: 512 KiB since mdadm 3.1):
@@ -69,6 +78,7 @@ struct ts_fiojob_result {
 	uint64_t elapsed_ns; /* virtual time from the job's start to its last completion */
 	double iops, mbps, mibps;
 	double lat_mean_ns, lat_p50_ns, lat_p99_ns;
+	double win_iops[TS_FIOJOB_MAX_WIN]; /* completions per second in each window */
 };
 
 /* Largest iodepth x numjobs one job may keep in flight. */

@@ -59,11 +59,12 @@ const char *ts_case_needs(struct ts_case_row *r)
 	return ts_case_needs_of(r->c, r->needs_buf, sizeof(r->needs_buf));
 }
 
-/* The model's (or the emulation's) value for a figure, in canonical units. */
-static double pick(const struct ts_fiojob_result *res, enum ts_case_metric m)
+/* The model's (or the emulation's) value for a figure, in canonical units:
+ * @window >= 0 reads that window's IOPS (struct ts_fiojob, win_from). */
+static double pick(const struct ts_fiojob_result *res, enum ts_case_metric m, int window)
 {
 	switch (m) {
-	case TS_METRIC_IOPS: return res->iops;
+	case TS_METRIC_IOPS: return window >= 0 ? res->win_iops[window] : res->iops;
 	case TS_METRIC_BW: return res->mbps * 1e6;
 	case TS_METRIC_LAT_MEAN: return res->lat_mean_ns;
 	case TS_METRIC_LAT_P50: return res->lat_p50_ns;
@@ -233,6 +234,11 @@ static int run_real(const struct ts_case *c, const struct ts_validate_cfg *v, co
 	if (c->job.bucket_set) {
 		snprintf(err, errlen, "config.device.bucket: --real mounts a fresh tier, whose bucket "
 			 "is full; this case needs it as the run before left it (run it without --real)");
+		return -ENOTSUP;
+	}
+	if (c->job.nwin) {
+		snprintf(err, errlen, "figures: a window of the run needs fio's IOPS log, which "
+			 "--real does not read (run this case without --real)");
 		return -ENOTSUP;
 	}
 	char work[PATH_MAX], backing[PATH_MAX + 16], mnt[PATH_MAX + 16], out[PATH_MAX + 16];
@@ -644,9 +650,10 @@ int ts_case_run(struct ts_case_row *r, const struct ts_tier_set *set,
 		const struct ts_case_figure *f = &c->fig[i];
 		struct ts_fig_row *fr = &r->f[i];
 		fr->fig = f;
-		fr->predicted = c->dlio || c->engine ? pred[i] : pick(&res, f->metric) / f->scale;
+		fr->predicted = c->dlio || c->engine ? pred[i]
+						     : pick(&res, f->metric, f->window) / f->scale;
 		bool floor = v->real && f->metric >= TS_METRIC_LAT_MEAN &&
-			     f->metric <= TS_METRIC_LAT_P99 && pick(&model, f->metric) < floor_ns;
+			     f->metric <= TS_METRIC_LAT_P99 && pick(&model, f->metric, -1) < floor_ns;
 		fr->st = ts_fig_verdict(c, f, fr->predicted, floor, &fr->error);
 	}
 	free(pred);

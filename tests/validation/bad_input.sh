@@ -34,6 +34,10 @@ refused top-typo 'c["figure"] = []' 49 figure
 refused bucket-fill 'c["config"]["device"]["bucket"] = {"start": 1.5, "idle": "1s", "why": "x"}' 16 config.device.bucket.start
 refused bucket-why 'c["config"]["device"]["bucket"] = {"start": 0, "idle": "1s"}' 15 config.device.bucket.why
 refused bucket-form 'c["config"]["device"]["bucket"] = 3' 15 config.device.bucket
+# A window of the run: an iops figure's, inside the runtime, FROM before TO.
+refused window-metric 'c["figures"][0]["window"] = ["1s", "2s"]' 46 figures.0.window
+refused window-count 'c["figures"][0]["metric"] = "iops"; c["figures"][0]["unit"] = "IOPS"; c["figures"][0]["window"] = ["1s", "2s"]' 46 figures.0.window
+refused window-order 'c["config"]["workload"]["runtime"] = "10s"; c["figures"][0]["metric"] = "iops"; c["figures"][0]["unit"] = "IOPS"; c["figures"][0]["window"] = ["3s", "2s"]' 47 figures.0.window
 
 # Accelerator cases: a scope of hold_out the engine does not have, or an
 # engine block in another level, is refused at load; a checking figure that

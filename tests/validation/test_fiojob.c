@@ -129,6 +129,27 @@ int main(void)
 						.bucket_set = true });
 	CHECK_NEAR(r.iops, 1000, 0.01);
 
+	/* Windows of the run, counted from the job's start (after the idle):
+	 * the same 10 s run from 500 credits holds 1,100 for its first 5 s and
+	 * 1,000 after, and a window across the drop reads its mean. */
+	{
+		struct ts_fiojob j = { .write = true, .random = true, .bs = 4096, .iodepth = 16,
+				       .numjobs = 1, .size = 64 << 20, .runtime = 10000000000ull,
+				       .bucket_set = true, .idle_ns = 500000000ull, .nwin = 3,
+				       .win_from = { 1000000000ull, 6000000000ull, 3000000000ull },
+				       .win_to = { 4000000000ull, 10000000000ull, 7000000000ull } };
+		r = run(s, "burst", j);
+		CHECK_NEAR(r.win_iops[0], 1100, 0.01);
+		CHECK_NEAR(r.win_iops[1], 1000, 0.01);
+		CHECK_NEAR(r.win_iops[2], 1050, 0.01);
+		CHECK_NEAR(r.iops, 1050, 0.01);
+		j.nwin = 1;
+		j.win_from[0] = j.win_to[0];
+		CHECK(ts_fiojob_run(ts_tier_set_find(s, "burst"), 0, &j, &r, err, sizeof(err)) ==
+		      -EINVAL);
+		CHECK(strstr(err, "window") != NULL);
+	}
+
 	/* ioping: 10 requests 1 s apart; count and io_size stop the job. */
 	r = run(s, "fixed1ms", (struct ts_fiojob){ .bs = 4096, .iodepth = 1, .numjobs = 1,
 						   .count = 10, .think_ns = 1000000000ull });
