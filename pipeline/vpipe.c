@@ -346,6 +346,7 @@ static bool span_in(const uint64_t *cur, const uint64_t *old, uint64_t mask, uin
  * counted once, by the later of the two in the order: a read joins at
  * most one other and is joined by at most one, so no more samples than
  * such pairs read without an I/O of their own. */
+#define MERGE_AHEAD 8u
 int ts_vpipe_merge_count(struct ts_vpipe *v, uint64_t epoch, uint64_t window, uint64_t mark,
 			 uint64_t end, uint64_t *below, uint64_t *all)
 {
@@ -361,18 +362,47 @@ int ts_vpipe_merge_count(struct ts_vpipe *v, uint64_t epoch, uint64_t window, ui
 	uint64_t size = 64;
 	while (size < 4 * window * TS_VIO_MAX)
 		size *= 2;
-	uint64_t *tab = calloc(2 * size, sizeof(*tab)), mask = size - 1;
+	/* huge pages: a probe lands anywhere in the tables */
+	uint64_t *tab = ts_malloc_huge(2 * size * sizeof(*tab)), mask = size - 1;
 	if (!tab)
 		return -ENOMEM;
-	for (uint64_t p = 0; p < end; p++) {
-		uint64_t *cur = tab + (p / window % 2) * size, *old = tab + (p / window % 2 ? 0 : size);
-		if (p % window == 0)
+	memset(tab + size, 0, size * sizeof(*tab)); /* the first block's old; cur at p 0 */
+	/* Samples are planned MERGE_AHEAD positions before they are counted
+	 * and the slots their keys hash to fetched meanwhile (in both
+	 * tables): the tables are far larger than a cache, and a probe's miss
+	 * is most of a position's cost. What is counted is as without it. */
+	struct ts_vsample ring[2 * MERGE_AHEAD]; /* position c's slot is not p's */
+	for (uint64_t p = 0; p < end + MERGE_AHEAD; p++) {
+		uint64_t q = p + 2 * MERGE_AHEAD;
+		if (v->ops->plan_prefetch && q < end)
+			v->ops->plan_prefetch(&v->vs, v->first + order[q]);
+		if (p < end) { /* plan p, fetch what its probes will touch */
+			struct ts_vsample *a = &ring[p % (2 * MERGE_AHEAD)];
+			v->ops->plan_sample(&v->vs, v->first + order[p], a);
+			const uint64_t *pc = tab + (p / window % 2) * size;
+			for (unsigned i = 0; i < a->n; i++) {
+				const struct ts_vio *io = &a->io[i];
+				uint64_t e = io->off + io->len;
+				uint64_t k0 = span_key(io->file, io->off, false) & mask;
+				uint64_t k1 = span_key(io->file, e, true) & mask;
+				__builtin_prefetch(&tab[k0]);
+				__builtin_prefetch(&tab[size + k0]);
+				__builtin_prefetch(&tab[k1]);
+				__builtin_prefetch(&tab[size + k1]);
+				__builtin_prefetch(&pc[span_key(io->file, e, false) & mask], 1);
+				__builtin_prefetch(&pc[span_key(io->file, io->off, true) & mask], 1);
+			}
+		}
+		if (p < MERGE_AHEAD)
+			continue;
+		uint64_t c = p - MERGE_AHEAD; /* the position counted */
+		uint64_t *cur = tab + (c / window % 2) * size, *old = tab + (c / window % 2 ? 0 : size);
+		if (c % window == 0)
 			memset(cur, 0, size * sizeof(*cur));
-		struct ts_vsample s;
-		v->ops->plan_sample(&v->vs, v->first + order[p], &s);
+		const struct ts_vsample *s = &ring[c % (2 * MERGE_AHEAD)];
 		uint64_t meets = 0;
-		for (unsigned i = 0; i < s.n; i++) {
-			const struct ts_vio *io = &s.io[i];
+		for (unsigned i = 0; i < s->n; i++) {
+			const struct ts_vio *io = &s->io[i];
 			if (io->op != TS_VIO_READ)
 				continue;
 			/* it joins one that ends where it starts, or one that
@@ -380,15 +410,15 @@ int ts_vpipe_merge_count(struct ts_vpipe *v, uint64_t epoch, uint64_t window, ui
 			meets += span_in(cur, old, mask, span_key(io->file, io->off, false));
 			meets += span_in(cur, old, mask, span_key(io->file, io->off + io->len, true));
 		}
-		for (unsigned i = 0; i < s.n; i++) {
-			const struct ts_vio *io = &s.io[i];
+		for (unsigned i = 0; i < s->n; i++) {
+			const struct ts_vio *io = &s->io[i];
 			if (io->op != TS_VIO_READ)
 				continue;
 			span_put(cur, mask, span_key(io->file, io->off + io->len, false));
 			span_put(cur, mask, span_key(io->file, io->off, true));
 		}
 		*all += meets;
-		*below += p < mark ? meets : 0;
+		*below += c < mark ? meets : 0;
 	}
 	free(tab);
 	return 0;

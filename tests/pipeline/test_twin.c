@@ -102,8 +102,45 @@ static void setu(struct ts_pipe_cfg *pc, const char *k, unsigned v)
 
 static unsigned merging_cases; /* shuffled cases whose reads meet */
 
+/* ts_vpipe_merge_count by its definition, over every pair of positions:
+ * a read at position p counts a read ending where it starts and one
+ * starting where it ends (each at most once) among the positions from
+ * the block of @window before p's own to p. */
+static void merges_brute(const struct ts_source_ops *ops, const struct ts_vsource *vs,
+			 const uint32_t *order, uint64_t first, uint64_t window, uint64_t mark,
+			 uint64_t end, uint64_t *below, uint64_t *all)
+{
+	struct ts_vsample *s = calloc(end ? end : 1, sizeof(*s));
+	*below = *all = 0;
+	for (uint64_t p = 0; p < end; p++)
+		ops->plan_sample(vs, first + order[p], &s[p]);
+	for (uint64_t p = 0; p < end; p++) {
+		uint64_t lo = p / window ? (p / window - 1) * window : 0, meets = 0;
+		for (unsigned i = 0; i < s[p].n; i++) {
+			const struct ts_vio *io = &s[p].io[i];
+			bool before = false, after = false;
+			if (io->op != TS_VIO_READ)
+				continue;
+			for (uint64_t q = lo; q < p; q++)
+				for (unsigned j = 0; j < s[q].n; j++) {
+					const struct ts_vio *o = &s[q].io[j];
+					if (o->op != TS_VIO_READ || o->file != io->file)
+						continue;
+					before |= o->off + o->len == io->off;
+					after |= o->off == io->off + io->len;
+				}
+			meets += before + after;
+		}
+		*all += meets;
+		*below += p < mark ? meets : 0;
+	}
+	free(s);
+}
+
 /* Of epoch 0's samples, those ts_vpipe_merge_count names with a window
- * over the whole epoch, in the order @shuffle makes (-1 on an error). */
+ * over the whole epoch, in the order @shuffle makes (-1 on an error); on
+ * the way, its counts with shorter windows and marks are those of its
+ * definition (merges_brute). */
 static int64_t merges_in(struct ts_pipe_cfg *pc, const struct ts_dataset_meta *meta,
 			 const struct ts_decode_cal *cal, bool shuffle)
 {
@@ -123,6 +160,25 @@ static int64_t merges_in(struct ts_pipe_cfg *pc, const struct ts_dataset_meta *m
 		uint64_t k = ts_sched_samples_per_epoch(ts_vpipe_sched(v));
 		if (!ts_vpipe_merge_count(v, 0, k, k, k, &below, &all))
 			n = below == all ? (int64_t)all : -1;
+		const struct ts_source_ops *ops = ts_source_find(pc->source, err, sizeof err);
+		struct ts_vsource vs = { .meta = meta, .cfg = pc };
+		const uint32_t *order = ts_sched_order(ts_vpipe_sched(v), 0);
+		bool open = ops && ops->plan_open(ops, &vs, err, sizeof err) == 0;
+		CHECK(order && open);
+		const uint64_t windows[] = { 1, 2, 3, 5, 8, k / 3 + 1 };
+		for (size_t i = 0; order && open && i < sizeof windows / sizeof *windows; i++) {
+			uint64_t w = windows[i], mark = k / 2, end = k - k / 5, b0, a0, b1, a1;
+			CHECK(ts_vpipe_merge_count(v, 0, w, mark, end, &b0, &a0) == 0);
+			merges_brute(ops, &vs, order, pc->first, w, mark, end, &b1, &a1);
+			if (b0 != b1 || a0 != a1)
+				fprintf(stderr, "%s merges, window %llu: %llu/%llu, by definition "
+						"%llu/%llu\n", pc->source, (unsigned long long)w,
+					(unsigned long long)b0, (unsigned long long)a0,
+					(unsigned long long)b1, (unsigned long long)a1);
+			CHECK(b0 == b1 && a0 == a1);
+		}
+		if (open)
+			ops->plan_close(&vs);
 	}
 	ts_vpipe_free(v);
 	return n;
