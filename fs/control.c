@@ -329,6 +329,8 @@ char *ts_fs_stats_json(struct ts_fs *fs)
 			    json_integer((json_int_t)__atomic_load_n(&fs->max_inflight, RELAXED)));
 	json_object_set_new(root, "invalidations",
 			    json_integer((json_int_t)__atomic_load_n(&fs->invalidations, RELAXED)));
+	json_object_set_new(root, "attr_invalidations",
+			    json_integer((json_int_t)__atomic_load_n(&fs->attr_invalidations, RELAXED)));
 	for (int i = 0; i < TS_FS_OP_NR; i++)
 		json_object_set_new(ops, op_names[i], opstat_json(&fs->stat[i]));
 	json_object_set(root, TS_STATS_KEY_OPS, ops);

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "core/hist.h"
@@ -190,6 +191,10 @@ struct ts_fs {
 
 	uint64_t inflight, max_inflight;
 	uint64_t invalidations; /* kernel page-cache invalidations of cached files */
+	/* The names of hard-linked files, whose other names' attributes an op
+	 * invalidates (names.c), and how many it has invalidated. */
+	struct ts_fs_names *names;
+	uint64_t attr_invalidations;
 	struct ts_fs_opstat stat[TS_FS_OP_NR];
 	struct ts_fs_trace *trace; /* -o trace=FILE (trace_hook.c), once the model has started */
 };
@@ -211,6 +216,28 @@ static inline struct ts_fs *ts_fs_get(void)
 
 /* One line to stderr, or to syslog once daemonized. */
 void ts_fs_log(const struct ts_fs *fs, int prio, const char *fmt, ...) TS_PRINTF(3, 4);
+
+/* The kernel's attribute cache kept true for hard links (names.c). Start
+ * makes the invalidation thread; @wait_ok: more than one worker thread, so
+ * an op may wait for its invalidations (a read they wait on is served). */
+TS_WUR int ts_fs_names_start(struct ts_fs *fs, bool wait_ok);
+void ts_fs_names_stop(struct ts_fs *fs);
+/* The kernel knows @path (a lookup, a new link): remembered if a file of
+ * more than one name. */
+void ts_fs_names_seen(struct ts_fs *fs, const char *path, const struct stat *st);
+/* Whether any name is remembered (then ops must say what they change). */
+bool ts_fs_names_any(const struct ts_fs *fs);
+/* @path of inode @ino was unlinked. */
+void ts_fs_names_gone(struct ts_fs *fs, uint64_t ino, const char *path);
+/* @from was renamed to @to (a folder: every name under it), replacing @to
+ * unless @exchange (RENAME_EXCHANGE: the two swapped). */
+void ts_fs_names_renamed(struct ts_fs *fs, const char *from, const char *to, bool exchange);
+/* Inode @ino's attributes changed: its names other than @except (the one
+ * the kernel refreshed itself; NULL: none) are invalidated, before this
+ * returns unless @holds_pages (the op came through a kernel-cached handle,
+ * whose page locks the invalidation could wait on) or it could deadlock
+ * (names.c). */
+void ts_fs_names_changed(struct ts_fs *fs, uint64_t ino, const char *except, bool holds_pages);
 
 /* Request accounting (control.c + timing.c). */
 void ts_fs_req_begin(struct ts_fs *fs, struct ts_fs_req *r, enum ts_fs_op op, const char *path,

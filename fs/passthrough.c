@@ -197,8 +197,8 @@ static void creds_drop(struct creds *c)
 }
 
 /* The common shape of an op acting on one name: resolve, act (both as the
- * caller), account. */
-#define AT_OP(opcode, path, expr)                                               \
+ * caller), then @then if it succeeded, account. */
+#define AT_OP_THEN(opcode, path, expr, then)                                    \
 	do {                                                                    \
 		struct ts_fs *fs_ = ts_fs_get();                                \
 		struct ts_fs_req r_;                                            \
@@ -215,11 +215,14 @@ static void creds_drop(struct creds *c)
 			}                                                       \
 			creds_drop(&c_);                                        \
 		}                                                               \
+		if (res_ == 0)                                                  \
+			then;                                                   \
 		return ts_fs_req_end(fs_, &r_, res_);                           \
 	} while (0)
+#define AT_OP(opcode, path, expr) AT_OP_THEN(opcode, path, expr, (void)0)
 
 /* The same for an op on an open backing file's descriptor (f). */
-#define FH_OP(opcode, path, fi, expr)                                           \
+#define FH_OP_THEN(opcode, path, fi, expr, then)                                \
 	do {                                                                    \
 		struct ts_fs *fs_ = ts_fs_get();                                \
 		struct ts_fs_file *f = ts_fs_file_of(fi);                       \
@@ -234,8 +237,36 @@ static void creds_drop(struct creds *c)
 			res_ = (expr) ? -errno : 0;                             \
 			creds_drop(&c_);                                        \
 		}                                                               \
+		if (res_ == 0)                                                  \
+			then;                                                   \
 		return ts_fs_req_end(fs_, &r_, res_);                           \
 	} while (0)
+#define FH_OP(opcode, path, fi, expr) FH_OP_THEN(opcode, path, fi, expr, (void)0)
+
+/*
+ * The attributes of the file at @path (or open as @f) changed: its other
+ * names the kernel holds are invalidated (names.c); the kernel refreshes
+ * the one the op came through itself. Costs nothing while no file of more
+ * than one name has been seen.
+ */
+static void attrs_changed(struct ts_fs *fs, const char *path, const struct ts_fs_file *f)
+{
+	struct stat st;
+	struct at a;
+
+	if (!ts_fs_names_any(fs))
+		return;
+	if (f) {
+		ts_fs_names_changed(fs, f->ino, NULL, f->cached);
+		return;
+	}
+	if (at_get(fs, path, &a))
+		return;
+	bool ok = fstatat(a.dir, a.name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	at_put(&a);
+	if (ok && !S_ISDIR(st.st_mode))
+		ts_fs_names_changed(fs, (uint64_t)st.st_ino, path, false);
+}
 
 static void *pt_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 {
@@ -285,6 +316,10 @@ static int pt_getattr(const char *path, struct stat *st, struct fuse_file_info *
 			res = fstatat(a.dir, a.name, st, AT_SYMLINK_NOFOLLOW) ? -errno : 0;
 			at_put(&a);
 		}
+		/* a lookup (the high-level API's is a getattr) or a refresh:
+		 * the kernel now holds this name */
+		if (res == 0)
+			ts_fs_names_seen(fs, path, st);
 	}
 	return ts_fs_req_end(fs, &r, res);
 }
@@ -334,6 +369,7 @@ static int pt_unlink(const char *path)
 	struct at a;
 
 	struct creds c;
+	bool linked = false;
 
 	ts_fs_req_begin(fs, &r, TS_FS_UNLINK, path, NULL, 0, 0);
 	int res = reserved(path) ? -EPERM : r.fault;
@@ -343,14 +379,20 @@ static int pt_unlink(const char *path)
 	res = at_get(fs, path, &a);
 	if (res == 0) {
 		/* The last name of a file: its cached pages go with it. */
-		bool last = fstatat(a.dir, a.name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-			    S_ISREG(st.st_mode) && st.st_nlink == 1;
+		bool known = fstatat(a.dir, a.name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+		bool last = known && S_ISREG(st.st_mode) && st.st_nlink == 1;
 		res = unlinkat(a.dir, a.name, 0) ? -errno : 0;
 		if (res == 0 && last)
 			ts_fs_model_forget(fs, TS_FS_UNLINK, st.st_ino, 0, 0, 0);
+		linked = known && res == 0 && st.st_nlink > 1;
 		at_put(&a);
 	}
 	creds_drop(&c);
+	/* the other names' link count and ctime */
+	if (linked) {
+		ts_fs_names_gone(fs, (uint64_t)st.st_ino, path);
+		ts_fs_names_changed(fs, (uint64_t)st.st_ino, NULL, false);
+	}
 	return ts_fs_req_end(fs, &r, res);
 }
 
@@ -368,15 +410,18 @@ static int pt_symlink(const char *target, const char *path)
 static int pt_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_info *fi)
 {
 	if (fi)
-		FH_OP(TS_FS_CHOWN, path, fi, fchown(f->fd, uid, gid));
-	AT_OP(TS_FS_CHOWN, path, fchownat(a.dir, a.name, uid, gid, AT_SYMLINK_NOFOLLOW));
+		FH_OP_THEN(TS_FS_CHOWN, path, fi, fchown(f->fd, uid, gid),
+			   attrs_changed(fs_, NULL, f));
+	AT_OP_THEN(TS_FS_CHOWN, path, fchownat(a.dir, a.name, uid, gid, AT_SYMLINK_NOFOLLOW),
+		   attrs_changed(fs_, path, NULL));
 }
 
 static int pt_utimens(const char *path, const struct timespec tv[2], struct fuse_file_info *fi)
 {
 	if (fi)
-		FH_OP(TS_FS_UTIMENS, path, fi, futimens(f->fd, tv));
-	AT_OP(TS_FS_UTIMENS, path, utimensat(a.dir, a.name, tv, AT_SYMLINK_NOFOLLOW));
+		FH_OP_THEN(TS_FS_UTIMENS, path, fi, futimens(f->fd, tv), attrs_changed(fs_, NULL, f));
+	AT_OP_THEN(TS_FS_UTIMENS, path, utimensat(a.dir, a.name, tv, AT_SYMLINK_NOFOLLOW),
+		   attrs_changed(fs_, path, NULL));
 }
 
 static int chmod_confined(struct ts_fs *fs, const char *path, mode_t mode)
@@ -441,6 +486,8 @@ static int pt_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
 	 * kernel's owner check (default_permissions) and is the caller's. */
 	if (res == -EPERM && as_caller && kills_only(fs, f, path, mode))
 		res = f ? (fchmod(f->fd, mode) ? -errno : 0) : chmod_confined(fs, path, mode);
+	if (res == 0)
+		attrs_changed(fs, path, f);
 	return ts_fs_req_end(fs, &r, res);
 }
 
@@ -469,8 +516,10 @@ static int pt_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 	creds_drop(&c);
 	if (res == 0 && f)
 		__atomic_store_n(&f->size, (uint64_t)size, __ATOMIC_RELAXED);
-	if (res == 0 && fstat(fd, &st) == 0)
+	if (res == 0 && fstat(fd, &st) == 0) {
 		ts_fs_model_forget(fs, TS_FS_TRUNCATE, st.st_ino, (uint64_t)size, 0, 0);
+		ts_fs_names_changed(fs, (uint64_t)st.st_ino, f ? NULL : path, f && f->cached);
+	}
 	if (!f && fd >= 0)
 		close(fd);
 	return ts_fs_req_end(fs, &r, res);
@@ -479,8 +528,17 @@ static int pt_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 static int do_rename(struct ts_fs *fs, struct at *a, struct at *b, const char *from,
 		     const char *to, unsigned int flags)
 {
-	struct stat st;
+	struct stat st, moved, replaced;
 
+	/* What the rename changes, while hard-linked files are about: the
+	 * moved file's ctime and the replaced one's link count, on their
+	 * other names. */
+	bool linked = ts_fs_names_any(fs);
+	bool has_moved = linked && fstatat(a->dir, a->name, &moved, AT_SYMLINK_NOFOLLOW) == 0 &&
+			 !S_ISDIR(moved.st_mode);
+	bool has_replaced = linked &&
+			    fstatat(b->dir, b->name, &replaced, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    !S_ISDIR(replaced.st_mode);
 	if (renameat2(a->dir, a->name, b->dir, b->name, flags))
 		return -errno;
 	/* A kernel-cached file must stay reachable for invalidation under its
@@ -488,14 +546,31 @@ static int do_rename(struct ts_fs *fs, struct at *a, struct at *b, const char *f
 	if ((ts_fs_want_cached(fs, to) || ts_fs_want_cached(fs, from)) &&
 	    fstatat(b->dir, b->name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
 		ts_fs_cached_track(fs, st.st_ino, to);
+	bool exchange = (flags & RENAME_EXCHANGE) != 0;
+	ts_fs_names_renamed(fs, from, to, exchange);
+	if (has_moved)
+		ts_fs_names_changed(fs, (uint64_t)moved.st_ino, to, false);
+	if (has_replaced)
+		ts_fs_names_changed(fs, (uint64_t)replaced.st_ino, exchange ? from : NULL, false);
 	return 0;
 }
 
 static int do_link(struct ts_fs *fs, struct at *a, struct at *b, const char *from,
 		   const char *to, unsigned int flags)
 {
-	(void)fs, (void)from, (void)to, (void)flags;
-	return linkat(a->dir, a->name, b->dir, b->name, 0) ? -errno : 0;
+	struct stat st;
+
+	(void)flags;
+	if (linkat(a->dir, a->name, b->dir, b->name, 0))
+		return -errno;
+	/* Both names are the file's now; the kernel keeps the old name's
+	 * link count (a separate inode to it) unless told. */
+	if (fstatat(b->dir, b->name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		ts_fs_names_seen(fs, from, &st);
+		ts_fs_names_seen(fs, to, &st);
+		ts_fs_names_changed(fs, (uint64_t)st.st_ino, to, false);
+	}
+	return 0;
 }
 
 /* An op on two names, both resolved beneath BACKING. */
@@ -603,6 +678,8 @@ static int pt_open(const char *path, struct fuse_file_info *fi)
 	if (res >= 0)
 		res = file_attach(fs, path, res, fi);
 	r.ino = res >= 0 ? ts_fs_file_of(fi)->ino : 0;
+	if (res >= 0 && (fi->flags & O_TRUNC))
+		ts_fs_names_changed(fs, r.ino, path, false);
 	return ts_fs_req_end(fs, &r, res);
 }
 
@@ -625,6 +702,8 @@ static int pt_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 	if (res >= 0)
 		res = file_attach(fs, path, res, fi);
 	r.ino = res >= 0 ? ts_fs_file_of(fi)->ino : 0;
+	if (res >= 0 && (fi->flags & O_TRUNC))
+		ts_fs_names_changed(fs, r.ino, path, false);
 	return ts_fs_req_end(fs, &r, res);
 }
 
@@ -734,6 +813,8 @@ static int pt_write_buf(const char *path, struct fuse_bufvec *buf, off_t off,
 								 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 			;
 	}
+	if (n > 0) /* size and mtime, on the file's other names */
+		ts_fs_names_changed(fs, f->ino, NULL, f->cached);
 	return (int)ts_fs_req_end(fs, &r, n);
 }
 
@@ -816,9 +897,11 @@ static int pt_fallocate(const char *path, int mode, off_t off, off_t len,
 		res = fallocate(f->fd, mode, off, len) ? -errno : 0;
 		creds_drop(&c);
 	}
-	if (res == 0)
+	if (res == 0) {
 		ts_fs_model_forget(fs, TS_FS_FALLOCATE, f->ino, (uint64_t)off, (uint64_t)len,
 				   (uint32_t)mode);
+		ts_fs_names_changed(fs, f->ino, NULL, f->cached);
+	}
 	return ts_fs_req_end(fs, &r, res);
 }
 

@@ -41,6 +41,19 @@
 
 #define OFF(f) offsetof(struct ts_fs_opts, f)
 
+/*
+ * How long the kernel may answer a stat() from its cache, in seconds: a
+ * choice, libfuse's own default for attr_timeout and entry_timeout. The
+ * kernel looks a name up again once its entry_timeout (1 s) has passed,
+ * and that lookup refreshes the attributes too, so a longer attr_timeout
+ * saves few round trips more; a shorter one gives back the per-file
+ * getattrs (with 0, 8.1 per file of a PyTorch folder loader, which made
+ * FUSE mode 11-21% slower than block mode on ssd-cloud: disk/README.md).
+ * It is also how long a change made in BACKING behind the mount may take
+ * to show.
+ */
+#define TS_FS_ATTR_TIMEOUT "1"
+
 /* The daemon's options; the model's (capacity, mem, seed, floor,
  * dirty_limit, ra_max, mem_rate) come from ts_tier_cfg_opts. */
 const struct ts_opt ts_fs_opt_table[] = {
@@ -105,8 +118,10 @@ static void usage(FILE *out)
 	ts_opt_help(out, ts_tier_cfg_opts);
 	fprintf(out, "\nFUSE options (-o): allow_other (let users other than the one mounting in; "
 		     "each request is made as its caller, and default_permissions, always on, "
-		     "checks the file modes), max_threads=N (at least 1, default 256), ... (see "
-		     "mount.fuse3(8))\n");
+		     "checks the file modes), max_threads=N (at least 1, default 256), "
+		     "attr_timeout=S (how long the kernel caches attributes, default " TS_FS_ATTR_TIMEOUT
+		     "; the other names of a hard-linked file are invalidated when it changes), ... "
+		     "(see mount.fuse3(8))\n");
 }
 
 struct cmdline {
@@ -183,7 +198,6 @@ static bool path_within(const char *inner, const char *outer)
 static int prepare(struct ts_fs *fs, const char *backing, const char *mp)
 {
 	char abs[PATH_MAX], what[PATH_MAX + 64];
-	struct stat st;
 
 	fs->root = open(backing, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fs->root < 0) {
@@ -200,7 +214,11 @@ static int prepare(struct ts_fs *fs, const char *backing, const char *mp)
 		fprintf(stderr, "tierfs: backing directory '%s': %s\n", backing, strerror(errno));
 		return -1;
 	}
-	if (stat(mp, &st)) {
+	/* Forced past the kernel's attribute cache: a FUSE mount whose daemon
+	 * died answers a plain stat() of its root from what it cached
+	 * (attr_timeout), a forced one with ENOTCONN. */
+	struct statx sx;
+	if (statx(AT_FDCWD, mp, AT_STATX_FORCE_SYNC, STATX_TYPE, &sx)) {
 		if (errno == ENOTCONN)
 			fprintf(stderr,
 				"tierfs: '%s' is a stale FUSE mount (its daemon is gone); clear it "
@@ -213,7 +231,7 @@ static int prepare(struct ts_fs *fs, const char *backing, const char *mp)
 			fprintf(stderr, "tierfs: mountpoint '%s': %s\n", mp, strerror(errno));
 		return -1;
 	}
-	if (!S_ISDIR(st.st_mode)) {
+	if (!S_ISDIR(sx.stx_mode)) {
 		fprintf(stderr, "tierfs: mountpoint '%s' is not a directory\n", mp);
 		return -1;
 	}
@@ -530,15 +548,18 @@ int main(int argc, char **argv)
 	if (configure(fs, &args, &cl))
 		goto out;
 
-	/* Attributes are not cached in the kernel (a user's -o attr_timeout=
-	 * comes later and wins): a hard link is a separate inode to the
-	 * high-level API, and an unlink could not refresh the other names'
-	 * link count otherwise. Names stay cached for libfuse's default 1 s.
+	/* The kernel caches attributes for TS_FS_ATTR_TIMEOUT, as a kernel
+	 * file system keeps its inodes (a user's -o attr_timeout= comes later
+	 * and wins): a stat() of a file it has looked up costs no round trip.
+	 * What an op changes behind a name the kernel holds (the other names
+	 * of a hard-linked file) is invalidated (names.c). Names stay cached
+	 * for libfuse's default 1 s, missing ones not at all.
 	 * The kernel checks every access against the file modes
 	 * (default_permissions, always on): with allow_other a root daemon
 	 * must not open to everyone what the modes close. */
 	if (fuse_opt_insert_arg(&args, 1,
-				"-oattr_timeout=0,negative_timeout=0,default_permissions") ||
+				"-oattr_timeout=" TS_FS_ATTR_TIMEOUT
+				",negative_timeout=0,default_permissions") ||
 	    fuse_opt_add_arg(&args, fs->mountpoint) ||
 	    (!has_arg(&args, "fsname=") && add_fsname(&args, fs->backing))) {
 		fprintf(stderr, "tierfs: out of memory\n");
@@ -555,6 +576,10 @@ int main(int argc, char **argv)
 	if (cmd.max_threads < 1) {
 		fprintf(stderr, "tierfs: option 'max_threads': 0 threads cannot serve a request "
 				"(give at least 1; the default is 256)\n");
+		goto out;
+	}
+	if (ts_fs_names_start(fs, !cmd.singlethread && cmd.max_threads > 1)) {
+		fprintf(stderr, "tierfs: cannot start the attribute-invalidation thread\n");
 		goto out;
 	}
 	f = fuse_new(&args, &ts_fs_fuse_ops, sizeof(ts_fs_fuse_ops), fs);
@@ -595,8 +620,10 @@ unmount:
 	ts_fs_trace_close(fs);
 	ts_fs_log(fs, LOG_INFO, "tierfs: %s unmounted", fs->mountpoint);
 out:
-	/* The model's invalidation thread uses f: stop it first. */
+	/* The model's invalidation thread and the names' use f: stop them
+	 * first. */
 	ts_fs_model_close(fs);
+	ts_fs_names_stop(fs);
 	if (f)
 		fuse_destroy(f);
 	ts_fs_files_free(fs);

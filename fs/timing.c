@@ -8,10 +8,11 @@
  * directory (open, create, opendir, readdir, mkdir, unlink, rename, link,
  * chmod, truncate...) are TS_TIER_META. getattr, access, readlink, statfs,
  * flush and release cost nothing: on a real server they are answered from
- * the inode cache or are local, and with attributes uncached in the kernel
- * (tierfs.c) every stat() reaches the daemon, so charging them would bill
- * the disk for what the inode cache serves. In libfuse's high-level API a
- * lookup is a getattr, so the inode read of a cold file is the open's.
+ * the inode cache or are local, and a stat() reaches the daemon whenever
+ * the kernel's copy of the attributes is older than attr_timeout (tierfs.c)
+ * or was invalidated (names.c), so charging them would bill the disk for
+ * what the inode cache serves. In libfuse's high-level API a lookup is a
+ * getattr, so the inode read of a cold file is the open's.
  *
  * The kernel page cache. Files are opened with direct_io on the FUSE side,
  * so every read and write reaches the daemon and the model's page cache
