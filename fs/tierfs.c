@@ -46,11 +46,11 @@
  * choice, libfuse's own default for attr_timeout and entry_timeout. The
  * kernel looks a name up again once its entry_timeout (1 s) has passed,
  * and that lookup refreshes the attributes too, so a longer attr_timeout
- * saves few round trips more; a shorter one gives back the per-file
- * getattrs (with 0, 8.1 per file of a PyTorch folder loader, which made
- * FUSE mode 11-21% slower than block mode on ssd-cloud: disk/README.md).
- * It is also how long a change made in BACKING behind the mount may take
- * to show.
+ * saves few round trips more; 0 gives back the per-file getattrs (8.1 per
+ * file of a PyTorch folder loader against 1.1, which made FUSE mode 1.18x
+ * block mode's epoch on ssd-cloud against 1.07x: disk/README.md). It is
+ * also how long a change made in BACKING behind the mount may take to
+ * show.
  */
 #define TS_FS_ATTR_TIMEOUT "1"
 
