@@ -37,7 +37,9 @@ for k in hdf5 png npz; do
 done
 for f in "$tmp"/b/*; do
 	n=$(basename "$f")
-	"$build/fs/tierfs" -o "tier=nvme-local,trace=$tmp/t.trace" "$tmp/b" "$tmp/m" >/dev/null 2>&1
+	# attributes uncached (tierfs caches them for 1 s): every stat() and
+	# fstat() the reader makes reaches the trace, as the chains list them
+	"$build/fs/tierfs" -o "tier=nvme-local,attr_timeout=0,trace=$tmp/t.trace" "$tmp/b" "$tmp/m" >/dev/null 2>&1
 	"$py" "$here/dlio_chain_probe.py" read "$tmp/m" "$n"
 	fusermount3 -u "$tmp/m"
 	# the daemon writes the trace's end as it exits

@@ -39,7 +39,9 @@ probe() {
 	f=$1
 	shift
 	rm -f "$tmp/t.trace"
-	"$build/fs/tierfs" -o "tier=nvme-local,trace=$tmp/t.trace" "$tmp/b" "$tmp/m" >/dev/null 2>&1
+	# attributes uncached (tierfs caches them for 1 s): every stat() and
+	# fstat() the reader makes reaches the trace, as the chains list them
+	"$build/fs/tierfs" -o "tier=nvme-local,attr_timeout=0,trace=$tmp/t.trace" "$tmp/b" "$tmp/m" >/dev/null 2>&1
 	"$py" "$here/dlio_held_probe.py" memory "$tmp/m/$f" "$@"
 	fusermount3 -u "$tmp/m"
 	for _ in $(seq 50); do "$build/cli/tiersim" trace dump "$tmp/t.trace" >"$tmp/t.txt" 2>/dev/null && break; sleep 0.1; done
