@@ -227,6 +227,15 @@ struct cache {
 	uint64_t run_file, run_off, run_len, run_last;
 	unsigned run_n;
 	struct late late[LATE];
+	/* What the last fill left, when it brought pages [fresh_p0, fresh_p1)
+	 * of fresh_file in whole: none of their chunks cached before, one
+	 * device request for all of them, all in the extent at the front of
+	 * the LRU list, all ready at fresh_ready (its answer). A fill of the
+	 * same pages right after it (a read after the readahead window that
+	 * holds it) would only find them there, ready then: fresh tells it
+	 * so. fresh_ok is cleared by every fill and every request. */
+	uint64_t fresh_file, fresh_p0, fresh_p1, fresh_ready;
+	bool fresh_ok;
 
 	_Atomic uint64_t pub_resident, pub_dirty, pub_wb, pub_evicted, pub_entries;
 };
@@ -1120,12 +1129,16 @@ static uint64_t fill(struct cache *c, uint64_t now, uint64_t file, uint64_t p0, 
 	/* Chunks [idx, gap) are not cached: only the chunk being filled is
 	 * added, and evictions only take chunks away. */
 	uint64_t ready = now, last = (p1 - 1) / PPC, gap = 0;
+	uint32_t i = NIL;
+	bool fresh = true; /* every chunk new, one device request so far */
+	c->fresh_ok = false;
 	c->run_len = 0;
 	c->run_n = 0;
 	for (uint64_t idx = p0 / PPC; idx <= last;) {
 		uint32_t want = page_mask(p0, p1, idx);
-		uint32_t i = idx < gap ? NIL : ext_at(c, file, idx, &gap);
+		i = idx < gap ? NIL : ext_at(c, file, idx, &gap);
 		uint32_t miss = i == NIL ? want : want & ~mask_of(&c->e[i], idx);
+		fresh &= i == NIL;
 		if (!miss) {
 			struct ext *e = &c->e[i];
 			uint64_t hi = TS_MIN(last, e->lo + e->n - 1);
@@ -1158,6 +1171,7 @@ static uint64_t fill(struct cache *c, uint64_t now, uint64_t file, uint64_t p0, 
 			    (i != NIL && t->file == file && t->lo == idx)) {
 				uint64_t d = run_flush(c, now, done);
 				ready = TS_MAX(ready, d);
+				fresh = false;
 				break;
 			}
 			evict_one(c, now);
@@ -1180,6 +1194,7 @@ static uint64_t fill(struct cache *c, uint64_t now, uint64_t file, uint64_t p0, 
 			int p = __builtin_ctz(m), q = run_end(m, p);
 			uint64_t o = (idx * PPC + (uint64_t)p) * PAGE, l = (uint64_t)(q - p) * PAGE;
 			if (!c->run_len || c->run_off + c->run_len != o || c->run_n == RUN_ENTS) {
+				fresh &= !c->run_len;
 				uint64_t d = run_flush(c, now, done);
 				ready = TS_MAX(ready, d);
 				c->run_file = file;
@@ -1198,7 +1213,17 @@ static uint64_t fill(struct cache *c, uint64_t now, uint64_t file, uint64_t p0, 
 		idx++;
 	}
 	uint64_t d = run_flush(c, now, done);
-	return TS_MAX(ready, d);
+	ready = TS_MAX(ready, d);
+	/* i holds the last chunk; joined, the extent holds them all */
+	if (fresh && i != NIL && c->lru_head == i && c->e[i].lo <= p0 / PPC &&
+	    c->e[i].lo + c->e[i].n - 1 == last) {
+		c->fresh_file = file;
+		c->fresh_p0 = p0;
+		c->fresh_p1 = p1;
+		c->fresh_ready = ready;
+		c->fresh_ok = true;
+	}
+	return ready;
 }
 static unsigned long long pow2_up(uint64_t x)
 {
@@ -1518,10 +1543,20 @@ static uint64_t cache_read(struct cache *c, uint64_t now, const struct ts_tier_r
 	uint64_t p0 = req->off / PAGE, p1 = (req->off + req->len + PAGE - 1) / PAGE;
 	uint64_t hit = 0, dem = 0;
 	enum ts_tier_bound b0 = done->bound;
+	c->fresh_ok = false;
 	if (!req->kernel_ra)
 		readahead(c, now, req, done, &dem);
-	uint64_t dev0 = done->dev_ios;
-	uint64_t end = fill(c, now, req->file, p0, p1, req->off, req->len, &hit, done);
+	uint64_t dev0 = done->dev_ios, end;
+	if (c->fresh_ok && c->fresh_file == req->file && c->fresh_p0 == p0 && c->fresh_p1 == p1) {
+		/* The window just read is the read: what fill would find, at
+		 * the front of the LRU list already (touch_range: nothing to
+		 * do), each chunk ready when the one request is (late_note
+		 * left no earlier time for pages that were not there). */
+		hit += overlap(req->off, req->len, p0, p1);
+		end = TS_MAX(now, c->fresh_ready);
+	} else {
+		end = fill(c, now, req->file, p0, p1, req->off, req->len, &hit, done);
+	}
 	/* windows past the read alone do not make it wait on the device */
 	bool went_to_device = done->dev_ios != dev0 || dem;
 	hit -= TS_MIN(hit, dem); /* what this read's own windows brought */
