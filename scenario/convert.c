@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <turbojpeg.h>
 #include <unistd.h>
 
@@ -167,8 +168,17 @@ static int slurp(const char *path, uint8_t **buf, size_t *cap, size_t *len)
 	return 0;
 }
 
+/* LMDB answers a short write (a full disk) with EIO and no errno: where
+ * the output's file system has no room left, that is said. */
 static int mdb_err(int rc, const char *what, const char *out, char *err, size_t errlen)
 {
+	struct statvfs v;
+	if (rc == EIO && statvfs(out, &v) == 0 &&
+	    (uint64_t)v.f_bavail * v.f_frsize < ((uint64_t)1 << 20)) {
+		snprintf(err, errlen, "preprocess: LMDB %s in %s: %s", what, out,
+			 strerror(ENOSPC));
+		return -ENOSPC;
+	}
 	snprintf(err, errlen, "preprocess: LMDB %s in %s: %s", what, out, mdb_strerror(rc));
 	return rc > 0 ? -rc : TS_E_CORRUPT;
 }

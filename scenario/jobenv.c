@@ -458,7 +458,7 @@ static int live_disk(struct ts_job_env *env, const struct ts_scenario *s, const 
 	struct ts_disk_make_opts mk = { .image = lv->image, .fs = s->mnt.fs, .from = dp->backing };
 	if ((rc = ts_disk_size_for(dp->backing, s->mnt.fs, &size, err, errlen)))
 		goto fail;
-	mk.size = size;
+	mk.size = size + lv->room;
 	if ((rc = ts_disk_make(&mk, err, errlen)))
 		goto fail; /* the image is gone; its folder goes in disk_end */
 	if (mkdir(lv->root, 0755) && errno != EEXIST) {
