@@ -24,10 +24,11 @@
 -- speed is per-core throughput relative to from = HOST (costs divide by it).
 -- A scenario picks one with pipeline{ host = "NAME" } or "NAME/LIBRARY";
 -- "this-machine" (the default) charges today's calibration instead.
---   replay_wake_cost_ns  optional: tiersim replay's wake-up rule (block mode,
---                     traces/README.md), how much the gap after a request a
---                     thread slept in grows per e-fold of the request's
---                     time; the machine's own (its virtualisation and
+--   replay_wake_cost_ns  optional: tiersim replay's wake-up rule (block-mode
+--                     recordings, and under --kernel-fs the reads the
+--                     replay's page cache serves; traces/README.md), how
+--                     much the gap after a request a thread slept in grows
+--                     per e-fold of the request's time; the machine's own (its virtualisation and
 --                     kernel), not carried by from =; `tiersim replay --host
 --                     NAME` picks it, build-host when none is named
 --   dlio_sample_ns, dlio_sample_ns_per_mib   optional: a DLIO reader's own
