@@ -27,3 +27,42 @@ bench_ratio() { /usr/bin/python3 "$BENCH_DIR/benchstat.py" ratio "$@"; }
 bench_diff() { /usr/bin/python3 "$BENCH_DIR/benchstat.py" diff "$@"; }
 # bench_load: the load average now and the CPUs it is shared by
 bench_load() { echo "load $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"; }
+
+# bench_mounts NAME MOUNT...: for a script that mounts tierfs several ways
+# over one backing folder: WORK (a fresh folder), BACKING, a mount point
+# WORK/MOUNT per MOUNT, MOUNTS (with traced-before added when TS_BEFORE
+# names another build: BEFORE, whose tierfs the script mounts there), PID
+# (the script sets PID[MOUNT] to each daemon), and an exit trap that
+# unmounts them all, waits for their daemons and removes WORK. NAME heads
+# the error lines.
+bench_mounts() {
+	local name=$1 m
+	shift
+	WORK=$(mktemp -d "${TMPDIR:-/tmp}/$name.XXXXXX")
+	BACKING=$WORK/backing
+	MOUNTS="$*"
+	BEFORE=
+	if [ -n "${TS_BEFORE:-}" ]; then
+		BEFORE=$(cd "$TS_BEFORE" 2>/dev/null && pwd) ||
+			{ echo "$name: no build directory '$TS_BEFORE'" >&2; exit 1; }
+		[ -x "$BEFORE/fs/tierfs" ] || { echo "$name: $BEFORE/fs/tierfs is not built" >&2; exit 1; }
+		MOUNTS+=" traced-before"
+	fi
+	declare -gA PID=()
+	mkdir -p "$BACKING"
+	for m in $MOUNTS; do mkdir -p "$WORK/$m"; done
+	trap bench_unmount_all EXIT
+	trap 'exit 1' INT TERM
+}
+# bench_mounted DIR: whether DIR is a mount point
+bench_mounted() { awk -v m="$1" '$5 == m { f = 1 } END { exit !f }' /proc/self/mountinfo; }
+bench_unmount_all() {
+	local m
+	for m in $MOUNTS; do
+		if bench_mounted "$WORK/$m"; then
+			fusermount3 -u "$WORK/$m" 2>/dev/null || umount -l "$WORK/$m"
+		fi
+		[ -n "${PID[$m]:-}" ] && wait "${PID[$m]}" 2>/dev/null
+	done
+	rm -rf "$WORK"
+}

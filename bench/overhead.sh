@@ -53,31 +53,7 @@ JOBS=${TS_JOBS:-"4k-randread-qd1 4k-randread-qd16 1m-read-qd16"}
 [ -x "$TIERFS" ] || { echo "overhead: $TIERFS is not built (ninja -C $BUILD)" >&2; exit 1; }
 command -v fio >/dev/null || { echo "overhead: fio is not installed" >&2; exit 1; }
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/tierfs-overhead.XXXXXX")
-BACKING=$WORK/backing
-MOUNTS="bare unlimited traced traced-nocpu"
-BEFORE=
-if [ -n "${TS_BEFORE:-}" ]; then
-	BEFORE=$(cd "$TS_BEFORE" 2>/dev/null && pwd) || { echo "overhead: no build directory '$TS_BEFORE'" >&2; exit 1; }
-	[ -x "$BEFORE/fs/tierfs" ] || { echo "overhead: $BEFORE/fs/tierfs is not built" >&2; exit 1; }
-	MOUNTS+=" traced-before"
-fi
-declare -A PID=()
-mkdir -p "$BACKING"
-for m in $MOUNTS; do mkdir -p "$WORK/$m"; done
-mounted() { awk -v m="$1" '$5 == m { f = 1 } END { exit !f }' /proc/self/mountinfo; }
-cleanup() {
-	local m
-	for m in $MOUNTS; do
-		if mounted "$WORK/$m"; then
-			fusermount3 -u "$WORK/$m" 2>/dev/null || umount -l "$WORK/$m"
-		fi
-		[ -n "${PID[$m]:-}" ] && wait "${PID[$m]}" 2>/dev/null
-	done
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+bench_mounts overhead bare unlimited traced traced-nocpu
 
 dd if=/dev/urandom of="$BACKING/fio.dat" bs=1M count=256 status=none || exit 1
 mount_fs() { # NAME OPTIONS: in the foreground, so that $! is the daemon
@@ -87,7 +63,7 @@ mount_fs() { # NAME OPTIONS: in the foreground, so that $! is the daemon
 	PID[$1]=$!
 	for _ in $(seq 600); do
 		if [ "$2" = bare ]; then
-			mounted "$WORK/$1" && return 0
+			bench_mounted "$WORK/$1" && return 0
 		elif grep -q '"calibrated": true' "$WORK/$1/.tierfs/stats" 2>/dev/null; then
 			return 0
 		fi

@@ -26,6 +26,8 @@ set -u
 [ $# -ge 1 ] || { echo "usage: bench/trace_ab.sh BUILD_DIR" >&2; exit 2; }
 BUILD=$(cd "$1" 2>/dev/null && pwd) || { echo "trace_ab: no build directory '$1'" >&2; exit 1; }
 SRC=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$SRC/bench/lib.sh"
 export TIERSIM_DATADIR=${TIERSIM_DATADIR:-$SRC}
 TIERFS=$BUILD/fs/tierfs
 CLI=$BUILD/cli/tiersim
@@ -37,31 +39,7 @@ for x in "$TIERFS" "$AB"; do
 	[ -x "$x" ] || { echo "trace_ab: $x is not built (ninja -C $BUILD)" >&2; exit 1; }
 done
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/trace-ab.XXXXXX")
-BACKING=$WORK/backing
-MOUNTS="unlimited traced traced-nocpu"
-BEFORE=
-if [ -n "${TS_BEFORE:-}" ]; then
-	BEFORE=$(cd "$TS_BEFORE" 2>/dev/null && pwd) || { echo "trace_ab: no build directory '$TS_BEFORE'" >&2; exit 1; }
-	[ -x "$BEFORE/fs/tierfs" ] || { echo "trace_ab: $BEFORE/fs/tierfs is not built" >&2; exit 1; }
-	MOUNTS+=" traced-before"
-fi
-declare -A PID=()
-mkdir -p "$BACKING"
-for m in $MOUNTS; do mkdir -p "$WORK/$m"; done
-mounted() { awk -v m="$1" '$5 == m { f = 1 } END { exit !f }' /proc/self/mountinfo; }
-cleanup() {
-	local m
-	for m in $MOUNTS; do
-		if mounted "$WORK/$m"; then
-			fusermount3 -u "$WORK/$m" 2>/dev/null || umount -l "$WORK/$m"
-		fi
-		[ -n "${PID[$m]:-}" ] && wait "${PID[$m]}" 2>/dev/null
-	done
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+bench_mounts trace_ab unlimited traced traced-nocpu
 
 dd if=/dev/urandom of="$BACKING/f" bs=1M count=256 status=none || exit 1
 cat "$BACKING/f" >/dev/null # tierfs reads its backing file through the page cache
