@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tests/fs/paths.h"
 #include "tests/tcheck.h"
 
 static const char *mnt;
@@ -33,11 +34,7 @@ static bool later;
 
 static char *m(const char *rel)
 {
-	static char buf[8][4096];
-	static int i;
-	i = (i + 1) % 8;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", mnt, rel);
-	return buf[i];
+	return tc_under(mnt, rel);
 }
 
 static void make(const char *rel, size_t bytes)

@@ -25,17 +25,14 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "tests/fs/paths.h"
 #include "tests/tcheck.h"
 
 static const char *mnt, *backing;
 
 static char *m(const char *rel)
 {
-	static char buf[8][4096];
-	static int i;
-	i = (i + 1) % 8;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", mnt, rel);
-	return buf[i];
+	return tc_under(mnt, rel);
 }
 
 static char *b(const char *rel)
