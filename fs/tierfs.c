@@ -578,10 +578,6 @@ int main(int argc, char **argv)
 				"(give at least 1; the default is 256)\n");
 		goto out;
 	}
-	if (ts_fs_names_start(fs, !cmd.singlethread && cmd.max_threads > 1)) {
-		fprintf(stderr, "tierfs: cannot start the attribute-invalidation thread\n");
-		goto out;
-	}
 	f = fuse_new(&args, &ts_fs_fuse_ops, sizeof(ts_fs_fuse_ops), fs);
 	if (!f)
 		goto out;
@@ -600,6 +596,13 @@ int main(int argc, char **argv)
 	}
 	if (!cmd.foreground)
 		daemonize(fs, f);
+	/* After the fork: a thread started before it does not exist in the
+	 * daemon, and a lock it held there stays held. */
+	if (ts_fs_names_start(fs, !cmd.singlethread && cmd.max_threads > 1)) {
+		sigprocmask(SIG_SETMASK, &old_mask, NULL);
+		ts_fs_log(fs, LOG_ERR, "tierfs: cannot start the attribute-invalidation thread");
+		goto unmount;
+	}
 	int hrc = fuse_set_signal_handlers(fuse_get_session(f));
 	sigprocmask(SIG_SETMASK, &old_mask, NULL); /* a held signal now ends the loop */
 	handlers = hrc == 0;
