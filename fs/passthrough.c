@@ -652,6 +652,26 @@ static int file_attach(struct ts_fs *fs, const char *path, int fd, struct fuse_f
 	f->cached = S_ISREG(st.st_mode) && ts_fs_want_cached(fs, path);
 	fi->direct_io = !f->cached;
 	fi->keep_cache = f->cached;
+	/*
+	 * A file opened read-only has nothing for a flush to write: its
+	 * writes are refused, so neither this daemon (no per-descriptor
+	 * state beyond the descriptor) nor the kernel (no dirty page of a
+	 * mapping made through it) holds any, and the model charges a flush
+	 * nothing (traces/tier_rule.c). The kernel then closes it without the
+	 * FUSE_FLUSH round trip a close() would wait for (FOPEN_NOFLUSH),
+	 * as ext4's close of a file it only read costs no I/O; a reader of
+	 * one file per sample saves one waited round trip per file. A file
+	 * opened for writing keeps its flush: the kernel writes a cached=
+	 * file's dirty mapped pages before it, and the backing file system
+	 * may report a write error at close (NFS). Setting the flag for
+	 * every file (or answering flush with ENOSYS, which stops flushes on
+	 * the whole mount) would lose both. Opens stay a round trip: each is
+	 * charged the file system's lookup (traces/tier_rule.c), chooses
+	 * direct IO or the kernel cache per file and handles O_TRUNC, which
+	 * a zero-message open (FUSE_CAP_NO_OPEN_SUPPORT) would leave to the
+	 * kernel for every file of the mount.
+	 */
+	fi->noflush = (fi->flags & O_ACCMODE) == O_RDONLY;
 	if (f->cached)
 		ts_fs_cached_track(fs, f->ino, path);
 	ts_fs_file_track(fs, f, fi);
