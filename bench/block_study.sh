@@ -25,7 +25,11 @@
 #   real-time run under chrt -f PRIO, through bench/rt_job.sh PRIO (the
 #   loop worker and tierfs above it). BLOCK_STUDY_SCRIPTS="main ..." runs
 #   those scenarios only (default: main tier_training preprocess), so that
-#   a study can be run one scenario at a time.
+#   a study can be run one scenario at a time. BLOCK_STUDY_KEEP=DIR keeps
+#   a timeline (--timeline: the reader's reads and, in real time, the
+#   device requests the mount recorded) of each block-mode run there, as
+#   SCRIPT.block.REP.json, and of the virtual run, SCRIPT.virtual.json:
+#   what to compare when a row's ratio misses.
 set -u
 BUILD=${1:?usage: bench/block_study.sh BUILD [REPS] [TIER...]}
 REPS=${2:-3}
@@ -45,16 +49,26 @@ export TIERSIM_WORKDIR=${TIERSIM_WORKDIR:-$W/work}
 trap 'rm -rf "$W"' EXIT
 trap 'exit 1' INT TERM
 tiers=$(IFS=,; echo "${TIERS[*]}")
+# the error's own line, not the last of a Lua traceback under it
+err1() { grep -v -e '^[[:space:]]' -e '^stack traceback' "$W/err" | tail -1; }
 
 read -r -a SCRIPTS <<<"${BLOCK_STUDY_SCRIPTS:-main tier_training preprocess}"
 # the real-time sizes, for --virtual (which otherwise runs the full size)
 declare -A SIZE=([main]="count=2000 val=2000 iterations=30" [tier_training]="count=1500 iterations=20"
 	[preprocess]="count=1000")
+KEEP=${BLOCK_STUDY_KEEP:-}
+[ -z "$KEEP" ] || mkdir -p "$KEEP" || { echo "block_study.sh: cannot make $KEEP" >&2; exit 1; }
+# TL: --timeline KEEP/NAME.json when BLOCK_STUDY_KEEP is set, else nothing
+tl_args() { # NAME
+	TL=()
+	[ -z "$KEEP" ] || TL=(--timeline "$KEEP/$1.json" --timeline-max 2000000)
+}
 for s in "${SCRIPTS[@]}"; do
+	tl_args "$s.virtual"
 	# shellcheck disable=SC2086 # SIZE holds words
-	"$B" compare "$SRC/scripts/$s.lua" --tiers "$tiers" --virtual ${SIZE[$s]} --quiet \
+	"$B" compare "$SRC/scripts/$s.lua" --tiers "$tiers" --virtual ${SIZE[$s]} --quiet "${TL[@]}" \
 		--json "$W/$s.virtual.json" >/dev/null 2>"$W/err" ||
-		{ echo "block_study.sh: $s --virtual failed: $(tail -1 "$W/err")" >&2; exit 1; }
+		{ echo "block_study.sh: $s --virtual failed: $(err1)" >&2; exit 1; }
 done
 RT=()
 # each timed run alone: its loader under chrt, the loop worker and its
@@ -67,10 +81,11 @@ pair() { # REP SCRIPT
 	for mode in $(bench_order $(($1 - 1)) fuse block); do
 		echo "== rep $1, $2, $mode ($(date -u +%T), $(bench_load))"
 		extra=()
-		[ $mode = block ] && extra=(mount.fs=ext4)
+		tl_args "$2.block.$1"
+		[ $mode = block ] && extra=(mount.fs=ext4 "${TL[@]}")
 		"${RT[@]}" "$B" compare "$SRC/scripts/$2.lua" --tiers "$tiers" "${extra[@]}" --quiet \
 			--json "$W/$2.$mode.$1.json" >/dev/null 2>"$W/err" ||
-			{ echo "block_study.sh: $2 in $mode mode failed: $(tail -1 "$W/err")" >&2; return 1; }
+			{ echo "block_study.sh: $2 in $mode mode failed: $(err1)" >&2; return 1; }
 	done
 }
 # the datasets, made before any timed run (compare keeps them in
@@ -79,7 +94,7 @@ for s in "${SCRIPTS[@]}"; do
 	one=iterations=1
 	[ "$s" = preprocess ] && one=
 	"$B" compare "$SRC/scripts/$s.lua" --tiers "${TIERS[0]}" $one --quiet >/dev/null 2>"$W/err" ||
-		{ echo "block_study.sh: $s (making its datasets) failed: $(tail -1 "$W/err")" >&2; exit 1; }
+		{ echo "block_study.sh: $s (making its datasets) failed: $(err1)" >&2; exit 1; }
 done
 for rep in $(seq "$REPS"); do
 	for s in "${SCRIPTS[@]}"; do
