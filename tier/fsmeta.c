@@ -11,6 +11,8 @@
 
 enum { K_NODE = 1, K_ITAB, K_DIR, K_EXT, K_ALLOC, K_JOURNAL };
 
+#define DSEEN 4096 /* folders remembered as read (ImageNet has 1,000 classes) */
+
 struct slot {
 	uint64_t key; /* 0 = empty */
 	uint64_t ino, blocks;
@@ -38,6 +40,12 @@ struct ts_fsmeta {
 	 * ITAB_BITS up are keys of the table. */
 	uint8_t *itab;
 	uint64_t itab_bytes;
+	/* Keys of folders already read, direct-mapped by the key's low bits
+	 * (0 = none): a folder's blocks are read once, and a lookup in one
+	 * already read (every file's open but the folder's first) is told so
+	 * by one compare instead of a probe of the table above. Only keys the
+	 * table holds go in; the table never drops a folder's. */
+	uint64_t dseen[DSEEN];
 };
 
 #define ITAB_BITS (1ULL << 24)
@@ -213,7 +221,15 @@ static void inode_read(struct ts_fsmeta *m, uint64_t ino, struct ts_fsmeta_io *o
 static void dir_read(struct ts_fsmeta *m, const struct ts_fsmeta_node *d, struct ts_fsmeta_io *out,
 		     unsigned *n, unsigned max)
 {
-	if (!first(m, K_DIR, d->key))
+	uint64_t key = key_of(K_DIR, d->key);
+	uint64_t *seen = &m->dseen[key & (DSEEN - 1)];
+	if (*seen == key)
+		return;
+	bool fresh = false;
+	if (!add(m, key, &fresh))
+		return; /* out of memory: charged again later (timing only) */
+	*seen = key;
+	if (!fresh)
 		return;
 	uint64_t blocks = d->blocks ? d->blocks : 1, base = mix(d->key) & ((1ULL << 30) - 1);
 	for (uint64_t b = 0; b < blocks; b += m->p.dir_ra_blocks) {
@@ -239,7 +255,7 @@ void ts_fsmeta_prefetch(struct ts_fsmeta *m, const struct ts_fsmeta_node *parent
 {
 	uint64_t per_win = m->per_win;
 	lock(m);
-	__builtin_prefetch(&m->s[key_of(K_DIR, parent->key) & (m->cap - 1)]);
+	__builtin_prefetch(&m->dseen[key_of(K_DIR, parent->key) & (DSEEN - 1)]);
 	uint64_t w = child->ino / per_win;
 	if (w >= ITAB_BITS)
 		__builtin_prefetch(&m->s[key_of(K_ITAB, w) & (m->cap - 1)]);

@@ -45,6 +45,24 @@ static void test_lookup(void)
 	ts_fsmeta_free(m);
 }
 
+/* More folders than fsmeta.c remembers directly (DSEEN), in turns: each
+ * is read once, its first time, whichever folders share its memo slot. */
+static void test_many_folders(void)
+{
+	struct ts_fsmeta *m;
+	struct ts_fsmeta_io io[TS_FSMETA_MAX_IO];
+	CHECK(ts_fsmeta_new(ext4, &m) == 0);
+	uint64_t reads[2] = { 0, 0 };
+	for (int turn = 0; turn < 3; turn++)
+		for (uint64_t d = 0; d < 20000; d++) {
+			struct ts_fsmeta_node dir = { 1000 + d, 20 + d, 1 };
+			reads[turn > 0] += ts_fsmeta_list(m, &dir, io, TS_FSMETA_MAX_IO);
+		}
+	CHECK_EQ_U64(reads[0], 20000);
+	CHECK_EQ_U64(reads[1], 0);
+	ts_fsmeta_free(m);
+}
+
 static void test_list_and_extent(void)
 {
 	struct ts_fsmeta *m;
@@ -445,6 +463,7 @@ int main(void)
 	if (!ext4)
 		return tc_exit();
 	test_lookup();
+	test_many_folders();
 	test_list_and_extent();
 	test_path();
 	test_journal();
