@@ -226,6 +226,10 @@ struct cache {
 	 * run_n chunks, the last of them run_last. */
 	uint64_t run_file, run_off, run_len, run_last;
 	unsigned run_n;
+	/* The extent that held run_last when it joined the run (NIL: none):
+	 * run_flush finds the run's chunks there without a lookup while it
+	 * still holds them (a freed extent holds none: n = 0). */
+	uint32_t run_ext;
 	struct late late[LATE];
 	/* What the last fill left, when it brought pages [fresh_p0, fresh_p1)
 	 * of fresh_file in whole: none of their chunks cached before, one
@@ -1097,7 +1101,10 @@ static uint64_t run_flush(struct cache *c, uint64_t now, struct ts_tier_done *do
 	uint64_t idx = c->run_off / CHUNK, last = (c->run_off + c->run_len - 1) / CHUNK;
 	uint64_t p0 = c->run_off / PAGE, p1 = (c->run_off + c->run_len) / PAGE;
 	while (idx <= last) {
-		uint32_t i = ext_at(c, c->run_file, idx, NULL);
+		uint32_t i = c->run_ext;
+		if (i == NIL || c->e[i].file != c->run_file || c->e[i].lo > idx ||
+		    idx - c->e[i].lo >= c->e[i].n)
+			i = ext_at(c, c->run_file, idx, NULL);
 		struct ext *e = &c->e[i];
 		uint64_t *rv = rdy(e), hi = TS_MIN(last, e->lo + e->n - 1);
 		for (; idx <= hi; idx++) {
@@ -1205,6 +1212,7 @@ static uint64_t fill(struct cache *c, uint64_t now, uint64_t file, uint64_t p0, 
 				c->run_n++;
 				c->run_last = idx;
 			}
+			c->run_ext = i;
 			m &= q < PPC ? ~((1U << q) - 1) : 0;
 		}
 		e = &c->e[i];
@@ -1303,6 +1311,23 @@ static void ra_take(struct cache *c, int k, uint64_t file)
 	*w = (*w & ~(0xffULL << sh)) | ra_tagof(file) << sh;
 }
 
+/* The stream slot of @file, made the most recently used; a new stream
+ * (ra_take) in the least recently used slot when it has none. That slot
+ * is ra_lru's lowest 4 bits: it moves to the top by a shift (what
+ * ra_touch computes for it). */
+static int ra_slot(struct cache *c, uint64_t file)
+{
+	int k = ra_find(c, file);
+	if (k >= 0) {
+		ra_touch(c, k);
+		return k;
+	}
+	k = (int)(c->ra_lru & 15);
+	ra_take(c, k, file);
+	c->ra_lru = c->ra_lru >> 4 | (uint64_t)k << 60;
+	return k;
+}
+
 /* The largest window for a read with @left bytes still to read: more than
  * the readahead max lets it grow to that, up to the device's largest
  * request (Linux's ractl_max_pages). */
@@ -1350,13 +1375,7 @@ static void readahead(struct cache *c, uint64_t now, const struct ts_tier_req *r
 	 * Linux never reads ahead past EOF: no readahead then. */
 	if (!req->size)
 		return;
-	int k = ra_find(c, req->file);
-	if (k < 0) {
-		k = (int)(c->ra_lru & 15);
-		ra_take(c, k, req->file);
-	}
-	ra_touch(c, k);
-	struct ra *s = &c->ra[k];
+	struct ra *s = &c->ra[ra_slot(c, req->file)];
 	uint64_t end = req->off + req->len, eof = (req->size + PAGE - 1) / PAGE * PAGE;
 	uint64_t p0 = req->off / PAGE, p1 = (end + PAGE - 1) / PAGE, prev = s->prev / PAGE;
 	s->prev = end;
@@ -1402,13 +1421,7 @@ static void readahead(struct cache *c, uint64_t now, const struct ts_tier_req *r
 /* The stream of @file, a new one (no window) when it has none. */
 static struct ra *ra_stream(struct cache *c, uint64_t file)
 {
-	int k = ra_find(c, file);
-	if (k < 0) {
-		k = (int)(c->ra_lru & 15);
-		ra_take(c, k, file);
-	}
-	ra_touch(c, k);
-	return &c->ra[k];
+	return &c->ra[ra_slot(c, file)];
 }
 
 /* The first page at or after @pg, before @end, that is not cached. */
@@ -1875,6 +1888,7 @@ struct ts_tier_layer *ts_tier_cache_new(const struct ts_tier_cache_cfg *cfg)
 		return NULL;
 	}
 	c->freelist = NIL;
+	c->run_ext = NIL;
 	c->lru_head = c->lru_tail = c->dirty_head = c->dirty_tail = NIL;
 	for (int k = 0; k < NRA; k++)
 		c->ra_lru |= (uint64_t)k << (4 * k);
