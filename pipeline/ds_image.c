@@ -144,9 +144,16 @@ static void rec_dims(uint32_t w, uint32_t h, uint32_t *rw, uint32_t *rh)
 	}
 }
 
+#define GUIDE 64 /* res_guide's buckets of [0, 1) */
+
 struct model {
 	double res_cdf[TS_ARRAY_SIZE(resolutions)];
 	double set_cdf[TS_ARRAY_SIZE(jpeg_settings)];
+	/* Where pick's scan of res_cdf may start for a u in [g, g + 1) / GUIDE:
+	 * the first resolution whose cdf is above g / GUIDE (those before it
+	 * are at most u, which never picks them) — a few compares a draw
+	 * instead of a scan from the first of 41. */
+	uint8_t res_guide[GUIDE];
 	double jpeg_mu, rec_mu;
 };
 
@@ -166,6 +173,11 @@ static void model_init(struct model *m)
 		rpx += p * rw * rh;
 	}
 	m->res_cdf[TS_ARRAY_SIZE(resolutions) - 1] = 1.0;
+	for (size_t g = 0, i = 0; g < GUIDE; g++) {
+		while (i < TS_ARRAY_SIZE(resolutions) - 1 && !(m->res_cdf[i] > (double)g / GUIDE))
+			i++;
+		m->res_guide[g] = (uint8_t)i;
+	}
 	sw = acc = 0;
 	for (size_t i = 0; i < TS_ARRAY_SIZE(jpeg_settings); i++)
 		sw += jpeg_settings[i].weight;
@@ -185,12 +197,21 @@ static void model_init(struct model *m)
 			     REC_BPP_SIGMA, REC_BPP_MIN, REC_BPP_MAX);
 }
 
-static size_t pick(const double *cdf, size_t n, double u)
+/* The first i whose cdf[i] is above @u (n - 1 when none), scanning from
+ * @from: every cdf before it is at most u. */
+static size_t pick(const double *cdf, size_t n, double u, size_t from)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = from; i < n; i++)
 		if (u < cdf[i])
 			return i;
 	return n - 1;
+}
+
+/* The resolution of a draw @u in [0, 1): pick's over res_cdf from the
+ * start, as u x GUIDE is exact and u >= its floor / GUIDE. */
+static size_t pick_res(const struct model *m, double u)
+{
+	return pick(m->res_cdf, TS_ARRAY_SIZE(resolutions), u, m->res_guide[(size_t)(u * GUIDE)]);
 }
 
 /* (double)llround(x) for 0 <= x < 2^63, and the larger of it and @floor
@@ -222,8 +243,8 @@ static void draw(const struct model *m, uint64_t seed, uint64_t img, enum draw u
 
 	*p = (struct ts_ds_image_spec){ 0 };
 	ts_rng_seed(&r, seed * 0x9e3779b97f4a7c15ULL + img * 0xd1b54a32d192ed03ULL + 0x1234567);
-	size_t ri = pick(m->res_cdf, TS_ARRAY_SIZE(resolutions), ts_rng_double(&r));
-	size_t si = pick(m->set_cdf, TS_ARRAY_SIZE(jpeg_settings), ts_rng_double(&r));
+	size_t ri = pick_res(m, ts_rng_double(&r));
+	size_t si = pick(m->set_cdf, TS_ARRAY_SIZE(jpeg_settings), ts_rng_double(&r), 0);
 	double bpp = clampd(exp(m->jpeg_mu + JPEG_BPP_SIGMA * ts_rng_normal(&r)), JPEG_BPP_MIN,
 			    JPEG_BPP_MAX);
 
