@@ -28,8 +28,10 @@
 #   a study can be run one scenario at a time. BLOCK_STUDY_KEEP=DIR keeps
 #   a timeline (--timeline: the reader's reads and, in real time, the
 #   device requests the mount recorded) of each block-mode run there, as
-#   SCRIPT.block.REP.json, and of the virtual run, SCRIPT.virtual.json:
-#   what to compare when a row's ratio misses.
+#   SCRIPT.block.REP.timeline.json, and of the virtual run,
+#   SCRIPT.virtual.timeline.json:
+#   what to compare when a row's ratio misses; and each run's report
+#   (SCRIPT.MODE.REP.json), which a study cut short leaves behind.
 set -u
 BUILD=${1:?usage: bench/block_study.sh BUILD [REPS] [TIER...]}
 REPS=${2:-3}
@@ -61,7 +63,7 @@ KEEP=${BLOCK_STUDY_KEEP:-}
 # TL: --timeline KEEP/NAME.json when BLOCK_STUDY_KEEP is set, else nothing
 tl_args() { # NAME
 	TL=()
-	[ -z "$KEEP" ] || TL=(--timeline "$KEEP/$1.json" --timeline-max 2000000)
+	[ -z "$KEEP" ] || TL=(--timeline "$KEEP/$1.timeline.json" --timeline-max 2000000)
 }
 for s in "${SCRIPTS[@]}"; do
 	tl_args "$s.virtual"
@@ -86,6 +88,7 @@ pair() { # REP SCRIPT
 		"${RT[@]}" "$B" compare "$SRC/scripts/$2.lua" --tiers "$tiers" "${extra[@]}" --quiet \
 			--json "$W/$2.$mode.$1.json" >/dev/null 2>"$W/err" ||
 			{ echo "block_study.sh: $2 in $mode mode failed: $(err1)" >&2; return 1; }
+		[ -z "$KEEP" ] || cp "$W/$2.$mode.$1.json" "$KEEP/"
 	done
 }
 # the datasets, made before any timed run (compare keeps them in
