@@ -60,9 +60,12 @@ declare -A SIZE=([main]="count=2000 val=2000 iterations=30" [tier_training]="cou
 	[preprocess]="count=1000")
 KEEP=${BLOCK_STUDY_KEEP:-}
 [ -z "$KEEP" ] || mkdir -p "$KEEP" || { echo "block_study.sh: cannot make $KEEP" >&2; exit 1; }
-# TL: --timeline KEEP/NAME.json when BLOCK_STUDY_KEEP is set, else nothing
+# TL: --timeline KEEP/NAME.timeline.json when BLOCK_STUDY_KEEP is set, else
+# nothing; none for preprocess.lua (a conversion has no timeline, and
+# compare refuses --timeline when no training or inference row ran)
 tl_args() { # NAME
 	TL=()
+	case $1 in preprocess.*) return ;; esac
 	[ -z "$KEEP" ] || TL=(--timeline "$KEEP/$1.timeline.json" --timeline-max 2000000)
 }
 for s in "${SCRIPTS[@]}"; do
