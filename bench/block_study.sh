@@ -30,7 +30,8 @@
 #   device requests the mount recorded) of each block-mode run there, as
 #   SCRIPT.block.REP.timeline.json, and of the virtual run,
 #   SCRIPT.virtual.timeline.json:
-#   what to compare when a row's ratio misses; and each run's report
+#   what to compare when a row's ratio misses (bench/timeline_device.py
+#   sums up a timeline's device requests and reads); and each run's report
 #   (SCRIPT.MODE.REP.json), which a study cut short leaves behind.
 set -u
 BUILD=${1:?usage: bench/block_study.sh BUILD [REPS] [TIER...]}
