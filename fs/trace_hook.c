@@ -53,12 +53,17 @@
  * 1.024 us units; a slot another thread holds means no gap is known, and
  * the clock is read.
  *
- * Each FUSE worker keeps its own table of open schedstat files, keyed
- * by tid (a pread of a file kept open is one syscall, and no lock is taken;
- * two workers never share a file, whose reads the kernel serialises); a
- * dead thread's file answers ESRCH, and the tid is then opened afresh (the
- * kernel may have reused it). Its process and parent are read once, from
- * /proc/TID/status, when the file is opened.
+ * One table of open schedstat files, keyed by tid, serves every worker (a
+ * pread of a file kept open is one syscall, and no lock is taken; the
+ * table's note is below). A thread's files are opened once for the mount,
+ * by the first worker it reaches: when each worker kept its own, every
+ * worker opened every thread's files (an open, a read of /proc/TID/status
+ * and two closes each: 16 threads at QD16 reached 35 workers, 560 sets),
+ * and again for each worker libfuse started after a lull. A dead thread's
+ * file answers ESRCH, and the tid is then opened afresh (the kernel may
+ * have reused it). Its process and parent are read once, from
+ * /proc/TID/status, when the file is opened; a request whose clock stays
+ * unread takes them from the table, with no syscall.
  *
  * Otherwise a read or write (an fh-only request) takes no lock and makes no
  * syscall: the record goes to the worker's own ring (traces/trace.c; a ring
@@ -80,7 +85,8 @@
 #include "fs/daemon.h"
 #include "traces/trace.h"
 
-#define TIDS 64 /* thread table slots per worker; emptied when three quarters full */
+#define CLOCK_SLOTS 512 /* the clock table's slots (a power of two) */
+#define CLOCK_PROBES 8	/* a tid sits within this many slots of its hash */
 
 /* The gap table: 4096 slots of one word each (tid, reply time, the run's
  * gaps so far; see above). */
@@ -112,28 +118,36 @@ struct imap {
 	} s[];
 };
 
-/* One FUSE worker thread's open /proc files, its own: no lock. */
+/*
+ * The clock table: one open /proc/TID/schedstat per requesting thread,
+ * shared by the workers. A slot is filled or refilled under tr->lock and
+ * read without one, under a sequence count (even: stable; odd: being
+ * changed): a reader that sees the count move across its read drops what
+ * it read. A slot's file descriptor, once open, stays open until unmount
+ * and keeps its number: a slot given to another thread gets that
+ * thread's file through dup2(), which swaps the file under the number at
+ * once, so a read racing the swap reads one file or the other, never a
+ * descriptor closed and reused by an open elsewhere in the daemon.
+ */
 struct tclock {
-	struct tclock *next, **prev; /* tr->clocks, under tr->lock */
-	struct ts_fs_trace *tr;
-	unsigned ntids;
-	unsigned shorts; /* gaps within the limit seen: one in GAP_LEARN is read */
-	struct tid_clock {
-		uint32_t tid;	    /* 0 = empty slot */
-		int fd;		    /* /proc/TID/schedstat */
-		uint32_t pid, ppid; /* from /proc/TID/status */
-	} tids[TIDS];
+	_Atomic uint32_t seq;
+	_Atomic uint32_t tid; /* 0 = free */
+	_Atomic int fd;	      /* /proc/TID/schedstat; -1: none yet */
+	_Atomic uint32_t pid, ppid; /* from /proc/TID/status */
 };
 
 struct ts_fs_trace {
 	struct ts_trace_writer *w;
-	pthread_mutex_t lock; /* map writers; the list of clocks */
+	pthread_mutex_t lock; /* map writers; clock table writers */
 	_Atomic(struct imap *) map;
-	pthread_key_t key; /* the worker's struct tclock */
-	struct tclock *clocks;
+	unsigned evict; /* under lock: the next victim when a tid's probes are full */
 	uint64_t gap_units, budget_units; /* the limit, the budget; 0: every clock is read */
 	_Atomic uint64_t gaps[GAP_SLOTS];
+	struct tclock clocks[CLOCK_SLOTS];
 };
+
+/* A worker's count of gaps within the limit: one in GAP_LEARN is read. */
+static _Thread_local unsigned shorts;
 
 static size_t slot(uint64_t ino, size_t cap)
 {
@@ -190,37 +204,25 @@ static uint32_t map_get(struct ts_fs_trace *tr, uint64_t ino)
 	}
 }
 
-static int tid_open(struct tid_clock *c, uint32_t tid)
+/* Thread @tid's process and parent, from /proc/TID/status; false: gone. */
+static bool tid_status(uint32_t tid, uint32_t *pid, uint32_t *ppid)
 {
 	char path[64], buf[2048];
 
-	c->fd = -1;
 	snprintf(path, sizeof(path), "/proc/%u/status", tid);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t n = fd < 0 ? -1 : pread(fd, buf, sizeof(buf) - 1, 0);
 	if (fd >= 0)
 		close(fd);
 	if (n <= 0)
-		return -1;
+		return false;
 	buf[n] = 0;
 	const char *tg = strstr(buf, "\nTgid:"), *pp = strstr(buf, "\nPPid:");
 	if (!tg || !pp)
-		return -1;
-	c->pid = (uint32_t)strtoul(tg + 6, NULL, 10);
-	c->ppid = (uint32_t)strtoul(pp + 6, NULL, 10);
-	snprintf(path, sizeof(path), "/proc/%u/schedstat", tid);
-	if (!c->pid || (c->fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return -1;
-	return 0;
-}
-
-static void tids_clear(struct tclock *tc)
-{
-	for (unsigned i = 0; i < TIDS; i++)
-		if (tc->tids[i].tid && tc->tids[i].fd >= 0)
-			close(tc->tids[i].fd);
-	memset(tc->tids, 0, sizeof(tc->tids));
-	tc->ntids = 0;
+		return false;
+	*pid = (uint32_t)strtoul(tg + 6, NULL, 10);
+	*ppid = (uint32_t)strtoul(pp + 6, NULL, 10);
+	return *pid != 0;
 }
 
 /* A decimal number at *@p, and *@p past it and one space; false when none. */
@@ -237,108 +239,134 @@ static bool num(const char **p, uint64_t *v)
 	return true;
 }
 
-static bool clock_read(const struct tid_clock *c, struct ts_trace_cpu *out)
+static uint32_t tid_hash(uint32_t tid)
+{
+	return (tid * 2654435761u) >> 16;
+}
+
+/* Under tr->lock: slot @c given to thread @tid, its files opened; left
+ * free when they cannot be had. Its count is odd meanwhile. */
+static void clock_fill(struct tclock *c, uint32_t tid)
+{
+	char path[64];
+	uint32_t pid = 0, ppid = 0;
+	int fd = -1;
+
+	if (tid_status(tid, &pid, &ppid)) {
+		snprintf(path, sizeof(path), "/proc/%u/schedstat", tid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	uint32_t seq = atomic_load_explicit(&c->seq, memory_order_relaxed);
+	atomic_store_explicit(&c->seq, seq + 1, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+	int old = atomic_load_explicit(&c->fd, memory_order_relaxed);
+	bool ok = fd >= 0;
+	if (ok && old >= 0) { /* the new file under the slot's number */
+		ok = dup2(fd, old) >= 0;
+		close(fd);
+		fd = old;
+	}
+	atomic_store_explicit(&c->fd, fd >= 0 ? fd : old, memory_order_relaxed);
+	atomic_store_explicit(&c->pid, pid, memory_order_relaxed);
+	atomic_store_explicit(&c->ppid, ppid, memory_order_relaxed);
+	atomic_store_explicit(&c->tid, ok ? tid : 0, memory_order_relaxed);
+	atomic_store_explicit(&c->seq, seq + 2, memory_order_release);
+}
+
+/* The slot holding thread @tid, without a lock; NULL: none. */
+static struct tclock *clock_find(struct ts_fs_trace *tr, uint32_t tid)
+{
+	uint32_t h = tid_hash(tid);
+	for (unsigned i = 0; i < CLOCK_PROBES; i++) {
+		struct tclock *c = &tr->clocks[(h + i) & (CLOCK_SLOTS - 1)];
+		if (atomic_load_explicit(&c->tid, memory_order_relaxed) == tid)
+			return c;
+	}
+	return NULL;
+}
+
+/* The slot for thread @tid: found, or filled under the lock (a free slot
+ * among its probes, else one of them in turn); NULL when its /proc files
+ * cannot be had. With @stale, the slot that held it is refilled (its
+ * file answered ESRCH: the thread is gone, or its tid was reused). */
+static struct tclock *clock_slot(struct ts_fs_trace *tr, uint32_t tid, struct tclock *stale)
+{
+	struct tclock *c = stale ? NULL : clock_find(tr, tid);
+	if (c)
+		return c;
+	pthread_mutex_lock(&tr->lock);
+	c = clock_find(tr, tid);
+	if (!c || c == stale) {
+		uint32_t h = tid_hash(tid);
+		for (unsigned i = 0; !c && i < CLOCK_PROBES; i++) {
+			struct tclock *f = &tr->clocks[(h + i) & (CLOCK_SLOTS - 1)];
+			if (!atomic_load_explicit(&f->tid, memory_order_relaxed))
+				c = f;
+		}
+		if (!c)
+			c = &tr->clocks[(h + tr->evict++ % CLOCK_PROBES) & (CLOCK_SLOTS - 1)];
+		clock_fill(c, tid);
+		if (atomic_load_explicit(&c->tid, memory_order_relaxed) != tid)
+			c = NULL;
+	}
+	pthread_mutex_unlock(&tr->lock);
+	return c;
+}
+
+/* Reads slot @c as thread @tid's: 1 with its clock in *@out (with
+ * @clock) or only its process and parent; 0 when the slot changed
+ * meanwhile; -1 when its file answered an error (the thread is gone). */
+static int clock_read(struct tclock *c, uint32_t tid, bool clock, struct ts_trace_cpu *out)
 {
 	char buf[96];
-	uint64_t on, runq;
+	uint64_t on = 0, runq = 0;
+	ssize_t n = 1;
 
-	ssize_t n = c->fd < 0 ? -1 : pread(c->fd, buf, sizeof(buf) - 1, 0);
+	uint32_t seq = atomic_load_explicit(&c->seq, memory_order_acquire);
+	if (seq & 1)
+		return 0;
+	uint32_t t = atomic_load_explicit(&c->tid, memory_order_relaxed);
+	int fd = atomic_load_explicit(&c->fd, memory_order_relaxed);
+	uint32_t pid = atomic_load_explicit(&c->pid, memory_order_relaxed);
+	uint32_t ppid = atomic_load_explicit(&c->ppid, memory_order_relaxed);
+	if (clock && t == tid)
+		n = pread(fd, buf, sizeof(buf) - 1, 0);
+	atomic_thread_fence(memory_order_acquire);
+	if (t != tid || atomic_load_explicit(&c->seq, memory_order_relaxed) != seq)
+		return 0;
 	if (n <= 0)
-		return false;
-	buf[n] = 0;
-	const char *p = buf;
-	if (!num(&p, &on) || !num(&p, &runq))
-		return false;
-	*out = (struct ts_trace_cpu){.on_ns = on, .runq_ns = runq, .pid = c->pid, .ppid = c->ppid};
-	return true;
-}
-
-static void tclock_free(void *arg)
-{
-	struct tclock *tc = arg;
-	struct ts_fs_trace *tr = tc->tr;
-
-	pthread_mutex_lock(&tr->lock);
-	if ((*tc->prev = tc->next))
-		tc->next->prev = tc->prev;
-	pthread_mutex_unlock(&tr->lock);
-	tids_clear(tc);
-	free(tc);
-}
-
-/* The calling worker's table, made on its first request. */
-static struct tclock *tclock_get(struct ts_fs_trace *tr)
-{
-	struct tclock *tc = pthread_getspecific(tr->key);
-	if (tc)
-		return tc;
-	if (!(tc = calloc(1, sizeof(*tc))))
-		return NULL;
-	tc->tr = tr;
-	if (pthread_setspecific(tr->key, tc)) {
-		free(tc);
-		return NULL;
+		return -1;
+	if (clock) {
+		buf[n] = 0;
+		const char *p = buf;
+		if (!num(&p, &on) || !num(&p, &runq))
+			return -1;
 	}
-	pthread_mutex_lock(&tr->lock);
-	if ((tc->next = tr->clocks))
-		tc->next->prev = &tc->next;
-	tc->prev = &tr->clocks;
-	tr->clocks = tc;
-	pthread_mutex_unlock(&tr->lock);
-	return tc;
+	*out = (struct ts_trace_cpu){.on_ns = on, .runq_ns = runq, .pid = pid, .ppid = ppid};
+	return 1;
 }
 
-/* The calling worker's entry for thread @tid, opened on first use; NULL:
- * none. A tid whose /proc entry does not say stays in the table without a
- * file, so it costs one attempt, not one per request. Each worker keeps
- * its own files, so no lock is taken, and two workers never share a /proc
- * file (whose reads the kernel serialises). */
-static struct tid_clock *tid_entry(struct ts_fs_trace *tr, uint32_t tid)
+/* Thread @tid's CPU sample (@clock) or only its process and parent;
+ * false when it has none (it is gone, or /proc does not say). */
+static bool tid_read(struct ts_fs_trace *tr, uint32_t tid, bool clock, struct ts_trace_cpu *out)
 {
-	struct tclock *tc;
+	struct tclock *stale = NULL;
 
-	if (!tid || !(tc = tclock_get(tr)))
-		return NULL;
-	unsigned k = (tid * 2654435761u) & (TIDS - 1);
-	while (tc->tids[k].tid && tc->tids[k].tid != tid)
-		k = (k + 1) & (TIDS - 1);
-	if (!tc->tids[k].tid) {
-		if (tc->ntids >= TIDS / 4 * 3) {
-			tids_clear(tc);
-			k = (tid * 2654435761u) & (TIDS - 1);
-		}
-		tid_open(&tc->tids[k], tid);
-		tc->tids[k].tid = tid;
-		tc->ntids++;
-	}
-	return &tc->tids[k];
-}
-
-/* Thread @tid's process and parent, without its clock; false: unknown. */
-static bool tid_who(struct ts_fs_trace *tr, uint32_t tid, struct ts_trace_cpu *out)
-{
-	const struct tid_clock *c = tid_entry(tr, tid);
-	if (!c || c->fd < 0)
+	if (!tid)
 		return false;
-	*out = (struct ts_trace_cpu){.pid = c->pid, .ppid = c->ppid};
-	return true;
-}
-
-/* The CPU sample of thread @tid; false when it has none (it is gone, or
- * /proc does not say). */
-static bool tid_sample(struct ts_fs_trace *tr, uint32_t tid, struct ts_trace_cpu *out)
-{
-	struct tid_clock *c = tid_entry(tr, tid);
-	if (!c)
-		return false;
-	bool ok = clock_read(c, out);
-	if (!ok && c->fd >= 0) { /* the thread is gone, or its tid was reused */
-		close(c->fd);
-		tid_open(c, tid);
-		c->tid = tid;
-		ok = clock_read(c, out);
+	for (int tries = 0; tries < 3; tries++) {
+		struct tclock *c = clock_slot(tr, tid, stale);
+		if (!c)
+			return false;
+		int rc = clock_read(c, tid, clock, out);
+		if (rc > 0)
+			return true;
+		/* gone: its slot refilled once, in case the tid was reused */
+		if (rc < 0 && stale)
+			return false;
+		stale = rc < 0 ? c : NULL;
 	}
-	return ok;
+	return false;
 }
 
 static uint64_t mask(unsigned bits)
@@ -369,8 +397,7 @@ static bool gap_skip(struct ts_fs_trace *tr, uint32_t tid, uint64_t submit_ns, b
 	uint64_t gap = ((submit_ns >> GAP_UNIT_SHIFT) - when) & mask(GAP_WHEN_BITS);
 	if (gap > tr->gap_units) /* long, or before the reply (async) */
 		return false;
-	struct tclock *tc = tclock_get(tr);
-	if (owed + gap > tr->budget_units || !tc || ++tc->shorts % GAP_LEARN == 0) {
+	if (owed + gap > tr->budget_units || ++shorts % GAP_LEARN == 0) {
 		*run = true;
 		return false;
 	}
@@ -402,13 +429,13 @@ void ts_fs_trace_sample(struct ts_fs *fs, struct ts_fs_req *r)
 	if (!tr || !fs->o.trace_cpu || !r->tid)
 		return;
 	uint32_t tid = (uint32_t)r->tid;
-	if (gap_skip(tr, tid, r->submit_ns, &run, &owed) && tid_who(tr, tid, &r->cpu)) {
+	if (gap_skip(tr, tid, r->submit_ns, &run, &owed) && tid_read(tr, tid, false, &r->cpu)) {
 		r->cpu_state = TS_FS_CPU_UNREAD;
 		r->cpu_owed = owed;
 		r->cpu.flags = TS_CPU_F_GAP;
 		return;
 	}
-	if (tid_sample(tr, tid, &r->cpu)) {
+	if (tid_read(tr, tid, true, &r->cpu)) {
 		r->cpu_state = TS_FS_CPU_READ;
 		r->cpu.flags = run ? TS_CPU_F_RUN : 0;
 	}
@@ -505,9 +532,9 @@ int ts_fs_trace_open(struct ts_fs *fs, char *err, size_t n)
 	struct ts_fs_trace *tr = calloc(1, sizeof(*tr));
 	if (!tr)
 		return -ENOMEM;
-	int rc = -pthread_key_create(&tr->key, tclock_free);
-	if (!rc && (rc = ts_trace_writer_open(fs->o.trace, &h, &w)))
-		pthread_key_delete(tr->key);
+	for (unsigned i = 0; i < CLOCK_SLOTS; i++)
+		atomic_init(&tr->clocks[i].fd, -1);
+	int rc = ts_trace_writer_open(fs->o.trace, &h, &w);
 	if (rc) {
 		snprintf(err, n, "trace=%s: %s", fs->o.trace, ts_strerror(rc));
 		free(tr);
@@ -584,15 +611,10 @@ void ts_fs_trace_close(struct ts_fs *fs)
 	if (!tr)
 		return;
 	int rc = ts_trace_writer_close(tr->w, &dropped);
-	/* the workers are joined (libfuse's loop has ended); a table whose
-	 * thread did not exit through its destructor is freed here */
-	pthread_key_delete(tr->key);
-	while (tr->clocks) {
-		struct tclock *tc = tr->clocks;
-		tr->clocks = tc->next;
-		tids_clear(tc);
-		free(tc);
-	}
+	/* the workers are joined (libfuse's loop has ended) */
+	for (unsigned i = 0; i < CLOCK_SLOTS; i++)
+		if (atomic_load(&tr->clocks[i].fd) >= 0)
+			close(atomic_load(&tr->clocks[i].fd));
 	pthread_mutex_destroy(&tr->lock);
 	for (struct imap *m = atomic_load(&tr->map), *o; m; m = o) {
 		o = m->older;

@@ -144,6 +144,31 @@ awk 'FNR == NR { a[$3] = $4; b[$3] = $5; pid = $2; tid = $1; next }
 grep -q '^[0-9]* of 200 clocks read$' "$TMPD/clk.out" || fail "CPU samples: $(cat "$TMPD/clk.out")"
 echo "clk.trace: $(cat "$TMPD/clk.out")"
 
+# Each requesting thread's /proc files are opened once for the mount, not
+# once per FUSE worker that serves it: 8 threads read at once, every clock
+# read (trace_cpu_every), and the daemon's opens are counted (strace).
+if command -v strace >/dev/null; then
+	env --default-signal=INT strace -f -qq -e trace=openat -o "$TMPD/open.strace" "$TIERFS" -f \
+		-o "tier=unlimited,trace=$TMPD/open.trace,trace_cpu_every=true" "$BACKING" "$MNT" \
+		2>>"$LOG" &
+	DAEMON_PID=$!
+	wait_ready "$MNT" "$DAEMON_PID"
+	fio --name=r --filename="$MNT/data" --rw=randread --bs=4k --io_size=128k --size=1m \
+		--ioengine=psync --direct=1 --numjobs=8 --thread --randseed=3 --output=/dev/null ||
+		fail "fio through the mount failed"
+	tfs_umount
+	"$B" trace dump "$TMPD/open.trace" > "$TMPD/open.txt" || fail "trace dump failed"
+	tids=$(awk '$3 == "read" { t[$8] = 1 } END { print length(t) }' "$TMPD/open.txt")
+	grep -o '"/proc/[0-9]*/status"' "$TMPD/open.strace" | sort | uniq -c |
+		awk -v tids="$tids" '{ n++; if ($1 > 1) bad = bad " " $2 " " $1 " times" }
+			END { if (bad != "" || n < tids || tids < 8) { print n " threads opened for " tids " reading:" bad; exit 1 } }' \
+		> "$TMPD/open.out" || fail "/proc files opened more than once per thread: $(cat "$TMPD/open.out")"
+	cpus=$(grep -c '^cpu ' "$TMPD/open.txt")
+	[ "$cpus" -ge 256 ] || fail "open.trace: $cpus CPU samples for 256 reads"
+else
+	echo "strace is not installed: the count of /proc opens per thread is not checked"
+fi
+
 # trace_cpu=false: the same reads, recorded without CPU samples
 tfs_mount "tier=ssd-cloud,capacity=100GiB,seed=7,trace=$TMPD/nocpu.trace,trace_cpu=false"
 fio --name=r --filename="$MNT/data" --rw=randread --bs=4k --io_size=256k --size=1m \
