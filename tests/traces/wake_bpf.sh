@@ -16,7 +16,7 @@ head -c 1048576 /dev/urandom > "$T/disk"
 # wake_load's own threads only: under AddressSanitizer its leak check at
 # exit would stop the world from a task of its own, a seventh "thread"
 rec() { # rec tracefs|bpf
-	TMPDIR="$T/tmp" TIERSIM_WAKE_CAPTURE=$1 "$B" record --data "$T/data" --out "$T/$1.trace" \
+	XDG_CACHE_HOME="$T/cache" TMPDIR="$T/tmp" TIERSIM_WAKE_CAPTURE=$1 "$B" record --data "$T/data" --out "$T/$1.trace" \
 		-- env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
 		"$L" "$T/disk" > /dev/null 2> "$T/$1.err"
 }
@@ -57,6 +57,12 @@ if grep -q "notice: no wake" "$T/tracefs.err"; then
 	echo "SKIP: no wake capture here: $(cat "$T/tracefs.err")"
 	exit 77
 fi
+# The offsets the programs read at, kept between recordings
+# (wake_bpf.c): one kept for another boot, with offsets of nothing, is
+# neither used (the lines below would be wrong) nor kept; the first
+# recording replaces it with this boot's, which any next one reads.
+mkdir -p "$T/cache/tiersim"
+echo "tiersim-wake-bpf-offsets-1 another-boot/1 4 8 12 16 20 24 28" > "$T/cache/tiersim/wake_bpf_offsets"
 for try in 1 2 3; do
 	rec bpf
 	rc=$?
@@ -67,6 +73,9 @@ done
 check "bpf: exit 0" test "$rc" = 0
 check "bpf: no error output" test ! -s "$T/bpf.err"
 check "bpf: no instance left" test -z "$(ls -A "$T/tmp")"
+check "bpf: the offsets kept for this boot" \
+	grep -q "^tiersim-wake-bpf-offsets-1 $(cat /proc/sys/kernel/random/boot_id)/[0-9]* [0-9]" \
+	"$T/cache/tiersim/wake_bpf_offsets"
 
 for m in tracefs bpf; do
 	lines "$T/$m.trace.wakes" > "$T/$m.lines"
