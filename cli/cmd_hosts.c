@@ -117,14 +117,15 @@ static int hosts_measure(int argc, char **argv)
 	       "  per request      %.1f us + %.1f us/MiB read (the reader), %.1f us + %.1f us/MiB "
 	       "(the daemon)\n"
 	       "  per step         unet3d %.1f us, resnet50 %.1f us\n"
-	       "  loader start     %.1f ms + %.1f ms/worker; later epochs %.1f ms + %.1f ms/worker\n",
+	       "  loader start     %.1f ms + %.1f ms/worker; later epochs %.1f ms + %.1f ms/worker\n"
+	       "  worker's collection %.1f ms (%.0f objects), once a worker\n",
 	       r.path, TS_HOST_THIS, (unsigned long long)r.vcpus, r.sample_ns.v / 1e3,
 	       r.sample_ns_per_mib.v / 1e3, r.jpeg_ns_per_mpix.v / 1e3, r.hdf5_ns.v / 1e3,
 	       r.hdf5_ns_per_mib.v / 1e3, r.png_ns.v / 1e3, r.png_ns_per_mib.v / 1e3,
 	       r.request_ns.v / 1e3, r.request_ns_per_mib.v / 1e3, r.request_daemon_ns.v / 1e3,
 	       r.request_daemon_ns_per_mib.v / 1e3, r.step_unet3d.v / 1e3, r.step_resnet50.v / 1e3,
 	       r.start_ns.v / 1e6, r.start_ns_per_worker.v / 1e6, r.restart_ns.v / 1e6,
-	       r.restart_ns_per_worker.v / 1e6);
+	       r.restart_ns_per_worker.v / 1e6, r.worker_gc_ns.v / 1e6, r.gc_objects);
 	return TS_EXIT_OK;
 }
 

@@ -36,6 +36,7 @@ static const char *const field_names[TS_HF_NR] = {
 	[TS_HF_DLIO_START_W] = "dlio_loader_start_ns_per_worker",
 	[TS_HF_DLIO_RESTART] = "dlio_loader_restart_ns",
 	[TS_HF_DLIO_RESTART_W] = "dlio_loader_restart_ns_per_worker",
+	[TS_HF_DLIO_GC] = "dlio_worker_gc_ns",	   [TS_HF_DLIO_GC_AT] = "dlio_worker_gc_samples",
 };
 
 static const char *const host_keys[] = { "desc", "cpu", "from", "replay_wake_cost_ns",
@@ -50,6 +51,7 @@ static const char *const host_keys[] = { "desc", "cpu", "from", "replay_wake_cos
 					 "dlio_png_sample_ns", "dlio_png_sample_ns_per_mib",
 					 "dlio_loader_start_ns", "dlio_loader_start_ns_per_worker",
 					 "dlio_loader_restart_ns", "dlio_loader_restart_ns_per_worker",
+					 "dlio_worker_gc_ns", "dlio_worker_gc_samples",
 					 "vcpus", NULL };
 static const char *const lib_keys[] = { "desc", "decode", "transform", NULL };
 
@@ -261,7 +263,8 @@ static int read_host(struct ts_luadata_rd *r, int t, struct host *h)
 				       { TS_HF_DLIO_PNG, TS_HF_DLIO_PNG_MIB },
 				       { TS_HF_DLIO_REQ_D, TS_HF_DLIO_REQ_D_MIB },
 				       { TS_HF_DLIO_START, TS_HF_DLIO_START_W },
-				       { TS_HF_DLIO_RESTART, TS_HF_DLIO_RESTART_W } };
+				       { TS_HF_DLIO_RESTART, TS_HF_DLIO_RESTART_W },
+				       { TS_HF_DLIO_GC, TS_HF_DLIO_GC_AT } };
 	for (size_t i = 0; i < TS_ARRAY_SIZE(pair); i++) {
 		bool ns = h->f[pair[i][0]].set;
 		if (ns != h->f[pair[i][1]].set)
@@ -522,8 +525,11 @@ static int field(const struct ts_host_set *s, const struct host *h, int f, enum 
 	int rc = along(s, h, get_field, &f, end, &n, &div, err, errlen);
 	if (rc < 0)
 		return rc;
-	/* A share is not a cost: it does not scale with the speed. */
-	*out = !rc ? 0 : f == TS_HF_DECODE_SHARE ? pick(n, end, true) : pick(n, end, true) / div;
+	/* A share is not a cost, nor a count of samples: neither scales with
+	 * the speed. */
+	*out = !rc ? 0
+	       : f == TS_HF_DECODE_SHARE || f == TS_HF_DLIO_GC_AT ? pick(n, end, true)
+								  : pick(n, end, true) / div;
 	return 0;
 }
 
@@ -676,6 +682,8 @@ int ts_host_dlio_costs(const struct ts_host_set *s, const char *spec, const char
 		{ TS_HF_DLIO_START_W, &out->start_ns_per_worker },
 		{ TS_HF_DLIO_RESTART, &out->restart_ns },
 		{ TS_HF_DLIO_RESTART_W, &out->restart_ns_per_worker },
+		{ TS_HF_DLIO_GC, &out->worker_gc_ns },
+		{ TS_HF_DLIO_GC_AT, &out->worker_gc_samples },
 	};
 	int rc = 0;
 	for (size_t i = 0; !rc && i < TS_ARRAY_SIZE(plain); i++)

@@ -76,6 +76,11 @@ enum ts_host_field {
 	TS_HF_DLIO_START_W,   /* dlio_loader_start_ns_per_worker: ... plus per worker */
 	TS_HF_DLIO_RESTART,   /* dlio_loader_restart_ns: a later epoch's, per rank */
 	TS_HF_DLIO_RESTART_W, /* dlio_loader_restart_ns_per_worker: ... plus per worker */
+	/* Python's collector in a DataLoader worker: its first full
+	 * collection traverses the heap the worker inherited from the training
+	 * process (copy-on-write: every page of it copied), once per worker */
+	TS_HF_DLIO_GC,	      /* dlio_worker_gc_ns: that collection's CPU */
+	TS_HF_DLIO_GC_AT,     /* dlio_worker_gc_samples: the worker's sample it comes in */
 	TS_HF_NR,
 };
 
@@ -141,6 +146,9 @@ struct ts_host_dlio {
 	/* the loader's start per rank, wall time: the first epoch's (the
 	 * workers forked) and a later one's (resumed), each + per worker */
 	double start_ns, start_ns_per_worker, restart_ns, restart_ns_per_worker;
+	/* each worker's first full collection: its CPU, and the worker's
+	 * sample (counted from 1 over the run) that pays it (0: none) */
+	double worker_gc_ns, worker_gc_samples;
 };
 /* @spec's DLIO costs at @end of their ranges for a workload of @model
  * and dataset @format (either may be NULL): its step cost is

@@ -312,6 +312,7 @@ struct vworker {
 	 * start. */
 	uint64_t daemon_left, dpieces;
 	bool owed;	   /* the request that ended owes its share */
+	uint64_t read;	   /* samples it has read this run (its epochs together) */
 	struct ts_chain_req *chain;
 	size_t cap;
 };
@@ -429,6 +430,13 @@ static uint64_t cpu_ns(const struct ts_dl_cfg *c, uint64_t i)
 	return c->sample_ns + (uint64_t)ns;
 }
 
+/* The worker's collection (worker_gc_ns) where @read, its samples so far
+ * this run with this one, reaches worker_gc_at. */
+static uint64_t gc_ns(const struct ts_dl_cfg *c, uint64_t read)
+{
+	return c->worker_gc_at && read == c->worker_gc_at ? c->worker_gc_ns : 0;
+}
+
 static int vw_sample(struct vl *v, struct vworker *w)
 {
 	w->sample = feed_sample(&v->p, w->k, w->batch, w->pos);
@@ -438,7 +446,7 @@ static int vw_sample(struct vl *v, struct vworker *w)
 	if (w->nreq == SIZE_MAX)
 		return -ENOMEM;
 	w->req = 0;
-	w->cpu_left = cpu_ns(v->c, w->sample) + req_cpu;
+	w->cpu_left = cpu_ns(v->c, w->sample) + gc_ns(v->c, ++w->read) + req_cpu;
 	w->dpieces = 0;
 	for (size_t q = 0; q < w->nreq; q++)
 		w->dpieces += w->chain[q].op == TS_CHAIN_READ || w->chain[q].op == TS_CHAIN_OPEN;
@@ -561,7 +569,8 @@ static int v_epoch(struct vl *v, uint64_t t)
 	for (uint64_t i = 0; i < nw; i++)
 		v->wk[i] = (struct vworker){ .k = i / c->workers, .w = i % c->workers,
 					     .next = i % c->workers, .batch = UNSET,
-					     .chain = v->wk[i].chain, .cap = v->wk[i].cap };
+					     .read = v->wk[i].read, .chain = v->wk[i].chain,
+					     .cap = v->wk[i].cap };
 	/* each rank's iterator starts first (forking or resuming its workers),
 	 * its own work: on a core where the host's cores are counted */
 	uint64_t start = v->d.e ? c->restart_ns : c->start_ns;
@@ -1115,6 +1124,7 @@ struct rworker {
 	uint8_t *buf;
 	size_t bufcap;
 	int *fds; /* keep_open, hdf5: [file] the descriptor it holds, or -1 */
+	uint64_t read; /* samples it has read this run */
 };
 
 struct rl {
@@ -1169,7 +1179,7 @@ static int r_sample(struct rworker *w, uint64_t i)
 	uint64_t reads = 0, metas = 0, bytes = 0, h5_at = 0;
 	/* the sample's CPU, in equal shares after its open and each read, as
 	 * virtual time charges it (vw_event) */
-	uint64_t cpu_left = cpu_ns(L->c, i), pieces = 0;
+	uint64_t cpu_left = cpu_ns(L->c, i) + gc_ns(L->c, ++w->read), pieces = 0;
 	for (size_t q = 0; q < n; q++)
 		pieces += w->chain[q].op == TS_CHAIN_READ || w->chain[q].op == TS_CHAIN_OPEN;
 	for (size_t q = 0; q < n && !rc; q++) {

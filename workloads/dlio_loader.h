@@ -85,6 +85,12 @@ struct ts_dl_cfg {
 	 * (each DLIO rank has its own DataLoader). It lies inside the
 	 * epoch's first step, as in DLIO's figures. */
 	uint64_t start_ns, restart_ns;
+	/* Python's collector in each worker (a DataLoader's workers, fork):
+	 * its first full collection, which copies and traverses the heap the
+	 * worker inherited, worker_gc_ns of CPU charged with the worker's
+	 * worker_gc_at-th sample of the run (counted over its epochs, its
+	 * workers persisting) in both clocks; 0: none */
+	uint64_t worker_gc_ns, worker_gc_at;
 	const char *dir;     /* real time: the mounted DIR/train */
 	/* Virtual time with a page cache in front of the tier: a sample's
 	 * contiguous reads are charged as one (the cache's readahead turns a

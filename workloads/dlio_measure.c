@@ -56,7 +56,19 @@ struct round {
 	 * (forked), its second (resumed), ns of wall time */
 	double start_w[MAXSTARTS], start1[MAXSTARTS], start2[MAXSTARTS];
 	unsigned nstart;
+	double gc_ns, gc_objects; /* a forked worker's first full collection */
 };
+
+/* The worker's sample its first full collection comes with: DLIO 2.0.0's
+ * and CPython's (the collector's counts when the training process forks,
+ * the objects a sample leaves to it), not this machine's, so written as
+ * found in DLIO's own run (bench/dlio_worker_split.py through tierfs on
+ * ssd-cloud, 2026-12-03 08:04 UTC: resnet50's npz shape, 4,000 files,
+ * batch 400, 8 workers, 1 rank, 2 epochs; seven workers at their 463rd
+ * sample, one at its 507th; unet3d's 64 files of 8 MiB, 4 workers of 47
+ * samples each: none). */
+#define DLIO_GC_SAMPLES 463
+#define DLIO_GC_SAMPLES_HIGH 507
 
 struct ctx {
 	const struct ts_dlio_measure_opts *o;
@@ -302,6 +314,10 @@ static int round_run(struct ctx *c, struct round *r)
 					r->s[k].data_off = off;
 					seen |= 1u << k;
 				}
+		} else if (sscanf(line, "gc %lf %lf", &ns, &files) == 2 && ns > 0) {
+			r->gc_ns = ns;
+			r->gc_objects = files;
+			seen |= 4u << NSETS;
 		} else if (sscanf(line, "start %lf %lf %lf", &batch, &ns, &resize) == 3 &&
 			   batch >= 1) {
 			if (r->nstart < MAXSTARTS) {
@@ -322,9 +338,9 @@ static int round_run(struct ctx *c, struct round *r)
 	bool two = false;
 	for (unsigned i = 1; i < r->nstart; i++)
 		two = two || r->start_w[i] != r->start_w[0];
-	if (!rc && (seen != (1u << (NSETS + 2)) - 1 || !two)) {
-		snprintf(c->err, c->errlen, "%s read: its output lacks a set, a step or the loader's "
-			 "starts (%s)", c->script, c->log);
+	if (!rc && (seen != (1u << (NSETS + 3)) - 1 || !two)) {
+		snprintf(c->err, c->errlen, "%s read: its output lacks a set, a step, the loader's "
+			 "starts or the workers' collection (%s)", c->script, c->log);
 		rc = -EPROTO;
 	}
 	for (int k = 0; k < NSETS && !rc; k++)
@@ -378,7 +394,8 @@ static void fit(const struct round *rd, unsigned n, struct ts_dlio_measure_resul
 	double a[MAXROUNDS], b[MAXROUNDS], j[MAXROUNDS], q[MAXROUNDS], qm[MAXROUNDS],
 		dq[MAXROUNDS], dqm[MAXROUNDS],
 		su[MAXROUNDS], sr[MAXROUNDS], ha[MAXROUNDS], hb[MAXROUNDS], pa[MAXROUNDS],
-		pb[MAXROUNDS], s1a[MAXROUNDS], s1b[MAXROUNDS], s2a[MAXROUNDS], s2b[MAXROUNDS];
+		pb[MAXROUNDS], s1a[MAXROUNDS], s1b[MAXROUNDS], s2a[MAXROUNDS], s2b[MAXROUNDS],
+		gcn[MAXROUNDS], go[MAXROUNDS];
 	for (unsigned i = 0; i < n; i++) {
 		line_fit(rd[i].start_w, rd[i].start1, rd[i].nstart, &s1a[i], &s1b[i]);
 		line_fit(rd[i].start_w, rd[i].start2, rd[i].nstart, &s2a[i], &s2b[i]);
@@ -400,6 +417,8 @@ static void fit(const struct round *rd, unsigned n, struct ts_dlio_measure_resul
 		qm[i] = (s->requests * l->chain_ns - l->requests * s->chain_ns) / det;
 		dq[i] = (s->daemon_ns * l->read_mib - l->daemon_ns * s->read_mib) / det;
 		dqm[i] = (s->requests * l->daemon_ns - l->requests * s->daemon_ns) / det;
+		gcn[i] = rd[i].gc_ns;
+		go[i] = rd[i].gc_objects;
 		su[i] = rd[i].step_unet3d;
 		sr[i] = rd[i].step_resnet50;
 	}
@@ -420,6 +439,8 @@ static void fit(const struct round *rd, unsigned n, struct ts_dlio_measure_resul
 	r->start_ns_per_worker = spread(s1b, n);
 	r->restart_ns = spread(s2a, n);
 	r->restart_ns_per_worker = spread(s2b, n);
+	r->worker_gc_ns = spread(gcn, n);
+	r->gc_objects = spread(go, n).v;
 }
 
 /* @s as a Lua string's body (quotes and backslashes escaped, no newline). */
@@ -555,6 +576,18 @@ static int write_profile(const struct ctx *c, const struct round *rd, unsigned n
 	    "the same loaders' second epoch (the workers resumed): the line's intercept", src);
 	num(f, "dlio_loader_restart_ns_per_worker", &r->restart_ns_per_worker,
 	    "the same line's slope, per worker", src);
+	snprintf(what, sizeof(what), "Python's first full collection in a process forked from one "
+		 "holding DLIO's modules (dlio_benchmark.main; %.0f objects tracked), its thread's "
+		 "CPU: each DataLoader worker's once, copying and traversing the heap it inherited",
+		 r->gc_objects);
+	num(f, "dlio_worker_gc_ns", &r->worker_gc_ns, what, src);
+	fprintf(f, "  dlio_worker_gc_samples = { %d, \"measured\", \"bench/dlio_worker_split.py in "
+		   "DLIO 2.0.0's own run through tierfs (2026-12-03, resnet50's npz shape: 4,000 "
+		   "files, batch 400, 8 workers, 1 rank): each worker's first full collection came "
+		   "with its 463rd sample, one's with its 507th; unet3d's 4 workers of 47 samples "
+		   "had none. DLIO's and Python's (the collector's counts at the fork, the objects "
+		   "a sample leaves), not this machine's\", low = %d, high = %d },\n",
+		DLIO_GC_SAMPLES, DLIO_GC_SAMPLES, DLIO_GC_SAMPLES_HIGH);
 	fprintf(f, "  vcpus = { %" PRIu64 ", \"measured\", \"sched_getaffinity of tiersim "
 		   "hosts measure, %s: %" PRIu64 " CPUs\" },\n}\n",
 		r->vcpus, stamp, r->vcpus);

@@ -30,7 +30,13 @@
  * first batch (DLIO's TorchDataset and worker_init, no file read, batches
  * of one) with 1, 2, 4 and 8 workers: the line through the first epoch's
  * (the workers forked) is dlio_loader_start_ns and _per_worker, through
- * the second's (resumed) dlio_loader_restart_ns and _per_worker.
+ * the second's (resumed) dlio_loader_restart_ns and _per_worker. Python's
+ * first full collection in a process forked from one that holds DLIO's
+ * modules, as each DataLoader worker pays it once (copying and traversing
+ * the heap it inherited): its thread's CPU is dlio_worker_gc_ns;
+ * dlio_worker_gc_samples, the worker's sample it comes with, is DLIO's
+ * and Python's rather than the machine's, and is written as
+ * bench/dlio_worker_split.py found it in DLIO's own run (DLIO_GC_SAMPLES).
  * vcpus is the CPUs this process may run on. Each figure
  * is the median of @repeats interleaved rounds; low and high their least and
  * most.
@@ -68,6 +74,9 @@ struct ts_dlio_measure_result {
 	struct ts_dlio_measured hdf5_ns, hdf5_ns_per_mib, png_ns, png_ns_per_mib;
 	/* the DataLoader's start: the first epoch's and a later one's lines */
 	struct ts_dlio_measured start_ns, start_ns_per_worker, restart_ns, restart_ns_per_worker;
+	/* a forked worker's first full collection, ns; the objects tracked */
+	struct ts_dlio_measured worker_gc_ns;
+	double gc_objects;
 	uint64_t vcpus;
 	char path[4096]; /* the profile written */
 };

@@ -46,6 +46,17 @@
 #                              first epoch forks the workers, the second
 #                              resumes them:
 #                                start W EPOCH1_NS EPOCH2_NS
+#                              then Python's first full collection in a
+#                              process forked from this one, DLIO's
+#                              training process's modules imported
+#                              (dlio_benchmark.main): what each DataLoader
+#                              worker pays once, copying and traversing the
+#                              heap it inherited (bench/dlio_worker_split.py
+#                              found it in DLIO's own runs), its thread's
+#                              CPU, the mean of GC_FORKS children, and the
+#                              objects the collector tracked at the fork:
+#                                gc NS OBJECTS
+import gc
 import glob
 import math
 import os
@@ -217,6 +228,32 @@ def starts(top):  # after readers(), which set DLIO's MPI values
         print("start %d %d %d" % (workers, took[0], took[1]), flush=True)
 
 
+GC_FORKS = 4
+
+
+def worker_gc():
+    import dlio_benchmark.main  # noqa: F401  (the modules DLIO's run holds)
+    objects = len(gc.get_objects())
+    total = 0
+    for _ in range(GC_FORKS):
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(r)
+            t0 = time.thread_time_ns()
+            gc.collect()
+            os.write(w, b"%d" % (time.thread_time_ns() - t0))
+            os._exit(0)
+        os.close(w)
+        with os.fdopen(r, "rb") as f:
+            ns = f.read()
+        _, st = os.waitpid(pid, 0)
+        if st or not ns:
+            sys.exit("dlio_measure.py: the forked collection failed")
+        total += int(ns)
+    print("gc %d %d" % (total // GC_FORKS, objects), flush=True)
+
+
 def main():
     if len(sys.argv) != 3 or sys.argv[1] not in ("gen", "read"):
         sys.exit("usage: dlio_measure.py gen|read DIR")
@@ -226,6 +263,7 @@ def main():
         readers(sys.argv[2])
         steps()
         starts(sys.argv[2])
+        worker_gc()
 
 
 if __name__ == "__main__":

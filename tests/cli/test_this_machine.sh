@@ -133,7 +133,8 @@ read)
 	echo "start 1 300000000 20000000"
 	echo "start 2 400000000 22000000"
 	echo "start 4 600000000 26000000"
-	echo "start 8 1000000000 34000000" ;;
+	echo "start 8 1000000000 34000000"
+	echo "gc 130000000 150000" ;;
 esac
 S
 chmod +x "$fake/bin/python"
@@ -149,10 +150,16 @@ for f in dlio_sample_ns dlio_sample_ns_per_mib dlio_jpeg_ns_per_mpix dlio_reques
 	dlio_request_ns_per_mib dlio_request_daemon_ns dlio_request_daemon_ns_per_mib dlio_step_ns dlio_hdf5_sample_ns dlio_hdf5_sample_ns_per_mib \
 	dlio_png_sample_ns dlio_png_sample_ns_per_mib dlio_loader_start_ns \
 	dlio_loader_start_ns_per_worker dlio_loader_restart_ns dlio_loader_restart_ns_per_worker \
-	vcpus; do
+	dlio_worker_gc_ns vcpus; do
 	grep -q "^this-machine *$f *measured .*tiersim hosts measure" "$work/ev" ||
 		fail "$f: not measured by tiersim hosts measure: $(grep this-machine "$work/ev")"
 done
+# The workers' collection is the script's to the digit; the sample it
+# comes with is DLIO's and Python's, as found in DLIO's own run.
+grep -q '^this-machine *dlio_worker_gc_ns *measured *1.3e+08  tiersim' "$work/ev" ||
+	fail "the workers' collection: $(grep 'this-machine.*dlio_worker_gc' "$work/ev")"
+grep -q '^this-machine *dlio_worker_gc_samples *measured *463 .*dlio_worker_split' "$work/ev" ||
+	fail "the collection's sample: $(grep 'this-machine.*dlio_worker_gc' "$work/ev")"
 # The step figures are the script's to the digit: 30 ms / 10 and 110 ms / 10.
 grep -q '^this-machine *dlio_workload_step_ns\[unet3d\] *measured *3e+06  tiersim' "$work/ev" ||
 	fail "unet3d's step: $(grep 'this-machine.*unet3d' "$work/ev")"

@@ -564,6 +564,55 @@ next:
 	}
 }
 
+/* Each worker's first full collection (worker_gc_ns with its
+ * worker_gc_at-th sample of the run, counted over the epochs): one rank,
+ * one worker reading every file in order, slower than the steps, so the
+ * worker's CPU sets the pace. With the 53rd sample (epoch 2's file 4) it
+ * costs G: epoch 1 and the requests before file 4's end are as without it,
+ * every request after comes G later, to the nanosecond, and so does the
+ * run's end; with worker_gc_at 0, or beyond the run's 96 samples, nothing
+ * moves. */
+static void check_worker_gc(const struct ts_dataset_meta *m)
+{
+	const uint64_t G = 3 * LAT + 77;
+	static struct rec plain[MAXREQ];
+	struct ts_dl_cfg c = { .meta = m, .ranks = 1, .world = 1, .batch = 3, .workers = 1,
+			       .prefetch_factor = 1, .epochs = 2, .seed = 5, .compute_ns = 10 * LAT };
+	struct ts_vdisk disk = { submit, NULL, NULL };
+	struct ts_dl_result r0, r;
+	char err[256] = "";
+	nlog = 0;
+	CHECK(ts_dl_run_virtual(&c, &disk, NULL, NULL, &r0, err, sizeof(err)) == 0);
+	size_t n0 = nlog;
+	memcpy(plain, log_, nlog * sizeof(*log_));
+	const uint64_t at[] = { 0, 2 * FILES + 1, FILES + 5 };
+	for (size_t a = 0; a < TS_ARRAY_SIZE(at); a++) {
+		c.worker_gc_ns = G;
+		c.worker_gc_at = at[a];
+		nlog = 0;
+		CHECK(ts_dl_run_virtual(&c, &disk, NULL, NULL, &r, err, sizeof(err)) == 0);
+		CHECK_EQ_U64(nlog, n0);
+		CHECK(r.epochs == 2);
+		uint64_t sh = a < 2 ? 0 : G;
+		CHECK_EQ_U64(r.ep[1].end, r0.ep[1].end + sh);
+		CHECK_EQ_U64(r.ep[0].end, r0.ep[0].end);
+		bool after = false; /* past file 4 in epoch 2 */
+		for (size_t i = 0; i < nlog; i++) {
+			CHECK(log_[i].file == plain[i].file && log_[i].off == plain[i].off &&
+			      log_[i].op == plain[i].op);
+			bool e2 = plain[i].t >= r0.ep[1].start;
+			after = after || (e2 && log_[i].file > 4);
+			if (!e2 || log_[i].file < 4)
+				CHECK_EQ_U64(log_[i].t, plain[i].t);
+			else if (after)
+				CHECK_EQ_U64(log_[i].t, plain[i].t + sh);
+		}
+		CHECK(after);
+		ts_dl_result_free(&r);
+	}
+	ts_dl_result_free(&r0);
+}
+
 int main(void)
 {
 	struct ts_dataset_meta m;
@@ -577,6 +626,7 @@ int main(void)
 	check_request_daemon();
 	check_keep_open(&m);
 	check_start(&m);
+	check_worker_gc(&m);
 	check_keep_hdf5();
 	check_tf_offsets();
 
