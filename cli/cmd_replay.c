@@ -23,7 +23,7 @@
  * recording's values through the tier model's own table (ts_tier_cfg_opts),
  * which parses and bounds them. */
 struct replay_args {
-	bool virtual_time, kernel_fs, no_think, closed_loop, allow_writes, fill, json, no_wakes, cpu_model;
+	bool virtual_time, kernel_fs, keep_gaps, no_think, closed_loop, allow_writes, fill, json, no_wakes, cpu_model;
 	struct ts_opt_list tiers;
 	char *target, *profile, *wakes, *instance, *host;
 	char *wake_cost; /* DUR; NULL: --host's */
@@ -40,6 +40,10 @@ static const struct ts_opt replay_opts[] = {
 	  "with --virtual: predict a FUSE-mode recording as the job on a kernel file system "
 	  "over the disk (block mode): the recording's FUSE round trip comes off every gap, "
 	  "ops the kernel serves in memory cost nothing" },
+	{ "keep_gaps", TS_OPT_BOOL, RA(keep_gaps), "false", 0, 0, "",
+	  "with --kernel-fs: the gap after an op the kernel serves in memory keeps its recorded "
+	  "length less the round trip, instead of the thread's time on a CPU in it (for a job "
+	  "that sleeps between its file ops)" },
 	{ "tier", TS_OPT_LIST, RA(tiers), NULL, 0, MAX_TIERS, "",
 	  "a tier to predict (repeat for a side-by-side table)", "NAME" },
 	{ "target", TS_OPT_STR, RA(target), NULL, 0, 0, "",
@@ -133,6 +137,8 @@ static int replay_args(struct replay_args *o, struct ts_replay_cfg *cfg, int arg
 	if (o->kernel_fs && (o->target || !o->virtual_time))
 		return ts_cmdline_error(cl, "--kernel-fs predicts in virtual time only (--virtual, "
 					    "not --target)");
+	if (o->keep_gaps && !o->kernel_fs)
+		return ts_cmdline_error(cl, "--keep-gaps is --kernel-fs's (give both)");
 	if (!o->target && !o->virtual_time)
 		return ts_cmdline_error(cl, "give --virtual (with --tier) or --target DIR");
 	if (o->virtual_time && !o->tiers.n)
@@ -173,6 +179,7 @@ static int replay_args(struct replay_args *o, struct ts_replay_cfg *cfg, int arg
 	cfg->target = o->target;
 	cfg->no_think = o->no_think;
 	cfg->kernel_fs = o->kernel_fs;
+	cfg->keep_gaps = o->keep_gaps;
 	cfg->closed_loop = o->closed_loop;
 	cfg->cpu_model = o->cpu_model;
 	cfg->allow_writes = o->allow_writes;

@@ -66,8 +66,10 @@ done
 # 10us) of open, getattr, a 4 KiB read, flush and close, 28/17/15/13us
 # apart. As recorded: every gap and every op's recorded time, the read 60us
 # less the floor (131us). On ext4 the metadata ops cost nothing, each gap
-# loses the floor (33us), the read pays its whole 60us: 93us. With --floor
-# 20us only the first gap keeps anything (8us).
+# after one loses the floor (18, 7, 3us), the gap after the device's read
+# keeps it (15us: the loop device's worker crosses FUSE to tierfs, the loop
+# rule), the read pays its whole 60us: 103us (before the loop rule, 93us).
+# With --floor 20us the first gap keeps 8us and the read's its 15us.
 mktrace kfs <<'X'
 header version=5 mem=0 model=255 floor_ns=10000
 path 1 "/f"
@@ -86,12 +88,48 @@ X
 check "kernel-fs: FUSE total" test "$(j "$T/kf0.json" '.results[1].total_ns')" = 131000
 "$B" replay "$T/kfs.trace" --virtual --kernel-fs --tier fixed60 --profile "$T/kfs.lua" --json \
 	> "$T/kf1.json" 2>/dev/null
-check "kernel-fs: total" test "$(j "$T/kf1.json" '.results[1].total_ns')" = 93000
-check "kernel-fs: think" test "$(j "$T/kf1.json" '.results[1].think_ns')" = 33000
+check "kernel-fs: total" test "$(j "$T/kf1.json" '.results[1].total_ns')" = 103000
+check "kernel-fs: think" test "$(j "$T/kf1.json" '.results[1].think_ns')" = 43000
 check "kernel-fs: io" test "$(j "$T/kf1.json" '.results[1].io_wait_ns')" = 60000
 "$B" replay "$T/kfs.trace" --virtual --kernel-fs --floor 20us --tier fixed60 \
 	--profile "$T/kfs.lua" --json > "$T/kf2.json" 2>/dev/null
-check "kernel-fs: --floor's round trip" test "$(j "$T/kf2.json" '.results[1].think_ns')" = 8000
+check "kernel-fs: --floor's round trip" test "$(j "$T/kf2.json" '.results[1].think_ns')" = 23000
+# The in-kernel rule: the same recording with the thread's CPU samples
+# (on a CPU 5, 3, 2 and 9us between its requests, the rest of each gap
+# queued or off the CPU: the FUSE hand-offs). On ext4 the thread never
+# leaves its CPU in the metadata ops, so the gap after each is its time on
+# a CPU, at most the gap less the floor: 5, 3 (after open, getattr) and
+# 3us (after flush: 13us less the floor); after the device's read the gap
+# stays 15us (the loop rule): think 26us, total 86us (the rule before:
+# 33us less the floor off every gap, 93us).
+mktrace kfc <<'X'
+header version=5 mem=0 model=255 floor_ns=10000
+path 1 "/f"
+0 2000 open 1 0 0 0 1 4096 0 4
+cpu 1 pid=100 ppid=1 on_ns=1000 runq_ns=0
+30000 33000 getattr 1 0 0 0 1 4096 0 4
+cpu 1 pid=100 ppid=1 on_ns=6000 runq_ns=4000
+50000 60000 read 1 0 4096 4096 1 4096 0 0
+cpu 1 pid=100 ppid=1 on_ns=9000 runq_ns=6000
+75000 77000 flush 1 0 0 0 1 4096 0 4
+cpu 1 pid=100 ppid=1 on_ns=11000 runq_ns=6000
+90000 91000 close 1 0 0 0 1 4096 0 4
+cpu 1 pid=100 ppid=1 on_ns=20000 runq_ns=6000
+end drops=0 records=5 t=91000
+X
+"$B" replay "$T/kfc.trace" --virtual --kernel-fs --tier fixed60 --profile "$T/kfs.lua" --json \
+	> "$T/kf4.json" 2>/dev/null
+check "in-kernel: total" test "$(j "$T/kf4.json" '.results[1].total_ns')" = 86000
+check "in-kernel: think" test "$(j "$T/kf4.json" '.results[1].think_ns')" = 26000
+"$B" replay "$T/kfc.trace" --virtual --tier fixed60 --profile "$T/kfs.lua" --json \
+	> "$T/kf5.json" 2>/dev/null
+check "in-kernel: --keep-gaps keeps them" test "$("$B" replay "$T/kfc.trace" --virtual --kernel-fs \
+	--keep-gaps --tier fixed60 --profile "$T/kfs.lua" --json 2>/dev/null | jq -r '.results[1].total_ns')" = 103000
+"$B" replay "$T/kfc.trace" --virtual --keep-gaps --tier fixed60 > "$T/kf6.out" 2>&1
+check "in-kernel: --keep-gaps refused alone" test $? = 2
+check "in-kernel: --keep-gaps one line" test "$(wc -l < "$T/kf6.out")" = 1
+check "in-kernel: not without --kernel-fs" test "$(j "$T/kf5.json" '.results[1].total_ns')" = \
+	"$(j "$T/kf0.json" '.results[1].total_ns')"
 "$B" replay "$T/kfs.trace" --kernel-fs --target "$T" > "$T/kf3.out" 2>&1
 check "kernel-fs: refused with --target" test $? = 2
 check "kernel-fs: one line" test "$(wc -l < "$T/kf3.out")" = 1

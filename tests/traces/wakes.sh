@@ -305,17 +305,31 @@ check "wake-up: 10ms accepted" test $? = 0
 
 # The memory-served rule: a FUSE-mode recording (round trip 20us, no page
 # cache) of a reader (10) that reads a 4 KiB file twice, 100us each at
-# tierfs, then flushes, 100us and 90us after. --kernel-fs with a page cache
-# on fixed60: the first read misses (60us, the model's whole latency),
-# its gap loses the round trip (80us); the second is served from memory
-# (409ns to copy), where the kernel never sleeps: no tierfs behind it (its
-# syscall, 5us, and its wake-up, 3us, are not added), and its gap loses
-# the round trip and the wake-up share of its recorded sleep, 34us *
-# ln((100 + 20) / 20) = 60920ns: 9080ns. The flush is the kernel's: 149489
-# in all (the old rule: 218000). With --wake-cost 0 only the gap's
-# round trip goes (210409); without a page cache, both reads miss and keep
-# the rule as it was (273000).
+# tierfs, then flushes, 100us and 90us after (the flush without a CPU
+# sample). --kernel-fs with a page cache on fixed60: the first read misses
+# (60us, the model's whole latency), its gap keeps the round trip (100us:
+# the loop rule); the second is served from memory (409ns to copy), where
+# the kernel never sleeps: no tierfs behind it (its syscall, 5us, and its
+# wake-up, 3us, are not added), and its gap loses the round trip and the
+# wake-up share of its recorded sleep, 34us * ln((100 + 20) / 20) =
+# 60920ns: 9080ns. The flush is the kernel's: 169489 in all (before the
+# loop rule 149489, before the memory-served rule 218000). With
+# --wake-cost 0 only the gap's round trip goes (230409); without a page
+# cache, both reads miss and their gaps keep the round trip (313000).
+# With the flush's CPU sample (on a CPU 1us after the second read) the
+# in-kernel rule takes that gap instead: the thread's 1us on a CPU
+# (161409), whatever the wake-up cost.
 mktrace ms <<'X'
+header version=3 start_mono_ns=1000000 mem=0 model=10 floor_ns=20000
+path 1 "/f"
+0 100000 read 1 0 4096 4096 10 4096 0 0
+cpu 10 pid=10 ppid=1 on_ns=1000 runq_ns=0 sys_ns=5000 late_ns=0
+200000 300000 read 1 0 4096 4096 10 4096 0 0
+cpu 10 pid=10 ppid=1 on_ns=2000 runq_ns=0 sys_ns=5000 late_ns=3000
+390000 391000 flush 1 0 0 0 10 4096 0 4
+end drops=0 records=3 t=391000
+X
+mktrace msc <<'X'
 header version=3 start_mono_ns=1000000 mem=0 model=10 floor_ns=20000
 path 1 "/f"
 0 100000 read 1 0 4096 4096 10 4096 0 0
@@ -326,16 +340,22 @@ cpu 10 pid=10 ppid=1 on_ns=2000 runq_ns=0 sys_ns=5000 late_ns=3000
 cpu 10 pid=10 ppid=1 on_ns=3000 runq_ns=0 sys_ns=1000 late_ns=0
 end drops=0 records=3 t=391000
 X
+# (the reader started 1us before its first read)
 cat > "$T/ms.trace.wakes" <<'X'
 tiersim-wakes 1
-span 1000000 1400000
-T 10 10 1 1000000 1400000 0 0 reader
+span 999000 1400000
+T 10 10 1 999000 1400000 0 0 reader
 X
 ms() { "$B" replay "$T/ms.trace" --virtual --kernel-fs --tier fixed60 --profile "$T/fixed.lua" \
 	--json "$@" | jq -r '.results[1] | "\(.total_ns) \(.think_ns) \(.io_wait_ns)"'; }
-check "memory-served: total, think, io" test "$(ms --mem 1MiB --wake-cost 34us)" = "149489 89080 60409"
-check "memory-served: --wake-cost 0" test "$(ms --mem 1MiB --wake-cost 0)" = "210409 150000 60409"
-check "memory-served: no page cache" test "$(ms --wake-cost 34us)" = "273000 150000 123000"
+check "memory-served: total, think, io" test "$(ms --mem 1MiB --wake-cost 34us)" = "169489 109080 60409"
+check "memory-served: --wake-cost 0" test "$(ms --mem 1MiB --wake-cost 0)" = "230409 170000 60409"
+check "memory-served: no page cache" test "$(ms --wake-cost 34us)" = "313000 190000 123000"
+cp "$T/ms.trace.wakes" "$T/msc.trace.wakes"
+msc() { "$B" replay "$T/msc.trace" --virtual --kernel-fs --tier fixed60 --profile "$T/fixed.lua" \
+	--json "$@" | jq -r '.results[1] | "\(.total_ns) \(.think_ns) \(.io_wait_ns)"'; }
+check "in-kernel: total, think, io" test "$(msc --mem 1MiB --wake-cost 34us)" = "161409 101000 60409"
+check "in-kernel: --wake-cost 0" test "$(msc --mem 1MiB --wake-cost 0)" = "161409 101000 60409"
 
 # The CPU model. One CPU (cpus 1, nothing else busy). Threads 20 and 30
 # start at 0 and 10us later thread 20 reads and thread 30 writes, 100us

@@ -89,6 +89,12 @@ struct cursor {
 	uint64_t closed_issue;	 /* next_issue by the closed loop, before any wake */
 	bool mem_served;	 /* the op last issued never left memory
 				  * (kernel_fs: virtual.c; the wake-up rule) */
+	bool in_kernel;		 /* the op last issued the kernel's file system
+				  * serves without sleeping: a metadata op or a
+				  * read from its page cache (kernel_fs: virtual.c;
+				  * the in-kernel rule, rules.c) */
+	bool dev_read;		 /* the op last issued was a read the device
+				  * served (kernel_fs: the loop rule, rules.c) */
 	/* the CPU model: before op i, cpu_demand ns on a CPU, then cpu_rest
 	 * (its own sleeps, and the wait the wake rule bounds) */
 	bool cpu_pending, on_cpu;

@@ -281,6 +281,45 @@ static uint64_t wake_up(const struct ts_replay_cfg *cfg, const struct ts_trace_r
 	return d >= 0 ? gap + by : gap - TS_MIN(gap, by);
 }
 
+/*
+ * The in-kernel rule. A FUSE-mode recording replayed as block mode
+ * (kernel_fs): an op the kernel's file system serves without the thread
+ * sleeping (@c->in_kernel: a metadata op answered from its caches, a read
+ * from its page cache) leaves the thread on its CPU, so the gap after it
+ * to the thread's next request is the thread's own time on a CPU there.
+ * Through FUSE that gap also held the thread's wake-up for the reply, its
+ * queueing for a CPU after it, and tierfs's wake-up for the next request:
+ * hand-offs between two threads, each an idle vCPU to wake on a VM, which
+ * a loaded host stretches from tens of microseconds to milliseconds. So
+ * the gap becomes the thread's time on a CPU in it, from the CPU samples
+ * of the two requests (measured, or filled in from the read clocks around
+ * them: traces/FORMAT.md), never more than the gap with the round trip
+ * taken off. Without samples for both, the gap stays (the memory-served
+ * rule then applies). A sleep of the thread's own between two such ops (a
+ * timer) is taken out with them: the samples do not tell it from a
+ * hand-off (--keep-gaps: cfg->keep_gaps turns the rule off). Returns the
+ * gap.
+ */
+/*
+ * The loop rule. Under kernel_fs every gap loses the recording's FUSE
+ * round trip (think_less_ns), but the gap after a read the device served
+ * (@c->dev_read) keeps it: in block mode that read goes from the loop
+ * device's worker through FUSE to tierfs and back, the same round trip
+ * and more (the worker's and the thread's wake-ups), where the replay
+ * charges the model's latency alone.
+ */
+static uint64_t in_kernel(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
+			  const struct cursor *c, size_t a, size_t b, uint64_t gap, bool *applied)
+{
+	*applied = false;
+	if (!cfg->kernel_fs || cfg->keep_gaps || !c->in_kernel || !t->cpu || !t->cpu[a].pid || !t->cpu[b].pid ||
+	    (t->recs[b].flags & REC_F_WAKE))
+		return gap;
+	*applied = true;
+	uint64_t on = t->cpu[b].on_ns - TS_MIN(t->cpu[a].on_ns, t->cpu[b].on_ns);
+	return TS_MIN(gap, on);
+}
+
 /* Op i was issued at @s and completed at @done (replay times): move on and
  * compute when op i+1 issues. Returns false when the thread is done. */
 bool replay_cursor_advance(struct cursor *c, const struct ts_trace *t, uint64_t s, uint64_t done,
@@ -298,8 +337,12 @@ bool replay_cursor_advance(struct cursor *c, const struct ts_trace *t, uint64_t 
 	c->win_hi = nx->submit_ns;
 	if (nx->submit_ns >= c->rec_done_max) {
 		uint64_t gap = nx->submit_ns - c->rec_done_max;
-		gap -= TS_MIN(gap, cfg->think_less_ns);
+		if (!(cfg->kernel_fs && c->dev_read && rdone == c->rec_done_max))
+			gap -= TS_MIN(gap, cfg->think_less_ns); /* else the loop rule */
+		bool kern = false;
 		if (rdone == c->rec_done_max) /* the thread waited for this one last */
+			gap = in_kernel(t, cfg, c, c->p->idx[c->i - 1], c->p->idx[c->i], gap, &kern);
+		if (rdone == c->rec_done_max && !kern)
 			gap = wake_up(cfg, r, s, done, c->mem_served, gap);
 		uint64_t think = cfg->no_think ? 0 : scaled(gap, speed);
 		uint64_t wait = cfg->no_think

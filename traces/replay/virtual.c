@@ -195,9 +195,12 @@ static uint64_t reply(struct ts_replay_result *res, const struct ts_trace_cpu *c
 
 /* @mem: set when the request never left memory on a kernel file system
  * (kernel_fs): a read the page cache served without waiting on the device,
- * so that no thread slept in it (the memory-served rule, rules.c). */
+ * so that no thread slept in it (the memory-served rule, rules.c). @kern:
+ * set when the kernel serves the op without the thread sleeping, that read
+ * or a metadata op answered in memory (the in-kernel rule, rules.c). @dev:
+ * set for a read the device served there (the loop rule, rules.c). */
 static uint64_t serve(struct vrun *v, const struct ts_trace_rec *r, size_t idx, uint64_t s,
-		      struct ts_replay_result *res, bool *mem)
+		      struct ts_replay_result *res, bool *mem, bool *kern, bool *dev)
 {
 	/* exactly the request tierfs makes, with the file size it knew */
 	struct ts_tier_req q = {
@@ -236,6 +239,7 @@ static uint64_t serve(struct vrun *v, const struct ts_trace_rec *r, size_t idx, 
 		 * nothing when recorded took its recorded time) */
 		if (!nio && v->cfg->kernel_fs) {
 			done = s; /* the kernel's caches: no FUSE request */
+			*kern = true;
 		} else if (!nio && ts_tier_rule_op(r->op) == TS_TIER_OP_NR) {
 			done = s + (TS_MAX(r->complete_ns, r->submit_ns) - r->submit_ns);
 		} else if (!nio) {
@@ -251,10 +255,14 @@ static uint64_t serve(struct vrun *v, const struct ts_trace_rec *r, size_t idx, 
 	 * answered without its model (getattr, flush, release, an open of a
 	 * known file): no request, no time */
 	if (v->cfg->kernel_fs && (r->flags & TS_REC_F_NOTIER) &&
-	    (ts_tier_rule_op(r->op) == TS_TIER_OP_NR || ts_tier_rule_op(r->op) == TS_TIER_META))
+	    (ts_tier_rule_op(r->op) == TS_TIER_OP_NR || ts_tier_rule_op(r->op) == TS_TIER_META)) {
+		*kern = true;
 		return s;
-	if (!(r->flags & TS_REC_F_NOTIER) && v->cfg->kernel_fs && !ts_tier_rule_req(r->op, &q))
+	}
+	if (!(r->flags & TS_REC_F_NOTIER) && v->cfg->kernel_fs && !ts_tier_rule_req(r->op, &q)) {
+		*kern = true;
 		return s; /* flush, release...: the kernel's own, no FUSE request */
+	}
 	if ((r->flags & TS_REC_F_NOTIER) || !ts_tier_rule_req(r->op, &q))
 		return s + (TS_MAX(r->complete_ns, r->submit_ns) - r->submit_ns);
 	if (kind == TS_RULE_FS_READ && r->size)
@@ -272,9 +280,10 @@ static uint64_t serve(struct vrun *v, const struct ts_trace_rec *r, size_t idx, 
 		/* the kernel copies from its page cache: the model's memory
 		 * time, no daemon's syscall or wake-up behind it */
 		res->bound[d.bound]++;
-		*mem = true;
+		*mem = *kern = true;
 		goto forget;
 	}
+	*dev = v->cfg->kernel_fs && q.op == TS_TIER_READ;
 	done = reply(res, cs, s, done, &d);
 forget:;
 	/* what tierfs drops from the model after the syscall */
@@ -293,8 +302,8 @@ TS_WUR static int issue(struct vrun *v, struct cursor *c, struct ts_replay_resul
 	uint64_t s = c->next_issue;
 
 	v->issued[idx] = s;
-	c->mem_served = false;
-	uint64_t done = serve(v, r, idx, s, res, &c->mem_served);
+	c->mem_served = c->in_kernel = c->dev_read = false;
+	uint64_t done = serve(v, r, idx, s, res, &c->mem_served, &c->in_kernel, &c->dev_read);
 	v->completed[idx] = done;
 	if (!(r->flags & REC_F_WAKE)) {
 		replay_result_add(res, r->op, done - s, replay_rec_bytes(r));
