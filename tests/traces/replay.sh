@@ -96,12 +96,15 @@ check "kernel-fs: io" test "$(j "$T/kf1.json" '.results[1].io_wait_ns')" = 60000
 check "kernel-fs: --floor's round trip" test "$(j "$T/kf2.json" '.results[1].think_ns')" = 23000
 # The in-kernel rule: the same recording with the thread's CPU samples
 # (on a CPU 5, 3, 2 and 9us between its requests, the rest of each gap
-# queued or off the CPU: the FUSE hand-offs). On ext4 the thread never
-# leaves its CPU in the metadata ops, so the gap after each is its time on
-# a CPU, at most the gap less the floor: 5, 3 (after open, getattr) and
-# 3us (after flush: 13us less the floor); after the device's read the gap
-# stays 15us (the loop rule): think 26us, total 86us (the rule before:
-# 33us less the floor off every gap, 93us).
+# queued or off the CPU: the FUSE hand-offs), the close 43us after the
+# flush. On ext4 the thread never leaves its CPU in the metadata ops, so
+# the gap after each is its time on a CPU, at most the gap less the floor:
+# 5, 3 (after open, getattr) and 9us (after flush), none of it a wait;
+# after the device's read the gap stays 15us (the loop rule): think 32us,
+# total 92us. With --keep-gaps the gaps less the floor (18, 7, 15, 33us),
+# the last one's 14us off the CPU beyond the round trip a wait (the wait
+# rule), which brings the close to its recorded 120us: 120us in all, as
+# before the rule.
 mktrace kfc <<'X'
 header version=5 mem=0 model=255 floor_ns=10000
 path 1 "/f"
@@ -113,23 +116,26 @@ cpu 1 pid=100 ppid=1 on_ns=6000 runq_ns=4000
 cpu 1 pid=100 ppid=1 on_ns=9000 runq_ns=6000
 75000 77000 flush 1 0 0 0 1 4096 0 4
 cpu 1 pid=100 ppid=1 on_ns=11000 runq_ns=6000
-90000 91000 close 1 0 0 0 1 4096 0 4
+120000 121000 close 1 0 0 0 1 4096 0 4
 cpu 1 pid=100 ppid=1 on_ns=20000 runq_ns=6000
-end drops=0 records=5 t=91000
+end drops=0 records=5 t=121000
 X
 "$B" replay "$T/kfc.trace" --virtual --kernel-fs --tier fixed60 --profile "$T/kfs.lua" --json \
 	> "$T/kf4.json" 2>/dev/null
-check "in-kernel: total" test "$(j "$T/kf4.json" '.results[1].total_ns')" = 86000
-check "in-kernel: think" test "$(j "$T/kf4.json" '.results[1].think_ns')" = 26000
+check "in-kernel: total" test "$(j "$T/kf4.json" '.results[1].total_ns')" = 92000
+check "in-kernel: think" test "$(j "$T/kf4.json" '.results[1].think_ns')" = 32000
+check "in-kernel: no wait" test "$(j "$T/kf4.json" '.results[1].waited_ns')" = 0
 "$B" replay "$T/kfc.trace" --virtual --tier fixed60 --profile "$T/kfs.lua" --json \
 	> "$T/kf5.json" 2>/dev/null
 check "in-kernel: --keep-gaps keeps them" test "$("$B" replay "$T/kfc.trace" --virtual --kernel-fs \
-	--keep-gaps --tier fixed60 --profile "$T/kfs.lua" --json 2>/dev/null | jq -r '.results[1].total_ns')" = 103000
+	--keep-gaps --tier fixed60 --profile "$T/kfs.lua" --json 2>/dev/null |
+	jq -r '.results[1] | "\(.total_ns) \(.waited_ns)"')" = "120000 14000"
 "$B" replay "$T/kfc.trace" --virtual --keep-gaps --tier fixed60 > "$T/kf6.out" 2>&1
 check "in-kernel: --keep-gaps refused alone" test $? = 2
 check "in-kernel: --keep-gaps one line" test "$(wc -l < "$T/kf6.out")" = 1
-check "in-kernel: not without --kernel-fs" test "$(j "$T/kf5.json" '.results[1].total_ns')" = \
-	"$(j "$T/kf0.json" '.results[1].total_ns')"
+# without --kernel-fs the FUSE replay as before: every gap (the last one's
+# 24us beyond the round trip a wait) and every op's recorded time
+check "in-kernel: not without --kernel-fs" test "$(j "$T/kf5.json" '.results[1].total_ns')" = 137000
 "$B" replay "$T/kfs.trace" --kernel-fs --target "$T" > "$T/kf3.out" 2>&1
 check "kernel-fs: refused with --target" test $? = 2
 check "kernel-fs: one line" test "$(wc -l < "$T/kf3.out")" = 1

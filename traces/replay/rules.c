@@ -345,7 +345,9 @@ bool replay_cursor_advance(struct cursor *c, const struct ts_trace *t, uint64_t 
 		if (rdone == c->rec_done_max && !kern)
 			gap = wake_up(cfg, r, s, done, c->mem_served, gap);
 		uint64_t think = cfg->no_think ? 0 : scaled(gap, speed);
-		uint64_t wait = cfg->no_think
+		/* the in-kernel rule took the gap's time off the CPU for
+		 * hand-offs: none of it is a wait */
+		uint64_t wait = cfg->no_think || kern
 				    ? 0
 				    : wait_part(t, cfg, c->p->idx[c->i - 1], c->p->idx[c->i], gap);
 		c->next_issue = c->done_max + think;
