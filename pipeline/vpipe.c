@@ -345,34 +345,60 @@ static bool span_in(const uint64_t *cur, const uint64_t *old, uint64_t mask, uin
  * ends where the other starts, either before the other in the order) is
  * counted once, by the later of the two in the order: a read joins at
  * most one other and is joined by at most one, so no more samples than
- * such pairs read without an I/O of their own. */
+ * such pairs read without an I/O of their own.
+ * The count goes on from where it stopped (ts_vpipe_merges_more): a
+ * position's count depends on the tables only, which hold the same
+ * whatever the steps it was counted in. */
 #define MERGE_AHEAD 8u
-int ts_vpipe_merge_count(struct ts_vpipe *v, uint64_t epoch, uint64_t window, uint64_t mark,
-			 uint64_t end, uint64_t *below, uint64_t *all)
+struct ts_vpipe_merges {
+	uint64_t epoch, window, mark, end;
+	uint64_t done, below, all;
+	uint64_t size, mask;
+	uint64_t *tab; /* two tables of size slots */
+};
+
+int ts_vpipe_merges_new(struct ts_vpipe *v, uint64_t epoch, uint64_t window, uint64_t mark,
+			uint64_t end, struct ts_vpipe_merges **out)
 {
-	*below = *all = 0;
-	const uint32_t *order = ts_sched_order(v->sched, epoch);
-	if (!order)
-		return -EAGAIN;
+	*out = NULL;
 	window = TS_MAX(window, 1);
 	if (window > (1u << 22))
 		return -E2BIG;
-	end = TS_MIN(end, ts_sched_samples_per_epoch(v->sched));
-	/* two keys a read, the table at most half full */
-	uint64_t size = 64;
-	while (size < 4 * window * TS_VIO_MAX)
-		size *= 2;
-	/* huge pages: a probe lands anywhere in the tables */
-	uint64_t *tab = ts_malloc_huge(2 * size * sizeof(*tab)), mask = size - 1;
-	if (!tab)
+	struct ts_vpipe_merges *m = calloc(1, sizeof(*m));
+	if (!m)
 		return -ENOMEM;
-	memset(tab + size, 0, size * sizeof(*tab)); /* the first block's old; cur at p 0 */
+	*m = (struct ts_vpipe_merges){ .epoch = epoch, .window = window, .mark = mark,
+				       .end = TS_MIN(end, ts_sched_samples_per_epoch(v->sched)) };
+	/* two keys a read, the table at most half full */
+	m->size = 64;
+	while (m->size < 4 * window * TS_VIO_MAX)
+		m->size *= 2;
+	m->mask = m->size - 1;
+	/* huge pages: a probe lands anywhere in the tables */
+	if (!(m->tab = ts_malloc_huge(2 * m->size * sizeof(*m->tab)))) {
+		free(m);
+		return -ENOMEM;
+	}
+	memset(m->tab + m->size, 0, m->size * sizeof(*m->tab)); /* the first block's old */
+	*out = m;
+	return 0;
+}
+
+int ts_vpipe_merges_more(struct ts_vpipe *v, struct ts_vpipe_merges *m, uint64_t upto)
+{
+	const uint32_t *order = ts_sched_order(v->sched, m->epoch);
+	if (!order)
+		return -EAGAIN;
+	uint64_t end = TS_MIN(upto, m->end), from = m->done;
+	if (end <= from)
+		return 0;
+	uint64_t *tab = m->tab, size = m->size, mask = m->mask, window = m->window;
 	/* Samples are planned MERGE_AHEAD positions before they are counted
 	 * and the slots their keys hash to fetched meanwhile (in both
 	 * tables): the tables are far larger than a cache, and a probe's miss
 	 * is most of a position's cost. What is counted is as without it. */
 	struct ts_vsample ring[2 * MERGE_AHEAD]; /* position c's slot is not p's */
-	for (uint64_t p = 0; p < end + MERGE_AHEAD; p++) {
+	for (uint64_t p = from; p < end + MERGE_AHEAD; p++) {
 		uint64_t q = p + 2 * MERGE_AHEAD;
 		if (v->ops->plan_prefetch && q < end)
 			v->ops->plan_prefetch(&v->vs, v->first + order[q]);
@@ -393,7 +419,7 @@ int ts_vpipe_merge_count(struct ts_vpipe *v, uint64_t epoch, uint64_t window, ui
 				__builtin_prefetch(&pc[span_key(io->file, io->off, true) & mask], 1);
 			}
 		}
-		if (p < MERGE_AHEAD)
+		if (p < from + MERGE_AHEAD)
 			continue;
 		uint64_t c = p - MERGE_AHEAD; /* the position counted */
 		uint64_t *cur = tab + (c / window % 2) * size, *old = tab + (c / window % 2 ? 0 : size);
@@ -417,11 +443,43 @@ int ts_vpipe_merge_count(struct ts_vpipe *v, uint64_t epoch, uint64_t window, ui
 			span_put(cur, mask, span_key(io->file, io->off + io->len, false));
 			span_put(cur, mask, span_key(io->file, io->off, true));
 		}
-		*all += meets;
-		*below += c < mark ? meets : 0;
+		m->all += meets;
+		m->below += c < m->mark ? meets : 0;
 	}
-	free(tab);
+	m->done = end;
 	return 0;
+}
+
+uint64_t ts_vpipe_merges_done(const struct ts_vpipe_merges *m, uint64_t *below, uint64_t *all,
+			      uint64_t *left)
+{
+	*below = m->below;
+	*all = m->all;
+	*left = m->end - m->done;
+	return m->done;
+}
+
+void ts_vpipe_merges_free(struct ts_vpipe_merges *m)
+{
+	if (!m)
+		return;
+	free(m->tab);
+	free(m);
+}
+
+int ts_vpipe_merge_count(struct ts_vpipe *v, uint64_t epoch, uint64_t window, uint64_t mark,
+			 uint64_t end, uint64_t *below, uint64_t *all)
+{
+	*below = *all = 0;
+	if (!ts_sched_order(v->sched, epoch))
+		return -EAGAIN;
+	struct ts_vpipe_merges *m;
+	int rc = ts_vpipe_merges_new(v, epoch, window, mark, end, &m);
+	uint64_t left;
+	if (!rc && !(rc = ts_vpipe_merges_more(v, m, end)))
+		ts_vpipe_merges_done(m, below, all, &left);
+	ts_vpipe_merges_free(m);
+	return rc;
 }
 
 struct ts_sched *ts_vpipe_sched(struct ts_vpipe *v)

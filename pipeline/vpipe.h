@@ -101,6 +101,21 @@ TS_WUR int ts_vpipe_open_epoch(struct ts_vpipe *v, uint64_t t_ns);
  * 2^22 samples, -ENOMEM. */
 TS_WUR int ts_vpipe_merge_count(struct ts_vpipe *v, uint64_t epoch, uint64_t window,
 				uint64_t mark, uint64_t end, uint64_t *below, uint64_t *all);
+/* The same count in steps: for @epoch, @window, @mark and @end as above,
+ * positions [0, upto) counted by each ts_vpipe_merges_more (from where
+ * the last stopped; past @end, to @end), whose sums then are
+ * ts_vpipe_merge_count's over the positions counted. A caller that may
+ * not need the whole count pays for what it counts. new: 0, -E2BIG,
+ * -ENOMEM; more: 0, -EAGAIN while the scheduler holds another epoch's
+ * order; done: the positions counted, the sums so far, and in *@left
+ * how many positions are left to count (0: the count is whole). */
+struct ts_vpipe_merges;
+TS_WUR int ts_vpipe_merges_new(struct ts_vpipe *v, uint64_t epoch, uint64_t window,
+			       uint64_t mark, uint64_t end, struct ts_vpipe_merges **out);
+TS_WUR int ts_vpipe_merges_more(struct ts_vpipe *v, struct ts_vpipe_merges *m, uint64_t upto);
+uint64_t ts_vpipe_merges_done(const struct ts_vpipe_merges *m, uint64_t *below, uint64_t *all,
+			      uint64_t *left);
+void ts_vpipe_merges_free(struct ts_vpipe_merges *m);
 void ts_vpipe_stats(const struct ts_vpipe *v, struct ts_vpipe_stats *st);
 void ts_vpipe_free(struct ts_vpipe *v);
 

@@ -327,11 +327,13 @@ struct accel {
 	struct ts_tier_read_ios ios;	  /* what bounds its reads' I/Os (peak 0: nothing) */
 	uint64_t io_unit;		  /* the drive's I/O unit (0: a request is one I/O) */
 	/* A tier that merges: per epoch, how many of the samples the floor
-	 * counts may merge (ts_vpipe_merge_count), mg_ok once known;
-	 * mg_fail: counting failed for mg_epoch otherwise than for want of
-	 * its order (-ENOMEM, -E2BIG), and is not tried again that epoch */
-	uint64_t mg_epoch, mg_all, mg_tail;
-	bool mg_ok, mg_fail;
+	 * counts may merge (ts_vpipe_merges_new), counted for mg_epoch as far
+	 * as a stop's decision needs (accel_stops); mg_fail: counting failed
+	 * for mg_epoch otherwise than for want of its order (-ENOMEM,
+	 * -E2BIG), and is not tried again that epoch */
+	struct ts_vpipe_merges *mg;
+	uint64_t mg_epoch;
+	bool mg_fail;
 	const struct sample_bytes *sb;	  /* the samples' stored bytes (NULL: no floor) */
 	uint64_t window;		  /* the loader's prefetch window, batches */
 	double next;			  /* accel_next: what an epoch to come reaches */
@@ -400,46 +402,19 @@ static double steps_read_ns(const struct accel *A, uint64_t steps, double mem, d
 	return t;
 }
 
-/* The samples of the current epoch's first @steps steps that may merge
- * (all; those past the prefetch window in *@tail), from its order: -1
- * when not known (the tier does not merge: 0). The reads of a sample
- * still in flight, or done at the instant another is claimed, lie less
- * than window + 1 batches before it: a batch is claimed once the one
- * window batches before it is released, which its step does as it
- * starts, after every read of it is done, and steps take time. */
-static double steps_merged(struct accel *A, uint64_t steps, double *tail)
-{
-	*tail = 0;
-	if (!A->ios.merges)
-		return 0;
-	if (!A->mg_ok || A->mg_epoch != A->cur_epoch) {
-		if (A->mg_fail && A->mg_epoch == A->cur_epoch)
-			return *tail = -1;
-		uint64_t B = A->n * A->w->batch_size, below, all;
-		A->mg_ok = A->mg_fail = false;
-		int rc = ts_vpipe_merge_count(A->pipe.vp, A->cur_epoch, (A->window + 1) * B,
-					      A->window * B, steps * B, &below, &all);
-		if (rc) {
-			/* without the order (-EAGAIN) a later step retries */
-			A->mg_fail = rc != -EAGAIN;
-			A->mg_epoch = A->cur_epoch;
-			return *tail = -1;
-		}
-		A->mg_ok = true;
-		A->mg_epoch = A->cur_epoch;
-		A->mg_all = all;
-		A->mg_tail = all - below;
-	}
-	*tail = (double)A->mg_tail;
-	return (double)A->mg_all;
-}
-
-static double accel_floor(struct accel *A, uint64_t steps)
+/* The least the current epoch's last step can end at, @steps steps long,
+ * when @merged of its samples may merge, @tail of them past the prefetch
+ * window (negative: not known, no IOPS bound; 0 on a tier that does not
+ * merge). The reads of a sample still in flight, or done at the instant
+ * another is claimed, lie less than window + 1 batches before it: a
+ * batch is claimed once the one window batches before it is released,
+ * which its step does as it starts, after every read of it is done, and
+ * steps take time. */
+static double accel_floor(const struct accel *A, uint64_t steps, double merged, double tail)
 {
 	if (!A->sb)
 		return 0;
-	double tail = 0, merged = A->mem ? 0 : steps_merged(A, steps, &tail);
-	double t = steps_read_ns(A, steps, A->cur_epoch ? A->mem : 0, merged);
+	double t = steps_read_ns(A, steps, A->cur_epoch ? A->mem : 0, A->mem ? 0 : merged);
 	double f = drive_floor((double)A->ep_start, t, (double)A->step_ns, (double)A->ct);
 	/* and from its first step on, the window's share (accel_next) */
 	if (!A->mem && steps > A->window) {
@@ -448,6 +423,67 @@ static double accel_floor(struct accel *A, uint64_t steps)
 					  (double)A->step_ns, (double)A->ct));
 	}
 	return f;
+}
+
+/* The highest mean AU the run can still reach (au_reach) at its current
+ * step, the epoch @steps steps long, @left epochs to come, with
+ * accel_floor's @merged and @tail. */
+static double accel_reach(const struct accel *A, uint64_t steps, uint64_t left, double merged,
+			  double tail)
+{
+	double floor = accel_floor(A, steps, merged, tail);
+	return au_reach(A->au_sum, A->r->epochs, A->in_epoch,
+			(double)(A->prev_end - A->first_end), (double)A->ct, (double)A->step_ns,
+			steps, left, floor > 0 ? floor - (double)A->first_end : 0, A->next);
+}
+
+/* Whether the run stops at its current step: the reach (*@reach) under
+ * stop_below, less a margin for rounding (the bound must not pass a run
+ * that fails). On a tier that merges, the samples of the epoch's steps
+ * that may merge (ts_vpipe_merges_new, from its order) are counted only
+ * as far as the decision needs: the reach rises with them (fewer I/Os, a
+ * lower floor), so what is counted so far bounds it from below and no
+ * IOPS bound at all from above. A reach at the count so far that passes
+ * does not stop, one without the IOPS bound that fails stops (that is
+ * the bound named); between the two the count goes on, in steps, and
+ * whole it decides as itself. A step decides as the whole count would:
+ * a run that passes counts nothing, one that fails on its bandwidth
+ * alone does not wait for its count. */
+static bool accel_stops(struct accel *A, uint64_t steps, uint64_t left, double *reach)
+{
+	double thr = A->stop_below - 1e-9;
+	if (!A->ios.merges || A->mem || !A->sb) {
+		*reach = accel_reach(A, steps, left, 0, 0);
+		return *reach < thr;
+	}
+	uint64_t B = A->n * A->w->batch_size;
+	if (A->mg_epoch != A->cur_epoch) {
+		ts_vpipe_merges_free(A->mg);
+		A->mg = NULL;
+		A->mg_epoch = A->cur_epoch;
+		A->mg_fail = ts_vpipe_merges_new(A->pipe.vp, A->cur_epoch, (A->window + 1) * B,
+						  A->window * B, steps * B, &A->mg) != 0;
+	}
+	double none = accel_reach(A, steps, left, -1, -1); /* no IOPS bound */
+	if (A->mg_fail) {
+		*reach = none;
+		return none < thr;
+	}
+	for (;;) {
+		uint64_t below, all, left_n, done = ts_vpipe_merges_done(A->mg, &below, &all, &left_n);
+		*reach = accel_reach(A, steps, left, (double)all, (double)(all - below));
+		if (!left_n || !(*reach < thr))
+			return *reach < thr;
+		if (none < thr) {
+			*reach = none;
+			return true;
+		}
+		int rc = ts_vpipe_merges_more(A->pipe.vp, A->mg, done + TS_MAX(done, 65536u));
+		if (rc == -EAGAIN) { /* without the order: no IOPS bound; a later step retries */
+			*reach = none;
+			return false;
+		}
+	}
 }
 
 /* The most AU an epoch still to come can reach, from the drive's share
@@ -558,13 +594,8 @@ static int accel_step_end(void *self, const struct ts_take *b, const struct ts_s
 		uint64_t left = w->epochs > r->epochs + 1 ? w->epochs - r->epochs - 1 : 0;
 		/* the epoch's steps: the step limit may end it early */
 		uint64_t steps = TS_MIN(A->per_epoch, A->limit - A->ep_step0);
-		double floor = accel_floor(A, steps);
-		double reach = au_reach(A->au_sum, r->epochs, A->in_epoch,
-					(double)(A->prev_end - A->first_end), (double)A->ct,
-					(double)A->step_ns, steps, left,
-					floor > 0 ? floor - (double)A->first_end : 0, A->next);
-		/* a margin for rounding: the bound must not pass a run that fails */
-		if (reach < A->stop_below - 1e-9) {
+		double reach;
+		if (accel_stops(A, steps, left, &reach)) {
 			r->n = A->n;
 			r->au = reach;
 			r->stopped = true;
@@ -592,7 +623,7 @@ static int accelerate(struct accel *A, const struct ts_dlio_workload *w, uint64_
 	A->ct = (uint64_t)llround(w->computation_time * 1e9);
 	A->step_ns = step_ns;
 	A->stop_below = stop_below;
-	A->cur_epoch = UINT64_MAX;
+	A->cur_epoch = A->mg_epoch = UINT64_MAX;
 	A->limit = w->total_training_steps >= 0 ? (uint64_t)w->total_training_steps : UINT64_MAX;
 	A->next = accel_next(A);
 	r->au_min = INFINITY;
@@ -940,6 +971,7 @@ static int run_virtual(struct env *E, uint64_t n, double stop_below, struct ts_d
 		r->events = vs.samples + 2 * vs.batches; /* read done, take, release */
 	}
 	r->wall_s = (double)(ts_now_ns() - w0) / 1e9;
+	ts_vpipe_merges_free(f.mg);
 	ts_vpipe_free(f.pipe.vp);
 	ts_opt_free(ts_pipe_opts, &pc);
 	vtier_end(&vt, r);
