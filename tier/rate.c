@@ -296,6 +296,17 @@ static double admit_burst(struct rate *r, bool rd, uint64_t ios, double bytes, d
 /* @req through @r's limits, then down @l's stack: @l is @r's own layer,
  * or a volume's layer onto an instance's shared @r, whose lock @mu (NULL:
  * none) is held while @r's state moves and @file keys its merge streams. */
+/* (uint64_t)ceil(@x) without the call (the baseline ISA has no rounding
+ * instruction): for 0 <= x < 2^63 the truncation is the floor, exact as
+ * a double, one less than the ceiling when x has a fraction. */
+static inline uint64_t ceil_ns(double x)
+{
+	if (!(x >= 0 && x < 0x1p63))
+		return (uint64_t)ceil(x);
+	uint64_t i = (uint64_t)x;
+	return i + ((double)i < x);
+}
+
 static uint64_t rate_do(struct rate *r, pthread_mutex_t *mu, uint64_t file, struct pend *pd,
 			struct ts_tier_layer *l, uint64_t now, const struct ts_tier_req *req,
 			struct ts_tier_done *done)
@@ -321,7 +332,7 @@ static uint64_t rate_do(struct rate *r, pthread_mutex_t *mu, uint64_t file, stru
 		xfer = admit_burst(r, rd, ios, bytes, t, &s, &bound);
 	if (mu)
 		pthread_mutex_unlock(mu);
-	uint64_t adm = (uint64_t)ceil(s);
+	uint64_t adm = ceil_ns(s);
 	if (bound != TS_TIER_BOUND_LATENCY)
 		done->bound = r->instance ? TS_TIER_BOUND_INSTANCE : bound;
 	if (r->counts) {
@@ -330,7 +341,7 @@ static uint64_t rate_do(struct rate *r, pthread_mutex_t *mu, uint64_t file, stru
 		done->dev_bytes += req->len;
 	}
 	uint64_t end = ts_tier_layer_next(l, adm, req, done);
-	uint64_t xend = (uint64_t)ceil(s + xfer);
+	uint64_t xend = ceil_ns(s + xfer);
 	if (xend > end) {
 		end = xend;
 		if (r->instance)

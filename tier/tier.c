@@ -28,6 +28,8 @@ struct op_stats {
 	struct ts_hist lat; /* ns from arrival to completion, as returned */
 };
 
+#define MAX_LAYERS 6 /* fault, cache, two EBS limits, rate, device */
+
 struct ts_tier {
 	pthread_mutex_t mu;
 	bool serial; /* cfg's: no locking */
@@ -37,6 +39,11 @@ struct ts_tier {
 	_Atomic uint64_t capacity;
 	uint64_t floor_ns, mem;
 	struct ts_tier_layer *top, *fault, *cache, *ebs_io, *ebs_bw, *rate, *dev;
+	/* The stack's layers that hear of each answer (ops->complete) and
+	 * those that prefetch, top first: the stack is linked once, and a
+	 * walk of all of it per request cost more than the calls. */
+	struct ts_tier_layer *completes[MAX_LAYERS], *prefetches[MAX_LAYERS];
+	unsigned ncomplete, nprefetch;
 	struct op_stats st[TS_TIER_OP_NR];
 	_Atomic uint64_t bound[TS_TIER_BOUND_NR];
 };
@@ -156,6 +163,7 @@ int ts_tier_new(const struct ts_tier_cfg *cfg, struct ts_tier **out, char *err, 
 	}
 	/* Link what was made, top first, so that free_stack frees it all. */
 	struct ts_tier_layer *order[] = { t->fault, t->cache, t->ebs_io, t->ebs_bw, t->rate, t->dev };
+	_Static_assert(TS_ARRAY_SIZE(order) <= MAX_LAYERS, "completes[] holds every layer");
 	bool ok = t->dev && t->rate && t->fault && (!cfg->mem || t->cache) && ebs_ok;
 	struct ts_tier_layer *below = NULL;
 	for (size_t i = TS_ARRAY_SIZE(order); i-- > 0;) {
@@ -165,6 +173,12 @@ int ts_tier_new(const struct ts_tier_cfg *cfg, struct ts_tier **out, char *err, 
 		below = order[i];
 	}
 	t->top = below;
+	for (struct ts_tier_layer *l = t->top; l; l = l->next) {
+		if (l->ops->complete)
+			t->completes[t->ncomplete++] = l;
+		if (l->ops->prefetch)
+			t->prefetches[t->nprefetch++] = l;
+	}
 	if (!ok || pthread_mutex_init(&t->mu, NULL)) {
 		free_stack(t);
 		free(t);
@@ -207,9 +221,8 @@ uint64_t ts_tier_submit(struct ts_tier *t, uint64_t now_ns, const struct ts_tier
 	lock(t);
 	if (op != TS_TIER_READ || req->len || !req->size) {
 		end = t->top->ops->submit(t->top, now_ns, req, done);
-		for (struct ts_tier_layer *l = t->top; l; l = l->next)
-			if (l->ops->complete)
-				l->ops->complete(l, end);
+		for (unsigned k = 0; k < t->ncomplete; k++)
+			t->completes[k]->ops->complete(t->completes[k], end);
 	} else
 		done->bound = TS_TIER_BOUND_MEMORY;
 
@@ -253,9 +266,8 @@ void ts_tier_forget(struct ts_tier *t, uint64_t file, uint64_t off, uint64_t len
 void ts_tier_prefetch(struct ts_tier *t, uint64_t file, uint64_t off)
 {
 	lock(t);
-	for (struct ts_tier_layer *l = t->top; l; l = l->next)
-		if (l->ops->prefetch)
-			l->ops->prefetch(l, file, off);
+	for (unsigned k = 0; k < t->nprefetch; k++)
+		t->prefetches[k]->ops->prefetch(t->prefetches[k], file, off);
 	unlock(t);
 }
 
