@@ -670,27 +670,32 @@ static uint64_t least_size(const char *fs)
 	return strcmp(fs, "xfs") == 0 ? 300 * TS_MiB : TS_MiB;
 }
 
-static uint64_t tree_bytes;
+static uint64_t tree_bytes, tree_files; /* nftw's callback takes no context */
 
-static int add_bytes(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+static int add_file(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)path;
 	(void)ftw;
-	if (flag == FTW_F)
+	if (flag == FTW_F) {
 		tree_bytes += (uint64_t)st->st_size;
+		tree_files++;
+	}
 	return 0;
 }
 
-int ts_disk_size_for(const char *dir, const char *fs, uint64_t *size, char *err, size_t errlen)
+int ts_disk_size_for(const char *dir, const char *fs, uint64_t *size, uint64_t *files, char *err,
+		     size_t errlen)
 {
-	tree_bytes = 0;
-	if (nftw(dir, add_bytes, 32, FTW_PHYS | FTW_MOUNT)) {
+	tree_bytes = tree_files = 0;
+	if (nftw(dir, add_file, 32, FTW_PHYS | FTW_MOUNT)) {
 		int e = errno ? errno : EIO;
 		snprintf(err, errlen, "%s: cannot walk it: %s", dir, strerror(e));
 		return -e;
 	}
 	uint64_t s = 2 * tree_bytes + 64 * TS_MiB;
 	*size = s < least_size(fs) ? least_size(fs) : s;
+	if (files)
+		*files = tree_files;
 	return 0;
 }
 

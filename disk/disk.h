@@ -34,9 +34,10 @@ TS_WUR int ts_disk_fs_check(const char *fs, char *err, size_t errlen);
 
 /* An image size that holds @dir's tree in @fs with room to spare: twice
  * the files' bytes plus 64 MiB (the image is sparse: the spare room costs
- * nothing), at least what mkfs accepts. */
-TS_WUR int ts_disk_size_for(const char *dir, const char *fs, uint64_t *size, char *err,
-			    size_t errlen);
+ * nothing), at least what mkfs accepts. @files (may be NULL) gets the
+ * number of regular files in the tree, from the same walk. */
+TS_WUR int ts_disk_size_for(const char *dir, const char *fs, uint64_t *size, uint64_t *files,
+			    char *err, size_t errlen);
 
 struct ts_disk_make_opts {
 	const char *image; /* created; an existing file is refused */

@@ -409,7 +409,7 @@ int ts_record_begin(struct ts_record *c, char *err, size_t errlen)
 		c->imgdir[0] = c->image[0] = 0;
 		return -EIO;
 	}
-	if ((rc = ts_disk_size_for(c->data, c->fs, &size, err, errlen))) {
+	if ((rc = ts_disk_size_for(c->data, c->fs, &size, NULL, err, errlen))) {
 		c->image[0] = 0;
 		return rc;
 	}

@@ -136,8 +136,10 @@ struct live {
 	bool own_trace;
 	bool want_trace; /* set before ts_job_live_mount: record one if the scenario does not */
 	/* set before ts_job_live_mount: the bytes the job will write on the
-	 * disk; a block-mode image leaves that much free beside the dataset */
-	uint64_t room;
+	 * disk, room plus room_per_file per file of the dataset's tree (the
+	 * walk that sizes the image counts them); a block-mode image leaves
+	 * that much free beside the dataset */
+	uint64_t room, room_per_file;
 	/* block mode (mount{ fs = ... }): the disk's mount point is root, its
 	 * image made for this row, tierfs's counters under stats; the
 	 * process in a memory cgroup of mount.mem while it runs */

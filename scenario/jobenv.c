@@ -433,7 +433,7 @@ static int live_disk(struct ts_job_env *env, const struct ts_scenario *s, const 
 		     const struct ts_dataset_place *dp, struct live *lv, const char *trace,
 		     char *err, size_t errlen)
 {
-	uint64_t size;
+	uint64_t size, files;
 	int rc = ts_disk_fs_check(s->mnt.fs, err, errlen);
 	if (!rc && s->mnt.cache && strcmp(s->mnt.cache, "cold")) {
 		snprintf(err, errlen, "mount: fs = '%s' starts cold (a fresh image each row); cache = "
@@ -456,9 +456,9 @@ static int live_disk(struct ts_job_env *env, const struct ts_scenario *s, const 
 	snprintf(lv->image + dl, sizeof(lv->image) - dl, "/data.%s", s->mnt.fs);
 	snprintf(lv->root, sizeof(lv->root), "%s/d%d-%u", env->mntdir, (int)getpid(), k);
 	struct ts_disk_make_opts mk = { .image = lv->image, .fs = s->mnt.fs, .from = dp->backing };
-	if ((rc = ts_disk_size_for(dp->backing, s->mnt.fs, &size, err, errlen)))
+	if ((rc = ts_disk_size_for(dp->backing, s->mnt.fs, &size, &files, err, errlen)))
 		goto fail;
-	mk.size = size + lv->room;
+	mk.size = size + lv->room + files * lv->room_per_file;
 	if ((rc = ts_disk_make(&mk, err, errlen)))
 		goto fail; /* the image is gone; its folder goes in disk_end */
 	if (mkdir(lv->root, 0755) && errno != EEXIST) {

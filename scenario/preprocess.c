@@ -4,12 +4,10 @@
  * through a tierfs mount (scenario/convert.c) or in virtual time over the tier
  * model; both follow one sequence of steps (pipeline/convsteps.h).
  */
-#include <ftw.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/interrupt.h"
@@ -29,41 +27,24 @@ static void convert_progress(void *ctx, const char *what, uint64_t done, uint64_
 	ts_job_progress(ctx, what, done, total, ips, el);
 }
 
+/* Room for an LMDB of @dp's images resized to @side, on @lv's image: a raw
+ * Datum (3 x side^2 and its header) and a page of keys and branch entries
+ * per image, and 64 MiB for the meta pages and what a transaction frees
+ * only at its commit (the bound convert.c gives LMDB's map, halved: one
+ * copy). The images are the dataset's count where it has one, else the
+ * files of its tree, counted by the walk that sizes the image. */
+static void lmdb_room(const struct ts_dataset_place *dp, int side, struct live *lv)
+{
+	uint64_t per_image = 3 * (uint64_t)side * (uint64_t)side + 4096;
+	lv->room = ((uint64_t)1 << 26) + (dp->have_meta ? dp->meta.count * per_image : 0);
+	lv->room_per_file = dp->have_meta ? 0 : per_image;
+}
+
 /*
  * Why one long function: one sequence of set-up steps (dataset placed,
  * output folder, mount, the conversion, the row), each failure leaving
  * through the one cleanup (out:) that ends the mount and removes the output.
  */
-static uint64_t n_files;
-
-static int count_file(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)path;
-	(void)st;
-	(void)ftw;
-	if (flag == FTW_F)
-		n_files++;
-	return 0;
-}
-
-/* The most an LMDB of @dp's images resized to @side takes: a raw Datum
- * (3 x side^2 and its header) and a page of keys and branch entries per
- * image, and 64 MiB for the meta pages and what a transaction frees only
- * at its commit (the bound convert.c gives LMDB's map, halved: one copy). */
-static uint64_t lmdb_room(const struct ts_dataset_place *dp, int side)
-{
-	uint64_t n = 0;
-	if (dp->have_meta) {
-		n = dp->meta.count;
-	} else {
-		n_files = 0;
-		if (nftw(dp->backing, count_file, 32, FTW_PHYS | FTW_MOUNT) == 0)
-			n = n_files;
-	}
-	uint64_t px = 3 * (uint64_t)side * (uint64_t)side;
-	return n * (px + 4096) + ((uint64_t)1 << 26);
-}
-
 static int preprocess_real(struct ts_job_env *env, const struct ts_job_args *a, struct ts_row *w,
 			   char *err, size_t errlen)
 {
@@ -110,7 +91,7 @@ static int preprocess_real(struct ts_job_env *env, const struct ts_job_args *a, 
 	 * than the JPEGs; a full ext4 made LMDB's writes short, an "I/O
 	 * error" at commit). */
 	if (s->mnt.fs && *s->mnt.fs)
-		lv.room = lmdb_room(&dp, run->resize);
+		lmdb_room(&dp, run->resize, &lv);
 	if ((rc = ts_job_live_mount(env, s, tier, &dp, &lv, mdesc, sizeof(mdesc), err, errlen)))
 		goto out;
 

@@ -1040,7 +1040,7 @@ static int disk_up(struct env *E, struct ts_cgroup *cg, char *err, size_t errlen
 			snprintf(err, errlen, "--fs: cannot make %s: %s", dir, strerror(-rc));
 			return rc;
 		}
-		if ((rc = ts_disk_size_for(E->data, E->o->fs, &size, err, errlen)))
+		if ((rc = ts_disk_size_for(E->data, E->o->fs, &size, NULL, err, errlen)))
 			return rc;
 		mk.size = size;
 		if ((rc = ts_disk_make(&mk, err, errlen)))
