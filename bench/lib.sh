@@ -54,6 +54,20 @@ bench_mounts() {
 	trap bench_unmount_all EXIT
 	trap 'exit 1' INT TERM
 }
+# bench_trace_counts CLI TRACE: "N records, M dropped" of TRACE (from CLI's
+# `trace stats --json`; its stderr apart, in WORK/stats.err: a trace that
+# dropped records says so there, and the count is in the JSON), then each
+# line of that stderr after "; ". Tracing must lose nothing: the scripts
+# print it for each traced mount once it is unmounted.
+bench_trace_counts() {
+	echo "$("$1" trace stats "$2" --json 2>"$WORK/stats.err" |
+		python3 -c 'import json, sys
+try:
+    s = json.load(sys.stdin)
+    print("%s records, %s dropped" % (s.get("records"), s.get("dropped")))
+except Exception as e:
+    print("unreadable: %s" % e)')$(sed 's/^/; /' "$WORK/stats.err" | tr -d '\n')"
+}
 # bench_mounted DIR: whether DIR is a mount point
 bench_mounted() { awk -v m="$1" '$5 == m { f = 1 } END { exit !f }' /proc/self/mountinfo; }
 bench_unmount_all() {

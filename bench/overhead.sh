@@ -171,14 +171,6 @@ for t in $TRACED; do
 	fusermount3 -u "$WORK/$t" && wait "${PID[$t]}"
 	PID[$t]=
 	[ -x "$CLI" ] || continue
-	# stderr apart: a trace that dropped records says so there, and the
-	# count is in the JSON
-	echo "# $t's trace: $("$CLI" trace stats "$WORK/$t.trace" --json 2>"$WORK/stats.err" |
-		python3 -c 'import json, sys
-try:
-    s = json.load(sys.stdin)
-    print("%s records, %s dropped" % (s.get("records"), s.get("dropped")))
-except Exception as e:
-    print("unreadable: %s" % e)')$(sed 's/^/; /' "$WORK/stats.err" | tr -d '\n')"
+	echo "# $t's trace: $(bench_trace_counts "$CLI" "$WORK/$t.trace")"
 done
 echo "# $(bench_load) after the run"

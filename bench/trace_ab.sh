@@ -94,11 +94,5 @@ for m in $MOUNTS; do
 	fusermount3 -u "$WORK/$m" && wait "${PID[$m]}"
 	PID[$m]=
 	[ -x "$CLI" ] || continue
-	echo "# $m's trace: $("$CLI" trace stats "$WORK/$m.trace" --json 2>"$WORK/stats.err" |
-		python3 -c 'import json, sys
-try:
-    s = json.load(sys.stdin)
-    print("%s records, %s dropped" % (s.get("records"), s.get("dropped")))
-except Exception as e:
-    print("unreadable: %s" % e)')$(sed 's/^/; /' "$WORK/stats.err" | tr -d '\n')"
+	echo "# $m's trace: $(bench_trace_counts "$CLI" "$WORK/$m.trace")"
 done
