@@ -13,20 +13,23 @@
 
 /* Whether a row's tier is checked by an independent measurement of the
  * real product (validation/corpus.h): "checked", "unvalidated", or NULL
- * when the row names no tier or the corpus cannot be read. The corpus is
- * read once per process. */
+ * when the row names no tier, the corpus cannot be read or a case that
+ * may name the tier is refused. The case files are read once per process,
+ * and only the cases that may name a row's tier are loaded, once per
+ * tier. */
 static const char *tier_check(const char *tier)
 {
-	static struct ts_corpus k;
-	static int loaded; /* 0 not yet, 1 loaded, -1 unreadable */
+	static struct ts_corpus_texts k;
+	static int loaded; /* 0 not yet, 1 read, -1 unreadable */
 	char err[512];
+	size_t n;
 	if (!tier)
 		return NULL;
 	if (!loaded)
-		loaded = ts_corpus_load(NULL, &k, err, sizeof(err)) ? -1 : 1;
-	if (loaded < 0)
+		loaded = ts_corpus_texts_read(NULL, &k, err, sizeof(err)) ? -1 : 1;
+	if (loaded < 0 || ts_corpus_texts_checks(&k, tier, &n, err, sizeof(err)))
 		return NULL;
-	return ts_corpus_checks(&k, tier, NULL, 0) ? "checked" : "unvalidated";
+	return n ? "checked" : "unvalidated";
 }
 
 /* One column of every output: name, unit, where it lives in the row. */

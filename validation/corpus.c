@@ -1,36 +1,50 @@
 /* corpus.c — the validation corpus and its checks per tier (corpus.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "validation/corpus.h"
 #include "core/paths.h"
 
+/* The case files of @dir (NULL: the shipped validation/cases, its path
+ * in @found) in @g, sorted; at least one. */
+static int case_files(const char *dir, char *found, size_t foundlen, glob_t *g, char *err,
+		      size_t errlen)
+{
+	char pat[4200];
+	if (dir)
+		snprintf(found, foundlen, "%s", dir);
+	else if (ts_data_find("validation/cases", found, foundlen)) {
+		snprintf(err, errlen, "validation/cases not found; set TIERSIM_DATADIR to the "
+				      "source tree");
+		found[0] = 0;
+		return -ENOENT;
+	}
+	snprintf(pat, sizeof(pat), "%s/*.json", found);
+	memset(g, 0, sizeof(*g));
+	if (glob(pat, 0, NULL, g) || !g->gl_pathc) {
+		globfree(g);
+		snprintf(err, errlen, "no case files (*.json) in %s", found);
+		return -ENOENT;
+	}
+	return 0;
+}
+
 int ts_corpus_load_all(const char *dir, struct ts_corpus *k, FILE *refusals, const char *who,
 		       size_t *nrefused, char *err, size_t errlen)
 {
-	char pat[4200];
 	memset(k, 0, sizeof(*k));
 	if (nrefused)
 		*nrefused = 0;
-	if (dir)
-		snprintf(k->dir, sizeof(k->dir), "%s", dir);
-	else if (ts_data_find("validation/cases", k->dir, sizeof(k->dir))) {
-		snprintf(err, errlen, "validation/cases not found; set TIERSIM_DATADIR to the "
-				      "source tree");
-		k->dir[0] = 0;
-		return -ENOENT;
-	}
-	snprintf(pat, sizeof(pat), "%s/*.json", k->dir);
-	glob_t g = { 0 };
-	if (glob(pat, 0, NULL, &g) || !g.gl_pathc) {
-		globfree(&g);
-		snprintf(err, errlen, "no case files (*.json) in %s", k->dir);
-		return -ENOENT;
-	}
-	int rc = 0;
+	glob_t g;
+	int rc = case_files(dir, k->dir, sizeof(k->dir), &g, err, errlen);
+	if (rc)
+		return rc;
 	if (!(k->c = calloc(g.gl_pathc, sizeof(*k->c))))
 		rc = -ENOMEM;
 	for (size_t i = 0; !rc && i < g.gl_pathc; i++) {
@@ -94,20 +108,145 @@ const char *ts_case_tier(const struct ts_case *c)
 	return c->dlio ? c->dlio->tier : c->tier; /* NULL for an accelerator case */
 }
 
+/* Whether @c is an independent check of @tier that this build can run. */
+static bool checks(const struct ts_case *c, const char *tier)
+{
+	char buf[128];
+	const char *t = ts_case_tier(c);
+	return !c->fits && !c->same_run && t && !strcmp(t, tier) &&
+	       !ts_case_needs_of(c, buf, sizeof(buf));
+}
+
 size_t ts_corpus_checks(const struct ts_corpus *k, const char *tier, const char **ids,
 			size_t max)
 {
 	size_t n = 0;
-	char buf[128];
 	for (size_t i = 0; i < k->n; i++) {
-		const struct ts_case *c = k->c[i];
-		const char *t = ts_case_tier(c);
-		if (c->fits || c->same_run || !t || strcmp(t, tier) ||
-		    ts_case_needs_of(c, buf, sizeof(buf)))
+		if (!checks(k->c[i], tier))
 			continue;
 		if (ids && n < max)
-			ids[n] = c->id;
+			ids[n] = k->c[i]->id;
 		n++;
 	}
 	return n;
+}
+
+/* The whole of file @path, NUL-terminated, in *@text. */
+static int read_text(const char *path, char **text, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	int e = 0;
+	*text = NULL;
+	if (fd < 0 || fstat(fd, &st)) {
+		e = errno;
+	} else if (!(*text = malloc((size_t)st.st_size + 1))) {
+		e = ENOMEM;
+	} else {
+		size_t got = 0;
+		while (got < (size_t)st.st_size) {
+			ssize_t r = read(fd, *text + got, (size_t)st.st_size - got);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0) {
+				e = r < 0 ? errno : 0;
+				break;
+			}
+			got += (size_t)r;
+		}
+		(*text)[got] = 0;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (e) {
+		free(*text);
+		*text = NULL;
+		snprintf(err, errlen, "%s: cannot read the case file (%s)", path, strerror(e));
+	}
+	return -e;
+}
+
+int ts_corpus_texts_read(const char *dir, struct ts_corpus_texts *t, char *err, size_t errlen)
+{
+	memset(t, 0, sizeof(*t));
+	glob_t g;
+	int rc = case_files(dir, t->dir, sizeof(t->dir), &g, err, errlen);
+	if (rc)
+		return rc;
+	if (!(t->path = calloc(g.gl_pathc, sizeof(*t->path))) ||
+	    !(t->text = calloc(g.gl_pathc, sizeof(*t->text))))
+		rc = -ENOMEM;
+	for (size_t i = 0; !rc && i < g.gl_pathc; i++) {
+		if (!(t->path[i] = strdup(g.gl_pathv[i]))) {
+			rc = -ENOMEM;
+			break;
+		}
+		t->n++;
+		rc = read_text(t->path[i], &t->text[i], err, errlen);
+	}
+	if (rc == -ENOMEM)
+		snprintf(err, errlen, "reading the case files of %s: out of memory", t->dir);
+	globfree(&g);
+	if (rc)
+		ts_corpus_texts_free(t);
+	return rc;
+}
+
+/* Whether a JSON text can hold the string @tier as a value: it has it
+ * quoted, or it writes characters as escapes that could spell it (\u,
+ * \/; a name with a quote, a backslash or a control character: any). */
+static bool may_name(const char *text, const char *tier, size_t tlen)
+{
+	for (size_t i = 0; i < tlen; i++)
+		if (tier[i] == '"' || tier[i] == '\\' || (unsigned char)tier[i] < 0x20)
+			return true;
+	if (strstr(text, "\\u") || strstr(text, "\\/"))
+		return true;
+	for (const char *p = text; (p = strstr(p, tier)); p++)
+		if (p > text && p[-1] == '"' && p[tlen] == '"')
+			return true;
+	return false;
+}
+
+int ts_corpus_texts_checks(struct ts_corpus_texts *t, const char *tier, size_t *n, char *err,
+			   size_t errlen)
+{
+	for (size_t i = 0; i < t->nmemo; i++)
+		if (!strcmp(t->memo[i].tier, tier)) {
+			*n = t->memo[i].n;
+			return 0;
+		}
+	size_t tlen = strlen(tier), count = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		if (!may_name(t->text[i], tier, tlen))
+			continue;
+		struct ts_case *c;
+		int rc = ts_case_load(t->path[i], &c, err, errlen);
+		if (rc)
+			return rc;
+		count += checks(c, tier);
+		ts_case_free(c);
+	}
+	void *m = realloc(t->memo, (t->nmemo + 1) * sizeof(*t->memo));
+	if (m) {
+		t->memo = m;
+		if ((t->memo[t->nmemo].tier = strdup(tier)))
+			t->memo[t->nmemo++].n = count;
+	}
+	*n = count;
+	return 0;
+}
+
+void ts_corpus_texts_free(struct ts_corpus_texts *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		free(t->path[i]);
+		free(t->text[i]);
+	}
+	for (size_t i = 0; i < t->nmemo; i++)
+		free(t->memo[i].tier);
+	free(t->path);
+	free(t->text);
+	free(t->memo);
+	memset(t, 0, sizeof(*t));
 }

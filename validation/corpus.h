@@ -47,4 +47,36 @@ const char *ts_case_tier(const struct ts_case *c);
 size_t ts_corpus_checks(const struct ts_corpus *k, const char *tier, const char **ids,
 			size_t max);
 
+/*
+ * One tier's checks without loading the whole corpus, for a report's tier
+ * check column (loading all 99 cases cost a report ~70M instructions):
+ * each case file's text is read once, and only the cases whose text may
+ * name the tier asked about are loaded (a case checks a tier only where
+ * its file has the tier's name as a string). Each tier's count is kept
+ * once made.
+ */
+struct ts_corpus_texts {
+	char dir[4096]; /* where the case files were read */
+	char **path, **text;
+	size_t n;
+	struct {
+		char *tier;
+		size_t n;
+	} *memo; /* each tier asked about so far and its count */
+	size_t nmemo;
+};
+
+/* Reads the text of every case file of @dir (NULL: the shipped
+ * validation/cases); fails where ts_corpus_load finds no cases. */
+TS_WUR int ts_corpus_texts_read(const char *dir, struct ts_corpus_texts *t, char *err,
+				size_t errlen);
+/* In *@n, what ts_corpus_checks gives for @tier over the same files, loading
+ * only the cases that may name it. A case among them that is refused
+ * fails the count, with its line in @err, as it fails ts_corpus_load; a
+ * refused file that cannot name @tier is not read further here (tiersim
+ * validate and tiersim tiers load every case). */
+TS_WUR int ts_corpus_texts_checks(struct ts_corpus_texts *t, const char *tier, size_t *n,
+				  char *err, size_t errlen);
+void ts_corpus_texts_free(struct ts_corpus_texts *t);
+
 #endif
