@@ -175,7 +175,8 @@ int ts_dir_names(int dirfd, const char *rel, unsigned flags, char ***out, size_t
 		ts_dir_names_free(v, n);
 		return rc;
 	}
-	qsort(v, n, sizeof(*v), cmp_name);
+	if (n > 1) /* an empty folder has no array to sort */
+		qsort(v, n, sizeof(*v), cmp_name);
 	*out = v;
 	*nout = n;
 	return 0;
