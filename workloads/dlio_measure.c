@@ -584,10 +584,11 @@ static int write_profile(const struct ctx *c, const struct round *rd, unsigned n
 	fprintf(f, "  dlio_worker_gc_samples = { %d, \"measured\", \"bench/dlio_worker_split.py in "
 		   "DLIO 2.0.0's own run through tierfs (2026-12-03, resnet50's npz shape: 4,000 "
 		   "files, batch 400, 8 workers, 1 rank): each worker's first full collection came "
-		   "with its 463rd sample, one's with its 507th; unet3d's 4 workers of 47 samples "
+		   "with its sample number %d, one's with number %d; unet3d's 4 workers of 47 samples "
 		   "had none. DLIO's and Python's (the collector's counts at the fork, the objects "
 		   "a sample leaves), not this machine's\", low = %d, high = %d },\n",
-		DLIO_GC_SAMPLES, DLIO_GC_SAMPLES, DLIO_GC_SAMPLES_HIGH);
+		DLIO_GC_SAMPLES, DLIO_GC_SAMPLES, DLIO_GC_SAMPLES_HIGH, DLIO_GC_SAMPLES,
+		DLIO_GC_SAMPLES_HIGH);
 	fprintf(f, "  vcpus = { %" PRIu64 ", \"measured\", \"sched_getaffinity of tiersim "
 		   "hosts measure, %s: %" PRIu64 " CPUs\" },\n}\n",
 		r->vcpus, stamp, r->vcpus);
