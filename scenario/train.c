@@ -85,7 +85,10 @@ static uint64_t feed_batches_per_epoch(const struct feed *f)
 
 /* Real time: the mount's request trace, now that the mount is stopped and
  * the trace closed, on the tier tracks in submit order. A trace that cannot
- * be read leaves the tracks out and says so (the row stands). */
+ * be read leaves the tracks out and says so (the row stands). Each slice
+ * carries the reply's lateness behind the model's time (late_ns; -1 where
+ * the trace has no sample for it): a slice's length less it is what the
+ * tier model charged, the rest this host's tierfs waking late. */
 static void tl_merge_trace(struct ts_job_env *env, struct feed *f, const char *path)
 {
 	struct ts_trace t;
@@ -100,11 +103,13 @@ static void tl_merge_trace(struct ts_job_env *env, struct feed *f, const char *p
 	size_t *ord = ts_trace_order(&t);
 	for (size_t i = 0; ord && i < t.nrecs; i++) {
 		const struct ts_trace_rec *r = &t.recs[ord[i]];
+		const struct ts_trace_cpu *c = t.cpu && t.cpu[ord[i]].pid ? &t.cpu[ord[i]] : NULL;
 		uint64_t a0 = t.hdr.start_mono_ns + r->submit_ns;
 		uint64_t a1 = t.hdr.start_mono_ns + TS_MAX(r->complete_ns, r->submit_ns);
 		struct ts_tl_arg a[] = { { "file", r->file_id }, { "offset", (int64_t)r->offset },
 					 { "bytes", (int64_t)r->length }, { "result", r->result },
-					 { "thread", r->tid } };
+					 { "thread", r->tid },
+					 { "late_ns", c ? (int64_t)c->late_ns : -1 } };
 		ts_tl_slice_lane(f->tl, TS_TL_TIER, ts_trace_op_name(r->op), a0, a1, a,
 				 TS_ARRAY_SIZE(a));
 	}

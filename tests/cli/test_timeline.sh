@@ -27,6 +27,19 @@ python3 "$check" "$work/r.json" 4 1 8 4 3 --tier --layout "$work/r.layout" || fa
 cmp -s "$work/v.layout" "$work/r.layout" ||
 	fail "real and virtual layouts differ: $(cat "$work/v.layout") vs $(cat "$work/r.layout")"
 ls "$work"/timeline-*.trace >/dev/null 2>&1 && fail "the mount trace made for --timeline was left"
+# Each real tier slice says how late tierfs replied behind the model's
+# time (late_ns; -1: no sample), never more than the slice lasted.
+python3 - "$work/r.json" <<'PY' || fail "real tier slices' late_ns"
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+lanes = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e["name"] == "thread_name"}
+tier = [e for e in ev if e.get("ph") == "X" and lanes.get((e["pid"], e["tid"]), "").startswith("tier")]
+assert tier and all("late_ns" in e["args"] for e in tier), "a tier slice without late_ns"
+known = [e for e in tier if e["args"]["late_ns"] >= 0]
+assert known, "no tier slice with a lateness sample"
+assert all(e["args"]["late_ns"] / 1000 <= e["dur"] + 0.001 for e in known), \
+    [e for e in known if e["args"]["late_ns"] / 1000 > e["dur"] + 0.001][:3]
+PY
 
 # compare: one process per row, named after its tier.
 "$tiersim" compare "$here/small.lua" --tiers nvme-local,ultra-cloud --virtual pipeline.decode=none \
