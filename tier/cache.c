@@ -1458,19 +1458,25 @@ static uint64_t first_missing(struct cache *c, uint64_t file, uint64_t pg, uint6
  *   - every other touch is served from memory (or waits for its page in
  *     flight).
  * Measured (block mode: ext4 on the loop device over tierfs, ssd-cloud,
- * read_ahead_kb 128, kernel 6.18; a 48 MiB file, the pages resident after
- * each touch read with mincore(2), and the device trace): fitted on a scan
- * of every page in order: windows of 32 pages at pages 0, 32, 64..., the
- * second issued by the touch of page 24, each later one by the touch of
- * the newest window's first page (384 requests of 128 KiB, two in flight
- * 68-69% of the time, 3 runs); checked on 1,500 touches at random pages
+ * read_ahead_kb 128, kernel 6.18; a 48 MiB file, the device trace):
+ * fitted on a scan of every page in order: windows of 32 pages at pages 0,
+ * 32, 64..., the second issued by the touch of page 24, each later one by
+ * the touch of the newest window's first page (384 requests of 128 KiB,
+ * 3 runs); each window tied to the touch that queued its bios in 2 more
+ * (bench/mapped_scan.sh: the scan thread's block_bio_queue events beside
+ * its timed touches); checked on 1,500 touches at random pages
  * (glibc rand, seed 7): each window starts 16 pages before its fault and
  * reads only its missing pages: 463 requests, the model's in
  * test_tier_cache. Left out: the kernel's mmap_miss count (read-around
  * stops after 100 faults more than fault-around's mapped pages; the check
  * never came near it), fault-around itself (it maps cached pages and reads
  * none), madvise hints (VM_RAND_READ: no read-around; VM_SEQ_READ: read()'s
- * rules).
+ * rules), a map continuing a read()'s window (a pread of the first pages
+ * before the map: windows of 4, 8, 4, 8, 8, 16, 16 pages first) and 6.18's
+ * async windows ending on a natural boundary (a stream begun off a 32-page
+ * boundary comes back to one within three windows; the model keeps its
+ * offset): the same requests in count, a few windows' offsets apart
+ * (disk/README.md).
  */
 static uint64_t mapped_read(struct cache *c, uint64_t now, const struct ts_tier_req *req,
 			    struct ts_tier_done *done)
