@@ -32,7 +32,9 @@
 #   SCRIPT.virtual.timeline.json:
 #   what to compare when a row's ratio misses (bench/timeline_device.py
 #   sums up a timeline's device requests and reads); and each run's report
-#   (SCRIPT.MODE.REP.json), which a study cut short leaves behind.
+#   (SCRIPT.MODE.REP.json), which a study cut short leaves behind; after
+#   the table, each kept block timeline's device summed up (the tier
+#   model's latency beside tierfs's lateness, the pauses).
 set -u
 BUILD=${1:?usage: bench/block_study.sh BUILD [REPS] [TIER...]}
 REPS=${2:-3}
@@ -144,3 +146,14 @@ for s in scripts:
         print(f"{s:14} {k[:40]:40} {fm:9.1f} [{min(f):.1f}-{max(f):.1f}] {bm:9.1f} [{min(b):.1f}-{max(b):.1f}] "
               f"{v:9.1f} {rr(f):>17} {rr([v] * len(b)):>17} {median(fs_):11.1f} {median(bs):10.1f}")
 EOF
+# with the timelines kept: each block run's device, the tier model's own
+# latency beside tierfs's lateness on this host (timeline_device.py)
+if [ -n "$KEEP" ]; then
+	echo
+	echo "== block mode's device requests, per kept timeline (bench/timeline_device.py)"
+	for f in "$KEEP"/*.block.*.timeline.json; do
+		[ -e "$f" ] || continue
+		echo "$(basename "$f"):"
+		/usr/bin/python3 "$SRC/bench/timeline_device.py" "$f" | grep -E '^\[|late|pauses|in the steps'
+	done
+fi
