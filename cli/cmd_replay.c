@@ -42,8 +42,9 @@ static const struct ts_opt replay_opts[] = {
 	  "ops the kernel serves in memory cost nothing" },
 	{ "keep_gaps", TS_OPT_BOOL, RA(keep_gaps), "false", 0, 0, "",
 	  "with --kernel-fs: the gap after an op the kernel serves in memory keeps its recorded "
-	  "length less the round trip, instead of the thread's time on a CPU in it (for a job "
-	  "that sleeps between its file ops)" },
+	  "length less the round trip, instead of the thread's time on a CPU and its own "
+	  "sleeps in it (for a job recorded without a wake file that sleeps between its file "
+	  "ops)" },
 	{ "tier", TS_OPT_LIST, RA(tiers), NULL, 0, MAX_TIERS, "",
 	  "a tier to predict (repeat for a side-by-side table)", "NAME" },
 	{ "target", TS_OPT_STR, RA(target), NULL, 0, 0, "",

@@ -7,7 +7,7 @@
  *
  * tracefs records every scheduler event of the tree (four per FUSE read
  * of an IO-only loader) and user space decodes them all to keep the few
- * that become a W or S line; here the same bookkeeping as the parser's
+ * that become a W, S or P line; here the same bookkeeping as the parser's
  * (traces/wakes.c, ts_wakes_parser_event) runs at the tracepoint, so an
  * event costs a map lookup and most send nothing. The program must agree
  * with that parser: the same state per thread, the same rules, the same
@@ -207,9 +207,12 @@ int BPF_PROG(on_waking, const void *p)
 		return 0;
 	}
 	if (irq || !bpf_map_lookup_elem(&tasks, &cur)) {
-		/* from outside the tree: kept when it ended IO */
+		/* from outside the tree: kept when it ended IO, or when an
+		 * interrupt ended it (the thread's own pace: a pause) */
 		if (s->d)
 			send(TS_WAKE_BPF_SLEEP, t, since, tid, irq ? 0 : cur, 0, false);
+		else if (irq)
+			send(TS_WAKE_BPF_PAUSE, t, since, tid, 0, 0, false);
 		return 0;
 	}
 	return send(TS_WAKE_BPF_WAKE, t, since, tid, cur, 0, false);

@@ -505,6 +505,11 @@ static int on_rec(void *ctx, void *data, size_t len)
 		e = ts_wakes_parser_sleep(b->parser, &z);
 		break;
 	}
+	case TS_WAKE_BPF_PAUSE: {
+		struct ts_sleep z = {.t_ns = r->t_ns, .since_ns = r->since_ns, .tid = r->a};
+		e = ts_wakes_parser_pause(b->parser, &z);
+		break;
+	}
 	case TS_WAKE_BPF_FORK:
 		ev.type = TS_WAKES_FORK;
 		ev.cur = r->a;

@@ -18,6 +18,7 @@ enum ts_wake_bpf_type {
 	TS_WAKE_BPF_FORK,     /* a: parent, b: child, c: child's process, comm: its comm */
 	TS_WAKE_BPF_EXEC,     /* a: the thread, comm: its new comm */
 	TS_WAKE_BPF_EXIT,     /* a: the exiting thread */
+	TS_WAKE_BPF_PAUSE,    /* a: the sleeper (interruptible), an interrupt woke it */
 };
 
 struct ts_wake_bpf_rec {

@@ -15,6 +15,7 @@ void ts_wakes_free(struct ts_wakes *s)
 	free(s->threads);
 	free(s->wakes);
 	free(s->sleeps);
+	free(s->pauses);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -63,6 +64,14 @@ static int add_sleep(struct ts_wakes *s, const struct ts_sleep *z)
 	return 0;
 }
 
+static int add_pause(struct ts_wakes *s, const struct ts_sleep *z)
+{
+	if (grow((void **)&s->pauses, &s->pause_cap, s->npauses, sizeof(*z)))
+		return -ENOMEM;
+	s->pauses[s->npauses++] = *z;
+	return 0;
+}
+
 /* ---- the file ---- */
 
 int ts_wakes_write(FILE *f, const struct ts_wakes *s)
@@ -89,6 +98,11 @@ int ts_wakes_write(FILE *f, const struct ts_wakes *s)
 		const struct ts_sleep *z = &s->sleeps[i];
 		fprintf(f, "S %" PRIu64 " %" PRIu64 " %" PRIu32 " %" PRIu32 "\n", z->t_ns,
 			z->since_ns, z->tid, z->waker);
+	}
+	for (size_t i = 0; i < s->npauses; i++) {
+		const struct ts_sleep *z = &s->pauses[i];
+		fprintf(f, "P %" PRIu64 " %" PRIu64 " %" PRIu32 "\n", z->t_ns, z->since_ns,
+			z->tid);
 	}
 	return fflush(f) || ferror(f) ? -EIO : 0;
 }
@@ -179,6 +193,16 @@ static int parse_line(struct ts_wakes *s, const char *l, const char *name, unsig
 				     .waker = (uint32_t)v[3]};
 		return add_sleep(s, &z);
 	}
+	if (l[0] == 'P' && l[1] == ' ') {
+		const char *p = l + 1;
+		if (!fields(&p, v, 3) || *p || v[2] == 0 || v[2] > UINT32_MAX || v[1] > v[0])
+			return bad(err, errlen, name, line,
+				   "a pause line is 'P t since tid' with since <= t");
+		if (s->npauses && s->pauses[s->npauses - 1].t_ns > v[0])
+			return bad(err, errlen, name, line, "pauses are not in time order");
+		struct ts_sleep z = {.t_ns = v[0], .since_ns = v[1], .tid = (uint32_t)v[2]};
+		return add_pause(s, &z);
+	}
 	if (!strncmp(l, "cpus ", 5)) {
 		const char *p = l + 4;
 		if (!fields(&p, v, 2) || *p || v[0] == 0 || v[0] > 65536)
@@ -195,7 +219,7 @@ static int parse_line(struct ts_wakes *s, const char *l, const char *name, unsig
 		s->end_ns = v[1];
 		return 0;
 	}
-	return bad(err, errlen, name, line, "not a T, W, S, span or cpus line");
+	return bad(err, errlen, name, line, "not a T, W, S, P, span or cpus line");
 }
 
 /* The line number of the (@n+1)-th line of @buf that starts with "@kind ".
@@ -261,6 +285,11 @@ int ts_wakes_read_mem(const char *buf, size_t len, const char *name, struct ts_w
 			ret = bad(err, errlen, name, line_of(buf, len, 'S', i),
 				  "sleep of %" PRIu32 ": a thread not listed",
 				  s->sleeps[i].tid);
+	for (size_t i = 0; !ret && i < s->npauses; i++)
+		if (!ts_wakes_thread_of(s, s->pauses[i].tid))
+			ret = bad(err, errlen, name, line_of(buf, len, 'P', i),
+				  "pause of %" PRIu32 ": a thread not listed",
+				  s->pauses[i].tid);
 	if (ret)
 		ts_wakes_free(s);
 	return ret;
@@ -481,11 +510,14 @@ int ts_wakes_parser_event(struct ts_wakes_parser *p, const struct ts_wakes_event
 		if (!since || since > t || cur == ev->a)
 			return 1;
 		if (ev->irq || !w) { /* from outside the tree: kept when it ended IO */
-			if (!s->d)
-				return 1;
 			struct ts_sleep z = {
 			    .t_ns = t, .since_ns = since, .tid = ev->a, .waker = ev->irq ? 0 : cur};
-			return add_sleep(&p->s, &z) ? -ENOMEM : 1;
+			if (s->d)
+				return add_sleep(&p->s, &z) ? -ENOMEM : 1;
+			/* or an interrupt ended it: the thread's own pace */
+			if (ev->irq)
+				return add_pause(&p->s, &z) ? -ENOMEM : 1;
+			return 1;
 		}
 		struct ts_wake wk = {.t_ns = t, .since_ns = since, .wakee = ev->a, .waker = cur};
 		return add_wake(&p->s, &wk) ? -ENOMEM : 1;
@@ -533,6 +565,15 @@ int ts_wakes_parser_sleep(struct ts_wakes_parser *p, const struct ts_sleep *z)
 	if (!find(p, z->tid))
 		return 0;
 	return add_sleep(&p->s, z) ? -ENOMEM : 1;
+}
+
+int ts_wakes_parser_pause(struct ts_wakes_parser *p, const struct ts_sleep *z)
+{
+	if (!find(p, z->tid))
+		return 0;
+	struct ts_sleep q = *z;
+	q.waker = 0;
+	return add_pause(&p->s, &q) ? -ENOMEM : 1;
 }
 
 int ts_wakes_parser_times(struct ts_wakes_parser *p, uint32_t tid, uint64_t oncpu_ns,
@@ -665,6 +706,13 @@ int ts_wakes_parser_finish(struct ts_wakes_parser *p, uint64_t end_ns, struct ts
 		for (; j && p->s.sleeps[j - 1].t_ns > z.t_ns; j--)
 			p->s.sleeps[j] = p->s.sleeps[j - 1];
 		p->s.sleeps[j] = z;
+	}
+	for (size_t i = 1; i < p->s.npauses; i++) {
+		struct ts_sleep z = p->s.pauses[i];
+		size_t j = i;
+		for (; j && p->s.pauses[j - 1].t_ns > z.t_ns; j--)
+			p->s.pauses[j] = p->s.pauses[j - 1];
+		p->s.pauses[j] = z;
 	}
 	*s = p->s;
 	memset(&p->s, 0, sizeof(p->s));

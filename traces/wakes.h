@@ -28,9 +28,10 @@
  *
  * The file (traces/FORMAT.md, "Wake file"): a line "tiersim-wakes 1",
  * then "span BEGIN END", "cpus N OTHERS", "T tid pid ppid start end oncpu
- * runq comm" per thread, "W t since wakee waker" per wake and "S t since tid
- * waker" per IO sleep ended from outside (waker 0: an interrupt),
- * times in CLOCK_MONOTONIC nanoseconds (the trace's clock). '#' starts a
+ * runq comm" per thread, "W t since wakee waker" per wake, "S t since tid
+ * waker" per IO sleep ended from outside (waker 0: an interrupt) and "P t
+ * since tid" per interruptible sleep an interrupt ended (a pause), times
+ * in CLOCK_MONOTONIC nanoseconds (the trace's clock). '#' starts a
  * comment.
  */
 #ifndef TS_WAKES_H
@@ -79,6 +80,9 @@ struct ts_wakes {
 	size_t nwakes, wake_cap;
 	struct ts_sleep *sleeps; /* in time order */
 	size_t nsleeps, sleep_cap;
+	/* interruptible sleeps an interrupt ended (waker 0), in time order */
+	struct ts_sleep *pauses;
+	size_t npauses, pause_cap;
 };
 
 void ts_wakes_free(struct ts_wakes *s);
@@ -125,10 +129,13 @@ TS_WUR int ts_wakes_parser_event(struct ts_wakes_parser *p, const struct ts_wake
 /* What a capture that keeps the threads' state itself (wake_bpf.h) has
  * decided: a wake of a thread of the tree by another (0 when @w's wakee
  * or waker is not one of them), an IO sleep ended from outside (0 when
- * its thread is not one), and a thread's totals to its end (0 when
+ * its thread is not one), a pause (below), and a thread's totals to its end (0 when
  * not one): 1 used, or -ENOMEM. */
 TS_WUR int ts_wakes_parser_wake(struct ts_wakes_parser *p, const struct ts_wake *w);
 TS_WUR int ts_wakes_parser_sleep(struct ts_wakes_parser *p, const struct ts_sleep *z);
+/* ... and an interruptible sleep an interrupt ended (a pause; 0 when its
+ * thread is not one). */
+TS_WUR int ts_wakes_parser_pause(struct ts_wakes_parser *p, const struct ts_sleep *z);
 int ts_wakes_parser_times(struct ts_wakes_parser *p, uint32_t tid, uint64_t oncpu_ns,
 			  uint64_t runq_ns);
 /* One trace_pipe line, as an event: the same returns. */

@@ -1,10 +1,10 @@
 /*
  * test_wakes.c — the wake file (traces/wakes.h): tracepoint lines become
- * the tree's threads, the wakes between them and the IO sleeps (state D)
- * that something outside the tree ended, and nothing else (a wake of an
- * interruptible sleep from interrupt context or from outside the tree, of
- * a preempted thread); the file reads back as written; malformed files
- * name the line.
+ * the tree's threads, the wakes between them, the IO sleeps (state D)
+ * that something outside the tree ended and the interruptible sleeps an
+ * interrupt ended (pauses), and nothing else (a wake of an interruptible
+ * sleep by a thread outside the tree, of a preempted thread); the file
+ * reads back as written; malformed files name the line.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +24,8 @@ static const char *const lines[] = {
     "prev_pid=101 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120",
     "         python3-100     [000] d..3.    10.000300: sched_waking: comm=python3 pid=101 "
     "prio=120 target_cpu=001",
-    /* 101 sleeps, a timer (softirq on the idle task) wakes it: its own pace */
+    /* 101 sleeps, a timer (softirq on the idle task) wakes it: its own
+     * pace, a pause */
     "         python3-101     [001] d..2.    10.000400: sched_switch: prev_comm=python3 "
     "prev_pid=101 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120",
     "          <idle>-0       [001] d.s4.    10.000500: sched_waking: comm=python3 pid=101 "
@@ -40,7 +41,8 @@ static const char *const lines[] = {
     "prev_pid=101 prev_prio=120 prev_state=R+ ==> next_comm=python3 next_pid=100 next_prio=120",
     "         python3-100     [001] d..3.    10.000850: sched_waking: comm=python3 pid=101 "
     "prio=120 target_cpu=001",
-    /* 102 sleeps, woken by 101 from a hard interrupt: not 101's doing */
+    /* 102 sleeps, woken by 101 from a hard interrupt: not 101's doing
+     * but the interrupt's (a device), a pause */
     "      my - prog-102     [000] d..2.    10.000900: sched_switch: prev_comm=my - prog "
     "prev_pid=102 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120",
     "         python3-101     [001] d.h1.    10.000950: sched_waking: comm=my - prog pid=102 "
@@ -101,6 +103,33 @@ int main(void)
 		CHECK_EQ_U64(s.sleeps[1].tid, 102);
 		CHECK_EQ_U64(s.sleeps[1].waker, 0);
 	}
+	CHECK_EQ_U64(s.npauses, 2);
+	if (s.npauses == 2) {
+		CHECK_EQ_U64(s.pauses[0].t_ns, 10000500000ULL);
+		CHECK_EQ_U64(s.pauses[0].since_ns, 10000400000ULL);
+		CHECK_EQ_U64(s.pauses[0].tid, 101);
+		CHECK_EQ_U64(s.pauses[1].t_ns, 10000950000ULL);
+		CHECK_EQ_U64(s.pauses[1].since_ns, 10000900000ULL);
+		CHECK_EQ_U64(s.pauses[1].tid, 102);
+	}
+	/* an interruptible sleep that a thread outside the tree ended (tierfs's
+	 * FUSE reply) is none of these */
+	{
+		static const char *const fuse_lines[] = {
+		    "p-400 [000] d..2. 10.000100: sched_switch: prev_comm=p prev_pid=400 "
+		    "prev_prio=120 prev_state=S ==> next_comm=tierfs next_pid=555 next_prio=120",
+		    "tierfs-555 [000] d..3. 10.000200: sched_waking: comm=p pid=400 prio=120 "
+		    "target_cpu=000",
+		};
+		struct ts_wakes q;
+		CHECK(ts_wakes_parser_new(400, 9000000000ULL, &p) == 0);
+		for (size_t i = 0; i < 2; i++)
+			CHECK(ts_wakes_parser_line(p, fuse_lines[i]) == 1);
+		CHECK(ts_wakes_parser_finish(p, 10001000000ULL, &q) == 0);
+		ts_wakes_parser_free(p);
+		CHECK(q.nwakes == 0 && q.nsleeps == 0 && q.npauses == 0);
+		ts_wakes_free(&q);
+	}
 	const struct ts_wakes_thread *t102 = ts_wakes_thread_of(&s, 102);
 	CHECK(t102 && t102->ppid == 100 && t102->start_ns == 10000010000ULL &&
 	      t102->end_ns == 10002000000ULL && !strcmp(t102->comm, "my - prog"));
@@ -156,6 +185,8 @@ int main(void)
 	CHECK(r.nwakes == s.nwakes && !memcmp(r.wakes, s.wakes, s.nwakes * sizeof(*s.wakes)));
 	CHECK(r.nsleeps == s.nsleeps &&
 	      !memcmp(r.sleeps, s.sleeps, s.nsleeps * sizeof(*s.sleeps)));
+	CHECK(r.npauses == s.npauses && r.npauses == 2 &&
+	      !memcmp(r.pauses, s.pauses, s.npauses * sizeof(*s.pauses)));
 	CHECK(r.begin_ns == s.begin_ns && r.end_ns == s.end_ns);
 	ts_wakes_free(&r);
 	free(buf);
@@ -176,7 +207,13 @@ int main(void)
 	    {"tiersim-wakes 1\nT 5 5 0 10 20 a\n", "w.wakes:2: a thread line"},
 	    {"tiersim-wakes 1\nT 5 5 0 10 20 0 0 a\nT 5 5 0 10 20 0 0 a\n",
 	     "w.wakes:3: thread 5 listed twice"},
-	    {"tiersim-wakes 1\nX\n", "w.wakes:2: not a T, W, S, span or cpus line"},
+	    {"tiersim-wakes 1\nX\n", "w.wakes:2: not a T, W, S, P, span or cpus line"},
+	    {"tiersim-wakes 1\nT 5 5 0 10 20 0 0 a\nP 30 40 5\n", "w.wakes:3: a pause line"},
+	    {"tiersim-wakes 1\nT 5 5 0 10 20 0 0 a\nP 30 20 5 0\n", "w.wakes:3: a pause line"},
+	    {"tiersim-wakes 1\nP 20 10 5\nP 30 20 6\nT 5 5 0 10 20 0 0 a\n",
+	     "w.wakes:3: pause of 6: a thread not listed"},
+	    {"tiersim-wakes 1\nT 5 5 0 10 20 0 0 a\nP 30 20 5\nP 29 20 5\n",
+	     "w.wakes:4: pauses are not in time order"},
 	    {"tiersim-wakes 1\nT 5 5 0 10 20 0 0 a\nS 30 40 5 0\n", "w.wakes:3: a sleep line"},
 	    {"tiersim-wakes 1\nT 5 5 0 10 20 0 0 a\nS 30 20 6 0\n", "sleep of 6: a thread not listed"},
 	    {"tiersim-wakes 1\nS 20 10 5 0\nW 25 20 5 5\nS 30 20 6 0\nT 5 5 0 10 20 0 0 a\n",

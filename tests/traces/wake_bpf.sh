@@ -20,8 +20,8 @@ rec() { # rec tracefs|bpf
 		-- env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
 		"$L" "$T/disk" > /dev/null 2> "$T/$1.err"
 }
-# "W WAKEE WAKER" and "S THREAD outside" per line, by thread name; "T NAME
-# PARENT" per thread. The names are wake_load's threads' in the order it
+# "W WAKEE WAKER", "S THREAD outside" and "P THREAD irq" per line, by
+# thread name; "T NAME PARENT" per thread. The names are wake_load's threads' in the order it
 # makes them (the T lines' order: the forks'); the comm the kernel gave
 # each at its fork is its parent's.
 lines() {
@@ -29,6 +29,7 @@ lines() {
 	     $1 == "T" { name[$2] = names[++n]; parent[$2] = $4; tids[n] = $2 }
 	     $1 == "W" { print "W", name[$4], name[$5] }
 	     $1 == "S" { print "S", name[$4], ($5 in name) ? "inside" : "outside" }
+	     $1 == "P" { print "P", name[$4], "irq" }
 	     END { for (i = 1; i <= n; i++)
 		     print "T", name[tids[i]], (parent[tids[i]] in name) ? name[parent[tids[i]]] : "-" }' \
 		"$1" | sort | uniq -c | awk '{ print $2, $3, $4, $1 }'
@@ -87,6 +88,8 @@ for m in tracefs bpf; do
 		test "$(count "$T/$m.lines" W sleeper spinner)" = 0
 	check "$m: no wake of the sleeper by a thread" \
 		test "$(awk '$1 == "W" && $2 == "sleeper"' "$T/$m.lines")" = ""
+	check "$m: the timer's interrupt ended the sleeper's sleeps: pauses" \
+		test "$(count "$T/$m.lines" P sleeper irq)" -ge 15
 	check "$m: the device woke the disk reader" test "$(count "$T/$m.lines" S disk outside)" -gt 0
 	check "$m: every S line's waker outside the command" \
 		test "$(awk '$1 == "S" && $3 != "outside"' "$T/$m.lines")" = ""

@@ -357,6 +357,44 @@ msc() { "$B" replay "$T/msc.trace" --virtual --kernel-fs --tier fixed60 --profil
 check "in-kernel: total, think, io" test "$(msc --mem 1MiB --wake-cost 34us)" = "161409 101000 60409"
 check "in-kernel: --wake-cost 0" test "$(msc --mem 1MiB --wake-cost 0)" = "161409 101000 60409"
 
+# A pause: the reader slept 60us between the second read and the flush
+# (a training step's sleep, 320-380us), and an interrupt (its timer)
+# woke it: the wake file's P line. A FUSE reply would have come from
+# tierfs's thread, so the in-kernel rule adds the pause to the thread's
+# 1us on a CPU: 61us of the gap (70us less the round trip) instead of
+# 1us, 221409 in all. Its pause outside the gap (before the first read)
+# adds nothing. Without the P line (a file captured before pauses were)
+# or with --no-wakes, the sleep goes out with the hand-offs (161409,
+# above); --keep-gaps keeps the whole gap either way.
+cp "$T/msc.trace" "$T/msp.trace"
+cat > "$T/msp.trace.wakes" <<'X'
+tiersim-wakes 1
+span 999000 1400000
+T 10 10 1 999000 1400000 0 0 reader
+P 999500 999200 10
+P 1380000 1320000 10
+X
+msp() { "$B" replay "$T/msp.trace" --virtual --kernel-fs --tier fixed60 --profile "$T/fixed.lua" \
+	--json "$@" | jq -r '.results[1] | "\(.total_ns) \(.think_ns) \(.io_wait_ns)"'; }
+check "in-kernel, a pause: total, think, io" test "$(msp --mem 1MiB --wake-cost 34us)" = "221409 161000 60409"
+check "in-kernel, a pause: --keep-gaps" test \
+	"$(msp --mem 1MiB --wake-cost 0 --keep-gaps)" = "$(msc --mem 1MiB --wake-cost 0 --keep-gaps)"
+check "in-kernel, a pause: --no-wakes takes it out" test "$(msp --mem 1MiB --no-wakes)" = "161409 101000 60409"
+# Another thread's pause in the same gap (thread 11, 310-330us) is not
+# the reader's: its think stays 1us on a CPU (thread 11, without
+# requests, ends at its recorded 340us, which the total then is).
+cp "$T/msc.trace" "$T/msq.trace"
+cat > "$T/msq.trace.wakes" <<'X'
+tiersim-wakes 1
+span 999000 1400000
+T 10 10 1 999000 1400000 0 0 reader
+T 11 10 10 999500 1340000 0 0 other
+P 1330000 1310000 11
+X
+check "in-kernel, another thread's pause: think" test "$("$B" replay "$T/msq.trace" --virtual \
+	--kernel-fs --tier fixed60 --profile "$T/fixed.lua" --mem 1MiB --json |
+	jq -r '.results[1].think_ns')" = 101000
+
 # The CPU model. One CPU (cpus 1, nothing else busy). Threads 20 and 30
 # start at 0 and 10us later thread 20 reads and thread 30 writes, 100us
 # each as recorded; between its two requests each computed 100us, at the

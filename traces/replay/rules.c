@@ -295,10 +295,15 @@ static uint64_t wake_up(const struct ts_replay_cfg *cfg, const struct ts_trace_r
  * of the two requests (measured, or filled in from the read clocks around
  * them: traces/FORMAT.md), never more than the gap with the round trip
  * taken off. Without samples for both, the gap stays (the memory-served
- * rule then applies). A sleep of the thread's own between two such ops (a
- * timer) is taken out with them: the samples do not tell it from a
- * hand-off (--keep-gaps: cfg->keep_gaps turns the rule off). Returns the
- * gap.
+ * rule then applies). The samples do not tell a sleep of the thread's own
+ * (a training step's sleep, a poll's timeout) from a hand-off; the wake
+ * file does: an interrupt ends the first (a pause, traces/wakes.h),
+ * tierfs's thread the second, and another thread of the command a wait
+ * on it (a wake record, which the wake rule paces). So the pauses of the
+ * thread inside the gap are added back to its time on a CPU. Without a
+ * wake file (or one captured before pauses were) such sleeps are taken
+ * out with the hand-offs (--keep-gaps: cfg->keep_gaps turns the rule
+ * off). Returns the gap.
  */
 /*
  * The loop rule. Under kernel_fs every gap loses the recording's FUSE
@@ -308,6 +313,32 @@ static uint64_t wake_up(const struct ts_replay_cfg *cfg, const struct ts_trace_r
  * and more (the worker's and the thread's wake-ups), where the replay
  * charges the model's latency alone.
  */
+/* The time thread @tid slept in pauses (an interrupt ended them) inside
+ * [@lo, @hi], trace times. */
+static uint64_t paused(const struct ts_trace *t, const struct ts_wakes *s, uint32_t tid,
+		       uint64_t lo, uint64_t hi)
+{
+	if (!s || !s->npauses)
+		return 0;
+	uint64_t mono = t->hdr.start_mono_ns, mlo = lo + mono, mhi = hi + mono, sum = 0;
+	size_t i = 0, n = s->npauses;
+	while (i < n) { /* the first pause that ends after lo */
+		size_t m = i + (n - i) / 2;
+		if (s->pauses[m].t_ns <= mlo)
+			i = m + 1;
+		else
+			n = m;
+	}
+	for (; i < s->npauses && s->pauses[i].since_ns < mhi; i++) {
+		const struct ts_sleep *z = &s->pauses[i];
+		if (z->tid != tid)
+			continue;
+		uint64_t from = TS_MAX(z->since_ns, mlo), to = TS_MIN(z->t_ns, mhi);
+		sum += to > from ? to - from : 0;
+	}
+	return sum;
+}
+
 static uint64_t in_kernel(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 			  const struct cursor *c, size_t a, size_t b, uint64_t gap, bool *applied)
 {
@@ -317,7 +348,8 @@ static uint64_t in_kernel(const struct ts_trace *t, const struct ts_replay_cfg *
 		return gap;
 	*applied = true;
 	uint64_t on = t->cpu[b].on_ns - TS_MIN(t->cpu[a].on_ns, t->cpu[b].on_ns);
-	return TS_MIN(gap, on);
+	uint64_t own = paused(t, cfg->wakes, t->recs[b].tid, c->rec_done_max, t->recs[b].submit_ns);
+	return TS_MIN(gap, on + own);
 }
 
 /* Op i was issued at @s and completed at @done (replay times): move on and
