@@ -16,6 +16,13 @@
 #            and replayed on TIER in virtual time with the page-cache model
 #            at LIMIT less the block run's "own" (what the cgroup leaves
 #            for the cache; tiersim replay --mem), and at LIMIT itself.
+# The kernel-fs replay (block mode predicted from the FUSE recording,
+# traces/README.md) runs three ways: as it is ("k"), without the wake
+# file's pauses (its P lines left out: the in-kernel rule as it was before
+# it kept a thread's own sleeps, "k0") and with --keep-gaps ("kg"). Block
+# mode's mount is traced (--trace): "dev busy s" is the time the loop
+# device had a request in flight at tierfs (the union of the requests'
+# spans), against the kernel-fs replay's time waiting on the device.
 # Each size runs REPS times, block and record interleaved (each repetition
 # runs every size once, starting one further along the sizes, block first
 # in odd repetitions and record first in even ones); the figures are the
@@ -91,7 +98,8 @@ for rep in $(seq "$REPS"); do
 		d=$DATA/d$mib
 		for mode in $(bench_order $((rep - 1)) block record); do
 			if [ "$mode" = block ]; then
-				"$B" disk mount "$W/img/d$mib.ext4" "$MNT" --tier "$TIER" || die "mount d$mib"
+				"$B" disk mount "$W/img/d$mib.ext4" "$MNT" --tier "$TIER" \
+					--trace "$W/res/bt.$mib.$rep" || die "mount d$mib"
 				"${RT[@]}" "$B" disk run "$MNT" --mem "${LIMIT}MiB" --cache cold -- \
 					"$PY" "$JOB" "$MNT" "$d/list" "$EPOCHS" "$STEP" >"$W/res/block.$mib.$rep" 2>&1 ||
 					die "disk run d$mib: $(tail -2 "$W/res/block.$mib.$rep")"
@@ -117,6 +125,16 @@ for rep in $(seq "$REPS"); do
 		"$B" replay "$W/res/t.$mib.$rep" --virtual --kernel-fs --tier "$TIER" \
 			--mem $(((LIMIT << 20) - own)) --json >"$W/res/vk.$mib.$rep.json" ||
 			die "replay d$mib (kernel fs)"
+		grep -v '^P ' "$W/res/t.$mib.$rep.wakes" >"$W/res/t.$mib.$rep.nopause"
+		"$B" replay "$W/res/t.$mib.$rep" --virtual --kernel-fs --tier "$TIER" \
+			--wakes "$W/res/t.$mib.$rep.nopause" \
+			--mem $(((LIMIT << 20) - own)) --json >"$W/res/vk0.$mib.$rep.json" ||
+			die "replay d$mib (kernel fs, no pauses)"
+		"$B" replay "$W/res/t.$mib.$rep" --virtual --kernel-fs --keep-gaps --tier "$TIER" \
+			--mem $(((LIMIT << 20) - own)) --json >"$W/res/vkg.$mib.$rep.json" ||
+			die "replay d$mib (kernel fs, keep gaps)"
+		"$B" trace dump "$W/res/bt.$mib.$rep" | awk '$3 == "read" { print $1, $2 }' |
+			sort -n >"$W/res/bt.$mib.$rep.reads" || die "trace dump d$mib"
 	done
 done
 $PY - "$W/res" "$REPS" "$LIMIT" "$EPOCHS" "${SIZES[@]}" <<'EOF'
@@ -128,10 +146,25 @@ def block(mib, r):
     txt = open(os.path.join(res, f"block.{mib}.{r}")).read()
     kv = dict(re.findall(r"(\w+)=([0-9.]+)", [l for l in txt.splitlines() if "wall_s=" in l][-1]))
     job = float([l for l in txt.splitlines() if re.fullmatch(r"[0-9.]+", l.strip())][-1])
-    return float(kv["wall_s"]), job, int(kv["dev_read_bytes"]), int(kv["own"])
+    cpu = re.findall(r"^cpu ([0-9.]+) ([0-9.]+)$", txt, re.M)
+    return float(kv["wall_s"]), job, int(kv["dev_read_bytes"]), int(kv["own"]), sum(map(float, cpu[-1])) if cpu else float("nan")
 def virt(f):
     r = [x for x in json.load(open(os.path.join(res, f)))["results"] if x["what"] != "recorded"][0]
     return r["total_ns"] / 1e9, r.get("device_read_bytes", 0), (r["total_ns"] - (r.get("lead_ns") or 0)) / 1e9
+def busy(mib, r):  # the union of the block trace's read spans, s
+    tot, end = 0, None
+    for line in open(os.path.join(res, f"bt.{mib}.{r}.reads")):
+        a, b = (int(x) for x in line.split())
+        if end is None or a > end:
+            tot += b - a
+            end = b
+        elif b > end:
+            tot += b - end
+            end = b
+    return tot / 1e9
+def io(f):
+    r = [x for x in json.load(open(os.path.join(res, f)))["results"] if x["what"] != "recorded"][0]
+    return r["io_wait_ns"] / 1e9
 def rec(mib, r):
     txt = open(os.path.join(res, f"rec.{mib}.{r}")).read()
     return float([l for l in txt.splitlines() if re.fullmatch(r"[0-9.]+", l.strip())][0])
@@ -143,6 +176,7 @@ def rr(a, b):  # a / b within each repetition
 print()
 print(f"{'data':>8} {'x mem':>5} | {'block s':>19} {'reads s':>19} {'dev MiB':>17} {'hit %':>6} {'own MiB':>7} | "
       f"{'virtual s':>19} {'reads s':>19} {'dev MiB':>17} {'hit %':>6} {'v/b':>17} | {'kernel fs: reads s':>19} {'k/b':>17} | {'at limit: s':>19} {'dev MiB':>7} | {'FUSE rec reads s':>19}")
+more = []
 for mib in sizes:
     b = [block(mib, r) for r in range(1, reps + 1)]
     v = [virt(f"v.{mib}.{r}.json") for r in range(1, reps + 1)]
@@ -158,6 +192,24 @@ for mib in sizes:
           f"{100 * (1 - median(vd) * 2**20 / job):6.1f} {rr(vf, bj):>17} | "
           f"{fm(vk):>19} {rr(vk, bj):>17} | "
           f"{fm([x[0] for x in vl]):>19} {median([x[1] for x in vl]) / 2**20:7.0f} | {fm(fr):>19}")
+    k0 = [virt(f"vk0.{mib}.{r}.json")[2] for r in range(1, reps + 1)]
+    kg = [virt(f"vkg.{mib}.{r}.json")[2] for r in range(1, reps + 1)]
+    bb = [busy(mib, r) for r in range(1, reps + 1)]
+    ki = [io(f"vk.{mib}.{r}.json") for r in range(1, reps + 1)]
+    more.append(f"{mib:5} MiB {mib / lim:5.1f} | {fm(bj):>19} | {fm(vk):>19} {rr(vk, bj):>17} | {fm(k0):>19} {rr(k0, bj):>17} | "
+                f"{fm(kg):>19} {rr(kg, bj):>17} | {fm(bb):>19} {fm([x[4] for x in b]):>19} {fm(ki):>19} | "
+                + " ".join(f"{x / y:.2f}" for x, y in zip(vk, bj)))
+print()
+print(f"{'data':>8} {'x mem':>5} | {'block reads s':>19} | {'kernel fs s':>19} {'k/b':>17} | {'no pauses s':>19} {'k0/b':>17} | "
+      f"{'--keep-gaps s':>19} {'kg/b':>17} | {'block dev busy s':>19} {'block job CPU s':>19} {'k dev wait s':>19} | k/b per rep")
+for line in more:
+    print(line)
+print()
+print("per block run: data MiB, rep, reads s, dev busy s, job CPU s, the rest (reads s less both)")
+for mib in sizes:
+    for r in range(1, reps + 1):
+        x = block(mib, r)
+        print(f"  {mib:5} {r} {x[1]:7.3f} {busy(mib, r):7.3f} {x[4]:7.3f} {x[1] - busy(mib, r) - x[4]:7.3f}")
 print()
 print("block s: tiersim disk run's wall time (the job in the cgroup, Python's start included);")
 print("reads s: the job's own time from its first open to its last read (block: as the job timed")
@@ -167,5 +219,10 @@ print("virtual / block reads s (within each repetition); kernel fs: the same rep
 print("recording's FUSE round trip off every gap, the kernel's in-memory ops free), k/b its ratio;")
 print("at limit: the replay at the whole limit; FUSE rec")
 print("reads s: the job's own time in the recording run (tierfs, no cache), the recordings' spread.")
+print("no pauses: the kernel-fs replay without the wake file's pauses (P lines: the job's own")
+print("sleeps that an interrupt ended); --keep-gaps: with the in-kernel rule off; block dev busy s:")
+print("the loop device's reads in flight at tierfs (block trace, union of spans); block job CPU s:")
+print("the job's user+sys time in block mode (its copies, its reclaim); k dev wait s: the")
+print("kernel-fs replay's time waiting on the device.")
 EOF
 echo "$(bench_load) at the end"

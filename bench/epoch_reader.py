@@ -3,7 +3,8 @@
 under --root, whole, EPOCHS times, each epoch in its own shuffled order
 (seeded by the epoch number, so every run reads the same order), with an
 optional per-file step (a sleep: the accelerator's time), and each epoch's
-seconds on stderr ("epoch E S"). Its own memory is
+seconds on stderr ("epoch E S"), and at the end its CPU time over the same span ("cpu
+USER SYS", seconds: its reads' copies and the reclaim it does are SYS). Its own memory is
 a few MiB, so a memory cgroup's limit is nearly all page cache. Run by
 bench/block_memory.sh in block mode (tiersim disk run) and through
 tiersim record.
@@ -16,6 +17,7 @@ line: the seconds from the first open to the last read.
 """
 import os
 import random
+import resource
 import sys
 import time
 
@@ -25,6 +27,7 @@ def main():
     step = float(sys.argv[4]) if len(sys.argv) > 4 else 0.0
     names = [n for n in open(lst).read().split("\n") if n]
     buf = bytearray(1 << 20)
+    c0 = resource.getrusage(resource.RUSAGE_SELF)
     t0 = time.monotonic()
     te = t0
     for e in range(epochs):
@@ -41,6 +44,8 @@ def main():
         print(f"epoch {e} {t - te:.6f}", file=sys.stderr)
         te = t
     print(f"{time.monotonic() - t0:.6f}")
+    c = resource.getrusage(resource.RUSAGE_SELF)
+    print(f"cpu {c.ru_utime - c0.ru_utime:.4f} {c.ru_stime - c0.ru_stime:.4f}", file=sys.stderr)
 
 
 if __name__ == "__main__":
