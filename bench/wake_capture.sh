@@ -16,9 +16,17 @@
 # CPU per IO is the steady figure on a loaded host; IOPS is printed for
 # the record.
 #
+# With TS_BEFORE=OLD_BUILD_DIR a fourth recording per round, through BPF
+# with that build's tiersim (its tierfs too), and the two BPF captures'
+# additions side by side. With TS_BPF_STATS=1, kernel.bpf_stats_enabled
+# is 1 for the run (put back after) and each BPF recording also reports
+# the kernel's time in the capture's programs per IO and the programs'
+# runs per IO (TIERSIM_WAKE_BPF_STATS; a build without it prints "-").
+#
 # Needs root and tracefs (as wake capture does), and a build with BPF;
 # without them the script says so and exits 77.
-# Environment: TS_ROUNDS (default 5), TS_IOS (default 12288).
+# Environment: TS_ROUNDS (default 5), TS_IOS (default 12288), TS_BEFORE,
+# TS_BPF_STATS.
 set -u
 
 [ $# -ge 1 ] || { echo "usage: bench/wake_capture.sh BUILD_DIR" >&2; exit 2; }
@@ -28,22 +36,34 @@ export TIERSIM_DATADIR=${TIERSIM_DATADIR:-$SRC}
 ROUNDS=${TS_ROUNDS:-5}
 IOS=${TS_IOS:-12288}
 [ -x "$BUILD/cli/tiersim" ] || { echo "wake_capture: $BUILD/cli/tiersim is not built (ninja -C $BUILD)" >&2; exit 1; }
+BEFORE=
+if [ -n "${TS_BEFORE:-}" ]; then
+	BEFORE=$(cd "$TS_BEFORE" 2>/dev/null && pwd) && [ -x "$BEFORE/cli/tiersim" ] ||
+		{ echo "wake_capture: TS_BEFORE: no cli/tiersim under '$TS_BEFORE'" >&2; exit 1; }
+fi
 command -v fio >/dev/null || { echo "wake_capture: fio is not installed" >&2; exit 1; }
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/wake-capture.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+STATS_WAS=
+if [ "${TS_BPF_STATS:-0}" = 1 ]; then
+	STATS_WAS=$(cat /proc/sys/kernel/bpf_stats_enabled) &&
+		echo 1 > /proc/sys/kernel/bpf_stats_enabled ||
+		{ echo "wake_capture: cannot set kernel.bpf_stats_enabled" >&2; exit 1; }
+fi
+trap 'rm -rf "$WORK"; [ -z "$STATS_WAS" ] || echo "$STATS_WAS" > /proc/sys/kernel/bpf_stats_enabled' EXIT
 trap 'exit 1' INT TERM
 mkdir -p "$WORK/data"
 dd if=/dev/urandom of="$WORK/data/f" bs=1M count=32 status=none || exit 1
 
-# one recording -> "cpu_us_per_io iops"
-one() { # nowakes|tracefs|bpf
-	local extra=() how=bpf
+# one recording -> "cpu_us_per_io iops bpf_ns_per_io bpf_runs_per_io"
+one() { # nowakes|tracefs|bpf|before
+	local extra=() how=bpf cli=$BUILD/cli/tiersim
 	case $1 in
 	nowakes) extra=(--no-wakes) ;;
 	tracefs) how=tracefs ;;
+	before) cli=$BEFORE/cli/tiersim ;;
 	esac
-	TIERSIM_WAKE_CAPTURE=$how python3 - "$BUILD/cli/tiersim" "$WORK" "$IOS" "$1" "${extra[@]}" <<'PY'
+	TIERSIM_WAKE_BPF_STATS=${TS_BPF_STATS:-} TIERSIM_WAKE_CAPTURE=$how python3 - "$cli" "$WORK" "$IOS" "$1" "${extra[@]}" <<'PY'
 import json, os, resource, subprocess, sys
 cli, work, ios, mode, extra = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5:]
 before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -57,45 +77,58 @@ after = resource.getrusage(resource.RUSAGE_CHILDREN)
 if r.returncode:
     sys.exit("wake_capture: tiersim record failed: " + r.stderr.strip().splitlines()[-1])
 if mode != "nowakes" and (not os.path.exists(work + "/r.trace.wakes") or
-                          (mode == "bpf" and "no BPF wake capture" in r.stderr)):
+                          (mode in ("bpf", "before") and "no BPF wake capture" in r.stderr)):
     print("wake_capture: no %s wake file: %s" % (mode, r.stderr.strip()), file=sys.stderr)
     sys.exit(77)
 cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 j = json.load(open(work + "/fio.json"))["jobs"][0]["read"]
-print("%.2f %.0f" % (cpu / j["total_ios"] * 1e6, j["iops"]))
+# "wake capture BPF: PROG RUNS runs NS ns" (TIERSIM_WAKE_BPF_STATS)
+st = [l.split() for l in r.stderr.splitlines() if l.startswith("wake capture BPF: ")]
+ns = "%.0f" % (sum(int(w[6]) for w in st) / j["total_ios"]) if st else "-"
+runs = "%.2f" % (sum(int(w[4]) for w in st) / j["total_ios"]) if st else "-"
+print("%.2f %.0f %s %s" % (cpu / j["total_ios"] * 1e6, j["iops"], ns, runs))
 PY
 }
 
 # median and min..max of a column of numbers
-spread() { sort -g | awk '{ v[NR] = $1 } END { printf "%.3f (%.3f..%.3f)", v[int((NR + 1) / 2)], v[1], v[NR] }'; }
+spread() { sort -g | awk '{ v[NR] = $1 } END { if (!NR) printf "none"; else printf "%.3f (%.3f..%.3f)", v[int((NR + 1) / 2)], v[1], v[NR] }'; }
 
-printf '%-6s %-8s %14s %9s\n' round capture "cpu(us/io)" IOPS
+printf '%-6s %-8s %14s %9s %14s %12s\n' round capture "cpu(us/io)" IOPS "bpf(ns/io)" "bpf runs/io"
 modes=(nowakes tracefs bpf)
-declare -A add=() ratio=() iops=()
-share=
+[ -z "$BEFORE" ] || modes+=(before)
+nm=${#modes[@]}
+declare -A add=() ratio=() iops=() bns=()
+share= vs=
 for round in $(seq "$ROUNDS"); do
-	declare -A c=() i=()
-	for k in 0 1 2; do # rotated each round: each mode in each place
-		m=${modes[$(((k + round) % 3))]}
+	declare -A c=() i=() b=() r=()
+	for k in $(seq 0 $((nm - 1))); do # rotated each round: each mode in each place
+		m=${modes[$(((k + round) % nm))]}
 		out=$(one "$m")
 		rc=$?
 		[ "$rc" = 0 ] || exit "$rc"
-		read -r "c[$m]" "i[$m]" <<<"$out"
-		printf '%-6s %-8s %14s %9s\n' "$round" "$m" "${c[$m]}" "${i[$m]}"
+		read -r "c[$m]" "i[$m]" "b[$m]" "r[$m]" <<<"$out"
+		printf '%-6s %-8s %14s %9s %14s %12s\n' "$round" "$m" "${c[$m]}" "${i[$m]}" "${b[$m]}" "${r[$m]}"
+		[ "${b[$m]}" = - ] || bns[$m]+="${b[$m]}"$'\n'
 	done
-	for m in tracefs bpf; do
+	[ -z "$BEFORE" ] || vs+="$(awk -v a="${c[bpf]}" -v b="${c[before]}" -v n="${c[nowakes]}" \
+		'BEGIN { print (b > n ? (a - n) / (b - n) : "nan") }')"$'\n'
+	for m in "${modes[@]:1}"; do
 		add[$m]+="$(awk -v a="${c[$m]}" -v b="${c[nowakes]}" 'BEGIN { print a - b }')"$'\n'
 		ratio[$m]+="$(awk -v a="${c[$m]}" -v b="${c[nowakes]}" 'BEGIN { print a / b }')"$'\n'
 		iops[$m]+="$(awk -v a="${i[$m]}" -v b="${i[nowakes]}" 'BEGIN { print a / b }')"$'\n'
 	done
 	share+="$(awk -v a="${c[bpf]}" -v b="${c[tracefs]}" -v n="${c[nowakes]}" \
 		'BEGIN { print (b > n ? (a - n) / (b - n) : "nan") }')"$'\n'
-	unset c i
+	unset c i b r
 done
 echo
 echo "# with wake capture / without, per round (median (min..max) over $ROUNDS rounds):"
-for m in tracefs bpf; do
+for m in "${modes[@]:1}"; do
 	echo "$m: cpu/io $(printf '%s' "${ratio[$m]}" | spread)  cpu +us/io $(printf '%s' "${add[$m]}" | spread)  IOPS $(printf '%s' "${iops[$m]}" | spread)"
 done
 echo "# cpu +us/io, bpf / tracefs, per round: $(printf '%s' "$share" | grep -v nan | spread)"
+[ -z "$BEFORE" ] || echo "# cpu +us/io, bpf / before's bpf, per round: $(printf '%s' "$vs" | grep -v nan | spread)"
+for m in bpf before; do
+	[ -z "${bns[$m]:-}" ] || echo "# $m: kernel time in the BPF programs, ns/io: $(printf '%s' "${bns[$m]}" | spread)"
+done
 echo "# load average during the run: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"

@@ -65,6 +65,33 @@ struct {
 	__uint(max_entries, 4096); /* set by user space before load */
 } recs SEC(".maps");
 
+/*
+ * The tree's threads, one bit per thread id, set where the map (tasks)
+ * gets the thread (by user space for the root, by on_fork for the rest)
+ * and never cleared while the capture runs, as the map's entries are not:
+ * a bit is set exactly when the map has the thread. Every program asks
+ * here first, with a load from this program's own data and no helper
+ * call, so the scheduler events of threads outside the tree (most of a
+ * busy host's) cost no map look-up. 4M ids: PID_MAX_LIMIT on 64-bit
+ * kernels (include/linux/threads.h), the most pid_max can be; 512 KiB.
+ */
+#define TREE_IDS (1U << 22)
+__u64 tree[TREE_IDS / 64] = {};
+
+/* the word of @tid's bit; the mask (hidden from the compiler, which would
+ * drop it after a bounds check) shows the verifier the index bounded */
+static __always_inline __u64 *tree_word(__u32 tid)
+{
+	__u32 i = tid / 64;
+	asm volatile("" : "+r"(i));
+	return &tree[i & (TREE_IDS / 64 - 1)];
+}
+
+static __always_inline bool of_tree(__u32 tid)
+{
+	return tid < TREE_IDS && (*tree_word(tid) >> (tid % 64)) & 1;
+}
+
 /* records not sent (the ring full) and threads not kept (the map full):
  * either makes the file wrong, so none is written */
 __u64 lost = 0;
@@ -98,13 +125,29 @@ static __always_inline const void *read_ptr(const void *p, __u32 off)
 #define SOFTIRQ_OFFSET 0x100 /* serving a softirq, not just BH disabled */
 #define HARDIRQ_MASK 0xf0000
 #define NMI_MASK 0xf00000
+/* each CPU's run queue once found (per-CPU variables stay where they
+ * are): later wakes on that CPU read its preempt count alone */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} cpu_rq SEC(".maps");
+
 static __always_inline int in_irq_ctx(void)
 {
-	const void *task = (const void *)bpf_get_current_task();
-	const void *cfs_rq = read_ptr(task, task_cfs_rq);
-	const void *rq = cfs_rq ? read_ptr(cfs_rq, cfs_rq_rq) : NULL;
-	if (!rq || read_u32(rq, rq_cpu) != bpf_get_smp_processor_id())
-		return -1;
+	__u32 zero = 0;
+	__u64 *cached = bpf_map_lookup_elem(&cpu_rq, &zero);
+	const void *rq = cached ? (const void *)*cached : NULL;
+	if (!rq) {
+		const void *task = (const void *)bpf_get_current_task();
+		const void *cfs_rq = read_ptr(task, task_cfs_rq);
+		rq = cfs_rq ? read_ptr(cfs_rq, cfs_rq_rq) : NULL;
+		if (!rq || read_u32(rq, rq_cpu) != bpf_get_smp_processor_id())
+			return -1;
+		if (cached)
+			*cached = (__u64)rq;
+	}
 	__u32 pc = 0;
 	bpf_probe_read_kernel(&pc, sizeof(pc), (const char *)rq + rq_preempt_count);
 	return (pc & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET)) != 0;
@@ -149,8 +192,11 @@ int BPF_PROG(on_switch, bool preempt, const void *prev, const void *next, unsign
 {
 	/* the tracepoint runs in prev, still the current task */
 	__u32 ptid = (__u32)bpf_get_current_pid_tgid(), ntid = read_u32(next, task_pid);
-	struct tstate *s = bpf_map_lookup_elem(&tasks, &ptid);
-	struct tstate *nx = bpf_map_lookup_elem(&tasks, &ntid);
+	bool pin = of_tree(ptid), nin = of_tree(ntid);
+	if (!pin && !nin)
+		return 0;
+	struct tstate *s = pin ? bpf_map_lookup_elem(&tasks, &ptid) : NULL;
+	struct tstate *nx = nin ? bpf_map_lookup_elem(&tasks, &ntid) : NULL;
 	__u64 t = 0; /* read only when one of the two is of the tree */
 	if (s) {
 		t = bpf_ktime_get_ns();
@@ -190,6 +236,8 @@ SEC("raw_tp/sched_waking")
 int BPF_PROG(on_waking, const void *p)
 {
 	__u32 tid = read_u32(p, task_pid);
+	if (!of_tree(tid))
+		return 0;
 	struct tstate *s = bpf_map_lookup_elem(&tasks, &tid);
 	if (!s)
 		return 0;
@@ -206,7 +254,7 @@ int BPF_PROG(on_waking, const void *p)
 		__sync_fetch_and_add(&blind, 1);
 		return 0;
 	}
-	if (irq || !bpf_map_lookup_elem(&tasks, &cur)) {
+	if (irq || !of_tree(cur)) {
 		/* from outside the tree: kept when it ended IO, or when an
 		 * interrupt ended it (the thread's own pace: a pause) */
 		if (s->d)
@@ -223,18 +271,21 @@ int BPF_PROG(on_fork, const void *parent, const void *child)
 {
 	/* in the parent; the child's comm is still the parent's */
 	__u32 ptid = (__u32)bpf_get_current_pid_tgid(), ctid = read_u32(child, task_pid);
-	if (!bpf_map_lookup_elem(&tasks, &ptid))
+	if (!of_tree(ptid))
 		return 0;
 	__u64 t = bpf_ktime_get_ns();
 	/* a forked thread is runnable from its fork until it first runs */
 	struct tstate st = {.rq_since = t};
-	long e = bpf_map_update_elem(&tasks, &ctid, &st, BPF_NOEXIST);
+	long e = ctid < TREE_IDS ? bpf_map_update_elem(&tasks, &ctid, &st, BPF_NOEXIST) : -1;
 	if (e == -17 /* EEXIST: already one of the tree's */)
 		return 0;
-	if (e) {
+	if (e || ctid >= TREE_IDS) {
 		__sync_fetch_and_add(&lost, 1);
 		return 0;
 	}
+	/* before the child first runs (wake_up_new_task comes after this
+	 * tracepoint): none of its events can find it missing */
+	__sync_fetch_and_or(tree_word(ctid), 1ULL << (ctid % 64));
 	return send(TS_WAKE_BPF_FORK, t, 0, ptid, ctid, read_u32(child, task_tgid), true);
 }
 
@@ -243,7 +294,7 @@ int BPF_PROG(on_exec, const void *p)
 {
 	/* in the thread; its comm is the new file name's last component */
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	if (!bpf_map_lookup_elem(&tasks, &tid))
+	if (!of_tree(tid))
 		return 0;
 	return send(TS_WAKE_BPF_EXEC, bpf_ktime_get_ns(), 0, tid, 0, 0, true);
 }
@@ -253,6 +304,8 @@ int BPF_PROG(on_exit, const void *p)
 {
 	/* in the exiting thread */
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	if (!of_tree(tid))
+		return 0;
 	struct tstate *s = bpf_map_lookup_elem(&tasks, &tid);
 	if (!s)
 		return 0;

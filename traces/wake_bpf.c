@@ -572,6 +572,14 @@ int ts_wake_bpf_start(struct ts_wake_bpf *b, pid_t pid, struct ts_wakes_parser *
 		snprintf(why, whylen, "naming the command to the BPF programs: %s", strerror(errno));
 		return e;
 	}
+	/* the tree's bit for the root, as on_fork sets one for each thread it
+	 * adds (the programs' data, mapped by the skeleton) */
+	size_t nbits = sizeof(b->skel->bss->tree) * 8;
+	if (root >= nbits) {
+		snprintf(why, whylen, "thread id %u above the %zu the BPF programs hold", root, nbits);
+		return -ERANGE;
+	}
+	b->skel->bss->tree[root / 64] |= 1ULL << (root % 64);
 	if ((e = attach(b))) {
 		detach(b);
 		snprintf(why, whylen, "attaching the BPF programs: %s", strerror(-e));
@@ -586,11 +594,33 @@ int ts_wake_bpf_start(struct ts_wake_bpf *b, pid_t pid, struct ts_wakes_parser *
 	return 0;
 }
 
+/* TIERSIM_WAKE_BPF_STATS set: each program's runs and the kernel's time in
+ * them, to stderr (what the capture costs the scheduler per event; the
+ * kernel counts the time only while kernel.bpf_stats_enabled is 1). */
+static void print_stats(const struct ts_wake_bpf *b)
+{
+	const char *env = getenv("TIERSIM_WAKE_BPF_STATS");
+	struct bpf_program *p;
+	if (!env || !*env)
+		return;
+	bpf_object__for_each_program(p, b->skel->obj)
+	{
+		struct bpf_prog_info info;
+		uint32_t len = sizeof(info);
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len))
+			continue;
+		fprintf(stderr, "wake capture BPF: %s %llu runs %llu ns\n", bpf_program__name(p),
+			(unsigned long long)info.run_cnt, (unsigned long long)info.run_time_ns);
+	}
+}
+
 int ts_wake_bpf_stop(struct ts_wake_bpf *b, uint64_t end_ns, uint64_t *lost, char *why,
 		     size_t whylen)
 {
 	*lost = 0;
 	detach(b);
+	print_stats(b);
 	if (b->running) {
 		atomic_store(&b->stop, true);
 		pthread_join(b->reader, NULL);
