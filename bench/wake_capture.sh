@@ -20,8 +20,10 @@
 # with that build's tiersim (its tierfs too), and the two BPF captures'
 # additions side by side. With TS_BPF_STATS=1, kernel.bpf_stats_enabled
 # is 1 for the run (put back after) and each BPF recording also reports
-# the kernel's time in the capture's programs per IO and the programs'
-# runs per IO (TIERSIM_WAKE_BPF_STATS; a build without it prints "-").
+# the kernel's time in the capture's programs per IO, the programs' runs
+# per IO (every scheduler event on the host while it records, so it grows
+# with the load) and the time per run (TIERSIM_WAKE_BPF_STATS; a build
+# without it prints "-").
 #
 # Needs root and tracefs (as wake capture does), and a build with BPF;
 # without them the script says so and exits 77.
@@ -97,7 +99,7 @@ printf '%-6s %-8s %14s %9s %14s %12s\n' round capture "cpu(us/io)" IOPS "bpf(ns/
 modes=(nowakes tracefs bpf)
 [ -z "$BEFORE" ] || modes+=(before)
 nm=${#modes[@]}
-declare -A add=() ratio=() iops=() bns=()
+declare -A add=() ratio=() iops=() bns=() bnr=()
 share= vs=
 for round in $(seq "$ROUNDS"); do
 	declare -A c=() i=() b=() r=()
@@ -108,7 +110,10 @@ for round in $(seq "$ROUNDS"); do
 		[ "$rc" = 0 ] || exit "$rc"
 		read -r "c[$m]" "i[$m]" "b[$m]" "r[$m]" <<<"$out"
 		printf '%-6s %-8s %14s %9s %14s %12s\n' "$round" "$m" "${c[$m]}" "${i[$m]}" "${b[$m]}" "${r[$m]}"
-		[ "${b[$m]}" = - ] || bns[$m]+="${b[$m]}"$'\n'
+		if [ "${b[$m]}" != - ]; then
+			bns[$m]+="${b[$m]}"$'\n'
+			bnr[$m]+="$(awk -v a="${b[$m]}" -v b="${r[$m]}" 'BEGIN { print a / b }')"$'\n'
+		fi
 	done
 	[ -z "$BEFORE" ] || vs+="$(awk -v a="${c[bpf]}" -v b="${c[before]}" -v n="${c[nowakes]}" \
 		'BEGIN { print (b > n ? (a - n) / (b - n) : "nan") }')"$'\n'
@@ -129,6 +134,6 @@ done
 echo "# cpu +us/io, bpf / tracefs, per round: $(printf '%s' "$share" | grep -v nan | spread)"
 [ -z "$BEFORE" ] || echo "# cpu +us/io, bpf / before's bpf, per round: $(printf '%s' "$vs" | grep -v nan | spread)"
 for m in bpf before; do
-	[ -z "${bns[$m]:-}" ] || echo "# $m: kernel time in the BPF programs, ns/io: $(printf '%s' "${bns[$m]}" | spread)"
+	[ -z "${bns[$m]:-}" ] || echo "# $m: kernel time in the BPF programs, ns/io: $(printf '%s' "${bns[$m]}" | spread)  ns/run: $(printf '%s' "${bnr[$m]}" | spread)"
 done
 echo "# load average during the run: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"

@@ -66,30 +66,37 @@ struct {
 } recs SEC(".maps");
 
 /*
- * The tree's threads, one bit per thread id, set where the map (tasks)
- * gets the thread (by user space for the root, by on_fork for the rest)
- * and never cleared while the capture runs, as the map's entries are not:
- * a bit is set exactly when the map has the thread. Every program asks
- * here first, with a load from this program's own data and no helper
- * call, so the scheduler events of threads outside the tree (most of a
- * busy host's) cost no map look-up. 4M ids: PID_MAX_LIMIT on 64-bit
- * kernels (include/linux/threads.h), the most pid_max can be; 512 KiB.
+ * A filter in front of the thread map (tasks): bit (tid mod 32768) is set
+ * for each thread the map gets (by user space for the root, by on_fork
+ * for the rest) and never cleared while the capture runs, as the map's
+ * entries are not. A clear bit says the thread is not the tree's with
+ * one load from this program's own data and no helper call, so the
+ * scheduler events of the host's other threads (most of a busy host's)
+ * cost no map look-up; a set bit is confirmed by the map (another
+ * thread's id may share it). 4 KiB: a few cache lines that the events
+ * keep warm, not one line per thread id.
  */
-#define TREE_IDS (1U << 22)
-__u64 tree[TREE_IDS / 64] = {};
+#define TREE_BITS (1U << 15)
+__u64 tree[TREE_BITS / 64] = {};
 
 /* the word of @tid's bit; the mask (hidden from the compiler, which would
- * drop it after a bounds check) shows the verifier the index bounded */
+ * fold it into the shift) shows the verifier the index bounded */
 static __always_inline __u64 *tree_word(__u32 tid)
 {
 	__u32 i = tid / 64;
 	asm volatile("" : "+r"(i));
-	return &tree[i & (TREE_IDS / 64 - 1)];
+	return &tree[i & (TREE_BITS / 64 - 1)];
 }
 
-static __always_inline bool of_tree(__u32 tid)
+static __always_inline bool maybe_tree(__u32 tid)
 {
-	return tid < TREE_IDS && (*tree_word(tid) >> (tid % 64)) & 1;
+	return (*tree_word(tid) >> (tid % 64)) & 1;
+}
+
+/* the thread's state if it is the tree's */
+static __always_inline struct tstate *of_tree(__u32 tid)
+{
+	return maybe_tree(tid) ? bpf_map_lookup_elem(&tasks, &tid) : NULL;
 }
 
 /* records not sent (the ring full) and threads not kept (the map full):
@@ -192,11 +199,10 @@ int BPF_PROG(on_switch, bool preempt, const void *prev, const void *next, unsign
 {
 	/* the tracepoint runs in prev, still the current task */
 	__u32 ptid = (__u32)bpf_get_current_pid_tgid(), ntid = read_u32(next, task_pid);
-	bool pin = of_tree(ptid), nin = of_tree(ntid);
-	if (!pin && !nin)
+	if (!maybe_tree(ptid) && !maybe_tree(ntid))
 		return 0;
-	struct tstate *s = pin ? bpf_map_lookup_elem(&tasks, &ptid) : NULL;
-	struct tstate *nx = nin ? bpf_map_lookup_elem(&tasks, &ntid) : NULL;
+	struct tstate *s = of_tree(ptid);
+	struct tstate *nx = of_tree(ntid);
 	__u64 t = 0; /* read only when one of the two is of the tree */
 	if (s) {
 		t = bpf_ktime_get_ns();
@@ -236,9 +242,7 @@ SEC("raw_tp/sched_waking")
 int BPF_PROG(on_waking, const void *p)
 {
 	__u32 tid = read_u32(p, task_pid);
-	if (!of_tree(tid))
-		return 0;
-	struct tstate *s = bpf_map_lookup_elem(&tasks, &tid);
+	struct tstate *s = of_tree(tid);
 	if (!s)
 		return 0;
 	__u64 t = bpf_ktime_get_ns();
@@ -276,15 +280,15 @@ int BPF_PROG(on_fork, const void *parent, const void *child)
 	__u64 t = bpf_ktime_get_ns();
 	/* a forked thread is runnable from its fork until it first runs */
 	struct tstate st = {.rq_since = t};
-	long e = ctid < TREE_IDS ? bpf_map_update_elem(&tasks, &ctid, &st, BPF_NOEXIST) : -1;
+	long e = bpf_map_update_elem(&tasks, &ctid, &st, BPF_NOEXIST);
 	if (e == -17 /* EEXIST: already one of the tree's */)
 		return 0;
-	if (e || ctid >= TREE_IDS) {
+	if (e) {
 		__sync_fetch_and_add(&lost, 1);
 		return 0;
 	}
 	/* before the child first runs (wake_up_new_task comes after this
-	 * tracepoint): none of its events can find it missing */
+	 * tracepoint): none of its events can miss it */
 	__sync_fetch_and_or(tree_word(ctid), 1ULL << (ctid % 64));
 	return send(TS_WAKE_BPF_FORK, t, 0, ptid, ctid, read_u32(child, task_tgid), true);
 }
@@ -304,9 +308,7 @@ int BPF_PROG(on_exit, const void *p)
 {
 	/* in the exiting thread */
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	if (!of_tree(tid))
-		return 0;
-	struct tstate *s = bpf_map_lookup_elem(&tasks, &tid);
+	struct tstate *s = of_tree(tid);
 	if (!s)
 		return 0;
 	s->since = 0;

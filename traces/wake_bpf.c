@@ -572,14 +572,10 @@ int ts_wake_bpf_start(struct ts_wake_bpf *b, pid_t pid, struct ts_wakes_parser *
 		snprintf(why, whylen, "naming the command to the BPF programs: %s", strerror(errno));
 		return e;
 	}
-	/* the tree's bit for the root, as on_fork sets one for each thread it
-	 * adds (the programs' data, mapped by the skeleton) */
+	/* the root's bit in the programs' filter, as on_fork sets one for each
+	 * thread it adds (their data, mapped by the skeleton) */
 	size_t nbits = sizeof(b->skel->bss->tree) * 8;
-	if (root >= nbits) {
-		snprintf(why, whylen, "thread id %u above the %zu the BPF programs hold", root, nbits);
-		return -ERANGE;
-	}
-	b->skel->bss->tree[root / 64] |= 1ULL << (root % 64);
+	b->skel->bss->tree[root % nbits / 64] |= 1ULL << (root % 64);
 	if ((e = attach(b))) {
 		detach(b);
 		snprintf(why, whylen, "attaching the BPF programs: %s", strerror(-e));
