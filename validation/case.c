@@ -321,7 +321,6 @@ static int conv_figure(struct ctx *c, json_t *f, size_t i, enum ts_case_level le
 	char fld[64], base[32];
 	int rc;
 	snprintf(base, sizeof(base), "figures.%zu", i);
-	out->line = locate(c->text, base);
 	out->window = -1;
 	static const char *const keys[] = { "metric", "value", "unit", "tolerance", "why",
 					    "known_miss", "window", NULL };
@@ -804,18 +803,32 @@ int ts_case_load(const char *path, struct ts_case **out, char *err, size_t errle
 		snprintf(err, errlen, "%s: cannot open the case file (%s)", path, strerror(e));
 		return -e;
 	}
+	/* the whole text (locate() reads it for messages), in blocks */
 	char *text = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&text, &len);
-	int ch;
-	while (m && (ch = fgetc(f)) != EOF)
-		fputc(ch, m);
-	fclose(f);
-	if (!m || fclose(m)) {
+	size_t len = 0, cap = 0, got;
+	do {
+		if (cap - len < 4096) {
+			char *t = realloc(text, cap = cap ? 2 * cap : 16384);
+			if (!t) {
+				fclose(f);
+				free(text);
+				snprintf(err, errlen, "%s: out of memory", path);
+				return -ENOMEM;
+			}
+			text = t;
+		}
+		got = fread(text + len, 1, cap - len - 1, f);
+		len += got;
+	} while (got);
+	if (ferror(f)) {
+		int e = errno ? errno : EIO;
+		fclose(f);
 		free(text);
-		snprintf(err, errlen, "%s: out of memory", path);
-		return -ENOMEM;
+		snprintf(err, errlen, "%s: cannot read the case file (%s)", path, strerror(e));
+		return -e;
 	}
+	fclose(f);
+	text[len] = '\0';
 	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
 	if (!root) {
 		snprintf(err, errlen, "%s:%d: not valid JSON: %s", path, je.line, je.text);

@@ -48,7 +48,6 @@ struct ts_case_figure {
 	 * index of the job's window (struct ts_fiojob, win_from) it reads;
 	 * -1 = the whole run. */
 	int window;
-	int line;
 };
 
 /* A workload case's DLIO run (config.workload.dlio): `tiersim dlio
