@@ -282,23 +282,24 @@ static double drive_floor(double start, double t, double step, double ct)
 /* The highest mean AU a run can still reach, after @done epochs whose AUs
  * sum to @sum and @k steps of the current one, the last @k - 1 taking
  * @elapsed ns. A step takes at least @step + @ct (the next starts when the
- * previous ends), so an epoch's AU is at most c1 = ct / (ct + step), and
- * the current one's, ((k' - 1) ct) / (elapsed + (k' - k)(ct + step)) at
- * k' steps, lies between its value at k' = k and c1: the larger of the two
- * bounds it whatever the epoch's length. @floor (0: none) is what else its
- * last k' - 1 steps take at least at its planned end (the drive's share,
- * run_virtual). Each epoch still to come reaches at most @next (at most
- * c1; c1 when nothing more is known). The mean over @done + 1 + R epochs
- * is largest at R = 0 or R = @left (a mean moves monotonically as equal
- * terms are added). */
+ * previous ends), so an epoch's AU is at most c1 = ct / (ct + step). The
+ * current epoch has @per_epoch steps (its callers' step limit counted), so
+ * its AU is ((K - 1) ct) / (its last K - 1 steps' time) at K = @per_epoch,
+ * and that time is at least elapsed + (K - k)(ct + step) and at least
+ * @floor (0: none), what else they take at least at its end (the drive's
+ * share, run_virtual). Without a floor that bound lies between the AU so
+ * far and c1 (a mediant of the two); a floor only lowers it. Each epoch
+ * still to come reaches at most @next (at most c1; c1 when nothing more
+ * is known). The mean over @done + 1 + R epochs is largest at R = 0 or
+ * R = @left (a mean moves monotonically as equal terms are added). */
 static double au_reach(double sum, uint64_t done, uint64_t k, double elapsed, double ct,
 		       double step, uint64_t per_epoch, uint64_t left, double floor, double next)
 {
 	double c1 = ct / (ct + step);
 	double cur = (double)(k - 1) * ct / elapsed;
-	if (k < per_epoch) /* at the epoch's planned end, with no time lost */
-		cur = TS_MAX(cur, (double)(per_epoch - 1) * ct /
-				      TS_MAX(elapsed + (double)(per_epoch - k) * (ct + step), floor));
+	if (k < per_epoch) /* at the epoch's end, with no time lost */
+		cur = (double)(per_epoch - 1) * ct /
+		      TS_MAX(elapsed + (double)(per_epoch - k) * (ct + step), floor);
 	else
 		cur = TS_MAX(cur, c1);
 	double a0 = (sum + cur) / (double)(done + 1);
