@@ -12,7 +12,6 @@
  * (CLOCK_MONOTONIC, the clock tracefs's "mono" trace_clock reads), after
  * the scan so that printing never lies between two touches.
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
