@@ -394,6 +394,22 @@ X
 check "in-kernel, another thread's pause: think" test "$("$B" replay "$T/msq.trace" --virtual \
 	--kernel-fs --tier fixed60 --profile "$T/fixed.lua" --mem 1MiB --json |
 	jq -r '.results[1].think_ns')" = 101000
+# The pauses of two threads interleave in the file's (end) order: 11's
+# (390.5-391us) ends before the reader's (320-392us, 2us past the flush's
+# arrival), and begins after the gap. The reader's pause still counts, up
+# to the gap's end: 70us, the whole gap less the round trip (think 170us).
+cp "$T/msc.trace" "$T/msr.trace"
+cat > "$T/msr.trace.wakes" <<'X'
+tiersim-wakes 1
+span 999000 1400000
+T 10 10 1 999000 1400000 0 0 reader
+T 11 10 10 999500 1395000 0 0 other
+P 1391000 1390500 11
+P 1392000 1320000 10
+X
+check "in-kernel, interleaved pauses: think" test "$("$B" replay "$T/msr.trace" --virtual \
+	--kernel-fs --tier fixed60 --profile "$T/fixed.lua" --mem 1MiB --json |
+	jq -r '.results[1].think_ns')" = 170000
 
 # The CPU model. One CPU (cpus 1, nothing else busy). Threads 20 and 30
 # start at 0 and 10us later thread 20 reads and thread 30 writes, 100us

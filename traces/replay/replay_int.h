@@ -26,6 +26,10 @@ struct rthread {
 	uint64_t rec_end;   /* the thread's last recorded completion */
 	uint32_t pid, ppid; /* its process and that one's parent; 0 = unknown */
 	bool kernel;	    /* a kernel thread's: the stream rule (rules.c) */
+	/* its pauses (the wake file's, traces/wakes.h), in time order: the
+	 * in-kernel rule (rules.c) */
+	const struct ts_sleep *pause;
+	size_t npause;
 };
 
 struct rthreads {
@@ -46,6 +50,7 @@ struct rthreads {
 	/* The CPU model (a wake file with the host's CPUs): the CPUs the
 	 * application had; 0: off. */
 	double cpu_cap;
+	struct ts_sleep *pauses; /* the wake file's pauses by thread, then time */
 };
 
 struct wake_edge {
@@ -72,6 +77,9 @@ int replay_cmp_done(const void *a, const void *b, void *ctx);
 TS_WUR int replay_stream_deps(const struct ts_trace *t, const size_t *idx, size_t n, size_t *dep,
 			      size_t *prev);
 void replay_rthreads_free(struct rthreads *ps);
+/* Each thread's pauses in @s (rthread.pause), for the in-kernel rule. 0 or
+ * -ENOMEM. */
+TS_WUR int replay_rthreads_pauses(struct rthreads *ps, const struct ts_wakes *s);
 
 /* Where one thread stands in its replay. */
 struct cursor {

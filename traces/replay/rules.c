@@ -34,7 +34,45 @@ void replay_rthreads_free(struct rthreads *ps)
 	free(ps->anchor);
 	free(ps->dep);
 	free(ps->sprev);
+	free(ps->pauses);
 	memset(ps, 0, sizeof(*ps));
+}
+
+/* By thread, then when it began (one thread's pauses never overlap). */
+static int cmp_pause(const void *a, const void *b)
+{
+	const struct ts_sleep *x = a, *y = b;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->since_ns < y->since_ns ? -1 : x->since_ns > y->since_ns;
+}
+
+int replay_rthreads_pauses(struct rthreads *ps, const struct ts_wakes *s)
+{
+	if (!s || !s->npauses)
+		return 0;
+	free(ps->pauses);
+	ps->pauses = malloc(s->npauses * sizeof(*ps->pauses));
+	if (!ps->pauses)
+		return -ENOMEM;
+	memcpy(ps->pauses, s->pauses, s->npauses * sizeof(*ps->pauses));
+	qsort(ps->pauses, s->npauses, sizeof(*ps->pauses), cmp_pause);
+	for (size_t k = 0; k < ps->n; k++) {
+		struct rthread *p = &ps->p[k];
+		size_t lo = 0, hi = s->npauses;
+		while (lo < hi) { /* its first */
+			size_t m = lo + (hi - lo) / 2;
+			if (ps->pauses[m].tid < p->tid)
+				lo = m + 1;
+			else
+				hi = m;
+		}
+		p->pause = &ps->pauses[lo];
+		for (hi = lo; hi < s->npauses && ps->pauses[hi].tid == p->tid; hi++)
+			;
+		p->npause = hi - lo;
+	}
+	return 0;
 }
 
 /*
@@ -313,26 +351,23 @@ static uint64_t wake_up(const struct ts_replay_cfg *cfg, const struct ts_trace_r
  * and more (the worker's and the thread's wake-ups), where the replay
  * charges the model's latency alone.
  */
-/* The time thread @tid slept in pauses (an interrupt ended them) inside
- * [@lo, @hi], trace times. */
-static uint64_t paused(const struct ts_trace *t, const struct ts_wakes *s, uint32_t tid,
-		       uint64_t lo, uint64_t hi)
+/* The time thread @p slept in pauses (an interrupt ended them) inside
+ * [@lo, @hi], trace times. Its own pauses never overlap, so in time order
+ * both their ends and their beginnings ascend. */
+static uint64_t paused(const struct ts_trace *t, const struct rthread *p, uint64_t lo,
+		       uint64_t hi)
 {
-	if (!s || !s->npauses)
-		return 0;
 	uint64_t mono = t->hdr.start_mono_ns, mlo = lo + mono, mhi = hi + mono, sum = 0;
-	size_t i = 0, n = s->npauses;
-	while (i < n) { /* the first pause that ends after lo */
+	size_t i = 0, n = p->npause;
+	while (i < n) { /* its first pause that ends after lo */
 		size_t m = i + (n - i) / 2;
-		if (s->pauses[m].t_ns <= mlo)
+		if (p->pause[m].t_ns <= mlo)
 			i = m + 1;
 		else
 			n = m;
 	}
-	for (; i < s->npauses && s->pauses[i].since_ns < mhi; i++) {
-		const struct ts_sleep *z = &s->pauses[i];
-		if (z->tid != tid)
-			continue;
+	for (; i < p->npause && p->pause[i].since_ns < mhi; i++) {
+		const struct ts_sleep *z = &p->pause[i];
 		uint64_t from = TS_MAX(z->since_ns, mlo), to = TS_MIN(z->t_ns, mhi);
 		sum += to > from ? to - from : 0;
 	}
@@ -348,7 +383,7 @@ static uint64_t in_kernel(const struct ts_trace *t, const struct ts_replay_cfg *
 		return gap;
 	*applied = true;
 	uint64_t on = t->cpu[b].on_ns - TS_MIN(t->cpu[a].on_ns, t->cpu[b].on_ns);
-	uint64_t own = paused(t, cfg->wakes, t->recs[b].tid, c->rec_done_max, t->recs[b].submit_ns);
+	uint64_t own = paused(t, c->p, c->rec_done_max, t->recs[b].submit_ns);
 	return TS_MIN(gap, on + own);
 }
 

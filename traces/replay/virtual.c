@@ -437,7 +437,8 @@ int ts_replay_virtual(const struct ts_trace *tr, const struct ts_replay_cfg *cfg
 		replay_augmented_free(&aug);
 		return ret;
 	}
-	if (v.cfg->wakes && (ret = replay_augment_resolve(&aug, &v.ps))) {
+	if (v.cfg->wakes && ((ret = replay_augment_resolve(&aug, &v.ps)) ||
+			     (ret = replay_rthreads_pauses(&v.ps, v.cfg->wakes)))) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
