@@ -190,6 +190,10 @@ tier "ultra-cloud" {
 -- (2,440 / 112 and 5,800 / 160, taken as MiB/s), apart from a start-up excess
 -- of about a second on the PL1; their QD1 latencies refute the R1/R2 figures
 -- below (ultra: 250-360 us against 1.73 ms; PL1: 118 us against 190 us).
+-- Their caps release requests in windows (the ultra disk about 100 ms, the
+-- PL1 about 10 ms: 4 KiB random writes at QD128, validation cases
+-- alicloud-*-randwrite-4k-qd128), where these tiers space them evenly: the
+-- mean wait at the cap is right, its p50 and p99 are known misses there.
 -- Latency (MODELED): SSD and ultra by R1 as above; PL0 0.3-0.5 ms by R1 ->
 -- p50 387 us, p99 500 us; PL1/PL2 "0.2 ms" average by R2 -> p50 190 us,
 -- p99 372 us; PL3 uses the measured ESSD PL3 QD1 figures directly (plantegg
