@@ -27,12 +27,57 @@
 #include "pipeline/host.h"
 #include "core/interrupt.h"
 #include "core/opt.h"
+#include "core/files.h"
 #include "core/paths.h"
+#include "scenario/runner.h"
 #include "tier/tier.h"
 #include "validation/case.h"
 #include "validation/corpus.h"
 #include "validation/report.h"
 #include "validation/run.h"
+
+/* A loader case's scenario (validation/run.h ts_validate_scenario_fn): the
+ * script in virtual time, quietly, in a scratch folder of its own (virtual
+ * time writes no dataset), and the samples/s of its one row. */
+static int run_scenario(const char *script, char *const *kv, size_t nkv, double *samples_s,
+			char *err, size_t errlen)
+{
+	struct ts_runner_opts o = { .script = script, .virtual_time = true, .quiet = true };
+	char dir[] = "/tmp/tiersim-validate-XXXXXX";
+	if (nkv > TS_RUNNER_MAX_OVERRIDES) {
+		snprintf(err, errlen, "config.workload.scenario.params: at most %d",
+			 TS_RUNNER_MAX_OVERRIDES);
+		return -EINVAL;
+	}
+	if (!mkdtemp(dir)) {
+		snprintf(err, errlen, "a scratch folder under /tmp: %s", strerror(errno));
+		return -errno;
+	}
+	for (size_t i = 0; i < nkv; i++)
+		o.kv[o.nkv++] = kv[i];
+	o.workdir = dir;
+	struct ts_runner R;
+	bool usage;
+	char sub[1024] = "";
+	int rc = ts_runner_script(&R, &o, &usage, sub, sizeof(sub));
+	if (rc) {
+		snprintf(err, errlen, "scenario %s: %s", script,
+			 *sub ? sub : "failed (its message above)");
+	} else if (R.report.n != 1 || R.report.rows[0].error) {
+		snprintf(err, errlen, "scenario %s: %s", script,
+			 R.report.n != 1 ? "expected one row" : R.report.rows[0].error);
+		rc = -EINVAL;
+	} else {
+		*samples_s = R.report.rows[0].samples_per_s;
+	}
+	ts_runner_free(&R);
+	int rm = ts_remove_tree(dir, 0);
+	if (rm && !rc) {
+		snprintf(err, errlen, "removing %s: %s", dir, strerror(-rm));
+		rc = rm;
+	}
+	return rc;
+}
 
 struct vcfg {
 	bool json;
@@ -159,6 +204,7 @@ int ts_cmd_validate(int argc, char **argv)
 	 * the cases running in child processes): every mount down, exit 130,
 	 * no summary of a partial run. */
 	ts_interrupt_install();
+	v.run.scenario = run_scenario;
 	(void)ts_case_run_all(rows, nrows, set, &v.run); /* failures are in the rows */
 	if (ts_interrupted) {
 		fprintf(stderr, "tiersim validate: interrupted by signal %d; nothing is judged\n",

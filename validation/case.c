@@ -275,7 +275,7 @@ static const struct {
 /* Units a loader or workload figure may carry. */
 static const char *const other_units[] = { "images/s", "samples/s", "%",  "MiB/s",
 					   "MB/s",     "GB/s",	    "s",  "accelerators",
-					   NULL };
+					   "x",	       NULL };
 
 /* figures.N.window (optional, an iops figure of a fio job): [ FROM, TO ],
  * durations from the job's start, the part of the run the figure is the
@@ -483,22 +483,75 @@ static int get_strs(struct ctx *c, json_t *obj, const char *key, const char *fie
 	return 0;
 }
 
+/* config.workload.scenario of a loader case (case.h struct
+ * ts_case_scenario): { "script": "FILE.lua", "params": { KEY: VALUE } }, the
+ * values strings or numbers; its figures are samples/s (images/s). */
+static int conv_scenario(struct ctx *c, json_t *e, struct ts_case *k)
+{
+	static const char *const keys[] = { "script", "params", NULL };
+	const char *F = "config.workload.scenario";
+	char fld[128];
+	if (!json_is_object(e))
+		return fail(c, F, "expected an object { script, params }");
+	struct ts_case_scenario *x = k->scenario = calloc(1, sizeof(*x));
+	if (!x)
+		return -ENOMEM;
+	int rc;
+	if ((rc = check_keys(c, e, F, keys)) ||
+	    (rc = get_str(c, e, "script", "config.workload.scenario.script", true, &x->script)))
+		return rc;
+	json_t *pm = json_object_get(e, "params");
+	if (pm && !json_is_object(pm))
+		return fail(c, "config.workload.scenario.params",
+			    "expected an object of names and values (strings or numbers)");
+	if (pm && !(x->kv = calloc(json_object_size(pm) + 1, sizeof(*x->kv))))
+		return -ENOMEM;
+	const char *key;
+	json_t *v;
+	json_object_foreach(pm, key, v) {
+		char val[64];
+		snprintf(fld, sizeof(fld), "config.workload.scenario.params.%.64s", key);
+		if (json_is_string(v) && json_string_length(v) < sizeof(val))
+			snprintf(val, sizeof(val), "%s", json_string_value(v));
+		else if (json_is_integer(v))
+			snprintf(val, sizeof(val), "%lld", (long long)json_integer_value(v));
+		else if (json_is_real(v) && isfinite(json_real_value(v)))
+			snprintf(val, sizeof(val), "%.17g", json_real_value(v));
+		else
+			return fail(c, fld, "expected a string (under 64 characters) or a number");
+		size_t n = strlen(key) + strlen(val) + 2;
+		if (!(x->kv[x->nkv] = malloc(n)))
+			return -ENOMEM;
+		snprintf(x->kv[x->nkv++], n, "%s=%s", key, val);
+	}
+	for (size_t i = 0; i < k->nfig; i++) {
+		const struct ts_case_figure *f = &k->fig[i];
+		if (strcmp(f->name, "throughput") ||
+		    (strcmp(f->unit, "samples/s") && strcmp(f->unit, "images/s"))) {
+			snprintf(fld, sizeof(fld), "figures.%zu.metric", i);
+			return fail(c, fld, "a loader case run by a scenario gives throughput in "
+					    "samples/s (images/s), not %s in %s", f->name, f->unit);
+		}
+	}
+	return 0;
+}
+
 /* config.workload.engine of an accelerator case (case.h struct
  * ts_case_engine); its figures are the step time or samples/s of one GPU. */
 static int conv_engine(struct ctx *c, json_t *e, struct ts_case *k)
 {
 	static const char *const keys[] = { "framework", "model", "gpu", "mode", "precision",
-					    "batch", "hold_out", NULL };
+					    "batch", "gpus", "hold_out", NULL };
 	const char *F = "config.workload.engine";
 	char fld[96];
 #define D(key) (snprintf(fld, sizeof(fld), "%s.%s", F, key), fld)
 	if (!json_is_object(e))
 		return fail(c, F, "expected an object { framework, model, gpu, mode, precision, "
-				  "batch, hold_out }");
+				  "batch, gpus, hold_out }");
 	struct ts_case_engine *x = k->engine = calloc(1, sizeof(*x));
 	if (!x)
 		return -ENOMEM;
-	double batch = 0;
+	double batch = 0, gpus = 1;
 	int rc;
 	if ((rc = check_keys(c, e, F, keys)) ||
 	    (rc = get_str(c, e, "framework", D("framework"), true, &x->framework)) ||
@@ -507,24 +560,37 @@ static int conv_engine(struct ctx *c, json_t *e, struct ts_case *k)
 	    (rc = get_str(c, e, "mode", D("mode"), true, &x->mode)) ||
 	    (rc = get_str(c, e, "precision", D("precision"), true, &x->precision)) ||
 	    (rc = get_str(c, e, "hold_out", D("hold_out"), false, &x->hold_out)) ||
-	    (rc = get_num(c, e, "batch", D("batch"), true, 1, 65536, &batch)))
+	    (rc = get_num(c, e, "batch", D("batch"), true, 1, 65536, &batch)) ||
+	    (rc = get_num(c, e, "gpus", D("gpus"), false, 1, 1024, &gpus)))
 		return rc;
 	if (batch != floor(batch))
 		return fail(c, D("batch"), "expected a whole number");
+	if (gpus != floor(gpus))
+		return fail(c, D("gpus"), "expected a whole number");
+	if (gpus > 1 && strcmp(x->mode, "train"))
+		return fail(c, D("gpus"), "more than one GPU is data-parallel training: mode train");
 	if (strcmp(x->mode, "train") && strcmp(x->mode, "infer"))
 		return fail(c, D("mode"), "expected train or infer");
 	if (x->hold_out && strcmp(x->hold_out, "batch") && strcmp(x->hold_out, "combination"))
 		return fail(c, D("hold_out"), "expected batch or combination");
 	x->batch = (uint64_t)batch;
+	x->gpus = (uint64_t)gpus;
 	for (size_t i = 0; i < k->nfig; i++) {
 		const struct ts_case_figure *f = &k->fig[i];
 		bool step = strcmp(f->name, "step_time") == 0 && strcmp(f->unit, "s") == 0;
 		bool rate = strcmp(f->name, "throughput") == 0 &&
 			    (strcmp(f->unit, "samples/s") == 0 || strcmp(f->unit, "images/s") == 0);
-		if (!step && !rate) {
+		bool scaling = strcmp(f->name, "scaling") == 0 && strcmp(f->unit, "x") == 0;
+		if (!step && !rate && !scaling) {
 			snprintf(fld, sizeof(fld), "figures.%zu.metric", i);
-			return fail(c, fld, "an accelerator case gives step_time in s or throughput in "
-					    "samples/s (images/s), not %s in %s", f->name, f->unit);
+			return fail(c, fld, "an accelerator case gives step_time in s, throughput in "
+					    "samples/s (images/s) or scaling in x, not %s in %s",
+				    f->name, f->unit);
+		}
+		if (scaling && x->gpus < 2) {
+			snprintf(fld, sizeof(fld), "figures.%zu.metric", i);
+			return fail(c, fld, "scaling (n GPUs' samples/s over one's) needs "
+					    "config.workload.engine.gpus of 2 or more");
 		}
 	}
 	return 0;
@@ -754,6 +820,13 @@ static int conv(struct ctx *c, json_t *root, struct ts_case *k)
 	}
 	if (en && (rc = conv_engine(c, en, k)))
 		goto out;
+	json_t *sc = json_object_get(wl, "scenario");
+	if (sc && k->level != TS_CASE_LOADER) {
+		rc = fail(c, "config.workload.scenario", "only a loader case runs a scenario");
+		goto out;
+	}
+	if (sc && (rc = conv_scenario(c, sc, k)))
+		goto out;
 	/* What a DLIO run gives, in the units it gives them. */
 	static const struct {
 		const char *metric, *unit, *unit2;
@@ -885,6 +958,13 @@ void ts_case_free(struct ts_case *c)
 		free(c->engine->precision);
 		free(c->engine->hold_out);
 		free(c->engine);
+	}
+	if (c->scenario) {
+		for (size_t i = 0; i < c->scenario->nkv; i++)
+			free(c->scenario->kv[i]);
+		free(c->scenario->kv);
+		free(c->scenario->script);
+		free(c->scenario);
 	}
 	if (c->dlio) {
 		for (size_t i = 0; i < c->dlio->noverrides; i++)

@@ -73,7 +73,18 @@ struct ts_case_dlio {
  * there too (engine option hold_out). */
 struct ts_case_engine {
 	char *framework, *model, *gpu, *mode, *precision, *hold_out;
-	uint64_t batch;
+	uint64_t batch; /* per GPU */
+	uint64_t gpus;	/* data-parallel GPUs (1 unless the case says); its figures
+			 * are then all GPUs' samples/s, or the step time */
+};
+
+/* config.workload.scenario of a loader case: a Lua scenario (a data file,
+ * found as the profiles are: core/paths.h) run in virtual time with its
+ * params as key=value; its figure is the one row's samples/s. */
+struct ts_case_scenario {
+	char *script;
+	char **kv; /* "key=value" */
+	size_t nkv;
 };
 
 struct ts_case {
@@ -105,6 +116,7 @@ struct ts_case {
 	size_t nfig;
 	struct ts_case_dlio *dlio; /* workload level; NULL = none */
 	struct ts_case_engine *engine; /* accelerator level */
+	struct ts_case_scenario *scenario; /* loader level: what runs it (NULL: not runnable) */
 	char **tags;		   /* "slow", ...: what `validate tag:NAME` selects */
 	size_t ntags;
 };

@@ -88,8 +88,11 @@ void ts_corpus_free(struct ts_corpus *k)
 const char *ts_case_needs_of(const struct ts_case *c, char *buf, size_t len)
 {
 	if (c->level == TS_CASE_LOADER)
-		return "the case's loader (FFCV, PyTorch DataLoader worker processes with Pillow) "
-		       "as a source of the virtual pipeline, and a host profile of its CPU";
+		return c->scenario ? NULL
+				   : "the case's loader (FFCV's page-wise reads and JIT decode, or "
+				     "PyTorch DataLoader worker processes with Pillow on a many-core "
+				     "host) as a source of the virtual pipeline, and a host profile of "
+				     "its CPU measured elsewhere than these rows";
 	if (c->level == TS_CASE_WORKLOAD)
 		return c->dlio ? NULL
 			       : "a DLIO run (config.workload.dlio: the workload, its overrides, "

@@ -6,10 +6,12 @@
  * a tierfs mount of the tier. Workload cases with a DLIO run
  * (config.workload.dlio) run the DLIO library in virtual time
  * (workloads/dlio_run.h): at the published accelerator count for AU,
- * samples/s and MiB/s, with find_max for the count. Loader cases and
- * workload cases without a DLIO run need parts the virtual pipeline does
- * not have yet: they are listed and counted apart as "not runnable yet",
- * never as passing. A case with role fits set the profile fields it names:
+ * samples/s and MiB/s, with find_max for the count. A loader case with a
+ * scenario (config.workload.scenario) runs it in virtual time through the
+ * caller's scenario runner (ts_validate_cfg.scenario). Other loader cases
+ * and workload cases without a DLIO run need parts the virtual pipeline
+ * does not have yet: they are listed and counted apart as "not runnable
+ * yet", never as passing. A case with role fits set the profile fields it names:
  * it is shown (the profile must still reproduce it) but counted apart from
  * the checking cases; so is a same-run case (role same_run: the same
  * volume, session or run as a fit), which is shown and not scored. The
@@ -529,8 +531,9 @@ static int run_dlio_case(const struct ts_case *c, double *pred, char *err, size_
 	return rc;
 }
 
-/* An accelerator case's figures from the engine's sim backend: one GPU at
- * the case's batch, without jitter (ts_engine_estimate). A checking figure the
+/* An accelerator case's figures from the engine's sim backend: one GPU (or
+ * the case's data-parallel gpus) at the case's batch, without jitter
+ * (ts_engine_estimate). A checking figure the
  * profiles publish themselves must be held out (hold_out), or the check
  * would read back its own anchor: such a case is refused, not scored. */
 static int run_engine_case(const struct ts_case *c, double *pred, char *err, size_t errlen)
@@ -549,7 +552,7 @@ static int run_engine_case(const struct ts_case *c, double *pred, char *err, siz
 			rc = -ENOMEM;
 	}
 	cfg.batch = x->batch;
-	cfg.gpus = 1;
+	cfg.gpus = x->gpus;
 	if (rc == 0)
 		rc = ts_engine_estimate(&cfg, &info, err, errlen);
 	ts_engine_cfg_free(&cfg);
@@ -559,10 +562,39 @@ static int run_engine_case(const struct ts_case *c, double *pred, char *err, siz
 			 info.source);
 		rc = -EINVAL;
 	}
+	/* One GPU: its samples/s; n GPUs: all of theirs, the exchange included
+	 * (a step then takes batch x n / samples_per_s); scaling: n GPUs'
+	 * samples/s over one's at the same batch, the exchange alone. */
+	double rate = x->gpus > 1 ? info.samples_per_s : info.samples_per_s_1gpu;
 	for (size_t i = 0; rc == 0 && i < c->nfig; i++)
 		pred[i] = strcmp(c->fig[i].name, "step_time") == 0
-				  ? (double)x->batch / info.samples_per_s_1gpu
-				  : info.samples_per_s_1gpu;
+				  ? (double)(x->batch * x->gpus) / rate
+			  : strcmp(c->fig[i].name, "scaling") == 0
+				  ? info.samples_per_s / info.samples_per_s_1gpu
+				  : rate;
+	return rc;
+}
+
+/* A loader case's figure: its scenario in virtual time (v->scenario), the
+ * one row's samples/s for each figure (all are throughput: case.c). */
+static int run_scenario_case(const struct ts_case *c, const struct ts_validate_cfg *v,
+			     double *pred, char *err, size_t errlen)
+{
+	char path[4096];
+	double sps = 0;
+	if (!v->scenario) {
+		snprintf(err, errlen, "config.workload.scenario: this program has no scenario runner "
+				      "(tiersim validate runs loader cases)");
+		return -ENOTSUP;
+	}
+	if (ts_data_find(c->scenario->script, path, sizeof(path))) {
+		snprintf(err, errlen, "config.workload.scenario.script: %.900s: not found",
+			 c->scenario->script);
+		return -ENOENT;
+	}
+	int rc = v->scenario(path, c->scenario->kv, c->scenario->nkv, &sps, err, errlen);
+	for (size_t i = 0; rc == 0 && i < c->nfig; i++)
+		pred[i] = sps;
 	return rc;
 }
 
@@ -625,6 +657,8 @@ int ts_case_run(struct ts_case_row *r, const struct ts_tier_set *set,
 		rc = run_dlio_case(c, pred, err, sizeof(err));
 	} else if (c->engine) {
 		rc = run_engine_case(c, pred, err, sizeof(err));
+	} else if (c->scenario) {
+		rc = run_scenario_case(c, v, pred, err, sizeof(err));
 	} else if (!(rc = ts_tier_set_lookup(set, c->tier, &p, err, sizeof(err))) && v->real) {
 		char path[4096];
 		bool has = c->profile && !ts_data_find(c->profile, path, sizeof(path));

@@ -53,11 +53,21 @@ struct ts_case_row {
 };
 
 /* How cases run. */
+/* Runs the Lua scenario @script (a path) with @nkv key=value params in
+ * virtual time and gives its one row's samples/s: a loader case's run
+ * (config.workload.scenario). The scenario engine sits above this library
+ * (its report reads the corpus), so the program that has it passes it in
+ * (tiersim validate: cli/cmd_validate.c). Returns 0, or an error with one
+ * line in @err. */
+typedef int (*ts_validate_scenario_fn)(const char *script, char *const *kv, size_t nkv,
+				       double *samples_s, char *err, size_t errlen);
+
 struct ts_validate_cfg {
 	bool real;	       /* disk cases with fio through a tierfs mount */
 	uint64_t real_runtime; /* ns: longest fio run per case with @real */
 	uint64_t real_size;    /* bytes: largest file per fio job with @real */
 	uint64_t jobs;	       /* cases run at once (virtual time only); 0 = the CPUs online */
+	ts_validate_scenario_fn scenario; /* loader cases; NULL: they fail to run */
 };
 
 /* Whether the case of @r can run here: NULL, or what it needs. */
