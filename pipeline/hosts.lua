@@ -248,6 +248,33 @@ host "xeon-emr" {
 }
 
 -- ---------------------------------------------------------------------------
+-- The build host as it ran on 2026-12-03: a 2-vCPU KVM guest on an Intel
+-- Xeon (/proc/cpuinfo "Intel(R) Xeon(R) Processor", family 6 model 167,
+-- 2.0 GHz; lscpu: 2 cores of 1 thread, 4 MiB L2 each, 105 MiB L3), not the
+-- Zen 4 the costs of epyc-zen4 were measured on (a calibration of
+-- 2026-12-02 19:38 on it, ~/.cache/tiersim/decode.json, says the same CPU).
+-- Its per-core speed against that core, by the same command on the same
+-- kind of set (the 200 images spread over a 2,000-image one):
+--   tiersim dataset make imagenet-jpeg --out SET --count 2000
+--   tiersim calibrate decode --dir SET/train --count 200 --seconds 5   (twice,
+--     load average 10-15, thread CPU time)
+--     -> mean 0.215 Mpixel; 295 and 272 images/s/core with the transform
+--        (3.387 and 3.676 ms a image; fits 1,328,761 + 9,578,282 ns/Mpixel
+--        and 1,446,596 + 10,362,309)
+--   epyc-zen4's 9,477,948 ns/Mpixel at 0.215 Mpixel: 2.036 ms, so 0.601 and
+--   0.554 of this host's; the value is the mean images/s's (283.6: 3.526 ms).
+-- Pillow's factor (library "pillow") is the Zen 4 host's, carried. What
+-- checks this host, never fits it: the loader-pytorch-pillow-* cases, a
+-- real PyTorch DataLoader with Pillow on it (bench/pillow_loader.py).
+host "xeon-kvm-2vcpu" {
+  desc = "the build host on 2026-12-03: a 2-vCPU KVM guest on an Intel Xeon (family 6 model 167, 2.0 GHz)",
+  cpu = "Intel Xeon (KVM guest; family 6 model 167, 2.0 GHz), 2 vCPUs",
+  from = "epyc-zen4",
+  speed = { 0.577, "measured", "tiersim calibrate decode --dir SET/train --count 200 --seconds 5 on it (2,000-image imagenet-jpeg set), twice: 295 and 272 images/s/core at 0.215 Mpixel against epyc-zen4's 9,477,948 ns/Mpixel there (2.036 ms)", low = 0.554, high = 0.601 },
+  vcpus = { 2, "measured", "nproc and lscpu on it: 2 cores, 1 thread each" },
+}
+
+-- ---------------------------------------------------------------------------
 -- The study's 2017 GPU instances: Alibaba gn5 (P100) runs "2.5 GHz Intel Xeon
 -- E5-2682 v4 (Broadwell)" (AlibabaCloudDocs/ecs, "Instance families", gn5);
 -- a vCPU is one hyperthread. No JPEG decode benchmark of this part exists;
