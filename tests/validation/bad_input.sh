@@ -51,6 +51,14 @@ rm -f "$work/acc/"*.json
 edit_case "$acc" "$work/acc/acc-metric.json" 'c["id"] = "acc-metric"; c["figures"][0]["metric"] = "au"'
 expect_refused "$work/acc" acc-metric 39 figures.0.metric
 rm -f "$work/acc/"*.json
+# A scaling figure (n GPUs over one) needs n > 1; a scenario runs only a
+# loader case.
+edit_case "$acc" "$work/acc/acc-scaling.json" 'c["id"] = "acc-scaling"; c["figures"][0]["metric"] = "scaling"; c["figures"][0]["unit"] = "x"'
+expect_refused "$work/acc" acc-scaling 39 figures.0.metric
+rm -f "$work/acc/"*.json
+edit_case "$acc" "$work/acc/acc-scenario.json" 'c["id"] = "acc-scenario"; c["config"]["workload"]["scenario"] = {"script": "x.lua"}'
+expect_refused "$work/acc" acc-scenario 31 config.workload.scenario
+rm -f "$work/acc/"*.json
 cp "$src/validation/cases/"*.json "$work/acc/"
 edit_case "$acc" "$work/acc/acc-anchor.json" 'c["id"] = "acc-anchor"; del c["config"]["workload"]["engine"]["hold_out"]'
 out=$("$tiersim" validate --cases "$work/acc" acc-anchor 2>&1) && fail "an anchored figure checked without hold_out was accepted"
