@@ -684,7 +684,7 @@ int ts_case_run(struct ts_case_row *r, const struct ts_tier_set *set,
 		const struct ts_case_figure *f = &c->fig[i];
 		struct ts_fig_row *fr = &r->f[i];
 		fr->fig = f;
-		fr->predicted = c->dlio || c->engine ? pred[i]
+		fr->predicted = c->dlio || c->engine || c->scenario ? pred[i]
 						     : pick(&res, f->metric, f->window) / f->scale;
 		bool floor = v->real && f->metric >= TS_METRIC_LAT_MEAN &&
 			     f->metric <= TS_METRIC_LAT_P99 && pick(&model, f->metric, -1) < floor_ns;
