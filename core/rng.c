@@ -1,6 +1,7 @@
 /* rng.c — xoshiro256** (Blackman & Vigna, public domain algorithm): the
  * draws too large to inline (core/rng.h has the generator itself). */
 #include <math.h>
+#include <pthread.h>
 
 #include "core/rng.h"
 
@@ -9,6 +10,50 @@ double ts_rng_lognormal(struct ts_rng *r, double p50, double p99)
 	if (p99 <= p50)
 		return p50;
 	return ts_rng_lognormal_sigma(r, p50, log(p99 / p50) / TS_Z99);
+}
+
+/* The ziggurat's layers: r and the layers' area v close the top layer
+ * at x[256] = 0 (to 4e-15), v being the base layer's rectangle r f(r)
+ * and the tail past r. */
+#define ZIG_R 3.6541528853610088
+static struct ts_rng_zig zig;
+static pthread_once_t zig_once = PTHREAD_ONCE_INIT;
+
+static void zig_build(void)
+{
+	double fr = exp(-0.5 * ZIG_R * ZIG_R);
+	double v = ZIG_R * fr + sqrt(M_PI / 2) * erfc(ZIG_R / M_SQRT2);
+	zig.x[0] = v / fr;
+	zig.x[1] = ZIG_R;
+	zig.f[0] = 0;
+	zig.f[1] = fr;
+	for (int i = 1; i < 255; i++) {
+		zig.x[i + 1] = sqrt(-2 * log(v / zig.x[i] + zig.f[i]));
+		zig.f[i + 1] = exp(-0.5 * zig.x[i + 1] * zig.x[i + 1]);
+	}
+	zig.x[256] = 0;
+	zig.f[256] = 1;
+}
+
+const struct ts_rng_zig *ts_rng_zig(void)
+{
+	pthread_once(&zig_once, zig_build);
+	return &zig;
+}
+
+double ts_rng_zig_edge_(struct ts_rng *r, const struct ts_rng_zig *z, unsigned i, double x)
+{
+	if (i == 0) { /* the tail past r: an exponential accepted under the curve */
+		double a, b;
+		do {
+			a = -log((double)((ts_rng_u64(r) >> 11) + 1) * 0x1.0p-53) / ZIG_R;
+			b = -log((double)((ts_rng_u64(r) >> 11) + 1) * 0x1.0p-53);
+		} while (b + b < a * a);
+		return ZIG_R + a;
+	}
+	/* the wedge: a height uniform in the layer, under the curve or not */
+	double y = z->f[i] + ts_rng_double(r) * (z->f[i + 1] - z->f[i]);
+	return y < exp(-0.5 * x * x) ? x : -1;
 }
 
 /* Fisher-Yates from the back. The draws do not depend on v, so they are

@@ -86,6 +86,38 @@ static inline double ts_rng_normal(struct ts_rng *r)
 }
 
 /*
+ * Standard normal N(0, 1) by Marsaglia and Tsang's ziggurat (J. Stat.
+ * Softw. 5(8), 2000) over 256 layers of equal area: one 64-bit draw gives
+ * the layer (8 bits), the sign (1) and the position in the layer (53); a
+ * point inside the layer's rectangle under the curve (98.5% of draws) is
+ * the answer, with no log, square root or cosine. The rest take the slow
+ * path (rng.c): the layer's wedge against exp(-x^2/2), or the tail past r
+ * (Marsaglia's 1964 exponential method), or a new draw. The same
+ * distribution as ts_rng_normal, a different stream of draws: a model
+ * that draws many normals from its own generator (the tier's device) uses
+ * it, with its table from ts_rng_zig().
+ */
+struct ts_rng_zig {
+	double x[257]; /* layer i spans [0, x[i]]; x[0] = v / f(r), x[1] = r, x[256] = 0 */
+	double f[257]; /* exp(-x[i]^2 / 2) */
+};
+const struct ts_rng_zig *ts_rng_zig(void);
+/* The slow path of ts_rng_normal_zig for a draw in layer @i at @x, past
+ * the layer's rectangle under the curve: |z|, or -1 for a new draw. */
+double ts_rng_zig_edge_(struct ts_rng *r, const struct ts_rng_zig *z, unsigned i, double x);
+static inline double ts_rng_normal_zig(struct ts_rng *r, const struct ts_rng_zig *z)
+{
+	for (;;) {
+		uint64_t u = ts_rng_u64(r);
+		unsigned i = (unsigned)(u & 255);
+		double x = (double)(u >> 11) * 0x1.0p-53 * z->x[i];
+		if (!(x < z->x[i + 1]) && (x = ts_rng_zig_edge_(r, z, i, x)) < 0)
+			continue;
+		return u & 256 ? -x : x;
+	}
+}
+
+/*
  * Lognormal with the given median and 99th percentile (p99 >= p50 > 0):
  * sigma = ln(p99/p50) / z(0.99), z(0.99) = 2.3263478740408408.
  */

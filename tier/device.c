@@ -77,6 +77,7 @@ struct device {
 	struct ts_evq slots;	/* free time of each of the `parallel` slots */
 	struct keys inflight;	/* completion times of requests in flight */
 	struct ts_rng rng;
+	const struct ts_rng_zig *zig; /* the normal's table (core/rng.h) */
 	_Atomic uint32_t qd_pub; /* queue depth at the last request, for stats */
 	/* Each op's lognormal sigma, kept while its p50 and p99 stay: the
 	 * same figure ts_rng_lognormal computes, one log per request less. */
@@ -164,7 +165,9 @@ static uint64_t device_submit(struct ts_tier_layer *l, uint64_t now,
 			g->p99 = dist->p99_ns;
 			g->sigma = log(dist->p99_ns / dist->p50_ns) / TS_Z99;
 		}
-		lat = ts_rng_lognormal_sigma(&d->rng, dist->p50_ns, g->sigma);
+		/* ts_rng_lognormal_sigma's distribution, its normal from the
+		 * ziggurat: no log, square root or cosine per request */
+		lat = dist->p50_ns * exp(g->sigma * ts_rng_normal_zig(&d->rng, d->zig));
 		lat += stall_of(dist, &d->rng);
 	} else {
 		lat = ts_tier_dist_sample(dist, &d->rng);
@@ -236,6 +239,7 @@ struct ts_tier_layer *ts_tier_device_new(const struct ts_tier_profile *p,
 	d->l.ops = &device_ops;
 	d->p = p;
 	ts_rng_seed(&d->rng, seed);
+	d->zig = ts_rng_zig();
 	/* room for the slots twice over: a pop and push never allocates */
 	if (ts_evq_reserve(&d->slots, 2 * (size_t)lim->parallel + 16)) {
 		free(d);

@@ -1,6 +1,7 @@
 /* test_core.c — units, histogram, generator, option tables and file helpers. */
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,6 +128,56 @@ static void test_rng(void)
 		while (x < lim);
 		CHECK(ts_rng_below(&a, n) == x % n);
 	}
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The ziggurat's normals: N(0, 1) as a whole (Kolmogorov-Smirnov over a
+ * million draws), in the tail past its base layer's r = 3.654 (the slow
+ * path's exponential draws: 2.58e-4 of draws expected) and at its layers'
+ * wedges (the 90th and 99th percentiles fall in wedges). */
+static void test_rng_zig(void)
+{
+	enum { N = 1000000 };
+	double *z = malloc(N * sizeof(*z));
+	CHECK(z != NULL);
+	if (!z)
+		return;
+	const struct ts_rng_zig *zig = ts_rng_zig();
+	CHECK(zig == ts_rng_zig() && zig->x[1] == 3.6541528853610088 && zig->x[256] == 0);
+	struct ts_rng a, b;
+	ts_rng_seed(&a, 3);
+	ts_rng_seed(&b, 3);
+	double sum = 0, sq = 0;
+	unsigned tail = 0, far = 0, neg = 0;
+	for (int i = 0; i < N; i++) {
+		z[i] = ts_rng_normal_zig(&a, zig);
+		CHECK(z[i] == ts_rng_normal_zig(&b, zig)); /* the seed gives the draws */
+		sum += z[i];
+		sq += z[i] * z[i];
+		tail += fabs(z[i]) > 3.6541528853610088;
+		far += fabs(z[i]) > 4.5;
+		neg += z[i] < 0;
+	}
+	CHECK(fabs(sum / N) < 0.005);		  /* sd 0.001 */
+	CHECK(fabs(sq / N - 1) < 0.007);	  /* sd 0.0014 */
+	CHECK(neg > N / 2 - 2500 && neg < N / 2 + 2500); /* sd 500 */
+	CHECK(tail >= 200 && tail <= 320);		  /* 258, sd 16 */
+	CHECK(far >= 1 && far <= 20);			  /* 6.8 */
+	qsort(z, N, sizeof(*z), cmp_double);
+	double d = 0;
+	for (int i = 0; i < N; i++) {
+		double cdf = 0.5 * erfc(-z[i] / M_SQRT2);
+		d = fmax(d, fmax(fabs(cdf - (double)i / N), fabs(cdf - (double)(i + 1) / N)));
+	}
+	CHECK(d < 1.63 / 1000.0); /* KS at 1%: 1.63 / sqrt(N) */
+	CHECK(fabs(z[N * 9 / 10] - 1.2815515655446004) < 0.006);
+	CHECK(fabs(z[N * 99 / 100] - 2.3263478740408408) < 0.015);
+	free(z);
 }
 
 struct cfg {
@@ -402,6 +453,7 @@ int main(void)
 	test_units();
 	test_hist();
 	test_rng();
+	test_rng_zig();
 	test_opt();
 	test_files();
 	test_opt_args();

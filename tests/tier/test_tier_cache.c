@@ -1150,18 +1150,21 @@ static uint64_t run_pattern(enum pat p, uint64_t *count)
  * a random miss leaves the stream alone): every pattern but the one that
  * never reads ahead (PAT_CAP) moved. Since, a chunk's pages from two reads
  * are there at their own read's time (test_chunk_two_reads): the times of
- * PAT_SEQ, PAT_MIXED, PAT_STREAM and PAT_EDGES moved with it. */
+ * PAT_SEQ, PAT_MIXED, PAT_STREAM and PAT_EDGES moved with it. Since, the
+ * device draws its lognormal's normal by a ziggurat (core/rng.h): the
+ * same distribution by other draws, so every pattern's device times, and
+ * the digest with them, moved. */
 static void test_same_answers(void)
 {
 	static const uint64_t want[PAT_NR][2] = {
-		{ 0xf8aa17c4ad8a542eULL, 468328 }, /* PAT_FILES */
-		{ 0x1caf177d51d40168ULL, 332997 }, /* PAT_SEQ */
-		{ 0xfda09ffa8f940aedULL, 313553 }, /* PAT_RAND4K */
-		{ 0x37ff764b63445b72ULL, 330465 }, /* PAT_MIXED */
-		{ 0x53c98d9dd5febee7ULL, 324281 }, /* PAT_CAP */
-		{ 0x4aacd4d145e7a892ULL, 3432053 }, /* PAT_STREAM */
-		{ 0xa78ab6da37ff9f17ULL, 214217 }, /* PAT_EDGES */
-		{ 0x8237cfd8105a82c3ULL, 531485 }, /* PAT_EPOCH */
+		{ 0x4364b120e07f7717ULL, 468328 }, /* PAT_FILES */
+		{ 0x9c351c8639a100ebULL, 332997 }, /* PAT_SEQ */
+		{ 0xd43db65055a6d852ULL, 313553 }, /* PAT_RAND4K */
+		{ 0x545570f26b3eb549ULL, 330465 }, /* PAT_MIXED */
+		{ 0x45ce06aa584c8a51ULL, 324281 }, /* PAT_CAP */
+		{ 0xa102761d843824ceULL, 3432053 }, /* PAT_STREAM */
+		{ 0xc2558eb3ef96f0bfULL, 214217 }, /* PAT_EDGES */
+		{ 0x1c7e396beff0f884ULL, 531485 }, /* PAT_EPOCH */
 	};
 	for (int p = 0; p < PAT_NR; p++) {
 		uint64_t n, h = run_pattern((enum pat)p, &n);
