@@ -51,24 +51,29 @@ static int keys_push(struct keys *h, uint64_t k)
 	return 0;
 }
 
-/* Removes the least; @h must not be empty. */
+/* Removes the least; @h must not be empty. Bottom-up (Floyd): the hole
+ * at the root goes down the lesser children to a leaf, then the last key
+ * rises into it from there. The last key is a recent end, mostly later
+ * than most in flight, so it rises a level or two: one compare a level on
+ * the way down instead of two. Only the count and the least are read, and
+ * any heap of the same keys gives both. */
 static void keys_pop(struct keys *h)
 {
-	size_t n = --h->n, i = 0;
-	uint64_t k = h->v[n];
-	for (;;) {
-		size_t c = 2 * i + 1;
-		if (c >= n)
-			break;
-		if (c + 1 < n && h->v[c + 1] < h->v[c])
-			c++;
-		if (h->v[c] >= k)
-			break;
-		h->v[i] = h->v[c];
+	size_t n = --h->n, i = 0, c;
+	uint64_t k = h->v[n], *v = h->v;
+	while ((c = 2 * i + 1) < n) {
+		c += c + 1 < n && v[c + 1] < v[c];
+		v[i] = v[c];
 		i = c;
 	}
-	if (n)
-		h->v[i] = k;
+	while (i) {
+		size_t up = (i - 1) / 2;
+		if (v[up] <= k)
+			break;
+		v[i] = v[up];
+		i = up;
+	}
+	v[i] = k;
 }
 
 struct device {
