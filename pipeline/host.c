@@ -37,6 +37,7 @@ static const char *const field_names[TS_HF_NR] = {
 	[TS_HF_DLIO_RESTART] = "dlio_loader_restart_ns",
 	[TS_HF_DLIO_RESTART_W] = "dlio_loader_restart_ns_per_worker",
 	[TS_HF_DLIO_GC] = "dlio_worker_gc_ns",	   [TS_HF_DLIO_GC_AT] = "dlio_worker_gc_samples",
+	[TS_HF_DLIO_SPREAD] = "dlio_worker_spread",
 };
 
 static const char *const host_keys[] = { "desc", "cpu", "from", "replay_wake_cost_ns",
@@ -52,7 +53,7 @@ static const char *const host_keys[] = { "desc", "cpu", "from", "replay_wake_cos
 					 "dlio_loader_start_ns", "dlio_loader_start_ns_per_worker",
 					 "dlio_loader_restart_ns", "dlio_loader_restart_ns_per_worker",
 					 "dlio_worker_gc_ns", "dlio_worker_gc_samples",
-					 "vcpus", NULL };
+					 "dlio_worker_spread", "vcpus", NULL };
 static const char *const lib_keys[] = { "desc", "decode", "transform", NULL };
 
 enum { K_HOST, K_LIB };
@@ -298,6 +299,9 @@ static int read_host(struct ts_luadata_rd *r, int t, struct host *h)
 	}
 	if (h->f[TS_HF_DECODE_SHARE].set && h->f[TS_HF_DECODE_SHARE].high > 1)
 		return FAIL(r, "decode_share is a fraction of the cost, at most 1");
+	if (h->f[TS_HF_DLIO_SPREAD].set &&
+	    (h->f[TS_HF_DLIO_SPREAD].high >= 1 || h->f[TS_HF_DLIO_SPREAD].low < 0))
+		return FAIL(r, "dlio_worker_spread is a share of a batch's time, from 0 to under 1");
 	return 0;
 }
 
@@ -528,8 +532,9 @@ static int field(const struct ts_host_set *s, const struct host *h, int f, enum 
 	/* A share is not a cost, nor a count of samples: neither scales with
 	 * the speed. */
 	*out = !rc ? 0
-	       : f == TS_HF_DECODE_SHARE || f == TS_HF_DLIO_GC_AT ? pick(n, end, true)
-								  : pick(n, end, true) / div;
+	       : f == TS_HF_DECODE_SHARE || f == TS_HF_DLIO_GC_AT || f == TS_HF_DLIO_SPREAD
+		       ? pick(n, end, true)
+		       : pick(n, end, true) / div;
 	return 0;
 }
 
@@ -684,6 +689,7 @@ int ts_host_dlio_costs(const struct ts_host_set *s, const char *spec, const char
 		{ TS_HF_DLIO_RESTART_W, &out->restart_ns_per_worker },
 		{ TS_HF_DLIO_GC, &out->worker_gc_ns },
 		{ TS_HF_DLIO_GC_AT, &out->worker_gc_samples },
+		{ TS_HF_DLIO_SPREAD, &out->worker_spread },
 	};
 	int rc = 0;
 	for (size_t i = 0; !rc && i < TS_ARRAY_SIZE(plain); i++)

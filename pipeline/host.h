@@ -81,6 +81,9 @@ enum ts_host_field {
 	 * process (copy-on-write: every page of it copied), once per worker */
 	TS_HF_DLIO_GC,	      /* dlio_worker_gc_ns: that collection's CPU */
 	TS_HF_DLIO_GC_AT,     /* dlio_worker_gc_samples: the worker's sample it comes in */
+	/* the workers reading side by side at an epoch's start: the sample
+	 * standard deviation of their batches' ends over the mean (a share) */
+	TS_HF_DLIO_SPREAD,    /* dlio_worker_spread */
 	TS_HF_NR,
 };
 
@@ -149,6 +152,9 @@ struct ts_host_dlio {
 	/* each worker's first full collection: its CPU, and the worker's
 	 * sample (counted from 1 over the run) that pays it (0: none) */
 	double worker_gc_ns, worker_gc_samples;
+	/* the spread of the batches' ends of workers reading side by side,
+	 * over their mean (0: none) */
+	double worker_spread;
 };
 /* @spec's DLIO costs at @end of their ranges for a workload of @model
  * and dataset @format (either may be NULL): its step cost is

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -437,6 +438,35 @@ static uint64_t gc_ns(const struct ts_dl_cfg *c, uint64_t read)
 	return c->worker_gc_at && read == c->worker_gc_at ? c->worker_gc_ns : 0;
 }
 
+/* The standard normal's quantile at @p (0 < p < 1), by bisection on
+ * its distribution function. */
+static double normal_quantile(double p)
+{
+	double lo = -10, hi = 10;
+	for (int i = 0; i < 80; i++) {
+		double mid = (lo + hi) / 2;
+		if (0.5 * erfc(-mid / 1.4142135623730951) < p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+/* How much later rank @k (of this process) hands over its first batch of
+ * epoch @e, @elapsed after the epoch's loader started (spread in
+ * dlio_loader.h): Blom's scores z_i = quantile((i + 1 - 3/8) / (N + 1/4)). */
+static uint64_t first_delay(const struct ts_dl_cfg *c, uint64_t k, uint64_t e, uint64_t elapsed)
+{
+	uint64_t n = c->world ? c->world : c->ranks;
+	if (!(c->spread > 0) || n < 2)
+		return 0;
+	uint64_t slot = (c->rank0 + k + e) % n;
+	double z0 = normal_quantile((1 - 0.375) / ((double)n + 0.25));
+	double zs = normal_quantile(((double)slot + 1 - 0.375) / ((double)n + 0.25));
+	return (uint64_t)llround(c->spread * (double)elapsed * (zs - z0));
+}
+
 static int vw_sample(struct vl *v, struct vworker *w)
 {
 	w->sample = feed_sample(&v->p, w->k, w->batch, w->pos);
@@ -537,6 +567,8 @@ static int vw_event(struct vl *v, struct vworker *w, uint64_t t)
 		}
 		struct vrank *r = &v->rk[w->k];
 		r->ready[w->batch] = t;
+		if (w->batch == 0) /* the epoch's first: later by the ranks' spread */
+			r->ready[0] += first_delay(v->c, w->k, v->d.e, t - v->r->ep[v->d.e].start);
 		if (w->batch == v->d.step)
 			v->pending[v->npending++] = w->k;
 		w->batch = UNSET;
@@ -1318,7 +1350,11 @@ static void *r_worker(void *arg)
 			pthread_cond_broadcast(&L->cv);
 			break;
 		}
-		L->rk[w->k].ready[j] = ts_now_ns();
+		uint64_t now = ts_now_ns();
+		/* the epoch's first batch: handed over later by the ranks'
+		 * spread (r_take waits for it), the worker goes on reading */
+		L->rk[w->k].ready[j] =
+			now + (j ? 0 : first_delay(L->c, w->k, ep, now - L->d.r->ep[ep].start));
 		next += L->c->workers;
 		pthread_cond_broadcast(&L->cv);
 	}
@@ -1375,10 +1411,14 @@ static int r_take(void *self, uint64_t bar, struct ts_take *b, char *err, size_t
 	uint64_t j = L->d.step;
 	pthread_mutex_lock(&L->mu);
 	while (!L->stop && !ts_interrupted) {
+		uint64_t now = ts_now_ns(), wake = now + 50 * 1000000ull;
 		for (uint64_t k = 0; k < c->ranks; k++) {
 			if (L->rk[k].take != UNSET || L->rk[k].ready[j] == UNSET)
 				continue;
-			uint64_t now = ts_now_ns();
+			if (L->rk[k].ready[j] > now) { /* handed over later (spread) */
+				wake = TS_MIN(wake, L->rk[k].ready[j]);
+				continue;
+			}
 			L->rk[k].take = now;
 			L->d.taken++;
 			pthread_mutex_unlock(&L->mu);
@@ -1387,9 +1427,8 @@ static int r_take(void *self, uint64_t bar, struct ts_take *b, char *err, size_t
 			return 1;
 		}
 		struct timespec ts;
-		uint64_t dl = ts_now_ns() + 50 * 1000000ull;
-		ts.tv_sec = (time_t)(dl / TS_NS_PER_S);
-		ts.tv_nsec = (long)(dl % TS_NS_PER_S);
+		ts.tv_sec = (time_t)(wake / TS_NS_PER_S);
+		ts.tv_nsec = (long)(wake % TS_NS_PER_S);
 		pthread_cond_timedwait(&L->cv, &L->mu, &ts);
 	}
 	if (L->err) {

@@ -91,6 +91,16 @@ struct ts_dl_cfg {
 	 * worker_gc_at-th sample of the run (counted over its epochs, its
 	 * workers persisting) in both clocks; 0: none */
 	uint64_t worker_gc_ns, worker_gc_at;
+	/* The ranks' first batches of an epoch do not come together: DLIO's
+	 * workers reading side by side end their batches spread about their
+	 * mean (Python, the host's scheduling: a sample standard deviation of
+	 * @spread times the mean), and the barrier after the first step waits
+	 * for the last rank's. Rank r's first batch each epoch is handed over
+	 * later by spread x (its time since the epoch's start) x (z_s - z_0),
+	 * z_0 < ... < z_{world-1} the expected normal order statistics of
+	 * world draws (Blom's rule), s = (r + epoch) mod world: the ranks
+	 * take the slots in turn. Both clocks; 0 (or one rank in all): none. */
+	double spread;
 	const char *dir;     /* real time: the mounted DIR/train */
 	/* Virtual time with a page cache in front of the tier: a sample's
 	 * contiguous reads are charged as one (the cache's readahead turns a

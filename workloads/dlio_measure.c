@@ -69,6 +69,13 @@ struct round {
  * samples each: none). */
 #define DLIO_GC_SAMPLES 463
 #define DLIO_GC_SAMPLES_HIGH 507
+/* dlio_worker_spread: bench/dlio_rank_spread.py --workers over DLIO 2.0.0's
+ * traces of r50-1-ssd (bench/dlio_peer.sh, 9 runs: 2026-12-02 20:15-20:19
+ * and 23:42-23:45, 2026-12-03 05:20-05:25), epochs 2 and 3: median, least,
+ * most over the 18 epochs */
+#define DLIO_SPREAD 0.0093
+#define DLIO_SPREAD_LOW 0.0058
+#define DLIO_SPREAD_HIGH 0.0155
 
 struct ctx {
 	const struct ts_dlio_measure_opts *o;
@@ -589,6 +596,14 @@ static int write_profile(const struct ctx *c, const struct round *rd, unsigned n
 		   "a sample leaves), not this machine's\", low = %d, high = %d },\n",
 		DLIO_GC_SAMPLES, DLIO_GC_SAMPLES, DLIO_GC_SAMPLES_HIGH, DLIO_GC_SAMPLES,
 		DLIO_GC_SAMPLES_HIGH);
+	fprintf(f, "  dlio_worker_spread = { %.4f, \"measured\", \"bench/dlio_rank_spread.py "
+		   "--workers over DLIO 2.0.0's tierfs traces of bench/dlio_peer.sh's r50-1-ssd "
+		   "(resnet50 npz, 1 rank, 8 workers; 9 runs, 2026-12-02/03): the ends of the "
+		   "batches of the workers reading side by side from an epoch's start, their "
+		   "sample standard deviation over their mean, median (least, most) of 18 epochs. "
+		   "DLIO's Python workers on this host's scheduling, not measured here\", "
+		   "low = %.4f, high = %.4f },\n",
+		DLIO_SPREAD, DLIO_SPREAD_LOW, DLIO_SPREAD_HIGH);
 	fprintf(f, "  vcpus = { %" PRIu64 ", \"measured\", \"sched_getaffinity of tiersim "
 		   "hosts measure, %s: %" PRIu64 " CPUs\" },\n}\n",
 		r->vcpus, stamp, r->vcpus);

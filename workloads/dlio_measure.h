@@ -37,6 +37,9 @@
  * dlio_worker_gc_samples, the worker's sample it comes with, is DLIO's
  * and Python's rather than the machine's, and is written as
  * bench/dlio_worker_split.py found it in DLIO's own run (DLIO_GC_SAMPLES).
+ * dlio_worker_spread, how far apart DLIO's workers reading side by side
+ * end their batches (workloads/dlio_loader.h's spread), is written as
+ * bench/dlio_rank_spread.py found it in DLIO's traces (DLIO_SPREAD).
  * vcpus is the CPUs this process may run on. Each figure
  * is the median of @repeats interleaved rounds; low and high their least and
  * most.

@@ -199,6 +199,7 @@ struct cpu {
 	 * workers (the training process reads) */
 	double start_ns, restart_ns;
 	double gc_ns, gc_at; /* each worker's first full collection, its sample */
+	double spread;	     /* the workers' batches' ends: sd over mean */
 };
 
 /* Reader workers per accelerator that do a sample's framework work: DLIO's
@@ -256,6 +257,7 @@ static int cpu_resolve(const struct ts_dlio_opts *o, const struct ts_dlio_worklo
 		c->restart_ns = hd.restart_ns + hd.restart_ns_per_worker * (double)w->read_threads;
 		c->gc_ns = hd.worker_gc_ns;
 		c->gc_at = hd.worker_gc_samples;
+		c->spread = hd.worker_spread;
 	}
 	if (c->sample_ns > 0 || c->per_mib > 0 || c->jpeg_per_mpix > 0)
 		c->workers = reader_workers(w);
@@ -750,6 +752,7 @@ static void dl_config(const struct env *E, uint64_t ranks, uint64_t rank0, uint6
 		.restart_ns = (uint64_t)llround(E->cpu.restart_ns),
 		.worker_gc_ns = (uint64_t)llround(E->cpu.gc_ns),
 		.worker_gc_at = (uint64_t)llround(E->cpu.gc_at),
+		.spread = E->cpu.spread,
 		/* DLIO 2.0.0: either value given keeps files open (dlio_loader.h) */
 		.keep_open = w->read_type && *w->read_type,
 	};

@@ -160,6 +160,8 @@ grep -q '^this-machine *dlio_worker_gc_ns *measured *1.3e+08  tiersim' "$work/ev
 	fail "the workers' collection: $(grep 'this-machine.*dlio_worker_gc' "$work/ev")"
 grep -q '^this-machine *dlio_worker_gc_samples *measured *463 .*dlio_worker_split' "$work/ev" ||
 	fail "the collection's sample: $(grep 'this-machine.*dlio_worker_gc' "$work/ev")"
+grep -q '^this-machine *dlio_worker_spread *measured *0.0093 .*dlio_rank_spread' "$work/ev" ||
+	fail "the workers' spread: $(grep 'this-machine.*dlio_worker_spread' "$work/ev")"
 # The step figures are the script's to the digit: 30 ms / 10 and 110 ms / 10.
 grep -q '^this-machine *dlio_workload_step_ns\[unet3d\] *measured *3e+06  tiersim' "$work/ev" ||
 	fail "unet3d's step: $(grep 'this-machine.*unet3d' "$work/ev")"

@@ -10,6 +10,7 @@
  * and each worker's batch for its previous one (batch i to worker i mod W).
  * On fewer cores than workers and ranks, their CPU waits for one, first
  * come first served, to the nanosecond, a share after each request. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -613,6 +614,64 @@ static void check_worker_gc(const struct ts_dataset_meta *m)
 	ts_dl_result_free(&r0);
 }
 
+/* The ranks' spread (spread in dlio_loader.h): 2 ranks, each its first
+ * batch of an epoch handed over later by spread x (its time since the
+ * epoch's start) x (z_s - z_0), the slots' Blom scores +-0.58946 (the
+ * normal's quantile at 13/18 and 5/18: Python's statistics.NormalDist).
+ * Epoch 1: rank 0 takes slot 0 and its first step ends as without the
+ * spread; rank 1's ends later by that much, to the nanosecond (rounding:
+ * 1 ns). Epoch 2 (a later start, the barrier waited for rank 1): the
+ * slots turn, rank 0's first step is the later one. The workers read as
+ * many requests either way. 4 ranks in one process: slot 3 = rank 3 in
+ * epoch 1 waits (z_3 - z_0) = 2 x 1.04913 of its time. */
+static void check_rank_spread(const struct ts_dataset_meta *m)
+{
+	const double S = 0.05;
+	for (uint64_t n = 2; n <= 4; n += 2) {
+		struct ts_dl_cfg c = { .meta = m, .ranks = n, .world = n, .batch = 3, .workers = 2,
+				       .prefetch_factor = 1, .epochs = 2, .seed = 5,
+				       .compute_ns = 10 * LAT };
+		struct ts_vdisk disk = { submit, NULL, NULL };
+		struct ts_dl_result r0, r;
+		char err[256] = "";
+		nlog = 0;
+		CHECK(ts_dl_run_virtual(&c, &disk, NULL, NULL, &r0, err, sizeof(err)) == 0);
+		size_t n0 = nlog;
+		c.spread = S;
+		nlog = 0;
+		CHECK(ts_dl_run_virtual(&c, &disk, NULL, NULL, &r, err, sizeof(err)) == 0);
+		CHECK_EQ_U64(nlog, n0);
+		CHECK(r.epochs == 2);
+		double dz = n == 2 ? 1.178911595699557 : 2 * 1.0491313979639711;
+		uint64_t last = n - 1; /* slot n - 1 in epoch 1 */
+		uint64_t took = r0.ep[0].first_end[last] - c.compute_ns - r0.ep[0].start;
+		uint64_t want = r0.ep[0].first_end[last] + (uint64_t)llround(S * (double)took * dz);
+		CHECK(r.ep[0].first_end[last] + 1 >= want && r.ep[0].first_end[last] <= want + 1);
+		CHECK_EQ_U64(r.ep[0].first_end[0], r0.ep[0].first_end[0]);
+		CHECK(r.ep[0].end > r0.ep[0].end);
+		/* epoch 2: rank 0 in the last slot, rank 1 in slot 0 */
+		CHECK(r.ep[1].first_end[0] - r.ep[1].start > r0.ep[1].first_end[0] - r0.ep[1].start);
+		if (n == 2)
+			CHECK_EQ_U64(r.ep[1].first_end[1] - r.ep[1].start,
+				     r0.ep[1].first_end[1] - r0.ep[1].start);
+		ts_dl_result_free(&r0);
+		ts_dl_result_free(&r);
+	}
+	/* one rank in all: no one to wait for */
+	struct ts_dl_cfg c = { .meta = m, .ranks = 1, .world = 1, .batch = 3, .workers = 2,
+			       .prefetch_factor = 1, .epochs = 2, .seed = 5, .compute_ns = 10 * LAT,
+			       .spread = S };
+	struct ts_vdisk disk = { submit, NULL, NULL };
+	struct ts_dl_result r0, r;
+	char err[256] = "";
+	CHECK(ts_dl_run_virtual(&c, &disk, NULL, NULL, &r, err, sizeof(err)) == 0);
+	c.spread = 0;
+	CHECK(ts_dl_run_virtual(&c, &disk, NULL, NULL, &r0, err, sizeof(err)) == 0);
+	CHECK_EQ_U64(r.ep[1].end, r0.ep[1].end);
+	ts_dl_result_free(&r0);
+	ts_dl_result_free(&r);
+}
+
 int main(void)
 {
 	struct ts_dataset_meta m;
@@ -627,6 +686,7 @@ int main(void)
 	check_keep_open(&m);
 	check_start(&m);
 	check_worker_gc(&m);
+	check_rank_spread(&m);
 	check_keep_hdf5();
 	check_tf_offsets();
 
