@@ -677,6 +677,19 @@ int ts_wakes_parser_line(struct ts_wakes_parser *p, const char *line)
 	return ts_wakes_parser_event(p, &ev);
 }
 
+/* Sleep lines (S or P) in the time order of their ends; they arrive nearly
+ * sorted (a microsecond's rounding between CPUs), so insertion is cheap. */
+static void sleeps_in_time_order(struct ts_sleep *z, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		struct ts_sleep x = z[i];
+		size_t j = i;
+		for (; j && z[j - 1].t_ns > x.t_ns; j--)
+			z[j] = z[j - 1];
+		z[j] = x;
+	}
+}
+
 int ts_wakes_parser_finish(struct ts_wakes_parser *p, uint64_t end_ns, struct ts_wakes *s)
 {
 	p->s.end_ns = end_ns;
@@ -700,20 +713,8 @@ int ts_wakes_parser_finish(struct ts_wakes_parser *p, uint64_t end_ns, struct ts
 			p->s.wakes[j] = p->s.wakes[j - 1];
 		p->s.wakes[j] = w;
 	}
-	for (size_t i = 1; i < p->s.nsleeps; i++) {
-		struct ts_sleep z = p->s.sleeps[i];
-		size_t j = i;
-		for (; j && p->s.sleeps[j - 1].t_ns > z.t_ns; j--)
-			p->s.sleeps[j] = p->s.sleeps[j - 1];
-		p->s.sleeps[j] = z;
-	}
-	for (size_t i = 1; i < p->s.npauses; i++) {
-		struct ts_sleep z = p->s.pauses[i];
-		size_t j = i;
-		for (; j && p->s.pauses[j - 1].t_ns > z.t_ns; j--)
-			p->s.pauses[j] = p->s.pauses[j - 1];
-		p->s.pauses[j] = z;
-	}
+	sleeps_in_time_order(p->s.sleeps, p->s.nsleeps);
+	sleeps_in_time_order(p->s.pauses, p->s.npauses);
 	*s = p->s;
 	memset(&p->s, 0, sizeof(p->s));
 	return 0;
