@@ -25,20 +25,19 @@ the median and range per worker count, with the load average before and
 after (validation/cases/loader-pytorch-pillow-*: the loader checks of the
 build host's profile, pipeline/hosts.lua).
 """
-import io
 import os
 import random
 import statistics
 import sys
 import time
 
-import numpy as np
 import torch
-from PIL import Image
 from torch.utils.data import DataLoader, Dataset
 
-MEAN = np.array([0.485, 0.456, 0.406], dtype=np.float32).reshape(3, 1, 1)
-STD = np.array([0.229, 0.224, 0.225], dtype=np.float32).reshape(3, 1, 1)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pillow_cost import transform  # noqa: E402  the one transform both measure
+import numpy as np  # noqa: E402
+from PIL import Image  # noqa: E402
 BATCH, WARMUP, ITERATIONS = 32, 3, 50
 
 
@@ -52,18 +51,8 @@ class Folder(Dataset):
     def __getitem__(self, i):
         with open(self.paths[i], "rb") as f:
             data = f.read()
-        rng = random.Random(i)
-        im = Image.open(io.BytesIO(data)).convert("RGB")
-        w, h = im.size
-        s = 256 / min(w, h)
-        im = im.resize((max(224, round(w * s)), max(224, round(h * s))), Image.BILINEAR)
-        x = rng.randrange(im.size[0] - 223)
-        y = rng.randrange(im.size[1] - 223)
-        im = im.crop((x, y, x + 224, y + 224))
-        if rng.random() < 0.5:
-            im = im.transpose(Image.FLIP_LEFT_RIGHT)
-        a = np.asarray(im, dtype=np.float32).transpose(2, 0, 1) / 255.0
-        return (torch.from_numpy((a - MEAN) / STD), os.getpid(),
+        a, _ = transform(data, random.Random(i))
+        return (torch.from_numpy(a), os.getpid(),
                 time.clock_gettime_ns(time.CLOCK_PROCESS_CPUTIME_ID))
 
 
