@@ -255,3 +255,32 @@ void ts_last_line(const char *path, char *out, size_t n)
 	}
 	fclose(f);
 }
+
+int ts_read_stream(FILE *f, char **buf, size_t *len)
+{
+	char *b = NULL;
+	size_t n = 0, cap = 0, got;
+	*buf = NULL;
+	*len = 0;
+	do {
+		if (cap - n < 4096) {
+			char *t = realloc(b, cap = cap ? 2 * cap : 16384);
+			if (!t) {
+				free(b);
+				return -ENOMEM;
+			}
+			b = t;
+		}
+		got = fread(b + n, 1, cap - n - 1, f);
+		n += got;
+	} while (got);
+	if (ferror(f)) {
+		int e = errno ? errno : EIO;
+		free(b);
+		return -e;
+	}
+	b[n] = '\0';
+	*buf = b;
+	*len = n;
+	return 0;
+}

@@ -1,6 +1,7 @@
 /*
  * files.h — the file-system chores several parts share: make a directory
- * and its parents, remove a tree, write a whole buffer. Each returns 0 or
+ * and its parents, remove a tree, write a whole buffer, read a whole
+ * stream. Each returns 0 or
  * -errno.
  */
 #ifndef TS_FILES_H
@@ -8,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "core/ts.h"
@@ -55,5 +57,10 @@ bool ts_mounted_at(const char *abs, char *what, size_t n);
  * @out ("" when there is none or the file cannot be read): a child's last
  * message, for an error line. */
 void ts_last_line(const char *path, char *out, size_t n);
+
+/* Reads @f to its end into a malloc'd buffer (*@buf, NUL-terminated,
+ * *@len bytes before the NUL), in blocks. On error *@buf is NULL and the
+ * return is -ENOMEM or the read's -errno (-EIO where it set none). */
+TS_WUR int ts_read_stream(FILE *f, char **buf, size_t *len);
 
 #endif

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/files.h"
 #include "traces/wakes.h"
 
 void ts_wakes_free(struct ts_wakes *s)
@@ -299,7 +300,7 @@ int ts_wakes_read(const char *path, struct ts_wakes *s, char *err, size_t errlen
 {
 	FILE *f = fopen(path, "re");
 	char *buf = NULL;
-	size_t len = 0, cap = 0;
+	size_t len = 0;
 	int ret;
 
 	if (!f) {
@@ -307,28 +308,10 @@ int ts_wakes_read(const char *path, struct ts_wakes *s, char *err, size_t errlen
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return ret;
 	}
-	for (;;) {
-		if (len + 4096 > cap) {
-			char *b = realloc(buf, cap = cap * 2 + 8192);
-			if (!b) {
-				free(buf);
-				fclose(f);
-				snprintf(err, errlen, "%s: out of memory", path);
-				return -ENOMEM;
-			}
-			buf = b;
-		}
-		size_t n = fread(buf + len, 1, cap - len, f);
-		len += n;
-		if (n == 0)
-			break;
-	}
-	if (ferror(f)) {
-		ret = -EIO;
-		snprintf(err, errlen, "%s: read error", path);
-	} else {
+	if ((ret = ts_read_stream(f, &buf, &len)))
+		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+	else
 		ret = ts_wakes_read_mem(buf, len, path, s, err, errlen);
-	}
 	fclose(f);
 	free(buf);
 	return ret;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/files.h"
 #include "validation/case.h"
 #include "core/units.h"
 
@@ -876,32 +877,15 @@ int ts_case_load(const char *path, struct ts_case **out, char *err, size_t errle
 		snprintf(err, errlen, "%s: cannot open the case file (%s)", path, strerror(e));
 		return -e;
 	}
-	/* the whole text (locate() reads it for messages), in blocks */
-	char *text = NULL;
-	size_t len = 0, cap = 0, got;
-	do {
-		if (cap - len < 4096) {
-			char *t = realloc(text, cap = cap ? 2 * cap : 16384);
-			if (!t) {
-				fclose(f);
-				free(text);
-				snprintf(err, errlen, "%s: out of memory", path);
-				return -ENOMEM;
-			}
-			text = t;
-		}
-		got = fread(text + len, 1, cap - len - 1, f);
-		len += got;
-	} while (got);
-	if (ferror(f)) {
-		int e = errno ? errno : EIO;
-		fclose(f);
-		free(text);
-		snprintf(err, errlen, "%s: cannot read the case file (%s)", path, strerror(e));
-		return -e;
-	}
+	/* the whole text (locate() reads it for messages) */
+	char *text;
+	size_t len;
+	int rrc = ts_read_stream(f, &text, &len);
 	fclose(f);
-	text[len] = '\0';
+	if (rrc) {
+		snprintf(err, errlen, "%s: cannot read the case file (%s)", path, strerror(-rrc));
+		return rrc;
+	}
 	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
 	if (!root) {
 		snprintf(err, errlen, "%s:%d: not valid JSON: %s", path, je.line, je.text);
