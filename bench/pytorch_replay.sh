@@ -28,7 +28,9 @@
 # each recording runs under chrt -f, tierfs and the loader ahead of the
 # host's other work, as traces/samples were recorded; on a loaded host the
 # runs of one tier otherwise differ by up to 2x; bench/rt_job.sh raises the
-# loop device's worker and tierfs above it), TS_KEEP=1 keeps the traces.
+# loop device's worker and tierfs above it), TS_KEEP=1 keeps the traces,
+# TS_BAND (parts for each wake-rule replay's one-recording band,
+# tiersim replay --band; default 4, 0: none).
 # Block mode (a wake file): a table per recording follows, its own deviation
 # from its tier's median, each tier's error and the error less that
 # deviation, and per source the median prediction over its recordings with
@@ -76,6 +78,8 @@ CONFIGS=(
 	"bytes-w3-p2-b16-s15 bytes 3 2 16 0.015"
 )
 want=${TS_CONFIGS:-}
+BAND=${TS_BAND-4}
+[ "$BAND" != 0 ] || BAND=
 
 ns() { jq -r ".results[$2].total_ns" "$1"; }
 # from the first request on: the span less the command's start before it
@@ -146,14 +150,14 @@ for c in "${CONFIGS[@]}"; do
 		"$B" replay "$WORK/$name.$src.trace" --virtual "${tl[@]}" --no-wakes --json \
 			> "$WORK/$name.$from.wait.json"
 		if [ -f "$WORK/$name.$src.trace.wakes" ]; then
-			"$B" replay "$WORK/$name.$src.trace" --virtual "${tl[@]}" --json \
-				> "$WORK/$name.$from.wake.json"
+			"$B" replay "$WORK/$name.$src.trace" --virtual "${tl[@]}" ${BAND:+--band "$BAND"} \
+				--json > "$WORK/$name.$from.wake.json"
 			"$B" replay "$WORK/$name.$src.trace" --virtual "${tl[@]}" --cpu-model --json \
 				> "$WORK/$name.$from.wakec.json"
 			# every recording of the tier predicts: the median of them
 			for r in $(seq 2 "$R"); do
-				"$B" replay "$WORK/$name.$src.r$r.trace" --virtual "${tl[@]}" --json \
-					> "$WORK/$name.$from.wake.r$r.json"
+				"$B" replay "$WORK/$name.$src.r$r.trace" --virtual "${tl[@]}" \
+					${BAND:+--band "$BAND"} --json > "$WORK/$name.$from.wake.r$r.json"
 			done
 		else
 			echo '{"results":[]}' > "$WORK/$name.$from.wake.json"
@@ -222,8 +226,10 @@ print(f"\n{sys.argv[2]}: each recording's prediction, error % against the tier's
       " (error less the recording's own deviation in brackets)")
 print(f"{'from':5} {'tier':12} {'run':>3} {'own dev':>8} | " + " ".join(f"{t[:16]:>16}" for t in tiers))
 worst, worst_net, per = 0.0, 0.0, {}
+bands, held, widths = [], 0, []
 for frm, src, run, own, f in recs:
-    res = json.load(open(f))["results"]
+    doc = json.load(open(f))
+    res = doc["results"]
     dev = 100.0 * (own - real[src]) / real[src]
     cells = []
     for i, t in enumerate(tiers):
@@ -232,8 +238,21 @@ for frm, src, run, own, f in recs:
         per.setdefault((frm, t), []).append(p)
         worst, worst_net = max(worst, abs(e)), max(worst_net, abs(e - dev))
         cells.append(f"{e:+7.1f} ({e - dev:+5.1f})")
+        b = res[i + 1].get("band")
+        if b:  # --band: one recording's band, from its first request
+            lo = 100.0 * (b["low_first_ns"] - real[t]) / real[t]
+            hi = 100.0 * (b["high_first_ns"] - real[t]) / real[t]
+            bands.append(f"{frm} r{run} {t} [{lo:+.1f}, {hi:+.1f}]")
+            held += round(lo, 1) <= 0 <= round(hi, 1)
+            widths.append(hi - lo)
     print(f"{frm:5} {src:12} {run:3} {dev:+7.1f}% | " + " ".join(f"{c:>16}" for c in cells))
 print(f"worst |error| of one recording {worst:.1f}%; less its own deviation {worst_net:.1f}%")
+if bands:
+    print("one recording's band (--band), error % of its ends against the real median: "
+          + "; ".join(bands))
+    print(f"one recording's band held the real median on {held} of {len(bands)} "
+          f"recording-tier pairs; width median {statistics.median(widths):.1f} points "
+          f"[{min(widths):.1f}-{max(widths):.1f}]")
 for frm in ("fast", "slow"):
     row = []
     for t in tiers:

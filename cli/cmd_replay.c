@@ -3,6 +3,7 @@
  * cost on other tiers (--virtual, through the tier model), or what it costs
  * against a real directory (--target), side by side with the recording.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,7 @@ struct replay_args {
 	char *wake_cost; /* DUR; NULL: --host's */
 	char *over[TS_REPLAY_OVER_N]; /* as ts_replay_over_names[] */
 	double speed;
+	uint64_t band; /* --band N: parts; 0: none */
 	struct ts_tier_ebs ebs; /* --instance's EBS limits */
 };
 
@@ -65,6 +67,12 @@ static const struct ts_opt replay_opts[] = {
 	{ "profile", TS_OPT_STR, RA(profile), NULL, 0, 0, "",
 	  "more tiers, added to the built-in ones", "FILE" },
 	{ "speed", TS_OPT_DOUBLE, RA(speed), "1", 0, 0, "", "divide think times by X (> 0)" },
+	{ "band", TS_OPT_U64, RA(band), "0", 0, TS_REPLAY_BAND_MAX, "",
+	  "with --virtual: each tier's prediction also at the recording's fastest and slowest "
+	  "pace, measured over N parts of its requests (N parts of as many requests; each "
+	  "part's time per request against the whole span's): the band one recording's own "
+	  "deviation gives (traces/README.md)",
+	  "N" },
 	{ "no_think", TS_OPT_BOOL, RA(no_think), "false", 0, 0, "",
 	  "drop think times (as fast as possible)" },
 	{ "closed_loop", TS_OPT_BOOL, RA(closed_loop), "false", 0, 0, "",
@@ -138,6 +146,19 @@ static int replay_args(struct replay_args *o, struct ts_replay_cfg *cfg, int arg
 	if (o->kernel_fs && (o->target || !o->virtual_time))
 		return ts_cmdline_error(cl, "--kernel-fs predicts in virtual time only (--virtual, "
 					    "not --target)");
+	if (o->band == 1)
+		return ts_cmdline_error(cl, "--band 1: give 2 to %d parts (one part has nothing "
+					    "to compare)",
+					TS_REPLAY_BAND_MAX);
+	if (o->band && (o->target || !o->virtual_time))
+		return ts_cmdline_error(cl, "--band %" PRIu64 ": the band is predicted in virtual "
+					    "time only (--virtual, not --target)",
+					o->band);
+	if (o->band && (o->no_think || o->cpu_model))
+		return ts_cmdline_error(cl, "--band %" PRIu64 " scales the recorded gaps: not with "
+					    "%s",
+					o->band, o->no_think ? "--no-think" : "--cpu-model (which "
+									"keeps them as recorded)");
 	if (o->keep_gaps && !o->kernel_fs)
 		return ts_cmdline_error(cl, "--keep-gaps is --kernel-fs's (give both)");
 	if (!o->target && !o->virtual_time)
@@ -268,21 +289,63 @@ static int replay_one(const struct replay_args *o, const struct ts_replay_cfg *c
 	snprintf(tier, tierlen, "%s", rs.t.hdr.tier[0] ? rs.t.hdr.tier : "a plain directory");
 	if (replay_all(o, &rs, res, &nres))
 		goto out;
-	if (j) {
-		*j = json_pack("{ss ss sI sb so}", "trace", file, "recorded_tier", rs.t.hdr.tier,
-			       "dropped", (json_int_t)rs.t.dropped, "truncated", rs.t.truncated,
-			       "results", ts_replay_json(res, nres));
-		if (!*j) {
+	double pace[TS_REPLAY_BAND_MAX], lo = 0, hi = 0;
+	unsigned parts = (unsigned)o->band;
+	if (parts) {
+		if (ts_replay_band_pace(&rs.t, rs.cfg.wakes, parts, pace, err, sizeof(err))) {
+			fprintf(stderr, "tiersim replay: %s: %s\n", file, err);
+			goto out;
+		}
+		lo = hi = pace[0];
+		for (unsigned k = 1; k < parts; k++)
+			lo = TS_MIN(lo, pace[k]), hi = TS_MAX(hi, pace[k]);
+		for (size_t i = 0; i < o->tiers.n; i++)
+			if (ts_replay_predict_band(&rs, o->tiers.v[i], lo, hi, &res[i + 1], err,
+						   sizeof(err))) {
+				fprintf(stderr, "tiersim replay: %s: %s\n", o->tiers.v[i], err);
+				goto out;
+			}
+	}
+	if (j || o->json) {
+		json_t *o1 = json_pack("{ss ss sI sb so}", "trace", file, "recorded_tier",
+				       rs.t.hdr.tier, "dropped", (json_int_t)rs.t.dropped,
+				       "truncated", rs.t.truncated, "results",
+				       ts_replay_json(res, nres));
+		json_t *pj = parts ? json_array() : NULL;
+		for (unsigned k = 0; pj && k < parts; k++)
+			json_array_append_new(pj, json_real(pace[k]));
+		if (o1 && parts)
+			json_object_set_new(o1, "band",
+					    json_pack("{sI so sf sf}", "parts", (json_int_t)parts,
+						      "pace", pj ? pj : json_null(), "low", lo,
+						      "high", hi));
+		if (!o1) {
 			fprintf(stderr, "tiersim replay: out of memory\n");
 			goto out;
 		}
-	} else if (o->json) {
-		if (ts_replay_print_json(stdout, file, &rs.t, res, nres)) {
-			fprintf(stderr, "tiersim replay: writing JSON failed\n");
-			goto out;
+		if (j) {
+			*j = o1;
+		} else {
+			int bad = json_dumpf(o1, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) ||
+				  fputc('\n', stdout) == EOF;
+			json_decref(o1);
+			if (bad) {
+				fprintf(stderr, "tiersim replay: writing JSON failed\n");
+				goto out;
+			}
 		}
 	} else {
 		ts_replay_print_run(stdout, file, &rs, overridden(o), res, nres);
+		if (parts) {
+			printf("\nband: the recording's pace over %u parts of its requests (each "
+			       "part's time per request against the whole span's):",
+			       parts);
+			for (unsigned k = 0; k < parts; k++)
+				printf(" %.3f", pace[k]);
+			printf("\nband low / high: each tier predicted with every recorded gap %.3f / "
+			       "%.3f times as long (the run at its fastest / slowest part's pace)\n",
+			       lo, hi);
+		}
 	}
 	rc = 0;
 out:

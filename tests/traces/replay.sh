@@ -536,4 +536,57 @@ refused "several with --target" "virtual time only" \
 	"$B" replay "$T/g1000.trace" "$T/g3000.trace" --target "$T"
 refused "several with one --wakes" "its own FILE.wakes" \
 	"$B" replay "$T/g1000.trace" "$T/g3000.trace" --virtual --tier unlimited --wakes "$T/w"
+# one recording's band (--band N): one thread reads 8 times, each read
+# served at once, the gaps 1 us four times, then 2 us three times; the
+# span is 10 us, 1.25 us a request. In 4 parts of 2 requests each part
+# runs 2 us, 2 us, 4 us and 2 us (to the last completion): paces 0.8,
+# 0.8, 1.6, 0.8. On a tier with no latency the prediction is the gaps,
+# 10 us, and its band the gaps 0.8 and 1.6 times as long: 8 and 16 us,
+# as --speed 1.25 and 0.625 give them.
+mktrace band <<'X'
+header version=1
+path 1 "/f"
+0 0 read 1 0 4096 4096 2 65536 0 0
+1000 1000 read 1 4096 4096 4096 2 65536 0 0
+2000 2000 read 1 8192 4096 4096 2 65536 0 0
+3000 3000 read 1 12288 4096 4096 2 65536 0 0
+4000 4000 read 1 16384 4096 4096 2 65536 0 0
+6000 6000 read 1 20480 4096 4096 2 65536 0 0
+8000 8000 read 1 24576 4096 4096 2 65536 0 0
+10000 10000 read 1 28672 4096 4096 2 65536 0 0
+end drops=0 records=8 t=10000
+X
+"$B" replay "$T/band.trace" --virtual --tier unlimited --tier ssd-cloud --band 4 --json \
+	> "$T/band.json" 2> /dev/null
+check "band: the parts' pace" test "$(jq -c '.band.pace' "$T/band.json")" = "[0.8,0.8,1.6,0.8]"
+check "band: lowest and highest" test "$(jq -c '[.band.low, .band.high]' "$T/band.json")" = "[0.8,1.6]"
+check "band: the prediction kept" test "$(j "$T/band.json" '.results[1].total_ns')" = 10000
+check "band: low and high on a tier with no latency" \
+	test "$(jq -c '.results[1].band | [.low_ns, .high_ns]' "$T/band.json")" = "[8000,16000]"
+check "band: none for the recording" test "$(jq -c '.results[0].band' "$T/band.json")" = null
+for sp in 1.25 0.625; do
+	"$B" replay "$T/band.trace" --virtual --tier ssd-cloud --speed $sp --json > "$T/band$sp.json"
+done
+check "band: ssd-cloud's low is --speed 1.25's" \
+	test "$(j "$T/band.json" '.results[2].band.low_ns')" = "$(j "$T/band1.25.json" '.results[1].total_ns')"
+check "band: ssd-cloud's high is --speed 0.625's" \
+	test "$(j "$T/band.json" '.results[2].band.high_ns')" = "$(j "$T/band0.625.json" '.results[1].total_ns')"
+check "band: low below high on ssd-cloud" \
+	test "$(j "$T/band.json" '.results[2].band.low_ns')" -lt "$(j "$T/band.json" '.results[2].band.high_ns')"
+"$B" replay "$T/band.trace" --virtual --tier unlimited --band 4 > "$T/band.txt" 2> /dev/null
+check "band: the rows in the text" grep -Eq "^band low +- +8.00 us" "$T/band.txt"
+check "band: the paces in the text" grep -q "0.800 0.800 1.600 0.800" "$T/band.txt"
+refused "--band 1" "give 2 to 64 parts" \
+	"$B" replay "$T/band.trace" --virtual --tier unlimited --band 1
+refused "--band with --target" "virtual time only" \
+	"$B" replay "$T/band.trace" --target "$T" --band 4
+refused "--band with --cpu-model" "not with --cpu-model" \
+	"$B" replay "$T/band.trace" --virtual --tier unlimited --band 4 --cpu-model
+refused "--band 65" "band" \
+	"$B" replay "$T/band.trace" --virtual --tier unlimited --band 65
+rc=0
+out=$("$B" replay "$T/band.trace" --virtual --tier unlimited --band 5 2>&1 >/dev/null) || rc=$?
+check "--band 5 on 8 requests: exit status 1 (got $rc)" test "$rc" = 1
+check "--band 5 on 8 requests: one line naming the file" \
+	test "$(printf '%s\n' "$out" | grep -c "band.trace: --band 5: the recording has 8 requests")" = 1
 exit $fail

@@ -139,6 +139,9 @@ struct ts_replay_result {
 					   * (Python's imports...), which no tier changes */
 	uint64_t tied;			  /* block mode with a wake file: requests tied
 					   * to a wait of the command's (augment.c) */
+	/* --band: the prediction at the recording's fastest and slowest
+	 * part's pace (band.c), whole and from the first request; 0: none */
+	uint64_t band_lo_ns, band_hi_ns, band_lo_first_ns, band_hi_first_ns;
 };
 enum { TS_REPLAY_ALL, TS_REPLAY_READ, TS_REPLAY_WRITE, TS_REPLAY_OTHER };
 
@@ -216,14 +219,26 @@ TS_WUR int ts_replay_predict_probe(struct ts_replay_set *s, struct ts_replay_set
 				   size_t errlen);
 void ts_replay_close(struct ts_replay_set *s);
 
+/* One recording's own deviation, measured on it (band.c): its requests in
+ * the command's span (@w's threads; NULL: the whole trace), in submit
+ * order, cut into @parts parts of as many requests each; @pace[k] is part
+ * k's time per request over the whole span's. 0, or -EINVAL with one line
+ * in @err (fewer than 2 requests a part, a span of no time). */
+TS_WUR int ts_replay_band_pace(const struct ts_trace *t, const struct ts_wakes *w,
+			       unsigned parts, double *pace, char *err, size_t errlen);
+/* @tier predicted with every recorded gap @lo and @hi times as long (the
+ * --speed rule), into @res's band_* fields; s->cfg is left as it was. */
+TS_WUR int ts_replay_predict_band(struct ts_replay_set *s, const char *tier, double lo,
+				  double hi, struct ts_replay_result *res, char *err,
+				  size_t errlen);
+/* The most parts --band cuts a recording into. */
+#define TS_REPLAY_BAND_MAX 64
+
 /* tiersim replay's output: the trace and the rules it was replayed with,
  * then the table of @nres results (@overridden: the tier model's options
- * were set over the recording's); or the results as one JSON object
- * (0, or -EIO). */
+ * were set over the recording's). */
 void ts_replay_print_run(FILE *f, const char *file, const struct ts_replay_set *s,
 			 bool overridden, const struct ts_replay_result *res, size_t nres);
-TS_WUR int ts_replay_print_json(FILE *f, const char *file, const struct ts_trace *t,
-				const struct ts_replay_result *res, size_t nres);
 
 /* tiersim record's report (record.c): the summary of the trace @trace of
  * @data's run (the command exited @exit_status), its waits, and each of

@@ -113,6 +113,13 @@ void ts_replay_print(FILE *f, const struct ts_replay_result *res, size_t n)
 		lead |= res[i].lead_ns > 0;
 	if (lead) /* the command's start, before its first request */
 		ROW("before the first IO", ts_fmt_duration(b, 32, r->lead_ns));
+	bool band = false;
+	for (size_t i = 0; i < n; i++)
+		band |= res[i].band_hi_ns > 0;
+	if (band) { /* --band: the recording's fastest and slowest part's pace */
+		ROW("band low", r->band_hi_ns ? ts_fmt_duration(b, 32, r->band_lo_ns) : "-");
+		ROW("band high", r->band_hi_ns ? ts_fmt_duration(b, 32, r->band_hi_ns) : "-");
+	}
 	if (n > 1 && !strcmp(res[0].what, "recorded"))
 		ROW("vs recorded",
 		    (snprintf(b, 32, "%+.2f%%",
@@ -169,23 +176,18 @@ json_t *ts_replay_json(const struct ts_replay_result *res, size_t n)
 		if (r->tied) /* block mode: requests tied to the command's waits */
 			json_object_set_new(json_array_get(a, json_array_size(a) - 1), "tied",
 					    json_integer((json_int_t)r->tied));
+		if (r->band_hi_ns) /* --band */
+			json_object_set_new(
+			    json_array_get(a, json_array_size(a) - 1), "band",
+			    json_pack("{sI sI sI sI}", "low_ns", (json_int_t)r->band_lo_ns, "high_ns",
+				      (json_int_t)r->band_hi_ns, "low_first_ns",
+				      (json_int_t)r->band_lo_first_ns, "high_first_ns",
+				      (json_int_t)r->band_hi_first_ns));
 		if (r->cpu_cap > 0) /* the CPU model's CPUs */
 			json_object_set_new(json_array_get(a, json_array_size(a) - 1), "cpu_cap",
 					    json_real(r->cpu_cap));
 	}
 	return a;
-}
-
-int ts_replay_print_json(FILE *f, const char *file, const struct ts_trace *t,
-			 const struct ts_replay_result *res, size_t nres)
-{
-	json_t *j = json_pack("{ss ss sI sb so}", "trace", file, "recorded_tier", t->hdr.tier,
-			      "dropped", (json_int_t)t->dropped, "truncated", t->truncated,
-			      "results", ts_replay_json(res, nres));
-	int rc = !j || json_dumpf(j, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) ||
-			 fputc('\n', f) == EOF ? -EIO : 0;
-	json_decref(j);
-	return rc;
 }
 
 void ts_replay_print_run(FILE *f, const char *file, const struct ts_replay_set *s,
