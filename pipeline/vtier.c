@@ -16,6 +16,7 @@ int ts_vtier_new(struct ts_vtier *m, const struct ts_tier_cfg *cfg,
 	m->fs = fs;
 	struct ts_tier_cfg tc = *cfg;
 	tc.serial = true; /* the run's one thread drives it */
+	tc.no_qd = true;  /* nor does it read the queue depth */
 	if (band_end) {
 		ts_tier_profile_band(m->profile, band_end, &m->banded, NULL, 0);
 		tc.profile = &m->banded;

@@ -9,7 +9,10 @@
  * slots, queueing emerges by itself (a slot's new free time mostly lands
  * at or near the back of evq's sorted array). A heap of bare times holds
  * the completion times of requests in flight, which gives the queue depth
- * a request sees in either clock without being told when requests end.
+ * a request sees in either clock without being told when requests end;
+ * a model whose queue depth no one reads (a virtual run: cfg no_qd)
+ * keeps none: its pushes and pops were a sixth to a fifth of the CPU of
+ * a 115-rank DLIO run (bench/speed.sh scale).
  */
 #include <errno.h>
 #include <math.h>
@@ -81,6 +84,7 @@ struct device {
 	const struct ts_tier_profile *p;
 	struct ts_evq slots;	/* free time of each of the `parallel` slots */
 	struct keys inflight;	/* completion times of requests in flight */
+	bool qd;		/* inflight kept: someone reads the queue depth */
 	struct ts_rng rng;
 	const struct ts_rng_zig *zig; /* the normal's table (core/rng.h) */
 	_Atomic uint32_t qd_pub; /* queue depth at the last request, for stats */
@@ -156,10 +160,12 @@ static uint64_t device_submit(struct ts_tier_layer *l, uint64_t now,
 			      const struct ts_tier_req *req, struct ts_tier_done *done)
 {
 	struct device *d = (struct device *)l;
-	while (d->inflight.n && d->inflight.v[0] <= now)
-		keys_pop(&d->inflight);
-	done->qd = (uint32_t)d->inflight.n;
-	atomic_store_explicit(&d->qd_pub, done->qd, memory_order_relaxed);
+	if (d->qd) {
+		while (d->inflight.n && d->inflight.v[0] <= now)
+			keys_pop(&d->inflight);
+		done->qd = (uint32_t)d->inflight.n;
+		atomic_store_explicit(&d->qd_pub, done->qd, memory_order_relaxed);
+	}
 
 	const struct ts_tier_dist *dist = dist_of(d->p, req->op);
 	double lat;
@@ -188,8 +194,10 @@ static uint64_t device_submit(struct ts_tier_layer *l, uint64_t now,
 		(void)!ts_evq_push(&d->slots, end, 0, NULL); /* reserved: cannot fail */
 	}
 	/* On ENOMEM the queue depth is under-reported; the timing stays right. */
-	int lost = keys_push(&d->inflight, end);
-	(void)lost;
+	if (d->qd) {
+		int lost = keys_push(&d->inflight, end);
+		(void)lost;
+	}
 	return end;
 }
 
@@ -236,13 +244,14 @@ static const struct ts_tier_layer_ops device_ops = {
 };
 
 struct ts_tier_layer *ts_tier_device_new(const struct ts_tier_profile *p,
-					 const struct ts_tier_limits *lim, uint64_t seed)
+					 const struct ts_tier_limits *lim, uint64_t seed, bool qd)
 {
 	struct device *d = calloc(1, sizeof(*d));
 	if (!d)
 		return NULL;
 	d->l.ops = &device_ops;
 	d->p = p;
+	d->qd = qd;
 	ts_rng_seed(&d->rng, seed);
 	d->zig = ts_rng_zig();
 	/* room for the slots twice over: a pop and push never allocates */

@@ -139,7 +139,7 @@ int ts_tier_new(const struct ts_tier_cfg *cfg, struct ts_tier **out, char *err, 
 	for (int i = 0; i < TS_TIER_OP_NR; i++)
 		ts_hist_init(&t->st[i].lat);
 
-	t->dev = ts_tier_device_new(cfg->profile, &lim, cfg->seed);
+	t->dev = ts_tier_device_new(cfg->profile, &lim, cfg->seed, !cfg->no_qd);
 	t->rate = ts_tier_rate_new(cfg->profile, &lim);
 	bool ebs_ok = true;
 	if (cfg->instance) {

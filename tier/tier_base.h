@@ -405,6 +405,11 @@ struct ts_tier_cfg {
 	/* Every call comes from one thread at a time, the stats readers
 	 * aside (a virtual run): the model takes no lock. */
 	bool serial;
+	/* No one reads the device's queue depth (done->qd, the stats'
+	 * queue_depth; a virtual run prints neither): the device keeps no
+	 * heap of the ends of the requests in flight, which is all it is
+	 * for. Timing is the same either way. */
+	bool no_qd;
 };
 /* Options for the numeric fields of struct ts_tier_cfg (capacity, mem, seed,
  * floor, dirty_limit, ra_max, mem_bps), for tierfs -o and Lua setters. */

@@ -67,9 +67,10 @@ static inline uint64_t ts_tier_layer_next(struct ts_tier_layer *l, uint64_t now,
 	return l->next ? l->next->ops->submit(l->next, now, req, done) : now;
 }
 
-/* device: base latency per op and `parallel` slots. */
+/* device: base latency per op and `parallel` slots; @qd: it counts the
+ * requests in flight (done->qd, the stats' queue_depth). */
 struct ts_tier_layer *ts_tier_device_new(const struct ts_tier_profile *p,
-					 const struct ts_tier_limits *lim, uint64_t seed);
+					 const struct ts_tier_limits *lim, uint64_t seed, bool qd);
 /* rate: caps, accounting unit, burst bucket. */
 struct ts_tier_layer *ts_tier_rate_new(const struct ts_tier_profile *p,
 				       const struct ts_tier_limits *lim);

@@ -598,6 +598,40 @@ static void test_determinism(void)
 	CHECK(h[0] != h[2]);
 }
 
+/* A model that keeps no queue depth (no_qd, a virtual run's) times every
+ * request as one that does, and reports none; the other reports the
+ * requests in flight, QD8's at most. */
+static void test_no_qd(void)
+{
+	char err[512];
+	const struct ts_tier_profile *p;
+	CHECK(!ts_tier_set_lookup(set, "essd-pl1", &p, err, sizeof(err)));
+	struct ts_tier *t[2];
+	struct drv d[2];
+	for (int k = 0; k < 2; k++) {
+		struct ts_tier_cfg cfg = { .profile = p, .capacity = 500 * TS_GiB, .seed = 5,
+					   .no_qd = k == 1 };
+		CHECK(!ts_tier_new(&cfg, &t[k], err, sizeof(err)));
+		drv_init(&d[k], t[k], TS_TIER_READ, DRV_RANDOM, 16384, 8, 0);
+	}
+	bool same = true;
+	uint32_t most = 0;
+	for (int i = 0; i < 20000; i++) {
+		drv_step(&d[0]);
+		drv_step(&d[1]);
+		same &= drv_now(&d[0]) == drv_now(&d[1]);
+		struct ts_tier_stats st;
+		ts_tier_stats(t[0], &st);
+		most = TS_MAX(most, st.queue_depth);
+		ts_tier_stats(t[1], &st);
+		same &= st.queue_depth == 0;
+	}
+	CHECK(same);
+	CHECK(most >= 1 && most <= 8);
+	for (int k = 0; k < 2; k++)
+		ts_tier_free(t[k]);
+}
+
 /* A runtime switch to another tier changes the caps from then on. */
 static void test_switch(void)
 {
@@ -898,6 +932,7 @@ int main(int argc, char **argv)
 	RUN(test_queueing);
 	RUN(test_slots);
 	RUN(test_determinism);
+	RUN(test_no_qd);
 	RUN(test_switch);
 	RUN(test_faults);
 	RUN(test_fault_text);
