@@ -40,10 +40,16 @@ struct ts_vpipe {
 	uint64_t batch, prefetch;
 	uint64_t first; /* cfg's: the first sample used */
 	uint64_t *cost; /* decode cost of each place in the window, set at claim */
-	struct ts_vsample next_s; /* the next sample to claim, planned */
-	bool next_valid;
-	uint64_t next_seq;
-	uint32_t next_pos;
+	/* Samples planned before their claim, by claim count mod PLANNED:
+	 * the next to claim (held back for want of a buffer, it is asked
+	 * again at every event) and those prefetch_ahead planned AHEAD
+	 * claims early, each planned once. id: the sample's, UINT64_MAX
+	 * none. */
+	struct planned {
+		uint64_t id;
+		struct ts_vsample s;
+	} *planned;
+	uint64_t claims;
 
 	/* Events, each queue's mostly pushed near their place in time: q[1]
 	 * the decodes, q[0] the rest. One queue for all put a completion of
@@ -167,17 +173,32 @@ static void tl_read(struct ts_vpipe *v, const struct ts_sched_pos *pos, const st
  * prefetched lines are few enough to stay in cache.
  */
 #define AHEAD 8
+#define PLANNED 16 /* > AHEAD: the next claim's plan is not overwritten */
 
+/* The plan of the sample claimed as claim @c, @id: planned now unless
+ * prefetch_ahead planned it (a source's plan is a function of the sample
+ * alone, so either is the same). */
+static struct ts_vsample *plan_at(struct ts_vpipe *v, uint64_t c, uint64_t id)
+{
+	struct planned *p = &v->planned[c % PLANNED];
+	if (p->id != id) {
+		v->ops->plan_sample(&v->vs, v->first + id, &p->s);
+		p->id = id;
+	}
+	return &p->s;
+}
+
+/* After a claim: the next claim is number v->claims, the sample peek
+ * finds AHEAD places on is claimed as number v->claims + AHEAD. */
 static void prefetch_ahead(struct ts_vpipe *v)
 {
 	uint64_t id;
 	if (v->ops->plan_prefetch && (id = ts_sched_peek(v->sched, 2 * AHEAD)) != UINT64_MAX)
 		v->ops->plan_prefetch(&v->vs, v->first + id);
 	if (v->disk.prefetch && (id = ts_sched_peek(v->sched, AHEAD)) != UINT64_MAX) {
-		struct ts_vsample s;
-		v->ops->plan_sample(&v->vs, v->first + id, &s);
-		for (unsigned i = 0; i < s.n; i++)
-			v->disk.prefetch(v->disk.ctx, &s.io[i]);
+		const struct ts_vsample *s = plan_at(v, v->claims + AHEAD, id);
+		for (unsigned i = 0; i < s->n; i++)
+			v->disk.prefetch(v->disk.ctx, &s->io[i]);
 	}
 }
 
@@ -187,20 +208,12 @@ static int pump(struct ts_vpipe *v)
 	struct ts_sched_pos pos;
 	int rc;
 	while (ts_sched_next(v->sched, &pos) == 1) {
-		/* A sample held back for want of a buffer is asked again at
-		 * every event: plan it once. */
-		struct ts_vsample *sp = &v->next_s;
-		if (!v->next_valid || v->next_seq != pos.seq || v->next_pos != pos.pos) {
-			v->ops->plan_sample(&v->vs, v->first + pos.id, sp);
-			v->next_valid = true;
-			v->next_seq = pos.seq;
-			v->next_pos = pos.pos;
-		}
+		struct ts_vsample *sp = plan_at(v, v->claims, pos.id);
 		if (!ts_sched_claim(v->sched, &pos, sp->len <= v->slot_size))
 			break;
-		v->next_valid = false;
-		prefetch_ahead(v);
+		v->claims++;
 		struct ts_vsample s = *sp;
+		prefetch_ahead(v);
 		uint64_t t = v->now;
 		for (unsigned i = 0; i < s.n; i++)
 			t = disk_io(v, t, &s.io[i]);
@@ -280,10 +293,13 @@ int ts_vpipe_new(const struct ts_pipe_cfg *cfg, const struct ts_dataset_meta *me
 	v->batch = cfg->batch;
 	v->prefetch = cfg->prefetch;
 	v->first = cfg->first;
-	if (!(v->cost = calloc(v->batch * v->prefetch, sizeof(*v->cost)))) {
+	if (!(v->cost = calloc(v->batch * v->prefetch, sizeof(*v->cost))) ||
+	    !(v->planned = malloc(PLANNED * sizeof(*v->planned)))) {
 		rc = -ENOMEM;
 		goto fail;
 	}
+	for (unsigned i = 0; i < PLANNED; i++)
+		v->planned[i].id = UINT64_MAX;
 	v->st.source = ops->name;
 	v->st.decode_mode = decode ? "modeled" : "none";
 	v->st.decode_workers = decode ? cfg->vcpus : 0;
@@ -603,6 +619,7 @@ void ts_vpipe_free(struct ts_vpipe *v)
 		v->ops->plan_close(&v->vs);
 	ts_sched_free(v->sched);
 	free(v->cost);
+	free(v->planned);
 	ts_evq_free(&v->q[0]);
 	ts_evq_free(&v->q[1]);
 	for (size_t i = 0; i < v->nchunks; i++)
