@@ -35,6 +35,11 @@
 #   (SCRIPT.MODE.REP.json), which a study cut short leaves behind; after
 #   the table, each kept block timeline's device summed up (the tier
 #   model's latency beside tierfs's lateness, the pauses).
+#   BLOCK_STUDY_HOP=both runs block mode twice in each repetition, with
+#   the loop device's hop taken off (the default, disk/README.md) and
+#   left in (mode "block-hop0": mount.loop_hop=false), interleaved with
+#   FUSE (the three rotated in order across repetitions), and a second
+#   table: virtual over each, and the two block modes' ratio.
 set -u
 BUILD=${1:?usage: bench/block_study.sh BUILD [REPS] [TIER...]}
 REPS=${2:-3}
@@ -84,13 +89,16 @@ RT=()
 [ -n "${BLOCK_STUDY_CHRT:-}" ] && RT=("$SRC/bench/rt_job.sh" "$BLOCK_STUDY_CHRT" chrt -f "$BLOCK_STUDY_CHRT")
 # one scenario's FUSE and block runs (under the lock when asked), FUSE
 # first in odd repetitions
+MODES=(fuse block)
+[ "${BLOCK_STUDY_HOP:-}" = both ] && MODES+=(block-hop0)
 pair() { # REP SCRIPT
 	local mode extra
-	for mode in $(bench_order $(($1 - 1)) fuse block); do
+	for mode in $(bench_order $(($1 - 1)) "${MODES[@]}"); do
 		echo "== rep $1, $2, $mode ($(date -u +%T), $(bench_load))"
 		extra=()
-		tl_args "$2.block.$1"
-		[ $mode = block ] && extra=(mount.fs=ext4 "${TL[@]}")
+		tl_args "$2.$mode.$1"
+		[ "$mode" = block ] && extra=(mount.fs=ext4 "${TL[@]}")
+		[ "$mode" = block-hop0 ] && extra=(mount.fs=ext4 mount.loop_hop=false "${TL[@]}")
 		"${RT[@]}" "$B" compare "$SRC/scripts/$2.lua" --tiers "$tiers" "${extra[@]}" --quiet \
 			--json "$W/$2.$mode.$1.json" >/dev/null 2>"$W/err" ||
 			{ echo "block_study.sh: $2 in $mode mode failed: $(err1)" >&2; return 1; }
@@ -146,12 +154,39 @@ for s in scripts:
         print(f"{s:14} {k[:40]:40} {fm:9.1f} [{min(f):.1f}-{max(f):.1f}] {bm:9.1f} [{min(b):.1f}-{max(b):.1f}] "
               f"{v:9.1f} {rr(f):>17} {rr([v] * len(b)):>17} {median(fs_):11.1f} {median(bs):10.1f}")
 EOF
+if [ "${BLOCK_STUDY_HOP:-}" = both ]; then
+	echo
+	echo "== block mode with the loop hop taken off (block) and left in (block-hop0): samples/s, median [min-max] of $REPS; ratios within each repetition"
+	/usr/bin/python3 - "$W" "$REPS" "${SCRIPTS[@]}" <<'EOF'
+import json, os, sys
+sys.path.insert(0, os.environ["BENCH_DIR"])
+from benchstat import median, summary
+w, reps, scripts = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+def rows(s, mode, r=None):
+    f = f"{s}.{mode}.{r}.json" if r else f"{s}.{mode}.json"
+    d = json.load(open(os.path.join(w, f)))
+    return {x["label"] + " " + (x.get("tier") or ""): x for x in d["rows"]}
+def num(x, k):
+    v = x.get(k, {})
+    return v.get("value") if isinstance(v, dict) else v
+print(f"{'scenario':14} {'row':40} {'block':>22} {'block-hop0':>22} {'virtual':>9} {'virt/blk':>17} {'virt/blk-hop0':>17} {'blk/blk-hop0':>17}")
+for s in scripts:
+    for k in rows(s, "block", 1).keys():
+        b = [num(rows(s, "block", r)[k], "throughput") for r in range(1, reps + 1)]
+        b0 = [num(rows(s, "block-hop0", r)[k], "throughput") for r in range(1, reps + 1)]
+        v = num(rows(s, "virtual").get(k, {}), "throughput") or float("nan")
+        rr = lambda a, c: "%.2f [%.2f-%.2f]" % summary([x / y for x, y in zip(a, c)])
+        print(f"{s:14} {k[:40]:40} {median(b):9.1f} [{min(b):.1f}-{max(b):.1f}] "
+              f"{median(b0):9.1f} [{min(b0):.1f}-{max(b0):.1f}] {v:9.1f} {rr([v] * reps, b):>17} "
+              f"{rr([v] * reps, b0):>17} {rr(b, b0):>17}")
+EOF
+fi
 # with the timelines kept: each block run's device, the tier model's own
 # latency beside tierfs's lateness on this host (timeline_device.py)
 if [ -n "$KEEP" ]; then
 	echo
 	echo "== block mode's device requests, per kept timeline (bench/timeline_device.py)"
-	for f in "$KEEP"/*.block.*.timeline.json; do
+	for f in "$KEEP"/*.block*.*.timeline.json; do
 		[ -e "$f" ] || continue
 		echo "$(basename "$f"):"
 		/usr/bin/python3 "$SRC/bench/timeline_device.py" "$f" | grep -E '^\[|late|pauses|in the steps'

@@ -6,8 +6,10 @@
  *   1. checks: the image, its file system and size (from its superblock),
  *      the mount point (a directory, not already a mount point), loop
  *      support (/dev/loop-control);
- *   2. tierfs -o tier=T,mem=0,cached= DIR STATE/NAME.fuse, DIR the image's
- *      directory (tierfs daemonizes once ready; its pid is in its stats);
+ *   2. tierfs -o tier=T,mem=0,cached=,loop_hop=measure DIR STATE/NAME.fuse,
+ *      DIR the image's directory (tierfs daemonizes once ready, having
+ *      measured its FUSE round trip and a loop device's hop, disk/loop.h;
+ *      its pid and both figures are in its stats);
  *   3. a free loop device, configured in one LOOP_CONFIGURE over the image
  *      as tierfs serves it: direct I/O (so the loop device's requests are
  *      not cached a second time below the file system), autoclear (it goes
@@ -24,6 +26,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <jansson.h>
 #include <limits.h>
 #include <linux/loop.h>
 #include <signal.h>
@@ -42,6 +45,7 @@
 #include "disk/cgroup.h"
 #include "core/units.h"
 #include "disk/disk.h"
+#include "disk/loop.h"
 #include "tier/tier.h"
 
 #define STATE_DIR_DEFAULT "/run/tiersim/disks"
@@ -172,60 +176,6 @@ static int probe(int fd, const char **fs, uint64_t *bytes)
 
 /* ---- loop devices ---- */
 
-/* A free loop device, configured over @fd. Returns its number. */
-static int loop_attach(int fd, uint32_t flags, unsigned block, int *loop_fd, char *err,
-		       size_t errlen)
-{
-	int ctl = open(LOOP_CONTROL, O_RDWR | O_CLOEXEC);
-	if (ctl < 0) {
-		int e = errno;
-		if (e == ENOENT || e == ENODEV || e == ENXIO)
-			snprintf(err, errlen, "no loop device support: %s is missing (load the loop "
-					      "module: modprobe loop)",
-				 LOOP_CONTROL);
-		else
-			snprintf(err, errlen, "cannot open %s: %s", LOOP_CONTROL, strerror(e));
-		return -e;
-	}
-	int rc = -EBUSY;
-	for (int tries = 0; tries < 16 && rc == -EBUSY; tries++) {
-		int nr = ioctl(ctl, LOOP_CTL_GET_FREE);
-		if (nr < 0) {
-			int e = errno;
-			snprintf(err, errlen, "no free loop device (%s: %s); detach one with "
-					      "losetup -d, or raise the loop module's max_loop",
-				 LOOP_CONTROL, strerror(e));
-			rc = -e;
-			break;
-		}
-		char dev[32];
-		snprintf(dev, sizeof(dev), "/dev/loop%d", nr);
-		int lfd = open(dev, O_RDWR | O_CLOEXEC);
-		if (lfd < 0) {
-			int e = errno;
-			snprintf(err, errlen, "cannot open %s: %s", dev, strerror(e));
-			rc = -e;
-			break;
-		}
-		struct loop_config cfg = { .fd = (uint32_t)fd, .block_size = block };
-		cfg.info.lo_flags = flags;
-		if (ioctl(lfd, LOOP_CONFIGURE, &cfg) == 0) {
-			*loop_fd = lfd;
-			rc = nr;
-			break;
-		}
-		rc = -errno;
-		close(lfd);
-		if (rc != -EBUSY) /* EBUSY: taken between GET_FREE and CONFIGURE */
-			snprintf(err, errlen, "cannot configure %s over the image: %s", dev,
-				 strerror(-rc));
-	}
-	if (rc == -EBUSY)
-		snprintf(err, errlen, "no free loop device: every one found was taken meanwhile");
-	close(ctl);
-	return rc;
-}
-
 static int sysfs_set(int nr, const char *attr, unsigned value)
 {
 	char path[128], text[32];
@@ -301,26 +251,6 @@ static int set_queue(int nr, const struct ts_tier_queue *q, char *note, size_t n
 	return 0;
 }
 
-/* Detaches loop @nr if it is still attached (autoclear normally has). */
-static void loop_detach(int nr)
-{
-	char path[64], back[PATH_MAX];
-	snprintf(path, sizeof(path), "/sys/block/loop%d/loop/backing_file", nr);
-	for (int i = 0; i < 100; i++) {
-		if (read_line(path, back, sizeof(back)) != 0)
-			return; /* detached */
-		nap_ms(20);
-	}
-	snprintf(path, sizeof(path), "/dev/loop%d", nr);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		if (ioctl(fd, LOOP_CLR_FD, 0)) {
-			/* already detaching */
-		}
-		close(fd);
-	}
-}
-
 static int loop_nr(const char *dev)
 {
 	const char *p = strrchr(dev ? dev : "", 'p');
@@ -347,6 +277,20 @@ static pid_t tierfs_pid(const char *fuse_dir)
 	}
 	fclose(f);
 	return pid;
+}
+
+/* FUSE's round trip and the loop device's hop from tierfs's stats. */
+static void tierfs_floors(const char *fuse_dir, struct ts_disk *d)
+{
+	char path[PATH_MAX + 32];
+	snprintf(path, sizeof(path), "%s/.tierfs/stats", fuse_dir);
+	json_t *st = json_load_file(path, 0, NULL);
+	json_t *fl = json_object_get(st, "floor_ns"), *hop = json_object_get(st, "loop_hop_ns");
+	json_t *label = json_object_get(st, "loop_hop");
+	d->floor_ns = json_is_integer(fl) ? (uint64_t)json_integer_value(fl) : 0;
+	d->loop_hop_ns = json_is_integer(hop) ? (uint64_t)json_integer_value(hop) : 0;
+	d->loop_hop = json_is_string(label) && strcmp(json_string_value(label), "off");
+	json_decref(st);
 }
 
 /* Whether @pid is a running tierfs: not gone, not a zombie waiting for
@@ -446,10 +390,12 @@ static int state_write(const struct ts_disk *d)
 		rc = -errno;
 	} else {
 		fprintf(f, "image=%s\nmountpoint=%s\nfuse=%s\nloop=%s\nfs=%s\ntier=%s\ntrace=%s\n"
-			   "tierfs_pid=%ld\nmem=%llu\nrw=%d\n",
+			   "tierfs_pid=%ld\nmem=%llu\nrw=%d\nfloor_ns=%llu\nloop_hop_ns=%llu\n"
+			   "loop_hop=%s\n",
 			d->image, d->mountpoint, d->fuse_dir, d->loop, d->fs, d->tier,
 			d->trace ? d->trace : "", (long)d->tierfs_pid, (unsigned long long)d->mem,
-			d->rw ? 1 : 0);
+			d->rw ? 1 : 0, (unsigned long long)d->floor_ns,
+			(unsigned long long)d->loop_hop_ns, d->loop_hop ? "measured" : "off");
 		if (fflush(f) || fsync(fileno(f)))
 			rc = -errno;
 		if (fclose(f) && !rc)
@@ -500,6 +446,12 @@ static int state_read(const char *name, struct ts_disk *d)
 			d->mem = strtoull(v, NULL, 10);
 		} else if (!strcmp(line, "rw")) {
 			d->rw = atoi(v) != 0;
+		} else if (!strcmp(line, "floor_ns")) {
+			d->floor_ns = strtoull(v, NULL, 10);
+		} else if (!strcmp(line, "loop_hop_ns")) {
+			d->loop_hop_ns = strtoull(v, NULL, 10);
+		} else if (!strcmp(line, "loop_hop")) {
+			d->loop_hop = !strcmp(v, "measured");
 		}
 	}
 	fclose(f);
@@ -620,7 +572,7 @@ static int copy_in(const char *image, const char *from, const char *log, char *e
 		return -errno;
 	}
 	int lfd = -1;
-	int nr = loop_attach(fd, LO_FLAGS_AUTOCLEAR, 0, &lfd, err, errlen);
+	int nr = ts_loop_attach(fd, LO_FLAGS_AUTOCLEAR, 0, &lfd, err, errlen);
 	close(fd);
 	if (nr < 0)
 		return nr;
@@ -658,7 +610,7 @@ static int copy_in(const char *image, const char *from, const char *log, char *e
 	rmdir(tmp);
 out:
 	close(lfd);
-	loop_detach(nr);
+	ts_loop_detach(nr);
 	return rc;
 }
 
@@ -777,7 +729,7 @@ static void undo(struct attach *a)
 	if (a->loop_fd >= 0)
 		close(a->loop_fd);
 	if (a->nr >= 0)
-		loop_detach(a->nr);
+		ts_loop_detach(a->nr);
 	if (a->tierfs_up)
 		tierfs_stop(a->d.fuse_dir, a->d.tierfs_pid);
 	if (a->d.name)
@@ -794,7 +746,10 @@ static int start_tierfs(struct attach *a, const struct ts_disk_mount_opts *o, ch
 		return -ENOMEM;
 	if (o->capacity)
 		snprintf(capo, sizeof(capo), ",capacity=%llu", (unsigned long long)o->capacity);
-	if (asprintf(&opts, "tier=%s,mem=0,cached=,fsname=tiersim-disk%s%s%s%s%s%s", o->tier, capo,
+	/* loop_hop=measure: tierfs measures the loop device's hop once its
+	 * FUSE round trip is known, before it makes the model (fs/calib.c) */
+	if (asprintf(&opts, "tier=%s,mem=0,cached=,fsname=tiersim-disk,loop_hop=%s%s%s%s%s%s%s",
+		     o->tier, o->no_loop_hop ? "off" : "measure", capo,
 		     o->ebs_opts ? o->ebs_opts : "", o->trace ? ",trace=" : "", o->trace ? o->trace : "",
 		     o->profile ? ",profile=" : "", o->profile ? o->profile : "") < 0) {
 		free(log);
@@ -810,6 +765,7 @@ static int start_tierfs(struct attach *a, const struct ts_disk_mount_opts *o, ch
 	} else {
 		a->tierfs_up = true;
 		a->d.tierfs_pid = tierfs_pid(a->d.fuse_dir);
+		tierfs_floors(a->d.fuse_dir, &a->d);
 	}
 	free(opts);
 	free(log);
@@ -960,7 +916,7 @@ int ts_disk_mount(const struct ts_disk_mount_opts *o, char *err, size_t errlen)
 		goto fail;
 	}
 	uint32_t flags = LO_FLAGS_DIRECT_IO | LO_FLAGS_AUTOCLEAR | (o->rw ? 0 : LO_FLAGS_READ_ONLY);
-	a.nr = loop_attach(sfd, flags, q.logical_block, &a.loop_fd, err, errlen);
+	a.nr = ts_loop_attach(sfd, flags, q.logical_block, &a.loop_fd, err, errlen);
 	close(sfd);
 	if (a.nr < 0) {
 		rc = a.nr;
@@ -1025,7 +981,7 @@ int ts_disk_umount(const char *mountpoint, char *err, size_t errlen)
 		ts_disk_clear(&d);
 		return rc;
 	}
-	loop_detach(loop_nr(d.loop));
+	ts_loop_detach(loop_nr(d.loop));
 	tierfs_stop(d.fuse_dir, d.tierfs_pid);
 	if (ts_mounted_at(d.fuse_dir, NULL, 0)) {
 		rc = -EBUSY;

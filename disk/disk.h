@@ -66,6 +66,10 @@ struct ts_disk_mount_opts {
 	 * (",ebs_iops=...", fs/mount.h's ts_mount_ebs_opts), or NULL: none;
 	 * tierfs refuses them on another tier. */
 	const char *ebs_opts;
+	/* Leave the loop device's hop in the device's latency (tierfs's
+	 * loop_hop=off) instead of measuring it at mount and taking it off
+	 * the tier model's latency with FUSE's round trip (loop.h). */
+	bool no_loop_hop;
 	/* Where the device deviates from the tier's queue limits (its
 	 * max_sectors_kb capped at what tierfs receives), one line for the
 	 * user; NULL: not asked. Left empty otherwise. */
@@ -86,6 +90,11 @@ struct ts_disk {
 	pid_t tierfs_pid;
 	uint64_t mem;	  /* instance memory given at mount (0: none) */
 	bool rw;
+	/* as tierfs measured them at mount (its stats): FUSE's round trip and
+	 * the loop device's hop, both taken off the tier model's latency;
+	 * loop_hop false: the hop was left in (no_loop_hop) */
+	uint64_t floor_ns, loop_hop_ns;
+	bool loop_hop;
 };
 
 /* Attaches and mounts (the order in disk.h's header); on any failure,

@@ -18,7 +18,16 @@
  * without sleeping would leave out (it is several microseconds here). The model's latency is then charged as
  * (target - floor) inside the daemon, so the caller sees the target. Tiers
  * whose p50 latency is below the floor cannot be emulated; that is warned
- * about. Only then is the mount reported ready.
+ * about.
+ *
+ * With loop_hop=measure (block mode: tiersim disk mount asks for it), the
+ * hop a loop device adds is measured next, the same way, against the same
+ * file: a loop device attached over MOUNT/.tierfs/calib for the
+ * measurement, 4 KiB direct reads through it and directly in turn
+ * (disk/loop.h). It is taken off the model's latency with the floor, as
+ * on a cloud VM the disk's requests pass through no loop worker. With
+ * loop_hop=DURATION the hop is given, not measured. Only then is the mount
+ * reported ready.
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -30,6 +39,7 @@
 
 #include "core/clock.h"
 #include "core/units.h"
+#include "disk/loop.h"
 #include "fs/daemon.h"
 
 #define CALIB_WARMUP 16
@@ -139,6 +149,32 @@ static void *calib_main(void *arg)
 			  CALIB_SAMPLES / CALIB_BATCHES);
 	} else {
 		fs->floor_ns = fs->cfg.floor_ns;
+	}
+	if (!strcmp(fs->loop_hop_label, "measured")) {
+		char path[4200], err[512], l[32], d[32];
+		struct ts_loop_hop h;
+		snprintf(path, sizeof(path), "%s/%s/calib", fs->mountpoint, TS_FS_CTL_NAME);
+		rc = ts_loop_hop_measure(path, &h, err, sizeof(err));
+		if (rc) {
+			ts_fs_log(fs, LOG_ERR, "tierfs: %s", err);
+			ready(fs, 1);
+			return NULL;
+		}
+		fs->loop_hop_ns = h.hop_ns;
+		fs->loop_hop_loop_ns = h.loop_ns;
+		fs->loop_hop_direct_ns = h.direct_ns;
+		ts_fs_log(fs, LOG_INFO,
+			  "tierfs: loop device hop %s (measured: median over %d batches of %d "
+			  "4 KiB direct reads' median through /dev/loop%d, %s, less directly, "
+			  "%s), taken off every modeled latency with the FUSE round trip",
+			  ts_fmt_duration(s, sizeof(s), fs->loop_hop_ns), TS_LOOP_HOP_BATCHES,
+			  TS_LOOP_HOP_PAIRS, h.nr, ts_fmt_duration(l, sizeof(l), h.loop_ns),
+			  ts_fmt_duration(d, sizeof(d), h.direct_ns));
+	} else if (fs->loop_hop_ns) {
+		ts_fs_log(fs, LOG_INFO,
+			  "tierfs: loop device hop %s (given), taken off every modeled latency "
+			  "with the FUSE round trip",
+			  ts_fmt_duration(s, sizeof(s), fs->loop_hop_ns));
 	}
 	if (!fs->o.bare) {
 		char err[256];

@@ -322,6 +322,10 @@ char *ts_fs_stats_json(struct ts_fs *fs)
 	json_object_set_new(root, "calibrated",
 			    json_boolean(__atomic_load_n(&fs->calibrated, __ATOMIC_ACQUIRE)));
 	json_object_set_new(root, "floor_ns", json_integer((json_int_t)fs->floor_ns));
+	/* block mode's loop-device hop, taken off with the floor (calib.c) */
+	json_object_set_new(root, "loop_hop_ns", json_integer((json_int_t)fs->loop_hop_ns));
+	json_object_set_new(root, "loop_hop",
+			    json_string(fs->loop_hop_label ? fs->loop_hop_label : "off"));
 	json_object_set_new(root, "uptime_ns", json_integer((json_int_t)(ts_now_ns() - fs->start_ns)));
 	json_object_set_new(root, "inflight",
 			    json_integer((json_int_t)__atomic_load_n(&fs->inflight, RELAXED)));

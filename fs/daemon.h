@@ -151,6 +151,7 @@ struct ts_fs_opts {
 	bool calib;
 	char *cache;	 /* page-cache state at mount: cold | warm | written */
 	char *warm_path; /* what cache= warms, under the backing; NULL = all of it */
+	char *loop_hop;	 /* off | measure | a duration (fs/calib.c) */
 	struct ts_tier_ebs_opts ebs; /* the instance's EBS limits, into cfg.ebs (aws-* tiers) */
 };
 extern const struct ts_opt ts_fs_opt_table[];
@@ -171,6 +172,13 @@ struct ts_fs {
 
 	struct ts_fs_model *model; /* NULL when bare */
 	uint64_t floor_ns;	   /* measured FUSE round trip */
+	/* Block mode's loop-device hop (disk/loop.h), taken off the model's
+	 * latency with floor_ns: 0 unless loop_hop= asked for it. Its
+	 * label: "measured" (loop_hop=measure), "given" (a duration) or
+	 * "off"; loop_hop_via the loop device and medians it was taken from. */
+	uint64_t loop_hop_ns;
+	const char *loop_hop_label;
+	uint64_t loop_hop_loop_ns, loop_hop_direct_ns;
 	bool calibrated;
 	bool failed;		   /* the mount could not be completed: exit 1 */
 	bool stopping;		   /* the loop has ended: the mount is going away */

@@ -90,6 +90,10 @@ const struct ts_opt ts_fs_opt_table[] = {
 	{ "warm_path", TS_OPT_STR, OFF(warm_path), NULL, 0, 0, "",
 	  "with cache=warm|written: the file or folder, relative to the backing, to warm "
 	  "(default: all of the backing)" },
+	{ "loop_hop", TS_OPT_STR, OFF(loop_hop), "off", 0, 0, "",
+	  "block mode (tiersim disk mount): take a loop device's hop off every modeled latency "
+	  "too, beside the FUSE round trip: measure (at mount, through a loop device over "
+	  ".tierfs/calib; needs root), a duration (given), or off" },
 	/* as a scenario's mount{} has them; only on an EBS volume's tier */
 	TS_TIER_EBS_OPT_ROWS(OFF),
 	{ NULL },
@@ -402,6 +406,24 @@ static int configure(struct ts_fs *fs, struct fuse_args *args, struct cmdline *c
 	    strcmp(fs->o.cache, "written")) {
 		fprintf(stderr, "tierfs: option 'cache': '%s' is not cold, warm or written\n",
 			fs->o.cache);
+		return -1;
+	}
+	fs->loop_hop_label = "off";
+	if (!strcmp(fs->o.loop_hop, "measure")) {
+		fs->loop_hop_label = "measured";
+	} else if (strcmp(fs->o.loop_hop, "off")) {
+		if (ts_parse_duration(fs->o.loop_hop, TS_NS_PER_US, &fs->loop_hop_ns) ||
+		    fs->loop_hop_ns > TS_NS_PER_S) {
+			fprintf(stderr, "tierfs: option 'loop_hop': '%s' is not measure, off or a "
+					"duration up to 1s (such as 40us)\n",
+				fs->o.loop_hop);
+			return -1;
+		}
+		fs->loop_hop_label = "given";
+	}
+	if (fs->o.bare && strcmp(fs->o.loop_hop, "off")) {
+		fprintf(stderr, "tierfs: option 'loop_hop' needs a tier model, which a bare mount "
+				"does not have\n");
 		return -1;
 	}
 	if (fs->o.bare && strcmp(fs->o.cache, "cold")) {

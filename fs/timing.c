@@ -240,14 +240,20 @@ static void warn_floor(struct ts_fs *fs, const struct ts_tier_profile *p)
 	for (size_t i = 0; i < TS_ARRAY_SIZE(lat); i++) {
 		const struct ts_tier_dist *d = lat[i].d;
 		double p50 = d->kind == TS_TIER_DIST_UNIFORM ? d->lo_ns : d->p50_ns;
-		if (d->kind == TS_TIER_DIST_NONE || p50 >= (double)fs->floor_ns)
+		if (d->kind == TS_TIER_DIST_NONE || p50 >= (double)(fs->floor_ns + fs->loop_hop_ns))
 			continue;
 		int w = snprintf(list + used, sizeof(list) - used, "%s%s p50 %s", used ? ", " : "",
 				 lat[i].what, ts_fmt_duration(v, sizeof(v), (uint64_t)p50));
 		if (w > 0 && (size_t)w < sizeof(list) - used)
 			used += (size_t)w;
 	}
-	if (used)
+	if (used && fs->loop_hop_ns)
+		ts_fs_log(fs, LOG_WARNING,
+			  "tierfs: warning: %s's latency (%s) is below the FUSE round trip %s and the "
+			  "loop device hop %s; such requests take at least both",
+			  p->name, list, ts_fmt_duration(fl, sizeof(fl), fs->floor_ns),
+			  ts_fmt_duration(v, sizeof(v), fs->loop_hop_ns));
+	else if (used)
 		ts_fs_log(fs, LOG_WARNING,
 			  "tierfs: warning: %s's latency (%s) is below the FUSE round trip %s; such requests "
 			  "take at least that",
@@ -262,7 +268,9 @@ int ts_fs_model_start(struct ts_fs *fs, char *err, size_t n)
 	int rc;
 
 	cfg.profile = m->profile;
-	cfg.floor_ns = fs->floor_ns;
+	/* what the caller pays besides the model: FUSE's round trip and, in
+	 * block mode, the loop device's hop (calib.c) */
+	cfg.floor_ns = fs->floor_ns + fs->loop_hop_ns;
 	cfg.evict = evicted;
 	cfg.evict_ctx = fs;
 	rc = ts_tier_new(&cfg, &t, err, n);
@@ -675,6 +683,8 @@ char *ts_fs_model_describe(struct ts_fs *fs)
 		if (strcmp(o->name, "capacity") != 0 && strcmp(o->name, "floor") != 0)
 			fprintf(f, "%s=%s\n", o->name, ts_opt_get(o, &fs->cfg, v, sizeof(v)));
 	fprintf(f, "floor=%s\n", ts_fmt_duration(v, sizeof(v), fs->floor_ns));
+	fprintf(f, "loop_hop=%s (%s)\n", ts_fmt_duration(v, sizeof(v), fs->loop_hop_ns),
+		fs->loop_hop_label ? fs->loop_hop_label : "off");
 	for (const struct ts_opt *o = ts_fs_opt_table; o->name; o++)
 		if (!strncmp(o->name, "ebs_", 4))
 			fprintf(f, "%s=%s\n", o->name, ts_opt_get(o, &fs->o, v, sizeof(v)));

@@ -529,6 +529,12 @@ int ts_fs_trace_open(struct ts_fs *fs, char *err, size_t n)
 		len += (size_t)snprintf(h.mount_opts + len, sizeof(h.mount_opts) - len, ",%s=%s",
 					o->name, val);
 	}
+	/* block mode's loop-device hop, taken off with the floor (floor_ns
+	 * stays FUSE's round trip, which a replay takes off the gaps) */
+	if (len < sizeof(h.mount_opts))
+		snprintf(h.mount_opts + len, sizeof(h.mount_opts) - len, ",loop_hop=%lluns(%s)",
+			 (unsigned long long)fs->loop_hop_ns,
+			 fs->loop_hop_label ? fs->loop_hop_label : "off");
 	struct ts_fs_trace *tr = calloc(1, sizeof(*tr));
 	if (!tr)
 		return -ENOMEM;

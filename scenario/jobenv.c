@@ -470,7 +470,7 @@ static int live_disk(struct ts_job_env *env, const struct ts_scenario *s, const 
 		.tierfs = env->mounts.tierfs, .image = lv->image, .mountpoint = lv->root,
 		.tier = tier, .profile = s->mnt.profile && *s->mnt.profile ? s->mnt.profile : NULL,
 		.capacity = s->mnt.capacity, .mem = s->mnt.mem, .trace = *trace ? trace : NULL,
-		.rw = true,
+		.rw = true, .no_loop_hop = !s->mnt.loop_hop,
 	};
 	if ((rc = ts_disk_mount(&mo, err, errlen))) {
 		rmdir(lv->root);

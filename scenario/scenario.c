@@ -47,6 +47,10 @@ const struct ts_opt ts_scn_mount_opts[] = {
 	  "block mode in real time: ext4 or xfs, the dataset in an image of that file system on "
 	  "a loop device over tierfs (tiersim disk), the loader in a memory cgroup of mem (needs "
 	  "root); empty = tierfs over the dataset's folder" },
+	{ "loop_hop", TS_OPT_BOOL, MT(loop_hop), "true", 0, 0, "",
+	  "block mode: measure the loop device's hop at mount and take it off the tier model's "
+	  "latency with FUSE's round trip, as a cloud VM's disk has no loop worker (tiersim disk "
+	  "mount --loop-hop); false: leave it in" },
 	TS_TIER_EBS_OPT_ROWS(MT),
 	{ NULL },
 };

@@ -39,6 +39,7 @@ struct ts_scn_mount {
 	uint64_t seed;
 	char *cache;	   /* page-cache state at the start: cold | warm | written */
 	char *fs;	   /* "" = FUSE mode; ext4 | xfs = block mode (disk/disk.h) */
+	bool loop_hop;	   /* block mode: the loop device's hop measured and taken off */
 	/* The instance's EBS limits (tier/tier_base.h, struct ts_tier_ebs), set
 	 * by instance{}: an aws-* tier's traffic is capped by them in virtual
 	 * time and, through tierfs's ebs_* options, on a real mount; 0 = none.

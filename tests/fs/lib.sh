@@ -90,7 +90,7 @@ tfs_umount() {
 # a failure.
 check_log() {
 	local bad
-	bad=$(grep -Ev '^tierfs: (FUSE round trip .*|.* mounted on .*|.* unmounted|tier switched to .*|fault rules: .*|fault rules cleared|page-cache model (warm|written): .*|warning: .* is below the FUSE round trip .*)$' "$LOG")
+	bad=$(grep -Ev '^tierfs: (FUSE round trip .*|.* mounted on .*|.* unmounted|tier switched to .*|fault rules: .*|fault rules cleared|page-cache model (warm|written): .*|loop device hop .*|warning: .* is below the FUSE round trip .*)$' "$LOG")
 	[ -z "$bad" ] || fail "unexpected daemon output: $bad"
 }
 

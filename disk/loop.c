@@ -1,0 +1,247 @@
+/*
+ * loop.c — loop devices: attach, detach, and the hop one adds (loop.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/loop.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/clock.h"
+#include "core/units.h"
+#include "disk/loop.h"
+
+#define LOOP_CONTROL "/dev/loop-control"
+#define HOP_READ 4096
+
+static int read_line(const char *path, char *buf, size_t n)
+{
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	if (!fgets(buf, (int)n, f))
+		buf[0] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	fclose(f);
+	return 0;
+}
+
+int ts_loop_attach(int fd, uint32_t flags, unsigned block, int *loop_fd, char *err,
+		   size_t errlen)
+{
+	int ctl = open(LOOP_CONTROL, O_RDWR | O_CLOEXEC);
+	if (ctl < 0) {
+		int e = errno;
+		if (e == ENOENT || e == ENODEV || e == ENXIO)
+			snprintf(err, errlen, "no loop device support: %s is missing (load the loop "
+					      "module: modprobe loop)",
+				 LOOP_CONTROL);
+		else
+			snprintf(err, errlen, "cannot open %s: %s", LOOP_CONTROL, strerror(e));
+		return -e;
+	}
+	int rc = -EBUSY;
+	for (int tries = 0; tries < 16 && rc == -EBUSY; tries++) {
+		int nr = ioctl(ctl, LOOP_CTL_GET_FREE);
+		if (nr < 0) {
+			int e = errno;
+			snprintf(err, errlen, "no free loop device (%s: %s); detach one with "
+					      "losetup -d, or raise the loop module's max_loop",
+				 LOOP_CONTROL, strerror(e));
+			rc = -e;
+			break;
+		}
+		char dev[32];
+		snprintf(dev, sizeof(dev), "/dev/loop%d", nr);
+		int lfd = open(dev, O_RDWR | O_CLOEXEC);
+		if (lfd < 0) {
+			int e = errno;
+			snprintf(err, errlen, "cannot open %s: %s", dev, strerror(e));
+			rc = -e;
+			break;
+		}
+		struct loop_config cfg = { .fd = (uint32_t)fd, .block_size = block };
+		cfg.info.lo_flags = flags;
+		if (ioctl(lfd, LOOP_CONFIGURE, &cfg) == 0) {
+			*loop_fd = lfd;
+			rc = nr;
+			break;
+		}
+		rc = -errno;
+		close(lfd);
+		if (rc != -EBUSY) /* EBUSY: taken between GET_FREE and CONFIGURE */
+			snprintf(err, errlen, "cannot configure %s over the image: %s", dev,
+				 strerror(-rc));
+	}
+	if (rc == -EBUSY)
+		snprintf(err, errlen, "no free loop device: every one found was taken meanwhile");
+	close(ctl);
+	return rc;
+}
+
+void ts_loop_detach(int nr)
+{
+	char path[64], back[PATH_MAX];
+	snprintf(path, sizeof(path), "/sys/block/loop%d/loop/backing_file", nr);
+	for (int i = 0; i < 100; i++) {
+		if (read_line(path, back, sizeof(back)) != 0)
+			return; /* detached */
+		struct timespec ms20 = { 0, 20 * 1000000L };
+		nanosleep(&ms20, NULL);
+	}
+	snprintf(path, sizeof(path), "/dev/loop%d", nr);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (ioctl(fd, LOOP_CLR_FD, 0)) {
+			/* already detaching */
+		}
+		close(fd);
+	}
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+uint64_t ts_loop_hop_of(uint64_t *loop, uint64_t *direct, size_t n, unsigned batches,
+			uint64_t *loop_med, uint64_t *direct_med)
+{
+	int64_t diff[64];
+	uint64_t lm[64], dm[64];
+	size_t per = batches ? n / batches : 0;
+
+	if (loop_med)
+		*loop_med = 0;
+	if (direct_med)
+		*direct_med = 0;
+	if (!per || batches > TS_ARRAY_SIZE(diff))
+		return 0;
+	for (unsigned b = 0; b < batches; b++) {
+		uint64_t *l = loop + b * per, *d = direct + b * per;
+		qsort(l, per, sizeof(*l), cmp_u64);
+		qsort(d, per, sizeof(*d), cmp_u64);
+		lm[b] = l[(per - 1) / 2];
+		dm[b] = d[(per - 1) / 2];
+		diff[b] = (int64_t)lm[b] - (int64_t)dm[b];
+	}
+	int64_t sorted[64];
+	memcpy(sorted, diff, batches * sizeof(*diff));
+	qsort(sorted, batches, sizeof(*sorted), cmp_i64);
+	int64_t mid = sorted[(batches - 1) / 2];
+	for (unsigned b = 0; b < batches; b++) {
+		if (diff[b] != mid)
+			continue;
+		if (loop_med)
+			*loop_med = lm[b];
+		if (direct_med)
+			*direct_med = dm[b];
+		break;
+	}
+	return mid > 0 ? (uint64_t)mid : 0;
+}
+
+/* One 4 KiB direct read at 0: its latency, or 0 with errno set. */
+static uint64_t timed_read(int fd, void *buf)
+{
+	uint64_t t0 = ts_now_ns();
+	ssize_t got = pread(fd, buf, HOP_READ, 0);
+	if (got != HOP_READ) {
+		if (got >= 0)
+			errno = EIO; /* a short read leaves errno as it was */
+		return 0;
+	}
+	uint64_t t = ts_now_ns() - t0;
+	return t ? t : 1;
+}
+
+int ts_loop_hop_measure(const char *calib_path, struct ts_loop_hop *out, char *err,
+			size_t errlen)
+{
+	const size_t n = (size_t)TS_LOOP_HOP_BATCHES * TS_LOOP_HOP_PAIRS;
+	uint64_t *lt = calloc(n, sizeof(*lt)), *dt = calloc(n, sizeof(*dt));
+	void *buf = NULL;
+	int ffd = -1, lfd = -1, dev = -1, direct = -1, nr = -1, rc = 0;
+	char path[64], dio[8] = "";
+
+	memset(out, 0, sizeof(*out));
+	out->nr = -1;
+	if (!lt || !dt || posix_memalign(&buf, 4096, HOP_READ)) {
+		snprintf(err, errlen, "loop hop: out of memory");
+		rc = -ENOMEM;
+		goto out;
+	}
+	if ((ffd = open(calib_path, O_RDONLY | O_CLOEXEC)) < 0 ||
+	    (direct = open(calib_path, O_RDONLY | O_DIRECT | O_CLOEXEC)) < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "loop hop: cannot open %s: %s", calib_path, strerror(errno));
+		goto out;
+	}
+	nr = ts_loop_attach(ffd, LO_FLAGS_DIRECT_IO | LO_FLAGS_AUTOCLEAR | LO_FLAGS_READ_ONLY, 0,
+			    &lfd, err, errlen);
+	if (nr < 0) {
+		rc = nr;
+		nr = -1;
+		char why[256];
+		snprintf(why, sizeof(why), "%s", err);
+		snprintf(err, errlen, "loop hop: %s", why);
+		goto out;
+	}
+	out->nr = nr;
+	snprintf(path, sizeof(path), "/sys/block/loop%d/loop/dio", nr);
+	if (read_line(path, dio, sizeof(dio)) || strcmp(dio, "1")) {
+		rc = -EOPNOTSUPP;
+		snprintf(err, errlen, "loop hop: /dev/loop%d could not use direct I/O over %s", nr,
+			 calib_path);
+		goto out;
+	}
+	snprintf(path, sizeof(path), "/dev/loop%d", nr);
+	if ((dev = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC)) < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "loop hop: cannot open %s: %s", path, strerror(errno));
+		goto out;
+	}
+	for (size_t i = 0; i < TS_LOOP_HOP_WARMUP + n; i++) {
+		uint64_t l = timed_read(dev, buf);
+		uint64_t d = l ? timed_read(direct, buf) : 0;
+		if (!l || !d) {
+			rc = -errno;
+			snprintf(err, errlen, "loop hop: a 4 KiB direct read of %s failed: %s",
+				 l ? calib_path : path, strerror(errno));
+			goto out;
+		}
+		if (i >= TS_LOOP_HOP_WARMUP) {
+			lt[i - TS_LOOP_HOP_WARMUP] = l;
+			dt[i - TS_LOOP_HOP_WARMUP] = d;
+		}
+	}
+	out->hop_ns = ts_loop_hop_of(lt, dt, n, TS_LOOP_HOP_BATCHES, &out->loop_ns,
+				     &out->direct_ns);
+out:
+	if (dev >= 0)
+		close(dev);
+	if (lfd >= 0)
+		close(lfd); /* the last holder: autoclear detaches it */
+	if (nr >= 0)
+		ts_loop_detach(nr);
+	if (direct >= 0)
+		close(direct);
+	if (ffd >= 0)
+		close(ffd);
+	free(buf);
+	free(lt);
+	free(dt);
+	return rc;
+}
