@@ -235,8 +235,9 @@ static int do_mount(int argc, char **argv)
 	struct ts_disk d;
 	if (rc == TS_EXIT_OK && !ts_disk_find(a.pos[1], &d, err, sizeof(err))) {
 		char fl[32], hop[32];
-		printf("%s on %s: taken off the tier model's latency: FUSE round trip %s (measured), "
-		       "loop device hop %s%s\n",
+		fprintf(stderr,
+			"tiersim disk mount: %s on %s: taken off the tier model's latency: FUSE round "
+			"trip %s (measured), loop device hop %s%s\n",
 		       d.loop, d.mountpoint, ts_fmt_duration(fl, sizeof(fl), d.floor_ns),
 		       d.loop_hop ? ts_fmt_duration(hop, sizeof(hop), d.loop_hop_ns) : "none",
 		       d.loop_hop ? " (measured)" : " (--loop-hop=false)");

@@ -736,6 +736,32 @@ static void undo(struct attach *a)
 		state_remove(a->d.name);
 }
 
+/* Why tierfs failed, from its log: the last line but the consequences
+ * of a failure after FUSE mounted (the waiting parent's "... was not
+ * mounted", libfuse's "failed to unmount", which a private mount
+ * namespace brings), unless there is nothing else. */
+static void tierfs_why(const char *log, char *out, size_t n)
+{
+	char line[400], last[400] = "";
+	FILE *f = fopen(log, "re");
+	out[0] = 0;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		size_t len = strlen(line);
+		if (!len)
+			continue;
+		snprintf(last, sizeof(last), "%s", line);
+		if (strncmp(line, "fuse: failed to unmount", 23) != 0 &&
+		    !(len > 16 && !strcmp(line + len - 16, " was not mounted")))
+			snprintf(out, n, "%s", line);
+	}
+	if (!out[0])
+		snprintf(out, n, "%s", last);
+	fclose(f);
+}
+
 /* tierfs serving the image's directory on STATE/NAME.fuse. */
 static int start_tierfs(struct attach *a, const struct ts_disk_mount_opts *o, char *err,
 			size_t errlen)
@@ -760,7 +786,7 @@ static int start_tierfs(struct attach *a, const struct ts_disk_mount_opts *o, ch
 	int st, rc = run(argv, log, &st);
 	if (rc) {
 		char why[400];
-		ts_last_line(log, why, sizeof(why));
+		tierfs_why(log, why, sizeof(why));
 		snprintf(err, errlen, "%s", why[0] ? why : "tierfs failed to start");
 	} else {
 		a->tierfs_up = true;

@@ -29,8 +29,9 @@ X
 
 "$TIERSIM" disk mount "$img" "$MNT" --tier ssd-cloud --trace "$TMPD/on.trace" >"$TMPD/out" 2>"$TMPD/err" ||
 	fail "mount failed: $(cat "$TMPD/err")"
-grep -q "FUSE round trip .* (measured), loop device hop .* (measured)$" "$TMPD/out" ||
-	fail "the mount's report does not give the hop: $(cat "$TMPD/out")"
+grep -q "FUSE round trip .* (measured), loop device hop .* (measured)$" "$TMPD/err" ||
+	fail "the mount's report does not give the hop: $(cat "$TMPD/err")"
+[ -s "$TMPD/out" ] && fail "disk mount wrote to stdout: $(cat "$TMPD/out")"
 read -r label hop floor mfloor <<<"$(stats loop_hop loop_hop_ns floor_ns model.floor_ns)"
 [ "$label" = measured ] || fail "tierfs's hop is '$label', not measured"
 [ "$mfloor" = $((floor + hop)) ] ||
@@ -52,8 +53,8 @@ esac
 
 "$TIERSIM" disk mount "$img" "$MNT" --tier ssd-cloud --loop-hop=false >"$TMPD/out" 2>"$TMPD/err" ||
 	fail "mount --loop-hop=false failed: $(cat "$TMPD/err")"
-grep -q "loop device hop none (--loop-hop=false)$" "$TMPD/out" ||
-	fail "the mount's report: $(cat "$TMPD/out")"
+grep -q "loop device hop none (--loop-hop=false)$" "$TMPD/err" ||
+	fail "the mount's report: $(cat "$TMPD/err")"
 read -r label hop floor mfloor <<<"$(stats loop_hop loop_hop_ns floor_ns model.floor_ns)"
 [ "$label $hop" = "off 0" ] || fail "--loop-hop=false: tierfs's hop is '$label $hop'"
 [ "$mfloor" = "$floor" ] || fail "--loop-hop=false: the model takes $mfloor ns off, not FUSE's $floor"
