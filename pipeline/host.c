@@ -9,6 +9,9 @@
  * scales the decode's share of the decode + transform cost (what a decode
  * benchmark compares), `transform` the whole of it (what was measured end to
  * end). Raw Datums cost the transform and the parse; no library enters.
+ * A library's factor was measured on one CPU; a host that measured it on
+ * its own (library_factors) uses its own, and so do the hosts carried from
+ * it (the nearest measurement on the from = chain decides, as for a cost).
  */
 #include <lauxlib.h>
 #include <lua.h>
@@ -53,7 +56,7 @@ static const char *const host_keys[] = { "desc", "cpu", "from", "replay_wake_cos
 					 "dlio_loader_start_ns", "dlio_loader_start_ns_per_worker",
 					 "dlio_loader_restart_ns", "dlio_loader_restart_ns_per_worker",
 					 "dlio_worker_gc_ns", "dlio_worker_gc_samples",
-					 "dlio_worker_spread", "vcpus", NULL };
+					 "dlio_worker_spread", "vcpus", "library_factors", NULL };
 static const char *const lib_keys[] = { "desc", "decode", "transform", NULL };
 
 enum { K_HOST, K_LIB };
@@ -66,8 +69,9 @@ static const struct ts_luadata_kind kinds[] = {
 /* The mean ImageNet image (image-net.org: 469 x 387), for images/s. */
 #define MEAN_MPIX (469.0 * 387.0 / 1e6)
 
-/* One workload's DLIO step cost: dlio_workload_step_ns["MODEL/FORMAT"] or
- * ["MODEL"]. */
+/* One entry of a table keyed by name: a workload's DLIO step cost
+ * (dlio_workload_step_ns["MODEL/FORMAT"] or ["MODEL"]), a library's factor
+ * measured on the host (library_factors["LIBRARY"]). */
 struct wstep {
 	char *key;
 	struct ts_host_num n;
@@ -83,6 +87,8 @@ struct host {
 	struct ts_host_num wake_cost;
 	struct wstep *ws;	  /* sorted by key */
 	size_t nws;
+	struct wstep *lf;	  /* library_factors, sorted by key */
+	size_t nlf;
 };
 
 struct lib {
@@ -121,6 +127,11 @@ static void host_clear(struct host *h)
 		num_free(&h->ws[i].n);
 	}
 	free(h->ws);
+	for (size_t i = 0; i < h->nlf; i++) {
+		free(h->lf[i].key);
+		num_free(&h->lf[i].n);
+	}
+	free(h->lf);
 	memset(h, 0, sizeof(*h));
 }
 
@@ -186,53 +197,55 @@ static int wstep_cmp(const void *a, const void *b)
 	return strcmp(((const struct wstep *)a)->key, ((const struct wstep *)b)->key);
 }
 
-/* dlio_workload_step_ns = { ["MODEL/FORMAT"] = NUMBER, ... } of table @t. */
-static int read_wsteps(struct ts_luadata_rd *r, int t, struct host *h)
+/* @field = { [KEY] = { VALUE, LABEL, "source", ... }, ... } of table @t into
+ * *@out (sorted by key); @shape names a key in the error, @what what it is. */
+static int read_keyed(struct ts_luadata_rd *r, int t, const char *field, const char *shape,
+		      const char *what, struct wstep **out, size_t *nout)
 {
 	lua_State *L = r->L;
 	int rc = 0;
-	if (lua_getfield(L, t, "dlio_workload_step_ns") == LUA_TNIL) {
+	if (lua_getfield(L, t, field) == LUA_TNIL) {
 		lua_pop(L, 1);
 		return 0;
 	}
 	if (!lua_istable(L, -1)) {
 		lua_pop(L, 1);
-		return FAIL(r, "dlio_workload_step_ns: expected { [\"MODEL/FORMAT\"] = { VALUE, "
-			       "LABEL, \"source\", ... }, ... }");
+		return FAIL(r, "%s: expected { [%s] = { VALUE, LABEL, \"source\", ... }, ... }", field,
+			    shape);
 	}
 	int tt = lua_gettop(L);
 	lua_pushnil(L);
 	while (!rc && lua_next(L, tt)) {
 		if (lua_type(L, -2) != LUA_TSTRING) {
-			rc = FAIL(r, "dlio_workload_step_ns: a value without a workload's name");
+			rc = FAIL(r, "%s: a value without %s", field, what);
 			break;
 		}
-		char what[160];
-		snprintf(what, sizeof(what), "dlio_workload_step_ns[\"%s\"]", lua_tostring(L, -2));
+		char name[160];
+		snprintf(name, sizeof(name), "%s[\"%s\"]", field, lua_tostring(L, -2));
 		struct ts_luadata_ev ev = { 0 };
-		rc = ts_luadata_get_ev(r->d, &r->decl, -1, what, TS_LUADATA_EV_VALUE, NULL, &ev, r->err,
+		rc = ts_luadata_get_ev(r->d, &r->decl, -1, name, TS_LUADATA_EV_VALUE, NULL, &ev, r->err,
 				       r->errlen);
 		lua_pop(L, 1);
 		if (rc)
 			break;
 		free(ev.fit_case);
-		struct wstep *nw = realloc(h->ws, (h->nws + 1) * sizeof(*nw));
+		struct wstep *nw = realloc(*out, (*nout + 1) * sizeof(*nw));
 		char *key = nw ? strdup(lua_tostring(L, -1)) : NULL;
 		if (nw)
-			h->ws = nw;
+			*out = nw;
 		if (!key) {
 			free(ev.source);
 			rc = -ENOMEM;
 			break;
 		}
-		h->ws[h->nws++] = (struct wstep){
+		(*out)[(*nout)++] = (struct wstep){
 			.key = key,
 			.n = { .set = true, .v = ev.value, .low = ev.lo, .high = ev.hi,
 			       .label = (enum ts_host_label)ev.label, .what = ev.source } };
 	}
 	lua_settop(L, tt - 1);
-	if (!rc && h->nws)
-		qsort(h->ws, h->nws, sizeof(*h->ws), wstep_cmp);
+	if (!rc && *nout)
+		qsort(*out, *nout, sizeof(**out), wstep_cmp);
 	return rc;
 }
 
@@ -246,7 +259,10 @@ static int read_host(struct ts_luadata_rd *r, int t, struct host *h)
 	    (rc = ts_luadata_dup_str(r, t, "from", false, &h->from)) ||
 	    (rc = ts_luadata_dup_str(r, t, "library", false, &h->library)) ||
 	    (rc = get_num(r, t, "speed", &h->speed)) || (rc = get_num(r, t, "vcpus", &h->vcpus)) ||
-	    (rc = read_wsteps(r, t, h)) ||
+	    (rc = read_keyed(r, t, "dlio_workload_step_ns", "\"MODEL/FORMAT\"",
+			     "a workload's name", &h->ws, &h->nws)) ||
+	    (rc = read_keyed(r, t, "library_factors", "\"LIBRARY\"", "a library's name", &h->lf,
+			     &h->nlf)) ||
 	    (rc = get_num(r, t, "replay_wake_cost_ns", &h->wake_cost)))
 		return rc;
 	if (h->vcpus.set && (h->vcpus.low < 1 || h->vcpus.v != (double)(uint64_t)h->vcpus.v ||
@@ -297,6 +313,10 @@ static int read_host(struct ts_luadata_rd *r, int t, struct host *h)
 		return FAIL(r, "missing speed: the per-core speed relative to '%s' (above 0)",
 			    h->from);
 	}
+	for (size_t i = 0; i < h->nlf; i++)
+		if (!(h->lf[i].n.low > 0))
+			return FAIL(r, "library_factors[\"%s\"]: a factor on libjpeg-turbo's cost, "
+				       "above 0", h->lf[i].key);
 	if (h->f[TS_HF_DECODE_SHARE].set && h->f[TS_HF_DECODE_SHARE].high > 1)
 		return FAIL(r, "decode_share is a fraction of the cost, at most 1");
 	if (h->f[TS_HF_DLIO_SPREAD].set &&
@@ -538,6 +558,13 @@ static int field(const struct ts_host_set *s, const struct host *h, int f, enum 
 	return 0;
 }
 
+static const struct ts_host_num *get_libfactor(const struct host *h, const void *arg)
+{
+	struct wstep k = { .key = (char *)arg };
+	const struct wstep *w = h->nlf ? bsearch(&k, h->lf, h->nlf, sizeof(k), wstep_cmp) : NULL;
+	return w ? &w->n : NULL;
+}
+
 /* The names a spec may give: library profiles (@libs), or host profiles,
  * with "this-machine" first where @this is set. */
 static void known(const struct ts_host_set *s, char *buf, size_t n, bool libs, bool this)
@@ -582,10 +609,17 @@ int ts_host_cal(const struct ts_host_set *s, const char *spec, enum ts_host_end 
 		if (rc)
 			return rc;
 	}
-	double mult = l->transform.set
-			      ? pick(&l->transform, end, true)
-			      : v[TS_HF_DECODE_SHARE] * pick(&l->decode, end, true) +
-					(1 - v[TS_HF_DECODE_SHARE]);
+	/* the library's factor, or the one measured on the nearest host of
+	 * @h's chain that measured it (a factor, not a cost: no speed enters) */
+	const struct ts_host_num *own;
+	double div;
+	int rc = along(s, h, get_libfactor, l->name, end, &own, &div, err, errlen);
+	if (rc < 0)
+		return rc;
+	const struct ts_host_num *factor = rc ? own : l->transform.set ? &l->transform : &l->decode;
+	double mult = l->transform.set ? pick(factor, end, true)
+				       : v[TS_HF_DECODE_SHARE] * pick(factor, end, true) +
+						 (1 - v[TS_HF_DECODE_SHARE]);
 	memset(cal, 0, sizeof(*cal));
 	cal->base_ns = v[TS_HF_DECODE_BASE] * mult;
 	cal->ns_per_mpix = v[TS_HF_DECODE_MPIX] * mult;
@@ -916,6 +950,11 @@ int ts_host_print_evidence(FILE *f, const struct ts_host_set *s)
 			char name[160];
 			snprintf(name, sizeof(name), "dlio_workload_step_ns[%s]", h->ws[k].key);
 			rc = ev_line(f, h->name, name, &h->ws[k].n);
+		}
+		for (size_t k = 0; k < h->nlf && !rc; k++) {
+			char name[160];
+			snprintf(name, sizeof(name), "library_factors[%s]", h->lf[k].key);
+			rc = ev_line(f, h->name, name, &h->lf[k].n);
 		}
 	}
 	for (size_t i = 0; i < s->nl && !rc; i++) {

@@ -64,6 +64,13 @@
 -- A host that is not carried may set DLIO's fields only (and vcpus), none of
 -- the decode costs: `tiersim hosts measure` writes such a host,
 -- "this-machine", to its own file (pipeline/host.h, ts_host_this_path).
+--   library_factors   optional: { LIBRARY = N }: a library's factor (of the
+--                     kind the library declares: decode or transform)
+--                     measured on this host's CPU, in place of the
+--                     library's own, which was measured on one CPU and does
+--                     not carry to another (Pillow's: 2.08 on Zen 4, 2.37 on
+--                     the Xeon below); carried by from = (the nearest host
+--                     that measured it decides), never scaled by a speed
 --   vcpus             optional: the machine's vCPUs (not carried by from =);
 --                     DLIO's PyTorch readers and ranks share them in virtual
 --                     time
@@ -102,7 +109,17 @@ host "epyc-zen4" {
   dlio_sample_ns = { 50000, "assumed", "tf.py_function's call into Python and parse_example's setup per sample, not measured here (no TensorFlow on this host); tens of microseconds per eager op call", low = 20000, high = 200000 },
 }
 
--- DLIO 2.0.0's PyTorch path on this build host (2 vCPUs).
+-- DLIO 2.0.0's PyTorch path on this project's build host (2 vCPUs) as it was
+-- until 2026-12-02: the 2-vCPU AMD EPYC Zen 4 VM of epyc-zen4. The VM the
+-- project builds on now booted at 18:52 UTC that day on an Intel Xeon
+-- (xeon-kvm-2vcpu below; its uptime, and a decode calibration at 19:38 that
+-- names the Xeon). So, by the hour of each measurement: the DLIO reader,
+-- step, format and request costs (runs of 2026-12-01 and of 2026-12-02
+-- before 13:00) are the EPYC's; the DataLoader's start (2026-12-02T20:06Z)
+-- is the Xeon's; the replay's wake-up cost (runs of 2026-12-02 whose hour
+-- was not recorded, committed at 20:35) most likely the Xeon's. Each
+-- field's source says which. None of the EPYC's figures is remeasured on
+-- the Xeon here, and none is carried to xeon-kvm-2vcpu.
 -- Per sample, measured inside the real runs: bench/dlio_peer.sh --chrt 10
 -- (2026-12-02, load average 10-40; both sides SCHED_FIFO) traces the real
 -- DLIO and tiersim's real loader reading the same chain through the same
@@ -176,10 +193,10 @@ host "epyc-zen4" {
 -- bench/dlio_torch_cost.py found: the differences, not the figures, are
 -- carried onto the runs' npz line; low and high are that line's.
 host "build-host" {
-  desc = "this project's build host (2 vCPUs) with DLIO 2.0.0's PyTorch npz, jpeg, hdf5 and png readers' own costs",
-  cpu = "AMD EPYC (2 vCPUs), as epyc-zen4",
+  desc = "this project's build host until 2026-12-02 (a 2-vCPU AMD EPYC Zen 4 VM, as epyc-zen4) with DLIO 2.0.0's PyTorch npz, jpeg, hdf5 and png readers' own costs measured on it; its DataLoader start and replay wake cost measured on its successor, the Intel Xeon of xeon-kvm-2vcpu",
+  cpu = "AMD EPYC family 25 model 17 (Zen 4), 2 vCPUs, as epyc-zen4 (the build host until 2026-12-02; today's is xeon-kvm-2vcpu)",
   from = "epyc-zen4",
-  speed = { 1.0, "assumed", "the same machine as epyc-zen4's measurements (this build host)", low = 0.9, high = 1.1 },
+  speed = { 1.0, "assumed", "the same machine as epyc-zen4's measurements (the build host until 2026-12-02 18:52 UTC)", low = 0.9, high = 1.1 },
   -- The replay's wake-up rule (traces/README.md), 2026-12-02: block-mode
   -- recordings of bench/pytorch_replay.sh (TS_FS=ext4, bytes-w2-p2-s40, 5
   -- runs on each of nvme-local, essd-pl0, aws-gp3, ssd-cloud and
@@ -188,22 +205,22 @@ host "build-host" {
   -- each nvme-local run, the gap after it regressed on ln((t + rt) /
   -- (t_nvme + rt)) through the origin; the median of the 20 runs' fits,
   -- low and high their range.
-  replay_wake_cost_ns = { 34000, "measured", "bench/pytorch_replay.sh block-mode recordings, 5 runs on each of five tiers (bytes-w2-p2-s40, load 2-4): the gap after a moved request regressed on ln((t + rt) / (t_nvme + rt)), the median of 20 runs' fits; low and high their range", low = 18000, high = 59000 },
-  dlio_sample_ns = { 1043000, "measured", "bench/dlio_peer.sh --chrt 10 traces, DLIO's readers' CPU less tiersim's on the same chain, 112 KiB and 8 MiB npz: the line's intercept (4 and 6 runs)", low = 675000, high = 1330000 },
-  dlio_sample_ns_per_mib = { 1425000, "measured", "bench/dlio_peer.sh --chrt 10 traces, 112 KiB and 8 MiB npz: the line's slope (4 and 6 runs)", low = 1183000, high = 1664000 },
-  dlio_jpeg_ns_per_mpix = { 3245000, "measured", "bench/dlio_peer.sh --chrt 10 traces, 338 x 338 jpeg, DLIO reading thread less tiersim's on the same chain less the npz line at its size: 5.08 and 5.45 (2026-12-01), 0.81 and 1.64 ms/Mpixel (2026-12-02); the mean; high: bench/dlio_torch_cost.py at 1024 x 1024", low = 810000, high = 12400000 },
-  dlio_hdf5_sample_ns = { 1129000, "measured", "the npz line's 1,043 us + 86 us: HDF5Reader less NPZReader, bench/dlio_format_cost.py (5 rounds, 338 and 2,896 a side)", low = 761000, high = 1416000 },
-  dlio_hdf5_sample_ns_per_mib = { 1070500, "measured", "the npz line's 1,425 us/MiB - 354.5: HDF5Reader less NPZReader, bench/dlio_format_cost.py (same runs)", low = 828500, high = 1309500 },
-  dlio_png_sample_ns = { 579100, "measured", "the npz line's 1,043 us - 463.9 us: ImageReader on png less NPZReader, bench/dlio_format_cost.py (same runs)", low = 211100, high = 866100 },
-  dlio_png_sample_ns_per_mib = { 8979700, "measured", "the npz line's 1,425 us/MiB + 7,554.7: ImageReader on png (Pillow's decode) less NPZReader, bench/dlio_format_cost.py (same runs)", low = 8737700, high = 9218700 },
-  dlio_step_ns = { 7560000, "measured", "bench/dlio_torch_cost.py: unet3d's batch of 7 x 2 MiB, 7,461..7,767 us; resnet50's 400 x 147 KiB, 13,525..14,708 us", low = 7453000, high = 14708000 },
+  replay_wake_cost_ns = { 34000, "measured", "bench/pytorch_replay.sh block-mode recordings, 5 runs on each of five tiers (bytes-w2-p2-s40, load 2-4): the gap after a moved request regressed on ln((t + rt) / (t_nvme + rt)), the median of 20 runs' fits; low and high their range; 2026-12-02, the hour not recorded (committed 20:35 UTC): most likely on the Intel Xeon (xeon-kvm-2vcpu), the build host from 18:52 UTC", low = 18000, high = 59000 },
+  dlio_sample_ns = { 1043000, "measured", "bench/dlio_peer.sh --chrt 10 traces, DLIO's readers' CPU less tiersim's on the same chain, 112 KiB and 8 MiB npz: the line's intercept (4 and 6 runs); on the AMD EPYC (Zen 4)", low = 675000, high = 1330000 },
+  dlio_sample_ns_per_mib = { 1425000, "measured", "bench/dlio_peer.sh --chrt 10 traces, 112 KiB and 8 MiB npz: the line's slope (4 and 6 runs); on the AMD EPYC (Zen 4)", low = 1183000, high = 1664000 },
+  dlio_jpeg_ns_per_mpix = { 3245000, "measured", "bench/dlio_peer.sh --chrt 10 traces, 338 x 338 jpeg, DLIO reading thread less tiersim's on the same chain less the npz line at its size: 5.08 and 5.45 (2026-12-01), 0.81 and 1.64 ms/Mpixel (2026-12-02); the mean; high: bench/dlio_torch_cost.py at 1024 x 1024; on the AMD EPYC (Zen 4)", low = 810000, high = 12400000 },
+  dlio_hdf5_sample_ns = { 1129000, "measured", "the npz line's 1,043 us + 86 us: HDF5Reader less NPZReader, bench/dlio_format_cost.py (5 rounds, 338 and 2,896 a side); on the AMD EPYC (Zen 4)", low = 761000, high = 1416000 },
+  dlio_hdf5_sample_ns_per_mib = { 1070500, "measured", "the npz line's 1,425 us/MiB - 354.5: HDF5Reader less NPZReader, bench/dlio_format_cost.py (same runs); on the AMD EPYC (Zen 4)", low = 828500, high = 1309500 },
+  dlio_png_sample_ns = { 579100, "measured", "the npz line's 1,043 us - 463.9 us: ImageReader on png less NPZReader, bench/dlio_format_cost.py (same runs); on the AMD EPYC (Zen 4)", low = 211100, high = 866100 },
+  dlio_png_sample_ns_per_mib = { 8979700, "measured", "the npz line's 1,425 us/MiB + 7,554.7: ImageReader on png (Pillow's decode) less NPZReader, bench/dlio_format_cost.py (same runs); on the AMD EPYC (Zen 4)", low = 8737700, high = 9218700 },
+  dlio_step_ns = { 7560000, "measured", "bench/dlio_torch_cost.py: unet3d's batch of 7 x 2 MiB, 7,461..7,767 us; resnet50's 400 x 147 KiB, 13,525..14,708 us; on the AMD EPYC (Zen 4)", low = 7453000, high = 14708000 },
   dlio_workload_step_ns = {
-    unet3d = { 3215000, "measured", "bench/dlio_torch_cost.py DATA/u64/train 7 2097152 4 (unet3d's batch of 7 resized to 2 MiB): the training process's main thread per step after the first, 3,130, 3,215, 3,946 us (2026-12-02, load 14-17); the median", low = 3130000, high = 3946000 },
-    resnet50 = { 10664000, "measured", "bench/dlio_torch_cost.py DATA/r50/train 400 150528 8 (resnet50's npz, batch 400 resized to 147 KiB): the main thread per step after the first, 10,680, 10,664, 10,569 us (same runs); the median", low = 10569000, high = 10680000 },
-    ["resnet50/jpeg"] = { 11191000, "measured", "bench/dlio_torch_cost.py DATA/j50/train 400 150528 8 (DLIO's generator's 338 x 338 jpeg): the main thread per step after the first, 13,030, 11,191, 10,718 us (same runs); the median", low = 10718000, high = 13030000 },
+    unet3d = { 3215000, "measured", "bench/dlio_torch_cost.py DATA/u64/train 7 2097152 4 (unet3d's batch of 7 resized to 2 MiB): the training process's main thread per step after the first, 3,130, 3,215, 3,946 us (2026-12-02, load 14-17); the median; on the AMD EPYC (Zen 4)", low = 3130000, high = 3946000 },
+    resnet50 = { 10664000, "measured", "bench/dlio_torch_cost.py DATA/r50/train 400 150528 8 (resnet50's npz, batch 400 resized to 147 KiB): the main thread per step after the first, 10,680, 10,664, 10,569 us (same runs); the median; on the AMD EPYC (Zen 4)", low = 10569000, high = 10680000 },
+    ["resnet50/jpeg"] = { 11191000, "measured", "bench/dlio_torch_cost.py DATA/j50/train 400 150528 8 (DLIO's generator's 338 x 338 jpeg): the main thread per step after the first, 13,030, 11,191, 10,718 us (same runs); the median; on the AMD EPYC (Zen 4)", low = 10718000, high = 13030000 },
   },
-  dlio_request_ns = { 30300, "measured", "tiersim dlio real without a host through tierfs (essd-pl1, mem=0), /usr/bin/time of tiersim with its daemon, 3 epochs less 1, per sample: 112 KiB npz (21 requests, 0.133 MiB read) 817 and 652 us, 8 MiB npz (83, 8.02 MiB) 7,222 and 9,683 us; the line through the means (jpeg's 9 requests, 0.069 MiB: 302 and 285 us, the line 324)", low = 27100, high = 33500 },
-  dlio_request_ns_per_mib = { 740000, "measured", "the same runs: the line's slope (through the lows 620, the highs 861 us/MiB)", low = 619500, high = 860700 },
+  dlio_request_ns = { 30300, "measured", "tiersim dlio real without a host through tierfs (essd-pl1, mem=0), /usr/bin/time of tiersim with its daemon, 3 epochs less 1, per sample: 112 KiB npz (21 requests, 0.133 MiB read) 817 and 652 us, 8 MiB npz (83, 8.02 MiB) 7,222 and 9,683 us; the line through the means (jpeg's 9 requests, 0.069 MiB: 302 and 285 us, the line 324); on the AMD EPYC (Zen 4)", low = 27100, high = 33500 },
+  dlio_request_ns_per_mib = { 740000, "measured", "the same runs: the line's slope (through the lows 620, the highs 861 us/MiB); on the AMD EPYC (Zen 4)", low = 619500, high = 860700 },
   -- The DataLoader's start (dlio_loader_*): DLIO 2.0.0 builds its
   -- DataLoader once, with persistent workers, and each epoch's loop calls
   -- iter() inside the epoch's timing: the first forks read_threads workers,
@@ -214,11 +231,11 @@ host "build-host" {
   -- resumed). Under load the forks take much longer (1.4-1.5 s for 8
   -- workers at load average 14-20 in a probe the same day, with other
   -- jobs running beside it), as every other figure here does.
-  dlio_loader_start_ns = { 7767498, "measured", "tiersim hosts measure --venv DLIO_VENV --tier ssd-cloud --repeats 3 (2026-12-02T20:06Z, load average 1.6-3.1, no other job running): the first epoch's start (workers forked), the line's intercept", low = 3621144, high = 8816577 },
-  dlio_loader_start_ns_per_worker = { 14868598, "measured", "the same: its slope, per worker", low = 12046279, high = 15302109 },
-  dlio_loader_restart_ns = { 1152199, "measured", "the same: a later epoch's start (workers resumed), the line's intercept", low = 217309, high = 1824107 },
-  dlio_loader_restart_ns_per_worker = { 1596475, "measured", "the same: its slope, per worker", low = 1305121, high = 1687410 },
-  vcpus = { 2, "measured", "nproc and /proc/cpuinfo on this build host: 2 processors" },
+  dlio_loader_start_ns = { 7767498, "measured", "tiersim hosts measure --venv DLIO_VENV --tier ssd-cloud --repeats 3 (2026-12-02T20:06Z, load average 1.6-3.1, no other job running): the first epoch's start (workers forked), the line's intercept; on the Intel Xeon (xeon-kvm-2vcpu)", low = 3621144, high = 8816577 },
+  dlio_loader_start_ns_per_worker = { 14868598, "measured", "the same: its slope, per worker; on the Intel Xeon (xeon-kvm-2vcpu)", low = 12046279, high = 15302109 },
+  dlio_loader_restart_ns = { 1152199, "measured", "the same: a later epoch's start (workers resumed), the line's intercept; on the Intel Xeon (xeon-kvm-2vcpu)", low = 217309, high = 1824107 },
+  dlio_loader_restart_ns_per_worker = { 1596475, "measured", "the same: its slope, per worker; on the Intel Xeon (xeon-kvm-2vcpu)", low = 1305121, high = 1687410 },
+  vcpus = { 2, "measured", "nproc and /proc/cpuinfo on this build host: 2 processors; the Xeon that replaced it has 2 as well" },
 }
 
 -- ---------------------------------------------------------------------------
@@ -263,14 +280,29 @@ host "xeon-emr" {
 --        and 1,446,596 + 10,362,309)
 --   epyc-zen4's 9,477,948 ns/Mpixel at 0.215 Mpixel: 2.036 ms, so 0.601 and
 --   0.554 of this host's; the value is the mean images/s's (283.6: 3.526 ms).
--- Pillow's factor (library "pillow") is the Zen 4 host's, carried. What
--- checks this host, never fits it: the loader-pytorch-pillow-* cases, a
--- real PyTorch DataLoader with Pillow on it (bench/pillow_loader.py).
+-- Pillow's factor on it (library_factors.pillow), not the Zen 4 host's: the
+-- same transform in Python (bench/pillow_cost.py) against tiersim's C path
+-- (tiersim calibrate decode) on the same 2,000 images (imagenet-jpeg
+-- --count 2000, seed 1, mean 0.188 Mpixel), alternated, thread CPU time:
+--   /work/wt/q cpu fit.sh: 3 rounds of
+--     tiersim calibrate decode --dir SET/train --count 2000 --seconds 5
+--     /usr/bin/python3 bench/pillow_cost.py SET/train 8
+--   (2026-12-03 14:28-14:43 UTC, load average 16.6 before, 20.7 at most,
+--   16.6 after, others' builds and tests beside it)
+--     -> C path 3,629,326 / 3,220,359 / 2,864,514 ns a image, Pillow
+--        8,167,370 / 7,625,435 / 8,218,699: 2.250 / 2.368 / 2.869
+-- The value is the median round, low and high the others. This fits the
+-- factor; what checks it, and this host, never fits it: the
+-- loader-pytorch-pillow-* cases, a real PyTorch DataLoader with Pillow on
+-- it (bench/pillow_loader.py, another tool and run).
 host "xeon-kvm-2vcpu" {
   desc = "the build host on 2026-12-03: a 2-vCPU KVM guest on an Intel Xeon (family 6 model 167, 2.0 GHz)",
   cpu = "Intel Xeon (KVM guest; family 6 model 167, 2.0 GHz), 2 vCPUs",
   from = "epyc-zen4",
   speed = { 0.577, "measured", "tiersim calibrate decode --dir SET/train --count 200 --seconds 5 on it (2,000-image imagenet-jpeg set), twice: 295 and 272 images/s/core at 0.215 Mpixel against epyc-zen4's 9,477,948 ns/Mpixel there (2.036 ms)", low = 0.554, high = 0.601 },
+  library_factors = {
+    pillow = { 2.368, "measured", "bench/pillow_cost.py against tiersim calibrate decode on the same 2,000 imagenet-jpeg images on this Xeon, 3 alternated rounds (2026-12-03, thread CPU time, load 16.6-20.7): 2.250, 2.368, 2.869; the median", low = 2.250, high = 2.869 },
+  },
   vcpus = { 2, "measured", "nproc and lscpu on it: 2 cores, 1 thread each" },
 }
 
@@ -368,14 +400,17 @@ library "libjpeg-ijg" {
   decode = { 2.85, "spec", "libjpeg-turbo.org/About/Performance: libjpeg-turbo is between 1.8x and 4.5x as fast as libjpeg v6b for non-grayscale compression and decompression; geometric middle; v9 assumed as fast as v6b", low = 1.8, high = 4.5 },
 }
 -- Pillow (python3-pil 9.4.0, Debian's build on libjpeg-turbo): the whole
--- transform as a PyTorch ImageFolder loader does it, measured here on the
--- same 200 images as the calibration above:
+-- transform as a PyTorch ImageFolder loader does it, measured on the Zen 4
+-- host of epyc-zen4 (2026-12-01) on the same 200 images as its calibration:
 --   /usr/bin/python3 bench/pillow_cost.py SET/train 5
 --     -> 287 images/s/core (3,479,031 ns/image) vs 598 for tiersim's C path.
 -- The published decode-only ratio (imread_benchmark, EPYC 9B14: simplejpeg
 -- 690 vs pillow 537 = 1.28) checks that most of the gap is the Python-side
--- resize, crop and numpy normalize, not the decode.
+-- resize, crop and numpy normalize, not the decode. The factor is the Zen
+-- 4's and does not carry to another CPU: a host that measured its own sets
+-- library_factors (xeon-kvm-2vcpu: 2.37), which this one stands in for
+-- everywhere else.
 library "pillow" {
-  desc = "Pillow (python3-pil) + numpy normalize, torchvision's transform",
-  transform = { 2.084, "measured", "bench/pillow_cost.py vs tiersim calibrate decode on the same 200 images: 598 / 287 images/s/core" },
+  desc = "Pillow (python3-pil) + numpy normalize, torchvision's transform; factor measured on the Zen 4 (epyc-zen4)",
+  transform = { 2.084, "measured", "bench/pillow_cost.py vs tiersim calibrate decode on the same 200 images, on the AMD EPYC Zen 4 of epyc-zen4 (2026-12-01): 598 / 287 images/s/core" },
 }

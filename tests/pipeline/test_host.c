@@ -3,7 +3,9 @@
  * library come to (carried along a from = chain, a library's factor on the
  * decode's share or on the whole, the fast and slow ends of every range),
  * an unknown host or library listing the known ones, and a bad profile
- * refused naming its file, line and field. One table of bad files. DLIO's
+ * refused naming its file, line and field. One table of bad files. A
+ * library's factor measured on a host (library_factors) in place of the
+ * library's own, carried along from =. DLIO's
  * per-workload step costs and a machine's vCPUs. The
  * built-in pipeline/hosts.lua loads and every host in it resolves.
  */
@@ -43,6 +45,10 @@ static const char good[] =
 	"  speed = { 0.5, \"assumed\", \"why\", low = 0.25, high = 1 } }\n"
 	"host \"c\" { cpu = \"C\", from = \"b\", speed = { 2, \"spec\", \"table\" },\n"
 	"  library = \"slow\" }\n"
+	"host \"d\" { cpu = \"D\", from = \"a\", speed = { 1, \"spec\", \"t\" },\n"
+	"  library_factors = { whole = { 3, \"measured\", \"w\", low = 2, high = 4 },\n"
+	"                      slow = { 2, \"measured\", \"s\" } } }\n"
+	"host \"e\" { cpu = \"E\", from = \"d\", speed = { 0.5, \"spec\", \"t\" } }\n"
 	"library \"libjpeg-turbo\" { decode = { 1, \"measured\", \"m\" } }\n"
 	"library \"slow\" { decode = { 3, \"spec\", \"t\", low = 2, high = 4 } }\n"
 	"library \"whole\" { transform = { 1.5, \"measured\", \"m\" } }\n";
@@ -77,6 +83,23 @@ static void costs(void)
 	CHECK(strstr(c.cpu, "fast end") != NULL);
 	CHECK(ts_host_cal(s, "b/slow", TS_HOST_SLOW, &c, err, sizeof(err)) == 0);
 	CHECK(c.base_ns == 4000 * 2.5 && c.put_ns == 800 * 4);
+	/* A host's own factor for a library replaces the library's, of the
+	 * library's kind (whole: 3 on all; slow: the decode share 0.5 at 2),
+	 * at its own ends, and the hosts carried from it take it (the speed
+	 * scales the costs, never the factor); a library it did not measure
+	 * keeps the library's factor. */
+	CHECK(ts_host_cal(s, "d/whole", TS_HOST_NOMINAL, &c, err, sizeof(err)) == 0);
+	CHECK(c.base_ns == 3000 && c.ns_per_mpix == 6e6 && c.xform_ns == 320);
+	CHECK(ts_host_cal(s, "d/slow", TS_HOST_NOMINAL, &c, err, sizeof(err)) == 0);
+	CHECK(c.base_ns == 1500);
+	CHECK(ts_host_cal(s, "d/whole", TS_HOST_FAST, &c, err, sizeof(err)) == 0);
+	CHECK(c.base_ns == 2000);
+	CHECK(ts_host_cal(s, "d/whole", TS_HOST_SLOW, &c, err, sizeof(err)) == 0);
+	CHECK(c.base_ns == 4000);
+	CHECK(ts_host_cal(s, "e/whole", TS_HOST_NOMINAL, &c, err, sizeof(err)) == 0);
+	CHECK(c.base_ns == 6000 && c.xform_ns == 640);
+	CHECK(ts_host_cal(s, "a/whole", TS_HOST_NOMINAL, &c, err, sizeof(err)) == 0);
+	CHECK(c.base_ns == 1500);
 	/* Unknown names list the known ones. */
 	CHECK(ts_host_cal(s, "nope", TS_HOST_NOMINAL, &c, err, sizeof(err)) == -ENOENT);
 	CHECK(strstr(err, "'nope'") && strstr(err, TS_HOST_THIS) && strstr(err, "xeon-e5-2682v4") &&
@@ -91,8 +114,19 @@ static void costs(void)
 	CHECK(x.xform_ns > z.xform_ns && x.ns_per_mpix > z.ns_per_mpix && x.put_ns > z.put_ns);
 	FILE *devnull = fopen("/dev/null", "w");
 	CHECK(ts_host_print_table(devnull, s) == 0);
-	CHECK(ts_host_print_evidence(devnull, s) == 0);
 	fclose(devnull);
+	/* the evidence lists a host's own factors, with their ranges */
+	FILE *f = tmpfile();
+	CHECK(f && ts_host_print_evidence(f, s) == 0);
+	char line[1024];
+	int seen = 0;
+	rewind(f);
+	while (f && fgets(line, sizeof(line), f))
+		seen += !strncmp(line, "d ", 2) && strstr(line, "library_factors[whole]") &&
+			strstr(line, "[2..4]");
+	CHECK(seen == 1);
+	if (f)
+		fclose(f);
 	ts_host_set_free(s);
 
 	CHECK(!ts_host_is_profile("") && !ts_host_is_profile(NULL) &&
@@ -308,6 +342,18 @@ static const struct {
 	{ "host \"h\" { cpu = \"H\",\n"
 	  "  dlio_worker_spread = { 0.5, \"measured\", \"m\", low = 0.1, high = 1 } }\n",
 	  "dlio_worker_spread is a share of a batch's time, from 0 to under 1", 1 },
+	{ "host \"h\" { cpu = \"H\", from = \"epyc-zen4\", speed = { 1, \"spec\", \"t\" },\n"
+	  "  library_factors = { pillow = { 0, \"measured\", \"m\" } } }\n",
+	  "library_factors[\"pillow\"]: a factor on libjpeg-turbo's cost, above 0", 1 },
+	{ "host \"h\" { cpu = \"H\", from = \"epyc-zen4\", speed = { 1, \"spec\", \"t\" },\n"
+	  "  library_factors = 2 }\n",
+	  "library_factors: expected", 1 },
+	{ "host \"h\" { cpu = \"H\", from = \"epyc-zen4\", speed = { 1, \"spec\", \"t\" },\n"
+	  "  library_factors = { { 2, \"spec\", \"t\" } } }\n",
+	  "library_factors: a value without a library's name", 1 },
+	{ "host \"h\" { cpu = \"H\", from = \"epyc-zen4\", speed = { 1, \"spec\", \"t\" },\n"
+	  "  library_factors = { pillow = { 2, \"assumed\", \"why\" } } }\n",
+	  "needs low = and high =", 1 },
 	{ "library \"l\" { desc = \"both\", decode = { 2, \"spec\", \"t\" },\n"
 	  "  transform = { 2, \"spec\", \"t\" } }\n",
 	  "set one of decode", 1 },
