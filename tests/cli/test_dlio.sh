@@ -332,6 +332,36 @@ for t in readers:
 ' $cost || fail "npz --host: a reader spent less CPU per sample than the host profile charges"
 grep -q "Mpixel" "$work/err" && fail "npz --host: a jpeg decode charged to npz samples"
 
+# The workers' first full collection (dlio_worker_gc_*) is charged to npz's
+# reader alone, where DLIO's runs found it: with it an npz run's workers pay
+# 200 ms with their third sample, and a jpeg run is the same to the digit
+# with it as without it.
+sed 's/ }$/, dlio_worker_gc_ns = { 200000000, "measured", "t" }, dlio_worker_gc_samples = { 3, "measured", "t" } }/' \
+	"$work/nocores.lua" >"$work/gc.lua"
+grep -q dlio_worker_gc_samples "$work/gc.lua" || fail "no collection in $work/gc.lua"
+for f in npz jpeg; do
+	kw=${npzw/format=npz/format=$f}
+	for h in nocores gc; do
+		# shellcheck disable=SC2086
+		TIERSIM_HOST_FILE=$work/$h.lua "$tiersim" dlio resnet50_h100 $kw --tier unlimited --virtual \
+			--host this-machine --json "$work/$f-$h.json" >/dev/null 2>"$work/$f-$h.err" ||
+			fail "$f virtual run, $h: $(cat "$work/$f-$h.err")"
+	done
+done
+grep -q "each worker's first full collection, 200.0 ms of its CPU with its sample 3 " "$work/npz-gc.err" ||
+	fail "npz: the collection not said: $(cat "$work/npz-gc.err")"
+grep -q "first full collection not charged: found with npz's reader, not jpeg's" "$work/jpeg-gc.err" ||
+	fail "jpeg: the collection's absence not said: $(cat "$work/jpeg-gc.err")"
+grep -q "collection" "$work/npz-nocores.err" && fail "npz: a collection said without one in the profile"
+/usr/bin/python3 - "$work" <<'PY' || fail "the collection not charged to npz alone"
+import json, sys
+r = {k: json.load(open("%s/%s.json" % (sys.argv[1], k)))["runs"][0]
+     for k in ("npz-nocores", "npz-gc", "jpeg-nocores", "jpeg-gc")}
+assert r["npz-gc"]["samples_per_s"] < 0.9 * r["npz-nocores"]["samples_per_s"], r
+for m in ("au", "samples_per_s", "read_requests", "read_bytes"):
+    assert r["jpeg-gc"][m] == r["jpeg-nocores"][m], (m, r)
+PY
+
 # jpeg (DLIO's ImageReader under its PyTorch loader): the real loader's
 # requests through the mount are the chain virtual time charges, request
 # for request (opens and reads alike); the files are JPEGs of the side
