@@ -5,16 +5,24 @@
 # /train/img_10_of_64.hdf5) was read, by the thread that read it, from the
 # getattrs of the path's folders before its first request to its close;
 # each run of folder getattrs is one "walk".
-# Usage: dlio_run_chain.py TRACE.txt FILE BACKING_FILE FORMAT DATA_OFFSET DATA_BYTES
-#   (the header's member is 0; DATA_*: where the sample's bytes lie)
+# Usage: dlio_run_chain.py TRACE.txt FILE BACKING_FILE FORMAT DATA_OFFSET DATA_BYTES [MEMBER]
+#   (DATA_*: where the sample's bytes lie; MEMBER: the header's member, where
+#   an npz file's x.npy begins, 0 when not given)
 # tests/workloads/chains/run_hdf5_338.txt: DLIO 2.0.0 (dlio_benchmark,
 # resnet50_h100 overridden to PyTorch, hdf5, 64 files of one 338 x 338
 # record from DLIO's generator, batch 8, 2 read threads, 2 epochs) on a
 # tierfs mount (ssd-cloud, mem=0), FILE /train/img_10_of_64.hdf5.
+# tests/workloads/chains/noflush_run_npz_338.txt: the same with npz (64
+# files of DLIO's generator, record_length 114660: one 338 x 338 array,
+# computation_time 0.01), through a tierfs of 2026-12-03 mounted
+# tier=ssd-cloud,mem=0,attr_timeout=0 (the getattrs all reach the daemon; a
+# read-only file is closed without a flush), FILE /train/img_10_of_64.npz,
+# MEMBER 55, DATA 183 114244; /train/img_40_ and img_63_ cut the same.
 import os
 import sys
 
 txt, name, backing, fmt, off, ln = sys.argv[1:7]
+member = sys.argv[7] if len(sys.argv) > 7 else "0"
 paths, ios = {}, []
 for line in open(txt):
     w = line.split()
@@ -34,9 +42,12 @@ th = [r for r in ios if r[5] == first[5]]  # the reading thread's requests
 a = th.index(first)
 while a and th[a - 1][2] in dirs and th[a - 1][1] == "getattr":
     a -= 1
-b = next(i for i in range(a, len(th)) if th[i][2] == fid and th[i][1] == "flush")
-close = next(r for r in ios if r[2] == fid and r[1] == "close" and r[0] >= th[b][0])
-print("# %s %d 0 %s %s" % (fmt, os.path.getsize(backing), off, ln))
+close = next(r for r in ios if r[2] == fid and r[1] == "close" and r[0] >= first[0])
+# to its flush, or, where the kernel closes it without one (tierfs's
+# FOPEN_NOFLUSH for a read-only file), to the thread's last request to it
+flush = [i for i in range(a, len(th)) if th[i][2] == fid and th[i][1] == "flush" and th[i][0] <= close[0]]
+b = flush[0] if flush else max(i for i in range(a, len(th)) if th[i][2] == fid and th[i][0] <= close[0])
+print("# %s %d %s %s %s" % (fmt, os.path.getsize(backing), member, off, ln))
 prev = None
 for s, op, f, o, n, t in th[a:b + 1] + [close]:
     if f == fid:

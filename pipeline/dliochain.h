@@ -41,6 +41,19 @@
  * list the walk as "walk", the getattrs of the mount's root that the
  * reading thread made (the files lie there); the trace of a DLIO run shows
  * one getattr per folder of the path (data_folder and train/).
+ *
+ * These are the requests with every getattr reaching the daemon, as
+ * tierfs mounted before 2026-12-03 (attr_timeout=0) and with -o
+ * attr_timeout=0 now. A fresh DLIO run through today's tierfs with
+ * attr_timeout=0 makes the npz chain request for request, getattrs and
+ * walk included, but for the flush: tierfs closes a read-only file without
+ * one (FOPEN_NOFLUSH; noflush_run_npz_338.txt). With tierfs's default 1 s
+ * attribute cache the kernel answers most getattrs: an npz sample reaches
+ * the daemon as a getattr (the lookup), the open, the first read, one
+ * getattr, the other 10 reads and the close (workloads/DLIO.md). Neither
+ * moves the tier's time (getattr and flush are free); the host's CPU per
+ * request (dlio_request_ns) is fitted by hosts measure over this model's
+ * count and charged over it, so an npz sample's CPU is the measured one.
  */
 #ifndef TS_PIPE_DLIOCHAIN_H
 #define TS_PIPE_DLIOCHAIN_H

@@ -3,7 +3,10 @@
  * (bench/dlio_chains.sh wrote tests/workloads/chains/, one file a sample,
  * read by DLIO 2.0.0's own reader classes; tiersim_*.txt are tiersim's own
  * hdf5 and png files; run_hdf5_338.txt is one sample out of the trace of a
- * whole DLIO run, bench/dlio_run_chain.py): the same operations, offsets
+ * whole DLIO run, bench/dlio_run_chain.py, and noflush_run_npz_338.txt
+ * one npz sample out of another, measured through today's tierfs with
+ * attr_timeout=0, which sends no flush): the same operations, getattrs and
+ * walks included, offsets
  * and lengths in the same order, request for request; and where the loader takes each sample to
  * lie: hdf5's records (hdf5_338_3.txt: the middle of 3 records) and npz's
  * x member and array, which np.savez's files (npz_*.txt) and tiersim's
@@ -52,14 +55,30 @@ static void check_file(const char *dir, const char *name)
 		CHECK_EQ_U64(cf.data_off, at);
 		CHECK_EQ_U64(cf.data_len, len);
 	}
-	/* keep_*: a sample read first by a reader that keeps its files open
-	 * (reader.read_type given); held_*: one read after it from the file
-	 * the reader holds (bench/dlio_held_chains.sh) */
-	bool keep = !strncmp(name, "keep_", 5), held = !strncmp(name, "held_", 5);
+	/* noflush_*: measured through a tierfs that closes a read-only file
+	 * without a FUSE_FLUSH (FOPEN_NOFLUSH, fs/passthrough.c): the same
+	 * chain, every getattr and the walk included, without the model's
+	 * flush; keep_*: a sample read first by a reader that keeps its files
+	 * open (reader.read_type given); held_*: one read after it from the
+	 * file the reader holds (bench/dlio_held_chains.sh) */
+	bool noflush = !strncmp(name, "noflush_", 8);
+	const char *kind = noflush ? name + 8 : name;
+	bool keep = !strncmp(kind, "keep_", 5), held = !strncmp(kind, "held_", 5);
 	static struct ts_chain_req got[MAX_REQ];
 	size_t n = keep || held ? ts_chain_build_kept(cfmt, &cf, held, got, MAX_REQ)
 				: ts_chain_build(cfmt, &cf, got, MAX_REQ);
 	CHECK(n <= MAX_REQ);
+	if (noflush && n <= MAX_REQ) {
+		size_t k = 0, flushes = 0;
+		for (size_t j = 0; j < n; j++) {
+			if (got[j].op == TS_CHAIN_FLUSH)
+				flushes++;
+			else
+				got[k++] = got[j];
+		}
+		CHECK(flushes == 1); /* the model flushes once, at the close */
+		n = k;
+	}
 	/* Where the kernel cuts a held hdf5 record depends on where numpy's
 	 * allocator put the array (1,664, 1,824 and 2,656 bytes into a page in
 	 * three runs): there the pieces follow one another from the record's
