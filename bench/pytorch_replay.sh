@@ -30,7 +30,7 @@
 # runs of one tier otherwise differ by up to 2x; bench/rt_job.sh raises the
 # loop device's worker and tierfs above it), TS_KEEP=1 keeps the traces,
 # TS_BAND (parts for each wake-rule replay's one-recording band,
-# tiersim replay --band; default 4, 0: none).
+# tiersim replay --band; default 10, 0: none).
 # Block mode (a wake file): a table per recording follows, its own deviation
 # from its tier's median, each tier's error and the error less that
 # deviation, and per source the median prediction over its recordings with
@@ -78,7 +78,7 @@ CONFIGS=(
 	"bytes-w3-p2-b16-s15 bytes 3 2 16 0.015"
 )
 want=${TS_CONFIGS:-}
-BAND=${TS_BAND-4}
+BAND=${TS_BAND-10}
 [ "$BAND" != 0 ] || BAND=
 
 ns() { jq -r ".results[$2].total_ns" "$1"; }

@@ -68,10 +68,10 @@ static const struct ts_opt replay_opts[] = {
 	  "more tiers, added to the built-in ones", "FILE" },
 	{ "speed", TS_OPT_DOUBLE, RA(speed), "1", 0, 0, "", "divide think times by X (> 0)" },
 	{ "band", TS_OPT_U64, RA(band), "0", 0, TS_REPLAY_BAND_MAX, "",
-	  "with --virtual: each tier's prediction also at the recording's fastest and slowest "
-	  "pace, measured over N parts of its requests (N parts of as many requests; each "
-	  "part's time per request against the whole span's): the band one recording's own "
-	  "deviation gives (traces/README.md)",
+	  "with --virtual: each tier's prediction also as a band from the recording's own "
+	  "deviation: the intervals between its requests cut into N parts (4-64), the inner "
+	  "N - 2 taken as batches of one steady job, every gap scaled by the 95% interval "
+	  "of their mean pace (traces/README.md)",
 	  "N" },
 	{ "no_think", TS_OPT_BOOL, RA(no_think), "false", 0, 0, "",
 	  "drop think times (as fast as possible)" },
@@ -146,10 +146,10 @@ static int replay_args(struct replay_args *o, struct ts_replay_cfg *cfg, int arg
 	if (o->kernel_fs && (o->target || !o->virtual_time))
 		return ts_cmdline_error(cl, "--kernel-fs predicts in virtual time only (--virtual, "
 					    "not --target)");
-	if (o->band == 1)
-		return ts_cmdline_error(cl, "--band 1: give 2 to %d parts (one part has nothing "
-					    "to compare)",
-					TS_REPLAY_BAND_MAX);
+	if (o->band && o->band < 4)
+		return ts_cmdline_error(cl, "--band %" PRIu64 ": give 4 to %d parts (the first and "
+					    "the last are left out, and the band needs 2 more)",
+					o->band, TS_REPLAY_BAND_MAX);
 	if (o->band && (o->target || !o->virtual_time))
 		return ts_cmdline_error(cl, "--band %" PRIu64 ": the band is predicted in virtual "
 					    "time only (--virtual, not --target)",
@@ -289,19 +289,16 @@ static int replay_one(const struct replay_args *o, const struct ts_replay_cfg *c
 	snprintf(tier, tierlen, "%s", rs.t.hdr.tier[0] ? rs.t.hdr.tier : "a plain directory");
 	if (replay_all(o, &rs, res, &nres))
 		goto out;
-	double pace[TS_REPLAY_BAND_MAX], lo = 0, hi = 0;
+	struct ts_replay_band band;
 	unsigned parts = (unsigned)o->band;
 	if (parts) {
-		if (ts_replay_band_pace(&rs.t, rs.cfg.wakes, parts, pace, err, sizeof(err))) {
+		if (ts_replay_band_pace(&rs.t, rs.cfg.wakes, parts, &band, err, sizeof(err))) {
 			fprintf(stderr, "tiersim replay: %s: %s\n", file, err);
 			goto out;
 		}
-		lo = hi = pace[0];
-		for (unsigned k = 1; k < parts; k++)
-			lo = TS_MIN(lo, pace[k]), hi = TS_MAX(hi, pace[k]);
 		for (size_t i = 0; i < o->tiers.n; i++)
-			if (ts_replay_predict_band(&rs, o->tiers.v[i], lo, hi, &res[i + 1], err,
-						   sizeof(err))) {
+			if (ts_replay_predict_band(&rs, o->tiers.v[i], band.low, band.high,
+						   &res[i + 1], err, sizeof(err))) {
 				fprintf(stderr, "tiersim replay: %s: %s\n", o->tiers.v[i], err);
 				goto out;
 			}
@@ -313,12 +310,13 @@ static int replay_one(const struct replay_args *o, const struct ts_replay_cfg *c
 				       ts_replay_json(res, nres));
 		json_t *pj = parts ? json_array() : NULL;
 		for (unsigned k = 0; pj && k < parts; k++)
-			json_array_append_new(pj, json_real(pace[k]));
+			json_array_append_new(pj, json_real(band.pace[k]));
 		if (o1 && parts)
 			json_object_set_new(o1, "band",
-					    json_pack("{sI so sf sf}", "parts", (json_int_t)parts,
-						      "pace", pj ? pj : json_null(), "low", lo,
-						      "high", hi));
+					    json_pack("{sI so sf sf sf sf sf}", "parts",
+						      (json_int_t)parts, "pace", pj ? pj : json_null(),
+						      "mean", band.mean, "sd", band.sd, "half",
+						      band.half, "low", band.low, "high", band.high));
 		if (!o1) {
 			fprintf(stderr, "tiersim replay: out of memory\n");
 			goto out;
@@ -337,14 +335,16 @@ static int replay_one(const struct replay_args *o, const struct ts_replay_cfg *c
 	} else {
 		ts_replay_print_run(stdout, file, &rs, overridden(o), res, nres);
 		if (parts) {
-			printf("\nband: the recording's pace over %u parts of its requests (each "
-			       "part's time per request against the whole span's):",
+			printf("\nband: the recording's pace over %u parts of the intervals between "
+			       "its requests (each part's mean interval against the whole's):",
 			       parts);
 			for (unsigned k = 0; k < parts; k++)
-				printf(" %.3f", pace[k]);
-			printf("\nband low / high: each tier predicted with every recorded gap %.3f / "
-			       "%.3f times as long (the run at its fastest / slowest part's pace)\n",
-			       lo, hi);
+				printf(" %.3f", band.pace[k]);
+			printf("\nthe inner %u (the first and last hold the job's start and end): "
+			       "mean %.3f, sd %.3f; the mean's 95%% interval +-%.1f%%\n"
+			       "band low / high: each tier predicted with every recorded gap %.3f / "
+			       "%.3f times as long\n",
+			       parts - 2, band.mean, band.sd, 100 * band.half, band.low, band.high);
 		}
 	}
 	rc = 0;

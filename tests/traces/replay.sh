@@ -536,48 +536,56 @@ refused "several with --target" "virtual time only" \
 	"$B" replay "$T/g1000.trace" "$T/g3000.trace" --target "$T"
 refused "several with one --wakes" "its own FILE.wakes" \
 	"$B" replay "$T/g1000.trace" "$T/g3000.trace" --virtual --tier unlimited --wakes "$T/w"
-# one recording's band (--band N): one thread reads 8 times, each read
-# served at once, the gaps 1 us four times, then 2 us three times; the
-# span is 10 us, 1.25 us a request. In 4 parts of 2 requests each part
-# runs 2 us, 2 us, 4 us and 2 us (to the last completion): paces 0.8,
-# 0.8, 1.6, 0.8. On a tier with no latency the prediction is the gaps,
-# 10 us, and its band the gaps 0.8 and 1.6 times as long: 8 and 16 us,
-# as --speed 1.25 and 0.625 give them.
+# one recording's band (--band N): one thread reads 11 times, each read
+# served at once; the 10 intervals between them are 6, 6, 3, 3, 4, 4, 5,
+# 5, 2, 2 us, 4 us on average. In 5 parts of 2 intervals the paces are
+# 1.5, 0.75, 1, 1.25, 0.5; the inner three (the first and last are the
+# job's start and end) have mean 1 and sd 0.25, so the mean's 95% interval
+# is +-t(0.975, 2 df) 4.303 * 0.25 / sqrt(3) = +-62.1%. On a tier with no
+# latency the prediction is the gaps, 40 us, and its band the gaps that
+# much shorter and longer (each gap's scaling rounds down to the ns).
 mktrace band <<'X'
 header version=1
 path 1 "/f"
 0 0 read 1 0 4096 4096 2 65536 0 0
-1000 1000 read 1 4096 4096 4096 2 65536 0 0
-2000 2000 read 1 8192 4096 4096 2 65536 0 0
-3000 3000 read 1 12288 4096 4096 2 65536 0 0
-4000 4000 read 1 16384 4096 4096 2 65536 0 0
-6000 6000 read 1 20480 4096 4096 2 65536 0 0
-8000 8000 read 1 24576 4096 4096 2 65536 0 0
-10000 10000 read 1 28672 4096 4096 2 65536 0 0
-end drops=0 records=8 t=10000
+6000 6000 read 1 4096 4096 4096 2 65536 0 0
+12000 12000 read 1 8192 4096 4096 2 65536 0 0
+15000 15000 read 1 12288 4096 4096 2 65536 0 0
+18000 18000 read 1 16384 4096 4096 2 65536 0 0
+22000 22000 read 1 20480 4096 4096 2 65536 0 0
+26000 26000 read 1 24576 4096 4096 2 65536 0 0
+31000 31000 read 1 28672 4096 4096 2 65536 0 0
+36000 36000 read 1 32768 4096 4096 2 65536 0 0
+38000 38000 read 1 36864 4096 4096 2 65536 0 0
+40000 40000 read 1 40960 4096 4096 2 65536 0 0
+end drops=0 records=11 t=40000
 X
-"$B" replay "$T/band.trace" --virtual --tier unlimited --tier ssd-cloud --band 4 --json \
+"$B" replay "$T/band.trace" --virtual --tier unlimited --tier ssd-cloud --band 5 --json \
 	> "$T/band.json" 2> /dev/null
-check "band: the parts' pace" test "$(jq -c '.band.pace' "$T/band.json")" = "[0.8,0.8,1.6,0.8]"
-check "band: lowest and highest" test "$(jq -c '[.band.low, .band.high]' "$T/band.json")" = "[0.8,1.6]"
-check "band: the prediction kept" test "$(j "$T/band.json" '.results[1].total_ns')" = 10000
-check "band: low and high on a tier with no latency" \
-	test "$(jq -c '.results[1].band | [.low_ns, .high_ns]' "$T/band.json")" = "[8000,16000]"
+check "band: the parts' pace" \
+	test "$(jq -c '[.band.pace[] * 1000 | round]' "$T/band.json")" = "[1500,750,1000,1250,500]"
+check "band: the inner parts' mean and sd" \
+	test "$(jq -c '[.band.mean, .band.sd] | map(. * 1000 | round)' "$T/band.json")" = "[1000,250]"
+check "band: the half width, Student's t for 2 df" \
+	test "$(jq -c '.band.half * 1e6 | round' "$T/band.json")" = \
+	"$(awk 'BEGIN { printf "%.0f", 1e6 * 4.303 * 0.25 / sqrt(3) }')"
+check "band: the prediction kept" test "$(j "$T/band.json" '.results[1].total_ns')" = 40000
+# near: |A - B| <= 10 ns (one ns of rounding per gap)
+near() { awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; exit !(d <= 10 && d >= -10) }'; }
+h=$(awk 'BEGIN { printf "%.9f", 4.303 * 0.25 / sqrt(3) }')
+check "band: low on a tier with no latency" \
+	near "$(j "$T/band.json" '.results[1].band.low_ns')" "$(awk -v h="$h" 'BEGIN { print 40000 * (1 - h) }')"
+check "band: high on a tier with no latency" \
+	near "$(j "$T/band.json" '.results[1].band.high_ns')" "$(awk -v h="$h" 'BEGIN { print 40000 * (1 + h) }')"
 check "band: none for the recording" test "$(jq -c '.results[0].band' "$T/band.json")" = null
-for sp in 1.25 0.625; do
-	"$B" replay "$T/band.trace" --virtual --tier ssd-cloud --speed $sp --json > "$T/band$sp.json"
-done
-check "band: ssd-cloud's low is --speed 1.25's" \
-	test "$(j "$T/band.json" '.results[2].band.low_ns')" = "$(j "$T/band1.25.json" '.results[1].total_ns')"
-check "band: ssd-cloud's high is --speed 0.625's" \
-	test "$(j "$T/band.json" '.results[2].band.high_ns')" = "$(j "$T/band0.625.json" '.results[1].total_ns')"
-check "band: low below high on ssd-cloud" \
-	test "$(j "$T/band.json" '.results[2].band.low_ns')" -lt "$(j "$T/band.json" '.results[2].band.high_ns')"
-"$B" replay "$T/band.trace" --virtual --tier unlimited --band 4 > "$T/band.txt" 2> /dev/null
-check "band: the rows in the text" grep -Eq "^band low +- +8.00 us" "$T/band.txt"
-check "band: the paces in the text" grep -q "0.800 0.800 1.600 0.800" "$T/band.txt"
-refused "--band 1" "give 2 to 64 parts" \
-	"$B" replay "$T/band.trace" --virtual --tier unlimited --band 1
+check "band: ssd-cloud's prediction inside its band" \
+	test "$(jq '.results[2] | .band.low_ns < .total_ns and .total_ns < .band.high_ns' "$T/band.json")" = true
+"$B" replay "$T/band.trace" --virtual --tier unlimited --band 5 > "$T/band.txt" 2> /dev/null
+check "band: the rows in the text" grep -Eq "^band low +- +15\.[0-9]+ us" "$T/band.txt"
+check "band: the paces in the text" grep -q "1.500 0.750 1.000 1.250 0.500" "$T/band.txt"
+check "band: the interval in the text" grep -q "interval +-62.1%" "$T/band.txt"
+refused "--band 3" "give 4 to 64 parts" \
+	"$B" replay "$T/band.trace" --virtual --tier unlimited --band 3
 refused "--band with --target" "virtual time only" \
 	"$B" replay "$T/band.trace" --target "$T" --band 4
 refused "--band with --cpu-model" "not with --cpu-model" \
@@ -585,8 +593,8 @@ refused "--band with --cpu-model" "not with --cpu-model" \
 refused "--band 65" "band" \
 	"$B" replay "$T/band.trace" --virtual --tier unlimited --band 65
 rc=0
-out=$("$B" replay "$T/band.trace" --virtual --tier unlimited --band 5 2>&1 >/dev/null) || rc=$?
-check "--band 5 on 8 requests: exit status 1 (got $rc)" test "$rc" = 1
-check "--band 5 on 8 requests: one line naming the file" \
-	test "$(printf '%s\n' "$out" | grep -c "band.trace: --band 5: the recording has 8 requests")" = 1
+out=$("$B" replay "$T/band.trace" --virtual --tier unlimited --band 6 2>&1 >/dev/null) || rc=$?
+check "--band 6 on 11 requests: exit status 1 (got $rc)" test "$rc" = 1
+check "--band 6 on 11 requests: one line naming the file" \
+	test "$(printf '%s\n' "$out" | grep -c "band.trace: --band 6: the recording has 11 requests")" = 1
 exit $fail

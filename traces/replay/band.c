@@ -1,29 +1,33 @@
 /*
- * band.c — one recording's own deviation, measured on it: how its pace
- * changed over the run (tiersim replay --band N).
+ * band.c — one recording's own deviation, measured on it: how steady its
+ * pace was over the run (tiersim replay --band N).
  *
  * A prediction keeps the recording's work, sleeps and waits on other
  * threads, so it inherits how fast the host let that run go: a recording
  * 16% slower than its tier's median predicts every tier about 16% slow.
  * Several recordings measure that spread directly (replay given several
- * FILEs, record --repeat). One recording can only show how its pace moved
- * while it ran: its requests, in submit order, are cut into N parts of as
- * many requests each, and each part's time per request is set against the
- * whole span's (from the first request to the command's end: the wake
- * file's last thread, else the last completion). A job that does the same
- * work throughout (an epoch of a loader) would keep one pace on a steady
- * host; the parts' lowest and highest pace are what the host's changes did
- * to it within this run. The band is the prediction with every recorded
- * gap scaled by each (the replay's --speed rule: think times, sleeps and
- * start offsets divided by 1/pace), i.e. what the run would have predicted
- * had it gone at its fastest or its slowest part's pace throughout.
+ * FILEs, record --repeat). One recording can only show it through its own
+ * course, by the method of batch means: its requests in the command's span,
+ * in submit order, and the intervals between them are cut into N parts of
+ * as many intervals; each part's mean interval over the whole's is its
+ * pace. The first and the last part hold the job's start (workers
+ * forking, the first fetches) and its end, and are left out; the N - 2
+ * inner parts are batches of one steady job (an epoch of a loader), whose
+ * paces scatter with the host's changes. The run's pace is their mean, and
+ * its own uncertainty the 95% interval of that mean: Student's t for
+ * N - 3 degrees of freedom times their standard deviation over the square
+ * root of N - 2, a fraction of the mean ("half"). The band is the
+ * prediction with every recorded gap (think times, sleeps, start offsets:
+ * the --speed rule) 1 - half and 1 + half times as long.
  *
- * What it cannot see: a run that was slow (or fast) all through has parts
- * that agree and a narrow band; a job whose parts do different work (a
- * scan, then a write-out) shows its phases as pace. The device's own time
- * is in each part too; it is re-modelled, not scaled.
+ * What it cannot see: a run slow (or fast) all through, whose batches
+ * agree; batches that are not independent (a load that lasts longer than
+ * a part) understate it; a job whose parts do different work shows its
+ * phases as scatter. The device's time inside each part is modelled
+ * again, not scaled.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,10 +40,32 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int ts_replay_band_pace(const struct ts_trace *t, const struct ts_wakes *w, unsigned parts,
-			double *pace, char *err, size_t errlen)
+/* Student's t, the two-sided 95% quantile (0.975) for @df degrees of
+ * freedom: the tabled values (any statistics text) for 1-30, 40 and 60,
+ * between them linear in 1/df, and the normal's 1.960 beyond. */
+static double t975(unsigned df)
 {
-	uint64_t mono = t->hdr.start_mono_ns, begin = UINT64_MAX, end = 0, last = 0;
+	static const double t[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,
+				   2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120,
+				   2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+				   2.060,  2.056, 2.052, 2.048, 2.045, 2.042};
+	static const struct {
+		double df, t;
+	} far[] = {{30, 2.042}, {40, 2.021}, {60, 2.000}, {1e300, 1.960}};
+	if (df >= 1 && df <= TS_ARRAY_SIZE(t))
+		return t[df - 1];
+	for (size_t i = 1; i < TS_ARRAY_SIZE(far); i++)
+		if (df <= far[i].df) {
+			double x0 = 1 / far[i - 1].df, x1 = 1 / far[i].df, x = 1.0 / df;
+			return far[i - 1].t + (far[i].t - far[i - 1].t) * (x - x0) / (x1 - x0);
+		}
+	return 1.960;
+}
+
+int ts_replay_band_pace(const struct ts_trace *t, const struct ts_wakes *w, unsigned parts,
+			struct ts_replay_band *band, char *err, size_t errlen)
+{
+	uint64_t mono = t->hdr.start_mono_ns, begin = UINT64_MAX, end = 0;
 	/* the command's span, as the wake rule takes it (augment.c) */
 	for (size_t i = 0; w && i < w->nthreads; i++) {
 		if (w->threads[i].start_ns >= mono)
@@ -47,8 +73,7 @@ int ts_replay_band_pace(const struct ts_trace *t, const struct ts_wakes *w, unsi
 		if (w->threads[i].end_ns >= mono)
 			end = TS_MAX(end, w->threads[i].end_ns - mono);
 	}
-	bool span = begin != UINT64_MAX && end >= begin;
-	if (!span)
+	if (begin == UINT64_MAX || end < begin)
 		begin = 0, end = UINT64_MAX;
 	uint64_t *sub = malloc((t->nrecs ? t->nrecs : 1) * sizeof(*sub));
 	if (!sub) {
@@ -58,34 +83,47 @@ int ts_replay_band_pace(const struct ts_trace *t, const struct ts_wakes *w, unsi
 	size_t n = 0;
 	for (size_t i = 0; i < t->nrecs; i++) {
 		const struct ts_trace_rec *r = &t->recs[i];
-		uint64_t done = TS_MAX(r->complete_ns, r->submit_ns);
-		if (done < begin || r->submit_ns > end)
+		if (TS_MAX(r->complete_ns, r->submit_ns) < begin || r->submit_ns > end)
 			continue; /* block mode's mount and unmount */
 		sub[n++] = r->submit_ns;
-		last = TS_MAX(last, done);
 	}
-	if (n < 2 * (size_t)parts) {
-		snprintf(
-		    err, errlen,
-		    "--band %u: the recording has %zu requests in its span, fewer than 2 a part",
-		    parts, n);
+	/* n - 1 intervals between the requests, at least 2 a part */
+	if (n < 2 * (size_t)parts + 1) {
+		snprintf(err, errlen,
+			 "--band %u: the recording has %zu requests in its span, fewer than %u "
+			 "(2 intervals between requests a part)",
+			 parts, n, 2 * parts + 1);
 		free(sub);
 		return -EINVAL;
 	}
 	qsort(sub, n, sizeof(*sub), cmp_u64);
-	uint64_t stop = span ? TS_MAX(end, sub[n - 1]) : last;
-	double whole = (double)(stop - sub[0]) / (double)n;
+	size_t m = n - 1;
+	double whole = (double)(sub[n - 1] - sub[0]) / (double)m;
 	if (!(whole > 0)) {
-		snprintf(err, errlen, "--band %u: the recording's requests take no time", parts);
+		snprintf(err, errlen, "--band %u: the recording's requests came all at once",
+			 parts);
 		free(sub);
 		return -EINVAL;
 	}
+	band->parts = parts;
 	for (unsigned k = 0; k < parts; k++) {
-		size_t a = n * k / parts, b = n * (k + 1) / parts;
-		uint64_t to = b < n ? sub[b] : stop;
-		pace[k] = (double)(to - sub[a]) / (double)(b - a) / whole;
+		size_t a = m * k / parts, b = m * (k + 1) / parts;
+		band->pace[k] = (double)(sub[b] - sub[a]) / (double)(b - a) / whole;
 	}
 	free(sub);
+	/* the batch means of the inner parts: the first and the last hold
+	 * the job's start and end */
+	unsigned K = parts - 2;
+	double mean = 0, ss = 0;
+	for (unsigned k = 1; k + 1 < parts; k++)
+		mean += band->pace[k] / K;
+	for (unsigned k = 1; k + 1 < parts; k++)
+		ss += (band->pace[k] - mean) * (band->pace[k] - mean);
+	band->mean = mean;
+	band->sd = sqrt(ss / (K - 1));
+	band->half = mean > 0 ? t975(K - 1) * band->sd / sqrt((double)K) / mean : 0;
+	band->low = TS_MAX(1 - band->half, 0.0);
+	band->high = 1 + band->half;
 	return 0;
 }
 

@@ -219,20 +219,29 @@ TS_WUR int ts_replay_predict_probe(struct ts_replay_set *s, struct ts_replay_set
 				   size_t errlen);
 void ts_replay_close(struct ts_replay_set *s);
 
-/* One recording's own deviation, measured on it (band.c): its requests in
- * the command's span (@w's threads; NULL: the whole trace), in submit
- * order, cut into @parts parts of as many requests each; @pace[k] is part
- * k's time per request over the whole span's. 0, or -EINVAL with one line
- * in @err (fewer than 2 requests a part, a span of no time). */
+/* The most parts --band cuts a recording into. */
+#define TS_REPLAY_BAND_MAX 64
+/* One recording's own deviation, measured on it (band.c): the pace of
+ * each of @parts parts of the intervals between its requests in the
+ * command's span (@w's threads; NULL: the whole trace), against the
+ * whole's; the batch means of the inner parts give the band. */
+struct ts_replay_band {
+	unsigned parts;
+	double pace[TS_REPLAY_BAND_MAX];
+	double mean, sd; /* of the inner parts' paces */
+	double half;	 /* t(0.975, parts - 3) * sd / sqrt(parts - 2) / mean */
+	double low, high; /* 1 - half (at least 0), 1 + half */
+};
+/* 0, or -EINVAL with one line in @err (fewer than 2 intervals a part,
+ * requests all at once). @parts: 4 to TS_REPLAY_BAND_MAX. */
 TS_WUR int ts_replay_band_pace(const struct ts_trace *t, const struct ts_wakes *w,
-			       unsigned parts, double *pace, char *err, size_t errlen);
+			       unsigned parts, struct ts_replay_band *band, char *err,
+			       size_t errlen);
 /* @tier predicted with every recorded gap @lo and @hi times as long (the
  * --speed rule), into @res's band_* fields; s->cfg is left as it was. */
 TS_WUR int ts_replay_predict_band(struct ts_replay_set *s, const char *tier, double lo,
 				  double hi, struct ts_replay_result *res, char *err,
 				  size_t errlen);
-/* The most parts --band cuts a recording into. */
-#define TS_REPLAY_BAND_MAX 64
 
 /* tiersim replay's output: the trace and the rules it was replayed with,
  * then the table of @nres results (@overridden: the tier model's options
