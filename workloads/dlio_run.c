@@ -328,6 +328,12 @@ static double au_reach(double sum, uint64_t done, uint64_t k, double elapsed, do
 	return TS_MAX(a0, a1);
 }
 
+/* accel_floor's answer (floor) for what it was computed from. */
+struct floor_memo {
+	uint64_t epoch, steps;
+	double merged, tail, floor;
+};
+
 /* The accelerators over the project's loader, on the step loop
  * (pipeline/steploop.h): a step is the framework's step and the
  * computation; each epoch restarts the loader when its last step ends (in
@@ -359,6 +365,11 @@ struct accel {
 	const struct sample_bytes *sb;	  /* the samples' stored bytes (NULL: no floor) */
 	uint64_t window;		  /* the loader's prefetch window, batches */
 	double next;			  /* accel_next: what an epoch to come reaches */
+	/* accel_floor's last answers and what each was computed from, one
+	 * without the IOPS bound (merged < 0) and one with: within an epoch
+	 * (its first step ended) only the merge counts can change them, so the
+	 * steps between two counts reuse them (epoch UINT64_MAX: none) */
+	struct floor_memo fl[2];
 };
 
 /* The stored bytes of a dataset's samples: their sum, least and most. */
@@ -450,10 +461,17 @@ static double accel_floor(const struct accel *A, uint64_t steps, double merged, 
 /* The highest mean AU the run can still reach (au_reach) at its current
  * step, the epoch @steps steps long, @left epochs to come, with
  * accel_floor's @merged and @tail. */
-static double accel_reach(const struct accel *A, uint64_t steps, uint64_t left, double merged,
+static double accel_reach(struct accel *A, uint64_t steps, uint64_t left, double merged,
 			  double tail)
 {
-	double floor = accel_floor(A, steps, merged, tail);
+	/* accel_floor reads the epoch's start and first step's end, its
+	 * number (whether the page cache may hold some of it) and the run's
+	 * constants: the same for every step of an epoch after its first */
+	struct floor_memo *c = &A->fl[merged < 0];
+	if (c->epoch != A->cur_epoch || c->steps != steps || c->merged != merged || c->tail != tail)
+		*c = (struct floor_memo){ A->cur_epoch, steps, merged, tail,
+					  accel_floor(A, steps, merged, tail) };
+	double floor = c->floor;
 	return au_reach(A->au_sum, A->r->epochs, A->in_epoch,
 			(double)(A->prev_end - A->first_end), (double)A->ct, (double)A->step_ns,
 			steps, left, floor > 0 ? floor - (double)A->first_end : 0, A->next);
@@ -645,7 +663,7 @@ static int accelerate(struct accel *A, const struct ts_dlio_workload *w, uint64_
 	A->ct = (uint64_t)llround(w->computation_time * 1e9);
 	A->step_ns = step_ns;
 	A->stop_below = stop_below;
-	A->cur_epoch = A->mg_epoch = UINT64_MAX;
+	A->cur_epoch = A->mg_epoch = A->fl[0].epoch = A->fl[1].epoch = UINT64_MAX;
 	A->limit = w->total_training_steps >= 0 ? (uint64_t)w->total_training_steps : UINT64_MAX;
 	A->next = accel_next(A);
 	r->au_min = INFINITY;

@@ -143,6 +143,51 @@ static const char *const bert_limited[] = {
 	"reader.batch_size=4", "train.computation_time=0.05", NULL,
 };
 
+/* A run's later epoch decided by its own drive's share: with a page cache
+ * the epochs to come have no bound (accel_next), so at a threshold of 0.5
+ * over three epochs the first cannot rule a run out ((AU + 2) / 3 > 2/3),
+ * and a count four times the answer (AU about 1/8 an epoch) is ruled out
+ * in the second: its floor (the drive's share of that epoch, from that
+ * epoch's start) bounds it after two steps, within its first tenth. Its
+ * bound is at least its whole run's AU. Fails when a floor of one epoch
+ * is kept for the next (that one then has none, and is ruled out only
+ * near its end). */
+static void check_later_epoch(void)
+{
+	static const char *const later[] = {
+		"dataset.num_files_train=40", "dataset.num_samples_per_file=50",
+		"dataset.record_length=1000000", "dataset.record_length_stdev=0",
+		"reader.batch_size=2", "train.computation_time=0.02", "train.epochs=3",
+		"metric.au=0.5",
+	};
+	char err[1024] = "";
+	struct ts_dlio_opts o = { .tier = "ssd-cloud", .virtual_time = true, .mem = 200000000,
+				  .quiet = true, .workload = "resnet50_h100", .overrides = later,
+				  .noverrides = sizeof(later) / sizeof(later[0]) };
+	static struct ts_dlio_outcome mx, whole, stop;
+	o.find_max = true;
+	CHECK(ts_dlio_run(&o, &mx, err, sizeof(err)) == 0);
+	CHECK(mx.best != NULL);
+	o.find_max = false;
+	o.accelerators = 4 * (mx.best ? mx.best->n : 1);
+	CHECK(ts_dlio_run(&o, &whole, err, sizeof(err)) == 0);
+	o.stop_early = true;
+	CHECK(ts_dlio_run(&o, &stop, err, sizeof(err)) == 0);
+	if (*err)
+		fprintf(stderr, "dlio: %s\n", err);
+	const struct ts_dlio_result *w = &whole.rs[0], *b = &stop.rs[0];
+	CHECK(w->epochs == 3 && w->au < 0.25);
+	double d0 = w->ep[0].first_s + w->ep[0].step_s * (double)(w->ep[0].steps - 1);
+	double d1 = w->ep[1].first_s + w->ep[1].step_s * (double)(w->ep[1].steps - 1);
+	CHECK(b->stopped && b->epochs == 1 && b->au < 0.5 && b->au >= w->au - 1e-12);
+	CHECK(b->run_s > d0 && b->run_s < d0 + 0.1 * d1);
+	if (!(b->run_s < d0 + 0.1 * d1))
+		fprintf(stderr, "stopped at %.3f s, epoch 1 %.3f-%.3f s\n", b->run_s, d0, d0 + d1);
+	ts_dlio_outcome_free(&mx);
+	ts_dlio_outcome_free(&whole);
+	ts_dlio_outcome_free(&stop);
+}
+
 /* DLIO's TensorFlow loader on a host's cores: each of N ranks reads
  * floor(files / N) files whole, 26 files of 6 records at batch 3 on 3
  * ranks 16 steps an epoch (not 156 / 9 = 17). On a tier that costs
@@ -178,6 +223,7 @@ static void check_tf_steps(void)
 int main(void)
 {
 	check_tf_steps();
+	check_later_epoch();
 	check_floor("ssd-cloud", "unet3d_h100", unet3d_floor, 0, "train.epochs=1", 2);
 	check_floor("ssd-cloud", "unet3d_h100", unet3d_floor, 200000000, "train.epochs=2", 2);
 	check_floor("ssd-cloud", "resnet50_h100", resnet50_floor, 0, "train.epochs=1", 2);
