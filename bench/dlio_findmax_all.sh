@@ -19,7 +19,9 @@
 # With B "-", A alone, once (RUNS to repeat it). EXTRA_A and EXTRA_B
 # (optional) go to A's and B's command lines, e.g. EXTRA_A "--search
 # doubling" holds B against the search that runs every count whole.
-# WORKLOADS (a glob, default *) picks workloads by name.
+# WORKLOADS (a glob, default *) picks workloads by name; TIERS (a
+# space-separated list, default every drive of validation/tiers.lua) picks
+# drives.
 # Usage: bench/dlio_findmax_all.sh A_TIERSIM [B_TIERSIM|-] [LIMIT] [EXTRA_A] [EXTRA_B] [WORKLOADS]
 # e.g.   bench/dlio_findmax_all.sh /tmp/old/tiersim build/cli/tiersim 300 "" "" "unet3d_*"
 set -u
@@ -38,6 +40,7 @@ tmp=$(mktemp -d /tmp/dlio-findmax-all-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 tiers=$(grep -oE '^(tier "[^"]+"|(gp3|micron)\("[^"]+")' "$src/validation/tiers.lua" |
 	grep -oE '"[^"]+"' | tr -d '"')
+tiers=${TIERS:-$tiers}
 
 # One find-max: prints "COUNT CPU RUNS EVENTS" (COUNT: none, timeout or
 # failed; RUNS: the counts run whole + those stopped, EVENTS: the events
