@@ -47,8 +47,7 @@ uint64_t ts_vtier_submit_req(struct ts_vtier *m, uint64_t now, const struct ts_t
 	rq.direct = rq.direct || rq.file == TS_FSMETA_FILE;
 	enum ts_tier_op op = rq.op;
 	uint64_t file = rq.file, off = rq.off, len = rq.len;
-	struct ts_tier_done d;
-	memset(&d, 0, sizeof(d));
+	struct ts_tier_done d; /* ts_tier_submit sets all of it */
 	uint64_t t = ts_tier_submit(m->tier, now, &rq, &d);
 	if (op == TS_TIER_READ)
 		m->dev_read_bytes += d.dev_bytes;

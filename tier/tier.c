@@ -39,6 +39,9 @@ struct ts_tier {
 	_Atomic uint64_t capacity;
 	uint64_t floor_ns, mem;
 	struct ts_tier_layer *top, *fault, *cache, *ebs_io, *ebs_bw, *rate, *dev;
+	/* The layer a request enters: the fault layer while it has rules,
+	 * else the one below it (with none it passes every request on). */
+	struct ts_tier_layer *entry;
 	/* The stack's layers that hear of each answer (ops->complete) and
 	 * those that prefetch, top first: the stack is linked once, and a
 	 * walk of all of it per request cost more than the calls. */
@@ -173,6 +176,7 @@ int ts_tier_new(const struct ts_tier_cfg *cfg, struct ts_tier **out, char *err, 
 		below = order[i];
 	}
 	t->top = below;
+	t->entry = t->fault ? t->fault->next : NULL;
 	for (struct ts_tier_layer *l = t->top; l; l = l->next) {
 		if (l->ops->complete)
 			t->completes[t->ncomplete++] = l;
@@ -220,7 +224,7 @@ uint64_t ts_tier_submit(struct ts_tier *t, uint64_t now_ns, const struct ts_tier
 	uint64_t end = now_ns;
 	lock(t);
 	if (op != TS_TIER_READ || req->len || !req->size) {
-		end = t->top->ops->submit(t->top, now_ns, req, done);
+		end = t->entry->ops->submit(t->entry, now_ns, req, done);
 		for (unsigned k = 0; k < t->ncomplete; k++)
 			t->completes[k]->ops->complete(t->completes[k], end);
 	} else
@@ -336,6 +340,8 @@ int ts_tier_fault_add(struct ts_tier *t, const struct ts_tier_fault *f)
 {
 	lock(t);
 	int rc = ts_tier_fault_layer_add(t->fault, f);
+	if (!rc)
+		t->entry = t->fault;
 	unlock(t);
 	return rc;
 }
@@ -344,6 +350,7 @@ void ts_tier_fault_clear(struct ts_tier *t)
 {
 	lock(t);
 	ts_tier_fault_layer_clear(t->fault);
+	t->entry = t->fault->next;
 	unlock(t);
 }
 
