@@ -61,7 +61,8 @@ static const char *const tier_keys[] = { "desc",	  "source",	    "capacity",
 					 "mibps",	  "read_mibps",	    "write_mibps",
 					 "io_unit",	  "merge_sequential", "charge_full_unit",
 					 "burst",	  "parallel",	    "latency",
-					 "queue",	  "evidence",	    NULL };
+					 "queue",	  "evidence",	    "cap_window",
+					 NULL };
 
 static const char *const fs_keys[] = { "desc",
 				       "block",
@@ -377,7 +378,7 @@ static void profile_free(struct ts_tier_profile *p)
  */
 static const char *const ev_names[TS_EV_NR] = {
 	"iops",		"read_iops",	 "write_iops",	 "mibps",
-	"read_mibps",	"write_mibps",	 "burst",	 "queue",	 "latency.read",
+	"read_mibps",	"write_mibps",	 "burst",	 "queue",	 "cap_window",	 "latency.read",
 	"latency.write", "latency.meta", "latency.sync",
 };
 
@@ -403,6 +404,7 @@ static bool ev_field_set(const struct ts_tier_profile *p, enum ts_tier_ev_field 
 	case TS_EV_WRITE_MIBPS: return p->write_mibps.set;
 	case TS_EV_BURST: return p->burst != TS_TIER_BURST_NONE;
 	case TS_EV_QUEUE: return p->queue.set;
+	case TS_EV_CAP_WINDOW: return p->cap_window_ns > 0;
 	case TS_EV_LAT_READ: return p->lat_read.kind != TS_TIER_DIST_NONE;
 	case TS_EV_LAT_WRITE: return p->lat_write.kind != TS_TIER_DIST_NONE;
 	case TS_EV_LAT_META: return p->lat_meta.kind != TS_TIER_DIST_NONE;
@@ -441,7 +443,7 @@ static int conv_evidence(struct conv *c, int t, struct ts_tier_profile *p)
 {
 	static const char *const keys[] = { "iops",	  "read_iops",	 "write_iops", "mibps",
 					    "read_mibps", "write_mibps", "burst",      "queue",
-					    "latency",	  NULL };
+					    "cap_window", "latency",	 NULL };
 	static const char *const lat_keys[] = { "read", "write", "meta", "sync", NULL };
 	lua_State *L = c->L;
 	int base = lua_gettop(L), rc = 0;
@@ -580,7 +582,8 @@ static int conv_tier(struct conv *c, struct ts_tier_profile *p)
 	    (rc = get_field(c, t, "", "io_unit", K_SIZE, &p->io_unit, NULL)) ||
 	    (rc = get_field(c, t, "", "merge_sequential", K_BOOL, &p->merge_sequential, NULL)) ||
 	    (rc = get_field(c, t, "", "charge_full_unit", K_BOOL, &p->charge_full_unit, NULL)) ||
-	    (rc = get_field(c, t, "", "parallel", K_NUMBER, &par, &has)))
+	    (rc = get_field(c, t, "", "parallel", K_NUMBER, &par, &has)) ||
+	    (rc = get_field(c, t, "", "cap_window", K_DURATION, &p->cap_window_ns, NULL)))
 		return rc;
 	if (par != floor(par) || par > 65536)
 		return conv_fail(c, "parallel", "expected a whole number in [0, 65536], got %g", par);
@@ -642,6 +645,12 @@ static int conv_tier(struct conv *c, struct ts_tier_profile *p)
 		return conv_fail(c, "burst", "expected a table");
 	}
 	lua_pop(L, 1);
+	/* A window releases the IOPS caps; with a burst bucket the caps move
+	 * with the credits, which no measured window covers. */
+	if (p->cap_window_ns > 0 && p->burst != TS_TIER_BURST_NONE)
+		return conv_fail(c, "cap_window", "a tier with a burst bucket cannot have one");
+	if (p->cap_window_ns > 0 && !p->iops.set && !p->read_iops.set && !p->write_iops.set)
+		return conv_fail(c, "cap_window", "releases IOPS caps, and the tier has none");
 
 	if ((rc = conv_queue(c, t, &p->queue)))
 		return rc;
@@ -1284,6 +1293,8 @@ unsigned ts_tier_profile_band(const struct ts_tier_profile *p, int end,
 			scale_formula(caps[f], cap_k);
 		} else if (lat[f]) {
 			scale_dist(lat[f], lat_k);
+		} else if (f == TS_EV_CAP_WINDOW) {
+			out->cap_window_ns *= lat_k; /* slower: a longer window */
 		} else if (f == TS_EV_BURST) {
 			scale_formula(&out->burst_iops, cap_k);
 			scale_formula(&out->burst_mibps, cap_k);

@@ -80,6 +80,7 @@ enum ts_tier_ev_field {
 	TS_EV_WRITE_MIBPS,
 	TS_EV_BURST, /* burst rate and bucket */
 	TS_EV_QUEUE, /* the block device's queue limits */
+	TS_EV_CAP_WINDOW, /* the IOPS caps' release window */
 	TS_EV_LAT_READ,
 	TS_EV_LAT_WRITE,
 	TS_EV_LAT_META,
@@ -135,6 +136,10 @@ struct ts_tier_profile {
 	double burst_below_gib; /* no burst at or above this capacity in GiB; 0 = no such bound */
 
 	unsigned parallel; /* requests the device serves at once; 0 = unbounded */
+	/* The IOPS caps' release window (tier/rate.c): 0, requests spaced
+	 * evenly at the cap; above 0, cap x window I/Os let through at the
+	 * start of each window of this many ns, the rest held to the next. */
+	double cap_window_ns;
 	/* The block device's queue as the instance's kernel reports it, which
 	 * block mode (tiersim disk mount) gives the loop device: readahead,
 	 * the largest request, the block sizes and the rotational flag.
@@ -175,14 +180,17 @@ double ts_tier_read_cap(const struct ts_tier_limits *lim);
  * C of them each costing at least one I/O, do not all complete before
  * t + (C - 1) / ts_tier_read_iops_cap() - TS_TIER_RATE_TOLERANCE_NS / 1e9
  * seconds. 0: no IOPS limit binds reads, or a read may cost no I/O (@p
- * merges sequential reads into an io_unit). */
+ * merges sequential reads into an io_unit), or @p releases its IOPS caps
+ * in windows (cap_window_ns: two windows' worth may pass at once, more
+ * than the tolerance lets through, so no such bound is claimed). */
 double ts_tier_read_iops_cap(const struct ts_tier_profile *p, const struct ts_tier_limits *lim);
 /* What bounds reads' I/Os whether or not they merge (tier/rate.c): reads
  * that reach the limits, issued at or after t, C of them each costing at
  * least one I/O, do not all complete before t + (C - 1) / peak -
  * TS_TIER_RATE_TOLERANCE_NS / 1e9 s (peak > 0), nor, each costing at most
  * bucket I/Os, before t + (C - bucket) / refill s (refill > 0: a burst
- * bucket of I/O credits, full at most, refilled at the baseline). With
+ * bucket of I/O credits, full at most, refilled at the baseline); peak is
+ * 0 where @p releases its IOPS caps in windows (cap_window_ns). With
  * merges, a read costs no I/O only where it starts at the offset of its
  * file where an earlier read, still being served when it arrives, ended. */
 struct ts_tier_read_ios {

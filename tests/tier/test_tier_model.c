@@ -580,6 +580,100 @@ static void test_slots(void)
 	}
 }
 
+/* A cap released in windows (cap_window): 1,000 IOPS in 100 ms windows
+ * lets 100 requests through at the start of each window and holds the
+ * rest to the next. 50 workers at a fixed 1 ms: the first window admits
+ * them at 0 and again at 1 ms (its 100), the third round waits for 100 ms;
+ * from then on each window admits the 50 held ones at its start (waited
+ * 98 ms, done in 99) and the 50 they free 1 ms later (done in 1 ms). Even
+ * spacing (no window) would make every request wait 50 / 1,000 = 50 ms.
+ * Exact, in virtual time. */
+static void test_cap_window(void)
+{
+	CHECK(drv_add_tiers(set, "tier_window_test",
+			    "tier \"win\" { iops = 1000, cap_window = \"100ms\",\n"
+			    "  latency = { read = { fixed = \"1ms\" }, write = { fixed = \"1ms\" } } }\n"
+			    "tier \"win-rw\" { read_iops = 1000, write_iops = 500,\n"
+			    "  cap_window = \"10ms\", io_unit = \"256KiB\",\n"
+			    "  latency = { read = { fixed = \"1ms\" }, write = { fixed = \"1ms\" } } }\n"
+			    "tier \"even\" { iops = 1000,\n"
+			    "  latency = { read = { fixed = \"1ms\" } } }\n") == 0);
+	const uint64_t ms = TS_NS_PER_MS;
+	struct ts_tier *t = model("win", 0, 1);
+	struct drv d;
+	drv_init(&d, t, TS_TIER_READ, DRV_RANDOM, 4096, 50, 0);
+	for (int i = 0; i < 1000; i++) {
+		uint64_t now = drv_now(&d);
+		double before = d.lat_sum;
+		struct ts_tier_done done = drv_step(&d);
+		/* Rounds of 50: round 2w (w >= 1) is issued at 100(w - 1) + 2
+		 * ms and held to 100w ms; round 2w + 1 is issued at 100w + 1
+		 * ms and passes; round 0 is issued at 0. */
+		uint64_t round = (uint64_t)i / 50, w = round / 2;
+		uint64_t want = round == 0	   ? 0
+				: round % 2 == 0 ? (100 * (w - 1) + 2) * ms
+						 : (100 * w + 1) * ms;
+		CHECK_EQ_U64(now, want);
+		bool held = round >= 2 && round % 2 == 0;
+		CHECK(done.bound == (held ? TS_TIER_BOUND_IOPS : TS_TIER_BOUND_LATENCY));
+		CHECK_EQ_U64((uint64_t)(d.lat_sum - before), (held ? 99 : 1) * ms);
+	}
+	/* Latency: half the requests 1 ms, half 99 ms (the first window's 100
+	 * aside); the mean is Little's law's 50 / 1,000 s. */
+	d.lat_sum = 0;
+	d.issued = 0;
+	double iops = drv_rate(&d, 0, 100000);
+	CHECK_NEAR(iops, 1000, 1e-3);
+	CHECK_NEAR(d.lat_sum / (double)d.issued, 50e6, 1e-3);
+	ts_tier_free(t);
+
+	/* Even spacing, the same load: every request waits about 50 ms. */
+	t = model("even", 0, 1);
+	drv_init(&d, t, TS_TIER_READ, DRV_RANDOM, 4096, 50, 0);
+	d.lat = NULL;
+	drv_rate(&d, 1000, 0);
+	d.lat_sum = 0;
+	d.issued = 0;
+	CHECK_NEAR(drv_rate(&d, 0, 100000), 1000, 1e-3);
+	CHECK_NEAR(d.lat_sum / (double)d.issued, 50e6, 1e-3);
+	ts_tier_free(t);
+
+	/* Per direction, and a request of several I/Os: 1 MiB writes cost 4
+	 * I/Os of 256 KiB against 500 IOPS, 5 I/Os a 10 ms window. One writer:
+	 * the first write takes 4 of the 0 ms window's 5, the second its last
+	 * 1 and 3 of the next window's (its excess), the third the 10 ms
+	 * window's last 2 and 2 of the next, and so on: 5 writes every 4
+	 * windows, 500 IOPS. Reads keep their own 10 a window. */
+	t = model("win-rw", 0, 1);
+	struct ts_tier_req w = { .op = TS_TIER_WRITE, .file = 1, .off = 0, .len = TS_MiB };
+	struct ts_tier_req rd = { .op = TS_TIER_READ, .file = 2, .off = 0, .len = 4096 };
+	static const uint64_t wadm[] = { 0, 1, 10, 20, 30, 40, 41, 50, 60, 70 };
+	uint64_t now = 0;
+	for (size_t i = 0; i < TS_ARRAY_SIZE(wadm); i++) {
+		w.off = i * TS_MiB;
+		uint64_t end = ts_tier_submit(t, now, &w, NULL);
+		CHECK_EQ_U64(end, wadm[i] * ms + ms);
+		now = end;
+	}
+	/* 12 reads at 95 ms: 10 pass, 2 wait for 100 ms. */
+	for (int i = 0; i < 12; i++) {
+		rd.off = (uint64_t)i * 4096;
+		CHECK_EQ_U64(ts_tier_submit(t, 95 * ms, &rd, NULL), (i < 10 ? 96 : 101) * ms);
+	}
+	ts_tier_free(t);
+
+	/* No bound from the even spacing is claimed for a windowed tier. */
+	const struct ts_tier_profile *p = ts_tier_set_find(set, "win");
+	struct ts_tier_limits lim;
+	char err[256];
+	CHECK(ts_tier_effective(p, TS_GiB, &lim, err, sizeof(err)) == 0);
+	CHECK(ts_tier_read_iops_cap(p, &lim) == 0);
+	struct ts_tier_read_ios rio;
+	ts_tier_read_ios(p, &lim, &rio);
+	CHECK(rio.peak == 0);
+	CHECK(ts_tier_read_iops_cap(ts_tier_set_find(set, "even"), &lim) == 1000);
+}
+
 /* Same seed, same completions; another seed, other completions. */
 static void test_determinism(void)
 {
@@ -931,6 +1025,7 @@ int main(int argc, char **argv)
 	RUN(test_latency);
 	RUN(test_queueing);
 	RUN(test_slots);
+	RUN(test_cap_window);
 	RUN(test_determinism);
 	RUN(test_no_qd);
 	RUN(test_switch);

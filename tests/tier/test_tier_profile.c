@@ -200,6 +200,17 @@ static void test_malformed(void)
 		  { ":1:", "queue.physical_block", "logical_block" } },
 		{ "tier \"z\" { queue = { read_ahead = 128 } }\n", { ":1:", "read_ahead", "unknown key" } },
 		{ "tier \"z\" { queue = { max_sectors_kb = 2 } }\n", { ":1:", "queue.max_sectors_kb" } },
+		/* A window releases IOPS caps: it needs one and no burst bucket. */
+		{ "tier \"z\" { iops = 100, cap_window = \"soon\" }\n",
+		  { ":1:", "cap_window", "duration" } },
+		{ "tier \"z\" { mibps = 100, cap_window = \"10ms\" }\n",
+		  { ":1:", "cap_window", "no" } },
+		{ "tier \"z\" { iops = 100, cap_window = \"10ms\",\n"
+		  "  burst = { kind = \"iops\", iops = 300, bucket = 1000 } }\n",
+		  { ":1:", "cap_window", "burst" } },
+		{ "tier \"z\" { iops = 5, cap_window = \"10ms\",\n"
+		  "  evidence = { iops = { \"spec\", \"t\" } } }\n",
+		  { "evidence.cap_window", "missing" } },
 		{ "tier \"z\" { iops = 5, queue = { rotational = true },\n"
 		  "  evidence = { iops = { \"spec\", \"t\" } } }\n",
 		  { "evidence.queue", "missing" } },
@@ -285,7 +296,9 @@ static void test_band(void)
 		"tier \"b\" {\n"
 		"  iops = { cap = 1000 }, mibps = { cap = 100 },\n"
 		"  latency = { read = { p50 = \"1ms\", p99 = \"2ms\" }, write = { p50 = \"3ms\", p99 = \"4ms\" } },\n"
+		"  cap_window = \"100ms\",\n"
 		"  evidence = { iops = { \"assumed\", \"a guess\", range = { 0.5, 1 } },\n"
+		"               cap_window = { \"assumed\", \"a sibling's\", range = { 0.5, 2 } },\n"
 		"               mibps = { \"spec\", \"a table\" },\n"
 		"               latency = { read = { \"spec\", \"0.5-2 ms\", range = { 0.5, 2 } },\n"
 		"                           write = { \"measured\", \"fio\" } } },\n"
@@ -301,9 +314,11 @@ static void test_band(void)
 		return;
 	}
 	struct ts_tier_profile slow, fast, same;
-	CHECK(ts_tier_profile_band(p, -1, &slow, names, sizeof(names)) == 2);
-	CHECK(!strcmp(names, "iops, latency.read"));
-	CHECK(ts_tier_profile_band(p, 1, &fast, NULL, 0) == 2);
+	CHECK(ts_tier_profile_band(p, -1, &slow, names, sizeof(names)) == 3);
+	CHECK(!strcmp(names, "iops, cap_window, latency.read"));
+	CHECK(ts_tier_profile_band(p, 1, &fast, NULL, 0) == 3);
+	CHECK_NEAR(slow.cap_window_ns, 200e6, 1e-12); /* slower: a longer window */
+	CHECK_NEAR(fast.cap_window_ns, 50e6, 1e-12);
 	CHECK(ts_tier_profile_band(p, 0, &same, names, sizeof(names)) == 0 && !names[0]);
 	CHECK_NEAR(slow.iops.cap, 500, 1e-12);
 	CHECK_NEAR(fast.iops.cap, 1000, 1e-12);
@@ -314,6 +329,7 @@ static void test_band(void)
 	CHECK_NEAR(fast.lat_read.p50_ns, 0.5e6, 1e-12);
 	CHECK_NEAR(slow.lat_write.p50_ns, 3e6, 1e-12);
 	CHECK_NEAR(same.lat_read.p50_ns, 1e6, 1e-12);
+	CHECK_NEAR(same.cap_window_ns, 100e6, 1e-12);
 	ts_tier_set_free(s);
 }
 
