@@ -1170,6 +1170,8 @@ int ts_tier_print_table(FILE *f, const struct ts_tier_set *set, uint64_t capacit
 		else if (l.burst == TS_TIER_BURST_BYTES)
 			snprintf(bu, sizeof(bu), "%.0f MiB/s, %.0f GiB credits",
 				 l.burst_bps / (double)TS_MiB, l.bucket_size / (double)TS_GiB);
+		else if (p->cap_window_ns > 0)
+			snprintf(bu, sizeof(bu), "IOPS in %.4g ms windows", p->cap_window_ns / 1e6);
 		else
 			snprintf(bu, sizeof(bu), "-");
 		if (fprintf(f, "%-17s %10s %8s %8s %8s %8s %19s %19s  %-27s %s\n", p->name, cap, ri,
