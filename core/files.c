@@ -236,6 +236,18 @@ bool ts_mounted_at(const char *abs, char *what, size_t n)
 	return found;
 }
 
+int ts_first_line(const char *path, char *buf, size_t n)
+{
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	if (!fgets(buf, (int)n, f))
+		buf[0] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	fclose(f);
+	return 0;
+}
+
 void ts_last_line(const char *path, char *out, size_t n)
 {
 	FILE *f = fopen(path, "re");

@@ -53,6 +53,11 @@ void ts_dir_names_free(char **v, size_t n);
  * gets "FSTYPE from SOURCE". */
 bool ts_mounted_at(const char *abs, char *what, size_t n);
 
+/* The first line of the text file @path without its newline, cut to
+ * @n - 1 bytes, in @buf ("" when the file is empty): a sysfs or procfs
+ * attribute. 0, or -errno when the file cannot be opened. */
+int ts_first_line(const char *path, char *buf, size_t n);
+
 /* The last non-empty line of the text file @path, cut to @n - 1 bytes, in
  * @out ("" when there is none or the file cannot be read): a child's last
  * message, for an error line. */

@@ -76,18 +76,6 @@ static int write_file(const char *path, const char *text)
 	return rc;
 }
 
-static int read_line(const char *path, char *buf, size_t n)
-{
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	if (!fgets(buf, (int)n, f))
-		buf[0] = 0;
-	buf[strcspn(buf, "\n")] = 0;
-	fclose(f);
-	return 0;
-}
-
 /* Runs argv (argv[0] looked up on PATH) with stdout/stderr to @log (or
  * /dev/null), waits. 0, -ENOENT when the program is not found, or -EIO
  * with the status in *status. */
@@ -195,7 +183,7 @@ static unsigned fuse_max_kb(void)
 {
 	char line[32];
 	unsigned pages = LIBFUSE_MAX_PAGES;
-	if (read_line("/proc/sys/fs/fuse/max_pages_limit", line, sizeof(line)) == 0 &&
+	if (ts_first_line("/proc/sys/fs/fuse/max_pages_limit", line, sizeof(line)) == 0 &&
 	    atoi(line) > 0 && (unsigned)atoi(line) < pages)
 		pages = (unsigned)atoi(line);
 	long ps = sysconf(_SC_PAGESIZE);
@@ -214,7 +202,7 @@ static int set_queue(int nr, const struct ts_tier_queue *q, char *note, size_t n
 	char path[128], hw[32];
 	unsigned ms = q->max_sectors_kb;
 	snprintf(path, sizeof(path), "/sys/block/loop%d/queue/max_hw_sectors_kb", nr);
-	if (read_line(path, hw, sizeof(hw)) == 0 && hw[0] && (unsigned)atoi(hw) < ms)
+	if (ts_first_line(path, hw, sizeof(hw)) == 0 && hw[0] && (unsigned)atoi(hw) < ms)
 		ms = (unsigned)atoi(hw);
 	unsigned fk = fuse_max_kb();
 	if (fk < ms) {
@@ -301,7 +289,7 @@ static bool pid_alive(pid_t pid)
 	if (pid <= 0)
 		return false;
 	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-	if (read_line(path, stat, sizeof(stat)))
+	if (ts_first_line(path, stat, sizeof(stat)))
 		return false;
 	const char *name = strchr(stat, '('), *end = strrchr(stat, ')');
 	if (!name || !end || end[1] != ' ')
@@ -953,7 +941,7 @@ int ts_disk_mount(const struct ts_disk_mount_opts *o, char *err, size_t errlen)
 	snprintf(dev, sizeof(dev), "/dev/loop%d", a.nr);
 	char diop[64];
 	snprintf(diop, sizeof(diop), "/sys/block/loop%d/loop/dio", a.nr);
-	if (read_line(diop, dio, sizeof(dio)) || strcmp(dio, "1")) {
+	if (ts_first_line(diop, dio, sizeof(dio)) || strcmp(dio, "1")) {
 		rc = -EOPNOTSUPP;
 		snprintf(err, errlen, "%s could not use direct I/O over tierfs's file (its requests "
 				      "would be cached below the file system)",

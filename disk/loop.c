@@ -13,23 +13,12 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/files.h"
 #include "core/units.h"
 #include "disk/loop.h"
 
 #define LOOP_CONTROL "/dev/loop-control"
 #define HOP_READ 4096
-
-static int read_line(const char *path, char *buf, size_t n)
-{
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	if (!fgets(buf, (int)n, f))
-		buf[0] = 0;
-	buf[strcspn(buf, "\n")] = 0;
-	fclose(f);
-	return 0;
-}
 
 int ts_loop_attach(int fd, uint32_t flags, unsigned block, int *loop_fd, char *err,
 		   size_t errlen)
@@ -89,7 +78,7 @@ void ts_loop_detach(int nr)
 	char path[64], back[PATH_MAX];
 	snprintf(path, sizeof(path), "/sys/block/loop%d/loop/backing_file", nr);
 	for (int i = 0; i < 100; i++) {
-		if (read_line(path, back, sizeof(back)) != 0)
+		if (ts_first_line(path, back, sizeof(back)) != 0)
 			return; /* detached */
 		struct timespec ms20 = { 0, 20 * 1000000L };
 		nanosleep(&ms20, NULL);
@@ -201,7 +190,7 @@ int ts_loop_hop_measure(const char *calib_path, struct ts_loop_hop *out, char *e
 	}
 	out->nr = nr;
 	snprintf(path, sizeof(path), "/sys/block/loop%d/loop/dio", nr);
-	if (read_line(path, dio, sizeof(dio)) || strcmp(dio, "1")) {
+	if (ts_first_line(path, dio, sizeof(dio)) || strcmp(dio, "1")) {
 		rc = -EOPNOTSUPP;
 		snprintf(err, errlen, "loop hop: /dev/loop%d could not use direct I/O over %s", nr,
 			 calib_path);
