@@ -30,6 +30,12 @@ const char *ts_strerror(int err)
 	return strerror(err);
 }
 
+int ts_cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
 void *ts_malloc_huge(size_t len)
 {
 	const size_t huge = 2u << 20;

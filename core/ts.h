@@ -47,6 +47,9 @@ enum {
 /* Text for a -errno or a TS_E_* code. Never NULL. */
 const char *ts_strerror(int err);
 
+/* qsort()'s comparison of two uint64_t, ascending. */
+int ts_cmp_u64(const void *a, const void *b);
+
 /* malloc() for a large array read at random (a shuffled epoch's order, a
  * per-sample table): from 2 MiB up, aligned to and advised onto
  * transparent huge pages where the kernel allows them (madvise mode), so

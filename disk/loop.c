@@ -14,6 +14,7 @@
 
 #include "core/clock.h"
 #include "core/files.h"
+#include "core/ts.h"
 #include "core/units.h"
 #include "disk/loop.h"
 
@@ -93,12 +94,6 @@ void ts_loop_detach(int nr)
 	}
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 static int cmp_i64(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -120,8 +115,8 @@ uint64_t ts_loop_hop_of(uint64_t *loop, uint64_t *direct, size_t n, unsigned bat
 		return 0;
 	for (unsigned b = 0; b < batches; b++) {
 		uint64_t *l = loop + b * per, *d = direct + b * per;
-		qsort(l, per, sizeof(*l), cmp_u64);
-		qsort(d, per, sizeof(*d), cmp_u64);
+		qsort(l, per, sizeof(*l), ts_cmp_u64);
+		qsort(d, per, sizeof(*d), ts_cmp_u64);
 		lm[b] = l[(per - 1) / 2];
 		dm[b] = d[(per - 1) / 2];
 		diff[b] = (int64_t)lm[b] - (int64_t)dm[b];

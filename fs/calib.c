@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/ts.h"
 #include "core/units.h"
 #include "disk/loop.h"
 #include "fs/daemon.h"
@@ -45,12 +46,6 @@
 #define CALIB_WARMUP 16
 #define CALIB_SAMPLES 200
 #define CALIB_BATCHES 4
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
 
 /* Median round trip of a 4 KiB O_DIRECT read through the mount, or -errno. */
 static int64_t measure(struct ts_fs *fs)
@@ -88,7 +83,7 @@ static int64_t measure(struct ts_fs *fs)
 	uint64_t best = UINT64_MAX;
 	for (int b = 0; b < CALIB_BATCHES; b++) {
 		uint64_t *batch = t + b * (CALIB_SAMPLES / CALIB_BATCHES);
-		qsort(batch, CALIB_SAMPLES / CALIB_BATCHES, sizeof(*t), cmp_u64);
+		qsort(batch, CALIB_SAMPLES / CALIB_BATCHES, sizeof(*t), ts_cmp_u64);
 		best = TS_MIN(best, batch[CALIB_SAMPLES / CALIB_BATCHES / 2]);
 	}
 	res = (int64_t)(best - TS_MIN(best, TS_FS_CALIB_SLEEP_NS));

@@ -284,7 +284,7 @@ host "xeon-emr" {
 -- same transform in Python (bench/pillow_cost.py) against tiersim's C path
 -- (tiersim calibrate decode) on the same 2,000 images (imagenet-jpeg
 -- --count 2000, seed 1, mean 0.188 Mpixel), alternated, thread CPU time:
---   /work/wt/q cpu fit.sh: 3 rounds of
+--   3 rounds, the two commands in turn (niced, beside other jobs):
 --     tiersim calibrate decode --dir SET/train --count 2000 --seconds 5
 --     /usr/bin/python3 bench/pillow_cost.py SET/train 8
 --   (2026-12-03 14:28-14:43 UTC, load average 16.6 before, 20.7 at most,

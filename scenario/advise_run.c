@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/interrupt.h"
+#include "core/ts.h"
 #include "core/units.h"
 #include "cost/price.h"
 #include "scenario/advise.h"
@@ -19,12 +20,6 @@
 #include "tier/tier.h"
 
 /* ---- The grid's axes ------------------------------------------------------- */
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
 
 /* "2,4,8" → sorted, distinct, > 0. */
 int ts_advise_grid_vcpus(struct ts_advise_grid *g, const char *arg, char *err, size_t errlen)
@@ -50,7 +45,7 @@ int ts_advise_grid_vcpus(struct ts_advise_grid *g, const char *arg, char *err, s
 		g->vcpus[g->nv++] = v;
 		p = *end ? end + 1 : end;
 	}
-	qsort(g->vcpus, g->nv, sizeof(g->vcpus[0]), cmp_u64);
+	qsort(g->vcpus, g->nv, sizeof(g->vcpus[0]), ts_cmp_u64);
 	for (size_t i = 1; i < g->nv; i++)
 		if (g->vcpus[i] == g->vcpus[i - 1]) {
 			snprintf(err, errlen, "--vcpus %s: %llu is listed twice", arg,

@@ -31,14 +31,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/ts.h"
 #include "core/units.h"
 #include "traces/replay/replay_int.h"
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
 
 /* Student's t, the two-sided 95% quantile (0.975) for @df degrees of
  * freedom: the tabled values (any statistics text) for 1-30, 40 and 60,
@@ -96,7 +91,7 @@ int ts_replay_band_pace(const struct ts_trace *t, const struct ts_wakes *w, unsi
 		free(sub);
 		return -EINVAL;
 	}
-	qsort(sub, n, sizeof(*sub), cmp_u64);
+	qsort(sub, n, sizeof(*sub), ts_cmp_u64);
 	size_t m = n - 1;
 	double whole = (double)(sub[n - 1] - sub[0]) / (double)m;
 	if (!(whole > 0)) {

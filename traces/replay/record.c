@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/ts.h"
 #include "core/units.h"
 #include "traces/replay/replay.h"
 #include "traces/stats.h"
@@ -19,19 +20,13 @@ uint64_t ts_replay_from_first(const struct ts_replay_result *r)
 	return r->total_ns - TS_MIN(r->lead_ns, r->total_ns);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* The median, lowest and highest of @n values @stride apart (sorted in
  * place into @tmp). The median of an even count is the lower middle. */
 static void band(const uint64_t *v, size_t n, size_t stride, uint64_t *tmp, uint64_t out[3])
 {
 	for (size_t i = 0; i < n; i++)
 		tmp[i] = v[i * stride];
-	qsort(tmp, n, sizeof(*tmp), cmp_u64);
+	qsort(tmp, n, sizeof(*tmp), ts_cmp_u64);
 	out[0] = tmp[(n - 1) / 2];
 	out[1] = tmp[0];
 	out[2] = tmp[n - 1];
