@@ -15,7 +15,8 @@
 # Usage: bench/dlio_peer.sh [--venv DIR] [--tiersim BUILD] [--before BUILD]
 #                           [--work DIR] [--rows ROW,ROW...] [--runs N]
 #                           [--chrt PRIO] [--host NAME] [--measure-host]
-#                           [--virtual-only]
+#                           [--virtual-only] [--first-run K]
+#                           [--no-trace-figures]
 #   --venv DIR   a virtual environment with dlio_benchmark (env DLIO_VENV); when
 #                neither is given, WORK/dlio-venv, installed there from
 #                ../shared/peers/dlio/install.sh (beside the repository) if missing
@@ -26,6 +27,10 @@
 #   --work DIR   datasets, mounts and outputs (default /tmp/tiersim-dlio-peer)
 #   --rows       names from the table below (default: all)
 #   --runs N     runs of each (default 3)
+#   --first-run K  number the runs from K (default 1): the sides' order and
+#                the output folders follow the number, so runs split over
+#                several calls (--first-run 1, 2, 3 with --runs 1) rotate the
+#                sides as one call's runs would and keep each other's outputs
 #   --host NAME  a host profile (tiersim hosts) both tiersim sides charge
 #                DLIO's own CPU from (`tiersim dlio --host`; default none)
 #   --before-host NAME  the host profile the --before build charges
@@ -44,6 +49,9 @@
 #   --virtual-only  tiersim in virtual time only (its real column and its
 #                trace's figures "-"): a change that moves virtual time alone
 #                is held against the real DLIO in half the time
+#   --no-trace-figures  the columns read from the traces ("-"): the
+#                traces stay in WORK/out/ROW-RUN/ for later, and the hold is
+#                spent on the runs alone (the figures take 10-20 s a trace)
 #   --chrt PRIO  run both real sides (each tierfs daemon, the real DLIO's
 #                mpirun and `mpirun tiersim dlio`) under chrt -f PRIO
 #                (SCHED_FIFO, env TS_CHRT as bench/pytorch_replay.sh's), ahead
@@ -81,6 +89,7 @@ build=build
 work=/tmp/tiersim-dlio-peer
 rows=""
 runs=3
+first=1
 before=""
 epochs=3
 prio=${TS_CHRT:-}
@@ -89,6 +98,7 @@ measure=""
 bhost=""
 bfile=""
 vonly=""
+nofig=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--venv) venv=$2; shift 2 ;;
@@ -96,6 +106,9 @@ while [ $# -gt 0 ]; do
 	--work) work=$2; shift 2 ;;
 	--rows) rows=$2; shift 2 ;;
 	--runs) runs=$2; shift 2 ;;
+	--first-run)
+		[[ $2 =~ ^[1-9][0-9]*$ ]] || { echo "dlio_peer.sh: --first-run '$2': not a run number (1, 2, ...)" >&2; exit 2; }
+		first=$2; shift 2 ;;
 	--before) before=$(cd "$2" && pwd) || exit 2; shift 2 ;;
 	--epochs) epochs=$2; shift 2 ;;
 	--chrt) prio=$2; shift 2 ;;
@@ -109,6 +122,7 @@ while [ $# -gt 0 ]; do
 		bfile=$bfile/$(basename "$2"); shift 2 ;;
 	--measure-host) measure=1; host=(--host this-machine); shift ;;
 	--virtual-only) vonly=1; shift ;;
+	--no-trace-figures) nofig=1; shift ;;
 	-h | --help) sed -n '2,/^set -u/p' "$0" | sed 's/^# \{0,1\}//;$d'; exit 0 ;;
 	*) echo "dlio_peer.sh: unknown option '$1' (--help)" >&2; exit 2 ;;
 	esac
@@ -353,7 +367,7 @@ echo "$table" | while read -r name d n tier; do
 	[ -n "$before" ] && sides+=" before"
 	# samples/s run by run: DLIO's, tiersim's real and virtual, and before's
 	sd="" st="" sv="" sbt="" sbv=""
-	for run in $(seq "$runs"); do
+	for run in $(seq "$first" $((first + runs - 1))); do
 		out=$work/out/$name-$run
 		rm -rf "$out"; mkdir -p "$out/dlio" "$out/m"
 		if [ -n "$measure" ]; then
@@ -389,14 +403,17 @@ echo "$table" | while read -r name d n tier; do
 		done
 		load=$(uptime | sed 's/.*average: //')
 		[ -n "$vonly" ] || trace_end "$out/ts.trace"
-		pa=$(pattern "$out/dlio.trace" 2>/dev/null) || pa="-"
-		pb=$(pattern "$out/ts.trace" 2>/dev/null) || pb="-"
-		qa=$(runq "$out/dlio.trace" 2>/dev/null) || qa="-"
-		qb=$(runq "$out/ts.trace" 2>/dev/null) || qb="-"
-		sa=$(sample_ms "$out/dlio.trace" 2>/dev/null) || sa="-"
-		sb=$(sample_ms "$out/ts.trace" 2>/dev/null) || sb="-"
-		ca_=$(reader_cpu "$out/dlio.trace" 2>/dev/null) || ca_="-"
-		cb_=$(reader_cpu "$out/ts.trace" 2>/dev/null) || cb_="-"
+		pa=- pb=- qa=- qb=- sa=- sb=- ca_=- cb_=-
+		if [ -z "$nofig" ]; then
+			pa=$(pattern "$out/dlio.trace" 2>/dev/null) || pa="-"
+			pb=$(pattern "$out/ts.trace" 2>/dev/null) || pb="-"
+			qa=$(runq "$out/dlio.trace" 2>/dev/null) || qa="-"
+			qb=$(runq "$out/ts.trace" 2>/dev/null) || qb="-"
+			sa=$(sample_ms "$out/dlio.trace" 2>/dev/null) || sa="-"
+			sb=$(sample_ms "$out/ts.trace" 2>/dev/null) || sb="-"
+			ca_=$(reader_cpu "$out/dlio.trace" 2>/dev/null) || ca_="-"
+			cb_=$(reader_cpu "$out/ts.trace" 2>/dev/null) || cb_="-"
+		fi
 		fifo=""
 		[ -n "$prio" ] && fifo=" | FIFO $(rtshare "$out/dlio.rt") $(rtshare "$out/ts.rt")"
 		[ -e "$out/dlio.rt.late" ] && fifo="$fifo | DLIO $(cat "$out/dlio.rt.late")"
