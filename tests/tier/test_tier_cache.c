@@ -432,6 +432,47 @@ static void test_mapped_fault_hits(void)
 	ts_tier_free(t);
 }
 
+/*
+ * The reader's time before each window a map issues (tier/cache.c,
+ * MAP_WINDOW_NS, W below): a scan of a 512 KiB file (4 windows) through a
+ * map, every page in order, on a tier of a fixed 1 ms (L) and no rate
+ * limit, hits free. Page 0's fault sends [0, 32) at W (in at W+L); the
+ * touch of page 24 sends [32, 64) at 2W+L (in at 2W+2L); page 32's sends
+ * [64, 96) at 3W+L and waits for [32, 64) to 2W+2L; page 64's sends
+ * [96, 128) at 3W+2L (in at 3W+3L) and waits for [64, 96) to 3W+2L; page
+ * 96 issues none (the file ends) and waits for [96, 128): the scan ends
+ * at 3W+3L, where a reader that costs nothing would end at 3L.
+ */
+/* tier/cache.c's MAP_WINDOW_NS */
+#define MAP_WINDOW_TEST_NS 29000ULL
+
+static void test_mapped_window_cost(void)
+{
+	if (drv_add_tiers(set, "tier_cache_mapped_cost",
+			  "tier \"mapcost\" { iops = 1000000, parallel = 64,\n"
+			  "  latency = { read = { fixed = \"1ms\" } } }\n")) {
+		CHECK(0);
+		return;
+	}
+	const uint64_t W = MAP_WINDOW_TEST_NS, L = 1000000, size = 512 * TS_KiB;
+	struct ts_tier_cfg o = { .mem_bps = 1000000000000000ULL }; /* hits: 0 ns */
+	struct ts_tier *t = cached("mapcost", TS_GiB, &o);
+	struct ts_tier_done d;
+	uint64_t now = 0, at[4] = { 0 };
+	for (uint64_t pg = 0; pg < size / 4096; pg++) {
+		now = mrd(t, now, 8, pg * 4096, 4096, size, &d);
+		if (pg == 0 || pg == 24 || pg == 32 || pg == 64)
+			at[pg == 0 ? 0 : pg == 24 ? 1 : pg == 32 ? 2 : 3] = now;
+		CHECK_EQ_U64(d.dev_ios, pg == 0 || pg == 24 || pg == 32 || pg == 64);
+	}
+	CHECK_EQ_U64(at[0], W + L);
+	CHECK_EQ_U64(at[1], 2 * W + L);
+	CHECK_EQ_U64(at[2], 2 * W + 2 * L);
+	CHECK_EQ_U64(at[3], 3 * W + 2 * L);
+	CHECK_EQ_U64(now, 3 * W + 3 * L);
+	ts_tier_free(t);
+}
+
 /* Writes are absorbed at memory speed up to the dirty limit, then run at
  * the tier's write rate; the dirty total never passes the limit. */
 static void test_dirty(void)
@@ -1196,6 +1237,7 @@ int main(int argc, char **argv)
 	RUN(test_mapped_scan);
 	RUN(test_mapped_random);
 	RUN(test_mapped_fault_hits);
+	RUN(test_mapped_window_cost);
 	RUN(test_dirty);
 	RUN(test_fsync);
 	RUN(test_expire);
