@@ -55,6 +55,11 @@ struct ts_decode_cal {
 	 * reader path, pipeline/host.h TS_HF_DLIO_*): charged on a worker in
 	 * virtual time; 0 in a calibration file. */
 	double sample_ns, sample_ns_per_mib;
+	/* A PyTorch DataLoader worker's own work besides the transform (a host
+	 * profile's loader_sample_ns and loader_batch_ns): per sample, and per
+	 * batch; 0 in a calibration file. Charged only where the source is
+	 * read through a DataLoader (ts_decode_cal_for_source). */
+	double loader_sample_ns, loader_batch_ns;
 	uint64_t images;    /* images measured */
 	char cpu[128];	    /* the host CPU it was measured on */
 	uint64_t when;	    /* unix seconds */
@@ -116,6 +121,18 @@ static inline uint64_t ts_decode_cal_sample_ns(const struct ts_decode_cal *c, ui
 {
 	double ns = c->sample_ns + c->sample_ns_per_mib * ((double)len / 1048576.0);
 	return ns > 0 ? (uint64_t)ns : 0;
+}
+/* @c for a source whose samples a PyTorch DataLoader's workers fetch
+ * (@torch: TS_SRC_TORCH) in batches of @batch: its framework's work per
+ * sample (sample_ns, charged with the decode in either clock) gains the
+ * worker's own, loader_sample_ns plus loader_batch_ns spread over the
+ * batch's samples (a worker collates and hands off a whole batch; spread,
+ * the batch's cost is the same and each worker's rate too). Any other
+ * source is charged neither. */
+static inline void ts_decode_cal_for_source(struct ts_decode_cal *c, bool torch, uint64_t batch)
+{
+	if (torch)
+		c->sample_ns += c->loader_sample_ns + c->loader_batch_ns / (double)(batch ? batch : 1);
 }
 /* The host CPU model name from /proc/cpuinfo ("" when unknown). */
 void ts_cpu_model(char *buf, size_t n);

@@ -521,7 +521,7 @@ static void folder_plan_prefetch(const struct ts_vsource *vs, uint64_t i)
 const struct ts_source_ops ts_source_folder = {
 	.name = "folder",
 	.version = TS_SOURCE_VERSION,
-	.caps = TS_SRC_EXTENTS,
+	.caps = TS_SRC_EXTENTS | TS_SRC_TORCH,
 	.open = folder_open,
 	.count = folder_count,
 	.max_len = folder_max_len,

@@ -41,6 +41,7 @@ static const char *const field_names[TS_HF_NR] = {
 	[TS_HF_DLIO_RESTART_W] = "dlio_loader_restart_ns_per_worker",
 	[TS_HF_DLIO_GC] = "dlio_worker_gc_ns",	   [TS_HF_DLIO_GC_AT] = "dlio_worker_gc_samples",
 	[TS_HF_DLIO_SPREAD] = "dlio_worker_spread",
+	[TS_HF_LOADER_SAMPLE] = "loader_sample_ns", [TS_HF_LOADER_BATCH] = "loader_batch_ns",
 };
 
 static const char *const host_keys[] = { "desc", "cpu", "from", "replay_wake_cost_ns",
@@ -56,7 +57,8 @@ static const char *const host_keys[] = { "desc", "cpu", "from", "replay_wake_cos
 					 "dlio_loader_start_ns", "dlio_loader_start_ns_per_worker",
 					 "dlio_loader_restart_ns", "dlio_loader_restart_ns_per_worker",
 					 "dlio_worker_gc_ns", "dlio_worker_gc_samples",
-					 "dlio_worker_spread", "vcpus", "library_factors", NULL };
+					 "dlio_worker_spread", "loader_sample_ns", "loader_batch_ns",
+					 "vcpus", "library_factors", NULL };
 static const char *const lib_keys[] = { "desc", "decode", "transform", NULL };
 
 enum { K_HOST, K_LIB };
@@ -281,7 +283,8 @@ static int read_host(struct ts_luadata_rd *r, int t, struct host *h)
 				       { TS_HF_DLIO_REQ_D, TS_HF_DLIO_REQ_D_MIB },
 				       { TS_HF_DLIO_START, TS_HF_DLIO_START_W },
 				       { TS_HF_DLIO_RESTART, TS_HF_DLIO_RESTART_W },
-				       { TS_HF_DLIO_GC, TS_HF_DLIO_GC_AT } };
+				       { TS_HF_DLIO_GC, TS_HF_DLIO_GC_AT },
+				       { TS_HF_LOADER_SAMPLE, TS_HF_LOADER_BATCH } };
 	for (size_t i = 0; i < TS_ARRAY_SIZE(pair); i++) {
 		bool ns = h->f[pair[i][0]].set;
 		if (ns != h->f[pair[i][1]].set)
@@ -625,6 +628,8 @@ int ts_host_cal(const struct ts_host_set *s, const char *spec, enum ts_host_end 
 	cal->ns_per_mpix = v[TS_HF_DECODE_MPIX] * mult;
 	cal->xform_ns = v[TS_HF_DATUM_XFORM] + v[TS_HF_DATUM_PARSE];
 	cal->put_ns = v[TS_HF_LMDB_PUT];
+	cal->loader_sample_ns = v[TS_HF_LOADER_SAMPLE];
+	cal->loader_batch_ns = v[TS_HF_LOADER_BATCH];
 	double img = cal->base_ns + cal->ns_per_mpix * MEAN_MPIX;
 	cal->full_ips = img > 0 ? 1e9 / img : 0;
 	cal->decode_ips = 0; /* not kept apart in a profile */

@@ -84,6 +84,13 @@ enum ts_host_field {
 	/* the workers reading side by side at an epoch's start: the sample
 	 * standard deviation of their batches' ends over the mean (a share) */
 	TS_HF_DLIO_SPREAD,    /* dlio_worker_spread */
+	/* A PyTorch DataLoader worker's own work besides the transform, charged
+	 * by the sources read through one (TS_SRC_TORCH: the folder source, as
+	 * torchvision's ImageFolder) in either clock: reading the file in
+	 * Python, the fetcher, default_collate's copy into shared memory, the
+	 * hand-off through the worker's queue */
+	TS_HF_LOADER_SAMPLE,  /* loader_sample_ns: per sample */
+	TS_HF_LOADER_BATCH,   /* loader_batch_ns: ... plus per batch */
 	TS_HF_NR,
 };
 

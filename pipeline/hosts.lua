@@ -71,6 +71,15 @@
 --                     not carry to another (Pillow's: 2.08 on Zen 4, 2.37 on
 --                     the Xeon below); carried by from = (the nearest host
 --                     that measured it decides), never scaled by a speed
+--   loader_sample_ns, loader_batch_ns   optional (both or neither): a
+--                     PyTorch DataLoader worker's own work besides the
+--                     transform, per sample and per batch (reading the file
+--                     in Python, the fetcher, default_collate's copy of the
+--                     batch into shared memory, the hand-off to the main
+--                     process's queue); charged, with the decode, on the
+--                     worker of each sample of a source read through a
+--                     DataLoader (the folder source), the batch's share
+--                     spread over its samples, in either clock
 --   vcpus             optional: the machine's vCPUs (not carried by from =);
 --                     DLIO's PyTorch readers and ranks share them in virtual
 --                     time
@@ -295,11 +304,43 @@ host "xeon-emr" {
 -- factor; what checks it, and this host, never fits it: the
 -- loader-pytorch-pillow-* cases, a real PyTorch DataLoader with Pillow on
 -- it (bench/pillow_loader.py, another tool and run).
+-- Its C path is its own (decode_base_ns, decode_ns_per_mpix), not epyc-zen4's
+-- carried by the speed: the Zen 4's fit has no intercept (it fell below 0),
+-- this Xeon's two calibrations above have one of 1.3-1.4 ms, so a line
+-- through the origin scaled by the speed is wrong at any size but the one
+-- the speed was taken at (0.215 Mpixel): at the loader cases' 0.188 it gave
+-- 3.09 ms where this host's own lines give 3.13 and 3.39. The value is the
+-- mean of the two fits, low and high the two.
+-- A PyTorch DataLoader's own work in its worker (loader_sample_ns,
+-- loader_batch_ns): bench/pillow_loader.py's Folder dataset with the
+-- decode taken out (each sample reads its file from the page cache and
+-- returns a tensor of the transform's output, 3 x 224 x 224 float32, made
+-- before), one worker, batches of 8, 16 and 32 alternated with a plain loop
+-- of the same __getitem__, on the same 2,000 images, process CPU time:
+--   /usr/bin/python3 bench/loader_cost.py SET 5 8,16,32   (q cpu, 2026-12-03
+--     17:43-17:45 UTC, load average 16.8 before, 15.2 after)
+--   /usr/bin/python3 bench/loader_cost.py SET 7 8,16,32   (q cpu, 18:00-18:05,
+--     load average 7.3 before, 13.6 after, a build beside it)
+-- Per round, the worker's CPU a batch (B x its CPU per sample) against B,
+-- least squares: per sample 572..988 us, per batch -1.82..3.35 ms (one
+-- round below 0, the rest 1.06..3.35); over the 12 rounds the medians 832
+-- us and 1.89 ms (at batch 32, 891 us a sample; the worker's own CPU per
+-- sample at 32, 640..1,022 us, median 882). The plain loop (the file read
+-- and from_numpy alone) 32..63 us, median 42: the rest is the fetcher, the
+-- collate's copy of the batch into new shared memory (19 MiB at 32) and the
+-- hand-off. The main process spends 0.79..2.50 ms a batch + 47..144 us a
+-- sample (medians 1.67 ms, 99 us) taking the batches out: not charged (the
+-- virtual pipeline has no main process; with a step of 0 it waits on the
+-- workers either way).
 host "xeon-kvm-2vcpu" {
   desc = "the build host on 2026-12-03: a 2-vCPU KVM guest on an Intel Xeon (family 6 model 167, 2.0 GHz)",
   cpu = "Intel Xeon (KVM guest; family 6 model 167, 2.0 GHz), 2 vCPUs",
   from = "epyc-zen4",
   speed = { 0.577, "measured", "tiersim calibrate decode --dir SET/train --count 200 --seconds 5 on it (2,000-image imagenet-jpeg set), twice: 295 and 272 images/s/core at 0.215 Mpixel against epyc-zen4's 9,477,948 ns/Mpixel there (2.036 ms)", low = 0.554, high = 0.601 },
+  decode_base_ns = { 1387679, "measured", "tiersim calibrate decode --dir SET/train --count 200 --seconds 5 on it (2,000-image imagenet-jpeg set), twice: the fits' intercepts 1,328,761 and 1,446,596 ns; the mean", low = 1328761, high = 1446596 },
+  decode_ns_per_mpix = { 9970296, "measured", "the same two fits' slopes, 9,578,282 and 10,362,309 ns/Mpixel; the mean", low = 9578282, high = 10362309 },
+  loader_sample_ns = { 832407, "measured", "bench/loader_cost.py SET 5 and 7 8,16,32 (one DataLoader worker, no decode, batches of 8, 16, 32; q cpu, 2026-12-03 17:43-18:05 UTC, load 7-17): the worker's CPU a batch against the batch size, per round; the median slope of 12 rounds", low = 572050, high = 988145 },
+  loader_batch_ns = { 1886147, "measured", "the same rounds: the median intercept (one round's fell below 0: low 0, no per-batch cost)", low = 0, high = 3350891 },
   library_factors = {
     pillow = { 2.368, "measured", "bench/pillow_cost.py against tiersim calibrate decode on the same 2,000 imagenet-jpeg images on this Xeon, 3 alternated rounds (2026-12-03, thread CPU time, load 16.6-20.7): 2.250, 2.368, 2.869; the median", low = 2.250, high = 2.869 },
   },

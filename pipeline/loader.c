@@ -229,6 +229,7 @@ static int pick_mode(struct ts_pipe *p, char *err, size_t errlen)
 	if ((rc = ts_pipe_cal_load(p->cfg.calibration, p->cfg.host, TS_HOST_NOMINAL, &p->cal, path,
 				   sizeof path, err, errlen)))
 		return rc;
+	ts_decode_cal_for_source(&p->cal, p->ops->caps & TS_SRC_TORCH, p->cfg.batch);
 	if (path[0]) {
 		free(p->cfg.calibration);
 		if (!(p->cfg.calibration = strdup(path)))
@@ -750,7 +751,8 @@ static int decode_one(struct worker *w, struct item *it)
 			ts_decode_planes(w->dec, pl, it->w, it->h, true, &rng,
 					 it->b->data + (size_t)it->pos * p->out_floats);
 		else
-			ts_sleep_until_ns(ts_now_ns() + ts_decode_cal_xform_ns(&p->cal, it->w, it->h));
+			ts_sleep_until_ns(ts_now_ns() + ts_decode_cal_sample_ns(&p->cal, it->len) +
+					  ts_decode_cal_xform_ns(&p->cal, it->w, it->h));
 		return 0;
 	}
 	if (p->mode == TS_DECODE_REAL) {
@@ -768,7 +770,8 @@ static int decode_one(struct worker *w, struct item *it)
 	if (rc)
 		snprintf(w->msg, sizeof w->msg, "%s", ts_decoder_msg(w->dec));
 	else
-		ts_sleep_until_ns(ts_now_ns() + ts_decode_cal_ns(&p->cal, iw, ih));
+		ts_sleep_until_ns(ts_now_ns() + ts_decode_cal_sample_ns(&p->cal, it->len) +
+				  ts_decode_cal_ns(&p->cal, iw, ih));
 	return rc;
 }
 
@@ -1009,9 +1012,9 @@ void ts_pipe_stats(struct ts_pipe *p, struct ts_pipe_stats *st)
 	if (p->mode == TS_DECODE_MODELED)
 		snprintf(st->decode_note, sizeof st->decode_note,
 			 "modeled: %llu workers each charge %.0f ns + %.0f ns/Mpixel per JPEG, "
-			 "%.0f us per raw image (%s %s, %s); %ld host cores",
+			 "%.0f us per raw image, %.0f ns more per sample (%s %s, %s); %ld host cores",
 			 (unsigned long long)p->nw, p->cal.base_ns, p->cal.ns_per_mpix,
-			 (double)ts_decode_cal_xform_ns(&p->cal, 0, 0) / 1e3,
+			 (double)ts_decode_cal_xform_ns(&p->cal, 0, 0) / 1e3, p->cal.sample_ns,
 			 ts_host_is_profile(p->cfg.host) ? "host profile" : "calibration",
 			 ts_host_is_profile(p->cfg.host) ? p->cfg.host : p->cfg.calibration,
 			 p->cal.cpu[0] ? p->cal.cpu : "unknown CPU", cores);

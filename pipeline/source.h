@@ -31,6 +31,11 @@ struct ts_pipe_cfg;
 enum {
 	TS_SRC_EXTENTS = 1 << 0,
 	TS_SRC_SEQUENTIAL = 1 << 1,
+	/* read as a PyTorch DataLoader reads it (torchvision's ImageFolder: a
+	 * worker process fetches a batch, collates it into shared memory and
+	 * hands it to the main process): a host profile's loader_sample_ns and
+	 * loader_batch_ns are charged (ts_decode_cal_for_source) */
+	TS_SRC_TORCH = 1 << 2,
 };
 
 /* Where sample i lies. Exactly one of rel (a path relative to dirfd) or fd. */

@@ -274,8 +274,10 @@ int ts_vpipe_new(const struct ts_pipe_cfg *cfg, const struct ts_dataset_meta *me
 	v->ops = ops;
 	v->disk = *disk;
 	v->decode = decode;
-	if (cal)
+	if (cal) {
 		v->cal = *cal;
+		ts_decode_cal_for_source(&v->cal, ops->caps & TS_SRC_TORCH, cfg->batch);
+	}
 	v->vs.meta = meta;
 	v->vs.cfg = cfg;
 	v->vs.fs = disk->fs;

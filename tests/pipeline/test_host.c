@@ -6,7 +6,8 @@
  * refused naming its file, line and field. One table of bad files. A
  * library's factor measured on a host (library_factors) in place of the
  * library's own, carried along from =. DLIO's
- * per-workload step costs and a machine's vCPUs. The
+ * per-workload step costs and a machine's vCPUs. A DataLoader worker's
+ * own costs (loader_sample_ns, loader_batch_ns). The
  * built-in pipeline/hosts.lua loads and every host in it resolves.
  */
 #include <stdio.h>
@@ -49,6 +50,10 @@ static const char good[] =
 	"  library_factors = { whole = { 3, \"measured\", \"w\", low = 2, high = 4 },\n"
 	"                      slow = { 2, \"measured\", \"s\" } } }\n"
 	"host \"e\" { cpu = \"E\", from = \"d\", speed = { 0.5, \"spec\", \"t\" } }\n"
+	"host \"f\" { cpu = \"F\", from = \"d\", speed = { 1, \"spec\", \"t\" },\n"
+	"  loader_sample_ns = { 500000, \"measured\", \"m\", low = 250000, high = 750000 },\n"
+	"  loader_batch_ns = { 2000000, \"measured\", \"m\", low = 1000000, high = 4000000 } }\n"
+	"host \"g\" { cpu = \"G\", from = \"f\", speed = { 0.5, \"spec\", \"t\" } }\n"
 	"library \"libjpeg-turbo\" { decode = { 1, \"measured\", \"m\" } }\n"
 	"library \"slow\" { decode = { 3, \"spec\", \"t\", low = 2, high = 4 } }\n"
 	"library \"whole\" { transform = { 1.5, \"measured\", \"m\" } }\n";
@@ -100,6 +105,27 @@ static void costs(void)
 	CHECK(c.base_ns == 6000 && c.xform_ns == 640);
 	CHECK(ts_host_cal(s, "a/whole", TS_HOST_NOMINAL, &c, err, sizeof(err)) == 0);
 	CHECK(c.base_ns == 1500);
+	/* A DataLoader worker's own costs: the host's, at its ends, carried
+	 * by from = and scaled by the speed, never by a library's factor;
+	 * none where no host on the chain measured them. */
+	CHECK(ts_host_cal(s, "f/whole", TS_HOST_NOMINAL, &c, err, sizeof(err)) == 0);
+	CHECK(c.base_ns == 3000 && c.loader_sample_ns == 500000 && c.loader_batch_ns == 2e6);
+	CHECK(c.sample_ns == 0); /* charged only by a DataLoader's source */
+	CHECK(ts_host_cal(s, "f", TS_HOST_SLOW, &c, err, sizeof(err)) == 0);
+	CHECK(c.loader_sample_ns == 750000 && c.loader_batch_ns == 4e6);
+	CHECK(ts_host_cal(s, "g/whole", TS_HOST_FAST, &c, err, sizeof(err)) == 0);
+	CHECK(c.loader_sample_ns == 250000 / 0.5 && c.loader_batch_ns == 1e6 / 0.5);
+	CHECK(ts_host_cal(s, "e/whole", TS_HOST_NOMINAL, &c, err, sizeof(err)) == 0);
+	CHECK(c.loader_sample_ns == 0 && c.loader_batch_ns == 0);
+	/* spread over a batch of 4 for a DataLoader's source, nothing else */
+	CHECK(ts_host_cal(s, "f", TS_HOST_NOMINAL, &c, err, sizeof(err)) == 0);
+	struct ts_decode_cal t = c;
+	ts_decode_cal_for_source(&t, true, 4);
+	CHECK(t.sample_ns == 500000 + 2e6 / 4 && t.base_ns == c.base_ns);
+	CHECK_EQ_U64(ts_decode_cal_sample_ns(&t, 123456), 1000000);
+	t = c;
+	ts_decode_cal_for_source(&t, false, 4);
+	CHECK(t.sample_ns == 0);
 	/* Unknown names list the known ones. */
 	CHECK(ts_host_cal(s, "nope", TS_HOST_NOMINAL, &c, err, sizeof(err)) == -ENOENT);
 	CHECK(strstr(err, "'nope'") && strstr(err, TS_HOST_THIS) && strstr(err, "xeon-e5-2682v4") &&
@@ -336,6 +362,9 @@ static const struct {
 	{ "host \"h\" { cpu = \"H\",\n"
 	  "  dlio_loader_restart_ns_per_worker = { 1, \"measured\", \"m\" } }\n",
 	  "host 'h': dlio_loader_restart_ns_per_worker without dlio_loader_restart_ns", 1 },
+	{ "host \"h\" { cpu = \"H\",\n"
+	  "  loader_batch_ns = { 1, \"measured\", \"m\" } }\n",
+	  "host 'h': loader_batch_ns without loader_sample_ns", 1 },
 	{ "host \"h\" { cpu = \"H\",\n"
 	  "  dlio_worker_gc_ns = { 1, \"measured\", \"m\" } }\n",
 	  "host 'h': dlio_worker_gc_ns without dlio_worker_gc_samples", 1 },

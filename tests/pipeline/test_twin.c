@@ -473,6 +473,77 @@ static void test_restart(void)
 	ts_sched_free(s);
 }
 
+/* The decode workers' busy time of a virtual run of @source over @dir
+ * (batch 4, 1 worker, one epoch), *@n its samples. */
+static uint64_t busy_of(const char *source, const char *dir, const char *input,
+			const char *cal_path, const struct ts_decode_cal *cal, uint64_t *n)
+{
+	char path[600], err[1024];
+	struct ts_dataset_meta meta;
+	*n = 0;
+	if (ts_dataset_open(dir, &meta, err, sizeof err)) {
+		fprintf(stderr, "%s: %s\n", dir, err);
+		tc_failures++;
+		return 0;
+	}
+	snprintf(path, sizeof path, "%s/%s", dir, input);
+	struct ts_pipe_cfg pc;
+	memset(&pc, 0, sizeof pc);
+	CHECK(ts_opt_defaults(ts_pipe_opts, &pc, err, sizeof err) == 0);
+	set(&pc, "source", source);
+	set(&pc, "path", path);
+	set(&pc, "decode", "modeled");
+	set(&pc, "calibration", cal_path);
+	setu(&pc, "batch", 4);
+	setu(&pc, "vcpus", 1);
+	setu(&pc, "epochs", 1);
+	uint64_t reqs = 0, busy = 0;
+	struct ts_vdisk disk = { toy_disk, &reqs };
+	struct ts_vpipe *v;
+	if (ts_vpipe_new(&pc, &meta, &disk, cal, &v, err, sizeof err)) {
+		fprintf(stderr, "%s virtual: %s\n", source, err);
+		tc_failures++;
+	} else {
+		struct ts_vbatch vb;
+		int rc;
+		while ((rc = ts_vpipe_next_batch(v, &vb)) == 1)
+			CHECK(ts_vpipe_release(v, vb.seq, vb.ready_ns) == 0);
+		CHECK(rc == 0);
+		struct ts_vpipe_stats vs;
+		ts_vpipe_stats(v, &vs);
+		busy = vs.decode_busy_ns;
+		*n = vs.samples;
+		ts_vpipe_free(v);
+	}
+	ts_dataset_meta_free(&meta);
+	ts_opt_free(ts_pipe_opts, &pc);
+	return busy;
+}
+
+/* A host's DataLoader costs (loader_sample_ns, loader_batch_ns): the
+ * folder source, read as a PyTorch DataLoader reads it, charges every
+ * sample the per-sample cost and its share of the per-batch one on its
+ * worker, exactly, besides the decode; a source read another way (MXNet's
+ * RecordIO) is charged neither. */
+static void test_loader_cost(const char *root, const char *cal_path, const struct ts_decode_cal *cal)
+{
+	struct ts_decode_cal with = *cal;
+	with.loader_sample_ns = 300000;
+	with.loader_batch_ns = 200000; /* over batches of 4: 50,000 a sample */
+	char dir[512];
+	uint64_t n0, n1;
+	snprintf(dir, sizeof dir, "%s/imagenet-jpeg-0", root);
+	uint64_t b0 = busy_of("folder", dir, "train", cal_path, cal, &n0);
+	uint64_t b1 = busy_of("folder", dir, "train", cal_path, &with, &n1);
+	CHECK(n0 > 0 && n1 == n0 && b0 > 0);
+	CHECK_EQ_U64(b1 - b0, n0 * 350000);
+	snprintf(dir, sizeof dir, "%s/imagenet-rec-0", root);
+	b0 = busy_of("rec", dir, "train.rec", cal_path, cal, &n0);
+	b1 = busy_of("rec", dir, "train.rec", cal_path, &with, &n1);
+	CHECK(n0 > 0 && n1 == n0 && b0 > 0);
+	CHECK_EQ_U64(b1, b0);
+}
+
 int main(void)
 {
 	test_peek(false);
@@ -491,6 +562,7 @@ int main(void)
 	for (size_t i = 0; i < TS_ARRAY_SIZE(cases); i++)
 		run_case(&cases[i], root, cal_path, &cal);
 	CHECK(merging_cases > 0); /* the merge check above saw reads that meet */
+	test_loader_cost(root, cal_path, &cal);
 	tp_rmrf(root);
 	return tc_exit();
 }

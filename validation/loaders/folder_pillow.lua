@@ -6,7 +6,8 @@
 -- folder source over the same generated set (tiersim dataset make
 -- imagenet-jpeg --count COUNT, seed 1), one decode worker per DataLoader
 -- worker, each charged the host profile's cost per image (pipeline/hosts.lua,
--- HOST/pillow). Counted as bench/pillow_loader.py counts the real run: WARMUP
+-- HOST/pillow) and its DataLoader worker's own cost per sample and per batch
+-- (loader_sample_ns, loader_batch_ns), which the folder source charges. Counted as bench/pillow_loader.py counts the real run: WARMUP
 -- batches left out, then ITERATIONS batches of BATCH.
 local p = params{
   count = 2000,
