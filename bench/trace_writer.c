@@ -14,7 +14,9 @@
  * 12 and left unread for the rest (trace format version 4: tierfs leaves a
  * thread's clock unread within two round trips of its previous reply; a
  * fio QD1 recording through tierfs read 8% of them). Reports records
- * written, dropped, the achieved rate, and the
+ * written, dropped, the ring segments spilled (a producer that found its
+ * ring full went on in a new one: the writer thread had no CPU in time),
+ * the achieved rate, and the
  * CPU time each record cost: on the producing thread (its thread CPU clock,
  * what a request pays) and on the writer thread (the process's CPU clock
  * less the producers'), which unlike the rates do not depend on how busy
@@ -113,7 +115,7 @@ static int run(const char *file, uint64_t total_rate, double secs, const char *w
 	struct ts_trace_writer *w;
 	struct prod p[NPROD];
 	pthread_t th[NPROD];
-	uint64_t dropped, n = 0, prod_ns = 0;
+	uint64_t dropped, spills, n = 0, prod_ns = 0;
 	int ret;
 
 	if ((ret = ts_trace_writer_open(file, &h, &w))) {
@@ -133,6 +135,7 @@ static int run(const char *file, uint64_t total_rate, double secs, const char *w
 		prod_ns += p[i].cpu_ns;
 	}
 	uint64_t t1 = ts_now_ns();
+	spills = ts_trace_writer_spills(w);
 	if ((ret = ts_trace_writer_close(w, &dropped))) {
 		fprintf(stderr, "trace_writer: %s: %s\n", file, ts_strerror(ret));
 		return 1;
@@ -142,9 +145,10 @@ static int run(const char *file, uint64_t total_rate, double secs, const char *w
 	 * writer thread's (close's final drain included) */
 	uint64_t writer_ns = cpu_clock_ns(CLOCK_PROCESS_CPUTIME_ID) - pc0 - prod_ns;
 	printf("%-14s %4u threads  %10llu puts in %.2f s = %9.0f ops/s  dropped %llu (%.4f%%)  "
-	       "close %.1f ms  cpu/record: put %.0f ns, writer %.0f ns\n",
+	       "spilled %llu  close %.1f ms  cpu/record: put %.0f ns, writer %.0f ns\n",
 	       what, NPROD, (unsigned long long)n, (t1 - t0) / 1e9, n / ((t1 - t0) / 1e9),
 	       (unsigned long long)dropped, n ? 100.0 * (double)dropped / (double)n : 0.0,
+	       (unsigned long long)spills,
 	       (t2 - t1) / 1e6, n ? (double)prod_ns / (double)n : 0.0,
 	       n ? (double)writer_ns / (double)n : 0.0);
 	return 0;

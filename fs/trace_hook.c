@@ -6,8 +6,10 @@
  * measured by then), so the header carries the model options the run really
  * used — floor included — and a virtual replay of the trace (tiersim replay
  * --virtual) drives the model exactly as tierfs did. put() never blocks a
- * request thread: a full ring drops the record and counts it, and the count
- * is written into the trace and reported at unmount.
+ * request thread: a full ring goes on in a new segment (traces/trace.c,
+ * the spill, up to 64 MiB over all rings), and past that drops the record
+ * and counts it; the count is written into the trace and reported at
+ * unmount, with the spills.
  *
  * Paths. libfuse passes no path to the ops on an open file (nullpath_ok),
  * so the hook remembers which path each inode was opened or created under
@@ -616,6 +618,7 @@ void ts_fs_trace_close(struct ts_fs *fs)
 
 	if (!tr)
 		return;
+	uint64_t spills = ts_trace_writer_spills(tr->w);
 	int rc = ts_trace_writer_close(tr->w, &dropped);
 	/* the workers are joined (libfuse's loop has ended) */
 	for (unsigned i = 0; i < CLOCK_SLOTS; i++)
@@ -633,8 +636,13 @@ void ts_fs_trace_close(struct ts_fs *fs)
 	else if (dropped)
 		ts_fs_log(fs, LOG_WARNING,
 			  "tierfs: trace %s: %llu records dropped (the disk holding the trace did "
-			  "not keep up); the count is in the trace",
-			  fs->o.trace, (unsigned long long)dropped);
+			  "not keep up; %llu ring segments spilled); the count is in the trace",
+			  fs->o.trace, (unsigned long long)dropped, (unsigned long long)spills);
+	else if (spills)
+		ts_fs_log(fs, LOG_INFO,
+			  "tierfs: trace %s written, no records dropped (%llu ring segments "
+			  "spilled: the writer thread was late)",
+			  fs->o.trace, (unsigned long long)spills);
 	else
 		ts_fs_log(fs, LOG_INFO, "tierfs: trace %s written, no records dropped",
 			  fs->o.trace);

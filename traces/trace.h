@@ -205,10 +205,18 @@ int ts_trace_bad(const struct ts_trace_where *w, const char *fmt, ...) TS_PRINTF
 
 struct ts_trace_writer;
 
+#define TS_TRACE_SPILL_DEFAULT (UINT64_C(64) << 20)
+#define TS_TRACE_SPILL_NONE UINT64_MAX
+
 struct ts_trace_writer_cfg {
 	uint32_t ring_records; /* per-thread ring size, power of 2; 0 = 16384 */
 	uint32_t flush_us;     /* writer thread's period; 0 = 50000 (a producer
 				* whose ring is half full wakes it sooner) */
+	/* Memory a full ring may add in segments of its own size before it
+	 * drops (the spill, traces/trace.c), over all rings; 0 =
+	 * TS_TRACE_SPILL_DEFAULT, TS_TRACE_SPILL_NONE = none: a full ring
+	 * drops. */
+	uint64_t spill_bytes;
 	/* Called by the writer thread, its wake lock held, each time it is
 	 * about to sleep (it found nothing that woke it): tests stretch the
 	 * moment between that check and the sleep. NULL: none. */
@@ -227,7 +235,8 @@ TS_WUR int ts_trace_writer_open_cfg(const char *path, const struct ts_trace_hdr 
  * Returns 0 only when out of memory (the record then carries no path). */
 uint32_t ts_trace_writer_file_id(struct ts_trace_writer *w, const char *path);
 /* Queues one record (times absolute, from ts_now_ns()). Thread-safe,
- * wait-free: the calling thread's ring, or a drop when it is full. */
+ * never waits for the writer: the calling thread's ring; when it is full,
+ * a new segment of it (an allocation), or a drop past the spill's bound. */
 void ts_trace_writer_put(struct ts_trace_writer *w, const struct ts_trace_rec *rec);
 /* Same, with the requesting thread's CPU sample (@cpu->pid != 0) stored
  * right after the record; both or neither are queued. */
@@ -235,6 +244,9 @@ void ts_trace_writer_put_cpu(struct ts_trace_writer *w, const struct ts_trace_re
 			     const struct ts_trace_cpu *cpu);
 /* Records dropped so far. */
 uint64_t ts_trace_writer_dropped(const struct ts_trace_writer *w);
+/* Times a producer found its ring full and went on in a new segment (the
+ * spill) so far. */
+uint64_t ts_trace_writer_spills(const struct ts_trace_writer *w);
 /* Drains every ring, writes the trailer, closes the file and frees @w. No
  * put() or file_id() may run concurrently or later (tierfs closes after its
  * FUSE loop has ended and joined its workers).

@@ -135,8 +135,8 @@ int main(void)
 	write_sample(a, 2000, NULL);
 	CHECK(round_trip(a, b));
 
-	/* with drops: a tiny ring */
-	struct ts_trace_writer_cfg cfg = {.ring_records = 2};
+	/* with drops: a tiny ring, no spill */
+	struct ts_trace_writer_cfg cfg = {.ring_records = 2, .spill_bytes = TS_TRACE_SPILL_NONE};
 	write_sample(a, 20000, &cfg);
 	CHECK(round_trip(a, b));
 

@@ -1,11 +1,14 @@
 /*
  * test_writer.c — the recording writer: records from many threads reach the
  * file intact and in per-thread order, paths are interned once, a full ring
- * drops and counts instead of blocking, and the reader sees every drop and
- * tells a trace cut short from a whole one; a ring filled past half wakes
- * the writer even when it fills as the writer goes to sleep.
+ * goes on in a new segment while the writer is stalled (the spill) and
+ * drops and counts past the spill's bound, never blocking, and the reader
+ * sees every drop and tells a trace cut short from a whole one; a ring
+ * filled past half wakes the writer even when it fills as the writer goes
+ * to sleep.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <semaphore.h>
@@ -113,12 +116,14 @@ static void test_threads(const char *file)
 	ts_trace_free(&t);
 }
 
-/* A ring of 2 records and a producer that never yields: most records are
- * dropped, none block, and all are accounted for. */
+/* A ring of 2 records, a spill of two more segments and a producer that
+ * never yields: most records are dropped, none block, and all are
+ * accounted for. */
 static void test_drops(const char *file)
 {
 	struct ts_trace_hdr h = {0};
-	struct ts_trace_writer_cfg cfg = {.ring_records = 2, .flush_us = 100000};
+	struct ts_trace_writer_cfg cfg = {
+	    .ring_records = 2, .flush_us = 100000, .spill_bytes = 2 * 2 * TS_TRACE_REC_SIZE};
 	struct ts_trace_writer *w;
 	uint64_t dropped = 0;
 	const unsigned n = 200000;
@@ -138,6 +143,139 @@ static void test_drops(const char *file)
 	CHECK_EQ_U64(t.nrecs + t.dropped, n);
 	char buf[256];
 	CHECK(ts_trace_warning(&t, buf, sizeof(buf)) != NULL);
+	ts_trace_free(&t);
+}
+
+/*
+ * The writer stalled: the trace is a FIFO that nobody reads while the
+ * producers put, so the writer thread blocks in a write once the pipe
+ * (64 KiB at most) and its stdio buffer (1 MiB) hold 17,408 items of 64
+ * bytes, with at most 64 more in the batch it is writing. Two threads
+ * then put 100,000 records each, half with a CPU sample (two items), into
+ * rings of 64 slots: far past the point where a ring without the spill
+ * drops, whenever the writer ran meanwhile (such rings drop at least
+ * 200,000 - 17,408 - 64 - 2 x 64 records). With the spill (at most
+ * 19.2 MB here, under its 64 MiB default) none is dropped: once the FIFO
+ * is read, every record reaches the file, each thread's in order and each
+ * sample with its record. No timing enters.
+ */
+struct sink {
+	int fd;
+	const char *out;
+	int err;
+};
+
+static void *sink_main(void *arg)
+{
+	struct sink *k = arg;
+	static char buf[1 << 16];
+	FILE *f = fopen(k->out, "wb");
+	ssize_t n;
+
+	if (!f) {
+		k->err = errno;
+		return NULL;
+	}
+	while ((n = read(k->fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || fwrite(buf, 1, (size_t)n, f) != (size_t)n) {
+			k->err = n < 0 ? errno : EIO;
+			break;
+		}
+	}
+	if (fclose(f) && !k->err)
+		k->err = errno;
+	return NULL;
+}
+
+#define STALL_PER_THREAD 100000
+
+static void *stall_producer(void *arg)
+{
+	struct prod *p = arg;
+	for (unsigned i = 0; i < p->n; i++) {
+		struct ts_trace_rec r = {.submit_ns = ts_now_ns(),
+					 .offset = i,
+					 .length = 4096,
+					 .tid = p->tid,
+					 .op = TS_OP_READ};
+		r.complete_ns = r.submit_ns + 1;
+		if (i % 2) {
+			struct ts_trace_cpu c = {.on_ns = i, .runq_ns = 1, .pid = p->tid, .ppid = 1};
+			ts_trace_writer_put_cpu(p->w, &r, &c);
+		} else {
+			ts_trace_writer_put(p->w, &r);
+		}
+	}
+	return NULL;
+}
+
+static void test_spill(const char *file)
+{
+	char fifo[] = "/tmp/ts_test_writer_fifo_XXXXXX";
+	struct ts_trace_hdr h = {0};
+	struct ts_trace_writer_cfg cfg = {.ring_records = 64};
+	struct ts_trace_writer *w;
+	struct prod p[2];
+	pthread_t th[2], sk;
+	uint64_t dropped = 1;
+	char err[256];
+
+	CHECK(mkdtemp(fifo) != NULL);
+	char path[64];
+	snprintf(path, sizeof(path), "%s/trace", fifo);
+	CHECK(mkfifo(path, 0600) == 0);
+	/* the read end first, so that the writer's open does not wait */
+	int rfd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	CHECK(rfd >= 0);
+	CHECK(ts_trace_writer_open_cfg(path, &h, &cfg, &w) == 0);
+	for (int i = 0; i < 2; i++) {
+		p[i] = (struct prod){.w = w, .tid = 500 + (uint32_t)i, .n = STALL_PER_THREAD};
+		pthread_create(&th[i], NULL, stall_producer, &p[i]);
+	}
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	CHECK_EQ_U64(ts_trace_writer_dropped(w), 0);
+	CHECK(ts_trace_writer_spills(w) > 0);
+	/* now the FIFO is read, and the writer goes on */
+	CHECK(fcntl(rfd, F_SETFL, 0) == 0);
+	struct sink k = {.fd = rfd, .out = file};
+	pthread_create(&sk, NULL, sink_main, &k);
+	CHECK(ts_trace_writer_close(w, &dropped) == 0);
+	pthread_join(sk, NULL);
+	close(rfd);
+	unlink(path);
+	rmdir(fifo);
+	CHECK_EQ_U64(k.err, 0);
+	CHECK_EQ_U64(dropped, 0);
+
+	struct ts_trace t;
+	int ret = ts_trace_read(file, &t, err, sizeof(err));
+	CHECK(ret == 0);
+	if (ret) {
+		fprintf(stderr, "%s\n", err);
+		return;
+	}
+	CHECK(!t.truncated);
+	CHECK_EQ_U64(t.dropped, 0);
+	CHECK_EQ_U64(t.nrecs, 2 * STALL_PER_THREAD);
+	CHECK_EQ_U64(t.ncpu, STALL_PER_THREAD);
+	uint64_t next[2] = {0, 0};
+	int bad = 0;
+	for (size_t i = 0; i < t.nrecs; i++) {
+		const struct ts_trace_rec *r = &t.recs[i];
+		unsigned j = r->tid - 500;
+		if (j >= 2 || r->offset != next[j]++) {
+			bad++;
+			continue;
+		}
+		bool cpu = t.cpu && t.cpu[i].pid;
+		if (cpu != (r->offset % 2 == 1) || (cpu && t.cpu[i].on_ns != r->offset))
+			bad++;
+	}
+	CHECK_EQ_U64(bad, 0);
+	CHECK(next[0] == STALL_PER_THREAD && next[1] == STALL_PER_THREAD);
 	ts_trace_free(&t);
 }
 
@@ -521,6 +659,7 @@ int main(void)
 	close(fd);
 	test_threads(file);
 	test_drops(file);
+	test_spill(file);
 	test_kick(file);
 	test_cut(file);
 	test_cpu(file);
