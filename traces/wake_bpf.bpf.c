@@ -42,15 +42,20 @@ const volatile __u32 rq_cpu = 0;	  /* rq.cpu */
  * variables, this distance apart in every CPU's copy */
 const volatile __s64 rq_preempt_count = 0;
 
-/* per thread of the tree: the parser's struct tstate, and its totals */
-struct tstate {
-	__u64 since;	/* off the CPU asleep since, 0 = running or runnable */
-	__u64 on_since; /* on a CPU since, 0 = not */
-	__u64 rq_since; /* runnable, waiting for a CPU, since; 0 = not */
-	__u64 oncpu_ns, runq_ns;
-	__u32 d; /* that sleep is uninterruptible (state D) */
-	__u32 pad;
-};
+/* per thread of the tree: the parser's struct tstate, and its totals
+ * (struct ts_wake_bpf_state, wake_bpf_rec.h) */
+#define tstate ts_wake_bpf_state
+
+/*
+ * The tree's threads' states: in the programs' own data, slot (tid mod
+ * TS_WAKE_BPF_SLOTS), where the slot is free when the thread is added
+ * (on_fork claims it); the few threads whose slot another holds go to a
+ * hash map (tasks). A slot is one cache line, one load away, where a
+ * hash look-up (one or two in each run for a thread of the tree) hashes
+ * the id and walks a bucket: a call and two lines at least. Neither is
+ * emptied while the capture runs.
+ */
+struct tstate slot[TS_WAKE_BPF_SLOTS] __attribute__((aligned(64))) = {};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -93,10 +98,23 @@ static __always_inline bool maybe_tree(__u32 tid)
 	return (*tree_word(tid) >> (tid % 64)) & 1;
 }
 
-/* the thread's state if it is the tree's */
+/* @tid's slot; the mask, hidden as tree_word's, bounds the index */
+static __always_inline struct tstate *slot_of(__u32 tid)
+{
+	__u32 i = tid;
+	asm volatile("" : "+r"(i));
+	return &slot[i & (TS_WAKE_BPF_SLOTS - 1)];
+}
+
+/* the thread's state if it is the tree's: its slot, or the map */
 static __always_inline struct tstate *of_tree(__u32 tid)
 {
-	return maybe_tree(tid) ? bpf_map_lookup_elem(&tasks, &tid) : NULL;
+	if (!maybe_tree(tid))
+		return NULL;
+	struct tstate *s = slot_of(tid);
+	if (s->tid == tid)
+		return s;
+	return bpf_map_lookup_elem(&tasks, &tid);
 }
 
 /* records not sent (the ring full) and threads not kept (the map full):
@@ -278,14 +296,24 @@ int BPF_PROG(on_fork, const void *parent, const void *child)
 	if (!of_tree(ptid))
 		return 0;
 	__u64 t = bpf_ktime_get_ns();
+	struct tstate *c = slot_of(ctid);
+	if (c->tid == ctid) /* already one of the tree's */
+		return 0;
 	/* a forked thread is runnable from its fork until it first runs */
-	struct tstate st = {.rq_since = t};
-	long e = bpf_map_update_elem(&tasks, &ctid, &st, BPF_NOEXIST);
-	if (e == -17 /* EEXIST: already one of the tree's */)
-		return 0;
-	if (e) {
-		__sync_fetch_and_add(&lost, 1);
-		return 0;
+	if (!c->tid && __sync_val_compare_and_swap(&c->tid, 0, (__u64)ctid) == 0) {
+		/* the slot is its own; read by no program before its bit is set */
+		c->since = c->on_since = c->oncpu_ns = c->runq_ns = 0;
+		c->d = 0;
+		c->rq_since = t;
+	} else {
+		struct tstate st = {.rq_since = t, .tid = ctid};
+		long e = bpf_map_update_elem(&tasks, &ctid, &st, BPF_NOEXIST);
+		if (e == -17 /* EEXIST: already one of the tree's */)
+			return 0;
+		if (e) {
+			__sync_fetch_and_add(&lost, 1);
+			return 0;
+		}
 	}
 	/* before the child first runs (wake_up_new_task comes after this
 	 * tracepoint): none of its events can miss it */

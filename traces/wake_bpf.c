@@ -38,12 +38,6 @@ struct ts_wake_bpf {
 	size_t nlinks;
 };
 
-/* the map's value (wake_bpf.bpf.c's struct tstate) */
-struct tstate {
-	uint64_t since, on_since, rq_since, oncpu_ns, runq_ns;
-	uint32_t d, pad;
-};
-
 /* libbpf's own messages would be lines of their own: the reason a load
  * failed goes into @why instead */
 static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -557,7 +551,6 @@ int ts_wake_bpf_start(struct ts_wake_bpf *b, pid_t pid, struct ts_wakes_parser *
 		      size_t whylen)
 {
 	uint32_t root = (uint32_t)pid;
-	struct tstate st = {0};
 	int e;
 
 	b->parser = p;
@@ -567,13 +560,10 @@ int ts_wake_bpf_start(struct ts_wake_bpf *b, pid_t pid, struct ts_wakes_parser *
 		snprintf(why, whylen, "the BPF ring: %s", strerror(errno));
 		return e ? e : -ENOMEM;
 	}
-	if (bpf_map_update_elem(bpf_map__fd(b->skel->maps.tasks), &root, &st, BPF_ANY)) {
-		e = -errno;
-		snprintf(why, whylen, "naming the command to the BPF programs: %s", strerror(errno));
-		return e;
-	}
-	/* the root's bit in the programs' filter, as on_fork sets one for each
-	 * thread it adds (their data, mapped by the skeleton) */
+	/* the root's slot (the first taken) and its bit in the programs'
+	 * filter, as on_fork sets them for each thread it adds (their data,
+	 * mapped by the skeleton) */
+	b->skel->bss->slot[root % TS_WAKE_BPF_SLOTS] = (struct ts_wake_bpf_state){.tid = root};
 	size_t nbits = sizeof(b->skel->bss->tree) * 8;
 	b->skel->bss->tree[root % nbits / 64] |= 1ULL << (root % 64);
 	if ((e = attach(b))) {
@@ -611,6 +601,16 @@ static void print_stats(const struct ts_wake_bpf *b)
 	}
 }
 
+/* A thread's totals to the parser; one still on a CPU, to @end_ns. */
+static void thread_times(struct ts_wake_bpf *b, const struct ts_wake_bpf_state *st,
+			 uint64_t end_ns)
+{
+	uint64_t on = st->oncpu_ns;
+	if (st->on_since && end_ns > st->on_since)
+		on += end_ns - st->on_since;
+	(void)ts_wakes_parser_times(b->parser, (uint32_t)st->tid, on, st->runq_ns);
+}
+
 int ts_wake_bpf_stop(struct ts_wake_bpf *b, uint64_t end_ns, uint64_t *lost, char *why,
 		     size_t whylen)
 {
@@ -636,20 +636,20 @@ int ts_wake_bpf_stop(struct ts_wake_bpf *b, uint64_t end_ns, uint64_t *lost, cha
 			 (unsigned long long)b->skel->bss->blind);
 		return -EPROTO;
 	}
-	/* each thread's totals; one still on a CPU at the end, to the end */
+	/* each thread's totals, from its slot or the map; one still on a CPU
+	 * at the end, to the end */
+	for (size_t i = 0; i < TS_WAKE_BPF_SLOTS; i++)
+		if (b->skel->bss->slot[i].tid)
+			thread_times(b, &b->skel->bss->slot[i], end_ns);
 	int fd = bpf_map__fd(b->skel->maps.tasks);
 	uint32_t key, next;
 	uint32_t *prev = NULL;
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		struct tstate st;
+		struct ts_wake_bpf_state st;
 		key = next;
 		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &st))
-			continue;
-		uint64_t on = st.oncpu_ns;
-		if (st.on_since && end_ns > st.on_since)
-			on += end_ns - st.on_since;
-		(void)ts_wakes_parser_times(b->parser, key, on, st.runq_ns);
+		if (!bpf_map_lookup_elem(fd, &key, &st))
+			thread_times(b, &st, end_ns);
 	}
 	return 0;
 }

@@ -9,8 +9,25 @@
 
 #include <linux/types.h>
 
-/* the threads of one recorded tree the kernel keeps state for */
+/* the threads of one recorded tree the kernel keeps state for in its hash
+ * map (those whose slot another holds) */
 #define TS_WAKE_BPF_THREADS 65536
+/* the slots of thread states in the programs' data: thread id mod this
+ * (a power of two; 16,384 x 64 bytes, 1 MiB) */
+#define TS_WAKE_BPF_SLOTS 16384
+
+/* A thread of the tree, as the programs keep it (wake_bpf.bpf.c): the
+ * parser's per-thread state and the thread's totals. */
+struct ts_wake_bpf_state {
+	__u64 since;	/* off the CPU asleep since, 0 = running or runnable */
+	__u64 on_since; /* on a CPU since, 0 = not */
+	__u64 rq_since; /* runnable, waiting for a CPU, since; 0 = not */
+	__u64 oncpu_ns, runq_ns;
+	__u64 tid; /* the thread; in a slot, 0 = free (a word, for the
+		    * programs' compare-and-swap) */
+	__u32 d;   /* that sleep is uninterruptible (state D) */
+	__u32 pad[3]; /* a slot is one cache line */
+};
 
 enum ts_wake_bpf_type {
 	TS_WAKE_BPF_WAKE = 1, /* a: wakee, b: waker (a thread of the tree) */
