@@ -42,13 +42,18 @@ uint64_t ts_vtier_submit(struct ts_vtier *m, uint64_t now, enum ts_tier_op op, u
 uint64_t ts_vtier_submit_req(struct ts_vtier *m, uint64_t now, const struct ts_tier_req *req)
 {
 	/* metadata reads bypass the page-cache model: the file-system rule
-	 * keeps them (tier/fsmeta.h) */
-	struct ts_tier_req rq = *req;
-	rq.direct = rq.direct || rq.file == TS_FSMETA_FILE;
-	enum ts_tier_op op = rq.op;
-	uint64_t file = rq.file, off = rq.off, len = rq.len;
+	 * keeps them (tier/fsmeta.h); a copy only for them (a data read's
+	 * copy, read right after its caller wrote it, stalled on the stores) */
+	struct ts_tier_req rq;
+	if (req->file == TS_FSMETA_FILE && !req->direct) {
+		rq = *req;
+		rq.direct = true;
+		req = &rq;
+	}
+	enum ts_tier_op op = req->op;
+	uint64_t file = req->file, off = req->off, len = req->len;
 	struct ts_tier_done d; /* ts_tier_submit sets all of it */
-	uint64_t t = ts_tier_submit(m->tier, now, &rq, &d);
+	uint64_t t = ts_tier_submit(m->tier, now, req, &d);
 	if (op == TS_TIER_READ)
 		m->dev_read_bytes += d.dev_bytes;
 	if (op == TS_TIER_READ && file != TS_FSMETA_FILE) { /* the job's bytes */

@@ -65,6 +65,17 @@ static void rm_rf(const char *path)
 		fprintf(stderr, "cannot remove %s\n", path);
 }
 
+/* FNV-1a over every image's stored bytes and dimensions. */
+static uint64_t sizes_digest(const struct ts_dataset_meta *a)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	for (uint64_t i = 0; i < a->samples; i++) {
+		uint64_t v = (uint64_t)a->bytes[i] << 32 | (uint64_t)a->width[i] << 16 | a->height[i];
+		h = (h ^ v) * 0x100000001b3ULL;
+	}
+	return h;
+}
+
 static void describe_model(void)
 {
 	struct ts_dataset_meta a, b;
@@ -73,6 +84,12 @@ static void describe_model(void)
 
 	/* full size: 1,281,167 images in 1,000 classes, ~140 GB of JPEG */
 	CHECK(ts_dataset_meta_describe(TS_DS_IMAGENET_JPEG, &c, &a, err, sizeof(err)) == 0);
+	/* every image's size and dimensions, to the byte, as the size model
+	 * drew them before its draws were made cheaper (guide buckets, the
+	 * settings' pick as a count, the rounding without a branch): a
+	 * change of the stream changes every printed figure */
+	CHECK_EQ_U64(a.sample_bytes, 139894845988ULL);
+	CHECK_EQ_U64(sizes_digest(&a), 0x4ed5305542a61294ULL);
 	CHECK_EQ_U64(a.count, 1281167);
 	CHECK_EQ_U64(a.classes, 1000);
 	CHECK_NEAR(a.total_bytes, 140e9, 0.01);
@@ -111,6 +128,8 @@ static void describe_model(void)
 	c = cfg_of(0, 1);
 	CHECK(ts_dataset_meta_describe(TS_DS_IMAGENET_REC, &c, &a, err, sizeof(err)) == 0);
 	CHECK_NEAR(a.files[0].bytes, 93e9, 0.01); /* train.rec: the study's 93 GB */
+	CHECK_EQ_U64(a.sample_bytes, 93055859748ULL);
+	CHECK_EQ_U64(sizes_digest(&a), 0xcd15d83aad933971ULL);
 	ts_dataset_meta_free(&a);
 
 	/* raw LMDB: 196,608 pixel bytes + the Datum fields per entry */
