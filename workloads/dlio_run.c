@@ -1320,11 +1320,21 @@ static uint64_t bandwidth_hint(const struct env *E)
 
 /* The count a run of @r's throughput would keep at the threshold: a run
  * held back by the drive delivers about the same samples/s at any larger
- * N, and N accelerators at AU a take N x batch_size x a / computation_time. */
-static uint64_t throughput_hint(const struct env *E, const struct ts_dlio_result *r)
+ * N, and N accelerators at AU a take N x batch_size x a / computation_time.
+ * A whole run's AU is that share over its steps but the first, which
+ * samples/s also counts (the loader filling its prefetch, as long at any
+ * N): N x AU / metric.au. A stopped run's AU is only a bound: its samples
+ * over its time. *@near: the count is a whole run's (one off at most
+ * where the drive's rate holds across counts). */
+static uint64_t throughput_hint(const struct env *E, const struct ts_dlio_result *r, bool *near)
 {
-	double sps = r->stopped ? (r->run_s > 0 ? (double)r->samples / r->run_s : 0) : r->samples_s;
-	double n = sps * E->w->computation_time / (E->w->au * (double)E->w->batch_size);
+	double n;
+	*near = !r->stopped && r->au > 0;
+	if (*near)
+		n = (double)r->n * r->au / E->w->au;
+	else
+		n = (r->run_s > 0 ? (double)r->samples / r->run_s : 0) * E->w->computation_time /
+		    (E->w->au * (double)E->w->batch_size);
 	return n >= 1 ? (uint64_t)TS_MIN(n, (double)hint_cap(E->w)) : 1;
 }
 
@@ -1333,9 +1343,13 @@ static uint64_t throughput_hint(const struct env *E, const struct ts_dlio_result
  * shorter runs. It starts from the drive's bandwidth bound (or from
  * find_from, run whole, and on to that bound if it passes), moves to what
  * a missing run's throughput says the drive can feed, widens the step
- * while runs keep passing (or missing), then bisects. A run that can no longer reach the threshold stops there
- * (run_one's @stop_below): only passing runs, and the last count's, run
- * whole. */
+ * while runs keep passing (or missing), then bisects. A count named by a
+ * hint that lands near the answer (the bandwidth bound, a whole run's AU)
+ * is followed by its neighbour towards the answer, then as above: the
+ * answer is a pass and its neighbour a miss, so a hint one off costs one
+ * run, not a bisection's. A run that can no longer reach the threshold
+ * stops there (run_one's @stop_below): only passing runs, and the last
+ * count's, run whole. */
 static int find_max_bracket(struct env *E, struct ts_dlio_outcome *oc, char *err, size_t errlen)
 {
 	double thr = E->w->au;
@@ -1343,7 +1357,7 @@ static int find_max_bracket(struct env *E, struct ts_dlio_outcome *oc, char *err
 	uint64_t from = TS_MIN(E->o->find_from, MAX_ACCEL);
 	uint64_t n = from ? from : bandwidth_hint(E), step = 1;
 	n = TS_MAX(n, 1);
-	bool last_pass = false;
+	bool last_pass = false, near = false; /* near: n is a hint's, thought near the answer */
 	int rc = 0;
 	for (int k = 0; hi - lo > 1; k++) {
 		if (oc->nr == TS_ARRAY_SIZE(oc->rs)) {
@@ -1365,15 +1379,25 @@ static int find_max_bracket(struct env *E, struct ts_dlio_outcome *oc, char *err
 		/* the next count: widen while on the same side, else bisect */
 		step = k && pass == last_pass ? 2 * step : 1;
 		last_pass = pass;
+		bool was_near = near;
+		near = false;
 		uint64_t next;
 		if (!pass && lo == 0) {
-			next = throughput_hint(E, r);
-			if (next >= n)
+			next = throughput_hint(E, r, &near);
+			if (next >= n) {
 				next = n > step ? n - step : 1;
+				near = false;
+			}
+		} else if (was_near) {
+			next = pass ? n + 1 : n - 1;
+			step = 1;
 		} else if (pass && hi == MAX_ACCEL + 1) {
 			next = n + step;
-			if (k == 0 && from) /* a seed that passed: on from where a search starts */
-				next = TS_MAX(next, bandwidth_hint(E));
+			if (k == 0 && from) { /* a seed that passed: on from where a search starts */
+				uint64_t b = bandwidth_hint(E);
+				near = b > next;
+				next = TS_MAX(next, b);
+			}
 		} else {
 			next = lo + (hi - lo) / 2;
 		}

@@ -6,6 +6,7 @@
  * seeded with a count (find_from) or not, and a seeded search's first run
  * is that count's whole run. Virtual time, a scaled-down unet3d (and
  * resnet50 for the drive's share). */
+#include <inttypes.h>
 #include <string.h>
 
 #include "tests/tcheck.h"
@@ -143,6 +144,52 @@ static const char *const bert_limited[] = {
 	"reader.batch_size=4", "train.computation_time=0.05", NULL,
 };
 
+/* A search seeded with a count over the answer that misses, run whole
+ * (as validate runs a published count): where the drive holds its pace
+ * across counts, that run's AU names the answer (N x AU / metric.au, one
+ * off at most), and the search runs the count it names and its neighbour
+ * towards the answer, no bisection: the seed and two runs, the answer
+ * among them, whole, and the same answer as the doubling search. On the
+ * 2,000 1 MB samples of resnet50_floor over two epochs, the drive's
+ * bandwidth binds; seeds 2 to 6 over the answer (the old search, from a
+ * hint of samples/s counting each epoch's first step, ran four counts
+ * at some). */
+static void check_near(void)
+{
+	const char *o1[8];
+	size_t n1 = 0;
+	while (resnet50_floor[n1])
+		o1[n1] = resnet50_floor[n1], n1++;
+	o1[n1++] = "train.epochs=2";
+	char err[1024] = "";
+	struct ts_dlio_opts o = { .tier = "ssd-cloud", .virtual_time = true, .quiet = true,
+				  .workload = "resnet50_h100", .overrides = o1, .noverrides = n1,
+				  .find_max = true, .search = "doubling" };
+	static struct ts_dlio_outcome mx, e;
+	CHECK(ts_dlio_run(&o, &mx, err, sizeof(err)) == 0);
+	CHECK(mx.best != NULL);
+	if (!mx.best)
+		return;
+	uint64_t n = mx.best->n;
+	o.search = NULL;
+	for (uint64_t over = 2; over <= 6; over++) {
+		o.find_from = n + over;
+		CHECK(ts_dlio_run(&o, &e, err, sizeof(err)) == 0);
+		CHECK(e.nr >= 1 && e.rs[0].n == n + over && !e.rs[0].stopped &&
+		      e.rs[0].au < e.w.au);
+		CHECK(e.best && e.best->n == n && e.best->au == mx.best->au && !e.best->stopped);
+		CHECK(e.nr <= 3);
+		if (e.nr > 3 || !e.best || e.best->n != n) {
+			fprintf(stderr, "seeded at %" PRIu64 " (answer %" PRIu64 "):", n + over, n);
+			for (size_t i = 0; i < e.nr; i++)
+				fprintf(stderr, " %" PRIu64 "%s", e.rs[i].n, e.rs[i].stopped ? "s" : "");
+			fprintf(stderr, "\n");
+		}
+		ts_dlio_outcome_free(&e);
+	}
+	ts_dlio_outcome_free(&mx);
+}
+
 /* A run's later epoch decided by its own drive's share: with a page cache
  * the epochs to come have no bound (accel_next), so at a threshold of 0.5
  * over three epochs the first cannot rule a run out ((AU + 2) / 3 > 2/3),
@@ -224,6 +271,7 @@ int main(void)
 {
 	check_tf_steps();
 	check_later_epoch();
+	check_near();
 	check_floor("ssd-cloud", "unet3d_h100", unet3d_floor, 0, "train.epochs=1", 2);
 	check_floor("ssd-cloud", "unet3d_h100", unet3d_floor, 200000000, "train.epochs=2", 2);
 	check_floor("ssd-cloud", "resnet50_h100", resnet50_floor, 0, "train.epochs=1", 2);
