@@ -127,8 +127,8 @@ host "epyc-zen4" {
 -- before 13:00) are the EPYC's; the DataLoader's start (2026-12-02T20:06Z)
 -- is the Xeon's; the replay's wake-up cost (runs of 2026-12-02 whose hour
 -- was not recorded, committed at 20:35) most likely the Xeon's. Each
--- field's source says which. None of the EPYC's figures is remeasured on
--- the Xeon here, and none is carried to xeon-kvm-2vcpu.
+-- field's source says which. None of the EPYC's figures is carried to
+-- xeon-kvm-2vcpu, which has DLIO's costs measured on the Xeon (below).
 -- Per sample, measured inside the real runs: bench/dlio_peer.sh --chrt 10
 -- (2026-12-02, load average 10-40; both sides SCHED_FIFO) traces the real
 -- DLIO and tiersim's real loader reading the same chain through the same
@@ -345,6 +345,44 @@ host "xeon-kvm-2vcpu" {
     pillow = { 2.368, "measured", "bench/pillow_cost.py against tiersim calibrate decode on the same 2,000 imagenet-jpeg images on this Xeon, 3 alternated rounds (2026-12-03, thread CPU time, load 16.6-20.7): 2.250, 2.368, 2.869; the median", low = 2.250, high = 2.869 },
   },
   vcpus = { 2, "measured", "nproc and lscpu on it: 2 cores, 1 thread each" },
+  -- DLIO 2.0.0's PyTorch readers, steps and requests measured on this Xeon
+  -- (build-host's are the EPYC's, which this VM ran on until 2026-12-02):
+  --   tiersim hosts measure --venv /work/dlio-venv --repeats 3 --tier ssd-cloud
+  -- (2026-12-03 17:40-17:44 UTC, niced beside others' builds and tests,
+  -- load average 16-21; every figure but the loader's start is CPU time:
+  -- the reading thread's clock, the daemon's schedstat), each field the
+  -- median of the 3 rounds, low and high their least and most. The
+  -- DataLoader's start is wall time and that run's (53 ms + 88 ms a worker
+  -- under load 16-21) is the load's, not the host's: the start lines are
+  -- build-host's, measured on this Xeon with nothing else running. The
+  -- requests' CPU is per request of the modeled chain (dliochain.h: 21 for
+  -- a 112 KiB npz, 83 for 8 MiB), the count `hosts measure` divides by, not
+  -- the 15 and 77 that reach tierfs under its 1 s attribute cache
+  -- (workloads/DLIO.md). None of these was fitted on a bench/dlio_peer.sh
+  -- row; those rows check them.
+  dlio_sample_ns = { 1246247, "measured", "tiersim hosts measure --venv /work/dlio-venv --repeats 3 --tier ssd-cloud on this Xeon (2026-12-03T17:40-17:44Z under q cpu, load average 16-21: CPU time, thread and schedstat clocks): DLIO's DataLoader workers (TorchDataset, NPZReader) per sample through tierfs less tiersim's chain of the same requests, 114,244 B and 8,386,816 B: the line's intercept", low = 714406, high = 1435590 },
+  dlio_sample_ns_per_mib = { 1479983, "measured", "tiersim hosts measure --venv /work/dlio-venv --repeats 3 --tier ssd-cloud on this Xeon (2026-12-03T17:40-17:44Z under q cpu, load average 16-21: CPU time, thread and schedstat clocks): the same line's slope, per MiB of the sample", low = 1280813, high = 1961962 },
+  dlio_jpeg_ns_per_mpix = { 6995990, "measured", "tiersim hosts measure --venv /work/dlio-venv --repeats 3 --tier ssd-cloud on this Xeon (2026-12-03T17:40-17:44Z under q cpu, load average 16-21: CPU time, thread and schedstat clocks): DLIO's workers (ImageReader, Pillow) on a 338 x 338 jpeg of 65,426 B less tiersim's chain and the npz line at its size, per Mpixel", low = 2840459, high = 8406137 },
+  dlio_hdf5_sample_ns = { 1299986, "measured", "tiersim hosts measure --venv /work/dlio-venv --repeats 3 --tier ssd-cloud on this Xeon (2026-12-03T17:40-17:44Z under q cpu, load average 16-21: CPU time, thread and schedstat clocks): DLIO's workers (HDF5Reader, h5py) per sample less tiersim's chain, records of 114,244 B and 8,386,816 B: the line's intercept", low = 1048041, high = 1471986 },
+  dlio_hdf5_sample_ns_per_mib = { 447921, "measured", "tiersim hosts measure --venv /work/dlio-venv --repeats 3 --tier ssd-cloud on this Xeon (2026-12-03T17:40-17:44Z under q cpu, load average 16-21: CPU time, thread and schedstat clocks): the same line's slope, per MiB of the record", low = 316621, high = 522776 },
+  dlio_png_sample_ns = { 7050, "measured", "tiersim hosts measure --venv /work/dlio-venv --repeats 3 --tier ssd-cloud on this Xeon (2026-12-03T17:40-17:44Z under q cpu, load average 16-21: CPU time, thread and schedstat clocks): DLIO's workers (ImageReader, Pillow) per png sample less tiersim's chain, files of 114,746 B and 1,051,093 B: the line's intercept", low = 0, high = 118274 },
+  dlio_png_sample_ns_per_mib = { 16512879, "measured", "tiersim hosts measure --venv /work/dlio-venv --repeats 3 --tier ssd-cloud on this Xeon (2026-12-03T17:40-17:44Z under q cpu, load average 16-21: CPU time, thread and schedstat clocks): the same line's slope, per MiB of the file", low = 13289524, high = 17363833 },
+  dlio_request_ns = { 6833, "measured", "tiersim hosts measure --venv /work/dlio-venv --repeats 3 --tier ssd-cloud on this Xeon (2026-12-03T17:40-17:44Z under q cpu, load average 16-21: CPU time, thread and schedstat clocks): tiersim's chain of the two npz samples through tierfs, its reading thread's CPU (the system calls), per request of the modeled chain", low = 6540, high = 12330 },
+  dlio_request_ns_per_mib = { 46683, "measured", "tiersim hosts measure --venv /work/dlio-venv --repeats 3 --tier ssd-cloud on this Xeon (2026-12-03T17:40-17:44Z under q cpu, load average 16-21: CPU time, thread and schedstat clocks): the same, per MiB read", low = 21424, high = 92589 },
+  dlio_request_daemon_ns = { 20023, "measured", "tiersim hosts measure --venv /work/dlio-venv --repeats 3 --tier ssd-cloud on this Xeon (2026-12-03T17:40-17:44Z under q cpu, load average 16-21: CPU time, thread and schedstat clocks): the same chains, the tierfs daemon's threads' CPU (schedstat), per request of the modeled chain", low = 19944, high = 35672 },
+  dlio_request_daemon_ns_per_mib = { 917809, "measured", "tiersim hosts measure --venv /work/dlio-venv --repeats 3 --tier ssd-cloud on this Xeon (2026-12-03T17:40-17:44Z under q cpu, load average 16-21: CPU time, thread and schedstat clocks): the same, per MiB read", low = 864350, high = 1151360 },
+  dlio_step_ns = { 2284922, "measured", "tiersim hosts measure --venv /work/dlio-venv --repeats 3 --tier ssd-cloud on this Xeon (2026-12-03T17:40-17:44Z under q cpu, load average 16-21: CPU time, thread and schedstat clocks): a torch DataLoader as DLIO builds it (pin_memory, 4 persistent workers), batches of 7 x 2 MiB: the main thread per step after the first", low = 2101630, high = 3078201 },
+  dlio_workload_step_ns = {
+    unet3d = { 2284922, "measured", "tiersim hosts measure --venv /work/dlio-venv --repeats 3 --tier ssd-cloud on this Xeon (2026-12-03T17:40-17:44Z under q cpu, load average 16-21: CPU time, thread and schedstat clocks): unet3d's batch of 7 x 2 MiB, the main thread per step after the first", low = 2101630, high = 3078201 },
+    resnet50 = { 7391354, "measured", "tiersim hosts measure --venv /work/dlio-venv --repeats 3 --tier ssd-cloud on this Xeon (2026-12-03T17:40-17:44Z under q cpu, load average 16-21: CPU time, thread and schedstat clocks): 8 workers, resnet50's batch of 400 x 147 KiB, the main thread per step after the first", low = 4566039, high = 7819157 },
+  },
+  dlio_loader_start_ns = { 7767498, "measured", "build-host's: tiersim hosts measure --venv DLIO_VENV --tier ssd-cloud --repeats 3 on this Xeon with no other job running (2026-12-02T20:06Z, load average 1.6-3.1): the first epoch's start (workers forked), the line's intercept", low = 3621144, high = 8816577 },
+  dlio_loader_start_ns_per_worker = { 14868598, "measured", "build-host's, the same run: its slope, per worker", low = 12046279, high = 15302109 },
+  dlio_loader_restart_ns = { 1152199, "measured", "build-host's, the same run: a later epoch's start (workers resumed), the line's intercept", low = 217309, high = 1824107 },
+  dlio_loader_restart_ns_per_worker = { 1596475, "measured", "build-host's, the same run: its slope, per worker", low = 1305121, high = 1687410 },
+  dlio_worker_gc_ns = { 110264925, "measured", "tiersim hosts measure --venv /work/dlio-venv --repeats 3 --tier ssd-cloud on this Xeon (2026-12-03T17:40-17:44Z under q cpu, load average 16-21: CPU time, thread and schedstat clocks): Python's first full collection in a process forked from one holding DLIO's modules (147,451 objects tracked), its thread's CPU, once a DataLoader worker", low = 104300164, high = 137555847 },
+  dlio_worker_gc_samples = { 463, "measured", "bench/dlio_worker_split.py in DLIO 2.0.0's own run through tierfs (2026-12-03, resnet50's npz shape: 4,000 files, batch 400, 8 workers, 1 rank): each worker's first full collection came with its sample number 463, one's with number 507. DLIO's and Python's, not the CPU's", low = 463, high = 507 },
+  dlio_worker_spread = { 0.0093, "measured", "bench/dlio_rank_spread.py --workers over DLIO 2.0.0's tierfs traces of bench/dlio_peer.sh's r50-1-ssd on this Xeon (resnet50 npz, 1 rank, 8 workers; 9 runs, 2026-12-02/03): the batch ends of the workers reading side by side from an epoch's start, their standard deviation over their mean, median (least, most) of 18 epochs", low = 0.0058, high = 0.0155 },
 }
 
 -- ---------------------------------------------------------------------------

@@ -19,6 +19,14 @@ awk 'NR > 1 && $3 != "measured" && $3 != "spec" && $3 != "assumed" { print; bad 
      NR > 1 && $3 == "assumed" && $0 !~ /\[/ { print; bad = 1 } END { exit bad }' \
 	"$work/ev" || fail "an unlabelled number, or an assumed one without its range"
 grep -q '^xeon-e5-2682v4 *speed *assumed' "$work/ev" || fail "the 2017 Xeon's speed is not listed"
+# The build host's Xeon carries DLIO's costs measured on it, every format's
+# reader and the requests, not the Zen 4's TensorFlow figures over its speed.
+for f in dlio_sample_ns dlio_sample_ns_per_mib dlio_jpeg_ns_per_mpix dlio_hdf5_sample_ns \
+	dlio_png_sample_ns_per_mib dlio_request_ns dlio_request_daemon_ns dlio_step_ns \
+	'dlio_workload_step_ns\[resnet50\]' dlio_loader_start_ns dlio_worker_gc_ns; do
+	grep -q "^xeon-kvm-2vcpu *$f *measured .*on this Xeon\|^xeon-kvm-2vcpu *$f *measured .*build-host's" \
+		"$work/ev" || fail "xeon-kvm-2vcpu: $f is not its own measurement"
+done
 
 # One vCPU of the 2017 Xeon on a disk fast enough: the loader delivers a
 # Datum per transform, what 'tiersim hosts' says one costs.
