@@ -18,8 +18,10 @@
 # MEMBER is where an npz's x.npy starts, DATA-OFFSET and DATA-BYTES where the
 # sample's bytes lie (npz, hdf5; 0 for images).
 #
-# tests/workloads/chains/ holds the files this wrote here; test_dlio_chain
-# checks the modeled chains (pipeline/dliochain.c) against them.
+# tests/workloads/chains/ holds the files this wrote here (2026-12-03,
+# DLIO's venv as PYTHON), each as noflush_NAME: tierfs closes a read-only
+# file without a flush; test_dlio_chain checks the modeled chains
+# (pipeline/dliochain.c, the flush at the close taken out) against them.
 # Usage: bench/dlio_chains.sh [TIERSIM_BUILD] [OUTDIR] [PYTHON]
 set -eu
 build=${1:-build}

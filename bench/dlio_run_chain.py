@@ -8,10 +8,13 @@
 # Usage: dlio_run_chain.py TRACE.txt FILE BACKING_FILE FORMAT DATA_OFFSET DATA_BYTES [MEMBER]
 #   (DATA_*: where the sample's bytes lie; MEMBER: the header's member, where
 #   an npz file's x.npy begins, 0 when not given)
-# tests/workloads/chains/run_hdf5_338.txt: DLIO 2.0.0 (dlio_benchmark,
+# tests/workloads/chains/noflush_run_hdf5_338.txt: DLIO 2.0.0 (dlio_benchmark,
 # resnet50_h100 overridden to PyTorch, hdf5, 64 files of one 338 x 338
-# record from DLIO's generator, batch 8, 2 read threads, 2 epochs) on a
-# tierfs mount (ssd-cloud, mem=0), FILE /train/img_10_of_64.hdf5.
+# record from DLIO's generator, batch 8, 2 read threads, 2 epochs,
+# computation_time 0.01) on a tierfs of 2026-12-03 mounted
+# tier=ssd-cloud,mem=0,attr_timeout=0, FILE /train/img_10_of_64.hdf5, DATA
+# 2048 114244 (/train/img_40_ cut the same); before tierfs closed read-only
+# files without a flush, the same chain with one before the close.
 # tests/workloads/chains/noflush_run_npz_338.txt: the same with npz (64
 # files of DLIO's generator, record_length 114660: one 338 x 338 array,
 # computation_time 0.01), through a tierfs of 2026-12-03 mounted

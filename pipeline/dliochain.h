@@ -44,10 +44,11 @@
  *
  * These are the requests with every getattr reaching the daemon, as
  * tierfs mounted before 2026-12-03 (attr_timeout=0) and with -o
- * attr_timeout=0 now. A fresh DLIO run through today's tierfs with
- * attr_timeout=0 makes the npz chain request for request, getattrs and
- * walk included, but for the flush: tierfs closes a read-only file without
- * one (FOPEN_NOFLUSH; noflush_run_npz_338.txt). With tierfs's default 1 s
+ * attr_timeout=0 now. Through today's tierfs with attr_timeout=0 every
+ * format's reader (tests/workloads/chains/noflush_*, DLIO's reader classes
+ * and fresh DLIO runs of npz and hdf5) makes its chain request for request,
+ * getattrs and walk included, but for the flush: tierfs closes a read-only
+ * file without one (FOPEN_NOFLUSH). With tierfs's default 1 s
  * attribute cache the kernel answers most getattrs: an npz sample reaches
  * the daemon as a getattr (the lookup), the open, the first read, one
  * getattr, the other 10 reads and the close (workloads/DLIO.md). Neither

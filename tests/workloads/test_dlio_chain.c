@@ -2,11 +2,11 @@
  * (pipeline/dliochain.h) against the one measured through tierfs
  * (bench/dlio_chains.sh wrote tests/workloads/chains/, one file a sample,
  * read by DLIO 2.0.0's own reader classes; tiersim_*.txt are tiersim's own
- * hdf5 and png files; run_hdf5_338.txt is one sample out of the trace of a
- * whole DLIO run, bench/dlio_run_chain.py, and noflush_run_npz_338.txt
- * one npz sample out of another, measured through today's tierfs with
- * attr_timeout=0, which sends no flush): the same operations, getattrs and
- * walks included, offsets
+ * hdf5, npz and png files; run_*_338.txt are one sample out of the trace of
+ * a whole DLIO run, bench/dlio_run_chain.py; every noflush_ file measured
+ * through today's tierfs with attr_timeout=0, which closes a read-only file
+ * without a flush; the held_ and keep_ chains have no close): the same
+ * operations, getattrs and walks included, offsets
  * and lengths in the same order, request for request; and where the loader takes each sample to
  * lie: hdf5's records (hdf5_338_3.txt: the middle of 3 records) and npz's
  * x member and array, which np.savez's files (npz_*.txt) and tiersim's
@@ -23,6 +23,8 @@
 #include "pipeline/dliofmt.h"
 
 #define MAX_REQ 4096
+
+static int closing, noflush_files;
 
 static void check_file(const char *dir, const char *name)
 {
@@ -62,6 +64,7 @@ static void check_file(const char *dir, const char *name)
 	 * open (reader.read_type given); held_*: one read after it from the
 	 * file the reader holds (bench/dlio_held_chains.sh) */
 	bool noflush = !strncmp(name, "noflush_", 8);
+	noflush_files += noflush;
 	const char *kind = noflush ? name + 8 : name;
 	bool keep = !strncmp(kind, "keep_", 5), held = !strncmp(kind, "held_", 5);
 	static struct ts_chain_req got[MAX_REQ];
@@ -91,7 +94,9 @@ static void check_file(const char *dir, const char *name)
 	size_t i = 0;
 	uint64_t off, len;
 	int bad = 0;
+	bool closes = false;
 	while (fscanf(f, "%15s %" SCNu64 " %" SCNu64, op, &off, &len) == 3) {
+		closes = closes || !strcmp(op, "close");
 		bool differs = i >= n || strcmp(op, ts_chain_op_name(got[i].op));
 		if (!differs && loose) {
 			/* the piece before this one was not the last: 1 MiB */
@@ -113,6 +118,7 @@ static void check_file(const char *dir, const char *name)
 		i++;
 	}
 	fclose(f);
+	closing += closes;
 	if (loose) {
 		CHECK_EQ_U64(bytes, cf.data_len);
 		n = i + 1 == n ? i : n;
@@ -144,6 +150,8 @@ int main(int argc, char **argv)
 	}
 	closedir(d);
 	CHECK(files >= 4); /* every format measured */
+	/* every chain that closes its file was measured without a flush */
+	CHECK(closing == noflush_files);
 	/* a chain longer than the room given says how long it is */
 	struct ts_chain_req few[4];
 	struct ts_chain_file npz = { .size = 114742, .member = TS_NPZ_MEMBER, .data_off = 183,
