@@ -3,7 +3,9 @@
  * the loader's modeled mode charges it: decode=modeled (and decode=auto with
  * more vCPUs than the host has cores) runs the modeled workers, says so in
  * its stats, and its workers are busy at least the calibrated cost of every
- * image (a sleep never ends early, so this lower bound is exact).
+ * image (a sleep never ends early, so this lower bound is exact). With a
+ * host profile that measured a DataLoader worker's own work, the folder
+ * source's workers are busy that much more a sample.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +15,7 @@
 #include <unistd.h>
 
 #include "pipeline/decode.h"
+#include "pipeline/host.h"
 #include "pipeline/loader.h"
 #include "tests/tcheck.h"
 #include "tests/pipeline/tp.h"
@@ -128,6 +131,44 @@ int main(void)
 		CHECK_EQ_U64(st.decode_workers, (uint64_t)cores + 3);
 		CHECK_EQ_U64(st.decode.samples, N);
 		CHECK(st.decode.busy_ns >= want_ns);
+		ts_pipe_free(p);
+	}
+	/* A host profile that measured a DataLoader worker's own work: the
+	 * folder source's modeled workers are busy that much more a sample
+	 * (loader_sample_ns + loader_batch_ns over the batch of 5), and say so. */
+	struct ts_decode_cal hc;
+	CHECK(ts_host_resolve("xeon-kvm-2vcpu/pillow", &hc, err, sizeof err) == 0);
+	CHECK(hc.loader_sample_ns > 0 && hc.loader_batch_ns > 0);
+	double per = hc.loader_sample_ns + hc.loader_batch_ns / 5;
+	uint64_t host_ns = 0;
+	for (int i = 0; i < N; i++)
+		host_ns += ts_decode_cal_ns(&hc, dims[i][0], dims[i][1]) + (uint64_t)per;
+	struct ts_pipe_cfg cfg = { 0 };
+	struct ts_pipe *p = NULL;
+	char kv_path[400];
+	snprintf(kv_path, sizeof kv_path, "path=%s", dir);
+	const char *kv[] = { kv_path, "host=xeon-kvm-2vcpu/pillow", "decode=modeled", "vcpus=8",
+			     "batch=5", "qd=4", "source=folder" };
+	int rc = ts_opt_defaults(ts_pipe_opts, &cfg, err, sizeof err);
+	for (size_t i = 0; i < TS_ARRAY_SIZE(kv) && !rc; i++)
+		rc = ts_opt_set_kv(ts_pipe_opts, &cfg, kv[i], err, sizeof err);
+	if (!rc)
+		rc = ts_pipe_new(&cfg, &p, err, sizeof err);
+	ts_opt_free(ts_pipe_opts, &cfg);
+	CHECK(rc == 0);
+	if (!rc) {
+		CHECK(ts_pipe_start(p) == 0);
+		struct ts_batch *b;
+		while (ts_pipe_next_batch(p, &b) >= 0 && b)
+			ts_pipe_batch_release(p, b);
+		struct ts_pipe_stats st;
+		ts_pipe_stats(p, &st);
+		fprintf(stderr, "host: %s\n", st.decode_note);
+		char more[64];
+		snprintf(more, sizeof more, "%.0f ns more per sample", per);
+		CHECK(strstr(st.decode_note, more) != NULL);
+		CHECK_EQ_U64(st.decode.samples, N);
+		CHECK(st.decode.busy_ns >= host_ns);
 		ts_pipe_free(p);
 	}
 	tp_rmrf(root);
