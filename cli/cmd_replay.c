@@ -239,8 +239,9 @@ static int replay_all(const struct replay_args *o, struct ts_replay_set *rs,
 	}
 	if (cfg->target) {
 		/* the recorded think gaps include the recording mount's FUSE round
-		 * trip, which the replay's own syscalls pay again */
-		cfg->think_less_ns = rs->rec_floor;
+		 * trip, which the replay's own syscalls pay again, and in block
+		 * mode the loop device's hop, which they do not */
+		cfg->think_less_ns = rs->rec_floor + rs->rec_hop;
 		cfg->progress = stderr;
 		cfg->wakes = NULL; /* real threads wait on each other for real */
 		if (ts_replay_real(&rs->t, cfg, &res[*nres], err, sizeof(err))) {

@@ -509,6 +509,13 @@ int ts_fs_trace_open(struct ts_fs *fs, char *err, size_t n)
 	h.ebs_bps = cfg.ebs.bps;
 	h.ebs_max_bps = cfg.ebs.max_bps;
 	h.ebs_burst_s = cfg.ebs.burst_s;
+	/* block mode's loop hop, taken off with the floor; the bit clear
+	 * where none was (FUSE mode, loop_hop=off) */
+	h.loop_hop_ns = fs->loop_hop_ns;
+	if (!fs->loop_hop_label || !strcmp(fs->loop_hop_label, "off")) {
+		h.model &= ~(uint32_t)TS_TRACE_MODEL_LOOP_HOP;
+		h.loop_hop_ns = 0;
+	}
 	/* and as text, for people reading the dump (no rounded units) */
 	cfg.capacity = h.capacity;
 	len += (size_t)snprintf(h.mount_opts, sizeof(h.mount_opts), "tier=%s", h.tier);

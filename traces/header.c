@@ -3,7 +3,9 @@
  * them as fields (struct ts_trace_hdr, traces/FORMAT.md); versions 1 and 2
  * had them only in mount_opts, as the "k=v" text tierfs wrote, which the
  * readers turn into the same fields here, once, so that nothing else
- * parses that text.
+ * parses that text. Block mode's loop hop came into the header as a field
+ * only with version 6; tierfs wrote it into mount_opts before, as
+ * "loop_hop=Nns(label)", which is read here for versions 1 to 5.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -32,12 +34,51 @@ static const struct {
 	  TS_TRACE_MODEL_MEM_BPS },
 };
 
+/* The loop hop of a header older than version 6, from its mount_opts:
+ * "loop_hop=" a count of ns, then "ns(" and the label (fs/trace_hook.c
+ * wrote it so); the label "off" is a mount that took none off. None there, or cut off at the end of a full mount_opts:
+ * the header is left without it. */
+static int legacy_hop(struct ts_trace_hdr *h, char *why, size_t n)
+{
+	const char *p = h->mount_opts, *kv = NULL;
+	for (const char *q = p; (q = strstr(q, "loop_hop=")); q++)
+		if (q == p || q[-1] == ',')
+			kv = q;
+	if (!kv)
+		return 0;
+	char num[32];
+	const char *v = kv + strlen("loop_hop="), *end = strstr(v, "ns(");
+	size_t len = end ? (size_t)(end - v) : 0;
+	if (!end && strlen(p) == sizeof(h->mount_opts) - 1 && !strchr(v, ','))
+		return 0; /* cut off at the field's end: no hop known */
+	if (!len || len >= sizeof(num) || memchr(v, ',', len)) {
+		snprintf(why, n, "loop_hop: '%.*s' is not a count of ns followed by \"ns(\"",
+			 (int)strcspn(v, ","), v);
+		return -EINVAL;
+	}
+	memcpy(num, v, len);
+	num[len] = 0;
+	if (ts_trace_parse_u64(num, UINT64_MAX, &h->loop_hop_ns)) {
+		snprintf(why, n, "loop_hop: '%s' is not a count of ns", num);
+		return -EINVAL;
+	}
+	/* "(off)": a mount that took no hop off (FUSE mode, or block mode
+	 * with --loop-hop=false) */
+	if (strncmp(end + strlen("ns("), "off)", 4))
+		h->model |= TS_TRACE_MODEL_LOOP_HOP;
+	else
+		h->loop_hop_ns = 0;
+	return 0;
+}
+
 int ts_trace_hdr_legacy(struct ts_trace_hdr *h, char *why, size_t n)
 {
 	char buf[sizeof(h->mount_opts)], *save = NULL;
 
-	if (h->version >= 3)
+	if (h->version >= 6)
 		return 0;
+	if (h->version >= 3)
+		return legacy_hop(h, why, n);
 	h->model = 0;
 	snprintf(buf, sizeof(buf), "%s", h->mount_opts);
 	for (char *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
@@ -62,5 +103,5 @@ int ts_trace_hdr_legacy(struct ts_trace_hdr *h, char *why, size_t n)
 			h->model |= legacy[i].bit;
 		}
 	}
-	return 0;
+	return legacy_hop(h, why, n);
 }

@@ -107,15 +107,20 @@ int ts_trace_dump(FILE *out, const struct ts_trace *t)
 	put_str(out, h->mount_opts);
 	fputs(" host=", out);
 	put_str(out, h->host);
-	if (h->version >= 3 && h->model) {
-		fprintf(out, " model=%" PRIu32, h->model);
+	/* the bits of the header's version: an older header's loop hop,
+	 * read from its mount_opts, stays there */
+	uint32_t model = h->model & TS_TRACE_MODEL_OF(h->version);
+	if (h->version >= 3 && model) {
+		fprintf(out, " model=%" PRIu32, model);
 		for (size_t i = 0; i < TS_ARRAY_SIZE(model_keys); i++)
-			if (h->model & model_keys[i].bit)
+			if (model & model_keys[i].bit)
 				fprintf(out, " %s=%" PRIu64, model_keys[i].key,
 					*(const uint64_t *)((const char *)h + model_keys[i].off));
-		for (size_t i = 0; h->model & TS_TRACE_MODEL_EBS && i < TS_ARRAY_SIZE(ebs_keys); i++)
+		for (size_t i = 0; model & TS_TRACE_MODEL_EBS && i < TS_ARRAY_SIZE(ebs_keys); i++)
 			fprintf(out, " %s=%.17g", ebs_keys[i].key,
 				*ebs_field((struct ts_trace_hdr *)h, i));
+		if (model & TS_TRACE_MODEL_LOOP_HOP)
+			fprintf(out, " loop_hop_ns=%" PRIu64, h->loop_hop_ns);
 	}
 	fputc('\n', out);
 	for (size_t i = 0; i < t->nitems; i++) {
@@ -274,6 +279,8 @@ static int model_field(struct ts_trace_hdr *h, const char *k, const char *v)
 			*ebs_field(h, i) = x;
 			return 0;
 		}
+	if (!strcmp(k, "loop_hop_ns"))
+		return ts_trace_parse_u64(v, UINT64_MAX, &h->loop_hop_ns) ? 1 : 0;
 	for (size_t i = 0; i < TS_ARRAY_SIZE(model_keys); i++)
 		if (!strcmp(k, model_keys[i].key))
 			return ts_trace_parse_u64(v, UINT64_MAX,
@@ -333,7 +340,8 @@ static int header_line(const struct ts_trace_where *w, struct ts_trace_hdr *h,
 				       "header has them in mount_opts", h->version);
 	if (h->model & ~TS_TRACE_MODEL_OF(h->version))
 		return ts_trace_bad(w, "header: model=%" PRIu32 " sets bits a version %u header "
-				       "does not have (0x80, the EBS limits, is version 5's)",
+				       "does not have (0x80, the EBS limits, is version 5's; 0x100, "
+				       "the loop hop, version 6's)",
 				    h->model, h->version);
 	for (size_t i = 0; i < TS_ARRAY_SIZE(model_keys); i++)
 		if (!(h->model & model_keys[i].bit) &&
@@ -347,6 +355,8 @@ static int header_line(const struct ts_trace_where *w, struct ts_trace_hdr *h,
 		    (*ebs_field(h, i) != 0 || signbit(*ebs_field(h, i))))
 			return ts_trace_bad(w, "header field %s without its bit (0x80) in model=",
 					    ebs_keys[i].key);
+	if (!(h->model & TS_TRACE_MODEL_LOOP_HOP) && h->loop_hop_ns)
+		return ts_trace_bad(w, "header field loop_hop_ns without its bit (0x100) in model=");
 	char why[256];
 	if (ts_trace_hdr_legacy(h, why, sizeof(why)))
 		return ts_trace_bad(w, "header mount_opts: %s", why);

@@ -25,7 +25,7 @@
 #include "core/ts.h"
 
 #define TS_TRACE_MAGIC "TSTRACE" /* 8 bytes with the NUL */
-#define TS_TRACE_VERSION 5	  /* what the writer writes */
+#define TS_TRACE_VERSION 6	  /* what the writer writes */
 #define TS_TRACE_VERSION_MIN 1 /* the oldest the reader reads (no CPU samples) */
 #define TS_TRACE_HDR_SIZE 1024
 #define TS_TRACE_REC_SIZE 64
@@ -162,6 +162,13 @@ struct ts_trace_hdr {
 	double ebs_iops, ebs_max_iops; /* IOPS */
 	double ebs_bps, ebs_max_bps;   /* bytes/s */
 	double ebs_burst_s;	       /* s at the maximum from a full bucket */
+	/* Version 6: block mode's loop-device hop (fs/calib.c), taken off
+	 * the modeled latency with floor_ns, which stays FUSE's round trip;
+	 * set with TS_TRACE_MODEL_LOOP_HOP, which says the recording is a
+	 * loop device's (block mode with its hop taken off, 0 included).
+	 * For an older trace the reader takes it from mount_opts
+	 * ("loop_hop=Nns(label)"), where tierfs wrote it. */
+	uint64_t loop_hop_ns;
 };
 /* Which of the header's model options it sets; CAPACITY and MEM say that
  * capacity and mem are the model's (0 included), not only informative. */
@@ -172,15 +179,19 @@ struct ts_trace_hdr {
 #define TS_TRACE_MODEL_DIRTY_LIMIT 0x10
 #define TS_TRACE_MODEL_RA_MAX 0x20
 #define TS_TRACE_MODEL_MEM_BPS 0x40
-#define TS_TRACE_MODEL_EBS 0x80 /* version 5 on: the ebs_* fields */
-#define TS_TRACE_MODEL_ALL 0xff
+#define TS_TRACE_MODEL_EBS 0x80	     /* version 5 on: the ebs_* fields */
+#define TS_TRACE_MODEL_LOOP_HOP 0x100 /* version 6 on: loop_hop_ns */
+#define TS_TRACE_MODEL_ALL 0x1ff
 /* The bits a header of @version may set. */
-#define TS_TRACE_MODEL_OF(version) ((version) >= 5 ? TS_TRACE_MODEL_ALL : 0x7fu)
+#define TS_TRACE_MODEL_OF(version)                                                                 \
+	((version) >= 6 ? TS_TRACE_MODEL_ALL : (version) >= 5 ? 0xffu : 0x7fu)
 
 /* The model options of a version 1 or 2 header, read from its mount_opts
  * ("k=v,..." as tierfs wrote them): capacity and mem fill the header's
  * where it has none. A value that does not parse is -EINVAL with "KEY=VALUE:
- * why" in @why. The readers call it; a header of version 3 is left as it is. */
+ * why" in @why. The readers call it; a header of version 3 to 5 gets only
+ * its loop hop from there (loop_hop_ns and its bit, which the writers drop
+ * again for those versions); a header of version 6 is left as it is. */
 TS_WUR int ts_trace_hdr_legacy(struct ts_trace_hdr *h, char *why, size_t n);
 
 const char *ts_trace_op_name(unsigned op);

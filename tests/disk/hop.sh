@@ -50,6 +50,7 @@ case "$hdr" in
 *"floor=${floor}ns,"*"loop_hop=${hop}ns(measured)"*) ;;
 *) fail "the trace header does not hold the hop ($hop ns) beside the floor ($floor ns): $hdr" ;;
 esac
+case "$hdr" in *" model=511 "*" loop_hop_ns=$hop") ;; *) fail "the header has no loop_hop_ns=$hop field: $hdr" ;; esac
 
 "$TIERSIM" disk mount "$img" "$MNT" --tier ssd-cloud --loop-hop=false >"$TMPD/out" 2>"$TMPD/err" ||
 	fail "mount --loop-hop=false failed: $(cat "$TMPD/err")"

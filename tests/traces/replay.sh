@@ -140,6 +140,66 @@ check "in-kernel: not without --kernel-fs" test "$(j "$T/kf5.json" '.results[1].
 check "kernel-fs: refused with --target" test $? = 2
 check "kernel-fs: one line" test "$(wc -l < "$T/kf3.out")" = 1
 
+# A block-mode recording (the loop device's requests to tierfs): a 10us
+# FUSE round trip and a 5us loop hop (header loop_hop_ns, bit 0x100), both
+# taken off the modeled latency. Two 4 KiB direct reads of the image on a
+# 60us tier, each held 45us, 15us apart (the round trip and the hop). A
+# plain replay drives the model as tierfs did (floor + hop): 45 + 15 + 45 =
+# 105us, the recording (without the hop: 50 + 15 + 50 = 115us). With
+# --kernel-fs both come off every gap, the one after the device's read too
+# (no loop rule: the gap is the loop device's own path), and each read pays
+# its whole 60us: 120us (without the hop and with the loop rule: 135us).
+# With --floor 20us the model's floor is 20 + 5us: 35 + 15 + 35 = 85us.
+mktrace blk6 <<'X'
+header version=6 mem=0 model=266 floor_ns=10000 loop_hop_ns=5000
+path 1 "/disk.img"
+0 45000 read 1 0 4096 4096 1 268435456 0 1
+60000 105000 read 1 4096 4096 4096 1 268435456 0 1
+end drops=0 records=2 t=105000
+X
+# the same as a version 5 trace, where tierfs wrote the hop into mount_opts
+mktrace blk5 <<'X'
+header version=5 mem=0 model=10 floor_ns=10000 mount_opts="tier=fixed60,floor=10000ns,loop_hop=5000ns(measured)"
+path 1 "/disk.img"
+0 45000 read 1 0 4096 4096 1 268435456 0 1
+60000 105000 read 1 4096 4096 4096 1 268435456 0 1
+end drops=0 records=2 t=105000
+X
+for v in 6 5; do
+	"$B" replay "$T/blk$v.trace" --virtual --tier fixed60 --profile "$T/kfs.lua" --json \
+		> "$T/b$v.json" 2>/dev/null
+	check "block v$v: as recorded" test "$(j "$T/b$v.json" '.results[1].total_ns')" = 105000
+	"$B" replay "$T/blk$v.trace" --virtual --kernel-fs --tier fixed60 --profile "$T/kfs.lua" \
+		--json > "$T/bk$v.json" 2>/dev/null
+	check "block v$v: kernel-fs total" test "$(j "$T/bk$v.json" '.results[1].total_ns')" = 120000
+	check "block v$v: kernel-fs think" test "$(j "$T/bk$v.json" '.results[1].think_ns')" = 0
+	check "block v$v: --floor with the hop" test "$("$B" replay "$T/blk$v.trace" --virtual \
+		--floor 20us --tier fixed60 --profile "$T/kfs.lua" --json 2>/dev/null |
+		jq -r '.results[1].total_ns')" = 85000
+done
+# the report names the hop; a version 5 trace dumps as it was (the hop
+# stays in mount_opts) and a version 6 trace with its field
+"$B" replay "$T/blk6.trace" --virtual --tier fixed60 --profile "$T/kfs.lua" > "$T/b6.txt" 2>&1
+check "block: the report names the hop" grep -q "loop-device hop (5.00 us)" "$T/b6.txt"
+check "block v5: dump unchanged" test "$("$B" trace dump "$T/blk5.trace" | grep -c 'loop_hop_ns=')" = 0
+"$B" trace dump "$T/blk6.trace" > "$T/blk6.dump"
+check "block v6: dump" grep -q ' model=266 floor_ns=10000 loop_hop_ns=5000$' "$T/blk6.dump"
+# a FUSE-mode mount's "(off)" is no hop: the kernel-fs loop rule keeps the
+# gap after the read (60 + 15 + 60us)
+sed 's/loop_hop=5000ns(measured)/loop_hop=0ns(off)/' "$T/blk5.txt" > "$T/blk0.txt"
+"$B" trace undump "$T/blk0.txt" -o "$T/blk0.trace"
+check "block: (off) keeps the loop rule" test "$("$B" replay "$T/blk0.trace" --virtual \
+	--kernel-fs --tier fixed60 --profile "$T/kfs.lua" --json 2>/dev/null |
+	jq -r '.results[1].total_ns')" = 135000
+# bad input: the field without its bit, the bit in a version 5 header
+printf 'header version=6 loop_hop_ns=5000\n' > "$T/nobit.txt"
+"$B" trace undump "$T/nobit.txt" -o "$T/nobit.trace" > "$T/nobit.err" 2>&1
+check "block: hop without its bit refused" test $? != 0
+check "block: one line naming it" test "$(grep -c 'loop_hop_ns without its bit' "$T/nobit.err")" = 1
+printf 'header version=5 model=256\n' > "$T/v5bit.txt"
+"$B" trace undump "$T/v5bit.txt" -o "$T/v5bit.trace" > "$T/v5bit.err" 2>&1
+check "block: bit 0x100 refused in version 5" grep -q "0x100" "$T/v5bit.err"
+
 # the anchor rule: a request of thread id 0 (the kernel's release after a
 # close) follows the workload request before it by its recorded distance
 mktrace anchor <<'X'

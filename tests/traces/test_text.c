@@ -153,14 +153,24 @@ int main(void)
 	const char *hdr = "header version=1 start_wall_ns=0 start_mono_ns=0 capacity=0 mem=0 "
 			  "tier=\"\" profile=\"\" mount_opts=\"\" host=\"\"\n";
 	char text[1024];
-	check_bad("header version=6\n", TS_E_VERSION, "in.txt:1: trace version 6");
+	check_bad("header version=7\n", TS_E_VERSION, "in.txt:1: trace version 7");
 	/* the model options: version 3's fields, each with its bit; a
 	 * version 2 header has them in mount_opts, and a bad value there is
 	 * refused */
 	check_bad("header version=3 seed=5\n", TS_E_PARSE,
 		  "in.txt:1: header field seed without its bit in model=");
-	check_bad("header version=3 model=256\n", TS_E_PARSE,
-		  "in.txt:1: header field model: bad value \"256\"");
+	check_bad("header version=3 model=512\n", TS_E_PARSE,
+		  "in.txt:1: header field model: bad value \"512\"");
+	/* the loop hop (bit 0x100) is version 6's; a version 5 header's is
+	 * in mount_opts, and one there that does not parse is refused */
+	check_bad("header version=5 model=256\n", TS_E_PARSE,
+		  "in.txt:1: header: model=256 sets bits a version 5 header does not have");
+	check_bad("header version=6 loop_hop_ns=1\n", TS_E_PARSE,
+		  "in.txt:1: header field loop_hop_ns without its bit (0x100) in model=");
+	check_bad("header version=6 model=256 loop_hop_ns=x\n", TS_E_PARSE,
+		  "in.txt:1: header field loop_hop_ns: bad value \"x\"");
+	check_bad("header version=5 mount_opts=\"tier=x,loop_hop=5us(given)\"\n", TS_E_PARSE,
+		  "in.txt:1: header mount_opts: loop_hop: '5us(given)'");
 	/* the EBS limits (bit 0x80) are version 5's, finite and >= 0 */
 	check_bad("header version=4 model=128\n", TS_E_PARSE,
 		  "in.txt:1: header: model=128 sets bits a version 4 header does not have");

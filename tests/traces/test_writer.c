@@ -559,6 +559,12 @@ static void test_unread(const char *file)
  * with anything past its host field is refused; a version 2 header's
  * mount_opts give the same fields, and a value there that does not parse
  * is refused naming it. */
+static void set_model(unsigned char *buf, uint32_t m)
+{
+	for (int i = 0; i < 4; i++)
+		buf[888 + i] = (unsigned char)(m >> (8 * i));
+}
+
 static void test_model(const char *file)
 {
 	struct ts_trace_hdr h = {.capacity = 100 * TS_GiB,
@@ -572,7 +578,8 @@ static void test_model(const char *file)
 				 .ebs_max_iops = 11800,
 				 .ebs_bps = 43.43e6,
 				 .ebs_max_bps = 260.57e6,
-				 .ebs_burst_s = 1800};
+				 .ebs_burst_s = 1800,
+				 .loop_hop_ns = 23456};
 	struct ts_trace_writer *w;
 	struct ts_trace t;
 	char err[256];
@@ -595,11 +602,33 @@ static void test_model(const char *file)
 	/* version 5: the instance's EBS limits, to the bit */
 	CHECK(t.hdr.ebs_iops == 2000 && t.hdr.ebs_max_iops == 11800 && t.hdr.ebs_bps == 43.43e6 &&
 	      t.hdr.ebs_max_bps == 260.57e6 && t.hdr.ebs_burst_s == 1800);
+	/* version 6: block mode's loop hop at byte 976 (FORMAT.md) */
+	CHECK_EQ_U64(t.hdr.loop_hop_ns, 23456);
 	ts_trace_free(&t);
+	uint64_t hop;
+	memcpy(&hop, buf + 976, sizeof(hop));
+	CHECK_EQ_U64(hop, 23456);
 
-	buf[889] = 0x01; /* an unknown bit (0x100) */
+	set_model(buf, TS_TRACE_MODEL_ALL | 0x200); /* an unknown bit (0x200) */
 	CHECK(ts_trace_read_mem(buf, len, "bit", &t, err, sizeof(err)) == TS_E_CORRUPT);
-	buf[889] = 0;
+	set_model(buf, TS_TRACE_MODEL_ALL & ~TS_TRACE_MODEL_LOOP_HOP); /* the hop without its bit */
+	CHECK(ts_trace_read_mem(buf, len, "hopbit", &t, err, sizeof(err)) == TS_E_CORRUPT);
+	buf[8] = 5; /* version 5 ended at byte 976 */
+	CHECK(ts_trace_read_mem(buf, len, "v5rsv", &t, err, sizeof(err)) == TS_E_CORRUPT);
+	CHECK(strstr(err, "byte 976") != NULL);
+	memset(buf + 976, 0, sizeof(hop));
+	set_model(buf, TS_TRACE_MODEL_ALL); /* and had no bit 0x100 */
+	CHECK(ts_trace_read_mem(buf, len, "v5bit", &t, err, sizeof(err)) == TS_E_CORRUPT);
+	set_model(buf, TS_TRACE_MODEL_ALL & ~TS_TRACE_MODEL_LOOP_HOP);
+	CHECK(ts_trace_read_mem(buf, len, "v5", &t, err, sizeof(err)) == 0);
+	CHECK(t.hdr.version == 5 && !(t.hdr.model & TS_TRACE_MODEL_LOOP_HOP) && !t.hdr.loop_hop_ns);
+	ts_trace_free(&t);
+	buf[8] = TS_TRACE_VERSION;
+	CHECK(ts_trace_read_mem(buf, len, "v6 without a hop", &t, err, sizeof(err)) == 0);
+	CHECK(!(t.hdr.model & TS_TRACE_MODEL_LOOP_HOP) && !t.hdr.loop_hop_ns);
+	ts_trace_free(&t);
+	buf[8] = 5;
+	const uint32_t v5 = TS_TRACE_MODEL_ALL & ~TS_TRACE_MODEL_LOOP_HOP;
 	double nan = NAN, neg = -1, ebs;
 	memcpy(&ebs, buf + 936, sizeof(ebs));
 	CHECK(ebs == 2000); /* ebs_iops at byte 936 (FORMAT.md) */
@@ -608,25 +637,25 @@ static void test_model(const char *file)
 	memcpy(buf + 968, &neg, sizeof(neg)); /* ebs_burst_s */
 	memcpy(buf + 936, &ebs, sizeof(ebs));
 	CHECK(ts_trace_read_mem(buf, len, "neg", &t, err, sizeof(err)) == TS_E_CORRUPT);
-	buf[888] = TS_TRACE_MODEL_ALL & ~TS_TRACE_MODEL_EBS; /* the limits without their bit */
+	set_model(buf, v5 & ~TS_TRACE_MODEL_EBS); /* the limits without their bit */
 	CHECK(ts_trace_read_mem(buf, len, "ebsbit", &t, err, sizeof(err)) == TS_E_CORRUPT);
 	memset(buf + 936, 0, 40);
 	buf[8] = 4; /* version 4: no EBS limits, and not its bit */
 	CHECK(ts_trace_read_mem(buf, len, "v4", &t, err, sizeof(err)) == 0);
 	CHECK(t.hdr.version == 4 && t.hdr.ebs_iops == 0);
 	ts_trace_free(&t);
-	buf[888] = TS_TRACE_MODEL_ALL;
+	set_model(buf, v5);
 	CHECK(ts_trace_read_mem(buf, len, "v4bit", &t, err, sizeof(err)) == TS_E_CORRUPT);
 	buf[936] = 1; /* version 4 ended at byte 936 */
-	buf[888] = TS_TRACE_MODEL_ALL & ~TS_TRACE_MODEL_EBS;
+	set_model(buf, v5 & ~TS_TRACE_MODEL_EBS);
 	CHECK(ts_trace_read_mem(buf, len, "v4rsv", &t, err, sizeof(err)) == TS_E_CORRUPT);
 	CHECK(strstr(err, "byte 936") != NULL);
 	buf[936] = 0;
-	buf[8] = TS_TRACE_VERSION;
-	buf[888] = TS_TRACE_MODEL_ALL & ~TS_TRACE_MODEL_SEED; /* seed 7 without its bit */
+	buf[8] = 5;
+	set_model(buf, v5 & ~TS_TRACE_MODEL_SEED); /* seed 7 without its bit */
 	CHECK(ts_trace_read_mem(buf, len, "nobit", &t, err, sizeof(err)) == TS_E_CORRUPT);
 	CHECK(strstr(err, "without its bit") != NULL);
-	buf[888] = TS_TRACE_MODEL_ALL;
+	set_model(buf, v5);
 	buf[1000] = 1; /* past the fields: reserved */
 	CHECK(ts_trace_read_mem(buf, len, "rsv", &t, err, sizeof(err)) == TS_E_CORRUPT);
 	buf[1000] = 0;
@@ -648,6 +677,35 @@ static void test_model(const char *file)
 	memset(buf + 312 + strlen("tier=x,seed=nine"), 0, 448 - strlen("tier=x,seed=nine"));
 	CHECK(ts_trace_read_mem(buf, len, "badseed", &t, err, sizeof(err)) == TS_E_CORRUPT);
 	CHECK(strstr(err, "badseed: header mount_opts: seed=nine") != NULL);
+
+	/* The loop hop of a version 5 trace: tierfs wrote it into mount_opts
+	 * (as "loop_hop=Nns(label)") before version 6 had its field. */
+	buf[8] = 5;
+	const char *o5 = "tier=x,floor=2000ns,xloop_hop=9ns(given),loop_hop=11100ns(measured)";
+	memset(buf + 312, 0, 448);
+	strcpy((char *)buf + 312, o5);
+	CHECK(ts_trace_read_mem(buf, len, "v5hop", &t, err, sizeof(err)) == 0);
+	CHECK(t.hdr.version == 5 && t.hdr.model == TS_TRACE_MODEL_LOOP_HOP);
+	CHECK_EQ_U64(t.hdr.loop_hop_ns, 11100);
+	CHECK_EQ_U64(t.hdr.floor_ns, 0); /* version 5 reads only the hop there */
+	ts_trace_free(&t);
+	buf[8] = 2; /* and so does a version 2 trace, with its other options */
+	CHECK(ts_trace_read_mem(buf, len, "v2hop", &t, err, sizeof(err)) == 0);
+	CHECK(t.hdr.model == (TS_TRACE_MODEL_FLOOR | TS_TRACE_MODEL_LOOP_HOP));
+	CHECK_EQ_U64(t.hdr.loop_hop_ns, 11100);
+	CHECK_EQ_U64(t.hdr.floor_ns, 2000);
+	ts_trace_free(&t);
+	buf[8] = 5;
+	memset(buf + 312, 0, 448);
+	strcpy((char *)buf + 312, "tier=x,loop_hop=11us(measured),mem=0");
+	CHECK(ts_trace_read_mem(buf, len, "badhop", &t, err, sizeof(err)) == TS_E_CORRUPT);
+	CHECK(strstr(err, "badhop: header mount_opts: loop_hop: '11us(measured)'") != NULL);
+	/* cut off at the end of a full mount_opts: no hop, not an error */
+	memset(buf + 312, 'a', 447 - strlen(",loop_hop=111"));
+	strcpy((char *)buf + 312 + 447 - strlen(",loop_hop=111"), ",loop_hop=111");
+	CHECK(ts_trace_read_mem(buf, len, "cut", &t, err, sizeof(err)) == 0);
+	CHECK(t.hdr.model == 0 && t.hdr.loop_hop_ns == 0);
+	ts_trace_free(&t);
 }
 
 int main(void)

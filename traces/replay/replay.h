@@ -72,9 +72,21 @@ struct ts_replay_cfg {
 	/* kernel_fs without the in-kernel rule: those gaps keep their recorded
 	 * length less the round trip (a job that sleeps between its ops). */
 	bool keep_gaps;
-	/* The recording's FUSE round trip: off-CPU time in a gap up to it is
-	 * the requests' own delivery, not waiting (the wait rule). */
+	/* The recording's round trip (FUSE's, and in block mode the loop
+	 * device's hop with it): off-CPU time in a gap up to it is the
+	 * requests' own delivery, not waiting (the wait rule). */
 	uint64_t rt_ns;
+	/* Block mode's loop-device hop in tier.floor_ns beside FUSE's round
+	 * trip, as tierfs ran its model (the trace header's loop_hop_ns):
+	 * the file system's own reads (tier/fsmeta.h) are spaced by FUSE's
+	 * alone, as tierfs spaces them. 0 under kernel_fs (both come off the
+	 * gaps, think_less_ns) and for a FUSE-mode recording. */
+	uint64_t loop_hop_ns;
+	/* The recording is a loop device's requests (block mode with its hop
+	 * taken off: the header's bit 0x100). Under kernel_fs the gaps after
+	 * its device reads lose the round trip too: they are the loop
+	 * device's own path, which a VM's disk does not have (no loop rule). */
+	bool loop_recorded;
 	/* Who woke whom (traces/wakes.h), recorded beside the trace: the wake
 	 * rule (wake_apply() in rules.c) replaces the wait and join rules.
 	 * Virtual time only. */
@@ -193,6 +205,7 @@ struct ts_replay_set {
 	 * closed_loop for a trace without CPU samples (no_cpu). */
 	struct ts_replay_cfg cfg;
 	uint64_t rec_floor; /* the recording's FUSE round trip */
+	uint64_t rec_hop;   /* its loop hop (block mode; header loop_hop_ns), else 0 */
 	/* The instance's EBS limits (the recording's or the caller's): each
 	 * prediction on an aws-* tier runs under them, on another tier
 	 * without (they cap EBS volumes only). */

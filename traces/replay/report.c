@@ -221,6 +221,15 @@ void ts_replay_print_run(FILE *f, const char *file, const struct ts_replay_set *
 			s->ebs.max_bps > s->ebs.bps ? s->ebs.max_bps / 1e6 : s->ebs.bps / 1e6,
 			s->ebs.burst_s);
 	ts_replay_print(f, res, nres);
+	/* the virtual columns' floor, as given (--floor), without the hop */
+	uint64_t vfloor = cfg->tier.floor_ns - TS_MIN(cfg->tier.floor_ns, cfg->loop_hop_ns);
+	if (s->rec_hop && !cfg->kernel_fs) {
+		char hb[32];
+		fprintf(f, "\nblock mode: the recording's loop-device hop (%s) was taken off the "
+			   "modeled latency with the FUSE round trip, and is in the virtual columns "
+			   "as it was in the recording\n",
+			ts_fmt_duration(hb, sizeof(hb), s->rec_hop));
+	}
 	if (rec_floor || cfg->tier.floor_ns) {
 		char fb[32], ob[32];
 		/* Recorded and virtual latencies are what tierfs held each
@@ -230,9 +239,7 @@ void ts_replay_print_run(FILE *f, const char *file, const struct ts_replay_set *
 			   "(%s, the recording's floor%s%s), so a tier faster than that shows "
 			   "near 0\n",
 			ts_fmt_duration(fb, sizeof(fb), rec_floor),
-			cfg->tier.floor_ns != rec_floor ? "; virtual columns: --floor " : "",
-			cfg->tier.floor_ns != rec_floor
-				? ts_fmt_duration(ob, sizeof(ob), cfg->tier.floor_ns)
-				: "");
+			vfloor != rec_floor ? "; virtual columns: --floor " : "",
+			vfloor != rec_floor ? ts_fmt_duration(ob, sizeof(ob), vfloor) : "");
 	}
 }

@@ -349,7 +349,9 @@ static uint64_t wake_up(const struct ts_replay_cfg *cfg, const struct ts_trace_r
  * (@c->dev_read) keeps it: in block mode that read goes from the loop
  * device's worker through FUSE to tierfs and back, the same round trip
  * and more (the worker's and the thread's wake-ups), where the replay
- * charges the model's latency alone.
+ * charges the model's latency alone. Not for a recording of the loop
+ * device itself (cfg->loop_recorded): its gaps are that path already, and
+ * lose the round trip and the hop like every other.
  */
 /* The time thread @p slept in pauses (an interrupt ended them) inside
  * [@lo, @hi], trace times. Its own pauses never overlap, so in time order
@@ -404,7 +406,8 @@ bool replay_cursor_advance(struct cursor *c, const struct ts_trace *t, uint64_t 
 	c->win_hi = nx->submit_ns;
 	if (nx->submit_ns >= c->rec_done_max) {
 		uint64_t gap = nx->submit_ns - c->rec_done_max;
-		if (!(cfg->kernel_fs && c->dev_read && rdone == c->rec_done_max))
+		if (!(cfg->kernel_fs && !cfg->loop_recorded && c->dev_read &&
+		      rdone == c->rec_done_max))
 			gap -= TS_MIN(gap, cfg->think_less_ns); /* else the loop rule */
 		bool kern = false;
 		if (rdone == c->rec_done_max) /* the thread waited for this one last */

@@ -69,11 +69,20 @@ int ts_replay_open(struct ts_replay_set *s, const struct ts_replay_from *from,
 		s->ebs_given = true;
 	}
 	s->ebs = s->cfg.tier.ebs;
-	s->cfg.rt_ns = s->rec_floor;
+	/* Block mode: tierfs took the loop device's hop off every modeled
+	 * latency with FUSE's round trip (fs/timing.c), and both are in the
+	 * recorded gaps: the model is driven with the two, as tierfs drove
+	 * it, and a kernel file system on a VM's disk pays neither. */
+	s->cfg.loop_recorded = (s->t.hdr.model & TS_TRACE_MODEL_LOOP_HOP) != 0;
+	s->rec_hop = s->cfg.loop_recorded ? s->t.hdr.loop_hop_ns : 0;
+	s->cfg.rt_ns = s->rec_floor + s->rec_hop;
+	s->cfg.tier.floor_ns += s->rec_hop;
+	s->cfg.loop_hop_ns = s->rec_hop;
 	if (s->cfg.kernel_fs) {
-		/* the recording's floor, or --floor's */
+		/* the recording's floor, or --floor's, and the hop */
 		s->cfg.think_less_ns = s->cfg.tier.floor_ns;
 		s->cfg.tier.floor_ns = 0;
+		s->cfg.loop_hop_ns = 0;
 	}
 	return 0;
 }

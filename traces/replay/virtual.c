@@ -215,7 +215,9 @@ static uint64_t serve(struct vrun *v, const struct ts_trace_rec *r, size_t idx, 
 	enum ts_tier_rule_fs kind = ts_tier_rule_fs(r->op);
 	struct ts_fsmeta_io io[TS_FSMETA_MAX_IO];
 	unsigned nio = 0;
-	uint64_t floor = v->cfg->tier.floor_ns;
+	/* what tierfs spaces the file system's own reads by: FUSE's round
+	 * trip, without block mode's hop (its model's floor holds both) */
+	uint64_t floor = v->cfg->tier.floor_ns - TS_MIN(v->cfg->tier.floor_ns, v->cfg->loop_hop_ns);
 	struct ts_tier_done d = {0};
 	uint64_t done;
 	/* the journal's commit when due, as tierfs charges it: an fsync
