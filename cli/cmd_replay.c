@@ -41,7 +41,8 @@ static const struct ts_opt replay_opts[] = {
 	{ "kernel_fs", TS_OPT_BOOL, RA(kernel_fs), "false", 0, 0, "",
 	  "with --virtual: predict a FUSE-mode recording as the job on a kernel file system "
 	  "over the disk (block mode): the recording's FUSE round trip comes off every gap, "
-	  "ops the kernel serves in memory cost nothing" },
+	  "ops the kernel serves in memory cost nothing; a block-mode recording loses its "
+	  "loop hop too" },
 	{ "keep_gaps", TS_OPT_BOOL, RA(keep_gaps), "false", 0, 0, "",
 	  "with --kernel-fs: the gap after an op the kernel serves in memory keeps its recorded "
 	  "length less the round trip, instead of the thread's time on a CPU and its own "
