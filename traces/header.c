@@ -8,6 +8,7 @@
  * "loop_hop=Nns(label)", which is read here for versions 1 to 5.
  */
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -58,10 +59,16 @@ static int legacy_hop(struct ts_trace_hdr *h, char *why, size_t n)
 	}
 	memcpy(num, v, len);
 	num[len] = 0;
-	if (ts_trace_parse_u64(num, UINT64_MAX, &h->loop_hop_ns)) {
-		snprintf(why, n, "loop_hop: '%s' is not a count of ns", num);
-		return -EINVAL;
+	uint64_t x = 0;
+	for (size_t i = 0; i < len; i++) {
+		unsigned d = (unsigned)(num[i] - '0');
+		if (d > 9 || x > (UINT64_MAX - d) / 10) {
+			snprintf(why, n, "loop_hop: '%s' is not a count of ns", num);
+			return -EINVAL;
+		}
+		x = x * 10 + d;
 	}
+	h->loop_hop_ns = x;
 	/* "(off)": a mount that took no hop off (FUSE mode, or block mode
 	 * with --loop-hop=false) */
 	if (strncmp(end + strlen("ns("), "off)", 4))
