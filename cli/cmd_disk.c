@@ -234,13 +234,18 @@ static int do_mount(int argc, char **argv)
 		fprintf(stderr, "tiersim disk mount: %s\n", note);
 	struct ts_disk d;
 	if (rc == TS_EXIT_OK && !ts_disk_find(a.pos[1], &d, err, sizeof(err))) {
-		char fl[32], hop[32];
+		char fl[32], hop[32], big[96] = "";
+		if (d.loop_hop) {
+			char b[32];
+			snprintf(big, sizeof(big), ", a 128 KiB request %s more (measured)",
+				 ts_fmt_duration(b, sizeof(b), d.loop_hop_big_ns));
+		}
 		fprintf(stderr,
 			"tiersim disk mount: %s on %s: taken off the tier model's latency: FUSE round "
-			"trip %s (measured), loop device hop %s%s\n",
+			"trip %s (measured), loop device hop %s%s%s\n",
 		       d.loop, d.mountpoint, ts_fmt_duration(fl, sizeof(fl), d.floor_ns),
 		       d.loop_hop ? ts_fmt_duration(hop, sizeof(hop), d.loop_hop_ns) : "none",
-		       d.loop_hop ? " (measured)" : " (--loop-hop=false)");
+		       d.loop_hop ? " (measured)" : " (--loop-hop=false)", big);
 		ts_disk_clear(&d);
 	}
 	ts_mounts_free(&ms);

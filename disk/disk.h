@@ -92,8 +92,10 @@ struct ts_disk {
 	bool rw;
 	/* as tierfs measured them at mount (its stats): FUSE's round trip and
 	 * the loop device's hop, both taken off the tier model's latency;
-	 * loop_hop false: the hop was left in (no_loop_hop) */
-	uint64_t floor_ns, loop_hop_ns;
+	 * loop_hop false: the hop was left in (no_loop_hop); loop_hop_big_ns:
+	 * its size part, what a 128 KiB request costs the loop device's path
+	 * beyond a 4 KiB one (disk/loop.h) */
+	uint64_t floor_ns, loop_hop_ns, loop_hop_big_ns;
 	bool loop_hop;
 };
 

@@ -19,7 +19,7 @@
 #include "disk/loop.h"
 
 #define LOOP_CONTROL "/dev/loop-control"
-#define HOP_READ 4096
+#define HOP_READ TS_LOOP_HOP_READ
 
 int ts_loop_attach(int fd, uint32_t flags, unsigned block, int *loop_fd, char *err,
 		   size_t errlen)
@@ -137,12 +137,21 @@ uint64_t ts_loop_hop_of(uint64_t *loop, uint64_t *direct, size_t n, unsigned bat
 	return mid > 0 ? (uint64_t)mid : 0;
 }
 
-/* One 4 KiB direct read at 0: its latency, or 0 with errno set. */
-static uint64_t timed_read(int fd, void *buf)
+uint64_t ts_loop_hop_size_ns(uint64_t big_ns, uint64_t len)
+{
+	const uint64_t span = TS_LOOP_HOP_BIG - HOP_READ;
+	if (len <= HOP_READ)
+		return 0;
+	/* big_ns x (len - 4 KiB) / span, rounded down, without the product */
+	return big_ns / span * (len - HOP_READ) + big_ns % span * (len - HOP_READ) / span;
+}
+
+/* One direct read of @len bytes at 0: its latency, or 0 with errno set. */
+static uint64_t timed_read(int fd, void *buf, size_t len)
 {
 	uint64_t t0 = ts_now_ns();
-	ssize_t got = pread(fd, buf, HOP_READ, 0);
-	if (got != HOP_READ) {
+	ssize_t got = pread(fd, buf, len, 0);
+	if (got != (ssize_t)len) {
 		if (got >= 0)
 			errno = EIO; /* a short read leaves errno as it was */
 		return 0;
@@ -162,7 +171,7 @@ int ts_loop_hop_measure(const char *calib_path, struct ts_loop_hop *out, char *e
 
 	memset(out, 0, sizeof(*out));
 	out->nr = -1;
-	if (!lt || !dt || posix_memalign(&buf, 4096, HOP_READ)) {
+	if (!lt || !dt || posix_memalign(&buf, 4096, TS_LOOP_HOP_BIG)) {
 		snprintf(err, errlen, "loop hop: out of memory");
 		rc = -ENOMEM;
 		goto out;
@@ -198,8 +207,8 @@ int ts_loop_hop_measure(const char *calib_path, struct ts_loop_hop *out, char *e
 		goto out;
 	}
 	for (size_t i = 0; i < TS_LOOP_HOP_WARMUP + n; i++) {
-		uint64_t l = timed_read(dev, buf);
-		uint64_t d = l ? timed_read(direct, buf) : 0;
+		uint64_t l = timed_read(dev, buf, HOP_READ);
+		uint64_t d = l ? timed_read(direct, buf, HOP_READ) : 0;
 		if (!l || !d) {
 			rc = -errno;
 			snprintf(err, errlen, "loop hop: a 4 KiB direct read of %s failed: %s",
@@ -213,6 +222,22 @@ int ts_loop_hop_measure(const char *calib_path, struct ts_loop_hop *out, char *e
 	}
 	out->hop_ns = ts_loop_hop_of(lt, dt, n, TS_LOOP_HOP_BATCHES, &out->loop_ns,
 				     &out->direct_ns);
+	/* the size part: a big read and a 4 KiB one, both through it */
+	for (size_t i = 0; i < TS_LOOP_HOP_WARMUP + n; i++) {
+		uint64_t b = timed_read(dev, buf, TS_LOOP_HOP_BIG);
+		uint64_t s = b ? timed_read(dev, buf, HOP_READ) : 0;
+		if (!b || !s) {
+			rc = -errno;
+			snprintf(err, errlen, "loop hop: a %s direct read of %s failed: %s",
+				 b ? "4 KiB" : "128 KiB", path, strerror(errno));
+			goto out;
+		}
+		if (i >= TS_LOOP_HOP_WARMUP) {
+			lt[i - TS_LOOP_HOP_WARMUP] = b;
+			dt[i - TS_LOOP_HOP_WARMUP] = s;
+		}
+	}
+	out->big_ns = ts_loop_hop_of(lt, dt, n, TS_LOOP_HOP_BATCHES, &out->big_loop_ns, NULL);
 out:
 	if (dev >= 0)
 		close(dev);

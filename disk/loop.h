@@ -11,7 +11,13 @@
  * direct reads of tierfs's .tierfs/calib file (each held for the same
  * fixed time, whatever the tier), through a loop device attached over that
  * file for the measurement and, alternately, directly; the hop is the
- * median over batches of the difference of the batch's medians.
+ * median over batches of the difference of the batch's medians. A larger
+ * request costs the loop device's path more than a 4 KiB one (FUSE copies
+ * its bytes into the page cache's pages, where a VM's disk moves them by
+ * DMA inside the tier's latency): the same measurement of reads of
+ * TS_LOOP_HOP_BIG through the loop device against 4 KiB ones through it
+ * gives that part, taken off in proportion to a request's bytes past
+ * 4 KiB (ts_loop_hop_size_ns).
  */
 #ifndef TS_DISK_LOOP_H
 #define TS_DISK_LOOP_H
@@ -36,6 +42,10 @@ void ts_loop_detach(int nr);
 #define TS_LOOP_HOP_WARMUP 16
 #define TS_LOOP_HOP_BATCHES 5
 #define TS_LOOP_HOP_PAIRS 40 /* per batch */
+/* the reads' sizes: the hop's, and the larger one of the size part (a
+ * readahead window at read_ahead_kb 128) */
+#define TS_LOOP_HOP_READ 4096
+#define TS_LOOP_HOP_BIG (128 * 1024)
 
 /* The hop from @n pairs of latencies (ns), @loop[i] through the loop
  * device and @direct[i] directly, taken in that order: the pairs cut into
@@ -50,15 +60,28 @@ uint64_t ts_loop_hop_of(uint64_t *loop, uint64_t *direct, size_t n, unsigned bat
 struct ts_loop_hop {
 	uint64_t hop_ns;		  /* ts_loop_hop_of's */
 	uint64_t loop_ns, direct_ns;	  /* the medians it was taken from */
+	/* the size part: ts_loop_hop_of's over pairs of a TS_LOOP_HOP_BIG
+	 * read and a 4 KiB one, both through the loop device, and the big
+	 * reads' median it was taken from */
+	uint64_t big_ns, big_loop_ns;
 	int nr;				  /* the loop device used (detached since) */
 };
 
-/* Measures the hop over @calib_path (a file of at least 4 KiB that a
- * FUSE daemon serves with a fixed hold: tierfs's .tierfs/calib): a loop
- * device attached over it read-only with direct I/O and autoclear,
- * TS_LOOP_HOP_WARMUP + TS_LOOP_HOP_BATCHES x TS_LOOP_HOP_PAIRS pairs of
- * 4 KiB O_DIRECT reads at offset 0, the device detached before it
- * returns, whatever happens. Needs root. 0, or -errno with one line in
+/* What a request of @len bytes costs the loop device's path beyond a
+ * 4 KiB one, given @big_ns for a TS_LOOP_HOP_BIG one: @big_ns x (len -
+ * 4 KiB) / (TS_LOOP_HOP_BIG - 4 KiB), rounded down; 0 at 4 KiB or less.
+ * Linear in the bytes (FUSE's copy), measured at the two sizes, carried
+ * past TS_LOOP_HOP_BIG (assumed: the copy's cost per byte holds). */
+uint64_t ts_loop_hop_size_ns(uint64_t big_ns, uint64_t len);
+
+/* Measures the hop over @calib_path (a file of at least TS_LOOP_HOP_BIG
+ * bytes that a FUSE daemon serves with a fixed hold: tierfs's
+ * .tierfs/calib): a loop device attached over it read-only with direct
+ * I/O and autoclear, TS_LOOP_HOP_WARMUP + TS_LOOP_HOP_BATCHES x
+ * TS_LOOP_HOP_PAIRS pairs of 4 KiB O_DIRECT reads at offset 0 (through
+ * it, directly), then as many pairs through it of TS_LOOP_HOP_BIG and
+ * 4 KiB (the size part), the device detached before it returns, whatever
+ * happens. Needs root. 0, or -errno with one line in
  * @err. */
 TS_WUR int ts_loop_hop_measure(const char *calib_path, struct ts_loop_hop *out, char *err,
 			       size_t errlen);

@@ -184,7 +184,7 @@ int ts_fs_ctl_getattr(struct ts_fs *fs, enum ts_fs_ctl k, struct stat *st)
 	for (size_t i = 0; i < TS_ARRAY_SIZE(ctl_files); i++)
 		if (ctl_files[i].kind == k) {
 			st->st_mode = ctl_files[i].mode;
-			st->st_size = k == TS_FS_CTL_CALIB ? TS_FS_CALIB_SIZE : 0;
+			st->st_size = k == TS_FS_CTL_CALIB ? TS_FS_CALIB_FILE_SIZE : 0;
 			return 0;
 		}
 	return -ENOENT;
@@ -235,9 +235,9 @@ int ts_fs_ctl_read(struct ts_fs *fs, struct ts_fs_file *f, char *buf, size_t siz
 		/* What a modeled read does, with a fixed latency: read the
 		 * bytes from a file in memory, sleep, reply (see calib.c). */
 		uint64_t due = ts_now_ns() + TS_FS_CALIB_SLEEP_NS;
-		if (off >= TS_FS_CALIB_SIZE)
+		if (off >= TS_FS_CALIB_FILE_SIZE)
 			return 0;
-		size = TS_MIN(size, (size_t)(TS_FS_CALIB_SIZE - off));
+		size = TS_MIN(size, (size_t)(TS_FS_CALIB_FILE_SIZE - off));
 		ssize_t n = pread(fs->calib_fd, buf, size, off);
 		if (n < 0)
 			return -errno;
@@ -326,6 +326,7 @@ char *ts_fs_stats_json(struct ts_fs *fs)
 	json_object_set_new(root, "loop_hop_ns", json_integer((json_int_t)fs->loop_hop_ns));
 	json_object_set_new(root, "loop_hop",
 			    json_string(fs->loop_hop_label ? fs->loop_hop_label : "off"));
+	json_object_set_new(root, "loop_hop_128k_ns", json_integer((json_int_t)fs->loop_hop_big_ns));
 	json_object_set_new(root, "uptime_ns", json_integer((json_int_t)(ts_now_ns() - fs->start_ns)));
 	json_object_set_new(root, "inflight",
 			    json_integer((json_int_t)__atomic_load_n(&fs->inflight, RELAXED)));

@@ -179,6 +179,11 @@ struct ts_fs {
 	uint64_t loop_hop_ns;
 	const char *loop_hop_label;
 	uint64_t loop_hop_loop_ns, loop_hop_direct_ns;
+	/* its size part (measured with it; 0 otherwise): what a 128 KiB
+	 * request costs the loop device's path beyond a 4 KiB one, taken off
+	 * a request in proportion to its bytes past 4 KiB
+	 * (ts_loop_hop_size_ns) */
+	uint64_t loop_hop_big_ns;
 	bool calibrated;
 	bool failed;		   /* the mount could not be completed: exit 1 */
 	bool stopping;		   /* the loop has ended: the mount is going away */
@@ -266,6 +271,9 @@ enum ts_fs_ctl {
 };
 #define TS_FS_CTL_NAME ".tierfs"
 #define TS_FS_CALIB_SIZE 4096
+/* .tierfs/calib's own size: the loop hop's larger reads (disk/loop.h,
+ * TS_LOOP_HOP_BIG) read it whole */
+#define TS_FS_CALIB_FILE_SIZE (128 * 1024)
 #define TS_FS_CALIB_SLEEP_NS (200 * TS_NS_PER_US)
 
 enum ts_fs_ctl ts_fs_ctl_kind(const char *path);

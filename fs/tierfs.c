@@ -535,7 +535,7 @@ int main(int argc, char **argv)
 	fs->ready_fd = -1;
 	pthread_mutex_init(&fs->open_lock, NULL);
 	fs->calib_fd = memfd_create("tierfs-calib", MFD_CLOEXEC);
-	if (fs->calib_fd < 0 || ftruncate(fs->calib_fd, TS_FS_CALIB_SIZE)) {
+	if (fs->calib_fd < 0 || ftruncate(fs->calib_fd, TS_FS_CALIB_FILE_SIZE)) {
 		fprintf(stderr, "tierfs: memfd_create: %s\n", strerror(errno));
 		goto out;
 	}

@@ -541,9 +541,13 @@ int ts_fs_trace_open(struct ts_fs *fs, char *err, size_t n)
 	/* block mode's loop-device hop, taken off with the floor (floor_ns
 	 * stays FUSE's round trip, which a replay takes off the gaps) */
 	if (len < sizeof(h.mount_opts))
-		snprintf(h.mount_opts + len, sizeof(h.mount_opts) - len, ",loop_hop=%lluns(%s)",
-			 (unsigned long long)fs->loop_hop_ns,
-			 fs->loop_hop_label ? fs->loop_hop_label : "off");
+		len += (size_t)snprintf(h.mount_opts + len, sizeof(h.mount_opts) - len,
+					",loop_hop=%lluns(%s)", (unsigned long long)fs->loop_hop_ns,
+					fs->loop_hop_label ? fs->loop_hop_label : "off");
+	/* and its size part, where measured */
+	if (fs->loop_hop_big_ns && len < sizeof(h.mount_opts))
+		snprintf(h.mount_opts + len, sizeof(h.mount_opts) - len,
+			 ",loop_hop_128k=%lluns(measured)", (unsigned long long)fs->loop_hop_big_ns);
 	struct ts_fs_trace *tr = calloc(1, sizeof(*tr));
 	if (!tr)
 		return -ENOMEM;

@@ -29,11 +29,14 @@ X
 
 "$TIERSIM" disk mount "$img" "$MNT" --tier ssd-cloud --trace "$TMPD/on.trace" >"$TMPD/out" 2>"$TMPD/err" ||
 	fail "mount failed: $(cat "$TMPD/err")"
-grep -q "FUSE round trip .* (measured), loop device hop .* (measured)$" "$TMPD/err" ||
-	fail "the mount's report does not give the hop: $(cat "$TMPD/err")"
+grep -q "FUSE round trip .* (measured), loop device hop .* (measured), a 128 KiB request .* more (measured)$" "$TMPD/err" ||
+	fail "the mount's report does not give the hop and its size part: $(cat "$TMPD/err")"
 [ -s "$TMPD/out" ] && fail "disk mount wrote to stdout: $(cat "$TMPD/out")"
-read -r label hop floor mfloor <<<"$(stats loop_hop loop_hop_ns floor_ns model.floor_ns)"
+read -r label hop floor mfloor big <<<"$(stats loop_hop loop_hop_ns floor_ns model.floor_ns loop_hop_128k_ns)"
 [ "$label" = measured ] || fail "tierfs's hop is '$label', not measured"
+case $big in '' | *[!0-9]*) fail "tierfs's stats give no size part: '$big'" ;; esac
+grep -q "^tierfs: a 128 KiB request .* more than a 4 KiB one through the loop device (measured" \
+	"$TIERSIM_DISK_STATE"/*.log || fail "tierfs's log does not say how the size part was measured"
 [ "$mfloor" = $((floor + hop)) ] ||
 	fail "the model takes $mfloor ns off, not FUSE's $floor + the hop's $hop"
 grep -q "^tierfs: loop device hop .* (measured: median over 5 batches of 40 4 KiB direct reads" \
@@ -51,13 +54,19 @@ case "$hdr" in
 *) fail "the trace header does not hold the hop ($hop ns) beside the floor ($floor ns): $hdr" ;;
 esac
 case "$hdr" in *" model=511 "*" loop_hop_ns=$hop") ;; *) fail "the header has no loop_hop_ns=$hop field: $hdr" ;; esac
+if [ "$big" != 0 ]; then
+	case "$hdr" in
+	*"loop_hop=${hop}ns(measured),loop_hop_128k=${big}ns(measured)"*) ;;
+	*) fail "the trace header does not hold the size part ($big ns): $hdr" ;;
+	esac
+fi
 
 "$TIERSIM" disk mount "$img" "$MNT" --tier ssd-cloud --loop-hop=false >"$TMPD/out" 2>"$TMPD/err" ||
 	fail "mount --loop-hop=false failed: $(cat "$TMPD/err")"
 grep -q "loop device hop none (--loop-hop=false)$" "$TMPD/err" ||
 	fail "the mount's report: $(cat "$TMPD/err")"
-read -r label hop floor mfloor <<<"$(stats loop_hop loop_hop_ns floor_ns model.floor_ns)"
-[ "$label $hop" = "off 0" ] || fail "--loop-hop=false: tierfs's hop is '$label $hop'"
+read -r label hop floor mfloor big <<<"$(stats loop_hop loop_hop_ns floor_ns model.floor_ns loop_hop_128k_ns)"
+[ "$label $hop $big" = "off 0 0" ] || fail "--loop-hop=false: tierfs's hop is '$label $hop $big'"
 [ "$mfloor" = "$floor" ] || fail "--loop-hop=false: the model takes $mfloor ns off, not FUSE's $floor"
 "$TIERSIM" disk list | grep "^$MNT " | grep -q " off " || fail "disk list: $("$TIERSIM" disk list)"
 "$TIERSIM" disk umount "$MNT" || fail "umount failed"
