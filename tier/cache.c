@@ -133,7 +133,7 @@
  * scan on a loop device over tmpfs, where the reader never waits (a hot
  * reader's run through a window, submit included); high 38 us: the
  * slowest run. Neither FUSE nor the loop worker is inside it. */
-#define MAP_WINDOW_NS 29000ULL
+#define MAP_WINDOW_NS TS_TIER_MAP_WINDOW_NS
 #define DEFAULT_RA_MAX (128 * 1024ULL)
 #define DEFAULT_IO_MAX (1280 * 1024ULL) /* BLK_DEF_MAX_SECTORS_CAP */
 #define EXPIRE_NS (30 * TS_NS_PER_S)

@@ -261,8 +261,20 @@ const struct ts_fsmeta_params *ts_tier_set_fs(const struct ts_tier_set *set, con
 TS_WUR int ts_tier_set_fs_lookup(const struct ts_tier_set *set, const char *name,
 				 const struct ts_fsmeta_params **out, char *err, size_t errlen);
 /* One row per labelled field of every tier: tier, field, label, what it
- * was fitted to or taken from. Returns 0 or -errno. */
+ * was fitted to or taken from; then the page-cache model's own figures
+ * (below). Returns 0 or -errno. */
 int ts_tier_print_evidence(FILE *f, const struct ts_tier_set *set);
+
+/* The page-cache model's reader time for each window a map's fault issues
+ * (tier/cache.c, mapped_read): measured, bench/window_gap.sh (block mode,
+ * ssd-cloud, a 48 MiB file scanned through a map, 3 runs, load 2.5-2.7,
+ * the Xeon build host): the reader's run through a window to the loop
+ * device's next request, 26 + 3 us at the median; low, the same scan on a
+ * loop device over tmpfs (the reader never waits); high, the slowest run.
+ * `tiersim tiers --evidence` lists it. */
+#define TS_TIER_MAP_WINDOW_NS 29000ULL
+#define TS_TIER_MAP_WINDOW_LO_NS 12600ULL
+#define TS_TIER_MAP_WINDOW_HI_NS 38000ULL
 
 /* ---- The model --------------------------------------------------------- */
 

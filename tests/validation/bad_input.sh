@@ -139,6 +139,9 @@ out=$("$tiersim" tiers --evidence --profile "$src/validation/tiers.lua" 2>&1) ||
 echo "$out" | grep -q unlabelled && fail "unlabelled tiers: $(echo "$out" | grep unlabelled)"
 echo "$out" | grep -q "^aws-gp2 .*latency.read .*measured .*ebs-gp2-ioping-qd1-1000" ||
 	fail "aws-gp2's read latency is not shown as measured"
+# the page-cache model's reader time per mapped window, with its range
+echo "$out" | grep -q "^page cache .* map_window .* measured .* x0.434-x1.31 .*window_gap.sh" ||
+	fail "the page cache's map_window is not listed as measured with its range"
 # The columns line up: every row's label starts where the header's does,
 # whatever the length of its field name or fitted case.
 cols=$(echo "$out" | awk 'NR == 1 { print index($0, " label ") + 1; next }
