@@ -160,13 +160,34 @@ static uint64_t timed_read(int fd, void *buf, size_t len)
 	return t ? t : 1;
 }
 
+/* TS_LOOP_HOP_WARMUP + n pairs of reads, a's then b's, in turn; the pairs
+ * after the warm-up go to at and bt. 0, or -1 with errno set and *failed
+ * naming the side (1: a, 2: b) whose read failed. */
+static int timed_pairs(int a, size_t alen, int b, size_t blen, void *buf, uint64_t *at,
+		       uint64_t *bt, size_t n, int *failed)
+{
+	for (size_t i = 0; i < TS_LOOP_HOP_WARMUP + n; i++) {
+		uint64_t x = timed_read(a, buf, alen);
+		uint64_t y = x ? timed_read(b, buf, blen) : 0;
+		if (!x || !y) {
+			*failed = x ? 2 : 1;
+			return -1;
+		}
+		if (i >= TS_LOOP_HOP_WARMUP) {
+			at[i - TS_LOOP_HOP_WARMUP] = x;
+			bt[i - TS_LOOP_HOP_WARMUP] = y;
+		}
+	}
+	return 0;
+}
+
 int ts_loop_hop_measure(const char *calib_path, struct ts_loop_hop *out, char *err,
 			size_t errlen)
 {
 	const size_t n = (size_t)TS_LOOP_HOP_BATCHES * TS_LOOP_HOP_PAIRS;
 	uint64_t *lt = calloc(n, sizeof(*lt)), *dt = calloc(n, sizeof(*dt));
 	void *buf = NULL;
-	int ffd = -1, lfd = -1, dev = -1, direct = -1, nr = -1, rc = 0;
+	int ffd = -1, lfd = -1, dev = -1, direct = -1, nr = -1, rc = 0, failed = 0;
 	char path[64], dio[8] = "";
 
 	memset(out, 0, sizeof(*out));
@@ -206,36 +227,20 @@ int ts_loop_hop_measure(const char *calib_path, struct ts_loop_hop *out, char *e
 		snprintf(err, errlen, "loop hop: cannot open %s: %s", path, strerror(errno));
 		goto out;
 	}
-	for (size_t i = 0; i < TS_LOOP_HOP_WARMUP + n; i++) {
-		uint64_t l = timed_read(dev, buf, HOP_READ);
-		uint64_t d = l ? timed_read(direct, buf, HOP_READ) : 0;
-		if (!l || !d) {
-			rc = -errno;
-			snprintf(err, errlen, "loop hop: a 4 KiB direct read of %s failed: %s",
-				 l ? calib_path : path, strerror(errno));
-			goto out;
-		}
-		if (i >= TS_LOOP_HOP_WARMUP) {
-			lt[i - TS_LOOP_HOP_WARMUP] = l;
-			dt[i - TS_LOOP_HOP_WARMUP] = d;
-		}
+	if (timed_pairs(dev, HOP_READ, direct, HOP_READ, buf, lt, dt, n, &failed)) {
+		rc = -errno;
+		snprintf(err, errlen, "loop hop: a 4 KiB direct read of %s failed: %s",
+			 failed == 1 ? path : calib_path, strerror(errno));
+		goto out;
 	}
 	out->hop_ns = ts_loop_hop_of(lt, dt, n, TS_LOOP_HOP_BATCHES, &out->loop_ns,
 				     &out->direct_ns);
 	/* the size part: a big read and a 4 KiB one, both through it */
-	for (size_t i = 0; i < TS_LOOP_HOP_WARMUP + n; i++) {
-		uint64_t b = timed_read(dev, buf, TS_LOOP_HOP_BIG);
-		uint64_t s = b ? timed_read(dev, buf, HOP_READ) : 0;
-		if (!b || !s) {
-			rc = -errno;
-			snprintf(err, errlen, "loop hop: a %s direct read of %s failed: %s",
-				 b ? "4 KiB" : "128 KiB", path, strerror(errno));
-			goto out;
-		}
-		if (i >= TS_LOOP_HOP_WARMUP) {
-			lt[i - TS_LOOP_HOP_WARMUP] = b;
-			dt[i - TS_LOOP_HOP_WARMUP] = s;
-		}
+	if (timed_pairs(dev, TS_LOOP_HOP_BIG, dev, HOP_READ, buf, lt, dt, n, &failed)) {
+		rc = -errno;
+		snprintf(err, errlen, "loop hop: a %s direct read of %s failed: %s",
+			 failed == 1 ? "128 KiB" : "4 KiB", path, strerror(errno));
+		goto out;
 	}
 	out->big_ns = ts_loop_hop_of(lt, dt, n, TS_LOOP_HOP_BATCHES, &out->big_loop_ns, NULL);
 out:
