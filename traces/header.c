@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/opt.h"
+#include "core/units.h"
 #include "traces/trace.h"
 
 /* The keys tierfs wrote (tier/tier.c's ts_tier_cfg_opts, whose names and
@@ -37,8 +38,9 @@ static const struct {
 
 /* The loop hop of a header older than version 6, from its mount_opts:
  * "loop_hop=" a count of ns, then "ns(" and the label (fs/trace_hook.c
- * wrote it so); the label "off" is a mount that took none off. None there, or cut off at the end of a full mount_opts:
- * the header is left without it. */
+ * wrote it so); the label "off" is a mount that took none off. None
+ * there, or cut off at the end of a full mount_opts: the header is left
+ * without it. */
 static int legacy_hop(struct ts_trace_hdr *h, char *why, size_t n)
 {
 	const char *p = h->mount_opts, *kv = NULL;
@@ -60,13 +62,9 @@ static int legacy_hop(struct ts_trace_hdr *h, char *why, size_t n)
 	memcpy(num, v, len);
 	num[len] = 0;
 	uint64_t x = 0;
-	for (size_t i = 0; i < len; i++) {
-		unsigned d = (unsigned)(num[i] - '0');
-		if (d > 9 || x > (UINT64_MAX - d) / 10) {
-			snprintf(why, n, "loop_hop: '%s' is not a count of ns", num);
-			return -EINVAL;
-		}
-		x = x * 10 + d;
+	if (strspn(num, "0123456789") != len || ts_parse_duration(num, 1, &x)) {
+		snprintf(why, n, "loop_hop: '%s' is not a count of ns", num);
+		return -EINVAL;
 	}
 	h->loop_hop_ns = x;
 	/* "(off)": a mount that took no hop off (FUSE mode, or block mode
