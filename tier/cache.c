@@ -123,17 +123,6 @@
 #define LATE 64
 #define RUN_ENTS 64 /* chunks one device request may span: 8 MiB */
 #define DEFAULT_MEM_BPS 10e9
-/* The reader's own time for each window a map's fault issues (mapped_read,
- * "The reader's time"), measured: bench/window_gap.sh (block mode, ext4 on
- * ssd-cloud, a 48 MiB file scanned through a map, the scan thread under
- * chrt; 3 runs, load 2.5-2.7, kernel 6.18.44, the Xeon build host): from
- * the reader's switch-in after a window's completion woke it to the loop
- * device taking the next window's request (block_rq_issue), the median of
- * the runs' medians, 26 + 3 us = 29 us [28-38]. Low 12.6 us: the same
- * scan on a loop device over tmpfs, where the reader never waits (a hot
- * reader's run through a window, submit included); high 38 us: the
- * slowest run. Neither FUSE nor the loop worker is inside it. */
-#define MAP_WINDOW_NS TS_TIER_MAP_WINDOW_NS
 #define DEFAULT_RA_MAX (128 * 1024ULL)
 #define DEFAULT_IO_MAX (1280 * 1024ULL) /* BLK_DEF_MAX_SECTORS_CAP */
 #define EXPIRE_NS (30 * TS_NS_PER_S)
@@ -1500,8 +1489,8 @@ static uint64_t first_missing(struct cache *c, uint64_t file, uint64_t pg, uint6
  *
  * The reader's time: a window is sent only once the reader has faulted its
  * way to the touch that issues it. Each window the map issues (the async
- * marker's or a fault's read-around) costs the reader MAP_WINDOW_NS before
- * it is sent, and the reader goes on after it: its run through a window's
+ * marker's or a fault's read-around) costs the reader
+ * TS_TIER_MAP_WINDOW_NS before it is sent, and the reader goes on after it: its run through a window's
  * pages (the fault-around faults on pages already in) and the fault that
  * allocates the next window's pages and submits it. A cloud VM pays it as
  * the reader's own CPU time; the memory copy of the pages read is the
@@ -1537,7 +1526,7 @@ static uint64_t mapped_read(struct cache *c, uint64_t now, const struct ts_tier_
 			marker = start < stop && !cached_page(c, req->file, start) ? start : UINT64_MAX;
 			if (start < stop) {
 				s->ra_end = stop * PAGE;
-				t += MAP_WINDOW_NS; /* the reader's way to the submit */
+				t += TS_TIER_MAP_WINDOW_NS; /* the reader's way to the submit */
 				fill(c, t, req->file, start, stop, req->off, req->len, &had, done);
 				dem += overlap(req->off, req->len, start, stop) - had;
 			}
@@ -1563,7 +1552,7 @@ static uint64_t mapped_read(struct cache *c, uint64_t now, const struct ts_tier_
 		uint64_t mk = start + ra - ra / 4;
 		if (mk >= stop || mk <= q || cached_page(c, req->file, mk))
 			mk = UINT64_MAX;
-		t += MAP_WINDOW_NS; /* the fault's way to the submit */
+		t += TS_TIER_MAP_WINDOW_NS; /* the fault's way to the submit */
 		uint64_t r = fill(c, t, req->file, start, stop, req->off, req->len, &had, done);
 		/* the window's pages the reader touches next count as hits and
 		 * come off them; q itself, missing, never counted as one */

@@ -1243,16 +1243,18 @@ int ts_tier_print_evidence(FILE *f, const struct ts_tier_set *set)
 	}
 	/* the page-cache model's own: the reader's time per window a map's
 	 * fault issues (tier_base.h, TS_TIER_MAP_WINDOW_NS) */
-	char range[32];
+	char range[32], mid[16], lo[16], hi[16];
 	snprintf(range, sizeof(range), "x%.3g-x%.3g",
 		 (double)TS_TIER_MAP_WINDOW_LO_NS / (double)TS_TIER_MAP_WINDOW_NS,
 		 (double)TS_TIER_MAP_WINDOW_HI_NS / (double)TS_TIER_MAP_WINDOW_NS);
-	if (fprintf(f, "%-17s %-*s %-9s %-13s %-*s %s\n", "page cache", wf, "map_window",
-		    ts_tier_ev_label_name(TS_EV_MEASURED), range, wc, "-",
-		    "29 us the reader spends per window a map's fault issues, before it is "
-		    "sent (its run through a window to the next request): bench/window_gap.sh, "
-		    "block mode, ssd-cloud, 3 runs; low 12.6 us over a loop device on tmpfs, "
-		    "high 38 us the slowest run") < 0)
+	if (fprintf(f, "%-17s %-*s %-9s %-13s %-*s %s the reader spends per window a map's fault "
+		    "issues, before it is sent (its run through a window to the next request): "
+		    "bench/window_gap.sh, block mode, ssd-cloud, 3 runs; low %s over a loop device "
+		    "on tmpfs, high %s the slowest run\n",
+		    "page cache", wf, "map_window", ts_tier_ev_label_name(TS_EV_MEASURED), range, wc,
+		    "-", ts_fmt_duration(mid, sizeof(mid), TS_TIER_MAP_WINDOW_NS),
+		    ts_fmt_duration(lo, sizeof(lo), TS_TIER_MAP_WINDOW_LO_NS),
+		    ts_fmt_duration(hi, sizeof(hi), TS_TIER_MAP_WINDOW_HI_NS)) < 0)
 		return -EIO;
 	return fflush(f) ? -errno : 0;
 }

@@ -267,11 +267,14 @@ int ts_tier_print_evidence(FILE *f, const struct ts_tier_set *set);
 
 /* The page-cache model's reader time for each window a map's fault issues
  * (tier/cache.c, mapped_read): measured, bench/window_gap.sh (block mode,
- * ssd-cloud, a 48 MiB file scanned through a map, 3 runs, load 2.5-2.7,
- * the Xeon build host): the reader's run through a window to the loop
- * device's next request, 26 + 3 us at the median; low, the same scan on a
- * loop device over tmpfs (the reader never waits); high, the slowest run.
- * `tiersim tiers --evidence` lists it. */
+ * ext4 on ssd-cloud, a 48 MiB file scanned through a map, the scan thread
+ * under chrt; 3 runs, load 2.5-2.7, kernel 6.18.44, the Xeon build host):
+ * from the reader's switch-in after a window's completion woke it to the
+ * loop device taking the next window's request (block_rq_issue), the
+ * median of the runs' medians, 26 + 3 us; neither FUSE nor the loop worker
+ * is inside it. Low, the same scan on a loop device over tmpfs, where the
+ * reader never waits (a hot reader's run through a window, submit
+ * included); high, the slowest run. `tiersim tiers --evidence` lists it. */
 #define TS_TIER_MAP_WINDOW_NS 29000ULL
 #define TS_TIER_MAP_WINDOW_LO_NS 12600ULL
 #define TS_TIER_MAP_WINDOW_HI_NS 38000ULL
