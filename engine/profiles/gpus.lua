@@ -79,6 +79,17 @@ gpu "H100" { aliases = { "h100", "h100-sxm" },
   mem_gib = { 80, "spec", DS }, usable_mib = { 81559, "measured", SMI },
   fp32_tflops = { 67, "spec", DS }, tf32_tflops = { 495, "spec", DS },
   fp16_tflops = { 990, "spec", DS }, mem_gbs = { 3350, "spec", DS }, link = "nvlink4" }
+local DS = "NVIDIA H200 Tensor Core GPU datasheet (2024), H200 SXM column, dense"
+gpu "H200" { aliases = { "h200", "h200-sxm" },
+  -- NVIDIA H200 Tensor Core GPU datasheet (2024), H200 SXM: 141 GB HBM3e,
+  -- 4.8 TB/s, 67 TFLOPS FP32, 989 TF32 and 1,979 BF16/FP16 tensor "with
+  -- sparsity" (dense: half, 495 and 990, the H100 SXM's rates: the same
+  -- GH100 chip, so it borrows the H100's fitted efficiency); NVLink 900 GB/s.
+  -- nvidia-smi memory.total on one H200 SXM (driver 580.159): 143771 MiB.
+  mem_gib = { 141, "spec", DS }, usable_mib = { 143771, "measured", SMI },
+  fp32_tflops = { 67, "spec", DS }, tf32_tflops = { 495, "spec", DS },
+  fp16_tflops = { 990, "spec", DS }, mem_gbs = { 4800, "spec", DS }, link = "nvlink4",
+  efficiency_as = "H100" }
 
 -- GPU-to-GPU links for the ring allreduce. bw_gbs is per direction per GPU.
 -- lat_us is one ring hop's fixed cost. No vendor publishes it; 5 us is the
