@@ -30,6 +30,8 @@
 #            FP32 training at batch 64 and 128 written as a sim profile;
 #         5. `tiersim calibrate engine --gpu` in FP32 and TF32 at batches
 #            64, 128 and 256, rounds interleaved while time remains.
+#       TS_GPU_TORCH_ARGS replaces step 2's arguments (a shorter run);
+#       TS_GPU_CALIB_ROUNDS (default 3) sets step 5's rounds, 0 for none.
 #       OUT gets at most 8 files: summary.txt, smi.csv, torch.log,
 #       torch.json, test_gpu.log, engine.log, engine-calibration.lua,
 #       calib.tar. Exit 0 when every check passed.
@@ -92,8 +94,9 @@ smi_pid=$!
 trap 'kill $smi_pid 2>/dev/null' EXIT
 
 # 2. PyTorch's own step times
-timeout 200 python3 bench/torch_resnet50.py --rounds 3 --steps 10 --warmup 3 \
-	--json "$out/torch.json" > "$out/torch.log" 2>&1
+read -r -a targs <<< "${TS_GPU_TORCH_ARGS:---rounds 3 --steps 10 --warmup 3}"
+timeout 200 python3 bench/torch_resnet50.py "${targs[@]}" --json "$out/torch.json" \
+	> "$out/torch.log" 2>&1
 rc=$?
 log "bench/torch_resnet50.py: exit $rc"
 sed -n '/^row /,$p' "$out/torch.log" | tee -a "$out/summary.txt"
@@ -166,7 +169,7 @@ fi
 
 # 5. tiersim calibrate engine --gpu, FP32 and TF32, interleaved rounds
 mkdir -p /tmp/tscal
-for round in 1 2 3; do
+for round in $(seq 1 "${TS_GPU_CALIB_ROUNDS:-3}"); do
 	for prec in fp32 tf32; do
 		if [ "$(elapsed)" -gt 330 ]; then
 			log "tiersim calibrate: round $round $prec skipped (no time left)"; continue

@@ -17,7 +17,9 @@ synthetic and stay on the GPU (no data loading, no host copy). Precisions:
 NCHW layout (PyTorch's default; the DeepLearningExamples AMP rows that
 anchor the engine's amp curves ran NHWC, which --nhwc rows time:
 torch.channels_last for the model and the input), cudnn.benchmark on, as
-DeepLearningExamples' main.py sets it. Each (precision, batch) row gets a
+DeepLearningExamples' main.py sets it (--heuristic rows: off, cuDNN's
+heuristics pick each convolution's algorithm, as the engine's cuda backend
+lets them: engine/README.md compares the two). Each (precision, batch) row gets a
 fresh model; every round runs each row in turn (rows interleaved, ROUNDS
 rounds): WARMUP untimed steps (the first round's also take cuDNN's
 autotuning), then STEPS steps between two CUDA events. A row's images/s per
@@ -27,7 +29,8 @@ torch.no_grad) is timed the same way where asked.
 
     python3 bench/torch_resnet50.py [--rounds 3] [--steps 12] [--warmup 4]
         [--batches 64,128,256] [--precisions fp32,tf32,bf16]
-        [--infer fp32:256,bf16:256] [--nhwc bf16:256] [--json OUT.json]
+        [--infer fp32:256,bf16:256] [--nhwc bf16:256] [--heuristic fp32:128]
+        [--json OUT.json]
 """
 import argparse
 import contextlib
@@ -48,19 +51,22 @@ def set_precision(p):
 
 
 class Row:
-    def __init__(self, mode, precision, batch, nhwc=False):
+    def __init__(self, mode, precision, batch, nhwc=False, autotune=True):
         self.mode, self.precision, self.batch, self.nhwc = mode, precision, batch, nhwc
+        self.autotune = autotune
         self.ips = []
         self.step_ms = []
         self.mem_gib = 0.0
         self.error = None
 
     def name(self):
-        return f"{self.mode} {self.precision}{' nhwc' if self.nhwc else ''} b{self.batch}"
+        return (f"{self.mode} {self.precision}{' nhwc' if self.nhwc else ''}"
+                f"{'' if self.autotune else ' heur'} b{self.batch}")
 
 
 def run_row(row, warmup, steps, seed):
     set_precision(row.precision)
+    torch.backends.cudnn.benchmark = row.autotune
     torch.manual_seed(seed)
     dev = torch.device("cuda")
     model = torchvision.models.resnet50(weights=None, num_classes=1000).to(dev)
@@ -124,6 +130,8 @@ def main():
                     help="PRECISION:BATCH,... inference rows ('' for none)")
     ap.add_argument("--nhwc", default="bf16:256",
                     help="PRECISION:BATCH,... training rows in NHWC ('' for none)")
+    ap.add_argument("--heuristic", default="",
+                    help="PRECISION:BATCH,... training rows with cudnn.benchmark off ('' for none)")
     ap.add_argument("--json", default="")
     a = ap.parse_args()
     if not torch.cuda.is_available():
@@ -134,19 +142,21 @@ def main():
             print(f"torch_resnet50.py: --precisions: '{p}' is not fp32, tf32 or bf16",
                   file=sys.stderr)
             return 2
-    torch.backends.cudnn.benchmark = True
     prop = torch.cuda.get_device_properties(0)
     print(f"GPU: {prop.name}, compute {prop.major}.{prop.minor}, "
           f"{prop.multi_processor_count} SMs, {prop.total_memory / 2**30:.1f} GiB")
     print(f"torch {torch.__version__}, CUDA {torch.version.cuda}, "
           f"cuDNN {torch.backends.cudnn.version()}, torchvision {torchvision.__version__}")
     print(f"rounds {a.rounds}, warm-up {a.warmup} steps, timed {a.steps} steps per row "
-          f"and round, NCHW, cudnn.benchmark on")
+          f"and round, NCHW, cudnn.benchmark on (but 'heur' rows)")
     rows = [Row("train", p, int(b)) for p in a.precisions.split(",")
             for b in a.batches.split(",")]
     for spec in filter(None, a.nhwc.split(",")):
         p, b = spec.split(":")
         rows.append(Row("train", p, int(b), nhwc=True))
+    for spec in filter(None, a.heuristic.split(",")):
+        p, b = spec.split(":")
+        rows.append(Row("train", p, int(b), autotune=False))
     for spec in filter(None, a.infer.split(",")):
         p, b = spec.split(":")
         rows.append(Row("infer", p, int(b)))
@@ -172,7 +182,7 @@ def main():
         print(f"{row.name():25s} {spread(row.ips):>30s} {statistics.median(row.step_ms):9.2f} "
               f"{row.mem_gib:9.2f}")
         out.append({"mode": row.mode, "precision": row.precision, "batch": row.batch,
-                    "layout": "nhwc" if row.nhwc else "nchw",
+                    "layout": "nhwc" if row.nhwc else "nchw", "autotune": row.autotune,
                     "images_s": row.ips, "step_ms": row.step_ms, "peak_gib": row.mem_gib})
     print(f"wall {time.time() - start:.0f} s")
     if a.json:

@@ -161,14 +161,21 @@ static void calibrate(const char *out)
 	/* the sim backend, given the profile, reproduces what was measured */
 	struct ts_cuda_device d;
 	CHECK(ts_cuda_device(&d, err, sizeof(err)) == 0);
+	/* the GPU its anchors are filed under: from a line
+	 * `anchor { framework = "tiersim-cudnn", model = "resnet50", gpu = "NAME", ...` */
+	static const char key[] = "framework = \"tiersim-cudnn\", model = \"resnet50\", gpu = \"";
 	FILE *f = fopen(out, "r");
 	char line[512], gpu[64] = "";
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, " { framework = \"tiersim-cudnn\", model = \"resnet50\", gpu = \"%63[^\"]\"", gpu) == 1)
+	while (f && fgets(line, sizeof(line), f)) {
+		const char *at = strstr(line, key);
+		if (at && sscanf(at + strlen(key), "%63[^\"]", gpu) == 1)
 			break;
+	}
 	if (f)
 		fclose(f);
 	CHECK(*gpu);
+	if (!*gpu)
+		return;
 	struct ts_engine_cfg c;
 	CHECK(ts_engine_cfg_defaults(&c, err, sizeof(err)) == 0);
 	free(c.framework), c.framework = strdup("tiersim-cudnn");
@@ -179,8 +186,10 @@ static void calibrate(const char *out)
 		struct ts_engine_info info;
 		rc = ts_engine_estimate(&c, &info, err, sizeof(err));
 		CHECK(rc == 0);
-		if (rc)
+		if (rc) {
 			fprintf(stderr, "%s\n", err);
+			continue;
+		}
 		CHECK_NEAR(info.samples_per_s, rows[i].samples_per_s, 0.02);
 		printf("sim with %s: resnet50 b%" PRIu64 " on %s = %.1f img/s (%s)\n", out,
 		       rows[i].batch, gpu, info.samples_per_s, ts_engine_basis_name(info.basis));
