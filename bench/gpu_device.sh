@@ -77,6 +77,7 @@ start=$(date +%s)
 elapsed() { echo $(( $(date +%s) - start )); }
 log() { echo "[$(elapsed) s] $*" | tee -a "$out/summary.txt"; }
 fails=0
+tmp=$(mktemp -d) || exit 1
 
 # 1. the machine
 {
@@ -91,7 +92,7 @@ log "GPU: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
 nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,utilization.gpu,memory.used \
 	--format=csv -l 5 > "$out/smi.csv" 2>&1 &
 smi_pid=$!
-trap 'kill $smi_pid 2>/dev/null' EXIT
+trap 'kill $smi_pid 2>/dev/null; rm -rf "$tmp"' EXIT
 
 # 2. PyTorch's own step times
 read -r -a targs <<< "${TS_GPU_TORCH_ARGS:---rounds 3 --steps 10 --warmup 3}"
@@ -125,18 +126,18 @@ build_module() {
 	inc=$(find "$site/nvidia" -maxdepth 3 -name include -type d -printf '-I%p ' 2>/dev/null)
 	libdirs=$(echo "$libs" | tr ':' '\n' | sed '/^$/d; s/^/-L/' | paste -sd' ')
 	ver=$(sed -n "s/^ *version *: *'\([^']*\)'.*/\1/p" meson.build | head -1)
-	rm -rf /tmp/tsmod && mkdir -p /tmp/tsmod && cp "$bin/ts_config.h" /tmp/tsmod/ || return 1
+	mkdir -p "$tmp/mod" && cp "$bin/ts_config.h" $tmp/mod/ || return 1
 	{
 		nvcc -O3 -std=c++17 -Xcompiler -fPIC -gencode arch=compute_90,code=sm_90 \
-			-I. $inc -c kernels/kernels.cu -o /tmp/tsmod/kernels.o &&
+			-I. $inc -c kernels/kernels.cu -o $tmp/mod/kernels.o &&
 		gcc -O2 -std=gnu11 -D_GNU_SOURCE -DTS_VERSION="\"$ver\"" -shared -fPIC \
-			-fvisibility=hidden -I/tmp/tsmod -I. -I/usr/local/cuda/include $inc \
-			engine/cuda.c engine/netdef.c kernels/ref.c /tmp/tsmod/kernels.o \
-			-o /tmp/tsmod/tiersim-cuda.so $libdirs -lcudnn -lcublas -lcudart -lstdc++ -lm
+			-fvisibility=hidden -I$tmp/mod -I. -I/usr/local/cuda/include $inc \
+			engine/cuda.c engine/netdef.c kernels/ref.c $tmp/mod/kernels.o \
+			-o $tmp/mod/tiersim-cuda.so $libdirs -lcudnn -lcublas -lcudart -lstdc++ -lm
 	} >> "$out/engine.log" 2>&1
 	rc=$?
 	log "module built here with nvcc and gcc: exit $rc"
-	[ $rc -eq 0 ] && export TIERSIM_CUDA_MODULE=/tmp/tsmod/tiersim-cuda.so
+	[ $rc -eq 0 ] && export TIERSIM_CUDA_MODULE=$tmp/mod/tiersim-cuda.so
 	return $rc
 }
 built=0
@@ -168,7 +169,7 @@ fi
 [ $rc -eq 0 ] || fails=$((fails + 1))
 
 # 5. tiersim calibrate engine --gpu, FP32 and TF32, interleaved rounds
-mkdir -p /tmp/tscal
+mkdir -p $tmp/cal
 for round in $(seq 1 "${TS_GPU_CALIB_ROUNDS:-3}"); do
 	for prec in fp32 tf32; do
 		if [ "$(elapsed)" -gt 330 ]; then
@@ -176,13 +177,13 @@ for round in $(seq 1 "${TS_GPU_CALIB_ROUNDS:-3}"); do
 		fi
 		timeout 60 "$bin/tiersim" calibrate engine --gpu --precision "$prec" \
 			--batches 64,128,256 --warmup 3 --steps 12 --seed "$round" \
-			--out "/tmp/tscal/calib-$prec-r$round.lua" > /tmp/tscal/log 2>&1
+			--out "$tmp/cal/calib-$prec-r$round.lua" > $tmp/cal/log 2>&1
 		rc=$?
-		{ echo "== round $round $prec: exit $rc"; cat /tmp/tscal/log; } >> "$out/engine.log"
+		{ echo "== round $round $prec: exit $rc"; cat $tmp/cal/log; } >> "$out/engine.log"
 		log "tiersim calibrate engine --gpu --precision $prec (round $round): exit $rc"
-		grep '  batch' /tmp/tscal/log | tee -a "$out/summary.txt"
+		grep '  batch' $tmp/cal/log | tee -a "$out/summary.txt"
 		[ $rc -eq 0 ] || fails=$((fails + 1))
-		tar cf "$out/calib.tar" -C /tmp/tscal . 2>/dev/null
+		tar cf "$out/calib.tar" -C $tmp/cal . 2>/dev/null
 	done
 done
 log "done: $fails failed step(s)"

@@ -1063,6 +1063,39 @@ static void test_hold_out(void)
 	ts_engine_cfg_free(&c);
 }
 
+/* The H200 calibrations shipped as examples (engine/profiles/examples/, as
+ * `tiersim calibrate engine --gpu` wrote them): they load on top of the
+ * built-in profiles, their GPU is the built-in H200, and the sim reads each
+ * measured batch back as an anchor, exactly. */
+static void test_calib_examples(void)
+{
+	static const struct {
+		const char *prec;
+		uint64_t batch[3];
+		double value[3];
+	} ex[] = { { "fp32", { 64, 128, 256 }, { 762.04, 800.90, 826.35 } },
+		   { "tf32", { 64, 128, 256 }, { 1571.14, 1683.35, 1716.26 } } };
+	for (size_t k = 0; k < TS_ARRAY_SIZE(ex); k++) {
+		char rel[96], path[4096];
+		snprintf(rel, sizeof(rel), "engine/profiles/examples/h200-cudnn-%s.lua", ex[k].prec);
+		CHECK(ts_data_find(rel, path, sizeof(path)) == 0);
+		for (int i = 0; i < 3; i++) {
+			struct ts_engine_cfg c = cfg_of("sim", "tiersim-cudnn", "resnet50", "H200",
+							"train", ex[k].prec, ex[k].batch[i], 1);
+			set(&c.profile, path);
+			struct ts_engine_info info;
+			int rc = ts_engine_estimate(&c, &info, err, sizeof(err));
+			CHECK(rc == 0);
+			if (rc)
+				fprintf(stderr, "%s: %s\n", rel, err);
+			else
+				CHECK(info.basis == TS_BASIS_ANCHORED &&
+				      fabs(info.samples_per_s - ex[k].value[i]) < 1e-9);
+			ts_engine_cfg_free(&c);
+		}
+	}
+}
+
 /* calibrate engine's --batches: positive sizes, at most TS_CALIB_MAX_BATCHES. */
 static void test_calib_batches(void)
 {
@@ -1079,6 +1112,7 @@ static void test_calib_batches(void)
 int main(void)
 {
 	test_calib_batches();
+	test_calib_examples();
 	test_layer_ref();
 	test_hold();
 	test_bad_profiles();
