@@ -259,7 +259,7 @@ static const struct {
 } metrics[] = {
 	{ "iops", TS_METRIC_IOPS },	    { "bandwidth", TS_METRIC_BW },
 	{ "lat_mean", TS_METRIC_LAT_MEAN }, { "lat_p50", TS_METRIC_LAT_P50 },
-	{ "lat_p99", TS_METRIC_LAT_P99 },
+	{ "lat_p99", TS_METRIC_LAT_P99 },	    { "lat_stdev", TS_METRIC_LAT_STDEV },
 };
 
 static const struct {
@@ -360,7 +360,7 @@ static int conv_figure(struct ctx *c, json_t *f, size_t i, enum ts_case_level le
 	if (k == TS_ARRAY_SIZE(metrics))
 		return fail(c, F("metric"),
 			    "unknown disk metric '%s' (known: iops, bandwidth, lat_mean, lat_p50, "
-			    "lat_p99)",
+			    "lat_p99, lat_stdev)",
 			    out->name);
 	out->metric = metrics[k].m;
 	enum ts_case_metric kind = out->metric >= TS_METRIC_LAT_MEAN ? TS_METRIC_LAT_MEAN

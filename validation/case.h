@@ -32,6 +32,7 @@ enum ts_case_metric {
 	TS_METRIC_LAT_MEAN, /* completion latency, ns */
 	TS_METRIC_LAT_P50,
 	TS_METRIC_LAT_P99,
+	TS_METRIC_LAT_STDEV, /* the completion latencies' standard deviation (ioping's mdev) */
 	TS_METRIC_OTHER, /* loader / workload figures: images/s, AU... */
 };
 

@@ -7,6 +7,7 @@
  * file and its own sequential offset.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -169,7 +170,7 @@ int ts_fiojob_run(const struct ts_tier_profile *tier, uint64_t capacity,
 		if ((rc = ts_heap_push(&h, done, i, &slots[i])))
 			goto out;
 	}
-	double sum_ns = 0;
+	double sum_ns = 0, sum2_ns = 0;
 	uint64_t n = 0, bytes = 0, last = t0, win_n[TS_FIOJOB_MAX_WIN] = { 0 };
 	bool timed_out = false;
 	while (h.n) {
@@ -183,6 +184,7 @@ int ts_fiojob_run(const struct ts_tier_profile *tier, uint64_t capacity,
 		uint64_t lat = now - s->issued;
 		ts_hist_add(hist, lat);
 		sum_ns += (double)lat;
+		sum2_ns += (double)lat * (double)lat;
 		n++;
 		bytes += job->bs;
 		last = now;
@@ -198,6 +200,7 @@ int ts_fiojob_run(const struct ts_tier_profile *tier, uint64_t capacity,
 	/* A timed job is judged over its runtime, as fio divides by it. */
 	uint64_t span = timed_out ? job->runtime : last - t0;
 	double secs = span ? (double)span / 1e9 : 0;
+	double mean = n ? sum_ns / (double)n : 0;
 	*out = (struct ts_fiojob_result){
 		.ios = n,
 		.bytes = bytes,
@@ -205,9 +208,10 @@ int ts_fiojob_run(const struct ts_tier_profile *tier, uint64_t capacity,
 		.iops = secs > 0 ? (double)n / secs : 0,
 		.mbps = secs > 0 ? (double)bytes / 1e6 / secs : 0,
 		.mibps = secs > 0 ? (double)bytes / (double)TS_MiB / secs : 0,
-		.lat_mean_ns = n ? sum_ns / (double)n : 0,
+		.lat_mean_ns = mean,
 		.lat_p50_ns = (double)ts_hist_percentile(hist, 50),
 		.lat_p99_ns = (double)ts_hist_percentile(hist, 99),
+		.lat_stdev_ns = n ? sqrt(fmax(sum2_ns / (double)n - mean * mean, 0)) : 0,
 	};
 	for (unsigned w = 0; w < job->nwin; w++)
 		out->win_iops[w] = (double)win_n[w] * 1e9 / (double)(job->win_to[w] - job->win_from[w]);

@@ -78,6 +78,7 @@ struct ts_fiojob_result {
 	uint64_t elapsed_ns; /* virtual time from the job's start to its last completion */
 	double iops, mbps, mibps;
 	double lat_mean_ns, lat_p50_ns, lat_p99_ns;
+	double lat_stdev_ns; /* population standard deviation, as fio's and ioping's */
 	double win_iops[TS_FIOJOB_MAX_WIN]; /* completions per second in each window */
 };
 

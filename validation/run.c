@@ -71,6 +71,7 @@ static double pick(const struct ts_fiojob_result *res, enum ts_case_metric m, in
 	case TS_METRIC_LAT_MEAN: return res->lat_mean_ns;
 	case TS_METRIC_LAT_P50: return res->lat_p50_ns;
 	case TS_METRIC_LAT_P99: return res->lat_p99_ns;
+	case TS_METRIC_LAT_STDEV: return res->lat_stdev_ns;
 	default: return 0;
 	}
 }
@@ -383,6 +384,7 @@ static int run_real(const struct ts_case *c, const struct ts_validate_cfg *v, co
 				.lat_mean_ns = json_number_value(json_object_get(clat, "mean")),
 				.lat_p50_ns = json_number_value(json_object_get(pct, "50.000000")),
 				.lat_p99_ns = json_number_value(json_object_get(pct, "99.000000")),
+				.lat_stdev_ns = json_number_value(json_object_get(clat, "stddev")),
 			};
 		}
 		json_decref(j);

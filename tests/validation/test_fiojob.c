@@ -2,8 +2,9 @@
  * test_fiojob.c — the closed-loop fio job of validation/fiojob.c in virtual
  * time, where the model is exact: a latency-bound loop gives QD / latency,
  * a cap-bound one gives the cap with latency QD / IOPS (Little's law), a
- * burst bucket lasts bucket / (burst - base) seconds, and count / io_size
- * stop the job where they should.
+ * burst bucket lasts bucket / (burst - base) seconds, a latency's spread
+ * comes back as its standard deviation, and count / io_size stop the job
+ * where they should.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -59,6 +60,7 @@ int main(void)
 	CHECK_NEAR(r.iops, 8000, 0.001);
 	CHECK_NEAR(r.lat_mean_ns, 1e6, 1e-9);
 	CHECK_NEAR(r.lat_p50_ns, 1e6, 0.01);
+	CHECK(r.lat_stdev_ns < 1); /* a fixed latency has none */
 
 	/* Cap-bound: QD32 on 1,000 IOPS waits 32 ms per request. */
 	r = run(s, "cap1000", (struct ts_fiojob){ .random = true, .bs = 4096, .iodepth = 32,
@@ -81,6 +83,9 @@ int main(void)
 	CHECK_NEAR(r.lat_p50_ns, 100e3, 0.01);
 	CHECK_NEAR(r.lat_p99_ns, 1100e3, 0.01);
 	CHECK_NEAR(r.lat_mean_ns, 350e3, 0.01);
+	/* Its standard deviation (ioping's mdev): two points 1 ms apart with
+	 * shares 0.25 and 0.75, sqrt(0.25 x 0.75) x 1 ms = 433 us. */
+	CHECK_NEAR(r.lat_stdev_ns, 433.0e3, 0.01);
 
 	/* Serial (posixaio): four queued, the volume sees one at a time. A
 	 * 1 ms write completes 1,000 a second, each after the four queued
