@@ -116,6 +116,15 @@ host "epyc-zen4" {
   -- decode_raw into a uint8 tensor): 231,492..255,713 ns, 85,819..94,798 ns/MiB.
   dlio_sample_ns_per_mib = { 88000, "measured", "bench/dlio_sample_cost.py: three copies of a 2,828,486-byte sample, 231-256 us (6 runs)", low = 85819, high = 94798 },
   dlio_sample_ns = { 50000, "assumed", "tf.py_function's call into Python and parse_example's setup per sample, not measured here (no TensorFlow on this host); tens of microseconds per eager op call", low = 20000, high = 200000 },
+  -- A PyTorch DataLoader worker's own work, not measured on this core: the
+  -- two hosts that measured it (bench/loader_cost.py: xeon-kvm-2vcpu 832 us
+  -- + 1.89 ms a batch, epyc-kvm-2vcpu 638 us + 4.75 ms) carried here by
+  -- their measured speeds (0.577, 0.587), the mean of the two; low and high
+  -- their measurements' least and most at their speeds' ends. Every host
+  -- carried from this one gets it by its own speed, as a cost; that Python,
+  -- memcpy and page faults speed up as the decode does is the assumption.
+  loader_sample_ns = { 427448, "assumed", "bench/loader_cost.py on xeon-kvm-2vcpu (832,407 ns x its speed 0.577 = 480,299) and epyc-kvm-2vcpu (638,463 x 0.587 = 374,598): the mean; low the Xeon's least (572,050) x 0.554, high its most (988,145) x 0.601", low = 316916, high = 593875 },
+  loader_batch_ns = { 1938398, "assumed", "the same two hosts' per-batch figures carried the same way (1,886,147 x 0.577 = 1,088,307; 4,752,689 x 0.587 = 2,788,490): the mean; low the Xeon's least (0, a round below 0), high the EPYC's most (5,006,163) x 0.587", low = 0, high = 2940552 },
 }
 
 -- DLIO 2.0.0's PyTorch path on this project's build host (2 vCPUs) as it was
@@ -203,7 +212,7 @@ host "epyc-zen4" {
 -- carried onto the runs' npz line; low and high are that line's.
 host "build-host" {
   desc = "this project's build host until 2026-12-02 (a 2-vCPU AMD EPYC Zen 4 VM, as epyc-zen4) with DLIO 2.0.0's PyTorch npz, jpeg, hdf5 and png readers' own costs measured on it; its DataLoader start and replay wake cost measured on its successor, the Intel Xeon of xeon-kvm-2vcpu",
-  cpu = "AMD EPYC family 25 model 17 (Zen 4), 2 vCPUs, as epyc-zen4 (the build host until 2026-12-02; today's is xeon-kvm-2vcpu)",
+  cpu = "AMD EPYC family 25 model 17 (Zen 4), 2 vCPUs, as epyc-zen4 (the build host until 2026-12-02; xeon-kvm-2vcpu on 2026-12-03, epyc-kvm-2vcpu since 2026-12-04)",
   from = "epyc-zen4",
   speed = { 1.0, "assumed", "the same machine as epyc-zen4's measurements (the build host until 2026-12-02 18:52 UTC)", low = 0.9, high = 1.1 },
   -- The replay's wake-up rule (traces/README.md), 2026-12-02: block-mode
@@ -383,6 +392,55 @@ host "xeon-kvm-2vcpu" {
   dlio_worker_gc_ns = { 110264925, "measured", "tiersim hosts measure --venv VENV --repeats 3 --tier ssd-cloud on this Xeon (2026-12-03T17:40-17:44Z under q cpu, load average 16-21: CPU time, thread and schedstat clocks): Python's first full collection in a process forked from one holding DLIO's modules (147,451 objects tracked), its thread's CPU, once a DataLoader worker", low = 104300164, high = 137555847 },
   dlio_worker_gc_samples = { 463, "measured", "bench/dlio_worker_split.py in DLIO 2.0.0's own run through tierfs (2026-12-03, resnet50's npz shape: 4,000 files, batch 400, 8 workers, 1 rank): each worker's first full collection came with its sample number 463, one's with number 507. DLIO's and Python's, not the CPU's", low = 463, high = 507 },
   dlio_worker_spread = { 0.0093, "measured", "bench/dlio_rank_spread.py --workers over DLIO 2.0.0's tierfs traces of bench/dlio_peer.sh's r50-1-ssd on this Xeon (resnet50 npz, 1 rank, 8 workers; 9 runs, 2026-12-02/03): the batch ends of the workers reading side by side from an epoch's start, their standard deviation over their mean, median (least, most) of 18 epochs", low = 0.0058, high = 0.0155 },
+}
+
+-- ---------------------------------------------------------------------------
+-- The build host as it runs since 2026-12-04: a 2-vCPU KVM guest that
+-- /proc/cpuinfo names "AMD EPYC" (family 23 model 1, QEMU's EPYC model;
+-- 1,996 MHz; lscpu: 2 cores of 1 thread, 512 KiB L2 each, 8 MiB L3), on the
+-- same 2,000 images as xeon-kvm-2vcpu's (tiersim dataset make imagenet-jpeg
+-- --count 2000, seed 1, mean 0.188 Mpixel). 3 rounds, alternated, thread
+-- CPU time, each round the two commands in turn (q cpu, 2026-12-04
+-- 16:27-16:35 UTC, load average 12.3 before, 29.8 at the end, others'
+-- builds and tests beside it):
+--   tiersim calibrate decode --dir SET/train --count 2000 --seconds 5
+--     -> 952,899 + 11,265,931 ns/Mpixel; 937,790 + 11,160,453;
+--        940,188 + 11,129,311 (at 0.188 Mpixel 3.069 / 3.034 / 3.030 ms)
+--   /usr/bin/python3 bench/pillow_cost.py SET/train 8
+--     -> 6,753,304 / 6,664,097 / 6,853,351 ns a image: 2.201 / 2.197 / 2.262
+-- Its speed against epyc-zen4 is that core's line at the set's mean (9,477,948
+-- ns/Mpixel x 0.1878 = 1.780 ms) over this host's C path there, per round.
+-- Its C path is its own fit (the medians of the three), as the Xeon's is.
+-- The DataLoader's own work, by the command that measured the Xeon's:
+--   /usr/bin/python3 bench/loader_cost.py SET 3 8,16,32   (q cpu, 16:35-16:37,
+--     load average 28.7 before, 28.8 after)
+--     -> per round 712 / 638 / 620 us a sample + 3.57 / 4.75 / 5.01 ms a
+--        batch; main process 61 us + 2.24 ms a batch (medians; not charged)
+-- Where a worker's CPU goes, besides the transform (bench/pillow_loader.py
+-- SET 3 1,2 --split, q cpu, 2026-12-04 16:20-16:26 UTC, load 15.7 before,
+-- 9.5 after): the same __getitem__ in a loop in a child forked from the
+-- process costs what it costs in that process (per round 1.001, 0.991,
+-- 0.975 of it; 6.98 ms a image); in a DataLoader worker one __getitem__
+-- after another costs 0.7% more (7.025 ms), and each batch 20.6 ms more
+-- (20.2-21.5: the collate's copy into new shared memory, 148 minor faults a
+-- image more than the loop, 19 MiB a batch of 32, and the hand-off); the
+-- collector ran no collection in any timed run. Nothing of a forked
+-- worker's is left beyond what loader_sample_ns and loader_batch_ns charge,
+-- so no field is fitted on a DataLoader run: the loader-pytorch-pillow-
+-- folder-epyc-* cases (another tool and run) check all of it.
+host "epyc-kvm-2vcpu" {
+  desc = "the build host on 2026-12-04: a 2-vCPU KVM guest on an AMD EPYC (family 23 model 1, 2.0 GHz)",
+  cpu = "AMD EPYC (KVM guest; family 23 model 1, 2.0 GHz), 2 vCPUs",
+  from = "epyc-zen4",
+  speed = { 0.5867, "measured", "tiersim calibrate decode --dir SET/train --count 2000 --seconds 5 on it (2,000-image imagenet-jpeg set), 3 rounds (2026-12-04, q cpu, load 12-30): epyc-zen4's 9,477,948 ns/Mpixel at the set's 0.1878 Mpixel (1.780 ms) over its own C path there, 3.069 / 3.034 / 3.030 ms; the median", low = 0.5800, high = 0.5874 },
+  decode_base_ns = { 940188, "measured", "the same three fits' intercepts, 952,899 / 937,790 / 940,188 ns; the median", low = 937790, high = 952899 },
+  decode_ns_per_mpix = { 11160453, "measured", "the same three fits' slopes, 11,265,931 / 11,160,453 / 11,129,311 ns/Mpixel; the median", low = 11129311, high = 11265931 },
+  loader_sample_ns = { 638463, "measured", "bench/loader_cost.py SET 3 8,16,32 on it (one DataLoader worker, no decode, batches of 8, 16, 32; q cpu, 2026-12-04 16:35-16:37 UTC, load 28.7-28.8): the worker's CPU a batch against the batch size, per round; the median slope of 3 rounds", low = 620039, high = 711723 },
+  loader_batch_ns = { 4752689, "measured", "the same rounds: the median intercept", low = 3569075, high = 5006163 },
+  library_factors = {
+    pillow = { 2.2008, "measured", "bench/pillow_cost.py SET/train 8 against tiersim calibrate decode on the same 2,000 images on it, 3 alternated rounds (2026-12-04 16:27-16:35 UTC, thread CPU time, q cpu, load 12-30): 2.201, 2.197, 2.262; the median", low = 2.1967, high = 2.2617 },
+  },
+  vcpus = { 2, "measured", "nproc and lscpu on it: 2 cores, 1 thread each" },
 }
 
 -- ---------------------------------------------------------------------------

@@ -305,6 +305,8 @@ int ts_vpipe_new(const struct ts_pipe_cfg *cfg, const struct ts_dataset_meta *me
 	v->st.source = ops->name;
 	v->st.decode_mode = decode ? "modeled" : "none";
 	v->st.decode_workers = decode ? cfg->vcpus : 0;
+	v->st.sample_ns = decode && cal ? v->cal.sample_ns : 0;
+	v->st.dataloader = ops->caps & TS_SRC_TORCH;
 	/* What the source reads when it opens, before the first batch. */
 	for (unsigned i = 0; i < v->vs.at_open.n; i++)
 		v->start = disk_io(v, v->start, &v->vs.at_open.io[i]);

@@ -58,6 +58,11 @@ struct ts_vpipe_stats {
 	uint64_t open_ns; /* what opening the source took (reading a corpus) */
 	const char *source;
 	const char *decode_mode; /* modeled | none */
+	/* the framework's own work charged on each sample's worker besides
+	 * the decode (DLIO's reader; a DataLoader worker's, the batch's part
+	 * spread over its samples: ts_decode_cal_for_source), ns */
+	double sample_ns;
+	bool dataloader; /* a DataLoader's workers fetch the samples (TS_SRC_TORCH) */
 };
 
 struct ts_vpipe;

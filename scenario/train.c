@@ -259,13 +259,23 @@ static int feed_parts(struct feed *f, const struct ts_scenario *s, bool syntheti
 	if (f->virtual_time) {
 		struct ts_vpipe_stats vs;
 		ts_vpipe_stats(f->vp, &vs);
-		if (f->have_cal)
+		if (f->have_cal) {
+			/* what a sample's worker is charged besides the decode: a
+			 * DataLoader worker's own work, or the framework's reader */
+			char fw[112] = "";
+			if (vs.sample_ns > 0)
+				snprintf(fw, sizeof(fw), ", + %.0f us a sample %s", vs.sample_ns / 1e3,
+					 vs.dataloader ? "for the DataLoader worker's own work"
+						       : "for the framework's reader");
+			else if (vs.dataloader)
+				snprintf(fw, sizeof(fw), ", no DataLoader worker cost (none set for %.60s)",
+					 f->cal.cpu);
 			snprintf(dn, sizeof(dn), "decode modeled %llu workers = vCPUs (calibration: "
 						 "%.0f JPEG images/s/core, %.0f us per raw image, "
-						 "on %s)",
+						 "on %s%s)",
 				 (unsigned long long)vs.decode_workers, f->cal.full_ips,
-				 ts_decode_cal_xform_ns(&f->cal, 0, 0) / 1e3, f->cal.cpu);
-		else
+				 ts_decode_cal_xform_ns(&f->cal, 0, 0) / 1e3, f->cal.cpu, fw);
+		} else
 			snprintf(dn, sizeof(dn), "no decode");
 		snprintf(parts, sizeof(parts), "%s, loader virtual QD %llu (%s), %s, %s", mdesc,
 			 (unsigned long long)s->pipe.qd, vs.source, dn, edesc);

@@ -89,10 +89,9 @@ const char *ts_case_needs_of(const struct ts_case *c, char *buf, size_t len)
 {
 	if (c->level == TS_CASE_LOADER)
 		return c->scenario ? NULL
-				   : "the case's loader (FFCV's page-wise reads and JIT decode, or "
-				     "PyTorch DataLoader worker processes with Pillow on a many-core "
-				     "host) as a source of the virtual pipeline, and a host profile of "
-				     "its CPU measured elsewhere than these rows";
+				   : "a scenario that runs the case's loader in virtual time "
+				     "(config.workload.scenario), and a host profile of its CPU "
+				     "measured elsewhere than the case";
 	if (c->level == TS_CASE_WORKLOAD)
 		return c->dlio ? NULL
 			       : "a DLIO run (config.workload.dlio: the workload, its overrides, "

@@ -474,13 +474,15 @@ static void test_restart(void)
 }
 
 /* The decode workers' busy time of a virtual run of @source over @dir
- * (batch 4, 1 worker, one epoch), *@n its samples. */
+ * (batch 4, 1 worker, one epoch), *@n its samples, *@st its stats. */
 static uint64_t busy_of(const char *source, const char *dir, const char *input,
-			const char *cal_path, const struct ts_decode_cal *cal, uint64_t *n)
+			const char *cal_path, const struct ts_decode_cal *cal, uint64_t *n,
+			struct ts_vpipe_stats *st)
 {
 	char path[600], err[1024];
 	struct ts_dataset_meta meta;
 	*n = 0;
+	memset(st, 0, sizeof *st);
 	if (ts_dataset_open(dir, &meta, err, sizeof err)) {
 		fprintf(stderr, "%s: %s\n", dir, err);
 		tc_failures++;
@@ -513,6 +515,7 @@ static uint64_t busy_of(const char *source, const char *dir, const char *input,
 		ts_vpipe_stats(v, &vs);
 		busy = vs.decode_busy_ns;
 		*n = vs.samples;
+		*st = vs;
 		ts_vpipe_free(v);
 	}
 	ts_dataset_meta_free(&meta);
@@ -523,8 +526,8 @@ static uint64_t busy_of(const char *source, const char *dir, const char *input,
 /* A host's DataLoader costs (loader_sample_ns, loader_batch_ns): the
  * folder source, read as a PyTorch DataLoader reads it, charges every
  * sample the per-sample cost and its share of the per-batch one on its
- * worker, exactly, besides the decode; a source read another way (MXNet's
- * RecordIO) is charged neither. */
+ * worker, exactly, besides the decode, and its stats say what (the row's
+ * text); a source read another way (MXNet's RecordIO) is charged neither. */
 static void test_loader_cost(const char *root, const char *cal_path, const struct ts_decode_cal *cal)
 {
 	struct ts_decode_cal with = *cal;
@@ -532,16 +535,19 @@ static void test_loader_cost(const char *root, const char *cal_path, const struc
 	with.loader_batch_ns = 200000; /* over batches of 4: 50,000 a sample */
 	char dir[512];
 	uint64_t n0, n1;
+	struct ts_vpipe_stats s0, s1;
 	snprintf(dir, sizeof dir, "%s/imagenet-jpeg-0", root);
-	uint64_t b0 = busy_of("folder", dir, "train", cal_path, cal, &n0);
-	uint64_t b1 = busy_of("folder", dir, "train", cal_path, &with, &n1);
+	uint64_t b0 = busy_of("folder", dir, "train", cal_path, cal, &n0, &s0);
+	uint64_t b1 = busy_of("folder", dir, "train", cal_path, &with, &n1, &s1);
 	CHECK(n0 > 0 && n1 == n0 && b0 > 0);
 	CHECK_EQ_U64(b1 - b0, n0 * 350000);
+	CHECK(s0.dataloader && s1.dataloader && s0.sample_ns == 0 && s1.sample_ns == 350000);
 	snprintf(dir, sizeof dir, "%s/imagenet-rec-0", root);
-	b0 = busy_of("rec", dir, "train.rec", cal_path, cal, &n0);
-	b1 = busy_of("rec", dir, "train.rec", cal_path, &with, &n1);
+	b0 = busy_of("rec", dir, "train.rec", cal_path, cal, &n0, &s0);
+	b1 = busy_of("rec", dir, "train.rec", cal_path, &with, &n1, &s1);
 	CHECK(n0 > 0 && n1 == n0 && b0 > 0);
 	CHECK_EQ_U64(b1, b0);
+	CHECK(!s1.dataloader && s1.sample_ns == 0);
 }
 
 int main(void)

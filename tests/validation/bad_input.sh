@@ -106,8 +106,13 @@ import json, sys
 j = json.load(sys.stdin)
 assert j["summary"]["outside_tolerance"] == 1, j["summary"]
 assert j["cases"][0]["figures"][0]["status"] == "OUTSIDE"' || fail "--json does not report the miss"
-"$tiersim" validate 'ffcv-*' | grep -q "ffcv-pytorch-jpeg-512-ebs .*not runnable yet: needs" ||
-	fail "loader cases are not listed as not runnable"
+# A loader case without a scenario to run is listed as not runnable.
+mkdir -p "$work/noscn"
+cp "$src/validation/cases/"*.json "$work/noscn/"
+edit_case "$src/validation/cases/loader-pytorch-pillow-folder-1w.json" "$work/noscn/loader-noscn.json" \
+	'c["id"] = "loader-noscn"; del c["config"]["workload"]["scenario"]'
+"$tiersim" validate --cases "$work/noscn" loader-noscn | grep -q "loader-noscn .*not runnable yet: needs" ||
+	fail "a loader case without a scenario is not listed as not runnable"
 
 # Profiles: an evidence entry without its source, or a set field without a
 # label, is refused naming file, line and field.
