@@ -695,7 +695,7 @@ static int conv(struct ctx *c, json_t *root, struct ts_case *k)
 	}
 
 	/* role: "checks", { "fits": [ "tier.field", ... ] } or
-	 * { "same_run": "CASE-ID", "why": "..." } */
+	 * { "same_run": "CASE-ID" | "host NAME", "why": "..." } */
 	json_t *r = json_object_get(root, "role");
 	static const char *const same_keys[] = { "same_run", "why", NULL };
 	if (json_is_string(r) && strcmp(json_string_value(r), "checks") == 0) {

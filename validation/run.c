@@ -14,7 +14,8 @@
  * yet", never as passing. A case with role fits set the profile fields it names:
  * it is shown (the profile must still reproduce it) but counted apart from
  * the checking cases; so is a same-run case (role same_run: the same
- * volume, session or run as a fit), which is shown and not scored. The
+ * volume, session or run as a fit, a fitting case or "host NAME" for the
+ * session that measured a host profile), which is shown and not scored. The
  * outcome of a run and its ratchet are ratchet.h's: a known miss is a miss.
  */
 #include <errno.h>
@@ -157,8 +158,19 @@ int ts_validate_fit_rule(const struct ts_tier_set *set, const struct ts_host_set
 	}
 	for (size_t k = 0; k < n; k++) {
 		const struct ts_case *c = all[k];
-		const struct ts_case *of = c->same_run ? case_by_id(all, n, c->same_run) : NULL;
-		if (c->same_run && (!of || !of->fits)) {
+		/* "host NAME": the session that measured host NAME's fields
+		 * (pipeline/hosts.lua), which no case of the corpus fitted. */
+		const char *host = c->same_run && !strncmp(c->same_run, "host ", 5) ?
+			c->same_run + 5 : NULL;
+		const struct ts_case *of = c->same_run && !host ?
+			case_by_id(all, n, c->same_run) : NULL;
+		if (host) {
+			if (ts_host_field_names(hosts, host, "speed", c->id) == -ENOENT) {
+				fprintf(out, "tiersim validate: %s: role.same_run names host '%s', "
+						"which is not a host profile\n", c->path, host);
+				bad++;
+			}
+		} else if (c->same_run && (!of || !of->fits)) {
 			fprintf(out, "tiersim validate: %s: role.same_run names '%s', %s\n", c->path,
 				c->same_run, of ? "which is not a fitting case" : "which is not in the corpus");
 			bad++;

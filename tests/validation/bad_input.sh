@@ -163,6 +163,12 @@ edit_case "$f" "$f" 'c["role"]["same_run"] = "ebs-gp2-8g-randwrite-4k-qd4"'
 out=$("$tiersim" validate --cases "$work/same" 'ebs-*' 2>&1) && fail "same_run naming a checking case was accepted"
 echo "$out" | grep -q "role.same_run names 'ebs-gp2-8g-randwrite-4k-qd4', which is not a fitting case" ||
 	fail "same_run: no message naming the case: $out"
+f2=$work/same/loader-pytorch-pillow-folder-epyc-1w.json
+edit_case "$f2" "$f2" 'c["role"]["same_run"] = "host no-such-host"'
+out=$("$tiersim" validate --cases "$work/same" 'ebs-gp2-*' 2>&1) && fail "same_run naming an unknown host was accepted"
+echo "$out" | grep -q "role.same_run names host 'no-such-host', which is not a host profile" ||
+	fail "same_run host: no message naming the host: $out"
+cp "$src/validation/cases/loader-pytorch-pillow-folder-epyc-1w.json" "$f2"
 edit_case "$f" "$f" 'c["role"]["same_run"] = "ebs-gp2-ioping-qd1-1000"; c["figures"][0]["value"] *= 2'
 out=$("$tiersim" validate --cases "$work/same" 'ebs-gp2-*' 2>&1) || fail "a same-run miss failed the run: $out"
 echo "$out" | grep -q "ebs-gp2-ioping-qd1-short .*same-run, outside (not scored)" || fail "no same-run row: $out"
