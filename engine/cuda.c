@@ -1,7 +1,7 @@
 /*
  * cuda.c — the cuda engine backend: the networks of engine/netdef.c run
  * layer by layer on a real GPU, with cuDNN for convolution (forward,
- * backward-data, backward-filter, algorithms from cuDNN's heuristics),
+ * backward-data, backward-filter, algorithms that cuDNN measures fastest),
  * pooling, activation, LRN, batch norm and softmax, cuBLAS for the fully
  * connected layers, and kernels/ for the GPU preprocessing and the SGD
  * momentum update. Weights are random and the loss gradient is a stand-in:
@@ -9,10 +9,12 @@
  * Step times come from CUDA events.
  *
  * Memory layout: every tensor has its own output buffer (NCHW, FP32) and,
- * in training, its own gradient buffer, all in two arenas so that one
- * memset clears every gradient before backward. Backward accumulates into
- * input gradients (beta = 1) so that a tensor read by several layers
- * (inception branches, residual shortcuts) gets the sum of its gradients.
+ * in training, its own gradient buffer, all in two arenas. In backward the
+ * first gradient written into a tensor overwrites it (beta = 0) and later
+ * ones add (beta = 1), so that a tensor read by several layers (inception
+ * branches, residual shortcuts) gets the sum of its gradients without a
+ * clear of the arena each step (grad=clear in TIERSIM_CUDA_OPTS restores
+ * the clear and beta = 1 throughout).
  *
  * One GPU per engine. Multi-GPU data parallelism (NCCL) is not built.
  *
@@ -57,7 +59,9 @@ struct cuda_opts {
 	bool find, bn_persistent, grad_overwrite, add_op, profile;
 	size_t ws_limit;
 };
-#define OPTS_DEFAULT "algo=heuristic,ws_mib=1024,bn=spatial,grad=clear,add=copy,profile=0"
+/* The default is the fastest variant measured (engine/README.md, "Where
+ * the cuda backend's step time goes"). */
+#define OPTS_DEFAULT "algo=find,ws_mib=16384,bn=persistent,grad=overwrite,add=op,profile=0"
 
 /* kinds of work a step's time is split into (profile=1) */
 enum {
@@ -115,6 +119,7 @@ struct cuda {
 	struct ts_k_crop *crops;
 	uint64_t seed;
 	struct cuda_opts o;
+	size_t ws_cap; /* the workspace limit, or less where the GPU has less free */
 	cudnnBatchNormMode_t bn_mode; /* in training */
 	cudnnOpTensorDescriptor_t add;
 	/* profile=1: an event after each call, its kind, and the sums */
@@ -282,7 +287,7 @@ static bool runs(const struct cuda *c, const struct ts_layer *l)
 	do {                                                                          \
 		int k_ = 0;                                                           \
 		while (k_ < (cnt) && ((res)[k_].status != CUDNN_STATUS_SUCCESS ||     \
-				      (res)[k_].memory > c->o.ws_limit))            \
+				      (res)[k_].memory > c->ws_cap))                \
 			k_++;                                                         \
 		if (k_ == (cnt))                                                      \
 			return dnn_fail(CUDNN_STATUS_NOT_SUPPORTED, what, err, errlen); \
@@ -352,7 +357,7 @@ static int find_algos(struct cuda *c, struct cl *L, void *ws, char *err, size_t 
 	k.f[0] = os.c, k.f[1] = is.c, k.f[2] = l->kh, k.f[3] = l->kw;
 	k.pad[0] = l->ph, k.pad[1] = l->pw, k.stride[0] = l->sh, k.stride[1] = l->sw;
 	cudnnGetConvolutionMathType(L->cd, &k.math);
-	k.ws_limit = c->o.ws_limit;
+	k.ws_limit = c->ws_cap;
 	k.train = c->train;
 	for (int i = 0; i < nmemo; i++)
 		if (memcmp(&memo[i].k, &k, sizeof(k)) == 0) {
@@ -368,19 +373,19 @@ static int find_algos(struct cuda *c, struct cl *L, void *ws, char *err, size_t 
 	c->ws_size = 0;
 	DNN(cudnnFindConvolutionForwardAlgorithmEx(c->dnn, x->d, x->y, L->fd, L->w, L->cd, y->d,
 						   y->y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &cnt,
-						   fp, ws, c->o.ws_limit),
+						   fp, ws, c->ws_cap),
 	    "cudnnFindConvolutionForwardAlgorithmEx");
 	PICK(fp, cnt, L->fa, "no forward convolution algorithm");
 	if (c->train) {
 		/* into the gradient buffers, which the first step overwrites or clears */
 		DNN(cudnnFindConvolutionBackwardDataAlgorithmEx(
 			    c->dnn, L->fd, L->w, y->d, y->y, L->cd, x->d, x->dy,
-			    CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &cnt, bp, ws, c->o.ws_limit),
+			    CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &cnt, bp, ws, c->ws_cap),
 		    "cudnnFindConvolutionBackwardDataAlgorithmEx");
 		PICK(bp, cnt, L->ba, "no backward-data algorithm");
 		DNN(cudnnFindConvolutionBackwardFilterAlgorithmEx(
 			    c->dnn, x->d, x->y, y->d, y->y, L->cd, L->fd, L->dw,
-			    CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &cnt, fpf, ws, c->o.ws_limit),
+			    CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &cnt, fpf, ws, c->ws_cap),
 		    "cudnnFindConvolutionBackwardFilterAlgorithmEx");
 		PICK(fpf, cnt, L->bfa, "no backward-filter algorithm");
 	}
@@ -583,6 +588,7 @@ static int cuda_build(struct cuda *c, const char *netdef, int batch, bool train,
 	c->seed = seed;
 	if ((rc = parse_opts(&c->o, err, errlen)) < 0)
 		return rc;
+	c->ws_cap = c->o.ws_limit;
 	c->bn_mode = train && c->o.bn_persistent ? CUDNN_BATCHNORM_SPATIAL_PERSISTENT
 						 : CUDNN_BATCHNORM_SPATIAL;
 	CU(cudaSetDevice(0), "cudaSetDevice");
@@ -735,8 +741,12 @@ static int cuda_build(struct cuda *c, const char *netdef, int batch, bool train,
 		return rc;
 	if (c->o.find) {
 		void *ws = NULL;
+		size_t free_b = 0, total_b = 0;
 		CU(cudaStreamSynchronize(c->st), "setup");
-		CU(cudaMalloc(&ws, c->o.ws_limit), "cuDNN workspace for the algorithm search");
+		/* the search's workspace: the limit, or half the memory left */
+		CU(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
+		c->ws_cap = TS_MIN(c->o.ws_limit, free_b / 2);
+		CU(cudaMalloc(&ws, c->ws_cap), "cuDNN workspace for the algorithm search");
 		for (int k = 0; k < n->nlayers && rc == 0; k++)
 			if (c->L[k].l->op == TS_L_CONV && runs(c, c->L[k].l))
 				rc = find_algos(c, &c->L[k], ws, err, errlen);
