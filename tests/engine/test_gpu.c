@@ -325,7 +325,8 @@ int main(int argc, char **argv)
 	struct ts_opt_args a = { 0 };
 	if (ts_opt_defaults(opts, &o, err, sizeof(err)) ||
 	    ts_opt_parse_args(opts, &o, argc, argv, 0, &a, err, sizeof(err)) || a.help || a.npos) {
-		fprintf(a.help ? stdout : stderr, "%s%susage: test_gpu [--full] [--calibrate FILE] [--variants LIST ...]\n",
+		fprintf(a.help ? stdout : stderr,
+			"%s%susage: test_gpu [--full] [--calibrate FILE] [--variants LIST ...]\n",
 			a.help ? "" : err, a.help || !err[0] ? "" : "\n");
 		ts_opt_help_args(a.help ? stdout : stderr, opts);
 		return a.help ? 0 : 2;
