@@ -35,6 +35,13 @@
 #       OUT gets at most 8 files: summary.txt, smi.csv, torch.log,
 #       torch.json, test_gpu.log, engine.log, engine-calibration.lua,
 #       calib.tar. Exit 0 when every check passed.
+#   bench/gpu_device.sh variants DIR OUT
+#       there: `test_gpu --variants "$TS_GPU_VARIANTS"` (engine/cuda.c's
+#       TIERSIM_CUDA_OPTS, ';' between): the layer checks and the backend
+#       smoke under each, ResNet-50 training at batch 128 in FP32 and TF32,
+#       3 rounds interleaved, the step's time by kind of layer; then, while
+#       time remains, PyTorch at batch 128 in FP32 and TF32 (3 rounds).
+#       OUT: summary.txt, variants.log, torch.log, torch.json, smi.csv.
 set -u
 cmd=${1:-}
 case "$cmd" in
@@ -60,11 +67,11 @@ pack)
 	du -sh "$dir"; ls "$dir/lib"
 	exit 0
 	;;
-run)
-	[ $# -eq 3 ] || { echo "usage: bench/gpu_device.sh run DIR OUT" >&2; exit 2; }
+run|variants)
+	[ $# -eq 3 ] || { echo "usage: bench/gpu_device.sh $cmd DIR OUT" >&2; exit 2; }
 	;;
 *)
-	echo "usage: bench/gpu_device.sh pack BUILD DIR | run DIR OUT" >&2; exit 2
+	echo "usage: bench/gpu_device.sh pack BUILD DIR | run DIR OUT | variants DIR OUT" >&2; exit 2
 	;;
 esac
 
@@ -93,6 +100,30 @@ nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu
 	--format=csv -l 5 > "$out/smi.csv" 2>&1 &
 smi_pid=$!
 trap 'kill $smi_pid 2>/dev/null; rm -rf "$tmp"' EXIT
+
+if [ "$cmd" = variants ]; then
+	site=$(python3 -c 'import nvidia, os; print(os.path.dirname(nvidia.__path__[0]))' 2>/dev/null)
+	libs=$(find "$site/nvidia" -name 'lib*.so*' -printf '%h\n' 2>/dev/null | sort -u | paste -sd:)
+	export LD_LIBRARY_PATH=$carry/lib:$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+	export TIERSIM_CUDA_MODULE=$carry/bin/tiersim-cuda.so
+	timeout "${TS_GPU_VARIANTS_TIMEOUT:-215}" "$carry/bin/test_gpu" \
+		--variants "${TS_GPU_VARIANTS:?TS_GPU_VARIANTS names the variants}" \
+		--batch 128 --rounds 3 --steps 8 > "$out/variants.log" 2>&1
+	rc=$?
+	log "test_gpu --variants: exit $rc"
+	grep -E '^(result|cuda profile|==)|FAIL|fail' "$out/variants.log" | tee -a "$out/summary.txt"
+	left=$(( ${TS_GPU_BUDGET:-255} - $(elapsed) ))
+	if [ $left -gt 45 ]; then
+		timeout $left python3 bench/torch_resnet50.py --rounds 3 --steps 10 --warmup 3 \
+			--batches 128 --precisions fp32,tf32 --infer "" --nhwc "" \
+			--json "$out/torch.json" > "$out/torch.log" 2>&1
+		log "bench/torch_resnet50.py b128: exit $?"
+		sed -n '/^row /,$p' "$out/torch.log" | tee -a "$out/summary.txt"
+	else
+		log "bench/torch_resnet50.py skipped: $left s left"
+	fi
+	exit $rc
+fi
 
 # 2. PyTorch's own step times
 read -r -a targs <<< "${TS_GPU_TORCH_ARGS:---rounds 3 --steps 10 --warmup 3}"

@@ -1,7 +1,7 @@
 /*
  * cuda.c — the cuda engine backend: the networks of engine/netdef.c run
  * layer by layer on a real GPU, with cuDNN for convolution (forward,
- * backward-data, backward-filter, algorithms from cuDNN's heuristics),
+ * backward-data, backward-filter, algorithms that cuDNN measures fastest),
  * pooling, activation, LRN, batch norm and softmax, cuBLAS for the fully
  * connected layers, and kernels/ for the GPU preprocessing and the SGD
  * momentum update. Weights are random and the loss gradient is a stand-in:
@@ -9,10 +9,12 @@
  * Step times come from CUDA events.
  *
  * Memory layout: every tensor has its own output buffer (NCHW, FP32) and,
- * in training, its own gradient buffer, all in two arenas so that one
- * memset clears every gradient before backward. Backward accumulates into
- * input gradients (beta = 1) so that a tensor read by several layers
- * (inception branches, residual shortcuts) gets the sum of its gradients.
+ * in training, its own gradient buffer, all in two arenas. In backward the
+ * first gradient written into a tensor overwrites it (beta = 0) and later
+ * ones add (beta = 1), so that a tensor read by several layers (inception
+ * branches, residual shortcuts) gets the sum of its gradients without a
+ * clear of the arena each step (grad=clear in TIERSIM_CUDA_OPTS restores
+ * the clear and beta = 1 throughout).
  *
  * One GPU per engine. Multi-GPU data parallelism (NCCL) is not built.
  *
@@ -28,14 +30,49 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "engine/cuda.h"
 #include "engine/engine_int.h"
 #include "kernels/kernels.h"
 #include "engine/netdef.h"
 
-#define WS_LIMIT (1ULL << 30) /* largest cuDNN workspace an algorithm may ask for */
-#define SRC_SIDE 256	      /* decoded images before the crop, as ImageNet loaders resize */
+#define SRC_SIDE 256 /* decoded images before the crop, as ImageNet loaders resize */
+
+/*
+ * The backend's choices, each switchable through the environment variable
+ * TIERSIM_CUDA_OPTS (comma-separated key=value) so that variants can be
+ * timed side by side on one GPU (tests/engine/test_gpu --variants):
+ *   algo=heuristic|find   cuDNN's ranked heuristics (cudnnGet*Algorithm_v7)
+ *                         or its measured ranking (cudnnFind*AlgorithmEx)
+ *   ws_mib=N              largest workspace one algorithm may ask for
+ *   bn=spatial|persistent batch-norm mode in training
+ *   grad=clear|overwrite  clear the activation-gradient arena each step and
+ *                         accumulate (beta = 1), or let the first gradient
+ *                         written to a tensor in backward overwrite (beta = 0)
+ *   add=copy|op           residual add as a copy then an add, or one
+ *                         cudnnOpTensor
+ *   profile=0|1           time every call with CUDA events and print the
+ *                         step's time by kind of layer at cleanup (stderr)
+ */
+struct cuda_opts {
+	bool find, bn_persistent, grad_overwrite, add_op, profile;
+	size_t ws_limit;
+};
+/* The default is the fastest variant measured (engine/README.md, "Where
+ * the cuda backend's step time goes"). */
+#define OPTS_DEFAULT "algo=find,ws_mib=16384,bn=persistent,grad=overwrite,add=op,profile=0"
+
+/* kinds of work a step's time is split into (profile=1) */
+enum {
+	P_CONV_F, P_BN_F, P_RELU_F, P_ADD_F, P_OTHER_F, P_CONV_BD, P_CONV_BF, P_BN_B, P_RELU_B,
+	P_ADD_B, P_OTHER_B, P_CLEAR, P_UPDATE, P_N
+};
+static const char *const p_names[P_N] = {
+	"conv fwd", "bn fwd", "relu fwd", "add fwd", "other fwd", "conv bwd data",
+	"conv bwd filter", "bn bwd", "relu bwd", "add bwd", "other bwd", "grad clear",
+	"sgd update",
+};
 
 struct ct {
 	float *y, *dy;
@@ -58,6 +95,8 @@ struct cl {
 	float *b, *db, *vb;	 /* bias (conv, fc, bn shift) */
 	size_t wn, bn;
 	float *mean, *var, *smean, *sinv; /* batch norm statistics */
+	bool gfirst[TS_LAYER_MAX_IN]; /* grad=overwrite: first gradient into this input */
+	bool clear_dy;		      /* grad=overwrite: nobody writes this output's gradient */
 };
 
 struct cuda {
@@ -79,6 +118,14 @@ struct cuda {
 	uint8_t *src;
 	struct ts_k_crop *crops;
 	uint64_t seed;
+	struct cuda_opts o;
+	size_t ws_cap; /* the workspace limit, or less where the GPU has less free */
+	cudnnBatchNormMode_t bn_mode; /* in training */
+	cudnnOpTensorDescriptor_t add;
+	/* profile=1: an event after each call, its kind, and the sums */
+	cudaEvent_t *pev;
+	int *pcat, npev, maxev, psteps;
+	double psum[P_N], phost;
 };
 
 static int cuda_fail(cudaError_t e, const char *what, char *err, size_t errlen)
@@ -164,6 +211,45 @@ static int cuda_device(struct ts_cuda_device *d, char *err, size_t errlen)
 	return 0;
 }
 
+/* TIERSIM_CUDA_OPTS over the defaults; a bad entry is named in @err. */
+static int parse_opts(struct cuda_opts *o, char *err, size_t errlen)
+{
+	const char *env = getenv("TIERSIM_CUDA_OPTS");
+	char buf[512];
+	snprintf(buf, sizeof(buf), "%s,%s", OPTS_DEFAULT, env ? env : "");
+	memset(o, 0, sizeof(*o));
+	for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		char *v = strchr(t, '=');
+		char *end = NULL;
+		if (!v)
+			goto bad;
+		*v++ = 0;
+		if (!strcmp(t, "algo") && (!strcmp(v, "heuristic") || !strcmp(v, "find")))
+			o->find = !strcmp(v, "find");
+		else if (!strcmp(t, "ws_mib") && (o->ws_limit = strtoull(v, &end, 10)) > 0 && !*end)
+			o->ws_limit <<= 20;
+		else if (!strcmp(t, "bn") && (!strcmp(v, "spatial") || !strcmp(v, "persistent")))
+			o->bn_persistent = !strcmp(v, "persistent");
+		else if (!strcmp(t, "grad") && (!strcmp(v, "clear") || !strcmp(v, "overwrite")))
+			o->grad_overwrite = !strcmp(v, "overwrite");
+		else if (!strcmp(t, "add") && (!strcmp(v, "copy") || !strcmp(v, "op")))
+			o->add_op = !strcmp(v, "op");
+		else if (!strcmp(t, "profile") && (!strcmp(v, "0") || !strcmp(v, "1")))
+			o->profile = !strcmp(v, "1");
+		else
+			goto bad;
+		continue;
+bad:
+		snprintf(err, errlen,
+			 "cuda backend: TIERSIM_CUDA_OPTS: bad entry '%s' (algo=heuristic|find, "
+			 "ws_mib=N, bn=spatial|persistent, grad=clear|overwrite, add=copy|op, "
+			 "profile=0|1)",
+			 t);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static void set4d(cudnnTensorDescriptor_t d, int n, struct ts_shape s)
 {
 	cudnnSetTensor4dDescriptor(d, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, n, s.c, s.h, s.w);
@@ -201,7 +287,7 @@ static bool runs(const struct cuda *c, const struct ts_layer *l)
 	do {                                                                          \
 		int k_ = 0;                                                           \
 		while (k_ < (cnt) && ((res)[k_].status != CUDNN_STATUS_SUCCESS ||     \
-				      (res)[k_].memory > WS_LIMIT))                  \
+				      (res)[k_].memory > c->ws_cap))                \
 			k_++;                                                         \
 		if (k_ == (cnt))                                                      \
 			return dnn_fail(CUDNN_STATUS_NOT_SUPPORTED, what, err, errlen); \
@@ -212,6 +298,8 @@ static bool runs(const struct cuda *c, const struct ts_layer *l)
 /* Each convolution's algorithms, from cuDNN's heuristics (the _v7 queries). */
 static int pick_algos(struct cuda *c, struct cl *L, char *err, size_t errlen)
 {
+	if (c->o.find)
+		return 0; /* find_algos, once the buffers exist */
 	const struct ts_layer *l = L->l;
 	cudnnTensorDescriptor_t x = c->t[l->in[0]].d, y = c->t[l->out].d;
 	cudnnConvolutionFwdAlgoPerf_t fp[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
@@ -234,6 +322,76 @@ static int pick_algos(struct cuda *c, struct cl *L, char *err, size_t errlen)
 							  &cnt, fpf),
 	    "cudnnGetConvolutionBackwardFilterAlgorithm_v7");
 	PICK(fpf, cnt, L->bfa, "no backward-filter algorithm");
+	return 0;
+}
+
+/*
+ * algo=find: the algorithms cuDNN measures fastest on this GPU
+ * (cudnnFind*AlgorithmEx on the engine's own buffers), as PyTorch's
+ * cudnn.benchmark does. Convolutions of the same shape, math and workspace
+ * limit share one search per process (ResNet-50's 53 have 23 shapes).
+ */
+struct algo_key {
+	int x[4], f[4], pad[2], stride[2];
+	cudnnMathType_t math;
+	size_t ws_limit;
+	bool train;
+};
+static struct algo_memo {
+	struct algo_key k;
+	cudnnConvolutionFwdAlgo_t fa;
+	cudnnConvolutionBwdDataAlgo_t ba;
+	cudnnConvolutionBwdFilterAlgo_t bfa;
+	size_t ws;
+} memo[128];
+static int nmemo;
+
+static int find_algos(struct cuda *c, struct cl *L, void *ws, char *err, size_t errlen)
+{
+	const struct ts_layer *l = L->l;
+	struct ct *x = &c->t[l->in[0]], *y = &c->t[l->out];
+	struct algo_key k;
+	memset(&k, 0, sizeof(k));
+	struct ts_shape is = c->net->tensors[l->in[0]], os = c->net->tensors[l->out];
+	k.x[0] = c->batch, k.x[1] = is.c, k.x[2] = is.h, k.x[3] = is.w;
+	k.f[0] = os.c, k.f[1] = is.c, k.f[2] = l->kh, k.f[3] = l->kw;
+	k.pad[0] = l->ph, k.pad[1] = l->pw, k.stride[0] = l->sh, k.stride[1] = l->sw;
+	cudnnGetConvolutionMathType(L->cd, &k.math);
+	k.ws_limit = c->ws_cap;
+	k.train = c->train;
+	for (int i = 0; i < nmemo; i++)
+		if (memcmp(&memo[i].k, &k, sizeof(k)) == 0) {
+			L->fa = memo[i].fa, L->ba = memo[i].ba, L->bfa = memo[i].bfa;
+			c->ws_size = TS_MAX(c->ws_size, memo[i].ws);
+			return 0;
+		}
+	cudnnConvolutionFwdAlgoPerf_t fp[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+	cudnnConvolutionBwdDataAlgoPerf_t bp[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+	cudnnConvolutionBwdFilterAlgoPerf_t fpf[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
+	int cnt = 0, rc;
+	size_t before = c->ws_size;
+	c->ws_size = 0;
+	DNN(cudnnFindConvolutionForwardAlgorithmEx(c->dnn, x->d, x->y, L->fd, L->w, L->cd, y->d,
+						   y->y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &cnt,
+						   fp, ws, c->ws_cap),
+	    "cudnnFindConvolutionForwardAlgorithmEx");
+	PICK(fp, cnt, L->fa, "no forward convolution algorithm");
+	if (c->train) {
+		/* into the gradient buffers, which the first step overwrites or clears */
+		DNN(cudnnFindConvolutionBackwardDataAlgorithmEx(
+			    c->dnn, L->fd, L->w, y->d, y->y, L->cd, x->d, x->dy,
+			    CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &cnt, bp, ws, c->ws_cap),
+		    "cudnnFindConvolutionBackwardDataAlgorithmEx");
+		PICK(bp, cnt, L->ba, "no backward-data algorithm");
+		DNN(cudnnFindConvolutionBackwardFilterAlgorithmEx(
+			    c->dnn, x->d, x->y, y->d, y->y, L->cd, L->fd, L->dw,
+			    CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &cnt, fpf, ws, c->ws_cap),
+		    "cudnnFindConvolutionBackwardFilterAlgorithmEx");
+		PICK(fpf, cnt, L->bfa, "no backward-filter algorithm");
+	}
+	if (nmemo < (int)TS_ARRAY_SIZE(memo))
+		memo[nmemo++] = (struct algo_memo){ k, L->fa, L->ba, L->bfa, c->ws_size };
+	c->ws_size = TS_MAX(c->ws_size, before);
 	return 0;
 }
 
@@ -265,7 +423,7 @@ static int setup_layer(struct cuda *c, struct cl *L, bool strict_fp32, char *err
 		DNN(cudnnCreateTensorDescriptor(&L->pd_desc), "parameter descriptor");
 		if (l->op == TS_L_BN)
 			DNN(cudnnDeriveBNTensorDescriptor(L->pd_desc, c->t[l->in[0]].d,
-							  CUDNN_BATCHNORM_SPATIAL),
+							  c->bn_mode),
 			    "batch-norm descriptor");
 		else
 			DNN(cudnnSetTensor4dDescriptor(L->pd_desc, CUDNN_TENSOR_NCHW,
@@ -341,6 +499,26 @@ static void cuda_free(struct cuda *c)
 	cudaFree(c->crops);
 	if (c->relu)
 		cudnnDestroyActivationDescriptor(c->relu);
+	if (c->add)
+		cudnnDestroyOpTensorDescriptor(c->add);
+	if (c->pev) {
+		if (c->psteps) {
+			double tot = 0;
+			fprintf(stderr, "cuda profile, %s batch %d, ms per step over %d steps:",
+				c->net->name, c->batch, c->psteps);
+			for (int k = 0; k < P_N; k++) {
+				fprintf(stderr, "%s %s %.2f", k ? "," : "", p_names[k],
+					c->psum[k] / c->psteps);
+				tot += c->psum[k];
+			}
+			fprintf(stderr, "; total %.2f, host enqueue %.2f\n", tot / c->psteps,
+				c->phost / c->psteps);
+		}
+		for (int k = 0; k < c->maxev; k++)
+			cudaEventDestroy(c->pev[k]);
+		free(c->pev);
+		free(c->pcat);
+	}
 	if (c->lrn)
 		cudnnDestroyLRNDescriptor(c->lrn);
 	if (c->ev0)
@@ -357,6 +535,30 @@ static void cuda_free(struct cuda *c)
 	free(c->t);
 	ts_net_free(c->net);
 	free(c);
+}
+
+/*
+ * grad=overwrite: in backward, the first gradient written into a tensor
+ * (from its last reader in the forward order) overwrites it; later ones
+ * add. An output that no layer reads and that is not a loss (softmax) gets
+ * its gradient cleared each step.
+ */
+static int grad_plan(struct cuda *c)
+{
+	const struct ts_net *n = c->net;
+	bool *seen = calloc((size_t)n->ntensors, sizeof(*seen));
+	if (!seen)
+		return -ENOMEM;
+	for (int k = n->nlayers - 1; k >= 0; k--) {
+		struct cl *L = &c->L[k];
+		L->clear_dy = !seen[L->l->out] && L->l->op != TS_L_SOFTMAX;
+		for (int j = 0; j < L->l->nin; j++) {
+			L->gfirst[j] = !seen[L->l->in[j]];
+			seen[L->l->in[j]] = true;
+		}
+	}
+	free(seen);
+	return 0;
 }
 
 /* Build the network on the GPU: descriptors, algorithms, buffers, random
@@ -384,6 +586,11 @@ static int cuda_build(struct cuda *c, const char *netdef, int batch, bool train,
 	c->batch = batch;
 	c->train = train;
 	c->seed = seed;
+	if ((rc = parse_opts(&c->o, err, errlen)) < 0)
+		return rc;
+	c->ws_cap = c->o.ws_limit;
+	c->bn_mode = train && c->o.bn_persistent ? CUDNN_BATCHNORM_SPATIAL_PERSISTENT
+						 : CUDNN_BATCHNORM_SPATIAL;
 	CU(cudaSetDevice(0), "cudaSetDevice");
 	CU(cudaStreamCreate(&c->st), "cudaStreamCreate");
 	CU(cudaEventCreate(&c->ev0), "cudaEventCreate");
@@ -401,6 +608,10 @@ static int cuda_build(struct cuda *c, const char *netdef, int batch, bool train,
 	/* Caffe's LRN defaults as bvlc_googlenet uses them: 5 channels, 1e-4, 0.75, k 1 */
 	DNN(cudnnCreateLRNDescriptor(&c->lrn), "LRN descriptor");
 	DNN(cudnnSetLRNDescriptor(c->lrn, 5, 1e-4, 0.75, 1.0), "LRN descriptor");
+	DNN(cudnnCreateOpTensorDescriptor(&c->add), "add descriptor");
+	DNN(cudnnSetOpTensorDescriptor(c->add, CUDNN_OP_TENSOR_ADD, CUDNN_DATA_FLOAT,
+				       CUDNN_NOT_PROPAGATE_NAN),
+	    "add descriptor");
 
 	c->t = calloc((size_t)n->ntensors, sizeof(*c->t));
 	c->L = calloc((size_t)n->nlayers, sizeof(*c->L));
@@ -427,8 +638,6 @@ static int cuda_build(struct cuda *c, const char *netdef, int batch, bool train,
 		CU(cudaMalloc((void **)&c->arena_dy, c->n_y * sizeof(float)), "activation gradients");
 	CU(cudaMalloc((void **)&c->arena_p, (c->n_p * pmul + 1) * sizeof(float)), "weights");
 	CU(cudaMalloc((void **)&c->ones, (size_t)batch * sizeof(float)), "ones");
-	if (c->ws_size)
-		CU(cudaMalloc(&c->ws, c->ws_size), "cuDNN workspace");
 	/* BN statistics: 4 vectors per BN layer, after the parameters */
 	size_t off = 0;
 	for (int k = 0; k < n->ntensors; k++) {
@@ -528,7 +737,57 @@ static int cuda_build(struct cuda *c, const char *netdef, int batch, bool train,
 	free(hc);
 	if (rc < 0)
 		return rc;
+	if ((rc = grad_plan(c)) < 0)
+		return rc;
+	if (c->o.find) {
+		void *ws = NULL;
+		size_t free_b = 0, total_b = 0;
+		CU(cudaStreamSynchronize(c->st), "setup");
+		/* the search's workspace: the limit, or half the memory left */
+		CU(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
+		c->ws_cap = TS_MIN(c->o.ws_limit, free_b / 2);
+		CU(cudaMalloc(&ws, c->ws_cap), "cuDNN workspace for the algorithm search");
+		for (int k = 0; k < n->nlayers && rc == 0; k++)
+			if (c->L[k].l->op == TS_L_CONV && runs(c, c->L[k].l))
+				rc = find_algos(c, &c->L[k], ws, err, errlen);
+		cudaFree(ws);
+		if (rc < 0)
+			return rc;
+	}
+	if (c->ws_size)
+		CU(cudaMalloc(&c->ws, c->ws_size), "cuDNN workspace");
 	return cuda_fail(cudaStreamSynchronize(c->st), "setup", err, errlen);
+}
+
+/* beta for the gradient of input j of layer L */
+static const float *gbeta(const struct cuda *c, const struct cl *L, int j)
+{
+	return c->o.grad_overwrite && L->gfirst[j] ? &zero : &one;
+}
+
+/* profile=1: an event now, closing an interval of kind @cat. */
+static void mark(struct cuda *c, int cat)
+{
+	if (!c->pev || c->npev >= c->maxev)
+		return;
+	c->pcat[c->npev] = cat;
+	cudaEventRecord(c->pev[c->npev++], c->st);
+}
+
+static int kind_f(int op)
+{
+	switch (op) {
+	case TS_L_CONV:
+		return P_CONV_F;
+	case TS_L_BN:
+		return P_BN_F;
+	case TS_L_RELU:
+		return P_RELU_F;
+	case TS_L_ADD:
+		return P_ADD_F;
+	default:
+		return P_OTHER_F;
+	}
 }
 
 static int forward(struct cuda *c, char *err, size_t errlen)
@@ -563,7 +822,7 @@ static int forward(struct cuda *c, char *err, size_t errlen)
 		case TS_L_BN:
 			if (c->train)
 				DNN(cudnnBatchNormalizationForwardTraining(
-					    c->dnn, CUDNN_BATCHNORM_SPATIAL, &one, &zero, x->d, x->y,
+					    c->dnn, c->bn_mode, &one, &zero, x->d, x->y,
 					    y->d, y->y, L->pd_desc, L->w, L->b, 0.1, L->mean, L->var,
 					    1e-5, L->smean, L->sinv),
 				    "batch norm forward");
@@ -597,6 +856,13 @@ static int forward(struct cuda *c, char *err, size_t errlen)
 			}
 			break;
 		case TS_L_ADD:
+			if (c->o.add_op) {
+				DNN(cudnnOpTensor(c->dnn, c->add, &one, x->d, x->y, &one,
+						  c->t[l->in[1]].d, c->t[l->in[1]].y, &zero, y->d,
+						  y->y),
+				    "residual add");
+				break;
+			}
 			CU(cudaMemcpyAsync(y->y, x->y, y->elems * sizeof(float),
 					   cudaMemcpyDeviceToDevice, c->st),
 			   "residual add");
@@ -617,6 +883,7 @@ static int forward(struct cuda *c, char *err, size_t errlen)
 			   "dropout");
 			break;
 		}
+		mark(c, kind_f(l->op));
 	}
 	return 0;
 }
@@ -625,13 +892,23 @@ static int backward(struct cuda *c, char *err, size_t errlen)
 {
 	const struct ts_net *n = c->net;
 	int rc, N = c->batch;
-	CU(cudaMemsetAsync(c->arena_dy, 0, c->n_y * sizeof(float), c->st), "clear gradients");
+	if (!c->o.grad_overwrite)
+		CU(cudaMemsetAsync(c->arena_dy, 0, c->n_y * sizeof(float), c->st),
+		   "clear gradients");
+	mark(c, P_CLEAR);
 	for (int k = n->nlayers - 1; k >= 0; k--) {
 		struct cl *L = &c->L[k];
 		const struct ts_layer *l = L->l;
 		struct ct *x = &c->t[l->in[0]], *y = &c->t[l->out];
 		bool need_dx = l->in[0] != 0; /* no gradient for the input images */
 		struct ts_shape is = n->tensors[l->in[0]], os = n->tensors[l->out];
+		const float *b0 = gbeta(c, L, 0);
+		int kind = P_OTHER_B;
+		if (c->o.grad_overwrite && L->clear_dy) {
+			CU(cudaMemsetAsync(y->dy, 0, y->elems * sizeof(float), c->st),
+			   "clear a gradient");
+			mark(c, P_CLEAR);
+		}
 		switch (l->op) {
 		case TS_L_CONV:
 			if (L->bn)
@@ -642,11 +919,13 @@ static int backward(struct cuda *c, char *err, size_t errlen)
 							   L->cd, L->bfa, c->ws, c->ws_size, &zero,
 							   L->fd, L->dw),
 			    "convolution backward filter");
+			mark(c, P_CONV_BF);
 			if (need_dx)
 				DNN(cudnnConvolutionBackwardData(c->dnn, &one, L->fd, L->w, y->d, y->dy,
-								 L->cd, L->ba, c->ws, c->ws_size, &one,
+								 L->cd, L->ba, c->ws, c->ws_size, b0,
 								 x->d, x->dy),
 				    "convolution backward data");
+			kind = P_CONV_BD;
 			break;
 		case TS_L_FC: {
 			int in = (int)per_sample(is), out = os.c;
@@ -658,48 +937,53 @@ static int backward(struct cuda *c, char *err, size_t errlen)
 			     "fully connected bias gradient");
 			if (need_dx)
 				BLAS(cublasSgemm(c->blas, CUBLAS_OP_N, CUBLAS_OP_N, in, N, out, &one,
-						 L->w, in, y->dy, out, &one, x->dy, in),
+						 L->w, in, y->dy, out, b0, x->dy, in),
 				     "fully connected input gradient");
 			break;
 		}
 		case TS_L_BN:
-			DNN(cudnnBatchNormalizationBackward(c->dnn, CUDNN_BATCHNORM_SPATIAL, &one, &one,
+			DNN(cudnnBatchNormalizationBackward(c->dnn, c->bn_mode, &one, b0,
 							    &one, &zero, x->d, x->y, y->d, y->dy,
 							    x->d, x->dy, L->pd_desc, L->w, L->dw,
 							    L->db, 1e-5, L->smean, L->sinv),
 			    "batch norm backward");
+			kind = P_BN_B;
 			break;
 		case TS_L_RELU:
 			DNN(cudnnActivationBackward(c->dnn, c->relu, &one, y->d, y->y, y->d, y->dy,
-						    x->d, x->y, &one, x->d, x->dy),
+						    x->d, x->y, b0, x->d, x->dy),
 			    "ReLU backward");
+			kind = P_RELU_B;
 			break;
 		case TS_L_MAXPOOL:
 		case TS_L_AVGPOOL:
 			DNN(cudnnPoolingBackward(c->dnn, L->pool, &one, y->d, y->y, y->d, y->dy, x->d,
-						 x->y, &one, x->d, x->dy),
+						 x->y, b0, x->d, x->dy),
 			    "pooling backward");
 			break;
 		case TS_L_LRN:
 			DNN(cudnnLRNCrossChannelBackward(c->dnn, c->lrn, CUDNN_LRN_CROSS_CHANNEL_DIM1,
 							 &one, y->d, y->y, y->d, y->dy, x->d, x->y,
-							 &one, x->d, x->dy),
+							 b0, x->d, x->dy),
 			    "LRN backward");
 			break;
 		case TS_L_CONCAT:
 			for (int j = 0; j < l->nin; j++) {
 				struct ct *s = &c->t[l->in[j]];
 				DNN(cudnnTransformTensor(c->dnn, &one, L->slice[j],
-							 y->dy + L->slice_off[j], &one, s->d, s->dy),
+							 y->dy + L->slice_off[j], gbeta(c, L, j), s->d,
+							 s->dy),
 				    "concat backward");
 			}
 			break;
 		case TS_L_ADD:
 			for (int j = 0; j < 2; j++) {
 				struct ct *s = &c->t[l->in[j]];
-				DNN(cudnnAddTensor(c->dnn, &one, y->d, y->dy, &one, s->d, s->dy),
+				DNN(cudnnAddTensor(c->dnn, &one, y->d, y->dy, gbeta(c, L, j), s->d,
+						   s->dy),
 				    "residual backward");
 			}
+			kind = P_ADD_B;
 			break;
 		case TS_L_SOFTMAX:
 			/* the loss gradient stands in as the output itself (y - 0) */
@@ -708,14 +992,15 @@ static int backward(struct cuda *c, char *err, size_t errlen)
 			   "loss gradient");
 			DNN(cudnnSoftmaxBackward(c->dnn, CUDNN_SOFTMAX_ACCURATE,
 						 CUDNN_SOFTMAX_MODE_INSTANCE, &one, y->d, y->y, y->d,
-						 y->dy, &one, x->d, x->dy),
+						 y->dy, b0, x->d, x->dy),
 			    "softmax backward");
 			break;
 		case TS_L_DROPOUT:
-			DNN(cudnnAddTensor(c->dnn, &one, y->d, y->dy, &one, x->d, x->dy),
+			DNN(cudnnAddTensor(c->dnn, &one, y->d, y->dy, b0, x->d, x->dy),
 			    "dropout backward");
 			break;
 		}
+		mark(c, kind);
 	}
 	return 0;
 }
@@ -744,7 +1029,11 @@ static int preprocess(struct cuda *c, char *err, size_t errlen)
 static int timed_step(struct cuda *c, bool data, uint64_t *ns, char *err, size_t errlen)
 {
 	int rc;
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	c->npev = 0;
 	CU(cudaEventRecord(c->ev0, c->st), "cudaEventRecord");
+	mark(c, P_OTHER_F);
 	if (data && (rc = preprocess(c, err, errlen)) < 0)
 		return rc;
 	if ((rc = forward(c, err, errlen)) < 0)
@@ -754,11 +1043,22 @@ static int timed_step(struct cuda *c, bool data, uint64_t *ns, char *err, size_t
 			return rc;
 		if ((rc = update(c, err, errlen)) < 0)
 			return rc;
+		mark(c, P_UPDATE);
 	}
 	CU(cudaEventRecord(c->ev1, c->st), "cudaEventRecord");
+	clock_gettime(CLOCK_MONOTONIC, &t1);
 	CU(cudaEventSynchronize(c->ev1), "step");
 	float ms = 0;
 	CU(cudaEventElapsedTime(&ms, c->ev0, c->ev1), "cudaEventElapsedTime");
+	if (c->pev && c->npev > 1) {
+		for (int k = 1; k < c->npev; k++) {
+			float d = 0;
+			cudaEventElapsedTime(&d, c->pev[k - 1], c->pev[k]);
+			c->psum[c->pcat[k]] += d;
+		}
+		c->phost += (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+		c->psteps++;
+	}
 	*ns = (uint64_t)llround((double)ms * 1e6);
 	return 0;
 }
@@ -802,6 +1102,18 @@ static int cuda_init(struct ts_engine *e, char *err, size_t errlen)
 	if (rc < 0)
 		return rc;
 	cudaMemGetInfo(&free1, &total);
+	if (c->o.profile) {
+		/* at most two events per layer a pass, and a few more */
+		c->maxev = 4 * c->net->nlayers + 8;
+		c->pev = calloc((size_t)c->maxev, sizeof(*c->pev));
+		c->pcat = calloc((size_t)c->maxev, sizeof(*c->pcat));
+		if (!c->pev || !c->pcat)
+			return -ENOMEM;
+		for (int k = 0; k < c->maxev; k++)
+			if (cudaEventCreate(&c->pev[k]) != cudaSuccess)
+				return cuda_fail(cudaErrorMemoryAllocation, "profile events", err,
+						 errlen);
+	}
 
 	struct ts_engine_info *i = &e->info;
 	snprintf(i->model, sizeof(i->model), "%s", e->cfg.model);

@@ -8,9 +8,16 @@
  *   test_gpu --full           also AlexNet and GoogLeNet layer checks
  *   test_gpu --calibrate OUT  also ResNet-50 training at batch 64 and 128,
  *                             written as a sim profile to OUT and read back
+ *   test_gpu --variants 'OPTS;OPTS;...' [--batch N --rounds R --steps S]
+ *                             the layer checks and the backend smoke under
+ *                             each TIERSIM_CUDA_OPTS (engine/cuda.c), then
+ *                             ResNet-50 training images/s of each, FP32 and
+ *                             TF32, R rounds interleaved, and the step's time
+ *                             by kind of layer of the first and the fastest
  */
 #include <cuda_runtime.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -197,9 +204,101 @@ static void calibrate(const char *out)
 	ts_engine_cfg_free(&c);
 }
 
+/* ResNet-50 training images/s under TIERSIM_CUDA_OPTS=@spec (0 on failure). */
+static double variant_rate(const char *spec, const char *prec, int batch, int steps)
+{
+	setenv("TIERSIM_CUDA_OPTS", spec, 1);
+	struct ts_engine_cfg c;
+	struct ts_engine *e = NULL;
+	double rate = 0;
+	CHECK(ts_engine_cfg_defaults(&c, err, sizeof(err)) == 0);
+	free(c.backend), c.backend = strdup("cuda");
+	free(c.model), c.model = strdup("resnet50");
+	free(c.precision), c.precision = strdup(prec);
+	c.batch = (uint64_t)batch;
+	int rc = ts_engine_new(&c, &e, err, sizeof(err));
+	CHECK(rc == 0);
+	if (rc == 0) {
+		struct ts_engine_step st;
+		uint64_t sum = 0;
+		for (int i = 0; i < steps && rc == 0; i++) {
+			rc = ts_engine_step(e, 0, 0, &st);
+			sum += st.compute_ns;
+		}
+		CHECK(rc == 0);
+		if (rc == 0 && sum)
+			rate = (double)batch * steps * 1e9 / (double)sum;
+		printf("variant '%s' %s b%d: %.1f img/s, %.2f GiB\n", spec, prec, batch, rate,
+		       (double)ts_engine_get_info(e)->mem_bytes / TS_GiB);
+		ts_engine_free(e);
+	} else {
+		printf("variant '%s' %s b%d: failed: %s\n", spec, prec, batch, err);
+	}
+	fflush(stdout);
+	ts_engine_cfg_free(&c);
+	unsetenv("TIERSIM_CUDA_OPTS");
+	return rate;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+#define MAX_VARIANTS 12
+#define MAX_ROUNDS 9
+
+static void variants(char *list, int batch, int rounds, int steps)
+{
+	char *spec[MAX_VARIANTS];
+	int nv = 0;
+	for (char *save = NULL, *t = strtok_r(list, ";", &save); t && nv < MAX_VARIANTS;
+	     t = strtok_r(NULL, ";", &save))
+		spec[nv++] = t;
+	/* every variant passes the checks the default passes */
+	for (int v = 0; v < nv; v++) {
+		printf("== checks under TIERSIM_CUDA_OPTS='%s'\n", spec[v]);
+		setenv("TIERSIM_CUDA_OPTS", spec[v], 1);
+		test_layers("cifar10", 4);
+		test_layers("alexnet", 2);
+		test_layers("googlenet", 1);
+		test_backend();
+		unsetenv("TIERSIM_CUDA_OPTS");
+	}
+	static const char *const precs[2] = { "fp32", "tf32" };
+	double r[2][MAX_VARIANTS][MAX_ROUNDS];
+	rounds = rounds > MAX_ROUNDS ? MAX_ROUNDS : rounds;
+	for (int k = 0; k < rounds; k++)
+		for (int p = 0; p < 2; p++)
+			for (int v = 0; v < nv; v++)
+				r[p][v][k] = variant_rate(spec[v], precs[p], batch, steps);
+	for (int p = 0; p < 2; p++) {
+		int best = 0;
+		double med[MAX_VARIANTS];
+		for (int v = 0; v < nv; v++) {
+			qsort(r[p][v], (size_t)rounds, sizeof(double), cmp_double);
+			med[v] = r[p][v][rounds / 2];
+			if (med[v] > med[best])
+				best = v;
+			printf("result %s b%d '%s': %.1f [%.1f-%.1f] img/s, x%.3f of the first\n",
+			       precs[p], batch, spec[v], med[v], r[p][v][0], r[p][v][rounds - 1],
+			       med[0] > 0 ? med[v] / med[0] : 0);
+		}
+		/* the step's time by kind of layer: the first variant and the fastest */
+		for (int v = 0; v < nv; v = v == 0 && best ? best : nv) {
+			char s[512];
+			snprintf(s, sizeof(s), "%s%sprofile=1", spec[v], *spec[v] ? "," : "");
+			variant_rate(s, precs[p], batch, 3);
+		}
+	}
+}
+
 struct args {
 	bool full;
 	char *calibrate;
+	char *variants;
+	int64_t batch, rounds, steps;
 };
 
 static const struct ts_opt opts[] = {
@@ -207,6 +306,15 @@ static const struct ts_opt opts[] = {
 	  "also alexnet and googlenet layer by layer" },
 	{ "calibrate", TS_OPT_STR, offsetof(struct args, calibrate), NULL, 0, 0, "",
 	  "write an engine calibration profile here", "FILE" },
+	{ "variants", TS_OPT_STR, offsetof(struct args, variants), NULL, 0, 0, "",
+	  "time ResNet-50 training under each of these TIERSIM_CUDA_OPTS (';' between)",
+	  "LIST" },
+	{ "batch", TS_OPT_INT, offsetof(struct args, batch), "128", 1, 4096, "",
+	  "--variants: batch" },
+	{ "rounds", TS_OPT_INT, offsetof(struct args, rounds), "3", 1, MAX_ROUNDS, "",
+	  "--variants: interleaved rounds" },
+	{ "steps", TS_OPT_INT, offsetof(struct args, steps), "10", 1, 1000, "",
+	  "--variants: timed steps per engine, after its 3 warm-up steps" },
 	{ NULL },
 };
 
@@ -217,7 +325,8 @@ int main(int argc, char **argv)
 	struct ts_opt_args a = { 0 };
 	if (ts_opt_defaults(opts, &o, err, sizeof(err)) ||
 	    ts_opt_parse_args(opts, &o, argc, argv, 0, &a, err, sizeof(err)) || a.help || a.npos) {
-		fprintf(a.help ? stdout : stderr, "%s%susage: test_gpu [--full] [--calibrate FILE]\n",
+		fprintf(a.help ? stdout : stderr,
+			"%s%susage: test_gpu [--full] [--calibrate FILE] [--variants LIST ...]\n",
 			a.help ? "" : err, a.help || !err[0] ? "" : "\n");
 		ts_opt_help_args(a.help ? stdout : stderr, opts);
 		return a.help ? 0 : 2;
@@ -230,6 +339,11 @@ int main(int argc, char **argv)
 	       d.major, d.minor, d.sms, d.mem_gib, d.fp32_tflops, d.cudnn_version);
 	bool full = o.full;
 	const char *cal = o.calibrate;
+	if (o.variants) {
+		variants(o.variants, (int)o.batch, (int)o.rounds, (int)o.steps);
+		ts_opt_free(opts, &o);
+		return tc_exit();
+	}
 	test_kernels();
 	test_layers("cifar10", 4);
 	if (full) {
