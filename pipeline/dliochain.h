@@ -80,6 +80,13 @@ enum ts_chain_op {
 
 struct ts_chain_req {
 	uint8_t op;	   /* TS_CHAIN_* */
+	/* TS_CHAIN_GETATTR after the open: the reader's lseek(SEEK_END)
+	 * (Python's seek(n, 2)), not an fstat. Both are a getattr where the
+	 * kernel does not cache attributes (attr_timeout=0, the fixtures);
+	 * through FUSE's attribute cache an lseek asks for the size alone
+	 * (fuse_file_llseek: fuse_update_attributes(STATX_SIZE)), so a read's
+	 * atime invalidation does not send it where an fstat's would. */
+	uint8_t seek_end;
 	uint64_t off, len; /* TS_CHAIN_READ: as the request reaches the file system */
 };
 

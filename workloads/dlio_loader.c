@@ -1229,12 +1229,22 @@ static int r_sample(struct rworker *w, uint64_t i)
 			walked = true;
 			break;
 		case TS_CHAIN_GETATTR: /* before the open: the open's own lookup */
-			/* after it: an fstat, or after a walk a stat by path (h5py) */
-			if (fd >= 0 && (walked ? stat(path, &st) : fstat(fd, &st)))
+			/* after it: an fstat, an lseek to the end (zipfile's
+			 * seek(n, 2): the file's size alone, which the kernel's
+			 * attribute cache answers after a read where an fstat
+			 * goes to the daemon), or after a walk a stat by path
+			 * (h5py) */
+			if (fd >= 0 && r->seek_end && !walked) {
+				off_t end = lseek(fd, 0, SEEK_END);
+				if (end < 0)
+					rc = -errno;
+				st.st_size = end;
+			} else if (fd >= 0 && (walked ? stat(path, &st) : fstat(fd, &st))) {
 				rc = -errno;
+			}
 			/* numpy refuses a zip cut short: so does this reader */
-			else if (fd >= 0 && !checked && (checked = true) &&
-				 (uint64_t)st.st_size < m->files[file_of(m, i)].bytes)
+			if (!rc && fd >= 0 && !checked && (checked = true) &&
+			    (uint64_t)st.st_size < m->files[file_of(m, i)].bytes)
 				rc = TS_E_TRUNCATED;
 			walked = walked && fd < 0;
 			break;
