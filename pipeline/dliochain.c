@@ -10,6 +10,8 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "pipeline/dliochain.h"
 
@@ -235,4 +237,21 @@ const char *ts_chain_op_name(enum ts_chain_op op)
 					 [TS_CHAIN_READ] = "read", [TS_CHAIN_FLUSH] = "flush",
 					 [TS_CHAIN_CLOSE] = "close", [TS_CHAIN_WALK] = "walk" };
 	return (unsigned)op < TS_ARRAY_SIZE(n) ? n[op] : "?";
+}
+
+int ts_chain_stat(const struct ts_chain_req *r, int fd, const char *path, bool walked,
+		  uint64_t *size)
+{
+	struct stat st;
+	if (r->seek_end && !walked) {
+		off_t end = lseek(fd, 0, SEEK_END);
+		if (end < 0)
+			return -errno;
+		*size = (uint64_t)end;
+		return 0;
+	}
+	if (walked ? stat(path, &st) : fstat(fd, &st))
+		return -errno;
+	*size = (uint64_t)st.st_size;
+	return 0;
 }

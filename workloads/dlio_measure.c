@@ -241,11 +241,13 @@ static int chains(struct ctx *c, int k, struct round_set *rs)
 			case TS_CHAIN_WALK:
 				walked = true;
 				break;
-			case TS_CHAIN_GETATTR:
-				if (fd >= 0 && (walked ? stat(path, &st) : fstat(fd, &st)))
-					rc = -errno;
+			case TS_CHAIN_GETATTR: {
+				uint64_t size;
+				if (fd >= 0)
+					rc = ts_chain_stat(&q[j], fd, path, walked, &size);
 				walked = walked && fd < 0;
 				break;
+			}
 			case TS_CHAIN_OPEN:
 				if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 					rc = -errno;
