@@ -61,6 +61,14 @@
 --                     ends no sooner than it does. A host that measured the
 --                     two together puts all of it in dlio_request_ns
 --                     (charged serially, the slow end of the two ways)
+--   dlio_request_wait_ns  optional: what a DLIO reader waits per synchronous
+--                     request beyond its service and the CPU above, wall
+--                     time holding no core (the reader and the file system's
+--                     daemon woken on the host's cores: a sleeping vCPU's
+--                     wake-up, the daemon's pick-up, the reply's); virtual
+--                     time adds it after each request it charges (the open
+--                     and the reads). Measured from a DLIO run's tierfs
+--                     trace (bench/dlio_waits.py); carried as a cost
 -- A host that is not carried may set DLIO's fields only (and vcpus), none of
 -- the decode costs: `tiersim hosts measure` writes such a host,
 -- "this-machine", to its own file (pipeline/host.h, ts_host_this_path).
