@@ -22,6 +22,8 @@
 # reads: what virtual time submits), and per file and per charged
 # request, us: the wait, its runnable part (runq), the rest.
 #   --json: one JSON object instead, the buckets as keys.
+#   --slices N: also "1-2" per N equal slices of the trace's span (with N
+#   the epochs: each epoch's tail apart), as keys "1-2/1" .. "1-2/N".
 import bisect
 import collections
 import json
@@ -57,6 +59,10 @@ def active(t):
 
 
 acc = collections.defaultdict(lambda: [0] * 6)  # wait, runq, files, charged, stretches, late
+args = sys.argv[1:]
+slices = int(args[args.index("--slices") + 1]) if "--slices" in args else 0
+t0 = min((r[0] for r in recs), default=0)
+span = max((r[1] for r in recs), default=1) - t0 or 1
 for rs in readers.values():
     idx = [i for i, r in enumerate(rs) if r[4] is not None]
     for a, b in zip(idx, idx[1:]):
@@ -68,7 +74,10 @@ for rs in readers.values():
         late = sum(r[5] for r in body)
         k = active((rs[a][0] + rs[b][0]) // 2)
         key = "1-2" if k <= 2 else ("3-5" if k <= 5 else "6+")
-        for kk in (key, "all"):
+        keys = [key, "all"]
+        if slices and key == "1-2":
+            keys.append("1-2/%d" % (1 + min(slices - 1, (rs[a][0] - t0) * slices // span)))
+        for kk in keys:
             x = acc[kk]
             x[0] += sum(max(g, 0) for g in gaps) - on + late
             x[1] += rs[b][4][1] - rs[a][4][1]
@@ -77,14 +86,14 @@ for rs in readers.values():
             x[4] += 1
             x[5] += late
 out = {}
-for k in ("1-2", "3-5", "6+", "all"):
+for k in ["1-2", "3-5", "6+", "all"] + ["1-2/%d" % (i + 1) for i in range(slices)]:
     if k in acc:
         wt, rq, nf, nc, ns, late = acc[k]
         nf, nc = max(nf, 1), max(nc, 1)
         out[k] = {"files": nf, "charged_per_file": nc / nf, "wait_us_per_file": wt / nf / 1e3,
                   "wait_us_per_request": wt / nc / 1e3, "runq_us_per_request": rq / nc / 1e3,
                   "late_us_per_request": late / nc / 1e3}
-if "--json" in sys.argv[1:]:
+if "--json" in args:
     print(json.dumps(out))
 else:
     print("%-4s %6s %8s | %10s %10s %9s %9s" % ("open", "files", "req/file", "wait/file", "wait/req",
