@@ -77,8 +77,11 @@
 # a CPU while runnable, as a share of the traced span per thread: the host
 # is shared, and a reader that waits for a CPU is not reading. Last, per
 # sample (an open to its close), the time in requests and the time between
-# them (the reader's own work and its waits for a CPU), in ms, and the
-# requesting threads' own CPU per sample (schedstat run time), in us.
+# them (the reader's own work and its waits for a CPU), in ms, the
+# requesting threads' own CPU per sample (schedstat run time), in us, and
+# what a reading thread waits per charged request (open, read) beyond the
+# request's span and its CPU where 1 or 2 threads read (bench/dlio_waits.py:
+# the host's wake-ups, dlio_request_wait_ns), in us.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -246,6 +249,16 @@ r = [t for t in json.load(sys.stdin)["threads"] if t["opens"]]
 print("%.0f" % (sum(t["cpu_ns"] for t in r) / max(sum(t["opens"] for t in r), 1) / 1e3))'
 }
 
+# What a reading thread waits per charged request (open, read) that is
+# neither the request's span nor its CPU, where 1 or 2 threads read
+# (bench/dlio_waits.py; the host's wake-ups), in us.
+waits() {
+	"$tiersim" trace dump "$1" | /usr/bin/python3 "$here/dlio_waits.py" --json | /usr/bin/python3 -c '
+import json, sys
+j = json.load(sys.stdin).get("1-2")
+print("%.0f" % j["wait_us_per_request"] if j else "-")'
+}
+
 # Per sample, from its open to its close: ms in requests / ms between them.
 sample_ms() {
 	"$tiersim" trace dump "$1" | /usr/bin/python3 -c '
@@ -359,7 +372,7 @@ hb=""
 [ -n "$before" ] && hb="   before: real virt   "
 printf '%-11s %-10s | %-13s | %-27s |%s %-24s | %-24s | %s\n' row tier "DLIO AU smp/s" \
 	"tiersim: real     virtual" "${hb:+$hb|}" "DLIO rd/f get/f KiB p50ms" "ts rd/f get/f KiB p50ms" \
-	"DLIO cpu, cores busy | CPU wait DLIO ts | sample ms DLIO ts | reader us CPU/sample DLIO ts | load${prio:+ | FIFO threads DLIO ts}"
+	"DLIO cpu, cores busy | CPU wait DLIO ts | sample ms DLIO ts | reader us CPU/sample DLIO ts | wait us/req DLIO ts | load${prio:+ | FIFO threads DLIO ts}"
 echo "$table" | while read -r name d n tier; do
 	if [ -n "$rows" ] && ! [[ ",$rows," == *",$name,"* ]]; then continue; fi
 	gen "$d" || continue
@@ -403,7 +416,7 @@ echo "$table" | while read -r name d n tier; do
 		done
 		load=$(uptime | sed 's/.*average: //')
 		[ -n "$vonly" ] || trace_end "$out/ts.trace"
-		pa=- pb=- qa=- qb=- sa=- sb=- ca_=- cb_=-
+		pa=- pb=- qa=- qb=- sa=- sb=- ca_=- cb_=- wa=- wb=-
 		if [ -z "$nofig" ]; then
 			pa=$(pattern "$out/dlio.trace" 2>/dev/null) || pa="-"
 			pb=$(pattern "$out/ts.trace" 2>/dev/null) || pb="-"
@@ -413,6 +426,8 @@ echo "$table" | while read -r name d n tier; do
 			sb=$(sample_ms "$out/ts.trace" 2>/dev/null) || sb="-"
 			ca_=$(reader_cpu "$out/dlio.trace" 2>/dev/null) || ca_="-"
 			cb_=$(reader_cpu "$out/ts.trace" 2>/dev/null) || cb_="-"
+			wa=$(waits "$out/dlio.trace" 2>/dev/null) || wa="-"
+			wb=$(waits "$out/ts.trace" 2>/dev/null) || wb="-"
 		fi
 		fifo=""
 		[ -n "$prio" ] && fifo=" | FIFO $(rtshare "$out/dlio.rt") $(rtshare "$out/ts.rt")"
@@ -425,9 +440,9 @@ echo "$table" | while read -r name d n tier; do
 			wcol=$(printf ' %5s %7s %5s %7s |' "$xa" "$xs" "$ya" "$ys")
 			sbt+="$xs " sbv+="$ys "
 		fi
-		printf '%-11s %-10s | %5s %7s | %5s %7s %5s %7s |%s %-24s | %-24s | %s | %4s %4s | %s %s | %s %s | %s%s\n' \
+		printf '%-11s %-10s | %5s %7s | %5s %7s %5s %7s |%s %-24s | %-24s | %s | %4s %4s | %s %s | %s %s | %s %s | %s%s\n' \
 			"$name" "$tier" "$aa" "$as" "$ba" "$bs" "$ca" "$cs" "$wcol" "$pa" "$pb" "${cpu:--}" "$qa" \
-			"$qb" "$sa" "$sb" "$ca_" "$cb_" "$load" "$fifo"
+			"$qb" "$sa" "$sb" "$ca_" "$cb_" "$wa" "$wb" "$load" "$fifo"
 		[ -n "$measure" ] && sed -n '2,$s/^ */    measured before it: /p' "$out/measure.txt"
 	done
 	# each run's ratio, over the runs that ran (a failed side is "-")

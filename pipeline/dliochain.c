@@ -10,6 +10,8 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "pipeline/dliochain.h"
 
@@ -37,6 +39,15 @@ static void put(struct out *o, enum ts_chain_op op, uint64_t off, uint64_t len)
 	if (o->n < o->cap)
 		o->r[o->n] = (struct ts_chain_req){ .op = (uint8_t)op, .off = off, .len = len };
 	o->n++;
+}
+
+/* A getattr that is the reader's lseek(fd, n, SEEK_END) (strace of
+ * np.load: zipfile's seek(0, 2), seek(-22, 2) and seek(-42, 2)). */
+static void put_seek_end(struct out *o)
+{
+	put(o, TS_CHAIN_GETATTR, 0, 0);
+	if (o->n <= o->cap)
+		o->r[o->n - 1].seek_end = 1;
 }
 
 /* Python's BufferedReader: the buffer holds the file up to @end. */
@@ -98,11 +109,12 @@ static void npz(struct out *o, const struct ts_chain_file *f)
 	struct buf b = { .size = s };
 	py_open(o);
 	buf_fill(o, &b, 0);				  /* np.load: the magic */
-	for (int i = 0; i < 3; i++)			  /* zipfile: seek(0, 2), */
-		put(o, TS_CHAIN_GETATTR, 0, 0);		  /* seek(-22, 2), readall's fstat */
+	put_seek_end(o);				  /* zipfile: seek(0, 2), */
+	put_seek_end(o);				  /* seek(-22, 2), */
+	put(o, TS_CHAIN_GETATTR, 0, 0);			  /* readall's fstat */
 	put(o, TS_CHAIN_READ, s - ZIP_EOCD, ZIP_EOCD + 1); /* readall: the end record */
 	put(o, TS_CHAIN_READ, s, 1);			  /* and EOF */
-	put(o, TS_CHAIN_GETATTR, 0, 0);
+	put_seek_end(o);				  /* seek(-42, 2) */
 	buf_fill(o, &b, s - ZIP_EOCD - ZIP64_LOCATOR);	  /* no zip64 locator */
 	buf_fill(o, &b, s - ZIP_EOCD - ZIP_CD);		  /* the central directory */
 	zip_member_open(o, &b, f, &zend);		  /* NpzFile: the magic */
@@ -225,4 +237,21 @@ const char *ts_chain_op_name(enum ts_chain_op op)
 					 [TS_CHAIN_READ] = "read", [TS_CHAIN_FLUSH] = "flush",
 					 [TS_CHAIN_CLOSE] = "close", [TS_CHAIN_WALK] = "walk" };
 	return (unsigned)op < TS_ARRAY_SIZE(n) ? n[op] : "?";
+}
+
+int ts_chain_stat(const struct ts_chain_req *r, int fd, const char *path, bool walked,
+		  uint64_t *size)
+{
+	struct stat st;
+	if (r->seek_end && !walked) {
+		off_t end = lseek(fd, 0, SEEK_END);
+		if (end < 0)
+			return -errno;
+		*size = (uint64_t)end;
+		return 0;
+	}
+	if (walked ? stat(path, &st) : fstat(fd, &st))
+		return -errno;
+	*size = (uint64_t)st.st_size;
+	return 0;
 }

@@ -80,6 +80,13 @@ enum ts_chain_op {
 
 struct ts_chain_req {
 	uint8_t op;	   /* TS_CHAIN_* */
+	/* TS_CHAIN_GETATTR after the open: the reader's lseek(SEEK_END)
+	 * (Python's seek(n, 2)), not an fstat. Both are a getattr where the
+	 * kernel does not cache attributes (attr_timeout=0, the fixtures);
+	 * through FUSE's attribute cache an lseek asks for the size alone
+	 * (fuse_file_llseek: fuse_update_attributes(STATX_SIZE)), so a read's
+	 * atime invalidation does not send it where an fstat's would. */
+	uint8_t seek_end;
 	uint64_t off, len; /* TS_CHAIN_READ: as the request reaches the file system */
 };
 
@@ -121,6 +128,12 @@ size_t ts_chain_build(enum ts_chain_fmt fmt, const struct ts_chain_file *f,
  */
 size_t ts_chain_build_kept(enum ts_chain_fmt fmt, const struct ts_chain_file *f, bool held,
 			   struct ts_chain_req *out, size_t cap);
+/* A GETATTR of a chain, as the reader's system call makes it on the file
+ * open as @fd (@path its path): an lseek to the end where @r->seek_end, a
+ * stat() by @path after a walk (@walked), else an fstat. The file's size
+ * to *@size; 0, or -errno. */
+TS_WUR int ts_chain_stat(const struct ts_chain_req *r, int fd, const char *path, bool walked,
+			 uint64_t *size);
 /* "npz", "hdf5", "jpeg", "png": 0 with *fmt, or -EINVAL. */
 TS_WUR int ts_chain_fmt_find(const char *name, enum ts_chain_fmt *fmt);
 /* The trace's name of an op: "getattr", "open", "read", "flush", "close",

@@ -84,6 +84,10 @@ enum ts_host_field {
 	/* the workers reading side by side at an epoch's start: the sample
 	 * standard deviation of their batches' ends over the mean (a share) */
 	TS_HF_DLIO_SPREAD,    /* dlio_worker_spread */
+	/* a reader's synchronous request: what its worker waits beyond the
+	 * request's service and the CPU (the reader and the file system's
+	 * daemon woken on the host's cores), wall time, per request */
+	TS_HF_DLIO_WAIT,      /* dlio_request_wait_ns */
 	/* A PyTorch DataLoader worker's own work besides the transform, charged
 	 * by the sources read through one (TS_SRC_TORCH: the folder source, as
 	 * torchvision's ImageFolder) in either clock: reading the file in
@@ -162,6 +166,9 @@ struct ts_host_dlio {
 	/* the spread of the batches' ends of workers reading side by side,
 	 * over their mean (0: none) */
 	double worker_spread;
+	/* per request a reader waits on, wall time beyond its service and
+	 * the CPU (0: none) */
+	double request_wait_ns;
 };
 /* @spec's DLIO costs at @end of their ranges for a workload of @model
  * and dataset @format (either may be NULL): its step cost is

@@ -61,6 +61,14 @@
 --                     ends no sooner than it does. A host that measured the
 --                     two together puts all of it in dlio_request_ns
 --                     (charged serially, the slow end of the two ways)
+--   dlio_request_wait_ns  optional: what a DLIO reader waits per synchronous
+--                     request beyond its service and the CPU above, wall
+--                     time holding no core (the reader and the file system's
+--                     daemon woken on the host's cores: a sleeping vCPU's
+--                     wake-up, the daemon's pick-up, the reply's); virtual
+--                     time adds it after each request it charges (the open
+--                     and the reads). Measured from a DLIO run's tierfs
+--                     trace (bench/dlio_waits.py); carried as a cost
 -- A host that is not carried may set DLIO's fields only (and vcpus), none of
 -- the decode costs: `tiersim hosts measure` writes such a host,
 -- "this-machine", to its own file (pipeline/host.h, ts_host_this_path).
@@ -550,4 +558,47 @@ library "libjpeg-ijg" {
 library "pillow" {
   desc = "Pillow (python3-pil) + numpy normalize, torchvision's transform; factor measured on the Zen 4 (epyc-zen4)",
   transform = { 2.084, "measured", "bench/pillow_cost.py vs tiersim calibrate decode on the same 200 images, on the AMD EPYC Zen 4 of epyc-zen4 (2026-12-01): 598 / 287 images/s/core" },
+}
+
+-- ---------------------------------------------------------------------------
+-- DLIO 2.0.0's costs on the build host of 2026-12-04, a 2-vCPU KVM guest on
+-- an AMD EPYC (family 23 model 1): the DLIO fields of epyc-kvm-2vcpu (its
+-- decode, speed and DataLoader fields are pipeline/hosts.lua's
+-- epyc-kvm-2vcpu entry; this block holds DLIO's alone, to be one entry
+-- with it). `tiersim hosts measure --venv VENV --repeats 3 --tier
+-- ssd-cloud` (16:29-16:35 UTC, niced beside others' builds and tests, load
+-- average 16-28): CPU time but the DataLoader's start, which is wall time
+-- under that load (0 + 164 ms a worker, against the Xeon's quiet 7.8 + 14.9
+-- ms). Per round, DLIO's workers / tiersim's chain per sample, us: npz-s
+-- 1,317/155, 1,291/264, 1,489/467; hdf5-s 1,300/156, 1,361/156,
+-- 1,456/219. dlio_worker_gc_samples and dlio_worker_spread are DLIO's (the
+-- sample a collection comes with, a share), taken from the Xeon's runs.
+-- None of these was fitted on a bench/dlio_peer.sh row.
+host "epyc-kvm-2vcpu" {
+  desc = "the build host on 2026-12-04: a 2-vCPU KVM guest on an AMD EPYC (family 23 model 1, 2.0 GHz); DLIO's fields",
+  cpu = "AMD EPYC (KVM guest; family 23 model 1, 2.0 GHz), 2 vCPUs",
+  dlio_sample_ns = { 919607, "measured", "tiersim hosts measure --venv VENV --repeats 3 --tier ssd-cloud on this EPYC (2026-12-04T16:29-16:35Z under q cpu, load average 16-28), DLIO at VENV, tierfs on ssd-cloud, 3 rounds: DLIO's DataLoader workers (TorchDataset, NPZReader) per sample through tierfs less tiersim's chain of the same requests, 114244 B (21 requests) and 8386816 B (83): the line's intercept (median of the rounds; low, high: their least and most)", low = 906970, high = 1053681 },
+  dlio_sample_ns_per_mib = { 993108, "measured", "tiersim hosts measure --venv VENV --repeats 3 --tier ssd-cloud on this EPYC (2026-12-04T16:29-16:35Z under q cpu, load average 16-28), DLIO at VENV, tierfs on ssd-cloud, 3 rounds: the same line's slope, per MiB of the sample (median of the rounds; low, high: their least and most)", low = 978814, high = 1058552 },
+  dlio_jpeg_ns_per_mpix = { 5561166, "measured", "tiersim hosts measure --venv VENV --repeats 3 --tier ssd-cloud on this EPYC (2026-12-04T16:29-16:35Z under q cpu, load average 16-28), DLIO at VENV, tierfs on ssd-cloud, 3 rounds: DLIO's workers (ImageReader) on a 114244-pixel jpeg of 65426 B (Pillow) less tiersim's chain and the npz line at its size, per Mpixel (median of the rounds; low, high: their least and most)", low = 4813888, high = 6100203 },
+  dlio_hdf5_sample_ns = { 1162657, "measured", "tiersim hosts measure --venv VENV --repeats 3 --tier ssd-cloud on this EPYC (2026-12-04T16:29-16:35Z under q cpu, load average 16-28), DLIO at VENV, tierfs on ssd-cloud, 3 rounds: DLIO's workers (HDF5Reader, h5py) per sample through tierfs less tiersim's chain of the same requests, records of 114244 B (16 requests) and 8386816 B (23): the line's intercept (median of the rounds; low, high: their least and most)", low = 1099637, high = 1189922 },
+  dlio_hdf5_sample_ns_per_mib = { 403963, "measured", "tiersim hosts measure --venv VENV --repeats 3 --tier ssd-cloud on this EPYC (2026-12-04T16:29-16:35Z under q cpu, load average 16-28), DLIO at VENV, tierfs on ssd-cloud, 3 rounds: the same line's slope, per MiB of the record (median of the rounds; low, high: their least and most)", low = 381235, high = 432624 },
+  dlio_png_sample_ns = { 92553, "measured", "tiersim hosts measure --venv VENV --repeats 3 --tier ssd-cloud on this EPYC (2026-12-04T16:29-16:35Z under q cpu, load average 16-28), DLIO at VENV, tierfs on ssd-cloud, 3 rounds: DLIO's workers (ImageReader, Pillow) per png sample through tierfs less tiersim's chain of the same requests, files of 114746 B (11 requests) and 1051093 B (39): the line's intercept (median of the rounds; low, high: their least and most)", low = 78018, high = 159962 },
+  dlio_png_sample_ns_per_mib = { 12338796, "measured", "tiersim hosts measure --venv VENV --repeats 3 --tier ssd-cloud on this EPYC (2026-12-04T16:29-16:35Z under q cpu, load average 16-28), DLIO at VENV, tierfs on ssd-cloud, 3 rounds: the same line's slope, per MiB of the file (median of the rounds; low, high: their least and most)", low = 12287042, high = 13337206 },
+  dlio_request_ns = { 12434, "measured", "tiersim hosts measure --venv VENV --repeats 3 --tier ssd-cloud on this EPYC (2026-12-04T16:29-16:35Z under q cpu, load average 16-28), DLIO at VENV, tierfs on ssd-cloud, 3 rounds: tiersim's chain of the two npz samples through tierfs, its reading thread's CPU (CLOCK_THREAD_CPUTIME_ID, the system calls): the line's per request (median of the rounds; low, high: their least and most)", low = 6995, high = 22225 },
+  dlio_request_ns_per_mib = { 25481, "measured", "tiersim hosts measure --venv VENV --repeats 3 --tier ssd-cloud on this EPYC (2026-12-04T16:29-16:35Z under q cpu, load average 16-28), DLIO at VENV, tierfs on ssd-cloud, 3 rounds: the same: per MiB read (median of the rounds; low, high: their least and most)", low = 3639, high = 60978 },
+  dlio_request_daemon_ns = { 27086, "measured", "tiersim hosts measure --venv VENV --repeats 3 --tier ssd-cloud on this EPYC (2026-12-04T16:29-16:35Z under q cpu, load average 16-28), DLIO at VENV, tierfs on ssd-cloud, 3 rounds: the same chains, the tierfs daemon's threads' CPU (schedstat), which serve a request while its latency runs: the line's per request (median of the rounds; low, high: their least and most)", low = 19257, high = 33740 },
+  dlio_request_daemon_ns_per_mib = { 794908, "measured", "tiersim hosts measure --venv VENV --repeats 3 --tier ssd-cloud on this EPYC (2026-12-04T16:29-16:35Z under q cpu, load average 16-28), DLIO at VENV, tierfs on ssd-cloud, 3 rounds: the same: per MiB read (median of the rounds; low, high: their least and most)", low = 779095, high = 1009566 },
+  dlio_step_ns = { 2135131, "measured", "tiersim hosts measure --venv VENV --repeats 3 --tier ssd-cloud on this EPYC (2026-12-04T16:29-16:35Z under q cpu, load average 16-28), DLIO at VENV, tierfs on ssd-cloud, 3 rounds: a torch DataLoader as DLIO builds it (pin_memory, 4 persistent workers), batches of 7 x 2 MiB: the main thread per step after the first (unet3d's shape) (median of the rounds; low, high: their least and most)", low = 2117377, high = 2742720 },
+  dlio_workload_step_ns = {
+    unet3d = { 2135131, "measured", "tiersim hosts measure --venv VENV --repeats 3 --tier ssd-cloud on this EPYC (2026-12-04T16:29-16:35Z under q cpu, load average 16-28), DLIO at VENV, tierfs on ssd-cloud, 3 rounds: the same, unet3d's batch of 7 x 2 MiB (median of the rounds; low, high: their least and most)", low = 2117377, high = 2742720 },
+    resnet50 = { 6661151, "measured", "tiersim hosts measure --venv VENV --repeats 3 --tier ssd-cloud on this EPYC (2026-12-04T16:29-16:35Z under q cpu, load average 16-28), DLIO at VENV, tierfs on ssd-cloud, 3 rounds: the same with 8 workers, resnet50's batch of 400 x 147 KiB (median of the rounds; low, high: their least and most)", low = 6433254, high = 6714080 },
+  },
+  dlio_loader_start_ns = { 0, "measured", "tiersim hosts measure --venv VENV --repeats 3 --tier ssd-cloud on this EPYC (2026-12-04T16:29-16:35Z under q cpu, load average 16-28), DLIO at VENV, tierfs on ssd-cloud, 3 rounds: DLIO's DataLoader (TorchDataset's worker_init, fork, pin_memory, persistent workers) from iter() to its first batch of one (no file read), wall time, with 1, 2, 4, 8 workers: the first epoch's (the workers forked), the line's intercept (median of the rounds; low, high: their least and most)", low = 0, high = 0 },
+  dlio_loader_start_ns_per_worker = { 164365363, "measured", "tiersim hosts measure --venv VENV --repeats 3 --tier ssd-cloud on this EPYC (2026-12-04T16:29-16:35Z under q cpu, load average 16-28), DLIO at VENV, tierfs on ssd-cloud, 3 rounds: the same line's slope, per worker (median of the rounds; low, high: their least and most)", low = 135939768, high = 427900319 },
+  dlio_loader_restart_ns = { 11567422, "measured", "tiersim hosts measure --venv VENV --repeats 3 --tier ssd-cloud on this EPYC (2026-12-04T16:29-16:35Z under q cpu, load average 16-28), DLIO at VENV, tierfs on ssd-cloud, 3 rounds: the same loaders' second epoch (the workers resumed): the line's intercept (median of the rounds; low, high: their least and most)", low = 0, high = 130333508 },
+  dlio_loader_restart_ns_per_worker = { 5625095, "measured", "tiersim hosts measure --venv VENV --repeats 3 --tier ssd-cloud on this EPYC (2026-12-04T16:29-16:35Z under q cpu, load average 16-28), DLIO at VENV, tierfs on ssd-cloud, 3 rounds: the same line's slope, per worker (median of the rounds; low, high: their least and most)", low = 493943, high = 19939434 },
+  dlio_worker_gc_ns = { 79225233, "measured", "tiersim hosts measure --venv VENV --repeats 3 --tier ssd-cloud on this EPYC (2026-12-04T16:29-16:35Z under q cpu, load average 16-28), DLIO at VENV, tierfs on ssd-cloud, 3 rounds: Python's first full collection in a process forked from one holding DLIO's modules (dlio_benchmark.main; 147451 objects tracked), its thread's CPU: each DataLoader worker's once, copying and traversing the heap it inherited (median of the rounds; low, high: their least and most)", low = 78484681, high = 91758776 },
+  dlio_worker_gc_samples = { 463, "measured", "bench/dlio_worker_split.py in DLIO 2.0.0's own run through tierfs (2026-12-03, resnet50's npz shape: 4,000 files, batch 400, 8 workers, 1 rank): each worker's first full collection came with its sample number 463, one's with number 507; unet3d's 4 workers of 47 samples had none. DLIO's and Python's (the collector's counts at the fork, the objects a sample leaves), not this machine's", low = 463, high = 507 },
+  dlio_worker_spread = { 0.0093, "measured", "bench/dlio_rank_spread.py --workers over DLIO 2.0.0's tierfs traces of bench/dlio_peer.sh's r50-1-ssd (resnet50 npz, 1 rank, 8 workers; 9 runs, 2026-12-02/03): the ends of the batches of the workers reading side by side from an epoch's start, their sample standard deviation over their mean, median (least, most) of 18 epochs. DLIO's Python workers on this host's scheduling, not measured here", low = 0.0058, high = 0.0155 },
+  vcpus = { 2, "measured", "sched_getaffinity of tiersim hosts measure, 2026-12-04T16:35:40Z: 2 CPUs" },
 }

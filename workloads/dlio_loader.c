@@ -550,6 +550,7 @@ static int vw_event(struct vl *v, struct vworker *w, uint64_t t)
 				uint64_t served = cores_run(&v->cores, t, ns);
 				done = TS_MAX(done, served);
 			}
+			done += v->c->request_wait_ns; /* waking the reader (dlio_loader.h) */
 			w->dpieces--;
 			return ts_evq_push(&v->q, done, v->tie++, w);
 		}
@@ -1216,7 +1217,7 @@ static int r_sample(struct rworker *w, uint64_t i)
 		pieces += w->chain[q].op == TS_CHAIN_READ || w->chain[q].op == TS_CHAIN_OPEN;
 	for (size_t q = 0; q < n && !rc; q++) {
 		const struct ts_chain_req *r = &w->chain[q];
-		struct stat st;
+		uint64_t size = 0;
 		if (q && pieces && (w->chain[q - 1].op == TS_CHAIN_READ ||
 				    w->chain[q - 1].op == TS_CHAIN_OPEN)) {
 			uint64_t ns = cpu_left / pieces--;
@@ -1229,12 +1230,16 @@ static int r_sample(struct rworker *w, uint64_t i)
 			walked = true;
 			break;
 		case TS_CHAIN_GETATTR: /* before the open: the open's own lookup */
-			/* after it: an fstat, or after a walk a stat by path (h5py) */
-			if (fd >= 0 && (walked ? stat(path, &st) : fstat(fd, &st)))
-				rc = -errno;
+			/* after it: an fstat, an lseek to the end (zipfile's
+			 * seek(n, 2): the file's size alone, which the kernel's
+			 * attribute cache answers after a read where an fstat
+			 * goes to the daemon), or after a walk a stat by path
+			 * (h5py) */
+			if (fd >= 0)
+				rc = ts_chain_stat(r, fd, path, walked, &size);
 			/* numpy refuses a zip cut short: so does this reader */
-			else if (fd >= 0 && !checked && (checked = true) &&
-				 (uint64_t)st.st_size < m->files[file_of(m, i)].bytes)
+			if (!rc && fd >= 0 && !checked && (checked = true) &&
+			    size < m->files[file_of(m, i)].bytes)
 				rc = TS_E_TRUNCATED;
 			walked = walked && fd < 0;
 			break;

@@ -77,6 +77,13 @@ struct ts_dl_cfg {
 	double request_ns_per_mib;
 	uint64_t request_daemon_ns;
 	double request_daemon_ns_per_mib;
+	/* Virtual time: what a worker waits per request it makes (each charged
+	 * one: the open and the reads), wall time beyond the request's service
+	 * and the CPU above, holding no core: on a host the reader and the
+	 * file system's daemon are woken for each synchronous request (a
+	 * sleeping vCPU's wake-up, the daemon's pick-up, the reply's). Real
+	 * time: the host's own. 0: none. */
+	uint64_t request_wait_ns;
 	/* The DataLoader's start each epoch, per rank, before its workers read
 	 * (iter(): the first epoch forks them, a later one resumes them,
 	 * persistent_workers): virtual time charges it from the epoch's start,

@@ -241,11 +241,13 @@ static int chains(struct ctx *c, int k, struct round_set *rs)
 			case TS_CHAIN_WALK:
 				walked = true;
 				break;
-			case TS_CHAIN_GETATTR:
-				if (fd >= 0 && (walked ? stat(path, &st) : fstat(fd, &st)))
-					rc = -errno;
+			case TS_CHAIN_GETATTR: {
+				uint64_t size;
+				if (fd >= 0)
+					rc = ts_chain_stat(&q[j], fd, path, walked, &size);
 				walked = walked && fd < 0;
 				break;
+			}
 			case TS_CHAIN_OPEN:
 				if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 					rc = -errno;
@@ -691,6 +693,17 @@ int ts_dlio_measure(const struct ts_dlio_measure_opts *o, struct ts_dlio_measure
 		rc = ts_interrupted ? -EINTR : round_run(&c, &rd[i]);
 		if (rc == -EINTR)
 			snprintf(err, errlen, "interrupted");
+		/* what the round measured, per sample: DLIO's workers, and
+		 * tiersim's chain of the same requests that comes off them */
+		char line[512];
+		size_t at = 0;
+		for (int k = 0; !rc && k < NSETS && at < sizeof(line); k++)
+			at += (size_t)snprintf(line + at, sizeof(line) - at, "%s%s %.0f/%.0f",
+					       k ? ", " : "", set_name[k], rd[i].s[k].dlio_ns / 1e3,
+					       rd[i].s[k].chain_ns / 1e3);
+		if (!rc)
+			say(&c, "round %u: per sample, us, DLIO's workers/tiersim's chain: %s", i + 1,
+			    line);
 	}
 	if (m) {
 		char sub[512];

@@ -201,6 +201,7 @@ struct cpu {
 	double gc_ns, gc_at; /* each worker's first full collection, its sample */
 	bool gc_left;	     /* the host sets them, this format does not pay them */
 	double spread;	     /* the workers' batches' ends: sd over mean */
+	double wait_ns;	     /* per charged request, wall time (dlio_request_wait_ns) */
 };
 
 /* Reader workers per accelerator that do a sample's framework work: DLIO's
@@ -256,6 +257,7 @@ static int cpu_resolve(const struct ts_dlio_opts *o, const struct ts_dlio_worklo
 	c->req_per_mib = hd.request_ns_per_mib;
 	c->daemon_ns = hd.request_daemon_ns;
 	c->daemon_per_mib = hd.request_daemon_ns_per_mib;
+	c->wait_ns = hd.request_wait_ns;
 	c->sample_ns = hd.sample_ns + preprocess_ns(w);
 	c->sample_of = hd.sample_of; /* a literal */
 	c->per_mib = hd.sample_ns_per_mib;
@@ -785,6 +787,7 @@ static void dl_config(const struct env *E, uint64_t ranks, uint64_t rank0, uint6
 		.request_ns_per_mib = E->cpu.req_per_mib,
 		.request_daemon_ns = (uint64_t)llround(E->cpu.daemon_ns),
 		.request_daemon_ns_per_mib = E->cpu.daemon_per_mib,
+		.request_wait_ns = (uint64_t)llround(E->cpu.wait_ns),
 		.start_ns = (uint64_t)llround(E->cpu.start_ns),
 		.restart_ns = (uint64_t)llround(E->cpu.restart_ns),
 		.worker_gc_ns = (uint64_t)llround(E->cpu.gc_ns),

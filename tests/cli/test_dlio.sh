@@ -312,6 +312,50 @@ assert get["file"] == 7 * 24 and get["/"] >= 24 and get["/train"] >= 24, (opens,
 assert get["/"] <= 24 + 2 and get["/train"] <= 24 + 2, get
 ' || fail "npz real run: not 7 getattrs per file and one of / and train/ per open"
 
+# Through tierfs's default mount (attributes cached 1 s) the getattrs that
+# reach the daemon are those the kernel cannot answer: numpy's np.load (as
+# DLIO's NPZReader calls it) and the real loader, each through a fresh
+# mount of the same files, send the same number per file. zipfile's three
+# seek(n, 2) are lseeks, which ask for the size alone; an fstat in their
+# place would go to the daemon after a read (the atime it invalidates).
+if /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
+	npzdir=$(dirname "$(find "$work/npz" -name dataset.json | head -1)")
+	mkdir -p "$work/mnp"
+	"$build/fs/tierfs" -o "tier=unlimited,trace=$work/np.trace" "$npzdir" "$work/mnp" >/dev/null 2>&1 ||
+		fail "tierfs over $npzdir"
+	(cd "$npzdir/train" && ls -- *.npz) | /usr/bin/python3 -c '
+import sys, numpy as np
+for f in sys.stdin.read().split():
+    np.load(sys.argv[1] + "/train/" + f, allow_pickle=True)["x"]' "$work/mnp" ||
+		{ fusermount3 -u "$work/mnp"; fail "numpy through the default mount"; }
+	fusermount3 -u "$work/mnp" || fail "unmount of $work/mnp"
+	# shellcheck disable=SC2086
+	"$tiersim" dlio resnet50_h100 $npzw --tier unlimited --dir "$work/npz" --trace "$work/npzc.trace" \
+		--quiet >/dev/null 2>"$work/err" || fail "npz real run, default mount: $(cat "$work/err")"
+	for t in np npzc; do
+		for _ in $(seq 50); do "$tiersim" trace dump "$work/$t.trace" 2>/dev/null | tail -1 | grep -q '^end ' && break; sleep 0.2; done
+		"$tiersim" trace dump "$work/$t.trace" >"$work/$t.txt" || fail "$t trace"
+	done
+	python3 - "$work/np.txt" "$work/npzc.txt" <<'PY' || fail "npz getattrs per file through the default mount differ from numpy's"
+import collections, sys
+def per_file(fn):
+    paths, get, opens = {}, collections.Counter(), collections.Counter()
+    for line in open(fn):
+        w = line.split()
+        if w and w[0] == "path":
+            paths[w[1]] = w[2].strip("\"")
+        elif w and w[0].isdigit() and w[2] in ("getattr", "open"):
+            p = paths.get(w[3], "?")
+            if p.endswith(".npz"):
+                (get if w[2] == "getattr" else opens)[p] += 1
+    return get, opens
+(gn, on), (gt, ot) = per_file(sys.argv[1]), per_file(sys.argv[2])
+assert len(on) == 24 and set(on) == set(ot) and all(v == 1 for v in list(on.values()) + list(ot.values())), (on, ot)
+assert gn == gt, ("numpy", sorted(gn.items()), "tiersim", sorted(gt.items()))
+assert sum(gt.values()) < 7 * 24, gt  # the cache answered some
+PY
+fi
+
 # With a host profile (--host) the real loader's workers spend its CPU per
 # sample busy after each sample's chain, as virtual time charges it: each
 # reading thread's own CPU (trace stats: its schedstat clock from its first

@@ -280,6 +280,34 @@ static void check_request_cpu(const struct ts_dataset_meta *m)
 	req_ns_per_mib = 0;
 }
 
+/* The wait per request (request_wait_ns): one worker, batch 1, the disk
+ * answering in LAT, no CPU: each charged request goes out exactly @wait
+ * after the one before it completed (the sample's next, or the next
+ * sample's open), and the epoch is longer by exactly @wait per charged
+ * request. */
+static void check_request_wait(const struct ts_dataset_meta *m)
+{
+	uint64_t len[2], n = 0;
+	const uint64_t waits[2] = { 0, 250000 };
+	for (int k = 0; k < 2; k++) {
+		struct ts_dl_cfg c = { .meta = m, .ranks = 1, .world = 1, .batch = 1,
+				       .workers = 1, .prefetch_factor = 1, .epochs = 1,
+				       .steps = 16, .request_wait_ns = waits[k] };
+		struct ts_vdisk disk = { submit, NULL, NULL };
+		struct ts_dl_result r;
+		char err[256] = "";
+		nlog = 0;
+		CHECK(ts_dl_run_virtual(&c, &disk, NULL, NULL, &r, err, sizeof(err)) == 0);
+		CHECK(r.epochs == 1 && nlog > 16 && nlog < MAXREQ);
+		for (size_t i = 1; i < nlog; i++)
+			CHECK_EQ_U64(log_[i].t, log_[i - 1].done + waits[k]);
+		len[k] = r.ep[0].end - r.ep[0].start;
+		n = nlog;
+		ts_dl_result_free(&r);
+	}
+	CHECK_EQ_U64(len[1] - len[0], n * waits[1]);
+}
+
 /* One epoch of 16 samples of batch 1 on @workers workers, no compute, a
  * disk answering in @disk_lat, @cpu of a worker's CPU per sample, the
  * daemon @daemon per request of a chain and the reader @reader, on @vcpus
@@ -683,6 +711,7 @@ int main(void)
 	check_cores();
 	check_request_cpu(&m);
 	check_request_daemon();
+	check_request_wait(&m);
 	check_keep_open(&m);
 	check_start(&m);
 	check_worker_gc(&m);
