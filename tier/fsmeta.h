@@ -142,12 +142,14 @@ uint64_t ts_fsmeta_dir_blocks(const struct ts_fsmeta_params *p, uint64_t entries
  * blocks with their descriptor, commit block and the journal's
  * superblock, then wrote the same 142 in place in 6 requests: the
  * superblock and group descriptor, both bitmaps, 126 inode-table blocks,
- * the folder's inode block and its 11 blocks; the renames above, 74 after
- * 76). They go either
- *   - in the background, 35 s after the commit with no sync (the flusher
- *     writes the device's dirty buffers once dirty_expire_centisecs, 30 s
- *     by default, have passed, on its 5 s tick): the same 142 blocks in
- *     the same 6 requests; or
+ * the folder's inode block and its 11 blocks; 1,000 renames and 1,000
+ * unlinks in that folder next journalled 144 and wrote the same 144 in
+ * place in 5 requests; the renames above, 74 after 76). They go either
+ *   - in the background, 25-35 s after the commit with no sync (the
+ *     flusher writes the device's dirty buffers once the oldest is
+ *     dirty_expire_centisecs old, 30 s by default, on its 5 s tick): the
+ *     creates' 142 blocks 35 s after their commit in the same 6 requests,
+ *     the renames' and unlinks' 144 blocks 25 s after theirs; or
  *   - at a whole-mount sync (sync(2), syncfs(2)) before then, which
  *     commits the running transaction, writes them and flushes (1.4 s
  *     after the creates: 6 journal writes of 146 blocks, 142 blocks in
@@ -169,8 +171,9 @@ uint64_t ts_fsmeta_dir_blocks(const struct ts_fsmeta_params *p, uint64_t entries
  * back, in place, and a flush. The background writes are the larger
  * miss, and need no sync seen: charging them when due, as the commit is
  * (traces/tier_rule.h), needs where ext4 puts each block (for the
- * merging: inode tables and folders are contiguous, the rule's blocks are
- * not) and checking on a second workload (renames, unlinks); not built.
+ * merging into 5-7 requests: inode tables and folders are contiguous,
+ * the rule's blocks are not) and when the device's buffers were first
+ * dirtied (the flusher's clock is per device, not per block); not built.
  * In block mode both are the real file system's and are charged as the
  * device's writes.
  */
