@@ -39,7 +39,11 @@
 #   the loop device's hop taken off (the default, disk/README.md) and
 #   left in (mode "block-hop0": mount.loop_hop=false), interleaved with
 #   FUSE (the three rotated in order across repetitions), and a second
-#   table: virtual over each, and the two block modes' ratio.
+#   table: virtual over each, and the two block modes' ratio;
+#   BLOCK_STUDY_HOP=only runs the two block modes alone (no FUSE runs,
+#   only the second table). BLOCK_STUDY_PREPARE=only makes the datasets
+#   in TIERSIM_WORKDIR and stops (run it under a CPU-time lock first);
+#   =skip then leaves that step out of the timed call.
 set -u
 BUILD=${1:?usage: bench/block_study.sh BUILD [REPS] [TIER...]}
 REPS=${2:-3}
@@ -55,9 +59,19 @@ TIERSIM_TIERFS=$(cd "$BUILD" && pwd)/fs/tierfs
 [ "$(id -u)" -eq 0 ] || { echo "block_study.sh: block mode needs root" >&2; exit 2; }
 W=$(mktemp -d /tmp/block_study.XXXXXX)
 export TIERSIM_DISK_STATE=$W/state
+TIERSIM_WORKDIR_GIVEN=${TIERSIM_WORKDIR:-}
 export TIERSIM_WORKDIR=${TIERSIM_WORKDIR:-$W/work}
 trap 'rm -rf "$W"' EXIT
 trap 'exit 1' INT TERM
+PREPARE=${BLOCK_STUDY_PREPARE:-}
+case $PREPARE in
+'' | only | skip) ;;
+*) echo "block_study.sh: BLOCK_STUDY_PREPARE='$PREPARE': only, skip or unset" >&2; exit 2 ;;
+esac
+if [ -n "$PREPARE" ] && [ -z "${TIERSIM_WORKDIR_GIVEN:-}" ]; then
+	echo "block_study.sh: BLOCK_STUDY_PREPARE=$PREPARE needs TIERSIM_WORKDIR (where the datasets stay)" >&2
+	exit 2
+fi
 tiers=$(IFS=,; echo "${TIERS[*]}")
 # the error's own line, not the last of a Lua traceback under it
 err1() { grep -v -e '^[[:space:]]' -e '^stack traceback' "$W/err" | tail -1; }
@@ -77,6 +91,7 @@ tl_args() { # NAME
 	[ -z "$KEEP" ] || TL=(--timeline "$KEEP/$1.timeline.json" --timeline-max 2000000)
 }
 for s in "${SCRIPTS[@]}"; do
+	[ "$PREPARE" = only ] && break
 	tl_args "$s.virtual"
 	# shellcheck disable=SC2086 # SIZE holds words
 	"$B" compare "$SRC/scripts/$s.lua" --tiers "$tiers" --virtual ${SIZE[$s]} --quiet "${TL[@]}" \
@@ -91,6 +106,7 @@ RT=()
 # first in odd repetitions
 MODES=(fuse block)
 [ "${BLOCK_STUDY_HOP:-}" = both ] && MODES+=(block-hop0)
+[ "${BLOCK_STUDY_HOP:-}" = only ] && MODES=(block block-hop0)
 pair() { # REP SCRIPT
 	local mode extra
 	for mode in $(bench_order $(($1 - 1)) "${MODES[@]}"); do
@@ -108,11 +124,13 @@ pair() { # REP SCRIPT
 # the datasets, made before any timed run (compare keeps them in
 # TIERSIM_WORKDIR): each scenario once, one iteration, untimed
 for s in "${SCRIPTS[@]}"; do
+	[ "$PREPARE" = skip ] && break
 	one=iterations=1
 	[ "$s" = preprocess ] && one=
 	"$B" compare "$SRC/scripts/$s.lua" --tiers "${TIERS[0]}" $one --quiet >/dev/null 2>"$W/err" ||
 		{ echo "block_study.sh: $s (making its datasets) failed: $(err1)" >&2; exit 1; }
 done
+[ "$PREPARE" = only ] && exit 0
 for rep in $(seq "$REPS"); do
 	for s in "${SCRIPTS[@]}"; do
 		if [ -n "${BLOCK_STUDY_LOCK:-}" ]; then
@@ -124,9 +142,10 @@ for rep in $(seq "$REPS"); do
 	done
 done
 
-echo
-echo "== samples/s, median [min-max] of $REPS; ratios to block within each repetition, median [min-max]; $(bench_load)"
-/usr/bin/python3 - "$W" "$REPS" "${SCRIPTS[@]}" <<'EOF'
+if [ "${BLOCK_STUDY_HOP:-}" != only ]; then
+	echo
+	echo "== samples/s, median [min-max] of $REPS; ratios to block within each repetition, median [min-max]; $(bench_load)"
+	/usr/bin/python3 - "$W" "$REPS" "${SCRIPTS[@]}" <<'EOF'
 import json, os, sys
 sys.path.insert(0, os.environ["BENCH_DIR"])
 from benchstat import median, summary
@@ -154,7 +173,8 @@ for s in scripts:
         print(f"{s:14} {k[:40]:40} {fm:9.1f} [{min(f):.1f}-{max(f):.1f}] {bm:9.1f} [{min(b):.1f}-{max(b):.1f}] "
               f"{v:9.1f} {rr(f):>17} {rr([v] * len(b)):>17} {median(fs_):11.1f} {median(bs):10.1f}")
 EOF
-if [ "${BLOCK_STUDY_HOP:-}" = both ]; then
+fi
+if [ "${BLOCK_STUDY_HOP:-}" = both ] || [ "${BLOCK_STUDY_HOP:-}" = only ]; then
 	echo
 	echo "== block mode with the loop hop taken off (block) and left in (block-hop0): samples/s, median [min-max] of $REPS; ratios within each repetition"
 	/usr/bin/python3 - "$W" "$REPS" "${SCRIPTS[@]}" <<'EOF'

@@ -765,8 +765,11 @@ static int start_tierfs(struct attach *a, const struct ts_disk_mount_opts *o, ch
 	if (o->capacity)
 		snprintf(capo, sizeof(capo), ",capacity=%llu", (unsigned long long)o->capacity);
 	/* loop_hop=measure: tierfs measures the loop device's hop once its
-	 * FUSE round trip is known, before it makes the model (fs/calib.c) */
-	if (asprintf(&opts, "tier=%s,mem=0,cached=,fsname=tiersim-disk,loop_hop=%s%s%s%s%s%s%s",
+	 * FUSE round trip is known, before it makes the model (fs/calib.c);
+	 * image: the image is the device, its own metadata is not charged
+	 * (fs/timing.c) */
+	if (asprintf(&opts,
+		     "tier=%s,mem=0,cached=,fsname=tiersim-disk,image,loop_hop=%s%s%s%s%s%s%s",
 		     o->tier, o->no_loop_hop ? "off" : "measure", capo,
 		     o->ebs_opts ? o->ebs_opts : "", o->trace ? ",trace=" : "", o->trace ? o->trace : "",
 		     o->profile ? ",profile=" : "", o->profile ? o->profile : "") < 0) {

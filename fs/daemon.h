@@ -152,6 +152,7 @@ struct ts_fs_opts {
 	char *cache;	 /* page-cache state at mount: cold | warm | written */
 	char *warm_path; /* what cache= warms, under the backing; NULL = all of it */
 	char *loop_hop;	 /* off | measure | a duration (fs/calib.c) */
+	bool image; /* block mode: BACKING holds the image a loop device reads (timing.c) */
 	struct ts_tier_ebs_opts ebs; /* the instance's EBS limits, into cfg.ebs (aws-* tiers) */
 };
 extern const struct ts_opt ts_fs_opt_table[];

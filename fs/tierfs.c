@@ -94,6 +94,10 @@ const struct ts_opt ts_fs_opt_table[] = {
 	  "block mode (tiersim disk mount): take a loop device's hop off every modeled latency "
 	  "too, beside the FUSE round trip: measure (at mount, through a loop device over "
 	  ".tierfs/calib; needs root), a duration (given), or off" },
+	{ "image", TS_OPT_BOOL, OFF(image), "false", 0, 0, "",
+	  "block mode (tiersim disk mount): BACKING holds the disk image a loop device reads, "
+	  "so the image file's own path lookups and extent tree are not charged (a block "
+	  "device has none); its reads and writes are, as the device's" },
 	/* as a scenario's mount{} has them; only on an EBS volume's tier */
 	TS_TIER_EBS_OPT_ROWS(OFF),
 	{ NULL },
@@ -423,6 +427,11 @@ static int configure(struct ts_fs *fs, struct fuse_args *args, struct cmdline *c
 	}
 	if (fs->o.bare && strcmp(fs->o.loop_hop, "off")) {
 		fprintf(stderr, "tierfs: option 'loop_hop' needs a tier model, which a bare mount "
+				"does not have\n");
+		return -1;
+	}
+	if (fs->o.bare && fs->o.image) {
+		fprintf(stderr, "tierfs: option 'image' needs a tier model, which a bare mount "
 				"does not have\n");
 		return -1;
 	}

@@ -14,6 +14,13 @@
  * what the inode cache serves. In libfuse's high-level API a lookup is a
  * getattr, so the inode read of a cold file is the open's.
  *
+ * Block mode (image=, set by tiersim disk mount): BACKING holds the disk
+ * image a loop device reads, and the requests are the device's. A block
+ * device has no path and no extent tree, so the image file's own lookups
+ * (its open, at the loop device's attach) and extent leaves (an image over
+ * 4 extents of 128 MiB) cost nothing; the file system on the device reads
+ * its metadata through it, and those reads are charged as the device's.
+ *
  * The kernel page cache. Files are opened with direct_io on the FUSE side,
  * so every read and write reaches the daemon and the model's page cache
  * (mem=) is the only one that decides hits and misses. libfuse 3.14 cannot
@@ -413,7 +420,10 @@ uint64_t ts_fs_model_submit(struct ts_fs *fs, struct ts_fs_req *r)
 				return 0;
 		}
 		enum ts_fsmeta_change what;
-		if (path) {
+		/* block mode: the image is the device, which has no names to
+		 * look up or change (the file system on it reads its own
+		 * metadata, and those reads come here as the image's) */
+		if (path && !fs->o.image) {
 			nio = ts_tier_rule_fs_path(fs->model->meta, kind, path, backing_stat, fs,
 						   io, TS_FSMETA_MAX_IO);
 			if (ts_tier_rule_fs_change(op, &what))
@@ -424,7 +434,7 @@ uint64_t ts_fs_model_submit(struct ts_fs *fs, struct ts_fs_req *r)
 	}
 	if (!ts_tier_rule_req(op, &q))
 		return 0;
-	if (kind == TS_RULE_FS_READ && r->file_size)
+	if (kind == TS_RULE_FS_READ && r->file_size && !fs->o.image)
 		nio = ts_fsmeta_extent(fs->model->meta, r->file_id, r->file_size, r->off, io,
 				       TS_FSMETA_MAX_IO);
 	if (nio)
@@ -698,6 +708,7 @@ char *ts_fs_model_describe(struct ts_fs *fs)
 		if (!strncmp(o->name, "ebs_", 4))
 			fprintf(f, "%s=%s\n", o->name, ts_opt_get(o, &fs->o, v, sizeof(v)));
 	fprintf(f, "bare=%s\n", fs->o.bare ? "true" : "false");
+	fprintf(f, "image=%s\n", fs->o.image ? "true" : "false");
 	fprintf(f, "cached=%s\n", fs->o.cached ? fs->o.cached : "");
 	char *faults = t ? malloc(FAULTS_TEXT_MAX) : NULL;
 	if (faults)

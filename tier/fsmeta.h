@@ -134,11 +134,48 @@ uint64_t ts_fsmeta_dir_blocks(const struct ts_fsmeta_params *p, uint64_t entries
  * A commit writes a descriptor block per 255 blocks (jbd2's 16-byte tags)
  * and the blocks, one after the other in the journal, in requests of
  * journal_request at most; then a flush, the commit block, a flush.
- * A whole-mount sync (sync(2), syncfs(2)) commits too and then writes the
- * committed blocks in place (the same trace: 74 after the 76); it is not
- * charged: FUSE does not pass it on (the kernel sends FUSE_SYNCFS to
- * virtiofs only; a FUSE-mode trace of the same job holds no request at
- * either sync), so neither tierfs nor a replay of its trace sees one.
+ *
+ * Writing the blocks in place (jbd2's checkpoint) is not charged. Block
+ * mode shows ext4 writes every journalled block once more, at its own
+ * place, merged by position (block-mode traces, 1 GiB ext4 image on
+ * ssd-cloud, kernel 6.18: 2,000 creates in one folder journalled 142
+ * blocks with their descriptor, commit block and the journal's
+ * superblock, then wrote the same 142 in place in 6 requests: the
+ * superblock and group descriptor, both bitmaps, 126 inode-table blocks,
+ * the folder's inode block and its 11 blocks; 1,000 renames and 1,000
+ * unlinks in that folder next journalled 144 and wrote the same 144 in
+ * place in 5 requests; the renames above, 74 after 76). They go either
+ *   - in the background, 25-35 s after the commit with no sync (the
+ *     flusher writes the device's dirty buffers once the oldest is
+ *     dirty_expire_centisecs old, 30 s by default, on its 5 s tick): the
+ *     creates' 142 blocks 35 s after their commit in the same 6 requests,
+ *     the renames' and unlinks' 144 blocks 25 s after theirs; or
+ *   - at a whole-mount sync (sync(2), syncfs(2)) before then, which
+ *     commits the running transaction, writes them and flushes (1.4 s
+ *     after the creates: 6 journal writes of 146 blocks, 142 blocks in
+ *     place in 7 requests, 11 flushes); a sync after the background
+ *     write only updates the superblocks (3 one-block writes, 10
+ *     flushes).
+ * A user's sync is not charged because nothing that drives the model sees
+ * it: FUSE does not pass it on (fuse_sync_fs sends FUSE_SYNCFS only where
+ * the connection asked for it, which virtiofs alone does, and libfuse 3.14
+ * has no syncfs op at all), so tierfs gets no request (a FUSE-mode trace
+ * of the same 2,000 creates holds only the sync command's own two getattrs
+ * at `sync -f`, no write or fsync), its trace holds no record for
+ * a replay to charge, and no scenario step syncs (a scenario's jobs are
+ * its loaders, preprocess{}, which fdatasyncs its LMDB, and DLIO). What
+ * would be needed: tiersim record seeing the command's sync(2) and
+ * syncfs(2) (a syscall tracepoint beside the wake capture's, on the
+ * recorded tree), a trace record of it, and a replay charging there the
+ * running transaction's commit, the blocks committed and not yet written
+ * back, in place, and a flush. The background writes are the larger
+ * miss, and need no sync seen: charging them when due, as the commit is
+ * (traces/tier_rule.h), needs where ext4 puts each block (for the
+ * merging into 5-7 requests: inode tables and folders are contiguous,
+ * the rule's blocks are not) and when the device's buffers were first
+ * dirtied (the flusher's clock is per device, not per block); not built.
+ * In block mode both are the real file system's and are charged as the
+ * device's writes.
  */
 enum ts_fsmeta_change { TS_FSMETA_MAKE, TS_FSMETA_REMOVE, TS_FSMETA_CHANGE, TS_FSMETA_LINK };
 /* @what was done on @path (absolute) at @now: its blocks join the running
