@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,6 +21,7 @@
 
 #define LOOP_CONTROL "/dev/loop-control"
 #define HOP_READ TS_LOOP_HOP_READ
+_Static_assert(TS_LOOP_WINDOW_PAIRS <= TS_LOOP_HOP_PAIRS, "the passes share the reads' arrays");
 
 int ts_loop_attach(int fd, uint32_t flags, unsigned block, int *loop_fd, char *err,
 		   size_t errlen)
@@ -137,15 +139,6 @@ uint64_t ts_loop_hop_of(uint64_t *loop, uint64_t *direct, size_t n, unsigned bat
 	return mid > 0 ? (uint64_t)mid : 0;
 }
 
-uint64_t ts_loop_hop_size_ns(uint64_t big_ns, uint64_t len)
-{
-	const uint64_t span = TS_LOOP_HOP_BIG - HOP_READ;
-	if (len <= HOP_READ)
-		return 0;
-	/* big_ns x (len - 4 KiB) / span, rounded down, without the product */
-	return big_ns / span * (len - HOP_READ) + big_ns % span * (len - HOP_READ) / span;
-}
-
 /* One direct read of @len bytes at 0: its latency, or 0 with errno set. */
 static uint64_t timed_read(int fd, void *buf, size_t len)
 {
@@ -181,6 +174,74 @@ static int timed_pairs(int a, size_t alen, int b, size_t blen, void *buf, uint64
 	return 0;
 }
 
+/* One pass over the first TS_LOOP_WINDOW_FILE bytes of @fd through a
+ * shared read-only map, a byte read from each page in order, the pages
+ * dropped from the page cache first (the map gone, they are clean and
+ * unmapped): the time the touches took, or 0 with errno set. The kernel's
+ * fault and readahead read it in windows of the device's read_ahead_kb. */
+static uint64_t mapped_pass(int fd)
+{
+	if (posix_fadvise(fd, 0, TS_LOOP_WINDOW_FILE, POSIX_FADV_DONTNEED))
+		return 0;
+	void *p = mmap(NULL, TS_LOOP_WINDOW_FILE, PROT_READ, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return 0;
+	const volatile unsigned char *b = p;
+	unsigned sum = 0;
+	uint64_t t0 = ts_now_ns();
+	for (size_t off = 0; off < TS_LOOP_WINDOW_FILE; off += HOP_READ)
+		sum += b[off];
+	uint64_t t = ts_now_ns() - t0;
+	munmap(p, TS_LOOP_WINDOW_FILE);
+	(void)sum;
+	return t ? t : 1;
+}
+
+/* TS_LOOP_WINDOW_WARMUP + n pairs of mapped passes, @a's then @b's, in
+ * turn, as timed_pairs. */
+static int mapped_pairs(int a, int b, uint64_t *at, uint64_t *bt, size_t n, int *failed)
+{
+	for (size_t i = 0; i < TS_LOOP_WINDOW_WARMUP + n; i++) {
+		uint64_t x = mapped_pass(a);
+		uint64_t y = x ? mapped_pass(b) : 0;
+		if (!x || !y) {
+			*failed = x ? 2 : 1;
+			return -1;
+		}
+		if (i >= TS_LOOP_WINDOW_WARMUP) {
+			at[i - TS_LOOP_WINDOW_WARMUP] = x;
+			bt[i - TS_LOOP_WINDOW_WARMUP] = y;
+		}
+	}
+	return 0;
+}
+
+/* The window part (loop.h): @dev (the loop device, buffered) and @cached
+ * (the file through FUSE's page cache), mapped in turn; then 128 KiB
+ * O_DIRECT reads through the loop device and directly. */
+static int window_part(int dev, int cached, int ddev, int direct, void *buf, uint64_t *lt,
+		       uint64_t *dt, struct ts_loop_hop *out, int *failed, const char **what)
+{
+	const size_t n = (size_t)TS_LOOP_HOP_BATCHES * TS_LOOP_WINDOW_PAIRS;
+	uint64_t lm = 0, cm = 0;
+
+	*what = "a mapped pass";
+	if (mapped_pairs(dev, cached, lt, dt, n, failed))
+		return -1;
+	uint64_t extra = ts_loop_hop_of(lt, dt, n, TS_LOOP_HOP_BATCHES, &lm, &cm);
+	out->win_loop_ns = lm / TS_LOOP_WINDOWS;
+	out->win_cached_ns = cm / TS_LOOP_WINDOWS;
+	out->win_extra_ns = extra / TS_LOOP_WINDOWS;
+	*what = "a 128 KiB direct read";
+	const size_t m = (size_t)TS_LOOP_HOP_BATCHES * TS_LOOP_HOP_PAIRS;
+	if (timed_pairs(ddev, TS_LOOP_HOP_BIG, direct, TS_LOOP_HOP_BIG, buf, lt, dt, m, failed))
+		return -1;
+	out->big_hop_ns = ts_loop_hop_of(lt, dt, m, TS_LOOP_HOP_BATCHES, NULL, NULL);
+	out->window_ns = out->win_extra_ns > out->big_hop_ns ? out->win_extra_ns - out->big_hop_ns
+							     : 0;
+	return 0;
+}
+
 int ts_loop_hop_measure(const char *calib_path, struct ts_loop_hop *out, char *err,
 			size_t errlen)
 {
@@ -188,6 +249,7 @@ int ts_loop_hop_measure(const char *calib_path, struct ts_loop_hop *out, char *e
 	uint64_t *lt = calloc(n, sizeof(*lt)), *dt = calloc(n, sizeof(*dt));
 	void *buf = NULL;
 	int ffd = -1, lfd = -1, dev = -1, direct = -1, nr = -1, rc = 0, failed = 0;
+	int bdev = -1, cached = -1;
 	char path[64], dio[8] = "";
 
 	memset(out, 0, sizeof(*out));
@@ -197,8 +259,12 @@ int ts_loop_hop_measure(const char *calib_path, struct ts_loop_hop *out, char *e
 		rc = -ENOMEM;
 		goto out;
 	}
-	if ((ffd = open(calib_path, O_RDONLY | O_CLOEXEC)) < 0 ||
-	    (direct = open(calib_path, O_RDONLY | O_DIRECT | O_CLOEXEC)) < 0) {
+	/* the loop device's own open direct, as ever; @cached through
+	 * FUSE's page cache (tierfs serves .tierfs/calib so when it is opened
+	 * without O_DIRECT) */
+	if ((ffd = open(calib_path, O_RDONLY | O_DIRECT | O_CLOEXEC)) < 0 ||
+	    (direct = open(calib_path, O_RDONLY | O_DIRECT | O_CLOEXEC)) < 0 ||
+	    (cached = open(calib_path, O_RDONLY | O_CLOEXEC)) < 0) {
 		rc = -errno;
 		snprintf(err, errlen, "loop hop: cannot open %s: %s", calib_path, strerror(errno));
 		goto out;
@@ -243,9 +309,26 @@ int ts_loop_hop_measure(const char *calib_path, struct ts_loop_hop *out, char *e
 		goto out;
 	}
 	out->big_ns = ts_loop_hop_of(lt, dt, n, TS_LOOP_HOP_BATCHES, &out->big_loop_ns, NULL);
+	/* the window part: the device buffered, with its readahead */
+	if ((bdev = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "loop hop: cannot open %s: %s", path, strerror(errno));
+		goto out;
+	}
+	const char *what = "";
+	if (window_part(bdev, cached, dev, direct, buf, lt, dt, out, &failed, &what)) {
+		rc = -errno;
+		snprintf(err, errlen, "loop hop: %s of %s failed: %s", what,
+			 failed == 1 ? path : calib_path, strerror(errno));
+		goto out;
+	}
 out:
 	if (dev >= 0)
 		close(dev);
+	if (bdev >= 0)
+		close(bdev);
+	if (cached >= 0)
+		close(cached);
 	if (lfd >= 0)
 		close(lfd); /* the last holder: autoclear detaches it */
 	if (nr >= 0)
