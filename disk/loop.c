@@ -153,64 +153,47 @@ static uint64_t timed_read(int fd, void *buf, size_t len)
 	return t ? t : 1;
 }
 
-/* TS_LOOP_HOP_WARMUP + n pairs of reads, a's then b's, in turn; the pairs
- * after the warm-up go to at and bt. 0, or -1 with errno set and *failed
- * naming the side (1: a, 2: b) whose read failed. */
-static int timed_pairs(int a, size_t alen, int b, size_t blen, void *buf, uint64_t *at,
-		       uint64_t *bt, size_t n, int *failed)
+/* One pass over the first @len bytes of @fd through a shared read-only
+ * map, a byte read from each page in order, the pages dropped from the
+ * page cache first (the map gone, they are clean and unmapped): the time
+ * the touches took, or 0 with errno set. The kernel's fault and readahead
+ * read it in windows of the device's read_ahead_kb. */
+static uint64_t mapped_pass(int fd, void *buf, size_t len)
 {
-	for (size_t i = 0; i < TS_LOOP_HOP_WARMUP + n; i++) {
-		uint64_t x = timed_read(a, buf, alen);
-		uint64_t y = x ? timed_read(b, buf, blen) : 0;
-		if (!x || !y) {
-			*failed = x ? 2 : 1;
-			return -1;
-		}
-		if (i >= TS_LOOP_HOP_WARMUP) {
-			at[i - TS_LOOP_HOP_WARMUP] = x;
-			bt[i - TS_LOOP_HOP_WARMUP] = y;
-		}
-	}
-	return 0;
-}
-
-/* One pass over the first TS_LOOP_WINDOW_FILE bytes of @fd through a
- * shared read-only map, a byte read from each page in order, the pages
- * dropped from the page cache first (the map gone, they are clean and
- * unmapped): the time the touches took, or 0 with errno set. The kernel's
- * fault and readahead read it in windows of the device's read_ahead_kb. */
-static uint64_t mapped_pass(int fd)
-{
-	if (posix_fadvise(fd, 0, TS_LOOP_WINDOW_FILE, POSIX_FADV_DONTNEED))
+	(void)buf;
+	if (posix_fadvise(fd, 0, (off_t)len, POSIX_FADV_DONTNEED))
 		return 0;
-	void *p = mmap(NULL, TS_LOOP_WINDOW_FILE, PROT_READ, MAP_SHARED, fd, 0);
+	void *p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED)
 		return 0;
 	const volatile unsigned char *b = p;
 	unsigned sum = 0;
 	uint64_t t0 = ts_now_ns();
-	for (size_t off = 0; off < TS_LOOP_WINDOW_FILE; off += HOP_READ)
+	for (size_t off = 0; off < len; off += HOP_READ)
 		sum += b[off];
 	uint64_t t = ts_now_ns() - t0;
-	munmap(p, TS_LOOP_WINDOW_FILE);
+	munmap(p, len);
 	(void)sum;
 	return t ? t : 1;
 }
 
-/* TS_LOOP_WINDOW_WARMUP + n pairs of mapped passes, @a's then @b's, in
- * turn, as timed_pairs. */
-static int mapped_pairs(int a, int b, uint64_t *at, uint64_t *bt, size_t n, int *failed)
+/* @warmup + n pairs of @timed's (a read, or a mapped pass), a's then b's,
+ * in turn; the pairs after the warm-up go to at and bt. 0, or -1 with
+ * errno set and *failed naming the side (1: a, 2: b) that failed. */
+static int timed_pairs(uint64_t (*timed)(int, void *, size_t), size_t warmup, int a,
+		       size_t alen, int b, size_t blen, void *buf, uint64_t *at, uint64_t *bt,
+		       size_t n, int *failed)
 {
-	for (size_t i = 0; i < TS_LOOP_WINDOW_WARMUP + n; i++) {
-		uint64_t x = mapped_pass(a);
-		uint64_t y = x ? mapped_pass(b) : 0;
+	for (size_t i = 0; i < warmup + n; i++) {
+		uint64_t x = timed(a, buf, alen);
+		uint64_t y = x ? timed(b, buf, blen) : 0;
 		if (!x || !y) {
 			*failed = x ? 2 : 1;
 			return -1;
 		}
-		if (i >= TS_LOOP_WINDOW_WARMUP) {
-			at[i - TS_LOOP_WINDOW_WARMUP] = x;
-			bt[i - TS_LOOP_WINDOW_WARMUP] = y;
+		if (i >= warmup) {
+			at[i - warmup] = x;
+			bt[i - warmup] = y;
 		}
 	}
 	return 0;
@@ -226,7 +209,8 @@ static int window_part(int dev, int cached, int ddev, int direct, void *buf, uin
 	uint64_t lm = 0, cm = 0;
 
 	*what = "a mapped pass";
-	if (mapped_pairs(dev, cached, lt, dt, n, failed))
+	if (timed_pairs(mapped_pass, TS_LOOP_WINDOW_WARMUP, dev, TS_LOOP_WINDOW_FILE, cached,
+			TS_LOOP_WINDOW_FILE, NULL, lt, dt, n, failed))
 		return -1;
 	uint64_t extra = ts_loop_hop_of(lt, dt, n, TS_LOOP_HOP_BATCHES, &lm, &cm);
 	out->win_loop_ns = lm / TS_LOOP_WINDOWS;
@@ -234,7 +218,8 @@ static int window_part(int dev, int cached, int ddev, int direct, void *buf, uin
 	out->win_extra_ns = extra / TS_LOOP_WINDOWS;
 	*what = "a 128 KiB direct read";
 	const size_t m = (size_t)TS_LOOP_HOP_BATCHES * TS_LOOP_HOP_PAIRS;
-	if (timed_pairs(ddev, TS_LOOP_HOP_BIG, direct, TS_LOOP_HOP_BIG, buf, lt, dt, m, failed))
+	if (timed_pairs(timed_read, TS_LOOP_HOP_WARMUP, ddev, TS_LOOP_HOP_BIG, direct,
+			TS_LOOP_HOP_BIG, buf, lt, dt, m, failed))
 		return -1;
 	out->big_hop_ns = ts_loop_hop_of(lt, dt, m, TS_LOOP_HOP_BATCHES, NULL, NULL);
 	out->window_ns = out->win_extra_ns > out->big_hop_ns ? out->win_extra_ns - out->big_hop_ns
@@ -293,7 +278,8 @@ int ts_loop_hop_measure(const char *calib_path, struct ts_loop_hop *out, char *e
 		snprintf(err, errlen, "loop hop: cannot open %s: %s", path, strerror(errno));
 		goto out;
 	}
-	if (timed_pairs(dev, HOP_READ, direct, HOP_READ, buf, lt, dt, n, &failed)) {
+	if (timed_pairs(timed_read, TS_LOOP_HOP_WARMUP, dev, HOP_READ, direct, HOP_READ, buf, lt,
+			dt, n, &failed)) {
 		rc = -errno;
 		snprintf(err, errlen, "loop hop: a 4 KiB direct read of %s failed: %s",
 			 failed == 1 ? path : calib_path, strerror(errno));
@@ -302,7 +288,8 @@ int ts_loop_hop_measure(const char *calib_path, struct ts_loop_hop *out, char *e
 	out->hop_ns = ts_loop_hop_of(lt, dt, n, TS_LOOP_HOP_BATCHES, &out->loop_ns,
 				     &out->direct_ns);
 	/* the size part: a big read and a 4 KiB one, both through it */
-	if (timed_pairs(dev, TS_LOOP_HOP_BIG, dev, HOP_READ, buf, lt, dt, n, &failed)) {
+	if (timed_pairs(timed_read, TS_LOOP_HOP_WARMUP, dev, TS_LOOP_HOP_BIG, dev, HOP_READ, buf,
+			lt, dt, n, &failed)) {
 		rc = -errno;
 		snprintf(err, errlen, "loop hop: a %s direct read of %s failed: %s",
 			 failed == 1 ? "128 KiB" : "4 KiB", path, strerror(errno));
