@@ -234,11 +234,14 @@ static int do_mount(int argc, char **argv)
 		fprintf(stderr, "tiersim disk mount: %s\n", note);
 	struct ts_disk d;
 	if (rc == TS_EXIT_OK && !ts_disk_find(a.pos[1], &d, err, sizeof(err))) {
-		char fl[32], hop[32], big[96] = "";
+		char fl[32], hop[32], big[160] = "";
 		if (d.loop_hop) {
-			char b[32];
-			snprintf(big, sizeof(big), ", a 128 KiB request %s more (measured)",
-				 ts_fmt_duration(b, sizeof(b), d.loop_hop_big_ns));
+			char b[32], w[32];
+			snprintf(big, sizeof(big),
+				 ", a 128 KiB request %s more (measured), a read's readahead "
+				 "window %s more (measured)",
+				 ts_fmt_duration(b, sizeof(b), d.loop_hop_big_ns),
+				 ts_fmt_duration(w, sizeof(w), d.loop_hop_window_ns));
 		}
 		fprintf(stderr,
 			"tiersim disk mount: %s on %s: taken off the tier model's latency: FUSE round "
@@ -278,16 +281,20 @@ static int do_list(int argc, char **argv)
 		return rc;
 	if (ts_disk_list(&d, &n, err, sizeof(err)))
 		return fail("list", err);
-	/* loop hop: measured at mount and taken off the model's latency, or
+	/* loop hop, its size part (a 128 KiB request) and window part (a
+	 * read): measured at mount and taken off the model's latency, or
 	 * "off" (--loop-hop=false) */
-	printf("%-28s %-12s %-5s %-14s %-6s %8s %10s  %s\n", "mountpoint", "device", "fs", "tier",
-	       "mode", "mem", "loop hop", "image (tierfs pid)");
+	printf("%-28s %-12s %-5s %-14s %-6s %8s %10s %10s %10s  %s\n", "mountpoint", "device",
+	       "fs", "tier", "mode", "mem", "loop hop", "128k part", "window", "image (tierfs pid)");
 	for (size_t i = 0; i < n; i++) {
-		char hop[32];
-		printf("%-28s %-12s %-5s %-14s %-6s %8s %10s  %s (%ld%s)\n", d[i].mountpoint,
-		       d[i].loop, d[i].fs, d[i].tier, d[i].rw ? "rw" : "ro",
+		char hop[32], big[32], win[32];
+		printf("%-28s %-12s %-5s %-14s %-6s %8s %10s %10s %10s  %s (%ld%s)\n",
+		       d[i].mountpoint, d[i].loop, d[i].fs, d[i].tier, d[i].rw ? "rw" : "ro",
 		       d[i].mem ? ts_fmt_size(mem, sizeof(mem), d[i].mem) : "-",
 		       d[i].loop_hop ? ts_fmt_duration(hop, sizeof(hop), d[i].loop_hop_ns) : "off",
+		       d[i].loop_hop ? ts_fmt_duration(big, sizeof(big), d[i].loop_hop_big_ns) : "off",
+		       d[i].loop_hop ? ts_fmt_duration(win, sizeof(win), d[i].loop_hop_window_ns)
+				     : "off",
 		       d[i].image, (long)d[i].tierfs_pid, ts_disk_alive(&d[i]) ? "" : ", gone");
 	}
 	ts_disk_list_free(d, n);

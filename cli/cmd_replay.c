@@ -42,7 +42,7 @@ static const struct ts_opt replay_opts[] = {
 	  "with --virtual: predict a FUSE-mode recording as the job on a kernel file system "
 	  "over the disk (block mode): the recording's FUSE round trip comes off every gap, "
 	  "ops the kernel serves in memory cost nothing; a block-mode recording loses its "
-	  "loop hop too" },
+	  "loop hop and its size and window parts too" },
 	{ "keep_gaps", TS_OPT_BOOL, RA(keep_gaps), "false", 0, 0, "",
 	  "with --kernel-fs: the gap after an op the kernel serves in memory keeps its recorded "
 	  "length less the round trip, instead of the thread's time on a CPU and its own "

@@ -275,10 +275,12 @@ static void tierfs_floors(const char *fuse_dir, struct ts_disk *d)
 	json_t *st = json_load_file(path, 0, NULL);
 	json_t *fl = json_object_get(st, "floor_ns"), *hop = json_object_get(st, "loop_hop_ns");
 	json_t *label = json_object_get(st, "loop_hop"), *big = json_object_get(st, "loop_hop_128k_ns");
+	json_t *win = json_object_get(st, "loop_hop_window_ns");
 	d->floor_ns = json_is_integer(fl) ? (uint64_t)json_integer_value(fl) : 0;
 	d->loop_hop_ns = json_is_integer(hop) ? (uint64_t)json_integer_value(hop) : 0;
 	d->loop_hop = json_is_string(label) && strcmp(json_string_value(label), "off");
 	d->loop_hop_big_ns = json_is_integer(big) ? (uint64_t)json_integer_value(big) : 0;
+	d->loop_hop_window_ns = json_is_integer(win) ? (uint64_t)json_integer_value(win) : 0;
 	json_decref(st);
 }
 
@@ -380,12 +382,13 @@ static int state_write(const struct ts_disk *d)
 	} else {
 		fprintf(f, "image=%s\nmountpoint=%s\nfuse=%s\nloop=%s\nfs=%s\ntier=%s\ntrace=%s\n"
 			   "tierfs_pid=%ld\nmem=%llu\nrw=%d\nfloor_ns=%llu\nloop_hop_ns=%llu\n"
-			   "loop_hop=%s\nloop_hop_128k_ns=%llu\n",
+			   "loop_hop=%s\nloop_hop_128k_ns=%llu\nloop_hop_window_ns=%llu\n",
 			d->image, d->mountpoint, d->fuse_dir, d->loop, d->fs, d->tier,
 			d->trace ? d->trace : "", (long)d->tierfs_pid, (unsigned long long)d->mem,
 			d->rw ? 1 : 0, (unsigned long long)d->floor_ns,
 			(unsigned long long)d->loop_hop_ns, d->loop_hop ? "measured" : "off",
-			(unsigned long long)d->loop_hop_big_ns);
+			(unsigned long long)d->loop_hop_big_ns,
+			(unsigned long long)d->loop_hop_window_ns);
 		if (fflush(f) || fsync(fileno(f)))
 			rc = -errno;
 		if (fclose(f) && !rc)
@@ -444,6 +447,8 @@ static int state_read(const char *name, struct ts_disk *d)
 			d->loop_hop = !strcmp(v, "measured");
 		} else if (!strcmp(line, "loop_hop_128k_ns")) {
 			d->loop_hop_big_ns = strtoull(v, NULL, 10);
+		} else if (!strcmp(line, "loop_hop_window_ns")) {
+			d->loop_hop_window_ns = strtoull(v, NULL, 10);
 		}
 	}
 	fclose(f);

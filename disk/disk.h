@@ -94,8 +94,9 @@ struct ts_disk {
 	 * the loop device's hop, both taken off the tier model's latency;
 	 * loop_hop false: the hop was left in (no_loop_hop); loop_hop_big_ns:
 	 * its size part, what a 128 KiB request costs the loop device's path
-	 * beyond a 4 KiB one (disk/loop.h) */
-	uint64_t floor_ns, loop_hop_ns, loop_hop_big_ns;
+	 * beyond a 4 KiB one, loop_hop_window_ns its window part, what a
+	 * readahead window costs it beyond a 128 KiB direct read (disk/loop.h) */
+	uint64_t floor_ns, loop_hop_ns, loop_hop_big_ns, loop_hop_window_ns;
 	bool loop_hop;
 };
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,6 +21,7 @@
 
 #define LOOP_CONTROL "/dev/loop-control"
 #define HOP_READ TS_LOOP_HOP_READ
+_Static_assert(TS_LOOP_WINDOW_PAIRS <= TS_LOOP_HOP_PAIRS, "the passes share the reads' arrays");
 
 int ts_loop_attach(int fd, uint32_t flags, unsigned block, int *loop_fd, char *err,
 		   size_t errlen)
@@ -137,15 +139,6 @@ uint64_t ts_loop_hop_of(uint64_t *loop, uint64_t *direct, size_t n, unsigned bat
 	return mid > 0 ? (uint64_t)mid : 0;
 }
 
-uint64_t ts_loop_hop_size_ns(uint64_t big_ns, uint64_t len)
-{
-	const uint64_t span = TS_LOOP_HOP_BIG - HOP_READ;
-	if (len <= HOP_READ)
-		return 0;
-	/* big_ns x (len - 4 KiB) / span, rounded down, without the product */
-	return big_ns / span * (len - HOP_READ) + big_ns % span * (len - HOP_READ) / span;
-}
-
 /* One direct read of @len bytes at 0: its latency, or 0 with errno set. */
 static uint64_t timed_read(int fd, void *buf, size_t len)
 {
@@ -160,24 +153,77 @@ static uint64_t timed_read(int fd, void *buf, size_t len)
 	return t ? t : 1;
 }
 
-/* TS_LOOP_HOP_WARMUP + n pairs of reads, a's then b's, in turn; the pairs
- * after the warm-up go to at and bt. 0, or -1 with errno set and *failed
- * naming the side (1: a, 2: b) whose read failed. */
-static int timed_pairs(int a, size_t alen, int b, size_t blen, void *buf, uint64_t *at,
-		       uint64_t *bt, size_t n, int *failed)
+/* One pass over the first @len bytes of @fd through a shared read-only
+ * map, a byte read from each page in order, the pages dropped from the
+ * page cache first (the map gone, they are clean and unmapped): the time
+ * the touches took, or 0 with errno set. The kernel's fault and readahead
+ * read it in windows of the device's read_ahead_kb. */
+static uint64_t mapped_pass(int fd, void *buf, size_t len)
 {
-	for (size_t i = 0; i < TS_LOOP_HOP_WARMUP + n; i++) {
-		uint64_t x = timed_read(a, buf, alen);
-		uint64_t y = x ? timed_read(b, buf, blen) : 0;
+	(void)buf;
+	if (posix_fadvise(fd, 0, (off_t)len, POSIX_FADV_DONTNEED))
+		return 0;
+	void *p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return 0;
+	const volatile unsigned char *b = p;
+	unsigned sum = 0;
+	uint64_t t0 = ts_now_ns();
+	for (size_t off = 0; off < len; off += HOP_READ)
+		sum += b[off];
+	uint64_t t = ts_now_ns() - t0;
+	munmap(p, len);
+	(void)sum;
+	return t ? t : 1;
+}
+
+/* @warmup + n pairs of @timed's (a read, or a mapped pass), a's then b's,
+ * in turn; the pairs after the warm-up go to at and bt. 0, or -1 with
+ * errno set and *failed naming the side (1: a, 2: b) that failed. */
+static int timed_pairs(uint64_t (*timed)(int, void *, size_t), size_t warmup, int a,
+		       size_t alen, int b, size_t blen, void *buf, uint64_t *at, uint64_t *bt,
+		       size_t n, int *failed)
+{
+	for (size_t i = 0; i < warmup + n; i++) {
+		uint64_t x = timed(a, buf, alen);
+		uint64_t y = x ? timed(b, buf, blen) : 0;
 		if (!x || !y) {
 			*failed = x ? 2 : 1;
 			return -1;
 		}
-		if (i >= TS_LOOP_HOP_WARMUP) {
-			at[i - TS_LOOP_HOP_WARMUP] = x;
-			bt[i - TS_LOOP_HOP_WARMUP] = y;
+		if (i >= warmup) {
+			at[i - warmup] = x;
+			bt[i - warmup] = y;
 		}
 	}
+	return 0;
+}
+
+/* The window part (loop.h): @dev (the loop device, buffered) and @cached
+ * (the file through FUSE's page cache), mapped in turn; then 128 KiB
+ * O_DIRECT reads through the loop device and directly. */
+static int window_part(int dev, int cached, int ddev, int direct, void *buf, uint64_t *lt,
+		       uint64_t *dt, struct ts_loop_hop *out, int *failed, const char **what)
+{
+	const size_t n = (size_t)TS_LOOP_HOP_BATCHES * TS_LOOP_WINDOW_PAIRS;
+	uint64_t lm = 0, cm = 0;
+
+	*what = "a mapped pass";
+	if (timed_pairs(mapped_pass, TS_LOOP_WINDOW_WARMUP, dev, TS_LOOP_WINDOW_FILE, cached,
+			TS_LOOP_WINDOW_FILE, NULL, lt, dt, n, failed))
+		return -1;
+	uint64_t extra = ts_loop_hop_of(lt, dt, n, TS_LOOP_HOP_BATCHES, &lm, &cm);
+	out->win_loop_ns = lm / TS_LOOP_WINDOWS;
+	out->win_cached_ns = cm / TS_LOOP_WINDOWS;
+	out->win_extra_ns = extra / TS_LOOP_WINDOWS;
+	*what = "a 128 KiB direct read";
+	const size_t m = (size_t)TS_LOOP_HOP_BATCHES * TS_LOOP_HOP_PAIRS;
+	if (timed_pairs(timed_read, TS_LOOP_HOP_WARMUP, ddev, TS_LOOP_HOP_BIG, direct,
+			TS_LOOP_HOP_BIG, buf, lt, dt, m, failed))
+		return -1;
+	out->big_hop_ns = ts_loop_hop_of(lt, dt, m, TS_LOOP_HOP_BATCHES, NULL, NULL);
+	out->window_ns = out->win_extra_ns > out->big_hop_ns ? out->win_extra_ns - out->big_hop_ns
+							     : 0;
 	return 0;
 }
 
@@ -188,6 +234,7 @@ int ts_loop_hop_measure(const char *calib_path, struct ts_loop_hop *out, char *e
 	uint64_t *lt = calloc(n, sizeof(*lt)), *dt = calloc(n, sizeof(*dt));
 	void *buf = NULL;
 	int ffd = -1, lfd = -1, dev = -1, direct = -1, nr = -1, rc = 0, failed = 0;
+	int bdev = -1, cached = -1;
 	char path[64], dio[8] = "";
 
 	memset(out, 0, sizeof(*out));
@@ -197,8 +244,12 @@ int ts_loop_hop_measure(const char *calib_path, struct ts_loop_hop *out, char *e
 		rc = -ENOMEM;
 		goto out;
 	}
-	if ((ffd = open(calib_path, O_RDONLY | O_CLOEXEC)) < 0 ||
-	    (direct = open(calib_path, O_RDONLY | O_DIRECT | O_CLOEXEC)) < 0) {
+	/* the loop device's own open direct, as ever; @cached through
+	 * FUSE's page cache (tierfs serves .tierfs/calib so when it is opened
+	 * without O_DIRECT) */
+	if ((ffd = open(calib_path, O_RDONLY | O_DIRECT | O_CLOEXEC)) < 0 ||
+	    (direct = open(calib_path, O_RDONLY | O_DIRECT | O_CLOEXEC)) < 0 ||
+	    (cached = open(calib_path, O_RDONLY | O_CLOEXEC)) < 0) {
 		rc = -errno;
 		snprintf(err, errlen, "loop hop: cannot open %s: %s", calib_path, strerror(errno));
 		goto out;
@@ -227,7 +278,8 @@ int ts_loop_hop_measure(const char *calib_path, struct ts_loop_hop *out, char *e
 		snprintf(err, errlen, "loop hop: cannot open %s: %s", path, strerror(errno));
 		goto out;
 	}
-	if (timed_pairs(dev, HOP_READ, direct, HOP_READ, buf, lt, dt, n, &failed)) {
+	if (timed_pairs(timed_read, TS_LOOP_HOP_WARMUP, dev, HOP_READ, direct, HOP_READ, buf, lt,
+			dt, n, &failed)) {
 		rc = -errno;
 		snprintf(err, errlen, "loop hop: a 4 KiB direct read of %s failed: %s",
 			 failed == 1 ? path : calib_path, strerror(errno));
@@ -236,16 +288,34 @@ int ts_loop_hop_measure(const char *calib_path, struct ts_loop_hop *out, char *e
 	out->hop_ns = ts_loop_hop_of(lt, dt, n, TS_LOOP_HOP_BATCHES, &out->loop_ns,
 				     &out->direct_ns);
 	/* the size part: a big read and a 4 KiB one, both through it */
-	if (timed_pairs(dev, TS_LOOP_HOP_BIG, dev, HOP_READ, buf, lt, dt, n, &failed)) {
+	if (timed_pairs(timed_read, TS_LOOP_HOP_WARMUP, dev, TS_LOOP_HOP_BIG, dev, HOP_READ, buf,
+			lt, dt, n, &failed)) {
 		rc = -errno;
 		snprintf(err, errlen, "loop hop: a %s direct read of %s failed: %s",
 			 failed == 1 ? "128 KiB" : "4 KiB", path, strerror(errno));
 		goto out;
 	}
 	out->big_ns = ts_loop_hop_of(lt, dt, n, TS_LOOP_HOP_BATCHES, &out->big_loop_ns, NULL);
+	/* the window part: the device buffered, with its readahead */
+	if ((bdev = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "loop hop: cannot open %s: %s", path, strerror(errno));
+		goto out;
+	}
+	const char *what = "";
+	if (window_part(bdev, cached, dev, direct, buf, lt, dt, out, &failed, &what)) {
+		rc = -errno;
+		snprintf(err, errlen, "loop hop: %s of %s failed: %s", what,
+			 failed == 1 ? path : calib_path, strerror(errno));
+		goto out;
+	}
 out:
 	if (dev >= 0)
 		close(dev);
+	if (bdev >= 0)
+		close(bdev);
+	if (cached >= 0)
+		close(cached);
 	if (lfd >= 0)
 		close(lfd); /* the last holder: autoclear detaches it */
 	if (nr >= 0)

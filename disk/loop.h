@@ -46,6 +46,14 @@ void ts_loop_detach(int nr);
  * readahead window at read_ahead_kb 128) */
 #define TS_LOOP_HOP_READ 4096
 #define TS_LOOP_HOP_BIG (128 * 1024)
+/* The window part's passes: TS_LOOP_WINDOWS readahead windows of
+ * TS_LOOP_HOP_BIG (the calibration file's first TS_LOOP_WINDOW_FILE
+ * bytes) mapped and touched page by page, after TS_LOOP_WINDOW_WARMUP
+ * pairs, TS_LOOP_WINDOW_PAIRS pairs a batch. */
+#define TS_LOOP_WINDOWS 8
+#define TS_LOOP_WINDOW_FILE (TS_LOOP_WINDOWS * TS_LOOP_HOP_BIG)
+#define TS_LOOP_WINDOW_WARMUP 2
+#define TS_LOOP_WINDOW_PAIRS 8 /* per batch */
 
 /* The hop from @n pairs of latencies (ns), @loop[i] through the loop
  * device and @direct[i] directly, taken in that order: the pairs cut into
@@ -64,15 +72,16 @@ struct ts_loop_hop {
 	 * read and a 4 KiB one, both through the loop device, and the big
 	 * reads' median it was taken from */
 	uint64_t big_ns, big_loop_ns;
+	/* the window part: a pass's time per window through the loop device
+	 * (buffered, its readahead) and through FUSE's page cache (the
+	 * medians of the batch ts_loop_hop_of took), their difference; what
+	 * a 128 KiB O_DIRECT read costs through the loop device beyond
+	 * directly (ts_loop_hop_of's); and the window part, the first less
+	 * the second, clamped at 0 */
+	uint64_t win_loop_ns, win_cached_ns, win_extra_ns, big_hop_ns, window_ns;
 	int nr;				  /* the loop device used (detached since) */
 };
 
-/* What a request of @len bytes costs the loop device's path beyond a
- * 4 KiB one, given @big_ns for a TS_LOOP_HOP_BIG one: @big_ns x (len -
- * 4 KiB) / (TS_LOOP_HOP_BIG - 4 KiB), rounded down; 0 at 4 KiB or less.
- * Linear in the bytes (FUSE's copy), measured at the two sizes, carried
- * past TS_LOOP_HOP_BIG (assumed: the copy's cost per byte holds). */
-uint64_t ts_loop_hop_size_ns(uint64_t big_ns, uint64_t len);
 
 /* Measures the hop over @calib_path (a file of at least TS_LOOP_HOP_BIG
  * bytes that a FUSE daemon serves with a fixed hold: tierfs's

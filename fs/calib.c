@@ -25,7 +25,11 @@
  * file: a loop device attached over MOUNT/.tierfs/calib for the
  * measurement, 4 KiB direct reads through it and directly in turn
  * (disk/loop.h). It is taken off the model's latency with the floor, as
- * on a cloud VM the disk's requests pass through no loop worker. With
+ * on a cloud VM the disk's requests pass through no loop worker; so are
+ * its size part (128 KiB reads through it against 4 KiB ones) and its
+ * window part (the file mapped through it against through FUSE's page
+ * cache, each read in the kernel's readahead windows, beyond what a
+ * 128 KiB direct read adds through it) on each read. With
  * loop_hop=DURATION the hop is given, not measured. Only then is the mount
  * reported ready.
  */
@@ -42,6 +46,8 @@
 #include "core/units.h"
 #include "disk/loop.h"
 #include "fs/daemon.h"
+
+_Static_assert(TS_FS_CALIB_FILE_SIZE == TS_LOOP_WINDOW_FILE, "the window part maps .tierfs/calib");
 
 #define CALIB_WARMUP 16
 #define CALIB_SAMPLES 200
@@ -146,7 +152,7 @@ static void *calib_main(void *arg)
 		fs->floor_ns = fs->cfg.floor_ns;
 	}
 	if (!strcmp(fs->loop_hop_label, "measured")) {
-		char path[4200], err[512], l[32], d[32];
+		char path[4200], err[512], l[32], d[32], w[32], b[32];
 		struct ts_loop_hop h;
 		snprintf(path, sizeof(path), "%s/%s/calib", fs->mountpoint, TS_FS_CTL_NAME);
 		rc = ts_loop_hop_measure(path, &h, err, sizeof(err));
@@ -159,6 +165,7 @@ static void *calib_main(void *arg)
 		fs->loop_hop_loop_ns = h.loop_ns;
 		fs->loop_hop_direct_ns = h.direct_ns;
 		fs->loop_hop_big_ns = h.big_ns;
+		fs->loop_hop_window_ns = h.window_ns;
 		ts_fs_log(fs, LOG_INFO,
 			  "tierfs: loop device hop %s (measured: median over %d batches of %d "
 			  "4 KiB direct reads' median through /dev/loop%d, %s, less directly, "
@@ -172,6 +179,17 @@ static void *calib_main(void *arg)
 			  "each request in proportion to its bytes past 4 KiB",
 			  ts_fmt_duration(s, sizeof(s), fs->loop_hop_big_ns),
 			  ts_fmt_duration(l, sizeof(l), h.big_loop_ns));
+		ts_fs_log(fs, LOG_INFO,
+			  "tierfs: a readahead window %s more through the loop device than its "
+			  "128 KiB direct read pays (measured: median over %d batches of %d "
+			  "mapped passes' median through /dev/loop%d, %s a window, less through "
+			  "FUSE's page cache, %s, per window: %s; less 128 KiB direct reads through "
+			  "it less directly, %s), taken off each read",
+			  ts_fmt_duration(s, sizeof(s), fs->loop_hop_window_ns), TS_LOOP_HOP_BATCHES,
+			  TS_LOOP_WINDOW_PAIRS, h.nr, ts_fmt_duration(l, sizeof(l), h.win_loop_ns),
+			  ts_fmt_duration(d, sizeof(d), h.win_cached_ns),
+			  ts_fmt_duration(w, sizeof(w), h.win_extra_ns),
+			  ts_fmt_duration(b, sizeof(b), h.big_hop_ns));
 	} else if (fs->loop_hop_ns) {
 		ts_fs_log(fs, LOG_INFO,
 			  "tierfs: loop device hop %s (given), taken off every modeled latency "

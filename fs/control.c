@@ -16,12 +16,14 @@
  *                    `echo fault=clear > control`. A bad command fails the
  *                    write with EINVAL and changes nothing; the reason is
  *                    in stats ("control_error").
- *   .tierfs/calib    4 KiB of zeros the self-calibration reads at mount,
- *                    each read held for TS_FS_CALIB_SLEEP_NS.
+ *   .tierfs/calib    1 MiB of zeros the self-calibration reads at mount,
+ *                    each read held for TS_FS_CALIB_SLEEP_NS; through the
+ *                    page cache unless opened with O_DIRECT.
  *
  * Counters are relaxed atomics and the latency histograms are lock-free
  * (core/hist.h): nothing here takes a lock on the request path.
  */
+#include <fcntl.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,8 +225,11 @@ int ts_fs_ctl_open(struct ts_fs *fs, enum ts_fs_ctl k, struct fuse_file_info *fi
 	}
 	f->len = f->buf ? strlen(f->buf) : 0;
 	/* The size is only known once generated: serve it uncached, so read()
-	 * returns what there is whatever st_size said. */
-	fi->direct_io = 1;
+	 * returns what there is whatever st_size said. The calibration file's
+	 * size is fixed: opened without O_DIRECT it goes through the page
+	 * cache, with the kernel's readahead (the loop hop's window part,
+	 * calib.c). */
+	fi->direct_io = f->kind != TS_FS_CALIB || (fi->flags & O_DIRECT);
 	fi->fh = (uintptr_t)f;
 	return 0;
 }
@@ -327,6 +332,8 @@ char *ts_fs_stats_json(struct ts_fs *fs)
 	json_object_set_new(root, "loop_hop",
 			    json_string(fs->loop_hop_label ? fs->loop_hop_label : "off"));
 	json_object_set_new(root, "loop_hop_128k_ns", json_integer((json_int_t)fs->loop_hop_big_ns));
+	json_object_set_new(root, "loop_hop_window_ns",
+			    json_integer((json_int_t)fs->loop_hop_window_ns));
 	json_object_set_new(root, "uptime_ns", json_integer((json_int_t)(ts_now_ns() - fs->start_ns)));
 	json_object_set_new(root, "inflight",
 			    json_integer((json_int_t)__atomic_load_n(&fs->inflight, RELAXED)));

@@ -183,8 +183,11 @@ struct ts_fs {
 	/* its size part (measured with it; 0 otherwise): what a 128 KiB
 	 * request costs the loop device's path beyond a 4 KiB one, taken off
 	 * a request in proportion to its bytes past 4 KiB
-	 * (ts_loop_hop_size_ns) */
+	 * (ts_tier_rule_loop_off) */
 	uint64_t loop_hop_big_ns;
+	/* and its window part (ts_loop_hop_measure's window_ns), taken off
+	 * each read (traces/tier_rule.h) */
+	uint64_t loop_hop_window_ns;
 	bool calibrated;
 	bool failed;		   /* the mount could not be completed: exit 1 */
 	bool stopping;		   /* the loop has ended: the mount is going away */
@@ -272,9 +275,9 @@ enum ts_fs_ctl {
 };
 #define TS_FS_CTL_NAME ".tierfs"
 #define TS_FS_CALIB_SIZE 4096
-/* .tierfs/calib's own size: the loop hop's larger reads (disk/loop.h,
- * TS_LOOP_HOP_BIG) read it whole */
-#define TS_FS_CALIB_FILE_SIZE (128 * 1024)
+/* .tierfs/calib's own size: the loop hop's window part (disk/loop.h,
+ * TS_LOOP_WINDOW_FILE) maps it whole (fs/calib.c checks the two agree) */
+#define TS_FS_CALIB_FILE_SIZE (1024 * 1024)
 #define TS_FS_CALIB_SLEEP_NS (200 * TS_NS_PER_US)
 
 enum ts_fs_ctl ts_fs_ctl_kind(const char *path);

@@ -51,7 +51,6 @@
 
 #include "core/files.h"
 #include "core/units.h"
-#include "disk/loop.h"
 #include "fs/daemon.h"
 #include "tier/fsmeta.h"
 #include "traces/tier_rule.h"
@@ -442,12 +441,12 @@ uint64_t ts_fs_model_submit(struct ts_fs *fs, struct ts_fs_req *r)
 	struct ts_tier_done done;
 	uint64_t due = ts_tier_submit(t, at, &q, &done);
 	r->fault = done.err;
-	/* block mode: what the request's bytes past 4 KiB cost the loop
-	 * device's path (calib.c), off its reply too, never before it came */
-	if (fs->loop_hop_big_ns && (q.op == TS_TIER_READ || q.op == TS_TIER_WRITE)) {
-		uint64_t x = ts_loop_hop_size_ns(fs->loop_hop_big_ns, q.len);
+	/* block mode: what the request's bytes past 4 KiB and a read's
+	 * window cost the loop device's path (calib.c), off its reply too,
+	 * never before it came */
+	uint64_t x = ts_tier_rule_loop_off(fs->loop_hop_big_ns, fs->loop_hop_window_ns, q.op, q.len);
+	if (x)
 		due = due > r->submit_ns + x ? due - x : TS_MIN(due, r->submit_ns);
-	}
 	return due;
 }
 
@@ -704,6 +703,9 @@ char *ts_fs_model_describe(struct ts_fs *fs)
 		fs->loop_hop_label ? fs->loop_hop_label : "off");
 	fprintf(f, "loop_hop_128k=%s (%s)\n", ts_fmt_duration(v, sizeof(v), fs->loop_hop_big_ns),
 		fs->loop_hop_big_ns ? "measured" : "off");
+	fprintf(f, "loop_hop_window=%s (%s)\n",
+		ts_fmt_duration(v, sizeof(v), fs->loop_hop_window_ns),
+		fs->loop_hop_window_ns ? "measured" : "off");
 	for (const struct ts_opt *o = ts_fs_opt_table; o->name; o++)
 		if (!strncmp(o->name, "ebs_", 4))
 			fprintf(f, "%s=%s\n", o->name, ts_opt_get(o, &fs->o, v, sizeof(v)));

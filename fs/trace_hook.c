@@ -516,6 +516,13 @@ int ts_fs_trace_open(struct ts_fs *fs, char *err, size_t n)
 		h.model &= ~(uint32_t)TS_TRACE_MODEL_LOOP_HOP;
 		h.loop_hop_ns = 0;
 	}
+	/* and its size and window parts, where the mount measured them */
+	h.loop_size_ns = fs->loop_hop_big_ns;
+	h.loop_window_ns = fs->loop_hop_window_ns;
+	if (!fs->loop_hop_label || strcmp(fs->loop_hop_label, "measured")) {
+		h.model &= ~(uint32_t)TS_TRACE_MODEL_LOOP_PARTS;
+		h.loop_size_ns = h.loop_window_ns = 0;
+	}
 	/* and as text, for people reading the dump (no rounded units) */
 	cfg.capacity = h.capacity;
 	len += (size_t)snprintf(h.mount_opts, sizeof(h.mount_opts), "tier=%s", h.tier);
@@ -544,10 +551,11 @@ int ts_fs_trace_open(struct ts_fs *fs, char *err, size_t n)
 		len += (size_t)snprintf(h.mount_opts + len, sizeof(h.mount_opts) - len,
 					",loop_hop=%lluns(%s)", (unsigned long long)fs->loop_hop_ns,
 					fs->loop_hop_label ? fs->loop_hop_label : "off");
-	/* and its size part, where measured */
-	if (fs->loop_hop_big_ns && len < sizeof(h.mount_opts))
+	/* and its size and window parts, where measured */
+	if (h.model & TS_TRACE_MODEL_LOOP_PARTS && len < sizeof(h.mount_opts))
 		snprintf(h.mount_opts + len, sizeof(h.mount_opts) - len,
-			 ",loop_hop_128k=%lluns(measured)", (unsigned long long)fs->loop_hop_big_ns);
+			 ",loop_hop_128k=%lluns(measured),loop_hop_window=%lluns(measured)",
+			 (unsigned long long)h.loop_size_ns, (unsigned long long)h.loop_window_ns);
 	struct ts_fs_trace *tr = calloc(1, sizeof(*tr));
 	if (!tr)
 		return -ENOMEM;

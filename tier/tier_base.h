@@ -274,7 +274,10 @@ int ts_tier_print_evidence(FILE *f, const struct ts_tier_set *set);
  * median of the runs' medians, 26 + 3 us; neither FUSE nor the loop worker
  * is inside it. Low, the same scan on a loop device over tmpfs, where the
  * reader never waits (a hot reader's run through a window, submit
- * included); high, the slowest run. `tiersim tiers --evidence` lists it. */
+ * included); high, the slowest run. `tiersim tiers --evidence` lists it.
+ * main.lua's LMDB reader takes ~16 us more a window (its cursor and the
+ * pipeline's hand-off): per sample and the source's, not charged here
+ * (disk/README.md, "The window-to-window path"). */
 #define TS_TIER_MAP_WINDOW_NS 29000ULL
 #define TS_TIER_MAP_WINDOW_LO_NS 12600ULL
 #define TS_TIER_MAP_WINDOW_HI_NS 38000ULL

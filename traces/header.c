@@ -4,9 +4,13 @@
  * had them only in mount_opts, as the "k=v" text tierfs wrote, which the
  * readers turn into the same fields here, once, so that nothing else
  * parses that text. Block mode's loop hop came into the header as a field
- * only with version 6; tierfs wrote it into mount_opts before, as
- * "loop_hop=Nns(label)", which is read here for versions 1 to 5.
+ * only with version 6, its size part with version 7 (with the window part,
+ * new then); tierfs wrote them into mount_opts before, as
+ * "loop_hop=Nns(label)" and "loop_hop_128k=Nns(measured)", which are read
+ * here for the versions before.
  */
+#include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -36,43 +40,69 @@ static const struct {
 	  TS_TRACE_MODEL_MEM_BPS },
 };
 
-/* The loop hop of a header older than version 6, from its mount_opts:
- * "loop_hop=" a count of ns, then "ns(" and the label (fs/trace_hook.c
- * wrote it so); the label "off" is a mount that took none off. None
- * there, or cut off at the end of a full mount_opts: the header is left
- * without it. */
-static int legacy_hop(struct ts_trace_hdr *h, char *why, size_t n)
+/* A count of ns that tierfs wrote into mount_opts as "KEY=Nns(label)"
+ * (fs/trace_hook.c), into *x, and whether its label was "off": 1 when
+ * found, 0 when absent or cut off at the end of a full mount_opts (nothing
+ * known), or -EINVAL with one line in @why. */
+static int legacy_ns(const struct ts_trace_hdr *h, const char *key, uint64_t *x, bool *off,
+		     char *why, size_t n)
 {
 	const char *p = h->mount_opts, *kv = NULL;
-	for (const char *q = p; (q = strstr(q, "loop_hop=")); q++)
-		if (q == p || q[-1] == ',')
+	size_t klen = strlen(key);
+	for (const char *q = p; (q = strstr(q, key)); q++)
+		if ((q == p || q[-1] == ',') && q[klen] == '=')
 			kv = q;
 	if (!kv)
 		return 0;
 	char num[32];
-	const char *v = kv + strlen("loop_hop="), *end = strstr(v, "ns(");
+	const char *v = kv + klen + 1, *end = strstr(v, "ns(");
 	size_t len = end ? (size_t)(end - v) : 0;
 	if (!end && strlen(p) == sizeof(h->mount_opts) - 1 && !strchr(v, ','))
-		return 0; /* cut off at the field's end: no hop known */
+		return 0; /* cut off at the field's end: none known */
 	if (!len || len >= sizeof(num) || memchr(v, ',', len)) {
-		snprintf(why, n, "loop_hop: '%.*s' is not a count of ns followed by \"ns(\"",
+		snprintf(why, n, "%s: '%.*s' is not a count of ns followed by \"ns(\"", key,
 			 (int)strcspn(v, ","), v);
 		return -EINVAL;
 	}
 	memcpy(num, v, len);
 	num[len] = 0;
-	uint64_t x = 0;
-	if (strspn(num, "0123456789") != len || ts_parse_duration(num, 1, &x)) {
-		snprintf(why, n, "loop_hop: '%s' is not a count of ns", num);
+	if (strspn(num, "0123456789") != len || ts_parse_duration(num, 1, x)) {
+		snprintf(why, n, "%s: '%s' is not a count of ns", key, num);
 		return -EINVAL;
 	}
-	h->loop_hop_ns = x;
-	/* "(off)": a mount that took no hop off (FUSE mode, or block mode
-	 * with --loop-hop=false) */
-	if (strncmp(end + strlen("ns("), "off)", 4))
+	*off = !strncmp(end + strlen("ns("), "off)", 4);
+	return 1;
+}
+
+/* The loop hop of a header older than version 6, from its mount_opts:
+ * "loop_hop=Nns(label)"; the label "off" is a mount that took none off
+ * (FUSE mode, or block mode with --loop-hop=false). */
+static int legacy_hop(struct ts_trace_hdr *h, char *why, size_t n)
+{
+	uint64_t x = 0;
+	bool off = false;
+	int rc = legacy_ns(h, "loop_hop", &x, &off, why, n);
+	if (rc <= 0)
+		return rc;
+	h->loop_hop_ns = off ? 0 : x;
+	if (!off)
 		h->model |= TS_TRACE_MODEL_LOOP_HOP;
-	else
-		h->loop_hop_ns = 0;
+	return 0;
+}
+
+/* Its size part, older than version 7: "loop_hop_128k=Nns(measured)" after
+ * the hop, the window part none (not measured before version 7). Only
+ * with the hop: a size part is the loop device's too. */
+static int legacy_parts(struct ts_trace_hdr *h, char *why, size_t n)
+{
+	uint64_t x = 0;
+	bool off = false;
+	int rc = legacy_ns(h, "loop_hop_128k", &x, &off, why, n);
+	if (rc <= 0 || off || !(h->model & TS_TRACE_MODEL_LOOP_HOP))
+		return rc < 0 ? rc : 0;
+	h->loop_size_ns = x;
+	h->loop_window_ns = 0;
+	h->model |= TS_TRACE_MODEL_LOOP_PARTS;
 	return 0;
 }
 
@@ -80,10 +110,13 @@ int ts_trace_hdr_legacy(struct ts_trace_hdr *h, char *why, size_t n)
 {
 	char buf[sizeof(h->mount_opts)], *save = NULL;
 
-	if (h->version >= 6)
+	int rc;
+	if (h->version >= 7)
 		return 0;
+	if (h->version == 6)
+		return legacy_parts(h, why, n);
 	if (h->version >= 3)
-		return legacy_hop(h, why, n);
+		return (rc = legacy_hop(h, why, n)) ? rc : legacy_parts(h, why, n);
 	h->model = 0;
 	snprintf(buf, sizeof(buf), "%s", h->mount_opts);
 	for (char *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
@@ -108,5 +141,5 @@ int ts_trace_hdr_legacy(struct ts_trace_hdr *h, char *why, size_t n)
 			h->model |= legacy[i].bit;
 		}
 	}
-	return legacy_hop(h, why, n);
+	return (rc = legacy_hop(h, why, n)) ? rc : legacy_parts(h, why, n);
 }

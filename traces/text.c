@@ -121,6 +121,9 @@ int ts_trace_dump(FILE *out, const struct ts_trace *t)
 				*ebs_field((struct ts_trace_hdr *)h, i));
 		if (model & TS_TRACE_MODEL_LOOP_HOP)
 			fprintf(out, " loop_hop_ns=%" PRIu64, h->loop_hop_ns);
+		if (model & TS_TRACE_MODEL_LOOP_PARTS)
+			fprintf(out, " loop_size_ns=%" PRIu64 " loop_window_ns=%" PRIu64,
+				h->loop_size_ns, h->loop_window_ns);
 	}
 	fputc('\n', out);
 	for (size_t i = 0; i < t->nitems; i++) {
@@ -281,6 +284,10 @@ static int model_field(struct ts_trace_hdr *h, const char *k, const char *v)
 		}
 	if (!strcmp(k, "loop_hop_ns"))
 		return ts_trace_parse_u64(v, UINT64_MAX, &h->loop_hop_ns) ? 1 : 0;
+	if (!strcmp(k, "loop_size_ns"))
+		return ts_trace_parse_u64(v, UINT64_MAX, &h->loop_size_ns) ? 1 : 0;
+	if (!strcmp(k, "loop_window_ns"))
+		return ts_trace_parse_u64(v, UINT64_MAX, &h->loop_window_ns) ? 1 : 0;
 	for (size_t i = 0; i < TS_ARRAY_SIZE(model_keys); i++)
 		if (!strcmp(k, model_keys[i].key))
 			return ts_trace_parse_u64(v, UINT64_MAX,
@@ -341,7 +348,8 @@ static int header_line(const struct ts_trace_where *w, struct ts_trace_hdr *h,
 	if (h->model & ~TS_TRACE_MODEL_OF(h->version))
 		return ts_trace_bad(w, "header: model=%" PRIu32 " sets bits a version %u header "
 				       "does not have (0x80, the EBS limits, is version 5's; 0x100, "
-				       "the loop hop, version 6's)",
+				       "the loop hop, version 6's; 0x200, its size and window parts, "
+				       "version 7's)",
 				    h->model, h->version);
 	for (size_t i = 0; i < TS_ARRAY_SIZE(model_keys); i++)
 		if (!(h->model & model_keys[i].bit) &&
@@ -357,6 +365,12 @@ static int header_line(const struct ts_trace_where *w, struct ts_trace_hdr *h,
 					    ebs_keys[i].key);
 	if (!(h->model & TS_TRACE_MODEL_LOOP_HOP) && h->loop_hop_ns)
 		return ts_trace_bad(w, "header field loop_hop_ns without its bit (0x100) in model=");
+	if (!(h->model & TS_TRACE_MODEL_LOOP_PARTS) && (h->loop_size_ns || h->loop_window_ns))
+		return ts_trace_bad(w, "header field %s without its bit (0x200) in model=",
+				    h->loop_size_ns ? "loop_size_ns" : "loop_window_ns");
+	if (h->model & TS_TRACE_MODEL_LOOP_PARTS && !(h->model & TS_TRACE_MODEL_LOOP_HOP))
+		return ts_trace_bad(w, "header: model= sets the loop hop's parts (0x200) "
+				       "without the hop (0x100)");
 	char why[256];
 	if (ts_trace_hdr_legacy(h, why, sizeof(why)))
 		return ts_trace_bad(w, "header mount_opts: %s", why);

@@ -156,3 +156,17 @@ bool ts_tier_rule_forget(unsigned op, uint32_t mode, uint64_t *off, uint64_t *le
 		return false;
 	}
 }
+
+uint64_t ts_tier_rule_loop_off(uint64_t size_ns, uint64_t window_ns, enum ts_tier_op op,
+			       uint64_t len)
+{
+	const uint64_t small = TS_TIER_RULE_LOOP_SMALL, span = TS_TIER_RULE_LOOP_BIG - small;
+	uint64_t x = 0;
+
+	if (op != TS_TIER_READ && op != TS_TIER_WRITE)
+		return 0;
+	/* size_ns x (len - 4 KiB) / span, rounded down, without the product */
+	if (len > small)
+		x = size_ns / span * (len - small) + size_ns % span * (len - small) / span;
+	return op == TS_TIER_READ ? x + window_ns : x;
+}

@@ -95,4 +95,21 @@ uint64_t ts_tier_rule_journal(struct ts_fsmeta *m, struct ts_tier *t, unsigned o
  */
 bool ts_tier_rule_forget(unsigned op, uint32_t mode, uint64_t *off, uint64_t *len);
 
+/*
+ * What block mode takes off request @op's latency besides the FUSE round
+ * trip and the loop hop (fs/timing.c, and a replay of its trace): the
+ * loop device's size part, @size_ns for a TS_TIER_RULE_LOOP_BIG request,
+ * x (@len - 4 KiB) / (TS_TIER_RULE_LOOP_BIG - 4 KiB), rounded down, none
+ * at 4 KiB or less, for a read or a write; and for a read its window
+ * part, @window_ns (disk/loop.h measures both). Linear in the bytes
+ * (FUSE's copy), measured at the two sizes, carried past
+ * TS_TIER_RULE_LOOP_BIG (assumed: the copy's cost per byte holds); the
+ * window part the same for any read (assumed: measured on 128 KiB
+ * windows). 0 for any other op.
+ */
+#define TS_TIER_RULE_LOOP_SMALL 4096
+#define TS_TIER_RULE_LOOP_BIG (128 * 1024)
+uint64_t ts_tier_rule_loop_off(uint64_t size_ns, uint64_t window_ns, enum ts_tier_op op,
+			       uint64_t len);
+
 #endif

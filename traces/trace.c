@@ -104,9 +104,9 @@ int ts_trace_parse_u64(const char *s, uint64_t max, uint64_t *out)
 
 /* ---- on-disk header ---- */
 
-/* The first 984 bytes of the 1024-byte header; the rest is zero. Version
+/* The first 1000 bytes of the 1024-byte header; the rest is zero. Version
  * 1 and 2 end at host (888 bytes), 3 and 4 at mem_bps (936), 5 at
- * ebs_burst_s (976). */
+ * ebs_burst_s (976), 6 at loop_hop_ns (984). */
 struct disk_hdr {
 	char magic[8];
 	uint32_t version;
@@ -129,6 +129,8 @@ struct disk_hdr {
 	double ebs_iops, ebs_max_iops, ebs_bps, ebs_max_bps, ebs_burst_s;
 	/* version 6: block mode's loop hop (TS_TRACE_MODEL_LOOP_HOP) */
 	uint64_t loop_hop_ns;
+	/* version 7: its size and window parts (TS_TRACE_MODEL_LOOP_PARTS) */
+	uint64_t loop_size_ns, loop_window_ns;
 };
 _Static_assert(sizeof(struct disk_hdr) <= TS_TRACE_HDR_SIZE, "header layout");
 #define V2_HDR_END offsetof(struct disk_hdr, model) /* where version 2's reserved zeros began */
@@ -137,11 +139,14 @@ _Static_assert(V2_HDR_END == 888, "version 2 header layout");
 _Static_assert(V4_HDR_END == 936, "version 4 header layout");
 #define V5_HDR_END offsetof(struct disk_hdr, loop_hop_ns) /* where version 5's reserved zeros began */
 _Static_assert(V5_HDR_END == 976, "version 5 header layout");
+#define V6_HDR_END offsetof(struct disk_hdr, loop_size_ns) /* where version 6's reserved zeros began */
+_Static_assert(V6_HDR_END == 984, "version 6 header layout");
 
 /* Where @version's reserved zeros begin. */
 static size_t hdr_end(uint32_t version)
 {
-	return version >= 6   ? sizeof(struct disk_hdr)
+	return version >= 7   ? sizeof(struct disk_hdr)
+	       : version >= 6 ? V6_HDR_END
 	       : version >= 5 ? V5_HDR_END
 	       : version >= 3 ? V4_HDR_END
 			      : V2_HDR_END;
@@ -186,6 +191,10 @@ static void hdr_encode(const struct ts_trace_hdr *h, unsigned char out[TS_TRACE_
 	}
 	if (d.model & TS_TRACE_MODEL_LOOP_HOP)
 		d.loop_hop_ns = h->loop_hop_ns;
+	if (d.model & TS_TRACE_MODEL_LOOP_PARTS) {
+		d.loop_size_ns = h->loop_size_ns;
+		d.loop_window_ns = h->loop_window_ns;
+	}
 	memcpy(out, &d, sizeof(d));
 }
 
@@ -777,6 +786,8 @@ static void hdr_decode(const struct disk_hdr *d, struct ts_trace_hdr *h)
 	h->ebs_max_bps = d->ebs_max_bps;
 	h->ebs_burst_s = d->ebs_burst_s;
 	h->loop_hop_ns = d->loop_hop_ns;
+	h->loop_size_ns = d->loop_size_ns;
+	h->loop_window_ns = d->loop_window_ns;
 }
 
 /* Version 3's model fields: known bits, and zero where no bit sets them;
@@ -797,7 +808,9 @@ static bool model_ok(const struct disk_hdr *d)
 	       (m & TS_TRACE_MODEL_DIRTY_LIMIT || !d->dirty_limit) &&
 	       (m & TS_TRACE_MODEL_RA_MAX || !d->ra_max) &&
 	       (m & TS_TRACE_MODEL_MEM_BPS || !d->mem_bps) &&
-	       (m & TS_TRACE_MODEL_LOOP_HOP || !d->loop_hop_ns);
+	       (m & TS_TRACE_MODEL_LOOP_HOP || !d->loop_hop_ns) &&
+	       (m & TS_TRACE_MODEL_LOOP_PARTS ? m & TS_TRACE_MODEL_LOOP_HOP
+					      : !d->loop_size_ns && !d->loop_window_ns);
 }
 
 /* Grows *@p (of *@cap elements of @size) to hold @need elements. */

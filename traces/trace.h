@@ -25,7 +25,7 @@
 #include "core/ts.h"
 
 #define TS_TRACE_MAGIC "TSTRACE" /* 8 bytes with the NUL */
-#define TS_TRACE_VERSION 6	  /* what the writer writes */
+#define TS_TRACE_VERSION 7	  /* what the writer writes */
 #define TS_TRACE_VERSION_MIN 1 /* the oldest the reader reads (no CPU samples) */
 #define TS_TRACE_HDR_SIZE 1024
 #define TS_TRACE_REC_SIZE 64
@@ -169,6 +169,15 @@ struct ts_trace_hdr {
 	 * For an older trace the reader takes it from mount_opts
 	 * ("loop_hop=Nns(label)"), where tierfs wrote it. */
 	uint64_t loop_hop_ns;
+	/* Version 7: the hop's size part (what a 128 KiB request cost the
+	 * loop device's path beyond a 4 KiB one, taken off each read and
+	 * write in proportion to its bytes past 4 KiB) and window part (what
+	 * a readahead window cost it beyond a 128 KiB direct read, taken off
+	 * each read), as the mount measured them (disk/loop.h); set with
+	 * TS_TRACE_MODEL_LOOP_PARTS, only beside the hop. For an older trace
+	 * the reader takes the size part from mount_opts
+	 * ("loop_hop_128k=Nns(measured)"), the window part none. */
+	uint64_t loop_size_ns, loop_window_ns;
 };
 /* Which of the header's model options it sets; CAPACITY and MEM say that
  * capacity and mem are the model's (0 included), not only informative. */
@@ -181,17 +190,22 @@ struct ts_trace_hdr {
 #define TS_TRACE_MODEL_MEM_BPS 0x40
 #define TS_TRACE_MODEL_EBS 0x80	     /* version 5 on: the ebs_* fields */
 #define TS_TRACE_MODEL_LOOP_HOP 0x100 /* version 6 on: loop_hop_ns */
-#define TS_TRACE_MODEL_ALL 0x1ff
+#define TS_TRACE_MODEL_LOOP_PARTS 0x200 /* version 7 on: loop_size_ns, loop_window_ns */
+#define TS_TRACE_MODEL_ALL 0x3ff
 /* The bits a header of @version may set. */
 #define TS_TRACE_MODEL_OF(version)                                                                 \
-	((version) >= 6 ? TS_TRACE_MODEL_ALL : (version) >= 5 ? 0xffu : 0x7fu)
+	((version) >= 7	  ? TS_TRACE_MODEL_ALL                                                      \
+	 : (version) >= 6 ? 0x1ffu                                                                  \
+	 : (version) >= 5 ? 0xffu                                                                   \
+			  : 0x7fu)
 
 /* The model options of a version 1 or 2 header, read from its mount_opts
  * ("k=v,..." as tierfs wrote them): capacity and mem fill the header's
  * where it has none. A value that does not parse is -EINVAL with "KEY=VALUE:
  * why" in @why. The readers call it; a header of version 3 to 5 gets only
- * its loop hop from there (loop_hop_ns and its bit, which the writers drop
- * again for those versions); a header of version 6 is left as it is. */
+ * its loop hop and its size part from there, one of version 6 its size
+ * part (loop_hop_ns, loop_size_ns and their bits, which the writers drop
+ * again for those versions); a header of version 7 is left as it is. */
 TS_WUR int ts_trace_hdr_legacy(struct ts_trace_hdr *h, char *why, size_t n);
 
 const char *ts_trace_op_name(unsigned op);

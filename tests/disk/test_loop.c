@@ -2,8 +2,8 @@
  * test_loop.c — the loop-device hop's statistic (disk/loop.h,
  * ts_loop_hop_of), exactly, on made-up latencies: a constant hop, a batch
  * disturbed by load on one side, a hop below zero clamped, the batch the
- * reported medians come from, a remainder left out, and no batch at all;
- * and the size part a request is charged (ts_loop_hop_size_ns), exactly.
+ * reported medians come from, a remainder left out, and no batch at all.
+ * (The size and window parts a request is charged: test_tier_rule.c.)
  * (The measurement itself, with a loop device: tests/disk/hop.sh.)
  */
 #include <stdint.h>
@@ -78,17 +78,5 @@ int main(void)
 	CHECK_EQ_U64(dm, 0);
 	CHECK_EQ_U64(ts_loop_hop_of(l, d, N, 0, NULL, NULL), 0);
 
-	/* The size part: 45 us measured at 128 KiB (124 KiB past 4 KiB) is
-	 * none at 4 KiB or less, 45 us at 128 KiB, 45 x 62 / 124 = 22.5 us at
-	 * 66 KiB, twice at 252 KiB (carried past 128 KiB), rounded down at
-	 * 4 KiB + 1 byte (45,000 / 126,976 ns); none when none was measured. */
-	CHECK_EQ_U64(ts_loop_hop_size_ns(45000, 0), 0);
-	CHECK_EQ_U64(ts_loop_hop_size_ns(45000, 4096), 0);
-	CHECK_EQ_U64(ts_loop_hop_size_ns(45000, 128 * 1024), 45000);
-	CHECK_EQ_U64(ts_loop_hop_size_ns(45000, 66 * 1024), 22500);
-	CHECK_EQ_U64(ts_loop_hop_size_ns(45000, 252 * 1024), 90000);
-	CHECK_EQ_U64(ts_loop_hop_size_ns(45000, 4097), 0);
-	CHECK_EQ_U64(ts_loop_hop_size_ns(126976 * 3 + 5, 4096 + 126976 / 2), 126976 * 3 / 2 + 2);
-	CHECK_EQ_U64(ts_loop_hop_size_ns(0, TS_MiB), 0);
 	return tc_exit();
 }

@@ -200,6 +200,53 @@ sed 's/loop_hop=5000ns(measured)/loop_hop=0ns(off)/' "$T/blk5.txt" > "$T/blk0.tx
 check "block: (off) keeps the loop rule" test "$("$B" replay "$T/blk0.trace" --virtual \
 	--kernel-fs --tier fixed60 --profile "$T/kfs.lua" --json 2>/dev/null |
 	jq -r '.results[1].total_ns')" = 135000
+# Its size and window parts (trace format 7, loop_size_ns and
+# loop_window_ns, bit 0x200): tierfs also took a 128 KiB read's size part
+# (12.4us) and a read's window part (3us) off each reply. Two 128 KiB reads
+# on the 60us tier, each held 60 - 15 - 15.4 = 29.6us, 30.4us apart (the
+# round trip, the hop and both parts). A plain replay takes them off as
+# tierfs did: 29.6 + 30.4 + 29.6 = 89.6us, the recording (with the hop
+# alone it would be 45 + 30.4 + 45 = 120.4us). With --kernel-fs each read
+# pays its whole 60us and the gap loses all four: 120us. --floor 20us:
+# 19.6 + 30.4 + 19.6 = 69.6us.
+mktrace blk7 <<'X'
+header version=7 mem=0 model=778 floor_ns=10000 loop_hop_ns=5000 loop_size_ns=12400 loop_window_ns=3000
+path 1 "/disk.img"
+0 29600 read 1 0 131072 131072 1 268435456 0 1
+60000 89600 read 1 131072 131072 131072 1 268435456 0 1
+end drops=0 records=2 t=89600
+X
+# a version 6 trace: the size part in mount_opts, no window part; each
+# read held 32.6us, 27.4us apart: 92.6us replayed (117.4us without it),
+# 120us with --kernel-fs
+mktrace blk6s <<'X'
+header version=6 mem=0 model=266 floor_ns=10000 loop_hop_ns=5000 mount_opts="tier=fixed60,floor=10000ns,loop_hop=5000ns(measured),loop_hop_128k=12400ns(measured)"
+path 1 "/disk.img"
+0 32600 read 1 0 131072 131072 1 268435456 0 1
+60000 92600 read 1 131072 131072 131072 1 268435456 0 1
+end drops=0 records=2 t=92600
+X
+for v in 7:89600:69600 6s:92600:72600; do
+	n=${v%%:*} rec=${v#*:} fl=${rec#*:} rec=${rec%%:*}
+	check "block v$n: parts as recorded" test "$("$B" replay "$T/blk$n.trace" --virtual \
+		--tier fixed60 --profile "$T/kfs.lua" --json 2>/dev/null | jq -r '.results[1].total_ns')" = "$rec"
+	check "block v$n: parts under --kernel-fs" test "$("$B" replay "$T/blk$n.trace" --virtual \
+		--kernel-fs --tier fixed60 --profile "$T/kfs.lua" --json 2>/dev/null |
+		jq -r '.results[1] | "\(.total_ns) \(.think_ns)"')" = "120000 0"
+	check "block v$n: parts with --floor" test "$("$B" replay "$T/blk$n.trace" --virtual \
+		--floor 20us --tier fixed60 --profile "$T/kfs.lua" --json 2>/dev/null |
+		jq -r '.results[1].total_ns')" = "$fl"
+done
+"$B" replay "$T/blk7.trace" --virtual --tier fixed60 --profile "$T/kfs.lua" > "$T/b7.txt" 2>&1
+check "block v7: the report names the parts" \
+	grep -q "size part (12.40 us for a 128 KiB request, in proportion past 4 KiB) and window part (3.00 us a read)" "$T/b7.txt"
+"$B" trace dump "$T/blk7.trace" > "$T/blk7.dump"
+check "block v7: dump" grep -q ' model=778 floor_ns=10000 loop_hop_ns=5000 loop_size_ns=12400 loop_window_ns=3000$' "$T/blk7.dump"
+check "block v6: the size part stays in mount_opts" test "$("$B" trace dump "$T/blk6s.trace" | grep -c 'loop_size_ns=')" = 0
+printf 'header version=7 model=256 loop_size_ns=5000\n' > "$T/nopart.txt"
+"$B" trace undump "$T/nopart.txt" -o "$T/nopart.trace" > "$T/nopart.err" 2>&1
+check "block: size part without its bit refused" test $? != 0
+check "block: one line naming the part" test "$(grep -c 'loop_size_ns without its bit (0x200)' "$T/nopart.err")" = 1
 # bad input: the field without its bit, the bit in a version 5 header
 printf 'header version=6 loop_hop_ns=5000\n' > "$T/nobit.txt"
 "$B" trace undump "$T/nobit.txt" -o "$T/nobit.trace" > "$T/nobit.err" 2>&1

@@ -153,14 +153,14 @@ int main(void)
 	const char *hdr = "header version=1 start_wall_ns=0 start_mono_ns=0 capacity=0 mem=0 "
 			  "tier=\"\" profile=\"\" mount_opts=\"\" host=\"\"\n";
 	char text[1024];
-	check_bad("header version=7\n", TS_E_VERSION, "in.txt:1: trace version 7");
+	check_bad("header version=8\n", TS_E_VERSION, "in.txt:1: trace version 8");
 	/* the model options: version 3's fields, each with its bit; a
 	 * version 2 header has them in mount_opts, and a bad value there is
 	 * refused */
 	check_bad("header version=3 seed=5\n", TS_E_PARSE,
 		  "in.txt:1: header field seed without its bit in model=");
-	check_bad("header version=3 model=512\n", TS_E_PARSE,
-		  "in.txt:1: header field model: bad value \"512\"");
+	check_bad("header version=3 model=1024\n", TS_E_PARSE,
+		  "in.txt:1: header field model: bad value \"1024\"");
 	/* the loop hop (bit 0x100) is version 6's; a version 5 header's is
 	 * in mount_opts, and one there that does not parse is refused */
 	check_bad("header version=5 model=256\n", TS_E_PARSE,
@@ -171,6 +171,20 @@ int main(void)
 		  "in.txt:1: header field loop_hop_ns: bad value \"x\"");
 	check_bad("header version=5 mount_opts=\"tier=x,loop_hop=5us(given)\"\n", TS_E_PARSE,
 		  "in.txt:1: header mount_opts: loop_hop: '5us(given)'");
+	/* its size and window parts (bit 0x200) are version 7's, only with
+	 * the hop; a version 6 header's size part is in mount_opts */
+	check_bad("header version=6 model=768\n", TS_E_PARSE,
+		  "in.txt:1: header: model=768 sets bits a version 6 header does not have");
+	check_bad("header version=7 model=256 loop_size_ns=1\n", TS_E_PARSE,
+		  "in.txt:1: header field loop_size_ns without its bit (0x200) in model=");
+	check_bad("header version=7 model=256 loop_window_ns=1\n", TS_E_PARSE,
+		  "in.txt:1: header field loop_window_ns without its bit (0x200) in model=");
+	check_bad("header version=7 model=512\n", TS_E_PARSE,
+		  "in.txt:1: header: model= sets the loop hop's parts (0x200) without the hop (0x100)");
+	check_bad("header version=7 model=768 loop_window_ns=5us\n", TS_E_PARSE,
+		  "in.txt:1: header field loop_window_ns: bad value \"5us\"");
+	check_bad("header version=6 model=256 mount_opts=\"loop_hop=1ns(measured),loop_hop_128k=\"\n",
+		  TS_E_PARSE, "in.txt:1: header mount_opts: loop_hop_128k: '' is not a count of ns");
 	/* the EBS limits (bit 0x80) are version 5's, finite and >= 0 */
 	check_bad("header version=4 model=128\n", TS_E_PARSE,
 		  "in.txt:1: header: model=128 sets bits a version 4 header does not have");

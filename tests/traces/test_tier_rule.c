@@ -85,6 +85,30 @@ static void test_make(void)
 	ts_tier_set_free(set);
 }
 
+/* Block mode's size and window parts (ts_tier_rule_loop_off): a size part
+ * of 45 us measured at 128 KiB (124 KiB past 4 KiB) is none at 4 KiB or
+ * less, 45 us at 128 KiB, 45 x 62 / 124 = 22.5 us at 66 KiB, twice at
+ * 252 KiB (carried past 128 KiB), rounded down at 4 KiB + 1 byte (45,000
+ * / 126,976 ns); a read adds its window part, a write does not; no other
+ * op gets either. */
+static void test_loop_off(void)
+{
+	CHECK_EQ_U64(ts_tier_rule_loop_off(45000, 0, TS_TIER_READ, 0), 0);
+	CHECK_EQ_U64(ts_tier_rule_loop_off(45000, 0, TS_TIER_READ, 4096), 0);
+	CHECK_EQ_U64(ts_tier_rule_loop_off(45000, 0, TS_TIER_READ, 128 * 1024), 45000);
+	CHECK_EQ_U64(ts_tier_rule_loop_off(45000, 0, TS_TIER_WRITE, 66 * 1024), 22500);
+	CHECK_EQ_U64(ts_tier_rule_loop_off(45000, 0, TS_TIER_READ, 252 * 1024), 90000);
+	CHECK_EQ_U64(ts_tier_rule_loop_off(45000, 0, TS_TIER_READ, 4097), 0);
+	CHECK_EQ_U64(ts_tier_rule_loop_off(126976 * 3 + 5, 0, TS_TIER_READ, 4096 + 126976 / 2),
+		     126976 * 3 / 2 + 2);
+	CHECK_EQ_U64(ts_tier_rule_loop_off(0, 0, TS_TIER_READ, 1 << 20), 0);
+	CHECK_EQ_U64(ts_tier_rule_loop_off(45000, 7000, TS_TIER_READ, 128 * 1024), 52000);
+	CHECK_EQ_U64(ts_tier_rule_loop_off(45000, 7000, TS_TIER_READ, 4096), 7000);
+	CHECK_EQ_U64(ts_tier_rule_loop_off(45000, 7000, TS_TIER_WRITE, 128 * 1024), 45000);
+	CHECK_EQ_U64(ts_tier_rule_loop_off(45000, 7000, TS_TIER_META, 128 * 1024), 0);
+	CHECK_EQ_U64(ts_tier_rule_loop_off(45000, 7000, TS_TIER_FSYNC, 0), 0);
+}
+
 int main(void)
 {
 	for (unsigned op = 0; op < TS_OP_IO_LAST; op++) {
@@ -148,5 +172,6 @@ int main(void)
 		if (op != TS_OP_UNLINK && op != TS_OP_TRUNCATE && op != TS_OP_FALLOCATE)
 			CHECK(!ts_tier_rule_forget(op, FALLOC_FL_PUNCH_HOLE, &off, &len));
 	test_make();
+	test_loop_off();
 	return tc_exit();
 }

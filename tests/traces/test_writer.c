@@ -579,7 +579,9 @@ static void test_model(const char *file)
 				 .ebs_bps = 43.43e6,
 				 .ebs_max_bps = 260.57e6,
 				 .ebs_burst_s = 1800,
-				 .loop_hop_ns = 23456};
+				 .loop_hop_ns = 23456,
+				 .loop_size_ns = 34567,
+				 .loop_window_ns = 4567};
 	struct ts_trace_writer *w;
 	struct ts_trace t;
 	char err[256];
@@ -604,12 +606,40 @@ static void test_model(const char *file)
 	      t.hdr.ebs_max_bps == 260.57e6 && t.hdr.ebs_burst_s == 1800);
 	/* version 6: block mode's loop hop at byte 976 (FORMAT.md) */
 	CHECK_EQ_U64(t.hdr.loop_hop_ns, 23456);
+	/* version 7: its size and window parts */
+	CHECK_EQ_U64(t.hdr.loop_size_ns, 34567);
+	CHECK_EQ_U64(t.hdr.loop_window_ns, 4567);
 	ts_trace_free(&t);
 	uint64_t hop;
 	memcpy(&hop, buf + 976, sizeof(hop));
 	CHECK_EQ_U64(hop, 23456);
+	/* at bytes 984 and 992 (FORMAT.md) */
+	uint64_t part, hop0 = 0;
+	memcpy(&part, buf + 984, sizeof(part));
+	CHECK_EQ_U64(part, 34567);
+	memcpy(&part, buf + 992, sizeof(part));
+	CHECK_EQ_U64(part, 4567);
+	set_model(buf, TS_TRACE_MODEL_ALL & ~TS_TRACE_MODEL_LOOP_PARTS); /* without their bit */
+	CHECK(ts_trace_read_mem(buf, len, "partbit", &t, err, sizeof(err)) == TS_E_CORRUPT);
+	memcpy(buf + 976, &hop0, sizeof(hop0)); /* with their bit but without the hop's */
+	set_model(buf, TS_TRACE_MODEL_ALL & ~TS_TRACE_MODEL_LOOP_HOP);
+	CHECK(ts_trace_read_mem(buf, len, "parthop", &t, err, sizeof(err)) == TS_E_CORRUPT);
+	memcpy(buf + 976, &hop, sizeof(hop));
+	set_model(buf, TS_TRACE_MODEL_ALL & ~TS_TRACE_MODEL_LOOP_PARTS);
+	buf[8] = 6; /* version 6 ended at byte 984 */
+	CHECK(ts_trace_read_mem(buf, len, "v6rsv", &t, err, sizeof(err)) == TS_E_CORRUPT);
+	CHECK(strstr(err, "byte 984") != NULL);
+	memset(buf + 984, 0, 16);
+	set_model(buf, TS_TRACE_MODEL_ALL); /* and had no bit 0x200 */
+	CHECK(ts_trace_read_mem(buf, len, "v6bit", &t, err, sizeof(err)) == TS_E_CORRUPT);
+	set_model(buf, TS_TRACE_MODEL_ALL & ~TS_TRACE_MODEL_LOOP_PARTS);
+	CHECK(ts_trace_read_mem(buf, len, "v6", &t, err, sizeof(err)) == 0);
+	CHECK(t.hdr.version == 6 && t.hdr.loop_hop_ns == 23456 && !t.hdr.loop_size_ns &&
+	      !(t.hdr.model & TS_TRACE_MODEL_LOOP_PARTS));
+	ts_trace_free(&t);
+	buf[8] = TS_TRACE_VERSION;
 
-	set_model(buf, TS_TRACE_MODEL_ALL | 0x200); /* an unknown bit (0x200) */
+	set_model(buf, TS_TRACE_MODEL_ALL | 0x400); /* an unknown bit (0x400) */
 	CHECK(ts_trace_read_mem(buf, len, "bit", &t, err, sizeof(err)) == TS_E_CORRUPT);
 	set_model(buf, TS_TRACE_MODEL_ALL & ~TS_TRACE_MODEL_LOOP_HOP); /* the hop without its bit */
 	CHECK(ts_trace_read_mem(buf, len, "hopbit", &t, err, sizeof(err)) == TS_E_CORRUPT);
@@ -619,7 +649,7 @@ static void test_model(const char *file)
 	memset(buf + 976, 0, sizeof(hop));
 	set_model(buf, TS_TRACE_MODEL_ALL); /* and had no bit 0x100 */
 	CHECK(ts_trace_read_mem(buf, len, "v5bit", &t, err, sizeof(err)) == TS_E_CORRUPT);
-	set_model(buf, TS_TRACE_MODEL_ALL & ~TS_TRACE_MODEL_LOOP_HOP);
+	set_model(buf, TS_TRACE_MODEL_OF(5));
 	CHECK(ts_trace_read_mem(buf, len, "v5", &t, err, sizeof(err)) == 0);
 	CHECK(t.hdr.version == 5 && !(t.hdr.model & TS_TRACE_MODEL_LOOP_HOP) && !t.hdr.loop_hop_ns);
 	ts_trace_free(&t);
@@ -628,7 +658,7 @@ static void test_model(const char *file)
 	CHECK(!(t.hdr.model & TS_TRACE_MODEL_LOOP_HOP) && !t.hdr.loop_hop_ns);
 	ts_trace_free(&t);
 	buf[8] = 5;
-	const uint32_t v5 = TS_TRACE_MODEL_ALL & ~TS_TRACE_MODEL_LOOP_HOP;
+	const uint32_t v5 = TS_TRACE_MODEL_OF(5);
 	double nan = NAN, neg = -1, ebs;
 	memcpy(&ebs, buf + 936, sizeof(ebs));
 	CHECK(ebs == 2000); /* ebs_iops at byte 936 (FORMAT.md) */
@@ -706,6 +736,42 @@ static void test_model(const char *file)
 	CHECK(ts_trace_read_mem(buf, len, "cut", &t, err, sizeof(err)) == 0);
 	CHECK(t.hdr.model == 0 && t.hdr.loop_hop_ns == 0);
 	ts_trace_free(&t);
+
+	/* Its size part before version 7: "loop_hop_128k=Nns(measured)"
+	 * after the hop, for a version 6 trace (the hop in its field) and a
+	 * version 5 one (both in mount_opts); the window part none. */
+	const char *o6 = "tier=x,loop_hop=11100ns(measured),loop_hop_128k=30500ns(measured)";
+	uint64_t h6 = 11100;
+	memset(buf + 312, 0, 448);
+	strcpy((char *)buf + 312, o6);
+	buf[8] = 6;
+	memcpy(buf + 976, &h6, sizeof(h6));
+	set_model(buf, TS_TRACE_MODEL_LOOP_HOP);
+	CHECK(ts_trace_read_mem(buf, len, "v6size", &t, err, sizeof(err)) == 0);
+	CHECK(t.hdr.model == (TS_TRACE_MODEL_LOOP_HOP | TS_TRACE_MODEL_LOOP_PARTS));
+	CHECK_EQ_U64(t.hdr.loop_hop_ns, 11100);
+	CHECK_EQ_U64(t.hdr.loop_size_ns, 30500);
+	CHECK_EQ_U64(t.hdr.loop_window_ns, 0);
+	ts_trace_free(&t);
+	buf[8] = 5;
+	memset(buf + 976, 0, 8);
+	set_model(buf, 0);
+	CHECK(ts_trace_read_mem(buf, len, "v5size", &t, err, sizeof(err)) == 0);
+	CHECK(t.hdr.model == (TS_TRACE_MODEL_LOOP_HOP | TS_TRACE_MODEL_LOOP_PARTS));
+	CHECK_EQ_U64(t.hdr.loop_hop_ns, 11100);
+	CHECK_EQ_U64(t.hdr.loop_size_ns, 30500);
+	ts_trace_free(&t);
+	/* none without the hop: a FUSE mount's "(off)" */
+	memset(buf + 312, 0, 448);
+	strcpy((char *)buf + 312, "tier=x,loop_hop=0ns(off),loop_hop_128k=30500ns(measured)");
+	CHECK(ts_trace_read_mem(buf, len, "v5off", &t, err, sizeof(err)) == 0);
+	CHECK(t.hdr.model == 0 && !t.hdr.loop_size_ns);
+	ts_trace_free(&t);
+	memset(buf + 312, 0, 448);
+	strcpy((char *)buf + 312, "tier=x,loop_hop=11100ns(measured),loop_hop_128k=3x0ns(measured)");
+	CHECK(ts_trace_read_mem(buf, len, "badsize", &t, err, sizeof(err)) == TS_E_CORRUPT);
+	CHECK(strstr(err, "badsize: header mount_opts: loop_hop_128k: '3x0' is not a count of ns") !=
+	      NULL);
 }
 
 int main(void)

@@ -82,6 +82,12 @@ struct ts_replay_cfg {
 	 * alone, as tierfs spaces them. 0 under kernel_fs (both come off the
 	 * gaps, think_less_ns) and for a FUSE-mode recording. */
 	uint64_t loop_hop_ns;
+	/* Its size and window parts (the header's loop_size_ns and
+	 * loop_window_ns, bit 0x200), which tierfs took off each read's and
+	 * write's reply (traces/tier_rule.h): a replay takes them off as it
+	 * did, under kernel_fs off the gap after it (a VM's disk pays
+	 * neither). 0 for any other recording. */
+	uint64_t loop_size_ns, loop_window_ns;
 	/* The recording is a loop device's requests (block mode with its hop
 	 * taken off: the header's bit 0x100). Under kernel_fs the gaps after
 	 * its device reads lose the round trip too: they are the loop

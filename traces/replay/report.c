@@ -230,6 +230,17 @@ void ts_replay_print_run(FILE *f, const char *file, const struct ts_replay_set *
 			   "as it was in the recording\n",
 			ts_fmt_duration(hb, sizeof(hb), s->rec_hop));
 	}
+	if (cfg->loop_size_ns || cfg->loop_window_ns) {
+		char sb[32], wb[32];
+		fprintf(f, "block mode: the loop device's size part (%s for a 128 KiB request, "
+			   "in proportion past 4 KiB) and window part (%s a read) were taken off "
+			   "each request's latency in the recording; %s\n",
+			ts_fmt_duration(sb, sizeof(sb), cfg->loop_size_ns),
+			ts_fmt_duration(wb, sizeof(wb), cfg->loop_window_ns),
+			cfg->kernel_fs ? "here they come off the gap after it (a VM's disk has "
+					 "neither)"
+				       : "here too, as in the recording");
+	}
 	if (rec_floor || cfg->tier.floor_ns) {
 		char fb[32], ob[32];
 		/* Recorded and virtual latencies are what tierfs held each

@@ -10,6 +10,7 @@
 
 #include "core/units.h"
 #include "traces/replay/replay_int.h"
+#include "traces/tier_rule.h"
 
 struct pair {
 	uint32_t tid;
@@ -343,6 +344,14 @@ static uint64_t wake_up(const struct ts_replay_cfg *cfg, const struct ts_trace_r
  * out with the hand-offs (--keep-gaps: cfg->keep_gaps turns the rule
  * off). Returns the gap.
  */
+uint64_t replay_loop_off(const struct ts_replay_cfg *cfg, const struct ts_trace_rec *r)
+{
+	if (!cfg->loop_recorded || (r->flags & TS_REC_F_NOTIER))
+		return 0;
+	return ts_tier_rule_loop_off(cfg->loop_size_ns, cfg->loop_window_ns,
+				     ts_tier_rule_op(r->op), r->length);
+}
+
 /*
  * The loop rule. Under kernel_fs every gap loses the recording's FUSE
  * round trip (think_less_ns), but the gap after a read the device served
@@ -409,6 +418,10 @@ bool replay_cursor_advance(struct cursor *c, const struct ts_trace *t, uint64_t 
 		if (!(cfg->kernel_fs && !cfg->loop_recorded && c->dev_read &&
 		      rdone == c->rec_done_max))
 			gap -= TS_MIN(gap, cfg->think_less_ns); /* else the loop rule */
+		/* a loop device's recording: the path after the request it
+		 * waited on last held its size and window parts too */
+		if (cfg->kernel_fs && rdone == c->rec_done_max)
+			gap -= TS_MIN(gap, replay_loop_off(cfg, r));
 		bool kern = false;
 		if (rdone == c->rec_done_max) /* the thread waited for this one last */
 			gap = in_kernel(t, cfg, c, c->p->idx[c->i - 1], c->p->idx[c->i], gap, &kern);

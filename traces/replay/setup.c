@@ -78,6 +78,11 @@ int ts_replay_open(struct ts_replay_set *s, const struct ts_replay_from *from,
 	s->cfg.rt_ns = s->rec_floor + s->rec_hop;
 	s->cfg.tier.floor_ns += s->rec_hop;
 	s->cfg.loop_hop_ns = s->rec_hop;
+	/* and its size and window parts, taken off each read's reply */
+	if (s->cfg.loop_recorded && s->t.hdr.model & TS_TRACE_MODEL_LOOP_PARTS) {
+		s->cfg.loop_size_ns = s->t.hdr.loop_size_ns;
+		s->cfg.loop_window_ns = s->t.hdr.loop_window_ns;
+	}
 	if (s->cfg.kernel_fs) {
 		/* the recording's floor, or --floor's, and the hop */
 		s->cfg.think_less_ns = s->cfg.tier.floor_ns;

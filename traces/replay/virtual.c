@@ -288,6 +288,12 @@ static uint64_t serve(struct vrun *v, const struct ts_trace_rec *r, size_t idx, 
 		goto forget;
 	}
 	*dev = v->cfg->kernel_fs && q.op == TS_TIER_READ;
+	/* block mode: the loop device's size and window parts off the
+	 * reply, as tierfs took them (fs/timing.c); under kernel_fs they
+	 * come off the gap after it instead (rules.c) */
+	uint64_t x = v->cfg->kernel_fs ? 0 : replay_loop_off(v->cfg, r);
+	if (x)
+		done = done > s + x ? done - x : TS_MIN(done, s);
 	done = reply(res, cs, s, done, &d);
 forget:;
 	/* what tierfs drops from the model after the syscall */
