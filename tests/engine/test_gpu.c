@@ -110,11 +110,16 @@ static void test_layers(const char *net, int batch)
 	printf("%s batch %d: %d conv/fc layers, max error vs CPU reference %.2e of the layer's "
 	       "largest output\n", net, batch, layers, rel);
 	CHECK(layers > 0);
-	/* FP32 against a double reference; cuDNN's FFT and Winograd algorithms,
-	 * which its heuristics may pick, are documented as less precise than
-	 * direct convolution: 2e-3 of the largest output still catches any wrong
-	 * shape, padding, stride or layout, which give errors of order 1. */
-	CHECK(rel < 2e-3);
+	/* FP32 against a double reference. cuDNN's FFT and Winograd algorithms
+	 * are documented as less precise than direct convolution, and the
+	 * backend's default (algo=find) takes whichever cuDNN times fastest, so
+	 * the pick and its error vary from run to run: on one H200 (cuDNN 9.19,
+	 * 2026-12-04) three runs of the default gave 1.2e-6 to 2.3e-3 on the
+	 * CIFAR-10 network and 2.1e-6 to 2.6e-3 on AlexNet, the heuristics' picks
+	 * 3.1e-7 and 1.8e-6. 1e-2 of the largest output clears those and still
+	 * catches any wrong shape, padding, stride or layout, which give errors
+	 * of order 1. */
+	CHECK(rel < 1e-2);
 }
 
 static void test_backend(void)
