@@ -33,8 +33,48 @@ nr=$(awk '$3 == "read"' "$TMPD/run.txt" | wc -l)
 [ "$dev" = $((asked + META)) ] ||
 	fail "the device read $dev bytes; the kernel asked for $asked (+ $META of metadata): the model read ahead on top"
 # Replayed, the flag keeps the model's readahead off too: the same trace
-# with the flag cleared reads more from the device.
-awk '$3 == "read" && int($11 / 16) % 2 == 1 { $11 -= 16 } { print }' "$TMPD/run.txt" >"$TMPD/noflag.txt"
+# with the flag cleared reads more from the device. The kernel sends its
+# reads concurrently and in an order that varies from run to run, which
+# decides whether the model sees them as sequential; both replays take
+# the same reads made serial in offset order, so only the flag differs.
+serial() { # TEXT-TRACE OUT FLAG(keep|clear)
+	python3 - "$@" <<'PY' || fail "rewriting the trace"
+import sys
+src, out, mode = sys.argv[1:4]
+# an IO line and the cpu lines that follow it travel together
+groups = []
+for l in open(src).read().splitlines():
+    f = l.split()
+    if l.startswith("cpu ") and groups:
+        groups[-1][1].append(l)
+    else:
+        groups.append([f if len(f) == 11 and f[0].isdigit() else l, []])
+reads = sorted((g for g in groups if isinstance(g[0], list) and g[0][2] == "read"),
+               key=lambda g: int(g[0][4]))
+t = min(int(g[0][0]) for g in reads)
+for g in reads:
+    f = g[0]
+    d = int(f[1]) - int(f[0])
+    f[0], f[1] = str(t), str(t + d)
+    t += d + 1000
+    if mode == "clear" and (int(f[10]) // 16) % 2 == 1:
+        f[10] = str(int(f[10]) - 16)
+for g in groups:  # the close after the last read
+    if isinstance(g[0], list) and g[0][2] == "close":
+        d = int(g[0][1]) - int(g[0][0])
+        g[0][0], g[0][1] = str(t), str(t + d)
+rest = [g for g in groups if not (isinstance(g[0], list) and g[0][2] == "read")]
+end = [g for g in rest if isinstance(g[0], str) and g[0].startswith("end ")]
+body = [g for g in rest if g not in end]
+with open(out, "w") as o:
+    for g in body + reads + end:
+        o.write((" ".join(g[0]) if isinstance(g[0], list) else g[0]) + "\n")
+        o.writelines(c + "\n" for c in g[1])
+PY
+}
+serial "$TMPD/run.txt" "$TMPD/flag.txt" keep
+serial "$TMPD/run.txt" "$TMPD/noflag.txt" clear
+"$B" trace undump "$TMPD/flag.txt" -o "$TMPD/flag.trace" || fail "trace undump"
 "$B" trace undump "$TMPD/noflag.txt" -o "$TMPD/noflag.trace" || fail "trace undump"
 vdev() { # TRACE
 	"$B" replay "$1" --virtual --tier essd-pl3 --json >"$TMPD/v.json" 2>"$TMPD/v.err" ||
@@ -43,7 +83,7 @@ vdev() { # TRACE
 r = [x for x in json.load(open(sys.argv[1]))["results"] if x["what"] != "recorded"][0]
 print(r.get("device_read_bytes", 0))' "$TMPD/v.json" || fail "replay JSON: $(head -c 400 "$TMPD/v.json")"
 }
-v1=$(vdev "$TMPD/run.trace")
+v1=$(vdev "$TMPD/flag.trace")
 v0=$(vdev "$TMPD/noflag.trace")
 [ "$v1" -ge "$asked" ] && [ "$v1" -lt "$v0" ] ||
 	fail "replayed, the device read $v1 bytes with the flag, $v0 without (the kernel asked for $asked)"
