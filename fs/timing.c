@@ -442,12 +442,9 @@ uint64_t ts_fs_model_submit(struct ts_fs *fs, struct ts_fs_req *r)
 	uint64_t due = ts_tier_submit(t, at, &q, &done);
 	r->fault = done.err;
 	/* block mode: what the request's bytes past 4 KiB and a read's
-	 * window cost the loop device's path (calib.c), off its reply too,
-	 * never before it came */
-	uint64_t x = ts_tier_rule_loop_off(fs->loop_hop_big_ns, fs->loop_hop_window_ns, q.op, q.len);
-	if (x)
-		due = due > r->submit_ns + x ? due - x : TS_MIN(due, r->submit_ns);
-	return due;
+	 * window cost the loop device's path (calib.c), off its reply too */
+	return ts_tier_rule_loop_reply(fs->loop_hop_big_ns, fs->loop_hop_window_ns, q.op, q.len,
+				       r->submit_ns, due);
 }
 
 void ts_fs_model_forget(struct ts_fs *fs, enum ts_fs_op op, uint64_t ino, uint64_t off,

@@ -170,3 +170,12 @@ uint64_t ts_tier_rule_loop_off(uint64_t size_ns, uint64_t window_ns, enum ts_tie
 		x = size_ns / span * (len - small) + size_ns % span * (len - small) / span;
 	return op == TS_TIER_READ ? x + window_ns : x;
 }
+
+uint64_t ts_tier_rule_loop_reply(uint64_t size_ns, uint64_t window_ns, enum ts_tier_op op,
+				 uint64_t len, uint64_t arrive, uint64_t due)
+{
+	uint64_t x = ts_tier_rule_loop_off(size_ns, window_ns, op, len);
+	/* due - x where that is after the request came (without arrive + x,
+	 * which could wrap) */
+	return due > arrive && due - arrive > x ? due - x : TS_MIN(due, arrive);
+}

@@ -111,5 +111,14 @@ bool ts_tier_rule_forget(unsigned op, uint32_t mode, uint64_t *off, uint64_t *le
 #define TS_TIER_RULE_LOOP_BIG (128 * 1024)
 uint64_t ts_tier_rule_loop_off(uint64_t size_ns, uint64_t window_ns, enum ts_tier_op op,
 			       uint64_t len);
+/*
+ * Block mode's reply to request @op of @len bytes that came at @arrive and
+ * that the model completes at @due: ts_tier_rule_loop_off()'s parts taken
+ * off @due, never to before the request came (@arrive, or @due where that
+ * is earlier still); @due as it is where there are none. tierfs
+ * (fs/timing.c) replies so, and a virtual replay of its trace with them.
+ */
+uint64_t ts_tier_rule_loop_reply(uint64_t size_ns, uint64_t window_ns, enum ts_tier_op op,
+				 uint64_t len, uint64_t arrive, uint64_t due);
 
 #endif

@@ -109,6 +109,35 @@ static void test_loop_off(void)
 	CHECK_EQ_U64(ts_tier_rule_loop_off(45000, 7000, TS_TIER_FSYNC, 0), 0);
 }
 
+/* The reply with them taken off (ts_tier_rule_loop_reply), as tierfs and a
+ * virtual replay give it: a 128 KiB read that came at 1 ms with 45 us of
+ * size part and 7 us of window part. Due 100 us after it came: 48 us
+ * after; due 30 us after: at its arrival, never before (the whole part
+ * would put it 22 us early), and due exactly as late as the parts: at its
+ * arrival too; a due earlier than the arrival stays (nothing to take off
+ * it); none at all (a 4 KiB write, a metadata op, no parts): due as it
+ * is, before the arrival included. Near the clock's end the arrival plus
+ * the parts would wrap: still the arrival. */
+static void test_loop_reply(void)
+{
+	const uint64_t in = 1000000, big = 128 * 1024;
+	CHECK_EQ_U64(ts_tier_rule_loop_reply(45000, 7000, TS_TIER_READ, big, in, in + 100000),
+		     in + 48000);
+	CHECK_EQ_U64(ts_tier_rule_loop_reply(45000, 7000, TS_TIER_READ, big, in, in + 30000), in);
+	CHECK_EQ_U64(ts_tier_rule_loop_reply(45000, 7000, TS_TIER_READ, big, in, in + 52000), in);
+	CHECK_EQ_U64(ts_tier_rule_loop_reply(45000, 7000, TS_TIER_READ, big, in, in + 52001),
+		     in + 1);
+	CHECK_EQ_U64(ts_tier_rule_loop_reply(45000, 7000, TS_TIER_READ, big, in, in - 5), in - 5);
+	CHECK_EQ_U64(ts_tier_rule_loop_reply(45000, 7000, TS_TIER_WRITE, big, in, in + 100000),
+		     in + 55000);
+	CHECK_EQ_U64(ts_tier_rule_loop_reply(45000, 0, TS_TIER_WRITE, 4096, in, in - 5), in - 5);
+	CHECK_EQ_U64(ts_tier_rule_loop_reply(45000, 7000, TS_TIER_META, big, in, in + 10), in + 10);
+	CHECK_EQ_U64(ts_tier_rule_loop_reply(0, 0, TS_TIER_READ, big, in, in + 10), in + 10);
+	CHECK_EQ_U64(ts_tier_rule_loop_reply(45000, 7000, TS_TIER_READ, big, UINT64_MAX - 10,
+					     UINT64_MAX - 1),
+		     UINT64_MAX - 10);
+}
+
 int main(void)
 {
 	for (unsigned op = 0; op < TS_OP_IO_LAST; op++) {
@@ -173,5 +202,6 @@ int main(void)
 			CHECK(!ts_tier_rule_forget(op, FALLOC_FL_PUNCH_HOLE, &off, &len));
 	test_make();
 	test_loop_off();
+	test_loop_reply();
 	return tc_exit();
 }

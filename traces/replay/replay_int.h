@@ -116,10 +116,6 @@ void replay_cursor_start(struct cursor *c, const struct rthread *p, const struct
 			 uint64_t t0, uint64_t base, double speed);
 /* Op i was issued at @s and completed at @done (replay times): move on and
  * compute when op i+1 issues. Returns false when the thread is done. */
-/* What a loop device's recording (cfg->loop_recorded) had taken off
- * record @r's reply besides the floor and the hop: its size and window
- * parts (traces/tier_rule.h); 0 for any other. */
-uint64_t replay_loop_off(const struct ts_replay_cfg *cfg, const struct ts_trace_rec *r);
 bool replay_cursor_advance(struct cursor *c, const struct ts_trace *t, uint64_t s, uint64_t done,
 			   const struct ts_replay_cfg *cfg, double speed);
 /* When may c's next op issue? Sets c->next_issue; false = not known yet

@@ -320,6 +320,18 @@ static uint64_t wake_up(const struct ts_replay_cfg *cfg, const struct ts_trace_r
 	return d >= 0 ? gap + by : gap - TS_MIN(gap, by);
 }
 
+/* What a loop device's recording (cfg->loop_recorded) had taken off
+ * record @r's reply besides the floor and the hop: its size and window
+ * parts (traces/tier_rule.h), which under kernel_fs come off the gap after
+ * it; 0 for any other. */
+static uint64_t loop_off(const struct ts_replay_cfg *cfg, const struct ts_trace_rec *r)
+{
+	if (!cfg->loop_recorded || (r->flags & TS_REC_F_NOTIER))
+		return 0;
+	return ts_tier_rule_loop_off(cfg->loop_size_ns, cfg->loop_window_ns,
+				     ts_tier_rule_op(r->op), r->length);
+}
+
 /*
  * The in-kernel rule. A FUSE-mode recording replayed as block mode
  * (kernel_fs): an op the kernel's file system serves without the thread
@@ -344,14 +356,6 @@ static uint64_t wake_up(const struct ts_replay_cfg *cfg, const struct ts_trace_r
  * out with the hand-offs (--keep-gaps: cfg->keep_gaps turns the rule
  * off). Returns the gap.
  */
-uint64_t replay_loop_off(const struct ts_replay_cfg *cfg, const struct ts_trace_rec *r)
-{
-	if (!cfg->loop_recorded || (r->flags & TS_REC_F_NOTIER))
-		return 0;
-	return ts_tier_rule_loop_off(cfg->loop_size_ns, cfg->loop_window_ns,
-				     ts_tier_rule_op(r->op), r->length);
-}
-
 /*
  * The loop rule. Under kernel_fs every gap loses the recording's FUSE
  * round trip (think_less_ns), but the gap after a read the device served
@@ -421,7 +425,7 @@ bool replay_cursor_advance(struct cursor *c, const struct ts_trace *t, uint64_t 
 		/* a loop device's recording: the path after the request it
 		 * waited on last held its size and window parts too */
 		if (cfg->kernel_fs && rdone == c->rec_done_max)
-			gap -= TS_MIN(gap, replay_loop_off(cfg, r));
+			gap -= TS_MIN(gap, loop_off(cfg, r));
 		bool kern = false;
 		if (rdone == c->rec_done_max) /* the thread waited for this one last */
 			gap = in_kernel(t, cfg, c, c->p->idx[c->i - 1], c->p->idx[c->i], gap, &kern);

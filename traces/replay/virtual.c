@@ -220,6 +220,7 @@ static uint64_t serve(struct vrun *v, const struct ts_trace_rec *r, size_t idx, 
 	uint64_t floor = v->cfg->tier.floor_ns - TS_MIN(v->cfg->tier.floor_ns, v->cfg->loop_hop_ns);
 	struct ts_tier_done d = {0};
 	uint64_t done;
+	const uint64_t arrive = s; /* when the request came, as tierfs has it */
 	/* the journal's commit when due, as tierfs charges it: an fsync
 	 * waits for it (a request tierfs did not give its model neither
 	 * charges nor waits for one there: fs/timing.c) */
@@ -289,11 +290,12 @@ static uint64_t serve(struct vrun *v, const struct ts_trace_rec *r, size_t idx, 
 	}
 	*dev = v->cfg->kernel_fs && q.op == TS_TIER_READ;
 	/* block mode: the loop device's size and window parts off the
-	 * reply, as tierfs took them (fs/timing.c); under kernel_fs they
-	 * come off the gap after it instead (rules.c) */
-	uint64_t x = v->cfg->kernel_fs ? 0 : replay_loop_off(v->cfg, r);
-	if (x)
-		done = done > s + x ? done - x : TS_MIN(done, s);
+	 * reply, as tierfs took them (fs/timing.c; 0 for any other
+	 * recording); under kernel_fs they come off the gap after it
+	 * instead (rules.c) */
+	if (!v->cfg->kernel_fs)
+		done = ts_tier_rule_loop_reply(v->cfg->loop_size_ns, v->cfg->loop_window_ns, q.op,
+					       q.len, arrive, done);
 	done = reply(res, cs, s, done, &d);
 forget:;
 	/* what tierfs drops from the model after the syscall */
