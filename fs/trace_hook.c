@@ -523,6 +523,10 @@ int ts_fs_trace_open(struct ts_fs *fs, char *err, size_t n)
 		h.model &= ~(uint32_t)TS_TRACE_MODEL_LOOP_PARTS;
 		h.loop_size_ns = h.loop_window_ns = 0;
 	}
+	/* block mode's image (the image option): its own lookups and extent
+	 * leaves were not charged (timing.c), nor will a replay's be */
+	if (!fs->o.image)
+		h.model &= ~(uint32_t)TS_TRACE_MODEL_IMAGE;
 	/* and as text, for people reading the dump (no rounded units) */
 	cfg.capacity = h.capacity;
 	len += (size_t)snprintf(h.mount_opts, sizeof(h.mount_opts), "tier=%s", h.tier);

@@ -7,7 +7,9 @@
  * only with version 6, its size part with version 7 (with the window part,
  * new then); tierfs wrote them into mount_opts before, as
  * "loop_hop=Nns(label)" and "loop_hop_128k=Nns(measured)", which are read
- * here for the versions before.
+ * here for the versions before. Whether the mount served a disk image
+ * (block mode) has its own bit from version 8; before, the hop's bit
+ * stood for it, which is read here too.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -106,7 +108,8 @@ static int legacy_parts(struct ts_trace_hdr *h, char *why, size_t n)
 	return 0;
 }
 
-int ts_trace_hdr_legacy(struct ts_trace_hdr *h, char *why, size_t n)
+/* The fields an older header kept in mount_opts. */
+static int legacy_fields(struct ts_trace_hdr *h, char *why, size_t n)
 {
 	char buf[sizeof(h->mount_opts)], *save = NULL;
 
@@ -142,4 +145,16 @@ int ts_trace_hdr_legacy(struct ts_trace_hdr *h, char *why, size_t n)
 		}
 	}
 	return (rc = legacy_hop(h, why, n)) ? rc : legacy_parts(h, why, n);
+}
+
+int ts_trace_hdr_legacy(struct ts_trace_hdr *h, char *why, size_t n)
+{
+	int rc = legacy_fields(h, why, n);
+	/* Before version 8 only block mode took a loop hop off (tiersim disk
+	 * mount passes image and loop_hop together): a hop says the mount
+	 * served a disk image. A recording made there with --loop-hop=false
+	 * carries neither, and so replays as a directory's would. */
+	if (!rc && h->version < 8 && h->model & TS_TRACE_MODEL_LOOP_HOP)
+		h->model |= TS_TRACE_MODEL_IMAGE;
+	return rc;
 }

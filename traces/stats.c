@@ -288,6 +288,19 @@ void ts_trace_stats_print(FILE *f, const struct ts_trace_stats *s, const struct 
 		t->hdr.capacity ? ts_fmt_size(b1, sizeof(b1), t->hdr.capacity) : "-",
 		t->hdr.mem ? ts_fmt_size(b2, sizeof(b2), t->hdr.mem) : "-",
 		t->hdr.host[0] ? t->hdr.host : "-");
+	/* block mode, as the header says (a format 7 or older trace's hop
+	 * stands for the image) */
+	if (t->hdr.model & (TS_TRACE_MODEL_IMAGE | TS_TRACE_MODEL_LOOP_HOP)) {
+		char hb[32];
+		bool hop = t->hdr.model & TS_TRACE_MODEL_LOOP_HOP;
+		fprintf(f, "mount: %s, %s%s\n",
+			t->hdr.model & TS_TRACE_MODEL_IMAGE
+			    ? "a disk image's device (block mode: the image file's own lookups "
+			      "and extent leaves not charged)"
+			    : "a directory",
+			hop ? "loop hop taken off " : "no loop hop taken off",
+			hop ? ts_fmt_duration(hb, sizeof(hb), t->hdr.loop_hop_ns) : "");
+	}
 	if (ts_trace_warning(t, warn, sizeof(warn)))
 		fprintf(f, "warning: %s\n", warn);
 	fprintf(f, "records: %" PRIu64 " over %s; %zu files, %zu threads\n", s->nrecs,
@@ -379,6 +392,9 @@ json_t *ts_trace_stats_json(const struct ts_trace_stats *s, const struct ts_trac
 	json_object_set_new(o, "capacity", json_integer((json_int_t)t->hdr.capacity));
 	json_object_set_new(o, "mem", json_integer((json_int_t)t->hdr.mem));
 	json_object_set_new(o, "host", json_string(t->hdr.host));
+	json_object_set_new(o, "image", json_boolean(t->hdr.model & TS_TRACE_MODEL_IMAGE));
+	if (t->hdr.model & TS_TRACE_MODEL_LOOP_HOP)
+		json_object_set_new(o, "loop_hop_ns", json_integer((json_int_t)t->hdr.loop_hop_ns));
 	json_object_set_new(o, "records", json_integer((json_int_t)s->nrecs));
 	json_object_set_new(o, "dropped", json_integer((json_int_t)t->dropped));
 	json_object_set_new(o, "truncated", json_boolean(t->truncated));

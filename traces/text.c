@@ -108,7 +108,8 @@ int ts_trace_dump(FILE *out, const struct ts_trace *t)
 	fputs(" host=", out);
 	put_str(out, h->host);
 	/* the bits of the header's version: an older header's loop hop,
-	 * read from its mount_opts, stays there */
+	 * read from its mount_opts, stays there, and the image bit its hop
+	 * implies is not written */
 	uint32_t model = h->model & TS_TRACE_MODEL_OF(h->version);
 	if (h->version >= 3 && model) {
 		fprintf(out, " model=%" PRIu32, model);
@@ -349,7 +350,7 @@ static int header_line(const struct ts_trace_where *w, struct ts_trace_hdr *h,
 		return ts_trace_bad(w, "header: model=%" PRIu32 " sets bits a version %u header "
 				       "does not have (0x80, the EBS limits, is version 5's; 0x100, "
 				       "the loop hop, version 6's; 0x200, its size and window parts, "
-				       "version 7's)",
+				       "version 7's; 0x400, the disk image, version 8's)",
 				    h->model, h->version);
 	for (size_t i = 0; i < TS_ARRAY_SIZE(model_keys); i++)
 		if (!(h->model & model_keys[i].bit) &&

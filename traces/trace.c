@@ -106,7 +106,8 @@ int ts_trace_parse_u64(const char *s, uint64_t max, uint64_t *out)
 
 /* The first 1000 bytes of the 1024-byte header; the rest is zero. Version
  * 1 and 2 end at host (888 bytes), 3 and 4 at mem_bps (936), 5 at
- * ebs_burst_s (976), 6 at loop_hop_ns (984). */
+ * ebs_burst_s (976), 6 at loop_hop_ns (984); 8 adds no field, only a
+ * model bit (TS_TRACE_MODEL_IMAGE). */
 struct disk_hdr {
 	char magic[8];
 	uint32_t version;

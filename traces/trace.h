@@ -25,7 +25,7 @@
 #include "core/ts.h"
 
 #define TS_TRACE_MAGIC "TSTRACE" /* 8 bytes with the NUL */
-#define TS_TRACE_VERSION 7	  /* what the writer writes */
+#define TS_TRACE_VERSION 8	  /* what the writer writes */
 #define TS_TRACE_VERSION_MIN 1 /* the oldest the reader reads (no CPU samples) */
 #define TS_TRACE_HDR_SIZE 1024
 #define TS_TRACE_REC_SIZE 64
@@ -178,6 +178,11 @@ struct ts_trace_hdr {
 	 * the reader takes the size part from mount_opts
 	 * ("loop_hop_128k=Nns(measured)"), the window part none. */
 	uint64_t loop_size_ns, loop_window_ns;
+	/* Version 8 adds no field, only TS_TRACE_MODEL_IMAGE: the mount
+	 * served a disk image (tierfs's image option, block mode), so the
+	 * image file's own path lookup and extent leaves were not charged
+	 * (fs/timing.c). Before version 8 the reader sets it where the loop
+	 * hop's bit is (a hop was taken off only in block mode). */
 };
 /* Which of the header's model options it sets; CAPACITY and MEM say that
  * capacity and mem are the model's (0 included), not only informative. */
@@ -191,10 +196,12 @@ struct ts_trace_hdr {
 #define TS_TRACE_MODEL_EBS 0x80	     /* version 5 on: the ebs_* fields */
 #define TS_TRACE_MODEL_LOOP_HOP 0x100 /* version 6 on: loop_hop_ns */
 #define TS_TRACE_MODEL_LOOP_PARTS 0x200 /* version 7 on: loop_size_ns, loop_window_ns */
-#define TS_TRACE_MODEL_ALL 0x3ff
+#define TS_TRACE_MODEL_IMAGE 0x400 /* version 8 on: the mount served a disk image (no field) */
+#define TS_TRACE_MODEL_ALL 0x7ff
 /* The bits a header of @version may set. */
 #define TS_TRACE_MODEL_OF(version)                                                                 \
-	((version) >= 7	  ? TS_TRACE_MODEL_ALL                                                      \
+	((version) >= 8	  ? TS_TRACE_MODEL_ALL                                                      \
+	 : (version) >= 7 ? 0x3ffu                                                                  \
 	 : (version) >= 6 ? 0x1ffu                                                                  \
 	 : (version) >= 5 ? 0xffu                                                                   \
 			  : 0x7fu)
@@ -205,7 +212,9 @@ struct ts_trace_hdr {
  * why" in @why. The readers call it; a header of version 3 to 5 gets only
  * its loop hop and its size part from there, one of version 6 its size
  * part (loop_hop_ns, loop_size_ns and their bits, which the writers drop
- * again for those versions); a header of version 7 is left as it is. */
+ * again for those versions); a header of version 7 nothing. A header
+ * before version 8 with the hop's bit gets TS_TRACE_MODEL_IMAGE (which
+ * the writers drop again too); one of version 8 is left as it is. */
 TS_WUR int ts_trace_hdr_legacy(struct ts_trace_hdr *h, char *why, size_t n);
 
 const char *ts_trace_op_name(unsigned op);

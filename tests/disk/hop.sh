@@ -58,7 +58,7 @@ case "$hdr" in
 *) fail "the trace header does not hold the hop ($hop ns) beside the floor ($floor ns): $hdr" ;;
 esac
 case "$hdr" in
-*" model=1023 "*" loop_hop_ns=$hop loop_size_ns=$big loop_window_ns=$win") ;;
+*" model=2047 "*" loop_hop_ns=$hop loop_size_ns=$big loop_window_ns=$win") ;;
 *) fail "the header has no loop_hop_ns=$hop, loop_size_ns=$big, loop_window_ns=$win fields: $hdr" ;;
 esac
 case "$hdr" in

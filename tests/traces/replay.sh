@@ -186,6 +186,49 @@ sed 's/ 268435456 / 1073741824 /' "$T/blk6.txt" > "$T/big6.txt"
 "$B" trace undump "$T/big6.txt" -o "$T/big6.trace"
 check "block: a large image pays no extent leaf" test "$("$B" replay "$T/big6.trace" --virtual \
 	--tier fixed60 --profile "$T/kfs.lua" --json 2>/dev/null | jq -r '.results[1].total_ns')" = 105000
+# A block-mode recording made with --loop-hop=false (tiersim disk mount
+# passes image, and no hop): tierfs took no hop off and charged the image
+# no extent leaf either. Trace format 8 says so with its own bit (0x400,
+# model=1034: with the floor and mem): two reads of the same 1 GiB image,
+# each held 50us (the 60us tier less the round trip), 60us apart, replay
+# to the recording's 110us and the device's 2 reads, as tierfs charged
+# them. The same trace in format 7 has no mark (the hop's bit stood for
+# the image), so it replays as before: one extent leaf more, 3 reads and
+# 170us (the leaf's 50us and a round trip before the first read); so does
+# a format 8 trace with the hop and no image (a hop given to a mount of a
+# directory), whose tierfs charged the leaf.
+mktrace img8 <<'X'
+header version=8 mem=0 model=1034 floor_ns=10000
+path 1 "/disk.img"
+0 50000 read 1 0 4096 4096 1 1073741824 0 1
+60000 110000 read 1 4096 4096 4096 1 1073741824 0 1
+end drops=0 records=2 t=110000
+X
+sed 's/^header version=8 mem=0 model=1034 /header version=7 mem=0 model=10 /' "$T/img8.txt" > "$T/img7.txt"
+sed 's/^header version=8 mem=0 model=1034 /header version=8 mem=0 model=266 loop_hop_ns=0 /' \
+	"$T/img8.txt" > "$T/hop8.txt"
+for v in img7 hop8; do "$B" trace undump "$T/$v.txt" -o "$T/$v.trace"; done
+for v in img8:110000:2 img7:170000:3 hop8:170000:3; do
+	n=${v%%:*} rest=${v#*:}
+	check "block $n: device reads and total" test "$("$B" replay "$T/$n.trace" --virtual \
+		--tier fixed60 --profile "$T/kfs.lua" --json 2>/dev/null |
+		jq -r '.results[1] | "\(.total_ns):\(.device_reads)"')" = "$rest"
+done
+check "block v8: the image bit dumps" test "$("$B" trace dump "$T/img8.trace" | grep -c ' model=1034 floor_ns=10000$')" = 1
+check "block v7: no image bit in its dump" test "$("$B" trace dump "$T/img7.trace" | grep -c ' model=10 floor_ns=10000$')" = 1
+# trace stats names the mount: the image without a hop, and a format 7
+# hop's image
+check "block v8: stats names the image" test "$("$B" trace stats "$T/img8.trace" | grep -c \
+	"^mount: a disk image's device (block mode: .*), no loop hop taken off$")" = 1
+check "block v8: stats --json image" test "$("$B" trace stats "$T/img8.trace" --json | jq -r .image)" = true
+check "block v8: a hop, no image" test "$("$B" trace stats "$T/hop8.trace" --json |
+	jq -r '"\(.image) \(.loop_hop_ns)"')" = "false 0"
+check "block v6: stats takes the hop for the image" test "$("$B" trace stats "$T/blk6.trace" | grep -c \
+	"^mount: a disk image's device (block mode: .*), loop hop taken off 5.00 us$")" = 1
+printf 'header version=7 model=1024\n' > "$T/img7bit.txt"
+"$B" trace undump "$T/img7bit.txt" -o "$T/img7bit.trace" > "$T/img7bit.err" 2>&1
+check "block: the image bit refused in version 7" test $? != 0
+check "block: one line naming it" test "$(grep -c '0x400, the disk image, version 8' "$T/img7bit.err")" = 1
 # the report names the hop; a version 5 trace dumps as it was (the hop
 # stays in mount_opts) and a version 6 trace with its field
 "$B" replay "$T/blk6.trace" --virtual --tier fixed60 --profile "$T/kfs.lua" > "$T/b6.txt" 2>&1

@@ -126,6 +126,33 @@ static void check_bad(const char *text, int code, const char *needle)
 		ts_trace_free(&t);
 }
 
+/* @text reads with header model bits @model and dumps with @needle. */
+static void check_dump(const char *text, uint32_t model, const char *needle)
+{
+	struct ts_trace t;
+	char err[512] = "";
+	FILE *m = fmemopen((void *)text, strlen(text), "r");
+	int ret = ts_trace_undump(m, "in.txt", &t, err, sizeof(err));
+	fclose(m);
+	CHECK(ret == 0);
+	if (ret) {
+		fprintf(stderr, "%s\n", err);
+		return;
+	}
+	CHECK(t.hdr.model == model);
+	char *out = NULL;
+	size_t len = 0;
+	m = open_memstream(&out, &len);
+	CHECK(ts_trace_dump(m, &t) == 0);
+	fclose(m);
+	if (!strstr(out, needle)) {
+		fprintf(stderr, "dump \"%s\" lacks \"%s\"\n", out, needle);
+		CHECK(0);
+	}
+	free(out);
+	ts_trace_free(&t);
+}
+
 int main(void)
 {
 	char a[] = "/tmp/ts_text_a_XXXXXX", b[] = "/tmp/ts_text_b_XXXXXX";
@@ -153,14 +180,28 @@ int main(void)
 	const char *hdr = "header version=1 start_wall_ns=0 start_mono_ns=0 capacity=0 mem=0 "
 			  "tier=\"\" profile=\"\" mount_opts=\"\" host=\"\"\n";
 	char text[1024];
-	check_bad("header version=8\n", TS_E_VERSION, "in.txt:1: trace version 8");
+	check_bad("header version=9\n", TS_E_VERSION, "in.txt:1: trace version 9");
 	/* the model options: version 3's fields, each with its bit; a
 	 * version 2 header has them in mount_opts, and a bad value there is
 	 * refused */
 	check_bad("header version=3 seed=5\n", TS_E_PARSE,
 		  "in.txt:1: header field seed without its bit in model=");
-	check_bad("header version=3 model=1024\n", TS_E_PARSE,
-		  "in.txt:1: header field model: bad value \"1024\"");
+	check_bad("header version=3 model=2048\n", TS_E_PARSE,
+		  "in.txt:1: header field model: bad value \"2048\"");
+	/* the disk image's bit (0x400, no field) is version 8's; before it
+	 * the hop's bit (0x100) stands for it, and the dump leaves it out */
+	check_bad("header version=7 model=1024\n", TS_E_PARSE,
+		  "in.txt:1: header: model=1024 sets bits a version 7 header does not have");
+	check_bad("header version=7 model=1280 loop_hop_ns=5\n", TS_E_PARSE,
+		  "0x400, the disk image, version 8's)");
+	check_dump("header version=8 model=1024\nend drops=0 records=0 t=0\n",
+		   TS_TRACE_MODEL_IMAGE, " host=\"\" model=1024\n");
+	check_dump("header version=8 model=256 loop_hop_ns=5\nend drops=0 records=0 t=0\n",
+		   TS_TRACE_MODEL_LOOP_HOP, " model=256 loop_hop_ns=5\n");
+	check_dump("header version=7 model=256 loop_hop_ns=5\nend drops=0 records=0 t=0\n",
+		   TS_TRACE_MODEL_LOOP_HOP | TS_TRACE_MODEL_IMAGE, " model=256 loop_hop_ns=5\n");
+	check_dump("header version=7 model=8 floor_ns=5\nend drops=0 records=0 t=0\n",
+		   TS_TRACE_MODEL_FLOOR, " model=8 floor_ns=5\n");
 	/* the loop hop (bit 0x100) is version 6's; a version 5 header's is
 	 * in mount_opts, and one there that does not parse is refused */
 	check_bad("header version=5 model=256\n", TS_E_PARSE,

@@ -625,21 +625,55 @@ static void test_model(const char *file)
 	set_model(buf, TS_TRACE_MODEL_ALL & ~TS_TRACE_MODEL_LOOP_HOP);
 	CHECK(ts_trace_read_mem(buf, len, "parthop", &t, err, sizeof(err)) == TS_E_CORRUPT);
 	memcpy(buf + 976, &hop, sizeof(hop));
-	set_model(buf, TS_TRACE_MODEL_ALL & ~TS_TRACE_MODEL_LOOP_PARTS);
+	set_model(buf, TS_TRACE_MODEL_OF(6));
 	buf[8] = 6; /* version 6 ended at byte 984 */
 	CHECK(ts_trace_read_mem(buf, len, "v6rsv", &t, err, sizeof(err)) == TS_E_CORRUPT);
 	CHECK(strstr(err, "byte 984") != NULL);
 	memset(buf + 984, 0, 16);
-	set_model(buf, TS_TRACE_MODEL_ALL); /* and had no bit 0x200 */
+	set_model(buf, TS_TRACE_MODEL_OF(7)); /* and had no bit 0x200 */
 	CHECK(ts_trace_read_mem(buf, len, "v6bit", &t, err, sizeof(err)) == TS_E_CORRUPT);
-	set_model(buf, TS_TRACE_MODEL_ALL & ~TS_TRACE_MODEL_LOOP_PARTS);
+	set_model(buf, TS_TRACE_MODEL_OF(6));
 	CHECK(ts_trace_read_mem(buf, len, "v6", &t, err, sizeof(err)) == 0);
 	CHECK(t.hdr.version == 6 && t.hdr.loop_hop_ns == 23456 && !t.hdr.loop_size_ns &&
 	      !(t.hdr.model & TS_TRACE_MODEL_LOOP_PARTS));
 	ts_trace_free(&t);
 	buf[8] = TS_TRACE_VERSION;
 
-	set_model(buf, TS_TRACE_MODEL_ALL | 0x400); /* an unknown bit (0x400) */
+	/* Version 8: the disk image's bit (0x400), no field. Before it the
+	 * hop's bit stood for it (the reader sets it), a version 7 header
+	 * refuses it, and a version 7 trace is written back without it. */
+	set_model(buf, TS_TRACE_MODEL_ALL & ~TS_TRACE_MODEL_IMAGE); /* --loop-hop given, no image */
+	CHECK(ts_trace_read_mem(buf, len, "v8hop", &t, err, sizeof(err)) == 0);
+	CHECK(t.hdr.model == (TS_TRACE_MODEL_ALL & ~TS_TRACE_MODEL_IMAGE));
+	ts_trace_free(&t);
+	buf[8] = 7;
+	CHECK(ts_trace_read_mem(buf, len, "v7", &t, err, sizeof(err)) == 0);
+	CHECK(t.hdr.version == 7 && t.hdr.model == TS_TRACE_MODEL_ALL);
+	CHECK(ts_trace_write(&t, file) == 0);
+	ts_trace_free(&t);
+	CHECK(ts_trace_read(file, &t, err, sizeof(err)) == 0);
+	CHECK(t.hdr.version == 7 && t.hdr.model == TS_TRACE_MODEL_ALL);
+	ts_trace_free(&t);
+	f = fopen(file, "rb");
+	static unsigned char back[4096];
+	CHECK(fread(back, 1, sizeof(back), f) == len && !memcmp(back, buf, len));
+	fclose(f);
+	set_model(buf, TS_TRACE_MODEL_ALL); /* bit 0x400 in version 7 */
+	CHECK(ts_trace_read_mem(buf, len, "v7image", &t, err, sizeof(err)) == TS_E_CORRUPT);
+	CHECK(strstr(err, "v7image: header model options 0x7ff") != NULL);
+	memset(buf + 976, 0, 24); /* version 7 without a hop: no image either */
+	set_model(buf, TS_TRACE_MODEL_OF(5));
+	CHECK(ts_trace_read_mem(buf, len, "v7nohop", &t, err, sizeof(err)) == 0);
+	CHECK(t.hdr.model == TS_TRACE_MODEL_OF(5));
+	ts_trace_free(&t);
+	buf[8] = TS_TRACE_VERSION; /* version 8: the image without the hop (--loop-hop=false) */
+	set_model(buf, TS_TRACE_MODEL_OF(5) | TS_TRACE_MODEL_IMAGE);
+	CHECK(ts_trace_read_mem(buf, len, "v8image", &t, err, sizeof(err)) == 0);
+	CHECK(t.hdr.model == (TS_TRACE_MODEL_OF(5) | TS_TRACE_MODEL_IMAGE) && !t.hdr.loop_hop_ns);
+	ts_trace_free(&t);
+	memcpy(buf + 976, &hop, sizeof(hop));
+
+	set_model(buf, TS_TRACE_MODEL_ALL | 0x800); /* an unknown bit (0x800) */
 	CHECK(ts_trace_read_mem(buf, len, "bit", &t, err, sizeof(err)) == TS_E_CORRUPT);
 	set_model(buf, TS_TRACE_MODEL_ALL & ~TS_TRACE_MODEL_LOOP_HOP); /* the hop without its bit */
 	CHECK(ts_trace_read_mem(buf, len, "hopbit", &t, err, sizeof(err)) == TS_E_CORRUPT);
@@ -715,13 +749,14 @@ static void test_model(const char *file)
 	memset(buf + 312, 0, 448);
 	strcpy((char *)buf + 312, o5);
 	CHECK(ts_trace_read_mem(buf, len, "v5hop", &t, err, sizeof(err)) == 0);
-	CHECK(t.hdr.version == 5 && t.hdr.model == TS_TRACE_MODEL_LOOP_HOP);
+	CHECK(t.hdr.version == 5 && t.hdr.model == (TS_TRACE_MODEL_LOOP_HOP | TS_TRACE_MODEL_IMAGE));
 	CHECK_EQ_U64(t.hdr.loop_hop_ns, 11100);
 	CHECK_EQ_U64(t.hdr.floor_ns, 0); /* version 5 reads only the hop there */
 	ts_trace_free(&t);
 	buf[8] = 2; /* and so does a version 2 trace, with its other options */
 	CHECK(ts_trace_read_mem(buf, len, "v2hop", &t, err, sizeof(err)) == 0);
-	CHECK(t.hdr.model == (TS_TRACE_MODEL_FLOOR | TS_TRACE_MODEL_LOOP_HOP));
+	CHECK(t.hdr.model ==
+	      (TS_TRACE_MODEL_FLOOR | TS_TRACE_MODEL_LOOP_HOP | TS_TRACE_MODEL_IMAGE));
 	CHECK_EQ_U64(t.hdr.loop_hop_ns, 11100);
 	CHECK_EQ_U64(t.hdr.floor_ns, 2000);
 	ts_trace_free(&t);
@@ -748,7 +783,8 @@ static void test_model(const char *file)
 	memcpy(buf + 976, &h6, sizeof(h6));
 	set_model(buf, TS_TRACE_MODEL_LOOP_HOP);
 	CHECK(ts_trace_read_mem(buf, len, "v6size", &t, err, sizeof(err)) == 0);
-	CHECK(t.hdr.model == (TS_TRACE_MODEL_LOOP_HOP | TS_TRACE_MODEL_LOOP_PARTS));
+	CHECK(t.hdr.model ==
+	      (TS_TRACE_MODEL_LOOP_HOP | TS_TRACE_MODEL_LOOP_PARTS | TS_TRACE_MODEL_IMAGE));
 	CHECK_EQ_U64(t.hdr.loop_hop_ns, 11100);
 	CHECK_EQ_U64(t.hdr.loop_size_ns, 30500);
 	CHECK_EQ_U64(t.hdr.loop_window_ns, 0);
@@ -757,7 +793,8 @@ static void test_model(const char *file)
 	memset(buf + 976, 0, 8);
 	set_model(buf, 0);
 	CHECK(ts_trace_read_mem(buf, len, "v5size", &t, err, sizeof(err)) == 0);
-	CHECK(t.hdr.model == (TS_TRACE_MODEL_LOOP_HOP | TS_TRACE_MODEL_LOOP_PARTS));
+	CHECK(t.hdr.model ==
+	      (TS_TRACE_MODEL_LOOP_HOP | TS_TRACE_MODEL_LOOP_PARTS | TS_TRACE_MODEL_IMAGE));
 	CHECK_EQ_U64(t.hdr.loop_hop_ns, 11100);
 	CHECK_EQ_U64(t.hdr.loop_size_ns, 30500);
 	ts_trace_free(&t);

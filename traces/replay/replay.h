@@ -93,6 +93,11 @@ struct ts_replay_cfg {
 	 * its device reads lose the round trip too: they are the loop
 	 * device's own path, which a VM's disk does not have (no loop rule). */
 	bool loop_recorded;
+	/* The recording's mount served a disk image (block mode; the header's
+	 * bit 0x400, or before trace format 8 its hop's 0x100): the image
+	 * file's own lookups and extent leaves, which tierfs did not charge
+	 * (fs/timing.c), are not charged here either. */
+	bool image;
 	/* Who woke whom (traces/wakes.h), recorded beside the trace: the wake
 	 * rule (wake_apply() in rules.c) replaces the wait and join rules.
 	 * Virtual time only. */

@@ -74,6 +74,9 @@ int ts_replay_open(struct ts_replay_set *s, const struct ts_replay_from *from,
 	 * recorded gaps: the model is driven with the two, as tierfs drove
 	 * it, and a kernel file system on a VM's disk pays neither. */
 	s->cfg.loop_recorded = (s->t.hdr.model & TS_TRACE_MODEL_LOOP_HOP) != 0;
+	/* a disk image's mount: no lookup or extent leaf of the image itself
+	 * (with --loop-hop=false too, from trace format 8 on) */
+	s->cfg.image = (s->t.hdr.model & TS_TRACE_MODEL_IMAGE) != 0;
 	s->rec_hop = s->cfg.loop_recorded ? s->t.hdr.loop_hop_ns : 0;
 	s->cfg.rt_ns = s->rec_floor + s->rec_hop;
 	s->cfg.tier.floor_ns += s->rec_hop;

@@ -232,7 +232,7 @@ static uint64_t serve(struct vrun *v, const struct ts_trace_rec *r, size_t idx, 
 		enum ts_fsmeta_change what;
 		/* a block-mode recording's file is the image, which tierfs
 		 * charged no lookup (fs/timing.c): a block device has none */
-		if (path && !v->cfg->loop_recorded) {
+		if (path && !v->cfg->image) {
 			nio = ts_tier_rule_fs_path(v->meta, kind, path, pnode_stat, v, io,
 						   TS_FSMETA_MAX_IO);
 			const char *to = r->op == TS_OP_RENAME || r->op == TS_OP_LINK
@@ -270,7 +270,7 @@ static uint64_t serve(struct vrun *v, const struct ts_trace_rec *r, size_t idx, 
 	}
 	if ((r->flags & TS_REC_F_NOTIER) || !ts_tier_rule_req(r->op, &q))
 		return s + (TS_MAX(r->complete_ns, r->submit_ns) - r->submit_ns);
-	if (kind == TS_RULE_FS_READ && r->size && !v->cfg->loop_recorded)
+	if (kind == TS_RULE_FS_READ && r->size && !v->cfg->image)
 		nio = ts_fsmeta_extent(v->meta, r->file_id, r->size, r->offset, io,
 				       TS_FSMETA_MAX_IO);
 	if (nio) {
