@@ -346,12 +346,22 @@ static struct algo_memo {
 } memo[128];
 static int nmemo;
 
+/* Field by field: the key's padding (after math and after train on LP64)
+ * is no part of it, and a struct copy such as the memo's need not keep
+ * the zeros find_algos() set there. */
+static bool key_eq(const struct algo_key *a, const struct algo_key *b)
+{
+	return !memcmp(a->x, b->x, sizeof(a->x)) && !memcmp(a->f, b->f, sizeof(a->f)) &&
+	       !memcmp(a->pad, b->pad, sizeof(a->pad)) &&
+	       !memcmp(a->stride, b->stride, sizeof(a->stride)) && a->math == b->math &&
+	       a->ws_limit == b->ws_limit && a->train == b->train;
+}
+
 static int find_algos(struct cuda *c, struct cl *L, void *ws, char *err, size_t errlen)
 {
 	const struct ts_layer *l = L->l;
 	struct ct *x = &c->t[l->in[0]], *y = &c->t[l->out];
-	struct algo_key k;
-	memset(&k, 0, sizeof(k));
+	struct algo_key k = { 0 };
 	struct ts_shape is = c->net->tensors[l->in[0]], os = c->net->tensors[l->out];
 	k.x[0] = c->batch, k.x[1] = is.c, k.x[2] = is.h, k.x[3] = is.w;
 	k.f[0] = os.c, k.f[1] = is.c, k.f[2] = l->kh, k.f[3] = l->kw;
@@ -360,7 +370,7 @@ static int find_algos(struct cuda *c, struct cl *L, void *ws, char *err, size_t 
 	k.ws_limit = c->ws_cap;
 	k.train = c->train;
 	for (int i = 0; i < nmemo; i++)
-		if (memcmp(&memo[i].k, &k, sizeof(k)) == 0) {
+		if (key_eq(&memo[i].k, &k)) {
 			L->fa = memo[i].fa, L->ba = memo[i].ba, L->bfa = memo[i].bfa;
 			c->ws_size = TS_MAX(c->ws_size, memo[i].ws);
 			return 0;
