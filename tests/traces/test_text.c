@@ -110,13 +110,20 @@ static void write_sample(const char *path, unsigned n, const struct ts_trace_wri
 	CHECK(ts_trace_writer_close(w, NULL) == 0);
 }
 
+/* @text undumped as "in.txt" into @t. */
+static int undump_text(const char *text, struct ts_trace *t, char *err, size_t n)
+{
+	FILE *m = fmemopen((void *)text, strlen(text), "r");
+	int ret = ts_trace_undump(m, "in.txt", t, err, n);
+	fclose(m);
+	return ret;
+}
+
 static void check_bad(const char *text, int code, const char *needle)
 {
 	struct ts_trace t;
 	char err[512] = "";
-	FILE *m = fmemopen((void *)text, strlen(text), "r");
-	int ret = ts_trace_undump(m, "in.txt", &t, err, sizeof(err));
-	fclose(m);
+	int ret = undump_text(text, &t, err, sizeof(err));
 	CHECK(ret == code);
 	if (!strstr(err, needle)) {
 		fprintf(stderr, "message \"%s\" lacks \"%s\"\n", err, needle);
@@ -131,9 +138,7 @@ static void check_dump(const char *text, uint32_t model, const char *needle)
 {
 	struct ts_trace t;
 	char err[512] = "";
-	FILE *m = fmemopen((void *)text, strlen(text), "r");
-	int ret = ts_trace_undump(m, "in.txt", &t, err, sizeof(err));
-	fclose(m);
+	int ret = undump_text(text, &t, err, sizeof(err));
 	CHECK(ret == 0);
 	if (ret) {
 		fprintf(stderr, "%s\n", err);
@@ -142,7 +147,7 @@ static void check_dump(const char *text, uint32_t model, const char *needle)
 	CHECK(t.hdr.model == model);
 	char *out = NULL;
 	size_t len = 0;
-	m = open_memstream(&out, &len);
+	FILE *m = open_memstream(&out, &len);
 	CHECK(ts_trace_dump(m, &t) == 0);
 	fclose(m);
 	if (!strstr(out, needle)) {
