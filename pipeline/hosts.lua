@@ -452,7 +452,8 @@ host "xeon-kvm-2vcpu" {
 -- 1,374/219, 1,303/194; jpeg 1,840/148, 1,805/99, 1,672/82.
 -- dlio_worker_gc_samples and dlio_worker_spread are DLIO's (the sample a
 -- collection comes with, a share), taken from the Xeon's runs.
--- None of these was fitted on a bench/dlio_peer.sh row.
+-- dlio_request_wait_ns was measured in the real DLIO's r50-1-ssd traces
+-- (its label); none of the others was fitted on a bench/dlio_peer.sh row.
 host "epyc-kvm-2vcpu" {
   desc = "the build host on 2026-12-04: a 2-vCPU KVM guest on an AMD EPYC (family 23 model 1, 2.0 GHz)",
   cpu = "AMD EPYC (KVM guest; family 23 model 1, 2.0 GHz), 2 vCPUs",
