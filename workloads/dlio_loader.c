@@ -32,6 +32,7 @@
 #include "pipeline/ds_dlio.h"
 #include "pipeline/steploop.h"
 #include "pipeline/vpipe.h"
+#include "tier/fsmeta.h"
 
 #define UNSET UINT64_MAX
 
@@ -417,6 +418,10 @@ struct vl {
 	uint64_t pass_i, top;
 	struct ts_dl_result *r;
 	struct cores cores;
+	/* c->fs: train/'s inode, its blocks and those of the dataset's
+	 * folder (dlio_loader.h); dir_ino 0: no file system */
+	uint64_t dir_ino;
+	uint32_t dir_blocks, top_blocks;
 };
 
 /* The host's CPU for sample @i in a worker (its profile's dlio_sample_ns,
@@ -532,10 +537,17 @@ static int vw_event(struct vl *v, struct vworker *w, uint64_t t)
 			const struct ts_chain_req *q = &w->chain[w->req++];
 			if (q->op != TS_CHAIN_READ && q->op != TS_CHAIN_OPEN)
 				continue; /* getattr, flush, close: free (fs/timing.c) */
+			uint64_t f = file_of(v->c->meta, w->sample);
 			struct ts_vio io = { .op = q->op == TS_CHAIN_READ ? TS_VIO_READ : TS_VIO_META,
-					     .file = file_of(v->c->meta, w->sample) + 2,
-					     .off = q->off, .len = q->len,
-					     .size = v->c->meta->files[file_of(v->c->meta, w->sample)].bytes };
+					     .file = f + 2, .off = q->off, .len = q->len,
+					     .size = v->c->meta->files[f].bytes };
+			if (q->op == TS_CHAIN_OPEN && v->dir_ino) { /* the lookups (c->fs) */
+				io.ino = v->dir_ino + 1 + f;
+				io.dir = UINT64_MAX - 2;
+				io.dir_ino = v->dir_ino;
+				io.dir_blocks = v->dir_blocks;
+				io.top_blocks = v->top_blocks;
+			}
 			if (q->op == TS_CHAIN_READ) {
 				v->r->read_requests++;
 				v->r->read_bytes += q->len;
@@ -720,6 +732,25 @@ static void vl_free(struct vl *v)
 	ts_evq_free(&v->q);
 }
 
+/* The lookups' layout of c->fs (dlio_loader.h): train/ after lost+found
+ * and dataset.json, its files after it in storage order; the dataset's
+ * folder holds train/ and dataset.json, train/ the files' names. */
+static void v_layout(struct vl *v)
+{
+	const struct ts_fsmeta_params *fs = v->c->fs;
+	const struct ts_dataset_meta *m = v->c->meta;
+	if (!fs)
+		return;
+	uint64_t names = 0;
+	for (size_t f = 0; f < m->nfiles; f++) {
+		const char *path = m->files[f].path, *base = path ? strrchr(path, '/') : NULL;
+		names += base ? strlen(base + 1) : path ? strlen(path) : 0;
+	}
+	v->dir_ino = fs->first_inode + 2;
+	v->dir_blocks = (uint32_t)ts_fsmeta_dir_blocks(fs, m->nfiles, names);
+	v->top_blocks = (uint32_t)ts_fsmeta_dir_blocks(fs, 2, strlen("train") + strlen("dataset.json"));
+}
+
 int ts_dl_run_virtual(const struct ts_dl_cfg *c, const struct ts_vdisk *disk, ts_dl_step_fn fn,
 		      void *ctx, struct ts_dl_result *r, char *err, size_t errlen)
 {
@@ -740,6 +771,7 @@ int ts_dl_run_virtual(const struct ts_dl_cfg *c, const struct ts_vdisk *disk, ts
 	    !(v.cores.free_at = calloc(v.cores.n = c->vcpus, sizeof(uint64_t))))
 		rc = -ENOMEM;
 	struct ts_steploop_src src = { v_take, v_release, &v };
+	v_layout(&v);
 	if (!rc)
 		rc = dl_run(&v.d, &src, v.cores.n ? v_step : NULL, false, 0, err, errlen);
 	if (rc == -ENOMEM)

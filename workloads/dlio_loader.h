@@ -45,6 +45,8 @@
 #include "pipeline/dataset.h"
 #include "pipeline/vpipe.h"
 
+struct ts_fsmeta_params;
+
 struct ts_dl_cfg {
 	const struct ts_dataset_meta *meta; /* npz, jpeg, png (one sample a file), hdf5 */
 	uint64_t ranks;	     /* ranks stepping here (accelerators of this process) */
@@ -126,6 +128,15 @@ struct ts_dl_cfg {
 	 * window batches may be read ahead of the one the rank takes
 	 * (prefetch_size + computation_threads). */
 	uint64_t transfer_size, window;
+	/* Virtual time: the file system under the dataset (tier/fsmeta.h).
+	 * A sample's open is then the lookups tierfs charges the real
+	 * reader's open: train/ in the dataset's folder, the file in train/,
+	 * each reading a folder's blocks and the inode table's the first
+	 * time and nothing after (the kernel keeps them). The files' inodes
+	 * follow the storage order after train/'s (first_inode: lost+found,
+	 * dataset.json, train/), as the files were made. NULL: one metadata
+	 * request per open. */
+	const struct ts_fsmeta_params *fs;
 };
 
 /* What a run did, per epoch and rank: the times are ns from the run's

@@ -945,6 +945,7 @@ static int run_virtual(struct env *E, uint64_t n, double stop_below, struct ts_d
 			st.cap = ts_tier_read_cap(&lim);
 		dl_config(E, n, 0, n, &c);
 		c.coalesce = E->o->mem > 0;
+		c.fs = fs; /* its opens as tierfs charges them (dlio_loader.h) */
 		st.steps = tf ? ts_dl_tf_steps(&c) : ts_dl_steps(&c);
 		if (tf) { /* tf_reader.py: its read threads, window and requests */
 			c.workers = E->w->read_threads ? E->w->read_threads : 1;

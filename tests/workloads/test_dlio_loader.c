@@ -19,6 +19,7 @@
 #include "pipeline/dataset.h"
 #include "pipeline/dliochain.h"
 #include "pipeline/dliofmt.h"
+#include "tier/fsmeta.h"
 #include "workloads/dlio_loader.h"
 
 #define LAT 1000000ull /* ns per request */
@@ -28,6 +29,8 @@
 struct rec {
 	uint64_t t, done, file, off, len;
 	uint8_t op;
+	uint64_t ino, dir, dir_ino;
+	uint32_t dir_blocks, top_blocks;
 };
 
 static struct rec log_[MAXREQ];
@@ -39,7 +42,9 @@ static uint64_t submit(void *ctx, uint64_t now, const struct ts_vio *io)
 {
 	(void)ctx;
 	if (nlog < MAXREQ)
-		log_[nlog++] = (struct rec){ now, now + lat, io->file - 2, io->off, io->len, io->op };
+		log_[nlog++] = (struct rec){ now,	  now + lat,	     io->file - 2,   io->off,
+					     io->len,	  io->op,	     io->ino,	     io->dir,
+					     io->dir_ino, io->dir_blocks, io->top_blocks };
 	return now + lat;
 }
 
@@ -306,6 +311,62 @@ static void check_request_wait(const struct ts_dataset_meta *m)
 		ts_dl_result_free(&r);
 	}
 	CHECK_EQ_U64(len[1] - len[0], n * waits[1]);
+}
+
+/* An open with a file system under the dataset (c->fs): the lookups
+ * tierfs charges the real reader's open, train/ (inode first_inode + 2,
+ * after lost+found and dataset.json) in the dataset's folder, the file in
+ * train/ (its inode after train/'s in storage order), with the folders'
+ * blocks from their names; a read carries no lookup. Through the
+ * file-system rule only the first open reads (the folders' blocks and the
+ * inode table's window, 48 inodes in one), every later one nothing, where
+ * without c->fs every open is a metadata request of its own (ino 0). */
+static void check_open_lookup(const struct ts_dataset_meta *m)
+{
+	const struct ts_fsmeta_params fs = { .block = 4096, .inode_size = 256,
+					     .inode_ra_blocks = 32, .dir_ra_blocks = 8,
+					     .dirent_base = 8, .extent_bytes = 128ull << 20,
+					     .inline_extents = 4, .leaf_extents = 340,
+					     .root_inode = 2, .first_inode = 11 };
+	uint64_t names = 0;
+	for (size_t f = 0; f < m->nfiles; f++)
+		names += strlen(strrchr(m->files[f].path, '/') + 1);
+	for (int with = 0; with < 2; with++) {
+		struct ts_dl_cfg c = { .meta = m, .ranks = 1, .world = 1, .batch = 1,
+				       .workers = 1, .prefetch_factor = 1, .epochs = 1,
+				       .fs = with ? &fs : NULL };
+		struct ts_vdisk disk = { submit, NULL, NULL };
+		struct ts_dl_result r;
+		char err[256] = "";
+		nlog = 0;
+		CHECK(ts_dl_run_virtual(&c, &disk, NULL, NULL, &r, err, sizeof(err)) == 0);
+		struct ts_fsmeta *fm;
+		CHECK(ts_fsmeta_new(&fs, &fm) == 0);
+		uint64_t opens = 0;
+		for (size_t i = 0; i < nlog; i++) {
+			const struct rec *q = &log_[i];
+			if (q->op != TS_VIO_META || !with) {
+				CHECK_EQ_U64(q->ino, 0);
+				continue;
+			}
+			CHECK_EQ_U64(q->ino, 13 + 1 + q->file);
+			CHECK_EQ_U64(q->dir_ino, 13);
+			CHECK_EQ_U64(q->dir, UINT64_MAX - 2);
+			CHECK_EQ_U64(q->dir_blocks, ts_fsmeta_dir_blocks(&fs, FILES, names));
+			CHECK_EQ_U64(q->top_blocks, 1);
+			struct ts_fsmeta_node root = { UINT64_MAX, 2, q->top_blocks },
+					      dir = { q->dir, q->dir_ino, q->dir_blocks },
+					      file = { q->file + 2, q->ino, 0 };
+			struct ts_fsmeta_io io[TS_FSMETA_MAX_IO];
+			unsigned n = ts_fsmeta_lookup(fm, &root, &dir, io, TS_FSMETA_MAX_IO);
+			n += ts_fsmeta_lookup(fm, &dir, &file, io + n, TS_FSMETA_MAX_IO - n);
+			CHECK(opens++ ? n == 0 : n > 0);
+		}
+		CHECK_EQ_U64(opens, with ? FILES : 0);
+		CHECK_EQ_U64(r.meta_requests, FILES);
+		ts_fsmeta_free(fm);
+		ts_dl_result_free(&r);
+	}
 }
 
 /* One epoch of 16 samples of batch 1 on @workers workers, no compute, a
@@ -712,6 +773,7 @@ int main(void)
 	check_request_cpu(&m);
 	check_request_daemon();
 	check_request_wait(&m);
+	check_open_lookup(&m);
 	check_keep_open(&m);
 	check_start(&m);
 	check_worker_gc(&m);
