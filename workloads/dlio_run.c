@@ -922,8 +922,9 @@ static int run_virtual(struct env *E, uint64_t n, double stop_below, struct ts_d
 {
 	struct ts_vtier vt;
 	memset(r, 0, sizeof(*r));
+	/* the run reads what bound the model's requests, not their latencies */
 	struct ts_tier_cfg tc = { .capacity = E->o->capacity, .mem = E->o->mem, .seed = E->seed,
-				  .ebs = E->ebs };
+				  .ebs = E->ebs, .no_lat = true };
 	const struct ts_fsmeta_params *fs;
 	int rc = ts_tier_set_lookup(E->tiers, E->o->tier, &tc.profile, err, errlen);
 	if (!rc)
