@@ -249,7 +249,8 @@ static void fill_order(const struct ts_sched *s, uint64_t epoch, uint32_t *v)
 
 static void make_order(struct ts_sched *s, uint64_t epoch)
 {
-	struct order_key k = { s->n, s->cfg.seed, epoch, s->cfg.shuffle };
+	/* unshuffled, every epoch's order is the same one */
+	struct order_key k = { s->n, s->cfg.seed, s->cfg.shuffle ? epoch : 0, s->cfg.shuffle };
 	order_put(s->ent);
 	s->ent = order_get(&k);
 	if (!s->ent) {

@@ -33,6 +33,7 @@ struct op_stats {
 struct ts_tier {
 	pthread_mutex_t mu;
 	bool serial; /* cfg's: no locking */
+	bool no_lat; /* cfg's: no latency histograms */
 	/* Changed by ts_tier_switch under mu; read without it by the stats
 	 * (which recompute the limits from the pair). */
 	_Atomic(const struct ts_tier_profile *) p;
@@ -139,6 +140,7 @@ int ts_tier_new(const struct ts_tier_cfg *cfg, struct ts_tier **out, char *err, 
 	t->floor_ns = cfg->floor_ns;
 	t->serial = cfg->serial;
 	t->mem = cfg->mem;
+	t->no_lat = cfg->no_lat;
 	for (int i = 0; i < TS_TIER_OP_NR; i++)
 		ts_hist_init(&t->st[i].lat);
 
@@ -253,7 +255,8 @@ uint64_t ts_tier_submit(struct ts_tier *t, uint64_t now_ns, const struct ts_tier
 		BUMP(s->errors, 1);
 	BUMP(t->bound[done->bound], 1);
 #undef BUMP
-	ts_hist_add_serial(&s->lat, end - now_ns);
+	if (!t->no_lat)
+		ts_hist_add_serial(&s->lat, end - now_ns);
 	unlock(t);
 	return end;
 }

@@ -436,6 +436,10 @@ struct ts_tier_cfg {
 	 * heap of the ends of the requests in flight, which is all it is
 	 * for. Timing is the same either way. */
 	bool no_qd;
+	/* No one reads the requests' latency histograms (the stats' per-op
+	 * lat; a DLIO virtual run reads only what bound them): none is kept,
+	 * a bucket's index and add less per request. Timing is the same. */
+	bool no_lat;
 };
 /* Options for the numeric fields of struct ts_tier_cfg (capacity, mem, seed,
  * floor, dirty_limit, ra_max, mem_bps), for tierfs -o and Lua setters. */

@@ -643,6 +643,8 @@ static int accel_step_end(void *self, const struct ts_take *b, const struct ts_s
 			r->stopped = true;
 			if (!r->epochs) /* no epoch's own figure yet */
 				r->au_min = r->au_max = reach;
+			else
+				r->au_done = A->au_sum / (double)r->epochs;
 			r->steps = A->per_epoch;
 			r->run_s = (double)(A->prev_end - A->t0) / 1e9;
 			return 1;
@@ -922,8 +924,9 @@ static int run_virtual(struct env *E, uint64_t n, double stop_below, struct ts_d
 {
 	struct ts_vtier vt;
 	memset(r, 0, sizeof(*r));
+	/* the run reads what bound the model's requests, not their latencies */
 	struct ts_tier_cfg tc = { .capacity = E->o->capacity, .mem = E->o->mem, .seed = E->seed,
-				  .ebs = E->ebs };
+				  .ebs = E->ebs, .no_lat = true };
 	const struct ts_fsmeta_params *fs;
 	int rc = ts_tier_set_lookup(E->tiers, E->o->tier, &tc.profile, err, errlen);
 	if (!rc)
@@ -962,6 +965,7 @@ static int run_virtual(struct env *E, uint64_t n, double stop_below, struct ts_d
 			r->stopped = true;
 			r->steps = d.steps;
 			r->epochs = d.epochs ? d.epochs - 1 : 0;
+			r->au_done = r->epochs ? st.sum / (double)r->epochs : 0;
 			r->run_s = (double)d.ep[d.epochs - 1].end / 1e9;
 			r->read_requests = d.read_requests + d.meta_requests;
 			r->read_bytes = d.read_bytes;
@@ -1342,6 +1346,26 @@ static uint64_t throughput_hint(const struct env *E, const struct ts_dlio_result
 	return n >= 1 ? (uint64_t)TS_MIN(n, (double)hint_cap(E->w)) : 1;
 }
 
+/* The next count between a pass at @lo (@p, whole) and a miss at @hi
+ * (@m): where a line through their AUs (a stopped miss's: its whole
+ * epochs') meets the threshold, rounded down. Where AU falls slowly with
+ * N (unet3d's, whose few steps an epoch leave its reads a large share
+ * that no count changes) a throughput hint lands far above the answer
+ * and bisection takes a whole passing run at each halving; the line
+ * lands next to it. Kept within the interval's middle half, so that the
+ * interval shrinks by a quarter at least (bisection's half when the AUs
+ * say nothing). */
+static uint64_t between(const struct env *E, const struct ts_dlio_result *p,
+			const struct ts_dlio_result *m, uint64_t lo, uint64_t hi)
+{
+	double am = m ? (m->stopped ? m->au_done : m->au) : 0;
+	if (!p || !(am > 0) || !(p->au > am) || !(p->au >= E->w->au))
+		return lo + (hi - lo) / 2;
+	double x = (double)lo + (p->au - E->w->au) / (p->au - am) * (double)(hi - lo);
+	uint64_t q = (hi - lo) / 4, n = x < (double)hi ? (uint64_t)x : hi;
+	return TS_MIN(TS_MAX(n, lo + q), hi - q);
+}
+
 /* --find-max (--search bracket): the same answer as the doubling search
  * wherever AU does not rise with N (what both rely on), with fewer and
  * shorter runs. It starts from the drive's bandwidth bound (or from
@@ -1362,6 +1386,7 @@ static int find_max_bracket(struct env *E, struct ts_dlio_outcome *oc, char *err
 	uint64_t n = from ? from : bandwidth_hint(E), step = 1;
 	n = TS_MAX(n, 1);
 	bool last_pass = false, near = false; /* near: n is a hint's, thought near the answer */
+	const struct ts_dlio_result *miss = NULL; /* the run at hi */
 	int rc = 0;
 	for (int k = 0; hi - lo > 1; k++) {
 		if (oc->nr == TS_ARRAY_SIZE(oc->rs)) {
@@ -1376,7 +1401,7 @@ static int find_max_bracket(struct env *E, struct ts_dlio_outcome *oc, char *err
 		if (pass) {
 			lo = n, oc->best = r;
 		} else {
-			hi = n;
+			hi = n, miss = r;
 		}
 		if (hi - lo <= 1)
 			break;
@@ -1403,7 +1428,7 @@ static int find_max_bracket(struct env *E, struct ts_dlio_outcome *oc, char *err
 				next = TS_MAX(next, b);
 			}
 		} else {
-			next = lo + (hi - lo) / 2;
+			next = between(E, oc->best, miss, lo, hi);
 		}
 		n = TS_MIN(TS_MAX(next, lo + 1), hi - 1);
 	}

@@ -89,6 +89,7 @@ struct ts_dlio_result {
 	uint64_t samples, read_bytes, read_requests, events;
 	double wall_s, run_s; /* host seconds / the run's own seconds */
 	bool stopped;	      /* stopped once it could not pass: au is an upper bound */
+	double au_done;	      /* stopped: the mean AU of the epochs it ran whole (0: none) */
 	/* virtual time: the tier model's requests by what bound each
 	 * (TS_TIER_BOUND_INSTANCE: the instance's EBS limits) */
 	uint64_t bound[TS_TIER_BOUND_NR];

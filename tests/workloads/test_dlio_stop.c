@@ -101,6 +101,19 @@ static void check_floor(const char *tier, const char *workload, const char *cons
 		CHECK(pass == (k <= n));
 		CHECK(b->stopped == !pass);
 		CHECK(!b->stopped ? b->au == w->au : b->au < whole.w.au && b->au >= w->au - 1e-12);
+		/* au_done (the search's hint): the mean AU of the epochs the stopped
+		 * run ran whole, the same epochs as the whole run's first ones: each
+		 * computation_time over its mean step on the project's loader; on
+		 * DLIO's PyTorch one the mean over ranks of their own, at least that */
+		if (b->stopped && b->epochs && b->epochs <= TS_DLIO_EPOCHS_KEPT) {
+			double m = 0;
+			for (uint64_t e = 0; e < b->epochs; e++)
+				m += whole.w.computation_time / w->ep[e].step_s / (double)b->epochs;
+			bool torch = !strcmp(whole.w.format, "npz");
+			CHECK(b->au_done >= m - 1e-9 && (torch || b->au_done <= m + 1e-9));
+		} else {
+			CHECK(b->au_done == 0);
+		}
 		if (k == n + over) /* AU about 2/3: the drive's share rules it out at once */
 			CHECK(b->stopped && b->run_s < 0.1 * w->run_s);
 		ts_dlio_outcome_free(&whole);
