@@ -31,16 +31,12 @@ TIERSIM_TIERFS=$(cd "$BUILD" && pwd)/fs/tierfs
 TRACE=${MAPPED_COPY_TRACE:-}
 [ -z "$TRACE" ] || mkdir -p "$TRACE" || { echo "mapped_copy.sh: cannot make $TRACE" >&2; exit 1; }
 W=$(mktemp -d /tmp/mapped_copy.XXXXXX)
-S=$(mktemp -d /tmp/mapped_copy_state.XXXXXX)
-export TIERSIM_DISK_STATE=$S
 MNT=$W/mnt
-cleanup() {
-	mountpoint -q "$MNT" && "$B" disk umount "$MNT" >/dev/null 2>&1
-	rm -rf "$W" "$S"
-}
-trap cleanup EXIT
+# the disk's state beside the rest; the mount (if a run left one) undone first
+export TIERSIM_DISK_STATE=$W/state
+trap '{ ! mountpoint -q "$MNT" || "$B" disk umount "$MNT"; } >/dev/null 2>&1; rm -rf "$W"' EXIT
 trap 'exit 1' INT TERM
-mkdir -p "$W/data" "$W/vol" "$MNT"
+mkdir -p "$W/data" "$W/vol" "$W/state" "$MNT"
 head -c "$((RECORDS * 200704))" /dev/urandom >"$W/data/data.mdb"
 MIB=$(((RECORDS * 200704 + 1048575) / 1048576))
 "$B" disk make "$W/vol/img" --size "$((MIB + 1024))MiB" --fs ext4 --from "$W/data" >/dev/null || exit 1
