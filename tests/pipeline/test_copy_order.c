@@ -48,7 +48,7 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
  * checks the pages were touched in order, each once, and the bytes. */
 static void check_copy(size_t off, size_t n, size_t dalign)
 {
-	unsigned char *ref = malloc(NPG * PG), *buf = aligned_alloc(PG, n + 2 * PG);
+	unsigned char *ref = malloc(NPG * PG), *buf = aligned_alloc(PG, (n + 2 * PG) / PG * PG);
 	CHECK(ref && buf);
 	if (!ref || !buf)
 		return;
