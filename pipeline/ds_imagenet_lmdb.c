@@ -453,6 +453,20 @@ static uint64_t lmdb_max_len(void *st)
 	return ((struct lmdb_src *)st)->max_len;
 }
 
+void ts_copy_in_page_order(void *dst, const void *src, size_t n)
+{
+	unsigned char *d = dst;
+	const unsigned char *s = src;
+	while (n) {
+		/* to the end of the source's page: one page a memcpy */
+		size_t k = TS_MIN(n, 4096 - (size_t)((uintptr_t)s % 4096));
+		memcpy(d, s, k);
+		d += k;
+		s += k;
+		n -= k;
+	}
+}
+
 static int lmdb_fetch(void *st, uint64_t i, void *buf, uint32_t cap, uint32_t *len,
 		      int32_t *label)
 {
@@ -474,7 +488,8 @@ static int lmdb_fetch(void *st, uint64_t i, void *buf, uint32_t cap, uint32_t *l
 		*len = (uint32_t)TS_MIN(v.mv_size, (size_t)UINT32_MAX);
 		return -ENOBUFS;
 	}
-	memcpy(buf, v.mv_data, v.mv_size);
+	/* the Datum out of the map, its pages in order (source.h) */
+	ts_copy_in_page_order(buf, v.mv_data, v.mv_size);
 	*len = (uint32_t)v.mv_size;
 	*label = -1;
 	return 0;

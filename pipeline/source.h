@@ -66,6 +66,20 @@ struct ts_payload {
  */
 enum ts_vio_op { TS_VIO_META, TS_VIO_READ };
 
+/*
+ * Copies @n bytes from @src (a memory map) to @dst a page of the source at
+ * a time, in page order: the order a reader's copy touches a map on the
+ * study's instances, whose CPUs have ERMS (glibc's memcpy is a forward
+ * `rep movsb` there). Without ERMS (a KVM guest that hides it, as this
+ * project's AMD EPYC build host does) glibc's vector memcpy loads the
+ * source's last 128 bytes before its forward loop: the fault on a
+ * record's last page reads around it and cuts the readahead windows the
+ * forward faults would read (disk/README.md, "The mapped read's touch
+ * order"). Sources that copy out of a map use this, so that block mode's
+ * reader touches the map as the instance's does.
+ */
+void ts_copy_in_page_order(void *dst, const void *src, size_t n);
+
 struct ts_vio {
 	uint8_t op;	/* TS_VIO_* */
 	uint64_t file;	/* a file id, unique within the dataset (1 = a packed file) */

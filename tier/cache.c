@@ -1452,7 +1452,12 @@ static uint64_t first_missing(struct cache *c, uint64_t file, uint64_t pg, uint6
 
 /*
  * A read through a memory map (req->mapped): the reader touches the pages
- * of [off, off+len) in order, and the kernel serves each fault as
+ * of [off, off+len) in order (as an ERMS memcpy does, and the LMDB source
+ * copies on any host: pipeline/source.h, ts_copy_in_page_order; a copy
+ * that touches a record's last page first, glibc's without ERMS, makes
+ * the kernel read around that page and cut the windows, which this does
+ * not model: disk/README.md, "The mapped read's touch order"), and the
+ * kernel serves each fault as
  * mm/filemap.c does (filemap_fault) with the file's readahead state:
  *   - a fault on a page not in memory reads around it, synchronously
  *     (do_sync_mmap_readahead): a window of ra pages (read_ahead_kb) from
