@@ -30,6 +30,19 @@
  *     test_kernel_windows); the RecordIO file in 573, the model 569.
  *     The bytes of a read that its own windows brought count as device
  *     bytes, not hits.
+ *     The order of reads in flight together does not count, as in Linux,
+ *     whose state is the window (mm/readahead.c, page_cache_async_ra: a
+ *     read that reaches the marker pushes the window on wherever the read
+ *     before it ended) and which sends a window in several requests at
+ *     once that a FUSE daemon or a device takes in any order: while a
+ *     stream's reads are in flight, a read in its windows or adjacent
+ *     moves it on past every marker before the read's end; a read past
+ *     the windows, or right after such a read still in flight, is read
+ *     as it is and counted, lowest first, once the windows reach it or a
+ *     read below opens the stream (readahead, ra_absorb): every order of
+ *     the same reads leaves the windows their offset order leaves
+ *     (test_tier_cache's test_ra_out_of_order). Reads that do not overlap
+ *     in time follow the rule above.
  *     A read the kernel's page cache above sends (req->kernel_ra: FUSE
  *     mode, a file opened kernel-cached) has been read ahead by the kernel
  *     already: the model adds no window to it, so that one readahead
@@ -128,6 +141,12 @@
 #define EXPIRE_NS (30 * TS_NS_PER_S)
 #define RIN 2 /* ready times an extent holds in itself */
 #define DENSE (1ULL << 24) /* file ids below: the direct file table's */
+/* reads readahead() keeps, of all files, for a stream to count reads in
+ * flight that came out of order (ra_absorb): the requests two windows are
+ * sent in at once (a FUSE daemon takes a 128 KiB window in requests of
+ * max_pages, 32 pages by default; io_max's 1,280 KiB in 10) beside other
+ * files' reads in flight (assumed; low 8, high any) */
+#define NRECENT 32
 _Static_assert(NRA == 16, "ra_lru holds 16 slots of 4 bits");
 
 /*
@@ -182,6 +201,17 @@ struct ra {
 	uint64_t ra_end; /* the end of the newest window */
 	uint64_t window; /* its size, 0 = no stream */
 	uint64_t marker; /* the page that issues the next one when read */
+	uint64_t busy;	 /* the reads that moved it are in flight until then */
+	uint64_t seen;	 /* and its file's reads (ra_note) */
+	int prev_r;	 /* the c->recent slot of the read that ended at prev */
+};
+
+/* A read readahead() saw, in flight until `until` (0: not known yet). */
+struct recent {
+	uint64_t file, p0, p1, end, until;
+	int slot;    /* its file's stream slot */
+	bool moved;  /* it moved the stream */
+	bool parked; /* a miss read as it was, out of the stream's order */
 };
 
 struct cache {
@@ -221,6 +251,10 @@ struct cache {
 	uint32_t ra_live;
 	uint64_t ra_lru;
 	uint64_t ra_tag[NRA / 8];
+	/* the latest reads readahead() saw (ra_recent), the next slot to
+	 * take */
+	struct recent recent[NRECENT];
+	int recent_next;
 
 	/* A device read being gathered over consecutive missing pages of
 	 * run_n chunks, the last of them run_last. */
@@ -1373,50 +1407,44 @@ static uint64_t ra_window(struct cache *c, uint64_t at, struct ra *s, const stru
 	return r;
 }
 
-/* Linux's readahead for a read of @req (see the top of the file), before
- * the read itself: the windows it issues, with the demand pages of a
- * window that starts at the read. Adds to *@dem the bytes of the read
- * that its windows brought in (they are not hits). */
-static void readahead(struct cache *c, uint64_t now, const struct ts_tier_req *req,
-		      struct ts_tier_done *done, uint64_t *dem)
+/* Records a read of pages [@p0, @p1) (ending at byte @end) of stream
+ * slot @k's file in c->recent, in flight until ra_note tells it; @how:
+ * 'm' it moved the stream, 'p' a miss read as it was (parked), 'h' a hit
+ * that did neither. Returns its slot. */
+static int ra_recent(struct cache *c, int k, uint64_t p0, uint64_t p1, uint64_t end, char how)
 {
-	/* Without the file's size the model cannot tell where it ends, and
-	 * Linux never reads ahead past EOF: no readahead then. */
-	if (!req->size)
-		return;
-	struct ra *s = &c->ra[ra_slot(c, req->file)];
-	uint64_t end = req->off + req->len, eof = (req->size + PAGE - 1) / PAGE * PAGE;
-	uint64_t p0 = req->off / PAGE, p1 = (end + PAGE - 1) / PAGE, prev = s->prev / PAGE;
-	s->prev = end;
-	if (p0 * PAGE >= eof)
-		return;
-	/* the window before the newest one: when the reader passes it, it
-	 * reaches the newest one's marker */
-	uint64_t before = now, last = now;
-	uint64_t req_b = (p1 - p0) * PAGE;
-	if (!cached_page(c, req->file, p0)) {
-		/* A miss: the start of the file, a read larger than the
-		 * max or right after the previous one opens a stream at
-		 * the read, its demand pages its first window's; any other
-		 * is read as it is and leaves the stream alone. */
-		if (p0 && req_b <= c->ra_max && p0 - prev > 1)
-			return;
-		s->window = req_b > c->ra_max ? ra_cap(c, req_b) : ra_init(req_b, c->ra_max);
-		s->ra_end = TS_MIN(p0 * PAGE + s->window, eof);
-		/* the marker: the first page after the request, or the
-		 * window's first when the request fills it */
-		s->marker = s->window > req_b ? p1 * PAGE : p0 * PAGE;
-		uint64_t had = 0;
-		last = fill(c, now, req->file, p0, s->ra_end / PAGE, req->off, req->len, &had, done);
-		*dem += overlap(req->off, req->len, p0, s->ra_end / PAGE) - had;
-	} else if (!s->window || s->marker < p0 * PAGE || s->marker >= p1 * PAGE) {
-		return; /* no marker in the read: nothing to start */
-	}
-	/* The read reaches its stream's marker: the next window, and one
-	 * more each time it reaches the newest one's, each once the reader
-	 * has the pages before it. */
-	while (s->window && s->marker >= p0 * PAGE && s->marker < p1 * PAGE) {
-		uint64_t max = ra_cap(c, p1 * PAGE - s->marker);
+	int r = c->recent_next;
+	c->recent_next = (r + 1) % NRECENT;
+	c->recent[r] = (struct recent){
+		.file = c->ra_file[k], .p0 = p0, .p1 = p1, .end = end, .slot = k,
+		.moved = how == 'm', .parked = how == 'p'
+	};
+	c->ra[k].prev_r = r;
+	return r;
+}
+
+/* Was stream @s's last read (its prev) one read as it was, out of order,
+ * and is it still in flight at @now? */
+static bool prev_ahead(const struct cache *c, const struct ra *s, uint64_t file, uint64_t now)
+{
+	const struct recent *y = &c->recent[s->prev_r];
+	return y->file == file && y->end == s->prev && y->parked && y->until > now;
+}
+
+/* Issues stream @s's windows for a read of pages [@p0, @p1) at @now,
+ * each once the reader has the pages before it (@last: when it has the
+ * read's first window): every window whose marker the read reaches, and,
+ * with @passed, every one whose marker lies before the read too (a read
+ * that came in out of order, after reads that passed the marker). A
+ * window grows to what the read has left past its marker, or past the
+ * read's start when the marker lies before it (ra_cap). */
+static void ra_advance(struct cache *c, uint64_t now, uint64_t last, struct ra *s,
+		       const struct ts_tier_req *req, uint64_t p0, uint64_t p1, bool passed,
+		       uint64_t eof, struct ts_tier_done *done, uint64_t *dem)
+{
+	uint64_t before = now;
+	while (s->window && s->marker < p1 * PAGE && (passed || s->marker >= p0 * PAGE)) {
+		uint64_t max = ra_cap(c, p1 * PAGE - TS_MAX(s->marker, p0 * PAGE));
 		uint64_t r = ra_window(c, before, s, req, max, eof, done, dem);
 		if (!r) {
 			s->window = 0;
@@ -1425,6 +1453,121 @@ static void readahead(struct cache *c, uint64_t now, const struct ts_tier_req *r
 		before = last;
 		last = r;
 	}
+}
+
+/* Stream @s counts again, lowest first, the reads of its file still in
+ * flight at @now (c->recent) that its windows now reach (in them or
+ * adjacent) and whose end lies past its marker: each moves it on as a
+ * read that came in order (ra_advance; its pages are cached already) and
+ * may bring the next in reach. So once the lowest of the reads in flight
+ * together has come, the stream is where those reads in offset order
+ * would have left it, whatever order they came in. */
+static void ra_absorb(struct cache *c, uint64_t now, struct ra *s, const struct ts_tier_req *req,
+		      uint64_t eof, struct ts_tier_done *done, uint64_t *dem)
+{
+	while (now < s->seen && s->window) {
+		int best = -1;
+		for (int k = 0; k < NRECENT; k++) {
+			const struct recent *y = &c->recent[k];
+			if (y->file == req->file && y->until > now && y->p0 <= s->ra_end / PAGE + 1 &&
+			    y->p1 * PAGE > s->marker && (best < 0 || y->p0 < c->recent[best].p0))
+				best = k;
+		}
+		if (best < 0)
+			return;
+		const struct recent *y = &c->recent[best];
+		s->prev = TS_MAX(s->prev, y->end);
+		s->busy = TS_MAX(s->busy, y->until);
+		ra_advance(c, now, now, s, req, y->p0, y->p1, true, eof, done, dem);
+	}
+}
+
+/* Linux's readahead for a read of @req (see the top of the file), before
+ * the read itself: the windows it issues, with the demand pages of a
+ * window that starts at the read. Adds to *@dem the bytes of the read
+ * that its windows brought in (they are not hits). Returns the read's
+ * slot of c->recent, for ra_note once it completes (-1: none).
+ *
+ * The order of reads that overlap in time does not count: Linux's
+ * readahead state is the window, not the last read (mm/readahead.c,
+ * page_cache_async_ra: a read that reaches the marker page pushes the
+ * window on, wherever the read before it ended), and it sends a window's
+ * pages in several requests at once, which a FUSE daemon or a device may
+ * take in any order. While a stream's reads are in flight (busy), a read
+ * in its windows or adjacent to them moves it on, issuing every window
+ * whose marker lies before the read's end; a read past them is read as
+ * it is, as one after a read still in flight that was (not sequential
+ * by page_cache_sync_ra's index - prev_index <= 1 alone: the reads before
+ * it may still come), and the stream counts it once its windows reach it
+ * (ra_absorb); a read that opens a stream below reads in flight (the
+ * file's start, come last) counts them the same way. A read that comes
+ * when the file's reads have completed follows the rule above. */
+static int readahead(struct cache *c, uint64_t now, const struct ts_tier_req *req,
+		     struct ts_tier_done *done, uint64_t *dem)
+{
+	/* Without the file's size the model cannot tell where it ends, and
+	 * Linux never reads ahead past EOF: no readahead then. */
+	if (!req->size)
+		return -1;
+	int k = ra_slot(c, req->file);
+	struct ra *s = &c->ra[k];
+	uint64_t end = req->off + req->len, eof = (req->size + PAGE - 1) / PAGE * PAGE;
+	uint64_t p0 = req->off / PAGE, p1 = (end + PAGE - 1) / PAGE, prev = s->prev / PAGE;
+	bool prev_out = prev_ahead(c, s, req->file, now);
+	s->prev = end;
+	if (p0 * PAGE >= eof)
+		return -1;
+	bool busy = s->window && s->busy > now;
+	/* in the stream's windows or adjacent, its reads in flight */
+	bool near = busy && p0 <= s->ra_end / PAGE + 1;
+	uint64_t last = now;
+	uint64_t req_b = (p1 - p0) * PAGE;
+	if (!cached_page(c, req->file, p0)) {
+		/* A miss: the start of the file, a read larger than the
+		 * max or right after the previous one opens a stream at
+		 * the read, its demand pages its first window's (right
+		 * after one out of order, past the windows of a stream in
+		 * flight, it does not); one near the stream moves it on;
+		 * any other is read as it is and leaves the stream alone. */
+		bool after = p0 - prev <= 1 && !prev_out && !(busy && !near);
+		if (p0 && req_b <= c->ra_max && !after) {
+			if (!near)
+				return ra_recent(c, k, p0, p1, end, 'p');
+		} else {
+			s->window = req_b > c->ra_max ? ra_cap(c, req_b) : ra_init(req_b, c->ra_max);
+			s->ra_end = TS_MIN(p0 * PAGE + s->window, eof);
+			/* the marker: the first page after the request, or
+			 * the window's first when the request fills it */
+			s->marker = s->window > req_b ? p1 * PAGE : p0 * PAGE;
+			uint64_t had = 0;
+			last = fill(c, now, req->file, p0, s->ra_end / PAGE, req->off, req->len, &had,
+				    done);
+			*dem += overlap(req->off, req->len, p0, s->ra_end / PAGE) - had;
+			near = false;
+		}
+	} else if (!s->window || s->marker >= p1 * PAGE || (s->marker < p0 * PAGE && !near)) {
+		return ra_recent(c, k, p0, p1, end, 'h'); /* no marker in the read */
+	}
+	/* The read reaches its stream's marker (or, near, passed it): the
+	 * next window, and one more each time it reaches the newest one's,
+	 * each once the reader has the pages before it. */
+	ra_advance(c, now, last, s, req, p0, p1, near, eof, done, dem);
+	ra_absorb(c, now, s, req, eof, done, dem);
+	return ra_recent(c, k, p0, p1, end, 'm');
+}
+
+/* The read of recent slot @r (readahead's answer) completes at @t: it is
+ * in flight until then, and so are its stream's reads. */
+static void ra_note(struct cache *c, int r, uint64_t t)
+{
+	struct recent *y = &c->recent[r];
+	struct ra *s = &c->ra[y->slot];
+	y->until = t;
+	if (c->ra_file[y->slot] != y->file || !(c->ra_live >> y->slot & 1))
+		return; /* its stream's slot went to another file since */
+	s->seen = TS_MAX(s->seen, t);
+	if (y->moved)
+		s->busy = TS_MAX(s->busy, t);
 }
 
 /* The stream of @file, a new one (no window) when it has none. */
@@ -1588,8 +1731,7 @@ static uint64_t cache_read(struct cache *c, uint64_t now, const struct ts_tier_r
 	uint64_t hit = 0, dem = 0;
 	enum ts_tier_bound b0 = done->bound;
 	c->fresh_ok = false;
-	if (!req->kernel_ra)
-		readahead(c, now, req, done, &dem);
+	int ra = req->kernel_ra ? -1 : readahead(c, now, req, done, &dem);
 	uint64_t dev0 = done->dev_ios, end;
 	if (c->fresh_ok && c->fresh_file == req->file && c->fresh_p0 == p0 && c->fresh_p1 == p1) {
 		/* The window just read is the read: what fill would find, at
@@ -1609,6 +1751,8 @@ static uint64_t cache_read(struct cache *c, uint64_t now, const struct ts_tier_r
 	 * the cache misses, and the conversion (a division) took a quarter
 	 * of the samples perf gave cache_submit, where this is inlined. */
 	uint64_t mem_end = hit ? now + (uint64_t)((double)hit / c->mem_bps * 1e9) : now;
+	if (ra >= 0)
+		ra_note(c, ra, end);
 	if (!went_to_device) {
 		done->bound = b0 == TS_TIER_BOUND_LATENCY ? TS_TIER_BOUND_MEMORY : b0;
 		/* A wait for pages in flight (readahead) is the device's doing. */
