@@ -231,6 +231,20 @@ static void test_kernel_windows(void)
 	ts_tier_free(t);
 }
 
+/* The "twor" tier: 1 ms a read, no rate limit (added to the set once). */
+static bool twor_tier(void)
+{
+	static int added;
+	if (!added)
+		added = drv_add_tiers(set, "tier_cache_two_reads",
+				      "tier \"twor\" { iops = 1000000, parallel = 64,\n"
+				      "  latency = { read = { fixed = \"1ms\" } } }\n")
+				? -1
+				: 1;
+	CHECK(added == 1);
+	return added == 1;
+}
+
 /*
  * Reads that overlap in time, in any order (tests/fs/kernel_ra.sh's: the
  * four requests Linux's readahead sent tierfs for dd's first 64 KiB of a
@@ -266,12 +280,8 @@ static uint64_t ra_order_run(const int *order, uint64_t gap, uint64_t *resident)
 
 static void test_ra_out_of_order(void)
 {
-	if (drv_add_tiers(set, "tier_cache_ra_order",
-			  "tier \"twor\" { iops = 1000000, parallel = 64,\n"
-			  "  latency = { read = { fixed = \"1ms\" } } }\n")) {
-		CHECK(0);
+	if (!twor_tier())
 		return;
-	}
 	/* serial, in offset order: the rule as it always was */
 	static const int inorder[4] = { 0, 1, 2, 3 };
 	uint64_t res0, res;
@@ -337,12 +347,8 @@ static void test_ra_out_of_order(void)
  * virtual time: 1 ms reads, no rate limit, 1 ns per byte of a hit. */
 static void test_chunk_two_reads(void)
 {
-	if (drv_add_tiers(set, "tier_cache_two_reads",
-			  "tier \"twor\" { iops = 1000000, parallel = 64,\n"
-			  "  latency = { read = { fixed = \"1ms\" } } }\n")) {
-		CHECK(0);
+	if (!twor_tier())
 		return;
-	}
 	struct ts_tier_cfg o = { .mem_bps = 1000000000 };
 	struct ts_tier *t = cached("twor", TS_GiB, &o);
 	struct ts_tier_done d;
