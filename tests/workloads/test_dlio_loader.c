@@ -51,18 +51,49 @@ static uint64_t submit(void *ctx, uint64_t now, const struct ts_vio *io)
 	return now + lat;
 }
 
-static void describe(struct ts_dataset_meta *m, const char *stdev)
+/* A dataset of @kind: @files files of @per samples of @len +- @stdev bytes. */
+static void describe_kind(struct ts_dataset_meta *m, const struct ts_dataset_ops *kind,
+			  uint64_t files, uint64_t seed, const char *per, const char *len,
+			  const char *stdev)
 {
 	struct ts_dataset_config dc;
 	char err[256];
 	memset(&dc, 0, sizeof(dc));
 	CHECK(ts_opt_defaults(ts_dataset_opts(), &dc, err, sizeof(err)) == 0);
-	dc.count = FILES;
-	dc.seed = 7;
-	CHECK(ts_opt_set(ts_dataset_opts(), &dc, "samples_per_file", "1", err, sizeof(err)) == 0);
-	CHECK(ts_opt_set(ts_dataset_opts(), &dc, "record_length", "300000", err, sizeof(err)) == 0);
+	dc.count = files;
+	dc.seed = seed;
+	CHECK(ts_opt_set(ts_dataset_opts(), &dc, "samples_per_file", per, err, sizeof(err)) == 0);
+	CHECK(ts_opt_set(ts_dataset_opts(), &dc, "record_length", len, err, sizeof(err)) == 0);
 	CHECK(ts_opt_set(ts_dataset_opts(), &dc, "record_stdev", stdev, err, sizeof(err)) == 0);
-	CHECK(ts_dataset_meta_describe(&ts_dataset_npz, &dc, m, err, sizeof(err)) == 0);
+	CHECK(ts_dataset_meta_describe(kind, &dc, m, err, sizeof(err)) == 0);
+}
+
+static void describe(struct ts_dataset_meta *m, const char *stdev)
+{
+	describe_kind(m, &ts_dataset_npz, FILES, 7, "1", "300000", stdev);
+}
+
+/* A TFRecord dataset of @files files of @per records. */
+static void describe_tf(struct ts_dataset_meta *m, uint64_t files, const char *per)
+{
+	describe_kind(m, &ts_dataset_tfrecord, files, 11, per, "30000", "9000");
+}
+
+/* @c run over the recording disk, a fresh log: the PyTorch loader, or
+ * with @tf the TensorFlow loader. */
+static struct ts_dl_result run_cfg(const struct ts_dl_cfg *c, bool tf)
+{
+	struct ts_vdisk disk = { submit, NULL, NULL };
+	struct ts_dl_result r;
+	char err[256] = "";
+	nlog = 0;
+	int rc = tf ? ts_dl_run_tf_virtual(c, &disk, NULL, NULL, &r, err, sizeof(err))
+		    : ts_dl_run_virtual(c, &disk, NULL, NULL, &r, err, sizeof(err));
+	if (rc)
+		fprintf(stderr, "run: %s\n", err);
+	CHECK(rc == 0);
+	CHECK(nlog < MAXREQ);
+	return r;
 }
 
 static struct ts_dl_result run(const struct ts_dataset_meta *m, uint64_t ranks, bool shuffle,
@@ -71,16 +102,7 @@ static struct ts_dl_result run(const struct ts_dataset_meta *m, uint64_t ranks, 
 	struct ts_dl_cfg c = { .meta = m, .ranks = ranks, .world = ranks, .batch = 3, .workers = 2,
 			       .prefetch_factor = pf, .epochs = 2, .shuffle = shuffle, .seed = 5,
 			       .compute_ns = 10 * LAT };
-	struct ts_vdisk disk = { submit, NULL, NULL };
-	struct ts_dl_result r;
-	char err[256] = "";
-	nlog = 0;
-	int rc = ts_dl_run_virtual(&c, &disk, NULL, NULL, &r, err, sizeof(err));
-	if (rc)
-		fprintf(stderr, "run: %s\n", err);
-	CHECK(rc == 0);
-	CHECK(nlog < MAXREQ);
-	return r;
+	return run_cfg(&c, false);
 }
 
 /* The requests a chain charges (open and reads), in order. */
@@ -316,63 +338,12 @@ static void check_request_wait(const struct ts_dataset_meta *m)
 	CHECK_EQ_U64(len[1] - len[0], n * waits[1]);
 }
 
-/* An open with a file system under the dataset (c->fs): the lookups
- * tierfs charges the real reader's open, train/ (inode first_inode + 2,
- * after lost+found and dataset.json) in the dataset's folder, the file in
- * train/ (its inode after train/'s in storage order), with the folders'
- * blocks from their names; a read carries no lookup. Through the
- * file-system rule only the first open reads (the folders' blocks and the
- * inode table's window, 48 inodes in one), every later one nothing, where
- * without c->fs every open is a metadata request of its own (ino 0). */
 /* ext4's layout (tier/tiers.lua's filesystem "ext4"). */
 static const struct ts_fsmeta_params fs = { .block = 4096, .inode_size = 256,
 					    .inode_ra_blocks = 32, .dir_ra_blocks = 8,
 					    .dirent_base = 8, .extent_bytes = 128ull << 20,
 					    .inline_extents = 4, .leaf_extents = 340,
 					    .root_inode = 2, .first_inode = 11 };
-
-static void check_open_lookup(const struct ts_dataset_meta *m)
-{
-	uint64_t names = 0;
-	for (size_t f = 0; f < m->nfiles; f++)
-		names += strlen(strrchr(m->files[f].path, '/') + 1);
-	for (int with = 0; with < 2; with++) {
-		struct ts_dl_cfg c = { .meta = m, .ranks = 1, .world = 1, .batch = 1,
-				       .workers = 1, .prefetch_factor = 1, .epochs = 1,
-				       .fs = with ? &fs : NULL };
-		struct ts_vdisk disk = { submit, NULL, NULL };
-		struct ts_dl_result r;
-		char err[256] = "";
-		nlog = 0;
-		CHECK(ts_dl_run_virtual(&c, &disk, NULL, NULL, &r, err, sizeof(err)) == 0);
-		struct ts_fsmeta *fm;
-		CHECK(ts_fsmeta_new(&fs, &fm) == 0);
-		uint64_t opens = 0;
-		for (size_t i = 0; i < nlog; i++) {
-			const struct rec *q = &log_[i];
-			if (q->op != TS_VIO_META || !with) {
-				CHECK_EQ_U64(q->ino, 0);
-				continue;
-			}
-			CHECK_EQ_U64(q->ino, 13 + 1 + q->file);
-			CHECK_EQ_U64(q->dir_ino, 13);
-			CHECK_EQ_U64(q->dir, UINT64_MAX - 2);
-			CHECK_EQ_U64(q->dir_blocks, ts_fsmeta_dir_blocks(&fs, FILES, names));
-			CHECK_EQ_U64(q->top_blocks, 1);
-			struct ts_fsmeta_node root = { UINT64_MAX, 2, q->top_blocks },
-					      dir = { q->dir, q->dir_ino, q->dir_blocks },
-					      file = { q->file + 2, q->ino, 0 };
-			struct ts_fsmeta_io io[TS_FSMETA_MAX_IO];
-			unsigned n = ts_fsmeta_lookup(fm, &root, &dir, io, TS_FSMETA_MAX_IO);
-			n += ts_fsmeta_lookup(fm, &dir, &file, io + n, TS_FSMETA_MAX_IO - n);
-			CHECK(opens++ ? n == 0 : n > 0);
-		}
-		CHECK_EQ_U64(opens, with ? FILES : 0);
-		CHECK_EQ_U64(r.meta_requests, FILES);
-		ts_fsmeta_free(fm);
-		ts_dl_result_free(&r);
-	}
-}
 
 /* Names of train/'s files, in all. */
 static uint64_t name_bytes(const struct ts_dataset_meta *m)
@@ -395,19 +366,60 @@ static unsigned open_charge(struct ts_fsmeta *fm, const struct rec *q,
 	return n + ts_fsmeta_lookup(fm, &dir, &file, io + n, TS_FSMETA_MAX_IO - n);
 }
 
-/* A TFRecord dataset of @files files of @per records. */
-static void describe_tf(struct ts_dataset_meta *m, uint64_t files, const char *per)
+/* An open logged with c->fs: train/ (inode 13, after lost+found and
+ * dataset.json) in the dataset's folder (one block), the file after it in
+ * storage order, train/'s blocks from its @nf names of @names bytes; the
+ * rule @fm charges reads for the run's first open (*@opens counts them)
+ * and none for any later one. */
+static void check_open_fields(struct ts_fsmeta *fm, const struct rec *q, uint64_t nf,
+			      uint64_t names, uint64_t *opens)
 {
-	struct ts_dataset_config dc;
-	char err[256];
-	memset(&dc, 0, sizeof(dc));
-	CHECK(ts_opt_defaults(ts_dataset_opts(), &dc, err, sizeof(err)) == 0);
-	dc.count = files;
-	dc.seed = 11;
-	CHECK(ts_opt_set(ts_dataset_opts(), &dc, "samples_per_file", per, err, sizeof(err)) == 0);
-	CHECK(ts_opt_set(ts_dataset_opts(), &dc, "record_length", "30000", err, sizeof(err)) == 0);
-	CHECK(ts_opt_set(ts_dataset_opts(), &dc, "record_stdev", "9000", err, sizeof(err)) == 0);
-	CHECK(ts_dataset_meta_describe(&ts_dataset_tfrecord, &dc, m, err, sizeof(err)) == 0);
+	CHECK_EQ_U64(q->ino, 13 + 1 + q->file);
+	CHECK_EQ_U64(q->dir_ino, 13);
+	CHECK_EQ_U64(q->dir, UINT64_MAX - 2);
+	CHECK_EQ_U64(q->dir_blocks, ts_fsmeta_dir_blocks(&fs, nf, names));
+	CHECK_EQ_U64(q->top_blocks, 1);
+	struct ts_fsmeta_io io[TS_FSMETA_MAX_IO];
+	unsigned n = open_charge(fm, q, io);
+	CHECK((*opens)++ ? n == 0 : n > 0);
+}
+
+/* An open with a file system under the dataset (c->fs): the lookups
+ * tierfs charges the real reader's open, train/ (inode first_inode + 2,
+ * after lost+found and dataset.json) in the dataset's folder, the file in
+ * train/ (its inode after train/'s in storage order), with the folders'
+ * blocks from their names; a read carries no lookup. Through the
+ * file-system rule only the first open reads (the folders' blocks and the
+ * inode table's window, 48 inodes in one), every later one nothing, where
+ * without c->fs every open is a metadata request of its own (ino 0). */
+static void check_open_lookup(const struct ts_dataset_meta *m)
+{
+	uint64_t names = name_bytes(m);
+	for (int with = 0; with < 2; with++) {
+		struct ts_dl_cfg c = { .meta = m, .ranks = 1, .world = 1, .batch = 1,
+				       .workers = 1, .prefetch_factor = 1, .epochs = 1,
+				       .fs = with ? &fs : NULL };
+		struct ts_vdisk disk = { submit, NULL, NULL };
+		struct ts_dl_result r;
+		char err[256] = "";
+		nlog = 0;
+		CHECK(ts_dl_run_virtual(&c, &disk, NULL, NULL, &r, err, sizeof(err)) == 0);
+		struct ts_fsmeta *fm;
+		CHECK(ts_fsmeta_new(&fs, &fm) == 0);
+		uint64_t opens = 0;
+		for (size_t i = 0; i < nlog; i++) {
+			const struct rec *q = &log_[i];
+			if (q->op != TS_VIO_META || !with) {
+				CHECK_EQ_U64(q->ino, 0);
+				continue;
+			}
+			check_open_fields(fm, q, FILES, names, &opens);
+		}
+		CHECK_EQ_U64(opens, with ? FILES : 0);
+		CHECK_EQ_U64(r.meta_requests, FILES);
+		ts_fsmeta_free(fm);
+		ts_dl_result_free(&r);
+	}
 }
 
 /* DLIO's TensorFlow reader opens each file it takes once a pass over the
@@ -432,14 +444,8 @@ static void check_tf_opens(void)
 			struct ts_dl_cfg c = { .meta = &m, .ranks = 2, .world = 2, .batch = 4,
 					       .workers = 3, .window = 2, .epochs = 2,
 					       .compute_ns = LAT, .fs = with ? &fs : NULL };
-			struct ts_vdisk disk = { submit, NULL, NULL };
-			struct ts_dl_result r;
-			char err[256] = "";
-			nlog = 0;
-			int rc = ts_dl_run_tf_virtual(&c, &disk, NULL, NULL, &r, err, sizeof(err));
-			if (rc)
-				fprintf(stderr, "tf opens: %s\n", err);
-			CHECK(rc == 0 && r.epochs == 2);
+			struct ts_dl_result r = run_cfg(&c, true);
+			CHECK_EQ_U64(r.epochs, 2);
 			uint64_t nf = m.nfiles, reads = 2 * nf * per;
 			CHECK_EQ_U64(r.meta_requests, 2 * nf);
 			CHECK_EQ_U64(nlog, reads + 2 * nf);
@@ -464,14 +470,7 @@ static void check_tf_opens(void)
 					CHECK_EQ_U64(q->ino, 0);
 					continue;
 				}
-				CHECK_EQ_U64(q->ino, 13 + 1 + q->file);
-				CHECK_EQ_U64(q->dir_ino, 13);
-				CHECK_EQ_U64(q->dir, UINT64_MAX - 2);
-				CHECK_EQ_U64(q->dir_blocks, ts_fsmeta_dir_blocks(&fs, nf, names));
-				CHECK_EQ_U64(q->top_blocks, 1);
-				struct ts_fsmeta_io io[TS_FSMETA_MAX_IO];
-				unsigned n = open_charge(fm, q, io);
-				CHECK(opens++ ? n == 0 : n > 0);
+				check_open_fields(fm, q, nf, names, &opens);
 			}
 			for (int e = 0; e < 2; e++)
 				for (uint64_t f = 0; f < nf; f++)
@@ -539,12 +538,7 @@ static void check_same_opens(const struct ts_dataset_meta *npz)
 		vpipe_opens(m, src[k], &fs, plan);
 		struct ts_dl_cfg c = { .meta = m, .ranks = 1, .world = 1, .batch = 1, .workers = 2,
 				       .prefetch_factor = 1, .window = 2, .epochs = 1, .fs = &fs };
-		struct ts_vdisk disk = { submit, NULL, NULL };
-		struct ts_dl_result r;
-		char err[256] = "";
-		nlog = 0;
-		CHECK((k ? ts_dl_run_tf_virtual(&c, &disk, NULL, NULL, &r, err, sizeof(err))
-			 : ts_dl_run_virtual(&c, &disk, NULL, NULL, &r, err, sizeof(err))) == 0);
+		struct ts_dl_result r = run_cfg(&c, k == 1);
 		for (size_t f = 0; f < m->nfiles; f++)
 			dl[f].ino = UINT64_MAX;
 		for (size_t i = 0; i < nlog; i++)
@@ -760,16 +754,8 @@ static void check_keep_hdf5(void)
 static void check_tf_offsets(void)
 {
 	struct ts_dataset_meta m;
-	struct ts_dataset_config dc;
 	char err[256];
-	memset(&dc, 0, sizeof(dc));
-	CHECK(ts_opt_defaults(ts_dataset_opts(), &dc, err, sizeof(err)) == 0);
-	dc.count = 10;
-	dc.seed = 11;
-	CHECK(ts_opt_set(ts_dataset_opts(), &dc, "samples_per_file", "20", err, sizeof(err)) == 0);
-	CHECK(ts_opt_set(ts_dataset_opts(), &dc, "record_length", "30000", err, sizeof(err)) == 0);
-	CHECK(ts_opt_set(ts_dataset_opts(), &dc, "record_stdev", "9000", err, sizeof(err)) == 0);
-	CHECK(ts_dataset_meta_describe(&ts_dataset_tfrecord, &dc, &m, err, sizeof(err)) == 0);
+	describe_tf(&m, 10, "20");
 	CHECK(m.bytes != NULL); /* sizes drawn, not one fixed size */
 	struct ts_dl_cfg c = { .meta = &m, .ranks = 2, .world = 2, .batch = 4, .workers = 3,
 			       .window = 2, .epochs = 2, .compute_ns = LAT };
