@@ -34,6 +34,7 @@
 #include "pipeline/dliofmt.h"
 #include "pipeline/ds_kind.h"
 #include "pipeline/loader.h"
+#include "tier/fsmeta.h"
 
 #define MAX_PAYLOAD ((1ull << 31) - 4096)
 #define CHUNK (256u * 1024)
@@ -498,6 +499,7 @@ struct layout {
 	uint64_t fixed; /* the samples' one size (meta->fixed_bytes), or 0 */
 	uint64_t max_len;
 	bool fds;	/* records read through open files */
+	struct ts_dlio_fs fs; /* virtual time: the files' lookups (ts_dlio_fs_layout) */
 	uint64_t chunk; /* transfer_size */
 };
 
@@ -685,6 +687,7 @@ int ts_dlio_plan_open(const struct ts_source_ops *self, struct ts_vsource *vs, c
 		free(L);
 		return rc;
 	}
+	ts_dlio_fs_layout(vs->fs, vs->meta, &L->fs);
 	vs->count = L->samples;
 	vs->max_len = L->max_len;
 	vs->st = L;
@@ -699,8 +702,8 @@ void ts_dlio_plan_sample(const struct ts_vsource *vs, uint64_t i, struct ts_vsam
 	uint64_t f = i / L->per;
 	uint64_t len = ts_dataset_sample_len(m, i);
 	ts_vsample_start(out, TS_VWORK_NONE, 0, 0, len);
-	if (!L->fds)
-		out->io[out->n++] = (struct ts_vio){ .op = TS_VIO_META, .file = f + 2 };
+	if (!L->fds) /* its open: the lookups of the disk's file system */
+		out->io[out->n++] = ts_dlio_fs_open(&L->fs, f);
 	out->io[out->n++] = (struct ts_vio){ .op = TS_VIO_READ, .file = f + 2, .off = off_in_file(L, i),
 					     .len = len, .size = m->files[f].bytes,
 					     .chunk = L->chunk };
@@ -714,6 +717,36 @@ void ts_dlio_plan_prefetch(const struct ts_vsource *vs, uint64_t i)
 		return; /* nothing per sample to read */
 	__builtin_prefetch(&vs->meta->bytes[i]);
 	__builtin_prefetch(&L->off[i]);
+}
+
+void ts_dlio_fs_layout(const struct ts_fsmeta_params *fs, const struct ts_dataset_meta *m,
+		       struct ts_dlio_fs *out)
+{
+	*out = (struct ts_dlio_fs){ 0 };
+	if (!fs)
+		return;
+	uint64_t names = 0;
+	for (size_t f = 0; f < m->nfiles; f++) {
+		const char *path = m->files[f].path, *base = path ? strrchr(path, '/') : NULL;
+		names += base ? strlen(base + 1) : path ? strlen(path) : 0;
+	}
+	out->dir_ino = fs->first_inode + 2; /* after lost+found and dataset.json */
+	out->dir_blocks = (uint32_t)ts_fsmeta_dir_blocks(fs, m->nfiles, names);
+	out->top_blocks = (uint32_t)ts_fsmeta_dir_blocks(fs, 2, strlen(TS_DLIO_DIR) +
+								strlen("dataset.json"));
+}
+
+struct ts_vio ts_dlio_fs_open(const struct ts_dlio_fs *L, uint64_t f)
+{
+	struct ts_vio io = { .op = TS_VIO_META, .file = f + 2 };
+	if (L->dir_ino) {
+		io.ino = L->dir_ino + 1 + f;
+		io.dir = TS_DLIO_DIR_KEY;
+		io.dir_ino = L->dir_ino;
+		io.dir_blocks = L->dir_blocks;
+		io.top_blocks = L->top_blocks;
+	}
+	return io;
 }
 
 void ts_dlio_plan_close(struct ts_vsource *vs)

@@ -6,7 +6,9 @@
  * saying only how a file's bytes are laid out and read (its struct
  * ts_dlio_fmt, the kind's ops data): the hooks below are the kinds' own,
  * taking the format from their own ops (meta->kind, or the source's
- * data). Nothing outside pipeline/ds_*.c includes it.
+ * data). Outside pipeline/ds_*.c only DLIO's own loaders include it
+ * (workloads/dlio_loader.c: the file names and the file-system layout
+ * below).
  */
 #ifndef TS_DS_DLIO_H
 #define TS_DS_DLIO_H
@@ -134,5 +136,38 @@ int ts_dlio_plan_open(const struct ts_source_ops *self, struct ts_vsource *vs, c
 void ts_dlio_plan_sample(const struct ts_vsource *vs, uint64_t i, struct ts_vsample *out);
 void ts_dlio_plan_close(struct ts_vsource *vs);
 void ts_dlio_plan_prefetch(const struct ts_vsource *vs, uint64_t i);
+
+/* ---- the file system under a dataset (virtual time) ---------------------- */
+
+/*
+ * Where a DLIO dataset's files lie in the file system under it, for the
+ * lookups an open makes (tier/fsmeta.h's rule: each folder's blocks and
+ * each window of the inode table read the first time, nothing after).
+ * The tree is numbered depth first in sorted order, as mkfs.ext4 -d
+ * numbers it and as a generator writing the files in order does: from
+ * first_inode
+ * lost+found, dataset.json, train/ (first_inode + 2), then train/'s files
+ * in storage order (file f at train/'s + 1 + f); the dataset's folder
+ * holds train/ and dataset.json, train/ the files' names (linear folders,
+ * ts_fsmeta_dir_blocks). Every virtual reader of a DLIO dataset charges
+ * its opens through it: the source's plan (ts_dlio_plan_sample, the
+ * project's loader) and DLIO's PyTorch and TensorFlow loaders
+ * (workloads/dlio_loader.c), so one dataset's opens cost the same in
+ * each, and what tierfs charges for them.
+ */
+struct ts_fsmeta_params;
+struct ts_dlio_fs {
+	uint64_t dir_ino; /* train/'s inode rank; 0: no file system */
+	uint32_t dir_blocks, top_blocks;
+};
+/* The id the rule knows train/ by (a file's is 2 + its number). */
+#define TS_DLIO_DIR_KEY (UINT64_MAX - 2)
+/* @m's layout in file system @fs (NULL: none, every open a bare metadata
+ * request). */
+void ts_dlio_fs_layout(const struct ts_fsmeta_params *fs, const struct ts_dataset_meta *m,
+		       struct ts_dlio_fs *out);
+/* The open of file @f: a TS_VIO_META request on file id f + 2 with the
+ * nodes its lookups name (ino 0 with no file system). */
+struct ts_vio ts_dlio_fs_open(const struct ts_dlio_fs *L, uint64_t f);
 
 #endif

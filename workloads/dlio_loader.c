@@ -418,10 +418,7 @@ struct vl {
 	uint64_t pass_i, top;
 	struct ts_dl_result *r;
 	struct cores cores;
-	/* c->fs: train/'s inode, its blocks and those of the dataset's
-	 * folder (dlio_loader.h); dir_ino 0: no file system */
-	uint64_t dir_ino;
-	uint32_t dir_blocks, top_blocks;
+	struct ts_dlio_fs fs; /* c->fs: the files' lookups (pipeline/ds_dlio.h) */
 };
 
 /* The host's CPU for sample @i in a worker (its profile's dlio_sample_ns,
@@ -538,16 +535,11 @@ static int vw_event(struct vl *v, struct vworker *w, uint64_t t)
 			if (q->op != TS_CHAIN_READ && q->op != TS_CHAIN_OPEN)
 				continue; /* getattr, flush, close: free (fs/timing.c) */
 			uint64_t f = file_of(v->c->meta, w->sample);
-			struct ts_vio io = { .op = q->op == TS_CHAIN_READ ? TS_VIO_READ : TS_VIO_META,
-					     .file = f + 2, .off = q->off, .len = q->len,
-					     .size = v->c->meta->files[f].bytes };
-			if (q->op == TS_CHAIN_OPEN && v->dir_ino) { /* the lookups (c->fs) */
-				io.ino = v->dir_ino + 1 + f;
-				io.dir = UINT64_MAX - 2;
-				io.dir_ino = v->dir_ino;
-				io.dir_blocks = v->dir_blocks;
-				io.top_blocks = v->top_blocks;
-			}
+			struct ts_vio io = q->op == TS_CHAIN_OPEN /* the lookups (c->fs) */
+					? ts_dlio_fs_open(&v->fs, f)
+					: (struct ts_vio){ .op = TS_VIO_READ, .file = f + 2,
+							   .off = q->off, .len = q->len,
+							   .size = v->c->meta->files[f].bytes };
 			if (q->op == TS_CHAIN_READ) {
 				v->r->read_requests++;
 				v->r->read_bytes += q->len;
@@ -732,25 +724,6 @@ static void vl_free(struct vl *v)
 	ts_evq_free(&v->q);
 }
 
-/* The lookups' layout of c->fs (dlio_loader.h): train/ after lost+found
- * and dataset.json, its files after it in storage order; the dataset's
- * folder holds train/ and dataset.json, train/ the files' names. */
-static void v_layout(struct vl *v)
-{
-	const struct ts_fsmeta_params *fs = v->c->fs;
-	const struct ts_dataset_meta *m = v->c->meta;
-	if (!fs)
-		return;
-	uint64_t names = 0;
-	for (size_t f = 0; f < m->nfiles; f++) {
-		const char *path = m->files[f].path, *base = path ? strrchr(path, '/') : NULL;
-		names += base ? strlen(base + 1) : path ? strlen(path) : 0;
-	}
-	v->dir_ino = fs->first_inode + 2;
-	v->dir_blocks = (uint32_t)ts_fsmeta_dir_blocks(fs, m->nfiles, names);
-	v->top_blocks = (uint32_t)ts_fsmeta_dir_blocks(fs, 2, strlen("train") + strlen("dataset.json"));
-}
-
 int ts_dl_run_virtual(const struct ts_dl_cfg *c, const struct ts_vdisk *disk, ts_dl_step_fn fn,
 		      void *ctx, struct ts_dl_result *r, char *err, size_t errlen)
 {
@@ -771,7 +744,7 @@ int ts_dl_run_virtual(const struct ts_dl_cfg *c, const struct ts_vdisk *disk, ts
 	    !(v.cores.free_at = calloc(v.cores.n = c->vcpus, sizeof(uint64_t))))
 		rc = -ENOMEM;
 	struct ts_steploop_src src = { v_take, v_release, &v };
-	v_layout(&v);
+	ts_dlio_fs_layout(c->fs, c->meta, &v.fs);
 	if (!rc)
 		rc = dl_run(&v.d, &src, v.cores.n ? v_step : NULL, false, 0, err, errlen);
 	if (rc == -ENOMEM)
@@ -793,6 +766,21 @@ int ts_dl_run_virtual(const struct ts_dl_cfg *c, const struct ts_vdisk *disk, ts
  * .prefetch(prefetch_size). Each epoch iterates the dataset anew (the
  * readers start from the first file, nothing buffered).
  *
+ *  - Opens: a reader opens each file it takes, once a pass over the list
+ *    (an epoch), before its first record: TFRecordDataset's iterator
+ *    opens the next file with Env::NewRandomAccessFile, the POSIX file
+ *    system's open(O_RDONLY), and reads it with pread, asking no size
+ *    (tensorflow/core/kernels/data/tf_record_dataset_op.cc,
+ *    SetupStreamsLocked; tsl/platform/default/posix_file_system.cc). The
+ *    open is one metadata request of the disk, its lookups those of the
+ *    dataset's file-system layout (c->fs, ts_dlio_fs_open in
+ *    pipeline/ds_dlio.h: the folders and inode-table windows the first
+ *    time, nothing after), as the PyTorch loader's and the project's
+ *    loader's opens; with one record per file (cosmoflow) every record
+ *    opens its file. What tf.data.Dataset.list_files does to match the
+ *    names before the pass is not charged: not measured (TensorFlow is
+ *    not installed beside DLIO here), and the rule charges a name once,
+ *    whichever looks it up first.
  *  - Readers: each reads its file's records one after the other, a record
  *    where it lies (transfer_size requests, the project's TFRecord reader),
  *    one request outstanding; each request's CPU (request_ns + per MiB)
@@ -855,6 +843,7 @@ struct tl {
 	uint64_t pass_i, top;
 	struct ts_dl_result *r;
 	struct cores cores;
+	struct ts_dlio_fs fs; /* c->fs: the files' lookups (pipeline/ds_dlio.h) */
 };
 
 /* The rank's @q-th record of an epoch (interleave order): its sample.
@@ -927,12 +916,18 @@ static int tf_read(struct tl *t, uint64_t k, struct tfslot *sl, uint64_t now)
 	t->r->read_bytes += len;
 	sl->busy = true;
 	sl->ev.kind = TF_READ;
-	uint64_t done = t->disk->submit(t->disk->ctx, now, &io);
+	uint64_t at = now;
+	if (i % t->per == 0) { /* the file's first record: the reader opens it first */
+		struct ts_vio op = ts_dlio_fs_open(&t->fs, f);
+		t->r->meta_requests++;
+		at = t->disk->submit(t->disk->ctx, now, &op);
+	}
+	uint64_t done = t->disk->submit(t->disk->ctx, at, &io);
 	/* the file system's daemon serves the record's requests while they wait */
 	uint64_t d = n * t->c->request_daemon_ns +
 		     (uint64_t)((double)len * t->c->request_daemon_ns_per_mib / 1048576.0);
 	if (d) {
-		uint64_t served = cores_run(&t->cores, now, d);
+		uint64_t served = cores_run(&t->cores, at, d);
 		done = TS_MAX(done, served);
 	}
 	return ts_evq_push(&t->q, done, t->tie++, &sl->ev);
@@ -1161,6 +1156,7 @@ int ts_dl_run_tf_virtual(const struct ts_dl_cfg *c, const struct ts_vdisk *disk,
 	    !(t.cores.free_at = calloc(t.cores.n = c->vcpus, sizeof(uint64_t))))
 		rc = -ENOMEM;
 	struct ts_steploop_src src = { tf_take, tf_release, &t };
+	ts_dlio_fs_layout(c->fs, m, &t.fs);
 	if (!rc)
 		rc = dl_run(&t.d, &src, tf_step, false, 0, err, errlen);
 	if (rc == -ENOMEM)

@@ -129,13 +129,15 @@ struct ts_dl_cfg {
 	 * (prefetch_size + computation_threads). */
 	uint64_t transfer_size, window;
 	/* Virtual time: the file system under the dataset (tier/fsmeta.h).
-	 * A sample's open is then the lookups tierfs charges the real
-	 * reader's open: train/ in the dataset's folder, the file in train/,
-	 * each reading a folder's blocks and the inode table's the first
-	 * time and nothing after (the kernel keeps them). The files' inodes
-	 * follow the storage order after train/'s (first_inode: lost+found,
-	 * dataset.json, train/), as the files were made. NULL: one metadata
-	 * request per open. */
+	 * An open (a sample's in the PyTorch loader, a file's in the
+	 * TensorFlow loader's readers) is then the lookups tierfs charges the
+	 * real reader's open: train/ in the dataset's folder, the file in
+	 * train/, each reading a folder's blocks and the inode table's the
+	 * first time and nothing after (the kernel keeps them). The layout is
+	 * the DLIO source's plan's too (ts_dlio_fs_layout, pipeline/ds_dlio.h):
+	 * the files' inodes follow the storage order after train/'s
+	 * (first_inode: lost+found, dataset.json, train/), as the files were
+	 * made. NULL: one metadata request per open. */
 	const struct ts_fsmeta_params *fs;
 };
 

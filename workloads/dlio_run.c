@@ -988,7 +988,8 @@ static int run_virtual(struct env *E, uint64_t n, double stop_below, struct ts_d
 				     .sample_ns_per_mib = E->cpu.per_mib };
 	snprintf(cal.cpu, sizeof(cal.cpu), "host %s", E->o->host ? E->o->host : "-");
 	if (!(rc = pipe_config(E->w, n, E->seed, "", workers, &pc, err, errlen))) {
-		struct ts_vdisk disk = { ts_vtier_vio, &vt };
+		/* its opens through the file system's rule, as the loaders' (ds_dlio.h) */
+		struct ts_vdisk disk = { ts_vtier_vio, &vt, .fs = fs };
 		rc = ts_vpipe_new(&pc, &E->meta, &disk, workers ? &cal : NULL, &f.pipe.vp, err, errlen);
 	}
 	struct ts_tier_limits lim;

@@ -19,6 +19,9 @@
 #include "pipeline/dataset.h"
 #include "pipeline/dliochain.h"
 #include "pipeline/dliofmt.h"
+#include "pipeline/ds_dlio.h"
+#include "pipeline/loader.h"
+#include "pipeline/vpipe.h"
 #include "tier/fsmeta.h"
 #include "workloads/dlio_loader.h"
 
@@ -48,18 +51,49 @@ static uint64_t submit(void *ctx, uint64_t now, const struct ts_vio *io)
 	return now + lat;
 }
 
-static void describe(struct ts_dataset_meta *m, const char *stdev)
+/* A dataset of @kind: @files files of @per samples of @len +- @stdev bytes. */
+static void describe_kind(struct ts_dataset_meta *m, const struct ts_dataset_ops *kind,
+			  uint64_t files, uint64_t seed, const char *per, const char *len,
+			  const char *stdev)
 {
 	struct ts_dataset_config dc;
 	char err[256];
 	memset(&dc, 0, sizeof(dc));
 	CHECK(ts_opt_defaults(ts_dataset_opts(), &dc, err, sizeof(err)) == 0);
-	dc.count = FILES;
-	dc.seed = 7;
-	CHECK(ts_opt_set(ts_dataset_opts(), &dc, "samples_per_file", "1", err, sizeof(err)) == 0);
-	CHECK(ts_opt_set(ts_dataset_opts(), &dc, "record_length", "300000", err, sizeof(err)) == 0);
+	dc.count = files;
+	dc.seed = seed;
+	CHECK(ts_opt_set(ts_dataset_opts(), &dc, "samples_per_file", per, err, sizeof(err)) == 0);
+	CHECK(ts_opt_set(ts_dataset_opts(), &dc, "record_length", len, err, sizeof(err)) == 0);
 	CHECK(ts_opt_set(ts_dataset_opts(), &dc, "record_stdev", stdev, err, sizeof(err)) == 0);
-	CHECK(ts_dataset_meta_describe(&ts_dataset_npz, &dc, m, err, sizeof(err)) == 0);
+	CHECK(ts_dataset_meta_describe(kind, &dc, m, err, sizeof(err)) == 0);
+}
+
+static void describe(struct ts_dataset_meta *m, const char *stdev)
+{
+	describe_kind(m, &ts_dataset_npz, FILES, 7, "1", "300000", stdev);
+}
+
+/* A TFRecord dataset of @files files of @per records. */
+static void describe_tf(struct ts_dataset_meta *m, uint64_t files, const char *per)
+{
+	describe_kind(m, &ts_dataset_tfrecord, files, 11, per, "30000", "9000");
+}
+
+/* @c run over the recording disk, a fresh log: the PyTorch loader, or
+ * with @tf the TensorFlow loader. */
+static struct ts_dl_result run_cfg(const struct ts_dl_cfg *c, bool tf)
+{
+	struct ts_vdisk disk = { submit, NULL, NULL };
+	struct ts_dl_result r;
+	char err[256] = "";
+	nlog = 0;
+	int rc = tf ? ts_dl_run_tf_virtual(c, &disk, NULL, NULL, &r, err, sizeof(err))
+		    : ts_dl_run_virtual(c, &disk, NULL, NULL, &r, err, sizeof(err));
+	if (rc)
+		fprintf(stderr, "run: %s\n", err);
+	CHECK(rc == 0);
+	CHECK(nlog < MAXREQ);
+	return r;
 }
 
 static struct ts_dl_result run(const struct ts_dataset_meta *m, uint64_t ranks, bool shuffle,
@@ -68,16 +102,7 @@ static struct ts_dl_result run(const struct ts_dataset_meta *m, uint64_t ranks, 
 	struct ts_dl_cfg c = { .meta = m, .ranks = ranks, .world = ranks, .batch = 3, .workers = 2,
 			       .prefetch_factor = pf, .epochs = 2, .shuffle = shuffle, .seed = 5,
 			       .compute_ns = 10 * LAT };
-	struct ts_vdisk disk = { submit, NULL, NULL };
-	struct ts_dl_result r;
-	char err[256] = "";
-	nlog = 0;
-	int rc = ts_dl_run_virtual(&c, &disk, NULL, NULL, &r, err, sizeof(err));
-	if (rc)
-		fprintf(stderr, "run: %s\n", err);
-	CHECK(rc == 0);
-	CHECK(nlog < MAXREQ);
-	return r;
+	return run_cfg(&c, false);
 }
 
 /* The requests a chain charges (open and reads), in order. */
@@ -313,6 +338,52 @@ static void check_request_wait(const struct ts_dataset_meta *m)
 	CHECK_EQ_U64(len[1] - len[0], n * waits[1]);
 }
 
+/* ext4's layout (tier/tiers.lua's filesystem "ext4"). */
+static const struct ts_fsmeta_params fs = { .block = 4096, .inode_size = 256,
+					    .inode_ra_blocks = 32, .dir_ra_blocks = 8,
+					    .dirent_base = 8, .extent_bytes = 128ull << 20,
+					    .inline_extents = 4, .leaf_extents = 340,
+					    .root_inode = 2, .first_inode = 11 };
+
+/* Names of train/'s files, in all. */
+static uint64_t name_bytes(const struct ts_dataset_meta *m)
+{
+	uint64_t names = 0;
+	for (size_t f = 0; f < m->nfiles; f++)
+		names += strlen(strrchr(m->files[f].path, '/') + 1);
+	return names;
+}
+
+/* The logged open at @i, charged by the file-system rule @fm: the reads
+ * it costs (the folder in the dataset's, then the file in the folder). */
+static unsigned open_charge(struct ts_fsmeta *fm, const struct rec *q,
+			    struct ts_fsmeta_io io[TS_FSMETA_MAX_IO])
+{
+	struct ts_fsmeta_node root = { UINT64_MAX, 2, q->top_blocks },
+			      dir = { q->dir, q->dir_ino, q->dir_blocks },
+			      file = { q->file + 2, q->ino, 0 };
+	unsigned n = ts_fsmeta_lookup(fm, &root, &dir, io, TS_FSMETA_MAX_IO);
+	return n + ts_fsmeta_lookup(fm, &dir, &file, io + n, TS_FSMETA_MAX_IO - n);
+}
+
+/* An open logged with c->fs: train/ (inode 13, after lost+found and
+ * dataset.json) in the dataset's folder (one block), the file after it in
+ * storage order, train/'s blocks from its @nf names of @names bytes; the
+ * rule @fm charges reads for the run's first open (*@opens counts them)
+ * and none for any later one. */
+static void check_open_fields(struct ts_fsmeta *fm, const struct rec *q, uint64_t nf,
+			      uint64_t names, uint64_t *opens)
+{
+	CHECK_EQ_U64(q->ino, 13 + 1 + q->file);
+	CHECK_EQ_U64(q->dir_ino, 13);
+	CHECK_EQ_U64(q->dir, UINT64_MAX - 2);
+	CHECK_EQ_U64(q->dir_blocks, ts_fsmeta_dir_blocks(&fs, nf, names));
+	CHECK_EQ_U64(q->top_blocks, 1);
+	struct ts_fsmeta_io io[TS_FSMETA_MAX_IO];
+	unsigned n = open_charge(fm, q, io);
+	CHECK((*opens)++ ? n == 0 : n > 0);
+}
+
 /* An open with a file system under the dataset (c->fs): the lookups
  * tierfs charges the real reader's open, train/ (inode first_inode + 2,
  * after lost+found and dataset.json) in the dataset's folder, the file in
@@ -323,14 +394,7 @@ static void check_request_wait(const struct ts_dataset_meta *m)
  * without c->fs every open is a metadata request of its own (ino 0). */
 static void check_open_lookup(const struct ts_dataset_meta *m)
 {
-	const struct ts_fsmeta_params fs = { .block = 4096, .inode_size = 256,
-					     .inode_ra_blocks = 32, .dir_ra_blocks = 8,
-					     .dirent_base = 8, .extent_bytes = 128ull << 20,
-					     .inline_extents = 4, .leaf_extents = 340,
-					     .root_inode = 2, .first_inode = 11 };
-	uint64_t names = 0;
-	for (size_t f = 0; f < m->nfiles; f++)
-		names += strlen(strrchr(m->files[f].path, '/') + 1);
+	uint64_t names = name_bytes(m);
 	for (int with = 0; with < 2; with++) {
 		struct ts_dl_cfg c = { .meta = m, .ranks = 1, .world = 1, .batch = 1,
 				       .workers = 1, .prefetch_factor = 1, .epochs = 1,
@@ -349,24 +413,162 @@ static void check_open_lookup(const struct ts_dataset_meta *m)
 				CHECK_EQ_U64(q->ino, 0);
 				continue;
 			}
-			CHECK_EQ_U64(q->ino, 13 + 1 + q->file);
-			CHECK_EQ_U64(q->dir_ino, 13);
-			CHECK_EQ_U64(q->dir, UINT64_MAX - 2);
-			CHECK_EQ_U64(q->dir_blocks, ts_fsmeta_dir_blocks(&fs, FILES, names));
-			CHECK_EQ_U64(q->top_blocks, 1);
-			struct ts_fsmeta_node root = { UINT64_MAX, 2, q->top_blocks },
-					      dir = { q->dir, q->dir_ino, q->dir_blocks },
-					      file = { q->file + 2, q->ino, 0 };
-			struct ts_fsmeta_io io[TS_FSMETA_MAX_IO];
-			unsigned n = ts_fsmeta_lookup(fm, &root, &dir, io, TS_FSMETA_MAX_IO);
-			n += ts_fsmeta_lookup(fm, &dir, &file, io + n, TS_FSMETA_MAX_IO - n);
-			CHECK(opens++ ? n == 0 : n > 0);
+			check_open_fields(fm, q, FILES, names, &opens);
 		}
 		CHECK_EQ_U64(opens, with ? FILES : 0);
 		CHECK_EQ_U64(r.meta_requests, FILES);
 		ts_fsmeta_free(fm);
 		ts_dl_result_free(&r);
 	}
+}
+
+/* DLIO's TensorFlow reader opens each file it takes once a pass over the
+ * list, before its first record (TFRecordDataset's iterator,
+ * dlio_loader.c): per epoch one open a file, the file's first record read
+ * when the open completes (1 ms later here), to the nanosecond; with one
+ * record a file (cosmoflow) every record is opened. With c->fs the open
+ * names the dataset's layout: train/ (inode 13, after lost+found and
+ * dataset.json) in the dataset's folder, the file after it in storage
+ * order; through the rule the run's first open reads the folders' blocks
+ * and the inode table's window, every later one (of this epoch or the
+ * next) nothing. Without c->fs each open is a bare metadata request. */
+static void check_tf_opens(void)
+{
+	const char *pers[] = { "20", "1" };
+	const uint64_t files[] = { 10, 40 };
+	for (int v = 0; v < 2; v++) {
+		struct ts_dataset_meta m;
+		describe_tf(&m, files[v], pers[v]);
+		uint64_t per = m.per_file, names = name_bytes(&m);
+		for (int with = 0; with < 2; with++) {
+			struct ts_dl_cfg c = { .meta = &m, .ranks = 2, .world = 2, .batch = 4,
+					       .workers = 3, .window = 2, .epochs = 2,
+					       .compute_ns = LAT, .fs = with ? &fs : NULL };
+			struct ts_dl_result r = run_cfg(&c, true);
+			CHECK_EQ_U64(r.epochs, 2);
+			uint64_t nf = m.nfiles, reads = 2 * nf * per;
+			CHECK_EQ_U64(r.meta_requests, 2 * nf);
+			CHECK_EQ_U64(nlog, reads + 2 * nf);
+			struct ts_fsmeta *fm;
+			CHECK(ts_fsmeta_new(&fs, &fm) == 0);
+			static int opened[2][64];
+			memset(opened, 0, sizeof(opened));
+			uint64_t opens = 0;
+			for (size_t i = 0; i < nlog; i++) {
+				const struct rec *q = &log_[i];
+				if (q->op != TS_VIO_META)
+					continue;
+				uint64_t e = q->t >= r.ep[1].start;
+				CHECK(q->file < nf);
+				opened[e][q->file]++;
+				/* the file's first record, read when the open is done */
+				size_t j = i + 1;
+				while (j < nlog && !(log_[j].op == TS_VIO_READ && log_[j].file == q->file))
+					j++;
+				CHECK(j < nlog && log_[j].off == 0 && log_[j].t == q->done);
+				if (!with) {
+					CHECK_EQ_U64(q->ino, 0);
+					continue;
+				}
+				check_open_fields(fm, q, nf, names, &opens);
+			}
+			for (int e = 0; e < 2; e++)
+				for (uint64_t f = 0; f < nf; f++)
+					CHECK(opened[e][f] == 1);
+			ts_fsmeta_free(fm);
+			ts_dl_result_free(&r);
+		}
+		ts_dataset_meta_free(&m);
+	}
+}
+
+/* The opens of @m's files as the project's loader plans them over a disk
+ * holding file system @f (the DLIO source's plan, as tiersim dlio's
+ * pipeline path runs it), file by file into @out (ino UINT64_MAX: not
+ * opened). */
+static void vpipe_opens(const struct ts_dataset_meta *m, const char *source,
+			const struct ts_fsmeta_params *f, struct rec *out)
+{
+	struct ts_pipe_cfg pc;
+	char err[256] = "";
+	memset(&pc, 0, sizeof(pc));
+	CHECK(ts_opt_defaults(ts_pipe_opts, &pc, err, sizeof(err)) == 0);
+	const char *set[][2] = { { "source", source }, { "batch", "4" }, { "qd", "2" },
+				 { "epochs", "1" }, { "decode", "none" }, { "shuffle", "true" },
+				 { "drop_last", "true" } };
+	for (size_t i = 0; i < sizeof(set) / sizeof(*set); i++)
+		CHECK(ts_opt_set(ts_pipe_opts, &pc, set[i][0], set[i][1], err, sizeof(err)) == 0);
+	struct ts_vdisk disk = { submit, NULL, NULL, .fs = f };
+	struct ts_vpipe *v = NULL;
+	nlog = 0;
+	int rc = ts_vpipe_new(&pc, m, &disk, NULL, &v, err, sizeof(err));
+	if (rc)
+		fprintf(stderr, "vpipe: %s\n", err);
+	CHECK(rc == 0);
+	struct ts_vbatch b;
+	while (v && ts_vpipe_next_batch(v, &b) == 1)
+		CHECK(ts_vpipe_release(v, b.seq, b.ready_ns) == 0);
+	for (size_t f2 = 0; f2 < m->nfiles; f2++)
+		out[f2].ino = UINT64_MAX;
+	for (size_t i = 0; i < nlog; i++)
+		if (log_[i].op == TS_VIO_META && log_[i].file < m->nfiles)
+			out[log_[i].file] = log_[i];
+	ts_vpipe_free(v);
+	ts_opt_free(ts_pipe_opts, &pc);
+}
+
+/* One dataset's opens cost the same whichever virtual reader makes them:
+ * the project's loader (the DLIO source's plan, tiersim dlio's pipeline
+ * path) names the same nodes for each file as DLIO's PyTorch loader
+ * (npz, a file a sample) and its TensorFlow loader (TFRecord, a record a
+ * file), and the rule charges them the same reads, file by file. Before,
+ * the plan's opens carried no file system (ino 0: a bare metadata
+ * request of the tier each, ~1 ms on ssd-cloud, where tierfs charges
+ * nothing after the first). */
+static void check_same_opens(const struct ts_dataset_meta *npz)
+{
+	struct ts_dataset_meta tf;
+	describe_tf(&tf, 40, "1");
+	const struct ts_dataset_meta *ms[] = { npz, &tf };
+	const char *src[] = { "npz", "tfrecord" };
+	static struct rec plan[64], dl[64];
+	for (int k = 0; k < 2; k++) {
+		const struct ts_dataset_meta *m = ms[k];
+		CHECK(m->nfiles <= 64);
+		vpipe_opens(m, src[k], &fs, plan);
+		struct ts_dl_cfg c = { .meta = m, .ranks = 1, .world = 1, .batch = 1, .workers = 2,
+				       .prefetch_factor = 1, .window = 2, .epochs = 1, .fs = &fs };
+		struct ts_dl_result r = run_cfg(&c, k == 1);
+		for (size_t f = 0; f < m->nfiles; f++)
+			dl[f].ino = UINT64_MAX;
+		for (size_t i = 0; i < nlog; i++)
+			if (log_[i].op == TS_VIO_META)
+				dl[log_[i].file] = log_[i];
+		ts_dl_result_free(&r);
+		struct ts_fsmeta *a, *b;
+		CHECK(ts_fsmeta_new(&fs, &a) == 0 && ts_fsmeta_new(&fs, &b) == 0);
+		uint64_t reads = 0;
+		for (size_t f = 0; f < m->nfiles; f++) {
+			const struct rec *p = &plan[f], *d = &dl[f];
+			CHECK(p->ino != UINT64_MAX && d->ino != UINT64_MAX); /* both opened it */
+			CHECK(p->ino != 0);
+			CHECK_EQ_U64(p->ino, d->ino);
+			CHECK_EQ_U64(p->dir, d->dir);
+			CHECK_EQ_U64(p->dir_ino, d->dir_ino);
+			CHECK_EQ_U64(p->dir_blocks, d->dir_blocks);
+			CHECK_EQ_U64(p->top_blocks, d->top_blocks);
+			struct ts_fsmeta_io ia[TS_FSMETA_MAX_IO], ib[TS_FSMETA_MAX_IO];
+			unsigned na = open_charge(a, p, ia), nb = open_charge(b, d, ib);
+			CHECK_EQ_U64(na, nb);
+			for (unsigned j = 0; j < na && j < nb; j++)
+				CHECK(ia[j].off == ib[j].off && ia[j].len == ib[j].len);
+			reads += na;
+		}
+		CHECK(reads > 0);
+		ts_fsmeta_free(a);
+		ts_fsmeta_free(b);
+	}
+	ts_dataset_meta_free(&tf);
 }
 
 /* One epoch of 16 samples of batch 1 on @workers workers, no compute, a
@@ -552,16 +754,8 @@ static void check_keep_hdf5(void)
 static void check_tf_offsets(void)
 {
 	struct ts_dataset_meta m;
-	struct ts_dataset_config dc;
 	char err[256];
-	memset(&dc, 0, sizeof(dc));
-	CHECK(ts_opt_defaults(ts_dataset_opts(), &dc, err, sizeof(err)) == 0);
-	dc.count = 10;
-	dc.seed = 11;
-	CHECK(ts_opt_set(ts_dataset_opts(), &dc, "samples_per_file", "20", err, sizeof(err)) == 0);
-	CHECK(ts_opt_set(ts_dataset_opts(), &dc, "record_length", "30000", err, sizeof(err)) == 0);
-	CHECK(ts_opt_set(ts_dataset_opts(), &dc, "record_stdev", "9000", err, sizeof(err)) == 0);
-	CHECK(ts_dataset_meta_describe(&ts_dataset_tfrecord, &dc, &m, err, sizeof(err)) == 0);
+	describe_tf(&m, 10, "20");
 	CHECK(m.bytes != NULL); /* sizes drawn, not one fixed size */
 	struct ts_dl_cfg c = { .meta = &m, .ranks = 2, .world = 2, .batch = 4, .workers = 3,
 			       .window = 2, .epochs = 2, .compute_ns = LAT };
@@ -574,12 +768,14 @@ static void check_tf_offsets(void)
 	CHECK(rc == 0);
 	/* 5 files a rank, 100 records, 25 batches of 4 */
 	CHECK_EQ_U64(r.steps, 25);
-	CHECK_EQ_U64(nlog, 2 * 2 * 100);
+	CHECK_EQ_U64(nlog, 2 * 2 * 100 + 2 * 10); /* and an open a file an epoch (check_tf_opens) */
 	static int seen[2][200];
 	memset(seen, 0, sizeof(seen));
 	for (size_t i = 0; i < nlog; i++) {
 		const struct rec *q = &log_[i];
 		uint64_t e = q->t >= r.ep[1].start, k = 0, off = 0;
+		if (q->op == TS_VIO_META)
+			continue;
 		CHECK(q->op == TS_VIO_READ && q->file < 10);
 		for (k = 0; k < 20; k++) {
 			if (off == q->off)
@@ -780,6 +976,8 @@ int main(void)
 	check_rank_spread(&m);
 	check_keep_hdf5();
 	check_tf_offsets();
+	check_tf_opens();
+	check_same_opens(&m);
 
 	/* prefetch_factor 1, 2 workers, 1 rank: batch j + 2 goes out when batch j
 	 * is taken; a batch is 3 files read one after the other */
