@@ -716,10 +716,11 @@ static void ext_remove(struct cache *c, uint32_t i)
 	struct ext *e = &c->e[i];
 	index_del(c, i);
 	lru_unlink(c, i);
-	if (e->dirty)
+	if (e->dirty) {
 		dirty_unlink(c, i);
+		c->dirty -= (uint64_t)pc32(e->dirty) * PAGE;
+	}
 	c->resident -= ext_pages(e) * PAGE;
-	c->dirty -= (uint64_t)pc32(e->dirty) * PAGE;
 	c->entries -= e->n;
 	ext_release(c, i);
 }
@@ -1211,7 +1212,8 @@ static uint64_t fill(struct cache *c, uint64_t now, uint64_t file, uint64_t p0, 
 		 * reclaims and still sends one request. The run is sent first
 		 * only when reclaim reaches one of its own chunks (a read
 		 * larger than the cache) or the chunk being filled. */
-		while (c->run_len && must_evict(c, i == NIL, (unsigned)pc32(miss))) {
+		unsigned nmiss = (unsigned)pc32(miss); /* counted once: no popcnt */
+		while (c->run_len && must_evict(c, i == NIL, nmiss)) {
 			const struct ext *t = c->lru_tail == NIL ? NULL : &c->e[c->lru_tail];
 			if (!t)
 				break;
@@ -1225,7 +1227,7 @@ static uint64_t fill(struct cache *c, uint64_t now, uint64_t file, uint64_t p0, 
 			}
 			evict_one(c, now);
 		}
-		i = get_chunk(c, i, file, idx, (unsigned)pc32(miss), now, true);
+		i = get_chunk(c, i, file, idx, nmiss, now, true);
 		struct ext *e = &c->e[i];
 		uint32_t have = want & ~miss;
 		if (have) {
@@ -1259,7 +1261,7 @@ static uint64_t fill(struct cache *c, uint64_t now, uint64_t file, uint64_t p0, 
 		}
 		e = &c->e[i];
 		set_last(e, e->last | miss);
-		c->resident += (uint64_t)pc32(miss) * PAGE;
+		c->resident += (uint64_t)nmiss * PAGE;
 		idx++;
 	}
 	uint64_t d = run_flush(c, now, done);
