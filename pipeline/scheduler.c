@@ -247,7 +247,9 @@ static void fill_order(const struct ts_sched *s, uint64_t epoch, uint32_t *v)
 	}
 }
 
-static void make_order(struct ts_sched *s, uint64_t epoch)
+/* Out of line: once an epoch, and inlined it made ts_sched_next, called
+ * a few times per sample, save and restore six registers every time. */
+static __attribute__((noinline)) void make_order(struct ts_sched *s, uint64_t epoch)
 {
 	/* unshuffled, every epoch's order is the same one */
 	struct order_key k = { s->n, s->cfg.seed, s->cfg.shuffle ? epoch : 0, s->cfg.shuffle };
@@ -301,18 +303,25 @@ void ts_sched_open_epoch(struct ts_sched *s)
 	s->opened++;
 }
 
+/* Batch @b's first claim, @pos: out of line, once a batch (as with
+ * make_order: its memset call cost every claim a register save). */
+static __attribute__((noinline)) void batch_open(const struct ts_sched *s, struct sbatch *b,
+						 const struct ts_sched_pos *pos)
+{
+	b->seq = pos->seq;
+	b->live = true;
+	b->filled = b->failed = 0;
+	b->size = (uint32_t)TS_MIN((uint64_t)s->B, s->per_epoch - pos->index * s->B);
+	memset(b->slot, 0, s->B);
+}
+
 int ts_sched_claim(struct ts_sched *s, struct ts_sched_pos *pos, bool slot)
 {
 	if (slot && !s->slots_free)
 		return 0;
 	struct sbatch *b = &s->ring[pos->ring];
-	if (pos->pos == 0) {
-		b->seq = pos->seq;
-		b->live = true;
-		b->filled = b->failed = 0;
-		b->size = (uint32_t)TS_MIN((uint64_t)s->B, s->per_epoch - pos->index * s->B);
-		memset(b->slot, 0, s->B);
-	}
+	if (pos->pos == 0)
+		batch_open(s, b, pos);
 	pos->slot = slot;
 	b->slot[pos->pos] = slot;
 	if (slot)

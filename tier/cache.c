@@ -81,8 +81,10 @@
  * order again, and shrunk from the front by reclaim; each file's extents
  * sit in a tree (a treap by first chunk) under a file table. Dirty chunks
  * are extents of their own. At most mem / 32 KiB chunks are cached (2M for
- * mem = 64 GiB), so at most that many extents of 88 bytes (the pool is
- * allocated untouched and pages in as it fills) and file records: 4 bytes
+ * mem = 64 GiB), so at most that many extents of 64 bytes, a cache line
+ * each (the pool is allocated untouched and pages in as it fills; a dirty
+ * extent's list links and time, 16 bytes, sit in a side table indexed
+ * alike that a run with no writes never touches) and file records: 4 bytes
  * in a table indexed by the file's id for ids below 2^24 (64 MiB of
  * address space, paged in where files are: a virtual run's files are
  * numbered densely, and an index costs one memory access where a hash
@@ -155,20 +157,36 @@ _Static_assert(NRA == 16, "ra_lru holds 16 slots of 4 bits");
  * extents' list read chunk by chunk. Every chunk between the first and
  * the last has all of its pages and none dirty; the first and the last
  * have their own masks (equal when n = 1). Only a one-chunk extent has
- * dirty pages. Each chunk keeps its own `ready` time, in the extent (RIN
- * of them) or in an array of the extent's (heap: from r0 of cap).
+ * dirty pages (its list links and time: the cache's dl[], by index). Each
+ * chunk keeps its own `ready` time, in the extent (RIN of them) or in an
+ * array on the heap (struct rheap) that r.heap points to while r.in[1]
+ * holds HEAP: a ready time is a virtual time in ns, never UINT64_MAX
+ * (584 years), so the tag tells the two apart. 64 bytes: one cache line.
  */
 struct ext {
 	uint64_t file, lo;
 	uint32_t n, first, last, dirty;
-	uint64_t dirtied; /* when the chunk turned dirty */
-	uint32_t lprev, lnext, dprev, dnext; /* lnext links the free list too */
-	uint32_t left, right;		     /* the file's tree, by lo */
-	uint32_t cap, r0;		     /* heap ready times: 0 = in `in` */
+	uint32_t lprev, lnext; /* lnext links the free list too */
+	uint32_t left, right;  /* the file's tree, by lo */
 	union {
-		uint64_t in[RIN];
-		uint64_t *heap;
+		uint64_t in[RIN]; /* in[1] == HEAP: the times are r.heap's */
+		struct rheap *heap;
 	} r;
+};
+#define HEAP UINT64_MAX
+_Static_assert(sizeof(struct ext) == 64, "struct ext is one cache line");
+
+/* An extent's ready times on the heap: chunk lo + j's is t[r0 + j]. */
+struct rheap {
+	uint32_t cap, r0;
+	uint64_t t[];
+};
+
+/* A dirty extent's place in the dirty list, oldest first, and when it
+ * turned dirty: set while its `dirty` mask is not 0. */
+struct dlink {
+	uint64_t dirtied;
+	uint32_t dprev, dnext;
 };
 
 /* Per cached file of an id >= DENSE: the root of its extents' tree (+ 1;
@@ -223,7 +241,8 @@ struct cache {
 	void *evict_ctx;
 
 	struct ext *e;
-	size_t e_len, fs_len; /* bytes mapped for e, fs */
+	struct dlink *dl; /* per extent, as e */
+	size_t e_len, dl_len, fs_len; /* bytes mapped for e, dl, fs */
 	uint32_t nmax, nused, freelist;
 	/* The root (+ 1, 0: none) of each file's tree: the file's entry of
 	 * dense[] when its id is below DENSE (a virtual run numbers its files
@@ -507,57 +526,75 @@ static uint64_t file_max(const struct cache *c, uint32_t t)
 
 /* ---- Ready times ------------------------------------------------------- */
 
+static bool on_heap(const struct ext *x)
+{
+	return x->r.in[1] == HEAP;
+}
+
 static uint64_t *rdy(struct ext *x)
 {
-	return x->cap ? x->r.heap + x->r0 : x->r.in;
+	return on_heap(x) ? x->r.heap->t + x->r.heap->r0 : x->r.in;
+}
+
+/* A heap array for @cap ready times, r0 = 0. */
+static struct rheap *rheap_new(uint32_t cap)
+{
+	struct rheap *h = malloc(sizeof(*h) + cap * sizeof(h->t[0]));
+	if (!h)
+		abort(); /* a few bytes per cached chunk: not recoverable */
+	h->cap = cap;
+	h->r0 = 0;
+	return h;
+}
+
+/* @x's times are @h's from its r0 on. */
+static void rdy_set_heap(struct ext *x, struct rheap *h)
+{
+	x->r.heap = h;
+	x->r.in[1] = HEAP;
 }
 
 /* Room for @n ready times from the extent's first chunk. */
 static void rdy_reserve(struct ext *x, uint32_t n)
 {
-	if (!x->cap) {
+	if (!on_heap(x)) {
 		if (n <= RIN)
 			return;
-		uint32_t cap = TS_MAX(2 * n, 8);
-		uint64_t *p = malloc(cap * sizeof(*p));
-		if (!p)
-			abort(); /* a few bytes per cached chunk: not recoverable */
-		memcpy(p, x->r.in, x->n * sizeof(*p));
-		x->r.heap = p;
-		x->cap = cap;
-		x->r0 = 0;
+		struct rheap *h = rheap_new(TS_MAX(2 * n, 8));
+		memcpy(h->t, x->r.in, x->n * sizeof(h->t[0]));
+		rdy_set_heap(x, h);
 		return;
 	}
-	if (x->r0 + n <= x->cap)
+	struct rheap *h = x->r.heap;
+	if (h->r0 + n <= h->cap)
 		return;
-	memmove(x->r.heap, x->r.heap + x->r0, x->n * sizeof(uint64_t));
-	x->r0 = 0;
-	if (n <= x->cap)
+	memmove(h->t, h->t + h->r0, x->n * sizeof(h->t[0]));
+	h->r0 = 0;
+	if (n <= h->cap)
 		return;
 	uint32_t cap = TS_MAX(2 * n, 8);
-	uint64_t *p = realloc(x->r.heap, cap * sizeof(*p));
-	if (!p)
+	if (!(h = realloc(h, sizeof(*h) + cap * sizeof(h->t[0]))))
 		abort();
-	x->r.heap = p;
-	x->cap = cap;
+	h->cap = cap;
+	x->r.heap = h;
 }
 
 static void rdy_free(struct ext *x)
 {
-	if (x->cap)
+	if (on_heap(x))
 		free(x->r.heap);
-	x->cap = 0;
+	x->r.in[0] = x->r.in[1] = 0;
 }
 
 /* Back to the extent itself once its chunks fit there. */
 static void rdy_shrink(struct ext *x)
 {
-	if (x->cap && x->n <= RIN) {
-		uint64_t *p = x->r.heap, v[RIN];
-		memcpy(v, p + x->r0, x->n * sizeof(*v));
-		free(p);
-		x->cap = 0;
-		memcpy(x->r.in, v, x->n * sizeof(*v));
+	if (on_heap(x) && x->n <= RIN) {
+		struct rheap *h = x->r.heap;
+		uint64_t v[RIN] = { 0, 0 };
+		memcpy(v, h->t + h->r0, x->n * sizeof(*v));
+		free(h);
+		memcpy(x->r.in, v, sizeof(v));
 	}
 }
 
@@ -610,25 +647,27 @@ static void lru_after(struct cache *c, uint32_t at, uint32_t x)
 
 static void dirty_unlink(struct cache *c, uint32_t i)
 {
-	struct ext *e = &c->e[i];
+	struct dlink *e = &c->dl[i];
 	if (e->dprev != NIL)
-		c->e[e->dprev].dnext = e->dnext;
+		c->dl[e->dprev].dnext = e->dnext;
 	else
 		c->dirty_head = e->dnext;
 	if (e->dnext != NIL)
-		c->e[e->dnext].dprev = e->dprev;
+		c->dl[e->dnext].dprev = e->dprev;
 	else
 		c->dirty_tail = e->dprev;
 	e->dprev = e->dnext = NIL;
 }
 
-static void dirty_back(struct cache *c, uint32_t i)
+/* Extent @i, dirty since @t, to the back of the dirty list. */
+static void dirty_back(struct cache *c, uint32_t i, uint64_t t)
 {
-	struct ext *e = &c->e[i];
+	struct dlink *e = &c->dl[i];
+	e->dirtied = t;
 	e->dnext = NIL;
 	e->dprev = c->dirty_tail;
 	if (c->dirty_tail != NIL)
-		c->e[c->dirty_tail].dnext = i;
+		c->dl[c->dirty_tail].dnext = i;
 	c->dirty_tail = i;
 	if (c->dirty_head == NIL)
 		c->dirty_head = i;
@@ -684,16 +723,14 @@ static uint32_t ext_alloc(struct cache *c)
 	} else {
 		i = c->nused++;
 	}
-	/* Field by field: a memset of the 88 bytes was a `rep stos`, whose
+	/* Field by field: a memset of the 64 bytes was a `rep stos`, whose
 	 * start-up cost more than the stores (one new extent per file a
-	 * shuffled epoch reads). */
-	_Static_assert(sizeof(struct ext) == 88, "a field added to struct ext: set it here");
+	 * shuffled epoch reads). dl[i] is set when it turns dirty. */
+	_Static_assert(sizeof(struct ext) == 64, "a field added to struct ext: set it here");
 	struct ext *e = &c->e[i];
-	e->file = e->lo = e->dirtied = 0;
+	e->file = e->lo = 0;
 	e->n = e->first = e->last = e->dirty = 0;
 	e->lprev = e->lnext = e->left = e->right = 0;
-	e->dprev = e->dnext = NIL;
-	e->cap = e->r0 = 0;
 	e->r.in[0] = e->r.in[1] = 0;
 	return i;
 }
@@ -713,10 +750,11 @@ static void ext_remove(struct cache *c, uint32_t i)
 	struct ext *e = &c->e[i];
 	index_del(c, i);
 	lru_unlink(c, i);
-	if (e->dirty)
+	if (e->dirty) {
 		dirty_unlink(c, i);
+		c->dirty -= (uint64_t)pc32(e->dirty) * PAGE;
+	}
 	c->resident -= ext_pages(e) * PAGE;
-	c->dirty -= (uint64_t)pc32(e->dirty) * PAGE;
 	c->entries -= e->n;
 	ext_release(c, i);
 }
@@ -733,30 +771,26 @@ static uint32_t ext_split(struct cache *c, uint32_t i, uint64_t at)
 	f->lo = at;
 	f->last = e->last;
 	f->first = n - k == 1 ? e->last : FULL;
-	if (k >= n - k || !e->cap) {
+	if (k >= n - k || !on_heap(e)) {
 		rdy_append(f, rdy(e) + k, n - k);
 		e->n = k;
 	} else {
 		/* The upper part takes the array; the lower part is copied. */
-		uint64_t v[RIN], *low = NULL, *src = rdy(e);
-		if (k <= RIN)
+		uint64_t v[RIN] = { 0, 0 }, *src = rdy(e);
+		struct rheap *low = NULL, *h = e->r.heap;
+		if (k <= RIN) {
 			memcpy(v, src, k * sizeof(*v));
-		else if (!(low = malloc(k * sizeof(*low))))
-			abort();
-		else
-			memcpy(low, src, k * sizeof(*low));
-		f->cap = e->cap;
-		f->r0 = e->r0 + k;
-		f->r.heap = e->r.heap;
-		e->cap = 0;
-		e->n = k;
-		if (low) {
-			e->r.heap = low;
-			e->cap = k;
-			e->r0 = 0;
 		} else {
-			memcpy(e->r.in, v, sizeof(v));
+			low = rheap_new(k);
+			memcpy(low->t, src, k * sizeof(*src));
 		}
+		h->r0 += k;
+		rdy_set_heap(f, h);
+		e->n = k;
+		if (low)
+			rdy_set_heap(e, low);
+		else
+			memcpy(e->r.in, v, sizeof(v));
 	}
 	f->n = n - k;
 	e->last = k == 1 ? e->first : FULL;
@@ -874,7 +908,7 @@ static void wb_background(struct cache *c, uint64_t until)
 {
 	while (c->dirty_head != NIL) {
 		int k = slot_min(c);
-		struct ext *h = &c->e[c->dirty_head];
+		const struct dlink *h = &c->dl[c->dirty_head];
 		uint64_t t = TS_MAX(c->wb[k].free, h->dirtied);
 		if (c->dirty + inflight_at(c, t) <= c->bg_limit)
 			t = TS_MAX(t, h->dirtied + EXPIRE_NS);
@@ -919,7 +953,7 @@ static uint64_t wb_file(struct cache *c, uint64_t now, uint64_t file)
 			end = c->wb[k].free;
 	uint32_t i = c->dirty_head;
 	while (i != NIL) {
-		uint32_t next = c->e[i].dnext;
+		uint32_t next = c->dl[i].dnext;
 		if (c->e[i].file == file) {
 			int k = slot_min(c);
 			uint64_t d = wb_entry(c, k, i, TS_MAX(now, c->wb[k].free));
@@ -967,8 +1001,8 @@ static void evict_one(struct cache *c, uint64_t now)
 	e->lo++;
 	e->n--;
 	e->first = e->n == 1 ? e->last : FULL;
-	if (e->cap)
-		e->r0++;
+	if (on_heap(e))
+		e->r.heap->r0++;
 	else
 		e->r.in[0] = e->r.in[1];
 	rdy_shrink(e);
@@ -1212,7 +1246,8 @@ static uint64_t fill(struct cache *c, uint64_t now, uint64_t file, uint64_t p0, 
 		 * reclaims and still sends one request. The run is sent first
 		 * only when reclaim reaches one of its own chunks (a read
 		 * larger than the cache) or the chunk being filled. */
-		while (c->run_len && must_evict(c, i == NIL, (unsigned)pc32(miss))) {
+		unsigned nmiss = (unsigned)pc32(miss); /* counted once: no popcnt */
+		while (c->run_len && must_evict(c, i == NIL, nmiss)) {
 			const struct ext *t = c->lru_tail == NIL ? NULL : &c->e[c->lru_tail];
 			if (!t)
 				break;
@@ -1226,7 +1261,7 @@ static uint64_t fill(struct cache *c, uint64_t now, uint64_t file, uint64_t p0, 
 			}
 			evict_one(c, now);
 		}
-		i = get_chunk(c, i, file, idx, (unsigned)pc32(miss), now, true);
+		i = get_chunk(c, i, file, idx, nmiss, now, true);
 		struct ext *e = &c->e[i];
 		uint32_t have = want & ~miss;
 		if (have) {
@@ -1260,7 +1295,7 @@ static uint64_t fill(struct cache *c, uint64_t now, uint64_t file, uint64_t p0, 
 		}
 		e = &c->e[i];
 		set_last(e, e->last | miss);
-		c->resident += (uint64_t)pc32(miss) * PAGE;
+		c->resident += (uint64_t)nmiss * PAGE;
 		idx++;
 	}
 	uint64_t d = run_flush(c, now, done);
@@ -1800,10 +1835,8 @@ static uint32_t dirty_chunk(struct cache *c, uint32_t i, uint64_t file, uint64_t
 	i = get_alone(c, i, file, idx, (unsigned)pc32(miss), t);
 	struct ext *e = &c->e[i];
 	uint32_t newd = want & ~e->dirty;
-	if (!e->dirty && newd) {
-		e->dirtied = t;
-		dirty_back(c, i);
-	}
+	if (!e->dirty && newd)
+		dirty_back(c, i, t);
 	set_last(e, e->first | want);
 	e->dirty |= want;
 	c->resident += (uint64_t)pc32(miss) * PAGE;
@@ -2017,6 +2050,7 @@ static void cache_free(struct ts_tier_layer *l)
 		for (uint32_t i = 0; i < c->nused; i++)
 			rdy_free(&c->e[i]);
 	table_free(c->e, c->e_len);
+	table_free(c->dl, c->dl_len);
 	table_free(c->fs, c->fs_len);
 	table_free(c->dense, DENSE * sizeof(*c->dense));
 	free(c);
@@ -2057,11 +2091,13 @@ struct ts_tier_layer *ts_tier_cache_new(const struct ts_tier_cache_cfg *cfg)
 	c->nslot_max = n + n / 3 + 8; /* at most 3/4 full: short probes */
 	c->nslot = TS_MIN(c->nslot_max, 4096);
 	c->e_len = n * sizeof(*c->e);
+	c->dl_len = n * sizeof(*c->dl);
 	c->fs_len = c->nslot * sizeof(*c->fs);
 	c->e = table_new(c->e_len);
+	c->dl = table_new(c->dl_len);
 	c->fs = table_new(c->fs_len);
 	c->dense = table_new(DENSE * sizeof(*c->dense));
-	if (!c->e || !c->fs || !c->dense) {
+	if (!c->e || !c->dl || !c->fs || !c->dense) {
 		cache_free(&c->l);
 		return NULL;
 	}
