@@ -366,8 +366,7 @@ rtrun() { # FILE DONE CMD...
 # into OUT as JSON: the groups' CPU at each tick (launcher: time, mpirun;
 # main: the rank's main thread; thread:COMM the rank's other threads by
 # name; workers: the rank's child processes, DLIO's DataLoader workers;
-# daemon: tierfs), the readers' span (the ticks in which the workers, or
-# with none the rank's other threads, ran) and the workers' count.
+# daemon: tierfs), each thread's last figure and the workers' count.
 cpu_sample() { # OUT ROOT MOUNT
 	/usr/bin/python3 - "$@" <<'PY'
 import json, os, sys, time
@@ -440,31 +439,37 @@ def group(p, t, comm):
 keys = {k: group(*map(int, k.split('/')), last[tuple(map(int, k.split('/')))][1]) for k in ticks[-1][2]}
 names = sorted(set(keys.values()))
 series = [[t, idle, {g: sum(v for k, v in th.items() if keys.get(k) == g) for g in names}] for t, idle, th in ticks]
-rg = 'workers' if 'workers' in names else None
-rg = rg or max((g for g in names if g.startswith('thread:')), key=lambda g: series[-1][2][g], default=None)
-grow = [i for i in range(1, len(series)) if rg and series[i][2][rg] > series[i - 1][2][rg]]
-span = [grow[0] - 1, grow[-1]] if grow else [0, len(series) - 1]
-json.dump({'groups': names, 'readers': rg, 'span': span, 'hz': os.sysconf('SC_CLK_TCK'),
+json.dump({'groups': names, 'hz': os.sysconf('SC_CLK_TCK'),
            'workers': sum(1 for p in info if keys and group(p, p, '') == 'workers'),
+           'threads': {k: [keys[k], last[tuple(map(int, k.split('/')))][1], v]
+                       for k, v in ticks[-1][2].items()},
            'series': series}, open(out, 'w'))
 PY
 }
 
 # OUT.cpu.json SAMPLES -> a line: each group's CPU per sample read, us, in
-# the readers' span (and over the whole run), the span in s, and the
-# host's idle cores over it
+# the reading span (from the first to the last tick in which both the
+# daemon and the readers ran: the DataLoader workers, or without any the
+# rank's other threads; DLIO's start, which lists the data folder, and
+# tiersim's making of its dataset left out) and over the whole run, the
+# span in s, and the host's idle cores over it
 cpu_split() {
 	/usr/bin/python3 - "$@" <<'PY'
 import json, sys
 j, n = json.load(open(sys.argv[1])), float(sys.argv[2])
-s, (a, b) = j['series'], j['span']
+s = j['series']
+rg = 'workers' if 'workers' in j['groups'] else \
+    max((g for g in j['groups'] if g.startswith('thread:')), key=lambda g: s[-1][2][g], default='daemon')
+up = lambda g, i: s[i][2].get(g, 0) > s[i - 1][2].get(g, 0)
+grow = [i for i in range(1, len(s)) if up('daemon', i) and up(rg, i)]
+a, b = (grow[0] - 1, grow[-1]) if grow else (0, len(s) - 1)
 d = lambda g, x, y: (s[y][2].get(g, 0) - s[x][2].get(g, 0)) / n / 1e3
 t = s[b][0] - s[a][0]
 idle = (s[b][1] - s[a][1]) / j['hz'] / max(t, 1e-9)
 tot = sum(d(g, a, b) for g in j['groups'])
 print('%s (%d workers): ' % (sys.argv[1].rsplit('/', 1)[-1], j['workers']) +
       ', '.join('%s %.0f (%.0f)' % (g, d(g, a, b), d(g, 0, len(s) - 1)) for g in j['groups']) +
-      '; all %.0f us/sample in the readers\' %.1f s, %.2f cores idle' % (tot, t, idle))
+      '; all %.0f us/sample in the reading %.1f s, %.2f cores idle' % (tot, t, idle))
 PY
 }
 
@@ -572,7 +577,7 @@ echo "$table" | while read -r name d n tier; do
 		if [ -n "$split" ]; then
 			ns=$(($(echo "${over[$d]}" | grep -o 'num_files_train=[0-9]*' | cut -d= -f2) * epochs))
 			for c in "$out/dlio.cpu.json" "$out/ts.cpu.json"; do
-				[ -s "$c" ] && echo "    cpu us/sample, readers' span (whole run): $(cpu_split "$c" "$ns")"
+				[ -s "$c" ] && echo "    cpu us/sample, reading span (whole run): $(cpu_split "$c" "$ns")"
 			done
 		fi
 	done
