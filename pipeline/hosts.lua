@@ -453,7 +453,11 @@ host "xeon-kvm-2vcpu" {
 -- dlio_worker_gc_samples and dlio_worker_spread are DLIO's (the sample a
 -- collection comes with, a share), taken from the Xeon's runs.
 -- dlio_request_wait_ns was measured in the real DLIO's r50-1-ssd traces
--- (its label); none of the others was fitted on a bench/dlio_peer.sh row.
+-- (its label). dlio_run_request_ns and dlio_request_daemon_ns were measured
+-- in bench/dlio_peer.sh --cpu-split's j50-1-ssd runs (the daemon's CPU,
+-- DLIO's and tiersim's side by side) and checked on r50-1-essd's; the
+-- per-MiB daemon figure is still hosts measure's. None of the others was
+-- fitted on a bench/dlio_peer.sh row.
 host "epyc-kvm-2vcpu" {
   desc = "the build host on 2026-12-04: a 2-vCPU KVM guest on an AMD EPYC (family 23 model 1, 2.0 GHz)",
   cpu = "AMD EPYC (KVM guest; family 23 model 1, 2.0 GHz), 2 vCPUs",
