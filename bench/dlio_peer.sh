@@ -379,6 +379,12 @@ def rd(path):
     except OSError:
         return None
 
+def tasks(p):  # a process's threads; none once it has gone
+    try:
+        return os.listdir('/proc/%d/task' % p)
+    except OSError:
+        return []
+
 def daemon_of(m):  # the tierfs process whose command line names the mount
     for p in os.listdir('/proc'):
         if p.isdigit():
@@ -396,7 +402,7 @@ while True:
     while todo:
         p, par = todo.pop()
         procs.append((p, par))
-        for t in os.listdir('/proc/%d/task' % p) if os.path.isdir('/proc/%d/task' % p) else []:
+        for t in tasks(p):
             todo += [(int(k), p) for k in (rd('/proc/%d/task/%s/children' % (p, t)) or '').split()]
     if daemon:
         procs.append((daemon, -1))
@@ -404,11 +410,7 @@ while True:
         if p not in info:
             info[p] = (par, (rd('/proc/%d/comm' % p) or '?').strip(),
                        os.path.basename((rd('/proc/%d/cmdline' % p) or '').split('\0')[0]))
-        try:
-            tids = os.listdir('/proc/%d/task' % p)
-        except OSError:
-            continue
-        for t in tids:
+        for t in tasks(p):
             ss = rd('/proc/%d/task/%s/schedstat' % (p, t))
             if ss:
                 last[(p, int(t))] = [int(ss.split()[0]), (rd('/proc/%d/task/%s/comm' % (p, t)) or '?').strip()]
