@@ -16,7 +16,7 @@
 #                           [--work DIR] [--rows ROW,ROW...] [--runs N]
 #                           [--chrt PRIO] [--host NAME] [--measure-host]
 #                           [--virtual-only] [--first-run K]
-#                           [--no-trace-figures]
+#                           [--no-trace-figures] [--cpu-split]
 #   --venv DIR   a virtual environment with dlio_benchmark (env DLIO_VENV); when
 #                neither is given, WORK/dlio-venv, installed there from
 #                ../shared/peers/dlio/install.sh (beside the repository) if missing
@@ -52,6 +52,14 @@
 #   --no-trace-figures  the columns read from the traces ("-"): the
 #                traces stay in WORK/out/ROW-RUN/ for later, and the hold is
 #                spent on the runs alone (the figures take 10-20 s a trace)
+#   --cpu-split  while each real side runs, sample every 0.2 s the CPU
+#                (schedstat run time) of every thread of it (the launcher, the
+#                rank's main thread and its other threads, the DataLoader
+#                workers or the loader's threads) and of its tierfs daemon,
+#                and the host's idle time (/proc/stat) into OUT/SIDE.cpu.json;
+#                a line per side follows the row's: each group's CPU per
+#                sample read (us), in the epochs and in all the run, and the
+#                host's idle cores while the epochs ran
 #   --chrt PRIO  run both real sides (each tierfs daemon, the real DLIO's
 #                mpirun and `mpirun tiersim dlio`) under chrt -f PRIO
 #                (SCHED_FIFO, env TS_CHRT as bench/pytorch_replay.sh's), ahead
@@ -102,6 +110,7 @@ bhost=""
 bfile=""
 vonly=""
 nofig=""
+split=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--venv) venv=$2; shift 2 ;;
@@ -126,6 +135,7 @@ while [ $# -gt 0 ]; do
 	--measure-host) measure=1; host=(--host this-machine); shift ;;
 	--virtual-only) vonly=1; shift ;;
 	--no-trace-figures) nofig=1; shift ;;
+	--cpu-split) split=1; shift ;;
 	-h | --help) sed -n '2,/^set -u/p' "$0" | sed 's/^# \{0,1\}//;$d'; exit 0 ;;
 	*) echo "dlio_peer.sh: unknown option '$1' (--help)" >&2; exit 2 ;;
 	esac
@@ -317,6 +327,11 @@ rtrun() { # FILE DONE CMD...
 	shift 2
 	"${rt[@]}" "$@" &
 	pid=$!
+	local sp=""
+	if [ -n "$split" ]; then
+		cpu_sample "${f%.rt}.cpu.json" "$pid" "${cpumnt:-}" &
+		sp=$!
+	fi
 	: >"$f"
 	rm -f "$f.late"
 	while kill -0 "$pid" 2>/dev/null; do
@@ -340,7 +355,124 @@ rtrun() { # FILE DONE CMD...
 	done
 	wait "$pid"
 	rc=$?
+	[ -z "$sp" ] || wait "$sp"
 	return $rc
+}
+
+# --cpu-split: the CPU of every thread of a real side's run (ROOT, the
+# process rtrun starts, and its descendants) and of the tierfs daemon that
+# serves MOUNT (DLIO's; tiersim's own daemon is its child), each thread's
+# schedstat run time every 0.2 s, and the host's idle time from /proc/stat,
+# into OUT as JSON: the groups' CPU at each tick (launcher: time, mpirun;
+# main: the rank's main thread; thread:COMM the rank's other threads by
+# name; workers: the rank's child processes, DLIO's DataLoader workers;
+# daemon: tierfs), each thread's last figure and the workers' count.
+cpu_sample() { # OUT ROOT MOUNT
+	/usr/bin/python3 - "$@" <<'PY'
+import json, os, sys, time
+out, root, mnt = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+
+def rd(path):
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return None
+
+def tasks(p):  # a process's threads; none once it has gone
+    try:
+        return os.listdir('/proc/%d/task' % p)
+    except OSError:
+        return []
+
+def daemon_of(m):  # the tierfs process whose command line names the mount
+    for p in os.listdir('/proc'):
+        if p.isdigit():
+            c = rd('/proc/%s/cmdline' % p) or ''
+            a = c.split('\0')
+            if a and os.path.basename(a[0]) == 'tierfs' and m in a:
+                return int(p)
+    return 0
+
+daemon = daemon_of(mnt) if mnt else 0
+info, last, ticks = {}, {}, []  # pid -> (parent, comm, cmd); (pid, tid) -> [ns, comm]
+while True:
+    alive = os.path.exists('/proc/%d' % root)
+    todo, procs = ([(root, 0)] if alive else []), []
+    while todo:
+        p, par = todo.pop()
+        procs.append((p, par))
+        for t in tasks(p):
+            todo += [(int(k), p) for k in (rd('/proc/%d/task/%s/children' % (p, t)) or '').split()]
+    if daemon:
+        procs.append((daemon, -1))
+    for p, par in procs:
+        if p not in info:
+            info[p] = (par, (rd('/proc/%d/comm' % p) or '?').strip(),
+                       os.path.basename((rd('/proc/%d/cmdline' % p) or '').split('\0')[0]))
+        for t in tasks(p):
+            ss = rd('/proc/%d/task/%s/schedstat' % (p, t))
+            if ss:
+                last[(p, int(t))] = [int(ss.split()[0]), (rd('/proc/%d/task/%s/comm' % (p, t)) or '?').strip()]
+    cpu = (rd('/proc/stat') or 'cpu 0 0 0 0').split('\n')[0].split()
+    ticks.append([time.time(), int(cpu[4]) + int(cpu[5]), {'%d/%d' % k: v[0] for k, v in last.items()}])
+    if not alive:
+        break
+    time.sleep(0.2)
+
+# the rank: the first process from the root down that runs DLIO or tiersim
+rank = next((p for p, i in info.items() if i[0] >= 0 and
+             ('dlio_benchmark' in (rd('/proc/%d/cmdline' % p) or i[2]) or i[1] in ('tiersim', 'dlio_benchmark')
+              or 'python' in i[2])), 0)
+def anc(p, a):
+    while p > 0:
+        if p == a:
+            return True
+        p = info.get(p, (0,))[0]
+    return False
+def group(p, t, comm):
+    if p == daemon or info[p][1] == 'tierfs':
+        return 'daemon'
+    if p == rank:
+        return 'main' if t == p else 'thread:' + comm
+    if rank and anc(p, rank):
+        return 'workers'
+    return 'launcher'
+keys = {k: group(*map(int, k.split('/')), last[tuple(map(int, k.split('/')))][1]) for k in ticks[-1][2]}
+names = sorted(set(keys.values()))
+series = [[t, idle, {g: sum(v for k, v in th.items() if keys.get(k) == g) for g in names}] for t, idle, th in ticks]
+json.dump({'groups': names, 'hz': os.sysconf('SC_CLK_TCK'),
+           'workers': sum(1 for p in info if keys and group(p, p, '') == 'workers'),
+           'threads': {k: [keys[k], last[tuple(map(int, k.split('/')))][1], v]
+                       for k, v in ticks[-1][2].items()},
+           'series': series}, open(out, 'w'))
+PY
+}
+
+# OUT.cpu.json SAMPLES -> a line: each group's CPU per sample read, us, in
+# the reading span (from the first to the last tick in which both the
+# daemon and the readers ran: the DataLoader workers, or without any the
+# rank's other threads; DLIO's start, which lists the data folder, and
+# tiersim's making of its dataset left out) and over the whole run, the
+# span in s, and the host's idle cores over it
+cpu_split() {
+	/usr/bin/python3 - "$@" <<'PY'
+import json, sys
+j, n = json.load(open(sys.argv[1])), float(sys.argv[2])
+s = j['series']
+rg = 'workers' if 'workers' in j['groups'] else \
+    max((g for g in j['groups'] if g.startswith('thread:')), key=lambda g: s[-1][2][g], default='daemon')
+up = lambda g, i: s[i][2].get(g, 0) > s[i - 1][2].get(g, 0)
+grow = [i for i in range(1, len(s)) if up('daemon', i) and up(rg, i)]
+a, b = (grow[0] - 1, grow[-1]) if grow else (0, len(s) - 1)
+d = lambda g, x, y: (s[y][2].get(g, 0) - s[x][2].get(g, 0)) / n / 1e3
+t = s[b][0] - s[a][0]
+idle = (s[b][1] - s[a][1]) / j['hz'] / max(t, 1e-9)
+tot = sum(d(g, a, b) for g in j['groups'])
+print('%s (%d workers): ' % (sys.argv[1].rsplit('/', 1)[-1], j['workers']) +
+      ', '.join('%s %.0f (%.0f)' % (g, d(g, a, b), d(g, 0, len(s) - 1)) for g in j['groups']) +
+      '; all %.0f us/sample in the reading %.1f s, %.2f cores idle' % (tot, t, idle))
+PY
 }
 
 # FILE -> "FIFO threads/threads seen" (a thread's class as last seen)
@@ -396,7 +528,7 @@ echo "$table" | while read -r name d n tier; do
 				"${rt[@]}" "$tierfs" -o "tier=$tier,mem=0,trace=$out/dlio.trace" "$work/data/$d" "$out/m" >/dev/null 2>&1 ||
 					{ echo "dlio_peer.sh: $name: tierfs failed" >&2; continue 2; }
 				# shellcheck disable=SC2086
-				rtrun "$out/dlio.rt" "$out/dlio/summary.json" /usr/bin/time -f "%U %S %e" -o "$out/dlio.time" \
+				cpumnt=$out/m rtrun "$out/dlio.rt" "$out/dlio/summary.json" /usr/bin/time -f "%U %S %e" -o "$out/dlio.time" \
 					"${mpi[@]}" -np "$n" "$venv/bin/dlio_benchmark" --config-dir "$work/config" workload="${wl[$d]}" \
 					$common ${over[$d]} ++workload.dataset.data_folder="$out/m" hydra.run.dir="$out/dlio" \
 					++workload.output.folder="$out/dlio" </dev/null >"$out/dlio.log" 2>&1
@@ -444,6 +576,12 @@ echo "$table" | while read -r name d n tier; do
 			"$name" "$tier" "$aa" "$as" "$ba" "$bs" "$ca" "$cs" "$wcol" "$pa" "$pb" "${cpu:--}" "$qa" \
 			"$qb" "$sa" "$sb" "$ca_" "$cb_" "$wa" "$wb" "$load" "$fifo"
 		[ -n "$measure" ] && sed -n '2,$s/^ */    measured before it: /p' "$out/measure.txt"
+		if [ -n "$split" ]; then
+			ns=$(($(echo "${over[$d]}" | grep -o 'num_files_train=[0-9]*' | cut -d= -f2) * epochs))
+			for c in "$out/dlio.cpu.json" "$out/ts.cpu.json"; do
+				[ -s "$c" ] && echo "    cpu us/sample, reading span (whole run): $(cpu_split "$c" "$ns")"
+			done
+		fi
 	done
 	# each run's ratio, over the runs that ran (a failed side is "-")
 	k=$(echo "$sd" | wc -w)

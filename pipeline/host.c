@@ -41,6 +41,7 @@ static const char *const field_names[TS_HF_NR] = {
 	[TS_HF_DLIO_RESTART_W] = "dlio_loader_restart_ns_per_worker",
 	[TS_HF_DLIO_GC] = "dlio_worker_gc_ns",	   [TS_HF_DLIO_GC_AT] = "dlio_worker_gc_samples",
 	[TS_HF_DLIO_SPREAD] = "dlio_worker_spread", [TS_HF_DLIO_WAIT] = "dlio_request_wait_ns",
+	[TS_HF_DLIO_RUN] = "dlio_run_request_ns",
 	[TS_HF_LOADER_SAMPLE] = "loader_sample_ns", [TS_HF_LOADER_BATCH] = "loader_batch_ns",
 };
 
@@ -58,6 +59,7 @@ static const char *const host_keys[] = { "desc", "cpu", "from", "replay_wake_cos
 					 "dlio_loader_restart_ns", "dlio_loader_restart_ns_per_worker",
 					 "dlio_worker_gc_ns", "dlio_worker_gc_samples",
 					 "dlio_worker_spread", "dlio_request_wait_ns",
+					 "dlio_run_request_ns",
 					 "loader_sample_ns", "loader_batch_ns",
 					 "vcpus", "library_factors", NULL };
 static const char *const lib_keys[] = { "desc", "decode", "transform", NULL };
@@ -731,6 +733,7 @@ int ts_host_dlio_costs(const struct ts_host_set *s, const char *spec, const char
 		{ TS_HF_DLIO_GC_AT, &out->worker_gc_samples },
 		{ TS_HF_DLIO_SPREAD, &out->worker_spread },
 		{ TS_HF_DLIO_WAIT, &out->request_wait_ns },
+		{ TS_HF_DLIO_RUN, &out->run_request_ns },
 	};
 	int rc = 0;
 	for (size_t i = 0; !rc && i < TS_ARRAY_SIZE(plain); i++)

@@ -88,6 +88,11 @@ enum ts_host_field {
 	 * request's service and the CPU (the reader and the file system's
 	 * daemon woken on the host's cores), wall time, per request */
 	TS_HF_DLIO_WAIT,      /* dlio_request_wait_ns */
+	/* DLIO's own run, per request of a sample's chain its DataLoader
+	 * workers make: the CPU its file system's daemon spends beyond what it
+	 * spends on the same requests of tiersim's real loader (measured side
+	 * by side), on top of dlio_request_daemon_ns */
+	TS_HF_DLIO_RUN,	      /* dlio_run_request_ns */
 	/* A PyTorch DataLoader worker's own work besides the transform, charged
 	 * by the sources read through one (TS_SRC_TORCH: the folder source, as
 	 * torchvision's ImageFolder) in either clock: reading the file in
@@ -169,6 +174,9 @@ struct ts_host_dlio {
 	/* per request a reader waits on, wall time beyond its service and
 	 * the CPU (0: none) */
 	double request_wait_ns;
+	/* per request of a DataLoader worker's chain, the daemon's CPU in
+	 * DLIO's own run beyond request_daemon_ns (0: none) */
+	double run_request_ns;
 };
 /* @spec's DLIO costs at @end of their ranges for a workload of @model
  * and dataset @format (either may be NULL): its step cost is

@@ -196,7 +196,7 @@ static size_t feed_chain(struct feed *p, uint64_t wk, uint64_t i, struct ts_chai
 			*cpu = reqs * p->c->request_ns +
 			       (uint64_t)((double)bytes * p->c->request_ns_per_mib / 1048576.0);
 		if (daemon)
-			*daemon = reqs * p->c->request_daemon_ns +
+			*daemon = reqs * (p->c->request_daemon_ns + p->c->run_request_ns) +
 				  (uint64_t)((double)bytes * p->c->request_daemon_ns_per_mib /
 					     1048576.0);
 	}
@@ -1241,8 +1241,12 @@ static int r_sample(struct rworker *w, uint64_t i)
 	/* the sample's CPU, in equal shares after its open and each read, as
 	 * virtual time charges it (vw_event) */
 	uint64_t cpu_left = cpu_ns(L->c, i) + gc_ns(L->c, ++w->read), pieces = 0;
-	for (size_t q = 0; q < n; q++)
+	for (size_t q = 0; q < n; q++) {
 		pieces += w->chain[q].op == TS_CHAIN_READ || w->chain[q].op == TS_CHAIN_OPEN;
+		/* DLIO's own run's per request (dlio_loader.h), as virtual
+		 * time counts a chain's requests (feed_chain) */
+		cpu_left += w->chain[q].op != TS_CHAIN_WALK ? L->c->run_request_ns : 0;
+	}
 	for (size_t q = 0; q < n && !rc; q++) {
 		const struct ts_chain_req *r = &w->chain[q];
 		uint64_t size = 0;

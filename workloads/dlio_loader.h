@@ -86,6 +86,13 @@ struct ts_dl_cfg {
 	 * sleeping vCPU's wake-up, the daemon's pick-up, the reply's). Real
 	 * time: the host's own. 0: none. */
 	uint64_t request_wait_ns;
+	/* What DLIO's own run spends per request of a sample's chain beyond
+	 * the lines above (dlio_run_request_ns: its file system's daemon):
+	 * virtual time charges it with request_daemon_ns, per request of the
+	 * whole chain; real time spends it busy in the reading worker with the
+	 * sample's own CPU (in equal shares after its open and each read), as
+	 * the real daemon's own CPU is the host's. 0: none. */
+	uint64_t run_request_ns;
 	/* The DataLoader's start each epoch, per rank, before its workers read
 	 * (iter(): the first epoch forks them, a later one resumes them,
 	 * persistent_workers): virtual time charges it from the epoch's start,

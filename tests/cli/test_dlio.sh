@@ -406,6 +406,55 @@ for m in ("au", "samples_per_s", "read_requests", "read_bytes"):
     assert r["jpeg-gc"][m] == r["jpeg-nocores"][m], (m, r)
 PY
 
+# DLIO's own run's CPU per request beyond the lines (dlio_run_request_ns)
+# is its file system daemon's: under PyTorch's DataLoader workers a profile
+# with it runs in virtual time to the digit as one whose
+# dlio_request_daemon_ns is that much higher; with no workers
+# (read_threads=0, the training process reads) it is not charged. In real
+# time the reading worker spends it busy: 2 ms a request, at least the
+# open, a getattr, a read and the close of each npz file, on top of the
+# profile's per sample.
+set -- $hc
+sed 's/ }$/, dlio_run_request_ns = { 700000, "measured", "t" } }/' "$work/nocores.lua" >"$work/run.lua"
+sed 's/ }$/, dlio_request_daemon_ns = { 700000, "measured", "t" }, dlio_request_daemon_ns_per_mib = { 0, "measured", "t" } }/' "$work/nocores.lua" >"$work/plus.lua"
+for t in 2 0; do
+	kw=${npzw/read_threads=2/read_threads=$t}
+	for h in nocores run plus; do
+		# shellcheck disable=SC2086
+		TIERSIM_HOST_FILE=$work/$h.lua "$tiersim" dlio resnet50_h100 $kw --tier unlimited --virtual \
+			--host this-machine --json "$work/r$t-$h.json" >/dev/null 2>"$work/r$t-$h.err" ||
+			fail "read_threads=$t virtual run, $h: $(cat "$work/r$t-$h.err")"
+	done
+done
+grep -q "700.0 us more per request of a sample, DLIO's own run's (dlio_run_request_ns): the file system's daemon's" \
+	"$work/r2-run.err" || fail "dlio_run_request_ns not said: $(cat "$work/r2-run.err")"
+grep -q "dlio_run_request_ns" "$work/r0-run.err" && fail "dlio_run_request_ns said without workers"
+/usr/bin/python3 - "$work" <<'PY' || fail "dlio_run_request_ns not charged as the daemon's"
+import json, sys
+r = {k: json.load(open("%s/%s.json" % (sys.argv[1], k)))["runs"][0]
+     for k in ("r2-nocores", "r2-run", "r2-plus", "r0-nocores", "r0-run")}
+for m in ("au", "samples_per_s", "read_requests", "read_bytes"):
+    assert r["r2-run"][m] == r["r2-plus"][m], (m, r)
+    assert r["r0-run"][m] == r["r0-nocores"][m], (m, r)
+assert r["r2-run"]["samples_per_s"] < r["r2-nocores"]["samples_per_s"], r
+PY
+sed 's/ }$/, dlio_run_request_ns = { 2000000, "measured", "t" } }/' "$work/nocores.lua" >"$work/run2.lua"
+# shellcheck disable=SC2086
+TIERSIM_HOST_FILE=$work/run2.lua "$tiersim" dlio resnet50_h100 $npzw --tier unlimited --dir "$work/npzr" \
+	--trace "$work/npzr.trace" --host this-machine >/dev/null 2>"$work/err" ||
+	fail "npz real run, dlio_run_request_ns: $(cat "$work/err")"
+grep -q "the reading worker's after each open and read" "$work/err" ||
+	fail "npz real run: dlio_run_request_ns not said: $(cat "$work/err")"
+"$tiersim" trace stats "$work/npzr.trace" --json | python3 -c '
+import json, sys
+base, mib = (float(x) for x in sys.argv[1:3])
+need = base + mib * 114660 / 2**20 + 4 * 2e6
+readers = [t for t in json.load(sys.stdin)["threads"] if t["opens"]]
+assert sum(t["opens"] for t in readers) == 24, readers
+for t in readers:
+    assert t["cpu_ns"] >= (t["opens"] - 1) * need, (t, need)
+' "$1" "$2" || fail "npz real run: a reader spent less than dlio_run_request_ns per request besides the profile"
+
 # jpeg (DLIO's ImageReader under its PyTorch loader): the real loader's
 # requests through the mount are the chain virtual time charges, request
 # for request (opens and reads alike); the files are JPEGs of the side

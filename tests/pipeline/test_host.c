@@ -201,6 +201,7 @@ static void dlio(void)
 		"  dlio_worker_gc_samples = { 400, \"measured\", \"g\", low = 300, high = 500 },\n"
 		"  dlio_worker_spread = { 0.01, \"measured\", \"w\", low = 0.005, high = 0.02 },\n"
 		"  dlio_request_wait_ns = { 600, \"measured\", \"a\", low = 400, high = 900 },\n"
+		"  dlio_run_request_ns = { 260, \"measured\", \"x\", low = 100, high = 400 },\n"
 		"  dlio_request_ns = { 50, \"measured\", \"q\" },\n"
 		"  dlio_request_ns_per_mib = { 5, \"measured\", \"q\" },\n"
 		"  dlio_request_daemon_ns = { 80, \"measured\", \"d\", low = 70, high = 90 },\n"
@@ -250,16 +251,19 @@ static void dlio(void)
 	      d.request_daemon_ns_per_mib == 4);
 	/* the wait per request (the host's wake-ups) carried as a cost */
 	CHECK(d.request_wait_ns == 300);
+	/* DLIO's own run's CPU beyond the lines, a cost: carried too */
+	CHECK(d.run_request_ns == 130);
 	CHECK(ts_host_dlio_costs(s, "m", "unet3d", "npz", TS_HOST_SLOW, &d, err, sizeof(err)) == 0);
 	CHECK(d.start_ns == 5000 && d.start_ns_per_worker == 400 && d.request_daemon_ns == 90);
 	CHECK(d.worker_gc_ns == 8000 && d.worker_gc_samples == 500);
 	CHECK(d.worker_spread == 0.02); /* the slow end: the wider spread */
 	CHECK(d.request_wait_ns == 900);
+	CHECK(d.run_request_ns == 400);
 	CHECK(ts_host_dlio_costs(s, "epyc-zen4", "unet3d", "npz", TS_HOST_NOMINAL, &d, err,
 				 sizeof(err)) == 0);
 	CHECK(d.start_ns == 0 && d.restart_ns == 0); /* set by no host on its chain */
 	CHECK(d.worker_gc_ns == 0 && d.worker_gc_samples == 0 && d.worker_spread == 0 &&
-	      d.request_wait_ns == 0);
+	      d.request_wait_ns == 0 && d.run_request_ns == 0);
 	/* the nearest host decides: a host's own dlio_step_ns beats what the
 	 * host it is carried from says of the workload, its own MODEL entry
 	 * that one's MODEL/FORMAT */
