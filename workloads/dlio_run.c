@@ -1353,6 +1353,25 @@ static uint64_t throughput_hint(const struct env *E, const struct ts_dlio_result
 	return n >= 1 ? (uint64_t)TS_MIN(n, (double)hint_cap(E->w)) : 1;
 }
 
+/* After a stopped miss at r->n and no pass yet: where a line from AU
+ * c1 = computation / (computation + step) (au_reach's most, what few
+ * accelerators approach) through the AU of the epochs it ran whole meets
+ * the threshold, rounded down; 0 where it ran none whole or they pass.
+ * Where AU falls slowly with N (unet3d_v100 on the Micron drives: 86% over
+ * the whole epochs of 11 on the 9400, 91% at 7, 96% at 5) a stopped run's
+ * throughput lands well under the answer (5 there) and costs a whole
+ * passing run more; the line lands next to it (7). */
+static uint64_t line_hint(const struct env *E, const struct ts_dlio_result *r)
+{
+	double ct = E->w->computation_time * 1e9;
+	double c1 = ct > 0 ? ct / (ct + (double)E->cpu.step_ns) : 0;
+	double am = r->au_done, thr = E->w->au;
+	if (!r->stopped || !(am > 0) || !(am < thr) || !(c1 > thr))
+		return 0;
+	double x = (double)r->n * (c1 - thr) / (c1 - am);
+	return x >= 1 ? (uint64_t)TS_MIN(x, (double)hint_cap(E->w)) : 0;
+}
+
 /* The next count between a pass at @lo (@p, whole) and a miss at @hi
  * (@m): where a line through their AUs (a stopped miss's: its whole
  * epochs') meets the threshold, rounded down. Where AU falls slowly with
@@ -1420,6 +1439,9 @@ static int find_max_bracket(struct env *E, struct ts_dlio_outcome *oc, char *err
 		uint64_t next;
 		if (!pass && lo == 0) {
 			next = throughput_hint(E, r, &near);
+			uint64_t l = line_hint(E, r);
+			if (l > next && l < n) /* the higher: either is below the miss */
+				next = l, near = false;
 			if (next >= n) {
 				next = n > step ? n - step : 1;
 				near = false;
