@@ -915,8 +915,9 @@ static int ev_line(FILE *f, const char *who, const char *field, const struct ts_
 		       : 0;
 }
 
-static int wake_cost(const struct ts_host_set *s, const char *name, uint64_t *ns, char *err,
-		     size_t errlen)
+/* Host @name, or NULL with a line naming the known ones in @err. */
+static const struct host *need_host(const struct ts_host_set *s, const char *name, char *err,
+				    size_t errlen)
 {
 	const struct host *h = find_host(s, name, strlen(name));
 	if (!h) {
@@ -925,8 +926,16 @@ static int wake_cost(const struct ts_host_set *s, const char *name, uint64_t *ns
 		snprintf(err, errlen, "host '%s' is not a host profile (known: %s; 'tiersim hosts' "
 				      "lists them)",
 			 name, list);
-		return -ENOENT;
 	}
+	return h;
+}
+
+static int wake_cost(const struct ts_host_set *s, const char *name, uint64_t *ns, char *err,
+		     size_t errlen)
+{
+	const struct host *h = need_host(s, name, err, errlen);
+	if (!h)
+		return -ENOENT;
 	if (!h->wake_cost.set) {
 		snprintf(err, errlen, "host '%s' has no replay_wake_cost_ns measured: give --wake-cost "
 				      "DUR, or name a host that has (%s has)",
@@ -940,15 +949,9 @@ static int wake_cost(const struct ts_host_set *s, const char *name, uint64_t *ns
 int ts_host_copy_tail_first(const struct ts_host_set *s, const char *name, bool *out,
 			    char *err, size_t errlen)
 {
-	const struct host *h = find_host(s, name, strlen(name));
-	if (!h) {
-		char list[1024];
-		known(s, list, sizeof(list), false, false);
-		snprintf(err, errlen, "host '%s' is not a host profile (known: %s; 'tiersim hosts' "
-				      "lists them)",
-			 name, list);
+	const struct host *h = need_host(s, name, err, errlen);
+	if (!h)
 		return -ENOENT;
-	}
 	if (!h->copy_tf.set) {
 		snprintf(err, errlen, "host '%s' has no copy_tail_first (its CPU's ERMS bit and "
 				      "glibc's memcpy: pipeline/hosts.lua)",
