@@ -9,7 +9,12 @@
 # a fresh mount on TIER (nothing cached), the copy, and the device's
 # reads from the mount's trace: how many, and how many a whole 128 KiB
 # readahead window (of_128k). ROUNDS rounds, the modes in turn. The
-# pattern does not depend on load: run it under `q cpu`.
+# pattern does not depend on load: run it under `q cpu`. First it prints
+# this host's copy order (CPUID's ERMS flag in /proc/cpuinfo and glibc's
+# Fast_Rep_String from `ld.so --list-diagnostics`): a host profile's
+# copy_tail_first (pipeline/hosts.lua), whose `tail` mode here is the fit
+# of the page-cache model's tail-first mapped read (tier/cache.c,
+# test_tier_cache's test_mapped_tail_first: 400 records on ssd-cloud).
 #
 # usage: bench/mapped_copy.sh BUILD [ROUNDS] [TIER] [RECORDS] [MODES]
 #   Defaults: 2 ssd-cloud 400 "memcpy forward tail". Needs root.
@@ -37,6 +42,10 @@ export TIERSIM_DISK_STATE=$W/state
 trap '{ ! mountpoint -q "$MNT" || "$B" disk umount "$MNT"; } >/dev/null 2>&1; rm -rf "$W"' EXIT
 trap 'exit 1' INT TERM
 mkdir -p "$W/data" "$W/vol" "$W/state" "$MNT"
+ERMS=no
+grep -qw erms /proc/cpuinfo && ERMS=yes
+FRS=$(ld.so --list-diagnostics 2>/dev/null | sed -n 's/^x86.cpu_features.preferred.Fast_Rep_String=//p')
+echo "this host: ERMS $ERMS, glibc Fast_Rep_String ${FRS:-unknown}: copy_tail_first $([ "$ERMS" = yes ] && echo 0 || echo 1)"
 head -c "$((RECORDS * 200704))" /dev/urandom >"$W/data/data.mdb"
 MIB=$(((RECORDS * 200704 + 1048575) / 1048576))
 "$B" disk make "$W/vol/img" --size "$((MIB + 1024))MiB" --fs ext4 --from "$W/data" >/dev/null || exit 1

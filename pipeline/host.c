@@ -61,7 +61,7 @@ static const char *const host_keys[] = { "desc", "cpu", "from", "replay_wake_cos
 					 "dlio_worker_spread", "dlio_request_wait_ns",
 					 "dlio_run_request_ns",
 					 "loader_sample_ns", "loader_batch_ns",
-					 "vcpus", "library_factors", NULL };
+					 "vcpus", "library_factors", "copy_tail_first", NULL };
 static const char *const lib_keys[] = { "desc", "decode", "transform", NULL };
 
 enum { K_HOST, K_LIB };
@@ -90,6 +90,9 @@ struct host {
 	/* the replay's wake-up rule, per e-fold of a request's time: the
 	 * machine's (its virtualisation, its kernel), not carried by from = */
 	struct ts_host_num wake_cost;
+	/* 1: glibc's memcpy touches a copy's last page before the rest (no
+	 * ERMS); 0: in order. The CPU's own: not carried by from = */
+	struct ts_host_num copy_tf;
 	struct wstep *ws;	  /* sorted by key */
 	size_t nws;
 	struct wstep *lf;	  /* library_factors, sorted by key */
@@ -127,6 +130,7 @@ static void host_clear(struct host *h)
 	num_free(&h->speed);
 	num_free(&h->vcpus);
 	num_free(&h->wake_cost);
+	num_free(&h->copy_tf);
 	for (size_t i = 0; i < h->nws; i++) {
 		free(h->ws[i].key);
 		num_free(&h->ws[i].n);
@@ -268,8 +272,13 @@ static int read_host(struct ts_luadata_rd *r, int t, struct host *h)
 			     "a workload's name", &h->ws, &h->nws)) ||
 	    (rc = read_keyed(r, t, "library_factors", "\"LIBRARY\"", "a library's name", &h->lf,
 			     &h->nlf)) ||
-	    (rc = get_num(r, t, "replay_wake_cost_ns", &h->wake_cost)))
+	    (rc = get_num(r, t, "replay_wake_cost_ns", &h->wake_cost)) ||
+	    (rc = get_num(r, t, "copy_tail_first", &h->copy_tf)))
 		return rc;
+	if (h->copy_tf.set && ((h->copy_tf.v != 0 && h->copy_tf.v != 1) ||
+			       h->copy_tf.low != h->copy_tf.v || h->copy_tf.high != h->copy_tf.v))
+		return FAIL(r, "copy_tail_first: 1 (memcpy touches a copy's last page first: no "
+			       "ERMS) or 0 (in order), without a range");
 	if (h->vcpus.set && (h->vcpus.low < 1 || h->vcpus.v != (double)(uint64_t)h->vcpus.v ||
 			     h->vcpus.low != h->vcpus.v || h->vcpus.high != h->vcpus.v))
 		return FAIL(r, "vcpus: the machine's vCPUs, a whole number of at least 1 without "
@@ -909,8 +918,9 @@ static int ev_line(FILE *f, const char *who, const char *field, const struct ts_
 		       : 0;
 }
 
-static int wake_cost(const struct ts_host_set *s, const char *name, uint64_t *ns, char *err,
-		     size_t errlen)
+/* Host @name, or NULL with a line naming the known ones in @err. */
+static const struct host *need_host(const struct ts_host_set *s, const char *name, char *err,
+				    size_t errlen)
 {
 	const struct host *h = find_host(s, name, strlen(name));
 	if (!h) {
@@ -919,8 +929,16 @@ static int wake_cost(const struct ts_host_set *s, const char *name, uint64_t *ns
 		snprintf(err, errlen, "host '%s' is not a host profile (known: %s; 'tiersim hosts' "
 				      "lists them)",
 			 name, list);
-		return -ENOENT;
 	}
+	return h;
+}
+
+static int wake_cost(const struct ts_host_set *s, const char *name, uint64_t *ns, char *err,
+		     size_t errlen)
+{
+	const struct host *h = need_host(s, name, err, errlen);
+	if (!h)
+		return -ENOENT;
 	if (!h->wake_cost.set) {
 		snprintf(err, errlen, "host '%s' has no replay_wake_cost_ns measured: give --wake-cost "
 				      "DUR, or name a host that has (%s has)",
@@ -928,6 +946,22 @@ static int wake_cost(const struct ts_host_set *s, const char *name, uint64_t *ns
 		return -ENODATA;
 	}
 	*ns = (uint64_t)llround(h->wake_cost.v);
+	return 0;
+}
+
+int ts_host_copy_tail_first(const struct ts_host_set *s, const char *name, bool *out,
+			    char *err, size_t errlen)
+{
+	const struct host *h = need_host(s, name, err, errlen);
+	if (!h)
+		return -ENOENT;
+	if (!h->copy_tf.set) {
+		snprintf(err, errlen, "host '%s' has no copy_tail_first (its CPU's ERMS bit and "
+				      "glibc's memcpy: pipeline/hosts.lua)",
+			 name);
+		return -ENODATA;
+	}
+	*out = h->copy_tf.v != 0;
 	return 0;
 }
 
@@ -954,6 +988,8 @@ int ts_host_print_evidence(FILE *f, const struct ts_host_set *s)
 			rc = ev_line(f, h->name, "vcpus", &h->vcpus);
 		if (!rc)
 			rc = ev_line(f, h->name, "replay_wake_cost_ns", &h->wake_cost);
+		if (!rc)
+			rc = ev_line(f, h->name, "copy_tail_first", &h->copy_tf);
 		for (int k = 0; k < TS_HF_NR && !rc; k++)
 			rc = ev_line(f, h->name, field_names[k], &h->f[k]);
 		for (size_t k = 0; k < h->nws && !rc; k++) {

@@ -208,6 +208,16 @@ int ts_host_each_fit(const struct ts_host_set *s,
  * from =), with one line in @err. */
 TS_WUR int ts_host_wake_cost(const char *name, uint64_t *ns, char *err, size_t errlen);
 
+/* Host @name's copy_tail_first in *@out: whether glibc's memcpy on its CPU
+ * touches a large copy's last page before the rest (no ERMS: the vector
+ * copy loads the source's last 128 bytes before its forward loop), which a
+ * reader copying records out of a memory map makes the kernel read around
+ * (tier/tier_base.h, ts_tier_req.tail_first). The CPU's own, not carried
+ * by from =. -ENOENT naming the known hosts when @name is none, -ENODATA
+ * when it sets none, with one line in @err. */
+TS_WUR int ts_host_copy_tail_first(const struct ts_host_set *s, const char *name, bool *out,
+				   char *err, size_t errlen);
+
 /* Whether @spec names a profile (not empty, not "this-machine"). */
 bool ts_host_is_profile(const char *spec);
 

@@ -88,6 +88,18 @@
 --                     worker of each sample of a source read through a
 --                     DataLoader (the folder source), the batch's share
 --                     spread over its samples, in either clock
+--   copy_tail_first   optional: 1 when glibc's memcpy on this CPU touches a
+--                     large copy's last page before the rest (no ERMS:
+--                     __memmove_avx_unaligned loads the source's first
+--                     vector and its last four before its forward loop), 0
+--                     when it copies forward (ERMS: rep movsb). A reader
+--                     that copies records out of a memory map with memcpy
+--                     then faults a record's last page first and the
+--                     kernel's read-around cuts the readahead windows
+--                     (tier/tier_base.h, ts_tier_req.tail_first;
+--                     disk/README.md, "The mapped read's touch order"). The
+--                     CPU's own (not carried by from =); `tiersim hosts
+--                     measure` writes this machine's from CPUID
 --   vcpus             optional: the machine's vCPUs (not carried by from =);
 --                     DLIO's PyTorch readers and ranks share them in virtual
 --                     time
@@ -462,6 +474,7 @@ host "epyc-kvm-2vcpu" {
   desc = "the build host on 2026-12-04: a 2-vCPU KVM guest on an AMD EPYC (family 23 model 1, 2.0 GHz)",
   cpu = "AMD EPYC (KVM guest; family 23 model 1, 2.0 GHz), 2 vCPUs",
   from = "epyc-zen4",
+  copy_tail_first = { 1, "measured", "2026-12-04: /proc/cpuinfo has no erms flag; ld.so --list-diagnostics (glibc 2.36): Fast_Rep_String 0, rep_movsb_threshold 0x2000, so memcpy is __memmove_avx_unaligned; tests/pipeline's test_copy_order (a mapped source's first touch of each page logged) saw page 0, then the last page, first" },
   speed = { 0.5867, "measured", "tiersim calibrate decode --dir SET/train --count 2000 --seconds 5 on it (2,000-image imagenet-jpeg set), 3 rounds (2026-12-04, q cpu, load 12-30): epyc-zen4's 9,477,948 ns/Mpixel at the set's 0.1878 Mpixel (1.780 ms) over its own C path there, 3.069 / 3.034 / 3.030 ms; the median", low = 0.5800, high = 0.5874 },
   decode_base_ns = { 940188, "measured", "the same three fits' intercepts, 952,899 / 937,790 / 940,188 ns; the median", low = 937790, high = 952899 },
   decode_ns_per_mpix = { 11160453, "measured", "the same three fits' slopes, 11,265,931 / 11,160,453 / 11,129,311 ns/Mpixel; the median", low = 11129311, high = 11265931 },
@@ -523,6 +536,7 @@ host "xeon-e5-2682v4" {
   desc = "Intel Xeon E5-2682 v4 (Broadwell-EP), the CPU of Alibaba's 2017 gn5 GPU instances",
   cpu = "Intel Xeon E5-2682 v4 @ 2.50GHz (Broadwell-EP, 16 cores)",
   from = "epyc-zen4",
+  copy_tail_first = { 0, "spec", "Intel 64 and IA-32 Architectures Optimization Reference Manual, 3.7.6 Enhanced REP MOVSB and STOSB: ERMS from the Ivy Bridge microarchitecture on (CPUID.(EAX=7,ECX=0):EBX[9]); Broadwell-EP has it, so glibc's memcpy is a forward rep movsb from its rep_movsb_threshold (2,048 bytes times the vector size over 16: glibc 2.36, sysdeps/x86/dl-cacheinfo.h) to the non-temporal threshold" },
   library = "libjpeg-turbo",
   speed = { 0.41, "assumed", "no decode benchmark of the part: between sysbench prime one-core (plantegg 2021: 109 s vs 22.2 s here = 0.20) and the clock ratio 3.0/3.7 GHz = 0.81; geometric middle", low = 0.20, high = 0.81 },
 }

@@ -1631,11 +1631,13 @@ static uint64_t first_missing(struct cache *c, uint64_t file, uint64_t pg, uint6
 /*
  * A read through a memory map (req->mapped): the reader touches the pages
  * of [off, off+len) in order (as an ERMS memcpy does, and the LMDB source
- * copies on any host: pipeline/source.h, ts_copy_in_page_order; a copy
- * that touches a record's last page first, glibc's without ERMS, makes
- * the kernel read around that page and cut the windows, which this does
- * not model: disk/README.md, "The mapped read's touch order"), and the
- * kernel serves each fault as
+ * copies on any host: pipeline/source.h, ts_copy_in_page_order), or with
+ * req->tail_first its first page, its last, then the pages between in
+ * order (glibc's memcpy without ERMS: the fault on the last page reads
+ * around it, and those pages cut the windows the forward faults read:
+ * disk/README.md, "The mapped read's touch order"; its backward copy, when
+ * the destination aliases the source's page offset, is not modeled), and
+ * the kernel serves each fault as
  * mm/filemap.c does (filemap_fault) with the file's readahead state:
  *   - a fault on a page not in memory reads around it, synchronously
  *     (do_sync_mmap_readahead): a window of ra pages (read_ahead_kb) from
@@ -1689,65 +1691,77 @@ static uint64_t mapped_read(struct cache *c, uint64_t now, const struct ts_tier_
 	uint64_t marker = s->window ? s->marker / PAGE : UINT64_MAX;
 	enum ts_tier_bound b0 = done->bound;
 	bool waited = false;
-	for (uint64_t pos = p0; pos < p1;) {
-		uint64_t miss = first_missing(c, req->file, pos, p1), q = miss;
-		if (marker >= pos && marker < q)
-			q = marker;
-		if (q > pos) { /* cached pages, touched in order */
-			uint64_t r = fill(c, t, req->file, pos, q, req->off, req->len, &hit, done);
-			if (r > t) {
-				t = r;
-				waited = true;
+	/* the touch order: [p0, p1) in order, or (tail_first) the first page,
+	 * the last, then the pages between */
+	uint64_t seg[3][2] = { { p0, p1 } };
+	unsigned nseg = 1;
+	if (req->tail_first && p1 - p0 > 2) { /* two pages: that is in order */
+		uint64_t tf[3][2] = { { p0, p0 + 1 }, { p1 - 1, p1 }, { p0 + 1, p1 - 1 } };
+		memcpy(seg, tf, sizeof(seg));
+		nseg = 3;
+	}
+	for (unsigned sg = 0; sg < nseg; sg++) {
+		uint64_t s1 = seg[sg][1];
+		for (uint64_t pos = seg[sg][0]; pos < s1;) {
+			uint64_t miss = first_missing(c, req->file, pos, s1), q = miss;
+			if (marker >= pos && marker < q)
+				q = marker;
+			if (q > pos) { /* cached pages, touched in order */
+				uint64_t r = fill(c, t, req->file, pos, q, req->off, req->len, &hit, done);
+				if (r > t) {
+					t = r;
+					waited = true;
+				}
+				pos = q;
+				continue;
 			}
-			pos = q;
-			continue;
-		}
-		uint64_t had = 0, start, stop;
-		if (q != miss) { /* the async marker, cached: the next window */
-			start = s->ra_end / PAGE;
+			uint64_t had = 0, start, stop;
+			if (q != miss) { /* the async marker, cached: the next window */
+				start = s->ra_end / PAGE;
+				stop = TS_MIN(start + ra, eof);
+				marker = start < stop && !cached_page(c, req->file, start) ? start : UINT64_MAX;
+				if (start < stop) {
+					s->ra_end = stop * PAGE;
+					t += TS_TIER_MAP_WINDOW_NS; /* the reader's way to the submit */
+					fill(c, t, req->file, start, stop, req->off, req->len, &had, done);
+					dem += overlap(req->off, req->len, start, stop) - had;
+				}
+				/* the marker's page itself: cached, touched next */
+				if (marker == UINT64_MAX || marker <= q)
+					marker = UINT64_MAX;
+				s->window = marker == UINT64_MAX ? 0 : ra * PAGE;
+				s->marker = marker * PAGE;
+				/* touch q as a cached page (never the marker again) */
+				uint64_t r = fill(c, t, req->file, q, q + 1, req->off, req->len, &hit, done);
+				if (r > t) {
+					t = r;
+					waited = true;
+				}
+				pos = q + 1;
+				continue;
+			}
+			/* a fault on a missing page: read around it, and wait */
+			start = q > ra / 2 ? q - ra / 2 : 0;
 			stop = TS_MIN(start + ra, eof);
-			marker = start < stop && !cached_page(c, req->file, start) ? start : UINT64_MAX;
-			if (start < stop) {
-				s->ra_end = stop * PAGE;
-				t += TS_TIER_MAP_WINDOW_NS; /* the reader's way to the submit */
-				fill(c, t, req->file, start, stop, req->off, req->len, &had, done);
-				dem += overlap(req->off, req->len, start, stop) - had;
-			}
-			/* the marker's page itself: cached, touched next */
-			if (marker == UINT64_MAX || marker <= q)
-				marker = UINT64_MAX;
-			s->window = marker == UINT64_MAX ? 0 : ra * PAGE;
-			s->marker = marker * PAGE;
-			/* touch q as a cached page (never the marker again) */
-			uint64_t r = fill(c, t, req->file, q, q + 1, req->off, req->len, &hit, done);
-			if (r > t) {
-				t = r;
-				waited = true;
-			}
+			if (stop <= q) /* a read past the size the request gave */
+				stop = q + 1;
+			uint64_t mk = start + ra - ra / 4;
+			if (mk >= stop || mk <= q || cached_page(c, req->file, mk))
+				mk = UINT64_MAX;
+			t += TS_TIER_MAP_WINDOW_NS; /* the fault's way to the submit */
+			uint64_t r = fill(c, t, req->file, start, stop, req->off, req->len, &had, done);
+			/* the window's pages the reader touches next count as hits and
+			 * come off them; q itself, missing, never counted as one */
+			dem += overlap(req->off, req->len, start, stop) - had -
+			       overlap(req->off, req->len, q, q + 1);
+			s->ra_end = stop * PAGE;
+			s->window = mk == UINT64_MAX ? 0 : (stop - start) * PAGE;
+			s->marker = mk * PAGE;
+			marker = mk;
+			t = TS_MAX(t, r);
+			waited = true;
 			pos = q + 1;
-			continue;
 		}
-		/* a fault on a missing page: read around it, and wait */
-		start = q > ra / 2 ? q - ra / 2 : 0;
-		stop = TS_MIN(start + ra, eof);
-		if (stop <= q) /* a read past the size the request gave */
-			stop = q + 1;
-		uint64_t mk = start + ra - ra / 4;
-		if (mk >= stop || mk <= q || cached_page(c, req->file, mk))
-			mk = UINT64_MAX;
-		t += TS_TIER_MAP_WINDOW_NS; /* the fault's way to the submit */
-		uint64_t r = fill(c, t, req->file, start, stop, req->off, req->len, &had, done);
-		/* the window's pages the reader touches next count as hits and
-		 * come off them; q itself, missing, never counted as one */
-		dem += overlap(req->off, req->len, start, stop) - had -
-		       overlap(req->off, req->len, q, q + 1);
-		s->ra_end = stop * PAGE;
-		s->window = mk == UINT64_MAX ? 0 : (stop - start) * PAGE;
-		s->marker = mk * PAGE;
-		marker = mk;
-		t = TS_MAX(t, r);
-		waited = true;
-		pos = q + 1;
 	}
 	s->prev = req->off + req->len;
 	hit -= TS_MIN(hit, dem);

@@ -316,6 +316,14 @@ struct ts_tier_req {
 	 * kernel's read-around for faults instead of read()'s readahead (see
 	 * tier/cache.c). Ignored with kernel_ra or direct. */
 	bool mapped;
+	/* With mapped: the reader copies [off, off+len) out of the map with a
+	 * memcpy that touches its first page, then its last, then the rest
+	 * in order (glibc's __memmove_avx_unaligned on a CPU without ERMS:
+	 * its first vector and its last four before the forward loop; a host
+	 * profile's copy_tail_first, pipeline/hosts.lua). The fault on the
+	 * last page reads around it and cuts the windows the forward faults
+	 * would read (disk/README.md, "The mapped read's touch order"). */
+	bool tail_first;
 	/* When the request reached the model (ts_tier_submit sets it): a
 	 * layer below sees it later when layers above held it. 0: the
 	 * layer's own arrival time. */

@@ -17,6 +17,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 #include "core/files.h"
 #include "core/interrupt.h"
@@ -606,6 +609,18 @@ static int write_profile(const struct ctx *c, const struct round *rd, unsigned n
 		   "DLIO's Python workers on this host's scheduling, not measured here\", "
 		   "low = %.4f, high = %.4f },\n",
 		DLIO_SPREAD, DLIO_SPREAD_LOW, DLIO_SPREAD_HIGH);
+#if defined(__x86_64__) || defined(__i386__)
+	/* glibc's memcpy between 8 KiB and the non-temporal threshold: a
+	 * forward rep movsb with ERMS (CPUID leaf 7, EBX bit 9), else its
+	 * vector copy, which loads the source's last 128 bytes first */
+	unsigned ea, eb = 0, ec, ed;
+	if (__get_cpuid_count(7, 0, &ea, &eb, &ec, &ed))
+		fprintf(f, "  copy_tail_first = { %d, \"measured\", \"CPUID leaf 7 EBX bit 9 (ERMS) "
+			   "of tiersim hosts measure, %s: %s\" },\n",
+			!(eb & (1u << 9)), stamp,
+			eb & (1u << 9) ? "set: glibc's memcpy copies forward (rep movsb)"
+				       : "clear: glibc's vector memcpy loads a copy's tail first");
+#endif
 	fprintf(f, "  vcpus = { %" PRIu64 ", \"measured\", \"sched_getaffinity of tiersim "
 		   "hosts measure, %s: %" PRIu64 " CPUs\" },\n}\n",
 		r->vcpus, stamp, r->vcpus);

@@ -173,6 +173,25 @@ static void costs(void)
 	      !ts_host_is_profile(TS_HOST_THIS) && ts_host_is_profile("a"));
 }
 
+/* copy_tail_first: the profiles' CPUs (the EPYC guest without ERMS, the
+ * Broadwell Xeon with it), none where a host sets none, never carried. */
+static void copy_order(void)
+{
+	struct ts_host_set *s;
+	char err[1024];
+	CHECK(ts_host_set_load_default(&s, err, sizeof(err)) == 0);
+	if (!s)
+		return;
+	bool tf = false;
+	CHECK(ts_host_copy_tail_first(s, "epyc-kvm-2vcpu", &tf, err, sizeof(err)) == 0 && tf);
+	CHECK(ts_host_copy_tail_first(s, "xeon-e5-2682v4", &tf, err, sizeof(err)) == 0 && !tf);
+	/* epyc-kvm-2vcpu's from = epyc-zen4 sets none: the CPU's own */
+	CHECK(ts_host_copy_tail_first(s, "epyc-zen4", &tf, err, sizeof(err)) == -ENODATA &&
+	      strstr(err, "no copy_tail_first"));
+	CHECK(ts_host_copy_tail_first(s, "nope", &tf, err, sizeof(err)) == -ENOENT);
+	ts_host_set_free(s);
+}
+
 /* DLIO's costs: a workload's own step cost (MODEL/FORMAT, then MODEL, then
  * dlio_step_ns), carried along from = as a cost; vcpus the host's own. */
 static void dlio(void)
@@ -359,6 +378,9 @@ static const struct {
 	  "  vcpus = { 2.5, \"spec\", \"t\" } }\n",
 	  "vcpus: the machine's vCPUs, a whole number", 1 },
 	{ "host \"h\" { cpu = \"H\", from = \"epyc-zen4\", speed = { 1, \"spec\", \"t\" },\n"
+	  "  copy_tail_first = { 2, \"spec\", \"t\" } }\n",
+	  "copy_tail_first: 1 (memcpy touches a copy's last page first", 1 },
+	{ "host \"h\" { cpu = \"H\", from = \"epyc-zen4\", speed = { 1, \"spec\", \"t\" },\n"
 	  "  vcpus = { 0, \"spec\", \"t\" } }\n",
 	  "vcpus: the machine's vCPUs, a whole number of at least 1", 1 },
 	{ "host \"h\" { cpu = \"H\", from = \"epyc-zen4\", speed = { 1, \"spec\", \"t\" },\n"
@@ -439,6 +461,7 @@ int main(void)
 	}
 	costs();
 	dlio();
+	copy_order();
 	loops();
 	refused();
 	char cmd[300];
