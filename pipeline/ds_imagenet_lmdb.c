@@ -12,7 +12,8 @@
  * --shuffle shuffled the keys when it wrote them. Each value is a Datum
  * (datum.h); unwrap hands on its pixels or its encoded image and its label.
  *
- * path: the LMDB folder (holding data.mdb).
+ * path: the LMDB folder (holding data.mdb). copy: how a Datum leaves the
+ * map (copy_mode, below).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -26,6 +27,7 @@
 #include "pipeline/datum.h"
 #include "pipeline/ds_image.h"
 #include "pipeline/ds_kind.h"
+#include "pipeline/host.h"
 #include "pipeline/loader.h"
 #include "pipeline/source.h"
 
@@ -351,8 +353,63 @@ struct lmdb_src {
 	MDB_cursor *cur;
 	uint64_t count, max_len;
 	uint64_t at; /* entry under the cursor, UINT64_MAX before the first */
+	bool libc_copy; /* copy=memcpy */
 	char path[4096];
 };
+
+/*
+ * copy=: how the reader copies a Datum out of LMDB's map (liblmdb hands
+ * out pointers into it, and the copy's touches are the page faults).
+ * "pages" (the default): a page at a time, in order
+ * (ts_copy_in_page_order), the touches of an ERMS memcpy whatever this
+ * CPU's. "memcpy": the C library's memcpy, as readers other than Caffe's
+ * C++ data layer copy (python3-lmdb's value through ctypes' string_at,
+ * Caffe's Datum::ParseFromString of the value): in real time this CPU's
+ * own order; in virtual time the host profile's (host_tail_first).
+ */
+static int copy_mode(const struct ts_pipe_cfg *cfg, bool *libc, char *err, size_t errlen)
+{
+	const char *c = cfg->copy && *cfg->copy ? cfg->copy : "pages";
+	*libc = !strcmp(c, "memcpy");
+	if (*libc || !strcmp(c, "pages"))
+		return 0;
+	snprintf(err, errlen, "option 'copy': '%s' is not pages or memcpy (how the lmdb source "
+			      "copies a Datum out of the map)", c);
+	return -EINVAL;
+}
+
+/*
+ * Whether the C library's memcpy on the run's host (cfg->host, "NAME" or
+ * "NAME/LIBRARY") touches a copy's last page before the rest: the
+ * profile's copy_tail_first (pipeline/hosts.lua). A host that says
+ * nothing copies in order (*@out false): a profile without the field, or
+ * this-machine without `tiersim hosts measure`'s file (which writes it
+ * from CPUID). An unknown profile is an error naming option 'host'.
+ */
+static int host_tail_first(const struct ts_pipe_cfg *cfg, bool *out, char *err, size_t errlen)
+{
+	const char *spec = cfg->host && *cfg->host ? cfg->host : TS_HOST_THIS;
+	char name[256];
+	struct ts_host_set *set;
+
+	*out = false;
+	snprintf(name, sizeof name, "%.*s", (int)strcspn(spec, "/"), spec);
+	int rc = ts_host_set_load_for(spec, &set, err, errlen);
+	if (rc)
+		return rc;
+	rc = ts_host_copy_tail_first(set, name, out, err, errlen);
+	ts_host_set_free(set);
+	if (rc == -ENODATA || (rc == -ENOENT && !strcmp(name, TS_HOST_THIS))) {
+		*out = false;
+		return 0;
+	}
+	if (rc) {
+		char why[1024];
+		snprintf(why, sizeof why, "%s", err);
+		snprintf(err, errlen, "option 'host' (for copy=memcpy): %s", why);
+	}
+	return rc;
+}
 
 static void lmdb_close(void *st)
 {
@@ -386,8 +443,13 @@ static int lmdb_open(const struct ts_source_ops *self, const struct ts_pipe_cfg 
 	if (!s)
 		return -ENOMEM;
 	snprintf(s->path, sizeof s->path, "%s", cfg->path);
+	int rc = copy_mode(cfg, &s->libc_copy, err, errlen);
+	if (rc) {
+		free(s);
+		return rc;
+	}
 	const char *what = "mdb_env_create";
-	int rc = mdb_env_create(&s->env);
+	rc = mdb_env_create(&s->env);
 	if (!rc) {
 		what = "mdb_env_open";
 		rc = mdb_env_open(s->env, s->path, MDB_RDONLY | MDB_NOTLS, 0664);
@@ -488,8 +550,12 @@ static int lmdb_fetch(void *st, uint64_t i, void *buf, uint32_t cap, uint32_t *l
 		*len = (uint32_t)TS_MIN(v.mv_size, (size_t)UINT32_MAX);
 		return -ENOBUFS;
 	}
-	/* the Datum out of the map, its pages in order (source.h) */
-	ts_copy_in_page_order(buf, v.mv_data, v.mv_size);
+	/* the Datum out of the map: its pages in order (source.h), or as
+	 * this CPU's memcpy touches them (copy=memcpy) */
+	if (s->libc_copy)
+		memcpy(buf, v.mv_data, v.mv_size);
+	else
+		ts_copy_in_page_order(buf, v.mv_data, v.mv_size);
 	*len = (uint32_t)v.mv_size;
 	*label = -1;
 	return 0;
@@ -529,18 +595,26 @@ static void lmdb_describe(void *st, uint64_t i, char *buf, size_t n)
  * The reads are page faults on LMDB's map (liblmdb maps data.mdb and
  * hands out pointers into it): one mapped read of the Datum, which the
  * page-cache model serves with the kernel's read-around for faults and
- * its async marker (tier/cache.c, mapped_read), not read()'s readahead. */
+ * its async marker (tier/cache.c, mapped_read), not read()'s readahead;
+ * with copy=memcpy on a host whose memcpy copies tail first, the Datum's
+ * first page, its last, then the rest (ts_vio.tail_first). */
 static int lmdb_plan_open(const struct ts_source_ops *self, struct ts_vsource *vs,
 		          char *err, size_t errlen)
 {
 	(void)self;
-	return ts_vsource_images(vs, true, err, errlen);
+	bool libc;
+	int rc = copy_mode(vs->cfg, &libc, err, errlen);
+	vs->tail_first = false;
+	if (!rc && libc)
+		rc = host_tail_first(vs->cfg, &vs->tail_first, err, errlen);
+	return rc ? rc : ts_vsource_images(vs, true, err, errlen);
 }
 
 static void lmdb_plan_sample(const struct ts_vsource *vs, uint64_t i, struct ts_vsample *out)
 {
 	ts_vsource_packed(vs, i, is_encoded(vs->meta) ? TS_VWORK_JPEG : TS_VWORK_PIXELS, out);
 	out->io[0].mapped = true;
+	out->io[0].tail_first = vs->tail_first;
 }
 
 const struct ts_source_ops ts_source_lmdb = {

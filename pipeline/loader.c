@@ -86,6 +86,11 @@ const struct ts_opt ts_pipe_opts[] = {
 	  "text source: tokens per sequence (PTB's num_steps)" },
 	{ "transfer_size", TS_OPT_SIZE, CFG_OFF(transfer_size), "0", 0, 1u << 30, "bytes",
 	  "tfrecord source: bytes per read request (DLIO's transfer_size); 0 = one request" },
+	{ "copy", TS_OPT_STR, CFG_OFF(copy), "pages", 0, 0, "",
+	  "lmdb source: how a Datum is copied out of LMDB's map: pages (a page at a time, in "
+	  "order: an ERMS memcpy's touches) or memcpy (the C library's, as python3-lmdb or "
+	  "Caffe's ParseFromString copy; in virtual time the host profile's copy_tail_first "
+	  "gives its order)" },
 	{ "calibration", TS_OPT_STR, CFG_OFF(calibration), "", 0, 0, "",
 	  "decode calibration file (default ~/.cache/tiersim/decode.json)" },
 	{ "host", TS_OPT_STR, CFG_OFF(host), "this-machine", 0, 0, "",
@@ -206,11 +211,11 @@ static int copy_cfg(struct ts_pipe_cfg *dst, const struct ts_pipe_cfg *src)
 {
 	*dst = *src;
 	char **strs[] = { &dst->source, &dst->path, &dst->decode, &dst->on_error,
-			  &dst->calibration, &dst->host };
+			  &dst->calibration, &dst->host, &dst->copy };
 	for (size_t i = 0; i < TS_ARRAY_SIZE(strs); i++)
 		*strs[i] = NULL;
 	const char *from[] = { src->source, src->path, src->decode, src->on_error,
-			       src->calibration, src->host };
+			       src->calibration, src->host, src->copy };
 	for (size_t i = 0; i < TS_ARRAY_SIZE(strs); i++)
 		if (!(*strs[i] = strdup(from[i] ? from[i] : "")))
 			return -ENOMEM;

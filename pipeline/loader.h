@@ -72,6 +72,7 @@ struct ts_pipe_cfg {
 	bool keep_raw;	     /* keep source bytes in batches after decoding */
 	uint64_t seq_len;    /* text: tokens per sequence (35, as PTB) */
 	uint64_t transfer_size; /* tfrecord: bytes per read request (DLIO's); 0 = one */
+	char *copy;	     /* lmdb: how a value leaves the map: pages | memcpy */
 	char *calibration;   /* decode calibration file; "" = default */
 	char *host;	     /* host profile (pipeline/host.h) charged instead; "" = this machine */
 	bool registered;     /* use registered (fixed) buffers */

@@ -87,6 +87,11 @@ struct ts_vio {
 	uint64_t size;	/* the file's size (readahead stops at its end) */
 	uint64_t chunk; /* 0: one request; else sequential requests of this size */
 	bool mapped;	/* read through a memory map: page faults (tier/cache.c) */
+	/* With mapped: the reader copies the bytes out of the map with a
+	 * memcpy that touches their first page, their last, then the rest
+	 * (ts_tier_req.tail_first: glibc's without ERMS); false: in page
+	 * order (ts_copy_in_page_order, an ERMS memcpy) */
+	bool tail_first;
 	/* TS_VIO_META of a file in a folder, for the file-system rule
 	 * (tier/fsmeta.h): the file's inode rank (neighbours share blocks),
 	 * its folder's id, rank and blocks, and the blocks of the folder
@@ -135,6 +140,10 @@ struct ts_vsource {
 	 * sample sizes its folders and numbers its inodes with it; NULL: the
 	 * disk models none, and an open is one metadata request. */
 	const struct ts_fsmeta_params *fs;
+	/* The source's mapped reads copy tail first (struct ts_vio's
+	 * tail_first); plan_open sets it (the lmdb source: from its copy=
+	 * and the host profile's copy_tail_first). */
+	bool tail_first;
 	void *st;		 /* the source's own */
 };
 

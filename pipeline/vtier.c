@@ -54,8 +54,10 @@ uint64_t ts_vtier_submit_req(struct ts_vtier *m, uint64_t now, const struct ts_t
 	uint64_t file = req->file, off = req->off, len = req->len;
 	struct ts_tier_done d; /* ts_tier_submit sets all of it */
 	uint64_t t = ts_tier_submit(m->tier, now, req, &d);
-	if (op == TS_TIER_READ)
+	if (op == TS_TIER_READ) {
 		m->dev_read_bytes += d.dev_bytes;
+		m->dev_reads += d.dev_reqs;
+	}
 	if (op == TS_TIER_READ && file != TS_FSMETA_FILE) { /* the job's bytes */
 		m->read_bytes += len;
 		m->hit_bytes += d.hit_bytes;
@@ -111,7 +113,8 @@ uint64_t ts_vtier_vio(void *ctx, uint64_t now_ns, const struct ts_vio *io)
 	return ts_vtier_submit_req(m, meta_reads(m, now_ns, mio, n),
 				   &(struct ts_tier_req){ .op = TS_TIER_READ, .file = io->file,
 							  .off = io->off, .len = io->len,
-							  .size = io->size, .mapped = io->mapped });
+							  .size = io->size, .mapped = io->mapped,
+							  .tail_first = io->tail_first });
 }
 
 void ts_vtier_prefetch(void *ctx, const struct ts_vio *io)

@@ -19,6 +19,7 @@ struct ts_vtier {
 	uint64_t read_bytes, hit_bytes, write_bytes;
 	uint64_t nowait_bytes;	 /* read bytes served from memory without waiting on the device */
 	uint64_t dev_read_bytes; /* bytes the device read (readahead and metadata included) */
+	uint64_t dev_reads;	 /* the device's read requests for them */
 	struct ts_tl_proc *tl; /* every request on the tier tracks (timeline.h); NULL = none */
 	struct ts_fsmeta *meta; /* the file system's metadata reads (tier/fsmeta.h) */
 	const struct ts_fsmeta_params *fs; /* its layout (ts_tier_set_fs) */
