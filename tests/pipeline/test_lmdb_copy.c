@@ -10,7 +10,8 @@
  * copies forward (xeon-e5-2682v4: ERMS), one without the field (epyc-zen4)
  * and this-machine without `tiersim hosts measure`'s file, the two copies
  * send the same requests. A bad copy= (either clock) and an unknown host
- * with copy=memcpy are one line naming the option.
+ * with copy=memcpy are one line naming the option. In real time the two
+ * copies deliver the same bytes.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@
 #include "pipeline/vpipe.h"
 #include "pipeline/vtier.h"
 #include "tests/tcheck.h"
+#include "tests/pipeline/tp.h"
 #include "tier/tier.h"
 
 /* The model's requests for the 100 Datums below (19,664,896 bytes, 4,801
@@ -91,6 +93,49 @@ static struct vrun run(const struct ts_dataset_meta *meta, const char *copy, con
 	ts_vtier_free(&vt);
 	ts_opt_free(ts_pipe_opts, &pc);
 	return r;
+}
+
+/* The real reader over the LMDB under @dir with copy=@copy: the FNV-1a
+ * hash of every delivered sample's bytes, in order; *@n the samples. */
+static uint64_t real_hash(const char *dir, const char *copy, uint64_t *n)
+{
+	char path[600], err[1024];
+	struct ts_pipe_cfg pc;
+	struct ts_pipe *p;
+	uint64_t h = 1469598103934665603ULL;
+	*n = 0;
+	snprintf(path, sizeof path, "%s/train_lmdb", dir);
+	memset(&pc, 0, sizeof pc);
+	CHECK(ts_opt_defaults(ts_pipe_opts, &pc, err, sizeof err) == 0);
+	const char *kv[][2] = { { "source", "lmdb" }, { "path", path },	 { "shuffle", "false" },
+				{ "decode", "none" }, { "keep_raw", "true" }, { "batch", "5" },
+				{ "copy", copy } };
+	for (size_t i = 0; i < sizeof kv / sizeof *kv; i++)
+		CHECK(ts_opt_set(ts_pipe_opts, &pc, kv[i][0], kv[i][1], err, sizeof err) == 0);
+	if (ts_pipe_new(&pc, &p, err, sizeof err)) {
+		fprintf(stderr, "real, copy=%s: %s\n", copy, err);
+		tc_failures++;
+		ts_opt_free(ts_pipe_opts, &pc);
+		return 0;
+	}
+	CHECK(ts_pipe_start(p) == 0);
+	for (;;) {
+		struct ts_batch *b;
+		int64_t w = ts_pipe_next_batch(p, &b);
+		CHECK(w >= 0);
+		if (w < 0 || !b)
+			break;
+		for (uint32_t i = 0; i < b->n; i++, ++*n) {
+			const unsigned char *c = b->s[i].raw;
+			CHECK(c != NULL && b->s[i].len > 0);
+			for (uint32_t k = 0; c && k < b->s[i].len; k++)
+				h = (h ^ c[k]) * 1099511628211ULL;
+		}
+		ts_pipe_batch_release(p, b);
+	}
+	ts_pipe_free(p);
+	ts_opt_free(ts_pipe_opts, &pc);
+	return h;
 }
 
 static void show(const char *what, const struct vrun *r)
@@ -172,6 +217,30 @@ int main(void)
 	CHECK(ops && ops->open(ops, &pc, &st, err, sizeof err) == -EINVAL && !st);
 	CHECK(strstr(err, "option 'copy': 'bytes'") != NULL);
 	ts_opt_free(ts_pipe_opts, &pc);
+
+	/* real time: the C library's memcpy delivers the bytes the page-order
+	 * copy does, sample for sample (12 raw Datums written by the kind) */
+	char root[] = "/tmp/ts-lmdbcopy-XXXXXX";
+	if (mkdtemp(root)) {
+		struct ts_dataset_config rc_ = dc;
+		struct ts_dataset_stats dst;
+		rc_.count = 12;
+		rc_.threads = 1;
+		if (ts_dataset_make(&ts_dataset_imagenet_lmdb, &rc_, root, &dst, err, sizeof err)) {
+			fprintf(stderr, "make: %s\n", err);
+			tc_failures++;
+		} else {
+			uint64_t np = 0, nc = 0, hp = real_hash(root, "pages", &np),
+				 hc = real_hash(root, "memcpy", &nc);
+			CHECK_EQ_U64(np, 12);
+			CHECK_EQ_U64(nc, 12);
+			CHECK_EQ_U64(hc, hp);
+		}
+		tp_rmrf(root);
+	} else {
+		perror("mkdtemp");
+		tc_failures++;
+	}
 
 	ts_dataset_meta_free(&meta);
 	ts_tier_set_free(tiers);
