@@ -511,7 +511,7 @@ static void folder_plan_sample(const struct ts_vsource *vs, uint64_t i, struct t
 	m->op = TS_VIO_META;
 	m->file = i + 2;
 	m->off = m->len = m->size = m->chunk = 0;
-	m->mapped = false;
+	m->mapped = m->tail_first = false;
 	m->ino = ino;
 	m->dir = UINT64_MAX - 2 - c;
 	m->dir_ino = p->dir_ino[c];
@@ -521,7 +521,7 @@ static void folder_plan_sample(const struct ts_vsource *vs, uint64_t i, struct t
 	r->file = i + 2;
 	r->off = r->chunk = 0;
 	r->len = r->size = x->bytes;
-	r->mapped = false;
+	r->mapped = r->tail_first = false;
 	r->ino = r->dir = r->dir_ino = 0;
 	r->dir_blocks = r->top_blocks = 0;
 }
