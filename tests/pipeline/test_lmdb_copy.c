@@ -78,13 +78,8 @@ static struct vrun run(const struct ts_dataset_meta *meta, const char *copy, con
 	struct ts_vpipe *v;
 	r.rc = ts_vpipe_new(&pc, meta, &disk, NULL, &v, r.err, sizeof r.err);
 	if (!r.rc) {
-		struct ts_vbatch vb;
-		int rc;
-		while ((rc = ts_vpipe_next_batch(v, &vb)) == 1)
-			CHECK(ts_vpipe_release(v, vb.seq, vb.ready_ns) == 0);
-		CHECK(rc == 0);
 		struct ts_vpipe_stats st;
-		ts_vpipe_stats(v, &st);
+		CHECK(tp_vpipe_drain(v, &st) == 0);
 		r.samples = st.samples;
 		ts_vpipe_free(v);
 	}

@@ -506,13 +506,8 @@ static uint64_t busy_of(const char *source, const char *dir, const char *input,
 		fprintf(stderr, "%s virtual: %s\n", source, err);
 		tc_failures++;
 	} else {
-		struct ts_vbatch vb;
-		int rc;
-		while ((rc = ts_vpipe_next_batch(v, &vb)) == 1)
-			CHECK(ts_vpipe_release(v, vb.seq, vb.ready_ns) == 0);
-		CHECK(rc == 0);
 		struct ts_vpipe_stats vs;
-		ts_vpipe_stats(v, &vs);
+		CHECK(tp_vpipe_drain(v, &vs) == 0);
 		busy = vs.decode_busy_ns;
 		*n = vs.samples;
 		*st = vs;

@@ -6,6 +6,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "pipeline/vpipe.h"
+
+/* Runs virtual pipeline @v to its end, each batch released when it is
+ * ready, and gives its figures in *@st: 0, or the first error of
+ * ts_vpipe_next_batch or ts_vpipe_release. */
+static inline int tp_vpipe_drain(struct ts_vpipe *v, struct ts_vpipe_stats *st)
+{
+	struct ts_vbatch vb;
+	int rc;
+	while ((rc = ts_vpipe_next_batch(v, &vb)) == 1)
+		if ((rc = ts_vpipe_release(v, vb.seq, vb.ready_ns)))
+			return rc;
+	ts_vpipe_stats(v, st);
+	return rc;
+}
+
 /* Writes @n bytes to @path (created or truncated); 0 or -1. */
 static inline int tp_write_file(const char *path, const void *buf, size_t n)
 {
