@@ -40,7 +40,9 @@
  */
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <linux/fs.h>
 #include <linux/openat2.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -363,9 +365,23 @@ bool ts_fs_model_charges(enum ts_fs_op op)
 	return ts_tier_rule_op(ts_fs_trace_op(op)) != TS_TIER_OP_NR;
 }
 
+/* Whether backing folder @rel is hash-indexed (ext4's FS_INDEX_FL; a
+ * file system without the flag, or a folder that cannot be opened, is
+ * taken as linear). */
+static bool backing_htree(struct ts_fs *fs, const char *rel)
+{
+	int fd = openat(fs->root, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	int flags = 0;
+	bool htree = !ioctl(fd, FS_IOC_GETFLAGS, &flags) && (flags & FS_INDEX_FL);
+	close(fd);
+	return htree;
+}
+
 /* What the file system knows of a path: the backing file's inode number
- * (files written together are numbered together) and a directory's
- * blocks. */
+ * (files written together are numbered together), a directory's blocks
+ * and form (tier/fsmeta.h). */
 static int backing_stat(void *ctx, const char *path, size_t len, struct ts_fsmeta_node *out)
 {
 	struct ts_fs *fs = ctx;
@@ -382,6 +398,7 @@ static int backing_stat(void *ctx, const char *path, size_t len, struct ts_fsmet
 		return -errno;
 	out->ino = (uint64_t)st.st_ino;
 	out->blocks = S_ISDIR(st.st_mode) ? ((uint64_t)st.st_size + 4095) / 4096 : 0;
+	out->htree = out->blocks > 1 && backing_htree(fs, rel);
 	return 0;
 }
 

@@ -75,12 +75,20 @@ uint64_t ts_vtier_submit_req(struct ts_vtier *m, uint64_t now, const struct ts_t
 	return t;
 }
 
-/* The metadata reads of @n lookups, one after the other, as a path walk. */
+/* The metadata reads of @n lookups, one after the other, as a path walk
+ * (a split read's requests at once, tier/fsmeta.h). */
 static uint64_t meta_reads(struct ts_vtier *m, uint64_t now, const struct ts_fsmeta_io *io,
 			   unsigned n)
 {
-	for (unsigned i = 0; i < n; i++)
-		now = ts_vtier_submit(m, now, TS_TIER_READ, TS_FSMETA_FILE, io[i].off, io[i].len, 0);
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t each = io[i].split ? io[i].split : io[i].len, end = now;
+		for (uint64_t o = 0; o < io[i].len; o += each) {
+			uint64_t e = ts_vtier_submit(m, now, TS_TIER_READ, TS_FSMETA_FILE,
+						     io[i].off + o, TS_MIN(each, io[i].len - o), 0);
+			end = TS_MAX(end, e);
+		}
+		now = end;
+	}
 	return now;
 }
 

@@ -9,13 +9,14 @@
 /* The layout's figures, each with its evidence, are tier/tiers.lua's
  * filesystem "ext4" (read by tier/profile.c). */
 
-enum { K_NODE = 1, K_ITAB, K_DIR, K_EXT, K_ALLOC, K_JOURNAL };
+enum { K_NODE = 1, K_ITAB, K_DIR, K_EXT, K_ALLOC, K_JOURNAL, K_DXB };
 
 #define DSEEN 4096 /* folders remembered as read (ImageNet has 1,000 classes) */
 
 struct slot {
 	uint64_t key; /* 0 = empty */
 	uint64_t ino, blocks;
+	bool htree;
 	uint64_t added; /* a folder: bytes of the names made in it since it was seen */
 };
 
@@ -167,8 +168,10 @@ void ts_fsmeta_set_inodes(struct ts_fsmeta *m, uint64_t used)
 	unlock(m);
 }
 
-/* Appends a read, merging into the last one when @out is full. */
-static void put(struct ts_fsmeta_io *out, unsigned *n, unsigned max, uint64_t off, uint64_t len)
+/* Appends a read (of requests of @split bytes each, 0: one request),
+ * merging into the last one when @out is full. */
+static void put_split(struct ts_fsmeta_io *out, unsigned *n, unsigned max, uint64_t off,
+		      uint64_t len, uint64_t split)
 {
 	if (!max)
 		return;
@@ -176,7 +179,12 @@ static void put(struct ts_fsmeta_io *out, unsigned *n, unsigned max, uint64_t of
 		out[max - 1].len += len;
 		return;
 	}
-	out[(*n)++] = (struct ts_fsmeta_io){ off, len };
+	out[(*n)++] = (struct ts_fsmeta_io){ off, len, split };
+}
+
+static void put(struct ts_fsmeta_io *out, unsigned *n, unsigned max, uint64_t off, uint64_t len)
+{
+	put_split(out, n, max, off, len, 0);
 }
 
 /* True the first time inode-table window @w is read (false, the read
@@ -230,6 +238,8 @@ static void inode_read(struct ts_fsmeta *m, uint64_t ino, struct ts_fsmeta_io *o
 	    blocks * m->p.block);
 }
 
+static uint64_t dir_block(const struct ts_fsmeta *m, uint64_t key, uint64_t b);
+
 static void dir_read(struct ts_fsmeta *m, const struct ts_fsmeta_node *d, struct ts_fsmeta_io *out,
 		     unsigned *n, unsigned max)
 {
@@ -246,8 +256,80 @@ static void dir_read(struct ts_fsmeta *m, const struct ts_fsmeta_node *d, struct
 	uint64_t blocks = d->blocks ? d->blocks : 1, base = mix(d->key) & ((1ULL << 30) - 1);
 	for (uint64_t b = 0; b < blocks; b += m->p.dir_ra_blocks) {
 		uint64_t k = TS_MIN((uint64_t)m->p.dir_ra_blocks, blocks - b);
-		put(out, n, max, region(K_DIR, (base << 10) + b, m->p.block), k * m->p.block);
+		/* a block a request: mkfs.ext4 -d puts each folder block
+		 * after the data of the files the one before names (measured,
+		 * tier/fsmeta.h), and ext4_bread_batch sends them all before
+		 * it waits */
+		put_split(out, n, max, region(K_DIR, (base << 10) + b, m->p.block), k * m->p.block,
+			  m->p.block);
 	}
+}
+
+/* An htree folder's shape (ext4 disk layout, fs/ext4/namei.c): block 0
+ * the root, holding (block - 40) / 8 index entries (32 bytes of "." ".."
+ * and dx_root_info, an 8-byte dx_tail with metadata_csum, which
+ * mke2fs.conf's ext4 has); past that many leaves, a second level of index
+ * blocks of (block - 16) / 8 entries each (8 bytes of fake dirent and
+ * header, the tail), blocks 1..@nidx here; the leaves after them. */
+struct dx_shape {
+	uint64_t nidx, leaves;
+};
+
+static struct dx_shape dx_shape(const struct ts_fsmeta *m, uint64_t blocks)
+{
+	uint64_t root = (m->p.block - 40) / 8, node = (m->p.block - 16) / 8;
+	uint64_t rest = blocks > 1 ? blocks - 1 : 1;
+	if (blocks <= 1 + root)
+		return (struct dx_shape){ 0, rest };
+	/* each index block and the leaves under it */
+	uint64_t nidx = (rest + node) / (node + 1);
+	return (struct dx_shape){ nidx, rest - nidx };
+}
+
+/* Block @b of htree folder @d, the first time it is asked for. */
+static void dx_read(struct ts_fsmeta *m, const struct ts_fsmeta_node *d, uint64_t b,
+		    struct ts_fsmeta_io *out, unsigned *n, unsigned max)
+{
+	if (first(m, K_DXB, mix(d->key) + b))
+		put(out, n, max, dir_block(m, d->key, b), m->p.block);
+}
+
+/* The block of the leaf of an htree folder of @s that name @key's hash
+ * falls in: the hash picks one of the leaves evenly (ext4 splits a full
+ * leaf at its hashes' median, so leaves hold even ranges of the hash). */
+static uint64_t dx_leaf(struct dx_shape s, uint64_t key)
+{
+	return 1 + s.nidx + mix(key) % s.leaves;
+}
+
+/* @child looked up in @d: the folder's blocks the kernel reads for it. */
+static void dir_lookup(struct ts_fsmeta *m, const struct ts_fsmeta_node *d,
+		       const struct ts_fsmeta_node *child, struct ts_fsmeta_io *out, unsigned *n,
+		       unsigned max)
+{
+	if (!d->htree || d->blocks <= 1) {
+		dir_read(m, d, out, n, max);
+		return;
+	}
+	struct dx_shape s = dx_shape(m, d->blocks);
+	uint64_t leaf = dx_leaf(s, child->key);
+	dx_read(m, d, 0, out, n, max);
+	if (s.nidx) /* the index block above the leaf */
+		dx_read(m, d, 1 + (leaf - 1 - s.nidx) * s.nidx / s.leaves, out, n, max);
+	dx_read(m, d, leaf, out, n, max);
+}
+
+/* A readdir of @d: its blocks not read yet (an htree folder's one a
+ * request, ext4_dx_readdir reading them leaf by leaf). */
+static void dir_list(struct ts_fsmeta *m, const struct ts_fsmeta_node *d, struct ts_fsmeta_io *out,
+		     unsigned *n, unsigned max)
+{
+	if (!d->htree || d->blocks <= 1) {
+		dir_read(m, d, out, n, max);
+		return;
+	}
+	for (uint64_t b = 0; b < d->blocks; b++)
+		dx_read(m, d, b, out, n, max);
 }
 
 unsigned ts_fsmeta_lookup(struct ts_fsmeta *m, const struct ts_fsmeta_node *parent,
@@ -256,7 +338,7 @@ unsigned ts_fsmeta_lookup(struct ts_fsmeta *m, const struct ts_fsmeta_node *pare
 {
 	unsigned n = 0;
 	lock(m);
-	dir_read(m, parent, out, &n, max);
+	dir_lookup(m, parent, child, out, &n, max);
 	inode_read(m, child->ino, out, &n, max);
 	unlock(m);
 	return n;
@@ -280,7 +362,7 @@ unsigned ts_fsmeta_list(struct ts_fsmeta *m, const struct ts_fsmeta_node *dir,
 {
 	unsigned n = 0;
 	lock(m);
-	dir_read(m, dir, out, &n, max);
+	dir_list(m, dir, out, &n, max);
 	unlock(m);
 	return n;
 }
@@ -300,18 +382,26 @@ unsigned ts_fsmeta_extent(struct ts_fsmeta *m, uint64_t key, uint64_t size, uint
 	return n;
 }
 
+/* The key of path prefix @path[0..len) (FNV-1a). */
+static uint64_t path_key(const char *path, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)path[i]) * 0x100000001b3ULL;
+	return h;
+}
+
 /* The node of path prefix @path[0..len), asking @stat the first time. */
 static int node_of(struct ts_fsmeta *m, const char *path, size_t len, ts_fsmeta_stat_fn stat,
 		   void *ctx, struct ts_fsmeta_node *out, bool *fresh)
 {
-	uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a */
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)path[i]) * 0x100000001b3ULL;
+	uint64_t h = path_key(path, len);
 	struct slot *s = add(m, key_of(K_NODE, h), fresh);
 	if (s && !*fresh) {
-		*out = (struct ts_fsmeta_node){ h, s->ino, s->blocks };
+		*out = (struct ts_fsmeta_node){ h, s->ino, s->blocks, s->htree };
 		return 0;
 	}
+	*out = (struct ts_fsmeta_node){ 0 }; /* what @stat leaves out: a linear folder */
 	int rc = stat(ctx, len ? path : "/", len ? len : 1, out);
 	if (rc) {
 		if (s) { /* not there: forget it, it may be made later */
@@ -331,6 +421,7 @@ static int node_of(struct ts_fsmeta *m, const char *path, size_t len, ts_fsmeta_
 	if (s) {
 		s->ino = out->ino;
 		s->blocks = out->blocks;
+		s->htree = out->htree;
 	}
 	return 0;
 }
@@ -361,14 +452,14 @@ unsigned ts_fsmeta_path(struct ts_fsmeta *m, const char *path, bool list, ts_fsm
 		if (node_of(m, path, j, stat, ctx, &node, &fresh))
 			goto out;
 		if (fresh) {
-			dir_read(m, &parent, out, &n, max);
+			dir_lookup(m, &parent, &node, out, &n, max);
 			inode_read(m, node.ino, out, &n, max);
 		}
 		parent = node;
 		i = j;
 	}
 	if (list)
-		dir_read(m, &node, out, &n, max);
+		dir_list(m, &node, out, &n, max);
 out:
 	unlock(m);
 	return n;
@@ -382,27 +473,42 @@ uint64_t ts_fsmeta_dir_blocks(const struct ts_fsmeta_params *p, uint64_t entries
 	return (bytes + p->block - 1) / p->block;
 }
 
+/* One request of the metadata reads: submitted at @at, its completion. */
+static uint64_t charge_one(struct ts_tier *t, uint64_t at, uint64_t off, uint64_t len,
+			   struct ts_tier_done *done)
+{
+	/* direct: the rule is the metadata's cache, the model's page cache
+	 * is the data's */
+	struct ts_tier_req q = { .op = TS_TIER_READ, .file = TS_FSMETA_FILE, .off = off,
+				 .len = len, .direct = true };
+	struct ts_tier_done d;
+	uint64_t end = ts_tier_submit(t, at, &q, &d);
+	if (done) {
+		done->hit_bytes += d.hit_bytes;
+		done->dev_bytes += d.dev_bytes;
+		done->dev_ios += d.dev_ios;
+		done->dev_reqs += d.dev_reqs;
+		done->bound = d.bound;
+		if (d.err && !done->err)
+			done->err = d.err;
+	}
+	return end;
+}
+
 uint64_t ts_fsmeta_charge(struct ts_tier *t, uint64_t now, uint64_t floor_ns,
 			  const struct ts_fsmeta_io *io, unsigned n, struct ts_tier_done *done)
 {
 	uint64_t at = now;
 	for (unsigned i = 0; i < n; i++) {
-		/* direct: the rule is the metadata's cache, the model's page
-		 * cache is the data's */
-		struct ts_tier_req q = { .op = TS_TIER_READ, .file = TS_FSMETA_FILE,
-					 .off = io[i].off, .len = io[i].len, .direct = true };
-		struct ts_tier_done d;
 		/* the model takes the caller's floor off each request; the
 		 * op pays it once, so every later read starts that much later */
-		at = ts_tier_submit(t, i ? at + floor_ns : at, &q, &d);
-		if (done) {
-			done->hit_bytes += d.hit_bytes;
-			done->dev_bytes += d.dev_bytes;
-			done->dev_ios += d.dev_ios;
-			done->dev_reqs += d.dev_reqs;
-			done->bound = d.bound;
-			if (d.err && !done->err)
-				done->err = d.err;
+		uint64_t start = i ? at + floor_ns : at;
+		uint64_t each = io[i].split ? io[i].split : io[i].len;
+		at = start;
+		for (uint64_t o = 0; o < io[i].len; o += each) {
+			uint64_t end = charge_one(t, start, io[i].off + o,
+						  TS_MIN(each, io[i].len - o), done);
+			at = TS_MAX(at, end);
 		}
 	}
 	return at;
@@ -474,14 +580,20 @@ static bool split_path(const char *path, size_t *len_out, size_t *plen, size_t *
 	return true;
 }
 
-/* A name of @name bytes added at folder @dir's end: its last block (as
- * first seen, moved on by the names made in it since) is dirtied. */
+/* A name of @name bytes (path key @key) added to folder @dir: a linear
+ * folder's last block (as first seen, moved on by the names made in it
+ * since) is dirtied, an htree folder's leaf of the name's hash. */
 static void name_added(struct ts_fsmeta *m, uint64_t now, const struct ts_fsmeta_node *dir,
-		       size_t name)
+		       size_t name, uint64_t key)
 {
+	if (dir->htree && dir->blocks > 1) {
+		jdirty(m, now, dir_block(m, dir->key, dx_leaf(dx_shape(m, dir->blocks), key)));
+		return;
+	}
 	struct slot *s = find(m, key_of(K_NODE, dir->key));
 	uint64_t added = s->key ? s->added : 0;
-	jdirty(m, now, dir_block(m, dir->key, (dir->blocks ? dir->blocks : 1) + added / m->p.block - 1));
+	jdirty(m, now,
+	       dir_block(m, dir->key, (dir->blocks ? dir->blocks : 1) + added / m->p.block - 1));
 	if (s->key)
 		s->added += m->p.dirent_base + (name + 3) / 4 * 4;
 }
@@ -506,7 +618,7 @@ void ts_fsmeta_dirty(struct ts_fsmeta *m, uint64_t now, enum ts_fsmeta_change wh
 		jdirty(m, now, itab_block(m, node.ino));
 		if (to && split_path(to, &tall, &tlen, &tname) &&
 		    !node_of(m, to, tlen == 1 ? 0 : tlen, stat, ctx, &tdir, &fresh)) {
-			name_added(m, now, &tdir, tname);
+			name_added(m, now, &tdir, tname, path_key(to, tall));
 			jdirty(m, now, itab_block(m, tdir.ino));
 		}
 		goto out;
@@ -518,16 +630,22 @@ void ts_fsmeta_dirty(struct ts_fsmeta *m, uint64_t now, enum ts_fsmeta_change wh
 		 * transaction's n-th new one follows it by n */
 		jdirty(m, now, itab_block(m, dir.ino + ++m->jmade));
 		/* the name goes at the folder's end, its last block */
-		name_added(m, now, &dir, name);
+		name_added(m, now, &dir, name, path_key(path, len));
 	} else {
 		if (node_of(m, path, len, stat, ctx, &node, &fresh))
 			goto out;
 		jdirty(m, now, itab_block(m, node.ino));
-		/* which of the folder's blocks holds the name is not known
-		 * here: the name's hash picks one */
+		/* which of a linear folder's blocks holds the name is not
+		 * known here: the name's hash picks one; an htree folder's
+		 * is its hash's leaf, the one its lookup read */
 		struct slot *s = find(m, key_of(K_NODE, dir.key));
-		uint64_t blocks = (dir.blocks ? dir.blocks : 1) + (s->key ? s->added : 0) / m->p.block;
-		jdirty(m, now, dir_block(m, dir.key, mix(node.key) % blocks));
+		uint64_t blocks =
+		    (dir.blocks ? dir.blocks : 1) + (s->key ? s->added : 0) / m->p.block;
+		jdirty(m, now,
+		       dir_block(m, dir.key,
+				 dir.htree && dir.blocks > 1
+				     ? dx_leaf(dx_shape(m, dir.blocks), node.key)
+				     : mix(node.key) % blocks));
 		/* a rename into another folder adds the name at that
 		 * folder's end and changes its times (ext4_rename,
 		 * ext4_add_entry); a folder moved also rewrites its "..",
@@ -535,7 +653,7 @@ void ts_fsmeta_dirty(struct ts_fsmeta *m, uint64_t now, enum ts_fsmeta_change wh
 		if (what == TS_FSMETA_CHANGE && to && split_path(to, &tall, &tlen, &tname) &&
 		    (tlen != plen || memcmp(to, path, plen)) &&
 		    !node_of(m, to, tlen == 1 ? 0 : tlen, stat, ctx, &tdir, &fresh)) {
-			name_added(m, now, &tdir, tname);
+			name_added(m, now, &tdir, tname, path_key(to, tall));
 			jdirty(m, now, itab_block(m, tdir.ino));
 			if (node.blocks)
 				jdirty(m, now, dir_block(m, node.key, 0));

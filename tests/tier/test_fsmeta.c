@@ -94,6 +94,83 @@ static void test_list_and_extent(void)
 	CHECK_EQ_U64(ts_fsmeta_dir_blocks(ext4, 1300, 1300 * 20), 10);
 }
 
+/* An htree folder (the kernel's index, tier/fsmeta.h), of the shape the
+ * kernel gave 20,000 files copied into a new folder on a mounted image
+ * (bench/big_dirs.sh: 226 blocks, a root of 225 leaves): a lookup reads
+ * the root and the leaf of the name's hash, a block a request, each
+ * once; every name looked up reads the root and each leaf once, 226
+ * requests (block mode: 226 in storage order and shuffled); the rule for
+ * a linear folder of as many blocks reads them all at the first lookup,
+ * a request per block, 8 at a time. */
+static void test_htree(void)
+{
+	struct ts_fsmeta *m;
+	struct ts_fsmeta_io io[TS_FSMETA_MAX_IO];
+	CHECK(ts_fsmeta_new(ext4, &m) == 0);
+	struct ts_fsmeta_node dir = { 500, 12, 226, true };
+	struct ts_fsmeta_node f = { 1, 13, 0, false };
+	/* the root, the leaf, the inode's window */
+	CHECK_EQ_U64(ts_fsmeta_lookup(m, &dir, &f, io, TS_FSMETA_MAX_IO), 3);
+	CHECK_EQ_U64(io[0].len, 4096);
+	CHECK_EQ_U64(io[1].len, 4096);
+	CHECK_EQ_U64(io[0].split + io[1].split, 0);
+	CHECK(io[0].off != io[1].off);
+	uint64_t reqs = 3, bytes = 2 * 4096;
+	for (uint64_t i = 2; i <= 20000; i++) {
+		f = (struct ts_fsmeta_node){ i, 12 + i, 0, false };
+		unsigned n = ts_fsmeta_lookup(m, &dir, &f, io, TS_FSMETA_MAX_IO);
+		for (unsigned k = 0; k < n; k++)
+			if (io[k].len == 4096) { /* a folder block (a window is 32) */
+				reqs++;
+				bytes += io[k].len;
+			}
+	}
+	CHECK_EQ_U64(reqs - 1, 226); /* less the first window */
+	CHECK_EQ_U64(bytes, 226 * 4096);
+	/* its listing: nothing left to read */
+	CHECK_EQ_U64(ts_fsmeta_list(m, &dir, io, TS_FSMETA_MAX_IO), 0);
+	ts_fsmeta_free(m);
+
+	/* past 507 leaves, a second level: root, index block, leaf */
+	CHECK(ts_fsmeta_new(ext4, &m) == 0);
+	struct ts_fsmeta_node huge = { 501, 12, 1200, true };
+	f = (struct ts_fsmeta_node){ 7, 13, 0, false };
+	CHECK_EQ_U64(ts_fsmeta_lookup(m, &huge, &f, io, TS_FSMETA_MAX_IO), 4);
+	/* a listing of an htree folder reads every block not read yet, a
+	 * request each (the last merged when @out is full) */
+	CHECK_EQ_U64(ts_fsmeta_list(m, &huge, io, TS_FSMETA_MAX_IO), TS_FSMETA_MAX_IO);
+	CHECK_EQ_U64(io[0].len, 4096);
+	uint64_t all = 0;
+	for (unsigned k = 0; k < TS_FSMETA_MAX_IO; k++)
+		all += io[k].len;
+	CHECK_EQ_U64(all, (1200 - 3) * 4096);
+	/* a folder of one block is read as one, index or not */
+	struct ts_fsmeta_node one = { 502, 14, 1, true };
+	CHECK_EQ_U64(ts_fsmeta_lookup(m, &one, &f, io, TS_FSMETA_MAX_IO), 1);
+	CHECK_EQ_U64(io[0].len, 4096);
+	ts_fsmeta_free(m);
+}
+
+/* A linear folder, as mkfs.ext4 -d makes them: its blocks lie between
+ * its files' data, so each is a request of its own (block mode: 159
+ * requests for a folder of 159 blocks), read 8 at a time. */
+static void test_linear_split(void)
+{
+	struct ts_fsmeta *m;
+	struct ts_fsmeta_io io[TS_FSMETA_MAX_IO];
+	CHECK(ts_fsmeta_new(ext4, &m) == 0);
+	struct ts_fsmeta_node dir = { 600, 12, 159 }, f = { 1, 13, 0 };
+	/* 19 reads of 8 blocks and one of 7, a request a block; the window */
+	CHECK_EQ_U64(ts_fsmeta_lookup(m, &dir, &f, io, TS_FSMETA_MAX_IO), TS_FSMETA_MAX_IO);
+	CHECK_EQ_U64(io[0].len, 8 * 4096);
+	CHECK_EQ_U64(io[0].split, 4096);
+	uint64_t all = 0;
+	for (unsigned k = 0; k < TS_FSMETA_MAX_IO; k++)
+		all += io[k].len;
+	CHECK_EQ_U64(all, 159 * 4096 + 32 * 4096); /* merged into the last */
+	ts_fsmeta_free(m);
+}
+
 static void test_path(void)
 {
 	struct ts_fsmeta *m;
@@ -331,6 +408,15 @@ static void test_charge(void)
 	CHECK_EQ_U64(ts_fsmeta_charge(t, 1000000, 10000, io, 2, &d), 1000000 + 200000 - 10000);
 	CHECK_EQ_U64(d.dev_bytes, 4096 + 131072);
 	CHECK_EQ_U64(ts_fsmeta_charge(t, 5000000, 10000, io, 0, NULL), 5000000);
+	/* a split read's requests at once: a linear folder's 20 blocks, 8 + 8
+	 * + 4 at a time, three latencies and 20 requests */
+	struct ts_fsmeta_io dir[3] = { { 1 << 30, 8 * 4096, 4096 },
+				       { (1 << 30) + 8 * 4096, 8 * 4096, 4096 },
+				       { (1 << 30) + 16 * 4096, 4 * 4096, 4096 } };
+	d = (struct ts_tier_done){ 0 };
+	CHECK_EQ_U64(ts_fsmeta_charge(t, 9000000, 10000, dir, 3, &d), 9000000 + 300000 - 10000);
+	CHECK_EQ_U64(d.dev_reqs, 20);
+	CHECK_EQ_U64(d.dev_bytes, 20 * 4096);
 	ts_tier_free(t);
 	ts_tier_set_free(set);
 }
@@ -465,6 +551,8 @@ int main(void)
 	test_lookup();
 	test_many_folders();
 	test_list_and_extent();
+	test_htree();
+	test_linear_split();
 	test_path();
 	test_journal();
 	test_journal_rename();
