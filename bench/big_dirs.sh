@@ -29,7 +29,9 @@
 # usage: bench/big_dirs.sh BUILD IMAGE FOLDER DATA [TIER] [REPS]
 #   TIER defaults to ssd-cloud. BIG_DIRS_ORDERS="storage ..." runs those
 #   orders only (default: none storage random). BIG_DIRS_KEEP=DIR keeps
-#   each block run's trace there (block.ORDER.trace). Needs root (loop devices, mount(2)).
+#   each block run's trace there (block.ORDER.trace). BIG_DIRS_BEFORE=BUILD2
+#   adds a fuse mode with BUILD2's tierfs (fuse-old: a before/after of
+#   the rule). Needs root (loop devices, mount(2)).
 set -u
 BUILD=${1:?usage: bench/big_dirs.sh BUILD IMAGE FOLDER DATA [TIER] [REPS]}
 IMAGE=${2:?usage}
@@ -40,20 +42,15 @@ REPS=${6:-1}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$SRC/bench/lib.sh"
-B=$(cd "$BUILD" && pwd)/cli/tiersim
-export TIERSIM_TIERFS
-TIERSIM_TIERFS=$(cd "$BUILD" && pwd)/fs/tierfs
-PY=/usr/bin/python3
-[ "$(id -u)" -eq 0 ] || { echo "big_dirs.sh: block mode needs root" >&2; exit 2; }
+bench_build big_dirs.sh "$BUILD"
 [ -f "$IMAGE" ] || { echo "big_dirs.sh: $IMAGE: no such image" >&2; exit 2; }
 W=$(mktemp -d /tmp/big_dirs.XXXXXX)
 export TIERSIM_DISK_STATE=$W/state
 MNT=$W/mnt
 mkdir -p "$MNT"
-is_mounted() { awk -v m="$1" '$5 == m { f = 1 } END { exit !f }' /proc/self/mountinfo; }
 cleanup() {
-	is_mounted "$MNT" && "$B" disk umount "$MNT" >/dev/null 2>&1
-	is_mounted "$FMNT" && fusermount3 -u "$FMNT"
+	bench_mounted "$MNT" && "$B" disk umount "$MNT" >/dev/null 2>&1
+	bench_mounted "$FMNT" && fusermount3 -u "$FMNT"
 	rm -rf "$W"
 }
 trap cleanup EXIT
@@ -112,28 +109,32 @@ PYEOF
 # fuse ORDER: tierfs over DATA (the rule with the backing folder's form,
 # tier/fsmeta.h), its model's reads: the opens' metadata reads, their
 # count, bytes and summed latency (the opener waits for each in turn)
-fuse_run() {
-	env --default-signal=INT "$TIERSIM_TIERFS" -f -o "tier=$TIER,mem=0" "$DATA" "$FMNT" 2>"$W/err" &
+fuse_run() { fuse_with "$TIERSIM_TIERFS" fuse "$1"; }
+fuse-before_run() { fuse_with "$BEFORE/fs/tierfs" fuse-old "$1"; }
+fuse_with() { # TIERFS LABEL ORDER
+	set -- "$3" "$1" "$2"
+	env --default-signal=INT "$2" -f -o "tier=$TIER,mem=0" "$DATA" "$FMNT" 2>"$W/err" &
 	fpid=$!
 	for _ in $(seq 100); do [ -e "$FMNT/.tierfs/stats" ] && break; sleep 0.1; done
 	[ -e "$FMNT/.tierfs/stats" ] || die "tierfs did not start: $(tail -1 "$W/err")"
 	s=$($PY "$SRC/bench/big_dirs.py" "$FMNT$FOLDER" "$W/$1") || die "opener in FUSE mode"
-	$PY - "$FMNT/.tierfs/stats" "$1" "$s" <<'PYEOF'
+	$PY - "$FMNT/.tierfs/stats" "$1" "$s" "$3" <<'PYEOF'
 import json, sys
 r = json.load(open(sys.argv[1]))["model"]["ops"]["read"]
-print("  fuse    %-7s %9.3f s  model  %6d requests %8.1f KiB  %.3f s of reads" % (
-    sys.argv[2], float(sys.argv[3]), r["count"], r["device_bytes"] / 1024,
+print("  %-9s%-7s %9.3f s  model  %6d requests %8.1f KiB  %.3f s of reads" % (
+    sys.argv[4], sys.argv[2], float(sys.argv[3]), r["count"], r["device_bytes"] / 1024,
     r["count"] * r["lat_mean_ns"] / 1e9))
 PYEOF
 	fusermount3 -u "$FMNT" || die "fusermount3 -u $FMNT"
 	wait "$fpid"
 }
+BEFORE=${BIG_DIRS_BEFORE:+$(cd "$BIG_DIRS_BEFORE" && pwd)}
 FMNT=$W/fmnt
 mkdir -p "$FMNT"
 : >"$W/none"
 for rep in $(seq "$REPS"); do
 	for order in ${BIG_DIRS_ORDERS:-none storage random}; do
-		for mode in $(bench_order $((rep - 1)) block virtual fuse); do
+		for mode in $(bench_order $((rep - 1)) block virtual fuse ${BEFORE:+fuse-before}); do
 			[ "$mode" != block ] && [ "$DATA" = - ] && continue
 			"${mode}_run" "$order"
 		done

@@ -25,6 +25,16 @@ bench_stat() { /usr/bin/python3 "$BENCH_DIR/benchstat.py" stat "$@"; }
 bench_ratio() { /usr/bin/python3 "$BENCH_DIR/benchstat.py" ratio "$@"; }
 # bench_diff [-r] [-f FMT] "A1 A2 .." "B1 B2 ..": of A[i] - B[i], round by round
 bench_diff() { /usr/bin/python3 "$BENCH_DIR/benchstat.py" diff "$@"; }
+# bench_build NAME BUILD: for a block-mode script run as root: B (BUILD's
+# tiersim), TIERSIM_TIERFS (its tierfs, exported) and PY; NAME heads the
+# error line when not root.
+bench_build() {
+	B=$(cd "$2" && pwd)/cli/tiersim
+	export TIERSIM_TIERFS
+	TIERSIM_TIERFS=$(cd "$2" && pwd)/fs/tierfs
+	PY=/usr/bin/python3
+	[ "$(id -u)" -eq 0 ] || { echo "$1: block mode needs root" >&2; exit 2; }
+}
 # bench_load: the load average now and the CPUs it is shared by
 bench_load() { echo "load $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"; }
 

@@ -624,7 +624,7 @@ filesystem "ext4" {
 		block = { "spec", "e2fsprogs 1.47 /etc/mke2fs.conf: blocksize = 4096; every folder request of the fitting trace is 4 KiB" },
 		inode_size = { "spec", "e2fsprogs 1.47 /etc/mke2fs.conf: inode_size = 256 (16 inodes a block)" },
 		inode_readahead_blocks = { "measured", "fitted on the block-mode trace of bench/fs_fidelity.sh's folder workload (1,058 JPEGs, 106 folders): inode-table requests of up to 128 KiB, 32 blocks, ext4's inode_readahead_blks default (Documentation/admin-guide/ext4.rst); checked on its check workload (3,000 JPEGs, 30 folders): the same bytes, 16 requests fewer in 3,100" },
-		dir_readahead_blocks = { "spec", "fs/ext4/namei.c NAMEI_RA_BLOCKS = 8; the traces' folders are 1-2 blocks, so only the check workload's folder count (34 requests, the rule 32) touches it" },
+		dir_readahead_blocks = { "spec", "fs/ext4/namei.c NAMEI_RA_BLOCKS = 8; the traces' folders are 1-2 blocks, so only the check workload's folder count (34 requests, the rule 32) touches it; bench/big_dirs.sh: every file of a 20,000-file mkfs.ext4 -d folder opened shuffled read its 158 blocks a request each, 138 of 168 sent while another was in flight" },
 		dirent_base = { "spec", "ext4 disk layout, struct ext4_dir_entry_2: 8 bytes besides the name, padded to 4 bytes; sizes the folders whose requests both traces count" },
 		extent_max = { "spec", "ext4 disk layout: an extent maps at most 32,768 blocks (128 MiB); no trace here reaches it" },
 		inline_extents = { "spec", "ext4 disk layout: i_block holds the extent header and 4 extents; no trace here reaches it" },
