@@ -384,6 +384,39 @@ static void test_journal_link(void)
 	ts_fsmeta_free(m);
 }
 
+/* An htree folder /h (inode 12, 226 blocks) of names /h/nNNNNN (inode
+ * 5000 + NNNNN). */
+static int htree_stat(void *ctx, const char *path, size_t len, struct ts_fsmeta_node *out)
+{
+	(void)ctx;
+	if (len == 1 && path[0] == '/')
+		*out = (struct ts_fsmeta_node){ 0, 2, 1, false };
+	else if (len == 2 && !strncmp(path, "/h", 2))
+		*out = (struct ts_fsmeta_node){ 0, 12, 226, true };
+	else if (len == 9 && !strncmp(path, "/h/n", 4))
+		*out = (struct ts_fsmeta_node){ 0, 5000 + (uint64_t)atoi(path + 4), 0, false };
+	else
+		return -ENOENT;
+	return 0;
+}
+
+/* A name made in an htree folder goes into the leaf of its hash, the one
+ * its removal changes again (ext4's dx_add_entry), not the folder's last
+ * block: a make and a remove of one name in one transaction dirty the
+ * new inode's and the folder's inode block (inodes 12 and 13: one), the
+ * leaf, the 4 allocation blocks, and the removed inode's block (5001):
+ * 7, a descriptor and the commit block. */
+static void test_journal_htree(void)
+{
+	struct ts_fsmeta *m;
+	unsigned reqs;
+	CHECK(ts_fsmeta_new(ext4, &m) == 0);
+	ts_fsmeta_dirty(m, TS_NS_PER_S, TS_FSMETA_MAKE, "/h/n00001", NULL, htree_stat, NULL);
+	ts_fsmeta_dirty(m, TS_NS_PER_S, TS_FSMETA_REMOVE, "/h/n00001", NULL, htree_stat, NULL);
+	CHECK_EQ_U64(commit_blocks(m, 2 * TS_NS_PER_S, &reqs), 7 + 1 + 1);
+	ts_fsmeta_free(m);
+}
+
 static void test_charge(void)
 {
 	char path[64], err[512];
@@ -557,6 +590,7 @@ int main(void)
 	test_journal();
 	test_journal_rename();
 	test_journal_link();
+	test_journal_htree();
 	test_charge();
 	test_declared(set);
 	ts_tier_set_free(set);
