@@ -407,6 +407,28 @@ static uint64_t mrd(struct ts_tier *t, uint64_t now, uint64_t file, uint64_t off
 	return ts_tier_submit(t, now, &r, done);
 }
 
+/* tests/tier/@name (under TS_SOURCE_ROOT), open past its lines of
+ * comment (#); NULL, a failed check, when it cannot be opened. */
+static FILE *fixture(const char *name)
+{
+	char path[4096];
+	const char *dir = getenv("TS_SOURCE_ROOT");
+	snprintf(path, sizeof(path), "%s/tests/tier/%s", dir ? dir : ".", name);
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "%s: cannot open\n", path);
+		CHECK(0);
+		return NULL;
+	}
+	int ch;
+	while ((ch = getc(f)) == '#')
+		while ((ch = getc(f)) != EOF && ch != '\n')
+			;
+	if (ch != EOF)
+		ungetc(ch, f);
+	return f;
+}
+
 /*
  * A mapped scan (block mode, ext4, ssd-cloud, read_ahead_kb 128: a 48 MiB
  * file, every page touched in order through a read-only shared map; the
@@ -469,15 +491,9 @@ static void test_mapped_random(void)
 		{ 3247, 3231, 32 }, { 2669, 2653, 32 }, { 795, 779, 32 },
 		{ 7034, 7018, 32 }, { 7057, 7050, 23 },
 	};
-	char path[4096];
-	const char *dir = getenv("TS_SOURCE_ROOT");
-	snprintf(path, sizeof(path), "%s/tests/tier/mapped_rand.txt", dir ? dir : ".");
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		fprintf(stderr, "%s: cannot open\n", path);
-		CHECK(0);
+	FILE *f = fixture("mapped_rand.txt");
+	if (!f)
 		return;
-	}
 	struct ts_tier *t = cached("ssd-cloud", TS_GiB, NULL);
 	struct ts_tier_done d;
 	uint64_t now = 0, reqs = 0, bytes = 0, pg, i = 0;
@@ -638,21 +654,9 @@ static struct tail_run run_records(unsigned n, bool tail_first, FILE *want)
 
 static void test_mapped_tail_first(void)
 {
-	char path[4096];
-	const char *dir = getenv("TS_SOURCE_ROOT");
-	snprintf(path, sizeof(path), "%s/tests/tier/mapped_tail_first.txt", dir ? dir : ".");
-	FILE *want = fopen(path, "r");
-	if (!want) {
-		fprintf(stderr, "%s: cannot open\n", path);
-		CHECK(0);
+	FILE *want = fixture("mapped_tail_first.txt");
+	if (!want)
 		return;
-	}
-	int ch; /* past the comment lines */
-	while ((ch = getc(want)) == '#')
-		while ((ch = getc(want)) != EOF && ch != '\n')
-			;
-	if (ch != EOF)
-		ungetc(ch, want);
 	struct tail_run f = run_records(400, false, NULL), tf = run_records(400, true, want);
 	fclose(want);
 	fprintf(stderr,
