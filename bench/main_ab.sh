@@ -16,6 +16,11 @@
 #   Defaults: 3 ssd-cloud 10. Needs root (loop devices, cgroups).
 #   TIERSIM_WORKDIR keeps the dataset between runs (default: a fresh
 #   directory, removed at the end; the dataset is made before any timed run).
+#   MAIN_AB_COPY=memcpy|pages: the LMDB source's copy= (pipeline/LOADER.md;
+#   default main.lua's, pages); MAIN_AB_HOST=NAME: main.lua's host= (a
+#   profile of pipeline/hosts.lua; default main.lua's): e.g. memcpy on
+#   epyc-kvm-2vcpu, a reader whose copy touches each Datum tail first in
+#   both clocks on a CPU without ERMS.
 set -u
 A=${1:?usage: bench/main_ab.sh BUILD_A BUILD_B [REPS] [TIER] [PRIO]}
 B=${2:?usage: bench/main_ab.sh BUILD_A BUILD_B [REPS] [TIER] [PRIO]}
@@ -36,7 +41,13 @@ export TIERSIM_WORKDIR=${TIERSIM_WORKDIR:-$W/work}
 trap 'rm -rf "$W"' EXIT
 trap 'exit 1' INT TERM
 SIZE=(count=2000 val=2000 iterations=30)
-sed -n '1,/label = "inference"/p' "$SRC/scripts/main.lua" >"$W/inference.lua"
+[ -z "${MAIN_AB_HOST:-}" ] || SIZE+=("host=$MAIN_AB_HOST")
+COPY=${MAIN_AB_COPY:-}
+case $COPY in '' | memcpy | pages) ;; *) echo "main_ab.sh: MAIN_AB_COPY '$COPY' is not memcpy or pages" >&2; exit 2 ;; esac
+sed -n '1,/label = "inference"/p' "$SRC/scripts/main.lua" |
+	sed "${COPY:+s/pipeline{ source = \"lmdb\",/pipeline{ source = \"lmdb\", copy = \"$COPY\",/}" >"$W/inference.lua"
+[ -z "$COPY" ] || grep -q "copy = \"$COPY\"" "$W/inference.lua" ||
+	{ echo "main_ab.sh: no lmdb pipeline{} in scripts/main.lua to set copy= on" >&2; exit 1; }
 sps() { /usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["rows"][0]["throughput"]["value"])' "$1"; }
 for k in A B; do
 	b=${!k}

@@ -34,6 +34,8 @@
 #   Defaults: 3 ssd-cloud 48 10. Needs root, tracefs at
 #   /sys/kernel/tracing and two free loop devices. WINDOW_GAP_KEEP=DIR keeps
 #   the raw files (scan, events, device requests) of each run.
+#   WINDOW_GAP_MODES="block tmpfs ..." runs only those of the four scan
+#   modes ("" none: with WINDOW_GAP_MAIN=1, main.lua's row alone).
 set -u
 BUILD=${1:?usage: bench/window_gap.sh BUILD [RUNS] [TIER] [SIZE_MIB] [PRIO]}
 RUNS=${2:-3}
@@ -223,7 +225,8 @@ if [ -n "${WINDOW_GAP_INNER:-}" ]; then
 fi
 FAILED=
 for r in $(seq "$RUNS"); do
-	modes=(block tmpfs sirq size)
+	# shellcheck disable=SC2206 # a list of words, split on purpose
+	modes=(${WINDOW_GAP_MODES-block tmpfs sirq size})
 	[ -z "${WINDOW_GAP_MAIN:-}" ] || modes+=(main)
 	for mode in $(bench_order $((r - 1)) "${modes[@]}"); do
 		echo "== run $r, $mode ($(date -u +%T), $(bench_load))"
@@ -243,6 +246,7 @@ echo "== done ($(date -u +%T), $(bench_load))"
 args=()
 for r in $(seq "$RUNS"); do
 	for mode in block sirq tmpfs size ${WINDOW_GAP_MAIN:+main}; do
+		case " ${WINDOW_GAP_MODES-block tmpfs sirq size} main " in *" $mode "*) ;; *) continue ;; esac
 		case " $FAILED " in *" $mode.$r "*) continue ;; esac
 		args+=("$mode.$r" "$W/scan.$mode.$r.txt" "$W/ev.$mode.$r.txt" "$W/dev.$mode.$r.txt")
 	done

@@ -607,7 +607,23 @@ static int lmdb_plan_open(const struct ts_source_ops *self, struct ts_vsource *v
 	vs->tail_first = false;
 	if (!rc && libc)
 		rc = host_tail_first(vs->cfg, &vs->tail_first, err, errlen);
-	return rc ? rc : ts_vsource_images(vs, true, err, errlen);
+	if (rc || (rc = ts_vsource_images(vs, true, err, errlen)))
+		return rc;
+	/* Where data.mdb holds each value (lmdb_estimate): a value over a
+	 * page's quarter starts its own run of overflow pages, after the
+	 * 16-byte page header, the runs in key order after the two meta
+	 * pages, so that a Datum of 196,649 bytes spans 49 pages and the next
+	 * starts on a page of its own, as the map's faults and readahead see
+	 * it. Left out: the leaf and branch pages between the runs (one leaf
+	 * for about 100 keys) and values of a quarter page or less (in the
+	 * leaves): each takes a page of its own here. */
+	uint64_t *off = vs->st, pg = 2;
+	for (uint64_t j = 0; j < vs->meta->samples; j++) {
+		off[j] = pg * LMDB_PAGE + 16;
+		pg += (vs->meta->bytes[j] + 16 + LMDB_PAGE - 1) / LMDB_PAGE;
+	}
+	off[vs->meta->samples] = pg * LMDB_PAGE;
+	return 0;
 }
 
 static void lmdb_plan_sample(const struct ts_vsource *vs, uint64_t i, struct ts_vsample *out)

@@ -149,6 +149,15 @@
  * max_pages, 32 pages by default; io_max's 1,280 KiB in 10) beside other
  * files' reads in flight (assumed; low 8, high any) */
 #define NRECENT 32
+/* chunks whose map-window marker pages the cache keeps (struct mkslot,
+ * direct-mapped by file and chunk): the kernel flags one page of every
+ * window it allocates (PG_readahead) and keeps the flag until the page is
+ * touched or reclaimed, however many windows have been read; a chunk that
+ * loses its slot to another forgets its flags (assumed; low 1,024: with
+ * it test_mapped_random's 1,500 touches of a 384-chunk file send 4 fewer
+ * requests than with all flags kept; high any: only memory, 24 bytes a
+ * slot) */
+#define NMK 4096
 _Static_assert(NRA == 16, "ra_lru holds 16 slots of 4 bits");
 
 /*
@@ -222,6 +231,18 @@ struct ra {
 	uint64_t busy;	 /* the reads that moved it are in flight until then */
 	uint64_t seen;	 /* and its file's reads (ra_note) */
 	int prev_r;	 /* the c->recent slot of the read that ended at prev */
+	/* For a mapped read: marker is the page the kernel expects
+	 * (ra->start + size - async_size), window 0 means no readahead
+	 * state, and order is the folio order of its last window
+	 * (ra->order). The windows' marker pages are the cache's mk[]. */
+	unsigned order;
+};
+
+/* The marker pages (PG_readahead) of a map's windows in one chunk of a
+ * file: bit p of mask for page p of the chunk (0: a free slot). */
+struct mkslot {
+	uint64_t file, idx;
+	uint32_t mask;
 };
 
 /* A read readahead() saw, in flight until `until` (0: not known yet). */
@@ -284,6 +305,7 @@ struct cache {
 	 * still holds them (a freed extent holds none: n = 0). */
 	uint32_t run_ext;
 	struct late late[LATE];
+	struct mkslot mk[NMK];
 	/* What the last fill left, when it brought pages [fresh_p0, fresh_p1)
 	 * of fresh_file in whole: none of their chunks cached before, one
 	 * device request for all of them, all in the extent at the front of
@@ -1611,6 +1633,54 @@ static struct ra *ra_stream(struct cache *c, uint64_t file)
 	return &c->ra[ra_slot(c, file)];
 }
 
+/* The marker slot of chunk @idx of @file. */
+static struct mkslot *mk_slot(struct cache *c, uint64_t file, uint64_t idx)
+{
+	return &c->mk[reduce(mix(file, idx), NMK)];
+}
+
+/* Flags page @pg of @file as a map window's marker. */
+static void mk_set(struct cache *c, uint64_t file, uint64_t pg)
+{
+	struct mkslot *m = mk_slot(c, file, pg / PPC);
+	if (m->file != file || m->idx != pg / PPC)
+		*m = (struct mkslot){ .file = file, .idx = pg / PPC };
+	m->mask |= 1U << (pg % PPC);
+}
+
+/* The lowest marker page of @file in [@a, @b), @b when none. */
+static uint64_t mk_first(struct cache *c, uint64_t file, uint64_t a, uint64_t b)
+{
+	for (uint64_t idx = a / PPC; a < b && idx <= (b - 1) / PPC; idx++) {
+		const struct mkslot *m = mk_slot(c, file, idx);
+		uint32_t f = m->file == file && m->idx == idx ? m->mask & page_mask(a, b, idx) : 0;
+		if (f)
+			return idx * PPC + (uint64_t)__builtin_ctz(f);
+	}
+	return b;
+}
+
+/* Page @pg of @file is touched: its flag goes. */
+static void mk_clear(struct cache *c, uint64_t file, uint64_t pg)
+{
+	struct mkslot *m = mk_slot(c, file, pg / PPC);
+	if (m->file == file && m->idx == pg / PPC)
+		m->mask &= ~(1U << (pg % PPC));
+}
+
+/* The first page at or after @pg, before @end, that is cached. */
+static uint64_t first_cached(struct cache *c, uint64_t file, uint64_t pg, uint64_t end)
+{
+	while (pg < end) {
+		uint32_t i = ext_at(c, file, pg / PPC, NULL);
+		uint32_t m = i == NIL ? 0 : mask_of(&c->e[i], pg / PPC) >> (pg % PPC);
+		if (m)
+			return TS_MIN(end, pg + (uint64_t)__builtin_ctz(m));
+		pg = (pg / PPC + 1) * PPC;
+	}
+	return end;
+}
+
 /* The first page at or after @pg, before @end, that is not cached. */
 static uint64_t first_missing(struct cache *c, uint64_t file, uint64_t pg, uint64_t end)
 {
@@ -1628,6 +1698,37 @@ static uint64_t first_missing(struct cache *c, uint64_t file, uint64_t pg, uint6
 	return end;
 }
 
+/* A map's window, pages [@start, @stop) of @req's file, sent at @t as
+ * page_cache_ra_order allocates it: folios of @order (smaller where @start
+ * is not aligned to it), while each one's pages are all missing, in one
+ * device request; from the first folio that would take in a cached page,
+ * the rest page by page (page_cache_ra_unbounded), a request a run of
+ * missing pages. So a run of missing pages is two requests where a large
+ * folio did not fit before the cached page that ends it. Adds to *@dem
+ * the bytes of the request's range it read. */
+static void map_window(struct cache *c, uint64_t t, const struct ts_tier_req *req, uint64_t start,
+		       uint64_t stop, unsigned order, struct ts_tier_done *done, uint64_t *dem)
+{
+	uint64_t fc = first_cached(c, req->file, start, stop), x = start, had = 0;
+	while (x < fc) {
+		unsigned o = order;
+		if (x & ((1ULL << o) - 1))
+			o = (unsigned)__builtin_ctzll(x);
+		while (o && x + (1ULL << o) > stop)
+			o--;
+		if (x + (1ULL << o) > fc)
+			break;
+		x += 1ULL << o;
+	}
+	uint64_t from = start;
+	if (x > start && x < fc) {
+		fill(c, t, req->file, start, x, req->off, req->len, &had, done);
+		from = x;
+	}
+	fill(c, t, req->file, from, stop, req->off, req->len, &had, done);
+	*dem += overlap(req->off, req->len, start, stop) - had;
+}
+
 /*
  * A read through a memory map (req->mapped): the reader touches the pages
  * of [off, off+len) in order (as an ERMS memcpy does, and the LMDB source
@@ -1638,17 +1739,28 @@ static uint64_t first_missing(struct cache *c, uint64_t file, uint64_t pg, uint6
  * disk/README.md, "The mapped read's touch order"; its backward copy, when
  * the destination aliases the source's page offset, is not modeled), and
  * the kernel serves each fault as
- * mm/filemap.c does (filemap_fault) with the file's readahead state:
+ * mm/filemap.c does (filemap_fault) with the file's readahead state (one
+ * a file: the newest window, the page it expects, its folio order) and a
+ * marker page (PG_readahead) for every window, kept until touched
+ * (c->mk, NMK):
  *   - a fault on a page not in memory reads around it, synchronously
  *     (do_sync_mmap_readahead): a window of ra pages (read_ahead_kb) from
  *     ra/2 pages before the fault (not before the file's start, not past
  *     its end), only its missing pages (one device request per run of
- *     them), its marker ra/4 pages before its end — when that page was
- *     read by the window (the kernel flags only pages it allocates);
- *   - a touch of the marker (do_async_mmap_readahead: a page flagged
- *     PG_readahead) issues the next window of ra pages right after the
- *     newest one without waiting for it, its marker its first page
- *     (get_next_ra_size at the max, async_size = size);
+ *     them), in order-0 folios; the state expects the page ra/4 before
+ *     its end, flagged when the window read it (the kernel flags only
+ *     pages it allocates);
+ *   - a touch of a marker (do_async_mmap_readahead) issues a window
+ *     without waiting for it (page_cache_async_ra): the marker expected
+ *     one right after the newest window (get_next_ra_size), any other the
+ *     max from the first missing page within ra pages after the marker
+ *     (none when there is none: "a marked folio without valid readahead
+ *     state"); its folios two orders above the last window's (at most
+ *     ra's: 0, 2, 4, 5 for 32 pages) and its end rounded down to their
+ *     size; it is sent in one request while its folios, aligned, find all
+ *     their pages missing, and from the first that does not, a request a
+ *     run of missing pages (page_cache_ra_order, then
+ *     page_cache_ra_unbounded: map_window); its marker its first page;
  *   - every other touch is served from memory (or waits for its page in
  *     flight).
  * Measured (block mode: ext4 on the loop device over tierfs, ssd-cloud,
@@ -1661,16 +1773,18 @@ static uint64_t first_missing(struct cache *c, uint64_t file, uint64_t pg, uint6
  * its timed touches); checked on 1,500 touches at random pages
  * (glibc rand, seed 7): each window starts 16 pages before its fault and
  * reads only its missing pages: 463 requests, the model's in
- * test_tier_cache. Left out: the kernel's mmap_miss count (read-around
- * stops after 100 faults more than fault-around's mapped pages; the check
- * never came near it), fault-around itself (it maps cached pages and reads
- * none), madvise hints (VM_RAND_READ: no read-around; VM_SEQ_READ: read()'s
- * rules), a map continuing a read()'s window (a pread of the first pages
- * before the map: windows of 4, 8, 4, 8, 8, 16, 16 pages first) and 6.18's
- * async windows ending on a natural boundary (a stream begun off a 32-page
- * boundary comes back to one within three windows; the model keeps its
- * offset): the same requests in count, a few windows' offsets apart
- * (disk/README.md).
+ * test_tier_cache; the model's requests are the trace's, 463 (one marker a
+ * file sent 452). Checked too on a tail-first copy
+ * (bench/mapped_copy.sh's tail mode, traced): the same 1,100 requests,
+ * record by record (test_mapped_tail_first). Left out: a flag on a page
+ * reclaimed (and read again) stays; the kernel's mmap_miss count
+ * (read-around stops after 100 faults more than fault-around's mapped
+ * pages; the checks never came near it); fault-around itself (it maps
+ * cached pages and reads none); a touch inside a flagged large folio past
+ * its first page (the model flags the page only); madvise hints
+ * (VM_RAND_READ: no read-around; VM_SEQ_READ: read()'s rules); a map
+ * continuing a read()'s window (a pread of the first pages before the
+ * map: windows of 4, 8, 4, 8, 8, 16, 16 pages first).
  *
  * The reader's time: a window is sent only once the reader has faulted its
  * way to the touch that issues it. Each window the map issues (the async
@@ -1688,7 +1802,6 @@ static uint64_t mapped_read(struct cache *c, uint64_t now, const struct ts_tier_
 	uint64_t eof = req->size ? (req->size + PAGE - 1) / PAGE : p1;
 	uint64_t ra = c->ra_max / PAGE, hit = 0, dem = 0, t = now;
 	struct ra *s = ra_stream(c, req->file);
-	uint64_t marker = s->window ? s->marker / PAGE : UINT64_MAX;
 	enum ts_tier_bound b0 = done->bound;
 	bool waited = false;
 	/* the touch order: [p0, p1) in order, or (tail_first) the first page,
@@ -1703,9 +1816,8 @@ static uint64_t mapped_read(struct cache *c, uint64_t now, const struct ts_tier_
 	for (unsigned sg = 0; sg < nseg; sg++) {
 		uint64_t s1 = seg[sg][1];
 		for (uint64_t pos = seg[sg][0]; pos < s1;) {
-			uint64_t miss = first_missing(c, req->file, pos, s1), q = miss;
-			if (marker >= pos && marker < q)
-				q = marker;
+			uint64_t miss = first_missing(c, req->file, pos, s1);
+			uint64_t q = mk_first(c, req->file, pos, miss);
 			if (q > pos) { /* cached pages, touched in order */
 				uint64_t r = fill(c, t, req->file, pos, q, req->off, req->len, &hit, done);
 				if (r > t) {
@@ -1715,23 +1827,40 @@ static uint64_t mapped_read(struct cache *c, uint64_t now, const struct ts_tier_
 				pos = q;
 				continue;
 			}
-			uint64_t had = 0, start, stop;
-			if (q != miss) { /* the async marker, cached: the next window */
-				start = s->ra_end / PAGE;
-				stop = TS_MIN(start + ra, eof);
-				marker = start < stop && !cached_page(c, req->file, start) ? start : UINT64_MAX;
-				if (start < stop) {
-					s->ra_end = stop * PAGE;
-					t += TS_TIER_MAP_WINDOW_NS; /* the reader's way to the submit */
-					fill(c, t, req->file, start, stop, req->off, req->len, &had, done);
-					dem += overlap(req->off, req->len, start, stop) - had;
+			uint64_t start, stop;
+			if (q != miss) { /* a window's marker, cached: the next window */
+				mk_clear(c, req->file, q);
+				uint64_t size;
+				if (s->window && q == s->marker / PAGE) {
+					/* the one expected: right after the newest */
+					start = s->ra_end / PAGE;
+					size = TS_MAX(s->window, ra_next(s->window, c->ra_max)) / PAGE;
+				} else {
+					/* another window's: the next one starts at the
+					 * first missing page within ra after it */
+					uint64_t lim = TS_MIN(q + 1 + ra, eof);
+					start = q + 1 < lim ? first_missing(c, req->file, q + 1, lim) : lim;
+					if (start == lim)
+						start = eof;
+					size = ra;
 				}
-				/* the marker's page itself: cached, touched next */
-				if (marker == UINT64_MAX || marker <= q)
-					marker = UINT64_MAX;
-				s->window = marker == UINT64_MAX ? 0 : ra * PAGE;
-				s->marker = marker * PAGE;
-				/* touch q as a cached page (never the marker again) */
+				if (start < eof) {
+					/* its folios 2 orders up; its end on their
+					 * boundary (at most ra's) */
+					s->order = TS_MIN(s->order + 2, (unsigned)__builtin_ctzll(ra));
+					uint64_t align = 1ULL << s->order, end = start + size;
+					if (end / align * align > start)
+						size -= end % align;
+					stop = TS_MIN(start + size, eof);
+					if (!cached_page(c, req->file, start))
+						mk_set(c, req->file, start);
+					s->ra_end = (start + size) * PAGE;
+					s->window = size * PAGE;
+					s->marker = start * PAGE; /* async_size = size */
+					t += TS_TIER_MAP_WINDOW_NS; /* the reader's way to the submit */
+					map_window(c, t, req, start, stop, s->order, done, &dem);
+				}
+				/* touch q as a cached page */
 				uint64_t r = fill(c, t, req->file, q, q + 1, req->off, req->len, &hit, done);
 				if (r > t) {
 					t = r;
@@ -1745,19 +1874,22 @@ static uint64_t mapped_read(struct cache *c, uint64_t now, const struct ts_tier_
 			stop = TS_MIN(start + ra, eof);
 			if (stop <= q) /* a read past the size the request gave */
 				stop = q + 1;
+			/* its marker, ra/4 pages before its end, flagged when
+			 * the window reads it; the state expects it either way */
 			uint64_t mk = start + ra - ra / 4;
-			if (mk >= stop || mk <= q || cached_page(c, req->file, mk))
-				mk = UINT64_MAX;
+			if (mk < stop && mk > q && !cached_page(c, req->file, mk))
+				mk_set(c, req->file, mk);
 			t += TS_TIER_MAP_WINDOW_NS; /* the fault's way to the submit */
+			uint64_t had = 0;
 			uint64_t r = fill(c, t, req->file, start, stop, req->off, req->len, &had, done);
 			/* the window's pages the reader touches next count as hits and
 			 * come off them; q itself, missing, never counted as one */
 			dem += overlap(req->off, req->len, start, stop) - had -
 			       overlap(req->off, req->len, q, q + 1);
-			s->ra_end = stop * PAGE;
-			s->window = mk == UINT64_MAX ? 0 : (stop - start) * PAGE;
+			s->ra_end = (start + ra) * PAGE;
+			s->window = ra * PAGE;
 			s->marker = mk * PAGE;
-			marker = mk;
+			s->order = 0;
 			t = TS_MAX(t, r);
 			waited = true;
 			pos = q + 1;
