@@ -86,7 +86,8 @@ static void describe_model(void)
 	CHECK(ts_dataset_meta_describe(TS_DS_IMAGENET_JPEG, &c, &a, err, sizeof(err)) == 0);
 	/* every image's size and dimensions, to the byte, as the size model
 	 * drew them before its draws were made cheaper (guide buckets, the
-	 * settings' pick as a count, the rounding without a branch): a
+	 * settings' pick as a count, the rounding without a branch, the
+	 * lognormal from tables with libm's value where it decides): a
 	 * change of the stream changes every printed figure */
 	CHECK_EQ_U64(a.sample_bytes, 139894845988ULL);
 	CHECK_EQ_U64(sizes_digest(&a), 0x4ed5305542a61294ULL);
