@@ -9,15 +9,8 @@ import sys
 root = sys.argv[1]
 sys.path.insert(0, os.path.join(root, "bench"))
 import dlio_offcpu as oc  # noqa: E402
-
-fails = 0
-
-
-def check(what, got, want):
-    global fails
-    if got != want:
-        print("FAIL %s: got %r, want %r" % (what, got, want))
-        fails += 1
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checklib import check, done  # noqa: E402
 
 
 def near(what, got, want):
@@ -110,4 +103,4 @@ ex = list(oc.parse(["             :-1    -1 [000] 30133.936816: sched:sched_swit
                     "\tffffffff81000000 __x64_sys_exit\n", "\n"]))
 check("an exit parsed", ex, [(30133.936816, 0, "switch", (1008, "X", 0, "do_task_dead (exit)"))])
 
-sys.exit(1 if fails else 0)
+done()
