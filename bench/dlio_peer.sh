@@ -16,7 +16,8 @@
 #                           [--work DIR] [--rows ROW,ROW...] [--runs N]
 #                           [--chrt PRIO] [--host NAME] [--measure-host]
 #                           [--virtual-only] [--first-run K]
-#                           [--no-trace-figures] [--cpu-split]
+#                           [--no-trace-figures] [--cpu-split] [--offcpu]
+#                           [--no-warm]
 #   --venv DIR   a virtual environment with dlio_benchmark (env DLIO_VENV); when
 #                neither is given, WORK/dlio-venv, installed there from
 #                ../shared/peers/dlio/install.sh (beside the repository) if missing
@@ -58,8 +59,21 @@
 #                workers or the loader's threads) and of its tierfs daemon,
 #                and the host's idle time (/proc/stat) into OUT/SIDE.cpu.json;
 #                a line per side follows the row's: each group's CPU per
-#                sample read (us), in the epochs and in all the run, and the
-#                host's idle cores while the epochs ran
+#                sample read (us), in the epochs and in all the run, the
+#                host's idle and stolen cores while the epochs ran, and in the
+#                ticks where the readers held a core or more the host's idle
+#                cores and the readers' and daemon's
+#   --no-warm    do not read each real side's backing files (its dataset
+#                under WORK) into the host's page cache before it runs; each
+#                run's line is followed by the share of them cached before each
+#                side and after the run, warmed or not (fincore)
+#   --offcpu     --cpu-split, and beside each real side the host's scheduler
+#                switches and wake-ups with the kernel's call chain of each
+#                switch (perf record -e sched:sched_switch,sched:sched_wakeup
+#                -a; root or perf_event_paranoid <= 1) into OUT/SIDE.perf.data:
+#                bench/dlio_offcpu.py OUT/SIDE.cpu.json OUT/SIDE.perf.data then
+#                says where the side's threads slept and what the host's idle
+#                cores waited on (after the hold: it takes a minute a side)
 #   --chrt PRIO  run both real sides (each tierfs daemon, the real DLIO's
 #                mpirun and `mpirun tiersim dlio`) under chrt -f PRIO
 #                (SCHED_FIFO, env TS_CHRT as bench/pytorch_replay.sh's), ahead
@@ -111,6 +125,8 @@ bfile=""
 vonly=""
 nofig=""
 split=""
+offcpu=""
+nowarm=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--venv) venv=$2; shift 2 ;;
@@ -136,6 +152,8 @@ while [ $# -gt 0 ]; do
 	--virtual-only) vonly=1; shift ;;
 	--no-trace-figures) nofig=1; shift ;;
 	--cpu-split) split=1; shift ;;
+	--offcpu) split=1; offcpu=1; shift ;;
+	--no-warm) nowarm=1; shift ;;
 	-h | --help) sed -n '2,/^set -u/p' "$0" | sed 's/^# \{0,1\}//;$d'; exit 0 ;;
 	*) echo "dlio_peer.sh: unknown option '$1' (--help)" >&2; exit 2 ;;
 	esac
@@ -158,6 +176,10 @@ if [ -z "$venv" ]; then
 	fi
 fi
 [ -x "$venv/bin/dlio_benchmark" ] || { echo "dlio_peer.sh: $venv/bin/dlio_benchmark is missing" >&2; exit 2; }
+if [ -n "$offcpu" ]; then
+	perf record -q -e sched:sched_switch -a -o /dev/null true >/dev/null 2>&1 ||
+		{ echo "dlio_peer.sh: --offcpu: perf cannot record the scheduler's tracepoints here (perf_event_paranoid, or not root)" >&2; exit 2; }
+fi
 rt=() rtp=()
 if [ -n "$prio" ]; then
 	[[ $prio =~ ^[0-9]+$ ]] && [ "$prio" -ge 1 ] && [ "$prio" -le 98 ] && chrt -f "$prio" true ||
@@ -289,6 +311,37 @@ n = max(n, 1)
 print("%.1f/%.1f" % (io / n / 1e6, (span - io) / n / 1e6))'
 }
 
+# A side's dataset, the backing files its tierfs daemon reads (DLIO's from
+# its generator; tiersim's where `tiersim dlio` made it, both builds alike):
+# the files of DATASET's format and count under WORK.
+ds_dir() { # DATASET SIDE
+	if [ "$2" = dlio ]; then
+		echo "$work/data/$1"
+		return
+	fi
+	local f n
+	f=$(grep -o 'dataset.format=[a-z0-9]*' <<<"${over[$1]}" | cut -d= -f2)
+	n=$(grep -o 'num_files_train=[0-9]*' <<<"${over[$1]}" | cut -d= -f2)
+	compgen -G "$work/ts/dlio/*-${f:-npz}-${n}x*" || true
+}
+# The share of DIR's files' bytes in the host's page cache (fincore), "-"
+# without fincore or files. On this VM the page cache drops a dataset's
+# pages within minutes of its last read, with memory free (2026-12-05: 84%
+# of the j50 files cached two minutes after a run, 16% five minutes later):
+# a daemon whose backing file is not cached waits on the VM's disk inside a
+# request, as no tier profile says, and a side whose dataset was made or
+# read last is favoured. So before each real side its backing files are
+# read once (warm), unless --no-warm.
+cached() { # DIR...
+	[ $# -gt 0 ] && command -v fincore >/dev/null || { echo -; return; }
+	find "$@" -type f -print0 | xargs -0 -r fincore -b -n -o RES,SIZE 2>/dev/null |
+		awk '{ r += $1; s += $2 } END { if (s) printf "%.0f%%", 100 * (r > s ? s : r) / s; else print "-" }'
+}
+warm() { # DIR...
+	[ $# -gt 0 ] && find "$@" -type f -print0 | xargs -0 -r cat >/dev/null 2>&1
+	return 0
+}
+
 # tierfs writes its trace's end after the unmount returns: wait for it.
 trace_end() {
 	for _ in $(seq 100); do
@@ -323,8 +376,20 @@ print("%.1f %.1f" % (100 * j["au"], j["samples_per_s"]))'
 # this sampler below its priority, 2 minutes the second, with it above;
 # SIGTERM and SIGKILL did not end it, SCHED_OTHER did at once.
 rtrun() { # FILE DONE CMD...
-	local f=$1 done=$2 pid rc late=0
+	local f=$1 done=$2 pid rc late=0 pp=""
 	shift 2
+	if [ -n "$offcpu" ]; then
+		# perf takes seconds to start: recording (its ack) before the run
+		local ctl=${f%.rt}.perf.ctl
+		rm -f "$ctl" "$ctl.ack"
+		mkfifo "$ctl" "$ctl.ack"
+		perf record -q -D -1 --control "fifo:$ctl,$ctl.ack" -k mono -e sched:sched_switch \
+			-e sched:sched_wakeup -a --call-graph fp --kernel-callchains -m 8M \
+			-o "${f%.rt}.perf.data" >/dev/null 2>"${f%.rt}.perf.log" &
+		pp=$!
+		timeout 60 bash -c 'echo enable >"$1" && head -c 3 "$1.ack" >/dev/null' _ "$ctl" ||
+			echo "dlio_peer.sh: perf did not start recording: ${f%.rt}.perf.log" >&2
+	fi
 	"${rt[@]}" "$@" &
 	pid=$!
 	local sp=""
@@ -356,6 +421,7 @@ rtrun() { # FILE DONE CMD...
 	wait "$pid"
 	rc=$?
 	[ -z "$sp" ] || wait "$sp"
+	[ -z "$pp" ] || { kill -INT "$pp"; wait "$pp"; rm -f "${f%.rt}.perf.ctl" "${f%.rt}.perf.ctl.ack"; }
 	return $rc
 }
 
@@ -414,8 +480,9 @@ while True:
             ss = rd('/proc/%d/task/%s/schedstat' % (p, t))
             if ss:
                 last[(p, int(t))] = [int(ss.split()[0]), (rd('/proc/%d/task/%s/comm' % (p, t)) or '?').strip()]
-    cpu = (rd('/proc/stat') or 'cpu 0 0 0 0').split('\n')[0].split()
-    ticks.append([time.time(), int(cpu[4]) + int(cpu[5]), {'%d/%d' % k: v[0] for k, v in last.items()}])
+    cpu = (rd('/proc/stat') or 'cpu 0 0 0 0 0 0 0 0 0').split('\n')[0].split()
+    ticks.append([time.time(), int(cpu[4]) + int(cpu[5]), {'%d/%d' % k: v[0] for k, v in last.items()},
+                  time.monotonic(), int(cpu[8])])
     if not alive:
         break
     time.sleep(0.2)
@@ -440,7 +507,8 @@ def group(p, t, comm):
     return 'launcher'
 keys = {k: group(*map(int, k.split('/')), last[tuple(map(int, k.split('/')))][1]) for k in ticks[-1][2]}
 names = sorted(set(keys.values()))
-series = [[t, idle, {g: sum(v for k, v in th.items() if keys.get(k) == g) for g in names}] for t, idle, th in ticks]
+series = [[t, idle, {g: sum(v for k, v in th.items() if keys.get(k) == g) for g in names}, mono, steal]
+          for t, idle, th, mono, steal in ticks]
 json.dump({'groups': names, 'hz': os.sysconf('SC_CLK_TCK'),
            'workers': sum(1 for p in info if keys and group(p, p, '') == 'workers'),
            'threads': {k: [keys[k], last[tuple(map(int, k.split('/')))][1], v]
@@ -469,9 +537,21 @@ d = lambda g, x, y: (s[y][2].get(g, 0) - s[x][2].get(g, 0)) / n / 1e3
 t = s[b][0] - s[a][0]
 idle = (s[b][1] - s[a][1]) / j['hz'] / max(t, 1e-9)
 tot = sum(d(g, a, b) for g in j['groups'])
+# the ticks in which the readers held a core or more: the host's idle and
+# stolen cores then, and the readers' and the daemon's
+tt = ti = tb = 0.0
+for i in range(a + 1, b + 1):
+    dt = s[i][0] - s[i - 1][0]
+    if dt > 0 and (s[i][2].get(rg, 0) - s[i - 1][2].get(rg, 0)) / 1e9 >= dt:
+        tt += dt
+        ti += (s[i][1] - s[i - 1][1]) / j['hz']
+        tb += sum(s[i][2].get(g, 0) - s[i - 1][2].get(g, 0) for g in (rg, 'daemon')) / 1e9
+steal = (s[b][4] - s[a][4]) / j['hz'] / max(t, 1e-9) if len(s[0]) > 4 else float('nan')
 print('%s (%d workers): ' % (sys.argv[1].rsplit('/', 1)[-1], j['workers']) +
       ', '.join('%s %.0f (%.0f)' % (g, d(g, a, b), d(g, 0, len(s) - 1)) for g in j['groups']) +
-      '; all %.0f us/sample in the reading %.1f s, %.2f cores idle' % (tot, t, idle))
+      '; all %.0f us/sample in the reading %.1f s, %.2f cores idle, %.2f stolen' % (tot, t, idle, steal) +
+      '; readers at 1 core or more %.1f s: %.2f cores idle, readers and daemon %.2f' %
+      (tt, ti / max(tt, 1e-9), tb / max(tt, 1e-9)))
 PY
 }
 
@@ -522,7 +602,14 @@ echo "$table" | while read -r name d n tier; do
 				{ echo "dlio_peer.sh: $name: tiersim hosts measure failed: $(tail -1 "$out/measure.txt")" >&2; continue; }
 		fi
 		# the sides in turn, rotated from run to run
+		cache=""
 		for side in $(bench_order $((run - 1)) $sides); do
+			if [ "$side" = dlio ] || [ -z "$vonly" ]; then
+				# shellcheck disable=SC2046
+				cache+=" $side $(cached $(ds_dir "$d" "$side"))"
+				# shellcheck disable=SC2046
+				[ -n "$nowarm" ] || warm $(ds_dir "$d" "$side")
+			fi
 			case $side in
 			dlio)
 				"${rt[@]}" "$tierfs" -o "tier=$tier,mem=0,trace=$out/dlio.trace" "$work/data/$d" "$out/m" >/dev/null 2>&1 ||
@@ -547,6 +634,8 @@ echo "$table" | while read -r name d n tier; do
 			esac
 		done
 		load=$(uptime | sed 's/.*average: //')
+		# shellcheck disable=SC2046
+		cache+="; after: DLIO $(cached $(ds_dir "$d" dlio)), ts $(cached $(ds_dir "$d" ts))"
 		[ -n "$vonly" ] || trace_end "$out/ts.trace"
 		pa=- pb=- qa=- qb=- sa=- sb=- ca_=- cb_=- wa=- wb=-
 		if [ -z "$nofig" ]; then
@@ -575,6 +664,7 @@ echo "$table" | while read -r name d n tier; do
 		printf '%-11s %-10s | %5s %7s | %5s %7s %5s %7s |%s %-24s | %-24s | %s | %4s %4s | %s %s | %s %s | %s %s | %s%s\n' \
 			"$name" "$tier" "$aa" "$as" "$ba" "$bs" "$ca" "$cs" "$wcol" "$pa" "$pb" "${cpu:--}" "$qa" \
 			"$qb" "$sa" "$sb" "$ca_" "$cb_" "$wa" "$wb" "$load" "$fifo"
+		echo "    backing files cached before each side${nowarm:+ (not warmed)}:$cache"
 		[ -n "$measure" ] && sed -n '2,$s/^ */    measured before it: /p' "$out/measure.txt"
 		if [ -n "$split" ]; then
 			ns=$(($(echo "${over[$d]}" | grep -o 'num_files_train=[0-9]*' | cut -d= -f2) * epochs))

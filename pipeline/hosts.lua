@@ -469,7 +469,14 @@ host "xeon-kvm-2vcpu" {
 -- in bench/dlio_peer.sh --cpu-split's j50-1-ssd runs (the daemon's CPU,
 -- DLIO's and tiersim's side by side) and checked on r50-1-essd's; the
 -- per-MiB daemon figure is still hosts measure's. None of the others was
--- fitted on a bench/dlio_peer.sh row.
+-- fitted on a bench/dlio_peer.sh row. Those runs' DLIO backing files were
+-- not warmed (its daemon waited on the VM's disk in DLIO's first epoch:
+-- workloads/DLIO.md, 2026-12-05); warmed (bench/dlio_peer.sh's default
+-- since), DLIO's daemon over tiersim's per request was 14.4 and 23.0 us
+-- (j50-1-ssd, runs 8 and 9) and 10.1 us (r50-1-essd, run 8), 2.1 us on
+-- r50-1-ssd (run 9; 2026-12-05 00:45-01:12 UTC, q bench, load average
+-- 2.0-5.3), on a host that then spent 1.4-2.0 times the CPU of
+-- 2026-12-04 on the same daemon work: no field was refitted on them.
 host "epyc-kvm-2vcpu" {
   desc = "the build host on 2026-12-04: a 2-vCPU KVM guest on an AMD EPYC (family 23 model 1, 2.0 GHz)",
   cpu = "AMD EPYC (KVM guest; family 23 model 1, 2.0 GHz), 2 vCPUs",

@@ -10,15 +10,8 @@ root = sys.argv[1]
 bench = os.path.join(root, "bench")
 sys.path.insert(0, bench)
 import benchstat as bs  # noqa: E402
-
-fails = 0
-
-
-def check(what, got, want):
-    global fails
-    if got != want:
-        print("FAIL %s: got %r, want %r" % (what, got, want))
-        fails += 1
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checklib import check, done  # noqa: E402
 
 
 check("median odd", bs.median([3, 1, 2]), 2)
@@ -69,4 +62,4 @@ check("order pair", run(["bash", "-c", sh + "bench_order 1 A B | tr '\\n' ' '"])
 check("lib ratio", run(["bash", "-c", sh + "bench_ratio '3 8' '1 2'"]), (0, "3.500 (3.000..4.000)"))
 rc, out = run(["bash", "-c", sh + "bench_load"])
 check("lib load", (rc, out.startswith("load ") and out.endswith(" CPUs")), (0, True))
-sys.exit(1 if fails else 0)
+done()
