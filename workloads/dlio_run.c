@@ -590,7 +590,7 @@ static double accel_next(const struct accel *A)
  * batch is ready and the one before ended (steploop.c). By induction over
  * the rounds the bound holds for every draw the model can make. */
 static double pass_bound(const struct accel *A, uint64_t k, uint64_t K, double now, double z0,
-			 double x0, uint64_t leaves)
+			 double x0)
 {
 	const struct pass_model *m = &A->pm;
 	uint64_t B = A->n * A->w->batch_size;
@@ -599,19 +599,20 @@ static double pass_bound(const struct accel *A, uint64_t k, uint64_t K, double n
 	for (uint64_t j = k; j < K; j++) {
 		double open = j >= k + m->pf ? st[(j - m->pf) % m->pf] : now;
 		for (uint64_t rem = B; rem;) {
-			uint64_t q = TS_MIN(rem, m->qd), lf = TS_MIN(leaves, q);
+			uint64_t q = TS_MIN(rem, m->qd);
 			rem -= q;
-			leaves -= lf;
 			double Y = TS_MAX(X, TS_MAX(Z, open));
-			X = Y + (double)(q * m->nreq) * m->delta + (double)lf * m->delta_leaf +
-			    (double)(q * (m->nreq - 1) + lf) * ch;
+			X = Y + (double)(q * m->nreq) * m->delta + (double)(q * (m->nreq - 1)) * ch;
 			Z = X + ch;
 		}
 		double s0 = TS_MAX(Z, E);
 		st[j % m->pf] = s0;
 		E = s0 + step;
 	}
-	return E;
+	/* the extent-tree leaves, in whatever rounds they come: each adds its
+	 * cost and a chain's end to one round, and every step above moves
+	 * what follows by no more than what it adds (max and +) */
+	return E + (double)m->leaves * (m->delta_leaf + ch);
 }
 
 /* Whether the run passes whatever its remaining draws (pass_bound), at
@@ -630,13 +631,13 @@ static bool accel_passes(struct accel *A, uint64_t steps, uint64_t left, double 
 	double x = TS_MAX(ts_tier_backlog_ns(m->tier), 0);
 	/* what is in flight: its parts admitted by max(now, x) + rho each */
 	double z0 = TS_MAX(now, x) + (double)(m->nreq + 1) * ch;
-	double e = pass_bound(A, A->in_epoch, steps, now, z0, x, m->leaves);
+	double e = pass_bound(A, A->in_epoch, steps, now, z0, x);
 	double cur = (double)(steps - 1) * ct / (e - (double)A->first_end);
 	if (left && m->au_next < 0) {
-		/* an epoch to come starts with every read done and X at most
-		 * delta past its start; its first step ends step + ct after it
-		 * at least */
-		double e1 = pass_bound(A, 0, A->per_epoch, 0, 0, m->delta, m->leaves);
+		/* an epoch to come starts with every read done (its last batch
+		 * was before the last step) and X at most a request's cost past
+		 * its start; its first step ends step + ct after it at least */
+		double e1 = pass_bound(A, 0, A->per_epoch, 0, 0, TS_MAX(m->delta, m->delta_leaf));
 		m->au_next = (double)(A->per_epoch - 1) * ct / (e1 - (double)(A->step_ns + A->ct));
 	}
 	*au = (A->au_sum + cur + (double)left * (left ? m->au_next : 0)) /
