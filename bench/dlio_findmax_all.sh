@@ -12,8 +12,8 @@
 # shows as "timeout" (its pair is not compared, its round has no ratio).
 # Exits 1 when a pair's counts differ. The load average is printed before
 # and after. "B runs" is how many counts B's search ran whole and how many it
-# stopped (its last round), from its --json: a search whose answer is a
-# passing count runs that count whole, at least. "B/A events" is the
+# stopped (its last round), from its --json: a run stopped once it could
+# not pass, or once it could not miss (dlio_run.c's early pass). "B/A events" is the
 # events B's runs simulated over A's (all runs of the search, from the
 # --json): the work each did, the same on any machine at any load.
 # With B "-", A alone, once (RUNS to repeat it). EXTRA_A and EXTRA_B
@@ -60,7 +60,7 @@ one() {
 		n=$(grep -oE 'max [0-9]+ accelerators' "$tmp/out" | grep -oE '[0-9]+' || echo none)
 		local all stopped
 		all=$(grep -c '"accelerators":' "$tmp/json")
-		stopped=$(grep -c '"stopped": true' "$tmp/json")
+		stopped=$(grep -cE '"(stopped|passed)": true' "$tmp/json")
 		runs="$((all - stopped))+$stopped"
 		events=$(grep -oE '"events": [0-9]+' "$tmp/json" | awk '{ s += $2 } END { print s + 0 }')
 	fi

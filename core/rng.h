@@ -105,6 +105,11 @@ const struct ts_rng_zig *ts_rng_zig(void);
 /* The slow path of ts_rng_normal_zig for a draw in layer @i at @x, past
  * the layer's rectangle under the curve: |z|, or -1 for a new draw. */
 double ts_rng_zig_edge_(struct ts_rng *r, const struct ts_rng_zig *z, unsigned i, double x);
+/* The most |z| ts_rng_normal_zig returns: a layer's rectangle or wedge
+ * gives less than x[0] (3.91); the tail gives r + a, where a draw is
+ * accepted only with 2b >= a^2 and b = -ln(k 2^-53) <= 53 ln 2 for k >= 1,
+ * so a <= sqrt(106 ln 2) = 8.5717 and r + a <= 12.2259, rounded up. */
+#define TS_RNG_ZIG_MAX 12.23
 static inline double ts_rng_normal_zig(struct ts_rng *r, const struct ts_rng_zig *z)
 {
 	for (;;) {

@@ -509,6 +509,11 @@ struct ts_sched *ts_vpipe_sched(struct ts_vpipe *v)
 	return v->sched;
 }
 
+void ts_vpipe_plan(struct ts_vpipe *v, uint64_t id, struct ts_vsample *out)
+{
+	v->ops->plan_sample(&v->vs, v->first + id, out);
+}
+
 uint64_t ts_vpipe_batches_per_epoch(const struct ts_vpipe *v)
 {
 	return ts_sched_batches_per_epoch(v->sched);

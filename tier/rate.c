@@ -522,6 +522,26 @@ double ts_tier_read_iops_cap(const struct ts_tier_profile *p, const struct ts_ti
 	return r > 0 ? r : 0;
 }
 
+/* The limits' backlog, ns (-INFINITY: none): the most of each limit's
+ * tat - TOLERANCE_NS, which admit_fixed and admit_burst admit no request
+ * after unless it arrives later, and with a burst bucket the time its
+ * credits were last at zero as a fluid (level_t - level / refill), which a
+ * request short of credits waits for plus its need over the refill. Each
+ * only grows as requests come: a request arriving at a is admitted by
+ * max(a, backlog) + min(cost, bucket) / refill, and moves the backlog to
+ * at most max(a, backlog) + its largest cost over its limit's rate. */
+double ts_tier_rate_backlog(const struct ts_tier_layer *l)
+{
+	const struct rate *r = (const struct rate *)l;
+	double x = -INFINITY;
+	for (int i = 0; i < LIM_NR; i++)
+		if (r->tat[i] > 0)
+			x = TS_MAX(x, r->tat[i] - TOLERANCE_NS);
+	if (r->lim.burst != TS_TIER_BURST_NONE && r->lim.bucket_refill > 0)
+		x = TS_MAX(x, r->level_t - r->level / r->lim.bucket_refill * 1e9);
+	return x;
+}
+
 /* A read short of credits waits until the bucket holds its cost (at most
  * the bucket's size), so a read of at most bucket I/Os leaves the level at
  * 0 or more; the level starts at most full and grows at most refill a

@@ -314,6 +314,14 @@ int ts_tier_switch(struct ts_tier *t, const struct ts_tier_profile *p, uint64_t 
 	return 0;
 }
 
+double ts_tier_backlog_ns(struct ts_tier *t)
+{
+	lock(t);
+	double x = ts_tier_rate_backlog(t->rate);
+	unlock(t);
+	return x;
+}
+
 const struct ts_tier_profile *ts_tier_profile(const struct ts_tier *t)
 {
 	return atomic_load(&t->p);

@@ -82,6 +82,11 @@ void ts_tier_bucket_set(struct ts_tier *t, uint64_t now, double fraction);
 TS_WUR int ts_tier_switch(struct ts_tier *t, const struct ts_tier_profile *p, uint64_t capacity,
 			  char *err, size_t errlen);
 const struct ts_tier_profile *ts_tier_profile(const struct ts_tier *t);
+/* The volume's rate limits' backlog, ns (rate.c's ts_tier_rate_backlog;
+ * -INFINITY: none): a read arriving at a is admitted by the latest of a
+ * and it, plus its credits' wait (dlio_run.c's early pass bounds reads
+ * with it). The instance's EBS layers are not in it. */
+double ts_tier_backlog_ns(struct ts_tier *t);
 void ts_tier_limits(const struct ts_tier *t, struct ts_tier_limits *out);
 /* A snapshot of the model's counters (struct ts_tier_stats). */
 void ts_tier_stats(struct ts_tier *t, struct ts_tier_stats *out);

@@ -74,6 +74,8 @@ struct ts_tier_layer *ts_tier_device_new(const struct ts_tier_profile *p,
 /* rate: caps, accounting unit, burst bucket. */
 struct ts_tier_layer *ts_tier_rate_new(const struct ts_tier_profile *p,
 				       const struct ts_tier_limits *lim);
+/* A rate layer's backlog (rate.c), ns; -INFINITY: none. */
+double ts_tier_rate_backlog(const struct ts_tier_layer *l);
 
 /* ebs: one of an instance's EBS limits (@bytes: its throughput, else its
  * IOPS, I/Os counted as @p's volume counts them at @lim), with its burst

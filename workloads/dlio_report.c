@@ -21,6 +21,14 @@ void ts_dlio_print_outcome(FILE *f, const struct ts_dlio_opts *o, const struct t
 	char rn[32] = "";
 	if (ranks)
 		snprintf(rn, sizeof(rn), " (%d ranks)", ranks);
+	if (show->passed) { /* stopped once it could not miss: AU's lower bound */
+		fprintf(f, "%s on %s (%s): %s%" PRIu64 " accelerators%s, AU at least %.2f%% "
+			   "(stopped after %" PRIu64 " of its steps, once no draw of the model could "
+			   "make it miss), %.1f s modeled\n", o->workload, o->tier,
+			o->virtual_time ? "virtual" : "real", o->find_max ? "max " : "", show->n, rn,
+			100 * show->au, show->pass_step, show->run_s);
+		return;
+	}
 	fprintf(f, "%s on %s (%s): %s%" PRIu64 " accelerators%s, AU %.2f%% (epochs %.2f-%.2f%%), "
 		   "%.1f samples/s, %.1f MiB/s; %" PRIu64 " epochs of %" PRIu64 " steps, %.1f s "
 		   "%s\n", o->workload, o->tier, o->virtual_time ? "virtual" : "real",
@@ -78,16 +86,25 @@ int ts_dlio_write_json(FILE *f, const struct ts_dlio_opts *o, const struct ts_dl
 			o->ebs.burst_s);
 	fprintf(f, "  \"runs\": [\n");
 	for (size_t i = 0; i < nr; i++)
-		fprintf(f, "    { \"accelerators\": %" PRIu64 ", \"au\": %.6f, \"au_min\": %.6f, "
-			   "\"au_max\": %.6f, \"samples_per_s\": %.3f, \"mib_per_s\": %.3f, "
-			   "\"epochs\": %" PRIu64 ", \"steps_per_epoch\": %" PRIu64 ", "
-			   "\"read_bytes\": %" PRIu64 ", \"read_requests\": %" PRIu64 ", "
-			   "\"events\": %" PRIu64 ", \"instance_bound\": %" PRIu64 ", "
-			   "\"run_s\": %.3f, \"wall_s\": %.3f%s }%s\n",
-			rs[i].n, rs[i].au, rs[i].au_min, rs[i].au_max, rs[i].samples_s, rs[i].mib_s,
-			rs[i].epochs, rs[i].steps, rs[i].read_bytes, rs[i].read_requests,
-			rs[i].events, rs[i].bound[TS_TIER_BOUND_INSTANCE], rs[i].run_s, rs[i].wall_s,
-			rs[i].stopped ? ", \"stopped\": true" : "", i + 1 < nr ? "," : "");
+		if (!rs[i].passed)
+			fprintf(f, "    { \"accelerators\": %" PRIu64 ", \"au\": %.6f, \"au_min\": %.6f, "
+				   "\"au_max\": %.6f, \"samples_per_s\": %.3f, \"mib_per_s\": %.3f, "
+				   "\"epochs\": %" PRIu64 ", \"steps_per_epoch\": %" PRIu64 ", "
+				   "\"read_bytes\": %" PRIu64 ", \"read_requests\": %" PRIu64 ", "
+				   "\"events\": %" PRIu64 ", \"instance_bound\": %" PRIu64 ", "
+				   "\"run_s\": %.3f, \"wall_s\": %.3f%s }%s\n",
+				rs[i].n, rs[i].au, rs[i].au_min, rs[i].au_max, rs[i].samples_s, rs[i].mib_s,
+				rs[i].epochs, rs[i].steps, rs[i].read_bytes, rs[i].read_requests,
+				rs[i].events, rs[i].bound[TS_TIER_BOUND_INSTANCE], rs[i].run_s, rs[i].wall_s,
+				rs[i].stopped ? ", \"stopped\": true" : "", i + 1 < nr ? "," : "");
+		else /* passed once it could not miss: au a lower bound */
+			fprintf(f, "    { \"accelerators\": %" PRIu64 ", \"au\": %.6f, \"passed\": true, "
+				   "\"pass_step\": %" PRIu64 ", \"steps_per_epoch\": %" PRIu64 ", "
+				   "\"read_bytes\": %" PRIu64 ", \"read_requests\": %" PRIu64 ", "
+				   "\"events\": %" PRIu64 ", \"run_s\": %.3f, \"wall_s\": %.3f }%s\n",
+				rs[i].n, rs[i].au, rs[i].pass_step, rs[i].steps, rs[i].read_bytes,
+				rs[i].read_requests, rs[i].events, rs[i].run_s, rs[i].wall_s,
+				i + 1 < nr ? "," : "");
 	fprintf(f, "  ]");
 	if (oc->best)
 		fprintf(f, ",\n  \"max_accelerators\": %" PRIu64, oc->best->n);

@@ -377,6 +377,18 @@ struct accel {
 	 * (its first step ended) only the merge counts can change them, so the
 	 * steps between two counts reuse them (epoch UINT64_MAX: none) */
 	struct floor_memo fl[2];
+	/* Find-max, virtual time: a run that can no longer miss stops
+	 * (accel_passes); pass_ok when the model is one pass_bound holds for */
+	struct pass_model {
+		bool ok;
+		struct ts_tier *tier;	/* its backlog now */
+		uint64_t qd, pf, nreq;	/* reads in flight; window, batches; requests a sample */
+		double lam, rho, delta; /* a request's latest end past admission; credit wait; cost */
+		double delta_leaf;	/* an extent-tree leaf's cost */
+		uint64_t leaves;	/* leaf reads the run can make at most */
+		uint64_t next_check;	/* the step of the next check */
+		double au_next;		/* a whole epoch to come at least (< 0: not yet) */
+	} pm;
 };
 
 /* The stored bytes of a dataset's samples: their sum, least and most. */
@@ -556,6 +568,83 @@ static double accel_next(const struct accel *A)
 	return (double)(K - 1) * ct / TS_MAX(t, (double)(K - 1) * (ct + (double)A->step_ns));
 }
 
+/* ---- Find-max: a run that can no longer miss stops (virtual time) ----
+ *
+ * An upper bound on when the epoch's last step ends, from the model's
+ * own rules (pass_model says where they hold: no page cache, no decode,
+ * no device slots, no instance limits, no windows, a sample one read of
+ * at most nreq chained parts): the tier admits a request arriving at a by
+ * max(a, X) + rho (X: its limits' backlog, ts_tier_backlog_ns; rho: a
+ * credit wait), moves X to at most max(X, a) + delta, and ends it at most
+ * lam after its admission (lam: the device's longest draw, the ziggurat's
+ * largest normal TS_RNG_ZIG_MAX, or its transfer at the bandwidth cap).
+ * The loader claims a sample once its batch is inside the window (the
+ * batch pf before it released, as its step starts) and fewer than qd
+ * reads are in flight, in order; so the samples of a batch, qd at a time,
+ * are claimed by the time the qd before them ended. Over a round of q
+ * samples claimed by tau, every request ends by Y + S + c (lam + rho) +
+ * lam + rho, Y = max(X, tau), S their costs, c the requests among them
+ * that arrive at another's end (parts after the first, extent-tree
+ * leaves: each can push X past the round's arrivals by its chain's end),
+ * and X is then at most that less lam + rho. A step starts when its
+ * batch is ready and the one before ended (steploop.c). By induction over
+ * the rounds the bound holds for every draw the model can make. */
+static double pass_bound(const struct accel *A, uint64_t k, uint64_t K, double now, double z0,
+			 double x0)
+{
+	const struct pass_model *m = &A->pm;
+	uint64_t B = A->n * A->w->batch_size;
+	double st[1024]; /* the window's steps' starts (pipe_config: prefetch <= 1024) */
+	double Z = z0, X = x0, E = now, step = (double)(A->step_ns + A->ct), ch = m->lam + m->rho;
+	for (uint64_t j = k; j < K; j++) {
+		double open = j >= k + m->pf ? st[(j - m->pf) % m->pf] : now;
+		for (uint64_t rem = B; rem;) {
+			uint64_t q = TS_MIN(rem, m->qd);
+			rem -= q;
+			double Y = TS_MAX(X, TS_MAX(Z, open));
+			X = Y + (double)(q * m->nreq) * m->delta + (double)(q * (m->nreq - 1)) * ch;
+			Z = X + ch;
+		}
+		double s0 = TS_MAX(Z, E);
+		st[j % m->pf] = s0;
+		E = s0 + step;
+	}
+	/* the extent-tree leaves, in whatever rounds they come: each adds its
+	 * cost and a chain's end to one round, and every step above moves
+	 * what follows by no more than what it adds (max and +) */
+	return E + (double)m->leaves * (m->delta_leaf + ch);
+}
+
+/* Whether the run passes whatever its remaining draws (pass_bound), at
+ * its current step of an epoch of @steps steps, @left epochs to come: the
+ * mean AU's lower bound (*@au) meets stop_below. Checked at steps 2, 4,
+ * 8, ...: a check costs a round per qd samples to the epoch's end. */
+static bool accel_passes(struct accel *A, uint64_t steps, uint64_t left, double *au)
+{
+	struct pass_model *m = &A->pm;
+	if (!m->ok || A->steps < m->next_check || A->in_epoch < 2)
+		return false;
+	m->next_check = 2 * A->steps;
+	if (left && A->limit != UINT64_MAX) /* a step limit may cut an epoch to come short */
+		return false;
+	double ct = (double)A->ct, now = (double)A->prev_end, ch = m->lam + m->rho;
+	double x = TS_MAX(ts_tier_backlog_ns(m->tier), 0);
+	/* what is in flight: its parts admitted by max(now, x) + rho each */
+	double z0 = TS_MAX(now, x) + (double)(m->nreq + 1) * ch;
+	double e = pass_bound(A, A->in_epoch, steps, now, z0, x);
+	double cur = (double)(steps - 1) * ct / (e - (double)A->first_end);
+	if (left && m->au_next < 0) {
+		/* an epoch to come starts with every read done (its last batch
+		 * was before the last step) and X at most a request's cost past
+		 * its start; its first step ends step + ct after it at least */
+		double e1 = pass_bound(A, 0, A->per_epoch, 0, 0, TS_MAX(m->delta, m->delta_leaf));
+		m->au_next = (double)(A->per_epoch - 1) * ct / (e1 - (double)(A->step_ns + A->ct));
+	}
+	*au = (A->au_sum + cur + (double)left * (left ? m->au_next : 0)) /
+	      (double)(A->r->epochs + 1 + left);
+	return *au >= A->stop_below + 1e-9;
+}
+
 /* Real time: DLIO's barrier between the ranks' steps, then, at an epoch's
  * start, its loader (main.py: the epoch's loop makes a new iterator). */
 static int accel_take(void *self, uint64_t free_at, struct ts_take *b, char *err, size_t errlen)
@@ -654,6 +743,15 @@ static int accel_step_end(void *self, const struct ts_take *b, const struct ts_s
 			r->run_s = (double)(A->prev_end - A->t0) / 1e9;
 			return 1;
 		}
+		if (accel_passes(A, steps, left, &reach)) {
+			r->n = A->n;
+			r->au = r->au_min = r->au_max = reach;
+			r->passed = true;
+			r->pass_step = A->steps;
+			r->steps = A->per_epoch;
+			r->run_s = (double)(A->prev_end - A->t0) / 1e9;
+			return 1;
+		}
 	}
 	return 0;
 }
@@ -688,7 +786,7 @@ static int accelerate(struct accel *A, const struct ts_dlio_workload *w, uint64_
 	int rc = ts_steploop_run(&L, err, errlen);
 	if (rc < 0)
 		return rc;
-	if (r->stopped)
+	if (r->stopped || r->passed)
 		return 0;
 	accel_epoch_close(A);
 	if (!r->epochs) {
@@ -721,6 +819,7 @@ struct env {
 	struct sample_bytes sb; /* virtual: the samples' stored bytes, once sb_ready */
 	bool sb_ready;
 	struct ts_tier_ebs ebs; /* the instance's EBS limits on the tier (all 0: none) */
+	bool searching; /* find-max's search: its runs may stop once they cannot miss */
 };
 
 /* The limits of the run's drive (its tier at --capacity). */
@@ -925,6 +1024,96 @@ static void vtier_end(struct ts_vtier *vt, struct ts_dlio_result *r)
 	ts_vtier_free(vt);
 }
 
+/* The longest a device draw of @d can take, ns (device.c: a lognormal's
+ * normal comes from the ziggurat, at most TS_RNG_ZIG_MAX; a stall adds at
+ * most its top), with room for the rounding of exp and of the draw. */
+static double dist_max_ns(const struct ts_tier_dist *d)
+{
+	double v = 0;
+	switch (d->kind) {
+	case TS_TIER_DIST_FIXED: v = d->p50_ns; break;
+	case TS_TIER_DIST_LOGNORMAL:
+		v = d->p99_ns > d->p50_ns
+			    ? d->p50_ns * exp(log(d->p99_ns / d->p50_ns) / TS_Z99 * TS_RNG_ZIG_MAX)
+			    : d->p50_ns;
+		break;
+	case TS_TIER_DIST_UNIFORM: v = TS_MAX(d->lo_ns, d->hi_ns); break;
+	case TS_TIER_DIST_NONE: break;
+	}
+	if (d->stall_p > 0)
+		v += TS_MAX(d->stall_lo_ns, d->stall_hi_ns);
+	return v * (1 + 1e-9) + 2;
+}
+
+/* A read of @len bytes' cost on the slowest rate each limit of @m runs
+ * at (rate.c's admit_fixed and admit_burst), ns, and its credits (*@bcost). */
+static double read_cost_ns(const struct ts_tier_profile *p, const struct ts_tier_limits *m,
+			   double len, double *bcost)
+{
+	double ios = m->io_unit ? ceil(len / (double)m->io_unit) : 1;
+	double bytes = p->charge_full_unit && m->io_unit ? ios * (double)m->io_unit : len;
+	double iops = m->burst == TS_TIER_BURST_IOPS ? m->burst_iops : m->iops, bw = m->bps;
+	if (m->burst == TS_TIER_BURST_BYTES)
+		bw = m->burst_bps;
+	else if (m->burst == TS_TIER_BURST_IOPS && m->burst_bps > 0)
+		bw = bw > 0 ? TS_MIN(bw, m->burst_bps) : m->burst_bps;
+	double d = 0;
+	const double r[4] = { iops, m->read_iops, bw, m->read_bps }, c[4] = { ios, ios, bytes, bytes };
+	for (int i = 0; i < 4; i++)
+		if (r[i] > 0)
+			d = TS_MAX(d, c[i] / r[i] * 1e9);
+	*bcost = m->burst == TS_TIER_BURST_IOPS ? ios : m->burst == TS_TIER_BURST_BYTES ? bytes : 0;
+	if (*bcost > 0 && m->bucket_refill > 0)
+		d = TS_MAX(d, *bcost / m->bucket_refill * 1e9);
+	return d;
+}
+
+/* Find-max's early pass (accel_passes): where pass_bound's rules hold for
+ * this run, the figures it needs into @A->pm (ok false elsewhere). */
+static void pass_model_of(const struct env *E, struct accel *A, const struct ts_tier_profile *p,
+			  const struct ts_tier_limits *lim, const struct ts_fsmeta_params *fs,
+			  struct ts_vtier *vt, uint64_t qd, uint64_t workers)
+{
+	struct pass_model *m = &A->pm;
+	*m = (struct pass_model){ .next_check = 2, .au_next = -1 };
+	if (!E->searching || E->o->mem || workers || lim->parallel || p->cap_window_ns > 0 ||
+	    ts_tier_ebs_any(&E->ebs) || !A->pipe.vp || !qd || !A->window || A->window > 1024 ||
+	    !E->meta.samples)
+		return;
+	struct ts_vsample sm;
+	ts_vpipe_plan(A->pipe.vp, 0, &sm);
+	if (sm.n != 1 || sm.io[0].op != TS_VIO_READ)
+		return; /* an open's lookups, more than one read: not what the bound knows */
+	double maxlen = E->sb_ready ? E->sb.max : -1;
+	if (!(maxlen >= 0))
+		return;
+	uint64_t chunk = sm.io[0].chunk;
+	m->nreq = chunk && maxlen > (double)chunk ? (uint64_t)ceil(maxlen / (double)chunk) : 1;
+	double part = chunk ? TS_MIN(maxlen, (double)chunk) : maxlen, bcost, bleaf;
+	m->delta = read_cost_ns(p, lim, part, &bcost);
+	m->delta_leaf = fs ? read_cost_ns(p, lim, (double)fs->block, &bleaf) : 0;
+	if (lim->burst != TS_TIER_BURST_NONE && lim->bucket_refill > 0)
+		m->rho = TS_MAX(TS_MIN(TS_MAX(bcost, fs ? bleaf : 0), lim->bucket_size), 0) /
+			 lim->bucket_refill * 1e9;
+	/* a credit wait past the tolerance moves X by it too (rate.c) */
+	double extra = TS_MAX(m->rho - TS_TIER_RATE_TOLERANCE_NS, 0);
+	m->delta += extra;
+	m->delta_leaf += extra;
+	m->lam = TS_MAX(TS_MAX(dist_max_ns(&p->lat_read), dist_max_ns(&p->lat_meta)),
+			TS_MAX(m->delta, m->delta_leaf)) + 2;
+	if (fs && fs->extent_bytes && fs->leaf_extents)
+		for (size_t f = 0; f < E->meta.nfiles; f++) {
+			double b = (double)E->meta.files[f].bytes;
+			if (b > (double)fs->extent_bytes * fs->inline_extents)
+				m->leaves += (uint64_t)ceil(b / ((double)fs->extent_bytes *
+								 fs->leaf_extents));
+		}
+	m->tier = vt->tier;
+	m->qd = qd;
+	m->pf = A->window;
+	m->ok = true;
+}
+
 static int run_virtual(struct env *E, uint64_t n, double stop_below, struct ts_dlio_result *r,
 		       char *err, size_t errlen)
 {
@@ -1015,6 +1204,7 @@ static int run_virtual(struct env *E, uint64_t n, double stop_below, struct ts_d
 		f.mem = (double)E->o->mem;
 		f.sb = &E->sb;
 		f.window = pc.prefetch;
+		pass_model_of(E, &f, tc.profile, &lim, fs, &vt, pc.qd, workers);
 	}
 	if (!rc)
 		rc = accelerate(&f, E->w, n, ts_vpipe_batches_per_epoch(f.pipe.vp),
@@ -1412,6 +1602,7 @@ static int find_max_bracket(struct env *E, struct ts_dlio_outcome *oc, char *err
 	uint64_t n = from ? from : bandwidth_hint(E), step = 1;
 	n = TS_MAX(n, 1);
 	bool last_pass = false, near = false; /* near: n is a hint's, thought near the answer */
+	E->searching = true; /* a run that cannot miss stops: only the answer's AU is needed to pass */
 	const struct ts_dlio_result *miss = NULL; /* the run at hi */
 	int rc = 0;
 	for (int k = 0; hi - lo > 1; k++) {
@@ -1423,7 +1614,7 @@ static int find_max_bracket(struct env *E, struct ts_dlio_outcome *oc, char *err
 		if ((rc = run_one(E, n, k == 0 && from ? 0 : thr, r, err, errlen)))
 			return rc;
 		oc->nr++;
-		bool pass = !r->stopped && r->au >= thr;
+		bool pass = r->passed || (!r->stopped && r->au >= thr);
 		if (pass) {
 			lo = n, oc->best = r;
 		} else {

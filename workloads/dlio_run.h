@@ -90,6 +90,10 @@ struct ts_dlio_result {
 	double wall_s, run_s; /* host seconds / the run's own seconds */
 	bool stopped;	      /* stopped once it could not pass: au is an upper bound */
 	double au_done;	      /* stopped: the mean AU of the epochs it ran whole (0: none) */
+	/* passed once it could not miss (find-max's runs, virtual time): au is a
+	 * lower bound, the figures but AU those of the steps it ran */
+	bool passed;
+	uint64_t pass_step; /* passed: the steps it ran */
 	/* virtual time: the tier model's requests by what bound each
 	 * (TS_TIER_BOUND_INSTANCE: the instance's EBS limits) */
 	uint64_t bound[TS_TIER_BOUND_NR];
