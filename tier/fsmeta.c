@@ -270,19 +270,39 @@ static void dir_read(struct ts_fsmeta *m, const struct ts_fsmeta_node *d, struct
  * and dx_root_info, an 8-byte dx_tail with metadata_csum, which
  * mke2fs.conf's ext4 has); past that many leaves, a second level of index
  * blocks of (block - 16) / 8 entries each (8 bytes of fake dirent and
- * header, the tail), blocks 1..@nidx here; the leaves after them. */
+ * header, the tail), blocks 1..@nidx here; the leaves after them. How many
+ * index blocks follows how ext4_dx_add_entry grows them, not how few
+ * would do: a leaf split that finds the root full moves the root's
+ * entries into one new index block (the root keeps one entry to it); a
+ * leaf split under a full index block splits it in halves (icount / 2);
+ * the name hash spreads new leaves evenly over the index blocks, so they
+ * fill and split together, and their number doubles each time the leaves
+ * pass what they hold (debugfs htree on a folder the kernel filled,
+ * 100,000 names: 4 index blocks for 1,123 leaves, where 3 would hold
+ * them; 230,000 names: ts_fsmeta_dx_index's comment). Past the root's
+ * entries (a third level, largedir) not modeled: the blocks the root can
+ * point to, each full. */
+uint64_t ts_fsmeta_dx_index(const struct ts_fsmeta_params *p, uint64_t blocks)
+{
+	uint64_t root = (p->block - 40) / 8, node = (p->block - 16) / 8;
+	uint64_t rest = blocks > 1 ? blocks - 1 : 1;
+	if (blocks <= 1 + root)
+		return 0;
+	uint64_t nidx = 1;
+	while (nidx * node < rest - nidx && nidx * 2 <= root)
+		nidx *= 2;
+	if (nidx * node < rest - nidx) /* the root full of full index blocks */
+		nidx = TS_MIN(root, (rest + node) / (node + 1));
+	return nidx;
+}
+
 struct dx_shape {
 	uint64_t nidx, leaves;
 };
 
 static struct dx_shape dx_shape(const struct ts_fsmeta *m, uint64_t blocks)
 {
-	uint64_t root = (m->p.block - 40) / 8, node = (m->p.block - 16) / 8;
-	uint64_t rest = blocks > 1 ? blocks - 1 : 1;
-	if (blocks <= 1 + root)
-		return (struct dx_shape){ 0, rest };
-	/* each index block and the leaves under it */
-	uint64_t nidx = (rest + node) / (node + 1);
+	uint64_t rest = blocks > 1 ? blocks - 1 : 1, nidx = ts_fsmeta_dx_index(&m->p, blocks);
 	return (struct dx_shape){ nidx, rest - nidx };
 }
 

@@ -35,7 +35,8 @@
  *         in storage order; the rule 10 and 323;
  *       copied onto the mounted image, 1,300, 20,000 and 100,000 files
  *         (checked): htree, 16, 226 and 1,128 blocks (the last with a
- *         second level: 4 index blocks under the root, the rule 3), 16,
+ *         second level: 4 index blocks under the root, as the rule's
+ *         ts_fsmeta_dx_index), 16,
  *         226 and 1,128 requests in either order (1,129 in storage
  *         order); the rule the folder's blocks, one request each (its
  *         size is tierfs's, from the backing folder).
@@ -139,6 +140,12 @@ typedef int (*ts_fsmeta_stat_fn)(void *ctx, const char *path, size_t len,
 				 struct ts_fsmeta_node *out);
 unsigned ts_fsmeta_path(struct ts_fsmeta *m, const char *path, bool list, ts_fsmeta_stat_fn stat,
 			void *ctx, struct ts_fsmeta_io *out, unsigned max);
+
+/* Index blocks under the root of an htree directory of @blocks blocks
+ * (0: the root indexes the leaves itself), as ext4_dx_add_entry grows
+ * them: one when the root first fills, then doubling as they fill
+ * together (tier/fsmeta.c). */
+uint64_t ts_fsmeta_dx_index(const struct ts_fsmeta_params *p, uint64_t blocks);
 
 /* Blocks of a linear directory of @entries names of @name_bytes in all. */
 uint64_t ts_fsmeta_dir_blocks(const struct ts_fsmeta_params *p, uint64_t entries,

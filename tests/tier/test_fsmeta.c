@@ -151,6 +151,48 @@ static void test_htree(void)
 	ts_fsmeta_free(m);
 }
 
+/* An htree folder's index blocks under its root, as ext4_dx_add_entry
+ * grows them (tier/fsmeta.c): none while the root (507 entries) holds
+ * the leaves; one when it first fills; then doubling as they fill
+ * together. Checked with debugfs htree on folders the kernel filled on a
+ * mounted image (names nNNNNNNN.jpg; bench/big_dirs.sh's 100,000 had
+ * longer names): 100,000 names, 723 blocks, 2 index blocks; 165,000,
+ * 1,126 blocks, 4; 230,000, 1,692 blocks, 4; 330,000, 2,281 blocks, 8;
+ * big_dirs.sh's 100,000, 1,128 blocks, 4. The fewest that hold the
+ * leaves (the rule before) gives 3 for 1,126 and 1,128, and 5 for 2,281. */
+static void test_dx_index(void)
+{
+	CHECK_EQ_U64(ts_fsmeta_dx_index(ext4, 1), 0);
+	CHECK_EQ_U64(ts_fsmeta_dx_index(ext4, 226), 0);
+	CHECK_EQ_U64(ts_fsmeta_dx_index(ext4, 508), 0); /* root + 507 leaves */
+	CHECK_EQ_U64(ts_fsmeta_dx_index(ext4, 510), 1); /* the root moved down */
+	CHECK_EQ_U64(ts_fsmeta_dx_index(ext4, 723), 2);
+	CHECK_EQ_U64(ts_fsmeta_dx_index(ext4, 1126), 4);
+	CHECK_EQ_U64(ts_fsmeta_dx_index(ext4, 1128), 4);
+	CHECK_EQ_U64(ts_fsmeta_dx_index(ext4, 1692), 4);
+	CHECK_EQ_U64(ts_fsmeta_dx_index(ext4, 2281), 8);
+
+	/* 1,128 blocks: looking up every name reads the root, the 4 index
+	 * blocks and the 1,123 leaves, each once; the first lookup 3 */
+	struct ts_fsmeta *m;
+	struct ts_fsmeta_io io[TS_FSMETA_MAX_IO];
+	CHECK(ts_fsmeta_new(ext4, &m) == 0);
+	struct ts_fsmeta_node dir = { 600, 12, 1128, true };
+	uint64_t blocks = 0;
+	for (uint64_t i = 1; i <= 200000; i++) {
+		struct ts_fsmeta_node f = { i, 12 + i, 0, false };
+		unsigned n = ts_fsmeta_lookup(m, &dir, &f, io, TS_FSMETA_MAX_IO);
+		unsigned b = 0;
+		for (unsigned k = 0; k < n; k++)
+			b += io[k].len == 4096;
+		if (i == 1)
+			CHECK_EQ_U64(b, 3);
+		blocks += b;
+	}
+	CHECK_EQ_U64(blocks, 1128);
+	ts_fsmeta_free(m);
+}
+
 /* A linear folder, as mkfs.ext4 -d makes them: its blocks lie between
  * its files' data, so each is a request of its own (block mode: 159
  * requests for a folder of 159 blocks), read 8 at a time. */
@@ -585,6 +627,7 @@ int main(void)
 	test_many_folders();
 	test_list_and_extent();
 	test_htree();
+	test_dx_index();
 	test_linear_split();
 	test_path();
 	test_journal();
