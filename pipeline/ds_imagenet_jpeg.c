@@ -512,6 +512,7 @@ static void folder_plan_sample(const struct ts_vsource *vs, uint64_t i, struct t
 	m->file = i + 2;
 	m->off = m->len = m->size = m->chunk = 0;
 	m->mapped = m->tail_first = false;
+	m->map_window_ns = 0;
 	m->ino = ino;
 	m->dir = UINT64_MAX - 2 - c;
 	m->dir_ino = p->dir_ino[c];
@@ -522,6 +523,7 @@ static void folder_plan_sample(const struct ts_vsource *vs, uint64_t i, struct t
 	r->off = r->chunk = 0;
 	r->len = r->size = x->bytes;
 	r->mapped = r->tail_first = false;
+	r->map_window_ns = 0;
 	r->ino = r->dir = r->dir_ino = 0;
 	r->dir_blocks = r->top_blocks = 0;
 }

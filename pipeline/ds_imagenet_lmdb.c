@@ -365,7 +365,7 @@ struct lmdb_src {
  * CPU's. "memcpy": the C library's memcpy, as readers other than Caffe's
  * C++ data layer copy (python3-lmdb's value through ctypes' string_at,
  * Caffe's Datum::ParseFromString of the value): in real time this CPU's
- * own order; in virtual time the host profile's (host_tail_first).
+ * own order; in virtual time the host profile's (host_reader).
  */
 static int copy_mode(const struct ts_pipe_cfg *cfg, bool *libc, char *err, size_t errlen)
 {
@@ -379,34 +379,43 @@ static int copy_mode(const struct ts_pipe_cfg *cfg, bool *libc, char *err, size_
 }
 
 /*
- * Whether the C library's memcpy on the run's host (cfg->host, "NAME" or
- * "NAME/LIBRARY") touches a copy's last page before the rest: the
- * profile's copy_tail_first (pipeline/hosts.lua). A host that says
- * nothing copies in order (*@out false): a profile without the field, or
- * this-machine without `tiersim hosts measure`'s file (which writes it
- * from CPUID). An unknown profile is an error naming option 'host'.
+ * The run's host (cfg->host, "NAME" or "NAME/LIBRARY") as the map's reader:
+ * with @libc, whether the C library's memcpy touches a copy's last page
+ * before the rest (the profile's copy_tail_first: *@tail_first), and the
+ * reader's CPU a readahead window (its map_window_ns: *@mw; 0, the page
+ * cache's own figure, where it has none). A host that says nothing copies
+ * in order: a profile without the field, or this-machine without `tiersim
+ * hosts measure`'s file (which writes it from CPUID). With @libc an
+ * unknown profile is an error naming option 'host'; without, the profile
+ * is read only for its map_window_ns, and a host that cannot be read
+ * (unknown, or this-machine unmeasured) leaves the page cache's figure.
  */
-static int host_tail_first(const struct ts_pipe_cfg *cfg, bool *out, char *err, size_t errlen)
+static int host_reader(const struct ts_pipe_cfg *cfg, bool libc, bool *tail_first, uint64_t *mw,
+		       char *err, size_t errlen)
 {
 	const char *spec = cfg->host && *cfg->host ? cfg->host : TS_HOST_THIS;
 	char name[256];
 	struct ts_host_set *set;
 
-	*out = false;
+	*tail_first = false;
+	*mw = 0;
 	snprintf(name, sizeof name, "%.*s", (int)strcspn(spec, "/"), spec);
 	int rc = ts_host_set_load_for(spec, &set, err, errlen);
+	if (rc && !libc)
+		return 0;
 	if (rc)
 		return rc;
-	rc = ts_host_copy_tail_first(set, name, out, err, errlen);
+	if (libc)
+		rc = ts_host_copy_tail_first(set, name, tail_first, err, errlen);
+	if (!rc || rc == -ENODATA)
+		rc = ts_host_map_window(set, name, mw, err, errlen);
 	ts_host_set_free(set);
-	if (rc == -ENODATA || (rc == -ENOENT && !strcmp(name, TS_HOST_THIS))) {
-		*out = false;
+	if (rc == -ENODATA || (rc == -ENOENT && (!libc || !strcmp(name, TS_HOST_THIS))))
 		return 0;
-	}
 	if (rc) {
 		char why[1024];
 		snprintf(why, sizeof why, "%s", err);
-		snprintf(err, errlen, "option 'host' (for copy=memcpy): %s", why);
+		snprintf(err, errlen, "option 'host' (for the map's reader): %s", why);
 	}
 	return rc;
 }
@@ -604,9 +613,8 @@ static int lmdb_plan_open(const struct ts_source_ops *self, struct ts_vsource *v
 	(void)self;
 	bool libc;
 	int rc = copy_mode(vs->cfg, &libc, err, errlen);
-	vs->tail_first = false;
-	if (!rc && libc)
-		rc = host_tail_first(vs->cfg, &vs->tail_first, err, errlen);
+	if (!rc)
+		rc = host_reader(vs->cfg, libc, &vs->tail_first, &vs->map_window_ns, err, errlen);
 	if (rc || (rc = ts_vsource_images(vs, true, err, errlen)))
 		return rc;
 	/* Where data.mdb holds each value (lmdb_estimate): a value over a
@@ -631,6 +639,7 @@ static void lmdb_plan_sample(const struct ts_vsource *vs, uint64_t i, struct ts_
 	ts_vsource_packed(vs, i, is_encoded(vs->meta) ? TS_VWORK_JPEG : TS_VWORK_PIXELS, out);
 	out->io[0].mapped = true;
 	out->io[0].tail_first = vs->tail_first;
+	out->io[0].map_window_ns = (uint32_t)TS_MIN(vs->map_window_ns, UINT32_MAX);
 }
 
 const struct ts_source_ops ts_source_lmdb = {

@@ -61,7 +61,7 @@ static const char *const host_keys[] = { "desc", "cpu", "from", "replay_wake_cos
 					 "dlio_worker_spread", "dlio_request_wait_ns",
 					 "dlio_run_request_ns",
 					 "loader_sample_ns", "loader_batch_ns",
-					 "vcpus", "library_factors", "copy_tail_first", NULL };
+					 "vcpus", "library_factors", "copy_tail_first", "map_window_ns", NULL };
 static const char *const lib_keys[] = { "desc", "decode", "transform", NULL };
 
 enum { K_HOST, K_LIB };
@@ -93,6 +93,10 @@ struct host {
 	/* 1: glibc's memcpy touches a copy's last page before the rest (no
 	 * ERMS); 0: in order. The CPU's own: not carried by from = */
 	struct ts_host_num copy_tf;
+	/* the mapped reader's CPU a readahead window (tier/tier_base.h,
+	 * ts_tier_req.map_window_ns): the machine's own, not carried by
+	 * from = */
+	struct ts_host_num map_win;
 	struct wstep *ws;	  /* sorted by key */
 	size_t nws;
 	struct wstep *lf;	  /* library_factors, sorted by key */
@@ -131,6 +135,7 @@ static void host_clear(struct host *h)
 	num_free(&h->vcpus);
 	num_free(&h->wake_cost);
 	num_free(&h->copy_tf);
+	num_free(&h->map_win);
 	for (size_t i = 0; i < h->nws; i++) {
 		free(h->ws[i].key);
 		num_free(&h->ws[i].n);
@@ -273,8 +278,12 @@ static int read_host(struct ts_luadata_rd *r, int t, struct host *h)
 	    (rc = read_keyed(r, t, "library_factors", "\"LIBRARY\"", "a library's name", &h->lf,
 			     &h->nlf)) ||
 	    (rc = get_num(r, t, "replay_wake_cost_ns", &h->wake_cost)) ||
-	    (rc = get_num(r, t, "copy_tail_first", &h->copy_tf)))
+	    (rc = get_num(r, t, "copy_tail_first", &h->copy_tf)) ||
+	    (rc = get_num(r, t, "map_window_ns", &h->map_win)))
 		return rc;
+	if (h->map_win.set && (h->map_win.v < 0 || h->map_win.low < 0 || h->map_win.v > 1e8))
+		return FAIL(r, "map_window_ns: the reader's CPU a mapped readahead window, in ns, "
+			       "0 to 100,000,000");
 	if (h->copy_tf.set && ((h->copy_tf.v != 0 && h->copy_tf.v != 1) ||
 			       h->copy_tf.low != h->copy_tf.v || h->copy_tf.high != h->copy_tf.v))
 		return FAIL(r, "copy_tail_first: 1 (memcpy touches a copy's last page first: no "
@@ -965,6 +974,20 @@ int ts_host_copy_tail_first(const struct ts_host_set *s, const char *name, bool 
 	return 0;
 }
 
+int ts_host_map_window(const struct ts_host_set *s, const char *name, uint64_t *ns, char *err,
+		       size_t errlen)
+{
+	const struct host *h = need_host(s, name, err, errlen);
+	if (!h)
+		return -ENOENT;
+	if (!h->map_win.set) {
+		snprintf(err, errlen, "host '%s' has no map_window_ns (pipeline/hosts.lua)", name);
+		return -ENODATA;
+	}
+	*ns = (uint64_t)llround(h->map_win.v);
+	return 0;
+}
+
 int ts_host_wake_cost(const char *name, uint64_t *ns, char *err, size_t errlen)
 {
 	struct ts_host_set *s;
@@ -990,6 +1013,8 @@ int ts_host_print_evidence(FILE *f, const struct ts_host_set *s)
 			rc = ev_line(f, h->name, "replay_wake_cost_ns", &h->wake_cost);
 		if (!rc)
 			rc = ev_line(f, h->name, "copy_tail_first", &h->copy_tf);
+		if (!rc && h->map_win.set)
+			rc = ev_line(f, h->name, "map_window_ns", &h->map_win);
 		for (int k = 0; k < TS_HF_NR && !rc; k++)
 			rc = ev_line(f, h->name, field_names[k], &h->f[k]);
 		for (size_t k = 0; k < h->nws && !rc; k++) {

@@ -218,6 +218,16 @@ TS_WUR int ts_host_wake_cost(const char *name, uint64_t *ns, char *err, size_t e
 TS_WUR int ts_host_copy_tail_first(const struct ts_host_set *s, const char *name, bool *out,
 				   char *err, size_t errlen);
 
+/* Host @name's map_window_ns in *@ns: the CPU a reader spends on each
+ * readahead window of a memory map, from its run through the window's
+ * pages to the fault that sends the next (tier/tier_base.h,
+ * ts_tier_req.map_window_ns). The machine's own, not carried by from =.
+ * -ENOENT naming the known hosts when @name is none, -ENODATA when it
+ * sets none (the caller then uses TS_TIER_MAP_WINDOW_NS), with one line
+ * in @err. */
+TS_WUR int ts_host_map_window(const struct ts_host_set *s, const char *name, uint64_t *ns,
+			      char *err, size_t errlen);
+
 /* Whether @spec names a profile (not empty, not "this-machine"). */
 bool ts_host_is_profile(const char *spec);
 

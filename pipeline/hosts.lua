@@ -100,6 +100,15 @@
 --                     disk/README.md, "The mapped read's touch order"). The
 --                     CPU's own (not carried by from =); `tiersim hosts
 --                     measure` writes this machine's from CPUID
+--   map_window_ns     optional: the CPU a reader of a memory map spends on
+--                     each readahead window the map issues, before it is
+--                     sent: its run through the window's pages (faults
+--                     on pages already in) to the fault that sends the
+--                     next (tier/tier_base.h, ts_tier_req.map_window_ns;
+--                     the lmdb source's mapped reads in virtual time).
+--                     The machine's own (its CPU, its kernel's fault
+--                     path; not carried by from =); a host without it is
+--                     charged TS_TIER_MAP_WINDOW_NS, xeon-kvm-2vcpu's
 --   vcpus             optional: the machine's vCPUs (not carried by from =);
 --                     DLIO's PyTorch readers and ranks share them in virtual
 --                     time
@@ -365,6 +374,7 @@ host "xeon-kvm-2vcpu" {
   desc = "the build host on 2026-12-03: a 2-vCPU KVM guest on an Intel Xeon (family 6 model 167, 2.0 GHz)",
   cpu = "Intel Xeon (KVM guest; family 6 model 167, 2.0 GHz), 2 vCPUs",
   from = "epyc-zen4",
+  map_window_ns = { 29000, "measured", "bench/window_gap.sh, block mode (ext4 on ssd-cloud, a 48 MiB file scanned through a map with bench/mapped_scan.c, the scan thread under chrt), 3 runs, load 2.5-2.7, kernel 6.18.44 (2026-12-03): from the reader's switch-in after a window's completion woke it to the loop device taking the next window's request, the median of the runs' medians, 26 + 3 us; low: the same scan on a loop device over tmpfs (a hot reader, never waiting); high: the slowest run (tier/tier_base.h, TS_TIER_MAP_WINDOW_NS)", low = 12600, high = 38000 },
   speed = { 0.577, "measured", "tiersim calibrate decode --dir SET/train --count 200 --seconds 5 on it (2,000-image imagenet-jpeg set), twice: 295 and 272 images/s/core at 0.215 Mpixel against epyc-zen4's 9,477,948 ns/Mpixel there (2.036 ms)", low = 0.554, high = 0.601 },
   decode_base_ns = { 1387679, "measured", "tiersim calibrate decode --dir SET/train --count 200 --seconds 5 on it (2,000-image imagenet-jpeg set), twice: the fits' intercepts 1,328,761 and 1,446,596 ns; the mean", low = 1328761, high = 1446596 },
   decode_ns_per_mpix = { 9970296, "measured", "the same two fits' slopes, 9,578,282 and 10,362,309 ns/Mpixel; the mean", low = 9578282, high = 10362309 },
@@ -481,6 +491,7 @@ host "epyc-kvm-2vcpu" {
   desc = "the build host on 2026-12-04: a 2-vCPU KVM guest on an AMD EPYC (family 23 model 1, 2.0 GHz)",
   cpu = "AMD EPYC (KVM guest; family 23 model 1, 2.0 GHz), 2 vCPUs",
   from = "epyc-zen4",
+  map_window_ns = { 49000, "measured", "WINDOW_GAP_MODES='block tmpfs' bench/window_gap.sh BUILD 3 ssd-cloud 48 10 (2026-12-05 03:30 UTC, q bench, load 1.9-2.1, kernel 6.18): block mode, ext4 on ssd-cloud, a 48 MiB file scanned through a map with bench/mapped_scan.c under chrt, from the reader's switch-in after a window's completion woke it to the loop device taking the next window's request (run->queue + queue->issue), each run's medians 43 + 6, 36 + 5, 46 + 7 us: 49, 41, 53; the median. Low: the same scan on a loop device over tmpfs (a hot reader, never waiting), 28.7 us; high: the slowest run. Fitted on that scan alone; main.lua's LMDB inference (bench/main_ab.sh with MAIN_AB_HOST=epyc-kvm-2vcpu) checks it", low = 28700, high = 53000 },
   copy_tail_first = { 1, "measured", "2026-12-04: /proc/cpuinfo has no erms flag; ld.so --list-diagnostics (glibc 2.36): Fast_Rep_String 0, rep_movsb_threshold 0x2000, so memcpy is __memmove_avx_unaligned; tests/pipeline's test_copy_order (a mapped source's first touch of each page logged) saw page 0, then the last page, first" },
   speed = { 0.5867, "measured", "tiersim calibrate decode --dir SET/train --count 2000 --seconds 5 on it (2,000-image imagenet-jpeg set), 3 rounds (2026-12-04, q cpu, load 12-30): epyc-zen4's 9,477,948 ns/Mpixel at the set's 0.1878 Mpixel (1.780 ms) over its own C path there, 3.069 / 3.034 / 3.030 ms; the median", low = 0.5800, high = 0.5874 },
   decode_base_ns = { 940188, "measured", "the same three fits' intercepts, 952,899 / 937,790 / 940,188 ns; the median", low = 937790, high = 952899 },

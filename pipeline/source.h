@@ -92,6 +92,10 @@ struct ts_vio {
 	 * (ts_tier_req.tail_first: glibc's without ERMS); false: in page
 	 * order (ts_copy_in_page_order, an ERMS memcpy) */
 	bool tail_first;
+	/* With mapped: the reader's CPU a readahead window
+	 * (ts_tier_req.map_window_ns; 0: tier/tier_base.h's), in the padding
+	 * after the flags */
+	uint32_t map_window_ns;
 	/* TS_VIO_META of a file in a folder, for the file-system rule
 	 * (tier/fsmeta.h): the file's inode rank (neighbours share blocks),
 	 * its folder's id, rank and blocks, and the blocks of the folder
@@ -144,6 +148,10 @@ struct ts_vsource {
 	 * tail_first); plan_open sets it (the lmdb source: from its copy=
 	 * and the host profile's copy_tail_first). */
 	bool tail_first;
+	/* The source's mapped reads' reader CPU a window (struct ts_vio's
+	 * map_window_ns); plan_open sets it (the lmdb source: from the host
+	 * profile's map_window_ns; 0 where it has none). */
+	uint64_t map_window_ns;
 	void *st;		 /* the source's own */
 };
 

@@ -122,7 +122,8 @@ uint64_t ts_vtier_vio(void *ctx, uint64_t now_ns, const struct ts_vio *io)
 				   &(struct ts_tier_req){ .op = TS_TIER_READ, .file = io->file,
 							  .off = io->off, .len = io->len,
 							  .size = io->size, .mapped = io->mapped,
-							  .tail_first = io->tail_first });
+							  .tail_first = io->tail_first,
+							  .map_window_ns = io->map_window_ns });
 }
 
 void ts_vtier_prefetch(void *ctx, const struct ts_vio *io)

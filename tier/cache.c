@@ -1789,7 +1789,8 @@ static void map_window(struct cache *c, uint64_t t, const struct ts_tier_req *re
  * The reader's time: a window is sent only once the reader has faulted its
  * way to the touch that issues it. Each window the map issues (the async
  * marker's or a fault's read-around) costs the reader
- * TS_TIER_MAP_WINDOW_NS before it is sent, and the reader goes on after it: its run through a window's
+ * req->map_window_ns (the host profile's map_window_ns; 0:
+ * TS_TIER_MAP_WINDOW_NS) before it is sent, and the reader goes on after it: its run through a window's
  * pages (the fault-around faults on pages already in) and the fault that
  * allocates the next window's pages and submits it. A cloud VM pays it as
  * the reader's own CPU time; the memory copy of the pages read is the
@@ -1804,6 +1805,8 @@ static uint64_t mapped_read(struct cache *c, uint64_t now, const struct ts_tier_
 	struct ra *s = ra_stream(c, req->file);
 	enum ts_tier_bound b0 = done->bound;
 	bool waited = false;
+	/* the reader's CPU a window: the host's (ts_tier_req.map_window_ns) */
+	uint64_t mw = req->map_window_ns ? req->map_window_ns : TS_TIER_MAP_WINDOW_NS;
 	/* the touch order: [p0, p1) in order, or (tail_first) the first page,
 	 * the last, then the pages between */
 	uint64_t seg[3][2] = { { p0, p1 } };
@@ -1857,7 +1860,7 @@ static uint64_t mapped_read(struct cache *c, uint64_t now, const struct ts_tier_
 					s->ra_end = (start + size) * PAGE;
 					s->window = size * PAGE;
 					s->marker = start * PAGE; /* async_size = size */
-					t += TS_TIER_MAP_WINDOW_NS; /* the reader's way to the submit */
+					t += mw; /* the reader's way to the submit */
 					map_window(c, t, req, start, stop, s->order, done, &dem);
 				}
 				/* touch q as a cached page */
@@ -1879,7 +1882,7 @@ static uint64_t mapped_read(struct cache *c, uint64_t now, const struct ts_tier_
 			uint64_t mk = start + ra - ra / 4;
 			if (mk < stop && mk > q && !cached_page(c, req->file, mk))
 				mk_set(c, req->file, mk);
-			t += TS_TIER_MAP_WINDOW_NS; /* the fault's way to the submit */
+			t += mw; /* the fault's way to the submit */
 			uint64_t had = 0;
 			uint64_t r = fill(c, t, req->file, start, stop, req->off, req->len, &had, done);
 			/* the window's pages the reader touches next count as hits and

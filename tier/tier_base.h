@@ -277,7 +277,10 @@ int ts_tier_print_evidence(FILE *f, const struct ts_tier_set *set);
  * included); high, the slowest run. `tiersim tiers --evidence` lists it.
  * main.lua's LMDB reader takes ~16 us more a window (its cursor and the
  * pipeline's hand-off): per sample and the source's, not charged here
- * (disk/README.md, "The window-to-window path"). */
+ * (disk/README.md, "The window-to-window path"). The figure of a request
+ * that names none (ts_tier_req.map_window_ns 0): a host profile's
+ * map_window_ns gives its own (pipeline/hosts.lua; xeon-kvm-2vcpu's is
+ * this one). */
 #define TS_TIER_MAP_WINDOW_NS 29000ULL
 #define TS_TIER_MAP_WINDOW_LO_NS 12600ULL
 #define TS_TIER_MAP_WINDOW_HI_NS 38000ULL
@@ -324,6 +327,12 @@ struct ts_tier_req {
 	 * last page reads around it and cuts the windows the forward faults
 	 * would read (disk/README.md, "The mapped read's touch order"). */
 	bool tail_first;
+	/* With mapped: the reader's CPU for each readahead window the map
+	 * issues, before it is sent (tier/cache.c, mapped_read): its run
+	 * through the window's pages and the fault that sends the next; a
+	 * host profile's map_window_ns (pipeline/hosts.lua). 0:
+	 * TS_TIER_MAP_WINDOW_NS. */
+	uint64_t map_window_ns;
 	/* When the request reached the model (ts_tier_submit sets it): a
 	 * layer below sees it later when layers above held it. 0: the
 	 * layer's own arrival time. */

@@ -189,6 +189,15 @@ static void copy_order(void)
 	CHECK(ts_host_copy_tail_first(s, "epyc-zen4", &tf, err, sizeof(err)) == -ENODATA &&
 	      strstr(err, "no copy_tail_first"));
 	CHECK(ts_host_copy_tail_first(s, "nope", &tf, err, sizeof(err)) == -ENOENT);
+	/* map_window_ns: the machine's own (tier/tier_base.h) */
+	uint64_t mw = 0;
+	CHECK(ts_host_map_window(s, "epyc-kvm-2vcpu", &mw, err, sizeof(err)) == 0);
+	CHECK_EQ_U64(mw, 49000);
+	CHECK(ts_host_map_window(s, "xeon-kvm-2vcpu", &mw, err, sizeof(err)) == 0);
+	CHECK_EQ_U64(mw, 29000);
+	CHECK(ts_host_map_window(s, "epyc-zen4", &mw, err, sizeof(err)) == -ENODATA &&
+	      strstr(err, "no map_window_ns"));
+	CHECK(ts_host_map_window(s, "nope", &mw, err, sizeof(err)) == -ENOENT);
 	ts_host_set_free(s);
 }
 
