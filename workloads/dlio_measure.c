@@ -85,6 +85,9 @@ struct ctx {
 	char python[4096], script[4096], top[4096], data[4200], mnt[4200], log[4200];
 	pid_t daemon;
 	double base_ns; /* opts.from's npz work per sample at the small set's size */
+	/* opts.from's dlio_run_request_ns, nominal, fast and slow ends: written
+	 * as it is, not over the speed (write_profile) */
+	double run_ns[3];
 	char *err;
 	size_t errlen;
 };
@@ -549,6 +552,17 @@ static int write_profile(const struct ctx *c, const struct round *rd, unsigned n
 			   "rounds; low, high: their least and most)\", low = %.4f, high = %.4f },\n",
 			qfrom, r->speed.v, src, qfrom, s->bytes, c->base_ns, r->speed.low,
 			r->speed.high);
+		/* DLIO's daemon's CPU per request beyond tiersim's did not grow
+		 * with the host's slowdown (workloads/DLIO.md, 2026-12-05: 16-190
+		 * us a sample more than tiersim's daemon while DLIO's own work
+		 * was 1.5-2.4x its 2026-12-04 figure): the carried-from host's,
+		 * as it is */
+		if (c->run_ns[0] > 0)
+			fprintf(f, "  dlio_run_request_ns = { %.0f, \"measured\", \"%s's "
+				   "dlio_run_request_ns, as it is (not over the speed: DLIO's daemon's "
+				   "CPU per request beyond tiersim's does not move with DLIO's own work, "
+				   "workloads/DLIO.md 2026-12-05)\", low = %.0f, high = %.0f },\n",
+				c->run_ns[0], qfrom, c->run_ns[1], c->run_ns[2]);
 	}
 	char what[512];
 	snprintf(what, sizeof(what), "DLIO's DataLoader workers (TorchDataset, NPZReader) per sample "
@@ -692,6 +706,12 @@ int ts_dlio_measure(const struct ts_dlio_measure_opts *o, struct ts_dlio_measure
 		if (!frc)
 			frc = ts_host_dlio_costs(hs, o->from, NULL, "npz", TS_HOST_NOMINAL, &base, err,
 						 errlen);
+		for (int e = 0; !frc && e < 3; e++) {
+			struct ts_host_dlio at = { 0 };
+			frc = ts_host_dlio_costs(hs, o->from, NULL, "npz", (enum ts_host_end)e, &at,
+						 err, errlen);
+			c.run_ns[e] = at.run_request_ns;
+		}
 		ts_host_set_free(hs);
 		if (frc)
 			return frc;
