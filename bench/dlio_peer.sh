@@ -52,9 +52,9 @@
 #                while a profile's charges are fixed, so each call's runs are
 #                held against a measurement in the same hold. With --host NAME
 #                as well, the measurement is carried from NAME (hosts measure
-#                --from NAME): what it does not measure (dlio_request_wait_ns,
-#                dlio_run_request_ns) is NAME's, scaled by the speed measured
-#                against NAME's npz line. The call's head names the file and
+#                --from NAME): what it does not measure is NAME's:
+#                dlio_request_wait_ns over the speed measured against NAME's
+#                npz line, dlio_run_request_ns as it is. The call's head names the file and
 #                its figures; each run's line is followed by the host each
 #                tiersim side charged, as its JSON says (host_costs)
 #   --virtual-only  tiersim in virtual time only (its real column and its
