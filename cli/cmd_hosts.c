@@ -66,9 +66,9 @@ static const struct ts_opt measure_opts[] = {
 	{ "quiet", TS_OPT_BOOL, offsetof(struct measure_args, quiet), "false", 0, 0, "",
 	  "no progress lines", NULL, 'q' },
 	{ "from", TS_OPT_STR, offsetof(struct measure_args, from), NULL, 0, 0, "",
-	  "carry what this does not measure (a DLIO run's wait and daemon CPU per request) from "
-	  "host profile H, as much slower or faster as DLIO's npz work per sample is here than "
-	  "there (the profile's from = and its measured speed)", "H", 0 },
+	  "carry what this does not measure from host profile H (the profile's from =): a DLIO "
+	  "run's wait per request as much slower or faster as DLIO's npz work per sample is here "
+	  "than there (its measured speed), its daemon's CPU per request as H has it", "H", 0 },
 	{ NULL },
 };
 

@@ -43,9 +43,11 @@
  * vcpus is the CPUs this process may run on. With a host to carry from
  * (opts.from), the profile names it (from = ) and the speed against it:
  * that host's npz line at the 112 KiB sample over this measurement's, so
- * the fields measured elsewhere (a DLIO run's waits and daemon CPU per
- * request) come from it as much slower or faster as DLIO's own work is
- * here today. Each figure
+ * the wait per request measured elsewhere (dlio_request_wait_ns, from a
+ * DLIO run's traces) comes from it as much slower or faster as DLIO's own
+ * work is here today; dlio_run_request_ns (DLIO's daemon per request
+ * beyond tiersim's) is written as that host's, not over the speed, as it
+ * did not follow DLIO's work on a slower day (workloads/DLIO.md). Each figure
  * is the median of @repeats interleaved rounds; low and high their least and
  * most.
  */
@@ -67,9 +69,9 @@ struct ts_dlio_measure_opts {
 	unsigned repeats; /* rounds (0: 3) */
 	bool quiet;	  /* no progress lines on stderr */
 	/* a host profile the written one is carried from (from = ; NULL:
-	 * none): what this command does not measure (dlio_request_wait_ns,
-	 * dlio_run_request_ns, ...) comes from it, each cost divided by the
-	 * speed measured against it (ts_dlio_measure_result.speed) */
+	 * none): what this command does not measure comes from it,
+	 * dlio_request_wait_ns divided by the speed measured against it
+	 * (ts_dlio_measure_result.speed), dlio_run_request_ns as it is */
 	const char *from;
 };
 
