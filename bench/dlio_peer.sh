@@ -15,6 +15,7 @@
 # Usage: bench/dlio_peer.sh [--venv DIR] [--tiersim BUILD] [--before BUILD]
 #                           [--work DIR] [--rows ROW,ROW...] [--runs N]
 #                           [--chrt PRIO] [--host NAME] [--measure-host]
+#                           [--measure-repeats N] [--measure-tier T]
 #                           [--virtual-only] [--first-run K]
 #                           [--no-trace-figures] [--cpu-split] [--offcpu]
 #                           [--no-warm]
@@ -40,13 +41,22 @@
 #                from (its TIERSIM_HOST_FILE; default the same as the build's):
 #                with --before BUILD the same build, a profile without some
 #                of its lines compares the model with and without them
-#   --measure-host  before each run of each row, `tiersim hosts measure`
-#                on the row's tier (3 rounds; with --chrt, under it too) writes this machine's DLIO costs to
-#                OUT/this-machine.lua, and both tiersim sides of that run charge
-#                them (--host this-machine): the CPU DLIO spends per sample
-#                drifts with the host's load, so each run is held against a
-#                measurement made just before it; the row's line is followed
-#                by the measurement's figures
+#   --measure-host  once, before the call's first row, `tiersim hosts
+#                measure` (--measure-repeats rounds, default 1, about a minute
+#                each; on --measure-tier, default the first row's tier; with
+#                --chrt, under it too) writes this machine's DLIO costs to
+#                WORK/out/measure-K/this-machine.lua (K: the first run's
+#                number), and both tiersim sides of every run of the call
+#                charge them (--host this-machine): the CPU DLIO spends per
+#                sample moves with the host (1.2-1.6x between two days here)
+#                while a profile's charges are fixed, so each call's runs are
+#                held against a measurement in the same hold. With --host NAME
+#                as well, the measurement is carried from NAME (hosts measure
+#                --from NAME): what it does not measure is NAME's:
+#                dlio_request_wait_ns over the speed measured against NAME's
+#                npz line, dlio_run_request_ns as it is. The call's head names the file and
+#                its figures; each run's line is followed by the host each
+#                tiersim side charged, as its JSON says (host_costs)
 #   --virtual-only  tiersim in virtual time only (its real column and its
 #                trace's figures "-"): a change that moves virtual time alone
 #                is held against the real DLIO in half the time
@@ -120,6 +130,8 @@ epochs=3
 prio=${TS_CHRT:-}
 host=()
 measure=""
+mreps=1
+mtier=""
 bhost=""
 bfile=""
 vonly=""
@@ -148,7 +160,11 @@ while [ $# -gt 0 ]; do
 		[ -f "$2" ] || { echo "dlio_peer.sh: --before-host-file: no file '$2'" >&2; exit 2; }
 		bfile=$(cd "$(dirname "$2")" && pwd) || exit 2
 		bfile=$bfile/$(basename "$2"); shift 2 ;;
-	--measure-host) measure=1; host=(--host this-machine); shift ;;
+	--measure-host) measure=1; shift ;;
+	--measure-repeats)
+		[[ $2 =~ ^[1-9][0-9]*$ ]] || { echo "dlio_peer.sh: --measure-repeats '$2': not a count (1, 2, ...)" >&2; exit 2; }
+		mreps=$2; shift 2 ;;
+	--measure-tier) mtier=$2; shift 2 ;;
 	--virtual-only) vonly=1; shift ;;
 	--no-trace-figures) nofig=1; shift ;;
 	--cpu-split) split=1; shift ;;
@@ -158,6 +174,12 @@ while [ $# -gt 0 ]; do
 	*) echo "dlio_peer.sh: unknown option '$1' (--help)" >&2; exit 2 ;;
 	esac
 done
+# --measure-host: --host NAME is the profile the measurement is carried from
+from=""
+if [ -n "$measure" ]; then
+	[ ${#host[@]} -eq 2 ] && from=${host[1]}
+	host=(--host this-machine)
+fi
 build=$(cd "$build" 2>/dev/null && pwd) || { echo "dlio_peer.sh: --tiersim: no build directory" >&2; exit 2; }
 tiersim=$build/cli/tiersim
 tierfs=$build/fs/tierfs
@@ -575,11 +597,51 @@ ts_row() { # BUILD TRACE LOG d n tier [HOST [HOST_FILE]]
 		$common ${over[$4]} --tier "$6" "${host[@]}" --trace "$2" --quiet --json "$3.json" \
 		</dev/null >/dev/null 2>"$3.log" && tsjson <"$3.json") || b="- -"
 	# shellcheck disable=SC2086
+	rm -f "$3-v.json"
 	c=$("$t" dlio "${wl[$4]}" $common ${over[$4]} --tier "$6" "${host[@]}" --accelerators "$5" \
-		--virtual --quiet --json - </dev/null 2>"$3-v.log" | tsjson) || c="- -"
+		--virtual --quiet --json "$3-v.json" </dev/null >/dev/null 2>"$3-v.log" && tsjson <"$3-v.json") || c="- -"
 	echo "$b $c"
 }
 
+# A tiersim run's JSON -> the host profile it charged, as it says
+# (host_costs): the name, DLIO's work per sample, the step, the waits and
+# the daemon's per request, and this-machine's file
+hostused() {
+	[ -s "$1" ] || { echo "- (no JSON)"; return; }
+	/usr/bin/python3 -c '
+import json, sys
+s = open(sys.argv[1]).read(); j = json.loads(s[s.index("{"):])
+h, c = j.get("host") or "none", j.get("host_costs")
+if not c:
+    print(h); sys.exit()
+print("%s: %.0f us + %.0f us/MiB a sample%s, step %.2f ms, requests %.1f us + daemon %.1f us, wait %.1f us, DLIO run +%.1f us%s" % (
+    h, c["sample_us"], c["sample_us_per_mib"],
+    " + %.0f us/Mpixel" % c["jpeg_us_per_mpix"] if c["jpeg_us_per_mpix"] else "",
+    c["step_us"] / 1e3, c["request_us"], c["daemon_us"], c["wait_us"], c["run_request_us"],
+    " (%s)" % c["file"] if c["file"] else ""))' "$1" 2>/dev/null || echo "- (unreadable JSON)"
+}
+
+# --measure-host: this machine measured once, in this hold, before the rows
+if [ -n "$measure" ]; then
+	if [ -z "$mtier" ]; then
+		mtier=$(echo "$table" | while read -r name d n tier; do
+			if [ -z "$rows" ] || [[ ",$rows," == *",$name,"* ]]; then echo "$tier"; break; fi
+		done)
+	fi
+	mout=$work/out/measure-$first
+	rm -rf "$mout"; mkdir -p "$mout"
+	export TIERSIM_HOST_FILE=$mout/this-machine.lua
+	mstart=$(date -u +%H:%M:%SZ)
+	TIERSIM_WORKDIR=$work "${rt[@]}" "$tiersim" hosts measure --venv "$venv" --repeats "$mreps" \
+		--tier "${mtier:-nvme-local}" ${from:+--from "$from"} --quiet --out "$TIERSIM_HOST_FILE" \
+		>"$mout/measure.txt" 2>&1 ||
+		{ echo "dlio_peer.sh: tiersim hosts measure failed: $(tail -1 "$mout/measure.txt")" >&2; exit 1; }
+	echo "host: DLIO its own CPU; tiersim real and virtual charge this-machine, measured $mstart-$(date -u +%H:%M:%SZ)" \
+		"in this hold ($mreps round(s) on ${mtier:-nvme-local}${from:+, carried from $from}), load $(cut -d' ' -f1-3 /proc/loadavg):"
+	sed -n '2,$s/^ */    /p' "$mout/measure.txt"
+else
+	echo "host: DLIO its own CPU; tiersim real and virtual charge ${host[1]:-no host profile (none given)}"
+fi
 hb=""
 [ -n "$before" ] && hb="   before: real virt   "
 printf '%-11s %-10s | %-13s | %-27s |%s %-24s | %-24s | %s\n' row tier "DLIO AU smp/s" \
@@ -595,12 +657,6 @@ echo "$table" | while read -r name d n tier; do
 	for run in $(seq "$first" $((first + runs - 1))); do
 		out=$work/out/$name-$run
 		rm -rf "$out"; mkdir -p "$out/dlio" "$out/m"
-		if [ -n "$measure" ]; then
-			export TIERSIM_HOST_FILE=$out/this-machine.lua
-			TIERSIM_WORKDIR=$work "${rt[@]}" "$tiersim" hosts measure --venv "$venv" --repeats 3 \
-				--tier "$tier" --quiet --out "$TIERSIM_HOST_FILE" >"$out/measure.txt" 2>&1 ||
-				{ echo "dlio_peer.sh: $name: tiersim hosts measure failed: $(tail -1 "$out/measure.txt")" >&2; continue; }
-		fi
 		# the sides in turn, rotated from run to run
 		cache=""
 		for side in $(bench_order $((run - 1)) $sides); do
@@ -665,7 +721,8 @@ echo "$table" | while read -r name d n tier; do
 			"$name" "$tier" "$aa" "$as" "$ba" "$bs" "$ca" "$cs" "$wcol" "$pa" "$pb" "${cpu:--}" "$qa" \
 			"$qb" "$sa" "$sb" "$ca_" "$cb_" "$wa" "$wb" "$load" "$fifo"
 		echo "    backing files cached before each side${nowarm:+ (not warmed)}:$cache"
-		[ -n "$measure" ] && sed -n '2,$s/^ */    measured before it: /p' "$out/measure.txt"
+		[ -n "$vonly" ] || echo "    host charged, tiersim real: $(hostused "$out/ts.json")"
+		echo "    host charged, tiersim virtual: $(hostused "$out/ts-v.json")"
 		if [ -n "$split" ]; then
 			ns=$(($(echo "${over[$d]}" | grep -o 'num_files_train=[0-9]*' | cut -d= -f2) * epochs))
 			for c in "$out/dlio.cpu.json" "$out/ts.cpu.json"; do

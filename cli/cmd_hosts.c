@@ -30,7 +30,7 @@ static const struct ts_opt hosts_opts[] = {
 static const struct ts_cmdline hosts_cmdline = {
 	.name = "hosts",
 	.synopsis = "[--profile FILE] [--evidence]\n"
-		    "       tiersim hosts measure --venv DIR [--out FILE] [--repeats N]",
+		    "       tiersim hosts measure --venv DIR [--out FILE] [--repeats N] [--from H]",
 	.about = "Lists the host profiles: what JPEG decode + transform, a raw Datum's transform\n"
 		 "and an LMDB put cost one core of each CPU, and the JPEG libraries' factors.\n"
 		 "pipeline{ host = \"NAME\" } or \"NAME/LIBRARY\" (and preprocess{ host = }) charge\n"
@@ -42,7 +42,7 @@ static const struct ts_cmdline hosts_cmdline = {
 };
 
 struct measure_args {
-	char *venv, *out, *dir, *tier;
+	char *venv, *out, *dir, *tier, *from;
 	uint64_t repeats;
 	bool quiet;
 };
@@ -65,12 +65,16 @@ static const struct ts_opt measure_opts[] = {
 	  'r' },
 	{ "quiet", TS_OPT_BOOL, offsetof(struct measure_args, quiet), "false", 0, 0, "",
 	  "no progress lines", NULL, 'q' },
+	{ "from", TS_OPT_STR, offsetof(struct measure_args, from), NULL, 0, 0, "",
+	  "carry what this does not measure from host profile H (the profile's from =): a DLIO "
+	  "run's wait per request as much slower or faster as DLIO's npz work per sample is here "
+	  "than there (its measured speed), its daemon's CPU per request as H has it", "H", 0 },
 	{ NULL },
 };
 
 static const struct ts_cmdline measure_cmdline = {
 	.name = "hosts measure",
-	.synopsis = "--venv DIR [--out FILE] [--tier T] [--dir DIR] [--repeats N]",
+	.synopsis = "--venv DIR [--out FILE] [--tier T] [--dir DIR] [--repeats N] [--from H]",
 	.about = "Measures DLIO's own CPU on this machine and writes it as the host profile\n"
 		 "this-machine ('tiersim dlio --host this-machine'): DLIO 2.0.0's NPZReader and\n"
 		 "ImageReader (run with the venv's python) read 112 KiB and 8 MiB npz and\n"
@@ -102,12 +106,13 @@ static int hosts_measure(int argc, char **argv)
 	}
 	ts_interrupt_install();
 	struct ts_dlio_measure_opts mo = { .venv = venv, .out = o.out, .dir = o.dir,
-					   .tier = o.tier, .repeats = (unsigned)o.repeats, .quiet = o.quiet };
+					   .tier = o.tier, .repeats = (unsigned)o.repeats, .quiet = o.quiet,
+					   .from = o.from };
 	struct ts_dlio_measure_result r;
 	char err[2048];
 	rc = ts_dlio_measure(&mo, &r, err, sizeof(err));
-	ts_opt_free(measure_opts, &o);
 	if (rc) {
+		ts_opt_free(measure_opts, &o);
 		fprintf(stderr, "tiersim hosts measure: %s\n", err);
 		return rc == -EINTR ? TS_EXIT_INTERRUPT : TS_EXIT_FAIL;
 	}
@@ -126,6 +131,11 @@ static int hosts_measure(int argc, char **argv)
 	       r.request_daemon_ns_per_mib.v / 1e3, r.step_unet3d.v / 1e3, r.step_resnet50.v / 1e3,
 	       r.start_ns.v / 1e6, r.start_ns_per_worker.v / 1e6, r.restart_ns.v / 1e6,
 	       r.restart_ns_per_worker.v / 1e6, r.worker_gc_ns.v / 1e6, r.gc_objects);
+	if (o.from)
+		printf("  carried from     %s at speed %.3f [%.3f..%.3f] (its npz work per sample "
+		       "over this machine's)\n",
+		       o.from, r.speed.v, r.speed.low, r.speed.high);
+	ts_opt_free(measure_opts, &o);
 	return TS_EXIT_OK;
 }
 

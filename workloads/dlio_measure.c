@@ -84,6 +84,10 @@ struct ctx {
 	const struct ts_dlio_measure_opts *o;
 	char python[4096], script[4096], top[4096], data[4200], mnt[4200], log[4200];
 	pid_t daemon;
+	double base_ns; /* opts.from's npz work per sample at the small set's size */
+	/* opts.from's dlio_run_request_ns, nominal, fast and slow ends: written
+	 * as it is, not over the speed (write_profile) */
+	double run_ns[3];
 	char *err;
 	size_t errlen;
 };
@@ -400,9 +404,13 @@ static void line_fit(const double *x, const double *y, unsigned n, double *a, do
 	*a = (sy - *b * sx) / n;
 }
 
-/* Each round's own fit, then the spread over rounds. */
-static void fit(const struct round *rd, unsigned n, struct ts_dlio_measure_result *r)
+/* Each round's own fit, then the spread over rounds; with @base (the
+ * carried-from host's npz work per sample at @base_mib MiB, ns; 0: none)
+ * the speed against it, each round's. */
+static void fit(const struct round *rd, unsigned n, double base, double base_mib,
+		struct ts_dlio_measure_result *r)
 {
+	double sp[MAXROUNDS];
 	double a[MAXROUNDS], b[MAXROUNDS], j[MAXROUNDS], q[MAXROUNDS], qm[MAXROUNDS],
 		dq[MAXROUNDS], dqm[MAXROUNDS],
 		su[MAXROUNDS], sr[MAXROUNDS], ha[MAXROUNDS], hb[MAXROUNDS], pa[MAXROUNDS],
@@ -420,6 +428,9 @@ static void fit(const struct round *rd, unsigned n, struct ts_dlio_measure_resul
 		double ms = s->bytes / 1048576.0, ml = l->bytes / 1048576.0;
 		b[i] = (ol - os) / (ml - ms);
 		a[i] = os - b[i] * ms;
+		/* this round's npz work at the base's size against the base's */
+		double here = a[i] + b[i] * base_mib;
+		sp[i] = base > 0 && here > 0 ? base / here : 0;
 		double oj = g->dlio_ns - g->chain_ns - (a[i] + b[i] * g->bytes / 1048576.0);
 		j[i] = g->pixels > 0 ? oj / (g->pixels / 1e6) : 0;
 		/* the chain's cost to the host, requests x q + MiB read x qm:
@@ -453,6 +464,8 @@ static void fit(const struct round *rd, unsigned n, struct ts_dlio_measure_resul
 	r->restart_ns_per_worker = spread(s2b, n);
 	r->worker_gc_ns = spread(gcn, n);
 	r->gc_objects = spread(go, n).v;
+	if (base > 0)
+		r->speed = spread(sp, n);
 }
 
 /* @s as a Lua string's body (quotes and backslashes escaped, no newline). */
@@ -528,6 +541,29 @@ static int write_profile(const struct ctx *c, const struct round *rd, unsigned n
 	fprintf(f, "host \"%s\" {\n  desc = \"this machine, DLIO 2.0.0's own CPU as %s measured "
 		   "it\",\n  cpu = \"%s (%" PRIu64 " CPUs)\",\n",
 		TS_HOST_THIS, "tiersim hosts measure", qcpu, r->vcpus);
+	if (c->o->from) {
+		char qfrom[256];
+		lua_str(qfrom, sizeof(qfrom), c->o->from);
+		/* what is not measured here comes from it (pipeline/host.h's
+		 * from = chain), each cost over this speed */
+		fprintf(f, "  from = \"%s\",\n  speed = { %.4f, \"measured\", \"%s: %s's DLIO npz "
+			   "work per sample at %.0f B (dlio_sample_ns + dlio_sample_ns_per_mib, %.0f ns) "
+			   "over this measurement's at the same size, each round's (median of the "
+			   "rounds; low, high: their least and most)\", low = %.4f, high = %.4f },\n",
+			qfrom, r->speed.v, src, qfrom, s->bytes, c->base_ns, r->speed.low,
+			r->speed.high);
+		/* DLIO's daemon's CPU per request beyond tiersim's did not grow
+		 * with the host's slowdown (workloads/DLIO.md, 2026-12-05: 16-190
+		 * us a sample more than tiersim's daemon while DLIO's own work
+		 * was 1.5-2.4x its 2026-12-04 figure): the carried-from host's,
+		 * as it is */
+		if (c->run_ns[0] > 0)
+			fprintf(f, "  dlio_run_request_ns = { %.0f, \"measured\", \"%s's "
+				   "dlio_run_request_ns, as it is (not over the speed: DLIO's daemon's "
+				   "CPU per request beyond tiersim's does not move with DLIO's own work, "
+				   "workloads/DLIO.md 2026-12-05)\", low = %.0f, high = %.0f },\n",
+				c->run_ns[0], qfrom, c->run_ns[1], c->run_ns[2]);
+	}
 	char what[512];
 	snprintf(what, sizeof(what), "DLIO's DataLoader workers (TorchDataset, NPZReader) per sample "
 		 "through tierfs less tiersim's chain of the same requests, %.0f B (%.0f requests) and %.0f B (%.0f): "
@@ -661,6 +697,30 @@ int ts_dlio_measure(const struct ts_dlio_measure_opts *o, struct ts_dlio_measure
 		snprintf(err, errlen, "no HOME to keep the profile in; give --out FILE");
 		return -ENOENT;
 	}
+	/* the host to carry from, checked before anything is measured: it
+	 * must have DLIO's npz line (dlio_sample_ns), which the speed is of */
+	struct ts_host_dlio base = { 0 };
+	if (o->from) {
+		struct ts_host_set *hs = NULL;
+		int frc = ts_host_set_load_default(&hs, err, errlen);
+		if (!frc)
+			frc = ts_host_dlio_costs(hs, o->from, NULL, "npz", TS_HOST_NOMINAL, &base, err,
+						 errlen);
+		for (int e = 0; !frc && e < 3; e++) {
+			struct ts_host_dlio at = { 0 };
+			frc = ts_host_dlio_costs(hs, o->from, NULL, "npz", (enum ts_host_end)e, &at,
+						 err, errlen);
+			c.run_ns[e] = at.run_request_ns;
+		}
+		ts_host_set_free(hs);
+		if (frc)
+			return frc;
+		if (!(base.sample_ns + base.sample_ns_per_mib > 0)) {
+			snprintf(err, errlen, "--from %.200s: that host has no DLIO npz line "
+					      "(dlio_sample_ns) to measure a speed against", o->from);
+			return -EINVAL;
+		}
+	}
 	cpu_set_t cs;
 	r->vcpus = sched_getaffinity(0, sizeof(cs), &cs) ? (uint64_t)sysconf(_SC_NPROCESSORS_ONLN)
 							 : (uint64_t)CPU_COUNT(&cs);
@@ -730,8 +790,13 @@ int ts_dlio_measure(const struct ts_dlio_measure_opts *o, struct ts_dlio_measure
 	}
 	if (ms.tierfs)
 		ts_mounts_free(&ms);
+	if (!rc && o->from) {
+		/* the carried-from host's npz line at the size this measured */
+		double mib = rd[0].s[S_NPZ_S].bytes / 1048576.0;
+		c.base_ns = base.sample_ns + base.sample_ns_per_mib * mib;
+	}
 	if (!rc) {
-		fit(rd, n, r);
+		fit(rd, n, c.base_ns, rd[0].s[S_NPZ_S].bytes / 1048576.0, r);
 		rc = write_profile(&c, rd, n, r);
 	}
 	if (!o->dir && (!rc || !access(c.log, F_OK)))

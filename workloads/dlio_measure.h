@@ -40,7 +40,14 @@
  * dlio_worker_spread, how far apart DLIO's workers reading side by side
  * end their batches (workloads/dlio_loader.h's spread), is written as
  * bench/dlio_rank_spread.py found it in DLIO's traces (DLIO_SPREAD).
- * vcpus is the CPUs this process may run on. Each figure
+ * vcpus is the CPUs this process may run on. With a host to carry from
+ * (opts.from), the profile names it (from = ) and the speed against it:
+ * that host's npz line at the 112 KiB sample over this measurement's, so
+ * the wait per request measured elsewhere (dlio_request_wait_ns, from a
+ * DLIO run's traces) comes from it as much slower or faster as DLIO's own
+ * work is here today; dlio_run_request_ns (DLIO's daemon per request
+ * beyond tiersim's) is written as that host's, not over the speed, as it
+ * did not follow DLIO's work on a slower day (workloads/DLIO.md). Each figure
  * is the median of @repeats interleaved rounds; low and high their least and
  * most.
  */
@@ -61,6 +68,11 @@ struct ts_dlio_measure_opts {
 			   * $TIERSIM_WORKDIR or /tmp, removed after) */
 	unsigned repeats; /* rounds (0: 3) */
 	bool quiet;	  /* no progress lines on stderr */
+	/* a host profile the written one is carried from (from = ; NULL:
+	 * none): what this command does not measure comes from it,
+	 * dlio_request_wait_ns divided by the speed measured against it
+	 * (ts_dlio_measure_result.speed), dlio_run_request_ns as it is */
+	const char *from;
 };
 
 /* One figure: the median over the rounds, and their least and most. */
@@ -80,6 +92,11 @@ struct ts_dlio_measure_result {
 	/* a forked worker's first full collection, ns; the objects tracked */
 	struct ts_dlio_measured worker_gc_ns;
 	double gc_objects;
+	/* with opts.from: this machine's per-core speed against that host,
+	 * its DLIO npz work per sample at the 112 KiB sample's size
+	 * (dlio_sample_ns + _per_mib) over this measurement's, each round's;
+	 * 0 without it */
+	struct ts_dlio_measured speed;
 	uint64_t vcpus;
 	char path[4096]; /* the profile written */
 };

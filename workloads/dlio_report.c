@@ -67,6 +67,22 @@ void ts_dlio_print_instance(FILE *f, const struct ts_dlio_opts *o,
 		r->bound[TS_TIER_BOUND_INSTANCE], vol);
 }
 
+/* @s as a JSON string, quoted. */
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
 int ts_dlio_write_json(FILE *f, const struct ts_dlio_opts *o, const struct ts_dlio_outcome *oc,
 		       int ranks)
 {
@@ -79,6 +95,19 @@ int ts_dlio_write_json(FILE *f, const struct ts_dlio_opts *o, const struct ts_dl
 		   "  \"host\": \"%s\",\n", o->workload, w->model, o->tier,
 		o->virtual_time ? "virtual" : "real", ranks ? ranks : 1, w->au, w->record_length,
 		w->batch_size, o->host ? o->host : "");
+	if (o->host) {
+		const struct ts_dlio_host_used *h = &oc->host;
+		fprintf(f, "  \"host_costs\": { \"sample_us\": %.3f, \"sample_us_per_mib\": %.3f, "
+			   "\"jpeg_us_per_mpix\": %.3f, \"step_us\": %.3f, \"request_us\": %.3f, "
+			   "\"daemon_us\": %.3f, \"wait_us\": %.3f, \"run_request_us\": %.3f, "
+			   "\"start_ms\": %.3f, \"restart_ms\": %.3f, \"vcpus\": %" PRIu64 ", "
+			   "\"file\": ",
+			h->sample_ns / 1e3, h->per_mib / 1e3, h->jpeg_per_mpix / 1e3, h->step_ns / 1e3,
+			h->request_ns / 1e3, h->daemon_ns / 1e3, h->wait_ns / 1e3, h->run_ns / 1e3,
+			h->start_ns / 1e6, h->restart_ns / 1e6, h->vcpus);
+		json_str(f, h->host_file);
+		fprintf(f, " },\n");
+	}
 	if (oc->ebs)
 		fprintf(f, "  \"ebs\": { \"iops\": %.17g, \"max_iops\": %.17g, \"mbps\": %.17g, "
 			   "\"max_mbps\": %.17g, \"burst_s\": %.17g },\n",

@@ -1783,6 +1783,16 @@ int ts_dlio_run(const struct ts_dlio_opts *o, struct ts_dlio_outcome *oc, char *
 		oc->bad_request = true;
 		return rc;
 	}
+	oc->host = (struct ts_dlio_host_used){
+		.sample_ns = E.cpu.sample_ns, .per_mib = E.cpu.per_mib,
+		.jpeg_per_mpix = E.cpu.jpeg_per_mpix, .step_ns = (double)E.cpu.step_ns,
+		.request_ns = E.cpu.req_ns, .daemon_ns = E.cpu.daemon_ns, .wait_ns = E.cpu.wait_ns,
+		.run_ns = E.cpu.run_ns, .start_ns = E.cpu.start_ns, .restart_ns = E.cpu.restart_ns,
+		.vcpus = E.cpu.vcpus };
+	if (o->host && !strncmp(o->host, TS_HOST_THIS, strcspn(o->host, "/")) &&
+	    strcspn(o->host, "/") == strlen(TS_HOST_THIS) &&
+	    ts_host_this_path(oc->host.host_file, sizeof(oc->host.host_file)))
+		oc->host.host_file[0] = 0;
 	struct ts_dataset_config dc;
 	dataset_config(w, E.seed, &dc);
 	const struct ts_tier_profile *prof;

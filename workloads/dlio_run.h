@@ -109,6 +109,15 @@ struct ts_dlio_outcome {
 	const struct ts_dlio_result *best; /* find_max: the last count that passed */
 	bool bad_request; /* the error is in the options, the workload or its keys */
 	bool ebs;	  /* o->ebs was applied (set, and the tier an EBS volume's) */
+	/* o->host's DLIO costs as this run charges them (a run's JSON says
+	 * them, so that a caller sees which profile each clock used), ns;
+	 * host_file: where this-machine was read from ("" otherwise) */
+	struct ts_dlio_host_used {
+		double sample_ns, per_mib, jpeg_per_mpix, step_ns, request_ns, daemon_ns,
+			wait_ns, run_ns, start_ns, restart_ns;
+		uint64_t vcpus;
+		char host_file[4096];
+	} host;
 };
 
 /*

@@ -178,6 +178,55 @@ grep -q "host this-machine: 11000.0 us per step (this workload's)" "$work/err" |
 grep -q "host this-machine: the DataLoader's start, 1000.0 ms the first epoch (8 workers forked), 34.0 ms a later one" "$work/err" ||
 	fail "--host this-machine, the loader's start: $(cat "$work/err")"
 
+# Which host each run charged: its JSON says the costs (host_costs) and
+# this-machine's file.
+# shellcheck disable=SC2086
+"$tiersim" dlio resnet50_h100 $r50 --tier essd-pl1 --virtual --host this-machine --quiet \
+	--json "$work/tm.json" >/dev/null 2>"$work/err" || fail "--host this-machine --json: $(cat "$work/err")"
+python3 - "$work/tm.json" "$TIERSIM_HOST_FILE" <<'PY' || fail "host_costs of this-machine's run: $(cat "$work/tm.json")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+c = j["host_costs"]
+assert j["host"] == "this-machine" and c["file"] == sys.argv[2], (j["host"], c["file"])
+assert c["step_us"] == 11000.0 and c["start_ms"] == 1000.0 and c["restart_ms"] == 34.0, c
+assert c["wait_us"] == 0 and c["run_request_us"] == 0, c  # not measured, not carried
+PY
+
+# Carried from a host (--from): what is not measured comes from it, each
+# cost over the speed, which is that host's npz line at the small sample's
+# size over this measurement's (one round: the written line's); but
+# dlio_run_request_ns is written as that host's, not over the speed.
+"$tiersim" hosts measure --venv "$fake" --repeats 1 --from epyc-kvm-2vcpu >"$work/out" \
+	2>"$work/err" || fail "hosts measure --from: $(cat "$work/err")"
+grep -q "carried from     epyc-kvm-2vcpu at speed" "$work/out" || fail "hosts measure --from: $(cat "$work/out")"
+"$tiersim" hosts --evidence >"$work/ev" || fail "hosts --evidence: the carried profile"
+grep -q '^this-machine *speed *measured .*epyc-kvm-2vcpu.s DLIO npz work per sample at 114244 B' "$work/ev" ||
+	fail "--from: the speed: $(grep '^this-machine *speed' "$work/ev")"
+# shellcheck disable=SC2086
+"$tiersim" dlio resnet50_h100 $r50 --tier essd-pl1 --virtual --host this-machine --quiet \
+	--json "$work/tm.json" >/dev/null 2>"$work/err" || fail "--host this-machine, carried: $(cat "$work/err")"
+python3 - "$work/tm.json" "$TIERSIM_HOST_FILE" <<'PY' || fail "--from: the carried costs: $(cat "$work/tm.json")"
+import json, re, sys
+c = json.load(open(sys.argv[1]))["host_costs"]
+t = open(sys.argv[2]).read()
+num = lambda k: float(re.search(r"\b%s = \{ ([0-9.e+-]+)," % k, t).group(1))
+mib = 114244 / 1048576
+# epyc-kvm-2vcpu's (pipeline/hosts.lua): its npz line, its wait and its run's per request
+base = 905261 + 1124400 * mib
+speed = num("speed")
+want = base / (num("dlio_sample_ns") + num("dlio_sample_ns_per_mib") * mib)
+assert abs(speed - want) <= 1e-4 * want + 5e-5, (speed, want)
+assert abs(c["wait_us"] - 74.2 / speed) <= 1e-3, (c["wait_us"], 74.2 / speed)
+# DLIO's run's daemon per request: the host's as it is (not over the speed)
+assert c["run_request_us"] == 13.228, c["run_request_us"]
+assert c["step_us"] == 11000.0, c  # measured here: not carried
+PY
+# A host that is not one: one line, nothing measured.
+"$tiersim" hosts measure --venv "$fake" --from no-such-host >/dev/null 2>"$work/err" &&
+	fail "--from no-such-host measured"
+[ "$(wc -l <"$work/err")" -eq 1 ] && grep -q "host 'no-such-host' is not a host profile" "$work/err" ||
+	fail "--from no-such-host: $(cat "$work/err")"
+
 # A venv without python, and one whose script fails: one line each.
 "$tiersim" hosts measure --venv "$work/none" >/dev/null 2>"$work/err" && fail "no venv measured"
 [ "$(wc -l <"$work/err")" -eq 1 ] && grep -q "venv $work/none: no bin/python" "$work/err" ||
