@@ -645,6 +645,33 @@ static bool accel_passes(struct accel *A, uint64_t steps, uint64_t left, double 
 	return *au >= A->stop_below + 1e-9;
 }
 
+/* Whether the run passes before its first step (find-max, virtual time):
+ * every epoch bounded as accel_passes bounds an epoch to come, the first
+ * from the loader's start t0 with the tier's backlog then and nothing in
+ * flight (the source's opening reads ended by t0, ts_vpipe_new), its first
+ * step ending step + ct after t0 at least (a step starts at t0 or later).
+ * A run decided here never claims a sample, so its epoch order (made at
+ * the first claim, scheduler.c's make_order) is never drawn. Not where a
+ * step limit cuts an epoch short. */
+static bool accel_passes_at_start(struct accel *A, double *au)
+{
+	struct pass_model *m = &A->pm;
+	uint64_t K = A->per_epoch, epochs = A->w->epochs;
+	if (!m->ok || K < 2 || !epochs || !A->ct ||
+	    (A->limit != UINT64_MAX && A->limit / K < epochs))
+		return false;
+	double ct = (double)A->ct, t0 = (double)A->t0, step = (double)(A->step_ns + A->ct);
+	double x = TS_MAX(ts_tier_backlog_ns(m->tier), t0);
+	double e0 = pass_bound(A, 0, K, t0, t0, x);
+	double au0 = (double)(K - 1) * ct / (e0 - (t0 + step));
+	if (epochs > 1) {
+		double e1 = pass_bound(A, 0, K, 0, 0, TS_MAX(m->delta, m->delta_leaf));
+		m->au_next = (double)(K - 1) * ct / (e1 - step);
+	}
+	*au = (au0 + (double)(epochs - 1) * (epochs > 1 ? m->au_next : 0)) / (double)epochs;
+	return *au >= A->stop_below + 1e-9;
+}
+
 /* Real time: DLIO's barrier between the ranks' steps, then, at an epoch's
  * start, its loader (main.py: the epoch's loop makes a new iterator). */
 static int accel_take(void *self, uint64_t free_at, struct ts_take *b, char *err, size_t errlen)
@@ -775,6 +802,15 @@ static int accelerate(struct accel *A, const struct ts_dlio_workload *w, uint64_
 	A->next = accel_next(A);
 	r->au_min = INFINITY;
 	r->au_max = 0;
+	double au0;
+	if (stop_below > 0 && accel_passes_at_start(A, &au0)) {
+		r->n = n;
+		r->au = r->au_min = r->au_max = au0;
+		r->passed = true;
+		r->pass_step = 0;
+		r->steps = per_epoch;
+		return 0;
+	}
 	ts_steploop_pipe_init(&A->pipe);
 	A->src = (struct ts_steploop_src){ accel_take, accel_release, A };
 	struct ts_steploop_ops ops = { .step_end = accel_step_end, .self = A };
