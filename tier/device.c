@@ -235,6 +235,12 @@ static void device_free(struct ts_tier_layer *l)
 	free(d);
 }
 
+/* Not an op: no other layer has a generator. */
+void ts_tier_device_rng(const struct ts_tier_layer *l, struct ts_rng *out)
+{
+	*out = ((const struct device *)l)->rng;
+}
+
 static const struct ts_tier_layer_ops device_ops = {
 	.name = "device",
 	.submit = device_submit,

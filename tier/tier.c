@@ -322,6 +322,13 @@ double ts_tier_backlog_ns(struct ts_tier *t)
 	return x;
 }
 
+void ts_tier_lat_rng(struct ts_tier *t, struct ts_rng *out)
+{
+	lock(t);
+	ts_tier_device_rng(t->dev, out);
+	unlock(t);
+}
+
 const struct ts_tier_profile *ts_tier_profile(const struct ts_tier *t)
 {
 	return atomic_load(&t->p);

@@ -87,6 +87,11 @@ const struct ts_tier_profile *ts_tier_profile(const struct ts_tier *t);
  * and it, plus its credits' wait (dlio_run.c's early pass bounds reads
  * with it). The instance's EBS layers are not in it. */
 double ts_tier_backlog_ns(struct ts_tier *t);
+/* The device's latency generator now, copied into @out (device.c): the
+ * requests that reach the device from here on draw from it in that order
+ * (dlio_run.c's early pass draws them ahead). */
+struct ts_rng;
+void ts_tier_lat_rng(struct ts_tier *t, struct ts_rng *out);
 void ts_tier_limits(const struct ts_tier *t, struct ts_tier_limits *out);
 /* A snapshot of the model's counters (struct ts_tier_stats). */
 void ts_tier_stats(struct ts_tier *t, struct ts_tier_stats *out);

@@ -71,6 +71,10 @@ static inline uint64_t ts_tier_layer_next(struct ts_tier_layer *l, uint64_t now,
  * requests in flight (done->qd, the stats' queue_depth). */
 struct ts_tier_layer *ts_tier_device_new(const struct ts_tier_profile *p,
 					 const struct ts_tier_limits *lim, uint64_t seed, bool qd);
+/* A device layer's generator, copied into @out: its next requests'
+ * latencies are its next draws, one request after another in the order
+ * they reach it. */
+void ts_tier_device_rng(const struct ts_tier_layer *l, struct ts_rng *out);
 /* rate: caps, accounting unit, burst bucket. */
 struct ts_tier_layer *ts_tier_rate_new(const struct ts_tier_profile *p,
 				       const struct ts_tier_limits *lim);

@@ -21,6 +21,13 @@ void ts_dlio_print_outcome(FILE *f, const struct ts_dlio_opts *o, const struct t
 	char rn[32] = "";
 	if (ranks)
 		snprintf(rn, sizeof(rn), " (%d ranks)", ranks);
+	if (show->passed && !show->pass_step) { /* decided before its first step */
+		fprintf(f, "%s on %s (%s): %s%" PRIu64 " accelerators%s, AU at least %.2f%% "
+			   "(decided before its first step: no draw of the model could make it "
+			   "miss)\n", o->workload, o->tier, o->virtual_time ? "virtual" : "real",
+			o->find_max ? "max " : "", show->n, rn, 100 * show->au);
+		return;
+	}
 	if (show->passed) { /* stopped once it could not miss: AU's lower bound */
 		fprintf(f, "%s on %s (%s): %s%" PRIu64 " accelerators%s, AU at least %.2f%% "
 			   "(stopped after %" PRIu64 " of its steps, once no draw of the model could "

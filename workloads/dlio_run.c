@@ -388,6 +388,13 @@ struct accel {
 		uint64_t leaves;	/* leaf reads the run can make at most */
 		uint64_t next_check;	/* the step of the next check */
 		double au_next;		/* a whole epoch to come at least (< 0: not yet) */
+		/* pass_draws: the device's latencies drawn ahead (draws: it
+		 * applies), once an epoch (draws_epoch: the last one tried) */
+		bool draws;
+		const struct ts_tier_dist *lat; /* a read's, the same as a lookup's */
+		double ex[1600];		/* p50 exp(sigma (q / 64 - TS_RNG_ZIG_MAX)) */
+		uint64_t rr0, tr0, or0;		/* the loader's reads, the tier's, its other ops, at the start */
+		uint64_t draws_epoch;
 	} pm;
 };
 
@@ -615,6 +622,117 @@ static double pass_bound(const struct accel *A, uint64_t k, uint64_t K, double n
 	return E + (double)m->leaves * (m->delta_leaf + ch);
 }
 
+/* The device's next latency draw from @r, as device.c's device_submit
+ * draws it for pass_model's lat (a lognormal's normal from the ziggurat,
+ * then its stall; a fixed one draws nothing), or more: the normal rounded
+ * up to 1/64 (pass_model's ex, exp of each such step: exp rises), which
+ * takes the same draws. */
+static double draw_lat(const struct pass_model *m, struct ts_rng *r, const struct ts_rng_zig *z)
+{
+	const struct ts_tier_dist *d = m->lat;
+	if (d->kind != TS_TIER_DIST_LOGNORMAL || !(d->p99_ns > d->p50_ns))
+		return d->p50_ns;
+	double x = ts_rng_normal_zig(r, z); /* |x| <= TS_RNG_ZIG_MAX */
+	double lat = m->ex[(int)ceil((x + TS_RNG_ZIG_MAX) * 64)];
+	if (d->stall_p > 0) {
+		double u = ts_rng_double(r);
+		if (u < d->stall_p)
+			lat += d->stall_lo_ns + (d->stall_hi_ns - d->stall_lo_ns) * (u / d->stall_p);
+	}
+	return lat;
+}
+
+/* pass_bound with the device's own draws for the requests to come, in
+ * place of its longest, and the loader's claims one at a time in place of
+ * rounds of qd (where each sample is one request, so the device's n-th
+ * request from now is the n-th sample claimed from now, but for the @lv
+ * extent-tree leaves that may still be read, which draw from the same
+ * stream: sample i's draw lies among the draws i .. i + lv; pass_model_of
+ * says where this holds). Sample i (in claim order from the epoch's step
+ * k) is claimed once its batch is inside the window and fewer than qd
+ * reads are in flight, which holds by the time every sample up to i - qd
+ * has ended: by c_i <= max(c_{i-1}, open, M_{i-qd}), M the latest end so
+ * far. It is admitted by Y + rho, Y = max(c_i, X), moves X to Y + delta
+ * and ends by its admission plus the larger of its draw and its transfer
+ * (delta), plus the rounding of each (rate.c's ceil_ns, device.c's
+ * round_ns). While leaves may remain, any sample may be a leaf's chain
+ * (the leaf, then the read at its end), so each ends by Y plus twice
+ * that, with the most of the draws it may take; the leaves' own costs,
+ * at most lv x delta_leaf in all, move what follows by no more than that
+ * (max and + move their result by no more than their terms move). The
+ * @ahead samples of these batches claimed already end by @z0 and drew
+ * theirs. Every rule is a max or a sum of the ones before, so a later
+ * claim or a dearer request only moves later what follows: an upper bound
+ * on the epoch's last step's end, as pass_bound's, for these draws. */
+static double pass_draws(const struct accel *A, uint64_t k, uint64_t K, double now, double z0,
+			 double x0, uint64_t ahead, uint64_t lv)
+{
+	const struct pass_model *m = &A->pm;
+	uint64_t B = A->n * A->w->batch_size, i = 0, u = 0;
+	double st[1024], gate[4096]; /* pipe_config: prefetch <= 1024, qd <= 4096 */
+	double c = now, X = x0, M = z0, E = now, step = (double)(A->step_ns + A->ct);
+	double dd = TS_MAX(m->delta, m->delta_leaf), cur = 0, next = 0;
+	struct ts_rng r;
+	const struct ts_rng_zig *z = ts_rng_zig();
+	ts_tier_lat_rng(m->tier, &r);
+	for (uint64_t q = 0; q < m->qd; q++)
+		gate[q] = z0;
+	if (lv) /* the draws in blocks of lv + 1: i .. i + lv lie in two */
+		for (uint64_t q = 0; q <= lv; q++)
+			next = TS_MAX(next, draw_lat(m, &r, z));
+	for (uint64_t j = k; j < K; j++) {
+		double open = j >= k + m->pf ? st[(j - m->pf) % m->pf] : now;
+		for (uint64_t p = 0; p < B; p++, i++) {
+			if (i >= ahead) {
+				c = TS_MAX(c, TS_MAX(open, gate[i % m->qd]));
+				double Y = TS_MAX(X, c), e;
+				X = Y + m->delta;
+				if (!lv) {
+					e = Y + m->rho + TS_MAX(draw_lat(m, &r, z), m->delta) + 2;
+				} else {
+					if (u++ % (lv + 1) == 0) {
+						cur = next, next = 0;
+						for (uint64_t q = 0; q <= lv; q++)
+							next = TS_MAX(next, draw_lat(m, &r, z));
+					}
+					e = Y + 2 * (m->rho + TS_MAX(TS_MAX(cur, next), dd) + 2);
+				}
+				M = TS_MAX(M, e);
+			}
+			gate[i % m->qd] = M;
+		}
+		double s0 = TS_MAX(M, E);
+		st[j % m->pf] = s0;
+		E = s0 + step;
+	}
+	return E + (double)lv * m->delta_leaf;
+}
+
+/* How many samples of the epoch's steps from the current one on the
+ * loader has claimed (*@ahead) and how many extent-tree leaves it may
+ * still read (*@lv: the tier's reads past the loader's are the leaves',
+ * each read once a run at most), where pass_draws applies now: once an
+ * epoch, nothing but reads reached the tier. */
+static bool draws_now(struct accel *A, uint64_t *ahead, uint64_t *lv)
+{
+	struct pass_model *m = &A->pm;
+	if (!m->draws || m->draws_epoch == A->cur_epoch)
+		return false;
+	struct ts_vpipe_stats vs;
+	struct ts_tier_stats ts;
+	ts_vpipe_stats(A->pipe.vp, &vs);
+	ts_tier_stats(m->tier, &ts);
+	uint64_t claims = vs.read_requests - m->rr0, reads = ts.op[TS_TIER_READ].count - m->tr0;
+	uint64_t B = A->n * A->w->batch_size;
+	if (ts.op[TS_TIER_META].count + ts.op[TS_TIER_WRITE].count != m->or0 || reads < claims ||
+	    reads - claims > m->leaves || claims < A->steps * B)
+		return false;
+	m->draws_epoch = A->cur_epoch;
+	*ahead = claims - A->steps * B;
+	*lv = m->leaves - (reads - claims);
+	return true;
+}
+
 /* Whether the run passes whatever its remaining draws (pass_bound), at
  * its current step of an epoch of @steps steps, @left epochs to come: the
  * mean AU's lower bound (*@au) meets stop_below. Checked at steps 2, 4,
@@ -640,9 +758,75 @@ static bool accel_passes(struct accel *A, uint64_t steps, uint64_t left, double 
 		double e1 = pass_bound(A, 0, A->per_epoch, 0, 0, TS_MAX(m->delta, m->delta_leaf));
 		m->au_next = (double)(A->per_epoch - 1) * ct / (e1 - (double)(A->step_ns + A->ct));
 	}
-	*au = (A->au_sum + cur + (double)left * (left ? m->au_next : 0)) /
-	      (double)(A->r->epochs + 1 + left);
+	double rest = (double)left * (left ? m->au_next : 0), n = (double)(A->r->epochs + 1 + left);
+	*au = (A->au_sum + cur + rest) / n;
+	/* the longest draws miss, an epoch of AU 1 would not: the device's
+	 * own draws for this epoch's requests (pass_draws), once an epoch */
+	uint64_t ahead, lv;
+	if (!(*au >= A->stop_below + 1e-9) && (A->au_sum + 1 + rest) / n >= A->stop_below + 1e-9 &&
+	    draws_now(A, &ahead, &lv)) {
+		double ed = pass_draws(A, A->in_epoch, steps, now, z0, x, ahead, lv);
+		if (ed < e)
+			*au = (A->au_sum + (double)(steps - 1) * ct / (ed - (double)A->first_end) + rest) / n;
+	}
 	return *au >= A->stop_below + 1e-9;
+}
+
+/* Whether the run passes before its first step (find-max, virtual time):
+ * every epoch bounded as accel_passes bounds an epoch to come, the first
+ * from the loader's start t0 with the tier's backlog then and nothing in
+ * flight (the source's opening reads ended by t0, ts_vpipe_new), its first
+ * step ending no sooner than its batch's reads take the drive
+ * (steps_read_ns, less the rate's tolerance) plus step + ct after t0 (a
+ * step starts once its batch is read): 1. Where the worst draws miss and
+ * the reads of its first epoch past the prefetch window (accel_next's
+ * rule) say it cannot reach stop_below, it misses (-1, *@au that reach);
+ * else its first epoch with the device's own draws (pass_draws): 1 or 0,
+ * undecided. A run
+ * decided here never claims a sample, so its epoch order (made at the
+ * first claim, scheduler.c's make_order) is never drawn. A step limit
+ * inside the first epoch makes the run that epoch, cut short; one in a
+ * later epoch is not bounded here. */
+static int accel_passes_at_start(struct accel *A, double *au)
+{
+	struct pass_model *m = &A->pm;
+	uint64_t K = A->per_epoch, epochs = A->w->epochs;
+	if (A->limit < K) /* the run is one epoch, cut short there */
+		K = A->limit, epochs = 1;
+	else if (A->limit != UINT64_MAX && A->limit / K < epochs)
+		return false;
+	if (!m->ok || K < 2 || !epochs || !A->ct)
+		return false;
+	double ct = (double)A->ct, t0 = (double)A->t0, step = (double)(A->step_ns + A->ct);
+	double thr = A->stop_below + 1e-9, merged = A->ios.merges ? -1 : 0;
+	double f0 = t0 + TS_MAX(steps_read_ns(A, 1, 0, merged) - TS_TIER_RATE_TOLERANCE_NS, 0) + step;
+	double x = TS_MAX(ts_tier_backlog_ns(m->tier), t0);
+	double e0 = pass_bound(A, 0, K, t0, t0, x);
+	if (epochs > 1) {
+		double e1 = pass_bound(A, 0, K, 0, 0, TS_MAX(m->delta, m->delta_leaf));
+		m->au_next = (double)(K - 1) * ct / (e1 - step);
+	}
+	double rest = (double)(epochs - 1) * (epochs > 1 ? m->au_next : 0);
+	*au = ((double)(K - 1) * ct / (e0 - f0) + rest) / (double)epochs;
+	if (*au >= thr)
+		return 1;
+	/* the most it reaches: its first epoch's reads past the prefetch
+	 * window are read after its first step starts (accel_next's rule),
+	 * an epoch's AU is at most 1 */
+	double most = K > A->window ? steps_read_ns(A, K - A->window, 0, merged) -
+					      TS_TIER_RATE_TOLERANCE_NS : 0;
+	double reach = ((double)(K - 1) * ct / TS_MAX(most, (double)(K - 1) * step) +
+			(double)(epochs - 1)) / (double)epochs;
+	if (reach < A->stop_below - 1e-9) {
+		*au = reach;
+		return -1;
+	}
+	if (!m->draws)
+		return 0;
+	double ed = pass_draws(A, 0, K, t0, t0, x, 0, m->leaves);
+	if (ed < e0)
+		*au = ((double)(K - 1) * ct / (ed - f0) + rest) / (double)epochs;
+	return *au >= thr;
 }
 
 /* Real time: DLIO's barrier between the ranks' steps, then, at an epoch's
@@ -775,6 +959,17 @@ static int accelerate(struct accel *A, const struct ts_dlio_workload *w, uint64_
 	A->next = accel_next(A);
 	r->au_min = INFINITY;
 	r->au_max = 0;
+	double au0;
+	int at0 = stop_below > 0 ? accel_passes_at_start(A, &au0) : 0;
+	if (at0) { /* decided before its first step: passed, or stopped */
+		r->n = n;
+		r->au = r->au_min = r->au_max = au0;
+		r->passed = at0 > 0;
+		r->stopped = at0 < 0;
+		r->pass_step = 0;
+		r->steps = per_epoch;
+		return 0;
+	}
 	ts_steploop_pipe_init(&A->pipe);
 	A->src = (struct ts_steploop_src){ accel_take, accel_release, A };
 	struct ts_steploop_ops ops = { .step_end = accel_step_end, .self = A };
@@ -1112,6 +1307,26 @@ static void pass_model_of(const struct env *E, struct accel *A, const struct ts_
 	m->qd = qd;
 	m->pf = A->window;
 	m->ok = true;
+	/* pass_draws: a sample one request of some bytes (each reaches the
+	 * device), a latency device.c draws as draw_lat does */
+	const struct ts_tier_dist *d = &p->lat_read;
+	bool logn = d->kind == TS_TIER_DIST_LOGNORMAL && d->p99_ns > d->p50_ns;
+	if (m->nreq == 1 && E->sb.min >= 1 &&
+	    (logn || (d->kind == TS_TIER_DIST_FIXED && !(d->stall_p > 0)))) {
+		struct ts_vpipe_stats vs;
+		struct ts_tier_stats ts;
+		ts_vpipe_stats(A->pipe.vp, &vs);
+		ts_tier_stats(vt->tier, &ts);
+		m->draws = true;
+		m->lat = d;
+		double sigma = logn ? log(d->p99_ns / d->p50_ns) / TS_Z99 : 0;
+		for (int q = 0; q < (int)TS_ARRAY_SIZE(m->ex); q++) /* exp's rounding: 1e-9 up */
+			m->ex[q] = d->p50_ns * exp(sigma * (q / 64.0 - TS_RNG_ZIG_MAX)) * (1 + 1e-9);
+		m->rr0 = vs.read_requests;
+		m->tr0 = ts.op[TS_TIER_READ].count;
+		m->or0 = ts.op[TS_TIER_META].count + ts.op[TS_TIER_WRITE].count;
+		m->draws_epoch = UINT64_MAX;
+	}
 }
 
 static int run_virtual(struct env *E, uint64_t n, double stop_below, struct ts_dlio_result *r,
@@ -1536,6 +1751,8 @@ static uint64_t throughput_hint(const struct env *E, const struct ts_dlio_result
 	double n;
 	*near = !r->stopped && r->au > 0;
 	if (*near)
+		n = (double)r->n * r->au / E->w->au;
+	else if (!(r->run_s > 0)) /* stopped before its first step: its AU's bound */
 		n = (double)r->n * r->au / E->w->au;
 	else
 		n = (r->run_s > 0 ? (double)r->samples / r->run_s : 0) * E->w->computation_time /
