@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/fmath.h"
 #include "core/rng.h"
 #include "core/units.h"
 #include "pipeline/ds_kind.h"
@@ -151,123 +152,21 @@ static void rec_dims(uint32_t w, uint32_t h, uint32_t *rw, uint32_t *rh)
 
 /*
  * The lognormal's draw, fast: exp(mu + sigma z) with Box-Muller's z =
- * sqrt(-2 ln u1) cos(2 pi u2), as ts_rng_normal gives it, from tables
- * and short polynomials instead of libm's log, cos and exp (191
- * instructions of a draw in libm, 160 here: callgrind, the ImageNet
- * describe). Its value is within 4e-15 (relative) of libm's over 2e8
- * draws with u1 down to 2^-53 and up to 1 - 2^-53 (each step: a table
- * entry libm made, <= 1 ulp, and a series whose remainder is below
- * 1e-17; see the steps), and the draw only keeps what a value decides:
- * a clamp, a compare with a threshold and a rounding to whole bytes.
- * Where the fast value lies within FM_GUARD (relative) of a point where
- * one of them flips, the draw computes libm's value and uses it: so
- * every size is libm's, to the byte (tests/dataset/test_dataset.c's
- * digests of every image), and a draw takes the slow path with a chance
- * of about 2 FM_GUARD x its bytes (1 in 50,000 at 100 kB).
+ * sqrt(-2 ln u1) cos(2 pi u2), as ts_rng_normal gives it, from
+ * core/fmath.h's tables and series instead of libm's log, cos and exp.
+ * The draw only keeps what a value decides: a clamp, a compare with a
+ * threshold and a rounding to whole bytes. Where the fast value lies
+ * within TS_FM_GUARD (relative) of a point where one of them flips, the
+ * draw computes libm's value and uses it: so every size is libm's, to the
+ * byte (tests/dataset/test_dataset.c's digests of every image).
  */
-#define FM_N 256 /* table entries per octave of exp, per turn of cos */
-#define FM_LN 182 /* log's buckets of 1/256 over [FM_LN0, sqrt(2)) */
-#define FM_LN0 (1.0 - 75.5 / 256) /* bucket 75 is centred on 1 */
-#define FM_GUARD 1e-10
-
-struct fm {
-	double lnc[FM_LN], rc[FM_LN]; /* ln c, 1 / c; c = FM_LN0 + (j + 0.5) / 256 */
-	double cs[FM_N + 1][2];       /* cos, sin of 2 pi j / FM_N */
-	double e2[FM_N];              /* 2^(j / FM_N) */
-};
-
-static void fm_init(struct fm *t)
+static double fm_lognormal(const struct ts_fm *t, double mu, double sigma, double u1, double u2)
 {
-	for (int j = 0; j < FM_LN; j++) {
-		double c = FM_LN0 + (j + 0.5) / 256;
-		t->lnc[j] = log(c);
-		t->rc[j] = 1 / c;
-	}
-	for (int j = 0; j <= FM_N; j++) {
-		t->cs[j][0] = cos(2 * M_PI * j / FM_N);
-		t->cs[j][1] = sin(2 * M_PI * j / FM_N);
-	}
-	for (int j = 0; j < FM_N; j++)
-		t->e2[j] = exp2((double)j / FM_N);
-}
-
-static double fm_bits_double(uint64_t b)
-{
-	double d;
-	memcpy(&d, &b, sizeof(d));
-	return d;
-}
-
-/* ln u for u in (0, 1): u = m 2^e, m in [sqrt(1/2), sqrt(2)), then m =
- * c (1 + t) with c the centre of m's bucket, |t| < 1/360: ln u = e ln 2
- * + ln c + ln(1 + t), the series to t^6 (remainder < 2e-19). m - c is
- * exact (Sterbenz), and the bucket around 1 has c = 1 exactly, so u near
- * 1 keeps its relative accuracy (r = sqrt(-2 ln u) needs it). */
-static double fm_log(const struct fm *t, double u)
-{
-	uint64_t b;
-	memcpy(&b, &u, sizeof(b));
-	int e = (int)(b >> 52) - 1023;
-	double m = fm_bits_double((b & ((1ULL << 52) - 1)) | (1023ULL << 52));
-	int hi = m > M_SQRT2;
-	m = hi ? m * 0.5 : m;
-	e += hi;
-	int j = (int)((m - FM_LN0) * 256);
-	double x = (m - (FM_LN0 + (j + 0.5) / 256)) * t->rc[j];
-	double p = x * (1 + x * (-1.0 / 2 + x * (1.0 / 3 + x * (-1.0 / 4 + x * (1.0 / 5 +
-			x * (-1.0 / 6))))));
-	return e * M_LN2 + (t->lnc[j] + p);
-}
-
-/* cos(2 pi u) for u in [0, 1): u = (j + f) / FM_N, |f| <= 1/2 (both
- * exact), cos(a + b) from the table's cos a, sin a and the series of
- * cos b, sin b, |b| <= pi / 256 (remainders < 1e-17). */
-static double fm_cos2pi(const struct fm *t, double u)
-{
-	double s = u * FM_N;
-	int j = (int)(s + 0.5);
-	double b = (s - j) * (2 * M_PI / FM_N), b2 = b * b;
-	double cb = 1 + b2 * (-1.0 / 2 + b2 * (1.0 / 24 + b2 * (-1.0 / 720)));
-	double sb = b * (1 + b2 * (-1.0 / 6 + b2 * (1.0 / 120)));
-	return t->cs[j][0] * cb - t->cs[j][1] * sb;
-}
-
-/* exp(x), |x| < 700: x = (k + r') ln 2 / FM_N, k whole, |r'| <= 1/2, so
- * exp(x) = 2^(k >> 8) 2^((k & 255) / FM_N) exp(r), |r| <= ln 2 / 512, the
- * series to r^4 (remainder < 4e-17). */
-static double fm_exp(const struct fm *t, double x)
-{
-	/* to the nearest whole number: 1.5 2^52 + v rounds v there, for
-	 * |v| < 2^51 */
-	double kd = (x * (FM_N / M_LN2) + 0x1.8p52) - 0x1.8p52;
-	double r = x - kd * (M_LN2 / FM_N);
-	int64_t k = (int64_t)kd;
-	double p = 1 + r * (1 + r * (1.0 / 2 + r * (1.0 / 6 + r * (1.0 / 24))));
-	double scale = fm_bits_double((uint64_t)(1023 + (k >> 8)) << 52);
-	return t->e2[k & (FM_N - 1)] * scale * p;
-}
-
-/* exp(mu + sigma z), z Box-Muller's of u1, u2, as the fast path draws it. */
-static double fm_lognormal(const struct fm *t, double mu, double sigma, double u1, double u2)
-{
-	return fm_exp(t, mu + sigma * (sqrt(-2.0 * fm_log(t, u1)) * fm_cos2pi(t, u2)));
-}
-
-/* Whether @c lies within FM_GUARD (relative) of @v > 0. */
-static bool fm_near(double v, double c)
-{
-	return fabs(v - c) <= FM_GUARD * v;
-}
-
-/* Whether a half-integer (where round_at_least's answer changes) lies
- * within FM_GUARD (relative) of @y > 0, y < 2^52. */
-static bool fm_near_half(double y)
-{
-	return fabs(y - (double)(long long)y - 0.5) <= FM_GUARD * y;
+	return ts_fm_exp(t, mu + sigma * (sqrt(-2.0 * ts_fm_log(t, u1)) * ts_fm_cos2pi(t, u2)));
 }
 
 struct model {
-	struct fm fm;
+	const struct ts_fm *fm;
 	double res_cdf[TS_ARRAY_SIZE(resolutions)];
 	double set_cdf[TS_ARRAY_SIZE(jpeg_settings)];
 	/* Where pick's scan of res_cdf may start for a u in [g, g + 1) / GUIDE:
@@ -282,7 +181,7 @@ static void model_init(struct model *m)
 {
 	double sw = 0, acc = 0, px = 0, rpx = 0;
 
-	fm_init(&m->fm);
+	m->fm = ts_fm();
 	for (size_t i = 0; i < TS_ARRAY_SIZE(resolutions); i++)
 		sw += resolutions[i].weight;
 	for (size_t i = 0; i < TS_ARRAY_SIZE(resolutions); i++) {
@@ -374,17 +273,17 @@ static void normal_uniforms(struct ts_rng *r, double *u1, double *u2)
 /*
  * Bytes per pixel clamp(exp(mu + sigma z), lo, hi), z = ts_rng_normal's
  * of @u1, @u2, as the size of an image of @px pixels uses it: compared
- * with @thr and rounded as px bpp. The fast value (struct fm) where it
+ * with @thr and rounded as px bpp. The fast value (core/fmath.h) where it
  * decides all three as libm's does, else libm's value, the expression
  * ts_rng_normal and exp make.
  */
 static double size_bpp(const struct model *m, double mu, double sigma, double lo, double hi,
 		       double thr, double px, double u1, double u2)
 {
-	double v = fm_lognormal(&m->fm, mu, sigma, u1, u2);
+	double v = fm_lognormal(m->fm, mu, sigma, u1, u2);
 	double bpp = clampd(v, lo, hi);
-	if (!fm_near(v, lo) && !fm_near(v, hi) && !fm_near(bpp, thr) &&
-	    (bpp != v || !fm_near_half(px * bpp)))
+	if (!ts_fm_near(v, lo) && !ts_fm_near(v, hi) && !ts_fm_near(bpp, thr) &&
+	    (bpp != v || !ts_fm_near_half(px * bpp)))
 		return bpp;
 	return clampd(exp(mu + sigma * (sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2))), lo, hi);
 }

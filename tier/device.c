@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "core/evq.h"
+#include "core/fmath.h"
 #include "tier/tier_layer.h"
 
 /* A binary min-heap of bare times: of the requests in flight only how
@@ -87,6 +88,7 @@ struct device {
 	bool qd;		/* inflight kept: someone reads the queue depth */
 	struct ts_rng rng;
 	const struct ts_rng_zig *zig; /* the normal's table (core/rng.h) */
+	const struct ts_fm *fm;	      /* exp's (core/fmath.h) */
 	_Atomic uint32_t qd_pub; /* queue depth at the last request, for stats */
 	/* Each op's lognormal sigma, kept while its p50 and p99 stay: the
 	 * same figure ts_rng_lognormal computes, one log per request less. */
@@ -177,9 +179,15 @@ static uint64_t device_submit(struct ts_tier_layer *l, uint64_t now,
 			g->sigma = log(dist->p99_ns / dist->p50_ns) / TS_Z99;
 		}
 		/* ts_rng_lognormal_sigma's distribution, its normal from the
-		 * ziggurat: no log, square root or cosine per request */
-		lat = dist->p50_ns * exp(g->sigma * ts_rng_normal_zig(&d->rng, d->zig));
-		lat += stall_of(dist, &d->rng);
+		 * ziggurat: no log, square root or cosine per request; exp
+		 * from core/fmath.h's table where the rounding below gives
+		 * libm's answer (not within TS_FM_GUARD of a half
+		 * nanosecond), else libm's */
+		double x = g->sigma * ts_rng_normal_zig(&d->rng, d->zig);
+		double stall = stall_of(dist, &d->rng);
+		lat = fabs(x) < 700 ? dist->p50_ns * ts_fm_exp(d->fm, x) + stall : 0;
+		if (!(lat > 0 && lat < 0x1p52) || ts_fm_near_half(lat))
+			lat = dist->p50_ns * exp(x) + stall;
 	} else {
 		lat = ts_tier_dist_sample(dist, &d->rng);
 	}
@@ -260,6 +268,7 @@ struct ts_tier_layer *ts_tier_device_new(const struct ts_tier_profile *p,
 	d->qd = qd;
 	ts_rng_seed(&d->rng, seed);
 	d->zig = ts_rng_zig();
+	d->fm = ts_fm();
 	/* room for the slots twice over: a pop and push never allocates */
 	if (ts_evq_reserve(&d->slots, 2 * (size_t)lim->parallel + 16)) {
 		free(d);

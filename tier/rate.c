@@ -86,17 +86,28 @@ enum { LIM_IOPS, LIM_RIOPS, LIM_WIOPS, LIM_BW, LIM_RBW, LIM_WBW, LIM_NR };
 #define NSETS 64 /* merge streams: 64 sets x 8 ways, keyed by (file, next offset) */
 #define NWAYS 8
 
+/* A set of NWAYS streams, field by field: the search compares the
+ * offsets a set expects next (one cache line) and reads a way's other
+ * fields only where its offset matches; the LRU pick reads the stamps
+ * (another). Per way w: */
+struct sset {
+	uint64_t end[NWAYS];   /* next sequential offset */
+	uint64_t used[NWAYS];  /* LRU stamp; 0 = free */
+	uint64_t file[NWAYS];
+	uint64_t until[NWAYS]; /* its last request's completion (UINT64_MAX while below) */
+	uint64_t fill[NWAYS];  /* bytes already in the current io_unit */
+};
+
+/* A stream: way @w of set @set (NULL: none). */
 struct stream {
-	uint64_t file, end; /* next sequential offset */
-	uint64_t fill;	    /* bytes already in the current io_unit */
-	uint64_t used;	    /* LRU stamp; 0 = free */
-	uint64_t until;	    /* its last request's completion (UINT64_MAX while below) */
+	struct sset *set;
+	unsigned w;
 };
 
 /* The stream a layer's last request left, whose completion the stack's
  * answer sets (complete). */
 struct pend {
-	struct stream *s;
+	struct stream s;
 	uint64_t stamp;
 };
 
@@ -105,6 +116,7 @@ struct rate {
 	struct pend pend;
 	struct ts_tier_limits lim;
 	bool merge, full_unit;
+	unsigned unit_shift; /* log2 of io_unit when a power of two above 1, else 0 */
 	bool counts;	    /* adds the request's I/Os and bytes to done (the volume's layer) */
 	bool instance;	    /* an instance's EBS limit: what it holds is instance-bound */
 	double tat[LIM_NR]; /* ns */
@@ -112,15 +124,18 @@ struct rate {
 	double level_t;	    /* ns */
 	/* Without a burst bucket the rates are fixed: per direction (0 write,
 	 * 1 read) the limits that apply (rate > 0), and each one's last cost
-	 * and its cost / rate x 1e9 (most requests repeat the last size). */
+	 * and its cost / rate x 1e9 (most requests repeat the last size; with
+	 * a burst bucket the rate, which the bucket's kind picks, is kept
+	 * beside them). */
 	uint8_t act[2][LIM_NR], nact[2];
 	double rate[LIM_NR], memo_cost[LIM_NR], memo_dt[LIM_NR];
+	double memo_rate[LIM_NR]; /* with a burst bucket: the rate memo_dt was taken at */
 	/* Windows (win > 0, IOPS limits only): per limit the start of the
 	 * window its budget is being spent in, the I/Os charged from that
 	 * window on (above the budget: charged to the windows after), and
 	 * the budget, rate x win / 1e9. */
 	double win, wstart[LIM_NR], wused[LIM_NR], budget[LIM_NR];
-	struct stream st[NSETS][NWAYS];
+	struct sset st[NSETS];
 	uint64_t tick;
 	_Atomic uint64_t level_pub; /* bits of a double: credits at the last request */
 	_Atomic uint64_t size_pub;  /* bits of a double: bucket size */
@@ -142,10 +157,10 @@ static double load_double(_Atomic uint64_t *src)
 	return v;
 }
 
-static struct stream *stream_set(struct rate *r, uint64_t file, uint64_t off)
+static struct sset *stream_set(struct rate *r, uint64_t file, uint64_t off)
 {
 	uint64_t x = (file * 0x9e3779b97f4a7c15ULL) ^ (off * 0xbf58476d1ce4e5b9ULL);
-	return r->st[x >> 58]; /* 6 bits: NSETS */
+	return &r->st[x >> 58]; /* 6 bits: NSETS */
 }
 
 /* I/Os this request, arriving at the model at @now, costs under the
@@ -156,45 +171,54 @@ static struct stream *stream_set(struct rate *r, uint64_t file, uint64_t off)
  * would. The stream the request leaves is *@ns with LRU stamp *@stamp
  * (NULL without merging), for its completion to be set once known. */
 static uint64_t account(struct rate *r, const struct ts_tier_req *req, uint64_t file, uint64_t now,
-			struct stream **ns, uint64_t *stamp)
+			struct stream *ns, uint64_t *stamp)
 {
 	uint64_t unit = r->lim.io_unit, len = req->len;
-	*ns = NULL;
+	ns->set = NULL;
 	if (!unit)
 		return 1;
+	/* a power-of-two unit (every shipped one) divides by a shift */
+	unsigned sh = r->unit_shift;
 	if (!r->merge)
-		return (len + unit - 1) / unit;
-	struct stream *set = stream_set(r, file, req->off);
+		return sh ? (len + unit - 1) >> sh : (len + unit - 1) / unit;
+	struct sset *set = stream_set(r, file, req->off);
 	uint64_t rest = len, fill = 0;
 	for (int w = 0; w < NWAYS; w++) {
-		struct stream *s = &set[w];
-		if (s->used && s->file == file && s->end == req->off && s->until >= now) {
-			uint64_t room = unit - s->fill;
+		if (set->end[w] == req->off && set->used[w] && set->file[w] == file &&
+		    set->until[w] >= now) {
+			uint64_t room = unit - set->fill[w];
 			if (rest <= room) {
-				fill = s->fill + rest;
+				fill = set->fill[w] + rest;
 				rest = 0;
 			} else {
 				rest -= room;
 			}
-			s->used = 0;
+			set->used[w] = 0;
 			break;
 		}
 	}
-	uint64_t ios = (rest + unit - 1) / unit;
+	uint64_t ios, part;
+	if (sh) {
+		ios = (rest + unit - 1) >> sh;
+		part = rest & (unit - 1);
+	} else {
+		ios = (rest + unit - 1) / unit;
+		part = rest % unit;
+	}
 	if (rest)
-		fill = rest % unit ? rest % unit : unit;
+		fill = part ? part : unit;
 	set = stream_set(r, file, req->off + len);
-	struct stream *n = &set[0];
-	for (int w = 1; w < NWAYS && n->used; w++)
-		if (set[w].used < n->used)
-			n = &set[w];
-	n->used = ++r->tick;
-	n->file = file;
-	n->end = req->off + len;
-	n->fill = fill;
-	n->until = UINT64_MAX;
-	*ns = n;
-	*stamp = n->used;
+	unsigned n = 0;
+	for (unsigned w = 1; w < NWAYS && set->used[n]; w++)
+		if (set->used[w] < set->used[n])
+			n = w;
+	set->used[n] = ++r->tick;
+	set->file[n] = file;
+	set->end[n] = req->off + len;
+	set->fill[n] = fill;
+	set->until[n] = UINT64_MAX;
+	*ns = (struct stream){ set, n };
+	*stamp = set->used[n];
 	return ios;
 }
 
@@ -210,6 +234,9 @@ static double level_at(const struct rate *r, double t)
 static void set_active(struct rate *r)
 {
 	const struct ts_tier_limits *m = &r->lim;
+	r->unit_shift = 0;
+	if (m->io_unit > 1 && !(m->io_unit & (m->io_unit - 1)))
+		r->unit_shift = (unsigned)__builtin_ctzll(m->io_unit);
 	for (int rd = 0; rd < 2; rd++) {
 		double rate[LIM_NR] = { m->iops, rd ? m->read_iops : 0, rd ? 0 : m->write_iops,
 					m->bps,	 rd ? m->read_bps : 0,	rd ? 0 : m->write_bps };
@@ -374,7 +401,12 @@ static double admit_burst(struct rate *r, bool rd, uint64_t ios, double bytes, d
 	double xfer = 0;
 	for (int i = 0; i < LIM_NR; i++) {
 		if (rate[i] > 0 && cost[i] > 0) {
-			double dt = cost[i] / rate[i] * 1e9;
+			if (cost[i] != r->memo_cost[i] || rate[i] != r->memo_rate[i]) {
+				r->memo_cost[i] = cost[i];
+				r->memo_rate[i] = rate[i];
+				r->memo_dt[i] = cost[i] / rate[i] * 1e9;
+			}
+			double dt = r->memo_dt[i];
 			r->tat[i] = TS_MAX(r->tat[i], *s) + dt;
 			if (i >= LIM_BW && dt > xfer)
 				xfer = dt;
@@ -402,7 +434,7 @@ static uint64_t rate_do(struct rate *r, pthread_mutex_t *mu, uint64_t file, stru
 			struct ts_tier_done *done)
 {
 	const struct ts_tier_limits *m = &r->lim;
-	pd->s = NULL;
+	pd->s.set = NULL;
 	if ((req->op != TS_TIER_READ && req->op != TS_TIER_WRITE) || !req->len)
 		return ts_tier_layer_next(l, now, req, done);
 
@@ -410,7 +442,7 @@ static uint64_t rate_do(struct rate *r, pthread_mutex_t *mu, uint64_t file, stru
 	double t = (double)now;
 	double s = t, xfer;
 	enum ts_tier_bound bound = TS_TIER_BOUND_LATENCY;
-	struct stream *ns;
+	struct stream ns;
 	uint64_t stamp = 0;
 	if (mu)
 		pthread_mutex_lock(mu);
@@ -446,11 +478,11 @@ static uint64_t rate_do(struct rate *r, pthread_mutex_t *mu, uint64_t file, stru
 	 * layer above can send several requests down in one submit (a page
 	 * cache writing back runs of pages): each one's stream ends with its
 	 * own I/O, never with the answer to what came from above. */
-	if (ns) {
+	if (ns.set) {
 		if (mu)
 			pthread_mutex_lock(mu);
-		if (ns->used == stamp)
-			ns->until = end;
+		if (ns.set->used[ns.w] == stamp)
+			ns.set->until[ns.w] = end;
 		if (mu)
 			pthread_mutex_unlock(mu);
 		if (req->arrival)
@@ -464,15 +496,17 @@ static uint64_t rate_do(struct rate *r, pthread_mutex_t *mu, uint64_t file, stru
  * later than the layers below answered. */
 static void pend_done(struct pend *pd, pthread_mutex_t *mu, uint64_t end)
 {
-	if (!pd->s)
+	struct sset *set = pd->s.set;
+	unsigned w = pd->s.w;
+	if (!set)
 		return;
 	if (mu)
 		pthread_mutex_lock(mu);
-	if (pd->s->used == pd->stamp && end > pd->s->until)
-		pd->s->until = end;
+	if (set->used[w] == pd->stamp && end > set->until[w])
+		set->until[w] = end;
 	if (mu)
 		pthread_mutex_unlock(mu);
-	pd->s = NULL;
+	pd->s.set = NULL;
 }
 
 static void rate_complete(struct ts_tier_layer *l, uint64_t end)
