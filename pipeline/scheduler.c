@@ -340,6 +340,11 @@ int ts_sched_claim(struct ts_sched *s, struct ts_sched_pos *pos, bool slot)
 	return 1;
 }
 
+uint64_t ts_sched_slots_free(const struct ts_sched *s)
+{
+	return s->slots_free;
+}
+
 static void give_slot(struct ts_sched *s, const struct ts_sched_pos *pos)
 {
 	uint8_t *held = &s->ring[pos->ring].slot[pos->pos];

@@ -111,6 +111,9 @@ const uint32_t *ts_sched_order(const struct ts_sched *s, uint64_t epoch);
  * sample larger than a buffer gets memory of its own). 1 when claimed, 0
  * while no buffer is free (nothing changes). */
 int ts_sched_claim(struct ts_sched *s, struct ts_sched_pos *pos, bool slot);
+/* Read buffers free now: a claim that failed for want of one fails again,
+ * for the same sample, while this is 0 (only a claim moves the reader). */
+uint64_t ts_sched_slots_free(const struct ts_sched *s);
 /* The read finished: queued for a decode worker, or done at once when
  * there are none or it failed (@err != 0). */
 void ts_sched_read_done(struct ts_sched *s, const struct ts_sched_pos *pos, int err);

@@ -1290,11 +1290,13 @@ static uint64_t fill(struct cache *c, uint64_t now, uint64_t file, uint64_t p0, 
 			uint64_t r = late_ready(c, file, idx, have, rdy(e)[e->n - 1]);
 			if (r > now)
 				ready = TS_MAX(ready, r);
-			if (hit)
-				for (uint32_t m = have; m; m &= m - 1) {
-					uint64_t pg = idx * PPC + (uint64_t)__builtin_ctz(m);
-					*hit += overlap(off, len, pg, pg + 1);
-				}
+			/* by runs of pages: [off, off + len)'s bytes in a run
+			 * are the sum of its pages' */
+			for (uint32_t m = hit ? have : 0; m;) {
+				int p = __builtin_ctz(m), q = run_end(m, p);
+				*hit += overlap(off, len, idx * PPC + (uint64_t)p, idx * PPC + (uint64_t)q);
+				m &= q < PPC ? ~((1U << q) - 1) : 0;
+			}
 		}
 		/* Missing pages: extend the run or start a new one. */
 		for (uint32_t m = miss; m;) {
