@@ -22,8 +22,7 @@ static size_t utf8_len(const unsigned char *p)
 	return n;
 }
 
-/* @s as a JSON string. */
-static void put_str(FILE *f, const char *s)
+void ts_json_put_str(FILE *f, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 
@@ -63,7 +62,7 @@ static void put_us(FILE *f, uint64_t ns)
 static void event(struct ts_chrome *c, const char *name, const char *ph)
 {
 	fputs(c->events++ ? ",\n{\"name\":" : "\n{\"name\":", c->f);
-	put_str(c->f, name);
+	ts_json_put_str(c->f, name);
 	fprintf(c->f, ",\"ph\":\"%s\"", ph);
 }
 
@@ -79,7 +78,7 @@ void ts_chrome_meta_name(struct ts_chrome *c, const char *what, uint32_t pid, ui
 {
 	event(c, what, "M");
 	fprintf(c->f, ",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"args\":{\"name\":", pid, tid);
-	put_str(c->f, name);
+	ts_json_put_str(c->f, name);
 	fputs("}}", c->f);
 }
 
@@ -98,7 +97,7 @@ void ts_chrome_slice(struct ts_chrome *c, const char *name, const char *cat, uin
 	event(c, name, "X");
 	if (cat) {
 		fputs(",\"cat\":", c->f);
-		put_str(c->f, cat);
+		ts_json_put_str(c->f, cat);
 	}
 	fprintf(c->f, ",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"ts\":", pid, tid);
 	put_us(c->f, ts_ns);

@@ -30,6 +30,10 @@ struct ts_chrome_arg {
 };
 
 /* Starts the document on @f. */
+/* @s as a quoted JSON string: escapes quotes, backslashes and control
+ * characters, keeps valid UTF-8, writes U+FFFD for invalid bytes. */
+void ts_json_put_str(FILE *f, const char *s);
+
 void ts_chrome_begin(struct ts_chrome *c, FILE *f);
 /* A metadata event @what ("process_name", "thread_name") naming @pid/@tid. */
 void ts_chrome_meta_name(struct ts_chrome *c, const char *what, uint32_t pid, uint32_t tid,

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "workloads/dlio_report.h"
+#include "core/chrome.h"
 
 void ts_dlio_print_outcome(FILE *f, const struct ts_dlio_opts *o, const struct ts_dlio_outcome *oc,
 			   int ranks)
@@ -74,22 +75,6 @@ void ts_dlio_print_instance(FILE *f, const struct ts_dlio_opts *o,
 		r->bound[TS_TIER_BOUND_INSTANCE], vol);
 }
 
-/* @s as a JSON string, quoted. */
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
-
 int ts_dlio_write_json(FILE *f, const struct ts_dlio_opts *o, const struct ts_dlio_outcome *oc,
 		       int ranks)
 {
@@ -112,7 +97,7 @@ int ts_dlio_write_json(FILE *f, const struct ts_dlio_opts *o, const struct ts_dl
 			h->sample_ns / 1e3, h->per_mib / 1e3, h->jpeg_per_mpix / 1e3, h->step_ns / 1e3,
 			h->request_ns / 1e3, h->daemon_ns / 1e3, h->wait_ns / 1e3, h->run_ns / 1e3,
 			h->start_ns / 1e6, h->restart_ns / 1e6, h->vcpus);
-		json_str(f, h->host_file);
+		ts_json_put_str(f, h->host_file);
 		fprintf(f, " },\n");
 	}
 	if (oc->ebs)
