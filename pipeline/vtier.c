@@ -1,5 +1,7 @@
 /* vtier.c — the tier model as a virtual run's disk (see vtier.h). */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pipeline/host.h"
@@ -7,6 +9,14 @@
 #include "pipeline/timeline.h"
 #include "pipeline/vtier.h"
 #include "tier/fsmeta.h"
+
+/* A folder of struct ts_vtier's dirs: its request's fields the two
+ * lookups depend on (meta_nodes); ino 0: an empty slot. */
+struct ts_vtier_dir {
+	uint64_t dir, ino;
+	uint32_t blocks, top_blocks;
+};
+#define NDIRS 4096 /* slots (ImageNet has 1,000 folders; a collision only costs a lookup) */
 
 int ts_vtier_new(struct ts_vtier *m, const struct ts_tier_cfg *cfg,
 		 const struct ts_fsmeta_params *fs, int band_end, char *err, size_t errlen)
@@ -22,7 +32,9 @@ int ts_vtier_new(struct ts_vtier *m, const struct ts_tier_cfg *cfg,
 		tc.profile = &m->banded;
 	}
 	int rc = ts_tier_new(&tc, &m->tier, err, errlen);
-	if (!rc && (rc = ts_fsmeta_new(fs, &m->meta))) {
+	if (!rc && ((rc = ts_fsmeta_new(fs, &m->meta)) ||
+		    !(m->dirs = calloc(NDIRS, sizeof(*m->dirs))))) {
+		rc = rc ? rc : -ENOMEM;
 		snprintf(err, errlen, "tier model: out of memory");
 		ts_vtier_free(m);
 	} else if (!rc) {
@@ -110,9 +122,19 @@ uint64_t ts_vtier_vio(void *ctx, uint64_t now_ns, const struct ts_vio *io)
 	if (io->op == TS_VIO_META && io->ino && m->meta) {
 		struct ts_fsmeta_node nd[3];
 		meta_nodes(io, nd);
-		n = ts_fsmeta_lookup(m->meta, &nd[0], &nd[1], mio, TS_FSMETA_MAX_IO);
-		n += ts_fsmeta_lookup(m->meta, &nd[1], &nd[2], mio + n, TS_FSMETA_MAX_IO - n);
-		return meta_reads(m, now_ns, mio, n);
+		struct ts_vtier_dir *d = &m->dirs[(io->dir * 0x9e3779b97f4a7c15ULL) >> 52];
+		if (d->ino && d->dir == io->dir && d->ino == io->dir_ino &&
+		    d->blocks == io->dir_blocks && d->top_blocks == io->top_blocks) {
+			n = ts_fsmeta_inode(m->meta, &nd[2], mio, TS_FSMETA_MAX_IO);
+		} else {
+			n = ts_fsmeta_lookup(m->meta, &nd[0], &nd[1], mio, TS_FSMETA_MAX_IO);
+			n += ts_fsmeta_lookup(m->meta, &nd[1], &nd[2], mio + n,
+					      TS_FSMETA_MAX_IO - n);
+			if (io->dir_ino)
+				*d = (struct ts_vtier_dir){ io->dir, io->dir_ino, io->dir_blocks,
+							    io->top_blocks };
+		}
+		return n ? meta_reads(m, now_ns, mio, n) : now_ns;
 	}
 	if (io->op == TS_VIO_META)
 		return ts_vtier_submit(m, now_ns, TS_TIER_META, io->file, io->off, io->len, io->size);
@@ -153,6 +175,8 @@ void ts_vtier_free(struct ts_vtier *m)
 	m->tier = NULL;
 	ts_fsmeta_free(m->meta);
 	m->meta = NULL;
+	free(m->dirs);
+	m->dirs = NULL;
 }
 
 int ts_vtier_load_cal(struct ts_decode_cal *cal, const char *want, const char *host,

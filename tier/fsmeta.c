@@ -364,6 +364,16 @@ unsigned ts_fsmeta_lookup(struct ts_fsmeta *m, const struct ts_fsmeta_node *pare
 	return n;
 }
 
+unsigned ts_fsmeta_inode(struct ts_fsmeta *m, const struct ts_fsmeta_node *child,
+			 struct ts_fsmeta_io *out, unsigned max)
+{
+	unsigned n = 0;
+	lock(m);
+	inode_read(m, child->ino, out, &n, max);
+	unlock(m);
+	return n;
+}
+
 void ts_fsmeta_prefetch(struct ts_fsmeta *m, const struct ts_fsmeta_node *parent,
 			const struct ts_fsmeta_node *child)
 {

@@ -118,6 +118,11 @@ void ts_fsmeta_set_inodes(struct ts_fsmeta *m, uint64_t used);
 unsigned ts_fsmeta_lookup(struct ts_fsmeta *m, const struct ts_fsmeta_node *parent,
 			  const struct ts_fsmeta_node *child, struct ts_fsmeta_io *out,
 			  unsigned max);
+/* The part of ts_fsmeta_lookup(@m, @parent, @child) that is @child's
+ * inode alone: what the lookup costs once @parent's blocks are in memory
+ * (a caller that looked up a file in @parent before, in the same model). */
+unsigned ts_fsmeta_inode(struct ts_fsmeta *m, const struct ts_fsmeta_node *child,
+			 struct ts_fsmeta_io *out, unsigned max);
 /* ts_fsmeta_lookup(@m, @parent, @child) will come soon: starts loading
  * the records it reads (__builtin_prefetch). Changes nothing. */
 void ts_fsmeta_prefetch(struct ts_fsmeta *m, const struct ts_fsmeta_node *parent,
