@@ -378,7 +378,8 @@ void ts_fsmeta_prefetch(struct ts_fsmeta *m, const struct ts_fsmeta_node *parent
 			const struct ts_fsmeta_node *child)
 {
 	lock(m);
-	__builtin_prefetch(&m->dseen[key_of(K_DIR, parent->key) & (DSEEN - 1)]);
+	if (parent)
+		__builtin_prefetch(&m->dseen[key_of(K_DIR, parent->key) & (DSEEN - 1)]);
 	uint64_t w = win_of(m, child->ino);
 	if (w >= ITAB_BITS)
 		__builtin_prefetch(&m->s[key_of(K_ITAB, w) & (m->cap - 1)]);

@@ -124,7 +124,8 @@ unsigned ts_fsmeta_lookup(struct ts_fsmeta *m, const struct ts_fsmeta_node *pare
 unsigned ts_fsmeta_inode(struct ts_fsmeta *m, const struct ts_fsmeta_node *child,
 			 struct ts_fsmeta_io *out, unsigned max);
 /* ts_fsmeta_lookup(@m, @parent, @child) will come soon: starts loading
- * the records it reads (__builtin_prefetch). Changes nothing. */
+ * the records it reads (__builtin_prefetch). Changes nothing. @parent
+ * NULL: ts_fsmeta_inode(@m, @child) will. */
 void ts_fsmeta_prefetch(struct ts_fsmeta *m, const struct ts_fsmeta_node *parent,
 			const struct ts_fsmeta_node *child);
 /* A readdir of @dir: its blocks not read yet. */
