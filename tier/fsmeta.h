@@ -119,8 +119,9 @@ unsigned ts_fsmeta_lookup(struct ts_fsmeta *m, const struct ts_fsmeta_node *pare
 			  const struct ts_fsmeta_node *child, struct ts_fsmeta_io *out,
 			  unsigned max);
 /* The part of ts_fsmeta_lookup(@m, @parent, @child) that is @child's
- * inode alone: what the lookup costs once @parent's blocks are in memory
- * (a caller that looked up a file in @parent before, in the same model). */
+ * inode alone: the whole of it once a linear folder @parent (htree false)
+ * has had a lookup in @m (its blocks are read once and stay; an htree
+ * folder's lookup reads the leaf its child's name hashes to). */
 unsigned ts_fsmeta_inode(struct ts_fsmeta *m, const struct ts_fsmeta_node *child,
 			 struct ts_fsmeta_io *out, unsigned max);
 /* ts_fsmeta_lookup(@m, @parent, @child) will come soon: starts loading
