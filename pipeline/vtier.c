@@ -1,5 +1,7 @@
 /* vtier.c — the tier model as a virtual run's disk (see vtier.h). */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pipeline/host.h"
@@ -7,6 +9,15 @@
 #include "pipeline/timeline.h"
 #include "pipeline/vtier.h"
 #include "tier/fsmeta.h"
+
+/* A folder of struct ts_vtier's dirs: its request's fields the two
+ * lookups depend on (meta_nodes); ino 0: an empty slot. */
+struct ts_vtier_dir {
+	uint64_t dir, ino;
+	uint32_t blocks, top_blocks;
+};
+#define NDIRS 4096 /* slots (ImageNet has 1,000 folders; a collision only costs a lookup) */
+_Static_assert(NDIRS == 1 << 12, "dir_slot takes the hash's top 12 bits");
 
 int ts_vtier_new(struct ts_vtier *m, const struct ts_tier_cfg *cfg,
 		 const struct ts_fsmeta_params *fs, int band_end, char *err, size_t errlen)
@@ -22,7 +33,9 @@ int ts_vtier_new(struct ts_vtier *m, const struct ts_tier_cfg *cfg,
 		tc.profile = &m->banded;
 	}
 	int rc = ts_tier_new(&tc, &m->tier, err, errlen);
-	if (!rc && (rc = ts_fsmeta_new(fs, &m->meta))) {
+	if (!rc && ((rc = ts_fsmeta_new(fs, &m->meta)) ||
+		    !(m->dirs = calloc(NDIRS, sizeof(*m->dirs))))) {
+		rc = rc ? rc : -ENOMEM;
 		snprintf(err, errlen, "tier model: out of memory");
 		ts_vtier_free(m);
 	} else if (!rc) {
@@ -101,6 +114,19 @@ static void meta_nodes(const struct ts_vio *io, struct ts_fsmeta_node n[3])
 	n[2] = (struct ts_fsmeta_node){ io->file, io->ino, 0 };
 }
 
+/* The slot of @io's folder in m->dirs, and whether it holds that folder
+ * (every field the two lookups read of it: meta_nodes). */
+static struct ts_vtier_dir *dir_slot(const struct ts_vtier *m, const struct ts_vio *io)
+{
+	return &m->dirs[(io->dir * 0x9e3779b97f4a7c15ULL) >> 52];
+}
+
+static bool dir_seen(const struct ts_vtier_dir *d, const struct ts_vio *io)
+{
+	return d->ino && d->dir == io->dir && d->ino == io->dir_ino &&
+	       d->blocks == io->dir_blocks && d->top_blocks == io->top_blocks;
+}
+
 uint64_t ts_vtier_vio(void *ctx, uint64_t now_ns, const struct ts_vio *io)
 {
 	struct ts_vtier *m = ctx;
@@ -108,17 +134,28 @@ uint64_t ts_vtier_vio(void *ctx, uint64_t now_ns, const struct ts_vio *io)
 	unsigned n = 0;
 
 	if (io->op == TS_VIO_META && io->ino && m->meta) {
-		struct ts_fsmeta_node nd[3];
-		meta_nodes(io, nd);
-		n = ts_fsmeta_lookup(m->meta, &nd[0], &nd[1], mio, TS_FSMETA_MAX_IO);
-		n += ts_fsmeta_lookup(m->meta, &nd[1], &nd[2], mio + n, TS_FSMETA_MAX_IO - n);
-		return meta_reads(m, now_ns, mio, n);
+		struct ts_vtier_dir *d = dir_slot(m, io);
+		if (dir_seen(d, io)) {
+			struct ts_fsmeta_node f = { io->file, io->ino, 0, false };
+			n = ts_fsmeta_inode(m->meta, &f, mio, TS_FSMETA_MAX_IO);
+		} else {
+			struct ts_fsmeta_node nd[3];
+			meta_nodes(io, nd);
+			n = ts_fsmeta_lookup(m->meta, &nd[0], &nd[1], mio, TS_FSMETA_MAX_IO);
+			n += ts_fsmeta_lookup(m->meta, &nd[1], &nd[2], mio + n,
+					      TS_FSMETA_MAX_IO - n);
+			if (io->dir_ino)
+				*d = (struct ts_vtier_dir){ io->dir, io->dir_ino, io->dir_blocks,
+							    io->top_blocks };
+		}
+		return n ? meta_reads(m, now_ns, mio, n) : now_ns;
 	}
 	if (io->op == TS_VIO_META)
 		return ts_vtier_submit(m, now_ns, TS_TIER_META, io->file, io->off, io->len, io->size);
-	if (m->meta)
-		n = ts_fsmeta_extent(m->meta, io->file, io->size, io->off, mio, TS_FSMETA_MAX_IO);
-	return ts_vtier_submit_req(m, meta_reads(m, now_ns, mio, n),
+	if (m->meta && (n = ts_fsmeta_extent(m->meta, io->file, io->size, io->off, mio,
+					     TS_FSMETA_MAX_IO)))
+		now_ns = meta_reads(m, now_ns, mio, n);
+	return ts_vtier_submit_req(m, now_ns,
 				   &(struct ts_tier_req){ .op = TS_TIER_READ, .file = io->file,
 							  .off = io->off, .len = io->len,
 							  .size = io->size, .mapped = io->mapped,
@@ -134,7 +171,7 @@ void ts_vtier_prefetch(void *ctx, const struct ts_vio *io)
 		 * its files: in cache; the file's in the folder is not. */
 		struct ts_fsmeta_node nd[3];
 		meta_nodes(io, nd);
-		ts_fsmeta_prefetch(m->meta, &nd[1], &nd[2]);
+		ts_fsmeta_prefetch(m->meta, dir_seen(dir_slot(m, io), io) ? NULL : &nd[1], &nd[2]);
 	} else {
 		ts_tier_prefetch(m->tier, io->file, io->off);
 	}
@@ -153,6 +190,8 @@ void ts_vtier_free(struct ts_vtier *m)
 	m->tier = NULL;
 	ts_fsmeta_free(m->meta);
 	m->meta = NULL;
+	free(m->dirs);
+	m->dirs = NULL;
 }
 
 int ts_vtier_load_cal(struct ts_decode_cal *cal, const char *want, const char *host,

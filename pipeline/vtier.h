@@ -23,6 +23,12 @@ struct ts_vtier {
 	struct ts_tl_proc *tl; /* every request on the tier tracks (timeline.h); NULL = none */
 	struct ts_fsmeta *meta; /* the file system's metadata reads (tier/fsmeta.h) */
 	const struct ts_fsmeta_params *fs; /* its layout (ts_tier_set_fs) */
+	/* Folders a file was looked up in (a META request's two lookups,
+	 * the folder's and the file's, made once in full), direct-mapped
+	 * by folder id: every later lookup in one is the file's inode alone
+	 * (ts_fsmeta_inode; the metadata model only ever adds what it
+	 * has read, so the folder's part reads nothing again). */
+	struct ts_vtier_dir *dirs;
 };
 
 /* The model of @cfg (its profile, capacity, page-cache size and seed)

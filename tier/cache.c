@@ -1303,9 +1303,11 @@ static uint64_t fill(struct cache *c, uint64_t now, uint64_t file, uint64_t p0, 
 			int p = __builtin_ctz(m), q = run_end(m, p);
 			uint64_t o = (idx * PPC + (uint64_t)p) * PAGE, l = (uint64_t)(q - p) * PAGE;
 			if (!c->run_len || c->run_off + c->run_len != o || c->run_n == RUN_ENTS) {
-				fresh &= !c->run_len;
-				uint64_t d = run_flush(c, now, done);
-				ready = TS_MAX(ready, d);
+				if (c->run_len) { /* an empty run sends nothing */
+					fresh = false;
+					uint64_t d = run_flush(c, now, done);
+					ready = TS_MAX(ready, d);
+				}
 				c->run_file = file;
 				c->run_off = o;
 			}

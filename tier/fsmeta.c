@@ -364,11 +364,22 @@ unsigned ts_fsmeta_lookup(struct ts_fsmeta *m, const struct ts_fsmeta_node *pare
 	return n;
 }
 
+unsigned ts_fsmeta_inode(struct ts_fsmeta *m, const struct ts_fsmeta_node *child,
+			 struct ts_fsmeta_io *out, unsigned max)
+{
+	unsigned n = 0;
+	lock(m);
+	inode_read(m, child->ino, out, &n, max);
+	unlock(m);
+	return n;
+}
+
 void ts_fsmeta_prefetch(struct ts_fsmeta *m, const struct ts_fsmeta_node *parent,
 			const struct ts_fsmeta_node *child)
 {
 	lock(m);
-	__builtin_prefetch(&m->dseen[key_of(K_DIR, parent->key) & (DSEEN - 1)]);
+	if (parent)
+		__builtin_prefetch(&m->dseen[key_of(K_DIR, parent->key) & (DSEEN - 1)]);
 	uint64_t w = win_of(m, child->ino);
 	if (w >= ITAB_BITS)
 		__builtin_prefetch(&m->s[key_of(K_ITAB, w) & (m->cap - 1)]);

@@ -118,8 +118,15 @@ void ts_fsmeta_set_inodes(struct ts_fsmeta *m, uint64_t used);
 unsigned ts_fsmeta_lookup(struct ts_fsmeta *m, const struct ts_fsmeta_node *parent,
 			  const struct ts_fsmeta_node *child, struct ts_fsmeta_io *out,
 			  unsigned max);
+/* The part of ts_fsmeta_lookup(@m, @parent, @child) that is @child's
+ * inode alone: the whole of it once a linear folder @parent (htree false)
+ * has had a lookup in @m (its blocks are read once and stay; an htree
+ * folder's lookup reads the leaf its child's name hashes to). */
+unsigned ts_fsmeta_inode(struct ts_fsmeta *m, const struct ts_fsmeta_node *child,
+			 struct ts_fsmeta_io *out, unsigned max);
 /* ts_fsmeta_lookup(@m, @parent, @child) will come soon: starts loading
- * the records it reads (__builtin_prefetch). Changes nothing. */
+ * the records it reads (__builtin_prefetch). Changes nothing. @parent
+ * NULL: ts_fsmeta_inode(@m, @child) will. */
 void ts_fsmeta_prefetch(struct ts_fsmeta *m, const struct ts_fsmeta_node *parent,
 			const struct ts_fsmeta_node *child);
 /* A readdir of @dir: its blocks not read yet. */

@@ -63,6 +63,43 @@ static void test_many_folders(void)
 	ts_fsmeta_free(m);
 }
 
+/* A lookup in a linear folder looked up in before is its file's inode
+ * alone: two models, one asked every lookup in full, the other only a
+ * folder's first, give the same reads, in turns over more folders than
+ * DSEEN, inodes far apart and near. */
+static void test_inode_alone(void)
+{
+	struct ts_fsmeta *a, *b;
+	struct ts_fsmeta_io ia[TS_FSMETA_MAX_IO], ib[TS_FSMETA_MAX_IO];
+	CHECK(ts_fsmeta_new(ext4, &a) == 0);
+	CHECK(ts_fsmeta_new(ext4, &b) == 0);
+	enum { DIRS = 5000, FILES = 3 };
+	static bool seen[DIRS];
+	uint64_t reads = 0, x = 12345;
+	for (int k = 0; k < 4 * DIRS * FILES; k++) {
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		uint64_t d = (x >> 33) % DIRS, f = (x >> 20) % FILES;
+		struct ts_fsmeta_node dir = { 7000 + d, 20 + d, 1 + d % 3 };
+		struct ts_fsmeta_node file = { 100000 + d * FILES + f, 9000 + d * 700 + f, 0 };
+		unsigned na = ts_fsmeta_lookup(a, &dir, &file, ia, TS_FSMETA_MAX_IO);
+		unsigned nb = seen[d] ? ts_fsmeta_inode(b, &file, ib, TS_FSMETA_MAX_IO)
+				      : ts_fsmeta_lookup(b, &dir, &file, ib, TS_FSMETA_MAX_IO);
+		seen[d] = true;
+		CHECK_EQ_U64(nb, na);
+		for (unsigned i = 0; i < na && i < nb; i++) {
+			CHECK_EQ_U64(ib[i].off, ia[i].off);
+			CHECK_EQ_U64(ib[i].len, ia[i].len);
+			CHECK_EQ_U64(ib[i].split, ia[i].split);
+		}
+		reads += na;
+	}
+	/* each folder's blocks and each folder's inode window, once (its
+	 * files' inodes share one; the folders' lie 700 apart) */
+	CHECK_EQ_U64(reads, 2 * DIRS);
+	ts_fsmeta_free(a);
+	ts_fsmeta_free(b);
+}
+
 static void test_list_and_extent(void)
 {
 	struct ts_fsmeta *m;
@@ -625,6 +662,7 @@ int main(void)
 		return tc_exit();
 	test_lookup();
 	test_many_folders();
+	test_inode_alone();
 	test_list_and_extent();
 	test_htree();
 	test_dx_index();
