@@ -15,6 +15,10 @@
 #                              338), DIR/hdf5-l (2896 x 2896); Pillow's PNG
 #                              of random greyscale pixels: DIR/png-s (338 x
 #                              338), DIR/png-l (1024 x 1024)
+#   dlio_measure.py gen DIR SET   the same, that set alone (SET: a name
+#                              above, as `tiersim hosts measure --probe`)
+#   dlio_measure.py read DIR SET  SET's sample line alone (below): the probe
+#                              of `tiersim hosts measure --probe`
 #   dlio_measure.py read DIR   reads every file of those folders through
 #                              DLIO's own PyTorch loader (TorchDataset,
 #                              dlio_sampler, its reader classes NPZReader and
@@ -77,10 +81,12 @@ SETS = (("npz-s", "npz", 338, 400, 50, 150528, 8), ("npz-l", "npz", 2896, 28, 7,
 STEPS = (("unet3d", 7, 2097152, 4), ("resnet50", 400, 150528, 8))
 
 
-def gen(top):
+def gen(top, only=None):
     from PIL import Image
     rng = np.random.default_rng(10)
     for name, fmt, side, n, _, _, _ in SETS:
+        if only and name != only:
+            continue
         d = os.path.join(top, name)
         os.makedirs(d, exist_ok=True)
         for i in range(n):
@@ -108,7 +114,7 @@ def schedstat(pids):
     return ns
 
 
-def readers(top):
+def readers(top, only=None):
     from dlio_benchmark.utils.utility import DLIOMPI
     DLIOMPI.get_instance().set_parent_values(0, 1)
     from dlio_benchmark.common.enumerations import DatasetType, FormatType, ReadType, Shuffle
@@ -119,6 +125,8 @@ def readers(top):
     a.read_type = ReadType.ON_DEMAND
     a.preprocess_time = a.preprocess_time_stdev = 0.0
     for name, fmt, side, n, batch, resize, workers in SETS:
+        if only and name != only:
+            continue
         files = sorted(glob.glob(os.path.join(top, name, "*." + fmt)))
         if len(files) < 2 * batch:
             sys.exit("dlio_measure.py: %s: too few .%s files" % (os.path.join(top, name), fmt))
@@ -255,10 +263,14 @@ def worker_gc():
 
 
 def main():
-    if len(sys.argv) != 3 or sys.argv[1] not in ("gen", "read"):
-        sys.exit("usage: dlio_measure.py gen|read DIR")
+    if len(sys.argv) not in (3, 4) or sys.argv[1] not in ("gen", "read") or \
+            (len(sys.argv) == 4 and sys.argv[3] not in [s[0] for s in SETS]):
+        sys.exit("usage: dlio_measure.py gen|read DIR [SET]")
+    only = sys.argv[3] if len(sys.argv) == 4 else None
     if sys.argv[1] == "gen":
-        gen(sys.argv[2])
+        gen(sys.argv[2], only)
+    elif only:
+        readers(sys.argv[2], only)
     else:
         readers(sys.argv[2])
         steps()
