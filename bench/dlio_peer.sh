@@ -17,6 +17,7 @@
 #                           [--chrt PRIO] [--host NAME] [--measure-host]
 #                           [--measure-repeats N] [--measure-tier T]
 #                           [--measure-around] [--probe-repeats N]
+#                           [--measured DIR]
 #                           [--virtual-only] [--first-run K]
 #                           [--no-trace-figures] [--cpu-split] [--offcpu]
 #                           [--no-warm]
@@ -78,6 +79,11 @@
 #                side says how far the host moved while it ran (its own
 #                system calls and daemon run at that speed; the charges are
 #                CPU time, spent as such on any day)
+#   --measured DIR  --measure-around without the hold's measurement: an
+#                earlier call's (its WORK/out/measure-K, this-machine.lua and
+#                measure.log), which the probes then scale to each run's
+#                host; the probes' set is charged as they found it, the rest
+#                as far off it as that measurement had them
 #   --virtual-only  tiersim in virtual time only (its real column and its
 #                trace's figures "-"): a change that moves virtual time alone
 #                is held against the real DLIO in half the time
@@ -152,6 +158,7 @@ prio=${TS_CHRT:-}
 host=()
 measure=""
 around=""
+measured=""
 preps=1
 mreps=1
 mtier=""
@@ -185,6 +192,10 @@ while [ $# -gt 0 ]; do
 		bfile=$bfile/$(basename "$2"); shift 2 ;;
 	--measure-host) measure=1; shift ;;
 	--measure-around) measure=1; around=1; shift ;;
+	--measured)
+		[ -s "$2/this-machine.lua" ] && [ -s "$2/measure.log" ] ||
+			{ echo "dlio_peer.sh: --measured $2: no this-machine.lua and measure.log of --measure-around there" >&2; exit 2; }
+		measured=$(cd "$2" && pwd); measure=1; around=1; shift 2 ;;
 	--probe-repeats)
 		[[ $2 =~ ^[1-9][0-9]*$ ]] || { echo "dlio_peer.sh: --probe-repeats '$2': not a count (1, 2, ...)" >&2; exit 2; }
 		preps=$2; shift 2 ;;
@@ -270,7 +281,8 @@ r50-1-essd r50 1 essd-pl1
 j50-1-ssd j50 1 ssd-cloud
 h50-1-ssd h50 1 ssd-cloud
 p50-1-ssd p50 1 ssd-cloud
-u64-2-essd u64 2 essd-pl0"
+u64-2-essd u64 2 essd-pl0
+h50-1-essd h50 1 essd-pl1"
 
 mpi=(mpirun --allow-run-as-root --oversubscribe --bind-to none -q)
 # (mpirun forwards stdin to rank 0: every run below reads /dev/null, not the table)
@@ -703,6 +715,14 @@ if [ -n "$measure" ]; then
 		done)
 	fi
 	mout=$work/out/measure-$first
+fi
+if [ -n "$measured" ]; then
+	mout=$measured
+	export TIERSIM_HOST_FILE=$mout/this-machine.lua
+	echo "host: DLIO its own CPU; tiersim real and virtual charge this-machine as measured in $mout" \
+		"($(sed -n 's/^-- this-machine: .*(\(.*\)).*/\1/p' "$mout/this-machine.lua")), scaled to each run by its probes:"
+	sed -n '2,$s/^ */    /p' "$mout/measure.txt"
+elif [ -n "$measure" ]; then
 	rm -rf "$mout"; mkdir -p "$mout"
 	export TIERSIM_HOST_FILE=$mout/this-machine.lua
 	mstart=$(date -u +%H:%M:%SZ)
