@@ -726,8 +726,11 @@ elif [ -n "$measure" ]; then
 	rm -rf "$mout"; mkdir -p "$mout"
 	export TIERSIM_HOST_FILE=$mout/this-machine.lua
 	mstart=$(date -u +%H:%M:%SZ)
+	# with --measure-around its rounds' lines (the probes' base) into the log
+	mq=(--quiet)
+	[ -z "$around" ] || mq=()
 	TIERSIM_WORKDIR=$work "${rt[@]}" "$tiersim" hosts measure --venv "$venv" --repeats "$mreps" \
-		--tier "${mtier:-nvme-local}" ${from:+--from "$from"} ${around:---quiet} --out "$TIERSIM_HOST_FILE" \
+		--tier "${mtier:-nvme-local}" ${from:+--from "$from"} ${mq[@]+"${mq[@]}"} --out "$TIERSIM_HOST_FILE" \
 		>"$mout/measure.txt" 2>"$mout/measure.log" ||
 		{ echo "dlio_peer.sh: tiersim hosts measure failed: $(tail -1 "$mout/measure.log")" >&2; exit 1; }
 	echo "host: DLIO its own CPU; tiersim real and virtual charge this-machine, measured $mstart-$(date -u +%H:%M:%SZ)" \
