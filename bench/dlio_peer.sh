@@ -71,19 +71,21 @@
 #                every figure of DLIO's and the chain's CPU (not the vCPUs,
 #                the copy, the collection's sample, the workers' spread, the
 #                carried daemon per request) times F = the mean of the
-#                probes just before and after DLIO's side over the hold's
-#                measurement's own figure for the same set (its rounds'
-#                median), and its speed over F (the carried wait per request
+#                probes just before and after DLIO's side over the base,
+#                the probe of the set just after the measurement (the
+#                call's first probe: a probe reads one set in a process of
+#                its own, and found 0.8x the measurement's jpeg and hdf5
+#                figures, which read them after other sets, and 0.8x DLIO's
+#                run: it is held against itself), and its speed over F (the carried wait per request
 #                times F), written to OUT/this-machine.lua; each run's line is
 #                followed by the probes and F. The probe after tiersim's real
 #                side says how far the host moved while it ran (its own
 #                system calls and daemon run at that speed; the charges are
 #                CPU time, spent as such on any day)
 #   --measured DIR  --measure-around without the hold's measurement: an
-#                earlier call's (its WORK/out/measure-K, this-machine.lua and
-#                measure.log), which the probes then scale to each run's
-#                host; the probes' set is charged as they found it, the rest
-#                as far off it as that measurement had them
+#                earlier call's (its WORK/out/measure-K, this-machine.lua,
+#                measure.log and the base probe of the row's set and tier),
+#                which the probes then scale to each run's host
 #   --virtual-only  tiersim in virtual time only (its real column and its
 #                trace's figures "-"): a change that moves virtual time alone
 #                is held against the real DLIO in half the time
@@ -761,11 +763,19 @@ echo "$table" | while read -r name d n tier; do
 			# DLIO first: the tiersim sides charge the host as DLIO had it
 			order=$sides
 			ps=${pset[$d]}
-			base=$(round_own "$mout/measure.log" "$ps") ||
-				{ echo "dlio_peer.sh: $name: no $ps figure in $mout/measure.log" >&2; exit 1; }
+			mown=$(round_own "$mout/measure.log" "$ps") || mown=-
 			pk=0
 			pv=$(probe "$ps" "$tier" "$out/probe-$pk.txt") ||
 				{ echo "dlio_peer.sh: $name: probe failed: $(tail -1 "$out/probe-$pk.txt")" >&2; exit 1; }
+			# the base: the probe of the set just after the measurement
+			# (this call's first run's first probe), as a probe reads it
+			bf=$mout/probe-base-$ps-$tier.txt
+			if [ ! -s "$bf" ]; then
+				[ -z "$measured" ] ||
+					{ echo "dlio_peer.sh: $name: --measured $mout has no probe of $ps on $tier after it" >&2; exit 1; }
+				cp "$out/probe-$pk.txt" "$bf"
+			fi
+			base=$(sed -n 's/^probe [^:]*: DLIO own \([0-9.]*\) us .*/\1/p' "$bf")
 			probes="before DLIO $pv"
 			pprev=$pv
 		fi
@@ -806,7 +816,7 @@ echo "$table" | while read -r name d n tier; do
 				if [ "$side" = dlio ]; then
 					fac=$(awk -v a="$pprev" -v b="$pv" -v c="$base" 'BEGIN { printf "%.4f", (a + b) / 2 / c }')
 					scale_profile "$mout/this-machine.lua" "$out/this-machine.lua" "$fac" \
-						"bench/dlio_peer.sh --measure-around: the probes of $ps (DLIO's own work a sample) just before and after DLIO's run, $pprev and $pv us, their mean over the hold's measurement's $base us" ||
+						"bench/dlio_peer.sh --measure-around: the probes of $ps (DLIO's own work a sample) just before and after DLIO's run, $pprev and $pv us, their mean over the probe just after the hold's measurement, $base us" ||
 						{ echo "dlio_peer.sh: $name: the scaled profile failed" >&2; exit 1; }
 					export TIERSIM_HOST_FILE=$out/this-machine.lua
 				fi
@@ -845,7 +855,7 @@ echo "$table" | while read -r name d n tier; do
 			"$name" "$tier" "$aa" "$as" "$ba" "$bs" "$ca" "$cs" "$wcol" "$pa" "$pb" "${cpu:--}" "$qa" \
 			"$qb" "$sa" "$sb" "$ca_" "$cb_" "$wa" "$wb" "$load" "$fifo"
 		echo "    backing files cached before each side${nowarm:+ (not warmed)}:$cache"
-		[ -z "$around" ] || echo "    probes ($ps, DLIO's own work, us a sample, $preps round(s) each): $probes; the hold's measurement $base; charged F = $fac (mean around DLIO over it)"
+		[ -z "$around" ] || echo "    probes ($ps, DLIO's own work, us a sample, $preps round(s) each): $probes; base (the probe after the hold's measurement) $base, the measurement's own rounds $mown; charged F = $fac (mean around DLIO over the base)"
 		[ -n "$vonly" ] || echo "    host charged, tiersim real: $(hostused "$out/ts.json")"
 		echo "    host charged, tiersim virtual: $(hostused "$out/ts-v.json")"
 		if [ -n "$split" ]; then

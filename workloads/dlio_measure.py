@@ -17,8 +17,12 @@
 #                              338), DIR/png-l (1024 x 1024)
 #   dlio_measure.py gen DIR SET   the same, that set alone (SET: a name
 #                              above, as `tiersim hosts measure --probe`)
-#   dlio_measure.py read DIR SET  SET's sample line alone (below): the probe
-#                              of `tiersim hosts measure --probe`
+#   dlio_measure.py read DIR SET  SET's sample line alone (below), its
+#                              workers' CPU over PROBE_PASSES passes after
+#                              the first, not one: the probe of `tiersim
+#                              hosts measure --probe`, whose process starts
+#                              for one set (a pass costs a second or two of
+#                              a round's 10-20 s)
 #   dlio_measure.py read DIR   reads every file of those folders through
 #                              DLIO's own PyTorch loader (TorchDataset,
 #                              dlio_sampler, its reader classes NPZReader and
@@ -114,6 +118,10 @@ def schedstat(pids):
     return ns
 
 
+# the passes a probe measures (after the first, which starts the workers)
+PROBE_PASSES = 4
+
+
 def readers(top, only=None):
     from dlio_benchmark.utils.utility import DLIOMPI
     DLIOMPI.get_instance().set_parent_values(0, 1)
@@ -147,8 +155,9 @@ def readers(top, only=None):
         pids = [w.pid for w in dl._iterator._workers]
         c0 = schedstat(pids)
         k = 0
-        for b in dl:
-            k += len(b)
+        for _ in range(PROBE_PASSES if only else 1):
+            for b in dl:
+                k += len(b)
         ns = schedstat(pids) - c0
         del dl
         size = sum(os.path.getsize(f) for f in files) / len(files)
