@@ -64,7 +64,7 @@
 #                rounds, default 1, 10-20 s a round: the row's own set, npz-s
 #                for r50, npz-l for u64 and u168, jpeg, hdf5-s, png-s; DLIO's
 #                own work per sample, on the row's tier, with --chrt under it
-#                too): before the first side and after each real side. The
+#                too): before and after DLIO's side. The
 #                sides run DLIO first in every run (not rotated), so that
 #                both tiersim sides, which predict DLIO's run, charge the
 #                host as it was while DLIO ran: the hold's measurement with
@@ -78,10 +78,10 @@
 #                figures, which read them after other sets, and 0.8x DLIO's
 #                run: it is held against itself), and its speed over F (the carried wait per request
 #                times F), written to OUT/this-machine.lua; each run's line is
-#                followed by the probes and F. The probe after tiersim's real
-#                side says how far the host moved while it ran (its own
-#                system calls and daemon run at that speed; the charges are
-#                CPU time, spent as such on any day)
+#                followed by the probes and F. tiersim's real side's own
+#                system calls and daemon run at the speed of its own time
+#                (not probed: a probe is 20-30 s of a 4-minute hold); its
+#                charges are CPU time, spent as such on any day
 #   --measured DIR  --measure-around without the hold's measurement: an
 #                earlier call's (its WORK/out/measure-K, this-machine.lua,
 #                measure.log and the base probe of the row's set and tier),
@@ -808,7 +808,7 @@ echo "$table" | while read -r name d n tier; do
 			ts) nowr=$(ts_row "$build" "$out/ts.trace" "$out/ts" "$d" "$n" "$tier") ;;
 			before) was=$(ts_row "$before" "$out/ts-before.trace" "$out/ts-before" "$d" "$n" "$tier" "$bhost" "$bfile") ;;
 			esac
-			if [ -n "$around" ] && { [ "$side" = dlio ] || [ -z "$vonly" ]; }; then
+			if [ -n "$around" ] && [ "$side" = dlio ]; then
 				pk=$((pk + 1))
 				pv=$(probe "$ps" "$tier" "$out/probe-$pk.txt") ||
 					{ echo "dlio_peer.sh: $name: probe failed: $(tail -1 "$out/probe-$pk.txt")" >&2; exit 1; }
