@@ -79,7 +79,7 @@ static const struct ts_opt measure_opts[] = {
 
 static const struct ts_cmdline measure_cmdline = {
 	.name = "hosts measure",
-.synopsis = "--venv DIR [--out FILE] [--tier T] [--dir DIR] [--repeats N] [--from H]\n"
+	.synopsis = "--venv DIR [--out FILE] [--tier T] [--dir DIR] [--repeats N] [--from H]\n"
 		    "       tiersim hosts measure --venv DIR --probe SET [--tier T] [--repeats N]",
 	.about = "Measures DLIO's own CPU on this machine and writes it as the host profile\n"
 		 "this-machine ('tiersim dlio --host this-machine'): DLIO 2.0.0's NPZReader and\n"
