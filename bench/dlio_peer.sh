@@ -16,6 +16,8 @@
 #                           [--work DIR] [--rows ROW,ROW...] [--runs N]
 #                           [--chrt PRIO] [--host NAME] [--measure-host]
 #                           [--measure-repeats N] [--measure-tier T]
+#                           [--measure-around] [--probe-repeats N]
+#                           [--measured DIR]
 #                           [--virtual-only] [--first-run K]
 #                           [--no-trace-figures] [--cpu-split] [--offcpu]
 #                           [--no-warm]
@@ -57,6 +59,33 @@
 #                npz line, dlio_run_request_ns as it is. The call's head names the file and
 #                its figures; each run's line is followed by the host each
 #                tiersim side charged, as its JSON says (host_costs)
+#   --measure-around  --measure-host, and around each run's real sides a
+#                probe (`tiersim hosts measure --probe SET`, --probe-repeats
+#                rounds, default 1, 10-20 s a round: the row's own set, npz-s
+#                for r50, npz-l for u64 and u168, jpeg, hdf5-s, png-s; DLIO's
+#                own work per sample, on the row's tier, with --chrt under it
+#                too): before and after DLIO's side. The
+#                sides run DLIO first in every run (not rotated), so that
+#                both tiersim sides, which predict DLIO's run, charge the
+#                host as it was while DLIO ran: the hold's measurement with
+#                every figure of DLIO's and the chain's CPU (not the vCPUs,
+#                the copy, the collection's sample, the workers' spread, the
+#                carried daemon per request) times F = the mean of the
+#                probes just before and after DLIO's side over the base,
+#                the probe of the set just after the measurement (the
+#                call's first probe: a probe reads one set in a process of
+#                its own, and found 0.8x the measurement's jpeg and hdf5
+#                figures, which read them after other sets, and 0.8x DLIO's
+#                run: it is held against itself), and its speed over F (the carried wait per request
+#                times F), written to OUT/this-machine.lua; each run's line is
+#                followed by the probes and F. tiersim's real side's own
+#                system calls and daemon run at the speed of its own time
+#                (not probed: a probe is 20-30 s of a 4-minute hold); its
+#                charges are CPU time, spent as such on any day
+#   --measured DIR  --measure-around without the hold's measurement: an
+#                earlier call's (its WORK/out/measure-K, this-machine.lua,
+#                measure.log and the base probe of the row's set and tier),
+#                which the probes then scale to each run's host
 #   --virtual-only  tiersim in virtual time only (its real column and its
 #                trace's figures "-"): a change that moves virtual time alone
 #                is held against the real DLIO in half the time
@@ -130,6 +159,9 @@ epochs=3
 prio=${TS_CHRT:-}
 host=()
 measure=""
+around=""
+measured=""
+preps=1
 mreps=1
 mtier=""
 bhost=""
@@ -161,6 +193,14 @@ while [ $# -gt 0 ]; do
 		bfile=$(cd "$(dirname "$2")" && pwd) || exit 2
 		bfile=$bfile/$(basename "$2"); shift 2 ;;
 	--measure-host) measure=1; shift ;;
+	--measure-around) measure=1; around=1; shift ;;
+	--measured)
+		[ -s "$2/this-machine.lua" ] && [ -s "$2/measure.log" ] ||
+			{ echo "dlio_peer.sh: --measured $2: no this-machine.lua and measure.log of --measure-around there" >&2; exit 2; }
+		measured=$(cd "$2" && pwd); measure=1; around=1; shift 2 ;;
+	--probe-repeats)
+		[[ $2 =~ ^[1-9][0-9]*$ ]] || { echo "dlio_peer.sh: --probe-repeats '$2': not a count (1, 2, ...)" >&2; exit 2; }
+		preps=$2; shift 2 ;;
 	--measure-repeats)
 		[[ $2 =~ ^[1-9][0-9]*$ ]] || { echo "dlio_peer.sh: --measure-repeats '$2': not a count (1, 2, ...)" >&2; exit 2; }
 		mreps=$2; shift 2 ;;
@@ -243,7 +283,8 @@ r50-1-essd r50 1 essd-pl1
 j50-1-ssd j50 1 ssd-cloud
 h50-1-ssd h50 1 ssd-cloud
 p50-1-ssd p50 1 ssd-cloud
-u64-2-essd u64 2 essd-pl0"
+u64-2-essd u64 2 essd-pl0
+h50-1-essd h50 1 essd-pl1"
 
 mpi=(mpirun --allow-run-as-root --oversubscribe --bind-to none -q)
 # (mpirun forwards stdin to rank 0: every run below reads /dev/null, not the table)
@@ -621,6 +662,53 @@ print("%s: %.0f us + %.0f us/MiB a sample%s, step %.2f ms, requests %.1f us + da
     " (%s)" % c["file"] if c["file"] else ""))' "$1" 2>/dev/null || echo "- (unreadable JSON)"
 }
 
+# --measure-around: the set a row's probe reads (dlio_measure.py's)
+declare -A pset=([u64]=npz-l [u168]=npz-l [r50]=npz-s [j50]=jpeg [h50]=hdf5-s [p50]=png-s)
+
+# SET TIER OUT -> DLIO's own work per sample of SET now, us (a probe)
+probe() {
+	TIERSIM_WORKDIR=$work "${rt[@]}" "$tiersim" hosts measure --venv "$venv" --probe "$1" \
+		--repeats "$preps" --tier "$2" --quiet >"$3" 2>&1 &&
+		sed -n 's/^probe [^:]*: DLIO own \([0-9.]*\) us .*/\1/p' "$3" | grep .
+}
+
+# LOG SET -> the hold's measurement's own figure for SET: its rounds'
+# DLIO workers less tiersim's chain (us a sample), their median
+round_own() {
+	/usr/bin/python3 - "$@" <<'PY'
+import re, statistics, sys
+v = [float(m.group(1)) - float(m.group(2)) for line in open(sys.argv[1])
+     for m in [re.search(r'round \d+: per sample.*?\b%s (-?[0-9.]+)/(-?[0-9.]+)' % re.escape(sys.argv[2]), line)] if m]
+if not v:
+    sys.exit(1)
+print('%.1f' % statistics.median(v))
+PY
+}
+
+# BASE OUT F WHY -> OUT: BASE (a profile hosts measure wrote) with each
+# figure of DLIO's and the chain's CPU times F, its speed over F
+scale_profile() {
+	/usr/bin/python3 - "$@" <<'PY'
+import re, sys
+base, out, f, why = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
+keep = {'vcpus', 'copy_tail_first', 'dlio_worker_gc_samples', 'dlio_worker_spread', 'dlio_run_request_ns'}
+num = r'(-?[0-9.]+(?:[eE][-+]?[0-9]+)?)'
+pat = re.compile(r'^(\s*)([\w"\[\]/]+) = \{ ' + num + r', "measured", "(.*)", low = ' + num + r', high = ' + num + r' \},$')
+lines = []
+for line in open(base).read().split('\n'):
+    m = pat.match(line)
+    if m and m.group(2) not in keep:
+        k = f if m.group(2) != 'speed' else 1 / f
+        fmt = '%.4f' if m.group(2) == 'speed' else '%.0f'
+        line = '%s%s = { %s, "measured", "%s (x %.4f) of %s", low = %s, high = %s },' % (
+            m.group(1), m.group(2), fmt % (float(m.group(3)) * k), why, k,
+            m.group(4),
+            fmt % (float(m.group(5)) * k), fmt % (float(m.group(6)) * k))
+    lines.append(line)
+open(out, 'w').write('\n'.join(lines))
+PY
+}
+
 # --measure-host: this machine measured once, in this hold, before the rows
 if [ -n "$measure" ]; then
 	if [ -z "$mtier" ]; then
@@ -629,13 +717,24 @@ if [ -n "$measure" ]; then
 		done)
 	fi
 	mout=$work/out/measure-$first
+fi
+if [ -n "$measured" ]; then
+	mout=$measured
+	export TIERSIM_HOST_FILE=$mout/this-machine.lua
+	echo "host: DLIO its own CPU; tiersim real and virtual charge this-machine as measured in $mout" \
+		"($(sed -n 's/^-- this-machine: .*(\(.*\)).*/\1/p' "$mout/this-machine.lua")), scaled to each run by its probes:"
+	sed -n '2,$s/^ */    /p' "$mout/measure.txt"
+elif [ -n "$measure" ]; then
 	rm -rf "$mout"; mkdir -p "$mout"
 	export TIERSIM_HOST_FILE=$mout/this-machine.lua
 	mstart=$(date -u +%H:%M:%SZ)
+	# with --measure-around its rounds' lines (the probes' base) into the log
+	mq=(--quiet)
+	[ -z "$around" ] || mq=()
 	TIERSIM_WORKDIR=$work "${rt[@]}" "$tiersim" hosts measure --venv "$venv" --repeats "$mreps" \
-		--tier "${mtier:-nvme-local}" ${from:+--from "$from"} --quiet --out "$TIERSIM_HOST_FILE" \
-		>"$mout/measure.txt" 2>&1 ||
-		{ echo "dlio_peer.sh: tiersim hosts measure failed: $(tail -1 "$mout/measure.txt")" >&2; exit 1; }
+		--tier "${mtier:-nvme-local}" ${from:+--from "$from"} ${mq[@]+"${mq[@]}"} --out "$TIERSIM_HOST_FILE" \
+		>"$mout/measure.txt" 2>"$mout/measure.log" ||
+		{ echo "dlio_peer.sh: tiersim hosts measure failed: $(tail -1 "$mout/measure.log")" >&2; exit 1; }
 	echo "host: DLIO its own CPU; tiersim real and virtual charge this-machine, measured $mstart-$(date -u +%H:%M:%SZ)" \
 		"in this hold ($mreps round(s) on ${mtier:-nvme-local}${from:+, carried from $from}), load $(cut -d' ' -f1-3 /proc/loadavg):"
 	sed -n '2,$s/^ */    /p' "$mout/measure.txt"
@@ -659,7 +758,28 @@ echo "$table" | while read -r name d n tier; do
 		rm -rf "$out"; mkdir -p "$out/dlio" "$out/m"
 		# the sides in turn, rotated from run to run
 		cache=""
-		for side in $(bench_order $((run - 1)) $sides); do
+		order=$(bench_order $((run - 1)) $sides)
+		if [ -n "$around" ]; then
+			# DLIO first: the tiersim sides charge the host as DLIO had it
+			order=$sides
+			ps=${pset[$d]}
+			mown=$(round_own "$mout/measure.log" "$ps") || mown=-
+			pk=0
+			pv=$(probe "$ps" "$tier" "$out/probe-$pk.txt") ||
+				{ echo "dlio_peer.sh: $name: probe failed: $(tail -1 "$out/probe-$pk.txt")" >&2; exit 1; }
+			# the base: the probe of the set just after the measurement
+			# (this call's first run's first probe), as a probe reads it
+			bf=$mout/probe-base-$ps-$tier.txt
+			if [ ! -s "$bf" ]; then
+				[ -z "$measured" ] ||
+					{ echo "dlio_peer.sh: $name: --measured $mout has no probe of $ps on $tier after it" >&2; exit 1; }
+				cp "$out/probe-$pk.txt" "$bf"
+			fi
+			base=$(sed -n 's/^probe [^:]*: DLIO own \([0-9.]*\) us .*/\1/p' "$bf")
+			probes="before DLIO $pv"
+			pprev=$pv
+		fi
+		for side in $order; do
 			if [ "$side" = dlio ] || [ -z "$vonly" ]; then
 				# shellcheck disable=SC2046
 				cache+=" $side $(cached $(ds_dir "$d" "$side"))"
@@ -688,6 +808,20 @@ echo "$table" | while read -r name d n tier; do
 			ts) nowr=$(ts_row "$build" "$out/ts.trace" "$out/ts" "$d" "$n" "$tier") ;;
 			before) was=$(ts_row "$before" "$out/ts-before.trace" "$out/ts-before" "$d" "$n" "$tier" "$bhost" "$bfile") ;;
 			esac
+			if [ -n "$around" ] && [ "$side" = dlio ]; then
+				pk=$((pk + 1))
+				pv=$(probe "$ps" "$tier" "$out/probe-$pk.txt") ||
+					{ echo "dlio_peer.sh: $name: probe failed: $(tail -1 "$out/probe-$pk.txt")" >&2; exit 1; }
+				probes+=", after $side $pv"
+				if [ "$side" = dlio ]; then
+					fac=$(awk -v a="$pprev" -v b="$pv" -v c="$base" 'BEGIN { printf "%.4f", (a + b) / 2 / c }')
+					scale_profile "$mout/this-machine.lua" "$out/this-machine.lua" "$fac" \
+						"bench/dlio_peer.sh --measure-around: the probes of $ps (DLIO's own work a sample) just before and after DLIO's run, $pprev and $pv us, their mean over the probe just after the hold's measurement, $base us" ||
+						{ echo "dlio_peer.sh: $name: the scaled profile failed" >&2; exit 1; }
+					export TIERSIM_HOST_FILE=$out/this-machine.lua
+				fi
+				pprev=$pv
+			fi
 		done
 		load=$(uptime | sed 's/.*average: //')
 		# shellcheck disable=SC2046
@@ -721,6 +855,7 @@ echo "$table" | while read -r name d n tier; do
 			"$name" "$tier" "$aa" "$as" "$ba" "$bs" "$ca" "$cs" "$wcol" "$pa" "$pb" "${cpu:--}" "$qa" \
 			"$qb" "$sa" "$sb" "$ca_" "$cb_" "$wa" "$wb" "$load" "$fifo"
 		echo "    backing files cached before each side${nowarm:+ (not warmed)}:$cache"
+		[ -z "$around" ] || echo "    probes ($ps, DLIO's own work, us a sample, $preps round(s) each): $probes; base (the probe after the hold's measurement) $base, the measurement's own rounds $mown; charged F = $fac (mean around DLIO over the base)"
 		[ -n "$vonly" ] || echo "    host charged, tiersim real: $(hostused "$out/ts.json")"
 		echo "    host charged, tiersim virtual: $(hostused "$out/ts-v.json")"
 		if [ -n "$split" ]; then

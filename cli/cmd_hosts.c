@@ -42,7 +42,7 @@ static const struct ts_cmdline hosts_cmdline = {
 };
 
 struct measure_args {
-	char *venv, *out, *dir, *tier, *from;
+	char *venv, *out, *dir, *tier, *from, *probe;
 	uint64_t repeats;
 	bool quiet;
 };
@@ -69,12 +69,18 @@ static const struct ts_opt measure_opts[] = {
 	  "carry what this does not measure from host profile H (the profile's from =): a DLIO "
 	  "run's wait per request as much slower or faster as DLIO's npz work per sample is here "
 	  "than there (its measured speed), its daemon's CPU per request as H has it", "H", 0 },
+	{ "probe", TS_OPT_STR, offsetof(struct measure_args, probe), NULL, 0, 0, "",
+	  "measure set SET alone (npz-s, npz-l, jpeg, hdf5-s, hdf5-l, png-s, png-l): DLIO's "
+	  "reader per sample less tiersim's chain, as a full round has it, and print it; no "
+	  "steps, starts or profile (a measurement short enough to repeat between runs)",
+	  "SET", 0 },
 	{ NULL },
 };
 
 static const struct ts_cmdline measure_cmdline = {
 	.name = "hosts measure",
-	.synopsis = "--venv DIR [--out FILE] [--tier T] [--dir DIR] [--repeats N] [--from H]",
+	.synopsis = "--venv DIR [--out FILE] [--tier T] [--dir DIR] [--repeats N] [--from H]\n"
+		    "       tiersim hosts measure --venv DIR --probe SET [--tier T] [--repeats N]",
 	.about = "Measures DLIO's own CPU on this machine and writes it as the host profile\n"
 		 "this-machine ('tiersim dlio --host this-machine'): DLIO 2.0.0's NPZReader and\n"
 		 "ImageReader (run with the venv's python) read 112 KiB and 8 MiB npz and\n"
@@ -86,7 +92,8 @@ static const struct ts_cmdline measure_cmdline = {
 		 "main thread per step for unet3d's and resnet50's batches; DLIO's DataLoader\n"
 		 "starting, iter() to its first batch with 1, 2, 4 and 8 workers (forked the\n"
 		 "first epoch, resumed a later one); the CPUs this process may use (vcpus).\n"
-		 "Takes about a minute a round; run it on a quiet host.\n",
+		 "Takes about a minute a round; run it on a quiet host. --probe SET measures\n"
+		 "one set alone (DLIO's own work per sample, printed, no profile written).\n",
 	.opts = measure_opts,
 	.max_pos = 0,
 };
@@ -104,10 +111,14 @@ static int hosts_measure(int argc, char **argv)
 		return ts_cmdline_error(&measure_cmdline, "--venv DIR is required (a virtual "
 					"environment with dlio_benchmark; or set DLIO_VENV)");
 	}
+	if (o.probe && o.out) {
+		ts_opt_free(measure_opts, &o);
+		return ts_cmdline_error(&measure_cmdline, "--probe writes no profile: drop --out");
+	}
 	ts_interrupt_install();
 	struct ts_dlio_measure_opts mo = { .venv = venv, .out = o.out, .dir = o.dir,
 					   .tier = o.tier, .repeats = (unsigned)o.repeats, .quiet = o.quiet,
-					   .from = o.from };
+					   .from = o.from, .probe = o.probe };
 	struct ts_dlio_measure_result r;
 	char err[2048];
 	rc = ts_dlio_measure(&mo, &r, err, sizeof(err));
@@ -115,6 +126,16 @@ static int hosts_measure(int argc, char **argv)
 		ts_opt_free(measure_opts, &o);
 		fprintf(stderr, "tiersim hosts measure: %s\n", err);
 		return rc == -EINTR ? TS_EXIT_INTERRUPT : TS_EXIT_FAIL;
+	}
+	if (o.probe) {
+		/* one line: the bench reads it (bench/dlio_peer.sh --measure-around) */
+		printf("probe %s: DLIO own %.1f us [%.1f..%.1f] a sample of %.0f B (DLIO's workers "
+		       "%.1f us, tiersim's chain %.1f us), %llu round(s) on %s\n",
+		       o.probe, r.probe_own.v / 1e3, r.probe_own.low / 1e3, r.probe_own.high / 1e3,
+		       r.probe_bytes, r.probe_dlio.v / 1e3, r.probe_chain.v / 1e3,
+		       (unsigned long long)o.repeats, o.tier ? o.tier : "nvme-local");
+		ts_opt_free(measure_opts, &o);
+		return TS_EXIT_OK;
 	}
 	printf("%s: host \"%s\", %llu vCPUs\n"
 	       "  DLIO per sample  %.1f us + %.1f us/MiB (jpeg + %.1f us/Mpixel)\n"

@@ -88,6 +88,7 @@ struct ctx {
 	/* opts.from's dlio_run_request_ns, nominal, fast and slow ends: written
 	 * as it is, not over the speed (write_profile) */
 	double run_ns[3];
+	int only; /* opts.probe's set, or -1: every set, the steps, the starts */
 	char *err;
 	size_t errlen;
 };
@@ -120,7 +121,8 @@ static int py(struct ctx *c, const char *verb, const char *dir, FILE *out)
 		int ofd = out ? fileno(out) : open("/dev/null", O_WRONLY);
 		if (ofd < 0 || dup2(ofd, 1) < 0 || dup2(lfd, 2) < 0)
 			_exit(127);
-		char *argv[] = { c->python, c->script, (char *)verb, (char *)dir, NULL };
+		char *argv[] = { c->python, c->script, (char *)verb, (char *)dir,
+				 c->only >= 0 ? (char *)set_name[c->only] : NULL, NULL };
 		execv(c->python, argv);
 		_exit(127);
 	}
@@ -350,6 +352,14 @@ static int round_run(struct ctx *c, struct round *r)
 		}
 	}
 	fclose(out);
+	if (!rc && c->only >= 0) { /* a probe: its set alone */
+		if (seen != 1u << c->only) {
+			snprintf(c->err, c->errlen, "%s read: its output lacks set %s (%s)", c->script,
+				 set_name[c->only], c->log);
+			return -EPROTO;
+		}
+		return chains(c, c->only, &r->s[c->only]);
+	}
 	/* a line through the starts needs two numbers of workers */
 	bool two = false;
 	for (unsigned i = 1; i < r->nstart; i++)
@@ -671,9 +681,24 @@ static int write_profile(const struct ctx *c, const struct round *rd, unsigned n
 int ts_dlio_measure(const struct ts_dlio_measure_opts *o, struct ts_dlio_measure_result *r,
 		    char *err, size_t errlen)
 {
-	struct ctx c = { .o = o, .err = err, .errlen = errlen };
+	struct ctx c = { .o = o, .only = -1, .err = err, .errlen = errlen };
 	unsigned n = o->repeats ? o->repeats : 3;
 	memset(r, 0, sizeof(*r));
+	if (o->probe) {
+		for (int k = 0; k < NSETS; k++)
+			if (!strcmp(o->probe, set_name[k]))
+				c.only = k;
+		if (c.only < 0) {
+			snprintf(err, errlen, "--probe %.64s: not a set (npz-s, npz-l, jpeg, hdf5-s, "
+					      "hdf5-l, png-s, png-l)", o->probe);
+			return -EINVAL;
+		}
+		if (o->from) {
+			snprintf(err, errlen, "--probe writes no profile: --from has nothing to carry "
+					      "into");
+			return -EINVAL;
+		}
+	}
 	if (n > MAXROUNDS) {
 		snprintf(err, errlen, "--repeats %u: at most %d", n, MAXROUNDS);
 		return -EINVAL;
@@ -693,6 +718,8 @@ int ts_dlio_measure(const struct ts_dlio_measure_opts *o, struct ts_dlio_measure
 	}
 	if (o->out)
 		snprintf(r->path, sizeof(r->path), "%s", o->out);
+	else if (c.only >= 0)
+		r->path[0] = 0; /* a probe writes no profile */
 	else if (ts_host_this_path(r->path, sizeof(r->path))) {
 		snprintf(err, errlen, "no HOME to keep the profile in; give --out FILE");
 		return -ENOENT;
@@ -773,8 +800,9 @@ int ts_dlio_measure(const struct ts_dlio_measure_opts *o, struct ts_dlio_measure
 		char line[512];
 		size_t at = 0;
 		for (int k = 0; !rc && k < NSETS && at < sizeof(line); k++)
-			at += (size_t)snprintf(line + at, sizeof(line) - at, "%s%s %.0f/%.0f",
-					       k ? ", " : "", set_name[k], rd[i].s[k].dlio_ns / 1e3,
+			if (c.only < 0 || k == c.only)
+				at += (size_t)snprintf(line + at, sizeof(line) - at, "%s%s %.0f/%.0f",
+						       at ? ", " : "", set_name[k], rd[i].s[k].dlio_ns / 1e3,
 					       rd[i].s[k].chain_ns / 1e3);
 		if (!rc)
 			say(&c, "round %u: per sample, us, DLIO's workers/tiersim's chain: %s", i + 1,
@@ -795,7 +823,21 @@ int ts_dlio_measure(const struct ts_dlio_measure_opts *o, struct ts_dlio_measure
 		double mib = rd[0].s[S_NPZ_S].bytes / 1048576.0;
 		c.base_ns = base.sample_ns + base.sample_ns_per_mib * mib;
 	}
-	if (!rc) {
+	if (!rc && c.only >= 0) {
+		/* a probe: its set's DLIO work per sample, the full measurement's
+		 * figure (fit) for that set alone; no profile */
+		double own[MAXROUNDS], dl[MAXROUNDS], ch[MAXROUNDS];
+		for (unsigned i = 0; i < n; i++) {
+			const struct round_set *p = &rd[i].s[c.only];
+			own[i] = p->dlio_ns - p->chain_ns;
+			dl[i] = p->dlio_ns;
+			ch[i] = p->chain_ns;
+		}
+		r->probe_own = spread(own, n);
+		r->probe_dlio = spread(dl, n);
+		r->probe_chain = spread(ch, n);
+		r->probe_bytes = rd[0].s[c.only].bytes;
+	} else if (!rc) {
 		fit(rd, n, c.base_ns, rd[0].s[S_NPZ_S].bytes / 1048576.0, r);
 		rc = write_profile(&c, rd, n, r);
 	}

@@ -73,6 +73,13 @@ struct ts_dlio_measure_opts {
 	 * dlio_request_wait_ns divided by the speed measured against it
 	 * (ts_dlio_measure_result.speed), dlio_run_request_ns as it is */
 	const char *from;
+	/* a probe (NULL: none): one set of dlio_measure.py's (npz-s, npz-l,
+	 * jpeg, hdf5-s, hdf5-l, png-s, png-l) alone, generated, read by DLIO's
+	 * reader and by tiersim's chain through the mount as a full
+	 * measurement reads it, @repeats rounds; no steps, starts or
+	 * collection, no profile written (ts_dlio_measure_result.probe_*): a
+	 * measurement short enough to repeat around each side of a run */
+	const char *probe;
 };
 
 /* One figure: the median over the rounds, and their least and most. */
@@ -97,8 +104,14 @@ struct ts_dlio_measure_result {
 	 * (dlio_sample_ns + _per_mib) over this measurement's, each round's;
 	 * 0 without it */
 	struct ts_dlio_measured speed;
+	/* with opts.probe: its set's DLIO workers per sample less tiersim's
+	 * chain of the same requests (DLIO's own work, as a full round's
+	 * per-set figure), the workers', the chain's, ns; the sample's bytes
+	 * (npz, hdf5: the array's; images: the file's) */
+	struct ts_dlio_measured probe_own, probe_dlio, probe_chain;
+	double probe_bytes;
 	uint64_t vcpus;
-	char path[4096]; /* the profile written */
+	char path[4096]; /* the profile written ("" for a probe) */
 };
 
 /* Measures and writes the profile. 0, or -errno with one line in @err. */

@@ -15,6 +15,14 @@
 #                              338), DIR/hdf5-l (2896 x 2896); Pillow's PNG
 #                              of random greyscale pixels: DIR/png-s (338 x
 #                              338), DIR/png-l (1024 x 1024)
+#   dlio_measure.py gen DIR SET   the same, that set alone (SET: a name
+#                              above, as `tiersim hosts measure --probe`)
+#   dlio_measure.py read DIR SET  SET's sample line alone (below), its
+#                              workers' CPU over PROBE_PASSES passes after
+#                              the first, not one: the probe of `tiersim
+#                              hosts measure --probe`, whose process starts
+#                              for one set (a pass costs a second or two of
+#                              a round's 10-20 s)
 #   dlio_measure.py read DIR   reads every file of those folders through
 #                              DLIO's own PyTorch loader (TorchDataset,
 #                              dlio_sampler, its reader classes NPZReader and
@@ -77,10 +85,12 @@ SETS = (("npz-s", "npz", 338, 400, 50, 150528, 8), ("npz-l", "npz", 2896, 28, 7,
 STEPS = (("unet3d", 7, 2097152, 4), ("resnet50", 400, 150528, 8))
 
 
-def gen(top):
+def gen(top, only=None):
     from PIL import Image
     rng = np.random.default_rng(10)
     for name, fmt, side, n, _, _, _ in SETS:
+        if only and name != only:
+            continue
         d = os.path.join(top, name)
         os.makedirs(d, exist_ok=True)
         for i in range(n):
@@ -108,7 +118,11 @@ def schedstat(pids):
     return ns
 
 
-def readers(top):
+# the passes a probe measures (after the first, which starts the workers)
+PROBE_PASSES = 4
+
+
+def readers(top, only=None):
     from dlio_benchmark.utils.utility import DLIOMPI
     DLIOMPI.get_instance().set_parent_values(0, 1)
     from dlio_benchmark.common.enumerations import DatasetType, FormatType, ReadType, Shuffle
@@ -119,6 +133,8 @@ def readers(top):
     a.read_type = ReadType.ON_DEMAND
     a.preprocess_time = a.preprocess_time_stdev = 0.0
     for name, fmt, side, n, batch, resize, workers in SETS:
+        if only and name != only:
+            continue
         files = sorted(glob.glob(os.path.join(top, name, "*." + fmt)))
         if len(files) < 2 * batch:
             sys.exit("dlio_measure.py: %s: too few .%s files" % (os.path.join(top, name), fmt))
@@ -139,8 +155,9 @@ def readers(top):
         pids = [w.pid for w in dl._iterator._workers]
         c0 = schedstat(pids)
         k = 0
-        for b in dl:
-            k += len(b)
+        for _ in range(PROBE_PASSES if only else 1):
+            for b in dl:
+                k += len(b)
         ns = schedstat(pids) - c0
         del dl
         size = sum(os.path.getsize(f) for f in files) / len(files)
@@ -255,10 +272,14 @@ def worker_gc():
 
 
 def main():
-    if len(sys.argv) != 3 or sys.argv[1] not in ("gen", "read"):
-        sys.exit("usage: dlio_measure.py gen|read DIR")
+    if len(sys.argv) not in (3, 4) or sys.argv[1] not in ("gen", "read") or \
+            (len(sys.argv) == 4 and sys.argv[3] not in [s[0] for s in SETS]):
+        sys.exit("usage: dlio_measure.py gen|read DIR [SET]")
+    only = sys.argv[3] if len(sys.argv) == 4 else None
     if sys.argv[1] == "gen":
-        gen(sys.argv[2])
+        gen(sys.argv[2], only)
+    elif only:
+        readers(sys.argv[2], only)
     else:
         readers(sys.argv[2])
         steps()

@@ -104,7 +104,7 @@ fake=$work/venv
 mkdir -p "$fake/bin"
 cat >"$fake/bin/python" <<'S'
 #!/bin/sh
-# python SCRIPT gen|read DIR
+# python SCRIPT gen|read DIR [SET]: with SET, read prints that set's line alone
 case $2 in
 gen)
 	for s in npz-s npz-l jpeg hdf5-s hdf5-l png-s png-l; do mkdir -p "$3/$s"; done
@@ -121,6 +121,10 @@ read)
 	[ -n "${FAKE_FAIL:-}" ] && { echo "Traceback: no dlio_benchmark" >&2; exit 1; }
 	[ -n "${FAKE_HANG:-}" ] && { echo $$ >"$FAKE_HANG"; exec sleep 120; }
 	ls "$3/npz-s/img_0.npz" >/dev/null || exit 1 # through the mount
+	if [ -n "${4:-}" ]; then
+		[ "$4" = jpeg ] && ls "$3/jpeg/img_0.jpeg" >/dev/null && echo "sample jpeg 400 1000000000 65426 114244"
+		exit 0
+	fi
 	echo "sample npz-s 400 800000000 114244 0"
 	echo "sample npz-l 28 280000000 1048576 0"
 	echo "sample jpeg 400 1000000000 65426 114244"
@@ -226,6 +230,40 @@ PY
 	fail "--from no-such-host measured"
 [ "$(wc -l <"$work/err")" -eq 1 ] && grep -q "host 'no-such-host' is not a host profile" "$work/err" ||
 	fail "--from no-such-host: $(cat "$work/err")"
+
+# A probe: one set alone (the script is asked for it), DLIO's workers per
+# sample (the script's 1e9 ns over 400 files) less tiersim's chain of the
+# same requests, measured for real; nothing else measured, no profile
+# written, nothing left mounted or on disk.
+cp "$TIERSIM_HOST_FILE" "$work/before-probe.lua"
+"$tiersim" hosts measure --venv "$fake" --probe jpeg --repeats 2 --quiet >"$work/out" 2>"$work/err" ||
+	fail "hosts measure --probe: $(cat "$work/err")"
+[ "$(wc -l <"$work/out")" -eq 1 ] || fail "--probe: not one line: $(cat "$work/out")"
+python3 - "$work/out" <<'PY' || fail "--probe: $(cat "$work/out")"
+import re, sys
+m = re.fullmatch(r"probe jpeg: DLIO own ([0-9.]+) us \[([0-9.]+)\.\.([0-9.]+)\] a sample of 65426 B "
+                 r"\(DLIO's workers 2500\.0 us, tiersim's chain ([0-9.]+) us\), 2 round\(s\) on nvme-local\n",
+                 open(sys.argv[1]).read())
+own, low, high, chain = map(float, m.groups())
+assert 0 < chain < 2500 and low <= own <= high, m.groups()
+# two rounds: the median is their mean, each round DLIO's 2500 us less its chain
+assert abs(own - (2500 - chain)) <= 0.1 and abs((low + high) / 2 - own) <= 0.1, m.groups()
+PY
+cmp -s "$TIERSIM_HOST_FILE" "$work/before-probe.lua" || fail "--probe wrote a profile"
+[ -z "$(mounts_under)" ] || fail "hosts measure --probe left a mount"
+ls -d "$work"/tiersim-measure-* 2>/dev/null && fail "hosts measure --probe left its files"
+# A set that is not one, a profile asked of a probe: one line each.
+"$tiersim" hosts measure --venv "$fake" --probe npz >/dev/null 2>"$work/err" && fail "--probe npz measured"
+[ "$(wc -l <"$work/err")" -eq 1 ] && grep -q -- "--probe npz: not a set (npz-s, npz-l, jpeg" "$work/err" ||
+	fail "--probe npz: $(cat "$work/err")"
+"$tiersim" hosts measure --venv "$fake" --probe jpeg --out "$work/p.lua" >/dev/null 2>"$work/err" &&
+	fail "--probe --out measured"
+[ "$(wc -l <"$work/err")" -eq 1 ] && grep -q -- "--probe writes no profile: drop --out" "$work/err" ||
+	fail "--probe --out: $(cat "$work/err")"
+"$tiersim" hosts measure --venv "$fake" --probe jpeg --from epyc-kvm-2vcpu >/dev/null 2>"$work/err" &&
+	fail "--probe --from measured"
+[ "$(wc -l <"$work/err")" -eq 1 ] && grep -q -- "--probe writes no profile: --from" "$work/err" ||
+	fail "--probe --from: $(cat "$work/err")"
 
 # A venv without python, and one whose script fails: one line each.
 "$tiersim" hosts measure --venv "$work/none" >/dev/null 2>"$work/err" && fail "no venv measured"
