@@ -9,7 +9,8 @@
  * of an IO-only loader) and user space decodes them all to keep the few
  * that become a W, S or P line; here the same bookkeeping as the parser's
  * (traces/wakes.c, ts_wakes_parser_event) runs at the tracepoint, so an
- * event costs a map lookup and most send nothing. The program must agree
+ * event of the host's costs one load and most send nothing. The program
+ * must agree
  * with that parser: the same state per thread, the same rules, the same
  * lines (tests/traces/wake_bpf.sh records one workload both ways).
  *
@@ -18,8 +19,11 @@
  * sets below before the load. A tp_btf program or a CO-RE relocation has
  * libbpf parse the whole of the kernel's BTF (12 ms of CPU here, the
  * largest part of what the capture cost a short recording) and the
- * kernel search it again per program. GPL: it calls GPL-only helpers;
- * user space is not bound by it.
+ * kernel search it again per program. What a recording pays before its
+ * command runs is mostly the verifier's walk of these programs: the work
+ * done for a thread of the tree sits in global functions (verified once
+ * each, for any arguments), the programs themselves stay short. GPL: it
+ * calls GPL-only helpers; user space is not bound by it.
  */
 #include <linux/types.h>
 #include <linux/bpf.h>
@@ -47,21 +51,45 @@ const volatile __s64 rq_preempt_count = 0;
 #define tstate ts_wake_bpf_state
 
 /*
- * The tree's threads' states: in the programs' own data, slot (tid mod
- * TS_WAKE_BPF_SLOTS), where the slot is free when the thread is added
- * (on_fork claims it); the few threads whose slot another holds go to a
- * hash map (tasks). A slot is one cache line, one load away, where a
- * hash look-up (one or two in each run for a thread of the tree) hashes
- * the id and walks a bucket: a call and two lines at least. Neither is
- * emptied while the capture runs.
+ * The tree's threads are known by their task (the kernel's struct
+ * task_struct, its address), not by their id: the scheduler's
+ * tracepoints pass the tasks, and a thread's id is one more read from
+ * each (a helper call, and a cache line of a task of the host's that is
+ * often cold), made by every run of the switch and wake programs,
+ * nearly all of them for the host's other threads. A task's address is
+ * the task's alone while it lives; a thread of the tree leaves the
+ * programs' state at its last switch-out (dead), before its address can
+ * be another task's.
+ *
+ * The root is known to user space by its id alone: until a program meets
+ * it (its first event: woken, switched to or from), root_tid names it and
+ * the programs read ids, as before; then it is added as on_fork adds a
+ * child, and root_tid is 0.
+ */
+__u64 root_tid = 0; /* a word, for the programs' compare-and-swap */
+
+/* where a task's address goes in the filter and the slots below: the
+ * address's bits mixed, as tasks sit a slab object apart */
+static __always_inline __u32 task_hash(__u64 task)
+{
+	return (__u32)((task * 0x9E3779B97F4A7C15ULL) >> 40);
+}
+
+/*
+ * The tree's living threads' states: in the programs' own data, slot
+ * (task_hash mod TS_WAKE_BPF_SLOTS), where the slot is free when the
+ * thread is added; the few threads whose slot another holds go to a hash
+ * map (tasks). A slot is one cache line, one load away, where a hash
+ * look-up hashes the key and walks a bucket. A thread's slot or entry is
+ * freed at its last switch-out, its totals sent to user space (GONE).
  */
 struct tstate slot[TS_WAKE_BPF_SLOTS] __attribute__((aligned(64))) = {};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC); /* a tree has a few threads, not 64k */
+	__uint(map_flags, BPF_F_NO_PREALLOC); /* a tree has a few threads, not thousands */
 	__uint(max_entries, TS_WAKE_BPF_THREADS);
-	__type(key, __u32);
+	__type(key, __u64); /* the task */
 	__type(value, struct tstate);
 } tasks SEC(".maps");
 
@@ -71,50 +99,53 @@ struct {
 } recs SEC(".maps");
 
 /*
- * A filter in front of the thread map (tasks): bit (tid mod 32768) is set
- * for each thread the map gets (by user space for the root, by on_fork
- * for the rest) and never cleared while the capture runs, as the map's
- * entries are not. A clear bit says the thread is not the tree's with
- * one load from this program's own data and no helper call, so the
- * scheduler events of the host's other threads (most of a busy host's)
- * cost no map look-up; a set bit is confirmed by the map (another
- * thread's id may share it). 4 KiB: a few cache lines that the events
- * keep warm, not one line per thread id.
+ * A filter in front of the slots and the map: bit (task_hash mod 32768)
+ * is set for each thread added and never cleared while the capture runs.
+ * A clear bit says the task is not the tree's with one load from this
+ * program's own data and no helper call, so the scheduler events of the
+ * host's other threads (most of a busy host's) cost no look-up; a set
+ * bit is confirmed by the slot or the map (another task may share it).
+ * 4 KiB: a few cache lines that the events keep warm.
  */
 #define TREE_BITS (1U << 15)
 __u64 tree[TREE_BITS / 64] = {};
 
-/* the word of @tid's bit; the mask (hidden from the compiler, which would
- * fold it into the shift) shows the verifier the index bounded */
-static __always_inline __u64 *tree_word(__u32 tid)
+/* the word of @task's bit; the mask (hidden from the compiler, which
+ * would fold it into the shift) shows the verifier the index bounded */
+static __always_inline __u64 *tree_word(__u64 task)
 {
-	__u32 i = tid / 64;
+	__u32 i = task_hash(task) / 64;
 	asm volatile("" : "+r"(i));
 	return &tree[i & (TREE_BITS / 64 - 1)];
 }
 
-static __always_inline bool maybe_tree(__u32 tid)
+static __always_inline __u64 tree_bit(__u64 task)
 {
-	return (*tree_word(tid) >> (tid % 64)) & 1;
+	return 1ULL << (task_hash(task) % 64);
 }
 
-/* @tid's slot; the mask, hidden as tree_word's, bounds the index */
-static __always_inline struct tstate *slot_of(__u32 tid)
+static __always_inline bool maybe_tree(__u64 task)
 {
-	__u32 i = tid;
+	return *tree_word(task) & tree_bit(task);
+}
+
+/* @task's slot; the mask, hidden as tree_word's, bounds the index */
+static __always_inline struct tstate *slot_of(__u64 task)
+{
+	__u32 i = task_hash(task);
 	asm volatile("" : "+r"(i));
 	return &slot[i & (TS_WAKE_BPF_SLOTS - 1)];
 }
 
 /* the thread's state if it is the tree's: its slot, or the map */
-static __always_inline struct tstate *of_tree(__u32 tid)
+static __always_inline struct tstate *of_tree(__u64 task)
 {
-	if (!maybe_tree(tid))
+	if (!maybe_tree(task))
 		return NULL;
-	struct tstate *s = slot_of(tid);
-	if (s->tid == tid)
+	struct tstate *s = slot_of(task);
+	if (s->task == task)
 		return s;
-	return bpf_map_lookup_elem(&tasks, &tid);
+	return bpf_map_lookup_elem(&tasks, &task);
 }
 
 /* records not sent (the ring full) and threads not kept (the map full):
@@ -178,26 +209,96 @@ static __always_inline int in_irq_ctx(void)
 	return (pc & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET)) != 0;
 }
 
-static __always_inline int send(__u32 type, __u64 t, __u64 since, __u32 a, __u32 b, __u32 c,
-				bool comm)
+/* sends one record: @what, its type (TS_WAKE_BPF_*), with WITH_COMM for
+ * the current thread's comm; @ab, a and b (b in the high half). A global
+ * function: verified once, not at each place it is called. */
+#define WITH_COMM 0x100
+__attribute__((noinline)) int send(__u32 what, __u64 t, __u64 since, __u64 ab, __u32 c)
 {
 	struct ts_wake_bpf_rec *r = bpf_ringbuf_reserve(&recs, sizeof(*r), 0);
 	if (!r) {
 		__sync_fetch_and_add(&lost, 1);
 		return 0;
 	}
-	r->type = type;
+	r->type = what & 0xff;
 	r->t_ns = t;
 	r->since_ns = since;
-	r->a = a;
-	r->b = b;
+	r->a = (__u32)ab;
+	r->b = (__u32)(ab >> 32);
 	r->c = c;
-	if (comm)
+	if (what & WITH_COMM)
 		bpf_get_current_comm(r->comm, sizeof(r->comm));
 	else
 		__builtin_memset(r->comm, 0, sizeof(r->comm));
 	/* no wake-up per record: user space drains the ring on its own clock */
 	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
+/* Adds thread @tid (@task) to the tree, runnable since @rq_since (0: not
+ * runnable); 0, or -1 when it could not be kept (counted lost). */
+__attribute__((noinline)) int add_thread(__u64 task, __u32 tid, __u64 rq_since)
+{
+	struct tstate *c = slot_of(task);
+	if (!c->task && __sync_val_compare_and_swap(&c->task, 0, task) == 0) {
+		/* the slot is its own; read by no program before the task's
+		 * first event, which comes after this */
+		c->since = c->on_since = c->oncpu_ns = c->runq_ns = 0;
+		c->d = 0;
+		c->rq_since = rq_since;
+		c->tid = tid;
+	} else {
+		struct tstate st = {.rq_since = rq_since, .task = task, .tid = tid};
+		if (bpf_map_update_elem(&tasks, &task, &st, BPF_NOEXIST)) {
+			__sync_fetch_and_add(&lost, 1);
+			return -1;
+		}
+	}
+	__sync_fetch_and_or(tree_word(task), tree_bit(task));
+	return 0;
+}
+
+/* The root met (root_tid, above): @task, the current task where
+ * @current, else one whose id is read. */
+__attribute__((noinline)) int root_check(__u64 task, __u32 current)
+{
+	__u64 root = root_tid;
+	if (!root)
+		return 0;
+	__u32 tid = current ? (__u32)bpf_get_current_pid_tgid()
+			    : read_u32((const void *)task, task_pid);
+	if (tid != root || __sync_val_compare_and_swap(&root_tid, root, 0) != root)
+		return 0;
+	return add_thread(task, tid, 0);
+}
+
+/* Thread @task's last switch-out (at @t): its totals to user space, and
+ * its slot or entry freed. */
+__attribute__((noinline)) int gone(__u64 task, __u64 t)
+{
+	struct tstate *sl = slot_of(task), *s = sl;
+	bool in_slot = sl->task == task;
+	if (!in_slot)
+		s = bpf_map_lookup_elem(&tasks, &task);
+	if (!s)
+		return 0;
+	struct ts_wake_bpf_rec *r = bpf_ringbuf_reserve(&recs, sizeof(*r), 0);
+	if (r) {
+		r->type = TS_WAKE_BPF_GONE;
+		r->t_ns = t;
+		r->since_ns = 0;
+		r->a = s->tid;
+		r->b = r->c = 0;
+		r->times[0] = s->oncpu_ns;
+		r->times[1] = s->runq_ns;
+		bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+	} else {
+		__sync_fetch_and_add(&lost, 1);
+	}
+	if (in_slot)
+		sl->task = 0;
+	else
+		bpf_map_delete_elem(&tasks, &task);
 	return 0;
 }
 
@@ -207,138 +308,169 @@ static __always_inline int send(__u32 type, __u64 t, __u64 since, __u32 a, __u32
  * apart (neither runnable nor D), an rtlock wait or a frozen task as D */
 #define TASK_UNINTERRUPTIBLE 0x0002
 #define TASK_REPORT 0x007f
+#define TASK_DEAD 0x0080
 #define TASK_NOLOAD 0x0400
 #define TASK_IDLE (TASK_UNINTERRUPTIBLE | TASK_NOLOAD)
 #define TASK_RTLOCK_WAIT 0x1000
 #define TASK_FROZEN 0x8000
 
+/* @task, of the tree, switched out at @t (sched_switch's prev): the
+ * parser's bookkeeping (traces/wakes.c), and its end where it is dead. A
+ * global function, as the two below: verified once for any arguments,
+ * where the same code inline would be verified on every path to it. */
+__attribute__((noinline)) int switch_out(__u64 task, __u64 t, __u32 preempt, __u32 prev_state)
+{
+	struct tstate *s = of_tree(task);
+	if (!s)
+		return 0;
+	int runnable = 1, d = 0;
+	if (!preempt) {
+		unsigned int st = (prev_state | read_u32((const void *)task, task_exit_state)) &
+				  TASK_REPORT;
+		if ((prev_state & TASK_IDLE) == TASK_IDLE)
+			st = TASK_REPORT + 1; /* "I" */
+		if (prev_state & (TASK_RTLOCK_WAIT | TASK_FROZEN))
+			st = TASK_UNINTERRUPTIBLE;
+		runnable = st == 0;
+		/* the highest bit set is the one reported */
+		d = st && (st & ~(unsigned int)(TASK_UNINTERRUPTIBLE | 1)) == 0 &&
+		    (st & TASK_UNINTERRUPTIBLE);
+	}
+	if (s->on_since && t >= s->on_since)
+		s->oncpu_ns += t - s->on_since;
+	s->on_since = 0;
+	s->since = runnable ? 0 : t;
+	s->d = d;
+	s->rq_since = runnable ? t : 0;
+	/* dead: it runs no more, and its task may soon be another's */
+	if (!preempt && (prev_state & TASK_DEAD))
+		gone(task, t);
+	return 0;
+}
+
+/* @task, of the tree, switched to at @t (sched_switch's next) */
+__attribute__((noinline)) int switch_in(__u64 task, __u64 t)
+{
+	struct tstate *nx = of_tree(task);
+	if (!nx)
+		return 0;
+	if (nx->rq_since && t >= nx->rq_since)
+		nx->runq_ns += t - nx->rq_since;
+	nx->rq_since = 0;
+	nx->on_since = t;
+	nx->since = 0;
+	return 0;
+}
+
 SEC("raw_tp/sched_switch")
 int BPF_PROG(on_switch, bool preempt, const void *prev, const void *next, unsigned int prev_state)
 {
 	/* the tracepoint runs in prev, still the current task */
-	__u32 ptid = (__u32)bpf_get_current_pid_tgid(), ntid = read_u32(next, task_pid);
-	if (!maybe_tree(ptid) && !maybe_tree(ntid))
+	__u64 pt = (__u64)prev, nt = (__u64)next;
+	if (root_tid) {
+		root_check(pt, 1);
+		root_check(nt, 0);
+	}
+	bool out = maybe_tree(pt), in = maybe_tree(nt);
+	if (!out && !in)
 		return 0;
-	struct tstate *s = of_tree(ptid);
-	struct tstate *nx = of_tree(ntid);
-	__u64 t = 0; /* read only when one of the two is of the tree */
-	if (s) {
-		t = bpf_ktime_get_ns();
-		int runnable = 1, d = 0;
-		if (!preempt) {
-			unsigned int st =
-			    (prev_state | read_u32(prev, task_exit_state)) & TASK_REPORT;
-			if ((prev_state & TASK_IDLE) == TASK_IDLE)
-				st = TASK_REPORT + 1; /* "I" */
-			if (prev_state & (TASK_RTLOCK_WAIT | TASK_FROZEN))
-				st = TASK_UNINTERRUPTIBLE;
-			runnable = st == 0;
-			/* the highest bit set is the one reported */
-			d = st && (st & ~(unsigned int)(TASK_UNINTERRUPTIBLE | 1)) == 0 &&
-			    (st & TASK_UNINTERRUPTIBLE);
-		}
-		if (s->on_since && t >= s->on_since)
-			s->oncpu_ns += t - s->on_since;
-		s->on_since = 0;
-		s->since = runnable ? 0 : t;
-		s->d = d;
-		s->rq_since = runnable ? t : 0;
-	}
-	if (nx) {
-		if (!t)
-			t = bpf_ktime_get_ns();
-		if (nx->rq_since && t >= nx->rq_since)
-			nx->runq_ns += t - nx->rq_since;
-		nx->rq_since = 0;
-		nx->on_since = t;
-		nx->since = 0;
-	}
+	/* one clock read for both */
+	__u64 t = bpf_ktime_get_ns();
+	if (out)
+		switch_out(pt, t, preempt, prev_state);
+	if (in)
+		switch_in(nt, t);
 	return 0;
 }
 
-SEC("raw_tp/sched_waking")
-int BPF_PROG(on_waking, const void *p)
+/* @task, of the tree, woken (sched_waking) */
+__attribute__((noinline)) int woken(__u64 task)
 {
-	__u32 tid = read_u32(p, task_pid);
-	struct tstate *s = of_tree(tid);
+	struct tstate *s = of_tree(task);
 	if (!s)
 		return 0;
 	__u64 t = bpf_ktime_get_ns();
-	__u32 cur = (__u32)bpf_get_current_pid_tgid();
+	__u64 cur = bpf_get_current_task();
 	__u64 since = s->since;
 	s->since = 0;
 	if (since && !s->on_since)
 		s->rq_since = t; /* woken: runnable until it runs */
-	if (!since || since > t || cur == tid)
+	if (!since || since > t || cur == task)
 		return 0;
+	__u64 tid = s->tid;
 	int irq = in_irq_ctx();
 	if (irq < 0) {
 		__sync_fetch_and_add(&blind, 1);
 		return 0;
 	}
+	__u64 waker = irq ? 0 : (__u32)bpf_get_current_pid_tgid();
 	if (irq || !of_tree(cur)) {
 		/* from outside the tree: kept when it ended IO, or when an
 		 * interrupt ended it (the thread's own pace: a pause) */
 		if (s->d)
-			send(TS_WAKE_BPF_SLEEP, t, since, tid, irq ? 0 : cur, 0, false);
+			send(TS_WAKE_BPF_SLEEP, t, since, tid | waker << 32, 0);
 		else if (irq)
-			send(TS_WAKE_BPF_PAUSE, t, since, tid, 0, 0, false);
+			send(TS_WAKE_BPF_PAUSE, t, since, tid, 0);
 		return 0;
 	}
-	return send(TS_WAKE_BPF_WAKE, t, since, tid, cur, 0, false);
+	return send(TS_WAKE_BPF_WAKE, t, since, tid | waker << 32, 0);
+}
+
+SEC("raw_tp/sched_waking")
+int BPF_PROG(on_waking, const void *p)
+{
+	__u64 pt = (__u64)p;
+	if (root_tid)
+		root_check(pt, 0);
+	if (!maybe_tree(pt))
+		return 0;
+	return woken(pt);
 }
 
 SEC("raw_tp/sched_process_fork")
 int BPF_PROG(on_fork, const void *parent, const void *child)
 {
 	/* in the parent; the child's comm is still the parent's */
-	__u32 ptid = (__u32)bpf_get_current_pid_tgid(), ctid = read_u32(child, task_pid);
-	if (!of_tree(ptid))
+	__u64 cur = bpf_get_current_task(), ct = (__u64)child;
+	if (root_tid)
+		root_check(cur, 1);
+	if (!of_tree(cur) || of_tree(ct)) /* the child: already one of the tree's */
 		return 0;
 	__u64 t = bpf_ktime_get_ns();
-	struct tstate *c = slot_of(ctid);
-	if (c->tid == ctid) /* already one of the tree's */
-		return 0;
-	/* a forked thread is runnable from its fork until it first runs */
-	if (!c->tid && __sync_val_compare_and_swap(&c->tid, 0, (__u64)ctid) == 0) {
-		/* the slot is its own; read by no program before its bit is set */
-		c->since = c->on_since = c->oncpu_ns = c->runq_ns = 0;
-		c->d = 0;
-		c->rq_since = t;
-	} else {
-		struct tstate st = {.rq_since = t, .tid = ctid};
-		long e = bpf_map_update_elem(&tasks, &ctid, &st, BPF_NOEXIST);
-		if (e == -17 /* EEXIST: already one of the tree's */)
-			return 0;
-		if (e) {
-			__sync_fetch_and_add(&lost, 1);
-			return 0;
-		}
-	}
-	/* before the child first runs (wake_up_new_task comes after this
+	__u32 ctid = read_u32(child, task_pid);
+	/* a forked thread is runnable from its fork until it first runs;
+	 * added before it first runs (wake_up_new_task comes after this
 	 * tracepoint): none of its events can miss it */
-	__sync_fetch_and_or(tree_word(ctid), 1ULL << (ctid % 64));
-	return send(TS_WAKE_BPF_FORK, t, 0, ptid, ctid, read_u32(child, task_tgid), true);
+	if (add_thread(ct, ctid, t))
+		return 0;
+	__u64 ptid = (__u32)bpf_get_current_pid_tgid();
+	return send(TS_WAKE_BPF_FORK | WITH_COMM, t, 0, ptid | (__u64)ctid << 32,
+		    read_u32(child, task_tgid));
 }
 
 SEC("raw_tp/sched_process_exec")
 int BPF_PROG(on_exec, const void *p)
 {
 	/* in the thread; its comm is the new file name's last component */
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	if (!of_tree(tid))
+	__u64 cur = bpf_get_current_task();
+	if (root_tid)
+		root_check(cur, 1);
+	struct tstate *s = of_tree(cur);
+	if (!s)
 		return 0;
-	return send(TS_WAKE_BPF_EXEC, bpf_ktime_get_ns(), 0, tid, 0, 0, true);
+	return send(TS_WAKE_BPF_EXEC | WITH_COMM, bpf_ktime_get_ns(), 0, s->tid, 0);
 }
 
 SEC("raw_tp/sched_process_exit")
 int BPF_PROG(on_exit, const void *p)
 {
 	/* in the exiting thread */
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct tstate *s = of_tree(tid);
+	__u64 cur = bpf_get_current_task();
+	if (root_tid)
+		root_check(cur, 1);
+	struct tstate *s = of_tree(cur);
 	if (!s)
 		return 0;
 	s->since = 0;
-	return send(TS_WAKE_BPF_EXIT, bpf_ktime_get_ns(), 0, tid, 0, 0, false);
+	return send(TS_WAKE_BPF_EXIT, bpf_ktime_get_ns(), 0, s->tid, 0);
 }

@@ -524,6 +524,9 @@ static int on_rec(void *ctx, void *data, size_t len)
 		ev.cur = r->a;
 		e = ts_wakes_parser_event(b->parser, &ev);
 		break;
+	case TS_WAKE_BPF_GONE: /* its totals, final */
+		e = ts_wakes_parser_times(b->parser, r->a, r->times[0], r->times[1]);
+		break;
 	}
 	if (e < 0) {
 		b->err = e;
@@ -560,12 +563,8 @@ int ts_wake_bpf_start(struct ts_wake_bpf *b, pid_t pid, struct ts_wakes_parser *
 		snprintf(why, whylen, "the BPF ring: %s", strerror(errno));
 		return e ? e : -ENOMEM;
 	}
-	/* the root's slot (the first taken) and its bit in the programs'
-	 * filter, as on_fork sets them for each thread it adds (their data,
-	 * mapped by the skeleton) */
-	b->skel->bss->slot[root % TS_WAKE_BPF_SLOTS] = (struct ts_wake_bpf_state){.tid = root};
-	size_t nbits = sizeof(b->skel->bss->tree) * 8;
-	b->skel->bss->tree[root % nbits / 64] |= 1ULL << (root % 64);
+	/* the root, by its id until a program meets it (wake_bpf.bpf.c) */
+	b->skel->bss->root_tid = root;
 	if ((e = attach(b))) {
 		detach(b);
 		snprintf(why, whylen, "attaching the BPF programs: %s", strerror(-e));
@@ -636,14 +635,15 @@ int ts_wake_bpf_stop(struct ts_wake_bpf *b, uint64_t end_ns, uint64_t *lost, cha
 			 (unsigned long long)b->skel->bss->blind);
 		return -EPROTO;
 	}
-	/* each thread's totals, from its slot or the map; one still on a CPU
-	 * at the end, to the end */
+	/* each living thread's totals (a dead one's came with its GONE
+	 * record), from its slot or the map; one still on a CPU at the end,
+	 * to the end */
 	for (size_t i = 0; i < TS_WAKE_BPF_SLOTS; i++)
-		if (b->skel->bss->slot[i].tid)
+		if (b->skel->bss->slot[i].task)
 			thread_times(b, &b->skel->bss->slot[i], end_ns);
 	int fd = bpf_map__fd(b->skel->maps.tasks);
-	uint32_t key, next;
-	uint32_t *prev = NULL;
+	uint64_t key, next;
+	uint64_t *prev = NULL;
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		struct ts_wake_bpf_state st;
 		key = next;

@@ -9,12 +9,15 @@
 
 #include <linux/types.h>
 
-/* the threads of one recorded tree the kernel keeps state for in its hash
- * map (those whose slot another holds) */
-#define TS_WAKE_BPF_THREADS 65536
-/* the slots of thread states in the programs' data: thread id mod this
- * (a power of two; 16,384 x 64 bytes, 1 MiB) */
-#define TS_WAKE_BPF_SLOTS 16384
+/* the living threads of one recorded tree the kernel keeps state for in
+ * its hash map (those whose slot another holds); a tree with more at once
+ * is not captured (its records are counted lost). The map's buckets are
+ * made at its creation, 16 bytes each per entry. */
+#define TS_WAKE_BPF_THREADS 8192
+/* the slots of thread states in the programs' data: a hash of the task
+ * mod this (a power of two; 1,024 x 64 bytes, 64 KiB, which the capture
+ * copies into the kernel at each start) */
+#define TS_WAKE_BPF_SLOTS 1024
 
 /* A thread of the tree, as the programs keep it (wake_bpf.bpf.c): the
  * parser's per-thread state and the thread's totals. */
@@ -23,10 +26,10 @@ struct ts_wake_bpf_state {
 	__u64 on_since; /* on a CPU since, 0 = not */
 	__u64 rq_since; /* runnable, waiting for a CPU, since; 0 = not */
 	__u64 oncpu_ns, runq_ns;
-	__u64 tid; /* the thread; in a slot, 0 = free (a word, for the
-		    * programs' compare-and-swap) */
-	__u32 d;   /* that sleep is uninterruptible (state D) */
-	__u32 pad[3]; /* a slot is one cache line */
+	__u64 task; /* the kernel's task (its address); in a slot, 0 = free */
+	__u32 tid;  /* the thread */
+	__u32 d;    /* that sleep is uninterruptible (state D) */
+	__u64 pad;  /* a slot is one cache line */
 };
 
 enum ts_wake_bpf_type {
@@ -36,6 +39,7 @@ enum ts_wake_bpf_type {
 	TS_WAKE_BPF_EXEC,     /* a: the thread, comm: its new comm */
 	TS_WAKE_BPF_EXIT,     /* a: the exiting thread */
 	TS_WAKE_BPF_PAUSE,    /* a: the sleeper (interruptible), an interrupt woke it */
+	TS_WAKE_BPF_GONE,     /* a: the thread, dead at its last switch-out; times */
 };
 
 struct ts_wake_bpf_rec {
@@ -43,7 +47,10 @@ struct ts_wake_bpf_rec {
 	__u64 since_ns; /* wake, sleep: when the thread went to sleep */
 	__u32 type;	/* enum ts_wake_bpf_type */
 	__u32 a, b, c;
-	char comm[16];
+	union {
+		char comm[16];	 /* fork, exec */
+		__u64 times[2]; /* gone: its time on a CPU, in the run queue */
+	};
 };
 
 #endif

@@ -108,6 +108,21 @@ check "bpf: every thread in the command's process" \
 	test "$(awk '$1 == "T" { print $3 }' "$T/bpf.trace.wakes" | sort -u | wc -l)" = 1
 check "bpf: times on a CPU" \
 	test "$(awk '$1 == "T" && $7 > 0' "$T/bpf.trace.wakes" | wc -l)" = 6
+# A tree with more threads over its life than the programs hold at once
+# (TS_WAKE_BPF_SLOTS + TS_WAKE_BPF_THREADS, traces/wake_bpf_rec.h): each
+# thread's state is freed at its end, its totals sent then, so every one
+# is kept and has its T line.
+slots=$(awk '$2 == "TS_WAKE_BPF_SLOTS" { print $3 }' "$TS_SOURCE_ROOT/traces/wake_bpf_rec.h")
+held=$(awk '$2 == "TS_WAKE_BPF_THREADS" { print $3 }' "$TS_SOURCE_ROOT/traces/wake_bpf_rec.h")
+n=$((slots + held + 100))
+XDG_CACHE_HOME="$T/cache" TMPDIR="$T/tmp" TIERSIM_WAKE_CAPTURE=bpf "$B" record --data "$T/data" \
+	--out "$T/many.trace" -- "$L" --threads "$n" > /dev/null 2> "$T/many.err"
+check "bpf, $n threads one after another: exit 0" test "$?" = 0
+check "bpf, $n threads: no error output" test ! -s "$T/many.err"
+check "bpf, $n threads: a T line each, and the main thread's" \
+	test "$(awk '$1 == "T"' "$T/many.trace.wakes" | wc -l)" = "$((n + 1))"
+check "bpf, $n threads: each ended (its end after its start)" \
+	test "$(awk '$1 == "T" && $6 >= $5' "$T/many.trace.wakes" | wc -l)" = "$((n + 1))"
 if [ "$fail" != 0 ]; then
 	for m in tracefs bpf; do echo "== $m"; cat "$T/$m.lines"; done
 fi

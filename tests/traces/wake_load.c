@@ -13,6 +13,9 @@
  *     outside the command (S lines);
  *   - the main thread joins them all (W lines, by their exits).
  * Usage: wake_load FILE (at least 1 MiB, on a block device's file system).
+ *        wake_load --threads N: N threads one after another, each joined
+ *        before the next starts, and nothing else (a tree with more threads
+ *        over its life than the BPF capture holds at once).
  */
 
 #include <fcntl.h>
@@ -104,6 +107,11 @@ static void *disk(void *arg)
 	return NULL;
 }
 
+static void *idle(void *arg)
+{
+	return arg;
+}
+
 static void run(void *(*fn)(void *), pthread_t *t)
 {
 	if (pthread_create(t, NULL, fn, NULL)) {
@@ -117,8 +125,16 @@ int main(int argc, char **argv)
 	pthread_t t[3];
 	cpu_set_t set;
 
+	if (argc == 3 && !strcmp(argv[1], "--threads")) {
+		long n = strtol(argv[2], NULL, 10);
+		for (long i = 0; i < n; i++) {
+			run(idle, &t[0]);
+			pthread_join(t[0], NULL);
+		}
+		return 0;
+	}
 	if (argc != 2) {
-		fprintf(stderr, "usage: wake_load FILE\n");
+		fprintf(stderr, "usage: wake_load FILE | wake_load --threads N\n");
 		return 2;
 	}
 	file = argv[1];
