@@ -35,6 +35,7 @@
 #include "core/files.h"
 #include "core/opt.h"
 #include "core/units.h"
+#include "disk/issue.h"
 #include "fs/daemon.h"
 
 #include <fuse_lowlevel.h>
@@ -98,6 +99,12 @@ const struct ts_opt ts_fs_opt_table[] = {
 	  "block mode (tiersim disk mount): BACKING holds the disk image a loop device reads, "
 	  "so the image file's own path lookups and extent tree are not charged (a block "
 	  "device has none); its reads and writes are, as the device's" },
+	{ "loop_issue", TS_OPT_BOOL, OFF(loop_issue), "false", 0, 0, "",
+	  "block mode (tiersim disk mount turns it on): charge each device request from the "
+	  "moment the loop device issued it (a BPF program on the block layer's tracepoints; "
+	  "needs root), and reply early by the measured reply-to-completion hop, so that the "
+	  "kernel completes it at issue + the tier's time; where BPF is not there, one line in "
+	  "the log and the mount's measured hop instead" },
 	/* as a scenario's mount{} has them; only on an EBS volume's tier */
 	TS_TIER_EBS_OPT_ROWS(OFF),
 	{ NULL },
@@ -430,6 +437,12 @@ static int configure(struct ts_fs *fs, struct fuse_args *args, struct cmdline *c
 				"does not have\n");
 		return -1;
 	}
+	if (fs->o.loop_issue && !fs->o.image) {
+		fprintf(stderr, "tierfs: option 'loop_issue' is block mode's (with image): it "
+				"times a loop device's requests over the image\n");
+		return -1;
+	}
+	fs->loop_issue_label = "off";
 	if (fs->o.bare && fs->o.image) {
 		fprintf(stderr, "tierfs: option 'image' needs a tier model, which a bare mount "
 				"does not have\n");
@@ -657,6 +670,8 @@ out:
 	/* The model's invalidation thread and the names' use f: stop them
 	 * first. */
 	ts_fs_model_close(fs);
+	ts_issue_close(fs->issue);
+	fs->issue = NULL;
 	ts_fs_names_stop(fs);
 	if (f)
 		fuse_destroy(f);
