@@ -270,6 +270,7 @@ static pid_t tierfs_pid(const char *fuse_dir)
 static const char *const issue_names[] = {
 	[TS_DISK_ISSUE_OFF] = "off",
 	[TS_DISK_ISSUE_MEASURED] = "measured per request",
+	[TS_DISK_ISSUE_WATCHED] = "watched",
 	[TS_DISK_ISSUE_UNAVAILABLE] = "unavailable",
 };
 
@@ -801,9 +802,9 @@ static int start_tierfs(struct attach *a, const struct ts_disk_mount_opts *o, ch
 	 * image: the image is the device, its own metadata is not charged
 	 * (fs/timing.c) */
 	if (asprintf(&opts,
-		     "tier=%s,mem=0,cached=,fsname=tiersim-disk,image,loop_hop=%s%s%s%s%s%s%s%s",
+		     "tier=%s,mem=0,cached=,fsname=tiersim-disk,image,loop_hop=%s,loop_issue=%s%s%s%s%s%s%s",
 		     o->tier, o->no_loop_hop ? "off" : "measure",
-		     o->no_loop_hop || o->no_loop_issue ? "" : ",loop_issue", capo,
+		     o->no_loop_hop ? "off" : o->loop_issue ? o->loop_issue : "on", capo,
 		     o->ebs_opts ? o->ebs_opts : "", o->trace ? ",trace=" : "", o->trace ? o->trace : "",
 		     o->profile ? ",profile=" : "", o->profile ? o->profile : "") < 0) {
 		free(log);

@@ -294,7 +294,7 @@ bool ts_issue_off(struct ts_issue *is, uint64_t len, uint64_t *off_ns)
 }
 
 void ts_issue_replied(struct ts_issue *is, uint64_t off, uint64_t issue_ns, uint64_t end_ns,
-		      uint64_t due_ns, uint64_t sys_ns, uint64_t reply_ns)
+		      bool used, uint64_t due_ns, uint64_t sys_ns, uint64_t reply_ns)
 {
 	uint64_t sector = off >> 9;
 	struct ts_issue_slot *s = &is->skel->bss->slot[TS_ISSUE_SLOT(sector)];
@@ -303,7 +303,7 @@ void ts_issue_replied(struct ts_issue *is, uint64_t off, uint64_t issue_ns, uint
 		__atomic_store_n(&s->model_ns, end_ns, __ATOMIC_RELAXED);
 		__atomic_store_n(&s->reply_ns, reply_ns, __ATOMIC_RELEASE);
 	}
-	if (end_ns)
+	if (used)
 		__atomic_add_fetch(&is->used, 1, __ATOMIC_RELAXED);
 	/* lateness behind the later of the model's time and the syscall's
 	 * end, as the trace's late_ns */
@@ -332,6 +332,7 @@ json_t *ts_issue_stats_json(struct ts_issue *is)
 	char k[16];
 
 	pthread_mutex_lock(&is->lock);
+	drain(is); /* where no request took the hops in (watch) */
 	json_object_set_new(o, "dev", json_integer(is->dev ? (json_int_t)(is->dev >> 20) : -1));
 	json_object_set_new(o, "dev_minor", json_integer((json_int_t)(is->dev & 0xfffff)));
 	json_object_set_new(o, "found", json_integer((json_int_t)is->found));
@@ -402,9 +403,10 @@ bool ts_issue_off(struct ts_issue *is, uint64_t len, uint64_t *off_ns)
 }
 
 void ts_issue_replied(struct ts_issue *is, uint64_t off, uint64_t issue_ns, uint64_t end_ns,
-		      uint64_t due_ns, uint64_t sys_ns, uint64_t reply_ns)
+		      bool used, uint64_t due_ns, uint64_t sys_ns, uint64_t reply_ns)
 {
-	(void)is, (void)off, (void)issue_ns, (void)end_ns, (void)due_ns, (void)sys_ns, (void)reply_ns;
+	(void)is, (void)off, (void)issue_ns, (void)end_ns, (void)used, (void)due_ns, (void)sys_ns;
+	(void)reply_ns;
 }
 
 void ts_issue_missed(struct ts_issue *is)

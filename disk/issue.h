@@ -80,11 +80,11 @@ uint64_t ts_issue_lookup(struct ts_issue *is, uint64_t off, uint64_t len, uint64
  * medians, after taking in the hops completed since the last call). */
 bool ts_issue_off(struct ts_issue *is, uint64_t len, uint64_t *off_ns);
 /* tierfs replies now (@reply_ns) to the request at @off issued at
- * @issue_ns, which the model completes at @end_ns where its reply was
- * scheduled from the issue (0: it was not), scheduled for @due_ns (0:
- * not modeled), its syscall ended at @sys_ns. */
+ * @issue_ns, which the model completes at @end_ns counted from the issue
+ * (0: not compared), its reply scheduled from the issue (@used) for
+ * @due_ns (0: not modeled), its syscall ended at @sys_ns. */
 void ts_issue_replied(struct ts_issue *is, uint64_t off, uint64_t issue_ns, uint64_t end_ns,
-		      uint64_t due_ns, uint64_t sys_ns, uint64_t reply_ns);
+		      bool used, uint64_t due_ns, uint64_t sys_ns, uint64_t reply_ns);
 /* A miss (a device request whose issue was not found), for the counts. */
 void ts_issue_missed(struct ts_issue *is);
 /* Counts and current medians, for tierfs's stats. */

@@ -197,7 +197,7 @@ static void *calib_main(void *arg)
 			  "with the FUSE round trip",
 			  ts_fmt_duration(s, sizeof(s), fs->loop_hop_ns));
 	}
-	if (fs->o.loop_issue) {
+	if (strcmp(fs->o.loop_issue, "off")) {
 		char err[300];
 		if (ts_issue_open(&fs->issue, fs->mountpoint, err, sizeof(err))) {
 			fs->loop_issue_label = "unavailable";
@@ -205,6 +205,13 @@ static void *calib_main(void *arg)
 				  "tierfs: loop_issue: %s; each device request is charged from its "
 				  "receipt instead, less the mount's measured hop",
 				  err);
+		} else if (fs->issue_watch) {
+			fs->loop_issue_label = "watched";
+			ts_fs_log(fs, LOG_INFO,
+				  "tierfs: the loop device's requests watched from their issue "
+				  "(block:block_rq_issue and block_rq_complete, through BPF): each "
+				  "charged from its receipt, less the mount's hop; the kernel's "
+				  "completion compared with the model's from the issue (stats)");
 		} else {
 			fs->loop_issue_label = "measured per request";
 			ts_fs_log(fs, LOG_INFO,

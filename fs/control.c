@@ -102,6 +102,7 @@ void ts_fs_req_begin2(struct ts_fs *fs, struct ts_fs_req *r, enum ts_fs_op op, c
 	r->cpu_state = TS_FS_CPU_UNDECIDED;
 	r->issue_ns = 0;
 	r->issue_end_ns = 0;
+	r->issue_used = false;
 	r->submit_ns = ts_now_ns();
 	uint64_t q = __atomic_add_fetch(&fs->inflight, 1, RELAXED);
 	uint64_t m = __atomic_load_n(&fs->max_inflight, RELAXED);
@@ -141,8 +142,8 @@ int ts_fs_req_end(struct ts_fs *fs, struct ts_fs_req *r, int64_t result)
 	/* block mode's request clock: the reply goes now; its hop to the
 	 * loop device's completion and its lateness are measured from here */
 	if (r->issue_ns)
-		ts_issue_replied(fs->issue, r->off, r->issue_ns, r->issue_end_ns, r->due_ns,
-				 r->sys_ns, ts_now_ns());
+		ts_issue_replied(fs->issue, r->off, r->issue_ns, r->issue_end_ns, r->issue_used,
+				 r->due_ns, r->sys_ns, ts_now_ns());
 	return (int)result;
 }
 

@@ -461,7 +461,8 @@ uint64_t ts_fs_model_submit(struct ts_fs *fs, struct ts_fs_req *r)
 		r->issue_ns = ts_issue_lookup(fs->issue, r->off, r->len, r->submit_ns);
 		if (!r->issue_ns)
 			ts_issue_missed(fs->issue);
-		if (r->issue_ns && at == r->submit_ns && ts_issue_off(fs->issue, r->len, &issue_off))
+		if (r->issue_ns && at == r->submit_ns && !fs->issue_watch &&
+		    ts_issue_off(fs->issue, r->len, &issue_off))
 			at = r->issue_ns;
 	}
 	if (kind == TS_RULE_FS_READ && r->file_size && !fs->o.image)
@@ -474,8 +475,12 @@ uint64_t ts_fs_model_submit(struct ts_fs *fs, struct ts_fs_req *r)
 	r->fault = done.err;
 	if (r->issue_ns && at == r->issue_ns) {
 		r->issue_end_ns = done.end_ns;
+		r->issue_used = true;
 		return ts_issue_reply(r->submit_ns, done.end_ns, issue_off);
 	}
+	/* watch: the model's time as if from the issue, to compare only */
+	if (r->issue_ns && fs->issue_watch)
+		r->issue_end_ns = r->issue_ns + (done.end_ns - at);
 	/* block mode: what the request's bytes past 4 KiB and a read's
 	 * window cost the loop device's path (calib.c), off its reply too */
 	return ts_tier_rule_loop_reply(fs->loop_hop_big_ns, fs->loop_hop_window_ns, q.op, q.len,

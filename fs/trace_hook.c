@@ -562,7 +562,7 @@ int ts_fs_trace_open(struct ts_fs *fs, char *err, size_t n)
 					(unsigned long long)h.loop_size_ns,
 					(unsigned long long)h.loop_window_ns);
 	/* block mode's request clock (disk/issue.h), where asked for */
-	if (fs->o.loop_issue && len < sizeof(h.mount_opts))
+	if (strcmp(fs->o.loop_issue, "off") && len < sizeof(h.mount_opts))
 		snprintf(h.mount_opts + len, sizeof(h.mount_opts) - len, ",loop_issue=%s",
 			 fs->loop_issue_label);
 	struct ts_fs_trace *tr = calloc(1, sizeof(*tr));

@@ -4,8 +4,9 @@
 # block:block_rq_issue/block_rq_complete), finds each read's issue, and,
 # once the reply hop and its lateness are measured, schedules the reply
 # from the issue; the mount's report, tierfs's stats and the trace header
-# say so. --loop-issue=false leaves it off; tierfs refuses loop_issue
-# outside block mode. A build without BPF says so in one line and falls
+# say so. --loop-issue=watch charges from tierfs's receipt and only
+# compares; off leaves it off; a value else is refused; tierfs refuses
+# loop_issue outside block mode. A build without BPF says so in one line and falls
 # back to the mount's hop. Counts only, no times (wall clock).
 . "$(dirname "$0")/lib.sh"
 
@@ -76,16 +77,35 @@ check_clean "measured"
 "$TIERSIM" trace dump "$TMPD/on.trace" | grep -m1 'mount_opts=' | grep -q ",loop_issue=measured per request" ||
 	fail "the trace header does not say how requests were timed: $("$TIERSIM" trace dump "$TMPD/on.trace" | grep -m1 mount_opts=)"
 
-"$TIERSIM" disk mount "$img" "$MNT" --tier ssd-cloud --loop-issue=false >"$TMPD/out" 2>"$TMPD/err" ||
-	fail "mount --loop-issue=false failed: $(cat "$TMPD/err")"
-grep -q "loop device's issue" "$TMPD/err" && fail "--loop-issue=false: the report: $(cat "$TMPD/err")"
-[ "$(stats loop_issue loop_issue_stats)" = "off -" ] || fail "--loop-issue=false: $(stats loop_issue loop_issue_stats)"
+"$TIERSIM" disk mount "$img" "$MNT" --tier ssd-cloud --loop-issue=watch >"$TMPD/out" 2>"$TMPD/err" ||
+	fail "mount --loop-issue=watch failed: $(cat "$TMPD/err")"
+grep -q "requests charged from tierfs's receipt, their completions compared with the model's from the loop device's issue" \
+	"$TMPD/err" || fail "--loop-issue=watch: the report: $(cat "$TMPD/err")"
+dd if="$MNT/f" of=/dev/null bs=128k iflag=direct status=none || fail "the direct read failed"
+read -r label found used rn <<<"$(stats loop_issue loop_issue_stats.found loop_issue_stats.used \
+	loop_issue_stats.completion_less_model_ns.n)"
+[ "$label $used" = "watched 0" ] || fail "--loop-issue=watch: the clock is '$label', $used requests timed from their issue"
+[ "$found" -ge 64 ] && [ "$rn" -ge 64 ] ||
+	fail "--loop-issue=watch: $found requests' issue found, $rn completions compared"
 "$TIERSIM" disk umount "$MNT" || fail "umount failed"
-check_clean "--loop-issue=false"
+check_clean "--loop-issue=watch"
+
+"$TIERSIM" disk mount "$img" "$MNT" --tier ssd-cloud --loop-issue=off >"$TMPD/out" 2>"$TMPD/err" ||
+	fail "mount --loop-issue=off failed: $(cat "$TMPD/err")"
+grep -q "loop device's issue" "$TMPD/err" && fail "--loop-issue=off: the report: $(cat "$TMPD/err")"
+[ "$(stats loop_issue loop_issue_stats)" = "off -" ] || fail "--loop-issue=off: $(stats loop_issue loop_issue_stats)"
+"$TIERSIM" disk umount "$MNT" || fail "umount failed"
+check_clean "--loop-issue=off"
+
+"$TIERSIM" disk mount "$img" "$MNT" --tier ssd-cloud --loop-issue=maybe >"$TMPD/out" 2>"$TMPD/err" &&
+	fail "--loop-issue=maybe was taken"
+[ "$(cat "$TMPD/err")" = "tiersim disk mount: --loop-issue: 'maybe' is not on, off or watch" ] ||
+	fail "--loop-issue=maybe: $(cat "$TMPD/err")"
+check_clean "--loop-issue=maybe"
 
 # tierfs alone: loop_issue is block mode's
 mkdir -p "$TMPD/b" "$TMPD/m"
-if "$TIERSIM_TIERFS" -o tier=ssd-cloud,loop_issue "$TMPD/b" "$TMPD/m" 2>"$TMPD/err"; then
+if "$TIERSIM_TIERFS" -o tier=ssd-cloud,loop_issue=on "$TMPD/b" "$TMPD/m" 2>"$TMPD/err"; then
 	fusermount3 -u "$TMPD/m" 2>/dev/null || umount "$TMPD/m"
 	fail "tierfs took loop_issue without image"
 fi
