@@ -7,7 +7,7 @@
 #          device's issue and its reply's hop to the completion taken off,
 #          as at any mount: disk/issue.h); tierfs's stats at the end give
 #          the requests timed so and the kernel's completion less the
-#          model's (completion-model, median [p25-p75]);
+#          model's (completion-model, median [p25-p75] and mean);
 #   hop:   block mode with --loop-issue=watch: each request charged from
 #          tierfs's receipt, less the FUSE round trip and the loop
 #          device's hop measured at the mount (as before the request
@@ -154,9 +154,10 @@ if i:
     r = i.get("completion_less_model_ns") or {}
     us = lambda k: "%.1f" % (r[k] / 1000) if k in r else "-"
     print("  run %s %s: clock %s: %d requests' issue found, %d timed from it, %d missed; "
-          "completion-model %s [%s-%s] us (n %d); reply hop %s, lateness %s ns"
+          "completion-model %s [%s-%s] us, mean %s (n %d); reply hop %s, lateness %s ns"
           % (sys.argv[2], sys.argv[3], s["loop_issue"], i["found"], i["used"], i["missed"],
-             us("median"), us("p25"), us("p75"), r.get("n", 0), i["reply_hop_ns"], i["late_ns"]))
+             us("median"), us("p25"), us("p75"), us("mean"), r.get("n", 0), i["reply_hop_ns"],
+             i["late_ns"]))
 else:
     print("  run %s %s: clock %s" % (sys.argv[2], sys.argv[3], s.get("loop_issue", "off")))
 X

@@ -1,5 +1,5 @@
 /*
- * issue.c — block mode's request clock (issue.h): the running medians and
+ * issue.c — block mode's request clock (issue.h): the running means and
  * the reply's arithmetic, and the user half of the BPF program
  * (issue_bpf.bpf.c) that times the loop device's requests.
  */
@@ -27,19 +27,17 @@ unsigned ts_issue_class(uint64_t bytes)
 
 static void est_add(struct ts_issue_est *e, unsigned c, uint64_t v)
 {
-	uint64_t sorted[TS_ISSUE_WINDOW];
-	e->s[c][e->n[c] % TS_ISSUE_WINDOW] = v;
+	uint64_t *slot = &e->s[c][e->n[c] % TS_ISSUE_WINDOW];
+	if (e->n[c] >= TS_ISSUE_WINDOW)
+		e->sum[c] -= *slot;
+	*slot = v;
+	e->sum[c] += v;
 	e->n[c]++;
-	unsigned k = e->n[c] < TS_ISSUE_WINDOW ? e->n[c] : TS_ISSUE_WINDOW;
-	/* insertion sort: a window of 31 */
-	for (unsigned i = 0; i < k; i++) {
-		unsigned j = i;
-		for (; j > 0 && sorted[j - 1] > e->s[c][i]; j--)
-			sorted[j] = sorted[j - 1];
-		sorted[j] = e->s[c][i];
-	}
-	/* the lower median where k is even */
-	e->median[c] = sorted[(k - 1) / 2];
+}
+
+static uint64_t est_mean(const struct ts_issue_est *e, unsigned c)
+{
+	return e->sum[c] / (e->n[c] < TS_ISSUE_WINDOW ? e->n[c] : TS_ISSUE_WINDOW);
 }
 
 void ts_issue_est_hop(struct ts_issue_est *e, uint64_t bytes, uint64_t hop_ns)
@@ -57,7 +55,7 @@ bool ts_issue_est_get(const struct ts_issue_est *e, uint64_t bytes, uint64_t *of
 	unsigned c = ts_issue_class(bytes);
 	if (e->n[c] < TS_ISSUE_MIN || e->n[TS_ISSUE_CLASSES] < TS_ISSUE_MIN)
 		return false;
-	*off_ns = e->median[c] + e->median[TS_ISSUE_CLASSES];
+	*off_ns = est_mean(e, c) + est_mean(e, TS_ISSUE_CLASSES);
 	return true;
 }
 
@@ -343,7 +341,7 @@ json_t *ts_issue_stats_json(struct ts_issue *is)
 	for (unsigned c = 0; c < TS_ISSUE_CLASSES; c++)
 		if (is->est.n[c] >= TS_ISSUE_MIN) {
 			snprintf(k, sizeof(k), "%lluk", (unsigned long long)(4ULL << c));
-			json_object_set_new(hop, k, json_integer((json_int_t)is->est.median[c]));
+			json_object_set_new(hop, k, json_integer((json_int_t)est_mean(&is->est, c)));
 		}
 	json_object_set_new(o, "reply_hop_ns", hop);
 	/* the kernel's completion less the model's (issue + its time), over
@@ -358,12 +356,16 @@ json_t *ts_issue_stats_json(struct ts_issue *is)
 		json_object_set_new(r, "p25", json_integer(v[nk / 4]));
 		json_object_set_new(r, "median", json_integer(v[(nk - 1) / 2]));
 		json_object_set_new(r, "p75", json_integer(v[3 * nk / 4]));
+		double sum = 0;
+		for (size_t i = 0; i < nk; i++)
+			sum += (double)v[i];
+		json_object_set_new(r, "mean", json_integer((json_int_t)(sum / (double)nk)));
 		json_object_set_new(o, "completion_less_model_ns", r);
 		free(v);
 	}
 	json_object_set_new(o, "late_ns",
 			    is->est.n[TS_ISSUE_CLASSES] >= TS_ISSUE_MIN
-				    ? json_integer((json_int_t)is->est.median[TS_ISSUE_CLASSES])
+				    ? json_integer((json_int_t)est_mean(&is->est, TS_ISSUE_CLASSES))
 				    : json_null());
 	pthread_mutex_unlock(&is->lock);
 	return o;

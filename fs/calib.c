@@ -217,7 +217,7 @@ static void *calib_main(void *arg)
 			ts_fs_log(fs, LOG_INFO,
 				  "tierfs: the loop device's requests timed from their issue "
 				  "(block:block_rq_issue and block_rq_complete, through BPF): each "
-				  "charged from its issue, its reply earlier by the medians of the "
+				  "charged from its issue, its reply earlier by the means of the "
 				  "last %d replies' hop to the completion (per size) and lateness "
 				  "(measured per request)",
 				  TS_ISSUE_WINDOW);

@@ -1,6 +1,6 @@
 /*
  * test_issue.c — block mode's request clock (disk/issue.h), exactly, on
- * made-up times: a request's size class, the running medians of the reply
+ * made-up times: a request's size class, the running means of the reply
  * hop (per class) and of tierfs's lateness, and when tierfs replies to a
  * request the loop device issued before tierfs received it.
  * (The BPF program and tierfs using it, with a loop device:
@@ -33,24 +33,31 @@ int main(void)
 	for (unsigned i = 0; i < TS_ISSUE_MIN; i++)
 		ts_issue_est_late(&e, 30000 + i * 2000); /* 30..44 us */
 	CHECK(!ts_issue_est_get(&e, 131072, &off));
-	ts_issue_est_hop(&e, 131072, 200000); /* an outlier, the 8th */
+	ts_issue_est_hop(&e, 131072, 157000); /* a slow one, the 8th */
 	CHECK(ts_issue_est_get(&e, 131072, &off));
-	/* hops 90..96, 200: lower median 93; lateness 30..44: lower median 36 */
-	CHECK_EQ_U64(off, 93000 + 36000);
+	/* hops 90..96 and 157: mean 101 us (the slow one counts: a run's
+	 * time is the sum); lateness 30..44: mean 37 */
+	CHECK_EQ_U64(off, 101000 + 37000);
 	/* a 4 KiB request's class has no samples of its own: no estimate */
 	CHECK(!ts_issue_est_get(&e, 4096, &off));
-	/* the window keeps the last TS_ISSUE_WINDOW: 31 hops of 50 us push
-	 * every earlier one out */
+	ts_issue_est_hop(&e, 4096, 20000);
+	CHECK(!ts_issue_est_get(&e, 4096, &off));
+	/* the window keeps the last TS_ISSUE_WINDOW: as many hops of 50 us
+	 * push every earlier one out */
 	for (unsigned i = 0; i < TS_ISSUE_WINDOW; i++)
 		ts_issue_est_hop(&e, 131072, 50000);
 	CHECK(ts_issue_est_get(&e, 131072, &off));
-	CHECK_EQ_U64(off, 50000 + 36000);
-	/* the lateness's median moves as its samples do: 16 more of 10 us
-	 * outnumber the 8 of 30..44 us */
-	for (unsigned i = 0; i < 16; i++)
-		ts_issue_est_late(&e, 10000);
+	CHECK_EQ_U64(off, 50000 + 37000);
+	/* one more of 50 + 128 us: the mean 1 us up */
+	ts_issue_est_hop(&e, 131072, 50000 + TS_ISSUE_WINDOW * 1000);
 	CHECK(ts_issue_est_get(&e, 131072, &off));
-	CHECK_EQ_U64(off, 50000 + 10000);
+	CHECK_EQ_U64(off, 51000 + 37000);
+	/* the lateness's mean moves as its samples do: 8 more of 21 us
+	 * make 16 of mean 29 */
+	for (unsigned i = 0; i < 8; i++)
+		ts_issue_est_late(&e, 21000);
+	CHECK(ts_issue_est_get(&e, 131072, &off));
+	CHECK_EQ_U64(off, 51000 + 29000);
 
 	/*
 	 * The reply. The loop device issued a 128 KiB read at 1,000 us;
