@@ -32,22 +32,24 @@ struct rq {
 	__u32 nr;
 };
 
-static __always_inline int rq_read(void *ctx, struct rq *r)
+/* The request of the record @ctx and its slot; NULL where it is not the
+ * loop device's (or has no sectors: a flush). */
+static __always_inline struct ts_issue_slot *rq_slot(void *ctx, struct rq *r)
 {
 	if (bpf_probe_read_kernel(&r->dev, sizeof(r->dev), (char *)ctx + TS_ISSUE_TP_DEV) ||
 	    bpf_probe_read_kernel(&r->sector, sizeof(r->sector), (char *)ctx + TS_ISSUE_TP_SECTOR) ||
 	    bpf_probe_read_kernel(&r->nr, sizeof(r->nr), (char *)ctx + TS_ISSUE_TP_NR))
-		return -1;
-	return r->dev && r->dev == dev && r->nr ? 0 : -1;
+		return NULL;
+	return r->dev && r->dev == dev && r->nr ? &slot[TS_ISSUE_SLOT(r->sector)] : NULL;
 }
 
 SEC("tracepoint/block/block_rq_issue")
 int on_issue(void *ctx)
 {
 	struct rq r;
-	if (rq_read(ctx, &r))
+	struct ts_issue_slot *s = rq_slot(ctx, &r);
+	if (!s)
 		return 0;
-	struct ts_issue_slot *s = &slot[TS_ISSUE_SLOT(r.sector)];
 	s->reply_ns = 0;
 	s->model_ns = 0;
 	s->issue_ns = bpf_ktime_get_ns();
@@ -60,9 +62,9 @@ SEC("tracepoint/block/block_rq_complete")
 int on_complete(void *ctx)
 {
 	struct rq r;
-	if (rq_read(ctx, &r))
+	struct ts_issue_slot *s = rq_slot(ctx, &r);
+	if (!s)
 		return 0;
-	struct ts_issue_slot *s = &slot[TS_ISSUE_SLOT(r.sector)];
 	__u64 reply = s->reply_ns, now = bpf_ktime_get_ns();
 	if (s->sector != r.sector || !reply || now < reply)
 		return 0;

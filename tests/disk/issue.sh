@@ -15,20 +15,6 @@ head -c 8388608 /dev/urandom >"$TMPD/data/f"
 img=$TMPD/images/img.ext4
 "$TIERSIM" disk make "$img" --size 64MiB --fs ext4 --from "$TMPD/data" || fail "make failed"
 
-stats() { # KEY...: tierfs's stats, dotted keys ("-" where missing)
-	/usr/bin/python3 - "$(sed -n 's/^fuse=//p' "$TIERSIM_DISK_STATE"/*.state)/.tierfs/stats" "$@" <<'X'
-import json, sys
-s = json.load(open(sys.argv[1]))
-out = []
-for k in sys.argv[2:]:
-    v = s
-    for p in k.split("."):
-        v = v.get(p) if isinstance(v, dict) else None
-    out.append("-" if v is None else str(v).replace(" ", "_"))
-print(" ".join(out))
-X
-}
-
 bpf=$(sed -n 's/^#define TS_HAVE_BPF //p' "$TS_BUILD_ROOT/ts_config.h")
 "$TIERSIM" disk mount "$img" "$MNT" --tier ssd-cloud --trace "$TMPD/on.trace" >"$TMPD/out" 2>"$TMPD/err" ||
 	fail "mount failed: $(cat "$TMPD/err")"
@@ -37,7 +23,7 @@ if [ "$bpf" != 1 ]; then
 		fail "a build without BPF: the mount's report does not say so: $(cat "$TMPD/err")"
 	grep -q "^tierfs: loop_issue: this build has no BPF" "$TIERSIM_DISK_STATE"/*.log ||
 		fail "a build without BPF: tierfs's log does not say why"
-	[ "$(stats loop_issue)" = unavailable ] || fail "stats: $(stats loop_issue)"
+	[ "$(tierfs_stats loop_issue)" = unavailable ] || fail "stats: $(tierfs_stats loop_issue)"
 	cmp -s "$TMPD/data/f" "$MNT/f" || fail "the file read back differs"
 	"$TIERSIM" disk umount "$MNT" || fail "umount failed"
 	check_clean "no BPF"
@@ -48,13 +34,13 @@ grep -q "each request charged from the loop device's issue, less its reply's hop
 grep -q "^tierfs: the loop device's requests timed from their issue (block:block_rq_issue and block_rq_complete, through BPF)" \
 	"$TIERSIM_DISK_STATE"/*.log || fail "tierfs's log does not say how requests are timed"
 loop=$(sed -n 's/^loop=//p' "$TIERSIM_DISK_STATE"/*.state)
-read -r f0 u0 m0 <<<"$(stats loop_issue_stats.found loop_issue_stats.used loop_issue_stats.missed)"
+read -r f0 u0 m0 <<<"$(tierfs_stats loop_issue_stats.found loop_issue_stats.used loop_issue_stats.missed)"
 # 8 MiB in 128 KiB O_DIRECT reads (64 device requests of the file's
 # extent), then again after a cold remount through the page cache
 dd if="$MNT/f" of=/dev/null bs=128k iflag=direct status=none || fail "the direct read failed"
 "$TIERSIM" disk run "$MNT" --mem 256MiB --cache cold -- cmp -s "$TMPD/data/f" "$MNT/f" >/dev/null ||
 	fail "the file read back through the page cache differs"
-read -r label dev minor found used missed hops h128 late <<<"$(stats loop_issue loop_issue_stats.dev \
+read -r label dev minor found used missed hops h128 late <<<"$(tierfs_stats loop_issue loop_issue_stats.dev \
 	loop_issue_stats.dev_minor loop_issue_stats.found loop_issue_stats.used loop_issue_stats.missed \
 	loop_issue_stats.hops loop_issue_stats.reply_hop_ns.128k loop_issue_stats.late_ns)"
 [ "$label" = measured_per_request ] || fail "tierfs's request clock is '$label'"
@@ -69,7 +55,7 @@ read -r label dev minor found used missed hops h128 late <<<"$(stats loop_issue 
 case "$h128$late" in *[!0-9]* | '') fail "no 128 KiB reply hop ($h128) or lateness ($late) in the stats" ;; esac
 # what the clock leaves: the kernel's completion less the model's, over
 # the requests scheduled from their issue (shown, not asserted)
-read -r rn rmed <<<"$(stats loop_issue_stats.completion_less_model_ns.n loop_issue_stats.completion_less_model_ns.median)"
+read -r rn rmed <<<"$(tierfs_stats loop_issue_stats.completion_less_model_ns.n loop_issue_stats.completion_less_model_ns.median)"
 [ "$rn" -ge 100 ] || fail "only $rn completions were compared with the model's"
 echo "completion - model: median $rmed ns over $rn requests; reply hop (128 KiB) $h128 ns, lateness $late ns"
 "$TIERSIM" disk umount "$MNT" || fail "umount failed"
@@ -82,7 +68,7 @@ check_clean "measured"
 grep -q "requests charged from tierfs's receipt, their completions compared with the model's from the loop device's issue" \
 	"$TMPD/err" || fail "--loop-issue=watch: the report: $(cat "$TMPD/err")"
 dd if="$MNT/f" of=/dev/null bs=128k iflag=direct status=none || fail "the direct read failed"
-read -r label found used rn <<<"$(stats loop_issue loop_issue_stats.found loop_issue_stats.used \
+read -r label found used rn <<<"$(tierfs_stats loop_issue loop_issue_stats.found loop_issue_stats.used \
 	loop_issue_stats.completion_less_model_ns.n)"
 [ "$label $used" = "watched 0" ] || fail "--loop-issue=watch: the clock is '$label', $used requests timed from their issue"
 [ "$found" -ge 64 ] && [ "$rn" -ge 64 ] ||
@@ -93,7 +79,7 @@ check_clean "--loop-issue=watch"
 "$TIERSIM" disk mount "$img" "$MNT" --tier ssd-cloud --loop-issue=off >"$TMPD/out" 2>"$TMPD/err" ||
 	fail "mount --loop-issue=off failed: $(cat "$TMPD/err")"
 grep -q "loop device's issue" "$TMPD/err" && fail "--loop-issue=off: the report: $(cat "$TMPD/err")"
-[ "$(stats loop_issue loop_issue_stats)" = "off -" ] || fail "--loop-issue=off: $(stats loop_issue loop_issue_stats)"
+[ "$(tierfs_stats loop_issue loop_issue_stats)" = "off -" ] || fail "--loop-issue=off: $(tierfs_stats loop_issue loop_issue_stats)"
 "$TIERSIM" disk umount "$MNT" || fail "umount failed"
 check_clean "--loop-issue=off"
 
