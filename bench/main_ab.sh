@@ -7,10 +7,11 @@
 # for each build, and block B / block A: median [min-max]. Each block run
 # under chrt -f PRIO with the loop worker and tierfs above it
 # (bench/rt_job.sh); each records its mount's trace, whose header gives
-# the loop hop and its size part as measured at that mount, and whose
-# device reads are counted (reads=, and of_128k= those a whole 128 KiB
-# readahead window, as the virtual clock's mapped read sends them). A
-# wall-time measurement: run it under `q bench`.
+# the loop hop and its size part as measured at that mount and whether
+# its requests were timed from the loop device's issue (loop_issue=,
+# disk/issue.h), and whose device reads are counted (reads=, and of_128k=
+# those a whole 128 KiB readahead window, as the virtual clock's mapped
+# read sends them). A wall-time measurement: run it under `q bench`.
 #
 # usage: bench/main_ab.sh BUILD_A BUILD_B [REPS] [TIER] [PRIO]
 #   Defaults: 3 ssd-cloud 10. Needs root (loop devices, cgroups).
@@ -70,7 +71,7 @@ for r in $(seq "$REPS"); do
 		"$b/cli/tiersim" trace dump "$W/$k.$r.trace" >"$W/dump" 2>/dev/null
 		# the device's reads: how many, and how many a whole 128 KiB
 		# readahead window (the virtual clock's mapped read sends windows)
-		echo "  $(sps "$W/$k.$r.json") samples/s; $(grep -m1 -o 'floor=[0-9]*ns\|loop_hop[_0-9a-z]*=[0-9]*ns([a-z]*)' "$W/dump" |
+		echo "  $(sps "$W/$k.$r.json") samples/s; $(grep -m1 -o 'floor=[0-9]*ns\|loop_hop[_0-9a-z]*=[0-9]*ns([a-z]*)\|loop_issue=[a-z]*\( per request\)\?' "$W/dump" |
 			tr '\n' ' ')$(awk '$3 == "read" { n++; if ($6 == 131072) w++ } END { printf "reads=%d of_128k=%d", n, w }' "$W/dump")"
 	done
 done

@@ -2,7 +2,8 @@
 """window_gap.py NAME SCAN EVENTS DEV [NAME SCAN EVENTS DEV ...] -- the path
 from one readahead window's completion to the next window's submit in a
 scan through a memory map (bench/window_gap.sh). NAME is MODE.RUN (mode
-block or tmpfs); SCAN bench/mapped_scan.c's "PAGE START_NS END_NS" lines;
+block, hop, sirq, size, main or tmpfs); SCAN bench/mapped_scan.c's "PAGE
+START_NS END_NS" lines;
 EVENTS a tracefs trace (trace_clock mono) of the scan thread's
 block_bio_queue, sched_wakeup and sched_switch and the loop device's
 block_rq_issue and block_rq_complete; DEV `tiersim trace dump` of the
@@ -11,6 +12,9 @@ mount's device requests (empty for tmpfs).
 block: each time the reader slept (switched out, state D) and was woken,
 the request that completed last before its wake-up (k) and the first one
 it queued after it ran again (next), before it slept again:
+  issue->done   the loop device's request k, issue to completion: the
+                device's latency as the kernel sees it (block mode: the
+                tier model's time for k, plus what the clock leaves)
   reply->done   tierfs's reply of k to the loop device's completion of k
   done->wake    the completion to the reader's wake-up (sched_wakeup)
   wake->run     the wake-up to the reader on a CPU (sched_switch)
@@ -128,7 +132,7 @@ def block(scan, ev, dev):
     outs.sort()
     ins.sort()
     wakes.sort()
-    hops = {k: [] for k in ("reply->done", "done->wake", "wake->run", "run->queue", "queue->issue",
+    hops = {k: [] for k in ("issue->done", "reply->done", "done->wake", "wake->run", "run->queue", "queue->issue",
                             "issue->recv", "reply->recv", "model->recv")}
     wakers, skipped = {}, 0
     for o in outs:
@@ -155,6 +159,8 @@ def block(scan, ev, dev):
         recv_k, reply_k, late_k = tf[ks]
         recv_n = tf[ns_][0]
         wakers[re.sub(r"\d+", "N", waker)] = wakers.get(re.sub(r"\d+", "N", waker), 0) + 1
+        if rq[ks][0] is not None:
+            hops["issue->done"].append(ct - rq[ks][0])
         hops["reply->done"].append(ct - reply_k)
         hops["done->wake"].append(w - ct)
         hops["wake->run"].append(s_ - w)
@@ -193,7 +199,8 @@ def sizes(ev, dev):
             kib = int(f[5]) // 1024
             out.setdefault(f"issue->recv {kib} KiB", []).append(base + int(f[0]) - i)
             out.setdefault(f"reply->done {kib} KiB", []).append(c - base - int(f[1]))
-    return dict(sorted(out.items())), {"requests": sum(len(v) for v in out.values()) // 2}
+            out.setdefault(f"issue->done {kib} KiB", []).append(c - i)
+    return dict(sorted(out.items())), {"requests": sum(len(v) for v in out.values()) // 3}
 
 
 def c_before(c, o):
@@ -233,7 +240,7 @@ def main(a):
         name, scan, ev, dev = a[k:k + 4]
         mode = name.split(".")[0]
         e = events(ev)
-        if mode in ("block", "sirq", "main"):
+        if mode in ("block", "hop", "sirq", "main"):
             hops, info = block(scan, e, dev)
         elif mode == "size":
             hops, info = sizes(e, dev)

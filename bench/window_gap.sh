@@ -3,8 +3,16 @@
 # the next window's submit, for a scan through a memory map (as main.lua's
 # LMDB cursor reads), split hop by hop, in these modes in turn:
 #   block: block mode (`tiersim disk mount`: ext4 on a loop device over
-#          tierfs, TIER's model below, its FUSE round trip and the loop
-#          device's hop taken off as at any mount);
+#          tierfs, TIER's model below, each request charged from the loop
+#          device's issue and its reply's hop to the completion taken off,
+#          as at any mount: disk/issue.h); tierfs's stats at the end give
+#          the requests timed so and the kernel's completion less the
+#          model's (completion-model, median [p25-p75] and mean);
+#   hop:   block mode with --loop-issue=watch: each request charged from
+#          tierfs's receipt, less the FUSE round trip and the loop
+#          device's hop measured at the mount (as before the request
+#          clock), its completion compared with the model's counted from
+#          the issue all the same (completion-model);
 #   tmpfs: the same image copied to /dev/shm and attached by a loop device
 #          of its own: a real block device with next to no latency and no
 #          FUSE, so that the reader's own run through a window (its touches,
@@ -34,8 +42,9 @@
 #   Defaults: 3 ssd-cloud 48 10. Needs root, tracefs at
 #   /sys/kernel/tracing and two free loop devices. WINDOW_GAP_KEEP=DIR keeps
 #   the raw files (scan, events, device requests) of each run.
-#   WINDOW_GAP_MODES="block tmpfs ..." runs only those of the four scan
-#   modes ("" none: with WINDOW_GAP_MAIN=1, main.lua's row alone).
+#   WINDOW_GAP_MODES="block tmpfs ..." runs only those of the five scan
+#   modes (default: block tmpfs sirq size; "" none: with WINDOW_GAP_MAIN=1,
+#   main.lua's row alone).
 set -u
 BUILD=${1:?usage: bench/window_gap.sh BUILD [RUNS] [TIER] [SIZE_MIB] [PRIO]}
 RUNS=${2:-3}
@@ -134,9 +143,32 @@ trace_off() { # OUT
 scan() { # OUT
 	chrt -f "$PRIO" "$SCAN" "$MNT/scan.bin" 0 >"$1" 2>>"$W/rt.log"
 }
+# tierfs's request clock, from its stats: how many requests it timed from
+# their issue, and the kernel's completion less the model's
+issue_stats() { # R MODE
+	/usr/bin/python3 - "$(sed -n 's/^fuse=//p' "$S"/*.state)/.tierfs/stats" "$1" "$2" <<'X' || true
+import json, sys
+s = json.load(open(sys.argv[1]))
+i = s.get("loop_issue_stats")
+if i:
+    r = i.get("completion_less_model_ns") or {}
+    us = lambda k: "%.1f" % (r[k] / 1000) if k in r else "-"
+    print("  run %s %s: clock %s: %d requests' issue found, %d timed from it, %d missed; "
+          "completion-model %s [%s-%s] us, mean %s (n %d); reply hop %s, lateness %s ns"
+          % (sys.argv[2], sys.argv[3], s["loop_issue"], i["found"], i["used"], i["missed"],
+             us("median"), us("p25"), us("p75"), us("mean"), r.get("n", 0), i["reply_hop_ns"],
+             i["late_ns"]))
+else:
+    print("  run %s %s: clock %s" % (sys.argv[2], sys.argv[3], s.get("loop_issue", "off")))
+X
+}
+run_hop() { # R
+	run_block "$1" hop
+}
 run_block() { # R [MODE]
-	local m=${2:-block} dev
-	"$B" disk mount "$W/vol/img" "$MNT" --tier "$TIER" --trace "$W/dev.$m.$1.trace" \
+	local m=${2:-block} dev clock=()
+	[ "$m" != hop ] || clock=(--loop-issue=watch)
+	"$B" disk mount "$W/vol/img" "$MNT" --tier "$TIER" --trace "$W/dev.$m.$1.trace" "${clock[@]}" \
 		>/dev/null 2>"$W/mount.$m.$1.txt" || { cat "$W/mount.$m.$1.txt" >&2; return 1; }
 	grep -o 'taken off.*' "$W/mount.$m.$1.txt" | sed "s/^/  run $1 $m: /"
 	dev=$(findmnt -n -o SOURCE "$MNT") || return 1
@@ -144,6 +176,7 @@ run_block() { # R [MODE]
 	trace_on "$dev" || return 1
 	scan "$W/scan.$m.$1.txt" || { trace_off /dev/null; return 1; }
 	trace_off "$W/ev.$m.$1.txt"
+	issue_stats "$1" "$m"
 	"$B" disk umount "$MNT" >/dev/null || return 1
 	"$B" trace dump "$W/dev.$m.$1.trace" >"$W/dev.$m.$1.txt" || return 1
 }
@@ -245,7 +278,7 @@ done
 echo "== done ($(date -u +%T), $(bench_load))"
 args=()
 for r in $(seq "$RUNS"); do
-	for mode in block sirq tmpfs size ${WINDOW_GAP_MAIN:+main}; do
+	for mode in block hop sirq tmpfs size ${WINDOW_GAP_MAIN:+main}; do
 		case " ${WINDOW_GAP_MODES-block tmpfs sirq size} main " in *" $mode "*) ;; *) continue ;; esac
 		case " $FAILED " in *" $mode.$r "*) continue ;; esac
 		args+=("$mode.$r" "$W/scan.$mode.$r.txt" "$W/ev.$mode.$r.txt" "$W/dev.$mode.$r.txt")

@@ -5,6 +5,7 @@
  *   tiersim disk make IMAGE --size S --fs ext4|xfs [--from DIR]
  *   tiersim disk mount IMAGE MOUNTPOINT --tier T [--capacity C] [--mem M] [--instance I]
  *                      [--trace F] [--rw] [--loop-hop=false]
+ *                      [--loop-issue=on|off|watch]
  *   tiersim disk umount MOUNTPOINT
  *   tiersim disk list
  *   tiersim disk run MOUNTPOINT [--mem M] [--cache cold|warm] -- CMD ARGS...
@@ -27,6 +28,7 @@ struct disk_args {
 	uint64_t size, capacity, mem;
 	char *fs, *from, *tier, *trace, *profile, *cache, *instance;
 	bool rw, loop_hop;
+	char *loop_issue;
 };
 
 #define OFF(f) offsetof(struct disk_args, f)
@@ -63,6 +65,13 @@ static const struct ts_opt mount_opts[] = {
 	  "model's latency with FUSE's round trip, as a cloud VM's disk has no loop worker "
 	  "(--loop-hop=false: leave it in)",
 	  NULL, 0 },
+	{ "loop_issue", TS_OPT_STR, OFF(loop_issue), "on", 0, 0, "",
+	  "on: charge each device request from the moment the loop device issued it (a BPF "
+	  "program on block:block_rq_issue/complete), and take the measured hop from tierfs's "
+	  "reply to the kernel's completion off, per request; where BPF is not there, the hop "
+	  "measured at mount instead; off: that always; watch: as off, and tierfs's stats say "
+	  "how far the kernel's completions fall from the model's counted from the issue",
+	  "on|off|watch", 0 },
 	{ NULL },
 };
 
@@ -90,7 +99,7 @@ static const struct ts_cmdline make_cl = {
 static const struct ts_cmdline mount_cl = {
 	.name = "disk mount",
 	.synopsis = "IMAGE MOUNTPOINT --tier T [--capacity C] [--mem M] [--instance I] [--trace F] "
-		    "[--rw] [--loop-hop=false]",
+		    "[--rw] [--loop-hop=false] [--loop-issue=on|off|watch]",
 	.about = "Block mode: tierfs serves IMAGE with the tier's model, a loop device with\n"
 		 "direct I/O and the tier's queue limits is attached to it, and its file\n"
 		 "system is mounted on MOUNTPOINT; the kernel's page cache and readahead sit\n"
@@ -213,6 +222,12 @@ static int do_mount(int argc, char **argv)
 			return rc;
 		}
 	}
+	if (strcmp(o.loop_issue, "on") && strcmp(o.loop_issue, "off") &&
+	    strcmp(o.loop_issue, "watch")) {
+		snprintf(err, sizeof(err), "--loop-issue: '%s' is not on, off or watch", o.loop_issue);
+		ts_opt_free(mount_opts, &o);
+		return fail("mount", err);
+	}
 	if (geteuid() != 0) {
 		ts_opt_free(mount_opts, &o);
 		return fail("mount", "block mode needs root (loop devices and mount(2))");
@@ -225,6 +240,7 @@ static int do_mount(int argc, char **argv)
 		.tierfs = ms.tierfs, .image = a.pos[0], .mountpoint = a.pos[1], .tier = o.tier,
 		.profile = o.profile, .capacity = o.capacity, .mem = o.mem, .trace = o.trace,
 		.rw = o.rw, .ebs_opts = ebs_opts, .no_loop_hop = !o.loop_hop,
+		.loop_issue = o.loop_issue,
 	};
 	char note[256] = "";
 	m.note = note;
@@ -249,6 +265,18 @@ static int do_mount(int argc, char **argv)
 		       d.loop, d.mountpoint, ts_fmt_duration(fl, sizeof(fl), d.floor_ns),
 		       d.loop_hop ? ts_fmt_duration(hop, sizeof(hop), d.loop_hop_ns) : "none",
 		       d.loop_hop ? " (measured)" : " (--loop-hop=false)", big);
+		if (d.loop_issue == TS_DISK_ISSUE_MEASURED)
+			fprintf(stderr, "tiersim disk mount: %s: each request charged from the loop "
+					"device's issue, less its reply's hop to the completion "
+					"(measured per request)\n", d.loop);
+		else if (d.loop_issue == TS_DISK_ISSUE_WATCHED)
+			fprintf(stderr, "tiersim disk mount: %s: requests charged from tierfs's "
+					"receipt, their completions compared with the model's from the "
+					"loop device's issue (tierfs's stats)\n", d.loop);
+		else if (d.loop_issue == TS_DISK_ISSUE_UNAVAILABLE)
+			fprintf(stderr, "tiersim disk mount: %s: requests charged from tierfs's "
+					"receipt: the loop device's issue cannot be timed (tierfs's log "
+					"says why)\n", d.loop);
 		ts_disk_clear(&d);
 	}
 	ts_mounts_free(&ms);

@@ -267,6 +267,27 @@ static pid_t tierfs_pid(const char *fuse_dir)
 	return pid;
 }
 
+static const char *const issue_names[] = {
+	[TS_DISK_ISSUE_OFF] = "off",
+	[TS_DISK_ISSUE_MEASURED] = "measured per request",
+	[TS_DISK_ISSUE_WATCHED] = "watched",
+	[TS_DISK_ISSUE_UNAVAILABLE] = "unavailable",
+};
+
+const char *ts_disk_issue_name(int loop_issue)
+{
+	return loop_issue > 0 && loop_issue <= TS_DISK_ISSUE_UNAVAILABLE ? issue_names[loop_issue]
+									: issue_names[0];
+}
+
+static int issue_code(const char *name)
+{
+	for (int i = 0; i <= TS_DISK_ISSUE_UNAVAILABLE; i++)
+		if (!strcmp(name, issue_names[i]))
+			return i;
+	return TS_DISK_ISSUE_OFF;
+}
+
 /* FUSE's round trip and the loop device's hop from tierfs's stats. */
 static void tierfs_floors(const char *fuse_dir, struct ts_disk *d)
 {
@@ -281,6 +302,8 @@ static void tierfs_floors(const char *fuse_dir, struct ts_disk *d)
 	d->loop_hop = json_is_string(label) && strcmp(json_string_value(label), "off");
 	d->loop_hop_big_ns = json_is_integer(big) ? (uint64_t)json_integer_value(big) : 0;
 	d->loop_hop_window_ns = json_is_integer(win) ? (uint64_t)json_integer_value(win) : 0;
+	json_t *issue = json_object_get(st, "loop_issue");
+	d->loop_issue = issue_code(json_is_string(issue) ? json_string_value(issue) : "off");
 	json_decref(st);
 }
 
@@ -382,13 +405,14 @@ static int state_write(const struct ts_disk *d)
 	} else {
 		fprintf(f, "image=%s\nmountpoint=%s\nfuse=%s\nloop=%s\nfs=%s\ntier=%s\ntrace=%s\n"
 			   "tierfs_pid=%ld\nmem=%llu\nrw=%d\nfloor_ns=%llu\nloop_hop_ns=%llu\n"
-			   "loop_hop=%s\nloop_hop_128k_ns=%llu\nloop_hop_window_ns=%llu\n",
+			   "loop_hop=%s\nloop_hop_128k_ns=%llu\nloop_hop_window_ns=%llu\n"
+			   "loop_issue=%s\n",
 			d->image, d->mountpoint, d->fuse_dir, d->loop, d->fs, d->tier,
 			d->trace ? d->trace : "", (long)d->tierfs_pid, (unsigned long long)d->mem,
 			d->rw ? 1 : 0, (unsigned long long)d->floor_ns,
 			(unsigned long long)d->loop_hop_ns, d->loop_hop ? "measured" : "off",
 			(unsigned long long)d->loop_hop_big_ns,
-			(unsigned long long)d->loop_hop_window_ns);
+			(unsigned long long)d->loop_hop_window_ns, ts_disk_issue_name(d->loop_issue));
 		if (fflush(f) || fsync(fileno(f)))
 			rc = -errno;
 		if (fclose(f) && !rc)
@@ -449,6 +473,8 @@ static int state_read(const char *name, struct ts_disk *d)
 			d->loop_hop_big_ns = strtoull(v, NULL, 10);
 		} else if (!strcmp(line, "loop_hop_window_ns")) {
 			d->loop_hop_window_ns = strtoull(v, NULL, 10);
+		} else if (!strcmp(line, "loop_issue")) {
+			d->loop_issue = issue_code(v);
 		}
 	}
 	fclose(f);
@@ -771,11 +797,14 @@ static int start_tierfs(struct attach *a, const struct ts_disk_mount_opts *o, ch
 		snprintf(capo, sizeof(capo), ",capacity=%llu", (unsigned long long)o->capacity);
 	/* loop_hop=measure: tierfs measures the loop device's hop once its
 	 * FUSE round trip is known, before it makes the model (fs/calib.c);
+	 * loop_issue: it times the device's requests from their issue
+	 * (issue.h), where BPF is there;
 	 * image: the image is the device, its own metadata is not charged
 	 * (fs/timing.c) */
 	if (asprintf(&opts,
-		     "tier=%s,mem=0,cached=,fsname=tiersim-disk,image,loop_hop=%s%s%s%s%s%s%s",
-		     o->tier, o->no_loop_hop ? "off" : "measure", capo,
+		     "tier=%s,mem=0,cached=,fsname=tiersim-disk,image,loop_hop=%s,loop_issue=%s%s%s%s%s%s%s",
+		     o->tier, o->no_loop_hop ? "off" : "measure",
+		     o->no_loop_hop ? "off" : o->loop_issue ? o->loop_issue : "on", capo,
 		     o->ebs_opts ? o->ebs_opts : "", o->trace ? ",trace=" : "", o->trace ? o->trace : "",
 		     o->profile ? ",profile=" : "", o->profile ? o->profile : "") < 0) {
 		free(log);

@@ -70,6 +70,11 @@ struct ts_disk_mount_opts {
 	 * loop_hop=off) instead of measuring it at mount and taking it off
 	 * the tier model's latency with FUSE's round trip (loop.h). */
 	bool no_loop_hop;
+	/* tierfs's loop_issue (disk/issue.h): "on" (NULL: the default),
+	 * each device request charged from the loop device's issue; "off",
+	 * from tierfs's receipt; "watch", from the receipt and compared with
+	 * the model's completion from the issue. Off with no_loop_hop. */
+	const char *loop_issue;
 	/* Where the device deviates from the tier's queue limits (its
 	 * max_sectors_kb capped at what tierfs receives), one line for the
 	 * user; NULL: not asked. Left empty otherwise. */
@@ -98,7 +103,13 @@ struct ts_disk {
 	 * readahead window costs it beyond a 128 KiB direct read (disk/loop.h) */
 	uint64_t floor_ns, loop_hop_ns, loop_hop_big_ns, loop_hop_window_ns;
 	bool loop_hop;
+	/* tierfs's request clock (disk/issue.h), as its stats say: one of
+	 * TS_DISK_ISSUE_* */
+	int loop_issue;
 };
+enum { TS_DISK_ISSUE_OFF, TS_DISK_ISSUE_MEASURED, TS_DISK_ISSUE_WATCHED, TS_DISK_ISSUE_UNAVAILABLE };
+/* its label: "off", "measured per request", "watched", "unavailable" */
+const char *ts_disk_issue_name(int loop_issue);
 
 /* Attaches and mounts (the order in disk.h's header); on any failure,
  * undoes what was done and says what failed in one line. */

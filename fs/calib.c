@@ -44,6 +44,7 @@
 #include "core/clock.h"
 #include "core/ts.h"
 #include "core/units.h"
+#include "disk/issue.h"
 #include "disk/loop.h"
 #include "fs/daemon.h"
 
@@ -195,6 +196,32 @@ static void *calib_main(void *arg)
 			  "tierfs: loop device hop %s (given), taken off every modeled latency "
 			  "with the FUSE round trip",
 			  ts_fmt_duration(s, sizeof(s), fs->loop_hop_ns));
+	}
+	if (strcmp(fs->o.loop_issue, "off")) {
+		char err[300];
+		if (ts_issue_open(&fs->issue, fs->mountpoint, err, sizeof(err))) {
+			fs->loop_issue_label = "unavailable";
+			ts_fs_log(fs, LOG_WARNING,
+				  "tierfs: loop_issue: %s; each device request is charged from its "
+				  "receipt instead, less the mount's measured hop",
+				  err);
+		} else if (fs->issue_watch) {
+			fs->loop_issue_label = "watched";
+			ts_fs_log(fs, LOG_INFO,
+				  "tierfs: the loop device's requests watched from their issue "
+				  "(block:block_rq_issue and block_rq_complete, through BPF): each "
+				  "charged from its receipt, less the mount's hop; the kernel's "
+				  "completion compared with the model's from the issue (stats)");
+		} else {
+			fs->loop_issue_label = "measured per request";
+			ts_fs_log(fs, LOG_INFO,
+				  "tierfs: the loop device's requests timed from their issue "
+				  "(block:block_rq_issue and block_rq_complete, through BPF): each "
+				  "charged from its issue, its reply earlier by the means of the "
+				  "last %d replies' hop to the completion (per size) and lateness "
+				  "(measured per request)",
+				  TS_ISSUE_WINDOW);
+		}
 	}
 	if (!fs->o.bare) {
 		char err[256];

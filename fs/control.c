@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "disk/issue.h"
 #include "fs/daemon.h"
 
 static const char *const op_names[TS_FS_OP_NR] = {
@@ -99,6 +100,9 @@ void ts_fs_req_begin2(struct ts_fs *fs, struct ts_fs_req *r, enum ts_fs_op op, c
 	r->kernel_ra = op == TS_FS_READ && f && f->cached;
 	r->tid = fuse_get_context()->pid;
 	r->cpu_state = TS_FS_CPU_UNDECIDED;
+	r->issue_ns = 0;
+	r->issue_end_ns = 0;
+	r->issue_used = false;
 	r->submit_ns = ts_now_ns();
 	uint64_t q = __atomic_add_fetch(&fs->inflight, 1, RELAXED);
 	uint64_t m = __atomic_load_n(&fs->max_inflight, RELAXED);
@@ -135,6 +139,11 @@ int ts_fs_req_end(struct ts_fs *fs, struct ts_fs_req *r, int64_t result)
 	/* Trace hook: *r is the completed request (op, path, file id,
 	 * offset, length, result, submit/complete ns, tid). */
 	ts_fs_trace_put(fs, r);
+	/* block mode's request clock: the reply goes now; its hop to the
+	 * loop device's completion and its lateness are measured from here */
+	if (r->issue_ns)
+		ts_issue_replied(fs->issue, r->off, r->issue_ns, r->issue_end_ns, r->issue_used,
+				 r->due_ns, r->sys_ns, ts_now_ns());
 	return (int)result;
 }
 
@@ -334,6 +343,11 @@ char *ts_fs_stats_json(struct ts_fs *fs)
 	json_object_set_new(root, "loop_hop_128k_ns", json_integer((json_int_t)fs->loop_hop_big_ns));
 	json_object_set_new(root, "loop_hop_window_ns",
 			    json_integer((json_int_t)fs->loop_hop_window_ns));
+	/* block mode's request clock (disk/issue.h) */
+	json_object_set_new(root, "loop_issue",
+			    json_string(fs->loop_issue_label ? fs->loop_issue_label : "off"));
+	if (fs->issue)
+		json_object_set_new(root, "loop_issue_stats", ts_issue_stats_json(fs->issue));
 	json_object_set_new(root, "uptime_ns", json_integer((json_int_t)(ts_now_ns() - fs->start_ns)));
 	json_object_set_new(root, "inflight",
 			    json_integer((json_int_t)__atomic_load_n(&fs->inflight, RELAXED)));

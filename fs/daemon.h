@@ -87,6 +87,10 @@ struct ts_fs_req {
 	bool direct;	      /* read/write of a file the application opened O_DIRECT */
 	bool kernel_ra;	      /* read of a file opened kernel-cached: the kernel's request,
 			       * read ahead by the kernel already (ts_tier_req.kernel_ra) */
+	uint64_t issue_ns;    /* block mode: the loop device issued it then (0: not known) */
+	uint64_t issue_end_ns; /* and the model's completion from it (its time from the
+				* receipt, where watched), 0 = none (disk/issue.h) */
+	bool issue_used;      /* due_ns was scheduled from the issue */
 	int fault;	      /* a -errno the model's fault layer chose; the op then fails
 			       * with it without doing its syscall */
 	/* with trace: the requester's CPU sample (trace_hook.c) */
@@ -153,11 +157,14 @@ struct ts_fs_opts {
 	char *warm_path; /* what cache= warms, under the backing; NULL = all of it */
 	char *loop_hop;	 /* off | measure | a duration (fs/calib.c) */
 	bool image; /* block mode: BACKING holds the image a loop device reads (timing.c) */
+	char *loop_issue; /* block mode: off | on | watch: requests timed from the loop device's
+			   * issue (disk/issue.h) */
 	struct ts_tier_ebs_opts ebs; /* the instance's EBS limits, into cfg.ebs (aws-* tiers) */
 };
 extern const struct ts_opt ts_fs_opt_table[];
 
 struct ts_fs_model; /* timing.c */
+struct ts_issue;    /* disk/issue.h */
 
 struct ts_fs {
 	struct ts_fs_opts o;
@@ -188,6 +195,16 @@ struct ts_fs {
 	/* and its window part (ts_loop_hop_measure's window_ns), taken off
 	 * each read (traces/tier_rule.h) */
 	uint64_t loop_hop_window_ns;
+	/* Block mode's request clock (disk/issue.h, loop_issue=on|watch):
+	 * each device request charged from the loop device's issue, its
+	 * reply moved earlier by the measured reply hop and lateness (on),
+	 * or charged from its receipt as without it and only compared with
+	 * the model's completion from its issue (watch). NULL where off or
+	 * unavailable; its label: "measured per request", "watched", "off"
+	 * or "unavailable" (the reason in the log). */
+	struct ts_issue *issue;
+	bool issue_watch;
+	const char *loop_issue_label;
 	bool calibrated;
 	bool failed;		   /* the mount could not be completed: exit 1 */
 	bool stopping;		   /* the loop has ended: the mount is going away */

@@ -35,6 +35,7 @@
 #include "core/files.h"
 #include "core/opt.h"
 #include "core/units.h"
+#include "disk/issue.h"
 #include "fs/daemon.h"
 
 #include <fuse_lowlevel.h>
@@ -98,6 +99,14 @@ const struct ts_opt ts_fs_opt_table[] = {
 	  "block mode (tiersim disk mount): BACKING holds the disk image a loop device reads, "
 	  "so the image file's own path lookups and extent tree are not charged (a block "
 	  "device has none); its reads and writes are, as the device's" },
+	{ "loop_issue", TS_OPT_STR, OFF(loop_issue), "off", 0, 0, "",
+	  "block mode (tiersim disk mount turns it on): on: charge each device request from the "
+	  "moment the loop device issued it (a BPF program on the block layer's tracepoints; "
+	  "needs root), and reply early by the measured reply-to-completion hop, so that the "
+	  "kernel completes it at issue + the tier's time; where BPF is not there, one line in "
+	  "the log and the mount's measured hop instead; watch: charge from the receipt as with "
+	  "off, and only measure how far the kernel's completions fall from the model's "
+	  "(stats); off" },
 	/* as a scenario's mount{} has them; only on an EBS volume's tier */
 	TS_TIER_EBS_OPT_ROWS(OFF),
 	{ NULL },
@@ -430,6 +439,19 @@ static int configure(struct ts_fs *fs, struct fuse_args *args, struct cmdline *c
 				"does not have\n");
 		return -1;
 	}
+	if (strcmp(fs->o.loop_issue, "off") && strcmp(fs->o.loop_issue, "on") &&
+	    strcmp(fs->o.loop_issue, "watch")) {
+		fprintf(stderr, "tierfs: option 'loop_issue': '%s' is not on, off or watch\n",
+			fs->o.loop_issue);
+		return -1;
+	}
+	if (strcmp(fs->o.loop_issue, "off") && !fs->o.image) {
+		fprintf(stderr, "tierfs: option 'loop_issue' is block mode's (with image): it "
+				"times a loop device's requests over the image\n");
+		return -1;
+	}
+	fs->issue_watch = !strcmp(fs->o.loop_issue, "watch");
+	fs->loop_issue_label = "off";
 	if (fs->o.bare && fs->o.image) {
 		fprintf(stderr, "tierfs: option 'image' needs a tier model, which a bare mount "
 				"does not have\n");
@@ -657,6 +679,8 @@ out:
 	/* The model's invalidation thread and the names' use f: stop them
 	 * first. */
 	ts_fs_model_close(fs);
+	ts_issue_close(fs->issue);
+	fs->issue = NULL;
 	ts_fs_names_stop(fs);
 	if (f)
 		fuse_destroy(f);

@@ -53,6 +53,7 @@
 
 #include "core/files.h"
 #include "core/units.h"
+#include "disk/issue.h"
 #include "fs/daemon.h"
 #include "tier/fsmeta.h"
 #include "traces/tier_rule.h"
@@ -450,6 +451,20 @@ uint64_t ts_fs_model_submit(struct ts_fs *fs, struct ts_fs_req *r)
 	}
 	if (!ts_tier_rule_req(op, &q))
 		return 0;
+	/* block mode's request clock (disk/issue.h): a device request is
+	 * charged from the loop device's issue, and replied to earlier by
+	 * the measured hop from a reply to the kernel's completion and
+	 * tierfs's lateness, where its issue is known and both are measured;
+	 * else from its receipt, less the mount's hop, as below */
+	uint64_t issue_off = 0;
+	if (fs->issue && (q.op == TS_TIER_READ || q.op == TS_TIER_WRITE)) {
+		r->issue_ns = ts_issue_lookup(fs->issue, r->off, r->len, r->submit_ns);
+		if (!r->issue_ns)
+			ts_issue_missed(fs->issue);
+		if (r->issue_ns && at == r->submit_ns && !fs->issue_watch &&
+		    ts_issue_off(fs->issue, r->len, &issue_off))
+			at = r->issue_ns;
+	}
 	if (kind == TS_RULE_FS_READ && r->file_size && !fs->o.image)
 		nio = ts_fsmeta_extent(fs->model->meta, r->file_id, r->file_size, r->off, io,
 				       TS_FSMETA_MAX_IO);
@@ -458,6 +473,14 @@ uint64_t ts_fs_model_submit(struct ts_fs *fs, struct ts_fs_req *r)
 	struct ts_tier_done done;
 	uint64_t due = ts_tier_submit(t, at, &q, &done);
 	r->fault = done.err;
+	if (r->issue_ns && at == r->issue_ns) {
+		r->issue_end_ns = done.end_ns;
+		r->issue_used = true;
+		return ts_issue_reply(r->submit_ns, done.end_ns, issue_off);
+	}
+	/* watch: the model's time as if from the issue, to compare only */
+	if (r->issue_ns && fs->issue_watch)
+		r->issue_end_ns = r->issue_ns + (done.end_ns - at);
 	/* block mode: what the request's bytes past 4 KiB and a read's
 	 * window cost the loop device's path (calib.c), off its reply too */
 	return ts_tier_rule_loop_reply(fs->loop_hop_big_ns, fs->loop_hop_window_ns, q.op, q.len,

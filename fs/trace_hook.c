@@ -557,9 +557,14 @@ int ts_fs_trace_open(struct ts_fs *fs, char *err, size_t n)
 					fs->loop_hop_label ? fs->loop_hop_label : "off");
 	/* and its size and window parts, where measured */
 	if (h.model & TS_TRACE_MODEL_LOOP_PARTS && len < sizeof(h.mount_opts))
-		snprintf(h.mount_opts + len, sizeof(h.mount_opts) - len,
-			 ",loop_hop_128k=%lluns(measured),loop_hop_window=%lluns(measured)",
-			 (unsigned long long)h.loop_size_ns, (unsigned long long)h.loop_window_ns);
+		len += (size_t)snprintf(h.mount_opts + len, sizeof(h.mount_opts) - len,
+					",loop_hop_128k=%lluns(measured),loop_hop_window=%lluns(measured)",
+					(unsigned long long)h.loop_size_ns,
+					(unsigned long long)h.loop_window_ns);
+	/* block mode's request clock (disk/issue.h), where asked for */
+	if (strcmp(fs->o.loop_issue, "off") && len < sizeof(h.mount_opts))
+		snprintf(h.mount_opts + len, sizeof(h.mount_opts) - len, ",loop_issue=%s",
+			 fs->loop_issue_label);
 	struct ts_fs_trace *tr = calloc(1, sizeof(*tr));
 	if (!tr)
 		return -ENOMEM;

@@ -5,14 +5,15 @@ named by its path from the source root ("core/opt.h", never "opt.h" nor
 otherwise as FILE:LINE and exits 1; 0 when there is none.
 
 usage: include_style.py SOURCE_ROOT
-Headers meson generates in the build tree (ts_config.h, traces/wake_bpf.skel.h) are left out.
+Headers meson generates in the build tree (ts_config.h, traces/wake_bpf.skel.h,
+disk/issue_bpf.skel.h) are left out.
 """
 import os
 import re
 import sys
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
-GENERATED = {'ts_config.h', 'traces/wake_bpf.skel.h'}
+GENERATED = {'ts_config.h', 'traces/wake_bpf.skel.h', 'disk/issue_bpf.skel.h'}
 
 
 def main():

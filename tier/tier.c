@@ -235,6 +235,7 @@ uint64_t ts_tier_submit(struct ts_tier *t, uint64_t now_ns, const struct ts_tier
 	/* The caller pays floor_ns on top of what the model injects. */
 	if (end < now_ns)
 		end = now_ns;
+	done->end_ns = end;
 	end = end - now_ns > t->floor_ns ? end - t->floor_ns : now_ns;
 
 	/* The counters' writers hold mu: plain adds, each store atomic for the

@@ -365,6 +365,7 @@ struct ts_tier_done {
 	uint32_t qd;	     /* device requests in flight (issued, not completed) when this one arrived */
 	enum ts_tier_bound bound;
 	int err; /* 0, or a -errno the request should fail with (fault layer) */
+	uint64_t end_ns; /* the model's completion, before the caller's floor is taken off */
 };
 
 /* Called (under the model's lock, so keep it short and never call back

@@ -14,26 +14,12 @@ head -c 300000 /dev/urandom >"$TMPD/data/f"
 img=$TMPD/images/img.ext4
 "$TIERSIM" disk make "$img" --size 64MiB --fs ext4 --from "$TMPD/data" || fail "make failed"
 
-stats() { # KEY...: tierfs's stats, dotted keys
-	/usr/bin/python3 - "$(sed -n 's/^fuse=//p' "$TIERSIM_DISK_STATE"/*.state)/.tierfs/stats" "$@" <<'X'
-import json, sys
-s = json.load(open(sys.argv[1]))
-out = []
-for k in sys.argv[2:]:
-    v = s
-    for p in k.split("."):
-        v = v[p]
-    out.append(str(v))
-print(" ".join(out))
-X
-}
-
 "$TIERSIM" disk mount "$img" "$MNT" --tier ssd-cloud --trace "$TMPD/on.trace" >"$TMPD/out" 2>"$TMPD/err" ||
 	fail "mount failed: $(cat "$TMPD/err")"
 grep -q "FUSE round trip .* (measured), loop device hop .* (measured), a 128 KiB request .* more (measured), a read's readahead window .* more (measured)$" "$TMPD/err" ||
 	fail "the mount's report does not give the hop and its size and window parts: $(cat "$TMPD/err")"
 [ -s "$TMPD/out" ] && fail "disk mount wrote to stdout: $(cat "$TMPD/out")"
-read -r label hop floor mfloor big win <<<"$(stats loop_hop loop_hop_ns floor_ns model.floor_ns loop_hop_128k_ns loop_hop_window_ns)"
+read -r label hop floor mfloor big win <<<"$(tierfs_stats loop_hop loop_hop_ns floor_ns model.floor_ns loop_hop_128k_ns loop_hop_window_ns)"
 [ "$label" = measured ] || fail "tierfs's hop is '$label', not measured"
 case $big in '' | *[!0-9]*) fail "tierfs's stats give no size part: '$big'" ;; esac
 case $win in '' | *[!0-9]*) fail "tierfs's stats give no window part: '$win'" ;; esac
@@ -70,7 +56,7 @@ esac
 	fail "mount --loop-hop=false failed: $(cat "$TMPD/err")"
 grep -q "loop device hop none (--loop-hop=false)$" "$TMPD/err" ||
 	fail "the mount's report: $(cat "$TMPD/err")"
-read -r label hop floor mfloor big win <<<"$(stats loop_hop loop_hop_ns floor_ns model.floor_ns loop_hop_128k_ns loop_hop_window_ns)"
+read -r label hop floor mfloor big win <<<"$(tierfs_stats loop_hop loop_hop_ns floor_ns model.floor_ns loop_hop_128k_ns loop_hop_window_ns)"
 [ "$label $hop $big $win" = "off 0 0 0" ] || fail "--loop-hop=false: tierfs's hop is '$label $hop $big $win'"
 [ "$mfloor" = "$floor" ] || fail "--loop-hop=false: the model takes $mfloor ns off, not FUSE's $floor"
 "$TIERSIM" disk list | grep "^$MNT " | grep -q " off " || fail "disk list: $("$TIERSIM" disk list)"

@@ -73,6 +73,22 @@ check_clean() { # WHAT
 	return 0
 }
 
+# tierfs's stats of the one disk mounted, dotted keys ("-" where missing;
+# spaces in a value as "_")
+tierfs_stats() { # KEY...
+	/usr/bin/python3 - "$(sed -n 's/^fuse=//p' "$TIERSIM_DISK_STATE"/*.state)/.tierfs/stats" "$@" <<'X'
+import json, sys
+s = json.load(open(sys.argv[1]))
+out = []
+for k in sys.argv[2:]:
+    v = s
+    for p in k.split("."):
+        v = v.get(p) if isinstance(v, dict) else None
+    out.append("-" if v is None else str(v).replace(" ", "_"))
+print(" ".join(out))
+X
+}
+
 # Bytes the device read, from a trace: tiersim trace stats --json.
 trace_read_bytes() { # TRACE
 	"$TIERSIM" trace stats --json "$1" | /usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["ops"]["read"]["bytes"])'
