@@ -640,7 +640,8 @@ static double pass_bound(const struct accel *A, uint64_t k, uint64_t K, double n
  * then its stall; a fixed one draws nothing), or more: the normal rounded
  * up to 1/64 (pass_model's ex, exp of each such step: exp rises), which
  * takes the same draws. */
-static double draw_lat(const struct pass_model *m, struct ts_rng *r, const struct ts_rng_zig *z)
+static inline __attribute__((always_inline)) double draw_lat(const struct pass_model *m, struct ts_rng *r,
+							     const struct ts_rng_zig *z)
 {
 	const struct ts_tier_dist *d = m->lat;
 	if (d->kind != TS_TIER_DIST_LOGNORMAL || !(d->p99_ns > d->p50_ns))
@@ -685,8 +686,9 @@ enum draws { DRAWS_OWN, DRAWS_MOST, DRAWS_NONE };
  * theirs. Every rule is a max or a sum of the ones before, so a later
  * claim or a dearer request only moves later what follows: an upper bound
  * on the epoch's last step's end, as pass_bound's, for these draws. */
-static double pass_draws(const struct accel *A, uint64_t k, uint64_t K, double now, double z0,
-			 double x0, uint64_t ahead, uint64_t lv, enum draws how)
+static inline __attribute__((always_inline)) double
+draws_end(const struct accel *A, uint64_t k, uint64_t K, double now, double z0, double x0,
+	  uint64_t ahead, uint64_t lv, enum draws how)
 {
 	const struct pass_model *m = &A->pm;
 	uint64_t B = A->n * A->w->batch_size, i = 0, u = 0, g = 0, sj = 0;
@@ -719,7 +721,8 @@ static double pass_draws(const struct accel *A, uint64_t k, uint64_t K, double n
 					double d = how == DRAWS_OWN ? draw_lat(m, &r, z) : fixed;
 					e = Y + m->rho + TS_MAX(d, m->delta) + 2;
 				} else {
-					if (how == DRAWS_OWN && u++ % (lv + 1) == 0) {
+					if (how == DRAWS_OWN && u-- == 0) { /* every lv + 1 samples */
+						u = lv;
 						cur = next, next = 0;
 						for (uint64_t q = 0; q <= lv; q++)
 							next = TS_MAX(next, draw_lat(m, &r, z));
@@ -741,6 +744,18 @@ static double pass_draws(const struct accel *A, uint64_t k, uint64_t K, double n
 	return E + (double)lv * m->delta_leaf;
 }
 
+/* draws_end compiled for each @how: its loop holds no test of it */
+static double pass_draws(const struct accel *A, uint64_t k, uint64_t K, double now, double z0,
+			 double x0, uint64_t ahead, uint64_t lv, enum draws how)
+{
+	switch (how) {
+	case DRAWS_MOST: return draws_end(A, k, K, now, z0, x0, ahead, lv, DRAWS_MOST);
+	case DRAWS_NONE: return draws_end(A, k, K, now, z0, x0, ahead, lv, DRAWS_NONE);
+	case DRAWS_OWN: break;
+	}
+	return draws_end(A, k, K, now, z0, x0, ahead, lv, DRAWS_OWN);
+}
+
 /* What an epoch's AU must reach for the run's mean to meet stop_below:
  * the mean of @sum (the AUs of the epochs before, and the bound of those
  * to come) and this epoch's, (@steps - 1) ct over its last step's end
@@ -756,17 +771,25 @@ static double goal_au(const struct accel *A, const struct pass_goal *g, double e
 }
 
 /* pass_draws's bound on the epoch's last step's end for @g, with as few
- * draws as decide it: the longest draws (no stream drawn) where they
- * pass, else the device's own where no draws at all would not miss
- * (DRAWS_NONE: no draws end it sooner), else the longest's. */
+ * draws as decide it. Where the longest draw ends before the tier has
+ * admitted the qd - 1 reads after it (paced: the claims do not wait on
+ * the draws), the draws move the end little: the longest draws (no
+ * stream drawn) where they pass, else the device's own where no draws at
+ * all would not miss (DRAWS_NONE: no draws end it sooner), else the
+ * longest's. Elsewhere the device's own (the longest where it has none:
+ * a latency no generator replays). */
 static double seq_end(const struct accel *A, const struct pass_goal *g, uint64_t k, uint64_t K,
 		      double now, double z0, double x0, uint64_t ahead, uint64_t lv)
 {
-	double thr = A->stop_below + 1e-9;
-	double e = pass_draws(A, k, K, now, z0, x0, ahead, lv, DRAWS_MOST);
-	if (goal_au(A, g, e) >= thr || !A->pm.draws ||
-	    !(goal_au(A, g, pass_draws(A, k, K, now, z0, x0, ahead, lv, DRAWS_NONE)) >= thr))
-		return e;
+	const struct pass_model *m = &A->pm;
+	double thr = A->stop_below + 1e-9, e = INFINITY;
+	bool paced = m->lam + m->rho + 2 < (double)(m->qd - 1) * m->delta;
+	if (paced || !m->draws) {
+		e = pass_draws(A, k, K, now, z0, x0, ahead, lv, DRAWS_MOST);
+		if (goal_au(A, g, e) >= thr || !m->draws ||
+		    !(goal_au(A, g, pass_draws(A, k, K, now, z0, x0, ahead, lv, DRAWS_NONE)) >= thr))
+			return e;
+	}
 	return TS_MIN(e, pass_draws(A, k, K, now, z0, x0, ahead, lv, DRAWS_OWN));
 }
 
