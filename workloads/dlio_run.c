@@ -367,7 +367,7 @@ struct accel {
 	 * for mg_epoch otherwise than for want of its order (-ENOMEM,
 	 * -E2BIG), and is not tried again that epoch */
 	struct ts_vpipe_merges *mg;
-	uint64_t mg_epoch;
+	uint64_t mg_epoch, mg_extra; /* mg_extra: merges the count leaves out, at most */
 	bool mg_fail;
 	const struct sample_bytes *sb;	  /* the samples' stored bytes (NULL: no floor) */
 	uint64_t window;		  /* the loader's prefetch window, batches */
@@ -388,13 +388,19 @@ struct accel {
 		uint64_t leaves;	/* leaf reads the run can make at most */
 		uint64_t next_check;	/* the step of the next check */
 		double au_next;		/* a whole epoch to come at least (< 0: not yet) */
-		/* pass_draws: the device's latencies drawn ahead (draws: it
-		 * applies), once an epoch (draws_epoch: the last one tried) */
-		bool draws;
+		/* pass_draws: the loader's claims one at a time (seq: its
+		 * rules hold), with the device's latencies drawn ahead
+		 * (draws: they can be), once an epoch (draws_epoch: the last
+		 * one tried) */
+		bool seq, draws;
 		const struct ts_tier_dist *lat; /* a read's, the same as a lookup's */
 		double ex[1600];		/* p50 exp(sigma (q / 64 - TS_RNG_ZIG_MAX)) */
 		uint64_t rr0, tr0, or0;		/* the loader's reads, the tier's, its other ops, at the start */
 		uint64_t draws_epoch;
+		/* merges (accel_stops): a read joins one at most mwin samples
+		 * before it in the order, but for those of the leaves' chains
+		 * (merge_window; 0: not known) */
+		uint64_t mwin;
 	} pm;
 };
 
@@ -527,8 +533,14 @@ static bool accel_stops(struct accel *A, uint64_t steps, uint64_t left, double *
 		ts_vpipe_merges_free(A->mg);
 		A->mg = NULL;
 		A->mg_epoch = A->cur_epoch;
-		A->mg_fail = ts_vpipe_merges_new(A->pipe.vp, A->cur_epoch, (A->window + 1) * B,
-						  A->window * B, steps * B, &A->mg) != 0;
+		/* the window's reach, or merge_window's where it is shorter:
+		 * then the leaves' chains' merges on top */
+		uint64_t win = (A->window + 1) * B;
+		A->mg_extra = 0;
+		if (A->pm.ok && A->pm.mwin && A->pm.mwin < win)
+			win = A->pm.mwin, A->mg_extra = 2 * A->pm.leaves;
+		A->mg_fail = ts_vpipe_merges_new(A->pipe.vp, A->cur_epoch, win, A->window * B,
+						  steps * B, &A->mg) != 0;
 	}
 	double none = accel_reach(A, steps, left, -1, -1); /* no IOPS bound */
 	if (A->mg_fail) {
@@ -537,7 +549,8 @@ static bool accel_stops(struct accel *A, uint64_t steps, uint64_t left, double *
 	}
 	for (;;) {
 		uint64_t below, all, left_n, done = ts_vpipe_merges_done(A->mg, &below, &all, &left_n);
-		*reach = accel_reach(A, steps, left, (double)all, (double)(all - below));
+		*reach = accel_reach(A, steps, left, (double)(all + A->mg_extra),
+				     (double)(all - below + A->mg_extra));
 		if (!left_n || !(*reach < thr))
 			return *reach < thr;
 		if (none < thr) {
@@ -627,7 +640,8 @@ static double pass_bound(const struct accel *A, uint64_t k, uint64_t K, double n
  * then its stall; a fixed one draws nothing), or more: the normal rounded
  * up to 1/64 (pass_model's ex, exp of each such step: exp rises), which
  * takes the same draws. */
-static double draw_lat(const struct pass_model *m, struct ts_rng *r, const struct ts_rng_zig *z)
+static inline __attribute__((always_inline)) double draw_lat(const struct pass_model *m, struct ts_rng *r,
+							     const struct ts_rng_zig *z)
 {
 	const struct ts_tier_dist *d = m->lat;
 	if (d->kind != TS_TIER_DIST_LOGNORMAL || !(d->p99_ns > d->p50_ns))
@@ -641,6 +655,14 @@ static double draw_lat(const struct pass_model *m, struct ts_rng *r, const struc
 	}
 	return lat;
 }
+
+/* What pass_draws takes for the device's draws: its own (DRAWS_OWN, from
+ * the tier's stream), the longest any can take (DRAWS_MOST: an upper
+ * bound as pass_bound's, for any draws, with no stream drawn), or none
+ * (DRAWS_NONE: each request at its transfer; pass_draws is a max-plus
+ * recurrence, nondecreasing in each draw, so no draws can end it later:
+ * where it misses, DRAWS_OWN misses). */
+enum draws { DRAWS_OWN, DRAWS_MOST, DRAWS_NONE };
 
 /* pass_bound with the device's own draws for the requests to come, in
  * place of its longest, and the loader's claims one at a time in place of
@@ -664,33 +686,43 @@ static double draw_lat(const struct pass_model *m, struct ts_rng *r, const struc
  * theirs. Every rule is a max or a sum of the ones before, so a later
  * claim or a dearer request only moves later what follows: an upper bound
  * on the epoch's last step's end, as pass_bound's, for these draws. */
-static double pass_draws(const struct accel *A, uint64_t k, uint64_t K, double now, double z0,
-			 double x0, uint64_t ahead, uint64_t lv)
+static inline __attribute__((always_inline)) double
+draws_end(const struct accel *A, uint64_t k, uint64_t K, double now, double z0, double x0,
+	  uint64_t ahead, uint64_t lv, enum draws how)
 {
 	const struct pass_model *m = &A->pm;
-	uint64_t B = A->n * A->w->batch_size, i = 0, u = 0;
+	uint64_t B = A->n * A->w->batch_size, i = 0, u = 0, g = 0, sj = 0;
 	double st[1024], gate[4096]; /* pipe_config: prefetch <= 1024, qd <= 4096 */
 	double c = now, X = x0, M = z0, E = now, step = (double)(A->step_ns + A->ct);
 	double dd = TS_MAX(m->delta, m->delta_leaf), cur = 0, next = 0;
+	/* a draw fixed for every request: the longest (pass_bound's lam,
+	 * which holds its rounding too, so e takes no more) or none */
+	double fixed = how == DRAWS_MOST ? m->lam - 2 : 0;
 	struct ts_rng r;
 	const struct ts_rng_zig *z = ts_rng_zig();
-	ts_tier_lat_rng(m->tier, &r);
+	if (how == DRAWS_OWN)
+		ts_tier_lat_rng(m->tier, &r);
 	for (uint64_t q = 0; q < m->qd; q++)
 		gate[q] = z0;
-	if (lv) /* the draws in blocks of lv + 1: i .. i + lv lie in two */
+	if (lv && how == DRAWS_OWN) /* the draws in blocks of lv + 1: i .. i + lv lie in two */
 		for (uint64_t q = 0; q <= lv; q++)
 			next = TS_MAX(next, draw_lat(m, &r, z));
+	else
+		cur = next = fixed;
 	for (uint64_t j = k; j < K; j++) {
-		double open = j >= k + m->pf ? st[(j - m->pf) % m->pf] : now;
+		/* st[sj] is step j - pf's start once pf steps are in */
+		double open = j >= k + m->pf ? st[sj] : now;
 		for (uint64_t p = 0; p < B; p++, i++) {
 			if (i >= ahead) {
-				c = TS_MAX(c, TS_MAX(open, gate[i % m->qd]));
+				c = TS_MAX(c, TS_MAX(open, gate[g]));
 				double Y = TS_MAX(X, c), e;
 				X = Y + m->delta;
 				if (!lv) {
-					e = Y + m->rho + TS_MAX(draw_lat(m, &r, z), m->delta) + 2;
+					double d = how == DRAWS_OWN ? draw_lat(m, &r, z) : fixed;
+					e = Y + m->rho + TS_MAX(d, m->delta) + 2;
 				} else {
-					if (u++ % (lv + 1) == 0) {
+					if (how == DRAWS_OWN && u-- == 0) { /* every lv + 1 samples */
+						u = lv;
 						cur = next, next = 0;
 						for (uint64_t q = 0; q <= lv; q++)
 							next = TS_MAX(next, draw_lat(m, &r, z));
@@ -699,13 +731,66 @@ static double pass_draws(const struct accel *A, uint64_t k, uint64_t K, double n
 				}
 				M = TS_MAX(M, e);
 			}
-			gate[i % m->qd] = M;
+			gate[g] = M; /* g = i % qd */
+			if (++g == m->qd)
+				g = 0;
 		}
 		double s0 = TS_MAX(M, E);
-		st[j % m->pf] = s0;
+		st[sj] = s0; /* sj = j % pf (j - k counts from 0 the same) */
+		if (++sj == m->pf)
+			sj = 0;
 		E = s0 + step;
 	}
 	return E + (double)lv * m->delta_leaf;
+}
+
+/* draws_end compiled for each @how: its loop holds no test of it */
+static double pass_draws(const struct accel *A, uint64_t k, uint64_t K, double now, double z0,
+			 double x0, uint64_t ahead, uint64_t lv, enum draws how)
+{
+	switch (how) {
+	case DRAWS_MOST: return draws_end(A, k, K, now, z0, x0, ahead, lv, DRAWS_MOST);
+	case DRAWS_NONE: return draws_end(A, k, K, now, z0, x0, ahead, lv, DRAWS_NONE);
+	case DRAWS_OWN: break;
+	}
+	return draws_end(A, k, K, now, z0, x0, ahead, lv, DRAWS_OWN);
+}
+
+/* What an epoch's AU must reach for the run's mean to meet stop_below:
+ * the mean of @sum (the AUs of the epochs before, and the bound of those
+ * to come) and this epoch's, (@steps - 1) ct over its last step's end
+ * less @first, over @n epochs. */
+struct pass_goal {
+	double sum, first, n;
+	uint64_t steps;
+};
+
+static double goal_au(const struct accel *A, const struct pass_goal *g, double end)
+{
+	return (g->sum + (double)(g->steps - 1) * (double)A->ct / (end - g->first)) / g->n;
+}
+
+/* pass_draws's bound on the epoch's last step's end for @g, with as few
+ * draws as decide it. Where the longest draw ends before the tier has
+ * admitted the qd - 1 reads after it (paced: the claims do not wait on
+ * the draws), the draws move the end little: the longest draws (no
+ * stream drawn) where they pass, else the device's own where no draws at
+ * all would not miss (DRAWS_NONE: no draws end it sooner), else the
+ * longest's. Elsewhere the device's own (the longest where it has none:
+ * a latency no generator replays). */
+static double seq_end(const struct accel *A, const struct pass_goal *g, uint64_t k, uint64_t K,
+		      double now, double z0, double x0, uint64_t ahead, uint64_t lv)
+{
+	const struct pass_model *m = &A->pm;
+	double thr = A->stop_below + 1e-9, e = INFINITY;
+	bool paced = m->lam + m->rho + 2 < (double)(m->qd - 1) * m->delta;
+	if (paced || !m->draws) {
+		e = pass_draws(A, k, K, now, z0, x0, ahead, lv, DRAWS_MOST);
+		if (goal_au(A, g, e) >= thr || !m->draws ||
+		    !(goal_au(A, g, pass_draws(A, k, K, now, z0, x0, ahead, lv, DRAWS_NONE)) >= thr))
+			return e;
+	}
+	return TS_MIN(e, pass_draws(A, k, K, now, z0, x0, ahead, lv, DRAWS_OWN));
 }
 
 /* How many samples of the epoch's steps from the current one on the
@@ -716,7 +801,7 @@ static double pass_draws(const struct accel *A, uint64_t k, uint64_t K, double n
 static bool draws_now(struct accel *A, uint64_t *ahead, uint64_t *lv)
 {
 	struct pass_model *m = &A->pm;
-	if (!m->draws || m->draws_epoch == A->cur_epoch)
+	if (!m->seq || m->draws_epoch == A->cur_epoch)
 		return false;
 	struct ts_vpipe_stats vs;
 	struct ts_tier_stats ts;
@@ -760,14 +845,16 @@ static bool accel_passes(struct accel *A, uint64_t steps, uint64_t left, double 
 	}
 	double rest = (double)left * (left ? m->au_next : 0), n = (double)(A->r->epochs + 1 + left);
 	*au = (A->au_sum + cur + rest) / n;
-	/* the longest draws miss, an epoch of AU 1 would not: the device's
-	 * own draws for this epoch's requests (pass_draws), once an epoch */
+	/* the longest draws in rounds miss, an epoch of AU 1 would not: the
+	 * claims one at a time for this epoch's requests (seq_end), once an
+	 * epoch */
 	uint64_t ahead, lv;
 	if (!(*au >= A->stop_below + 1e-9) && (A->au_sum + 1 + rest) / n >= A->stop_below + 1e-9 &&
 	    draws_now(A, &ahead, &lv)) {
-		double ed = pass_draws(A, A->in_epoch, steps, now, z0, x, ahead, lv);
+		struct pass_goal g = { A->au_sum + rest, (double)A->first_end, n, steps };
+		double ed = seq_end(A, &g, A->in_epoch, steps, now, z0, x, ahead, lv);
 		if (ed < e)
-			*au = (A->au_sum + (double)(steps - 1) * ct / (ed - (double)A->first_end) + rest) / n;
+			*au = goal_au(A, &g, ed);
 	}
 	return *au >= A->stop_below + 1e-9;
 }
@@ -781,7 +868,8 @@ static bool accel_passes(struct accel *A, uint64_t steps, uint64_t left, double 
  * step starts once its batch is read): 1. Where the worst draws miss and
  * the reads of its first epoch past the prefetch window (accel_next's
  * rule) say it cannot reach stop_below, it misses (-1, *@au that reach);
- * else its first epoch with the device's own draws (pass_draws): 1 or 0,
+ * else its first epoch with the loader's claims one at a time (seq_end:
+ * the longest draws, then the device's own where they can pass): 1 or 0,
  * undecided. A run
  * decided here never claims a sample, so its epoch order (made at the
  * first claim, scheduler.c's make_order) is never drawn. A step limit
@@ -821,11 +909,12 @@ static int accel_passes_at_start(struct accel *A, double *au)
 		*au = reach;
 		return -1;
 	}
-	if (!m->draws)
+	if (!m->seq)
 		return 0;
-	double ed = pass_draws(A, 0, K, t0, t0, x, 0, m->leaves);
+	struct pass_goal g = { rest, f0, (double)epochs, K };
+	double ed = seq_end(A, &g, 0, K, t0, t0, x, 0, m->leaves);
 	if (ed < e0)
-		*au = ((double)(K - 1) * ct / (ed - f0) + rest) / (double)epochs;
+		*au = goal_au(A, &g, ed);
 	return *au >= thr;
 }
 
@@ -1263,6 +1352,34 @@ static double read_cost_ns(const struct ts_tier_profile *p, const struct ts_tier
 	return d;
 }
 
+/* How far apart in the order two samples' reads that merge can lie, where
+ * pass_draws's rules hold (a sample one read, issued when the loader
+ * claims it, at most qd in flight), on a tier that charges a read its
+ * bytes (not charge_full_unit) under a bandwidth limit: at most @cap bytes/s
+ * (ts_tier_read_cap), reads of at least @least bytes; 0: no bound.
+ * Read j joins read i's stream only while i is served (rate.c: until, its
+ * completion e_i), so j, and every sample between, was claimed by e_i,
+ * and when j was claimed at most qd of them were in flight: the rest
+ * completed by e_i. Those were claimed after i, so where i's chain has no
+ * extent-tree leaf their reads reached the limits after i's: each moved
+ * the limit's tat by its bytes over at most @cap, and the last of C of
+ * them was admitted no sooner than tat - TS_TIER_RATE_TOLERANCE_NS, at
+ * least C x @least / @cap - tolerance after i's admission a_i (rate.c's
+ * GCRA), and by e_i <= a_i + lam (pass_bound's rule; a_i rounded up by
+ * one ns at most). So j lies at most qd + C after i, C <= (lam + 1 +
+ * tolerance) @cap / @least. A chain with a leaf may arrive later than
+ * the samples claimed after it; each such read joins at most one read
+ * and is joined by at most one (rate.c: a stream is taken once), so at
+ * most 2 x leaves merges lie farther apart. */
+static uint64_t merge_window(const struct pass_model *m, const struct ts_tier_profile *p, double cap,
+			     double least)
+{
+	if (!m->seq || p->charge_full_unit || !(cap > 0) || !(least >= 1))
+		return 0;
+	double c = floor((m->lam + 1 + TS_TIER_RATE_TOLERANCE_NS) / 1e9 * cap / least) + 1;
+	return c < 0x1p40 ? m->qd + (uint64_t)c : 0;
+}
+
 /* Find-max's early pass (accel_passes): where pass_bound's rules hold for
  * this run, the figures it needs into @A->pm (ok false elsewhere). */
 static void pass_model_of(const struct env *E, struct accel *A, const struct ts_tier_profile *p,
@@ -1308,24 +1425,26 @@ static void pass_model_of(const struct env *E, struct accel *A, const struct ts_
 	m->pf = A->window;
 	m->ok = true;
 	/* pass_draws: a sample one request of some bytes (each reaches the
-	 * device), a latency device.c draws as draw_lat does */
+	 * device); its own draws where device.c draws the latency as
+	 * draw_lat does */
 	const struct ts_tier_dist *d = &p->lat_read;
 	bool logn = d->kind == TS_TIER_DIST_LOGNORMAL && d->p99_ns > d->p50_ns;
-	if (m->nreq == 1 && E->sb.min >= 1 &&
-	    (logn || (d->kind == TS_TIER_DIST_FIXED && !(d->stall_p > 0)))) {
+	if (m->nreq == 1 && E->sb.min >= 1) {
 		struct ts_vpipe_stats vs;
 		struct ts_tier_stats ts;
 		ts_vpipe_stats(A->pipe.vp, &vs);
 		ts_tier_stats(vt->tier, &ts);
-		m->draws = true;
+		m->seq = true;
+		m->draws = logn || (d->kind == TS_TIER_DIST_FIXED && !(d->stall_p > 0));
 		m->lat = d;
 		double sigma = logn ? log(d->p99_ns / d->p50_ns) / TS_Z99 : 0;
-		for (int q = 0; q < (int)TS_ARRAY_SIZE(m->ex); q++) /* exp's rounding: 1e-9 up */
+		for (int q = 0; m->draws && q < (int)TS_ARRAY_SIZE(m->ex); q++) /* exp's rounding: 1e-9 up */
 			m->ex[q] = d->p50_ns * exp(sigma * (q / 64.0 - TS_RNG_ZIG_MAX)) * (1 + 1e-9);
 		m->rr0 = vs.read_requests;
 		m->tr0 = ts.op[TS_TIER_READ].count;
 		m->or0 = ts.op[TS_TIER_META].count + ts.op[TS_TIER_WRITE].count;
 		m->draws_epoch = UINT64_MAX;
+		m->mwin = merge_window(m, p, ts_tier_read_cap(lim), E->sb.min);
 	}
 }
 

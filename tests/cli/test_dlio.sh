@@ -196,6 +196,70 @@ assert runs[n + 1].get('stopped') and runs[n + 1]['events'] == 0, runs[n + 1]
 assert sum(r['events'] for r in b['runs']) == 0, b['runs']
 PY
 
+# bert on a drive whose IOPS limit binds and whose reads take a uniform
+# latency (no generator pass_draws can replay): the answer passes by 0.03
+# points of AU, too tight for pass_bound's rounds of qd, and decided
+# before its first step by the claims one at a time with every draw at
+# its longest (DRAWS_MOST: qd reads' IOPS spacing outlasts any draw);
+# the same count as the doubling search's whole runs, the bound under
+# the whole AU
+cat >"$work/uniform.lua" <<'L'
+tier("iops-uniform") {
+	desc = "5,000 IOPS, 190 MiB/s, reads of a uniform latency",
+	source = "a test's tier: the P30's caps, a latency no generator replays",
+	capacity = { min = "1GiB", max = "16384GiB", default = "1024GiB" },
+	iops = 5000,
+	mibps = 190,
+	latency = { read = { lo = "1ms", hi = "3ms" }, write = { lo = "1ms", hi = "3ms" },
+		    meta = { lo = "1ms", hi = "3ms" }, sync = { lo = "1ms", hi = "3ms" } },
+}
+L
+for how in doubling bracket; do
+	# shellcheck disable=SC2086
+	"$tiersim" dlio bert_v100 $p30 --profile "$work/uniform.lua" --tier iops-uniform --virtual \
+		--find-max --search $how --quiet --json "$work/u$how.json" >/dev/null 2>"$work/err" ||
+		{ cat "$work/err"; fail "bert find-max on a uniform latency (--search $how) failed"; }
+done
+/usr/bin/python3 - "$work/udoubling.json" "$work/ubracket.json" <<'PY' || fail "bert on a uniform latency: $(cat "$work/ubracket.json")"
+import json, sys
+d, b = (json.load(open(a)) for a in sys.argv[1:])
+n = d['max_accelerators']
+assert b['max_accelerators'] == n, (n, b['max_accelerators'])
+whole = [r for r in d['runs'] if r['accelerators'] == n][0]
+assert whole['au'] - d['au_threshold'] < 0.002, whole
+runs = {r['accelerators']: r for r in b['runs']}
+assert runs[n].get('passed') and runs[n]['pass_step'] == 0 and runs[n]['events'] == 0, runs[n]
+assert b['au_threshold'] <= runs[n]['au'] <= whole['au'], (runs[n], whole)
+assert sum(r['events'] for r in b['runs']) == 0, b['runs']
+PY
+
+# bert on a gp3 volume, which merges sequential reads, at ten times its
+# batch: the count above the answer misses by a point or two of AU on its
+# IOPS limit, but its reach at step 2 counts as merging every pair of
+# file neighbours the loader's prefetch window (4 x 10 x 480 samples)
+# could hold in flight together, about 4% of its 400,000 samples; in
+# flight together are at most qd reads plus what the volume's bandwidth
+# completes within a read's longest latency and the rate's tolerance
+# (merge_window), about 1%: it stops at its second step. The same count
+# as the doubling search's
+gm="++workload.dataset.num_files_train=4 ++workload.dataset.num_samples_per_file=100000 ++workload.reader.batch_size=480"
+for how in doubling bracket; do
+	# shellcheck disable=SC2086
+	"$tiersim" dlio bert_v100 $gm --profile "$src/validation/tiers.lua" --tier aws-gp3-4000 --virtual \
+		--find-max --search $how --quiet --json "$work/g$how.json" >/dev/null 2>"$work/err" ||
+		{ cat "$work/err"; fail "bert find-max on gp3 (--search $how) failed"; }
+done
+/usr/bin/python3 - "$work/gdoubling.json" "$work/gbracket.json" <<'PY' || fail "bert on gp3: $(cat "$work/gbracket.json")"
+import json, sys
+d, b = (json.load(open(a)) for a in sys.argv[1:])
+n = d['max_accelerators']
+assert b['max_accelerators'] == n, (n, b['max_accelerators'])
+whole = [r for r in d['runs'] if r['accelerators'] == n][0]
+miss = [r for r in b['runs'] if r['accelerators'] == n + 1][0]
+assert miss.get('stopped') and miss['au'] < b['au_threshold'], miss
+assert miss['events'] * 10 < whole['events'], (miss, whole) # its second step
+PY
+
 # real time through tierfs: the loader reads what virtual time charges
 tw="++workload.dataset.num_files_train=12 ++workload.dataset.num_samples_per_file=20 ++workload.dataset.record_length=50000 ++workload.reader.batch_size=10 ++workload.reader.transfer_size=16384 ++workload.train.computation_time=0.005 ++workload.train.epochs=2"
 for clock in real virtual; do
