@@ -169,6 +169,18 @@ assert p['au_threshold'] <= r['au'] <= whole['au'], (r['au'], whole['au'])
 assert r['read_requests'] < whole['read_requests'] / 4, (r, whole)
 PY
 
+# bert find-max with both searches on PROFILE's TIER: the runs go to
+# $work/TAG{doubling,bracket}.json; WHAT names the case in a failure
+bert_both() {
+	local tag=$1 what=$2 profile=$3 tier=$4 how
+	shift 4
+	for how in doubling bracket; do
+		"$tiersim" dlio bert_v100 "$@" --profile "$profile" --tier "$tier" --virtual \
+			--find-max --search $how --quiet --json "$work/$tag$how.json" >/dev/null 2>"$work/err" ||
+			{ cat "$work/err"; fail "bert find-max $what (--search $how) failed"; }
+	done
+}
+
 # bert on the P30, whose IOPS limit binds: its answer passes by 0.03
 # points of AU, which no bound from the longest draw decides; drawn ahead
 # from the device's own generator (pass_draws) the answer passes before
@@ -176,12 +188,8 @@ PY
 # prefetch window at the IOPS limit), so no event is simulated; the same
 # count as the doubling search's whole runs, the bound under the whole AU
 p30="++workload.dataset.num_files_train=10 ++workload.train.total_training_steps=300"
-for how in doubling bracket; do
-	# shellcheck disable=SC2086
-	"$tiersim" dlio bert_v100 $p30 --profile "$src/validation/tiers.lua" --tier azure-premium-p30 \
-		--virtual --find-max --search $how --quiet --json "$work/p30$how.json" >/dev/null 2>"$work/err" ||
-		{ cat "$work/err"; fail "bert find-max on the P30 (--search $how) failed"; }
-done
+# shellcheck disable=SC2086
+bert_both p30 "on the P30" "$src/validation/tiers.lua" azure-premium-p30 $p30
 /usr/bin/python3 - "$work/p30doubling.json" "$work/p30bracket.json" <<'PY' || fail "bert on the P30: $(cat "$work/p30bracket.json")"
 import json, sys
 d, b = (json.load(open(a)) for a in sys.argv[1:])
@@ -214,12 +222,8 @@ tier("iops-uniform") {
 		    meta = { lo = "1ms", hi = "3ms" }, sync = { lo = "1ms", hi = "3ms" } },
 }
 L
-for how in doubling bracket; do
-	# shellcheck disable=SC2086
-	"$tiersim" dlio bert_v100 $p30 --profile "$work/uniform.lua" --tier iops-uniform --virtual \
-		--find-max --search $how --quiet --json "$work/u$how.json" >/dev/null 2>"$work/err" ||
-		{ cat "$work/err"; fail "bert find-max on a uniform latency (--search $how) failed"; }
-done
+# shellcheck disable=SC2086
+bert_both u "on a uniform latency" "$work/uniform.lua" iops-uniform $p30
 /usr/bin/python3 - "$work/udoubling.json" "$work/ubracket.json" <<'PY' || fail "bert on a uniform latency: $(cat "$work/ubracket.json")"
 import json, sys
 d, b = (json.load(open(a)) for a in sys.argv[1:])
@@ -243,12 +247,8 @@ PY
 # (merge_window), about 1%: it stops at its second step. The same count
 # as the doubling search's
 gm="++workload.dataset.num_files_train=4 ++workload.dataset.num_samples_per_file=100000 ++workload.reader.batch_size=480"
-for how in doubling bracket; do
-	# shellcheck disable=SC2086
-	"$tiersim" dlio bert_v100 $gm --profile "$src/validation/tiers.lua" --tier aws-gp3-4000 --virtual \
-		--find-max --search $how --quiet --json "$work/g$how.json" >/dev/null 2>"$work/err" ||
-		{ cat "$work/err"; fail "bert find-max on gp3 (--search $how) failed"; }
-done
+# shellcheck disable=SC2086
+bert_both g "on gp3" "$src/validation/tiers.lua" aws-gp3-4000 $gm
 /usr/bin/python3 - "$work/gdoubling.json" "$work/gbracket.json" <<'PY' || fail "bert on gp3: $(cat "$work/gbracket.json")"
 import json, sys
 d, b = (json.load(open(a)) for a in sys.argv[1:])
