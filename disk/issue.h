@@ -41,7 +41,9 @@
  * reader's last 0.1-1 s at 1 ms a request, so the host's load moves it
  * within that, and one stall of a few ms moves it by a few us) */
 #define TS_ISSUE_WINDOW 128
-/* samples a class needs before its mean is used (assumed) */
+/* samples a class needs before its mean is used (assumed; low 1, high
+ * TS_ISSUE_WINDOW: fewer lets one slow first reply set a class's hop,
+ * more charges more of a short run from receipt, the old path) */
 #define TS_ISSUE_MIN 8
 
 /* Running means: the reply hop per size class and tierfs's lateness. */
