@@ -43,7 +43,9 @@
 # are for the record, not a ratio.
 #
 # usage: bench/fs_fidelity.sh BUILD [REPS] [TIER...]
-#   FS_FIDELITY_DATA=DIR keeps the datasets there between runs.
+#   FS_FIDELITY_DATA=DIR keeps the datasets there between runs, and
+#   FS_FIDELITY_IMAGE=FILE their ext4 image (made from them if FILE is
+#   missing; remove it when the datasets change; not inside DIR).
 #   REPS interleaved repetitions (default 3): each figure is the median,
 #   [min-max] after it; the load is printed at the start and with the
 #   table. FS_FIDELITY_SWEEP_ONLY=1 runs the memory sweep only,
@@ -98,7 +100,14 @@ if [ "${FS_FIDELITY_SWEEP_ONLY:-0}" != 1 ]; then # the sweep makes its own files
 	mk imagenet-rec rec --count 1000
 	mk imagenet-jpeg jpeg2 --count 3000 --classes 30 --seed 2
 	(cd "$DATA/jpeg" && find train -type f | sort) >"$W/jpeg.list"
-	"$B" disk make "$W/img/ds.ext4" --size 2GiB --fs ext4 --from "$DATA" || die "disk make"
+	# FS_FIDELITY_IMAGE: the image made there once and reused (it is
+	# mounted read-only, so a run leaves it as it was)
+	IMG=${FS_FIDELITY_IMAGE:-$W/img/ds.ext4}
+	case $(realpath -m "$IMG") in "$(realpath -m "$DATA")"/*) die "FS_FIDELITY_IMAGE $IMG is inside FS_FIDELITY_DATA" ;; esac
+	if [ ! -s "$IMG" ]; then
+		"$B" disk make "$IMG.tmp" --size 2GiB --fs ext4 --from "$DATA" && mv "$IMG.tmp" "$IMG" ||
+			{ rm -f "$IMG.tmp"; die "disk make"; }
+	fi
 fi
 B0=
 if [ -n "${FS_FIDELITY_BEFORE:-}" ]; then
@@ -254,7 +263,7 @@ for rep in $(seq "$REPS"); do
 			fi
 			keep=()
 			[ -z "${FS_FIDELITY_KEEP:-}" ] || keep=(--trace "$FS_FIDELITY_KEEP/block.$t.$rep.trace")
-			"$B" disk mount "$W/img/ds.ext4" "$MNT" --tier "$t" --mem 4GiB "${keep[@]}" || die "disk mount on $t"
+			"$B" disk mount "$IMG" "$MNT" --tier "$t" --mem 4GiB "${keep[@]}" || die "disk mount on $t"
 			for wl in "${WLS[@]}"; do
 				# shellcheck disable=SC2046
 				"$B" disk run "$MNT" --cache cold -- $(wl_cmd $wl "$MNT" "$W/out.json") >"$W/run.txt" 2>"$W/run.err" ||
