@@ -37,6 +37,9 @@
 #   priority for the job and its mount's tierfs: run the whole bench under
 #   bench/rt_job.sh CHRT so the loop worker and tierfs stand above it),
 #   BLOCK_MEMORY_DATA (a directory to keep the datasets in between runs),
+#   BLOCK_MEMORY_PREPARE=only (make the datasets in BLOCK_MEMORY_DATA and
+#   the images, then stop: run it under a CPU-time lock before the timed
+#   call),
 #   BLOCK_MEMORY_KEEP (a directory to copy the runs' outputs and traces to).
 # Wall-clock figures: run under the quiet lock and say the load.
 set -u
@@ -91,6 +94,7 @@ for mib in "${SIZES[@]}"; do
 	"$B" disk make "$W/img/d$mib.ext4" --size $(((mib * 4 / 3 + 64) << 20)) --fs ext4 \
 		--from "$d/files" >/dev/null || die "disk make d$mib"
 done
+[ "${BLOCK_MEMORY_PREPARE:-}" = only ] && exit 0
 
 echo "== $TIER, a ${LIMIT} MiB cgroup, $EPOCHS epochs of ${FILE_KIB} KiB files; REPS $REPS; ${RT[*]:-no chrt}; $(date -u +%T), load $(cut -d' ' -f1-3 /proc/loadavg)"
 for rep in $(seq "$REPS"); do

@@ -43,7 +43,9 @@
 # are for the record, not a ratio.
 #
 # usage: bench/fs_fidelity.sh BUILD [REPS] [TIER...]
-#   FS_FIDELITY_DATA=DIR keeps the datasets there between runs.
+#   FS_FIDELITY_DATA=DIR keeps the datasets there between runs, and
+#   FS_FIDELITY_IMAGE=FILE their ext4 image (made from them if FILE is
+#   missing; remove it when the datasets change; not inside DIR).
 #   REPS interleaved repetitions (default 3): each figure is the median,
 #   [min-max] after it; the load is printed at the start and with the
 #   table. FS_FIDELITY_SWEEP_ONLY=1 runs the memory sweep only,
@@ -51,7 +53,10 @@
 #   slot). FS_FIDELITY_WORKLOADS="folder ..." runs those workloads only
 #   (default: folder lmdb rec npz check). FS_FIDELITY_KEEP=DIR keeps each
 #   run's FUSE trace and tierfs stats there. Tiers default to ssd-cloud
-#   ultra-cloud aws-gp3.
+#   ultra-cloud aws-gp3. FS_FIDELITY_CHRT=PRIO runs each timed job (the
+#   FUSE recording, the block run) under chrt -f PRIO: with the whole bench
+#   under bench/rt_job.sh PRIO (the loop worker and tierfs above it), on a
+#   loaded host the jobs' reader threads then no longer wait for a CPU.
 # Needs root (loop devices, cgroups), /usr/bin/python3 with torch, numpy
 # and lmdb (python3-lmdb, else liblmdb.so.0 through ctypes). Wall-clock
 # figures: run on a quiet host; the ratios are what to read.
@@ -69,6 +74,13 @@ export TIERSIM_TIERFS
 TIERSIM_TIERFS=$(cd "$BUILD" && pwd)/fs/tierfs
 PY=/usr/bin/python3
 [ "$(id -u)" -eq 0 ] || { echo "fs_fidelity.sh: block mode needs root" >&2; exit 2; }
+# FS_FIDELITY_CHRT=PRIO: each timed job (FUSE's record, block's disk run)
+# under chrt -f PRIO, below the request path that bench/rt_job.sh raises
+RT=()
+if [ -n "${FS_FIDELITY_CHRT:-}" ]; then
+	case $FS_FIDELITY_CHRT in '' | *[!0-9]*) echo "fs_fidelity.sh: FS_FIDELITY_CHRT '$FS_FIDELITY_CHRT' is not a priority 1-89" >&2; exit 2 ;; esac
+	RT=(chrt -f "$FS_FIDELITY_CHRT")
+fi
 
 W=$(mktemp -d /tmp/fs_fidelity.XXXXXX)
 export TIERSIM_DISK_STATE=$W/state
@@ -98,7 +110,14 @@ if [ "${FS_FIDELITY_SWEEP_ONLY:-0}" != 1 ]; then # the sweep makes its own files
 	mk imagenet-rec rec --count 1000
 	mk imagenet-jpeg jpeg2 --count 3000 --classes 30 --seed 2
 	(cd "$DATA/jpeg" && find train -type f | sort) >"$W/jpeg.list"
-	"$B" disk make "$W/img/ds.ext4" --size 2GiB --fs ext4 --from "$DATA" || die "disk make"
+	# FS_FIDELITY_IMAGE: the image made there once and reused (it is
+	# mounted read-only, so a run leaves it as it was)
+	IMG=${FS_FIDELITY_IMAGE:-$W/img/ds.ext4}
+	case $(realpath -m "$IMG") in "$(realpath -m "$DATA")"/*) die "FS_FIDELITY_IMAGE $IMG is inside FS_FIDELITY_DATA" ;; esac
+	if [ ! -s "$IMG" ]; then
+		"$B" disk make "$IMG.tmp" --size 2GiB --fs ext4 --from "$DATA" && mv "$IMG.tmp" "$IMG" ||
+			{ rm -f "$IMG.tmp"; die "disk make"; }
+	fi
 fi
 B0=
 if [ -n "${FS_FIDELITY_BEFORE:-}" ]; then
@@ -208,7 +227,7 @@ read -r -a WLS <<<"${FS_FIDELITY_WORKLOADS:-folder lmdb rec npz check}"
 # the virtual prediction of the same tier
 fuse_run() {
 	# shellcheck disable=SC2046 # wl_cmd's words are the command
-	TIERSIM_TIERFS=$2 "$1" record --data "$DATA" --tier "$3" --mem 4GiB --out "$W/fuse.trace" --json --no-wakes \
+	TIERSIM_TIERFS=$2 "${RT[@]}" "$1" record --data "$DATA" --tier "$3" --mem 4GiB --out "$W/fuse.trace" --json --no-wakes \
 		-- $(wl_cmd "$4" '{}' "$W/out.json") >"$W/rec.json" 2>"$W/rec.err" ||
 		die "record $4 on $3: $(tail -1 "$W/rec.err")"
 	[ -z "${FS_FIDELITY_KEEP:-}" ] || cp "$W/fuse.trace" "$FS_FIDELITY_KEEP/${5##*/}.trace"
@@ -254,10 +273,10 @@ for rep in $(seq "$REPS"); do
 			fi
 			keep=()
 			[ -z "${FS_FIDELITY_KEEP:-}" ] || keep=(--trace "$FS_FIDELITY_KEEP/block.$t.$rep.trace")
-			"$B" disk mount "$W/img/ds.ext4" "$MNT" --tier "$t" --mem 4GiB "${keep[@]}" || die "disk mount on $t"
+			"$B" disk mount "$IMG" "$MNT" --tier "$t" --mem 4GiB "${keep[@]}" || die "disk mount on $t"
 			for wl in "${WLS[@]}"; do
 				# shellcheck disable=SC2046
-				"$B" disk run "$MNT" --cache cold -- $(wl_cmd $wl "$MNT" "$W/out.json") >"$W/run.txt" 2>"$W/run.err" ||
+				"${RT[@]}" "$B" disk run "$MNT" --cache cold -- $(wl_cmd $wl "$MNT" "$W/out.json") >"$W/run.txt" 2>"$W/run.err" ||
 					die "disk run $wl on $t: $(tail -1 "$W/run.err")"
 				reads=$(sed -n 's/.*dev_reads=\([0-9]*\).*/\1/p' "$W/run.txt")
 				echo "$(epoch "$W/out.json") $reads" >"$W/res/$wl.$t.block.$rep"
