@@ -456,6 +456,64 @@ static void test_cpu(const char *file)
 	free(buf);
 }
 
+/* Block mode's request clocks travel with their records too (format 9):
+ * after the CPU sample where there is one, the record count unchanged, read
+ * back relative to the trace's start; one issued before the trace began is
+ * left out; a clock in a version 8 file, or after a record it cannot
+ * belong to, is refused. */
+static void test_issue(const char *file)
+{
+	struct ts_trace_hdr h = {0};
+	struct ts_trace_writer *w;
+	struct ts_trace t;
+	char err[256];
+
+	CHECK(ts_trace_writer_open(file, &h, &w) == 0);
+	uint64_t base = ts_now_ns() + 1000000; /* after the writer's start */
+	for (unsigned i = 0; i < 60; i++) {
+		struct ts_trace_rec r = {
+		    .submit_ns = base + 100000 * i, .tid = 7, .op = TS_OP_READ};
+		struct ts_trace_cpu c = {.on_ns = i, .pid = 7, .ppid = 1};
+		struct ts_trace_issue is = {.issue_ns = r.submit_ns - 40000 - i,
+					    .end_ns = r.submit_ns + 60000, .off_ns = 20000 + i};
+		r.complete_ns = r.submit_ns + 10;
+		if (i == 59)
+			is.issue_ns = 1; /* before the trace began: left out */
+		ts_trace_writer_put_issue(w, &r, i % 3 ? &c : NULL, i % 2 ? &is : NULL);
+	}
+	CHECK(ts_trace_writer_close(w, NULL) == 0);
+	CHECK(ts_trace_read(file, &t, err, sizeof(err)) == 0);
+	CHECK(t.nrecs == 60 && t.end.length == 60 && t.issue && t.nissue == 29 && t.ncpu == 40);
+	for (size_t i = 0; t.issue && i < t.nrecs; i++) {
+		const struct ts_trace_issue *is = &t.issue[i];
+		CHECK(is->set == (i % 2 && i != 59));
+		CHECK(!!t.cpu[i].pid == !!(i % 3));
+		if (is->set)
+			CHECK(t.recs[i].submit_ns - is->issue_ns == 40000 + i &&
+			      is->end_ns - t.recs[i].submit_ns == 60000 && is->off_ns == 20000 + i);
+	}
+	ts_trace_free(&t);
+
+	size_t len;
+	FILE *f = fopen(file, "rb");
+	fseek(f, 0, SEEK_END);
+	len = (size_t)ftell(f);
+	rewind(f);
+	unsigned char *buf = malloc(len);
+	CHECK(fread(buf, 1, len, f) == len);
+	fclose(f);
+	buf[8] = 8;
+	CHECK(ts_trace_read_mem(buf, len, "v8issue", &t, err, sizeof(err)) == TS_E_CORRUPT);
+	CHECK(strstr(err, "request clock in a version 8 trace") != NULL);
+	/* record 1 (after record 0, which has neither) has a sample and a
+	 * clock: made a getattr, its clock is refused */
+	buf[8] = 9;
+	buf[TS_TRACE_HDR_SIZE + 64 + 60] = TS_OP_GETATTR; /* record 1's op */
+	CHECK(ts_trace_read_mem(buf, len, "getattr", &t, err, sizeof(err)) == TS_E_CORRUPT);
+	CHECK(strstr(err, "request clock not right after a modeled read") != NULL);
+	free(buf);
+}
+
 static void add(struct ts_trace *t, uint32_t tid, uint64_t s, uint64_t on, uint64_t runq,
 		uint16_t flags)
 {
@@ -824,6 +882,7 @@ int main(void)
 	test_kick(file);
 	test_cut(file);
 	test_cpu(file);
+	test_issue(file);
 	test_unread(file);
 	test_model(file);
 	unlink(file);
