@@ -18,6 +18,9 @@
 #   Defaults: 3 ssd-cloud. Needs root (loop devices, cgroups, the wake
 #   capture). ISSUE_AB_DATA keeps the dataset between runs (default: a
 #   fresh directory, removed at the end; made before any timed run).
+#   ISSUE_AB_REP=N numbers the first repetition N (default 1), so that
+#   repetitions run in separate calls keep alternating which build runs
+#   first.
 set -u
 A=${1:?usage: bench/issue_replay_ab.sh BUILD_A BUILD_B [REPS] [TIER]}
 B=${2:?usage: bench/issue_replay_ab.sh BUILD_A BUILD_B [REPS] [TIER]}
@@ -41,7 +44,8 @@ DATA=${ISSUE_AB_DATA:-$W/data}
 [ -e "$DATA/jpeg/dataset.json" ] || "$A/cli/tiersim" dataset make imagenet-jpeg --out "$DATA/jpeg" --count 1058 \
 	>/dev/null 2>&1 || { echo "issue_replay_ab.sh: dataset make failed" >&2; exit 1; }
 (cd "$DATA/jpeg" && find train -type f | sort) >"$W/jpeg.list"
-for r in $(seq "$REPS"); do
+FIRST=${ISSUE_AB_REP:-1}
+for r in $(seq "$FIRST" $((FIRST + REPS - 1))); do
 	for k in $(bench_order $((r - 1)) A B); do
 		b=${!k}
 		echo "== rep $r, $k ($(date -u +%T), $(bench_load))"
@@ -66,12 +70,12 @@ EOF
 	done
 done
 echo "== done ($(date -u +%T), $(bench_load))"
-"$PY" - "$W" "$REPS" <<'EOF'
+"$PY" - "$W" "$FIRST" "$REPS" <<'EOF'
 import json, statistics as st, sys
-w, reps = sys.argv[1], int(sys.argv[2])
+w, rep0, reps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 def ratios(k):
     whole, first = [], []
-    for r in range(1, reps + 1):
+    for r in range(rep0, rep0 + reps):
         p = {x["what"]: x for x in json.load(open("%s/%s.%d.json" % (w, k, r)))["predict"]}
         rec = p.pop("recorded")
         (pred,) = p.values()
