@@ -403,6 +403,20 @@ static void test_cut(const char *file)
 	CHECK(ts_trace_read_mem(buf, len, "bad", &t, err, sizeof(err)) == TS_E_FORMAT);
 }
 
+/* The whole of @file, malloc'ed, its size in *@len. */
+static unsigned char *slurp(const char *file, size_t *len)
+{
+	FILE *f = fopen(file, "rb");
+	CHECK(f != NULL);
+	fseek(f, 0, SEEK_END);
+	*len = (size_t)ftell(f);
+	rewind(f);
+	unsigned char *buf = malloc(*len ? *len : 1);
+	CHECK(fread(buf, 1, *len, f) == *len);
+	fclose(f);
+	return buf;
+}
+
 /* CPU samples travel with their records: each read back attached to its
  * own record, the record count unchanged, and a version 1 file that holds
  * one is refused. */
@@ -439,13 +453,7 @@ static void test_cpu(const char *file)
 	ts_trace_free(&t);
 
 	size_t len;
-	FILE *f = fopen(file, "rb");
-	fseek(f, 0, SEEK_END);
-	len = (size_t)ftell(f);
-	rewind(f);
-	unsigned char *buf = malloc(len);
-	CHECK(fread(buf, 1, len, f) == len);
-	fclose(f);
+	unsigned char *buf = slurp(file, &len);
 	buf[8] = 1;
 	CHECK(ts_trace_read_mem(buf, len, "v1cpu", &t, err, sizeof(err)) == TS_E_CORRUPT);
 	CHECK(strstr(err, "CPU sample in a version 1 trace") != NULL);
@@ -495,13 +503,7 @@ static void test_issue(const char *file)
 	ts_trace_free(&t);
 
 	size_t len;
-	FILE *f = fopen(file, "rb");
-	fseek(f, 0, SEEK_END);
-	len = (size_t)ftell(f);
-	rewind(f);
-	unsigned char *buf = malloc(len);
-	CHECK(fread(buf, 1, len, f) == len);
-	fclose(f);
+	unsigned char *buf = slurp(file, &len);
 	buf[8] = 8;
 	CHECK(ts_trace_read_mem(buf, len, "v8issue", &t, err, sizeof(err)) == TS_E_CORRUPT);
 	CHECK(strstr(err, "request clock in a version 8 trace") != NULL);
