@@ -59,13 +59,6 @@ bool ts_issue_est_get(const struct ts_issue_est *e, uint64_t bytes, uint64_t *of
 	return true;
 }
 
-uint64_t ts_issue_reply(uint64_t arrive_ns, uint64_t end_ns, uint64_t off_ns)
-{
-	/* end - off where that is after the request came (without arrive +
-	 * off, which could wrap) */
-	return end_ns > arrive_ns && end_ns - arrive_ns > off_ns ? end_ns - off_ns : arrive_ns;
-}
-
 #if TS_HAVE_BPF
 #include <bpf/libbpf.h>
 

@@ -15,7 +15,8 @@
  *
  *     max(receipt, model's completion - reply hop - tierfs's lateness)
  *
- * (ts_issue_reply), the two taken off being running means of the last
+ * (ts_tier_rule_issue_reply, traces/tier_rule.h, which a virtual replay of
+ * the trace applies too), the two taken off being running means of the last
  * TS_ISSUE_WINDOW requests of the same size class (the hop) and of all
  * (lateness: the reply behind its scheduled time): measured per request.
  * Means, not medians: both hops lean right (a softirq or a wake-up now and
@@ -63,10 +64,6 @@ void ts_issue_est_late(struct ts_issue_est *e, uint64_t late_ns);
  * both means have TS_ISSUE_MIN samples. */
 bool ts_issue_est_get(const struct ts_issue_est *e, uint64_t bytes, uint64_t *off_ns);
 
-/* When tierfs replies to a request the model completes at @end_ns (from
- * its issue), @off_ns before it so that the kernel completes it then, and
- * never before the request came (@arrive_ns). */
-uint64_t ts_issue_reply(uint64_t arrive_ns, uint64_t end_ns, uint64_t off_ns);
 
 /* ---- the BPF tracker (a build with BPF; else ts_issue_open says so) ---- */
 

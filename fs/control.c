@@ -103,6 +103,7 @@ void ts_fs_req_begin2(struct ts_fs *fs, struct ts_fs_req *r, enum ts_fs_op op, c
 	r->issue_ns = 0;
 	r->issue_end_ns = 0;
 	r->issue_used = false;
+	r->issue_off_ns = 0;
 	r->submit_ns = ts_now_ns();
 	uint64_t q = __atomic_add_fetch(&fs->inflight, 1, RELAXED);
 	uint64_t m = __atomic_load_n(&fs->max_inflight, RELAXED);

@@ -91,6 +91,8 @@ struct ts_fs_req {
 	uint64_t issue_end_ns; /* and the model's completion from it (its time from the
 				* receipt, where watched), 0 = none (disk/issue.h) */
 	bool issue_used;      /* due_ns was scheduled from the issue */
+	uint64_t issue_off_ns; /* and what its reply was moved earlier by (hop + lateness
+				* means), for the trace */
 	int fault;	      /* a -errno the model's fault layer chose; the op then fails
 			       * with it without doing its syscall */
 	/* with trace: the requester's CPU sample (trace_hook.c) */

@@ -476,7 +476,8 @@ uint64_t ts_fs_model_submit(struct ts_fs *fs, struct ts_fs_req *r)
 	if (r->issue_ns && at == r->issue_ns) {
 		r->issue_end_ns = done.end_ns;
 		r->issue_used = true;
-		return ts_issue_reply(r->submit_ns, done.end_ns, issue_off);
+		r->issue_off_ns = issue_off;
+		return ts_tier_rule_issue_reply(r->submit_ns, done.end_ns, issue_off);
 	}
 	/* watch: the model's time as if from the issue, to compare only */
 	if (r->issue_ns && fs->issue_watch)

@@ -624,17 +624,22 @@ void ts_fs_trace_put(struct ts_fs *fs, struct ts_fs_req *r)
 				(r->direct ? TS_REC_F_DIRECT : 0) |
 				(r->kernel_ra ? TS_REC_F_KERNEL_RA : 0)),
 	};
+	/* block mode's request clock, where it scheduled the request
+	 * (disk/issue.h): a virtual replay charges it as tierfs did */
+	const struct ts_trace_issue issue = {
+	    .issue_ns = r->issue_ns, .end_ns = r->issue_end_ns, .off_ns = r->issue_off_ns};
+	const struct ts_trace_issue *is = r->issue_used && r->due_ns ? &issue : NULL;
 	if (r->cpu_state == TS_FS_CPU_UNDECIDED)
 		ts_fs_trace_sample(fs, r);
 	if (r->cpu_state == TS_FS_CPU_NONE) {
-		ts_trace_writer_put(w, &rec);
+		ts_trace_writer_put_issue(w, &rec, NULL, is);
 		return;
 	}
 	struct ts_trace_cpu cpu = r->cpu;
 	uint64_t ready = TS_MAX(r->due_ns, r->sys_ns);
 	cpu.sys_ns = r->sys_ns > r->submit_ns ? r->sys_ns - r->submit_ns : 0;
 	cpu.late_ns = r->complete_ns > ready ? r->complete_ns - ready : 0;
-	ts_trace_writer_put_cpu(w, &rec, &cpu);
+	ts_trace_writer_put_issue(w, &rec, &cpu, is);
 	gap_note(tr, rec.tid, r->complete_ns,
 		 r->cpu_state == TS_FS_CPU_UNREAD ? r->cpu_owed : 0);
 }

@@ -98,6 +98,9 @@ int ts_trace_stats_compute(const struct ts_trace *t, uint64_t interval_ns,
 		ts_hist_init(&s->op[i].lat);
 	ts_hist_init(&s->interarrival);
 	ts_hist_init(&s->think);
+	ts_hist_init(&s->issue_lead);
+	ts_hist_init(&s->issue_model);
+	ts_hist_init(&s->issue_off);
 	s->nrecs = t->nrecs;
 	size_t nf = (size_t)t->npaths + 1; /* the last slot: ids the table lacks */
 	idx = ts_trace_order(t);
@@ -139,6 +142,14 @@ int ts_trace_stats_compute(const struct ts_trace *t, uint64_t interval_ns,
 			s->op[r->op].errors++;
 		if (k)
 			ts_hist_add(&s->interarrival, r->submit_ns - t->recs[idx[k - 1]].submit_ns);
+
+		const struct ts_trace_issue *is = t->issue ? &t->issue[idx[k]] : NULL;
+		if (is && is->set) {
+			s->issued++;
+			ts_hist_add(&s->issue_lead, r->submit_ns - is->issue_ns);
+			ts_hist_add(&s->issue_model, is->end_ns - is->issue_ns);
+			ts_hist_add(&s->issue_off, is->off_ns);
+		}
 
 		struct ts_trace_stats_thread *th = find_thread(s, r->tid);
 		size_t ti = (size_t)(th - s->threads);
@@ -337,6 +348,15 @@ void ts_trace_stats_print(FILE *f, const struct ts_trace_stats *s, const struct 
 	fprintf(f, "\ntimes:\n");
 	print_hist_line(f, "inter-arrival", &s->interarrival);
 	print_hist_line(f, "think", &s->think);
+	if (s->issued) {
+		fprintf(f,
+			"\nrequest clock (block mode: %" PRIu64 " of %" PRIu64
+			" reads and writes charged from the loop device's issue):\n",
+			s->issued, s->op[TS_OP_READ].ops + s->op[TS_OP_WRITE].ops);
+		print_hist_line(f, "issue->recv", &s->issue_lead);
+		print_hist_line(f, "model", &s->issue_model);
+		print_hist_line(f, "taken off", &s->issue_off);
+	}
 
 	fprintf(f, "\nfiles (by bytes, top %zu of %zu):\n  %10s %12s %12s  %s\n", top, s->nfiles,
 		"ops", "read", "written", "path");
@@ -423,6 +443,12 @@ json_t *ts_trace_stats_json(const struct ts_trace_stats *s, const struct ts_trac
 				      (json_int_t)s->rand_bytes));
 	json_object_set_new(o, "interarrival", hist_json(&s->interarrival));
 	json_object_set_new(o, "think", hist_json(&s->think));
+	if (s->issued)
+		json_object_set_new(o, "request_clock",
+				    json_pack("{sI so so so}", "requests", (json_int_t)s->issued,
+					      "issue_to_receipt", hist_json(&s->issue_lead),
+					      "model_from_issue", hist_json(&s->issue_model),
+					      "taken_off", hist_json(&s->issue_off)));
 	for (size_t i = 0; i < s->nfiles; i++) {
 		const struct ts_trace_stats_file *x = &s->files[i];
 		json_array_append_new(files, json_pack("{ss sI sI sI}", "path", file_name(t, x->id),

@@ -47,6 +47,12 @@ struct ts_trace_stats {
 	uint64_t size_hist[TS_STATS_SIZE_BUCKETS]; /* reads and writes by length */
 	uint64_t seq_ops, rand_ops, seq_bytes, rand_bytes;
 	struct ts_hist interarrival;	   /* between consecutive submits, all threads */
+	/* block mode's request clock (version 9, struct ts_trace_issue): the
+	 * requests that carry one, the loop device's issue to tierfs's
+	 * receipt, the model's time from the issue, and what tierfs took
+	 * off the reply */
+	uint64_t issued;
+	struct ts_hist issue_lead, issue_model, issue_off;
 	struct ts_hist think;		   /* per thread, completion to next submit */
 	struct ts_trace_stats_file *files; /* by bytes moved, descending */
 	size_t nfiles;

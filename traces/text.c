@@ -82,6 +82,13 @@ static void put_rec(FILE *out, const struct ts_trace *t, size_t i)
 			fprintf(out, " flags=%" PRIu16, c->flags);
 		fputc('\n', out);
 	}
+	if (t->issue && t->issue[i].set) {
+		const struct ts_trace_issue *is = &t->issue[i];
+		fprintf(out,
+			"issue %" PRIu32 " issue_ns=%" PRIu64 " end_ns=%" PRIu64 " off_ns=%" PRIu64
+			"\n",
+			r->tid, is->issue_ns, is->end_ns, is->off_ns);
+	}
 }
 
 int ts_trace_dump(FILE *out, const struct ts_trace *t)
@@ -499,7 +506,40 @@ static int cpu_line(const struct ts_trace_where *w, struct ts_trace *t, const st
 	int ret = ts_trace_add_cpu(t, &c);
 	if (ret == -EINVAL)
 		return ts_trace_bad(w, "cpu line must follow its IO line directly (one sample "
-				       "per record)");
+				       "per record, before its issue line)");
+	return ret;
+}
+
+/* "issue TID issue_ns=N end_ns=N off_ns=N": block mode's request clock of
+ * the IO line just before it, after its cpu line (version 9). */
+static int issue_line(const struct ts_trace_where *w, struct ts_trace *t, const struct tok *tok,
+		      int n)
+{
+	static const char *const keys[] = {"issue_ns", "end_ns", "off_ns"};
+	uint64_t tid, v[3];
+	if (n != 5)
+		return ts_trace_bad(w, "issue line is \"issue TID issue_ns=N end_ns=N off_ns=N\"");
+	if (tok[1].key[0] || ts_trace_parse_u64(tok[1].val, UINT32_MAX, &tid))
+		return ts_trace_bad(w, "field 1 (tid): bad value \"%s\"", tok[1].val);
+	for (int i = 0; i < 3; i++) {
+		if (strcmp(tok[i + 2].key, keys[i]))
+			return ts_trace_bad(w, "field %d: expected %s=", i + 2, keys[i]);
+		if (ts_trace_parse_u64(tok[i + 2].val, UINT64_MAX, &v[i]))
+			return ts_trace_bad(w, "field %s: not a number: \"%s\"", keys[i],
+					    tok[i + 2].val);
+	}
+	if (t->hdr.version < 9)
+		return ts_trace_bad(w, "issue line in a version %u trace (version 9's)",
+				    t->hdr.version);
+	if (!t->nrecs || t->recs[t->nrecs - 1].tid != tid)
+		return ts_trace_bad(w, "issue line must follow an IO line of thread %s",
+				    tok[1].val);
+	struct ts_trace_issue is = {.issue_ns = v[0], .end_ns = v[1], .off_ns = v[2]};
+	int ret = ts_trace_add_issue(t, &is);
+	if (ret == -EINVAL)
+		return ts_trace_bad(w, "issue line must follow its IO line (a read or write the "
+				       "model charged) and its cpu line, one per record, with "
+				       "issue_ns <= the record's submit_ns and <= end_ns");
 	return ret;
 }
 
@@ -526,6 +566,8 @@ static int undump_line(const struct ts_trace_where *w, struct ts_trace *t, char 
 		return meta_line(w, t, kw, tok, n, ended);
 	if (!strcmp(kw, "cpu"))
 		return cpu_line(w, t, tok, n);
+	if (!strcmp(kw, "issue"))
+		return issue_line(w, t, tok, n);
 	return rec_line(w, t, tok, n);
 }
 

@@ -179,3 +179,10 @@ uint64_t ts_tier_rule_loop_reply(uint64_t size_ns, uint64_t window_ns, enum ts_t
 	 * which could wrap) */
 	return due > arrive && due - arrive > x ? due - x : TS_MIN(due, arrive);
 }
+
+uint64_t ts_tier_rule_issue_reply(uint64_t arrive, uint64_t end, uint64_t off)
+{
+	/* end - off where that is after the request came (without arrive +
+	 * off, which could wrap) */
+	return end > arrive && end - arrive > off ? end - off : arrive;
+}

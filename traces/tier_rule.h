@@ -120,5 +120,16 @@ uint64_t ts_tier_rule_loop_off(uint64_t size_ns, uint64_t window_ns, enum ts_tie
  */
 uint64_t ts_tier_rule_loop_reply(uint64_t size_ns, uint64_t window_ns, enum ts_tier_op op,
 				 uint64_t len, uint64_t arrive, uint64_t due);
+/*
+ * Block mode's request clock (disk/issue.h): the reply to a request that
+ * came at @arrive, charged from the loop device's issue, which the model
+ * completes at @end (ts_tier_done.end_ns, counted from the issue), @off
+ * before it (the means of the reply's hop to the kernel's completion and
+ * tierfs's lateness) so that the kernel completes it then, and never
+ * before the request came. tierfs (fs/timing.c) replies so, and a virtual
+ * replay of a trace that recorded the clock (format 9, struct
+ * ts_trace_issue) with the recorded @off.
+ */
+uint64_t ts_tier_rule_issue_reply(uint64_t arrive, uint64_t end, uint64_t off);
 
 #endif

@@ -363,12 +363,16 @@ static struct seg *spill(struct ts_trace_writer *w, struct ring *r, struct seg *
 }
 
 /* The ring slots hold items as stored: a record, and with a CPU sample the
- * cpu item after it, queued together so the drain never splits them. */
+ * cpu item after it, then with a request clock the issue item, queued
+ * together so the drain never splits them. */
 static void put(struct ts_trace_writer *w, const struct ts_trace_rec *rec,
-		const struct ts_trace_cpu *cpu)
+		const struct ts_trace_cpu *cpu, const struct ts_trace_issue *issue)
 {
 	struct ring *r = pthread_getspecific(w->key);
-	uint64_t need = cpu ? 2 : 1, cap = w->ring_records, mask = cap - 1;
+	uint64_t base = w->hdr.start_mono_ns;
+	if (issue && issue->issue_ns <= base)
+		issue = NULL; /* before the trace began: cannot be stored */
+	uint64_t need = 1 + (cpu != NULL) + (issue != NULL), cap = w->ring_records, mask = cap - 1;
 
 	if (!r && !(r = ring_claim(w))) {
 		atomic_fetch_add_explicit(&w->dropped_noring, 1, memory_order_relaxed);
@@ -386,11 +390,11 @@ static void put(struct ts_trace_writer *w, const struct ts_trace_rec *rec,
 	}
 	struct ts_trace_rec *s = &g->slot[t & mask];
 	*s = *rec;
-	uint64_t base = w->hdr.start_mono_ns;
 	s->submit_ns = rec->submit_ns > base ? rec->submit_ns - base : 0;
 	s->complete_ns = rec->complete_ns > base ? rec->complete_ns - base : 0;
+	uint64_t k = t + 1;
 	if (cpu)
-		g->slot[(t + 1) & mask] = (struct ts_trace_rec){
+		g->slot[k++ & mask] = (struct ts_trace_rec){
 		    .offset = cpu->flags & TS_CPU_F_GAP ? 0 : cpu->on_ns,
 		    .length = cpu->flags & TS_CPU_F_GAP ? 0 : cpu->runq_ns,
 		    .size = cpu->sys_ns,
@@ -401,6 +405,14 @@ static void put(struct ts_trace_writer *w, const struct ts_trace_rec *rec,
 		    .op = TS_ITEM_CPU,
 		    .flags = cpu->flags,
 		};
+	if (issue)
+		g->slot[k++ & mask] = (struct ts_trace_rec){
+		    .submit_ns = issue->issue_ns - base,
+		    .complete_ns = issue->end_ns > base ? issue->end_ns - base : 0,
+		    .offset = issue->off_ns,
+		    .tid = rec->tid,
+		    .op = TS_ITEM_ISSUE,
+		};
 	atomic_store_explicit(&g->tail, t + need, memory_order_release);
 	/* half full: wake the writer (kick) */
 	if (t + need - h > cap / 2)
@@ -409,13 +421,19 @@ static void put(struct ts_trace_writer *w, const struct ts_trace_rec *rec,
 
 void ts_trace_writer_put(struct ts_trace_writer *w, const struct ts_trace_rec *rec)
 {
-	put(w, rec, NULL);
+	put(w, rec, NULL, NULL);
 }
 
 void ts_trace_writer_put_cpu(struct ts_trace_writer *w, const struct ts_trace_rec *rec,
 			     const struct ts_trace_cpu *cpu)
 {
-	put(w, rec, cpu && cpu->pid ? cpu : NULL);
+	put(w, rec, cpu && cpu->pid ? cpu : NULL, NULL);
+}
+
+void ts_trace_writer_put_issue(struct ts_trace_writer *w, const struct ts_trace_rec *rec,
+			       const struct ts_trace_cpu *cpu, const struct ts_trace_issue *issue)
+{
+	put(w, rec, cpu && cpu->pid ? cpu : NULL, issue);
 }
 
 uint64_t ts_trace_writer_dropped(const struct ts_trace_writer *w)
@@ -556,7 +574,9 @@ static size_t drain(struct ts_trace_writer *w)
 				size_t nrec = 0;
 				while (h != t && n < w->ring_records) {
 					w->batch[n] = g->slot[h++ & mask];
-					nrec += w->batch[n++].op != TS_ITEM_CPU;
+					nrec += w->batch[n].op != TS_ITEM_CPU &&
+						w->batch[n].op != TS_ITEM_ISSUE;
+					n++;
 				}
 				atomic_store_explicit(&g->head, h, memory_order_release);
 				write_new_paths(w);
@@ -853,17 +873,29 @@ static int cpu_fit(struct ts_trace *t)
 	return 0;
 }
 
+/* So are the request clocks (version 9). */
+static int issue_fit(struct ts_trace *t)
+{
+	struct ts_trace_issue *c = realloc(t->issue, (t->rec_cap ? t->rec_cap : 1) * sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	t->issue = c;
+	return 0;
+}
+
 static int push_rec(struct ts_trace *t, const struct ts_trace_rec *r)
 {
 	size_t cap = t->rec_cap;
 	if (grow((void **)&t->recs, &t->rec_cap, t->nrecs + 1, sizeof(*t->recs), 1024))
 		return -ENOMEM;
-	if (t->cpu && cap != t->rec_cap && cpu_fit(t)) {
+	if (cap != t->rec_cap && ((t->cpu && cpu_fit(t)) || (t->issue && issue_fit(t)))) {
 		t->rec_cap = cap; /* recs is larger than needed; harmless */
 		return -ENOMEM;
 	}
 	if (t->cpu)
 		memset(&t->cpu[t->nrecs], 0, sizeof(*t->cpu));
+	if (t->issue)
+		memset(&t->issue[t->nrecs], 0, sizeof(*t->issue));
 	t->recs[t->nrecs++] = *r;
 	return 0;
 }
@@ -945,10 +977,41 @@ int ts_trace_add_cpu(struct ts_trace *t, const struct ts_trace_cpu *cpu)
 		memset(t->cpu, 0, t->nrecs * sizeof(*t->cpu));
 	}
 	struct ts_trace_cpu *c = &t->cpu[t->nrecs - 1];
-	if (c->pid)
-		return -EINVAL;
+	if (c->pid || (t->issue && t->issue[t->nrecs - 1].set))
+		return -EINVAL; /* one sample a record, before its request clock */
 	*c = *cpu;
 	t->ncpu++;
+	return 0;
+}
+
+/* Whether the last record may take request clock @is: a read or write the
+ * model charged, without one yet, nothing between them but its CPU sample,
+ * and the clock's times in order. */
+static bool issue_ok(const struct ts_trace *t, const struct ts_trace_issue *is)
+{
+	if (!t->truncated || t->hdr.version < 9 || !t->nrecs)
+		return false;
+	const struct ts_trace_rec *r = &t->recs[t->nrecs - 1];
+	if (t->nitems && t->items[t->nitems - 1].at_rec == t->nrecs)
+		return false; /* an item came between the record and its clock */
+	if (t->issue && t->issue[t->nrecs - 1].set)
+		return false;
+	return (r->op == TS_OP_READ || r->op == TS_OP_WRITE) && !(r->flags & TS_REC_F_NOTIER) &&
+	       is->issue_ns <= r->submit_ns && is->issue_ns <= is->end_ns;
+}
+
+int ts_trace_add_issue(struct ts_trace *t, const struct ts_trace_issue *is)
+{
+	if (!issue_ok(t, is))
+		return -EINVAL;
+	if (!t->issue) {
+		if (issue_fit(t))
+			return -ENOMEM;
+		memset(t->issue, 0, t->nrecs * sizeof(*t->issue));
+	}
+	t->issue[t->nrecs - 1] = *is;
+	t->issue[t->nrecs - 1].set = true;
+	t->nissue++;
 	return 0;
 }
 
@@ -1111,6 +1174,7 @@ int ts_trace_read_mem(const void *buf, size_t len, const char *name, struct ts_t
 			if (!t->nrecs ||
 			    (t->nitems && t->items[t->nitems - 1].at_rec == t->nrecs) ||
 			    (t->cpu && t->cpu[t->nrecs - 1].pid) ||
+			    (t->issue && t->issue[t->nrecs - 1].set) ||
 			    t->recs[t->nrecs - 1].tid != r.tid)
 				FAIL(TS_E_CORRUPT,
 				     "%s: byte %zu: CPU sample not right after a record of thread "
@@ -1124,6 +1188,28 @@ int ts_trace_read_mem(const void *buf, size_t len, const char *name, struct ts_t
 						 .ppid = r.aux,
 						 .flags = r.flags};
 			int e = ts_trace_add_cpu(t, &c);
+			if (e)
+				FAIL(e, "%s: out of memory", name);
+			break;
+		}
+		case TS_ITEM_ISSUE: {
+			if (t->hdr.version < 9)
+				FAIL(TS_E_CORRUPT,
+				     "%s: byte %zu: request clock in a version %u trace (version "
+				     "9's)",
+				     name, off, t->hdr.version);
+			if (r.length || r.result || r.size || r.file_id || r.aux || r.flags)
+				FAIL(TS_E_CORRUPT, "%s: byte %zu: request clock with stray fields",
+				     name, off);
+			struct ts_trace_issue is = {
+			    .issue_ns = r.submit_ns, .end_ns = r.complete_ns, .off_ns = r.offset};
+			if (!t->nrecs || t->recs[t->nrecs - 1].tid != r.tid || !issue_ok(t, &is))
+				FAIL(TS_E_CORRUPT,
+				     "%s: byte %zu: request clock not right after a modeled read "
+				     "or write of thread %u (and its CPU sample), or issued after "
+				     "it came or after the model's completion",
+				     name, off, r.tid);
+			int e = ts_trace_add_issue(t, &is);
 			if (e)
 				FAIL(e, "%s: out of memory", name);
 			break;
@@ -1200,6 +1286,7 @@ void ts_trace_free(struct ts_trace *t)
 	free(t->paths);
 	free(t->recs);
 	free(t->cpu);
+	free(t->issue);
 	free(t->items);
 	memset(t, 0, sizeof(*t));
 }
@@ -1211,28 +1298,38 @@ static int write_all(FILE *f, const void *p, size_t n)
 
 static int write_recs(FILE *f, const struct ts_trace *t, size_t from, size_t to)
 {
-	if (!t->cpu)
+	if (!t->cpu && !t->issue)
 		return from < to ? write_all(f, t->recs + from, (to - from) * sizeof(*t->recs)) : 0;
 	for (size_t i = from; i < to; i++) {
 		int ret = write_all(f, &t->recs[i], sizeof(t->recs[i]));
-		const struct ts_trace_cpu *c = &t->cpu[i];
+		const struct ts_trace_cpu *c = t->cpu ? &t->cpu[i] : NULL;
+		const struct ts_trace_issue *is = t->issue ? &t->issue[i] : NULL;
 		if (ret)
 			return ret;
-		if (!c->pid)
-			continue;
-		/* an unread clock holds the reader's estimate: 0 in the file */
-		bool unread = c->flags & TS_CPU_F_GAP;
-		struct ts_trace_rec it = {.offset = unread ? 0 : c->on_ns,
-					  .length = unread ? 0 : c->runq_ns,
-					  .size = c->sys_ns,
-					  .complete_ns = c->late_ns,
-					  .file_id = c->pid,
-					  .aux = c->ppid,
-					  .tid = t->recs[i].tid,
-					  .op = TS_ITEM_CPU,
-					  .flags = c->flags};
-		if ((ret = write_all(f, &it, sizeof(it))))
-			return ret;
+		if (c && c->pid) {
+			/* an unread clock holds the reader's estimate: 0 in the file */
+			bool unread = c->flags & TS_CPU_F_GAP;
+			struct ts_trace_rec it = {.offset = unread ? 0 : c->on_ns,
+						  .length = unread ? 0 : c->runq_ns,
+						  .size = c->sys_ns,
+						  .complete_ns = c->late_ns,
+						  .file_id = c->pid,
+						  .aux = c->ppid,
+						  .tid = t->recs[i].tid,
+						  .op = TS_ITEM_CPU,
+						  .flags = c->flags};
+			if ((ret = write_all(f, &it, sizeof(it))))
+				return ret;
+		}
+		if (is && is->set) {
+			struct ts_trace_rec it = {.submit_ns = is->issue_ns,
+						  .complete_ns = is->end_ns,
+						  .offset = is->off_ns,
+						  .tid = t->recs[i].tid,
+						  .op = TS_ITEM_ISSUE};
+			if ((ret = write_all(f, &it, sizeof(it))))
+				return ret;
+		}
 	}
 	return 0;
 }

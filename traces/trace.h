@@ -25,7 +25,7 @@
 #include "core/ts.h"
 
 #define TS_TRACE_MAGIC "TSTRACE" /* 8 bytes with the NUL */
-#define TS_TRACE_VERSION 8	  /* what the writer writes */
+#define TS_TRACE_VERSION 9	  /* what the writer writes */
 #define TS_TRACE_VERSION_MIN 1 /* the oldest the reader reads (no CPU samples) */
 #define TS_TRACE_HDR_SIZE 1024
 #define TS_TRACE_REC_SIZE 64
@@ -68,6 +68,7 @@ enum ts_trace_op {
 	TS_ITEM_DROPS = 0x101, /* offset = drops so far (cumulative) */
 	TS_ITEM_END = 0x102,   /* trailer: offset = drops, length = records */
 	TS_ITEM_CPU = 0x103,   /* version 2: the CPU sample of the record before it */
+	TS_ITEM_ISSUE = 0x104, /* version 9: block mode's request clock of the record before it */
 };
 
 /* Record flags. */
@@ -132,6 +133,24 @@ struct ts_trace_cpu {
  */
 #define TS_CPU_F_GAP 0x1
 #define TS_CPU_F_RUN 0x2
+
+/*
+ * Block mode's request clock for one device request (version 9;
+ * traces/FORMAT.md "Request clock", disk/issue.h): tierfs charged it from
+ * the moment the loop device issued it (block:block_rq_issue) rather than
+ * from its receipt, and replied at max(receipt, model_end - off). Times
+ * absolute in the writer's put, ns since the header's start_mono_ns in a
+ * read trace. Only a read or write the clock found and scheduled carries
+ * one.
+ */
+struct ts_trace_issue {
+	uint64_t issue_ns; /* the loop device issued it (<= the record's submit_ns) */
+	uint64_t end_ns;   /* the tier model's completion counted from the issue
+			    * (before the floor: ts_tier_done.end_ns) */
+	uint64_t off_ns;   /* taken off it for the reply: the reply hop's and
+			    * tierfs's lateness's running means */
+	bool set;	   /* in a read trace: the record has one */
+};
 
 /* The header as the writer takes it and the reader returns it. Strings are
  * NUL-terminated and silently limited to their field sizes. */
@@ -276,6 +295,13 @@ void ts_trace_writer_put(struct ts_trace_writer *w, const struct ts_trace_rec *r
  * right after the record; both or neither are queued. */
 void ts_trace_writer_put_cpu(struct ts_trace_writer *w, const struct ts_trace_rec *rec,
 			     const struct ts_trace_cpu *cpu);
+/* Same, with the record's request clock (@issue, may be NULL; times
+ * absolute, from ts_now_ns()) after the sample (@cpu may be NULL or carry
+ * no pid): all or none are queued. An issue before the trace's start
+ * cannot be stored and is left out (a loop device attaches after its
+ * tierfs starts, so none does). */
+void ts_trace_writer_put_issue(struct ts_trace_writer *w, const struct ts_trace_rec *rec,
+			       const struct ts_trace_cpu *cpu, const struct ts_trace_issue *issue);
 /* Records dropped so far. */
 uint64_t ts_trace_writer_dropped(const struct ts_trace_writer *w);
 /* Times a producer found its ring full and went on in a new segment (the
@@ -291,7 +317,7 @@ TS_WUR int ts_trace_writer_close(struct ts_trace_writer *w, uint64_t *dropped);
 /* ---- reader ---- */
 
 /* A whole trace in memory, items in file order. hdr.version is the file's
- * (1 to 4); ts_trace_write() writes that version back. */
+ * (1 to TS_TRACE_VERSION); ts_trace_write() writes that version back. */
 struct ts_trace {
 	struct ts_trace_hdr hdr;
 	char **paths;		   /* paths[id], paths[0] = NULL; NULL for unseen ids */
@@ -302,6 +328,10 @@ struct ts_trace {
 	 * has no samples at all (version 1, importers) */
 	struct ts_trace_cpu *cpu;
 	size_t ncpu; /* records with a sample */
+	/* issue[i]: block mode's request clock of recs[i] (version 9; !set:
+	 * none); NULL when no record has one */
+	struct ts_trace_issue *issue;
+	size_t nissue; /* records with one */
 	uint64_t dropped;	 /* trailer's count, or the last drop item's */
 	bool truncated;		 /* no trailer: the recording was cut short */
 	uint64_t trailing_bytes; /* bytes of an incomplete last item */
@@ -346,6 +376,11 @@ TS_WUR int ts_trace_add_drops(struct ts_trace *t, uint64_t drops, uint64_t t_ns)
 /* Attaches a CPU sample to the last record added (version 2 only; no item
  * may come between them, and the record may not have one yet). */
 TS_WUR int ts_trace_add_cpu(struct ts_trace *t, const struct ts_trace_cpu *cpu);
+/* Attaches block mode's request clock to the last record added (version 9
+ * only; a read or write the model charged, after its CPU sample if it has
+ * one, one per record, issue_ns <= submit_ns <= ... and issue_ns <=
+ * end_ns). -EINVAL otherwise. */
+TS_WUR int ts_trace_add_issue(struct ts_trace *t, const struct ts_trace_issue *is);
 /* Fills in the clocks of the samples left unread (TS_CPU_F_GAP) from the
  * read ones around them, per thread in submit order; traces/FORMAT.md
  * states the estimate. ts_trace_read() calls it. 0 or -ENOMEM. */

@@ -27,6 +27,9 @@ if [ "$bpf" != 1 ]; then
 	cmp -s "$TMPD/data/f" "$MNT/f" || fail "the file read back differs"
 	"$TIERSIM" disk umount "$MNT" || fail "umount failed"
 	check_clean "no BPF"
+	# no request was timed from its issue: the trace carries no clock
+	"$TIERSIM" trace stats "$TMPD/on.trace" --json | jq -e '.request_clock == null' >/dev/null ||
+		fail "a build without BPF: the trace has request clocks"
 	exit 0
 fi
 grep -q "each request charged from the loop device's issue, less its reply's hop to the completion (measured per request)$" "$TMPD/err" ||
@@ -62,6 +65,18 @@ echo "completion - model: median $rmed ns over $rn requests; reply hop (128 KiB)
 check_clean "measured"
 "$TIERSIM" trace dump "$TMPD/on.trace" | grep -m1 'mount_opts=' | grep -q ",loop_issue=measured per request" ||
 	fail "the trace header does not say how requests were timed: $("$TIERSIM" trace dump "$TMPD/on.trace" | grep -m1 mount_opts=)"
+# the trace carries each request the clock scheduled (format 9's issue
+# items): the issue, the model's completion and what was taken off, after
+# the record's CPU sample, and a virtual replay charges each from it
+"$TIERSIM" trace stats "$TMPD/on.trace" --json >"$TMPD/on.json" || fail "trace stats failed"
+ni=$(jq -r .request_clock.requests "$TMPD/on.json")
+[ "$ni" = "$used" ] || fail "the trace has $ni requests timed from their issue, tierfs scheduled $used"
+"$TIERSIM" trace dump "$TMPD/on.trace" | grep -m1 -B2 '^issue ' | grep -q '^[0-9]* [0-9]* read ' ||
+	fail "an issue line does not follow a read: $("$TIERSIM" trace dump "$TMPD/on.trace" | grep -m1 -B2 '^issue ')"
+"$TIERSIM" trace stats "$TMPD/on.trace" | grep -q "^request clock (block mode: $ni of [0-9]* reads and writes" ||
+	fail "trace stats does not show the request clock"
+[ "$("$TIERSIM" replay "$TMPD/on.trace" --virtual --tier ssd-cloud --json 2>/dev/null |
+	jq -r '.results[1].from_issue')" = "$ni" ] || fail "the virtual replay did not charge the $ni requests from their issue"
 
 "$TIERSIM" disk mount "$img" "$MNT" --tier ssd-cloud --loop-issue=watch >"$TMPD/out" 2>"$TMPD/err" ||
 	fail "mount --loop-issue=watch failed: $(cat "$TMPD/err")"

@@ -11,6 +11,7 @@
 
 #include "disk/issue.h"
 #include "tests/tcheck.h"
+#include "traces/tier_rule.h"
 
 int main(void)
 {
@@ -69,15 +70,15 @@ int main(void)
 	 * would complete at receipt + 300 + whatever the hop measured at the
 	 * mount missed: never at the issue's 1,300.
 	 */
-	CHECK_EQ_U64(ts_issue_reply(1070000, 1300000, 126000), 1174000);
+	CHECK_EQ_U64(ts_tier_rule_issue_reply(1070000, 1300000, 126000), 1174000);
 	/* a modeled time already past when the request came: at once */
-	CHECK_EQ_U64(ts_issue_reply(1070000, 1150000, 126000), 1070000);
-	CHECK_EQ_U64(ts_issue_reply(1070000, 1050000, 0), 1070000);
+	CHECK_EQ_U64(ts_tier_rule_issue_reply(1070000, 1150000, 126000), 1070000);
+	CHECK_EQ_U64(ts_tier_rule_issue_reply(1070000, 1050000, 0), 1070000);
 	/* exactly at the receipt */
-	CHECK_EQ_U64(ts_issue_reply(1070000, 1196000, 126000), 1070000);
-	CHECK_EQ_U64(ts_issue_reply(1070000, 1196001, 126000), 1070001);
+	CHECK_EQ_U64(ts_tier_rule_issue_reply(1070000, 1196000, 126000), 1070000);
+	CHECK_EQ_U64(ts_tier_rule_issue_reply(1070000, 1196001, 126000), 1070001);
 	/* no wrap near the clock's end */
-	CHECK_EQ_U64(ts_issue_reply(UINT64_MAX - 10, UINT64_MAX, 100), UINT64_MAX - 10);
-	CHECK_EQ_U64(ts_issue_reply(5, 50, UINT64_MAX), 5);
+	CHECK_EQ_U64(ts_tier_rule_issue_reply(UINT64_MAX - 10, UINT64_MAX, 100), UINT64_MAX - 10);
+	CHECK_EQ_U64(ts_tier_rule_issue_reply(5, 50, UINT64_MAX), 5);
 	return tc_exit();
 }

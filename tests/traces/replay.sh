@@ -299,6 +299,80 @@ printf 'header version=5 model=256\n' > "$T/v5bit.txt"
 "$B" trace undump "$T/v5bit.txt" -o "$T/v5bit.trace" > "$T/v5bit.err" 2>&1
 check "block: bit 0x100 refused in version 5" grep -q "0x100" "$T/v5bit.err"
 
+# Block mode's request clock (trace format 9, issue items): tierfs charged
+# each of the two 128 KiB reads from the loop device's issue, 40 and 30us
+# before it received them, and replied the recorded hop and lateness means
+# (15 and 20us) before the model's completion (issue + 60us): at 55 and
+# 140us, the second received 75us after the first's reply. A plain replay
+# on the same tier charges them so: 5 + 75 + 10 = 90us, the recording; on a
+# 100us tier 45 + 75 + 50 = 170us (from the receipt less the floor, the hop
+# and its parts, without the items: 69.6 + 75 + 69.6 = 214.2us, and 134.2us
+# on its own tier); on a 20us tier each reply comes at its receipt (the
+# model's completion less the hop is past): 0 + 75 + 0. --kernel-fs charges
+# each read its whole 60us from the issue and keeps the gap from the first
+# one's modeled completion (the kernel's, which tierfs aimed at) to the
+# second one's issue, 30us: 150us, the recorded issue to completion
+# (without the items: 60 + 44.6 + 60).
+cat >> "$T/kfs.lua" <<'X'
+tier "fixed100" { desc = "test", source = "test", latency = { read = { fixed = "100us" } } }
+tier "fixed20" { desc = "test", source = "test", latency = { read = { fixed = "20us" } } }
+X
+mktrace blk9 <<'X'
+header version=9 mem=0 model=1802 floor_ns=10000 loop_hop_ns=5000 loop_size_ns=12400 loop_window_ns=3000
+path 1 "/disk.img"
+50000 55000 read 1 0 131072 131072 1 268435456 0 1
+issue 1 issue_ns=10000 end_ns=70000 off_ns=15000
+130000 140000 read 1 131072 131072 131072 1 268435456 0 1
+issue 1 issue_ns=100000 end_ns=160000 off_ns=20000
+end drops=0 records=2 t=140000
+X
+grep -v '^issue ' "$T/blk9.txt" > "$T/blk9n.txt"
+"$B" trace undump "$T/blk9n.txt" -o "$T/blk9n.trace"
+for v in blk9:fixed60:90000:2 blk9:fixed100:170000:2 blk9:fixed20:75000:2 \
+	blk9n:fixed60:134200:null blk9n:fixed100:214200:null; do
+	n=${v%%:*} rest=${v#*:} tier=${rest%%:*} want=${rest#*:}
+	check "request clock: $n on $tier" test "$("$B" replay "$T/$n.trace" --virtual \
+		--tier "$tier" --profile "$T/kfs.lua" --json 2>/dev/null |
+		jq -r '.results[1] | "\(.total_ns):\(.from_issue)"')" = "$want"
+done
+check "request clock: recorded" test "$("$B" replay "$T/blk9.trace" --virtual --tier fixed60 \
+	--profile "$T/kfs.lua" --json 2>/dev/null | jq -r '.results[0].total_ns')" = 90000
+for v in blk9:150000 blk9n:164600; do
+	check "request clock: ${v%%:*} --kernel-fs" test "$("$B" replay "$T/${v%%:*}.trace" --virtual \
+		--kernel-fs --tier fixed60 --profile "$T/kfs.lua" --json 2>/dev/null |
+		jq -r '.results[1].total_ns')" = "${v#*:}"
+done
+"$B" replay "$T/blk9.trace" --virtual --tier fixed60 --profile "$T/kfs.lua" > "$T/b9.txt" 2>&1
+check "request clock: the report says so" \
+	grep -q "^block mode: 2 of the recording's requests were charged from the loop device's issue" "$T/b9.txt"
+# the text form round-trips, and stats shows the clock
+"$B" trace dump "$T/blk9.trace" > "$T/blk9b.txt"
+"$B" trace undump "$T/blk9b.txt" -o "$T/blk9b.trace"
+check "request clock: binary round trip" cmp -s "$T/blk9.trace" "$T/blk9b.trace"
+check "request clock: stats" test "$("$B" trace stats "$T/blk9.trace" | grep -c \
+	'^request clock (block mode: 2 of 2 reads and writes charged from the loop device.s issue):$')" = 1
+check "request clock: stats --json" test "$("$B" trace stats "$T/blk9.trace" --json |
+	jq -r '.request_clock | "\(.requests) \(.issue_to_receipt.max_ns) \(.taken_off.mean_ns)"')" = "2 40000 17500"
+# bad input, one line each: an issue line in a version 8 trace, one that
+# is not after a modeled read or write, one issued after the receipt, two
+# for one record, one before the record's cpu line
+bad() { # bad NAME WANT: $T/NAME.txt refused with WANT in one line
+	"$B" trace undump "$T/$1.txt" -o "$T/$1.trace" > "$T/$1.err" 2>&1
+	check "request clock: $1 refused" test $? != 0
+	check "request clock: $1's line" test "$(wc -l < "$T/$1.err"):$(grep -c "$2" "$T/$1.err")" = 1:1
+}
+sed 's/^header version=9 mem=0 model=1802 /header version=8 mem=0 model=1802 /' "$T/blk9.txt" > "$T/i8.txt"
+bad i8 "issue line in a version 8 trace (version 9's)"
+sed 's/^50000 55000 read 1 0 131072 131072 1 268435456 0 1$/50000 55000 open 1 0 0 0 1 0 0 0/' \
+	"$T/blk9.txt" > "$T/iop.txt"
+bad iop "issue line must follow its IO line (a read or write the model charged)"
+sed 's/issue_ns=10000 /issue_ns=50001 /' "$T/blk9.txt" > "$T/ilate.txt"
+bad ilate "with issue_ns <= the record's submit_ns"
+sed '4p' "$T/blk9.txt" > "$T/itwo.txt"
+bad itwo "one per record"
+sed '4a cpu 1 pid=5 ppid=2 on_ns=0 runq_ns=0' "$T/blk9.txt" > "$T/icpu.txt"
+bad icpu "cpu line must follow its IO line directly (one sample per record, before its issue line)"
+
 # the anchor rule: a request of thread id 0 (the kernel's release after a
 # close) follows the workload request before it by its recorded distance
 mktrace anchor <<'X'

@@ -403,6 +403,20 @@ static void test_cut(const char *file)
 	CHECK(ts_trace_read_mem(buf, len, "bad", &t, err, sizeof(err)) == TS_E_FORMAT);
 }
 
+/* The whole of @file, malloc'ed, its size in *@len. */
+static unsigned char *slurp(const char *file, size_t *len)
+{
+	FILE *f = fopen(file, "rb");
+	CHECK(f != NULL);
+	fseek(f, 0, SEEK_END);
+	*len = (size_t)ftell(f);
+	rewind(f);
+	unsigned char *buf = malloc(*len ? *len : 1);
+	CHECK(fread(buf, 1, *len, f) == *len);
+	fclose(f);
+	return buf;
+}
+
 /* CPU samples travel with their records: each read back attached to its
  * own record, the record count unchanged, and a version 1 file that holds
  * one is refused. */
@@ -439,13 +453,7 @@ static void test_cpu(const char *file)
 	ts_trace_free(&t);
 
 	size_t len;
-	FILE *f = fopen(file, "rb");
-	fseek(f, 0, SEEK_END);
-	len = (size_t)ftell(f);
-	rewind(f);
-	unsigned char *buf = malloc(len);
-	CHECK(fread(buf, 1, len, f) == len);
-	fclose(f);
+	unsigned char *buf = slurp(file, &len);
 	buf[8] = 1;
 	CHECK(ts_trace_read_mem(buf, len, "v1cpu", &t, err, sizeof(err)) == TS_E_CORRUPT);
 	CHECK(strstr(err, "CPU sample in a version 1 trace") != NULL);
@@ -453,6 +461,58 @@ static void test_cpu(const char *file)
 	buf[8] = 2;
 	buf[TS_TRACE_HDR_SIZE + 64 + 56] ^= 1; /* the first sample's tid */
 	CHECK(ts_trace_read_mem(buf, len, "moved", &t, err, sizeof(err)) == TS_E_CORRUPT);
+	free(buf);
+}
+
+/* Block mode's request clocks travel with their records too (format 9):
+ * after the CPU sample where there is one, the record count unchanged, read
+ * back relative to the trace's start; one issued before the trace began is
+ * left out; a clock in a version 8 file, or after a record it cannot
+ * belong to, is refused. */
+static void test_issue(const char *file)
+{
+	struct ts_trace_hdr h = {0};
+	struct ts_trace_writer *w;
+	struct ts_trace t;
+	char err[256];
+
+	CHECK(ts_trace_writer_open(file, &h, &w) == 0);
+	uint64_t base = ts_now_ns() + 1000000; /* after the writer's start */
+	for (unsigned i = 0; i < 60; i++) {
+		struct ts_trace_rec r = {
+		    .submit_ns = base + 100000 * i, .tid = 7, .op = TS_OP_READ};
+		struct ts_trace_cpu c = {.on_ns = i, .pid = 7, .ppid = 1};
+		struct ts_trace_issue is = {.issue_ns = r.submit_ns - 40000 - i,
+					    .end_ns = r.submit_ns + 60000, .off_ns = 20000 + i};
+		r.complete_ns = r.submit_ns + 10;
+		if (i == 59)
+			is.issue_ns = 1; /* before the trace began: left out */
+		ts_trace_writer_put_issue(w, &r, i % 3 ? &c : NULL, i % 2 ? &is : NULL);
+	}
+	CHECK(ts_trace_writer_close(w, NULL) == 0);
+	CHECK(ts_trace_read(file, &t, err, sizeof(err)) == 0);
+	CHECK(t.nrecs == 60 && t.end.length == 60 && t.issue && t.nissue == 29 && t.ncpu == 40);
+	for (size_t i = 0; t.issue && i < t.nrecs; i++) {
+		const struct ts_trace_issue *is = &t.issue[i];
+		CHECK(is->set == (i % 2 && i != 59));
+		CHECK(!!t.cpu[i].pid == !!(i % 3));
+		if (is->set)
+			CHECK(t.recs[i].submit_ns - is->issue_ns == 40000 + i &&
+			      is->end_ns - t.recs[i].submit_ns == 60000 && is->off_ns == 20000 + i);
+	}
+	ts_trace_free(&t);
+
+	size_t len;
+	unsigned char *buf = slurp(file, &len);
+	buf[8] = 8;
+	CHECK(ts_trace_read_mem(buf, len, "v8issue", &t, err, sizeof(err)) == TS_E_CORRUPT);
+	CHECK(strstr(err, "request clock in a version 8 trace") != NULL);
+	/* record 1 (after record 0, which has neither) has a sample and a
+	 * clock: made a getattr, its clock is refused */
+	buf[8] = 9;
+	buf[TS_TRACE_HDR_SIZE + 64 + 60] = TS_OP_GETATTR; /* record 1's op */
+	CHECK(ts_trace_read_mem(buf, len, "getattr", &t, err, sizeof(err)) == TS_E_CORRUPT);
+	CHECK(strstr(err, "request clock not right after a modeled read") != NULL);
 	free(buf);
 }
 
@@ -824,6 +884,7 @@ int main(void)
 	test_kick(file);
 	test_cut(file);
 	test_cpu(file);
+	test_issue(file);
 	test_unread(file);
 	test_model(file);
 	unlink(file);

@@ -16,6 +16,7 @@ void replay_augmented_free(struct augmented *a)
 	if (a->t.recs)
 		free(a->t.recs);
 	free(a->t.cpu);
+	free(a->t.issue);
 	free(a->edge);
 	free(a->waker_tid);
 	free(a->dep);
@@ -242,9 +243,12 @@ int replay_augment(const struct ts_trace *t, const struct ts_wakes *s, struct au
 	a->t = *t;
 	a->t.recs = malloc((n + extra + 1) * sizeof(*a->t.recs));
 	a->t.cpu = t->cpu ? calloc(n + extra + 1, sizeof(*a->t.cpu)) : NULL;
+	a->t.issue = t->issue ? calloc(n + extra + 1, sizeof(*a->t.issue)) : NULL;
+	a->t.nissue = 0;
 	a->edge = malloc((n + extra + 1) * sizeof(*a->edge));
 	a->waker_tid = calloc(n + extra + 1, sizeof(*a->waker_tid));
-	if (!a->t.recs || (t->cpu && !a->t.cpu) || !a->edge || !a->waker_tid) {
+	if (!a->t.recs || (t->cpu && !a->t.cpu) || (t->issue && !a->t.issue) || !a->edge ||
+	    !a->waker_tid) {
 		replay_augmented_free(a);
 		return -ENOMEM;
 	}
@@ -264,6 +268,10 @@ int replay_augment(const struct ts_trace *t, const struct ts_wakes *s, struct au
 		}
 		if (t->cpu)
 			a->t.cpu[n] = t->cpu[i];
+		if (t->issue && t->issue[i].set) {
+			a->t.issue[n] = t->issue[i];
+			a->t.nissue++;
+		}
 		a->t.recs[n++] = *r;
 	}
 	for (size_t i = 0; i < n + extra; i++)

@@ -162,6 +162,8 @@ struct ts_replay_result {
 					   * (Python's imports...), which no tier changes */
 	uint64_t tied;			  /* block mode with a wake file: requests tied
 					   * to a wait of the command's (augment.c) */
+	uint64_t from_issue;		  /* virtual, block mode: requests charged from
+					   * their recorded issue (trace format 9) */
 	/* --band: the prediction at the recording's fastest and slowest
 	 * part's pace (band.c), whole and from the first request; 0: none */
 	uint64_t band_lo_ns, band_hi_ns, band_lo_first_ns, band_hi_first_ns;

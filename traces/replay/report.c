@@ -173,6 +173,9 @@ json_t *ts_replay_json(const struct ts_replay_result *res, size_t n)
 		if (r->lead_ns) /* the span's start before the first request */
 			json_object_set_new(json_array_get(a, json_array_size(a) - 1), "lead_ns",
 					    json_integer((json_int_t)r->lead_ns));
+		if (r->from_issue) /* block mode: charged from the recorded issue */
+			json_object_set_new(json_array_get(a, json_array_size(a) - 1),
+					    "from_issue", json_integer((json_int_t)r->from_issue));
 		if (r->tied) /* block mode: requests tied to the command's waits */
 			json_object_set_new(json_array_get(a, json_array_size(a) - 1), "tied",
 					    json_integer((json_int_t)r->tied));
@@ -230,6 +233,13 @@ void ts_replay_print_run(FILE *f, const char *file, const struct ts_replay_set *
 			   "as it was in the recording\n",
 			ts_fmt_duration(hb, sizeof(hb), s->rec_hop));
 	}
+	if (s->t.nissue && !cfg->kernel_fs)
+		fprintf(f, "block mode: %zu of the recording's requests were charged from the loop "
+			   "device's issue (its request clock, the trace's issue items); here "
+			   "too, from the same lead before their receipt, their replies as much "
+			   "before the model's completion as recorded, without the hop and its "
+			   "parts\n",
+			s->t.nissue);
 	if (cfg->loop_size_ns || cfg->loop_window_ns) {
 		char sb[32], wb[32];
 		fprintf(f, "block mode: the loop device's size part (%s for a 128 KiB request, "

@@ -324,6 +324,12 @@ static uint64_t wake_up(const struct ts_replay_cfg *cfg, const struct ts_trace_r
  * record @r's reply besides the floor and the hop: its size and window
  * parts (traces/tier_rule.h), which under kernel_fs come off the gap after
  * it; 0 for any other. */
+/* Block mode's request clock of record @i (trace format 9), or NULL. */
+static const struct ts_trace_issue *issue_of(const struct ts_trace *t, size_t i)
+{
+	return t->issue && t->issue[i].set ? &t->issue[i] : NULL;
+}
+
 static uint64_t loop_off(const struct ts_replay_cfg *cfg, const struct ts_trace_rec *r)
 {
 	if (!cfg->loop_recorded || (r->flags & TS_REC_F_NOTIER))
@@ -419,13 +425,24 @@ bool replay_cursor_advance(struct cursor *c, const struct ts_trace *t, uint64_t 
 	c->win_hi = nx->submit_ns;
 	if (nx->submit_ns >= c->rec_done_max) {
 		uint64_t gap = nx->submit_ns - c->rec_done_max;
-		if (!(cfg->kernel_fs && !cfg->loop_recorded && c->dev_read &&
-		      rdone == c->rec_done_max))
-			gap -= TS_MIN(gap, cfg->think_less_ns); /* else the loop rule */
-		/* a loop device's recording: the path after the request it
-		 * waited on last held its size and window parts too */
-		if (cfg->kernel_fs && rdone == c->rec_done_max)
-			gap -= TS_MIN(gap, loop_off(cfg, r));
+		const struct ts_trace_issue *ia = issue_of(t, c->p->idx[c->i - 1]),
+					    *ib = issue_of(t, c->p->idx[c->i]);
+		if (cfg->kernel_fs && cfg->loop_recorded && rdone == c->rec_done_max && ia && ib) {
+			/* both timed by block mode's request clock: from the
+			 * model's completion of the one, which the kernel's
+			 * came at (tierfs replied so), to the loop device's
+			 * issue of the next */
+			gap = ib->issue_ns > ia->end_ns ? ib->issue_ns - ia->end_ns : 0;
+		} else {
+			if (!(cfg->kernel_fs && !cfg->loop_recorded && c->dev_read &&
+			      rdone == c->rec_done_max))
+				gap -= TS_MIN(gap, cfg->think_less_ns); /* else the loop rule */
+			/* a loop device's recording: the path after the
+			 * request it waited on last held its size and window
+			 * parts too */
+			if (cfg->kernel_fs && rdone == c->rec_done_max)
+				gap -= TS_MIN(gap, loop_off(cfg, r));
+		}
 		bool kern = false;
 		if (rdone == c->rec_done_max) /* the thread waited for this one last */
 			gap = in_kernel(t, cfg, c, c->p->idx[c->i - 1], c->p->idx[c->i], gap, &kern);

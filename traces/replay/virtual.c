@@ -278,7 +278,20 @@ static uint64_t serve(struct vrun *v, const struct ts_trace_rec *r, size_t idx, 
 		s = ts_fsmeta_charge(v->tier, s, floor, io, nio, &md) + floor;
 		add_reads(res, &md);
 	}
-	done = ts_tier_submit(v->tier, s, &q, &d);
+	/* block mode's request clock (trace format 9): tierfs charged the
+	 * request from the loop device's issue, its recorded lead before the
+	 * receipt, and replied the recorded hop and lateness means before the
+	 * model's completion (fs/timing.c); else from the receipt, the
+	 * mount's floor and hop in the model's floor */
+	const struct ts_trace_issue *is = v->t->issue ? &v->t->issue[idx] : NULL;
+	bool from_issue = is && is->set && !v->cfg->kernel_fs && s == arrive &&
+			  (q.op == TS_TIER_READ || q.op == TS_TIER_WRITE);
+	uint64_t at = from_issue ? s - TS_MIN(s, r->submit_ns - is->issue_ns) : s;
+	done = ts_tier_submit(v->tier, at, &q, &d);
+	if (from_issue) {
+		done = ts_tier_rule_issue_reply(arrive, d.end_ns, is->off_ns);
+		res->from_issue++;
+	}
 	if (q.op == TS_TIER_READ)
 		add_reads(res, &d);
 	if (v->cfg->kernel_fs && q.op == TS_TIER_READ && d.bound == TS_TIER_BOUND_MEMORY) {
@@ -293,7 +306,7 @@ static uint64_t serve(struct vrun *v, const struct ts_trace_rec *r, size_t idx, 
 	 * reply, as tierfs took them (fs/timing.c; 0 for any other
 	 * recording); under kernel_fs they come off the gap after it
 	 * instead (rules.c) */
-	if (!v->cfg->kernel_fs)
+	if (!v->cfg->kernel_fs && !from_issue)
 		done = ts_tier_rule_loop_reply(v->cfg->loop_size_ns, v->cfg->loop_window_ns, q.op,
 					       q.len, arrive, done);
 	done = reply(res, cs, s, done, &d);
