@@ -97,9 +97,13 @@
 #                runs through the measurement, the probes, DLIO's side and
 #                tiersim's real side alike; both tiersim sides charge the
 #                measurement times F = the tracker's CPU per set in the
-#                seconds DLIO's side ran over its CPU per set in the seconds
-#                the measurement ran (the base; with --measured, the ticks
-#                kept in DIR/track-base.txt), the mean over the four sets,
+#                seconds DLIO's readers read (with --cpu-split: from its
+#                samples, bench/dlio_track.py span; else DLIO's whole side)
+#                over its CPU per set in the seconds the measurement ran
+#                (the base; with --measured, the ticks kept in
+#                DIR/track-base.txt), each a mean of the set's ticks
+#                without the highest and lowest fifth, the mean over the
+#                four sets,
 #                instead of the probes' F, which each run's line still
 #                prints (the probes still run, the tracker's F in their
 #                seconds too, and in tiersim's real side's); a probe's base
@@ -910,10 +914,17 @@ echo "$table" | while read -r name d n tier; do
 					pfac=$fac
 					if [ -n "$track" ]; then
 						tb=$mout/track-base.txt
-						read -r fac fset tn <<<"$(track_f "$tb" "$trk" "$dw0" "$dw1" "$ps")" && [ -n "$fac" ] ||
+						# the seconds DLIO's readers read (--cpu-split), else its side's
+						tspan="DLIO's side"
+						if [ -s "$out/dlio.cpu.json" ] && read -r rw0 rw1 < <(/usr/bin/python3 "$here/dlio_track.py" span "$out/dlio.cpu.json"); then
+							tspan="DLIO's reading, $(((rw1 - rw0) / 1000000000)) of its side's $(((dw1 - dw0) / 1000000000)) s"
+						else
+							rw0=$dw0 rw1=$dw1
+						fi
+						read -r fac fset tn <<<"$(track_f "$tb" "$trk" "$rw0" "$rw1" "$ps")" && [ -n "$fac" ] ||
 							{ echo "dlio_peer.sh: $name: no tracker tick while DLIO ran ($trk)" >&2; exit 1; }
-						why="the tracker's CPU per file in DLIO's run (its $tn ticks) over its CPU while the measurement ran, the mean of npz-s, jpeg, hdf5-s, png-s ($ps alone $fset)"
-						tline="tracker F (its CPU per set over the measurement's): DLIO's side $fac ($ps $fset, $tn ticks, $(track_cores "$trk" "$dw0" "$dw1") cores)"
+						why="the tracker's CPU per file while DLIO's readers read (its $tn ticks) over its CPU while the measurement ran, the mean of npz-s, jpeg, hdf5-s, png-s ($ps alone $fset)"
+						tline="tracker F (its CPU per set over the measurement's): $tspan $fac ($ps $fset, $tn ticks, $(track_cores "$trk" "$rw0" "$rw1") cores), DLIO's whole side $(track_f "$tb" "$trk" "$dw0" "$dw1" | cut -d' ' -f1)"
 						tline+=", probe before $(track_f "$tb" "$trk" "$pw0" "$pw1" | cut -d' ' -f1), after $(track_f "$tb" "$trk" "$pa0" "$pa1" | cut -d' ' -f1)"
 					fi
 					scale_profile "$mout/this-machine.lua" "$out/this-machine.lua" "$fac" \
