@@ -879,6 +879,8 @@ echo "$table" | while read -r name d n tier; do
 					++workload.output.folder="$out/$side" </dev/null >"$out/$side.log" 2>&1
 				dw1=$(now)
 				[ "$side" = dlio ] || kill -CONT "$tpid"
+				# the tracker's window of the side it ran in
+				[ "$side" = dlio ] && dr0=$dw0 dr1=$dw1
 				# the daemon back to SCHED_OTHER before it unmounts (as rtrun does)
 				[ -n "$prio" ] && ps -e -L -o lwp=,args= | awk -v m="$out/m" 'index($0, m) { print $1 }' |
 					while read -r t; do chrt -o -p 0 "$t" 2>/dev/null; done
@@ -925,7 +927,10 @@ echo "$table" | while read -r name d n tier; do
 							{ echo "dlio_peer.sh: $name: no tracker tick while DLIO ran ($trk)" >&2; exit 1; }
 						why="the tracker's CPU per file while DLIO's readers read (its $tn ticks) over its CPU while the measurement ran, the mean of npz-s, jpeg, hdf5-s, png-s ($ps alone $fset)"
 						tline="tracker F (its CPU per set over the measurement's): $tspan $fac ($ps $fset, $tn ticks, $(track_cores "$trk" "$rw0" "$rw1") cores), DLIO's whole side $(track_f "$tb" "$trk" "$dw0" "$dw1" | cut -d' ' -f1)"
-						tline+=", probe before $(track_f "$tb" "$trk" "$pw0" "$pw1" | cut -d' ' -f1), after $(track_f "$tb" "$trk" "$pa0" "$pa1" | cut -d' ' -f1)"
+						tpb=$(track_f "$tb" "$trk" "$pw0" "$pw1" | cut -d' ' -f1)
+						tpa=$(track_f "$tb" "$trk" "$pa0" "$pa1" | cut -d' ' -f1)
+						# the probes' F carried by the tracker from their seconds to DLIO's
+						tline+=", probe before ${tpb:--}, after ${tpa:--}; the probes' F carried to DLIO's reading by it $(awk -v p="$pfac" -v f="$fac" -v a="$tpb" -v b="$tpa" 'BEGIN { if (a + b > 0) printf "%.4f", p * f / ((a + b) / 2); else print "-" }') (not charged)"
 					fi
 					scale_profile "$mout/this-machine.lua" "$out/this-machine.lua" "$fac" \
 						"bench/dlio_peer.sh --measure-around${track:+ --track}: $why" ||
@@ -939,7 +944,7 @@ echo "$table" | while read -r name d n tier; do
 		if [ -n "$tcost" ]; then
 			read -r aa as <<<"$a"; read -r za zs <<<"$a0"
 			printf '%-11s %-10s | DLIO, tracker stopped: %5s %7s | tracker running: %5s %7s (its CPU %s cores) | order %s | load %s\n' \
-				"$name" "$tier" "$za" "$zs" "$aa" "$as" "$(track_cores "$trk" "$dw0" "$dw1")" "$(echo $order)" "$load"
+				"$name" "$tier" "$za" "$zs" "$aa" "$as" "$(track_cores "$trk" "$dr0" "$dr1")" "$(echo $order)" "$load"
 			sd+="$as " s0+="$zs "
 			if [ -n "$split" ]; then
 				ns=$(($(echo "${over[$d]}" | grep -o 'num_files_train=[0-9]*' | cut -d= -f2) * epochs))
