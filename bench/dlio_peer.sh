@@ -662,6 +662,17 @@ print('%s (%d workers): ' % (sys.argv[1].rsplit('/', 1)[-1], j['workers']) +
 PY
 }
 
+# --cpu-split: a line per SIDE of the run in OUT (cpu_split) for DATASET d
+split_lines() { # SIDE...
+	[ -n "$split" ] || return 0
+	local ns c
+	ns=$(($(echo "${over[$d]}" | grep -o 'num_files_train=[0-9]*' | cut -d= -f2) * epochs))
+	for c in "$@"; do
+		[ -s "$out/$c.cpu.json" ] && echo "    cpu us/sample, reading span (whole run): $(cpu_split "$out/$c.cpu.json" "$ns")"
+	done
+	return 0
+}
+
 # FILE -> "FIFO threads/threads seen" (a thread's class as last seen)
 rtshare() {
 	awk '{ c[$1] = $2 } END { for (t in c) { n++; if (c[t] == "FF") f++ }
@@ -946,12 +957,7 @@ echo "$table" | while read -r name d n tier; do
 			printf '%-11s %-10s | DLIO, tracker stopped: %5s %7s | tracker running: %5s %7s (its CPU %s cores) | order %s | load %s\n' \
 				"$name" "$tier" "$za" "$zs" "$aa" "$as" "$(track_cores "$trk" "$dr0" "$dr1")" "$(echo $order)" "$load"
 			sd+="$as " s0+="$zs "
-			if [ -n "$split" ]; then
-				ns=$(($(echo "${over[$d]}" | grep -o 'num_files_train=[0-9]*' | cut -d= -f2) * epochs))
-				for c in "$out/dlio0.cpu.json" "$out/dlio.cpu.json"; do
-					[ -s "$c" ] && echo "    cpu us/sample, reading span (whole run): $(cpu_split "$c" "$ns")"
-				done
-			fi
+			split_lines dlio0 dlio
 			continue
 		fi
 		# shellcheck disable=SC2046
@@ -993,12 +999,7 @@ echo "$table" | while read -r name d n tier; do
 		fi
 		[ -n "$vonly" ] || echo "    host charged, tiersim real: $(hostused "$out/ts.json")"
 		echo "    host charged, tiersim virtual: $(hostused "$out/ts-v.json")"
-		if [ -n "$split" ]; then
-			ns=$(($(echo "${over[$d]}" | grep -o 'num_files_train=[0-9]*' | cut -d= -f2) * epochs))
-			for c in "$out/dlio.cpu.json" "$out/ts.cpu.json"; do
-				[ -s "$c" ] && echo "    cpu us/sample, reading span (whole run): $(cpu_split "$c" "$ns")"
-			done
-		fi
+		split_lines dlio ts
 	done
 	# each run's ratio, over the runs that ran (a failed side is "-")
 	k=$(echo "$sd" | wc -w)
