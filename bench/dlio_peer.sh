@@ -17,7 +17,8 @@
 #                           [--chrt PRIO] [--host NAME] [--measure-host]
 #                           [--measure-repeats N] [--measure-tier T]
 #                           [--measure-around] [--probe-repeats N]
-#                           [--measured DIR]
+#                           [--measured DIR] [--track] [--track-period S]
+#                           [--track-cost]
 #                           [--virtual-only] [--first-run K]
 #                           [--no-trace-figures] [--cpu-split] [--offcpu]
 #                           [--no-warm]
@@ -86,6 +87,32 @@
 #                earlier call's (its WORK/out/measure-K, this-machine.lua,
 #                measure.log and the base probe of the row's set and tier),
 #                which the probes then scale to each run's host
+#   --track      with --measure-around or --measured: the host's speed
+#                tracked through the call by a fixed work at low duty
+#                (`VENV/bin/python workloads/dlio_measure.py track`: each
+#                --track-period S seconds, default 1, six files of each of
+#                npz-s, jpeg, hdf5-s and png-s read from the page cache as
+#                DLIO's readers read a sample, the reading thread's CPU for
+#                each set; about 30 ms a tick here, 3% of one core), which
+#                runs through the measurement, the probes, DLIO's side and
+#                tiersim's real side alike; both tiersim sides charge the
+#                measurement times F = the tracker's CPU per set in the
+#                seconds DLIO's readers read (with --cpu-split: from its
+#                samples, bench/dlio_track.py span; else DLIO's whole side)
+#                over its CPU per set in the seconds the measurement ran
+#                (the base; with --measured, the ticks kept in
+#                DIR/track-base.txt), each a mean of the set's ticks
+#                without the highest and lowest fifth, the mean over the
+#                four sets,
+#                instead of the probes' F, which each run's line still
+#                prints (the probes still run, the tracker's F in their
+#                seconds too, and in tiersim's real side's); a probe's base
+#                that --measured DIR lacks is the call's first probe
+#   --track-cost  the tracker's own cost on DLIO: each run runs DLIO's side
+#                twice, the tracker stopped (SIGSTOP) in one and running in
+#                the other (in an order rotated from run to run), and no
+#                tiersim side, no measurement, no probe; a line a run and
+#                the samples/s with over without, median (min..max)
 #   --virtual-only  tiersim in virtual time only (its real column and its
 #                trace's figures "-"): a change that moves virtual time alone
 #                is held against the real DLIO in half the time
@@ -171,6 +198,9 @@ nofig=""
 split=""
 offcpu=""
 nowarm=""
+track=""
+tperiod=1
+tcost=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--venv) venv=$2; shift 2 ;;
@@ -205,6 +235,12 @@ while [ $# -gt 0 ]; do
 		[[ $2 =~ ^[1-9][0-9]*$ ]] || { echo "dlio_peer.sh: --measure-repeats '$2': not a count (1, 2, ...)" >&2; exit 2; }
 		mreps=$2; shift 2 ;;
 	--measure-tier) mtier=$2; shift 2 ;;
+	--track) track=1; shift ;;
+	--track-period)
+		[[ $2 =~ ^[0-9]+(\.[0-9]+)?$ ]] && awk -v p="$2" 'BEGIN { exit !(p >= 0.05 && p <= 60) }' ||
+			{ echo "dlio_peer.sh: --track-period '$2': not seconds from 0.05 to 60" >&2; exit 2; }
+		tperiod=$2; shift 2 ;;
+	--track-cost) tcost=1; shift ;;
 	--virtual-only) vonly=1; shift ;;
 	--no-trace-figures) nofig=1; shift ;;
 	--cpu-split) split=1; shift ;;
@@ -214,6 +250,14 @@ while [ $# -gt 0 ]; do
 	*) echo "dlio_peer.sh: unknown option '$1' (--help)" >&2; exit 2 ;;
 	esac
 done
+if [ -n "$track" ] && [ -z "$around" ]; then
+	echo "dlio_peer.sh: --track: needs --measure-around or --measured (the measurement it scales)" >&2; exit 2
+fi
+[ -z "$track" ] || [ -z "$measured" ] || [ -s "$measured/track-base.txt" ] ||
+	{ echo "dlio_peer.sh: --track --measured $measured: no track-base.txt there (a measurement made with --track)" >&2; exit 2; }
+if [ -n "$tcost" ] && [ -n "$measure$track$before" ]; then
+	echo "dlio_peer.sh: --track-cost runs DLIO alone: no --measure-host, --measure-around, --measured, --track or --before" >&2; exit 2
+fi
 # --measure-host: --host NAME is the profile the measurement is carried from
 from=""
 if [ -n "$measure" ]; then
@@ -378,7 +422,7 @@ print("%.1f/%.1f" % (io / n / 1e6, (span - io) / n / 1e6))'
 # its generator; tiersim's where `tiersim dlio` made it, both builds alike):
 # the files of DATASET's format and count under WORK.
 ds_dir() { # DATASET SIDE
-	if [ "$2" = dlio ]; then
+	if [ "$2" = dlio ] || [ "$2" = dlio0 ]; then
 		echo "$work/data/$1"
 		return
 	fi
@@ -618,6 +662,17 @@ print('%s (%d workers): ' % (sys.argv[1].rsplit('/', 1)[-1], j['workers']) +
 PY
 }
 
+# --cpu-split: a line per SIDE of the run in OUT (cpu_split) for DATASET d
+split_lines() { # SIDE...
+	[ -n "$split" ] || return 0
+	local ns c
+	ns=$(($(echo "${over[$d]}" | grep -o 'num_files_train=[0-9]*' | cut -d= -f2) * epochs))
+	for c in "$@"; do
+		[ -s "$out/$c.cpu.json" ] && echo "    cpu us/sample, reading span (whole run): $(cpu_split "$out/$c.cpu.json" "$ns")"
+	done
+	return 0
+}
+
 # FILE -> "FIFO threads/threads seen" (a thread's class as last seen)
 rtshare() {
 	awk '{ c[$1] = $2 } END { for (t in c) { n++; if (c[t] == "FF") f++ }
@@ -709,6 +764,28 @@ open(out, 'w').write('\n'.join(lines))
 PY
 }
 
+# --track, --track-cost: the tracker (workloads/dlio_measure.py track) runs
+# from here to the call's end, its ticks into TRK; the seconds a phase ran
+# are read from the wall clock (date, time.time_ns() in the tracker's lines)
+tpid=""
+if [ -n "$track$tcost" ]; then
+	trk=$work/out/track-$first.txt
+	mkdir -p "$work/out" "$work/track-files"
+	rm -f "$trk"
+	"$venv/bin/python" "$root/workloads/dlio_measure.py" track "$work/track-files" "$trk" "$tperiod" \
+		</dev/null >"$trk.log" 2>&1 &
+	tpid=$!
+	trap '[ -z "$tpid" ] || { kill -CONT "$tpid"; kill -TERM "$tpid"; wait "$tpid"; } 2>/dev/null' EXIT
+	# its first tick: the sets written and read once before it
+	for _ in $(seq 120); do [ -s "$trk" ] && break; sleep 0.5; done
+	[ -s "$trk" ] || { echo "dlio_peer.sh: --track: the tracker did not start: $(tail -1 "$trk.log")" >&2; exit 1; }
+fi
+now() { date +%s%N; }
+
+# the tracker's F and duty over a window (bench/dlio_track.py)
+track_f() { /usr/bin/python3 "$here/dlio_track.py" f "$@"; }
+track_cores() { /usr/bin/python3 "$here/dlio_track.py" cores "$@"; }
+
 # --measure-host: this machine measured once, in this hold, before the rows
 if [ -n "$measure" ]; then
 	if [ -z "$mtier" ]; then
@@ -731,10 +808,16 @@ elif [ -n "$measure" ]; then
 	# with --measure-around its rounds' lines (the probes' base) into the log
 	mq=(--quiet)
 	[ -z "$around" ] || mq=()
+	m0=$(now)
 	TIERSIM_WORKDIR=$work "${rt[@]}" "$tiersim" hosts measure --venv "$venv" --repeats "$mreps" \
 		--tier "${mtier:-nvme-local}" ${from:+--from "$from"} ${mq[@]+"${mq[@]}"} --out "$TIERSIM_HOST_FILE" \
 		>"$mout/measure.txt" 2>"$mout/measure.log" ||
 		{ echo "dlio_peer.sh: tiersim hosts measure failed: $(tail -1 "$mout/measure.log")" >&2; exit 1; }
+	if [ -n "$track" ]; then
+		# the base: the tracker's ticks while the measurement ran
+		awk -v a="$m0" -v b="$(now)" '$1 == "tick" && $2 >= a && $2 <= b' "$trk" >"$mout/track-base.txt"
+		[ -s "$mout/track-base.txt" ] || { echo "dlio_peer.sh: --track: no tracker tick while the measurement ran" >&2; exit 1; }
+	fi
 	echo "host: DLIO its own CPU; tiersim real and virtual charge this-machine, measured $mstart-$(date -u +%H:%M:%SZ)" \
 		"in this hold ($mreps round(s) on ${mtier:-nvme-local}${from:+, carried from $from}), load $(cut -d' ' -f1-3 /proc/loadavg):"
 	sed -n '2,$s/^ */    /p' "$mout/measure.txt"
@@ -751,8 +834,10 @@ echo "$table" | while read -r name d n tier; do
 	gen "$d" || continue
 	sides="dlio ts"
 	[ -n "$before" ] && sides+=" before"
+	# --track-cost: DLIO alone, the tracker stopped (dlio0) and running
+	[ -n "$tcost" ] && sides="dlio0 dlio"
 	# samples/s run by run: DLIO's, tiersim's real and virtual, and before's
-	sd="" st="" sv="" sbt="" sbv=""
+	sd="" st="" sv="" sbt="" sbv="" s0=""
 	for run in $(seq "$first" $((first + runs - 1))); do
 		out=$work/out/$name-$run
 		rm -rf "$out"; mkdir -p "$out/dlio" "$out/m"
@@ -765,15 +850,19 @@ echo "$table" | while read -r name d n tier; do
 			ps=${pset[$d]}
 			mown=$(round_own "$mout/measure.log" "$ps") || mown=-
 			pk=0
+			pw0=$(now)
 			pv=$(probe "$ps" "$tier" "$out/probe-$pk.txt") ||
 				{ echo "dlio_peer.sh: $name: probe failed: $(tail -1 "$out/probe-$pk.txt")" >&2; exit 1; }
 			# the base: the probe of the set just after the measurement
 			# (this call's first run's first probe), as a probe reads it
 			bf=$mout/probe-base-$ps-$tier.txt
+			pw1=$(now)
+			bnote=""
 			if [ ! -s "$bf" ]; then
-				[ -z "$measured" ] ||
+				[ -z "$measured" ] || [ -n "$track" ] ||
 					{ echo "dlio_peer.sh: $name: --measured $mout has no probe of $ps on $tier after it" >&2; exit 1; }
 				cp "$out/probe-$pk.txt" "$bf"
+				[ -z "$measured" ] || bnote=" (--measured had none: this run's first probe)"
 			fi
 			base=$(sed -n 's/^probe [^:]*: DLIO own \([0-9.]*\) us .*/\1/p' "$bf")
 			probes="before DLIO $pv"
@@ -787,36 +876,75 @@ echo "$table" | while read -r name d n tier; do
 				[ -n "$nowarm" ] || warm $(ds_dir "$d" "$side")
 			fi
 			case $side in
-			dlio)
-				"${rt[@]}" "$tierfs" -o "tier=$tier,mem=0,trace=$out/dlio.trace" "$work/data/$d" "$out/m" >/dev/null 2>&1 ||
+			dlio | dlio0)
+				mkdir -p "$out/$side"
+				"${rt[@]}" "$tierfs" -o "tier=$tier,mem=0,trace=$out/$side.trace" "$work/data/$d" "$out/m" >/dev/null 2>&1 ||
 					{ echo "dlio_peer.sh: $name: tierfs failed" >&2; continue 2; }
+				# --track-cost: the tracker stopped while dlio0 runs
+				[ "$side" = dlio ] || kill -STOP "$tpid"
+				dw0=$(now)
 				# shellcheck disable=SC2086
-				cpumnt=$out/m rtrun "$out/dlio.rt" "$out/dlio/summary.json" /usr/bin/time -f "%U %S %e" -o "$out/dlio.time" \
+				cpumnt=$out/m rtrun "$out/$side.rt" "$out/$side/summary.json" /usr/bin/time -f "%U %S %e" -o "$out/$side.time" \
 					"${mpi[@]}" -np "$n" "$venv/bin/dlio_benchmark" --config-dir "$work/config" workload="${wl[$d]}" \
-					$common ${over[$d]} ++workload.dataset.data_folder="$out/m" hydra.run.dir="$out/dlio" \
-					++workload.output.folder="$out/dlio" </dev/null >"$out/dlio.log" 2>&1
+					$common ${over[$d]} ++workload.dataset.data_folder="$out/m" hydra.run.dir="$out/$side" \
+					++workload.output.folder="$out/$side" </dev/null >"$out/$side.log" 2>&1
+				dw1=$(now)
+				[ "$side" = dlio ] || kill -CONT "$tpid"
+				# the tracker's window of the side it ran in
+				[ "$side" = dlio ] && dr0=$dw0 dr1=$dw1
 				# the daemon back to SCHED_OTHER before it unmounts (as rtrun does)
 				[ -n "$prio" ] && ps -e -L -o lwp=,args= | awk -v m="$out/m" 'index($0, m) { print $1 }' |
 					while read -r t; do chrt -o -p 0 "$t" 2>/dev/null; done
 				fusermount3 -u "$out/m" || { fusermount3 -uz "$out/m"; echo "dlio_peer.sh: $name: unmount of $out/m failed" >&2; exit 1; }
-				trace_end "$out/dlio.trace"
+				trace_end "$out/$side.trace"
+				if [ "$side" = dlio0 ]; then
+					a0=$(summary "$out/dlio0" 2>/dev/null) || a0="- -"
+					continue
+				fi
 				a=$(summary "$out/dlio" 2>/dev/null) || a="- -"
 				# (the last line: time(1) puts a non-zero exit status above it)
 				cpu=$(tail -1 "$out/dlio.time" 2>/dev/null |
 					awk '{ printf "%.0f s %.2f", $1 + $2, ($1 + $2) / ($3 > 0 ? $3 : 1) }')
+				[ -z "$tcost" ] || continue
 				;;
-			ts) nowr=$(ts_row "$build" "$out/ts.trace" "$out/ts" "$d" "$n" "$tier") ;;
+			ts)
+				tw0=$(now)
+				nowr=$(ts_row "$build" "$out/ts.trace" "$out/ts" "$d" "$n" "$tier")
+				tw1=$(now)
+				;;
 			before) was=$(ts_row "$before" "$out/ts-before.trace" "$out/ts-before" "$d" "$n" "$tier" "$bhost" "$bfile") ;;
 			esac
 			if [ -n "$around" ] && [ "$side" = dlio ]; then
 				pk=$((pk + 1))
+				pa0=$(now)
 				pv=$(probe "$ps" "$tier" "$out/probe-$pk.txt") ||
 					{ echo "dlio_peer.sh: $name: probe failed: $(tail -1 "$out/probe-$pk.txt")" >&2; exit 1; }
+				pa1=$(now)
 				probes+=", after $side $pv"
 				if [ "$side" = dlio ]; then
 					fac=$(awk -v a="$pprev" -v b="$pv" -v c="$base" 'BEGIN { printf "%.4f", (a + b) / 2 / c }')
+					why="the probes of $ps (DLIO's own work a sample) just before and after DLIO's run, $pprev and $pv us, their mean over the probe just after the hold's measurement, $base us"
+					pfac=$fac
+					if [ -n "$track" ]; then
+						tb=$mout/track-base.txt
+						# the seconds DLIO's readers read (--cpu-split), else its side's
+						tspan="DLIO's side"
+						if [ -s "$out/dlio.cpu.json" ] && read -r rw0 rw1 < <(/usr/bin/python3 "$here/dlio_track.py" span "$out/dlio.cpu.json"); then
+							tspan="DLIO's reading, $(((rw1 - rw0) / 1000000000)) of its side's $(((dw1 - dw0) / 1000000000)) s"
+						else
+							rw0=$dw0 rw1=$dw1
+						fi
+						read -r fac fset tn <<<"$(track_f "$tb" "$trk" "$rw0" "$rw1" "$ps")" && [ -n "$fac" ] ||
+							{ echo "dlio_peer.sh: $name: no tracker tick while DLIO ran ($trk)" >&2; exit 1; }
+						why="the tracker's CPU per file while DLIO's readers read (its $tn ticks) over its CPU while the measurement ran, the mean of npz-s, jpeg, hdf5-s, png-s ($ps alone $fset)"
+						tline="tracker F (its CPU per set over the measurement's): $tspan $fac ($ps $fset, $tn ticks, $(track_cores "$trk" "$rw0" "$rw1") cores), DLIO's whole side $(track_f "$tb" "$trk" "$dw0" "$dw1" | cut -d' ' -f1)"
+						tpb=$(track_f "$tb" "$trk" "$pw0" "$pw1" | cut -d' ' -f1)
+						tpa=$(track_f "$tb" "$trk" "$pa0" "$pa1" | cut -d' ' -f1)
+						# the probes' F carried by the tracker from their seconds to DLIO's
+						tline+=", probe before ${tpb:--}, after ${tpa:--}; the probes' F carried to DLIO's reading by it $(awk -v p="$pfac" -v f="$fac" -v a="$tpb" -v b="$tpa" 'BEGIN { if (a + b > 0) printf "%.4f", p * f / ((a + b) / 2); else print "-" }') (not charged)"
+					fi
 					scale_profile "$mout/this-machine.lua" "$out/this-machine.lua" "$fac" \
-						"bench/dlio_peer.sh --measure-around: the probes of $ps (DLIO's own work a sample) just before and after DLIO's run, $pprev and $pv us, their mean over the probe just after the hold's measurement, $base us" ||
+						"bench/dlio_peer.sh --measure-around${track:+ --track}: $why" ||
 						{ echo "dlio_peer.sh: $name: the scaled profile failed" >&2; exit 1; }
 					export TIERSIM_HOST_FILE=$out/this-machine.lua
 				fi
@@ -824,6 +952,14 @@ echo "$table" | while read -r name d n tier; do
 			fi
 		done
 		load=$(uptime | sed 's/.*average: //')
+		if [ -n "$tcost" ]; then
+			read -r aa as <<<"$a"; read -r za zs <<<"$a0"
+			printf '%-11s %-10s | DLIO, tracker stopped: %5s %7s | tracker running: %5s %7s (its CPU %s cores) | order %s | load %s\n' \
+				"$name" "$tier" "$za" "$zs" "$aa" "$as" "$(track_cores "$trk" "$dr0" "$dr1")" "$(echo $order)" "$load"
+			sd+="$as " s0+="$zs "
+			split_lines dlio0 dlio
+			continue
+		fi
 		# shellcheck disable=SC2046
 		cache+="; after: DLIO $(cached $(ds_dir "$d" dlio)), ts $(cached $(ds_dir "$d" ts))"
 		[ -n "$vonly" ] || trace_end "$out/ts.trace"
@@ -855,19 +991,24 @@ echo "$table" | while read -r name d n tier; do
 			"$name" "$tier" "$aa" "$as" "$ba" "$bs" "$ca" "$cs" "$wcol" "$pa" "$pb" "${cpu:--}" "$qa" \
 			"$qb" "$sa" "$sb" "$ca_" "$cb_" "$wa" "$wb" "$load" "$fifo"
 		echo "    backing files cached before each side${nowarm:+ (not warmed)}:$cache"
-		[ -z "$around" ] || echo "    probes ($ps, DLIO's own work, us a sample, $preps round(s) each): $probes; base (the probe after the hold's measurement) $base, the measurement's own rounds $mown; charged F = $fac (mean around DLIO over the base)"
+		if [ -n "$track" ]; then
+			echo "    probes ($ps, DLIO's own work, us a sample, $preps round(s) each): $probes; base $base$bnote, the measurement's own rounds $mown; the probes' F = $pfac (mean around DLIO over the base; not charged)"
+			echo "    $tline, tiersim's real and virtual sides $(track_f "$tb" "$trk" "$tw0" "$tw1" | cut -d' ' -f1); charged F = $fac"
+		elif [ -n "$around" ]; then
+			echo "    probes ($ps, DLIO's own work, us a sample, $preps round(s) each): $probes; base (the probe after the hold's measurement) $base, the measurement's own rounds $mown; charged F = $fac (mean around DLIO over the base)"
+		fi
 		[ -n "$vonly" ] || echo "    host charged, tiersim real: $(hostused "$out/ts.json")"
 		echo "    host charged, tiersim virtual: $(hostused "$out/ts-v.json")"
-		if [ -n "$split" ]; then
-			ns=$(($(echo "${over[$d]}" | grep -o 'num_files_train=[0-9]*' | cut -d= -f2) * epochs))
-			for c in "$out/dlio.cpu.json" "$out/ts.cpu.json"; do
-				[ -s "$c" ] && echo "    cpu us/sample, reading span (whole run): $(cpu_split "$c" "$ns")"
-			done
-		fi
+		split_lines dlio ts
 	done
 	# each run's ratio, over the runs that ran (a failed side is "-")
 	k=$(echo "$sd" | wc -w)
 	[ "$k" -gt 0 ] || continue
+	if [ -n "$tcost" ]; then
+		printf '%-11s %-10s | DLIO samples/s, tracker running / stopped within each run, median (min..max) of %s: %s\n' \
+			"$name" "$tier" "$k" "$(bench_ratio -f %.3f "$sd" "$s0")"
+		continue
+	fi
 	bl=""
 	[ -n "$before" ] && bl="; before: real $(bench_ratio -f %.2f "$sbt" "$sd"), virtual $(bench_ratio -f %.2f "$sbv" "$sd")"
 	printf '%-11s %-10s | tiersim / DLIO samples/s within each run, median (min..max) of %s: real %s, virtual %s%s\n' \

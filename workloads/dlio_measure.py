@@ -23,6 +23,23 @@
 #                              hosts measure --probe`, whose process starts
 #                              for one set (a pass costs a second or two of
 #                              a round's 10-20 s)
+#   dlio_measure.py track DIR OUT [PERIOD_S]   the host's speed, tracked
+#                              at low duty while something else runs (the
+#                              tracker of bench/dlio_peer.sh --track): the
+#                              sets of TRACK_SETS (written into DIR as gen
+#                              does, TRACK_FILES files each, if missing) read
+#                              from the page cache as DLIO's readers read a
+#                              sample (NPZReader: np.load(f)['x'];
+#                              ImageReader: np.asarray(Image.open(f));
+#                              HDF5Reader: h5py.File(f)['records'][0]), every
+#                              PERIOD_S seconds (default 1) each set's
+#                              TRACK_FILES files once, a line each into OUT
+#                              (flushed), until SIGTERM or SIGINT:
+#                                tick WALL_NS SET FILES THREAD_CPU_NS
+#                              (WALL_NS: time.time_ns() at the tick's start;
+#                              the CPU is the reading thread's own): the
+#                              same work each tick, so its CPU moves with the
+#                              host's speed alone
 #   dlio_measure.py read DIR   reads every file of those folders through
 #                              DLIO's own PyTorch loader (TorchDataset,
 #                              dlio_sampler, its reader classes NPZReader and
@@ -85,12 +102,13 @@ SETS = (("npz-s", "npz", 338, 400, 50, 150528, 8), ("npz-l", "npz", 2896, 28, 7,
 STEPS = (("unet3d", 7, 2097152, 4), ("resnet50", 400, 150528, 8))
 
 
-def gen(top, only=None):
+def gen(top, only=None, files=None):
     from PIL import Image
     rng = np.random.default_rng(10)
     for name, fmt, side, n, _, _, _ in SETS:
         if only and name != only:
             continue
+        n = files or n
         d = os.path.join(top, name)
         os.makedirs(d, exist_ok=True)
         for i in range(n):
@@ -271,10 +289,68 @@ def worker_gc():
     print("gc %d %d" % (total // GC_FORKS, objects), flush=True)
 
 
+# the tracker's sets (the peer rows' readers: r50 npz, j50 jpeg, h50 hdf5,
+# p50 png) and the files it reads of each a tick: about 8 ms of CPU a set on
+# the 2-vCPU EPYC (2026-12-05), 3% of one core at a tick a second
+TRACK_SETS = ("npz-s", "jpeg", "hdf5-s", "png-s")
+TRACK_FILES = 6
+
+
+def track(top, out, period):
+    import signal
+    from PIL import Image
+    stop = []
+    signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
+    signal.signal(signal.SIGINT, lambda *_: stop.append(1))
+    files = {}
+    for name in TRACK_SETS:
+        fmt = [s[1] for s in SETS if s[0] == name][0]
+        f = sorted(glob.glob(os.path.join(top, name, "*." + fmt)))[:TRACK_FILES]
+        if len(f) < TRACK_FILES:
+            gen(top, name, TRACK_FILES)
+            f = sorted(glob.glob(os.path.join(top, name, "*." + fmt)))[:TRACK_FILES]
+        files[name] = (fmt, f)
+
+    def read(fmt, f):  # as DLIO 2.0.0's reader classes do (reader/*.py)
+        if fmt == "npz":
+            return np.load(f, allow_pickle=True)["x"]
+        if fmt == "hdf5":
+            import h5py
+            with h5py.File(f, "r") as hf:
+                return hf["records"][0]
+        return np.asarray(Image.open(f))
+
+    for name in TRACK_SETS:  # imports and first reads: not a tick's work
+        for f in files[name][1]:
+            read(files[name][0], f)
+    with open(out, "w") as o:
+        nxt = time.monotonic()
+        while not stop:
+            for name in TRACK_SETS:
+                fmt, f = files[name]
+                w = time.time_ns()
+                c = time.thread_time_ns()
+                for x in f:
+                    read(fmt, x)
+                o.write("tick %d %s %d %d\n" % (w, name, len(f), time.thread_time_ns() - c))
+            o.flush()
+            nxt += period
+            time.sleep(max(nxt - time.monotonic(), 0))
+
+
 def main():
+    if len(sys.argv) in (4, 5) and sys.argv[1] == "track":
+        try:
+            period = float(sys.argv[4]) if len(sys.argv) == 5 else 1.0
+        except ValueError:
+            period = 0
+        if not 0.05 <= period <= 60:
+            sys.exit("dlio_measure.py track: PERIOD_S '%s': not seconds from 0.05 to 60" % sys.argv[4])
+        track(sys.argv[2], sys.argv[3], period)
+        return
     if len(sys.argv) not in (3, 4) or sys.argv[1] not in ("gen", "read") or \
             (len(sys.argv) == 4 and sys.argv[3] not in [s[0] for s in SETS]):
-        sys.exit("usage: dlio_measure.py gen|read DIR [SET]")
+        sys.exit("usage: dlio_measure.py gen|read DIR [SET] | track DIR OUT [PERIOD_S]")
     only = sys.argv[3] if len(sys.argv) == 4 else None
     if sys.argv[1] == "gen":
         gen(sys.argv[2], only)
