@@ -401,8 +401,25 @@ struct accel {
 		 * before it in the order, but for those of the leaves' chains
 		 * (merge_window; 0: not known) */
 		uint64_t mwin;
+		/* merge_reach's bandwidth cap and least bytes a read (cap 0:
+		 * none); the device's stream when epoch ep_epoch began (a copy:
+		 * ts_tier_lat_rng), for own_window */
+		double mw_cap, mw_least;
+		struct ts_rng ep_rng;
+		uint64_t ep_epoch;
 	} pm;
 };
+
+/* How far apart in the order two merging reads can lie (merge_window's
+ * rule) where every request's service, admission to end, is at most @lam
+ * ns: qd + C, C <= (lam + 1 + tolerance) cap / least. 0: not known. */
+static uint64_t merge_reach(const struct pass_model *m, double lam)
+{
+	if (!(m->mw_cap > 0))
+		return 0;
+	double c = floor((lam + 1 + TS_TIER_RATE_TOLERANCE_NS) / 1e9 * m->mw_cap / m->mw_least) + 1;
+	return c < 0x1p40 ? m->qd + (uint64_t)c : 0;
+}
 
 /* The stored bytes of a dataset's samples: their sum, least and most. */
 struct sample_bytes {
@@ -435,12 +452,18 @@ static void sample_bytes_of(const struct ts_dataset_meta *m, struct sample_bytes
  * samples an epoch leaves out (drop_last, shuffled) is not known here: its
  * samples hold at least as many bytes as the smallest would, and at least
  * all the dataset's bytes but as many of the largest as it leaves out. */
-static double steps_bytes(const struct accel *A, uint64_t steps)
+static double samples_bytes(const struct accel *A, double c)
 {
 	const struct sample_bytes *sb = A->sb;
-	double c = TS_MIN((double)steps * (double)A->n * (double)A->w->batch_size,
-			  (double)sb->count);
+	c = TS_MIN(TS_MAX(c, 0), (double)sb->count);
 	return TS_MAX(c * sb->min, sb->all - ((double)sb->count - c) * sb->max);
+}
+
+/* An epoch's first @steps batches' samples (the dataset's at most) */
+static double steps_samples(const struct accel *A, uint64_t steps)
+{
+	return TS_MIN((double)steps * (double)A->n * (double)A->w->batch_size,
+		      (double)A->sb->count);
 }
 
 /* The least the reads of @steps steps take the drive from their issue,
@@ -451,20 +474,51 @@ static double steps_bytes(const struct accel *A, uint64_t steps)
  * negative: not known, no IOPS bound): at the peak rate and, while no
  * read costs more I/Os than the burst bucket holds, at its refill after
  * its credits. 0: no bound. */
-static double steps_read_ns(const struct accel *A, uint64_t steps, double mem, double merged)
+static double samples_read_ns(const struct accel *A, double samples, double mem, double merged)
 {
-	double need = steps_bytes(A, steps) - mem, t = 0;
+	double need = samples_bytes(A, samples) - mem, t = 0;
 	if (A->cap > 0 && need > 0)
 		t = need / A->cap * 1e9;
 	if (A->ios.peak > 0 && !A->mem && merged >= 0) {
-		double c = TS_MIN((double)steps * (double)A->n * (double)A->w->batch_size,
-				  (double)A->sb->count) - merged;
+		double c = TS_MIN(TS_MAX(samples, 0), (double)A->sb->count) - merged;
 		t = TS_MAX(t, (c - 1) / A->ios.peak * 1e9);
 		double most = A->io_unit ? ceil(A->sb->max / (double)A->io_unit) : 1;
 		if (A->ios.refill > 0 && most <= A->ios.bucket)
 			t = TS_MAX(t, (c - A->ios.bucket) / A->ios.refill * 1e9);
 	}
 	return t;
+}
+
+/* samples_read_ns of an epoch's first @steps batches */
+static double steps_read_ns(const struct accel *A, uint64_t steps, double mem, double merged)
+{
+	return samples_read_ns(A, steps_samples(A, steps), mem, merged);
+}
+
+/* How many of an epoch's first @steps batches' samples the loader claims
+ * (issues their reads) at or after its first step starts, R1, at least:
+ * every batch past the prefetch window (accel_next's rule), and where
+ * pass_model's rules hold (seq: a sample one read, issued at its claim,
+ * fewer than qd in flight; no extent-tree leaf: every read reaches the
+ * limits when claimed) all but the first batch and mwin more. The first
+ * step starts once every read of batch 0 has ended (R1, steploop.c); let
+ * i* be the one ending last. A sample j claimed by R1 after i* was
+ * claimed with at most qd in flight, j among them; every other sample
+ * between i* and j ended by c_j <= R1, so was admitted by then, after
+ * i*'s admission a_i* (it reached the limits after i*, which admit in
+ * arrival order), moving the bandwidth limit's tat by its bytes over at
+ * most cap each: C of them are admitted no sooner than a_i* + C x least
+ * / cap - tolerance (rate.c's GCRA), and R1 = e_i* <= a_i* + lam + 1
+ * (pass_bound's rule). So j - i* <= qd + C, C as merge_window bounds it
+ * (pm.mwin = qd + C), and i* < B: at most B + mwin samples are claimed
+ * before R1. */
+static double after_r1(const struct accel *A, uint64_t steps)
+{
+	double B = (double)A->n * (double)A->w->batch_size, all = steps_samples(A, steps);
+	double c = steps > A->window ? all - (double)A->window * B : 0;
+	if (A->pm.seq && !A->pm.leaves && A->pm.mwin)
+		c = TS_MAX(c, all - B - (double)A->pm.mwin);
+	return TS_MAX(c, 0);
 }
 
 /* The least the current epoch's last step can end at, @steps steps long,
@@ -482,11 +536,16 @@ static double accel_floor(const struct accel *A, uint64_t steps, double merged, 
 	double t = steps_read_ns(A, steps, A->cur_epoch ? A->mem : 0, A->mem ? 0 : merged);
 	double f = drive_floor((double)A->ep_start, t, (double)A->step_ns, (double)A->ct);
 	/* and from its first step on, the window's share (accel_next) */
-	if (!A->mem && steps > A->window) {
-		double r1 = (double)A->first_end - (double)(A->step_ns + A->ct);
+	double r1 = (double)A->first_end - (double)(A->step_ns + A->ct);
+	if (!A->mem && steps > A->window)
 		f = TS_MAX(f, drive_floor(r1, steps_read_ns(A, steps - A->window, 0, tail),
 					  (double)A->step_ns, (double)A->ct));
-	}
+	/* and all but the first batch and mwin (after_r1), its merges not
+	 * counted on a tier that merges */
+	if (!A->mem)
+		f = TS_MAX(f, drive_floor(r1, samples_read_ns(A, after_r1(A, steps), 0,
+							      A->ios.merges ? -1 : 0),
+					  (double)A->step_ns, (double)A->ct));
 	return f;
 }
 
@@ -508,6 +567,8 @@ static double accel_reach(struct accel *A, uint64_t steps, uint64_t left, double
 			(double)(A->prev_end - A->first_end), (double)A->ct, (double)A->step_ns,
 			steps, left, floor > 0 ? floor - (double)A->first_end : 0, A->next);
 }
+
+static uint64_t own_window(const struct accel *A, uint64_t steps);
 
 /* Whether the run stops at its current step: the reach (*@reach) under
  * stop_below, less a margin for rounding (the bound must not pass a run
@@ -537,8 +598,13 @@ static bool accel_stops(struct accel *A, uint64_t steps, uint64_t left, double *
 		 * then the leaves' chains' merges on top */
 		uint64_t win = (A->window + 1) * B;
 		A->mg_extra = 0;
-		if (A->pm.ok && A->pm.mwin && A->pm.mwin < win)
-			win = A->pm.mwin, A->mg_extra = 2 * A->pm.leaves;
+		if (A->pm.ok && A->pm.mwin) {
+			uint64_t own = own_window(A, steps), mw = A->pm.mwin;
+			if (own && own < mw)
+				mw = own;
+			if (mw < win)
+				win = mw, A->mg_extra = 2 * A->pm.leaves;
+		}
 		A->mg_fail = ts_vpipe_merges_new(A->pipe.vp, A->cur_epoch, win, A->window * B,
 						  steps * B, &A->mg) != 0;
 	}
@@ -570,19 +636,20 @@ static bool accel_stops(struct accel *A, uint64_t steps, uint64_t left, double *
  * reads issued) once batch j - window is released (scheduler.c), and
  * the first is released when the first step starts, at R1 (the step
  * loop releases a batch when its step starts): the reads of batches
- * window .. K - 1 are issued at or after R1, so the last step ends at
- * least their read time (steps_read_ns, less the tolerance) plus step +
+ * window .. K - 1 are issued at or after R1 (where pass_model's rules
+ * hold, all but batch 0 and mwin more: after_r1), so the last step ends at
+ * least their read time (samples_read_ns, less the tolerance) plus step +
  * ct after R1, and the first ends step + ct after it. Without a page cache
  * only (one could hold bytes read ahead before R1) and without a step
  * limit (an epoch it cuts short has another K); c1 otherwise (1 here). */
 static double accel_next(const struct accel *A)
 {
 	uint64_t K = A->per_epoch;
-	if (!A->sb || A->mem || A->limit != UINT64_MAX || K <= A->window || K < 2)
+	if (!A->sb || A->mem || A->limit != UINT64_MAX || K < 2)
 		return 1;
 	/* an epoch to come has an order not made yet: a tier that merges
 	 * gives it no IOPS bound */
-	double t = steps_read_ns(A, K - A->window, 0, A->ios.merges ? -1 : 0) -
+	double t = samples_read_ns(A, after_r1(A, K), 0, A->ios.merges ? -1 : 0) -
 		   TS_TIER_RATE_TOLERANCE_NS;
 	double ct = (double)A->ct;
 	return (double)(K - 1) * ct / TS_MAX(t, (double)(K - 1) * (ct + (double)A->step_ns));
@@ -744,6 +811,52 @@ draws_end(const struct accel *A, uint64_t k, uint64_t K, double now, double z0, 
 	return E + (double)lv * m->delta_leaf;
 }
 
+/* merge_window's reach for the current epoch of @steps steps with the
+ * device's own draws in place of its longest (lam): where pass_draws's
+ * rules hold and no request but reads reached the tier since the run's
+ * start (draws_now's test), every request of the epoch is a sample's read
+ * or an extent-tree leaf's (each read once a run at most), each drawing
+ * its latency once from the device's stream in the order they reach it,
+ * from the stream as the epoch began (pm.ep_rng: nothing of it claimed
+ * then). So each of them takes one of that stream's first steps x B +
+ * leaves draws, and its service, admission to end, is at most the
+ * largest of them (draw_lat: rounded up; + 2 as dist_max's) or its
+ * transfer, + 2 (pass_bound's lam). 0: not known. */
+static uint64_t own_window(const struct accel *A, uint64_t steps)
+{
+	const struct pass_model *m = &A->pm;
+	if (!m->seq || !m->draws || m->ep_epoch != A->cur_epoch || !(m->mw_cap > 0))
+		return 0;
+	struct ts_tier_stats ts;
+	ts_tier_stats(m->tier, &ts);
+	if (ts.op[TS_TIER_META].count + ts.op[TS_TIER_WRITE].count != m->or0)
+		return 0;
+	uint64_t n = steps * A->n * A->w->batch_size + m->leaves;
+	struct ts_rng r = m->ep_rng;
+	const struct ts_rng_zig *z = ts_rng_zig();
+	double d = 0;
+	for (uint64_t i = 0; i < n; i++)
+		d = TS_MAX(d, draw_lat(m, &r, z));
+	return merge_reach(m, TS_MAX(TS_MAX(d + 2, m->delta), m->delta_leaf) + 2);
+}
+
+/* The device's stream as epoch @e begins (own_window), where nothing of
+ * it is claimed yet: the loader's claims are every sample of the steps
+ * before */
+static void own_epoch_start(struct accel *A, uint64_t e)
+{
+	struct pass_model *m = &A->pm;
+	m->ep_epoch = UINT64_MAX;
+	if (!m->seq || !m->draws)
+		return;
+	struct ts_vpipe_stats vs;
+	ts_vpipe_stats(A->pipe.vp, &vs);
+	if (vs.read_requests - m->rr0 != A->steps * A->n * A->w->batch_size)
+		return;
+	ts_tier_lat_rng(m->tier, &m->ep_rng);
+	m->ep_epoch = e;
+}
+
 /* draws_end compiled for each @how: its loop holds no test of it */
 static double pass_draws(const struct accel *A, uint64_t k, uint64_t K, double now, double z0,
 			 double x0, uint64_t ahead, uint64_t lv, enum draws how)
@@ -783,6 +896,17 @@ static double seq_end(const struct accel *A, const struct pass_goal *g, uint64_t
 {
 	const struct pass_model *m = &A->pm;
 	double thr = A->stop_below + 1e-9, e = INFINITY;
+	/* No draws can bring pass_draws's end under x0 + (its samples) x delta
+	 * + step + lv x delta_leaf: each sample moves X to Y + delta, Y >= X,
+	 * and ends by at least that X (e >= Y + delta), the last step starts
+	 * no sooner and lasts step (ct included), the leaves add theirs. Where
+	 * even that misses, no mode of it can pass: INFINITY (no bound), and
+	 * no sample of the recurrence is walked. */
+	uint64_t B = A->n * A->w->batch_size, all = (K - k) * B;
+	double least = x0 + (double)(all > ahead ? all - ahead : 0) * m->delta +
+		       (double)(A->step_ns + A->ct) + (double)lv * m->delta_leaf;
+	if (all > ahead && least > g->first && !(goal_au(A, g, least) >= thr))
+		return INFINITY;
 	bool paced = m->lam + m->rho + 2 < (double)(m->qd - 1) * m->delta;
 	if (paced || !m->draws) {
 		e = pass_draws(A, k, K, now, z0, x0, ahead, lv, DRAWS_MOST);
@@ -899,12 +1023,11 @@ static int accel_passes_at_start(struct accel *A, double *au)
 	if (*au >= thr)
 		return 1;
 	/* the most it reaches: its first epoch's reads past the prefetch
-	 * window are read after its first step starts (accel_next's rule),
-	 * an epoch's AU is at most 1 */
-	double most = K > A->window ? steps_read_ns(A, K - A->window, 0, merged) -
-					      TS_TIER_RATE_TOLERANCE_NS : 0;
+	 * window (after_r1's) are read after its first step starts
+	 * (accel_next's rule), an epoch to come's AU is at most A->next */
+	double most = samples_read_ns(A, after_r1(A, K), 0, merged) - TS_TIER_RATE_TOLERANCE_NS;
 	double reach = ((double)(K - 1) * ct / TS_MAX(most, (double)(K - 1) * step) +
-			(double)(epochs - 1)) / (double)epochs;
+			(double)(epochs - 1) * A->next) / (double)epochs;
 	if (reach < A->stop_below - 1e-9) {
 		*au = reach;
 		return -1;
@@ -989,7 +1112,7 @@ static int accel_step_end(void *self, const struct ts_take *b, const struct ts_s
 	if (A->in_epoch == A->per_epoch) { /* the epoch's loader ends; the next starts */
 		if (A->pipe.pipe) {
 			A->open_next = true; /* after the ranks' barrier (accel_take) */
-		} else if ((rc = ts_vpipe_open_epoch(A->pipe.vp, end))) {
+		} else if (own_epoch_start(A, b->epoch + 1), (rc = ts_vpipe_open_epoch(A->pipe.vp, end))) {
 			snprintf(err, errlen, "virtual loader: %s", ts_strerror(rc));
 			return rc;
 		} else {
@@ -1371,13 +1494,14 @@ static double read_cost_ns(const struct ts_tier_profile *p, const struct ts_tier
  * the samples claimed after it; each such read joins at most one read
  * and is joined by at most one (rate.c: a stream is taken once), so at
  * most 2 x leaves merges lie farther apart. */
-static uint64_t merge_window(const struct pass_model *m, const struct ts_tier_profile *p, double cap,
+static uint64_t merge_window(struct pass_model *m, const struct ts_tier_profile *p, double cap,
 			     double least)
 {
 	if (!m->seq || p->charge_full_unit || !(cap > 0) || !(least >= 1))
 		return 0;
-	double c = floor((m->lam + 1 + TS_TIER_RATE_TOLERANCE_NS) / 1e9 * cap / least) + 1;
-	return c < 0x1p40 ? m->qd + (uint64_t)c : 0;
+	m->mw_cap = cap;
+	m->mw_least = least;
+	return merge_reach(m, m->lam);
 }
 
 /* Find-max's early pass (accel_passes): where pass_bound's rules hold for
@@ -1444,7 +1568,12 @@ static void pass_model_of(const struct env *E, struct accel *A, const struct ts_
 		m->tr0 = ts.op[TS_TIER_READ].count;
 		m->or0 = ts.op[TS_TIER_META].count + ts.op[TS_TIER_WRITE].count;
 		m->draws_epoch = UINT64_MAX;
+		m->ep_epoch = UINT64_MAX;
 		m->mwin = merge_window(m, p, ts_tier_read_cap(lim), E->sb.min);
+		if (m->draws) { /* the run's first epoch: nothing claimed yet */
+			ts_tier_lat_rng(vt->tier, &m->ep_rng);
+			m->ep_epoch = 0;
+		}
 	}
 }
 
