@@ -1112,10 +1112,12 @@ static int accel_step_end(void *self, const struct ts_take *b, const struct ts_s
 	if (A->in_epoch == A->per_epoch) { /* the epoch's loader ends; the next starts */
 		if (A->pipe.pipe) {
 			A->open_next = true; /* after the ranks' barrier (accel_take) */
-		} else if (own_epoch_start(A, b->epoch + 1), (rc = ts_vpipe_open_epoch(A->pipe.vp, end))) {
-			snprintf(err, errlen, "virtual loader: %s", ts_strerror(rc));
-			return rc;
 		} else {
+			own_epoch_start(A, b->epoch + 1);
+			if ((rc = ts_vpipe_open_epoch(A->pipe.vp, end))) {
+				snprintf(err, errlen, "virtual loader: %s", ts_strerror(rc));
+				return rc;
+			}
 			A->open_ns = end;
 		}
 	}
