@@ -143,8 +143,8 @@ int ts_trace_stats_compute(const struct ts_trace *t, uint64_t interval_ns,
 		if (k)
 			ts_hist_add(&s->interarrival, r->submit_ns - t->recs[idx[k - 1]].submit_ns);
 
-		const struct ts_trace_issue *is = t->issue ? &t->issue[idx[k]] : NULL;
-		if (is && is->set) {
+		const struct ts_trace_issue *is = ts_trace_issue_of(t, idx[k]);
+		if (is) {
 			s->issued++;
 			ts_hist_add(&s->issue_lead, r->submit_ns - is->issue_ns);
 			ts_hist_add(&s->issue_model, is->end_ns - is->issue_ns);

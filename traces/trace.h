@@ -381,6 +381,11 @@ TS_WUR int ts_trace_add_cpu(struct ts_trace *t, const struct ts_trace_cpu *cpu);
  * one, one per record, issue_ns <= submit_ns <= ... and issue_ns <=
  * end_ns). -EINVAL otherwise. */
 TS_WUR int ts_trace_add_issue(struct ts_trace *t, const struct ts_trace_issue *is);
+/* Record @i's request clock (version 9), or NULL where it has none. */
+static inline const struct ts_trace_issue *ts_trace_issue_of(const struct ts_trace *t, size_t i)
+{
+	return t->issue && t->issue[i].set ? &t->issue[i] : NULL;
+}
 /* Fills in the clocks of the samples left unread (TS_CPU_F_GAP) from the
  * read ones around them, per thread in submit order; traces/FORMAT.md
  * states the estimate. ts_trace_read() calls it. 0 or -ENOMEM. */

@@ -324,12 +324,6 @@ static uint64_t wake_up(const struct ts_replay_cfg *cfg, const struct ts_trace_r
  * record @r's reply besides the floor and the hop: its size and window
  * parts (traces/tier_rule.h), which under kernel_fs come off the gap after
  * it; 0 for any other. */
-/* Block mode's request clock of record @i (trace format 9), or NULL. */
-static const struct ts_trace_issue *issue_of(const struct ts_trace *t, size_t i)
-{
-	return t->issue && t->issue[i].set ? &t->issue[i] : NULL;
-}
-
 static uint64_t loop_off(const struct ts_replay_cfg *cfg, const struct ts_trace_rec *r)
 {
 	if (!cfg->loop_recorded || (r->flags & TS_REC_F_NOTIER))
@@ -425,8 +419,8 @@ bool replay_cursor_advance(struct cursor *c, const struct ts_trace *t, uint64_t 
 	c->win_hi = nx->submit_ns;
 	if (nx->submit_ns >= c->rec_done_max) {
 		uint64_t gap = nx->submit_ns - c->rec_done_max;
-		const struct ts_trace_issue *ia = issue_of(t, c->p->idx[c->i - 1]),
-					    *ib = issue_of(t, c->p->idx[c->i]);
+		const struct ts_trace_issue *ia = ts_trace_issue_of(t, c->p->idx[c->i - 1]),
+					    *ib = ts_trace_issue_of(t, c->p->idx[c->i]);
 		if (cfg->kernel_fs && cfg->loop_recorded && rdone == c->rec_done_max && ia && ib) {
 			/* both timed by block mode's request clock: from the
 			 * model's completion of the one, which the kernel's

@@ -283,8 +283,8 @@ static uint64_t serve(struct vrun *v, const struct ts_trace_rec *r, size_t idx, 
 	 * receipt, and replied the recorded hop and lateness means before the
 	 * model's completion (fs/timing.c); else from the receipt, the
 	 * mount's floor and hop in the model's floor */
-	const struct ts_trace_issue *is = v->t->issue ? &v->t->issue[idx] : NULL;
-	bool from_issue = is && is->set && !v->cfg->kernel_fs && s == arrive &&
+	const struct ts_trace_issue *is = ts_trace_issue_of(v->t, idx);
+	bool from_issue = is && !v->cfg->kernel_fs && s == arrive &&
 			  (q.op == TS_TIER_READ || q.op == TS_TIER_WRITE);
 	uint64_t at = from_issue ? s - TS_MIN(s, r->submit_ns - is->issue_ns) : s;
 	done = ts_tier_submit(v->tier, at, &q, &d);
