@@ -28,6 +28,7 @@ struct replay_args {
 	struct ts_opt_list tiers;
 	char *target, *profile, *wakes, *instance, *host;
 	char *wake_cost; /* DUR; NULL: --host's */
+	char *loop_issue; /* --kernel-fs: the block mode predicted, on|off|watch */
 	char *over[TS_REPLAY_OVER_N]; /* as ts_replay_over_names[] */
 	double speed;
 	uint64_t band; /* --band N: parts; 0: none */
@@ -48,6 +49,12 @@ static const struct ts_opt replay_opts[] = {
 	  "length less the round trip, instead of the thread's time on a CPU and its own "
 	  "sleeps in it (for a job recorded without a wake file that sleeps between its file "
 	  "ops)" },
+	{ "loop_issue", TS_OPT_STR, RA(loop_issue), "on", 0, 0, "",
+	  "with --kernel-fs: the block mode predicted, as tiersim disk mount's --loop-issue: "
+	  "on, each device request charged from the loop device's issue; off or watch, from "
+	  "tierfs's receipt, the gap after a read the device served keeping the recording's "
+	  "round trip (the loop rule, traces/README.md)",
+	  "on|off|watch" },
 	{ "tier", TS_OPT_LIST, RA(tiers), NULL, 0, MAX_TIERS, "",
 	  "a tier to predict (repeat for a side-by-side table)", "NAME" },
 	{ "target", TS_OPT_STR, RA(target), NULL, 0, 0, "",
@@ -162,6 +169,13 @@ static int replay_args(struct replay_args *o, struct ts_replay_cfg *cfg, int arg
 									"keeps them as recorded)");
 	if (o->keep_gaps && !o->kernel_fs)
 		return ts_cmdline_error(cl, "--keep-gaps is --kernel-fs's (give both)");
+	if (strcmp(o->loop_issue, "on") && strcmp(o->loop_issue, "off") &&
+	    strcmp(o->loop_issue, "watch"))
+		return ts_cmdline_error(cl, "--loop-issue: '%s' is not on, off or watch",
+					o->loop_issue);
+	if (strcmp(o->loop_issue, "on") && !o->kernel_fs)
+		return ts_cmdline_error(cl, "--loop-issue=%s is --kernel-fs's (give both)",
+					o->loop_issue);
 	if (!o->target && !o->virtual_time)
 		return ts_cmdline_error(cl, "give --virtual (with --tier) or --target DIR");
 	if (o->virtual_time && !o->tiers.n)
@@ -203,6 +217,7 @@ static int replay_args(struct replay_args *o, struct ts_replay_cfg *cfg, int arg
 	cfg->no_think = o->no_think;
 	cfg->kernel_fs = o->kernel_fs;
 	cfg->keep_gaps = o->keep_gaps;
+	cfg->loop_receipt = strcmp(o->loop_issue, "on") != 0;
 	cfg->closed_loop = o->closed_loop;
 	cfg->cpu_model = o->cpu_model;
 	cfg->allow_writes = o->allow_writes;

@@ -65,11 +65,12 @@ done
 # --kernel-fs: the job on a kernel file system. A FUSE recording (floor
 # 10us) of open, getattr, a 4 KiB read, flush and close, 28/17/15/13us
 # apart. As recorded: every gap and every op's recorded time, the read 60us
-# less the floor (131us). On ext4 the metadata ops cost nothing, each gap
-# after one loses the floor (18, 7, 3us), the gap after the device's read
-# keeps it (15us: the loop device's worker crosses FUSE to tierfs, the loop
-# rule), the read pays its whole 60us: 103us (before the loop rule, 93us).
-# With --floor 20us the first gap keeps 8us and the read's its 15us.
+# less the floor (131us). On ext4 the metadata ops cost nothing, every gap
+# loses the floor (18, 7, 5, 3us), the read pays its whole 60us: 93us.
+# With --floor 20us the first gap keeps 8us. With --loop-issue=off (block
+# mode charged from tierfs's receipt) the gap after the device's read keeps
+# the floor (15us: the loop device's worker crossed FUSE to tierfs, the
+# loop rule): 103us, think 43us (with --floor 20us 23us).
 mktrace kfs <<'X'
 header version=5 mem=0 model=255 floor_ns=10000
 path 1 "/f"
@@ -88,20 +89,25 @@ X
 check "kernel-fs: FUSE total" test "$(j "$T/kf0.json" '.results[1].total_ns')" = 131000
 "$B" replay "$T/kfs.trace" --virtual --kernel-fs --tier fixed60 --profile "$T/kfs.lua" --json \
 	> "$T/kf1.json" 2>/dev/null
-check "kernel-fs: total" test "$(j "$T/kf1.json" '.results[1].total_ns')" = 103000
-check "kernel-fs: think" test "$(j "$T/kf1.json" '.results[1].think_ns')" = 43000
+check "kernel-fs: total" test "$(j "$T/kf1.json" '.results[1].total_ns')" = 93000
+check "kernel-fs: think" test "$(j "$T/kf1.json" '.results[1].think_ns')" = 33000
 check "kernel-fs: io" test "$(j "$T/kf1.json" '.results[1].io_wait_ns')" = 60000
 "$B" replay "$T/kfs.trace" --virtual --kernel-fs --floor 20us --tier fixed60 \
 	--profile "$T/kfs.lua" --json > "$T/kf2.json" 2>/dev/null
-check "kernel-fs: --floor's round trip" test "$(j "$T/kf2.json" '.results[1].think_ns')" = 23000
+check "kernel-fs: --floor's round trip" test "$(j "$T/kf2.json" '.results[1].think_ns')" = 8000
+kfo() { "$B" replay "$T/kfs.trace" --virtual --kernel-fs --loop-issue=off --tier fixed60 \
+	--profile "$T/kfs.lua" --json "$@" 2>/dev/null |
+	jq -r '.results[1] | "\(.total_ns) \(.think_ns) \(.io_wait_ns)"'; }
+check "kernel-fs: --loop-issue=off, the loop rule" test "$(kfo)" = "103000 43000 60000"
+check "kernel-fs: --loop-issue=off, --floor" test "$(kfo --floor 20us)" = "83000 23000 60000"
 # The in-kernel rule: the same recording with the thread's CPU samples
 # (on a CPU 5, 3, 2 and 9us between its requests, the rest of each gap
 # queued or off the CPU: the FUSE hand-offs), the close 43us after the
 # flush. On ext4 the thread never leaves its CPU in the metadata ops, so
 # the gap after each is its time on a CPU, at most the gap less the floor:
 # 5, 3 (after open, getattr) and 9us (after flush), none of it a wait;
-# after the device's read the gap stays 15us (the loop rule): think 32us,
-# total 92us. With --keep-gaps the gaps less the floor (18, 7, 15, 33us),
+# after the device's read the gap loses the floor (5us): think 22us,
+# total 82us. With --keep-gaps the gaps less the floor (18, 7, 5, 33us),
 # the last one's 14us off the CPU beyond the round trip a wait (the wait
 # rule), which brings the close to its recorded 120us: 120us in all, as
 # before the rule.
@@ -122,8 +128,8 @@ end drops=0 records=5 t=121000
 X
 "$B" replay "$T/kfc.trace" --virtual --kernel-fs --tier fixed60 --profile "$T/kfs.lua" --json \
 	> "$T/kf4.json" 2>/dev/null
-check "in-kernel: total" test "$(j "$T/kf4.json" '.results[1].total_ns')" = 92000
-check "in-kernel: think" test "$(j "$T/kf4.json" '.results[1].think_ns')" = 32000
+check "in-kernel: total" test "$(j "$T/kf4.json" '.results[1].total_ns')" = 82000
+check "in-kernel: think" test "$(j "$T/kf4.json" '.results[1].think_ns')" = 22000
 check "in-kernel: no wait" test "$(j "$T/kf4.json" '.results[1].waited_ns')" = 0
 "$B" replay "$T/kfc.trace" --virtual --tier fixed60 --profile "$T/kfs.lua" --json \
 	> "$T/kf5.json" 2>/dev/null
@@ -139,6 +145,44 @@ check "in-kernel: not without --kernel-fs" test "$(j "$T/kf5.json" '.results[1].
 "$B" replay "$T/kfs.trace" --kernel-fs --target "$T" > "$T/kf3.out" 2>&1
 check "kernel-fs: refused with --target" test $? = 2
 check "kernel-fs: one line" test "$(wc -l < "$T/kf3.out")" = 1
+
+# The loop rule, block mode as `tiersim disk mount` runs it (each device
+# request charged from the loop device's issue, loop_issue=on): no FUSE
+# round trip follows a device read there. A FUSE recording (round trip
+# 30us) of a reader of two 128 KiB files, each opened, read whole (90us at
+# tierfs) and closed, 38, 40 and 39us apart (38 and 40 after the second
+# open). --kernel-fs on fixed60: the opens and closes are the kernel's
+# (free), each read pays the model's 60us, and every gap loses the round
+# trip, the two after the reads too: 8 + 60 + 10 + 9 + 8 + 60 + 10 =
+# 165us, think 45us. With --loop-issue=off (charged from tierfs's receipt)
+# the gaps after the reads keep it (the loop rule): 225us, think 105us,
+# which is what the default predicted before block mode timed the issue.
+mktrace kfl <<'X'
+header version=5 mem=0 model=255 floor_ns=30000
+path 1 "/a"
+path 2 "/b"
+0 2000 open 1 0 0 0 1 131072 0 4
+40000 130000 read 1 0 131072 131072 1 131072 0 0
+170000 171000 close 1 0 0 0 1 131072 0 4
+210000 212000 open 2 0 0 0 1 131072 0 4
+250000 340000 read 2 0 131072 131072 1 131072 0 0
+380000 381000 close 2 0 0 0 1 131072 0 4
+end drops=0 records=6 t=381000
+X
+kfl() { "$B" replay "$T/kfl.trace" --virtual --kernel-fs --tier fixed60 --profile "$T/kfs.lua" \
+	--json "$@" 2>/dev/null | jq -r '.results[1] | "\(.total_ns) \(.think_ns) \(.io_wait_ns)"'; }
+check "loop rule: issue-timed block mode" test "$(kfl)" = "165000 45000 120000"
+check "loop rule: --loop-issue=on" test "$(kfl --loop-issue=on)" = "165000 45000 120000"
+check "loop rule: --loop-issue=off" test "$(kfl --loop-issue=off)" = "225000 105000 120000"
+check "loop rule: --loop-issue=watch" test "$(kfl --loop-issue=watch)" = "225000 105000 120000"
+"$B" replay "$T/kfl.trace" --virtual --loop-issue=off --tier fixed60 --profile "$T/kfs.lua" \
+	> "$T/kfl1.out" 2>&1
+check "loop rule: --loop-issue refused without --kernel-fs" test $? = 2
+check "loop rule: one line naming it" test "$(grep -c -- "--loop-issue=off is --kernel-fs's" "$T/kfl1.out")" = 1
+"$B" replay "$T/kfl.trace" --virtual --kernel-fs --loop-issue=maybe --tier fixed60 \
+	--profile "$T/kfs.lua" > "$T/kfl2.out" 2>&1
+check "loop rule: an unknown --loop-issue refused" test $? = 2
+check "loop rule: one line" test "$(wc -l < "$T/kfl2.out")" = 1
 
 # A block-mode recording (the loop device's requests to tierfs): a 10us
 # FUSE round trip and a 5us loop hop (header loop_hop_ns, bit 0x100), both
@@ -236,12 +280,16 @@ check "block: the report names the hop" grep -q "loop-device hop (5.00 us)" "$T/
 check "block v5: dump unchanged" test "$("$B" trace dump "$T/blk5.trace" | grep -c 'loop_hop_ns=')" = 0
 "$B" trace dump "$T/blk6.trace" > "$T/blk6.dump"
 check "block v6: dump" grep -q ' model=266 floor_ns=10000 loop_hop_ns=5000$' "$T/blk6.dump"
-# a FUSE-mode mount's "(off)" is no hop: the kernel-fs loop rule keeps the
-# gap after the read (60 + 15 + 60us)
+# a FUSE-mode mount's "(off)" is no hop: a FUSE recording, whose gap after
+# the read loses the round trip (60 + 5 + 60us), and keeps it under the
+# loop rule (--loop-issue=off: 60 + 15 + 60us)
 sed 's/loop_hop=5000ns(measured)/loop_hop=0ns(off)/' "$T/blk5.txt" > "$T/blk0.txt"
 "$B" trace undump "$T/blk0.txt" -o "$T/blk0.trace"
-check "block: (off) keeps the loop rule" test "$("$B" replay "$T/blk0.trace" --virtual \
+check "block: (off) is a FUSE recording" test "$("$B" replay "$T/blk0.trace" --virtual \
 	--kernel-fs --tier fixed60 --profile "$T/kfs.lua" --json 2>/dev/null |
+	jq -r '.results[1].total_ns')" = 125000
+check "block: (off) keeps the loop rule" test "$("$B" replay "$T/blk0.trace" --virtual \
+	--kernel-fs --loop-issue=off --tier fixed60 --profile "$T/kfs.lua" --json 2>/dev/null |
 	jq -r '.results[1].total_ns')" = 135000
 # Its size and window parts (trace format 7, loop_size_ns and
 # loop_window_ns, bit 0x200): tierfs also took a 128 KiB read's size part

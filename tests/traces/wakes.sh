@@ -307,18 +307,19 @@ check "wake-up: 10ms accepted" test $? = 0
 # cache) of a reader (10) that reads a 4 KiB file twice, 100us each at
 # tierfs, then flushes, 100us and 90us after (the flush without a CPU
 # sample). --kernel-fs with a page cache on fixed60: the first read misses
-# (60us, the model's whole latency), its gap keeps the round trip (100us:
-# the loop rule); the second is served from memory (409ns to copy), where
-# the kernel never sleeps: no tierfs behind it (its syscall, 5us, and its
+# (60us, the model's whole latency) and its gap loses the round trip like
+# every other (80us: block mode charges the read from the loop device's
+# issue); the second is served from memory (409ns to copy), where the
+# kernel never sleeps: no tierfs behind it (its syscall, 5us, and its
 # wake-up, 3us, are not added), and its gap loses the round trip and the
 # wake-up share of its recorded sleep, 34us * ln((100 + 20) / 20) =
-# 60920ns: 9080ns. The flush is the kernel's: 169489 in all (before the
-# loop rule 149489, before the memory-served rule 218000). With
-# --wake-cost 0 only the gap's round trip goes (230409); without a page
-# cache, both reads miss and their gaps keep the round trip (313000).
-# With the flush's CPU sample (on a CPU 1us after the second read) the
-# in-kernel rule takes that gap instead: the thread's 1us on a CPU
-# (161409), whatever the wake-up cost.
+# 60920ns: 9080ns. The flush is the kernel's: 149489 in all (169489 with
+# --loop-issue=off, where the first read's gap keeps the round trip: the
+# loop rule; before the memory-served rule 198000). With --wake-cost 0
+# only the gap's round trip goes (210409); without a page cache, both
+# reads miss (273000). With the flush's CPU sample (on a CPU 1us after
+# the second read) the in-kernel rule takes that gap instead: the
+# thread's 1us on a CPU (141409), whatever the wake-up cost.
 mktrace ms <<'X'
 header version=3 start_mono_ns=1000000 mem=0 model=10 floor_ns=20000
 path 1 "/f"
@@ -348,23 +349,25 @@ T 10 10 1 999000 1400000 0 0 reader
 X
 ms() { "$B" replay "$T/ms.trace" --virtual --kernel-fs --tier fixed60 --profile "$T/fixed.lua" \
 	--json "$@" | jq -r '.results[1] | "\(.total_ns) \(.think_ns) \(.io_wait_ns)"'; }
-check "memory-served: total, think, io" test "$(ms --mem 1MiB --wake-cost 34us)" = "169489 109080 60409"
-check "memory-served: --wake-cost 0" test "$(ms --mem 1MiB --wake-cost 0)" = "230409 170000 60409"
-check "memory-served: no page cache" test "$(ms --wake-cost 34us)" = "313000 190000 123000"
+check "memory-served: total, think, io" test "$(ms --mem 1MiB --wake-cost 34us)" = "149489 89080 60409"
+check "memory-served: --loop-issue=off" test \
+	"$(ms --mem 1MiB --wake-cost 34us --loop-issue=off)" = "169489 109080 60409"
+check "memory-served: --wake-cost 0" test "$(ms --mem 1MiB --wake-cost 0)" = "210409 150000 60409"
+check "memory-served: no page cache" test "$(ms --wake-cost 34us)" = "273000 150000 123000"
 cp "$T/ms.trace.wakes" "$T/msc.trace.wakes"
 msc() { "$B" replay "$T/msc.trace" --virtual --kernel-fs --tier fixed60 --profile "$T/fixed.lua" \
 	--json "$@" | jq -r '.results[1] | "\(.total_ns) \(.think_ns) \(.io_wait_ns)"'; }
-check "in-kernel: total, think, io" test "$(msc --mem 1MiB --wake-cost 34us)" = "161409 101000 60409"
-check "in-kernel: --wake-cost 0" test "$(msc --mem 1MiB --wake-cost 0)" = "161409 101000 60409"
+check "in-kernel: total, think, io" test "$(msc --mem 1MiB --wake-cost 34us)" = "141409 81000 60409"
+check "in-kernel: --wake-cost 0" test "$(msc --mem 1MiB --wake-cost 0)" = "141409 81000 60409"
 
 # A pause: the reader slept 60us between the second read and the flush
 # (a training step's sleep, 320-380us), and an interrupt (its timer)
 # woke it: the wake file's P line. A FUSE reply would have come from
 # tierfs's thread, so the in-kernel rule adds the pause to the thread's
 # 1us on a CPU: 61us of the gap (70us less the round trip) instead of
-# 1us, 221409 in all. Its pause outside the gap (before the first read)
+# 1us, 201409 in all. Its pause outside the gap (before the first read)
 # adds nothing. Without the P line (a file captured before pauses were)
-# or with --no-wakes, the sleep goes out with the hand-offs (161409,
+# or with --no-wakes, the sleep goes out with the hand-offs (141409,
 # above); --keep-gaps keeps the whole gap either way.
 cp "$T/msc.trace" "$T/msp.trace"
 cat > "$T/msp.trace.wakes" <<'X'
@@ -376,10 +379,10 @@ P 1380000 1320000 10
 X
 msp() { "$B" replay "$T/msp.trace" --virtual --kernel-fs --tier fixed60 --profile "$T/fixed.lua" \
 	--json "$@" | jq -r '.results[1] | "\(.total_ns) \(.think_ns) \(.io_wait_ns)"'; }
-check "in-kernel, a pause: total, think, io" test "$(msp --mem 1MiB --wake-cost 34us)" = "221409 161000 60409"
+check "in-kernel, a pause: total, think, io" test "$(msp --mem 1MiB --wake-cost 34us)" = "201409 141000 60409"
 check "in-kernel, a pause: --keep-gaps" test \
 	"$(msp --mem 1MiB --wake-cost 0 --keep-gaps)" = "$(msc --mem 1MiB --wake-cost 0 --keep-gaps)"
-check "in-kernel, a pause: --no-wakes takes it out" test "$(msp --mem 1MiB --no-wakes)" = "161409 101000 60409"
+check "in-kernel, a pause: --no-wakes takes it out" test "$(msp --mem 1MiB --no-wakes)" = "141409 81000 60409"
 # Another thread's pause in the same gap (thread 11, 310-330us) is not
 # the reader's: its think stays 1us on a CPU (thread 11, without
 # requests, ends at its recorded 340us, which the total then is).
@@ -393,11 +396,11 @@ P 1330000 1310000 11
 X
 check "in-kernel, another thread's pause: think" test "$("$B" replay "$T/msq.trace" --virtual \
 	--kernel-fs --tier fixed60 --profile "$T/fixed.lua" --mem 1MiB --json |
-	jq -r '.results[1].think_ns')" = 101000
+	jq -r '.results[1].think_ns')" = 81000
 # The pauses of two threads interleave in the file's (end) order: 11's
 # (390.5-391us) ends before the reader's (320-392us, 2us past the flush's
 # arrival), and begins after the gap. The reader's pause still counts, up
-# to the gap's end: 70us, the whole gap less the round trip (think 170us).
+# to the gap's end: 70us, the whole gap less the round trip (think 150us).
 cp "$T/msc.trace" "$T/msr.trace"
 cat > "$T/msr.trace.wakes" <<'X'
 tiersim-wakes 1
@@ -409,7 +412,7 @@ P 1392000 1320000 10
 X
 check "in-kernel, interleaved pauses: think" test "$("$B" replay "$T/msr.trace" --virtual \
 	--kernel-fs --tier fixed60 --profile "$T/fixed.lua" --mem 1MiB --json |
-	jq -r '.results[1].think_ns')" = 170000
+	jq -r '.results[1].think_ns')" = 150000
 
 # The CPU model. One CPU (cpus 1, nothing else busy). Threads 20 and 30
 # start at 0 and 10us later thread 20 reads and thread 30 writes, 100us

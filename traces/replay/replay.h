@@ -64,11 +64,17 @@ struct ts_replay_cfg {
 	 * recording's FUSE round trip (its measured floor) comes off every
 	 * think gap (think_less_ns), where it delivered the request and its
 	 * reply; the device's requests pay the model's whole latency (the tier
-	 * model's floor 0), as the loop device's do, and the gap after a read
-	 * the device served keeps the round trip (the loop rule, rules.c). The
-	 * gap after an op the kernel serves without sleeping is the thread's
-	 * time on a CPU in it, from the CPU samples (the in-kernel rule). */
+	 * model's floor 0), as the loop device's do. The gap after an op the
+	 * kernel serves without sleeping is the thread's time on a CPU in it,
+	 * from the CPU samples (the in-kernel rule). */
 	bool kernel_fs;
+	/* kernel_fs: predict block mode charged from tierfs's receipt
+	 * (`tiersim disk mount --loop-issue=off|watch`, or where the issue
+	 * cannot be timed): the gap after a read the device served keeps the
+	 * round trip (the loop rule, rules.c). Off: block mode as `tiersim
+	 * disk mount` runs it, each request charged from the loop device's
+	 * issue. */
+	bool loop_receipt;
 	/* kernel_fs without the in-kernel rule: those gaps keep their recorded
 	 * length less the round trip (a job that sleeps between its ops). */
 	bool keep_gaps;

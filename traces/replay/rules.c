@@ -356,16 +356,6 @@ static uint64_t loop_off(const struct ts_replay_cfg *cfg, const struct ts_trace_
  * out with the hand-offs (--keep-gaps: cfg->keep_gaps turns the rule
  * off). Returns the gap.
  */
-/*
- * The loop rule. Under kernel_fs every gap loses the recording's FUSE
- * round trip (think_less_ns), but the gap after a read the device served
- * (@c->dev_read) keeps it: in block mode that read goes from the loop
- * device's worker through FUSE to tierfs and back, the same round trip
- * and more (the worker's and the thread's wake-ups), where the replay
- * charges the model's latency alone. Not for a recording of the loop
- * device itself (cfg->loop_recorded): its gaps are that path already, and
- * lose the round trip and the hop like every other.
- */
 /* The time thread @p slept in pauses (an interrupt ended them) inside
  * [@lo, @hi], trace times. Its own pauses never overlap, so in time order
  * both their ends and their beginnings ascend. */
@@ -402,6 +392,28 @@ static uint64_t in_kernel(const struct ts_trace *t, const struct ts_replay_cfg *
 	return TS_MIN(gap, on + own);
 }
 
+/*
+ * The loop rule. Under kernel_fs every gap loses the recording's FUSE
+ * round trip (think_less_ns). Block mode charged from tierfs's receipt
+ * (cfg->loop_receipt: `tiersim disk mount --loop-issue=off|watch`, or a
+ * mount that cannot time the issue) paid that round trip again after
+ * each read the device served: the read went from the loop device's
+ * worker through FUSE to tierfs and back, beyond the hop tierfs took off,
+ * where the replay charges the model's latency alone. So there the gap
+ * after such a read (@c->dev_read), waited for last, keeps it. Block mode
+ * as `tiersim disk mount` runs it (loop_issue=on) charges each request
+ * from the loop device's issue and replies early by the path's measured
+ * hop, so the kernel completes it at the model's time and no round trip
+ * follows it: the gap loses it like every other. Not for a recording of
+ * the loop device itself (cfg->loop_recorded): its gaps are that path
+ * already, and lose the round trip and the hop like every other.
+ */
+static bool loop_rule(const struct ts_replay_cfg *cfg, const struct cursor *c, uint64_t rdone)
+{
+	return cfg->kernel_fs && cfg->loop_receipt && !cfg->loop_recorded && c->dev_read &&
+	       rdone == c->rec_done_max;
+}
+
 /* Op i was issued at @s and completed at @done (replay times): move on and
  * compute when op i+1 issues. Returns false when the thread is done. */
 bool replay_cursor_advance(struct cursor *c, const struct ts_trace *t, uint64_t s, uint64_t done,
@@ -428,9 +440,8 @@ bool replay_cursor_advance(struct cursor *c, const struct ts_trace *t, uint64_t 
 			 * issue of the next */
 			gap = ib->issue_ns > ia->end_ns ? ib->issue_ns - ia->end_ns : 0;
 		} else {
-			if (!(cfg->kernel_fs && !cfg->loop_recorded && c->dev_read &&
-			      rdone == c->rec_done_max))
-				gap -= TS_MIN(gap, cfg->think_less_ns); /* else the loop rule */
+			if (!loop_rule(cfg, c, rdone))
+				gap -= TS_MIN(gap, cfg->think_less_ns);
 			/* a loop device's recording: the path after the
 			 * request it waited on last held its size and window
 			 * parts too */
