@@ -21,8 +21,13 @@
 # file's pauses (its P lines left out: the in-kernel rule as it was before
 # it kept a thread's own sleeps, "k0") and with --keep-gaps ("kg"). Block
 # mode's mount is traced (--trace): "dev busy s" is the time the loop
-# device had a request in flight at tierfs (the union of the requests'
-# spans), against the kernel-fs replay's time waiting on the device.
+# device had a read in flight (the union of the reads' spans), against the
+# kernel-fs replay's time waiting on the device. A read is counted from the
+# loop device's issue to the model's completion counted from it (which
+# tierfs aims the kernel's completion at), or to tierfs's reply where that
+# is later: trace format 9's issue items (traces/FORMAT.md, "Request
+# clock"); a read without one (the mount's first few, or a mount that
+# cannot time the issue) from tierfs's receipt to its reply.
 # Each size runs REPS times, block and record interleaved (each repetition
 # runs every size once, starting one further along the sizes, block first
 # in odd repetitions and record first in even ones); the figures are the
@@ -137,7 +142,16 @@ for rep in $(seq "$REPS"); do
 		"$B" replay "$W/res/t.$mib.$rep" --virtual --kernel-fs --keep-gaps --tier "$TIER" \
 			--mem $(((LIMIT << 20) - own)) --json >"$W/res/vkg.$mib.$rep.json" ||
 			die "replay d$mib (kernel fs, keep gaps)"
-		"$B" trace dump "$W/res/bt.$mib.$rep" | awk '$3 == "read" { print $1, $2 }' |
+		# each read's span: from its issue where the trace has it (the
+		# issue line after the read's own), else from tierfs's receipt
+		"$B" trace dump "$W/res/bt.$mib.$rep" | awk '
+			function out() { if (p) print s, e, f; p = 0 }
+			/^[0-9]/ { out(); if ($3 == "read") { s = $1; e = $2; f = 0; p = 1 } next }
+			$1 == "issue" && p {
+				for (i = 3; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+				s = v["issue_ns"]; if (v["end_ns"] + 0 > e + 0) e = v["end_ns"]; f = 1
+			}
+			END { out() }' |
 			sort -n >"$W/res/bt.$mib.$rep.reads" || die "trace dump d$mib"
 	done
 done
@@ -155,10 +169,10 @@ def block(mib, r):
 def virt(f):
     r = [x for x in json.load(open(os.path.join(res, f)))["results"] if x["what"] != "recorded"][0]
     return r["total_ns"] / 1e9, r.get("device_read_bytes", 0), (r["total_ns"] - (r.get("lead_ns") or 0)) / 1e9
-def busy(mib, r):  # the union of the block trace's read spans, s
+def busy(mib, r):  # the union of the block trace's read spans (from the issue), s
     tot, end = 0, None
     for line in open(os.path.join(res, f"bt.{mib}.{r}.reads")):
-        a, b = (int(x) for x in line.split())
+        a, b = (int(x) for x in line.split()[:2])
         if end is None or a > end:
             tot += b - a
             end = b
@@ -209,11 +223,15 @@ print(f"{'data':>8} {'x mem':>5} | {'block reads s':>19} | {'kernel fs s':>19} {
 for line in more:
     print(line)
 print()
-print("per block run: data MiB, rep, reads s, dev busy s, job CPU s, the rest (reads s less both)")
+def issued(mib, r):  # the reads timed from their issue, of all
+    f = [line.split()[2] for line in open(os.path.join(res, f"bt.{mib}.{r}.reads"))]
+    return f"{f.count('1')}/{len(f)}"
+print("per block run: data MiB, rep, reads s, dev busy s, job CPU s, the rest (reads s less both),")
+print("device reads timed from their issue / all")
 for mib in sizes:
     for r in range(1, reps + 1):
         x = block(mib, r)
-        print(f"  {mib:5} {r} {x[1]:7.3f} {busy(mib, r):7.3f} {x[4]:7.3f} {x[1] - busy(mib, r) - x[4]:7.3f}")
+        print(f"  {mib:5} {r} {x[1]:7.3f} {busy(mib, r):7.3f} {x[4]:7.3f} {x[1] - busy(mib, r) - x[4]:7.3f} {issued(mib, r):>11}")
 print()
 print("block s: tiersim disk run's wall time (the job in the cgroup, Python's start included);")
 print("reads s: the job's own time from its first open to its last read (block: as the job timed")
@@ -225,7 +243,8 @@ print("at limit: the replay at the whole limit; FUSE rec")
 print("reads s: the job's own time in the recording run (tierfs, no cache), the recordings' spread.")
 print("no pauses: the kernel-fs replay without the wake file's pauses (P lines: the job's own")
 print("sleeps that an interrupt ended); --keep-gaps: with the in-kernel rule off; block dev busy s:")
-print("the loop device's reads in flight at tierfs (block trace, union of spans); block job CPU s:")
+print("the loop device's reads in flight (block trace, union of spans, each from its issue to the")
+print("model's completion where the trace has its issue, else at tierfs); block job CPU s:")
 print("the job's user+sys time in block mode (its copies, its reclaim); k dev wait s: the")
 print("kernel-fs replay's time waiting on the device.")
 EOF
