@@ -175,6 +175,18 @@ check "loop rule: issue-timed block mode" test "$(kfl)" = "165000 45000 120000"
 check "loop rule: --loop-issue=on" test "$(kfl --loop-issue=on)" = "165000 45000 120000"
 check "loop rule: --loop-issue=off" test "$(kfl --loop-issue=off)" = "225000 105000 120000"
 check "loop rule: --loop-issue=watch" test "$(kfl --loop-issue=watch)" = "225000 105000 120000"
+# The same reads with tierfs's syscall (20us) and lateness (7us) in their
+# CPU samples. Charged from the issue, tierfs takes its mean lateness off
+# its reply as well, so the kernel completes each read at the model's
+# time: 165us still. From the receipt tierfs replied that late: 7us more a
+# read, 239us (the syscall ends before the model's 60us either way).
+sed 's/^\(.* read .*\)$/\1\ncpu 1 pid=100 ppid=1 on_ns=0 runq_ns=0 sys_ns=20000 late_ns=7000/' \
+	"$T/kfl.txt" > "$T/kfm.txt"
+"$B" trace undump "$T/kfm.txt" -o "$T/kfm.trace"
+kfm() { "$B" replay "$T/kfm.trace" --virtual --kernel-fs --tier fixed60 --profile "$T/kfs.lua" \
+	--json "$@" 2>/dev/null | jq -r '.results[1] | "\(.total_ns) \(.think_ns) \(.io_wait_ns)"'; }
+check "loop rule: no lateness from the issue" test "$(kfm)" = "165000 45000 120000"
+check "loop rule: the lateness from the receipt" test "$(kfm --loop-issue=off)" = "239000 105000 134000"
 "$B" replay "$T/kfl.trace" --virtual --loop-issue=off --tier fixed60 --profile "$T/kfs.lua" \
 	> "$T/kfl1.out" 2>&1
 check "loop rule: --loop-issue refused without --kernel-fs" test $? = 2

@@ -182,7 +182,9 @@ static void add_reads(struct ts_replay_result *res, const struct ts_tier_done *d
  * its own syscall, which the CPU sample @cs times, and as late behind it
  * as it was when recorded; @d's bound is counted. Under kernel_fs too: in
  * block mode the loop device's reads of the image are served by the same
- * daemon, which makes the same syscall behind each one. */
+ * daemon, which makes the same syscall behind each one (and, charged from
+ * the loop device's issue, takes its mean lateness off: serve() passes no
+ * lateness then). */
 static uint64_t reply(struct ts_replay_result *res, const struct ts_trace_cpu *cs, uint64_t s,
 		      uint64_t done, const struct ts_tier_done *d)
 {
@@ -309,6 +311,16 @@ static uint64_t serve(struct vrun *v, const struct ts_trace_rec *r, size_t idx, 
 	if (!v->cfg->kernel_fs && !from_issue)
 		done = ts_tier_rule_loop_reply(v->cfg->loop_size_ns, v->cfg->loop_window_ns, q.op,
 					       q.len, arrive, done);
+	/* block mode as tiersim disk mount runs it (loop_issue=on): tierfs
+	 * replies early by its own mean lateness too, so that the kernel
+	 * completes the read at the model's time; the recording's lateness
+	 * is not paid there (its syscall still bounds the reply) */
+	struct ts_trace_cpu on_time;
+	if (*dev && cs && !v->cfg->loop_receipt && !v->cfg->loop_recorded) {
+		on_time = *cs;
+		on_time.late_ns = 0;
+		cs = &on_time;
+	}
 	done = reply(res, cs, s, done, &d);
 forget:;
 	/* what tierfs drops from the model after the syscall */
