@@ -53,7 +53,7 @@ static const struct ts_opt replay_opts[] = {
 	  "with --kernel-fs: the block mode predicted, as tiersim disk mount's --loop-issue: "
 	  "on, each device request charged from the loop device's issue; off or watch, from "
 	  "tierfs's receipt, the gap after a read the device served keeping the recording's "
-	  "round trip (the loop rule, traces/README.md)",
+	  "round trip and the read its lateness (the loop rule, traces/README.md)",
 	  "on|off|watch" },
 	{ "tier", TS_OPT_LIST, RA(tiers), NULL, 0, MAX_TIERS, "",
 	  "a tier to predict (repeat for a side-by-side table)", "NAME" },

@@ -71,9 +71,10 @@ struct ts_replay_cfg {
 	/* kernel_fs: predict block mode charged from tierfs's receipt
 	 * (`tiersim disk mount --loop-issue=off|watch`, or where the issue
 	 * cannot be timed): the gap after a read the device served keeps the
-	 * round trip (the loop rule, rules.c). Off: block mode as `tiersim
-	 * disk mount` runs it, each request charged from the loop device's
-	 * issue. */
+	 * round trip (the loop rule, rules.c), and the read its recorded
+	 * lateness (virtual.c). Off: block mode as `tiersim disk mount` runs
+	 * it, each request charged from the loop device's issue, tierfs's
+	 * mean hop and lateness taken off its reply. */
 	bool loop_receipt;
 	/* kernel_fs without the in-kernel rule: those gaps keep their recorded
 	 * length less the round trip (a job that sleeps between its ops). */
