@@ -61,6 +61,10 @@ bool ts_issue_est_get(const struct ts_issue_est *e, uint64_t bytes, uint64_t *of
 
 #if TS_HAVE_BPF
 #include <bpf/libbpf.h>
+#include <limits.h>
+#include <linux/perf_event.h>
+#include <sys/mount.h>
+#include <sys/syscall.h>
 
 #include "disk/issue_bpf.skel.h" /* generated: disk/meson.build */
 
@@ -94,9 +98,48 @@ static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 	return 0;
 }
 
-/* Whether the running kernel's record of tracepoint block/@name has
- * dev, sector and nr_sector where the program reads them. */
-static bool layout_ok(const char *name)
+/* Where tracefs is: /sys/kernel/tracing, else debugfs's tracing, else a
+ * mount of our own in a scratch directory, for the moment the formats and
+ * ids are read (@mnt: where, to undo with untracefs; "" if not ours).
+ * Not every machine mounts tracefs at boot, and the tracepoints need it
+ * only for those two reads: the programs are attached by id. */
+static const char *tracefs(char *mnt, size_t n)
+{
+	static const char *const at[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	char path[96];
+
+	mnt[0] = 0;
+	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+		snprintf(path, sizeof(path), "%s/events/block", at[i]);
+		if (!access(path, R_OK))
+			return at[i];
+	}
+	const char *tmp = getenv("TMPDIR");
+	snprintf(mnt, n, "%s/tiersim-tracefs-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(mnt)) {
+		mnt[0] = 0;
+		return NULL;
+	}
+	if (mount("nodev", mnt, "tracefs", 0, NULL)) {
+		(void)rmdir(mnt);
+		mnt[0] = 0;
+		return NULL;
+	}
+	return mnt;
+}
+
+static void untracefs(const char *mnt)
+{
+	if (mnt[0]) {
+		(void)umount2(mnt, MNT_DETACH);
+		(void)rmdir(mnt);
+	}
+}
+
+/* Whether the running kernel's record of tracepoint block/@name (under
+ * tracefs @root) has dev, sector and nr_sector where the program reads
+ * them. */
+static bool layout_ok(const char *root, const char *name)
 {
 	static const struct {
 		const char *field;
@@ -106,13 +149,9 @@ static bool layout_ok(const char *name)
 		     { "unsigned int nr_sector;", TS_ISSUE_TP_NR } };
 	char path[256], line[256];
 	unsigned ok = 0;
-	FILE *f = NULL;
 
-	for (int i = 0; i < 2 && !f; i++) {
-		snprintf(path, sizeof(path), "%s/events/block/%s/format",
-			 i ? "/sys/kernel/debug/tracing" : "/sys/kernel/tracing", name);
-		f = fopen(path, "re");
-	}
+	snprintf(path, sizeof(path), "%s/events/block/%s/format", root, name);
+	FILE *f = fopen(path, "re");
 	if (!f)
 		return false;
 	while (fgets(line, sizeof(line), f))
@@ -127,6 +166,43 @@ static bool layout_ok(const char *name)
 	return ok == 7;
 }
 
+/* Tracepoint block/@name's id under tracefs @root, or -1. */
+static long tp_id(const char *root, const char *name)
+{
+	char path[256];
+	long id = -1;
+
+	snprintf(path, sizeof(path), "%s/events/block/%s/id", root, name);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &id) != 1)
+		id = -1;
+	fclose(f);
+	return id;
+}
+
+/* @prog attached to the tracepoint with @id (a perf event of its own,
+ * which the link owns), or NULL with errno. */
+static struct bpf_link *attach_tp(struct bpf_program *prog, long id)
+{
+	struct perf_event_attr a = { .type = PERF_TYPE_TRACEPOINT,
+				     .size = sizeof(a),
+				     .config = (uint64_t)id,
+				     .sample_period = 1,
+				     .wakeup_events = 1 };
+	int fd = (int)syscall(SYS_perf_event_open, &a, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	struct bpf_link *l = bpf_program__attach_perf_event(prog, fd);
+	if (!l) {
+		int e = errno;
+		close(fd);
+		errno = e;
+	}
+	return l;
+}
+
 int ts_issue_open(struct ts_issue **out, const char *mountpoint, char *err, size_t n)
 {
 	struct ts_issue *is = calloc(1, sizeof(*is));
@@ -139,9 +215,24 @@ int ts_issue_open(struct ts_issue **out, const char *mountpoint, char *err, size
 		return -ENOMEM;
 	}
 	pthread_mutex_init(&is->lock, NULL);
-	if (!layout_ok("block_rq_issue") || !layout_ok("block_rq_complete")) {
+	char mnt[PATH_MAX];
+	const char *root = tracefs(mnt, sizeof(mnt));
+	long ids[2] = { -1, -1 };
+	bool laid = root && layout_ok(root, "block_rq_issue") && layout_ok(root, "block_rq_complete");
+	if (laid) {
+		ids[0] = tp_id(root, "block_rq_issue");
+		ids[1] = tp_id(root, "block_rq_complete");
+	}
+	untracefs(mnt);
+	if (!root) {
+		snprintf(err, n, "tracefs is not mounted and mounting it failed (root only): the "
+				 "tracepoints block:block_rq_issue/block_rq_complete cannot be found");
+		rc = -ENOTSUP;
+		goto fail;
+	}
+	if (!laid || ids[0] < 0 || ids[1] < 0) {
 		snprintf(err, n, "the tracepoints block:block_rq_issue/block_rq_complete are not "
-				 "there (no tracefs?) or lay out dev, sector and nr_sector elsewhere");
+				 "there or lay out dev, sector and nr_sector elsewhere");
 		rc = -ENOTSUP;
 		goto fail;
 	}
@@ -152,8 +243,8 @@ int ts_issue_open(struct ts_issue **out, const char *mountpoint, char *err, size
 		snprintf(err, n, "cannot load its BPF program: %s", strerror(-rc));
 		goto fail;
 	}
-	is->links[0] = bpf_program__attach(is->skel->progs.on_issue);
-	is->links[1] = is->links[0] ? bpf_program__attach(is->skel->progs.on_complete) : NULL;
+	is->links[0] = attach_tp(is->skel->progs.on_issue, ids[0]);
+	is->links[1] = is->links[0] ? attach_tp(is->skel->progs.on_complete, ids[1]) : NULL;
 	if (!is->links[1]) {
 		rc = -errno;
 		snprintf(err, n, "cannot attach to block:block_rq_issue/block_rq_complete: %s",

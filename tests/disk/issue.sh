@@ -78,6 +78,28 @@ ni=$(jq -r .request_clock.requests "$TMPD/on.json")
 [ "$("$TIERSIM" replay "$TMPD/on.trace" --virtual --tier ssd-cloud --json 2>/dev/null |
 	jq -r '.results[1].from_issue')" = "$ni" ] || fail "the virtual replay did not charge the $ni requests from their issue"
 
+# a machine that does not mount tracefs at boot: tierfs mounts it in a
+# scratch directory of its own for the tracepoints' formats and ids, and
+# the clock still runs; nothing of it is left (a mount namespace of the
+# test's own, with tracefs unmounted in it)
+if command -v unshare >/dev/null && unshare -m --propagation private true 2>/dev/null; then
+	mkdir -p "$TMPD/tmp"
+	TMPDIR=$TMPD/tmp unshare -m --propagation private bash -c '
+		umount /sys/kernel/tracing 2>/dev/null; umount /sys/kernel/debug/tracing 2>/dev/null
+		grep -q " tracefs " /proc/self/mountinfo && { echo "tracefs still mounted"; exit 1; }
+		"$1" disk mount "$2" "$3" --tier ssd-cloud >/dev/null 2>"$4" || { echo "mount failed: $(cat "$4")"; exit 1; }
+		dd if="$3/f" of=/dev/null bs=128k iflag=direct status=none || { echo "the direct read failed"; exit 1; }
+		"$1" disk umount "$3" || { echo "umount failed"; exit 1; }
+		grep -q "each request charged from the loop device'"'"'s issue, less its reply'"'"'s hop to the completion (measured per request)$" "$4" ||
+			{ echo "the report: $(cat "$4")"; exit 1; }
+		! grep -q " tracefs " /proc/self/mountinfo || { echo "a tracefs mount was left"; exit 1; }' \
+		_ "$TIERSIM" "$img" "$MNT" "$TMPD/err" >"$TMPD/ns.out" 2>&1 || fail "without tracefs: $(cat "$TMPD/ns.out")"
+	[ -z "$(ls -A "$TMPD/tmp")" ] || fail "without tracefs: left in TMPDIR: $(ls -A "$TMPD/tmp")"
+	check_clean "without tracefs"
+else
+	echo "no private mount namespace here: the case without tracefs is not run"
+fi
+
 "$TIERSIM" disk mount "$img" "$MNT" --tier ssd-cloud --loop-issue=watch >"$TMPD/out" 2>"$TMPD/err" ||
 	fail "mount --loop-issue=watch failed: $(cat "$TMPD/err")"
 grep -q "requests charged from tierfs's receipt, their completions compared with the model's from the loop device's issue" \
