@@ -516,6 +516,102 @@ static void test_issue(const char *file)
 	free(buf);
 }
 
+/* What record @i of test_wrap carries: a sample for i % 5 in 1..2, a
+ * request clock for i % 5 in 2..3 (groups of 1, 2, 3, 2 and 1 slots). */
+static void wrap_rec(unsigned i, uint64_t base, struct ts_trace_rec *r, struct ts_trace_cpu *c,
+		     struct ts_trace_issue *is)
+{
+	*r = (struct ts_trace_rec){.submit_ns = base + 1000 * (uint64_t)i,
+				   .complete_ns = base + 1000 * (uint64_t)i + 300 + i,
+				   .offset = 4096 * (uint64_t)i + 7,
+				   .length = 4096 + i,
+				   .result = (int64_t)(4096 + i),
+				   .size = 1000000 + i,
+				   .file_id = 1 + i % 3,
+				   .tid = 50 + i % 2,
+				   .aux = i,
+				   .op = TS_OP_READ,
+				   .flags = i % 7 == 0 ? TS_REC_F_DIRECT : 0};
+	*c = (struct ts_trace_cpu){.on_ns = 5000 + (uint64_t)i * 11, .runq_ns = 3 * (uint64_t)i,
+				   .sys_ns = 200 + i, .late_ns = i % 13, .pid = 50, .ppid = 1};
+	*is = (struct ts_trace_issue){.issue_ns = r->submit_ns - 500 - i,
+				      .end_ns = r->submit_ns + 900 + i, .off_ns = 60 + i};
+}
+
+/* The writer sends the slots to the file from the ring itself, in two
+ * pieces where they wrap past its end, and populates the pages ahead of
+ * the producer: every field of every record, sample and request clock
+ * reads back exactly, with groups of one to three slots straddling the
+ * ring's end at every offset (rings of 16 slots and of 1,024, the writer
+ * draining while the producer fills). */
+static void test_wrap(const char *file)
+{
+	static const uint32_t rings[] = {16, 1024};
+	const unsigned n = 3000;
+
+	for (size_t k = 0; k < sizeof(rings) / sizeof(rings[0]); k++) {
+		struct ts_trace_writer_cfg cfg = {.ring_records = rings[k], .flush_us = 200};
+		struct ts_trace_hdr h = {0};
+		struct ts_trace_writer *w;
+		struct ts_trace t;
+		struct ts_trace_rec r;
+		struct ts_trace_cpu c;
+		struct ts_trace_issue is;
+		char err[256];
+		uint64_t dropped = 1;
+
+		CHECK(ts_trace_writer_open_cfg(file, &h, &cfg, &w) == 0);
+		CHECK(ts_trace_writer_file_id(w, "/a") == 1 && ts_trace_writer_file_id(w, "/b") == 2 &&
+		      ts_trace_writer_file_id(w, "/c") == 3);
+		uint64_t base = ts_now_ns() + 1000000; /* after the writer's start */
+		for (unsigned i = 0; i < n; i++) {
+			wrap_rec(i, base, &r, &c, &is);
+			unsigned g = i % 5;
+			ts_trace_writer_put_issue(w, &r, g == 1 || g == 2 ? &c : NULL,
+						  g == 2 || g == 3 ? &is : NULL);
+			if (i % 4 == 0) {
+				struct timespec ts = {0, 50000};
+				nanosleep(&ts, NULL);
+			}
+		}
+		CHECK(ts_trace_writer_close(w, &dropped) == 0);
+		CHECK_EQ_U64(dropped, 0);
+		CHECK(ts_trace_read(file, &t, err, sizeof(err)) == 0);
+		CHECK_EQ_U64(t.nrecs, n);
+		CHECK_EQ_U64(t.ncpu, 2 * n / 5);
+		CHECK_EQ_U64(t.nissue, 2 * n / 5);
+		CHECK(t.cpu && t.issue && t.npaths == 4);
+		uint64_t start = t.hdr.start_mono_ns;
+		int bad = 0;
+		for (size_t i = 0; t.cpu && t.issue && i < t.nrecs; i++) {
+			const struct ts_trace_rec *g = &t.recs[i];
+			unsigned m = (unsigned)i % 5;
+			wrap_rec((unsigned)i, base, &r, &c, &is);
+			bad += g->submit_ns != r.submit_ns - start ||
+			       g->complete_ns != r.complete_ns - start || g->offset != r.offset ||
+			       g->length != r.length || g->result != r.result || g->size != r.size ||
+			       g->file_id != r.file_id || g->tid != r.tid || g->aux != r.aux ||
+			       g->op != r.op || g->flags != r.flags;
+			const struct ts_trace_cpu *gc = &t.cpu[i];
+			if (m == 1 || m == 2)
+				bad += gc->on_ns != c.on_ns || gc->runq_ns != c.runq_ns ||
+				       gc->sys_ns != c.sys_ns || gc->late_ns != c.late_ns ||
+				       gc->pid != c.pid || gc->ppid != c.ppid || gc->flags != c.flags;
+			else
+				bad += gc->pid != 0;
+			const struct ts_trace_issue *gi = &t.issue[i];
+			if (m == 2 || m == 3)
+				bad += !gi->set || gi->issue_ns != is.issue_ns - start ||
+				       gi->end_ns != is.end_ns - start || gi->off_ns != is.off_ns;
+			else
+				bad += gi->set;
+		}
+		CHECK_EQ_U64(bad, 0);
+		CHECK(!strcmp(ts_trace_path(&t, 3), "/c"));
+		ts_trace_free(&t);
+	}
+}
+
 static void add(struct ts_trace *t, uint32_t tid, uint64_t s, uint64_t on, uint64_t runq,
 		uint16_t flags)
 {
@@ -885,6 +981,7 @@ int main(void)
 	test_cut(file);
 	test_cpu(file);
 	test_issue(file);
+	test_wrap(file);
 	test_unread(file);
 	test_model(file);
 	unlink(file);
