@@ -125,6 +125,8 @@ struct ts_fs_file {
 	uint64_t ino;	/* backing inode: the model's file id */
 	uint64_t size;	/* size as last seen by this handle (relaxed atomics) */
 	bool cached;	/* opened in kernel-cached mode (see timing.c) */
+	bool per_open;	/* cached for this open only (kernel_cache=): on the open list
+			 * for invalidation until released */
 	bool direct;	/* the application's O_DIRECT, as the kernel last reported it */
 	char *path;	/* TS_FS_FILE: the path it was opened under (fault rules) */
 	DIR *dir;	/* TS_FS_DIR */
@@ -149,6 +151,8 @@ struct ts_fs_opts {
 	char *tier;
 	char *profile;
 	char *cached; /* ':'-separated globs opened in kernel-cached mode */
+	bool kernel_cache; /* with mem > 0, every other file kernel-cached too, its pages
+			    * dropped at each open (timing.c) */
 	char *trace;
 	bool trace_cpu; /* with trace: CPU samples (trace_hook.c) */
 	bool trace_cpu_every; /* with trace_cpu: read every request's clock */
@@ -338,8 +342,21 @@ TS_WUR int ts_fs_list_tiers(FILE *out, const char *profile, uint64_t capacity, c
 			    size_t n);
 /* Whether @path is opened in kernel-cached mode (the cached= globs). */
 bool ts_fs_want_cached(const struct ts_fs *fs, const char *path);
+/* Whether the regular files cached= does not name are opened kernel-cached
+ * too, for the open only (kernel_cache=, with a page-cache model). */
+bool ts_fs_cache_per_open(const struct ts_fs *fs);
+/* Whether a handle of @path may hold kernel pages: cached= or per open. */
+bool ts_fs_may_cache(const struct ts_fs *fs, const char *path);
 /* A cached file was opened or renamed: remember where to invalidate it. */
 void ts_fs_cached_track(struct ts_fs *fs, uint64_t ino, const char *path);
+/* A file opened kernel-cached for the open only (kernel_cache=): invalidated
+ * when the model evicts any of it, until its last open handle is released
+ * (ts_fs_open_untrack); the next open drops its pages anyway. */
+void ts_fs_open_track(struct ts_fs *fs, uint64_t ino, const char *path);
+void ts_fs_open_untrack(struct ts_fs *fs, uint64_t ino);
+/* A file was renamed to @path: its open handles' pages are invalidated
+ * under that name from now on. */
+void ts_fs_open_renamed(struct ts_fs *fs, uint64_t ino, const char *path);
 /* The model's stats (a new reference), or NULL. */
 json_t *ts_fs_model_stats(struct ts_fs *fs);
 /* The current tier's name ("" when bare). */

@@ -65,6 +65,11 @@ const struct ts_opt ts_fs_opt_table[] = {
 	{ "cached", TS_OPT_STR, OFF(cached), "*.mdb", 0, 0, "",
 	  "':'-separated globs (on the file name, or the path if the glob has a '/') of files "
 	  "opened kernel-cached so they can be mmap'd shared" },
+	{ "kernel_cache", TS_OPT_BOOL, OFF(kernel_cache), "true", 0, 0, "",
+	  "with a page-cache model (mem > 0): every other file is opened kernel-cached too, "
+	  "its pages dropped at each open, so that the kernel answers the reads of an open "
+	  "file that its page cache holds (and a read at the end of the file) as a kernel "
+	  "file system does; false: direct IO, every read to the daemon" },
 	{ "trace", TS_OPT_STR, OFF(trace), NULL, 0, 0, "",
 	  "record every request to FILE (a tiersim trace: tiersim trace stats FILE)" },
 	{ "trace_cpu", TS_OPT_BOOL, OFF(trace_cpu), "true", 0, 0, "",

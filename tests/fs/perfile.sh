@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# perfile.sh — the requests a file read whole costs, counted in the trace.
+# With a page-cache model (mem > 0; kernel_cache=, on by default) each
+# regular file is read through the kernel's page cache for the open: a
+# file read whole with Python's read() (a read of its size + 1, then one
+# at its end) is one lookup (getattr), one open, one read and one release,
+# as on a kernel file system, where the read at the end is answered from
+# the file's size; served direct_io (kernel_cache=false, or mem=0) the
+# read at the end is a round trip of its own: two reads per file. A reader
+# of small records (RecordIO's 8-byte headers) sends the kernel's
+# readahead windows, not one read per header. And what the page cache
+# must keep: the model's evictions drop an open file's kernel pages (the
+# second pass over a file larger than mem reaches the daemon again), a
+# write through one descriptor shows through another open on the same
+# file, and a shared mapping of any file can be written.
+. "$(dirname "$0")/lib.sh"
+B=$TS_BUILD_ROOT/cli/tiersim
+[ -x "$B" ] || { echo "SKIP: tiersim is not built"; exit 77; }
+
+D=4 # folders
+F=8 # files in each
+for d in $(seq $D); do
+	mkdir "$BACKING/c$d"
+	for i in $(seq 0 $((F - 1))); do
+		head -c $((i * 9000 + 100)) /dev/urandom >"$BACKING/c$d/f$i.jpg"
+	done
+done
+N=$((D * F))
+(cd "$BACKING" && find . -name '*.jpg' | sort) >"$TMPD/list"
+head -c $((1 << 20)) /dev/urandom >"$BACKING/small.rec"
+head -c $((4 << 20)) /dev/urandom >"$BACKING/big.dat"
+
+# the trace's requests by op: "open 32 read 32 ..."
+counts() { # TRACE
+	"$B" trace dump "$1" >"$TMPD/run.txt" || fail "trace dump"
+	# SUBMIT COMPLETE OP FILE OFFSET LENGTH RESULT TID SIZE AUX FLAGS
+	awk 'NF == 11 && $1 ~ /^[0-9]+$/ { n[$3]++ } END { for (o in n) printf "%s %d\n", o, n[o] }' \
+		"$TMPD/run.txt" | sort
+}
+op() { awk -v o="$1" '$1 == o { print $2 }' "$TMPD/counts"; }
+unmount_clean() {
+	tfs_umount
+	grep -v "trace .* written" "$LOG" >"$LOG.rest"
+	mv "$LOG.rest" "$LOG"
+	check_log
+}
+# Reads every file of the list whole, as a PyTorch folder loader does
+# (open(p, "rb").read()), and checks the bytes.
+read_all() {
+	python3 - "$MNT" "$BACKING" "$TMPD/list" <<'EOF' || fail "reading the folder"
+import sys
+mnt, back, lst = sys.argv[1:4]
+for p in open(lst).read().split():
+    with open(f"{mnt}/{p}", "rb") as f:
+        got = f.read()
+    assert got == open(f"{back}/{p}", "rb").read(), p + " read back differs"
+EOF
+}
+# the kernel sends a release without waiting for its answer
+released() { # COUNT
+	for _ in $(seq 100); do [ "$(stat_get ops.release.count)" -ge "$1" ] && return 0; sleep 0.05; done
+	fail "$(stat_get ops.release.count) releases, expected $1"
+}
+# Names stay cached for the whole test (entry_timeout), so that each is
+# looked up once whatever the machine's speed.
+T=attr_timeout=60,entry_timeout=60
+
+# 1. Kernel-cached per open (the default with mem > 0).
+tfs_mount "tier=ssd-cloud,mem=64MiB,$T,trace=$TMPD/k.trace"
+[ "$(grep -c '^kernel_cache=true' "$MNT/.tierfs/control")" = 1 ] || fail "kernel_cache not on in control"
+read_all
+released $N
+unmount_clean
+counts "$TMPD/k.trace" >"$TMPD/counts"
+echo "kernel_cache, $N files in $D folders: $(tr '\n' ' ' <"$TMPD/counts")"
+[ "$(op open)" = $N ] || fail "$(op open) opens for $N files"
+[ "$(op read)" = $N ] || fail "$(op read) reads for $N files read whole, expected one each (the read at the end answered by the kernel)"
+[ "$(op close)" = $N ] || fail "$(op close) releases for $N files"
+[ "$(op getattr)" = $((N + D)) ] || fail "$(op getattr) getattrs, expected $((N + D)): one lookup per file and folder"
+[ -z "$(op flush)" ] || fail "$(op flush) flushes for files opened read-only"
+# every read is the kernel's (flag 16), of the whole file's pages
+bad=$(awk 'NF == 11 && $3 == "read" && (int($11 / 16) % 2 != 1 || $7 != $9)' "$TMPD/run.txt" | head -1)
+[ -z "$bad" ] || fail "a read not marked read ahead by the kernel, or short of the file: $bad"
+
+# 2. Direct IO as before: kernel_cache=false, and mem=0 (no page-cache model).
+for o in "mem=64MiB,kernel_cache=false" "mem=0"; do
+	tfs_mount "tier=ssd-cloud,$o,$T,trace=$TMPD/d.trace"
+	read_all
+	released $N
+	unmount_clean
+	counts "$TMPD/d.trace" >"$TMPD/counts"
+	echo "$o: $(tr '\n' ' ' <"$TMPD/counts")"
+	[ "$(op read)" = $((2 * N)) ] || fail "$o: $(op read) reads for $N files, expected two each (direct IO)"
+	[ "$(op open)" = $N ] || fail "$o: $(op open) opens for $N files"
+	[ "$(op getattr)" = $((N + D)) ] || fail "$o: $(op getattr) getattrs, expected $((N + D))"
+	ends=$(awk 'NF == 11 && $3 == "read" && $7 == 0' "$TMPD/run.txt" | wc -l)
+	[ "$ends" = $N ] || fail "$o: $ends reads at a file's end, expected $N"
+done
+
+# 3. Small records: 8-byte headers, then the record, through Python's
+# buffered reader (1 MiB, 1 KiB records: 1,024 headers).
+rec_read() {
+	python3 - "$MNT/small.rec" "$BACKING/small.rec" <<'EOF' || fail "reading small.rec"
+import sys
+b = b""
+with open(sys.argv[1], "rb") as f:
+    while True:
+        h = f.read(8)
+        if not h:
+            break
+        b += h + f.read(1016)
+assert b == open(sys.argv[2], "rb").read(), "small.rec read back differs"
+EOF
+}
+for o in "mem=64MiB" "mem=64MiB,kernel_cache=false"; do
+	tfs_mount "tier=ssd-cloud,$o,$T,trace=$TMPD/r.trace"
+	rec_read
+	released 1
+	unmount_clean
+	counts "$TMPD/r.trace" >"$TMPD/counts"
+	echo "$o, 1 MiB in 1,024 records: $(tr '\n' ' ' <"$TMPD/counts")"
+	case $o in
+	*false) [ "$(op read)" -ge 256 ] || fail "$o: $(op read) reads of 1 MiB in records, expected one per 4 KiB buffer" ;;
+	# 1 MiB in the kernel's readahead windows (128 KiB), a few more where
+	# the reader catches up with a window in flight
+	*) [ "$(op read)" -le 32 ] || fail "$o: $(op read) reads of 1 MiB in records, expected the kernel's readahead windows" ;;
+	esac
+done
+
+# 4. What the page cache must keep.
+tfs_mount "tier=ssd-cloud,mem=1MiB,$T"
+# the model (1 MiB) evicts the file's first pages while it is read (4 MiB):
+# their kernel pages go too, and the second pass reads from the daemon
+python3 - "$MNT/big.dat" "$BACKING/big.dat" <<'EOF' || fail "reading big.dat twice"
+import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+want = open(sys.argv[2], "rb").read()
+for _ in range(2):
+    got = b""
+    while len(got) < len(want):
+        b = os.pread(fd, 65536, len(got))
+        assert b, "short file"
+        got += b
+    assert got == want, "big.dat read back differs"
+os.close(fd)
+EOF
+rb=$(stat_get ops.read.bytes)
+inv=$(stat_get invalidations)
+echo "big.dat (4 MiB) read twice with mem=1MiB: $rb bytes read from the daemon, $inv invalidations"
+[ "$inv" -gt 0 ] || fail "the model evicted pages of an open file and no kernel page was dropped"
+[ "$rb" -ge $((6 << 20)) ] || fail "$rb bytes from the daemon for 8 MiB read over 1 MiB of page cache: the kernel held what the model evicted"
+# a write through one descriptor shows through another open on the file,
+# and a shared mapping of a file that is not cached= can be written
+python3 - "$MNT" "$BACKING" <<'EOF' || fail "coherence or a shared mapping"
+import mmap, os, sys
+mnt, back = sys.argv[1:3]
+r = os.open(f"{mnt}/c1/f3.jpg", os.O_RDONLY)
+os.pread(r, 4096, 0)
+w = os.open(f"{mnt}/c1/f3.jpg", os.O_WRONLY)
+os.pwrite(w, b"written!", 100)
+os.close(w)
+assert os.pread(r, 8, 100) == b"written!", "a read through another descriptor missed a write"
+os.close(r)
+fd = os.open(f"{mnt}/c2/f4.jpg", os.O_RDWR)
+m = mmap.mmap(fd, 4096, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
+m[8:16] = b"mapped!!"
+m.flush()
+m.close()
+os.close(fd)
+assert open(f"{back}/c2/f4.jpg", "rb").read()[8:16] == b"mapped!!", "mapped write not in BACKING"
+EOF
+unmount_clean
+exit 0
