@@ -151,8 +151,8 @@ struct ts_fs_opts {
 	char *tier;
 	char *profile;
 	char *cached; /* ':'-separated globs opened in kernel-cached mode */
-	bool kernel_cache; /* with mem > 0, every other file kernel-cached too, its pages
-			    * dropped at each open (timing.c) */
+	char *kernel_cache; /* with mem > 0, other files kernel-cached too, their pages
+			     * dropped at each open: small | all | off (timing.c) */
 	char *trace;
 	bool trace_cpu; /* with trace: CPU samples (trace_hook.c) */
 	bool trace_cpu_every; /* with trace_cpu: read every request's clock */
@@ -186,6 +186,7 @@ struct ts_fs {
 
 	struct ts_fs_model *model; /* NULL when bare */
 	uint64_t floor_ns;	   /* measured FUSE round trip */
+	uint64_t ra_bytes;	   /* the kernel's readahead window on the mount (FUSE_INIT) */
 	/* Block mode's loop-device hop (disk/loop.h), taken off the model's
 	 * latency with floor_ns: 0 unless loop_hop= asked for it. Its
 	 * label: "measured" (loop_hop=measure), "given" (a duration) or
@@ -342,9 +343,9 @@ TS_WUR int ts_fs_list_tiers(FILE *out, const char *profile, uint64_t capacity, c
 			    size_t n);
 /* Whether @path is opened in kernel-cached mode (the cached= globs). */
 bool ts_fs_want_cached(const struct ts_fs *fs, const char *path);
-/* Whether the regular files cached= does not name are opened kernel-cached
- * too, for the open only (kernel_cache=, with a page-cache model). */
-bool ts_fs_cache_per_open(const struct ts_fs *fs);
+/* Whether a regular file of @size that cached= does not name is opened
+ * kernel-cached for the open only (kernel_cache=, with a page-cache model). */
+bool ts_fs_cache_per_open(const struct ts_fs *fs, uint64_t size);
 /* Whether a handle of @path may hold kernel pages: cached= or per open. */
 bool ts_fs_may_cache(const struct ts_fs *fs, const char *path);
 /* A cached file was opened or renamed: remember where to invalidate it. */

@@ -627,14 +627,34 @@ void ts_fs_cached_track(struct ts_fs *fs, uint64_t ino, const char *path)
 	free(copy);
 }
 
-bool ts_fs_cache_per_open(const struct ts_fs *fs)
+/* kernel_cache= is in force: a page-cache model, not block mode */
+static bool per_open_on(const struct ts_fs *fs)
 {
-	return fs->o.kernel_cache && fs->cfg.mem > 0 && !fs->o.bare && !fs->o.image;
+	return fs->o.kernel_cache && strcmp(fs->o.kernel_cache, "off") && fs->cfg.mem > 0 &&
+	       !fs->o.bare && !fs->o.image;
+}
+
+/*
+ * Which files: `all`, or (`small`, the default) a file the kernel's first
+ * readahead window reads whole (the window the mount's FUSE_INIT gave,
+ * 128 KiB). A larger read of a kernel-cached file goes out as one window
+ * after another, each waited for (FUSE's readahead has no larger I/O size
+ * than its window, where a block device's has max_sectors_kb): a 240 KiB
+ * JPEG read whole took two reads in turn, where direct IO sends the
+ * application's read as one and a block device's file system one bio
+ * (bench/README.md, issue 18's fs_fidelity rows). A small file loses
+ * nothing so: the kernel's one read is the application's, page-rounded.
+ */
+bool ts_fs_cache_per_open(const struct ts_fs *fs, uint64_t size)
+{
+	if (!per_open_on(fs))
+		return false;
+	return !strcmp(fs->o.kernel_cache, "all") || size <= fs->ra_bytes;
 }
 
 bool ts_fs_may_cache(const struct ts_fs *fs, const char *path)
 {
-	return ts_fs_cache_per_open(fs) || ts_fs_want_cached(fs, path);
+	return per_open_on(fs) || ts_fs_want_cached(fs, path);
 }
 
 /*
@@ -844,7 +864,7 @@ char *ts_fs_model_describe(struct ts_fs *fs)
 	fprintf(f, "bare=%s\n", fs->o.bare ? "true" : "false");
 	fprintf(f, "image=%s\n", fs->o.image ? "true" : "false");
 	fprintf(f, "cached=%s\n", fs->o.cached ? fs->o.cached : "");
-	fprintf(f, "kernel_cache=%s\n", ts_fs_cache_per_open(fs) ? "true" : "false");
+	fprintf(f, "kernel_cache=%s\n", per_open_on(fs) ? fs->o.kernel_cache : "off");
 	char *faults = t ? malloc(FAULTS_TEXT_MAX) : NULL;
 	if (faults)
 		faults_text(t, faults, FAULTS_TEXT_MAX);

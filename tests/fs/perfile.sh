@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # perfile.sh — the requests a file read whole costs, counted in the trace.
-# With a page-cache model (mem > 0; kernel_cache=, on by default) each
-# regular file is read through the kernel's page cache for the open: a
-# file read whole with Python's read() (a read of its size + 1, then one
-# at its end) is one lookup (getattr), one open, one read and one release,
-# as on a kernel file system, where the read at the end is answered from
-# the file's size; served direct_io (kernel_cache=false, or mem=0) the
-# read at the end is a round trip of its own: two reads per file. A reader
-# of small records (RecordIO's 8-byte headers) sends the kernel's
-# readahead windows, not one read per header. And what the page cache
-# must keep: the model's evictions drop an open file's kernel pages (the
-# second pass over a file larger than mem reaches the daemon again), a
-# write through one descriptor shows through another open on the same
-# file, and a shared mapping of any file can be written.
+# With a page-cache model (mem > 0) a file no larger than the kernel's
+# readahead window (128 KiB; kernel_cache=small, the default) is read
+# through the kernel's page cache for the open: read whole with Python's
+# read() (a read of its size + 1, then one at its end) it is one lookup
+# (getattr), one open, one read and one release, as on a kernel file
+# system, where the read at the end is answered from the file's size.
+# Served direct_io (a larger file, kernel_cache=off, or mem=0) the read at
+# the end is a round trip of its own: two reads per file. kernel_cache=all
+# reads every file so: a larger file's read then goes out as two windows,
+# and a reader of small records (RecordIO's 8-byte headers) sends the
+# kernel's readahead windows, not one read per header. And what the page
+# cache must keep: the model's evictions drop an open file's kernel pages
+# (the second pass over a file larger than mem reaches the daemon again),
+# a write through one descriptor shows through another open on the same
+# file, and a shared mapping of any such file can be written.
 . "$(dirname "$0")/lib.sh"
 B=$TS_BUILD_ROOT/cli/tiersim
 [ -x "$B" ] || { echo "SKIP: tiersim is not built"; exit 77; }
@@ -24,8 +26,10 @@ for d in $(seq $D); do
 	for i in $(seq 0 $((F - 1))); do
 		head -c $((i * 9000 + 100)) /dev/urandom >"$BACKING/c$d/f$i.jpg"
 	done
+	# larger than the readahead window, within two
+	head -c 200000 /dev/urandom >"$BACKING/c$d/g.jpg"
 done
-N=$((D * F))
+N=$((D * F + D))
 (cd "$BACKING" && find . -name '*.jpg' | sort) >"$TMPD/list"
 head -c $((1 << 20)) /dev/urandom >"$BACKING/small.rec"
 head -c $((4 << 20)) /dev/urandom >"$BACKING/big.dat"
@@ -65,25 +69,41 @@ released() { # COUNT
 # looked up once whatever the machine's speed.
 T=attr_timeout=60,entry_timeout=60
 
-# 1. Kernel-cached per open (the default with mem > 0).
+# 1. Kernel-cached per open, the small files (the default with mem > 0):
+# one read each; the larger ones (g.jpg) direct IO, two reads each.
 tfs_mount "tier=ssd-cloud,mem=64MiB,$T,trace=$TMPD/k.trace"
-[ "$(grep -c '^kernel_cache=true' "$MNT/.tierfs/control")" = 1 ] || fail "kernel_cache not on in control"
+[ "$(grep -c '^kernel_cache=small$' "$MNT/.tierfs/control")" = 1 ] || fail "kernel_cache not small in control"
 read_all
 released $N
 unmount_clean
 counts "$TMPD/k.trace" >"$TMPD/counts"
-echo "kernel_cache, $N files in $D folders: $(tr '\n' ' ' <"$TMPD/counts")"
+echo "kernel_cache=small, $N files in $D folders: $(tr '\n' ' ' <"$TMPD/counts")"
 [ "$(op open)" = $N ] || fail "$(op open) opens for $N files"
-[ "$(op read)" = $N ] || fail "$(op read) reads for $N files read whole, expected one each (the read at the end answered by the kernel)"
+[ "$(op read)" = $((N + D)) ] ||
+	fail "$(op read) reads for $N files read whole, expected $((N + D)): one per small file (the read at the end answered by the kernel), two per larger one"
 [ "$(op close)" = $N ] || fail "$(op close) releases for $N files"
 [ "$(op getattr)" = $((N + D)) ] || fail "$(op getattr) getattrs, expected $((N + D)): one lookup per file and folder"
 [ -z "$(op flush)" ] || fail "$(op flush) flushes for files opened read-only"
-# every read is the kernel's (flag 16), of the whole file's pages
-bad=$(awk 'NF == 11 && $3 == "read" && (int($11 / 16) % 2 != 1 || $7 != $9)' "$TMPD/run.txt" | head -1)
-[ -z "$bad" ] || fail "a read not marked read ahead by the kernel, or short of the file: $bad"
+# every read of a small file is the kernel's (flag 16), of the whole
+# file's pages; the larger files' are not
+bad=$(awk 'NF == 11 && $3 == "read" && $9 < 131072 && (int($11 / 16) % 2 != 1 || $7 != $9)' "$TMPD/run.txt" | head -1)
+[ -z "$bad" ] || fail "a read of a small file not marked read ahead by the kernel, or short of the file: $bad"
+bad=$(awk 'NF == 11 && $3 == "read" && $9 > 131072 && int($11 / 16) % 2 == 1' "$TMPD/run.txt" | head -1)
+[ -z "$bad" ] || fail "a read of a larger file marked read ahead by the kernel: $bad"
 
-# 2. Direct IO as before: kernel_cache=false, and mem=0 (no page-cache model).
-for o in "mem=64MiB,kernel_cache=false" "mem=0"; do
+# kernel_cache=all: the larger files too, in two windows, none at the end
+tfs_mount "tier=ssd-cloud,mem=64MiB,kernel_cache=all,$T,trace=$TMPD/a.trace"
+read_all
+released $N
+unmount_clean
+counts "$TMPD/a.trace" >"$TMPD/counts"
+echo "kernel_cache=all: $(tr '\n' ' ' <"$TMPD/counts")"
+[ "$(op read)" = $((N + D)) ] || fail "kernel_cache=all: $(op read) reads, expected $((N + D))"
+ends=$(awk 'NF == 11 && $3 == "read" && $7 == 0' "$TMPD/run.txt" | wc -l)
+[ "$ends" = 0 ] || fail "kernel_cache=all: $ends reads at a file's end reached the daemon"
+
+# 2. Direct IO as before: kernel_cache=off, and mem=0 (no page-cache model).
+for o in "mem=64MiB,kernel_cache=off" "mem=0"; do
 	tfs_mount "tier=ssd-cloud,$o,$T,trace=$TMPD/d.trace"
 	read_all
 	released $N
@@ -112,7 +132,7 @@ with open(sys.argv[1], "rb") as f:
 assert b == open(sys.argv[2], "rb").read(), "small.rec read back differs"
 EOF
 }
-for o in "mem=64MiB" "mem=64MiB,kernel_cache=false"; do
+for o in "mem=64MiB,kernel_cache=all" "mem=64MiB"; do
 	tfs_mount "tier=ssd-cloud,$o,$T,trace=$TMPD/r.trace"
 	rec_read
 	released 1
@@ -120,15 +140,16 @@ for o in "mem=64MiB" "mem=64MiB,kernel_cache=false"; do
 	counts "$TMPD/r.trace" >"$TMPD/counts"
 	echo "$o, 1 MiB in 1,024 records: $(tr '\n' ' ' <"$TMPD/counts")"
 	case $o in
-	*false) [ "$(op read)" -ge 256 ] || fail "$o: $(op read) reads of 1 MiB in records, expected one per 4 KiB buffer" ;;
 	# 1 MiB in the kernel's readahead windows (128 KiB), a few more where
 	# the reader catches up with a window in flight
-	*) [ "$(op read)" -le 32 ] || fail "$o: $(op read) reads of 1 MiB in records, expected the kernel's readahead windows" ;;
+	*all) [ "$(op read)" -le 32 ] || fail "$o: $(op read) reads of 1 MiB in records, expected the kernel's readahead windows" ;;
+	# larger than the window: direct IO, one read per 4 KiB buffer
+	*) [ "$(op read)" -ge 256 ] || fail "$o: $(op read) reads of 1 MiB in records, expected one per 4 KiB buffer" ;;
 	esac
 done
 
 # 4. What the page cache must keep.
-tfs_mount "tier=ssd-cloud,mem=1MiB,$T"
+tfs_mount "tier=ssd-cloud,mem=1MiB,kernel_cache=all,$T"
 # the model (1 MiB) evicts the file's first pages while it is read (4 MiB):
 # their kernel pages go too, and the second pass reads from the daemon
 python3 - "$MNT/big.dat" "$BACKING/big.dat" <<'EOF' || fail "reading big.dat twice"
