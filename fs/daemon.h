@@ -153,6 +153,8 @@ struct ts_fs_opts {
 	char *cached; /* ':'-separated globs opened in kernel-cached mode */
 	char *kernel_cache; /* with mem > 0, other files kernel-cached too, their pages
 			     * dropped at each open: small | all | off (timing.c) */
+	bool carry; /* a round trip no modeled latency absorbed comes off the thread's
+		     * next held reply (control.c) */
 	char *trace;
 	bool trace_cpu; /* with trace: CPU samples (trace_hook.c) */
 	bool trace_cpu_every; /* with trace_cpu: read every request's clock */
@@ -187,6 +189,13 @@ struct ts_fs {
 	struct ts_fs_model *model; /* NULL when bare */
 	uint64_t floor_ns;	   /* measured FUSE round trip */
 	uint64_t ra_bytes;	   /* the kernel's readahead window on the mount (FUSE_INIT) */
+	/* carry=: per requesting thread (slot tid % TS_FS_CARRY_SLOTS), the
+	 * round trips it paid that no modeled latency absorbed: tid << 40 |
+	 * ns owed (control.c); and how many replies were moved earlier, by
+	 * how much in all (stats) */
+#define TS_FS_CARRY_SLOTS 1024
+	uint64_t carry_slot[TS_FS_CARRY_SLOTS];
+	uint64_t carried, carried_ns;
 	/* Block mode's loop-device hop (disk/loop.h), taken off the model's
 	 * latency with floor_ns: 0 unless loop_hop= asked for it. Its
 	 * label: "measured" (loop_hop=measure), "given" (a duration) or

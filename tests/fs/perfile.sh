@@ -191,4 +191,25 @@ os.close(fd)
 assert open(f"{back}/c2/f4.jpg", "rb").read()[8:16] == b"mapped!!", "mapped write not in BACKING"
 EOF
 unmount_clean
+
+# 5. carry=: the round trips no modeled latency absorbed (each file's open
+# of an inode its lookup read) come off the thread's next waited reply
+# (the file's read, from the device: mem=0), never more than 8 round trips
+# at a time; carry=false moves none.
+for o in carry=true carry=false; do
+	tfs_mount "tier=ssd-cloud,mem=0,$o,$T"
+	read_all
+	n=$(stat_get carried)
+	ns=$(stat_get carried_ns)
+	floor=$(stat_get floor_ns)
+	echo "$o: $n replies moved earlier by $ns ns in all (round trip $floor ns)"
+	case $o in
+	*true)
+		[ "$n" -ge $N ] || fail "$o: $n replies carried a round trip, expected one per file at least ($N)"
+		[ "$ns" -le $((n * 8 * floor)) ] || fail "$o: $ns ns carried over $n replies, more than 8 round trips each"
+		;;
+	*) [ "$n" = 0 ] && [ "$ns" = 0 ] || fail "$o: $n replies moved earlier by $ns ns" ;;
+	esac
+	unmount_clean
+done
 exit 0
