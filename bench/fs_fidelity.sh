@@ -3,7 +3,9 @@
 # the same workloads on the same tier model in three ways,
 #   FUSE     tierfs over the dataset's directory, through tiersim record,
 #            with a page-cache model of the block job's cgroup size (4 GiB:
-#            cold, it is the readahead a real page cache always gives);
+#            cold, it is the readahead a real page cache always gives; with
+#            it tierfs reads each file of 128 KiB or less through the
+#            kernel's page cache for the open, kernel_cache=, fs/README.md);
 #   block    the dataset in an ext4 image, tiersim disk mount (tierfs
 #            serving the image under a direct-I/O loop device) and the job
 #            in a memory cgroup (tiersim disk run, cache cold);

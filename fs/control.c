@@ -113,11 +113,73 @@ void ts_fs_req_begin2(struct ts_fs *fs, struct ts_fs_req *r, enum ts_fs_op op, c
 	r->due_ns = ts_fs_model_submit(fs, r);
 }
 
+/*
+ * carry=: the floor (the FUSE round trip) is taken off each request's
+ * modeled latency, never below 0, so a request the model charges less
+ * than a round trip (a getattr, which it does not charge; an open of an
+ * inode the file system holds; a page-cache hit) costs the job a round
+ * trip that a kernel file system's job does not pay: per JPEG of a
+ * folder loader, its lookup and its open. What a thread so owes is taken
+ * off its next reply that waits on the model (the reply goes that much
+ * before the model's completion; the model's own clock is untouched), up
+ * to TS_FS_CARRY_MAX round trips owed (assumed; a thread that makes many
+ * free requests before a charged one is paid only those). A request that
+ * waits has its round trip absorbed by its own latency and owes nothing.
+ * Threads share slots by tid modulo the table's size: a thread that
+ * takes another's slot starts at 0 (the other's debt is dropped).
+ */
+#define TS_FS_CARRY_MAX 8
+#define CARRY_NS_MASK ((UINT64_C(1) << 40) - 1)
+
+static bool carry_on(const struct ts_fs *fs, const struct ts_fs_req *r)
+{
+	return fs->o.carry && !fs->o.image && r->tid > 0 && fs->floor_ns &&
+	       __atomic_load_n(&fs->calibrated, __ATOMIC_ACQUIRE);
+}
+
+/* Owes one more round trip (up to the cap). */
+static void carry_add(struct ts_fs *fs, uint64_t tid)
+{
+	uint64_t *s = &fs->carry_slot[tid % TS_FS_CARRY_SLOTS];
+	uint64_t cur = __atomic_load_n(s, RELAXED), want;
+	do {
+		uint64_t owed = cur >> 40 == (tid & 0xffffff) ? cur & CARRY_NS_MASK : 0;
+		owed = TS_MIN(owed + fs->floor_ns, TS_FS_CARRY_MAX * fs->floor_ns);
+		want = (tid & 0xffffff) << 40 | (owed & CARRY_NS_MASK);
+	} while (!__atomic_compare_exchange_n(s, &cur, want, true, RELAXED, RELAXED));
+}
+
+/* Takes up to @most of what the thread owes. */
+static uint64_t carry_take(struct ts_fs *fs, uint64_t tid, uint64_t most)
+{
+	uint64_t *s = &fs->carry_slot[tid % TS_FS_CARRY_SLOTS];
+	uint64_t cur = __atomic_load_n(s, RELAXED), take;
+	do {
+		if (cur >> 40 != (tid & 0xffffff) || !(cur & CARRY_NS_MASK))
+			return 0;
+		take = TS_MIN(cur & CARRY_NS_MASK, most);
+	} while (!__atomic_compare_exchange_n(s, &cur, cur - take, true, RELAXED, RELAXED));
+	return take;
+}
+
 int ts_fs_req_end(struct ts_fs *fs, struct ts_fs_req *r, int64_t result)
 {
 	if (fs->o.bare)
 		return (int)result;
 	r->complete_ns = r->sys_ns = ts_now_ns();
+	if (carry_on(fs, r)) {
+		if (r->due_ns > r->complete_ns) {
+			uint64_t take = carry_take(fs, (uint64_t)r->tid,
+						   r->due_ns - r->complete_ns);
+			if (take) {
+				r->due_ns -= take;
+				__atomic_add_fetch(&fs->carried, 1, RELAXED);
+				__atomic_add_fetch(&fs->carried_ns, take, RELAXED);
+			}
+		} else {
+			carry_add(fs, (uint64_t)r->tid);
+		}
+	}
 	if (r->due_ns > r->complete_ns) {
 		/* the trace's CPU sample costs nothing while the model's
 		 * latency elapses */
@@ -337,6 +399,11 @@ char *ts_fs_stats_json(struct ts_fs *fs)
 	json_object_set_new(root, "calibrated",
 			    json_boolean(__atomic_load_n(&fs->calibrated, __ATOMIC_ACQUIRE)));
 	json_object_set_new(root, "floor_ns", json_integer((json_int_t)fs->floor_ns));
+	/* carry=: replies moved earlier by round trips owed, and by how much */
+	json_object_set_new(root, "carried",
+			    json_integer((json_int_t)__atomic_load_n(&fs->carried, RELAXED)));
+	json_object_set_new(root, "carried_ns",
+			    json_integer((json_int_t)__atomic_load_n(&fs->carried_ns, RELAXED)));
 	/* block mode's loop-device hop, taken off with the floor (calib.c) */
 	json_object_set_new(root, "loop_hop_ns", json_integer((json_int_t)fs->loop_hop_ns));
 	json_object_set_new(root, "loop_hop",

@@ -125,6 +125,8 @@ struct ts_fs_file {
 	uint64_t ino;	/* backing inode: the model's file id */
 	uint64_t size;	/* size as last seen by this handle (relaxed atomics) */
 	bool cached;	/* opened in kernel-cached mode (see timing.c) */
+	bool per_open;	/* cached for this open only (kernel_cache=): on the open list
+			 * for invalidation until released */
 	bool direct;	/* the application's O_DIRECT, as the kernel last reported it */
 	char *path;	/* TS_FS_FILE: the path it was opened under (fault rules) */
 	DIR *dir;	/* TS_FS_DIR */
@@ -149,6 +151,10 @@ struct ts_fs_opts {
 	char *tier;
 	char *profile;
 	char *cached; /* ':'-separated globs opened in kernel-cached mode */
+	char *kernel_cache; /* with mem > 0, other files kernel-cached too, their pages
+			     * dropped at each open: small | all | off (timing.c) */
+	bool carry; /* a round trip no modeled latency absorbed comes off the thread's
+		     * next held reply (control.c) */
 	char *trace;
 	bool trace_cpu; /* with trace: CPU samples (trace_hook.c) */
 	bool trace_cpu_every; /* with trace_cpu: read every request's clock */
@@ -182,6 +188,14 @@ struct ts_fs {
 
 	struct ts_fs_model *model; /* NULL when bare */
 	uint64_t floor_ns;	   /* measured FUSE round trip */
+	uint64_t ra_bytes;	   /* the kernel's readahead window on the mount (FUSE_INIT) */
+	/* carry=: per requesting thread (slot tid % TS_FS_CARRY_SLOTS), the
+	 * round trips it paid that no modeled latency absorbed: tid << 40 |
+	 * ns owed (control.c); and how many replies were moved earlier, by
+	 * how much in all (stats) */
+#define TS_FS_CARRY_SLOTS 1024
+	uint64_t carry_slot[TS_FS_CARRY_SLOTS];
+	uint64_t carried, carried_ns;
 	/* Block mode's loop-device hop (disk/loop.h), taken off the model's
 	 * latency with floor_ns: 0 unless loop_hop= asked for it. Its
 	 * label: "measured" (loop_hop=measure), "given" (a duration) or
@@ -338,8 +352,21 @@ TS_WUR int ts_fs_list_tiers(FILE *out, const char *profile, uint64_t capacity, c
 			    size_t n);
 /* Whether @path is opened in kernel-cached mode (the cached= globs). */
 bool ts_fs_want_cached(const struct ts_fs *fs, const char *path);
+/* Whether a regular file of @size that cached= does not name is opened
+ * kernel-cached for the open only (kernel_cache=, with a page-cache model). */
+bool ts_fs_cache_per_open(const struct ts_fs *fs, uint64_t size);
+/* Whether a handle of @path may hold kernel pages: cached= or per open. */
+bool ts_fs_may_cache(const struct ts_fs *fs, const char *path);
 /* A cached file was opened or renamed: remember where to invalidate it. */
 void ts_fs_cached_track(struct ts_fs *fs, uint64_t ino, const char *path);
+/* A file opened kernel-cached for the open only (kernel_cache=): invalidated
+ * when the model evicts any of it, until its last open handle is released
+ * (ts_fs_open_untrack); the next open drops its pages anyway. */
+void ts_fs_open_track(struct ts_fs *fs, uint64_t ino, const char *path);
+void ts_fs_open_untrack(struct ts_fs *fs, uint64_t ino);
+/* A file was renamed to @path: its open handles' pages are invalidated
+ * under that name from now on. */
+void ts_fs_open_renamed(struct ts_fs *fs, uint64_t ino, const char *path);
 /* The model's stats (a new reference), or NULL. */
 json_t *ts_fs_model_stats(struct ts_fs *fs);
 /* The current tier's name ("" when bare). */

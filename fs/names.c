@@ -23,8 +23,8 @@
  * returns) when that cannot deadlock: when other worker threads can serve
  * the reads an invalidation waits on (not with -s or max_threads=1), when
  * the op holds no pages of the file itself (its handle is not kernel-cached)
- * and when none of the names is (cached=: no dirty pages behind a
- * truncate's hold on writeback). Otherwise the op replies at once and the
+ * and when none of the names is (cached=, or any file with kernel_cache=:
+ * no dirty pages behind a truncate's hold on writeback). Otherwise the op replies at once and the
  * names are invalidated a moment later.
  *
  * Files changed in BACKING behind the mount, as under any FUSE file system
@@ -301,7 +301,7 @@ void ts_fs_names_changed(struct ts_fs *fs, uint64_t ino, const char *except, boo
 		char *p = strdup(e->path);
 		if (!p)
 			break;
-		any_cached = any_cached || ts_fs_want_cached(fs, p);
+		any_cached = any_cached || ts_fs_may_cache(fs, p);
 		n->queue[n->nqueue++] = p;
 		n->queued++;
 	}

@@ -287,6 +287,8 @@ static void *pt_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 		conn->max_background = 256;
 	if (conn->congestion_threshold < 192)
 		conn->congestion_threshold = 192;
+	/* the kernel's readahead window on the mount (kernel_cache=small) */
+	fs->ra_bytes = conn->max_readahead ? conn->max_readahead : 128 << 10;
 	fs->fuse = fuse_get_context()->fuse;
 	ts_fs_calib_start(fs);
 	return fs;
@@ -546,6 +548,9 @@ static int do_rename(struct ts_fs *fs, struct at *a, struct at *b, const char *f
 	if ((ts_fs_want_cached(fs, to) || ts_fs_want_cached(fs, from)) &&
 	    fstatat(b->dir, b->name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
 		ts_fs_cached_track(fs, st.st_ino, to);
+	else if (ts_fs_may_cache(fs, to) &&
+		 fstatat(b->dir, b->name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+		ts_fs_open_renamed(fs, st.st_ino, to);
 	bool exchange = (flags & RENAME_EXCHANGE) != 0;
 	ts_fs_names_renamed(fs, from, to, exchange);
 	if (has_moved)
@@ -649,9 +654,21 @@ static int file_attach(struct ts_fs *fs, const char *path, int fd, struct fuse_f
 	 * a read the model should see; the cached= files (mmap'd ones, LMDB's
 	 * *.mdb by default) are the exception, kept honest by invalidation
 	 * (timing.c). */
-	f->cached = S_ISREG(st.st_mode) && ts_fs_want_cached(fs, path);
+	bool kept = S_ISREG(st.st_mode) && ts_fs_want_cached(fs, path);
+	/* With a page-cache model, a regular file cached= does not name is
+	 * read through the kernel's page cache too (kernel_cache=, timing.c:
+	 * by default one the kernel's first readahead window reads whole),
+	 * for this open: the kernel answers a read of the pages this handle has
+	 * already read, and a read at the end of the file, without a round
+	 * trip, as a kernel file system does, and sends the rest as its
+	 * readahead's reads (marked so in the trace, flag 16); without
+	 * keep_cache it drops the file's pages at each open, so each open's
+	 * reads reach the model. Without a model page cache (mem=0) every
+	 * read goes to the tier, so direct IO stays. */
+	f->per_open = !kept && S_ISREG(st.st_mode) && ts_fs_cache_per_open(fs, (uint64_t)st.st_size);
+	f->cached = kept || f->per_open;
 	fi->direct_io = !f->cached;
-	fi->keep_cache = f->cached;
+	fi->keep_cache = kept;
 	/*
 	 * A file opened read-only has nothing for a flush to write: its
 	 * writes are refused, so neither this daemon (no per-descriptor
@@ -672,8 +689,10 @@ static int file_attach(struct ts_fs *fs, const char *path, int fd, struct fuse_f
 	 * kernel for every file of the mount.
 	 */
 	fi->noflush = (fi->flags & O_ACCMODE) == O_RDONLY;
-	if (f->cached)
+	if (kept)
 		ts_fs_cached_track(fs, f->ino, path);
+	else if (f->per_open)
+		ts_fs_open_track(fs, f->ino, path);
 	ts_fs_file_track(fs, f, fi);
 	return 0;
 }
@@ -878,6 +897,8 @@ static int pt_release(const char *path, struct fuse_file_info *fi)
 		ts_fs_req_begin(fs, &r, TS_FS_RELEASE, path, f, 0, 0);
 		close(f->fd);
 		f->fd = -1;
+		if (f->per_open)
+			ts_fs_open_untrack(fs, f->ino);
 		ts_fs_req_end(fs, &r, 0);
 	}
 	ts_fs_file_release(fs, f);

@@ -65,6 +65,20 @@ const struct ts_opt ts_fs_opt_table[] = {
 	{ "cached", TS_OPT_STR, OFF(cached), "*.mdb", 0, 0, "",
 	  "':'-separated globs (on the file name, or the path if the glob has a '/') of files "
 	  "opened kernel-cached so they can be mmap'd shared" },
+	{ "kernel_cache", TS_OPT_STR, OFF(kernel_cache), "small", 0, 0, "",
+	  "with a page-cache model (mem > 0), the files not named by cached= that are opened "
+	  "kernel-cached for the open (their pages dropped at each open), so that the kernel "
+	  "answers a read of pages the open has read, and the read at the end of the file, as "
+	  "a kernel file system does: small (a file no larger than the kernel's readahead "
+	  "window on the mount, 128 KiB: one window reads it whole), all (every file; a read "
+	  "larger than the window then goes out as one window after another, where a block "
+	  "device sends it whole), off (direct IO: every read to the daemon)" },
+	{ "carry", TS_OPT_BOOL, OFF(carry), "false", 0, 0, "",
+	  "a request's FUSE round trip that its modeled latency could not absorb (a getattr, an "
+	  "open of a cached inode, a page-cache hit: the floor is taken off what the model "
+	  "charges, never below 0) is taken off the same thread's next reply that waits on the "
+	  "model, up to 8 round trips: what a kernel file system's job would not have paid "
+	  "(not in block mode; a virtual replay of the trace does not do it yet)" },
 	{ "trace", TS_OPT_STR, OFF(trace), NULL, 0, 0, "",
 	  "record every request to FILE (a tiersim trace: tiersim trace stats FILE)" },
 	{ "trace_cpu", TS_OPT_BOOL, OFF(trace_cpu), "true", 0, 0, "",
@@ -437,6 +451,12 @@ static int configure(struct ts_fs *fs, struct fuse_args *args, struct cmdline *c
 	if (fs->o.bare && strcmp(fs->o.loop_hop, "off")) {
 		fprintf(stderr, "tierfs: option 'loop_hop' needs a tier model, which a bare mount "
 				"does not have\n");
+		return -1;
+	}
+	if (strcmp(fs->o.kernel_cache, "small") && strcmp(fs->o.kernel_cache, "all") &&
+	    strcmp(fs->o.kernel_cache, "off")) {
+		fprintf(stderr, "tierfs: option 'kernel_cache': '%s' is not small, all or off\n",
+			fs->o.kernel_cache);
 		return -1;
 	}
 	if (strcmp(fs->o.loop_issue, "off") && strcmp(fs->o.loop_issue, "on") &&

@@ -62,6 +62,7 @@
 struct cached_file {
 	uint64_t ino;
 	char *path;
+	unsigned refs; /* the open list's: handles open on it */
 };
 
 struct ts_fs_model {
@@ -75,6 +76,8 @@ struct ts_fs_model {
 	pthread_cond_t wake;
 	struct cached_file *files;
 	size_t nfiles, cap_files;
+	struct cached_file *opens; /* files cached per open, while a handle is open */
+	size_t nopens, cap_opens;
 	uint64_t *queue; /* inodes to invalidate */
 	size_t nqueue, cap_queue;
 	bool stop;
@@ -328,6 +331,9 @@ void ts_fs_model_close(struct ts_fs *fs)
 	for (size_t i = 0; i < m->nfiles; i++)
 		free(m->files[i].path);
 	free(m->files);
+	for (size_t i = 0; i < m->nopens; i++)
+		free(m->opens[i].path);
+	free(m->opens);
 	free(m->queue);
 	pthread_cond_destroy(&m->wake);
 	pthread_mutex_destroy(&m->lock);
@@ -621,6 +627,109 @@ void ts_fs_cached_track(struct ts_fs *fs, uint64_t ino, const char *path)
 	free(copy);
 }
 
+/* kernel_cache= is in force: a page-cache model, not block mode */
+static bool per_open_on(const struct ts_fs *fs)
+{
+	return fs->o.kernel_cache && strcmp(fs->o.kernel_cache, "off") && fs->cfg.mem > 0 &&
+	       !fs->o.bare && !fs->o.image;
+}
+
+/*
+ * Which files: `all`, or (`small`, the default) a file the kernel's first
+ * readahead window reads whole (the window the mount's FUSE_INIT gave,
+ * 128 KiB). A larger read of a kernel-cached file goes out as one window
+ * after another, each waited for (FUSE's readahead has no larger I/O size
+ * than its window, where a block device's has max_sectors_kb): a 240 KiB
+ * JPEG read whole took two reads in turn, where direct IO sends the
+ * application's read as one and a block device's file system one bio
+ * (bench/README.md, issue 18's fs_fidelity rows). A small file loses
+ * nothing so: the kernel's one read is the application's, page-rounded.
+ */
+bool ts_fs_cache_per_open(const struct ts_fs *fs, uint64_t size)
+{
+	if (!per_open_on(fs))
+		return false;
+	return !strcmp(fs->o.kernel_cache, "all") || size <= fs->ra_bytes;
+}
+
+bool ts_fs_may_cache(const struct ts_fs *fs, const char *path)
+{
+	return per_open_on(fs) || ts_fs_want_cached(fs, path);
+}
+
+/*
+ * The files cached per open (kernel_cache=) are opened without keep_cache:
+ * the kernel drops a file's pages at each open, so every open's first
+ * read of a page reaches the model, and its page cache sees the file's
+ * accesses in the order of the opens, as it would every read's. While a
+ * handle is open (a mapping holds one), the model's evictions invalidate
+ * the file as they do a cached= file's; the list holds only the files
+ * open now, not every file ever opened.
+ */
+void ts_fs_open_track(struct ts_fs *fs, uint64_t ino, const char *path)
+{
+	struct ts_fs_model *m = fs->model;
+	char *copy = NULL;
+
+	if (!m || !path)
+		return;
+	pthread_mutex_lock(&m->lock);
+	for (size_t i = 0; i < m->nopens; i++)
+		if (m->opens[i].ino == ino) {
+			m->opens[i].refs++;
+			pthread_mutex_unlock(&m->lock);
+			return;
+		}
+	if (m->nopens == m->cap_opens) {
+		size_t cap = m->cap_opens ? 2 * m->cap_opens : 16;
+		struct cached_file *no = realloc(m->opens, cap * sizeof(*no));
+		if (no) {
+			m->opens = no;
+			m->cap_opens = cap;
+		}
+	}
+	if (m->nopens < m->cap_opens && (copy = strdup(path)))
+		m->opens[m->nopens++] = (struct cached_file){ ino, copy, 1 };
+	pthread_mutex_unlock(&m->lock);
+}
+
+void ts_fs_open_untrack(struct ts_fs *fs, uint64_t ino)
+{
+	struct ts_fs_model *m = fs->model;
+
+	if (!m)
+		return;
+	pthread_mutex_lock(&m->lock);
+	for (size_t i = 0; i < m->nopens; i++)
+		if (m->opens[i].ino == ino) {
+			if (--m->opens[i].refs == 0) {
+				free(m->opens[i].path);
+				m->opens[i] = m->opens[--m->nopens];
+			}
+			break;
+		}
+	pthread_mutex_unlock(&m->lock);
+}
+
+void ts_fs_open_renamed(struct ts_fs *fs, uint64_t ino, const char *path)
+{
+	struct ts_fs_model *m = fs->model;
+
+	if (!m || !path)
+		return;
+	pthread_mutex_lock(&m->lock);
+	for (size_t i = 0; i < m->nopens; i++)
+		if (m->opens[i].ino == ino) {
+			char *copy = strdup(path);
+			if (copy) {
+				free(m->opens[i].path);
+				m->opens[i].path = copy;
+			}
+			break;
+		}
+	pthread_mutex_unlock(&m->lock);
+}
+
 /* The model's evict callback: runs under the model's lock, so it only
  * queues the inode for inval_main(). Files not opened cached have no
  * kernel pages and are skipped. */
@@ -635,6 +744,8 @@ static void evicted(void *ctx, uint64_t file, uint64_t off, uint64_t len)
 	bool tracked = false;
 	for (size_t i = 0; i < m->nfiles && !tracked; i++)
 		tracked = m->files[i].ino == file;
+	for (size_t i = 0; i < m->nopens && !tracked; i++)
+		tracked = m->opens[i].ino == file;
 	for (size_t i = 0; i < m->nqueue && tracked; i++)
 		if (m->queue[i] == file)
 			tracked = false; /* already queued */
@@ -669,6 +780,9 @@ static void *inval_main(void *arg)
 		for (size_t i = 0; i < m->nfiles && !path; i++)
 			if (m->files[i].ino == ino)
 				path = strdup(m->files[i].path);
+		for (size_t i = 0; i < m->nopens && !path; i++)
+			if (m->opens[i].ino == ino)
+				path = strdup(m->opens[i].path);
 		pthread_mutex_unlock(&m->lock);
 		if (path && fs->fuse) {
 			int rc = fuse_invalidate_path(fs->fuse, path);
@@ -750,6 +864,7 @@ char *ts_fs_model_describe(struct ts_fs *fs)
 	fprintf(f, "bare=%s\n", fs->o.bare ? "true" : "false");
 	fprintf(f, "image=%s\n", fs->o.image ? "true" : "false");
 	fprintf(f, "cached=%s\n", fs->o.cached ? fs->o.cached : "");
+	fprintf(f, "kernel_cache=%s\n", per_open_on(fs) ? fs->o.kernel_cache : "off");
 	char *faults = t ? malloc(FAULTS_TEXT_MAX) : NULL;
 	if (faults)
 		faults_text(t, faults, FAULTS_TEXT_MAX);

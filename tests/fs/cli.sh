@@ -21,6 +21,7 @@ expect_error "mem" -o tier=ssd-cloud,mem=-5 "$BACKING" "$MNT"
 expect_error "mem" -o tier=ssd-cloud,mem=4KiB "$BACKING" "$MNT"
 # The least page-cache model, as --help states it.
 expect_error "at least 128 KiB" -o tier=ssd-cloud,mem=127KiB "$BACKING" "$MNT"
+expect_error "is not small, all or off" -o tier=ssd-cloud,mem=1GiB,kernel_cache=maybe "$BACKING" "$MNT"
 # mem's entry: its line and the indented lines under it, up to the next option.
 "$TIERFS" --help | awk '/^  mem /{on=1; print; next} on && /^  [a-z]/{on=0} on' |
 	tr -s ' \n' ' ' | grep -q "at least 128 KiB" || fail "--help does not state mem's least value"

@@ -139,11 +139,13 @@ for order in $orders; do
 done
 [ "$overlapped" = 1 ] || echo "the recorded reads did not all overlap the lower ones they came before: no replay as recorded"
 
-# The same file served direct_io (not cached=): dd's own 4 KiB reads, and
+# The same file served direct_io (not cached=; kernel_cache=off, though a
+# file of 4 MiB is direct_io by default too): dd's own 4 KiB reads, and
 # the model reads ahead of them.
-tfs_mount "tier=essd-pl3,mem=64MiB,cached="
+tfs_mount "tier=essd-pl3,mem=64MiB,cached=,kernel_cache=off"
 dd if="$MNT/f.dat" of=/dev/null bs=4k count=16 status=none || fail "read of the direct_io file"
 dev=$(stat_get model.ops.read.device_bytes)
+[ "$(stat_get ops.read.count)" = 16 ] || fail "$(stat_get ops.read.count) reads of a direct_io file, dd made 16"
 [ "$dev" -gt $((65536 + META)) ] || fail "no readahead by the model for a direct_io file: $dev device bytes"
 tfs_umount
 check_log
