@@ -835,8 +835,18 @@ static uint64_t own_window(const struct accel *A, uint64_t steps)
 	struct ts_rng r = m->ep_rng;
 	const struct ts_rng_zig *z = ts_rng_zig();
 	double d = 0;
-	for (uint64_t i = 0; i < n; i++)
-		d = TS_MAX(d, draw_lat(m, &r, z));
+	const struct ts_tier_dist *ld = m->lat;
+	if (ld->kind == TS_TIER_DIST_LOGNORMAL && ld->p99_ns > ld->p50_ns && !(ld->stall_p > 0)) {
+		/* draw_lat draws one normal and no stall: its largest is ex at
+		 * the largest normal (ceil and ex rise with it) */
+		double x = -TS_RNG_ZIG_MAX;
+		for (uint64_t i = 0; i < n; i++)
+			x = TS_MAX(x, ts_rng_normal_zig(&r, z));
+		d = n ? m->ex[(int)ceil((x + TS_RNG_ZIG_MAX) * 64)] : 0;
+	} else {
+		for (uint64_t i = 0; i < n; i++)
+			d = TS_MAX(d, draw_lat(m, &r, z));
+	}
 	return merge_reach(m, TS_MAX(TS_MAX(d + 2, m->delta), m->delta_leaf) + 2);
 }
 
