@@ -1070,8 +1070,11 @@ static int accel_passes_at_start(struct accel *A, double *au)
 	 * (accel_passes's rule for an epoch to come): epoch e's K x B reads
 	 * draw the stream's draws e K B .. (e + 1) K B - 1 from the run's
 	 * start, and each walk leaves the stream where the next epoch's
-	 * begins. An epoch's AU is at least the larger of the two bounds';
-	 * the walk stops where even AU 1 for the epochs left cannot pass. */
+	 * begins. Its first step ends no sooner than its batch's reads take
+	 * the drive plus step + ct after its start, as the first epoch's
+	 * (f0 - t0: nothing of it was read before its claims began). An
+	 * epoch's AU is at least the larger of the two bounds'; the walk
+	 * stops where even AU 1 for the epochs left cannot pass. */
 	struct ts_rng r;
 	ts_tier_lat_rng(m->tier, &r);
 	double own0 = pass_draws_from(A, K, t0, t0, x, &r);
@@ -1080,7 +1083,7 @@ static int accel_passes_at_start(struct accel *A, double *au)
 		if ((sum + (double)(epochs - e)) / (double)epochs < thr)
 			return false;
 		double en = pass_draws_from(A, K, 0, 0, TS_MAX(m->delta, m->delta_leaf), &r);
-		sum += TS_MAX(m->au_next, (double)(K - 1) * ct / (en - step));
+		sum += TS_MAX(m->au_next, (double)(K - 1) * ct / (en - (f0 - t0)));
 	}
 	if (sum / (double)epochs >= thr)
 		*au = sum / (double)epochs;
