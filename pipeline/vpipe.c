@@ -442,50 +442,60 @@ int ts_vpipe_merges_more(struct ts_vpipe *v, struct ts_vpipe_merges *m, uint64_t
 	 * tables): the tables are far larger than a cache, and a probe's miss
 	 * is most of a position's cost. What is counted is as without it. */
 	struct ts_vsample ring[2 * MERGE_AHEAD]; /* position c's slot is not p's */
+	/* each read's span_key of where it starts and of where it ends, both
+	 * with start false (with start true a key differs in bit 1 only:
+	 * span_key), hashed once, as the read is planned */
+	uint64_t keys[2 * MERGE_AHEAD][TS_VIO_MAX][2];
+	/* p's and c's blocks' parities and places in them, kept as they
+	 * move on (a 64-bit division each was a tenth of the count) */
+	uint64_t pb = from / window % 2, pr = from % window, cb = pb, cr = pr;
 	for (uint64_t p = from; p < end + MERGE_AHEAD; p++) {
 		uint64_t q = p + 2 * MERGE_AHEAD;
 		if (v->ops->plan_prefetch && q < end)
 			v->ops->plan_prefetch(&v->vs, v->first + order[q]);
 		if (p < end) { /* plan p, fetch what its probes will touch */
 			struct ts_vsample *a = &ring[p % (2 * MERGE_AHEAD)];
+			uint64_t(*ka)[2] = keys[p % (2 * MERGE_AHEAD)];
 			v->ops->plan_sample(&v->vs, v->first + order[p], a);
-			const uint64_t *pc = tab + (p / window % 2) * size;
+			const uint64_t *pc = tab + pb * size;
 			for (unsigned i = 0; i < a->n; i++) {
 				const struct ts_vio *io = &a->io[i];
-				uint64_t e = io->off + io->len;
-				uint64_t k0 = span_key(io->file, io->off, false) & mask;
-				uint64_t k1 = span_key(io->file, e, true) & mask;
-				__builtin_prefetch(&tab[k0]);
-				__builtin_prefetch(&tab[size + k0]);
-				__builtin_prefetch(&tab[k1]);
-				__builtin_prefetch(&tab[size + k1]);
-				__builtin_prefetch(&pc[span_key(io->file, e, false) & mask], 1);
-				__builtin_prefetch(&pc[span_key(io->file, io->off, true) & mask], 1);
+				uint64_t k0 = ka[i][0] = span_key(io->file, io->off, false);
+				uint64_t k1 = ka[i][1] = span_key(io->file, io->off + io->len, false);
+				__builtin_prefetch(&tab[k0 & mask]);
+				__builtin_prefetch(&tab[size + (k0 & mask)]);
+				__builtin_prefetch(&tab[(k1 ^ 2) & mask]);
+				__builtin_prefetch(&tab[size + ((k1 ^ 2) & mask)]);
+				__builtin_prefetch(&pc[k1 & mask], 1);
+				__builtin_prefetch(&pc[(k0 ^ 2) & mask], 1);
 			}
 		}
+		if (++pr == window)
+			pr = 0, pb ^= 1;
 		if (p < from + MERGE_AHEAD)
 			continue;
 		uint64_t c = p - MERGE_AHEAD; /* the position counted */
-		uint64_t *cur = tab + (c / window % 2) * size, *old = tab + (c / window % 2 ? 0 : size);
-		if (c % window == 0)
+		uint64_t *cur = tab + cb * size, *old = tab + (cb ? 0 : size);
+		if (cr == 0)
 			memset(cur, 0, size * sizeof(*cur));
+		if (++cr == window)
+			cr = 0, cb ^= 1;
 		const struct ts_vsample *s = &ring[c % (2 * MERGE_AHEAD)];
+		const uint64_t(*ks)[2] = keys[c % (2 * MERGE_AHEAD)];
 		uint64_t meets = 0;
 		for (unsigned i = 0; i < s->n; i++) {
-			const struct ts_vio *io = &s->io[i];
-			if (io->op != TS_VIO_READ)
+			if (s->io[i].op != TS_VIO_READ)
 				continue;
 			/* it joins one that ends where it starts, or one that
 			 * starts where it ends joins it */
-			meets += span_in(cur, old, mask, span_key(io->file, io->off, false));
-			meets += span_in(cur, old, mask, span_key(io->file, io->off + io->len, true));
+			meets += span_in(cur, old, mask, ks[i][0]);
+			meets += span_in(cur, old, mask, ks[i][1] ^ 2);
 		}
 		for (unsigned i = 0; i < s->n; i++) {
-			const struct ts_vio *io = &s->io[i];
-			if (io->op != TS_VIO_READ)
+			if (s->io[i].op != TS_VIO_READ)
 				continue;
-			span_put(cur, mask, span_key(io->file, io->off + io->len, false));
-			span_put(cur, mask, span_key(io->file, io->off, true));
+			span_put(cur, mask, ks[i][1]);
+			span_put(cur, mask, ks[i][0] ^ 2);
 		}
 		m->all += meets;
 		m->below += c < m->mark ? meets : 0;

@@ -755,7 +755,7 @@ enum draws { DRAWS_OWN, DRAWS_MOST, DRAWS_NONE };
  * on the epoch's last step's end, as pass_bound's, for these draws. */
 static inline __attribute__((always_inline)) double
 draws_end(const struct accel *A, uint64_t k, uint64_t K, double now, double z0, double x0,
-	  uint64_t ahead, uint64_t lv, enum draws how)
+	  uint64_t ahead, uint64_t lv, enum draws how, struct ts_rng *rs)
 {
 	const struct pass_model *m = &A->pm;
 	uint64_t B = A->n * A->w->batch_size, i = 0, u = 0, g = 0, sj = 0;
@@ -767,7 +767,9 @@ draws_end(const struct accel *A, uint64_t k, uint64_t K, double now, double z0, 
 	double fixed = how == DRAWS_MOST ? m->lam - 2 : 0;
 	struct ts_rng r;
 	const struct ts_rng_zig *z = ts_rng_zig();
-	if (how == DRAWS_OWN)
+	if (how == DRAWS_OWN && rs)
+		r = *rs;
+	else if (how == DRAWS_OWN)
 		ts_tier_lat_rng(m->tier, &r);
 	for (uint64_t q = 0; q < m->qd; q++)
 		gate[q] = z0;
@@ -808,6 +810,8 @@ draws_end(const struct accel *A, uint64_t k, uint64_t K, double now, double z0, 
 			sj = 0;
 		E = s0 + step;
 	}
+	if (how == DRAWS_OWN && rs)
+		*rs = r;
 	return E + (double)lv * m->delta_leaf;
 }
 
@@ -835,8 +839,18 @@ static uint64_t own_window(const struct accel *A, uint64_t steps)
 	struct ts_rng r = m->ep_rng;
 	const struct ts_rng_zig *z = ts_rng_zig();
 	double d = 0;
-	for (uint64_t i = 0; i < n; i++)
-		d = TS_MAX(d, draw_lat(m, &r, z));
+	const struct ts_tier_dist *ld = m->lat;
+	if (ld->kind == TS_TIER_DIST_LOGNORMAL && ld->p99_ns > ld->p50_ns && !(ld->stall_p > 0)) {
+		/* draw_lat draws one normal and no stall: its largest is ex at
+		 * the largest normal (ceil and ex rise with it) */
+		double x = -TS_RNG_ZIG_MAX;
+		for (uint64_t i = 0; i < n; i++)
+			x = TS_MAX(x, ts_rng_normal_zig(&r, z));
+		d = n ? m->ex[(int)ceil((x + TS_RNG_ZIG_MAX) * 64)] : 0;
+	} else {
+		for (uint64_t i = 0; i < n; i++)
+			d = TS_MAX(d, draw_lat(m, &r, z));
+	}
 	return merge_reach(m, TS_MAX(TS_MAX(d + 2, m->delta), m->delta_leaf) + 2);
 }
 
@@ -862,11 +876,19 @@ static double pass_draws(const struct accel *A, uint64_t k, uint64_t K, double n
 			 double x0, uint64_t ahead, uint64_t lv, enum draws how)
 {
 	switch (how) {
-	case DRAWS_MOST: return draws_end(A, k, K, now, z0, x0, ahead, lv, DRAWS_MOST);
-	case DRAWS_NONE: return draws_end(A, k, K, now, z0, x0, ahead, lv, DRAWS_NONE);
+	case DRAWS_MOST: return draws_end(A, k, K, now, z0, x0, ahead, lv, DRAWS_MOST, NULL);
+	case DRAWS_NONE: return draws_end(A, k, K, now, z0, x0, ahead, lv, DRAWS_NONE, NULL);
 	case DRAWS_OWN: break;
 	}
-	return draws_end(A, k, K, now, z0, x0, ahead, lv, DRAWS_OWN);
+	return draws_end(A, k, K, now, z0, x0, ahead, lv, DRAWS_OWN, NULL);
+}
+
+/* pass_draws's DRAWS_OWN from the stream @r, left where the walk ends it
+ * (one draw a sample: no extent-tree leaf) */
+static double pass_draws_from(const struct accel *A, uint64_t K, double now, double z0, double x0,
+			      struct ts_rng *r)
+{
+	return draws_end(A, 0, K, now, z0, x0, 0, 0, DRAWS_OWN, r);
 }
 
 /* What an epoch's AU must reach for the run's mean to meet stop_below:
@@ -993,8 +1015,8 @@ static bool accel_passes(struct accel *A, uint64_t steps, uint64_t left, double 
  * the reads of its first epoch past the prefetch window (accel_next's
  * rule) say it cannot reach stop_below, it misses (-1, *@au that reach);
  * else its first epoch with the loader's claims one at a time (seq_end:
- * the longest draws, then the device's own where they can pass): 1 or 0,
- * undecided. A run
+ * the longest draws, then the device's own where they can pass), then
+ * every epoch with the device's own draws: 1 or 0, undecided. A run
  * decided here never claims a sample, so its epoch order (made at the
  * first claim, scheduler.c's make_order) is never drawn. A step limit
  * inside the first epoch makes the run that epoch, cut short; one in a
@@ -1038,6 +1060,33 @@ static int accel_passes_at_start(struct accel *A, double *au)
 	double ed = seq_end(A, &g, 0, K, t0, t0, x, 0, m->leaves);
 	if (ed < e0)
 		*au = goal_au(A, &g, ed);
+	if (*au >= thr || epochs < 2 || !m->draws || m->leaves)
+		return *au >= thr;
+	/* The epochs to come bounded as the first, with the device's own
+	 * draws where the longest miss. Where only the loader's reads reach
+	 * the tier (pass_draws's rules) and none an extent-tree leaf's, each
+	 * draws one latency as it reaches the device, in claim order, and
+	 * epoch e's claims start once every read of epoch e - 1 ended
+	 * (accel_passes's rule for an epoch to come): epoch e's K x B reads
+	 * draw the stream's draws e K B .. (e + 1) K B - 1 from the run's
+	 * start, and each walk leaves the stream where the next epoch's
+	 * begins. Its first step ends no sooner than its batch's reads take
+	 * the drive plus step + ct after its start, as the first epoch's
+	 * (f0 - t0: nothing of it was read before its claims began). An
+	 * epoch's AU is at least the larger of the two bounds'; the walk
+	 * stops where even AU 1 for the epochs left cannot pass. */
+	struct ts_rng r;
+	ts_tier_lat_rng(m->tier, &r);
+	double own0 = pass_draws_from(A, K, t0, t0, x, &r);
+	double sum = (double)(K - 1) * ct / (TS_MIN(TS_MIN(e0, ed), own0) - f0);
+	for (uint64_t e = 1; e < epochs; e++) {
+		if ((sum + (double)(epochs - e)) / (double)epochs < thr)
+			return false;
+		double en = pass_draws_from(A, K, 0, 0, TS_MAX(m->delta, m->delta_leaf), &r);
+		sum += TS_MAX(m->au_next, (double)(K - 1) * ct / (en - (f0 - t0)));
+	}
+	if (sum / (double)epochs >= thr)
+		*au = sum / (double)epochs;
 	return *au >= thr;
 }
 

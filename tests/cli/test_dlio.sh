@@ -287,6 +287,32 @@ assert miss.get('stopped') and miss['events'] == 0, miss
 assert whole['au'] <= miss['au'] < b['au_threshold'], (miss, whole)
 PY
 
+# resnet50 on gp3, at 5 H100s: every epoch's AU is 1, but with the
+# device's longest draw in every round the epochs bound at 0.46, and so
+# the epochs to come did where the first epoch's own draws pass: each
+# epoch to come draws the stream's next K x B latencies (its reads, in
+# claim order, once the last epoch's ended), so every epoch bounded with
+# the device's own draws passes before the first step, no event simulated
+# (it ran all three epochs whole); the same count as the doubling
+# search's whole runs, the bound under the whole AU
+g5="++workload.dataset.num_files_train=128 ++workload.train.epochs=3"
+for how in doubling bracket; do
+	# shellcheck disable=SC2086
+	"$tiersim" dlio resnet50_h100 $g5 --profile "$src/validation/tiers.lua" --tier aws-gp3-16000 \
+		--virtual --find-max --search $how --quiet --json "$work/g5$how.json" >/dev/null 2>"$work/err" ||
+		{ cat "$work/err"; fail "resnet50 find-max on gp3 (--search $how) failed"; }
+done
+/usr/bin/python3 - "$work/g5doubling.json" "$work/g5bracket.json" <<'PY' || fail "resnet50 on gp3: $(cat "$work/g5bracket.json")"
+import json, sys
+d, b = (json.load(open(a)) for a in sys.argv[1:])
+n = d['max_accelerators']
+assert b['max_accelerators'] == n == 5, (n, b['max_accelerators'])
+whole = [r for r in d['runs'] if r['accelerators'] == n][0]
+runs = {r['accelerators']: r for r in b['runs']}
+assert runs[n].get('passed') and runs[n]['pass_step'] == 0 and runs[n]['events'] == 0, runs[n]
+assert b['au_threshold'] <= runs[n]['au'] <= whole['au'], (runs[n], whole)
+PY
+
 # real time through tierfs: the loader reads what virtual time charges
 tw="++workload.dataset.num_files_train=12 ++workload.dataset.num_samples_per_file=20 ++workload.dataset.record_length=50000 ++workload.reader.batch_size=10 ++workload.reader.transfer_size=16384 ++workload.train.computation_time=0.005 ++workload.train.epochs=2"
 for clock in real virtual; do
