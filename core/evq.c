@@ -4,11 +4,6 @@
 
 #include "core/evq.h"
 
-static int after(const struct ts_heap_item *a, uint64_t key, uint64_t tie)
-{
-	return a->key > key || (a->key == key && a->tie > tie);
-}
-
 static int resize(struct ts_evq *q, size_t cap)
 {
 	size_t len = q->n - q->head;
@@ -31,7 +26,7 @@ int ts_evq_reserve(struct ts_evq *q, size_t cap)
 	return rc ? rc : cap <= q->cap ? 0 : resize(q, cap);
 }
 
-int ts_evq_push(struct ts_evq *q, uint64_t key, uint64_t tie, void *p)
+int ts_evq_push_slow(struct ts_evq *q, uint64_t key, uint64_t tie, void *p)
 {
 	if (q->n == q->cap) {
 		size_t len = q->n - q->head;
@@ -46,18 +41,10 @@ int ts_evq_push(struct ts_evq *q, uint64_t key, uint64_t tie, void *p)
 				return rc;
 		}
 	}
-	/* Its place: at most 8 steps back from the end, else the heap's
-	 * (the array is sorted: when the item 9 back sorts after it, so do
-	 * the 8 behind that). The few items it passes move up one as it
-	 * goes, without a call to memmove. */
 	size_t k = q->n;
-	if (k - q->head > 8 && after(&q->v[k - 9], key, tie))
+	if (k - q->head > 8 && ts_evq_after(&q->v[k - 9], key, tie))
 		return ts_heap_push(&q->far, key, tie, p);
-	for (; k > q->head && after(&q->v[k - 1], key, tie); k--)
-		q->v[k] = q->v[k - 1];
-	q->v[k] = (struct ts_heap_item){ key, tie, p };
-	q->n++;
-	return 0;
+	return ts_evq_push(q, key, tie, p); /* with room, near the back: the inline path */
 }
 
 void ts_evq_free(struct ts_evq *q)

@@ -32,7 +32,31 @@ struct ts_evq {
 /* Room for @cap items up front (optional); -ENOMEM. A queue of at most
  * (cap - 16) / 2 items never allocates again. */
 TS_WUR int ts_evq_reserve(struct ts_evq *q, size_t cap);
-TS_WUR int ts_evq_push(struct ts_evq *q, uint64_t key, uint64_t tie, void *p);
+/* ts_evq_push's rarer part (evq.c): room made in a full array, or the
+ * push of an item that sorts far forward. */
+TS_WUR int ts_evq_push_slow(struct ts_evq *q, uint64_t key, uint64_t tie, void *p);
+/* Whether @a sorts after (@key, @tie). */
+static inline int ts_evq_after(const struct ts_heap_item *a, uint64_t key, uint64_t tie)
+{
+	return a->key > key || (a->key == key && a->tie > tie);
+}
+/* Adds an item; -ENOMEM. Inline: a loop pushes once per event, and the
+ * call's register saves were a third of a push's instructions. Its
+ * place: at most 8 steps back from the end, else the heap's (the array
+ * is sorted: when the item 9 back sorts after it, so do the 8 behind
+ * that). The few items it passes move up one as it goes, without a call
+ * to memmove. */
+TS_WUR static inline int ts_evq_push(struct ts_evq *q, uint64_t key, uint64_t tie, void *p)
+{
+	size_t k = q->n;
+	if (k == q->cap || (k - q->head > 8 && ts_evq_after(&q->v[k - 9], key, tie)))
+		return ts_evq_push_slow(q, key, tie, p);
+	for (; k > q->head && ts_evq_after(&q->v[k - 1], key, tie); k--)
+		q->v[k] = q->v[k - 1];
+	q->v[k] = (struct ts_heap_item){ key, tie, p };
+	q->n++;
+	return 0;
+}
 static inline size_t ts_evq_len(const struct ts_evq *q)
 {
 	return q->n - q->head + q->far.n;

@@ -485,11 +485,12 @@ static int own_buffer(struct ts_pipe *p, struct item *it, uint32_t len);
 /* Claims the next sample (the scheduler names it) and its buffer. 1 with
  * *itp set, 0 when the window, the queue depth or the buffers are full and
  * !may_block, -1 at the end or on stop. An extent source's sample is
- * located first, so that one larger than a read slot takes memory of its
- * own instead of a slot. */
+ * located first, into @x, so that one larger than a read slot takes memory
+ * of its own instead of a slot; @x is NULL for any other source (its
+ * reader, read_copy_source, has no extent to fill). */
 static int claim(struct ts_pipe *p, bool may_block, struct ts_extent *x, struct item **itp)
 {
-	bool extents = p->ops->caps & TS_SRC_EXTENTS;
+	bool extents = x != NULL;
 	pthread_mutex_lock(&p->mu);
 	uint64_t t0 = 0;
 	int rc, xerr = 0;
@@ -521,7 +522,7 @@ static int claim(struct ts_pipe *p, bool may_block, struct ts_extent *x, struct 
 		p->rd_blocked_ns += ts_now_ns() - t0;
 	if (rc != 1) {
 		pthread_mutex_unlock(&p->mu);
-		return rc;
+		return rc < 0 ? -1 : 0; /* as ts_sched_next's (-1, 0): *itp is set only at 1 */
 	}
 	struct rbatch *b = &p->ring[pos.seq % p->pf];
 	if (pos.pos == 0) {
