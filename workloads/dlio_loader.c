@@ -1413,7 +1413,23 @@ static int r_take(void *self, uint64_t bar, struct ts_take *b, char *err, size_t
 	struct rl *L = self;
 	const struct ts_dl_cfg *c = L->c;
 	int rc = 0;
-	switch (dl_next_step(&L->d, bar)) {
+	enum dl_next nx = dl_next_step(&L->d, bar);
+	if (nx == DL_END || nx == DL_NEW_EPOCH) {
+		/* The ranks meet before an epoch's loader starts and after its
+		 * last step, as DLIO 2.0.0's do (main.py: initialize() ends in
+		 * comm.barrier(), and _train() in one after each step and two
+		 * after its loop; the next epoch's iterator starts after them):
+		 * no rank reads an epoch ahead of another, however late one
+		 * came to it (under mpirun rank 0 mounts and describes the
+		 * dataset for all, the others read the description after), and
+		 * an epoch ends, as DLIO's end_block() stamps it, once every
+		 * rank has ended it (in one process @bar is that already). */
+		if (L->between && (rc = L->between(err, errlen)))
+			return rc;
+		if (L->d.e)
+			L->d.r->ep[L->d.e - 1].end = TS_MAX(bar, ts_now_ns());
+	}
+	switch (nx) {
 	case DL_END:
 		return 0;
 	case DL_NEW_EPOCH: {
@@ -1430,10 +1446,12 @@ static int r_take(void *self, uint64_t bar, struct ts_take *b, char *err, size_t
 		}
 		L->epoch = L->d.e;
 		L->d.r->ep[L->d.e].start = ts_now_ns();
+		for (uint64_t k = 0; k < c->ranks; k++)
+			L->rk[k].take = UNSET;
 		pthread_cond_broadcast(&L->cv);
 		pthread_mutex_unlock(&L->mu);
+		break;
 	}
-		__attribute__((fallthrough));
 	case DL_NEW_STEP:
 		if (L->between && (rc = L->between(err, errlen)))
 			return rc;
