@@ -86,10 +86,12 @@ struct ts_dl_cfg {
 	 * sleeping vCPU's wake-up, the daemon's pick-up, the reply's). Real
 	 * time: the host's own. 0: none. */
 	uint64_t request_wait_ns;
-	/* What DLIO's own run spends per request of a sample's chain beyond
-	 * the lines above (dlio_run_request_ns: its file system's daemon):
-	 * virtual time charges it with request_daemon_ns, per request of the
-	 * whole chain; real time spends it busy in the reading worker with the
+	/* What DLIO's own run spends per request of a sample's chain that
+	 * reaches its file system's daemon, beyond the lines above
+	 * (dlio_run_request_ns, measured per such request: the open, the
+	 * reads, the close, the file's lookup and a stat after a read; not the
+	 * getattrs the kernel's attribute cache answers, nor the flush):
+	 * virtual time charges it with request_daemon_ns; real time spends it busy in the reading worker with the
 	 * sample's own CPU (in equal shares after its open and each read), as
 	 * the real daemon's own CPU is the host's. 0: none. */
 	uint64_t run_request_ns;

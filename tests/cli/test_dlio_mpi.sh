@@ -89,6 +89,45 @@ shards = sorted(sorted(v) for v in by.values())
 assert shards == [list(range(0, 8)), list(range(8, 16)), list(range(16, 24))], shards
 PY
 
+# the ranks meet before an epoch's loader starts, as DLIO's do (main.py:
+# initialize() ends in a barrier; the iterator starts after it): ranks 1 and
+# 2 read the dataset's description from the mount (231 KB for 3,000 files,
+# about 60 requests at aws-st1's 3 ms, over a second) while rank 0 holds it,
+# and rank 0 reads no sample before both have done so (it did: its first
+# open came 1.2 s before their description was read)
+meet="++workload.reader.sample_shuffle=off ++workload.reader.file_shuffle=off ++workload.dataset.num_files_train=3000 ++workload.dataset.record_length_bytes=4096 ++workload.dataset.record_length_bytes_stdev=0 ++workload.reader.batch_size=2 ++workload.reader.read_threads=2 ++workload.train.computation_time=0.001 ++workload.train.epochs=1 ++workload.train.total_training_steps=2"
+# shellcheck disable=SC2086
+"${mpi[@]}" "$tiersim" dlio unet3d_h100 $meet --tier aws-st1 --quiet --trace "$work/m.trace" \
+	>"$work/out" 2>"$work/err" || { cat "$work/err"; fail "the meeting run failed"; }
+check_clean "the meeting run"
+"$tiersim" trace dump "$work/m.trace" >"$work/m.txt" || fail "the meeting trace does not read"
+/usr/bin/python3 - "$work/m.txt" <<'PY' || fail "a rank read before the ranks met"
+import sys
+from collections import defaultdict
+pid, path, recs = {}, {}, []
+for line in open(sys.argv[1]):
+    w = line.split()
+    if not w or w[0] in ('#', 'header'):
+        continue
+    if w[0] == 'cpu':
+        pid[w[1]] = w[2].split('=')[1]
+    elif w[0] == 'path':
+        path[w[1]] = w[2].strip('"')
+    elif w[0].isdigit() and len(w) > 8:
+        recs.append(w)
+desc, first = defaultdict(int), {}
+for w in recs:  # submit complete op file offset length result tid ...
+    p, f = pid.get(w[7]), path.get(w[3], '')
+    if p and f == '/dataset.json':
+        desc[p] = max(desc[p], int(w[1]))
+    if p and w[2] == 'open' and f.endswith('.npz'):
+        first[p] = min(first.get(p, 1 << 62), int(w[0]))
+rank0 = set(first) - set(desc)
+assert len(desc) == 2 and len(rank0) == 1, (dict(desc), first)
+r0 = first[rank0.pop()]
+assert all(r0 > t for t in desc.values()), (r0, dict(desc))
+PY
+
 # refusals: one line, a non-zero exit, nothing mounted
 expect 2 "unknown tier 'nosuch'" unet3d_h100 $small --tier nosuch
 expect 2 "unknown option '--bogus'" unet3d_h100 $small --tier ssd-cloud --bogus
