@@ -34,7 +34,13 @@
 # Block mode (a wake file): a table per recording follows, its own deviation
 # from its tier's median, each tier's error and the error less that
 # deviation, and per source the median prediction over its recordings with
-# their band (lowest to highest) against the real median.
+# their band (lowest to highest) against the real median. In block mode
+# every recording must carry the request clock (trace format 9, tierfs's
+# loop_issue measured per request: BPF on the block tracepoints, which
+# needs tracefs mounted); a recording without it stops the bench unless
+# TS_RECEIPT_OK=1. The source tier's own column in that table, less the
+# deviation, is the replay's error on the recording's own tier: what the
+# other columns hold beyond it is the model's move from tier to tier.
 set -u
 
 [ $# -ge 1 ] || { echo "usage: bench/pytorch_replay.sh BUILD_DIR" >&2; exit 2; }
@@ -111,6 +117,17 @@ for c in "${CONFIGS[@]}"; do
 				--mode "$mode" --workers "$w" --prefetch "$p" --batch "$bs" --step "$step" \
 				--out "$WORK/$name.$t.r$r.json" > "$WORK/$name.$t.rec" 2> "$WORK/$name.$t.err" ||
 				{ echo "pytorch_replay: $name on $t failed:" >&2; cat "$WORK/$name.$t.err" >&2; exit 1; }
+			# block mode: the trace must hold each request's issue (format
+			# 9's request clock); without the tracepoints tierfs charges
+			# from its receipt and the figures are another model's
+			if [ -n "${TS_FS:-}" ]; then
+				clk=$("$B" trace stats "$tr" | sed -n 's/^request clock (block mode: \([0-9]* of [0-9]*\) .*/\1/p')
+				if [ -z "$clk" ] && [ "${TS_RECEIPT_OK:-0}" != 1 ]; then
+					echo "pytorch_replay: $name on $t: the trace has no request clock (tierfs: $(strings "$tr" | grep -o 'loop_issue=[a-z ]*' | head -n 1)); mount tracefs at /sys/kernel/tracing, or TS_RECEIPT_OK=1" >&2
+					exit 1
+				fi
+				[ "$r" != 1 ] || echo "$name $t: request clock on ${clk:-none} reads and writes" >&2
+			fi
 			"$B" replay "$tr" --virtual --tier "$t" --no-wakes --json > "$WORK/own.json" 2> /dev/null
 			spans[$t]+=" $(ns "$WORK/own.json" 0)"
 			epochs[$t]+=" $(jq -r .epoch_s "$WORK/$name.$t.r$r.json")"
