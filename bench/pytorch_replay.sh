@@ -34,7 +34,11 @@
 # Block mode (a wake file): a table per recording follows, its own deviation
 # from its tier's median, each tier's error and the error less that
 # deviation, and per source the median prediction over its recordings with
-# their band (lowest to highest) against the real median. In block mode
+# their band (lowest to highest) against the real median; then per source
+# and tier the first recording's error, the worst one's and the median
+# prediction's, with the lowest and highest error less each recording's own
+# deviation, and how often each source's one-recording bands (--band) held
+# the real median, with their median width. In block mode
 # every recording must carry the request clock (trace format 9, tierfs's
 # loop_issue measured per request: BPF on the block tracepoints, which
 # needs tracefs mounted); a recording without it stops the bench unless
@@ -244,6 +248,7 @@ print(f"\n{sys.argv[2]}: each recording's prediction, error % against the tier's
 print(f"{'from':5} {'tier':12} {'run':>3} {'own dev':>8} | " + " ".join(f"{t[:16]:>16}" for t in tiers))
 worst, worst_net, per = 0.0, 0.0, {}
 bands, held, widths = [], 0, []
+errs, srcs, bsrc = {}, {}, {}
 for frm, src, run, own, f in recs:
     doc = json.load(open(f))
     res = doc["results"]
@@ -253,6 +258,8 @@ for frm, src, run, own, f in recs:
         p = io(res[i + 1])
         e = 100.0 * (p - real[t]) / real[t]
         per.setdefault((frm, t), []).append(p)
+        errs.setdefault((frm, t), []).append((e, e - dev))
+        srcs[frm] = src
         worst, worst_net = max(worst, abs(e)), max(worst_net, abs(e - dev))
         cells.append(f"{e:+7.1f} ({e - dev:+5.1f})")
         b = res[i + 1].get("band")
@@ -262,6 +269,7 @@ for frm, src, run, own, f in recs:
             bands.append(f"{frm} r{run} {t} [{lo:+.1f}, {hi:+.1f}]")
             held += round(lo, 1) <= 0 <= round(hi, 1)
             widths.append(hi - lo)
+            bsrc.setdefault(frm, []).append((round(lo, 1) <= 0 <= round(hi, 1), hi - lo))
     print(f"{frm:5} {src:12} {run:3} {dev:+7.1f}% | " + " ".join(f"{c:>16}" for c in cells))
 print(f"worst |error| of one recording {worst:.1f}%; less its own deviation {worst_net:.1f}%")
 if bands:
@@ -270,6 +278,21 @@ if bands:
     print(f"one recording's band held the real median on {held} of {len(bands)} "
           f"recording-tier pairs; width median {statistics.median(widths):.1f} points "
           f"[{min(widths):.1f}-{max(widths):.1f}]")
+    for frm, v in bsrc.items():
+        print(f"  from {frm} ({srcs[frm]}): held {sum(h for h, _ in v)} of {len(v)}, width median "
+              f"{statistics.median(w for _, w in v):.1f} points")
+# per source and tier: the first recording's error, the worst one's, the
+# median prediction's; and the errors less each recording's own deviation
+for frm in ("fast", "slow"):
+    row = []
+    for t in tiers:
+        v = errs[(frm, t)]
+        m = 100.0 * (statistics.median_low(per[(frm, t)]) - real[t]) / real[t]
+        w = max(v, key=lambda x: abs(x[0]))[0]
+        row.append(f"{t} {v[0][0]:+.1f}/{w:+.1f}/{m:+.1f} "
+                   f"[{min(x[1] for x in v):+.1f}, {max(x[1] for x in v):+.1f}]")
+    print(f"from {frm} ({srcs[frm]}), error % first/worst/median [less own deviation, "
+          f"lowest to highest]: " + "; ".join(row))
 for frm in ("fast", "slow"):
     row = []
     for t in tiers:
