@@ -34,7 +34,17 @@
 # Block mode (a wake file): a table per recording follows, its own deviation
 # from its tier's median, each tier's error and the error less that
 # deviation, and per source the median prediction over its recordings with
-# their band (lowest to highest) against the real median.
+# their band (lowest to highest) against the real median; then per source
+# and tier the first recording's error, the worst one's and the median
+# prediction's, with the lowest and highest error less each recording's own
+# deviation, and how often each source's one-recording bands (--band) held
+# the real median, with their median width. In block mode
+# every recording must carry the request clock (trace format 9, tierfs's
+# loop_issue measured per request: BPF on the block tracepoints, which
+# needs tracefs mounted); a recording without it stops the bench unless
+# TS_RECEIPT_OK=1. The source tier's own column in that table, less the
+# deviation, is the replay's error on the recording's own tier: what the
+# other columns hold beyond it is the model's move from tier to tier.
 set -u
 
 [ $# -ge 1 ] || { echo "usage: bench/pytorch_replay.sh BUILD_DIR" >&2; exit 2; }
@@ -111,6 +121,17 @@ for c in "${CONFIGS[@]}"; do
 				--mode "$mode" --workers "$w" --prefetch "$p" --batch "$bs" --step "$step" \
 				--out "$WORK/$name.$t.r$r.json" > "$WORK/$name.$t.rec" 2> "$WORK/$name.$t.err" ||
 				{ echo "pytorch_replay: $name on $t failed:" >&2; cat "$WORK/$name.$t.err" >&2; exit 1; }
+			# block mode: the trace must hold each request's issue (format
+			# 9's request clock); without the tracepoints tierfs charges
+			# from its receipt and the figures are another model's
+			if [ -n "${TS_FS:-}" ]; then
+				clk=$("$B" trace stats "$tr" | sed -n 's/^request clock (block mode: \([0-9]* of [0-9]*\) .*/\1/p')
+				if [ -z "$clk" ] && [ "${TS_RECEIPT_OK:-0}" != 1 ]; then
+					echo "pytorch_replay: $name on $t: the trace has no request clock (tierfs: $(strings "$tr" | grep -o 'loop_issue=[a-z ]*' | head -n 1)); mount tracefs at /sys/kernel/tracing, or TS_RECEIPT_OK=1" >&2
+					exit 1
+				fi
+				[ "$r" != 1 ] || echo "$name $t: request clock on ${clk:-none} reads and writes" >&2
+			fi
 			"$B" replay "$tr" --virtual --tier "$t" --no-wakes --json > "$WORK/own.json" 2> /dev/null
 			spans[$t]+=" $(ns "$WORK/own.json" 0)"
 			epochs[$t]+=" $(jq -r .epoch_s "$WORK/$name.$t.r$r.json")"
@@ -227,6 +248,7 @@ print(f"\n{sys.argv[2]}: each recording's prediction, error % against the tier's
 print(f"{'from':5} {'tier':12} {'run':>3} {'own dev':>8} | " + " ".join(f"{t[:16]:>16}" for t in tiers))
 worst, worst_net, per = 0.0, 0.0, {}
 bands, held, widths = [], 0, []
+errs, srcs, bsrc = {}, {}, {}
 for frm, src, run, own, f in recs:
     doc = json.load(open(f))
     res = doc["results"]
@@ -236,6 +258,8 @@ for frm, src, run, own, f in recs:
         p = io(res[i + 1])
         e = 100.0 * (p - real[t]) / real[t]
         per.setdefault((frm, t), []).append(p)
+        errs.setdefault((frm, t), []).append((e, e - dev))
+        srcs[frm] = src
         worst, worst_net = max(worst, abs(e)), max(worst_net, abs(e - dev))
         cells.append(f"{e:+7.1f} ({e - dev:+5.1f})")
         b = res[i + 1].get("band")
@@ -245,6 +269,7 @@ for frm, src, run, own, f in recs:
             bands.append(f"{frm} r{run} {t} [{lo:+.1f}, {hi:+.1f}]")
             held += round(lo, 1) <= 0 <= round(hi, 1)
             widths.append(hi - lo)
+            bsrc.setdefault(frm, []).append((round(lo, 1) <= 0 <= round(hi, 1), hi - lo))
     print(f"{frm:5} {src:12} {run:3} {dev:+7.1f}% | " + " ".join(f"{c:>16}" for c in cells))
 print(f"worst |error| of one recording {worst:.1f}%; less its own deviation {worst_net:.1f}%")
 if bands:
@@ -253,6 +278,21 @@ if bands:
     print(f"one recording's band held the real median on {held} of {len(bands)} "
           f"recording-tier pairs; width median {statistics.median(widths):.1f} points "
           f"[{min(widths):.1f}-{max(widths):.1f}]")
+    for frm, v in bsrc.items():
+        print(f"  from {frm} ({srcs[frm]}): held {sum(h for h, _ in v)} of {len(v)}, width median "
+              f"{statistics.median(w for _, w in v):.1f} points")
+# per source and tier: the first recording's error, the worst one's, the
+# median prediction's; and the errors less each recording's own deviation
+for frm in ("fast", "slow"):
+    row = []
+    for t in tiers:
+        v = errs[(frm, t)]
+        m = 100.0 * (statistics.median_low(per[(frm, t)]) - real[t]) / real[t]
+        w = max(v, key=lambda x: abs(x[0]))[0]
+        row.append(f"{t} {v[0][0]:+.1f}/{w:+.1f}/{m:+.1f} "
+                   f"[{min(x[1] for x in v):+.1f}, {max(x[1] for x in v):+.1f}]")
+    print(f"from {frm} ({srcs[frm]}), error % first/worst/median [less own deviation, "
+          f"lowest to highest]: " + "; ".join(row))
 for frm in ("fast", "slow"):
     row = []
     for t in tiers:
