@@ -74,10 +74,11 @@
 #                carried daemon per request) times F = the mean of the
 #                probes just before and after DLIO's side over the base,
 #                the probe of the set just after the measurement (the
-#                call's first probe: a probe reads one set in a process of
-#                its own, and found 0.8x the measurement's jpeg and hdf5
-#                figures, which read them after other sets, and 0.8x DLIO's
-#                run: it is held against itself), and its speed over F (the carried wait per request
+#                call's first probe; the measurement reads each set in a
+#                process of its own as a probe does, so the level charged
+#                and the base F is over are the same reading: until
+#                2026-12-06 it read them one after another in one process,
+#                and its hdf5 and jpeg figures were 1.2-1.3x a probe's), and its speed over F (the carried wait per request
 #                times F), written to OUT/this-machine.lua; each run's line is
 #                followed by the probes and F. tiersim's real side's own
 #                system calls and daemon run at the speed of its own time

@@ -106,9 +106,10 @@ static void say(const struct ctx *c, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Runs the script with @verb on @dir; its stdout into @out (NULL: dropped),
- * its stderr into the log. 0, or an error naming the log's last line. */
-static int py(struct ctx *c, const char *verb, const char *dir, FILE *out)
+/* Runs the script with @verb on @dir (and set @set, -1: none); its stdout
+ * appended to @out (NULL: dropped), its stderr into the log. 0, or an error
+ * naming the log's last line. */
+static int py(struct ctx *c, const char *verb, const char *dir, int set, FILE *out)
 {
 	int lfd = open(c->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (lfd < 0) {
@@ -122,7 +123,7 @@ static int py(struct ctx *c, const char *verb, const char *dir, FILE *out)
 		if (ofd < 0 || dup2(ofd, 1) < 0 || dup2(lfd, 2) < 0)
 			_exit(127);
 		char *argv[] = { c->python, c->script, (char *)verb, (char *)dir,
-				 c->only >= 0 ? (char *)set_name[c->only] : NULL, NULL };
+				 set >= 0 ? (char *)set_name[set] : NULL, NULL };
 		execv(c->python, argv);
 		_exit(127);
 	}
@@ -307,7 +308,12 @@ static int chains(struct ctx *c, int k, struct round_set *rs)
 	return 0;
 }
 
-/* One round: DLIO's readers and steps (the script), then tiersim's chains. */
+/* One round: DLIO's readers and steps (the script), then tiersim's chains.
+ * Each set is read in a process of its own, as a probe reads its set: read
+ * one after another in one process, hdf5-s and jpeg cost 1.2-1.3x what a
+ * probe of them found minutes later (2026-12-05), and bench/dlio_peer.sh
+ * holds its probes against the measurement's level. Then the steps, the
+ * starts and the collection in one more. */
 static int round_run(struct ctx *c, struct round *r)
 {
 	FILE *out = tmpfile();
@@ -315,7 +321,12 @@ static int round_run(struct ctx *c, struct round *r)
 		snprintf(c->err, c->errlen, "a temporary file: %s", strerror(errno));
 		return -errno;
 	}
-	int rc = py(c, "read", c->mnt, out);
+	int rc = 0;
+	for (int k = 0; k < NSETS && !rc; k++)
+		if (c->only < 0 || k == c->only)
+			rc = ts_interrupted ? -EINTR : py(c, "read", c->mnt, k, out);
+	if (!rc && c->only < 0)
+		rc = ts_interrupted ? -EINTR : py(c, "rest", c->mnt, -1, out);
 	unsigned seen = 0;
 	rewind(out);
 	char line[512];
@@ -781,7 +792,7 @@ int ts_dlio_measure(const struct ts_dlio_measure_opts *o, struct ts_dlio_measure
 			(void)ts_remove_tree(c.top, 0);
 		return rc;
 	}
-	rc = py(&c, "gen", c.data, NULL);
+	rc = py(&c, "gen", c.data, c.only, NULL);
 	if (!rc && !(rc = ts_mounts_init(&ms, err, errlen)))
 	{
 		char mo[256];

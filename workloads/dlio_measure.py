@@ -19,10 +19,10 @@
 #                              above, as `tiersim hosts measure --probe`)
 #   dlio_measure.py read DIR SET  SET's sample line alone (below), its
 #                              workers' CPU over PROBE_PASSES passes after
-#                              the first, not one: the probe of `tiersim
-#                              hosts measure --probe`, whose process starts
-#                              for one set (a pass costs a second or two of
-#                              a round's 10-20 s)
+#                              the first, not one: each set of `tiersim
+#                              hosts measure` and its probe (--probe), whose
+#                              process starts for one set (a pass costs a
+#                              second or two of a round's 10-20 s)
 #   dlio_measure.py track DIR OUT [PERIOD_S]   the host's speed, tracked
 #                              at low duty while something else runs (the
 #                              tracker of bench/dlio_peer.sh --track): the
@@ -40,6 +40,14 @@
 #                              the CPU is the reading thread's own): the
 #                              same work each tick, so its CPU moves with the
 #                              host's speed alone
+#   dlio_measure.py rest DIR   the lines after the sets' below (step,
+#                              start, gc) alone: `tiersim hosts measure`
+#                              reads each set in a process of its own
+#                              (read DIR SET, as a probe does, so that a
+#                              probe and the measurement it is held against
+#                              read a set alike: read after other sets in
+#                              one process, hdf5-s and jpeg cost 1.2-1.3x
+#                              what they cost alone, 2026-12-05), then this
 #   dlio_measure.py read DIR   reads every file of those folders through
 #                              DLIO's own PyTorch loader (TorchDataset,
 #                              dlio_sampler, its reader classes NPZReader and
@@ -227,7 +235,7 @@ def steps():
 START_WORKERS = (1, 2, 4, 8)
 
 
-def starts(top):  # after readers(), which set DLIO's MPI values
+def starts(top):  # DLIO's MPI values set (readers(), or main's rest)
     from dlio_benchmark.common.enumerations import DatasetType, FormatType, ReadType, Shuffle
     from dlio_benchmark.data_loader.torch_data_loader import TorchDataset, dlio_sampler
     from dlio_benchmark.utils.config import ConfigArguments
@@ -348,9 +356,16 @@ def main():
             sys.exit("dlio_measure.py track: PERIOD_S '%s': not seconds from 0.05 to 60" % sys.argv[4])
         track(sys.argv[2], sys.argv[3], period)
         return
+    if len(sys.argv) == 3 and sys.argv[1] == "rest":
+        from dlio_benchmark.utils.utility import DLIOMPI
+        DLIOMPI.get_instance().set_parent_values(0, 1)  # as readers() sets them
+        steps()
+        starts(sys.argv[2])
+        worker_gc()
+        return
     if len(sys.argv) not in (3, 4) or sys.argv[1] not in ("gen", "read") or \
             (len(sys.argv) == 4 and sys.argv[3] not in [s[0] for s in SETS]):
-        sys.exit("usage: dlio_measure.py gen|read DIR [SET] | track DIR OUT [PERIOD_S]")
+        sys.exit("usage: dlio_measure.py gen|read DIR [SET] | rest DIR | track DIR OUT [PERIOD_S]")
     only = sys.argv[3] if len(sys.argv) == 4 else None
     if sys.argv[1] == "gen":
         gen(sys.argv[2], only)

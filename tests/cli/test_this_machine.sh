@@ -104,7 +104,10 @@ fake=$work/venv
 mkdir -p "$fake/bin"
 cat >"$fake/bin/python" <<'S'
 #!/bin/sh
-# python SCRIPT gen|read DIR [SET]: with SET, read prints that set's line alone
+# python SCRIPT gen|read DIR [SET] | rest DIR: read prints SET's line (a
+# read without a set prints nothing: the measurement asks for each set),
+# rest the steps, the starts and the collection; each call is logged
+[ -z "${FAKE_CALLS:-}" ] || echo "$2 ${4:--}" >>"$FAKE_CALLS"
 case $2 in
 gen)
 	for s in npz-s npz-l jpeg hdf5-s hdf5-l png-s png-l; do mkdir -p "$3/$s"; done
@@ -121,17 +124,19 @@ read)
 	[ -n "${FAKE_FAIL:-}" ] && { echo "Traceback: no dlio_benchmark" >&2; exit 1; }
 	[ -n "${FAKE_HANG:-}" ] && { echo $$ >"$FAKE_HANG"; exec sleep 120; }
 	ls "$3/npz-s/img_0.npz" >/dev/null || exit 1 # through the mount
-	if [ -n "${4:-}" ]; then
-		[ "$4" = jpeg ] && ls "$3/jpeg/img_0.jpeg" >/dev/null && echo "sample jpeg 400 1000000000 65426 114244"
-		exit 0
-	fi
-	echo "sample npz-s 400 800000000 114244 0"
-	echo "sample npz-l 28 280000000 1048576 0"
-	echo "sample jpeg 400 1000000000 65426 114244"
-	echo "sample hdf5-s 400 600000000 114244 0 2048"
-	echo "sample hdf5-l 28 140000000 1048576 0 2048"
-	echo "sample png-s 400 700000000 114747 114244"
-	echo "sample png-l 56 392000000 1051096 1048576"
+	ls "$3/${4:-}" >/dev/null || exit 1
+	case ${4:-} in
+	npz-s) echo "sample npz-s 400 800000000 114244 0" ;;
+	npz-l) echo "sample npz-l 28 280000000 1048576 0" ;;
+	jpeg) echo "sample jpeg 400 1000000000 65426 114244" ;;
+	hdf5-s) echo "sample hdf5-s 400 600000000 114244 0 2048" ;;
+	hdf5-l) echo "sample hdf5-l 28 140000000 1048576 0 2048" ;;
+	png-s) echo "sample png-s 400 700000000 114747 114244" ;;
+	png-l) echo "sample png-l 56 392000000 1051096 1048576" ;;
+	esac ;;
+rest)
+	[ -n "${FAKE_FAIL:-}" ] && { echo "Traceback: no dlio_benchmark" >&2; exit 1; }
+	ls "$3/npz-s/img_0.npz" >/dev/null || exit 1
 	echo "step unet3d 7 2097152 10 30000000 (torch x)"
 	echo "step resnet50 400 150528 10 110000000 (torch x)"
 	echo "start 1 300000000 20000000"
@@ -143,8 +148,13 @@ esac
 S
 chmod +x "$fake/bin/python"
 rm -f "$TIERSIM_HOST_FILE"
-"$tiersim" hosts measure --venv "$fake" --repeats 3 >"$work/out" 2>"$work/err" ||
+FAKE_CALLS=$work/calls "$tiersim" hosts measure --venv "$fake" --repeats 3 >"$work/out" 2>"$work/err" ||
 	fail "hosts measure: $(cat "$work/err")"
+# Each set read in a process of its own (as a probe reads its set), then
+# the rest: per round 7 reads of one set each and one rest.
+[ "$(grep -c '^read ' "$work/calls")" -eq 21 ] && [ "$(grep -c '^rest -$' "$work/calls")" -eq 3 ] &&
+	[ "$(grep '^read ' "$work/calls" | sort | uniq -c | awk '$1 == 3' | wc -l)" -eq 7 ] &&
+	! grep -q '^read -$' "$work/calls" || fail "hosts measure: not each set in a process of its own: $(cat "$work/calls")"
 grep -q "^$TIERSIM_HOST_FILE: host \"this-machine\", $(nproc) vCPUs" "$work/out" ||
 	fail "hosts measure: $(cat "$work/out")"
 [ -z "$(mounts_under)" ] || fail "hosts measure left a mount"
