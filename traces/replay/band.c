@@ -75,8 +75,8 @@ static double t975(unsigned df)
 /* The part of [@lo, @hi] (trace times; @mono: the trace's start) that
  * thread @tid spent asleep in @v's @n sleeps (each a waker's or an
  * interrupt's end of one; a thread's own never overlap). */
-static uint64_t asleep(const struct ts_sleep *v, size_t n, uint32_t tid, uint64_t mono,
-		       uint64_t lo, uint64_t hi)
+static uint64_t asleep(const struct ts_sleep *v, size_t n, uint32_t tid, uint64_t mono, uint64_t lo,
+		       uint64_t hi)
 {
 	uint64_t sum = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -190,6 +190,7 @@ int ts_replay_predict_band(struct ts_replay_set *s, const char *tier, double lo,
 			   struct ts_replay_result *res, char *err, size_t errlen)
 {
 	double speed = s->cfg.speed > 0 ? s->cfg.speed : 1.0;
+	bool keep = s->cfg.speed_keeps_pauses;
 	double f[2] = {lo, hi};
 	uint64_t *out[2] = {&res->band_lo_ns, &res->band_hi_ns};
 	uint64_t *first[2] = {&res->band_lo_first_ns, &res->band_hi_first_ns};
@@ -202,7 +203,7 @@ int ts_replay_predict_band(struct ts_replay_set *s, const char *tier, double lo,
 		s->cfg.speed = speed / f[i];
 		s->cfg.speed_keeps_pauses = true;
 		rc = ts_replay_predict(s, tier, &r, err, errlen);
-		s->cfg.speed_keeps_pauses = false;
+		s->cfg.speed_keeps_pauses = keep;
 		*out[i] = r.total_ns;
 		*first[i] = ts_replay_from_first(&r);
 	}
