@@ -77,9 +77,10 @@ static const struct ts_opt replay_opts[] = {
 	{ "speed", TS_OPT_DOUBLE, RA(speed), "1", 0, 0, "", "divide think times by X (> 0)" },
 	{ "band", TS_OPT_U64, RA(band), "0", 0, TS_REPLAY_BAND_MAX, "",
 	  "with --virtual: each tier's prediction also as a band from the recording's own "
-	  "deviation: the intervals between its requests cut into N parts (4-64), the inner "
-	  "N - 2 taken as batches of one steady job, every gap scaled by the 95% interval "
-	  "of their mean pace (traces/README.md)",
+	  "deviation: the intervals between its requests cut into N parts (4-64), each "
+	  "part's pace its threads' own time (a wake file's, else the intervals), the "
+	  "inner N - 2 taken as batches of one steady job, every gap but the threads' "
+	  "pauses scaled by the 95% interval of their mean pace (traces/README.md)",
 	  "N" },
 	{ "no_think", TS_OPT_BOOL, RA(no_think), "false", 0, 0, "",
 	  "drop think times (as fast as possible)" },
@@ -330,8 +331,9 @@ static int replay_one(const struct replay_args *o, const struct ts_replay_cfg *c
 			json_array_append_new(pj, json_real(band.pace[k]));
 		if (o1 && parts)
 			json_object_set_new(o1, "band",
-					    json_pack("{sI so sf sf sf sf sf}", "parts",
-						      (json_int_t)parts, "pace", pj ? pj : json_null(),
+					    json_pack("{sI sb so sf sf sf sf sf}", "parts",
+						      (json_int_t)parts, "own_time", band.own_time,
+						      "pace", pj ? pj : json_null(),
 						      "mean", band.mean, "sd", band.sd, "half",
 						      band.half, "low", band.low, "high", band.high));
 		if (!o1) {
@@ -352,16 +354,27 @@ static int replay_one(const struct replay_args *o, const struct ts_replay_cfg *c
 	} else {
 		ts_replay_print_run(stdout, file, &rs, overridden(o), res, nres);
 		if (parts) {
-			printf("\nband: the recording's pace over %u parts of the intervals between "
-			       "its requests (each part's mean interval against the whole's):",
-			       parts);
+			if (band.own_time)
+				printf("\nband: the recording's pace over %u parts of the intervals "
+				       "between its requests (each part's own time of the command's "
+				       "threads a request, their time on a CPU or waiting for one, "
+				       "against the whole's):",
+				       parts);
+			else
+				printf("\nband: the recording's pace over %u parts of the intervals "
+				       "between its requests (each part's mean interval against the "
+				       "whole's):",
+				       parts);
 			for (unsigned k = 0; k < parts; k++)
 				printf(" %.3f", band.pace[k]);
 			printf("\nthe inner %u (the first and last hold the job's start and end): "
 			       "mean %.3f, sd %.3f; the mean's 95%% interval +-%.1f%%\n"
 			       "band low / high: each tier predicted with every recorded gap %.3f / "
-			       "%.3f times as long\n",
-			       parts - 2, band.mean, band.sd, 100 * band.half, band.low, band.high);
+			       "%.3f times as long%s\n",
+			       parts - 2, band.mean, band.sd, 100 * band.half, band.low, band.high,
+			       rs.cfg.wakes && rs.cfg.wakes->npauses
+				   ? " (the threads' pauses, a timer's sleep, as recorded)"
+				   : "");
 		}
 	}
 	rc = 0;

@@ -877,6 +877,57 @@ check "band: ssd-cloud's prediction inside its band" \
 check "band: the rows in the text" grep -Eq "^band low +- +15\.[0-9]+ us" "$T/band.txt"
 check "band: the paces in the text" grep -q "1.500 0.750 1.000 1.250 0.500" "$T/band.txt"
 check "band: the interval in the text" grep -q "interval +-62.1%" "$T/band.txt"
+# With a wake file the pace is the command's own time: the same 11 reads,
+# 10 us apart, by thread 10, which sleeps on a timer (a pause, a training
+# step's sleep) inside each interval: 7, 7 | 8, 9 | 8, 8 | 7, 8 | 9, 9 us.
+# The request intervals are all alike (the old band: none), but the
+# thread's own time in the 5 parts is 6, 3, 4, 5, 2 us of 20, so the paces
+# are 1.5, 0.75, 1, 1.25, 0.5 as above, and the band scales the 20 us of
+# own time alone: the 80 us of pauses run as recorded, 100 us -+ 20 us * h.
+mktrace bandw <<'X'
+header version=2 start_mono_ns=1000000
+path 1 "/f"
+0 0 read 1 0 4096 4096 10 65536 0 0
+10000 10000 read 1 4096 4096 4096 10 65536 0 0
+20000 20000 read 1 8192 4096 4096 10 65536 0 0
+30000 30000 read 1 12288 4096 4096 10 65536 0 0
+40000 40000 read 1 16384 4096 4096 10 65536 0 0
+50000 50000 read 1 20480 4096 4096 10 65536 0 0
+60000 60000 read 1 24576 4096 4096 10 65536 0 0
+70000 70000 read 1 28672 4096 4096 10 65536 0 0
+80000 80000 read 1 32768 4096 4096 10 65536 0 0
+90000 90000 read 1 36864 4096 4096 10 65536 0 0
+100000 100000 read 1 40960 4096 4096 10 65536 0 0
+end drops=0 records=11 t=100000
+X
+cat > "$T/bandw.trace.wakes" <<'X'
+tiersim-wakes 1
+span 1000000 1100000
+T 10 10 1 1000000 1100000 0 0 reader
+P 1007500 1000500 10
+P 1017500 1010500 10
+P 1028500 1020500 10
+P 1039500 1030500 10
+P 1048500 1040500 10
+P 1058500 1050500 10
+P 1067500 1060500 10
+P 1078500 1070500 10
+P 1089500 1080500 10
+P 1099500 1090500 10
+X
+"$B" replay "$T/bandw.trace" --virtual --tier unlimited --band 5 --json > "$T/bandw.json" 2> /dev/null
+check "band, own time: the parts' pace" \
+	test "$(jq -c '[.band.pace[] * 1000 | round]' "$T/bandw.json")" = "[1500,750,1000,1250,500]"
+check "band, own time: said" test "$(jq -c '.band.own_time' "$T/bandw.json")" = true
+check "band, own time: the prediction kept" test "$(j "$T/bandw.json" '.results[1].total_ns')" = 100000
+check "band, own time: low, the pauses kept" \
+	near "$(j "$T/bandw.json" '.results[1].band.low_ns')" "$(awk -v h="$h" 'BEGIN { print 100000 - 20000 * h }')"
+check "band, own time: high, the pauses kept" \
+	near "$(j "$T/bandw.json" '.results[1].band.high_ns')" "$(awk -v h="$h" 'BEGIN { print 100000 + 20000 * h }')"
+check "band, requests alone: no own time" test "$(jq -c '.band.own_time' "$T/band.json")" = false
+"$B" replay "$T/bandw.trace" --virtual --tier unlimited --band 5 > "$T/bandw.txt" 2> /dev/null
+check "band, own time: the text says so" grep -q "own time of the command's threads" "$T/bandw.txt"
+check "band, own time: the pauses in the text" grep -q "pauses, a timer's sleep, as recorded" "$T/bandw.txt"
 refused "--band 3" "give 4 to 64 parts" \
 	"$B" replay "$T/band.trace" --virtual --tier unlimited --band 3
 refused "--band with --target" "virtual time only" \

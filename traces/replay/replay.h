@@ -52,6 +52,10 @@ struct ts_fsmeta_params;
 struct ts_replay_cfg {
 	bool no_think;
 	double speed; /* think-time scale divisor; 0 = 1 */
+	/* With a wake file: the speed leaves each thread's pauses (a timer's
+	 * sleep, a training step's) as recorded and scales the rest of its
+	 * gaps (--band, band.c). */
+	bool speed_keeps_pauses;
 	/* Taken off every recorded think gap: a real-time replay sets it to the
 	 * recording's FUSE round trip, which the gaps tierfs saw include and
 	 * which the replay's own syscalls pay again. */
@@ -261,6 +265,9 @@ void ts_replay_close(struct ts_replay_set *s);
 struct ts_replay_band {
 	unsigned parts;
 	double pace[TS_REPLAY_BAND_MAX];
+	/* the paces are the command's threads' own time (a wake file's),
+	 * else the intervals between the requests */
+	bool own_time;
 	double mean, sd; /* of the inner parts' paces */
 	double half;	 /* t(0.975, parts - 3) * sd / sqrt(parts - 2) / mean */
 	double low, high; /* 1 - half (at least 0), 1 + half */

@@ -379,6 +379,19 @@ static uint64_t paused(const struct ts_trace *t, const struct rthread *p, uint64
 	return sum;
 }
 
+/* @ns of thread @p's recorded time [@lo, @hi] at @speed; with
+ * cfg->speed_keeps_pauses its pauses inside keep their length (--band:
+ * a timer's sleep runs as long on a slower or faster host). */
+static uint64_t own_scaled(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
+			   const struct rthread *p, uint64_t lo, uint64_t hi, uint64_t ns,
+			   double speed)
+{
+	if (speed == 1.0 || !cfg->speed_keeps_pauses || !p->npause || hi <= lo)
+		return scaled(ns, speed);
+	uint64_t z = TS_MIN(paused(t, p, lo, hi), ns);
+	return scaled(ns - z, speed) + z;
+}
+
 static uint64_t in_kernel(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 			  const struct cursor *c, size_t a, size_t b, uint64_t gap, bool *applied)
 {
@@ -453,7 +466,9 @@ bool replay_cursor_advance(struct cursor *c, const struct ts_trace *t, uint64_t 
 			gap = in_kernel(t, cfg, c, c->p->idx[c->i - 1], c->p->idx[c->i], gap, &kern);
 		if (rdone == c->rec_done_max && !kern)
 			gap = wake_up(cfg, r, s, done, c->mem_served, gap);
-		uint64_t think = cfg->no_think ? 0 : scaled(gap, speed);
+		uint64_t think = cfg->no_think ? 0
+						: own_scaled(t, cfg, c->p, c->rec_done_max,
+							     nx->submit_ns, gap, speed);
 		/* the in-kernel rule took the gap's time off the CPU for
 		 * hand-offs: none of it is a wait */
 		uint64_t wait = cfg->no_think || kern
@@ -610,9 +625,9 @@ static bool anchor_apply(const struct rthreads *ps, const struct ts_trace *t, st
  * wait rule and the join rule, which guess what the wake rule knows, are
  * off.
  */
-static bool progress(const struct rthreads *ps, const struct ts_trace *t, size_t k, uint64_t w,
-		     const uint64_t *issued, const uint64_t *completed, uint64_t origin,
-		     double speed, uint64_t *at)
+static bool progress(const struct rthreads *ps, const struct ts_trace *t,
+		     const struct ts_replay_cfg *cfg, size_t k, uint64_t w, const uint64_t *issued,
+		     const uint64_t *completed, uint64_t origin, double speed, uint64_t *at)
 {
 	const struct rthread *p = &ps->p[k];
 	size_t lo = 0, hi = p->n;
@@ -632,13 +647,14 @@ static bool progress(const struct rthreads *ps, const struct ts_trace *t, size_t
 		return false;
 	const struct ts_trace_rec *r = &t->recs[j];
 	uint64_t rc = TS_MAX(r->complete_ns, r->submit_ns);
-	*at = w >= rc ? completed[j] + scaled(w - rc, speed)
-		      : issued[j] + scaled(w - r->submit_ns, speed);
+	*at = w >= rc ? completed[j] + own_scaled(t, cfg, p, rc, w, w - rc, speed)
+		      : issued[j] + own_scaled(t, cfg, p, r->submit_ns, w, w - r->submit_ns, speed);
 	return true;
 }
 
 static bool wake_apply(const struct rthreads *ps, const struct ts_trace *t, struct cursor *c,
-		       const uint64_t *issued, const uint64_t *completed, double speed)
+		       const uint64_t *issued, const uint64_t *completed,
+		       const struct ts_replay_cfg *cfg, double speed)
 {
 	const struct wake_edge *e = &ps->edge[c->p->idx[c->i]];
 	uint64_t at;
@@ -657,7 +673,8 @@ static bool wake_apply(const struct rthreads *ps, const struct ts_trace *t, stru
 		const struct ts_trace_rec *r = &t->recs[e->rec];
 		uint64_t rc = TS_MAX(r->complete_ns, r->submit_ns);
 		at = completed[e->rec] + scaled(e->t_ns - TS_MIN(rc, e->t_ns), speed);
-	} else if (!progress(ps, t, e->waker, e->t_ns, issued, completed, c->origin, speed, &at)) {
+	} else if (!progress(ps, t, cfg, e->waker, e->t_ns, issued, completed, c->origin, speed,
+			     &at)) {
 		return false;
 	}
 	/* its own work done: the closed loop less the sleep, never before
@@ -718,6 +735,6 @@ bool replay_schedule(const struct rthreads *ps, const struct ts_trace *t, struct
 	if (c->p->kernel)
 		return stream_apply(ps, t, c, issued, completed, cfg, speed);
 	if (ps->edge)
-		return wake_apply(ps, t, c, issued, completed, speed);
+		return wake_apply(ps, t, c, issued, completed, cfg, speed);
 	return join_apply(ps, c, ended, cfg, speed);
 }
