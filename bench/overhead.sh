@@ -31,6 +31,17 @@
 # and the traces' drop counts (tracing must lose nothing: the counts are
 # read from the traces). The load average is printed before and after.
 #
+# Each tierfs run has a mount of its own, mounted (and calibrated) before it
+# and unmounted after it: a mount kept over the rounds carries its history
+# into the next run (libfuse's worker threads only grow, to 20-250 by the
+# fifth 2 s run at QD16 on 2 CPUs, and a mount's cost per request moves
+# with them; a trace's dirty pages went to disk during whichever run came
+# next), so two mounts' ratios measured their histories as much as
+# themselves. A fresh mount starts every run from the same state; the
+# threads each run ended with are printed (median over the rounds), and a
+# trace is written out at its unmount, outside the timed run.
+# TS_KEEP_MOUNTS=1 keeps one mount per access for the whole run instead.
+#
 # Environment: TS_FIO_RUNTIME seconds per job (default 2), TS_ROUNDS
 # (default 3), TS_JOBS (a subset of the job names, space-separated),
 # TS_BEFORE (another build directory: its tierfs is mounted traced too, as
@@ -56,13 +67,18 @@ command -v fio >/dev/null || { echo "overhead: fio is not installed" >&2; exit 1
 bench_mounts overhead bare unlimited traced traced-nocpu
 
 dd if=/dev/urandom of="$BACKING/fio.dat" bs=1M count=256 status=none || exit 1
-mount_fs() { # NAME OPTIONS: in the foreground, so that $! is the daemon
+# each access's mount options
+declare -A OPTS=([bare]=bare [unlimited]=tier=unlimited
+	[traced]="tier=unlimited,trace=$WORK/traced.trace"
+	[traced-nocpu]="tier=unlimited,trace=$WORK/traced-nocpu.trace,trace_cpu=false"
+	[traced-before]="tier=unlimited,trace=$WORK/traced-before.trace")
+mount_fs() { # NAME: in the foreground, so that $! is the daemon
 	local bin=$TIERFS
 	[ "$1" = traced-before ] && bin=$BEFORE/fs/tierfs
-	"$bin" -f -o "$2" "$BACKING" "$WORK/$1" 2>>"$WORK/$1.log" &
+	"$bin" -f -o "${OPTS[$1]}" "$BACKING" "$WORK/$1" 2>>"$WORK/$1.log" &
 	PID[$1]=$!
 	for _ in $(seq 600); do
-		if [ "$2" = bare ]; then
+		if [ "$1" = bare ]; then
 			bench_mounted "$WORK/$1" && return 0
 		elif grep -q '"calibrated": true' "$WORK/$1/.tierfs/stats" 2>/dev/null; then
 			return 0
@@ -73,11 +89,31 @@ mount_fs() { # NAME OPTIONS: in the foreground, so that $! is the daemon
 	echo "overhead: $1 mount failed: $(tail -1 "$WORK/$1.log")" >&2
 	exit 1
 }
-mount_fs bare bare
-mount_fs unlimited tier=unlimited
-mount_fs traced "tier=unlimited,trace=$WORK/traced.trace"
-mount_fs traced-nocpu "tier=unlimited,trace=$WORK/traced-nocpu.trace,trace_cpu=false"
-[ -n "$BEFORE" ] && mount_fs traced-before "tier=unlimited,trace=$WORK/traced-before.trace"
+KEEP=${TS_KEEP_MOUNTS:-0}
+# records and drops of each traced access, summed over its traces
+declare -A RECS=() DROPS=() NOTES=()
+umount_fs() { # NAME: unmounted, its daemon gone (its trace written out)
+	fusermount3 -u "$WORK/$1" && wait "${PID[$1]}"
+	PID[$1]=
+	case $1 in traced*) ;; *) return 0 ;; esac
+	[ -x "$CLI" ] || return 0
+	local n d
+	read -r n d < <("$CLI" trace stats "$WORK/$1.trace" --json 2>"$WORK/stats.err" |
+		python3 -c 'import json, sys
+try:
+    s = json.load(sys.stdin)
+    print(s.get("records", "?"), s.get("dropped", "?"))
+except Exception:
+    print("? ?")')
+	RECS[$1]=$((${RECS[$1]:-0} + ${n/\?/0})) DROPS[$1]=$((${DROPS[$1]:-0} + ${d/\?/0}))
+	[ "$n" = "?" ] && NOTES[$1]+="; a trace unreadable"
+	[ -s "$WORK/stats.err" ] && NOTES[$1]+="; $(head -1 "$WORK/stats.err")"
+	rm -f "$WORK/$1.trace"
+}
+if [ "$KEEP" = 1 ]; then
+	for m in bare unlimited traced traced-nocpu; do mount_fs $m; done
+	[ -n "$BEFORE" ] && mount_fs traced-before
+fi
 
 # The CPU time of process PID so far, ns: its process CPU clock
 # (clock_getcpuclockid's encoding: every thread, dead ones included).
@@ -107,8 +143,8 @@ for t in traced traced-nocpu traced-before; do
 	case " $ACCESS " in *" $t "*) TRACED+=" $t" ;; esac
 done
 echo "# $(bench_load) before the run"
-printf '%-18s %-14s %10s %9s %10s %11s %-23s %-23s\n' job access IOPS MB/s "mean(us)" "cpu(us/req)" \
-	"/bare" "/native-cached"
+printf '%-18s %-14s %10s %9s %10s %11s %7s %-23s %-23s\n' job access IOPS MB/s "mean(us)" "cpu(us/req)" \
+	threads "/bare" "/native-cached"
 declare -a SUMMARY=()
 # ACCESS's IOPS against BASE's within each round (riops: the job's figures
 # round by round), "-" when BASE did not run
@@ -116,7 +152,7 @@ against() { [ -n "${riops[$2]:-}" ] && bench_ratio "${riops[$1]}" "${riops[$2]}"
 for job in "4k-randread-qd1 randread 4k 1" "4k-randread-qd16 randread 4k 16" "1m-read-qd16 read 1m 16"; do
 	read -r name rw bs qd <<<"$job"
 	case " $JOBS " in *" $name "*) ;; *) continue ;; esac
-	declare -A all=() iops=() mbps=() lat=() cpu=() riops=() rcpu=()
+	declare -A all=() iops=() mbps=() lat=() cpu=() riops=() rcpu=() rthreads=()
 	for round in $(seq "$ROUNDS"); do
 		# each round starts one further along the list, so that no run
 		# always follows the same one (a fixed order gave QD1 ratios of
@@ -128,9 +164,13 @@ for job in "4k-randread-qd1 randread 4k 1" "4k-randread-qd16 randread 4k 16" "1m
 			native-direct) r=$(run "$BACKING/fio.dat" 1 "$rw" "$bs" "$qd") ;;
 			native-cached) r=$(run "$BACKING/fio.dat" 0 "$rw" "$bs" "$qd") ;;
 			*)
+				[ "$KEEP" = 1 ] || mount_fs "$access"
 				c0=$(cpu_ns "${PID[$access]}")
 				r=$(run "$WORK/$access/fio.dat" 1 "$rw" "$bs" "$qd")
 				c1=$(cpu_ns "${PID[$access]}")
+				tasks=("/proc/${PID[$access]}/task/"*)
+				rthreads[$access]+="${#tasks[@]} "
+				[ "$KEEP" = 1 ] || umount_fs "$access"
 				;;
 			esac
 			read -r i m l n <<<"$r"
@@ -153,24 +193,35 @@ for job in "4k-randread-qd1 randread 4k 1" "4k-randread-qd16 randread 4k 16" "1m
 	for access in $ACCESS; do
 		c=${cpu[$access]}
 		[ "$c" = -1 ] && c=-
-		printf '%-18s %-14s %10.0f %9.1f %10.1f %11s %-23s %-23s\n' "$name" "$access" \
+		# the daemon's threads at each run's end, median over the rounds
+		th=-
+		# shellcheck disable=SC2086 # rthreads: numbers, a word each
+		[ -n "${rthreads[$access]:-}" ] && th=$(bench_stat -r -f %.0f ${rthreads[$access]} | awk '{ print $1 }')
+		printf '%-18s %-14s %10.0f %9.1f %10.1f %11s %7s %-23s %-23s\n' "$name" "$access" \
 			"${iops[$access]}" "${mbps[$access]}" "$(awk -v l="${lat[$access]}" 'BEGIN { print l / 1000 }')" \
-			"$c" "$(against "$access" bare)" "$(against "$access" native-cached)"
+			"$c" "$th" "$(against "$access" bare)" "$(against "$access" native-cached)"
 	done
 	for t in $TRACED; do
 		SUMMARY+=("$(printf '%-18s %-13s IOPS %s  cpu/req %s  cpu +us/req %s' "$name" "$t" \
 			"$(against "$t" unlimited)" "$(bench_ratio "${rcpu[$t]}" "${rcpu[unlimited]}")" \
 			"$(bench_diff "${rcpu[$t]}" "${rcpu[unlimited]}")")")
 	done
-	unset all iops mbps lat cpu riops rcpu
+	unset all iops mbps lat cpu riops rcpu rthreads
 done
 echo
 echo "# traced / unlimited, per round (median (min..max) over $ROUNDS rounds):"
 for s in "${SUMMARY[@]}"; do echo "$s"; done
-for t in $TRACED; do
-	fusermount3 -u "$WORK/$t" && wait "${PID[$t]}"
-	PID[$t]=
-	[ -x "$CLI" ] || continue
-	echo "# $t's trace: $(bench_trace_counts "$CLI" "$WORK/$t.trace")"
-done
+if [ "$KEEP" = 1 ]; then
+	for t in $TRACED; do
+		fusermount3 -u "$WORK/$t" && wait "${PID[$t]}"
+		PID[$t]=
+		[ -x "$CLI" ] || continue
+		echo "# $t's trace: $(bench_trace_counts "$CLI" "$WORK/$t.trace")"
+	done
+else
+	for t in $TRACED; do
+		[ -x "$CLI" ] || continue
+		echo "# $t's traces (one a run): ${RECS[$t]:-0} records, ${DROPS[$t]:-0} dropped${NOTES[$t]:-}"
+	done
+fi
 echo "# $(bench_load) after the run"
