@@ -94,6 +94,9 @@ static int run(char *const argv[], const char *log, int *status)
 		}
 		if (nul >= 0)
 			dup2(nul, 0);
+		/* mkfs.ext4 -d copies each folder in strcoll order: byte
+		 * order, as the metadata rule numbers the tree (tier/fsmeta.h) */
+		setenv("LC_ALL", "C", 1);
 		execvp(argv[0], argv);
 		_exit(errno == ENOENT ? 127 : 126);
 	}

@@ -85,6 +85,16 @@ struct ts_fs_model {
 	bool inval_started;
 	char ctl_err[256];
 	pthread_mutex_t ctl; /* serializes control commands */
+
+	/* The backing tree's inode numbers as the file system's metadata
+	 * rule sees them (numbering, below): path key -> inode, open
+	 * addressing (key 0 empty); new names numbered on from next_ino. */
+	pthread_mutex_t nlock;
+	uint64_t *nkey;
+	uint32_t *nino; /* ext4's inode numbers are 32 bits */
+	size_t ncap, nn;
+	uint64_t next_ino;
+	bool numbered;
 };
 
 static struct ts_tier *model_of(struct ts_fs *fs)
@@ -209,6 +219,7 @@ int ts_fs_model_open(struct ts_fs *fs, char *err, size_t n)
 		return -ENOMEM;
 	pthread_mutex_init(&m->lock, NULL);
 	pthread_mutex_init(&m->ctl, NULL);
+	pthread_mutex_init(&m->nlock, NULL);
 	pthread_cond_init(&m->wake, NULL);
 	fs->model = m;
 	rc = load_set(fs->o.profile, &m->set, err, n);
@@ -273,6 +284,169 @@ static void warn_floor(struct ts_fs *fs, const struct ts_tier_profile *p)
 			  p->name, list, ts_fmt_duration(fl, sizeof(fl), fs->floor_ns));
 }
 
+/* ---- the backing tree's inode numbers ---- */
+
+/*
+ * The file system's metadata rule (tier/fsmeta.h) reads a file's inode
+ * with the inode-table window it lies in, up to the last inode in use:
+ * which files share a window, and how much of the last one is read, follow
+ * from their numbers. The backing file system's own numbers are not the
+ * emulated disk's (a dataset written on the host is numbered wherever the
+ * host's allocator put it, among every other file there): so the tree is
+ * numbered here as mkfs.ext4 -d numbers the image it copies it into
+ * (tiersim disk make): the root its own inode, then every name under it
+ * depth first, each folder's names in byte order (e2fsprogs 1.47 scans a
+ * folder sorted and copies a subfolder before the names after it), from
+ * the filesystem's first_inode on; the inodes in use end with the last.
+ * That is the numbering a replay of a trace gives the same paths
+ * (traces/replay/virtual.c), so both charge the same reads for the same
+ * files. A name made after the mount takes the next number, as ext4 gives
+ * a new inode the first free one. Beyond NUMBER_MAX names (or when the
+ * tree cannot be read) the backing inode numbers are used as before, with
+ * a warning at mount; names made past it keep theirs too. The table costs
+ * 16-32 bytes a name (1.28M names: 20-40 MiB).
+ */
+#define NUMBER_MAX (1ULL << 24)
+
+/* FNV-1a of @s[0..n) on from @h: tier/fsmeta.c keys a path the same way,
+ * so that "/a/b" is the FNV of "/a" continued with "/b". */
+static uint64_t fnv_on(uint64_t h, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
+	return h;
+}
+#define FNV_BASIS 0xcbf29ce484222325ULL
+
+static uint64_t *num_slot(struct ts_fs_model *m, uint64_t key)
+{
+	size_t i = (size_t)(key * 0x9e3779b97f4a7c15ULL >> 20) & (m->ncap - 1);
+	while (m->nkey[i] && m->nkey[i] != key)
+		i = (i + 1) & (m->ncap - 1);
+	return &m->nkey[i];
+}
+
+/* Inode @ino for path key @key (0 taken as 1). Caller holds nlock. */
+TS_WUR static int num_put(struct ts_fs_model *m, uint64_t key, uint64_t ino)
+{
+	key += !key;
+	if (4 * (m->nn + 1) > 3 * m->ncap) {
+		size_t cap = m->ncap ? 2 * m->ncap : 1024;
+		uint64_t *k = calloc(cap, sizeof(*k));
+		uint32_t *v = malloc(cap * sizeof(*v));
+		if (!k || !v) {
+			free(k);
+			free(v);
+			return -ENOMEM;
+		}
+		uint64_t *ok = m->nkey;
+		uint32_t *ov = m->nino;
+		size_t ocap = m->ncap;
+		m->nkey = k;
+		m->nino = v;
+		m->ncap = cap;
+		for (size_t i = 0; i < ocap; i++)
+			if (ok[i]) {
+				uint64_t *s = num_slot(m, ok[i]);
+				*s = ok[i];
+				m->nino[s - m->nkey] = ov[i];
+			}
+		free(ok);
+		free(ov);
+	}
+	uint64_t *s = num_slot(m, key);
+	if (!*s)
+		m->nn++;
+	*s = key;
+	m->nino[s - m->nkey] = (uint32_t)ino;
+	return 0;
+}
+
+/* Numbers the tree under folder @fd, whose path has key @h, depth first
+ * in byte order (ts_dir_names sorts by strcmp, as mkfs.ext4 -d's scan in
+ * the C locale, which tiersim disk make runs it in). */
+TS_WUR static int number_dir(struct ts_fs_model *m, int fd, uint64_t h, unsigned depth)
+{
+	char **names;
+	size_t n;
+	int rc = ts_dir_names(fd, ".", 0, &names, &n);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < n && !rc; i++) {
+		struct stat st;
+		if (fstatat(fd, names[i], &st, AT_SYMLINK_NOFOLLOW))
+			continue; /* gone since the listing */
+		if (m->nn >= NUMBER_MAX) {
+			rc = -E2BIG;
+			break;
+		}
+		uint64_t k = fnv_on(fnv_on(h, "/", 1), names[i], strlen(names[i]));
+		if ((rc = num_put(m, k, m->next_ino++)))
+			break;
+		if (S_ISDIR(st.st_mode) && depth < 64) {
+			int sub = openat(fd, names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sub >= 0) {
+				rc = number_dir(m, sub, k, depth + 1);
+				close(sub);
+			}
+		}
+	}
+	ts_dir_names_free(names, n);
+	return rc;
+}
+
+/* Numbers the backing tree once (above); false when it cannot. */
+static bool number_tree(struct ts_fs *fs)
+{
+	struct ts_fs_model *m = fs->model;
+	if (m->numbered)
+		return true;
+	int fd = openat(fs->root, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int rc = fd < 0 ? -errno : 0;
+	m->next_ino = m->fs->first_inode + 1;
+	if (!rc) {
+		pthread_mutex_lock(&m->nlock);
+		rc = number_dir(m, fd, FNV_BASIS, 0);
+		pthread_mutex_unlock(&m->nlock);
+		close(fd);
+	}
+	if (rc) {
+		ts_fs_log(fs, LOG_WARNING,
+			  "tierfs: warning: cannot number %s's files as the emulated file system "
+			  "would (%s); its metadata reads follow the backing inode numbers",
+			  fs->backing,
+			  rc == -E2BIG ? "more than 16M names" : ts_strerror(rc));
+		free(m->nkey);
+		free(m->nino);
+		m->nkey = NULL;
+		m->nino = NULL;
+		m->ncap = m->nn = 0;
+		return false;
+	}
+	m->numbered = true;
+	return true;
+}
+
+/* The inode the rule gives @rel[0..len) (relative to the root; NULL: the
+ * root), or 0 when the tree is not numbered; a name not seen yet takes the
+ * next one. */
+static uint64_t number_of(struct ts_fs *fs, const char *rel, size_t len)
+{
+	struct ts_fs_model *m = fs->model;
+	if (!m || !m->numbered)
+		return 0;
+	if (!rel)
+		return m->fs->root_inode;
+	uint64_t key = fnv_on(fnv_on(FNV_BASIS, "/", 1), rel, len);
+	key += !key;
+	pthread_mutex_lock(&m->nlock);
+	uint64_t *s = m->ncap ? num_slot(m, key) : NULL, ino = s && *s ? m->nino[s - m->nkey] : 0;
+	if (!ino && m->nn < NUMBER_MAX && !num_put(m, key, m->next_ino))
+		ino = m->next_ino++;
+	pthread_mutex_unlock(&m->nlock);
+	return ino;
+}
+
 int ts_fs_model_start(struct ts_fs *fs, char *err, size_t n)
 {
 	struct ts_fs_model *m = fs->model;
@@ -298,6 +472,9 @@ int ts_fs_model_start(struct ts_fs *fs, char *err, size_t n)
 		ts_tier_free(t);
 		return rc;
 	}
+	/* block mode charges no names (ts_fs_model_submit) */
+	if (!fs->o.image && number_tree(fs))
+		ts_fsmeta_set_inodes(m->meta, m->next_ino);
 	if (pthread_create(&m->inval, NULL, inval_main, fs) == 0) {
 		m->inval_started = true;
 	} else {
@@ -335,9 +512,12 @@ void ts_fs_model_close(struct ts_fs *fs)
 		free(m->opens[i].path);
 	free(m->opens);
 	free(m->queue);
+	free(m->nkey);
+	free(m->nino);
 	pthread_cond_destroy(&m->wake);
 	pthread_mutex_destroy(&m->lock);
 	pthread_mutex_destroy(&m->ctl);
+	pthread_mutex_destroy(&m->nlock);
 	free(m);
 	fs->model = NULL;
 }
@@ -403,7 +583,9 @@ static int backing_stat(void *ctx, const char *path, size_t len, struct ts_fsmet
 	rel[len ? len : 1] = 0;
 	if (fstatat(fs->root, rel, &st, AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
 		return -errno;
-	out->ino = (uint64_t)st.st_ino;
+	out->ino = number_of(fs, len ? path : NULL, len);
+	if (!out->ino)
+		out->ino = (uint64_t)st.st_ino;
 	out->blocks = S_ISDIR(st.st_mode) ? ((uint64_t)st.st_size + 4095) / 4096 : 0;
 	out->htree = out->blocks > 1 && backing_htree(fs, rel);
 	return 0;

@@ -63,10 +63,14 @@
  * their own: the blocks they change join the journal's running
  * transaction, which is written at its commit (below).
  *
- * Which inodes are neighbours is the caller's: tierfs gives the backing
- * file system's inode numbers (files written together are numbered
- * together), a replay the rank of each path in sorted order (depth first,
- * as mkfs.ext4 -d allocates them), the virtual loader the storage order.
+ * Which inodes are neighbours is the caller's, and each numbers paths as
+ * mkfs.ext4 -d (tiersim disk make) numbers the tree it copies: the root
+ * root_inode, then depth first from first_inode + 1, with the inodes in
+ * use (ts_fsmeta_set_inodes) ending at the last: tierfs numbers the whole
+ * backing tree at mount (fs/timing.c; its own inode numbers are the host
+ * file system's, scattered among every other file there), a replay the
+ * paths of its trace in sorted order, the virtual loader the storage
+ * order.
  */
 #ifndef TS_TIER_FSMETA_H
 #define TS_TIER_FSMETA_H

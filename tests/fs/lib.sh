@@ -51,6 +51,29 @@ fail() {
 	exit 1
 }
 
+# Runs CMD, then waits for process PID (not a child: a daemonized tierfs)
+# to exit, for up to SECONDS. The process is held by a pidfd opened before
+# CMD runs, so its real exit is what is waited for (not a poll that a
+# zombie left unreaped, or a new process given the same id, could fool),
+# and a loaded host only makes the wait longer. Returns 0 when it exited,
+# 2 when it still runs after SECONDS, 3 when PID was gone before CMD, and
+# 1 when CMD failed.
+run_then_wait_exit() { # PID SECONDS CMD...
+	python3 - "$@" <<'PY'
+import os, select, subprocess, sys
+pid, secs, cmd = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3:]
+try:
+    fd = os.pidfd_open(pid)
+except ProcessLookupError:
+    sys.exit(3)
+if subprocess.call(cmd):
+    sys.exit(1)
+p = select.poll()
+p.register(fd, select.POLLIN)
+sys.exit(0 if p.poll(secs * 1000) else 2)
+PY
+}
+
 # Waits until MOUNTPOINT/.tierfs/stats says the daemon has calibrated.
 wait_ready() { # MOUNTPOINT PID
 	local i

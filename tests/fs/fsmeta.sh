@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# fsmeta.sh — the metadata tierfs charges for a first lookup is what ext4
+# reads on the emulated disk, and what a replay of the trace charges for
+# the same files (tier/fsmeta.h). tierfs numbers the backing tree as
+# mkfs.ext4 -d numbers the image it copies it into: the root 2, lost+found
+# 11, then every name depth first, each folder's names in byte order, from
+# 12; ext4 reads an inode with its inode-table window (32 blocks of 16
+# inodes), no further than the last inode in use.
+. "$(dirname "$0")/lib.sh"
+B=$TS_BUILD_ROOT/cli/tiersim
+
+# a/ (12), a/s0 (13), its 100 files (14-113), ... a/s4 (417), its files
+# (418-517), a-b (518), b (519), its 30 files (520-549): 549 the last
+# inode in use. a-b sorts after a/'s whole subtree (mkfs.ext4 -d), though
+# "/a-b" sorts before "/a/s0" as a string.
+mkdir -p "$BACKING/a" "$BACKING/b"
+for s in 0 1 2 3 4; do
+	mkdir "$BACKING/a/s$s"
+	for f in $(seq -w 0 99); do : >"$BACKING/a/s$s/f0$f"; done
+done
+: >"$BACKING/a-b"
+for f in $(seq -w 0 29); do : >"$BACKING/b/f0$f"; done
+# every path, in the order mkfs.ext4 -d numbers them
+python3 - "$BACKING" >"$TMPD/paths" <<'PY'
+import os, sys
+def walk(d, rel):
+    for n in sorted(os.listdir(d), key=os.fsencode):
+        print(rel + "/" + n)
+        if os.path.isdir(os.path.join(d, n)):
+            walk(os.path.join(d, n), rel + "/" + n)
+walk(sys.argv[1], "")
+PY
+[ "$(wc -l <"$TMPD/paths")" = 538 ] || fail "$(wc -l <"$TMPD/paths") paths made, expected 538"
+[ "$(grep -n '^/a-b$' "$TMPD/paths" | cut -d: -f1)" = 507 ] || fail "a-b is not inode 518"
+
+K=4096
+tfs_mount "tier=ssd-cloud,mem=0,trace=$TMPD/run.trace"
+stat "$MNT/a-b" >/dev/null || fail "stat a-b"
+# the root folder's block and the window a-b's inode 518 is in: inodes
+# 512-549 in use there, 3 blocks (the old rule, with the backing inode
+# number: 32 blocks, 4 KiB + 128 KiB)
+got=$(stat_get model.ops.read.device_bytes)
+[ "$got" = $((K + 3 * K)) ] ||
+	fail "first lookup of a-b read $got bytes of metadata, expected $((K + 3 * K))"
+# every other path, each looked up once: the rest of the folders' blocks
+# (a, a/s0-s4 and b, one block each) and inode window 0 (32 blocks)
+sed 's|^|'"$MNT"'|' "$TMPD/paths" | xargs -d '\n' stat -c %i >/dev/null || fail "stat of every path"
+live=$(stat_get model.ops.read.device_bytes)
+want=$((K + 3 * K + 7 * K + 32 * K))
+[ "$live" = "$want" ] || fail "every path looked up read $live bytes of metadata, expected $want"
+# a name made now is numbered on from the last (550: the same window)
+: >"$MNT/new" || fail "create"
+stat "$MNT/new" >/dev/null || fail "stat new"
+got=$(stat_get model.ops.read.device_bytes)
+[ "$got" = "$live" ] || fail "a new file's lookup read $((got - live)) bytes, expected none"
+tfs_umount
+grep -v "trace $TMPD/run.trace written" "$LOG" >"$LOG.rest"
+mv "$LOG.rest" "$LOG"
+check_log
+[ -x "$B" ] || exit 0
+
+# The replay of the same trace charges the same reads: it numbers the
+# trace's paths (all of the tree here, and new) as tierfs numbered them.
+"$B" replay "$TMPD/run.trace" --virtual --tier ssd-cloud --json >"$TMPD/v.json" 2>"$TMPD/v.err" ||
+	fail "virtual replay: $(cat "$TMPD/v.err")"
+rep=$(python3 -c 'import json,sys
+r = [x for x in json.load(open(sys.argv[1]))["results"] if x["what"] != "recorded"][0]
+print(r.get("device_read_bytes", 0))' "$TMPD/v.json") || fail "replay JSON"
+[ "$rep" = "$live" ] || fail "the replay read $rep bytes of metadata, tierfs $live"
+exit 0
