@@ -18,7 +18,10 @@
 #
 # With TS_BEFORE=OLD_BUILD_DIR a fourth recording per round, through BPF
 # with that build's tiersim (its tierfs too), and the two BPF captures'
-# additions side by side. With TS_BPF_STATS=1, kernel.bpf_stats_enabled
+# additions side by side. With TS_CONTROL=1 one more recording per round
+# without wake capture ("again"): its "addition" over the first is the
+# host's noise alone, the spread any capture's rounds would show if it
+# cost nothing. TS_TRACEFS=0 leaves the tracefs recording out. With TS_BPF_STATS=1, kernel.bpf_stats_enabled
 # is 1 for the run (put back after) and each BPF recording also reports
 # the kernel's time in the capture's programs per IO, the programs' runs
 # per IO (every scheduler event on the host while it records, so it grows
@@ -28,7 +31,7 @@
 # Needs root and tracefs (as wake capture does), and a build with BPF;
 # without them the script says so and exits 77.
 # Environment: TS_ROUNDS (default 5), TS_IOS (default 12288), TS_BEFORE,
-# TS_BPF_STATS.
+# TS_BPF_STATS, TS_CONTROL, TS_TRACEFS.
 set -u
 
 [ $# -ge 1 ] || { echo "usage: bench/wake_capture.sh BUILD_DIR" >&2; exit 2; }
@@ -61,7 +64,7 @@ dd if=/dev/urandom of="$WORK/data/f" bs=1M count=32 status=none || exit 1
 one() { # nowakes|tracefs|bpf|before
 	local extra=() how=bpf cli=$BUILD/cli/tiersim
 	case $1 in
-	nowakes) extra=(--no-wakes) ;;
+	nowakes | again) extra=(--no-wakes) ;;
 	tracefs) how=tracefs ;;
 	before) cli=$BEFORE/cli/tiersim ;;
 	esac
@@ -78,7 +81,7 @@ r = subprocess.run([cli, "record", "--data", work + "/data", "--tier", "unlimite
 after = resource.getrusage(resource.RUSAGE_CHILDREN)
 if r.returncode:
     sys.exit("wake_capture: tiersim record failed: " + r.stderr.strip().splitlines()[-1])
-if mode != "nowakes" and (not os.path.exists(work + "/r.trace.wakes") or
+if mode not in ("nowakes", "again") and (not os.path.exists(work + "/r.trace.wakes") or
                           (mode in ("bpf", "before") and "no BPF wake capture" in r.stderr)):
     print("wake_capture: no %s wake file: %s" % (mode, r.stderr.strip()), file=sys.stderr)
     sys.exit(77)
@@ -96,7 +99,10 @@ PY
 spread() { sort -g | awk '{ v[NR] = $1 } END { if (!NR) printf "none"; else printf "%.3f (%.3f..%.3f)", v[int((NR + 1) / 2)], v[1], v[NR] }'; }
 
 printf '%-6s %-8s %14s %9s %14s %12s\n' round capture "cpu(us/io)" IOPS "bpf(ns/io)" "bpf runs/io"
-modes=(nowakes tracefs bpf)
+modes=(nowakes)
+[ "${TS_CONTROL:-0}" != 1 ] || modes+=(again)
+[ "${TS_TRACEFS:-1}" = 0 ] || modes+=(tracefs)
+modes+=(bpf)
 [ -z "$BEFORE" ] || modes+=(before)
 nm=${#modes[@]}
 declare -A add=() ratio=() iops=() bns=() bnr=()
@@ -122,7 +128,7 @@ for round in $(seq "$ROUNDS"); do
 		ratio[$m]+="$(awk -v a="${c[$m]}" -v b="${c[nowakes]}" 'BEGIN { print a / b }')"$'\n'
 		iops[$m]+="$(awk -v a="${i[$m]}" -v b="${i[nowakes]}" 'BEGIN { print a / b }')"$'\n'
 	done
-	share+="$(awk -v a="${c[bpf]}" -v b="${c[tracefs]}" -v n="${c[nowakes]}" \
+	[ -z "${c[tracefs]:-}" ] || share+="$(awk -v a="${c[bpf]}" -v b="${c[tracefs]}" -v n="${c[nowakes]}" \
 		'BEGIN { print (b > n ? (a - n) / (b - n) : "nan") }')"$'\n'
 	unset c i b r
 done
@@ -131,7 +137,7 @@ echo "# with wake capture / without, per round (median (min..max) over $ROUNDS r
 for m in "${modes[@]:1}"; do
 	echo "$m: cpu/io $(printf '%s' "${ratio[$m]}" | spread)  cpu +us/io $(printf '%s' "${add[$m]}" | spread)  IOPS $(printf '%s' "${iops[$m]}" | spread)"
 done
-echo "# cpu +us/io, bpf / tracefs, per round: $(printf '%s' "$share" | grep -v nan | spread)"
+[ -z "$share" ] || echo "# cpu +us/io, bpf / tracefs, per round: $(printf '%s' "$share" | grep -v nan | spread)"
 [ -z "$BEFORE" ] || echo "# cpu +us/io, bpf / before's bpf, per round: $(printf '%s' "$vs" | grep -v nan | spread)"
 for m in bpf before; do
 	[ -z "${bns[$m]:-}" ] || echo "# $m: kernel time in the BPF programs, ns/io: $(printf '%s' "${bns[$m]}" | spread)  ns/run: $(printf '%s' "${bnr[$m]}" | spread)"
