@@ -116,8 +116,11 @@ declare -A add=() ratio=() iops=() bns=() bnr=()
 share= vs=
 for round in $(seq "$ROUNDS"); do
 	declare -A c=() i=() b=() r=()
-	for k in $(seq 0 $((nm - 1))); do # rotated each round: each mode in each place
-		m=${modes[$(((k + round) % nm))]}
+	# rotated each round, each mode in each place, and every other round
+	# in the reverse order: a recording costs more right after some
+	# others (a capture's), so each mode follows two different ones
+	for k in $(seq 0 $((nm - 1))); do
+		m=${modes[$(((round + nm * nm + (round % 2 ? k : -k)) % nm))]}
 		out=$(one "$m")
 		rc=$?
 		[ "$rc" = 0 ] || exit "$rc"
