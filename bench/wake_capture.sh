@@ -37,8 +37,8 @@
 # Environment: TS_ROUNDS (default 5), TS_IOS (default 49152), TS_BEFORE,
 # TS_BPF_STATS, TS_CONTROL, TS_TRACEFS. A recording's fixed CPU (tiersim,
 # the mount, fio's start: about 0.17 s) was half of a 12288-IO
-# recording's and its swings a round's; 49152 IOs take about 1 s a
-# recording on an idle 2-CPU host.
+# recording's, so the figure per IO was as much the start-up's; 49152
+# IOs take about 1 s a recording on an idle 2-CPU host.
 set -u
 
 [ $# -ge 1 ] || { echo "usage: bench/wake_capture.sh BUILD_DIR" >&2; exit 2; }
