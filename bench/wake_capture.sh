@@ -18,8 +18,15 @@
 #
 # With TS_BEFORE=OLD_BUILD_DIR a fourth recording per round, through BPF
 # with that build's tiersim (its tierfs too), and the two BPF captures'
-# additions side by side. With TS_BPF_STATS=1, kernel.bpf_stats_enabled
-# is 1 for the run (put back after) and each BPF recording also reports
+# additions side by side. With TS_CONTROL=1 one more recording per round
+# without wake capture ("again"): its "addition" over the first is the
+# host's noise alone, the spread any capture's rounds would show if it
+# cost nothing; the captures are then measured against the mean of the
+# two (two places in the round's order, where one was the baseline: a
+# recording right after a capture's often costs more). TS_TRACEFS=0
+# leaves the tracefs recording out. With TS_BPF_STATS=1,
+# kernel.bpf_stats_enabled is 1 for the run (put back after) and each
+# BPF recording also reports
 # the kernel's time in the capture's programs per IO, the programs' runs
 # per IO (every scheduler event on the host while it records, so it grows
 # with the load) and the time per run (TIERSIM_WAKE_BPF_STATS; a build
@@ -27,8 +34,11 @@
 #
 # Needs root and tracefs (as wake capture does), and a build with BPF;
 # without them the script says so and exits 77.
-# Environment: TS_ROUNDS (default 5), TS_IOS (default 12288), TS_BEFORE,
-# TS_BPF_STATS.
+# Environment: TS_ROUNDS (default 5), TS_IOS (default 49152), TS_BEFORE,
+# TS_BPF_STATS, TS_CONTROL, TS_TRACEFS. A recording's fixed CPU (tiersim,
+# the mount, fio's start: about 0.17 s) was half of a 12288-IO
+# recording's, so the figure per IO was as much the start-up's; 49152
+# IOs take about 1 s a recording on an idle 2-CPU host.
 set -u
 
 [ $# -ge 1 ] || { echo "usage: bench/wake_capture.sh BUILD_DIR" >&2; exit 2; }
@@ -36,7 +46,7 @@ BUILD=$(cd "$1" 2>/dev/null && pwd) || { echo "wake_capture: no build directory 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 export TIERSIM_DATADIR=${TIERSIM_DATADIR:-$SRC}
 ROUNDS=${TS_ROUNDS:-5}
-IOS=${TS_IOS:-12288}
+IOS=${TS_IOS:-49152}
 [ -x "$BUILD/cli/tiersim" ] || { echo "wake_capture: $BUILD/cli/tiersim is not built (ninja -C $BUILD)" >&2; exit 1; }
 BEFORE=
 if [ -n "${TS_BEFORE:-}" ]; then
@@ -61,7 +71,7 @@ dd if=/dev/urandom of="$WORK/data/f" bs=1M count=32 status=none || exit 1
 one() { # nowakes|tracefs|bpf|before
 	local extra=() how=bpf cli=$BUILD/cli/tiersim
 	case $1 in
-	nowakes) extra=(--no-wakes) ;;
+	nowakes | again) extra=(--no-wakes) ;;
 	tracefs) how=tracefs ;;
 	before) cli=$BEFORE/cli/tiersim ;;
 	esac
@@ -78,7 +88,7 @@ r = subprocess.run([cli, "record", "--data", work + "/data", "--tier", "unlimite
 after = resource.getrusage(resource.RUSAGE_CHILDREN)
 if r.returncode:
     sys.exit("wake_capture: tiersim record failed: " + r.stderr.strip().splitlines()[-1])
-if mode != "nowakes" and (not os.path.exists(work + "/r.trace.wakes") or
+if mode not in ("nowakes", "again") and (not os.path.exists(work + "/r.trace.wakes") or
                           (mode in ("bpf", "before") and "no BPF wake capture" in r.stderr)):
     print("wake_capture: no %s wake file: %s" % (mode, r.stderr.strip()), file=sys.stderr)
     sys.exit(77)
@@ -96,15 +106,21 @@ PY
 spread() { sort -g | awk '{ v[NR] = $1 } END { if (!NR) printf "none"; else printf "%.3f (%.3f..%.3f)", v[int((NR + 1) / 2)], v[1], v[NR] }'; }
 
 printf '%-6s %-8s %14s %9s %14s %12s\n' round capture "cpu(us/io)" IOPS "bpf(ns/io)" "bpf runs/io"
-modes=(nowakes tracefs bpf)
+modes=(nowakes)
+[ "${TS_CONTROL:-0}" != 1 ] || modes+=(again)
+[ "${TS_TRACEFS:-1}" = 0 ] || modes+=(tracefs)
+modes+=(bpf)
 [ -z "$BEFORE" ] || modes+=(before)
 nm=${#modes[@]}
 declare -A add=() ratio=() iops=() bns=() bnr=()
 share= vs=
 for round in $(seq "$ROUNDS"); do
 	declare -A c=() i=() b=() r=()
-	for k in $(seq 0 $((nm - 1))); do # rotated each round: each mode in each place
-		m=${modes[$(((k + round) % nm))]}
+	# rotated each round, each mode in each place, and every other round
+	# in the reverse order: a recording costs more right after some
+	# others (a capture's), so each mode follows two different ones
+	for k in $(seq 0 $((nm - 1))); do
+		m=${modes[$(((round + nm * nm + (round % 2 ? k : -k)) % nm))]}
 		out=$(one "$m")
 		rc=$?
 		[ "$rc" = 0 ] || exit "$rc"
@@ -115,23 +131,33 @@ for round in $(seq "$ROUNDS"); do
 			bnr[$m]+="$(awk -v a="${b[$m]}" -v b="${r[$m]}" 'BEGIN { print a / b }')"$'\n'
 		fi
 	done
-	[ -z "$BEFORE" ] || vs+="$(awk -v a="${c[bpf]}" -v b="${c[before]}" -v n="${c[nowakes]}" \
+	# the round's baseline: no capture, or the mean of the two such
+	# recordings with TS_CONTROL=1 (the control itself against the first)
+	c[base]=${c[nowakes]} i[base]=${i[nowakes]}
+	if [ -n "${c[again]:-}" ]; then
+		c[base]=$(awk -v a="${c[nowakes]}" -v b="${c[again]}" 'BEGIN { print (a + b) / 2 }')
+		i[base]=$(awk -v a="${i[nowakes]}" -v b="${i[again]}" 'BEGIN { print (a + b) / 2 }')
+	fi
+	[ -z "$BEFORE" ] || vs+="$(awk -v a="${c[bpf]}" -v b="${c[before]}" -v n="${c[base]}" \
 		'BEGIN { print (b > n ? (a - n) / (b - n) : "nan") }')"$'\n'
 	for m in "${modes[@]:1}"; do
-		add[$m]+="$(awk -v a="${c[$m]}" -v b="${c[nowakes]}" 'BEGIN { print a - b }')"$'\n'
-		ratio[$m]+="$(awk -v a="${c[$m]}" -v b="${c[nowakes]}" 'BEGIN { print a / b }')"$'\n'
-		iops[$m]+="$(awk -v a="${i[$m]}" -v b="${i[nowakes]}" 'BEGIN { print a / b }')"$'\n'
+		bm=base
+		[ "$m" != again ] || bm=nowakes
+		add[$m]+="$(awk -v a="${c[$m]}" -v b="${c[$bm]}" 'BEGIN { print a - b }')"$'\n'
+		ratio[$m]+="$(awk -v a="${c[$m]}" -v b="${c[$bm]}" 'BEGIN { print a / b }')"$'\n'
+		iops[$m]+="$(awk -v a="${i[$m]}" -v b="${i[$bm]}" 'BEGIN { print a / b }')"$'\n'
 	done
-	share+="$(awk -v a="${c[bpf]}" -v b="${c[tracefs]}" -v n="${c[nowakes]}" \
+	[ -z "${c[tracefs]:-}" ] || share+="$(awk -v a="${c[bpf]}" -v b="${c[tracefs]}" -v n="${c[base]}" \
 		'BEGIN { print (b > n ? (a - n) / (b - n) : "nan") }')"$'\n'
 	unset c i b r
 done
 echo
 echo "# with wake capture / without, per round (median (min..max) over $ROUNDS rounds):"
+[ "${TS_CONTROL:-0}" != 1 ] || echo "# (without: the mean of nowakes and again; again: against nowakes)"
 for m in "${modes[@]:1}"; do
 	echo "$m: cpu/io $(printf '%s' "${ratio[$m]}" | spread)  cpu +us/io $(printf '%s' "${add[$m]}" | spread)  IOPS $(printf '%s' "${iops[$m]}" | spread)"
 done
-echo "# cpu +us/io, bpf / tracefs, per round: $(printf '%s' "$share" | grep -v nan | spread)"
+[ -z "$share" ] || echo "# cpu +us/io, bpf / tracefs, per round: $(printf '%s' "$share" | grep -v nan | spread)"
 [ -z "$BEFORE" ] || echo "# cpu +us/io, bpf / before's bpf, per round: $(printf '%s' "$vs" | grep -v nan | spread)"
 for m in bpf before; do
 	[ -z "${bns[$m]:-}" ] || echo "# $m: kernel time in the BPF programs, ns/io: $(printf '%s' "${bns[$m]}" | spread)  ns/run: $(printf '%s' "${bnr[$m]}" | spread)"

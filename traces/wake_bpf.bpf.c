@@ -244,7 +244,7 @@ __attribute__((noinline)) int add_thread(__u64 task, __u32 tid, __u64 rq_since)
 		/* the slot is its own; read by no program before the task's
 		 * first event, which comes after this */
 		c->since = c->on_since = c->oncpu_ns = c->runq_ns = 0;
-		c->d = 0;
+		c->d = c->exiting = 0;
 		c->rq_since = rq_since;
 		c->tid = tid;
 	} else {
@@ -325,8 +325,11 @@ __attribute__((noinline)) int switch_out(__u64 task, __u64 t, __u32 preempt, __u
 		return 0;
 	int runnable = 1, d = 0;
 	if (!preempt) {
-		unsigned int st = (prev_state | read_u32((const void *)task, task_exit_state)) &
-				  TASK_REPORT;
+		/* exit_state is set in exit_notify, which comes after
+		 * sched_process_exit (on_exit marks the thread): before that
+		 * it is 0, and a switch-out reads nothing of the task */
+		unsigned int ex = s->exiting ? read_u32((const void *)task, task_exit_state) : 0;
+		unsigned int st = (prev_state | ex) & TASK_REPORT;
 		if ((prev_state & TASK_IDLE) == TASK_IDLE)
 			st = TASK_REPORT + 1; /* "I" */
 		if (prev_state & (TASK_RTLOCK_WAIT | TASK_FROZEN))
@@ -403,16 +406,21 @@ __attribute__((noinline)) int woken(__u64 task)
 		__sync_fetch_and_add(&blind, 1);
 		return 0;
 	}
-	__u64 waker = irq ? 0 : (__u32)bpf_get_current_pid_tgid();
 	if (irq || !of_tree(cur)) {
 		/* from outside the tree: kept when it ended IO, or when an
-		 * interrupt ended it (the thread's own pace: a pause) */
-		if (s->d)
+		 * interrupt ended it (the thread's own pace: a pause). Most
+		 * wakes of an IO loader are neither (a FUSE reply ends an
+		 * interruptible sleep): no line, and the waker's id is not
+		 * read. */
+		if (s->d) {
+			__u64 waker = irq ? 0 : (__u32)bpf_get_current_pid_tgid();
 			send(TS_WAKE_BPF_SLEEP, t, since, tid | waker << 32, 0);
-		else if (irq)
+		} else if (irq) {
 			send(TS_WAKE_BPF_PAUSE, t, since, tid, 0);
+		}
 		return 0;
 	}
+	__u64 waker = (__u32)bpf_get_current_pid_tgid();
 	return send(TS_WAKE_BPF_WAKE, t, since, tid | waker << 32, 0);
 }
 
@@ -472,5 +480,6 @@ int BPF_PROG(on_exit, const void *p)
 	if (!s)
 		return 0;
 	s->since = 0;
+	s->exiting = 1; /* its exit_state may be set from now on (switch_out) */
 	return send(TS_WAKE_BPF_EXIT, bpf_ktime_get_ns(), 0, s->tid, 0);
 }

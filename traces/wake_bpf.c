@@ -26,6 +26,9 @@
 #include "traces/wake_bpf_rec.h"
 #include "traces/wake_bpf.skel.h" /* generated: traces/meson.build */
 
+/* a slot of the programs' data is one cache line (wake_bpf_rec.h) */
+_Static_assert(sizeof(struct ts_wake_bpf_state) == 64, "a thread's state is not 64 bytes");
+
 struct ts_wake_bpf {
 	struct wake_bpf *skel;
 	struct ring_buffer *ring;

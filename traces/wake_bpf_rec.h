@@ -29,7 +29,8 @@ struct ts_wake_bpf_state {
 	__u64 task; /* the kernel's task (its address); in a slot, 0 = free */
 	__u32 tid;  /* the thread */
 	__u32 d;    /* that sleep is uninterruptible (state D) */
-	__u64 pad;  /* a slot is one cache line */
+	__u32 exiting; /* past sched_process_exit: its exit_state may be set */
+	__u32 pad;  /* a slot is one cache line */
 };
 
 enum ts_wake_bpf_type {
