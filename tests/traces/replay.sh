@@ -196,6 +196,77 @@ check "loop rule: one line naming it" test "$(grep -c -- "--loop-issue=off is --
 check "loop rule: an unknown --loop-issue refused" test $? = 2
 check "loop rule: one line" test "$(wc -l < "$T/kfl2.out")" = 1
 
+# carry=: tierfs took the FUSE round trip (floor) of each request whose
+# reply did not wait on the model off the same thread's next reply that
+# did (traces/tier_rule.h); its trace says so in mount_opts. A recording
+# (floor 15us) of a reader of two 128 KiB files: getattr, open, read,
+# close of /a, then open, read, close of /b; the metadata ops answered
+# without the model (flag 4). On fixed60 a read waits 60 - 15 = 45us;
+# the thread owes 15us for the getattr and the open (30us) before the
+# first read, which tierfs replied 15us after it came, and 30us for the
+# close and the open before the second: as recorded, 91us. The same trace
+# without carry=true replays as before: each read 45us, 151us.
+mktrace carry <<'X'
+header version=5 mem=0 model=255 floor_ns=15000 mount_opts="tier=fixed60,floor=15000ns,loop_hop=0ns(off),carry=true"
+path 1 "/a"
+path 2 "/b"
+0 2000 getattr 1 0 0 0 1 131072 0 4
+10000 12000 open 1 0 0 0 1 131072 0 4
+20000 35000 read 1 0 131072 131072 1 131072 0 0
+45000 46000 close 1 0 0 0 1 131072 0 4
+55000 57000 open 2 0 0 0 1 131072 0 4
+65000 80000 read 2 0 131072 131072 1 131072 0 0
+90000 91000 close 2 0 0 0 1 131072 0 4
+end drops=0 records=7 t=91000
+X
+fixed_tiers "$T/carry.lua"
+cat >> "$T/carry.lua" <<'X'
+tier "fixed600" { desc = "test", source = "test", latency = { read = { fixed = "600us" } } }
+X
+cr() { # cr TRACE TIER [ARGS...]: the prediction's total and IO time, ns
+	f=$1 t=$2
+	shift 2
+	"$B" replay "$f" --virtual --tier "$t" --profile "$T/carry.lua" --json "$@" 2>/dev/null |
+		jq -r '.results[1] | "\(.total_ns) \(.io_wait_ns)"'
+}
+check "carry: the recording's own run" test "$(cr "$T/carry.trace" fixed60)" = "91000 38000"
+check "carry: the recorded total" \
+	test "$("$B" replay "$T/carry.trace" --virtual --tier fixed60 --profile "$T/carry.lua" \
+		--json 2>/dev/null | jq '.results[0].total_ns')" = 91000
+sed 's/,carry=true//' "$T/carry.txt" > "$T/nocarry.txt"
+"$B" trace undump "$T/nocarry.txt" -o "$T/nocarry.trace"
+check "carry: none without carry=true" test "$(cr "$T/nocarry.trace" fixed60)" = "151000 98000"
+sed 's/,carry=true/,carry=false/' "$T/carry.txt" > "$T/carry0.txt"
+"$B" trace undump "$T/carry0.txt" -o "$T/carry0.trace"
+check "carry: none with carry=false" test "$(cr "$T/carry0.trace" fixed60)" = "151000 98000"
+# on fixed100 the reads wait 85us: 55 and 55us with what the thread owes
+# taken off; on fixed600 585us, 555 and 555us
+check "carry: on another tier" test "$(cr "$T/carry.trace" fixed100)" = "171000 118000"
+check "carry: on a slow tier" test "$(cr "$T/carry.trace" fixed600)" = "1171000 1118000"
+# --kernel-fs: no round trip to carry, the same with carry=true or
+# without
+check "carry: not under --kernel-fs" \
+	test "$(cr "$T/carry.trace" fixed60 --kernel-fs)" = "$(cr "$T/nocarry.trace" fixed60 --kernel-fs)"
+# At most 8 round trips owed: ten getattrs (15us apart, 2us each) before a
+# read on fixed600 (585us) take 8 x 15 = 120us off it: 465us.
+{
+	echo 'header version=5 mem=0 model=255 floor_ns=15000 mount_opts="tier=fixed600,carry=true"'
+	echo 'path 1 "/a"'
+	for i in 0 1 2 3 4 5 6 7 8 9; do echo "$((i * 15000)) $((i * 15000 + 2000)) getattr 1 0 0 0 1 131072 0 4"; done
+	echo "150000 615000 read 1 0 131072 131072 1 131072 0 0"
+	echo "end drops=0 records=11 t=615000"
+} | mktrace carry8
+check "carry: at most 8 round trips" test "$(cr "$T/carry8.trace" fixed600)" = "615000 485000"
+# The syscall bounds it: the first read's CPU sample says tierfs's own
+# syscall took 40us, so of the 30us owed only 5us could go: 40us, 25us
+# still owed; the second read, owed 55us against its 45us, replies when
+# it came: 101us in all, 48us of IO.
+sed 's/^\(20000 35000 read .*\)$/\1\ncpu 1 pid=100 ppid=1 on_ns=0 runq_ns=0 sys_ns=40000 late_ns=0/' \
+	"$T/carry.txt" > "$T/carrys.txt"
+"$B" trace undump "$T/carrys.txt" -o "$T/carrys.trace"
+check "carry: never before the syscall's end" \
+	test "$(cr "$T/carrys.trace" fixed60 --closed-loop)" = "101000 48000"
+
 # A block-mode recording (the loop device's requests to tierfs): a 10us
 # FUSE round trip and a 5us loop hop (header loop_hop_ns, bit 0x100), both
 # taken off the modeled latency. Two 4 KiB direct reads of the image on a

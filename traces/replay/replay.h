@@ -76,6 +76,13 @@ struct ts_replay_cfg {
 	 * it, each request charged from the loop device's issue, tierfs's
 	 * mean hop and lateness taken off its reply. */
 	bool loop_receipt;
+	/* The recording's tierfs ran with carry= (its header's mount_opts
+	 * say "carry=true"; not with kernel_fs, nor for a disk image's
+	 * mount, where tierfs does not carry): a reply of the thread's that
+	 * waits on the model goes as many round trips before the model's
+	 * completion as the thread owes for its requests that did not wait
+	 * (ts_tier_rule_carry(), traces/tier_rule.h), as tierfs replied. */
+	bool carry;
 	/* kernel_fs without the in-kernel rule: those gaps keep their recorded
 	 * length less the round trip (a job that sleeps between its ops). */
 	bool keep_gaps;
