@@ -83,6 +83,13 @@ struct ts_replay_cfg {
 	 * completion as the thread owes for its requests that did not wait
 	 * (ts_tier_rule_carry(), traces/tier_rule.h), as tierfs replied. */
 	bool carry;
+	/* kernel_fs, the in-kernel rule: a FUSE request's own CPU on the
+	 * calling thread beyond a kernel file system's for the same call
+	 * (its hand-off to the daemon and the reply's delivery), which the
+	 * recording's CPU samples hold once per gap: taken off each gap's
+	 * time on a CPU, never below 0. A property of the host that recorded
+	 * (pipeline/hosts.lua's replay_fuse_cpu_ns); 0: off. */
+	uint64_t fuse_cpu_ns;
 	/* kernel_fs without the in-kernel rule: those gaps keep their recorded
 	 * length less the round trip (a job that sleeps between its ops). */
 	bool keep_gaps;
