@@ -28,6 +28,10 @@
 # is later: trace format 9's issue items (traces/FORMAT.md, "Request
 # clock"); a read without one (the mount's first few, or a mount that
 # cannot time the issue) from tierfs's receipt to its reply.
+# FUSE's own CPU per request on the job's thread beyond ext4's (the
+# in-kernel rule's --fuse-cpu, pipeline/hosts.lua's replay_fuse_cpu_ns) is
+# measured from the runs (below, at the smallest size), and the kernel-fs
+# replay runs without it (--fuse-cpu 0) and with it too.
 # Each size runs REPS times, block and record interleaved (each repetition
 # runs every size once, starting one further along the sizes, block first
 # in odd repetitions and record first in even ones); the figures are the
