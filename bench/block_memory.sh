@@ -28,6 +28,10 @@
 # is later: trace format 9's issue items (traces/FORMAT.md, "Request
 # clock"); a read without one (the mount's first few, or a mount that
 # cannot time the issue) from tierfs's receipt to its reply.
+# FUSE's own CPU per request on the job's thread beyond ext4's (the
+# in-kernel rule's --fuse-cpu, pipeline/hosts.lua's replay_fuse_cpu_ns) is
+# measured from the runs (below, at the smallest size), and the kernel-fs
+# replay runs without it (--fuse-cpu 0) and with it too.
 # Each size runs REPS times, block and record interleaved (each repetition
 # runs every size once, starting one further along the sizes, block first
 # in odd repetitions and record first in even ones); the figures are the
@@ -122,6 +126,33 @@ for rep in $(seq "$REPS"); do
 	done
 	echo "   rep $rep done $(date -u +%T), load $(cut -d' ' -f1 /proc/loadavg)"
 done
+# FUSE's own CPU per request on the job's thread, beyond ext4's for the
+# same calls: at the smallest size block mode's second epoch reads every
+# file from the page cache, the recording's (mem 0) through tierfs, so the
+# difference of the thread's CPU in that epoch (epoch_reader.py's "epoch 1
+# S CPU" lines) over the recording's requests of that epoch (the job's
+# requests, thread id > 0, in the trace: open, read, flush a file) is
+# FUSE's: the figure the in-kernel rule takes off each gap
+# (pipeline/hosts.lua's replay_fuse_cpu_ns, replay --fuse-cpu). Its
+# median over the repetitions, [min-max] after, and each.
+mib=${SIZES[0]}
+fcpu=()
+for rep in $(seq "$REPS"); do
+	cb=$(awk '$1 == "epoch" && $2 == 1 { print $4 }' "$W/res/block.$mib.$rep")
+	cr=$(awk '$1 == "epoch" && $2 == 1 { print $4 }' "$W/res/rec.$mib.$rep")
+	nreq=$("$B" trace dump "$W/res/t.$mib.$rep" | awk '/^[0-9]/ && $8 > 0 { n++ } END { print n + 0 }')
+	if [ -z "$cb" ] || [ -z "$cr" ] || [ "$nreq" -eq 0 ]; then
+		echo "   rep $rep: no epoch CPU or requests (an older epoch_reader.py?): 0"
+		fcpu+=(0)
+		continue
+	fi
+	# the second epoch's share of the requests: half of two epochs'
+	fcpu+=("$(awk -v b="$cb" -v r="$cr" -v n="$nreq" -v e="$EPOCHS" \
+		'BEGIN { x = (r - b) * 1e9 / (n / e); printf "%.0f", x < 0 ? 0 : x }')")
+	echo "   rep $rep: epoch 1 thread CPU block ${cb} s, FUSE ${cr} s; $nreq requests in $EPOCHS epochs: ${fcpu[-1]} ns a request"
+done
+FUSE_CPU=$(printf '%s\n' "${fcpu[@]}" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+echo "== FUSE's CPU per request beyond ext4's (d$mib, second epoch): median $FUSE_CPU ns [$(printf '%s\n' "${fcpu[@]}" | sort -n | sed -n '1p;$p' | paste -sd-)]"
 # the replays (virtual time: no lock needed, but they are quick)
 for rep in $(seq "$REPS"); do
 	for mib in "${SIZES[@]}"; do
@@ -134,6 +165,15 @@ for rep in $(seq "$REPS"); do
 		"$B" replay "$W/res/t.$mib.$rep" --virtual --kernel-fs --tier "$TIER" \
 			--mem $(((LIMIT << 20) - own)) --json >"$W/res/vk.$mib.$rep.json" ||
 			die "replay d$mib (kernel fs)"
+		# the in-kernel rule without FUSE's CPU (0: as before it) and with
+		# the figure measured above (a build without --fuse-cpu: as is)
+		for f in 0 "$FUSE_CPU"; do
+			"$B" replay "$W/res/t.$mib.$rep" --virtual --kernel-fs --fuse-cpu "${f}ns" --tier "$TIER" \
+				--mem $(((LIMIT << 20) - own)) --json >"$W/res/vkf$f.$mib.$rep.json" 2>/dev/null ||
+				cp "$W/res/vk.$mib.$rep.json" "$W/res/vkf$f.$mib.$rep.json"
+		done
+		cp "$W/res/vkf0.$mib.$rep.json" "$W/res/vkc0.$mib.$rep.json"
+		cp "$W/res/vkf$FUSE_CPU.$mib.$rep.json" "$W/res/vkc1.$mib.$rep.json"
 		grep -v '^P ' "$W/res/t.$mib.$rep.wakes" >"$W/res/t.$mib.$rep.nopause"
 		"$B" replay "$W/res/t.$mib.$rep" --virtual --kernel-fs --tier "$TIER" \
 			--wakes "$W/res/t.$mib.$rep.nopause" \
@@ -155,11 +195,11 @@ for rep in $(seq "$REPS"); do
 			sort -n >"$W/res/bt.$mib.$rep.reads" || die "trace dump d$mib"
 	done
 done
-$PY - "$W/res" "$REPS" "$LIMIT" "$EPOCHS" "${SIZES[@]}" <<'EOF'
+$PY - "$W/res" "$REPS" "$LIMIT" "$EPOCHS" "$FUSE_CPU" "${SIZES[@]}" <<'EOF'
 import json, os, re, sys
 sys.path.insert(0, os.environ["BENCH_DIR"])
 from benchstat import median, summary
-res, reps, lim, epochs, sizes = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), [int(x) for x in sys.argv[5:]]
+res, reps, lim, epochs, fuse_cpu, sizes = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), [int(x) for x in sys.argv[6:]]
 def block(mib, r):
     txt = open(os.path.join(res, f"block.{mib}.{r}")).read()
     kv = dict(re.findall(r"(\w+)=([0-9.]+)", [l for l in txt.splitlines() if "wall_s=" in l][-1]))
@@ -194,7 +234,7 @@ def rr(a, b):  # a / b within each repetition
 print()
 print(f"{'data':>8} {'x mem':>5} | {'block s':>19} {'reads s':>19} {'dev MiB':>17} {'hit %':>6} {'own MiB':>7} | "
       f"{'virtual s':>19} {'reads s':>19} {'dev MiB':>17} {'hit %':>6} {'v/b':>17} | {'kernel fs: reads s':>19} {'k/b':>17} | {'at limit: s':>19} {'dev MiB':>7} | {'FUSE rec reads s':>19}")
-more = []
+more, cpu_rows = [], []
 for mib in sizes:
     b = [block(mib, r) for r in range(1, reps + 1)]
     v = [virt(f"v.{mib}.{r}.json") for r in range(1, reps + 1)]
@@ -214,6 +254,9 @@ for mib in sizes:
     kg = [virt(f"vkg.{mib}.{r}.json")[2] for r in range(1, reps + 1)]
     bb = [busy(mib, r) for r in range(1, reps + 1)]
     ki = [io(f"vk.{mib}.{r}.json") for r in range(1, reps + 1)]
+    c0 = [virt(f"vkc0.{mib}.{r}.json")[2] for r in range(1, reps + 1)]
+    c1 = [virt(f"vkc1.{mib}.{r}.json")[2] for r in range(1, reps + 1)]
+    cpu_rows.append(f"{mib:5} MiB {mib / lim:5.1f} | {fm(bj):>19} | {fm(c0):>19} {rr(c0, bj):>17} | {fm(c1):>19} {rr(c1, bj):>17}")
     more.append(f"{mib:5} MiB {mib / lim:5.1f} | {fm(bj):>19} | {fm(vk):>19} {rr(vk, bj):>17} | {fm(k0):>19} {rr(k0, bj):>17} | "
                 f"{fm(kg):>19} {rr(kg, bj):>17} | {fm(bb):>19} {fm([x[4] for x in b]):>19} {fm(ki):>19} | "
                 + " ".join(f"{x / y:.2f}" for x, y in zip(vk, bj)))
@@ -221,6 +264,11 @@ print()
 print(f"{'data':>8} {'x mem':>5} | {'block reads s':>19} | {'kernel fs s':>19} {'k/b':>17} | {'no pauses s':>19} {'k0/b':>17} | "
       f"{'--keep-gaps s':>19} {'kg/b':>17} | {'block dev busy s':>19} {'block job CPU s':>19} {'k dev wait s':>19} | k/b per rep")
 for line in more:
+    print(line)
+print()
+print(f"kernel fs without FUSE's CPU per request (--fuse-cpu 0, the rule before it) and with the {fuse_cpu} ns measured above:")
+print(f"{'data':>8} {'x mem':>5} | {'block reads s':>19} | {'fuse-cpu 0 s':>19} {'k/b':>17} | {'fuse-cpu ' + str(fuse_cpu) + 'ns s':>19} {'k/b':>17}")
+for line in cpu_rows:
     print(line)
 print()
 def issued(mib, r):  # the reads timed from their issue, of all

@@ -3,8 +3,9 @@
 under --root, whole, EPOCHS times, each epoch in its own shuffled order
 (seeded by the epoch number, so every run reads the same order), with an
 optional per-file step (a sleep: the accelerator's time), and each epoch's
-seconds on stderr ("epoch E S"), and at the end its CPU time over the same span ("cpu
-USER SYS", seconds: its reads' copies and the reclaim it does are SYS). Its own memory is
+seconds and its thread's CPU seconds in it on stderr ("epoch E S CPU"), and at the end
+its CPU time over the same span ("cpu USER SYS", seconds: its reads' copies and the
+reclaim it does are SYS). Its own memory is
 a few MiB, so a memory cgroup's limit is nearly all page cache. Run by
 bench/block_memory.sh in block mode (tiersim disk run) and through
 tiersim record.
@@ -30,6 +31,7 @@ def main():
     c0 = resource.getrusage(resource.RUSAGE_SELF)
     t0 = time.monotonic()
     te = t0
+    ce = time.thread_time()
     for e in range(epochs):
         order = list(names)
         random.Random(e).shuffle(order)
@@ -40,9 +42,9 @@ def main():
             os.close(fd)
             if step:
                 time.sleep(step)
-        t = time.monotonic()
-        print(f"epoch {e} {t - te:.6f}", file=sys.stderr)
-        te = t
+        t, c = time.monotonic(), time.thread_time()
+        print(f"epoch {e} {t - te:.6f} {c - ce:.6f}", file=sys.stderr)
+        te, ce = t, c
     print(f"{time.monotonic() - t0:.6f}")
     c = resource.getrusage(resource.RUSAGE_SELF)
     print(f"cpu {c.ru_utime - c0.ru_utime:.4f} {c.ru_stime - c0.ru_stime:.4f}", file=sys.stderr)

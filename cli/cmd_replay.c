@@ -28,6 +28,7 @@ struct replay_args {
 	struct ts_opt_list tiers;
 	char *target, *profile, *wakes, *instance, *host;
 	char *wake_cost; /* DUR; NULL: --host's */
+	char *fuse_cpu;	 /* DUR; NULL: --host's (--kernel-fs) */
 	char *loop_issue; /* --kernel-fs: the block mode predicted, on|off|watch */
 	char *over[TS_REPLAY_OVER_N]; /* as ts_replay_over_names[] */
 	double speed;
@@ -99,9 +100,16 @@ static const struct ts_opt replay_opts[] = {
 	  "(the wake-up rule, traces/README.md), 0 (off) to 10ms; default: --host's "
 	  "replay_wake_cost_ns",
 	  "DUR" },
+	{ "fuse_cpu", TS_OPT_STR, RA(fuse_cpu), NULL, 0, 0, "",
+	  "with --kernel-fs: a FUSE request's own CPU on the calling thread beyond a kernel "
+	  "file system's, taken off the thread's time on a CPU after an op the kernel serves "
+	  "in memory (the in-kernel rule, traces/README.md), 0 (off) to 10ms; default: "
+	  "--host's replay_fuse_cpu_ns",
+	  "DUR" },
 	{ "host", TS_OPT_STR, RA(host), NULL, 0, 0, "",
 	  "the host profile (tiersim hosts) that recorded: its replay_wake_cost_ns is the "
-	  "default --wake-cost (default: " TS_HOST_REPLAY_DEFAULT ")",
+	  "default --wake-cost, its replay_fuse_cpu_ns --fuse-cpu's (default: "
+	  TS_HOST_REPLAY_DEFAULT ")",
 	  "NAME" },
 	{ "allow_writes", TS_OPT_BOOL, RA(allow_writes), "false", 0, 0, "",
 	  "let a --target replay write (and create missing files)" },
@@ -192,7 +200,27 @@ static int replay_args(struct replay_args *o, struct ts_replay_cfg *cfg, int arg
 			      : o->no_wakes	       ? "--no-wakes"
 			      : o->closed_loop	       ? "--closed-loop"
 						       : NULL;
-	if ((o->wake_cost || o->host) && no_rule)
+	if (o->fuse_cpu && !o->kernel_fs)
+		return ts_cmdline_error(cl, "--fuse-cpu %s is --kernel-fs's (the in-kernel rule)",
+					o->fuse_cpu);
+	if (o->fuse_cpu) {
+		if (ts_parse_duration(o->fuse_cpu, TS_NS_PER_S, &cfg->fuse_cpu_ns) ||
+		    cfg->fuse_cpu_ns > 10 * 1000 * 1000ull)
+			return ts_cmdline_error(cl, "--fuse-cpu %s: expected a duration, 0 to 10ms "
+						    "(8us, 0.01ms; a bare number is seconds)",
+						o->fuse_cpu);
+	} else if (o->kernel_fs) {
+		/* a host that has none measured: 0 (the rule as before), unless
+		 * named with --host */
+		char err[512];
+		int frc = ts_host_fuse_cpu(o->host, &cfg->fuse_cpu_ns, err, sizeof(err));
+		if (frc == -ENODATA && !o->host)
+			cfg->fuse_cpu_ns = 0;
+		else if (frc)
+			return ts_cmdline_error(cl, "--host: %s", err);
+	}
+	/* --host also gives --kernel-fs its FUSE CPU (above) */
+	if ((o->wake_cost || (o->host && !o->kernel_fs)) && no_rule)
 		return ts_cmdline_error(cl, "%s %s: the wake-up rule is the wake rule's (virtual "
 					    "time, a wake file), not with %s",
 					o->wake_cost ? "--wake-cost" : "--host",

@@ -73,12 +73,13 @@ const struct ts_opt ts_fs_opt_table[] = {
 	  "window on the mount, 128 KiB: one window reads it whole), all (every file; a read "
 	  "larger than the window then goes out as one window after another, where a block "
 	  "device sends it whole), off (direct IO: every read to the daemon)" },
-	{ "carry", TS_OPT_BOOL, OFF(carry), "false", 0, 0, "",
+	{ "carry", TS_OPT_BOOL, OFF(carry), "true", 0, 0, "",
 	  "a request's FUSE round trip that its modeled latency could not absorb (a getattr, an "
 	  "open of a cached inode, a page-cache hit: the floor is taken off what the model "
 	  "charges, never below 0) is taken off the same thread's next reply that waits on the "
 	  "model, up to 8 round trips: what a kernel file system's job would not have paid "
-	  "(not in block mode; a virtual replay of the trace does not do it yet)" },
+	  "(not in block mode; the trace says carry=true, and a virtual replay of it carries "
+	  "the same way)" },
 	{ "trace", TS_OPT_STR, OFF(trace), NULL, 0, 0, "",
 	  "record every request to FILE (a tiersim trace: tiersim trace stats FILE)" },
 	{ "trace_cpu", TS_OPT_BOOL, OFF(trace_cpu), "true", 0, 0, "",

@@ -563,8 +563,12 @@ int ts_fs_trace_open(struct ts_fs *fs, char *err, size_t n)
 					(unsigned long long)h.loop_window_ns);
 	/* block mode's request clock (disk/issue.h), where asked for */
 	if (strcmp(fs->o.loop_issue, "off") && len < sizeof(h.mount_opts))
-		snprintf(h.mount_opts + len, sizeof(h.mount_opts) - len, ",loop_issue=%s",
-			 fs->loop_issue_label);
+		len += (size_t)snprintf(h.mount_opts + len, sizeof(h.mount_opts) - len,
+					",loop_issue=%s", fs->loop_issue_label);
+	/* carry=, where tierfs carries: a virtual replay then carries as it
+	 * did (traces/tier_rule.h) */
+	if (fs->o.carry && !fs->o.image && len < sizeof(h.mount_opts))
+		snprintf(h.mount_opts + len, sizeof(h.mount_opts) - len, ",carry=true");
 	struct ts_fs_trace *tr = calloc(1, sizeof(*tr));
 	if (!tr)
 		return -ENOMEM;

@@ -46,6 +46,7 @@ static const char *const field_names[TS_HF_NR] = {
 };
 
 static const char *const host_keys[] = { "desc", "cpu", "from", "replay_wake_cost_ns",
+					 "replay_fuse_cpu_ns",
 					 "speed",	   "library",	     "decode_base_ns",
 					 "decode_ns_per_mpix", "decode_share", "datum_xform_ns",
 					 "datum_parse_ns", "lmdb_put_ns",   "dlio_sample_ns",
@@ -90,6 +91,10 @@ struct host {
 	/* the replay's wake-up rule, per e-fold of a request's time: the
 	 * machine's (its virtualisation, its kernel), not carried by from = */
 	struct ts_host_num wake_cost;
+	/* the kernel-fs replay's in-kernel rule: a FUSE request's CPU on the
+	 * calling thread beyond a kernel file system's for the same call (the
+	 * machine's own, not carried by from =) */
+	struct ts_host_num fuse_cpu;
 	/* 1: glibc's memcpy touches a copy's last page before the rest (no
 	 * ERMS); 0: in order. The CPU's own: not carried by from = */
 	struct ts_host_num copy_tf;
@@ -134,6 +139,7 @@ static void host_clear(struct host *h)
 	num_free(&h->speed);
 	num_free(&h->vcpus);
 	num_free(&h->wake_cost);
+	num_free(&h->fuse_cpu);
 	num_free(&h->copy_tf);
 	num_free(&h->map_win);
 	for (size_t i = 0; i < h->nws; i++) {
@@ -278,6 +284,7 @@ static int read_host(struct ts_luadata_rd *r, int t, struct host *h)
 	    (rc = read_keyed(r, t, "library_factors", "\"LIBRARY\"", "a library's name", &h->lf,
 			     &h->nlf)) ||
 	    (rc = get_num(r, t, "replay_wake_cost_ns", &h->wake_cost)) ||
+	    (rc = get_num(r, t, "replay_fuse_cpu_ns", &h->fuse_cpu)) ||
 	    (rc = get_num(r, t, "copy_tail_first", &h->copy_tf)) ||
 	    (rc = get_num(r, t, "map_window_ns", &h->map_win)))
 		return rc;
@@ -958,6 +965,33 @@ static int wake_cost(const struct ts_host_set *s, const char *name, uint64_t *ns
 	return 0;
 }
 
+int ts_host_fuse_cpu(const char *name, uint64_t *ns, char *err, size_t errlen)
+{
+	struct ts_host_set *s;
+	if (!name)
+		name = TS_HOST_REPLAY_DEFAULT;
+	int rc = ts_host_set_load_for(name, &s, err, errlen);
+	if (!rc) {
+		const struct host *h = need_host(s, name, err, errlen);
+		if (!h) {
+			rc = -ENOENT;
+		} else if (!h->fuse_cpu.set) {
+			snprintf(err, errlen, "host '%s' has no replay_fuse_cpu_ns measured: give "
+					      "--fuse-cpu DUR, or name a host that has (%s has)",
+				 name, TS_HOST_REPLAY_DEFAULT);
+			rc = -ENODATA;
+		} else if (h->fuse_cpu.v < 0 || h->fuse_cpu.v > 1e7) {
+			snprintf(err, errlen, "host '%s': replay_fuse_cpu_ns %g is not 0 to 10ms", name,
+				 h->fuse_cpu.v);
+			rc = -EINVAL;
+		} else {
+			*ns = (uint64_t)llround(h->fuse_cpu.v);
+		}
+	}
+	ts_host_set_free(s);
+	return rc;
+}
+
 int ts_host_copy_tail_first(const struct ts_host_set *s, const char *name, bool *out,
 			    char *err, size_t errlen)
 {
@@ -1011,6 +1045,8 @@ int ts_host_print_evidence(FILE *f, const struct ts_host_set *s)
 			rc = ev_line(f, h->name, "vcpus", &h->vcpus);
 		if (!rc)
 			rc = ev_line(f, h->name, "replay_wake_cost_ns", &h->wake_cost);
+		if (!rc && h->fuse_cpu.set)
+			rc = ev_line(f, h->name, "replay_fuse_cpu_ns", &h->fuse_cpu);
 		if (!rc)
 			rc = ev_line(f, h->name, "copy_tail_first", &h->copy_tf);
 		if (!rc && h->map_win.set)

@@ -208,6 +208,13 @@ int ts_host_each_fit(const struct ts_host_set *s,
  * from =), with one line in @err. */
 TS_WUR int ts_host_wake_cost(const char *name, uint64_t *ns, char *err, size_t errlen);
 
+/* Host @name's replay_fuse_cpu_ns (the kernel-fs replay's in-kernel rule:
+ * a FUSE request's CPU on the calling thread beyond a kernel file system's
+ * for the same call; traces/replay/replay.h, fuse_cpu_ns) in *@ns; NULL:
+ * TS_HOST_REPLAY_DEFAULT's. -ENOENT, -ENODATA (none set) or -EINVAL (not 0
+ * to 10 ms), with one line in @err. */
+TS_WUR int ts_host_fuse_cpu(const char *name, uint64_t *ns, char *err, size_t errlen);
+
 /* Host @name's copy_tail_first in *@out: whether glibc's memcpy on its CPU
  * touches a large copy's last page before the rest (no ERMS: the vector
  * copy loads the source's last 128 bytes before its forward loop), which a

@@ -132,4 +132,25 @@ uint64_t ts_tier_rule_loop_reply(uint64_t size_ns, uint64_t window_ns, enum ts_t
  */
 uint64_t ts_tier_rule_issue_reply(uint64_t arrive, uint64_t end, uint64_t off);
 
+/*
+ * carry= (tierfs's option, fs/control.c): a thread's request whose reply
+ * did not wait on the model (the model's time @due, 0 for a request not
+ * given to it, came no later than the end of tierfs's syscall, @end) cost
+ * the thread a FUSE round trip, @floor_ns, that no modeled latency
+ * absorbed: the thread owes it (*@owed, at most TS_TIER_RULE_CARRY_MAX
+ * round trips). A request that waits (@due after @end) has its reply
+ * moved earlier by what the thread owes, never to before @end, and owes
+ * that much less. Returns the time the reply waits for: @due less what
+ * was taken (tierfs replies at the later of it and @end, as late as it
+ * wakes). tierfs's trace says
+ * it ran so with "carry=true" in its header's mount_opts, and a virtual
+ * replay of the trace (traces/replay/virtual.c) carries the same way,
+ * per thread of the trace.
+ */
+#define TS_TIER_RULE_CARRY_MAX 8
+uint64_t ts_tier_rule_carry(uint64_t *owed, uint64_t floor_ns, uint64_t due, uint64_t end);
+/* Whether tierfs options @opts ("k=v,...", a trace header's mount_opts)
+ * turn carry= on: the last "carry=" among them is true, yes, on or 1. */
+bool ts_tier_rule_carry_opt(const char *opts);
+
 #endif

@@ -87,15 +87,15 @@ X
 "$B" replay "$T/kfs.trace" --virtual --tier fixed60 --profile "$T/kfs.lua" --json \
 	> "$T/kf0.json" 2>/dev/null
 check "kernel-fs: FUSE total" test "$(j "$T/kf0.json" '.results[1].total_ns')" = 131000
-"$B" replay "$T/kfs.trace" --virtual --kernel-fs --tier fixed60 --profile "$T/kfs.lua" --json \
+"$B" replay "$T/kfs.trace" --virtual --kernel-fs --fuse-cpu 0 --tier fixed60 --profile "$T/kfs.lua" --json \
 	> "$T/kf1.json" 2>/dev/null
 check "kernel-fs: total" test "$(j "$T/kf1.json" '.results[1].total_ns')" = 93000
 check "kernel-fs: think" test "$(j "$T/kf1.json" '.results[1].think_ns')" = 33000
 check "kernel-fs: io" test "$(j "$T/kf1.json" '.results[1].io_wait_ns')" = 60000
-"$B" replay "$T/kfs.trace" --virtual --kernel-fs --floor 20us --tier fixed60 \
+"$B" replay "$T/kfs.trace" --virtual --kernel-fs --fuse-cpu 0 --floor 20us --tier fixed60 \
 	--profile "$T/kfs.lua" --json > "$T/kf2.json" 2>/dev/null
 check "kernel-fs: --floor's round trip" test "$(j "$T/kf2.json" '.results[1].think_ns')" = 8000
-kfo() { "$B" replay "$T/kfs.trace" --virtual --kernel-fs --loop-issue=off --tier fixed60 \
+kfo() { "$B" replay "$T/kfs.trace" --virtual --kernel-fs --fuse-cpu 0 --loop-issue=off --tier fixed60 \
 	--profile "$T/kfs.lua" --json "$@" 2>/dev/null |
 	jq -r '.results[1] | "\(.total_ns) \(.think_ns) \(.io_wait_ns)"'; }
 check "kernel-fs: --loop-issue=off, the loop rule" test "$(kfo)" = "103000 43000 60000"
@@ -126,23 +126,46 @@ cpu 1 pid=100 ppid=1 on_ns=11000 runq_ns=6000
 cpu 1 pid=100 ppid=1 on_ns=20000 runq_ns=6000
 end drops=0 records=5 t=121000
 X
-"$B" replay "$T/kfc.trace" --virtual --kernel-fs --tier fixed60 --profile "$T/kfs.lua" --json \
+"$B" replay "$T/kfc.trace" --virtual --kernel-fs --fuse-cpu 0 --tier fixed60 --profile "$T/kfs.lua" --json \
 	> "$T/kf4.json" 2>/dev/null
 check "in-kernel: total" test "$(j "$T/kf4.json" '.results[1].total_ns')" = 82000
 check "in-kernel: think" test "$(j "$T/kf4.json" '.results[1].think_ns')" = 22000
 check "in-kernel: no wait" test "$(j "$T/kf4.json" '.results[1].waited_ns')" = 0
 "$B" replay "$T/kfc.trace" --virtual --tier fixed60 --profile "$T/kfs.lua" --json \
 	> "$T/kf5.json" 2>/dev/null
-check "in-kernel: --keep-gaps keeps them" test "$("$B" replay "$T/kfc.trace" --virtual --kernel-fs \
+check "in-kernel: --keep-gaps keeps them" test "$("$B" replay "$T/kfc.trace" --virtual --kernel-fs --fuse-cpu 0 \
 	--keep-gaps --tier fixed60 --profile "$T/kfs.lua" --json 2>/dev/null |
 	jq -r '.results[1] | "\(.total_ns) \(.waited_ns)"')" = "120000 14000"
+# FUSE's own CPU on the thread per request (--fuse-cpu; by default the
+# host's replay_fuse_cpu_ns, pipeline/hosts.lua, which the other checks
+# here set to 0): each in-kernel gap's time on a CPU less it, never below
+# 0. With 2us the gaps after open, getattr and flush are 3, 1 and 7us: 76us
+# in all, think 16us; with 100us none is left: 65us, think 5us (the gap
+# after the device's read, which is no in-kernel gap, keeps its 5us).
+kfu() { "$B" replay "$T/kfc.trace" --virtual --kernel-fs --tier fixed60 --profile "$T/kfs.lua" \
+	--json "$@" 2>/dev/null | jq -r '.results[1] | "\(.total_ns) \(.think_ns)"'; }
+check "in-kernel: --fuse-cpu 2us" test "$(kfu --fuse-cpu 2us)" = "76000 16000"
+check "in-kernel: --fuse-cpu 100us" test "$(kfu --fuse-cpu 100us)" = "65000 5000"
+check "in-kernel: --fuse-cpu 0" test "$(kfu --fuse-cpu 0)" = "82000 22000"
+# by default build-host's measured figure, as --host build-host gives it
+check "in-kernel: the host's FUSE CPU by default" test "$(kfu)" = "$(kfu --host build-host)"
+check "in-kernel: the host's FUSE CPU is not 0" test "$(kfu)" != "82000 22000"
+"$B" replay "$T/kfc.trace" --virtual --tier fixed60 --profile "$T/kfs.lua" --fuse-cpu 2us \
+	> "$T/kf7.out" 2>&1
+check "in-kernel: --fuse-cpu refused without --kernel-fs" test $? = 2
+check "in-kernel: one line naming it" \
+	test "$(grep -c -- "--fuse-cpu 2us is --kernel-fs's" "$T/kf7.out")" = 1
+"$B" replay "$T/kfc.trace" --virtual --kernel-fs --tier fixed60 --profile "$T/kfs.lua" \
+	--fuse-cpu 20ms > "$T/kf8.out" 2>&1
+check "in-kernel: --fuse-cpu 20ms refused" test $? = 2
+check "in-kernel: one line, its range" test "$(grep -c "0 to 10ms" "$T/kf8.out")" = 1
 "$B" replay "$T/kfc.trace" --virtual --keep-gaps --tier fixed60 > "$T/kf6.out" 2>&1
 check "in-kernel: --keep-gaps refused alone" test $? = 2
 check "in-kernel: --keep-gaps one line" test "$(wc -l < "$T/kf6.out")" = 1
 # without --kernel-fs the FUSE replay as before: every gap (the last one's
 # 24us beyond the round trip a wait) and every op's recorded time
 check "in-kernel: not without --kernel-fs" test "$(j "$T/kf5.json" '.results[1].total_ns')" = 137000
-"$B" replay "$T/kfs.trace" --kernel-fs --target "$T" > "$T/kf3.out" 2>&1
+"$B" replay "$T/kfs.trace" --kernel-fs --fuse-cpu 0 --target "$T" > "$T/kf3.out" 2>&1
 check "kernel-fs: refused with --target" test $? = 2
 check "kernel-fs: one line" test "$(wc -l < "$T/kf3.out")" = 1
 
@@ -169,7 +192,7 @@ path 2 "/b"
 380000 381000 close 2 0 0 0 1 131072 0 4
 end drops=0 records=6 t=381000
 X
-kfl() { "$B" replay "$T/kfl.trace" --virtual --kernel-fs --tier fixed60 --profile "$T/kfs.lua" \
+kfl() { "$B" replay "$T/kfl.trace" --virtual --kernel-fs --fuse-cpu 0 --tier fixed60 --profile "$T/kfs.lua" \
 	--json "$@" 2>/dev/null | jq -r '.results[1] | "\(.total_ns) \(.think_ns) \(.io_wait_ns)"'; }
 check "loop rule: issue-timed block mode" test "$(kfl)" = "165000 45000 120000"
 check "loop rule: --loop-issue=on" test "$(kfl --loop-issue=on)" = "165000 45000 120000"
@@ -183,7 +206,7 @@ check "loop rule: --loop-issue=watch" test "$(kfl --loop-issue=watch)" = "225000
 sed 's/^\(.* read .*\)$/\1\ncpu 1 pid=100 ppid=1 on_ns=0 runq_ns=0 sys_ns=20000 late_ns=7000/' \
 	"$T/kfl.txt" > "$T/kfm.txt"
 "$B" trace undump "$T/kfm.txt" -o "$T/kfm.trace"
-kfm() { "$B" replay "$T/kfm.trace" --virtual --kernel-fs --tier fixed60 --profile "$T/kfs.lua" \
+kfm() { "$B" replay "$T/kfm.trace" --virtual --kernel-fs --fuse-cpu 0 --tier fixed60 --profile "$T/kfs.lua" \
 	--json "$@" 2>/dev/null | jq -r '.results[1] | "\(.total_ns) \(.think_ns) \(.io_wait_ns)"'; }
 check "loop rule: no lateness from the issue" test "$(kfm)" = "165000 45000 120000"
 check "loop rule: the lateness from the receipt" test "$(kfm --loop-issue=off)" = "239000 105000 134000"
@@ -191,10 +214,81 @@ check "loop rule: the lateness from the receipt" test "$(kfm --loop-issue=off)" 
 	> "$T/kfl1.out" 2>&1
 check "loop rule: --loop-issue refused without --kernel-fs" test $? = 2
 check "loop rule: one line naming it" test "$(grep -c -- "--loop-issue=off is --kernel-fs's" "$T/kfl1.out")" = 1
-"$B" replay "$T/kfl.trace" --virtual --kernel-fs --loop-issue=maybe --tier fixed60 \
+"$B" replay "$T/kfl.trace" --virtual --kernel-fs --fuse-cpu 0 --loop-issue=maybe --tier fixed60 \
 	--profile "$T/kfs.lua" > "$T/kfl2.out" 2>&1
 check "loop rule: an unknown --loop-issue refused" test $? = 2
 check "loop rule: one line" test "$(wc -l < "$T/kfl2.out")" = 1
+
+# carry=: tierfs took the FUSE round trip (floor) of each request whose
+# reply did not wait on the model off the same thread's next reply that
+# did (traces/tier_rule.h); its trace says so in mount_opts. A recording
+# (floor 15us) of a reader of two 128 KiB files: getattr, open, read,
+# close of /a, then open, read, close of /b; the metadata ops answered
+# without the model (flag 4). On fixed60 a read waits 60 - 15 = 45us;
+# the thread owes 15us for the getattr and the open (30us) before the
+# first read, which tierfs replied 15us after it came, and 30us for the
+# close and the open before the second: as recorded, 91us. The same trace
+# without carry=true replays as before: each read 45us, 151us.
+mktrace carry <<'X'
+header version=5 mem=0 model=255 floor_ns=15000 mount_opts="tier=fixed60,floor=15000ns,loop_hop=0ns(off),carry=true"
+path 1 "/a"
+path 2 "/b"
+0 2000 getattr 1 0 0 0 1 131072 0 4
+10000 12000 open 1 0 0 0 1 131072 0 4
+20000 35000 read 1 0 131072 131072 1 131072 0 0
+45000 46000 close 1 0 0 0 1 131072 0 4
+55000 57000 open 2 0 0 0 1 131072 0 4
+65000 80000 read 2 0 131072 131072 1 131072 0 0
+90000 91000 close 2 0 0 0 1 131072 0 4
+end drops=0 records=7 t=91000
+X
+fixed_tiers "$T/carry.lua"
+cat >> "$T/carry.lua" <<'X'
+tier "fixed600" { desc = "test", source = "test", latency = { read = { fixed = "600us" } } }
+X
+cr() { # cr TRACE TIER [ARGS...]: the prediction's total and IO time, ns
+	f=$1 t=$2
+	shift 2
+	"$B" replay "$f" --virtual --tier "$t" --profile "$T/carry.lua" --json "$@" 2>/dev/null |
+		jq -r '.results[1] | "\(.total_ns) \(.io_wait_ns)"'
+}
+check "carry: the recording's own run" test "$(cr "$T/carry.trace" fixed60)" = "91000 38000"
+check "carry: the recorded total" \
+	test "$("$B" replay "$T/carry.trace" --virtual --tier fixed60 --profile "$T/carry.lua" \
+		--json 2>/dev/null | jq '.results[0].total_ns')" = 91000
+sed 's/,carry=true//' "$T/carry.txt" > "$T/nocarry.txt"
+"$B" trace undump "$T/nocarry.txt" -o "$T/nocarry.trace"
+check "carry: none without carry=true" test "$(cr "$T/nocarry.trace" fixed60)" = "151000 98000"
+sed 's/,carry=true/,carry=false/' "$T/carry.txt" > "$T/carry0.txt"
+"$B" trace undump "$T/carry0.txt" -o "$T/carry0.trace"
+check "carry: none with carry=false" test "$(cr "$T/carry0.trace" fixed60)" = "151000 98000"
+# on fixed100 the reads wait 85us: 55 and 55us with what the thread owes
+# taken off; on fixed600 585us, 555 and 555us
+check "carry: on another tier" test "$(cr "$T/carry.trace" fixed100)" = "171000 118000"
+check "carry: on a slow tier" test "$(cr "$T/carry.trace" fixed600)" = "1171000 1118000"
+# --kernel-fs: no round trip to carry, the same with carry=true or
+# without
+check "carry: not under --kernel-fs" \
+	test "$(cr "$T/carry.trace" fixed60 --kernel-fs)" = "$(cr "$T/nocarry.trace" fixed60 --kernel-fs)"
+# At most 8 round trips owed: ten getattrs (15us apart, 2us each) before a
+# read on fixed600 (585us) take 8 x 15 = 120us off it: 465us.
+{
+	echo 'header version=5 mem=0 model=255 floor_ns=15000 mount_opts="tier=fixed600,carry=true"'
+	echo 'path 1 "/a"'
+	for i in 0 1 2 3 4 5 6 7 8 9; do echo "$((i * 15000)) $((i * 15000 + 2000)) getattr 1 0 0 0 1 131072 0 4"; done
+	echo "150000 615000 read 1 0 131072 131072 1 131072 0 0"
+	echo "end drops=0 records=11 t=615000"
+} | mktrace carry8
+check "carry: at most 8 round trips" test "$(cr "$T/carry8.trace" fixed600)" = "615000 485000"
+# The syscall bounds it: the first read's CPU sample says tierfs's own
+# syscall took 40us, so of the 30us owed only 5us could go: 40us, 25us
+# still owed; the second read, owed 55us against its 45us, replies when
+# it came: 101us in all, 48us of IO.
+sed 's/^\(20000 35000 read .*\)$/\1\ncpu 1 pid=100 ppid=1 on_ns=0 runq_ns=0 sys_ns=40000 late_ns=0/' \
+	"$T/carry.txt" > "$T/carrys.txt"
+"$B" trace undump "$T/carrys.txt" -o "$T/carrys.trace"
+check "carry: never before the syscall's end" \
+	test "$(cr "$T/carrys.trace" fixed60 --closed-loop)" = "101000 48000"
 
 # A block-mode recording (the loop device's requests to tierfs): a 10us
 # FUSE round trip and a 5us loop hop (header loop_hop_ns, bit 0x100), both
@@ -225,7 +319,7 @@ for v in 6 5; do
 	"$B" replay "$T/blk$v.trace" --virtual --tier fixed60 --profile "$T/kfs.lua" --json \
 		> "$T/b$v.json" 2>/dev/null
 	check "block v$v: as recorded" test "$(j "$T/b$v.json" '.results[1].total_ns')" = 105000
-	"$B" replay "$T/blk$v.trace" --virtual --kernel-fs --tier fixed60 --profile "$T/kfs.lua" \
+	"$B" replay "$T/blk$v.trace" --virtual --kernel-fs --fuse-cpu 0 --tier fixed60 --profile "$T/kfs.lua" \
 		--json > "$T/bk$v.json" 2>/dev/null
 	check "block v$v: kernel-fs total" test "$(j "$T/bk$v.json" '.results[1].total_ns')" = 120000
 	check "block v$v: kernel-fs think" test "$(j "$T/bk$v.json" '.results[1].think_ns')" = 0
@@ -298,10 +392,10 @@ check "block v6: dump" grep -q ' model=266 floor_ns=10000 loop_hop_ns=5000$' "$T
 sed 's/loop_hop=5000ns(measured)/loop_hop=0ns(off)/' "$T/blk5.txt" > "$T/blk0.txt"
 "$B" trace undump "$T/blk0.txt" -o "$T/blk0.trace"
 check "block: (off) is a FUSE recording" test "$("$B" replay "$T/blk0.trace" --virtual \
-	--kernel-fs --tier fixed60 --profile "$T/kfs.lua" --json 2>/dev/null |
+	--kernel-fs --fuse-cpu 0 --tier fixed60 --profile "$T/kfs.lua" --json 2>/dev/null |
 	jq -r '.results[1].total_ns')" = 125000
 check "block: (off) keeps the loop rule" test "$("$B" replay "$T/blk0.trace" --virtual \
-	--kernel-fs --loop-issue=off --tier fixed60 --profile "$T/kfs.lua" --json 2>/dev/null |
+	--kernel-fs --fuse-cpu 0 --loop-issue=off --tier fixed60 --profile "$T/kfs.lua" --json 2>/dev/null |
 	jq -r '.results[1].total_ns')" = 135000
 # Its size and window parts (trace format 7, loop_size_ns and
 # loop_window_ns, bit 0x200): tierfs also took a 128 KiB read's size part
@@ -334,7 +428,7 @@ for v in 7:89600:69600 6s:92600:72600; do
 	check "block v$n: parts as recorded" test "$("$B" replay "$T/blk$n.trace" --virtual \
 		--tier fixed60 --profile "$T/kfs.lua" --json 2>/dev/null | jq -r '.results[1].total_ns')" = "$rec"
 	check "block v$n: parts under --kernel-fs" test "$("$B" replay "$T/blk$n.trace" --virtual \
-		--kernel-fs --tier fixed60 --profile "$T/kfs.lua" --json 2>/dev/null |
+		--kernel-fs --fuse-cpu 0 --tier fixed60 --profile "$T/kfs.lua" --json 2>/dev/null |
 		jq -r '.results[1] | "\(.total_ns) \(.think_ns)"')" = "120000 0"
 	check "block v$n: parts with --floor" test "$("$B" replay "$T/blk$n.trace" --virtual \
 		--floor 20us --tier fixed60 --profile "$T/kfs.lua" --json 2>/dev/null |
@@ -399,7 +493,7 @@ check "request clock: recorded" test "$("$B" replay "$T/blk9.trace" --virtual --
 	--profile "$T/kfs.lua" --json 2>/dev/null | jq -r '.results[0].total_ns')" = 90000
 for v in blk9:150000 blk9n:164600; do
 	check "request clock: ${v%%:*} --kernel-fs" test "$("$B" replay "$T/${v%%:*}.trace" --virtual \
-		--kernel-fs --tier fixed60 --profile "$T/kfs.lua" --json 2>/dev/null |
+		--kernel-fs --fuse-cpu 0 --tier fixed60 --profile "$T/kfs.lua" --json 2>/dev/null |
 		jq -r '.results[1].total_ns')" = "${v#*:}"
 done
 "$B" replay "$T/blk9.trace" --virtual --tier fixed60 --profile "$T/kfs.lua" > "$T/b9.txt" 2>&1

@@ -80,6 +80,20 @@ struct ts_replay_cfg {
 	 * it, each request charged from the loop device's issue, tierfs's
 	 * mean hop and lateness taken off its reply. */
 	bool loop_receipt;
+	/* The recording's tierfs ran with carry= (its header's mount_opts
+	 * say "carry=true"; not with kernel_fs, nor for a disk image's
+	 * mount, where tierfs does not carry): a reply of the thread's that
+	 * waits on the model goes as many round trips before the model's
+	 * completion as the thread owes for its requests that did not wait
+	 * (ts_tier_rule_carry(), traces/tier_rule.h), as tierfs replied. */
+	bool carry;
+	/* kernel_fs, the in-kernel rule: a FUSE request's own CPU on the
+	 * calling thread beyond a kernel file system's for the same call
+	 * (its hand-off to the daemon and the reply's delivery), which the
+	 * recording's CPU samples hold once per gap: taken off each gap's
+	 * time on a CPU, never below 0. A property of the host that recorded
+	 * (pipeline/hosts.lua's replay_fuse_cpu_ns); 0: off. */
+	uint64_t fuse_cpu_ns;
 	/* kernel_fs without the in-kernel rule: those gaps keep their recorded
 	 * length less the round trip (a job that sleeps between its ops). */
 	bool keep_gaps;

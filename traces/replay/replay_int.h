@@ -103,6 +103,8 @@ struct cursor {
 				  * the in-kernel rule, rules.c) */
 	bool dev_read;		 /* the op last issued was a read the device
 				  * served (kernel_fs: the loop rule, rules.c) */
+	uint64_t carry_owed;	 /* cfg.carry: the round trips the thread owes
+				  * (traces/tier_rule.h; virtual.c) */
 	/* the CPU model: before op i, cpu_demand ns on a CPU, then cpu_rest
 	 * (its own sleeps, and the wait the wake rule bounds) */
 	bool cpu_pending, on_cpu;

@@ -354,7 +354,12 @@ static uint64_t loop_off(const struct ts_replay_cfg *cfg, const struct ts_trace_
  * thread inside the gap are added back to its time on a CPU. Without a
  * wake file (or one captured before pauses were) such sleeps are taken
  * out with the hand-offs (--keep-gaps: cfg->keep_gaps turns the rule
- * off). Returns the gap.
+ * off). The samples hold FUSE's own CPU on the thread too: the request's
+ * hand-off to the daemon and its reply's delivery, which the same call on
+ * a kernel file system does not cost; that (cfg->fuse_cpu_ns, the host's
+ * replay_fuse_cpu_ns in pipeline/hosts.lua, measured by
+ * bench/block_memory.sh) comes off the thread's time on a CPU once per
+ * gap. Returns the gap.
  */
 /* The time thread @p slept in pauses (an interrupt ended them) inside
  * [@lo, @hi], trace times. Its own pauses never overlap, so in time order
@@ -401,6 +406,8 @@ static uint64_t in_kernel(const struct ts_trace *t, const struct ts_replay_cfg *
 		return gap;
 	*applied = true;
 	uint64_t on = t->cpu[b].on_ns - TS_MIN(t->cpu[a].on_ns, t->cpu[b].on_ns);
+	/* less FUSE's own CPU on the thread for the request (cfg->fuse_cpu_ns) */
+	on -= TS_MIN(on, cfg->fuse_cpu_ns);
 	uint64_t own = paused(t, c->p, c->rec_done_max, t->recs[b].submit_ns);
 	return TS_MIN(gap, on + own);
 }

@@ -11,6 +11,7 @@
 #include "core/opt.h"
 #include "core/ts.h"
 #include "tier/fsmeta.h"
+#include "traces/tier_rule.h"
 #include "traces/replay/replay.h"
 
 const char *const ts_replay_over_names[TS_REPLAY_OVER_N] = { "capacity", "mem", "seed", "floor" };
@@ -86,6 +87,13 @@ int ts_replay_open(struct ts_replay_set *s, const struct ts_replay_from *from,
 		s->cfg.loop_size_ns = s->t.hdr.loop_size_ns;
 		s->cfg.loop_window_ns = s->t.hdr.loop_window_ns;
 	}
+	/* tierfs's carry= (traces/tier_rule.h): its replies went early by
+	 * the round trips each thread owed; a prediction of the same FUSE
+	 * job on another tier replies so too. Not on a kernel file system
+	 * (kernel_fs: no round trips at all), nor for a disk image's mount
+	 * (tierfs does not carry there). */
+	s->cfg.carry = ts_tier_rule_carry_opt(s->t.hdr.mount_opts) && !s->cfg.image &&
+		       !s->cfg.kernel_fs;
 	if (s->cfg.kernel_fs) {
 		/* the recording's floor, or --floor's, and the hop */
 		s->cfg.think_less_ns = s->cfg.tier.floor_ns;

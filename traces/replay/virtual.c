@@ -186,23 +186,37 @@ static void add_reads(struct ts_replay_result *res, const struct ts_tier_done *d
  * the loop device's issue, takes its mean lateness off: serve() passes no
  * lateness then). */
 static uint64_t reply(struct ts_replay_result *res, const struct ts_trace_cpu *cs, uint64_t s,
-		      uint64_t done, const struct ts_tier_done *d)
+		      uint64_t done, const struct ts_tier_done *d, uint64_t *owed, uint64_t floor)
 {
+	uint64_t sys = cs && cs->pid ? cs->sys_ns : 0;
+	if (owed) /* carry= (traces/tier_rule.h) */
+		done = ts_tier_rule_carry(owed, floor, done, s + sys);
 	if (cs && cs->pid)
-		done = TS_MAX(done, s + cs->sys_ns) + cs->late_ns;
+		done = TS_MAX(done, s + sys) + cs->late_ns;
 	if (d->bound < TS_TIER_BOUND_NR)
 		res->bound[d->bound]++;
 	return done;
 }
 
-/* @mem: set when the request never left memory on a kernel file system
+/* A reply that did not wait on the model (a request tierfs answered
+ * without it, or one it charged nothing): with carry=, the thread owes its
+ * round trip (@owed NULL: no carry). Returns @done. */
+static uint64_t unwaited(uint64_t *owed, uint64_t floor, uint64_t done)
+{
+	if (owed)
+		(void)ts_tier_rule_carry(owed, floor, 0, 0);
+	return done;
+}
+
+/* @owed: with carry= (cfg->carry), what the thread owes (NULL: no carry;
+ * ts_tier_rule_carry() in traces/tier_rule.h). @mem: set when the request never left memory on a kernel file system
  * (kernel_fs): a read the page cache served without waiting on the device,
  * so that no thread slept in it (the memory-served rule, rules.c). @kern:
  * set when the kernel serves the op without the thread sleeping, that read
  * or a metadata op answered in memory (the in-kernel rule, rules.c). @dev:
  * set for a read the device served there (the loop rule, rules.c). */
 static uint64_t serve(struct vrun *v, const struct ts_trace_rec *r, size_t idx, uint64_t s,
-		      struct ts_replay_result *res, bool *mem, bool *kern, bool *dev)
+		      struct ts_replay_result *res, uint64_t *owed, bool *mem, bool *kern, bool *dev)
 {
 	/* exactly the request tierfs makes, with the file size it knew */
 	struct ts_tier_req q = {
@@ -248,13 +262,15 @@ static uint64_t serve(struct vrun *v, const struct ts_trace_rec *r, size_t idx, 
 			done = s; /* the kernel's caches: no FUSE request */
 			*kern = true;
 		} else if (!nio && ts_tier_rule_op(r->op) == TS_TIER_OP_NR) {
-			done = s + (TS_MAX(r->complete_ns, r->submit_ns) - r->submit_ns);
+			done = unwaited(owed, floor,
+					s + (TS_MAX(r->complete_ns, r->submit_ns) - r->submit_ns));
 		} else if (!nio) {
-			done = s + (cs && cs->pid ? cs->sys_ns + cs->late_ns : floor);
+			done = unwaited(owed, floor,
+					s + (cs && cs->pid ? cs->sys_ns + cs->late_ns : floor));
 		} else {
 			done = ts_fsmeta_charge(v->tier, s, floor, io, nio, &d);
 			add_reads(res, &d);
-			done = reply(res, cs, s, done, &d);
+			done = reply(res, cs, s, done, &d, owed, floor);
 		}
 		goto forget; /* unlink walks its path and drops the file */
 	}
@@ -271,7 +287,8 @@ static uint64_t serve(struct vrun *v, const struct ts_trace_rec *r, size_t idx, 
 		return s; /* flush, release...: the kernel's own, no FUSE request */
 	}
 	if ((r->flags & TS_REC_F_NOTIER) || !ts_tier_rule_req(r->op, &q))
-		return s + (TS_MAX(r->complete_ns, r->submit_ns) - r->submit_ns);
+		return unwaited(owed, floor,
+				s + (TS_MAX(r->complete_ns, r->submit_ns) - r->submit_ns));
 	if (kind == TS_RULE_FS_READ && r->size && !v->cfg->image)
 		nio = ts_fsmeta_extent(v->meta, r->file_id, r->size, r->offset, io,
 				       TS_FSMETA_MAX_IO);
@@ -321,7 +338,7 @@ static uint64_t serve(struct vrun *v, const struct ts_trace_rec *r, size_t idx, 
 		on_time.late_ns = 0;
 		cs = &on_time;
 	}
-	done = reply(res, cs, s, done, &d);
+	done = reply(res, cs, s, done, &d, owed, floor);
 forget:;
 	/* what tierfs drops from the model after the syscall */
 	uint64_t off = r->offset, len = r->length;
@@ -340,7 +357,13 @@ TS_WUR static int issue(struct vrun *v, struct cursor *c, struct ts_replay_resul
 
 	v->issued[idx] = s;
 	c->mem_served = c->in_kernel = c->dev_read = false;
-	uint64_t done = serve(v, r, idx, s, res, &c->mem_served, &c->in_kernel, &c->dev_read);
+	/* carry= as tierfs ran it: per thread of the workload (tierfs keeps
+	 * it per requesting thread; the kernel's own requests, tid 0, and
+	 * the wake records are none) */
+	uint64_t *owed = v->cfg->carry && c->p->tid && !(r->flags & REC_F_WAKE) ? &c->carry_owed
+										 : NULL;
+	uint64_t done =
+	    serve(v, r, idx, s, res, owed, &c->mem_served, &c->in_kernel, &c->dev_read);
 	v->completed[idx] = done;
 	if (!(r->flags & REC_F_WAKE)) {
 		replay_result_add(res, r->op, done - s, replay_rec_bytes(r));
