@@ -113,18 +113,21 @@ int ts_dlio_write_json(FILE *f, const struct ts_dlio_opts *o, const struct ts_dl
 				   "\"epochs\": %" PRIu64 ", \"steps_per_epoch\": %" PRIu64 ", "
 				   "\"read_bytes\": %" PRIu64 ", \"read_requests\": %" PRIu64 ", "
 				   "\"events\": %" PRIu64 ", \"instance_bound\": %" PRIu64 ", "
-				   "\"run_s\": %.3f, \"wall_s\": %.3f%s }%s\n",
+				   "\"bound_samples\": %" PRIu64 ", \"run_s\": %.3f, \"wall_s\": %.3f%s }%s\n",
 				rs[i].n, rs[i].au, rs[i].au_min, rs[i].au_max, rs[i].samples_s, rs[i].mib_s,
 				rs[i].epochs, rs[i].steps, rs[i].read_bytes, rs[i].read_requests,
-				rs[i].events, rs[i].bound[TS_TIER_BOUND_INSTANCE], rs[i].run_s, rs[i].wall_s,
+				rs[i].events, rs[i].bound[TS_TIER_BOUND_INSTANCE], rs[i].bound_samples,
+				rs[i].run_s, rs[i].wall_s,
 				rs[i].stopped ? ", \"stopped\": true" : "", i + 1 < nr ? "," : "");
 		else /* passed once it could not miss: au a lower bound */
 			fprintf(f, "    { \"accelerators\": %" PRIu64 ", \"au\": %.6f, \"passed\": true, "
 				   "\"pass_step\": %" PRIu64 ", \"steps_per_epoch\": %" PRIu64 ", "
 				   "\"read_bytes\": %" PRIu64 ", \"read_requests\": %" PRIu64 ", "
-				   "\"events\": %" PRIu64 ", \"run_s\": %.3f, \"wall_s\": %.3f }%s\n",
+				   "\"events\": %" PRIu64 ", \"bound_samples\": %" PRIu64 ", "
+				   "\"run_s\": %.3f, \"wall_s\": %.3f }%s\n",
 				rs[i].n, rs[i].au, rs[i].pass_step, rs[i].steps, rs[i].read_bytes,
-				rs[i].read_requests, rs[i].events, rs[i].run_s, rs[i].wall_s,
+				rs[i].read_requests, rs[i].events, rs[i].bound_samples, rs[i].run_s,
+				rs[i].wall_s,
 				i + 1 < nr ? "," : "");
 	fprintf(f, "  ]");
 	if (oc->best)

@@ -407,6 +407,9 @@ struct accel {
 		double mw_cap, mw_least;
 		struct ts_rng ep_rng;
 		uint64_t ep_epoch;
+		/* the samples pass_draws's walks went through (the result's
+		 * bound_samples: what deciding before a step cost) */
+		uint64_t *walked;
 	} pm;
 };
 
@@ -875,6 +878,8 @@ static void own_epoch_start(struct accel *A, uint64_t e)
 static double pass_draws(const struct accel *A, uint64_t k, uint64_t K, double now, double z0,
 			 double x0, uint64_t ahead, uint64_t lv, enum draws how)
 {
+	if (A->pm.walked && K > k)
+		*A->pm.walked += (K - k) * A->n * A->w->batch_size;
 	switch (how) {
 	case DRAWS_MOST: return draws_end(A, k, K, now, z0, x0, ahead, lv, DRAWS_MOST, NULL);
 	case DRAWS_NONE: return draws_end(A, k, K, now, z0, x0, ahead, lv, DRAWS_NONE, NULL);
@@ -888,6 +893,8 @@ static double pass_draws(const struct accel *A, uint64_t k, uint64_t K, double n
 static double pass_draws_from(const struct accel *A, uint64_t K, double now, double z0, double x0,
 			      struct ts_rng *r)
 {
+	if (A->pm.walked)
+		*A->pm.walked += K * A->n * A->w->batch_size;
 	return draws_end(A, 0, K, now, z0, x0, 0, 0, DRAWS_OWN, r);
 }
 
@@ -936,7 +943,9 @@ static double seq_end(const struct accel *A, const struct pass_goal *g, uint64_t
 		    !(goal_au(A, g, pass_draws(A, k, K, now, z0, x0, ahead, lv, DRAWS_NONE)) >= thr))
 			return e;
 	}
-	return TS_MIN(e, pass_draws(A, k, K, now, z0, x0, ahead, lv, DRAWS_OWN));
+	/* one walk: TS_MIN would evaluate a call that wins twice */
+	double own = pass_draws(A, k, K, now, z0, x0, ahead, lv, DRAWS_OWN);
+	return TS_MIN(e, own);
 }
 
 /* How many samples of the epoch's steps from the current one on the
@@ -1213,6 +1222,7 @@ static int accelerate(struct accel *A, const struct ts_dlio_workload *w, uint64_
 	A->r = r;
 	A->n = n;
 	A->per_epoch = per_epoch;
+	A->pm.walked = &r->bound_samples;
 	A->t0 = A->prev_end = A->ep_start = t0;
 	A->ct = (uint64_t)llround(w->computation_time * 1e9);
 	A->step_ns = step_ns;

@@ -94,6 +94,9 @@ struct ts_dlio_result {
 	 * lower bound, the figures but AU those of the steps it ran */
 	bool passed;
 	uint64_t pass_step; /* passed: the steps it ran */
+	/* virtual time, find-max: the samples the bounds that decide a run
+	 * before a step walked (dlio_run.c's pass_draws), each once a walk */
+	uint64_t bound_samples;
 	/* virtual time: the tier model's requests by what bound each
 	 * (TS_TIER_BOUND_INSTANCE: the instance's EBS limits) */
 	uint64_t bound[TS_TIER_BOUND_NR];

@@ -202,6 +202,9 @@ assert runs[n].get('passed') and runs[n]['pass_step'] == 0 and runs[n]['events']
 assert b['au_threshold'] <= runs[n]['au'] <= whole['au'], (runs[n], whole)
 assert runs[n + 1].get('stopped') and runs[n + 1]['events'] == 0, runs[n + 1]
 assert sum(r['events'] for r in b['runs']) == 0, b['runs']
+# one walk of the device's own draws over the 300 steps' samples decides
+# it, each of them walked once
+assert runs[n]['bound_samples'] == 300 * n * 48, runs[n]
 PY
 
 # bert on a drive whose IOPS limit binds and whose reads take a uniform
