@@ -362,10 +362,13 @@ TS_WUR static int num_put(struct ts_fs_model *m, uint64_t key, uint64_t ino)
 	return 0;
 }
 
-/* Numbers the tree under folder @fd, whose path has key @h, depth first
- * in byte order (ts_dir_names sorts by strcmp, as mkfs.ext4 -d's scan in
- * the C locale, which tiersim disk make runs it in). */
-TS_WUR static int number_dir(struct ts_fs_model *m, int fd, uint64_t h, unsigned depth)
+/* Visits the tree under folder @fd, whose path has key @h, depth first in
+ * byte order (ts_dir_names sorts by strcmp, as mkfs.ext4 -d's scan in the C
+ * locale, which tiersim disk make runs it in): @visit gets each name's
+ * stat and path key, a folder before its entries; it stops the walk by
+ * returning non-zero. Folders deeper than 64 are not entered. */
+typedef int walk_fn(void *ctx, const struct stat *st, uint64_t key);
+TS_WUR static int walk_sorted(int fd, uint64_t h, unsigned depth, walk_fn *visit, void *ctx)
 {
 	char **names;
 	size_t n;
@@ -376,23 +379,29 @@ TS_WUR static int number_dir(struct ts_fs_model *m, int fd, uint64_t h, unsigned
 		struct stat st;
 		if (fstatat(fd, names[i], &st, AT_SYMLINK_NOFOLLOW))
 			continue; /* gone since the listing */
-		if (m->nn >= NUMBER_MAX) {
-			rc = -E2BIG;
-			break;
-		}
 		uint64_t k = fnv_on(fnv_on(h, "/", 1), names[i], strlen(names[i]));
-		if ((rc = num_put(m, k, m->next_ino++)))
+		if ((rc = visit(ctx, &st, k)))
 			break;
 		if (S_ISDIR(st.st_mode) && depth < 64) {
 			int sub = openat(fd, names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (sub >= 0) {
-				rc = number_dir(m, sub, k, depth + 1);
+				rc = walk_sorted(sub, k, depth + 1, visit, ctx);
 				close(sub);
 			}
 		}
 	}
 	ts_dir_names_free(names, n);
 	return rc;
+}
+
+/* walk_sorted's visit: numbers each name in turn. */
+static int number_one(void *ctx, const struct stat *st, uint64_t key)
+{
+	struct ts_fs_model *m = ctx;
+	(void)st;
+	if (m->nn >= NUMBER_MAX)
+		return -E2BIG;
+	return num_put(m, key, m->next_ino++);
 }
 
 /* Numbers the backing tree once (above); false when it cannot. */
@@ -406,7 +415,7 @@ static bool number_tree(struct ts_fs *fs)
 	m->next_ino = m->fs->first_inode + 1;
 	if (!rc) {
 		pthread_mutex_lock(&m->nlock);
-		rc = number_dir(m, fd, FNV_BASIS, 0);
+		rc = walk_sorted(fd, FNV_BASIS, 0, number_one, m);
 		pthread_mutex_unlock(&m->nlock);
 		close(fd);
 	}
@@ -686,33 +695,23 @@ void ts_fs_model_forget(struct ts_fs *fs, enum ts_fs_op op, uint64_t ino, uint64
 
 /* ---- page-cache state at mount ---- */
 
-/* Warms the tree under @fd in sorted name order. */
-static int warm_dir(struct ts_tier *t, int fd, bool dirty, unsigned depth, uint64_t *files,
-		    uint64_t *bytes)
+struct warm_ctx {
+	struct ts_tier *t;
+	bool dirty;
+	uint64_t *files, *bytes;
+};
+
+/* walk_sorted's visit: warms each file in turn. */
+static int warm_one(void *ctx, const struct stat *st, uint64_t key)
 {
-	char **names;
-	size_t n;
-	int rc = ts_dir_names(fd, ".", 0, &names, &n);
-	if (rc)
-		return rc;
-	for (size_t i = 0; i < n && !rc; i++) {
-		struct stat st;
-		if (fstatat(fd, names[i], &st, AT_SYMLINK_NOFOLLOW))
-			continue; /* gone since the listing */
-		if (S_ISREG(st.st_mode)) {
-			ts_tier_warm(t, 0, st.st_ino, 0, (uint64_t)st.st_size, dirty);
-			++*files;
-			*bytes += (uint64_t)st.st_size;
-		} else if (S_ISDIR(st.st_mode) && depth < 64) {
-			int sub = openat(fd, names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (sub >= 0) {
-				rc = warm_dir(t, sub, dirty, depth + 1, files, bytes);
-				close(sub);
-			}
-		}
+	struct warm_ctx *w = ctx;
+	(void)key;
+	if (S_ISREG(st->st_mode)) {
+		ts_tier_warm(w->t, 0, st->st_ino, 0, (uint64_t)st->st_size, w->dirty);
+		++*w->files;
+		*w->bytes += (uint64_t)st->st_size;
 	}
-	ts_dir_names_free(names, n);
-	return rc;
+	return 0;
 }
 
 int ts_fs_model_warm(struct ts_fs *fs, bool dirty, uint64_t *files, uint64_t *bytes, char *err,
@@ -735,7 +734,8 @@ int ts_fs_model_warm(struct ts_fs *fs, bool dirty, uint64_t *files, uint64_t *by
 		*bytes = (uint64_t)st.st_size;
 		close(fd);
 	} else if (!rc && S_ISDIR(st.st_mode)) {
-		rc = warm_dir(t, fd, dirty, 0, files, bytes);
+		rc = walk_sorted(fd, FNV_BASIS, 0, warm_one,
+				 &(struct warm_ctx){ t, dirty, files, bytes });
 		close(fd);
 	} else {
 		if (fd >= 0)
