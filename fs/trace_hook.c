@@ -567,8 +567,13 @@ int ts_fs_trace_open(struct ts_fs *fs, char *err, size_t n)
 					",loop_issue=%s", fs->loop_issue_label);
 	/* carry=, where tierfs carries: a virtual replay then carries as it
 	 * did (traces/tier_rule.h) */
-	if (fs->o.carry && !fs->o.image && len < sizeof(h.mount_opts))
-		snprintf(h.mount_opts + len, sizeof(h.mount_opts) - len, ",carry=true");
+	if (fs->o.carry && !fs->o.image) {
+		/* last, in full: options too long for the field give way to it,
+		 * since the replay reads it from there */
+		static const char carry[] = ",carry=true";
+		memcpy(h.mount_opts + TS_MIN(len, sizeof(h.mount_opts) - sizeof(carry)), carry,
+		       sizeof(carry));
+	}
 	struct ts_fs_trace *tr = calloc(1, sizeof(*tr));
 	if (!tr)
 		return -ENOMEM;
