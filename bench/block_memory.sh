@@ -42,7 +42,10 @@
 #
 # usage: bench/block_memory.sh BUILD [REPS] [TIER]
 #   Environment: LIMIT (MiB, default 128), EPOCHS (default 2), FILE_KIB
-#   (default 128), STEP (seconds per file, default 0), CHRT (a SCHED_FIFO
+#   (default 128), STEP (seconds per file, default 0), READ_KIB (the job's
+#   read size, default 1024: a file in one read), BLOCK_MEMORY_SIZES (the
+#   dataset sizes in MiB, default LIMIT/2 LIMIT 2*LIMIT; the first must fit
+#   in the cgroup: FUSE's CPU is measured there), CHRT (a SCHED_FIFO
 #   priority for the job and its mount's tierfs: run the whole bench under
 #   bench/rt_job.sh CHRT so the loop worker and tierfs stand above it),
 #   BLOCK_MEMORY_DATA (a directory to keep the datasets in between runs),
@@ -59,6 +62,7 @@ LIMIT=${LIMIT:-128}
 EPOCHS=${EPOCHS:-2}
 FILE_KIB=${FILE_KIB:-128}
 STEP=${STEP:-0}
+READ_KIB=${READ_KIB:-1024}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$SRC/bench/lib.sh"
@@ -88,7 +92,7 @@ trap 'exit 1' INT TERM
 die() { echo "block_memory.sh: $*" >&2; exit 1; }
 
 DATA=${BLOCK_MEMORY_DATA:-$W/data}
-SIZES=($((LIMIT / 2)) "$LIMIT" $((LIMIT * 2)))
+read -r -a SIZES <<<"${BLOCK_MEMORY_SIZES:-$((LIMIT / 2)) $LIMIT $((LIMIT * 2))}"
 for mib in "${SIZES[@]}"; do
 	d=$DATA/d$mib
 	n=$(((mib << 10) / FILE_KIB))
@@ -105,7 +109,7 @@ for mib in "${SIZES[@]}"; do
 done
 [ "${BLOCK_MEMORY_PREPARE:-}" = only ] && exit 0
 
-echo "== $TIER, a ${LIMIT} MiB cgroup, $EPOCHS epochs of ${FILE_KIB} KiB files; REPS $REPS; ${RT[*]:-no chrt}; $(date -u +%T), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "== $TIER, a ${LIMIT} MiB cgroup, $EPOCHS epochs of ${FILE_KIB} KiB files read ${READ_KIB} KiB at a time; REPS $REPS; ${RT[*]:-no chrt}; $(date -u +%T), load $(cut -d' ' -f1-3 /proc/loadavg)"
 for rep in $(seq "$REPS"); do
 	for mib in $(bench_order $((rep - 1)) "${SIZES[@]}"); do
 		d=$DATA/d$mib
@@ -114,12 +118,12 @@ for rep in $(seq "$REPS"); do
 				"$B" disk mount "$W/img/d$mib.ext4" "$MNT" --tier "$TIER" \
 					--trace "$W/res/bt.$mib.$rep" || die "mount d$mib"
 				"${RT[@]}" "$B" disk run "$MNT" --mem "${LIMIT}MiB" --cache cold -- \
-					"$PY" "$JOB" "$MNT" "$d/list" "$EPOCHS" "$STEP" >"$W/res/block.$mib.$rep" 2>&1 ||
+					"$PY" "$JOB" "$MNT" "$d/list" "$EPOCHS" "$STEP" "$READ_KIB" >"$W/res/block.$mib.$rep" 2>&1 ||
 					die "disk run d$mib: $(tail -2 "$W/res/block.$mib.$rep")"
 				"$B" disk umount "$MNT" || die "umount d$mib"
 			else
 				"${RT[@]}" "$B" record --data "$d/files" --tier "$TIER" --mem 0 --out "$W/res/t.$mib.$rep" -- \
-					"$PY" "$JOB" {} "$d/list" "$EPOCHS" "$STEP" >"$W/res/rec.$mib.$rep" 2>&1 ||
+					"$PY" "$JOB" {} "$d/list" "$EPOCHS" "$STEP" "$READ_KIB" >"$W/res/rec.$mib.$rep" 2>&1 ||
 					die "record d$mib: $(tail -2 "$W/res/rec.$mib.$rep")"
 			fi
 		done
@@ -130,26 +134,46 @@ done
 # same calls: at the smallest size block mode's second epoch reads every
 # file from the page cache, the recording's (mem 0) through tierfs, so the
 # difference of the thread's CPU in that epoch (epoch_reader.py's "epoch 1
-# S CPU" lines) over the recording's requests of that epoch (the job's
-# requests, thread id > 0, in the trace: open, read, flush a file) is
-# FUSE's: the figure the in-kernel rule takes off each gap
-# (pipeline/hosts.lua's replay_fuse_cpu_ns, replay --fuse-cpu). Its
-# median over the repetitions, [min-max] after, and each.
+# S CPU" lines) over the job's requests in it (thread id > 0: open, read,
+# a lookup) is FUSE's: the figure the in-kernel rule takes off each
+# request (pipeline/hosts.lua's replay_fuse_cpu_ns, replay --fuse-cpu).
+# The epoch is cut from the trace by time (its records are in the order
+# tierfs wrote them, not the order they came): from the epoch's first
+# open by the job to the next epoch's. Block mode's thread copied each
+# file from the page cache, which a FUSE read with direct_io leaves to
+# tierfs's thread and the replay charges as memory time: that copy (the
+# epoch's bytes at the model's memory rate, 10 GB/s, tier/cache.c) is not
+# block mode's own CPU. The read pages asked (a direct read pins its
+# buffer's) are printed too: two runs with different READ_KIB give the
+# CPU a request and a page (pipeline/hosts.lua's replay_fuse_cpu_page_ns).
+# Its median over the repetitions, [min-max] after, and each.
 mib=${SIZES[0]}
+nfiles=$(wc -l <"$DATA/d$mib/list")
 fcpu=()
 for rep in $(seq "$REPS"); do
 	cb=$(awk '$1 == "epoch" && $2 == 1 { print $4 }' "$W/res/block.$mib.$rep")
 	cr=$(awk '$1 == "epoch" && $2 == 1 { print $4 }' "$W/res/rec.$mib.$rep")
-	nreq=$("$B" trace dump "$W/res/t.$mib.$rep" | awk '/^[0-9]/ && $8 > 0 { n++ } END { print n + 0 }')
-	if [ -z "$cb" ] || [ -z "$cr" ] || [ "$nreq" -eq 0 ]; then
+	# the job's requests, their read pages asked and bytes read in the
+	# second epoch
+	read -r nreq pages bytes < <("$B" trace dump "$W/res/t.$mib.$rep" | $PY -c '
+import sys
+n = int(sys.argv[1])
+recs = [l.split() for l in sys.stdin if l[:1].isdigit()]
+opens = sorted(int(r[0]) for r in recs if r[2] == "open" and int(r[7]) > 0)
+lo = opens[n] if len(opens) > n else None
+hi = opens[2 * n] if len(opens) > 2 * n else float("inf")
+e = [r for r in recs if lo is not None and lo <= int(r[0]) < hi and int(r[7]) > 0]
+rd = [r for r in e if r[2] == "read"]
+print(len(e), sum((int(r[5]) + 4095) // 4096 for r in rd), sum(int(r[6]) for r in rd))
+' "$nfiles")
+	if [ -z "$cb" ] || [ -z "$cr" ] || [ "${nreq:-0}" -eq 0 ]; then
 		echo "   rep $rep: no epoch CPU or requests (an older epoch_reader.py?): 0"
 		fcpu+=(0)
 		continue
 	fi
-	# the second epoch's share of the requests: half of two epochs'
-	fcpu+=("$(awk -v b="$cb" -v r="$cr" -v n="$nreq" -v e="$EPOCHS" \
-		'BEGIN { x = (r - b) * 1e9 / (n / e); printf "%.0f", x < 0 ? 0 : x }')")
-	echo "   rep $rep: epoch 1 thread CPU block ${cb} s, FUSE ${cr} s; $nreq requests in $EPOCHS epochs: ${fcpu[-1]} ns a request"
+	fcpu+=("$(awk -v b="$cb" -v r="$cr" -v n="$nreq" -v c="$bytes" \
+		'BEGIN { x = (r - b + c / 1e10) * 1e9 / n; printf "%.0f", x < 0 ? 0 : x }')")
+	echo "   rep $rep: epoch 1 thread CPU block ${cb} s (its copy $(awk -v c="$bytes" 'BEGIN { printf "%.4f", c / 1e10 }') s), FUSE ${cr} s; $nreq requests, $pages read pages asked: ${fcpu[-1]} ns a request"
 done
 FUSE_CPU=$(printf '%s\n' "${fcpu[@]}" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
 echo "== FUSE's CPU per request beyond ext4's (d$mib, second epoch): median $FUSE_CPU ns [$(printf '%s\n' "${fcpu[@]}" | sort -n | sed -n '1p;$p' | paste -sd-)]"

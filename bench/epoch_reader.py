@@ -10,7 +10,10 @@ a few MiB, so a memory cgroup's limit is nearly all page cache. Run by
 bench/block_memory.sh in block mode (tiersim disk run) and through
 tiersim record.
 
-  epoch_reader.py ROOT LIST EPOCHS [STEP_S]
+  epoch_reader.py ROOT LIST EPOCHS [STEP_S [READ_KIB]]
+
+READ_KIB (default 1024) is the buffer each read asks to fill: a file is
+read in reads of that size until one returns less.
 
 LIST holds the files' paths relative to ROOT, one a line (listed on the
 backing directory, so that a trace holds the job's reads only). Prints one
@@ -26,8 +29,9 @@ import time
 def main():
     root, lst, epochs = sys.argv[1], sys.argv[2], int(sys.argv[3])
     step = float(sys.argv[4]) if len(sys.argv) > 4 else 0.0
+    kib = int(sys.argv[5]) if len(sys.argv) > 5 else 1024
     names = [n for n in open(lst).read().split("\n") if n]
-    buf = bytearray(1 << 20)
+    buf = bytearray(kib << 10)
     c0 = resource.getrusage(resource.RUSAGE_SELF)
     t0 = time.monotonic()
     te = t0

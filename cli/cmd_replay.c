@@ -29,6 +29,7 @@ struct replay_args {
 	char *target, *profile, *wakes, *instance, *host;
 	char *wake_cost; /* DUR; NULL: --host's */
 	char *fuse_cpu;	 /* DUR; NULL: --host's (--kernel-fs) */
+	char *fuse_cpu_page; /* DUR; NULL: --host's, 0 with --fuse-cpu */
 	char *loop_issue; /* --kernel-fs: the block mode predicted, on|off|watch */
 	char *over[TS_REPLAY_OVER_N]; /* as ts_replay_over_names[] */
 	double speed;
@@ -105,6 +106,11 @@ static const struct ts_opt replay_opts[] = {
 	  "file system's, taken off the thread's time on a CPU after an op the kernel serves "
 	  "in memory (the in-kernel rule, traces/README.md), 0 (off) to 10ms; default: "
 	  "--host's replay_fuse_cpu_ns",
+	  "DUR" },
+	{ "fuse_cpu_page", TS_OPT_STR, RA(fuse_cpu_page), NULL, 0, 0, "",
+	  "with --kernel-fs: the same for each page of a direct read's or write's buffer, "
+	  "taken off with its request's, 0 (off) to 1ms; default: --host's "
+	  "replay_fuse_cpu_page_ns, 0 when --fuse-cpu is given",
 	  "DUR" },
 	{ "host", TS_OPT_STR, RA(host), NULL, 0, 0, "",
 	  "the host profile (tiersim hosts) that recorded: its replay_wake_cost_ns is the "
@@ -203,22 +209,35 @@ static int replay_args(struct replay_args *o, struct ts_replay_cfg *cfg, int arg
 	if (o->fuse_cpu && !o->kernel_fs)
 		return ts_cmdline_error(cl, "--fuse-cpu %s is --kernel-fs's (the in-kernel rule)",
 					o->fuse_cpu);
-	if (o->fuse_cpu) {
-		if (ts_parse_duration(o->fuse_cpu, TS_NS_PER_S, &cfg->fuse_cpu_ns) ||
-		    cfg->fuse_cpu_ns > 10 * 1000 * 1000ull)
-			return ts_cmdline_error(cl, "--fuse-cpu %s: expected a duration, 0 to 10ms "
-						    "(8us, 0.01ms; a bare number is seconds)",
-						o->fuse_cpu);
-	} else if (o->kernel_fs) {
-		/* a host that has none measured: 0 (the rule as before), unless
-		 * named with --host */
+	if (o->fuse_cpu_page && !o->kernel_fs)
+		return ts_cmdline_error(cl,
+					"--fuse-cpu-page %s is --kernel-fs's (the in-kernel rule)",
+					o->fuse_cpu_page);
+	if (o->kernel_fs && (!o->fuse_cpu || !o->fuse_cpu_page)) {
+		/* a host that has none measured: 0 (the rule without it),
+		 * unless named with --host */
 		char err[512];
-		int frc = ts_host_fuse_cpu(o->host, &cfg->fuse_cpu_ns, err, sizeof(err));
+		uint64_t ns = 0, page_ns = 0;
+		int frc = ts_host_fuse_cpu(o->host, &ns, &page_ns, err, sizeof(err));
 		if (frc == -ENODATA && !o->host)
-			cfg->fuse_cpu_ns = 0;
+			ns = page_ns = 0;
 		else if (frc)
 			return ts_cmdline_error(cl, "--host: %s", err);
+		cfg->fuse_cpu_ns = ns;
+		/* --fuse-cpu alone is the whole figure */
+		cfg->fuse_cpu_page_ns = o->fuse_cpu ? 0 : page_ns;
 	}
+	if (o->fuse_cpu && (ts_parse_duration(o->fuse_cpu, TS_NS_PER_S, &cfg->fuse_cpu_ns) ||
+			    cfg->fuse_cpu_ns > 10 * 1000 * 1000ull))
+		return ts_cmdline_error(cl, "--fuse-cpu %s: expected a duration, 0 to 10ms "
+					    "(8us, 0.01ms; a bare number is seconds)",
+					o->fuse_cpu);
+	if (o->fuse_cpu_page &&
+	    (ts_parse_duration(o->fuse_cpu_page, TS_NS_PER_S, &cfg->fuse_cpu_page_ns) ||
+	     cfg->fuse_cpu_page_ns > 1000 * 1000ull))
+		return ts_cmdline_error(cl, "--fuse-cpu-page %s: expected a duration, 0 to 1ms "
+					    "(100ns, 0.2us; a bare number is seconds)",
+					o->fuse_cpu_page);
 	/* --host also gives --kernel-fs its FUSE CPU (above) */
 	if ((o->wake_cost || (o->host && !o->kernel_fs)) && no_rule)
 		return ts_cmdline_error(cl, "%s %s: the wake-up rule is the wake rule's (virtual "

@@ -46,7 +46,7 @@ static const char *const field_names[TS_HF_NR] = {
 };
 
 static const char *const host_keys[] = { "desc", "cpu", "from", "replay_wake_cost_ns",
-					 "replay_fuse_cpu_ns",
+					 "replay_fuse_cpu_ns", "replay_fuse_cpu_page_ns",
 					 "speed",	   "library",	     "decode_base_ns",
 					 "decode_ns_per_mpix", "decode_share", "datum_xform_ns",
 					 "datum_parse_ns", "lmdb_put_ns",   "dlio_sample_ns",
@@ -95,6 +95,8 @@ struct host {
 	 * calling thread beyond a kernel file system's for the same call (the
 	 * machine's own, not carried by from =) */
 	struct ts_host_num fuse_cpu;
+	/* and its CPU a page of a direct read's or write's buffer */
+	struct ts_host_num fuse_cpu_page;
 	/* 1: glibc's memcpy touches a copy's last page before the rest (no
 	 * ERMS); 0: in order. The CPU's own: not carried by from = */
 	struct ts_host_num copy_tf;
@@ -140,6 +142,7 @@ static void host_clear(struct host *h)
 	num_free(&h->vcpus);
 	num_free(&h->wake_cost);
 	num_free(&h->fuse_cpu);
+	num_free(&h->fuse_cpu_page);
 	num_free(&h->copy_tf);
 	num_free(&h->map_win);
 	for (size_t i = 0; i < h->nws; i++) {
@@ -285,6 +288,7 @@ static int read_host(struct ts_luadata_rd *r, int t, struct host *h)
 			     &h->nlf)) ||
 	    (rc = get_num(r, t, "replay_wake_cost_ns", &h->wake_cost)) ||
 	    (rc = get_num(r, t, "replay_fuse_cpu_ns", &h->fuse_cpu)) ||
+	    (rc = get_num(r, t, "replay_fuse_cpu_page_ns", &h->fuse_cpu_page)) ||
 	    (rc = get_num(r, t, "copy_tail_first", &h->copy_tf)) ||
 	    (rc = get_num(r, t, "map_window_ns", &h->map_win)))
 		return rc;
@@ -965,7 +969,7 @@ static int wake_cost(const struct ts_host_set *s, const char *name, uint64_t *ns
 	return 0;
 }
 
-int ts_host_fuse_cpu(const char *name, uint64_t *ns, char *err, size_t errlen)
+int ts_host_fuse_cpu(const char *name, uint64_t *ns, uint64_t *page_ns, char *err, size_t errlen)
 {
 	struct ts_host_set *s;
 	if (!name)
@@ -984,8 +988,14 @@ int ts_host_fuse_cpu(const char *name, uint64_t *ns, char *err, size_t errlen)
 			snprintf(err, errlen, "host '%s': replay_fuse_cpu_ns %g is not 0 to 10ms", name,
 				 h->fuse_cpu.v);
 			rc = -EINVAL;
+		} else if (h->fuse_cpu_page.set &&
+			   (h->fuse_cpu_page.v < 0 || h->fuse_cpu_page.v > 1e6)) {
+			snprintf(err, errlen, "host '%s': replay_fuse_cpu_page_ns %g is not 0 to 1ms",
+				 name, h->fuse_cpu_page.v);
+			rc = -EINVAL;
 		} else {
 			*ns = (uint64_t)llround(h->fuse_cpu.v);
+			*page_ns = h->fuse_cpu_page.set ? (uint64_t)llround(h->fuse_cpu_page.v) : 0;
 		}
 	}
 	ts_host_set_free(s);
@@ -1047,6 +1057,8 @@ int ts_host_print_evidence(FILE *f, const struct ts_host_set *s)
 			rc = ev_line(f, h->name, "replay_wake_cost_ns", &h->wake_cost);
 		if (!rc && h->fuse_cpu.set)
 			rc = ev_line(f, h->name, "replay_fuse_cpu_ns", &h->fuse_cpu);
+		if (!rc && h->fuse_cpu_page.set)
+			rc = ev_line(f, h->name, "replay_fuse_cpu_page_ns", &h->fuse_cpu_page);
 		if (!rc)
 			rc = ev_line(f, h->name, "copy_tail_first", &h->copy_tf);
 		if (!rc && h->map_win.set)

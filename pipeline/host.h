@@ -210,10 +210,14 @@ TS_WUR int ts_host_wake_cost(const char *name, uint64_t *ns, char *err, size_t e
 
 /* Host @name's replay_fuse_cpu_ns (the kernel-fs replay's in-kernel rule:
  * a FUSE request's CPU on the calling thread beyond a kernel file system's
- * for the same call; traces/replay/replay.h, fuse_cpu_ns) in *@ns; NULL:
- * TS_HOST_REPLAY_DEFAULT's. -ENOENT, -ENODATA (none set) or -EINVAL (not 0
- * to 10 ms), with one line in @err. */
-TS_WUR int ts_host_fuse_cpu(const char *name, uint64_t *ns, char *err, size_t errlen);
+ * for the same call; traces/replay/replay.h, fuse_cpu_ns) in *@ns, and its
+ * replay_fuse_cpu_page_ns (a page of a direct read's or write's buffer;
+ * fuse_cpu_page_ns) in *@page_ns, 0 where it has none; NULL:
+ * TS_HOST_REPLAY_DEFAULT's. -ENOENT, -ENODATA (no replay_fuse_cpu_ns) or
+ * -EINVAL (not 0 to 10 ms, a page's not 0 to 1 ms), with one line in
+ * @err. */
+TS_WUR int ts_host_fuse_cpu(const char *name, uint64_t *ns, uint64_t *page_ns, char *err,
+			    size_t errlen);
 
 /* Host @name's copy_tail_first in *@out: whether glibc's memcpy on its CPU
  * touches a large copy's last page before the rest (no ERMS: the vector

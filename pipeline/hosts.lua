@@ -35,9 +35,13 @@
 --                     rule (traces/README.md): a FUSE request's own CPU on
 --                     the calling thread beyond a kernel file system's for
 --                     the same call, which a FUSE recording's CPU samples
---                     hold once per gap; the machine's own, not carried by
+--                     hold once per request; the machine's own, not carried by
 --                     from =; `--host NAME` picks it, build-host when none
 --                     is named, 0 where a host has none
+--   replay_fuse_cpu_page_ns   optional: the same rule's CPU for each page of
+--                     a direct read's or write's buffer (FUSE pins and
+--                     releases it), beside replay_fuse_cpu_ns; 0 where a
+--                     host has none
 --   dlio_sample_ns, dlio_sample_ns_per_mib   optional: a DLIO reader's own
 --                     work per sample (TensorFlow: parse_image through
 --                     tf.py_function; PyTorch: read_index in a worker), base +
@@ -259,14 +263,21 @@ host "build-host" {
   -- each nvme-local run, the gap after it regressed on ln((t + rt) /
   -- (t_nvme + rt)) through the origin; the median of the 20 runs' fits,
   -- low and high their range.
-  -- The kernel-fs replay's FUSE CPU per request, 2026-12-06 01:32-01:34
-  -- UTC on epyc-kvm-2vcpu (load 3.4 -> 1.9; bench/block_memory.sh, 3
-  -- repetitions, ssd-cloud, 128 MiB cgroup, 512 files of 128 KiB): the
-  -- job's thread CPU in its second epoch, all from the page cache in
-  -- block mode (14.1-15.8 ms) and all through tierfs in the FUSE
-  -- recording, mem 0 (38.3-55.6 ms), the difference over the recording's
-  -- requests in that epoch (1,288-1,296: open, read, flush a file).
-  replay_fuse_cpu_ns = { 21002, "measured", "bench/block_memory.sh ssd-cloud, 3 repetitions, 2026-12-06 01:32-01:34 UTC on epyc-kvm-2vcpu, load 3.4-1.9: the second epoch's thread CPU through tierfs (mem 0) less block mode's from the page cache, over the recording's requests in it; the median of 3, low and high their range", low = 17476, high = 31272 },
+  -- The kernel-fs replay's FUSE CPU per request and per page of a direct
+  -- read's buffer, 2026-12-06 04:37-04:40 UTC on epyc-kvm-2vcpu (load
+  -- 2.4 -> 0.5; bench/block_memory.sh, 3 repetitions each of READ_KIB=1024
+  -- and READ_KIB=4, ssd-cloud, 128 MiB cgroup, 512 files of 128 KiB, the
+  -- 64 MiB set): the job's thread CPU in its second epoch, all from the
+  -- page cache in block mode (15.6-27.8 ms, less the 6.7 ms copy, which
+  -- the replay charges as memory time) and all through tierfs in the FUSE
+  -- recording, mem 0 (53.4-59.0 ms with 1 MiB reads: 1,039-1,055 requests,
+  -- 131,072 pages asked; 550-620 ms with 4 KiB reads: 17,933 requests,
+  -- 16,896 pages): the two medians' line, f + p x pages; low and high the
+  -- range over the nine pairs of runs. Before (01:32-01:34 UTC): 21.0 us a
+  -- request, no page term, from the recording's requests of both epochs
+  -- over the second epoch's CPU, with the copy counted as ext4's.
+  replay_fuse_cpu_ns = { 30934, "measured", "bench/block_memory.sh ssd-cloud, READ_KIB 1024 and 4, 3 repetitions each, 2026-12-06 04:37-04:40 UTC on epyc-kvm-2vcpu, load 2.4-0.5: the second epoch's thread CPU through tierfs (mem 0) less block mode's less its page-cache copy, fitted as a request's plus a page's over the two read sizes (medians); low and high the range over the nine pairs of runs", low = 29369, high = 33886 },
+  replay_fuse_cpu_page_ns = { 102, "measured", "the same fit: a page of a direct read's buffer (READ_KIB 1024: 256 pages a read; 4: 1); low and high the range over the nine pairs of runs", low = 62, high = 146 },
   replay_wake_cost_ns = { 34000, "measured", "bench/pytorch_replay.sh block-mode recordings, 5 runs on each of five tiers (bytes-w2-p2-s40, load 2-4): the gap after a moved request regressed on ln((t + rt) / (t_nvme + rt)), the median of 20 runs' fits; low and high their range; 2026-12-02, the hour not recorded (committed 20:35 UTC): most likely on the Intel Xeon (xeon-kvm-2vcpu), the build host from 18:52 UTC", low = 18000, high = 59000 },
   dlio_sample_ns = { 1043000, "measured", "bench/dlio_peer.sh --chrt 10 traces, DLIO's readers' CPU less tiersim's on the same chain, 112 KiB and 8 MiB npz: the line's intercept (4 and 6 runs); on the AMD EPYC (Zen 4)", low = 675000, high = 1330000 },
   dlio_sample_ns_per_mib = { 1425000, "measured", "bench/dlio_peer.sh --chrt 10 traces, 112 KiB and 8 MiB npz: the line's slope (4 and 6 runs); on the AMD EPYC (Zen 4)", low = 1183000, high = 1664000 },

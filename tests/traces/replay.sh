@@ -1035,4 +1035,52 @@ out=$("$B" replay "$T/band.trace" --virtual --tier unlimited --band 6 2>&1 >/dev
 check "--band 6 on 11 requests: exit status 1 (got $rc)" test "$rc" = 1
 check "--band 6 on 11 requests: one line naming the file" \
 	test "$(printf '%s\n' "$out" | grep -c "band.trace: --band 6: the recording has 11 requests")" = 1
+# The in-kernel rule's FUSE CPU, request by request (--fuse-cpu a request,
+# --fuse-cpu-page a page of a direct read's buffer). A FUSE recording
+# (floor 10us) of open, getattr, flush, a 16 KiB read (4 pages) and close;
+# the thread on a CPU 5, 3 and 12us in the gaps before getattr, flush and
+# the read (18, 9 and 19us long). The gap after getattr is shorter than
+# the floor: its 3us on a CPU stay (the gap is never longer than
+# recorded, nor cut to 0 because its hand-offs were quicker than the
+# floor). With no FUSE CPU: 5 + 3 + 12us, the read's 60us, the 5us after
+# it (15us less the floor): 85us, think 25us (the rule before: 79us, the
+# gap after getattr 0 and the read's 9us, the gap less the floor).
+# --fuse-cpu 4us: 1us, then 3us less 4us is 0 and the 1us it could not
+# hold comes off the next gap (12 - 4 - 1 = 7us): 73us, think 13us (the
+# rule before: 74us). --fuse-cpu 2us --fuse-cpu-page 1us: 3, 1 and 12 - 2
+# - 4 = 6us: 75us, think 15us; 4us and 1us: 1, 0 and 12 - 8 - 1 = 3us:
+# 69us, think 9us.
+mktrace kfp <<'X'
+header version=5 mem=0 model=255 floor_ns=10000
+path 1 "/f"
+0 2000 open 1 0 0 0 1 65536 0 4
+cpu 1 pid=100 ppid=1 on_ns=1000 runq_ns=0
+20000 21000 getattr 1 0 0 0 1 65536 0 4
+cpu 1 pid=100 ppid=1 on_ns=6000 runq_ns=0
+30000 31000 flush 1 0 0 0 1 65536 0 4
+cpu 1 pid=100 ppid=1 on_ns=9000 runq_ns=0
+50000 60000 read 1 0 16384 16384 1 65536 0 0
+cpu 1 pid=100 ppid=1 on_ns=21000 runq_ns=0
+75000 77000 close 1 0 0 0 1 65536 0 4
+cpu 1 pid=100 ppid=1 on_ns=23000 runq_ns=0
+end drops=0 records=5 t=77000
+X
+kfp() { "$B" replay "$T/kfp.trace" --virtual --kernel-fs --tier fixed60 --profile "$T/kfs.lua" \
+	--json "$@" 2>/dev/null | jq -r '.results[1] | "\(.total_ns) \(.think_ns)"'; }
+check "in-kernel, per request: --fuse-cpu 0, a gap within the floor" test "$(kfp --fuse-cpu 0)" = "85000 25000"
+check "in-kernel, per request: what a gap cannot hold, off the next" \
+	test "$(kfp --fuse-cpu 4us)" = "73000 13000"
+check "in-kernel, per request: a direct read's pages" \
+	test "$(kfp --fuse-cpu 2us --fuse-cpu-page 1us)" = "75000 15000"
+check "in-kernel, per request: pages and what a gap cannot hold" \
+	test "$(kfp --fuse-cpu 4us --fuse-cpu-page 1us)" = "69000 9000"
+check "in-kernel, per request: --fuse-cpu alone is the whole figure" \
+	test "$(kfp --fuse-cpu 2us)" = "$(kfp --fuse-cpu 2us --fuse-cpu-page 0)"
+check "in-kernel, per request: the host's figures by default" \
+	test "$(kfp)" = "$(kfp --host build-host)"
+refused "--fuse-cpu-page without --kernel-fs" "--fuse-cpu-page 1us is --kernel-fs's" \
+	"$B" replay "$T/kfp.trace" --virtual --tier fixed60 --profile "$T/kfs.lua" --fuse-cpu-page 1us
+refused "--fuse-cpu-page 2ms" "0 to 1ms" \
+	"$B" replay "$T/kfp.trace" --virtual --kernel-fs --tier fixed60 --profile "$T/kfs.lua" \
+	--fuse-cpu-page 2ms
 exit $fail

@@ -90,10 +90,14 @@ struct ts_replay_cfg {
 	/* kernel_fs, the in-kernel rule: a FUSE request's own CPU on the
 	 * calling thread beyond a kernel file system's for the same call
 	 * (its hand-off to the daemon and the reply's delivery), which the
-	 * recording's CPU samples hold once per gap: taken off each gap's
-	 * time on a CPU, never below 0. A property of the host that recorded
-	 * (pipeline/hosts.lua's replay_fuse_cpu_ns); 0: off. */
-	uint64_t fuse_cpu_ns;
+	 * recording's CPU samples hold once per request: fuse_cpu_ns a
+	 * request and fuse_cpu_page_ns a page of a direct read's or write's
+	 * buffer (FUSE pins and releases the buffer's pages for the daemon
+	 * to copy into or from), taken off the thread's time on a CPU, what
+	 * a gap cannot hold off the next (rules.c). Properties of the host
+	 * that recorded (pipeline/hosts.lua's replay_fuse_cpu_ns and
+	 * replay_fuse_cpu_page_ns); 0: off. */
+	uint64_t fuse_cpu_ns, fuse_cpu_page_ns;
 	/* kernel_fs without the in-kernel rule: those gaps keep their recorded
 	 * length less the round trip (a job that sleeps between its ops). */
 	bool keep_gaps;

@@ -105,6 +105,8 @@ struct cursor {
 				  * served (kernel_fs: the loop rule, rules.c) */
 	uint64_t carry_owed;	 /* cfg.carry: the round trips the thread owes
 				  * (traces/tier_rule.h; virtual.c) */
+	uint64_t fuse_owed;	 /* kernel_fs: FUSE's CPU its gaps could not
+				  * hold yet (the in-kernel rule, rules.c) */
 	/* the CPU model: before op i, cpu_demand ns on a CPU, then cpu_rest
 	 * (its own sleeps, and the wait the wake rule bounds) */
 	bool cpu_pending, on_cpu;

@@ -355,11 +355,22 @@ static uint64_t loop_off(const struct ts_replay_cfg *cfg, const struct ts_trace_
  * wake file (or one captured before pauses were) such sleeps are taken
  * out with the hand-offs (--keep-gaps: cfg->keep_gaps turns the rule
  * off). The samples hold FUSE's own CPU on the thread too: the request's
- * hand-off to the daemon and its reply's delivery, which the same call on
- * a kernel file system does not cost; that (cfg->fuse_cpu_ns, the host's
- * replay_fuse_cpu_ns in pipeline/hosts.lua, measured by
- * bench/block_memory.sh) comes off the thread's time on a CPU once per
- * gap. Returns the gap.
+ * hand-off to the daemon and its reply's delivery, and for a direct read
+ * or write the pinning and release of its buffer's pages, which the same
+ * call on a kernel file system does not cost; that (cfg->fuse_cpu_ns a
+ * request and cfg->fuse_cpu_page_ns a page of the buffer the request
+ * asked for, the host's replay_fuse_cpu_ns and replay_fuse_cpu_page_ns in
+ * pipeline/hosts.lua, measured by bench/block_memory.sh) comes off the
+ * thread's time on a CPU once per request, in the gap before it. A
+ * request's hand-off and reply fall in both gaps around it, and a gap's
+ * CPU where its clock was unread is the reader's estimate, shared in
+ * proportion to the gaps' lengths (traces/FORMAT.md): so what a gap
+ * cannot hold (never below 0) comes off the thread's next gap the rule
+ * rewrites (c->fuse_owed, at most one request's worth; a gap the thread
+ * slept in drops it). The gap is then never longer than recorded: a gap
+ * shorter than the round trip is one whose hand-offs were quicker than
+ * the recording's measured one, not one without time on a CPU. Returns
+ * the gap.
  */
 /* The time thread @p slept in pauses (an interrupt ended them) inside
  * [@lo, @hi], trace times. Its own pauses never overlap, so in time order
@@ -397,19 +408,41 @@ static uint64_t own_scaled(const struct ts_trace *t, const struct ts_replay_cfg 
 	return scaled(ns - z, speed) + z;
 }
 
+/* FUSE's own CPU on the calling thread for request @r (the in-kernel
+ * rule): cfg->fuse_cpu_ns, and cfg->fuse_cpu_page_ns for each page of the
+ * buffer a direct read or write asked for (a read the kernel's page cache
+ * sent, TS_REC_F_KERNEL_RA, has no buffer of the thread's). */
+static uint64_t fuse_cpu(const struct ts_replay_cfg *cfg, const struct ts_trace_rec *r)
+{
+	uint64_t pages = 0;
+	if ((r->op == TS_OP_READ || r->op == TS_OP_WRITE) && !(r->flags & TS_REC_F_KERNEL_RA))
+		pages = (r->length + 4095) / 4096;
+	return cfg->fuse_cpu_ns + cfg->fuse_cpu_page_ns * pages;
+}
+
 static uint64_t in_kernel(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
-			  const struct cursor *c, size_t a, size_t b, uint64_t gap, bool *applied)
+			  struct cursor *c, size_t a, size_t b, uint64_t gap, bool *applied)
 {
 	*applied = false;
 	if (!cfg->kernel_fs || cfg->keep_gaps || !c->in_kernel || !t->cpu || !t->cpu[a].pid || !t->cpu[b].pid ||
-	    (t->recs[b].flags & REC_F_WAKE))
+	    (t->recs[b].flags & REC_F_WAKE)) {
+		c->fuse_owed = 0;
 		return gap;
+	}
 	*applied = true;
 	uint64_t on = t->cpu[b].on_ns - TS_MIN(t->cpu[a].on_ns, t->cpu[b].on_ns);
-	/* less FUSE's own CPU on the thread for the request (cfg->fuse_cpu_ns) */
-	on -= TS_MIN(on, cfg->fuse_cpu_ns);
+	/* less FUSE's own CPU on the thread for the request, and what the
+	 * gaps before could not hold */
+	uint64_t f = fuse_cpu(cfg, &t->recs[b]), fuse = c->fuse_owed + f;
+	c->fuse_owed = TS_MIN(fuse - TS_MIN(on, fuse), f);
+	on -= TS_MIN(on, fuse);
 	uint64_t own = paused(t, c->p, c->rec_done_max, t->recs[b].submit_ns);
-	return TS_MIN(gap, on + own);
+	/* at most the recorded gap (a loop device's recording: less its
+	 * path, as the gap came) */
+	uint64_t was = cfg->loop_recorded
+			   ? gap
+			   : t->recs[b].submit_ns - TS_MIN(c->rec_done_max, t->recs[b].submit_ns);
+	return TS_MIN(was, on + own);
 }
 
 /*
