@@ -26,6 +26,10 @@
 # folders itself (os.scandir, as torchvision's DatasetFolder) over another
 # tree (3,000 files in 30 folders), 4 reader threads, shuffled.
 #
+# With two tiers or more, each FUSE recording then predicts every other
+# tier (virtual, with the build that recorded it): its span over that
+# tier's own recorded span in the same repetition, median [min-max].
+#
 # FS_FIDELITY_BEFORE=BUILD2 runs the FUSE and virtual columns with a second
 # build too, interleaved with the first (a before/after of the rules).
 # Each repetition runs every mode once per tier, FUSE first in odd
@@ -233,6 +237,7 @@ fuse_run() {
 		-- $(wl_cmd "$4" '{}' "$W/out.json") >"$W/rec.json" 2>"$W/rec.err" ||
 		die "record $4 on $3: $(tail -1 "$W/rec.err")"
 	[ -z "${FS_FIDELITY_KEEP:-}" ] || cp "$W/fuse.trace" "$FS_FIDELITY_KEEP/${5##*/}.trace"
+	cp "$W/fuse.trace" "$5.trace" # for the predictions across tiers
 	"$1" replay "$W/fuse.trace" --virtual --tier "$3" --json >"$W/replay.json" ||
 		die "replay $4 on $3"
 	# the same recording predicted as the job on ext4 (no FUSE round trips;
@@ -251,7 +256,7 @@ rec, pred, reqs = span(sys.argv[3])
 # the device's read requests the model sent on the replay of the recording
 # (readahead and file-system metadata included), as the loop device's are
 krec, kpred, _ = span(sys.argv[4])
-print(fuse, fuse - rec + pred, reqs, fuse - krec + kpred)
+print(fuse, fuse - rec + pred, reqs, fuse - krec + kpred, rec)
 EOF
 }
 # ---- the fidelity runs, interleaved ----
@@ -319,6 +324,36 @@ for wl in wls:
                      f" {fmt(ratio(wl, t, m, 1)):>17} {fmt(ratio(wl, t, m, 3)):>17} {fr:8.0f}")
         print(line + f" {col(wl, t, 'block', 1)[0]:8.0f}")
 EOF
+
+# ---- across tiers: each FUSE recording predicts the other tiers ----
+if [ "$REPS" -gt 0 ] && [ ${#TIERS[@]} -gt 1 ]; then
+	echo
+	echo "== across tiers: a recording's prediction (virtual) over the other tier's recorded span, same repetition, median [min-max] of $REPS ($(date -u +%T))"
+	$PY - "$W/res" "$REPS" "${WLS[*]}" "$B0" "$B" "${TIERS[@]}" <<'EOF'
+import json, os, subprocess, sys
+sys.path.insert(0, os.environ["BENCH_DIR"])
+from benchstat import summary
+res, reps, wls, b0, b, tiers = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4], sys.argv[5], sys.argv[6:]
+builds = ([("fuse0", b0, "before")] if b0 else []) + [("fuse", b, "after" if b0 else "")]
+def pred(tb, f, tier):
+    out = subprocess.run([tb, "replay", f, "--virtual", "--tier", tier, "--json"], capture_output=True, check=True)
+    return json.loads(out.stdout)["results"][1]["total_ns"] / 1e9
+fmt = lambda m: f"{m[0]:6.3f} [{m[1]:.3f}-{m[2]:.3f}]"
+print(f"{'workload':8} {'recorded on':12} {'predicts':12}" + "".join(f" {'pred/real ' + n:>21}" for _, _, n in builds))
+for wl in wls:
+    for a in tiers:
+        for t in tiers:
+            if a == t:
+                continue
+            line = f"{wl:8} {a:12} {t:12}"
+            for m, tb, _ in builds:
+                r = [pred(tb, os.path.join(res, f"{wl}.{a}.{m}.{i}.trace"), t)
+                     / float(open(os.path.join(res, f"{wl}.{t}.{m}.{i}")).read().split()[4])
+                     for i in range(1, reps + 1)]
+                line += f" {fmt(summary(r)):>21}"
+            print(line)
+EOF
+fi
 
 # ---- memory sweep: block mode's real page cache against the model ----
 [ "${FS_FIDELITY_NO_SWEEP:-0}" = 1 ] && exit 0

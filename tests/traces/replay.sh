@@ -1083,4 +1083,54 @@ refused "--fuse-cpu-page without --kernel-fs" "--fuse-cpu-page 1us is --kernel-f
 refused "--fuse-cpu-page 2ms" "0 to 1ms" \
 	"$B" replay "$T/kfp.trace" --virtual --kernel-fs --tier fixed60 --profile "$T/kfs.lua" \
 	--fuse-cpu-page 2ms
+# in flight: one thread reading 128 KiB windows with two in flight, as the
+# kernel's readahead sends them through FUSE. Recorded on a tier of 1 ms a
+# read: A at 0, B 100us later (nothing had completed: its spacing from A),
+# then each read 50us after the completion two before it (C after A's,
+# D after B's, E after C's, F after D's), while the one before it is
+# still in flight: 3,200us. On a tier of 100us each follows the
+# completion that released it, replayed: A 0-100, B 100-200, C 150-250,
+# D 250-350, E 300-400, F 400-500us: 500us (the old rule kept each at its
+# recorded distance from the previous send, the slow tier's pace:
+# 2,300us). On its own tier it gives the recording's 3,200us. The same
+# pattern recorded on the fast tier (reads 5us after a completion, B 10us
+# after A) predicts 3,020us on the slow one (old: 1,220us). With
+# --kernel-fs and a floor of 5us each gap after a completion loses the
+# round trip (45us), B's spacing keeps its 100us: 490us; plain, the floor
+# comes off the tier's 100us: 485us.
+cat > "$T/inflight.lua" <<'X'
+tier "fixed100" { desc = "test", source = "test", latency = { read = { fixed = "100us" } } }
+tier "fixed1000" { desc = "test", source = "test", latency = { read = { fixed = "1000us" } } }
+X
+mktrace inflight <<'X'
+header version=1
+path 1 "/f"
+0 1000000 read 1 0 131072 131072 1 786432 0 0
+100000 1100000 read 1 131072 131072 131072 1 786432 0 0
+1050000 2050000 read 1 262144 131072 131072 1 786432 0 0
+1150000 2150000 read 1 393216 131072 131072 1 786432 0 0
+2100000 3100000 read 1 524288 131072 131072 1 786432 0 0
+2200000 3200000 read 1 655360 131072 131072 1 786432 0 0
+X
+mktrace inflightf <<'X'
+header version=1
+path 1 "/f"
+0 100000 read 1 0 131072 131072 1 786432 0 0
+10000 110000 read 1 131072 131072 131072 1 786432 0 0
+105000 205000 read 1 262144 131072 131072 1 786432 0 0
+115000 215000 read 1 393216 131072 131072 1 786432 0 0
+210000 310000 read 1 524288 131072 131072 1 786432 0 0
+220000 320000 read 1 655360 131072 131072 1 786432 0 0
+X
+sed 's/^header version=1$/header version=5 mem=0 model=255 floor_ns=5000/' "$T/inflight.txt" > "$T/inflightk.txt"
+"$B" trace undump "$T/inflightk.txt" -o "$T/inflightk.trace"
+for c in "inflight fixed100 500000" "inflight fixed1000 3200000" "inflightf fixed1000 3020000" \
+	"inflightf fixed100 320000" "inflightk fixed100 485000" "inflightk fixed100 490000 --kernel-fs"; do
+	set -- $c
+	"$B" replay "$T/$1.trace" --virtual --profile "$T/inflight.lua" --tier "$2" ${4:-} --json \
+		> "$T/inflight.json" 2> /dev/null
+	check "in flight: $1 on $2 ${4:-}" test "$(j "$T/inflight.json" '.results[1].total_ns')" = "$3"
+	check "in flight: $1's own figures" test "$(j "$T/inflight.json" '.results[0].total_ns')" = \
+		"$(awk 'NR == 3 { s = $1 } { e = $2 } END { print e - s }' "$T/$1.txt")"
+done
 exit $fail

@@ -224,6 +224,8 @@ struct joins {
 	const struct rthreads *ps;
 	uint64_t *ended;  /* replayed end per thread (real clock), 0 = running */
 	uint64_t *issued; /* replayed issue per record, 0 = not yet */
+	uint64_t *completed; /* replayed completion per record: each thread
+			      * writes and reads its own (the in-flight rule) */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	unsigned waiting; /* threads in cond_wait */
@@ -395,6 +397,7 @@ static void *worker_main(void *arg)
 	/* sleeps end on time, not up to 50 us late (the default slack) */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	replay_cursor_start(&c, w->p, w->t, w->t0, w->base, w->speed);
+	c.completed = w->j->completed;
 	do {
 		const struct ts_trace_rec *r = &w->t->recs[c.p->idx[c.i]];
 		uint64_t own = c.next_issue;
@@ -427,6 +430,7 @@ static void *worker_main(void *arg)
 			w->res.errors++;
 		replay_result_add(&w->res, r->op, done - s, got > 0 ? (uint64_t)got : 0);
 		w->end = TS_MAX(w->end, done);
+		w->j->completed[c.p->idx[c.i]] = done;
 		if (!replay_cursor_advance(&c, w->t, s, done, w->cfg, w->speed))
 			break;
 	} while (1);
@@ -540,7 +544,8 @@ int ts_replay_real(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 	w = calloc(ps.n ? ps.n : 1, sizeof(*w));
 	j.ended = calloc(ps.n ? ps.n : 1, sizeof(*j.ended));
 	j.issued = calloc(t->nrecs ? t->nrecs : 1, sizeof(*j.issued));
-	if (!w || !j.ended || !j.issued) {
+	j.completed = calloc(t->nrecs ? t->nrecs : 1, sizeof(*j.completed));
+	if (!w || !j.ended || !j.issued || !j.completed) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -582,6 +587,7 @@ out:
 	free(w);
 	free(j.ended);
 	free(j.issued);
+	free(j.completed);
 	pthread_mutex_destroy(&j.lock);
 	pthread_cond_destroy(&j.cond);
 	replay_rthreads_free(&ps);

@@ -34,7 +34,7 @@ int ts_replay_recorded_wakes(const struct ts_trace *tr, const struct ts_wakes *w
 	 * recorded */
 	struct ts_replay_cfg cfg = {
 	    .speed = 1.0, .rt_ns = ts_trace_floor_ns(t), .closed_loop = wakes != NULL};
-	uint64_t *ends = NULL, *issued = NULL;
+	uint64_t *ends = NULL, *issued = NULL, *completed = NULL;
 
 	replay_result_init(res, "recorded");
 	res->outside = aug.outside;
@@ -45,15 +45,19 @@ int ts_replay_recorded_wakes(const struct ts_trace *tr, const struct ts_wakes *w
 	}
 	ends = calloc(ps.n ? ps.n : 1, sizeof(*ends));
 	issued = calloc(t->nrecs ? t->nrecs : 1, sizeof(*issued));
-	if (!ends || !issued) {
+	completed = calloc(t->nrecs ? t->nrecs : 1, sizeof(*completed));
+	if (!ends || !issued || !completed) {
 		free(ends);
 		free(issued);
+		free(completed);
 		replay_rthreads_free(&ps);
 		replay_augmented_free(&aug);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < t->nrecs; i++)
+	for (size_t i = 0; i < t->nrecs; i++) {
 		issued[i] = t->recs[i].submit_ns - ps.t0 + 1;
+		completed[i] = TS_MAX(t->recs[i].complete_ns, t->recs[i].submit_ns) - ps.t0 + 1;
+	}
 	/* replay times are the recorded ones (from t0, +1 so none is 0): the
 	 * think times come out on the same definitions as a replay's */
 	for (size_t k = 0; k < ps.n; k++)
@@ -62,6 +66,7 @@ int ts_replay_recorded_wakes(const struct ts_trace *tr, const struct ts_wakes *w
 	for (size_t k = 0; k < ps.n; k++) {
 		struct cursor c;
 		replay_cursor_start(&c, &ps.p[k], t, ps.t0, 1, 1.0);
+		c.completed = completed; /* the in-flight rule gives the recorded issues */
 		do {
 			(void)replay_schedule(&ps, t, &c, ends, issued, NULL, &cfg, 1.0);
 			const struct ts_trace_rec *r = &t->recs[c.p->idx[c.i]];
@@ -83,6 +88,7 @@ int ts_replay_recorded_wakes(const struct ts_trace *tr, const struct ts_wakes *w
 	res->lead_ns = first != UINT64_MAX ? first - ps.t0 : 0;
 	free(ends);
 	free(issued);
+	free(completed);
 	replay_rthreads_free(&ps);
 	replay_augmented_free(&aug);
 	return 0;

@@ -8,8 +8,11 @@
  * had completed, it is issued at the replayed completion of those ops plus
  * the recorded think time (submit_i minus the latest recorded completion),
  * so a faster tier shortens the run as it would in reality. When it was
- * submitted while an earlier op was still in flight (async IO), it keeps its
- * recorded distance from the previous submit. Each thread starts at its
+ * submitted while an earlier op was still in flight (async IO, the kernel's
+ * readahead), it is issued the recorded distance after the latest completion
+ * of the thread's ops before it, where one came after the previous submit
+ * (the in-flight rule, rules.c); else it keeps its recorded distance from
+ * the previous submit. Each thread starts at its
  * recorded first submit. --no-think drops the think times; --speed S divides
  * them (and the start offsets and async gaps) by S. Threads are independent
  * except where one was idle while others ended (a parent waiting for its

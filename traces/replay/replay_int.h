@@ -26,6 +26,10 @@ struct rthread {
 	uint64_t rec_end;   /* the thread's last recorded completion */
 	uint32_t pid, ppid; /* its process and that one's parent; 0 = unknown */
 	bool kernel;	    /* a kernel thread's: the stream rule (rules.c) */
+	/* per op, in order: the record whose completion released it when it
+	 * was issued while an earlier op of the thread was in flight (the
+	 * in-flight rule, rules.c); SIZE_MAX: none */
+	const size_t *rel;
 	/* its pauses (the wake file's, traces/wakes.h), in time order: the
 	 * in-kernel rule (rules.c) */
 	const struct ts_sleep *pause;
@@ -44,6 +48,7 @@ struct rthreads {
 			 * follows, SIZE_MAX = its predecessor's issue */
 	size_t *sprev;	/* per record of a kernel thread: its predecessor in
 			 * its stream (SIZE_MAX: none) */
+	size_t *rel;	/* rthread.rel of every thread, in the order of @order */
 	/* The wake rule (a wake file): per record, the thread whose wake
 	 * it is (SIZE_MAX: none), when, and how long it had slept. */
 	const struct wake_edge *edge;
@@ -95,6 +100,10 @@ struct cursor {
 	uint64_t waited_ns;	 /* recorded waiting taken as elastic (wait_part) */
 	uint64_t rec_woke;	 /* recorded end of its last pacing wait (or its start) */
 	uint64_t closed_issue;	 /* next_issue by the closed loop, before any wake */
+	/* replayed completion per record, which the driver fills in before
+	 * it advances the cursor past it (the in-flight rule, rules.c); NULL:
+	 * the rule is off */
+	const uint64_t *completed;
 	bool mem_served;	 /* the op last issued never left memory
 				  * (kernel_fs: virtual.c; the wake-up rule) */
 	bool in_kernel;		 /* the op last issued the kernel's file system

@@ -510,6 +510,7 @@ int ts_replay_virtual(const struct ts_trace *tr, const struct ts_replay_cfg *cfg
 	const uint64_t base = TS_NS_PER_S;
 	for (size_t k = 0; k < v.ps.n && !ret; k++) {
 		replay_cursor_start(&v.cur[k], &v.ps.p[k], v.t, v.ps.t0, base, v.speed);
+		v.cur[k].completed = v.completed;
 		ret = place(&v, &v.cur[k]);
 	}
 	v.end = base;
