@@ -710,20 +710,25 @@ static double pass_bound(const struct accel *A, uint64_t k, uint64_t K, double n
  * then its stall; a fixed one draws nothing), or more: the normal rounded
  * up to 1/64 (pass_model's ex, exp of each such step: exp rises), which
  * takes the same draws. */
-static inline __attribute__((always_inline)) double draw_lat(const struct pass_model *m, struct ts_rng *r,
-							     const struct ts_rng_zig *z)
+static inline __attribute__((always_inline)) double
+draw_lat_of(const struct ts_tier_dist *d, const double *ex, struct ts_rng *r, const struct ts_rng_zig *z)
 {
-	const struct ts_tier_dist *d = m->lat;
 	if (d->kind != TS_TIER_DIST_LOGNORMAL || !(d->p99_ns > d->p50_ns))
 		return d->p50_ns;
 	double x = ts_rng_normal_zig(r, z); /* |x| <= TS_RNG_ZIG_MAX */
-	double lat = m->ex[(int)ceil((x + TS_RNG_ZIG_MAX) * 64)];
+	double lat = ex[(int)ceil((x + TS_RNG_ZIG_MAX) * 64)];
 	if (d->stall_p > 0) {
 		double u = ts_rng_double(r);
 		if (u < d->stall_p)
 			lat += d->stall_lo_ns + (d->stall_hi_ns - d->stall_lo_ns) * (u / d->stall_p);
 	}
 	return lat;
+}
+
+static inline __attribute__((always_inline)) double draw_lat(const struct pass_model *m, struct ts_rng *r,
+							     const struct ts_rng_zig *z)
+{
+	return draw_lat_of(m->lat, m->ex, r, z);
 }
 
 /* What pass_draws takes for the device's draws: its own (DRAWS_OWN, from
@@ -770,46 +775,51 @@ draws_end(const struct accel *A, uint64_t k, uint64_t K, double now, double z0, 
 	double fixed = how == DRAWS_MOST ? m->lam - 2 : 0;
 	struct ts_rng r;
 	const struct ts_rng_zig *z = ts_rng_zig();
+	/* the distribution in a local: the stores below cannot reach it, so
+	 * its fields stay in registers instead of being read every draw */
+	const struct ts_tier_dist dl = *m->lat;
+	const double delta = m->delta, rho = m->rho;
+	const uint64_t qd = m->qd, pf = m->pf;
 	if (how == DRAWS_OWN && rs)
 		r = *rs;
 	else if (how == DRAWS_OWN)
 		ts_tier_lat_rng(m->tier, &r);
-	for (uint64_t q = 0; q < m->qd; q++)
+	for (uint64_t q = 0; q < qd; q++)
 		gate[q] = z0;
 	if (lv && how == DRAWS_OWN) /* the draws in blocks of lv + 1: i .. i + lv lie in two */
 		for (uint64_t q = 0; q <= lv; q++)
-			next = TS_MAX(next, draw_lat(m, &r, z));
+			next = TS_MAX(next, draw_lat_of(&dl, m->ex, &r, z));
 	else
 		cur = next = fixed;
 	for (uint64_t j = k; j < K; j++) {
 		/* st[sj] is step j - pf's start once pf steps are in */
-		double open = j >= k + m->pf ? st[sj] : now;
+		double open = j >= k + pf ? st[sj] : now;
 		for (uint64_t p = 0; p < B; p++, i++) {
 			if (i >= ahead) {
 				c = TS_MAX(c, TS_MAX(open, gate[g]));
 				double Y = TS_MAX(X, c), e;
-				X = Y + m->delta;
+				X = Y + delta;
 				if (!lv) {
-					double d = how == DRAWS_OWN ? draw_lat(m, &r, z) : fixed;
-					e = Y + m->rho + TS_MAX(d, m->delta) + 2;
+					double d = how == DRAWS_OWN ? draw_lat_of(&dl, m->ex, &r, z) : fixed;
+					e = Y + rho + TS_MAX(d, delta) + 2;
 				} else {
 					if (how == DRAWS_OWN && u-- == 0) { /* every lv + 1 samples */
 						u = lv;
 						cur = next, next = 0;
 						for (uint64_t q = 0; q <= lv; q++)
-							next = TS_MAX(next, draw_lat(m, &r, z));
+							next = TS_MAX(next, draw_lat_of(&dl, m->ex, &r, z));
 					}
-					e = Y + 2 * (m->rho + TS_MAX(TS_MAX(cur, next), dd) + 2);
+					e = Y + 2 * (rho + TS_MAX(TS_MAX(cur, next), dd) + 2);
 				}
 				M = TS_MAX(M, e);
 			}
 			gate[g] = M; /* g = i % qd */
-			if (++g == m->qd)
+			if (++g == qd)
 				g = 0;
 		}
 		double s0 = TS_MAX(M, E);
 		st[sj] = s0; /* sj = j % pf (j - k counts from 0 the same) */
-		if (++sj == m->pf)
+		if (++sj == pf)
 			sj = 0;
 		E = s0 + step;
 	}
@@ -888,6 +898,63 @@ static double pass_draws(const struct accel *A, uint64_t k, uint64_t K, double n
 	return draws_end(A, k, K, now, z0, x0, ahead, lv, DRAWS_OWN, NULL);
 }
 
+/* pass_draws's DRAWS_MOST and DRAWS_NONE in one walk (*@most, *@none):
+ * neither draws, so the two recurrences are draws_end's for each, lane by
+ * lane, the same operations in the same order (the same doubles), and
+ * being independent they overlap on the core: about one walk's time, not
+ * two. The samples are walked once. */
+static void pass_draws_fixed(const struct accel *A, uint64_t k, uint64_t K, double now,
+			     double z0, double x0, uint64_t ahead, uint64_t lv, double *most,
+			     double *none)
+{
+	const struct pass_model *m = &A->pm;
+	if (m->walked && K > k)
+		*m->walked += (K - k) * A->n * A->w->batch_size;
+	uint64_t B = A->n * A->w->batch_size, i = 0, g = 0, sj = 0;
+	double st[2][1024], gate[2][4096]; /* pipe_config: prefetch <= 1024, qd <= 4096 */
+	double step = (double)(A->step_ns + A->ct), dd = TS_MAX(m->delta, m->delta_leaf);
+	const double fixed[2] = { m->lam - 2, 0 };
+	/* each lane's sample end past Y: draws_end's e less Y, its terms
+	 * added as there (Y + rho + max(d, delta) + 2 without leaves, Y + 2
+	 * (rho + max(cur, next, dd) + 2) with, cur = next = the fixed draw) */
+	double c[2] = { now, now }, X[2] = { x0, x0 }, M[2] = { z0, z0 }, E[2] = { now, now };
+	double late[2];
+	for (int l = 0; l < 2; l++)
+		late[l] = 2 * (m->rho + TS_MAX(TS_MAX(fixed[l], fixed[l]), dd) + 2);
+	for (uint64_t q = 0; q < m->qd; q++)
+		gate[0][q] = gate[1][q] = z0;
+	for (uint64_t j = k; j < K; j++) {
+		bool in = j >= k + m->pf;
+		for (uint64_t p = 0; p < B; p++, i++) {
+			for (int l = 0; l < 2; l++) {
+				if (i >= ahead) {
+					double open = in ? st[l][sj] : now;
+					c[l] = TS_MAX(c[l], TS_MAX(open, gate[l][g]));
+					double Y = TS_MAX(X[l], c[l]), e;
+					X[l] = Y + m->delta;
+					if (!lv)
+						e = Y + m->rho + TS_MAX(fixed[l], m->delta) + 2;
+					else
+						e = Y + late[l];
+					M[l] = TS_MAX(M[l], e);
+				}
+				gate[l][g] = M[l];
+			}
+			if (++g == m->qd)
+				g = 0;
+		}
+		for (int l = 0; l < 2; l++) {
+			double s0 = TS_MAX(M[l], E[l]);
+			st[l][sj] = s0;
+			E[l] = s0 + step;
+		}
+		if (++sj == m->pf)
+			sj = 0;
+	}
+	*most = E[0] + (double)lv * m->delta_leaf;
+	*none = E[1] + (double)lv * m->delta_leaf;
+}
+
 /* pass_draws's DRAWS_OWN from the stream @r, left where the walk ends it
  * (one draw a sample: no extent-tree leaf) */
 static double pass_draws_from(const struct accel *A, uint64_t K, double now, double z0, double x0,
@@ -937,11 +1004,13 @@ static double seq_end(const struct accel *A, const struct pass_goal *g, uint64_t
 	if (all > ahead && least > g->first && !(goal_au(A, g, least) >= thr))
 		return INFINITY;
 	bool paced = m->lam + m->rho + 2 < (double)(m->qd - 1) * m->delta;
-	if (paced || !m->draws) {
-		e = pass_draws(A, k, K, now, z0, x0, ahead, lv, DRAWS_MOST);
-		if (goal_au(A, g, e) >= thr || !m->draws ||
-		    !(goal_au(A, g, pass_draws(A, k, K, now, z0, x0, ahead, lv, DRAWS_NONE)) >= thr))
+	if (paced && m->draws) { /* the longest and none in one walk */
+		double none;
+		pass_draws_fixed(A, k, K, now, z0, x0, ahead, lv, &e, &none);
+		if (goal_au(A, g, e) >= thr || !(goal_au(A, g, none) >= thr))
 			return e;
+	} else if (!m->draws) {
+		return pass_draws(A, k, K, now, z0, x0, ahead, lv, DRAWS_MOST);
 	}
 	/* one walk: TS_MIN would evaluate a call that wins twice */
 	double own = pass_draws(A, k, K, now, z0, x0, ahead, lv, DRAWS_OWN);
