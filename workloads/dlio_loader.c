@@ -164,7 +164,7 @@ static bool feed_hold(struct feed *p, uint64_t wk, uint64_t i)
  * (workloads/DLIO.md). dlio_run_request_ns was measured per such request
  * (15 a 112 KiB npz sample, 13 hdf5, 6 jpeg, against 21, 16 and 9 in the
  * chain). */
-static uint64_t chain_daemon_reqs(const struct ts_chain_req *r, size_t n)
+uint64_t ts_dl_chain_daemon_reqs(const struct ts_chain_req *r, size_t n)
 {
 	uint64_t k = 0;
 	bool lookup = false, opened = false, read = false;
@@ -210,7 +210,9 @@ static size_t feed_build(const struct feed *p, const struct ts_chain_file *f, in
  * per MiB it reads; a walk over the path's folders is inside the open's or
  * the stat's cost, as request_ns was measured: tiersim hosts measure
  * counts it so too); @daemon (may be NULL): the file system daemon's
- * (request_daemon_ns, per MiB), counted the same way. */
+ * (request_daemon_ns and run_request_ns per request that reaches it,
+ * ts_dl_chain_daemon_reqs: the figures were measured per request tierfs saw;
+ * request_daemon_ns_per_mib per MiB read). */
 static size_t feed_chain(struct feed *p, uint64_t wk, uint64_t i, struct ts_chain_req **buf,
 			 size_t *cap, bool *was_held, uint64_t *cpu, uint64_t *daemon)
 {
@@ -237,8 +239,8 @@ static size_t feed_chain(struct feed *p, uint64_t wk, uint64_t i, struct ts_chai
 			*cpu = reqs * p->c->request_ns +
 			       (uint64_t)((double)bytes * p->c->request_ns_per_mib / 1048576.0);
 		if (daemon)
-			*daemon = reqs * p->c->request_daemon_ns +
-				  chain_daemon_reqs(*buf, n) * p->c->run_request_ns +
+			*daemon = ts_dl_chain_daemon_reqs(*buf, n) *
+					  (p->c->request_daemon_ns + p->c->run_request_ns) +
 				  (uint64_t)((double)bytes * p->c->request_daemon_ns_per_mib /
 					     1048576.0);
 	}
@@ -1287,7 +1289,7 @@ static int r_sample(struct rworker *w, uint64_t i)
 		pieces += w->chain[q].op == TS_CHAIN_READ || w->chain[q].op == TS_CHAIN_OPEN;
 	/* DLIO's own run's per request that reaches its daemon (dlio_loader.h),
 	 * as virtual time counts them (feed_chain) */
-	cpu_left += chain_daemon_reqs(w->chain, n) * L->c->run_request_ns;
+	cpu_left += ts_dl_chain_daemon_reqs(w->chain, n) * L->c->run_request_ns;
 	for (size_t q = 0; q < n && !rc; q++) {
 		const struct ts_chain_req *r = &w->chain[q];
 		uint64_t size = 0;

@@ -71,7 +71,9 @@ struct ts_dl_cfg {
 	 * its chain and per MiB it reads (real time: the requests cost it).
 	 * request_ns: the reading thread's (the system calls), charged with the
 	 * sample's own after its requests; request_daemon_ns: the file
-	 * system's server's (tierfs's daemon), which serves a request while
+	 * system's server's (tierfs's daemon), per request that reaches it
+	 * (ts_dl_chain_daemon_reqs: a getattr the kernel's attribute cache
+	 * answers costs it nothing) and per MiB read, which serves a request while
 	 * its latency runs: on a core (where vcpus count them) from the
 	 * request's start, the request ending no sooner than it (a sample's
 	 * part in equal shares over its charged requests). */
@@ -179,6 +181,13 @@ uint64_t ts_dl_steps(const struct ts_dl_cfg *c);
 /* ... with the TensorFlow loader (ts_dl_run_tf_virtual): each rank reads
  * floor(files / ranks) files whole. */
 uint64_t ts_dl_tf_steps(const struct ts_dl_cfg *c);
+
+struct ts_chain_req;
+/* The requests of chain @r (@n requests) that reach the file system's
+ * daemon through a FUSE mount with the kernel's attribute cache: what
+ * request_daemon_ns and run_request_ns are charged per (both measured
+ * per request tierfs saw). */
+uint64_t ts_dl_chain_daemon_reqs(const struct ts_chain_req *r, size_t n);
 
 /* Runs @c in virtual time over @disk: 0, 1 when @fn stopped it (the
  * epoch it stopped in counted in r->epochs, its end the last barrier), or

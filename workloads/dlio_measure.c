@@ -28,6 +28,7 @@
 #include "pipeline/dliochain.h"
 #include "pipeline/dliofmt.h"
 #include "pipeline/host.h"
+#include "workloads/dlio_loader.h"
 #include "workloads/dlio_measure.h"
 
 /* The sets dlio_measure.py writes and reads, in its order. */
@@ -50,6 +51,7 @@ struct round_set {
 	double data_off;	  /* hdf5: where the record lies in the file */
 	double chain_ns, daemon_ns; /* tiersim's reader thread; the tierfs daemon */
 	double requests, read_mib; /* the chain's requests and what it reads */
+	double dreqs;		   /* ... of them those that reach the daemon */
 };
 
 struct round {
@@ -207,7 +209,7 @@ static int chains(struct ctx *c, int k, struct round_set *rs)
 	size_t cap = 0, files = 0;
 	uint8_t *buf = NULL;
 	size_t bufcap = 0;
-	double reqs = 0, bytes = 0, d0 = daemon_ns(c->daemon);
+	double reqs = 0, dreqs = 0, bytes = 0, d0 = daemon_ns(c->daemon);
 	uint64_t t0 = thread_ns();
 	for (size_t i = 0; i < n && !rc; i++) {
 		size_t el = strlen(set_ext[k]), nl = strlen(names[i]);
@@ -243,6 +245,7 @@ static int chains(struct ctx *c, int k, struct round_set *rs)
 		}
 		int fd = -1;
 		bool walked = false;
+		dreqs += (double)ts_dl_chain_daemon_reqs(q, m);
 		for (size_t j = 0; j < m && !rc; j++) {
 			/* a walk is inside the call by path that follows it
 			 * (workloads/dlio_loader.c counts it so) */
@@ -304,6 +307,7 @@ static int chains(struct ctx *c, int k, struct round_set *rs)
 	rs->chain_ns = (double)(t1 - t0) / (double)files;
 	rs->daemon_ns = (d1 - d0) / (double)files;
 	rs->requests = reqs / (double)files;
+	rs->dreqs = dreqs / (double)files;
 	rs->read_mib = bytes / (double)files / 1048576.0;
 	return 0;
 }
@@ -459,8 +463,10 @@ static void fit(const struct round *rd, unsigned n, double base, double base_mib
 		double det = s->requests * l->read_mib - l->requests * s->read_mib;
 		q[i] = (s->chain_ns * l->read_mib - l->chain_ns * s->read_mib) / det;
 		qm[i] = (s->requests * l->chain_ns - l->requests * s->chain_ns) / det;
-		dq[i] = (s->daemon_ns * l->read_mib - l->daemon_ns * s->read_mib) / det;
-		dqm[i] = (s->requests * l->daemon_ns - l->requests * s->daemon_ns) / det;
+		/* the daemon's per request that reaches it (as it is charged) */
+		double dd = s->dreqs * l->read_mib - l->dreqs * s->read_mib;
+		dq[i] = (s->daemon_ns * l->read_mib - l->daemon_ns * s->read_mib) / dd;
+		dqm[i] = (s->dreqs * l->daemon_ns - l->dreqs * s->daemon_ns) / dd;
 		gcn[i] = rd[i].gc_ns;
 		go[i] = rd[i].gc_objects;
 		su[i] = rd[i].step_unet3d;
@@ -618,7 +624,8 @@ static int write_profile(const struct ctx *c, const struct round *rd, unsigned n
 	num(f, "dlio_request_ns_per_mib", &r->request_ns_per_mib, "the same: per MiB read", src);
 	num(f, "dlio_request_daemon_ns", &r->request_daemon_ns,
 	    "the same chains, the tierfs daemon's threads' CPU (schedstat), which serve a request "
-	    "while its latency runs: the line's per request", src);
+	    "while its latency runs: the line's per request that reaches the daemon (no getattr "
+	    "the kernel's attribute cache answers)", src);
 	num(f, "dlio_request_daemon_ns_per_mib", &r->request_daemon_ns_per_mib,
 	    "the same: per MiB read", src);
 	num(f, "dlio_step_ns", &r->step_unet3d,
