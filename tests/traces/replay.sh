@@ -1035,4 +1035,26 @@ out=$("$B" replay "$T/band.trace" --virtual --tier unlimited --band 6 2>&1 >/dev
 check "--band 6 on 11 requests: exit status 1 (got $rc)" test "$rc" = 1
 check "--band 6 on 11 requests: one line naming the file" \
 	test "$(printf '%s\n' "$out" | grep -c "band.trace: --band 6: the recording has 11 requests")" = 1
+# The own time of several threads, each sleep counted in every part it
+# overlaps (one pass over the wake file's sorted sleeps): the reads of
+# bandw, thread 10 and thread 11 (alive 15-75 us). Thread 10 waits on 11
+# from 5 to 45 us (parts 0-2: 15, 20, 5 us) and pauses 50-55; thread 11
+# sleeps on the device 30-32 and pauses 62-90, past its end (part 3: 18 us
+# of its 15 alive, none left). Own time a part: 5 + 5, 0 + 18, 10 + 20,
+# 20 + 0, 20 = 10, 18, 30, 20, 20 us of 98: paces 0.510, 0.918, 1.531,
+# 1.020, 1.020.
+cp "$T/bandw.trace" "$T/bandt.trace"
+cat > "$T/bandt.trace.wakes" <<'X'
+tiersim-wakes 1
+span 1000000 1100000
+T 10 10 1 1000000 1100000 0 0 reader
+T 11 10 10 1015000 1075000 0 0 worker
+W 1045000 1005000 10 11
+S 1032000 1030000 11 0
+P 1055000 1050000 10
+P 1090000 1062000 11
+X
+"$B" replay "$T/bandt.trace" --virtual --tier unlimited --band 5 --json > "$T/bandt.json" 2> /dev/null
+check "band, own time of two threads: each sleep in every part it overlaps" \
+	test "$(jq -c '[.band.pace[] * 1000 | round]' "$T/bandt.json")" = "[510,918,1531,1020,1020]"
 exit $fail
