@@ -32,14 +32,28 @@
  * a sleep an interrupt ended, a timer's, a training step's), which run as
  * long on any host and keep their length.
  *
+ * The command's time before its first request (a Python loader's imports)
+ * and after its last (its interpreter's exit) is in no part, and it is
+ * one phase each, not batches: no mean of parts narrows it. In
+ * bench/pytorch_replay.sh the threads' own time after the last request
+ * was 195-291 ms across the recordings of one tier and made most of a
+ * recording's deviation from its tier's median (+7.6% with 291 ms, -0.4%
+ * with 195). With a wake file each such phase is taken as one more part
+ * whose pace is unknown within the parts' scatter: its own time (the
+ * threads' time alive less their sleeps, as in a part) times +-t * sd /
+ * mean ("alone": a single part's 95% range about the mean, where the band
+ * takes the mean's, sd / sqrt(N - 2)). That phase's own deviation is
+ * independent of the mean pace's, which the scaled gaps already carry, so
+ * each end of the band moves further out by the two in quadrature: from
+ * the first request by the tail's; the whole span by the head's and the
+ * tail's (in quadrature too).
+ *
  * What it cannot see: a run slow (or fast) all through, whose batches
  * agree; batches that are not independent (a load that lasts longer than
  * a part) understate it; a job whose parts do different work shows its
- * phases as scatter; the command's time after its last request (a Python
- * loader's interpreter exit, 190-280 ms of one thread's own time, most of
- * a recording's deviation from its tier's median in
- * bench/pytorch_replay.sh) is in no part. The device's time inside each
- * part is modelled again, not scaled.
+ * phases as scatter (and so widens the phases without requests too).
+ * Without a wake file the phases without requests are not known. The
+ * device's time inside each part is modelled again, not scaled.
  */
 #include <errno.h>
 #include <math.h>
@@ -205,20 +219,29 @@ int ts_replay_band_pace(const struct ts_trace *t, const struct ts_wakes *w, unsi
 		return -EINVAL;
 	}
 	band->parts = parts;
-	uint64_t edge[TS_REPLAY_BAND_MAX + 1], own_ns[TS_REPLAY_BAND_MAX];
+	/* the command's start to its first request, the parts, its last
+	 * request to its end: @parts + 2 spans, edge[k] to edge[k + 1] */
+	uint64_t edge[TS_REPLAY_BAND_MAX + 3], own_ns[TS_REPLAY_BAND_MAX + 2];
+	edge[0] = TS_MIN(begin, sub[0]);
 	for (unsigned k = 0; k <= parts; k++)
-		edge[k] = sub[m * k / parts];
-	int rc = own_times(w, mono, edge, parts, own_ns);
+		edge[k + 1] = sub[m * k / parts];
+	edge[parts + 2] = end;
+	int rc = end == UINT64_MAX ? own_times(w, mono, edge + 1, parts, own_ns + 1)
+				   : own_times(w, mono, edge, parts + 2, own_ns);
 	if (rc) {
 		snprintf(err, errlen, "out of memory");
 		free(sub);
 		return rc;
 	}
+	if (end == UINT64_MAX) /* no wake file's span: no start or end known */
+		own_ns[0] = own_ns[parts + 1] = 0;
+	band->head_ns = own_ns[0];
+	band->tail_ns = own_ns[parts + 1];
 	double own[TS_REPLAY_BAND_MAX], own_all = 0;
 	for (unsigned k = 0; k < parts; k++) {
 		size_t a = m * k / parts, b = m * (k + 1) / parts;
 		band->pace[k] = (double)(sub[b] - sub[a]) / (double)(b - a) / whole;
-		own[k] = (double)own_ns[k] / (double)(b - a);
+		own[k] = (double)own_ns[k + 1] / (double)(b - a);
 		own_all += own[k] * (double)(b - a) / (double)m;
 	}
 	free(sub);
@@ -236,19 +259,38 @@ int ts_replay_band_pace(const struct ts_trace *t, const struct ts_wakes *w, unsi
 	band->mean = mean;
 	band->sd = sqrt(ss / (K - 1));
 	band->half = mean > 0 ? t975(K - 1) * band->sd / sqrt((double)K) / mean : 0;
+	band->alone = mean > 0 && band->own_time ? t975(K - 1) * band->sd / mean : 0;
+	if (!band->own_time)
+		band->head_ns = band->tail_ns = 0;
 	band->low = TS_MAX(1 - band->half, 0.0);
 	band->high = 1 + band->half;
 	return 0;
 }
 
-int ts_replay_predict_band(struct ts_replay_set *s, const char *tier, double lo, double hi,
-			   struct ts_replay_result *res, char *err, size_t errlen)
+/* @p's band end @r, @e (ns, one phase's 95% range) further out: the two
+ * independent in quadrature (@lo: the low end, at least 0). */
+static uint64_t widen(uint64_t p, uint64_t r, double e, bool lo)
+{
+	if (!(e > 0))
+		return r;
+	double d = lo ? (p > r ? (double)(p - r) : 0) : (r > p ? (double)(r - p) : 0);
+	double x = (double)p + (lo ? -1 : 1) * hypot(d, e);
+	return x > 0 ? (uint64_t)llround(x) : 0;
+}
+
+int ts_replay_predict_band(struct ts_replay_set *s, const char *tier,
+			   const struct ts_replay_band *band, struct ts_replay_result *res,
+			   char *err, size_t errlen)
 {
 	double speed = s->cfg.speed > 0 ? s->cfg.speed : 1.0;
 	bool keep = s->cfg.speed_keeps_pauses;
-	double f[2] = {lo, hi};
+	double f[2] = {band->low, band->high};
 	uint64_t *out[2] = {&res->band_lo_ns, &res->band_hi_ns};
 	uint64_t *first[2] = {&res->band_lo_first_ns, &res->band_hi_first_ns};
+	uint64_t p = res->total_ns, p_first = ts_replay_from_first(res);
+	/* the phases without requests, each one part of its own pace */
+	double e = band->alone * hypot((double)band->head_ns, (double)band->tail_ns),
+	       e_first = band->alone * (double)band->tail_ns;
 	int rc = 0;
 	for (int i = 0; i < 2 && !rc; i++) {
 		struct ts_replay_result r;
@@ -259,8 +301,8 @@ int ts_replay_predict_band(struct ts_replay_set *s, const char *tier, double lo,
 		s->cfg.speed_keeps_pauses = true;
 		rc = ts_replay_predict(s, tier, &r, err, errlen);
 		s->cfg.speed_keeps_pauses = keep;
-		*out[i] = r.total_ns;
-		*first[i] = ts_replay_from_first(&r);
+		*out[i] = widen(p, r.total_ns, e, i == 0);
+		*first[i] = widen(p_first, ts_replay_from_first(&r), e_first, i == 0);
 	}
 	s->cfg.speed = speed;
 	return rc;
