@@ -362,8 +362,8 @@ static int replay_one(const struct replay_args *o, const struct ts_replay_cfg *c
 			goto out;
 		}
 		for (size_t i = 0; i < o->tiers.n; i++)
-			if (ts_replay_predict_band(&rs, o->tiers.v[i], band.low, band.high,
-						   &res[i + 1], err, sizeof(err))) {
+			if (ts_replay_predict_band(&rs, o->tiers.v[i], &band, &res[i + 1], err,
+						   sizeof(err))) {
 				fprintf(stderr, "tiersim replay: %s: %s\n", o->tiers.v[i], err);
 				goto out;
 			}
@@ -378,11 +378,13 @@ static int replay_one(const struct replay_args *o, const struct ts_replay_cfg *c
 			json_array_append_new(pj, json_real(band.pace[k]));
 		if (o1 && parts)
 			json_object_set_new(o1, "band",
-					    json_pack("{sI sb so sf sf sf sf sf}", "parts",
+					    json_pack("{sI sb so sf sf sf sf sf sI sI sf}", "parts",
 						      (json_int_t)parts, "own_time", band.own_time,
 						      "pace", pj ? pj : json_null(),
 						      "mean", band.mean, "sd", band.sd, "half",
-						      band.half, "low", band.low, "high", band.high));
+						      band.half, "low", band.low, "high", band.high,
+						      "head_ns", (json_int_t)band.head_ns, "tail_ns",
+						      (json_int_t)band.tail_ns, "alone", band.alone));
 		if (!o1) {
 			fprintf(stderr, "tiersim replay: out of memory\n");
 			goto out;
@@ -422,6 +424,14 @@ static int replay_one(const struct replay_args *o, const struct ts_replay_cfg *c
 			       rs.cfg.wakes && rs.cfg.wakes->npauses
 				   ? " (the threads' pauses, a timer's sleep, as recorded)"
 				   : "");
+			char hb[32], tb[32];
+			if (band.head_ns || band.tail_ns)
+				printf("the phases without requests, each one part of unknown "
+				       "pace (+-%.1f%%, t * sd): the threads' own time before the "
+				       "first request %s, after the last %s; each end that much "
+				       "further out, in quadrature\n",
+				       100 * band.alone, ts_fmt_duration(hb, sizeof(hb), band.head_ns),
+				       ts_fmt_duration(tb, sizeof(tb), band.tail_ns));
 		}
 	}
 	rc = 0;

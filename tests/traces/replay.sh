@@ -1133,4 +1133,94 @@ for c in "inflight fixed100 500000" "inflight fixed1000 3200000" "inflightf fixe
 	check "in flight: $1's own figures" test "$(j "$T/inflight.json" '.results[0].total_ns')" = \
 		"$(awk 'NR == 3 { s = $1 } { e = $2 } END { print e - s }' "$T/$1.txt")"
 done
+# The own time of several threads, each sleep counted in every part it
+# overlaps (one pass over the wake file's sorted sleeps): the reads of
+# bandw, thread 10 and thread 11 (alive 15-75 us). Thread 10 waits on 11
+# from 5 to 45 us (parts 0-2: 15, 20, 5 us) and pauses 50-55; thread 11
+# sleeps on the device 30-32 and pauses 62-90, past its end (part 3: 18 us
+# of its 15 alive, none left). Own time a part: 5 + 5, 0 + 18, 10 + 20,
+# 20 + 0, 20 = 10, 18, 30, 20, 20 us of 98: paces 0.510, 0.918, 1.531,
+# 1.020, 1.020.
+cp "$T/bandw.trace" "$T/bandt.trace"
+cat > "$T/bandt.trace.wakes" <<'X'
+tiersim-wakes 1
+span 1000000 1100000
+T 10 10 1 1000000 1100000 0 0 reader
+T 11 10 10 1015000 1075000 0 0 worker
+W 1045000 1005000 10 11
+S 1032000 1030000 11 0
+P 1055000 1050000 10
+P 1090000 1062000 11
+X
+"$B" replay "$T/bandt.trace" --virtual --tier unlimited --band 5 --json > "$T/bandt.json" 2> /dev/null
+check "band, own time of two threads: each sleep in every part it overlaps" \
+	test "$(jq -c '[.band.pace[] * 1000 | round]' "$T/bandt.json")" = "[510,918,1531,1020,1020]"
+# The phases without requests: bandw's reads and pauses 10 us later, the
+# thread alive from the trace's start (10 us before the first read) to 50
+# us after the last, running. Those 10 and 50 us of own time are in no
+# part; each is one more part of unknown pace, +-t * sd / mean = 4.303 *
+# 0.25 = 107.575% ("alone"), independent of the mean's +-62.1% (h), which
+# the scaled gaps carry (from the first read 20 us of own time in the
+# parts and the 50 after: 70 us * h; the whole span 80 us * h). Each end
+# moves out by the two in quadrature: from the first read 150 us -+
+# sqrt((70 us * h)^2 + (50 us * alone)^2), the whole 160 us -+
+# sqrt((80 us * h)^2 + alone^2 * (10 us^2 + 50 us^2)).
+mktrace bandh <<'X'
+header version=2 start_mono_ns=1000000
+path 1 "/f"
+10000 10000 read 1 0 4096 4096 10 65536 0 0
+20000 20000 read 1 4096 4096 4096 10 65536 0 0
+30000 30000 read 1 8192 4096 4096 10 65536 0 0
+40000 40000 read 1 12288 4096 4096 10 65536 0 0
+50000 50000 read 1 16384 4096 4096 10 65536 0 0
+60000 60000 read 1 20480 4096 4096 10 65536 0 0
+70000 70000 read 1 24576 4096 4096 10 65536 0 0
+80000 80000 read 1 28672 4096 4096 10 65536 0 0
+90000 90000 read 1 32768 4096 4096 10 65536 0 0
+100000 100000 read 1 36864 4096 4096 10 65536 0 0
+110000 110000 read 1 40960 4096 4096 10 65536 0 0
+end drops=0 records=11 t=110000
+X
+cat > "$T/bandh.trace.wakes" <<'X'
+tiersim-wakes 1
+span 1000000 1160000
+T 10 10 1 1000000 1160000 0 0 reader
+P 1017500 1010500 10
+P 1027500 1020500 10
+P 1038500 1030500 10
+P 1049500 1040500 10
+P 1058500 1050500 10
+P 1068500 1060500 10
+P 1077500 1070500 10
+P 1088500 1080500 10
+P 1099500 1090500 10
+P 1109500 1100500 10
+X
+"$B" replay "$T/bandh.trace" --virtual --tier unlimited --band 5 --json > "$T/bandh.json" 2> /dev/null
+check "band, phases without requests: the parts' pace as bandw's" \
+	test "$(jq -c '[.band.pace[] * 1000 | round]' "$T/bandh.json")" = "[1500,750,1000,1250,500]"
+check "band, phases without requests: own time before the first read and after the last" \
+	test "$(jq -c '[.band.head_ns, .band.tail_ns]' "$T/bandh.json")" = "[10000,50000]"
+check "band, phases without requests: one part's range, t * sd / mean" \
+	test "$(jq -c '.band.alone * 1e5 | round' "$T/bandh.json")" = 107575
+check "band, phases without requests: the prediction kept" \
+	test "$(jq -c '.results[1] | [.total_ns, .lead_ns]' "$T/bandh.json")" = "[160000,10000]"
+a=1.07575
+e=$(awk -v h="$h" -v a="$a" 'BEGIN { printf "%.1f", sqrt((70000 * h)^2 + (50000 * a)^2) }')
+check "band, phases without requests: low from the first read" \
+	near "$(j "$T/bandh.json" '.results[1].band.low_first_ns')" "$(awk -v e="$e" 'BEGIN { print 150000 - e }')"
+check "band, phases without requests: high from the first read" \
+	near "$(j "$T/bandh.json" '.results[1].band.high_first_ns')" "$(awk -v e="$e" 'BEGIN { print 150000 + e }')"
+e=$(awk -v h="$h" -v a="$a" 'BEGIN { printf "%.1f", sqrt((80000 * h)^2 + a^2 * (10000^2 + 50000^2)) }')
+check "band, phases without requests: low, the whole span" \
+	near "$(j "$T/bandh.json" '.results[1].band.low_ns')" "$(awk -v e="$e" 'BEGIN { print 160000 - e }')"
+check "band, phases without requests: high, the whole span" \
+	near "$(j "$T/bandh.json" '.results[1].band.high_ns')" "$(awk -v e="$e" 'BEGIN { print 160000 + e }')"
+check "band, no phases without requests: bandw's band as before" \
+	test "$(jq -c '[.band.head_ns, .band.tail_ns]' "$T/bandw.json")" = "[0,0]"
+check "band, requests alone: no phases without requests known" \
+	test "$(jq -c '[.band.head_ns, .band.tail_ns, .band.alone]' "$T/band.json")" = "[0,0,0]"
+"$B" replay "$T/bandh.trace" --virtual --tier unlimited --band 5 > "$T/bandh.txt" 2> /dev/null
+check "band, phases without requests: the text" \
+	grep -q "(+-107.6%, t \* sd): the threads' own time before the first request 10.00 us, after the last 50.00 us" "$T/bandh.txt"
 exit $fail

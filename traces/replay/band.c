@@ -32,14 +32,28 @@
  * a sleep an interrupt ended, a timer's, a training step's), which run as
  * long on any host and keep their length.
  *
+ * The command's time before its first request (a Python loader's imports)
+ * and after its last (its interpreter's exit) is in no part, and it is
+ * one phase each, not batches: no mean of parts narrows it. In
+ * bench/pytorch_replay.sh the threads' own time after the last request
+ * was 195-291 ms across the recordings of one tier and made most of a
+ * recording's deviation from its tier's median (+7.6% with 291 ms, -0.4%
+ * with 195). With a wake file each such phase is taken as one more part
+ * whose pace is unknown within the parts' scatter: its own time (the
+ * threads' time alive less their sleeps, as in a part) times +-t * sd /
+ * mean ("alone": a single part's 95% range about the mean, where the band
+ * takes the mean's, sd / sqrt(N - 2)). That phase's own deviation is
+ * independent of the mean pace's, which the scaled gaps already carry, so
+ * each end of the band moves further out by the two in quadrature: from
+ * the first request by the tail's; the whole span by the head's and the
+ * tail's (in quadrature too).
+ *
  * What it cannot see: a run slow (or fast) all through, whose batches
  * agree; batches that are not independent (a load that lasts longer than
  * a part) understate it; a job whose parts do different work shows its
- * phases as scatter; the command's time after its last request (a Python
- * loader's interpreter exit, 190-280 ms of one thread's own time, most of
- * a recording's deviation from its tier's median in
- * bench/pytorch_replay.sh) is in no part. The device's time inside each
- * part is modelled again, not scaled.
+ * phases as scatter (and so widens the phases without requests too).
+ * Without a wake file the phases without requests are not known. The
+ * device's time inside each part is modelled again, not scaled.
  */
 #include <errno.h>
 #include <math.h>
@@ -72,47 +86,93 @@ static double t975(unsigned df)
 	return 1.960;
 }
 
-/* The part of [@lo, @hi] (trace times; @mono: the trace's start) that
- * thread @tid spent asleep in @v's @n sleeps (each a waker's or an
- * interrupt's end of one; a thread's own never overlap). */
-static uint64_t asleep(const struct ts_sleep *v, size_t n, uint32_t tid, uint64_t mono, uint64_t lo,
-		       uint64_t hi)
+static int cmp_u32(const void *a, const void *b)
 {
-	uint64_t sum = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (v[i].tid != tid || v[i].t_ns <= mono + lo || v[i].since_ns >= mono + hi)
-			continue;
-		uint64_t a = TS_MAX(v[i].since_ns, mono + lo), b = TS_MIN(v[i].t_ns, mono + hi);
-		sum += b > a ? b - a : 0;
-	}
-	return sum;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
 }
 
-/* The command's threads' own time in [@lo, @hi] (trace times): each
- * thread's time alive there less its sleeps in it, on another of its
- * threads (a wake), on the device (state D) or on a timer (a pause). What
- * is left is the time the threads ran or waited for a CPU: the work whose
- * pace the host sets. 0 without a wake file. */
-static uint64_t own_time(const struct ts_wakes *w, uint64_t mono, uint64_t lo, uint64_t hi)
+/* Parts [@edge[k], @edge[k + 1]] (trace times, ascending; @mono: the
+ * trace's start) and each thread's sleep in each: @z[u * nparts + k], u
+ * the sleeper's index in @tid (the threads' ids, sorted, each once). */
+struct parts_walk {
+	const uint64_t *edge;
+	size_t nparts;
+	uint64_t mono;
+	const uint32_t *tid;
+	size_t ntid;
+	uint64_t *z;
+	size_t hi; /* the parts that begin before the last sleep's end */
+};
+
+/* Adds thread @who's sleep from @since to @t (CLOCK_MONOTONIC) to the
+ * parts it overlaps. A wake file's sleeps come in the time order of their
+ * ends, so the parts they end in move forward: over one list, one pass,
+ * each sleep touching only the parts it overlaps. */
+static void asleep_parts(struct parts_walk *p, uint32_t who, uint64_t since, uint64_t t)
 {
-	uint64_t sum = 0;
-	for (size_t i = 0; w && i < w->nthreads; i++) {
-		const struct ts_wakes_thread *th = &w->threads[i];
-		uint64_t a = TS_MAX(th->start_ns, mono + lo), b = TS_MIN(th->end_ns, mono + hi);
-		if (b <= a)
-			continue;
-		uint64_t z = asleep(w->sleeps, w->nsleeps, th->tid, mono, lo, hi) +
-			     asleep(w->pauses, w->npauses, th->tid, mono, lo, hi);
-		for (size_t k = 0; k < w->nwakes; k++) {
-			const struct ts_wake *e = &w->wakes[k];
-			if (e->wakee != th->tid || e->t_ns <= mono + lo || e->since_ns >= mono + hi)
-				continue;
-			uint64_t x = TS_MAX(e->since_ns, mono + lo), y = TS_MIN(e->t_ns, mono + hi);
-			z += y > x ? y - x : 0;
-		}
-		sum += b - a - TS_MIN(b - a, z);
+	while (p->hi > 0 && t <= p->mono + p->edge[p->hi - 1])
+		p->hi--;
+	while (p->hi < p->nparts && t > p->mono + p->edge[p->hi])
+		p->hi++;
+	const uint32_t *u = bsearch(&who, p->tid, p->ntid, sizeof(*p->tid), cmp_u32);
+	if (!u)
+		return;
+	for (size_t k = p->hi; k-- > 0 && since < p->mono + p->edge[k + 1];) {
+		uint64_t a = TS_MAX(since, p->mono + p->edge[k]),
+			 b = TS_MIN(t, p->mono + p->edge[k + 1]);
+		p->z[(size_t)(u - p->tid) * p->nparts + k] += b > a ? b - a : 0;
 	}
-	return sum;
+}
+
+/* The command's threads' own time in each of @nparts parts [@edge[k],
+ * @edge[k + 1]] (trace times, ascending) into @own: each thread's time
+ * alive there less its sleeps in it, on another of its threads (a wake),
+ * on the device (state D) or on a timer (a pause). What is left is the
+ * time the threads ran or waited for a CPU: the work whose pace the host
+ * sets. All 0 without a wake file; -ENOMEM. */
+static int own_times(const struct ts_wakes *w, uint64_t mono, const uint64_t *edge, size_t nparts,
+		     uint64_t *own)
+{
+	memset(own, 0, nparts * sizeof(*own));
+	if (!w || !w->nthreads || !nparts)
+		return 0;
+	uint32_t *tid = malloc(w->nthreads * sizeof(*tid));
+	uint64_t *z = tid ? calloc(w->nthreads * nparts, sizeof(*z)) : NULL;
+	if (!z) {
+		free(tid);
+		return -ENOMEM;
+	}
+	size_t ntid = 0;
+	for (size_t i = 0; i < w->nthreads; i++)
+		tid[i] = w->threads[i].tid;
+	qsort(tid, w->nthreads, sizeof(*tid), cmp_u32);
+	for (size_t i = 0; i < w->nthreads; i++) /* a reused id's threads share its sleeps */
+		if (!ntid || tid[i] != tid[ntid - 1])
+			tid[ntid++] = tid[i];
+	struct parts_walk p = {edge, nparts, mono, tid, ntid, z, 0};
+	for (size_t i = 0; i < w->nsleeps; i++)
+		asleep_parts(&p, w->sleeps[i].tid, w->sleeps[i].since_ns, w->sleeps[i].t_ns);
+	p.hi = 0;
+	for (size_t i = 0; i < w->npauses; i++)
+		asleep_parts(&p, w->pauses[i].tid, w->pauses[i].since_ns, w->pauses[i].t_ns);
+	p.hi = 0;
+	for (size_t i = 0; i < w->nwakes; i++)
+		asleep_parts(&p, w->wakes[i].wakee, w->wakes[i].since_ns, w->wakes[i].t_ns);
+	for (size_t i = 0; i < w->nthreads; i++) {
+		const struct ts_wakes_thread *th = &w->threads[i];
+		const uint32_t *u = bsearch(&th->tid, tid, ntid, sizeof(*tid), cmp_u32);
+		const uint64_t *zu = z + (size_t)(u - tid) * nparts;
+		for (size_t k = 0; k < nparts; k++) {
+			uint64_t a = TS_MAX(th->start_ns, mono + edge[k]),
+				 b = TS_MIN(th->end_ns, mono + edge[k + 1]);
+			if (b > a)
+				own[k] += b - a - TS_MIN(b - a, zu[k]);
+		}
+	}
+	free(z);
+	free(tid);
+	return 0;
 }
 
 int ts_replay_band_pace(const struct ts_trace *t, const struct ts_wakes *w, unsigned parts,
@@ -159,11 +219,29 @@ int ts_replay_band_pace(const struct ts_trace *t, const struct ts_wakes *w, unsi
 		return -EINVAL;
 	}
 	band->parts = parts;
+	/* the command's start to its first request, the parts, its last
+	 * request to its end: @parts + 2 spans, edge[k] to edge[k + 1] */
+	uint64_t edge[TS_REPLAY_BAND_MAX + 3], own_ns[TS_REPLAY_BAND_MAX + 2];
+	edge[0] = TS_MIN(begin, sub[0]);
+	for (unsigned k = 0; k <= parts; k++)
+		edge[k + 1] = sub[m * k / parts];
+	edge[parts + 2] = end;
+	int rc = end == UINT64_MAX ? own_times(w, mono, edge + 1, parts, own_ns + 1)
+				   : own_times(w, mono, edge, parts + 2, own_ns);
+	if (rc) {
+		snprintf(err, errlen, "out of memory");
+		free(sub);
+		return rc;
+	}
+	if (end == UINT64_MAX) /* no wake file's span: no start or end known */
+		own_ns[0] = own_ns[parts + 1] = 0;
+	band->head_ns = own_ns[0];
+	band->tail_ns = own_ns[parts + 1];
 	double own[TS_REPLAY_BAND_MAX], own_all = 0;
 	for (unsigned k = 0; k < parts; k++) {
 		size_t a = m * k / parts, b = m * (k + 1) / parts;
 		band->pace[k] = (double)(sub[b] - sub[a]) / (double)(b - a) / whole;
-		own[k] = (double)own_time(w, mono, sub[a], sub[b]) / (double)(b - a);
+		own[k] = (double)own_ns[k + 1] / (double)(b - a);
 		own_all += own[k] * (double)(b - a) / (double)m;
 	}
 	free(sub);
@@ -181,19 +259,38 @@ int ts_replay_band_pace(const struct ts_trace *t, const struct ts_wakes *w, unsi
 	band->mean = mean;
 	band->sd = sqrt(ss / (K - 1));
 	band->half = mean > 0 ? t975(K - 1) * band->sd / sqrt((double)K) / mean : 0;
+	band->alone = mean > 0 && band->own_time ? t975(K - 1) * band->sd / mean : 0;
+	if (!band->own_time)
+		band->head_ns = band->tail_ns = 0;
 	band->low = TS_MAX(1 - band->half, 0.0);
 	band->high = 1 + band->half;
 	return 0;
 }
 
-int ts_replay_predict_band(struct ts_replay_set *s, const char *tier, double lo, double hi,
-			   struct ts_replay_result *res, char *err, size_t errlen)
+/* @p's band end @r, @e (ns, one phase's 95% range) further out: the two
+ * independent in quadrature (@lo: the low end, at least 0). */
+static uint64_t widen(uint64_t p, uint64_t r, double e, bool lo)
+{
+	if (!(e > 0))
+		return r;
+	double d = lo ? (p > r ? (double)(p - r) : 0) : (r > p ? (double)(r - p) : 0);
+	double x = (double)p + (lo ? -1 : 1) * hypot(d, e);
+	return x > 0 ? (uint64_t)llround(x) : 0;
+}
+
+int ts_replay_predict_band(struct ts_replay_set *s, const char *tier,
+			   const struct ts_replay_band *band, struct ts_replay_result *res,
+			   char *err, size_t errlen)
 {
 	double speed = s->cfg.speed > 0 ? s->cfg.speed : 1.0;
 	bool keep = s->cfg.speed_keeps_pauses;
-	double f[2] = {lo, hi};
+	double f[2] = {band->low, band->high};
 	uint64_t *out[2] = {&res->band_lo_ns, &res->band_hi_ns};
 	uint64_t *first[2] = {&res->band_lo_first_ns, &res->band_hi_first_ns};
+	uint64_t p = res->total_ns, p_first = ts_replay_from_first(res);
+	/* the phases without requests, each one part of its own pace */
+	double e = band->alone * hypot((double)band->head_ns, (double)band->tail_ns),
+	       e_first = band->alone * (double)band->tail_ns;
 	int rc = 0;
 	for (int i = 0; i < 2 && !rc; i++) {
 		struct ts_replay_result r;
@@ -204,8 +301,8 @@ int ts_replay_predict_band(struct ts_replay_set *s, const char *tier, double lo,
 		s->cfg.speed_keeps_pauses = true;
 		rc = ts_replay_predict(s, tier, &r, err, errlen);
 		s->cfg.speed_keeps_pauses = keep;
-		*out[i] = r.total_ns;
-		*first[i] = ts_replay_from_first(&r);
+		*out[i] = widen(p, r.total_ns, e, i == 0);
+		*first[i] = widen(p_first, ts_replay_from_first(&r), e_first, i == 0);
 	}
 	s->cfg.speed = speed;
 	return rc;

@@ -292,17 +292,26 @@ struct ts_replay_band {
 	double mean, sd; /* of the inner parts' paces */
 	double half;	 /* t(0.975, parts - 3) * sd / sqrt(parts - 2) / mean */
 	double low, high; /* 1 - half (at least 0), 1 + half */
+	/* the command's threads' own time before its first request and
+	 * after its last (0 without a wake file), phases no part holds; each
+	 * is taken as one more part, its pace anywhere in the parts' scatter
+	 * about their mean: +-alone, t(0.975, parts - 3) * sd / mean */
+	uint64_t head_ns, tail_ns;
+	double alone;
 };
 /* 0, or -EINVAL with one line in @err (fewer than 2 intervals a part,
  * requests all at once). @parts: 4 to TS_REPLAY_BAND_MAX. */
 TS_WUR int ts_replay_band_pace(const struct ts_trace *t, const struct ts_wakes *w,
 			       unsigned parts, struct ts_replay_band *band, char *err,
 			       size_t errlen);
-/* @tier predicted with every recorded gap @lo and @hi times as long (the
- * --speed rule), into @res's band_* fields; s->cfg is left as it was. */
-TS_WUR int ts_replay_predict_band(struct ts_replay_set *s, const char *tier, double lo,
-				  double hi, struct ts_replay_result *res, char *err,
-				  size_t errlen);
+/* @tier predicted with every recorded gap @band's low and high times as
+ * long (the --speed rule), each end then further out by @band's phases
+ * without requests (their own time times alone, in quadrature; from the
+ * first request, the tail's alone), into @res's band_* fields. @res holds
+ * @tier's prediction (ts_replay_predict's); s->cfg is left as it was. */
+TS_WUR int ts_replay_predict_band(struct ts_replay_set *s, const char *tier,
+				  const struct ts_replay_band *band, struct ts_replay_result *res,
+				  char *err, size_t errlen);
 
 /* tiersim replay's output: the trace and the rules it was replayed with,
  * then the table of @nres results (@overridden: the tier model's options
