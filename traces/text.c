@@ -394,9 +394,9 @@ static int header_line(const struct ts_trace_where *w, struct ts_trace_hdr *h,
 static int meta_line(const struct ts_trace_where *w, struct ts_trace *t, const char *kw,
 		     const struct tok *tok, int n, bool *ended)
 {
-	if (t->npacked)
-		return ts_trace_bad(w, "%s line after %zu packed IO lines without their pack line",
-				    kw, t->npacked);
+	if (t->npacked && ts_trace_add_pack(t))
+		return ts_trace_bad(w, "a packed IO line (flag %u) before it lacks its cpu line",
+				    TS_REC_F_PACKED);
 	if (!strcmp(kw, "path")) {
 		uint64_t id;
 		if (n != 3)
@@ -469,11 +469,13 @@ static int rec_line(const struct ts_trace_where *w, struct ts_trace *t, const st
 	r.size = v[8];
 	r.aux = (uint32_t)v[9];
 	r.flags = (uint16_t)v[10];
-	if ((r.flags & TS_REC_F_PACKED) &&
-	    (t->hdr.version < 10 || t->npacked >= TS_TRACE_PACK_MAX))
-		return ts_trace_bad(w, "field 11 (flags): flag %u (packed) is version 10's, at most "
-				       "%u before their pack line",
-				    TS_REC_F_PACKED, TS_TRACE_PACK_MAX);
+	if ((r.flags & TS_REC_F_PACKED) && t->hdr.version < 10)
+		return ts_trace_bad(w, "field 11 (flags): flag %u (packed) is version 10's",
+				    TS_REC_F_PACKED);
+	/* a full pack closes before the next packed record */
+	if ((r.flags & TS_REC_F_PACKED) && t->npacked == TS_TRACE_PACK_MAX && ts_trace_add_pack(t))
+		return ts_trace_bad(w, "a packed IO line (flag %u) before it lacks its cpu line",
+				    TS_REC_F_PACKED);
 	return ts_trace_add_rec(t, &r);
 }
 
@@ -528,7 +530,11 @@ static int cpu_line(const struct ts_trace_where *w, struct ts_trace *t, const st
 }
 
 /* "pack N": the pack item after the N packed IO lines before it, whose
- * cpu lines hold what it carries (version 10). */
+ * cpu lines hold what it carries (version 10). The text may be edited:
+ * a pack line closes the packed IO lines before it whatever N says, and
+ * none is needed (packs close before a seventh packed line, a path,
+ * drops or end line, and at the end), so that moving or dropping IO lines
+ * keeps a valid trace; unedited text gives the file's bytes back. */
 static int pack_line(const struct ts_trace_where *w, struct ts_trace *t, const struct tok *tok,
 		     int n)
 {
@@ -539,10 +545,10 @@ static int pack_line(const struct ts_trace_where *w, struct ts_trace *t, const s
 	if (t->hdr.version < 10)
 		return ts_trace_bad(w, "pack line in a version %u trace (version 10's)",
 				    t->hdr.version);
-	if (k != t->npacked || ts_trace_add_pack(t))
-		return ts_trace_bad(w, "pack %s after %zu packed IO lines (flag %u), each with "
-				       "its cpu line",
-				    tok[1].val, t->npacked, TS_REC_F_PACKED);
+	if (t->npacked && ts_trace_add_pack(t))
+		return ts_trace_bad(w, "pack %s: a packed IO line (flag %u) before it lacks its "
+				       "cpu line",
+				    tok[1].val, TS_REC_F_PACKED);
 	return 0;
 }
 
@@ -639,6 +645,11 @@ int ts_trace_undump(FILE *in, const char *name, struct ts_trace *t, char *err, s
 		/* Storing a record (out of memory) fails without a message. */
 		if (ret && ret != TS_E_PARSE && ret != TS_E_VERSION)
 			snprintf(w.err, w.errlen, "%s:%lu: %s", name, w.lineno, ts_strerror(ret));
+	}
+	if (!ret && t->npacked && ts_trace_add_pack(t)) {
+		snprintf(w.err, w.errlen, "%s: a packed IO line (flag %u) lacks its cpu line", name,
+			 TS_REC_F_PACKED);
+		ret = TS_E_PARSE;
 	}
 	if (!ret && (ferror(in) || !have_hdr)) {
 		snprintf(w.err, w.errlen, "%s: %s", name,
