@@ -29,7 +29,10 @@
 # and traced-nocpu against unlimited, each run in the same round) — median,
 # and min..max over the rounds — for IOPS and for daemon CPU per request;
 # and the traces' drop counts (tracing must lose nothing: the counts are
-# read from the traces). The load average is printed before and after.
+# read from the traces), their records per second of fio run, and their
+# bytes per record (file size over records: a record, its CPU sample's item
+# where it has one, request clocks, packs and the rest). The load average
+# is printed before and after.
 #
 # Each tierfs run has a mount of its own, mounted (and calibrated) before it
 # and unmounted after it: a mount kept over the rounds carries its history
@@ -91,7 +94,7 @@ mount_fs() { # NAME: in the foreground, so that $! is the daemon
 }
 KEEP=${TS_KEEP_MOUNTS:-0}
 # records and drops of each traced access, summed over its traces
-declare -A RECS=() DROPS=() NOTES=()
+declare -A RECS=() DROPS=() NOTES=() BYTES=() RUNS=()
 umount_fs() { # NAME: unmounted, its daemon gone (its trace written out)
 	fusermount3 -u "$WORK/$1" && wait "${PID[$1]}"
 	PID[$1]=
@@ -106,6 +109,7 @@ try:
 except Exception:
     print("? ?")')
 	RECS[$1]=$((${RECS[$1]:-0} + ${n/\?/0})) DROPS[$1]=$((${DROPS[$1]:-0} + ${d/\?/0}))
+	BYTES[$1]=$((${BYTES[$1]:-0} + $(stat -c %s "$WORK/$1.trace"))) RUNS[$1]=$((${RUNS[$1]:-0} + 1))
 	[ "$n" = "?" ] && NOTES[$1]+="; a trace unreadable"
 	[ -s "$WORK/stats.err" ] && NOTES[$1]+="; $(head -1 "$WORK/stats.err")"
 	rm -f "$WORK/$1.trace"
@@ -221,7 +225,11 @@ if [ "$KEEP" = 1 ]; then
 else
 	for t in $TRACED; do
 		[ -x "$CLI" ] || continue
-		echo "# $t's traces (one a run): ${RECS[$t]:-0} records, ${DROPS[$t]:-0} dropped${NOTES[$t]:-}"
+		echo "# $t's traces (one a run): ${RECS[$t]:-0} records, ${DROPS[$t]:-0} dropped," \
+			"$(awk -v r="${RECS[$t]:-0}" -v n="${RUNS[$t]:-0}" -v s="$RUNTIME" \
+				'BEGIN { printf "%.0f", n ? r / n / s : 0 }') records/s of fio run," \
+			"${BYTES[$t]:-0} bytes, $(awk -v b="${BYTES[$t]:-0}" -v r="${RECS[$t]:-0}" \
+				'BEGIN { printf "%.1f", r ? b / r : 0 }') bytes a record${NOTES[$t]:-}"
 	done
 fi
 echo "# $(bench_load) after the run"

@@ -566,13 +566,12 @@ int ts_fs_trace_open(struct ts_fs *fs, char *err, size_t n)
 		len += (size_t)snprintf(h.mount_opts + len, sizeof(h.mount_opts) - len,
 					",loop_issue=%s", fs->loop_issue_label);
 	/* carry=, where tierfs carries: a virtual replay then carries as it
-	 * did (traces/tier_rule.h) */
+	 * did (traces/tier_rule.h); the header's bit says so, the text is
+	 * for people */
 	if (fs->o.carry && !fs->o.image) {
-		/* last, in full: options too long for the field give way to it,
-		 * since the replay reads it from there */
-		static const char carry[] = ",carry=true";
-		memcpy(h.mount_opts + TS_MIN(len, sizeof(h.mount_opts) - sizeof(carry)), carry,
-		       sizeof(carry));
+		h.model |= TS_TRACE_MODEL_CARRY;
+		if (len < sizeof(h.mount_opts))
+			snprintf(h.mount_opts + len, sizeof(h.mount_opts) - len, ",carry=true");
 	}
 	struct ts_fs_trace *tr = calloc(1, sizeof(*tr));
 	if (!tr)
@@ -634,10 +633,16 @@ void ts_fs_trace_put(struct ts_fs *fs, struct ts_fs_req *r)
 				(r->kernel_ra ? TS_REC_F_KERNEL_RA : 0)),
 	};
 	/* block mode's request clock, where it scheduled the request
-	 * (disk/issue.h): a virtual replay charges it as tierfs did */
-	const struct ts_trace_issue issue = {
-	    .issue_ns = r->issue_ns, .end_ns = r->issue_end_ns, .off_ns = r->issue_off_ns};
-	const struct ts_trace_issue *is = r->issue_used && r->due_ns ? &issue : NULL;
+	 * (disk/issue.h): a virtual replay charges it as tierfs did; with
+	 * loop_issue=watch, where it found the issue, the model's time as if
+	 * from it, marked watched (no reader charges from it) */
+	bool watched = !r->issue_used && fs->issue_watch && r->issue_ns && r->due_ns &&
+		       r->issue_ns <= r->submit_ns && r->issue_end_ns >= r->issue_ns;
+	const struct ts_trace_issue issue = {.issue_ns = r->issue_ns,
+					     .end_ns = r->issue_end_ns,
+					     .off_ns = watched ? 0 : r->issue_off_ns,
+					     .watched = watched};
+	const struct ts_trace_issue *is = (r->issue_used && r->due_ns) || watched ? &issue : NULL;
 	if (r->cpu_state == TS_FS_CPU_UNDECIDED)
 		ts_fs_trace_sample(fs, r);
 	if (r->cpu_state == TS_FS_CPU_NONE) {

@@ -24,6 +24,11 @@
  *
  * The error is the short gaps' CPU share differing from the thread's
  * measured one, at most the budget tierfs gave the run.
+ *
+ * A packed record (version 10, TS_REC_F_PACKED) came without a cpu item:
+ * it takes its process and parent from the thread's sample before it in
+ * submit order (after it where none; its tid for the process where the
+ * thread has no other), and is then a sample left unread like the rest.
  */
 #include <stdlib.h>
 
@@ -124,6 +129,33 @@ static bool rate_of(const struct share *s, struct share *out)
 	return true;
 }
 
+/* The process and parent of the thread's packed records idx[0..n). */
+static void fill_pids(struct ts_trace *t, const size_t *idx, size_t n)
+{
+	/* forward: the sample before it; then backward: the one after */
+	for (int dir = 0; dir < 2; dir++) {
+		const struct ts_trace_cpu *last = NULL;
+		for (size_t k = 0; k < n; k++) {
+			size_t i = idx[dir ? n - 1 - k : k];
+			struct ts_trace_cpu *c = &t->cpu[i];
+			if (!(t->recs[i].flags & TS_REC_F_PACKED)) {
+				last = c->pid ? c : last;
+			} else if (!c->pid && last) {
+				c->pid = last->pid;
+				c->ppid = last->ppid;
+				t->ncpu++;
+			}
+		}
+	}
+	for (size_t k = 0; k < n; k++) { /* no other sample in the thread */
+		struct ts_trace_cpu *c = &t->cpu[idx[k]];
+		if ((t->recs[idx[k]].flags & TS_REC_F_PACKED) && !c->pid) {
+			c->pid = t->recs[idx[k]].tid ? t->recs[idx[k]].tid : 1;
+			t->ncpu++;
+		}
+	}
+}
+
 static void fill_thread(struct ts_trace *t, const size_t *idx, size_t n, const struct share *rate)
 {
 	size_t p = SIZE_MAX, from = SIZE_MAX;
@@ -156,14 +188,20 @@ static size_t thread_end(const struct ts_trace *t, const size_t *idx, size_t a)
 
 int ts_trace_cpu_fill(struct ts_trace *t)
 {
-	bool any = false;
-	for (size_t i = 0; t->cpu && i < t->nrecs && !any; i++)
-		any = t->cpu[i].pid && (t->cpu[i].flags & TS_CPU_F_GAP);
-	if (!any)
+	bool any = false, pids = false;
+	for (size_t i = 0; t->cpu && i < t->nrecs; i++) {
+		any |= t->cpu[i].pid && (t->cpu[i].flags & TS_CPU_F_GAP);
+		pids |= (t->recs[i].flags & TS_REC_F_PACKED) && !t->cpu[i].pid;
+	}
+	if (!any && !pids)
 		return 0;
 	size_t *idx = ts_trace_thread_order(t);
 	if (!idx)
 		return -ENOMEM;
+	for (size_t a = 0, b; pids && a < t->nrecs; a = b) {
+		b = thread_end(t, idx, a);
+		fill_pids(t, idx + a, b - a);
+	}
 	/* the whole trace's share, for threads that measured none */
 	struct share all = {0}, all_rate = {.on = 1.0};
 	for (size_t a = 0, b; a < t->nrecs; a = b) {

@@ -9,7 +9,9 @@
  * "loop_hop=Nns(label)" and "loop_hop_128k=Nns(measured)", which are read
  * here for the versions before. Whether the mount served a disk image
  * (block mode) has its own bit from version 8; before, the hop's bit
- * stood for it, which is read here too.
+ * stood for it, which is read here too. Whether tierfs carried round trips
+ * (carry=) has its own bit from version 10; before, tierfs wrote
+ * "carry=true" into mount_opts, which is read here.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -147,6 +149,25 @@ static int legacy_fields(struct ts_trace_hdr *h, char *why, size_t n)
 	return (rc = legacy_hop(h, why, n)) ? rc : legacy_parts(h, why, n);
 }
 
+/* Whether mount_opts turn carry= on, as tierfs wrote it before version
+ * 10: the last "carry=" among them is true, yes, on or 1. */
+static bool legacy_carry(const char *opts)
+{
+	bool on = false;
+	for (const char *p = opts; *p;) {
+		size_t k = strcspn(p, ",");
+		if (k > 6 && !strncmp(p, "carry=", 6)) {
+			const char *v = p + 6;
+			size_t m = k - 6;
+			on = (m == 4 && !strncmp(v, "true", 4)) || (m == 3 && !strncmp(v, "yes", 3)) ||
+			     (m == 2 && !strncmp(v, "on", 2)) || (m == 1 && *v == '1');
+		}
+		p += k;
+		p += *p == ',';
+	}
+	return on;
+}
+
 int ts_trace_hdr_legacy(struct ts_trace_hdr *h, char *why, size_t n)
 {
 	int rc = legacy_fields(h, why, n);
@@ -156,5 +177,8 @@ int ts_trace_hdr_legacy(struct ts_trace_hdr *h, char *why, size_t n)
 	 * carries neither, and so replays as a directory's would. */
 	if (!rc && h->version < 8 && h->model & TS_TRACE_MODEL_LOOP_HOP)
 		h->model |= TS_TRACE_MODEL_IMAGE;
+	/* tierfs carried where it wrote carry=true (versions 7 to 9) */
+	if (!rc && h->version < 10 && legacy_carry(h->mount_opts))
+		h->model |= TS_TRACE_MODEL_CARRY;
 	return rc;
 }

@@ -101,6 +101,8 @@ int ts_trace_stats_compute(const struct ts_trace *t, uint64_t interval_ns,
 	ts_hist_init(&s->issue_lead);
 	ts_hist_init(&s->issue_model);
 	ts_hist_init(&s->issue_off);
+	ts_hist_init(&s->watch_lead);
+	ts_hist_init(&s->watch_model);
 	s->nrecs = t->nrecs;
 	size_t nf = (size_t)t->npaths + 1; /* the last slot: ids the table lacks */
 	idx = ts_trace_order(t);
@@ -149,6 +151,10 @@ int ts_trace_stats_compute(const struct ts_trace *t, uint64_t interval_ns,
 			ts_hist_add(&s->issue_lead, r->submit_ns - is->issue_ns);
 			ts_hist_add(&s->issue_model, is->end_ns - is->issue_ns);
 			ts_hist_add(&s->issue_off, is->off_ns);
+		} else if (t->issue && t->issue[idx[k]].set) { /* watched */
+			s->watched++;
+			ts_hist_add(&s->watch_lead, r->submit_ns - t->issue[idx[k]].issue_ns);
+			ts_hist_add(&s->watch_model, t->issue[idx[k]].end_ns - t->issue[idx[k]].issue_ns);
 		}
 
 		struct ts_trace_stats_thread *th = find_thread(s, r->tid);
@@ -357,6 +363,14 @@ void ts_trace_stats_print(FILE *f, const struct ts_trace_stats *s, const struct 
 		print_hist_line(f, "model", &s->issue_model);
 		print_hist_line(f, "taken off", &s->issue_off);
 	}
+	if (s->watched) {
+		fprintf(f,
+			"\nrequest clock watched (block mode, loop_issue=watch: %" PRIu64
+			" reads and writes charged from tierfs's receipt, their issue found):\n",
+			s->watched);
+		print_hist_line(f, "issue->recv", &s->watch_lead);
+		print_hist_line(f, "model", &s->watch_model);
+	}
 
 	fprintf(f, "\nfiles (by bytes, top %zu of %zu):\n  %10s %12s %12s  %s\n", top, s->nfiles,
 		"ops", "read", "written", "path");
@@ -449,6 +463,11 @@ json_t *ts_trace_stats_json(const struct ts_trace_stats *s, const struct ts_trac
 					      "issue_to_receipt", hist_json(&s->issue_lead),
 					      "model_from_issue", hist_json(&s->issue_model),
 					      "taken_off", hist_json(&s->issue_off)));
+	if (s->watched)
+		json_object_set_new(o, "request_clock_watched",
+				    json_pack("{sI so so}", "requests", (json_int_t)s->watched,
+					      "issue_to_receipt", hist_json(&s->watch_lead),
+					      "model_from_issue", hist_json(&s->watch_model)));
 	for (size_t i = 0; i < s->nfiles; i++) {
 		const struct ts_trace_stats_file *x = &s->files[i];
 		json_array_append_new(files, json_pack("{ss sI sI sI}", "path", file_name(t, x->id),

@@ -53,6 +53,10 @@ struct ts_trace_stats {
 	 * off the reply */
 	uint64_t issued;
 	struct ts_hist issue_lead, issue_model, issue_off;
+	/* watched (version 10, loop_issue=watch): charged from the receipt,
+	 * the model's time as if from the issue beside it */
+	uint64_t watched;
+	struct ts_hist watch_lead, watch_model;
 	struct ts_hist think;		   /* per thread, completion to next submit */
 	struct ts_trace_stats_file *files; /* by bytes moved, descending */
 	size_t nfiles;

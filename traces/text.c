@@ -86,8 +86,9 @@ static void put_rec(FILE *out, const struct ts_trace *t, size_t i)
 		const struct ts_trace_issue *is = &t->issue[i];
 		fprintf(out,
 			"issue %" PRIu32 " issue_ns=%" PRIu64 " end_ns=%" PRIu64 " off_ns=%" PRIu64
-			"\n",
-			r->tid, is->issue_ns, is->end_ns, is->off_ns);
+			"%s\n",
+			r->tid, is->issue_ns, is->end_ns, is->off_ns,
+			is->watched ? " flags=1" : "");
 	}
 }
 
@@ -150,6 +151,9 @@ int ts_trace_dump(FILE *out, const struct ts_trace *t)
 		case TS_ITEM_END:
 			fprintf(out, "end drops=%" PRIu64 " records=%" PRIu64 " t=%" PRIu64 "\n",
 				t->end.offset, t->end.length, t->end.submit_ns);
+			break;
+		case TS_ITEM_PACK:
+			fprintf(out, "pack %" PRIu64 "\n", it->val);
 			break;
 		}
 	}
@@ -341,7 +345,7 @@ static int header_line(const struct ts_trace_where *w, struct ts_trace_hdr *h,
 		else if (!strcmp(k, "host"))
 			fail = set_str(h->host, sizeof(h->host), v);
 		else if (!strcmp(k, "model")) {
-			if (!(fail = ts_trace_parse_u64(v, TS_TRACE_MODEL_ALL, &x)))
+			if (!(fail = ts_trace_parse_u64(v, TS_TRACE_MODEL_OF(TS_TRACE_VERSION), &x)))
 				h->model = (uint32_t)x;
 		} else if ((fail = model_field(h, k, v)) < 0)
 			return ts_trace_bad(w, "header field %d: unknown key \"%s\"", i, k);
@@ -357,7 +361,8 @@ static int header_line(const struct ts_trace_where *w, struct ts_trace_hdr *h,
 		return ts_trace_bad(w, "header: model=%" PRIu32 " sets bits a version %u header "
 				       "does not have (0x80, the EBS limits, is version 5's; 0x100, "
 				       "the loop hop, version 6's; 0x200, its size and window parts, "
-				       "version 7's; 0x400, the disk image, version 8's)",
+				       "version 7's; 0x400, the disk image, version 8's; 0x800, carry, "
+				       "version 10's)",
 				    h->model, h->version);
 	for (size_t i = 0; i < TS_ARRAY_SIZE(model_keys); i++)
 		if (!(h->model & model_keys[i].bit) &&
@@ -389,6 +394,9 @@ static int header_line(const struct ts_trace_where *w, struct ts_trace_hdr *h,
 static int meta_line(const struct ts_trace_where *w, struct ts_trace *t, const char *kw,
 		     const struct tok *tok, int n, bool *ended)
 {
+	if (t->npacked && ts_trace_add_pack(t))
+		return ts_trace_bad(w, "a packed IO line (flag %u) before it lacks its cpu line",
+				    TS_REC_F_PACKED);
 	if (!strcmp(kw, "path")) {
 		uint64_t id;
 		if (n != 3)
@@ -461,6 +469,13 @@ static int rec_line(const struct ts_trace_where *w, struct ts_trace *t, const st
 	r.size = v[8];
 	r.aux = (uint32_t)v[9];
 	r.flags = (uint16_t)v[10];
+	if ((r.flags & TS_REC_F_PACKED) && t->hdr.version < 10)
+		return ts_trace_bad(w, "field 11 (flags): flag %u (packed) is version 10's",
+				    TS_REC_F_PACKED);
+	/* a full pack closes before the next packed record */
+	if ((r.flags & TS_REC_F_PACKED) && t->npacked == TS_TRACE_PACK_MAX && ts_trace_add_pack(t))
+		return ts_trace_bad(w, "a packed IO line (flag %u) before it lacks its cpu line",
+				    TS_REC_F_PACKED);
 	return ts_trace_add_rec(t, &r);
 }
 
@@ -503,6 +518,10 @@ static int cpu_line(const struct ts_trace_where *w, struct ts_trace *t, const st
 		return ts_trace_bad(w, "field flags: %s (version 4: 1, with on_ns=0 runq_ns=0, or "
 				       "2)",
 				    t->hdr.version < 4 ? "a version 4 field" : "bad value");
+	if ((t->recs[t->nrecs - 1].flags & TS_REC_F_PACKED) &&
+	    (c.flags != TS_CPU_F_GAP || c.sys_ns > UINT32_MAX || c.late_ns > UINT32_MAX))
+		return ts_trace_bad(w, "a packed IO line's cpu line has flags=1, and sys_ns and "
+				       "late_ns within 32 bits");
 	int ret = ts_trace_add_cpu(t, &c);
 	if (ret == -EINVAL)
 		return ts_trace_bad(w, "cpu line must follow its IO line directly (one sample "
@@ -510,21 +529,47 @@ static int cpu_line(const struct ts_trace_where *w, struct ts_trace *t, const st
 	return ret;
 }
 
-/* "issue TID issue_ns=N end_ns=N off_ns=N": block mode's request clock of
- * the IO line just before it, after its cpu line (version 9). */
+/* "pack N": the pack item after the N packed IO lines before it, whose
+ * cpu lines hold what it carries (version 10). The text may be edited:
+ * a pack line closes the packed IO lines before it whatever N says, and
+ * none is needed (packs close before a seventh packed line, a path,
+ * drops or end line, and at the end), so that moving or dropping IO lines
+ * keeps a valid trace; unedited text gives the file's bytes back. */
+static int pack_line(const struct ts_trace_where *w, struct ts_trace *t, const struct tok *tok,
+		     int n)
+{
+	uint64_t k;
+	if (n != 2 || tok[1].key[0] || ts_trace_parse_u64(tok[1].val, TS_TRACE_PACK_MAX, &k))
+		return ts_trace_bad(w, "pack line is \"pack N\" (N from 1 to %u)",
+				    TS_TRACE_PACK_MAX);
+	if (t->hdr.version < 10)
+		return ts_trace_bad(w, "pack line in a version %u trace (version 10's)",
+				    t->hdr.version);
+	if (t->npacked && ts_trace_add_pack(t))
+		return ts_trace_bad(w, "pack %s: a packed IO line (flag %u) before it lacks its "
+				       "cpu line",
+				    tok[1].val, TS_REC_F_PACKED);
+	return 0;
+}
+
+/* "issue TID issue_ns=N end_ns=N off_ns=N [flags=1]": block mode's
+ * request clock of the IO line just before it, after its cpu line
+ * (version 9; flags=1, watched, version 10). */
 static int issue_line(const struct ts_trace_where *w, struct ts_trace *t, const struct tok *tok,
 		      int n)
 {
-	static const char *const keys[] = {"issue_ns", "end_ns", "off_ns"};
-	uint64_t tid, v[3];
-	if (n != 5)
-		return ts_trace_bad(w, "issue line is \"issue TID issue_ns=N end_ns=N off_ns=N\"");
+	static const char *const keys[] = {"issue_ns", "end_ns", "off_ns", "flags"};
+	uint64_t tid, v[4] = {0};
+	if (n != 5 && n != 6)
+		return ts_trace_bad(w, "issue line is \"issue TID issue_ns=N end_ns=N off_ns=N "
+				       "[flags=1]\"");
 	if (tok[1].key[0] || ts_trace_parse_u64(tok[1].val, UINT32_MAX, &tid))
 		return ts_trace_bad(w, "field 1 (tid): bad value \"%s\"", tok[1].val);
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < n - 2; i++) {
 		if (strcmp(tok[i + 2].key, keys[i]))
 			return ts_trace_bad(w, "field %d: expected %s=", i + 2, keys[i]);
-		if (ts_trace_parse_u64(tok[i + 2].val, UINT64_MAX, &v[i]))
+		if (ts_trace_parse_u64(tok[i + 2].val, i == 3 ? TS_ISSUE_F_WATCHED : UINT64_MAX,
+				       &v[i]))
 			return ts_trace_bad(w, "field %s: not a number: \"%s\"", keys[i],
 					    tok[i + 2].val);
 	}
@@ -534,12 +579,14 @@ static int issue_line(const struct ts_trace_where *w, struct ts_trace *t, const 
 	if (!t->nrecs || t->recs[t->nrecs - 1].tid != tid)
 		return ts_trace_bad(w, "issue line must follow an IO line of thread %s",
 				    tok[1].val);
-	struct ts_trace_issue is = {.issue_ns = v[0], .end_ns = v[1], .off_ns = v[2]};
+	struct ts_trace_issue is = {
+	    .issue_ns = v[0], .end_ns = v[1], .off_ns = v[2], .watched = v[3] != 0};
 	int ret = ts_trace_add_issue(t, &is);
 	if (ret == -EINVAL)
 		return ts_trace_bad(w, "issue line must follow its IO line (a read or write the "
 				       "model charged) and its cpu line, one per record, with "
-				       "issue_ns <= the record's submit_ns and <= end_ns");
+				       "issue_ns <= the record's submit_ns and <= end_ns (a "
+				       "watched one, flags=1, version 10's, with off_ns=0)");
 	return ret;
 }
 
@@ -568,6 +615,8 @@ static int undump_line(const struct ts_trace_where *w, struct ts_trace *t, char 
 		return cpu_line(w, t, tok, n);
 	if (!strcmp(kw, "issue"))
 		return issue_line(w, t, tok, n);
+	if (!strcmp(kw, "pack"))
+		return pack_line(w, t, tok, n);
 	return rec_line(w, t, tok, n);
 }
 
@@ -596,6 +645,11 @@ int ts_trace_undump(FILE *in, const char *name, struct ts_trace *t, char *err, s
 		/* Storing a record (out of memory) fails without a message. */
 		if (ret && ret != TS_E_PARSE && ret != TS_E_VERSION)
 			snprintf(w.err, w.errlen, "%s:%lu: %s", name, w.lineno, ts_strerror(ret));
+	}
+	if (!ret && t->npacked && ts_trace_add_pack(t)) {
+		snprintf(w.err, w.errlen, "%s: a packed IO line (flag %u) lacks its cpu line", name,
+			 TS_REC_F_PACKED);
+		ret = TS_E_PARSE;
 	}
 	if (!ret && (ferror(in) || !have_hdr)) {
 		snprintf(w.err, w.errlen, "%s: %s", name,

@@ -197,20 +197,3 @@ uint64_t ts_tier_rule_carry(uint64_t *owed, uint64_t floor_ns, uint64_t due, uin
 	*owed = TS_MIN(*owed + floor_ns, TS_TIER_RULE_CARRY_MAX * floor_ns);
 	return due;
 }
-
-bool ts_tier_rule_carry_opt(const char *opts)
-{
-	bool on = false;
-	for (const char *p = opts; p && *p;) {
-		size_t n = strcspn(p, ",");
-		if (n > 6 && !strncmp(p, "carry=", 6)) {
-			const char *v = p + 6;
-			size_t k = n - 6;
-			on = (k == 4 && !strncmp(v, "true", 4)) || (k == 3 && !strncmp(v, "yes", 3)) ||
-			     (k == 2 && !strncmp(v, "on", 2)) || (k == 1 && *v == '1');
-		}
-		p += n;
-		p += *p == ',';
-	}
-	return on;
-}

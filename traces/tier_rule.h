@@ -143,14 +143,12 @@ uint64_t ts_tier_rule_issue_reply(uint64_t arrive, uint64_t end, uint64_t off);
  * that much less. Returns the time the reply waits for: @due less what
  * was taken (tierfs replies at the later of it and @end, as late as it
  * wakes). tierfs's trace says
- * it ran so with "carry=true" in its header's mount_opts, and a virtual
- * replay of the trace (traces/replay/virtual.c) carries the same way,
- * per thread of the trace.
+ * it ran so with the header's TS_TRACE_MODEL_CARRY bit (before format
+ * version 10, "carry=true" in its mount_opts, which the reader turns into
+ * the bit: traces/header.c), and a virtual replay of the trace
+ * (traces/replay/virtual.c) carries the same way, per thread of the trace.
  */
 #define TS_TIER_RULE_CARRY_MAX 8
 uint64_t ts_tier_rule_carry(uint64_t *owed, uint64_t floor_ns, uint64_t due, uint64_t end);
-/* Whether tierfs options @opts ("k=v,...", a trace header's mount_opts)
- * turn carry= on: the last "carry=" among them is true, yes, on or 1. */
-bool ts_tier_rule_carry_opt(const char *opts);
 
 #endif

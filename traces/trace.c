@@ -230,6 +230,10 @@ struct seg {
 	_Alignas(64) _Atomic uint64_t head; /* consumer */
 	_Atomic(struct seg *) next;	    /* set by the producer once it moved on */
 	uint64_t ready; /* writer only: slots before this one are populated (populate_ahead) */
+	/* side[k]: slot k's packed sample (TS_REC_F_PACKED: sys_ns in the
+	 * low 32 bits, late_ns in the high), which the writer moves into a
+	 * pack item; after the slots, in the same allocation */
+	uint64_t *side;
 	struct ts_trace_rec slot[];
 };
 
@@ -280,10 +284,13 @@ struct ts_trace_writer {
 
 static struct seg *seg_new(const struct ts_trace_writer *w)
 {
-	size_t sz = sizeof(struct seg) + (size_t)w->ring_records * sizeof(struct ts_trace_rec);
+	size_t sz = sizeof(struct seg) +
+		    (size_t)w->ring_records * (sizeof(struct ts_trace_rec) + sizeof(uint64_t));
 	struct seg *s = aligned_alloc(64, (sz + 63) & ~(size_t)63);
-	if (s)
+	if (s) {
 		memset(s, 0, sizeof(*s));
+		s->side = (uint64_t *)&s->slot[w->ring_records];
+	}
 	return s;
 }
 
@@ -364,9 +371,20 @@ static struct seg *spill(struct ts_trace_writer *w, struct ring *r, struct seg *
 	return n;
 }
 
+/* Whether CPU sample @cpu goes into a pack (version 10): a clock left
+ * unread whose sys_ns and late_ns fit 32 bits each; any other keeps its
+ * cpu item. */
+static bool packs(const struct ts_trace_cpu *cpu)
+{
+	return cpu && (cpu->flags & TS_CPU_F_GAP) && cpu->sys_ns <= UINT32_MAX &&
+	       cpu->late_ns <= UINT32_MAX;
+}
+
 /* The ring slots hold items as stored: a record, and with a CPU sample the
  * cpu item after it, then with a request clock the issue item, queued
- * together so the drain never splits them. */
+ * together so the drain never splits them. A sample left unread takes no
+ * slot: the record says so (TS_REC_F_PACKED) and its sys_ns and late_ns
+ * go beside it (seg.side), for the writer's pack item (drain). */
 static void put(struct ts_trace_writer *w, const struct ts_trace_rec *rec,
 		const struct ts_trace_cpu *cpu, const struct ts_trace_issue *issue)
 {
@@ -374,7 +392,9 @@ static void put(struct ts_trace_writer *w, const struct ts_trace_rec *rec,
 	uint64_t base = w->hdr.start_mono_ns;
 	if (issue && issue->issue_ns <= base)
 		issue = NULL; /* before the trace began: cannot be stored */
-	uint64_t need = 1 + (cpu != NULL) + (issue != NULL), cap = w->ring_records, mask = cap - 1;
+	bool packed = packs(cpu);
+	uint64_t need = 1 + (cpu && !packed) + (issue != NULL), cap = w->ring_records,
+		 mask = cap - 1;
 
 	if (!r && !(r = ring_claim(w))) {
 		atomic_fetch_add_explicit(&w->dropped_noring, 1, memory_order_relaxed);
@@ -395,7 +415,10 @@ static void put(struct ts_trace_writer *w, const struct ts_trace_rec *rec,
 	s->submit_ns = rec->submit_ns > base ? rec->submit_ns - base : 0;
 	s->complete_ns = rec->complete_ns > base ? rec->complete_ns - base : 0;
 	uint64_t k = t + 1;
-	if (cpu)
+	s->flags = (uint16_t)((rec->flags & ~TS_REC_F_PACKED) | (packed ? TS_REC_F_PACKED : 0));
+	if (packed)
+		g->side[t & mask] = cpu->sys_ns | cpu->late_ns << 32;
+	else if (cpu)
 		g->slot[k++ & mask] = (struct ts_trace_rec){
 		    .offset = cpu->flags & TS_CPU_F_GAP ? 0 : cpu->on_ns,
 		    .length = cpu->flags & TS_CPU_F_GAP ? 0 : cpu->runq_ns,
@@ -411,9 +434,10 @@ static void put(struct ts_trace_writer *w, const struct ts_trace_rec *rec,
 		g->slot[k++ & mask] = (struct ts_trace_rec){
 		    .submit_ns = issue->issue_ns - base,
 		    .complete_ns = issue->end_ns > base ? issue->end_ns - base : 0,
-		    .offset = issue->off_ns,
+		    .offset = issue->watched ? 0 : issue->off_ns,
 		    .tid = rec->tid,
 		    .op = TS_ITEM_ISSUE,
+		    .flags = issue->watched ? TS_ISSUE_F_WATCHED : 0,
 		};
 	atomic_store_explicit(&g->tail, t + need, memory_order_release);
 	/* half full: wake the writer (kick) */
@@ -563,6 +587,53 @@ static bool is_rec(const struct ts_trace_rec *it)
 	return it->op != TS_ITEM_CPU && it->op != TS_ITEM_ISSUE;
 }
 
+/* The packed samples of the records written since the last pack item. */
+struct pack {
+	uint64_t v[TS_TRACE_PACK_MAX];
+	unsigned n;
+};
+
+static void pack_flush(struct ts_trace_writer *w, struct pack *pk)
+{
+	if (!pk->n)
+		return;
+	struct ts_trace_rec it = {.submit_ns = pk->v[0],
+				  .complete_ns = pk->n > 1 ? pk->v[1] : 0,
+				  .offset = pk->n > 2 ? pk->v[2] : 0,
+				  .length = pk->n > 3 ? pk->v[3] : 0,
+				  .result = pk->n > 4 ? (int64_t)pk->v[4] : 0,
+				  .size = pk->n > 5 ? pk->v[5] : 0,
+				  .file_id = pk->n,
+				  .op = TS_ITEM_PACK};
+	put_bytes(w, &it, sizeof(it));
+	pk->n = 0;
+}
+
+/* Writes slots [i, i + n) of @g, a pack item before a packed record that
+ * would be the pack's seventh (never between a record and its items);
+ * returns the records among them. */
+static uint64_t write_slots(struct ts_trace_writer *w, const struct seg *g, uint64_t i,
+			    uint64_t n, struct pack *pk)
+{
+	uint64_t from = i, nrec = 0;
+	for (uint64_t k = i; k < i + n; k++) {
+		const struct ts_trace_rec *s = &g->slot[k];
+		if (!is_rec(s))
+			continue;
+		nrec++;
+		if (!(s->flags & TS_REC_F_PACKED))
+			continue;
+		if (pk->n == TS_TRACE_PACK_MAX) {
+			put_bytes(w, &g->slot[from], (k - from) * sizeof(g->slot[0]));
+			from = k;
+			pack_flush(w, pk);
+		}
+		pk->v[pk->n++] = g->side[k];
+	}
+	put_bytes(w, &g->slot[from], (i + n - from) * sizeof(g->slot[0]));
+	return nrec;
+}
+
 /*
  * The pages a producer writes next, made present by the writer thread. A
  * segment is fresh memory: each of its pages faulted in on first write, on
@@ -585,7 +656,10 @@ static void populate_ahead(struct ts_trace_writer *w, struct seg *g, uint64_t t)
 	uintptr_t pg = (uintptr_t)w->page_size;
 	uintptr_t a = ((uintptr_t)&g->slot[g->ready] + pg - 1) & ~(pg - 1);
 	uintptr_t b = (uintptr_t)&g->slot[want] & ~(pg - 1);
-	if (b > a && madvise((void *)a, b - a, MADV_POPULATE_WRITE) && errno == EINVAL)
+	uintptr_t c = ((uintptr_t)&g->side[g->ready] + pg - 1) & ~(pg - 1);
+	uintptr_t d = (uintptr_t)&g->side[want] & ~(pg - 1);
+	if ((b > a && madvise((void *)a, b - a, MADV_POPULATE_WRITE) && errno == EINVAL) ||
+	    (d > c && madvise((void *)c, d - c, MADV_POPULATE_WRITE) && errno == EINVAL))
 		want = w->ring_records; /* not this kernel: give up on this segment */
 	g->ready = want;
 }
@@ -612,18 +686,20 @@ static size_t drain(struct ts_trace_writer *w)
 				/* every id these records name was interned
 				 * before they were queued */
 				write_new_paths(w);
+				struct pack pk = {.n = 0};
 				while (h != t) { /* up to the ring's end, then from its start */
-					uint64_t i = h & mask, n = TS_MIN(t - h, cap - i), nrec = 0;
-					for (uint64_t k = i; k < i + n; k++)
-						nrec += is_rec(&g->slot[k]);
-					if (w->err)
+					uint64_t i = h & mask, n = TS_MIN(t - h, cap - i);
+					bool failed = w->err != 0;
+					uint64_t nrec = write_slots(w, g, i, n, &pk);
+					if (failed)
 						w->lost_on_error += nrec;
-					put_bytes(w, &g->slot[i], n * sizeof(g->slot[0]));
-					if (!w->err)
+					else if (!w->err)
 						w->recs_written += nrec;
 					h += n;
 					total += n;
 				}
+				/* the chunk's packed records end with their pack */
+				pack_flush(w, &pk);
 				atomic_store_explicit(&g->head, h, memory_order_release);
 			}
 			struct seg *next = atomic_load_explicit(&g->next, memory_order_acquire);
@@ -963,7 +1039,7 @@ int ts_trace_add_path(struct ts_trace *t, const char *path, uint32_t *id)
 	size_t len = strlen(path);
 	if (len > TS_TRACE_PATH_MAX)
 		return -ENAMETOOLONG;
-	if (!t->truncated)
+	if (!t->truncated || t->npacked)
 		return -EINVAL;
 	int ret = push_path(t, path, len);
 	if (!ret && id)
@@ -982,11 +1058,43 @@ int ts_trace_intern(struct ts_trace *t, const char *path, uint32_t *id)
 	return ts_trace_add_path(t, path, id);
 }
 
+/* Whether record @r may come next: a packed one only in version 10, at
+ * most TS_TRACE_PACK_MAX before their pack. */
+static bool packed_ok(const struct ts_trace *t, const struct ts_trace_rec *r)
+{
+	return !(r->flags & TS_REC_F_PACKED) ||
+	       (t->hdr.version >= 10 && t->npacked < TS_TRACE_PACK_MAX);
+}
+
+/* Record @r pushed; a packed one noted for its pack. */
+static int push_rec_packed(struct ts_trace *t, const struct ts_trace_rec *r)
+{
+	int ret = push_rec(t, r);
+	if (!ret && (r->flags & TS_REC_F_PACKED))
+		t->packed_at[t->npacked++] = t->nrecs - 1;
+	return ret;
+}
+
 int ts_trace_add_rec(struct ts_trace *t, const struct ts_trace_rec *r)
 {
-	if (!t->truncated || r->op == TS_OP_NONE || r->op >= TS_OP_IO_LAST)
+	if (!t->truncated || r->op == TS_OP_NONE || r->op >= TS_OP_IO_LAST || !packed_ok(t, r))
 		return -EINVAL;
-	return push_rec(t, r);
+	return push_rec_packed(t, r);
+}
+
+int ts_trace_add_pack(struct ts_trace *t)
+{
+	if (!t->truncated || !t->npacked || t->hdr.version < 10)
+		return -EINVAL;
+	for (size_t j = 0; j < t->npacked; j++) {
+		const struct ts_trace_cpu *c = t->cpu ? &t->cpu[t->packed_at[j]] : NULL;
+		if (!c || !c->pid)
+			return -EINVAL; /* each has its sample (the text form's cpu line) */
+	}
+	if (push_item(t, TS_ITEM_PACK, t->npacked, 0))
+		return -ENOMEM;
+	t->npacked = 0;
+	return 0;
 }
 
 /* A CPU item's flags: version 4's, one at a time, and an unread clock
@@ -1017,6 +1125,10 @@ int ts_trace_add_cpu(struct ts_trace *t, const struct ts_trace_cpu *cpu)
 	struct ts_trace_cpu *c = &t->cpu[t->nrecs - 1];
 	if (c->pid || (t->issue && t->issue[t->nrecs - 1].set))
 		return -EINVAL; /* one sample a record, before its request clock */
+	/* a packed record's: its clock unread, what its pack holds */
+	if ((t->recs[t->nrecs - 1].flags & TS_REC_F_PACKED) &&
+	    (cpu->flags != TS_CPU_F_GAP || cpu->sys_ns > UINT32_MAX || cpu->late_ns > UINT32_MAX))
+		return -EINVAL;
 	*c = *cpu;
 	t->ncpu++;
 	return 0;
@@ -1034,6 +1146,8 @@ static bool issue_ok(const struct ts_trace *t, const struct ts_trace_issue *is)
 		return false; /* an item came between the record and its clock */
 	if (t->issue && t->issue[t->nrecs - 1].set)
 		return false;
+	if (is->watched && (t->hdr.version < 10 || is->off_ns))
+		return false; /* version 10's, and nothing was taken off */
 	return (r->op == TS_OP_READ || r->op == TS_OP_WRITE) && !(r->flags & TS_REC_F_NOTIER) &&
 	       is->issue_ns <= r->submit_ns && is->issue_ns <= is->end_ns;
 }
@@ -1049,13 +1163,16 @@ int ts_trace_add_issue(struct ts_trace *t, const struct ts_trace_issue *is)
 	}
 	t->issue[t->nrecs - 1] = *is;
 	t->issue[t->nrecs - 1].set = true;
-	t->nissue++;
+	if (is->watched)
+		t->nwatched++;
+	else
+		t->nissue++;
 	return 0;
 }
 
 int ts_trace_add_drops(struct ts_trace *t, uint64_t drops, uint64_t t_ns)
 {
-	if (!t->truncated)
+	if (!t->truncated || t->npacked)
 		return -EINVAL;
 	t->dropped = drops;
 	return push_item(t, TS_ITEM_DROPS, drops, t_ns);
@@ -1063,7 +1180,7 @@ int ts_trace_add_drops(struct ts_trace *t, uint64_t drops, uint64_t t_ns)
 
 int ts_trace_add_end(struct ts_trace *t, uint64_t drops, uint64_t records, uint64_t t_ns)
 {
-	if (!t->truncated)
+	if (!t->truncated || t->npacked)
 		return -EINVAL;
 	memset(&t->end, 0, sizeof(t->end));
 	t->end.op = TS_ITEM_END;
@@ -1152,13 +1269,33 @@ int ts_trace_read_mem(const void *buf, size_t len, const char *name, struct ts_t
 		if (!t->truncated)
 			FAIL(TS_E_CORRUPT, "%s: byte %zu: data after the trailer", name, off);
 		if (r.op > TS_OP_NONE && r.op < TS_OP_IO_LAST) {
-			if (push_rec(t, &r))
+			if (!packed_ok(t, &r))
+				FAIL(TS_E_CORRUPT,
+				     "%s: byte %zu: packed record (flag 0x%x) %s", name, off,
+				     TS_REC_F_PACKED,
+				     t->hdr.version < 10 ? "in a trace before version 10"
+							 : "past a pack's size before its pack");
+			if (push_rec_packed(t, &r))
 				FAIL(-ENOMEM, "%s: out of memory", name);
+			/* its sample: the clock unread, sys_ns and late_ns from its
+			 * pack, its process from its thread's (ts_trace_cpu_fill) */
+			if (r.flags & TS_REC_F_PACKED) {
+				if (!t->cpu) {
+					if (cpu_fit(t))
+						FAIL(-ENOMEM, "%s: out of memory", name);
+					memset(t->cpu, 0, t->nrecs * sizeof(*t->cpu));
+				}
+				t->cpu[t->nrecs - 1] = (struct ts_trace_cpu){.flags = TS_CPU_F_GAP};
+			}
 			off += sizeof(r);
 			continue;
 		}
 		/* Stream items: every field they do not use is zero. */
 		bool extra = r.complete_ns || r.result || r.size || r.aux || r.tid || r.flags;
+		if (t->npacked && (r.op == TS_ITEM_PATH || r.op == TS_ITEM_DROPS ||
+				   r.op == TS_ITEM_END))
+			FAIL(TS_E_CORRUPT, "%s: byte %zu: packed records before it without their pack",
+			     name, off);
 		switch (r.op) {
 		case TS_ITEM_PATH: {
 			size_t plen = (size_t)r.length, padded = (plen + 7) & ~(size_t)7;
@@ -1211,6 +1348,7 @@ int ts_trace_read_mem(const void *buf, size_t len, const char *name, struct ts_t
 				     name, off);
 			if (!t->nrecs ||
 			    (t->nitems && t->items[t->nitems - 1].at_rec == t->nrecs) ||
+			    (t->recs[t->nrecs - 1].flags & TS_REC_F_PACKED) ||
 			    (t->cpu && t->cpu[t->nrecs - 1].pid) ||
 			    (t->issue && t->issue[t->nrecs - 1].set) ||
 			    t->recs[t->nrecs - 1].tid != r.tid)
@@ -1236,11 +1374,14 @@ int ts_trace_read_mem(const void *buf, size_t len, const char *name, struct ts_t
 				     "%s: byte %zu: request clock in a version %u trace (version "
 				     "9's)",
 				     name, off, t->hdr.version);
-			if (r.length || r.result || r.size || r.file_id || r.aux || r.flags)
+			if (r.length || r.result || r.size || r.file_id || r.aux ||
+			    (r.flags & ~TS_ISSUE_F_WATCHED) || (r.flags && t->hdr.version < 10))
 				FAIL(TS_E_CORRUPT, "%s: byte %zu: request clock with stray fields",
 				     name, off);
-			struct ts_trace_issue is = {
-			    .issue_ns = r.submit_ns, .end_ns = r.complete_ns, .off_ns = r.offset};
+			struct ts_trace_issue is = {.issue_ns = r.submit_ns,
+						    .end_ns = r.complete_ns,
+						    .off_ns = r.offset,
+						    .watched = r.flags & TS_ISSUE_F_WATCHED};
 			if (!t->nrecs || t->recs[t->nrecs - 1].tid != r.tid || !issue_ok(t, &is))
 				FAIL(TS_E_CORRUPT,
 				     "%s: byte %zu: request clock not right after a modeled read "
@@ -1250,6 +1391,28 @@ int ts_trace_read_mem(const void *buf, size_t len, const char *name, struct ts_t
 			int e = ts_trace_add_issue(t, &is);
 			if (e)
 				FAIL(e, "%s: out of memory", name);
+			break;
+		}
+		case TS_ITEM_PACK: {
+			const uint64_t v[TS_TRACE_PACK_MAX] = {r.submit_ns, r.complete_ns, r.offset,
+							       r.length, (uint64_t)r.result, r.size};
+			bool stray = t->hdr.version < 10 || r.aux || r.tid || r.flags ||
+				     !r.file_id || r.file_id != t->npacked;
+			for (size_t j = r.file_id; j < TS_TRACE_PACK_MAX && !stray; j++)
+				stray = v[j] != 0;
+			if (stray)
+				FAIL(TS_E_CORRUPT,
+				     "%s: byte %zu: pack item of %u samples after %zu packed records, "
+				     "or with stray fields",
+				     name, off, r.file_id, t->npacked);
+			for (size_t j = 0; j < t->npacked; j++) {
+				struct ts_trace_cpu *c = &t->cpu[t->packed_at[j]];
+				c->sys_ns = v[j] & UINT32_MAX;
+				c->late_ns = v[j] >> 32;
+			}
+			if (push_item(t, TS_ITEM_PACK, t->npacked, 0))
+				FAIL(-ENOMEM, "%s: out of memory", name);
+			t->npacked = 0;
 			break;
 		}
 		default:
@@ -1344,7 +1507,8 @@ static int write_recs(FILE *f, const struct ts_trace *t, size_t from, size_t to)
 		const struct ts_trace_issue *is = t->issue ? &t->issue[i] : NULL;
 		if (ret)
 			return ret;
-		if (c && c->pid) {
+		/* a packed record's sample goes into its pack */
+		if (c && c->pid && !(t->recs[i].flags & TS_REC_F_PACKED)) {
 			/* an unread clock holds the reader's estimate: 0 in the file */
 			bool unread = c->flags & TS_CPU_F_GAP;
 			struct ts_trace_rec it = {.offset = unread ? 0 : c->on_ns,
@@ -1364,7 +1528,8 @@ static int write_recs(FILE *f, const struct ts_trace *t, size_t from, size_t to)
 						  .complete_ns = is->end_ns,
 						  .offset = is->off_ns,
 						  .tid = t->recs[i].tid,
-						  .op = TS_ITEM_ISSUE};
+						  .op = TS_ITEM_ISSUE,
+						  .flags = is->watched ? TS_ISSUE_F_WATCHED : 0};
 			if ((ret = write_all(f, &it, sizeof(it))))
 				return ret;
 		}
@@ -1424,6 +1589,24 @@ static int write_trace(FILE *f, const struct ts_trace *t)
 		case TS_ITEM_END:
 			ret = write_all(f, &t->end, sizeof(t->end));
 			break;
+		case TS_ITEM_PACK: {
+			/* the samples of the last val packed records before it */
+			uint64_t v[TS_TRACE_PACK_MAX] = {0};
+			size_t n = (size_t)TS_MIN(it->val, (uint64_t)TS_TRACE_PACK_MAX), j = n;
+			for (size_t k = at; k-- > 0 && j;)
+				if (t->recs[k].flags & TS_REC_F_PACKED && t->cpu)
+					v[--j] = t->cpu[k].sys_ns | t->cpu[k].late_ns << 32;
+			r = (struct ts_trace_rec){.submit_ns = v[0],
+						  .complete_ns = v[1],
+						  .offset = v[2],
+						  .length = v[3],
+						  .result = (int64_t)v[4],
+						  .size = v[5],
+						  .file_id = (uint32_t)n,
+						  .op = TS_ITEM_PACK};
+			ret = write_all(f, &r, sizeof(r));
+			break;
+		}
 		}
 	}
 	if (!ret)

@@ -25,7 +25,7 @@
 #include "core/ts.h"
 
 #define TS_TRACE_MAGIC "TSTRACE" /* 8 bytes with the NUL */
-#define TS_TRACE_VERSION 9	  /* what the writer writes */
+#define TS_TRACE_VERSION 10	  /* what the writer writes */
 #define TS_TRACE_VERSION_MIN 1 /* the oldest the reader reads (no CPU samples) */
 #define TS_TRACE_HDR_SIZE 1024
 #define TS_TRACE_REC_SIZE 64
@@ -69,6 +69,7 @@ enum ts_trace_op {
 	TS_ITEM_END = 0x102,   /* trailer: offset = drops, length = records */
 	TS_ITEM_CPU = 0x103,   /* version 2: the CPU sample of the record before it */
 	TS_ITEM_ISSUE = 0x104, /* version 9: block mode's request clock of the record before it */
+	TS_ITEM_PACK = 0x105,  /* version 10: sys_ns/late_ns of the TS_REC_F_PACKED records before it */
 };
 
 /* Record flags. */
@@ -77,6 +78,12 @@ enum ts_trace_op {
 #define TS_REC_F_NOTIER 0x4 /* not submitted to the tier model (replay keeps its latency) */
 #define TS_REC_F_NOFILE 0x8 /* submitted to the tier model without a file (file 0) */
 #define TS_REC_F_KERNEL_RA 0x10 /* a read the kernel's page cache sent, read ahead already */
+/* Version 10: the record's CPU clock was left unread (TS_CPU_F_GAP) and it
+ * has no cpu item: its sys_ns and late_ns are in the pack item after it
+ * (TS_ITEM_PACK), its process and parent are its thread's, and the reader
+ * makes it a sample like any other (traces/FORMAT.md, "Packed samples"). */
+#define TS_REC_F_PACKED 0x20
+#define TS_TRACE_PACK_MAX 6 /* records a pack item holds */
 
 /*
  * One IO record, 64 bytes, little-endian, exactly as stored. Times are ns
@@ -148,9 +155,16 @@ struct ts_trace_issue {
 	uint64_t end_ns;   /* the tier model's completion counted from the issue
 			    * (before the floor: ts_tier_done.end_ns) */
 	uint64_t off_ns;   /* taken off it for the reply: the reply hop's and
-			    * tierfs's lateness's running means */
+			    * tierfs's lateness's running means; 0 where watched */
 	bool set;	   /* in a read trace: the record has one */
+	/* Version 10 (TS_ISSUE_F_WATCHED in the item's flags): a mount with
+	 * loop_issue=watch found the issue but charged the request from its
+	 * receipt; end_ns is the model's time as if from the issue, for
+	 * comparison only. ts_trace_issue_of() does not return it, so no
+	 * replay or count takes it for a request clock. */
+	bool watched;
 };
+#define TS_ISSUE_F_WATCHED 0x1
 
 /* The header as the writer takes it and the reader returns it. Strings are
  * NUL-terminated and silently limited to their field sizes. */
@@ -202,6 +216,9 @@ struct ts_trace_hdr {
 	 * image file's own path lookup and extent leaves were not charged
 	 * (fs/timing.c). Before version 8 the reader sets it where the loop
 	 * hop's bit is (a hop was taken off only in block mode). */
+	/* Version 10 adds TS_TRACE_MODEL_CARRY, without a field: tierfs
+	 * carried round trips (carry=). Before, the reader sets it from
+	 * "carry=true" in mount_opts, where tierfs wrote it. */
 };
 /* Which of the header's model options it sets; CAPACITY and MEM say that
  * capacity and mem are the model's (0 included), not only informative. */
@@ -216,10 +233,12 @@ struct ts_trace_hdr {
 #define TS_TRACE_MODEL_LOOP_HOP 0x100 /* version 6 on: loop_hop_ns */
 #define TS_TRACE_MODEL_LOOP_PARTS 0x200 /* version 7 on: loop_size_ns, loop_window_ns */
 #define TS_TRACE_MODEL_IMAGE 0x400 /* version 8 on: the mount served a disk image (no field) */
-#define TS_TRACE_MODEL_ALL 0x7ff
+#define TS_TRACE_MODEL_ALL 0x7ff /* the tier model's options (tierfs sets them all) */
+#define TS_TRACE_MODEL_CARRY 0x800 /* version 10 on: tierfs carried round trips (no field) */
 /* The bits a header of @version may set. */
 #define TS_TRACE_MODEL_OF(version)                                                                 \
-	((version) >= 8	  ? TS_TRACE_MODEL_ALL                                                      \
+	((version) >= 10  ? 0xfffu                                                                  \
+	 : (version) >= 8 ? TS_TRACE_MODEL_ALL                                                      \
 	 : (version) >= 7 ? 0x3ffu                                                                  \
 	 : (version) >= 6 ? 0x1ffu                                                                  \
 	 : (version) >= 5 ? 0xffu                                                                   \
@@ -233,7 +252,9 @@ struct ts_trace_hdr {
  * part (loop_hop_ns, loop_size_ns and their bits, which the writers drop
  * again for those versions); a header of version 7 nothing. A header
  * before version 8 with the hop's bit gets TS_TRACE_MODEL_IMAGE (which
- * the writers drop again too); one of version 8 is left as it is. */
+ * the writers drop again too); one of version 8 is left as it is. A
+ * header before version 10 whose mount_opts turn carry= on gets
+ * TS_TRACE_MODEL_CARRY (dropped again by the writers too). */
 TS_WUR int ts_trace_hdr_legacy(struct ts_trace_hdr *h, char *why, size_t n);
 
 const char *ts_trace_op_name(unsigned op);
@@ -331,7 +352,10 @@ struct ts_trace {
 	/* issue[i]: block mode's request clock of recs[i] (version 9; !set:
 	 * none); NULL when no record has one */
 	struct ts_trace_issue *issue;
-	size_t nissue; /* records with one */
+	size_t nissue;	 /* records with one, watched ones not counted */
+	size_t nwatched; /* records with a watched one (version 10) */
+	size_t npacked;	 /* TS_REC_F_PACKED records not yet followed by their pack */
+	size_t packed_at[TS_TRACE_PACK_MAX]; /* their indices */
 	uint64_t dropped;	 /* trailer's count, or the last drop item's */
 	bool truncated;		 /* no trailer: the recording was cut short */
 	uint64_t trailing_bytes; /* bytes of an incomplete last item */
@@ -341,7 +365,8 @@ struct ts_trace {
 		uint64_t at_rec; /* records that precede it */
 		uint64_t val;	 /* path: id; drops: count */
 		uint64_t t_ns;	 /* drops: when counted */
-		uint16_t op;	 /* TS_ITEM_PATH, TS_ITEM_DROPS or TS_ITEM_END */
+		uint16_t op;	 /* TS_ITEM_PATH, TS_ITEM_DROPS, TS_ITEM_END or
+				  * TS_ITEM_PACK (val: records it holds) */
 	} * items;
 	size_t nitems;
 	struct ts_trace_rec end;	    /* the trailer as stored, when !truncated */
@@ -381,11 +406,17 @@ TS_WUR int ts_trace_add_cpu(struct ts_trace *t, const struct ts_trace_cpu *cpu);
  * one, one per record, issue_ns <= submit_ns <= ... and issue_ns <=
  * end_ns). -EINVAL otherwise. */
 TS_WUR int ts_trace_add_issue(struct ts_trace *t, const struct ts_trace_issue *is);
-/* Record @i's request clock (version 9), or NULL where it has none. */
+/* Record @i's request clock (version 9), or NULL where it has none or
+ * only a watched one (version 10: not a clock the request was charged by). */
 static inline const struct ts_trace_issue *ts_trace_issue_of(const struct ts_trace *t, size_t i)
 {
-	return t->issue && t->issue[i].set ? &t->issue[i] : NULL;
+	return t->issue && t->issue[i].set && !t->issue[i].watched ? &t->issue[i] : NULL;
 }
+/* Closes the pack of the TS_REC_F_PACKED records added since the last one
+ * (version 10): each must have its CPU sample (flag TS_CPU_F_GAP, sys_ns
+ * and late_ns within 32 bits), at most TS_TRACE_PACK_MAX of them.
+ * -EINVAL otherwise. */
+TS_WUR int ts_trace_add_pack(struct ts_trace *t);
 /* Fills in the clocks of the samples left unread (TS_CPU_F_GAP) from the
  * read ones around them, per thread in submit order; traces/FORMAT.md
  * states the estimate. ts_trace_read() calls it. 0 or -ENOMEM. */

@@ -43,5 +43,5 @@ case "$hdr" in
 esac
 case "$hdr" in *" floor_ns=10000"*) ;; *) fail "the header's floor_ns is not FUSE's 10 us: $hdr" ;; esac
 # and as the header's own field (version 6, bit 0x100), which a replay reads
-case "$hdr" in *" model=511 "*" loop_hop_ns=50000") ;; *) fail "the header has no loop_hop_ns field: $hdr" ;; esac
+case "$hdr" in *" model=2559 "*" loop_hop_ns=50000") ;; *) fail "the header has no loop_hop_ns field: $hdr" ;; esac
 exit 0

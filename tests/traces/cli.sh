@@ -53,9 +53,9 @@ check "bad exit" test $? = 1
 check "bad message" grep -q "bad.txt:6: field 5 (offset)" "$T/bad.err"
 check "bad is one line" test "$(wc -l < "$T/bad.err")" = 1
 # unknown version
-printf 'header version=10\n' > "$T/v10.txt"
+printf 'header version=11\n' > "$T/v10.txt"
 "$B" trace undump "$T/v10.txt" -o "$T/v10.trace" 2> "$T/v10.err"
-check "v10 refused" grep -q "version 10" "$T/v10.err"
+check "v11 refused" grep -q "version 11" "$T/v10.err"
 "$B" trace dump /nonexistent 2> "$T/ne.err"
 check "missing file exit" test $? = 1
 check "missing file named" grep -q "/nonexistent" "$T/ne.err"
@@ -64,4 +64,48 @@ check "bad --top is usage" test $? = 2
 check "bad --top named" grep -q -- "--top ten" "$T/top.err"
 "$B" trace frobnicate 2>/dev/null
 check "unknown verb is usage" test $? = 2
+
+# version 10: a watched request clock (loop_issue=watch) is not counted
+# as a clock the request was charged by; packed samples read back with
+# their thread's process, and the text form round-trips
+cat > "$T/w10.txt" <<'X'
+header version=10 mem=0 model=2048 mount_opts="tier=x,loop_issue=watched"
+path 1 "/f"
+1000 9000 read 1 0 4096 4096 7 65536 0 0
+cpu 7 pid=70 ppid=1 on_ns=500 runq_ns=0 sys_ns=100 late_ns=3
+issue 7 issue_ns=900 end_ns=8000 off_ns=0 flags=1
+10000 19000 read 1 4096 4096 4096 7 65536 0 32
+cpu 7 pid=70 ppid=1 on_ns=0 runq_ns=0 sys_ns=120 late_ns=4 flags=1
+issue 7 issue_ns=9000 end_ns=18000 off_ns=0 flags=1
+20000 29000 read 1 8192 4096 4096 7 65536 0 32
+cpu 7 pid=70 ppid=1 on_ns=0 runq_ns=0 sys_ns=130 late_ns=5 flags=1
+pack 2
+end drops=0 records=3 t=30000
+X
+check "v10 undump" "$B" trace undump "$T/w10.txt" -o "$T/w10.trace"
+"$B" trace dump "$T/w10.trace" > "$T/w10.got"
+check "v10 dump: the pack" grep -qx "pack 2" "$T/w10.got"
+check "v10 dump: a packed record's sample" \
+	grep -qx "cpu 7 pid=70 ppid=1 on_ns=0 runq_ns=0 sys_ns=130 late_ns=5 flags=1" "$T/w10.got"
+check "v10 dump: watched" grep -qx "issue 7 issue_ns=9000 end_ns=18000 off_ns=0 flags=1" "$T/w10.got"
+"$B" trace undump "$T/w10.got" -o "$T/w10b.trace"
+check "v10 text round trip" cmp "$T/w10.trace" "$T/w10b.trace"
+check "v10 bytes: 3 records, 1 cpu item, 2 issue items, 1 pack" \
+	test "$(stat -c %s "$T/w10.trace")" = $((1024 + 64 + 8 + 64 * 8))
+"$B" trace stats --json "$T/w10.trace" > "$T/w10.json"
+check "watched: no request clock" test "$(jq -r .request_clock "$T/w10.json")" = null
+check "watched counted apart" test "$(jq -r .request_clock_watched.requests "$T/w10.json")" = 2
+sed 's/^10000 19000 read 1 4096 4096 4096 7 65536 0 32$/10000 19000 read 1 4096 4096 4096 7 65536 0 0/' \
+	"$T/w10.txt" > "$T/w10bad.txt"
+check "edited text: a pack line closes what is before it" \
+	"$B" trace undump "$T/w10bad.txt" -o "$T/w10bad.trace"
+check "edited text reads" "$B" trace stats "$T/w10bad.trace" > /dev/null
+grep -v '^pack' "$T/w10.txt" > "$T/w10np.txt"
+check "no pack line" "$B" trace undump "$T/w10np.txt" -o "$T/w10np.trace"
+check "no pack line: the same bytes" cmp "$T/w10.trace" "$T/w10np.trace"
+sed 's/^header version=10 /header version=9 /; s/ model=2048//; s/ flags=1$//; /^pack/d; s/ 32$/ 0/' \
+	"$T/w10.txt" > "$T/w9.txt"
+check "v9 undump" "$B" trace undump "$T/w9.txt" -o "$T/w9.trace"
+"$B" trace stats --json "$T/w9.trace" > "$T/w9.json"
+check "v9: the same items are clocks" test "$(jq -r .request_clock.requests "$T/w9.json")" = 2
 exit $fail

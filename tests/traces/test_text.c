@@ -185,20 +185,21 @@ int main(void)
 	const char *hdr = "header version=1 start_wall_ns=0 start_mono_ns=0 capacity=0 mem=0 "
 			  "tier=\"\" profile=\"\" mount_opts=\"\" host=\"\"\n";
 	char text[1024];
-	check_bad("header version=10\n", TS_E_VERSION, "in.txt:1: trace version 10");
+	check_bad("header version=11\n", TS_E_VERSION, "in.txt:1: trace version 11");
 	/* the model options: version 3's fields, each with its bit; a
 	 * version 2 header has them in mount_opts, and a bad value there is
 	 * refused */
 	check_bad("header version=3 seed=5\n", TS_E_PARSE,
 		  "in.txt:1: header field seed without its bit in model=");
-	check_bad("header version=3 model=2048\n", TS_E_PARSE,
-		  "in.txt:1: header field model: bad value \"2048\"");
+	check_bad("header version=3 model=4096\n", TS_E_PARSE,
+		  "in.txt:1: header field model: bad value \"4096\"");
+	check_bad("header version=9 model=2048\n", TS_E_PARSE, "0x800, carry, version 10's)");
 	/* the disk image's bit (0x400, no field) is version 8's; before it
 	 * the hop's bit (0x100) stands for it, and the dump leaves it out */
 	check_bad("header version=7 model=1024\n", TS_E_PARSE,
 		  "in.txt:1: header: model=1024 sets bits a version 7 header does not have");
 	check_bad("header version=7 model=1280 loop_hop_ns=5\n", TS_E_PARSE,
-		  "0x400, the disk image, version 8's)");
+		  "0x400, the disk image, version 8's;");
 	check_dump("header version=8 model=1024\nend drops=0 records=0 t=0\n",
 		   TS_TRACE_MODEL_IMAGE, " host=\"\" model=1024\n");
 	check_dump("header version=8 model=256 loop_hop_ns=5\nend drops=0 records=0 t=0\n",

@@ -21,6 +21,7 @@
 
 #include "core/clock.h"
 #include "tests/tcheck.h"
+#include "traces/text.h"
 #include "traces/trace.h"
 
 #define NTHREADS 4
@@ -612,6 +613,200 @@ static void test_wrap(const char *file)
 	}
 }
 
+/* What record @i of test_packed carries: thread 60 + i % 2 (process 600 +
+ * i % 2); every fourth clock read, two of four left unread and packed,
+ * one left unread with a sys_ns past 32 bits (a cpu item all the same);
+ * a request clock on every third, every other one of them watched. */
+static void packed_rec(unsigned i, uint64_t base, struct ts_trace_rec *r, struct ts_trace_cpu *c,
+		       struct ts_trace_issue *is)
+{
+	*r = (struct ts_trace_rec){.submit_ns = base + 1000 * (uint64_t)i,
+				   .complete_ns = base + 1000 * (uint64_t)i + 400,
+				   .offset = 4096 * (uint64_t)i,
+				   .length = 4096,
+				   .result = 4096,
+				   .size = 1 << 20,
+				   .file_id = 1,
+				   .tid = 60 + i % 2,
+				   .op = TS_OP_READ};
+	unsigned m = i % 4;
+	*c = (struct ts_trace_cpu){.on_ns = m ? 0 : 100000 + 50 * (uint64_t)i,
+				   .runq_ns = m ? 0 : 7 * (uint64_t)i,
+				   .sys_ns = m == 3 ? (UINT64_C(1) << 32) + i : 300 + i,
+				   .late_ns = i % 11,
+				   .pid = 600 + i % 2,
+				   .ppid = 1,
+				   .flags = m ? TS_CPU_F_GAP : 0};
+	bool watched = (i / 3) % 2;
+	*is = (struct ts_trace_issue){.issue_ns = r->submit_ns - 200,
+				      .end_ns = r->submit_ns + 700 + i,
+				      .off_ns = watched ? 0 : 50 + i,
+				      .watched = watched};
+}
+
+/* Version 10: a clock left unread takes no cpu item; its record says so
+ * (TS_REC_F_PACKED) and its sys_ns and late_ns come in a pack item after
+ * it (up to 6 a pack), its process from its thread's samples; the reader
+ * gives it a sample like any other. A request clock tierfs only watched
+ * (loop_issue=watch) is marked and not returned as a clock; carry= is a
+ * header bit, read from mount_opts in an older trace. Written back, read
+ * and text form alike give the same bytes; a packed record in a version 9
+ * file, a pack of the wrong count, or an item between packed records and
+ * their pack is refused. */
+static void test_packed(const char *file)
+{
+	static const uint32_t rings[] = {16, 16384};
+	const unsigned n = 2000;
+	char err[256];
+
+	for (size_t k = 0; k < sizeof(rings) / sizeof(rings[0]); k++) {
+		struct ts_trace_writer_cfg cfg = {.ring_records = rings[k], .flush_us = 200};
+		struct ts_trace_hdr h = {.model = TS_TRACE_MODEL_ALL | TS_TRACE_MODEL_CARRY};
+		struct ts_trace_writer *w;
+		struct ts_trace t, u;
+		struct ts_trace_rec r;
+		struct ts_trace_cpu c;
+		struct ts_trace_issue is;
+		uint64_t dropped = 1;
+
+		CHECK(ts_trace_writer_open_cfg(file, &h, &cfg, &w) == 0);
+		CHECK(ts_trace_writer_file_id(w, "/p") == 1);
+		uint64_t base = ts_now_ns() + 1000000;
+		for (unsigned i = 0; i < n; i++) {
+			packed_rec(i, base, &r, &c, &is);
+			ts_trace_writer_put_issue(w, &r, &c, i % 3 == 0 ? &is : NULL);
+			if (i % 8 == 0) {
+				struct timespec ts = {0, 20000};
+				nanosleep(&ts, NULL);
+			}
+		}
+		CHECK(ts_trace_writer_close(w, &dropped) == 0);
+		CHECK_EQ_U64(dropped, 0);
+		CHECK(ts_trace_read(file, &t, err, sizeof(err)) == 0);
+		CHECK(t.hdr.version == 10 && t.hdr.model == (TS_TRACE_MODEL_ALL | TS_TRACE_MODEL_CARRY));
+		CHECK_EQ_U64(t.nrecs, n);
+		CHECK_EQ_U64(t.ncpu, n);
+		CHECK_EQ_U64(t.nissue + t.nwatched, (n + 2) / 3);
+		int bad = 0;
+		size_t npacked = 0, nwatched = 0;
+		uint64_t start = t.hdr.start_mono_ns;
+		for (size_t i = 0; t.cpu && i < t.nrecs; i++) {
+			const struct ts_trace_rec *g = &t.recs[i];
+			unsigned j = (unsigned)((g->offset) / 4096);
+			packed_rec(j, base, &r, &c, &is);
+			bool packed = j % 4 == 1 || j % 4 == 2;
+			npacked += packed;
+			bad += g->submit_ns != r.submit_ns - start || g->tid != r.tid ||
+			       !!(g->flags & TS_REC_F_PACKED) != packed ||
+			       (g->flags & ~TS_REC_F_PACKED) != r.flags;
+			const struct ts_trace_cpu *gc = &t.cpu[i];
+			bad += gc->sys_ns != c.sys_ns || gc->late_ns != c.late_ns || gc->pid != c.pid ||
+			       gc->ppid != c.ppid || gc->flags != c.flags;
+			if (!c.flags)
+				bad += gc->on_ns != c.on_ns || gc->runq_ns != c.runq_ns;
+			const struct ts_trace_issue *gi = t.issue ? &t.issue[i] : NULL;
+			if (j % 3 == 0) {
+				nwatched += is.watched;
+				bad += !gi || !gi->set || gi->watched != is.watched ||
+				       gi->issue_ns != is.issue_ns - start || gi->off_ns != is.off_ns ||
+				       (ts_trace_issue_of(&t, i) != NULL) == is.watched;
+			} else {
+				bad += gi && gi->set;
+			}
+		}
+		CHECK_EQ_U64(bad, 0);
+		CHECK_EQ_U64(t.nwatched, nwatched);
+		CHECK(npacked == n / 2);
+		/* bytes: the header, one path item and its 8 bytes, a record
+		 * each, a cpu item for each not packed, the request clocks,
+		 * the packs and the trailer */
+		size_t len, packs = 0;
+		for (size_t i = 0; i < t.nitems; i++)
+			packs += t.items[i].op == TS_ITEM_PACK;
+		unsigned char *a = slurp(file, &len);
+		CHECK_EQ_U64(len, TS_TRACE_HDR_SIZE + 64 + 8 +
+				      64 * (n + (n - npacked) + (n + 2) / 3 + packs + 1));
+		CHECK(packs >= npacked / TS_TRACE_PACK_MAX);
+		/* written back and through the text form: the same bytes */
+		char other[512];
+		snprintf(other, sizeof(other), "%s.2", file);
+		CHECK(ts_trace_write(&t, other) == 0);
+		size_t len2;
+		unsigned char *b = slurp(other, &len2);
+		CHECK(len2 == len && !memcmp(a, b, len));
+		free(b);
+		char *text = NULL;
+		size_t tlen = 0;
+		FILE *m = open_memstream(&text, &tlen);
+		CHECK(ts_trace_dump(m, &t) == 0);
+		fclose(m);
+		m = fmemopen(text, tlen, "r");
+		CHECK(ts_trace_undump(m, "packed.txt", &u, err, sizeof(err)) == 0);
+		fclose(m);
+		CHECK(ts_trace_write(&u, other) == 0);
+		b = slurp(other, &len2);
+		CHECK(len2 == len && !memcmp(a, b, len));
+		free(b);
+		free(text);
+		ts_trace_free(&u);
+		unlink(other);
+
+		if (k == 0) {
+			/* the first pack item, and the record before it */
+			size_t at = 0;
+			for (size_t off = TS_TRACE_HDR_SIZE + 72; off + 64 <= len && !at; off += 64) {
+				uint16_t op;
+				memcpy(&op, a + off + 60, 2);
+				if (op == TS_ITEM_PACK)
+					at = off;
+			}
+			CHECK(at != 0);
+			a[at + 48]++; /* its count */
+			CHECK(ts_trace_read_mem(a, len, "count", &u, err, sizeof(err)) == TS_E_CORRUPT);
+			CHECK(strstr(err, "pack item of") != NULL);
+			a[at + 48]--;
+			a[8] = 9;
+			CHECK(ts_trace_read_mem(a, len, "v9", &u, err, sizeof(err)) == TS_E_CORRUPT);
+			a[8] = 10;
+			/* a drops item where the pack is */
+			uint16_t drops = TS_ITEM_DROPS;
+			unsigned char keep[64];
+			memcpy(keep, a + at, 64);
+			memset(a + at, 0, 64);
+			memcpy(a + at + 60, &drops, 2);
+			CHECK(ts_trace_read_mem(a, len, "drops", &u, err, sizeof(err)) == TS_E_CORRUPT);
+			CHECK(strstr(err, "without their pack") != NULL);
+			memcpy(a + at, keep, 64);
+			CHECK(ts_trace_read_mem(a, len, "whole", &u, err, sizeof(err)) == 0);
+			ts_trace_free(&u);
+		}
+		free(a);
+		ts_trace_free(&t);
+	}
+
+	/* an older trace: carry from its mount_opts, dropped again when written */
+	struct ts_trace t, u;
+	ts_trace_init(&t);
+	t.hdr.version = 9;
+	t.hdr.model = TS_TRACE_MODEL_ALL;
+	snprintf(t.hdr.mount_opts, sizeof(t.hdr.mount_opts), "tier=x,carry=true");
+	struct ts_trace_rec r = {.submit_ns = 1, .complete_ns = 2, .tid = 3, .op = TS_OP_READ};
+	CHECK(ts_trace_add_rec(&t, &r) == 0);
+	r.flags = TS_REC_F_PACKED; /* version 10's */
+	CHECK(ts_trace_add_rec(&t, &r) == -EINVAL);
+	CHECK(ts_trace_add_end(&t, 0, 1, 3) == 0);
+	CHECK(ts_trace_write(&t, file) == 0);
+	CHECK(ts_trace_read(file, &u, err, sizeof(err)) == 0);
+	CHECK(u.hdr.version == 9 && u.hdr.model == (TS_TRACE_MODEL_ALL | TS_TRACE_MODEL_CARRY));
+	ts_trace_free(&u);
+	snprintf(t.hdr.mount_opts, sizeof(t.hdr.mount_opts), "tier=x,carry=true,carry=false");
+	CHECK(ts_trace_write(&t, file) == 0);
+	CHECK(ts_trace_read(file, &u, err, sizeof(err)) == 0);
+	CHECK(u.hdr.model == TS_TRACE_MODEL_ALL);
+	ts_trace_free(&u);
+	ts_trace_free(&t);
+}
+
 static void add(struct ts_trace *t, uint32_t tid, uint64_t s, uint64_t on, uint64_t runq,
 		uint16_t flags)
 {
@@ -829,8 +1024,15 @@ static void test_model(const char *file)
 	ts_trace_free(&t);
 	memcpy(buf + 976, &hop, sizeof(hop));
 
-	set_model(buf, TS_TRACE_MODEL_ALL | 0x800); /* an unknown bit (0x800) */
+	set_model(buf, TS_TRACE_MODEL_ALL | 0x1000); /* an unknown bit (0x1000) */
 	CHECK(ts_trace_read_mem(buf, len, "bit", &t, err, sizeof(err)) == TS_E_CORRUPT);
+	set_model(buf, TS_TRACE_MODEL_ALL | TS_TRACE_MODEL_CARRY); /* carry's bit: version 10's */
+	CHECK(ts_trace_read_mem(buf, len, "carry", &t, err, sizeof(err)) == 0);
+	CHECK(t.hdr.model == (TS_TRACE_MODEL_ALL | TS_TRACE_MODEL_CARRY));
+	ts_trace_free(&t);
+	buf[8] = 9;
+	CHECK(ts_trace_read_mem(buf, len, "carry9", &t, err, sizeof(err)) == TS_E_CORRUPT);
+	buf[8] = TS_TRACE_VERSION;
 	set_model(buf, TS_TRACE_MODEL_ALL & ~TS_TRACE_MODEL_LOOP_HOP); /* the hop without its bit */
 	CHECK(ts_trace_read_mem(buf, len, "hopbit", &t, err, sizeof(err)) == TS_E_CORRUPT);
 	buf[8] = 5; /* version 5 ended at byte 976 */
@@ -983,6 +1185,7 @@ int main(void)
 	test_issue(file);
 	test_wrap(file);
 	test_unread(file);
+	test_packed(file);
 	test_model(file);
 	unlink(file);
 	return tc_exit();

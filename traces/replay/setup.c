@@ -92,7 +92,7 @@ int ts_replay_open(struct ts_replay_set *s, const struct ts_replay_from *from,
 	 * job on another tier replies so too. Not on a kernel file system
 	 * (kernel_fs: no round trips at all), nor for a disk image's mount
 	 * (tierfs does not carry there). */
-	s->cfg.carry = ts_tier_rule_carry_opt(s->t.hdr.mount_opts) && !s->cfg.image &&
+	s->cfg.carry = (s->t.hdr.model & TS_TRACE_MODEL_CARRY) && !s->cfg.image &&
 		       !s->cfg.kernel_fs;
 	if (s->cfg.kernel_fs) {
 		/* the recording's floor, or --floor's, and the hop */
