@@ -163,9 +163,9 @@ void ts_fsmeta_serial(struct ts_fsmeta *m)
 
 void ts_fsmeta_set_inodes(struct ts_fsmeta *m, uint64_t used)
 {
-	lock(m);
-	m->inodes = used;
-	unlock(m);
+	/* not under the lock: tierfs sets it from the thread that numbers
+	 * its tree while a lookup may hold the lock (fs/timing.c) */
+	__atomic_store_n(&m->inodes, used, __ATOMIC_RELEASE);
 }
 
 /* Appends a read (of requests of @split bytes each, 0: one request),
@@ -230,10 +230,10 @@ static void inode_read(struct ts_fsmeta *m, uint64_t ino, struct ts_fsmeta_io *o
 	uint64_t w = win_of(m, ino);
 	if (!itab_first(m, w))
 		return;
-	uint64_t blocks = m->p.inode_ra_blocks;
+	uint64_t blocks = m->p.inode_ra_blocks, used = __atomic_load_n(&m->inodes, __ATOMIC_ACQUIRE);
 	/* ext4 reads ahead no further than the last inode in use */
-	if (m->inodes && m->inodes > w * per_win && m->inodes < (w + 1) * per_win)
-		blocks = (m->inodes - w * per_win + per_blk - 1) / per_blk;
+	if (used && used > w * per_win && used < (w + 1) * per_win)
+		blocks = (used - w * per_win + per_blk - 1) / per_blk;
 	put(out, n, max, region(K_ITAB, w * m->p.inode_ra_blocks, m->p.block),
 	    blocks * m->p.block);
 }
