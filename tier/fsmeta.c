@@ -210,10 +210,14 @@ static bool itab_first(struct ts_fsmeta *m, uint64_t w)
 	return true;
 }
 
-/* The inode-table window of inode @ino: ino / per_win. */
+/* The inode-table window of inode @ino: ext4 keeps inode ino at index
+ * ino - 1 of the table (__ext4_get_inode_loc: inode_offset = (ino - 1) %
+ * inodes_per_group), so inodes 1-512 share window 0, 513-1024 window 1
+ * (16 inodes a block, 32 blocks a window). */
 static inline uint64_t win_of(const struct ts_fsmeta *m, uint64_t ino)
 {
-	return m->win_shift >= 0 ? ino >> m->win_shift : ino / m->per_win;
+	uint64_t i = ino ? ino - 1 : 0;
+	return m->win_shift >= 0 ? i >> m->win_shift : i / m->per_win;
 }
 
 /* Region of the metadata file each kind of block lies in (offsets only
@@ -583,7 +587,7 @@ static void jdirty(struct ts_fsmeta *m, uint64_t now, uint64_t blk)
  * offsets (the ones their reads use, block by block). */
 static uint64_t itab_block(const struct ts_fsmeta *m, uint64_t ino)
 {
-	return region(K_ITAB, ino / (m->p.block / m->p.inode_size), m->p.block);
+	return region(K_ITAB, (ino ? ino - 1 : 0) / (m->p.block / m->p.inode_size), m->p.block);
 }
 
 static uint64_t dir_block(const struct ts_fsmeta *m, uint64_t key, uint64_t b)
