@@ -38,6 +38,7 @@
  * off the request threads because invalidating pages waits for page locks
  * that an in-flight read of the same file holds.
  */
+#include <dirent.h>
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <linux/fs.h>
@@ -65,6 +66,15 @@ struct cached_file {
 	unsigned refs; /* the open list's: handles open on it */
 };
 
+/* A table of 64-bit keys (numbering, below). */
+struct num_tab {
+	uint64_t *key;
+	uint32_t *val;
+	size_t cap, n;
+};
+#define DIR_FLAGS 1
+#define DIR_LISTED 1U
+
 struct ts_fs_model {
 	struct ts_tier_set *set;
 	const struct ts_tier_profile *profile;
@@ -87,14 +97,18 @@ struct ts_fs_model {
 	pthread_mutex_t ctl; /* serializes control commands */
 
 	/* The backing tree's inode numbers as the file system's metadata
-	 * rule sees them (numbering, below): path key -> inode, open
-	 * addressing (key 0 empty); new names numbered on from next_ino. */
+	 * rule sees them (numbering, below), under nlock: path key -> inode
+	 * (32 bits, as ext4's), folder key -> the names under it << DIR_FLAGS
+	 * | DIR_LISTED once its names are numbered; new names numbered on from
+	 * next_ino. nstate (NUM_*) moves on under nlock, ncond told. */
 	pthread_mutex_t nlock;
-	uint64_t *nkey;
-	uint32_t *nino; /* ext4's inode numbers are 32 bits */
-	size_t ncap, nn;
+	pthread_cond_t ncond;
+	struct num_tab nums, dirs;
 	uint64_t next_ino;
-	bool numbered;
+	int nstate;
+	uint64_t nlooked; /* folders a lookup numbered before the walk */
+	bool nstop, nthread_started;
+	pthread_t nthread;
 };
 
 static struct ts_tier *model_of(struct ts_fs *fs)
@@ -220,6 +234,7 @@ int ts_fs_model_open(struct ts_fs *fs, char *err, size_t n)
 	pthread_mutex_init(&m->lock, NULL);
 	pthread_mutex_init(&m->ctl, NULL);
 	pthread_mutex_init(&m->nlock, NULL);
+	pthread_cond_init(&m->ncond, NULL);
 	pthread_cond_init(&m->wake, NULL);
 	fs->model = m;
 	rc = load_set(fs->o.profile, &m->set, err, n);
@@ -301,12 +316,32 @@ static void warn_floor(struct ts_fs *fs, const struct ts_tier_profile *p)
  * That is the numbering a replay of a trace gives the same paths
  * (traces/replay/virtual.c), so both charge the same reads for the same
  * files. A name made after the mount takes the next number, as ext4 gives
- * a new inode the first free one. Beyond NUMBER_MAX names (or when the
- * tree cannot be read) the backing inode numbers are used as before, with
- * a warning at mount; names made past it keep theirs too. The table costs
- * 16-32 bytes a name (1.28M names: 20-40 MiB).
+ * a new inode the first free one.
+ *
+ * The mount does not wait for it. A thread of its own first counts the
+ * names under every folder (an unsorted listing, no stat but where the
+ * listing does not give the type), which gives the inodes in use; then
+ * numbers the tree folder by folder, depth first. A folder's names are
+ * numbered all at once, from the folder's own number and the counts of
+ * the subfolders before each: name i of a folder numbered f is
+ * f + i + (the names under its subfolders before it) + 1 (the root's
+ * names from first_inode + 1). So a lookup that comes before the walk has
+ * numbered its folder numbers the folders on its path itself the same
+ * way, and gets the number the whole walk gives. Until the count is done
+ * an op that needs a number waits for it (the count is the cheap part);
+ * an op that changes names (create, unlink, rename...) waits for the
+ * whole walk, so that the tree it numbers is the one mounted. With
+ * cache=warm|written over the whole backing, the warm's sorted walk
+ * numbers the tree as it goes (one walk), before the mount is ready.
+ * Beyond NUMBER_MAX names (or when the tree cannot be read) the backing
+ * inode numbers are used as before, with a warning; names made past it
+ * keep theirs too. The table costs 16-32 bytes a name (1.28M names:
+ * 20-40 MiB), the counts 16-32 bytes a folder.
  */
 #define NUMBER_MAX (1ULL << 24)
+#define NUMBER_DEPTH 64 /* folders deeper are not entered (as mkfs.ext4 -d's recursion) */
+
+enum { NUM_OFF, NUM_COUNTING, NUM_LISTING, NUM_DONE, NUM_FAILED };
 
 /* FNV-1a of @s[0..n) on from @h: tier/fsmeta.c keys a path the same way,
  * so that "/a/b" is the FNV of "/a" continued with "/b". */
@@ -318,122 +353,444 @@ static uint64_t fnv_on(uint64_t h, const char *s, size_t n)
 }
 #define FNV_BASIS 0xcbf29ce484222325ULL
 
-static uint64_t *num_slot(struct ts_fs_model *m, uint64_t key)
+static uint64_t child_key(uint64_t h, const char *name)
 {
-	size_t i = (size_t)(key * 0x9e3779b97f4a7c15ULL >> 20) & (m->ncap - 1);
-	while (m->nkey[i] && m->nkey[i] != key)
-		i = (i + 1) & (m->ncap - 1);
-	return &m->nkey[i];
+	return fnv_on(fnv_on(h, "/", 1), name, strlen(name));
 }
 
-/* Inode @ino for path key @key (0 taken as 1). Caller holds nlock. */
-TS_WUR static int num_put(struct ts_fs_model *m, uint64_t key, uint64_t ino)
+/* Open addressing on a 64-bit key (0 empty, taken as 1), 3/4 full at most. */
+static size_t tab_slot(const struct num_tab *t, uint64_t key)
+{
+	size_t i = (size_t)(key * 0x9e3779b97f4a7c15ULL >> 20) & (t->cap - 1);
+	while (t->key[i] && t->key[i] != key)
+		i = (i + 1) & (t->cap - 1);
+	return i;
+}
+
+/* The value of @key, or NULL. */
+static uint32_t *tab_get(const struct num_tab *t, uint64_t key)
 {
 	key += !key;
-	if (4 * (m->nn + 1) > 3 * m->ncap) {
-		size_t cap = m->ncap ? 2 * m->ncap : 1024;
-		uint64_t *k = calloc(cap, sizeof(*k));
-		uint32_t *v = malloc(cap * sizeof(*v));
-		if (!k || !v) {
-			free(k);
-			free(v);
+	if (!t->cap)
+		return NULL;
+	size_t i = tab_slot(t, key);
+	return t->key[i] ? &t->val[i] : NULL;
+}
+
+TS_WUR static int tab_put(struct num_tab *t, uint64_t key, uint32_t val)
+{
+	key += !key;
+	if (4 * (t->n + 1) > 3 * t->cap) {
+		struct num_tab g = { .cap = t->cap ? 2 * t->cap : 1024 };
+		g.key = calloc(g.cap, sizeof(*g.key));
+		g.val = malloc(g.cap * sizeof(*g.val));
+		if (!g.key || !g.val) {
+			free(g.key);
+			free(g.val);
 			return -ENOMEM;
 		}
-		uint64_t *ok = m->nkey;
-		uint32_t *ov = m->nino;
-		size_t ocap = m->ncap;
-		m->nkey = k;
-		m->nino = v;
-		m->ncap = cap;
-		for (size_t i = 0; i < ocap; i++)
-			if (ok[i]) {
-				uint64_t *s = num_slot(m, ok[i]);
-				*s = ok[i];
-				m->nino[s - m->nkey] = ov[i];
+		for (size_t i = 0; i < t->cap; i++)
+			if (t->key[i]) {
+				size_t s = tab_slot(&g, t->key[i]);
+				g.key[s] = t->key[i];
+				g.val[s] = t->val[i];
 			}
-		free(ok);
-		free(ov);
+		g.n = t->n;
+		free(t->key);
+		free(t->val);
+		*t = g;
 	}
-	uint64_t *s = num_slot(m, key);
-	if (!*s)
-		m->nn++;
-	*s = key;
-	m->nino[s - m->nkey] = (uint32_t)ino;
+	size_t s = tab_slot(t, key);
+	if (!t->key[s])
+		t->n++;
+	t->key[s] = key;
+	t->val[s] = val;
 	return 0;
 }
 
-/* Visits the tree under folder @fd, whose path has key @h, depth first in
- * byte order (ts_dir_names sorts by strcmp, as mkfs.ext4 -d's scan in the C
- * locale, which tiersim disk make runs it in): @visit gets each name's
- * stat and path key, a folder before its entries; it stops the walk by
- * returning non-zero. Folders deeper than 64 are not entered. */
-typedef int walk_fn(void *ctx, const struct stat *st, uint64_t key);
-TS_WUR static int walk_sorted(int fd, uint64_t h, unsigned depth, walk_fn *visit, void *ctx)
+static void tab_free(struct num_tab *t)
 {
-	char **names;
-	size_t n;
-	int rc = ts_dir_names(fd, ".", 0, &names, &n);
-	if (rc)
+	free(t->key);
+	free(t->val);
+	*t = (struct num_tab){ 0 };
+}
+
+/* A folder's entries as the walk takes them: its names, and whether each
+ * is a folder (the listing's type; a name it gives no type for is asked,
+ * and left out when it cannot be: gone since the listing). */
+struct ent {
+	char *name;
+	bool dir;
+};
+
+static int ent_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct ent *)a)->name, ((const struct ent *)b)->name);
+}
+
+static void ents_free(struct ent *e, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(e[i].name);
+	free(e);
+}
+
+static bool ent_is_dir(int fd, const struct dirent *de, bool *skip)
+{
+	*skip = false;
+	if (de->d_type != DT_UNKNOWN)
+		return de->d_type == DT_DIR;
+	struct stat st;
+	if (fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW)) {
+		*skip = true;
+		return false;
+	}
+	return S_ISDIR(st.st_mode);
+}
+
+/* The entries of folder @fd in byte order (strcmp, as mkfs.ext4 -d's scan
+ * in the C locale, which tiersim disk make runs it in). */
+TS_WUR static int read_folder(int fd, struct ent **out, size_t *nout)
+{
+	int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	DIR *d = fdopendir(dfd);
+	if (!d) {
+		int rc = -errno;
+		close(dfd);
 		return rc;
-	for (size_t i = 0; i < n && !rc; i++) {
-		struct stat st;
-		if (fstatat(fd, names[i], &st, AT_SYMLINK_NOFOLLOW))
-			continue; /* gone since the listing */
-		uint64_t k = fnv_on(fnv_on(h, "/", 1), names[i], strlen(names[i]));
-		if ((rc = visit(ctx, &st, k)))
+	}
+	struct ent *v = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		const char *nm = de->d_name;
+		bool skip;
+		if (!strcmp(nm, ".") || !strcmp(nm, ".."))
+			continue;
+		bool dir = ent_is_dir(dirfd(d), de, &skip);
+		if (skip)
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			struct ent *nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				rc = -ENOMEM;
+				break;
+			}
+			v = nv;
+		}
+		if (!(v[n].name = strdup(nm))) {
+			rc = -ENOMEM;
 			break;
-		if (S_ISDIR(st.st_mode) && depth < 64) {
-			int sub = openat(fd, names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		}
+		v[n++].dir = dir;
+	}
+	closedir(d);
+	if (rc) {
+		ents_free(v, n);
+		return rc;
+	}
+	if (n > 1)
+		qsort(v, n, sizeof(*v), ent_cmp);
+	*out = v;
+	*nout = n;
+	return 0;
+}
+
+/* Counts the names under folder @fd (key @key, its names at @depth), each
+ * folder entered into m->dirs with its count; *@total counts them all. */
+TS_WUR static int count_tree(struct ts_fs_model *m, int fd, uint64_t key, unsigned depth,
+			     uint64_t *total)
+{
+	int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	DIR *d = fdopendir(dfd);
+	if (!d) {
+		int rc = -errno;
+		close(dfd);
+		return rc;
+	}
+	uint64_t n = 0;
+	int rc = 0;
+	struct dirent *de;
+	while (!rc && (de = readdir(d))) {
+		const char *nm = de->d_name;
+		bool skip;
+		if (!strcmp(nm, ".") || !strcmp(nm, ".."))
+			continue;
+		bool dir = ent_is_dir(dirfd(d), de, &skip);
+		if (skip)
+			continue;
+		n++;
+		if (++*total > NUMBER_MAX) {
+			rc = -E2BIG;
+		} else if (__atomic_load_n(&m->nstop, __ATOMIC_RELAXED)) {
+			rc = -ECANCELED;
+		} else if (dir && depth < NUMBER_DEPTH) {
+			int sub = openat(dirfd(d), nm, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (sub >= 0) {
-				rc = walk_sorted(sub, k, depth + 1, visit, ctx);
+				uint64_t before = *total;
+				rc = count_tree(m, sub, child_key(key, nm), depth + 1, total);
+				n += *total - before;
 				close(sub);
 			}
 		}
 	}
-	ts_dir_names_free(names, n);
+	closedir(d);
+	if (!rc) {
+		pthread_mutex_lock(&m->nlock);
+		rc = tab_put(&m->dirs, key, (uint32_t)n << DIR_FLAGS);
+		pthread_mutex_unlock(&m->nlock);
+	}
 	return rc;
 }
 
-/* walk_sorted's visit: numbers each name in turn. */
-static int number_one(void *ctx, const struct stat *st, uint64_t key)
+/* Numbers the entries @e[0..n) of folder @key, itself numbered @self
+ * (the root: first_inode), unless done already; @early: by a lookup
+ * (counted). Takes nlock. */
+TS_WUR static int number_folder(struct ts_fs_model *m, uint64_t key, uint64_t self,
+				const struct ent *e, size_t n, bool early)
 {
-	struct ts_fs_model *m = ctx;
-	(void)st;
-	if (m->nn >= NUMBER_MAX)
-		return -E2BIG;
-	return num_put(m, key, m->next_ino++);
+	int rc = 0;
+	pthread_mutex_lock(&m->nlock);
+	uint32_t *f = tab_get(&m->dirs, key);
+	if (f && !(*f & DIR_LISTED)) {
+		uint64_t ino = self;
+		for (size_t i = 0; i < n && !rc; i++) {
+			uint64_t k = child_key(key, e[i].name);
+			rc = tab_put(&m->nums, k, (uint32_t)++ino);
+			uint32_t *sub = e[i].dir ? tab_get(&m->dirs, k) : NULL;
+			if (sub)
+				ino += *sub >> DIR_FLAGS;
+		}
+		f = tab_get(&m->dirs, key);
+		if (!rc && f)
+			*f |= DIR_LISTED;
+		m->nlooked += !rc && early;
+	}
+	pthread_mutex_unlock(&m->nlock);
+	return rc;
 }
 
-/* Numbers the backing tree once (above); false when it cannot. */
-static bool number_tree(struct ts_fs *fs)
+/* The number the walk gives the name of key @key (0: none yet). */
+static uint64_t number_known(struct ts_fs_model *m, uint64_t key)
+{
+	uint32_t *v = tab_get(&m->nums, key);
+	return v ? *v : 0;
+}
+
+/* What walk_tree's @visit gets: each name under the folder walked, in
+ * order, with its folder's fd. */
+typedef int walk_fn(void *ctx, int dirfd, const struct ent *e);
+
+/* Walks the tree under folder @fd (key @key, numbered @self; its names at
+ * @depth) depth first in byte order, numbering each folder's names (with
+ * @number) and giving each to @visit (when not NULL). */
+TS_WUR static int walk_tree(struct ts_fs_model *m, int fd, uint64_t key, uint64_t self,
+			    unsigned depth, bool number, walk_fn *visit, void *ctx)
+{
+	struct ent *e;
+	size_t n;
+	int rc = read_folder(fd, &e, &n);
+	if (rc)
+		return rc;
+	if (number)
+		rc = number_folder(m, key, self, e, n, false);
+	for (size_t i = 0; i < n && !rc; i++) {
+		if (__atomic_load_n(&m->nstop, __ATOMIC_RELAXED)) {
+			rc = -ECANCELED;
+			break;
+		}
+		if (visit && (rc = visit(ctx, fd, &e[i])))
+			break;
+		if (!e[i].dir || depth >= NUMBER_DEPTH)
+			continue;
+		int sub = openat(fd, e[i].name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub < 0)
+			continue;
+		uint64_t k = child_key(key, e[i].name), ino = 0;
+		if (number) {
+			pthread_mutex_lock(&m->nlock);
+			ino = number_known(m, k);
+			pthread_mutex_unlock(&m->nlock);
+		}
+		rc = walk_tree(m, sub, k, ino, depth + 1, number && ino, visit, ctx);
+		close(sub);
+	}
+	ents_free(e, n);
+	return rc;
+}
+
+static void number_state(struct ts_fs_model *m, int state)
+{
+	pthread_mutex_lock(&m->nlock);
+	m->nstate = state;
+	pthread_cond_broadcast(&m->ncond);
+	pthread_mutex_unlock(&m->nlock);
+}
+
+static void number_failed(struct ts_fs *fs, int rc)
 {
 	struct ts_fs_model *m = fs->model;
-	if (m->numbered)
-		return true;
-	int fd = openat(fs->root, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int rc = fd < 0 ? -errno : 0;
-	m->next_ino = m->fs->first_inode + 1;
-	if (!rc) {
-		pthread_mutex_lock(&m->nlock);
-		rc = walk_sorted(fd, FNV_BASIS, 0, number_one, m);
-		pthread_mutex_unlock(&m->nlock);
-		close(fd);
-	}
-	if (rc) {
+	if (rc != -ECANCELED)
 		ts_fs_log(fs, LOG_WARNING,
 			  "tierfs: warning: cannot number %s's files as the emulated file system "
 			  "would (%s); its metadata reads follow the backing inode numbers",
-			  fs->backing,
-			  rc == -E2BIG ? "more than 16M names" : ts_strerror(rc));
-		free(m->nkey);
-		free(m->nino);
-		m->nkey = NULL;
-		m->nino = NULL;
-		m->ncap = m->nn = 0;
-		return false;
+			  fs->backing, rc == -E2BIG ? "more than 16M names" : ts_strerror(rc));
+	pthread_mutex_lock(&m->nlock);
+	tab_free(&m->nums);
+	tab_free(&m->dirs);
+	m->nstate = NUM_FAILED;
+	pthread_cond_broadcast(&m->ncond);
+	pthread_mutex_unlock(&m->nlock);
+}
+
+/* The count (above): the inodes in use follow. */
+TS_WUR static int number_count(struct ts_fs *fs)
+{
+	struct ts_fs_model *m = fs->model;
+	int fd = openat(fs->root, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	uint64_t total = 0;
+	int rc = count_tree(m, fd, FNV_BASIS, 0, &total);
+	close(fd);
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&m->nlock);
+	m->next_ino = m->fs->first_inode + 1 + total;
+	pthread_mutex_unlock(&m->nlock);
+	ts_fsmeta_set_inodes(m->meta, m->next_ino);
+	number_state(m, NUM_LISTING);
+	return 0;
+}
+
+/* The numbering thread: the count, then the walk. */
+static void *number_main(void *arg)
+{
+	struct ts_fs *fs = arg;
+	struct ts_fs_model *m = fs->model;
+	int rc = number_count(fs);
+	/* TIERFS_NUMBER_HOLD_MS: the walk starts that much later (tests make
+	 * lookups come before it, tests/fs/fsrace.sh) */
+	const char *hold = getenv("TIERFS_NUMBER_HOLD_MS");
+	for (long ms = hold ? atol(hold) : 0; !rc && ms > 0; ms -= 10) {
+		if (__atomic_load_n(&m->nstop, __ATOMIC_RELAXED))
+			break;
+		nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
 	}
-	m->numbered = true;
-	return true;
+	if (!rc) {
+		int fd = openat(fs->root, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		rc = fd < 0 ? -errno : 0;
+		if (!rc) {
+			rc = walk_tree(m, fd, FNV_BASIS, m->fs->first_inode, 0, true, NULL, NULL);
+			close(fd);
+		}
+	}
+	if (rc)
+		number_failed(fs, rc);
+	else
+		number_state(m, NUM_DONE);
+	return NULL;
+}
+
+/* Whether cache= warms the whole backing tree (ts_fs_model_warm). */
+static bool warm_whole(const struct ts_fs *fs)
+{
+	const char *w = fs->o.warm_path;
+	return fs->o.cache && strcmp(fs->o.cache, "cold") && (!w || !*w || !strcmp(w, "."));
+}
+
+/* Starts numbering the backing tree (above): in a thread of its own, or
+ * with @now (the warm walks it, ts_fs_model_warm) only the count, here. */
+static void number_start(struct ts_fs *fs, bool now)
+{
+	struct ts_fs_model *m = fs->model;
+	m->nstate = NUM_COUNTING;
+	if (now) {
+		int rc = number_count(fs);
+		if (rc)
+			number_failed(fs, rc);
+		return;
+	}
+	if (pthread_create(&m->nthread, NULL, number_main, fs) == 0)
+		m->nthread_started = true;
+	else
+		number_failed(fs, -EAGAIN);
+}
+
+/* Waits until the numbering reaches @state (or failed). */
+static void number_wait(struct ts_fs_model *m, int state)
+{
+	if (__atomic_load_n(&m->nstate, __ATOMIC_ACQUIRE) >= state)
+		return;
+	pthread_mutex_lock(&m->nlock);
+	while (m->nstate < state)
+		pthread_cond_wait(&m->ncond, &m->nlock);
+	pthread_mutex_unlock(&m->nlock);
+}
+
+/* Numbers the names of the folders on the way to @rel[0..len) (relative
+ * to the root, no leading '/') that the walk has not numbered yet, from
+ * the root down: the number of @rel itself is then known, if the walk
+ * gives it one. */
+static void number_path(struct ts_fs *fs, const char *rel, size_t len)
+{
+	struct ts_fs_model *m = fs->model;
+	/* the folder @rel is in: the deepest first, the usual case */
+	size_t cut = len;
+	while (cut && rel[cut - 1] != '/')
+		cut--;
+	uint64_t pkey = cut ? fnv_on(fnv_on(FNV_BASIS, "/", 1), rel, cut - 1) : FNV_BASIS;
+	pthread_mutex_lock(&m->nlock);
+	uint32_t *f = tab_get(&m->dirs, pkey);
+	bool need = f && !(*f & DIR_LISTED);
+	pthread_mutex_unlock(&m->nlock);
+	if (!need)
+		return;
+	char path[4096];
+	if (cut >= sizeof(path))
+		return;
+	/* each folder from the root down to @rel's */
+	for (size_t end = 0;;) {
+		uint64_t key = end ? fnv_on(fnv_on(FNV_BASIS, "/", 1), rel, end) : FNV_BASIS;
+		uint64_t self;
+		pthread_mutex_lock(&m->nlock);
+		f = tab_get(&m->dirs, key);
+		bool listed = f && (*f & DIR_LISTED);
+		self = end ? number_known(m, key) : m->fs->first_inode;
+		pthread_mutex_unlock(&m->nlock);
+		if (!f || !self)
+			return; /* not entered by the count, or not numbered: a new name */
+		if (!listed) {
+			memcpy(path, end ? rel : ".", end ? end : 1);
+			path[end ? end : 1] = 0;
+			int fd = openat(fs->root, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			struct ent *e;
+			size_t n;
+			if (fd < 0)
+				return;
+			int rc = read_folder(fd, &e, &n);
+			close(fd);
+			if (rc)
+				return;
+			rc = number_folder(m, key, self, e, n, true);
+			ents_free(e, n);
+			if (rc)
+				return;
+		}
+		if (end == (cut ? cut - 1 : 0))
+			return;
+		/* the next component */
+		size_t j = end ? end + 1 : 0;
+		while (j < cut - 1 && rel[j] != '/')
+			j++;
+		end = j;
+	}
 }
 
 /* The inode the rule gives @rel[0..len) (relative to the root; NULL: the
@@ -442,18 +799,47 @@ static bool number_tree(struct ts_fs *fs)
 static uint64_t number_of(struct ts_fs *fs, const char *rel, size_t len)
 {
 	struct ts_fs_model *m = fs->model;
-	if (!m || !m->numbered)
+	if (!m || m->nstate == NUM_OFF)
+		return 0;
+	number_wait(m, NUM_LISTING);
+	if (__atomic_load_n(&m->nstate, __ATOMIC_ACQUIRE) == NUM_FAILED)
 		return 0;
 	if (!rel)
 		return m->fs->root_inode;
 	uint64_t key = fnv_on(fnv_on(FNV_BASIS, "/", 1), rel, len);
-	key += !key;
 	pthread_mutex_lock(&m->nlock);
-	uint64_t *s = m->ncap ? num_slot(m, key) : NULL, ino = s && *s ? m->nino[s - m->nkey] : 0;
-	if (!ino && m->nn < NUMBER_MAX && !num_put(m, key, m->next_ino))
-		ino = m->next_ino++;
+	uint64_t ino = number_known(m, key);
 	pthread_mutex_unlock(&m->nlock);
+	if (!ino) {
+		number_path(fs, rel, len);
+		pthread_mutex_lock(&m->nlock);
+		ino = number_known(m, key);
+		if (!ino && m->nums.n < NUMBER_MAX && !tab_put(&m->nums, key, (uint32_t)m->next_ino))
+			ino = m->next_ino++;
+		pthread_mutex_unlock(&m->nlock);
+	}
 	return ino;
+}
+
+/* Before an op on @path (absolute) that charges the names on it: waits for
+ * the count, numbers its folders now if the walk has not (outside the
+ * rule's lock), and with @change (the op makes, removes or renames a name)
+ * waits for the whole walk. */
+static void number_ready(struct ts_fs *fs, const char *path, bool change)
+{
+	struct ts_fs_model *m = fs->model;
+	if (m->nstate == NUM_OFF)
+		return;
+	number_wait(m, change ? NUM_DONE : NUM_LISTING);
+	if (__atomic_load_n(&m->nstate, __ATOMIC_ACQUIRE) != NUM_LISTING)
+		return;
+	while (*path == '/')
+		path++;
+	size_t len = strlen(path);
+	while (len && path[len - 1] == '/')
+		len--;
+	if (len)
+		number_path(fs, path, len);
 }
 
 int ts_fs_model_start(struct ts_fs *fs, char *err, size_t n)
@@ -481,9 +867,10 @@ int ts_fs_model_start(struct ts_fs *fs, char *err, size_t n)
 		ts_tier_free(t);
 		return rc;
 	}
-	/* block mode charges no names (ts_fs_model_submit) */
-	if (!fs->o.image && number_tree(fs))
-		ts_fsmeta_set_inodes(m->meta, m->next_ino);
+	/* block mode charges no names (ts_fs_model_submit); a warm of the
+	 * whole tree numbers it as it walks it */
+	if (!fs->o.image)
+		number_start(fs, warm_whole(fs));
 	if (pthread_create(&m->inval, NULL, inval_main, fs) == 0) {
 		m->inval_started = true;
 	} else {
@@ -511,6 +898,10 @@ void ts_fs_model_close(struct ts_fs *fs)
 		pthread_mutex_unlock(&m->lock);
 		pthread_join(m->inval, NULL);
 	}
+	if (m->nthread_started) {
+		__atomic_store_n(&m->nstop, true, __ATOMIC_RELAXED);
+		pthread_join(m->nthread, NULL);
+	}
 	ts_tier_free(m->tier);
 	ts_fsmeta_free(m->meta);
 	ts_tier_set_free(m->set);
@@ -521,8 +912,9 @@ void ts_fs_model_close(struct ts_fs *fs)
 		free(m->opens[i].path);
 	free(m->opens);
 	free(m->queue);
-	free(m->nkey);
-	free(m->nino);
+	tab_free(&m->nums);
+	tab_free(&m->dirs);
+	pthread_cond_destroy(&m->ncond);
 	pthread_cond_destroy(&m->wake);
 	pthread_mutex_destroy(&m->lock);
 	pthread_mutex_destroy(&m->ctl);
@@ -634,13 +1026,16 @@ uint64_t ts_fs_model_submit(struct ts_fs *fs, struct ts_fs_req *r)
 				return 0;
 		}
 		enum ts_fsmeta_change what;
+		bool change = ts_tier_rule_fs_change(op, &what);
+		if (path && !fs->o.image)
+			number_ready(fs, path, change);
 		/* block mode: the image is the device, which has no names to
 		 * look up or change (the file system on it reads its own
 		 * metadata, and those reads come here as the image's) */
 		if (path && !fs->o.image) {
 			nio = ts_tier_rule_fs_path(fs->model->meta, kind, path, backing_stat, fs,
 						   io, TS_FSMETA_MAX_IO);
-			if (ts_tier_rule_fs_change(op, &what))
+			if (change)
 				ts_fsmeta_dirty(fs->model->meta, r->submit_ns, what, path,
 						r->path2, backing_stat, fs);
 		}
@@ -701,15 +1096,15 @@ struct warm_ctx {
 	uint64_t *files, *bytes;
 };
 
-/* walk_sorted's visit: warms each file in turn. */
-static int warm_one(void *ctx, const struct stat *st, uint64_t key)
+/* walk_tree's visit: warms each file in turn. */
+static int warm_one(void *ctx, int dirfd, const struct ent *e)
 {
 	struct warm_ctx *w = ctx;
-	(void)key;
-	if (S_ISREG(st->st_mode)) {
-		ts_tier_warm(w->t, 0, st->st_ino, 0, (uint64_t)st->st_size, w->dirty);
+	struct stat st;
+	if (!e->dir && !fstatat(dirfd, e->name, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode)) {
+		ts_tier_warm(w->t, 0, st.st_ino, 0, (uint64_t)st.st_size, w->dirty);
 		++*w->files;
-		*w->bytes += (uint64_t)st->st_size;
+		*w->bytes += (uint64_t)st.st_size;
 	}
 	return 0;
 }
@@ -734,9 +1129,14 @@ int ts_fs_model_warm(struct ts_fs *fs, bool dirty, uint64_t *files, uint64_t *by
 		*bytes = (uint64_t)st.st_size;
 		close(fd);
 	} else if (!rc && S_ISDIR(st.st_mode)) {
-		rc = walk_sorted(fd, FNV_BASIS, 0, warm_one,
-				 &(struct warm_ctx){ t, dirty, files, bytes });
+		/* the whole tree: numbered as it is walked (number_start) */
+		struct ts_fs_model *m = fs->model;
+		bool number = warm_whole(fs) && m->nstate == NUM_LISTING && !m->nthread_started;
+		rc = walk_tree(m, fd, FNV_BASIS, m->fs->first_inode, 0, number, warm_one,
+			       &(struct warm_ctx){ t, dirty, files, bytes });
 		close(fd);
+		if (number) /* names it left out are numbered when looked up */
+			number_state(m, NUM_DONE);
 	} else {
 		if (fd >= 0)
 			close(fd);
@@ -990,7 +1390,20 @@ static void *inval_main(void *arg)
 json_t *ts_fs_model_stats(struct ts_fs *fs)
 {
 	struct ts_tier *t = model_of(fs);
-	return t ? ts_tier_stats_json(t) : NULL;
+	json_t *st = t ? ts_tier_stats_json(t) : NULL;
+	struct ts_fs_model *m = fs->model;
+	if (st && !fs->o.image) {
+		static const char *const state[] = { "off", "counting", "walking", "done",
+						     "failed" };
+		pthread_mutex_lock(&m->nlock);
+		json_t *o = json_pack("{s:s, s:I, s:I}", "state", state[m->nstate], "names",
+				      (json_int_t)m->nums.n, "folders_by_lookup",
+				      (json_int_t)m->nlooked);
+		pthread_mutex_unlock(&m->nlock);
+		if (o)
+			json_object_set_new(st, "numbering", o);
+	}
+	return st;
 }
 
 const char *ts_fs_model_tier(struct ts_fs *fs)

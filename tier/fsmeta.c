@@ -163,9 +163,9 @@ void ts_fsmeta_serial(struct ts_fsmeta *m)
 
 void ts_fsmeta_set_inodes(struct ts_fsmeta *m, uint64_t used)
 {
-	lock(m);
-	m->inodes = used;
-	unlock(m);
+	/* not under the lock: tierfs sets it from the thread that numbers
+	 * its tree while a lookup may hold the lock (fs/timing.c) */
+	__atomic_store_n(&m->inodes, used, __ATOMIC_RELEASE);
 }
 
 /* Appends a read (of requests of @split bytes each, 0: one request),
@@ -210,10 +210,14 @@ static bool itab_first(struct ts_fsmeta *m, uint64_t w)
 	return true;
 }
 
-/* The inode-table window of inode @ino: ino / per_win. */
+/* The inode-table window of inode @ino: ext4 keeps inode ino at index
+ * ino - 1 of the table (__ext4_get_inode_loc: inode_offset = (ino - 1) %
+ * inodes_per_group), so inodes 1-512 share window 0, 513-1024 window 1
+ * (16 inodes a block, 32 blocks a window). */
 static inline uint64_t win_of(const struct ts_fsmeta *m, uint64_t ino)
 {
-	return m->win_shift >= 0 ? ino >> m->win_shift : ino / m->per_win;
+	uint64_t i = ino ? ino - 1 : 0;
+	return m->win_shift >= 0 ? i >> m->win_shift : i / m->per_win;
 }
 
 /* Region of the metadata file each kind of block lies in (offsets only
@@ -230,10 +234,10 @@ static void inode_read(struct ts_fsmeta *m, uint64_t ino, struct ts_fsmeta_io *o
 	uint64_t w = win_of(m, ino);
 	if (!itab_first(m, w))
 		return;
-	uint64_t blocks = m->p.inode_ra_blocks;
+	uint64_t blocks = m->p.inode_ra_blocks, used = __atomic_load_n(&m->inodes, __ATOMIC_ACQUIRE);
 	/* ext4 reads ahead no further than the last inode in use */
-	if (m->inodes && m->inodes > w * per_win && m->inodes < (w + 1) * per_win)
-		blocks = (m->inodes - w * per_win + per_blk - 1) / per_blk;
+	if (used && used > w * per_win && used < (w + 1) * per_win)
+		blocks = (used - w * per_win + per_blk - 1) / per_blk;
 	put(out, n, max, region(K_ITAB, w * m->p.inode_ra_blocks, m->p.block),
 	    blocks * m->p.block);
 }
@@ -583,7 +587,7 @@ static void jdirty(struct ts_fsmeta *m, uint64_t now, uint64_t blk)
  * offsets (the ones their reads use, block by block). */
 static uint64_t itab_block(const struct ts_fsmeta *m, uint64_t ino)
 {
-	return region(K_ITAB, ino / (m->p.block / m->p.inode_size), m->p.block);
+	return region(K_ITAB, (ino ? ino - 1 : 0) / (m->p.block / m->p.inode_size), m->p.block);
 }
 
 static uint64_t dir_block(const struct ts_fsmeta *m, uint64_t key, uint64_t b)

@@ -45,6 +45,28 @@ static void test_lookup(void)
 	ts_fsmeta_free(m);
 }
 
+/* ext4 keeps inode ino at index ino - 1 of its table (__ext4_get_inode_loc):
+ * inode 512 is the last of window 0 (inodes 1-512), 513 the first of
+ * window 1. With 599 the last in use, window 1's read stops at block 37
+ * (inodes 577-592 and 593-608: 6 blocks). The rule read inode 512 with
+ * window 1 before (6 blocks), and 513 then nothing. */
+static void test_window_edge(void)
+{
+	struct ts_fsmeta *m;
+	struct ts_fsmeta_io io[TS_FSMETA_MAX_IO];
+	CHECK(ts_fsmeta_new(ext4, &m) == 0);
+	ts_fsmeta_set_inodes(m, 600);
+	struct ts_fsmeta_node dir = { 100, 12, 1 }, f512 = { 101, 512, 0 }, f513 = { 102, 513, 0 },
+			      f1 = { 103, 13, 0 };
+	CHECK_EQ_U64(ts_fsmeta_lookup(m, &dir, &f512, io, TS_FSMETA_MAX_IO), 2);
+	CHECK_EQ_U64(io[1].len, 32 * 4096);
+	/* inode 13: window 0, read */
+	CHECK_EQ_U64(ts_fsmeta_lookup(m, &dir, &f1, io, TS_FSMETA_MAX_IO), 0);
+	CHECK_EQ_U64(ts_fsmeta_lookup(m, &dir, &f513, io, TS_FSMETA_MAX_IO), 1);
+	CHECK_EQ_U64(io[0].len, 6 * 4096);
+	ts_fsmeta_free(m);
+}
+
 /* More folders than fsmeta.c remembers directly (DSEEN), in turns: each
  * is read once, its first time, whichever folders share its memo slot. */
 static void test_many_folders(void)
@@ -80,7 +102,7 @@ static void test_inode_alone(void)
 		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
 		uint64_t d = (x >> 33) % DIRS, f = (x >> 20) % FILES;
 		struct ts_fsmeta_node dir = { 7000 + d, 20 + d, 1 + d % 3 };
-		struct ts_fsmeta_node file = { 100000 + d * FILES + f, 9000 + d * 700 + f, 0 };
+		struct ts_fsmeta_node file = { 100000 + d * FILES + f, 9001 + d * 700 + f, 0 };
 		unsigned na = ts_fsmeta_lookup(a, &dir, &file, ia, TS_FSMETA_MAX_IO);
 		unsigned nb = seen[d] ? ts_fsmeta_inode(b, &file, ib, TS_FSMETA_MAX_IO)
 				      : ts_fsmeta_lookup(b, &dir, &file, ib, TS_FSMETA_MAX_IO);
@@ -661,6 +683,7 @@ int main(void)
 	if (!ext4)
 		return tc_exit();
 	test_lookup();
+	test_window_edge();
 	test_many_folders();
 	test_inode_alone();
 	test_list_and_extent();

@@ -37,8 +37,8 @@ struct vrun {
 	size_t nnodes;
 };
 
-/* A path as the file-system rule sees it: its rank in sorted order stands
- * for its inode number (mkfs.ext4 -d numbers a tree depth first), and a
+/* A path as the file-system rule sees it: its rank in depth-first order
+ * (pnode_cmp) stands for its inode number, as mkfs.ext4 -d numbers a tree, and a
  * folder's blocks follow from the names the trace shows in it. */
 struct pnode {
 	const char *p;
@@ -46,11 +46,19 @@ struct pnode {
 	uint64_t blocks;
 };
 
+/* Depth first, each folder's names in byte order, as mkfs.ext4 -d numbers
+ * a tree: '/' before every other byte, so that "/a/q" comes before "/a-b"
+ * (all of a/ before the names after "a"), a folder before its names. */
 static int pnode_cmp(const void *a, const void *b)
 {
 	const struct pnode *x = a, *y = b;
-	int c = memcmp(x->p, y->p, TS_MIN(x->len, y->len));
-	return c ? c : (x->len > y->len) - (x->len < y->len);
+	size_t n = TS_MIN(x->len, y->len);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char cx = (unsigned char)x->p[i], cy = (unsigned char)y->p[i];
+		if (cx != cy)
+			return cx == '/' ? -1 : cy == '/' ? 1 : cx - cy;
+	}
+	return (x->len > y->len) - (x->len < y->len);
 }
 
 static int pnode_stat(void *ctx, const char *path, size_t len, struct ts_fsmeta_node *out)
@@ -60,7 +68,7 @@ static int pnode_stat(void *ctx, const char *path, size_t len, struct ts_fsmeta_
 	struct pnode *n = bsearch(&key, v->nodes, v->nnodes, sizeof(key), pnode_cmp);
 	if (!n)
 		return -ENOENT;
-	/* the root has its own inode; the rest are numbered in sorted order
+	/* the root has its own inode; the rest are numbered in that order
 	 * on from the first one mkfs gives a file (ext4: the root 2, then
 	 * lost+found 11 and the first path after the root 12) */
 	const struct ts_fsmeta_params *fs = v->cfg->fs;

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# fsrace.sh — tierfs numbers the backing tree as mkfs.ext4 -d does without
+# the mount waiting for it (fs/timing.c): a lookup that comes before the
+# walk has reached its folder numbers the folders on its path itself and
+# gets the number the whole walk gives, so it is charged the same reads
+# (tests/fs/fsmeta.sh has the same tree, numbered at mount). An op that
+# makes a name waits for the walk; cache=warm numbers the tree in its own
+# walk, before the mount is ready.
+. "$(dirname "$0")/lib.sh"
+
+# a/ (12), a/s0 (13), its 100 files (14-113), ... a/s4 (417), its files
+# (418-517), a-b (518), b (519), its 30 files (520-549)
+mkdir -p "$BACKING/a" "$BACKING/b"
+for s in 0 1 2 3 4; do
+	mkdir "$BACKING/a/s$s"
+	for f in $(seq -w 0 99); do : >"$BACKING/a/s$s/f0$f"; done
+done
+: >"$BACKING/a-b"
+for f in $(seq -w 0 29); do : >"$BACKING/b/f0$f"; done
+K=4096
+
+# The walk held back (TIERFS_NUMBER_HOLD_MS) while the lookups come.
+TIERFS_NUMBER_HOLD_MS=8000 tfs_mount "tier=ssd-cloud,mem=0"
+stat "$MNT/a-b" >/dev/null || fail "stat a-b"
+state=$(stat_get model.numbering.state)
+[ "$state" = walking ] || fail "numbering state $state after the first lookup, expected walking"
+# the root folder's block and a-b's window (inode 518: inodes 512-549, 3
+# blocks), as after the whole walk
+got=$(stat_get model.ops.read.device_bytes)
+[ "$got" = $((K + 3 * K)) ] || fail "first lookup of a-b read $got bytes, expected $((K + 3 * K))"
+# a file deep in a/ (517): a's inode window 0 (32 blocks), a's and a/s4's
+# folder blocks; its own inode is in window 1, read
+stat "$MNT/a/s4/f099" >/dev/null || fail "stat a/s4/f099"
+got=$(stat_get model.ops.read.device_bytes)
+want=$((K + 3 * K + 32 * K + 2 * K))
+[ "$got" = "$want" ] || fail "lookup of a/s4/f099 read $((got - K - 3 * K)) more bytes, expected $((want - K - 3 * K))"
+looked=$(stat_get model.numbering.folders_by_lookup)
+[ "$looked" = 3 ] || fail "$looked folders numbered by lookups (root, a, a/s4), expected 3"
+# every path: the same bytes as fsmeta.sh's whole walk
+find "$MNT" -mindepth 1 | xargs -d '\n' stat -c %i >/dev/null || fail "stat of every path"
+live=$(stat_get model.ops.read.device_bytes)
+want=$((K + 3 * K + 7 * K + 32 * K))
+[ "$live" = "$want" ] || fail "every path looked up read $live bytes, expected $want"
+state=$(stat_get model.numbering.state)
+[ "$state" = walking ] || fail "numbering state $state before the walk, expected walking"
+# a name made waits for the walk, then is numbered on from the last (550:
+# the same window, nothing more)
+: >"$MNT/new" || fail "create"
+state=$(stat_get model.numbering.state)
+[ "$state" = done ] || fail "numbering state $state after a create, expected done"
+stat "$MNT/new" >/dev/null || fail "stat new"
+got=$(stat_get model.ops.read.device_bytes)
+[ "$got" = "$live" ] || fail "a new file's lookup read $((got - live)) bytes, expected none"
+names=$(stat_get model.numbering.names)
+[ "$names" = 539 ] || fail "$names names numbered, expected 538 and new"
+tfs_umount
+rm "$BACKING/new"
+
+# cache=warm walks the tree once, numbering it: done when the mount is
+# ready, no folder numbered by a lookup, the same bytes.
+tfs_mount "tier=ssd-cloud,mem=64MiB,cache=warm"
+state=$(stat_get model.numbering.state)
+[ "$state" = done ] || fail "numbering state $state at a warm mount, expected done"
+stat "$MNT/a-b" >/dev/null || fail "stat a-b (warm)"
+got=$(stat_get model.ops.read.device_bytes)
+[ "$got" = $((K + 3 * K)) ] || fail "warm: first lookup of a-b read $got bytes, expected $((K + 3 * K))"
+looked=$(stat_get model.numbering.folders_by_lookup)
+[ "$looked" = 0 ] || fail "warm: $looked folders numbered by lookups, expected 0"
+tfs_umount
+check_log
+exit 0
