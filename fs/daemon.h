@@ -343,7 +343,8 @@ void ts_fs_model_forget(struct ts_fs *fs, enum ts_fs_op op, uint64_t ino, uint64
 unsigned ts_fs_trace_op(enum ts_fs_op op);
 /* cache=warm|written: every regular file under the backing (or under
  * warm_path in it), in sorted path order, made resident in the page-cache model (ts_tier_warm; dirty
- * for "written"). Counts what it warmed; -errno when the tree cannot be
+ * for "written"); over the whole tree the same walk numbers it for the
+ * metadata rule. Counts what it warmed; -errno when the tree cannot be
  * read (with @err). */
 TS_WUR int ts_fs_model_warm(struct ts_fs *fs, bool dirty, uint64_t *files, uint64_t *bytes,
 			    char *err, size_t n);

@@ -67,7 +67,9 @@
  * mkfs.ext4 -d (tiersim disk make) numbers the tree it copies: the root
  * root_inode, then depth first from first_inode + 1, with the inodes in
  * use (ts_fsmeta_set_inodes) ending at the last: tierfs numbers the whole
- * backing tree at mount (fs/timing.c; its own inode numbers are the host
+ * backing tree from mount, in a thread of its own, a lookup before the
+ * walk reaches it numbering its own path's folders from their counts
+ * (fs/timing.c; its own inode numbers are the host
  * file system's, scattered among every other file there), a replay the
  * paths of its trace in sorted order, the virtual loader the storage
  * order.
