@@ -136,7 +136,7 @@ void ts_dir_names_free(char **v, size_t n)
 	free(v);
 }
 
-int ts_dir_names(int dirfd, const char *rel, unsigned flags, char ***out, size_t *nout)
+int ts_opendir_at(int dirfd, const char *rel, DIR **out)
 {
 	int fd = openat(dirfd, rel && *rel ? rel : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
@@ -147,6 +147,16 @@ int ts_dir_names(int dirfd, const char *rel, unsigned flags, char ***out, size_t
 		close(fd);
 		return rc;
 	}
+	*out = d;
+	return 0;
+}
+
+int ts_dir_names(int dirfd, const char *rel, unsigned flags, char ***out, size_t *nout)
+{
+	DIR *d;
+	int orc = ts_opendir_at(dirfd, rel, &d);
+	if (orc)
+		return orc;
 	char **v = NULL;
 	size_t n = 0, cap = 0;
 	int rc = 0;

@@ -7,6 +7,7 @@
 #ifndef TS_FILES_H
 #define TS_FILES_H
 
+#include <dirent.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -38,6 +39,11 @@ TS_WUR int ts_pathf(char *buf, size_t n, const char *fmt, ...) TS_PRINTF(3, 4);
 TS_WUR int ts_write_all(int fd, const void *buf, size_t n);
 /* The same at offset @off (pwrite). */
 TS_WUR int ts_pwrite_all(int fd, const void *buf, size_t n, off_t off);
+
+/* Opens directory @rel under @dirfd (AT_FDCWD for a plain path; "" or
+ * NULL: @dirfd itself, through a new descriptor) for readdir: 0 with *@out
+ * set (closedir it), or -errno. */
+TS_WUR int ts_opendir_at(int dirfd, const char *rel, DIR **out);
 
 /* ts_dir_names(): leave out names that start with a dot. */
 #define TS_DIR_NO_DOT 1u

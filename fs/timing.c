@@ -452,15 +452,10 @@ static bool ent_is_dir(int fd, const struct dirent *de, bool *skip)
  * in the C locale, which tiersim disk make runs it in). */
 TS_WUR static int read_folder(int fd, struct ent **out, size_t *nout)
 {
-	int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return -errno;
-	DIR *d = fdopendir(dfd);
-	if (!d) {
-		int rc = -errno;
-		close(dfd);
-		return rc;
-	}
+	DIR *d;
+	int orc = ts_opendir_at(fd, NULL, &d);
+	if (orc)
+		return orc;
 	struct ent *v = NULL;
 	size_t n = 0, cap = 0;
 	int rc = 0;
@@ -505,15 +500,10 @@ TS_WUR static int read_folder(int fd, struct ent **out, size_t *nout)
 TS_WUR static int count_tree(struct ts_fs_model *m, int fd, uint64_t key, unsigned depth,
 			     uint64_t *total)
 {
-	int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return -errno;
-	DIR *d = fdopendir(dfd);
-	if (!d) {
-		int rc = -errno;
-		close(dfd);
-		return rc;
-	}
+	DIR *d;
+	int orc = ts_opendir_at(fd, NULL, &d);
+	if (orc)
+		return orc;
 	uint64_t n = 0;
 	int rc = 0;
 	struct dirent *de;

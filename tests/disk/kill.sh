@@ -42,6 +42,12 @@ echo "reader: $(tail -1 "$TMPD/reader.err")"
 echo "writer: $(tail -1 "$TMPD/writer.err")"
 d=$(ps -eo stat=,cmd= | awk -v t="$TMPD" '$1 ~ /^D/ && index($0, t)')
 [ -z "$d" ] && echo "no process in D state" || fail "processes in D state: $d"
+# A killed process's exit (unmapping a sanitizer's shadow memory, its
+# threads) can outlast the jobs' I/O errors: give it 30 s to be gone.
+for i in $(seq 300); do
+	timeout 60 "$TIERSIM" disk list | grep -q "gone" && break
+	sleep 0.1
+done
 timeout 60 "$TIERSIM" disk list | grep -q "gone" || fail "disk list does not say tierfs is gone"
 timeout 60 "$TIERSIM" disk umount "$MNT" || fail "umount after the kill failed"
 check_clean "umount after the kill"
