@@ -264,10 +264,11 @@ host "build-host" {
   -- (t_nvme + rt)) through the origin; the median of the 20 runs' fits,
   -- low and high their range.
   -- The kernel-fs replay's FUSE CPU per request and per page of a direct
-  -- read's buffer, 2026-12-06 04:37-04:40 UTC on epyc-kvm-2vcpu (load
-  -- 2.4 -> 0.5; bench/block_memory.sh, 3 repetitions each of READ_KIB=1024
-  -- and READ_KIB=4, ssd-cloud, 128 MiB cgroup, 512 files of 128 KiB, the
-  -- 64 MiB set): the job's thread CPU in its second epoch, all from the
+  -- read's buffer, 2026-12-06 04:37-04:40 UTC on an Intel Xeon 2-vCPU KVM
+  -- guest (xeon-emr-kvm-2vcpu; load 2.4 -> 0.5; bench/block_memory.sh, 3
+  -- repetitions each of READ_KIB=1024 and READ_KIB=4, ssd-cloud, 128 MiB
+  -- cgroup, 512 files of 128 KiB, the 64 MiB set): the job's thread CPU
+  -- in its second epoch, all from the
   -- page cache in block mode (15.6-27.8 ms, less the 6.7 ms copy, which
   -- the replay charges as memory time) and all through tierfs in the FUSE
   -- recording, mem 0 (53.4-59.0 ms with 1 MiB reads: 1,039-1,055 requests,
@@ -276,7 +277,7 @@ host "build-host" {
   -- range over the nine pairs of runs. Before (01:32-01:34 UTC): 21.0 us a
   -- request, no page term, from the recording's requests of both epochs
   -- over the second epoch's CPU, with the copy counted as ext4's.
-  replay_fuse_cpu_ns = { 30934, "measured", "bench/block_memory.sh ssd-cloud, READ_KIB 1024 and 4, 3 repetitions each, 2026-12-06 04:37-04:40 UTC on epyc-kvm-2vcpu, load 2.4-0.5: the second epoch's thread CPU through tierfs (mem 0) less block mode's less its page-cache copy, fitted as a request's plus a page's over the two read sizes (medians); low and high the range over the nine pairs of runs", low = 29369, high = 33886 },
+  replay_fuse_cpu_ns = { 30934, "measured", "bench/block_memory.sh ssd-cloud, READ_KIB 1024 and 4, 3 repetitions each, 2026-12-06 04:37-04:40 UTC on an Intel Xeon 2-vCPU KVM guest (xeon-emr-kvm-2vcpu), load 2.4-0.5: the second epoch's thread CPU through tierfs (mem 0) less block mode's less its page-cache copy, fitted as a request's plus a page's over the two read sizes (medians); low and high the range over the nine pairs of runs", low = 29369, high = 33886 },
   replay_fuse_cpu_page_ns = { 102, "measured", "the same fit: a page of a direct read's buffer (READ_KIB 1024: 256 pages a read; 4: 1); low and high the range over the nine pairs of runs", low = 62, high = 146 },
   replay_wake_cost_ns = { 34000, "measured", "bench/pytorch_replay.sh block-mode recordings, 5 runs on each of five tiers (bytes-w2-p2-s40, load 2-4): the gap after a moved request regressed on ln((t + rt) / (t_nvme + rt)), the median of 20 runs' fits; low and high their range; 2026-12-02, the hour not recorded (committed 20:35 UTC): most likely on the Intel Xeon (xeon-kvm-2vcpu), the build host from 18:52 UTC", low = 18000, high = 59000 },
   dlio_sample_ns = { 1043000, "measured", "bench/dlio_peer.sh --chrt 10 traces, DLIO's readers' CPU less tiersim's on the same chain, 112 KiB and 8 MiB npz: the line's intercept (4 and 6 runs); on the AMD EPYC (Zen 4)", low = 675000, high = 1330000 },
