@@ -435,17 +435,26 @@ static void ents_free(struct ent *e, size_t n)
 	free(e);
 }
 
-static bool ent_is_dir(int fd, const struct dirent *de, bool *skip)
+/* The next entry of @d but "." and "..", with whether it is a folder (the
+ * listing's type, or asked where it gives none; a name that cannot be
+ * asked, gone since the listing, is left out); NULL at the end. */
+static struct dirent *next_ent(DIR *d, bool *dir)
 {
-	*skip = false;
-	if (de->d_type != DT_UNKNOWN)
-		return de->d_type == DT_DIR;
-	struct stat st;
-	if (fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW)) {
-		*skip = true;
-		return false;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (de->d_type != DT_UNKNOWN) {
+			*dir = de->d_type == DT_DIR;
+			return de;
+		}
+		struct stat st;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW))
+			continue;
+		*dir = S_ISDIR(st.st_mode);
+		return de;
 	}
-	return S_ISDIR(st.st_mode);
+	return NULL;
 }
 
 /* The entries of folder @fd in byte order (strcmp, as mkfs.ext4 -d's scan
@@ -460,14 +469,9 @@ TS_WUR static int read_folder(int fd, struct ent **out, size_t *nout)
 	size_t n = 0, cap = 0;
 	int rc = 0;
 	struct dirent *de;
-	while ((de = readdir(d))) {
+	bool dir;
+	while ((de = next_ent(d, &dir))) {
 		const char *nm = de->d_name;
-		bool skip;
-		if (!strcmp(nm, ".") || !strcmp(nm, ".."))
-			continue;
-		bool dir = ent_is_dir(dirfd(d), de, &skip);
-		if (skip)
-			continue;
 		if (n == cap) {
 			cap = cap ? 2 * cap : 64;
 			struct ent *nv = realloc(v, cap * sizeof(*v));
@@ -507,14 +511,9 @@ TS_WUR static int count_tree(struct ts_fs_model *m, int fd, uint64_t key, unsign
 	uint64_t n = 0;
 	int rc = 0;
 	struct dirent *de;
-	while (!rc && (de = readdir(d))) {
+	bool dir;
+	while (!rc && (de = next_ent(d, &dir))) {
 		const char *nm = de->d_name;
-		bool skip;
-		if (!strcmp(nm, ".") || !strcmp(nm, ".."))
-			continue;
-		bool dir = ent_is_dir(dirfd(d), de, &skip);
-		if (skip)
-			continue;
 		n++;
 		if (++*total > NUMBER_MAX) {
 			rc = -E2BIG;
