@@ -9,17 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 B=$TS_BUILD_ROOT/cli/tiersim
 
-# a/ (12), a/s0 (13), its 100 files (14-113), ... a/s4 (417), its files
-# (418-517), a-b (518), b (519), its 30 files (520-549): 549 the last
-# inode in use. a-b sorts after a/'s whole subtree (mkfs.ext4 -d), though
-# "/a-b" sorts before "/a/s0" as a string.
-mkdir -p "$BACKING/a" "$BACKING/b"
-for s in 0 1 2 3 4; do
-	mkdir "$BACKING/a/s$s"
-	for f in $(seq -w 0 99); do : >"$BACKING/a/s$s/f0$f"; done
-done
-: >"$BACKING/a-b"
-for f in $(seq -w 0 29); do : >"$BACKING/b/f0$f"; done
+numbering_tree
 # every path, in the order mkfs.ext4 -d numbers them
 python3 - "$BACKING" >"$TMPD/paths" <<'PY'
 import os, sys

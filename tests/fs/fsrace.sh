@@ -8,15 +8,7 @@
 # walk, before the mount is ready.
 . "$(dirname "$0")/lib.sh"
 
-# a/ (12), a/s0 (13), its 100 files (14-113), ... a/s4 (417), its files
-# (418-517), a-b (518), b (519), its 30 files (520-549)
-mkdir -p "$BACKING/a" "$BACKING/b"
-for s in 0 1 2 3 4; do
-	mkdir "$BACKING/a/s$s"
-	for f in $(seq -w 0 99); do : >"$BACKING/a/s$s/f0$f"; done
-done
-: >"$BACKING/a-b"
-for f in $(seq -w 0 29); do : >"$BACKING/b/f0$f"; done
+numbering_tree
 K=4096
 
 # The walk held back (TIERFS_NUMBER_HOLD_MS) while the lookups come.
