@@ -12,7 +12,8 @@ that are not numbers (a "-", "timeout", "nan" of a round that has no
 figure) are left out; with no number left the figure is "-".
 
 From Python (the bench scripts' inline programs put bench/ on sys.path):
-    median(v), summary(v) -> (median, lo, hi), show(v, fmt), ratios(a, b)
+    median(v), summary(v) -> (median, lo, hi), show(v, fmt), ratios(a, b),
+    median_interval(v, level) -> (lo, hi, coverage) or None
 From the shell (bench/lib.sh wraps these):
     benchstat.py stat [-r] [-f FMT] [X ...]   X, or the words of stdin
     benchstat.py ratio [-r] [-f FMT] "A1 A2 .." "B1 B2 .."   A[i] / B[i] per round
@@ -58,6 +59,24 @@ def show(v, fmt="%.3f", raw=False):
         return "- - -" if raw else "-"
     m, lo, hi = (fmt % x for x in summary(v))
     return "%s %s %s" % (m, lo, hi) if raw else "%s (%s..%s)" % (m, lo, hi)
+
+
+def median_interval(v, level=0.90):
+    """(lo, hi, coverage) of the numbers in V: a distribution-free
+    interval for their median, the order statistics of ranks k and n+1-k
+    (from 1), k the largest with P(Binomial(n, 1/2) < k) <= (1 - LEVEL) / 2,
+    and the coverage that gives (at least LEVEL); None where n is too
+    small for any (fewer than 5 at 0.90)."""
+    s, n = sorted(numbers(v)), len(numbers(v))
+    tail, cdf, k = (1 - level) / 2, 0.0, 0
+    while k + 1 <= (n + 1) // 2:
+        p = cdf + math.comb(n, k) / 2 ** n
+        if p > tail:
+            break
+        cdf, k = p, k + 1
+    if k == 0:
+        return None
+    return s[k - 1], s[n - k], 1 - 2 * cdf
 
 
 def _pairs(a, b):

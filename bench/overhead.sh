@@ -45,8 +45,29 @@
 # trace is written out at its unmount, outside the timed run.
 # TS_KEEP_MOUNTS=1 keeps one mount per access for the whole run instead.
 #
+# Resolving a few percent. On a shared 2-CPU VM single rounds of the same
+# build have ranged 0.6-1.3 of each other at QD1, so a ratio means
+# something only beside the spread of a ratio that should be 1:
+# TS_CONTROL=1 adds "unlimited-aa", a second untraced mount of the same
+# build in the same rounds (an A/A control), and the traced accesses are
+# then also taken against the mean of the two untraced runs of their round
+# (a round's baseline from two places in its order). The daemon's CPU per
+# request is its process CPU clock over the run divided by the requests the
+# daemon itself counted (the ops' counts in its stats, read before and
+# after the run; fio's count where there are no stats): the daemon's own
+# time, which a neighbour's load moves less than it moves IOPS. For each
+# ratio the control's summary gives the median, min..max and a
+# distribution-free interval of the median (order statistics: the two
+# ranks the binomial distribution puts at least 90% between); a ratio is
+# resolved to a margin where the A/A control's interval is narrower than
+# it. TS_PIN="DAEMON_CPUS FIO_CPUS" (e.g. "0 1") runs every tierfs under
+# taskset and fio with --cpus_allowed: otherwise where the FUSE round
+# trip's two ends run moves from run to run, and each run's IOPS with it.
+# Short rounds (TS_FIO_RUNTIME=1), and more of them, narrow the interval
+# more than long ones: the load drifts between rounds more than within one.
+#
 # Environment: TS_FIO_RUNTIME seconds per job (default 2), TS_ROUNDS
-# (default 3), TS_JOBS (a subset of the job names, space-separated),
+# (default 3), TS_CONTROL, TS_PIN, TS_JOBS (a subset of the job names, space-separated),
 # TS_BEFORE (another build directory: its tierfs is mounted traced too, as
 # traced-before, and run in the same rounds, for a before/after of tracing
 # side by side; TS_ACCESS (a subset of the access names) can then leave
@@ -67,18 +88,28 @@ JOBS=${TS_JOBS:-"4k-randread-qd1 4k-randread-qd16 1m-read-qd16"}
 [ -x "$TIERFS" ] || { echo "overhead: $TIERFS is not built (ninja -C $BUILD)" >&2; exit 1; }
 command -v fio >/dev/null || { echo "overhead: fio is not installed" >&2; exit 1; }
 
-bench_mounts overhead bare unlimited traced traced-nocpu
+bench_mounts overhead bare unlimited unlimited-aa traced traced-nocpu
+CONTROL=${TS_CONTROL:-0}
+PIN_FS=() PIN_FIO=()
+if [ -n "${TS_PIN:-}" ]; then
+	read -r pd pf <<<"$TS_PIN"
+	if [ -z "${pf:-}" ] || ! command -v taskset >/dev/null; then
+		echo "overhead: TS_PIN needs \"DAEMON_CPUS FIO_CPUS\" and taskset" >&2
+		exit 2
+	fi
+	PIN_FS=(taskset -c "$pd") PIN_FIO=(--cpus_allowed="$pf")
+fi
 
 dd if=/dev/urandom of="$BACKING/fio.dat" bs=1M count=256 status=none || exit 1
 # each access's mount options
-declare -A OPTS=([bare]=bare [unlimited]=tier=unlimited
+declare -A OPTS=([bare]=bare [unlimited]=tier=unlimited [unlimited-aa]=tier=unlimited
 	[traced]="tier=unlimited,trace=$WORK/traced.trace"
 	[traced-nocpu]="tier=unlimited,trace=$WORK/traced-nocpu.trace,trace_cpu=false"
 	[traced-before]="tier=unlimited,trace=$WORK/traced-before.trace")
 mount_fs() { # NAME: in the foreground, so that $! is the daemon
 	local bin=$TIERFS
 	[ "$1" = traced-before ] && bin=$BEFORE/fs/tierfs
-	"$bin" -f -o "${OPTS[$1]}" "$BACKING" "$WORK/$1" 2>>"$WORK/$1.log" &
+	"${PIN_FS[@]}" "$bin" -f -o "${OPTS[$1]}" "$BACKING" "$WORK/$1" 2>>"$WORK/$1.log" &
 	PID[$1]=$!
 	for _ in $(seq 600); do
 		if [ "$1" = bare ]; then
@@ -114,10 +145,16 @@ except Exception:
 	[ -s "$WORK/stats.err" ] && NOTES[$1]+="; $(head -1 "$WORK/stats.err")"
 	rm -f "$WORK/$1.trace"
 }
-if [ "$KEEP" = 1 ]; then
-	for m in bare unlimited traced traced-nocpu; do mount_fs $m; done
-	[ -n "$BEFORE" ] && mount_fs traced-before
-fi
+
+# The requests daemon NAME has counted so far (every op's count in its
+# stats); "-" where it has none (bare)
+reqs() {
+	python3 -c 'import json, sys
+try:
+    print(sum(o.get("count", 0) for o in json.load(open(sys.argv[1]))["ops"].values()))
+except Exception:
+    print("-")' "$WORK/$1/.tierfs/stats"
+}
 
 # The CPU time of process PID so far, ns: its process CPU clock
 # (clock_getcpuclockid's encoding: every thread, dead ones included).
@@ -127,7 +164,7 @@ cpu_ns() {
 
 # fio's JSON -> "iops mbps mean_lat_ns ios"
 run() { # FILE DIRECT RW BS QD
-	fio --name=o --filename="$1" --size=256M --direct="$2" --invalidate=0 --rw="$3" --bs="$4" \
+	fio "${PIN_FIO[@]}" --name=o --filename="$1" --size=256M --direct="$2" --invalidate=0 --rw="$3" --bs="$4" \
 		--ioengine=io_uring --iodepth="$5" --runtime="$RUNTIME" --time_based \
 		--output-format=json --output="$WORK/fio.json" >/dev/null 2>"$WORK/fio.err" ||
 		{ echo "overhead: fio failed: $(head -1 "$WORK/fio.err")" >&2; exit 1; }
@@ -141,6 +178,12 @@ EOF
 cat "$BACKING/fio.dat" >/dev/null # into the page cache for native-cached
 ACCESS=${TS_ACCESS:-"native-direct native-cached bare unlimited traced traced-nocpu"}
 [ -n "$BEFORE" ] && [ -z "${TS_ACCESS:-}" ] && ACCESS+=" traced-before"
+[ "$CONTROL" = 1 ] && case " $ACCESS " in *" unlimited-aa "*) ;; *) ACCESS+=" unlimited-aa" ;; esac
+if [ "$KEEP" = 1 ]; then
+	for m in $ACCESS; do
+		case $m in native-*) ;; *) mount_fs "$m" ;; esac
+	done
+fi
 case " $ACCESS " in *" unlimited "*) ;; *) echo "overhead: TS_ACCESS needs unlimited (the ratios' base)" >&2; exit 2 ;; esac
 TRACED=
 for t in traced traced-nocpu traced-before; do
@@ -149,7 +192,36 @@ done
 echo "# $(bench_load) before the run"
 printf '%-18s %-14s %10s %9s %10s %11s %7s %-23s %-23s\n' job access IOPS MB/s "mean(us)" "cpu(us/req)" \
 	threads "/bare" "/native-cached"
-declare -a SUMMARY=()
+declare -a SUMMARY=() CI=()
+# JOB ACCESS "IOPS a round" "unlimited's" "unlimited-aa's" "cpu/req a round"
+# "unlimited's" "unlimited-aa's": ACCESS against the mean of the two
+# untraced runs of each round (the A/A control against unlimited), IOPS and
+# the daemon's CPU per request: median (min..max) [the median's interval,
+# its coverage]
+control() {
+	/usr/bin/python3 - "$BENCH_DIR" "$@" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import benchstat as bs  # noqa: E402
+job, acc = sys.argv[2], sys.argv[3]
+v = [[float(x) for x in a.split()] for a in sys.argv[4:]]
+
+
+def show(a, b, c):
+    if acc == "unlimited-aa":  # the control, against the first untraced run
+        r = [x / y for x, y in zip(a, b) if x > 0 and y > 0]
+    else:
+        r = [x / ((y + z) / 2) for x, y, z in zip(a, b, c) if x > 0 and y > 0 and z > 0]
+    if not r:
+        return "-"
+    ci = bs.median_interval(r, 0.90)
+    return "%s %s" % (bs.show(r), "[%.3f..%.3f, %.0f%%]" % (ci[0], ci[1], 100 * ci[2])
+                      if ci else "[too few rounds]")
+
+
+print("%-18s %-13s IOPS %s  cpu/req %s" % (job, acc, show(*v[0:3]), show(*v[3:6])))
+PY
+}
 # ACCESS's IOPS against BASE's within each round (riops: the job's figures
 # round by round), "-" when BASE did not run
 against() { [ -n "${riops[$2]:-}" ] && bench_ratio "${riops[$1]}" "${riops[$2]}" || echo -; }
@@ -169,15 +241,20 @@ for job in "4k-randread-qd1 randread 4k 1" "4k-randread-qd16 randread 4k 16" "1m
 			native-cached) r=$(run "$BACKING/fio.dat" 0 "$rw" "$bs" "$qd") ;;
 			*)
 				[ "$KEEP" = 1 ] || mount_fs "$access"
+				q0=$(reqs "$access")
 				c0=$(cpu_ns "${PID[$access]}")
 				r=$(run "$WORK/$access/fio.dat" 1 "$rw" "$bs" "$qd")
 				c1=$(cpu_ns "${PID[$access]}")
+				q1=$(reqs "$access")
 				tasks=("/proc/${PID[$access]}/task/"*)
 				rthreads[$access]+="${#tasks[@]} "
 				[ "$KEEP" = 1 ] || umount_fs "$access"
 				;;
 			esac
 			read -r i m l n <<<"$r"
+			# the daemon's own count of requests, where it has one
+			[ -n "$c0" ] && [ "$q0" != - ] && [ "$q1" != - ] && [ "$q1" -gt "$q0" ] &&
+				n=$((q1 - q0))
 			# daemon CPU per request, us
 			c=-1
 			[ -n "$c0" ] && c=$(awk -v a="$c0" -v b="$c1" -v n="$n" 'BEGIN { printf "%.2f", (b - a) / n / 1000 }')
@@ -210,11 +287,24 @@ for job in "4k-randread-qd1 randread 4k 1" "4k-randread-qd16 randread 4k 16" "1m
 			"$(against "$t" unlimited)" "$(bench_ratio "${rcpu[$t]}" "${rcpu[unlimited]}")" \
 			"$(bench_diff "${rcpu[$t]}" "${rcpu[unlimited]}")")")
 	done
+	if [ -n "${riops[unlimited-aa]:-}" ]; then
+		for t in unlimited-aa $TRACED; do
+			CI+=("$(control "$name" "$t" "${riops[$t]}" "${riops[unlimited]}" \
+				"${riops[unlimited-aa]}" "${rcpu[$t]}" "${rcpu[unlimited]}" \
+				"${rcpu[unlimited-aa]}")")
+		done
+	fi
 	unset all iops mbps lat cpu riops rcpu rthreads
 done
 echo
 echo "# traced / unlimited, per round (median (min..max) over $ROUNDS rounds):"
 for s in "${SUMMARY[@]}"; do echo "$s"; done
+if [ "${#CI[@]}" -gt 0 ]; then
+	echo
+	echo "# against the mean of unlimited and unlimited-aa in each round (unlimited-aa, the"
+	echo "# A/A control: against unlimited): median (min..max) [the median's interval, coverage]"
+	for s in "${CI[@]}"; do echo "$s"; done
+fi
 if [ "$KEEP" = 1 ]; then
 	for t in $TRACED; do
 		fusermount3 -u "$WORK/$t" && wait "${PID[$t]}"

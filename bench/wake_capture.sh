@@ -32,10 +32,17 @@
 # with the load) and the time per run (TIERSIM_WAKE_BPF_STATS; a build
 # without it prints "-").
 #
+# TS_PIN="RECORDER_CPUS FIO_CPUS" (e.g. "0 1") runs tiersim record (and
+# so tierfs) under taskset and fio with --cpus_allowed, each recording
+# alike: otherwise where the FUSE round trip's two ends run changes from
+# one recording to the next, and the CPU per IO with it (a wake-up on the
+# other CPU costs an interrupt, one on the same CPU a switch), which is
+# most of the spread of a control round.
+#
 # Needs root and tracefs (as wake capture does), and a build with BPF;
 # without them the script says so and exits 77.
 # Environment: TS_ROUNDS (default 5), TS_IOS (default 49152), TS_BEFORE,
-# TS_BPF_STATS, TS_CONTROL, TS_TRACEFS. A recording's fixed CPU (tiersim,
+# TS_BPF_STATS, TS_CONTROL, TS_TRACEFS, TS_PIN. A recording's fixed CPU (tiersim,
 # the mount, fio's start: about 0.17 s) was half of a 12288-IO
 # recording's, so the figure per IO was as much the start-up's; 49152
 # IOs take about 1 s a recording on an idle 2-CPU host.
@@ -54,6 +61,15 @@ if [ -n "${TS_BEFORE:-}" ]; then
 		{ echo "wake_capture: TS_BEFORE: no cli/tiersim under '$TS_BEFORE'" >&2; exit 1; }
 fi
 command -v fio >/dev/null || { echo "wake_capture: fio is not installed" >&2; exit 1; }
+PIN=() PIN_FIO=
+if [ -n "${TS_PIN:-}" ]; then
+	read -r pr pf <<<"$TS_PIN"
+	if [ -z "${pf:-}" ] || ! command -v taskset >/dev/null; then
+		echo "wake_capture: TS_PIN needs \"RECORDER_CPUS FIO_CPUS\" and taskset" >&2
+		exit 2
+	fi
+	PIN=(taskset -c "$pr") PIN_FIO=--cpus_allowed=$pf
+fi
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/wake-capture.XXXXXX")
 STATS_WAS=
@@ -75,13 +91,15 @@ one() { # nowakes|tracefs|bpf|before
 	tracefs) how=tracefs ;;
 	before) cli=$BEFORE/cli/tiersim ;;
 	esac
-	TIERSIM_WAKE_BPF_STATS=${TS_BPF_STATS:-} TIERSIM_WAKE_CAPTURE=$how python3 - "$cli" "$WORK" "$IOS" "$1" "${extra[@]}" <<'PY'
+	TIERSIM_WAKE_BPF_STATS=${TS_BPF_STATS:-} TIERSIM_WAKE_CAPTURE=$how python3 - "$cli" "$WORK" "$IOS" "$1" "$PIN_FIO" "${PIN[@]}" -- "${extra[@]}" <<'PY'
 import json, os, resource, subprocess, sys
-cli, work, ios, mode, extra = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5:]
+cli, work, ios, mode, pin_fio = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
+rest = sys.argv[6:]
+pin, extra = rest[:rest.index("--")], rest[rest.index("--") + 1:]
 before = resource.getrusage(resource.RUSAGE_CHILDREN)
-r = subprocess.run([cli, "record", "--data", work + "/data", "--tier", "unlimited",
+r = subprocess.run(pin + [cli, "record", "--data", work + "/data", "--tier", "unlimited",
                     "--out", work + "/r.trace"] + extra +
-                   ["--", "fio", "--name=l", "--filename={}/f", "--rw=randread", "--bs=4k",
+                   ["--", "fio"] + ([pin_fio] if pin_fio else []) + ["--name=l", "--filename={}/f", "--rw=randread", "--bs=4k",
                     "--size=32m", "--io_size=%d" % (ios * 4096), "--ioengine=psync", "--direct=1",
                     "--output-format=json", "--output=" + work + "/fio.json"],
                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -155,7 +173,7 @@ echo
 echo "# with wake capture / without, per round (median (min..max) over $ROUNDS rounds):"
 [ "${TS_CONTROL:-0}" != 1 ] || echo "# (without: the mean of nowakes and again; again: against nowakes)"
 for m in "${modes[@]:1}"; do
-	echo "$m: cpu/io $(printf '%s' "${ratio[$m]}" | spread)  cpu +us/io $(printf '%s' "${add[$m]}" | spread)  IOPS $(printf '%s' "${iops[$m]}" | spread)"
+	echo "$m: cpu/io $(printf '%s' "${ratio[$m]}" | spread)  cpu +us/io $(printf '%s' "${add[$m]}" | spread)  IOPS $(printf '%s' "${iops[$m]}" | spread)  rounds over +12%: $(printf '%s' "${ratio[$m]}" | awk '$1 > 1.12 { k++ } END { printf "%d of %d", k, NR }')"
 done
 [ -z "$share" ] || echo "# cpu +us/io, bpf / tracefs, per round: $(printf '%s' "$share" | grep -v nan | spread)"
 [ -z "$BEFORE" ] || echo "# cpu +us/io, bpf / before's bpf, per round: $(printf '%s' "$vs" | grep -v nan | spread)"

@@ -31,6 +31,15 @@ check("ratios", bs.ratios(a, b), [1.0, 4.0, 1.5])
 check("ratio shown", bs.show(bs.ratios(a, b)), "1.500 (1.000..4.000)")
 check("ratio skips", bs.ratios(["1", "-", "3"], ["2", "2", "0"]), [0.5])
 check("diffs", bs.diffs(["5", "1"], ["2", "3"]), [3.0, -2.0])
+# the median's interval: n = 5 -> ranks 1 and 5 (P(B < 1) = 1/32), 93.75%;
+# n = 15 -> ranks 4 and 12 (P(B < 4) = 576/32768; P(B < 5) = 0.059 > 0.05);
+# n = 4 has none (P(B < 1) = 1/16 > 0.05); words left out
+check("interval 5", bs.median_interval([5, 1, 4, 2, 3]), (1, 5, 0.9375))
+check("interval 15", bs.median_interval(list(range(15, 0, -1)) + ["-"]),
+      (4, 12, 1 - 2 * 576 / 32768))
+check("interval 4", bs.median_interval([1, 2, 3, 4]), None)
+check("interval 95%", bs.median_interval(list(range(1, 16)), 0.95), (4, 12, 1 - 2 * 576 / 32768))
+check("interval 99%", bs.median_interval(list(range(1, 16)), 0.99), (3, 13, 1 - 2 * 121 / 32768))
 try:
     bs.ratios(["1", "2"], ["1"])
     check("rounds differ", "no error", "ValueError")
