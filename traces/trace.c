@@ -245,8 +245,14 @@ struct ring {
 	struct ring *next;
 };
 
+/* The writer's output buffer: what the drain writes goes here and to the
+ * file a write() at a time when full, at each period's end and at close. */
+#define OBUF_SIZE (1u << 20)
+
 struct ts_trace_writer {
-	FILE *f;
+	int fd;
+	char *obuf; /* OBUF_SIZE bytes; olen of them queued */
+	size_t olen;
 	struct ts_trace_hdr hdr;
 	uint32_t ring_records;
 	uint32_t flush_us;
@@ -536,12 +542,50 @@ out:
 	return id;
 }
 
+/* @n bytes at @p to the file, whole; a write error is kept in w->err. */
+static void out_write(struct ts_trace_writer *w, const char *p, size_t n)
+{
+	while (n && !w->err) {
+		ssize_t k = write(w->fd, p, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			w->err = k < 0 ? -errno : -EIO;
+			break;
+		}
+		p += k;
+		n -= (size_t)k;
+	}
+}
+
+/* What the buffer holds, to the file. */
+static void obuf_flush(struct ts_trace_writer *w)
+{
+	out_write(w, w->obuf, w->olen);
+	w->olen = 0;
+}
+
+/*
+ * The output is the writer thread's alone once it runs (before it, and
+ * after it is joined, open and close use it from one thread), so it is a
+ * buffer of its own rather than a stdio stream: the drain writes a run of
+ * slots and a pack item per six packed records, and a stream's call with
+ * its lock cost more per call than the copy of those bytes (bench/
+ * trace_writer, the "writer" figure a record). One copy, into the buffer.
+ */
 static void put_bytes(struct ts_trace_writer *w, const void *p, size_t n)
 {
 	if (w->err)
 		return;
-	if (fwrite(p, 1, n, w->f) != n)
-		w->err = errno ? -errno : -EIO;
+	if (w->olen + n > OBUF_SIZE) {
+		obuf_flush(w);
+		if (n > OBUF_SIZE) {
+			out_write(w, p, n);
+			return;
+		}
+	}
+	memcpy(w->obuf + w->olen, p, n);
+	w->olen += n;
 }
 
 static void put_item(struct ts_trace_writer *w, unsigned op, uint32_t id, uint64_t off,
@@ -734,8 +778,7 @@ static void *writer_main(void *arg)
 		drain(w);
 		/* hand what we have to the kernel, so a crash loses at most one
 		 * period's worth of records */
-		if (!w->err && fflush(w->f))
-			w->err = -errno;
+		obuf_flush(w);
 		struct timespec ts;
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		uint64_t ns = (uint64_t)ts.tv_nsec + (uint64_t)w->flush_us * 1000;
@@ -771,6 +814,7 @@ static void writer_free(struct ts_trace_writer *w)
 		free(w->paths[i]);
 	free(w->paths);
 	free(w->hash);
+	free(w->obuf);
 	free(w);
 }
 
@@ -827,21 +871,23 @@ int ts_trace_writer_open_cfg(const char *path, const struct ts_trace_hdr *hdr,
 		writer_free(w);
 		return -ret;
 	}
-	w->f = fopen(path, "wbe");
-	if (!w->f) {
-		ret = -errno;
+	/* as fopen(path, "wbe") makes it: 0666 less the umask */
+	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	w->obuf = w->fd >= 0 ? malloc(OBUF_SIZE) : NULL;
+	if (!w->obuf) {
+		ret = w->fd < 0 ? -errno : -ENOMEM;
+		if (w->fd >= 0)
+			close(w->fd);
 		pthread_key_delete(w->key);
 		writer_free(w);
 		return ret;
 	}
-	setvbuf(w->f, NULL, _IOFBF, 1 << 20);
 	hdr_encode(&w->hdr, buf);
 	put_bytes(w, buf, sizeof(buf));
-	if (!w->err && fflush(w->f))
-		w->err = -errno;
+	obuf_flush(w);
 	if (w->err || (ret = -pthread_create(&w->thread, NULL, writer_main, w))) {
 		ret = w->err ? w->err : ret;
-		fclose(w->f);
+		close(w->fd);
 		pthread_key_delete(w->key);
 		writer_free(w);
 		return ret;
@@ -868,12 +914,11 @@ int ts_trace_writer_close(struct ts_trace_writer *w, uint64_t *dropped)
 	write_new_paths(w); /* ids interned but never used by a record */
 	uint64_t d = ts_trace_writer_dropped(w);
 	put_item(w, TS_ITEM_END, 0, d, w->recs_written, ts_now_ns() - w->hdr.start_mono_ns);
+	obuf_flush(w);
 	ret = w->err;
-	if (fflush(w->f) && !ret)
+	if (fsync(w->fd) && !ret && errno != EINVAL)
 		ret = -errno;
-	if (fsync(fileno(w->f)) && !ret && errno != EINVAL)
-		ret = -errno;
-	if (fclose(w->f) && !ret)
+	if (close(w->fd) && !ret)
 		ret = -errno;
 	if (dropped)
 		*dropped = d;

@@ -12,9 +12,11 @@
 #include <math.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -150,7 +152,7 @@ static void test_drops(const char *file)
 /*
  * The writer stalled: the trace is a FIFO that nobody reads while the
  * producers put, so the writer thread blocks in a write once the pipe
- * (64 KiB at most) and its stdio buffer (1 MiB) hold 17,408 items of 64
+ * (64 KiB at most) and its output buffer (1 MiB) hold 17,408 items of 64
  * bytes, with at most 64 more in the batch it is writing. Two threads
  * then put 100,000 records each, half with a CPU sample (two items), into
  * rings of 64 slots: far past the point where a ring without the spill
@@ -1169,6 +1171,47 @@ static void test_model(const char *file)
 	      NULL);
 }
 
+/*
+ * A write that fails (a file size limit, as a full disk): close says so
+ * (-EFBIG) and the file holds what fitted, the header whole and then
+ * whole records up to the limit. The writer's output is its own buffer
+ * (trace.c, put_bytes), flushed a write() at a time: a short write is
+ * written on from where it stopped, and an error is kept, not lost.
+ */
+static void test_write_error(const char *file)
+{
+	struct ts_trace_hdr h = {0};
+	struct ts_trace_writer *w;
+	struct rlimit lim, small;
+	struct stat st;
+	uint64_t dropped = 1;
+	char err[256];
+
+	CHECK(getrlimit(RLIMIT_FSIZE, &lim) == 0);
+	small = (struct rlimit){TS_TRACE_HDR_SIZE + 100 * TS_TRACE_REC_SIZE, lim.rlim_max};
+	signal(SIGXFSZ, SIG_IGN);
+	CHECK(setrlimit(RLIMIT_FSIZE, &small) == 0);
+	CHECK(ts_trace_writer_open(file, &h, &w) == 0);
+	struct ts_trace_rec r = {.op = TS_OP_READ, .length = 4096, .tid = 7};
+	for (unsigned i = 0; i < 1000; i++) {
+		r.offset = (uint64_t)i * 4096;
+		ts_trace_writer_put(w, &r);
+	}
+	CHECK(ts_trace_writer_close(w, &dropped) == -EFBIG);
+	CHECK(setrlimit(RLIMIT_FSIZE, &lim) == 0);
+	signal(SIGXFSZ, SIG_DFL);
+	CHECK(stat(file, &st) == 0);
+	CHECK_EQ_U64((uint64_t)st.st_size, small.rlim_cur);
+	/* what fitted reads as a trace cut short: the first 100 records */
+	struct ts_trace t;
+	CHECK(ts_trace_read(file, &t, err, sizeof(err)) == 0);
+	CHECK(t.truncated);
+	CHECK_EQ_U64(t.nrecs, 100);
+	for (size_t i = 0; i < t.nrecs && i < 100; i++)
+		CHECK_EQ_U64(t.recs[i].offset, (uint64_t)i * 4096);
+	ts_trace_free(&t);
+}
+
 int main(void)
 {
 	char file[] = "/tmp/ts_test_writer_XXXXXX";
@@ -1187,6 +1230,7 @@ int main(void)
 	test_unread(file);
 	test_packed(file);
 	test_model(file);
+	test_write_error(file);
 	unlink(file);
 	return tc_exit();
 }
