@@ -16,9 +16,11 @@
  * Prints, per file, the median IOPS and daemon CPU per read over the
  * rounds; then, for each file after the first, its IOPS and CPU per read
  * as a ratio of the first file's in the same round: median, quartiles and
- * min..max over the rounds. A ratio is of slices taken a few hundred
- * milliseconds apart, not of whole runs minutes apart (bench/overhead.sh's
- * 2-second runs spread 0.4 to 1.7 on this shared host).
+ * min..max over the rounds, and the median's distribution-free interval
+ * (order statistics holding it with at least 90%). A ratio is of slices
+ * taken a few hundred milliseconds apart, not of whole runs minutes apart
+ * (bench/overhead.sh's 2-second runs spread 0.4 to 1.7 on this shared
+ * host).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -94,12 +96,36 @@ static int cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* sorts @v: median, quartiles, min..max */
+/* The rank k (from 1) of the median's distribution-free interval over @n
+ * values, [v(k), v(n+1-k)]: the largest k with P(Binomial(n, 1/2) < k) <=
+ * 5%, so that it holds the median with at least 90% (bench/benchstat.py,
+ * median_interval); its coverage in *@cover. 0: too few values. */
+static int interval_rank(int n, double *cover)
+{
+	double p = 1, cdf = 0;
+	int k = 0;
+	for (int i = 0; i < n; i++)
+		p *= 0.5; /* P(B = 0) */
+	while (k + 1 <= (n + 1) / 2 && cdf + p <= 0.05) {
+		cdf += p;
+		p = p * (n - k) / (k + 1); /* P(B = k + 1) */
+		k++;
+	}
+	*cover = 1 - 2 * cdf;
+	return k;
+}
+
+/* sorts @v: median, quartiles, min..max, and the median's 90% interval */
 static void spread(double *v, int n, char *out, size_t len)
 {
+	double cover;
+	int k = interval_rank(n, &cover);
 	qsort(v, (size_t)n, sizeof(*v), cmp);
-	snprintf(out, len, "%.3f (quartiles %.3f..%.3f, min..max %.3f..%.3f)", v[n / 2], v[n / 4],
-		 v[(3 * n) / 4 < n ? (3 * n) / 4 : n - 1], v[0], v[n - 1]);
+	int used = snprintf(out, len, "%.3f (quartiles %.3f..%.3f, min..max %.3f..%.3f)", v[n / 2],
+			    v[n / 4], v[(3 * n) / 4 < n ? (3 * n) / 4 : n - 1], v[0], v[n - 1]);
+	if (k && used > 0 && (size_t)used < len)
+		snprintf(out + used, len - (size_t)used, " [median within %.3f..%.3f, %.0f%%]",
+			 v[k - 1], v[n - k], 100 * cover);
 }
 
 int main(int argc, char **argv)
@@ -169,7 +195,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < qd; i++)
 		pthread_join(th[i], NULL);
 
-	char s[160];
+	char s[240];
 	printf("# QD %d, %d rounds of one %d ms slice per file (ABC CBA ...)\n", qd, rounds,
 	       slice_ms);
 	for (int f = 0; f < nf; f++) {

@@ -18,9 +18,16 @@
 # The load average is printed but says little here: every read blocked in
 # FUSE is a task in state D, counted in it (QD16 adds 16). The CPU the
 # host spent on anything but this bench during the run is printed instead.
+# TS_CONTROL=1 mounts a second untraced tierfs of the same build,
+# unlimited-aa, second in each round's order: its ratio to unlimited is the
+# A/A control, what the slices' own spread gives a mount that costs the
+# same; a traced ratio is resolved to a margin where the control's median
+# interval (trace_ab.c: the order statistics that hold the median with at
+# least 90%) is narrower than it and holds 1.
 # Environment: TS_ROUNDS (default 60), TS_SLICE_MS (default 200), TS_QDS
 # (default "1 16"), TS_BEFORE (another build: its tierfs mounted traced as
-# traced-before, in the same rounds).
+# traced-before, in the same rounds), TS_CONTROL, TS_NOCPU (0: no
+# traced-nocpu mount).
 set -u
 
 [ $# -ge 1 ] || { echo "usage: bench/trace_ab.sh BUILD_DIR" >&2; exit 2; }
@@ -39,7 +46,11 @@ for x in "$TIERFS" "$AB"; do
 	[ -x "$x" ] || { echo "trace_ab: $x is not built (ninja -C $BUILD)" >&2; exit 1; }
 done
 
-bench_mounts trace_ab unlimited traced traced-nocpu
+m=(unlimited)
+[ "${TS_CONTROL:-0}" = 1 ] && m+=(unlimited-aa)
+m+=(traced)
+[ "${TS_NOCPU:-1}" = 0 ] || m+=(traced-nocpu)
+bench_mounts trace_ab "${m[@]}"
 
 dd if=/dev/urandom of="$BACKING/f" bs=1M count=256 status=none || exit 1
 cat "$BACKING/f" >/dev/null # tierfs reads its backing file through the page cache
@@ -57,8 +68,9 @@ mount_fs() { # NAME OPTIONS: in the foreground, so that $! is the daemon
 	exit 1
 }
 mount_fs unlimited tier=unlimited
+[ "${TS_CONTROL:-0}" = 1 ] && mount_fs unlimited-aa tier=unlimited
 mount_fs traced "tier=unlimited,trace=$WORK/traced.trace"
-mount_fs traced-nocpu "tier=unlimited,trace=$WORK/traced-nocpu.trace,trace_cpu=false"
+[ "${TS_NOCPU:-1}" = 0 ] || mount_fs traced-nocpu "tier=unlimited,trace=$WORK/traced-nocpu.trace,trace_cpu=false"
 [ -n "$BEFORE" ] && mount_fs traced-before "tier=unlimited,trace=$WORK/traced-before.trace"
 
 # busy CPU time of the whole host so far, in clock ticks (/proc/stat)
