@@ -67,7 +67,8 @@
 # more than long ones: the load drifts between rounds more than within one.
 #
 # Environment: TS_FIO_RUNTIME seconds per job (default 2), TS_ROUNDS
-# (default 3), TS_CONTROL, TS_PIN, TS_JOBS (a subset of the job names, space-separated),
+# (default 3), TS_CONTROL, TS_PIN, TS_WARMUP (0: no uncounted run
+# first), TS_JOBS (a subset of the job names, space-separated),
 # TS_BEFORE (another build directory: its tierfs is mounted traced too, as
 # traced-before, and run in the same rounds, for a before/after of tracing
 # side by side; TS_ACCESS (a subset of the access names) can then leave
@@ -189,6 +190,13 @@ TRACED=
 for t in traced traced-nocpu traced-before; do
 	case " $ACCESS " in *" $t "*) TRACED+=" $t" ;; esac
 done
+# one untraced run first, not counted: the first run after the bench's
+# quiet gap finds the binaries and the caches cold
+if [ "${TS_WARMUP:-1}" = 1 ]; then
+	[ "$KEEP" = 1 ] || mount_fs unlimited
+	run "$WORK/unlimited/fio.dat" 1 randread 4k 1 >/dev/null
+	[ "$KEEP" = 1 ] || umount_fs unlimited
+fi
 echo "# $(bench_load) before the run"
 printf '%-18s %-14s %10s %9s %10s %11s %7s %-23s %-23s\n' job access IOPS MB/s "mean(us)" "cpu(us/req)" \
 	threads "/bare" "/native-cached"

@@ -42,7 +42,8 @@
 # Needs root and tracefs (as wake capture does), and a build with BPF;
 # without them the script says so and exits 77.
 # Environment: TS_ROUNDS (default 5), TS_IOS (default 49152), TS_BEFORE,
-# TS_BPF_STATS, TS_CONTROL, TS_TRACEFS, TS_PIN. A recording's fixed CPU (tiersim,
+# TS_BPF_STATS, TS_CONTROL, TS_TRACEFS, TS_PIN, TS_WARMUP (0: no
+# uncounted recording first). A recording's fixed CPU (tiersim,
 # the mount, fio's start: about 0.17 s) was half of a 12288-IO
 # recording's, so the figure per IO was as much the start-up's; 49152
 # IOs take about 1 s a recording on an idle 2-CPU host.
@@ -130,6 +131,13 @@ modes=(nowakes)
 modes+=(bpf)
 [ -z "$BEFORE" ] || modes+=(before)
 nm=${#modes[@]}
+# one recording first, not counted: the first of a run, after the bench's
+# quiet gap, found the binaries, the data and the CPUs' caches cold and
+# took up to twice the CPU per IO of the next (a round over +12% that
+# said nothing of what it measured)
+if [ "${TS_WARMUP:-1}" = 1 ]; then
+	one nowakes >/dev/null || exit $?
+fi
 declare -A add=() ratio=() iops=() bns=() bnr=()
 share= vs=
 for round in $(seq "$ROUNDS"); do
