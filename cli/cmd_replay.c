@@ -3,6 +3,7 @@
  * cost on other tiers (--virtual, through the tier model), or what it costs
  * against a real directory (--target), side by side with the recording.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,7 @@ struct replay_args {
 	bool virtual_time, kernel_fs, keep_gaps, no_think, closed_loop, allow_writes, fill, json, no_wakes, cpu_model;
 	struct ts_opt_list tiers;
 	char *target, *profile, *wakes, *instance, *host;
+	char *ops; /* --ops FILE: each op as replayed */
 	char *wake_cost; /* DUR; NULL: --host's */
 	char *fuse_cpu;	 /* DUR; NULL: --host's (--kernel-fs) */
 	char *fuse_cpu_page; /* DUR; NULL: --host's, 0 with --fuse-cpu */
@@ -122,6 +124,11 @@ static const struct ts_opt replay_opts[] = {
 	{ "fill", TS_OPT_BOOL, RA(fill), "false", 0, 0, "",
 	  "create missing files with data instead of sparse" },
 	{ "json", TS_OPT_BOOL, RA(json), "false", 0, 0, "", "JSON instead of the table" },
+	{ "ops", TS_OPT_STR, RA(ops), NULL, 0, 0, "",
+	  "with --virtual: write each record as replayed on each --tier to FILE, one line a "
+	  "record: what it is, its recorded and replayed issue and completion, and a wake's "
+	  "wait (traces/README.md)",
+	  "FILE" },
 	{ NULL },
 };
 
@@ -182,6 +189,10 @@ static int replay_args(struct replay_args *o, struct ts_replay_cfg *cfg, int arg
 					    "%s",
 					o->band, o->no_think ? "--no-think" : "--cpu-model (which "
 									"keeps them as recorded)");
+	if (o->ops && (o->target || !o->virtual_time || a.npos > 1))
+		return ts_cmdline_error(cl, "--ops %s: one trace's ops as replayed in virtual time "
+					    "(--virtual, not --target, one FILE)",
+					o->ops);
 	if (o->keep_gaps && !o->kernel_fs)
 		return ts_cmdline_error(cl, "--keep-gaps is --kernel-fs's (give both)");
 	if (strcmp(o->loop_issue, "on") && strcmp(o->loop_issue, "off") &&
@@ -354,6 +365,7 @@ static int replay_one(const struct replay_args *o, const struct ts_replay_cfg *c
 	snprintf(tier, tierlen, "%s", rs.t.hdr.tier[0] ? rs.t.hdr.tier : "a plain directory");
 	if (replay_all(o, &rs, res, &nres))
 		goto out;
+	rs.cfg.ops = NULL; /* the band's predictions are not the op's own */
 	struct ts_replay_band band;
 	unsigned parts = (unsigned)o->band;
 	if (parts) {
@@ -539,6 +551,15 @@ int ts_cmd_replay(int argc, char **argv)
 		ts_opt_free(replay_opts, &o);
 		return rc;
 	}
+	if (o.ops) {
+		cfg.ops = fopen(o.ops, "w");
+		if (!cfg.ops) {
+			fprintf(stderr, "tiersim replay: --ops %s: %s\n", o.ops, strerror(errno));
+			ts_opt_free(replay_opts, &o);
+			return 1;
+		}
+		ts_replay_ops_head(cfg.ops);
+	}
 	if (nfiles > 1) {
 		rc = replay_many(&o, &cfg, files, nfiles);
 	} else {
@@ -552,6 +573,10 @@ int ts_cmd_replay(int argc, char **argv)
 				rc = fflush(stdout) ? 1 : 0;
 		}
 		free(res);
+	}
+	if (cfg.ops && fclose(cfg.ops) && !rc) {
+		fprintf(stderr, "tiersim replay: --ops %s: %s\n", o.ops, strerror(errno));
+		rc = 1;
 	}
 	ts_opt_free(replay_opts, &o);
 	return rc;

@@ -1223,4 +1223,60 @@ check "band, requests alone: no phases without requests known" \
 "$B" replay "$T/bandh.trace" --virtual --tier unlimited --band 5 > "$T/bandh.txt" 2> /dev/null
 check "band, phases without requests: the text" \
 	grep -q "(+-107.6%, t \* sd): the threads' own time before the first request 10.00 us, after the last 50.00 us" "$T/bandh.txt"
+# --ops: each record as replayed. A worker (thread 11) reads two items,
+# recorded at 1-11 and 21-31 us; its consumer (thread 10, same process)
+# slept until the worker woke it at 13 us, 2 us after the first read
+# completed, then stepped (pauses 13-40 and 40-60 us) and took the second
+# item at 40 us without sleeping: it was ready, so no wake ties the
+# consumer to the second read. On a tier of 100 us a read: the first read
+# 1-101, the second 10 us after it, 111-211, the worker ends 4 us later
+# (215); the consumer is woken at 103 (2 us after the first read's
+# replayed completion; its own work was done at 0, so it waited 103 us)
+# and ends its recorded 47 us later, at 150 us: 61 us before the item it
+# took at 130 was read. That is what a recording whose consumer never
+# waited for its producer predicts on a slower tier (traces/README.md,
+# the wake rule's limits): the consumer runs ahead.
+mktrace opsw <<'X'
+header version=2 start_mono_ns=1000000
+path 1 "/f"
+1000 11000 read 1 0 4096 4096 11 8192 0 0
+21000 31000 read 1 4096 4096 4096 11 8192 0 0
+end drops=0 records=2 t=31000
+X
+cat > "$T/opsw.trace.wakes" <<'X'
+tiersim-wakes 1
+span 1000000 1060000
+T 10 10 1 1000000 1060000 0 0 consumer
+T 11 10 10 1000000 1035000 0 0 worker
+W 1013000 1000000 10 11
+P 1040000 1013000 10
+P 1060000 1040000 10
+X
+"$B" replay "$T/opsw.trace" --virtual --profile "$T/inflight.lua" --tier fixed100 \
+	--tier fixed1000 --ops "$T/opsw.ops" --json > "$T/opsw.json" 2> /dev/null
+ops() { # ops TIER TID WHAT: the fields after WHAT of each such line
+	awk -v t="$1" -v d="$2" -v w="$3" '$1 == t && $2 == d && $4 == w {
+		print $5, $6, $7, $8, $9, $10 }' "$T/opsw.ops" | tr '\n' ';'
+}
+check "ops: the header" test "$(head -n 1 "$T/opsw.ops")" = \
+	"# tier tid record what rec_issue_ns rec_done_ns issue_ns done_ns wait_ns by"
+check "ops: a line a record and tier" test "$(grep -vc '^#' "$T/opsw.ops")" = 14
+check "ops: the worker's reads" test "$(ops fixed100 11 io)" = \
+	"1000 11000 1000 101000 0 -;21000 31000 111000 211000 0 -;"
+check "ops: the consumer's wake, 2 us after the first read" test "$(ops fixed100 10 wake)" = \
+	"13000 13000 103000 103000 103000 11;"
+check "ops: the threads' starts and ends" test "$(ops fixed100 10 mark)$(ops fixed100 11 mark)" = \
+	"0 0 0 0 0 -;60000 60000 150000 150000 0 -;0 0 0 0 0 10;35000 35000 215000 215000 0 -;"
+check "ops: the consumer ends before the second read completes" test \
+	"$(j "$T/opsw.json" '[.results[1].total_ns, .results[2].total_ns] | @csv')" = "215000,2015000"
+check "ops: on a 1 ms tier" test "$(ops fixed1000 10 wake)$(ops fixed1000 11 io)" = \
+	"13000 13000 1003000 1003000 1003000 11;1000 11000 1000 1001000 0 -;21000 31000 1011000 2011000 0 -;"
+"$B" replay "$T/opsw.trace" --virtual --profile "$T/inflight.lua" --tier fixed100 --band 4 \
+	--ops "$T/opsw.ops" > /dev/null 2>&1
+check "ops: the band's own predictions are not written" test "$(grep -vc '^#' "$T/opsw.ops")" = 7
+refused "--ops in real time" "--ops $T/x.ops: one trace's ops as replayed in virtual time" \
+	"$B" replay "$T/opsw.trace" --target "$T" --ops "$T/x.ops"
+refused "--ops with two traces" "(--virtual, not --target, one FILE)" \
+	"$B" replay "$T/opsw.trace" "$T/opsw.trace" --virtual --tier fixed100 \
+	--profile "$T/inflight.lua" --ops "$T/x.ops"
 exit $fail

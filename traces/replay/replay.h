@@ -59,6 +59,9 @@ struct ts_replay_cfg {
 	 * sleep, a training step's) as recorded and scales the rest of its
 	 * gaps (--band, band.c). */
 	bool speed_keeps_pauses;
+	/* Virtual time: each op as replayed, one line a record (--ops,
+	 * ts_replay_ops_head() gives the columns); NULL: none. */
+	FILE *ops;
 	/* Taken off every recorded think gap: a real-time replay sets it to the
 	 * recording's FUSE round trip, which the gaps tierfs saw include and
 	 * which the replay's own syscalls pay again. */
@@ -215,6 +218,17 @@ TS_WUR int ts_replay_recorded_wakes(const struct ts_trace *t, const struct ts_wa
 /* Predicts @t on cfg->tier. */
 TS_WUR int ts_replay_virtual(const struct ts_trace *t, const struct ts_replay_cfg *cfg,
 			     struct ts_replay_result *res, char *err, size_t errlen);
+/* The header line of cfg->ops: per record as replayed (virtual time), the
+ * tier; the thread; the record (its index in the trace, the wake file's
+ * records after the trace's own); what it is (io: a request of the
+ * thread's own; moved: a block-mode request the thread slept in, moved to
+ * it from the loop device's worker; wake: another thread of the command
+ * ended a sleep of it; io-wake: a request's completion did; mark: the
+ * thread's start or its end); its recorded issue and completion (from the
+ * trace's first record) and its replayed ones (from the replay's first
+ * issue), ns; for a wake, how long the thread waited past its own work
+ * (the wake rule) and for what: the waking thread's id, or #RECORD. */
+void ts_replay_ops_head(FILE *f);
 /* Prepares cfg->target (creates the files the trace reads, sized from the
  * trace) and replays @t against it with one thread per trace thread. */
 TS_WUR int ts_replay_real(const struct ts_trace *t, const struct ts_replay_cfg *cfg,

@@ -100,6 +100,8 @@ struct cursor {
 	uint64_t waited_ns;	 /* recorded waiting taken as elastic (wait_part) */
 	uint64_t rec_woke;	 /* recorded end of its last pacing wait (or its start) */
 	uint64_t closed_issue;	 /* next_issue by the closed loop, before any wake */
+	uint64_t own_issue;	 /* next_issue by its own work alone: the closed
+				  * loop less a wake's recorded sleep (--ops) */
 	/* replayed completion per record, which the driver fills in before
 	 * it advances the cursor past it (the in-flight rule, rules.c); NULL:
 	 * the rule is off */

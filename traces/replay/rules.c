@@ -307,7 +307,7 @@ void replay_cursor_start(struct cursor *c, const struct rthread *p, const struct
 	c->next_issue = base + scaled(t->recs[p->idx[0]].submit_ns - t0, speed);
 	c->win_lo = 0;
 	c->win_hi = t->recs[p->idx[0]].submit_ns;
-	c->closed_issue = c->next_issue;
+	c->closed_issue = c->own_issue = c->next_issue;
 }
 
 /*
@@ -615,7 +615,7 @@ bool replay_cursor_advance(struct cursor *c, const struct ts_trace *t, uint64_t 
 		c->win_hi = 0; /* in flight with its predecessor: no join */
 		c->last_think = 0;
 	}
-	c->closed_issue = c->next_issue;
+	c->closed_issue = c->own_issue = c->next_issue;
 	return true;
 }
 
@@ -801,6 +801,7 @@ static bool wake_apply(const struct rthreads *ps, const struct ts_trace *t, stru
 	uint64_t worked =
 	    e->start ? floor : TS_MAX(floor, c->closed_issue - TS_MIN(slept, c->closed_issue));
 	c->next_issue = TS_MAX(worked, at);
+	c->own_issue = worked;
 	if (!e->start)
 		c->waited_ns += e->slept_ns;
 	return true;

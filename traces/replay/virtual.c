@@ -355,6 +355,46 @@ forget:;
 	return done;
 }
 
+/* One line of --ops for record @idx of c's thread, issued at @s and done
+ * at @done (ts_replay_ops_head() names the columns): what it is, its
+ * recorded and replayed times, and for a wake the time the thread waited
+ * past its own work (the wake rule) and what it waited for. */
+static void ops_line(const struct vrun *v, const struct cursor *c, size_t idx, uint64_t s,
+		     uint64_t done)
+{
+	const struct ts_trace_rec *r = &v->t->recs[idx];
+	const struct wake_edge *e = v->ps.edge ? &v->ps.edge[idx] : NULL;
+	const char *what = r->flags & REC_F_MOVED ? "moved" : "io";
+	char by[32] = "-";
+	uint64_t wait = 0, t0 = v->ps.t0, base = TS_NS_PER_S;
+	if (r->flags & REC_F_WAKE) {
+		what = "mark"; /* a thread's start or its end */
+		if (e && e->start) { /* forked: no work of its own before */
+			if (e->waker != SIZE_MAX)
+				snprintf(by, sizeof(by), "%u", v->ps.p[e->waker].tid);
+		} else if (e && e->rec != SIZE_MAX) {
+			what = "io-wake";
+			snprintf(by, sizeof(by), "#%zu", e->rec);
+		} else if (e && e->waker != SIZE_MAX) {
+			what = "wake";
+			snprintf(by, sizeof(by), "%u", v->ps.p[e->waker].tid);
+		}
+		if (strcmp(what, "mark"))
+			wait = s - TS_MIN(s, c->own_issue);
+	}
+	fprintf(v->cfg->ops, "%s %u %zu %s %llu %llu %llu %llu %llu %s\n",
+		v->cfg->tier.profile ? v->cfg->tier.profile->name : "?", r->tid, idx, what,
+		(unsigned long long)(r->submit_ns - TS_MIN(t0, r->submit_ns)),
+		(unsigned long long)(TS_MAX(r->complete_ns, r->submit_ns) - TS_MIN(t0, r->submit_ns)),
+		(unsigned long long)(s - base), (unsigned long long)(done - base),
+		(unsigned long long)wait, by);
+}
+
+void ts_replay_ops_head(FILE *f)
+{
+	fprintf(f, "# tier tid record what rec_issue_ns rec_done_ns issue_ns done_ns wait_ns by\n");
+}
+
 /* Issues c's next op, now due; the thread goes on to the CPUs, the heap
  * or the parked list, or ends. */
 TS_WUR static int issue(struct vrun *v, struct cursor *c, struct ts_replay_result *res)
@@ -373,6 +413,8 @@ TS_WUR static int issue(struct vrun *v, struct cursor *c, struct ts_replay_resul
 	uint64_t done =
 	    serve(v, r, idx, s, res, owed, &c->mem_served, &c->in_kernel, &c->dev_read);
 	v->completed[idx] = done;
+	if (v->cfg->ops)
+		ops_line(v, c, idx, s, done);
 	if (!(r->flags & REC_F_WAKE)) {
 		replay_result_add(res, r->op, done - s, replay_rec_bytes(r));
 		v->first_io = v->first_io ? TS_MIN(v->first_io, s) : s;
@@ -402,7 +444,7 @@ TS_WUR static int cpu_done(struct vrun *v, uint64_t tc)
 	replay_cpu_advance(&v->cpu, tc);
 	for (struct cursor *c; (c = replay_cpu_take(&v->cpu));) {
 		c->cpu_pending = false;
-		c->closed_issue = c->next_issue = tc + c->cpu_rest;
+		c->closed_issue = c->own_issue = c->next_issue = tc + c->cpu_rest;
 		c->think_ns += c->next_issue - c->done_max;
 		c->last_think = c->next_issue - c->done_max;
 		if ((ret = place(v, c)))
