@@ -49,8 +49,17 @@
  *     (past 4 extents) is not charged;
  *   - the inode it names is read with its inode-table block, which holds
  *     block / inode_size inodes (16 with 256-byte inodes), and ext4 reads
- *     inode_readahead_blks (32) aligned blocks of the table at once
- *     (fs/ext4/inode.c, __ext4_get_inode_loc), once per 512 inodes;
+ *     inode_readahead_blks (32) aligned blocks of the table at once and
+ *     the next one (fs/ext4/inode.c, __ext4_get_inode_loc: `while (b <=
+ *     end)`), no further than the last inode in use, skipping blocks in
+ *     memory: 33 blocks for the first inode of a fresh window, 32 for
+ *     the next window's (block-mode trace, 1 GiB image made by tiersim
+ *     disk make: the root's inode read table blocks 145-177 at mount);
+ *   - a name that is not there reads its folder's blocks (ext4_find_entry
+ *     scans a linear folder whole, an htree folder's leaf of the name's
+ *     hash) and no inode (block-mode trace: a stat of e/nosuch read the
+ *     root's block, e's inode-table blocks and e's one block, as a stat
+ *     of e/g0 did);
  *   - a readdir reads the directory's blocks (the same ones);
  *   - a file's extents live in its inode up to 4 of them (128 MiB each);
  *     a larger file reads one extent-tree leaf per 340 extents at its
@@ -146,7 +155,8 @@ unsigned ts_fsmeta_extent(struct ts_fsmeta *m, uint64_t key, uint64_t size, uint
 /*
  * A whole path ("/a/b/c"): every component not seen before is looked up in
  * its parent, @stat telling what it is (0, or -errno to stop there:
- * nothing is charged for a component that does not exist). With @list,
+ * -ENOENT, the parent is scanned for the name, its blocks read as for a
+ * lookup, and no inode; any other error, nothing more). With @list,
  * the last component's blocks are read too (readdir).
  */
 typedef int (*ts_fsmeta_stat_fn)(void *ctx, const char *path, size_t len,
