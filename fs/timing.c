@@ -108,6 +108,7 @@ struct ts_fs_model {
 	int nstate;
 	uint64_t nlooked; /* folders a lookup numbered before the walk */
 	bool nstop, nthread_started;
+	bool ngate; /* the walk waits for `numbering=walk` (number_start) */
 	pthread_t nthread;
 };
 
@@ -664,14 +665,12 @@ static void *number_main(void *arg)
 	struct ts_fs *fs = arg;
 	struct ts_fs_model *m = fs->model;
 	int rc = number_count(fs);
-	/* TIERFS_NUMBER_HOLD_MS: the walk starts that much later (tests make
-	 * lookups come before it, tests/fs/fsrace.sh) */
-	const char *hold = getenv("TIERFS_NUMBER_HOLD_MS");
-	for (long ms = hold ? atol(hold) : 0; !rc && ms > 0; ms -= 10) {
-		if (__atomic_load_n(&m->nstop, __ATOMIC_RELAXED))
-			break;
-		nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
-	}
+	/* held at the gate (TIERFS_NUMBER_GATE) until a control write of
+	 * `numbering=walk` or the unmount */
+	pthread_mutex_lock(&m->nlock);
+	while (!rc && m->ngate && !__atomic_load_n(&m->nstop, __ATOMIC_RELAXED))
+		pthread_cond_wait(&m->ncond, &m->nlock);
+	pthread_mutex_unlock(&m->nlock);
 	if (!rc) {
 		int fd = openat(fs->root, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		rc = fd < 0 ? -errno : 0;
@@ -706,6 +705,11 @@ static void number_start(struct ts_fs *fs, bool now)
 			number_failed(fs, rc);
 		return;
 	}
+	/* TIERFS_NUMBER_GATE=1: the walk waits after the count until a
+	 * control write of `numbering=walk` (tests make lookups come before
+	 * the walk, tests/fs/fsrace.sh) */
+	const char *gate = getenv("TIERFS_NUMBER_GATE");
+	m->ngate = gate && !strcmp(gate, "1");
 	if (pthread_create(&m->nthread, NULL, number_main, fs) == 0)
 		m->nthread_started = true;
 	else
@@ -888,7 +892,10 @@ void ts_fs_model_close(struct ts_fs *fs)
 		pthread_join(m->inval, NULL);
 	}
 	if (m->nthread_started) {
+		pthread_mutex_lock(&m->nlock);
 		__atomic_store_n(&m->nstop, true, __ATOMIC_RELAXED);
+		pthread_cond_broadcast(&m->ncond);
+		pthread_mutex_unlock(&m->nlock);
 		pthread_join(m->nthread, NULL);
 	}
 	ts_tier_free(m->tier);
@@ -1470,7 +1477,7 @@ static int command(struct ts_fs *fs, char *cmd, char *err, size_t n)
 	struct ts_tier_fault add[TS_TIER_MAX_FAULTS], cur[TS_TIER_MAX_FAULTS];
 	unsigned nadd = 0;
 	uint64_t capacity = 0;
-	bool have_cap = false, clear = false, faults = false;
+	bool have_cap = false, clear = false, faults = false, walk = false;
 	char *save;
 
 	if (!t) {
@@ -1512,6 +1519,13 @@ static int command(struct ts_fs *fs, char *cmd, char *err, size_t n)
 			if (rc)
 				return rc;
 			nadd += k;
+		} else if (strcmp(kv, "numbering") == 0) {
+			/* a walk held at the gate goes on (number_main) */
+			if (strcmp(val, "walk") != 0) {
+				snprintf(err, n, "numbering: expected walk, not '%s'", val);
+				return TS_E_PARSE;
+			}
+			walk = true;
 		} else if (ts_opt_find(ts_fs_opt_table, kv) || ts_opt_find(ts_tier_cfg_opts, kv)) {
 			snprintf(err, n,
 				 "'%s' cannot be changed while mounted (only tier, capacity, fault)", kv);
@@ -1559,6 +1573,12 @@ static int command(struct ts_fs *fs, char *cmd, char *err, size_t n)
 	}
 	if (faults)
 		log_faults(fs, t);
+	if (walk) {
+		pthread_mutex_lock(&m->nlock);
+		m->ngate = false;
+		pthread_cond_broadcast(&m->ncond);
+		pthread_mutex_unlock(&m->nlock);
+	}
 	return 0;
 }
 
