@@ -949,23 +949,31 @@ bool ts_fs_model_charges(enum ts_fs_op op)
 	return ts_tier_rule_op(ts_fs_trace_op(op)) != TS_TIER_OP_NR;
 }
 
-/* Whether backing folder @rel is hash-indexed (ext4's FS_INDEX_FL; a
- * file system without the flag, or a folder that cannot be opened, is
- * taken as linear). */
-static bool backing_htree(struct ts_fs *fs, const char *rel)
+/* The blocks of backing folder @rel as mkfs.ext4 -d (tiersim disk make)
+ * makes the folder: linear however large, its names one after the other
+ * (ts_fsmeta_dir_blocks), as a replay and the virtual loader size it; not
+ * the backing folder's own size and form, which on a host ext4 is often
+ * an htree of other blocks (a folder of 2,000 names: 12 blocks hashed on
+ * the host, 8 linear on the image). 1 when it cannot be listed. */
+static uint64_t backing_dir_blocks(struct ts_fs *fs, const char *rel)
 {
-	int fd = openat(fs->root, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	int flags = 0;
-	bool htree = !ioctl(fd, FS_IOC_GETFLAGS, &flags) && (flags & FS_INDEX_FL);
-	close(fd);
-	return htree;
+	DIR *d;
+	if (ts_opendir_at(fs->root, rel, &d))
+		return 1;
+	uint64_t n = 0, bytes = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		n++;
+		bytes += strlen(de->d_name);
+	}
+	closedir(d);
+	return TS_MAX(1, ts_fsmeta_dir_blocks(fs->model->fs, n, bytes));
 }
 
-/* What the file system knows of a path: the backing file's inode number
- * (files written together are numbered together), a directory's blocks
- * and form (tier/fsmeta.h). */
+/* What the file system knows of a path: its inode number (the numbering
+ * above; else the backing file's), a directory's blocks (tier/fsmeta.h). */
 static int backing_stat(void *ctx, const char *path, size_t len, struct ts_fsmeta_node *out)
 {
 	struct ts_fs *fs = ctx;
@@ -983,8 +991,8 @@ static int backing_stat(void *ctx, const char *path, size_t len, struct ts_fsmet
 	out->ino = number_of(fs, len ? path : NULL, len);
 	if (!out->ino)
 		out->ino = (uint64_t)st.st_ino;
-	out->blocks = S_ISDIR(st.st_mode) ? ((uint64_t)st.st_size + 4095) / 4096 : 0;
-	out->htree = out->blocks > 1 && backing_htree(fs, rel);
+	out->blocks = S_ISDIR(st.st_mode) ? backing_dir_blocks(fs, rel) : 0;
+	out->htree = false;
 	return 0;
 }
 

@@ -15,10 +15,15 @@
  *     at once. mkfs.ext4 -d (e2fsprogs 1.47, what tiersim disk make
  *     runs) makes every folder linear, however large: a replay and the
  *     virtual loader, whose layout is mkfs.ext4 -d's, charge folders as
- *     linear. The kernel indexes a folder (htree) when a name added to it
- *     no longer fits its one block (ext4_add_entry, make_indexed_dir), as
- *     for a folder filled on a mounted disk; tierfs asks the backing
- *     folder (FS_IOC_GETFLAGS, FS_INDEX_FL). A lookup in an htree folder
+ *     linear; so does tierfs, from the names the backing folder lists
+ *     (ts_fsmeta_dir_blocks: the emulated disk holds the tree as
+ *     tiersim disk make copies it in, not as the host's file system
+ *     holds it, where a folder of 2,000 names is an htree of 12 blocks
+ *     and mkfs.ext4 -d makes 8 linear ones). The kernel indexes a folder
+ *     (htree) when a name added to it no longer fits its one block
+ *     (ext4_add_entry, make_indexed_dir), as for a folder filled on a
+ *     mounted disk; the rule charges one so given (htree set) thus. A
+ *     lookup in an htree folder
  *     reads its root block (block 0, the hash index), the index block
  *     under it when the folder has more leaves than the root holds
  *     (dx_probe's second level), and the one leaf block the name's hash
@@ -38,8 +43,8 @@
  *         second level: 4 index blocks under the root, as the rule's
  *         ts_fsmeta_dx_index), 16,
  *         226 and 1,128 requests in either order (1,129 in storage
- *         order); the rule the folder's blocks, one request each (its
- *         size is tierfs's, from the backing folder).
+ *         order); the rule the folder's blocks, one request each (given
+ *         its size, htree).
  *     Misses: a shuffled scan of a linear folder reads a few blocks twice
  *     (168 for 159) and costs the kernel CPU per name passed (the opens
  *     took 17 and 19 times as long shuffled as in storage order, two
