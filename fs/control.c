@@ -13,7 +13,9 @@
  *                    write: commands, e.g. `echo tier=aws-gp3 > control`,
  *                    `echo "tier=essd-pl1 capacity=2TiB" > control`,
  *                    `echo fault=read:EIO:path=*.rec > control`,
- *                    `echo fault=clear > control`. A bad command fails the
+ *                    `echo fault=clear > control`, `echo numbering=walk >
+ *                    control` (a walk held by TIERFS_NUMBER_GATE=1 goes
+ *                    on, fs/timing.c). A bad command fails the
  *                    write with EINVAL and changes nothing; the reason is
  *                    in stats ("control_error").
  *   .tierfs/calib    1 MiB of zeros the self-calibration reads at mount,

@@ -108,6 +108,7 @@ struct ts_fs_model {
 	int nstate;
 	uint64_t nlooked; /* folders a lookup numbered before the walk */
 	bool nstop, nthread_started;
+	bool ngate; /* the walk waits for `numbering=walk` (number_start) */
 	pthread_t nthread;
 };
 
@@ -664,14 +665,12 @@ static void *number_main(void *arg)
 	struct ts_fs *fs = arg;
 	struct ts_fs_model *m = fs->model;
 	int rc = number_count(fs);
-	/* TIERFS_NUMBER_HOLD_MS: the walk starts that much later (tests make
-	 * lookups come before it, tests/fs/fsrace.sh) */
-	const char *hold = getenv("TIERFS_NUMBER_HOLD_MS");
-	for (long ms = hold ? atol(hold) : 0; !rc && ms > 0; ms -= 10) {
-		if (__atomic_load_n(&m->nstop, __ATOMIC_RELAXED))
-			break;
-		nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
-	}
+	/* held at the gate (TIERFS_NUMBER_GATE) until a control write of
+	 * `numbering=walk` or the unmount */
+	pthread_mutex_lock(&m->nlock);
+	while (!rc && m->ngate && !__atomic_load_n(&m->nstop, __ATOMIC_RELAXED))
+		pthread_cond_wait(&m->ncond, &m->nlock);
+	pthread_mutex_unlock(&m->nlock);
 	if (!rc) {
 		int fd = openat(fs->root, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		rc = fd < 0 ? -errno : 0;
@@ -706,6 +705,11 @@ static void number_start(struct ts_fs *fs, bool now)
 			number_failed(fs, rc);
 		return;
 	}
+	/* TIERFS_NUMBER_GATE=1: the walk waits after the count until a
+	 * control write of `numbering=walk` (tests make lookups come before
+	 * the walk, tests/fs/fsrace.sh) */
+	const char *gate = getenv("TIERFS_NUMBER_GATE");
+	m->ngate = gate && !strcmp(gate, "1");
 	if (pthread_create(&m->nthread, NULL, number_main, fs) == 0)
 		m->nthread_started = true;
 	else
@@ -888,7 +892,10 @@ void ts_fs_model_close(struct ts_fs *fs)
 		pthread_join(m->inval, NULL);
 	}
 	if (m->nthread_started) {
+		pthread_mutex_lock(&m->nlock);
 		__atomic_store_n(&m->nstop, true, __ATOMIC_RELAXED);
+		pthread_cond_broadcast(&m->ncond);
+		pthread_mutex_unlock(&m->nlock);
 		pthread_join(m->nthread, NULL);
 	}
 	ts_tier_free(m->tier);
@@ -942,23 +949,31 @@ bool ts_fs_model_charges(enum ts_fs_op op)
 	return ts_tier_rule_op(ts_fs_trace_op(op)) != TS_TIER_OP_NR;
 }
 
-/* Whether backing folder @rel is hash-indexed (ext4's FS_INDEX_FL; a
- * file system without the flag, or a folder that cannot be opened, is
- * taken as linear). */
-static bool backing_htree(struct ts_fs *fs, const char *rel)
+/* The blocks of backing folder @rel as mkfs.ext4 -d (tiersim disk make)
+ * makes the folder: linear however large, its names one after the other
+ * (ts_fsmeta_dir_blocks), as a replay and the virtual loader size it; not
+ * the backing folder's own size and form, which on a host ext4 is often
+ * an htree of other blocks (a folder of 2,000 names: 12 blocks hashed on
+ * the host, 8 linear on the image). 1 when it cannot be listed. */
+static uint64_t backing_dir_blocks(struct ts_fs *fs, const char *rel)
 {
-	int fd = openat(fs->root, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	int flags = 0;
-	bool htree = !ioctl(fd, FS_IOC_GETFLAGS, &flags) && (flags & FS_INDEX_FL);
-	close(fd);
-	return htree;
+	DIR *d;
+	if (ts_opendir_at(fs->root, rel, &d))
+		return 1;
+	uint64_t n = 0, bytes = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		n++;
+		bytes += strlen(de->d_name);
+	}
+	closedir(d);
+	return TS_MAX(1, ts_fsmeta_dir_blocks(fs->model->fs, n, bytes));
 }
 
-/* What the file system knows of a path: the backing file's inode number
- * (files written together are numbered together), a directory's blocks
- * and form (tier/fsmeta.h). */
+/* What the file system knows of a path: its inode number (the numbering
+ * above; else the backing file's), a directory's blocks (tier/fsmeta.h). */
 static int backing_stat(void *ctx, const char *path, size_t len, struct ts_fsmeta_node *out)
 {
 	struct ts_fs *fs = ctx;
@@ -976,8 +991,8 @@ static int backing_stat(void *ctx, const char *path, size_t len, struct ts_fsmet
 	out->ino = number_of(fs, len ? path : NULL, len);
 	if (!out->ino)
 		out->ino = (uint64_t)st.st_ino;
-	out->blocks = S_ISDIR(st.st_mode) ? ((uint64_t)st.st_size + 4095) / 4096 : 0;
-	out->htree = out->blocks > 1 && backing_htree(fs, rel);
+	out->blocks = S_ISDIR(st.st_mode) ? backing_dir_blocks(fs, rel) : 0;
+	out->htree = false;
 	return 0;
 }
 
@@ -1470,7 +1485,7 @@ static int command(struct ts_fs *fs, char *cmd, char *err, size_t n)
 	struct ts_tier_fault add[TS_TIER_MAX_FAULTS], cur[TS_TIER_MAX_FAULTS];
 	unsigned nadd = 0;
 	uint64_t capacity = 0;
-	bool have_cap = false, clear = false, faults = false;
+	bool have_cap = false, clear = false, faults = false, walk = false;
 	char *save;
 
 	if (!t) {
@@ -1512,6 +1527,13 @@ static int command(struct ts_fs *fs, char *cmd, char *err, size_t n)
 			if (rc)
 				return rc;
 			nadd += k;
+		} else if (strcmp(kv, "numbering") == 0) {
+			/* a walk held at the gate goes on (number_main) */
+			if (strcmp(val, "walk") != 0) {
+				snprintf(err, n, "numbering: expected walk, not '%s'", val);
+				return TS_E_PARSE;
+			}
+			walk = true;
 		} else if (ts_opt_find(ts_fs_opt_table, kv) || ts_opt_find(ts_tier_cfg_opts, kv)) {
 			snprintf(err, n,
 				 "'%s' cannot be changed while mounted (only tier, capacity, fault)", kv);
@@ -1559,6 +1581,12 @@ static int command(struct ts_fs *fs, char *cmd, char *err, size_t n)
 	}
 	if (faults)
 		log_faults(fs, t);
+	if (walk) {
+		pthread_mutex_lock(&m->nlock);
+		m->ngate = false;
+		pthread_cond_broadcast(&m->ncond);
+		pthread_mutex_unlock(&m->nlock);
+	}
 	return 0;
 }
 

@@ -33,15 +33,15 @@ struct ts_fsmeta {
 	uint64_t *jset;
 	size_t jcap, jn;
 	uint64_t jsince, jmade, jpos;
-	uint64_t per_blk, per_win; /* inodes per block, per inode-table readahead */
-	/* log2(per_win) when it is a power of two (ext4's 16 inodes a block
-	 * x 32 blocks), else -1: an inode's window is a shift, not a 64-bit
-	 * division (tens of cycles, three per file opened in a virtual run) */
-	int win_shift;
-	/* Inode-table windows (ino / per_win) below ITAB_BITS already read: a
-	 * bit each, grown as higher windows are read. A file's open tests
-	 * its window; as a bit of a few hundred bytes (1.3M inodes), not a
-	 * hash probe in a table of every directory and window. Windows from
+	uint64_t per_blk; /* inodes per inode-table block */
+	/* log2(per_blk) when it is a power of two (ext4's 16), else -1: an
+	 * inode's block is a shift, not a 64-bit division (tens of cycles,
+	 * three per file opened in a virtual run) */
+	int blk_shift;
+	/* Inode-table blocks ((ino - 1) / per_blk) below ITAB_BITS already
+	 * read: a bit each, grown as higher blocks are read. A file's open
+	 * tests its block's bit, not a hash probe in a table of every
+	 * directory and block (a few KiB for 1.3M inodes). Blocks from
 	 * ITAB_BITS up are keys of the table. */
 	uint8_t *itab;
 	uint64_t itab_bytes;
@@ -131,9 +131,8 @@ int ts_fsmeta_new(const struct ts_fsmeta_params *p, struct ts_fsmeta **out)
 		return -ENOMEM;
 	m->p = *p;
 	m->per_blk = p->inode_size ? p->block / p->inode_size : 0;
-	m->per_win = m->per_blk * p->inode_ra_blocks;
-	m->win_shift = m->per_win && !(m->per_win & (m->per_win - 1)) ? __builtin_ctzll(m->per_win)
-								     : -1;
+	m->blk_shift = m->per_blk && !(m->per_blk & (m->per_blk - 1)) ? __builtin_ctzll(m->per_blk)
+								      : -1;
 	m->cap = 256;
 	m->s = calloc(m->cap, sizeof(*m->s));
 	if (!m->s || pthread_mutex_init(&m->mu, NULL)) {
@@ -187,13 +186,13 @@ static void put(struct ts_fsmeta_io *out, unsigned *n, unsigned max, uint64_t of
 	put_split(out, n, max, off, len, 0);
 }
 
-/* True the first time inode-table window @w is read (false, the read
+/* True the first time inode-table block @b is read (false, the read
  * charged again later, when out of memory: timing only). */
-static bool itab_first(struct ts_fsmeta *m, uint64_t w)
+static bool itab_first(struct ts_fsmeta *m, uint64_t b)
 {
-	if (w >= ITAB_BITS)
-		return first(m, K_ITAB, w);
-	uint64_t byte = w / 8;
+	if (b >= ITAB_BITS)
+		return first(m, K_ITAB, b);
+	uint64_t byte = b / 8;
 	if (byte >= m->itab_bytes) {
 		uint64_t nb = TS_MAX(2 * m->itab_bytes, TS_MAX(byte + 1, 64));
 		uint8_t *p = realloc(m->itab, nb);
@@ -203,21 +202,30 @@ static bool itab_first(struct ts_fsmeta *m, uint64_t w)
 		m->itab = p;
 		m->itab_bytes = nb;
 	}
-	uint8_t bit = (uint8_t)(1U << (w % 8));
+	uint8_t bit = (uint8_t)(1U << (b % 8));
 	if (m->itab[byte] & bit)
 		return false;
 	m->itab[byte] |= bit;
 	return true;
 }
 
-/* The inode-table window of inode @ino: ext4 keeps inode ino at index
- * ino - 1 of the table (__ext4_get_inode_loc: inode_offset = (ino - 1) %
- * inodes_per_group), so inodes 1-512 share window 0, 513-1024 window 1
- * (16 inodes a block, 32 blocks a window). */
-static inline uint64_t win_of(const struct ts_fsmeta *m, uint64_t ino)
+/* Inode @ino's block of the table (index ino - 1, below). */
+static inline uint64_t blk_of(const struct ts_fsmeta *m, uint64_t ino)
 {
 	uint64_t i = ino ? ino - 1 : 0;
-	return m->win_shift >= 0 ? i >> m->win_shift : i / m->per_win;
+	return m->blk_shift >= 0 ? i >> m->blk_shift : i / m->per_blk;
+}
+
+/* Whether inode-table block @b has been read. */
+static bool itab_read(const struct ts_fsmeta *m, uint64_t b)
+{
+	if (b >= ITAB_BITS) {
+		size_t i = key_of(K_ITAB, b) & (m->cap - 1);
+		while (m->s[i].key && m->s[i].key != key_of(K_ITAB, b))
+			i = (i + 1) & (m->cap - 1);
+		return m->s[i].key != 0;
+	}
+	return b / 8 < m->itab_bytes && (m->itab[b / 8] & (1U << (b % 8)));
 }
 
 /* Region of the metadata file each kind of block lies in (offsets only
@@ -227,19 +235,44 @@ static uint64_t region(unsigned kind, uint64_t blk, unsigned block)
 	return ((uint64_t)kind << 52) + (blk & ((1ULL << 40) - 1)) * block;
 }
 
+/* Inode @ino's table block, as __ext4_get_inode_loc reads it: ext4 keeps
+ * inode ino at index ino - 1 of the table (inode_offset = (ino - 1) %
+ * inodes_per_group), so inodes 1-16 share block 0 (16 inodes a block);
+ * when the block is not in memory, it reads ahead the table from the
+ * block's inode_ra_blocks-aligned start b to end = b + inode_ra_blocks,
+ * no further than block num / inodes_per_block of the table (num: the
+ * group's inodes up to its last in use, the highest inode in use here),
+ * `while (b <= end)`: end itself too, so an uncapped window is 33 blocks,
+ * the last the next window's first (block-mode trace, 1 GiB image, the
+ * root's inode: table blocks 145-177 read at mount). Blocks already in
+ * memory are not read again. The table's start is taken as aligned (so a
+ * window starts at a multiple of inode_ra_blocks from it): mke2fs puts it
+ * at block 1120 on a 500 GiB disk (aligned), 145 on a 1 GiB one (not).
+ * The blocks read go as one request here (the kernel sends the block
+ * itself apart from the ones before and after it: up to three). */
 static void inode_read(struct ts_fsmeta *m, uint64_t ino, struct ts_fsmeta_io *out, unsigned *n,
 		       unsigned max)
 {
-	uint64_t per_blk = m->per_blk, per_win = m->per_win;
-	uint64_t w = win_of(m, ino);
-	if (!itab_first(m, w))
+	uint64_t per_blk = m->per_blk, ra = m->p.inode_ra_blocks ? m->p.inode_ra_blocks : 1;
+	uint64_t blk = blk_of(m, ino);
+	if (itab_read(m, blk))
 		return;
-	uint64_t blocks = m->p.inode_ra_blocks, used = __atomic_load_n(&m->inodes, __ATOMIC_ACQUIRE);
+	uint64_t b = blk / ra * ra, end = b + ra, used = __atomic_load_n(&m->inodes, __ATOMIC_ACQUIRE);
 	/* ext4 reads ahead no further than the last inode in use */
-	if (used && used > w * per_win && used < (w + 1) * per_win)
-		blocks = (used - w * per_win + per_blk - 1) / per_blk;
-	put(out, n, max, region(K_ITAB, w * m->p.inode_ra_blocks, m->p.block),
-	    blocks * m->p.block);
+	if (used && (used - 1) / per_blk < end)
+		end = (used - 1) / per_blk;
+	uint64_t first_blk = UINT64_MAX, k = 0;
+	for (uint64_t x = b; x <= end; x++)
+		if (itab_first(m, x)) {
+			first_blk = TS_MIN(first_blk, x);
+			k++;
+		}
+	if (blk > end && itab_first(m, blk)) {
+		first_blk = TS_MIN(first_blk, blk);
+		k++;
+	}
+	if (k)
+		put(out, n, max, region(K_ITAB, first_blk, m->p.block), k * m->p.block);
 }
 
 static uint64_t dir_block(const struct ts_fsmeta *m, uint64_t key, uint64_t b);
@@ -384,11 +417,11 @@ void ts_fsmeta_prefetch(struct ts_fsmeta *m, const struct ts_fsmeta_node *parent
 	lock(m);
 	if (parent)
 		__builtin_prefetch(&m->dseen[key_of(K_DIR, parent->key) & (DSEEN - 1)]);
-	uint64_t w = win_of(m, child->ino);
-	if (w >= ITAB_BITS)
-		__builtin_prefetch(&m->s[key_of(K_ITAB, w) & (m->cap - 1)]);
-	else if (w / 8 < m->itab_bytes)
-		__builtin_prefetch(&m->itab[w / 8]);
+	uint64_t b = blk_of(m, child->ino);
+	if (b >= ITAB_BITS)
+		__builtin_prefetch(&m->s[key_of(K_ITAB, b) & (m->cap - 1)]);
+	else if (b / 8 < m->itab_bytes)
+		__builtin_prefetch(&m->itab[b / 8]);
 	unlock(m);
 }
 
@@ -484,7 +517,14 @@ unsigned ts_fsmeta_path(struct ts_fsmeta *m, const char *path, bool list, ts_fsm
 		size_t j = i;
 		while (j < len && path[j] != '/')
 			j++;
-		if (node_of(m, path, j, stat, ctx, &node, &fresh))
+		int rc = node_of(m, path, j, stat, ctx, &node, &fresh);
+		if (rc == -ENOENT) {
+			/* not there: ext4_lookup scans the folder for the name
+			 * all the same (ext4_find_entry), and reads no inode */
+			node = (struct ts_fsmeta_node){ .key = path_key(path, j) };
+			dir_lookup(m, &parent, &node, out, &n, max);
+		}
+		if (rc)
 			goto out;
 		if (fresh) {
 			dir_lookup(m, &parent, &node, out, &n, max);

@@ -15,10 +15,15 @@
  *     at once. mkfs.ext4 -d (e2fsprogs 1.47, what tiersim disk make
  *     runs) makes every folder linear, however large: a replay and the
  *     virtual loader, whose layout is mkfs.ext4 -d's, charge folders as
- *     linear. The kernel indexes a folder (htree) when a name added to it
- *     no longer fits its one block (ext4_add_entry, make_indexed_dir), as
- *     for a folder filled on a mounted disk; tierfs asks the backing
- *     folder (FS_IOC_GETFLAGS, FS_INDEX_FL). A lookup in an htree folder
+ *     linear; so does tierfs, from the names the backing folder lists
+ *     (ts_fsmeta_dir_blocks: the emulated disk holds the tree as
+ *     tiersim disk make copies it in, not as the host's file system
+ *     holds it, where a folder of 2,000 names is an htree of 12 blocks
+ *     and mkfs.ext4 -d makes 8 linear ones). The kernel indexes a folder
+ *     (htree) when a name added to it no longer fits its one block
+ *     (ext4_add_entry, make_indexed_dir), as for a folder filled on a
+ *     mounted disk; the rule charges one so given (htree set) thus. A
+ *     lookup in an htree folder
  *     reads its root block (block 0, the hash index), the index block
  *     under it when the folder has more leaves than the root holds
  *     (dx_probe's second level), and the one leaf block the name's hash
@@ -38,8 +43,8 @@
  *         second level: 4 index blocks under the root, as the rule's
  *         ts_fsmeta_dx_index), 16,
  *         226 and 1,128 requests in either order (1,129 in storage
- *         order); the rule the folder's blocks, one request each (its
- *         size is tierfs's, from the backing folder).
+ *         order); the rule the folder's blocks, one request each (given
+ *         its size, htree).
  *     Misses: a shuffled scan of a linear folder reads a few blocks twice
  *     (168 for 159) and costs the kernel CPU per name passed (the opens
  *     took 17 and 19 times as long shuffled as in storage order, two
@@ -49,8 +54,17 @@
  *     (past 4 extents) is not charged;
  *   - the inode it names is read with its inode-table block, which holds
  *     block / inode_size inodes (16 with 256-byte inodes), and ext4 reads
- *     inode_readahead_blks (32) aligned blocks of the table at once
- *     (fs/ext4/inode.c, __ext4_get_inode_loc), once per 512 inodes;
+ *     inode_readahead_blks (32) aligned blocks of the table at once and
+ *     the next one (fs/ext4/inode.c, __ext4_get_inode_loc: `while (b <=
+ *     end)`), no further than the last inode in use, skipping blocks in
+ *     memory: 33 blocks for the first inode of a fresh window, 32 for
+ *     the next window's (block-mode trace, 1 GiB image made by tiersim
+ *     disk make: the root's inode read table blocks 145-177 at mount);
+ *   - a name that is not there reads its folder's blocks (ext4_find_entry
+ *     scans a linear folder whole, an htree folder's leaf of the name's
+ *     hash) and no inode (block-mode trace: a stat of e/nosuch read the
+ *     root's block, e's inode-table blocks and e's one block, as a stat
+ *     of e/g0 did);
  *   - a readdir reads the directory's blocks (the same ones);
  *   - a file's extents live in its inode up to 4 of them (128 MiB each);
  *     a larger file reads one extent-tree leaf per 340 extents at its
@@ -146,7 +160,8 @@ unsigned ts_fsmeta_extent(struct ts_fsmeta *m, uint64_t key, uint64_t size, uint
 /*
  * A whole path ("/a/b/c"): every component not seen before is looked up in
  * its parent, @stat telling what it is (0, or -errno to stop there:
- * nothing is charged for a component that does not exist). With @list,
+ * -ENOENT, the parent is scanned for the name, its blocks read as for a
+ * lookup, and no inode; any other error, nothing more). With @list,
  * the last component's blocks are read too (readdir).
  */
 typedef int (*ts_fsmeta_stat_fn)(void *ctx, const char *path, size_t len,

@@ -11,8 +11,10 @@
 numbering_tree
 K=4096
 
-# The walk held back (TIERFS_NUMBER_HOLD_MS) while the lookups come.
-TIERFS_NUMBER_HOLD_MS=8000 tfs_mount "tier=ssd-cloud,mem=0"
+# The walk held at its gate (TIERFS_NUMBER_GATE) while the lookups come:
+# it starts only at a control write of numbering=walk, however long they
+# take.
+TIERFS_NUMBER_GATE=1 tfs_mount "tier=ssd-cloud,mem=0"
 stat "$MNT/a-b" >/dev/null || fail "stat a-b"
 state=$(stat_get model.numbering.state)
 [ "$state" = walking ] || fail "numbering state $state after the first lookup, expected walking"
@@ -36,8 +38,16 @@ want=$((K + 3 * K + 7 * K + 32 * K))
 state=$(stat_get model.numbering.state)
 [ "$state" = walking ] || fail "numbering state $state before the walk, expected walking"
 # a name made waits for the walk, then is numbered on from the last (550:
-# the same window, nothing more)
-: >"$MNT/new" || fail "create"
+# the same window, nothing more): the create cannot finish while the walk
+# is held (its reply waits on the charge)
+: >"$MNT/new" &
+maker=$!
+sleep 0.5
+kill -0 "$maker" 2>/dev/null || fail "a create finished before the walk"
+state=$(stat_get model.numbering.state)
+[ "$state" = walking ] || fail "numbering state $state with the walk held, expected walking"
+echo numbering=walk >"$MNT/.tierfs/control" || fail "numbering=walk refused"
+wait "$maker" || fail "create"
 state=$(stat_get model.numbering.state)
 [ "$state" = done ] || fail "numbering state $state after a create, expected done"
 stat "$MNT/new" >/dev/null || fail "stat new"
@@ -47,6 +57,15 @@ names=$(stat_get model.numbering.names)
 [ "$names" = 539 ] || fail "$names names numbered, expected 538 and new"
 tfs_umount
 rm "$BACKING/new"
+
+# numbering= takes only walk; a mount held at the gate unmounts cleanly
+TIERFS_NUMBER_GATE=1 tfs_mount "tier=ssd-cloud,mem=0"
+echo numbering=go >"$MNT/.tierfs/control" 2>/dev/null && fail "numbering=go accepted"
+err=$(stat_get control_error)
+case "$err" in *"expected walk"*) ;; *) fail "numbering=go: control_error '$err'" ;; esac
+state=$(stat_get model.numbering.state)
+[ "$state" = walking ] || fail "numbering state $state held, expected walking"
+tfs_umount
 
 # cache=warm walks the tree once, numbering it: done when the mount is
 # ready, no folder numbered by a lookup, the same bytes.

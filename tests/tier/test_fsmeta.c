@@ -24,17 +24,24 @@ static void test_lookup(void)
 	struct ts_fsmeta_io io[TS_FSMETA_MAX_IO];
 	CHECK(ts_fsmeta_new(ext4, &m) == 0);
 	struct ts_fsmeta_node dir = { 100, 13, 1 }, f1 = { 101, 14, 0 }, f2 = { 102, 15, 0 },
-			      far = { 103, 14 + 512, 0 };
-	/* the folder's block, then the inode's table window: 32 blocks */
+			      far = { 103, 14 + 1024, 0 }, next = { 104, 14 + 512, 0 };
+	/* the folder's block, then the inode's table window: 32 blocks and
+	 * the next window's first (__ext4_get_inode_loc's `b <= end`) */
 	CHECK_EQ_U64(ts_fsmeta_lookup(m, &dir, &f1, io, TS_FSMETA_MAX_IO), 2);
 	CHECK_EQ_U64(io[0].len, 4096);
-	CHECK_EQ_U64(io[1].len, 32 * 4096);
+	CHECK_EQ_U64(io[1].len, 33 * 4096);
 	CHECK(io[0].off != io[1].off);
 	/* a neighbour: all in memory */
 	CHECK_EQ_U64(ts_fsmeta_lookup(m, &dir, &f2, io, TS_FSMETA_MAX_IO), 0);
-	/* 512 inodes on: the next window only */
+	/* 1,024 inodes on: window 2 and window 3's first block */
 	CHECK_EQ_U64(ts_fsmeta_lookup(m, &dir, &far, io, TS_FSMETA_MAX_IO), 1);
-	CHECK_EQ_U64(io[0].len, 32 * 4096);
+	CHECK_EQ_U64(io[0].len, 33 * 4096);
+	/* 512 inodes on (table block 32, read with window 0): window 1 but
+	 * its first block and window 2's, both read */
+	CHECK_EQ_U64(ts_fsmeta_lookup(m, &dir, &next, io, TS_FSMETA_MAX_IO), 0);
+	struct ts_fsmeta_node next2 = { 105, 14 + 512 + 16, 0 };
+	CHECK_EQ_U64(ts_fsmeta_lookup(m, &dir, &next2, io, TS_FSMETA_MAX_IO), 1);
+	CHECK_EQ_U64(io[0].len, 31 * 4096);
 	ts_fsmeta_free(m);
 
 	/* with the inodes in use known, readahead stops at the last one */
@@ -46,10 +53,12 @@ static void test_lookup(void)
 }
 
 /* ext4 keeps inode ino at index ino - 1 of its table (__ext4_get_inode_loc):
- * inode 512 is the last of window 0 (inodes 1-512), 513 the first of
- * window 1. With 599 the last in use, window 1's read stops at block 37
- * (inodes 577-592 and 593-608: 6 blocks). The rule read inode 512 with
- * window 1 before (6 blocks), and 513 then nothing. */
+ * inode 512 is the last of window 0 (inodes 1-512), read with the 32
+ * blocks of window 0 and the first of window 1 (inodes 513-528), so 513
+ * then reads nothing. With 599 the last in use, window 1's read stops at
+ * block 37 (599 / 16): inode 529 (block 33) reads blocks 33-37. The rule
+ * read inode 512 with window 1 before (6 blocks), and 513 then nothing;
+ * then window 0 of 32 blocks, and 513 window 1 (6 blocks). */
 static void test_window_edge(void)
 {
 	struct ts_fsmeta *m;
@@ -57,13 +66,14 @@ static void test_window_edge(void)
 	CHECK(ts_fsmeta_new(ext4, &m) == 0);
 	ts_fsmeta_set_inodes(m, 600);
 	struct ts_fsmeta_node dir = { 100, 12, 1 }, f512 = { 101, 512, 0 }, f513 = { 102, 513, 0 },
-			      f1 = { 103, 13, 0 };
+			      f1 = { 103, 13, 0 }, f529 = { 104, 529, 0 };
 	CHECK_EQ_U64(ts_fsmeta_lookup(m, &dir, &f512, io, TS_FSMETA_MAX_IO), 2);
-	CHECK_EQ_U64(io[1].len, 32 * 4096);
+	CHECK_EQ_U64(io[1].len, 33 * 4096);
 	/* inode 13: window 0, read */
 	CHECK_EQ_U64(ts_fsmeta_lookup(m, &dir, &f1, io, TS_FSMETA_MAX_IO), 0);
-	CHECK_EQ_U64(ts_fsmeta_lookup(m, &dir, &f513, io, TS_FSMETA_MAX_IO), 1);
-	CHECK_EQ_U64(io[0].len, 6 * 4096);
+	CHECK_EQ_U64(ts_fsmeta_lookup(m, &dir, &f513, io, TS_FSMETA_MAX_IO), 0);
+	CHECK_EQ_U64(ts_fsmeta_lookup(m, &dir, &f529, io, TS_FSMETA_MAX_IO), 1);
+	CHECK_EQ_U64(io[0].len, 5 * 4096);
 	ts_fsmeta_free(m);
 }
 
@@ -268,7 +278,7 @@ static void test_linear_split(void)
 	uint64_t all = 0;
 	for (unsigned k = 0; k < TS_FSMETA_MAX_IO; k++)
 		all += io[k].len;
-	CHECK_EQ_U64(all, 159 * 4096 + 32 * 4096); /* merged into the last */
+	CHECK_EQ_U64(all, 159 * 4096 + 33 * 4096); /* merged into the last */
 	ts_fsmeta_free(m);
 }
 
@@ -281,13 +291,14 @@ static void test_path(void)
 	/* the root's block, /a's window (inodes 2..21 share it), /a's 3 blocks */
 	CHECK_EQ_U64(ts_fsmeta_path(m, "/a/x", false, ts_test_stat_tree, &calls, io, TS_FSMETA_MAX_IO), 3);
 	CHECK_EQ_U64(io[0].len, 4096);
-	CHECK_EQ_U64(io[1].len, 32 * 4096);
+	CHECK_EQ_U64(io[1].len, 33 * 4096);
 	CHECK_EQ_U64(io[2].len, 3 * 4096);
 	CHECK_EQ_U64(calls, 3); /* /, /a, /a/x */
 	/* again: nothing read, nothing asked */
 	CHECK_EQ_U64(ts_fsmeta_path(m, "/a/x/", false, ts_test_stat_tree, &calls, io, TS_FSMETA_MAX_IO), 0);
 	CHECK_EQ_U64(calls, 3);
-	/* a missing name reads nothing and is asked again later */
+	/* a missing name reads nothing more here (its folder, scanned for
+	 * it, is read already) and is asked again later */
 	CHECK_EQ_U64(ts_fsmeta_path(m, "/a/nope", false, ts_test_stat_tree, &calls, io, TS_FSMETA_MAX_IO), 0);
 	CHECK_EQ_U64(ts_fsmeta_path(m, "/a/nope", false, ts_test_stat_tree, &calls, io, TS_FSMETA_MAX_IO), 0);
 	CHECK_EQ_U64(calls, 5);
@@ -295,6 +306,17 @@ static void test_path(void)
 	CHECK_EQ_U64(ts_fsmeta_path(m, "/a/far", false, ts_test_stat_tree, &calls, io, TS_FSMETA_MAX_IO), 1);
 	/* a listing of a folder already read: nothing */
 	CHECK_EQ_U64(ts_fsmeta_path(m, "/a", true, ts_test_stat_tree, &calls, io, TS_FSMETA_MAX_IO), 0);
+	ts_fsmeta_free(m);
+
+	/* a missing name first: ext4_lookup scans its folder for it (the
+	 * root's block, /a's window, /a's 3 blocks; before: not /a's) and
+	 * reads no inode; the name found then reads nothing more */
+	CHECK(ts_fsmeta_new(ext4, &m) == 0);
+	CHECK_EQ_U64(ts_fsmeta_path(m, "/a/nope", false, ts_test_stat_tree, &calls, io, TS_FSMETA_MAX_IO), 3);
+	CHECK_EQ_U64(io[2].len, 3 * 4096);
+	CHECK_EQ_U64(ts_fsmeta_path(m, "/a/x", false, ts_test_stat_tree, &calls, io, TS_FSMETA_MAX_IO), 0);
+	/* a missing folder: the root scanned (read already), nothing under */
+	CHECK_EQ_U64(ts_fsmeta_path(m, "/nope/x", false, ts_test_stat_tree, &calls, io, TS_FSMETA_MAX_IO), 0);
 	ts_fsmeta_free(m);
 }
 

@@ -35,6 +35,7 @@ struct vrun {
 	struct ts_fsmeta *meta;	 /* the file system's metadata reads */
 	struct pnode *nodes;	 /* every path of the trace and its folders, sorted */
 	size_t nnodes;
+	size_t missing; /* > 0: pnode_stat's path of that length is not there */
 };
 
 /* A path as the file-system rule sees it: its rank in depth-first order
@@ -64,6 +65,10 @@ static int pnode_cmp(const void *a, const void *b)
 static int pnode_stat(void *ctx, const char *path, size_t len, struct ts_fsmeta_node *out)
 {
 	struct vrun *v = ctx;
+	/* an op that failed with ENOENT: its last name is not there then,
+	 * whatever the trace makes there later (serve) */
+	if (v->missing && len == v->missing)
+		return -ENOENT;
 	struct pnode key = { path, len, 0 };
 	struct pnode *n = bsearch(&key, v->nodes, v->nnodes, sizeof(key), pnode_cmp);
 	if (!n)
@@ -87,8 +92,22 @@ TS_WUR static int nodes_build(struct vrun *v)
 		for (const char *c = t->paths[i]; c && *c; c++)
 			cap += *c == '/';
 	struct pnode *n = malloc(cap * sizeof(*n));
-	if (!n)
+	/* a path whose every op failed with ENOENT is not there: not
+	 * numbered, not a name in its folder (its folders are) */
+	uint8_t *seen = calloc(t->npaths ? t->npaths : 1, 1);
+	if (!n || !seen) {
+		free(n);
+		free(seen);
 		return -ENOMEM;
+	}
+	for (size_t i = 0; i < t->nrecs; i++) {
+		const struct ts_trace_rec *r = &t->recs[i];
+		bool ok = r->result != -ENOENT;
+		if (r->file_id < t->npaths)
+			seen[r->file_id] |= ok ? 2 : 1;
+		if ((r->op == TS_OP_RENAME || r->op == TS_OP_LINK) && r->aux < t->npaths)
+			seen[r->aux] |= ok ? 2 : 1;
+	}
 	size_t k = 0;
 	n[k++] = (struct pnode){ "/", 1, 0 };
 	for (uint32_t i = 1; i < t->npaths; i++) {
@@ -98,10 +117,12 @@ TS_WUR static int nodes_build(struct vrun *v)
 		size_t len = strlen(p);
 		while (len > 1 && p[len - 1] == '/')
 			len--;
+		bool gone = seen[i] == 1;
 		for (size_t j = 1; j <= len && k < cap; j++)
-			if (j == len || p[j] == '/')
+			if ((j == len && !gone) || (j < len && p[j] == '/'))
 				n[k++] = (struct pnode){ p, j, 0 };
 	}
+	free(seen);
 	qsort(n, k, sizeof(*n), pnode_cmp);
 	size_t u = 0;
 	for (size_t i = 0; i < k; i++)
@@ -257,8 +278,15 @@ static uint64_t serve(struct vrun *v, const struct ts_trace_rec *r, size_t idx, 
 		/* a block-mode recording's file is the image, which tierfs
 		 * charged no lookup (fs/timing.c): a block device has none */
 		if (path && !v->cfg->image) {
+			/* a lookup that found no such name scans its folder for
+			 * it (tier/fsmeta.h), as tierfs charged it */
+			size_t len = strlen(path);
+			while (len > 1 && path[len - 1] == '/')
+				len--;
+			v->missing = r->result == -ENOENT && kind == TS_RULE_FS_LOOKUP ? len : 0;
 			nio = ts_tier_rule_fs_path(v->meta, kind, path, pnode_stat, v, io,
 						   TS_FSMETA_MAX_IO);
+			v->missing = 0;
 			const char *to = r->op == TS_OP_RENAME || r->op == TS_OP_LINK
 						 ? ts_trace_path(v->t, r->aux) : NULL;
 			if (ts_tier_rule_fs_change(r->op, &what))
