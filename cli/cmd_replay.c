@@ -389,14 +389,14 @@ static int replay_one(const struct replay_args *o, const struct ts_replay_cfg *c
 		for (unsigned k = 0; pj && k < parts; k++)
 			json_array_append_new(pj, json_real(band.pace[k]));
 		if (o1 && parts)
-			json_object_set_new(o1, "band",
-					    json_pack("{sI sb so sf sf sf sf sf sI sI sf}", "parts",
-						      (json_int_t)parts, "own_time", band.own_time,
-						      "pace", pj ? pj : json_null(),
-						      "mean", band.mean, "sd", band.sd, "half",
-						      band.half, "low", band.low, "high", band.high,
-						      "head_ns", (json_int_t)band.head_ns, "tail_ns",
-						      (json_int_t)band.tail_ns, "alone", band.alone));
+			json_object_set_new(
+			    o1, "band",
+			    json_pack("{sI sb sI so sf sf sf sf sf sI sI sf}", "parts",
+				      (json_int_t)parts, "own_time", band.own_time, "from",
+				      (json_int_t)band.from, "pace", pj ? pj : json_null(), "mean",
+				      band.mean, "sd", band.sd, "half", band.half, "low", band.low,
+				      "high", band.high, "head_ns", (json_int_t)band.head_ns,
+				      "tail_ns", (json_int_t)band.tail_ns, "alone", band.alone));
 		if (!o1) {
 			fprintf(stderr, "tiersim replay: out of memory\n");
 			goto out;
@@ -428,21 +428,34 @@ static int replay_one(const struct replay_args *o, const struct ts_replay_cfg *c
 				       parts);
 			for (unsigned k = 0; k < parts; k++)
 				printf(" %.3f", band.pace[k]);
-			printf("\nthe inner %u (the first and last hold the job's start and end): "
-			       "mean %.3f, sd %.3f; the mean's 95%% interval +-%.1f%%\n"
-			       "band low / high: each tier predicted with every recorded gap %.3f / "
-			       "%.3f times as long%s\n",
-			       parts - 2, band.mean, band.sd, 100 * band.half, band.low, band.high,
-			       rs.cfg.wakes && rs.cfg.wakes->npauses
-				   ? " (the threads' pauses, a timer's sleep, as recorded)"
-				   : "");
+			if (band.from > 1)
+				printf("\nparts 1-%u hold the job's start (its threads starting), "
+				       "the last its end; the inner %u",
+				       band.from, parts - 1 - band.from);
+			else
+				printf(
+				    "\nthe inner %u (the first and last hold the job's start and "
+				    "end)",
+				    parts - 2);
+			printf(
+			    ": mean %.3f, sd %.3f; the mean's 95%% interval +-%.1f%%\n"
+			    "band low / high: each tier predicted with every recorded gap %.3f / "
+			    "%.3f times as long%s\n",
+			    band.mean, band.sd, 100 * band.half, band.low, band.high,
+			    rs.cfg.wakes && rs.cfg.wakes->npauses
+				? " (the threads' pauses, a timer's sleep, as recorded)"
+				: "");
 			char hb[32], tb[32];
 			if (band.head_ns || band.tail_ns)
 				printf("the phases without requests, each one part of unknown "
-				       "pace (+-%.1f%%, t * sd): the threads' own time before the "
+				       "pace (+-%.1f%%, %s): the threads' own time before the "
 				       "first request %s, after the last %s; each end that much "
 				       "further out, in quadrature\n",
-				       100 * band.alone, ts_fmt_duration(hb, sizeof(hb), band.head_ns),
+				       100 * band.alone,
+				       band.alone > TS_REPLAY_BAND_ALONE_MIN
+					   ? "t * sd"
+					   : "the least, above t * sd",
+				       ts_fmt_duration(hb, sizeof(hb), band.head_ns),
 				       ts_fmt_duration(tb, sizeof(tb), band.tail_ns));
 		}
 	}

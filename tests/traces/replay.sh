@@ -1279,4 +1279,71 @@ refused "--ops in real time" "--ops $T/x.ops: one trace's ops as replayed in vir
 refused "--ops with two traces" "(--virtual, not --target, one FILE)" \
 	"$B" replay "$T/opsw.trace" "$T/opsw.trace" --virtual --tier fixed100 \
 	--profile "$T/inflight.lua" --ops "$T/x.ops"
+# The job's start outlasting the first part: 13 reads 10 us apart (at 10
+# to 130 us) by thread 10, alive 0-150 us, in 6 parts of 2 intervals (10-30,
+# 30-50, ... 110-130 us). Thread 11 starts in the second part (a worker's
+# thread: alive 32-48 us). Own time a part: 10 (a 10 us pause), 20 + 16,
+# 18 (2 us paused), 19 (1 us), 20, 20 us of 123: paces 0.488, 1.756, 0.878,
+# 0.927, 0.976, 0.976. The second part holds a thread's start, so it is
+# the job's start too: the inner parts are 3-5 (K = 3; before, 2-5 with
+# sd / mean 0.367 and a half width of 58.4%), mean 19/20.5 = 0.927, sd
+# 1/20.5 = 0.049 (sd / mean 1/19), half 4.303 / 19 / sqrt(3) = 13.08%.
+# One part's range is 4.303 / 19 = 22.6%, less than the least a phase
+# without requests is given, 35.3%: the 20 us after the last read get
+# +-7.06 us. From the first read the prediction is 140 us; its gaps less
+# the 13 us of pauses, 107 us, and the 20 us tail scale by h, and the
+# tail's own range adds in quadrature: 140 us -+ sqrt((127 us * h)^2 +
+# (20 us * 0.353)^2) = 140 -+ 18.04 us.
+mktrace bands <<'X'
+header version=2 start_mono_ns=1000000
+path 1 "/f"
+10000 10000 read 1 0 4096 4096 10 65536 0 0
+20000 20000 read 1 4096 4096 4096 10 65536 0 0
+30000 30000 read 1 8192 4096 4096 10 65536 0 0
+40000 40000 read 1 12288 4096 4096 10 65536 0 0
+50000 50000 read 1 16384 4096 4096 10 65536 0 0
+60000 60000 read 1 20480 4096 4096 10 65536 0 0
+70000 70000 read 1 24576 4096 4096 10 65536 0 0
+80000 80000 read 1 28672 4096 4096 10 65536 0 0
+90000 90000 read 1 32768 4096 4096 10 65536 0 0
+100000 100000 read 1 36864 4096 4096 10 65536 0 0
+110000 110000 read 1 40960 4096 4096 10 65536 0 0
+120000 120000 read 1 45056 4096 4096 10 65536 0 0
+130000 130000 read 1 49152 4096 4096 10 65536 0 0
+end drops=0 records=13 t=130000
+X
+cat > "$T/bands.trace.wakes" <<'X'
+tiersim-wakes 1
+span 1000000 1150000
+T 10 10 1 1000000 1150000 0 0 reader
+T 11 10 10 1032000 1048000 0 0 worker
+P 1022000 1012000 10
+P 1054000 1052000 10
+P 1073000 1072000 10
+X
+"$B" replay "$T/bands.trace" --virtual --tier unlimited --band 6 --json > "$T/bands.json" 2> /dev/null
+check "band, the job's start: the parts' pace" \
+	test "$(jq -c '[.band.pace[] * 1000 | round]' "$T/bands.json")" = "[488,1756,878,927,976,976]"
+check "band, the job's start: the second part, a thread starting in it, left out" \
+	test "$(jq -c '.band.from' "$T/bands.json")" = 2
+check "band, the job's start: the inner parts' mean and sd" \
+	test "$(jq -c '[.band.mean, .band.sd] | map(. * 1e5 | round)' "$T/bands.json")" = "[92683,4878]"
+check "band, the job's start: the half width, t for 2 df over 3 parts" \
+	test "$(jq -c '.band.half * 1e6 | round' "$T/bands.json")" = \
+	"$(awk 'BEGIN { printf "%.0f", 1e6 * 4.303 / 19 / sqrt(3) }')"
+check "band, the job's start: the phases' range, the least" \
+	test "$(jq -c '[.band.alone, .band.tail_ns, .band.head_ns]' "$T/bands.json")" = "[0.353,20000,10000]"
+check "band, the job's start: the prediction kept" \
+	test "$(jq -c '.results[1] | [.total_ns, .lead_ns]' "$T/bands.json")" = "[150000,10000]"
+nearer() { awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; exit !(d <= 20 && d >= -20) }'; }
+e=$(awk 'BEGIN { h = 4.303 / 19 / sqrt(3); printf "%.1f", sqrt((127000 * h)^2 + (20000 * 0.353)^2) }')
+check "band, the job's start: low from the first read" \
+	nearer "$(j "$T/bands.json" '.results[1].band.low_first_ns')" "$(awk -v e="$e" 'BEGIN { print 140000 - e }')"
+check "band, the job's start: high from the first read" \
+	nearer "$(j "$T/bands.json" '.results[1].band.high_first_ns')" "$(awk -v e="$e" 'BEGIN { print 140000 + e }')"
+"$B" replay "$T/bands.trace" --virtual --tier unlimited --band 6 > "$T/bands.txt" 2> /dev/null
+check "band, the job's start: the text" \
+	grep -q "parts 1-2 hold the job's start (its threads starting), the last its end; the inner 3: mean 0.927, sd 0.049; the mean's 95% interval +-13.1%" "$T/bands.txt"
+check "band, the job's start: the least range in the text" \
+	grep -q "(+-35.3%, the least, above t \* sd): the threads' own time before the first request 10.00 us, after the last 20.00 us" "$T/bands.txt"
 exit $fail

@@ -23,10 +23,21 @@
  * and the last part hold the job's start (workers forking, the first
  * fetches) and its end, and are left out; the N - 2 inner parts are
  * batches of one steady job (an epoch of a loader), whose paces scatter
- * with the host's changes. The run's pace is their mean, and its own
- * uncertainty the 95% interval of that mean: Student's t for N - 3 degrees
- * of freedom times their standard deviation over the square root of N - 2,
- * a fraction of the mean ("half"). The band is the prediction with every
+ * with the host's changes. The job's start can outlast the first part:
+ * a loader's workers fork their own threads while the first batches are
+ * read, and in every one of 32 recordings of bench/pytorch_replay.sh (2
+ * and 3 workers, nvme-local and ultra-cloud) the second part held those
+ * threads' starts and ran 1.14-2.55 times the mean pace, the highest inner
+ * part in 30 of them: the job's own pattern, which every run repeats, not
+ * the host's. So each part after the first in which a thread of the
+ * command starts is the job's start too (up to 3 inner parts left); the
+ * parts' scatter (sd / mean) fell from 0.07-0.58 to 0.05-0.24, closer to
+ * their run-to-run scatter (each part less its mean over the tier's four
+ * runs: 0.03-0.19). The run's pace is their mean, and its own
+ * uncertainty the 95% interval of that mean: Student's t for K - 1 degrees
+ * of freedom times their standard deviation over the square root of K, the
+ * K inner parts (N - 2 where the start fits in the first part), a fraction
+ * of the mean ("half"). The band is the prediction with every
  * recorded gap (think times, start offsets: the --speed rule) 1 - half and
  * 1 + half times as long, except each thread's pauses (the wake file's:
  * a sleep an interrupt ended, a timer's, a training step's), which run as
@@ -42,7 +53,9 @@
  * whose pace is unknown within the parts' scatter: its own time (the
  * threads' time alive less their sleeps, as in a part) times +-t * sd /
  * mean ("alone": a single part's 95% range about the mean, where the band
- * takes the mean's, sd / sqrt(N - 2)). That phase's own deviation is
+ * takes the mean's, sd / sqrt(K)), and at least +-35.3% (ALONE_MIN): the
+ * interpreter's exit varied more across runs than the parts' scatter
+ * says, and not with it. That phase's own deviation is
  * independent of the mean pace's, which the scaled gaps already carry, so
  * each end of the band moves further out by the two in quadrature: from
  * the first request by the tail's; the whole span by the head's and the
@@ -51,7 +64,10 @@
  * What it cannot see: a run slow (or fast) all through, whose batches
  * agree; batches that are not independent (a load that lasts longer than
  * a part) understate it; a job whose parts do different work shows its
- * phases as scatter (and so widens the phases without requests too).
+ * phases as scatter (and so widens the phases without requests too): a
+ * start that ends within a part no thread starts in (the prefetch queue
+ * filling: the part after the threads' starts ran 0.74 of the mean on
+ * nvme-local in each tier's four runs), or an epoch's restart mid-run.
  * Without a wake file the phases without requests are not known. The
  * device's time inside each part is modelled again, not scaled.
  */
@@ -63,6 +79,15 @@
 #include "core/ts.h"
 #include "core/units.h"
 #include "traces/replay/replay_int.h"
+
+/* The least 95% range of a phase without requests about the mean pace:
+ * t(0.975, 12 df) 2.179 times the spread of the interpreter's exit (the
+ * threads' own time after the last request) across the runs of one tier,
+ * cv 0.162 pooled over 4 tiers' 4 runs each (bench/pytorch_replay.sh, 2
+ * and 3 workers, nvme-local and ultra-cloud; measured). That spread is the
+ * phase's own: it did not follow the parts' scatter (correlation -0.27 over
+ * 32 recordings; the longest exits came with the least scatter). */
+#define ALONE_MIN TS_REPLAY_BAND_ALONE_MIN
 
 /* Student's t, the two-sided 95% quantile (0.975) for @df degrees of
  * freedom: the tabled values (any statistics text) for 1-30, 40 and 60,
@@ -175,6 +200,15 @@ static int own_times(const struct ts_wakes *w, uint64_t mono, const uint64_t *ed
 	return 0;
 }
 
+/* Whether a thread of @w starts in [@a, @b) (CLOCK_MONOTONIC). */
+static bool starts_in(const struct ts_wakes *w, uint64_t a, uint64_t b)
+{
+	for (size_t i = 0; i < w->nthreads; i++)
+		if (w->threads[i].start_ns >= a && w->threads[i].start_ns < b)
+			return true;
+	return false;
+}
+
 int ts_replay_band_pace(const struct ts_trace *t, const struct ts_wakes *w, unsigned parts,
 			struct ts_replay_band *band, char *err, size_t errlen)
 {
@@ -249,17 +283,26 @@ int ts_replay_band_pace(const struct ts_trace *t, const struct ts_wakes *w, unsi
 	for (unsigned k = 0; k < parts && band->own_time; k++)
 		band->pace[k] = own[k] / own_all;
 	/* the batch means of the inner parts: the first and the last hold
-	 * the job's start and end */
-	unsigned K = parts - 2;
+	 * the job's start and end, and so does every part after the first
+	 * in which a thread of the command starts (a loader's workers and
+	 * their threads), up to 3 inner parts left */
+	unsigned from = 1;
+	while (band->own_time && from + 5 <= parts &&
+	       starts_in(w, mono + edge[from + 1], mono + edge[from + 2]))
+		from++;
+	band->from = from;
+	unsigned K = parts - 1 - from;
 	double mean = 0, ss = 0;
-	for (unsigned k = 1; k + 1 < parts; k++)
+	for (unsigned k = from; k + 1 < parts; k++)
 		mean += band->pace[k] / K;
-	for (unsigned k = 1; k + 1 < parts; k++)
+	for (unsigned k = from; k + 1 < parts; k++)
 		ss += (band->pace[k] - mean) * (band->pace[k] - mean);
 	band->mean = mean;
 	band->sd = sqrt(ss / (K - 1));
 	band->half = mean > 0 ? t975(K - 1) * band->sd / sqrt((double)K) / mean : 0;
 	band->alone = mean > 0 && band->own_time ? t975(K - 1) * band->sd / mean : 0;
+	if (band->own_time && band->alone < ALONE_MIN)
+		band->alone = ALONE_MIN;
 	if (!band->own_time)
 		band->head_ns = band->tail_ns = 0;
 	band->low = TS_MAX(1 - band->half, 0.0);

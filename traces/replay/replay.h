@@ -297,19 +297,26 @@ void ts_replay_close(struct ts_replay_set *s);
  * each of @parts parts of the intervals between its requests in the
  * command's span (@w's threads; NULL: the whole trace), against the
  * whole's; the batch means of the inner parts give the band. */
+/* the least range a phase without requests is given (band.c) */
+#define TS_REPLAY_BAND_ALONE_MIN 0.353
 struct ts_replay_band {
 	unsigned parts;
 	double pace[TS_REPLAY_BAND_MAX];
 	/* the paces are the command's threads' own time (a wake file's),
 	 * else the intervals between the requests */
 	bool own_time;
+	/* the inner parts, from..parts - 2: the first and the last are the
+	 * job's start and end, and so is each next part a thread of the
+	 * command starts in (own time only; at least 3 inner parts kept) */
+	unsigned from;
 	double mean, sd; /* of the inner parts' paces */
-	double half;	 /* t(0.975, parts - 3) * sd / sqrt(parts - 2) / mean */
+	double half;	 /* t(0.975, K - 1) * sd / sqrt(K) / mean, K inner parts */
 	double low, high; /* 1 - half (at least 0), 1 + half */
 	/* the command's threads' own time before its first request and
 	 * after its last (0 without a wake file), phases no part holds; each
 	 * is taken as one more part, its pace anywhere in the parts' scatter
-	 * about their mean: +-alone, t(0.975, parts - 3) * sd / mean */
+	 * about their mean: +-alone, t(0.975, K - 1) * sd / mean, at least
+	 * TS_REPLAY_BAND_ALONE_MIN */
 	uint64_t head_ns, tail_ns;
 	double alone;
 };
