@@ -47,6 +47,7 @@ static const char *const field_names[TS_HF_NR] = {
 
 static const char *const host_keys[] = { "desc", "cpu", "from", "replay_wake_cost_ns",
 					 "replay_fuse_cpu_ns", "replay_fuse_cpu_page_ns",
+					 "replay_page_wake_ns",
 					 "speed",	   "library",	     "decode_base_ns",
 					 "decode_ns_per_mpix", "decode_share", "datum_xform_ns",
 					 "datum_parse_ns", "lmdb_put_ns",   "dlio_sample_ns",
@@ -97,6 +98,9 @@ struct host {
 	struct ts_host_num fuse_cpu;
 	/* and its CPU a page of a direct read's or write's buffer */
 	struct ts_host_num fuse_cpu_page;
+	/* the kernel-fs replay's page-lock wake-up (the machine's own, not
+	 * carried by from =) */
+	struct ts_host_num page_wake;
 	/* 1: glibc's memcpy touches a copy's last page before the rest (no
 	 * ERMS); 0: in order. The CPU's own: not carried by from = */
 	struct ts_host_num copy_tf;
@@ -143,6 +147,7 @@ static void host_clear(struct host *h)
 	num_free(&h->wake_cost);
 	num_free(&h->fuse_cpu);
 	num_free(&h->fuse_cpu_page);
+	num_free(&h->page_wake);
 	num_free(&h->copy_tf);
 	num_free(&h->map_win);
 	for (size_t i = 0; i < h->nws; i++) {
@@ -289,6 +294,7 @@ static int read_host(struct ts_luadata_rd *r, int t, struct host *h)
 	    (rc = get_num(r, t, "replay_wake_cost_ns", &h->wake_cost)) ||
 	    (rc = get_num(r, t, "replay_fuse_cpu_ns", &h->fuse_cpu)) ||
 	    (rc = get_num(r, t, "replay_fuse_cpu_page_ns", &h->fuse_cpu_page)) ||
+	    (rc = get_num(r, t, "replay_page_wake_ns", &h->page_wake)) ||
 	    (rc = get_num(r, t, "copy_tail_first", &h->copy_tf)) ||
 	    (rc = get_num(r, t, "map_window_ns", &h->map_win)))
 		return rc;
@@ -1002,6 +1008,33 @@ int ts_host_fuse_cpu(const char *name, uint64_t *ns, uint64_t *page_ns, char *er
 	return rc;
 }
 
+int ts_host_page_wake(const char *name, uint64_t *ns, char *err, size_t errlen)
+{
+	struct ts_host_set *s;
+	if (!name)
+		name = TS_HOST_REPLAY_DEFAULT;
+	int rc = ts_host_set_load_for(name, &s, err, errlen);
+	if (!rc) {
+		const struct host *h = need_host(s, name, err, errlen);
+		if (!h) {
+			rc = -ENOENT;
+		} else if (!h->page_wake.set) {
+			snprintf(err, errlen, "host '%s' has no replay_page_wake_ns measured: give "
+					      "--page-wake DUR, or name a host that has (%s has)",
+				 name, TS_HOST_REPLAY_DEFAULT);
+			rc = -ENODATA;
+		} else if (h->page_wake.v < 0 || h->page_wake.v > 1e6) {
+			snprintf(err, errlen, "host '%s': replay_page_wake_ns %g is not 0 to 1ms", name,
+				 h->page_wake.v);
+			rc = -EINVAL;
+		} else {
+			*ns = (uint64_t)llround(h->page_wake.v);
+		}
+	}
+	ts_host_set_free(s);
+	return rc;
+}
+
 int ts_host_copy_tail_first(const struct ts_host_set *s, const char *name, bool *out,
 			    char *err, size_t errlen)
 {
@@ -1059,6 +1092,8 @@ int ts_host_print_evidence(FILE *f, const struct ts_host_set *s)
 			rc = ev_line(f, h->name, "replay_fuse_cpu_ns", &h->fuse_cpu);
 		if (!rc && h->fuse_cpu_page.set)
 			rc = ev_line(f, h->name, "replay_fuse_cpu_page_ns", &h->fuse_cpu_page);
+		if (!rc && h->page_wake.set)
+			rc = ev_line(f, h->name, "replay_page_wake_ns", &h->page_wake);
 		if (!rc)
 			rc = ev_line(f, h->name, "copy_tail_first", &h->copy_tf);
 		if (!rc && h->map_win.set)

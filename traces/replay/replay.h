@@ -101,6 +101,15 @@ struct ts_replay_cfg {
 	 * that recorded (pipeline/hosts.lua's replay_fuse_cpu_ns and
 	 * replay_fuse_cpu_page_ns); 0: off. */
 	uint64_t fuse_cpu_ns, fuse_cpu_page_ns;
+	/* kernel_fs, the page-lock wake-up (rules.c): a FUSE read that waited
+	 * on the device is, on a kernel file system, a sleep on a page in
+	 * flight, which the device's completion ends by unlocking the page
+	 * and waking the thread; the gap after it grows by this much (the
+	 * wake-up's own time: from the completion to the thread back on a
+	 * CPU), which the FUSE round trip taken off it held through FUSE.
+	 * A property of the host that recorded (pipeline/hosts.lua's
+	 * replay_page_wake_ns, measured there in block mode); 0: off. */
+	uint64_t page_wake_ns;
 	/* kernel_fs without the in-kernel rule: those gaps keep their recorded
 	 * length less the round trip (a job that sleeps between its ops). */
 	bool keep_gaps;

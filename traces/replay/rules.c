@@ -531,6 +531,32 @@ static bool loop_rule(const struct ts_replay_cfg *cfg, const struct cursor *c, u
 	       rdone == c->rec_done_max;
 }
 
+/*
+ * The page-lock wake-up. A FUSE-mode recording replayed as block mode
+ * (kernel_fs): a read the thread waited on the device for (@c->dev_read,
+ * its replayed completion after its issue) is, on a kernel file system, a
+ * sleep on a page in flight: the read finds the page locked (the
+ * readahead that sent it, or its own miss) and waits for the lock, which
+ * the device's completion drops, waking the thread. The gap after it holds
+ * that wake-up, from the completion to the thread back on a CPU. Through
+ * FUSE the thread slept in the request and tierfs's reply woke it, a
+ * wake-up inside the round trip the rule takes off every gap
+ * (think_less_ns), so the replay charged none. The gap after such a read,
+ * waited for last, grows by cfg->page_wake_ns (pipeline/hosts.lua's
+ * replay_page_wake_ns: block mode's sleeps on a page, each from the loop
+ * device's completion to the thread running, measured with the kernel's
+ * sched and block tracepoints). Not for a loop device's recording
+ * (cfg->loop_recorded): its gaps were recorded in block mode, the
+ * wake-ups in them. Returns the gap.
+ */
+static uint64_t page_wake(const struct ts_replay_cfg *cfg, const struct cursor *c, uint64_t s,
+			  uint64_t done, uint64_t gap)
+{
+	if (!cfg->kernel_fs || cfg->loop_recorded || !c->dev_read || done <= s)
+		return gap;
+	return gap + cfg->page_wake_ns;
+}
+
 /* Op i was issued at @s and completed at @done (replay times): move on and
  * compute when op i+1 issues. Returns false when the thread is done. */
 bool replay_cursor_advance(struct cursor *c, const struct ts_trace *t, uint64_t s, uint64_t done,
@@ -569,7 +595,7 @@ bool replay_cursor_advance(struct cursor *c, const struct ts_trace *t, uint64_t 
 		if (rdone == c->rec_done_max) /* the thread waited for this one last */
 			gap = in_kernel(t, cfg, c, c->p->idx[c->i - 1], c->p->idx[c->i], gap, &kern);
 		if (rdone == c->rec_done_max && !kern)
-			gap = wake_up(cfg, r, s, done, c->mem_served, gap);
+			gap = page_wake(cfg, c, s, done, wake_up(cfg, r, s, done, c->mem_served, gap));
 		uint64_t think = cfg->no_think ? 0
 						: own_scaled(t, cfg, c->p, c->rec_done_max,
 							     nx->submit_ns, gap, speed);
