@@ -15,10 +15,12 @@
 # filemap_get_pages in the stack), and for those the time from the loop
 # device's latest completion before the wake-up to the thread back on a
 # CPU (the wake-up the page lock costs: the completion unlocks the page and
-# wakes the thread), the wake-up to running alone, and the thread's time on
-# a CPU; then the pooled mean and median over the runs. Each run once
-# untraced first, for its epoch beside the traced one (the tracing's own
-# cost).
+# wakes the thread; replay_page_wake_ns), the wake-up to running alone, and
+# the thread's time on a CPU; then the pooled mean and median over the
+# runs. Each run goes once untraced first, cold and then warm (every page
+# in the cache), for its epoch beside the traced one (the tracing's own
+# cost) and the thread's CPU (getrusage) cold less warm over the device's
+# reads: the CPU the reads cost the thread (replay_dev_read_cpu_ns).
 #
 # usage: bench/page_wake.sh BUILD [REPS] [TIER]
 #   PAGE_WAKE_DATA=DIR keeps the dataset (tiersim dataset make imagenet-rec,
@@ -73,7 +75,8 @@ if [ ! -s "$IMG" ]; then
 		{ rm -f "$IMG.tmp"; die "disk make"; }
 fi
 cat >"$W/rec_reader.py" <<'PY'
-import json, struct, sys, time
+import json, resource, struct, sys, time
+r0 = resource.getrusage(resource.RUSAGE_SELF)
 t0 = time.monotonic()
 n = b = 0
 with open(sys.argv[1], "rb") as f:
@@ -85,7 +88,9 @@ with open(sys.argv[1], "rb") as f:
         ln = lrec & ((1 << 29) - 1)
         b += len(f.read((ln + 3) & ~3))
         n += 1
-print(json.dumps({"epoch_s": time.monotonic() - t0, "samples": n, "bytes": b}), file=open(sys.argv[2], "w"))
+r1 = resource.getrusage(resource.RUSAGE_SELF)
+cpu = r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime
+print(json.dumps({"epoch_s": time.monotonic() - t0, "cpu_s": cpu, "samples": n, "bytes": b}), file=open(sys.argv[2], "w"))
 PY
 mkdir "$T" || die "cannot make the tracefs instance $T"
 echo 0 >"$T/tracing_on"
@@ -97,12 +102,23 @@ for e in sched/sched_switch sched/sched_wakeup block/block_rq_issue block/block_
 done
 echo 'stacktrace if prev_comm == "python3"' >"$T/events/sched/sched_switch/trigger"
 epoch() { $PY -c 'import json, sys; print(json.load(open(sys.argv[1]))["epoch_s"])' "$1"; }
-job() { "${RT[@]}" "$B" disk run "$MNT" --cache cold -- $PY "$W/rec_reader.py" "$MNT/rec/train.rec" "$W/out.json"; }
+cpu() { $PY -c 'import json, sys; print(json.load(open(sys.argv[1]))["cpu_s"])' "$1"; }
+job() { "${RT[@]}" "$B" disk run "$MNT" --cache "${1:-cold}" -- $PY "$W/rec_reader.py" "$MNT/rec/train.rec" "$W/out.json"; }
 echo "== $TIER, $REPS runs, ${RT[*]:-no chrt}; $(date -u +%T), $(bench_load)"
 "$B" disk mount "$IMG" "$MNT" --tier "$TIER" --mem 4GiB >/dev/null || die "disk mount"
+dcpu=()
 for rep in $(seq "$REPS"); do
+	# untraced: cold, then warm (every page in the cache): the thread's
+	# CPU the device's reads cost it (pipeline/hosts.lua's
+	# replay_dev_read_cpu_ns), cold less warm over the device's reads
 	job >"$W/run.txt" 2>&1 || die "disk run: $(tail -1 "$W/run.txt")"
 	plain=$(epoch "$W/out.json")
+	cold=$(cpu "$W/out.json")
+	reads=$(sed -n 's/.*dev_reads=\([0-9]*\).*/\1/p' "$W/run.txt")
+	job warm >"$W/run.txt" 2>&1 || die "disk run (warm): $(tail -1 "$W/run.txt")"
+	warm=$(cpu "$W/out.json")
+	dcpu+=("$(awk -v c="$cold" -v w="$warm" -v n="${reads:-0}" 'BEGIN { printf "%.0f", n ? (c - w) * 1e9 / n : 0 }')")
+	echo "  run $rep: CPU cold $cold s ($reads device reads), warm $warm s: ${dcpu[-1]} ns a device read"
 	echo >"$T/trace"
 	echo 1 >"$T/tracing_on"
 	job >"$W/run.txt" 2>&1
@@ -116,4 +132,5 @@ done
 "$B" disk umount "$MNT" || die "disk umount"
 loopdev=$(awk '$1 == "loop" { print $2 }' /proc/devices)
 $PY "$SRC/bench/page_wake.py" --major "${loopdev:-7}" "$W"/trace.*
+echo "the thread's CPU a device read, cold less warm: median $(printf '%s\n' "${dcpu[@]}" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }') ns [$(printf '%s\n' "${dcpu[@]}" | sort -n | sed -n '1p;$p' | paste -sd-)]"
 echo "$(bench_load) at the end ($(date -u +%T))"
