@@ -146,9 +146,17 @@ done
 # block mode's own CPU. The read pages asked (a direct read pins its
 # buffer's) are printed too: two runs with different READ_KIB give the
 # CPU a request and a page (pipeline/hosts.lua's replay_fuse_cpu_page_ns).
+# The rule takes both off (a request's, and a page's for each page of a
+# direct read's buffer): the figure a request here is the epoch's excess
+# less the host's page figure for the pages asked (BLOCK_MEMORY_HOST,
+# default build-host, as tiersim replay's --host), and the replays below
+# pass the two, as the rule uses them.
 # Its median over the repetitions, [min-max] after, and each.
 mib=${SIZES[0]}
 nfiles=$(wc -l <"$DATA/d$mib/list")
+HOST=${BLOCK_MEMORY_HOST:-build-host}
+PAGE_NS=$("$B" hosts --evidence 2>/dev/null | awk -v h="$HOST" '$1 == h && $2 == "replay_fuse_cpu_page_ns" { print $4 }')
+PAGE_NS=${PAGE_NS:-0}
 fcpu=()
 for rep in $(seq "$REPS"); do
 	cb=$(awk '$1 == "epoch" && $2 == 1 { print $4 }' "$W/res/block.$mib.$rep")
@@ -171,12 +179,12 @@ print(len(e), sum((int(r[5]) + 4095) // 4096 for r in rd), sum(int(r[6]) for r i
 		fcpu+=(0)
 		continue
 	fi
-	fcpu+=("$(awk -v b="$cb" -v r="$cr" -v n="$nreq" -v c="$bytes" \
-		'BEGIN { x = (r - b + c / 1e10) * 1e9 / n; printf "%.0f", x < 0 ? 0 : x }')")
-	echo "   rep $rep: epoch 1 thread CPU block ${cb} s (its copy $(awk -v c="$bytes" 'BEGIN { printf "%.4f", c / 1e10 }') s), FUSE ${cr} s; $nreq requests, $pages read pages asked: ${fcpu[-1]} ns a request"
+	fcpu+=("$(awk -v b="$cb" -v r="$cr" -v n="$nreq" -v c="$bytes" -v p="$pages" -v pn="$PAGE_NS" \
+		'BEGIN { x = ((r - b + c / 1e10) * 1e9 - p * pn) / n; printf "%.0f", x < 0 ? 0 : x }')")
+	echo "   rep $rep: epoch 1 thread CPU block ${cb} s (its copy $(awk -v c="$bytes" 'BEGIN { printf "%.4f", c / 1e10 }') s), FUSE ${cr} s; $nreq requests, $pages read pages asked: ${fcpu[-1]} ns a request beside $PAGE_NS ns a page ($HOST's)"
 done
 FUSE_CPU=$(printf '%s\n' "${fcpu[@]}" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
-echo "== FUSE's CPU per request beyond ext4's (d$mib, second epoch): median $FUSE_CPU ns [$(printf '%s\n' "${fcpu[@]}" | sort -n | sed -n '1p;$p' | paste -sd-)]"
+echo "== FUSE's CPU per request beyond ext4's (d$mib, second epoch): median $FUSE_CPU ns [$(printf '%s\n' "${fcpu[@]}" | sort -n | sed -n '1p;$p' | paste -sd-)], and $PAGE_NS ns a page ($HOST's replay_fuse_cpu_page_ns)"
 # the replays (virtual time: no lock needed, but they are quick)
 for rep in $(seq "$REPS"); do
 	for mib in "${SIZES[@]}"; do
@@ -190,9 +198,13 @@ for rep in $(seq "$REPS"); do
 			--mem $(((LIMIT << 20) - own)) --json >"$W/res/vk.$mib.$rep.json" ||
 			die "replay d$mib (kernel fs)"
 		# the in-kernel rule without FUSE's CPU (0: as before it) and with
-		# the figure measured above (a build without --fuse-cpu: as is)
+		# the figures measured above, a request's and a page's, as the
+		# rule takes them (a build without --fuse-cpu-page: as is)
 		for f in 0 "$FUSE_CPU"; do
-			"$B" replay "$W/res/t.$mib.$rep" --virtual --kernel-fs --fuse-cpu "${f}ns" --tier "$TIER" \
+			pg=0
+			[ "$f" = 0 ] || pg=$PAGE_NS
+			"$B" replay "$W/res/t.$mib.$rep" --virtual --kernel-fs --fuse-cpu "${f}ns" \
+				--fuse-cpu-page "${pg}ns" --tier "$TIER" \
 				--mem $(((LIMIT << 20) - own)) --json >"$W/res/vkf$f.$mib.$rep.json" 2>/dev/null ||
 				cp "$W/res/vk.$mib.$rep.json" "$W/res/vkf$f.$mib.$rep.json"
 		done
@@ -290,7 +302,7 @@ print(f"{'data':>8} {'x mem':>5} | {'block reads s':>19} | {'kernel fs s':>19} {
 for line in more:
     print(line)
 print()
-print(f"kernel fs without FUSE's CPU per request (--fuse-cpu 0, the rule before it) and with the {fuse_cpu} ns measured above:")
+print(f"kernel fs without FUSE's CPU per request (--fuse-cpu 0, the rule before it) and with the {fuse_cpu} ns a request measured above (and the host's page figure):")
 print(f"{'data':>8} {'x mem':>5} | {'block reads s':>19} | {'fuse-cpu 0 s':>19} {'k/b':>17} | {'fuse-cpu ' + str(fuse_cpu) + 'ns s':>19} {'k/b':>17}")
 for line in cpu_rows:
     print(line)

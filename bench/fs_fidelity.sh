@@ -63,6 +63,15 @@
 #   FUSE recording, the block run) under chrt -f PRIO: with the whole bench
 #   under bench/rt_job.sh PRIO (the loop worker and tierfs above it), on a
 #   loaded host the jobs' reader threads then no longer wait for a CPU.
+# In parts: a call over two tiers and three repetitions outlasts one
+#   5-minute slot, so FS_FIDELITY_RES=DIR keeps each run's figures and FUSE
+#   traces there (made if missing), FS_FIDELITY_RUN="K ..." runs those
+#   repetitions only (each as it runs in the whole call, the same order),
+#   and the tables are printed once DIR holds all REPS repetitions of every
+#   tier and workload named: e.g. one call per repetition (and per tier,
+#   FS_FIDELITY_RUN=K with one TIER), each in its own slot, then one with
+#   FS_FIDELITY_RUN=none and every tier for the tables (no timed runs: it
+#   needs no quiet slot). A call that leaves some out says which.
 # Needs root (loop devices, cgroups), /usr/bin/python3 with torch, numpy
 # and lmdb (python3-lmdb, else liblmdb.so.0 through ctypes). Wall-clock
 # figures: run on a quiet host; the ratios are what to read.
@@ -91,7 +100,8 @@ fi
 W=$(mktemp -d /tmp/fs_fidelity.XXXXXX)
 export TIERSIM_DISK_STATE=$W/state
 MNT=$W/mnt
-mkdir -p "$MNT" "$W/img" "$W/res"
+RES=${FS_FIDELITY_RES:-$W/res}
+mkdir -p "$MNT" "$W/img" "$RES" || { echo "fs_fidelity.sh: cannot make $RES" >&2; exit 1; }
 cleanup() {
 	is_mounted "$MNT" && "$B" disk umount "$MNT" >/dev/null 2>&1
 	rm -rf "$W"
@@ -260,8 +270,14 @@ print(fuse, fuse - rec + pred, reqs, fuse - krec + kpred, rec)
 EOF
 }
 # ---- the fidelity runs, interleaved ----
-[ "${FS_FIDELITY_SWEEP_ONLY:-0}" = 1 ] && REPS=0
-for rep in $(seq "$REPS"); do
+RUN=${FS_FIDELITY_RUN:-$(seq -s ' ' "$REPS")}
+[ "$RUN" = none ] && RUN=
+for rep in $RUN; do
+	case $rep in '' | *[!0-9]*) die "FS_FIDELITY_RUN: '$rep' is not a repetition 1-$REPS" ;; esac
+	[ "$rep" -ge 1 ] && [ "$rep" -le "$REPS" ] || die "FS_FIDELITY_RUN: $rep is not a repetition 1-$REPS"
+done
+[ "${FS_FIDELITY_SWEEP_ONLY:-0}" = 1 ] && REPS=0 RUN=
+for rep in $RUN; do
 	for t in "${TIERS[@]}"; do
 		echo "== rep $rep, $t ($(date -u +%T))"
 		for mode in $(bench_order $((rep - 1)) fuse block); do
@@ -269,10 +285,10 @@ for rep in $(seq "$REPS"); do
 				for wl in "${WLS[@]}"; do
 					for which in $(bench_order $((rep - 1)) before after); do
 						if [ "$which" = after ]; then
-							fuse_run "$B" "$TIERSIM_TIERFS" "$t" "$wl" "$W/res/$wl.$t.fuse.$rep"
-							echo "  $wl fuse s, virtual s, model reads, kernel-fs s: $(cat "$W/res/$wl.$t.fuse.$rep")"
+							fuse_run "$B" "$TIERSIM_TIERFS" "$t" "$wl" "$RES/$wl.$t.fuse.$rep"
+							echo "  $wl fuse s, virtual s, model reads, kernel-fs s: $(cat "$RES/$wl.$t.fuse.$rep")"
 						elif [ -n "$B0" ]; then
-							fuse_run "$B0" "$T0" "$t" "$wl" "$W/res/$wl.$t.fuse0.$rep"
+							fuse_run "$B0" "$T0" "$t" "$wl" "$RES/$wl.$t.fuse0.$rep"
 						fi
 					done
 				done
@@ -286,17 +302,33 @@ for rep in $(seq "$REPS"); do
 				"${RT[@]}" "$B" disk run "$MNT" --cache cold -- $(wl_cmd $wl "$MNT" "$W/out.json") >"$W/run.txt" 2>"$W/run.err" ||
 					die "disk run $wl on $t: $(tail -1 "$W/run.err")"
 				reads=$(sed -n 's/.*dev_reads=\([0-9]*\).*/\1/p' "$W/run.txt")
-				echo "$(epoch "$W/out.json") $reads" >"$W/res/$wl.$t.block.$rep"
-				echo "  $wl block s, device reads: $(cat "$W/res/$wl.$t.block.$rep")"
+				echo "$(epoch "$W/out.json") $reads" >"$RES/$wl.$t.block.$rep"
+				echo "  $wl block s, device reads: $(cat "$RES/$wl.$t.block.$rep")"
 			done
 			"$B" disk umount "$MNT" || die "disk umount"
 		done
 	done
 done
 
+# the tables once RES holds every repetition (FS_FIDELITY_RUN: in parts)
+missing=()
+for rep in $(seq "$REPS"); do
+	for t in "${TIERS[@]}"; do
+		for wl in "${WLS[@]}"; do
+			for m in fuse block ${B0:+fuse0}; do
+				[ -s "$RES/$wl.$t.$m.$rep" ] || missing+=("$wl.$t.$m.$rep")
+			done
+		done
+	done
+done
+if [ "$REPS" -gt 0 ] && [ ${#missing[@]} -gt 0 ]; then
+	echo
+	echo "== no tables yet: $RES lacks ${#missing[@]} runs (${missing[*]:0:4}${missing[4]:+ ...}); run those repetitions (FS_FIDELITY_RUN), then FS_FIDELITY_RUN=none with every tier"
+	REPS=0
+fi
 [ "$REPS" -gt 0 ] && echo
 [ "$REPS" -gt 0 ] && echo "== fidelity: seconds per epoch, median [min-max] of $REPS; ratios to block within each repetition, median [min-max]; device read requests (FUSE: the model's, in the virtual replay of the recording; block: the loop device's); $(bench_load)"
-[ "$REPS" -gt 0 ] && $PY - "$W/res" "$REPS" "${WLS[*]}" "$B0" "${TIERS[@]}" <<'EOF'
+[ "$REPS" -gt 0 ] && $PY - "$RES" "$REPS" "${WLS[*]}" "$B0" "${TIERS[@]}" <<'EOF'
 import os, sys
 sys.path.insert(0, os.environ["BENCH_DIR"])
 from benchstat import summary
@@ -329,7 +361,7 @@ EOF
 if [ "$REPS" -gt 0 ] && [ ${#TIERS[@]} -gt 1 ]; then
 	echo
 	echo "== across tiers: a recording's prediction (virtual) over the other tier's recorded span, same repetition, median [min-max] of $REPS ($(date -u +%T))"
-	$PY - "$W/res" "$REPS" "${WLS[*]}" "$B0" "$B" "${TIERS[@]}" <<'EOF'
+	$PY - "$RES" "$REPS" "${WLS[*]}" "$B0" "$B" "${TIERS[@]}" <<'EOF'
 import json, os, subprocess, sys
 sys.path.insert(0, os.environ["BENCH_DIR"])
 from benchstat import summary

@@ -32,6 +32,8 @@ struct replay_args {
 	char *wake_cost; /* DUR; NULL: --host's */
 	char *fuse_cpu;	 /* DUR; NULL: --host's (--kernel-fs) */
 	char *fuse_cpu_page; /* DUR; NULL: --host's, 0 with --fuse-cpu */
+	char *page_wake; /* DUR; NULL: --host's (--kernel-fs) */
+	char *dev_read_cpu; /* DUR; NULL: --host's (--kernel-fs) */
 	char *loop_issue; /* --kernel-fs: the block mode predicted, on|off|watch */
 	char *over[TS_REPLAY_OVER_N]; /* as ts_replay_over_names[] */
 	double speed;
@@ -113,6 +115,18 @@ static const struct ts_opt replay_opts[] = {
 	  "with --kernel-fs: the same for each page of a direct read's or write's buffer, "
 	  "taken off with its request's, 0 (off) to 1ms; default: --host's "
 	  "replay_fuse_cpu_page_ns, 0 when --fuse-cpu is given",
+	  "DUR" },
+	{ "page_wake", TS_OPT_STR, RA(page_wake), NULL, 0, 0, "",
+	  "with --kernel-fs: the wake-up after a read that waited on the device (a sleep on a "
+	  "page in flight, which the read's completion ends), added to the gap after it (the "
+	  "page-lock wake-up, traces/README.md), 0 (off) to 1ms; default: --host's "
+	  "replay_page_wake_ns",
+	  "DUR" },
+	{ "dev_read_cpu", TS_OPT_STR, RA(dev_read_cpu), NULL, 0, 0, "",
+	  "with --kernel-fs: the reading thread's CPU for each device read its read sends "
+	  "(the readahead's pages and request, its sleep and wake-up), added to the gap "
+	  "after it (the IO path's CPU, traces/README.md), 0 (off) to 1ms; default: "
+	  "--host's replay_dev_read_cpu_ns",
 	  "DUR" },
 	{ "host", TS_OPT_STR, RA(host), NULL, 0, 0, "",
 	  "the host profile (tiersim hosts) that recorded: its replay_wake_cost_ns is the "
@@ -249,7 +263,44 @@ static int replay_args(struct replay_args *o, struct ts_replay_cfg *cfg, int arg
 		return ts_cmdline_error(cl, "--fuse-cpu-page %s: expected a duration, 0 to 1ms "
 					    "(100ns, 0.2us; a bare number is seconds)",
 					o->fuse_cpu_page);
-	/* --host also gives --kernel-fs its FUSE CPU (above) */
+	if (o->page_wake && !o->kernel_fs)
+		return ts_cmdline_error(cl, "--page-wake %s is --kernel-fs's (the page-lock wake-up)",
+					o->page_wake);
+	if (o->page_wake) {
+		if (ts_parse_duration(o->page_wake, TS_NS_PER_S, &cfg->page_wake_ns) ||
+		    cfg->page_wake_ns > 1000 * 1000ull)
+			return ts_cmdline_error(cl, "--page-wake %s: expected a duration, 0 to 1ms "
+						    "(40us, 0.04ms; a bare number is seconds)",
+						o->page_wake);
+	} else if (o->kernel_fs) {
+		/* a host that has none measured: 0 (the rule off), unless
+		 * named with --host */
+		char err[512];
+		int prc = ts_host_page_wake(o->host, &cfg->page_wake_ns, err, sizeof(err));
+		if (prc == -ENODATA && !o->host)
+			cfg->page_wake_ns = 0;
+		else if (prc)
+			return ts_cmdline_error(cl, "--host: %s", err);
+	}
+	if (o->dev_read_cpu && !o->kernel_fs)
+		return ts_cmdline_error(cl, "--dev-read-cpu %s is --kernel-fs's (the IO path's CPU)",
+					o->dev_read_cpu);
+	if (o->dev_read_cpu) {
+		if (ts_parse_duration(o->dev_read_cpu, TS_NS_PER_S, &cfg->dev_read_cpu_ns) ||
+		    cfg->dev_read_cpu_ns > 1000 * 1000ull)
+			return ts_cmdline_error(cl, "--dev-read-cpu %s: expected a duration, 0 to 1ms "
+						    "(30us, 0.03ms; a bare number is seconds)",
+						o->dev_read_cpu);
+	} else if (o->kernel_fs) {
+		char err[512];
+		int drc = ts_host_dev_read_cpu(o->host, &cfg->dev_read_cpu_ns, err, sizeof(err));
+		if (drc == -ENODATA && !o->host)
+			cfg->dev_read_cpu_ns = 0;
+		else if (drc)
+			return ts_cmdline_error(cl, "--host: %s", err);
+	}
+	/* --host also gives --kernel-fs its FUSE CPU, its page-lock wake-up
+	 * and its IO path's CPU (above) */
 	if ((o->wake_cost || (o->host && !o->kernel_fs)) && no_rule)
 		return ts_cmdline_error(cl, "%s %s: the wake-up rule is the wake rule's (virtual "
 					    "time, a wake file), not with %s",

@@ -16,6 +16,7 @@
 #include <lauxlib.h>
 #include <lua.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -47,6 +48,7 @@ static const char *const field_names[TS_HF_NR] = {
 
 static const char *const host_keys[] = { "desc", "cpu", "from", "replay_wake_cost_ns",
 					 "replay_fuse_cpu_ns", "replay_fuse_cpu_page_ns",
+					 "replay_page_wake_ns", "replay_dev_read_cpu_ns",
 					 "speed",	   "library",	     "decode_base_ns",
 					 "decode_ns_per_mpix", "decode_share", "datum_xform_ns",
 					 "datum_parse_ns", "lmdb_put_ns",   "dlio_sample_ns",
@@ -97,6 +99,11 @@ struct host {
 	struct ts_host_num fuse_cpu;
 	/* and its CPU a page of a direct read's or write's buffer */
 	struct ts_host_num fuse_cpu_page;
+	/* the kernel-fs replay's page-lock wake-up (the machine's own, not
+	 * carried by from =) */
+	struct ts_host_num page_wake;
+	/* and its IO path's CPU a device read (the machine's own) */
+	struct ts_host_num dev_read_cpu;
 	/* 1: glibc's memcpy touches a copy's last page before the rest (no
 	 * ERMS); 0: in order. The CPU's own: not carried by from = */
 	struct ts_host_num copy_tf;
@@ -143,6 +150,8 @@ static void host_clear(struct host *h)
 	num_free(&h->wake_cost);
 	num_free(&h->fuse_cpu);
 	num_free(&h->fuse_cpu_page);
+	num_free(&h->page_wake);
+	num_free(&h->dev_read_cpu);
 	num_free(&h->copy_tf);
 	num_free(&h->map_win);
 	for (size_t i = 0; i < h->nws; i++) {
@@ -289,6 +298,8 @@ static int read_host(struct ts_luadata_rd *r, int t, struct host *h)
 	    (rc = get_num(r, t, "replay_wake_cost_ns", &h->wake_cost)) ||
 	    (rc = get_num(r, t, "replay_fuse_cpu_ns", &h->fuse_cpu)) ||
 	    (rc = get_num(r, t, "replay_fuse_cpu_page_ns", &h->fuse_cpu_page)) ||
+	    (rc = get_num(r, t, "replay_page_wake_ns", &h->page_wake)) ||
+	    (rc = get_num(r, t, "replay_dev_read_cpu_ns", &h->dev_read_cpu)) ||
 	    (rc = get_num(r, t, "copy_tail_first", &h->copy_tf)) ||
 	    (rc = get_num(r, t, "map_window_ns", &h->map_win)))
 		return rc;
@@ -1002,6 +1013,48 @@ int ts_host_fuse_cpu(const char *name, uint64_t *ns, uint64_t *page_ns, char *er
 	return rc;
 }
 
+/* Host @name's @key (@num of its host, 0 to 1 ms), for the replay's
+ * --@opt: ts_host_page_wake() and ts_host_dev_read_cpu(). */
+static int replay_num(const char *name, size_t off, const char *key, const char *opt,
+		      uint64_t *ns, char *err, size_t errlen)
+{
+	struct ts_host_set *s;
+	if (!name)
+		name = TS_HOST_REPLAY_DEFAULT;
+	int rc = ts_host_set_load_for(name, &s, err, errlen);
+	if (!rc) {
+		const struct host *h = need_host(s, name, err, errlen);
+		const struct ts_host_num *v = h ? (const struct ts_host_num *)((const char *)h + off) : NULL;
+		if (!h) {
+			rc = -ENOENT;
+		} else if (!v->set) {
+			snprintf(err, errlen, "host '%s' has no %s measured: give --%s DUR, or name a "
+					      "host that has (%s has)",
+				 name, key, opt, TS_HOST_REPLAY_DEFAULT);
+			rc = -ENODATA;
+		} else if (v->v < 0 || v->v > 1e6) {
+			snprintf(err, errlen, "host '%s': %s %g is not 0 to 1ms", name, key, v->v);
+			rc = -EINVAL;
+		} else {
+			*ns = (uint64_t)llround(v->v);
+		}
+	}
+	ts_host_set_free(s);
+	return rc;
+}
+
+int ts_host_page_wake(const char *name, uint64_t *ns, char *err, size_t errlen)
+{
+	return replay_num(name, offsetof(struct host, page_wake), "replay_page_wake_ns",
+			  "page-wake", ns, err, errlen);
+}
+
+int ts_host_dev_read_cpu(const char *name, uint64_t *ns, char *err, size_t errlen)
+{
+	return replay_num(name, offsetof(struct host, dev_read_cpu), "replay_dev_read_cpu_ns",
+			  "dev-read-cpu", ns, err, errlen);
+}
+
 int ts_host_copy_tail_first(const struct ts_host_set *s, const char *name, bool *out,
 			    char *err, size_t errlen)
 {
@@ -1059,6 +1112,10 @@ int ts_host_print_evidence(FILE *f, const struct ts_host_set *s)
 			rc = ev_line(f, h->name, "replay_fuse_cpu_ns", &h->fuse_cpu);
 		if (!rc && h->fuse_cpu_page.set)
 			rc = ev_line(f, h->name, "replay_fuse_cpu_page_ns", &h->fuse_cpu_page);
+		if (!rc && h->page_wake.set)
+			rc = ev_line(f, h->name, "replay_page_wake_ns", &h->page_wake);
+		if (!rc && h->dev_read_cpu.set)
+			rc = ev_line(f, h->name, "replay_dev_read_cpu_ns", &h->dev_read_cpu);
 		if (!rc)
 			rc = ev_line(f, h->name, "copy_tail_first", &h->copy_tf);
 		if (!rc && h->map_win.set)

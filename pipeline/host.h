@@ -219,6 +219,20 @@ TS_WUR int ts_host_wake_cost(const char *name, uint64_t *ns, char *err, size_t e
 TS_WUR int ts_host_fuse_cpu(const char *name, uint64_t *ns, uint64_t *page_ns, char *err,
 			    size_t errlen);
 
+/* Host @name's replay_page_wake_ns (the kernel-fs replay's page-lock
+ * wake-up: the wake-up after a sleep on a page in flight, from the
+ * device's completion to the thread running; traces/replay/replay.h,
+ * page_wake_ns) in *@ns; NULL: TS_HOST_REPLAY_DEFAULT's. -ENOENT, -ENODATA
+ * (none measured) or -EINVAL (not 0 to 1 ms), with one line in @err. */
+TS_WUR int ts_host_page_wake(const char *name, uint64_t *ns, char *err, size_t errlen);
+
+/* Host @name's replay_dev_read_cpu_ns (the kernel-fs replay's IO path's
+ * CPU: the reading thread's CPU a device read its read sends; replay.h,
+ * dev_read_cpu_ns) in *@ns; NULL: TS_HOST_REPLAY_DEFAULT's. -ENOENT,
+ * -ENODATA (none measured) or -EINVAL (not 0 to 1 ms), with one line in
+ * @err. */
+TS_WUR int ts_host_dev_read_cpu(const char *name, uint64_t *ns, char *err, size_t errlen);
+
 /* Host @name's copy_tail_first in *@out: whether glibc's memcpy on its CPU
  * touches a large copy's last page before the rest (no ERMS: the vector
  * copy loads the source's last 128 bytes before its forward loop), which a

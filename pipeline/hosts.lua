@@ -42,6 +42,20 @@
 --                     a direct read's or write's buffer (FUSE pins and
 --                     releases it), beside replay_fuse_cpu_ns; 0 where a
 --                     host has none
+--   replay_page_wake_ns   optional: tiersim replay --kernel-fs's page-lock
+--                     wake-up (traces/README.md): after a read that waited
+--                     on the device, a kernel file system's thread slept on
+--                     a page in flight, and the read's completion woke it;
+--                     the time from the device's completion to the thread
+--                     back on a CPU; the machine's own, not carried by
+--                     from =; `--host NAME` picks it, build-host when none
+--                     is named, 0 where a host has none
+--   replay_dev_read_cpu_ns   optional: the same replay's IO path's CPU: the
+--                     reading thread's CPU for each device read its read
+--                     sends on a kernel file system (the readahead's pages
+--                     and request, its sleep and wake-up), which through
+--                     FUSE tierfs's model spent; the machine's own, 0 where
+--                     a host has none
 --   dlio_sample_ns, dlio_sample_ns_per_mib   optional: a DLIO reader's own
 --                     work per sample (TensorFlow: parse_image through
 --                     tf.py_function; PyTorch: read_index in a worker), base +
@@ -279,6 +293,25 @@ host "build-host" {
   -- over the second epoch's CPU, with the copy counted as ext4's.
   replay_fuse_cpu_ns = { 30934, "measured", "bench/block_memory.sh ssd-cloud, READ_KIB 1024 and 4, 3 repetitions each, 2026-12-06 04:37-04:40 UTC on an Intel Xeon 2-vCPU KVM guest (xeon-emr-kvm-2vcpu), load 2.4-0.5: the second epoch's thread CPU through tierfs (mem 0) less block mode's less its page-cache copy, fitted as a request's plus a page's over the two read sizes (medians); low and high the range over the nine pairs of runs", low = 29369, high = 33886 },
   replay_fuse_cpu_page_ns = { 102, "measured", "the same fit: a page of a direct read's buffer (READ_KIB 1024: 256 pages a read; 4: 1); low and high the range over the nine pairs of runs", low = 62, high = 146 },
+  -- The kernel-fs replay's page-lock wake-up, 2026-12-06 07:08 UTC on the
+  -- same Intel Xeon 2-vCPU KVM guest (load 11.6 -> 10.0 at the start and
+  -- end of the call, after the quiet gap; the job and the request path
+  -- under SCHED_FIFO): bench/fs_fidelity.sh's RecordIO reader in block mode
+  -- on ssd-cloud, 3 runs with the kernel's sched and block tracepoints
+  -- (what bench/page_wake.sh records): 434, 439 and 439 sleeps on a page
+  -- in flight (folio_wait_bit_common), each from the loop device's
+  -- completion to the thread back on a CPU, mean 26.3, 22.8 and 19.7 us
+  -- (median 9 us, p90 49 us: a long tail of completions finished on
+  -- ksoftirqd); the pooled mean, low and high the runs' means. Checked on
+  -- recordings not used for it (bench/README.md, "The page-lock wake-up").
+  replay_page_wake_ns = { 22900, "measured", "bench/page_wake.sh's recording (block mode, ssd-cloud, the RecordIO reader of bench/fs_fidelity.sh, 3 traced runs, SCHED_FIFO), 2026-12-06 07:08 UTC on an Intel Xeon 2-vCPU KVM guest (xeon-emr-kvm-2vcpu), load 11.6-10.0: the mean over 1,312 sleeps on a page in flight of the time from the loop device's completion to the thread on a CPU; low and high the three runs' means", low = 19700, high = 26300 },
+  -- The kernel-fs replay's IO path's CPU a device read, 2026-12-06 07:49
+  -- UTC, the same guest (load 1.8 -> 1.7): the same RecordIO reader in
+  -- block mode on ssd-cloud, its epoch's CPU (getrusage, user + sys, no
+  -- tracing) read cold (577 device reads) and warm (all from the page
+  -- cache, none), 5 pairs interleaved: cold 24.6-31.9 ms, warm 11.3-13.0
+  -- ms; the pairs' differences over 577 reads 23.1-32.8 us, median 27.8.
+  replay_dev_read_cpu_ns = { 27800, "measured", "block mode, ssd-cloud, the RecordIO reader of bench/fs_fidelity.sh: its thread's CPU (getrusage) reading the file cold less warm over the device's 577 reads, 5 interleaved pairs (bench/page_wake.sh prints it: cold less warm, untraced), 2026-12-06 07:49 UTC on an Intel Xeon 2-vCPU KVM guest (xeon-emr-kvm-2vcpu), load 1.8-1.7; the median pair; low and high the pairs' range", low = 23100, high = 32800 },
   replay_wake_cost_ns = { 34000, "measured", "bench/pytorch_replay.sh block-mode recordings, 5 runs on each of five tiers (bytes-w2-p2-s40, load 2-4): the gap after a moved request regressed on ln((t + rt) / (t_nvme + rt)), the median of 20 runs' fits; low and high their range; 2026-12-02, the hour not recorded (committed 20:35 UTC): most likely on the Intel Xeon (xeon-kvm-2vcpu), the build host from 18:52 UTC", low = 18000, high = 59000 },
   dlio_sample_ns = { 1043000, "measured", "bench/dlio_peer.sh --chrt 10 traces, DLIO's readers' CPU less tiersim's on the same chain, 112 KiB and 8 MiB npz: the line's intercept (4 and 6 runs); on the AMD EPYC (Zen 4)", low = 675000, high = 1330000 },
   dlio_sample_ns_per_mib = { 1425000, "measured", "bench/dlio_peer.sh --chrt 10 traces, 112 KiB and 8 MiB npz: the line's slope (4 and 6 runs); on the AMD EPYC (Zen 4)", low = 1183000, high = 1664000 },

@@ -87,15 +87,15 @@ X
 "$B" replay "$T/kfs.trace" --virtual --tier fixed60 --profile "$T/kfs.lua" --json \
 	> "$T/kf0.json" 2>/dev/null
 check "kernel-fs: FUSE total" test "$(j "$T/kf0.json" '.results[1].total_ns')" = 131000
-"$B" replay "$T/kfs.trace" --virtual --kernel-fs --fuse-cpu 0 --tier fixed60 --profile "$T/kfs.lua" --json \
+"$B" replay "$T/kfs.trace" --virtual --kernel-fs --fuse-cpu 0 --page-wake 0 --dev-read-cpu 0 --tier fixed60 --profile "$T/kfs.lua" --json \
 	> "$T/kf1.json" 2>/dev/null
 check "kernel-fs: total" test "$(j "$T/kf1.json" '.results[1].total_ns')" = 93000
 check "kernel-fs: think" test "$(j "$T/kf1.json" '.results[1].think_ns')" = 33000
 check "kernel-fs: io" test "$(j "$T/kf1.json" '.results[1].io_wait_ns')" = 60000
-"$B" replay "$T/kfs.trace" --virtual --kernel-fs --fuse-cpu 0 --floor 20us --tier fixed60 \
+"$B" replay "$T/kfs.trace" --virtual --kernel-fs --fuse-cpu 0 --page-wake 0 --dev-read-cpu 0 --floor 20us --tier fixed60 \
 	--profile "$T/kfs.lua" --json > "$T/kf2.json" 2>/dev/null
 check "kernel-fs: --floor's round trip" test "$(j "$T/kf2.json" '.results[1].think_ns')" = 8000
-kfo() { "$B" replay "$T/kfs.trace" --virtual --kernel-fs --fuse-cpu 0 --loop-issue=off --tier fixed60 \
+kfo() { "$B" replay "$T/kfs.trace" --virtual --kernel-fs --fuse-cpu 0 --page-wake 0 --dev-read-cpu 0 --loop-issue=off --tier fixed60 \
 	--profile "$T/kfs.lua" --json "$@" 2>/dev/null |
 	jq -r '.results[1] | "\(.total_ns) \(.think_ns) \(.io_wait_ns)"'; }
 check "kernel-fs: --loop-issue=off, the loop rule" test "$(kfo)" = "103000 43000 60000"
@@ -126,14 +126,14 @@ cpu 1 pid=100 ppid=1 on_ns=11000 runq_ns=6000
 cpu 1 pid=100 ppid=1 on_ns=20000 runq_ns=6000
 end drops=0 records=5 t=121000
 X
-"$B" replay "$T/kfc.trace" --virtual --kernel-fs --fuse-cpu 0 --tier fixed60 --profile "$T/kfs.lua" --json \
+"$B" replay "$T/kfc.trace" --virtual --kernel-fs --fuse-cpu 0 --page-wake 0 --dev-read-cpu 0 --tier fixed60 --profile "$T/kfs.lua" --json \
 	> "$T/kf4.json" 2>/dev/null
 check "in-kernel: total" test "$(j "$T/kf4.json" '.results[1].total_ns')" = 82000
 check "in-kernel: think" test "$(j "$T/kf4.json" '.results[1].think_ns')" = 22000
 check "in-kernel: no wait" test "$(j "$T/kf4.json" '.results[1].waited_ns')" = 0
 "$B" replay "$T/kfc.trace" --virtual --tier fixed60 --profile "$T/kfs.lua" --json \
 	> "$T/kf5.json" 2>/dev/null
-check "in-kernel: --keep-gaps keeps them" test "$("$B" replay "$T/kfc.trace" --virtual --kernel-fs --fuse-cpu 0 \
+check "in-kernel: --keep-gaps keeps them" test "$("$B" replay "$T/kfc.trace" --virtual --kernel-fs --fuse-cpu 0 --page-wake 0 --dev-read-cpu 0 \
 	--keep-gaps --tier fixed60 --profile "$T/kfs.lua" --json 2>/dev/null |
 	jq -r '.results[1] | "\(.total_ns) \(.waited_ns)"')" = "120000 14000"
 # FUSE's own CPU on the thread per request (--fuse-cpu; by default the
@@ -142,7 +142,7 @@ check "in-kernel: --keep-gaps keeps them" test "$("$B" replay "$T/kfc.trace" --v
 # 0. With 2us the gaps after open, getattr and flush are 3, 1 and 7us: 76us
 # in all, think 16us; with 100us none is left: 65us, think 5us (the gap
 # after the device's read, which is no in-kernel gap, keeps its 5us).
-kfu() { "$B" replay "$T/kfc.trace" --virtual --kernel-fs --tier fixed60 --profile "$T/kfs.lua" \
+kfu() { "$B" replay "$T/kfc.trace" --virtual --kernel-fs --page-wake 0 --dev-read-cpu 0 --tier fixed60 --profile "$T/kfs.lua" \
 	--json "$@" 2>/dev/null | jq -r '.results[1] | "\(.total_ns) \(.think_ns)"'; }
 check "in-kernel: --fuse-cpu 2us" test "$(kfu --fuse-cpu 2us)" = "76000 16000"
 check "in-kernel: --fuse-cpu 100us" test "$(kfu --fuse-cpu 100us)" = "65000 5000"
@@ -155,7 +155,7 @@ check "in-kernel: the host's FUSE CPU is not 0" test "$(kfu)" != "82000 22000"
 check "in-kernel: --fuse-cpu refused without --kernel-fs" test $? = 2
 check "in-kernel: one line naming it" \
 	test "$(grep -c -- "--fuse-cpu 2us is --kernel-fs's" "$T/kf7.out")" = 1
-"$B" replay "$T/kfc.trace" --virtual --kernel-fs --tier fixed60 --profile "$T/kfs.lua" \
+"$B" replay "$T/kfc.trace" --virtual --kernel-fs --page-wake 0 --dev-read-cpu 0 --tier fixed60 --profile "$T/kfs.lua" \
 	--fuse-cpu 20ms > "$T/kf8.out" 2>&1
 check "in-kernel: --fuse-cpu 20ms refused" test $? = 2
 check "in-kernel: one line, its range" test "$(grep -c "0 to 10ms" "$T/kf8.out")" = 1
@@ -192,7 +192,7 @@ path 2 "/b"
 380000 381000 close 2 0 0 0 1 131072 0 4
 end drops=0 records=6 t=381000
 X
-kfl() { "$B" replay "$T/kfl.trace" --virtual --kernel-fs --fuse-cpu 0 --tier fixed60 --profile "$T/kfs.lua" \
+kfl() { "$B" replay "$T/kfl.trace" --virtual --kernel-fs --fuse-cpu 0 --page-wake 0 --dev-read-cpu 0 --tier fixed60 --profile "$T/kfs.lua" \
 	--json "$@" 2>/dev/null | jq -r '.results[1] | "\(.total_ns) \(.think_ns) \(.io_wait_ns)"'; }
 check "loop rule: issue-timed block mode" test "$(kfl)" = "165000 45000 120000"
 check "loop rule: --loop-issue=on" test "$(kfl --loop-issue=on)" = "165000 45000 120000"
@@ -206,7 +206,7 @@ check "loop rule: --loop-issue=watch" test "$(kfl --loop-issue=watch)" = "225000
 sed 's/^\(.* read .*\)$/\1\ncpu 1 pid=100 ppid=1 on_ns=0 runq_ns=0 sys_ns=20000 late_ns=7000/' \
 	"$T/kfl.txt" > "$T/kfm.txt"
 "$B" trace undump "$T/kfm.txt" -o "$T/kfm.trace"
-kfm() { "$B" replay "$T/kfm.trace" --virtual --kernel-fs --fuse-cpu 0 --tier fixed60 --profile "$T/kfs.lua" \
+kfm() { "$B" replay "$T/kfm.trace" --virtual --kernel-fs --fuse-cpu 0 --page-wake 0 --dev-read-cpu 0 --tier fixed60 --profile "$T/kfs.lua" \
 	--json "$@" 2>/dev/null | jq -r '.results[1] | "\(.total_ns) \(.think_ns) \(.io_wait_ns)"'; }
 check "loop rule: no lateness from the issue" test "$(kfm)" = "165000 45000 120000"
 check "loop rule: the lateness from the receipt" test "$(kfm --loop-issue=off)" = "239000 105000 134000"
@@ -214,7 +214,7 @@ check "loop rule: the lateness from the receipt" test "$(kfm --loop-issue=off)" 
 	> "$T/kfl1.out" 2>&1
 check "loop rule: --loop-issue refused without --kernel-fs" test $? = 2
 check "loop rule: one line naming it" test "$(grep -c -- "--loop-issue=off is --kernel-fs's" "$T/kfl1.out")" = 1
-"$B" replay "$T/kfl.trace" --virtual --kernel-fs --fuse-cpu 0 --loop-issue=maybe --tier fixed60 \
+"$B" replay "$T/kfl.trace" --virtual --kernel-fs --fuse-cpu 0 --page-wake 0 --dev-read-cpu 0 --loop-issue=maybe --tier fixed60 \
 	--profile "$T/kfs.lua" > "$T/kfl2.out" 2>&1
 check "loop rule: an unknown --loop-issue refused" test $? = 2
 check "loop rule: one line" test "$(wc -l < "$T/kfl2.out")" = 1
@@ -319,7 +319,7 @@ for v in 6 5; do
 	"$B" replay "$T/blk$v.trace" --virtual --tier fixed60 --profile "$T/kfs.lua" --json \
 		> "$T/b$v.json" 2>/dev/null
 	check "block v$v: as recorded" test "$(j "$T/b$v.json" '.results[1].total_ns')" = 105000
-	"$B" replay "$T/blk$v.trace" --virtual --kernel-fs --fuse-cpu 0 --tier fixed60 --profile "$T/kfs.lua" \
+	"$B" replay "$T/blk$v.trace" --virtual --kernel-fs --fuse-cpu 0 --page-wake 0 --dev-read-cpu 0 --tier fixed60 --profile "$T/kfs.lua" \
 		--json > "$T/bk$v.json" 2>/dev/null
 	check "block v$v: kernel-fs total" test "$(j "$T/bk$v.json" '.results[1].total_ns')" = 120000
 	check "block v$v: kernel-fs think" test "$(j "$T/bk$v.json" '.results[1].think_ns')" = 0
@@ -392,10 +392,10 @@ check "block v6: dump" grep -q ' model=266 floor_ns=10000 loop_hop_ns=5000$' "$T
 sed 's/loop_hop=5000ns(measured)/loop_hop=0ns(off)/' "$T/blk5.txt" > "$T/blk0.txt"
 "$B" trace undump "$T/blk0.txt" -o "$T/blk0.trace"
 check "block: (off) is a FUSE recording" test "$("$B" replay "$T/blk0.trace" --virtual \
-	--kernel-fs --fuse-cpu 0 --tier fixed60 --profile "$T/kfs.lua" --json 2>/dev/null |
+	--kernel-fs --fuse-cpu 0 --page-wake 0 --dev-read-cpu 0 --tier fixed60 --profile "$T/kfs.lua" --json 2>/dev/null |
 	jq -r '.results[1].total_ns')" = 125000
 check "block: (off) keeps the loop rule" test "$("$B" replay "$T/blk0.trace" --virtual \
-	--kernel-fs --fuse-cpu 0 --loop-issue=off --tier fixed60 --profile "$T/kfs.lua" --json 2>/dev/null |
+	--kernel-fs --fuse-cpu 0 --page-wake 0 --dev-read-cpu 0 --loop-issue=off --tier fixed60 --profile "$T/kfs.lua" --json 2>/dev/null |
 	jq -r '.results[1].total_ns')" = 135000
 # Its size and window parts (trace format 7, loop_size_ns and
 # loop_window_ns, bit 0x200): tierfs also took a 128 KiB read's size part
@@ -428,7 +428,7 @@ for v in 7:89600:69600 6s:92600:72600; do
 	check "block v$n: parts as recorded" test "$("$B" replay "$T/blk$n.trace" --virtual \
 		--tier fixed60 --profile "$T/kfs.lua" --json 2>/dev/null | jq -r '.results[1].total_ns')" = "$rec"
 	check "block v$n: parts under --kernel-fs" test "$("$B" replay "$T/blk$n.trace" --virtual \
-		--kernel-fs --fuse-cpu 0 --tier fixed60 --profile "$T/kfs.lua" --json 2>/dev/null |
+		--kernel-fs --fuse-cpu 0 --page-wake 0 --dev-read-cpu 0 --tier fixed60 --profile "$T/kfs.lua" --json 2>/dev/null |
 		jq -r '.results[1] | "\(.total_ns) \(.think_ns)"')" = "120000 0"
 	check "block v$n: parts with --floor" test "$("$B" replay "$T/blk$n.trace" --virtual \
 		--floor 20us --tier fixed60 --profile "$T/kfs.lua" --json 2>/dev/null |
@@ -493,7 +493,7 @@ check "request clock: recorded" test "$("$B" replay "$T/blk9.trace" --virtual --
 	--profile "$T/kfs.lua" --json 2>/dev/null | jq -r '.results[0].total_ns')" = 90000
 for v in blk9:150000 blk9n:164600; do
 	check "request clock: ${v%%:*} --kernel-fs" test "$("$B" replay "$T/${v%%:*}.trace" --virtual \
-		--kernel-fs --fuse-cpu 0 --tier fixed60 --profile "$T/kfs.lua" --json 2>/dev/null |
+		--kernel-fs --fuse-cpu 0 --page-wake 0 --dev-read-cpu 0 --tier fixed60 --profile "$T/kfs.lua" --json 2>/dev/null |
 		jq -r '.results[1].total_ns')" = "${v#*:}"
 done
 "$B" replay "$T/blk9.trace" --virtual --tier fixed60 --profile "$T/kfs.lua" > "$T/b9.txt" 2>&1
@@ -1065,7 +1065,7 @@ cpu 1 pid=100 ppid=1 on_ns=21000 runq_ns=0
 cpu 1 pid=100 ppid=1 on_ns=23000 runq_ns=0
 end drops=0 records=5 t=77000
 X
-kfp() { "$B" replay "$T/kfp.trace" --virtual --kernel-fs --tier fixed60 --profile "$T/kfs.lua" \
+kfp() { "$B" replay "$T/kfp.trace" --virtual --kernel-fs --page-wake 0 --dev-read-cpu 0 --tier fixed60 --profile "$T/kfs.lua" \
 	--json "$@" 2>/dev/null | jq -r '.results[1] | "\(.total_ns) \(.think_ns)"'; }
 check "in-kernel, per request: --fuse-cpu 0, a gap within the floor" test "$(kfp --fuse-cpu 0)" = "85000 25000"
 check "in-kernel, per request: what a gap cannot hold, off the next" \
@@ -1081,7 +1081,7 @@ check "in-kernel, per request: the host's figures by default" \
 refused "--fuse-cpu-page without --kernel-fs" "--fuse-cpu-page 1us is --kernel-fs's" \
 	"$B" replay "$T/kfp.trace" --virtual --tier fixed60 --profile "$T/kfs.lua" --fuse-cpu-page 1us
 refused "--fuse-cpu-page 2ms" "0 to 1ms" \
-	"$B" replay "$T/kfp.trace" --virtual --kernel-fs --tier fixed60 --profile "$T/kfs.lua" \
+	"$B" replay "$T/kfp.trace" --virtual --kernel-fs --page-wake 0 --dev-read-cpu 0 --tier fixed60 --profile "$T/kfs.lua" \
 	--fuse-cpu-page 2ms
 # in flight: one thread reading 128 KiB windows with two in flight, as the
 # kernel's readahead sends them through FUSE. Recorded on a tier of 1 ms a
@@ -1346,4 +1346,72 @@ check "band, the job's start: the text" \
 	grep -q "parts 1-2 hold the job's start (its threads starting), the last its end; the inner 3: mean 0.927, sd 0.049; the mean's 95% interval +-13.1%" "$T/bands.txt"
 check "band, the job's start: the least range in the text" \
 	grep -q "(+-35.3%, the least, above t \* sd): the threads' own time before the first request 10.00 us, after the last 20.00 us" "$T/bands.txt"
+# The page-lock wake-up (--page-wake; by default the host's
+# replay_page_wake_ns, pipeline/hosts.lua). On a kernel file system a read
+# the device serves is a sleep on a page in flight, and the read's
+# completion wakes the thread; through FUSE tierfs's reply woke it, inside
+# the round trip every gap loses. So the gap after such a read grows by
+# the wake-up: kfs's read (60us on fixed60) is followed by a 5us gap (15us
+# less the 10us floor); with --page-wake 7us it is 12us: 100us in all,
+# think 40us (93us and 33us with 0, as without the rule). With
+# --loop-issue=off the loop rule keeps the round trip there too: 110us,
+# think 50us.
+kpw() { "$B" replay "$T/kfs.trace" --virtual --kernel-fs --fuse-cpu 0 --dev-read-cpu 0 --tier fixed60 \
+	--profile "$T/kfs.lua" --json "$@" 2>/dev/null | jq -r '.results[1] | "\(.total_ns) \(.think_ns)"'; }
+check "page wake: 0, as without it" test "$(kpw --page-wake 0)" = "93000 33000"
+check "page wake: 7us after the device's read" test "$(kpw --page-wake 7us)" = "100000 40000"
+check "page wake: with the loop rule" test "$(kpw --page-wake 7us --loop-issue=off)" = "110000 50000"
+check "page wake: the host's by default" test "$(kpw)" = "$(kpw --host build-host)"
+check "page wake: the host's is not 0" test "$(kpw)" != "93000 33000"
+# A read the page cache serves sleeps on no page: a file read three times,
+# 4 KiB at 0, with a page cache (--mem 1MiB): the first read the device
+# serves (60us), the other two memory. Gaps 20, 19us less the floor: think
+# 19us, and 26us with --page-wake 7us (the first read's alone; the
+# memory-served rule off, --wake-cost 0).
+mktrace pw <<'X'
+header version=5 mem=0 model=255 floor_ns=10000
+path 1 "/f"
+0 30000 read 1 0 4096 4096 1 8192 0 0
+50000 51000 read 1 0 4096 4096 1 8192 0 0
+70000 71000 read 1 0 4096 4096 1 8192 0 0
+end drops=0 records=3 t=71000
+X
+kpm() { "$B" replay "$T/pw.trace" --virtual --kernel-fs --fuse-cpu 0 --dev-read-cpu 0 --wake-cost 0 --mem 1MiB \
+	--tier fixed60 --profile "$T/kfs.lua" --json "$@" 2>/dev/null | jq -r '.results[1] | "\(.think_ns) \(.bound.memory)"'; }
+check "page wake: none after a read from memory (0)" test "$(kpm --page-wake 0)" = "19000 2"
+check "page wake: none after a read from memory (7us)" test "$(kpm --page-wake 7us)" = "26000 2"
+# a block-mode recording's gaps hold block mode's wake-ups already
+check "page wake: not on a loop device's recording" test "$("$B" replay "$T/blk6.trace" --virtual \
+	--kernel-fs --fuse-cpu 0 --page-wake 7us --tier fixed60 --profile "$T/kfs.lua" --json 2>/dev/null |
+	jq -r '.results[1].total_ns')" = 120000
+"$B" replay "$T/kfs.trace" --virtual --tier fixed60 --profile "$T/kfs.lua" --page-wake 7us \
+	> "$T/pw1.out" 2>&1
+check "page wake: refused without --kernel-fs" test $? = 2
+check "page wake: one line naming it" \
+	test "$(grep -c -- "--page-wake 7us is --kernel-fs's" "$T/pw1.out")" = 1
+"$B" replay "$T/kfs.trace" --virtual --kernel-fs --tier fixed60 --profile "$T/kfs.lua" \
+	--page-wake 2ms > "$T/pw2.out" 2>&1
+check "page wake: 2ms refused" test $? = 2
+# The IO path's CPU (--dev-read-cpu; by default the host's
+# replay_dev_read_cpu_ns): on a kernel file system the reading thread
+# sends the device's reads itself (the readahead's pages, the request) and
+# sleeps and wakes on them. kfs's read sends one device read: with 5us a
+# request the gap after it is 10us, 98us in all, think 38us; with the
+# page-lock wake-up of 7us too, 105us and 45us. pw's first read sends one
+# (think 24us), its reads from memory none.
+kdr() { "$B" replay "$T/kfs.trace" --virtual --kernel-fs --fuse-cpu 0 --tier fixed60 \
+	--profile "$T/kfs.lua" --json "$@" 2>/dev/null | jq -r '.results[1] | "\(.total_ns) \(.think_ns)"'; }
+check "IO path CPU: 5us a device read" test "$(kdr --page-wake 0 --dev-read-cpu 5us)" = "98000 38000"
+check "IO path CPU: with the page-lock wake-up" test "$(kdr --page-wake 7us --dev-read-cpu 5us)" = "105000 45000"
+check "IO path CPU: the host's by default" test "$(kdr --page-wake 0)" = "$(kdr --page-wake 0 --host build-host)"
+check "IO path CPU: the host's is not 0" test "$(kdr --page-wake 0)" != "93000 33000"
+check "IO path CPU: none for reads from memory" test "$("$B" replay "$T/pw.trace" --virtual --kernel-fs \
+	--fuse-cpu 0 --page-wake 0 --dev-read-cpu 5us --wake-cost 0 --mem 1MiB --tier fixed60 \
+	--profile "$T/kfs.lua" --json 2>/dev/null | jq -r '.results[1].think_ns')" = 24000
+check "IO path CPU: not on a loop device's recording" test "$("$B" replay "$T/blk6.trace" --virtual \
+	--kernel-fs --fuse-cpu 0 --dev-read-cpu 5us --tier fixed60 --profile "$T/kfs.lua" --json 2>/dev/null |
+	jq -r '.results[1].total_ns')" = 120000
+"$B" replay "$T/kfs.trace" --virtual --tier fixed60 --profile "$T/kfs.lua" --dev-read-cpu 5us \
+	> "$T/dr1.out" 2>&1
+check "IO path CPU: refused without --kernel-fs" test $? = 2
 exit $fail

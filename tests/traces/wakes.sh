@@ -348,7 +348,7 @@ tiersim-wakes 1
 span 999000 1400000
 T 10 10 1 999000 1400000 0 0 reader
 X
-ms() { "$B" replay "$T/ms.trace" --virtual --kernel-fs --fuse-cpu 0 --tier fixed60 --profile "$T/fixed.lua" \
+ms() { "$B" replay "$T/ms.trace" --virtual --kernel-fs --fuse-cpu 0 --page-wake 0 --dev-read-cpu 0 --tier fixed60 --profile "$T/fixed.lua" \
 	--json "$@" | jq -r '.results[1] | "\(.total_ns) \(.think_ns) \(.io_wait_ns)"'; }
 check "memory-served: total, think, io" test "$(ms --mem 1MiB --wake-cost 34us)" = "149489 89080 60409"
 check "memory-served: --loop-issue=off" test \
@@ -356,7 +356,7 @@ check "memory-served: --loop-issue=off" test \
 check "memory-served: --wake-cost 0" test "$(ms --mem 1MiB --wake-cost 0)" = "210409 150000 60409"
 check "memory-served: no page cache" test "$(ms --wake-cost 34us)" = "270000 150000 120000"
 cp "$T/ms.trace.wakes" "$T/msc.trace.wakes"
-msc() { "$B" replay "$T/msc.trace" --virtual --kernel-fs --fuse-cpu 0 --tier fixed60 --profile "$T/fixed.lua" \
+msc() { "$B" replay "$T/msc.trace" --virtual --kernel-fs --fuse-cpu 0 --page-wake 0 --dev-read-cpu 0 --tier fixed60 --profile "$T/fixed.lua" \
 	--json "$@" | jq -r '.results[1] | "\(.total_ns) \(.think_ns) \(.io_wait_ns)"'; }
 check "in-kernel: total, think, io" test "$(msc --mem 1MiB --wake-cost 34us)" = "141409 81000 60409"
 check "in-kernel: --wake-cost 0" test "$(msc --mem 1MiB --wake-cost 0)" = "141409 81000 60409"
@@ -378,7 +378,7 @@ T 10 10 1 999000 1400000 0 0 reader
 P 999500 999200 10
 P 1380000 1320000 10
 X
-msp() { "$B" replay "$T/msp.trace" --virtual --kernel-fs --fuse-cpu 0 --tier fixed60 --profile "$T/fixed.lua" \
+msp() { "$B" replay "$T/msp.trace" --virtual --kernel-fs --fuse-cpu 0 --page-wake 0 --dev-read-cpu 0 --tier fixed60 --profile "$T/fixed.lua" \
 	--json "$@" | jq -r '.results[1] | "\(.total_ns) \(.think_ns) \(.io_wait_ns)"'; }
 check "in-kernel, a pause: total, think, io" test "$(msp --mem 1MiB --wake-cost 34us)" = "201409 141000 60409"
 check "in-kernel, a pause: --keep-gaps" test \
@@ -396,7 +396,7 @@ T 11 10 10 999500 1340000 0 0 other
 P 1330000 1310000 11
 X
 check "in-kernel, another thread's pause: think" test "$("$B" replay "$T/msq.trace" --virtual \
-	--kernel-fs --fuse-cpu 0 --tier fixed60 --profile "$T/fixed.lua" --mem 1MiB --json |
+	--kernel-fs --fuse-cpu 0 --page-wake 0 --dev-read-cpu 0 --tier fixed60 --profile "$T/fixed.lua" --mem 1MiB --json |
 	jq -r '.results[1].think_ns')" = 81000
 # The pauses of two threads interleave in the file's (end) order: 11's
 # (390.5-391us) ends before the reader's (320-392us, 2us past the flush's
@@ -414,7 +414,7 @@ P 1391000 1390500 11
 P 1392000 1320000 10
 X
 check "in-kernel, interleaved pauses: think" test "$("$B" replay "$T/msr.trace" --virtual \
-	--kernel-fs --fuse-cpu 0 --tier fixed60 --profile "$T/fixed.lua" --mem 1MiB --json |
+	--kernel-fs --fuse-cpu 0 --page-wake 0 --dev-read-cpu 0 --tier fixed60 --profile "$T/fixed.lua" --mem 1MiB --json |
 	jq -r '.results[1].think_ns')" = 151000
 
 # The CPU model. One CPU (cpus 1, nothing else busy). Threads 20 and 30

@@ -104,6 +104,24 @@ struct ts_replay_cfg {
 	 * that recorded (pipeline/hosts.lua's replay_fuse_cpu_ns and
 	 * replay_fuse_cpu_page_ns); 0: off. */
 	uint64_t fuse_cpu_ns, fuse_cpu_page_ns;
+	/* kernel_fs, the page-lock wake-up (rules.c): a FUSE read that waited
+	 * on the device is, on a kernel file system, a sleep on a page in
+	 * flight, which the device's completion ends by unlocking the page
+	 * and waking the thread; the gap after it grows by this much (the
+	 * wake-up's own time: from the completion to the thread back on a
+	 * CPU), which the FUSE round trip taken off it held through FUSE.
+	 * A property of the host that recorded (pipeline/hosts.lua's
+	 * replay_page_wake_ns, measured there in block mode); 0: off. */
+	uint64_t page_wake_ns;
+	/* kernel_fs, the IO path's CPU (rules.c): on a kernel file system
+	 * the reading thread itself sends the device's reads its read asks
+	 * for (the readahead: pages allocated and charged to its cgroup,
+	 * added to the page cache, the request built and sent) and sleeps
+	 * and wakes on them, CPU that through FUSE tierfs's model spent for
+	 * it; this much a device read request the read sent, added to the
+	 * gap after it. The host's (pipeline/hosts.lua's
+	 * replay_dev_read_cpu_ns, measured in block mode); 0: off. */
+	uint64_t dev_read_cpu_ns;
 	/* kernel_fs without the in-kernel rule: those gaps keep their recorded
 	 * length less the round trip (a job that sleeps between its ops). */
 	bool keep_gaps;

@@ -114,6 +114,9 @@ struct cursor {
 				  * the in-kernel rule, rules.c) */
 	bool dev_read;		 /* the op last issued was a read the device
 				  * served (kernel_fs: the loop rule, rules.c) */
+	uint64_t dev_reqs;	 /* kernel_fs: the device's read requests the
+				  * read last issued sent, readahead included
+				  * (the IO path's CPU, rules.c) */
 	uint64_t carry_owed;	 /* cfg.carry: the round trips the thread owes
 				  * (traces/tier_rule.h; virtual.c) */
 	uint64_t fuse_owed;	 /* kernel_fs: FUSE's CPU its gaps could not

@@ -531,6 +531,55 @@ static bool loop_rule(const struct ts_replay_cfg *cfg, const struct cursor *c, u
 	       rdone == c->rec_done_max;
 }
 
+/*
+ * The page-lock wake-up. A FUSE-mode recording replayed as block mode
+ * (kernel_fs): a read the thread waited on the device for (@c->dev_read,
+ * its replayed completion after its issue) is, on a kernel file system, a
+ * sleep on a page in flight: the read finds the page locked (the
+ * readahead that sent it, or its own miss) and waits for the lock, which
+ * the device's completion drops, waking the thread. The gap after it holds
+ * that wake-up, from the completion to the thread back on a CPU. Through
+ * FUSE the thread slept in the request and tierfs's reply woke it, a
+ * wake-up inside the round trip the rule takes off every gap
+ * (think_less_ns), so the replay charged none. The gap after such a read,
+ * waited for last, grows by cfg->page_wake_ns (pipeline/hosts.lua's
+ * replay_page_wake_ns: block mode's sleeps on a page, each from the loop
+ * device's completion to the thread running, measured with the kernel's
+ * sched and block tracepoints). Not for a loop device's recording
+ * (cfg->loop_recorded): its gaps were recorded in block mode, the
+ * wake-ups in them. Returns the gap.
+ */
+static uint64_t page_wake(const struct ts_replay_cfg *cfg, const struct cursor *c, uint64_t s,
+			  uint64_t done, uint64_t gap)
+{
+	if (!cfg->kernel_fs || cfg->loop_recorded || !c->dev_read || done <= s)
+		return gap;
+	return gap + cfg->page_wake_ns;
+}
+
+/*
+ * The IO path's CPU. A FUSE-mode recording replayed as block mode
+ * (kernel_fs): a read that sends the device reads (its miss, the
+ * readahead it triggers: @c->dev_reqs requests, the model's) costs the
+ * thread on a kernel file system CPU that through FUSE it did not spend:
+ * the readahead's pages allocated and charged to the cgroup, added to
+ * the page cache, the request built and sent, the thread's sleep on the
+ * page and its wake-up on a CPU; through FUSE tierfs's model read ahead
+ * for it, on no thread of the job. The gap after such a read grows by
+ * cfg->dev_read_cpu_ns a request (pipeline/hosts.lua's
+ * replay_dev_read_cpu_ns: block mode's RecordIO reader, its thread's CPU
+ * reading the file cold less warm, over the device's reads). Not for a
+ * loop device's recording (cfg->loop_recorded): its threads are the
+ * loop device's. Returns the gap.
+ */
+static uint64_t dev_read_cpu(const struct ts_replay_cfg *cfg, const struct cursor *c,
+			     uint64_t gap)
+{
+	if (!cfg->kernel_fs || cfg->loop_recorded || !c->dev_reqs)
+		return gap;
+	return gap + cfg->dev_read_cpu_ns * c->dev_reqs;
+}
+
 /* Op i was issued at @s and completed at @done (replay times): move on and
  * compute when op i+1 issues. Returns false when the thread is done. */
 bool replay_cursor_advance(struct cursor *c, const struct ts_trace *t, uint64_t s, uint64_t done,
@@ -569,7 +618,9 @@ bool replay_cursor_advance(struct cursor *c, const struct ts_trace *t, uint64_t 
 		if (rdone == c->rec_done_max) /* the thread waited for this one last */
 			gap = in_kernel(t, cfg, c, c->p->idx[c->i - 1], c->p->idx[c->i], gap, &kern);
 		if (rdone == c->rec_done_max && !kern)
-			gap = wake_up(cfg, r, s, done, c->mem_served, gap);
+			gap = page_wake(cfg, c, s, done, wake_up(cfg, r, s, done, c->mem_served, gap));
+		if (rdone == c->rec_done_max)
+			gap = dev_read_cpu(cfg, c, gap);
 		uint64_t think = cfg->no_think ? 0
 						: own_scaled(t, cfg, c->p, c->rec_done_max,
 							     nx->submit_ns, gap, speed);

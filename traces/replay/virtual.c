@@ -243,9 +243,12 @@ static uint64_t unwaited(uint64_t *owed, uint64_t floor, uint64_t done)
  * so that no thread slept in it (the memory-served rule, rules.c). @kern:
  * set when the kernel serves the op without the thread sleeping, that read
  * or a metadata op answered in memory (the in-kernel rule, rules.c). @dev:
- * set for a read the device served there (the loop rule, rules.c). */
+ * set for a read the device served there (the loop rule, rules.c). @reqs:
+ * there, the device's read requests a read sent (the IO path's CPU,
+ * rules.c). */
 static uint64_t serve(struct vrun *v, const struct ts_trace_rec *r, size_t idx, uint64_t s,
-		      struct ts_replay_result *res, uint64_t *owed, bool *mem, bool *kern, bool *dev)
+		      struct ts_replay_result *res, uint64_t *owed, bool *mem, bool *kern, bool *dev,
+		      uint64_t *reqs)
 {
 	/* exactly the request tierfs makes, with the file size it knew */
 	struct ts_tier_req q = {
@@ -349,6 +352,8 @@ static uint64_t serve(struct vrun *v, const struct ts_trace_rec *r, size_t idx, 
 	}
 	if (q.op == TS_TIER_READ)
 		add_reads(res, &d);
+	if (v->cfg->kernel_fs && q.op == TS_TIER_READ)
+		*reqs = d.dev_reqs; /* the IO path's CPU (rules.c) */
 	if (v->cfg->kernel_fs && q.op == TS_TIER_READ && d.bound == TS_TIER_BOUND_MEMORY) {
 		/* the kernel copies from its page cache: the model's memory
 		 * time, no daemon's syscall or wake-up behind it */
@@ -433,13 +438,15 @@ TS_WUR static int issue(struct vrun *v, struct cursor *c, struct ts_replay_resul
 
 	v->issued[idx] = s;
 	c->mem_served = c->in_kernel = c->dev_read = false;
+	c->dev_reqs = 0;
 	/* carry= as tierfs ran it: per thread of the workload (tierfs keeps
 	 * it per requesting thread; the kernel's own requests, tid 0, and
 	 * the wake records are none) */
 	uint64_t *owed = v->cfg->carry && c->p->tid && !(r->flags & REC_F_WAKE) ? &c->carry_owed
 										 : NULL;
 	uint64_t done =
-	    serve(v, r, idx, s, res, owed, &c->mem_served, &c->in_kernel, &c->dev_read);
+	    serve(v, r, idx, s, res, owed, &c->mem_served, &c->in_kernel, &c->dev_read,
+		  &c->dev_reqs);
 	v->completed[idx] = done;
 	if (v->cfg->ops)
 		ops_line(v, c, idx, s, done);
