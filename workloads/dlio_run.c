@@ -710,19 +710,45 @@ static double pass_bound(const struct accel *A, uint64_t k, uint64_t K, double n
  * then its stall; a fixed one draws nothing), or more: the normal rounded
  * up to 1/64 (pass_model's ex, exp of each such step: exp rises), which
  * takes the same draws. */
+/* ceil((x + TS_RNG_ZIG_MAX) * 64) for |x| <= TS_RNG_ZIG_MAX: y >= 0, so
+ * its truncation is its floor, and one up where y is not whole (ceil
+ * itself is a call or a long sequence on x86-64's baseline) */
+static inline int zig_step(double x)
+{
+	double y = (x + TS_RNG_ZIG_MAX) * 64;
+	int t = (int)y;
+	return t + ((double)t < y);
+}
+
 static inline __attribute__((always_inline)) double
 draw_lat_of(const struct ts_tier_dist *d, const double *ex, struct ts_rng *r, const struct ts_rng_zig *z)
 {
 	if (d->kind != TS_TIER_DIST_LOGNORMAL || !(d->p99_ns > d->p50_ns))
 		return d->p50_ns;
 	double x = ts_rng_normal_zig(r, z); /* |x| <= TS_RNG_ZIG_MAX */
-	double lat = ex[(int)ceil((x + TS_RNG_ZIG_MAX) * 64)];
+	double lat = ex[zig_step(x)];
 	if (d->stall_p > 0) {
 		double u = ts_rng_double(r);
 		if (u < d->stall_p)
 			lat += d->stall_lo_ns + (d->stall_hi_ns - d->stall_lo_ns) * (u / d->stall_p);
 	}
 	return lat;
+}
+
+/* @n draws of draw_lat_of into @out, in order: where a draw is a
+ * lognormal's normal alone (no stall), that loop holds no other test */
+static void draws_fill(const struct ts_tier_dist *d, const double *ex, struct ts_rng *r,
+		       const struct ts_rng_zig *z, double *out, unsigned n)
+{
+	if (d->kind == TS_TIER_DIST_LOGNORMAL && d->p99_ns > d->p50_ns && !(d->stall_p > 0)) {
+		struct ts_rng s = *r;
+		for (unsigned q = 0; q < n; q++)
+			out[q] = ex[zig_step(ts_rng_normal_zig(&s, z))];
+		*r = s;
+		return;
+	}
+	for (unsigned q = 0; q < n; q++)
+		out[q] = draw_lat_of(d, ex, r, z);
 }
 
 static inline __attribute__((always_inline)) double draw_lat(const struct pass_model *m, struct ts_rng *r,
@@ -761,6 +787,7 @@ enum draws { DRAWS_OWN, DRAWS_MOST, DRAWS_NONE };
  * theirs. Every rule is a max or a sum of the ones before, so a later
  * claim or a dearer request only moves later what follows: an upper bound
  * on the epoch's last step's end, as pass_bound's, for these draws. */
+#define DRAW_CHUNK 256u /* draws_end's own draws drawn ahead at a time */
 static inline __attribute__((always_inline)) double
 draws_end(const struct accel *A, uint64_t k, uint64_t K, double now, double z0, double x0,
 	  uint64_t ahead, uint64_t lv, enum draws how, struct ts_rng *rs)
@@ -780,6 +807,14 @@ draws_end(const struct accel *A, uint64_t k, uint64_t K, double now, double z0, 
 	const struct ts_tier_dist dl = *m->lat;
 	const double delta = m->delta, rho = m->rho;
 	const uint64_t qd = m->qd, pf = m->pf;
+	/* without leaves, the own draws are drawn DRAW_CHUNK at a time into
+	 * dbuf, in the order the samples take them and no more than they
+	 * take (want: the samples past @ahead), so the stream is left where
+	 * one draw a sample leaves it: the draws' loop and the recurrence's
+	 * each keep their values in registers */
+	double dbuf[DRAW_CHUNK];
+	uint64_t want = (K - k) * B > ahead ? (K - k) * B - ahead : 0;
+	unsigned dn = 0, di = 0;
 	if (how == DRAWS_OWN && rs)
 		r = *rs;
 	else if (how == DRAWS_OWN)
@@ -800,7 +835,16 @@ draws_end(const struct accel *A, uint64_t k, uint64_t K, double now, double z0, 
 				double Y = TS_MAX(X, c), e;
 				X = Y + delta;
 				if (!lv) {
-					double d = how == DRAWS_OWN ? draw_lat_of(&dl, m->ex, &r, z) : fixed;
+					double d = fixed;
+					if (how == DRAWS_OWN) {
+						if (di == dn) {
+							dn = (unsigned)TS_MIN(want, DRAW_CHUNK);
+							want -= dn;
+							draws_fill(&dl, m->ex, &r, z, dbuf, dn);
+							di = 0;
+						}
+						d = dbuf[di++];
+					}
 					e = Y + rho + TS_MAX(d, delta) + 2;
 				} else {
 					if (how == DRAWS_OWN && u-- == 0) { /* every lv + 1 samples */
@@ -859,7 +903,7 @@ static uint64_t own_window(const struct accel *A, uint64_t steps)
 		double x = -TS_RNG_ZIG_MAX;
 		for (uint64_t i = 0; i < n; i++)
 			x = TS_MAX(x, ts_rng_normal_zig(&r, z));
-		d = n ? m->ex[(int)ceil((x + TS_RNG_ZIG_MAX) * 64)] : 0;
+		d = n ? m->ex[zig_step(x)] : 0;
 	} else {
 		for (uint64_t i = 0; i < n; i++)
 			d = TS_MAX(d, draw_lat(m, &r, z));
