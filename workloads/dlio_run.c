@@ -751,6 +751,36 @@ static void draws_fill(const struct ts_tier_dist *d, const double *ex, struct ts
 		out[q] = draw_lat_of(d, ex, r, z);
 }
 
+/* The largest of @n draws of draw_lat_of (0 for none), the stream left
+ * @n draws on. Each draw is taken once into a local: TS_MAX evaluates
+ * its winning argument twice, which drew a second latency where the
+ * first was a new largest (not the largest of these n, and the stream
+ * moved past them). Where a draw is a lognormal's normal alone, ex at the
+ * largest normal's step: zig_step and ex both rise (never fall) with the
+ * normal, so that is the largest draw, with one lookup, not @n. */
+static double draws_max(const struct ts_tier_dist *d, const double *ex, struct ts_rng *r,
+			const struct ts_rng_zig *z, uint64_t n)
+{
+	if (!n)
+		return 0;
+	if (d->kind == TS_TIER_DIST_LOGNORMAL && d->p99_ns > d->p50_ns && !(d->stall_p > 0)) {
+		struct ts_rng s = *r;
+		double x = -TS_RNG_ZIG_MAX;
+		for (uint64_t q = 0; q < n; q++) {
+			double y = ts_rng_normal_zig(&s, z);
+			x = TS_MAX(x, y);
+		}
+		*r = s;
+		return ex[zig_step(x)];
+	}
+	double most = 0;
+	for (uint64_t q = 0; q < n; q++) {
+		double y = draw_lat_of(d, ex, r, z);
+		most = TS_MAX(most, y);
+	}
+	return most;
+}
+
 static inline __attribute__((always_inline)) double draw_lat(const struct pass_model *m, struct ts_rng *r,
 							     const struct ts_rng_zig *z)
 {
@@ -822,8 +852,7 @@ draws_end(const struct accel *A, uint64_t k, uint64_t K, double now, double z0, 
 	for (uint64_t q = 0; q < qd; q++)
 		gate[q] = z0;
 	if (lv && how == DRAWS_OWN) /* the draws in blocks of lv + 1: i .. i + lv lie in two */
-		for (uint64_t q = 0; q <= lv; q++)
-			next = TS_MAX(next, draw_lat_of(&dl, m->ex, &r, z));
+		next = draws_max(&dl, m->ex, &r, z, lv + 1);
 	else
 		cur = next = fixed;
 	for (uint64_t j = k; j < K; j++) {
@@ -849,9 +878,8 @@ draws_end(const struct accel *A, uint64_t k, uint64_t K, double now, double z0, 
 				} else {
 					if (how == DRAWS_OWN && u-- == 0) { /* every lv + 1 samples */
 						u = lv;
-						cur = next, next = 0;
-						for (uint64_t q = 0; q <= lv; q++)
-							next = TS_MAX(next, draw_lat_of(&dl, m->ex, &r, z));
+						cur = next;
+						next = draws_max(&dl, m->ex, &r, z, lv + 1);
 					}
 					e = Y + 2 * (rho + TS_MAX(TS_MAX(cur, next), dd) + 2);
 				}
