@@ -781,12 +781,6 @@ static double draws_max(const struct ts_tier_dist *d, const double *ex, struct t
 	return most;
 }
 
-static inline __attribute__((always_inline)) double draw_lat(const struct pass_model *m, struct ts_rng *r,
-							     const struct ts_rng_zig *z)
-{
-	return draw_lat_of(m->lat, m->ex, r, z);
-}
-
 /* What pass_draws takes for the device's draws: its own (DRAWS_OWN, from
  * the tier's stream), the longest any can take (DRAWS_MOST: an upper
  * bound as pass_bound's, for any draws, with no stream drawn), or none
@@ -909,7 +903,7 @@ draws_end(const struct accel *A, uint64_t k, uint64_t K, double now, double z0, 
  * from the stream as the epoch began (pm.ep_rng: nothing of it claimed
  * then). So each of them takes one of that stream's first steps x B +
  * leaves draws, and its service, admission to end, is at most the
- * largest of them (draw_lat: rounded up; + 2 as dist_max's) or its
+ * largest of them (draw_lat_of: rounded up; + 2 as dist_max's) or its
  * transfer, + 2 (pass_bound's lam). 0: not known. */
 static uint64_t own_window(const struct accel *A, uint64_t steps)
 {
@@ -923,19 +917,8 @@ static uint64_t own_window(const struct accel *A, uint64_t steps)
 	uint64_t n = steps * A->n * A->w->batch_size + m->leaves;
 	struct ts_rng r = m->ep_rng;
 	const struct ts_rng_zig *z = ts_rng_zig();
-	double d = 0;
-	const struct ts_tier_dist *ld = m->lat;
-	if (ld->kind == TS_TIER_DIST_LOGNORMAL && ld->p99_ns > ld->p50_ns && !(ld->stall_p > 0)) {
-		/* draw_lat draws one normal and no stall: its largest is ex at
-		 * the largest normal (ceil and ex rise with it) */
-		double x = -TS_RNG_ZIG_MAX;
-		for (uint64_t i = 0; i < n; i++)
-			x = TS_MAX(x, ts_rng_normal_zig(&r, z));
-		d = n ? m->ex[zig_step(x)] : 0;
-	} else {
-		for (uint64_t i = 0; i < n; i++)
-			d = TS_MAX(d, draw_lat(m, &r, z));
-	}
+	/* the largest of the n draws, each taken once (draws_max) */
+	double d = draws_max(m->lat, m->ex, &r, z, n);
 	return merge_reach(m, TS_MAX(TS_MAX(d + 2, m->delta), m->delta_leaf) + 2);
 }
 
@@ -1752,7 +1735,7 @@ static void pass_model_of(const struct env *E, struct accel *A, const struct ts_
 	m->ok = true;
 	/* pass_draws: a sample one request of some bytes (each reaches the
 	 * device); its own draws where device.c draws the latency as
-	 * draw_lat does */
+	 * draw_lat_of does */
 	const struct ts_tier_dist *d = &p->lat_read;
 	bool logn = d->kind == TS_TIER_DIST_LOGNORMAL && d->p99_ns > d->p50_ns;
 	if (m->nreq == 1 && E->sb.min >= 1) {
