@@ -710,13 +710,23 @@ static double pass_bound(const struct accel *A, uint64_t k, uint64_t K, double n
  * then its stall; a fixed one draws nothing), or more: the normal rounded
  * up to 1/64 (pass_model's ex, exp of each such step: exp rises), which
  * takes the same draws. */
+/* ceil((x + TS_RNG_ZIG_MAX) * 64) for |x| <= TS_RNG_ZIG_MAX: y >= 0, so
+ * its truncation is its floor, and one up where y is not whole (ceil
+ * itself is a call or a long sequence on x86-64's baseline) */
+static inline int zig_step(double x)
+{
+	double y = (x + TS_RNG_ZIG_MAX) * 64;
+	int t = (int)y;
+	return t + ((double)t < y);
+}
+
 static inline __attribute__((always_inline)) double
 draw_lat_of(const struct ts_tier_dist *d, const double *ex, struct ts_rng *r, const struct ts_rng_zig *z)
 {
 	if (d->kind != TS_TIER_DIST_LOGNORMAL || !(d->p99_ns > d->p50_ns))
 		return d->p50_ns;
 	double x = ts_rng_normal_zig(r, z); /* |x| <= TS_RNG_ZIG_MAX */
-	double lat = ex[(int)ceil((x + TS_RNG_ZIG_MAX) * 64)];
+	double lat = ex[zig_step(x)];
 	if (d->stall_p > 0) {
 		double u = ts_rng_double(r);
 		if (u < d->stall_p)
@@ -725,10 +735,50 @@ draw_lat_of(const struct ts_tier_dist *d, const double *ex, struct ts_rng *r, co
 	return lat;
 }
 
-static inline __attribute__((always_inline)) double draw_lat(const struct pass_model *m, struct ts_rng *r,
-							     const struct ts_rng_zig *z)
+/* @n draws of draw_lat_of into @out, in order: where a draw is a
+ * lognormal's normal alone (no stall), that loop holds no other test */
+static void draws_fill(const struct ts_tier_dist *d, const double *ex, struct ts_rng *r,
+		       const struct ts_rng_zig *z, double *out, unsigned n)
 {
-	return draw_lat_of(m->lat, m->ex, r, z);
+	if (d->kind == TS_TIER_DIST_LOGNORMAL && d->p99_ns > d->p50_ns && !(d->stall_p > 0)) {
+		struct ts_rng s = *r;
+		for (unsigned q = 0; q < n; q++)
+			out[q] = ex[zig_step(ts_rng_normal_zig(&s, z))];
+		*r = s;
+		return;
+	}
+	for (unsigned q = 0; q < n; q++)
+		out[q] = draw_lat_of(d, ex, r, z);
+}
+
+/* The largest of @n draws of draw_lat_of (0 for none), the stream left
+ * @n draws on. Each draw is taken once into a local: TS_MAX evaluates
+ * its winning argument twice, which drew a second latency where the
+ * first was a new largest (not the largest of these n, and the stream
+ * moved past them). Where a draw is a lognormal's normal alone, ex at the
+ * largest normal's step: zig_step and ex both rise (never fall) with the
+ * normal, so that is the largest draw, with one lookup, not @n. */
+static double draws_max(const struct ts_tier_dist *d, const double *ex, struct ts_rng *r,
+			const struct ts_rng_zig *z, uint64_t n)
+{
+	if (!n)
+		return 0;
+	if (d->kind == TS_TIER_DIST_LOGNORMAL && d->p99_ns > d->p50_ns && !(d->stall_p > 0)) {
+		struct ts_rng s = *r;
+		double x = -TS_RNG_ZIG_MAX;
+		for (uint64_t q = 0; q < n; q++) {
+			double y = ts_rng_normal_zig(&s, z);
+			x = TS_MAX(x, y);
+		}
+		*r = s;
+		return ex[zig_step(x)];
+	}
+	double most = 0;
+	for (uint64_t q = 0; q < n; q++) {
+		double y = draw_lat_of(d, ex, r, z);
+		most = TS_MAX(most, y);
+	}
+	return most;
 }
 
 /* What pass_draws takes for the device's draws: its own (DRAWS_OWN, from
@@ -761,6 +811,7 @@ enum draws { DRAWS_OWN, DRAWS_MOST, DRAWS_NONE };
  * theirs. Every rule is a max or a sum of the ones before, so a later
  * claim or a dearer request only moves later what follows: an upper bound
  * on the epoch's last step's end, as pass_bound's, for these draws. */
+#define DRAW_CHUNK 256u /* draws_end's own draws drawn ahead at a time */
 static inline __attribute__((always_inline)) double
 draws_end(const struct accel *A, uint64_t k, uint64_t K, double now, double z0, double x0,
 	  uint64_t ahead, uint64_t lv, enum draws how, struct ts_rng *rs)
@@ -780,6 +831,14 @@ draws_end(const struct accel *A, uint64_t k, uint64_t K, double now, double z0, 
 	const struct ts_tier_dist dl = *m->lat;
 	const double delta = m->delta, rho = m->rho;
 	const uint64_t qd = m->qd, pf = m->pf;
+	/* without leaves, the own draws are drawn DRAW_CHUNK at a time into
+	 * dbuf, in the order the samples take them and no more than they
+	 * take (want: the samples past @ahead), so the stream is left where
+	 * one draw a sample leaves it: the draws' loop and the recurrence's
+	 * each keep their values in registers */
+	double dbuf[DRAW_CHUNK];
+	uint64_t want = (K - k) * B > ahead ? (K - k) * B - ahead : 0;
+	unsigned dn = 0, di = 0;
 	if (how == DRAWS_OWN && rs)
 		r = *rs;
 	else if (how == DRAWS_OWN)
@@ -787,8 +846,7 @@ draws_end(const struct accel *A, uint64_t k, uint64_t K, double now, double z0, 
 	for (uint64_t q = 0; q < qd; q++)
 		gate[q] = z0;
 	if (lv && how == DRAWS_OWN) /* the draws in blocks of lv + 1: i .. i + lv lie in two */
-		for (uint64_t q = 0; q <= lv; q++)
-			next = TS_MAX(next, draw_lat_of(&dl, m->ex, &r, z));
+		next = draws_max(&dl, m->ex, &r, z, lv + 1);
 	else
 		cur = next = fixed;
 	for (uint64_t j = k; j < K; j++) {
@@ -800,14 +858,22 @@ draws_end(const struct accel *A, uint64_t k, uint64_t K, double now, double z0, 
 				double Y = TS_MAX(X, c), e;
 				X = Y + delta;
 				if (!lv) {
-					double d = how == DRAWS_OWN ? draw_lat_of(&dl, m->ex, &r, z) : fixed;
+					double d = fixed;
+					if (how == DRAWS_OWN) {
+						if (di == dn) {
+							dn = (unsigned)TS_MIN(want, DRAW_CHUNK);
+							want -= dn;
+							draws_fill(&dl, m->ex, &r, z, dbuf, dn);
+							di = 0;
+						}
+						d = dbuf[di++];
+					}
 					e = Y + rho + TS_MAX(d, delta) + 2;
 				} else {
 					if (how == DRAWS_OWN && u-- == 0) { /* every lv + 1 samples */
 						u = lv;
-						cur = next, next = 0;
-						for (uint64_t q = 0; q <= lv; q++)
-							next = TS_MAX(next, draw_lat_of(&dl, m->ex, &r, z));
+						cur = next;
+						next = draws_max(&dl, m->ex, &r, z, lv + 1);
 					}
 					e = Y + 2 * (rho + TS_MAX(TS_MAX(cur, next), dd) + 2);
 				}
@@ -837,7 +903,7 @@ draws_end(const struct accel *A, uint64_t k, uint64_t K, double now, double z0, 
  * from the stream as the epoch began (pm.ep_rng: nothing of it claimed
  * then). So each of them takes one of that stream's first steps x B +
  * leaves draws, and its service, admission to end, is at most the
- * largest of them (draw_lat: rounded up; + 2 as dist_max's) or its
+ * largest of them (draw_lat_of: rounded up; + 2 as dist_max's) or its
  * transfer, + 2 (pass_bound's lam). 0: not known. */
 static uint64_t own_window(const struct accel *A, uint64_t steps)
 {
@@ -851,19 +917,8 @@ static uint64_t own_window(const struct accel *A, uint64_t steps)
 	uint64_t n = steps * A->n * A->w->batch_size + m->leaves;
 	struct ts_rng r = m->ep_rng;
 	const struct ts_rng_zig *z = ts_rng_zig();
-	double d = 0;
-	const struct ts_tier_dist *ld = m->lat;
-	if (ld->kind == TS_TIER_DIST_LOGNORMAL && ld->p99_ns > ld->p50_ns && !(ld->stall_p > 0)) {
-		/* draw_lat draws one normal and no stall: its largest is ex at
-		 * the largest normal (ceil and ex rise with it) */
-		double x = -TS_RNG_ZIG_MAX;
-		for (uint64_t i = 0; i < n; i++)
-			x = TS_MAX(x, ts_rng_normal_zig(&r, z));
-		d = n ? m->ex[(int)ceil((x + TS_RNG_ZIG_MAX) * 64)] : 0;
-	} else {
-		for (uint64_t i = 0; i < n; i++)
-			d = TS_MAX(d, draw_lat(m, &r, z));
-	}
+	/* the largest of the n draws, each taken once (draws_max) */
+	double d = draws_max(m->lat, m->ex, &r, z, n);
 	return merge_reach(m, TS_MAX(TS_MAX(d + 2, m->delta), m->delta_leaf) + 2);
 }
 
@@ -1680,7 +1735,7 @@ static void pass_model_of(const struct env *E, struct accel *A, const struct ts_
 	m->ok = true;
 	/* pass_draws: a sample one request of some bytes (each reaches the
 	 * device); its own draws where device.c draws the latency as
-	 * draw_lat does */
+	 * draw_lat_of does */
 	const struct ts_tier_dist *d = &p->lat_read;
 	bool logn = d->kind == TS_TIER_DIST_LOGNORMAL && d->p99_ns > d->p50_ns;
 	if (m->nreq == 1 && E->sb.min >= 1) {
