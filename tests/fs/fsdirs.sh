@@ -22,15 +22,8 @@ got=$(stat_get model.ops.read.device_bytes)
 find "$MNT/big" -mindepth 1 | xargs -d '\n' stat -c %i >/dev/null || fail "stat of every file"
 live=$(stat_get model.ops.read.device_bytes)
 [ "$live" = $((K + 126 * K + 9 * K)) ] || fail "every path looked up read $live bytes, expected $((136 * K))"
-tfs_umount
-grep -v "trace $TMPD/run.trace written" "$LOG" >"$LOG.rest"
-mv "$LOG.rest" "$LOG"
-check_log
+tfs_umount_traced
 [ -x "$B" ] || exit 0
-"$B" replay "$TMPD/run.trace" --virtual --tier ssd-cloud --json >"$TMPD/v.json" 2>"$TMPD/v.err" ||
-	fail "virtual replay: $(cat "$TMPD/v.err")"
-rep=$(python3 -c 'import json,sys
-r = [x for x in json.load(open(sys.argv[1]))["results"] if x["what"] != "recorded"][0]
-print(r.get("device_read_bytes", 0))' "$TMPD/v.json") || fail "replay JSON"
+rep=$(replay_meta_bytes "$TMPD/run.trace") || exit 1
 [ "$rep" = "$live" ] || fail "the replay read $rep bytes of metadata, tierfs $live"
 exit 0

@@ -43,18 +43,11 @@ want=$((K + 3 * K + 7 * K + 32 * K))
 stat "$MNT/new" >/dev/null || fail "stat new"
 got=$(stat_get model.ops.read.device_bytes)
 [ "$got" = "$live" ] || fail "a new file's lookup read $((got - live)) bytes, expected none"
-tfs_umount
-grep -v "trace $TMPD/run.trace written" "$LOG" >"$LOG.rest"
-mv "$LOG.rest" "$LOG"
-check_log
+tfs_umount_traced
 [ -x "$B" ] || exit 0
 
 # The replay of the same trace charges the same reads: it numbers the
 # trace's paths (all of the tree here, and new) as tierfs numbered them.
-"$B" replay "$TMPD/run.trace" --virtual --tier ssd-cloud --json >"$TMPD/v.json" 2>"$TMPD/v.err" ||
-	fail "virtual replay: $(cat "$TMPD/v.err")"
-rep=$(python3 -c 'import json,sys
-r = [x for x in json.load(open(sys.argv[1]))["results"] if x["what"] != "recorded"][0]
-print(r.get("device_read_bytes", 0))' "$TMPD/v.json") || fail "replay JSON"
+rep=$(replay_meta_bytes "$TMPD/run.trace") || exit 1
 [ "$rep" = "$live" ] || fail "the replay read $rep bytes of metadata, tierfs $live"
 exit 0

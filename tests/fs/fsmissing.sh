@@ -29,23 +29,12 @@ got=$(stat_get model.ops.read.device_bytes)
 find "$MNT" -mindepth 1 | xargs -d '\n' stat -c %i >/dev/null || fail "stat of every path"
 live=$(stat_get model.ops.read.device_bytes)
 [ "$live" = $((K + 3 * K + 7 * K + 32 * K)) ] || fail "every path looked up read $live bytes, expected $((43 * K))"
-tfs_umount
-grep -v "trace $TMPD/run.trace written" "$LOG" >"$LOG.rest"
-mv "$LOG.rest" "$LOG"
-check_log
+tfs_umount_traced
 [ -x "$B" ] || exit 0
-
-vbytes() { # TRACE: the virtual replay's metadata bytes on ssd-cloud
-	"$B" replay "$1" --virtual --tier ssd-cloud --json >"$TMPD/v.json" 2>"$TMPD/v.err" ||
-		fail "virtual replay of $1: $(cat "$TMPD/v.err")"
-	python3 -c 'import json,sys
-r = [x for x in json.load(open(sys.argv[1]))["results"] if x["what"] != "recorded"][0]
-print(r.get("device_read_bytes", 0))' "$TMPD/v.json" || fail "replay JSON"
-}
 
 # The replay of the same trace: the failed lookups' names are not
 # numbered (every other path keeps tierfs's number), the same bytes.
-rep=$(vbytes "$TMPD/run.trace")
+rep=$(replay_meta_bytes "$TMPD/run.trace") || exit 1
 [ "$rep" = "$live" ] || fail "the replay read $rep bytes of metadata, tierfs $live"
 
 # Only the trace's paths: /, /d, /d/f1-f3 are inodes 2 and 12-15, the
@@ -65,7 +54,7 @@ path 4 "/d/nosuch"
 6000 7000 getattr 4 0 0 -2 1 0 0 0
 X
 "$B" trace undump "$TMPD/miss.txt" -o "$TMPD/miss.trace" || fail "undump"
-rep=$(vbytes "$TMPD/miss.trace")
+rep=$(replay_meta_bytes "$TMPD/miss.trace") || exit 1
 [ "$rep" = $((3 * K)) ] || fail "replay with a failed lookup read $rep bytes, expected $((3 * K))"
 # A folder seen only in a failed lookup is read and scanned: /e/nosuch
 # (e: inode 16; now the last in use, table block 1 read with block 0's
@@ -73,6 +62,6 @@ rep=$(vbytes "$TMPD/miss.trace")
 # folder block: 4 KiB more, and e/nosuch no inode)
 sed -e 's|^path 4 "/d/nosuch"|path 4 "/e/nosuch"|' "$TMPD/miss.txt" >"$TMPD/miss2.txt"
 "$B" trace undump "$TMPD/miss2.txt" -o "$TMPD/miss2.trace" || fail "undump 2"
-rep=$(vbytes "$TMPD/miss2.trace")
+rep=$(replay_meta_bytes "$TMPD/miss2.trace") || exit 1
 [ "$rep" = $((5 * K)) ] || fail "replay with a failed lookup in an unseen folder read $rep bytes, expected $((5 * K))"
 exit 0

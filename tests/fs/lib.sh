@@ -128,8 +128,26 @@ print(v)
 EOF
 }
 
-# A usage error: tierfs ARGS answers with one line holding WORDS, exit 1,
-# and leaves nothing mounted.
+# Unmounts a mount that recorded $TMPD/run.trace, takes the daemon's
+# "trace ... written" line out of the log and checks the rest.
+tfs_umount_traced() {
+	tfs_umount
+	grep -v "trace $TMPD/run.trace written" "$LOG" >"$LOG.rest"
+	mv "$LOG.rest" "$LOG"
+	check_log
+}
+
+# The virtual replay of TRACE on ssd-cloud: the metadata bytes it reads
+# ($B is the tiersim program); on a failure it has said why, and the
+# caller exits: rep=$(replay_meta_bytes T) || exit 1.
+replay_meta_bytes() { # TRACE
+	"$B" replay "$1" --virtual --tier ssd-cloud --json >"$TMPD/v.json" 2>"$TMPD/v.err" ||
+		fail "virtual replay of $1: $(cat "$TMPD/v.err")"
+	python3 -c 'import json,sys
+r = [x for x in json.load(open(sys.argv[1]))["results"] if x["what"] != "recorded"][0]
+print(r.get("device_read_bytes", 0))' "$TMPD/v.json" || fail "replay JSON"
+}
+
 numbering_tree() { # the tree tests/fs/fsmeta.sh and fsrace.sh number
 	# a/ (12), a/s0 (13), its 100 files (14-113), ... a/s4 (417), its files
 	# (418-517), a-b (518), b (519), its 30 files (520-549): 549 the last
@@ -144,6 +162,8 @@ numbering_tree() { # the tree tests/fs/fsmeta.sh and fsrace.sh number
 	for f in $(seq -w 0 29); do : >"$BACKING/b/f0$f"; done
 }
 
+# A usage error: tierfs ARGS answers with one line holding WORDS, exit 1,
+# and leaves nothing mounted.
 expect_error() { # "WORDS THE LINE MUST HOLD" ARGS...
 	local want=$1 out rc
 	shift
