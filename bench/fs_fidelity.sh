@@ -179,21 +179,6 @@ else:
         b += v.size
 print(json.dumps({"epoch_s": time.monotonic() - t0, "samples": n, "bytes": b}), file=open(sys.argv[2], "w"))
 EOF
-cat >"$W/rec_reader.py" <<'EOF'
-import json, struct, sys, time
-t0 = time.monotonic()
-n = b = 0
-with open(sys.argv[1], "rb") as f:
-    while True:
-        h = f.read(8)
-        if len(h) < 8:
-            break
-        magic, lrec = struct.unpack("<II", h)
-        ln = lrec & ((1 << 29) - 1)
-        b += len(f.read((ln + 3) & ~3))
-        n += 1
-print(json.dumps({"epoch_s": time.monotonic() - t0, "samples": n, "bytes": b}), file=open(sys.argv[2], "w"))
-EOF
 cat >"$W/folder_scan.py" <<'EOF'
 import json, os, random, sys, time
 from concurrent.futures import ThreadPoolExecutor
@@ -231,7 +216,7 @@ wl_cmd() {
 	case $1 in
 	folder) echo "$PY $SRC/bench/pytorch_loader.py --root $2/jpeg --list $W/jpeg.list --mode bytes --workers 2 --batch 32 --step 0 --out $3" ;;
 	lmdb) echo "$PY $W/lmdb_cursor.py $2/lmdb/train_lmdb $3" ;;
-	rec) echo "$PY $W/rec_reader.py $2/rec/train.rec $3" ;;
+	rec) echo "$PY $SRC/bench/rec_reader.py $2/rec/train.rec $3" ;;
 	npz) echo "$PY $W/npz_reader.py $2/npz $3" ;;
 	check) echo "$PY $W/folder_scan.py $2/jpeg2/train $3" ;;
 	esac

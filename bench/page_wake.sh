@@ -74,24 +74,6 @@ if [ ! -s "$IMG" ]; then
 	"$B" disk make "$IMG.tmp" --size 512MiB --fs ext4 --from "$DATA" && mv "$IMG.tmp" "$IMG" ||
 		{ rm -f "$IMG.tmp"; die "disk make"; }
 fi
-cat >"$W/rec_reader.py" <<'PY'
-import json, resource, struct, sys, time
-r0 = resource.getrusage(resource.RUSAGE_SELF)
-t0 = time.monotonic()
-n = b = 0
-with open(sys.argv[1], "rb") as f:
-    while True:
-        h = f.read(8)
-        if len(h) < 8:
-            break
-        magic, lrec = struct.unpack("<II", h)
-        ln = lrec & ((1 << 29) - 1)
-        b += len(f.read((ln + 3) & ~3))
-        n += 1
-r1 = resource.getrusage(resource.RUSAGE_SELF)
-cpu = r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime
-print(json.dumps({"epoch_s": time.monotonic() - t0, "cpu_s": cpu, "samples": n, "bytes": b}), file=open(sys.argv[2], "w"))
-PY
 mkdir "$T" || die "cannot make the tracefs instance $T"
 echo 0 >"$T/tracing_on"
 echo 16384 >"$T/buffer_size_kb"
@@ -103,7 +85,7 @@ done
 echo 'stacktrace if prev_comm == "python3"' >"$T/events/sched/sched_switch/trigger"
 epoch() { $PY -c 'import json, sys; print(json.load(open(sys.argv[1]))["epoch_s"])' "$1"; }
 cpu() { $PY -c 'import json, sys; print(json.load(open(sys.argv[1]))["cpu_s"])' "$1"; }
-job() { "${RT[@]}" "$B" disk run "$MNT" --cache "${1:-cold}" -- $PY "$W/rec_reader.py" "$MNT/rec/train.rec" "$W/out.json"; }
+job() { "${RT[@]}" "$B" disk run "$MNT" --cache "${1:-cold}" -- $PY "$SRC/bench/rec_reader.py" "$MNT/rec/train.rec" "$W/out.json"; }
 echo "== $TIER, $REPS runs, ${RT[*]:-no chrt}; $(date -u +%T), $(bench_load)"
 "$B" disk mount "$IMG" "$MNT" --tier "$TIER" --mem 4GiB >/dev/null || die "disk mount"
 dcpu=()
