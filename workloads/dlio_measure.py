@@ -41,7 +41,7 @@
 #                              same work each tick, so its CPU moves with the
 #                              host's speed alone
 #   dlio_measure.py rest DIR   the lines after the sets' below (step,
-#                              start, gc) alone: `tiersim hosts measure`
+#                              collate, start, gc) alone: `tiersim hosts measure`
 #                              reads each set in a process of its own
 #                              (read DIR SET, as a probe does, so that a
 #                              probe and the measurement it is held against
@@ -67,6 +67,11 @@
 #                              (pin_memory, persistent workers, batches of the
 #                              resized image read_index returns):
 #                                step MODEL BATCH RESIZE STEPS NS_TOTAL
+#                              then a worker's end of a batch of each shape
+#                              (default_collate of the resized images and
+#                              ForkingPickler's copy into shared memory),
+#                              the thread's CPU per batch:
+#                                collate MODEL BATCH SAMPLE_BYTES NS
 #                              then, per number of workers W, DLIO's
 #                              DataLoader starting (iter() to its first
 #                              batch, wall time): DLIO's TorchDataset
@@ -231,6 +236,33 @@ def steps():
                                                    torch.__version__), flush=True)
 
 
+COLLATE_REPEATS = 6
+
+
+def collate():
+    # A DataLoader worker at its batch's end (torch's _worker_loop): the
+    # fetcher's default_collate stacks the batch's samples (DLIO 2.0.0's
+    # resized_image each) and the worker's queue pickles the result with
+    # ForkingPickler, which copies the tensor's storage into shared memory:
+    # the thread's CPU per batch of each STEPS shape, fresh memory each time
+    # as a worker's is
+    import io
+    from multiprocessing.reduction import ForkingPickler
+    from torch.utils.data import default_collate
+    for model, batch, resize, workers in STEPS:
+        side = int(math.sqrt(resize))
+        image = np.random.randint(255, size=(side, side), dtype=np.uint8)
+        ns = 0
+        for i in range(COLLATE_REPEATS + 1):
+            t0 = time.thread_time_ns()
+            b = default_collate([image] * batch)
+            ForkingPickler(io.BytesIO()).dump(b)
+            if i:  # the first warms the allocator and the modules
+                ns += time.thread_time_ns() - t0
+            del b
+        print("collate %s %d %d %d" % (model, batch, side * side, ns // COLLATE_REPEATS), flush=True)
+
+
 # read_threads of the loaders timed starting: a line through them
 START_WORKERS = (1, 2, 4, 8)
 
@@ -360,6 +392,7 @@ def main():
         from dlio_benchmark.utils.utility import DLIOMPI
         DLIOMPI.get_instance().set_parent_values(0, 1)  # as readers() sets them
         steps()
+        collate()
         starts(sys.argv[2])
         worker_gc()
         return
@@ -374,6 +407,7 @@ def main():
     else:
         readers(sys.argv[2])
         steps()
+        collate()
         starts(sys.argv[2])
         worker_gc()
 
