@@ -573,8 +573,9 @@ static void fit(const struct round *rd, unsigned n, double base, double base_mib
 		double ms = s->bytes / 1048576.0, ml = l->bytes / 1048576.0;
 		b[i] = (ol - os) / (ml - ms);
 		a[i] = os - b[i] * ms;
-		/* this round's npz work at the base's size against the base's */
-		double here = a[i] + b[i] * base_mib;
+		/* this round's npz work at the base's size against the base's,
+		 * which holds the batch's collation per sample (measured so) */
+		double here = a[i] + b[i] * base_mib + cm[i] * set_collate_bytes[S_NPZ_S] / 1048576.0;
 		sp[i] = base > 0 && here > 0 ? base / here : 0;
 		double oj = g->dlio_ns - g->chain_ns - (a[i] + b[i] * g->bytes / 1048576.0);
 		j[i] = g->pixels > 0 ? oj / (g->pixels / 1e6) : 0;

@@ -2394,6 +2394,7 @@ int ts_dlio_run(const struct ts_dlio_opts *o, struct ts_dlio_outcome *oc, char *
 		.jpeg_per_mpix = E.cpu.jpeg_per_mpix, .step_ns = (double)E.cpu.step_ns,
 		.request_ns = E.cpu.req_ns, .daemon_ns = E.cpu.daemon_ns, .wait_ns = E.cpu.wait_ns,
 		.run_ns = E.cpu.run_ns, .start_ns = E.cpu.start_ns, .restart_ns = E.cpu.restart_ns,
+		.collate_ns = E.cpu.collate_ns,
 		.vcpus = E.cpu.vcpus };
 	if (o->host && !strncmp(o->host, TS_HOST_THIS, strcspn(o->host, "/")) &&
 	    strcspn(o->host, "/") == strlen(TS_HOST_THIS) &&
