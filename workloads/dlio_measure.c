@@ -75,8 +75,9 @@ struct round {
 	unsigned nstart;
 	double gc_ns, gc_objects; /* a forked worker's first full collection */
 	/* a worker's end of a batch (default_collate and the copy into shared
-	 * memory), both STEPS shapes together: ns and the batches' MiB */
-	double collate_ns, collate_mib;
+	 * memory) at each COLLATES shape: ns per sample and the sample's MiB
+	 * (0: not seen) */
+	double collate_ns[2], collate_mib[2];
 };
 
 /* The worker's sample its first full collection comes with: DLIO 2.0.0's
@@ -458,8 +459,13 @@ static int round_run(struct ctx *c, struct round *r)
 				}
 		} else if (sscanf(line, "collate %31s %lf %lf %lf", name, &batch, &bytes, &ns) == 4 &&
 			   batch > 0 && bytes > 0 && ns > 0) {
-			r->collate_ns += ns;
-			r->collate_mib += batch * bytes / 1048576.0;
+			/* dlio_measure.py's COLLATES: unet3d's few large
+			 * samples, resnet50's many small ones */
+			int m = !strcmp(name, "unet3d") ? 0 : !strcmp(name, "resnet50") ? 1 : -1;
+			if (m >= 0) {
+				r->collate_ns[m] = ns / batch;
+				r->collate_mib[m] = bytes / 1048576.0;
+			}
 		} else if (sscanf(line, "gc %lf %lf", &ns, &files) == 2 && ns > 0) {
 			r->gc_ns = ns;
 			r->gc_objects = files;
@@ -553,15 +559,26 @@ static void fit(const struct round *rd, unsigned n, double base, double base_mib
 		dq[MAXROUNDS], dqm[MAXROUNDS],
 		su[MAXROUNDS], sr[MAXROUNDS], ha[MAXROUNDS], hb[MAXROUNDS], pa[MAXROUNDS],
 		pb[MAXROUNDS], s1a[MAXROUNDS], s1b[MAXROUNDS], s2a[MAXROUNDS], s2b[MAXROUNDS],
-		gcn[MAXROUNDS], go[MAXROUNDS], cm[MAXROUNDS];
+		gcn[MAXROUNDS], go[MAXROUNDS], cs[MAXROUNDS], cm[MAXROUNDS];
 	for (unsigned i = 0; i < n; i++) {
 		/* each set's workers collated its batches (the resized images
 		 * of set_collate_bytes): that part is the batch's, charged at its
-		 * end (dlio_collate_ns_per_mib), not the sample's */
+		 * end (dlio_collate_ns + dlio_collate_ns_per_mib x the sample's
+		 * MiB, a line through the two COLLATES shapes), not the sample's */
 		struct round x = rd[i];
-		cm[i] = x.collate_mib > 0 ? x.collate_ns / x.collate_mib : 0;
+		const double *cn = x.collate_ns, *cb = x.collate_mib;
+		if (cb[0] > 0 && cb[1] > 0 && cb[0] != cb[1]) {
+			cm[i] = (cn[0] - cn[1]) / (cb[0] - cb[1]);
+			cs[i] = cn[1] - cm[i] * cb[1];
+			if (cs[i] < 0) { /* no constant to be seen: through 0 */
+				cs[i] = 0;
+				cm[i] = (cn[0] + cn[1]) / (cb[0] + cb[1]);
+			}
+		} else {
+			cs[i] = cm[i] = 0;
+		}
 		for (int k = 0; k < NSETS; k++)
-			x.s[k].dlio_ns -= cm[i] * set_collate_bytes[k] / 1048576.0;
+			x.s[k].dlio_ns -= cs[i] + cm[i] * set_collate_bytes[k] / 1048576.0;
 		line_fit(x.start_w, x.start1, x.nstart, &s1a[i], &s1b[i]);
 		line_fit(x.start_w, x.start2, x.nstart, &s2a[i], &s2b[i]);
 		own_line(&x.s[S_H5_S], &x.s[S_H5_L], &ha[i], &hb[i]);
@@ -575,7 +592,8 @@ static void fit(const struct round *rd, unsigned n, double base, double base_mib
 		a[i] = os - b[i] * ms;
 		/* this round's npz work at the base's size against the base's,
 		 * which holds the batch's collation per sample (measured so) */
-		double here = a[i] + b[i] * base_mib + cm[i] * set_collate_bytes[S_NPZ_S] / 1048576.0;
+		double here = a[i] + b[i] * base_mib + cs[i] +
+			      cm[i] * set_collate_bytes[S_NPZ_S] / 1048576.0;
 		sp[i] = base > 0 && here > 0 ? base / here : 0;
 		double oj = g->dlio_ns - g->chain_ns - (a[i] + b[i] * g->bytes / 1048576.0);
 		j[i] = g->pixels > 0 ? oj / (g->pixels / 1e6) : 0;
@@ -612,6 +630,7 @@ static void fit(const struct round *rd, unsigned n, double base, double base_mib
 	r->restart_ns_per_worker = spread(s2b, n);
 	r->worker_gc_ns = spread(gcn, n);
 	r->gc_objects = spread(go, n).v;
+	r->collate_ns = spread(cs, n);
 	r->collate_ns_per_mib = spread(cm, n);
 	if (base > 0)
 		r->speed = spread(sp, n);
@@ -783,12 +802,16 @@ static int write_profile(const struct ctx *c, const struct round *rd, unsigned n
 		 "CPU: each DataLoader worker's once, copying and traversing the heap it inherited",
 		 r->gc_objects);
 	num(f, "dlio_worker_gc_ns", &r->worker_gc_ns, what, src);
-	if (r->collate_ns_per_mib.v > 0)
-		num(f, "dlio_collate_ns_per_mib", &r->collate_ns_per_mib,
+	if (r->collate_ns_per_mib.v > 0) {
+		num(f, "dlio_collate_ns", &r->collate_ns,
 		    "a DataLoader worker's end of a batch, default_collate of the resized images and "
-		    "ForkingPickler's copy into shared memory, the thread's CPU per MiB of the batch "
-		    "(unet3d's 7 x 1448 x 1448 and resnet50's 400 x 387 x 387 together); the sets' "
-		    "per-sample figures are without it", src);
+		    "ForkingPickler's copy into shared memory, the thread's CPU per sample of the "
+		    "batch besides dlio_collate_ns_per_mib: the line through unet3d's 7 x 2896 x 2896 "
+		    "and resnet50's 400 x 387 x 387; the sets' per-sample figures are without it",
+		    src);
+		num(f, "dlio_collate_ns_per_mib", &r->collate_ns_per_mib,
+		    "the same line's slope, per MiB of the batch", src);
+	}
 	fprintf(f, "  dlio_worker_gc_samples = { %d, \"measured\", \"bench/dlio_worker_split.py in "
 		   "DLIO 2.0.0's own run through tierfs (2026-12-03, resnet50's npz shape: 4,000 "
 		   "files, batch 400, 8 workers, 1 rank): each worker's first full collection came "

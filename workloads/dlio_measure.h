@@ -102,8 +102,9 @@ struct ts_dlio_measure_result {
 	struct ts_dlio_measured start_ns, start_ns_per_worker, restart_ns, restart_ns_per_worker;
 	/* a forked worker's first full collection, ns; the objects tracked */
 	struct ts_dlio_measured worker_gc_ns;
-	/* a worker's end of a batch per MiB of it (dlio_collate_ns_per_mib) */
-	struct ts_dlio_measured collate_ns_per_mib;
+	/* a worker's end of a batch per sample and per MiB of it
+	 * (dlio_collate_ns, dlio_collate_ns_per_mib) */
+	struct ts_dlio_measured collate_ns, collate_ns_per_mib;
 	double gc_objects;
 	/* with opts.from: this machine's per-core speed against that host,
 	 * its DLIO npz work per sample at the 112 KiB sample's size

@@ -278,8 +278,8 @@ static int cpu_resolve(const struct ts_dlio_opts *o, const struct ts_dlio_worklo
 		if (!strcmp(w->data_loader, "pytorch")) {
 			double side = floor(sqrt(w->record_length_resize > 0 ? w->record_length_resize
 									    : w->record_length));
-			c->collate_ns = hd.collate_ns_per_mib * (double)w->batch_size * side * side /
-					1048576.0;
+			c->collate_ns = (double)w->batch_size *
+					(hd.collate_ns + hd.collate_ns_per_mib * side * side / 1048576.0);
 		}
 	}
 	/* The workers' first full collection comes with the sample
