@@ -329,7 +329,9 @@ j50-1-ssd j50 1 ssd-cloud
 h50-1-ssd h50 1 ssd-cloud
 p50-1-ssd p50 1 ssd-cloud
 u64-2-essd u64 2 essd-pl0
-h50-1-essd h50 1 essd-pl1"
+h50-1-essd h50 1 essd-pl1
+u168-4-ssd u168 4 ssd-cloud
+r50-2-essd r50 2 essd-pl1"
 
 mpi=(mpirun --allow-run-as-root --oversubscribe --bind-to none -q)
 # (mpirun forwards stdin to rank 0: every run below reads /dev/null, not the table)
@@ -711,10 +713,11 @@ s = open(sys.argv[1]).read(); j = json.loads(s[s.index("{"):])
 h, c = j.get("host") or "none", j.get("host_costs")
 if not c:
     print(h); sys.exit()
-print("%s: %.0f us + %.0f us/MiB a sample%s, step %.2f ms, requests %.1f us + daemon %.1f us, wait %.1f us, DLIO run +%.1f us%s" % (
+print("%s: %.0f us + %.0f us/MiB a sample%s, step %.2f ms, requests %.1f us + daemon %.1f us, wait %.1f us, DLIO run +%.1f us, collate %.1f ms a batch%s" % (
     h, c["sample_us"], c["sample_us_per_mib"],
     " + %.0f us/Mpixel" % c["jpeg_us_per_mpix"] if c["jpeg_us_per_mpix"] else "",
     c["step_us"] / 1e3, c["request_us"], c["daemon_us"], c["wait_us"], c["run_request_us"],
+    c.get("collate_ms", 0),
     " (%s)" % c["file"] if c["file"] else ""))' "$1" 2>/dev/null || echo "- (unreadable JSON)"
 }
 

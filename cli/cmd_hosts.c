@@ -43,7 +43,7 @@ static const struct ts_cmdline hosts_cmdline = {
 
 struct measure_args {
 	char *venv, *out, *dir, *tier, *from, *probe;
-	uint64_t repeats;
+	uint64_t repeats, chain_readers;
 	bool quiet;
 };
 
@@ -74,12 +74,17 @@ static const struct ts_opt measure_opts[] = {
 	  "reader per sample less tiersim's chain, as a full round has it, and print it; no "
 	  "steps, starts or profile (a measurement short enough to repeat between runs)",
 	  "SET", 0 },
+	{ "chain-readers", TS_OPT_U64, offsetof(struct measure_args, chain_readers), "0", 0, 64, "",
+	  "tiersim's chains of a set read by N processes at once (0: the set's read_threads, "
+	  "8 for the 112 KiB sets, 4 for the large ones, as DLIO's loader reads them; 1: one "
+	  "chain at a time)", "N", 0 },
 	{ NULL },
 };
 
 static const struct ts_cmdline measure_cmdline = {
 	.name = "hosts measure",
 	.synopsis = "--venv DIR [--out FILE] [--tier T] [--dir DIR] [--repeats N] [--from H]\n"
+		    "       [--chain-readers N]\n"
 		    "       tiersim hosts measure --venv DIR --probe SET [--tier T] [--repeats N]",
 	.about = "Measures DLIO's own CPU on this machine and writes it as the host profile\n"
 		 "this-machine ('tiersim dlio --host this-machine'): DLIO 2.0.0's NPZReader and\n"
@@ -118,7 +123,8 @@ static int hosts_measure(int argc, char **argv)
 	ts_interrupt_install();
 	struct ts_dlio_measure_opts mo = { .venv = venv, .out = o.out, .dir = o.dir,
 					   .tier = o.tier, .repeats = (unsigned)o.repeats, .quiet = o.quiet,
-					   .from = o.from, .probe = o.probe };
+					   .from = o.from, .probe = o.probe,
+					   .chain_readers = (unsigned)o.chain_readers };
 	struct ts_dlio_measure_result r;
 	char err[2048];
 	rc = ts_dlio_measure(&mo, &r, err, sizeof(err));

@@ -100,6 +100,12 @@ enum ts_host_field {
 	 * hand-off through the worker's queue */
 	TS_HF_LOADER_SAMPLE,  /* loader_sample_ns: per sample */
 	TS_HF_LOADER_BATCH,   /* loader_batch_ns: ... plus per batch */
+	/* a DLIO DataLoader worker at its batch's end: default_collate of the
+	 * batch's samples (DLIO 2.0.0's resized images) and the copy into
+	 * shared memory that hands it over: per sample, plus per MiB of the
+	 * batch */
+	TS_HF_DLIO_COLLATE,   /* dlio_collate_ns_per_mib */
+	TS_HF_DLIO_COLLATE_S, /* dlio_collate_ns */
 	TS_HF_NR,
 };
 
@@ -177,6 +183,10 @@ struct ts_host_dlio {
 	/* per request of a DataLoader worker's chain, the daemon's CPU in
 	 * DLIO's own run beyond request_daemon_ns (0: none) */
 	double run_request_ns;
+	/* a worker at its batch's end, per sample and per MiB of the batch's
+	 * samples as DLIO collates them (0: none apart, inside the per-sample
+	 * lines) */
+	double collate_ns, collate_ns_per_mib;
 };
 /* @spec's DLIO costs at @end of their ranges for a workload of @model
  * and dataset @format (either may be NULL): its step cost is

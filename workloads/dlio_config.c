@@ -35,6 +35,9 @@ const struct ts_opt ts_dlio_opts[] = {
 	  "bytes", "mean bytes per sample" },
 	{ "dataset.record_length_stdev", TS_OPT_DOUBLE, OFF(record_length_stdev), "0", 0,
 	  2147483647.0, "bytes", "" },
+	{ "dataset.record_length_resize", TS_OPT_DOUBLE, OFF(record_length_resize), "0", 0,
+	  2147483647.0, "bytes",
+	  "the image a PyTorch sample hands over, DLIO 2.0.0's resized_image (0: record_length)" },
 	{ "dataset.compression", TS_OPT_STR, OFF(compression), "none", 0, 0, "",
 	  "none (DLIO's gzip, zip, ... are refused)" },
 	{ "dataset.enable_chunking", TS_OPT_BOOL, OFF(enable_chunking), "false", 0, 0, "",
@@ -80,7 +83,7 @@ static const struct {
 static const char *const unmodeled[] = {
 	"workflow.", "checkpoint.", "profiling.", "output.", "evaluation.", "model.",
 	"dataset.data_folder", "dataset.num_files_eval", "dataset.file_prefix",
-	"dataset.record_length_resize", "dataset.record_length_bytes_resize",
+	"dataset.record_length_bytes_resize",
 	"dataset.chunk_size", "dataset.compression_level",
 	"dataset.num_subfolders_train", "dataset.num_subfolders_eval", "reader.batch_size_eval",
 	"reader.dont_use_mmap", "reader.file_access", "train.epoch",

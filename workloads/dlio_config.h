@@ -30,6 +30,10 @@ struct ts_dlio_workload {
 	uint64_t num_samples_per_file;
 	double record_length;	 /* bytes (record_length or record_length_bytes) */
 	double record_length_stdev;
+	/* the array each PyTorch sample hands over, DLIO 2.0.0's resized_image:
+	 * side int(sqrt(this)), uint8 (0: record_length's; record_length_
+	 * bytes_resize, which unet3d's files name, 2.0.0 does not read) */
+	double record_length_resize;
 	char *compression;	 /* none: what tiersim writes */
 	bool enable_chunking;	 /* hdf5: refused (DLIO 2.0.0's generator fails) */
 	/* reader */

@@ -358,6 +358,7 @@ struct vworker {
 	 * start. */
 	uint64_t daemon_left, dpieces;
 	bool owed;	   /* the request that ended owes its share */
+	bool collated;	   /* its batch read, being collated (collate_ns) */
 	uint64_t read;	   /* samples it has read this run (its epochs together) */
 	struct ts_chain_req *chain;
 	size_t cap;
@@ -607,13 +608,21 @@ static int vw_event(struct vl *v, struct vworker *w, uint64_t t)
 			w->cpu_left = 0;
 			return ts_evq_push(&v->q, cores_run(&v->cores, t, ns), v->tie++, w);
 		}
-		v->r->samples++;
-		if (++w->pos < v->c->batch) {
-			int rc = vw_sample(v, w);
-			if (rc)
-				return rc;
-			continue;
+		if (!w->collated) {
+			v->r->samples++;
+			if (++w->pos < v->c->batch) {
+				int rc = vw_sample(v, w);
+				if (rc)
+					return rc;
+				continue;
+			}
+			/* the batch collated and handed over (collate_ns) */
+			w->collated = true;
+			if (v->c->collate_ns)
+				return ts_evq_push(&v->q, cores_run(&v->cores, t, v->c->collate_ns),
+						   v->tie++, w);
 		}
+		w->collated = false;
 		struct vrank *r = &v->rk[w->k];
 		r->ready[w->batch] = t;
 		if (w->batch == 0) /* the epoch's first: later by the ranks' spread */
@@ -1424,6 +1433,8 @@ static void *r_worker(void *arg)
 		int rc = 0;
 		for (uint64_t pos = 0; !rc && pos < L->c->batch; pos++)
 			rc = r_sample(w, feed_sample(&L->p, w->k, j, pos));
+		if (!rc && L->c->collate_ns) /* the batch collated and handed over */
+			spend_cpu(L->c->collate_ns);
 		pthread_mutex_lock(&L->mu);
 		if (rc) {
 			L->stop = true;

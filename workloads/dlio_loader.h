@@ -111,6 +111,17 @@ struct ts_dl_cfg {
 	 * worker_gc_at-th sample of the run (counted over its epochs, its
 	 * workers persisting) in both clocks; 0: none */
 	uint64_t worker_gc_ns, worker_gc_at;
+	/* A worker's batch, once its last sample is read: torch's
+	 * default_collate stacks the batch's arrays (DLIO 2.0.0's
+	 * resized_image each) and the worker's queue copies the result into
+	 * shared memory to hand it over, collate_ns of CPU before the batch
+	 * is ready, on a core where the host's cores are counted (virtual
+	 * time), busy on the worker's thread (real time). Workers that end
+	 * their batches together collate together: on a host with fewer cores
+	 * than such workers the batches wait for each other there, where the
+	 * same CPU spread over the samples would run beside the reads' waits.
+	 * 0: none (then inside the per-sample figures) */
+	uint64_t collate_ns;
 	/* The ranks' first batches of an epoch do not come together: DLIO's
 	 * workers reading side by side end their batches spread about their
 	 * mean (Python, the host's scheduling: a sample standard deviation of

@@ -40,6 +40,17 @@ static const char *const set_ext[NSETS] = { ".npz", ".npz", ".jpeg", ".hdf5", ".
 static const enum ts_chain_fmt set_fmt[NSETS] = { TS_CHAIN_NPZ, TS_CHAIN_NPZ, TS_CHAIN_JPEG,
 						  TS_CHAIN_HDF5, TS_CHAIN_HDF5, TS_CHAIN_PNG,
 						  TS_CHAIN_PNG };
+/* The readers of each set at once: its read_threads in dlio_measure.py's
+ * SETS (DLIO's DataLoader workers), so that tiersim's chains are read as
+ * DLIO's loader and tiersim's own read them. */
+static const unsigned set_readers[NSETS] = { 8, 4, 8, 8, 4, 8, 4 };
+/* ... and the array each sample hands over, which its worker collates at
+ * the batch's end: DLIO's resized_image, int(sqrt(record_length_resize))
+ * squared, of the SETS' resize (150,528 and 2,097,152) */
+static const double set_collate_bytes[NSETS] = { 387.0 * 387, 1448.0 * 1448, 387.0 * 387,
+						 387.0 * 387, 1448.0 * 1448, 387.0 * 387,
+						 1448.0 * 1448 };
+#define MAXREADERS 64
 #define MAXROUNDS 15
 #define MAXSTARTS 8 /* the loaders timed starting, per round (dlio_measure.py) */
 
@@ -52,6 +63,7 @@ struct round_set {
 	double chain_ns, daemon_ns; /* tiersim's reader thread; the tierfs daemon */
 	double requests, read_mib; /* the chain's requests and what it reads */
 	double dreqs;		   /* ... of them those that reach the daemon */
+	double readers;		   /* the chains read at once */
 };
 
 struct round {
@@ -62,6 +74,10 @@ struct round {
 	double start_w[MAXSTARTS], start1[MAXSTARTS], start2[MAXSTARTS];
 	unsigned nstart;
 	double gc_ns, gc_objects; /* a forked worker's first full collection */
+	/* a worker's end of a batch (default_collate and the copy into shared
+	 * memory) at each COLLATES shape: ns per sample and the sample's MiB
+	 * (0: not seen) */
+	double collate_ns[2], collate_mib[2];
 };
 
 /* The worker's sample its first full collection comes with: DLIO 2.0.0's
@@ -192,30 +208,28 @@ static double daemon_ns(pid_t pid)
 	return sum;
 }
 
-/* tiersim's chain of each file of set @k through the mount, as the DLIO
- * loader's real time issues it (workloads/dlio_loader.c, r_sample). */
-static int chains(struct ctx *c, int k, struct round_set *rs)
+/* One reader's share of tiersim's chains (struct chain_part), or its
+ * failure: what it read and the CPU its thread spent. */
+struct chain_part {
+	int rc;
+	double ns, files, reqs, dreqs, bytes;
+};
+
+/* Reader @p of @np: tiersim's chain of every @np-th file of set @k in
+ * @dir (@names, from the @p-th), as the DLIO loader's real time issues it
+ * (workloads/dlio_loader.c, r_sample), into *@cp. */
+static void chain_part(const struct round_set *rs, int k, const char *dir, char **names, size_t n,
+		       size_t p, size_t np, struct chain_part *cp, char *path, size_t pathlen)
 {
-	char dir[4300], path[4400];
-	snprintf(dir, sizeof(dir), "%s/%s", c->mnt, set_name[k]);
-	char **names;
-	size_t n;
-	int rc = ts_dir_names(AT_FDCWD, dir, TS_DIR_NO_DOT, &names, &n);
-	if (rc) {
-		snprintf(c->err, c->errlen, "%s: %s", dir, strerror(-rc));
-		return rc;
-	}
 	struct ts_chain_req *q = NULL;
-	size_t cap = 0, files = 0;
+	size_t cap = 0;
 	uint8_t *buf = NULL;
 	size_t bufcap = 0;
-	double reqs = 0, dreqs = 0, bytes = 0, d0 = daemon_ns(c->daemon);
+	int rc = 0;
+	*cp = (struct chain_part){ 0 };
 	uint64_t t0 = thread_ns();
-	for (size_t i = 0; i < n && !rc; i++) {
-		size_t el = strlen(set_ext[k]), nl = strlen(names[i]);
-		if (nl < el || strcmp(names[i] + nl - el, set_ext[k]))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+	for (size_t i = p; i < n && !rc; i += np) {
+		snprintf(path, pathlen, "%s/%s", dir, names[i]);
 		struct stat st;
 		if (stat(path, &st)) {
 			rc = -errno;
@@ -245,11 +259,11 @@ static int chains(struct ctx *c, int k, struct round_set *rs)
 		}
 		int fd = -1;
 		bool walked = false;
-		dreqs += (double)ts_dl_chain_daemon_reqs(q, m);
+		cp->dreqs += (double)ts_dl_chain_daemon_reqs(q, m);
 		for (size_t j = 0; j < m && !rc; j++) {
 			/* a walk is inside the call by path that follows it
 			 * (workloads/dlio_loader.c counts it so) */
-			reqs += q[j].op != TS_CHAIN_WALK;
+			cp->reqs += q[j].op != TS_CHAIN_WALK;
 			switch (q[j].op) {
 			case TS_CHAIN_WALK:
 				walked = true;
@@ -278,7 +292,7 @@ static int chains(struct ctx *c, int k, struct round_set *rs)
 				}
 				if (pread(fd, buf, q[j].len, (off_t)q[j].off) < 0)
 					rc = -errno;
-				bytes += (double)q[j].len;
+				cp->bytes += (double)q[j].len;
 				break;
 			case TS_CHAIN_CLOSE:
 				close(fd);
@@ -289,26 +303,122 @@ static int chains(struct ctx *c, int k, struct round_set *rs)
 		}
 		if (fd >= 0)
 			close(fd);
-		files++;
+		cp->files++;
 	}
-	uint64_t t1 = thread_ns();
-	double d1 = daemon_ns(c->daemon);
-	ts_dir_names_free(names, n);
+	cp->ns = (double)(thread_ns() - t0);
+	cp->rc = rc;
 	free(q);
 	free(buf);
+}
+
+/* tiersim's chains of set @k through the mount, read as DLIO's loader
+ * reads the set: by set_readers[k] processes at once (the set's
+ * read_threads, workloads/dlio_measure.py's SETS), each every
+ * set_readers[k]-th file, one chain after another, released together;
+ * the chain's CPU per file is the sum of the readers' threads' over the
+ * files. One reader alone spent about half what each of eight at once
+ * spends a request here (5.6 against 11 us, 2026-12-06): the system
+ * calls of readers sharing two cores cost more than those of one. */
+static int chains(struct ctx *c, int k, struct round_set *rs)
+{
+	char dir[4300], path[4400];
+	snprintf(dir, sizeof(dir), "%s/%s", c->mnt, set_name[k]);
+	char **names;
+	size_t n, kept = 0;
+	int rc = ts_dir_names(AT_FDCWD, dir, TS_DIR_NO_DOT, &names, &n);
+	if (rc) {
+		snprintf(c->err, c->errlen, "%s: %s", dir, strerror(-rc));
+		return rc;
+	}
+	for (size_t i = 0; i < n; i++) { /* the set's files, in name order */
+		size_t el = strlen(set_ext[k]), nl = strlen(names[i]);
+		if (nl >= el && !strcmp(names[i] + nl - el, set_ext[k]))
+			names[kept++] = names[i];
+		else
+			free(names[i]);
+	}
+	size_t np = TS_MIN(TS_MIN(c->o->chain_readers ? c->o->chain_readers : set_readers[k], kept),
+			   MAXREADERS);
+	struct chain_part sum = { 0 }, part;
+	pid_t pid[MAXREADERS];
+	int go[2] = { -1, -1 }, back[2] = { -1, -1 };
+	size_t started = 0;
+	double d0 = 0, d1 = 0;
+	snprintf(path, sizeof(path), "%s", dir);
+	if (!np) {
+		rc = -ENOENT;
+		goto out;
+	}
+	if (pipe2(go, O_CLOEXEC) || pipe2(back, O_CLOEXEC)) {
+		rc = -errno;
+		goto out;
+	}
+	for (; started < np; started++) {
+		pid_t f = fork();
+		if (f < 0) {
+			rc = -errno;
+			break;
+		}
+		if (!f) { /* a reader: waits for the others, reads its share, says it */
+			char b;
+			close(go[1]);
+			close(back[0]);
+			if (read(go[0], &b, 1) < 0)
+				_exit(1);
+			chain_part(rs, k, dir, names, kept, started, np, &part, path, sizeof(path));
+			_exit(write(back[1], &part, sizeof(part)) == (ssize_t)sizeof(part) ? 0 : 1);
+		}
+		pid[started] = f;
+	}
+	close(back[1]);
+	back[1] = -1;
+	d0 = daemon_ns(c->daemon);
+	close(go[1]); /* every reader starts */
+	go[1] = -1;
+	for (size_t i = 0; i < started; i++) {
+		ssize_t got = read(back[0], &part, sizeof(part));
+		if (got != (ssize_t)sizeof(part)) {
+			rc = rc ? rc : -EPIPE;
+			break;
+		}
+		if (part.rc && !rc)
+			rc = part.rc;
+		sum.ns += part.ns;
+		sum.files += part.files;
+		sum.reqs += part.reqs;
+		sum.dreqs += part.dreqs;
+		sum.bytes += part.bytes;
+	}
+	for (size_t i = 0; i < started; i++) {
+		int st;
+		while (waitpid(pid[i], &st, 0) < 0 && errno == EINTR)
+			;
+		if (!rc && !(WIFEXITED(st) && !WEXITSTATUS(st)))
+			rc = -ECHILD;
+	}
+	d1 = daemon_ns(c->daemon);
+out:
+	for (int i = 0; i < 2; i++) {
+		if (go[i] >= 0)
+			close(go[i]);
+		if (back[i] >= 0)
+			close(back[i]);
+	}
+	ts_dir_names_free(names, kept);
 	if (rc) {
 		snprintf(c->err, c->errlen, "%s: %s", path, strerror(-rc));
 		return rc;
 	}
-	if (!files) {
+	if (!sum.files) {
 		snprintf(c->err, c->errlen, "%s: no %s files", dir, set_ext[k]);
 		return -ENOENT;
 	}
-	rs->chain_ns = (double)(t1 - t0) / (double)files;
-	rs->daemon_ns = (d1 - d0) / (double)files;
-	rs->requests = reqs / (double)files;
-	rs->dreqs = dreqs / (double)files;
-	rs->read_mib = bytes / (double)files / 1048576.0;
+	rs->chain_ns = sum.ns / sum.files;
+	rs->daemon_ns = (d1 - d0) / sum.files;
+	rs->requests = sum.reqs / sum.files;
+	rs->dreqs = sum.dreqs / sum.files;
+	rs->read_mib = sum.bytes / sum.files / 1048576.0;
+	rs->readers = (double)np;
 	return 0;
 }
 
@@ -347,6 +457,15 @@ static int round_run(struct ctx *c, struct round *r)
 					r->s[k].data_off = off;
 					seen |= 1u << k;
 				}
+		} else if (sscanf(line, "collate %31s %lf %lf %lf", name, &batch, &bytes, &ns) == 4 &&
+			   batch > 0 && bytes > 0 && ns > 0) {
+			/* dlio_measure.py's COLLATES: unet3d's few large
+			 * samples, resnet50's many small ones */
+			int m = !strcmp(name, "unet3d") ? 0 : !strcmp(name, "resnet50") ? 1 : -1;
+			if (m >= 0) {
+				r->collate_ns[m] = ns / batch;
+				r->collate_mib[m] = bytes / 1048576.0;
+			}
 		} else if (sscanf(line, "gc %lf %lf", &ns, &files) == 2 && ns > 0) {
 			r->gc_ns = ns;
 			r->gc_objects = files;
@@ -440,21 +559,41 @@ static void fit(const struct round *rd, unsigned n, double base, double base_mib
 		dq[MAXROUNDS], dqm[MAXROUNDS],
 		su[MAXROUNDS], sr[MAXROUNDS], ha[MAXROUNDS], hb[MAXROUNDS], pa[MAXROUNDS],
 		pb[MAXROUNDS], s1a[MAXROUNDS], s1b[MAXROUNDS], s2a[MAXROUNDS], s2b[MAXROUNDS],
-		gcn[MAXROUNDS], go[MAXROUNDS];
+		gcn[MAXROUNDS], go[MAXROUNDS], cs[MAXROUNDS], cm[MAXROUNDS];
 	for (unsigned i = 0; i < n; i++) {
-		line_fit(rd[i].start_w, rd[i].start1, rd[i].nstart, &s1a[i], &s1b[i]);
-		line_fit(rd[i].start_w, rd[i].start2, rd[i].nstart, &s2a[i], &s2b[i]);
-		own_line(&rd[i].s[S_H5_S], &rd[i].s[S_H5_L], &ha[i], &hb[i]);
-		own_line(&rd[i].s[S_PNG_S], &rd[i].s[S_PNG_L], &pa[i], &pb[i]);
-		const struct round_set *s = &rd[i].s[S_NPZ_S], *l = &rd[i].s[S_NPZ_L],
-				       *g = &rd[i].s[S_JPEG];
+		/* each set's workers collated its batches (the resized images
+		 * of set_collate_bytes): that part is the batch's, charged at its
+		 * end (dlio_collate_ns + dlio_collate_ns_per_mib x the sample's
+		 * MiB, a line through the two COLLATES shapes), not the sample's */
+		struct round x = rd[i];
+		const double *cn = x.collate_ns, *cb = x.collate_mib;
+		if (cb[0] > 0 && cb[1] > 0 && cb[0] != cb[1]) {
+			cm[i] = (cn[0] - cn[1]) / (cb[0] - cb[1]);
+			cs[i] = cn[1] - cm[i] * cb[1];
+			if (cs[i] < 0) { /* no constant to be seen: through 0 */
+				cs[i] = 0;
+				cm[i] = (cn[0] + cn[1]) / (cb[0] + cb[1]);
+			}
+		} else {
+			cs[i] = cm[i] = 0;
+		}
+		for (int k = 0; k < NSETS; k++)
+			x.s[k].dlio_ns -= cs[i] + cm[i] * set_collate_bytes[k] / 1048576.0;
+		line_fit(x.start_w, x.start1, x.nstart, &s1a[i], &s1b[i]);
+		line_fit(x.start_w, x.start2, x.nstart, &s2a[i], &s2b[i]);
+		own_line(&x.s[S_H5_S], &x.s[S_H5_L], &ha[i], &hb[i]);
+		own_line(&x.s[S_PNG_S], &x.s[S_PNG_L], &pa[i], &pb[i]);
+		const struct round_set *s = &x.s[S_NPZ_S], *l = &x.s[S_NPZ_L],
+				       *g = &x.s[S_JPEG];
 		/* DLIO's own: its reader's thread less tiersim's on the same chain */
 		double os = s->dlio_ns - s->chain_ns, ol = l->dlio_ns - l->chain_ns;
 		double ms = s->bytes / 1048576.0, ml = l->bytes / 1048576.0;
 		b[i] = (ol - os) / (ml - ms);
 		a[i] = os - b[i] * ms;
-		/* this round's npz work at the base's size against the base's */
-		double here = a[i] + b[i] * base_mib;
+		/* this round's npz work at the base's size against the base's,
+		 * which holds the batch's collation per sample (measured so) */
+		double here = a[i] + b[i] * base_mib + cs[i] +
+			      cm[i] * set_collate_bytes[S_NPZ_S] / 1048576.0;
 		sp[i] = base > 0 && here > 0 ? base / here : 0;
 		double oj = g->dlio_ns - g->chain_ns - (a[i] + b[i] * g->bytes / 1048576.0);
 		j[i] = g->pixels > 0 ? oj / (g->pixels / 1e6) : 0;
@@ -491,6 +630,8 @@ static void fit(const struct round *rd, unsigned n, double base, double base_mib
 	r->restart_ns_per_worker = spread(s2b, n);
 	r->worker_gc_ns = spread(gcn, n);
 	r->gc_objects = spread(go, n).v;
+	r->collate_ns = spread(cs, n);
+	r->collate_ns_per_mib = spread(cm, n);
 	if (base > 0)
 		r->speed = spread(sp, n);
 }
@@ -618,9 +759,13 @@ static int write_profile(const struct ctx *c, const struct round *rd, unsigned n
 	num(f, "dlio_png_sample_ns", &r->png_ns, what, src);
 	num(f, "dlio_png_sample_ns_per_mib", &r->png_ns_per_mib,
 	    "the same line's slope, per MiB of the file", src);
-	num(f, "dlio_request_ns", &r->request_ns,
-	    "tiersim's chain of the two npz samples through tierfs, its reading thread's CPU "
-	    "(CLOCK_THREAD_CPUTIME_ID, the system calls): the line's per request", src);
+	char chw[400];
+	snprintf(chw, sizeof(chw),
+		 "tiersim's chain of the two npz samples through tierfs, read as DLIO's loader reads "
+		 "them (%.0f and %.0f readers at once, processes of their own), the reading threads' "
+		 "CPU (CLOCK_THREAD_CPUTIME_ID, the system calls) over the files: the line's per "
+		 "request", rd[0].s[S_NPZ_S].readers, rd[0].s[S_NPZ_L].readers);
+	num(f, "dlio_request_ns", &r->request_ns, chw, src);
 	num(f, "dlio_request_ns_per_mib", &r->request_ns_per_mib, "the same: per MiB read", src);
 	num(f, "dlio_request_daemon_ns", &r->request_daemon_ns,
 	    "the same chains, the tierfs daemon's threads' CPU (schedstat), which serve a request "
@@ -657,6 +802,16 @@ static int write_profile(const struct ctx *c, const struct round *rd, unsigned n
 		 "CPU: each DataLoader worker's once, copying and traversing the heap it inherited",
 		 r->gc_objects);
 	num(f, "dlio_worker_gc_ns", &r->worker_gc_ns, what, src);
+	if (r->collate_ns_per_mib.v > 0) {
+		num(f, "dlio_collate_ns", &r->collate_ns,
+		    "a DataLoader worker's end of a batch, default_collate of the resized images and "
+		    "ForkingPickler's copy into shared memory, the thread's CPU per sample of the "
+		    "batch besides dlio_collate_ns_per_mib: the line through unet3d's 7 x 2896 x 2896 "
+		    "and resnet50's 400 x 387 x 387; the sets' per-sample figures are without it",
+		    src);
+		num(f, "dlio_collate_ns_per_mib", &r->collate_ns_per_mib,
+		    "the same line's slope, per MiB of the batch", src);
+	}
 	fprintf(f, "  dlio_worker_gc_samples = { %d, \"measured\", \"bench/dlio_worker_split.py in "
 		   "DLIO 2.0.0's own run through tierfs (2026-12-03, resnet50's npz shape: 4,000 "
 		   "files, batch 400, 8 workers, 1 rank): each worker's first full collection came "

@@ -80,6 +80,10 @@ struct ts_dlio_measure_opts {
 	 * collection, no profile written (ts_dlio_measure_result.probe_*): a
 	 * measurement short enough to repeat around each side of a run */
 	const char *probe;
+	/* tiersim's chains of a set read at once, each by a process of its
+	 * own (0: the set's read_threads, as DLIO's loader reads it; 1: one
+	 * chain at a time, as before 2026-12-06) */
+	unsigned chain_readers;
 };
 
 /* One figure: the median over the rounds, and their least and most. */
@@ -98,6 +102,9 @@ struct ts_dlio_measure_result {
 	struct ts_dlio_measured start_ns, start_ns_per_worker, restart_ns, restart_ns_per_worker;
 	/* a forked worker's first full collection, ns; the objects tracked */
 	struct ts_dlio_measured worker_gc_ns;
+	/* a worker's end of a batch per sample and per MiB of it
+	 * (dlio_collate_ns, dlio_collate_ns_per_mib) */
+	struct ts_dlio_measured collate_ns, collate_ns_per_mib;
 	double gc_objects;
 	/* with opts.from: this machine's per-core speed against that host,
 	 * its DLIO npz work per sample at the 112 KiB sample's size

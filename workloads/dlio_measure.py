@@ -41,7 +41,7 @@
 #                              same work each tick, so its CPU moves with the
 #                              host's speed alone
 #   dlio_measure.py rest DIR   the lines after the sets' below (step,
-#                              start, gc) alone: `tiersim hosts measure`
+#                              collate, start, gc) alone: `tiersim hosts measure`
 #                              reads each set in a process of its own
 #                              (read DIR SET, as a probe does, so that a
 #                              probe and the measurement it is held against
@@ -67,6 +67,11 @@
 #                              (pin_memory, persistent workers, batches of the
 #                              resized image read_index returns):
 #                                step MODEL BATCH RESIZE STEPS NS_TOTAL
+#                              then a worker's end of a batch of each shape
+#                              (default_collate of the resized images and
+#                              ForkingPickler's copy into shared memory),
+#                              the thread's CPU per batch:
+#                                collate MODEL BATCH SAMPLE_BYTES NS
 #                              then, per number of workers W, DLIO's
 #                              DataLoader starting (iter() to its first
 #                              batch, wall time): DLIO's TorchDataset
@@ -231,6 +236,50 @@ def steps():
                                                    torch.__version__), flush=True)
 
 
+COLLATE_REPEATS = 6
+
+
+# The batches collated, each at its workload's own shape as DLIO 2.0.0
+# hands it over: resized_image is a square uint8 array of side
+# int(sqrt(record_length_resize or record_length)), and unet3d's
+# record_length_bytes_resize is no key 2.0.0 reads: unet3d's 7 x 2896 x 2896
+# (bench/dlio_peer.sh's samples of 8 MiB) and resnet50's 400 x 387 x 387
+# (its record_length_resize): the two ends, few large samples and many
+# small ones, that a per-sample constant and a per-MiB slope are fitted
+# through
+COLLATES = (("unet3d", 7, 8388608), ("resnet50", 400, 150528))
+
+
+def collate():
+    # A DataLoader worker at its batch's end (torch's _worker_loop): the
+    # fetcher's default_collate stacks the batch's samples (DLIO 2.0.0's
+    # resized_image each) and the worker's queue pickles the result with
+    # ForkingPickler. In a worker (get_worker_info() set) default_collate
+    # stacks the batch straight into new shared memory, so the pickler
+    # copies nothing more: one copy, not two, as here with the worker's
+    # info set (without it, the stack and then the copy into shared memory
+    # cost twice as much). The thread's CPU per batch of each COLLATES
+    # shape, fresh memory each time as a worker's is
+    import io
+    from multiprocessing.reduction import ForkingPickler
+    from torch.utils.data import default_collate
+    import torch.utils.data._utils.worker as worker
+    worker._worker_info = worker.WorkerInfo(id=0, num_workers=1, seed=0, dataset=None)
+    for model, batch, resize in COLLATES:
+        side = int(math.sqrt(resize))
+        image = np.random.randint(255, size=(side, side), dtype=np.uint8)
+        ns = 0
+        for i in range(COLLATE_REPEATS + 1):
+            t0 = time.thread_time_ns()
+            b = default_collate([image] * batch)
+            ForkingPickler(io.BytesIO()).dump(b)
+            if i:  # the first warms the allocator and the modules
+                ns += time.thread_time_ns() - t0
+            del b
+        print("collate %s %d %d %d" % (model, batch, side * side, ns // COLLATE_REPEATS), flush=True)
+    worker._worker_info = None
+
+
 # read_threads of the loaders timed starting: a line through them
 START_WORKERS = (1, 2, 4, 8)
 
@@ -356,16 +405,20 @@ def main():
             sys.exit("dlio_measure.py track: PERIOD_S '%s': not seconds from 0.05 to 60" % sys.argv[4])
         track(sys.argv[2], sys.argv[3], period)
         return
+    if len(sys.argv) == 2 and sys.argv[1] == "collate":
+        collate()
+        return
     if len(sys.argv) == 3 and sys.argv[1] == "rest":
         from dlio_benchmark.utils.utility import DLIOMPI
         DLIOMPI.get_instance().set_parent_values(0, 1)  # as readers() sets them
         steps()
+        collate()
         starts(sys.argv[2])
         worker_gc()
         return
     if len(sys.argv) not in (3, 4) or sys.argv[1] not in ("gen", "read") or \
             (len(sys.argv) == 4 and sys.argv[3] not in [s[0] for s in SETS]):
-        sys.exit("usage: dlio_measure.py gen|read DIR [SET] | rest DIR | track DIR OUT [PERIOD_S]")
+        sys.exit("usage: dlio_measure.py gen|read DIR [SET] | rest DIR | collate | track DIR OUT [PERIOD_S]")
     only = sys.argv[3] if len(sys.argv) == 4 else None
     if sys.argv[1] == "gen":
         gen(sys.argv[2], only)
@@ -374,6 +427,7 @@ def main():
     else:
         readers(sys.argv[2])
         steps()
+        collate()
         starts(sys.argv[2])
         worker_gc()
 

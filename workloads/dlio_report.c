@@ -92,11 +92,11 @@ int ts_dlio_write_json(FILE *f, const struct ts_dlio_opts *o, const struct ts_dl
 		fprintf(f, "  \"host_costs\": { \"sample_us\": %.3f, \"sample_us_per_mib\": %.3f, "
 			   "\"jpeg_us_per_mpix\": %.3f, \"step_us\": %.3f, \"request_us\": %.3f, "
 			   "\"daemon_us\": %.3f, \"wait_us\": %.3f, \"run_request_us\": %.3f, "
-			   "\"start_ms\": %.3f, \"restart_ms\": %.3f, \"vcpus\": %" PRIu64 ", "
-			   "\"file\": ",
+			   "\"start_ms\": %.3f, \"restart_ms\": %.3f, \"collate_ms\": %.3f, "
+			   "\"vcpus\": %" PRIu64 ", \"file\": ",
 			h->sample_ns / 1e3, h->per_mib / 1e3, h->jpeg_per_mpix / 1e3, h->step_ns / 1e3,
 			h->request_ns / 1e3, h->daemon_ns / 1e3, h->wait_ns / 1e3, h->run_ns / 1e3,
-			h->start_ns / 1e6, h->restart_ns / 1e6, h->vcpus);
+			h->start_ns / 1e6, h->restart_ns / 1e6, h->collate_ns / 1e6, h->vcpus);
 		ts_json_put_str(f, h->host_file);
 		fprintf(f, " },\n");
 	}

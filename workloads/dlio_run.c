@@ -203,6 +203,7 @@ struct cpu {
 	double spread;	     /* the workers' batches' ends: sd over mean */
 	double wait_ns;	     /* per charged request, wall time (dlio_request_wait_ns) */
 	double run_ns;	     /* per request, DLIO's own run's beyond the lines */
+	double collate_ns;   /* per batch, a worker's collation and hand-over */
 };
 
 /* Reader workers per accelerator that do a sample's framework work: DLIO's
@@ -271,6 +272,15 @@ static int cpu_resolve(const struct ts_dlio_opts *o, const struct ts_dlio_worklo
 		c->start_ns = hd.start_ns + hd.start_ns_per_worker * (double)w->read_threads;
 		c->restart_ns = hd.restart_ns + hd.restart_ns_per_worker * (double)w->read_threads;
 		c->spread = hd.worker_spread;
+		/* DLIO 2.0.0's worker hands over resized_image per sample: a
+		 * square uint8 array of side int(sqrt(record_length_resize, or
+		 * record_length)) (utils/config.py) */
+		if (!strcmp(w->data_loader, "pytorch")) {
+			double side = floor(sqrt(w->record_length_resize > 0 ? w->record_length_resize
+									    : w->record_length));
+			c->collate_ns = (double)w->batch_size *
+					(hd.collate_ns + hd.collate_ns_per_mib * side * side / 1048576.0);
+		}
 	}
 	/* The workers' first full collection comes with the sample
 	 * dlio_worker_gc_samples names only for the reader it was found with:
@@ -1491,6 +1501,7 @@ static void dl_config(const struct env *E, uint64_t ranks, uint64_t rank0, uint6
 		.restart_ns = (uint64_t)llround(E->cpu.restart_ns),
 		.worker_gc_ns = (uint64_t)llround(E->cpu.gc_ns),
 		.worker_gc_at = (uint64_t)llround(E->cpu.gc_at),
+		.collate_ns = (uint64_t)llround(E->cpu.collate_ns),
 		.spread = E->cpu.spread,
 		/* DLIO 2.0.0: either value given keeps files open (dlio_loader.h) */
 		.keep_open = w->read_type && *w->read_type,
@@ -2438,6 +2449,7 @@ int ts_dlio_run(const struct ts_dlio_opts *o, struct ts_dlio_outcome *oc, char *
 		.jpeg_per_mpix = E.cpu.jpeg_per_mpix, .step_ns = (double)E.cpu.step_ns,
 		.request_ns = E.cpu.req_ns, .daemon_ns = E.cpu.daemon_ns, .wait_ns = E.cpu.wait_ns,
 		.run_ns = E.cpu.run_ns, .start_ns = E.cpu.start_ns, .restart_ns = E.cpu.restart_ns,
+		.collate_ns = E.cpu.collate_ns,
 		.vcpus = E.cpu.vcpus };
 	if (o->host && !strncmp(o->host, TS_HOST_THIS, strcspn(o->host, "/")) &&
 	    strcspn(o->host, "/") == strlen(TS_HOST_THIS) &&

@@ -118,6 +118,7 @@ struct ts_dlio_outcome {
 	struct ts_dlio_host_used {
 		double sample_ns, per_mib, jpeg_per_mpix, step_ns, request_ns, daemon_ns,
 			wait_ns, run_ns, start_ns, restart_ns;
+		double collate_ns; /* per batch, a worker's (dlio_collate_ns_per_mib) */
 		uint64_t vcpus;
 		char host_file[4096];
 	} host;

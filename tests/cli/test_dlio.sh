@@ -775,5 +775,53 @@ expect_dlio 2 "dataset.enable_chunking: DLIO 2.0.0's HDF5 generator fails" unet3
 	++workload.dataset.format=hdf5 ++workload.dataset.enable_chunking=true --tier unlimited --virtual
 expect_dlio 2 "dataset.compression 'gzip': tiersim writes DLIO's files uncompressed only" unet3d_h100 \
 	++workload.dataset.compression=gzip --tier unlimited --virtual
+# A worker's batch, once read, is collated and handed over
+# (dlio_collate_ns per sample plus dlio_collate_ns_per_mib per MiB of the
+# batch's resized images, DLIO 2.0.0's record_length_resize squared down to a
+# square): with one worker and no cores counted, 0.5 ms + 0.5 ms per MiB of 4
+# images of 1 MiB each runs to the digit as a profile whose dlio_sample_ns
+# is 1 ms higher, of images of 0.25 MiB as one 0.625 ms higher (the batch
+# is ready at the same time); with two workers on one core over a tier
+# that waits, the batches they end side by side collate in turn, where the
+# same CPU per sample ran beside the other's waits: fewer samples/s.
+set -- $hc
+sed 's/ }$/, dlio_collate_ns = { 500000, "measured", "t" }, dlio_collate_ns_per_mib = { 500000, "measured", "t" } }/' \
+	"$work/nocores.lua" >"$work/coll.lua"
+for add in 1000000 625000; do
+	printf 'host "this-machine" { cpu = "t", dlio_sample_ns = { %s, "measured", "t" }, dlio_sample_ns_per_mib = { %s, "measured", "t" }, dlio_step_ns = { %s, "measured", "t" } }\n' \
+		"$(awk -v s="$1" -v a="$add" 'BEGIN { printf "%.0f", s + a }')" "$2" "$3" >"$work/collsum$add.lua"
+done
+cp "$work/collsum1000000.lua" "$work/collsum.lua"
+sed 's/ }$/, vcpus = { 1, "measured", "t" } }/' "$work/coll.lua" >"$work/coll1.lua"
+sed 's/ }$/, vcpus = { 1, "measured", "t" } }/' "$work/collsum.lua" >"$work/collsum1.lua"
+kw=${npzw/read_threads=2/read_threads=1}
+for h in coll collsum; do
+	# shellcheck disable=SC2086
+	TIERSIM_HOST_FILE=$work/$h.lua "$tiersim" dlio resnet50_h100 $kw ++workload.dataset.record_length_resize=1048576 \
+		--tier unlimited --virtual --host this-machine --json "$work/c1-$h.json" >/dev/null 2>"$work/c1-$h.err" ||
+		fail "collation, one worker, $h: $(cat "$work/c1-$h.err")"
+	# shellcheck disable=SC2086
+	TIERSIM_HOST_FILE=$work/${h}1.lua "$tiersim" dlio resnet50_h100 $npzw ++workload.dataset.record_length_resize=1048576 \
+		--tier ssd-cloud --virtual --host this-machine --json "$work/c2-$h.json" >/dev/null 2>"$work/c2-$h.err" ||
+		fail "collation, two workers, $h: $(cat "$work/c2-$h.err")"
+done
+for h in coll collsum625000; do
+	# shellcheck disable=SC2086
+	TIERSIM_HOST_FILE=$work/$h.lua "$tiersim" dlio resnet50_h100 $kw ++workload.dataset.record_length_resize=262144 \
+		--tier unlimited --virtual --host this-machine --json "$work/c4-$h.json" >/dev/null 2>"$work/c4-$h.err" ||
+		fail "collation, images of 0.25 MiB, $h: $(cat "$work/c4-$h.err")"
+done
+/usr/bin/python3 - "$work" <<'PY' || fail "the batch's collation not charged at its end"
+import json, sys
+r = {k: json.load(open("%s/%s.json" % (sys.argv[1], k)))["runs"][0]
+     for k in ("c1-coll", "c1-collsum", "c2-coll", "c2-collsum", "c4-coll", "c4-collsum625000")}
+for m in ("au", "samples_per_s", "read_requests", "read_bytes", "run_s"):
+    assert r["c1-coll"][m] == r["c1-collsum"][m], (m, r)
+    assert r["c4-coll"][m] == r["c4-collsum625000"][m], (m, r)
+assert r["c4-coll"]["samples_per_s"] > r["c1-coll"]["samples_per_s"], r
+assert r["c2-coll"]["read_requests"] == r["c2-collsum"]["read_requests"], r
+assert r["c2-coll"]["samples_per_s"] < r["c2-collsum"]["samples_per_s"], r
+PY
+
 check_clean "dlio"
 echo ok
