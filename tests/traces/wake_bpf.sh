@@ -25,7 +25,7 @@ rec() { # rec tracefs|bpf
 # makes them (the T lines' order: the forks'); the comm the kernel gave
 # each at its fork is its parent's.
 lines() {
-	awk 'BEGIN { split("wake_load ping pong spinner sleeper disk", names) }
+	awk 'BEGIN { split("wake_load ping pong sleeper spinner disk", names) }
 	     $1 == "T" { name[$2] = names[++n]; parent[$2] = $4; tids[n] = $2 }
 	     $1 == "W" { print "W", name[$4], name[$5] }
 	     $1 == "S" { print "S", name[$4], ($5 in name) ? "inside" : "outside" }

@@ -5,9 +5,10 @@
  *     through two pipes, each sleeping 3 ms before it hands it on, so that
  *     the other is asleep in its read by then: each wakes the other
  *     ROUNDS times (W lines, both ways);
- *   - thread "sleeper" sleeps 1 ms ROUNDS times while thread "spinner"
- *     holds the CPU: the timer's interrupt wakes it, on behalf of no
- *     thread though "spinner" is the one it interrupts (no W line);
+ *   - thread "sleeper" (made before "spinner") sleeps 1 ms ROUNDS times
+ *     while thread "spinner" holds the CPU: the timer's interrupt wakes
+ *     it, on behalf of no thread though "spinner" is the one it
+ *     interrupts (no W line);
  *   - thread "disk" reads FILE with O_DIRECT ROUNDS times: it waits for
  *     the device in state D and the device's completion wakes it from
  *     outside the command (S lines);
@@ -32,6 +33,7 @@
 
 static int ab[2], ba[2];
 static atomic_int spin = 1;
+static atomic_int sleeper_up, spinning;
 static const char *file;
 
 static void nap(long us)
@@ -69,10 +71,20 @@ static void *pong(void *arg)
 	return NULL;
 }
 
+/* The sleeper is up (named, its nap's path taken once) before the
+ * spinner is made, and naps only once the spinner spins: a thread that
+ * starts while the other starts can wait on the other's start-up (a
+ * sanitizer's runtime maps memory for each new thread), and the other's
+ * wake would be a thread's. Until then each yields the one CPU, which is
+ * no sleep. */
 static void *sleeper(void *arg)
 {
 	(void)arg;
 	pthread_setname_np(pthread_self(), "sleeper");
+	nap(1);
+	atomic_store(&sleeper_up, 1);
+	while (!atomic_load(&spinning))
+		sched_yield();
 	for (int i = 0; i < ROUNDS; i++)
 		nap(1000);
 	return NULL;
@@ -82,6 +94,7 @@ static void *spinner(void *arg)
 {
 	(void)arg;
 	pthread_setname_np(pthread_self(), "spinner");
+	atomic_store(&spinning, 1);
 	while (atomic_load(&spin))
 		;
 	return NULL;
@@ -153,8 +166,10 @@ int main(int argc, char **argv)
 	run(pong, &t[1]);
 	pthread_join(t[0], NULL);
 	pthread_join(t[1], NULL);
-	run(spinner, &t[0]);
 	run(sleeper, &t[1]);
+	while (!atomic_load(&sleeper_up))
+		sched_yield();
+	run(spinner, &t[0]);
 	pthread_join(t[1], NULL);
 	atomic_store(&spin, 0);
 	pthread_join(t[0], NULL);
