@@ -165,6 +165,33 @@ static const struct ts_cmdline replay_cmdline = {
 	.max_pos = TS_RECORD_MAX_RUNS,
 };
 
+/* A figure of --kernel-fs's in-kernel rule, --@opt (@what; @val, NULL
+ * where not given), 0 to 1ms, into @ns; not given, --host's (a host that
+ * has none measured: 0, the rule off, unless named with --host). -1 to go
+ * on, else the exit status. */
+static int kfs_figure(const struct ts_cmdline *cl, const struct replay_args *o, const char *val,
+		      const char *opt, const char *what, const char *eg,
+		      int (*from_host)(const char *, uint64_t *, char *, size_t), uint64_t *ns)
+{
+	if (val && !o->kernel_fs)
+		return ts_cmdline_error(cl, "--%s %s is --kernel-fs's (%s)", opt, val, what);
+	if (val) {
+		if (ts_parse_duration(val, TS_NS_PER_S, ns) || *ns > 1000 * 1000ull)
+			return ts_cmdline_error(cl,
+						"--%s %s: expected a duration, 0 to 1ms "
+						"(%s; a bare number is seconds)",
+						opt, val, eg);
+	} else if (o->kernel_fs) {
+		char err[512];
+		int hrc = from_host(o->host, ns, err, sizeof(err));
+		if (hrc == -ENODATA && !o->host)
+			*ns = 0;
+		else if (hrc)
+			return ts_cmdline_error(cl, "--host: %s", err);
+	}
+	return -1;
+}
+
 /* The command line into @o and @cfg, the trace FILEs into @files (@nfiles);
  * -1 to go on, else the exit status. */
 static int replay_args(struct replay_args *o, struct ts_replay_cfg *cfg, int argc, char **argv,
@@ -263,42 +290,11 @@ static int replay_args(struct replay_args *o, struct ts_replay_cfg *cfg, int arg
 		return ts_cmdline_error(cl, "--fuse-cpu-page %s: expected a duration, 0 to 1ms "
 					    "(100ns, 0.2us; a bare number is seconds)",
 					o->fuse_cpu_page);
-	if (o->page_wake && !o->kernel_fs)
-		return ts_cmdline_error(cl, "--page-wake %s is --kernel-fs's (the page-lock wake-up)",
-					o->page_wake);
-	if (o->page_wake) {
-		if (ts_parse_duration(o->page_wake, TS_NS_PER_S, &cfg->page_wake_ns) ||
-		    cfg->page_wake_ns > 1000 * 1000ull)
-			return ts_cmdline_error(cl, "--page-wake %s: expected a duration, 0 to 1ms "
-						    "(40us, 0.04ms; a bare number is seconds)",
-						o->page_wake);
-	} else if (o->kernel_fs) {
-		/* a host that has none measured: 0 (the rule off), unless
-		 * named with --host */
-		char err[512];
-		int prc = ts_host_page_wake(o->host, &cfg->page_wake_ns, err, sizeof(err));
-		if (prc == -ENODATA && !o->host)
-			cfg->page_wake_ns = 0;
-		else if (prc)
-			return ts_cmdline_error(cl, "--host: %s", err);
-	}
-	if (o->dev_read_cpu && !o->kernel_fs)
-		return ts_cmdline_error(cl, "--dev-read-cpu %s is --kernel-fs's (the IO path's CPU)",
-					o->dev_read_cpu);
-	if (o->dev_read_cpu) {
-		if (ts_parse_duration(o->dev_read_cpu, TS_NS_PER_S, &cfg->dev_read_cpu_ns) ||
-		    cfg->dev_read_cpu_ns > 1000 * 1000ull)
-			return ts_cmdline_error(cl, "--dev-read-cpu %s: expected a duration, 0 to 1ms "
-						    "(30us, 0.03ms; a bare number is seconds)",
-						o->dev_read_cpu);
-	} else if (o->kernel_fs) {
-		char err[512];
-		int drc = ts_host_dev_read_cpu(o->host, &cfg->dev_read_cpu_ns, err, sizeof(err));
-		if (drc == -ENODATA && !o->host)
-			cfg->dev_read_cpu_ns = 0;
-		else if (drc)
-			return ts_cmdline_error(cl, "--host: %s", err);
-	}
+	if ((rc = kfs_figure(cl, o, o->page_wake, "page-wake", "the page-lock wake-up",
+			     "40us, 0.04ms", ts_host_page_wake, &cfg->page_wake_ns)) != -1 ||
+	    (rc = kfs_figure(cl, o, o->dev_read_cpu, "dev-read-cpu", "the IO path's CPU",
+			     "30us, 0.03ms", ts_host_dev_read_cpu, &cfg->dev_read_cpu_ns)) != -1)
+		return rc;
 	/* --host also gives --kernel-fs its FUSE CPU, its page-lock wake-up
 	 * and its IO path's CPU (above) */
 	if ((o->wake_cost || (o->host && !o->kernel_fs)) && no_rule)

@@ -984,42 +984,31 @@ static int wake_cost(const struct ts_host_set *s, const char *name, uint64_t *ns
 	return 0;
 }
 
-int ts_host_fuse_cpu(const char *name, uint64_t *ns, uint64_t *page_ns, char *err, size_t errlen)
+/* Host @h's figure at @off (its key @key, the replay's --@opt), 0 to @max
+ * ns, into @ns: -ENODATA where @h has none measured. */
+static int replay_figure(const struct host *h, const char *name, size_t off, const char *key,
+			 const char *opt, double max, uint64_t *ns, char *err, size_t errlen)
 {
-	struct ts_host_set *s;
-	if (!name)
-		name = TS_HOST_REPLAY_DEFAULT;
-	int rc = ts_host_set_load_for(name, &s, err, errlen);
-	if (!rc) {
-		const struct host *h = need_host(s, name, err, errlen);
-		if (!h) {
-			rc = -ENOENT;
-		} else if (!h->fuse_cpu.set) {
-			snprintf(err, errlen, "host '%s' has no replay_fuse_cpu_ns measured: give "
-					      "--fuse-cpu DUR, or name a host that has (%s has)",
-				 name, TS_HOST_REPLAY_DEFAULT);
-			rc = -ENODATA;
-		} else if (h->fuse_cpu.v < 0 || h->fuse_cpu.v > 1e7) {
-			snprintf(err, errlen, "host '%s': replay_fuse_cpu_ns %g is not 0 to 10ms", name,
-				 h->fuse_cpu.v);
-			rc = -EINVAL;
-		} else if (h->fuse_cpu_page.set &&
-			   (h->fuse_cpu_page.v < 0 || h->fuse_cpu_page.v > 1e6)) {
-			snprintf(err, errlen, "host '%s': replay_fuse_cpu_page_ns %g is not 0 to 1ms",
-				 name, h->fuse_cpu_page.v);
-			rc = -EINVAL;
-		} else {
-			*ns = (uint64_t)llround(h->fuse_cpu.v);
-			*page_ns = h->fuse_cpu_page.set ? (uint64_t)llround(h->fuse_cpu_page.v) : 0;
-		}
+	const struct ts_host_num *v = (const struct ts_host_num *)((const char *)h + off);
+	if (!v->set) {
+		snprintf(err, errlen,
+			 "host '%s' has no %s measured: give --%s DUR, or name a "
+			 "host that has (%s has)",
+			 name, key, opt, TS_HOST_REPLAY_DEFAULT);
+		return -ENODATA;
 	}
-	ts_host_set_free(s);
-	return rc;
+	if (v->v < 0 || v->v > max) {
+		snprintf(err, errlen, "host '%s': %s %g is not 0 to %gms", name, key, v->v,
+			 max / 1e6);
+		return -EINVAL;
+	}
+	*ns = (uint64_t)llround(v->v);
+	return 0;
 }
 
-/* Host @name's @key (@num of its host, 0 to 1 ms), for the replay's
- * --@opt: ts_host_page_wake() and ts_host_dev_read_cpu(). */
-static int replay_num(const char *name, size_t off, const char *key, const char *opt,
+/* Host @name's (TS_HOST_REPLAY_DEFAULT for NULL) replay figure at @off:
+ * replay_figure(), the host set loaded for it. */
+static int replay_num(const char *name, size_t off, const char *key, const char *opt, double max,
 		      uint64_t *ns, char *err, size_t errlen)
 {
 	struct ts_host_set *s;
@@ -1028,19 +1017,32 @@ static int replay_num(const char *name, size_t off, const char *key, const char 
 	int rc = ts_host_set_load_for(name, &s, err, errlen);
 	if (!rc) {
 		const struct host *h = need_host(s, name, err, errlen);
-		const struct ts_host_num *v = h ? (const struct ts_host_num *)((const char *)h + off) : NULL;
-		if (!h) {
-			rc = -ENOENT;
-		} else if (!v->set) {
-			snprintf(err, errlen, "host '%s' has no %s measured: give --%s DUR, or name a "
-					      "host that has (%s has)",
-				 name, key, opt, TS_HOST_REPLAY_DEFAULT);
-			rc = -ENODATA;
-		} else if (v->v < 0 || v->v > 1e6) {
-			snprintf(err, errlen, "host '%s': %s %g is not 0 to 1ms", name, key, v->v);
-			rc = -EINVAL;
-		} else {
-			*ns = (uint64_t)llround(v->v);
+		rc = h ? replay_figure(h, name, off, key, opt, max, ns, err, errlen) : -ENOENT;
+	}
+	ts_host_set_free(s);
+	return rc;
+}
+
+int ts_host_fuse_cpu(const char *name, uint64_t *ns, uint64_t *page_ns, char *err, size_t errlen)
+{
+	struct ts_host_set *s;
+	if (!name)
+		name = TS_HOST_REPLAY_DEFAULT;
+	int rc = ts_host_set_load_for(name, &s, err, errlen);
+	if (!rc) {
+		const struct host *h = need_host(s, name, err, errlen);
+		uint64_t n = 0, p = 0;
+		rc = h ? replay_figure(h, name, offsetof(struct host, fuse_cpu),
+				       "replay_fuse_cpu_ns", "fuse-cpu", 1e7, &n, err, errlen)
+		       : -ENOENT;
+		/* the per-page figure is optional: 0 where none is measured */
+		if (!rc && h->fuse_cpu_page.set)
+			rc = replay_figure(h, name, offsetof(struct host, fuse_cpu_page),
+					   "replay_fuse_cpu_page_ns", "fuse-cpu-page", 1e6, &p, err,
+					   errlen);
+		if (!rc) {
+			*ns = n;
+			*page_ns = p;
 		}
 	}
 	ts_host_set_free(s);
@@ -1050,13 +1052,13 @@ static int replay_num(const char *name, size_t off, const char *key, const char 
 int ts_host_page_wake(const char *name, uint64_t *ns, char *err, size_t errlen)
 {
 	return replay_num(name, offsetof(struct host, page_wake), "replay_page_wake_ns",
-			  "page-wake", ns, err, errlen);
+			  "page-wake", 1e6, ns, err, errlen);
 }
 
 int ts_host_dev_read_cpu(const char *name, uint64_t *ns, char *err, size_t errlen)
 {
 	return replay_num(name, offsetof(struct host, dev_read_cpu), "replay_dev_read_cpu_ns",
-			  "dev-read-cpu", ns, err, errlen);
+			  "dev-read-cpu", 1e6, ns, err, errlen);
 }
 
 int ts_host_copy_tail_first(const struct ts_host_set *s, const char *name, bool *out,
