@@ -775,12 +775,13 @@ static int write_profile(const struct ctx *c, const struct round *rd, unsigned n
 	    "the same: per MiB read", src);
 	num(f, "dlio_step_ns", &r->step_unet3d,
 	    "a torch DataLoader as DLIO builds it (pin_memory, 4 persistent workers), batches of 7 "
-	    "x 2 MiB: the main thread per step after the first (unet3d's shape)", src);
+	    "x 2896 x 2896 (8 MiB: DLIO 2.0.0 reads no unet3d resize): the main thread per step "
+	    "after the first (unet3d's shape)", src);
 	fprintf(f, "  dlio_workload_step_ns = {\n  ");
-	num(f, "unet3d", &r->step_unet3d, "the same, unet3d's batch of 7 x 2 MiB", src);
+	num(f, "unet3d", &r->step_unet3d, "the same, unet3d's batch of 7 x 8 MiB", src);
 	fprintf(f, "  ");
 	num(f, "resnet50", &r->step_resnet50,
-	    "the same with 8 workers, resnet50's batch of 400 x 147 KiB", src);
+	    "the same with 8 workers, resnet50's batch of 400 x 387 x 387", src);
 	fprintf(f, "  },\n");
 	char ws[64] = "";
 	for (unsigned i = 0; i < rd[0].nstart; i++)

@@ -110,9 +110,13 @@ SETS = (("npz-s", "npz", 338, 400, 50, 150528, 8), ("npz-l", "npz", 2896, 28, 7,
         ("jpeg", "jpeg", 338, 400, 50, 150528, 8),
         ("hdf5-s", "hdf5", 338, 400, 50, 150528, 8), ("hdf5-l", "hdf5", 2896, 28, 7, 2097152, 4),
         ("png-s", "png", 338, 400, 50, 150528, 8), ("png-l", "png", 1024, 56, 7, 2097152, 4))
-# (model, batch, record_length_resize, read_threads): the shipped
-# unet3d_h100 and resnet50_h100 workloads (workloads/dlio/)
-STEPS = (("unet3d", 7, 2097152, 4), ("resnet50", 400, 150528, 8))
+# (model, batch, the resized image's bytes, read_threads): the shipped
+# unet3d_h100 and resnet50_h100 workloads (workloads/dlio/) as DLIO 2.0.0
+# hands their samples over: resized_image is int(sqrt(record_length_resize
+# or record_length)) a side, and 2.0.0 reads no unet3d resize key
+# (record_length_bytes_resize is a later version's), so unet3d's batch is
+# 7 x 2896 x 2896 (its 8 MiB record_length), resnet50's 400 x 387 x 387
+STEPS = (("unet3d", 7, 8388608, 4), ("resnet50", 400, 150528, 8))
 
 
 def gen(top, only=None, files=None):
