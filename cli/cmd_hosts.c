@@ -74,7 +74,7 @@ static const struct ts_opt measure_opts[] = {
 	  "reader per sample less tiersim's chain, as a full round has it, and print it; no "
 	  "steps, starts or profile (a measurement short enough to repeat between runs)",
 	  "SET", 0 },
-	{ "chain-readers", TS_OPT_U64, offsetof(struct measure_args, chain_readers), "0", 0, 64, "",
+	{ "chain_readers", TS_OPT_U64, offsetof(struct measure_args, chain_readers), "0", 0, 64, "",
 	  "tiersim's chains of a set read by N processes at once (0: the set's read_threads, "
 	  "8 for the 112 KiB sets, 4 for the large ones, as DLIO's loader reads them; 1: one "
 	  "chain at a time)", "N", 0 },

@@ -262,6 +262,16 @@ PY
 cmp -s "$TIERSIM_HOST_FILE" "$work/before-probe.lua" || fail "--probe wrote a profile"
 [ -z "$(mounts_under)" ] || fail "hosts measure --probe left a mount"
 ls -d "$work"/tiersim-measure-* 2>/dev/null && fail "hosts measure --probe left its files"
+# --chain-readers: the chains of a set read by N processes at once (1: one
+# at a time), a number the option table knows by name; out of 0..64 one line.
+"$tiersim" hosts measure --venv "$fake" --probe jpeg --repeats 1 --chain-readers 1 --quiet \
+	>"$work/out" 2>"$work/err" || fail "--chain-readers 1: $(cat "$work/err")"
+grep -q "^probe jpeg: DLIO own .*, 1 round(s) on nvme-local$" "$work/out" ||
+	fail "--chain-readers 1: $(cat "$work/out")"
+"$tiersim" hosts measure --venv "$fake" --probe jpeg --chain-readers 65 >/dev/null 2>"$work/err" &&
+	fail "--chain-readers 65 measured"
+[ "$(wc -l <"$work/err")" -eq 1 ] && grep -q -- "--chain-readers 65: expected 0 to 64" "$work/err" ||
+	fail "--chain-readers 65: $(cat "$work/err")"
 # A set that is not one, a profile asked of a probe: one line each.
 "$tiersim" hosts measure --venv "$fake" --probe npz >/dev/null 2>"$work/err" && fail "--probe npz measured"
 [ "$(wc -l <"$work/err")" -eq 1 ] && grep -q -- "--probe npz: not a set (npz-s, npz-l, jpeg" "$work/err" ||
