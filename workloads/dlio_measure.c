@@ -716,9 +716,10 @@ static int write_profile(const struct ctx *c, const struct round *rd, unsigned n
 		 * from = chain), each cost over this speed */
 		fprintf(f, "  from = \"%s\",\n  speed = { %.4f, \"measured\", \"%s: %s's DLIO npz "
 			   "work per sample at %.0f B (dlio_sample_ns + dlio_sample_ns_per_mib, %.0f ns) "
-			   "over this measurement's at the same size, each round's (median of the "
+			   "over this measurement's at the same size with the batch's collation per "
+			   "sample added back (as %s's line holds it), each round's (median of the "
 			   "rounds; low, high: their least and most)\", low = %.4f, high = %.4f },\n",
-			qfrom, r->speed.v, src, qfrom, s->bytes, c->base_ns, r->speed.low,
+			qfrom, r->speed.v, src, qfrom, s->bytes, c->base_ns, qfrom, r->speed.low,
 			r->speed.high);
 		/* DLIO's daemon's CPU per request beyond tiersim's did not grow
 		 * with the host's slowdown (workloads/DLIO.md, 2026-12-05: 16-190
