@@ -234,12 +234,37 @@ uint64_t ts_sched_total_batches(const struct ts_sched *s)
 	return s->total;
 }
 
+struct fill_part {
+	uint32_t *v;
+	uint64_t from, end;
+};
+
+static void *fill_part(void *arg)
+{
+	const struct fill_part *f = arg;
+	for (uint64_t i = f->from; i < f->end; i++)
+		f->v[i] = (uint32_t)i;
+	return NULL;
+}
+
+/* An order of this many samples or more is first written by two threads,
+ * a half each: most of that time is the kernel's, clearing each page the
+ * write touches first (1.3-2 s for 156.8M samples, 627 MB), which then
+ * runs on both CPUs. The same values. */
+#define FILL_SPLIT (1u << 24)
+
 /* The epoch's order: the dataset order, or a permutation seeded by the
  * seed and the epoch (the same for every driver and every run). */
 static void fill_order(const struct ts_sched *s, uint64_t epoch, uint32_t *v)
 {
-	for (uint32_t i = 0; i < s->n; i++)
-		v[i] = i;
+	struct fill_part lo = { v, 0, s->n }, hi = { v, s->n / 2, s->n };
+	pthread_t th;
+	bool two = s->n >= FILL_SPLIT && pthread_create(&th, NULL, fill_part, &hi) == 0;
+	if (two)
+		lo.end = hi.from;
+	fill_part(&lo);
+	if (two)
+		pthread_join(th, NULL);
 	if (s->cfg.shuffle) {
 		struct ts_rng r;
 		ts_rng_seed(&r, s->cfg.seed * 0x9E3779B97F4A7C15ULL + epoch + 1);

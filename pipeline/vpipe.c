@@ -10,6 +10,7 @@
  * are taken in the order they were scheduled, so a run is deterministic.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -398,8 +399,18 @@ struct ts_vpipe_merges {
 	uint64_t epoch, window, mark, end;
 	uint64_t done, below, all;
 	uint64_t size, mask;
-	uint64_t *tab; /* two tables of size slots */
+	uint64_t *tab;	   /* two tables of size slots */
+	uint64_t *tab2;	   /* the second thread's two (NULL: not yet made) */
+	uint64_t split;	   /* a step of this many positions or more splits */
+	bool split_failed; /* tab2 could not be made: one thread */
 };
+
+/* A step of the count of at least this many positions, over four blocks
+ * or more, is split in two at a block's start and counted by two threads
+ * (the second with tables of its own, filled first with the block before
+ * its part: what a lookup there sees). Each position counts what it
+ * counts on one thread, so the sums are the same. */
+#define MERGE_SPLIT (1u << 20)
 
 int ts_vpipe_merges_new(struct ts_vpipe *v, uint64_t epoch, uint64_t window, uint64_t mark,
 			uint64_t end, struct ts_vpipe_merges **out)
@@ -412,7 +423,8 @@ int ts_vpipe_merges_new(struct ts_vpipe *v, uint64_t epoch, uint64_t window, uin
 	if (!m)
 		return -ENOMEM;
 	*m = (struct ts_vpipe_merges){ .epoch = epoch, .window = window, .mark = mark,
-				       .end = TS_MIN(end, ts_sched_samples_per_epoch(v->sched)) };
+				       .end = TS_MIN(end, ts_sched_samples_per_epoch(v->sched)),
+				       .split = MERGE_SPLIT };
 	/* two keys a read, the table at most half full */
 	m->size = 64;
 	while (m->size < 4 * window * TS_VIO_MAX)
@@ -428,15 +440,30 @@ int ts_vpipe_merges_new(struct ts_vpipe *v, uint64_t epoch, uint64_t window, uin
 	return 0;
 }
 
-int ts_vpipe_merges_more(struct ts_vpipe *v, struct ts_vpipe_merges *m, uint64_t upto)
+void ts_vpipe_merges_set_split(struct ts_vpipe_merges *m, uint64_t least)
 {
-	const uint32_t *order = ts_sched_order(v->sched, m->epoch);
-	if (!order)
-		return -EAGAIN;
-	uint64_t end = TS_MIN(upto, m->end), from = m->done;
-	if (end <= from)
-		return 0;
-	uint64_t *tab = m->tab, size = m->size, mask = m->mask, window = m->window;
+	m->split = least;
+}
+
+/* One thread's part of a step: positions [from, end) of @order, those
+ * from @count on counted into *@below and *@all (those before only
+ * entered: the tables then hold what they hold had they been counted),
+ * on the two tables @tab, which hold the state at @from. */
+struct merge_part {
+	struct ts_vpipe *v;
+	const uint32_t *order;
+	uint64_t *tab, size, window, mark;
+	uint64_t from, count, end;
+	uint64_t below, all;
+};
+
+static void merges_part(struct merge_part *mp)
+{
+	struct ts_vpipe *v = mp->v;
+	const uint32_t *order = mp->order;
+	uint64_t *tab = mp->tab, size = mp->size, mask = size - 1, window = mp->window;
+	uint64_t from = mp->from, end = mp->end, count = mp->count, mark = mp->mark;
+	uint64_t all = 0, below = 0;
 	/* Samples are planned MERGE_AHEAD positions before they are counted
 	 * and the slots their keys hash to fetched meanwhile (in both
 	 * tables): the tables are far larger than a cache, and a probe's miss
@@ -497,9 +524,64 @@ int ts_vpipe_merges_more(struct ts_vpipe *v, struct ts_vpipe_merges *m, uint64_t
 			span_put(cur, mask, ks[i][1]);
 			span_put(cur, mask, ks[i][0] ^ 2);
 		}
-		m->all += meets;
-		m->below += c < m->mark ? meets : 0;
+		meets = c < count ? 0 : meets;
+		all += meets;
+		below += c < mark ? meets : 0;
 	}
+	mp->all = all;
+	mp->below = below;
+}
+
+static void *merges_part_thread(void *arg)
+{
+	merges_part(arg);
+	return NULL;
+}
+
+int ts_vpipe_merges_more(struct ts_vpipe *v, struct ts_vpipe_merges *m, uint64_t upto)
+{
+	const uint32_t *order = ts_sched_order(v->sched, m->epoch);
+	if (!order)
+		return -EAGAIN;
+	uint64_t end = TS_MIN(upto, m->end), from = m->done, window = m->window;
+	if (end <= from)
+		return 0;
+	struct merge_part a = { .v = v, .order = order, .tab = m->tab, .size = m->size,
+				.window = window, .mark = m->mark, .from = from, .count = from,
+				.end = end };
+	/* the second thread's part: from a block's start near the middle */
+	uint64_t mid = (from + (end - from) / 2) / window * window;
+	bool two = end - from >= m->split && mid > from && mid < end && end - from >= 4 * window;
+	if (two && !m->tab2 && !m->split_failed) {
+		m->tab2 = ts_malloc_huge(2 * m->size * sizeof(*m->tab2));
+		m->split_failed = !m->tab2;
+	}
+	pthread_t th;
+	struct merge_part b = a;
+	b.tab = m->tab2;
+	b.from = mid - window; /* its block before, entered only */
+	b.count = mid;
+	if (two && m->tab2) {
+		/* the block before's old table is never looked at by a
+		 * counted position, but is read: zeroed, not left undefined */
+		memset(b.tab + (b.from / window % 2 ? 0 : m->size), 0, m->size * sizeof(*b.tab));
+		a.end = mid;
+		two = pthread_create(&th, NULL, merges_part_thread, &b) == 0;
+		if (!two)
+			a.end = end;
+	} else {
+		two = false;
+	}
+	merges_part(&a);
+	if (two) {
+		pthread_join(th, NULL);
+		/* the tables as at end are the second thread's */
+		uint64_t *t = m->tab;
+		m->tab = m->tab2;
+		m->tab2 = t;
+	}
+	m->all += a.all + (two ? b.all : 0);
+	m->below += a.below + (two ? b.below : 0);
 	m->done = end;
 	return 0;
 }
@@ -518,6 +600,7 @@ void ts_vpipe_merges_free(struct ts_vpipe_merges *m)
 	if (!m)
 		return;
 	free(m->tab);
+	free(m->tab2);
 	free(m);
 }
 

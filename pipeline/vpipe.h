@@ -123,6 +123,12 @@ TS_WUR int ts_vpipe_merges_more(struct ts_vpipe *v, struct ts_vpipe_merges *m, u
 uint64_t ts_vpipe_merges_done(const struct ts_vpipe_merges *m, uint64_t *below, uint64_t *all,
 			      uint64_t *left);
 void ts_vpipe_merges_free(struct ts_vpipe_merges *m);
+/* A step of ts_vpipe_merges_more over @least positions or more (and four
+ * windows or more) is counted by two threads, each position as one
+ * thread counts it (the same sums); the default is 2^20 (a test sets it
+ * low). The source's plan_sample and plan_prefetch are then called from
+ * two threads at once (they take the source const). */
+void ts_vpipe_merges_set_split(struct ts_vpipe_merges *m, uint64_t least);
 void ts_vpipe_stats(const struct ts_vpipe *v, struct ts_vpipe_stats *st);
 void ts_vpipe_free(struct ts_vpipe *v);
 

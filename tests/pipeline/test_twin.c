@@ -176,12 +176,16 @@ static int64_t merges_in(struct ts_pipe_cfg *pc, const struct ts_dataset_meta *m
 					(unsigned long long)b0, (unsigned long long)a0,
 					(unsigned long long)b1, (unsigned long long)a1);
 			CHECK(b0 == b1 && a0 == a1);
-			/* counted in steps of any size, the same sums */
-			const uint64_t parts[] = { 1, 7, end / 3 + 1 };
+			/* counted in steps of any size, the same sums; the
+			 * last four again with every step over four windows or
+			 * more split between two threads (ts_vpipe_merges_set_split) */
+			const uint64_t parts[] = { 1, 7, end / 3 + 1, end, 1, 7, end / 3 + 1, end };
 			for (size_t j = 0; j < sizeof parts / sizeof *parts; j++) {
 				struct ts_vpipe_merges *m;
 				uint64_t b2 = 0, a2 = 0, left = 1, done = 0;
 				CHECK(ts_vpipe_merges_new(v, 0, w, mark, end, &m) == 0);
+				if (m && j >= 4)
+					ts_vpipe_merges_set_split(m, 1);
 				while (m && left) {
 					CHECK(ts_vpipe_merges_more(v, m, done + parts[j]) == 0);
 					uint64_t d = ts_vpipe_merges_done(m, &b2, &a2, &left);
