@@ -39,6 +39,9 @@ struct replay_args {
 	double speed;
 	uint64_t band; /* --band N: parts; 0: none */
 	struct ts_tier_ebs ebs; /* --instance's EBS limits */
+	/* the host profiles --host's figures are read from: loaded at the
+	 * first one asked, once for all of them (replay_hosts()) */
+	struct ts_host_set *hosts;
 };
 
 #define RA(f) offsetof(struct replay_args, f)
@@ -165,13 +168,24 @@ static const struct ts_cmdline replay_cmdline = {
 	.max_pos = TS_RECORD_MAX_RUNS,
 };
 
+/* The host profiles into @o->hosts (--host's, else the default's), the
+ * first time a figure of them is asked: 0, or the load's error in @err. */
+static int replay_hosts(struct replay_args *o, char *err, size_t errlen)
+{
+	return o->hosts ? 0
+			: ts_host_set_load_for(o->host ? o->host : TS_HOST_REPLAY_DEFAULT, &o->hosts,
+					       err, errlen);
+}
+
 /* A figure of --kernel-fs's in-kernel rule, --@opt (@what; @val, NULL
  * where not given), 0 to 1ms, into @ns; not given, --host's (a host that
  * has none measured: 0, the rule off, unless named with --host). -1 to go
  * on, else the exit status. */
-static int kfs_figure(const struct ts_cmdline *cl, const struct replay_args *o, const char *val,
+static int kfs_figure(const struct ts_cmdline *cl, struct replay_args *o, const char *val,
 		      const char *opt, const char *what, const char *eg,
-		      int (*from_host)(const char *, uint64_t *, char *, size_t), uint64_t *ns)
+		      int (*from_host)(const struct ts_host_set *, const char *, uint64_t *, char *,
+				       size_t),
+		      uint64_t *ns)
 {
 	if (val && !o->kernel_fs)
 		return ts_cmdline_error(cl, "--%s %s is --kernel-fs's (%s)", opt, val, what);
@@ -183,7 +197,9 @@ static int kfs_figure(const struct ts_cmdline *cl, const struct replay_args *o, 
 						opt, val, eg);
 	} else if (o->kernel_fs) {
 		char err[512];
-		int hrc = from_host(o->host, ns, err, sizeof(err));
+		int hrc = replay_hosts(o, err, sizeof(err));
+		if (!hrc)
+			hrc = from_host(o->hosts, o->host, ns, err, sizeof(err));
 		if (hrc == -ENODATA && !o->host)
 			*ns = 0;
 		else if (hrc)
@@ -270,7 +286,9 @@ static int replay_args(struct replay_args *o, struct ts_replay_cfg *cfg, int arg
 		 * unless named with --host */
 		char err[512];
 		uint64_t ns = 0, page_ns = 0;
-		int frc = ts_host_fuse_cpu(o->host, &ns, &page_ns, err, sizeof(err));
+		int frc = replay_hosts(o, err, sizeof(err));
+		if (!frc)
+			frc = ts_host_fuse_cpu(o->hosts, o->host, &ns, &page_ns, err, sizeof(err));
 		if (frc == -ENODATA && !o->host)
 			ns = page_ns = 0;
 		else if (frc)
@@ -313,7 +331,8 @@ static int replay_args(struct replay_args *o, struct ts_replay_cfg *cfg, int arg
 						o->wake_cost);
 	} else if (!no_rule) {
 		char err[512];
-		if (ts_host_wake_cost(o->host, &cfg->wake_cost_ns, err, sizeof(err)))
+		if (replay_hosts(o, err, sizeof(err)) ||
+		    ts_host_replay_wake_cost(o->hosts, o->host, &cfg->wake_cost_ns, err, sizeof(err)))
 			return ts_cmdline_error(cl, "--host: %s", err);
 	}
 	*files = a.pos;
@@ -587,6 +606,8 @@ int ts_cmd_replay(int argc, char **argv)
 	size_t nfiles = 0;
 	char tier[96];
 	int rc = replay_args(&o, &cfg, argc, argv, &files, &nfiles);
+	ts_host_set_free(o.hosts); /* every figure of it is in @cfg */
+	o.hosts = NULL;
 	if (rc < 0 && o.instance) {
 		struct ts_price_set *prices = NULL;
 		const struct ts_instance *in = NULL;

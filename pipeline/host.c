@@ -1006,58 +1006,50 @@ static int replay_figure(const struct host *h, const char *name, size_t off, con
 	return 0;
 }
 
-/* Host @name's (TS_HOST_REPLAY_DEFAULT for NULL) replay figure at @off:
- * replay_figure(), the host set loaded for it. */
-static int replay_num(const char *name, size_t off, const char *key, const char *opt, double max,
-		      uint64_t *ns, char *err, size_t errlen)
+/* Host @name's (TS_HOST_REPLAY_DEFAULT for NULL) replay figure at @off in
+ * @s: replay_figure(). */
+static int replay_num(const struct ts_host_set *s, const char *name, size_t off, const char *key,
+		      const char *opt, double max, uint64_t *ns, char *err, size_t errlen)
 {
-	struct ts_host_set *s;
 	if (!name)
 		name = TS_HOST_REPLAY_DEFAULT;
-	int rc = ts_host_set_load_for(name, &s, err, errlen);
+	const struct host *h = need_host(s, name, err, errlen);
+	return h ? replay_figure(h, name, off, key, opt, max, ns, err, errlen) : -ENOENT;
+}
+
+int ts_host_fuse_cpu(const struct ts_host_set *s, const char *name, uint64_t *ns,
+		     uint64_t *page_ns, char *err, size_t errlen)
+{
+	if (!name)
+		name = TS_HOST_REPLAY_DEFAULT;
+	const struct host *h = need_host(s, name, err, errlen);
+	if (!h)
+		return -ENOENT;
+	uint64_t n = 0, p = 0;
+	int rc = replay_figure(h, name, offsetof(struct host, fuse_cpu), "replay_fuse_cpu_ns",
+			       "fuse-cpu", 1e7, &n, err, errlen);
+	/* the per-page figure is optional: 0 where none is measured */
+	if (!rc && h->fuse_cpu_page.set)
+		rc = replay_figure(h, name, offsetof(struct host, fuse_cpu_page),
+				   "replay_fuse_cpu_page_ns", "fuse-cpu-page", 1e6, &p, err, errlen);
 	if (!rc) {
-		const struct host *h = need_host(s, name, err, errlen);
-		rc = h ? replay_figure(h, name, off, key, opt, max, ns, err, errlen) : -ENOENT;
+		*ns = n;
+		*page_ns = p;
 	}
-	ts_host_set_free(s);
 	return rc;
 }
 
-int ts_host_fuse_cpu(const char *name, uint64_t *ns, uint64_t *page_ns, char *err, size_t errlen)
+int ts_host_page_wake(const struct ts_host_set *s, const char *name, uint64_t *ns, char *err,
+		      size_t errlen)
 {
-	struct ts_host_set *s;
-	if (!name)
-		name = TS_HOST_REPLAY_DEFAULT;
-	int rc = ts_host_set_load_for(name, &s, err, errlen);
-	if (!rc) {
-		const struct host *h = need_host(s, name, err, errlen);
-		uint64_t n = 0, p = 0;
-		rc = h ? replay_figure(h, name, offsetof(struct host, fuse_cpu),
-				       "replay_fuse_cpu_ns", "fuse-cpu", 1e7, &n, err, errlen)
-		       : -ENOENT;
-		/* the per-page figure is optional: 0 where none is measured */
-		if (!rc && h->fuse_cpu_page.set)
-			rc = replay_figure(h, name, offsetof(struct host, fuse_cpu_page),
-					   "replay_fuse_cpu_page_ns", "fuse-cpu-page", 1e6, &p, err,
-					   errlen);
-		if (!rc) {
-			*ns = n;
-			*page_ns = p;
-		}
-	}
-	ts_host_set_free(s);
-	return rc;
-}
-
-int ts_host_page_wake(const char *name, uint64_t *ns, char *err, size_t errlen)
-{
-	return replay_num(name, offsetof(struct host, page_wake), "replay_page_wake_ns",
+	return replay_num(s, name, offsetof(struct host, page_wake), "replay_page_wake_ns",
 			  "page-wake", 1e6, ns, err, errlen);
 }
 
-int ts_host_dev_read_cpu(const char *name, uint64_t *ns, char *err, size_t errlen)
+int ts_host_dev_read_cpu(const struct ts_host_set *s, const char *name, uint64_t *ns, char *err,
+			 size_t errlen)
 {
-	return replay_num(name, offsetof(struct host, dev_read_cpu), "replay_dev_read_cpu_ns",
+	return replay_num(s, name, offsetof(struct host, dev_read_cpu), "replay_dev_read_cpu_ns",
 			  "dev-read-cpu", 1e6, ns, err, errlen);
 }
 
@@ -1101,6 +1093,12 @@ int ts_host_wake_cost(const char *name, uint64_t *ns, char *err, size_t errlen)
 		rc = wake_cost(s, name, ns, err, errlen);
 	ts_host_set_free(s);
 	return rc;
+}
+
+int ts_host_replay_wake_cost(const struct ts_host_set *s, const char *name, uint64_t *ns,
+			     char *err, size_t errlen)
+{
+	return wake_cost(s, name ? name : TS_HOST_REPLAY_DEFAULT, ns, err, errlen);
 }
 
 int ts_host_print_evidence(FILE *f, const struct ts_host_set *s)

@@ -215,8 +215,17 @@ int ts_host_each_fit(const struct ts_host_set *s,
  * of a request's time; traces/replay/replay.h), its value, in *@ns; NULL:
  * TS_HOST_REPLAY_DEFAULT's. -ENOENT naming the known hosts when @name is
  * none, -ENODATA when it sets none (the machine's own: never carried by
- * from =), with one line in @err. */
+ * from =), with one line in @err. Loads the host set for it;
+ * ts_host_replay_wake_cost() reads it from a set loaded already. */
 TS_WUR int ts_host_wake_cost(const char *name, uint64_t *ns, char *err, size_t errlen);
+
+/* The replay's host figures below read from @s, a set loaded once
+ * (ts_host_set_load_for(@name), NULL for TS_HOST_REPLAY_DEFAULT) for all
+ * of them: a replay's figures then come from one load of the profiles. */
+
+/* ts_host_wake_cost()'s figure, from @s. */
+TS_WUR int ts_host_replay_wake_cost(const struct ts_host_set *s, const char *name, uint64_t *ns,
+				    char *err, size_t errlen);
 
 /* Host @name's replay_fuse_cpu_ns (the kernel-fs replay's in-kernel rule:
  * a FUSE request's CPU on the calling thread beyond a kernel file system's
@@ -226,22 +235,24 @@ TS_WUR int ts_host_wake_cost(const char *name, uint64_t *ns, char *err, size_t e
  * TS_HOST_REPLAY_DEFAULT's. -ENOENT, -ENODATA (no replay_fuse_cpu_ns) or
  * -EINVAL (not 0 to 10 ms, a page's not 0 to 1 ms), with one line in
  * @err. */
-TS_WUR int ts_host_fuse_cpu(const char *name, uint64_t *ns, uint64_t *page_ns, char *err,
-			    size_t errlen);
+TS_WUR int ts_host_fuse_cpu(const struct ts_host_set *s, const char *name, uint64_t *ns,
+			    uint64_t *page_ns, char *err, size_t errlen);
 
 /* Host @name's replay_page_wake_ns (the kernel-fs replay's page-lock
  * wake-up: the wake-up after a sleep on a page in flight, from the
  * device's completion to the thread running; traces/replay/replay.h,
  * page_wake_ns) in *@ns; NULL: TS_HOST_REPLAY_DEFAULT's. -ENOENT, -ENODATA
  * (none measured) or -EINVAL (not 0 to 1 ms), with one line in @err. */
-TS_WUR int ts_host_page_wake(const char *name, uint64_t *ns, char *err, size_t errlen);
+TS_WUR int ts_host_page_wake(const struct ts_host_set *s, const char *name, uint64_t *ns,
+			     char *err, size_t errlen);
 
 /* Host @name's replay_dev_read_cpu_ns (the kernel-fs replay's IO path's
  * CPU: the reading thread's CPU a device read its read sends; replay.h,
  * dev_read_cpu_ns) in *@ns; NULL: TS_HOST_REPLAY_DEFAULT's. -ENOENT,
  * -ENODATA (none measured) or -EINVAL (not 0 to 1 ms), with one line in
  * @err. */
-TS_WUR int ts_host_dev_read_cpu(const char *name, uint64_t *ns, char *err, size_t errlen);
+TS_WUR int ts_host_dev_read_cpu(const struct ts_host_set *s, const char *name, uint64_t *ns,
+				char *err, size_t errlen);
 
 /* Host @name's copy_tail_first in *@out: whether glibc's memcpy on its CPU
  * touches a large copy's last page before the rest (no ERMS: the vector

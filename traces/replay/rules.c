@@ -475,9 +475,16 @@ static uint64_t own_scaled(const struct ts_trace *t, const struct ts_replay_cfg 
 /* FUSE's own CPU on the calling thread for request @r (the in-kernel
  * rule): cfg->fuse_cpu_ns, and cfg->fuse_cpu_page_ns for each page of the
  * buffer a direct read or write asked for (a read the kernel's page cache
- * sent, TS_REC_F_KERNEL_RA, has no buffer of the thread's). */
+ * sent, TS_REC_F_KERNEL_RA, has no buffer of the thread's). A release (a
+ * file's last close, TS_OP_CLOSE) none: the kernel sends FUSE_RELEASE in
+ * the background on a FUSE mount (fs/fuse/file.c, fuse_file_release:
+ * synchronous on fuseblk mounts only), so the thread queues it and goes
+ * on, with no sleep in it and no wake-up after, where the figure is a
+ * round trip's (a read's; bench/close_cpu.sh measures a close's). */
 static uint64_t fuse_cpu(const struct ts_replay_cfg *cfg, const struct ts_trace_rec *r)
 {
+	if (r->op == TS_OP_CLOSE)
+		return 0;
 	uint64_t pages = 0;
 	if ((r->op == TS_OP_READ || r->op == TS_OP_WRITE) && !(r->flags & TS_REC_F_KERNEL_RA))
 		pages = (r->length + 4095) / 4096;
