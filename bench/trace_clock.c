@@ -126,7 +126,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < threads; i++)
 		if (read(tids[0], &tid, sizeof(tid)) != sizeof(tid))
 			return 1;
-	tid = child; /* the main thread: the one read, and woken below */
+	tid = child;	/* the main thread: the one read, and woken below */
 	usleep(100000); /* asleep in read() by now */
 
 	snprintf(path, sizeof(path), "/proc/%d/schedstat", tid);
@@ -162,13 +162,22 @@ int main(int argc, char **argv)
 				char b[512];
 				uint64_t v[3] = {0}, x = 0;
 				switch (m) {
-				case 0: sink += schedstat(sfd, &x) + x; break;
-				case 1: sink += (uint64_t)pread(stfd, b, sizeof(b), 0); break;
-				case 2: sink += (uint64_t)read(pe, v, sizeof(v)) + v[0]; break;
-				default: sink += now(pclk); break;
+				case 0:
+					sink += schedstat(sfd, &x) + x;
+					break;
+				case 1:
+					sink += (uint64_t)pread(stfd, b, sizeof(b), 0);
+					break;
+				case 2:
+					sink += (uint64_t)read(pe, v, sizeof(v)) + v[0];
+					break;
+				default:
+					sink += now(pclk);
+					break;
 				}
 			}
-			uint64_t c = now(CLOCK_THREAD_CPUTIME_ID) - c0, w = now(CLOCK_MONOTONIC) - w0;
+			uint64_t c = now(CLOCK_THREAD_CPUTIME_ID) - c0,
+				 w = now(CLOCK_MONOTONIC) - w0;
 			printf("%-14s cpu %7.1f ns a read, wall %7.1f ns\n", way[m],
 			       (double)c / (double)reads, (double)w / (double)reads);
 		}
