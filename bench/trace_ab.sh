@@ -29,7 +29,8 @@
 # (default "1 16"), TS_BEFORE (another build: its tierfs mounted traced as
 # traced-before, in the same rounds), TS_CONTROL, TS_NOCPU (0: no
 # traced-nocpu mount), TS_EVERY (1: a traced-every mount, every clock
-# read: beside traced-nocpu it says what the clock reads cost).
+# read: beside traced-nocpu it says what the clock reads cost), TS_OPTS
+# (options added to every mount's, e.g. ",max_threads=16").
 set -u
 
 [ $# -ge 1 ] || { echo "usage: bench/trace_ab.sh BUILD_DIR" >&2; exit 2; }
@@ -60,7 +61,7 @@ cat "$BACKING/f" >/dev/null # tierfs reads its backing file through the page cac
 mount_fs() { # NAME OPTIONS: in the foreground, so that $! is the daemon
 	local bin=$TIERFS
 	[ "$1" = traced-before ] && bin=$BEFORE/fs/tierfs
-	"$bin" -f -o "$2" "$BACKING" "$WORK/$1" 2>>"$WORK/$1.log" &
+	"$bin" -f -o "$2${TS_OPTS:-}" "$BACKING" "$WORK/$1" 2>>"$WORK/$1.log" &
 	PID[$1]=$!
 	for _ in $(seq 600); do
 		grep -q '"calibrated": true' "$WORK/$1/.tierfs/stats" 2>/dev/null && return 0
