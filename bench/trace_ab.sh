@@ -4,6 +4,7 @@
 #   unlimited      tierfs -o tier=unlimited, not traced (the base)
 #   traced         the same with -o trace=FILE (CPU samples as by default)
 #   traced-nocpu   the same with -o trace_cpu=false
+#   traced-every   the same with -o trace_cpu_every=true (TS_EVERY=1)
 # all over one 256 MiB file in one backing folder, for 4 KiB random
 # O_DIRECT reads at QD1 and QD16. Per job, TS_ROUNDS rounds of one
 # TS_SLICE_MS slice per mount (ABC CBA ...): each traced mount's IOPS and
@@ -27,7 +28,9 @@
 # Environment: TS_ROUNDS (default 60), TS_SLICE_MS (default 200), TS_QDS
 # (default "1 16"), TS_BEFORE (another build: its tierfs mounted traced as
 # traced-before, in the same rounds), TS_CONTROL, TS_NOCPU (0: no
-# traced-nocpu mount).
+# traced-nocpu mount), TS_EVERY (1: a traced-every mount, every clock
+# read: beside traced-nocpu it says what the clock reads cost), TS_OPTS
+# (options added to every mount's, e.g. ",max_threads=16").
 set -u
 
 [ $# -ge 1 ] || { echo "usage: bench/trace_ab.sh BUILD_DIR" >&2; exit 2; }
@@ -50,6 +53,7 @@ m=(unlimited)
 [ "${TS_CONTROL:-0}" = 1 ] && m+=(unlimited-aa)
 m+=(traced)
 [ "${TS_NOCPU:-1}" = 0 ] || m+=(traced-nocpu)
+[ "${TS_EVERY:-0}" = 1 ] && m+=(traced-every)
 bench_mounts trace_ab "${m[@]}"
 
 dd if=/dev/urandom of="$BACKING/f" bs=1M count=256 status=none || exit 1
@@ -57,7 +61,7 @@ cat "$BACKING/f" >/dev/null # tierfs reads its backing file through the page cac
 mount_fs() { # NAME OPTIONS: in the foreground, so that $! is the daemon
 	local bin=$TIERFS
 	[ "$1" = traced-before ] && bin=$BEFORE/fs/tierfs
-	"$bin" -f -o "$2" "$BACKING" "$WORK/$1" 2>>"$WORK/$1.log" &
+	"$bin" -f -o "$2${TS_OPTS:-}" "$BACKING" "$WORK/$1" 2>>"$WORK/$1.log" &
 	PID[$1]=$!
 	for _ in $(seq 600); do
 		grep -q '"calibrated": true' "$WORK/$1/.tierfs/stats" 2>/dev/null && return 0
@@ -71,6 +75,7 @@ mount_fs unlimited tier=unlimited
 [ "${TS_CONTROL:-0}" = 1 ] && mount_fs unlimited-aa tier=unlimited
 mount_fs traced "tier=unlimited,trace=$WORK/traced.trace"
 [ "${TS_NOCPU:-1}" = 0 ] || mount_fs traced-nocpu "tier=unlimited,trace=$WORK/traced-nocpu.trace,trace_cpu=false"
+[ "${TS_EVERY:-0}" = 1 ] && mount_fs traced-every "tier=unlimited,trace=$WORK/traced-every.trace,trace_cpu_every=true"
 [ -n "$BEFORE" ] && mount_fs traced-before "tier=unlimited,trace=$WORK/traced-before.trace"
 
 # busy CPU time of the whole host so far, in clock ticks (/proc/stat)

@@ -20,10 +20,19 @@
  * (traces/FORMAT.md, "CPU samples"): /proc/TID/schedstat, read while the
  * request is in tierfs, which is what it was when the request arrived,
  * since a thread blocked in a request does not run. That read is the one
- * syscall tracing adds to a request (about 2 us here, bench/trace_writer), so it is made while
+ * syscall tracing adds to a request (0.4-0.7 us of the worker's CPU in a
+ * loop here, bench/trace_clock), so it is made while
  * the tier model's latency elapses where there is one (ts_fs_trace_sample,
  * before the daemon sleeps), and it is left out where it can only say
  * little (below). -o trace_cpu=false leaves every one out.
+ * The cheaper reads Linux offers give other figures (bench/trace_clock,
+ * bench/README.md): a perf task-clock counter opened on the thread (about
+ * 0.2 us a read) counts only while the thread runs, so it has no time
+ * runnable, and its time on a CPU moved from schedstat's by -0.7% to +7%
+ * on this guest (its clock is not the scheduler's); another process's
+ * process CPU clock (clock_gettime, about 0.16 us) is schedstat's time on
+ * a CPU only while that process has one thread, which cannot be known
+ * without a read of its own, and has no time runnable either.
  *
  * Samples left unread (traces/FORMAT.md). Between its previous reply and
  * this request the thread used at most the gap between them on a CPU.
