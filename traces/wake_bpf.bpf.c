@@ -147,6 +147,15 @@ static __always_inline struct tstate *slot_of(__u64 task)
 	return &slot[i & (TS_WAKE_BPF_SLOTS - 1)];
 }
 
+/* the state of a thread that passed the filter, if it is the tree's */
+static __always_inline struct tstate *tree_state(__u64 task)
+{
+	struct tstate *s = slot_of(task);
+	if (s->task == task)
+		return s;
+	return bpf_map_lookup_elem(&tasks, &task);
+}
+
 /* the thread's state if it is the tree's: its slot, or the map */
 static __always_inline struct tstate *of_tree(__u64 task)
 {
@@ -508,8 +517,12 @@ int BPF_PROG(on_exit, const void *p)
  * the write that put its last byte in (wakes.c). Only the tree's threads
  * are counted: a pipe that a thread outside it writes too is counted
  * short (user space drops a tie whose write came after its read). Every
- * system call of the host runs the entry program; all but the tree's
- * cost one filter load (maybe_tree).
+ * system call of the host runs both programs: the entry's returns on the
+ * call's number (its argument: a compare and a bit test) for all but
+ * the four, the exit's on the tree's filter (one load, maybe_tree) for
+ * all but the tree's threads. Where the offsets are unknown (handoffs 0)
+ * or the capture is asked for none (tiersim record --no-handoffs), user
+ * space leaves both unattached, and the system calls cost nothing.
  */
 struct pipe_bytes {
 	__u64 written, read;
@@ -533,16 +546,21 @@ __u64 pipes_lost = 0;
 #define S_IFMT 0170000
 #define S_IFIFO 0010000
 #define IO_WRITE 0x80000000U
+/* the calls followed, as a set of bits by number */
+#define IO_CALLS (1U << NR_READ | 1U << NR_WRITE | 1U << NR_READV | 1U << NR_WRITEV)
 
 SEC("raw_tp/sys_enter")
 int BPF_PROG(on_sys_enter, const void *regs, long id)
 {
-	if (!handoffs || (id != NR_READ && id != NR_WRITE && id != NR_READV && id != NR_WRITEV))
+	/* the system call's number first, from the program's argument: one
+	 * compare and one bit test, no helper, no load (every system call of
+	 * the host runs this); then the tree's filter */
+	if ((__u64)id > NR_WRITEV || !(IO_CALLS & (1U << id)))
 		return 0;
 	__u64 cur = bpf_get_current_task();
 	if (!maybe_tree(cur))
 		return 0;
-	struct tstate *s = of_tree(cur);
+	struct tstate *s = tree_state(cur);
 	if (!s)
 		return 0;
 	/* the first argument (x86-64's rdi, struct pt_regs's 15th word) */
@@ -574,7 +592,8 @@ static __always_inline __u64 pipe_of(__u64 task, __u32 fd)
 
 __attribute__((noinline)) int pipe_done(__u64 task, __s64 ret)
 {
-	struct tstate *s = of_tree(task);
+	/* again: a global function takes no pointer to the programs' data */
+	struct tstate *s = tree_state(task);
 	if (!s || !s->io_fd)
 		return 0;
 	__u32 io = s->io_fd;
@@ -607,10 +626,14 @@ __attribute__((noinline)) int pipe_done(__u64 task, __s64 ret)
 SEC("raw_tp/sys_exit")
 int BPF_PROG(on_sys_exit, const void *regs, long ret)
 {
-	if (!handoffs)
-		return 0;
+	/* the number is not an argument here (it is in the registers, a
+	 * helper's read away): the tree's filter first, one load; then the
+	 * thread's own mark of a call followed, set at its entry */
 	__u64 cur = bpf_get_current_task();
 	if (!maybe_tree(cur))
+		return 0;
+	struct tstate *s = tree_state(cur);
+	if (!s || !s->io_fd)
 		return 0;
 	return pipe_done(cur, ret);
 }

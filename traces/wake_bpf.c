@@ -39,6 +39,7 @@ struct ts_wake_bpf {
 	int err; /* the reader's: -ENOMEM */
 	struct bpf_link *links[16];
 	size_t nlinks;
+	bool no_handoffs; /* ts_wake_bpf_no_handoffs: the system call programs unattached */
 };
 
 /* libbpf's own messages would be lines of their own: the reason a load
@@ -487,11 +488,26 @@ int ts_wake_bpf_open(struct ts_wake_bpf **out, size_t ring_kb, char *why, size_t
 	return 0;
 }
 
+static bool handoffs_on(const struct ts_wake_bpf *b)
+{
+	return b->skel->rodata->handoffs && !b->no_handoffs;
+}
+
+void ts_wake_bpf_no_handoffs(struct ts_wake_bpf *b)
+{
+	b->no_handoffs = true;
+}
+
 static int attach(struct ts_wake_bpf *b)
 {
 	struct bpf_program *p;
 	bpf_object__for_each_program(p, b->skel->obj)
 	{
+		/* the hand-offs' programs (on every system call of the host)
+		 * only where they are asked for and their offsets are known */
+		if ((p == b->skel->progs.on_sys_enter || p == b->skel->progs.on_sys_exit) &&
+		    !handoffs_on(b))
+			continue;
 		if (b->nlinks == TS_ARRAY_SIZE(b->links))
 			return -E2BIG;
 		struct bpf_link *k = bpf_program__attach(p);
@@ -665,7 +681,7 @@ int ts_wake_bpf_stop(struct ts_wake_bpf *b, uint64_t end_ns, uint64_t *lost, cha
 		return b->err;
 	}
 	*lost = b->skel->bss->lost;
-	if (!b->skel->rodata->handoffs)
+	if (!b->no_handoffs && !b->skel->rodata->handoffs)
 		fprintf(stderr, "tiersim record: notice: the kernel's BTF does not place the fields the pipe "
 				"hand-offs read; the wake file has none\n");
 	else if (b->skel->bss->pipes_lost)
