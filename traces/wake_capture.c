@@ -595,6 +595,16 @@ static void *reader_main(void *arg)
 	return NULL;
 }
 
+void ts_wake_capture_no_handoffs(struct ts_wake_capture *c)
+{
+#if TS_HAVE_BPF
+	if (c->bpf)
+		ts_wake_bpf_no_handoffs(c->bpf);
+#else
+	(void)c; /* tracefs captures none */
+#endif
+}
+
 int ts_wake_capture_start(struct ts_wake_capture *c, pid_t pid, char *why, size_t whylen)
 {
 	char v[32], path[PATH_MAX + 192];
