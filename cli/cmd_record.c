@@ -77,7 +77,7 @@ static const struct ts_opt rec_opts[] = {
      "do not capture who woke whom (the wake file OUT.wakes; needs root and tracefs)"},
     {"no_handoffs", TS_OPT_BOOL, offsetof(struct rec_cfg, no_handoffs), "false", 0, 0, "",
      "a wake file without pipe hand-offs where nobody slept (its H lines): the BPF capture "
-     "then runs no program on the host's system calls (about 2.6 us less CPU per FUSE IO)"},
+     "then runs no program on the host's system calls (their cost: traces/README.md)"},
     {"fs", TS_OPT_STR, offsetof(struct rec_cfg, fs), NULL, 0, 0, "",
      "block mode: DIR copied into an ext4 or xfs image, mounted through a loop device over "
      "tierfs (tiersim disk mount); --mem is then the command's memory cgroup (needs root)"},
