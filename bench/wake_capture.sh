@@ -42,7 +42,9 @@
 # Needs root and tracefs (as wake capture does), and a build with BPF;
 # without them the script says so and exits 77.
 # Environment: TS_ROUNDS (default 5), TS_IOS (default 49152), TS_BEFORE,
-# TS_BPF_STATS, TS_CONTROL, TS_TRACEFS, TS_PIN, TS_WARMUP (0: no
+# TS_BPF_STATS, TS_CONTROL, TS_TRACEFS, TS_PIN, TS_NOHANDOFFS (1: one
+# more recording per round, through BPF with --no-handoffs: no pipe
+# hand-offs, the system call programs unattached), TS_WARMUP (0: no
 # uncounted recording first). A recording's fixed CPU (tiersim,
 # the mount, fio's start: about 0.17 s) was half of a 12288-IO
 # recording's, so the figure per IO was as much the start-up's; 49152
@@ -90,6 +92,7 @@ one() { # nowakes|tracefs|bpf|before
 	case $1 in
 	nowakes | again) extra=(--no-wakes) ;;
 	tracefs) how=tracefs ;;
+	nohandoffs) extra=(--no-handoffs) ;;
 	before) cli=$BEFORE/cli/tiersim ;;
 	esac
 	TIERSIM_WAKE_BPF_STATS=${TS_BPF_STATS:-} TIERSIM_WAKE_CAPTURE=$how python3 - "$cli" "$WORK" "$IOS" "$1" "$PIN_FIO" "${PIN[@]}" -- "${extra[@]}" <<'PY'
@@ -108,7 +111,7 @@ after = resource.getrusage(resource.RUSAGE_CHILDREN)
 if r.returncode:
     sys.exit("wake_capture: tiersim record failed: " + r.stderr.strip().splitlines()[-1])
 if mode not in ("nowakes", "again") and (not os.path.exists(work + "/r.trace.wakes") or
-                          (mode in ("bpf", "before") and "no BPF wake capture" in r.stderr)):
+                          (mode in ("bpf", "before", "nohandoffs") and "no BPF wake capture" in r.stderr)):
     print("wake_capture: no %s wake file: %s" % (mode, r.stderr.strip()), file=sys.stderr)
     sys.exit(77)
 cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -129,6 +132,7 @@ modes=(nowakes)
 [ "${TS_CONTROL:-0}" != 1 ] || modes+=(again)
 [ "${TS_TRACEFS:-1}" = 0 ] || modes+=(tracefs)
 modes+=(bpf)
+[ "${TS_NOHANDOFFS:-0}" != 1 ] || modes+=(nohandoffs)
 [ -z "$BEFORE" ] || modes+=(before)
 nm=${#modes[@]}
 # one recording first, not counted: the first of a run, after the bench's
@@ -185,7 +189,7 @@ for m in "${modes[@]:1}"; do
 done
 [ -z "$share" ] || echo "# cpu +us/io, bpf / tracefs, per round: $(printf '%s' "$share" | grep -v nan | spread)"
 [ -z "$BEFORE" ] || echo "# cpu +us/io, bpf / before's bpf, per round: $(printf '%s' "$vs" | grep -v nan | spread)"
-for m in bpf before; do
+for m in bpf nohandoffs before; do
 	[ -z "${bns[$m]:-}" ] || echo "# $m: kernel time in the BPF programs, ns/io: $(printf '%s' "${bns[$m]}" | spread)  ns/run: $(printf '%s' "${bnr[$m]}" | spread)"
 done
 echo "# load average during the run: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"

@@ -50,6 +50,7 @@ struct rec_cfg {
 	char *probe;
 	bool json;
 	bool no_wakes;
+	bool no_handoffs;
 	char *fs;
 	int64_t repeat;
 };
@@ -74,6 +75,9 @@ static const struct ts_opt rec_opts[] = {
      "the summary and predictions as one JSON object"},
     {"no_wakes", TS_OPT_BOOL, offsetof(struct rec_cfg, no_wakes), "false", 0, 0, "",
      "do not capture who woke whom (the wake file OUT.wakes; needs root and tracefs)"},
+    {"no_handoffs", TS_OPT_BOOL, offsetof(struct rec_cfg, no_handoffs), "false", 0, 0, "",
+     "a wake file without pipe hand-offs where nobody slept (its H lines): the BPF capture "
+     "then runs no program on the host's system calls (their cost: traces/README.md)"},
     {"fs", TS_OPT_STR, offsetof(struct rec_cfg, fs), NULL, 0, 0, "",
      "block mode: DIR copied into an ext4 or xfs image, mounted through a loop device over "
      "tierfs (tiersim disk mount); --mem is then the command's memory cgroup (needs root)"},
@@ -204,7 +208,7 @@ int ts_cmd_record(int argc, char **argv)
 	runs = (struct ts_record_runs){ .tier = c.tier, .out = out, .probe = c.probe,
 					.repeat = c.repeat };
 	r = (struct ts_record){ .data = c.data, .profile = c.profile, .fs = c.fs, .mem = c.mem,
-				.no_wakes = c.no_wakes };
+				.no_wakes = c.no_wakes, .no_handoffs = c.no_handoffs };
 	if (ts_record_begin(&r, err, sizeof(err))) {
 		fprintf(stderr, "tiersim record: %s\n", err);
 		goto out;

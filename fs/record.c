@@ -90,7 +90,7 @@ static void no_wakes(const char *why)
  * With @wakes_out, who woke whom among its threads goes there
  * (traces/wake_capture.h); where that cannot be captured a notice says why. */
 static int run_command(char **argv, int argc, const char *mnt, const char *wakes_out,
-		       const char *scratch, const struct ts_cgroup *cg, int *status)
+		       bool handoffs, const char *scratch, const struct ts_cgroup *cg, int *status)
 {
 	struct ts_wake_capture *cap = NULL;
 	char why[PATH_MAX + 128];
@@ -113,6 +113,8 @@ static int run_command(char **argv, int argc, const char *mnt, const char *wakes
 		} else if (ts_wake_capture_note(cap)) {
 			fprintf(stderr, "tiersim record: notice: %s\n", ts_wake_capture_note(cap));
 		}
+		if (cap && !handoffs)
+			ts_wake_capture_no_handoffs(cap);
 	}
 	/* Signals held across the fork: one that comes now reaches the child
 	 * once it has the default action (the parent's handler would swallow
@@ -243,7 +245,8 @@ static int record_once_disk(struct ts_record *c, const char *tier, const char *o
 	bool ran = !rc && !ts_interrupted;
 	snprintf(wakes_out, sizeof(wakes_out), "%s.wakes", out);
 	unlink(wakes_out);
-	if (ran && (e = run_command(argv, argc, mnt, c->no_wakes ? NULL : wakes_out, c->dir,
+	if (ran && (e = run_command(argv, argc, mnt, c->no_wakes ? NULL : wakes_out,
+				    !c->no_handoffs, c->dir,
 				    cg.path ? &cg : NULL, status)))
 		fprintf(stderr, "tiersim record: running %s: %s\n", argv[0], strerror(-e));
 	ts_cgroup_remove(&cg);
@@ -298,7 +301,8 @@ int ts_record_run(struct ts_record *c, const char *tier, const char *out, char *
 	char wakes_out[PATH_MAX + 8];
 	snprintf(wakes_out, sizeof(wakes_out), "%s.wakes", out);
 	unlink(wakes_out); /* never one left from an earlier recording */
-	if (ran && (e = run_command(argv, argc, mnt, c->no_wakes ? NULL : wakes_out, c->dir, NULL,
+	if (ran && (e = run_command(argv, argc, mnt, c->no_wakes ? NULL : wakes_out,
+				    !c->no_handoffs, c->dir, NULL,
 				    status)))
 		fprintf(stderr, "tiersim record: running %s: %s\n", argv[0], strerror(-e));
 	int stop = ts_mount_stop(ms, m, err, sizeof(err));

@@ -23,6 +23,7 @@ struct ts_record {
 	const char *fs;	     /* block mode: "ext4" or "xfs"; NULL: a tierfs mount */
 	uint64_t mem;	     /* the page-cache model; block mode: the memory cgroup */
 	bool no_wakes;	     /* capture no wake file */
+	bool no_handoffs;    /* a wake file without pipe hand-offs (H lines) */
 	/* ts_record_begin's: the scratch directory, its mount point, block
 	 * mode's image */
 	struct ts_mounts ms;

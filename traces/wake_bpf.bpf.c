@@ -45,6 +45,16 @@ const volatile __u32 rq_cpu = 0;	  /* rq.cpu */
 /* this CPU's preempt count, from this CPU's run queue: both are per-CPU
  * variables, this distance apart in every CPU's copy */
 const volatile __s64 rq_preempt_count = 0;
+/* the hand-offs' (below): task_struct.files, files_struct.fdt,
+ * fdtable.fd and .max_fds, file.f_inode and .private_data, inode.i_mode */
+const volatile __u32 task_files = 0;
+const volatile __u32 files_fdt = 0;
+const volatile __u32 fdt_fd = 0;
+const volatile __u32 fdt_max = 0;
+const volatile __u32 file_inode = 0;
+const volatile __u32 file_private = 0;
+const volatile __u32 inode_mode = 0;
+const volatile __u32 handoffs = 0; /* the offsets are known: capture them */
 
 /* per thread of the tree: the parser's struct tstate, and its totals
  * (struct ts_wake_bpf_state, wake_bpf_rec.h) */
@@ -135,6 +145,15 @@ static __always_inline struct tstate *slot_of(__u64 task)
 	__u32 i = task_hash(task);
 	asm volatile("" : "+r"(i));
 	return &slot[i & (TS_WAKE_BPF_SLOTS - 1)];
+}
+
+/* the state of a thread that passed the filter, if it is the tree's */
+static __always_inline struct tstate *tree_state(__u64 task)
+{
+	struct tstate *s = slot_of(task);
+	if (s->task == task)
+		return s;
+	return bpf_map_lookup_elem(&tasks, &task);
 }
 
 /* the thread's state if it is the tree's: its slot, or the map */
@@ -482,4 +501,139 @@ int BPF_PROG(on_exit, const void *p)
 	s->since = 0;
 	s->exiting = 1; /* its exit_state may be set from now on (switch_out) */
 	return send(TS_WAKE_BPF_EXIT, bpf_ktime_get_ns(), 0, s->tid, 0);
+}
+
+/*
+ * Hand-offs (traces/wakes.h): the pipe reads and writes of the tree's
+ * threads, at the system call's entry and return (raw_syscalls: this
+ * kernel has neither kprobes, CONFIG_KPROBES unset, nor fexit programs
+ * under its lockdown). At the entry of read, write, readv or writev by a
+ * thread of the tree the fd is kept in its state; at the return, where
+ * bytes moved and the fd is a pipe's (its inode a FIFO: an anonymous pipe
+ * or a named one), the pipe (its file's private_data, the kernel's struct
+ * pipe_inode_info) has its bytes written or read counted in pipes and the
+ * call is sent with the count at its end: a byte read is the byte written
+ * at the same count (a pipe is FIFO), and user space ties each read to
+ * the write that put its last byte in (wakes.c). Only the tree's threads
+ * are counted: a pipe that a thread outside it writes too is counted
+ * short (user space drops a tie whose write came after its read). Every
+ * system call of the host runs both programs: the entry's returns on the
+ * call's number (its argument: a compare and a bit test) for all but
+ * the four, the exit's on the tree's filter (one load, maybe_tree) for
+ * all but the tree's threads. Where the offsets are unknown (handoffs 0)
+ * or the capture is asked for none (tiersim record --no-handoffs), user
+ * space leaves both unattached, and the system calls cost nothing.
+ */
+struct pipe_bytes {
+	__u64 written, read;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64); /* the pipe (struct pipe_inode_info) */
+	__type(value, struct pipe_bytes);
+} pipes SEC(".maps");
+
+/* pipe calls whose pipe found no room in pipes: their hand-offs are
+ * missing */
+__u64 pipes_lost = 0;
+
+#define NR_READ 0 /* x86-64's system call numbers */
+#define NR_WRITE 1
+#define NR_READV 19
+#define NR_WRITEV 20
+#define S_IFMT 0170000
+#define S_IFIFO 0010000
+#define IO_WRITE 0x80000000U
+/* the calls followed, as a set of bits by number */
+#define IO_CALLS (1U << NR_READ | 1U << NR_WRITE | 1U << NR_READV | 1U << NR_WRITEV)
+
+SEC("raw_tp/sys_enter")
+int BPF_PROG(on_sys_enter, const void *regs, long id)
+{
+	/* the system call's number first, from the program's argument: one
+	 * compare and one bit test, no helper, no load (every system call of
+	 * the host runs this); then the tree's filter */
+	if ((__u64)id > NR_WRITEV || !(IO_CALLS & (1U << id)))
+		return 0;
+	__u64 cur = bpf_get_current_task();
+	if (!maybe_tree(cur))
+		return 0;
+	struct tstate *s = tree_state(cur);
+	if (!s)
+		return 0;
+	/* the first argument (x86-64's rdi, struct pt_regs's 15th word) */
+	__u64 fd = 0;
+	bpf_probe_read_kernel(&fd, sizeof(fd), (const char *)regs + 14 * 8);
+	s->io_fd = fd < 0x7fffffff ? ((__u32)fd + 1) |
+					 (id == NR_WRITE || id == NR_WRITEV ? IO_WRITE : 0)
+				   : 0;
+	return 0;
+}
+
+/* @fd of the current task's: its pipe, or 0 */
+static __always_inline __u64 pipe_of(__u64 task, __u32 fd)
+{
+	const void *files = read_ptr((const void *)task, task_files);
+	const void *fdt = files ? read_ptr(files, files_fdt) : NULL;
+	if (!fdt || fd >= read_u32(fdt, fdt_max))
+		return 0;
+	const void *fds = read_ptr(fdt, fdt_fd);
+	const void *file = fds ? read_ptr((const char *)fds + (__u64)fd * 8, 0) : NULL;
+	const void *inode = file ? read_ptr(file, file_inode) : NULL;
+	__u16 mode = 0;
+	if (inode)
+		bpf_probe_read_kernel(&mode, sizeof(mode), (const char *)inode + inode_mode);
+	if ((mode & S_IFMT) != S_IFIFO)
+		return 0;
+	return (__u64)read_ptr(file, file_private);
+}
+
+__attribute__((noinline)) int pipe_done(__u64 task, __s64 ret)
+{
+	/* again: a global function takes no pointer to the programs' data */
+	struct tstate *s = tree_state(task);
+	if (!s || !s->io_fd)
+		return 0;
+	__u32 io = s->io_fd;
+	s->io_fd = 0;
+	if (ret <= 0)
+		return 0;
+	__u32 write = io & IO_WRITE;
+	__u64 pipe = pipe_of(task, (io & ~IO_WRITE) - 1);
+	if (!pipe)
+		return 0;
+	struct pipe_bytes *b = bpf_map_lookup_elem(&pipes, &pipe);
+	if (!b) {
+		struct pipe_bytes z = {};
+		bpf_map_update_elem(&pipes, &pipe, &z, BPF_NOEXIST);
+		b = bpf_map_lookup_elem(&pipes, &pipe);
+		if (!b) {
+			__sync_fetch_and_add(&pipes_lost, 1);
+			return 0;
+		}
+	}
+	__u64 end;
+	if (write)
+		end = __sync_fetch_and_add(&b->written, (__u64)ret) + (__u64)ret;
+	else
+		end = __sync_fetch_and_add(&b->read, (__u64)ret) + (__u64)ret;
+	return send(write ? TS_WAKE_BPF_PIPE_W : TS_WAKE_BPF_PIPE_R, bpf_ktime_get_ns(), end,
+		    s->tid | (__u64)(__u32)pipe << 32, (__u32)(pipe >> 32));
+}
+
+SEC("raw_tp/sys_exit")
+int BPF_PROG(on_sys_exit, const void *regs, long ret)
+{
+	/* the number is not an argument here (it is in the registers, a
+	 * helper's read away): the tree's filter first, one load; then the
+	 * thread's own mark of a call followed, set at its entry */
+	__u64 cur = bpf_get_current_task();
+	if (!maybe_tree(cur))
+		return 0;
+	struct tstate *s = tree_state(cur);
+	if (!s || !s->io_fd)
+		return 0;
+	return pipe_done(cur, ret);
 }

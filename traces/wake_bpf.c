@@ -37,8 +37,9 @@ struct ts_wake_bpf {
 	bool running;
 	atomic_bool stop;
 	int err; /* the reader's: -ENOMEM */
-	struct bpf_link *links[8];
+	struct bpf_link *links[16];
 	size_t nlinks;
+	bool no_handoffs; /* ts_wake_bpf_no_handoffs: the system call programs unattached */
 };
 
 /* libbpf's own messages would be lines of their own: the reason a load
@@ -211,6 +212,8 @@ static long kbtf_percpu(const struct kbtf *k, const char *name)
 /* What the programs need to know of the running kernel (wake_bpf.bpf.c). */
 struct offsets {
 	long long pid, tgid, exit_state, cfs_rq, cfs_rq_rq, rq_cpu, preempt;
+	/* the hand-offs' (-1: one not found, hand-offs not captured) */
+	long long files, fdt, fdt_fd, fdt_max, f_inode, f_private, i_mode;
 };
 
 /*
@@ -222,7 +225,7 @@ struct offsets {
  * the boot's id and the BTF's size; a file that is not the caller's
  * own, or that others may write, is neither read nor replaced.
  */
-#define CACHE_MAGIC "tiersim-wake-bpf-offsets-1"
+#define CACHE_MAGIC "tiersim-wake-bpf-offsets-2"
 
 static bool cache_path(char *p, size_t n, bool dir)
 {
@@ -269,9 +272,12 @@ static bool cache_get(const char *key, struct offsets *o)
 	if (n <= 0)
 		return false;
 	buf[n] = 0;
-	return sscanf(buf, CACHE_MAGIC " %127s %lld %lld %lld %lld %lld %lld %lld", k, &o->pid,
-		      &o->tgid, &o->exit_state, &o->cfs_rq, &o->cfs_rq_rq, &o->rq_cpu,
-		      &o->preempt) == 8 &&
+	return sscanf(buf,
+		      CACHE_MAGIC " %127s %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld "
+				  "%lld %lld",
+		      k, &o->pid, &o->tgid, &o->exit_state, &o->cfs_rq, &o->cfs_rq_rq, &o->rq_cpu,
+		      &o->preempt, &o->files, &o->fdt, &o->fdt_fd, &o->fdt_max, &o->f_inode,
+		      &o->f_private, &o->i_mode) == 15 &&
 	       !strcmp(k, key);
 }
 
@@ -304,8 +310,12 @@ static void cache_put(const char *key, const struct offsets *o)
 		unlink(tmp);
 		return;
 	}
-	fprintf(f, CACHE_MAGIC " %s %lld %lld %lld %lld %lld %lld %lld\n", key, o->pid, o->tgid,
-		o->exit_state, o->cfs_rq, o->cfs_rq_rq, o->rq_cpu, o->preempt);
+	fprintf(f,
+		CACHE_MAGIC " %s %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld "
+			    "%lld\n",
+		key, o->pid, o->tgid, o->exit_state, o->cfs_rq, o->cfs_rq_rq, o->rq_cpu,
+		o->preempt, o->files, o->fdt, o->fdt_fd, o->fdt_max, o->f_inode, o->f_private,
+		o->i_mode);
 	if (fclose(f) || rename(tmp, path))
 		unlink(tmp);
 }
@@ -319,6 +329,16 @@ static void set_rodata(struct wake_bpf *skel, const struct offsets *o)
 	skel->rodata->cfs_rq_rq = (uint32_t)o->cfs_rq_rq;
 	skel->rodata->rq_cpu = (uint32_t)o->rq_cpu;
 	skel->rodata->rq_preempt_count = (int64_t)o->preempt;
+	bool h = o->files >= 0 && o->fdt >= 0 && o->fdt_fd >= 0 && o->fdt_max >= 0 &&
+		 o->f_inode >= 0 && o->f_private >= 0 && o->i_mode >= 0;
+	skel->rodata->handoffs = h;
+	skel->rodata->task_files = h ? (uint32_t)o->files : 0;
+	skel->rodata->files_fdt = h ? (uint32_t)o->fdt : 0;
+	skel->rodata->fdt_fd = h ? (uint32_t)o->fdt_fd : 0;
+	skel->rodata->fdt_max = h ? (uint32_t)o->fdt_max : 0;
+	skel->rodata->file_inode = h ? (uint32_t)o->f_inode : 0;
+	skel->rodata->file_private = h ? (uint32_t)o->f_private : 0;
+	skel->rodata->inode_mode = h ? (uint32_t)o->i_mode : 0;
 }
 
 /* Sets the programs' offsets (wake_bpf.bpf.c) from the cache, or from the
@@ -384,6 +404,9 @@ static int set_offsets(struct wake_bpf *skel, char *why, size_t whylen)
 	long se_off = kbtf_member(&k, task, "se", 0), se_cfs_rq = kbtf_member(&k, se, "cfs_rq", 0);
 	long rq_of = kbtf_member(&k, cfs_rq, "rq", 0), cpu = kbtf_member(&k, rq, "cpu", 0);
 	long rqs = kbtf_percpu(&k, "runqueues"), pc = kbtf_percpu(&k, "__preempt_count");
+	const struct btf_type *files = kbtf_struct(&k, "files_struct");
+	const struct btf_type *fdt = kbtf_struct(&k, "fdtable");
+	const struct btf_type *file = kbtf_struct(&k, "file");
 	if (pc < 0) { /* 6.2 to 6.14: in struct pcpu_hot */
 		long hot = kbtf_percpu(&k, "pcpu_hot");
 		long in = kbtf_member(&k, kbtf_struct(&k, "pcpu_hot"), "preempt_count", 0);
@@ -410,7 +433,14 @@ static int set_offsets(struct wake_bpf *skel, char *why, size_t whylen)
 			     .cfs_rq = se_off + se_cfs_rq,
 			     .cfs_rq_rq = rq_of,
 			     .rq_cpu = cpu,
-			     .preempt = (long long)pc - (long long)rqs};
+			     .preempt = (long long)pc - (long long)rqs,
+			     .files = kbtf_member(&k, task, "files", 0),
+			     .fdt = kbtf_member(&k, files, "fdt", 0),
+			     .fdt_fd = kbtf_member(&k, fdt, "fd", 0),
+			     .fdt_max = kbtf_member(&k, fdt, "max_fds", 0),
+			     .f_inode = kbtf_member(&k, file, "f_inode", 0),
+			     .f_private = kbtf_member(&k, file, "private_data", 0),
+			     .i_mode = kbtf_member(&k, kbtf_struct(&k, "inode"), "i_mode", 0)};
 	set_rodata(skel, &o);
 	if (keyed)
 		cache_put(key, &o);
@@ -458,11 +488,26 @@ int ts_wake_bpf_open(struct ts_wake_bpf **out, size_t ring_kb, char *why, size_t
 	return 0;
 }
 
+static bool handoffs_on(const struct ts_wake_bpf *b)
+{
+	return b->skel->rodata->handoffs && !b->no_handoffs;
+}
+
+void ts_wake_bpf_no_handoffs(struct ts_wake_bpf *b)
+{
+	b->no_handoffs = true;
+}
+
 static int attach(struct ts_wake_bpf *b)
 {
 	struct bpf_program *p;
 	bpf_object__for_each_program(p, b->skel->obj)
 	{
+		/* the hand-offs' programs (on every system call of the host)
+		 * only where they are asked for and their offsets are known */
+		if ((p == b->skel->progs.on_sys_enter || p == b->skel->progs.on_sys_exit) &&
+		    !handoffs_on(b))
+			continue;
 		if (b->nlinks == TS_ARRAY_SIZE(b->links))
 			return -E2BIG;
 		struct bpf_link *k = bpf_program__attach(p);
@@ -529,6 +574,11 @@ static int on_rec(void *ctx, void *data, size_t len)
 		break;
 	case TS_WAKE_BPF_GONE: /* its totals, final */
 		e = ts_wakes_parser_times(b->parser, r->a, r->times[0], r->times[1]);
+		break;
+	case TS_WAKE_BPF_PIPE_W:
+	case TS_WAKE_BPF_PIPE_R:
+		e = ts_wakes_parser_pipe(b->parser, r->type == TS_WAKE_BPF_PIPE_W, r->t_ns, r->a,
+					 r->b | (uint64_t)r->c << 32, r->since_ns);
 		break;
 	}
 	if (e < 0) {
@@ -631,6 +681,14 @@ int ts_wake_bpf_stop(struct ts_wake_bpf *b, uint64_t end_ns, uint64_t *lost, cha
 		return b->err;
 	}
 	*lost = b->skel->bss->lost;
+	if (!b->no_handoffs && !b->skel->rodata->handoffs)
+		fprintf(stderr, "tiersim record: notice: the kernel's BTF does not place the fields the pipe "
+				"hand-offs read; the wake file has none\n");
+	else if (b->skel->bss->pipes_lost)
+		fprintf(stderr,
+			"tiersim record: notice: %llu pipe calls on pipes past the capture's 4,096; their "
+			"hand-offs are missing\n",
+			(unsigned long long)b->skel->bss->pipes_lost);
 	if (b->skel->bss->blind) {
 		snprintf(why, whylen,
 			 "%llu wakes in a context the BPF programs could not tell (the current "

@@ -30,7 +30,9 @@ struct ts_wake_bpf_state {
 	__u32 tid;  /* the thread */
 	__u32 d;    /* that sleep is uninterruptible (state D) */
 	__u32 exiting; /* past sched_process_exit: its exit_state may be set */
-	__u32 pad;  /* a slot is one cache line */
+	__u32 io_fd; /* a read or write in flight (wake_bpf.bpf.c, hand-offs): its
+		      * fd + 1, bit 31 set for a write; 0 = none. A slot is one
+		      * cache line. */
 };
 
 enum ts_wake_bpf_type {
@@ -41,6 +43,9 @@ enum ts_wake_bpf_type {
 	TS_WAKE_BPF_EXIT,     /* a: the exiting thread */
 	TS_WAKE_BPF_PAUSE,    /* a: the sleeper (interruptible), an interrupt woke it */
 	TS_WAKE_BPF_GONE,     /* a: the thread, dead at its last switch-out; times */
+	TS_WAKE_BPF_PIPE_W,   /* a: the writer, b/c: the pipe (low/high half),
+			       * since_ns: the pipe's bytes written to its end */
+	TS_WAKE_BPF_PIPE_R,   /* a: the reader, b/c, since_ns: the same, read */
 };
 
 struct ts_wake_bpf_rec {

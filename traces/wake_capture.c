@@ -187,10 +187,10 @@ static bool bpf_first(struct ts_wake_capture *c)
 	size_t kb = v ? strtoul(buffer_kb(), NULL, 10) : 2048;
 	if (!ts_wake_bpf_open(&c->bpf, kb, why, sizeof(why)))
 		return true;
-	snprintf(c->note, sizeof(c->note), "no BPF wake capture (%.256s): through tracefs", why);
+	snprintf(c->note, sizeof(c->note), "no BPF wake capture (%.256s): through tracefs, without hand-offs", why);
 #else
 	snprintf(c->note, sizeof(c->note),
-		 "no BPF wake capture (built without libbpf): through tracefs");
+		 "no BPF wake capture (built without libbpf): through tracefs, without hand-offs");
 #endif
 	return false;
 }
@@ -593,6 +593,16 @@ static void *reader_main(void *arg)
 	}
 	free(buf);
 	return NULL;
+}
+
+void ts_wake_capture_no_handoffs(struct ts_wake_capture *c)
+{
+#if TS_HAVE_BPF
+	if (c->bpf)
+		ts_wake_bpf_no_handoffs(c->bpf);
+#else
+	(void)c; /* tracefs captures none */
+#endif
 }
 
 int ts_wake_capture_start(struct ts_wake_capture *c, pid_t pid, char *why, size_t whylen)

@@ -17,6 +17,7 @@ void ts_wakes_free(struct ts_wakes *s)
 	free(s->wakes);
 	free(s->sleeps);
 	free(s->pauses);
+	free(s->handoffs);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -73,6 +74,14 @@ static int add_pause(struct ts_wakes *s, const struct ts_sleep *z)
 	return 0;
 }
 
+static int add_handoff(struct ts_wakes *s, const struct ts_handoff *h)
+{
+	if (grow((void **)&s->handoffs, &s->handoff_cap, s->nhandoffs, sizeof(*h)))
+		return -ENOMEM;
+	s->handoffs[s->nhandoffs++] = *h;
+	return 0;
+}
+
 /* ---- the file ---- */
 
 int ts_wakes_write(FILE *f, const struct ts_wakes *s)
@@ -104,6 +113,11 @@ int ts_wakes_write(FILE *f, const struct ts_wakes *s)
 		const struct ts_sleep *z = &s->pauses[i];
 		fprintf(f, "P %" PRIu64 " %" PRIu64 " %" PRIu32 "\n", z->t_ns, z->since_ns,
 			z->tid);
+	}
+	for (size_t i = 0; i < s->nhandoffs; i++) {
+		const struct ts_handoff *h = &s->handoffs[i];
+		fprintf(f, "H %" PRIu64 " %" PRIu64 " %" PRIu32 " %" PRIu32 "\n", h->t_ns,
+			h->wrote_ns, h->reader, h->writer);
 	}
 	return fflush(f) || ferror(f) ? -EIO : 0;
 }
@@ -204,6 +218,21 @@ static int parse_line(struct ts_wakes *s, const char *l, const char *name, unsig
 		struct ts_sleep z = {.t_ns = v[0], .since_ns = v[1], .tid = (uint32_t)v[2]};
 		return add_pause(s, &z);
 	}
+	if (l[0] == 'H' && l[1] == ' ') {
+		const char *p = l + 1;
+		if (!fields(&p, v, 4) || *p || v[2] == 0 || v[3] == 0 || v[2] > UINT32_MAX ||
+		    v[3] > UINT32_MAX || v[1] > v[0] || v[2] == v[3])
+			return bad(err, errlen, name, line,
+				   "a hand-off line is 'H t wrote reader writer' with wrote <= t "
+				   "and reader != writer");
+		if (s->nhandoffs && s->handoffs[s->nhandoffs - 1].t_ns > v[0])
+			return bad(err, errlen, name, line, "hand-offs are not in time order");
+		struct ts_handoff h = {.t_ns = v[0],
+				       .wrote_ns = v[1],
+				       .reader = (uint32_t)v[2],
+				       .writer = (uint32_t)v[3]};
+		return add_handoff(s, &h);
+	}
 	if (!strncmp(l, "cpus ", 5)) {
 		const char *p = l + 4;
 		if (!fields(&p, v, 2) || *p || v[0] == 0 || v[0] > 65536)
@@ -220,7 +249,7 @@ static int parse_line(struct ts_wakes *s, const char *l, const char *name, unsig
 		s->end_ns = v[1];
 		return 0;
 	}
-	return bad(err, errlen, name, line, "not a T, W, S, P, span or cpus line");
+	return bad(err, errlen, name, line, "not a T, W, S, P, H, span or cpus line");
 }
 
 /* The line number of the (@n+1)-th line of @buf that starts with "@kind ".
@@ -291,6 +320,12 @@ int ts_wakes_read_mem(const char *buf, size_t len, const char *name, struct ts_w
 			ret = bad(err, errlen, name, line_of(buf, len, 'P', i),
 				  "pause of %" PRIu32 ": a thread not listed",
 				  s->pauses[i].tid);
+	for (size_t i = 0; !ret && i < s->nhandoffs; i++)
+		if (!ts_wakes_thread_of(s, s->handoffs[i].reader) ||
+		    !ts_wakes_thread_of(s, s->handoffs[i].writer))
+			ret = bad(err, errlen, name, line_of(buf, len, 'H', i),
+				  "hand-off to %" PRIu32 " from %" PRIu32 ": a thread not listed",
+				  s->handoffs[i].reader, s->handoffs[i].writer);
 	if (ret)
 		ts_wakes_free(s);
 	return ret;
@@ -327,8 +362,17 @@ struct tstate {
 	size_t th;	   /* its index in s.threads */
 };
 
+/* a pipe read or write of the tree's, until the parser ties them */
+struct pipe_op {
+	uint64_t pipe, t_ns, end;
+	uint32_t tid;
+	bool write;
+};
+
 struct ts_wakes_parser {
 	struct ts_wakes s;
+	struct pipe_op *pipe_ops;
+	size_t npipe_ops, pipe_op_cap;
 	/* open addressing: tid -> state; 0 = empty */
 	uint32_t *keys;
 	struct tstate *vals;
@@ -422,6 +466,7 @@ void ts_wakes_parser_free(struct ts_wakes_parser *p)
 	if (!p)
 		return;
 	ts_wakes_free(&p->s);
+	free(p->pipe_ops);
 	free(p->keys);
 	free(p->vals);
 	free(p);
@@ -557,6 +602,75 @@ int ts_wakes_parser_pause(struct ts_wakes_parser *p, const struct ts_sleep *z)
 	struct ts_sleep q = *z;
 	q.waker = 0;
 	return add_pause(&p->s, &q) ? -ENOMEM : 1;
+}
+
+int ts_wakes_parser_pipe(struct ts_wakes_parser *p, bool write, uint64_t t_ns, uint32_t tid,
+			 uint64_t pipe, uint64_t end)
+{
+	if (!find(p, tid))
+		return 0;
+	if (grow((void **)&p->pipe_ops, &p->pipe_op_cap, p->npipe_ops, sizeof(*p->pipe_ops)))
+		return -ENOMEM;
+	p->pipe_ops[p->npipe_ops++] =
+	    (struct pipe_op){.pipe = pipe, .t_ns = t_ns, .end = end, .tid = tid, .write = write};
+	return 1;
+}
+
+/* writes first, by pipe, then by their end byte; reads after, in time
+ * order */
+static int pipe_op_cmp(const void *a, const void *b)
+{
+	const struct pipe_op *x = a, *y = b;
+	if (x->write != y->write)
+		return x->write ? -1 : 1;
+	if (x->write && x->pipe != y->pipe)
+		return x->pipe < y->pipe ? -1 : 1;
+	uint64_t kx = x->write ? x->end : x->t_ns, ky = y->write ? y->end : y->t_ns;
+	return kx < ky ? -1 : kx > ky;
+}
+
+/* Each read tied to the write that put its last byte in its pipe: the
+ * first write of that pipe whose end reaches the read's end. A write
+ * recorded after the read (the writer's return is seen after the reader
+ * took the bytes) counts as at the read; one of the reader's own is no
+ * tie, nor is a read that got the same write's bytes as the reader's
+ * previous hand-off (a message's header, then its body). */
+static int tie_pipes(struct ts_wakes_parser *p)
+{
+	struct pipe_op *o = p->pipe_ops;
+	size_t n = p->npipe_ops, nw = 0;
+	if (!n)
+		return 0;
+	qsort(o, n, sizeof(*o), pipe_op_cmp);
+	while (nw < n && o[nw].write)
+		nw++;
+	for (size_t i = nw; i < n; i++) {
+		const struct pipe_op *r = &o[i];
+		size_t lo = 0, hi = nw;
+		while (lo < hi) { /* the first write of r's pipe ending at or past r's end */
+			size_t m = (lo + hi) / 2;
+			if (o[m].pipe < r->pipe || (o[m].pipe == r->pipe && o[m].end < r->end))
+				lo = m + 1;
+			else
+				hi = m;
+		}
+		if (lo == nw || o[lo].pipe != r->pipe || o[lo].tid == r->tid)
+			continue;
+		struct ts_handoff h = {.t_ns = r->t_ns,
+				       .wrote_ns = TS_MIN(o[lo].t_ns, r->t_ns),
+				       .reader = r->tid,
+				       .writer = o[lo].tid};
+		bool same = false;
+		for (size_t k = p->s.nhandoffs; k-- > 0;) /* the reader's previous one */
+			if (p->s.handoffs[k].reader == h.reader) {
+				same = p->s.handoffs[k].writer == h.writer &&
+				       p->s.handoffs[k].wrote_ns == h.wrote_ns;
+				break;
+			}
+		if (!same && add_handoff(&p->s, &h))
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 int ts_wakes_parser_times(struct ts_wakes_parser *p, uint32_t tid, uint64_t oncpu_ns,
@@ -698,6 +812,8 @@ int ts_wakes_parser_finish(struct ts_wakes_parser *p, uint64_t end_ns, struct ts
 	}
 	sleeps_in_time_order(p->s.sleeps, p->s.nsleeps);
 	sleeps_in_time_order(p->s.pauses, p->s.npauses);
+	if (tie_pipes(p))
+		return -ENOMEM;
 	*s = p->s;
 	memset(&p->s, 0, sizeof(p->s));
 	return 0;

@@ -30,9 +30,18 @@
  * then "span BEGIN END", "cpus N OTHERS", "T tid pid ppid start end oncpu
  * runq comm" per thread, "W t since wakee waker" per wake, "S t since tid
  * waker" per IO sleep ended from outside (waker 0: an interrupt) and "P t
- * since tid" per interruptible sleep an interrupt ended (a pause), times
- * in CLOCK_MONOTONIC nanoseconds (the trace's clock). '#' starts a
- * comment.
+ * since tid" per interruptible sleep an interrupt ended (a pause), "H t
+ * wrote reader writer" per hand-off (below), times in CLOCK_MONOTONIC
+ * nanoseconds (the trace's clock). '#' starts a comment.
+ *
+ * A hand-off is a tie no sleep shows: a thread read bytes from a pipe
+ * that another thread of the tree had written, without sleeping for them
+ * (they were there when it read). The BPF capture follows the kernel's
+ * pipe reads and writes of the tree's threads, counting each pipe's bytes
+ * written and read, and ties each read to the write that put its last
+ * byte in the pipe: the reader's read returned at t, the writer's write
+ * at wrote (<= t). A thread's own traffic (reader = writer) is no tie.
+ * The tracefs capture records none.
  */
 #ifndef TS_WAKES_H
 #define TS_WAKES_H
@@ -68,6 +77,13 @@ struct ts_sleep {
 	uint32_t waker; /* a thread outside the tree; 0 = an interrupt */
 };
 
+/* A hand-off through a pipe (above): @reader's read returned at t_ns with
+ * bytes whose last one @writer's write put in the pipe at wrote_ns. */
+struct ts_handoff {
+	uint64_t t_ns, wrote_ns;
+	uint32_t reader, writer;
+};
+
 struct ts_wakes {
 	uint64_t begin_ns, end_ns; /* what the capture covers */
 	/* the CPUs the command could run on, and the CPU time everything
@@ -83,6 +99,9 @@ struct ts_wakes {
 	/* interruptible sleeps an interrupt ended (waker 0), in time order */
 	struct ts_sleep *pauses;
 	size_t npauses, pause_cap;
+	/* hand-offs (above), in the time order of their reads */
+	struct ts_handoff *handoffs;
+	size_t nhandoffs, handoff_cap;
 };
 
 void ts_wakes_free(struct ts_wakes *s);
@@ -136,6 +155,13 @@ TS_WUR int ts_wakes_parser_sleep(struct ts_wakes_parser *p, const struct ts_slee
 /* ... and an interruptible sleep an interrupt ended (a pause; 0 when its
  * thread is not one). */
 TS_WUR int ts_wakes_parser_pause(struct ts_wakes_parser *p, const struct ts_sleep *z);
+/* A pipe read or write of a thread (@tid) of the tree, as it returned at
+ * @t_ns: the pipe (any key the same for the same pipe) and the pipe's
+ * bytes written (a write) or read (a read) up to its end. Tied into
+ * hand-offs when the parser finishes. 1 used, 0 not a thread of the tree,
+ * -ENOMEM. */
+TS_WUR int ts_wakes_parser_pipe(struct ts_wakes_parser *p, bool write, uint64_t t_ns,
+				uint32_t tid, uint64_t pipe, uint64_t end);
 int ts_wakes_parser_times(struct ts_wakes_parser *p, uint32_t tid, uint64_t oncpu_ns,
 			  uint64_t runq_ns);
 /* One trace_pipe line, as an event: the same returns. */

@@ -1439,4 +1439,48 @@ kfr() { "$B" replay "$T/kfr.trace" --virtual --kernel-fs --page-wake 0 --dev-rea
 	--profile "$T/kfs.lua" --json "$@" 2>/dev/null | jq -r '.results[1] | "\(.total_ns) \(.think_ns)"'; }
 check "release: no FUSE CPU before the close" test "$(kfr --fuse-cpu 4us)" = "10000 10000"
 check "release: --fuse-cpu 0" test "$(kfr --fuse-cpu 0)" = "14000 14000"
+
+# Hand-offs (H lines, traces/wakes.h): the ops: case above with the tie
+# its recording lacked. The worker wrote the second item into the pipe at
+# 33 us (2 us after its second read completed) and the consumer read it
+# at 40 us without sleeping. On the 100 us tier the worker's second read
+# completes at 211 us and its write is replayed at 213: the consumer's
+# read, due at 130 on its own work, waits 83 us for it and the consumer
+# ends its recorded 20 us later, at 233 us, after the worker (215): the
+# run takes 233 us where without the tie it took 215 with the consumer
+# done at 150. On the 1 ms tier: the write at 2013 us, the end at 2033.
+mktrace hand <<'X'
+header version=2 start_mono_ns=1000000
+path 1 "/f"
+1000 11000 read 1 0 4096 4096 11 8192 0 0
+21000 31000 read 1 4096 4096 4096 11 8192 0 0
+end drops=0 records=2 t=31000
+X
+{ cat "$T/opsw.trace.wakes"; echo "H 1040000 1033000 10 11"; } > "$T/hand.trace.wakes"
+"$B" replay "$T/hand.trace" --virtual --profile "$T/inflight.lua" --tier fixed100 \
+	--tier fixed1000 --ops "$T/hand.ops" --json > "$T/hand.json" 2> "$T/hand.err"
+check "hand-off: replayed" test $? = 0
+hops() { # hops TIER TID WHAT
+	awk -v t="$1" -v d="$2" -v w="$3" '$1 == t && $2 == d && $4 == w {
+		print $5, $6, $7, $8, $9, $10 }' "$T/hand.ops" | tr '\n' ';'
+}
+check "hand-off: the read waits for the write on a 100 us tier" \
+	test "$(hops fixed100 10 handoff)" = "40000 40000 213000 213000 83000 11;"
+check "hand-off: the consumer ends after the worker" test "$(hops fixed100 10 mark)" = \
+	"0 0 0 0 0 -;60000 60000 233000 233000 0 -;"
+check "hand-off: the totals on 100 us and 1 ms tiers" \
+	test "$(j "$T/hand.json" '[.results[1].total_ns, .results[2].total_ns] | @csv')" = "233000,2033000"
+check "hand-off: on the recording's own times, nothing moves" \
+	test "$(j "$T/hand.json" '.results[0].total_ns')" = "$(j "$T/opsw.json" '.results[0].total_ns')"
+# a thread's own pipe traffic is no tie; a hand-off from a thread not
+# listed: the file is refused, naming its line
+cp "$T/hand.trace" "$T/hself.trace"
+for v in "10:wrote <= t and reader != writer" "12:hand-off to 10 from 12: a thread not listed"; do
+	printf 'tiersim-wakes 1\nT 10 10 1 1000000 1060000 0 0 c\nH 1040000 1033000 10 %s\n' \
+		"${v%%:*}" > "$T/hself.trace.wakes"
+	"$B" replay "$T/hself.trace" --virtual --tier fixed100 --profile "$T/inflight.lua" \
+		> /dev/null 2> "$T/hself.err"
+	check "hand-off: writer ${v%%:*} refused" test $? = 1
+	check "hand-off: writer ${v%%:*}: the line named" grep -q "hself.trace.wakes:3: .*${v#*:}" "$T/hself.err"
+done
 exit $fail

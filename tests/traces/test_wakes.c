@@ -207,7 +207,7 @@ int main(void)
 	    {"tiersim-wakes 1\nT 5 5 0 10 20 a\n", "w.wakes:2: a thread line"},
 	    {"tiersim-wakes 1\nT 5 5 0 10 20 0 0 a\nT 5 5 0 10 20 0 0 a\n",
 	     "w.wakes:3: thread 5 listed twice"},
-	    {"tiersim-wakes 1\nX\n", "w.wakes:2: not a T, W, S, P, span or cpus line"},
+	    {"tiersim-wakes 1\nX\n", "w.wakes:2: not a T, W, S, P, H, span or cpus line"},
 	    {"tiersim-wakes 1\nT 5 5 0 10 20 0 0 a\nP 30 40 5\n", "w.wakes:3: a pause line"},
 	    {"tiersim-wakes 1\nT 5 5 0 10 20 0 0 a\nP 30 20 5 0\n", "w.wakes:3: a pause line"},
 	    {"tiersim-wakes 1\nP 20 10 5\nP 30 20 6\nT 5 5 0 10 20 0 0 a\n",

@@ -222,7 +222,8 @@ out:
 int replay_augment(const struct ts_trace *t, const struct ts_wakes *s, struct augmented *a)
 {
 	uint64_t t0 = UINT64_MAX, mono = t->hdr.start_mono_ns;
-	size_t n = t->nrecs, extra = s->nwakes + s->nsleeps + 2 * s->nthreads;
+	size_t n = t->nrecs,
+	       extra = s->nwakes + s->nsleeps + s->nhandoffs + 2 * s->nthreads;
 
 	uint64_t begin = UINT64_MAX, end = 0;
 
@@ -317,6 +318,20 @@ int replay_augment(const struct ts_trace *t, const struct ts_wakes *s, struct au
 						.t_ns = w.submit_ns,
 						.slept_ns = k->t_ns - TS_MAX(k->since_ns, mono + t0)};
 		a->waker_tid[n] = k->waker;
+		a->t.recs[n++] = w;
+	}
+	/* hand-offs: a read that got bytes another thread wrote, without a
+	 * sleep; a wake that slept nothing, whose waker is at the write: the
+	 * read does not return, replayed, before the write is (rules.c) */
+	for (size_t i = 0; i < s->nhandoffs; i++) {
+		const struct ts_handoff *h = &s->handoffs[i];
+		if (h->t_ns < mono || h->t_ns - mono < t0 || h->wrote_ns < mono)
+			continue;
+		w.submit_ns = w.complete_ns = h->t_ns - mono;
+		w.tid = h->reader;
+		a->edge[n] = (struct wake_edge){
+		    .waker = SIZE_MAX, .rec = SIZE_MAX, .t_ns = h->wrote_ns - mono, .handoff = true};
+		a->waker_tid[n] = h->writer;
 		a->t.recs[n++] = w;
 	}
 	for (size_t i = 0; i < nties; i++) { /* waits on a request in flight */

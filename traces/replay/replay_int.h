@@ -62,8 +62,10 @@ struct wake_edge {
 	size_t waker; /* thread index, SIZE_MAX = none */
 	size_t rec;   /* or a request whose completion woke it (block mode's
 		       * page-cache waits), SIZE_MAX = none */
-	uint64_t t_ns, slept_ns;
+	uint64_t t_ns, slept_ns; /* t_ns: the waker's point (a wake's time) */
 	bool start; /* the thread's start: its parent forked it */
+	bool handoff; /* a hand-off (traces/wakes.h): the record is at the
+		       * read, t_ns at the write, nothing slept */
 };
 
 TS_WUR int replay_rthreads_build(const struct ts_trace *t, struct rthreads *ps);

@@ -409,7 +409,7 @@ static void ops_line(const struct vrun *v, const struct cursor *c, size_t idx, u
 			what = "io-wake";
 			snprintf(by, sizeof(by), "#%zu", e->rec);
 		} else if (e && e->waker != SIZE_MAX) {
-			what = "wake";
+			what = e->handoff ? "handoff" : "wake";
 			snprintf(by, sizeof(by), "%u", v->ps.p[e->waker].tid);
 		}
 		if (strcmp(what, "mark"))
