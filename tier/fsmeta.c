@@ -370,7 +370,9 @@ static void group_of(const struct ts_fsmeta *m, uint64_t ino, uint64_t *t, uint6
 	uint64_t g = i / m->ipg;
 	*t = table_of(m, g);
 	*idx = i % m->ipg;
-	*num = !used || used >= (g + 1) * m->ipg ? m->ipg : used > g * m->ipg ? used - g * m->ipg : 0;
+	/* @used is one past the last inode in use (ts_fsmeta_set_inodes' callers) */
+	uint64_t last = used ? used - 1 : 0;
+	*num = !last || last >= (g + 1) * m->ipg ? m->ipg : last > g * m->ipg ? last - g * m->ipg : 0;
 }
 
 /* The rule when the disk's size is not known (ts_fsmeta_set_capacity not

@@ -145,7 +145,7 @@ static void test_window_absolute(void)
 		struct ts_fsmeta *m;
 		CHECK(ts_fsmeta_new(ext4, &m) == 0);
 		ts_fsmeta_set_capacity(m, c[i].mib << 20);
-		ts_fsmeta_set_inodes(m, 4058);
+		ts_fsmeta_set_inodes(m, 4059); /* the last in use 4058 */
 		uint64_t bs = ts_fsmeta_block(m);
 		struct ts_fsmeta_node f = { 7, c[i].ino, 0 };
 		CHECK_EQ_U64(ts_fsmeta_inode(m, &f, io, TS_FSMETA_MAX_IO), 3);
@@ -161,7 +161,7 @@ static void test_window_absolute(void)
 	struct ts_fsmeta *m;
 	CHECK(ts_fsmeta_new(ext4, &m) == 0);
 	ts_fsmeta_set_capacity(m, 1ULL << 30);
-	ts_fsmeta_set_inodes(m, 4058);
+	ts_fsmeta_set_inodes(m, 4059); /* the last in use 4058 */
 	struct ts_fsmeta_node k05 = { 8, 2274, 0 }, h49 = { 9, 2324, 0 };
 	CHECK_EQ_U64(ts_fsmeta_inode(m, &k05, io, TS_FSMETA_MAX_IO), 3);
 	CHECK_EQ_U64(abs_blk(io[0].off, 4096), 256);
