@@ -860,6 +860,11 @@ int ts_fs_model_start(struct ts_fs *fs, char *err, size_t n)
 		ts_tier_free(t);
 		return rc;
 	}
+	{ /* the inode tables where mke2fs puts them on a disk of this size */
+		struct ts_tier_limits lim;
+		ts_tier_limits(t, &lim);
+		ts_fsmeta_set_capacity(m->meta, lim.capacity);
+	}
 	/* block mode charges no names (ts_fs_model_submit); a warm of the
 	 * whole tree numbers it as it walks it */
 	if (!fs->o.image)

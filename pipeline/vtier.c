@@ -39,6 +39,9 @@ int ts_vtier_new(struct ts_vtier *m, const struct ts_tier_cfg *cfg,
 		snprintf(err, errlen, "tier model: out of memory");
 		ts_vtier_free(m);
 	} else if (!rc) {
+		struct ts_tier_limits lim;
+		ts_tier_limits(m->tier, &lim);
+		ts_fsmeta_set_capacity(m->meta, lim.capacity); /* tier/fsmeta.h */
 		ts_fsmeta_serial(m->meta);
 	}
 	return rc;
@@ -89,7 +92,8 @@ uint64_t ts_vtier_submit_req(struct ts_vtier *m, uint64_t now, const struct ts_t
 }
 
 /* The metadata reads of @n lookups, one after the other, as a path walk
- * (a split read's requests at once, tier/fsmeta.h). */
+ * (a split read's requests at once; readahead sent with the read after
+ * it and not waited for: tier/fsmeta.h). */
 static uint64_t meta_reads(struct ts_vtier *m, uint64_t now, const struct ts_fsmeta_io *io,
 			   unsigned n)
 {
@@ -100,7 +104,8 @@ static uint64_t meta_reads(struct ts_vtier *m, uint64_t now, const struct ts_fsm
 						     io[i].off + o, TS_MIN(each, io[i].len - o), 0);
 			end = TS_MAX(end, e);
 		}
-		now = end;
+		if (!io[i].ahead)
+			now = end;
 	}
 	return now;
 }

@@ -34,6 +34,10 @@ struct ts_fsmeta {
 	size_t jcap, jn;
 	uint64_t jsince, jmade, jpos;
 	uint64_t per_blk; /* inodes per inode-table block */
+	/* where mke2fs put the inode tables (ts_fsmeta_set_capacity; sized
+	 * false: not known, one table from block 0) */
+	bool sized;
+	uint64_t first_data, bpg, groups, ipg, itb, gdt, rsv;
 	/* log2(per_blk) when it is a power of two (ext4's 16), else -1: an
 	 * inode's block is a shift, not a 64-bit division (tens of cycles,
 	 * three per file opened in a virtual run) */
@@ -209,11 +213,15 @@ static bool itab_first(struct ts_fsmeta *m, uint64_t b)
 	return true;
 }
 
-/* Inode @ino's block of the table (index ino - 1, below). */
+static void group_of(const struct ts_fsmeta *m, uint64_t ino, uint64_t *t, uint64_t *num,
+		     uint64_t *idx);
+
+/* Inode @ino's block of the table: its block on the disk (below). */
 static inline uint64_t blk_of(const struct ts_fsmeta *m, uint64_t ino)
 {
-	uint64_t i = ino ? ino - 1 : 0;
-	return m->blk_shift >= 0 ? i >> m->blk_shift : i / m->per_blk;
+	uint64_t t, num, i;
+	group_of(m, ino, &t, &num, &i);
+	return t + (m->blk_shift >= 0 ? i >> m->blk_shift : i / m->per_blk);
 }
 
 /* Whether inode-table block @b has been read. */
@@ -235,30 +243,150 @@ static uint64_t region(unsigned kind, uint64_t blk, unsigned block)
 	return ((uint64_t)kind << 52) + (blk & ((1ULL << 40) - 1)) * block;
 }
 
-/* Inode @ino's table block, as __ext4_get_inode_loc reads it: ext4 keeps
- * inode ino at index ino - 1 of the table (inode_offset = (ino - 1) %
- * inodes_per_group), so inodes 1-16 share block 0 (16 inodes a block);
- * when the block is not in memory, it reads ahead the table from the
- * block's inode_ra_blocks-aligned start b to end = b + inode_ra_blocks,
- * no further than block num / inodes_per_block of the table (num: the
- * group's inodes up to its last in use, the highest inode in use here),
- * `while (b <= end)`: end itself too, so an uncapped window is 33 blocks,
- * the last the next window's first (block-mode trace, 1 GiB image, the
- * root's inode: table blocks 145-177 read at mount). Blocks already in
- * memory are not read again. The table's start is taken as aligned (so a
- * window starts at a multiple of inode_ra_blocks from it): mke2fs puts it
- * at block 1120 on a 500 GiB disk (aligned), 145 on a 1 GiB one (not).
- * The blocks read go as one request here (the kernel sends the block
- * itself apart from the ones before and after it: up to three). */
-static void inode_read(struct ts_fsmeta *m, uint64_t ino, struct ts_fsmeta_io *out, unsigned *n,
-		       unsigned max)
+/* ---- Where mke2fs puts the inode tables --------------------------------- */
+
+/* Whether group @g holds a backup of the superblock (sparse_super: groups
+ * 0, 1 and the powers of 3, 5 and 7). */
+static bool has_super(uint64_t g)
+{
+	if (g <= 1)
+		return true;
+	for (uint64_t b = 3; b <= 7; b += 2) {
+		uint64_t x = b;
+		while (x < g)
+			x *= b;
+		if (x == g)
+			return true;
+	}
+	return false;
+}
+
+/* mke2fs's layout of a disk of @bytes (e2fsprogs 1.47, /etc/mke2fs.conf's
+ * defaults and its size types: "small" below 512 MiB, 1 KiB blocks and an
+ * inode per 4 KiB; "big" from 4 TiB, an inode per 32 KiB; "huge" from 16
+ * TiB, per 64 KiB; else 4 KiB blocks, an inode per 16 KiB; inode_size 256
+ * in every type; lib/ext2fs/initialize.c: groups of 8 x block blocks,
+ * inodes per group filling whole table blocks and a multiple of 8, a last
+ * group smaller than its overhead + 50 blocks dropped, the reserved
+ * descriptor blocks for growth to 1,024 times the size, at most block / 4).
+ * Checked against mkfs.ext4 at 100 MiB-2 TiB (tier/fsmeta.h). */
+static void layout(struct ts_fsmeta *m, uint64_t bytes)
+{
+	unsigned bs = bytes < (512ULL << 20) ? 1024 : 4096;
+	uint64_t ratio = bytes < (512ULL << 20)	 ? 4096
+			 : bytes < (4ULL << 40)	 ? 16384
+			 : bytes < (16ULL << 40) ? 32768
+						 : 65536;
+	uint64_t isz = m->p.inode_size ? m->p.inode_size : 256;
+	uint64_t blocks = bytes / bs, inodes = blocks * bs / ratio;
+	m->p.block = bs;
+	m->per_blk = bs / isz;
+	m->blk_shift = !(m->per_blk & (m->per_blk - 1)) ? __builtin_ctzll(m->per_blk) : -1;
+	m->first_data = bs == 1024;
+	m->bpg = 8ULL * bs;
+	for (;;) {
+		m->groups = (blocks - m->first_data + m->bpg - 1) / m->bpg;
+		if (!m->groups)
+			m->groups = 1;
+		uint64_t ipg = (inodes + m->groups - 1) / m->groups;
+		if (ipg > 8ULL * bs)
+			ipg = 8ULL * bs;
+		uint64_t itb = (ipg * isz + bs - 1) / bs;
+		ipg = (itb * bs / isz) & ~7ULL;
+		m->ipg = ipg ? ipg : 8;
+		m->itb = (m->ipg * isz + bs - 1) / bs;
+		uint64_t gdpb = bs / 64; /* 64-byte descriptors (64bit) */
+		m->gdt = (m->groups + gdpb - 1) / gdpb;
+		uint64_t maxb = blocks < 0xffffffffULL / 1024 ? blocks * 1024 : 0xffffffffULL;
+		uint64_t rsv_groups = (maxb - m->first_data + m->bpg - 1) / m->bpg;
+		uint64_t rsv = (rsv_groups + gdpb - 1) / gdpb;
+		rsv = rsv > m->gdt ? rsv - m->gdt : 0;
+		m->rsv = TS_MIN(rsv, (uint64_t)bs / 4);
+		uint64_t over = 3 + m->itb + m->rsv, rem = (blocks - m->first_data) % m->bpg;
+		if (has_super(m->groups - 1))
+			over += 1 + m->gdt + m->rsv;
+		if (m->groups == 1 || !rem || rem >= over + 50)
+			break;
+		blocks -= rem;
+	}
+	m->sized = true;
+}
+
+/* The first block of group @g's inode table: flex_bg packs the bitmaps
+ * and then the tables of 16 groups at the first of them (group 0's after
+ * its superblock, descriptors and reserved descriptors), one table after
+ * the other, a table that would cover another group's superblock backup
+ * moved past it (only 1 KiB blocks come so far). */
+static uint64_t table_of(const struct ts_fsmeta *m, uint64_t g)
+{
+	uint64_t f = g / 16, n = TS_MIN(m->groups - 16 * f, 16);
+	uint64_t pos = m->first_data + 16 * f * m->bpg + 2 * n;
+	if (!f)
+		pos += 1 + m->gdt + m->rsv;
+	if (m->bpg > 16 * m->itb + 32) /* the flex group's tables inside its first group */
+		return pos + (g % 16) * m->itb;
+	for (uint64_t k = 16 * f;; k++) {
+		for (bool moved = true; moved;) {
+			moved = false;
+			uint64_t h0 = pos > m->first_data ? (pos - m->first_data) / m->bpg : 0;
+			for (uint64_t h = h0; h <= (pos + m->itb - m->first_data) / m->bpg; h++) {
+				uint64_t s = m->first_data + h * m->bpg, e = s + 1 + m->gdt + m->rsv;
+				if (h && has_super(h) && s < pos + m->itb && pos < e) {
+					pos = e;
+					moved = true;
+				}
+			}
+		}
+		if (k == g)
+			return pos;
+		pos += m->itb;
+	}
+}
+
+void ts_fsmeta_set_capacity(struct ts_fsmeta *m, uint64_t bytes)
+{
+	if (bytes)
+		layout(m, bytes);
+}
+
+uint64_t ts_fsmeta_block(const struct ts_fsmeta *m)
+{
+	return m->p.block;
+}
+
+/* Inode @ino's table: its first block into *@t, the inodes of its group
+ * in use into *@num (as the kernel counts them: the group's up to its
+ * last in use, all when not known) */
+static void group_of(const struct ts_fsmeta *m, uint64_t ino, uint64_t *t, uint64_t *num,
+		     uint64_t *idx)
+{
+	uint64_t used = __atomic_load_n(&m->inodes, __ATOMIC_ACQUIRE), i = ino ? ino - 1 : 0;
+	if (!m->sized) { /* one table from block 0 */
+		*t = 0;
+		*idx = i;
+		*num = used ? used : UINT64_MAX / 2;
+		return;
+	}
+	uint64_t g = i / m->ipg;
+	*t = table_of(m, g);
+	*idx = i % m->ipg;
+	/* @used is one past the last inode in use (ts_fsmeta_set_inodes' callers) */
+	uint64_t last = used ? used - 1 : 0;
+	*num = !last || last >= (g + 1) * m->ipg ? m->ipg : last > g * m->ipg ? last - g * m->ipg : 0;
+}
+
+/* The rule when the disk's size is not known (ts_fsmeta_set_capacity not
+ * called): one table from block 0, windows aligned on its start, no
+ * further than block (last inode in use - 1) / inodes_per_block, the
+ * blocks read as one request. */
+static void inode_read_flat(struct ts_fsmeta *m, uint64_t ino, struct ts_fsmeta_io *out,
+			    unsigned *n, unsigned max)
 {
 	uint64_t per_blk = m->per_blk, ra = m->p.inode_ra_blocks ? m->p.inode_ra_blocks : 1;
 	uint64_t blk = blk_of(m, ino);
 	if (itab_read(m, blk))
 		return;
 	uint64_t b = blk / ra * ra, end = b + ra, used = __atomic_load_n(&m->inodes, __ATOMIC_ACQUIRE);
-	/* ext4 reads ahead no further than the last inode in use */
 	if (used && (used - 1) / per_blk < end)
 		end = (used - 1) / per_blk;
 	uint64_t first_blk = UINT64_MAX, k = 0;
@@ -273,6 +401,57 @@ static void inode_read(struct ts_fsmeta *m, uint64_t ino, struct ts_fsmeta_io *o
 	}
 	if (k)
 		put(out, n, max, region(K_ITAB, first_blk, m->p.block), k * m->p.block);
+}
+
+/* Inode @ino's table block, as __ext4_get_inode_loc reads it: ext4 keeps
+ * inode ino at index (ino - 1) % inodes_per_group of its group's table
+ * (16 inodes a 4 KiB block). When the block is not in memory the kernel
+ * reads ahead the table from b, the block's inode_ra_blocks-aligned
+ * start on the disk (its absolute block number; no lower than the
+ * table's first block), to end = b + inode_ra_blocks, no further than
+ * the table's first block + num / inodes_per_block (num: the group's
+ * inodes up to its last in use), `while (b <= end)`: end itself too, so
+ * an uncapped window is 33 blocks. The readahead skips blocks already in
+ * memory and the inode's own block (locked for its own read), so each
+ * run of blocks not yet read is one request (the plug merges them), the
+ * inode's block one more, sent last and the one the lookup waits for:
+ * up to 3 requests (block-mode traces, tier/fsmeta.h: a 1 GiB image's
+ * table starts at block 145, so the inode in block 270 read 256-269,
+ * 270 and 271-288). */
+static void inode_read(struct ts_fsmeta *m, uint64_t ino, struct ts_fsmeta_io *out, unsigned *n,
+		       unsigned max)
+{
+	uint64_t per_blk = m->per_blk, ra = m->p.inode_ra_blocks ? m->p.inode_ra_blocks : 1;
+	if (!m->sized) {
+		inode_read_flat(m, ino, out, n, max);
+		return;
+	}
+	uint64_t t, num, idx;
+	group_of(m, ino, &t, &num, &idx);
+	uint64_t blk = t + (m->blk_shift >= 0 ? idx >> m->blk_shift : idx / per_blk);
+	if (itab_read(m, blk))
+		return;
+	uint64_t b = TS_MAX(blk / ra * ra, t), end = b + ra;
+	/* ext4 reads ahead no further than the group's last inode in use */
+	if (end > t + num / per_blk)
+		end = t + num / per_blk;
+	uint64_t run = 0, from = 0;
+	for (uint64_t x = b; x <= end; x++) {
+		bool rd = x != blk && itab_first(m, x);
+		if (rd && !run)
+			from = x;
+		run += rd;
+		if (run && (!rd || x == end)) {
+			put_split(out, n, max, region(K_ITAB, from, m->p.block), run * m->p.block, 0);
+			if (*n)
+				out[*n - 1].ahead = true;
+			run = 0;
+		}
+	}
+	if (itab_first(m, blk))
+		put(out, n, max, region(K_ITAB, blk, m->p.block), m->p.block);
+	else if (*n && out[*n - 1].ahead) /* out of memory: wait for the last */
+		out[*n - 1].ahead = false;
 }
 
 static uint64_t dir_block(const struct ts_fsmeta *m, uint64_t key, uint64_t b);
@@ -574,17 +753,21 @@ uint64_t ts_fsmeta_charge(struct ts_tier *t, uint64_t now, uint64_t floor_ns,
 			  const struct ts_fsmeta_io *io, unsigned n, struct ts_tier_done *done)
 {
 	uint64_t at = now;
+	bool with = false; /* sent with the readahead before it */
 	for (unsigned i = 0; i < n; i++) {
 		/* the model takes the caller's floor off each request; the
 		 * op pays it once, so every later read starts that much later */
-		uint64_t start = i ? at + floor_ns : at;
-		uint64_t each = io[i].split ? io[i].split : io[i].len;
-		at = start;
+		uint64_t start = i && !with ? at + floor_ns : at;
+		uint64_t each = io[i].split ? io[i].split : io[i].len, last = start;
 		for (uint64_t o = 0; o < io[i].len; o += each) {
 			uint64_t end = charge_one(t, start, io[i].off + o,
 						  TS_MIN(each, io[i].len - o), done);
-			at = TS_MAX(at, end);
+			last = TS_MAX(last, end);
 		}
+		/* readahead: sent at once with the read after it, which the
+		 * op waits for alone */
+		with = io[i].ahead;
+		at = with ? start : last;
 	}
 	return at;
 }
@@ -627,7 +810,7 @@ static void jdirty(struct ts_fsmeta *m, uint64_t now, uint64_t blk)
  * offsets (the ones their reads use, block by block). */
 static uint64_t itab_block(const struct ts_fsmeta *m, uint64_t ino)
 {
-	return region(K_ITAB, (ino ? ino - 1 : 0) / (m->p.block / m->p.inode_size), m->p.block);
+	return region(K_ITAB, blk_of(m, ino), m->p.block);
 }
 
 static uint64_t dir_block(const struct ts_fsmeta *m, uint64_t key, uint64_t b)

@@ -116,9 +116,12 @@ struct ts_fsmeta_node {
 /* One metadata read to charge: TS_FSMETA_FILE at @off, @len bytes; with
  * @split, @len / @split requests of @split bytes each, sent at once and
  * waited for together (a linear folder's blocks read ahead, each at its
- * own place on the disk: below). */
+ * own place on the disk: below). @ahead: readahead, sent at once with the
+ * read after it and not waited for (the inode table's around an inode's
+ * own block: ts_fsmeta_charge). */
 struct ts_fsmeta_io {
 	uint64_t off, len, split;
+	bool ahead;
 };
 #define TS_FSMETA_MAX_IO 16
 
@@ -131,6 +134,17 @@ void ts_fsmeta_serial(struct ts_fsmeta *m);
 /* Inodes in use, when known (0 = not): inode-table readahead stops there,
  * as ext4's stops at the group's last used inode. */
 void ts_fsmeta_set_inodes(struct ts_fsmeta *m, uint64_t used);
+
+/* The disk is @bytes large: its inode tables lie where mke2fs puts them
+ * for that size (flex_bg, 16 groups' tables packed together), its block
+ * size is mke2fs's for it (1 KiB below 512 MiB: the "small" type of
+ * /etc/mke2fs.conf; checked against mkfs.ext4 at 100 MiB-2 TiB), and
+ * the inode table's readahead windows are aligned on the disk's block
+ * numbers, as the kernel aligns them. Not called (or 0): one table from
+ * block 0, the windows aligned on its start. Call before any lookup. */
+void ts_fsmeta_set_capacity(struct ts_fsmeta *m, uint64_t bytes);
+/* The block size the rule reads with (the layout's, or @p's). */
+uint64_t ts_fsmeta_block(const struct ts_fsmeta *m);
 
 /* @child looked up in @parent: the reads it costs now (0 when everything
  * is already in memory), at most @max into @out (a directory of more

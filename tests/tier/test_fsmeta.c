@@ -77,6 +77,106 @@ static void test_window_edge(void)
 	ts_fsmeta_free(m);
 }
 
+/* The absolute block number of an inode-table read at @off (region()
+ * K_ITAB = 2, tier/fsmeta.c). */
+static uint64_t abs_blk(uint64_t off, uint64_t block)
+{
+	return (off - (2ULL << 52)) / block;
+}
+
+/* Where mke2fs puts group g's inode table (dumpe2fs of images mkfs.ext4
+ * made, e2fsprogs 1.47, this host's /etc/mke2fs.conf): the own block of
+ * the first inode of the group, read with every inode in use. */
+static void test_layout_mkfs(void)
+{
+	static const struct {
+		uint64_t mib, block, ipg, group, table;
+	} c[] = {
+		{ 100, 1024, 1968, 0, 285 },	   { 100, 1024, 1968, 2, 1269 },
+		{ 256, 1024, 2048, 0, 292 },	   { 256, 1024, 2048, 15, 8452 },
+		{ 256, 1024, 2048, 16, 131105 },  { 256, 1024, 2048, 31, 138785 },
+		{ 300, 1024, 2024, 31, 138695 },  { 300, 1024, 2024, 32, 262157 },
+		{ 511, 1024, 2040, 33, 262687 },  { 512, 4096, 8192, 0, 73 },
+		{ 1024, 4096, 8192, 0, 145 },	   { 1024, 4096, 8192, 1, 657 },
+		{ 1000, 4096, 8000, 2, 1142 },	   { 1500, 4096, 8000, 0, 213 },
+		{ 3072, 4096, 8192, 15, 8097 },   { 3072, 4096, 8192, 16, 524304 },
+		{ 5120, 4096, 8192, 17, 524832 }, { 5120, 4096, 8192, 32, 1048592 },
+		{ 20480, 4096, 8192, 0, 1060 },   { 65536, 4096, 8192, 31, 532000 },
+		{ 512000, 4096, 8192, 0, 1120 },  { 512000, 4096, 8192, 33, 1049120 },
+		{ 2097152, 4096, 8192, 0, 1313 },
+	};
+	struct ts_fsmeta_io io[TS_FSMETA_MAX_IO];
+	for (size_t i = 0; i < TS_ARRAY_SIZE(c); i++) {
+		struct ts_fsmeta *m;
+		CHECK(ts_fsmeta_new(ext4, &m) == 0);
+		ts_fsmeta_set_capacity(m, c[i].mib << 20);
+		CHECK_EQ_U64(ts_fsmeta_block(m), c[i].block);
+		struct ts_fsmeta_node f = { 7, c[i].group * c[i].ipg + 1, 0 };
+		unsigned n = ts_fsmeta_inode(m, &f, io, TS_FSMETA_MAX_IO);
+		CHECK(n >= 1);
+		CHECK(!io[n - 1].ahead);
+		CHECK_EQ_U64(abs_blk(io[n - 1].off, c[i].block), c[i].table);
+		ts_fsmeta_free(m);
+	}
+}
+
+/* The inode table's readahead on the disk's block numbers, as block-mode
+ * traces show it (tiersim disk make of a tree of 4,058 inodes: d/ 2,000
+ * files, e/ 5, k00-k39 50 each; a stat each on a fresh mount; tier/fsmeta.h):
+ * the readahead runs around the inode's own block, which goes alone. */
+static void test_window_absolute(void)
+{
+	static const struct {
+		uint64_t mib, ino;
+		uint64_t want[6]; /* first block, blocks: ahead, ahead, own */
+	} c[] = {
+		/* 1 GiB (table at 145): e (2013) read 256-269, 271-288, 270 */
+		{ 1024, 2013, { 256, 14, 271, 18, 270, 1 } },
+		/* k39 (4007): capped at 145 + 4058 / 16 = 398 */
+		{ 1024, 4007, { 384, 11, 396, 3, 395, 1 } },
+		/* 3 GiB (table at 417): e read 512-541, 543-544, 542 */
+		{ 3072, 2013, { 512, 30, 543, 2, 542, 1 } },
+		/* 256 MiB (1 KiB blocks, table at 292, 2,048 inodes a group):
+		 * e read 768-794, 796-800, 795 */
+		{ 256, 2013, { 768, 27, 796, 5, 795, 1 } },
+	};
+	struct ts_fsmeta_io io[TS_FSMETA_MAX_IO];
+	for (size_t i = 0; i < TS_ARRAY_SIZE(c); i++) {
+		struct ts_fsmeta *m;
+		CHECK(ts_fsmeta_new(ext4, &m) == 0);
+		ts_fsmeta_set_capacity(m, c[i].mib << 20);
+		ts_fsmeta_set_inodes(m, 4059); /* the last in use 4058 */
+		uint64_t bs = ts_fsmeta_block(m);
+		struct ts_fsmeta_node f = { 7, c[i].ino, 0 };
+		CHECK_EQ_U64(ts_fsmeta_inode(m, &f, io, TS_FSMETA_MAX_IO), 3);
+		for (unsigned k = 0; k < 3; k++) {
+			CHECK_EQ_U64(abs_blk(io[k].off, bs), c[i].want[2 * k]);
+			CHECK_EQ_U64(io[k].len, c[i].want[2 * k + 1] * bs);
+			CHECK(io[k].ahead == (k < 2));
+		}
+		ts_fsmeta_free(m);
+	}
+	/* 1 GiB, k05 (2274) then k05/h49 (2324): 256-286 and 288 around
+	 * 287; then 289 alone (288 read) and 291-320 around 290 */
+	struct ts_fsmeta *m;
+	CHECK(ts_fsmeta_new(ext4, &m) == 0);
+	ts_fsmeta_set_capacity(m, 1ULL << 30);
+	ts_fsmeta_set_inodes(m, 4059); /* the last in use 4058 */
+	struct ts_fsmeta_node k05 = { 8, 2274, 0 }, h49 = { 9, 2324, 0 };
+	CHECK_EQ_U64(ts_fsmeta_inode(m, &k05, io, TS_FSMETA_MAX_IO), 3);
+	CHECK_EQ_U64(abs_blk(io[0].off, 4096), 256);
+	CHECK_EQ_U64(io[0].len, 31 * 4096);
+	CHECK_EQ_U64(abs_blk(io[1].off, 4096), 288);
+	CHECK_EQ_U64(abs_blk(io[2].off, 4096), 287);
+	CHECK_EQ_U64(ts_fsmeta_inode(m, &h49, io, TS_FSMETA_MAX_IO), 3);
+	CHECK_EQ_U64(abs_blk(io[0].off, 4096), 289);
+	CHECK_EQ_U64(io[0].len, 4096);
+	CHECK_EQ_U64(abs_blk(io[1].off, 4096), 291);
+	CHECK_EQ_U64(io[1].len, 30 * 4096);
+	CHECK_EQ_U64(abs_blk(io[2].off, 4096), 290);
+	ts_fsmeta_free(m);
+}
+
 /* More folders than fsmeta.c remembers directly (DSEEN), in turns: each
  * is read once, its first time, whichever folders share its memo slot. */
 static void test_many_folders(void)
@@ -706,6 +806,8 @@ int main(void)
 		return tc_exit();
 	test_lookup();
 	test_window_edge();
+	test_layout_mkfs();
+	test_window_absolute();
 	test_many_folders();
 	test_inode_alone();
 	test_list_and_extent();

@@ -538,7 +538,16 @@ TS_WUR static int vrun_alloc(struct vrun *v, char *err, size_t errlen)
 	}
 	if ((ret = ts_tier_new(&v->cfg->tier, &v->tier, err, errlen)))
 		return ret;
-	if ((ret = ts_fsmeta_new(v->cfg->fs, &v->meta)) || (ret = nodes_build(v))) {
+	if ((ret = ts_fsmeta_new(v->cfg->fs, &v->meta))) {
+		snprintf(err, errlen, "out of memory");
+		return ret;
+	}
+	/* the inode tables where mke2fs puts them on a disk of the tier's
+	 * capacity (tier/fsmeta.h) */
+	struct ts_tier_limits lim;
+	ts_tier_limits(v->tier, &lim);
+	ts_fsmeta_set_capacity(v->meta, lim.capacity);
+	if ((ret = nodes_build(v))) {
 		snprintf(err, errlen, "out of memory");
 		return ret;
 	}
