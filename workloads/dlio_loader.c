@@ -312,22 +312,43 @@ void ts_dl_result_free(struct ts_dl_result *r)
  * of the barrier and the last event), so each one's end is known when it
  * arrives: the pieces before it are all placed.
  *
- * Why first come first served and not processor sharing: the runs this
- * model is held against (bench/dlio_peer.sh --chrt) are SCHED_FIFO at one
- * priority, where a thread runs until it blocks and the next runnable one
- * waits its turn in arrival order: exactly this. Under Linux's fair class
- * (EEVDF since 6.6, CFS before it) a woken thread runs a slice of 0.75 ms x
- * (1 + log2 CPUs) (1.5 ms on 2 vCPUs, 3 ms on 8) before the others
- * runnable get a turn; DLIO's pieces of work per sample (about 1 ms for a
- * 112 KiB npz on build-host) mostly end within one slice, so they too run
- * to their end in turn. Only pieces many slices long (an 8 MiB sample's 12
- * ms) are cut and interleaved there, which shifts when each ends but not
- * how much CPU all of them take.
+ * A piece longer than one scheduler slice does not hold its core to its
+ * end: DLIO's own runs, which the model is held against, leave its
+ * threads in Linux's fair class (EEVDF since 6.6, CFS before it), where a
+ * thread that has run its slice gives way to the others runnable and
+ * takes its turn again behind them. (Under bench/dlio_peer.sh --chrt,
+ * SCHED_FIFO at one priority, a piece would run to its end instead: the
+ * pieces of a slice or less, most of DLIO's per sample, are the same
+ * either way.) A worker's long pieces (a batch's collation,
+ * 38.9 ms for unet3d's 7 x 8 MiB on xeon-emr-kvm-2vcpu; a sample's CPU
+ * with the garbage collection's 110 ms in it; 8 MiB samples' 12 ms) are
+ * so run in slices of cores_slice(n), each queued again behind the pieces
+ * already waiting (round robin): the other workers' short shares, and so
+ * their next reads, go between its slices, as they do under the kernel.
+ * A piece's total CPU is unchanged; only when it ends moves. The pieces
+ * placed at once (a rank's step, an iterator's start, the daemon's share
+ * beside a request) still hold their core to their end.
  */
 struct cores {
 	uint64_t n;	   /* 0: no limit (each worker and rank a core of its own) */
 	uint64_t *free_at; /* [n]: when each core is next free */
 };
+
+/* The fair class's slice on @n CPUs: the kernel's base slice, 0.75 ms
+ * (sysctl_sched_base_slice, sysctl_sched_min_granularity before 6.6;
+ * kernel/sched/fair.c: "default: 0.75 msec * (1 + ilog(ncpus))"), scaled
+ * by get_update_sysctl_factor's default SCHED_TUNABLESCALING_LOG,
+ * 1 + ilog2(min(n, 8)): 0.75 ms on 1 CPU, 1.5 ms on 2, 2.25 ms on 4,
+ * 3 ms on 8 or more. */
+#define CORES_BASE_SLICE_NS 750000ULL
+
+static uint64_t cores_slice(uint64_t n)
+{
+	uint64_t f = 1;
+	for (uint64_t m = n < 8 ? n : 8; m > 1; m >>= 1)
+		f++;
+	return CORES_BASE_SLICE_NS * f;
+}
 
 /* @ns of work runnable at @t: when it ends. */
 static uint64_t cores_run(struct cores *cs, uint64_t t, uint64_t ns)
@@ -357,6 +378,9 @@ struct vworker {
 	 * equal shares beside each of its @dpieces charged requests still to
 	 * start. */
 	uint64_t daemon_left, dpieces;
+	/* The piece it runs on the cores (a share, the chain's end, the
+	 * collation), not yet run: a slice at a time (struct cores). */
+	uint64_t run_left;
 	bool owed;	   /* the request that ended owes its share */
 	bool collated;	   /* its batch read, being collated (collate_ns) */
 	uint64_t read;	   /* samples it has read this run (its epochs together) */
@@ -556,6 +580,18 @@ static int v_dispatch(struct vl *v, uint64_t k, uint64_t t)
 	return w->batch == UNSET && w->next == d ? vw_start(v, w, t) : 0;
 }
 
+/* Worker @w runs @ns on the cores from @t: its first slice queued (all of
+ * it where the cores are not counted), the rest at its events. */
+static int vw_run(struct vl *v, struct vworker *w, uint64_t t, uint64_t ns)
+{
+	uint64_t s = v->cores.n ? cores_slice(v->cores.n) : ns;
+	if (ns > s) {
+		w->run_left = ns - s;
+		ns = s;
+	}
+	return ts_evq_push(&v->q, cores_run(&v->cores, t, ns), v->tie++, w);
+}
+
 /* Worker @w's event at @t: its share of the sample's CPU after a request,
  * its next request (with the daemon's share beside it: the request ends
  * when the tier answers, or when the daemon's share does if later), its
@@ -567,13 +603,18 @@ static int v_dispatch(struct vl *v, uint64_t k, uint64_t t)
  * of it is charged after the chain. */
 static int vw_event(struct vl *v, struct vworker *w, uint64_t t)
 {
+	if (w->run_left) { /* its slice ended: the next, behind those waiting */
+		uint64_t ns = w->run_left;
+		w->run_left = 0;
+		return vw_run(v, w, t, ns);
+	}
 	for (;;) {
 		if (w->owed) {
 			uint64_t ns = w->cpu_left / w->pieces--;
 			w->owed = false;
 			w->cpu_left -= ns;
 			if (ns)
-				return ts_evq_push(&v->q, cores_run(&v->cores, t, ns), v->tie++, w);
+				return vw_run(v, w, t, ns);
 		}
 		if (w->req < w->nreq) {
 			const struct ts_chain_req *q = &w->chain[w->req++];
@@ -606,7 +647,7 @@ static int vw_event(struct vl *v, struct vworker *w, uint64_t t)
 		if (w->cpu_left) { /* not in shares: all of it at the chain's end */
 			uint64_t ns = w->cpu_left;
 			w->cpu_left = 0;
-			return ts_evq_push(&v->q, cores_run(&v->cores, t, ns), v->tie++, w);
+			return vw_run(v, w, t, ns);
 		}
 		if (!w->collated) {
 			v->r->samples++;
@@ -619,8 +660,7 @@ static int vw_event(struct vl *v, struct vworker *w, uint64_t t)
 			/* the batch collated and handed over (collate_ns) */
 			w->collated = true;
 			if (v->c->collate_ns)
-				return ts_evq_push(&v->q, cores_run(&v->cores, t, v->c->collate_ns),
-						   v->tie++, w);
+				return vw_run(v, w, t, v->c->collate_ns);
 		}
 		w->collated = false;
 		struct vrank *r = &v->rk[w->k];

@@ -960,6 +960,52 @@ static void check_rank_spread(const struct ts_dataset_meta *m)
 	ts_dl_result_free(&r);
 }
 
+/* A long piece runs in the fair class's slices (dlio_loader.c, struct
+ * cores): 3 ranks of 1 worker on 2 vCPUs, batch 1, one step. The ranks'
+ * iterator starts (10 ms each) stagger the third: ranks 0 and 1 start
+ * together, rank 2 a start later, so its worker is still reading when the
+ * first two collate their batches (40 ms each, 27 slices of 1.5 ms on 2
+ * vCPUs). Its CPU per request (a 100 us share) waits for a core: behind a
+ * whole collation when cores are first come first served, so its next
+ * read goes out after rank 0's batch is ready; a slice when the
+ * collations are cut, so it reads on while they run. */
+static void check_core_slices(void)
+{
+	struct ts_dataset_meta m;
+	describe(&m, "0");
+	static struct ts_chain_req q[512];
+	const uint64_t p = charged(&m, 2, q), d = 100000, C = 40 * LAT;
+	CHECK(p > 3);
+	struct ts_dl_cfg c = { .meta = &m, .ranks = 3, .world = 3, .batch = 1, .workers = 1,
+			       .prefetch_factor = 1, .epochs = 1, .steps = 1, .sample_ns = p * d,
+			       .vcpus = 2, .start_ns = 10 * LAT, .collate_ns = C };
+	struct ts_dl_result r = run_cfg(&c, false);
+	CHECK(r.epochs == 1 && r.steps == 1);
+	/* rank 0's batch ready, its collation's end */
+	uint64_t ready0 = r.ep[0].first_end[0], sent = 0, after = 0, last0 = 0;
+	CHECK(nlog == 3 * p);
+	const uint64_t f0 = log_[0].file, f2 = log_[nlog - 1].file; /* rank 2's, the last */
+	for (size_t i = 0; i < nlog; i++)
+		if (log_[i].file == f0 && log_[i].done > last0)
+			last0 = log_[i].done;
+	for (size_t i = 0; i < nlog; i++) {
+		if (log_[i].file == f2) {
+			sent += log_[i].t > last0 && log_[i].t < ready0;
+			after += log_[i].t >= ready0;
+		}
+	}
+	/* rank 0 read its file from 10 ms, its collation ran from its last
+	 * request's share, C of CPU and more while shared */
+	CHECK(last0 > 10 * LAT && ready0 > last0 + C);
+	/* rank 2's worker read on during rank 0's collation: every request
+	 * of its chain sent by then, none waiting for the collation's end: 9
+	 * of its 14 after rank 0's last read (whole collations: 1, and 8 after) */
+	CHECK_EQ_U64(after, 0);
+	CHECK_EQ_U64(sent, 9);
+	ts_dl_result_free(&r);
+	ts_dataset_meta_free(&m);
+}
+
 int main(void)
 {
 	struct ts_dataset_meta m;
@@ -969,6 +1015,7 @@ int main(void)
 	check_slices(&m, false);
 	check_slices(&m, true);
 	check_cores();
+	check_core_slices();
 	check_request_cpu(&m);
 	check_request_daemon();
 	check_request_wait(&m);
