@@ -29,11 +29,7 @@ TIER=${5:-ssd-cloud}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$SRC/bench/lib.sh"
-B=$(cd "$BUILD" && pwd)/cli/tiersim
-export TIERSIM_TIERFS
-TIERSIM_TIERFS=$(cd "$BUILD" && pwd)/fs/tierfs
-PY=/usr/bin/python3
-[ "$(id -u)" -eq 0 ] || { echo "close_cpu.sh: block mode needs root" >&2; exit 2; }
+bench_build close_cpu.sh "$BUILD"
 if [ ! -d "$DATA/jpeg" ] || [ ! -s "$IMG" ]; then
 	echo "close_cpu.sh: needs $DATA/jpeg and $IMG" >&2
 	exit 2
