@@ -66,12 +66,9 @@ READ_KIB=${READ_KIB:-1024}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$SRC/bench/lib.sh"
-B=$(cd "$BUILD" && pwd)/cli/tiersim
-export TIERSIM_TIERFS TIERSIM_DATADIR=${TIERSIM_DATADIR:-$SRC}
-TIERSIM_TIERFS=$(cd "$BUILD" && pwd)/fs/tierfs
-PY=/usr/bin/python3
+bench_build block_memory.sh "$BUILD"
+export TIERSIM_DATADIR=${TIERSIM_DATADIR:-$SRC}
 JOB=$SRC/bench/epoch_reader.py
-[ "$(id -u)" -eq 0 ] || { echo "block_memory.sh: block mode needs root" >&2; exit 2; }
 RT=()
 [ -n "${CHRT:-}" ] && RT=(chrt -f "$CHRT")
 

@@ -53,10 +53,7 @@ TIERS=("$@")
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$SRC/bench/lib.sh"
-B=$(cd "$BUILD" && pwd)/cli/tiersim
-export TIERSIM_TIERFS
-TIERSIM_TIERFS=$(cd "$BUILD" && pwd)/fs/tierfs
-[ "$(id -u)" -eq 0 ] || { echo "block_study.sh: block mode needs root" >&2; exit 2; }
+bench_build block_study.sh "$BUILD"
 W=$(mktemp -d /tmp/block_study.XXXXXX)
 export TIERSIM_DISK_STATE=$W/state
 TIERSIM_WORKDIR_GIVEN=${TIERSIM_WORKDIR:-}

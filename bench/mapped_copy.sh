@@ -27,11 +27,10 @@ TIER=${3:-ssd-cloud}
 RECORDS=${4:-400}
 MODES=${5:-memcpy forward tail}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
-B=$(cd "$BUILD" && pwd)/cli/tiersim
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$SRC/bench/lib.sh"
+bench_build mapped_copy.sh "$BUILD"
 COPY=$(cd "$BUILD" && pwd)/bench/mapped_copy
-export TIERSIM_TIERFS
-TIERSIM_TIERFS=$(cd "$BUILD" && pwd)/fs/tierfs
-[ "$(id -u)" -eq 0 ] || { echo "mapped_copy.sh: block mode needs root" >&2; exit 2; }
 [ -x "$COPY" ] || { echo "mapped_copy.sh: no $COPY (ninja -C $BUILD)" >&2; exit 2; }
 TRACE=${MAPPED_COPY_TRACE:-}
 [ -z "$TRACE" ] || mkdir -p "$TRACE" || { echo "mapped_copy.sh: cannot make $TRACE" >&2; exit 1; }

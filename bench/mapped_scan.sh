@@ -28,10 +28,9 @@ TIER=${3:-ssd-cloud}
 SIZE=${4:-48}
 PRE=${5:-0}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
-B=$(cd "$BUILD" && pwd)/cli/tiersim
-export TIERSIM_TIERFS
-TIERSIM_TIERFS=$(cd "$BUILD" && pwd)/fs/tierfs
-[ "$(id -u)" -eq 0 ] || { echo "mapped_scan.sh: block mode needs root" >&2; exit 2; }
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$SRC/bench/lib.sh"
+bench_build mapped_scan.sh "$BUILD"
 W=$(mktemp -d /tmp/mapped_scan.XXXXXX)
 S=$(mktemp -d /tmp/mapped_scan_state.XXXXXX)
 export TIERSIM_DISK_STATE=$S

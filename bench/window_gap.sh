@@ -54,11 +54,8 @@ PRIO=${5:-10}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$SRC/bench/lib.sh"
-B=$(cd "$BUILD" && pwd)/cli/tiersim
-export TIERSIM_TIERFS
-TIERSIM_TIERFS=$(cd "$BUILD" && pwd)/fs/tierfs
+bench_build window_gap.sh "$BUILD"
 SCAN=$(cd "$BUILD" && pwd)/bench/mapped_scan
-[ "$(id -u)" -eq 0 ] || { echo "window_gap.sh: block mode needs root" >&2; exit 2; }
 [ -x "$SCAN" ] || { echo "window_gap.sh: no $SCAN (ninja -C $BUILD)" >&2; exit 2; }
 case $PRIO in '' | *[!0-9]*) echo "window_gap.sh: PRIO '$PRIO' is not a number 1-89" >&2; exit 2 ;; esac
 LOOPDEV=
