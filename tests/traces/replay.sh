@@ -1246,15 +1246,8 @@ check "band, phases without requests: the text" \
 # took at 130 was read. That is what a recording whose consumer never
 # waited for its producer predicts on a slower tier (traces/README.md,
 # the wake rule's limits): the consumer runs ahead.
-mktrace opsw <<'X'
-header version=2 start_mono_ns=1000000
-path 1 "/f"
-1000 11000 read 1 0 4096 4096 11 8192 0 0
-21000 31000 read 1 4096 4096 4096 11 8192 0 0
-end drops=0 records=2 t=31000
-X
-cat > "$T/opsw.trace.wakes" <<'X'
-tiersim-wakes 1
+reads_trace opsw 11 - 1000-11000 21000-31000
+wakes_file opsw <<'X'
 span 1000000 1060000
 T 10 10 1 1000000 1060000 0 0 consumer
 T 11 10 10 1000000 1035000 0 0 worker
@@ -1457,14 +1450,8 @@ check "release: --fuse-cpu 0" test "$(kfr --fuse-cpu 0)" = "14000 14000"
 # ends its recorded 20 us later, at 233 us, after the worker (215): the
 # run takes 233 us where without the tie it took 215 with the consumer
 # done at 150. On the 1 ms tier: the write at 2013 us, the end at 2033.
-mktrace hand <<'X'
-header version=2 start_mono_ns=1000000
-path 1 "/f"
-1000 11000 read 1 0 4096 4096 11 8192 0 0
-21000 31000 read 1 4096 4096 4096 11 8192 0 0
-end drops=0 records=2 t=31000
-X
-{ cat "$T/opsw.trace.wakes"; echo "H 1040000 1033000 10 11"; } > "$T/hand.trace.wakes"
+reads_trace hand 11 - 1000-11000 21000-31000
+{ tail -n +2 "$T/opsw.trace.wakes" && echo "H 1040000 1033000 10 11"; } | wakes_file hand
 "$B" replay "$T/hand.trace" --virtual --profile "$T/inflight.lua" --tier fixed100 \
 	--tier fixed1000 --ops "$T/hand.ops" --json > "$T/hand.json" 2> "$T/hand.err"
 check "hand-off: replayed" test $? = 0
