@@ -101,7 +101,7 @@ ns() { jq -r ".results[$2].total_ns" "$1"; }
 io() { jq -r ".results[$2] | if .total_ns == null then null else .total_ns - (.lead_ns // 0) end" "$1"; }
 # and less the command's exit after its other threads ended (trail_ns: the
 # interpreter's shutdown, on a CPU, which no tier changes and which varied
-# 182-274 ms from run to run, the lead's kind of noise)
+# 182-274 ms from run to run: noise of the kind the command's start is)
 iox() { jq -r ".results[$2] | if .total_ns == null then null else .total_ns - (.lead_ns // 0) - (.trail_ns // 0) end" "$1"; }
 median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 # (max - min) / median of the runs, %
