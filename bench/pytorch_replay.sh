@@ -45,6 +45,10 @@
 # TS_RECEIPT_OK=1. The source tier's own column in that table, less the
 # deviation, is the replay's error on the recording's own tier: what the
 # other columns hold beyond it is the model's move from tier to tier.
+# Last, per source and tier, the same errors without the command's exit
+# (tiersim replay's trail_ns: the main thread's interpreter shutdown after
+# its workers ended, left out of the prediction and the real runs alike,
+# as the command's start before its first request is).
 set -u
 
 [ $# -ge 1 ] || { echo "usage: bench/pytorch_replay.sh BUILD_DIR" >&2; exit 2; }
@@ -95,6 +99,10 @@ ns() { jq -r ".results[$2].total_ns" "$1"; }
 # from the first request on: the span less the command's start before it
 # (Python's imports, the same on every tier and the noisiest part of a run)
 io() { jq -r ".results[$2] | if .total_ns == null then null else .total_ns - (.lead_ns // 0) end" "$1"; }
+# and less the command's exit after its other threads ended (trail_ns: the
+# interpreter's shutdown, on a CPU, which no tier changes and which varied
+# 182-274 ms from run to run: noise of the kind the command's start is)
+iox() { jq -r ".results[$2] | if .total_ns == null then null else .total_ns - (.lead_ns // 0) - (.trail_ns // 0) end" "$1"; }
 median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 # (max - min) / median of the runs, %
 spread() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { m = v[int((NR + 1) / 2)]; printf "%.1f", m ? 100 * (v[NR] - v[1]) / m : 0 }'; }
@@ -106,7 +114,7 @@ printf '%-18s %-12s %7s %7s %6s %7s | %-52s | %s\n' "" "" "span" "app" "runs" "e
 for c in "${CONFIGS[@]}"; do
 	read -r name mode w p bs step <<< "$c"
 	[ -z "$want" ] || [[ ",$want," == *",$name,"* ]] || continue
-	declare -A real=() app=() spread=() key=() epoch=() spans=() apps=() epochs=()
+	declare -A real=() app=() spread=() key=() epoch=() spans=() apps=() epochs=() appx=() appsx=()
 	fast="" slow=""
 	# round by round, each round every tier: a load that drifts over the
 	# bench weighs on every tier alike
@@ -138,8 +146,10 @@ for c in "${CONFIGS[@]}"; do
 			if [ -f "$tr.wakes" ]; then
 				"$B" replay "$tr" --virtual --tier "$t" --json > "$WORK/own.json" 2> /dev/null
 				apps[$t]+=" $(io "$WORK/own.json" 0)"
+				appsx[$t]+=" $(iox "$WORK/own.json" 0)"
 			else
 				apps[$t]+=" 0"
+				appsx[$t]+=" 0"
 			fi
 		done
 	done
@@ -150,6 +160,8 @@ for c in "${CONFIGS[@]}"; do
 		epoch[$t]=$(median ${epochs[$t]})
 		# shellcheck disable=SC2086
 		app[$t]=$(median ${apps[$t]})
+		# shellcheck disable=SC2086
+		appx[$t]=$(median ${appsx[$t]})
 		# shellcheck disable=SC2086
 		spread[$t]=$(spread ${apps[$t]})
 		# shellcheck disable=SC2086
@@ -220,43 +232,50 @@ for c in "${CONFIGS[@]}"; do
 	# to highest prediction) against the real median.
 	if [ -f "$WORK/$name.fast.wake.json" ] && [ "${app[${TIERS[0]}]}" != 0 ]; then
 		{
-			for t in "${TIERS[@]}"; do echo "real $t ${app[$t]}"; done
+			for t in "${TIERS[@]}"; do echo "real $t ${app[$t]} ${appx[$t]}"; done
 			for from in fast slow; do
 				src=${!from}
 				# shellcheck disable=SC2206 # the runs, one word each
 				own=(${apps[$src]})
+				# shellcheck disable=SC2206
+				ownx=(${appsx[$src]})
 				for r in $(seq 1 "$R"); do
 					f=$WORK/$name.$from.wake.json
 					[ "$r" = 1 ] || f=$WORK/$name.$from.wake.r$r.json
-					echo "rec $from $src $r ${own[$((r - 1))]} $f"
+					echo "rec $from $src $r ${own[$((r - 1))]} ${ownx[$((r - 1))]} $f"
 				done
 			done
 		} > "$WORK/$name.recs"
 		/usr/bin/python3 - "$WORK/$name.recs" "$name" <<'PYEOF'
 import json, statistics, sys
-real, recs, tiers = {}, [], []
+real, realx, recs, tiers = {}, {}, [], []
 for line in open(sys.argv[1]):
     w = line.split()
     if w[0] == "real":
-        real[w[1]] = int(w[2]); tiers.append(w[1])
+        real[w[1]] = int(w[2]); realx[w[1]] = int(w[3]); tiers.append(w[1])
     else:
-        recs.append((w[1], w[2], int(w[3]), int(w[4]), w[5]))
+        recs.append((w[1], w[2], int(w[3]), int(w[4]), int(w[5]), w[6]))
 def io(r):
     return r["total_ns"] - (r.get("lead_ns") or 0)
+def iox(r):  # less the command's exit after its other threads ended
+    return io(r) - (r.get("trail_ns") or 0)
 print(f"\n{sys.argv[2]}: each recording's prediction, error % against the tier's real median"
       " (error less the recording's own deviation in brackets)")
 print(f"{'from':5} {'tier':12} {'run':>3} {'own dev':>8} | " + " ".join(f"{t[:16]:>16}" for t in tiers))
 worst, worst_net, per = 0.0, 0.0, {}
 bands, held, widths = [], 0, []
-errs, srcs, bsrc = {}, {}, {}
-for frm, src, run, own, f in recs:
+errs, srcs, bsrc, errx = {}, {}, {}, {}
+for frm, src, run, own, ownx, f in recs:
     doc = json.load(open(f))
     res = doc["results"]
     dev = 100.0 * (own - real[src]) / real[src]
+    devx = 100.0 * (ownx - realx[src]) / realx[src]
     cells = []
     for i, t in enumerate(tiers):
         p = io(res[i + 1])
         e = 100.0 * (p - real[t]) / real[t]
+        ex = 100.0 * (iox(res[i + 1]) - realx[t]) / realx[t]
+        errx.setdefault((frm, t), []).append((ex, ex - devx))
         per.setdefault((frm, t), []).append(p)
         errs.setdefault((frm, t), []).append((e, e - dev))
         srcs[frm] = src
@@ -302,6 +321,16 @@ for frm in ("fast", "slow"):
         inside = "in" if el <= 0 <= eh else "out"  # as printed: 0.0 counts as in
         row.append(f"{t} {100.0 * (m - real[t]) / real[t]:+.1f}% [{el:+.1f}, {eh:+.1f}] {inside}")
     print(f"from {frm}, median of {len(v)} recordings [band]: " + "; ".join(row))
+# the same without the command's exit (trail_ns), in the prediction and in
+# the real runs alike: what is left is the part a tier moves
+for frm in ("fast", "slow"):
+    row = []
+    for t in tiers:
+        v = errx[(frm, t)]
+        row.append(f"{t} {v[0][0]:+.1f} [{min(x[1] for x in v):+.1f}, {max(x[1] for x in v):+.1f}]")
+    print(f"from {frm} ({srcs[frm]}), without the command's exit (real medians "
+          + "/".join(f"{realx[t] / 1e9:.3f}" for t in tiers) + " s): error % first "
+          f"[less own deviation, lowest to highest]: " + "; ".join(row))
 PYEOF
 	fi
 	unset real app spread key epoch spans apps epochs

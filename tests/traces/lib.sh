@@ -1,7 +1,8 @@
 # lib.sh — what the trace tool tests source: the tiersim program ($B), the
 # test data ($S), a scratch directory ($T) removed on exit, check(), which
 # records a failure and goes on so one run shows them all, and the set-up
-# the replay tests share: j(), mktrace(), fixed_tiers().
+# the replay tests share: j(), mktrace(), reads_trace(), wakes_file(),
+# fixed_tiers().
 # shellcheck shell=sh
 set -u
 [ -n "${V:-}" ] && set -x
@@ -23,6 +24,30 @@ j() { # j FILE FILTER: what jq's FILTER gives of the JSON in FILE, raw
 }
 mktrace() { # mktrace NAME: the trace text on stdin as $T/NAME.txt and $T/NAME.trace
 	cat > "$T/$1.txt" && "$B" trace undump "$T/$1.txt" -o "$T/$1.trace"
+}
+reads_trace() { # reads_trace NAME TID CPU START-END...: mktrace NAME of one thread
+	# TID reading /f's 4 KiB blocks in turn (the file as long as the reads),
+	# each from START to END ns after the trace's start (CLOCK_MONOTONIC
+	# 1 ms, the wake files' clock); CPU "-", or PID:PPID for a CPU sample
+	# after each read (1 us on a CPU more each)
+	_rn=$1 _rt=$2 _rc=$3
+	shift 3
+	_rk=0 _re=0
+	{
+		echo "header version=2 start_mono_ns=1000000"
+		echo 'path 1 "/f"'
+		for _rr in "$@"; do
+			_re=${_rr#*-}
+			echo "${_rr%-*} $_re read 1 $((_rk * 4096)) 4096 4096 $_rt $(($# * 4096)) 0 0"
+			_rk=$((_rk + 1))
+			[ "$_rc" = - ] ||
+				echo "cpu $_rt pid=${_rc%:*} ppid=${_rc#*:} on_ns=$((_rk * 1000)) runq_ns=0"
+		done
+		echo "end drops=0 records=$# t=$_re"
+	} | mktrace "$_rn"
+}
+wakes_file() { # wakes_file NAME: the wake file's lines on stdin as $T/NAME.trace.wakes
+	{ echo "tiersim-wakes 1" && cat; } > "$T/$1.trace.wakes"
 }
 fixed_tiers() { # fixed_tiers FILE: tiers fixed60 and fixed100, reads at that latency
 	cat > "$1" <<'X'

@@ -1246,15 +1246,8 @@ check "band, phases without requests: the text" \
 # took at 130 was read. That is what a recording whose consumer never
 # waited for its producer predicts on a slower tier (traces/README.md,
 # the wake rule's limits): the consumer runs ahead.
-mktrace opsw <<'X'
-header version=2 start_mono_ns=1000000
-path 1 "/f"
-1000 11000 read 1 0 4096 4096 11 8192 0 0
-21000 31000 read 1 4096 4096 4096 11 8192 0 0
-end drops=0 records=2 t=31000
-X
-cat > "$T/opsw.trace.wakes" <<'X'
-tiersim-wakes 1
+reads_trace opsw 11 - 1000-11000 21000-31000
+wakes_file opsw <<'X'
 span 1000000 1060000
 T 10 10 1 1000000 1060000 0 0 consumer
 T 11 10 10 1000000 1035000 0 0 worker
@@ -1457,14 +1450,8 @@ check "release: --fuse-cpu 0" test "$(kfr --fuse-cpu 0)" = "14000 14000"
 # ends its recorded 20 us later, at 233 us, after the worker (215): the
 # run takes 233 us where without the tie it took 215 with the consumer
 # done at 150. On the 1 ms tier: the write at 2013 us, the end at 2033.
-mktrace hand <<'X'
-header version=2 start_mono_ns=1000000
-path 1 "/f"
-1000 11000 read 1 0 4096 4096 11 8192 0 0
-21000 31000 read 1 4096 4096 4096 11 8192 0 0
-end drops=0 records=2 t=31000
-X
-{ cat "$T/opsw.trace.wakes"; echo "H 1040000 1033000 10 11"; } > "$T/hand.trace.wakes"
+reads_trace hand 11 - 1000-11000 21000-31000
+{ tail -n +2 "$T/opsw.trace.wakes" && echo "H 1040000 1033000 10 11"; } | wakes_file hand
 "$B" replay "$T/hand.trace" --virtual --profile "$T/inflight.lua" --tier fixed100 \
 	--tier fixed1000 --ops "$T/hand.ops" --json > "$T/hand.json" 2> "$T/hand.err"
 check "hand-off: replayed" test $? = 0
@@ -1509,4 +1496,35 @@ po_trace() {
 		jq -r '.results[1] | "\(.device_reads) \(.device_read_bytes)"'; }
 check "path order: / sorts first" test "$(po_trace /a-b)" = "3 32768"
 check "path order: a name first in both orders" test "$(po_trace /Z)" = "3 139264"
+# The command's exit (trail_ns): the span's part after the command's other
+# threads ended and its own last request completed, which no tier moves
+# (a PyTorch loader's main thread shutting the interpreter down after its
+# workers left). The hand-off case above: the consumer (the command)
+# ends 20 us after taking the second item, the worker 4 us after its last
+# read: recorded 60 - 35 = 25 us; on the 100 us tier 233 - 215 = 18 us, on
+# the 1 ms tier 2033 - 2015 = 18 us; in the table too. Without the tie
+# (ops: above) the consumer ends first on both tiers: none there. A
+# command whose own read ends after its worker: from that read's
+# completion (recorded 50 us, the end 60: 10 us; on the 100 us tier the
+# same 10 us after the read).
+check "exit: recorded and on two tiers" \
+	test "$(j "$T/hand.json" '[.results[].trail_ns] | @csv')" = "25000,18000,18000"
+check "exit: none where the command ends first" \
+	test "$(j "$T/opsw.json" '[.results[].trail_ns] | @csv')" = "25000,,"
+"$B" replay "$T/hand.trace" --virtual --profile "$T/inflight.lua" --tier fixed100 > "$T/hand.txt" 2>&1
+check "exit: the table's row" grep -Eq '^after the others +25.00 us +18.00 us$' "$T/hand.txt"
+mktrace own <<'X'
+header version=2 start_mono_ns=1000000
+path 1 "/f"
+1000 11000 read 1 0 4096 4096 11 8192 0 0
+40000 50000 read 1 4096 4096 4096 10 8192 0 0
+end drops=0 records=2 t=50000
+X
+wakes_file own <<'X'
+span 1000000 1060000
+T 10 10 1 1000000 1060000 0 0 main
+T 11 10 10 1000000 1020000 0 0 worker
+X
+check "exit: from the command's own last read" test "$("$B" replay "$T/own.trace" --virtual \
+	--profile "$T/inflight.lua" --tier fixed100 --json | jq -r '[.results[].trail_ns] | @csv')" = "10000,10000"
 exit $fail

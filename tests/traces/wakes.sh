@@ -13,19 +13,8 @@
 # pace. Without the wake file the consumer is not in the replay at all.
 . "${TS_SOURCE_ROOT:?}/tests/traces/lib.sh"
 
-mktrace c <<'X'
-header version=2 start_mono_ns=1000000
-path 1 "/f"
-0 100000 read 1 0 4096 4096 20 12288 0 0
-cpu 20 pid=20 ppid=10 on_ns=1000 runq_ns=0
-100000 200000 read 1 4096 4096 4096 20 12288 0 0
-cpu 20 pid=20 ppid=10 on_ns=2000 runq_ns=0
-200000 300000 read 1 8192 4096 4096 20 12288 0 0
-cpu 20 pid=20 ppid=10 on_ns=3000 runq_ns=0
-end drops=0 records=3 t=300000
-X
-cat > "$T/c.trace.wakes" <<'X'
-tiersim-wakes 1
+reads_trace c 20 20:10 0-100000 100000-200000 200000-300000
+wakes_file c <<'X'
 span 1000000 1340000
 T 10 10 0 1000000 1340000 0 0 consumer
 T 20 20 10 1000000 1300000 0 0 worker

@@ -86,6 +86,7 @@ int ts_replay_recorded_wakes(const struct ts_trace *tr, const struct ts_wakes *w
 	}
 	res->total_ns = t->nrecs ? end - ps.t0 : 0;
 	res->lead_ns = first != UINT64_MAX ? first - ps.t0 : 0;
+	res->trail_ns = replay_trail_ns(&ps, t, wakes, ends, completed);
 	free(ends);
 	free(issued);
 	free(completed);

@@ -213,6 +213,10 @@ struct ts_replay_result {
 	uint64_t lead_ns;		  /* from the span's start to the first request:
 					   * with a wake file, the command's start
 					   * (Python's imports...), which no tier changes */
+	uint64_t trail_ns;		  /* with a wake file: the span's end after the
+					   * command's other threads ended (its exit:
+					   * replay_trail_ns, rules.c), which no tier
+					   * changes either */
 	uint64_t tied;			  /* block mode with a wake file: requests tied
 					   * to a wait of the command's (augment.c) */
 	uint64_t from_issue;		  /* virtual, block mode: requests charged from

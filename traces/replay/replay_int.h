@@ -87,6 +87,11 @@ void replay_rthreads_free(struct rthreads *ps);
 /* Each thread's pauses in @s (rthread.pause), for the in-kernel rule. 0 or
  * -ENOMEM. */
 TS_WUR int replay_rthreads_pauses(struct rthreads *ps, const struct ts_wakes *s);
+/* The span's part after the command's other threads ended (and its own
+ * last request), the command's exit (rules.c); 0: none. @ends per thread,
+ * @done per record, on one clock. */
+uint64_t replay_trail_ns(const struct rthreads *ps, const struct ts_trace *t,
+			 const struct ts_wakes *w, const uint64_t *ends, const uint64_t *done);
 
 /* Where one thread stands in its replay. */
 struct cursor {

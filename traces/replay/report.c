@@ -113,6 +113,11 @@ void ts_replay_print(FILE *f, const struct ts_replay_result *res, size_t n)
 		lead |= res[i].lead_ns > 0;
 	if (lead) /* the command's start, before its first request */
 		ROW("before the first IO", ts_fmt_duration(b, 32, r->lead_ns));
+	bool trail = false;
+	for (size_t i = 0; i < n; i++)
+		trail |= res[i].trail_ns > 0;
+	if (trail) /* the command's exit, after its other threads ended */
+		ROW("after the others", ts_fmt_duration(b, 32, r->trail_ns));
 	bool band = false;
 	for (size_t i = 0; i < n; i++)
 		band |= res[i].band_hi_ns > 0;
@@ -173,6 +178,9 @@ json_t *ts_replay_json(const struct ts_replay_result *res, size_t n)
 		if (r->lead_ns) /* the span's start before the first request */
 			json_object_set_new(json_array_get(a, json_array_size(a) - 1), "lead_ns",
 					    json_integer((json_int_t)r->lead_ns));
+		if (r->trail_ns) /* the span's end after the other threads' */
+			json_object_set_new(json_array_get(a, json_array_size(a) - 1), "trail_ns",
+					    json_integer((json_int_t)r->trail_ns));
 		if (r->from_issue) /* block mode: charged from the recorded issue */
 			json_object_set_new(json_array_get(a, json_array_size(a) - 1),
 					    "from_issue", json_integer((json_int_t)r->from_issue));

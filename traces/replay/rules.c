@@ -79,6 +79,58 @@ int replay_rthreads_pauses(struct rthreads *ps, const struct ts_wakes *s)
 }
 
 /*
+ * The command's exit: once every other thread of the command has ended
+ * (and its own last request completed), the command's own thread only
+ * winds down: an interpreter's shutdown, a library's teardown, on a CPU
+ * and waiting on nothing. No tier changes it, yet it is a run's own: in
+ * bench/pytorch_replay.sh's recordings a PyTorch loader's main thread
+ * ran 182-274 ms alone after its workers had gone, with no sleep in it,
+ * by the host's speed of the moment (traces/README.md). The span's part
+ * after that point; 0 without a wake file, with no other thread, or when
+ * the command's thread ends first. @ends: each thread's end (ps order),
+ * @done: each record's completion, on one clock.
+ */
+uint64_t replay_trail_ns(const struct rthreads *ps, const struct ts_trace *t,
+			 const struct ts_wakes *w, const uint64_t *ends, const uint64_t *done)
+{
+	uint32_t root = 0; /* the tree's root: forked by no listed thread */
+	if (!w)
+		return 0;
+	for (size_t i = 0; i < w->nthreads && !root; i++) {
+		bool forked = false;
+		for (size_t j = 0; j < w->nthreads && !forked; j++)
+			forked = w->threads[i].ppid && w->threads[j].tid == w->threads[i].ppid;
+		if (!forked)
+			root = w->threads[i].tid;
+	}
+	size_t me = SIZE_MAX;
+	uint64_t others = 0;
+	bool other = false;
+	for (size_t k = 0; k < ps->n; k++) {
+		if (ps->p[k].tid == root && root) {
+			me = k;
+			continue;
+		}
+		bool listed = false; /* a thread of the command's (not the kernel's) */
+		for (size_t i = 0; i < w->nthreads && !listed; i++)
+			listed = w->threads[i].tid == ps->p[k].tid;
+		if (listed) {
+			others = TS_MAX(others, ends[k]);
+			other = true;
+		}
+	}
+	if (me == SIZE_MAX || !other)
+		return 0;
+	const struct rthread *p = &ps->p[me];
+	for (size_t i = p->n; i-- > 0;) /* its own last request */
+		if (!(t->recs[p->idx[i]].flags & REC_F_WAKE)) {
+			others = TS_MAX(others, done[p->idx[i]]);
+			break;
+		}
+	return ends[me] > others ? ends[me] - others : 0;
+}
+
+/*
  * The stream rule. A thread of the kernel (its parent is kthreadd, pid 2
  * on Linux) issues requests on the application's behalf: in block mode the
  * loop device's worker sends tierfs what the file system's readahead and

@@ -617,6 +617,7 @@ int ts_replay_virtual(const struct ts_trace *tr, const struct ts_replay_cfg *cfg
 	}
 	res->total_ns = v.end - base; /* from the first issue, which is at base */
 	res->lead_ns = v.first_io ? v.first_io - base : 0;
+	res->trail_ns = replay_trail_ns(&v.ps, v.t, v.cfg->wakes, v.ended, v.completed);
 	res->cpu_cap = v.ps.cpu_cap;
 out:
 	vrun_free(&v);
