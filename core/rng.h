@@ -116,9 +116,21 @@ static inline double ts_rng_normal_zig(struct ts_rng *r, const struct ts_rng_zig
 		uint64_t u = ts_rng_u64(r);
 		unsigned i = (unsigned)(u & 255);
 		double x = (double)(u >> 11) * 0x1.0p-53 * z->x[i];
-		if (!(x < z->x[i + 1]) && (x = ts_rng_zig_edge_(r, z, i, x)) < 0)
-			continue;
-		return u & 256 ? -x : x;
+		if (!(x < z->x[i + 1])) {
+			/* the slow path on a copy: @r's address never leaves,
+			 * so a caller's local generator stays in registers
+			 * (spilled and reloaded every draw otherwise) */
+			struct ts_rng e = *r;
+			x = ts_rng_zig_edge_(&e, z, i, x);
+			*r = e;
+			if (x < 0)
+				continue;
+		}
+		/* u & 256 ? -x : x without a branch (a coin flip each
+		 * draw): x >= 0, so -x is x with its sign bit set */
+		union { double d; uint64_t b; } c = { .d = x };
+		c.b ^= (u & 256) << 55;
+		return c.d;
 	}
 }
 
