@@ -13,8 +13,8 @@
  * With :PID, the CPU time of that process (the daemon serving the file,
  * all its threads) is read around each of its slices.
  *
- * Prints, per file, the median IOPS and daemon CPU per read over the
- * rounds; then, for each file after the first, its IOPS and CPU per read
+ * Prints, per file, the median IOPS (min..max) and daemon CPU per read
+ * over the rounds; then, for each file after the first, its IOPS and CPU per read
  * as a ratio of the first file's in the same round: median, quartiles and
  * min..max over the rounds, and the median's distribution-free interval
  * (order statistics holding it with at least 90%). A ratio is of slices
@@ -201,11 +201,11 @@ int main(int argc, char **argv)
 	for (int f = 0; f < nf; f++) {
 		memcpy(tmp, &iops[f * rounds], (size_t)rounds * sizeof(double));
 		qsort(tmp, (size_t)rounds, sizeof(double), cmp);
-		double mi = tmp[rounds / 2];
+		double mi = tmp[rounds / 2], lo = tmp[0], hi = tmp[rounds - 1];
 		memcpy(tmp, &cpu[f * rounds], (size_t)rounds * sizeof(double));
 		qsort(tmp, (size_t)rounds, sizeof(double), cmp);
-		printf("file %d %-40s median IOPS %9.0f  daemon cpu/read %6.2f us\n", f, argv[4 + f], mi,
-		       tmp[rounds / 2]);
+		printf("file %d %-40s median IOPS %9.0f (%.0f..%.0f)  daemon cpu/read %6.2f us\n", f,
+		       argv[4 + f], mi, lo, hi, tmp[rounds / 2]);
 	}
 	for (int f = 1; f < nf; f++) {
 		for (int r = 0; r < rounds; r++)

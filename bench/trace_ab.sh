@@ -104,6 +104,10 @@ for qd in $QDS; do
 	hz=$(getconf CLK_TCK)
 	awk -v b="$((b1 - b0))" -v d="$((d1 - d0))" -v u="$u" -v s="$s" -v hz="$hz" -v w0="$s0" -v w1="$s1" \
 		'BEGIN { o = (b - d) / hz - u - s; printf "# QD%s: host CPU outside this bench %.1f s of %.1f s wall (%.0f%% of one CPU)\n", "'"$qd"'", o, w1 - w0, 100 * o / (w1 - w0) }'
+	# each daemon's threads now (libfuse's workers and tierfs's own)
+	th=
+	for m in $MOUNTS; do t=(/proc/"${PID[$m]}"/task/*) && th+=" $m ${#t[@]},"; done
+	echo "# QD$qd: threads after it:${th%,}"
 done
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 for m in $MOUNTS; do

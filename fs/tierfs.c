@@ -55,6 +55,23 @@
  */
 #define TS_FS_ATTR_TIMEOUT "1"
 
+/*
+ * The worker pool. A request sleeping in the model holds a worker while
+ * its latency passes, so a queue depth of N needs N workers: max_threads
+ * defaults to TS_FS_MAX_THREADS (libfuse's default is 10). libfuse starts
+ * a worker whenever none is idle and, by default, never ends one, so each
+ * mount's pool grew to whatever its busiest moment took and stayed there
+ * (24-56 workers at QD16, differing from mount to mount; the mounts whose
+ * pool grew spent more CPU a request and served up to a fifth fewer
+ * reads). max_idle_threads (TS_FS_MAX_IDLE_THREADS by default) bounds the
+ * idle ones: a worker that finishes a request while more than that many
+ * are idle ends, so a pool follows the depth in flight, up and down.
+ * Measured at depths 1-256: fs/README.md, "Worker threads".
+ */
+#define TS_FS_MAX_THREADS 256
+#define TS_FS_MAX_IDLE_THREADS 16
+#define TS_FS_THREADS_LIMIT 100000 /* libfuse's FUSE_LOOP_MT_MAX_THREADS */
+
 /* The daemon's options; the model's (capacity, mem, seed, floor,
  * dirty_limit, ra_max, mem_rate) come from ts_tier_cfg_opts. */
 const struct ts_opt ts_fs_opt_table[] = {
@@ -150,7 +167,10 @@ static void usage(FILE *out)
 	ts_opt_help(out, ts_tier_cfg_opts);
 	fprintf(out, "\nFUSE options (-o): allow_other (let users other than the one mounting in; "
 		     "each request is made as its caller, and default_permissions, always on, "
-		     "checks the file modes), max_threads=N (at least 1, default 256), "
+		     "checks the file modes), max_threads=N (1 to 100000, default 256: the "
+		     "deepest queue served at once), max_idle_threads=N (0 to max_threads, "
+		     "default " TS_STR(TS_FS_MAX_IDLE_THREADS) ": a worker that ends a request "
+		     "while more are idle ends; -1 keeps them all), "
 		     "attr_timeout=S (how long the kernel caches attributes, default " TS_FS_ATTR_TIMEOUT
 		     "; the other names of a hard-linked file are invalidated when it changes), ... "
 		     "(see mount.fuse3(8))\n");
@@ -553,7 +573,7 @@ static int serve(struct ts_fs *fs, struct fuse *f, const struct fuse_cmdline_opt
 			return 1;
 		}
 		fuse_loop_cfg_set_clone_fd(lc, (unsigned)cmd->clone_fd);
-		if (cmd->max_idle_threads != UINT_MAX) /* UINT_MAX: not given */
+		if (cmd->max_idle_threads != UINT_MAX) /* UINT_MAX: keep them all */
 			fuse_loop_cfg_set_idle_threads(lc, cmd->max_idle_threads);
 		fuse_loop_cfg_set_max_threads(lc, cmd->max_threads);
 		ret = fuse_loop_mt(f, lc);
@@ -639,17 +659,32 @@ int main(int argc, char **argv)
 		fprintf(stderr, "tierfs: out of memory\n");
 		goto out;
 	}
-	/* Looked for before fuse_parse_cmdline, which takes the option out. */
+	/* Looked for before fuse_parse_cmdline, which takes the options out. */
 	bool threads_given = has_arg(&args, "max_threads=");
+	bool idle_given = has_arg(&args, "max_idle_threads=");
 	if (fuse_parse_cmdline(&args, &cmd))
 		goto out;
-	/* A request sleeping in the model holds a worker thread, so a queue
-	 * depth of N needs N threads; libfuse's default is 10. */
-	if (!threads_given && cmd.max_threads < 256)
-		cmd.max_threads = 256;
-	if (cmd.max_threads < 1) {
-		fprintf(stderr, "tierfs: option 'max_threads': 0 threads cannot serve a request "
-				"(give at least 1; the default is 256)\n");
+	/* The pool: TS_FS_MAX_THREADS above. libfuse reads both as unsigned,
+	 * so "-1" arrives as UINT_MAX: for max_idle_threads that is libfuse's
+	 * own "keep every idle worker", for max_threads a count it would take
+	 * as -1 (no worker ever started). */
+	if (!threads_given && cmd.max_threads < TS_FS_MAX_THREADS)
+		cmd.max_threads = TS_FS_MAX_THREADS;
+	if (cmd.max_threads < 1 || cmd.max_threads > TS_FS_THREADS_LIMIT) {
+		fprintf(stderr, "tierfs: option 'max_threads': %s (give 1 to %d; the default is %d)\n",
+			cmd.max_threads < 1 ? "0 threads cannot serve a request" : "too many threads",
+			TS_FS_THREADS_LIMIT, TS_FS_MAX_THREADS);
+		goto out;
+	}
+	if (!idle_given) {
+		cmd.max_idle_threads = TS_FS_MAX_IDLE_THREADS < cmd.max_threads
+					       ? TS_FS_MAX_IDLE_THREADS
+					       : cmd.max_threads;
+	} else if (cmd.max_idle_threads != UINT_MAX && cmd.max_idle_threads > cmd.max_threads) {
+		fprintf(stderr, "tierfs: option 'max_idle_threads': %u is more than max_threads=%u "
+				"(give 0 to %u, or -1 to keep every idle worker; the default is %d)\n",
+			cmd.max_idle_threads, cmd.max_threads, cmd.max_threads,
+			TS_FS_MAX_IDLE_THREADS);
 		goto out;
 	}
 	f = fuse_new(&args, &ts_fs_fuse_ops, sizeof(ts_fs_fuse_ops), fs);
