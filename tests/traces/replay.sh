@@ -1509,4 +1509,19 @@ po_trace() {
 		jq -r '.results[1] | "\(.device_reads) \(.device_read_bytes)"'; }
 check "path order: / sorts first" test "$(po_trace /a-b)" = "3 32768"
 check "path order: a name first in both orders" test "$(po_trace /Z)" = "3 139264"
+# A lookup's and an open's own FUSE CPU (--fuse-cpu-lookup, --fuse-cpu-open;
+# the host's replay_fuse_cpu_lookup_ns and replay_fuse_cpu_open_ns) in
+# place of a read's: the in-kernel case above has one in-kernel gap before
+# a getattr (a lookup) and none before an open, so a lookup's 2us takes
+# 2us off (80us, think 20us) and an open's nothing; with --fuse-cpu alone
+# both take its figure, as before (78us), unless named apart.
+check "in-kernel: --fuse-cpu-lookup" test "$(kfu --fuse-cpu 0 --fuse-cpu-lookup 2us)" = "80000 20000"
+check "in-kernel: --fuse-cpu-open" test "$(kfu --fuse-cpu 0 --fuse-cpu-open 2us)" = "82000 22000"
+check "in-kernel: --fuse-cpu alone, the lookup's too" test "$(kfu --fuse-cpu 2us)" = "78000 18000"
+check "in-kernel: --fuse-cpu with the lookup's apart" \
+	test "$(kfu --fuse-cpu 2us --fuse-cpu-lookup 0)" = "80000 20000"
+check "in-kernel: the host's lookup figure by default" test "$(kfu)" = "$(kfu --host build-host)"
+"$B" replay "$T/kfc.trace" --virtual --tier fixed60 --profile "$T/kfs.lua" --fuse-cpu-lookup 2us \
+	> "$T/kf9.out" 2>&1
+check "in-kernel: --fuse-cpu-lookup refused without --kernel-fs" test $? = 2
 exit $fail
