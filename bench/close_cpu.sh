@@ -1,19 +1,30 @@
 #!/usr/bin/env bash
-# close_cpu.sh — the reading thread's own CPU in open() and close() of a
-# file it read whole, through FUSE (tierfs, as tiersim record mounts it)
+# close_cpu.sh — the reading thread's own CPU in each metadata call of a
+# file it reads whole, through FUSE (tierfs, as tiersim record mounts it)
 # and through ext4 in block mode (tiersim disk mount, the job in its
-# memory cgroup, cache cold): the evidence for which FUSE requests the
-# kernel-fs replay takes the FUSE CPU off (traces/README.md, the in-kernel
-# rule). A FUSE open is a request the thread sleeps in until tierfs
-# replies; the release at the last close is sent in the background
-# (fs/fuse/file.c: synchronous on fuseblk mounts only), so the thread
-# queues it and goes on, with no sleep or wake-up of its own.
+# memory cgroup, cache cold): the evidence for what the kernel-fs replay
+# takes off as FUSE's own CPU for each request (traces/README.md, the
+# in-kernel rule; pipeline/hosts.lua's replay_fuse_cpu_*_ns). For each
+# file, in one Python thread, the thread's CPU clock
+# (CLOCK_THREAD_CPUTIME_ID) read around
+#   lookup   a stat of its name, not looked up before: through FUSE one
+#            FUSE_LOOKUP (the high-level API's getattr, a GETATTR record);
+#   open     its open, the name now known (the entry and attributes still
+#            valid, 1 s): one FUSE_OPEN;
+#   getattr  an fstat after reading it whole: a direct read leaves its
+#            atime stale (fuse_invalidate_atime), so the fstat asks the
+#            daemon: one FUSE_GETATTR;
+#   close    its close: FUSE_RELEASE, sent in the background
+#            (fs/fuse/file.c: synchronous on fuseblk mounts only), so the
+#            thread queues it and goes on, with no sleep or wake-up;
+# the FUSE recording's request counts (first round) show which requests
+# each call sent. Per run: each call's median (mean) in us; FUSE and block
+# mode interleaved, REPS rounds; then each call's FUSE CPU beyond block
+# mode's (the difference of the two medians in each round), median
+# [min-max] over the rounds.
 #
-# The job is bench/fs_fidelity.sh's JPEG folder (FS_FIDELITY_DATA's jpeg/,
-# 1,058 files): each file opened, read whole and closed by one Python
-# thread, the thread's CPU clock (CLOCK_THREAD_CPUTIME_ID) read around the
-# open and around the close. Per run: the median and mean of each, in us;
-# FUSE and block mode interleaved, REPS rounds.
+# The job reads bench/fs_fidelity.sh's JPEG folder (FS_FIDELITY_DATA's
+# jpeg/, 1,058 files in 106 folders).
 #
 # usage: bench/close_cpu.sh BUILD DATA IMAGE [REPS] [TIER]
 #   DATA: bench/fs_fidelity.sh's FS_FIDELITY_DATA (jpeg/ in it), IMAGE its
@@ -51,26 +62,35 @@ cat >"$W/job.py" <<'PYEOF'
 import json, os, sys, time
 root, out = sys.argv[1], sys.argv[2]
 tc = time.thread_time_ns
-op, cl = [], []
+d = {"lookup": [], "open": [], "getattr": [], "close": []}
 for rel in open(sys.argv[3]).read().split():
+    p = os.path.join(root, rel)
     t0 = tc()
-    fd = os.open(os.path.join(root, rel), os.O_RDONLY)
+    os.stat(p)
     t1 = tc()
+    fd = os.open(p, os.O_RDONLY)
+    t2 = tc()
     while os.read(fd, 1 << 20):
         pass
-    t2 = tc()
-    os.close(fd)
     t3 = tc()
-    op.append(t1 - t0)
-    cl.append(t3 - t2)
-json.dump({"open": op, "close": cl}, open(out, "w"))
+    os.fstat(fd)
+    t4 = tc()
+    os.close(fd)
+    t5 = tc()
+    d["lookup"].append(t1 - t0)
+    d["open"].append(t2 - t1)
+    d["getattr"].append(t4 - t3)
+    d["close"].append(t5 - t4)
+json.dump(d, open(out, "w"))
 PYEOF
-summ() { # MODE JSON
-	$PY - "$1" "$2" <<'PYEOF'
+summ() { # MODE JSON: each op's median and mean, and the medians into $W/MODE.med
+	$PY - "$1" "$2" "$W/$1.med" <<'PYEOF'
 import json, statistics as st, sys
 d = json.load(open(sys.argv[2]))
-print(f"  {sys.argv[1]:6} " + "  ".join(f"{k} median {st.median(v) / 1e3:6.2f} us mean {st.mean(v) / 1e3:6.2f} us"
-                                        for k, v in d.items()) + f"  ({len(d['open'])} files)")
+print(f"  {sys.argv[1]:6} " + "  ".join(f"{k} {st.median(v) / 1e3:6.2f} ({st.mean(v) / 1e3:6.2f})"
+                                        for k, v in d.items()) + f" us  ({len(d['open'])} files)")
+with open(sys.argv[3], "a") as f:
+    f.write(" ".join(f"{st.median(v) / 1e3:.3f}" for v in d.values()) + "\n")
 PYEOF
 }
 echo "== close_cpu.sh on $TIER, $REPS rounds ($(date -u +%T), $(bench_load))"
@@ -88,6 +108,23 @@ for rep in $(seq "$REPS"); do
 			"$B" disk umount "$MNT" || die "disk umount"
 		fi
 		summ "$mode" "$W/out.json"
+		[ "$mode" = fuse ] && [ "$rep" = 1 ] && "$B" trace stats "$W/fuse.trace" --json 2>/dev/null |
+			$PY -c 'import json, sys
+o = json.load(sys.stdin)["ops"]
+print("  the FUSE recording, requests: " + ", ".join("%s %d" % (k, v["count"]) for k, v in sorted(o.items())))'
 	done
 done
 echo "== done ($(date -u +%T), $(bench_load))"
+# each op's FUSE CPU beyond block mode's, round by round (the medians'
+# difference): median [min-max] over the rounds
+$PY - "$W/fuse.med" "$W/block.med" <<'PYEOF'
+import statistics as st, sys
+f = [list(map(float, l.split())) for l in open(sys.argv[1])]
+b = [list(map(float, l.split())) for l in open(sys.argv[2])]
+for i, k in enumerate(["lookup (stat of a name not seen)", "open (its name known)",
+                       "getattr (fstat after the read)", "close"]):
+    d = [x[i] - y[i] for x, y in zip(f, b)]
+    print(f"  FUSE - block, {k}: {st.median(d):6.2f} [{min(d):.2f}-{max(d):.2f}] us")
+d = [x[0] + x[1] - y[0] - y[1] for x, y in zip(f, b)]
+print(f"  FUSE - block, lookup + open: {st.median(d):6.2f} [{min(d):.2f}-{max(d):.2f}] us")
+PYEOF

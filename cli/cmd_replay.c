@@ -32,6 +32,7 @@ struct replay_args {
 	char *wake_cost; /* DUR; NULL: --host's */
 	char *fuse_cpu;	 /* DUR; NULL: --host's (--kernel-fs) */
 	char *fuse_cpu_page; /* DUR; NULL: --host's, 0 with --fuse-cpu */
+	char *fuse_cpu_lookup, *fuse_cpu_open; /* DUR; NULL: --host's, --fuse-cpu's with it */
 	char *page_wake; /* DUR; NULL: --host's (--kernel-fs) */
 	char *dev_read_cpu; /* DUR; NULL: --host's (--kernel-fs) */
 	char *loop_issue; /* --kernel-fs: the block mode predicted, on|off|watch */
@@ -118,6 +119,16 @@ static const struct ts_opt replay_opts[] = {
 	  "with --kernel-fs: the same for each page of a direct read's or write's buffer, "
 	  "taken off with its request's, 0 (off) to 1ms; default: --host's "
 	  "replay_fuse_cpu_page_ns, 0 when --fuse-cpu is given",
+	  "DUR" },
+	{ "fuse_cpu_lookup", TS_OPT_STR, RA(fuse_cpu_lookup), NULL, 0, 0, "",
+	  "with --kernel-fs: the same for a GETATTR request (a lookup or a getattr), 0 (off) "
+	  "to 10ms; default: --host's replay_fuse_cpu_lookup_ns (its replay_fuse_cpu_ns where "
+	  "it has none), --fuse-cpu's when that is given",
+	  "DUR" },
+	{ "fuse_cpu_open", TS_OPT_STR, RA(fuse_cpu_open), NULL, 0, 0, "",
+	  "with --kernel-fs: the same for an OPEN request, 0 (off) to 10ms; default: --host's "
+	  "replay_fuse_cpu_open_ns (its replay_fuse_cpu_ns where it has none), --fuse-cpu's "
+	  "when that is given",
 	  "DUR" },
 	{ "page_wake", TS_OPT_STR, RA(page_wake), NULL, 0, 0, "",
 	  "with --kernel-fs: the wake-up after a read that waited on the device (a sleep on a "
@@ -308,6 +319,39 @@ static int replay_args(struct replay_args *o, struct ts_replay_cfg *cfg, int arg
 		return ts_cmdline_error(cl, "--fuse-cpu-page %s: expected a duration, 0 to 1ms "
 					    "(100ns, 0.2us; a bare number is seconds)",
 					o->fuse_cpu_page);
+	if (o->fuse_cpu_lookup && !o->kernel_fs)
+		return ts_cmdline_error(cl, "--fuse-cpu-lookup %s is --kernel-fs's (the in-kernel rule)",
+					o->fuse_cpu_lookup);
+	if (o->fuse_cpu_open && !o->kernel_fs)
+		return ts_cmdline_error(cl, "--fuse-cpu-open %s is --kernel-fs's (the in-kernel rule)",
+					o->fuse_cpu_open);
+	if (o->kernel_fs) {
+		/* a lookup's and an open's: --fuse-cpu's when given (the
+		 * whole figure, as for a page), else the host's */
+		cfg->fuse_cpu_lookup_ns = cfg->fuse_cpu_open_ns = cfg->fuse_cpu_ns;
+		if (!o->fuse_cpu && (!o->fuse_cpu_lookup || !o->fuse_cpu_open)) {
+			char err[512];
+			uint64_t l = 0, op = 0;
+			int frc = replay_hosts(o, err, sizeof(err));
+			if (!frc)
+				frc = ts_host_fuse_cpu_meta(o->hosts, o->host, &l, &op, err, sizeof(err));
+			if (frc)
+				return ts_cmdline_error(cl, "--host: %s", err);
+			cfg->fuse_cpu_lookup_ns = l;
+			cfg->fuse_cpu_open_ns = op;
+		}
+	}
+	struct {
+		const char *val, *opt;
+		uint64_t *ns;
+	} meta[] = { { o->fuse_cpu_lookup, "fuse-cpu-lookup", &cfg->fuse_cpu_lookup_ns },
+		     { o->fuse_cpu_open, "fuse-cpu-open", &cfg->fuse_cpu_open_ns } };
+	for (size_t i = 0; i < TS_ARRAY_SIZE(meta); i++)
+		if (meta[i].val && (ts_parse_duration(meta[i].val, TS_NS_PER_S, meta[i].ns) ||
+				    *meta[i].ns > 10 * 1000 * 1000ull))
+			return ts_cmdline_error(cl, "--%s %s: expected a duration, 0 to 10ms "
+						    "(8us, 0.01ms; a bare number is seconds)",
+						meta[i].opt, meta[i].val);
 	if ((rc = kfs_figure(cl, o, o->page_wake, "page-wake", "the page-lock wake-up",
 			     "40us, 0.04ms", ts_host_page_wake, &cfg->page_wake_ns)) != -1 ||
 	    (rc = kfs_figure(cl, o, o->dev_read_cpu, "dev-read-cpu", "the IO path's CPU",

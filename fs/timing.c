@@ -1569,6 +1569,9 @@ static int command(struct ts_fs *fs, char *cmd, char *err, size_t n)
 		if (rc)
 			return rc;
 		ts_tier_limits(t, &lim);
+		/* the inode tables where mke2fs puts them at the new size */
+		if (m->meta)
+			ts_fsmeta_set_capacity(m->meta, lim.capacity);
 		char c[32];
 		ts_fs_log(fs, LOG_INFO, "tierfs: tier switched to %s at %s", p->name,
 			  ts_fmt_size(c, sizeof(c), lim.capacity));

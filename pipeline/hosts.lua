@@ -42,6 +42,11 @@
 --                     a direct read's or write's buffer (FUSE pins and
 --                     releases it), beside replay_fuse_cpu_ns; 0 where a
 --                     host has none
+--   replay_fuse_cpu_lookup_ns, replay_fuse_cpu_open_ns   optional: the
+--                     same rule's figure for a GETATTR request (a lookup,
+--                     the high-level API's getattr, or a getattr) and for
+--                     an OPEN, in place of replay_fuse_cpu_ns (which they
+--                     take where a host has none of its own)
 --   replay_page_wake_ns   optional: tiersim replay --kernel-fs's page-lock
 --                     wake-up (traces/README.md): after a read that waited
 --                     on the device, a kernel file system's thread slept on
@@ -293,6 +298,29 @@ host "build-host" {
   -- over the second epoch's CPU, with the copy counted as ext4's.
   replay_fuse_cpu_ns = { 30934, "measured", "bench/block_memory.sh ssd-cloud, READ_KIB 1024 and 4, 3 repetitions each, 2026-12-06 04:37-04:40 UTC on an Intel Xeon 2-vCPU KVM guest (xeon-emr-kvm-2vcpu), load 2.4-0.5: the second epoch's thread CPU through tierfs (mem 0) less block mode's less its page-cache copy, fitted as a request's plus a page's over the two read sizes (medians); low and high the range over the nine pairs of runs", low = 29369, high = 33886 },
   replay_fuse_cpu_page_ns = { 102, "measured", "the same fit: a page of a direct read's buffer (READ_KIB 1024: 256 pages a read; 4: 1); low and high the range over the nine pairs of runs", low = 62, high = 146 },
+  -- The same rule's figures for a lookup (a GETATTR request: the
+  -- high-level API's lookup is a getattr) and an open, 2026-12-06
+  -- 13:25:50-13:26:11 UTC on the same Intel Xeon 2-vCPU KVM guest (load
+  -- 9.6 -> 7.2, after the quiet gap): bench/close_cpu.sh, 5 interleaved
+  -- rounds, bench/fs_fidelity.sh's JPEG folder (1,058 files), ssd-cloud,
+  -- one Python thread's CPU clock around a stat of each name not looked
+  -- up before (FUSE: one LOOKUP), its open, the name known (one OPEN),
+  -- and an fstat after reading it whole (one GETATTR: the direct read
+  -- left its atime stale), through tierfs (tiersim record, 4 GiB) and
+  -- through ext4 in block mode (cache cold). Each call's FUSE CPU beyond
+  -- ext4's, the two medians' difference in each round: lookup 1.63 us
+  -- [-0.65-2.35], open 4.82 [3.20-5.86], getattr 5.45 [2.33-5.68]; median
+  -- of the rounds, low and high their range (the lookup's low 0: one
+  -- round's ext4 lookup took more). The 30.9 us a read's figure took off
+  -- for each (62 us an open, lookup and open) was a read's round trip,
+  -- which holds the reply's copy and the buffer's pinning. A GETATTR
+  -- takes the lookup's figure: the loaders' getattrs are their lookups
+  -- (bench/fs_fidelity.sh's folder recording: 1,167 GETATTRs, one for each
+  -- of its 1,058 files and 109 folders; its check job's 3,066, 3,000
+  -- files and 66 folders). Checked on the kernel-fs table's recordings,
+  -- which set none of it (bench/README.md, "Per-operation FUSE CPU").
+  replay_fuse_cpu_lookup_ns = { 1630, "measured", "bench/close_cpu.sh, 5 interleaved rounds, the JPEG folder of bench/fs_fidelity.sh (1,058 files), ssd-cloud, 2026-12-06 13:25:50-13:26:11 UTC on an Intel Xeon 2-vCPU KVM guest (xeon-emr-kvm-2vcpu), load 9.6-7.2: a stat of a name not looked up before, the thread's CPU through tierfs less through ext4 in block mode (cold), the medians' difference in each round; the median round; low and high their range (low 0: one round -0.65 us)", low = 0, high = 2350 },
+  replay_fuse_cpu_open_ns = { 4820, "measured", "bench/close_cpu.sh, the same 5 rounds: an open of a name already looked up, the thread's CPU through tierfs less through ext4 in block mode (cold), the medians' difference in each round; the median round; low and high their range", low = 3200, high = 5860 },
   -- The kernel-fs replay's page-lock wake-up, 2026-12-06 07:08 UTC on the
   -- same Intel Xeon 2-vCPU KVM guest (load 11.6 -> 10.0 at the start and
   -- end of the call, after the quiet gap; the job and the request path

@@ -38,6 +38,8 @@ struct ts_fsmeta {
 	 * false: not known, one table from block 0) */
 	bool sized;
 	uint64_t first_data, bpg, groups, ipg, itb, gdt, rsv;
+	/* the highest inode whose table block a lookup read (0: none yet) */
+	uint64_t hi_ino;
 	/* log2(per_blk) when it is a power of two (ext4's 16), else -1: an
 	 * inode's block is a shift, not a 64-bit division (tens of cycles,
 	 * three per file opened in a virtual run) */
@@ -343,10 +345,82 @@ static uint64_t table_of(const struct ts_fsmeta *m, uint64_t g)
 	}
 }
 
+/* Drops every inode-table block read (the bits and the table's K_ITAB
+ * keys); false when out of memory (nothing dropped). */
+static bool itab_clear(struct ts_fsmeta *m)
+{
+	struct slot *ns = calloc(m->cap, sizeof(*ns)), *old = m->s;
+	if (!ns)
+		return false;
+	m->s = ns;
+	m->n = 0;
+	for (size_t i = 0; i < m->cap; i++)
+		if (old[i].key && old[i].key >> 60 != K_ITAB) {
+			*find(m, old[i].key) = old[i];
+			m->n++;
+		}
+	free(old);
+	if (m->itab)
+		memset(m->itab, 0, m->itab_bytes);
+	return true;
+}
+
+/* A disk of @bytes laid out again (a capacity changed at run time, fs/
+ * control.c) after lookups read inode-table blocks of the old layout: the
+ * same tree on a disk of the new size, as mke2fs lays it out, with the
+ * kernel still holding the inodes it read (it drops no metadata for a
+ * device's size). A block of the new layout counts as read when every
+ * inode in it (up to the last in use) was in a block read in the old one;
+ * one it shares with inodes not read is read again at its next lookup
+ * (the windows around the lookups to come are the new layout's; those of
+ * the lookups before are not replayed). Under the lock. */
+static void relayout(struct ts_fsmeta *m, uint64_t bytes)
+{
+	uint64_t used = __atomic_load_n(&m->inodes, __ATOMIC_ACQUIRE);
+	uint64_t ra = m->p.inode_ra_blocks ? m->p.inode_ra_blocks : 1;
+	/* the inodes a read block may hold: up to the last in use, or past
+	 * the highest read by a readahead window when that is not known */
+	uint64_t lim = used ? TS_MAX(used - 1, m->hi_ino) : m->hi_ino + (ra + 1) * m->per_blk;
+	uint8_t *in = lim ? calloc(lim / 8 + 1, 1) : NULL;
+	if (!in) { /* out of memory: the old blocks stay read (timing only) */
+		layout(m, bytes);
+		return;
+	}
+	for (uint64_t i = 1; i <= lim; i++)
+		if (itab_read(m, blk_of(m, i)))
+			in[i / 8] |= (uint8_t)(1U << (i % 8));
+	if (!itab_clear(m)) {
+		free(in);
+		layout(m, bytes);
+		return;
+	}
+	layout(m, bytes);
+	uint64_t cur = UINT64_MAX;
+	bool all = false;
+	for (uint64_t i = 1; i <= lim + 1; i++) {
+		uint64_t b = i <= lim ? blk_of(m, i) : UINT64_MAX;
+		if (b != cur) {
+			if (cur != UINT64_MAX && all)
+				(void)itab_first(m, cur);
+			cur = b;
+			all = true;
+		}
+		if (i <= lim && !(in[i / 8] & (1U << (i % 8))))
+			all = false;
+	}
+	free(in);
+}
+
 void ts_fsmeta_set_capacity(struct ts_fsmeta *m, uint64_t bytes)
 {
-	if (bytes)
+	if (!bytes)
+		return;
+	lock(m);
+	if (m->hi_ino)
+		relayout(m, bytes);
+	else
 		layout(m, bytes);
+	unlock(m);
 }
 
 uint64_t ts_fsmeta_block(const struct ts_fsmeta *m)
@@ -386,6 +460,7 @@ static void inode_read_flat(struct ts_fsmeta *m, uint64_t ino, struct ts_fsmeta_
 	uint64_t blk = blk_of(m, ino);
 	if (itab_read(m, blk))
 		return;
+	m->hi_ino = TS_MAX(m->hi_ino, ino);
 	uint64_t b = blk / ra * ra, end = b + ra, used = __atomic_load_n(&m->inodes, __ATOMIC_ACQUIRE);
 	if (used && (used - 1) / per_blk < end)
 		end = (used - 1) / per_blk;
@@ -431,6 +506,7 @@ static void inode_read(struct ts_fsmeta *m, uint64_t ino, struct ts_fsmeta_io *o
 	uint64_t blk = t + (m->blk_shift >= 0 ? idx >> m->blk_shift : idx / per_blk);
 	if (itab_read(m, blk))
 		return;
+	m->hi_ino = TS_MAX(m->hi_ino, ino);
 	uint64_t b = TS_MAX(blk / ra * ra, t), end = b + ra;
 	/* ext4 reads ahead no further than the group's last inode in use */
 	if (end > t + num / per_blk)

@@ -141,7 +141,11 @@ void ts_fsmeta_set_inodes(struct ts_fsmeta *m, uint64_t used);
  * /etc/mke2fs.conf; checked against mkfs.ext4 at 100 MiB-2 TiB), and
  * the inode table's readahead windows are aligned on the disk's block
  * numbers, as the kernel aligns them. Not called (or 0): one table from
- * block 0, the windows aligned on its start. Call before any lookup. */
+ * block 0, the windows aligned on its start. Called again (a capacity
+ * changed at run time: tierfs's control file), the tables are laid out
+ * again for the new size, and a block of the new layout is in memory
+ * when every inode in it was in a block read before (the kernel keeps
+ * the inodes it read; tier/fsmeta.c, relayout). */
 void ts_fsmeta_set_capacity(struct ts_fsmeta *m, uint64_t bytes);
 /* The block size the rule reads with (the layout's, or @p's). */
 uint64_t ts_fsmeta_block(const struct ts_fsmeta *m);

@@ -177,6 +177,75 @@ static void test_window_absolute(void)
 	ts_fsmeta_free(m);
 }
 
+/* The disk's size changed after lookups (tierfs's control file): the
+ * tables are laid out again at the new size, and a block of the new
+ * layout is in memory when every inode it holds was read before. */
+static void test_relayout(void)
+{
+	struct ts_fsmeta_io io[TS_FSMETA_MAX_IO];
+	struct ts_fsmeta *m;
+	/* 1 GiB (table at 145) -> 3 GiB (at 417): e (inode 2013) read blocks
+	 * 256-288, inodes 1777-2304, which at 3 GiB are blocks 528-560 */
+	CHECK(ts_fsmeta_new(ext4, &m) == 0);
+	ts_fsmeta_set_capacity(m, 1ULL << 30);
+	ts_fsmeta_set_inodes(m, 4059); /* the last in use 4058 */
+	struct ts_fsmeta_node e = { 7, 2013, 0 }, lo = { 8, 1777, 0 }, below = { 9, 1776, 0 };
+	CHECK_EQ_U64(ts_fsmeta_inode(m, &e, io, TS_FSMETA_MAX_IO), 3);
+	ts_fsmeta_set_capacity(m, 3ULL << 30);
+	CHECK_EQ_U64(ts_fsmeta_block(m), 4096);
+	CHECK_EQ_U64(ts_fsmeta_inode(m, &e, io, TS_FSMETA_MAX_IO), 0);
+	CHECK_EQ_U64(ts_fsmeta_inode(m, &lo, io, TS_FSMETA_MAX_IO), 0);
+	/* inode 1776, block 527: its window from 512, 528 on read */
+	CHECK_EQ_U64(ts_fsmeta_inode(m, &below, io, TS_FSMETA_MAX_IO), 2);
+	CHECK_EQ_U64(abs_blk(io[0].off, 4096), 512);
+	CHECK_EQ_U64(io[0].len, 15 * 4096);
+	CHECK(io[0].ahead);
+	CHECK_EQ_U64(abs_blk(io[1].off, 4096), 527);
+	CHECK_EQ_U64(io[1].len, 4096);
+	CHECK(!io[1].ahead);
+	ts_fsmeta_free(m);
+
+	/* 256 MiB (1 KiB blocks, table at 292) -> 1 GiB (4 KiB, at 145): e
+	 * read blocks 768-800, inodes 1905-2036; at 1 GiB blocks 264-271
+	 * hold 1905-2032 (read), 272 holds 2033-2048 (4 of them read: not) */
+	CHECK(ts_fsmeta_new(ext4, &m) == 0);
+	ts_fsmeta_set_capacity(m, 256ULL << 20);
+	ts_fsmeta_set_inodes(m, 4059);
+	CHECK_EQ_U64(ts_fsmeta_inode(m, &e, io, TS_FSMETA_MAX_IO), 3);
+	CHECK_EQ_U64(abs_blk(io[2].off, 1024), 795);
+	ts_fsmeta_set_capacity(m, 1ULL << 30);
+	CHECK_EQ_U64(ts_fsmeta_block(m), 4096);
+	CHECK_EQ_U64(ts_fsmeta_inode(m, &e, io, TS_FSMETA_MAX_IO), 0);
+	struct ts_fsmeta_node past = { 10, 2040, 0 };
+	CHECK_EQ_U64(ts_fsmeta_inode(m, &past, io, TS_FSMETA_MAX_IO), 3);
+	CHECK_EQ_U64(abs_blk(io[0].off, 4096), 256);
+	CHECK_EQ_U64(io[0].len, 8 * 4096);
+	CHECK_EQ_U64(abs_blk(io[1].off, 4096), 273);
+	CHECK_EQ_U64(io[1].len, 16 * 4096);
+	CHECK_EQ_U64(abs_blk(io[2].off, 4096), 272);
+	CHECK_EQ_U64(io[2].len, 4096);
+	ts_fsmeta_free(m);
+
+	/* nothing read yet: the new size's layout alone, as if made at it */
+	struct ts_fsmeta *a, *b;
+	CHECK(ts_fsmeta_new(ext4, &a) == 0);
+	CHECK(ts_fsmeta_new(ext4, &b) == 0);
+	ts_fsmeta_set_capacity(a, 1ULL << 30);
+	ts_fsmeta_set_capacity(a, 3ULL << 30);
+	ts_fsmeta_set_capacity(b, 3ULL << 30);
+	ts_fsmeta_set_inodes(a, 4059);
+	ts_fsmeta_set_inodes(b, 4059);
+	struct ts_fsmeta_io ib[TS_FSMETA_MAX_IO];
+	unsigned na = ts_fsmeta_inode(a, &e, io, TS_FSMETA_MAX_IO);
+	CHECK_EQ_U64(ts_fsmeta_inode(b, &e, ib, TS_FSMETA_MAX_IO), na);
+	for (unsigned k = 0; k < na; k++) {
+		CHECK_EQ_U64(io[k].off, ib[k].off);
+		CHECK_EQ_U64(io[k].len, ib[k].len);
+	}
+	ts_fsmeta_free(a);
+	ts_fsmeta_free(b);
+}
+
 /* More folders than fsmeta.c remembers directly (DSEEN), in turns: each
  * is read once, its first time, whichever folders share its memo slot. */
 static void test_many_folders(void)
@@ -808,6 +877,7 @@ int main(void)
 	test_window_edge();
 	test_layout_mkfs();
 	test_window_absolute();
+	test_relayout();
 	test_many_folders();
 	test_inode_alone();
 	test_list_and_extent();

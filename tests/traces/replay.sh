@@ -1527,4 +1527,20 @@ T 11 10 10 1000000 1020000 0 0 worker
 X
 check "exit: from the command's own last read" test "$("$B" replay "$T/own.trace" --virtual \
 	--profile "$T/inflight.lua" --tier fixed100 --json | jq -r '[.results[].trail_ns] | @csv')" = "10000,10000"
+
+# A lookup's and an open's own FUSE CPU (--fuse-cpu-lookup, --fuse-cpu-open;
+# the host's replay_fuse_cpu_lookup_ns and replay_fuse_cpu_open_ns) in
+# place of a read's: the in-kernel case above has one in-kernel gap before
+# a getattr (a lookup) and none before an open, so a lookup's 2us takes
+# 2us off (80us, think 20us) and an open's nothing; with --fuse-cpu alone
+# both take its figure, as before (78us), unless named apart.
+check "in-kernel: --fuse-cpu-lookup" test "$(kfu --fuse-cpu 0 --fuse-cpu-lookup 2us)" = "80000 20000"
+check "in-kernel: --fuse-cpu-open" test "$(kfu --fuse-cpu 0 --fuse-cpu-open 2us)" = "82000 22000"
+check "in-kernel: --fuse-cpu alone, the lookup's too" test "$(kfu --fuse-cpu 2us)" = "78000 18000"
+check "in-kernel: --fuse-cpu with the lookup's apart" \
+	test "$(kfu --fuse-cpu 2us --fuse-cpu-lookup 0)" = "80000 20000"
+check "in-kernel: the host's lookup figure by default" test "$(kfu)" = "$(kfu --host build-host)"
+"$B" replay "$T/kfc.trace" --virtual --tier fixed60 --profile "$T/kfs.lua" --fuse-cpu-lookup 2us \
+	> "$T/kf9.out" 2>&1
+check "in-kernel: --fuse-cpu-lookup refused without --kernel-fs" test $? = 2
 exit $fail

@@ -102,8 +102,12 @@ struct ts_replay_cfg {
 	 * to copy into or from), taken off the thread's time on a CPU, what
 	 * a gap cannot hold off the next (rules.c). Properties of the host
 	 * that recorded (pipeline/hosts.lua's replay_fuse_cpu_ns and
-	 * replay_fuse_cpu_page_ns); 0: off. */
-	uint64_t fuse_cpu_ns, fuse_cpu_page_ns;
+	 * replay_fuse_cpu_page_ns); 0: off. A GETATTR request (a lookup, the
+	 * high-level API's getattr, or a getattr) takes fuse_cpu_lookup_ns
+	 * and an OPEN fuse_cpu_open_ns instead of fuse_cpu_ns (the host's
+	 * replay_fuse_cpu_lookup_ns and replay_fuse_cpu_open_ns, measured by
+	 * bench/close_cpu.sh; its replay_fuse_cpu_ns where it has none). */
+	uint64_t fuse_cpu_ns, fuse_cpu_page_ns, fuse_cpu_lookup_ns, fuse_cpu_open_ns;
 	/* kernel_fs, the page-lock wake-up (rules.c): a FUSE read that waited
 	 * on the device is, on a kernel file system, a sleep on a page in
 	 * flight, which the device's completion ends by unlocking the page
@@ -208,6 +212,8 @@ struct ts_replay_result {
 	uint64_t dev_read_bytes;	  /* virtual: bytes the device read (readahead
 					   * and file-system metadata included) */
 	uint64_t dev_reads;		  /* virtual: the device's read requests for them */
+	uint64_t meta_reads;		  /* virtual: of those, the file system's metadata
+					   * reads (tier/fsmeta.h) */
 	uint64_t outside;		  /* with a wake file: the trace's requests
 					   * outside the command's span, left out */
 	uint64_t lead_ns;		  /* from the span's start to the first request:

@@ -175,6 +175,9 @@ json_t *ts_replay_json(const struct ts_replay_result *res, size_t n)
 		if (r->dev_reads) /* virtual: the device's read requests */
 			json_object_set_new(json_array_get(a, json_array_size(a) - 1),
 					    "device_reads", json_integer((json_int_t)r->dev_reads));
+		if (r->meta_reads) /* virtual: the file system's metadata reads among them */
+			json_object_set_new(json_array_get(a, json_array_size(a) - 1),
+					    "metadata_reads", json_integer((json_int_t)r->meta_reads));
 		if (r->lead_ns) /* the span's start before the first request */
 			json_object_set_new(json_array_get(a, json_array_size(a) - 1), "lead_ns",
 					    json_integer((json_int_t)r->lead_ns));

@@ -207,6 +207,13 @@ static void add_reads(struct ts_replay_result *res, const struct ts_tier_done *d
 	res->dev_reads += d->dev_reqs;
 }
 
+/* add_reads() of the file system's metadata reads (tier/fsmeta.h) */
+static void add_meta_reads(struct ts_replay_result *res, const struct ts_tier_done *d)
+{
+	add_reads(res, d);
+	res->meta_reads += d->dev_reqs;
+}
+
 /* tierfs replies at the later of the model's time @done and the end of
  * its own syscall, which the CPU sample @cs times, and as late behind it
  * as it was when recorded; @d's bound is counted. Under kernel_fs too: in
@@ -308,7 +315,7 @@ static uint64_t serve(struct vrun *v, const struct ts_trace_rec *r, size_t idx, 
 					s + (cs && cs->pid ? cs->sys_ns + cs->late_ns : floor));
 		} else {
 			done = ts_fsmeta_charge(v->tier, s, floor, io, nio, &d);
-			add_reads(res, &d);
+			add_meta_reads(res, &d);
 			done = reply(res, cs, s, done, &d, owed, floor);
 		}
 		goto forget; /* unlink walks its path and drops the file */
@@ -334,7 +341,7 @@ static uint64_t serve(struct vrun *v, const struct ts_trace_rec *r, size_t idx, 
 	if (nio) {
 		struct ts_tier_done md = {0};
 		s = ts_fsmeta_charge(v->tier, s, floor, io, nio, &md) + floor;
-		add_reads(res, &md);
+		add_meta_reads(res, &md);
 	}
 	/* block mode's request clock (trace format 9): tierfs charged the
 	 * request from the loop device's issue, its recorded lead before the
