@@ -45,6 +45,7 @@ static const char *const field_names[TS_HF_NR] = {
 	[TS_HF_DLIO_RUN] = "dlio_run_request_ns",
 	[TS_HF_LOADER_SAMPLE] = "loader_sample_ns", [TS_HF_LOADER_BATCH] = "loader_batch_ns",
 	[TS_HF_DLIO_COLLATE] = "dlio_collate_ns_per_mib", [TS_HF_DLIO_COLLATE_S] = "dlio_collate_ns",
+	[TS_HF_DLIO_COLLATE_FRESH] = "dlio_collate_fresh_ns_per_mib",
 };
 
 static const char *const host_keys[] = { "desc", "cpu", "from", "replay_wake_cost_ns",
@@ -65,7 +66,7 @@ static const char *const host_keys[] = { "desc", "cpu", "from", "replay_wake_cos
 					 "dlio_worker_gc_ns", "dlio_worker_gc_samples",
 					 "dlio_worker_spread", "dlio_request_wait_ns",
 					 "dlio_run_request_ns", "dlio_collate_ns_per_mib",
-					 "dlio_collate_ns",
+					 "dlio_collate_ns", "dlio_collate_fresh_ns_per_mib",
 					 "loader_sample_ns", "loader_batch_ns",
 					 "vcpus", "library_factors", "copy_tail_first", "map_window_ns", NULL };
 static const char *const lib_keys[] = { "desc", "decode", "transform", NULL };
@@ -786,6 +787,7 @@ int ts_host_dlio_costs(const struct ts_host_set *s, const char *spec, const char
 		{ TS_HF_DLIO_RUN, &out->run_request_ns },
 		{ TS_HF_DLIO_COLLATE, &out->collate_ns_per_mib },
 		{ TS_HF_DLIO_COLLATE_S, &out->collate_ns },
+		{ TS_HF_DLIO_COLLATE_FRESH, &out->collate_fresh_ns_per_mib },
 	};
 	int rc = 0;
 	for (size_t i = 0; !rc && i < TS_ARRAY_SIZE(plain); i++)

@@ -106,6 +106,10 @@ enum ts_host_field {
 	 * batch */
 	TS_HF_DLIO_COLLATE,   /* dlio_collate_ns_per_mib */
 	TS_HF_DLIO_COLLATE_S, /* dlio_collate_ns */
+	/* ... more per MiB of the batch where its shared memory is fresh to
+	 * the hypervisor (freed pages reported to it and reclaimed: the
+	 * kernel's first write to each page, faulted in at the host) */
+	TS_HF_DLIO_COLLATE_FRESH, /* dlio_collate_fresh_ns_per_mib */
 	TS_HF_NR,
 };
 
@@ -187,6 +191,8 @@ struct ts_host_dlio {
 	 * samples as DLIO collates them (0: none apart, inside the per-sample
 	 * lines) */
 	double collate_ns, collate_ns_per_mib;
+	/* ... more per MiB of the batch in fresh memory (0: none) */
+	double collate_fresh_ns_per_mib;
 };
 /* @spec's DLIO costs at @end of their ranges for a workload of @model
  * and dataset @format (either may be NULL): its step cost is

@@ -509,6 +509,13 @@ static uint64_t gc_ns(const struct ts_dl_cfg *c, uint64_t read)
 	return c->worker_gc_at && read == c->worker_gc_at ? c->worker_gc_ns : 0;
 }
 
+/* A worker's collation of a batch: collate_ns, and collate_fresh_ns more
+ * (its shared memory fresh to the hypervisor; dlio_loader.h). */
+static uint64_t collate_ns(const struct ts_dl_cfg *c)
+{
+	return c->collate_ns + c->collate_fresh_ns;
+}
+
 /* The standard normal's quantile at @p (0 < p < 1), by bisection on
  * its distribution function. */
 static double normal_quantile(double p)
@@ -659,8 +666,9 @@ static int vw_event(struct vl *v, struct vworker *w, uint64_t t)
 			}
 			/* the batch collated and handed over (collate_ns) */
 			w->collated = true;
-			if (v->c->collate_ns)
-				return vw_run(v, w, t, v->c->collate_ns);
+			uint64_t cns = collate_ns(v->c);
+			if (cns)
+				return vw_run(v, w, t, cns);
 		}
 		w->collated = false;
 		struct vrank *r = &v->rk[w->k];
@@ -1473,8 +1481,9 @@ static void *r_worker(void *arg)
 		int rc = 0;
 		for (uint64_t pos = 0; !rc && pos < L->c->batch; pos++)
 			rc = r_sample(w, feed_sample(&L->p, w->k, j, pos));
-		if (!rc && L->c->collate_ns) /* the batch collated and handed over */
-			spend_cpu(L->c->collate_ns);
+		uint64_t cns = collate_ns(L->c);
+		if (!rc && cns) /* the batch collated and handed over */
+			spend_cpu(cns);
 		pthread_mutex_lock(&L->mu);
 		if (rc) {
 			L->stop = true;

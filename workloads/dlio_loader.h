@@ -122,6 +122,17 @@ struct ts_dl_cfg {
 	 * same CPU spread over the samples would run beside the reads' waits.
 	 * 0: none (then inside the per-sample figures) */
 	uint64_t collate_ns;
+	/* More CPU for that collation where the batch's new shared memory is
+	 * fresh to the hypervisor: on a guest that reports freed memory to
+	 * its host (virtio-balloon free page reporting), pages freed a while
+	 * ago were handed back, and the kernel's first write to each one
+	 * (clear_page under the shared memory's fault) waits for the host to
+	 * fault it in again. Whether a run's batches get such pages is the
+	 * guest's state, not DLIO's (workloads/DLIO.md, "The end of an
+	 * epoch": in one run the collations of epochs 1 and 2 paid it, in
+	 * another none of four epochs did); charged with every collation,
+	 * in both clocks. 0: none */
+	uint64_t collate_fresh_ns;
 	/* The ranks' first batches of an epoch do not come together: DLIO's
 	 * workers reading side by side end their batches spread about their
 	 * mean (Python, the host's scheduling: a sample standard deviation of

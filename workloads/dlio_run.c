@@ -204,6 +204,7 @@ struct cpu {
 	double wait_ns;	     /* per charged request, wall time (dlio_request_wait_ns) */
 	double run_ns;	     /* per request, DLIO's own run's beyond the lines */
 	double collate_ns;   /* per batch, a worker's collation and hand-over */
+	double collate_fresh_ns; /* ... more in fresh memory (dlio_loader.h) */
 };
 
 /* Reader workers per accelerator that do a sample's framework work: DLIO's
@@ -280,6 +281,8 @@ static int cpu_resolve(const struct ts_dlio_opts *o, const struct ts_dlio_worklo
 									    : w->record_length));
 			c->collate_ns = (double)w->batch_size *
 					(hd.collate_ns + hd.collate_ns_per_mib * side * side / 1048576.0);
+			c->collate_fresh_ns = (double)w->batch_size * hd.collate_fresh_ns_per_mib *
+					      side * side / 1048576.0;
 		}
 	}
 	/* The workers' first full collection comes with the sample
@@ -1502,6 +1505,7 @@ static void dl_config(const struct env *E, uint64_t ranks, uint64_t rank0, uint6
 		.worker_gc_ns = (uint64_t)llround(E->cpu.gc_ns),
 		.worker_gc_at = (uint64_t)llround(E->cpu.gc_at),
 		.collate_ns = (uint64_t)llround(E->cpu.collate_ns),
+		.collate_fresh_ns = (uint64_t)llround(E->cpu.collate_fresh_ns),
 		.spread = E->cpu.spread,
 		/* DLIO 2.0.0: either value given keeps files open (dlio_loader.h) */
 		.keep_open = w->read_type && *w->read_type,

@@ -1006,6 +1006,45 @@ static void check_core_slices(void)
 	ts_dataset_meta_free(&m);
 }
 
+/* A collation in fresh memory (collate_fresh_ns): F more on every batch's
+ * collation, in every epoch: the run is the one with collate_ns C + F and
+ * no fresh charge, request for request and epoch end for epoch end, on 2
+ * vCPUs and on cores of their own; on cores of their own the first step
+ * ends F later, to the nanosecond. */
+static void check_collate_fresh(const struct ts_dataset_meta *m)
+{
+	const uint64_t C = 4 * LAT + 7, F = 9 * LAT + 11;
+	static struct rec base[MAXREQ];
+	for (uint64_t vcpus = 0; vcpus <= 2; vcpus += 2) {
+		struct ts_dl_cfg c = { .meta = m, .ranks = 2, .world = 2, .batch = 3, .workers = 2,
+				       .prefetch_factor = 1, .epochs = 2, .seed = 5,
+				       .compute_ns = 10 * LAT, .sample_ns = LAT / 2,
+				       .vcpus = vcpus, .collate_ns = C };
+		struct ts_dl_result r0 = run_cfg(&c, false);
+		c.collate_fresh_ns = F;
+		struct ts_dl_result r = run_cfg(&c, false);
+		size_t n = nlog;
+		memcpy(base, log_, n * sizeof(*log_));
+		c.collate_ns = C + F;
+		c.collate_fresh_ns = 0;
+		struct ts_dl_result r2 = run_cfg(&c, false);
+		CHECK_EQ_U64(nlog, n);
+		for (size_t i = 0; i < n && i < nlog; i++)
+			CHECK(log_[i].t == base[i].t && log_[i].file == base[i].file &&
+			      log_[i].off == base[i].off);
+		for (uint64_t e = 0; e < 2; e++)
+			CHECK_EQ_U64(r.ep[e].end, r2.ep[e].end);
+		/* on cores of their own, one collation later; on 2 vCPUs the
+		 * 4 workers' collations share them */
+		if (!vcpus)
+			CHECK_EQ_U64(r.ep[0].first_end[0], r0.ep[0].first_end[0] + F);
+		CHECK(r.ep[1].end > r0.ep[1].end);
+		ts_dl_result_free(&r0);
+		ts_dl_result_free(&r);
+		ts_dl_result_free(&r2);
+	}
+}
+
 int main(void)
 {
 	struct ts_dataset_meta m;
@@ -1016,6 +1055,7 @@ int main(void)
 	check_slices(&m, true);
 	check_cores();
 	check_core_slices();
+	check_collate_fresh(&m);
 	check_request_cpu(&m);
 	check_request_daemon();
 	check_request_wait(&m);
