@@ -56,7 +56,7 @@ prepare)
 	"$venv/bin/python" "$BENCH_DIR/../workloads/dlio_measure.py" gen "$2/m/data"
 	;;
 hold)
-	[ $# -ge 2 ] && [ $# -le 3 ] || usage
+	{ [ $# -ge 2 ] && [ $# -le 3 ]; } || usage
 	[ -x "$venv/bin/python" ] || { echo "dlio_host_holds.sh: set VENV to DLIO's virtual environment" >&2; exit 2; }
 	bench_build dlio_host_holds.sh "$1"
 	dir=$2 rounds=${3:-2}
@@ -76,7 +76,7 @@ hold)
 	echo "hold $t: $start - $end, load $l0 -> $l1 ($(bench_load))"
 	;;
 combine)
-	[ $# -ge 1 ] && [ $# -le 2 ] || usage
+	{ [ $# -ge 1 ] && [ $# -le 2 ]; } || usage
 	/usr/bin/python3 "$BENCH_DIR/dlio_host_holds.py" "$1" "${2:-this-machine}"
 	;;
 *) usage ;;
