@@ -30,13 +30,16 @@ static const struct ts_opt hosts_opts[] = {
 static const struct ts_cmdline hosts_cmdline = {
 	.name = "hosts",
 	.synopsis = "[--profile FILE] [--evidence]\n"
-		    "       tiersim hosts measure --venv DIR [--out FILE] [--repeats N] [--from H]",
+		    "       tiersim hosts measure --venv DIR [--out FILE] [--repeats N] [--from H]\n"
+		    "       tiersim hosts at HOST [--end fast|slow|value] [--only F,...] [--out FILE]",
 	.about = "Lists the host profiles: what JPEG decode + transform, a raw Datum's transform\n"
 		 "and an LMDB put cost one core of each CPU, and the JPEG libraries' factors.\n"
 		 "pipeline{ host = \"NAME\" } or \"NAME/LIBRARY\" (and preprocess{ host = }) charge\n"
 		 "them; the default, this-machine, charges 'tiersim calibrate decode'.\n"
 		 "'tiersim hosts measure' measures DLIO's own CPU on this machine (the host\n"
-		 "this-machine of 'tiersim dlio --host this-machine'); --help after it says how.\n",
+		 "this-machine of 'tiersim dlio --host this-machine'); --help after it says how.\n"
+		 "'tiersim hosts at HOST' writes HOST's DLIO figures at one end of their ranges\n"
+		 "as this-machine, to run a workload there (--help after it says how).\n",
 	.opts = hosts_opts,
 	.max_pos = 0,
 };
@@ -58,7 +61,8 @@ static const struct ts_opt measure_opts[] = {
 	  "the tier the mount emulates (the requests' waits, between which DLIO's readers work, "
 	  "as in the runs to be predicted)", "T", 't' },
 	{ "dir", TS_OPT_STR, offsetof(struct measure_args, dir), NULL, 0, 0, "",
-	  "keep the sample files and the mount there (default: a new folder, removed after)", "DIR",
+	  "keep the sample files and the mount there (default: a new folder, removed after); "
+	  "files a measurement wrote there before are read again, not written", "DIR",
 	  0 },
 	{ "repeats", TS_OPT_U64, offsetof(struct measure_args, repeats), "3", 1, 15, "",
 	  "interleaved rounds; each figure is their median, its range their least and most", "N",
@@ -166,10 +170,255 @@ static int hosts_measure(int argc, char **argv)
 	return TS_EXIT_OK;
 }
 
+/* `tiersim hosts at`: a host's DLIO figures with some or all at one end of
+ * their ranges, written as a this-machine profile, so that
+ * TIERSIM_HOST_FILE=FILE tiersim dlio --host this-machine runs a workload
+ * at that end: what a figure's range does to the answer. */
+struct at_args {
+	char *end, *only, *out;
+};
+
+static const struct ts_opt at_opts[] = {
+	{ "end", TS_OPT_STR, offsetof(struct at_args, end), "slow", 0, 0, "",
+	  "fast (each cost at its low, the speed at its high), slow (the reverse) or value", "E",
+	  'e' },
+	{ "only", TS_OPT_STR, offsetof(struct at_args, only), NULL, 0, 0, "",
+	  "move only these figures (comma-separated names, as 'tiersim hosts --evidence' lists "
+	  "them; dlio_workload_step_ns moves every workload's step); the rest stay at their value",
+	  "F,..", 0 },
+	{ "out", TS_OPT_STR, offsetof(struct at_args, out), NULL, 0, 0, "",
+	  "the file written (default: standard output)", "FILE", 'o' },
+	{ NULL },
+};
+
+static const struct ts_cmdline at_cmdline = {
+	.name = "hosts at",
+	.synopsis = "HOST [--end fast|slow|value] [--only F,...] [--out FILE]",
+	.about = "Writes host profile HOST's DLIO figures (tiersim dlio --host HOST charges them)\n"
+		 "as a host named this-machine, with the figures --only names (default: all) at\n"
+		 "one end of their ranges and the rest at their values, each resolved as a run\n"
+		 "charges it (a figure carried along from = at its end and the speeds' ends on the\n"
+		 "way). Then TIERSIM_HOST_FILE=FILE tiersim dlio ... --host this-machine runs at\n"
+		 "that end: what the figures' low and high do to a workload's AU and samples/s.\n",
+	.opts = at_opts,
+	.max_pos = 1,
+};
+
+/* The DLIO figures ts_host_dlio_costs resolves one for one. */
+static const struct {
+	const char *name;
+	size_t off;
+} at_plain[] = {
+	{ "dlio_sample_ns", offsetof(struct ts_host_dlio, sample_ns) },
+	{ "dlio_sample_ns_per_mib", offsetof(struct ts_host_dlio, sample_ns_per_mib) },
+	{ "dlio_jpeg_ns_per_mpix", offsetof(struct ts_host_dlio, jpeg_ns_per_mpix) },
+	{ "dlio_request_ns", offsetof(struct ts_host_dlio, request_ns) },
+	{ "dlio_request_ns_per_mib", offsetof(struct ts_host_dlio, request_ns_per_mib) },
+	{ "dlio_request_daemon_ns", offsetof(struct ts_host_dlio, request_daemon_ns) },
+	{ "dlio_request_daemon_ns_per_mib", offsetof(struct ts_host_dlio, request_daemon_ns_per_mib) },
+	{ "dlio_request_wait_ns", offsetof(struct ts_host_dlio, request_wait_ns) },
+	{ "dlio_run_request_ns", offsetof(struct ts_host_dlio, run_request_ns) },
+	{ "dlio_step_ns", offsetof(struct ts_host_dlio, step_ns) },
+	{ "dlio_loader_start_ns", offsetof(struct ts_host_dlio, start_ns) },
+	{ "dlio_loader_start_ns_per_worker", offsetof(struct ts_host_dlio, start_ns_per_worker) },
+	{ "dlio_loader_restart_ns", offsetof(struct ts_host_dlio, restart_ns) },
+	{ "dlio_loader_restart_ns_per_worker", offsetof(struct ts_host_dlio, restart_ns_per_worker) },
+	{ "dlio_worker_gc_ns", offsetof(struct ts_host_dlio, worker_gc_ns) },
+	{ "dlio_worker_gc_samples", offsetof(struct ts_host_dlio, worker_gc_samples) },
+	{ "dlio_worker_spread", offsetof(struct ts_host_dlio, worker_spread) },
+	{ "dlio_collate_ns", offsetof(struct ts_host_dlio, collate_ns) },
+	{ "dlio_collate_ns_per_mib", offsetof(struct ts_host_dlio, collate_ns_per_mib) },
+};
+/* The formats with a reader line of their own, and the workloads' models
+ * and formats whose own step a profile may set (workloads/dlio/). */
+static const char *const at_own[] = { "hdf5", "png" };
+static const char *const at_models[] = { "unet3d", "resnet50", "cosmoflow", "bert" };
+static const char *const at_formats[] = { "npz", "jpeg", "png", "hdf5", "tfrecord" };
+
+/* Whether @name is in the comma-separated @list (NULL: every name). */
+static bool at_moves(const char *list, const char *name)
+{
+	if (!list)
+		return true;
+	size_t n = strlen(name);
+	for (const char *p = list; *p;) {
+		size_t k = strcspn(p, ",");
+		if (k == n && !strncmp(p, name, n))
+			return true;
+		p += k + (p[k] == ',');
+	}
+	return false;
+}
+
+/* @name's value at the chosen end (it is in --only) or at its value. */
+static double at_pick(const struct at_args *o, const char *name, double at_value, double at_end)
+{
+	return at_moves(o->only, name) ? at_end : at_value;
+}
+
+static void at_num(FILE *f, const char *indent, const char *key, double v, const char *host,
+		   const char *how)
+{
+	/* every digit: at its value, the file charges what the host does */
+	fprintf(f, "%s%s = { %.17g, \"measured\", \"%s's, %s (tiersim hosts at)\" },\n", indent, key,
+		v, host, how);
+}
+
+static int hosts_at(int argc, char **argv)
+{
+	struct at_args o = { 0 };
+	struct ts_opt_args a;
+	int rc = ts_cmdline_parse(&at_cmdline, &o, argc, argv, &a);
+	if (rc >= 0)
+		return rc;
+	enum ts_host_end end;
+	if (!strcmp(o.end, "fast"))
+		end = TS_HOST_FAST;
+	else if (!strcmp(o.end, "slow"))
+		end = TS_HOST_SLOW;
+	else if (!strcmp(o.end, "value"))
+		end = TS_HOST_NOMINAL;
+	else {
+		ts_opt_free(at_opts, &o);
+		return ts_cmdline_error(&at_cmdline, "--end: fast, slow or value");
+	}
+	if (a.npos != 1) {
+		ts_opt_free(at_opts, &o);
+		return ts_cmdline_error(&at_cmdline, "name one host profile");
+	}
+	const char *host = a.pos[0];
+	for (const char *p = o.only; p && *p;) { /* each name one the file can hold */
+		size_t k = strcspn(p, ","), i;
+		bool ok = k == strlen("dlio_workload_step_ns") &&
+			  !strncmp(p, "dlio_workload_step_ns", k);
+		for (i = 0; !ok && i < TS_ARRAY_SIZE(at_plain); i++)
+			ok = strlen(at_plain[i].name) == k && !strncmp(p, at_plain[i].name, k);
+		static const char *const own_names[] = { "dlio_hdf5_sample_ns",
+							 "dlio_hdf5_sample_ns_per_mib",
+							 "dlio_png_sample_ns",
+							 "dlio_png_sample_ns_per_mib" };
+		for (i = 0; !ok && i < TS_ARRAY_SIZE(own_names); i++)
+			ok = strlen(own_names[i]) == k && !strncmp(p, own_names[i], k);
+		if (!ok) {
+			char msg[160];
+			snprintf(msg, sizeof(msg), "--only: '%.*s' is no DLIO figure", (int)TS_MIN(k, 64),
+				 p);
+			ts_opt_free(at_opts, &o);
+			return ts_cmdline_error(&at_cmdline, "%s", msg);
+		}
+		p += k + (p[k] == ',');
+	}
+	struct ts_host_set *set = NULL;
+	char err[1024];
+	rc = ts_host_set_load_for(host, &set, err, sizeof(err));
+	struct ts_host_dlio v = { 0 }, e = { 0 };
+	if (!rc)
+		rc = ts_host_dlio_costs(set, host, NULL, NULL, TS_HOST_NOMINAL, &v, err, sizeof(err));
+	if (!rc)
+		rc = ts_host_dlio_costs(set, host, NULL, NULL, end, &e, err, sizeof(err));
+	FILE *f = NULL;
+	char tmp[4200] = "";
+	if (!rc && o.out) {
+		snprintf(tmp, sizeof(tmp), "%s.tmp", o.out);
+		if (!(f = fopen(tmp, "w"))) {
+			snprintf(err, sizeof(err), "%s: %s", tmp, strerror(errno));
+			rc = -errno;
+		}
+	} else if (!rc) {
+		f = stdout;
+	}
+	if (rc) {
+		fprintf(stderr, "tiersim hosts at: %s\n", err);
+		ts_host_set_free(set);
+		ts_opt_free(at_opts, &o);
+		return TS_EXIT_FAIL;
+	}
+	char how[128];
+	snprintf(how, sizeof(how), "at its %s", end == TS_HOST_FAST ? "fast end" :
+						 end == TS_HOST_SLOW ? "slow end" : "value");
+	fprintf(f, "-- %s: host %s's DLIO figures, %s at the %s end of their ranges and the rest at "
+		   "their values\n-- (tiersim hosts at %s --end %s%s%s)\n"
+		   "host \"%s\" {\n  desc = \"%s's DLIO figures (tiersim hosts at)\",\n"
+		   "  cpu = \"%s's\",\n",
+		TS_HOST_THIS, host, o.only ? o.only : "all", o.end, host, o.end,
+		o.only ? " --only " : "", o.only ? o.only : "", TS_HOST_THIS, host, host);
+	for (size_t i = 0; i < TS_ARRAY_SIZE(at_plain); i++) {
+		double x = *(const double *)((const char *)&v + at_plain[i].off);
+		double y = *(const double *)((const char *)&e + at_plain[i].off);
+		bool moved = at_moves(o.only, at_plain[i].name);
+		at_num(f, "  ", at_plain[i].name, at_pick(&o, at_plain[i].name, x, y), host,
+		       moved ? how : "at its value");
+	}
+	for (size_t i = 0; !rc && i < TS_ARRAY_SIZE(at_own); i++) {
+		struct ts_host_dlio ov = { 0 }, oe = { 0 };
+		rc = ts_host_dlio_costs(set, host, NULL, at_own[i], TS_HOST_NOMINAL, &ov, err,
+					sizeof(err));
+		if (!rc)
+			rc = ts_host_dlio_costs(set, host, NULL, at_own[i], end, &oe, err, sizeof(err));
+		if (rc || !ov.sample_of)
+			continue;
+		char k1[64], k2[80];
+		snprintf(k1, sizeof(k1), "dlio_%s_sample_ns", at_own[i]);
+		snprintf(k2, sizeof(k2), "dlio_%s_sample_ns_per_mib", at_own[i]);
+		at_num(f, "  ", k1, at_pick(&o, k1, ov.sample_ns, oe.sample_ns), host,
+		       at_moves(o.only, k1) ? how : "at its value");
+		at_num(f, "  ", k2, at_pick(&o, k2, ov.sample_ns_per_mib, oe.sample_ns_per_mib), host,
+		       at_moves(o.only, k2) ? how : "at its value");
+	}
+	/* each workload's own step, where the host's chain sets one */
+	bool open = false, ws = at_moves(o.only, "dlio_workload_step_ns");
+	for (size_t m = 0; !rc && m < TS_ARRAY_SIZE(at_models); m++)
+		for (size_t k = 0; !rc && k <= TS_ARRAY_SIZE(at_formats); k++) {
+			const char *fmt = k ? at_formats[k - 1] : NULL;
+			struct ts_host_dlio sv = { 0 }, se = { 0 };
+			rc = ts_host_dlio_costs(set, host, at_models[m], fmt, TS_HOST_NOMINAL, &sv, err,
+						sizeof(err));
+			if (!rc)
+				rc = ts_host_dlio_costs(set, host, at_models[m], fmt, end, &se, err,
+							sizeof(err));
+			/* "model" entries once (no format), "model/format" ones
+			 * where the format has its own */
+			if (rc || !sv.step_of || (fmt != NULL) != !strcmp(sv.step_of, "model/format"))
+				continue;
+			char key[96];
+			if (fmt)
+				snprintf(key, sizeof(key), "[\"%s/%s\"]", at_models[m], fmt);
+			else
+				snprintf(key, sizeof(key), "%s", at_models[m]);
+			if (!open)
+				fprintf(f, "  dlio_workload_step_ns = {\n");
+			open = true;
+			at_num(f, "    ", key, ws ? se.step_ns : sv.step_ns, host,
+			       ws ? how : "at its value");
+		}
+	if (open)
+		fprintf(f, "  },\n");
+	if (v.vcpus)
+		fprintf(f, "  vcpus = { %llu, \"measured\", \"%s's\" },\n",
+			(unsigned long long)v.vcpus, host);
+	fprintf(f, "}\n");
+	ts_host_set_free(set);
+	if (f != stdout && (fclose(f) || (!rc && rename(tmp, o.out)))) {
+		snprintf(err, sizeof(err), "%s: %s", o.out, strerror(errno));
+		rc = rc ? rc : -EIO;
+	}
+	if (rc) {
+		fprintf(stderr, "tiersim hosts at: %s\n", err);
+		if (tmp[0])
+			unlink(tmp);
+		ts_opt_free(at_opts, &o);
+		return TS_EXIT_FAIL;
+	}
+	ts_opt_free(at_opts, &o);
+	return TS_EXIT_OK;
+}
+
 int ts_cmd_hosts(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "measure"))
 		return hosts_measure(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "at"))
+		return hosts_at(argc - 1, argv + 1);
 	struct hosts_args o = { 0 };
 	struct ts_opt_args a;
 	int rc = ts_cmdline_parse(&hosts_cmdline, &o, argc, argv, &a);

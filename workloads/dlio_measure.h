@@ -49,7 +49,10 @@
  * beyond tiersim's) is written as that host's, not over the speed, as it
  * did not follow DLIO's work on a slower day (workloads/DLIO.md). Each figure
  * is the median of @repeats interleaved rounds; low and high their least and
- * most.
+ * most. One hold carries its hour (DLIO's own work moved ~10% from hour to
+ * hour on a shared guest): bench/dlio_host_holds.sh measures in several
+ * separate holds and combines them (the median of the holds' medians, low
+ * and high the least and most round of any hold).
  */
 #ifndef TS_DLIO_MEASURE_H
 #define TS_DLIO_MEASURE_H
@@ -65,7 +68,8 @@ struct ts_dlio_measure_opts {
 	const char *out;  /* the profile written (NULL: ts_host_this_path) */
 	const char *tier; /* the mount's tier (NULL: nvme-local) */
 	const char *dir;  /* where the files and the mount go (NULL: a new one in
-			   * $TIERSIM_WORKDIR or /tmp, removed after) */
+			   * $TIERSIM_WORKDIR or /tmp, removed after); files a
+			   * measurement wrote there before are read again */
 	unsigned repeats; /* rounds (0: 3) */
 	bool quiet;	  /* no progress lines on stderr */
 	/* a host profile the written one is carried from (from = ; NULL:

@@ -15,6 +15,9 @@
 #                              338), DIR/hdf5-l (2896 x 2896); Pillow's PNG
 #                              of random greyscale pixels: DIR/png-s (338 x
 #                              338), DIR/png-l (1024 x 1024)
+#                              and marks DIR finished (GEN_MARK): a DIR
+#                              so marked for the same SETS is not written
+#                              again
 #   dlio_measure.py gen DIR SET   the same, that set alone (SET: a name
 #                              above, as `tiersim hosts measure --probe`)
 #   dlio_measure.py read DIR SET  SET's sample line alone (below), its
@@ -119,8 +122,23 @@ SETS = (("npz-s", "npz", 338, 400, 50, 150528, 8), ("npz-l", "npz", 2896, 28, 7,
 STEPS = (("unet3d", 7, 8388608, 4), ("resnet50", 400, 150528, 8))
 
 
+# gen's mark of a folder it finished: the SETS it wrote, so that a folder
+# kept between measurements (tiersim hosts measure --dir, measured in
+# several holds by bench/dlio_host_holds.sh) is written once, outside the
+# timed holds, and written again when SETS changes
+GEN_MARK = "gen-done"
+
+
 def gen(top, only=None, files=None):
     from PIL import Image
+    mark = os.path.join(top, GEN_MARK)
+    if not only and not files:
+        try:
+            with open(mark) as f:
+                if f.read() == repr(SETS):
+                    return
+        except OSError:
+            pass
     rng = np.random.default_rng(10)
     for name, fmt, side, n, _, _, _ in SETS:
         if only and name != only:
@@ -142,6 +160,9 @@ def gen(top, only=None, files=None):
             else:
                 x = rng.integers(0, 255, size=(side, side), dtype=np.uint8)
                 Image.fromarray(x).save(p, format=fmt.upper(), bits=8)
+    if not only and not files:
+        with open(mark, "w") as f:
+            f.write(repr(SETS))
 
 
 def schedstat(pids):

@@ -73,4 +73,43 @@ printf 'host "h" { cpu = "H", from = "epyc-zen4",\n  speed = { 0.5, "spec" } }\n
 [ "$(wc -l <"$work/err")" -eq 1 ] || fail "bad profile: expected one line: $(cat "$work/err")"
 grep -q "bad.lua:1: host 'h': speed: missing its source" "$work/err" ||
 	fail "bad profile: $(cat "$work/err")"
+# hosts at: a host's DLIO figures written as this-machine. At their values
+# the file charges exactly what the host does (the same run to the last
+# event); at the slow end a CPU-bound run is slower, at the fast end
+# faster; --only moves the figures it names and no other.
+if "$tiersim" --help | grep -q '^  dlio '; then
+	h=xeon-emr-kvm-2vcpu
+	r50="++workload.framework=pytorch ++workload.reader.data_loader=pytorch
+ ++workload.dataset.format=npz ++workload.dataset.num_files_train=400
+ ++workload.dataset.num_samples_per_file=1 ++workload.dataset.record_length=114660
+ ++workload.dataset.record_length_stdev=0 ++workload.train.computation_time=0.024
+ ++workload.reader.batch_size=40 ++workload.reader.read_threads=8 ++workload.train.epochs=2"
+	for e in value slow fast; do
+		"$tiersim" hosts at $h --end $e --out "$work/at-$e.lua" 2>"$work/err" ||
+			fail "hosts at --end $e: $(cat "$work/err")"
+		# shellcheck disable=SC2086
+		TIERSIM_HOST_FILE=$work/at-$e.lua "$tiersim" dlio resnet50_h100 $r50 --tier essd-pl1 \
+			--virtual --host this-machine --quiet --json "$work/at-$e.json" >/dev/null \
+			2>"$work/err" || fail "dlio at --end $e: $(cat "$work/err")"
+	done
+	# shellcheck disable=SC2086
+	"$tiersim" dlio resnet50_h100 $r50 --tier essd-pl1 --virtual --host $h --quiet \
+		--json "$work/at-host.json" >/dev/null 2>"$work/err" || fail "dlio --host $h: $(cat "$work/err")"
+	python3 - "$work"/at-host.json "$work"/at-value.json "$work"/at-slow.json "$work"/at-fast.json <<'PY' ||
+import json, sys
+h, v, s, f = (json.load(open(p))["runs"][0] for p in sys.argv[1:5])
+for k in ("au", "samples_per_s", "read_requests", "events"):
+    if k in h:
+        assert h[k] == v[k], (k, h[k], v[k])
+assert s["samples_per_s"] < v["samples_per_s"] < f["samples_per_s"], (s["samples_per_s"], v["samples_per_s"], f["samples_per_s"])
+PY
+		fail "hosts at: the ends do not bracket the value, or the value is not the host's"
+	"$tiersim" hosts at $h --end slow --only dlio_step_ns,dlio_collate_ns --out "$work/at-one.lua" \
+		2>"$work/err" || fail "hosts at --only: $(cat "$work/err")"
+	diff "$work/at-value.lua" "$work/at-one.lua" | grep '^>   [a-z]' | cut -d= -f1 | sort >"$work/moved"
+	printf '>   dlio_collate_ns \n>   dlio_step_ns \n' | diff - "$work/moved" ||
+		fail "hosts at --only moved other figures: $(cat "$work/moved")"
+	"$tiersim" hosts at $h --only dlio_nope >/dev/null 2>"$work/err" && fail "--only took no figure"
+	grep -q "'dlio_nope' is no DLIO figure" "$work/err" || fail "--only: $(cat "$work/err")"
+fi
 exit 0
