@@ -228,6 +228,7 @@ static const struct {
 	{ "dlio_worker_spread", offsetof(struct ts_host_dlio, worker_spread) },
 	{ "dlio_collate_ns", offsetof(struct ts_host_dlio, collate_ns) },
 	{ "dlio_collate_ns_per_mib", offsetof(struct ts_host_dlio, collate_ns_per_mib) },
+	{ "dlio_collate_fresh_ns_per_mib", offsetof(struct ts_host_dlio, collate_fresh_ns_per_mib) },
 };
 /* The formats with a reader line of their own, and the workloads' models
  * and formats whose own step a profile may set (workloads/dlio/). */

@@ -690,8 +690,8 @@ host "xeon-emr-kvm-2vcpu" {
   -- the shared memory's fault) waits for the host. Whether it is, is the
   -- guest's state of the moment: in one DLIO run the collations of epochs
   -- 1 and 2 paid it, in the next none of four epochs did. The value is that
-  -- run's (none); the high end the first run's dearer epoch, so that
-  -- --host xeon-emr-kvm-2vcpu/high charges it. bench/dlio_endcpu.sh.
+  -- run's (none); the high end the first run's dearer epoch, which
+  -- tiersim hosts at xeon-emr-kvm-2vcpu --end slow charges. bench/dlio_endcpu.sh.
   dlio_collate_fresh_ns_per_mib = { 0, "measured", "bench/dlio_endcpu.sh --epochs 4 (perf record -a -g -F 397 around DLIO 2.0.0's r50-2-essd row of bench/dlio_peer.sh: resnet50 npz, 2 ranks, 8 workers, batch 400 of 387 x 387, essd-pl1; q bench 2026-12-06T13:40:55-13:41:17Z, load 4.29 -> 4.51) on this Xeon: the DataLoader workers' samples in clear_page_erms under a shared memory fault after each epoch's reading stopped, 0, 1, 3 and 0 of them; low the same; high: the run before (3 epochs, 13:30:15-13:30:34Z, load 3.40 -> 4.40), its epoch 2 over its epoch 3 (458 and 12 samples at 397 Hz) per MiB of the epoch's 10 batches (571.3 MiB); its epoch 1 gave 1,380,000", low = 0, high = 1966000 },
 }
 
