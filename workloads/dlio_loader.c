@@ -325,9 +325,11 @@ void ts_dl_result_free(struct ts_dl_result *r)
  * so run in slices of cores_slice(n), each queued again behind the pieces
  * already waiting (round robin): the other workers' short shares, and so
  * their next reads, go between its slices, as they do under the kernel.
- * A piece's total CPU is unchanged; only when it ends moves. The pieces
- * placed at once (a rank's step, an iterator's start, the daemon's share
- * beside a request) still hold their core to their end.
+ * A piece's total CPU is unchanged; only when it ends moves. An
+ * iterator's start (forking or resuming a rank's workers) is sliced the
+ * same way. The pieces placed at once (a rank's step, whose end the step
+ * loop needs when it places it; the daemon's share beside a request)
+ * still hold their core to their end.
  */
 struct cores {
 	uint64_t n;	   /* 0: no limit (each worker and rank a core of its own) */
@@ -381,6 +383,10 @@ struct vworker {
 	/* The piece it runs on the cores (a share, the chain's end, the
 	 * collation), not yet run: a slice at a time (struct cores). */
 	uint64_t run_left;
+	/* Its rank's iterator starting (start_ns, restart_ns), run on the
+	 * cores as this worker's piece: the rank's first batches go out at
+	 * its end. Only a rank's first worker, before its first batch. */
+	bool starting;
 	bool owed;	   /* the request that ended owes its share */
 	bool collated;	   /* its batch read, being collated (collate_ns) */
 	uint64_t read;	   /* samples it has read this run (its epochs together) */
@@ -615,6 +621,13 @@ static int vw_event(struct vl *v, struct vworker *w, uint64_t t)
 		w->run_left = 0;
 		return vw_run(v, w, t, ns);
 	}
+	if (w->starting) { /* its rank's iterator started */
+		int rc = 0;
+		w->starting = false;
+		for (uint64_t d = 0; !rc && d < feed_window(&v->p); d++)
+			rc = v_dispatch(v, w->k, t);
+		return rc;
+	}
 	for (;;) {
 		if (w->owed) {
 			uint64_t ns = w->cpu_left / w->pieces--;
@@ -710,15 +723,22 @@ static int v_epoch(struct vl *v, uint64_t t)
 					     .read = v->wk[i].read, .chain = v->wk[i].chain,
 					     .cap = v->wk[i].cap };
 	/* each rank's iterator starts first (forking or resuming its workers),
-	 * its own work: on a core where the host's cores are counted */
+	 * its own work: where the host's cores are counted, a piece on them in
+	 * slices as a worker's (run as its first worker's, which is idle until
+	 * then), its first batches given out at its end */
 	uint64_t start = v->d.e ? c->restart_ns : c->start_ns;
-	for (uint64_t k = 0; k < c->ranks; k++) {
+	for (uint64_t k = 0; !rc && k < c->ranks; k++) {
 		v->rk[k].dispatched = 0;
 		for (uint64_t j = 0; j < S; j++)
 			v->rk[k].ready[j] = UNSET;
-		uint64_t go = cores_run(&v->cores, t, start);
+		if (v->cores.n && start) {
+			struct vworker *w = &v->wk[k * c->workers];
+			w->starting = true;
+			rc = vw_run(v, w, t, start);
+			continue;
+		}
 		for (uint64_t d = 0; !rc && d < feed_window(&v->p); d++)
-			rc = v_dispatch(v, k, go);
+			rc = v_dispatch(v, k, t + start);
 	}
 	return rc;
 }
