@@ -1,4 +1,4 @@
-/* test_core.c — units, histogram, generator, option tables and file helpers. */
+/* test_core.c — units, division by a fixed divisor, histogram, generator, option tables and file helpers. */
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "tests/tcheck.h"
+#include "core/divu.h"
 #include "core/files.h"
 #include "core/evq.h"
 #include "core/heap.h"
@@ -37,6 +38,65 @@ static void test_units(void)
 	char b[32];
 	CHECK(strcmp(ts_fmt_size(b, sizeof(b), 1536), "1.50 KiB") == 0);
 	CHECK(strcmp(ts_fmt_duration(b, sizeof(b), 2500000), "2.50 ms") == 0);
+}
+
+/* One divisor against / and % over @n and the values around it. */
+static uint64_t divu_bad(uint64_t d, uint64_t n)
+{
+	struct ts_divu v = ts_divu_init(d);
+	uint64_t bad = 0;
+	for (int e = -2; e <= 2; e++) {
+		uint64_t x = n + (uint64_t)(int64_t)e, q, r;
+		ts_divu_divmod(&v, x, &q, &r);
+		bad += q != x / d || r != x % d || ts_divu_div(&v, x) != x / d;
+	}
+	return bad;
+}
+
+/* ts_divu: the same quotient and remainder as / and %, the 32-bit fast
+ * path and the plain division both: every dividend below 2^16 and the
+ * edges (multiples of d, 2^32, 2^64) for divisors small, large, powers
+ * of two and their neighbours, and random ones. */
+static void test_divu(void)
+{
+	uint64_t ds[4096], nd = 0, bad = 0, tried = 0;
+	for (uint64_t d = 1; d <= 1024; d++)
+		ds[nd++] = d;
+	for (int b = 11; b <= 63; b++)
+		for (int e = -1; e <= 1; e++)
+			ds[nd++] = (UINT64_C(1) << b) + (uint64_t)(int64_t)e;
+	ds[nd++] = UINT64_MAX;
+	ds[nd++] = 313532; /* the bert dataset's samples per file */
+	ds[nd++] = 156766000;
+	struct ts_rng rng;
+	ts_rng_seed(&rng, 22);
+	while (nd < 4096) {
+		uint64_t x = ts_rng_u64(&rng);
+		ds[nd] = nd % 3 ? (x >> 32) | 1 : x % 2 ? x >> (x % 64) : x;
+		nd++;
+	}
+	for (uint64_t k = 0; k < nd; k++) {
+		uint64_t d = ds[k];
+		if (!d)
+			continue;
+		uint64_t ns[] = { 2, d, 2 * d, UINT32_MAX, (uint64_t)UINT32_MAX + 1, UINT32_MAX / d * d,
+				  (UINT32_MAX / d + 1) * d, UINT64_MAX - 2, UINT64_MAX / d * d };
+		for (size_t j = 0; j < sizeof(ns) / sizeof(ns[0]); j++, tried++)
+			bad += divu_bad(d, ns[j]);
+		for (int j = 0; j < 64; j++, tried++) {
+			uint64_t x = ts_rng_u64(&rng);
+			bad += divu_bad(d, j % 2 ? x >> 32 : x);
+			bad += divu_bad(d, (x >> 32) / d * d); /* a multiple below 2^32 */
+		}
+		if (k < 64 || d == 313532)
+			for (uint64_t n = 2; n < 65536; n += 5, tried++)
+				bad += divu_bad(d, n);
+	}
+	CHECK(tried > 400000);
+	CHECK(bad == 0);
+	struct ts_divu one = ts_divu_init(1), big = ts_divu_init((uint64_t)UINT32_MAX + 1);
+	CHECK(ts_divu_div(&one, UINT32_MAX) == UINT32_MAX && ts_divu_div(&one, 7) == 7);
+	CHECK(ts_divu_div(&big, UINT64_MAX) == UINT32_MAX);
 }
 
 static void test_hist(void)
@@ -460,6 +520,7 @@ static void test_evq(void)
 int main(void)
 {
 	test_units();
+	test_divu();
 	test_hist();
 	test_rng();
 	test_rng_zig();
