@@ -709,8 +709,24 @@ void ts_dlio_plan_sample(const struct ts_vsource *vs, uint64_t i, struct ts_vsam
 	ts_vsample_start(out, TS_VWORK_NONE, 0, 0, len);
 	if (!L->fds) /* its open: the lookups of the disk's file system */
 		out->io[out->n++] = ts_dlio_fs_open(&L->fs, f);
-	/* The read, field by field: a compound literal zeroes the 96 bytes
-	 * first with a `rep stos`, which cost more than the rest of this. */
+	/* The read, field by field: a compound literal zeroes the whole
+	 * struct first with a `rep stos`, which cost more than the rest of
+	 * this. Every field is set below; the same members in a struct of
+	 * their own must take the same room, so a field added to struct
+	 * ts_vio (pipeline/source.h) stops the build until it is set here
+	 * (one small enough to sit in the padding after op excepted). */
+	struct vio_fields {
+		uint8_t op;
+		uint64_t file, off, len, size, chunk;
+		bool mapped, tail_first;
+		uint32_t map_window_ns;
+		uint64_t ino, dir, dir_ino;
+		uint32_t dir_blocks, top_blocks;
+	};
+	_Static_assert(sizeof(struct vio_fields) == sizeof(struct ts_vio) &&
+			       offsetof(struct vio_fields, top_blocks) ==
+				       offsetof(struct ts_vio, top_blocks),
+		       "struct ts_vio changed: set its new fields in ts_dlio_plan_sample");
 	struct ts_vio *io = &out->io[out->n++];
 	io->op = TS_VIO_READ;
 	io->file = f + 2;

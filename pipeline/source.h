@@ -80,6 +80,8 @@ enum ts_vio_op { TS_VIO_META, TS_VIO_READ };
  */
 void ts_copy_in_page_order(void *dst, const void *src, size_t n);
 
+/* pipeline/ds_dlio.c's ts_dlio_plan_sample sets every field by hand (and
+ * asserts these members): a new field is set there too. */
 struct ts_vio {
 	uint8_t op;	/* TS_VIO_* */
 	uint64_t file;	/* a file id, unique within the dataset (1 = a packed file) */
