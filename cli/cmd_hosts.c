@@ -322,8 +322,8 @@ static int hosts_at(int argc, char **argv)
 	if (!rc && o.out) {
 		snprintf(tmp, sizeof(tmp), "%s.tmp", o.out);
 		if (!(f = fopen(tmp, "w"))) {
-			snprintf(err, sizeof(err), "%s: %s", tmp, strerror(errno));
 			rc = -errno;
+			snprintf(err, sizeof(err), "%s: %s", tmp, strerror(-rc));
 		}
 	} else if (!rc) {
 		f = stdout;
@@ -399,8 +399,13 @@ static int hosts_at(int argc, char **argv)
 			(unsigned long long)v.vcpus, host);
 	fprintf(f, "}\n");
 	ts_host_set_free(set);
-	if (f != stdout && (fclose(f) || (!rc && rename(tmp, o.out)))) {
-		snprintf(err, sizeof(err), "%s: %s", o.out, strerror(errno));
+	/* a write that failed (a full disk) fails the command: the error
+	 * indicator first, then the close's flush, then the rename */
+	bool bad = ferror(f);
+	if (f == stdout ? fflush(f) || bad
+			: (fclose(f) || bad || (!rc && rename(tmp, o.out)))) {
+		snprintf(err, sizeof(err), "%s: %s", o.out ? o.out : "standard output",
+			 errno ? strerror(errno) : "write failed");
 		rc = rc ? rc : -EIO;
 	}
 	if (rc) {
