@@ -260,9 +260,13 @@ static double at_pick(const struct at_args *o, const char *name, double at_value
 static void at_num(FILE *f, const char *indent, const char *key, double v, const char *host,
 		   const char *how)
 {
-	/* every digit: at its value, the file charges what the host does */
-	fprintf(f, "%s%s = { %.17g, \"measured\", \"%s's, %s (tiersim hosts at)\" },\n", indent, key,
-		v, host, how);
+	/* every digit: at its value, the file charges what the host does.
+	 * Labelled assumed, its range the one value: the run fixes it there
+	 * (the host's own label and range are in tiersim hosts --evidence). */
+	fprintf(f,
+		"%s%s = { %.17g, \"assumed\", \"%s's, %s, fixed for this run (tiersim hosts at)\", "
+		"low = %.17g, high = %.17g },\n",
+		indent, key, v, host, how, v, v);
 }
 
 static int hosts_at(int argc, char **argv)
