@@ -33,6 +33,7 @@ struct replay_args {
 	char *fuse_cpu;	 /* DUR; NULL: --host's (--kernel-fs) */
 	char *fuse_cpu_page; /* DUR; NULL: --host's, 0 with --fuse-cpu */
 	char *fuse_cpu_lookup, *fuse_cpu_open; /* DUR; NULL: --host's, --fuse-cpu's with it */
+	char *fuse_cpu_getattr;		       /* the same */
 	char *page_wake; /* DUR; NULL: --host's (--kernel-fs) */
 	char *dev_read_cpu; /* DUR; NULL: --host's (--kernel-fs) */
 	char *loop_issue; /* --kernel-fs: the block mode predicted, on|off|watch */
@@ -121,9 +122,16 @@ static const struct ts_opt replay_opts[] = {
 	  "replay_fuse_cpu_page_ns, 0 when --fuse-cpu is given",
 	  "DUR" },
 	{ "fuse_cpu_lookup", TS_OPT_STR, RA(fuse_cpu_lookup), NULL, 0, 0, "",
-	  "with --kernel-fs: the same for a GETATTR request (a lookup or a getattr), 0 (off) "
-	  "to 10ms; default: --host's replay_fuse_cpu_lookup_ns (its replay_fuse_cpu_ns where "
-	  "it has none), --fuse-cpu's when that is given",
+	  "with --kernel-fs: the same for a GETATTR request that is a lookup (one of a name "
+	  "the kernel held no valid entry of), 0 (off) to 10ms; default: --host's "
+	  "replay_fuse_cpu_lookup_ns (its replay_fuse_cpu_ns where it has none), --fuse-cpu's "
+	  "when that is given",
+	  "DUR" },
+	{ "fuse_cpu_getattr", TS_OPT_STR, RA(fuse_cpu_getattr), NULL, 0, 0, "",
+	  "with --kernel-fs: the same for a GETATTR request that is a getattr (of a name the "
+	  "kernel held: an fstat), 0 (off) to 10ms; default: --host's "
+	  "replay_fuse_cpu_getattr_ns (its replay_fuse_cpu_ns where it has none), "
+	  "--fuse-cpu's when that is given",
 	  "DUR" },
 	{ "fuse_cpu_open", TS_OPT_STR, RA(fuse_cpu_open), NULL, 0, 0, "",
 	  "with --kernel-fs: the same for an OPEN request, 0 (off) to 10ms; default: --host's "
@@ -325,27 +333,36 @@ static int replay_args(struct replay_args *o, struct ts_replay_cfg *cfg, int arg
 	if (o->fuse_cpu_open && !o->kernel_fs)
 		return ts_cmdline_error(cl, "--fuse-cpu-open %s is --kernel-fs's (the in-kernel rule)",
 					o->fuse_cpu_open);
+	if (o->fuse_cpu_getattr && !o->kernel_fs)
+		return ts_cmdline_error(cl,
+					"--fuse-cpu-getattr %s is --kernel-fs's (the in-kernel rule)",
+					o->fuse_cpu_getattr);
 	if (o->kernel_fs) {
 		/* a lookup's and an open's: --fuse-cpu's when given (the
 		 * whole figure, as for a page), else the host's */
-		cfg->fuse_cpu_lookup_ns = cfg->fuse_cpu_open_ns = cfg->fuse_cpu_ns;
-		if (!o->fuse_cpu && (!o->fuse_cpu_lookup || !o->fuse_cpu_open)) {
+		cfg->fuse_cpu_lookup_ns = cfg->fuse_cpu_open_ns = cfg->fuse_cpu_getattr_ns =
+			cfg->fuse_cpu_ns;
+		if (!o->fuse_cpu &&
+		    (!o->fuse_cpu_lookup || !o->fuse_cpu_open || !o->fuse_cpu_getattr)) {
 			char err[512];
-			uint64_t l = 0, op = 0;
+			uint64_t l = 0, op = 0, g = 0;
 			int frc = replay_hosts(o, err, sizeof(err));
 			if (!frc)
-				frc = ts_host_fuse_cpu_meta(o->hosts, o->host, &l, &op, err, sizeof(err));
+				frc = ts_host_fuse_cpu_meta(o->hosts, o->host, &l, &op, &g, err,
+							    sizeof(err));
 			if (frc)
 				return ts_cmdline_error(cl, "--host: %s", err);
 			cfg->fuse_cpu_lookup_ns = l;
 			cfg->fuse_cpu_open_ns = op;
+			cfg->fuse_cpu_getattr_ns = g;
 		}
 	}
 	struct {
 		const char *val, *opt;
 		uint64_t *ns;
 	} meta[] = { { o->fuse_cpu_lookup, "fuse-cpu-lookup", &cfg->fuse_cpu_lookup_ns },
-		     { o->fuse_cpu_open, "fuse-cpu-open", &cfg->fuse_cpu_open_ns } };
+		     { o->fuse_cpu_open, "fuse-cpu-open", &cfg->fuse_cpu_open_ns },
+		     { o->fuse_cpu_getattr, "fuse-cpu-getattr", &cfg->fuse_cpu_getattr_ns } };
 	for (size_t i = 0; i < TS_ARRAY_SIZE(meta); i++)
 		if (meta[i].val && (ts_parse_duration(meta[i].val, TS_NS_PER_S, meta[i].ns) ||
 				    *meta[i].ns > 10 * 1000 * 1000ull))

@@ -1067,6 +1067,41 @@ static int drop_file(const char *path, const struct stat *st, int flag, struct F
 	return 0;
 }
 
+/* Whether the file system on @loop outlived its unmount: it still holds
+ * the device (a mount of it in another mount namespace, one made by
+ * unshare -m while it was mounted, keeps it alive), so an exclusive open
+ * is refused. */
+static bool fs_outlived(const char *loop)
+{
+	int fd = open(loop, O_RDONLY | O_EXCL | O_CLOEXEC);
+	if (fd < 0)
+		return errno == EBUSY;
+	close(fd);
+	return false;
+}
+
+static int remount(const struct ts_disk *d, char *err, size_t errlen)
+{
+	if (mount(d->loop, d->mountpoint, d->fs, d->rw ? 0 : MS_RDONLY, NULL)) {
+		int e = errno;
+		snprintf(err, errlen, "cannot mount %s on %s again: %s", d->loop, d->mountpoint,
+			 strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+static int unmount_for_drop(const struct ts_disk *d, char *err, size_t errlen)
+{
+	if (umount2(d->mountpoint, 0)) {
+		int e = errno;
+		snprintf(err, errlen, "cannot drop %s's cache: unmounting it failed: %s%s",
+			 d->mountpoint, strerror(e), e == EBUSY ? " (a file on it is open)" : "");
+		return -e;
+	}
+	return 0;
+}
+
 int ts_disk_drop_cache(const struct ts_disk *d, char *err, size_t errlen)
 {
 	int lfd = open(d->loop, O_RDONLY | O_CLOEXEC);
@@ -1074,29 +1109,27 @@ int ts_disk_drop_cache(const struct ts_disk *d, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", d->loop, strerror(errno));
 		return -errno;
 	}
-	int rc = 0;
-	/* A copy of the mount in another mount namespace (one made by
-	 * unshare -m) keeps the file system, and its page cache, alive
-	 * across the unmount: every file's pages are dropped first. Before
-	 * the unmount, not after the mount again: the walk opens every file,
-	 * reading every folder block and inode-table block, which a remount
-	 * would then keep and the job would never read from the device. */
-	(void)nftw(d->mountpoint, drop_file, 32, FTW_PHYS | FTW_MOUNT);
-	if (umount2(d->mountpoint, 0)) {
-		rc = -errno;
-		snprintf(err, errlen, "cannot drop %s's cache: unmounting it failed: %s%s",
-			 d->mountpoint, strerror(errno),
-			 errno == EBUSY ? " (a file on it is open)" : "");
-	} else {
-		/* The device's own buffers (the block device's page cache). */
+	int rc = unmount_for_drop(d, err, errlen);
+	/* A copy of the mount in another mount namespace keeps the file
+	 * system, and its page cache, alive across the unmount: only then
+	 * are every file's pages dropped (mounted again, which finds the live
+	 * file system, walked, unmounted). Not on every run: the walk opens
+	 * every file, reading every folder block and inode-table block from
+	 * the device before the job starts, requests no job makes that the
+	 * device's trace would hold (and a dataset of a million files would
+	 * take minutes). A file system kept alive keeps its inodes and
+	 * dentries whatever is done here. */
+	if (!rc && fs_outlived(d->loop) && !(rc = remount(d, err, errlen))) {
+		(void)nftw(d->mountpoint, drop_file, 32, FTW_PHYS | FTW_MOUNT);
+		rc = unmount_for_drop(d, err, errlen);
+	}
+	if (!rc) {
+		/* The device's own buffers (the block device's page cache:
+		 * ext4's folder and inode-table blocks). */
 		if (ioctl(lfd, BLKFLSBUF, 0)) {
 			/* the remount below reads the superblock from the device anyway */
 		}
-		if (mount(d->loop, d->mountpoint, d->fs, d->rw ? 0 : MS_RDONLY, NULL)) {
-			rc = -errno;
-			snprintf(err, errlen, "cannot mount %s on %s again: %s", d->loop,
-				 d->mountpoint, strerror(errno));
-		}
+		rc = remount(d, err, errlen);
 	}
 	close(lfd);
 	return rc;

@@ -134,8 +134,10 @@ bool ts_disk_alive(const struct ts_disk *d);
 /* The cold state: the file system unmounted and mounted again on the same
  * loop device (held open meanwhile, so autoclear keeps it), which drops
  * its page cache, inode and dentry caches and the device's buffers, and
- * nothing of other file systems (and every file's pages with
- * POSIX_FADV_DONTNEED, for a copy of the mount another namespace holds).
+ * nothing of other file systems. Only where the file system outlives the
+ * unmount (a copy of the mount another namespace holds) is every file's
+ * page cache dropped with POSIX_FADV_DONTNEED, a walk of the whole tree;
+ * otherwise nothing reads the device before the job.
  * Fails (EBUSY) while a file on it is open. */
 TS_WUR int ts_disk_drop_cache(const struct ts_disk *d, char *err, size_t errlen);
 

@@ -14,12 +14,15 @@
  * -o, the runtime control file and --help), the checks made before
  * mounting (backing directory, mountpoint, an existing or stale mount), the
  * mount, daemonizing (the parent returns only once the self-calibration has
- * run and the mount is ready, with exit status 0, or 1 and the mount gone),
+ * run and the mount is ready, with exit status 0, or 1 with the mount and
+ * the daemon gone),
  * the multithreaded loop, and a clean unmount on SIGINT/SIGTERM/SIGHUP.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <malloc.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +30,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <syslog.h>
 #include <unistd.h>
@@ -377,9 +381,30 @@ static int list_tiers(int argc, char **argv)
 	return 0;
 }
 
+/* How long a failed start waits for its daemon to end. */
+#define DAEMON_END_WAIT_MS 30000
+
+/* A daemon that failed stops itself (calib.c's ready(): SIGTERM to its
+ * own loop, then the teardown): wait until it has ended, so that when
+ * tierfs exits 1 nothing it started is still running (a caller that
+ * checks, as tests/disk/errors.sh does, could otherwise see the daemon
+ * mid-teardown). Bounded; a kernel without pidfd_open (before 5.3) is not
+ * waited on. */
+static void wait_daemon_end(pid_t pid)
+{
+	int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pfd >= 0) {
+		struct pollfd p = { .fd = pfd, .events = POLLIN };
+		while (poll(&p, 1, DAEMON_END_WAIT_MS) < 0 && errno == EINTR)
+			;
+		close(pfd);
+	}
+	(void)waitpid(pid, NULL, WNOHANG);
+}
+
 /* Fork; the parent waits until the child reports the mount ready (or
- * failed), and unmounts if the child could not finish. Returns in the
- * child only. */
+ * failed), and unmounts if the child could not finish, then waits for the
+ * child to end. Returns in the child only. */
 static void daemonize(struct ts_fs *fs, struct fuse *f)
 {
 	int p[2];
@@ -403,6 +428,7 @@ static void daemonize(struct ts_fs *fs, struct fuse *f)
 		if (status != 0) {
 			fprintf(stderr, "tierfs: %s was not mounted\n", fs->mountpoint);
 			fuse_unmount(f);
+			wait_daemon_end(pid);
 		}
 		_exit(status ? 1 : 0);
 	}

@@ -51,6 +51,7 @@ static const char *const field_names[TS_HF_NR] = {
 static const char *const host_keys[] = { "desc", "cpu", "from", "replay_wake_cost_ns",
 					 "replay_fuse_cpu_ns", "replay_fuse_cpu_page_ns",
 					 "replay_fuse_cpu_lookup_ns", "replay_fuse_cpu_open_ns",
+					 "replay_fuse_cpu_getattr_ns",
 					 "replay_page_wake_ns", "replay_dev_read_cpu_ns",
 					 "speed",	   "library",	     "decode_base_ns",
 					 "decode_ns_per_mpix", "decode_share", "datum_xform_ns",
@@ -103,9 +104,9 @@ struct host {
 	struct ts_host_num fuse_cpu;
 	/* and its CPU a page of a direct read's or write's buffer */
 	struct ts_host_num fuse_cpu_page;
-	/* and a lookup's or getattr's (a GETATTR record), an open's: of their
-	 * own where measured, else fuse_cpu's */
-	struct ts_host_num fuse_cpu_lookup, fuse_cpu_open;
+	/* and a lookup's and a getattr's (GETATTR records), an open's: of
+	 * their own where measured, else fuse_cpu's */
+	struct ts_host_num fuse_cpu_lookup, fuse_cpu_open, fuse_cpu_getattr;
 	/* the kernel-fs replay's page-lock wake-up (the machine's own, not
 	 * carried by from =) */
 	struct ts_host_num page_wake;
@@ -159,6 +160,7 @@ static void host_clear(struct host *h)
 	num_free(&h->fuse_cpu_page);
 	num_free(&h->fuse_cpu_lookup);
 	num_free(&h->fuse_cpu_open);
+	num_free(&h->fuse_cpu_getattr);
 	num_free(&h->page_wake);
 	num_free(&h->dev_read_cpu);
 	num_free(&h->copy_tf);
@@ -309,6 +311,7 @@ static int read_host(struct ts_luadata_rd *r, int t, struct host *h)
 	    (rc = get_num(r, t, "replay_fuse_cpu_page_ns", &h->fuse_cpu_page)) ||
 	    (rc = get_num(r, t, "replay_fuse_cpu_lookup_ns", &h->fuse_cpu_lookup)) ||
 	    (rc = get_num(r, t, "replay_fuse_cpu_open_ns", &h->fuse_cpu_open)) ||
+	    (rc = get_num(r, t, "replay_fuse_cpu_getattr_ns", &h->fuse_cpu_getattr)) ||
 	    (rc = get_num(r, t, "replay_page_wake_ns", &h->page_wake)) ||
 	    (rc = get_num(r, t, "replay_dev_read_cpu_ns", &h->dev_read_cpu)) ||
 	    (rc = get_num(r, t, "copy_tail_first", &h->copy_tf)) ||
@@ -1050,29 +1053,35 @@ int ts_host_fuse_cpu(const struct ts_host_set *s, const char *name, uint64_t *ns
 }
 
 int ts_host_fuse_cpu_meta(const struct ts_host_set *s, const char *name, uint64_t *lookup_ns,
-			  uint64_t *open_ns, char *err, size_t errlen)
+			  uint64_t *open_ns, uint64_t *getattr_ns, char *err, size_t errlen)
 {
 	if (!name)
 		name = TS_HOST_REPLAY_DEFAULT;
 	const struct host *h = need_host(s, name, err, errlen);
 	if (!h)
 		return -ENOENT;
-	uint64_t req = 0, l = 0, o = 0;
+	uint64_t req = 0, l = 0, o = 0, g = 0;
 	int rc = 0;
 	/* each is optional: a request's where the host has none of its own */
-	if ((!h->fuse_cpu_lookup.set || !h->fuse_cpu_open.set) && h->fuse_cpu.set)
+	if ((!h->fuse_cpu_lookup.set || !h->fuse_cpu_open.set || !h->fuse_cpu_getattr.set) &&
+	    h->fuse_cpu.set)
 		rc = replay_figure(h, name, offsetof(struct host, fuse_cpu), "replay_fuse_cpu_ns",
 				   "fuse-cpu", 1e7, &req, err, errlen);
-	l = o = req;
+	l = o = g = req;
 	if (!rc && h->fuse_cpu_lookup.set)
 		rc = replay_figure(h, name, offsetof(struct host, fuse_cpu_lookup),
 				   "replay_fuse_cpu_lookup_ns", "fuse-cpu-lookup", 1e7, &l, err, errlen);
 	if (!rc && h->fuse_cpu_open.set)
 		rc = replay_figure(h, name, offsetof(struct host, fuse_cpu_open),
 				   "replay_fuse_cpu_open_ns", "fuse-cpu-open", 1e7, &o, err, errlen);
+	if (!rc && h->fuse_cpu_getattr.set)
+		rc = replay_figure(h, name, offsetof(struct host, fuse_cpu_getattr),
+				   "replay_fuse_cpu_getattr_ns", "fuse-cpu-getattr", 1e7, &g, err,
+				   errlen);
 	if (!rc) {
 		*lookup_ns = l;
 		*open_ns = o;
+		*getattr_ns = g;
 	}
 	return rc;
 }
@@ -1158,6 +1167,8 @@ int ts_host_print_evidence(FILE *f, const struct ts_host_set *s)
 			rc = ev_line(f, h->name, "replay_fuse_cpu_lookup_ns", &h->fuse_cpu_lookup);
 		if (!rc && h->fuse_cpu_open.set)
 			rc = ev_line(f, h->name, "replay_fuse_cpu_open_ns", &h->fuse_cpu_open);
+		if (!rc && h->fuse_cpu_getattr.set)
+			rc = ev_line(f, h->name, "replay_fuse_cpu_getattr_ns", &h->fuse_cpu_getattr);
 		if (!rc && h->page_wake.set)
 			rc = ev_line(f, h->name, "replay_page_wake_ns", &h->page_wake);
 		if (!rc && h->dev_read_cpu.set)

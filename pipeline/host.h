@@ -245,13 +245,15 @@ TS_WUR int ts_host_fuse_cpu(const struct ts_host_set *s, const char *name, uint6
 			    uint64_t *page_ns, char *err, size_t errlen);
 
 /* Host @name's replay_fuse_cpu_lookup_ns (the in-kernel rule's figure for
- * a GETATTR request: a lookup, the high-level API's getattr, or a
- * getattr) in *@lookup_ns and replay_fuse_cpu_open_ns (an OPEN's) in
- * *@open_ns; each replay_fuse_cpu_ns where the host has none of its own, 0
- * where it has neither; NULL: TS_HOST_REPLAY_DEFAULT's. -ENOENT or
+ * a GETATTR request that is a lookup, the high-level API's getattr) in
+ * *@lookup_ns, replay_fuse_cpu_open_ns (an OPEN's) in *@open_ns and
+ * replay_fuse_cpu_getattr_ns (a GETATTR that is a getattr: an fstat) in
+ * *@getattr_ns; each replay_fuse_cpu_ns where the host has none of its
+ * own, 0 where it has neither; NULL: TS_HOST_REPLAY_DEFAULT's. -ENOENT or
  * -EINVAL (not 0 to 10 ms), with one line in @err. */
 TS_WUR int ts_host_fuse_cpu_meta(const struct ts_host_set *s, const char *name,
-				 uint64_t *lookup_ns, uint64_t *open_ns, char *err, size_t errlen);
+				 uint64_t *lookup_ns, uint64_t *open_ns, uint64_t *getattr_ns,
+				 char *err, size_t errlen);
 
 /* Host @name's replay_page_wake_ns (the kernel-fs replay's page-lock
  * wake-up: the wake-up after a sleep on a page in flight, from the

@@ -42,10 +42,12 @@
 --                     a direct read's or write's buffer (FUSE pins and
 --                     releases it), beside replay_fuse_cpu_ns; 0 where a
 --                     host has none
---   replay_fuse_cpu_lookup_ns, replay_fuse_cpu_open_ns   optional: the
---                     same rule's figure for a GETATTR request (a lookup,
---                     the high-level API's getattr, or a getattr) and for
---                     an OPEN, in place of replay_fuse_cpu_ns (which they
+--   replay_fuse_cpu_lookup_ns, replay_fuse_cpu_getattr_ns,
+--   replay_fuse_cpu_open_ns   optional: the same rule's figure for a
+--                     GETATTR request that is a lookup (the high-level
+--                     API's lookup is a getattr), one that is a getattr
+--                     (of a name the kernel held: an fstat) and for an
+--                     OPEN, in place of replay_fuse_cpu_ns (which they
 --                     take where a host has none of its own)
 --   replay_page_wake_ns   optional: tiersim replay --kernel-fs's page-lock
 --                     wake-up (traces/README.md): after a read that waited
@@ -314,13 +316,17 @@ host "build-host" {
   -- round's ext4 lookup took more). The 30.9 us a read's figure took off
   -- for each (62 us an open, lookup and open) was a read's round trip,
   -- which holds the reply's copy and the buffer's pinning. A GETATTR
-  -- takes the lookup's figure: the loaders' getattrs are their lookups
-  -- (bench/fs_fidelity.sh's folder recording: 1,167 GETATTRs, one for each
-  -- of its 1,058 files and 109 folders; its check job's 3,066, 3,000
-  -- files and 66 folders). Checked on the kernel-fs table's recordings,
-  -- which set none of it (bench/README.md, "Per-operation FUSE CPU").
+  -- record is a lookup or a getattr; the replay tells them apart as the
+  -- kernel does (a GETATTR of a name whose entry was valid is a getattr:
+  -- traces/replay/setup.c) and charges a getattr the getattr's figure.
+  -- The loaders' getattrs are their lookups (bench/fs_fidelity.sh's folder
+  -- recording: 1,167 GETATTRs, one for each of its 1,058 files and 109
+  -- folders; its check job's 3,066, 3,000 files and 66 folders). Checked on
+  -- the kernel-fs table's recordings, which set none of it (bench/README.md,
+  -- "Per-operation FUSE CPU").
   replay_fuse_cpu_lookup_ns = { 1630, "measured", "bench/close_cpu.sh, 5 interleaved rounds, the JPEG folder of bench/fs_fidelity.sh (1,058 files), ssd-cloud, 2026-12-06 13:25:50-13:26:11 UTC on an Intel Xeon 2-vCPU KVM guest (xeon-emr-kvm-2vcpu), load 9.6-7.2: a stat of a name not looked up before, the thread's CPU through tierfs less through ext4 in block mode (cold), the medians' difference in each round; the median round; low and high their range (low 0: one round -0.65 us)", low = 0, high = 2350 },
   replay_fuse_cpu_open_ns = { 4820, "measured", "bench/close_cpu.sh, the same 5 rounds: an open of a name already looked up, the thread's CPU through tierfs less through ext4 in block mode (cold), the medians' difference in each round; the median round; low and high their range", low = 3200, high = 5860 },
+  replay_fuse_cpu_getattr_ns = { 5450, "measured", "bench/close_cpu.sh, the same 5 rounds (2026-12-06 13:25:50-13:26:11 UTC, load 9.6-7.2): an fstat of an open file after reading it whole (one GETATTR of a name the kernel held), the thread's CPU through tierfs less through ext4 in block mode (cold), the medians' difference in each round; the median round; low and high their range", low = 2330, high = 5680 },
   -- The kernel-fs replay's page-lock wake-up, 2026-12-06 07:08 UTC on the
   -- same Intel Xeon 2-vCPU KVM guest (load 11.6 -> 10.0 at the start and
   -- end of the call, after the quiet gap; the job and the request path

@@ -14,6 +14,7 @@ fi
 mib=48
 head -c $((mib << 20)) /dev/urandom >"$TMPD/data/big"
 mkdir "$TMPD/data/d" && for i in 1 2 3 4 5 6 7 8; do echo "$i" >"$TMPD/data/d/f$i"; done
+for i in $(seq 40); do mkdir "$TMPD/data/t$i" && echo "$i" >"$TMPD/data/t$i/f"; done
 img=$TMPD/images/img.ext4
 "$TIERSIM" disk make "$img" --size 128MiB --fs ext4 --from "$TMPD/data" || fail "make failed"
 file=$((mib << 20))
@@ -57,6 +58,33 @@ echo "second run: warm read $warm bytes from the device, cold $cold"
 meta=$(dev_bytes)
 echo "cold stat of d/f7: $meta bytes from the device"
 [ -n "$meta" ] && [ "$meta" -gt 0 ] || fail "cold: a stat in a folder read $meta bytes from the device (metadata left cached)"
+# cold_drop_reads_no_tree: dropping the cache reads nothing of the tree:
+# across a cold run of a job that reads nothing the device serves the
+# remount's own reads (superblock, group descriptors, journal, root
+# folder), fewer than the image's 42 folders (the drop used to open every
+# file before the unmount, reading every folder block and inode-table
+# block: a walk of the whole tree in the device's trace before each job)
+r0=$(tierfs_stats ops.read.count)
+"$TIERSIM" disk run "$MNT" --cache cold -- true >"$TMPD/run.out" || fail "cold true failed"
+r1=$(tierfs_stats ops.read.count)
+echo "a cold run of true: $((r1 - r0)) device reads"
+[ $((r1 - r0)) -lt 20 ] || fail "cold: the drop read $((r1 - r0)) times from the device (a walk of the tree)"
+# cold_outlived: a copy of the mount in another mount namespace keeps the
+# file system, and its page cache, alive across the unmount: there the
+# drop still drops every file's pages (a walk, only then)
+"$TIERSIM" disk run "$MNT" --cache warm -- cat "$MNT/big" >/dev/null 2>&1 || fail "warm cat failed"
+unshare -m --propagation private sleep 600 &
+holder=$!
+for i in $(seq 200); do
+	[ "$(readlink /proc/$holder/ns/mnt)" != "$(readlink /proc/self/ns/mnt)" ] && break
+	sleep 0.05
+done
+"$TIERSIM" disk run "$MNT" --cache cold -- md5sum "$MNT/big" >"$TMPD/run.out" || fail "cold run, mount held elsewhere, failed"
+held=$(dev_bytes)
+kill "$holder"
+wait "$holder" 2>/dev/null
+echo "cold, the file system held by another mount namespace: $held bytes from the device"
+[ -n "$held" ] && [ "$held" -ge "$file" ] || fail "cold, the file system held elsewhere: the device read $held bytes, less than the file"
 # the job's own memory: a job that holds 24 MiB for a while (more than one
 # 10 ms sample) reports at least that as "own", well under the limit
 "$TIERSIM" disk run "$MNT" -- /usr/bin/python3 -c 'import time; b = bytearray(24 << 20); b[::4096] = b"x" * len(b[::4096]); time.sleep(0.3)' \

@@ -102,12 +102,14 @@ struct ts_replay_cfg {
 	 * to copy into or from), taken off the thread's time on a CPU, what
 	 * a gap cannot hold off the next (rules.c). Properties of the host
 	 * that recorded (pipeline/hosts.lua's replay_fuse_cpu_ns and
-	 * replay_fuse_cpu_page_ns); 0: off. A GETATTR request (a lookup, the
-	 * high-level API's getattr, or a getattr) takes fuse_cpu_lookup_ns
-	 * and an OPEN fuse_cpu_open_ns instead of fuse_cpu_ns (the host's
-	 * replay_fuse_cpu_lookup_ns and replay_fuse_cpu_open_ns, measured by
+	 * replay_fuse_cpu_page_ns); 0: off. A GETATTR request that is a
+	 * lookup (the high-level API's getattr) takes fuse_cpu_lookup_ns, one
+	 * that is a getattr (setup.c tells them apart) fuse_cpu_getattr_ns,
+	 * and an OPEN fuse_cpu_open_ns, instead of fuse_cpu_ns (the host's
+	 * replay_fuse_cpu_lookup_ns, _getattr_ns and _open_ns, measured by
 	 * bench/close_cpu.sh; its replay_fuse_cpu_ns where it has none). */
 	uint64_t fuse_cpu_ns, fuse_cpu_page_ns, fuse_cpu_lookup_ns, fuse_cpu_open_ns;
+	uint64_t fuse_cpu_getattr_ns;
 	/* kernel_fs, the page-lock wake-up (rules.c): a FUSE read that waited
 	 * on the device is, on a kernel file system, a sleep on a page in
 	 * flight, which the device's completion ends by unlocking the page

@@ -153,12 +153,21 @@ bool replay_schedule(const struct rthreads *ps, const struct ts_trace *t, struct
 
 /* ---- the wake file as records (augment.c) ---- */
 
+/* Marks the GETATTR records of @t that are getattrs, not lookups
+ * (REC_F_ATTR). 0 or -ENOMEM. */
+TS_WUR int replay_mark_getattrs(struct ts_trace *t);
+
 /* A record of the wake rule: no IO, a moment in its thread's op list. */
 #define REC_F_WAKE 0x8000
 /* Block mode: a request of the loop device's worker moved to the thread
  * of the command that slept in it (tie_sleeps() in augment.c): the wake-up
  * rule (rules.c) applies to the gap after it. */
 #define REC_F_MOVED 0x4000
+/* Under kernel_fs: a GETATTR the kernel sent for a name it held (an
+ * fstat, a stat after the attributes were invalidated), a getattr, not a
+ * lookup (setup.c, replay_mark_getattrs); the in-kernel rule charges it
+ * fuse_cpu_getattr_ns. */
+#define REC_F_ATTR 0x2000
 
 struct augmented {
 	struct ts_trace t; /* the trace's own, with the wake records after them */

@@ -533,16 +533,18 @@ static uint64_t own_scaled(const struct ts_trace *t, const struct ts_replay_cfg 
  * synchronous on fuseblk mounts only), so the thread queues it and goes
  * on, with no sleep in it and no wake-up after, where the figure is a
  * round trip's (a read's; bench/close_cpu.sh measures a close's). A
- * GETATTR (a lookup: the high-level API's is a getattr; or a getattr) and
- * an OPEN take figures of their own (cfg->fuse_cpu_lookup_ns and
- * fuse_cpu_open_ns, measured by bench/close_cpu.sh against ext4's same
- * calls): less than a read's, which also holds the reply's copy. */
+ * GETATTR and an OPEN take figures of their own, measured by
+ * bench/close_cpu.sh against ext4's same calls: a lookup (the high-level
+ * API's is a getattr) cfg->fuse_cpu_lookup_ns, a getattr the kernel sent
+ * for a name it held (REC_F_ATTR, setup.c) fuse_cpu_getattr_ns, an open
+ * fuse_cpu_open_ns; less than a read's, which also holds the reply's
+ * copy. */
 static uint64_t fuse_cpu(const struct ts_replay_cfg *cfg, const struct ts_trace_rec *r)
 {
 	if (r->op == TS_OP_CLOSE)
 		return 0;
 	if (r->op == TS_OP_GETATTR)
-		return cfg->fuse_cpu_lookup_ns;
+		return r->flags & REC_F_ATTR ? cfg->fuse_cpu_getattr_ns : cfg->fuse_cpu_lookup_ns;
 	if (r->op == TS_OP_OPEN)
 		return cfg->fuse_cpu_open_ns;
 	uint64_t pages = 0;

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/opt.h"
@@ -13,8 +14,95 @@
 #include "tier/fsmeta.h"
 #include "traces/tier_rule.h"
 #include "traces/replay/replay.h"
+#include "traces/replay/replay_int.h"
 
 const char *const ts_replay_over_names[TS_REPLAY_OVER_N] = { "capacity", "mem", "seed", "floor" };
+
+/*
+ * A lookup told from a getattr, for the in-kernel rule's FUSE CPU
+ * (rules.c, fuse_cpu). libfuse's high-level API answers a LOOKUP with its
+ * getattr, so a trace holds both as GETATTR, and tierfs cannot tell them
+ * apart: an fstat's FUSE_GETATTR carries no file handle (the kernel's
+ * fuse_getattr passes none; libfuse's debug log shows "getattr[NULL]"),
+ * only a read past the end of a kernel-cached file does. The kernel sends
+ * a LOOKUP only for a name it holds no valid entry of: one not looked up
+ * yet, or looked up more than entry_timeout ago (tierfs's is libfuse's
+ * default, 1 s), and a successful lookup, create, mkdir, mknod, symlink,
+ * link or rename gives it one. So a GETATTR sent while its path's entry
+ * was valid is a getattr (an fstat, or a stat after the attributes were
+ * invalidated, as a read's atime does), and so is every GETATTR of the
+ * root, which the kernel always holds; the rest are lookups. Left as a
+ * lookup: an fstat more than entry_timeout after its name's lookup, and a
+ * GETATTR after the kernel dropped a valid entry early (memory pressure,
+ * an invalidation).
+ */
+#define ENTRY_TIMEOUT_NS TS_NS_PER_S
+
+struct at_submit {
+	uint64_t ns;
+	size_t i;
+};
+
+static int cmp_at_submit(const void *a, const void *b)
+{
+	const struct at_submit *x = a, *y = b;
+	if (x->ns != y->ns)
+		return x->ns < y->ns ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+static bool gives_entry(uint16_t op)
+{
+	return op == TS_OP_GETATTR || op == TS_OP_CREATE || op == TS_OP_MKDIR ||
+	       op == TS_OP_MKNOD || op == TS_OP_SYMLINK;
+}
+
+int replay_mark_getattrs(struct ts_trace *t)
+{
+	struct at_submit *o = malloc((t->nrecs ? t->nrecs : 1) * sizeof(*o));
+	uint64_t *held = malloc(((size_t)t->npaths + 1) * sizeof(*held)); /* entry valid until */
+	if (!o || !held) {
+		free(o);
+		free(held);
+		return -ENOMEM;
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < t->nrecs; i++) {
+		uint16_t op = t->recs[i].op;
+		if (gives_entry(op) || op == TS_OP_LINK || op == TS_OP_RENAME ||
+		    op == TS_OP_UNLINK || op == TS_OP_RMDIR)
+			o[n++] = (struct at_submit){ t->recs[i].submit_ns, i };
+	}
+	qsort(o, n, sizeof(*o), cmp_at_submit);
+	for (uint32_t k = 0; k <= t->npaths; k++)
+		held[k] = 0;
+	for (size_t k = 0; k < n; k++) {
+		struct ts_trace_rec *r = &t->recs[o[k].i];
+		uint32_t id = r->file_id < t->npaths ? r->file_id : 0;
+		uint32_t to = r->aux < t->npaths ? r->aux : 0;
+		uint64_t until = r->complete_ns + ENTRY_TIMEOUT_NS;
+		if (r->op == TS_OP_GETATTR && id &&
+		    (r->submit_ns < held[id] || (t->paths[id] && !strcmp(t->paths[id], "/")))) {
+			r->flags |= REC_F_ATTR;
+			continue;
+		}
+		if (r->result < 0)
+			continue;
+		if (gives_entry(r->op))
+			held[id] = until;
+		else if (r->op == TS_OP_LINK)
+			held[to] = until;
+		else if (r->op == TS_OP_RENAME) {
+			held[id] = 0;
+			held[to] = until;
+		} else {
+			held[id] = 0; /* unlink, rmdir */
+		}
+	}
+	free(o);
+	free(held);
+	return 0;
+}
 
 int ts_replay_open(struct ts_replay_set *s, const struct ts_replay_from *from,
 		   const struct ts_replay_cfg *cfg, char *err, size_t errlen)
@@ -99,6 +187,9 @@ int ts_replay_open(struct ts_replay_set *s, const struct ts_replay_from *from,
 		s->cfg.think_less_ns = s->cfg.tier.floor_ns;
 		s->cfg.tier.floor_ns = 0;
 		s->cfg.loop_hop_ns = 0;
+		/* a getattr's FUSE CPU apart from a lookup's */
+		if ((rc = replay_mark_getattrs(&s->t)))
+			return rc;
 	}
 	return 0;
 }
