@@ -174,7 +174,10 @@ static const struct ts_cmdline replay_cmdline = {
 		 "Several FILEs (recordings of one command, as tiersim record --repeat makes):\n"
 		 "each is replayed, then their own spread around their median (the deviation a\n"
 		 "prediction from one recording inherits) and each tier's prediction over them\n"
-		 "as median, lowest - highest, each from its first request.\n",
+		 "as median, lowest - highest, each from its first request. With wake files,\n"
+		 "then combined: each recording predicts from its own requests, the command's\n"
+		 "start and its exit after its other threads (which no tier moves) taken as the\n"
+		 "recordings' median, with a band of those two at their lowest and highest.\n",
 	.opts = replay_opts,
 	.max_pos = TS_RECORD_MAX_RUNS,
 };
@@ -586,10 +589,9 @@ static int replay_many(const struct replay_args *o, const struct ts_replay_cfg *
 	char tier0[96] = "", tier[96];
 	bool one_tier = true;
 	int rc = 1;
-	rp.rec = calloc(nfiles, sizeof(*rp.rec));
-	rp.pred = calloc(nfiles * nt, sizeof(*rp.pred));
+	int alloc = ts_replay_runs_alloc(&rp);
 	first = calloc(nt + 2, sizeof(*first));
-	if (!res || !first || !rp.rec || !rp.pred || (o->json && !all)) {
+	if (!res || !first || alloc || (o->json && !all)) {
 		fprintf(stderr, "tiersim replay: out of memory\n");
 		goto out;
 	}
@@ -609,9 +611,8 @@ static int replay_many(const struct replay_args *o, const struct ts_replay_cfg *
 			snprintf(tier0, sizeof(tier0), "%s", tier);
 		}
 		one_tier = one_tier && !strcmp(tier, tier0);
-		rp.rec[k] = ts_replay_from_first(&res[0]);
-		for (size_t i = 0; i < nt; i++)
-			rp.pred[k * nt + i] = ts_replay_from_first(&res[i + 1]);
+		for (size_t i = 0; i <= nt; i++)
+			ts_replay_runs_put(&rp, k, i, &res[i]);
 	}
 	if (all) {
 		json_t *c = ts_replay_runs_json(&rp, first), *top;
@@ -635,8 +636,7 @@ static int replay_many(const struct replay_args *o, const struct ts_replay_cfg *
 	rc = fflush(stdout) ? 1 : 0;
 out:
 	json_decref(all);
-	free(rp.rec);
-	free(rp.pred);
+	ts_replay_runs_free(&rp);
 	free(first);
 	free(res);
 	return rc;
