@@ -34,6 +34,8 @@ struct replay_args {
 	char *fuse_cpu_page; /* DUR; NULL: --host's, 0 with --fuse-cpu */
 	char *fuse_cpu_lookup, *fuse_cpu_open; /* DUR; NULL: --host's, --fuse-cpu's with it */
 	char *page_wake; /* DUR; NULL: --host's (--kernel-fs) */
+	char *lock_wakes; /* DUR; NULL: none */
+	uint64_t lock_wakes_ns;
 	char *dev_read_cpu; /* DUR; NULL: --host's (--kernel-fs) */
 	char *loop_issue; /* --kernel-fs: the block mode predicted, on|off|watch */
 	char *over[TS_REPLAY_OVER_N]; /* as ts_replay_over_names[] */
@@ -103,6 +105,11 @@ static const struct ts_opt replay_opts[] = {
 	{ "cpu_model", TS_OPT_BOOL, RA(cpu_model), "false", 0, 0, "",
 	  "with a wake file: serve each gap's CPU time from the recorded host's CPUs, shared, "
 	  "instead of keeping its recorded wait for a CPU (traces/README.md)" },
+	{ "lock_wakes", TS_OPT_STR, RA(lock_wakes), NULL, 0, 0, "",
+	  "with a wake file: a wake between two threads of one process that ended a sleep "
+	  "shorter than this is taken for a lock's hand-off, not data, and not tied: the "
+	  "wakee goes on on its own time (traces/README.md), 0 (off) to 1ms [default 0]",
+	  "DUR" },
 	{ "wake_cost", TS_OPT_STR, RA(wake_cost), NULL, 0, 0, "",
 	  "with a wake file, block mode: the gap after a request the command slept in "
 	  "grows by this much per e-fold of the request's time against the recorded "
@@ -367,6 +374,15 @@ static int replay_args(struct replay_args *o, struct ts_replay_cfg *cfg, int arg
 					    "time, a wake file), not with %s",
 					o->wake_cost ? "--wake-cost" : "--host",
 					o->wake_cost ? o->wake_cost : o->host, no_rule);
+	if (o->lock_wakes && no_rule)
+		return ts_cmdline_error(cl, "--lock-wakes %s: the wake rule's (virtual time, a "
+					    "wake file), not with %s",
+					o->lock_wakes, no_rule);
+	if (o->lock_wakes && (ts_parse_duration(o->lock_wakes, TS_NS_PER_S, &o->lock_wakes_ns) ||
+			      o->lock_wakes_ns > 1000000))
+		return ts_cmdline_error(cl, "--lock-wakes %s: expected a duration from 0 to 1ms "
+					    "(50us)",
+					o->lock_wakes);
 	if (o->wake_cost) {
 		if (ts_parse_duration(o->wake_cost, TS_NS_PER_S, &cfg->wake_cost_ns))
 			return ts_cmdline_error(cl, "--wake-cost %s: expected a duration (34us, 0.1ms)",
@@ -454,6 +470,7 @@ static int replay_one(const struct replay_args *o, const struct ts_replay_cfg *c
 	struct ts_replay_from from = {
 		.trace = file, .wakes = o->wakes, .profile = o->profile, .tiers = o->tiers.n > 0,
 		.no_wakes = o->no_wakes || o->closed_loop || !o->virtual_time || o->target,
+		.lock_wakes_ns = o->lock_wakes_ns,
 	};
 	memcpy(from.over, o->over, sizeof(from.over));
 	if (o->instance)

@@ -1600,4 +1600,34 @@ check "combined: the text's recorded start and exit" \
 	grep -q "recorded: start 11.00 us, 1.00 us - 31.00 us; exit 35.00 us, 25.00 us - 65.00 us" "$T/comb.txt"
 # recordings without a start or an exit (no wake file): no combination text
 check "combined: none without a start or an exit" test "$(grep -c combined "$T/many.txt")" = 0
+
+# --lock-wakes DUR: a wake between two threads of one process that ended a
+# sleep shorter than DUR is not tied (a lock's hand-off, not data). The
+# ops: case above: the consumer slept 13 us (0-13) until the worker, of
+# its process, woke it after its first read; on the 100 us tier tied,
+# woken at 103 us and ended at 150 (as there); with --lock-wakes 14us
+# untied, ended at its recorded 60 us; with 13us (not shorter) and with
+# the worker in a process of its own, tied as before.
+lkops() { # lkops TRACE OPTION...: the consumer's (10) lines on the 100 us tier
+	_lt=$1
+	shift
+	"$B" replay "$T/$_lt.trace" --virtual --profile "$T/inflight.lua" --tier fixed100 \
+		--ops "$T/lk.ops" "$@" > /dev/null 2>&1 &&
+		awk '$1 == "fixed100" && $2 == 10 { printf "%s %s %s;", $4, $7, $8 }' "$T/lk.ops"
+}
+check "lock-wakes: tied without it" test "$(lkops opsw)" = "mark 0 0;wake 103000 103000;mark 150000 150000;"
+check "lock-wakes: a shorter sleep untied" test "$(lkops opsw --lock-wakes 14us)" = \
+	"mark 0 0;mark 60000 60000;"
+check "lock-wakes: as long a sleep tied" test "$(lkops opsw --lock-wakes 13us)" = \
+	"mark 0 0;wake 103000 103000;mark 150000 150000;"
+cp "$T/opsw.trace" "$T/lkp.trace"
+sed 's/^T 11 10 10 /T 11 11 10 /' "$T/opsw.trace.wakes" > "$T/lkp.trace.wakes"
+check "lock-wakes: another process's wake tied" test "$(lkops lkp --lock-wakes 14us)" = \
+	"mark 0 0;wake 103000 103000;mark 150000 150000;"
+refused "lock-wakes without the wake rule" "not with --no-wakes" \
+	"$B" replay "$T/opsw.trace" --virtual --tier fixed100 --profile "$T/inflight.lua" --no-wakes \
+	--lock-wakes 14us
+refused "lock-wakes over 1ms" "from 0 to 1ms" \
+	"$B" replay "$T/opsw.trace" --virtual --tier fixed100 --profile "$T/inflight.lua" \
+	--lock-wakes 2ms
 exit $fail

@@ -276,6 +276,9 @@ struct ts_replay_from {
 	const char *trace;
 	const char *wakes; /* a wake file; NULL: TRACE.wakes where there is one */
 	bool no_wakes;	   /* read none: the CPU samples' wait rule */
+	/* wakes between two threads of one process after a sleep shorter
+	 * than this are dropped (ts_wakes_drop_short); 0: none */
+	uint64_t lock_wakes_ns;
 	bool tiers;	   /* load the tier profiles (to predict) */
 	const char *profile; /* a profile file with more tiers, or NULL */
 	const char *over[TS_REPLAY_OVER_N]; /* as text, over the recording's; NULL: kept */
