@@ -48,7 +48,10 @@
 # Last, per source and tier, the same errors without the command's exit
 # (tiersim replay's trail_ns: the main thread's interpreter shutdown after
 # its workers ended, left out of the prediction and the real runs alike,
-# as the command's start before its first request is).
+# as the command's start before its first request is), and the source's
+# recordings combined (tiersim replay given them all: each predicts from
+# its own requests, the start and the exit their median; the error from
+# the first request and the band of the exit's lowest and highest).
 set -u
 
 [ $# -ge 1 ] || { echo "usage: bench/pytorch_replay.sh BUILD_DIR" >&2; exit 2; }
@@ -192,6 +195,12 @@ for c in "${CONFIGS[@]}"; do
 				"$B" replay "$WORK/$name.$src.r$r.trace" --virtual "${tl[@]}" \
 					${BAND:+--band "$BAND"} --json > "$WORK/$name.$from.wake.r$r.json"
 			done
+			# all of them at once: each predicts from its own requests, the
+			# command's start and exit their median, with that band
+			cf=("$WORK/$name.$src.trace")
+			for r in $(seq 2 "$R"); do cf+=("$WORK/$name.$src.r$r.trace"); done
+			[ "$R" -lt 2 ] || "$B" replay "${cf[@]}" --virtual "${tl[@]}" --json \
+				> "$WORK/$name.$from.comb.json"
 		else
 			echo '{"results":[]}' > "$WORK/$name.$from.wake.json"
 			echo '{"results":[]}' > "$WORK/$name.$from.wakec.json"
@@ -244,15 +253,18 @@ for c in "${CONFIGS[@]}"; do
 					[ "$r" = 1 ] || f=$WORK/$name.$from.wake.r$r.json
 					echo "rec $from $src $r ${own[$((r - 1))]} ${ownx[$((r - 1))]} $f"
 				done
+				[ ! -s "$WORK/$name.$from.comb.json" ] || echo "comb $from $WORK/$name.$from.comb.json"
 			done
 		} > "$WORK/$name.recs"
 		/usr/bin/python3 - "$WORK/$name.recs" "$name" <<'PYEOF'
 import json, statistics, sys
-real, realx, recs, tiers = {}, {}, [], []
+real, realx, recs, tiers, combs = {}, {}, [], [], []
 for line in open(sys.argv[1]):
     w = line.split()
     if w[0] == "real":
         real[w[1]] = int(w[2]); realx[w[1]] = int(w[3]); tiers.append(w[1])
+    elif w[0] == "comb":
+        combs.append((w[1], w[2]))
     else:
         recs.append((w[1], w[2], int(w[3]), int(w[4]), int(w[5]), w[6]))
 def io(r):
@@ -331,6 +343,20 @@ for frm in ("fast", "slow"):
     print(f"from {frm} ({srcs[frm]}), without the command's exit (real medians "
           + "/".join(f"{realx[t] / 1e9:.3f}" for t in tiers) + " s): error % first "
           f"[less own deviation, lowest to highest]: " + "; ".join(row))
+# the recordings combined (tiersim replay with all of a source's
+# recordings): from the first request, the start and the exit their
+# median, the band those two at their lowest and highest
+for frm, f in combs:
+    row = []
+    for i, t in enumerate(tiers):
+        c = json.load(open(f))["combined"]["predict"][i].get("combined")
+        if not c:
+            continue
+        e, lo, hi = (round(100.0 * (c[k] - real[t]) / real[t], 1)
+                     for k in ("from_first_ns", "from_first_low_ns", "from_first_high_ns"))
+        row.append(f"{t} {e:+.1f} [{lo:+.1f}, {hi:+.1f}] {'in' if lo <= 0 <= hi else 'out'}")
+    print(f"from {frm} ({srcs[frm]}), combined ({len(json.load(open(f))['traces'])} recordings,"
+          f" their exit's median): error % [band] " + "; ".join(row))
 PYEOF
 	fi
 	unset real app spread key epoch spans apps epochs

@@ -35,6 +35,8 @@ struct replay_args {
 	char *fuse_cpu_lookup, *fuse_cpu_open; /* DUR; NULL: --host's, --fuse-cpu's with it */
 	char *fuse_cpu_getattr;		       /* the same */
 	char *page_wake; /* DUR; NULL: --host's (--kernel-fs) */
+	char *lock_wakes; /* DUR; NULL: none */
+	uint64_t lock_wakes_ns;
 	char *dev_read_cpu; /* DUR; NULL: --host's (--kernel-fs) */
 	char *loop_issue; /* --kernel-fs: the block mode predicted, on|off|watch */
 	char *over[TS_REPLAY_OVER_N]; /* as ts_replay_over_names[] */
@@ -104,6 +106,11 @@ static const struct ts_opt replay_opts[] = {
 	{ "cpu_model", TS_OPT_BOOL, RA(cpu_model), "false", 0, 0, "",
 	  "with a wake file: serve each gap's CPU time from the recorded host's CPUs, shared, "
 	  "instead of keeping its recorded wait for a CPU (traces/README.md)" },
+	{ "lock_wakes", TS_OPT_STR, RA(lock_wakes), NULL, 0, 0, "",
+	  "with a wake file: a wake between two threads of one process that ended a sleep "
+	  "shorter than this is taken for a lock's hand-off, not data, and not tied: the "
+	  "wakee goes on on its own time (traces/README.md), 0 (off) to 1ms [default 0]",
+	  "DUR" },
 	{ "wake_cost", TS_OPT_STR, RA(wake_cost), NULL, 0, 0, "",
 	  "with a wake file, block mode: the gap after a request the command slept in "
 	  "grows by this much per e-fold of the request's time against the recorded "
@@ -182,7 +189,10 @@ static const struct ts_cmdline replay_cmdline = {
 		 "Several FILEs (recordings of one command, as tiersim record --repeat makes):\n"
 		 "each is replayed, then their own spread around their median (the deviation a\n"
 		 "prediction from one recording inherits) and each tier's prediction over them\n"
-		 "as median, lowest - highest, each from its first request.\n",
+		 "as median, lowest - highest, each from its first request. With wake files,\n"
+		 "then combined: each recording predicts from its own requests, the command's\n"
+		 "start and its exit after its other threads (which no tier moves) taken as the\n"
+		 "recordings' median, with a band of those two at their lowest and highest.\n",
 	.opts = replay_opts,
 	.max_pos = TS_RECORD_MAX_RUNS,
 };
@@ -381,6 +391,15 @@ static int replay_args(struct replay_args *o, struct ts_replay_cfg *cfg, int arg
 					    "time, a wake file), not with %s",
 					o->wake_cost ? "--wake-cost" : "--host",
 					o->wake_cost ? o->wake_cost : o->host, no_rule);
+	if (o->lock_wakes && no_rule)
+		return ts_cmdline_error(cl, "--lock-wakes %s: the wake rule's (virtual time, a "
+					    "wake file), not with %s",
+					o->lock_wakes, no_rule);
+	if (o->lock_wakes && (ts_parse_duration(o->lock_wakes, TS_NS_PER_S, &o->lock_wakes_ns) ||
+			      o->lock_wakes_ns > 1000000))
+		return ts_cmdline_error(cl, "--lock-wakes %s: expected a duration from 0 to 1ms "
+					    "(50us)",
+					o->lock_wakes);
 	if (o->wake_cost) {
 		if (ts_parse_duration(o->wake_cost, TS_NS_PER_S, &cfg->wake_cost_ns))
 			return ts_cmdline_error(cl, "--wake-cost %s: expected a duration (34us, 0.1ms)",
@@ -468,6 +487,7 @@ static int replay_one(const struct replay_args *o, const struct ts_replay_cfg *c
 	struct ts_replay_from from = {
 		.trace = file, .wakes = o->wakes, .profile = o->profile, .tiers = o->tiers.n > 0,
 		.no_wakes = o->no_wakes || o->closed_loop || !o->virtual_time || o->target,
+		.lock_wakes_ns = o->lock_wakes_ns,
 	};
 	memcpy(from.over, o->over, sizeof(from.over));
 	if (o->instance)
@@ -603,10 +623,9 @@ static int replay_many(const struct replay_args *o, const struct ts_replay_cfg *
 	char tier0[96] = "", tier[96];
 	bool one_tier = true;
 	int rc = 1;
-	rp.rec = calloc(nfiles, sizeof(*rp.rec));
-	rp.pred = calloc(nfiles * nt, sizeof(*rp.pred));
+	int alloc = ts_replay_runs_alloc(&rp);
 	first = calloc(nt + 2, sizeof(*first));
-	if (!res || !first || !rp.rec || !rp.pred || (o->json && !all)) {
+	if (!res || !first || alloc || (o->json && !all)) {
 		fprintf(stderr, "tiersim replay: out of memory\n");
 		goto out;
 	}
@@ -626,9 +645,8 @@ static int replay_many(const struct replay_args *o, const struct ts_replay_cfg *
 			snprintf(tier0, sizeof(tier0), "%s", tier);
 		}
 		one_tier = one_tier && !strcmp(tier, tier0);
-		rp.rec[k] = ts_replay_from_first(&res[0]);
-		for (size_t i = 0; i < nt; i++)
-			rp.pred[k * nt + i] = ts_replay_from_first(&res[i + 1]);
+		for (size_t i = 0; i <= nt; i++)
+			ts_replay_runs_put(&rp, k, i, &res[i]);
 	}
 	if (all) {
 		json_t *c = ts_replay_runs_json(&rp, first), *top;
@@ -652,8 +670,7 @@ static int replay_many(const struct replay_args *o, const struct ts_replay_cfg *
 	rc = fflush(stdout) ? 1 : 0;
 out:
 	json_decref(all);
-	free(rp.rec);
-	free(rp.pred);
+	ts_replay_runs_free(&rp);
 	free(first);
 	free(res);
 	return rc;

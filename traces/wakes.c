@@ -29,6 +29,23 @@ const struct ts_wakes_thread *ts_wakes_thread_of(const struct ts_wakes *s, uint3
 	return NULL;
 }
 
+size_t ts_wakes_drop_short(struct ts_wakes *s, uint64_t below_ns)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < s->nwakes; i++) {
+		const struct ts_wake *k = &s->wakes[i];
+		const struct ts_wakes_thread *e = ts_wakes_thread_of(s, k->wakee),
+					     *r = ts_wakes_thread_of(s, k->waker);
+		if (e && r && e->pid == r->pid && k->t_ns >= k->since_ns &&
+		    k->t_ns - k->since_ns < below_ns)
+			continue;
+		s->wakes[n++] = *k;
+	}
+	size_t dropped = s->nwakes - n;
+	s->nwakes = n;
+	return dropped;
+}
+
 static int grow(void **v, size_t *cap, size_t n, size_t size)
 {
 	if (n < *cap)

@@ -108,6 +108,11 @@ void ts_wakes_free(struct ts_wakes *s);
 /* The thread @tid, or NULL. */
 const struct ts_wakes_thread *ts_wakes_thread_of(const struct ts_wakes *s, uint32_t tid);
 
+/* Drops each wake between two threads of one process that ended a sleep
+ * shorter than @below_ns (a lock's hand-off rather than data: the wakee
+ * waited a moment for something the waker let go of); how many. */
+size_t ts_wakes_drop_short(struct ts_wakes *s, uint64_t below_ns);
+
 /* Reads a wake file; an error names the file and line in @err. */
 TS_WUR int ts_wakes_read(const char *path, struct ts_wakes *s, char *err, size_t errlen);
 TS_WUR int ts_wakes_read_mem(const char *buf, size_t len, const char *name, struct ts_wakes *s,

@@ -1584,4 +1584,91 @@ check "in-kernel: the host's getattr figure by default" \
 	test "$("$B" replay "$T/kga.trace" --virtual --kernel-fs --page-wake 0 --dev-read-cpu 0 \
 	--tier fixed60 --profile "$T/kfs.lua" --json 2>/dev/null | jq -r '.results[1].total_ns')" = \
 	"$(kga --fuse-cpu-lookup 1630ns --fuse-cpu-open 4820ns --fuse-cpu-getattr 5450ns)"
+
+# Several recordings combined (replay FILE FILE...): the hand-off case
+# above recorded three times, each with the same requests and hand-offs
+# but its own start before them (the first request L + 1 us after the
+# span's start) and its own exit (E us more after the worker ended):
+# (L, E) = (0, 0), (30, 40), (10, 10) us. On the 100 us tier each predicts
+# 233 + L + E us: its start (1 + L), its requests (214 us), its exit
+# (18 + E). Combined, each keeps its own requests and takes the start and
+# the exit as the recordings' median (11 and 28 us): 253 us each; the
+# band, those two at their lowest and highest, 233 to 303 us (232 to 272
+# from the first request). As recorded: 34 us of requests, start 11 us,
+# exit 35 us (25, 65, 35).
+comb_trace() { # comb_trace NAME L E (ns)
+	L=$2 E=$3
+	reads_trace "$1" 11 - $((L + 1000))-$((L + 11000)) $((L + 21000))-$((L + 31000))
+	wakes_file "$1" <<-X
+	span 1000000 $((1060000 + L + E))
+	T 10 10 1 1000000 $((1060000 + L + E)) 0 0 consumer
+	T 11 10 10 1000000 $((1035000 + L)) 0 0 worker
+	W $((1013000 + L)) 1000000 10 11
+	P $((1040000 + L)) $((1013000 + L)) 10
+	P $((1060000 + L + E)) $((1040000 + L)) 10
+	H $((1040000 + L)) $((1033000 + L)) 10 11
+	X
+}
+comb_trace comb1 0 0
+comb_trace comb2 30000 40000
+comb_trace comb3 10000 10000
+"$B" replay "$T/comb1.trace" "$T/comb2.trace" "$T/comb3.trace" --virtual --profile "$T/inflight.lua" \
+	--tier fixed100 --json > "$T/comb.json" 2> "$T/comb.err"
+check "combined: replayed" test $? = 0
+check "combined: each recording alone" \
+	test "$(jq -c '[.traces[].results[1] | [.total_ns, .lead_ns, .trail_ns]]' "$T/comb.json")" = \
+	"[[233000,1000,18000],[303000,31000,58000],[253000,11000,28000]]"
+check "combined: each from its own requests, start and exit the median" \
+	test "$(jq -c '.combined.predict[0].combined.total_ns' "$T/comb.json")" = "[253000,253000,253000]"
+check "combined: the prediction and its band" \
+	test "$(jq -c '.combined.predict[0].combined | [.median_ns, .low_ns, .high_ns, .from_first_ns,
+		.from_first_low_ns, .from_first_high_ns]' "$T/comb.json")" = \
+	"[253000,233000,303000,242000,232000,272000]"
+check "combined: the start and the exit on the tier" \
+	test "$(jq -c '.combined.predict[0].combined | [.lead_ns[], .trail_ns[]]' "$T/comb.json")" = \
+	"[11000,1000,31000,28000,18000,58000]"
+check "combined: as recorded" \
+	test "$(jq -c '.combined.combined | [.median_ns, .lead_ns.median_ns, .trail_ns.median_ns]' \
+		"$T/comb.json")" = "[80000,11000,35000]"
+check "combined: the plain band beside it, from the first request" \
+	test "$(jq -c '.combined.predict[0] | [.median_ns, .low_ns, .high_ns]' "$T/comb.json")" = \
+	"[242000,232000,272000]"
+"$B" replay "$T/comb1.trace" "$T/comb2.trace" "$T/comb3.trace" --virtual --profile "$T/inflight.lua" \
+	--tier fixed100 > "$T/comb.txt" 2> /dev/null
+check "combined: the text's row" \
+	grep -Eq '^  fixed100 +253.00 us +233.00 us - 303.00 us +242.00 us +232.00 us - 272.00 us$' "$T/comb.txt"
+check "combined: the text's recorded start and exit" \
+	grep -q "recorded: start 11.00 us, 1.00 us - 31.00 us; exit 35.00 us, 25.00 us - 65.00 us" "$T/comb.txt"
+# recordings without a start or an exit (no wake file): no combination text
+check "combined: none without a start or an exit" test "$(grep -c combined "$T/many.txt")" = 0
+
+# --lock-wakes DUR: a wake between two threads of one process that ended a
+# sleep shorter than DUR is not tied (a lock's hand-off, not data). The
+# ops: case above: the consumer slept 13 us (0-13) until the worker, of
+# its process, woke it after its first read; on the 100 us tier tied,
+# woken at 103 us and ended at 150 (as there); with --lock-wakes 14us
+# untied, ended at its recorded 60 us; with 13us (not shorter) and with
+# the worker in a process of its own, tied as before.
+lkops() { # lkops TRACE OPTION...: the consumer's (10) lines on the 100 us tier
+	_lt=$1
+	shift
+	"$B" replay "$T/$_lt.trace" --virtual --profile "$T/inflight.lua" --tier fixed100 \
+		--ops "$T/lk.ops" "$@" > /dev/null 2>&1 &&
+		awk '$1 == "fixed100" && $2 == 10 { printf "%s %s %s;", $4, $7, $8 }' "$T/lk.ops"
+}
+check "lock-wakes: tied without it" test "$(lkops opsw)" = "mark 0 0;wake 103000 103000;mark 150000 150000;"
+check "lock-wakes: a shorter sleep untied" test "$(lkops opsw --lock-wakes 14us)" = \
+	"mark 0 0;mark 60000 60000;"
+check "lock-wakes: as long a sleep tied" test "$(lkops opsw --lock-wakes 13us)" = \
+	"mark 0 0;wake 103000 103000;mark 150000 150000;"
+cp "$T/opsw.trace" "$T/lkp.trace"
+sed 's/^T 11 10 10 /T 11 11 10 /' "$T/opsw.trace.wakes" > "$T/lkp.trace.wakes"
+check "lock-wakes: another process's wake tied" test "$(lkops lkp --lock-wakes 14us)" = \
+	"mark 0 0;wake 103000 103000;mark 150000 150000;"
+refused "lock-wakes without the wake rule" "not with --no-wakes" \
+	"$B" replay "$T/opsw.trace" --virtual --tier fixed100 --profile "$T/inflight.lua" --no-wakes \
+	--lock-wakes 14us
+refused "lock-wakes over 1ms" "from 0 to 1ms" \
+	"$B" replay "$T/opsw.trace" --virtual --tier fixed100 --profile "$T/inflight.lua" \
+	--lock-wakes 2ms
 exit $fail

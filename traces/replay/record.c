@@ -32,6 +32,144 @@ static void band(const uint64_t *v, size_t n, size_t stride, uint64_t *tmp, uint
 	out[2] = tmp[n - 1];
 }
 
+int ts_replay_runs_alloc(struct ts_replay_runs *rp)
+{
+	size_t cols = 1 + rp->ntiers;
+	rp->rec = calloc(rp->runs, sizeof(*rp->rec));
+	rp->pred = calloc(rp->runs * (rp->ntiers ? rp->ntiers : 1), sizeof(*rp->pred));
+	rp->lead = calloc(rp->runs * cols, sizeof(*rp->lead));
+	rp->trail = calloc(rp->runs * cols, sizeof(*rp->trail));
+	return rp->rec && rp->pred && rp->lead && rp->trail ? 0 : -ENOMEM;
+}
+
+void ts_replay_runs_free(struct ts_replay_runs *rp)
+{
+	free(rp->rec);
+	free(rp->pred);
+	free(rp->lead);
+	free(rp->trail);
+	rp->rec = rp->pred = rp->lead = rp->trail = NULL;
+}
+
+void ts_replay_runs_put(struct ts_replay_runs *rp, size_t run, size_t col,
+			const struct ts_replay_result *r)
+{
+	if (col)
+		rp->pred[run * rp->ntiers + col - 1] = ts_replay_from_first(r);
+	else
+		rp->rec[run] = ts_replay_from_first(r);
+	if (rp->lead)
+		rp->lead[run * (1 + rp->ntiers) + col] = TS_MIN(r->lead_ns, r->total_ns);
+	if (rp->trail) /* never more than the span from the first request */
+		rp->trail[run * (1 + rp->ntiers) + col] = TS_MIN(r->trail_ns, ts_replay_from_first(r));
+}
+
+/* The combination for column @col (0 the recordings, 1 + i tier i): each
+ * run's span from its first request less its exit (its own requests'
+ * part), their median in @out->core; the start's and the exit's median,
+ * lowest and highest over the runs; @out->run[r] run r's whole span with
+ * the start and the exit at their medians. */
+struct combined {
+	uint64_t core[3], lead[3], trail[3];
+	uint64_t run[TS_RECORD_MAX_RUNS];
+};
+
+static bool combined_any(const struct ts_replay_runs *rp)
+{
+	if (!rp->lead || !rp->trail)
+		return false;
+	for (size_t i = 0; i < rp->runs * (1 + rp->ntiers); i++)
+		if (rp->lead[i] || rp->trail[i])
+			return true;
+	return false;
+}
+
+static void combine(const struct ts_replay_runs *rp, size_t col, struct combined *out)
+{
+	uint64_t tmp[TS_RECORD_MAX_RUNS], core[TS_RECORD_MAX_RUNS];
+	size_t cols = 1 + rp->ntiers;
+	for (size_t r = 0; r < rp->runs; r++)
+		core[r] = (col ? rp->pred[r * rp->ntiers + col - 1] : rp->rec[r]) -
+			  rp->trail[r * cols + col];
+	band(core, rp->runs, 1, tmp, out->core);
+	band(rp->lead + col, rp->runs, cols, tmp, out->lead);
+	band(rp->trail + col, rp->runs, cols, tmp, out->trail);
+	for (size_t r = 0; r < rp->runs; r++)
+		out->run[r] = core[r] + out->lead[0] + out->trail[0];
+}
+
+/* @c's whole span (with the start) or its span from the first request:
+ * median, lowest and highest (the start and the exit at their ends) */
+static void combined_span(const struct combined *c, bool whole, uint64_t out[3])
+{
+	for (int i = 0; i < 3; i++)
+		out[i] = c->core[0] + c->trail[i] + (whole ? c->lead[i] : 0);
+}
+
+static void combined_print(FILE *f, const struct ts_replay_runs *rp,
+			   const struct ts_replay_result *res)
+{
+	struct combined c;
+	uint64_t w[3], o[3];
+	char a[32], b[32], x[32], y[32], z[32], u[32];
+	combine(rp, 0, &c);
+	fprintf(f,
+		"combined over the %zu recordings: each predicts from its own requests, the "
+		"command's start before them and its exit after its other threads (no tier "
+		"moves either; recorded: start %s, %s - %s; exit %s, %s - %s) taken as the "
+		"recordings' median; the band: those two at their lowest and highest\n",
+		rp->runs, ts_fmt_duration(a, sizeof(a), c.lead[0]),
+		ts_fmt_duration(b, sizeof(b), c.lead[1]), ts_fmt_duration(x, sizeof(x), c.lead[2]),
+		ts_fmt_duration(y, sizeof(y), c.trail[0]), ts_fmt_duration(z, sizeof(z), c.trail[1]),
+		ts_fmt_duration(u, sizeof(u), c.trail[2]));
+	if (c.core[0])
+		fprintf(f,
+			"  the recordings' own requests (from the first, less the exit): median "
+			"%s, %+.1f%% to %+.1f%%\n",
+			ts_fmt_duration(a, sizeof(a), c.core[0]),
+			100.0 * ((double)c.core[1] - (double)c.core[0]) / (double)c.core[0],
+			100.0 * ((double)c.core[2] - (double)c.core[0]) / (double)c.core[0]);
+	fprintf(f, "  %-18s %12s   %-25s %12s   %s\n", "", "whole span", "band", "from 1st IO",
+		"band");
+	for (size_t i = 0; i < rp->ntiers; i++) {
+		combine(rp, i + 1, &c);
+		combined_span(&c, true, w);
+		combined_span(&c, false, o);
+		snprintf(u, sizeof(u), "%s - %s", ts_fmt_duration(x, sizeof(x), w[1]),
+			 ts_fmt_duration(y, sizeof(y), w[2]));
+		fprintf(f, "  %-18s %12s   %-25s %12s   %s - %s\n", res[i + 1].what,
+			ts_fmt_duration(a, sizeof(a), w[0]), u, ts_fmt_duration(b, sizeof(b), o[0]),
+			ts_fmt_duration(x, sizeof(x), o[1]), ts_fmt_duration(z, sizeof(z), o[2]));
+	}
+}
+
+static json_t *three_json(const uint64_t v[3])
+{
+	return json_pack("{sI sI sI}", "median_ns", (json_int_t)v[0], "low_ns", (json_int_t)v[1],
+			 "high_ns", (json_int_t)v[2]);
+}
+
+/* column @col's combination as JSON (NULL: out of memory) */
+static json_t *combined_json(const struct ts_replay_runs *rp, size_t col)
+{
+	struct combined c;
+	uint64_t w[3], o[3];
+	json_t *runs = json_array();
+	combine(rp, col, &c);
+	combined_span(&c, true, w);
+	combined_span(&c, false, o);
+	for (size_t r = 0; runs && r < rp->runs; r++)
+		if (json_array_append_new(runs, json_integer((json_int_t)c.run[r]))) {
+			json_decref(runs);
+			return NULL;
+		}
+	return json_pack("{so sI sI sI sI sI sI so so}", "total_ns", runs, "median_ns",
+			 (json_int_t)w[0], "low_ns", (json_int_t)w[1], "high_ns",
+			 (json_int_t)w[2], "from_first_ns", (json_int_t)o[0], "from_first_low_ns",
+			 (json_int_t)o[1], "from_first_high_ns", (json_int_t)o[2], "lead_ns",
+			 three_json(c.lead), "trail_ns", three_json(c.trail));
+}
+
 void ts_replay_runs_print(FILE *f, const struct ts_replay_runs *rp, const char *tier,
 			  const struct ts_replay_result *res)
 {
@@ -63,6 +201,8 @@ predict:
 			ts_fmt_duration(x, sizeof(x), b[0]), ts_fmt_duration(y, sizeof(y), b[1]),
 			ts_fmt_duration(z, sizeof(z), b[2]));
 	}
+	if (combined_any(rp))
+		combined_print(f, rp, res);
 }
 
 json_t *ts_replay_runs_json(const struct ts_replay_runs *rp, const struct ts_replay_result *res)
@@ -81,11 +221,15 @@ json_t *ts_replay_runs_json(const struct ts_replay_runs *rp, const struct ts_rep
 			json_array_append_new(
 			    all, json_integer((json_int_t)rp->pred[r * rp->ntiers + i]));
 		band(rp->pred + i, rp->runs, rp->ntiers, tmp, b);
-		json_array_append_new(tiers, json_pack("{ss so sI sI sI}", "tier", res[i + 1].what,
-						       "total_ns", all, "median_ns",
-						       (json_int_t)b[0], "low_ns", (json_int_t)b[1],
-						       "high_ns", (json_int_t)b[2]));
+		json_t *t = json_pack("{ss so sI sI sI}", "tier", res[i + 1].what, "total_ns", all,
+				      "median_ns", (json_int_t)b[0], "low_ns", (json_int_t)b[1],
+				      "high_ns", (json_int_t)b[2]);
+		if (t && rp->lead && rp->trail)
+			json_object_set_new(t, "combined", combined_json(rp, i + 1));
+		json_array_append_new(tiers, t);
 	}
+	if (rp->lead && rp->trail)
+		json_object_set_new(o, "combined", combined_json(rp, 0));
 	return o;
 }
 
@@ -106,7 +250,7 @@ static int repeat_run(const struct ts_record_report *r, struct ts_replay_set *pr
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	rp->rec[run] = ts_replay_from_first(&own);
+	ts_replay_runs_put(rp, run, 0, &own);
 	for (size_t i = 0; i < r->ntiers; i++) {
 		char sub[400];
 		memset(&pred, 0, sizeof(pred));
@@ -116,7 +260,7 @@ static int repeat_run(const struct ts_record_report *r, struct ts_replay_set *pr
 				 r->tiers[i], sub);
 			goto out;
 		}
-		rp->pred[run * r->ntiers + i] = ts_replay_from_first(&pred);
+		ts_replay_runs_put(rp, run, i + 1, &pred);
 	}
 out:
 	ts_replay_close(&s);
@@ -207,15 +351,13 @@ int ts_record_report(const struct ts_record_report *r, FILE *f, json_t **json, c
 		rc = -EINVAL;
 		goto out;
 	}
-	if (!(rp.rec = calloc(rp.runs, sizeof(*rp.rec))) ||
-	    !(rp.pred = calloc(rp.runs * (r->ntiers ? r->ntiers : 1), sizeof(*rp.pred)))) {
+	if (ts_replay_runs_alloc(&rp)) {
 		snprintf(err, errlen, "out of memory");
 		rc = -ENOMEM;
 		goto out;
 	}
-	rp.rec[0] = ts_replay_from_first(&res[0]);
-	for (size_t i = 0; i < r->ntiers; i++)
-		rp.pred[i] = ts_replay_from_first(&res[i + 1]);
+	for (size_t i = 0; i <= r->ntiers; i++)
+		ts_replay_runs_put(&rp, 0, i, &res[i]);
 	for (size_t run = 1; run < rp.runs; run++)
 		if ((rc = repeat_run(r, r->probe ? &ps : NULL, &rp, run, err, errlen)))
 			goto out;
@@ -239,8 +381,7 @@ int ts_record_report(const struct ts_record_report *r, FILE *f, json_t **json, c
 	}
 	record_print(f, r, &s, r->probe ? &ps : NULL, st, res, &rp);
 out:
-	free(rp.rec);
-	free(rp.pred);
+	ts_replay_runs_free(&rp);
 	free(res);
 	ts_trace_stats_free(st);
 	ts_replay_close(&s);

@@ -278,6 +278,9 @@ struct ts_replay_from {
 	const char *trace;
 	const char *wakes; /* a wake file; NULL: TRACE.wakes where there is one */
 	bool no_wakes;	   /* read none: the CPU samples' wait rule */
+	/* wakes between two threads of one process after a sleep shorter
+	 * than this are dropped (ts_wakes_drop_short); 0: none */
+	uint64_t lock_wakes_ns;
 	bool tiers;	   /* load the tier profiles (to predict) */
 	const char *profile; /* a profile file with more tiers, or NULL */
 	const char *over[TS_REPLAY_OVER_N]; /* as text, over the recording's; NULL: kept */
@@ -405,13 +408,29 @@ struct ts_replay_runs {
 	size_t runs, ntiers;
 	uint64_t *rec;	/* [runs] */
 	uint64_t *pred; /* [runs * ntiers] */
+	/* each result's start before its first request and its exit after
+	 * the command's other threads (lead_ns, trail_ns): [runs * (1 +
+	 * ntiers)], a run's recording in column 0, its tiers after it; NULL
+	 * where not kept (no combination then) */
+	uint64_t *lead, *trail;
 };
+/* The arrays of @rp for its runs and ntiers, zeroed; 0 or -ENOMEM.
+ * ts_replay_runs_free frees them (also after a failed alloc). */
+TS_WUR int ts_replay_runs_alloc(struct ts_replay_runs *rp);
+void ts_replay_runs_free(struct ts_replay_runs *rp);
+/* Run @run's result in column @col (0 the recording, 1 + i tier i). */
+void ts_replay_runs_put(struct ts_replay_runs *rp, size_t run, size_t col,
+			const struct ts_replay_result *r);
 /* A result's span from its first request. */
 uint64_t ts_replay_from_first(const struct ts_replay_result *r);
 /* The recordings' own spread around their median on @tier (left out when
  * @tier is NULL: recordings of several tiers have no common median), then
  * each tier's prediction as median, lowest and highest; tier names from
- * @res[1..ntiers]. */
+ * @res[1..ntiers]. Where the runs have a start or an exit (lead, trail),
+ * then the combination: each run's prediction from its own requests, the
+ * start and the exit (which no tier moves, and which vary from run to
+ * run) the runs' median on that tier, with the band of those two at their
+ * lowest and highest over the runs (traces/README.md). */
 void ts_replay_runs_print(FILE *f, const struct ts_replay_runs *rp, const char *tier,
 			  const struct ts_replay_result *res);
 json_t *ts_replay_runs_json(const struct ts_replay_runs *rp, const struct ts_replay_result *res);

@@ -130,6 +130,8 @@ int ts_replay_open(struct ts_replay_set *s, const struct ts_replay_from *from,
 			return w;
 		if (from->wakes || w == 1)
 			s->cfg.wakes = &s->wk;
+		if (s->cfg.wakes && from->lock_wakes_ns) /* --lock-wakes */
+			ts_wakes_drop_short(&s->wk, from->lock_wakes_ns);
 	}
 	if (from->tiers &&
 	    ((rc = ts_tier_set_load_default(&s->set, err, errlen)) ||
