@@ -46,6 +46,7 @@ static const char *const field_names[TS_HF_NR] = {
 	[TS_HF_LOADER_SAMPLE] = "loader_sample_ns", [TS_HF_LOADER_BATCH] = "loader_batch_ns",
 	[TS_HF_DLIO_COLLATE] = "dlio_collate_ns_per_mib", [TS_HF_DLIO_COLLATE_S] = "dlio_collate_ns",
 	[TS_HF_DLIO_COLLATE_FRESH] = "dlio_collate_fresh_ns_per_mib",
+	[TS_HF_DLIO_SPREAD_WAIT] = "dlio_worker_spread_wait",
 };
 
 static const char *const host_keys[] = { "desc", "cpu", "from", "replay_wake_cost_ns",
@@ -68,6 +69,7 @@ static const char *const host_keys[] = { "desc", "cpu", "from", "replay_wake_cos
 					 "dlio_worker_spread", "dlio_request_wait_ns",
 					 "dlio_run_request_ns", "dlio_collate_ns_per_mib",
 					 "dlio_collate_ns", "dlio_collate_fresh_ns_per_mib",
+					 "dlio_worker_spread_wait",
 					 "loader_sample_ns", "loader_batch_ns",
 					 "vcpus", "library_factors", "copy_tail_first", "map_window_ns", NULL };
 static const char *const lib_keys[] = { "desc", "decode", "transform", NULL };
@@ -382,6 +384,10 @@ static int read_host(struct ts_luadata_rd *r, int t, struct host *h)
 	if (h->f[TS_HF_DLIO_SPREAD].set &&
 	    (h->f[TS_HF_DLIO_SPREAD].high >= 1 || h->f[TS_HF_DLIO_SPREAD].low < 0))
 		return FAIL(r, "dlio_worker_spread is a share of a batch's time, from 0 to under 1");
+	if (h->f[TS_HF_DLIO_SPREAD_WAIT].set && (h->f[TS_HF_DLIO_SPREAD_WAIT].high >= 1 ||
+						 h->f[TS_HF_DLIO_SPREAD_WAIT].low < 0))
+		return FAIL(r, "dlio_worker_spread_wait is a share of a worker's wait for a core, "
+			       "from 0 to under 1");
 	return 0;
 }
 
@@ -612,7 +618,8 @@ static int field(const struct ts_host_set *s, const struct host *h, int f, enum 
 	/* A share is not a cost, nor a count of samples: neither scales with
 	 * the speed. */
 	*out = !rc ? 0
-	       : f == TS_HF_DECODE_SHARE || f == TS_HF_DLIO_GC_AT || f == TS_HF_DLIO_SPREAD
+	       : f == TS_HF_DECODE_SHARE || f == TS_HF_DLIO_GC_AT || f == TS_HF_DLIO_SPREAD ||
+				 f == TS_HF_DLIO_SPREAD_WAIT
 		       ? pick(n, end, true)
 		       : pick(n, end, true) / div;
 	return 0;
@@ -791,6 +798,7 @@ int ts_host_dlio_costs(const struct ts_host_set *s, const char *spec, const char
 		{ TS_HF_DLIO_COLLATE, &out->collate_ns_per_mib },
 		{ TS_HF_DLIO_COLLATE_S, &out->collate_ns },
 		{ TS_HF_DLIO_COLLATE_FRESH, &out->collate_fresh_ns_per_mib },
+		{ TS_HF_DLIO_SPREAD_WAIT, &out->worker_spread_wait },
 	};
 	int rc = 0;
 	for (size_t i = 0; !rc && i < TS_ARRAY_SIZE(plain); i++)

@@ -110,6 +110,10 @@ enum ts_host_field {
 	 * the hypervisor (freed pages reported to it and reclaimed: the
 	 * kernel's first write to each page, faulted in at the host) */
 	TS_HF_DLIO_COLLATE_FRESH, /* dlio_collate_fresh_ns_per_mib */
+	/* the ranks' first batches further apart per time their worker
+	 * waited for a core over the batch (a share; workloads/dlio_loader.h,
+	 * spread_wait) */
+	TS_HF_DLIO_SPREAD_WAIT, /* dlio_worker_spread_wait */
 	TS_HF_NR,
 };
 
@@ -193,6 +197,9 @@ struct ts_host_dlio {
 	double collate_ns, collate_ns_per_mib;
 	/* ... more per MiB of the batch in fresh memory (0: none) */
 	double collate_fresh_ns_per_mib;
+	/* the ranks' first batches' spread per time the batch's worker waited
+	 * for a core (0: none) */
+	double worker_spread_wait;
 };
 /* @spec's DLIO costs at @end of their ranges for a workload of @model
  * and dataset @format (either may be NULL): its step cost is

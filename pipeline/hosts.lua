@@ -699,6 +699,17 @@ host "xeon-emr-kvm-2vcpu" {
   -- run's (none); the high end the first run's dearer epoch, which
   -- tiersim hosts at xeon-emr-kvm-2vcpu --end slow charges. bench/dlio_endcpu.sh.
   dlio_collate_fresh_ns_per_mib = { 0, "measured", "bench/dlio_endcpu.sh --epochs 4 (perf record -a -g -F 397 around DLIO 2.0.0's r50-2-essd row of bench/dlio_peer.sh: resnet50 npz, 2 ranks, 8 workers, batch 400 of 387 x 387, essd-pl1; q bench 2026-12-06T13:40:55-13:41:17Z, load 4.29 -> 4.51) on this Xeon: the DataLoader workers' samples in clear_page_erms under a shared memory fault after each epoch's reading stopped, 0, 1, 3 and 0 of them; low the same; high: the run before (3 epochs, 13:30:15-13:30:34Z, load 3.40 -> 4.40), its epoch 2 over its epoch 3 (458 and 12 samples at 397 Hz) per MiB of the epoch's 10 batches (571.3 MiB); its epoch 1 gave 1,380,000", low = 0, high = 1966000 },
+  -- The same state spreads the ranks' first batches apart
+  -- (dlio_worker_spread_wait): in DLIO's r50-2-essd runs whose collations
+  -- were slow (bench/dlio_first_step.py: 0.6-1.4 s from the first worker's
+  -- last read to the first step's end in epochs 1 and 2, against 0.33-0.46
+  -- s otherwise) the ranks' first steps ended 0.163 s apart on average (12
+  -- epochs), where runs with no slow collation ended 0.042 s apart (6
+  -- epochs), as dlio_worker_spread alone gives. The value is that state's
+  -- (none); the high end is fitted on the slow runs with
+  -- dlio_collate_fresh_ns_per_mib at its high end too, so
+  -- tiersim hosts at xeon-emr-kvm-2vcpu --end slow charges both.
+  dlio_worker_spread_wait = { 0, "measured", "bench/dlio_first_step.py over bench/dlio_peer.sh's r50-2-essd runs 90 and 91 (DLIO 2.0.0, resnet50 npz, 2 ranks, 8 workers, essd-pl1; q bench 2026-12-06T16:25:13-16:26:22Z, load 1.95 -> 3.93) on this Xeon: no slow collation (first worker's last read to the first step's end 0.27-0.49 s), the ranks' first steps 0.042 s apart on average over 6 epochs, against 0.040 s from dlio_worker_spread alone: none more; low the same; high: fitted on runs 73, 74, 80 and 81 (2026-12-06 10:20-10:43Z and 14:26-14:37Z), whose epochs 1 and 2 collated slowly, 0.163 s apart on average over 12 epochs, with dlio_collate_fresh_ns_per_mib at its high end: tiersim dlio r50-2-essd virtual with both at these ends, the ranks 0.164 s apart on average (AU 90.5 against those runs' 90.2)", low = 0, high = 0.066 },
 }
 
 -- ---------------------------------------------------------------------------

@@ -390,6 +390,9 @@ struct vworker {
 	bool owed;	   /* the request that ended owes its share */
 	bool collated;	   /* its batch read, being collated (collate_ns) */
 	uint64_t read;	   /* samples it has read this run (its epochs together) */
+	/* Its pieces' waits for a core (beyond their slices' own time) since
+	 * its batch began: the ranks' spread's wait term (spread_wait). */
+	uint64_t waited;
 	struct ts_chain_req *chain;
 	size_t cap;
 };
@@ -538,17 +541,21 @@ static double normal_quantile(double p)
 }
 
 /* How much later rank @k (of this process) hands over its first batch of
- * epoch @e, @elapsed after the epoch's loader started (spread in
+ * epoch @e, @elapsed after the epoch's loader started, its worker having
+ * waited @waited for a core over the batch (spread and spread_wait in
  * dlio_loader.h): Blom's scores z_i = quantile((i + 1 - 3/8) / (N + 1/4)). */
-static uint64_t first_delay(const struct ts_dl_cfg *c, uint64_t k, uint64_t e, uint64_t elapsed)
+static uint64_t first_delay(const struct ts_dl_cfg *c, uint64_t k, uint64_t e, uint64_t elapsed,
+			    uint64_t waited)
 {
 	uint64_t n = c->world ? c->world : c->ranks;
-	if (!(c->spread > 0) || n < 2)
+	if (!(c->spread > 0 || c->spread_wait > 0) || n < 2)
 		return 0;
 	uint64_t slot = (c->rank0 + k + e) % n;
 	double z0 = normal_quantile((1 - 0.375) / ((double)n + 0.25));
 	double zs = normal_quantile(((double)slot + 1 - 0.375) / ((double)n + 0.25));
-	return (uint64_t)llround(c->spread * (double)elapsed * (zs - z0));
+	double sd = (c->spread > 0 ? c->spread * (double)elapsed : 0) +
+		    (c->spread_wait > 0 ? c->spread_wait * (double)waited : 0);
+	return (uint64_t)llround(sd * (zs - z0));
 }
 
 static int vw_sample(struct vl *v, struct vworker *w)
@@ -602,7 +609,9 @@ static int vw_run(struct vl *v, struct vworker *w, uint64_t t, uint64_t ns)
 		w->run_left = ns - s;
 		ns = s;
 	}
-	return ts_evq_push(&v->q, cores_run(&v->cores, t, ns), v->tie++, w);
+	uint64_t end = cores_run(&v->cores, t, ns);
+	w->waited += end - t - ns;
+	return ts_evq_push(&v->q, end, v->tie++, w);
 }
 
 /* Worker @w's event at @t: its share of the sample's CPU after a request,
@@ -687,10 +696,12 @@ static int vw_event(struct vl *v, struct vworker *w, uint64_t t)
 		struct vrank *r = &v->rk[w->k];
 		r->ready[w->batch] = t;
 		if (w->batch == 0) /* the epoch's first: later by the ranks' spread */
-			r->ready[0] += first_delay(v->c, w->k, v->d.e, t - v->r->ep[v->d.e].start);
+			r->ready[0] += first_delay(v->c, w->k, v->d.e, t - v->r->ep[v->d.e].start,
+						   w->waited);
 		if (w->batch == v->d.step)
 			v->pending[v->npending++] = w->k;
 		w->batch = UNSET;
+		w->waited = 0;
 		w->next += v->c->workers;
 		if (w->next >= r->dispatched)
 			return 0;
@@ -1335,6 +1346,20 @@ static uint64_t thread_cpu_ns(void)
 
 /* @ns of this thread's own CPU, busy: a worker that waits for a core the
  * host's other threads hold takes longer, as DLIO's Python worker does. */
+/* The calling thread's time waiting on a run queue so far (the second
+ * field of /proc/thread-self/schedstat), ns; 0 where it cannot be read. */
+static uint64_t runq_ns(void)
+{
+	FILE *f = fopen("/proc/thread-self/schedstat", "re");
+	unsigned long long on = 0, wait = 0;
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu %llu", &on, &wait) != 2)
+		wait = 0;
+	fclose(f);
+	return (uint64_t)wait;
+}
+
 static void spend_cpu(uint64_t ns)
 {
 	volatile uint64_t x = 0;
@@ -1499,6 +1524,7 @@ static void *r_worker(void *arg)
 		uint64_t j = next;
 		pthread_mutex_unlock(&L->mu);
 		int rc = 0;
+		uint64_t rq0 = j || !(L->c->spread_wait > 0) ? 0 : runq_ns();
 		for (uint64_t pos = 0; !rc && pos < L->c->batch; pos++)
 			rc = r_sample(w, feed_sample(&L->p, w->k, j, pos));
 		uint64_t cns = collate_ns(L->c);
@@ -1513,8 +1539,10 @@ static void *r_worker(void *arg)
 		uint64_t now = ts_now_ns();
 		/* the epoch's first batch: handed over later by the ranks'
 		 * spread (r_take waits for it), the worker goes on reading */
+		uint64_t rq = j || !(L->c->spread_wait > 0) ? 0 : runq_ns();
 		L->rk[w->k].ready[j] =
-			now + (j ? 0 : first_delay(L->c, w->k, ep, now - L->d.r->ep[ep].start));
+			now + (j ? 0 : first_delay(L->c, w->k, ep, now - L->d.r->ep[ep].start,
+						   rq > rq0 ? rq - rq0 : 0));
 		next += L->c->workers;
 		pthread_cond_broadcast(&L->cv);
 	}

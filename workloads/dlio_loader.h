@@ -143,6 +143,19 @@ struct ts_dl_cfg {
 	 * world draws (Blom's rule), s = (r + epoch) mod world: the ranks
 	 * take the slots in turn. Both clocks; 0 (or one rank in all): none. */
 	double spread;
+	/* ... and more where that batch's worker waited for a core:
+	 * spread_wait x (the time the batch's worker waited for a core while
+	 * it read and collated the batch) x (z_s - z_0) more. On the Xeon
+	 * guest of xeon-emr-kvm-2vcpu DLIO's ranks drifted apart so in the runs whose
+	 * collations were slow (fresh shared memory, collate_fresh_ns: the
+	 * ranks' first steps 0.163 s apart on average on r50-2-essd, against
+	 * 0.042 s in runs without; workloads/DLIO.md, "Where r50-2-essd's
+	 * first epochs lose their AU"): the host's state, like
+	 * collate_fresh_ns. Virtual time counts the worker's pieces' waits on
+	 * the cores (vcpus; none on cores of their own), real time the worker
+	 * thread's own wait on the run queue (/proc/thread-self/schedstat)
+	 * over the batch. 0: none. */
+	double spread_wait;
 	const char *dir;     /* real time: the mounted DIR/train */
 	/* Virtual time with a page cache in front of the tier: a sample's
 	 * contiguous reads are charged as one (the cache's readahead turns a

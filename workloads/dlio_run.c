@@ -201,6 +201,7 @@ struct cpu {
 	double gc_ns, gc_at; /* each worker's first full collection, its sample */
 	bool gc_left;	     /* the host sets them, this format does not pay them */
 	double spread;	     /* the workers' batches' ends: sd over mean */
+	double spread_wait;  /* ... and over their worker's wait for a core */
 	double wait_ns;	     /* per charged request, wall time (dlio_request_wait_ns) */
 	double run_ns;	     /* per request, DLIO's own run's beyond the lines */
 	double collate_ns;   /* per batch, a worker's collation and hand-over */
@@ -273,6 +274,7 @@ static int cpu_resolve(const struct ts_dlio_opts *o, const struct ts_dlio_worklo
 		c->start_ns = hd.start_ns + hd.start_ns_per_worker * (double)w->read_threads;
 		c->restart_ns = hd.restart_ns + hd.restart_ns_per_worker * (double)w->read_threads;
 		c->spread = hd.worker_spread;
+		c->spread_wait = hd.worker_spread_wait;
 		/* DLIO 2.0.0's worker hands over resized_image per sample: a
 		 * square uint8 array of side int(sqrt(record_length_resize, or
 		 * record_length)) (utils/config.py) */
@@ -1534,6 +1536,7 @@ static void dl_config(const struct env *E, uint64_t ranks, uint64_t rank0, uint6
 		.collate_ns = (uint64_t)llround(E->cpu.collate_ns),
 		.collate_fresh_ns = (uint64_t)llround(E->cpu.collate_fresh_ns),
 		.spread = E->cpu.spread,
+		.spread_wait = E->cpu.spread_wait,
 		/* DLIO 2.0.0: either value given keeps files open (dlio_loader.h) */
 		.keep_open = w->read_type && *w->read_type,
 	};

@@ -968,6 +968,69 @@ static void check_rank_spread(const struct ts_dataset_meta *m)
 	ts_dl_result_free(&r);
 }
 
+/* The ranks' spread per wait for a core (spread_wait in dlio_loader.h):
+ * 2 ranks of 1 worker, batch 1, on 1 vCPU. Both workers end their reads
+ * together and collate for C (under one slice of 0.75 ms), so one
+ * collation waits C for the core, in each epoch. The rank in the late
+ * slot (rank 1 in epoch 1, rank 0 in epoch 2) hands its first batch over
+ * later by W x (its worker's wait) x (z_1 - z_0) = W x C x 1.17891...
+ * where its worker waited and by nothing where it did not; the other rank
+ * not at all. With spread set as well the two add up. On cores of their
+ * own no one waits: the run is the one without W. */
+static void check_spread_wait(void)
+{
+	struct ts_dataset_meta m;
+	describe(&m, "0");
+	const uint64_t C = 500000;
+	const double W = 0.25, dz = 1.178911595699557;
+	struct ts_dl_cfg c = { .meta = &m, .ranks = 2, .world = 2, .batch = 1, .workers = 1,
+			       .prefetch_factor = 1, .epochs = 2, .steps = 1, .seed = 5,
+			       .compute_ns = 10 * LAT, .vcpus = 1, .collate_ns = C };
+	struct ts_dl_result r0 = run_cfg(&c, false);
+	size_t n0 = nlog;
+	c.spread_wait = W;
+	struct ts_dl_result r = run_cfg(&c, false);
+	CHECK_EQ_U64(nlog, n0);
+	CHECK(r0.epochs == 2 && r.epochs == 2);
+	uint64_t waited = 0; /* epochs whose late rank's worker waited */
+	for (uint64_t e = 0; e < 2; e++) {
+		uint64_t late = (1 + e) % 2, early = 1 - late;
+		uint64_t b0 = r0.ep[e].first_end[late] - r0.ep[e].start;
+		uint64_t b = r.ep[e].first_end[late] - r.ep[e].start;
+		/* the late rank's worker waited when its batch came last */
+		bool w = r0.ep[e].first_end[late] > r0.ep[e].first_end[early];
+		CHECK_EQ_U64(b, b0 + (w ? (uint64_t)llround(W * (double)C * dz) : 0));
+		CHECK_EQ_U64(r.ep[e].first_end[early] - r.ep[e].start,
+			     r0.ep[e].first_end[early] - r0.ep[e].start);
+		waited += w;
+	}
+	CHECK(waited == 1); /* the same worker waits each epoch: rank 1's */
+	/* with spread too: both terms */
+	const double S = 0.01;
+	c.spread = S;
+	struct ts_dl_result rs = run_cfg(&c, false);
+	uint64_t took = r0.ep[0].first_end[1] - c.compute_ns - r0.ep[0].start;
+	CHECK_EQ_U64(rs.ep[0].first_end[1] - rs.ep[0].start,
+		     r0.ep[0].first_end[1] - r0.ep[0].start +
+			     (uint64_t)llround((S * (double)took + W * (double)C) * dz));
+	ts_dl_result_free(&rs);
+	ts_dl_result_free(&r);
+	ts_dl_result_free(&r0);
+	/* cores of their own: no wait, nothing later */
+	c.vcpus = 0;
+	c.spread = 0;
+	c.spread_wait = 0;
+	r0 = run_cfg(&c, false);
+	c.spread_wait = W;
+	r = run_cfg(&c, false);
+	for (uint64_t e = 0; e < 2; e++)
+		for (uint64_t k = 0; k < 2; k++)
+			CHECK_EQ_U64(r.ep[e].first_end[k], r0.ep[e].first_end[k]);
+	CHECK_EQ_U64(r.ep[1].end, r0.ep[1].end);
+	ts_dl_result_free(&r);
+	ts_dl_result_free(&r0);
+}
+
 /* A long piece runs in the fair class's slices (dlio_loader.c, struct
  * cores): 3 ranks of 1 worker on 2 vCPUs, batch 1, one step. Rank 2
  * starts 10 ms late (its file's lookup answered 10 ms later), so its
@@ -1075,6 +1138,7 @@ int main(void)
 	check_start(&m);
 	check_worker_gc(&m);
 	check_rank_spread(&m);
+	check_spread_wait();
 	check_keep_hdf5();
 	check_tf_offsets();
 	check_tf_opens();
