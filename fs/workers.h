@@ -1,0 +1,38 @@
+/*
+ * workers.h — tierfs's multi-threaded request loop, on libfuse's public
+ * session API (fuse_session_receive_buf / fuse_session_process_buf), in
+ * place of libfuse's fuse_loop_mt.
+ *
+ * A worker is started when a request arrives and no other worker is idle,
+ * up to max_threads; an idle worker ends only once it has been idle for
+ * idle_ns, and only while more than max_idle workers are idle, so a depth
+ * that jitters starts and ends no threads. A request wakes the idle worker
+ * started first (the others stay idle and are the ones that end).
+ */
+#ifndef TS_FS_WORKERS_H
+#define TS_FS_WORKERS_H
+
+#include <stdint.h>
+
+struct fuse;
+struct ts_fs;
+
+struct ts_fs_workers_cfg {
+	const struct ts_fs *fs; /* for ts_fs_log */
+	unsigned max_threads; /* 1 or more: the most workers at once */
+	int max_idle;	      /* idle workers kept past idle_ns; -1: every one */
+	uint64_t idle_ns;     /* how long a worker is idle before it may end */
+};
+
+/*
+ * Serves @f's session until it exits (an unmount, fuse_session_exit from a
+ * signal handler, or a read error on the device): 0 after an unmount or an
+ * exit, -errno after an error (said on stderr/syslog by libfuse, or by the
+ * caller). Every worker has ended (joined, its thread-local state given
+ * back) when it returns. Starts and stops libfuse's cleanup thread for
+ * remember= as fuse_loop_mt does. The caller's thread only waits.
+ */
+__attribute__((warn_unused_result)) int ts_fs_workers_run(struct fuse *f,
+							  const struct ts_fs_workers_cfg *cfg);
+
+#endif
