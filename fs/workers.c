@@ -9,26 +9,31 @@
  * only after it has been idle for a while (fs/README.md, "Worker
  * threads").
  *
- * How a request finds a worker. The device fd is non-blocking and every
- * worker waits on its own epoll set holding it with EPOLLEXCLUSIVE: a
- * request wakes one waiting set, the first registered of those whose
- * worker is waiting, so the workers started first take the requests and
- * the ones started last stay idle and time out. (A plain blocking read
- * wakes the longest-waiting reader, which rotates through every worker and
- * keeps all of them alive; poll() would wake every idle worker for each
- * request.) A worker woken with nothing to read (EAGAIN: another took it)
- * waits again. Each set also holds an eventfd the loop writes once at the
- * end, which wakes every worker.
+ * The pool. Idle workers wait on the device with a blocking read, as in
+ * fuse_loop_mt (one syscall a request, and the kernel wakes one reader),
+ * but at most max_idle_threads of them (at least one): a worker done with
+ * a request while that many wait is parked on its own condition variable,
+ * on a stack, instead of ending. A request that takes the last reader
+ * sends the worker parked last back to reading (or starts one, up to
+ * max_threads), and a worker parked for idle_ns ends. So a depth that
+ * jitters moves workers between reading and parked, never starts or ends
+ * a thread, and the workers parked longest, never used, are the ones that
+ * end. (An epoll set a worker, with EPOLLEXCLUSIVE and a time-out, wakes
+ * the first-started waiting worker but costs an epoll wait beside every
+ * read and a walk of every busy worker's set on each request: 20-25% more
+ * daemon CPU a read at QD16-256, measured.)
  *
  * What fuse_loop_mt does and this keeps: a worker is started (under the
- * lock) by the worker that takes the last idle slot, so one is always
+ * lock) by the worker that takes the last reader, so one is always
  * waiting while fewer than max_threads run; FORGETs do not take a slot
  * (they are answered at once: a burst of them would start threads);
- * workers block every signal, so the stop signals (libfuse's handlers:
+ * workers block the stop signals, so they (libfuse's handlers:
  * fuse_session_exit) reach the waiting main thread; ENODEV at unmount ends
- * the session (fuse_session_receive_buf returns 0); EINTR is retried; the
- * high-level API's cleanup thread runs beside the loop. Unlike it, an
- * ended worker is joined (by the main thread), never detached, so its
+ * the session (fuse_session_receive_buf returns 0); EINTR is retried; at
+ * the end the workers waiting on the device are cancelled there (the only
+ * place cancellation is enabled); the high-level API's cleanup thread runs
+ * beside the loop. Unlike it, an ended worker is joined (by the main
+ * thread), never detached, so its
  * thread-local state (the trace's ring, libfuse's splice pipe) has been
  * given back before the loop returns and the trace is closed.
  * clone_fd is not supported (the public API has no channel to read from).
@@ -36,15 +41,12 @@
 #include "fs/workers.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
@@ -64,86 +66,139 @@
 #define MAIN_CHECK_NS 500000000L
 
 struct worker {
-	struct worker *next;
+	struct worker *next, *prev; /* the live list: every running worker */
+	struct worker *below;	    /* the parked stack */
 	pthread_t thread;
-	int ep;
+	pthread_cond_t wake;
+	bool woken; /* unparked: back to reading (counted in nread by the waker) */
 	struct fuse_buf buf;
 	struct pool *pool;
 };
 
 struct pool {
 	struct fuse_session *se;
-	int fd;	  /* the device */
-	int stop; /* eventfd: written once at the end */
 	struct ts_fs_workers_cfg cfg;
+	unsigned readers; /* the most workers waiting on the device; 0: no bound */
 	pthread_mutex_t lock;
-	unsigned nworker; /* running, ended ones not counted */
-	unsigned navail;  /* of them, idle */
-	struct worker *live, *ended; /* ended: returned or returning, to join */
-	bool exiting;		     /* the loop is ending: no worker starts or ends */
-	int error;		     /* -errno of the first failed receive */
-	bool warned;		     /* a worker could not be started: said once */
-	sem_t wake;		     /* a worker ended, or the session exited */
+	unsigned nworker;      /* running, ended ones not counted */
+	unsigned nread;	       /* of them, waiting on (or going back to) the device */
+	struct worker *live;   /* every running worker, parked or not */
+	struct worker *parked; /* the parked stack, last parked on top */
+	struct worker *ended;  /* ended for being parked too long, to join */
+	bool exiting;	       /* the loop is ending: no worker starts, parks or ends */
+	int error;	       /* -errno of the first failed receive */
+	bool warned;	       /* a worker could not be started: said once */
+	sem_t done;	       /* a worker ended, or the session exited */
 };
-
-static void unlink_worker(struct worker **head, struct worker *w)
-{
-	for (struct worker **p = head; *p; p = &(*p)->next)
-		if (*p == w) {
-			*p = w->next;
-			return;
-		}
-}
 
 static void *worker_main(void *arg);
 
-/* Under the lock: one more worker, counted idle. 0, or -errno. */
+/* Under the lock: one more worker, reading. 0, or -errno. */
 static int start_worker(struct pool *p)
 {
 	struct worker *w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
 	w->pool = p;
-	w->ep = epoll_create1(EPOLL_CLOEXEC);
-	struct epoll_event dev = { .events = EPOLLIN | EPOLLEXCLUSIVE, .data.u32 = 0 };
-	struct epoll_event stop = { .events = EPOLLIN, .data.u32 = 1 };
-	int ret = 0;
-	if (w->ep < 0 || epoll_ctl(w->ep, EPOLL_CTL_ADD, p->fd, &dev) ||
-	    epoll_ctl(w->ep, EPOLL_CTL_ADD, p->stop, &stop))
-		ret = -errno;
-	if (!ret) {
-		/* Workers take no signal: the stop signals go to the main
-		 * thread, whose wait they end. */
-		sigset_t all, old;
-		sigfillset(&all);
-		pthread_sigmask(SIG_BLOCK, &all, &old);
-		ret = -pthread_create(&w->thread, NULL, worker_main, w);
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-	}
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* park()'s deadline */
+	pthread_cond_init(&w->wake, &ca);
+	pthread_condattr_destroy(&ca);
+	/* Workers take no stop signal (the set fuse_loop_mt's workers
+	 * block): they go to the main thread, whose wait they end. */
+	sigset_t stops, old;
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGTERM);
+	sigaddset(&stops, SIGINT);
+	sigaddset(&stops, SIGHUP);
+	sigaddset(&stops, SIGQUIT);
+	pthread_sigmask(SIG_BLOCK, &stops, &old);
+	int ret = -pthread_create(&w->thread, NULL, worker_main, w);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (ret) {
-		if (w->ep >= 0)
-			close(w->ep);
+		pthread_cond_destroy(&w->wake);
 		free(w);
 		return ret;
 	}
 	w->next = p->live;
+	if (p->live)
+		p->live->prev = w;
 	p->live = w;
 	p->nworker++;
-	p->navail++;
+	p->nread++;
 	return 0;
 }
 
-/* The epoll timeout for a worker idle since @since: -1 (never end), or the
- * milliseconds left of the idle time, rounded up, at least 1. */
-static int idle_wait_ms(const struct pool *p, uint64_t since)
+static void unlink_live(struct pool *p, struct worker *w)
 {
-	if (p->cfg.max_idle < 0)
-		return -1;
-	uint64_t now = ts_now_ns(), end = since + p->cfg.idle_ns;
-	if (now >= end)
-		return 1;
-	uint64_t ms = (end - now + 999999) / 1000000;
-	return ms > INT32_MAX ? INT32_MAX : (int)ms;
+	if (w->prev)
+		w->prev->next = w->next;
+	else
+		p->live = w->next;
+	if (w->next)
+		w->next->prev = w->prev;
+	w->next = w->prev = NULL;
+}
+
+static void unlink_parked(struct pool *p, struct worker *w)
+{
+	for (struct worker **q = &p->parked; *q; q = &(*q)->below)
+		if (*q == w) {
+			*q = w->below;
+			return;
+		}
+}
+
+/* Under the lock, after a request took the last reader: the worker parked
+ * last goes back to reading, or a new one is started (up to max_threads). */
+static void add_reader(struct pool *p)
+{
+	struct worker *w = p->parked;
+	if (w) {
+		p->parked = w->below;
+		w->woken = true;
+		p->nread++;
+		pthread_cond_signal(&w->wake);
+		return;
+	}
+	if (p->nworker >= p->cfg.max_threads)
+		return;
+	int err = start_worker(p);
+	if (err && !p->warned) {
+		p->warned = true;
+		ts_fs_log(p->cfg.fs, LOG_WARNING, "tierfs: cannot start a worker thread (%u running): %s",
+			  p->nworker, strerror(-err));
+	}
+}
+
+/* Under the lock, a worker just done with a request and not needed on the
+ * device: parked until a request needs it (true: read again) or until it
+ * has waited idle_ns (false, and it is on the ended list: end). */
+static bool park(struct pool *p, struct worker *w)
+{
+	struct timespec until;
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	uint64_t ns = (uint64_t)until.tv_nsec + p->cfg.idle_ns;
+	until.tv_sec += (time_t)(ns / 1000000000ULL);
+	until.tv_nsec = (long)(ns % 1000000000ULL);
+	w->woken = false;
+	w->below = p->parked;
+	p->parked = w;
+	while (!w->woken && !p->exiting) {
+		if (pthread_cond_timedwait(&w->wake, &p->lock, &until) == ETIMEDOUT && !w->woken &&
+		    !p->exiting) {
+			unlink_parked(p, w);
+			unlink_live(p, w);
+			p->nworker--;
+			w->next = p->ended;
+			p->ended = w;
+			return false;
+		}
+	}
+	if (!w->woken)
+		unlink_parked(p, w); /* exiting */
+	return true;
 }
 
 static bool is_forget(const struct fuse_buf *b)
@@ -155,55 +210,29 @@ static bool is_forget(const struct fuse_buf *b)
 	return op == FORGET_OP || op == BATCH_FORGET_OP;
 }
 
-static void *worker_main(void *arg)
+static void free_buf(void *arg)
 {
 	struct worker *w = arg;
+	free(w->buf.mem);
+	w->buf.mem = NULL;
+}
+
+/* A worker's requests, until the session ends or the worker was parked
+ * too long. */
+static void work(struct worker *w)
+{
 	struct pool *p = w->pool;
-	uint64_t idle_since = ts_now_ns();
-	bool ended = false; /* ended for being idle (else the session is over) */
+	bool ended = false; /* parked too long (else the session is over) */
 
 	while (!fuse_session_exited(p->se)) {
-		struct epoll_event ev[2];
-		int n = epoll_wait(w->ep, ev, 2, idle_wait_ms(p, idle_since));
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			pthread_mutex_lock(&p->lock);
-			if (!p->error)
-				p->error = -errno;
-			pthread_mutex_unlock(&p->lock);
-			fuse_session_exit(p->se);
-			break;
-		}
-		if (n == 0) {
-			if (ts_now_ns() - idle_since < p->cfg.idle_ns)
-				continue; /* woken early: wait out the rest */
-			pthread_mutex_lock(&p->lock);
-			if (!p->exiting && p->navail > (unsigned)p->cfg.max_idle &&
-			    p->nworker > 1) {
-				p->navail--;
-				p->nworker--;
-				unlink_worker(&p->live, w);
-				w->next = p->ended;
-				p->ended = w;
-				ended = true;
-			}
-			pthread_mutex_unlock(&p->lock);
-			if (ended)
-				break;
-			idle_since = ts_now_ns(); /* kept: look again after another idle time */
-			continue;
-		}
-		bool dev = false;
-		for (int i = 0; i < n; i++)
-			dev |= ev[i].data.u32 == 0;
-		if (!dev)
-			break; /* the stop eventfd */
-
+		/* As in fuse_loop_mt: only a wait for a request may be
+		 * cancelled, at the end of the loop. */
+		pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
 		w->buf.flags = 0; /* a spliced write left FUSE_BUF_IS_FD; mem is kept */
 		int res = fuse_session_receive_buf(p->se, &w->buf);
-		if (res == -EAGAIN || res == -EINTR)
-			continue; /* another worker took it */
+		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+		if (res == -EINTR)
+			continue;
 		if (res <= 0) {
 			/* 0: unmounted (ENODEV) or exited; else a device error,
 			 * said by libfuse */
@@ -218,36 +247,42 @@ static void *worker_main(void *arg)
 		}
 		bool forget = is_forget(&w->buf);
 		pthread_mutex_lock(&p->lock);
-		if (!forget)
-			p->navail--;
-		if (p->navail == 0 && p->nworker < p->cfg.max_threads && !p->exiting) {
-			int err = start_worker(p);
-			if (err && !p->warned) {
-				p->warned = true;
-				ts_fs_log(p->cfg.fs, LOG_WARNING,
-					  "tierfs: cannot start a worker thread (%u running): %s",
-					  p->nworker, strerror(-err));
-			}
+		if (p->exiting) {
+			pthread_mutex_unlock(&p->lock);
+			break;
 		}
+		if (!forget && --p->nread == 0)
+			add_reader(p);
 		pthread_mutex_unlock(&p->lock);
 
 		fuse_session_process_buf(p->se, &w->buf);
 
+		if (forget)
+			continue; /* it never left the readers */
 		pthread_mutex_lock(&p->lock);
-		if (!forget)
-			p->navail++;
+		if (p->readers && p->nread >= p->readers && !p->exiting)
+			ended = !park(p, w); /* woken: the waker counted it in nread */
+		else if (!p->exiting)
+			p->nread++;
+		bool exiting = p->exiting;
 		pthread_mutex_unlock(&p->lock);
-		idle_since = ts_now_ns();
+		if (ended || exiting)
+			break;
 	}
-	free(w->buf.mem);
-	w->buf.mem = NULL;
-	close(w->ep);
-	w->ep = -1;
-	sem_post(&p->wake);
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+
+	pthread_cleanup_push(free_buf, w);
+	work(w);
+	pthread_cleanup_pop(1);
+	sem_post(&w->pool->done);
 	return NULL;
 }
 
-/* Joins and frees the workers that ended for being idle. */
+/* Joins and frees the workers that ended for being parked too long. */
 static void join_ended(struct pool *p)
 {
 	pthread_mutex_lock(&p->lock);
@@ -257,6 +292,7 @@ static void join_ended(struct pool *p)
 	while (w) {
 		struct worker *next = w->next;
 		pthread_join(w->thread, NULL);
+		pthread_cond_destroy(&w->wake);
 		free(w);
 		w = next;
 	}
@@ -278,20 +314,24 @@ static int serve(struct pool *p)
 			t.tv_nsec -= 1000000000L;
 		}
 		/* EINTR: a stop signal; ETIMEDOUT: look at the session anyway */
-		(void)sem_timedwait(&p->wake, &t);
+		(void)sem_timedwait(&p->done, &t);
 		join_ended(p);
 	}
+	/* Parked workers are woken and end; the others are cancelled in
+	 * their wait for a request (one in a request ends after it). No
+	 * worker starts, parks or ends once exiting is set: the live list is
+	 * final. */
 	pthread_mutex_lock(&p->lock);
 	p->exiting = true;
+	for (struct worker *w = p->live; w; w = w->next) {
+		pthread_cond_signal(&w->wake);
+		pthread_cancel(w->thread);
+	}
 	pthread_mutex_unlock(&p->lock);
-	uint64_t one = 1;
-	if (write(p->stop, &one, sizeof(one)) != sizeof(one))
-		return -errno; /* cannot happen: an eventfd of 1 */
-	/* No worker starts or ends once exiting is set: the live list is
-	 * final. */
 	for (struct worker *w = p->live, *next; w; w = next) {
 		next = w->next;
 		pthread_join(w->thread, NULL);
+		pthread_cond_destroy(&w->wake);
 		free(w);
 	}
 	p->live = NULL;
@@ -301,20 +341,16 @@ static int serve(struct pool *p)
 
 int ts_fs_workers_run(struct fuse *f, const struct ts_fs_workers_cfg *cfg)
 {
-	struct pool p = { .se = fuse_get_session(f), .cfg = *cfg, .stop = -1 };
+	struct pool p = { .se = fuse_get_session(f), .cfg = *cfg };
 	int ret;
 
 	if (cfg->max_threads < 1)
 		return -EINVAL;
-	p.fd = fuse_session_fd(p.se);
-	int fl = fcntl(p.fd, F_GETFL);
-	if (fl < 0 || fcntl(p.fd, F_SETFL, fl | O_NONBLOCK) < 0)
-		return -errno;
-	p.stop = eventfd(0, EFD_CLOEXEC);
-	if (p.stop < 0)
-		return -errno;
+	/* max_idle_threads idle workers wait on the device (at least one:
+	 * someone must), the rest parked; -1: all wait on it, none ends. */
+	p.readers = cfg->max_idle < 0 ? 0 : cfg->max_idle > 0 ? (unsigned)cfg->max_idle : 1;
 	pthread_mutex_init(&p.lock, NULL);
-	sem_init(&p.wake, 0, 0);
+	sem_init(&p.done, 0, 0);
 	if (fuse_start_cleanup_thread(f)) {
 		ret = -ENOMEM;
 	} else {
@@ -322,8 +358,7 @@ int ts_fs_workers_run(struct fuse *f, const struct ts_fs_workers_cfg *cfg)
 		fuse_stop_cleanup_thread(f);
 	}
 	fuse_session_reset(p.se);
-	sem_destroy(&p.wake);
+	sem_destroy(&p.done);
 	pthread_mutex_destroy(&p.lock);
-	close(p.stop);
 	return ret;
 }
