@@ -65,9 +65,10 @@
  * differing from mount to mount, the larger pools slower) or ends one the
  * moment it finishes a request while more than max_idle_threads are idle
  * (threads ended and started as the depth jitters: 2.6% of IOPS at QD256).
- * tierfs runs its own loop (workers.c): a worker ends once it has been
- * idle for idle_timeout (TS_FS_IDLE_TIMEOUT), while more than
- * max_idle_threads (TS_FS_MAX_IDLE_THREADS by default) are idle.
+ * tierfs runs its own loop (workers.c): at most max_idle_threads
+ * (TS_FS_MAX_IDLE_THREADS by default) idle workers wait on the device, the
+ * others are parked and end once parked for idle_timeout
+ * (TS_FS_IDLE_TIMEOUT).
  * Measured at depths 1-256: fs/README.md, "Worker threads".
  */
 #define TS_FS_MAX_THREADS 256
@@ -115,9 +116,9 @@ const struct ts_opt ts_fs_opt_table[] = {
 	  "by ';' or given again (fault=read:EIO:0.01, fault=read:EIO:path=*/n0144*); "
 	  "see fs/README.md" },
 	{ "idle_timeout", TS_OPT_DURATION, OFF(idle_timeout_ns), TS_FS_IDLE_TIMEOUT, 1e6, 3600e9, "",
-	  "how long a worker thread is idle before it may end (while more than "
-	  "max_idle_threads are idle); a depth that comes and goes within it starts and "
-	  "ends no threads (fs/README.md, \"Worker threads\")" },
+	  "how long an idle worker thread beyond max_idle_threads waits (parked) before it "
+	  "ends; a depth that comes and goes within it starts and ends no threads "
+	  "(fs/README.md, \"Worker threads\")" },
 	{ "bare", TS_OPT_BOOL, OFF(bare), "false", 0, 0, "",
 	  "plain passthrough: no tier model, no counters (to measure tierfs itself)" },
 	{ "calib", TS_OPT_BOOL, OFF(calib), "true", 0, 0, "",
@@ -176,8 +177,9 @@ static void usage(FILE *out)
 		     "each request is made as its caller, and default_permissions, always on, "
 		     "checks the file modes), max_threads=N (1 to 100000, default 256: the "
 		     "deepest queue served at once), max_idle_threads=N (0 to max_threads, "
-		     "default " TS_STR(TS_FS_MAX_IDLE_THREADS) ": the idle workers kept past "
-		     "idle_timeout; -1 keeps them all), "
+		     "default " TS_STR(TS_FS_MAX_IDLE_THREADS) ": the most idle workers waiting "
+		     "on the device, the others parked and ended after idle_timeout; -1: "
+		     "every idle worker waits, none ends), "
 		     "attr_timeout=S (how long the kernel caches attributes, default " TS_FS_ATTR_TIMEOUT
 		     "; the other names of a hard-linked file are invalidated when it changes), ... "
 		     "(see mount.fuse3(8))\n");

@@ -3,11 +3,11 @@
  * session API (fuse_session_receive_buf / fuse_session_process_buf), in
  * place of libfuse's fuse_loop_mt.
  *
- * A worker is started when a request arrives and no other worker is idle,
- * up to max_threads; an idle worker ends only once it has been idle for
- * idle_ns, and only while more than max_idle workers are idle, so a depth
- * that jitters starts and ends no threads. A request wakes the idle worker
- * started first (the others stay idle and are the ones that end).
+ * At most max_idle idle workers wait on the device (a blocking read, as
+ * libfuse's loop); a worker done with a request while that many wait is
+ * parked, and one parked for idle_ns ends. A request that takes the last
+ * waiting worker sends the last-parked one back, or starts one (up to
+ * max_threads), so a depth that jitters starts and ends no threads.
  */
 #ifndef TS_FS_WORKERS_H
 #define TS_FS_WORKERS_H
@@ -20,8 +20,9 @@ struct ts_fs;
 struct ts_fs_workers_cfg {
 	const struct ts_fs *fs; /* for ts_fs_log */
 	unsigned max_threads; /* 1 or more: the most workers at once */
-	int max_idle;	      /* idle workers kept past idle_ns; -1: every one */
-	uint64_t idle_ns;     /* how long a worker is idle before it may end */
+	int max_idle;	      /* the most idle workers waiting on the device (0: one);
+			       * -1: every idle worker, none parked or ended */
+	uint64_t idle_ns;     /* how long a parked worker waits before it ends */
 };
 
 /*
