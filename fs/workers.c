@@ -167,8 +167,9 @@ static void add_reader(struct pool *p)
 	int err = start_worker(p);
 	if (err && !p->warned) {
 		p->warned = true;
-		ts_fs_log(p->cfg.fs, LOG_WARNING, "tierfs: cannot start a worker thread (%u running): %s",
-			  p->nworker, strerror(-err));
+		ts_fs_log(p->cfg.fs, LOG_WARNING,
+			  "tierfs: cannot start a worker thread (%u running): %s", p->nworker,
+			  strerror(-err));
 	}
 }
 
@@ -341,7 +342,7 @@ static int serve(struct pool *p)
 
 int ts_fs_workers_run(struct fuse *f, const struct ts_fs_workers_cfg *cfg)
 {
-	struct pool p = { .se = fuse_get_session(f), .cfg = *cfg };
+	struct pool p = {.se = fuse_get_session(f), .cfg = *cfg};
 	int ret;
 
 	if (cfg->max_threads < 1)

@@ -14,15 +14,17 @@
 
 #include <stdint.h>
 
+#include "core/ts.h"
+
 struct fuse;
 struct ts_fs;
 
 struct ts_fs_workers_cfg {
 	const struct ts_fs *fs; /* for ts_fs_log */
-	unsigned max_threads; /* 1 or more: the most workers at once */
-	int max_idle;	      /* the most idle workers waiting on the device (0: one);
-			       * -1: every idle worker, none parked or ended */
-	uint64_t idle_ns;     /* how long a parked worker waits before it ends */
+	unsigned max_threads;	/* 1 or more: the most workers at once */
+	int max_idle;		/* the most idle workers waiting on the device (0: one);
+				 * -1: every idle worker, none parked or ended */
+	uint64_t idle_ns;	/* how long a parked worker waits before it ends */
 };
 
 /*
@@ -33,7 +35,6 @@ struct ts_fs_workers_cfg {
  * back) when it returns. Starts and stops libfuse's cleanup thread for
  * remember= as fuse_loop_mt does. The caller's thread only waits.
  */
-__attribute__((warn_unused_result)) int ts_fs_workers_run(struct fuse *f,
-							  const struct ts_fs_workers_cfg *cfg);
+TS_WUR int ts_fs_workers_run(struct fuse *f, const struct ts_fs_workers_cfg *cfg);
 
 #endif
