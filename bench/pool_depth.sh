@@ -10,8 +10,11 @@
 # a ratio of the first mount's in the same round.
 #
 # A request sleeping in the model holds a worker thread while its latency
-# passes, so a depth of N needs N workers; libfuse starts a worker whenever
-# none is idle (up to max_threads) and, by default, never ends an idle one.
+# passes, so a depth of N needs N workers; tierfs starts a worker whenever
+# none is idle (up to max_threads) and ends one once it has been idle for
+# idle_timeout (fs/README.md, "Worker threads"). Between its slices a mount
+# is idle while the others run: an idle_timeout shorter than that gap ends
+# and starts its threads at every slice.
 # The tier here (TS_LATENCY, default 10ms, fixed, no cap) makes every depth
 # up to 256 latency-bound: IOPS = QD / latency where the pool keeps up.
 #
@@ -20,7 +23,8 @@
 #              mount's -o; empty: the build's defaults); default
 #              "default= idle8=max_idle_threads=8 t16=max_threads=16"
 #   TS_BEFORE  another build: its tierfs mounted with its defaults, as
-#              "before", last
+#              "before", last (TS_BEFORE_OPTS: options added to its -o,
+#              e.g. max_idle_threads=-1)
 #   TS_QDS     depths (default "1 16 32 64 128 256")
 #   TS_TIER    "deep" (default: the fixed-latency tier above) or a built-in
 #              tier's name (e.g. unlimited)
@@ -53,7 +57,7 @@ for p in $POOLS; do
 	OPTS[${p%%=*}]=${p#*=}
 done
 bench_mounts pool_depth "${names[@]}"
-[ -n "$BEFORE" ] && OPTS[traced-before]=
+[ -n "$BEFORE" ] && OPTS[traced-before]=${TS_BEFORE_OPTS:-}
 dd if=/dev/urandom of="$BACKING/f" bs=1M count=256 status=none || exit 1
 cat "$BACKING/f" >/dev/null # tierfs reads its backing file through the page cache
 
@@ -111,7 +115,7 @@ for qd in $QDS; do
 	touch "$WORK/stop"
 	wait "$sampler"
 	rm -f "$WORK/stop"
-	sleep 0.5 # the last requests end; an idle worker over the bound ends with its request
+	sleep 0.5 # the last requests end ("after": idle workers younger than idle_timeout count)
 	echo "$out" | sed 's/^/  /'
 	k=0
 	for m in $MOUNTS; do

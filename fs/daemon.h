@@ -168,6 +168,7 @@ struct ts_fs_opts {
 	char *loop_issue; /* block mode: off | on | watch: requests timed from the loop device's
 			   * issue (disk/issue.h) */
 	struct ts_tier_ebs_opts ebs; /* the instance's EBS limits, into cfg.ebs (aws-* tiers) */
+	uint64_t idle_timeout_ns; /* a parked idle worker ends after this long (workers.c) */
 };
 extern const struct ts_opt ts_fs_opt_table[];
 

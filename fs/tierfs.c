@@ -41,6 +41,7 @@
 #include "core/units.h"
 #include "disk/issue.h"
 #include "fs/daemon.h"
+#include "fs/workers.h"
 
 #include <fuse_lowlevel.h>
 
@@ -62,18 +63,21 @@
 /*
  * The worker pool. A request sleeping in the model holds a worker while
  * its latency passes, so a queue depth of N needs N workers: max_threads
- * defaults to TS_FS_MAX_THREADS (libfuse's default is 10). libfuse starts
- * a worker whenever none is idle and, by default, never ends one, so each
- * mount's pool grew to whatever its busiest moment took and stayed there
- * (24-56 workers at QD16, differing from mount to mount; the mounts whose
- * pool grew spent more CPU a request and served up to a fifth fewer
- * reads). max_idle_threads (TS_FS_MAX_IDLE_THREADS by default) bounds the
- * idle ones: a worker that finishes a request while more than that many
- * are idle ends, so a pool follows the depth in flight, up and down.
+ * defaults to TS_FS_MAX_THREADS (libfuse's default is 10). libfuse's own
+ * loop starts a worker whenever none is idle and either never ends one (so
+ * each mount kept its busiest moment's pool: 24-56 workers at QD16,
+ * differing from mount to mount, the larger pools slower) or ends one the
+ * moment it finishes a request while more than max_idle_threads are idle
+ * (threads ended and started as the depth jitters: 2.6% of IOPS at QD256).
+ * tierfs runs its own loop (workers.c): at most max_idle_threads
+ * (TS_FS_MAX_IDLE_THREADS by default) idle workers wait on the device, the
+ * others are parked and end once parked for idle_timeout
+ * (TS_FS_IDLE_TIMEOUT).
  * Measured at depths 1-256: fs/README.md, "Worker threads".
  */
 #define TS_FS_MAX_THREADS 256
 #define TS_FS_MAX_IDLE_THREADS 16
+#define TS_FS_IDLE_TIMEOUT "1s"
 #define TS_FS_THREADS_LIMIT 100000 /* libfuse's FUSE_LOOP_MT_MAX_THREADS */
 
 /* The daemon's options; the model's (capacity, mem, seed, floor,
@@ -115,6 +119,10 @@ const struct ts_opt ts_fs_opt_table[] = {
 	  "fail requests: OP:ERRNO[:PROBABILITY (0 to 1)][:path=GLOB][:off=START-END], rules separated "
 	  "by ';' or given again (fault=read:EIO:0.01, fault=read:EIO:path=*/n0144*); "
 	  "see fs/README.md" },
+	{ "idle_timeout", TS_OPT_DURATION, OFF(idle_timeout_ns), TS_FS_IDLE_TIMEOUT, 1e6, 3600e9, "",
+	  "how long an idle worker thread beyond max_idle_threads waits (parked) before it "
+	  "ends; a depth that comes and goes within it starts and ends no threads "
+	  "(fs/README.md, \"Worker threads\")" },
 	{ "bare", TS_OPT_BOOL, OFF(bare), "false", 0, 0, "",
 	  "plain passthrough: no tier model, no counters (to measure tierfs itself)" },
 	{ "calib", TS_OPT_BOOL, OFF(calib), "true", 0, 0, "",
@@ -173,8 +181,9 @@ static void usage(FILE *out)
 		     "each request is made as its caller, and default_permissions, always on, "
 		     "checks the file modes), max_threads=N (1 to 100000, default 256: the "
 		     "deepest queue served at once), max_idle_threads=N (0 to max_threads, "
-		     "default " TS_STR(TS_FS_MAX_IDLE_THREADS) ": a worker that ends a request "
-		     "while more are idle ends; -1 keeps them all), "
+		     "default " TS_STR(TS_FS_MAX_IDLE_THREADS) ": the most idle workers waiting "
+		     "on the device, the others parked and ended after idle_timeout; -1: "
+		     "every idle worker waits, none ends), "
 		     "attr_timeout=S (how long the kernel caches attributes, default " TS_FS_ATTR_TIMEOUT
 		     "; the other names of a hard-linked file are invalidated when it changes), ... "
 		     "(see mount.fuse3(8))\n");
@@ -584,30 +593,32 @@ static int configure(struct ts_fs *fs, struct fuse_args *args, struct cmdline *c
 
 /* Runs the request loop until an unmount or a stop signal: 0 after a
  * clean stop, 1 otherwise. */
-static int serve(struct ts_fs *fs, struct fuse *f, const struct fuse_cmdline_opts *cmd,
-		 struct fuse_loop_config **lcp)
+static int serve(struct ts_fs *fs, struct fuse *f, const struct fuse_cmdline_opts *cmd)
 {
 	int ret;
 	fs->single = cmd->singlethread;
 	if (cmd->singlethread) {
 		ret = fuse_loop(f);
+		/* The loop ends with the signal's number after
+		 * SIGINT/SIGTERM/SIGHUP: a clean unmount. */
+		if (ret == SIGINT || ret == SIGTERM || ret == SIGHUP)
+			ret = 0;
 	} else {
-		*lcp = fuse_loop_cfg_create();
-		struct fuse_loop_config *lc = *lcp;
-		if (!lc) {
-			ts_fs_log(fs, LOG_ERR, "tierfs: out of memory");
-			return 1;
-		}
-		fuse_loop_cfg_set_clone_fd(lc, (unsigned)cmd->clone_fd);
-		if (cmd->max_idle_threads != UINT_MAX) /* UINT_MAX: keep them all */
-			fuse_loop_cfg_set_idle_threads(lc, cmd->max_idle_threads);
-		fuse_loop_cfg_set_max_threads(lc, cmd->max_threads);
-		ret = fuse_loop_mt(f, lc);
+		struct ts_fs_workers_cfg wc = {
+			.fs = fs,
+			.max_threads = cmd->max_threads,
+			/* UINT_MAX: "-1", keep every idle worker */
+			.max_idle = cmd->max_idle_threads == UINT_MAX ? -1
+								      : (int)cmd->max_idle_threads,
+			.idle_ns = fs->o.idle_timeout_ns,
+		};
+		ret = ts_fs_workers_run(f, &wc);
+		if (ret)
+			ts_fs_log(fs, LOG_ERR, "tierfs: the request loop failed: %s",
+				  strerror(-ret));
 	}
-	/* The loop ends with the signal's number after SIGINT/SIGTERM/SIGHUP:
-	 * a clean unmount, unless the mount never became ready. */
-	ret = (ret == 0 || ret == SIGINT || ret == SIGTERM || ret == SIGHUP) && !fs->failed ? 0 : 1;
-	return ret;
+	/* A clean unmount, unless the mount never became ready. */
+	return ret == 0 && !fs->failed ? 0 : 1;
 }
 
 /*
@@ -622,7 +633,6 @@ int main(int argc, char **argv)
 	struct fuse_cmdline_opts cmd = { 0 };
 	struct ts_fs *fs = calloc(1, sizeof(*fs));
 	struct cmdline cl = { 0 };
-	struct fuse_loop_config *lc = NULL;
 	bool handlers = false; /* libfuse's SIGINT/SIGTERM/SIGHUP handlers installed */
 	struct fuse *f = NULL;
 	int ret = 1;
@@ -702,6 +712,11 @@ int main(int argc, char **argv)
 			TS_FS_THREADS_LIMIT, TS_FS_MAX_THREADS);
 		goto out;
 	}
+	if (cmd.clone_fd && !cmd.singlethread) {
+		fprintf(stderr, "tierfs: option 'clone_fd' is not supported: tierfs's workers "
+				"share the one device descriptor (leave it out)\n");
+		goto out;
+	}
 	if (!idle_given) {
 		cmd.max_idle_threads = TS_FS_MAX_IDLE_THREADS < cmd.max_threads
 					       ? TS_FS_MAX_IDLE_THREADS
@@ -745,7 +760,7 @@ int main(int argc, char **argv)
 		ts_fs_log(fs, LOG_ERR, "tierfs: cannot install signal handlers");
 		goto unmount;
 	}
-	ret = serve(fs, f, &cmd, &lc);
+	ret = serve(fs, f, &cmd);
 unmount:
 	__atomic_store_n(&fs->stopping, true, __ATOMIC_RELEASE);
 	fuse_unmount(f);
@@ -767,8 +782,6 @@ out:
 	if (f)
 		fuse_destroy(f);
 	ts_fs_files_free(fs);
-	if (lc)
-		fuse_loop_cfg_destroy(lc);
 	fuse_opt_free_args(&args);
 	free(cmd.mountpoint);
 	if (fs->root >= 0)

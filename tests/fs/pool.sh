@@ -1,21 +1,33 @@
 #!/usr/bin/env bash
-# pool.sh — tierfs's worker pool. A request sleeping in the model holds a
-# worker, so a burst of deep-queue reads grows the pool; once the burst has
-# ended the idle workers end too, down to max_idle_threads (the default,
-# or the one given), while -1 keeps them all (libfuse's own default);
-# max_threads bounds the pool; values that cannot work are refused with one
-# line. The tier's latency (2 s, fixed) is far longer than it takes to
-# start the burst's readers, so they are all in flight together; counts
-# are of threads, not of time.
+# pool.sh — tierfs's worker pool (fs/workers.c). A request sleeping in the
+# model holds a worker, so a burst of deep-queue reads grows the pool; a
+# worker idle for idle_timeout ends while more than max_idle_threads are
+# idle, so after the burst the pool falls back to at most max_idle_threads
+# idle workers (the default 16, or the one given), while one idle for less
+# stays (no thread is ended the moment its request ends); -1 keeps them
+# all; max_threads bounds the pool; workers that end give their trace ring
+# back (no record lost); values that cannot work are refused with one line.
+# The tier's latency (2 s, fixed) is far longer than it takes to start the
+# burst's readers, so they are all in flight together; what is asserted is
+# counts of threads, never times: a fall is waited for with a bounded
+# re-check, and "still there" is judged against an idle_timeout of an hour.
 . "$(dirname "$0")/lib.sh"
+B=$TS_BUILD_ROOT/cli/tiersim
 
 expect_error "option 'max_threads'" -o tier=ssd-cloud,max_threads=-1 "$BACKING" "$MNT"
 expect_error "option 'max_threads'" -o tier=ssd-cloud,max_threads=100001 "$BACKING" "$MNT"
 expect_error "option 'max_idle_threads'" -o tier=ssd-cloud,max_idle_threads=300 "$BACKING" "$MNT"
 expect_error "option 'max_idle_threads'" -o tier=ssd-cloud,max_threads=4,max_idle_threads=5 "$BACKING" "$MNT"
 expect_error "max_idle_threads" -o tier=ssd-cloud,max_idle_threads=some "$BACKING" "$MNT"
-"$TIERFS" --help | tr -s ' \n' ' ' | grep -q "max_idle_threads=N (0 to max_threads, default 16" ||
-	fail "--help does not give max_idle_threads's default"
+expect_error "idle_timeout" -o tier=ssd-cloud,idle_timeout=0 "$BACKING" "$MNT"
+expect_error "idle_timeout" -o tier=ssd-cloud,idle_timeout=2h "$BACKING" "$MNT"
+expect_error "idle_timeout" -o tier=ssd-cloud,idle_timeout=soon "$BACKING" "$MNT"
+expect_error "option 'clone_fd'" -o tier=ssd-cloud,clone_fd "$BACKING" "$MNT"
+help=$("$TIERFS" --help | tr -s ' \n' ' ')
+case "$help" in *"max_idle_threads=N (0 to max_threads, default 16"*) ;;
+*) fail "--help does not give max_idle_threads's default" ;; esac
+case "$help" in *"idle_timeout "*"[default 1s; 1.00 ms to 3600.00 s]"*) ;;
+*) fail "--help does not give idle_timeout's range and default" ;; esac
 
 cat >"$TMPD/slow.lua" <<'X'
 tier "slow" { desc = "test", source = "test", latency = { read = { fixed = "2s" } } }
@@ -45,38 +57,50 @@ burst() {
 	done
 	for i in "${pids[@]}"; do wait "$i" || fail "a read of the burst failed"; done
 }
+# settle BOUND: re-reads the daemon's threads until they are at most
+# BOUND, for up to 30 s (idle workers end after idle_timeout; a worker ends
+# just after its last reply, which may reach its reader first); AFTER is
+# the last count.
+settle() {
+	local i
+	AFTER=$(threads)
+	for ((i = 0; i < 300 && AFTER > $1; i++)); do
+		sleep 0.1
+		AFTER=$(threads)
+	done
+}
 # case OPTIONS READERS IDLE: mounted with OPTIONS, READERS reads at once;
 # the pool must have grown past BASE (its threads at mount) + IDLE during
-# the burst, and be at most BASE + IDLE after it (IDLE "all": no fewer than
-# BASE + READERS / 2 after it)
+# the burst and fall back to at most BASE + IDLE after it (IDLE "all": no
+# fewer than BASE + READERS / 2 a second after it)
 case_() {
-	local base after i
+	local base
 	tfs_mount "tier=slow,profile=$TMPD/slow.lua${1:+,$1}"
 	base=$(threads)
 	burst "$2"
-	# a worker ends just after its last reply, which may reach its reader
-	# first: the count settles within moments (up to 5 s on a busy host)
-	after=$(threads)
-	if [ "$3" != all ]; then
-		for ((i = 0; i < 50 && after > base + $3; i++)); do
-			sleep 0.1
-			after=$(threads)
-		done
-	fi
-	echo "-o ${1:-(defaults)}: $2 reads at once: threads $base at mount, at most $HIGH during, $after after"
 	if [ "$3" = all ]; then
-		[ "$after" -ge $((base + $2 / 2)) ] || fail "-o $1: idle workers ended ($after threads after, $base at mount)"
+		sleep 1
+		AFTER=$(threads)
+	else
+		settle $((base + $3))
+	fi
+	echo "-o ${1:-(defaults)}: $2 reads at once: threads $base at mount, at most $HIGH during, $AFTER after"
+	if [ "$3" = all ]; then
+		[ "$AFTER" -ge $((base + $2 / 2)) ] || fail "-o $1: idle workers ended ($AFTER threads after, $base at mount)"
 	else
 		[ "$HIGH" -gt $((base + $3)) ] || fail "-o ${1:-}: the burst did not grow the pool (at most $HIGH threads, $base at mount)"
-		[ "$after" -le $((base + $3)) ] ||
-			fail "-o ${1:-(defaults)}: $after threads after the burst, more than $base at mount + $3 idle"
+		[ "$AFTER" -le $((base + $3)) ] ||
+			fail "-o ${1:-(defaults)}: $AFTER threads 30 s after the burst, more than $base at mount + $3 idle"
 	fi
 	tfs_umount
 	check_log
 }
 case_ "" 48 16
-case_ max_idle_threads=2 16 2
+case_ max_idle_threads=2,idle_timeout=200ms 16 2
 case_ max_idle_threads=-1 16 all
+# Idle for less than idle_timeout, a worker stays, whatever max_idle_threads
+# says (libfuse's own loop ended them as their requests ended).
+case_ max_idle_threads=0,idle_timeout=1h 16 all
 
 # max_threads bounds the pool: 12 reads at once through 4 workers.
 tfs_mount "tier=slow,profile=$TMPD/slow.lua,max_threads=4"
@@ -86,4 +110,22 @@ echo "-o max_threads=4: 12 reads at once: threads $base at mount, at most $HIGH 
 [ "$HIGH" -le $((base + 4)) ] || fail "max_threads=4: $HIGH threads during the burst, $base at mount"
 tfs_umount
 check_log
-exit 0
+
+# Workers that end give their trace ring back to the next: two bursts with
+# the pool fallen back between them, every read recorded, none dropped.
+tfs_mount "tier=slow,profile=$TMPD/slow.lua,max_idle_threads=0,idle_timeout=100ms,trace=$TMPD/run.trace"
+base=$(threads)
+burst 16
+first=$HIGH
+settle $((base + 1))
+[ "$AFTER" -le $((base + 1)) ] || fail "traced: $AFTER threads after the first burst, $base at mount"
+burst 16
+echo "traced, max_idle_threads=0,idle_timeout=100ms: threads $base at mount, at most $first, then $AFTER, then at most $HIGH"
+tfs_umount
+grep -q "trace $TMPD/run.trace written, no records dropped" "$LOG" || fail "the unmount did not report the trace whole"
+grep -v "trace $TMPD/run.trace written" "$LOG" >"$LOG.rest"
+mv "$LOG.rest" "$LOG"
+check_log
+n=$("$B" trace stats --json "$TMPD/run.trace" | python3 -c 'import json, sys; print(json.load(sys.stdin)["ops"]["read"]["count"])') ||
+	fail "trace stats failed"
+[ "$n" -ge 32 ] || fail "traced: $n reads in the trace, 32 made"
