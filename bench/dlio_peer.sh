@@ -358,33 +358,6 @@ r50-2-essd r50 2 essd-pl1"
 
 mpi=(mpirun --allow-run-as-root --oversubscribe --bind-to none -q)
 
-# --reference: no runs; the kept DLIO runs combined per row beside tiersim
-# virtual now (deterministic: no hold needed)
-if [ ${#refs[@]} -gt 0 ]; then
-	sel=$rows
-	if [ -z "$sel" ]; then
-		# every row of the table with a kept run
-		sel=$(echo "$table" | while read -r name _; do
-			for r in "${refs[@]}"; do
-				compgen -G "$r/$name-[0-9]*/dlio/summary.json" >/dev/null ||
-					compgen -G "$r/*/$name-[0-9]*/dlio/summary.json" >/dev/null && { echo "$name"; break; }
-			done
-		done | paste -sd, -)
-	fi
-	vfile=$(mktemp)
-	trap 'rm -f "$vfile" "$vfile.json"' EXIT
-	echo "$table" | while read -r name d n tier; do
-		[[ ",$sel," == *",$name,"* ]] || continue
-		# shellcheck disable=SC2086
-		v=$("$tiersim" dlio "${wl[$d]}" $common ${over[$d]} --tier "$tier" "${host[@]}" --accelerators "$n" \
-			--virtual --quiet --json "$vfile.json" </dev/null >/dev/null 2>&1 && tsjson <"$vfile.json") || v="- -"
-		echo "$name $v"
-	done >"$vfile"
-	echo "tiersim virtual: $tiersim, host ${host[1]:-none}"
-	/usr/bin/python3 "$here/dlio_peer_ref.py" --rows "$sel" ${rnums:+--run-numbers "$rnums"} \
-		--side "virtual=$vfile" "${refs[@]}"
-	exit
-fi
 # (mpirun forwards stdin to rank 0: every run below reads /dev/null, not the table)
 cfg=$work/config/workload
 mkdir -p "$cfg"
@@ -524,6 +497,34 @@ import json, sys
 s = sys.stdin.read(); j = json.loads(s[s.index("{"):])["runs"][0]
 print("%.1f %.1f" % (100 * j["au"], j["samples_per_s"]))'
 }
+
+# --reference: no runs; the kept DLIO runs combined per row beside tiersim
+# virtual now (deterministic: no hold needed)
+if [ ${#refs[@]} -gt 0 ]; then
+	sel=$rows
+	if [ -z "$sel" ]; then
+		# every row of the table with a kept run
+		sel=$(echo "$table" | while read -r rname _; do
+			for r in "${refs[@]}"; do
+				compgen -G "$r/$rname-[0-9]*/dlio/summary.json" >/dev/null ||
+					compgen -G "$r/*/$rname-[0-9]*/dlio/summary.json" >/dev/null && { echo "$rname"; break; }
+			done
+		done | paste -sd, -)
+	fi
+	vfile=$(mktemp)
+	trap 'rm -f "$vfile" "$vfile.json"' EXIT
+	echo "$table" | while read -r rname rds rn rtier; do
+		[[ ",$sel," == *",$rname,"* ]] || continue
+		# shellcheck disable=SC2086
+		v=$("$tiersim" dlio "${wl[$rds]}" $common ${over[$rds]} --tier "$rtier" "${host[@]}" --accelerators "$rn" \
+			--virtual --quiet --json "$vfile.json" </dev/null >/dev/null 2>&1 && tsjson <"$vfile.json") || v="- -"
+		echo "$rname $v"
+	done >"$vfile"
+	echo "tiersim virtual: $tiersim, host ${host[1]:-none}"
+	/usr/bin/python3 "$here/dlio_peer_ref.py" --rows "$sel" ${rnums:+--run-numbers "$rnums"} \
+		--side "virtual=$vfile" "${refs[@]}"
+	exit
+fi
 
 # Runs CMD (under chrt with --chrt) and, once a second while it runs, lists
 # the scheduling class and name of every thread of it and its descendants

@@ -5,7 +5,8 @@ side's error against the median and against each run; the rows whose runs
 lie farther from the median than the goal; a run found twice kept once;
 --run-numbers; runs of another shape named; nothing to combine refused.
 dlio_peer.sh refuses a --reference folder that is not there and a
---run-numbers that is no list."""
+--run-numbers that is no list, and with the build's tiersim puts its virtual
+side beside the reference (the rows it found kept runs of, none other)."""
 import json
 import os
 import subprocess
@@ -121,4 +122,22 @@ p = subprocess.run(["bash", peer, "--reference", a, "--run-numbers", "1,x"], cap
                    text=True)
 check("dlio_peer.sh --run-numbers: not a list", (p.returncode, p.stderr.strip()),
       (2, "dlio_peer.sh: --run-numbers '1,x': not N or N-M, comma-separated"))
+build = os.environ.get("TS_BUILD_ROOT", "")
+if build and os.access(os.path.join(build, "cli", "tiersim"), os.X_OK):
+    p = subprocess.run(["bash", peer, "--tiersim", build, "--reference", a, "--reference", b,
+                        "--run-numbers", "74-81"], capture_output=True, text=True)
+    check("dlio_peer.sh --reference: status", (p.returncode, p.stderr), (0, ""))
+    rows = [x.split()[0] for x in p.stdout.split("\n")
+            if x[:1].isalpha() and "|" in x and not x.startswith("row ")]
+    check("dlio_peer.sh --reference: the rows with kept runs, in the table's order", rows,
+          ["r50-1-ssd", "p50-1-ssd", "r50-2-essd"])
+    check("dlio_peer.sh --reference: a row whose runs --run-numbers leaves out",
+          [x.split("|")[1].strip() for x in p.stdout.split("\n") if x.startswith("r50-1-ssd ")][:1],
+          ["no DLIO run"])
+    row = [x for x in p.stdout.split("\n") if x.startswith("r50-2-essd ")]
+    side = row[0].split("|")[2].split() if row else []
+    check("dlio_peer.sh --reference: a virtual side beside it (AU, samples/s, errors)",
+          len(side) == 7 and all(c.isdigit() for c in side[0].replace(".", "")), True)
+else:
+    print("dlio_peer.sh --reference with a build: skipped (no TS_BUILD_ROOT/cli/tiersim)")
 done()
