@@ -124,7 +124,8 @@ check("dlio_peer.sh --run-numbers: not a list", (p.returncode, p.stderr.strip())
       (2, "dlio_peer.sh: --run-numbers '1,x': not N or N-M, comma-separated"))
 build = os.environ.get("TS_BUILD_ROOT", "")
 if build and os.access(os.path.join(build, "cli", "tiersim"), os.X_OK):
-    p = subprocess.run(["bash", peer, "--tiersim", build, "--reference", a, "--reference", b,
+    p = subprocess.run(["bash", peer, "--tiersim", build, "--work", os.path.join(tmp, "work"),
+                        "--reference", a, "--reference", b,
                         "--run-numbers", "74-81"], capture_output=True, text=True)
     check("dlio_peer.sh --reference: status", (p.returncode, p.stderr), (0, ""))
     rows = [x.split()[0] for x in p.stdout.split("\n")
