@@ -22,6 +22,9 @@
 #                           [--virtual-only] [--first-run K]
 #                           [--no-trace-figures] [--cpu-split] [--offcpu]
 #                           [--no-warm]
+#        bench/dlio_peer.sh --reference DIR [--reference DIR...]
+#                           [--run-numbers LIST] [--rows ...] [--tiersim BUILD]
+#                           [--host NAME]
 #   --venv DIR   a virtual environment with dlio_benchmark (env DLIO_VENV); when
 #                neither is given, WORK/dlio-venv, installed there from
 #                ../shared/peers/dlio/install.sh (beside the repository) if missing
@@ -141,6 +144,17 @@
 #                bench/dlio_offcpu.py OUT/SIDE.cpu.json OUT/SIDE.perf.data then
 #                says where the side's threads slept and what the host's idle
 #                cores waited on (after the hold: it takes a minute a side)
+#   --reference DIR  no runs: the real DLIO's runs already kept under each
+#                DIR (WORK/out of earlier calls, or any folder of ROW-RUN
+#                folders), several per row taken in different holds, combined
+#                into one reference per row: the median [min-max] of their AU
+#                and samples/s (bench/dlio_peer_ref.py); beside it tiersim
+#                virtual of --tiersim (--host as in a run) and its error
+#                against the median and against each run, and the rows whose
+#                runs lie farther from their median than the goal (3 AU
+#                points, 5% samples/s): DLIO on this shared host moves between
+#                hours by more than the goal, so one run per hour cannot judge
+#                a row. --run-numbers LIST (N,N-M,...) keeps those runs only
 #   --chrt PRIO  run both real sides (each tierfs daemon, the real DLIO's
 #                mpirun and `mpirun tiersim dlio`) under chrt -f PRIO
 #                (SCHED_FIFO, env TS_CHRT as bench/pytorch_replay.sh's), ahead
@@ -202,6 +216,8 @@ nowarm=""
 track=""
 tperiod=1
 tcost=""
+refs=()
+rnums=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--venv) venv=$2; shift 2 ;;
@@ -247,6 +263,13 @@ while [ $# -gt 0 ]; do
 	--cpu-split) split=1; shift ;;
 	--offcpu) split=1; offcpu=1; shift ;;
 	--no-warm) nowarm=1; shift ;;
+	--reference)
+		[ -d "$2" ] || { echo "dlio_peer.sh: --reference: no folder '$2'" >&2; exit 2; }
+		refs+=("$2"); shift 2 ;;
+	--run-numbers)
+		[[ $2 =~ ^[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*$ ]] ||
+			{ echo "dlio_peer.sh: --run-numbers '$2': not N or N-M, comma-separated" >&2; exit 2; }
+		rnums=$2; shift 2 ;;
 	-h | --help) sed -n '2,/^set -u/p' "$0" | sed 's/^# \{0,1\}//;$d'; exit 0 ;;
 	*) echo "dlio_peer.sh: unknown option '$1' (--help)" >&2; exit 2 ;;
 	esac
@@ -272,7 +295,7 @@ for b in "$tiersim" "$tierfs"; do
 	[ -x "$b" ] || { echo "dlio_peer.sh: $b is missing: build first (ninja -C $build)" >&2; exit 2; }
 done
 mkdir -p "$work"
-if [ -z "$venv" ]; then
+if [ ${#refs[@]} -eq 0 ] && [ -z "$venv" ]; then
 	venv=$work/dlio-venv
 	if [ ! -x "$venv/bin/dlio_benchmark" ]; then
 		inst=$root/../shared/peers/dlio/install.sh
@@ -282,7 +305,7 @@ if [ -z "$venv" ]; then
 		"$inst" "$venv" >&2 || exit 2
 	fi
 fi
-[ -x "$venv/bin/dlio_benchmark" ] || { echo "dlio_peer.sh: $venv/bin/dlio_benchmark is missing" >&2; exit 2; }
+[ ${#refs[@]} -gt 0 ] || [ -x "$venv/bin/dlio_benchmark" ] || { echo "dlio_peer.sh: $venv/bin/dlio_benchmark is missing" >&2; exit 2; }
 if [ -n "$offcpu" ]; then
 	perf record -q -e sched:sched_switch -a -o /dev/null true >/dev/null 2>&1 ||
 		{ echo "dlio_peer.sh: --offcpu: perf cannot record the scheduler's tracepoints here (perf_event_paranoid, or not root)" >&2; exit 2; }
@@ -334,6 +357,7 @@ u168-4-ssd u168 4 ssd-cloud
 r50-2-essd r50 2 essd-pl1"
 
 mpi=(mpirun --allow-run-as-root --oversubscribe --bind-to none -q)
+
 # (mpirun forwards stdin to rank 0: every run below reads /dev/null, not the table)
 cfg=$work/config/workload
 mkdir -p "$cfg"
@@ -473,6 +497,34 @@ import json, sys
 s = sys.stdin.read(); j = json.loads(s[s.index("{"):])["runs"][0]
 print("%.1f %.1f" % (100 * j["au"], j["samples_per_s"]))'
 }
+
+# --reference: no runs; the kept DLIO runs combined per row beside tiersim
+# virtual now (deterministic: no hold needed)
+if [ ${#refs[@]} -gt 0 ]; then
+	sel=$rows
+	if [ -z "$sel" ]; then
+		# every row of the table with a kept run
+		sel=$(echo "$table" | while read -r rname _; do
+			for r in "${refs[@]}"; do
+				compgen -G "$r/$rname-[0-9]*/dlio/summary.json" >/dev/null ||
+					compgen -G "$r/*/$rname-[0-9]*/dlio/summary.json" >/dev/null && { echo "$rname"; break; }
+			done
+		done | paste -sd, -)
+	fi
+	vfile=$(mktemp)
+	trap 'rm -f "$vfile" "$vfile.json"' EXIT
+	echo "$table" | while read -r rname rds rn rtier; do
+		[[ ",$sel," == *",$rname,"* ]] || continue
+		# shellcheck disable=SC2086
+		v=$("$tiersim" dlio "${wl[$rds]}" $common ${over[$rds]} --tier "$rtier" "${host[@]}" --accelerators "$rn" \
+			--virtual --quiet --json "$vfile.json" </dev/null >/dev/null 2>&1 && tsjson <"$vfile.json") || v="- -"
+		echo "$rname $v"
+	done >"$vfile"
+	echo "tiersim virtual: $tiersim, host ${host[1]:-none}"
+	/usr/bin/python3 "$here/dlio_peer_ref.py" --rows "$sel" ${rnums:+--run-numbers "$rnums"} \
+		--side "virtual=$vfile" "${refs[@]}"
+	exit
+fi
 
 # Runs CMD (under chrt with --chrt) and, once a second while it runs, lists
 # the scheduling class and name of every thread of it and its descendants
