@@ -79,16 +79,19 @@ static int range_check(const struct ts_opt *o, const char *val, double v, bool c
 		return 0;
 	bool has_max = o->max > o->min;
 	if (v < o->min || (has_max && v > o->max)) {
-		char d[80], r[80];
+		char d[80], r[80], m[80];
 		if (cl)
 			snprintf(err, errlen, "%s %s: expected %s", dashed(o->name, d, sizeof(d)), val,
 				 range_text(o, r, sizeof(r)));
 		else if (has_max)
-			snprintf(err, errlen, "option '%s': %g is out of range [%g, %g]", o->name,
-				 v, o->min, o->max);
+			snprintf(err, errlen, "option '%s': %s is out of range [%s, %s]", o->name,
+				 v < 0 ? val : fmt_value(o, v, d, sizeof(d)),
+				 fmt_value(o, o->min, r, sizeof(r)),
+				 fmt_value(o, o->max, m, sizeof(m)));
 		else
-			snprintf(err, errlen, "option '%s': %g is below the minimum %g", o->name, v,
-				 o->min);
+			snprintf(err, errlen, "option '%s': %s is below the minimum %s", o->name,
+				 v < 0 ? val : fmt_value(o, v, d, sizeof(d)),
+				 fmt_value(o, o->min, r, sizeof(r)));
 		return TS_E_PARSE;
 	}
 	return 0;
