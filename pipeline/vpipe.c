@@ -359,25 +359,44 @@ static inline uint64_t span_key(uint64_t file, uint64_t off, bool start)
 	return (x | 1) ^ (start ? 2 : 0);
 }
 
-static bool span_has(const uint64_t *t, uint64_t mask, uint64_t k)
+/* Whether @k is in @t, looked for from slot @at & @mask on */
+static bool span_has(const uint64_t *t, uint64_t mask, uint64_t at, uint64_t k)
 {
-	for (uint64_t i = k & mask; t[i]; i = (i + 1) & mask)
+	for (uint64_t i = at & mask; t[i]; i = (i + 1) & mask)
 		if (t[i] == k)
 			return true;
 	return false;
 }
 
+/* @k put in @t: in the first slot from its own that is empty or holds
+ * it. The one past its own is chosen without a branch (its own is
+ * empty most of the time, at random); a loop only where that one is
+ * full of another key too. */
 static void span_put(uint64_t *t, uint64_t mask, uint64_t k)
 {
-	uint64_t i = k & mask;
+	uint64_t i = k & mask, t0 = t[i];
+	i = (i + (t0 && t0 != k)) & mask;
 	while (t[i] && t[i] != k)
 		i = (i + 1) & mask;
 	t[i] = k;
 }
 
+/* Whether @k is in @cur or @old: the same answer as span_has on each,
+ * with the two slots from k's own looked at in both tables at once and
+ * no branch but where both are full. A slot is never emptied but with
+ * its whole table, so k past an empty slot from its own is not there:
+ * k one past its own means its own was full when k was put, and still
+ * is. The tables are at most half full, mostly far less: a lookup that
+ * goes on past two slots is rare, while a branch on each slot's being
+ * empty was taken at random, and mispredicted. */
 static bool span_in(const uint64_t *cur, const uint64_t *old, uint64_t mask, uint64_t k)
 {
-	return span_has(cur, mask, k) || span_has(old, mask, k);
+	uint64_t i = k & mask, j = (i + 1) & mask;
+	uint64_t c0 = cur[i], c1 = cur[j], o0 = old[i], o1 = old[j];
+	if ((c0 == k) | (c1 == k) | (o0 == k) | (o1 == k))
+		return true;
+	return (c0 && c1 && span_has(cur, mask, j + 1, k)) ||
+	       (o0 && o1 && span_has(old, mask, j + 1, k));
 }
 
 /* The starts and ends of the reads of positions [(g - 1) window,
@@ -471,7 +490,8 @@ static void merges_part(struct merge_part *mp)
 	struct ts_vsample ring[2 * MERGE_AHEAD]; /* position c's slot is not p's */
 	/* each read's span_key of where it starts and of where it ends, both
 	 * with start false (with start true a key differs in bit 1 only:
-	 * span_key), hashed once, as the read is planned */
+	 * span_key), hashed once, as the read is planned (reads only: the
+	 * rest are never counted) */
 	uint64_t keys[2 * MERGE_AHEAD][TS_VIO_MAX][2];
 	/* p's and c's blocks' parities and places in them, kept as they
 	 * move on (a 64-bit division each was a tenth of the count) */
@@ -487,6 +507,8 @@ static void merges_part(struct merge_part *mp)
 			const uint64_t *pc = tab + pb * size;
 			for (unsigned i = 0; i < a->n; i++) {
 				const struct ts_vio *io = &a->io[i];
+				if (io->op != TS_VIO_READ)
+					continue; /* never counted: no keys */
 				uint64_t k0 = ka[i][0] = span_key(io->file, io->off, false);
 				uint64_t k1 = ka[i][1] = span_key(io->file, io->off + io->len, false);
 				__builtin_prefetch(&tab[k0 & mask]);
