@@ -46,6 +46,9 @@ import statistics
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from dlio_rank_spread import epochs, worker_batches  # noqa: E402
+
 STEP = re.compile(r"\[INFO\] (\S+) Rank (\d+) step (\d+) processed \d+ samples in (\S+) s")
 
 
@@ -97,28 +100,9 @@ def trace_workers(tiersim, path):
             per[pid_of.get(int(w[7]), int(w[7]))].append((int(w[0]), int(w[1]), w[2]))
     if wall0 is None:
         return None, []
-    batches = []  # (start, end, opens, pid): a worker's requests with no gap over 0.9 s
-    for pid, xs in per.items():
-        xs.sort()
-        cur = None
-        for s, c, op in xs:
-            if cur is None or s - cur[1] > 0.9e9:
-                if cur and cur[2]:
-                    batches.append((cur[0], cur[1], cur[2], pid))
-                cur = [s, c, 0]
-            cur[1] = max(cur[1], c)
-            cur[2] += op == "open"
-        if cur and cur[2]:
-            batches.append((cur[0], cur[1], cur[2], pid))
-    batches.sort()
-    eps, cur = [], []
-    for b in batches:
-        if cur and b[0] - cur[0][0] > 2.5e9:
-            eps.append(cur)
-            cur = []
-        cur.append(b)
-    if cur:
-        eps.append(cur)
+    # a worker's batch: its requests with no gap over 0.9 s; an epoch: the
+    # batches starting within 2.5 s of its first
+    eps = epochs(worker_batches(per, 0.9e9), 2.5e9)
     res = []
     for ep in eps:
         full = max(b[2] for b in ep)

@@ -50,6 +50,13 @@ def trace_batches(tiersim, path, gap=0.9e9):
     by_pid = collections.defaultdict(list)
     for tid, xs in per.items():
         by_pid[pid_of.get(tid, tid)].extend(xs)
+    return worker_batches(by_pid, gap)
+
+
+def worker_batches(by_pid, gap=0.9e9):
+    """[(start, end, opens, pid)] sorted: each process's requests
+    {pid: [(start, end, op)]} cut where no request runs for over @gap ns;
+    a batch without an open is left out."""
     out = []
     for pid, xs in by_pid.items():
         xs.sort()
@@ -66,12 +73,12 @@ def trace_batches(tiersim, path, gap=0.9e9):
     return sorted(out)
 
 
-def epochs(batches):
-    """The batches cut into epochs: a batch starting over 3 s after the
-    epoch's first starts the next."""
+def epochs(batches, gap=3e9):
+    """The batches cut into epochs: a batch starting over @gap ns (3 s)
+    after the epoch's first starts the next."""
     eps, cur = [], []
     for b in batches:
-        if cur and b[0] - cur[0][0] > 3e9:
+        if cur and b[0] - cur[0][0] > gap:
             eps.append(cur)
             cur = []
         cur.append(b)
