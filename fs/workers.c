@@ -33,9 +33,9 @@
  * the end the workers waiting on the device are cancelled there (the only
  * place cancellation is enabled); the high-level API's cleanup thread runs
  * beside the loop. Unlike it, an ended worker is joined (by the main
- * thread), never detached, so its
- * thread-local state (the trace's ring, libfuse's splice pipe) has been
- * given back before the loop returns and the trace is closed.
+ * thread), never detached, so its thread-local state (the trace's ring,
+ * libfuse's splice pipe) has been given back before the loop returns and
+ * the trace is closed.
  * clone_fd is not supported (the public API has no channel to read from).
  */
 #include "fs/workers.h"

@@ -1029,6 +1029,7 @@ static void check_spread_wait(void)
 	CHECK_EQ_U64(r.ep[1].end, r0.ep[1].end);
 	ts_dl_result_free(&r);
 	ts_dl_result_free(&r0);
+	ts_dataset_meta_free(&m);
 }
 
 /* A long piece runs in the fair class's slices (dlio_loader.c, struct

@@ -70,6 +70,8 @@ static void count(const char *dir, bool shuffle, int which, bool print)
 	if (ts_vpipe_new(&pc, &meta, &disk, NULL, &v, err, sizeof err)) {
 		fprintf(stderr, "virtual: %s\n", err);
 		tc_failures++;
+		ts_opt_free(ts_pipe_opts, &pc);
+		ts_dataset_meta_free(&meta);
 		return;
 	}
 	struct ts_vbatch vb;
@@ -97,6 +99,7 @@ static void count(const char *dir, bool shuffle, int which, bool print)
 		ts_vpipe_merges_free(m);
 	}
 	ts_vpipe_free(v);
+	ts_opt_free(ts_pipe_opts, &pc);
 	ts_dataset_meta_free(&meta);
 }
 
