@@ -1641,6 +1641,8 @@ check "combined: the text's recorded start and exit" \
 	grep -q "recorded: start 11.00 us, 1.00 us - 31.00 us; exit 35.00 us, 25.00 us - 65.00 us" "$T/comb.txt"
 # recordings without a start or an exit (no wake file): no combination text
 check "combined: none without a start or an exit" test "$(grep -c combined "$T/many.txt")" = 0
+check "combined: none in the JSON either" \
+	test "$(jq -c '[.combined.combined, .combined.predict[0].combined]' "$T/many.json")" = "[null,null]"
 
 # --lock-wakes DUR: a wake between two threads of one process that ended a
 # sleep shorter than DUR is not tied (a lock's hand-off, not data). The

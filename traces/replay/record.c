@@ -208,6 +208,8 @@ predict:
 json_t *ts_replay_runs_json(const struct ts_replay_runs *rp, const struct ts_replay_result *res)
 {
 	uint64_t tmp[TS_RECORD_MAX_RUNS], b[3];
+	/* the combination only where the text has it: a start or an exit */
+	bool any = combined_any(rp);
 	json_t *rec = json_array(), *tiers = json_array();
 	json_t *o = json_pack("{sI so so}", "runs", (json_int_t)rp->runs, "recorded_ns", rec,
 			      "predict", tiers);
@@ -224,11 +226,11 @@ json_t *ts_replay_runs_json(const struct ts_replay_runs *rp, const struct ts_rep
 		json_t *t = json_pack("{ss so sI sI sI}", "tier", res[i + 1].what, "total_ns", all,
 				      "median_ns", (json_int_t)b[0], "low_ns", (json_int_t)b[1],
 				      "high_ns", (json_int_t)b[2]);
-		if (t && rp->lead && rp->trail)
+		if (t && any)
 			json_object_set_new(t, "combined", combined_json(rp, i + 1));
 		json_array_append_new(tiers, t);
 	}
-	if (rp->lead && rp->trail)
+	if (any)
 		json_object_set_new(o, "combined", combined_json(rp, 0));
 	return o;
 }
