@@ -60,6 +60,12 @@
  *     memory: 33 blocks for the first inode of a fresh window, 32 for
  *     the next window's (block-mode trace, 1 GiB image made by tiersim
  *     disk make: the root's inode read table blocks 145-177 at mount);
+ *   - the mount reads the root's inode (ext4_fill_super's ext4_iget) with
+ *     its window before any job's request (block-mode traces of a read-
+ *     only mount, after the superblock and blocks 0-1: the root's table
+ *     block t and t+1..t+32 as one 128 KiB readahead, at 1, 2 and 3 GiB):
+ *     the rule counts those blocks read at the first inode read, charged
+ *     to no one, in the layout and with the inodes in use known then;
  *   - a name that is not there reads its folder's blocks (ext4_find_entry
  *     scans a linear folder whole, an htree folder's leaf of the name's
  *     hash) and no inode (block-mode trace: a stat of e/nosuch read the

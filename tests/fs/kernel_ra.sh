@@ -10,10 +10,12 @@
 B=$TS_BUILD_ROOT/cli/tiersim
 
 head -c $((4 << 20)) /dev/urandom >"$BACKING/f.dat"
-# the file system's reads at the file's first lookup (tier/fsmeta.h): the
-# root folder's block and the file's inode-table window, which ends at the
-# last inode in use: f.dat is inode 12, the first and last (tests/fs/fsmeta.sh)
-META=$((4096 + 4096))
+# the file system's read at the file's first lookup (tier/fsmeta.h): the
+# root folder's block; f.dat is inode 12, the first and last in use
+# (tests/fs/fsmeta.sh), in the root's table block, which the mount read
+# with the root's inode (a mount's block trace: the root's table block and
+# the 32 after it, before any lookup)
+META=4096
 
 tfs_mount "tier=essd-pl3,mem=64MiB,cached=*.dat,trace=$TMPD/run.trace"
 dd if="$MNT/f.dat" of=/dev/null bs=4k count=16 status=none || fail "read of the cached file"
