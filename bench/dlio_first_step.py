@@ -43,11 +43,10 @@ import json
 import os
 import re
 import statistics
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dlio_rank_spread import epochs, worker_batches  # noqa: E402
+from dlio_rank_spread import dump_requests, epochs, worker_batches  # noqa: E402
 
 STEP = re.compile(r"\[INFO\] (\S+) Rank (\d+) step (\d+) processed \d+ samples in (\S+) s")
 
@@ -80,24 +79,8 @@ def dlio_epochs(d):
 def trace_workers(tiersim, path):
     """(start_wall_s, [{rank pid: (first request, last end) of its first
     worker}] per epoch), from the tierfs trace; times in wall seconds."""
-    out = subprocess.run([tiersim, "trace", "dump", path], capture_output=True, text=True,
-                         check=True).stdout
-    wall0 = None
-    pid_of, ppid = {}, {}
-    per = collections.defaultdict(list)
-    for line in out.splitlines():
-        w = line.split()
-        if not w:
-            continue
-        if w[0] == "header":
-            m = re.search(r"start_wall_ns=(\d+)", line)
-            wall0 = int(m.group(1)) / 1e9 if m else None
-        elif w[0] == "cpu":
-            kv = dict(x.split("=", 1) for x in w[2:] if "=" in x)
-            pid_of[int(w[1])] = int(kv["pid"])
-            ppid[int(kv["pid"])] = int(kv["ppid"])
-        elif w[0].isdigit() and w[2] in ("open", "close", "read", "getattr"):
-            per[pid_of.get(int(w[7]), int(w[7]))].append((int(w[0]), int(w[1]), w[2]))
+    header, ppid, per = dump_requests(tiersim, path)
+    wall0 = int(header["start_wall_ns"]) / 1e9 if "start_wall_ns" in header else None
     if wall0 is None:
         return None, []
     # a worker's batch: its requests with no gap over 0.9 s; an epoch: the

@@ -32,25 +32,38 @@ import subprocess
 import sys
 
 
-def trace_batches(tiersim, path, gap=0.9e9):
-    """[(start, end, opens, pid)] of every worker's batch, sorted."""
+def dump_requests(tiersim, path):
+    """(header, ppid, by_pid) from `tiersim trace dump PATH`: the header
+    line's key=value pairs, {pid: parent pid} from the cpu records, and
+    each process's requests {pid: [(start, end, op)]} (open, close, read,
+    getattr; a thread's pid from its cpu record, a thread without one its
+    own), in the dump's order."""
     out = subprocess.run([tiersim, "trace", "dump", path], capture_output=True, text=True,
                          check=True).stdout
-    pid_of = {}
+    header, pid_of, ppid = {}, {}, {}
     per = collections.defaultdict(list)
     for line in out.splitlines():
         w = line.split()
         if not w:
             continue
-        if w[0] == "cpu":
-            d = dict(x.split("=", 1) for x in w[2:] if "=" in x)
-            pid_of[int(w[1])] = int(d["pid"])
+        if w[0] == "header":
+            header = dict(x.split("=", 1) for x in w[1:] if "=" in x)
+        elif w[0] == "cpu":
+            kv = dict(x.split("=", 1) for x in w[2:] if "=" in x)
+            pid_of[int(w[1])] = int(kv["pid"])
+            if "ppid" in kv:
+                ppid[int(kv["pid"])] = int(kv["ppid"])
         elif w[0].isdigit() and w[2] in ("open", "close", "read", "getattr"):
             per[int(w[7])].append((int(w[0]), int(w[1]), w[2]))
     by_pid = collections.defaultdict(list)
     for tid, xs in per.items():
         by_pid[pid_of.get(tid, tid)].extend(xs)
-    return worker_batches(by_pid, gap)
+    return header, ppid, by_pid
+
+
+def trace_batches(tiersim, path, gap=0.9e9):
+    """[(start, end, opens, pid)] of every worker's batch, sorted."""
+    return worker_batches(dump_requests(tiersim, path)[2], gap)
 
 
 def worker_batches(by_pid, gap=0.9e9):
