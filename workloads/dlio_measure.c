@@ -523,19 +523,7 @@ static struct ts_dlio_measured spread(double *v, unsigned n)
 					  .high = fmax(v[n - 1], 0) };
 }
 
-/* A format's own line through its two sets (DLIO's reader less tiersim's
- * chain, per MiB of what .bytes counts): intercept *@a, slope *@b. */
-static void own_line(const struct round_set *s, const struct round_set *l, double *a, double *b)
-{
-	double os = s->dlio_ns - s->chain_ns, ol = l->dlio_ns - l->chain_ns;
-	double ms = s->bytes / 1048576.0, ml = l->bytes / 1048576.0;
-	*b = (ol - os) / (ml - ms);
-	*a = os - *b * ms;
-}
-
-/* The least-squares line through (@x[i], @y[i]): intercept *@a, slope *@b
- * (the caller has two distinct x). */
-static void line_fit(const double *x, const double *y, unsigned n, double *a, double *b)
+void ts_dlio_measure_line(const double *x, const double *y, unsigned n, double *a, double *b)
 {
 	double sx = 0, sy = 0, sxx = 0, sxy = 0;
 	for (unsigned i = 0; i < n; i++) {
@@ -546,6 +534,19 @@ static void line_fit(const double *x, const double *y, unsigned n, double *a, do
 	}
 	*b = (n * sxy - sx * sy) / (n * sxx - sx * sx);
 	*a = (sy - *b * sx) / n;
+	if (*a < 0) {
+		*a = 0;
+		*b = sxy / sxx;
+	}
+}
+
+/* A format's own line through its two sets (DLIO's reader less tiersim's
+ * chain, per MiB of what .bytes counts): intercept *@a, slope *@b. */
+static void own_line(const struct round_set *s, const struct round_set *l, double *a, double *b)
+{
+	const double x[2] = { s->bytes / 1048576.0, l->bytes / 1048576.0 };
+	const double y[2] = { s->dlio_ns - s->chain_ns, l->dlio_ns - l->chain_ns };
+	ts_dlio_measure_line(x, y, 2, a, b);
 }
 
 /* Each round's own fit, then the spread over rounds; with @base (the
@@ -579,17 +580,14 @@ static void fit(const struct round *rd, unsigned n, double base, double base_mib
 		}
 		for (int k = 0; k < NSETS; k++)
 			x.s[k].dlio_ns -= cs[i] + cm[i] * set_collate_bytes[k] / 1048576.0;
-		line_fit(x.start_w, x.start1, x.nstart, &s1a[i], &s1b[i]);
-		line_fit(x.start_w, x.start2, x.nstart, &s2a[i], &s2b[i]);
+		ts_dlio_measure_line(x.start_w, x.start1, x.nstart, &s1a[i], &s1b[i]);
+		ts_dlio_measure_line(x.start_w, x.start2, x.nstart, &s2a[i], &s2b[i]);
 		own_line(&x.s[S_H5_S], &x.s[S_H5_L], &ha[i], &hb[i]);
 		own_line(&x.s[S_PNG_S], &x.s[S_PNG_L], &pa[i], &pb[i]);
 		const struct round_set *s = &x.s[S_NPZ_S], *l = &x.s[S_NPZ_L],
 				       *g = &x.s[S_JPEG];
 		/* DLIO's own: its reader's thread less tiersim's on the same chain */
-		double os = s->dlio_ns - s->chain_ns, ol = l->dlio_ns - l->chain_ns;
-		double ms = s->bytes / 1048576.0, ml = l->bytes / 1048576.0;
-		b[i] = (ol - os) / (ml - ms);
-		a[i] = os - b[i] * ms;
+		own_line(s, l, &a[i], &b[i]);
 		/* this round's npz work at the base's size against the base's,
 		 * which holds the batch's collation per sample (measured so) */
 		double here = a[i] + b[i] * base_mib + cs[i] +

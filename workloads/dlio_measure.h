@@ -125,6 +125,15 @@ struct ts_dlio_measure_result {
 	char path[4096]; /* the profile written ("" for a probe) */
 };
 
+/* The least-squares line through (@x[i], @y[i]), i < @n, as every measured
+ * line is fitted (a cost per sample, per MiB, per worker): intercept *@a,
+ * slope *@b. A cost has no negative constant: where the free line's
+ * intercept would be below 0, the least-squares line through the origin
+ * instead (*@a = 0, *@b = sum(x y) / sum(x x)) -- not the free line's slope
+ * with its intercept cut to 0, which would charge every point more than it
+ * measured. @x must hold two distinct values. */
+void ts_dlio_measure_line(const double *x, const double *y, unsigned n, double *a, double *b);
+
 /* Measures and writes the profile. 0, or -errno with one line in @err. */
 TS_WUR int ts_dlio_measure(const struct ts_dlio_measure_opts *o,
 			   struct ts_dlio_measure_result *r, char *err, size_t errlen);
