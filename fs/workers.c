@@ -32,15 +32,17 @@
  * the session (fuse_session_receive_buf returns 0); EINTR is retried; at
  * the end the workers waiting on the device are cancelled there (the only
  * place cancellation is enabled); the high-level API's cleanup thread runs
- * beside the loop. Unlike it, an ended worker is joined (by the main
- * thread), never detached, so its thread-local state (the trace's ring,
- * libfuse's splice pipe) has been given back before the loop returns and
- * the trace is closed.
+ * beside the loop; the workers' stack size is FUSE_THREAD_STACK's, read as
+ * libfuse reads it (stack_from_env). Unlike it, an ended worker is joined
+ * (by the main thread), never detached, so its thread-local state (the
+ * trace's ring, libfuse's splice pipe) has been given back before the loop
+ * returns and the trace is closed.
  * clone_fd is not supported (the public API has no channel to read from).
  */
 #include "fs/workers.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
@@ -88,6 +90,8 @@ struct pool {
 	bool exiting;	       /* the loop is ending: no worker starts, parks or ends */
 	int error;	       /* -errno of the first failed receive */
 	bool warned;	       /* a worker could not be started: said once */
+	pthread_attr_t attr;   /* the workers' (their stack size) */
+	bool stack_set;	       /* attr holds FUSE_THREAD_STACK's size */
 	sem_t done;	       /* a worker ended, or the session exited */
 };
 
@@ -114,7 +118,7 @@ static int start_worker(struct pool *p)
 	sigaddset(&stops, SIGHUP);
 	sigaddset(&stops, SIGQUIT);
 	pthread_sigmask(SIG_BLOCK, &stops, &old);
-	int ret = -pthread_create(&w->thread, NULL, worker_main, w);
+	int ret = -pthread_create(&w->thread, p->stack_set ? &p->attr : NULL, worker_main, w);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (ret) {
 		pthread_cond_destroy(&w->wake);
@@ -340,6 +344,33 @@ static int serve(struct pool *p)
 	return p->error;
 }
 
+/* The workers' stack size from FUSE_THREAD_STACK, as libfuse 3.14's
+ * fuse_start_thread reads it for fuse_loop_mt's workers: a number of bytes
+ * (atoi's reading: leading digits, the rest ignored) given to
+ * pthread_attr_setstacksize; a value it refuses (under PTHREAD_STACK_MIN,
+ * or no number) is said, once, and the default stack kept, as libfuse
+ * does. Unlike libfuse, a negative value is refused too (libfuse passes it
+ * on as a huge size_t, and then no worker can start). */
+static void stack_from_env(struct pool *p)
+{
+	const char *s = getenv("FUSE_THREAD_STACK");
+	if (!s)
+		return;
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	pthread_attr_init(&p->attr);
+	if (end != s && !errno && v >= 0 && v <= INT_MAX &&
+	    !pthread_attr_setstacksize(&p->attr, (size_t)v)) {
+		p->stack_set = true;
+		return;
+	}
+	pthread_attr_destroy(&p->attr);
+	ts_fs_log(p->cfg.fs, LOG_WARNING,
+		  "tierfs: FUSE_THREAD_STACK=%s: invalid stack size, the workers keep the "
+		  "default stack", s);
+}
+
 int ts_fs_workers_run(struct fuse *f, const struct ts_fs_workers_cfg *cfg)
 {
 	struct pool p = {.se = fuse_get_session(f), .cfg = *cfg};
@@ -350,6 +381,7 @@ int ts_fs_workers_run(struct fuse *f, const struct ts_fs_workers_cfg *cfg)
 	/* max_idle_threads idle workers wait on the device (at least one:
 	 * someone must), the rest parked; -1: all wait on it, none ends. */
 	p.readers = cfg->max_idle < 0 ? 0 : cfg->max_idle > 0 ? (unsigned)cfg->max_idle : 1;
+	stack_from_env(&p);
 	pthread_mutex_init(&p.lock, NULL);
 	sem_init(&p.done, 0, 0);
 	if (fuse_start_cleanup_thread(f)) {
@@ -361,5 +393,7 @@ int ts_fs_workers_run(struct fuse *f, const struct ts_fs_workers_cfg *cfg)
 	fuse_session_reset(p.se);
 	sem_destroy(&p.done);
 	pthread_mutex_destroy(&p.lock);
+	if (p.stack_set)
+		pthread_attr_destroy(&p.attr);
 	return ret;
 }

@@ -6,7 +6,8 @@
 # idle workers (the default 16, or the one given), while one idle for less
 # stays (no thread is ended the moment its request ends); -1 keeps them
 # all; max_threads bounds the pool; workers that end give their trace ring
-# back (no record lost); values that cannot work are refused with one line.
+# back (no record lost); values that cannot work are refused with one line;
+# FUSE_THREAD_STACK sets the workers' stack size, as in libfuse's loop.
 # The tier's latency (2 s, fixed) is far longer than it takes to start the
 # burst's readers, so they are all in flight together; what is asserted is
 # counts of threads, never times: a fall is waited for with a bounded
@@ -129,3 +130,49 @@ check_log
 n=$("$B" trace stats --json "$TMPD/run.trace" | python3 -c 'import json, sys; print(json.load(sys.stdin)["ops"]["read"]["count"])') ||
 	fail "trace stats failed"
 [ "$n" -ge 32 ] || fail "traced: $n reads in the trace, 32 made"
+
+# FUSE_THREAD_STACK, libfuse's worker stack size (fuse_loop_mt.c,
+# fuse_start_thread), is honoured: glibc maps a thread's stack as one
+# read-write mapping of the size asked (its guard page apart), so with
+# 5,255,168 bytes (1,283 pages, nobody's default) the daemon's maps hold
+# one such mapping for each of the burst's 16 workers, and none without
+# the variable. A value pthread_attr_setstacksize refuses (100 bytes, under
+# PTHREAD_STACK_MIN) or a negative one is said once and the default stack
+# kept, as libfuse does: the mount serves the burst.
+STACK=5255168
+stacks() { # SIZE: the daemon's anonymous read-write mappings of SIZE bytes
+	python3 - "$DAEMON_PID" "$1" <<'PY'
+import sys
+pid, size = sys.argv[1], int(sys.argv[2])
+n = 0
+for line in open("/proc/%s/maps" % pid):
+    w = line.split()
+    a, b = (int(x, 16) for x in w[0].split("-"))
+    n += len(w) == 5 and w[1] == "rw-p" and b - a == size
+print(n)
+PY
+}
+FUSE_THREAD_STACK=$STACK tfs_mount "tier=slow,profile=$TMPD/slow.lua,idle_timeout=1h"
+burst 16
+n=$(stacks $STACK)
+echo "FUSE_THREAD_STACK=$STACK: $n stacks of that size after 16 reads at once ($(threads) threads)"
+[ "$n" -ge 16 ] || fail "FUSE_THREAD_STACK=$STACK: $n worker stacks of $STACK bytes after 16 reads at once"
+tfs_umount
+check_log
+tfs_mount "tier=slow,profile=$TMPD/slow.lua,idle_timeout=1h"
+burst 16
+n=$(stacks $STACK)
+[ "$n" -eq 0 ] || fail "without FUSE_THREAD_STACK: $n stacks of $STACK bytes"
+tfs_umount
+check_log
+for bad in 100 -1; do
+	FUSE_THREAD_STACK=$bad tfs_mount "tier=slow,profile=$TMPD/slow.lua"
+	burst 4
+	tfs_umount
+	n=$(grep -c "^tierfs: FUSE_THREAD_STACK=$bad: invalid stack size, the workers keep the default stack$" "$LOG")
+	[ "$n" -eq 1 ] || fail "FUSE_THREAD_STACK=$bad: said $n times, not once"
+	grep -v "^tierfs: FUSE_THREAD_STACK=" "$LOG" >"$LOG.rest"
+	mv "$LOG.rest" "$LOG"
+	check_log
+done
+echo "FUSE_THREAD_STACK=100 and -1: said once each, the default stack kept, the reads served"
