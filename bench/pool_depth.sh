@@ -6,8 +6,10 @@
 # mount sees the same host. Per depth and mount: the median IOPS (and its
 # min..max over the rounds) against the tier's expected QD / latency, the
 # daemon's CPU per read, and the daemon's threads (/proc/PID/task) at most
-# while the depth ran and once it had ended; then the IOPS of each mount as
-# a ratio of the first mount's in the same round.
+# while the depth ran and after it ended: 0.5 s after (workers parked for
+# less than idle_timeout still counted) and TS_SETTLE_S after (default 2 s,
+# past the default idle_timeout of 1 s: the pool it keeps); then the IOPS
+# of each mount as a ratio of the first mount's in the same round.
 #
 # A request sleeping in the model holds a worker thread while its latency
 # passes, so a depth of N needs N workers; tierfs starts a worker whenever
@@ -30,6 +32,8 @@
 #              tier's name (e.g. unlimited)
 #   TS_LATENCY the deep tier's read latency (default 10ms)
 #   TS_ROUNDS  rounds per depth (default 5), TS_SLICE_MS (default 300)
+#   TS_SETTLE_S when the threads are counted again after a depth (default
+#              2 s; set it past a longer idle_timeout given in TS_POOLS)
 set -u
 
 [ $# -ge 1 ] || { echo "usage: bench/pool_depth.sh BUILD_DIR" >&2; exit 2; }
@@ -46,6 +50,7 @@ QDS=${TS_QDS:-"1 16 32 64 128 256"}
 TIER=${TS_TIER:-deep}
 LAT=${TS_LATENCY:-10ms}
 POOLS=${TS_POOLS:-"default= idle8=max_idle_threads=8 t16=max_threads=16"}
+SETTLE=${TS_SETTLE_S:-2}
 for x in "$TIERFS" "$AB"; do
 	[ -x "$x" ] || { echo "pool_depth: $x is not built (ninja -C $BUILD)" >&2; exit 1; }
 done
@@ -115,7 +120,13 @@ for qd in $QDS; do
 	touch "$WORK/stop"
 	wait "$sampler"
 	rm -f "$WORK/stop"
-	sleep 0.5 # the last requests end ("after": idle workers younger than idle_timeout count)
+	# "after": 0.5 s after the depth (the last requests end; workers parked
+	# for less than idle_timeout still count), then again TS_SETTLE_S after
+	# it, past the default idle_timeout (1 s), when such workers have ended
+	sleep 0.5
+	declare -A after0=()
+	for m in $MOUNTS; do after0[$m]=$(threads "${PID[$m]}"); done
+	sleep "$(awk -v s="$SETTLE" 'BEGIN { print (s > 0.5 ? s - 0.5 : 0) }')"
 	echo "$out" | sed 's/^/  /'
 	k=0
 	for m in $MOUNTS; do
@@ -124,7 +135,7 @@ for qd in $QDS; do
 			v = l + 0; u = substr(l, length(v "") + 1)
 			s = u == "ms" ? v / 1e3 : u == "us" ? v / 1e6 : u == "s" ? v : 0
 			if (s > 0) printf ", expected %d IOPS (QD / latency)", q / s }')
-		echo "QD$qd file $k ${m/traced-before/before}: threads at most $(awk -v m="$m" '$1 == m { print $2 }' "$WORK/hi"), after $(threads "${PID[$m]}")$exp"
+		echo "QD$qd file $k ${m/traced-before/before}: threads at most $(awk -v m="$m" '$1 == m { print $2 }' "$WORK/hi"), after ${after0[$m]} (0.5 s), $(threads "${PID[$m]}") (${SETTLE} s)$exp"
 		k=$((k + 1))
 	done
 done
