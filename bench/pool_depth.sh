@@ -106,7 +106,9 @@ for qd in $QDS; do
 	# the most threads each daemon had while this depth ran, sampled every 20 ms
 	(
 		declare -A hi=()
-		while [ ! -e "$WORK/stop" ]; do
+		# it ends with the script too: an orphan would hold the files the
+		# script's caller holds open (bench/q's lock) until it is killed
+		while [ ! -e "$WORK/stop" ] && kill -0 "$$" 2>/dev/null; do
 			for m in $MOUNTS; do
 				n=$(threads "${PID[$m]}")
 				[ "$n" -gt "${hi[$m]:-0}" ] && hi[$m]=$n
@@ -116,7 +118,7 @@ for qd in $QDS; do
 		for m in $MOUNTS; do echo "$m ${hi[$m]}"; done >"$WORK/hi"
 	) &
 	sampler=$!
-	out=$("$AB" "$qd" "$SLICE" "$ROUNDS" "${args[@]}") || { echo "pool_depth: trace_ab failed" >&2; exit 1; }
+	out=$("$AB" "$qd" "$SLICE" "$ROUNDS" "${args[@]}") || { touch "$WORK/stop"; echo "pool_depth: trace_ab failed" >&2; exit 1; }
 	touch "$WORK/stop"
 	wait "$sampler"
 	rm -f "$WORK/stop"
