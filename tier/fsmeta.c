@@ -42,6 +42,10 @@ struct ts_fsmeta {
 	uint64_t hi_ino;
 	/* the root's inode read (at mount: inode_read) */
 	bool mounted;
+	/* the mount read the root's window before the inodes in use were
+	 * known (mount_cap): the last inode of its last block */
+	bool mount_open;
+	uint64_t mount_ino;
 	/* log2(per_blk) when it is a power of two (ext4's 16), else -1: an
 	 * inode's block is a shift, not a 64-bit division (tens of cycles,
 	 * three per file opened in a virtual run) */
@@ -367,6 +371,8 @@ static bool itab_clear(struct ts_fsmeta *m)
 	return true;
 }
 
+static void mount_cap(struct ts_fsmeta *m);
+
 /* A disk of @bytes laid out again (a capacity changed at run time, fs/
  * control.c) after lookups read inode-table blocks of the old layout: the
  * same tree on a disk of the new size, as mke2fs lays it out, with the
@@ -378,6 +384,7 @@ static bool itab_clear(struct ts_fsmeta *m)
  * the lookups before are not replayed). Under the lock. */
 static void relayout(struct ts_fsmeta *m, uint64_t bytes)
 {
+	mount_cap(m); /* the old layout's blocks, as the kernel read them */
 	uint64_t used = __atomic_load_n(&m->inodes, __ATOMIC_ACQUIRE);
 	uint64_t ra = m->p.inode_ra_blocks ? m->p.inode_ra_blocks : 1;
 	/* the inodes a read block may hold: up to the last in use, or past
@@ -480,6 +487,35 @@ static void inode_read_flat(struct ts_fsmeta *m, uint64_t ino, struct ts_fsmeta_
 		put(out, n, max, region(K_ITAB, first_blk, m->p.block), k * m->p.block);
 }
 
+/* The mount's window capped at the last inode in use, once that is known
+ * (tierfs learns it from its count of the tree, which a lookup may come
+ * before): the kernel caps it at mount, from the image's own count of the
+ * inodes in use (the group descriptor's unused inodes, __ext4_get_inode_loc:
+ * `num -= ext4_itable_unused_count`), so the blocks of the root's window
+ * past the cap (t + last / inodes_per_block; the flat rule's (used - 1) /
+ * inodes_per_block) were never read: they are marked unread again. Under
+ * the lock. */
+static void mount_cap(struct ts_fsmeta *m)
+{
+	uint64_t used = __atomic_load_n(&m->inodes, __ATOMIC_ACQUIRE);
+	if (!m->mount_open || !used)
+		return;
+	m->mount_open = false;
+	uint64_t t, num, idx, cap;
+	group_of(m, m->p.root_inode, &t, &num, &idx);
+	if (m->sized)
+		cap = t + num / m->per_blk;
+	else
+		cap = (used - 1) / m->per_blk;
+	/* the window's last inode, in the root's group */
+	uint64_t last =
+	    TS_MAX(m->sized ? TS_MIN(m->mount_ino, m->ipg) : m->mount_ino, m->p.root_inode);
+	uint64_t hi = blk_of(m, last);
+	for (uint64_t x = cap + 1; x <= hi && x < ITAB_BITS; x++)
+		if (x / 8 < m->itab_bytes)
+			m->itab[x / 8] &= (uint8_t)~(1U << (x % 8));
+}
+
 /* Inode @ino's table block, as __ext4_get_inode_loc reads it: ext4 keeps
  * inode ino at index (ino - 1) % inodes_per_group of its group's table
  * (16 inodes a 4 KiB block). When the block is not in memory the kernel
@@ -504,13 +540,20 @@ static void inode_read(struct ts_fsmeta *m, uint64_t ino, struct ts_fsmeta_io *o
 		 * ext4_fill_super), with its window of the table, before any
 		 * job's request: those blocks count as read, charged to no
 		 * one. Done at the first inode read, so in the layout of the
-		 * capacity set before it (ts_fsmeta_set_capacity) and up to
-		 * the inodes in use known then. */
+		 * capacity set before it (ts_fsmeta_set_capacity); capped at
+		 * the last inode in use when that is known, else once it is
+		 * (mount_cap). */
 		unsigned none = 0;
 		m->mounted = true;
-		if (m->p.root_inode)
+		if (m->p.root_inode) {
+			m->mount_open = !__atomic_load_n(&m->inodes, __ATOMIC_ACQUIRE);
 			inode_read(m, m->p.root_inode, NULL, &none, 0);
+			uint64_t rb = blk_of(m, m->p.root_inode), t = m->sized ? blk_of(m, 1) : 0;
+			uint64_t b = TS_MAX(rb / ra * ra, t);
+			m->mount_ino = (b + ra - t + 1) * m->per_blk;
+		}
 	}
+	mount_cap(m);
 	if (!m->sized) {
 		inode_read_flat(m, ino, out, n, max);
 		return;

@@ -65,7 +65,10 @@
  *     only mount, after the superblock and blocks 0-1: the root's table
  *     block t and t+1..t+32 as one 128 KiB readahead, at 1, 2 and 3 GiB):
  *     the rule counts those blocks read at the first inode read, charged
- *     to no one, in the layout and with the inodes in use known then;
+ *     to no one, in the layout known then, capped at the last inode in
+ *     use as the kernel caps it from the image's own count (a count set
+ *     only after that read, ts_fsmeta_set_inodes, caps it then: the
+ *     blocks past it count as unread again);
  *   - a name that is not there reads its folder's blocks (ext4_find_entry
  *     scans a linear folder whole, an htree folder's leaf of the name's
  *     hash) and no inode (block-mode trace: a stat of e/nosuch read the
@@ -138,7 +141,8 @@ void ts_fsmeta_free(struct ts_fsmeta *m);
 /* From now on one thread makes every call (a virtual run): no locking. */
 void ts_fsmeta_serial(struct ts_fsmeta *m);
 /* Inodes in use, when known (0 = not): inode-table readahead stops there,
- * as ext4's stops at the group's last used inode. */
+ * as ext4's stops at the group's last used inode; the mount's window too,
+ * when it was read before the count was set (at the next inode read). */
 void ts_fsmeta_set_inodes(struct ts_fsmeta *m, uint64_t used);
 
 /* The disk is @bytes large: its inode tables lie where mke2fs puts them

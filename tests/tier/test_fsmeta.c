@@ -257,6 +257,57 @@ static void test_relayout(void)
 	ts_fsmeta_free(b);
 }
 
+/* The mount's window (the root's table block t and t+1..t+32) capped at
+ * the last inode in use whether the count came before the first lookup or
+ * after it: the kernel caps it at mount from the image's own count, so a
+ * block past the cap is read at its first lookup in either order. 1 GiB
+ * (table at 145): 99 the last in use (table block 151), inode 120 in block
+ * 152, inode 112 in 151; and the flat rule (no capacity: table from 0),
+ * and a capacity changed between the mount and the count. */
+static void test_mount_cap(void)
+{
+	struct ts_fsmeta_io io[TS_FSMETA_MAX_IO];
+	struct ts_fsmeta_node dir = { 100, 13, 1 }, f = { 101, 14, 0 }, in = { 102, 112, 0 },
+			      past = { 103, 120, 0 };
+	for (int sized = 0; sized < 2; sized++)
+		for (int after = 0; after < 2; after++) {
+			struct ts_fsmeta *m;
+			CHECK(ts_fsmeta_new(ext4, &m) == 0);
+			if (sized)
+				ts_fsmeta_set_capacity(m, 1ULL << 30);
+			if (!after)
+				ts_fsmeta_set_inodes(m, 100);
+			/* the first lookup: the folder's block alone (inode 14
+			 * in the root's window) */
+			CHECK_EQ_U64(ts_fsmeta_lookup(m, &dir, &f, io, TS_FSMETA_MAX_IO), 1);
+			CHECK_EQ_U64(io[0].len, 4096);
+			if (after)
+				ts_fsmeta_set_inodes(m, 100);
+			CHECK_EQ_U64(ts_fsmeta_inode(m, &in, io, TS_FSMETA_MAX_IO), 0);
+			/* block 152 (7 flat) past the cap: its own block only,
+			 * the window up to the cap read at mount */
+			CHECK_EQ_U64(ts_fsmeta_inode(m, &past, io, TS_FSMETA_MAX_IO), 1);
+			CHECK_EQ_U64(abs_blk(io[0].off, 4096), sized ? 152 : 7);
+			CHECK_EQ_U64(io[0].len, 4096);
+			CHECK(!io[0].ahead);
+			CHECK_EQ_U64(ts_fsmeta_inode(m, &past, io, TS_FSMETA_MAX_IO), 0);
+			ts_fsmeta_free(m);
+		}
+	/* read at 1 GiB, laid out again at 3 GiB (table at 417) before the
+	 * count: the window's inodes 1..528 are blocks 417-449 there, capped
+	 * at 423 once the count comes */
+	struct ts_fsmeta *m;
+	CHECK(ts_fsmeta_new(ext4, &m) == 0);
+	ts_fsmeta_set_capacity(m, 1ULL << 30);
+	CHECK_EQ_U64(ts_fsmeta_lookup(m, &dir, &f, io, TS_FSMETA_MAX_IO), 1);
+	ts_fsmeta_set_capacity(m, 3ULL << 30);
+	ts_fsmeta_set_inodes(m, 100);
+	CHECK_EQ_U64(ts_fsmeta_inode(m, &in, io, TS_FSMETA_MAX_IO), 0);
+	CHECK_EQ_U64(ts_fsmeta_inode(m, &past, io, TS_FSMETA_MAX_IO), 1);
+	CHECK_EQ_U64(abs_blk(io[0].off, 4096), 424);
+	ts_fsmeta_free(m);
+}
+
 /* More folders than fsmeta.c remembers directly (DSEEN), in turns: each
  * is read once, its first time, whichever folders share its memo slot. */
 static void test_many_folders(void)
@@ -893,6 +944,7 @@ int main(void)
 	test_layout_mkfs();
 	test_window_absolute();
 	test_relayout();
+	test_mount_cap();
 	test_many_folders();
 	test_inode_alone();
 	test_list_and_extent();
