@@ -144,6 +144,38 @@ static inline double ts_rng_lognormal_sigma(struct ts_rng *r, double p50, double
 {
 	return p50 * exp(sigma * ts_rng_normal(r));
 }
+/*
+ * Counter-based draws: a generator whose draws are a function of a seed
+ * and a key alone, never of how many draws were made before it (a
+ * replay's device latency tied to the request, not to the order requests
+ * are served in: tier/device.c). ts_rng_mix64 is splitmix64's output
+ * function (Stafford's Mix13: a bijection of 64 bits, every input bit
+ * flipping each output bit with probability about 1/2); ts_rng_key folds
+ * one more part into a key (for a fixed key, a bijection of the part, and
+ * for a fixed part, of the key); ts_rng_keyed seeds @out from (seed, key)
+ * as ts_rng_seed seeds from a seed, so the draws made from it are the
+ * distributions above (ts_rng_normal_zig, ts_rng_double...) as they are.
+ */
+static inline uint64_t ts_rng_mix64(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static inline uint64_t ts_rng_key(uint64_t key, uint64_t part)
+{
+	return ts_rng_mix64(key ^ ts_rng_mix64(part + 0x9e3779b97f4a7c15ULL));
+}
+
+/* A domain of its own for keyed draws: ts_rng_keyed(seed, key) shares no
+ * state with ts_rng_seed(seed)'s stream. */
+#define TS_RNG_KEYED_DOMAIN 0x6b65796564647261ULL
+static inline void ts_rng_keyed(struct ts_rng *out, uint64_t seed, uint64_t key)
+{
+	ts_rng_seed(out, ts_rng_key(ts_rng_key(TS_RNG_KEYED_DOMAIN, seed), key));
+}
+
 /* Fisher–Yates shuffle of n 32-bit indices. */
 void ts_rng_shuffle_u32(struct ts_rng *r, uint32_t *v, uint64_t n);
 

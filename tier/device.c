@@ -13,6 +13,15 @@
  * a model whose queue depth no one reads (a virtual run: cfg no_qd)
  * keeps none: its pushes and pops were a sixth to a fifth of the CPU of
  * a 115-rank DLIO run (bench/speed.sh scale).
+ *
+ * Draws: by default each request takes the next draws of one generator,
+ * in the order requests reach the device (dlio_run.c's early pass draws
+ * them ahead: ts_tier_device_rng). Keyed (ts_tier_device_keyed, a replay's
+ * choice): each request's draws come from a generator seeded from (seed,
+ * the caller's key, the request's op, file and offset, how often that
+ * op/file/offset came before under the same key: core/rng.h's
+ * ts_rng_keyed), so a request gets the same latency whatever requests
+ * are added or removed before it.
  */
 #include <errno.h>
 #include <math.h>
@@ -80,6 +89,10 @@ static void keys_pop(struct keys *h)
 	v[i] = k;
 }
 
+/* The sub-keys one key remembers: past them a repeat of one op, file and
+ * offset under the same key draws as its first did. */
+#define KEY_SEEN 32
+
 struct device {
 	struct ts_tier_layer l;
 	const struct ts_tier_profile *p;
@@ -87,6 +100,12 @@ struct device {
 	struct keys inflight;	/* completion times of requests in flight */
 	bool qd;		/* inflight kept: someone reads the queue depth */
 	struct ts_rng rng;
+	/* keyed draws (ts_tier_device_keyed): the seed, the caller's key and
+	 * the requests' sub-keys drawn under it so far, for their count */
+	bool keyed;
+	uint64_t seed, key;
+	uint64_t seen[KEY_SEEN];
+	unsigned nseen;
 	const struct ts_rng_zig *zig; /* the normal's table (core/rng.h) */
 	const struct ts_fm *fm;	      /* exp's (core/fmath.h) */
 	_Atomic uint32_t qd_pub; /* queue depth at the last request, for stats */
@@ -158,6 +177,49 @@ static inline uint64_t round_ns(double x)
 	return i + (x - (double)i >= 0.5);
 }
 
+/* One request's latency from @r: the next draws of the device's stream,
+ * or a keyed generator's. */
+static inline double draw(struct device *d, const struct ts_tier_dist *dist, enum ts_tier_op op,
+			  struct ts_rng *r)
+{
+	double lat;
+	if (dist->kind == TS_TIER_DIST_LOGNORMAL && dist->p99_ns > dist->p50_ns) {
+		__typeof__(d->sig[0]) *g = &d->sig[op < TS_TIER_OP_NR ? op : TS_TIER_META];
+		if (g->p50 != dist->p50_ns || g->p99 != dist->p99_ns) {
+			g->p50 = dist->p50_ns;
+			g->p99 = dist->p99_ns;
+			g->sigma = log(dist->p99_ns / dist->p50_ns) / TS_Z99;
+		}
+		/* ts_rng_lognormal_sigma's distribution, its normal from the
+		 * ziggurat: no log, square root or cosine per request; exp
+		 * from core/fmath.h's table where the rounding below gives
+		 * libm's answer (not within TS_FM_GUARD of a half
+		 * nanosecond), else libm's */
+		double x = g->sigma * ts_rng_normal_zig(r, d->zig);
+		double stall = stall_of(dist, r);
+		lat = fabs(x) < 700 ? dist->p50_ns * ts_fm_exp(d->fm, x) + stall : 0;
+		if (!(lat > 0 && lat < 0x1p52) || ts_fm_near_half(lat))
+			lat = dist->p50_ns * exp(x) + stall;
+	} else {
+		lat = ts_tier_dist_sample(dist, r);
+	}
+	return lat;
+}
+
+/* The key of a request's draws (keyed): the caller's key, the request's
+ * op, file and offset, and how many times these came before under that
+ * key (two flushes of one commit, a block read twice). */
+static uint64_t sub_key(struct device *d, const struct ts_tier_req *req)
+{
+	uint64_t k = ts_rng_key(ts_rng_key(ts_rng_key(d->key, req->op), req->file), req->off);
+	uint64_t again = 0;
+	for (unsigned i = 0; i < d->nseen; i++)
+		again += d->seen[i] == k;
+	if (d->nseen < KEY_SEEN)
+		d->seen[d->nseen++] = k;
+	return ts_rng_key(k, again);
+}
+
 static uint64_t device_submit(struct ts_tier_layer *l, uint64_t now,
 			      const struct ts_tier_req *req, struct ts_tier_done *done)
 {
@@ -171,25 +233,12 @@ static uint64_t device_submit(struct ts_tier_layer *l, uint64_t now,
 
 	const struct ts_tier_dist *dist = dist_of(d->p, req->op);
 	double lat;
-	if (dist->kind == TS_TIER_DIST_LOGNORMAL && dist->p99_ns > dist->p50_ns) {
-		__typeof__(d->sig[0]) *g = &d->sig[req->op < TS_TIER_OP_NR ? req->op : TS_TIER_META];
-		if (g->p50 != dist->p50_ns || g->p99 != dist->p99_ns) {
-			g->p50 = dist->p50_ns;
-			g->p99 = dist->p99_ns;
-			g->sigma = log(dist->p99_ns / dist->p50_ns) / TS_Z99;
-		}
-		/* ts_rng_lognormal_sigma's distribution, its normal from the
-		 * ziggurat: no log, square root or cosine per request; exp
-		 * from core/fmath.h's table where the rounding below gives
-		 * libm's answer (not within TS_FM_GUARD of a half
-		 * nanosecond), else libm's */
-		double x = g->sigma * ts_rng_normal_zig(&d->rng, d->zig);
-		double stall = stall_of(dist, &d->rng);
-		lat = fabs(x) < 700 ? dist->p50_ns * ts_fm_exp(d->fm, x) + stall : 0;
-		if (!(lat > 0 && lat < 0x1p52) || ts_fm_near_half(lat))
-			lat = dist->p50_ns * exp(x) + stall;
+	if (d->keyed) {
+		struct ts_rng r;
+		ts_rng_keyed(&r, d->seed, sub_key(d, req));
+		lat = draw(d, dist, req->op, &r);
 	} else {
-		lat = ts_tier_dist_sample(dist, &d->rng);
+		lat = draw(d, dist, req->op, &d->rng);
 	}
 	uint64_t start = now;
 	if (ts_evq_len(&d->slots) && ts_evq_top(&d->slots)->key > start) {
@@ -243,6 +292,19 @@ static void device_free(struct ts_tier_layer *l)
 	free(d);
 }
 
+void ts_tier_device_keyed(struct ts_tier_layer *l, bool on)
+{
+	((struct device *)l)->keyed = on;
+}
+
+void ts_tier_device_key(struct ts_tier_layer *l, uint64_t key)
+{
+	struct device *d = (struct device *)l;
+	if (key != d->key)
+		d->nseen = 0;
+	d->key = key;
+}
+
 /* Not an op: no other layer has a generator. */
 void ts_tier_device_rng(const struct ts_tier_layer *l, struct ts_rng *out)
 {
@@ -267,6 +329,7 @@ struct ts_tier_layer *ts_tier_device_new(const struct ts_tier_profile *p,
 	d->p = p;
 	d->qd = qd;
 	ts_rng_seed(&d->rng, seed);
+	d->seed = seed;
 	d->zig = ts_rng_zig();
 	d->fm = ts_fm();
 	/* room for the slots twice over: a pop and push never allocates */

@@ -330,6 +330,20 @@ void ts_tier_lat_rng(struct ts_tier *t, struct ts_rng *out)
 	unlock(t);
 }
 
+void ts_tier_draw_keyed(struct ts_tier *t, bool on)
+{
+	lock(t);
+	ts_tier_device_keyed(t->dev, on);
+	unlock(t);
+}
+
+void ts_tier_draw_key(struct ts_tier *t, uint64_t key)
+{
+	lock(t);
+	ts_tier_device_key(t->dev, key);
+	unlock(t);
+}
+
 const struct ts_tier_profile *ts_tier_profile(const struct ts_tier *t)
 {
 	return atomic_load(&t->p);

@@ -92,6 +92,21 @@ double ts_tier_backlog_ns(struct ts_tier *t);
  * (dlio_run.c's early pass draws them ahead). */
 struct ts_rng;
 void ts_tier_lat_rng(struct ts_tier *t, struct ts_rng *out);
+/*
+ * Keyed draws (off by default): with @on, a request's latency (and stall)
+ * is drawn from a number that is a function of the model's seed, the key
+ * last given to ts_tier_draw_key and the device request itself (its op,
+ * file and offset, and how many such came before under that key), not of
+ * the order the device serves requests in: the same request gets the same
+ * latency whatever requests are added or removed before it, and a model
+ * never draws the stream's latencies (so a replay with a recording's seed
+ * does not redraw the recording's own). The distributions are the same.
+ * ts_tier_lat_rng says nothing of keyed draws.
+ */
+void ts_tier_draw_keyed(struct ts_tier *t, bool on);
+/* The key of the requests submitted from here on (a replayed record's
+ * identity), until the next call. */
+void ts_tier_draw_key(struct ts_tier *t, uint64_t key);
 void ts_tier_limits(const struct ts_tier *t, struct ts_tier_limits *out);
 /* A snapshot of the model's counters (struct ts_tier_stats). */
 void ts_tier_stats(struct ts_tier *t, struct ts_tier_stats *out);

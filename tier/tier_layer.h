@@ -75,6 +75,11 @@ struct ts_tier_layer *ts_tier_device_new(const struct ts_tier_profile *p,
  * latencies are its next draws, one request after another in the order
  * they reach it. */
 void ts_tier_device_rng(const struct ts_tier_layer *l, struct ts_rng *out);
+/* Keyed draws on (@on) or off (the stream above, the default): see
+ * ts_tier_draw_keyed (tier.h). */
+void ts_tier_device_keyed(struct ts_tier_layer *l, bool on);
+/* The key of the requests that reach the device from here on. */
+void ts_tier_device_key(struct ts_tier_layer *l, uint64_t key);
 /* rate: caps, accounting unit, burst bucket. */
 struct ts_tier_layer *ts_tier_rate_new(const struct ts_tier_profile *p,
 				       const struct ts_tier_limits *lim);

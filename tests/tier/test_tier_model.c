@@ -992,6 +992,173 @@ static void test_options(void)
 	ts_opt_free(ts_tier_cfg_opts, &cfg);
 }
 
+/* ---- Keyed draws (ts_tier_draw_keyed) ------------------------------------ */
+
+/* A tier with no caps and no slots: a request's time is its draw alone. */
+static struct ts_tier *keyed_model(uint64_t seed, bool keyed)
+{
+	static bool added;
+	if (!added) {
+		CHECK(drv_add_tiers(set, "tier_keyed_test",
+				    "tier \"keyed\" { latency = {\n"
+				    "  read = { p50 = \"1ms\", p99 = \"2ms\" },\n"
+				    "  write = { lo = \"100us\", hi = \"300us\",\n"
+				    "    stall = { p = 0.05, lo = \"10ms\", hi = \"20ms\" } },\n"
+				    "  meta = { fixed = \"50us\" } } }\n") == 0);
+		added = true;
+	}
+	struct ts_tier *t = model("keyed", 0, seed);
+	if (keyed)
+		ts_tier_draw_keyed(t, true);
+	return t;
+}
+
+/* Request @i's time: a 4 KiB read of file 1 at i's block, keyed 3i+7
+ * (none given without keyed draws), issued at @now. */
+static uint64_t keyed_read(struct ts_tier *t, bool keyed, uint64_t i, uint64_t now)
+{
+	if (keyed)
+		ts_tier_draw_key(t, 3 * i + 7);
+	struct ts_tier_req q = { .op = TS_TIER_READ, .file = 1, .off = i * 4096, .len = 4096,
+				 .direct = true };
+	return ts_tier_submit(t, now, &q, NULL) - now;
+}
+
+#define KEYED_N 1000
+#define KEYED_GONE 500 /* the request the second run leaves out */
+
+/* @lat[i] for requests 0..KEYED_N-1 one after another (@gone: that one
+ * left out, lat 0), keyed or from the stream. */
+static void keyed_run(uint64_t seed, bool keyed, uint64_t gone, uint64_t *lat)
+{
+	struct ts_tier *t = keyed_model(seed, keyed);
+	uint64_t now = 0;
+	for (uint64_t i = 0; i < KEYED_N; i++) {
+		lat[i] = i == gone ? 0 : keyed_read(t, keyed, i, now);
+		now += lat[i];
+	}
+	ts_tier_free(t);
+}
+
+/* One request left out: every other request keeps its latency with keyed
+ * draws; from the stream, every later one takes another draw (what a
+ * replay with the recording's seed did). */
+static void test_keyed_removed(void)
+{
+	static uint64_t a[KEYED_N], b[KEYED_N], sa[KEYED_N], sb[KEYED_N];
+	keyed_run(5, true, UINT64_MAX, a);
+	keyed_run(5, true, KEYED_GONE, b);
+	keyed_run(5, false, UINT64_MAX, sa);
+	keyed_run(5, false, KEYED_GONE, sb);
+	unsigned same = 0, stream_after = 0, stream_keyed = 0;
+	for (unsigned i = 0; i < KEYED_N; i++) {
+		same += i != KEYED_GONE && a[i] == b[i];
+		stream_after += i > KEYED_GONE && sa[i] == sb[i];
+		stream_keyed += a[i] == sa[i];
+	}
+	fprintf(stderr, "one of %d left out: keyed %u of %d the same; the stream %u of %d after it; "
+		"keyed and stream alike %u\n", KEYED_N, same, KEYED_N - 1, stream_after,
+		KEYED_N - 1 - KEYED_GONE, stream_keyed);
+	CHECK(same == KEYED_N - 1);
+	CHECK(stream_after < 5);
+	/* the stream's draws at the same seed are not the keyed ones */
+	CHECK(stream_keyed < 5);
+	/* the same keys in another order: the same latencies */
+	struct ts_tier *t = keyed_model(5, true);
+	unsigned back = 0;
+	for (uint64_t i = KEYED_N; i-- > 0;)
+		back += keyed_read(t, true, i, 1000000000ULL * i) == a[i];
+	ts_tier_free(t);
+	CHECK(back == KEYED_N);
+}
+
+/* Requests added under one key: a metadata read and a read of another
+ * file before a data read leave its draw; a repeat of one request under
+ * the same key takes a draw of its own, the first its draw as before. */
+static void test_keyed_added(void)
+{
+	static uint64_t a[KEYED_N];
+	keyed_run(5, true, UINT64_MAX, a);
+	struct ts_tier *t = keyed_model(5, true);
+	ts_tier_draw_key(t, 3 * 300 + 7);
+	struct ts_tier_req m = { .op = TS_TIER_META, .file = 1 };
+	struct ts_tier_req o = { .op = TS_TIER_READ, .file = 99, .off = 0, .len = 4096, .direct = true };
+	CHECK_EQ_U64(ts_tier_submit(t, 0, &m, NULL), 50000);
+	uint64_t other = ts_tier_submit(t, 0, &o, NULL);
+	uint64_t lat = keyed_read(t, true, 300, 0);
+	CHECK_EQ_U64(lat, a[300]);
+	uint64_t again = keyed_read(t, true, 300, 0);
+	CHECK(again != lat);
+	CHECK(other != lat);
+	/* the key given again starts its count again: the first draw again */
+	ts_tier_draw_key(t, 1);
+	CHECK_EQ_U64(keyed_read(t, true, 300, 0), a[300]);
+	ts_tier_free(t);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+#define KEYED_DRAWS 100000
+
+/* The distributions are the profile's: 100,000 keyed reads at seeds 5 and
+ * 6 each have the lognormal's p50 (1 ms) and p99 (2 ms); uniform writes
+ * lie in 100-300 us with 5% stalled 10-20 ms on top; a fixed metadata
+ * time is fixed. Same seed, same draws; another seed, other draws. */
+static void test_keyed_dist(void)
+{
+	static uint64_t lat[2][KEYED_DRAWS];
+	uint64_t h[3] = { 0 };
+	for (int s = 0; s < 3; s++) {
+		struct ts_tier *t = keyed_model(s == 1 ? 6 : 5, true);
+		uint64_t now = 0;
+		unsigned stalled = 0, body_out = 0, meta_off = 0;
+		uint64_t body[KEYED_DRAWS / 4], nbody = 0;
+		for (uint64_t i = 0; i < KEYED_DRAWS; i++) {
+			uint64_t l = keyed_read(t, true, i, now);
+			now += l;
+			h[s] = h[s] * 1000003 ^ l;
+			if (s < 2)
+				lat[s][i] = l;
+			if (i % 4)
+				continue;
+			struct ts_tier_req w = { .op = TS_TIER_WRITE, .file = 2, .off = i * 4096,
+						 .len = 4096, .direct = true };
+			uint64_t wl = ts_tier_submit(t, now, &w, NULL) - now;
+			struct ts_tier_req m = { .op = TS_TIER_META, .file = 3 + i };
+			meta_off += ts_tier_submit(t, now, &m, NULL) - now != 50000;
+			if (wl >= 10000000) {
+				stalled++;
+				body_out += wl > 20300000;
+			} else {
+				body_out += wl < 100000 || wl > 300000;
+				body[nbody++] = wl;
+			}
+		}
+		ts_tier_free(t);
+		if (s == 2)
+			break;
+		qsort(lat[s], KEYED_DRAWS, sizeof(uint64_t), cmp_u64);
+		qsort(body, nbody, sizeof(uint64_t), cmp_u64);
+		double p50 = (double)lat[s][KEYED_DRAWS / 2], p99 = (double)lat[s][KEYED_DRAWS / 100 * 99];
+		double share = (double)stalled / (KEYED_DRAWS / 4);
+		fprintf(stderr, "seed %d: %d keyed reads p50 %.1f us (profile 1000), p99 %.1f us "
+			"(2000); writes stalled %.4f (0.05), body p50 %.1f us (200)\n", s ? 6 : 5,
+			KEYED_DRAWS, p50 / 1e3, p99 / 1e3, share, (double)body[nbody / 2] / 1e3);
+		CHECK_NEAR(p50, 1e6, 0.01);
+		CHECK_NEAR(p99, 2e6, 0.02);
+		CHECK_NEAR(share, 0.05, 0.1);
+		CHECK_NEAR((double)body[nbody / 2], 200000, 0.02);
+		CHECK_EQ_U64(body_out, 0);
+		CHECK_EQ_U64(meta_off, 0);
+	}
+	CHECK(h[0] == h[2]);
+	CHECK(h[0] != h[1]);
+}
+
 int main(int argc, char **argv)
 {
 	char err[512];
@@ -1034,6 +1201,9 @@ int main(int argc, char **argv)
 	RUN(test_unlimited_floor);
 	RUN(test_threads);
 	RUN(test_options);
+	RUN(test_keyed_removed);
+	RUN(test_keyed_added);
+	RUN(test_keyed_dist);
 	ts_tier_set_free(set);
 	if (!ran) {
 		fprintf(stderr, "no test named %s\n", only);

@@ -885,11 +885,15 @@ check "a second fsync commits nothing" test $((tb - ta)) = 1000000
 # 16,709,554 -> 14,719,549 ns (26 -> 25 device reads: its data reads met
 # the device in another order, one more) and nvme-local 7,388,937 ->
 # 7,406,220 (24 -> 22), inside what seeds 1-12 give with the mount's read,
-# 13.66-17.24 ms (median 14.68) and 7.389-7.418 ms), and so does the same
-# trace in version 3, where they are header fields.
+# 13.66-17.24 ms (median 14.68) and 7.389-7.418 ms; then each request's
+# latency drawn from the record's identity, not from the order the device
+# serves requests in, tier/device.c: ssd-cloud 14,719,549 -> 17,377,627 ns
+# and nvme-local 7,406,220 -> 7,384,741, inside what seeds 1-12 give with
+# keyed draws, 13.55-17.38 ms (median 15.15) and 7.385-7.442 ms), and so
+# does the same trace in version 3, where they are header fields.
 "$B" replay "$S/v2-tierfs.trace" --virtual --tier ssd-cloud --tier nvme-local --json > "$T/v2.json"
 check "v2 trace: figures as written" \
-	test "$(jq -c '[.results[].total_ns]' "$T/v2.json")" = "[15571759,14719549,7406220]"
+	test "$(jq -c '[.results[].total_ns]' "$T/v2.json")" = "[15571759,17377627,7384741]"
 "$B" trace dump "$S/v2-tierfs.trace" > "$T/v2.txt"
 check "v2 trace: dumped as version 2" grep -q "^header version=2 .*seed=7,floor=35591ns" "$T/v2.txt"
 check "v2 trace: no model fields in its text" sh -c "! grep -q ' model=' '$T/v2.txt'"
@@ -900,7 +904,7 @@ sed '/^header/{s/version=2/version=3/;s/$/ model=127 seed=7 floor_ns=35591 dirty
 "$B" trace undump "$T/v3.txt" -o "$T/v3.trace"
 "$B" replay "$T/v3.trace" --virtual --tier ssd-cloud --tier nvme-local --json > "$T/v3.json"
 check "v3 trace: same figures from the fields" \
-	test "$(jq -c '[.results[].total_ns]' "$T/v3.json")" = "[15571759,14719549,7406220]"
+	test "$(jq -c '[.results[].total_ns]' "$T/v3.json")" = "[15571759,17377627,7384741]"
 sed 's/version=3/version=2/;s/ model=127.*$//' "$T/v3.txt" > "$T/v2nomodel.txt"
 "$B" trace undump "$T/v2nomodel.txt" -o "$T/v2nomodel.trace"
 "$B" replay "$T/v2nomodel.trace" --virtual --tier ssd-cloud --json > "$T/v2n.json"
@@ -1686,4 +1690,99 @@ refused "lock-wakes without the wake rule" "not with --no-wakes" \
 refused "lock-wakes over 1ms" "from 0 to 1ms" \
 	"$B" replay "$T/opsw.trace" --virtual --tier fixed100 --profile "$T/inflight.lua" \
 	--lock-wakes 2ms
+
+# keyed draws: a request's device latency is drawn from its record's
+# identity in the recording (tier/device.c, traces/replay/virtual.c), not
+# from the order the model serves requests in. Tier lgn: reads lognormal,
+# p50 1 ms, p99 2 ms, no caps, no slots: a read's time is its draw.
+cat > "$T/lgn.lua" <<'X'
+tier "lgn" { desc = "test", source = "test", latency = { read = { p50 = "1ms", p99 = "2ms" } } }
+X
+kdlat() { # kdlat OPS: "REC_ISSUE LATENCY" of each replayed op, by recorded issue
+	awk '$1 == "lgn" { print $5, $8 - $7 }' "$1" | sort -n
+}
+kdreads() { # kdreads NAME N [GONE]: mktrace NAME, N reads of /f 3 ms apart (read GONE left out)
+	awk -v n="$2" -v gone="${3:--1}" 'BEGIN {
+		print "header version=3 mem=0 tier=\"lgn\" model=127 seed=7 floor_ns=0 dirty_limit=0 ra_max=0 mem_bps=0"
+		print "path 1 \"/f\""
+		for (i = 0; i < n; i++)
+			if (i != gone)
+				printf "%d %d read 1 %d 4096 4096 2 %d 0 0\n", i * 3000000, i * 3000000 + 1000000, i * 4096, n * 4096
+	}' | mktrace "$1"
+}
+kdops() { # kdops NAME OPS [OPTION...]: replay NAME on lgn, each op's line in OPS
+	_kn=$1 _ko=$2
+	shift 2
+	"$B" replay "$T/$_kn.trace" --virtual --profile "$T/lgn.lua" --tier lgn --ops "$T/$_ko" "$@" \
+		> /dev/null 2>&1
+}
+# one read of 200 left out of the trace: the other 199 replay with the
+# same latency (drawn in service order, every read after it took the draw
+# of the read before)
+kdreads kd 200
+kdreads kdgone 200 100
+kdops kd kd.ops && kdops kdgone kdgone.ops
+kdlat "$T/kd.ops" > "$T/kd.lat"
+kdlat "$T/kdgone.ops" > "$T/kdgone.lat"
+check "keyed: one read left out, the other 199 keep their latencies" \
+	test "$(join "$T/kd.lat" "$T/kdgone.lat" | awk '$2 == $3' | wc -l)" = 199
+# a self-tier replay: the recording's 8 reads took the first 8 draws of
+# tier lgn's stream at seed 7 (what tierfs at seed 7 drew serving them one
+# after another); replayed on lgn with the recording's seed, none takes
+# its recorded latency (in service order every one did)
+kdreads kdself 8
+awk 'BEGIN { split("1458179 1082423 706686 1807894 473805 1658349 1034130 973479", l) }
+	$3 == "read" { $2 = $1 + l[++k] } { print }' "$T/kdself.txt" | mktrace kdrec
+kdops kdrec kdrec.ops
+check "keyed: a self-tier replay does not take its recording's latencies" \
+	test "$(awk '$1 == "lgn" && $8 - $7 == $6 - $5' "$T/kdrec.ops" | wc -l)" = 0
+check "keyed: the replay's latencies are the tier's" \
+	test "$(awk '$1 == "lgn" && $8 - $7 > 0' "$T/kdrec.ops" | wc -l)" = 8
+# same seed: the same replay to the nanosecond; another seed: other draws
+kdops kdrec kdrec2.ops
+check "keyed: same seed, same replay" cmp -s "$T/kdrec.ops" "$T/kdrec2.ops"
+kdops kdrec kdrec8.ops --seed 8
+check "keyed: another seed, other latencies" \
+	test "$(paste "$T/kdrec.ops" "$T/kdrec8.ops" |
+		awk '$1 == "lgn" && $8 - $7 == $18 - $17' | wc -l)" = 0
+# and the tier's distribution at any seed: 4,000 reads at seeds 2 and 3,
+# the p50 within 3% of 1 ms, the p99 within 8% of 2 ms
+kdreads kdmany 4000
+for s in 2 3; do
+	kdops kdmany kdmany$s.ops --seed $s
+	awk '$1 == "lgn" { print $8 - $7 }' "$T/kdmany$s.ops" | sort -n > "$T/kdmany$s.lat"
+	p50=$(sed -n 2000p "$T/kdmany$s.lat") p99=$(sed -n 3960p "$T/kdmany$s.lat")
+	check "keyed: seed $s's p50 ($p50 ns) the tier's" test "$p50" -ge 970000 -a "$p50" -le 1030000
+	check "keyed: seed $s's p99 ($p99 ns) the tier's" test "$p99" -ge 1840000 -a "$p99" -le 2160000
+done
+check "keyed: seeds 2 and 3 draw apart" sh -c "! cmp -s '$T/kdmany2.lat' '$T/kdmany3.lat'"
+# --kernel-fs: a lookup left out of the trace (/d/a's getattr: the folder
+# /d's block and the inodes' table block are then read by /d/b's getattr)
+# leaves every data read its latency, the ten reads of /d/a and /d/b
+kdkfs() { # kdkfs NAME [gone]: mktrace NAME, a getattr then 5 reads of /d/a, of /d/b
+	{
+		echo 'header version=3 mem=0 tier="lgn" model=127 seed=7 floor_ns=0 dirty_limit=0 ra_max=0 mem_bps=0'
+		printf 'path 1 "/d"\npath 2 "/d/a"\npath 3 "/d/b"\n'
+		_kt=0
+		for _kf in 2 3; do
+			[ "$_kf${2:-}" = 2gone ] || echo "$_kt $((_kt + 500000)) getattr $_kf 0 0 0 2 20480 0 0"
+			_kt=$((_kt + 1000000))
+			for _ki in 0 1 2 3 4; do
+				echo "$_kt $((_kt + 1000000)) read $_kf $((_ki * 4096)) 4096 4096 2 20480 0 0"
+				_kt=$((_kt + 3000000))
+			done
+		done
+	} | mktrace "$1"
+}
+kdkfs kdk
+kdkfs kdkgone gone
+kdops kdk kdk.ops --kernel-fs && kdops kdkgone kdkgone.ops --kernel-fs
+kdreadlat() { # the replayed latencies of the reads (recorded 1 ms), in order
+	awk '$1 == "lgn" && $6 - $5 == 1000000 { printf "%d ", $8 - $7 }' "$1"
+}
+check "keyed: kernel-fs, the lookup gone, ten reads kept their latencies" \
+	test "$(kdreadlat "$T/kdk.ops" | wc -w) $(kdreadlat "$T/kdk.ops")" = \
+	"10 $(kdreadlat "$T/kdkgone.ops")"
+check "keyed: kernel-fs, /d/b's lookup now reads the folder" \
+	test "$(awk '$1 == "lgn" && $6 - $5 == 500000 && $8 > $7' "$T/kdkgone.ops" | wc -l)" = 1
 exit $fail

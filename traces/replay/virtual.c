@@ -3,12 +3,15 @@
  * trace's threads, ordered by their next issue time, that submits each op
  * to one tier model (the code tierfs runs) and moves each thread on by the
  * rules of rules.c (replay.h has the whole rule). Same trace, tier and
- * seed: same result, to the nanosecond.
+ * seed: same result, to the nanosecond. Each request's device latency is
+ * drawn from its record's identity in the recording (rec_key), not from
+ * the order the model serves requests in.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/heap.h"
+#include "core/rng.h"
 #include "core/units.h"
 #include "tier/fsmeta.h"
 #include "traces/replay/replay_int.h"
@@ -244,6 +247,22 @@ static uint64_t unwaited(uint64_t *owed, uint64_t floor, uint64_t done)
 	return done;
 }
 
+/* The key of the device draws for record @r (ts_tier_draw_keyed): its
+ * identity in the recording, who asked, when, for what and where, which a
+ * record added or removed elsewhere in the trace does not change (its
+ * index would). The device requests one record makes (a read's misses and
+ * readahead windows, the file system's metadata reads, a journal commit)
+ * are told apart by their own op, file and offset (tier/device.c), so a
+ * rule that adds or drops one of them moves none of the others' draws. */
+static uint64_t rec_key(const struct ts_trace_rec *r)
+{
+	uint64_t k = ts_rng_key(r->tid, r->submit_ns);
+	k = ts_rng_key(k, r->op);
+	k = ts_rng_key(k, r->file_id);
+	k = ts_rng_key(k, r->offset);
+	return ts_rng_key(k, r->length);
+}
+
 /* @owed: with carry= (cfg->carry), what the thread owes (NULL: no carry;
  * ts_tier_rule_carry() in traces/tier_rule.h). @mem: set when the request never left memory on a kernel file system
  * (kernel_fs): a read the page cache served without waiting on the device,
@@ -276,6 +295,7 @@ static uint64_t serve(struct vrun *v, const struct ts_trace_rec *r, size_t idx, 
 	struct ts_tier_done d = {0};
 	uint64_t done;
 	const uint64_t arrive = s; /* when the request came, as tierfs has it */
+	ts_tier_draw_key(v->tier, rec_key(r));
 	/* the journal's commit when due, as tierfs charges it: an fsync
 	 * waits for it (a request tierfs did not give its model neither
 	 * charges nor waits for one there: fs/timing.c) */
@@ -545,6 +565,7 @@ TS_WUR static int vrun_alloc(struct vrun *v, char *err, size_t errlen)
 	}
 	if ((ret = ts_tier_new(&v->cfg->tier, &v->tier, err, errlen)))
 		return ret;
+	ts_tier_draw_keyed(v->tier, true);
 	if ((ret = ts_fsmeta_new(v->cfg->fs, &v->meta))) {
 		snprintf(err, errlen, "out of memory");
 		return ret;
