@@ -109,7 +109,7 @@ static const struct ts_opt replay_opts[] = {
 	{ "lock_wakes", TS_OPT_STR, RA(lock_wakes), NULL, 0, 0, "",
 	  "with a wake file: a wake between two threads of one process that ended a sleep "
 	  "shorter than this is taken for a lock's hand-off, not data, and not tied: the "
-	  "wakee goes on on its own time (traces/README.md), 0 (off) to 1ms [default 0]",
+	  "wakee goes on on its own time (traces/README.md), 0 (off) to 1ms [default 50us]",
 	  "DUR" },
 	{ "wake_cost", TS_OPT_STR, RA(wake_cost), NULL, 0, 0, "",
 	  "with a wake file, block mode: the gap after a request the command slept in "
@@ -487,7 +487,7 @@ static int replay_one(const struct replay_args *o, const struct ts_replay_cfg *c
 	struct ts_replay_from from = {
 		.trace = file, .wakes = o->wakes, .profile = o->profile, .tiers = o->tiers.n > 0,
 		.no_wakes = o->no_wakes || o->closed_loop || !o->virtual_time || o->target,
-		.lock_wakes_ns = o->lock_wakes_ns,
+		.lock_wakes_ns = o->lock_wakes ? o->lock_wakes_ns : TS_REPLAY_LOCK_WAKES_NS,
 	};
 	memcpy(from.over, o->over, sizeof(from.over));
 	if (o->instance)

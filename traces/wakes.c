@@ -14,6 +14,7 @@
 void ts_wakes_free(struct ts_wakes *s)
 {
 	free(s->threads);
+	free(s->tid_slots);
 	free(s->wakes);
 	free(s->sleeps);
 	free(s->pauses);
@@ -21,12 +22,60 @@ void ts_wakes_free(struct ts_wakes *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/* The slot of @tid in the index: the one holding it, or the empty one
+ * where it would go. */
+static size_t tid_slot(const struct ts_wakes *s, uint32_t tid)
+{
+	size_t i = (tid * 2654435761u) & (s->tid_cap - 1);
+	while (s->tid_slots[i] && s->threads[s->tid_slots[i] - 1].tid != tid)
+		i = (i + 1) & (s->tid_cap - 1);
+	return i;
+}
+
+/* Adds the threads from tid_indexed on to the index, made anew (twice as
+ * large) when it would be more than half full. */
+static int index_threads(struct ts_wakes *s)
+{
+	if (s->nthreads >= UINT32_MAX)
+		return -ENOMEM;
+	if (s->nthreads * 2 > s->tid_cap) {
+		size_t cap = s->tid_cap ? s->tid_cap : 64;
+		while (s->nthreads * 2 > cap)
+			cap *= 2;
+		uint32_t *n = calloc(cap, sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		free(s->tid_slots);
+		s->tid_slots = n;
+		s->tid_cap = cap;
+		s->tid_indexed = 0;
+	}
+	for (; s->tid_indexed < s->nthreads; s->tid_indexed++) {
+		size_t k = tid_slot(s, s->threads[s->tid_indexed].tid);
+		if (!s->tid_slots[k])
+			s->tid_slots[k] = (uint32_t)s->tid_indexed + 1;
+	}
+	return 0;
+}
+
 const struct ts_wakes_thread *ts_wakes_thread_of(const struct ts_wakes *s, uint32_t tid)
 {
+	if (s->tid_cap && s->tid_indexed == s->nthreads) {
+		uint32_t k = s->tid_slots[tid_slot(s, tid)];
+		return k ? &s->threads[k - 1] : NULL;
+	}
 	for (size_t i = 0; i < s->nthreads; i++)
 		if (s->threads[i].tid == tid)
 			return &s->threads[i];
 	return NULL;
+}
+
+uint32_t ts_wakes_root(const struct ts_wakes *s)
+{
+	for (size_t i = 0; i < s->nthreads; i++)
+		if (!s->threads[i].ppid || !ts_wakes_thread_of(s, s->threads[i].ppid))
+			return s->threads[i].tid;
+	return 0;
 }
 
 size_t ts_wakes_drop_short(struct ts_wakes *s, uint64_t below_ns)
@@ -64,6 +113,10 @@ static int add_thread(struct ts_wakes *s, const struct ts_wakes_thread *th)
 	if (grow((void **)&s->threads, &s->thread_cap, s->nthreads, sizeof(*th)))
 		return -ENOMEM;
 	s->threads[s->nthreads++] = *th;
+	if (index_threads(s)) {
+		s->nthreads--;
+		return -ENOMEM;
+	}
 	return 0;
 }
 

@@ -92,6 +92,12 @@ struct ts_wakes {
 	uint64_t others_ns;
 	struct ts_wakes_thread *threads;
 	size_t nthreads, thread_cap;
+	/* the threads by tid: open addressing, each slot a thread's index + 1
+	 * (0: empty), tid_cap a power of two at least twice the threads;
+	 * kept by the file's reader and the parser for the first tid_indexed
+	 * threads (a tid listed twice: its first) */
+	uint32_t *tid_slots;
+	size_t tid_cap, tid_indexed;
 	struct ts_wake *wakes; /* in time order */
 	size_t nwakes, wake_cap;
 	struct ts_sleep *sleeps; /* in time order */
@@ -105,8 +111,13 @@ struct ts_wakes {
 };
 
 void ts_wakes_free(struct ts_wakes *s);
-/* The thread @tid, or NULL. */
+/* The thread @tid, or NULL; the first listed where a tid is listed twice.
+ * Through the tid index where it covers every thread (a file read or a
+ * parser's result), else a scan (threads filled in by hand). */
 const struct ts_wakes_thread *ts_wakes_thread_of(const struct ts_wakes *s, uint32_t tid);
+/* The tree's root: the first listed thread that no listed thread forked
+ * (its ppid 0 or not listed); 0 when none. */
+uint32_t ts_wakes_root(const struct ts_wakes *s);
 
 /* Drops each wake between two threads of one process that ended a sleep
  * shorter than @below_ns (a lock's hand-off rather than data: the wakee

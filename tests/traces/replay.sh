@@ -1176,7 +1176,8 @@ S 1032000 1030000 11 0
 P 1055000 1050000 10
 P 1090000 1062000 11
 X
-"$B" replay "$T/bandt.trace" --virtual --tier unlimited --band 5 --json > "$T/bandt.json" 2> /dev/null
+"$B" replay "$T/bandt.trace" --virtual --tier unlimited --band 5 --lock-wakes 0 --json \
+	> "$T/bandt.json" 2> /dev/null
 check "band, own time of two threads: each sleep in every part it overlaps" \
 	test "$(jq -c '[.band.pace[] * 1000 | round]' "$T/bandt.json")" = "[510,918,1531,1020,1020]"
 # The phases without requests: bandw's reads and pauses 10 us later, the
@@ -1270,7 +1271,7 @@ P 1040000 1013000 10
 P 1060000 1040000 10
 X
 "$B" replay "$T/opsw.trace" --virtual --profile "$T/inflight.lua" --tier fixed100 \
-	--tier fixed1000 --ops "$T/opsw.ops" --json > "$T/opsw.json" 2> /dev/null
+	--tier fixed1000 --lock-wakes 0 --ops "$T/opsw.ops" --json > "$T/opsw.json" 2> /dev/null
 ops() { # ops TIER TID WHAT: the fields after WHAT of each such line
 	awk -v t="$1" -v d="$2" -v w="$3" '$1 == t && $2 == d && $4 == w {
 		print $5, $6, $7, $8, $9, $10 }' "$T/opsw.ops" | tr '\n' ';'
@@ -1289,7 +1290,7 @@ check "ops: the consumer ends before the second read completes" test \
 check "ops: on a 1 ms tier" test "$(ops fixed1000 10 wake)$(ops fixed1000 11 io)" = \
 	"13000 13000 1003000 1003000 1003000 11;1000 11000 1000 1001000 0 -;21000 31000 1011000 2011000 0 -;"
 "$B" replay "$T/opsw.trace" --virtual --profile "$T/inflight.lua" --tier fixed100 --band 4 \
-	--ops "$T/opsw.ops" > /dev/null 2>&1
+	--lock-wakes 0 --ops "$T/opsw.ops" > /dev/null 2>&1
 check "ops: the band's own predictions are not written" test "$(grep -vc '^#' "$T/opsw.ops")" = 7
 refused "--ops in real time" "--ops $T/x.ops: one trace's ops as replayed in virtual time" \
 	"$B" replay "$T/opsw.trace" --target "$T" --ops "$T/x.ops"
@@ -1467,7 +1468,7 @@ check "release: --fuse-cpu 0" test "$(kfr --fuse-cpu 0)" = "14000 14000"
 reads_trace hand 11 - 1000-11000 21000-31000
 { tail -n +2 "$T/opsw.trace.wakes" && echo "H 1040000 1033000 10 11"; } | wakes_file hand
 "$B" replay "$T/hand.trace" --virtual --profile "$T/inflight.lua" --tier fixed100 \
-	--tier fixed1000 --ops "$T/hand.ops" --json > "$T/hand.json" 2> "$T/hand.err"
+	--tier fixed1000 --lock-wakes 0 --ops "$T/hand.ops" --json > "$T/hand.json" 2> "$T/hand.err"
 check "hand-off: replayed" test $? = 0
 hops() { # hops TIER TID WHAT
 	awk -v t="$1" -v d="$2" -v w="$3" '$1 == t && $2 == d && $4 == w {
@@ -1666,8 +1667,9 @@ check "combined: none in the JSON either" \
 # ops: case above: the consumer slept 13 us (0-13) until the worker, of
 # its process, woke it after its first read; on the 100 us tier tied,
 # woken at 103 us and ended at 150 (as there); with --lock-wakes 14us
-# untied, ended at its recorded 60 us; with 13us (not shorter) and with
-# the worker in a process of its own, tied as before.
+# untied, ended at its recorded 60 us, and so by default (50us); with
+# 13us (not shorter), with 0 (off) and with the worker in a process of
+# its own, tied as before. The tests above that follow a tie set 0.
 lkops() { # lkops TRACE OPTION...: the consumer's (10) lines on the 100 us tier
 	_lt=$1
 	shift
@@ -1675,7 +1677,9 @@ lkops() { # lkops TRACE OPTION...: the consumer's (10) lines on the 100 us tier
 		--ops "$T/lk.ops" "$@" > /dev/null 2>&1 &&
 		awk '$1 == "fixed100" && $2 == 10 { printf "%s %s %s;", $4, $7, $8 }' "$T/lk.ops"
 }
-check "lock-wakes: tied without it" test "$(lkops opsw)" = "mark 0 0;wake 103000 103000;mark 150000 150000;"
+check "lock-wakes: tied with 0 (off)" test "$(lkops opsw --lock-wakes 0)" = \
+	"mark 0 0;wake 103000 103000;mark 150000 150000;"
+check "lock-wakes: untied by default (50us)" test "$(lkops opsw)" = "mark 0 0;mark 60000 60000;"
 check "lock-wakes: a shorter sleep untied" test "$(lkops opsw --lock-wakes 14us)" = \
 	"mark 0 0;mark 60000 60000;"
 check "lock-wakes: as long a sleep tied" test "$(lkops opsw --lock-wakes 13us)" = \
@@ -1687,6 +1691,9 @@ check "lock-wakes: another process's wake tied" test "$(lkops lkp --lock-wakes 1
 refused "lock-wakes without the wake rule" "not with --no-wakes" \
 	"$B" replay "$T/opsw.trace" --virtual --tier fixed100 --profile "$T/inflight.lua" --no-wakes \
 	--lock-wakes 14us
+"$B" replay "$T/opsw.trace" --virtual --tier fixed100 --profile "$T/inflight.lua" --no-wakes \
+	> /dev/null 2>&1
+check "lock-wakes: its default refuses no --no-wakes" test $? = 0
 refused "lock-wakes over 1ms" "from 0 to 1ms" \
 	"$B" replay "$T/opsw.trace" --virtual --tier fixed100 --profile "$T/inflight.lua" \
 	--lock-wakes 2ms

@@ -6,6 +6,8 @@
  * sleep by a thread outside the tree, of a preempted thread); the file
  * reads back as written; malformed files name the line.
  */
+#include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +67,103 @@ static const char *const lines[] = {
     "target_cpu=000",
     "garbage",
 };
+
+/*
+ * A wake file of thousands of threads, made here: each thread's tid, pid
+ * and parent known to the maker, so the reader's tid index, the root and
+ * --lock-wakes's drop are checked against the maker's own answer (no
+ * lookup of the library's). Tids scattered (i * 7919 mod 65521 + 1, all
+ * distinct), 40 processes; every thread forked by an earlier-listed one
+ * except the first (forked by a thread listed last) and thread ROOT
+ * (forked by a thread not listed): the root is thread ROOT.
+ */
+#define BIG_N 4000
+#define BIG_W 30000
+#define BIG_ROOT 2713
+static uint32_t big_tid(size_t i)
+{
+	return (uint32_t)(i * 7919 % 65521 + 1);
+}
+static void check_big(void)
+{
+	static uint32_t pid[BIG_N];
+	static struct ts_wake want[BIG_W];
+	char *buf = NULL, err[256];
+	size_t len = 0, nwant = 0;
+	uint64_t x = 88172645463325252ULL; /* xorshift64 */
+	FILE *f = open_memstream(&buf, &len);
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fprintf(f, "tiersim-wakes 1\nspan 1000 100000000\n");
+	for (size_t i = 0; i < BIG_N; i++) {
+		pid[i] = big_tid(i % 40); /* the process of thread i % 40 */
+		uint32_t ppid = i == 0		? big_tid(BIG_N - 1)
+				: i == BIG_ROOT ? 70000
+						: big_tid(i / 2);
+		fprintf(f, "T %u %u %u 1000 100000000 0 0 t%zu\n", big_tid(i), pid[i], ppid, i);
+	}
+	for (size_t k = 0; k < BIG_W; k++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		size_t a = x % BIG_N, b = (x >> 20) % BIG_N;
+		uint64_t t = 200000 + k * 1000, slept = (x >> 40) % 100000; /* 0-100 us */
+		fprintf(f, "W %" PRIu64 " %" PRIu64 " %u %u\n", t, t - slept, big_tid(a),
+			big_tid(b));
+		if (!(pid[a] == pid[b] && slept < 50000))
+			want[nwant++] = (struct ts_wake){.t_ns = t,
+							 .since_ns = t - slept,
+							 .wakee = big_tid(a),
+							 .waker = big_tid(b)};
+	}
+	fclose(f);
+	struct ts_wakes s;
+	*err = 0;
+	int rc = ts_wakes_read_mem(buf, len, "big.wakes", &s, err, sizeof(err));
+	CHECK(rc == 0);
+	if (rc)
+		fprintf(stderr, "big.wakes: %s\n", err);
+	CHECK_EQ_U64(s.nthreads, BIG_N);
+	size_t found = 0;
+	for (size_t i = 0; i < BIG_N && s.nthreads == BIG_N; i++) {
+		const struct ts_wakes_thread *th = ts_wakes_thread_of(&s, big_tid(i));
+		found += th == &s.threads[i] && th->pid == pid[i];
+	}
+	CHECK_EQ_U64(found, BIG_N);
+	size_t absent = 0; /* tids not listed: 0 and every tid past the last */
+	absent += ts_wakes_thread_of(&s, 0) == NULL;
+	for (uint32_t tid = 65522; tid < 66522; tid++)
+		absent += ts_wakes_thread_of(&s, tid) == NULL;
+	CHECK_EQ_U64(absent, 1001);
+	CHECK_EQ_U64(ts_wakes_root(&s), big_tid(BIG_ROOT));
+	/* the same threads filled in by hand (no index): the same answers */
+	struct ts_wakes h = {.threads = s.threads, .nthreads = s.nthreads};
+	CHECK(ts_wakes_thread_of(&h, big_tid(1234)) == &s.threads[1234]);
+	CHECK(ts_wakes_thread_of(&h, 65522) == NULL);
+	CHECK_EQ_U64(ts_wakes_root(&h), big_tid(BIG_ROOT));
+	/* --lock-wakes 50us: exactly the wakes the maker kept */
+	CHECK_EQ_U64(ts_wakes_drop_short(&s, 50000), BIG_W - nwant);
+	CHECK(s.nwakes == nwant && !memcmp(s.wakes, want, nwant * sizeof(*want)));
+	CHECK(nwant > 1000 && BIG_W - nwant > 100); /* both kinds, many of each */
+	ts_wakes_free(&s);
+	free(buf);
+
+	/* a tid listed twice, far down: the second line named */
+	f = open_memstream(&buf, &len);
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fprintf(f, "tiersim-wakes 1\n");
+	for (size_t i = 0; i < BIG_N; i++)
+		fprintf(f, "T %u 1 0 1000 2000 0 0 t\n", big_tid(i == 3999 ? 17 : i));
+	fclose(f);
+	*err = 0;
+	CHECK(ts_wakes_read_mem(buf, len, "big.wakes", &s, err, sizeof(err)) != 0);
+	char want_err[64];
+	snprintf(want_err, sizeof(want_err), "big.wakes:%d: thread %u listed twice", BIG_N + 1,
+		 big_tid(17));
+	CHECK(strstr(err, want_err) != NULL);
+	free(buf);
+}
 
 int main(void)
 {
@@ -235,5 +334,6 @@ int main(void)
 			tc_failures++;
 		}
 	}
+	check_big();
 	return tc_exit();
 }

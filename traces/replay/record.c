@@ -240,8 +240,10 @@ static int repeat_run(const struct ts_record_report *r, struct ts_replay_set *pr
 		      struct ts_replay_runs *rp, size_t run, char *err, size_t errlen)
 {
 	struct ts_replay_cfg cfg = {.speed = 1.0, .wake_cost_ns = r->wake_cost_ns};
-	struct ts_replay_from from = {
-	    .trace = r->repeats[run - 1], .tiers = true, .profile = r->profile};
+	struct ts_replay_from from = {.trace = r->repeats[run - 1],
+				      .lock_wakes_ns = TS_REPLAY_LOCK_WAKES_NS,
+				      .tiers = true,
+				      .profile = r->profile};
 	struct ts_replay_set s;
 	struct ts_replay_result own, pred;
 	int rc = ts_replay_open(&s, &from, &cfg, err, errlen);
@@ -318,8 +320,10 @@ int ts_record_report(const struct ts_record_report *r, FILE *f, json_t **json, c
 		     size_t errlen)
 {
 	struct ts_replay_cfg cfg = {.speed = 1.0, .wake_cost_ns = r->wake_cost_ns};
-	struct ts_replay_from from = {
-	    .trace = r->trace, .tiers = r->ntiers > 0, .profile = r->profile};
+	struct ts_replay_from from = {.trace = r->trace,
+				      .lock_wakes_ns = TS_REPLAY_LOCK_WAKES_NS,
+				      .tiers = r->ntiers > 0,
+				      .profile = r->profile};
 	struct ts_replay_set s, ps;
 	struct ts_trace_stats *st = NULL;
 	struct ts_replay_result *res = NULL;

@@ -93,16 +93,9 @@ int replay_rthreads_pauses(struct rthreads *ps, const struct ts_wakes *s)
 uint64_t replay_trail_ns(const struct rthreads *ps, const struct ts_trace *t,
 			 const struct ts_wakes *w, const uint64_t *ends, const uint64_t *done)
 {
-	uint32_t root = 0; /* the tree's root: forked by no listed thread */
 	if (!w)
 		return 0;
-	for (size_t i = 0; i < w->nthreads && !root; i++) {
-		bool forked = false;
-		for (size_t j = 0; j < w->nthreads && !forked; j++)
-			forked = w->threads[i].ppid && w->threads[j].tid == w->threads[i].ppid;
-		if (!forked)
-			root = w->threads[i].tid;
-	}
+	uint32_t root = ts_wakes_root(w); /* forked by no listed thread */
 	size_t me = SIZE_MAX;
 	uint64_t others = 0;
 	bool other = false;
@@ -111,10 +104,8 @@ uint64_t replay_trail_ns(const struct rthreads *ps, const struct ts_trace *t,
 			me = k;
 			continue;
 		}
-		bool listed = false; /* a thread of the command's (not the kernel's) */
-		for (size_t i = 0; i < w->nthreads && !listed; i++)
-			listed = w->threads[i].tid == ps->p[k].tid;
-		if (listed) {
+		/* a thread of the command's (not the kernel's) */
+		if (ts_wakes_thread_of(w, ps->p[k].tid)) {
 			others = TS_MAX(others, ends[k]);
 			other = true;
 		}
