@@ -230,6 +230,7 @@ static const struct {
 	{ "dlio_collate_ns_per_mib", offsetof(struct ts_host_dlio, collate_ns_per_mib) },
 	{ "dlio_collate_fresh_ns_per_mib", offsetof(struct ts_host_dlio, collate_fresh_ns_per_mib) },
 	{ "dlio_worker_spread_wait", offsetof(struct ts_host_dlio, worker_spread_wait) },
+	{ "dlio_worker_cpu_alone", offsetof(struct ts_host_dlio, worker_cpu_alone) },
 };
 /* The formats with a reader line of their own, and the workloads' models
  * and formats whose own step a profile may set (workloads/dlio/). */

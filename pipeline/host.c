@@ -47,6 +47,7 @@ static const char *const field_names[TS_HF_NR] = {
 	[TS_HF_DLIO_COLLATE] = "dlio_collate_ns_per_mib", [TS_HF_DLIO_COLLATE_S] = "dlio_collate_ns",
 	[TS_HF_DLIO_COLLATE_FRESH] = "dlio_collate_fresh_ns_per_mib",
 	[TS_HF_DLIO_SPREAD_WAIT] = "dlio_worker_spread_wait",
+	[TS_HF_DLIO_CPU_ALONE] = "dlio_worker_cpu_alone",
 };
 
 static const char *const host_keys[] = { "desc", "cpu", "from", "replay_wake_cost_ns",
@@ -69,7 +70,7 @@ static const char *const host_keys[] = { "desc", "cpu", "from", "replay_wake_cos
 					 "dlio_worker_spread", "dlio_request_wait_ns",
 					 "dlio_run_request_ns", "dlio_collate_ns_per_mib",
 					 "dlio_collate_ns", "dlio_collate_fresh_ns_per_mib",
-					 "dlio_worker_spread_wait",
+					 "dlio_worker_spread_wait", "dlio_worker_cpu_alone",
 					 "loader_sample_ns", "loader_batch_ns",
 					 "vcpus", "library_factors", "copy_tail_first", "map_window_ns", NULL };
 static const char *const lib_keys[] = { "desc", "decode", "transform", NULL };
@@ -388,6 +389,10 @@ static int read_host(struct ts_luadata_rd *r, int t, struct host *h)
 						 h->f[TS_HF_DLIO_SPREAD_WAIT].low < 0))
 		return FAIL(r, "dlio_worker_spread_wait is a share of a worker's wait for a core, "
 			       "from 0 to under 1");
+	if (h->f[TS_HF_DLIO_CPU_ALONE].set && (h->f[TS_HF_DLIO_CPU_ALONE].high > 2 ||
+					       !(h->f[TS_HF_DLIO_CPU_ALONE].low > 0)))
+		return FAIL(r, "dlio_worker_cpu_alone is a factor on a worker's CPU per sample, "
+			       "above 0 and at most 2");
 	return 0;
 }
 
@@ -615,11 +620,11 @@ static int field(const struct ts_host_set *s, const struct host *h, int f, enum 
 	int rc = along(s, h, get_field, &f, end, &n, &div, err, errlen);
 	if (rc < 0)
 		return rc;
-	/* A share is not a cost, nor a count of samples: neither scales with
-	 * the speed. */
+	/* A share is not a cost, nor a count of samples, nor a factor:
+	 * none scales with the speed. */
 	*out = !rc ? 0
 	       : f == TS_HF_DECODE_SHARE || f == TS_HF_DLIO_GC_AT || f == TS_HF_DLIO_SPREAD ||
-				 f == TS_HF_DLIO_SPREAD_WAIT
+				 f == TS_HF_DLIO_SPREAD_WAIT || f == TS_HF_DLIO_CPU_ALONE
 		       ? pick(n, end, true)
 		       : pick(n, end, true) / div;
 	return 0;
@@ -799,6 +804,7 @@ int ts_host_dlio_costs(const struct ts_host_set *s, const char *spec, const char
 		{ TS_HF_DLIO_COLLATE_S, &out->collate_ns },
 		{ TS_HF_DLIO_COLLATE_FRESH, &out->collate_fresh_ns_per_mib },
 		{ TS_HF_DLIO_SPREAD_WAIT, &out->worker_spread_wait },
+		{ TS_HF_DLIO_CPU_ALONE, &out->worker_cpu_alone },
 	};
 	int rc = 0;
 	for (size_t i = 0; !rc && i < TS_ARRAY_SIZE(plain); i++)

@@ -114,6 +114,9 @@ enum ts_host_field {
 	 * waited for a core over the batch (a share; workloads/dlio_loader.h,
 	 * spread_wait) */
 	TS_HF_DLIO_SPREAD_WAIT, /* dlio_worker_spread_wait */
+	/* a worker's CPU per sample with the host's cores to spare, over the
+	 * figures' (a factor; workloads/dlio_loader.h, cpu_alone) */
+	TS_HF_DLIO_CPU_ALONE, /* dlio_worker_cpu_alone */
 	TS_HF_NR,
 };
 
@@ -200,6 +203,9 @@ struct ts_host_dlio {
 	/* the ranks' first batches' spread per time the batch's worker waited
 	 * for a core (0: none) */
 	double worker_spread_wait;
+	/* a worker's CPU per sample with the host's cores to spare, over the
+	 * per-sample figures (0: the figures as they are) */
+	double worker_cpu_alone;
 };
 /* @spec's DLIO costs at @end of their ranges for a workload of @model
  * and dataset @format (either may be NULL): its step cost is

@@ -728,6 +728,12 @@ host "xeon-emr-kvm-2vcpu" {
   -- dlio_collate_fresh_ns_per_mib at its high end too, so
   -- tiersim hosts at xeon-emr-kvm-2vcpu --end slow charges both.
   dlio_worker_spread_wait = { 0, "measured", "bench/dlio_first_step.py over bench/dlio_peer.sh's r50-2-essd runs 90 and 91 (DLIO 2.0.0, resnet50 npz, 2 ranks, 8 workers, essd-pl1; q bench 2026-12-06T16:25:13-16:26:22Z, load 1.95 -> 3.93) on this Xeon: no slow collation (first worker's last read to the first step's end 0.27-0.49 s), the ranks' first steps 0.042 s apart on average over 6 epochs, against 0.040 s from dlio_worker_spread alone: none more; low the same; high: fitted on runs 73, 74, 80 and 81 (2026-12-06 10:20-10:43Z and 14:26-14:37Z), whose epochs 1 and 2 collated slowly, 0.163 s apart on average over 12 epochs, with dlio_collate_fresh_ns_per_mib at its high end: tiersim dlio r50-2-essd virtual with both at these ends, the ranks 0.164 s apart on average (AU 90.5 against those runs' 90.2)", low = 0, high = 0.066 },
+  -- A worker's CPU per sample while it reads with the cores to spare
+  -- (dlio_worker_cpu_alone): the per-sample figures above are measured
+  -- with 8 workers on these 2 vCPUs; in DLIO's own runs the workers that
+  -- read an epoch's last batches two alone spend less a sample than the 8
+  -- that read its first ones side by side.
+  dlio_worker_cpu_alone = { 0.930, "measured", "bench/dlio_tail_cpu.py over bench/dlio_peer.sh's p50-1-ssd runs 74, 80, 81, 2301, 2302, 2303 (DLIO 2.0.0, resnet50 png, 1 rank, 8 workers, batch 400, ssd-cloud; 2026-12-06) on this Xeon: per epoch, a worker's on-CPU clock per sample (tierfs's schedstat samples) over the batches read alone (the 9th and 10th, two workers) against those read while more workers read than cores (the first 8), the medians' ratio; the median of 18 epochs, low and high their least and most (r50-1-ssd runs 75, 2301, 2302, epoch 3, the one without a worker's first full collection: 0.891, 0.802, 0.820)", low = 0.775, high = 1.041 },
 }
 
 -- ---------------------------------------------------------------------------

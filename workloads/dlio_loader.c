@@ -497,6 +497,7 @@ struct vl {
 	struct ts_dl_result *r;
 	struct cores cores;
 	struct ts_dlio_fs fs; /* c->fs: the files' lookups (pipeline/ds_dlio.h) */
+	uint64_t reading; /* workers reading a batch (cpu_alone) */
 };
 
 /* The host's CPU for sample @i in a worker (its profile's dlio_sample_ns,
@@ -509,6 +510,16 @@ static uint64_t cpu_ns(const struct ts_dl_cfg *c, uint64_t i)
 	if (c->jpeg_ns_per_mpix > 0 && m->width && m->height)
 		ns += (double)m->width[i] * m->height[i] * c->jpeg_ns_per_mpix / 1e6;
 	return c->sample_ns + (uint64_t)ns;
+}
+
+/* @ns of a worker's own CPU for a sample (a share of it), run while
+ * @reading workers of the process read a batch, itself among them:
+ * cpu_alone times it where they are no more than the host's cores. */
+static uint64_t alone_ns(const struct ts_dl_cfg *c, uint64_t reading, uint64_t ns)
+{
+	if (!(c->cpu_alone > 0) || c->cpu_alone == 1 || !c->vcpus || reading > c->vcpus)
+		return ns;
+	return (uint64_t)llround((double)ns * c->cpu_alone);
 }
 
 /* The worker's collection (worker_gc_ns) where @read, its samples so far
@@ -584,6 +595,7 @@ static int vw_sample(struct vl *v, struct vworker *w)
 static int vw_start(struct vl *v, struct vworker *w, uint64_t t)
 {
 	w->batch = w->next;
+	v->reading++;
 	w->pos = 0;
 	int rc = vw_sample(v, w);
 	return rc ? rc : ts_evq_push(&v->q, t, v->tie++, w);
@@ -642,6 +654,7 @@ static int vw_event(struct vl *v, struct vworker *w, uint64_t t)
 			uint64_t ns = w->cpu_left / w->pieces--;
 			w->owed = false;
 			w->cpu_left -= ns;
+			ns = alone_ns(v->c, v->reading, ns);
 			if (ns)
 				return vw_run(v, w, t, ns);
 		}
@@ -674,7 +687,7 @@ static int vw_event(struct vl *v, struct vworker *w, uint64_t t)
 			return ts_evq_push(&v->q, done, v->tie++, w);
 		}
 		if (w->cpu_left) { /* not in shares: all of it at the chain's end */
-			uint64_t ns = w->cpu_left;
+			uint64_t ns = alone_ns(v->c, v->reading, w->cpu_left);
 			w->cpu_left = 0;
 			return vw_run(v, w, t, ns);
 		}
@@ -701,11 +714,13 @@ static int vw_event(struct vl *v, struct vworker *w, uint64_t t)
 		if (w->batch == v->d.step)
 			v->pending[v->npending++] = w->k;
 		w->batch = UNSET;
+		v->reading--;
 		w->waited = 0;
 		w->next += v->c->workers;
 		if (w->next >= r->dispatched)
 			return 0;
 		w->batch = w->next;
+		v->reading++;
 		w->pos = 0;
 		int rc = vw_sample(v, w);
 		if (rc)
@@ -728,6 +743,7 @@ static int v_epoch(struct vl *v, uint64_t t)
 	if (v->d.fn)
 		ep->payload = feed_payload(&v->p);
 	v->npending = 0;
+	v->reading = 0;
 	for (uint64_t i = 0; i < nw; i++)
 		v->wk[i] = (struct vworker){ .k = i / c->workers, .w = i % c->workers,
 					     .next = i % c->workers, .batch = UNSET,
@@ -1335,6 +1351,7 @@ struct rl {
 	struct vrank *rk;
 	struct rworker *wk;
 	uint64_t read_requests, meta_requests, read_bytes, samples;
+	uint64_t reading; /* workers reading a batch (cpu_alone); atomic */
 };
 
 static uint64_t thread_cpu_ns(void)
@@ -1399,6 +1416,7 @@ static int r_sample(struct rworker *w, uint64_t i)
 				    w->chain[q - 1].op == TS_CHAIN_OPEN)) {
 			uint64_t ns = cpu_left / pieces--;
 			cpu_left -= ns;
+			ns = alone_ns(L->c, __atomic_load_n(&L->reading, __ATOMIC_RELAXED), ns);
 			if (ns)
 				spend_cpu(ns);
 		}
@@ -1469,7 +1487,7 @@ static int r_sample(struct rworker *w, uint64_t i)
 	else if (fd >= 0)
 		close(fd);
 	if (!rc && cpu_left) /* the last request's share (all of it if none was charged) */
-		spend_cpu(cpu_left);
+		spend_cpu(alone_ns(L->c, __atomic_load_n(&L->reading, __ATOMIC_RELAXED), cpu_left));
 	pthread_mutex_lock(&L->mu);
 	if (rc && !L->err) {
 		L->err = rc;
@@ -1522,6 +1540,7 @@ static void *r_worker(void *arg)
 			continue;
 		}
 		uint64_t j = next;
+		__atomic_add_fetch(&L->reading, 1, __ATOMIC_RELAXED);
 		pthread_mutex_unlock(&L->mu);
 		int rc = 0;
 		uint64_t rq0 = j || !(L->c->spread_wait > 0) ? 0 : runq_ns();
@@ -1530,6 +1549,7 @@ static void *r_worker(void *arg)
 		uint64_t cns = collate_ns(L->c);
 		if (!rc && cns) /* the batch collated and handed over */
 			spend_cpu(cns);
+		__atomic_sub_fetch(&L->reading, 1, __ATOMIC_RELAXED);
 		pthread_mutex_lock(&L->mu);
 		if (rc) {
 			L->stop = true;

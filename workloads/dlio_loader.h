@@ -156,6 +156,19 @@ struct ts_dl_cfg {
 	 * thread's own wait on the run queue (/proc/thread-self/schedstat)
 	 * over the batch. 0: none. */
 	double spread_wait;
+	/* A worker's CPU per sample while no more of the process's workers
+	 * read a batch than the host has cores (vcpus): cpu_alone times its
+	 * own (sample_ns and its lines; in virtual time its requests',
+	 * request_ns, too). The per-sample figures are measured with a
+	 * DataLoader's eight workers on the host's two vCPUs; DLIO's workers
+	 * that read an epoch's last batches with the cores to spare spend
+	 * less a sample (0.93 on xeon-emr-kvm-2vcpu: bench/dlio_tail_cpu.py,
+	 * workloads/DLIO.md "The epoch's tail"). Counted as each piece of a
+	 * sample's CPU runs (a worker reads from taking its batch to its
+	 * collation's end), in both clocks; its collection is a piece too,
+	 * the collation, the daemon's part and the iterator's start are not.
+	 * 0 or 1 (or vcpus 0): none. */
+	double cpu_alone;
 	const char *dir;     /* real time: the mounted DIR/train */
 	/* Virtual time with a page cache in front of the tier: a sample's
 	 * contiguous reads are charged as one (the cache's readahead turns a

@@ -202,6 +202,7 @@ struct cpu {
 	bool gc_left;	     /* the host sets them, this format does not pay them */
 	double spread;	     /* the workers' batches' ends: sd over mean */
 	double spread_wait;  /* ... and over their worker's wait for a core */
+	double cpu_alone;    /* a worker's CPU a sample with cores to spare (factor) */
 	double wait_ns;	     /* per charged request, wall time (dlio_request_wait_ns) */
 	double run_ns;	     /* per request, DLIO's own run's beyond the lines */
 	double collate_ns;   /* per batch, a worker's collation and hand-over */
@@ -275,6 +276,7 @@ static int cpu_resolve(const struct ts_dlio_opts *o, const struct ts_dlio_worklo
 		c->restart_ns = hd.restart_ns + hd.restart_ns_per_worker * (double)w->read_threads;
 		c->spread = hd.worker_spread;
 		c->spread_wait = hd.worker_spread_wait;
+		c->cpu_alone = hd.worker_cpu_alone;
 		/* DLIO 2.0.0's worker hands over resized_image per sample: a
 		 * square uint8 array of side int(sqrt(record_length_resize, or
 		 * record_length)) (utils/config.py) */
@@ -1537,6 +1539,7 @@ static void dl_config(const struct env *E, uint64_t ranks, uint64_t rank0, uint6
 		.collate_fresh_ns = (uint64_t)llround(E->cpu.collate_fresh_ns),
 		.spread = E->cpu.spread,
 		.spread_wait = E->cpu.spread_wait,
+		.cpu_alone = E->cpu.cpu_alone,
 		/* DLIO 2.0.0: either value given keeps files open (dlio_loader.h) */
 		.keep_open = w->read_type && *w->read_type,
 	};

@@ -1032,6 +1032,67 @@ static void check_spread_wait(void)
 	ts_dataset_meta_free(&m);
 }
 
+/* A worker's CPU with the cores to spare (cpu_alone in dlio_loader.h).
+ * Two workers on 2 vCPUs never read more than the cores: every share of
+ * every sample is charged at F x its figure, so the run is the one of a
+ * figure F times as large, request for request (X is 2 ns a share per
+ * charged request of a sample: F = 0.5 halves each exactly). Four
+ * workers on 2 vCPUs: batch 0 is read while all four read, its time
+ * unchanged to the nanosecond; the last two batches (6 steps) are read
+ * by two workers alone, so the epoch ends sooner. */
+static void check_cpu_alone(void)
+{
+	struct ts_dataset_meta lm, *m = &lm;
+	describe(m, "0");
+	static struct ts_chain_req q[512];
+	static struct rec base[MAXREQ];
+	const uint64_t p = charged(m, 0, q), s = 200000, X = p * s;
+	CHECK(p > 2);
+	for (uint64_t f = 0; f < FILES; f++)
+		CHECK(charged(m, f, q) == p);
+	struct ts_dl_cfg c = { .meta = m, .ranks = 1, .world = 1, .batch = 2, .workers = 2,
+			       .prefetch_factor = 1, .epochs = 1, .steps = 4, .seed = 5,
+			       .compute_ns = 10 * LAT, .vcpus = 2, .sample_ns = X / 2 };
+	struct ts_dl_result r0 = run_cfg(&c, false);
+	size_t n = nlog;
+	memcpy(base, log_, n * sizeof(*log_));
+	c.sample_ns = X;
+	c.cpu_alone = 0.5;
+	struct ts_dl_result r = run_cfg(&c, false);
+	CHECK_EQ_U64(nlog, n);
+	for (size_t i = 0; i < n && i < nlog; i++)
+		CHECK(log_[i].t == base[i].t && log_[i].done == base[i].done &&
+		      log_[i].file == base[i].file && log_[i].off == base[i].off);
+	CHECK_EQ_U64(r.ep[0].first_end[0], r0.ep[0].first_end[0]);
+	CHECK_EQ_U64(r.ep[0].end, r0.ep[0].end);
+	ts_dl_result_free(&r0);
+	ts_dl_result_free(&r);
+	/* four workers, 2 vCPUs, batch 1, 6 steps */
+	c.workers = 4;
+	c.batch = 1;
+	c.steps = 6;
+	c.sample_ns = 20 * X;
+	c.cpu_alone = 0;
+	r0 = run_cfg(&c, false);
+	c.cpu_alone = 0.5;
+	r = run_cfg(&c, false);
+	CHECK(r0.epochs == 1 && r.epochs == 1 && r.steps == 6);
+	CHECK_EQ_U64(r.ep[0].first_end[0], r0.ep[0].first_end[0]);
+	CHECK(r.ep[0].end < r0.ep[0].end);
+	/* on cores of their own (no vcpus): the factor is not applied */
+	c.vcpus = 0;
+	c.cpu_alone = 0;
+	struct ts_dl_result o0 = run_cfg(&c, false);
+	c.cpu_alone = 0.5;
+	struct ts_dl_result o = run_cfg(&c, false);
+	CHECK_EQ_U64(o.ep[0].end, o0.ep[0].end);
+	ts_dl_result_free(&o0);
+	ts_dl_result_free(&o);
+	ts_dl_result_free(&r0);
+	ts_dl_result_free(&r);
+	ts_dataset_meta_free(&lm);
+}
+
 /* A long piece runs in the fair class's slices (dlio_loader.c, struct
  * cores): 3 ranks of 1 worker on 2 vCPUs, batch 1, one step. Rank 2
  * starts 10 ms late (its file's lookup answered 10 ms later), so its
@@ -1140,6 +1201,7 @@ int main(void)
 	check_worker_gc(&m);
 	check_rank_spread(&m);
 	check_spread_wait();
+	check_cpu_alone();
 	check_keep_hdf5();
 	check_tf_offsets();
 	check_tf_opens();
