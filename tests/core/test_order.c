@@ -48,8 +48,7 @@ static void test_pinned(void)
 		{ 65537, 42, 0, 0x33277e13b9b6537bULL },
 		{ 1u << 20, 7, 3, 0x08ae007d1e206f9bULL },
 		{ 3000001, 123, 0, 0xe72b0ae94fa0e805ULL },
-		/* core/rng.c's SHUFFLE_SPLIT (2^22) and over: the draws made
-		 * on a thread of their own; values from the one-thread loop */
+		/* 2^22 and over: values from the one-thread loop */
 		{ 4194304, 3, 0, 0xce1d204d459a3db1ULL },
 		{ 4194305, 8, 1, 0x383a8584feebf9e7ULL },
 		{ 5000011, 21, 2, 0x75fc6b157239a72eULL },
@@ -70,10 +69,10 @@ static void test_pinned(void)
 
 /* Fisher-Yates from the back, one draw and one swap at a time: the
  * permutation and the generator's end state ts_rng_shuffle_u32 must give
- * at every size, its split (the draws on their own thread, in chunks of
- * 2^16 through a ring of 16) included: sizes at its threshold, one whole
- * chunk over it (n - 1 swaps a multiple of a chunk), a part chunk over,
- * and more than a ring's worth. */
+ * at every size: around 2^22, one chunk of 2^16 over it (n - 1 swaps a
+ * multiple of a chunk), a part chunk over, and more than 16 chunks over
+ * (what a shuffle whose draws are made in chunks on another thread must
+ * get right). */
 static void test_split(void)
 {
 	static const uint64_t ns[] = { 4194303, 4194304, 4194305, 4194306, 4194305 + 65536 * 17 + 99 };
