@@ -7,6 +7,7 @@
  * first claim, shared by schedulers made before it is done, after it is,
  * and after the scheduler that started it is freed.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,8 +48,12 @@ static void test_pinned(void)
 		{ 65537, 42, 0, 0x33277e13b9b6537bULL },
 		{ 1u << 20, 7, 3, 0x08ae007d1e206f9bULL },
 		{ 3000001, 123, 0, 0xe72b0ae94fa0e805ULL },
+		/* 2^22 and over: values from the one-thread loop */
+		{ 4194304, 3, 0, 0xce1d204d459a3db1ULL },
+		{ 4194305, 8, 1, 0x383a8584feebf9e7ULL },
+		{ 5000011, 21, 2, 0x75fc6b157239a72eULL },
 	};
-	uint32_t *v = malloc(3000001 * sizeof(*v));
+	uint32_t *v = malloc(5000011 * sizeof(*v));
 	CHECK(v);
 	for (size_t k = 0; v && k < sizeof(pins) / sizeof(pins[0]); k++) {
 		ref_order(pins[k].n, pins[k].seed, pins[k].epoch, v);
@@ -60,6 +65,43 @@ static void test_pinned(void)
 		CHECK(h == pins[k].hash);
 	}
 	free(v);
+}
+
+/* Fisher-Yates from the back, one draw and one swap at a time: the
+ * permutation and the generator's end state ts_rng_shuffle_u32 must give
+ * at every size: around 2^22, one chunk of 2^16 over it (n - 1 swaps a
+ * multiple of a chunk), a part chunk over, and more than 16 chunks over
+ * (what a shuffle whose draws are made in chunks on another thread must
+ * get right). */
+static void test_split(void)
+{
+	static const uint64_t ns[] = { 4194303, 4194304, 4194305, 4194306, 4194305 + 65536 * 17 + 99 };
+	uint64_t most = ns[4];
+	uint32_t *a = malloc(most * sizeof(*a)), *b = malloc(most * sizeof(*b));
+	CHECK(a && b);
+	for (size_t k = 0; a && b && k < sizeof(ns) / sizeof(ns[0]); k++) {
+		uint64_t n = ns[k];
+		struct ts_rng ra, rb;
+		ts_rng_seed(&ra, 1000 + k);
+		rb = ra;
+		for (uint64_t i = 0; i < n; i++)
+			a[i] = b[i] = (uint32_t)i;
+		ts_rng_shuffle_u32(&ra, a, n);
+		for (uint64_t i = n; i > 1; i--) {
+			uint64_t j = ts_rng_below(&rb, i);
+			uint32_t t = b[i - 1];
+			b[i - 1] = b[j];
+			b[j] = t;
+		}
+		bool same = !memcmp(a, b, n * sizeof(*a));
+		if (!same)
+			fprintf(stderr, "shuffle of %llu differs from one swap at a time\n",
+				(unsigned long long)n);
+		CHECK(same);
+		CHECK(!memcmp(ra.s, rb.s, sizeof(ra.s)));
+	}
+	free(a);
+	free(b);
 }
 
 static struct ts_sched *sched(uint64_t n, uint64_t seed)
@@ -129,6 +171,7 @@ static void test_ahead(void)
 int main(void)
 {
 	test_pinned();
+	test_split();
 	test_ahead();
 	return tc_exit();
 }
