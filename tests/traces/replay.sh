@@ -1792,4 +1792,21 @@ check "keyed: kernel-fs, the lookup gone, ten reads kept their latencies" \
 	"10 $(kdreadlat "$T/kdkgone.ops")"
 check "keyed: kernel-fs, /d/b's lookup now reads the folder" \
 	test "$(awk '$1 == "lgn" && $6 - $5 == 500000 && $8 > $7' "$T/kdkgone.ops" | wc -l)" = 1
+# in flight, the replay's order: A (0-2,000us) and B (100-1,100us) in
+# flight together, C sent 50us after B's completion while A was still in
+# flight. On a tier of 100us they complete the other way round: A 0-100,
+# B 100-200 (its spacing from A). C goes out 50us after the first of the
+# pair to complete in the replay, A's: 150-250us, 250us in all (tied to
+# B as recorded it went out with nothing in flight: 250-350us, 350us).
+mktrace inflights <<'X'
+header version=1
+path 1 "/f"
+0 2000000 read 1 0 131072 131072 1 393216 0 0
+100000 1100000 read 1 131072 131072 131072 1 393216 0 0
+1150000 2150000 read 1 262144 131072 131072 1 393216 0 0
+X
+"$B" replay "$T/inflights.trace" --virtual --profile "$T/inflight.lua" --tier fixed100 --json \
+	> "$T/inflights.json" 2> /dev/null
+check "in flight, the replay's order: C after A's replayed completion" \
+	test "$(j "$T/inflights.json" '.results[1].total_ns')" = 250000
 exit $fail

@@ -30,6 +30,12 @@ struct rthread {
 	 * was issued while an earlier op of the thread was in flight (the
 	 * in-flight rule, rules.c); SIZE_MAX: none */
 	const size_t *rel;
+	/* per op with a rel: where the replay's own completions release it
+	 * (rules.c, inflight_rel): rel_m[i] > 0: at the rel_m[i]-th replayed
+	 * completion among the thread's ops rel_lo[i]..i-1 in flight when op
+	 * i-1 was sent; 0: at rel's */
+	const uint32_t *rel_m;
+	const size_t *rel_lo;
 	/* its pauses (the wake file's, traces/wakes.h), in time order: the
 	 * in-kernel rule (rules.c) */
 	const struct ts_sleep *pause;
@@ -49,6 +55,9 @@ struct rthreads {
 	size_t *sprev;	/* per record of a kernel thread: its predecessor in
 			 * its stream (SIZE_MAX: none) */
 	size_t *rel;	/* rthread.rel of every thread, in the order of @order */
+	/* rthread.rel_m and rel_lo of every thread, likewise */
+	uint32_t *rel_m;
+	size_t *rel_lo;
 	/* The wake rule (a wake file): per record, the thread whose wake
 	 * it is (SIZE_MAX: none), when, and how long it had slept. */
 	const struct wake_edge *edge;
