@@ -142,6 +142,10 @@ struct cursor {
 	bool cpu_pending, on_cpu;
 	uint64_t cpu_demand, cpu_rest;
 	double cpu_left; /* on_cpu: demand not yet served */
+	/* what replay_schedule last waited for when it returned false: the
+	 * record whose issue or completion it needs, or the thread whose end
+	 * it needs (SIZE_MAX: neither) */
+	size_t wait_rec, wait_thread;
 };
 
 /* Thread @p's cursor at its first op, which issues at @base plus its
@@ -153,7 +157,10 @@ void replay_cursor_start(struct cursor *c, const struct rthread *p, const struct
 bool replay_cursor_advance(struct cursor *c, const struct ts_trace *t, uint64_t s, uint64_t done,
 			   const struct ts_replay_cfg *cfg, double speed);
 /* When may c's next op issue? Sets c->next_issue; false = not known yet
- * (the thread it waits for has not got there). @ended: replayed end per
+ * (the thread it waits for has not got there), with c->wait_rec or
+ * c->wait_thread saying what it waits for; a false answer changes the
+ * cursor the same way each time, so it need not be asked again until that
+ * record or thread moves. @ended: replayed end per
  * thread (0 = running); @issued and @completed: replayed times per record
  * (0 = not yet); @completed NULL: replaying the recording's own times. */
 bool replay_schedule(const struct rthreads *ps, const struct ts_trace *t, struct cursor *c,

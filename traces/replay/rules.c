@@ -853,8 +853,10 @@ static bool join_apply(const struct rthreads *ps, struct cursor *c, const uint64
 			continue; /* unrelated processes */
 		if (c->i && ps->ends[k] < c->rec_done_max)
 			break; /* its own completion came later: the closed loop rules */
-		if (!end[j])
+		if (!end[j]) {
+			c->wait_thread = j;
 			return false;
+		}
 		uint64_t gap = c->win_hi - ps->ends[k];
 		gap -= TS_MIN(gap, cfg->think_less_ns);
 		gap = cfg->no_think ? 0 : scaled(gap, speed);
@@ -883,8 +885,10 @@ static bool anchor_apply(const struct rthreads *ps, const struct ts_trace *t, st
 
 	if (a == SIZE_MAX)
 		return true; /* before any workload request: its offset from the start */
-	if (!issued[a])
+	if (!issued[a]) {
+		c->wait_rec = a;
 		return false;
+	}
 	uint64_t gap = t->recs[me].submit_ns - t->recs[a].submit_ns;
 	c->next_issue = issued[a] + (cfg->no_think ? 0 : scaled(gap, speed));
 	c->think_ns -= TS_MIN(c->think_ns, c->last_think); /* not think time */
@@ -914,7 +918,8 @@ static bool anchor_apply(const struct rthreads *ps, const struct ts_trace *t, st
  */
 static bool progress(const struct rthreads *ps, const struct ts_trace *t,
 		     const struct ts_replay_cfg *cfg, size_t k, uint64_t w, const uint64_t *issued,
-		     const uint64_t *completed, uint64_t origin, double speed, uint64_t *at)
+		     const uint64_t *completed, uint64_t origin, double speed, uint64_t *at,
+		     size_t *wait)
 {
 	const struct rthread *p = &ps->p[k];
 	size_t lo = 0, hi = p->n;
@@ -930,8 +935,10 @@ static bool progress(const struct rthreads *ps, const struct ts_trace *t,
 		return true;
 	}
 	size_t j = p->idx[lo - 1];
-	if (!issued[j])
+	if (!issued[j]) {
+		*wait = j;
 		return false;
+	}
 	const struct ts_trace_rec *r = &t->recs[j];
 	uint64_t rc = TS_MAX(r->complete_ns, r->submit_ns);
 	*at = w >= rc ? completed[j] + own_scaled(t, cfg, p, rc, w, w - rc, speed)
@@ -955,13 +962,15 @@ static bool wake_apply(const struct rthreads *ps, const struct ts_trace *t, stru
 		return true;
 	}
 	if (e->rec != SIZE_MAX) { /* a request's completion woke it: as long after */
-		if (!completed[e->rec])
+		if (!completed[e->rec]) {
+			c->wait_rec = e->rec;
 			return false;
+		}
 		const struct ts_trace_rec *r = &t->recs[e->rec];
 		uint64_t rc = TS_MAX(r->complete_ns, r->submit_ns);
 		at = completed[e->rec] + scaled(e->t_ns - TS_MIN(rc, e->t_ns), speed);
 	} else if (!progress(ps, t, cfg, e->waker, e->t_ns, issued, completed, c->origin, speed,
-			     &at)) {
+			     &at, &c->wait_rec)) {
 		return false;
 	}
 	/* its own work done: the closed loop less the sleep, never before
@@ -993,13 +1002,17 @@ static bool stream_apply(const struct rthreads *ps, const struct ts_trace *t, st
 	const struct ts_trace_rec *r = &t->recs[me];
 	uint64_t from, at, gap;
 	if (d != SIZE_MAX) {
-		if (!completed[d])
+		if (!completed[d]) {
+			c->wait_rec = d;
 			return false;
+		}
 		from = TS_MAX(t->recs[d].complete_ns, t->recs[d].submit_ns);
 		at = completed[d];
 	} else {
-		if (!issued[sp])
+		if (!issued[sp]) {
+			c->wait_rec = sp;
 			return false;
+		}
 		from = t->recs[sp].submit_ns;
 		at = issued[sp];
 	}
@@ -1018,6 +1031,7 @@ bool replay_schedule(const struct rthreads *ps, const struct ts_trace *t, struct
 		     const uint64_t *ended, const uint64_t *issued, const uint64_t *completed,
 		     const struct ts_replay_cfg *cfg, double speed)
 {
+	c->wait_rec = c->wait_thread = SIZE_MAX;
 	if (c->p->tid == 0)
 		return anchor_apply(ps, t, c, issued, cfg, speed);
 	if (c->p->kernel)

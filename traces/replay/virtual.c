@@ -29,6 +29,17 @@ struct vrun {
 	struct ts_heap h;	 /* cursors that know their next issue */
 	struct cursor **parked;	 /* cursors waiting for another thread */
 	size_t nparked;
+	/* Each parked cursor waits on one list: keyed by the record
+	 * (0..nrecs-1) or the thread (nrecs + k) it waits for, or the last
+	 * key (nrecs + np) when it said neither. A record that is issued or
+	 * a thread that ends moves its list to the ready ones, which the next
+	 * unpark() asks again: the others' answer cannot have changed. */
+	size_t *wait_head;	 /* per key: its first cursor, SIZE_MAX = none */
+	size_t *wait_prev, *wait_next; /* per cursor: its neighbours on its list */
+	size_t *wait_key;	 /* per cursor: its list, SIZE_MAX = none */
+	size_t *park_pos;	 /* per cursor: its place in parked */
+	size_t *ready;		 /* cursors to ask again */
+	size_t nready;
 	uint64_t *ended;	 /* replayed end per thread, 0 = running */
 	uint64_t *issued;	 /* replayed issue per record, 0 = not yet */
 	uint64_t *completed;	 /* replayed completion per record */
@@ -166,37 +177,98 @@ TS_WUR static int push(struct vrun *v, struct cursor *c)
 	return ts_heap_push(&v->h, c->next_issue, (uint64_t)(c->p - v->ps.p), c);
 }
 
+/* Parked cursor @i onto the list of what it last waited for. */
+static void wait_on(struct vrun *v, size_t i)
+{
+	const struct cursor *c = &v->cur[i];
+	size_t key = c->wait_rec != SIZE_MAX	    ? c->wait_rec
+		     : c->wait_thread != SIZE_MAX ? v->t->nrecs + c->wait_thread
+						  : v->t->nrecs + v->ps.n;
+	v->wait_key[i] = key;
+	v->wait_prev[i] = SIZE_MAX;
+	v->wait_next[i] = v->wait_head[key];
+	if (v->wait_head[key] != SIZE_MAX)
+		v->wait_prev[v->wait_head[key]] = i;
+	v->wait_head[key] = i;
+}
+
+/* Cursor @i off its list. */
+static void wait_off(struct vrun *v, size_t i)
+{
+	size_t key = v->wait_key[i];
+	if (key == SIZE_MAX)
+		return;
+	if (v->wait_prev[i] != SIZE_MAX)
+		v->wait_next[v->wait_prev[i]] = v->wait_next[i];
+	else
+		v->wait_head[key] = v->wait_next[i];
+	if (v->wait_next[i] != SIZE_MAX)
+		v->wait_prev[v->wait_next[i]] = v->wait_prev[i];
+	v->wait_key[i] = SIZE_MAX;
+}
+
+/* The cursors waiting on @key, to be asked again. */
+static void wake(struct vrun *v, size_t key)
+{
+	for (size_t i = v->wait_head[key]; i != SIZE_MAX; i = v->wait_next[i]) {
+		v->wait_key[i] = SIZE_MAX;
+		v->ready[v->nready++] = i;
+	}
+	v->wait_head[key] = SIZE_MAX;
+}
+
 /* @c into the heap when its next issue is known, else parked until the
  * thread it waits for gets there. */
 TS_WUR static int place(struct vrun *v, struct cursor *c)
 {
 	if (replay_schedule(&v->ps, v->t, c, v->ended, v->issued, v->completed, v->cfg, v->speed))
 		return push(v, c);
+	size_t i = (size_t)(c - v->cur);
+	v->park_pos[i] = v->nparked;
 	v->parked[v->nparked++] = c;
+	wait_on(v, i);
 	return 0;
 }
 
-/* The parked threads whose wait is over go back to the heap. */
+/* Parked cursor @i out of the parked list, into the heap. */
+TS_WUR static int unpark_one(struct vrun *v, size_t i)
+{
+	size_t k = v->park_pos[i];
+	struct cursor *last = v->parked[--v->nparked];
+	v->parked[k] = last;
+	v->park_pos[last - v->cur] = k;
+	return push(v, &v->cur[i]);
+}
+
+/* The parked threads whose wait is over go back to the heap: those whose
+ * record or thread has moved since they were asked (the rest give the
+ * same answer as before), and those that said neither. The heap orders
+ * them by (next issue, thread), so the order they are asked in does not
+ * matter. */
 TS_WUR static int unpark(struct vrun *v)
 {
 	int ret;
 
-	for (size_t k = 0; k < v->nparked;) {
-		if (replay_schedule(&v->ps, v->t, v->parked[k], v->ended, v->issued, v->completed,
+	wake(v, v->t->nrecs + v->ps.n);
+	while (v->nready) {
+		size_t i = v->ready[--v->nready];
+		if (replay_schedule(&v->ps, v->t, &v->cur[i], v->ended, v->issued, v->completed,
 				    v->cfg, v->speed)) {
-			if ((ret = push(v, v->parked[k])))
+			if ((ret = unpark_one(v, i)))
 				return ret;
-			v->parked[k] = v->parked[--v->nparked];
 		} else {
-			k++;
+			wait_on(v, i);
 		}
 	}
 	/* Threads whose recorded ends tie can wait on each other; let them go
 	 * rather than stop. */
 	if (!v->h.n && !v->cpu.n)
-		while (v->nparked)
-			if ((ret = push(v, v->parked[--v->nparked])))
+		while (v->nparked) {
+			size_t i = (size_t)(v->parked[v->nparked - 1] - v->cur);
+			wait_off(v, i);
+			if ((ret = unpark_one(v, i)))
 				return ret;
+		}
 	return 0;
 }
 
@@ -464,6 +536,7 @@ TS_WUR static int issue(struct vrun *v, struct cursor *c, struct ts_replay_resul
 	uint64_t s = c->next_issue;
 
 	v->issued[idx] = s;
+	wake(v, idx);
 	c->mem_served = c->in_kernel = c->dev_read = false;
 	c->dev_reqs = 0;
 	/* carry= as tierfs ran it: per thread of the workload (tierfs keeps
@@ -486,6 +559,7 @@ TS_WUR static int issue(struct vrun *v, struct cursor *c, struct ts_replay_resul
 		res->think_ns += c->think_ns;
 		res->waited_ns += c->waited_ns;
 		v->ended[c->p - v->ps.p] = TS_MAX(c->done_max, 1);
+		wake(v, v->t->nrecs + (size_t)(c->p - v->ps.p));
 		return 0;
 	}
 	uint64_t think = c->last_think;
@@ -547,6 +621,12 @@ static void vrun_free(struct vrun *v)
 	free(v->cur);
 	ts_heap_free(&v->h);
 	free(v->parked);
+	free(v->wait_head);
+	free(v->wait_prev);
+	free(v->wait_next);
+	free(v->wait_key);
+	free(v->park_pos);
+	free(v->ready);
 	free(v->ended);
 	free(v->issued);
 	free(v->completed);
@@ -581,14 +661,25 @@ TS_WUR static int vrun_alloc(struct vrun *v, char *err, size_t errlen)
 	}
 	v->cur = calloc(np, sizeof(*v->cur));
 	v->parked = calloc(np, sizeof(*v->parked));
+	v->wait_head = malloc((nr + np + 1) * sizeof(*v->wait_head));
+	v->wait_prev = calloc(np, sizeof(*v->wait_prev));
+	v->wait_next = calloc(np, sizeof(*v->wait_next));
+	v->wait_key = malloc(np * sizeof(*v->wait_key));
+	v->park_pos = calloc(np, sizeof(*v->park_pos));
+	v->ready = calloc(np, sizeof(*v->ready));
 	v->ended = calloc(np, sizeof(*v->ended));
 	v->issued = calloc(nr, sizeof(*v->issued));
 	v->completed = calloc(nr, sizeof(*v->completed));
-	if (!v->cur || !v->parked || !v->ended || !v->issued || !v->completed ||
+	if (!v->cur || !v->parked || !v->wait_head || !v->wait_prev || !v->wait_next ||
+	    !v->wait_key || !v->park_pos || !v->ready || !v->ended || !v->issued || !v->completed ||
 	    ts_heap_reserve(&v->h, np)) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
+	for (size_t i = 0; i < nr + np + 1; i++)
+		v->wait_head[i] = SIZE_MAX;
+	for (size_t i = 0; i < np; i++)
+		v->wait_key[i] = SIZE_MAX;
 	return 0;
 }
 
