@@ -26,10 +26,10 @@
  * schedulers share it; the most recent ORDERS_KEPT stay, in at most
  * ORDERS_BYTES but for the newest one. The list holds one reference to
  * each, every scheduler reading one another.
- * A large shuffled order (ORDER_EARLY samples or more) is made on a
- * thread of its own from the moment its scheduler is made (order_start:
- * the first epoch's), while the run does what comes before its first
- * claim (a search's runs decided before their first step, their bounds'
+ * A large shuffled order (ORDER_EARLY samples or more) can be made on a
+ * thread of its own ahead of its first claim (ts_sched_order_ahead: the
+ * first epoch's, at its caller's word), while the run does what comes
+ * before its first claim (a search's runs decided before their first step, their bounds'
  * walks): its first write (mostly the kernel clearing its pages) and its
  * shuffle took 2-3 s of a find-max's 4 for 156.8M samples. A scheduler
  * that wants it waits for it (making); the order is the same one. */
@@ -166,8 +166,6 @@ static void note(struct ts_sched *s, enum ts_sched_ev ev, const struct ts_sched_
 		s->log(s->log_ctx, ev, pos);
 }
 
-static void order_start(const struct ts_sched *s);
-
 int ts_sched_new(const struct ts_sched_cfg *cfg, struct ts_sched **out, char *err, size_t errlen)
 {
 	*out = NULL;
@@ -211,7 +209,6 @@ int ts_sched_new(const struct ts_sched_cfg *cfg, struct ts_sched **out, char *er
 		ts_sched_free(s);
 		return -ENOMEM;
 	}
-	order_start(s);
 	*out = s;
 	return 0;
 }
@@ -288,8 +285,8 @@ static void fill_order(const struct order_key *k, uint32_t *v)
 	}
 }
 
-/* A shuffled order of this many samples or more is made from the moment
- * its scheduler is (order_start). */
+/* A shuffled order of this many samples or more is made ahead where its
+ * caller asks (ts_sched_order_ahead). */
 #define ORDER_EARLY FILL_SPLIT
 
 /* The thread making order @arg (making, one reference its own). */
@@ -310,7 +307,7 @@ static void *order_make(void *arg)
  * scheduler made at the same moment by another thread may start it too
  * (the work twice, the same order). Nothing where memory or a thread
  * is short: make_order makes it then. */
-static void order_start(const struct ts_sched *s)
+void ts_sched_order_ahead(const struct ts_sched *s)
 {
 	struct order_key k = { s->n, s->cfg.seed, 0, true };
 	if (!s->cfg.shuffle || s->n < ORDER_EARLY)

@@ -89,6 +89,12 @@ TS_WUR int ts_sched_new(const struct ts_sched_cfg *cfg, struct ts_sched **out, c
 			size_t errlen);
 void ts_sched_free(struct ts_sched *s);
 void ts_sched_set_log(struct ts_sched *s, ts_sched_log_fn fn, void *ctx);
+/* Starts making the first epoch's order of a large shuffled scheduler
+ * (2^24 samples or more) on a thread of its own, for its first claim (or
+ * a later scheduler's of the same samples and seed) to find made or being
+ * made; nothing for a smaller or unshuffled one, or one already kept.
+ * Without it the order is made at the first claim. The same order. */
+void ts_sched_order_ahead(const struct ts_sched *s);
 
 uint64_t ts_sched_batches_per_epoch(const struct ts_sched *s);
 uint64_t ts_sched_samples_per_epoch(const struct ts_sched *s); /* delivered */

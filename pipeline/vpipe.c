@@ -656,6 +656,11 @@ uint64_t ts_vpipe_batches_per_epoch(const struct ts_vpipe *v)
 	return ts_sched_batches_per_epoch(v->sched);
 }
 
+void ts_vpipe_order_ahead(const struct ts_vpipe *v)
+{
+	ts_sched_order_ahead(v->sched);
+}
+
 uint64_t ts_vpipe_start_ns(const struct ts_vpipe *v)
 {
 	return v->start;

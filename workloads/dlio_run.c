@@ -363,6 +363,7 @@ struct floor_memo {
  * computation; each epoch restarts the loader when its last step ends (in
  * real time after the ranks' barrier); AU and samples/s per epoch. */
 struct accel {
+	bool probe; /* only its start-of-run check's bounds (find_max_bracket's probe) */
 	struct ts_steploop_pipe pipe; /* the loader, either clock */
 	struct ts_steploop_src src;   /* it, behind DLIO's barrier and restart */
 	const struct ts_dlio_workload *w;
@@ -947,7 +948,7 @@ static uint64_t own_window(const struct accel *A, uint64_t steps)
 /* own_window's draws for the first epoch, taken before the run's first
  * claim: they depend on the device's stream as the run began alone, and
  * that claim waits for the epoch's order while a large one is still being
- * made (pipeline/scheduler.c's order_start), which they then overlap
+ * made ahead (order_ahead_for), which they then overlap
  * (bert's 86M draws, 0.3-0.5 s). Where accel_stops will ask for them at
  * the first epoch's first check, as far as is known before its first
  * step (it may not: the run can end first, or other requests reach the
@@ -1196,8 +1197,9 @@ static bool accel_passes(struct accel *A, uint64_t steps, uint64_t left, double 
  * decided here never claims a sample, so its epoch order (made at the
  * first claim, scheduler.c's make_order) is never drawn. A step limit
  * inside the first epoch makes the run that epoch, cut short; one in a
- * later epoch is not bounded here. */
-static int accel_passes_at_start(struct accel *A, double *au)
+ * later epoch is not bounded here. @quick: 0 (undecided) where the two
+ * bounds of its first epoch leave it so, without the walks past them. */
+static int accel_passes_at_start(struct accel *A, double *au, bool quick)
 {
 	struct pass_model *m = &A->pm;
 	uint64_t K = A->per_epoch, epochs = A->w->epochs;
@@ -1230,7 +1232,7 @@ static int accel_passes_at_start(struct accel *A, double *au)
 		*au = reach;
 		return -1;
 	}
-	if (!m->seq)
+	if (!m->seq || quick)
 		return 0;
 	struct pass_goal g = { rest, f0, (double)epochs, K };
 	double ed = seq_end(A, &g, 0, K, t0, t0, x, 0, m->leaves);
@@ -1400,7 +1402,7 @@ static int accelerate(struct accel *A, const struct ts_dlio_workload *w, uint64_
 	r->au_min = INFINITY;
 	r->au_max = 0;
 	double au0;
-	int at0 = stop_below > 0 ? accel_passes_at_start(A, &au0) : 0;
+	int at0 = stop_below > 0 ? accel_passes_at_start(A, &au0, A->probe) : 0;
 	if (at0) { /* decided before its first step: passed, or stopped */
 		r->n = n;
 		r->au = r->au_min = r->au_max = au0;
@@ -1410,6 +1412,8 @@ static int accelerate(struct accel *A, const struct ts_dlio_workload *w, uint64_
 		r->steps = per_epoch;
 		return 0;
 	}
+	if (A->probe)
+		return 0;
 	own_window_early(A);
 	ts_steploop_pipe_init(&A->pipe);
 	A->src = (struct ts_steploop_src){ accel_take, accel_release, A };
@@ -1456,6 +1460,7 @@ struct env {
 	bool sb_ready;
 	struct ts_tier_ebs ebs; /* the instance's EBS limits on the tier (all 0: none) */
 	bool searching; /* find-max's search: its runs may stop once they cannot miss */
+	bool probing; /* run_virtual: only the start-of-run bounds (order_ahead_for) */
 };
 
 /* The limits of the run's drive (its tier at --capacity). */
@@ -1872,7 +1877,7 @@ static int run_virtual(struct env *E, uint64_t n, double stop_below, struct ts_d
 		return rc;
 	}
 	struct ts_pipe_cfg pc;
-	struct accel f = { 0 };
+	struct accel f = { .probe = E->probing };
 	uint64_t w0 = ts_now_ns();
 	uint64_t workers = E->cpu.workers * n;
 	struct ts_decode_cal cal = { .sample_ns = E->cpu.sample_ns,
@@ -1905,6 +1910,8 @@ static int run_virtual(struct env *E, uint64_t n, double stop_below, struct ts_d
 	if (!rc)
 		rc = accelerate(&f, E->w, n, ts_vpipe_batches_per_epoch(f.pipe.vp),
 				ts_vpipe_start_ns(f.pipe.vp), E->cpu.step_ns, stop_below, r, err, errlen);
+	if (!rc && f.probe && !r->passed && !r->stopped) /* it may claim: its order ahead */
+		ts_vpipe_order_ahead(f.pipe.vp);
 	if (f.pipe.vp) {
 		struct ts_vpipe_stats vs;
 		ts_vpipe_stats(f.pipe.vp, &vs);
@@ -2280,6 +2287,25 @@ static uint64_t between(const struct env *E, const struct ts_dlio_result *p,
 	return TS_MIN(TS_MAX(n, lo + q), hi - q);
 }
 
+/* The search's epoch order (a large dataset's: a shuffle of 156.8M
+ * samples takes about a second) made on a thread of its own ahead of the
+ * run that will claim it first, over the runs before it (their start-of-
+ * run checks and walks), where a run of @n (the next one after a first
+ * that passes) is not ruled out by its start-of-run bounds: a run decided
+ * there never claims a sample, and a search whose runs all are never
+ * draws the order. Elsewhere it is made at the first claim. The same
+ * order either way. */
+static void order_ahead_for(struct env *E, uint64_t n, double thr)
+{
+	if (!E->o->virtual_time || torch_loader(E->w) || tf_cores(E) || n > MAX_ACCEL)
+		return;
+	struct ts_dlio_result r;
+	char err[256];
+	E->probing = true;
+	(void)run_virtual(E, n, thr, &r, err, sizeof(err)); /* a failing run fails once run */
+	E->probing = false;
+}
+
 /* --find-max (--search bracket): the same answer as the doubling search
  * wherever AU does not rise with N (what both rely on), with fewer and
  * shorter runs. It starts from the drive's bandwidth bound (or from
@@ -2301,6 +2327,8 @@ static int find_max_bracket(struct env *E, struct ts_dlio_outcome *oc, char *err
 	n = TS_MAX(n, 1);
 	bool last_pass = false, near = false; /* near: n is a hint's, thought near the answer */
 	E->searching = true; /* a run that cannot miss stops: only the answer's AU is needed to pass */
+	if (!from) /* the run after a first that passes */
+		order_ahead_for(E, n + 1, thr);
 	const struct ts_dlio_result *miss = NULL; /* the run at hi */
 	int rc = 0;
 	for (int k = 0; hi - lo > 1; k++) {

@@ -3,9 +3,10 @@
  * shuffle): the permutation pinned by hashes of whole orders (values from
  * the code before orders were made ahead of their first claim, so a
  * shuffle that reorders its swaps fails here), and an order made on a
- * thread of its own from its scheduler's start the same as one made at the
- * first claim, shared by schedulers made before it is done, after it is,
- * and after the scheduler that started it is freed.
+ * thread of its own from its scheduler's start (ts_sched_order_ahead)
+ * the same as one made at the first claim, shared by schedulers made
+ * before it is done, after it is, and after the scheduler that started
+ * it is freed.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -111,6 +112,8 @@ static struct ts_sched *sched(uint64_t n, uint64_t seed)
 	struct ts_sched *s = NULL;
 	char err[256];
 	CHECK(ts_sched_new(&c, &s, err, sizeof(err)) == 0);
+	if (s)
+		ts_sched_order_ahead(s); /* nothing below the threshold */
 	return s;
 }
 
