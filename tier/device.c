@@ -89,9 +89,27 @@ static void keys_pop(struct keys *h)
 	v[i] = k;
 }
 
-/* The sub-keys one key remembers: past them a repeat of one op, file and
- * offset under the same key draws as its first did. */
+/*
+ * The count of a request's sub-key (sub_key) comes from the first KEY_SEEN
+ * requests under the key, repeats included: a request counts how many of
+ * those had its op, file and offset. Past them nothing more is counted,
+ * so two requests after the KEY_SEEN-th with the same op, file and offset
+ * take the same count, and the same draws (a repeat first seen past them
+ * draws as its first did; one seen among them as the first after them).
+ * A table of KEY_TAB slots (open addressing, linear probing, at most half
+ * full) holds each sub-key's count: a request costs a probe or two, not a
+ * pass over KEY_SEEN entries (a read the model splits into hundreds of
+ * device requests). A slot is live while its generation is the table's;
+ * a new key bumps the table's generation, which empties it at once.
+ */
 #define KEY_SEEN 32
+#define KEY_TAB (2 * KEY_SEEN) /* a power of two */
+
+struct key_slot {
+	uint64_t k;
+	uint32_t gen;	/* live when the device's key_gen */
+	uint32_t count; /* its requests among the first KEY_SEEN */
+};
 
 struct device {
 	struct ts_tier_layer l;
@@ -104,8 +122,9 @@ struct device {
 	 * the requests' sub-keys drawn under it so far, for their count */
 	bool keyed;
 	uint64_t seed, key;
-	uint64_t seen[KEY_SEEN];
-	unsigned nseen;
+	struct key_slot seen[KEY_TAB];
+	uint32_t key_gen; /* the live slots' generation; 0 marks none */
+	unsigned nseen;	  /* requests counted under the key, to KEY_SEEN */
 	const struct ts_rng_zig *zig; /* the normal's table (core/rng.h) */
 	const struct ts_fm *fm;	      /* exp's (core/fmath.h) */
 	_Atomic uint32_t qd_pub; /* queue depth at the last request, for stats */
@@ -212,11 +231,17 @@ static inline double draw(struct device *d, const struct ts_tier_dist *dist, enu
 static uint64_t sub_key(struct device *d, const struct ts_tier_req *req)
 {
 	uint64_t k = ts_rng_key(ts_rng_key(ts_rng_key(d->key, req->op), req->file), req->off);
-	uint64_t again = 0;
-	for (unsigned i = 0; i < d->nseen; i++)
-		again += d->seen[i] == k;
-	if (d->nseen < KEY_SEEN)
-		d->seen[d->nseen++] = k;
+	/* k is mixed (core/rng.h): its low bits serve as the slot */
+	unsigned i = (unsigned)k & (KEY_TAB - 1);
+	while (d->seen[i].gen == d->key_gen && d->seen[i].k != k)
+		i = (i + 1) & (KEY_TAB - 1);
+	struct key_slot *e = &d->seen[i];
+	bool live = e->gen == d->key_gen;
+	uint64_t again = live ? e->count : 0;
+	if (d->nseen < KEY_SEEN) {
+		d->nseen++;
+		*e = (struct key_slot){.k = k, .gen = d->key_gen, .count = live ? e->count + 1 : 1};
+	}
 	return ts_rng_key(k, again);
 }
 
@@ -300,8 +325,13 @@ void ts_tier_device_keyed(struct ts_tier_layer *l, bool on)
 void ts_tier_device_key(struct ts_tier_layer *l, uint64_t key)
 {
 	struct device *d = (struct device *)l;
-	if (key != d->key)
+	if (key != d->key) {
 		d->nseen = 0;
+		if (++d->key_gen == 0) { /* wrapped: every slot's stamp is old */
+			memset(d->seen, 0, sizeof(d->seen));
+			d->key_gen = 1;
+		}
+	}
 	d->key = key;
 }
 
@@ -330,6 +360,7 @@ struct ts_tier_layer *ts_tier_device_new(const struct ts_tier_profile *p,
 	d->qd = qd;
 	ts_rng_seed(&d->rng, seed);
 	d->seed = seed;
+	d->key_gen = 1; /* calloc's slots, generation 0, are empty */
 	d->zig = ts_rng_zig();
 	d->fm = ts_fm();
 	/* room for the slots twice over: a pop and push never allocates */

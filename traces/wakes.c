@@ -705,6 +705,25 @@ static int pipe_op_cmp(const void *a, const void *b)
  * took the bytes) counts as at the read; one of the reader's own is no
  * tie, nor is a read that got the same write's bytes as the reader's
  * previous hand-off (a message's header, then its body). */
+/* Each reader's latest hand-off: a table of tids (open addressing, at
+ * most half full) to 1 + its index in s->handoffs (0: an empty slot). A
+ * scan back through the hand-offs for the reader's previous one was
+ * quadratic in them where a reader had none before. */
+struct last_handoff {
+	uint32_t *tid;
+	size_t *at;
+	size_t mask;
+};
+
+static size_t *last_handoff_of(struct last_handoff *x, uint32_t tid)
+{
+	size_t i = (size_t)(tid * 0x9e3779b1u) & x->mask;
+	while (x->at[i] && x->tid[i] != tid)
+		i = (i + 1) & x->mask;
+	x->tid[i] = tid;
+	return &x->at[i];
+}
+
 static int tie_pipes(struct ts_wakes_parser *p)
 {
 	struct pipe_op *o = p->pipe_ops;
@@ -714,7 +733,24 @@ static int tie_pipes(struct ts_wakes_parser *p)
 	qsort(o, n, sizeof(*o), pipe_op_cmp);
 	while (nw < n && o[nw].write)
 		nw++;
-	for (size_t i = nw; i < n; i++) {
+	/* room for every reader twice over: those of the hand-offs there,
+	 * and one a read */
+	struct last_handoff last = {0};
+	size_t cap = 16;
+	while (cap < 2 * (p->s.nhandoffs + n - nw))
+		cap *= 2;
+	last.tid = malloc(cap * sizeof(*last.tid));
+	last.at = calloc(cap, sizeof(*last.at));
+	last.mask = cap - 1;
+	if (!last.tid || !last.at) {
+		free(last.tid);
+		free(last.at);
+		return -ENOMEM;
+	}
+	for (size_t k = 0; k < p->s.nhandoffs; k++)
+		*last_handoff_of(&last, p->s.handoffs[k].reader) = k + 1;
+	int ret = 0;
+	for (size_t i = nw; i < n && !ret; i++) {
 		const struct pipe_op *r = &o[i];
 		size_t lo = 0, hi = nw;
 		while (lo < hi) { /* the first write of r's pipe ending at or past r's end */
@@ -730,17 +766,18 @@ static int tie_pipes(struct ts_wakes_parser *p)
 				       .wrote_ns = TS_MIN(o[lo].t_ns, r->t_ns),
 				       .reader = r->tid,
 				       .writer = o[lo].tid};
-		bool same = false;
-		for (size_t k = p->s.nhandoffs; k-- > 0;) /* the reader's previous one */
-			if (p->s.handoffs[k].reader == h.reader) {
-				same = p->s.handoffs[k].writer == h.writer &&
-				       p->s.handoffs[k].wrote_ns == h.wrote_ns;
-				break;
-			}
-		if (!same && add_handoff(&p->s, &h))
-			return -ENOMEM;
+		size_t *at = last_handoff_of(&last, h.reader); /* the reader's previous one */
+		const struct ts_handoff *prev = *at ? &p->s.handoffs[*at - 1] : NULL;
+		if (prev && prev->writer == h.writer && prev->wrote_ns == h.wrote_ns)
+			continue;
+		if (add_handoff(&p->s, &h))
+			ret = -ENOMEM;
+		else
+			*at = p->s.nhandoffs;
 	}
-	return 0;
+	free(last.tid);
+	free(last.at);
+	return ret;
 }
 
 int ts_wakes_parser_times(struct ts_wakes_parser *p, uint32_t tid, uint64_t oncpu_ns,

@@ -253,29 +253,42 @@ TS_WUR static int inflight_rel(const struct ts_trace *t, struct rthreads *ps)
 {
 	struct ts_heap h = {0}; /* the thread's requests in flight, by completion */
 	size_t nr = t->nrecs ? t->nrecs : 1;
+	/* per op: its completion came off the heap. The heap holds the
+	 * thread's ops before i less those, so the oldest in flight is the
+	 * first op not gone, which only moves on (oldest): a pass over the
+	 * heap per op was quadratic in the ops in flight together. */
+	bool *gone = calloc(nr, sizeof(*gone));
 
 	ps->rel = malloc(nr * sizeof(*ps->rel));
 	ps->rel_m = malloc(nr * sizeof(*ps->rel_m));
 	ps->rel_lo = malloc(nr * sizeof(*ps->rel_lo));
-	if (!ps->rel || !ps->rel_m || !ps->rel_lo)
+	if (!gone || !ps->rel || !ps->rel_m || !ps->rel_lo) {
+		free(gone);
 		return -ENOMEM;
+	}
 	for (size_t k = 0; k < ps->n; k++) {
 		struct rthread *p = &ps->p[k];
 		size_t *rel = &ps->rel[p->idx - ps->order], last = SIZE_MAX;
 		uint32_t *rel_m = &ps->rel_m[p->idx - ps->order];
 		size_t *rel_lo = &ps->rel_lo[p->idx - ps->order];
+		bool *out = &gone[p->idx - ps->order];
 		uint64_t done_max = 0, prev = 0;
+		size_t oldest = 0;
 		h.n = 0;
 		for (size_t i = 0; i < p->n; i++) {
 			const struct ts_trace_rec *r = &t->recs[p->idx[i]];
 			/* in flight when the previous one was sent: the oldest */
 			size_t lo = SIZE_MAX, m = 0;
-			for (size_t e = 0; e < h.n; e++)
-				lo = TS_MIN(lo, (size_t)h.v[e].tie);
+			while (oldest < i && out[oldest])
+				oldest++;
+			if (h.n)
+				lo = oldest;
 			/* the thread's latest completion before it was sent,
 			 * the m-th of those */
 			while (h.n && ts_heap_top(&h)->key <= r->submit_ns) {
-				last = p->idx[ts_heap_pop(&h).tie];
+				size_t g = ts_heap_pop(&h).tie;
+				out[g] = true;
+				last = p->idx[g];
 				m++;
 			}
 			rel[i] = SIZE_MAX;
@@ -292,6 +305,7 @@ TS_WUR static int inflight_rel(const struct ts_trace *t, struct rthreads *ps)
 			uint64_t done = TS_MAX(r->complete_ns, r->submit_ns);
 			if (ts_heap_push(&h, done, i, NULL)) {
 				ts_heap_free(&h);
+				free(gone);
 				return -ENOMEM;
 			}
 			done_max = TS_MAX(done_max, done);
@@ -302,6 +316,7 @@ TS_WUR static int inflight_rel(const struct ts_trace *t, struct rthreads *ps)
 		p->rel_lo = rel_lo;
 	}
 	ts_heap_free(&h);
+	free(gone);
 	return 0;
 }
 
@@ -685,19 +700,24 @@ static uint64_t dev_read_cpu(const struct ts_replay_cfg *cfg, const struct curso
  * on that completed after @prev. */
 static uint64_t inflight_at(const struct ts_trace *t, const struct cursor *c, uint64_t prev)
 {
+	/* the smallest min(m, n) of the n completions, ascending: the m-th
+	 * is the last kept (or the largest when fewer than m) */
 	uint64_t v[INFLIGHT_SCAN + 1];
-	size_t n = 0, m = c->p->rel_m[c->i];
+	size_t n = 0, kept = 0, m = c->p->rel_m[c->i];
 	for (size_t j = c->p->rel_lo[c->i]; j < c->i && n <= INFLIGHT_SCAN; j++) {
 		const struct ts_trace_rec *q = &t->recs[c->p->idx[j]];
 		if (j + 1 < c->i && TS_MAX(q->complete_ns, q->submit_ns) <= prev)
 			continue;
 		uint64_t x = c->completed[c->p->idx[j]];
-		size_t a = n++;
-		for (; a && v[a - 1] > x; a--) /* insertion: a few */
+		n++;
+		if (kept == m && v[kept - 1] <= x)
+			continue; /* not among the m smallest */
+		size_t a = kept < m ? kept++ : kept - 1;
+		for (; a && v[a - 1] > x; a--) /* insertion: at most m */
 			v[a] = v[a - 1];
 		v[a] = x;
 	}
-	return v[TS_MIN(m, n) - 1];
+	return v[kept - 1];
 }
 
 /* Op i was issued at @s and completed at @done (replay times): move on and
