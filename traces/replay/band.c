@@ -155,7 +155,11 @@ static void asleep_parts(struct parts_walk *p, uint32_t who, uint64_t since, uin
  * alive there less its sleeps in it, on another of its threads (a wake),
  * on the device (state D) or on a timer (a pause). What is left is the
  * time the threads ran or waited for a CPU: the work whose pace the host
- * sets. All 0 without a wake file; -ENOMEM. */
+ * sets. The wakes --lock-wakes dropped (ts_wakes_drop_short: a sleep on
+ * another thread of the process shorter than that, 50 us by default) are
+ * not in @w, so those sleeps count as own time here, as the replay counts
+ * them: their gaps run as the thread's own time, which the band's pace
+ * scales. All 0 without a wake file; -ENOMEM. */
 static int own_times(const struct ts_wakes *w, uint64_t mono, const uint64_t *edge, size_t nparts,
 		     uint64_t *own)
 {
