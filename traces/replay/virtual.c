@@ -50,8 +50,8 @@ struct vrun {
 	struct pnode *nodes;	 /* every path of the trace and its folders, sorted */
 	size_t nnodes;
 	/* a trace whose paths carry their inode numbers (version 11): the
-	 * inodes in use it recorded, after which a path without one is
-	 * numbered; 0: the trace's paths are numbered by rank (pnode_cmp) */
+	 * inodes in use it recorded (each path's number is then its pnode's
+	 * ino); 0: the trace's paths are numbered by rank (pnode_cmp) */
 	uint64_t recorded_inodes;
 	size_t missing; /* > 0: pnode_stat's path of that length is not there */
 };
@@ -75,7 +75,20 @@ struct pnode {
 	size_t len;
 	uint64_t blocks;
 	const struct ts_trace_node *node; /* version 11: as recorded, or NULL */
+	uint32_t id;			  /* its path id (0: a folder only above one) */
+	uint64_t ino;			  /* a trace with numbers: the number it gets */
 };
+
+/* A path a trace with numbers holds without one (tierfs met it before it
+ * was made: a lookup that found nothing, then a create) takes the next
+ * free number, in the order the trace first names them, as tierfs and
+ * ext4 give a new name the next inode. */
+static int unnumbered_cmp(const void *a, const void *b)
+{
+	const struct pnode *x = *(const struct pnode *const *)a, *y = *(const struct pnode *const *)b;
+	uint32_t ix = x->id ? x->id : UINT32_MAX, iy = y->id ? y->id : UINT32_MAX;
+	return ix != iy ? (ix > iy) - (ix < iy) : (x > y) - (x < y);
+}
 
 /* Depth first, each folder's names in byte order, as mkfs.ext4 -d numbers
  * a tree: '/' before every other byte, so that "/a/q" comes before "/a-b"
@@ -99,16 +112,12 @@ static int pnode_stat(void *ctx, const char *path, size_t len, struct ts_fsmeta_
 	 * whatever the trace makes there later (serve) */
 	if (v->missing && len == v->missing)
 		return -ENOENT;
-	struct pnode key = { path, len, 0, NULL };
+	struct pnode key = { path, len, 0, NULL, 0, 0 };
 	struct pnode *n = bsearch(&key, v->nodes, v->nnodes, sizeof(key), pnode_cmp);
 	if (!n)
 		return -ENOENT;
 	if (v->recorded_inodes) {
-		/* as recorded; a path without a number (one tierfs could not
-		 * number) after the inodes in use, by rank */
-		out->ino = len == 1 ? v->cfg->fs->root_inode
-		           : n->node ? n->node->ino
-				     : v->recorded_inodes + (uint64_t)(n - v->nodes);
+		out->ino = len == 1 ? v->cfg->fs->root_inode : n->ino;
 		out->blocks = n->blocks;
 		return 0;
 	}
@@ -148,7 +157,7 @@ TS_WUR static int nodes_build(struct vrun *v)
 			seen[r->aux] |= ok ? 2 : 1;
 	}
 	size_t k = 0;
-	n[k++] = (struct pnode){ "/", 1, 0, NULL };
+	n[k++] = (struct pnode){ "/", 1, 0, NULL, 0, 0 };
 	for (uint32_t i = 1; i < t->npaths; i++) {
 		const char *p = t->paths[i];
 		if (!p || p[0] != '/')
@@ -160,7 +169,8 @@ TS_WUR static int nodes_build(struct vrun *v)
 		for (size_t j = 1; j <= len && k < cap; j++)
 			if ((j == len && !gone) || (j < len && p[j] == '/'))
 				n[k++] = (struct pnode){ p, j, 0,
-							 j == len ? ts_trace_node_of(t, i) : NULL };
+							 j == len ? ts_trace_node_of(t, i) : NULL,
+							 j == len ? i : 0, 0 };
 	}
 	free(seen);
 	qsort(n, k, sizeof(*n), pnode_cmp);
@@ -172,8 +182,10 @@ TS_WUR static int nodes_build(struct vrun *v)
 							   n[i].node->ino + 1));
 		if (!u || pnode_cmp(&n[u - 1], &n[i]))
 			n[u++] = n[i];
-		else if (!n[u - 1].node)
+		else if (n[i].id && (!n[u - 1].id || (!n[u - 1].node && n[i].node))) {
 			n[u - 1].node = n[i].node; /* a folder's own path item */
+			n[u - 1].id = n[i].id;
+		}
 	}
 	v->nodes = n;
 	v->nnodes = u;
@@ -188,7 +200,7 @@ TS_WUR static int nodes_build(struct vrun *v)
 		size_t cut = n[i].len;
 		while (cut > 0 && n[i].p[cut - 1] != '/')
 			cut--;
-		struct pnode key = { n[i].p, cut > 1 ? cut - 1 : 1, 0, NULL };
+		struct pnode key = { n[i].p, cut > 1 ? cut - 1 : 1, 0, NULL, 0, 0 };
 		struct pnode *d = bsearch(&key, n, u, sizeof(key), pnode_cmp);
 		if (d) {
 			names[d - n]++;
@@ -203,12 +215,25 @@ TS_WUR static int nodes_build(struct vrun *v)
 	free(bytes);
 	/* the inodes in use: the recorded tree's (and any path it did not
 	 * number after them), else the trace's paths' */
-	uint64_t unnumbered = 0; /* the last rank without a number, + 1 */
-	for (size_t i = 1; i < u && recorded; i++)
-		if (!n[i].node)
-			unnumbered = i + 1;
+	uint64_t used = recorded;
+	if (recorded) {
+		struct pnode **un = malloc(u * sizeof(*un));
+		size_t m = 0;
+		if (!un)
+			return -ENOMEM;
+		for (size_t i = 1; i < u; i++) {
+			if (n[i].node)
+				n[i].ino = n[i].node->ino;
+			else
+				un[m++] = &n[i];
+		}
+		qsort(un, m, sizeof(*un), unnumbered_cmp);
+		for (size_t i = 0; i < m; i++)
+			un[i]->ino = used++;
+		free(un);
+	}
 	v->recorded_inodes = recorded;
-	ts_fsmeta_set_inodes(v->meta, recorded ? recorded + unnumbered : v->cfg->fs->first_inode + u);
+	ts_fsmeta_set_inodes(v->meta, recorded ? used : v->cfg->fs->first_inode + u);
 	return 0;
 }
 
