@@ -251,12 +251,14 @@ fuse = float(sys.argv[2])
 def span(f):
     p = {r["what"]: r for r in json.load(open(f))["results"]}
     pred = [r for w, r in p.items() if w != "recorded"][0]
-    return p["recorded"]["total_ns"] / 1e9, pred["total_ns"] / 1e9, pred.get("device_reads", 0)
-rec, pred, reqs = span(sys.argv[3])
+    return p["recorded"]["total_ns"] / 1e9, pred["total_ns"] / 1e9, pred.get("device_reads", 0), pred.get("metadata_reads", 0)
+rec, pred, reqs, _ = span(sys.argv[3])
 # the device's read requests the model sent on the replay of the recording
 # (readahead and file-system metadata included), as the loop device's are
-krec, kpred, _ = span(sys.argv[4])
-print(fuse, fuse - rec + pred, reqs, fuse - krec + kpred, rec)
+# and the file system's metadata reads among the kernel-fs replay's (a
+# trace of version 11 numbers its paths as the image numbers them)
+krec, kpred, _, kmeta = span(sys.argv[4])
+print(fuse, fuse - rec + pred, reqs, fuse - krec + kpred, rec, kmeta)
 EOF
 }
 # ---- the fidelity runs, interleaved ----
@@ -276,7 +278,7 @@ for rep in $RUN; do
 					for which in $(bench_order $((rep - 1)) before after); do
 						if [ "$which" = after ]; then
 							fuse_run "$B" "$TIERSIM_TIERFS" "$t" "$wl" "$RES/$wl.$t.fuse.$rep"
-							echo "  $wl fuse s, virtual s, model reads, kernel-fs s: $(cat "$RES/$wl.$t.fuse.$rep")"
+							echo "  $wl fuse s, virtual s, model reads, kernel-fs s, recorded s, kernel-fs metadata reads: $(cat "$RES/$wl.$t.fuse.$rep")"
 						elif [ -n "$B0" ]; then
 							fuse_run "$B0" "$T0" "$t" "$wl" "$RES/$wl.$t.fuse0.$rep"
 						fi

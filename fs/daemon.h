@@ -332,6 +332,13 @@ void ts_fs_model_close(struct ts_fs *fs);
 /* The completion time of request @r (r->submit_ns is its arrival); 0 when
  * not modeled. Sets r->fault. */
 uint64_t ts_fs_model_submit(struct ts_fs *fs, struct ts_fs_req *r);
+/* What the emulated disk holds at @path (absolute) for the trace's path
+ * items (version 11, traces/trace.h): its inode number as the model numbers
+ * the backing tree (mkfs.ext4 -d's order), a folder's blocks, the backing
+ * file's st_ino and the inodes in use. -ENOENT where the model has no such
+ * numbers (bare, block mode's image, a tree it could not number) or the
+ * path is gone; -errno. */
+TS_WUR int ts_fs_model_node(struct ts_fs *fs, const char *path, struct ts_trace_node *out);
 /* Whether the model charges @op (getattr, access, flush... are free). */
 bool ts_fs_model_charges(enum ts_fs_op op);
 /* After @op succeeded on inode @ino: the cached pages it removed are gone

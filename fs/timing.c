@@ -1001,6 +1001,42 @@ static int backing_stat(void *ctx, const char *path, size_t len, struct ts_fsmet
 	return 0;
 }
 
+int ts_fs_model_node(struct ts_fs *fs, const char *path, struct ts_trace_node *out)
+{
+	struct ts_fs_model *m = fs->model;
+	char rel[4096];
+	struct stat st;
+
+	if (!m || fs->o.image || m->nstate == NUM_OFF)
+		return -ENOENT;
+	while (*path == '/')
+		path++;
+	size_t len = strlen(path);
+	while (len && path[len - 1] == '/')
+		len--;
+	if (len >= sizeof(rel))
+		return -ENAMETOOLONG;
+	memcpy(rel, len ? path : ".", len ? len : 1);
+	rel[len ? len : 1] = 0;
+	if (fstatat(fs->root, rel, &st, AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+		return -errno;
+	uint64_t ino = number_of(fs, len ? path : NULL, len);
+	if (!ino || __atomic_load_n(&m->nstate, __ATOMIC_ACQUIRE) == NUM_FAILED)
+		return -ENOENT; /* the backing numbers: not the emulated disk's */
+	pthread_mutex_lock(&m->nlock);
+	uint64_t used = m->next_ino;
+	pthread_mutex_unlock(&m->nlock);
+	bool dir = S_ISDIR(st.st_mode);
+	*out = (struct ts_trace_node){
+	    .ino = ino,
+	    .blocks = dir ? backing_dir_blocks(fs, rel) : 0,
+	    .backing_ino = (uint64_t)st.st_ino,
+	    .inodes = (uint32_t)TS_MIN(used, (uint64_t)UINT32_MAX),
+	    .flags = (uint16_t)(TS_NODE_F_SET | (dir ? TS_NODE_F_DIR : 0)),
+	};
+	return 0;
+}
+
 uint64_t ts_fs_model_submit(struct ts_fs *fs, struct ts_fs_req *r)
 {
 	struct ts_tier *t = model_of(fs);

@@ -607,6 +607,41 @@ int ts_fs_trace_open(struct ts_fs *fs, char *err, size_t n)
 	return 0;
 }
 
+/* The id of @path, interned with its node (version 11) when new. */
+static uint32_t node_id(struct ts_fs *fs, struct ts_trace_writer *w, const char *path)
+{
+	uint32_t id = ts_trace_writer_file_find(w, path);
+	if (id)
+		return id;
+	struct ts_trace_node nd;
+	return ts_trace_writer_file_node(w, path, ts_fs_model_node(fs, path, &nd) ? NULL : &nd);
+}
+
+/*
+ * The id of @path. Where the model numbers the tree (FUSE mode with a
+ * tier: fs/timing.c), a new path is interned with its node, after the root
+ * and every folder above it with theirs (path items no record names): a
+ * replay then finds each component's inode number and a folder's blocks
+ * as the emulated disk holds them (traces/FORMAT.md, "Inode numbers").
+ */
+static uint32_t path_id(struct ts_fs *fs, struct ts_trace_writer *w, const char *path)
+{
+	uint32_t id = ts_trace_writer_file_find(w, path);
+	size_t len = strlen(path);
+	if (id || !fs->model || fs->o.image || path[0] != '/' || len > TS_TRACE_PATH_MAX)
+		return id ? id : ts_trace_writer_file_id(w, path);
+	char buf[TS_TRACE_PATH_MAX + 1];
+	memcpy(buf, path, len + 1);
+	node_id(fs, w, "/");
+	for (size_t i = 1; i < len; i++)
+		if (buf[i] == '/') {
+			buf[i] = 0;
+			node_id(fs, w, buf);
+			buf[i] = '/';
+		}
+	return node_id(fs, w, buf);
+}
+
 void ts_fs_trace_put(struct ts_fs *fs, struct ts_fs_req *r)
 {
 	struct ts_fs_trace *tr = __atomic_load_n(&fs->trace, __ATOMIC_ACQUIRE);
@@ -616,7 +651,7 @@ void ts_fs_trace_put(struct ts_fs *fs, struct ts_fs_req *r)
 	struct ts_trace_writer *w = tr->w;
 	uint32_t id = 0;
 	if (r->path) {
-		id = ts_trace_writer_file_id(w, r->path);
+		id = path_id(fs, w, r->path);
 		if (r->ino && id) {
 			pthread_mutex_lock(&tr->lock);
 			map_set(tr, r->ino, id);
@@ -634,7 +669,7 @@ void ts_fs_trace_put(struct ts_fs *fs, struct ts_fs_req *r)
 	    .size = r->file_size,
 	    .file_id = id,
 	    .tid = (uint32_t)r->tid,
-	    .aux = r->path2 ? ts_trace_writer_file_id(w, r->path2) : r->mode,
+	    .aux = r->path2 ? path_id(fs, w, r->path2) : r->mode,
 	    .op = (uint16_t)ts_fs_trace_op(r->op),
 	    .flags = (uint16_t)((r->due_ns ? 0 : TS_REC_F_NOTIER) |
 				(r->due_ns && !r->file_id ? TS_REC_F_NOFILE : 0) |

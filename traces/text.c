@@ -143,6 +143,13 @@ int ts_trace_dump(FILE *out, const struct ts_trace *t)
 		case TS_ITEM_PATH:
 			fprintf(out, "path %" PRIu64 " ", it->val);
 			put_str(out, ts_trace_path(t, (uint32_t)it->val));
+			const struct ts_trace_node *nd = ts_trace_node_of(t, (uint32_t)it->val);
+			if (nd)
+				fprintf(out,
+					" ino=%" PRIu64 " blocks=%" PRIu64 " backing_ino=%" PRIu64
+					" inodes=%" PRIu32 " flags=%u",
+					nd->ino, nd->blocks, nd->backing_ino, nd->inodes,
+					(unsigned)nd->flags);
 			fputc('\n', out);
 			break;
 		case TS_ITEM_DROPS:
@@ -390,7 +397,9 @@ static int header_line(const struct ts_trace_where *w, struct ts_trace_hdr *h,
 	return 0;
 }
 
-/* "path ID \"PATH\"", "drops N t=NS" and "end drops=N records=N t=NS". */
+/* "path ID \"PATH\"" (version 11: then "ino=N blocks=N backing_ino=N
+ * inodes=N flags=N", all or none), "drops N t=NS" and "end drops=N
+ * records=N t=NS". */
 static int meta_line(const struct ts_trace_where *w, struct ts_trace *t, const char *kw,
 		     const struct tok *tok, int n, bool *ended)
 {
@@ -399,13 +408,39 @@ static int meta_line(const struct ts_trace_where *w, struct ts_trace *t, const c
 				    TS_REC_F_PACKED);
 	if (!strcmp(kw, "path")) {
 		uint64_t id;
-		if (n != 3)
-			return ts_trace_bad(w, "path line needs 2 fields (id \"path\"), has %d",
-					    n - 1);
+		static const char *const nkeys[] = {"ino", "blocks", "backing_ino", "inodes",
+						    "flags"};
+		if (n != 3 && n != 3 + (int)TS_ARRAY_SIZE(nkeys))
+			return ts_trace_bad(w,
+					    "path line is 'path ID \"PATH\"' with 'ino=N blocks=N "
+					    "backing_ino=N inodes=N flags=N' after it or none");
 		if (ts_trace_parse_u64(tok[1].val, UINT32_MAX, &id) || id != t->npaths)
 			return ts_trace_bad(w, "field 1 (id): expected %u, got \"%s\"", t->npaths,
 					    tok[1].val);
-		int ret = ts_trace_add_path(t, tok[2].val, NULL);
+		if (n == 3) {
+			int ret = ts_trace_add_path(t, tok[2].val, NULL);
+			return ret ? ts_trace_bad(w, "field 2 (path): %s", ts_strerror(ret)) : 0;
+		}
+		uint64_t x[TS_ARRAY_SIZE(nkeys)];
+		static const uint64_t max[] = {UINT64_MAX, INT64_MAX, UINT64_MAX, UINT32_MAX,
+					       UINT16_MAX};
+		for (size_t i = 0; i < TS_ARRAY_SIZE(nkeys); i++) {
+			if (strcmp(tok[3 + i].key, nkeys[i]))
+				return ts_trace_bad(w, "field %zu: expected %s=", 3 + i, nkeys[i]);
+			if (ts_trace_parse_u64(tok[3 + i].val, max[i], &x[i]))
+				return ts_trace_bad(w, "field %s: not a number: \"%s\"", nkeys[i],
+						    tok[3 + i].val);
+		}
+		const struct ts_trace_node nd = {.ino = x[0],
+						 .blocks = x[1],
+						 .backing_ino = x[2],
+						 .inodes = (uint32_t)x[3],
+						 .flags = (uint16_t)x[4]};
+		int ret = ts_trace_add_path_node(t, tok[2].val, &nd, NULL);
+		if (ret == -EINVAL)
+			return ts_trace_bad(w,
+					    "a path's node is version 11's, with flags=1 (a file, "
+					    "blocks=0) or 3 (a folder) and ino > 0");
 		return ret ? ts_trace_bad(w, "field 2 (path): %s", ts_strerror(ret)) : 0;
 	}
 	if (!strcmp(kw, "drops")) {

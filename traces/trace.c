@@ -274,6 +274,7 @@ struct ts_trace_writer {
 	/* string table: open hash of ids, under path_lock */
 	pthread_mutex_t path_lock;
 	char **paths;	 /* paths[id] */
+	struct ts_trace_node *nodes; /* nodes[id] (flags 0: none) */
 	uint32_t npaths; /* next id */
 	uint32_t path_cap;
 	uint32_t *hash; /* 0 = empty, else id */
@@ -507,7 +508,10 @@ static int hash_grow(struct ts_trace_writer *w)
 	return 0;
 }
 
-uint32_t ts_trace_writer_file_id(struct ts_trace_writer *w, const char *path)
+/* The id of @path, interned with @node (may be NULL) when new; with
+ * @find, 0 instead of interning it. */
+static uint32_t file_id(struct ts_trace_writer *w, const char *path,
+			const struct ts_trace_node *node, bool find)
 {
 	uint32_t id = 0;
 
@@ -523,12 +527,18 @@ uint32_t ts_trace_writer_file_id(struct ts_trace_writer *w, const char *path)
 			goto out;
 		}
 	}
+	if (find)
+		goto out;
 	if (w->npaths == w->path_cap) {
 		uint32_t cap = w->path_cap * 2;
 		char **np = realloc(w->paths, cap * sizeof(*np));
 		if (!np)
 			goto out;
 		w->paths = np;
+		struct ts_trace_node *nn = realloc(w->nodes, cap * sizeof(*nn));
+		if (!nn)
+			goto out;
+		w->nodes = nn;
 		w->path_cap = cap;
 	}
 	char *dup = strdup(path);
@@ -536,10 +546,29 @@ uint32_t ts_trace_writer_file_id(struct ts_trace_writer *w, const char *path)
 		goto out;
 	id = w->npaths++;
 	w->paths[id] = dup;
+	w->nodes[id] = node && (node->flags & TS_NODE_F_SET) && node->ino
+			       ? *node
+			       : (struct ts_trace_node){ 0 };
 	w->hash[i] = id;
 out:
 	pthread_mutex_unlock(&w->path_lock);
 	return id;
+}
+
+uint32_t ts_trace_writer_file_id(struct ts_trace_writer *w, const char *path)
+{
+	return file_id(w, path, NULL, false);
+}
+
+uint32_t ts_trace_writer_file_node(struct ts_trace_writer *w, const char *path,
+				   const struct ts_trace_node *node)
+{
+	return file_id(w, path, node, false);
+}
+
+uint32_t ts_trace_writer_file_find(struct ts_trace_writer *w, const char *path)
+{
+	return file_id(w, path, NULL, true);
 }
 
 /* @n bytes at @p to the file, whole; a write error is kept in w->err. */
@@ -601,6 +630,21 @@ static void put_item(struct ts_trace_writer *w, unsigned op, uint32_t id, uint64
 	put_bytes(w, &it, sizeof(it));
 }
 
+/* The path item of id @id, @len bytes, with its node (version 11; flags
+ * 0: none, the item as before). */
+static struct ts_trace_rec path_item(uint32_t id, size_t len, const struct ts_trace_node *nd)
+{
+	struct ts_trace_rec it = { .length = len, .file_id = id, .op = TS_ITEM_PATH };
+	if (nd && nd->flags) {
+		it.offset = nd->ino;
+		it.result = (int64_t)nd->blocks;
+		it.size = nd->backing_ino;
+		it.aux = nd->inodes;
+		it.flags = nd->flags;
+	}
+	return it;
+}
+
 /* Path items for every id interned so far. Called after the records about
  * to be written were taken from their rings, so every id they name (interned
  * before the record was queued) is already in the table. */
@@ -616,9 +660,11 @@ static void write_new_paths(struct ts_trace_writer *w)
 	for (uint32_t id = w->paths_written; id < n; id++) {
 		pthread_mutex_lock(&w->path_lock);
 		const char *p = w->paths[id];
+		struct ts_trace_node nd = w->nodes[id];
 		pthread_mutex_unlock(&w->path_lock);
 		size_t len = strlen(p);
-		put_item(w, TS_ITEM_PATH, id, 0, len, 0);
+		struct ts_trace_rec it = path_item(id, len, &nd);
+		put_bytes(w, &it, sizeof(it));
 		put_bytes(w, p, len);
 		put_bytes(w, zero, (8 - len % 8) % 8);
 	}
@@ -813,6 +859,7 @@ static void writer_free(struct ts_trace_writer *w)
 	for (uint32_t i = 1; i < w->npaths; i++)
 		free(w->paths[i]);
 	free(w->paths);
+	free(w->nodes);
 	free(w->hash);
 	free(w->obuf);
 	free(w);
@@ -854,8 +901,9 @@ int ts_trace_writer_open_cfg(const char *path, const struct ts_trace_hdr *hdr,
 	w->npaths = 1; /* id 0 = no path */
 	w->paths_written = 1;
 	w->paths = calloc(w->path_cap, sizeof(*w->paths));
+	w->nodes = calloc(w->path_cap, sizeof(*w->nodes));
 	w->page_size = sysconf(_SC_PAGESIZE);
-	if (!w->paths || hash_grow(w)) {
+	if (!w->paths || !w->nodes || hash_grow(w)) {
 		writer_free(w);
 		return -ENOMEM;
 	}
@@ -1059,15 +1107,33 @@ static int push_rec(struct ts_trace *t, const struct ts_trace_rec *r)
 	return 0;
 }
 
-static int push_path(struct ts_trace *t, const char *s, size_t len)
+static int push_path(struct ts_trace *t, const char *s, size_t len,
+		     const struct ts_trace_node *nd)
 {
 	if (grow((void **)&t->paths, &t->path_cap, (size_t)t->npaths + 1, sizeof(*t->paths), 16))
 		return -ENOMEM;
 	t->paths[0] = NULL;
+	/* nodes once a path has one, zero for the paths before it */
+	if (nd || t->nodes) {
+		size_t cap = t->node_cap;
+		if (grow((void **)&t->nodes, &t->node_cap, (size_t)t->npaths + 1, sizeof(*t->nodes),
+			 16))
+			return -ENOMEM;
+		memset(t->nodes + cap, 0, (t->node_cap - cap) * sizeof(*t->nodes));
+		t->nodes[t->npaths] = nd ? *nd : (struct ts_trace_node){ 0 };
+	}
 	if (!(t->paths[t->npaths] = strndup(s, len)))
 		return -ENOMEM;
 	t->npaths++;
 	return push_item(t, TS_ITEM_PATH, t->npaths - 1, 0);
+}
+
+/* Whether @nd may be a path item's node in a trace of @version. */
+static bool node_ok(const struct ts_trace_node *nd, uint32_t version)
+{
+	return version >= 11 && nd->flags & TS_NODE_F_SET &&
+	       !(nd->flags & ~(TS_NODE_F_SET | TS_NODE_F_DIR)) && nd->ino &&
+	       nd->blocks <= INT64_MAX && (nd->blocks == 0 || nd->flags & TS_NODE_F_DIR);
 }
 
 void ts_trace_init(struct ts_trace *t)
@@ -1086,7 +1152,21 @@ int ts_trace_add_path(struct ts_trace *t, const char *path, uint32_t *id)
 		return -ENAMETOOLONG;
 	if (!t->truncated || t->npacked)
 		return -EINVAL;
-	int ret = push_path(t, path, len);
+	int ret = push_path(t, path, len, NULL);
+	if (!ret && id)
+		*id = t->npaths - 1;
+	return ret;
+}
+
+int ts_trace_add_path_node(struct ts_trace *t, const char *path,
+			   const struct ts_trace_node *node, uint32_t *id)
+{
+	size_t len = strlen(path);
+	if (len > TS_TRACE_PATH_MAX)
+		return -ENAMETOOLONG;
+	if (!t->truncated || t->npacked || !node_ok(node, t->hdr.version))
+		return -EINVAL;
+	int ret = push_path(t, path, len, node);
 	if (!ret && id)
 		*id = t->npaths - 1;
 	return ret;
@@ -1344,9 +1424,17 @@ int ts_trace_read_mem(const void *buf, size_t len, const char *name, struct ts_t
 		switch (r.op) {
 		case TS_ITEM_PATH: {
 			size_t plen = (size_t)r.length, padded = (plen + 7) & ~(size_t)7;
-			if (extra || r.submit_ns || r.offset)
-				FAIL(TS_E_CORRUPT, "%s: byte %zu: path item with stray fields",
-				     name, off);
+			/* version 11: the node in offset, result, size, aux, flags */
+			struct ts_trace_node nd = {.ino = r.offset,
+						   .blocks = (uint64_t)r.result,
+						   .backing_ino = r.size,
+						   .inodes = r.aux,
+						   .flags = r.flags};
+			bool has = r.flags || r.offset || r.result || r.size || r.aux;
+			if (r.complete_ns || r.tid || r.submit_ns || (has && !node_ok(&nd, d.version)))
+				FAIL(TS_E_CORRUPT, "%s: byte %zu: path item with stray fields%s",
+				     name, off,
+				     has && d.version < 11 ? " (a node is version 11's)" : "");
 			if (r.file_id != t->npaths)
 				FAIL(TS_E_CORRUPT,
 				     "%s: byte %zu: path id %u out of order (expected %u)", name,
@@ -1365,7 +1453,7 @@ int ts_trace_read_mem(const void *buf, size_t len, const char *name, struct ts_t
 				if (s[i])
 					FAIL(TS_E_CORRUPT, "%s: byte %zu: path padding not zero",
 					     name, off);
-			if (push_path(t, s, plen))
+			if (push_path(t, s, plen, has ? &nd : NULL))
 				FAIL(-ENOMEM, "%s: out of memory", name);
 			off += sizeof(r) + padded;
 			continue;
@@ -1530,6 +1618,7 @@ void ts_trace_free(struct ts_trace *t)
 		for (uint32_t i = 1; i < t->npaths; i++)
 			free(t->paths[i]);
 	free(t->paths);
+	free(t->nodes);
 	free(t->recs);
 	free(t->cpu);
 	free(t->issue);
@@ -1617,8 +1706,7 @@ static int write_trace(FILE *f, const struct ts_trace *t)
 		case TS_ITEM_PATH: {
 			const char *p = ts_trace_path(t, (uint32_t)it->val);
 			size_t len = strlen(p);
-			r.file_id = (uint32_t)it->val;
-			r.length = len;
+			r = path_item((uint32_t)it->val, len, ts_trace_node_of(t, (uint32_t)it->val));
 			ret = write_all(f, &r, sizeof(r));
 			if (!ret)
 				ret = write_all(f, p, len);

@@ -25,7 +25,7 @@
 #include "core/ts.h"
 
 #define TS_TRACE_MAGIC "TSTRACE" /* 8 bytes with the NUL */
-#define TS_TRACE_VERSION 10	  /* what the writer writes */
+#define TS_TRACE_VERSION 11	  /* what the writer writes */
 #define TS_TRACE_VERSION_MIN 1 /* the oldest the reader reads (no CPU samples) */
 #define TS_TRACE_HDR_SIZE 1024
 #define TS_TRACE_REC_SIZE 64
@@ -64,7 +64,8 @@ enum ts_trace_op {
 	TS_OP_UTIMENS = 28,
 	TS_OP_IO_LAST,
 	/* Stream items that are not IO (never passed to put()). */
-	TS_ITEM_PATH = 0x100,  /* file_id = id, length = bytes following */
+	TS_ITEM_PATH = 0x100,  /* file_id = id, length = bytes following; version 11:
+				* its node (struct ts_trace_node) */
 	TS_ITEM_DROPS = 0x101, /* offset = drops so far (cumulative) */
 	TS_ITEM_END = 0x102,   /* trailer: offset = drops, length = records */
 	TS_ITEM_CPU = 0x103,   /* version 2: the CPU sample of the record before it */
@@ -165,6 +166,25 @@ struct ts_trace_issue {
 	bool watched;
 };
 #define TS_ISSUE_F_WATCHED 0x1
+
+/*
+ * What the emulated disk holds at a path (version 11; traces/FORMAT.md,
+ * "Inode numbers"): tierfs numbers the whole tree it serves as mkfs.ext4 -d
+ * (tiersim disk make) numbers the image it copies it into (fs/timing.c),
+ * and writes each path's number with its path item, so that a replay
+ * charges the inode-table blocks of the real tree and not of the paths
+ * its trace happens to name (traces/replay/virtual.c). tierfs writes a
+ * node for every folder above a path too (path items no record names).
+ */
+struct ts_trace_node {
+	uint64_t ino;	      /* inode number on the emulated file system (> 0) */
+	uint64_t blocks;      /* a folder's blocks there (tier/fsmeta.h); 0: a file */
+	uint64_t backing_ino; /* the backing file's own st_ino, for people; 0 = unknown */
+	uint32_t inodes;      /* inodes in use then (the last one + 1), 0 = unknown */
+	uint16_t flags;	      /* TS_NODE_F_*; 0 = no node (before version 11, or unknown) */
+};
+#define TS_NODE_F_SET 0x1 /* the node is known */
+#define TS_NODE_F_DIR 0x2 /* a folder */
 
 /* The header as the writer takes it and the reader returns it. Strings are
  * NUL-terminated and silently limited to their field sizes. */
@@ -308,6 +328,12 @@ TS_WUR int ts_trace_writer_open_cfg(const char *path, const struct ts_trace_hdr 
 /* Id of @path (interning it on first use). Thread-safe; ids start at 1.
  * Returns 0 only when out of memory (the record then carries no path). */
 uint32_t ts_trace_writer_file_id(struct ts_trace_writer *w, const char *path);
+/* Same, giving @path its node (version 11; may be NULL) when it is new; a
+ * path interned before keeps the node it had. */
+uint32_t ts_trace_writer_file_node(struct ts_trace_writer *w, const char *path,
+				   const struct ts_trace_node *node);
+/* Id of @path if interned already, else 0 (interns nothing). */
+uint32_t ts_trace_writer_file_find(struct ts_trace_writer *w, const char *path);
 /* Queues one record (times absolute, from ts_now_ns()). Thread-safe,
  * never waits for the writer: the calling thread's ring; when it is full,
  * a new segment of it (an allocation), or a drop past the spill's bound. */
@@ -343,6 +369,9 @@ struct ts_trace {
 	struct ts_trace_hdr hdr;
 	char **paths;		   /* paths[id], paths[0] = NULL; NULL for unseen ids */
 	uint32_t npaths;	   /* ids 0..npaths-1 */
+	/* nodes[id]: what the emulated disk holds there (version 11; flags 0:
+	 * none); NULL when no path item has one */
+	struct ts_trace_node *nodes;
 	struct ts_trace_rec *recs; /* IO records only */
 	size_t nrecs;
 	/* cpu[i]: the CPU sample of recs[i] (pid 0: none); NULL when the trace
@@ -370,7 +399,7 @@ struct ts_trace {
 	} * items;
 	size_t nitems;
 	struct ts_trace_rec end;	    /* the trailer as stored, when !truncated */
-	size_t rec_cap, item_cap, path_cap; /* allocated lengths */
+	size_t rec_cap, item_cap, path_cap, node_cap; /* allocated lengths */
 };
 
 /*
@@ -393,6 +422,15 @@ TS_WUR int ts_trace_write(const struct ts_trace *t, const char *path);
 void ts_trace_init(struct ts_trace *t);
 /* Appends a path with the next id (returned in @id). */
 TS_WUR int ts_trace_add_path(struct ts_trace *t, const char *path, uint32_t *id);
+/* Same with its node (version 11 only; @node->flags TS_NODE_F_SET, ino >
+ * 0, no other flag): -EINVAL otherwise. */
+TS_WUR int ts_trace_add_path_node(struct ts_trace *t, const char *path,
+				  const struct ts_trace_node *node, uint32_t *id);
+/* The node of path @id, or NULL where the trace has none for it. */
+static inline const struct ts_trace_node *ts_trace_node_of(const struct ts_trace *t, uint32_t id)
+{
+	return t->nodes && id < t->npaths && t->nodes[id].flags ? &t->nodes[id] : NULL;
+}
 /* Id of @path, adding it when new (linear in paths: for importers that
  * keep few files; they cache the last one). */
 TS_WUR int ts_trace_intern(struct ts_trace *t, const char *path, uint32_t *id);

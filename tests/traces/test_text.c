@@ -185,7 +185,7 @@ int main(void)
 	const char *hdr = "header version=1 start_wall_ns=0 start_mono_ns=0 capacity=0 mem=0 "
 			  "tier=\"\" profile=\"\" mount_opts=\"\" host=\"\"\n";
 	char text[1024];
-	check_bad("header version=11\n", TS_E_VERSION, "in.txt:1: trace version 11");
+	check_bad("header version=12\n", TS_E_VERSION, "in.txt:1: trace version 12");
 	/* the model options: version 3's fields, each with its bit; a
 	 * version 2 header has them in mount_opts, and a bad value there is
 	 * refused */

@@ -685,7 +685,7 @@ static void test_packed(const char *file)
 		CHECK(ts_trace_writer_close(w, &dropped) == 0);
 		CHECK_EQ_U64(dropped, 0);
 		CHECK(ts_trace_read(file, &t, err, sizeof(err)) == 0);
-		CHECK(t.hdr.version == 10 && t.hdr.model == (TS_TRACE_MODEL_ALL | TS_TRACE_MODEL_CARRY));
+		CHECK(t.hdr.version == 11 && t.hdr.model == (TS_TRACE_MODEL_ALL | TS_TRACE_MODEL_CARRY));
 		CHECK_EQ_U64(t.nrecs, n);
 		CHECK_EQ_U64(t.ncpu, n);
 		CHECK_EQ_U64(t.nissue + t.nwatched, (n + 2) / 3);

@@ -49,17 +49,46 @@ struct vrun {
 	struct ts_fsmeta *meta;	 /* the file system's metadata reads */
 	struct pnode *nodes;	 /* every path of the trace and its folders, sorted */
 	size_t nnodes;
+	/* a trace whose paths carry their inode numbers (version 11): the
+	 * inodes in use it recorded (each path's number is then its pnode's
+	 * ino); 0: the trace's paths are numbered by rank (pnode_cmp) */
+	uint64_t recorded_inodes;
 	size_t missing; /* > 0: pnode_stat's path of that length is not there */
 };
 
-/* A path as the file-system rule sees it: its rank in depth-first order
- * (pnode_cmp) stands for its inode number, as mkfs.ext4 -d numbers a tree, and a
- * folder's blocks follow from the names the trace shows in it. */
+/*
+ * A path as the file-system rule sees it. A trace of version 11 recorded
+ * by tierfs carries each path's inode number on the emulated disk and a
+ * folder's blocks there (@node: traces/trace.h, struct ts_trace_node), for
+ * the paths its records name and every folder above them: tierfs numbered
+ * the whole tree it served as mkfs.ext4 -d numbers the image it copies it
+ * into, so a job that reads part of a larger tree gets the inode-table
+ * blocks of where its files really are (an LMDB beside a folder of 4,000
+ * JPEGs lies past the root's readahead window, and its inode read is a
+ * request of its own, as block mode shows). Without them (an older trace,
+ * an imported one, a bare mount) its rank in depth-first order
+ * (pnode_cmp) among the trace's own paths stands for its inode number, and
+ * a folder's blocks follow from the names the trace shows in it.
+ */
 struct pnode {
 	const char *p;
 	size_t len;
 	uint64_t blocks;
+	const struct ts_trace_node *node; /* version 11: as recorded, or NULL */
+	uint32_t id;			  /* its path id (0: a folder only above one) */
+	uint64_t ino;			  /* a trace with numbers: the number it gets */
 };
+
+/* A path a trace with numbers holds without one (tierfs met it before it
+ * was made: a lookup that found nothing, then a create) takes the next
+ * free number, in the order the trace first names them, as tierfs and
+ * ext4 give a new name the next inode. */
+static int unnumbered_cmp(const void *a, const void *b)
+{
+	const struct pnode *x = *(const struct pnode *const *)a, *y = *(const struct pnode *const *)b;
+	uint32_t ix = x->id ? x->id : UINT32_MAX, iy = y->id ? y->id : UINT32_MAX;
+	return ix != iy ? (ix > iy) - (ix < iy) : (x > y) - (x < y);
+}
 
 /* Depth first, each folder's names in byte order, as mkfs.ext4 -d numbers
  * a tree: '/' before every other byte, so that "/a/q" comes before "/a-b"
@@ -83,10 +112,15 @@ static int pnode_stat(void *ctx, const char *path, size_t len, struct ts_fsmeta_
 	 * whatever the trace makes there later (serve) */
 	if (v->missing && len == v->missing)
 		return -ENOENT;
-	struct pnode key = { path, len, 0 };
+	struct pnode key = { path, len, 0, NULL, 0, 0 };
 	struct pnode *n = bsearch(&key, v->nodes, v->nnodes, sizeof(key), pnode_cmp);
 	if (!n)
 		return -ENOENT;
+	if (v->recorded_inodes) {
+		out->ino = len == 1 ? v->cfg->fs->root_inode : n->ino;
+		out->blocks = n->blocks;
+		return 0;
+	}
 	/* the root has its own inode; the rest are numbered in that order
 	 * on from the first one mkfs gives a file (ext4: the root 2, then
 	 * lost+found 11 and the first path after the root 12) */
@@ -123,7 +157,7 @@ TS_WUR static int nodes_build(struct vrun *v)
 			seen[r->aux] |= ok ? 2 : 1;
 	}
 	size_t k = 0;
-	n[k++] = (struct pnode){ "/", 1, 0 };
+	n[k++] = (struct pnode){ "/", 1, 0, NULL, 0, 0 };
 	for (uint32_t i = 1; i < t->npaths; i++) {
 		const char *p = t->paths[i];
 		if (!p || p[0] != '/')
@@ -134,14 +168,25 @@ TS_WUR static int nodes_build(struct vrun *v)
 		bool gone = seen[i] == 1;
 		for (size_t j = 1; j <= len && k < cap; j++)
 			if ((j == len && !gone) || (j < len && p[j] == '/'))
-				n[k++] = (struct pnode){ p, j, 0 };
+				n[k++] = (struct pnode){ p, j, 0,
+							 j == len ? ts_trace_node_of(t, i) : NULL,
+							 j == len ? i : 0, 0 };
 	}
 	free(seen);
 	qsort(n, k, sizeof(*n), pnode_cmp);
 	size_t u = 0;
-	for (size_t i = 0; i < k; i++)
+	uint64_t recorded = 0;
+	for (size_t i = 0; i < k; i++) {
+		if (n[i].node)
+			recorded = TS_MAX(recorded, TS_MAX((uint64_t)n[i].node->inodes,
+							   n[i].node->ino + 1));
 		if (!u || pnode_cmp(&n[u - 1], &n[i]))
 			n[u++] = n[i];
+		else if (n[i].id && (!n[u - 1].id || (!n[u - 1].node && n[i].node))) {
+			n[u - 1].node = n[i].node; /* a folder's own path item */
+			n[u - 1].id = n[i].id;
+		}
+	}
 	v->nodes = n;
 	v->nnodes = u;
 	/* each name counts in its folder: found by its prefix */
@@ -155,7 +200,7 @@ TS_WUR static int nodes_build(struct vrun *v)
 		size_t cut = n[i].len;
 		while (cut > 0 && n[i].p[cut - 1] != '/')
 			cut--;
-		struct pnode key = { n[i].p, cut > 1 ? cut - 1 : 1, 0 };
+		struct pnode key = { n[i].p, cut > 1 ? cut - 1 : 1, 0, NULL, 0, 0 };
 		struct pnode *d = bsearch(&key, n, u, sizeof(key), pnode_cmp);
 		if (d) {
 			names[d - n]++;
@@ -163,10 +208,32 @@ TS_WUR static int nodes_build(struct vrun *v)
 		}
 	}
 	for (size_t i = 0; i < u; i++)
-		n[i].blocks = names[i] ? ts_fsmeta_dir_blocks(v->cfg->fs, names[i], bytes[i]) : 0;
+		n[i].blocks = n[i].node && (n[i].node->flags & TS_NODE_F_DIR) ? n[i].node->blocks
+			      : names[i] ? ts_fsmeta_dir_blocks(v->cfg->fs, names[i], bytes[i])
+					 : 0;
 	free(names);
 	free(bytes);
-	ts_fsmeta_set_inodes(v->meta, v->cfg->fs->first_inode + u);
+	/* the inodes in use: the recorded tree's (and any path it did not
+	 * number after them), else the trace's paths' */
+	uint64_t used = recorded;
+	if (recorded) {
+		struct pnode **un = malloc(u * sizeof(*un));
+		size_t m = 0;
+		if (!un)
+			return -ENOMEM;
+		for (size_t i = 1; i < u; i++) {
+			if (n[i].node)
+				n[i].ino = n[i].node->ino;
+			else
+				un[m++] = &n[i];
+		}
+		qsort(un, m, sizeof(*un), unnumbered_cmp);
+		for (size_t i = 0; i < m; i++)
+			un[i]->ino = used++;
+		free(un);
+	}
+	v->recorded_inodes = recorded;
+	ts_fsmeta_set_inodes(v->meta, recorded ? used : v->cfg->fs->first_inode + u);
 	return 0;
 }
 
