@@ -93,9 +93,10 @@
  * backing tree from mount, in a thread of its own, a lookup before the
  * walk reaches it numbering its own path's folders from their counts
  * (fs/timing.c; its own inode numbers are the host
- * file system's, scattered among every other file there), a replay the
- * paths of its trace in sorted order, the virtual loader the storage
- * order.
+ * file system's, scattered among every other file there), a replay with
+ * the numbers its trace's paths carry (version 11: tierfs's own, above)
+ * or, in a trace without them, the paths of its trace in sorted order,
+ * the virtual loader the storage order.
  */
 #ifndef TS_TIER_FSMETA_H
 #define TS_TIER_FSMETA_H
