@@ -175,9 +175,67 @@ static void jpeg(struct out *o, const struct ts_chain_file *f)
 	py_close(o);
 }
 
+/*
+ * Where ImageReader's CPU on a png goes (np.asarray(Image.open(f)), Pillow
+ * 9.4): bench/dlio_png_split.py split, DLIO's reader in one thread through
+ * a BufferedReader of 4 KiB whose raw reads are timed, the thread's CPU
+ * between one read's return and the next read, 400 files of 338 x 338
+ * (114,746 B: one full IDAT chunk and one of 49,141 B) from the page
+ * cache, 3 rounds (q bench, 2026-12-06 22:40 UTC, load 7.0, this Xeon):
+ * the median round 654.3 us a sample, reads excluded: 15.1 from the open
+ * to the first read, 48.5 after the header's fill, 301.4 after the fill
+ * that completes the first chunk (its 64 KiB decoded: 4.71 us a KiB), 1.6
+ * and 1.4 after the two reads that complete none, 286.0 after the last
+ * (the 48.0 KiB chunk's decode at that rate, 226.1, and 59.9 more: the
+ * array). Rounds within 0.6 us. Weights (ns of that host), not charges:
+ * the host profile's png line is what a sample costs, these say where in
+ * its chain it is spent; the two reads' 3 us are left to the others.
+ */
+#define PNG_CPU_OPEN 15100u	 /* the open to the first read: io.open, Image.open's start */
+#define PNG_CPU_HEAD 48500u	 /* after the header's fill: Image.open's plugins, IHDR */
+#define PNG_CPU_IDAT_KIB 4710u	 /* after a chunk's data is read: its decode, per KiB */
+#define PNG_CPU_END 59900u	 /* after the last read: the array, beside the last decode */
+
+/* The reader's work after the requests of a png's chain: PNG_CPU_*, the
+ * decode of each IDAT chunk after the read that completes its data. */
+static void png_cpu(struct out *o, const struct ts_chain_file *f, size_t first)
+{
+	size_t n = TS_MIN(o->n, o->cap), last = n;
+	uint64_t done = 0; /* the chunks decoded */
+	for (size_t q = first; q < n; q++)
+		if (o->r[q].op == TS_CHAIN_READ)
+			last = q;
+	for (size_t q = first; q < n; q++) {
+		struct ts_chain_req *r = &o->r[q];
+		uint64_t ns = 0;
+		if (r->op == TS_CHAIN_OPEN)
+			ns = PNG_CPU_OPEN;
+		if (r->op != TS_CHAIN_READ) {
+			r->cpu = (uint32_t)ns;
+			continue;
+		}
+		if (!r->off)
+			ns += PNG_CPU_HEAD;
+		uint64_t bytes = 0;
+		if (q == last) { /* every chunk not yet decoded, the last one's to IEND */
+			uint64_t at = PNG_HEAD + done * (PNG_IDAT + PNG_CHUNK) + 8, tail = PNG_CHUNK + 4;
+			bytes = f->size > at + tail ? f->size - at - tail : 0;
+			ns += PNG_CPU_END;
+		} else {
+			for (uint64_t e; (e = PNG_HEAD + (done + 1) * (PNG_IDAT + PNG_CHUNK) - 4) <
+					 f->size && e <= r->off + r->len;
+			     done++)
+				bytes += PNG_IDAT;
+		}
+		ns += bytes * PNG_CPU_IDAT_KIB / 1024;
+		r->cpu = (uint32_t)TS_MIN(ns, (uint64_t)UINT32_MAX);
+	}
+}
+
 static void png(struct out *o, const struct ts_chain_file *f)
 {
 	struct buf b = { .size = f->size };
+	size_t first = o->n;
 	py_open(o);
 	buf_fill(o, &b, 0);
 	/* IDAT k's data ends at PNG_HEAD + k chunks of PNG_IDAT + PNG_CHUNK, less its CRC */
@@ -189,6 +247,7 @@ static void png(struct out *o, const struct ts_chain_file *f)
 	}
 	buf_want(o, &b, f->size);
 	py_close(o);
+	png_cpu(o, f, first);
 }
 
 size_t ts_chain_build(enum ts_chain_fmt fmt, const struct ts_chain_file *f,

@@ -32,7 +32,12 @@
  *    block) until one ends at EOF, and a fill at EOF.
  *  - png, ImageReader: the header in one 4 KiB fill, then each IDAT chunk
  *    (64 KiB of data each, as Pillow writes them) read through the buffer,
- *    then the rest of the file.
+ *    then the rest of the file. Pillow decodes a chunk once its data is
+ *    read, so the reader's CPU comes in pieces: after the open, after the
+ *    header's fill (Image.open), after each read that completes a chunk
+ *    (its decode) and after the last read (the last chunk's decode and the
+ *    array); the chain's requests carry them (cpu, measured in
+ *    dliochain.c).
  *
  * Every format opens the file (the path's walk over its folders, two
  * getattrs from the lookup, the open, one from Python's fstat), reads,
@@ -87,6 +92,14 @@ struct ts_chain_req {
 	 * (fuse_file_llseek: fuse_update_attributes(STATX_SIZE)), so a read's
 	 * atime invalidation does not send it where an fstat's would. */
 	uint8_t seek_end;
+	/* The reader's own work after this request ends, before its next
+	 * (the one after the last request: to the sample's end), as a weight:
+	 * ns of the reader measured on one host (dliochain.c), whose shares
+	 * of a chain's total split the host's CPU per sample (its profile's
+	 * dlio_*_sample_ns line) over the chain. 0 in every request: the
+	 * reader's work is not placed (equal shares after each charged
+	 * request). Set for png, whose decode runs in pieces. */
+	uint32_t cpu;
 	uint64_t off, len; /* TS_CHAIN_READ: as the request reaches the file system */
 };
 

@@ -254,7 +254,7 @@ static size_t feed_chain(struct feed *p, uint64_t wk, uint64_t i, struct ts_chai
 			continue;
 		if (k && r[q].op == TS_CHAIN_READ && r[k - 1].op == TS_CHAIN_READ &&
 		    r[k - 1].off + r[k - 1].len == r[q].off)
-			r[k - 1].len += r[q].len;
+			r[k - 1].len += r[q].len, r[k - 1].cpu += r[q].cpu;
 		else
 			r[k++] = r[q];
 	}
@@ -376,6 +376,9 @@ struct vworker {
 	 * not yet charged, in equal shares after each of its @pieces charged
 	 * requests still to end. */
 	uint64_t cpu_left, pieces;
+	/* The chain's weights (ts_chain_req.cpu) of those pieces: each takes
+	 * its weight's share of cpu_left; 0: equal shares. */
+	uint64_t wleft;
 	/* The daemon's CPU for the sample's requests, not yet charged, in
 	 * equal shares beside each of its @dpieces charged requests still to
 	 * start. */
@@ -584,6 +587,10 @@ static int vw_sample(struct vl *v, struct vworker *w)
 		w->dpieces += w->chain[q].op == TS_CHAIN_READ || w->chain[q].op == TS_CHAIN_OPEN;
 	/* on cores of their own no one waits for a share: all after the chain */
 	w->pieces = v->cores.n ? w->dpieces : 0;
+	w->wleft = 0;
+	for (size_t q = 0; w->pieces && q < w->nreq; q++)
+		w->wleft += w->chain[q].op == TS_CHAIN_READ || w->chain[q].op == TS_CHAIN_OPEN
+				    ? w->chain[q].cpu : 0;
 	/* a chain with nothing charged to the tier (getattrs alone): its
 	 * daemon's part runs with the reader's, after it */
 	w->daemon_left = w->dpieces ? daemon : 0;
@@ -651,7 +658,13 @@ static int vw_event(struct vl *v, struct vworker *w, uint64_t t)
 	}
 	for (;;) {
 		if (w->owed) {
-			uint64_t ns = w->cpu_left / w->pieces--;
+			uint64_t ns = w->cpu_left / w->pieces--, wq = w->chain[w->req - 1].cpu;
+			if (w->wleft) { /* the chain's weights: this request's share */
+				ns = w->pieces ? (uint64_t)((double)w->cpu_left * (double)wq /
+							    (double)w->wleft)
+					       : w->cpu_left;
+				w->wleft -= wq;
+			}
 			w->owed = false;
 			w->cpu_left -= ns;
 			ns = alone_ns(v->c, v->reading, ns);
@@ -1403,9 +1416,10 @@ static int r_sample(struct rworker *w, uint64_t i)
 	uint64_t reads = 0, metas = 0, bytes = 0, h5_at = 0;
 	/* the sample's CPU, in equal shares after its open and each read, as
 	 * virtual time charges it (vw_event) */
-	uint64_t cpu_left = cpu_ns(L->c, i) + gc_ns(L->c, ++w->read), pieces = 0;
+	uint64_t cpu_left = cpu_ns(L->c, i) + gc_ns(L->c, ++w->read), pieces = 0, wleft = 0;
 	for (size_t q = 0; q < n; q++)
-		pieces += w->chain[q].op == TS_CHAIN_READ || w->chain[q].op == TS_CHAIN_OPEN;
+		if (w->chain[q].op == TS_CHAIN_READ || w->chain[q].op == TS_CHAIN_OPEN)
+			pieces++, wleft += w->chain[q].cpu;
 	/* DLIO's own run's per request that reaches its daemon (dlio_loader.h),
 	 * as virtual time counts them (feed_chain) */
 	cpu_left += ts_dl_chain_daemon_reqs(w->chain, n) * L->c->run_request_ns;
@@ -1414,7 +1428,12 @@ static int r_sample(struct rworker *w, uint64_t i)
 		uint64_t size = 0;
 		if (q && pieces && (w->chain[q - 1].op == TS_CHAIN_READ ||
 				    w->chain[q - 1].op == TS_CHAIN_OPEN)) {
-			uint64_t ns = cpu_left / pieces--;
+			uint64_t ns = cpu_left / pieces--, wq = w->chain[q - 1].cpu;
+			if (wleft) { /* the chain's weights: this request's share */
+				ns = pieces ? (uint64_t)((double)cpu_left * (double)wq / (double)wleft)
+					    : cpu_left;
+				wleft -= wq;
+			}
 			cpu_left -= ns;
 			ns = alone_ns(L->c, __atomic_load_n(&L->reading, __ATOMIC_RELAXED), ns);
 			if (ns)

@@ -157,5 +157,37 @@ int main(int argc, char **argv)
 	struct ts_chain_file npz = { .size = 114742, .member = TS_NPZ_MEMBER, .data_off = 183,
 				     .data_len = 114244 };
 	CHECK(ts_chain_build(TS_CHAIN_NPZ, &npz, few, 4) == 22);
+	/* a chain cut short by its room places no work past it */
+	struct ts_chain_file p338 = { .size = 114746 };
+	CHECK(ts_chain_build(TS_CHAIN_PNG, &p338, few, 4) == 12);
+	CHECK(few[3].op == TS_CHAIN_OPEN && few[3].cpu == 15100);
+	/* the png reader's work in its chain (dliochain.c's PNG_CPU_*): the
+	 * open, the header's fill, the fill completing the first IDAT chunk
+	 * (64 KiB decoded), the last read (the last chunk's 49,141 B and the
+	 * array); no other request carries any, nor any npz request */
+	static struct ts_chain_req r[MAX_REQ];
+	size_t n = ts_chain_build(TS_CHAIN_PNG, &p338, r, MAX_REQ);
+	CHECK(n == 12);
+	uint64_t at[12] = { [3] = 15100, [5] = 48500, [7] = 64 * 4710,
+			    [9] = 59900 + 49141 * 4710 / 1024 };
+	for (size_t q = 0; q < n && q < 12; q++)
+		CHECK_EQ_U64(r[q].cpu, at[q]);
+	CHECK(r[7].op == TS_CHAIN_READ && r[7].off == 65536 && r[9].off == 114688);
+	/* a 1,024 x 1,024 file (16 full chunks and 2,268 B): a decode after
+	 * each read that completes one of the first 15, the 16th's data
+	 * (with its length, type and CRC) and the last chunk's at the end */
+	struct ts_chain_file p1024 = { .size = 1051093 };
+	n = ts_chain_build(TS_CHAIN_PNG, &p1024, r, MAX_REQ);
+	CHECK(n <= MAX_REQ);
+	uint64_t decodes = 0, last = 0;
+	for (size_t q = 0; q < n && q < MAX_REQ; q++) {
+		decodes += r[q].cpu == 64 * 4710;
+		last = r[q].op == TS_CHAIN_READ ? r[q].cpu : last;
+	}
+	CHECK_EQ_U64(decodes, 15);
+	CHECK_EQ_U64(last, 59900 + (65536 + 12 + 2268) * 4710 / 1024);
+	n = ts_chain_build(TS_CHAIN_NPZ, &npz, r, MAX_REQ);
+	for (size_t q = 0; q < n && q < MAX_REQ; q++)
+		CHECK_EQ_U64(r[q].cpu, 0);
 	return tc_exit();
 }
