@@ -43,13 +43,13 @@
  * reading one another. */
 #define COMPUTED_FROM (1u << 24)
 #define ORDERS_KEPT 8
+#define ORDERS_BYTES (1ull << 30)
 /* A computed order is looked up ORDER_BLOCK positions at a time: the
  * lookups then overlap, where one a claim waited on its tables, evicted
  * by the run between two claims. ts_sched_peek's look ahead (the
  * virtual loader's: 16) within PEEK_NEAR finds them looked up. */
 #define ORDER_BLOCK 1024u
 #define PEEK_NEAR 32u
-#define ORDERS_BYTES (1ull << 30)
 
 static uint64_t computed_from = COMPUTED_FROM;
 
@@ -158,7 +158,7 @@ struct ts_sched {
 	struct order_ent *ent;
 	uint32_t *own; /* stored: reserved, touched only when an order cannot be kept */
 	/* computed: the ids of positions [c0, cend) of the epoch, looked up
-	 * a block at a time (ids_at) */
+	 * a block at a time (id_at) */
 	uint64_t c0, cend;
 	uint32_t cids[ORDER_BLOCK];
 
