@@ -83,3 +83,65 @@ void ts_rng_shuffle_u32(struct ts_rng *r, uint32_t *v, uint64_t n)
 		v[j] = t;
 	}
 }
+
+/* ts_rng_perm's halves for @n: b = 2^*k, a (1 for n = 0). */
+static uint64_t perm_halves(uint64_t n, unsigned *k)
+{
+	unsigned bits = n > 1 ? 64 - (unsigned)__builtin_clzll(n - 1) : 0;
+	*k = (bits + 1) / 2;
+	return n ? (n + (1ull << *k) - 1) >> *k : 1;
+}
+
+uint64_t ts_rng_perm_entries(uint64_t n)
+{
+	unsigned k;
+	uint64_t a = perm_halves(n, &k);
+	return n > (1ull << 32) ? 0 : TS_RNG_PERM_ROUNDS / 2 * (a + (1ull << k));
+}
+
+void ts_rng_perm_init(struct ts_rng_perm *p, struct ts_rng *r, uint64_t n, uint16_t *tab)
+{
+	unsigned k;
+	uint64_t a = perm_halves(n, &k), b = 1ull << k;
+	*p = (struct ts_rng_perm){ .n = n, .k = k, .a = (uint32_t)a };
+	for (int j = 0; j < TS_RNG_PERM_ROUNDS; j++) {
+		uint64_t len = j % 2 ? a : b, below = j % 2 ? b : a;
+		for (uint64_t e = 0; e < len; e++)
+			tab[e] = (uint16_t)ts_rng_below(r, below);
+		p->f[j] = tab;
+		tab += len;
+	}
+}
+
+void ts_rng_perm_fill(const struct ts_rng_perm *p, uint64_t from, uint64_t len, uint32_t *out)
+{
+	enum { LANES = 4 };
+	uint32_t k = p->k, a = p->a, mb = (uint32_t)((1ull << k) - 1);
+	uint64_t i = 0;
+	for (; i + LANES <= len; i += LANES) {
+		uint32_t l[LANES], r[LANES];
+		for (int c = 0; c < LANES; c++) {
+			l[c] = (uint32_t)((from + i + c) >> k);
+			r[c] = (uint32_t)(from + i + c) & mb;
+		}
+		for (int j = 0; j < TS_RNG_PERM_ROUNDS; j += 2) {
+			for (int c = 0; c < LANES; c++) {
+				uint32_t t = l[c] + p->f[j][r[c]];
+				l[c] = r[c];
+				r[c] = t - (a & -(uint32_t)(t >= a));
+			}
+			for (int c = 0; c < LANES; c++) {
+				uint32_t t = l[c] + p->f[j + 1][r[c]];
+				l[c] = r[c];
+				r[c] = t & mb;
+			}
+		}
+		for (int c = 0; c < LANES; c++) {
+			uint64_t x = (uint64_t)l[c] << k | r[c];
+			/* past n (under b of ab): walked on from there */
+			out[i + c] = (uint32_t)(x < p->n ? x : ts_rng_perm_at(p, x));
+		}
+	}
+	for (; i < len; i++)
+		out[i] = (uint32_t)ts_rng_perm_at(p, from + i);
+}

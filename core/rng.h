@@ -179,6 +179,71 @@ static inline void ts_rng_keyed(struct ts_rng *out, uint64_t seed, uint64_t key)
 /* Fisher–Yates shuffle of n 32-bit indices. */
 void ts_rng_shuffle_u32(struct ts_rng *r, uint32_t *v, uint64_t n);
 
+/*
+ * A pseudo-random permutation of [0, n), n <= 2^32, computed an element
+ * at a time: ts_rng_perm_at(p, i) is the i-th element, in a few dozen
+ * instructions and no memory, where a shuffled array of n indices must be
+ * written whole first (156.8M indices: 627 MB, about 2 s of page clearing
+ * and Fisher–Yates) before its first element is known.
+ *
+ * A Feistel network over Z_a x Z_b (Black and Rogaway, "Ciphers with
+ * Arbitrary Finite Domains", CT-RSA 2002, their generalized Feistel):
+ * b = 2^k with k half of n's bits (rounded up) and a = ceil(n / b) <= b,
+ * i = L b + R. A round maps (L, R) to (R, (L + F(R)) mod m), m the
+ * modulus of L's half, so the halves' moduli alternate and two rounds
+ * come back to Z_a x Z_b; each F is a table of random values below m,
+ * drawn from the generator (TS_RNG_PERM_ROUNDS tables of b or a
+ * entries, at most 64 Ki each). Four rounds of random functions make a
+ * pseudo-random permutation (Luby and Rackoff, SIAM J. Comput. 17(2),
+ * 1988): for two inputs, the chance that their outputs are any given
+ * pair is a uniform permutation's to within O(1/a). An element of
+ * [n, ab) (fewer than b of them) is walked on through the network until
+ * it lands in [0, n) (cycle walking, Black and Rogaway): a bijection of
+ * [0, n). A lookup is a few dozen instructions, four of them loads from
+ * the tables (100 KiB for 2^28): where the work between two lookups
+ * evicts them, lookups made a block at a time overlap their misses
+ * (ts_rng_perm_fill). Tabulated round functions (two bytes' tables, 8
+ * KiB) and a hash with no table (splitmix's multiply-xorshifts) took 2-3
+ * times as long a lookup.
+ *
+ * A different permutation from ts_rng_shuffle_u32's for the same
+ * generator: a model of a uniformly shuffled order as valid as that one.
+ */
+#define TS_RNG_PERM_ROUNDS 4 /* even: the rounds come back to Z_a x Z_b */
+struct ts_rng_perm {
+	uint64_t n;
+	uint32_t k, a; /* b = 2^k */
+	const uint16_t *f[TS_RNG_PERM_ROUNDS]; /* round j's F: b entries < a (even j), a < b (odd) */
+};
+
+/* The table entries ts_rng_perm_init needs for @n (0 for n > 2^32). */
+uint64_t ts_rng_perm_entries(uint64_t n);
+/* Draws a permutation of [0, @n) from @r into @tab (ts_rng_perm_entries(n)
+ * entries, kept by the caller as long as @p is used). */
+void ts_rng_perm_init(struct ts_rng_perm *p, struct ts_rng *r, uint64_t n, uint16_t *tab);
+/* Elements [@from, @from + @len) of @p into @out, four at a time, their
+ * rounds interleaved: their table misses overlap. */
+void ts_rng_perm_fill(const struct ts_rng_perm *p, uint64_t from, uint64_t len, uint32_t *out);
+
+static inline uint64_t ts_rng_perm_at(const struct ts_rng_perm *p, uint64_t i)
+{
+	uint32_t k = p->k, a = p->a, mb = (uint32_t)((1ull << k) - 1);
+	uint64_t x = i;
+	do {
+		uint32_t l = (uint32_t)(x >> k), r = (uint32_t)x & mb;
+		for (int j = 0; j < TS_RNG_PERM_ROUNDS; j += 2) {
+			uint32_t t = l + p->f[j][r]; /* l in Z_a, r in Z_b */
+			l = r;
+			r = t - (a & -(uint32_t)(t >= a)); /* no branch: taken half the time */
+			t = l + p->f[j + 1][r];	     /* l in Z_b, r in Z_a */
+			l = r;
+			r = t & mb;
+		}
+		x = (uint64_t)l << k | r;
+	} while (x >= p->n);
+	return x;
+}
+
 #define TS_Z99 2.3263478740408408
 
 #endif

@@ -19,44 +19,62 @@
 #include "core/rng.h"
 #include "pipeline/scheduler.h"
 
-/* The epochs' orders, kept across schedulers: a search runs one loader
- * after another over the same samples and seed, and shuffling a large
- * dataset costs more than a short run (156.8M samples: about a second).
- * An order depends on its key alone and is never written once made, so
- * schedulers share it; the most recent ORDERS_KEPT stay, in at most
- * ORDERS_BYTES but for the newest one. The list holds one reference to
- * each, every scheduler reading one another.
- * A large shuffled order (ORDER_EARLY samples or more) can be made on a
- * thread of its own ahead of its first claim (ts_sched_order_ahead: the
- * first epoch's, at its caller's word), while the run does what comes
- * before its first claim (a search's runs decided before their first step, their bounds'
- * walks): its first write (mostly the kernel clearing its pages) and its
- * shuffle took 2-3 s of a find-max's 4 for 156.8M samples. A scheduler
- * that wants it waits for it (making); the order is the same one. */
+/* An epoch's order: stored or computed.
+ *
+ * A shuffled order of fewer than COMPUTED_FROM samples is stored: the
+ * indices 0 .. n - 1 shuffled by Fisher-Yates (ts_rng_shuffle_u32) with
+ * a generator seeded by the seed and the epoch. One of COMPUTED_FROM or
+ * more is computed a position at a time by a keyed pseudo-random
+ * permutation drawn from that generator (ts_rng_perm: 100 KiB of
+ * tables for bert, made in under a millisecond): stored, 156.8M samples
+ * (bert) took 627 MB written whole (about a second of the kernel clearing
+ * its pages) and shuffled (0.8 s, waiting on memory) before the first
+ * sample of the epoch was known, of a find-max of 3 s. Either is a
+ * uniformly random permutation as far as a model of DLIO's shuffle can
+ * tell (tiersim's generator is not numpy's, so neither is DLIO's own
+ * order); only datasets of COMPUTED_FROM samples or more have the second.
+ * An unshuffled order (the dataset's) is computed at every size.
+ *
+ * The stored orders are kept across schedulers: a search runs one loader
+ * after another over the same samples and seed. An order depends on its
+ * key alone and is never written once made, so schedulers share it; the
+ * most recent ORDERS_KEPT stay, in at most ORDERS_BYTES but for the
+ * newest one. The list holds one reference to each, every scheduler
+ * reading one another. */
+#define COMPUTED_FROM (1u << 24)
 #define ORDERS_KEPT 8
 #define ORDERS_BYTES (1ull << 30)
+/* A computed order is looked up ORDER_BLOCK positions at a time: the
+ * lookups then overlap, where one a claim waited on its tables, evicted
+ * by the run between two claims. ts_sched_peek's look ahead (the
+ * virtual loader's: 16) within PEEK_NEAR finds them looked up. */
+#define ORDER_BLOCK 1024u
+#define PEEK_NEAR 32u
 
-struct order_key {
+static uint64_t computed_from = COMPUTED_FROM;
+
+void ts_sched_set_computed_from(uint64_t n)
+{
+	__atomic_store_n(&computed_from, n ? n : COMPUTED_FROM, __ATOMIC_RELAXED);
+}
+
+struct order_key { /* a stored order's */
 	uint64_t n, seed, epoch;
-	bool shuffle;
 };
 
 struct order_ent {
 	struct order_ent *next;
 	struct order_key k;
 	unsigned refs;
-	bool making; /* its thread still writes v: orders_cv once it is done */
 	uint32_t *v;
 };
 
 static pthread_mutex_t orders_mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t orders_cv = PTHREAD_COND_INITIALIZER;
 static struct order_ent *orders; /* the most recent first */
 
 static bool key_eq(const struct order_key *a, const struct order_key *b)
 {
-	return a->n == b->n && a->seed == b->seed && a->epoch == b->epoch &&
-	       a->shuffle == b->shuffle;
+	return a->n == b->n && a->seed == b->seed && a->epoch == b->epoch;
 }
 
 static void ent_unref(struct order_ent *e) /* under orders_mu */
@@ -76,8 +94,7 @@ static void order_put(struct order_ent *e)
 	pthread_mutex_unlock(&orders_mu);
 }
 
-/* The kept order of @k, referenced, moved to the front, once made (one
- * being made is waited for); NULL if none. */
+/* The kept order of @k, referenced, moved to the front; NULL if none. */
 static struct order_ent *order_get(const struct order_key *k)
 {
 	pthread_mutex_lock(&orders_mu);
@@ -89,21 +106,19 @@ static struct order_ent *order_get(const struct order_key *k)
 		e->next = orders;
 		orders = e;
 		e->refs++;
-		while (e->making)
-			pthread_cond_wait(&orders_cv, &orders_mu);
 	}
 	pthread_mutex_unlock(&orders_mu);
 	return e;
 }
 
-/* Keeps @v as @k's order (@making: not written yet); referenced; NULL
- * (nothing kept) without memory. */
-static struct order_ent *order_keep(const struct order_key *k, uint32_t *v, bool making)
+/* Keeps @v as @k's order; referenced; NULL (nothing kept) without
+ * memory. */
+static struct order_ent *order_keep(const struct order_key *k, uint32_t *v)
 {
 	struct order_ent *e = malloc(sizeof(*e));
 	if (!e)
 		return NULL;
-	*e = (struct order_ent){ .k = *k, .refs = 2, .making = making, .v = v };
+	*e = (struct order_ent){ .k = *k, .refs = 2, .v = v };
 	pthread_mutex_lock(&orders_mu);
 	e->next = orders;
 	orders = e;
@@ -136,10 +151,16 @@ struct ts_sched {
 	uint64_t pf;
 	struct sbatch *ring;
 
-	uint32_t *order; /* the epoch's: ent's, or own's when none */
+	struct ts_sched_order ord; /* the epoch's */
 	uint64_t order_epoch;
+	bool computed;	 /* the orders are computed (else stored) */
+	uint16_t *perm;	 /* computed and shuffled: ord.perm's tables */
 	struct order_ent *ent;
-	uint32_t *own; /* reserved, touched only when an order cannot be kept */
+	uint32_t *own; /* stored: reserved, touched only when an order cannot be kept */
+	/* computed: the ids of positions [c0, cend) of the epoch, looked up
+	 * a block at a time (id_at) */
+	uint64_t c0, cend;
+	uint32_t cids[ORDER_BLOCK];
 
 	/* reader cursor: batch rd_seq, its epoch, index in it and place in
 	 * the window (rd_seq / nb, % nb, % pf, kept as it moves: a division
@@ -200,9 +221,13 @@ int ts_sched_new(const struct ts_sched_cfg *cfg, struct ts_sched **out, char *er
 	s->order_epoch = UINT64_MAX;
 	s->opened = 1;
 	s->ring = calloc(s->pf, sizeof(*s->ring));
-	s->own = ts_malloc_huge((s->n ? s->n : 1) * sizeof(*s->own)); /* shuffled at random */
+	s->computed = !cfg->shuffle || s->n >= __atomic_load_n(&computed_from, __ATOMIC_RELAXED);
+	if (!s->computed)
+		s->own = ts_malloc_huge(s->n * sizeof(*s->own)); /* shuffled at random */
+	else if (cfg->shuffle)
+		s->perm = malloc(ts_rng_perm_entries(s->n) * sizeof(*s->perm));
 	s->dq = malloc(s->dq_cap * sizeof(*s->dq));
-	bool ok = s->ring && s->own && s->dq;
+	bool ok = s->ring && (s->computed ? !cfg->shuffle || s->perm : s->own != NULL) && s->dq;
 	for (uint64_t i = 0; ok && i < s->pf; i++)
 		ok = (s->ring[i].slot = calloc(s->B, 1)) != NULL;
 	if (!ok) {
@@ -222,6 +247,7 @@ void ts_sched_free(struct ts_sched *s)
 	free(s->ring);
 	order_put(s->ent);
 	free(s->own);
+	free(s->perm);
 	free(s->dq);
 	free(s);
 }
@@ -247,113 +273,64 @@ uint64_t ts_sched_total_batches(const struct ts_sched *s)
 	return s->total;
 }
 
-struct fill_part {
-	uint32_t *v;
-	uint64_t from, end;
-};
-
-static void *fill_part(void *arg)
-{
-	const struct fill_part *f = arg;
-	for (uint64_t i = f->from; i < f->end; i++)
-		f->v[i] = (uint32_t)i;
-	return NULL;
-}
-
-/* An order of this many samples or more is first written by two threads,
- * a half each: most of that time is the kernel's, clearing each page the
- * write touches first (1.3-2 s for 156.8M samples, 627 MB), which then
- * runs on both CPUs. The same values. */
-#define FILL_SPLIT (1u << 24)
-
-/* The order of @k: the dataset order, or a permutation seeded by the
- * seed and the epoch (the same for every driver and every run). */
+/* A stored order of @k: a permutation of the dataset order seeded by
+ * the seed and the epoch (the same for every driver and every run). */
 static void fill_order(const struct order_key *k, uint32_t *v)
 {
-	struct fill_part lo = { v, 0, k->n }, hi = { v, k->n / 2, k->n };
-	pthread_t th;
-	bool two = k->n >= FILL_SPLIT && pthread_create(&th, NULL, fill_part, &hi) == 0;
-	if (two)
-		lo.end = hi.from;
-	fill_part(&lo);
-	if (two)
-		pthread_join(th, NULL);
-	if (k->shuffle) {
-		struct ts_rng r;
-		ts_rng_seed(&r, k->seed * 0x9E3779B97F4A7C15ULL + k->epoch + 1);
-		ts_rng_shuffle_u32(&r, v, k->n);
-	}
-}
-
-/* A shuffled order of this many samples or more is made ahead where its
- * caller asks (ts_sched_order_ahead). */
-#define ORDER_EARLY FILL_SPLIT
-
-/* The thread making order @arg (making, one reference its own). */
-static void *order_make(void *arg)
-{
-	struct order_ent *e = arg;
-	fill_order(&e->k, e->v);
-	pthread_mutex_lock(&orders_mu);
-	e->making = false;
-	pthread_cond_broadcast(&orders_cv);
-	ent_unref(e);
-	pthread_mutex_unlock(&orders_mu);
-	return NULL;
-}
-
-/* Starts making the first epoch's order of a large shuffled scheduler
- * on a thread of its own, unless it is kept (or being made) already; a
- * scheduler made at the same moment by another thread may start it too
- * (the work twice, the same order). Nothing where memory or a thread
- * is short: make_order makes it then. */
-void ts_sched_order_ahead(const struct ts_sched *s)
-{
-	struct order_key k = { s->n, s->cfg.seed, 0, true };
-	if (!s->cfg.shuffle || s->n < ORDER_EARLY)
-		return;
-	pthread_mutex_lock(&orders_mu);
-	const struct order_ent *o = orders;
-	while (o && !key_eq(&o->k, &k))
-		o = o->next;
-	pthread_mutex_unlock(&orders_mu);
-	uint32_t *v = o ? NULL : ts_malloc_huge(s->n * sizeof(*v));
-	struct order_ent *e = v ? order_keep(&k, v, true) : NULL;
-	if (!e) {
-		free(v);
-		return;
-	}
-	pthread_attr_t a;
-	pthread_t th;
-	bool started = !pthread_attr_init(&a);
-	if (started) {
-		started = !pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED) &&
-			  !pthread_create(&th, &a, order_make, e);
-		pthread_attr_destroy(&a);
-	}
-	if (!started)
-		order_make(e); /* here, then */
+	for (uint64_t i = 0; i < k->n; i++)
+		v[i] = (uint32_t)i;
+	struct ts_rng r;
+	ts_rng_seed(&r, k->seed * 0x9E3779B97F4A7C15ULL + k->epoch + 1);
+	ts_rng_shuffle_u32(&r, v, k->n);
 }
 
 /* Out of line: once an epoch, and inlined it made ts_sched_next, called
  * a few times per sample, save and restore six registers every time. */
 static __attribute__((noinline)) void make_order(struct ts_sched *s, uint64_t epoch)
 {
-	/* unshuffled, every epoch's order is the same one */
-	struct order_key k = { s->n, s->cfg.seed, s->cfg.shuffle ? epoch : 0, s->cfg.shuffle };
+	s->order_epoch = epoch;
+	s->c0 = s->cend = 0;
+	if (s->computed) {
+		s->ord = (struct ts_sched_order){ 0 }; /* unshuffled: the dataset order */
+		if (s->cfg.shuffle) {
+			struct ts_rng r; /* seeded as a stored order's */
+			ts_rng_seed(&r, s->cfg.seed * 0x9E3779B97F4A7C15ULL + epoch + 1);
+			ts_rng_perm_init(&s->ord.perm, &r, s->n, s->perm);
+		}
+		return;
+	}
+	struct order_key k = { s->n, s->cfg.seed, epoch };
 	order_put(s->ent);
 	s->ent = order_get(&k);
 	if (!s->ent) {
-		uint32_t *v = ts_malloc_huge((s->n ? s->n : 1) * sizeof(*v));
+		uint32_t *v = ts_malloc_huge(s->n * sizeof(*v));
 		if (v)
 			fill_order(&k, v);
-		if (v && !(s->ent = order_keep(&k, v, false)))
+		if (v && !(s->ent = order_keep(&k, v)))
 			free(v);
 	}
-	s->order = s->ent ? s->ent->v : s->own;
+	s->ord = (struct ts_sched_order){ .v = s->ent ? s->ent->v : s->own };
 	if (!s->ent)
 		fill_order(&k, s->own);
-	s->order_epoch = epoch;
+}
+
+/* A computed order's positions [k, k + ORDER_BLOCK) looked up. */
+static __attribute__((noinline)) void ids_fill(struct ts_sched *s, uint64_t k)
+{
+	s->c0 = k;
+	s->cend = TS_MIN(k + ORDER_BLOCK, s->per_epoch);
+	ts_sched_order_fill(&s->ord, k, s->cend - k, s->cids);
+}
+
+/* Position @k's id, the order's memory or what ids_fill looked up, the
+ * next PEEK_NEAR too. */
+static inline uint64_t id_at(struct ts_sched *s, uint64_t k)
+{
+	if (s->ord.v)
+		return s->ord.v[k];
+	if (k < s->c0 || (k + PEEK_NEAR > s->cend && s->cend < s->per_epoch))
+		ids_fill(s, k);
+	return s->cids[k - s->c0];
 }
 
 int ts_sched_next(struct ts_sched *s, struct ts_sched_pos *pos)
@@ -369,7 +346,7 @@ int ts_sched_next(struct ts_sched *s, struct ts_sched_pos *pos)
 		make_order(s, epoch);
 	*pos = (struct ts_sched_pos){ .seq = s->rd_seq, .epoch = epoch, .index = s->rd_index,
 				      .pos = s->rd_pos, .ring = s->rd_ring };
-	pos->id = s->order[pos->index * s->B + s->rd_pos];
+	pos->id = id_at(s, pos->index * s->B + s->rd_pos);
 	return 1;
 }
 
@@ -378,12 +355,14 @@ uint64_t ts_sched_peek(const struct ts_sched *s, uint64_t ahead)
 	if (s->rd_seq >= s->total || s->order_epoch != s->rd_epoch)
 		return UINT64_MAX;
 	uint64_t k = s->rd_index * s->B + s->rd_pos + ahead;
-	return k < s->per_epoch ? s->order[k] : UINT64_MAX;
+	if (k >= s->per_epoch)
+		return UINT64_MAX;
+	return k >= s->c0 && k < s->cend ? s->cids[k - s->c0] : ts_sched_order_at(&s->ord, k);
 }
 
-const uint32_t *ts_sched_order(const struct ts_sched *s, uint64_t epoch)
+const struct ts_sched_order *ts_sched_order(const struct ts_sched *s, uint64_t epoch)
 {
-	return s->order_epoch == epoch ? s->order : NULL;
+	return s->order_epoch == epoch ? &s->ord : NULL;
 }
 
 void ts_sched_open_epoch(struct ts_sched *s)

@@ -34,6 +34,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/rng.h"
 #include "core/ts.h"
 
 struct ts_sched_cfg {
@@ -89,12 +90,40 @@ TS_WUR int ts_sched_new(const struct ts_sched_cfg *cfg, struct ts_sched **out, c
 			size_t errlen);
 void ts_sched_free(struct ts_sched *s);
 void ts_sched_set_log(struct ts_sched *s, ts_sched_log_fn fn, void *ctx);
-/* Starts making the first epoch's order of a large shuffled scheduler
- * (2^24 samples or more) on a thread of its own, for its first claim (or
- * a later scheduler's of the same samples and seed) to find made or being
- * made; nothing for a smaller or unshuffled one, or one already kept.
- * Without it the order is made at the first claim. The same order. */
-void ts_sched_order_ahead(const struct ts_sched *s);
+
+/* An epoch's order: position p of the epoch reads sample
+ * ts_sched_order_at(o, p), p < samples_per_epoch. Shuffled, a permutation
+ * seeded by the seed and the epoch: stored (Fisher-Yates) below 2^24
+ * samples, computed a position at a time (ts_rng_perm) from there on;
+ * unshuffled, the dataset order, computed (scheduler.c says why). */
+struct ts_sched_order {
+	const uint32_t *v;	 /* stored: v[p]; NULL: computed */
+	struct ts_rng_perm perm; /* computed: perm's p-th element (perm.n 0: p) */
+};
+
+static inline uint64_t ts_sched_order_at(const struct ts_sched_order *o, uint64_t p)
+{
+	if (o->v)
+		return o->v[p];
+	return o->perm.n ? ts_rng_perm_at(&o->perm, p) : p;
+}
+
+/* Positions [@from, @from + @len) of @o into @out (a computed order's
+ * lookups overlapping: ts_rng_perm_fill). */
+static inline void ts_sched_order_fill(const struct ts_sched_order *o, uint64_t from, uint64_t len,
+				       uint32_t *out)
+{
+	if (o->v || !o->perm.n) {
+		for (uint64_t i = 0; i < len; i++)
+			out[i] = (uint32_t)ts_sched_order_at(o, from + i);
+		return;
+	}
+	ts_rng_perm_fill(&o->perm, from, len, out);
+}
+
+/* For tests: shuffled orders of @n samples or more are computed in the
+ * schedulers made from now on (0: 2^24, the default). Process-wide. */
+void ts_sched_set_computed_from(uint64_t n);
 
 uint64_t ts_sched_batches_per_epoch(const struct ts_sched *s);
 uint64_t ts_sched_samples_per_epoch(const struct ts_sched *s); /* delivered */
@@ -112,7 +141,7 @@ uint64_t ts_sched_peek(const struct ts_sched *s, uint64_t ahead);
 /* The order @epoch's samples are read in (its samples_per_epoch ids, in
  * the loader's range), or NULL while the scheduler holds another epoch's
  * (before ts_sched_next has named one of it, or once it named the next). */
-const uint32_t *ts_sched_order(const struct ts_sched *s, uint64_t epoch);
+const struct ts_sched_order *ts_sched_order(const struct ts_sched *s, uint64_t epoch);
 /* Claims the sample ts_sched_next named; @slot: it needs a read buffer (a
  * sample larger than a buffer gets memory of its own). 1 when claimed, 0
  * while no buffer is free (nothing changes). */

@@ -414,6 +414,7 @@ static bool span_in(const uint64_t *cur, const uint64_t *old, uint64_t mask, uin
  * position's count depends on the tables only, which hold the same
  * whatever the steps it was counted in. */
 #define MERGE_AHEAD 8u
+#define MERGE_IDS 256u /* over 2 MERGE_AHEAD */
 struct ts_vpipe_merges {
 	uint64_t epoch, window, mark, end;
 	uint64_t done, below, all;
@@ -470,7 +471,7 @@ void ts_vpipe_merges_set_split(struct ts_vpipe_merges *m, uint64_t least)
  * on the two tables @tab, which hold the state at @from. */
 struct merge_part {
 	struct ts_vpipe *v;
-	const uint32_t *order;
+	const struct ts_sched_order *order;
 	uint64_t *tab, size, window, mark;
 	uint64_t from, count, end;
 	uint64_t below, all;
@@ -479,7 +480,7 @@ struct merge_part {
 static void merges_part(struct merge_part *mp)
 {
 	struct ts_vpipe *v = mp->v;
-	const uint32_t *order = mp->order;
+	const struct ts_sched_order *order = mp->order;
 	uint64_t *tab = mp->tab, size = mp->size, mask = size - 1, window = mp->window;
 	uint64_t from = mp->from, end = mp->end, count = mp->count, mark = mp->mark;
 	uint64_t all = 0, below = 0;
@@ -493,17 +494,28 @@ static void merges_part(struct merge_part *mp)
 	 * span_key), hashed once, as the read is planned (reads only: the
 	 * rest are never counted) */
 	uint64_t keys[2 * MERGE_AHEAD][TS_VIO_MAX][2];
+	/* the ids of positions [p, filled), looked up MERGE_IDS at a time:
+	 * a computed order's lookups then overlap, where one at a time each
+	 * waited on its tables (the count's own fetches evict them) */
+	uint32_t ids[2 * MERGE_IDS];
+	uint64_t filled = from;
 	/* p's and c's blocks' parities and places in them, kept as they
 	 * move on (a 64-bit division each was a tenth of the count) */
 	uint64_t pb = from / window % 2, pr = from % window, cb = pb, cr = pr;
 	for (uint64_t p = from; p < end + MERGE_AHEAD; p++) {
 		uint64_t q = p + 2 * MERGE_AHEAD;
-		if (v->ops->plan_prefetch && q < end)
-			v->ops->plan_prefetch(&v->vs, v->first + order[q]);
+		while (q >= filled && filled < end) {
+			/* [p, q] kept: q - p < MERGE_IDS; a block, not across the ring's end */
+			uint64_t to = TS_MIN(filled + MERGE_IDS - filled % MERGE_IDS, end);
+			ts_sched_order_fill(order, filled, to - filled, &ids[filled % (2 * MERGE_IDS)]);
+			filled = to;
+		}
+		if (q < end && v->ops->plan_prefetch)
+			v->ops->plan_prefetch(&v->vs, v->first + ids[q % (2 * MERGE_IDS)]);
 		if (p < end) { /* plan p, fetch what its probes will touch */
 			struct ts_vsample *a = &ring[p % (2 * MERGE_AHEAD)];
 			uint64_t(*ka)[2] = keys[p % (2 * MERGE_AHEAD)];
-			v->ops->plan_sample(&v->vs, v->first + order[p], a);
+			v->ops->plan_sample(&v->vs, v->first + ids[p % (2 * MERGE_IDS)], a);
 			const uint64_t *pc = tab + pb * size;
 			for (unsigned i = 0; i < a->n; i++) {
 				const struct ts_vio *io = &a->io[i];
@@ -562,7 +574,7 @@ static void *merges_part_thread(void *arg)
 
 int ts_vpipe_merges_more(struct ts_vpipe *v, struct ts_vpipe_merges *m, uint64_t upto)
 {
-	const uint32_t *order = ts_sched_order(v->sched, m->epoch);
+	const struct ts_sched_order *order = ts_sched_order(v->sched, m->epoch);
 	if (!order)
 		return -EAGAIN;
 	uint64_t end = TS_MIN(upto, m->end), from = m->done, window = m->window;
@@ -654,11 +666,6 @@ void ts_vpipe_plan(struct ts_vpipe *v, uint64_t id, struct ts_vsample *out)
 uint64_t ts_vpipe_batches_per_epoch(const struct ts_vpipe *v)
 {
 	return ts_sched_batches_per_epoch(v->sched);
-}
-
-void ts_vpipe_order_ahead(const struct ts_vpipe *v)
-{
-	ts_sched_order_ahead(v->sched);
 }
 
 uint64_t ts_vpipe_start_ns(const struct ts_vpipe *v)

@@ -80,8 +80,6 @@ struct ts_sched *ts_vpipe_sched(struct ts_vpipe *v);
 struct ts_tl_proc;
 void ts_vpipe_set_timeline(struct ts_vpipe *v, struct ts_tl_proc *tl);
 uint64_t ts_vpipe_batches_per_epoch(const struct ts_vpipe *v);
-/* The loader's first epoch's order made ahead (ts_sched_order_ahead). */
-void ts_vpipe_order_ahead(const struct ts_vpipe *v);
 /* The requests sample @id (in the loader's range) makes, as its source plans them. */
 void ts_vpipe_plan(struct ts_vpipe *v, uint64_t id, struct ts_vsample *out);
 /* When the loader can start (after what opening the source reads). */

@@ -363,7 +363,6 @@ struct floor_memo {
  * computation; each epoch restarts the loader when its last step ends (in
  * real time after the ranks' barrier); AU and samples/s per epoch. */
 struct accel {
-	bool probe; /* only its start-of-run check's bounds (find_max_bracket's probe) */
 	struct ts_steploop_pipe pipe; /* the loader, either clock */
 	struct ts_steploop_src src;   /* it, behind DLIO's barrier and restart */
 	const struct ts_dlio_workload *w;
@@ -425,10 +424,6 @@ struct accel {
 		double mw_cap, mw_least;
 		struct ts_rng ep_rng;
 		uint64_t ep_epoch;
-		/* own_window's largest draw of the first epoch's ow_n, taken
-		 * before the run's first claim (own_window_early; ow_n 0: none) */
-		uint64_t ow_n;
-		double ow_d;
 		/* the samples pass_draws's walks went through (the result's
 		 * bound_samples: what deciding before a step cost) */
 		uint64_t *walked;
@@ -939,31 +934,9 @@ static uint64_t own_window(const struct accel *A, uint64_t steps)
 	uint64_t n = steps * A->n * A->w->batch_size + m->leaves;
 	struct ts_rng r = m->ep_rng;
 	const struct ts_rng_zig *z = ts_rng_zig();
-	/* the largest of the n draws, each taken once (draws_max); the first
-	 * epoch's taken already where own_window_early took the same n */
-	double d = A->cur_epoch == 0 && m->ow_n == n ? m->ow_d : draws_max(m->lat, m->ex, &r, z, n);
+	/* the largest of the n draws, each taken once (draws_max) */
+	double d = draws_max(m->lat, m->ex, &r, z, n);
 	return merge_reach(m, TS_MAX(TS_MAX(d + 2, m->delta), m->delta_leaf) + 2);
-}
-
-/* own_window's draws for the first epoch, taken before the run's first
- * claim: they depend on the device's stream as the run began alone, and
- * that claim waits for the epoch's order while a large one is still being
- * made ahead (order_ahead_for), which they then overlap
- * (bert's 86M draws, 0.3-0.5 s). Where accel_stops will ask for them at
- * the first epoch's first check, as far as is known before its first
- * step (it may not: the run can end first, or other requests reach the
- * tier; those draws are then taken for nothing). */
-static void own_window_early(struct accel *A)
-{
-	struct pass_model *m = &A->pm;
-	if (!(A->stop_below > 0) || !A->ios.merges || A->mem || !A->sb || !m->ok || !m->mwin ||
-	    !m->seq || !m->draws || m->ep_epoch != 0 || !(m->mw_cap > 0) || A->per_epoch < 2 ||
-	    !A->ct)
-		return;
-	uint64_t steps = TS_MIN(A->per_epoch, A->limit);
-	struct ts_rng r = m->ep_rng;
-	m->ow_n = steps * A->n * A->w->batch_size + m->leaves;
-	m->ow_d = draws_max(m->lat, m->ex, &r, ts_rng_zig(), m->ow_n);
 }
 
 /* The device's stream as epoch @e begins (own_window), where nothing of
@@ -1197,9 +1170,8 @@ static bool accel_passes(struct accel *A, uint64_t steps, uint64_t left, double 
  * decided here never claims a sample, so its epoch order (made at the
  * first claim, scheduler.c's make_order) is never drawn. A step limit
  * inside the first epoch makes the run that epoch, cut short; one in a
- * later epoch is not bounded here. @quick: 0 (undecided) where the two
- * bounds of its first epoch leave it so, without the walks past them. */
-static int accel_passes_at_start(struct accel *A, double *au, bool quick)
+ * later epoch is not bounded here. */
+static int accel_passes_at_start(struct accel *A, double *au)
 {
 	struct pass_model *m = &A->pm;
 	uint64_t K = A->per_epoch, epochs = A->w->epochs;
@@ -1232,7 +1204,7 @@ static int accel_passes_at_start(struct accel *A, double *au, bool quick)
 		*au = reach;
 		return -1;
 	}
-	if (!m->seq || quick)
+	if (!m->seq)
 		return 0;
 	struct pass_goal g = { rest, f0, (double)epochs, K };
 	double ed = seq_end(A, &g, 0, K, t0, t0, x, 0, m->leaves);
@@ -1402,7 +1374,7 @@ static int accelerate(struct accel *A, const struct ts_dlio_workload *w, uint64_
 	r->au_min = INFINITY;
 	r->au_max = 0;
 	double au0;
-	int at0 = stop_below > 0 ? accel_passes_at_start(A, &au0, A->probe) : 0;
+	int at0 = stop_below > 0 ? accel_passes_at_start(A, &au0) : 0;
 	if (at0) { /* decided before its first step: passed, or stopped */
 		r->n = n;
 		r->au = r->au_min = r->au_max = au0;
@@ -1412,9 +1384,6 @@ static int accelerate(struct accel *A, const struct ts_dlio_workload *w, uint64_
 		r->steps = per_epoch;
 		return 0;
 	}
-	if (A->probe)
-		return 0;
-	own_window_early(A);
 	ts_steploop_pipe_init(&A->pipe);
 	A->src = (struct ts_steploop_src){ accel_take, accel_release, A };
 	struct ts_steploop_ops ops = { .step_end = accel_step_end, .self = A };
@@ -1460,7 +1429,6 @@ struct env {
 	bool sb_ready;
 	struct ts_tier_ebs ebs; /* the instance's EBS limits on the tier (all 0: none) */
 	bool searching; /* find-max's search: its runs may stop once they cannot miss */
-	bool probing; /* run_virtual: only the start-of-run bounds (order_ahead_for) */
 };
 
 /* The limits of the run's drive (its tier at --capacity). */
@@ -1877,7 +1845,7 @@ static int run_virtual(struct env *E, uint64_t n, double stop_below, struct ts_d
 		return rc;
 	}
 	struct ts_pipe_cfg pc;
-	struct accel f = { .probe = E->probing };
+	struct accel f = { 0 };
 	uint64_t w0 = ts_now_ns();
 	uint64_t workers = E->cpu.workers * n;
 	struct ts_decode_cal cal = { .sample_ns = E->cpu.sample_ns,
@@ -1910,8 +1878,6 @@ static int run_virtual(struct env *E, uint64_t n, double stop_below, struct ts_d
 	if (!rc)
 		rc = accelerate(&f, E->w, n, ts_vpipe_batches_per_epoch(f.pipe.vp),
 				ts_vpipe_start_ns(f.pipe.vp), E->cpu.step_ns, stop_below, r, err, errlen);
-	if (!rc && f.probe && !r->passed && !r->stopped) /* it may claim: its order ahead */
-		ts_vpipe_order_ahead(f.pipe.vp);
 	if (f.pipe.vp) {
 		struct ts_vpipe_stats vs;
 		ts_vpipe_stats(f.pipe.vp, &vs);
@@ -2287,25 +2253,6 @@ static uint64_t between(const struct env *E, const struct ts_dlio_result *p,
 	return TS_MIN(TS_MAX(n, lo + q), hi - q);
 }
 
-/* The search's epoch order (a large dataset's: a shuffle of 156.8M
- * samples takes about a second) made on a thread of its own ahead of the
- * run that will claim it first, over the runs before it (their start-of-
- * run checks and walks), where a run of @n (the next one after a first
- * that passes) is not ruled out by its start-of-run bounds: a run decided
- * there never claims a sample, and a search whose runs all are never
- * draws the order. Elsewhere it is made at the first claim. The same
- * order either way. */
-static void order_ahead_for(struct env *E, uint64_t n, double thr)
-{
-	if (!E->o->virtual_time || torch_loader(E->w) || tf_cores(E) || n > MAX_ACCEL)
-		return;
-	struct ts_dlio_result r;
-	char err[256];
-	E->probing = true;
-	(void)run_virtual(E, n, thr, &r, err, sizeof(err)); /* a failing run fails once run */
-	E->probing = false;
-}
-
 /* --find-max (--search bracket): the same answer as the doubling search
  * wherever AU does not rise with N (what both rely on), with fewer and
  * shorter runs. It starts from the drive's bandwidth bound (or from
@@ -2327,8 +2274,6 @@ static int find_max_bracket(struct env *E, struct ts_dlio_outcome *oc, char *err
 	n = TS_MAX(n, 1);
 	bool last_pass = false, near = false; /* near: n is a hint's, thought near the answer */
 	E->searching = true; /* a run that cannot miss stops: only the answer's AU is needed to pass */
-	if (!from) /* the run after a first that passes */
-		order_ahead_for(E, n + 1, thr);
 	const struct ts_dlio_result *miss = NULL; /* the run at hi */
 	int rc = 0;
 	for (int k = 0; hi - lo > 1; k++) {

@@ -1,12 +1,12 @@
 /*
  * test_order.c — the epochs' orders (pipeline/scheduler.c, core/rng.c's
- * shuffle): the permutation pinned by hashes of whole orders (values from
- * the code before orders were made ahead of their first claim, so a
- * shuffle that reorders its swaps fails here), and an order made on a
- * thread of its own from its scheduler's start (ts_sched_order_ahead)
- * the same as one made at the first claim, shared by schedulers made
- * before it is done, after it is, and after the scheduler that started
- * it is freed.
+ * shuffle and keyed permutation): a stored order's permutation pinned by
+ * hashes of whole orders (so a shuffle that reorders its swaps fails
+ * here); a computed one (ts_rng_perm) a bijection of [0, n) at every
+ * size, a function of the seed and the epoch, spread as a uniform
+ * permutation's; and the scheduler's three views of its order
+ * (ts_sched_next, ts_sched_peek, ts_sched_order) the same, stored or
+ * computed, an order kept across schedulers the same memory.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -16,9 +16,6 @@
 #include "tests/tcheck.h"
 #include "core/rng.h"
 #include "pipeline/scheduler.h"
-
-/* scheduler.c's ORDER_EARLY: orders of this many samples are made ahead */
-#define EARLY (1u << 24)
 
 static uint64_t hash_u32(const uint32_t *v, uint64_t n)
 {
@@ -105,76 +102,275 @@ static void test_split(void)
 	free(b);
 }
 
-static struct ts_sched *sched(uint64_t n, uint64_t seed)
+static struct ts_sched *sched(uint64_t n, uint64_t seed, bool shuffle, uint32_t batch)
 {
-	struct ts_sched_cfg c = { .samples = n, .batch = 4, .prefetch = 2, .epochs = 2,
-				  .shuffle = true, .seed = seed, .qd = 4, .slots = 8 };
+	struct ts_sched_cfg c = { .samples = n, .batch = batch, .prefetch = 2, .epochs = 3,
+				  .shuffle = shuffle, .seed = seed, .qd = 4, .slots = 8 };
 	struct ts_sched *s = NULL;
 	char err[256];
 	CHECK(ts_sched_new(&c, &s, err, sizeof(err)) == 0);
-	if (s)
-		ts_sched_order_ahead(s); /* nothing below the threshold */
 	return s;
 }
 
-/* The scheduler's first epoch's order, made (or waited for) at its first
- * sample's naming. */
-static const uint32_t *first_order(struct ts_sched *s)
+/* Is @o a bijection of [0, n)? */
+static bool is_perm(const struct ts_sched_order *o, uint64_t n, uint8_t *seen)
 {
-	struct ts_sched_pos pos;
-	if (!s || ts_sched_next(s, &pos) != 1)
-		return NULL;
-	const uint32_t *o = ts_sched_order(s, 0);
-	CHECK(o && pos.id == o[0]);
-	return o;
+	memset(seen, 0, n);
+	for (uint64_t p = 0; p < n; p++) {
+		uint64_t id = ts_sched_order_at(o, p);
+		if (id >= n || seen[id])
+			return false;
+		seen[id] = 1;
+	}
+	return true;
 }
 
-static void test_ahead(void)
+/* ts_rng_perm is a bijection of [0, n): every n below 300, around powers of
+ * two and their squares' halves (the network's halves change size
+ * there, and the walk is longest just above them), and larger ones;
+ * ts_rng_perm_fill gives ts_rng_perm_at's elements, from any start. */
+static void test_perm_bijection(void)
 {
-	uint64_t n = EARLY;
+	static const uint64_t big[] = { 4095, 4096, 4097, 65535, 65536, 65537, 1000003,
+					(1u << 20) + 1, (1u << 22) - 1 };
+	uint64_t most = 1u << 22;
+	uint8_t *seen = malloc(most);
+	uint16_t *tab = malloc(ts_rng_perm_entries(most) * sizeof(*tab));
+	uint32_t *fill = malloc(most * sizeof(*fill));
+	CHECK(seen && tab && fill);
+	if (!seen || !tab || !fill)
+		goto out;
+	CHECK(ts_rng_perm_entries(1ull << 32) > 0 && ts_rng_perm_entries((1ull << 32) + 1) == 0);
+	struct ts_rng r;
+	ts_rng_seed(&r, 77);
+	for (uint64_t n = 1; n < 300 + TS_ARRAY_SIZE(big); n++) {
+		uint64_t m = n < 300 ? n : big[n - 300];
+		struct ts_sched_order o = { 0 };
+		CHECK(ts_rng_perm_entries(m) <= ts_rng_perm_entries(most));
+		ts_rng_perm_init(&o.perm, &r, m, tab);
+		bool ok = is_perm(&o, m, seen);
+		if (!ok)
+			fprintf(stderr, "ts_rng_perm of %llu: not a bijection\n", (unsigned long long)m);
+		CHECK(ok);
+		uint64_t from = m / 3, bad = 0;
+		ts_rng_perm_fill(&o.perm, 0, from, fill);
+		ts_rng_perm_fill(&o.perm, from, m - from, fill + from);
+		for (uint64_t p = 0; p < m; p++)
+			bad += fill[p] != ts_rng_perm_at(&o.perm, p);
+		CHECK_EQ_U64(bad, 0);
+	}
+out:
+	free(seen);
+	free(tab);
+	free(fill);
+}
+
+/* The order a scheduler of @n samples holds for @epoch, read whole
+ * through ts_sched_next, checked on the way against ts_sched_peek and
+ * ts_sched_order (the same sample at every position, nothing past the
+ * epoch's end) into @ids (n per epoch, @epochs of them). */
+static void read_orders(struct ts_sched *s, uint64_t n, uint64_t epochs, uint32_t *ids)
+{
+	enum { AH = 9 };
+	struct ts_sched_pos pos;
+	struct ts_sched_batch b;
+	uint64_t got = 0, bad = 0;
+	while (got < n * epochs) {
+		int r = ts_sched_next(s, &pos);
+		if (r != 1) {
+			if (ts_sched_take(s, &b) != 1)
+				break;
+			ts_sched_release(s, b.seq);
+			continue;
+		}
+		const struct ts_sched_order *o = ts_sched_order(s, pos.epoch);
+		uint64_t p = pos.index * 4 + pos.pos;
+		bad += !o || p != got % n || ts_sched_order_at(o, p) != pos.id;
+		bad += ts_sched_order(s, pos.epoch + 1) != NULL;
+		for (uint64_t a = 0; o && a < AH; a++)
+			bad += ts_sched_peek(s, a) != (p + a < n ? ts_sched_order_at(o, p + a) : UINT64_MAX);
+		ids[got++] = (uint32_t)pos.id;
+		CHECK(ts_sched_claim(s, &pos, false) == 1);
+		ts_sched_read_done(s, &pos, 0);
+	}
+	CHECK_EQ_U64(got, n * epochs);
+	CHECK_EQ_U64(bad, 0);
+}
+
+/* Through the scheduler, the threshold lowered: computed orders are
+ * bijections, each epoch's its own, a function of (seed, epoch) (two
+ * schedulers agree), another seed's another; below the threshold the
+ * stored order (the pinned shuffle); unshuffled, the dataset order. */
+static void test_sched_orders(void)
+{
+	static const uint64_t ns[] = { 1, 2, 3, 17, 1000, 4097, 65539 };
+	uint64_t most = 65539;
+	uint32_t *a = malloc(3 * most * sizeof(*a)), *b = malloc(3 * most * sizeof(*b));
+	uint8_t *seen = malloc(most);
+	CHECK(a && b && seen);
+	for (size_t k = 0; a && b && seen && k < TS_ARRAY_SIZE(ns); k++) {
+		uint64_t n = ns[k];
+		ts_sched_set_computed_from(n); /* n and more: computed */
+		struct ts_sched *s = sched(n, 5, true, 4), *t = sched(n, 5, true, 4);
+		struct ts_sched *u = sched(n, 6, true, 4), *w = sched(n, 5, false, 4);
+		ts_sched_set_computed_from(n + 1); /* stored */
+		struct ts_sched *x = sched(n, 5, true, 4);
+		ts_sched_set_computed_from(0);
+		if (!s || !t || !u || !w || !x)
+			break;
+		read_orders(s, n, 3, a);
+		read_orders(t, n, 3, b);
+		CHECK(!memcmp(a, b, 3 * n * sizeof(*a)));
+		for (uint64_t e = 0; e < 3; e++) {
+			struct ts_sched_order o = { .v = a + e * n };
+			CHECK(is_perm(&o, n, seen));
+		}
+		if (n >= 1000) { /* epochs and seeds: other orders */
+			uint64_t same01 = 0, same12 = 0, same_seed = 0;
+			read_orders(u, n, 3, b);
+			for (uint64_t p = 0; p < n; p++) {
+				same01 += a[p] == a[n + p];
+				same12 += a[n + p] == a[2 * n + p];
+				same_seed += a[p] == b[p];
+			}
+			CHECK(same01 < 10 && same12 < 10 && same_seed < 10);
+		}
+		read_orders(w, n, 3, b);
+		bool ident = true;
+		for (uint64_t p = 0; p < 3 * n; p++)
+			ident &= b[p] == p % n;
+		CHECK(ident);
+		/* below the threshold: the stored shuffle, epoch by epoch */
+		read_orders(x, n, 3, b);
+		for (uint64_t e = 0; e < 3; e++) {
+			ref_order(n, 5, e, a);
+			CHECK(!memcmp(a, b + e * n, n * sizeof(*a)));
+		}
+		ts_sched_free(s);
+		ts_sched_free(t);
+		ts_sched_free(u);
+		ts_sched_free(w);
+		ts_sched_free(x);
+	}
+	free(a);
+	free(b);
+	free(seen);
+}
+
+/* Chi-square of @cells counts against a uniform expectation. */
+static double chi2(const uint64_t *c, unsigned cells, uint64_t total)
+{
+	double e = (double)total / cells, x = 0;
+	for (unsigned i = 0; i < cells; i++)
+		x += ((double)c[i] - e) * ((double)c[i] - e) / e;
+	return x;
+}
+
+/* A computed order spread as a uniform permutation's, for fixed seeds (so
+ * each figure is fixed; the bounds are five standard deviations or more
+ * above a uniform permutation's mean):
+ *  - position against sample, 32 x 32 buckets over one order: chi-square
+ *    with 961 degrees of freedom (mean 961, sd 44), under 1250;
+ *  - where samples 0 .. 7 land over 4096 epochs of a 64-sample order, 16
+ *    buckets each: chi-square (15 dof, sd 5.5) under 50;
+ *  - what the merge count turns on, positions within W = 64 of each
+ *    other holding samples i and i + 1: for a uniform permutation of n,
+ *    2 W (n - (W + 1) / 2) / n... about 2 W = 128 such pairs, Poisson:
+ *    within 128 +- 6 sqrt(128) for each of 8 seeds, and their sum within
+ *    1024 +- 6 sqrt(1024). */
+static void test_perm_uniform(void)
+{
+	enum { G = 32, W = 64 };
+	uint64_t n = (1u << 20) + 12345; /* walks: a b over n */
+	uint16_t *tab = malloc(ts_rng_perm_entries(n) * sizeof(*tab));
+	uint32_t *at = malloc(n * sizeof(*at)); /* sample -> position */
+	CHECK(tab && at);
+	if (!tab || !at)
+		goto out;
+	struct ts_rng r;
+	struct ts_sched_order o = { 0 };
+	static uint64_t cell[G * G];
+	ts_rng_seed(&r, 2024);
+	ts_rng_perm_init(&o.perm, &r, n, tab);
+	for (uint64_t p = 0; p < n; p++)
+		cell[p * G / n * G + ts_sched_order_at(&o, p) * G / n]++;
+	/* the expectation per cell is n / G^2 to within one row's rounding */
+	double x = chi2(cell, G * G, n);
+	if (!(x < 1250))
+		fprintf(stderr, "position x sample: chi-square %.1f\n", x);
+	CHECK(x < 1250);
+
+	uint64_t land[8][16] = { { 0 } };
+	for (uint64_t e = 0; e < 4096; e++) {
+		ts_rng_seed(&r, 0x9E3779B97F4A7C15ULL * 3 + e + 1);
+		ts_rng_perm_init(&o.perm, &r, 64, tab);
+		for (uint64_t p = 0; p < 64; p++) {
+			uint64_t id = ts_sched_order_at(&o, p);
+			if (id < 8)
+				land[id][p / 4]++;
+		}
+	}
+	for (int i = 0; i < 8; i++) {
+		x = chi2(land[i], 16, 4096);
+		if (!(x < 50))
+			fprintf(stderr, "sample %d's position over epochs: chi-square %.1f\n", i, x);
+		CHECK(x < 50);
+	}
+
+	uint64_t sum = 0;
+	for (uint64_t seed = 1; seed <= 8; seed++) {
+		ts_rng_seed(&r, seed);
+		ts_rng_perm_init(&o.perm, &r, n, tab);
+		for (uint64_t p = 0; p < n; p++)
+			at[ts_sched_order_at(&o, p)] = (uint32_t)p;
+		uint64_t near = 0;
+		for (uint64_t i = 0; i + 1 < n; i++) {
+			uint64_t d = at[i] > at[i + 1] ? at[i] - at[i + 1] : at[i + 1] - at[i];
+			near += d <= W;
+		}
+		if (near < 60 || near > 196)
+			fprintf(stderr, "seed %llu: %llu neighbours within %d\n",
+				(unsigned long long)seed, (unsigned long long)near, W);
+		CHECK(near >= 60 && near <= 196);
+		sum += near;
+	}
+	CHECK(sum >= 832 && sum <= 1216);
+out:
+	free(tab);
+	free(at);
+}
+
+/* A stored order kept across schedulers: a second scheduler of the same
+ * samples and seed reads the same memory; another seed its own. */
+static void test_kept(void)
+{
+	uint64_t n = 100003;
+	struct ts_sched *a = sched(n, 9, true, 4), *b = sched(n, 9, true, 4), *c = sched(n, 10, true, 4);
+	struct ts_sched_pos pos;
+	CHECK(a && b && c && ts_sched_next(a, &pos) == 1 && ts_sched_next(b, &pos) == 1 &&
+	      ts_sched_next(c, &pos) == 1);
+	const struct ts_sched_order *oa = ts_sched_order(a, 0), *ob = ts_sched_order(b, 0),
+				    *oc = ts_sched_order(c, 0);
+	CHECK(oa && ob && oc && oa->v && oa->v == ob->v && oc->v && oc->v != oa->v);
 	uint32_t *ref = malloc(n * sizeof(*ref));
 	CHECK(ref);
-	if (!ref)
-		return;
-	/* below the threshold: made at the first claim, as before */
-	ref_order(100003, 9, 0, ref);
-	struct ts_sched *s = sched(100003, 9);
-	const uint32_t *o = first_order(s);
-	CHECK(o && !memcmp(o, ref, 100003 * sizeof(*o)));
-	ts_sched_free(s);
-
-	/* A and B made at once (the order still being made, most likely), A
-	 * freed before it claims anything: B's order is the one */
-	ref_order(n, 5, 0, ref);
-	struct ts_sched *a = sched(n, 5), *b = sched(n, 5);
+	if (ref && oa && oa->v) {
+		ref_order(n, 9, 0, ref);
+		CHECK(!memcmp(ref, oa->v, n * sizeof(*ref)));
+	}
+	free(ref);
 	ts_sched_free(a);
-	const uint32_t *ob = first_order(b);
-	CHECK(ob && !memcmp(ob, ref, n * sizeof(*ob)));
-	/* C, made once it is kept: the same memory, not made again */
-	struct ts_sched *c = sched(n, 5);
-	const uint32_t *oc = first_order(c);
-	CHECK(oc == ob);
-	/* another seed: its own order, while the first stays */
-	struct ts_sched *d = sched(n, 6);
-	const uint32_t *od = first_order(d);
-	ref_order(n, 6, 0, ref);
-	CHECK(od && od != ob && !memcmp(od, ref, n * sizeof(*od)));
-	ref_order(n, 5, 0, ref);
-	CHECK(ob && !memcmp(ob, ref, n * sizeof(*ob)));
 	ts_sched_free(b);
 	ts_sched_free(c);
-	ts_sched_free(d);
-	/* a scheduler freed at once, then the process goes on: another
-	 * seed's order started and left to its thread (the test's end
-	 * leaves it running or done, either is fine) */
-	ts_sched_free(sched(n, 11));
-	free(ref);
 }
 
 int main(void)
 {
 	test_pinned();
 	test_split();
-	test_ahead();
+	test_perm_bijection();
+	test_sched_orders();
+	test_perm_uniform();
+	test_kept();
 	return tc_exit();
 }

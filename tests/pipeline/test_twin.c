@@ -107,13 +107,13 @@ static unsigned merging_cases; /* shuffled cases whose reads meet */
  * starting where it ends (each at most once) among the positions from
  * the block of @window before p's own to p. */
 static void merges_brute(const struct ts_source_ops *ops, const struct ts_vsource *vs,
-			 const uint32_t *order, uint64_t first, uint64_t window, uint64_t mark,
+			 const struct ts_sched_order *order, uint64_t first, uint64_t window, uint64_t mark,
 			 uint64_t end, uint64_t *below, uint64_t *all)
 {
 	struct ts_vsample *s = calloc(end ? end : 1, sizeof(*s));
 	*below = *all = 0;
 	for (uint64_t p = 0; p < end; p++)
-		ops->plan_sample(vs, first + order[p], &s[p]);
+		ops->plan_sample(vs, first + ts_sched_order_at(order, p), &s[p]);
 	for (uint64_t p = 0; p < end; p++) {
 		uint64_t lo = p / window ? (p / window - 1) * window : 0, meets = 0;
 		for (unsigned i = 0; i < s[p].n; i++) {
@@ -162,7 +162,7 @@ static int64_t merges_in(struct ts_pipe_cfg *pc, const struct ts_dataset_meta *m
 			n = below == all ? (int64_t)all : -1;
 		const struct ts_source_ops *ops = ts_source_find(pc->source, err, sizeof err);
 		struct ts_vsource vs = { .meta = meta, .cfg = pc };
-		const uint32_t *order = ts_sched_order(ts_vpipe_sched(v), 0);
+		const struct ts_sched_order *order = ts_sched_order(ts_vpipe_sched(v), 0);
 		bool open = ops && ops->plan_open(ops, &vs, err, sizeof err) == 0;
 		CHECK(order && open);
 		const uint64_t windows[] = { 1, 2, 3, 5, 8, k / 3 + 1 };
@@ -554,6 +554,12 @@ int main(void)
 	test_peek(false);
 	test_peek(true);
 	test_restart();
+	/* the same with the orders computed (scheduler.c: 2^24 samples or
+	 * more), below */
+	ts_sched_set_computed_from(1);
+	test_peek(false);
+	test_peek(true);
+	ts_sched_set_computed_from(0);
 	char root[] = "/tmp/ts-twin-XXXXXX", cal_path[300], err[512];
 	if (!mkdtemp(root)) {
 		perror("mkdtemp");
@@ -567,6 +573,15 @@ int main(void)
 	for (size_t i = 0; i < TS_ARRAY_SIZE(cases); i++)
 		run_case(&cases[i], root, cal_path, &cal);
 	CHECK(merging_cases > 0); /* the merge check above saw reads that meet */
+	/* the shuffled cases again, with computed orders: the real loader and
+	 * its twin read them alike, the merge count over one is as defined */
+	unsigned stored = merging_cases;
+	ts_sched_set_computed_from(1);
+	for (size_t i = 0; i < TS_ARRAY_SIZE(cases); i++)
+		if (cases[i].shuffle)
+			run_case(&cases[i], root, cal_path, &cal);
+	ts_sched_set_computed_from(0);
+	CHECK(merging_cases > stored);
 	test_loader_cost(root, cal_path, &cal);
 	tp_rmrf(root);
 	return tc_exit();
