@@ -53,16 +53,8 @@ def files_of(top):
     return sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith(".png"))
 
 
-def schedstat(pids):
-    ns = 0
-    for pid in pids:
-        for t in os.listdir("/proc/%d/task" % pid):
-            with open("/proc/%d/task/%s/schedstat" % (pid, t)) as f:
-                ns += int(f.read().split()[0])
-    return ns
-
-
 def batch(top, rounds, sizes):
+    import dlio_measure
     import numpy as np
     from dlio_benchmark.utils.utility import DLIOMPI
     DLIOMPI.get_instance().set_parent_values(0, 1)
@@ -96,12 +88,12 @@ def batch(top, rounds, sizes):
             for _ in dl:
                 pass
             pids = [w.pid for w in dl._iterator._workers]
-            c0, t0 = schedstat(pids), time.monotonic()
+            c0, t0 = dlio_measure.schedstat(pids), time.monotonic()
             k = 0
             for _ in range(PASSES):
                 for x in dl:
                     k += len(x)
-            ns = schedstat(pids) - c0
+            ns = dlio_measure.schedstat(pids) - c0
             wall = time.monotonic() - t0
             del dl
             per[b].append(ns / k)

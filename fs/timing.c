@@ -979,20 +979,32 @@ static uint64_t backing_dir_blocks(struct ts_fs *fs, const char *rel)
 
 /* What the file system knows of a path: its inode number (the numbering
  * above; else the backing file's), a directory's blocks (tier/fsmeta.h). */
+/* @path's first @len bytes, its leading slashes dropped, as @rel (the
+ * root: "."), and its stat in the backing tree; *@path and *@len as
+ * @rel names it. */
+static int backing_rel_stat(const struct ts_fs *fs, const char **path, size_t *len, char *rel,
+			    size_t size, struct stat *st)
+{
+	while (*len && **path == '/')
+		(*path)++, (*len)--;
+	if (*len >= size)
+		return -ENAMETOOLONG;
+	memcpy(rel, *len ? *path : ".", *len ? *len : 1);
+	rel[*len ? *len : 1] = 0;
+	if (fstatat(fs->root, rel, st, AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+		return -errno;
+	return 0;
+}
+
 static int backing_stat(void *ctx, const char *path, size_t len, struct ts_fsmeta_node *out)
 {
 	struct ts_fs *fs = ctx;
 	char rel[4096];
 	struct stat st;
+	int rc = backing_rel_stat(fs, &path, &len, rel, sizeof(rel), &st);
 
-	while (len && *path == '/')
-		path++, len--;
-	if (len >= sizeof(rel))
-		return -ENAMETOOLONG;
-	memcpy(rel, len ? path : ".", len ? len : 1);
-	rel[len ? len : 1] = 0;
-	if (fstatat(fs->root, rel, &st, AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
-		return -errno;
+	if (rc)
+		return rc;
 	out->ino = number_of(fs, len ? path : NULL, len);
 	if (!out->ino)
 		out->ino = (uint64_t)st.st_ino;
@@ -1009,17 +1021,12 @@ int ts_fs_model_node(struct ts_fs *fs, const char *path, struct ts_trace_node *o
 
 	if (!m || fs->o.image || m->nstate == NUM_OFF)
 		return -ENOENT;
-	while (*path == '/')
-		path++;
 	size_t len = strlen(path);
 	while (len && path[len - 1] == '/')
 		len--;
-	if (len >= sizeof(rel))
-		return -ENAMETOOLONG;
-	memcpy(rel, len ? path : ".", len ? len : 1);
-	rel[len ? len : 1] = 0;
-	if (fstatat(fs->root, rel, &st, AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
-		return -errno;
+	int rc = backing_rel_stat(fs, &path, &len, rel, sizeof(rel), &st);
+	if (rc)
+		return rc;
 	uint64_t ino = number_of(fs, len ? path : NULL, len);
 	if (!ino || __atomic_load_n(&m->nstate, __ATOMIC_ACQUIRE) == NUM_FAILED)
 		return -ENOENT; /* the backing numbers: not the emulated disk's */
