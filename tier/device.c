@@ -90,25 +90,32 @@ static void keys_pop(struct keys *h)
 }
 
 /*
- * The count of a request's sub-key (sub_key) comes from the first KEY_SEEN
- * requests under the key, repeats included: a request counts how many of
- * those had its op, file and offset. Past them nothing more is counted,
- * so two requests after the KEY_SEEN-th with the same op, file and offset
- * take the same count, and the same draws (a repeat first seen past them
- * draws as its first did; one seen among them as the first after them).
- * A table of KEY_TAB slots (open addressing, linear probing, at most half
- * full) holds each sub-key's count: a request costs a probe or two, not a
- * pass over KEY_SEEN entries (a read the model splits into hundreds of
- * device requests). A slot is live while its generation is the table's;
- * a new key bumps the table's generation, which empties it at once.
+ * The count of a request's sub-key (sub_key) is exact: how many requests
+ * before it under the key had its op, file and offset, however many
+ * requests the key has (a read the model splits into hundreds of device
+ * requests, a path walk of hundreds of metadata reads). A table (open
+ * addressing, linear probing, at most half full) holds each sub-key's
+ * count: a request costs a probe or two. It starts as the KEY_TAB slots
+ * inside the device and doubles when a new sub-key would make it more
+ * than half full, rehashing its live slots: amortised O(1) a request, no
+ * cap. A slot is live while its generation is the table's; a new key
+ * bumps the table's generation, which empties it at once, at whatever
+ * size it grew to.
+ *
+ * Out of memory, the table cannot grow: it falls back, deterministically,
+ * to filling its free slots but one (a probe always ends on an empty
+ * slot), each sub-key in it still counted exactly; once it is that full,
+ * a sub-key not in it draws count 0 and is not remembered (the bound the
+ * count had at 32 requests before it grew). The next new sub-key tries
+ * to grow the table again. submit has no error to return, so the replay
+ * goes on, every latency still drawn from its own generator.
  */
-#define KEY_SEEN 32
-#define KEY_TAB (2 * KEY_SEEN) /* a power of two */
+#define KEY_TAB 64 /* the slots inside the device; a power of two */
 
 struct key_slot {
 	uint64_t k;
 	uint32_t gen;	/* live when the device's key_gen */
-	uint32_t count; /* its requests among the first KEY_SEEN */
+	uint32_t count; /* requests of the sub-key so far, saturating */
 };
 
 struct device {
@@ -122,9 +129,11 @@ struct device {
 	 * the requests' sub-keys drawn under it so far, for their count */
 	bool keyed;
 	uint64_t seed, key;
-	struct key_slot seen[KEY_TAB];
-	uint32_t key_gen; /* the live slots' generation; 0 marks none */
-	unsigned nseen;	  /* requests counted under the key, to KEY_SEEN */
+	struct key_slot *seen;	      /* the table: tab0 or on the heap */
+	size_t seen_cap;	      /* its slots, a power of two */
+	size_t nseen;		      /* its live slots: sub-keys under the key */
+	uint32_t key_gen;	      /* the live slots' generation; 0 marks none */
+	struct key_slot tab0[KEY_TAB]; /* the table until it grows */
 	const struct ts_rng_zig *zig; /* the normal's table (core/rng.h) */
 	const struct ts_fm *fm;	      /* exp's (core/fmath.h) */
 	_Atomic uint32_t qd_pub; /* queue depth at the last request, for stats */
@@ -225,6 +234,32 @@ static inline double draw(struct device *d, const struct ts_tier_dist *dist, enu
 	return lat;
 }
 
+/* The table at twice its size, its live slots rehashed; -ENOMEM leaves
+ * it as it was. */
+static int seen_grow(struct device *d)
+{
+	size_t cap = 2 * d->seen_cap, mask = cap - 1;
+	if (cap > SIZE_MAX / sizeof(struct key_slot))
+		return -ENOMEM;
+	struct key_slot *t = calloc(cap, sizeof(*t)); /* generation 0: empty */
+	if (!t)
+		return -ENOMEM;
+	for (size_t j = 0; j < d->seen_cap; j++) {
+		const struct key_slot *e = &d->seen[j];
+		if (e->gen != d->key_gen)
+			continue;
+		size_t i = (size_t)e->k & mask;
+		while (t[i].gen)
+			i = (i + 1) & mask;
+		t[i] = *e;
+	}
+	if (d->seen != d->tab0)
+		free(d->seen);
+	d->seen = t;
+	d->seen_cap = cap;
+	return 0;
+}
+
 /* The key of a request's draws (keyed): the caller's key, the request's
  * op, file and offset, and how many times these came before under that
  * key (two flushes of one commit, a block read twice). */
@@ -232,17 +267,31 @@ static uint64_t sub_key(struct device *d, const struct ts_tier_req *req)
 {
 	uint64_t k = ts_rng_key(ts_rng_key(ts_rng_key(d->key, req->op), req->file), req->off);
 	/* k is mixed (core/rng.h): its low bits serve as the slot */
-	unsigned i = (unsigned)k & (KEY_TAB - 1);
+	size_t mask = d->seen_cap - 1, i = (size_t)k & mask;
 	while (d->seen[i].gen == d->key_gen && d->seen[i].k != k)
-		i = (i + 1) & (KEY_TAB - 1);
+		i = (i + 1) & mask;
 	struct key_slot *e = &d->seen[i];
-	bool live = e->gen == d->key_gen;
-	uint64_t again = live ? e->count : 0;
-	if (d->nseen < KEY_SEEN) {
-		d->nseen++;
-		*e = (struct key_slot){.k = k, .gen = d->key_gen, .count = live ? e->count + 1 : 1};
+	if (e->gen == d->key_gen) {
+		uint64_t again = e->count;
+		e->count += e->count < UINT32_MAX;
+		return ts_rng_key(k, again);
 	}
-	return ts_rng_key(k, again);
+	/* a new sub-key: at most half full, else grow (then probe again);
+	 * out of memory, all but one slot (the comment above KEY_TAB) */
+	if (2 * (d->nseen + 1) > d->seen_cap) {
+		if (!seen_grow(d)) {
+			mask = d->seen_cap - 1;
+			i = (size_t)k & mask;
+			while (d->seen[i].gen == d->key_gen)
+				i = (i + 1) & mask;
+			e = &d->seen[i];
+		} else if (d->nseen + 2 > d->seen_cap) {
+			return ts_rng_key(k, 0); /* not remembered */
+		}
+	}
+	d->nseen++;
+	*e = (struct key_slot){.k = k, .gen = d->key_gen, .count = 1};
+	return ts_rng_key(k, 0);
 }
 
 static uint64_t device_submit(struct ts_tier_layer *l, uint64_t now,
@@ -314,6 +363,8 @@ static void device_free(struct ts_tier_layer *l)
 	struct device *d = (struct device *)l;
 	ts_evq_free(&d->slots);
 	free(d->inflight.v);
+	if (d->seen != d->tab0)
+		free(d->seen);
 	free(d);
 }
 
@@ -328,7 +379,7 @@ void ts_tier_device_key(struct ts_tier_layer *l, uint64_t key)
 	if (key != d->key) {
 		d->nseen = 0;
 		if (++d->key_gen == 0) { /* wrapped: every slot's stamp is old */
-			memset(d->seen, 0, sizeof(d->seen));
+			memset(d->seen, 0, d->seen_cap * sizeof(*d->seen));
 			d->key_gen = 1;
 		}
 	}
@@ -360,6 +411,8 @@ struct ts_tier_layer *ts_tier_device_new(const struct ts_tier_profile *p,
 	d->qd = qd;
 	ts_rng_seed(&d->rng, seed);
 	d->seed = seed;
+	d->seen = d->tab0;
+	d->seen_cap = KEY_TAB;
 	d->key_gen = 1; /* calloc's slots, generation 0, are empty */
 	d->zig = ts_rng_zig();
 	d->fm = ts_fm();

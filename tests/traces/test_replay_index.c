@@ -3,7 +3,8 @@
  * values, each checked against the plain scan it replaces on inputs big
  * enough to reach past the scan's limits:
  *  - keyed device draws (tier/device.c, sub_key): a request's count under
- *    its key, from the first KEY_SEEN (32) requests under it;
+ *    its key, exact however many requests the key has (it was taken from
+ *    the first 32 requests under the key only);
  *  - the in-flight rule (traces/replay/rules.c, inflight_rel): the oldest
  *    request in flight when the previous one was sent;
  *  - pipe hand-offs (traces/wakes.c, tie_pipes): the reader's previous
@@ -26,7 +27,8 @@
 
 /* ---- keyed draws past 32 requests under one key ---------------------- */
 
-#define KC_SEEN 32 /* tier/device.c's KEY_SEEN, as its comment documents */
+#define KC_SEEN 32 /* where the count used to stop (tier/device.c's table
+		      * starts with 64 slots, at most half full) */
 #define KC_N 400   /* requests under one key */
 #define KC_OFFS 90 /* distinct offsets they use */
 
@@ -58,11 +60,12 @@ static uint64_t kc_read(struct ts_tier *t, uint64_t *now, uint32_t file, uint64_
 }
 
 /* Request j's draw is the (c + 1)-th of its op, file and offset under a
- * key of its own, c its count: how many of the first 32 requests under
- * the key had them (documented: requests of other offsets move no draw). */
+ * key of its own, c its count: how many requests before it under the key
+ * had them, past the 32nd too (documented: requests of other offsets move
+ * no draw). Fails where the count stops at the first 32 requests. */
 static void test_keyed_counts(void)
 {
-	static uint64_t blk[KC_N], got[KC_N];
+	static uint64_t blk[KC_N], got[KC_N], pre[KC_SEEN];
 	static uint32_t file[KC_N];
 	struct ts_rng r;
 	ts_rng_seed(&r, 3);
@@ -76,17 +79,23 @@ static void test_keyed_counts(void)
 	/* another key first, then this one's: a new key starts its counts */
 	ts_tier_draw_key(t, 77);
 	for (unsigned j = 0; j < KC_SEEN; j++)
-		(void)kc_read(t, &now, file[j], blk[j]);
+		pre[j] = kc_read(t, &now, file[j], blk[j]);
 	ts_tier_draw_key(t, 5);
 	for (unsigned j = 0; j < KC_N; j++)
 		got[j] = kc_read(t, &now, file[j], blk[j]);
+	/* back to the first key after the table grew: its counts start anew */
+	ts_tier_draw_key(t, 77);
+	unsigned again = 0;
+	for (unsigned j = 0; j < KC_SEEN; j++)
+		again += kc_read(t, &now, file[j], blk[j]) == pre[j];
 	ts_tier_free(t);
+	CHECK(again == KC_SEEN);
 
 	static unsigned cnt[KC_N];
 	unsigned same = 0, past = 0, repeat_past = 0, pairs = 0, pairs_ok = 0;
 	for (unsigned j = 0; j < KC_N; j++) {
 		unsigned c = 0;
-		for (unsigned i = 0; i < j && i < KC_SEEN; i++)
+		for (unsigned i = 0; i < j; i++)
 			c += blk[i] == blk[j] && file[i] == file[j];
 		cnt[j] = c;
 		/* two requests of one offset draw alike exactly when their
