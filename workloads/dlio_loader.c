@@ -365,6 +365,22 @@ static uint64_t cores_run(struct cores *cs, uint64_t t, uint64_t ns)
 	return *c;
 }
 
+/* The share of a sample's CPU still to charge (@left, over @pieces
+ * requests) that the request of chain weight @wq takes, both taken off:
+ * its weight's part of @left where the chain has weights (@wleft, their
+ * sum still to come; the last takes the rest), else an equal share. One
+ * rule for both clocks (vw_event, r_sample). */
+static uint64_t cpu_share(uint64_t *left, uint64_t *pieces, uint64_t *wleft, uint64_t wq)
+{
+	uint64_t ns = *left / (*pieces)--;
+	if (*wleft) {
+		ns = *pieces ? (uint64_t)((double)*left * (double)wq / (double)*wleft) : *left;
+		*wleft -= wq;
+	}
+	*left -= ns;
+	return ns;
+}
+
 struct vworker {
 	uint64_t k, w;
 	uint64_t next;	   /* its next batch this epoch */
@@ -658,15 +674,9 @@ static int vw_event(struct vl *v, struct vworker *w, uint64_t t)
 	}
 	for (;;) {
 		if (w->owed) {
-			uint64_t ns = w->cpu_left / w->pieces--, wq = w->chain[w->req - 1].cpu;
-			if (w->wleft) { /* the chain's weights: this request's share */
-				ns = w->pieces ? (uint64_t)((double)w->cpu_left * (double)wq /
-							    (double)w->wleft)
-					       : w->cpu_left;
-				w->wleft -= wq;
-			}
+			uint64_t ns = cpu_share(&w->cpu_left, &w->pieces, &w->wleft,
+						w->chain[w->req - 1].cpu);
 			w->owed = false;
-			w->cpu_left -= ns;
 			ns = alone_ns(v->c, v->reading, ns);
 			if (ns)
 				return vw_run(v, w, t, ns);
@@ -1428,13 +1438,7 @@ static int r_sample(struct rworker *w, uint64_t i)
 		uint64_t size = 0;
 		if (q && pieces && (w->chain[q - 1].op == TS_CHAIN_READ ||
 				    w->chain[q - 1].op == TS_CHAIN_OPEN)) {
-			uint64_t ns = cpu_left / pieces--, wq = w->chain[q - 1].cpu;
-			if (wleft) { /* the chain's weights: this request's share */
-				ns = pieces ? (uint64_t)((double)cpu_left * (double)wq / (double)wleft)
-					    : cpu_left;
-				wleft -= wq;
-			}
-			cpu_left -= ns;
+			uint64_t ns = cpu_share(&cpu_left, &pieces, &wleft, w->chain[q - 1].cpu);
 			ns = alone_ns(L->c, __atomic_load_n(&L->reading, __ATOMIC_RELAXED), ns);
 			if (ns)
 				spend_cpu(ns);
