@@ -38,6 +38,7 @@ struct replay_args {
 	char *lock_wakes; /* DUR; NULL: none */
 	uint64_t lock_wakes_ns;
 	char *dev_read_cpu; /* DUR; NULL: --host's (--kernel-fs) */
+	char *fuse_size;    /* DUR; NULL: --host's (--kernel-fs) */
 	char *loop_issue; /* --kernel-fs: the block mode predicted, on|off|watch */
 	char *over[TS_REPLAY_OVER_N]; /* as ts_replay_over_names[] */
 	double speed;
@@ -55,6 +56,7 @@ static const struct ts_opt replay_opts[] = {
 	{ "kernel_fs", TS_OPT_BOOL, RA(kernel_fs), "false", 0, 0, "",
 	  "with --virtual: predict a FUSE-mode recording as the job on a kernel file system "
 	  "over the disk (block mode): the recording's FUSE round trip comes off every gap, "
+	  "and after a read its reply's size part (--fuse-size), "
 	  "ops the kernel serves in memory cost nothing; a block-mode recording loses its "
 	  "loop hop and its size and window parts too" },
 	{ "keep_gaps", TS_OPT_BOOL, RA(keep_gaps), "false", 0, 0, "",
@@ -156,6 +158,12 @@ static const struct ts_opt replay_opts[] = {
 	  "(the readahead's pages and request, its sleep and wake-up), added to the gap "
 	  "after it (the IO path's CPU, traces/README.md), 0 (off) to 1ms; default: "
 	  "--host's replay_dev_read_cpu_ns",
+	  "DUR" },
+	{ "fuse_size", TS_OPT_STR, RA(fuse_size), NULL, 0, 0, "",
+	  "with --kernel-fs: how much longer a 128 KiB read's reply took the recording's FUSE "
+	  "to deliver than a 4 KiB one's (the floor's), in proportion for other sizes, taken "
+	  "off the gap after each read with the round trip (the reply's size part, "
+	  "traces/README.md), 0 (off) to 1ms; default: --host's replay_fuse_size_ns",
 	  "DUR" },
 	{ "host", TS_OPT_STR, RA(host), NULL, 0, 0, "",
 	  "the host profile (tiersim hosts) that recorded: its replay_wake_cost_ns is the "
@@ -382,10 +390,12 @@ static int replay_args(struct replay_args *o, struct ts_replay_cfg *cfg, int arg
 	if ((rc = kfs_figure(cl, o, o->page_wake, "page-wake", "the page-lock wake-up",
 			     "40us, 0.04ms", ts_host_page_wake, &cfg->page_wake_ns)) != -1 ||
 	    (rc = kfs_figure(cl, o, o->dev_read_cpu, "dev-read-cpu", "the IO path's CPU",
-			     "30us, 0.03ms", ts_host_dev_read_cpu, &cfg->dev_read_cpu_ns)) != -1)
+			     "30us, 0.03ms", ts_host_dev_read_cpu, &cfg->dev_read_cpu_ns)) != -1 ||
+	    (rc = kfs_figure(cl, o, o->fuse_size, "fuse-size", "the reply's size part",
+			     "20us, 0.02ms", ts_host_fuse_size, &cfg->fuse_size_ns)) != -1)
 		return rc;
 	/* --host also gives --kernel-fs its FUSE CPU, its page-lock wake-up
-	 * and its IO path's CPU (above) */
+	 * its IO path's CPU and its reply's size part (above) */
 	if ((o->wake_cost || (o->host && !o->kernel_fs)) && no_rule)
 		return ts_cmdline_error(cl, "%s %s: the wake-up rule is the wake rule's (virtual "
 					    "time, a wake file), not with %s",

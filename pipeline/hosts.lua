@@ -63,6 +63,12 @@
 --                     and request, its sleep and wake-up), which through
 --                     FUSE tierfs's model spent; the machine's own, 0 where
 --                     a host has none
+--   replay_fuse_size_ns   optional: the same replay's reply size part: how
+--                     much longer a 128 KiB read's reply takes FUSE to
+--                     deliver than a 4 KiB one's (the kernel's copy of its
+--                     bytes), which a FUSE recording's gap after the read
+--                     holds beyond the floor; the machine's own, 0 where a
+--                     host has none
 --   dlio_sample_ns, dlio_sample_ns_per_mib   optional: a DLIO reader's own
 --                     work per sample (TensorFlow: parse_image through
 --                     tf.py_function; PyTorch: read_index in a worker), base +
@@ -346,6 +352,15 @@ host "build-host" {
   -- cache, none), 5 pairs interleaved: cold 24.6-31.9 ms, warm 11.3-13.0
   -- ms; the pairs' differences over 577 reads 23.1-32.8 us, median 27.8.
   replay_dev_read_cpu_ns = { 27800, "measured", "block mode, ssd-cloud, the RecordIO reader of bench/fs_fidelity.sh: its thread's CPU (getrusage) reading the file cold less warm over the device's 577 reads, 5 interleaved pairs (bench/page_wake.sh prints it: cold less warm, untraced), 2026-12-06 07:49 UTC on an Intel Xeon 2-vCPU KVM guest (xeon-emr-kvm-2vcpu), load 1.8-1.7; the median pair; low and high the pairs' range", low = 23100, high = 32800 },
+  -- tiersim disk mount's size part of the loop hop (a 128 KiB direct read
+  -- through FUSE against a 4 KiB one, fs/calib.c), six mounts on ssd-cloud
+  -- 2026-12-07 00:49-00:51 UTC: 18.6, 19.1, 22.6, 23.9, 26.0, 31.0 us; and
+  -- through FUSE's page cache, the same host, a FUSE recording of
+  -- bench/fs_fidelity.sh's LMDB cursor under perf (fuse_request_send and
+  -- _end, 3 runs, 02:10 UTC, load 1.6): tierfs's completion to the
+  -- kernel's end of the request grew 0.165-0.221 us a KiB, 20.4-27.4 us
+  -- from 4 to 128 KiB.
+  replay_fuse_size_ns = { 23240, "measured", "tiersim disk mount's loop hop size part (fs/calib.c: 128 KiB against 4 KiB direct reads through FUSE), six mounts on ssd-cloud 2026-12-07 00:49-00:51 UTC on an Intel Xeon 2-vCPU KVM guest (xeon-emr-kvm-2vcpu); the median; low and high their range; a FUSE page-cache read's reply grew 20.4-27.4 us from 4 to 128 KiB (perf, fuse_request_end, 3 LMDB recordings, 02:10 UTC)", low = 18584, high = 31010 },
   replay_wake_cost_ns = { 34000, "measured", "bench/pytorch_replay.sh block-mode recordings, 5 runs on each of five tiers (bytes-w2-p2-s40, load 2-4): the gap after a moved request regressed on ln((t + rt) / (t_nvme + rt)), the median of 20 runs' fits; low and high their range; 2026-12-02, the hour not recorded (committed 20:35 UTC): most likely on the Intel Xeon (xeon-kvm-2vcpu), the build host from 18:52 UTC", low = 18000, high = 59000 },
   dlio_sample_ns = { 1043000, "measured", "bench/dlio_peer.sh --chrt 10 traces, DLIO's readers' CPU less tiersim's on the same chain, 112 KiB and 8 MiB npz: the line's intercept (4 and 6 runs); on the AMD EPYC (Zen 4)", low = 675000, high = 1330000 },
   dlio_sample_ns_per_mib = { 1425000, "measured", "bench/dlio_peer.sh --chrt 10 traces, 112 KiB and 8 MiB npz: the line's slope (4 and 6 runs); on the AMD EPYC (Zen 4)", low = 1183000, high = 1664000 },

@@ -194,7 +194,7 @@ path 2 "/b"
 380000 381000 close 2 0 0 0 1 131072 0 4
 end drops=0 records=6 t=381000
 X
-kfl() { "$B" replay "$T/kfl.trace" --virtual --kernel-fs --fuse-cpu 0 --page-wake 0 --dev-read-cpu 0 --tier fixed60 --profile "$T/kfs.lua" \
+kfl() { "$B" replay "$T/kfl.trace" --virtual --kernel-fs --fuse-cpu 0 --page-wake 0 --dev-read-cpu 0 --fuse-size 0 --tier fixed60 --profile "$T/kfs.lua" \
 	--json "$@" 2>/dev/null | jq -r '.results[1] | "\(.total_ns) \(.think_ns) \(.io_wait_ns)"'; }
 check "loop rule: issue-timed block mode" test "$(kfl)" = "165000 45000 120000"
 check "loop rule: --loop-issue=on" test "$(kfl --loop-issue=on)" = "165000 45000 120000"
@@ -208,7 +208,7 @@ check "loop rule: --loop-issue=watch" test "$(kfl --loop-issue=watch)" = "225000
 sed 's/^\(.* read .*\)$/\1\ncpu 1 pid=100 ppid=1 on_ns=0 runq_ns=0 sys_ns=20000 late_ns=7000/' \
 	"$T/kfl.txt" > "$T/kfm.txt"
 "$B" trace undump "$T/kfm.txt" -o "$T/kfm.trace"
-kfm() { "$B" replay "$T/kfm.trace" --virtual --kernel-fs --fuse-cpu 0 --page-wake 0 --dev-read-cpu 0 --tier fixed60 --profile "$T/kfs.lua" \
+kfm() { "$B" replay "$T/kfm.trace" --virtual --kernel-fs --fuse-cpu 0 --page-wake 0 --dev-read-cpu 0 --fuse-size 0 --tier fixed60 --profile "$T/kfs.lua" \
 	--json "$@" 2>/dev/null | jq -r '.results[1] | "\(.total_ns) \(.think_ns) \(.io_wait_ns)"'; }
 check "loop rule: no lateness from the issue" test "$(kfm)" = "165000 45000 120000"
 check "loop rule: the lateness from the receipt" test "$(kfm --loop-issue=off)" = "239000 105000 134000"
@@ -1089,7 +1089,7 @@ cpu 1 pid=100 ppid=1 on_ns=21000 runq_ns=0
 cpu 1 pid=100 ppid=1 on_ns=23000 runq_ns=0
 end drops=0 records=5 t=77000
 X
-kfp() { "$B" replay "$T/kfp.trace" --virtual --kernel-fs --page-wake 0 --dev-read-cpu 0 --tier fixed60 --profile "$T/kfs.lua" \
+kfp() { "$B" replay "$T/kfp.trace" --virtual --kernel-fs --page-wake 0 --dev-read-cpu 0 --fuse-size 0 --tier fixed60 --profile "$T/kfs.lua" \
 	--json "$@" 2>/dev/null | jq -r '.results[1] | "\(.total_ns) \(.think_ns)"'; }
 check "in-kernel, per request: --fuse-cpu 0, a gap within the floor" test "$(kfp --fuse-cpu 0)" = "85000 25000"
 check "in-kernel, per request: what a gap cannot hold, off the next" \
@@ -1151,7 +1151,7 @@ sed 's/^header version=1$/header version=5 mem=0 model=255 floor_ns=5000/' "$T/i
 for c in "inflight fixed100 500000" "inflight fixed1000 3200000" "inflightf fixed1000 3020000" \
 	"inflightf fixed100 320000" "inflightk fixed100 485000" "inflightk fixed100 490000 --kernel-fs"; do
 	set -- $c
-	"$B" replay "$T/$1.trace" --virtual --profile "$T/inflight.lua" --tier "$2" ${4:-} --json \
+	"$B" replay "$T/$1.trace" --virtual --profile "$T/inflight.lua" --tier "$2" ${4:+$4 --fuse-size 0} --json \
 		> "$T/inflight.json" 2> /dev/null
 	check "in flight: $1 on $2 ${4:-}" test "$(j "$T/inflight.json" '.results[1].total_ns')" = "$3"
 	check "in flight: $1's own figures" test "$(j "$T/inflight.json" '.results[0].total_ns')" = \

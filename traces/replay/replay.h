@@ -128,6 +128,14 @@ struct ts_replay_cfg {
 	 * gap after it. The host's (pipeline/hosts.lua's
 	 * replay_dev_read_cpu_ns, measured in block mode); 0: off. */
 	uint64_t dev_read_cpu_ns;
+	/* kernel_fs, the reply's size part (rules.c): how much longer than
+	 * a 4 KiB read's (the floor's) a 128 KiB read's reply took the
+	 * recording's FUSE to deliver (the kernel's copy of its bytes), in
+	 * proportion for other sizes; taken off the gap after a read with
+	 * the round trip. The host's (pipeline/hosts.lua's
+	 * replay_fuse_size_ns, measured by tiersim disk mount as the loop
+	 * hop's size part); 0: off. */
+	uint64_t fuse_size_ns;
 	/* kernel_fs without the in-kernel rule: those gaps keep their recorded
 	 * length less the round trip (a job that sleeps between its ops). */
 	bool keep_gaps;

@@ -494,6 +494,32 @@ static uint64_t loop_off(const struct ts_replay_cfg *cfg, const struct ts_trace_
 }
 
 /*
+ * The reply's size part. A FUSE-mode recording replayed as block mode
+ * (kernel_fs): every gap loses the recording's round trip, its measured
+ * floor, which is a 4 KiB direct read's (fs/calib.c). A larger read's
+ * reply takes longer to deliver: the kernel copies its bytes from
+ * tierfs's reply into the pages it reads into (the page cache's for a
+ * file the kernel caches, the caller's buffer for a direct one) before
+ * it ends the request, after tierfs stamped the read's completion, so
+ * the gap after the read holds that copy too, which a kernel file system
+ * does not make. So the gap after read @r (the thread waited on it last,
+ * or it released the thread's next request) loses cfg->fuse_size_ns
+ * for each 124 KiB the read was past 4 KiB, in proportion
+ * (ts_tier_rule_loop_off's arithmetic: the same part block mode's mount
+ * measures through the loop device, disk/README.md); the host's
+ * replay_fuse_size_ns (pipeline/hosts.lua), --fuse-size. Not for a loop
+ * device's recording (its own parts, loop_off above), nor where the loop
+ * rule keeps the round trip (the loop device's reply crossed FUSE too).
+ */
+static uint64_t fuse_size(const struct ts_replay_cfg *cfg, const struct ts_trace_rec *r)
+{
+	if (!cfg->kernel_fs || cfg->loop_recorded || r->op != TS_OP_READ ||
+	    (r->flags & TS_REC_F_NOTIER) || r->result <= 0)
+		return 0;
+	return ts_tier_rule_loop_off(cfg->fuse_size_ns, 0, TS_TIER_READ, (uint64_t)r->result);
+}
+
+/*
  * The in-kernel rule. A FUSE-mode recording replayed as block mode
  * (kernel_fs): an op the kernel's file system serves without the thread
  * sleeping (@c->in_kernel: a metadata op answered from its caches, a read
@@ -684,12 +710,17 @@ static uint64_t page_wake(const struct ts_replay_cfg *cfg, const struct cursor *
  * replay_dev_read_cpu_ns: block mode's RecordIO reader, its thread's CPU
  * reading the file cold less warm, over the device's reads). Not for a
  * loop device's recording (cfg->loop_recorded): its threads are the
- * loop device's. Returns the gap.
+ * loop device's. Nor after a read the kernel's page cache sent through
+ * FUSE (TS_REC_F_KERNEL_RA: a file tierfs lets the kernel cache, such as
+ * a mapped LMDB): that readahead ran on the thread when recorded (its
+ * pages allocated and added to FUSE's page cache, the request built and
+ * sent), so the recorded gap holds that CPU already. Returns the gap.
  */
 static uint64_t dev_read_cpu(const struct ts_replay_cfg *cfg, const struct cursor *c,
-			     uint64_t gap)
+			     const struct ts_trace_rec *r, uint64_t gap)
 {
-	if (!cfg->kernel_fs || cfg->loop_recorded || !c->dev_reqs)
+	if (!cfg->kernel_fs || cfg->loop_recorded || !c->dev_reqs ||
+	    (r->flags & TS_REC_F_KERNEL_RA))
 		return gap;
 	return gap + cfg->dev_read_cpu_ns * c->dev_reqs;
 }
@@ -746,8 +777,12 @@ bool replay_cursor_advance(struct cursor *c, const struct ts_trace *t, uint64_t 
 			 * issue of the next */
 			gap = ib->issue_ns > ia->end_ns ? ib->issue_ns - ia->end_ns : 0;
 		} else {
-			if (!loop_rule(cfg, c, rdone))
+			if (!loop_rule(cfg, c, rdone)) {
 				gap -= TS_MIN(gap, cfg->think_less_ns);
+				/* and the reply's size part */
+				if (rdone == c->rec_done_max)
+					gap -= TS_MIN(gap, fuse_size(cfg, r));
+			}
 			/* a loop device's recording: the path after the
 			 * request it waited on last held its size and window
 			 * parts too */
@@ -760,7 +795,7 @@ bool replay_cursor_advance(struct cursor *c, const struct ts_trace *t, uint64_t 
 		if (rdone == c->rec_done_max && !kern)
 			gap = page_wake(cfg, c, s, done, wake_up(cfg, r, s, done, c->mem_served, gap));
 		if (rdone == c->rec_done_max)
-			gap = dev_read_cpu(cfg, c, gap);
+			gap = dev_read_cpu(cfg, c, r, gap);
 		uint64_t think = cfg->no_think ? 0
 						: own_scaled(t, cfg, c->p, c->rec_done_max,
 							     nx->submit_ns, gap, speed);
@@ -801,6 +836,7 @@ bool replay_cursor_advance(struct cursor *c, const struct ts_trace *t, uint64_t 
 			at = c->p->rel_m[c->i] ? inflight_at(t, c, r->submit_ns) : c->completed[d];
 			gap = nx->submit_ns - TS_MIN(from, nx->submit_ns);
 			gap -= TS_MIN(gap, cfg->think_less_ns);
+			gap -= TS_MIN(gap, fuse_size(cfg, q));
 		}
 		c->next_issue = TS_MAX(s, at + (cfg->no_think ? 0 : scaled(gap, speed)));
 		c->win_hi = 0; /* in flight with its predecessor: no join */
