@@ -39,6 +39,7 @@ struct replay_args {
 	uint64_t lock_wakes_ns;
 	char *dev_read_cpu; /* DUR; NULL: --host's (--kernel-fs) */
 	char *fuse_size;    /* DUR; NULL: --host's (--kernel-fs) */
+	char *fs_size;	    /* SIZE; NULL: the tier's capacity (--virtual) */
 	char *loop_issue; /* --kernel-fs: the block mode predicted, on|off|watch */
 	char *over[TS_REPLAY_OVER_N]; /* as ts_replay_over_names[] */
 	double speed;
@@ -76,6 +77,12 @@ static const struct ts_opt replay_opts[] = {
 	  "replay in real time against DIR (a tierfs mount or any dir)", "DIR" },
 	{ "capacity", TS_OPT_STR, RA(over[0]), NULL, 0, 0, "",
 	  "emulated disk size (default: the recording's)", "SIZE" },
+	{ "fs_size", TS_OPT_STR, RA(fs_size), NULL, 0, 0, "",
+	  "with --virtual: the file system's size for its layout alone (where mke2fs puts "
+	  "its inode tables, its block size: tier/fsmeta.h), e.g. a disk image's smaller than "
+	  "the tier's smallest disk; the tier model keeps its capacity (default: the "
+	  "capacity)",
+	  "SIZE" },
 	{ "mem", TS_OPT_STR, RA(over[1]), NULL, 0, 0, "",
 	  "page-cache size (default: the recording's)", "SIZE" },
 	{ "seed", TS_OPT_STR, RA(over[2]), NULL, 0, 0, "",
@@ -267,6 +274,15 @@ static int replay_args(struct replay_args *o, struct ts_replay_cfg *cfg, int arg
 					o->wakes);
 	if (!(o->speed > 0))
 		return ts_cmdline_error(cl, "--speed %g: expected a number > 0", o->speed);
+	if (o->fs_size && (o->target || !o->virtual_time))
+		return ts_cmdline_error(cl, "--fs-size %s lays the file system out in virtual time "
+					    "only (--virtual, not --target)",
+					o->fs_size);
+	if (o->fs_size && (ts_parse_size(o->fs_size, &cfg->fs_bytes) ||
+			   cfg->fs_bytes < TS_REPLAY_FS_MIN || cfg->fs_bytes > TS_REPLAY_FS_MAX))
+		return ts_cmdline_error(cl, "--fs-size %s: expected a size from 16MiB to 1PiB "
+					    "(2GiB, 500GiB)",
+					o->fs_size);
 	if (o->kernel_fs && (o->target || !o->virtual_time))
 		return ts_cmdline_error(cl, "--kernel-fs predicts in virtual time only (--virtual, "
 					    "not --target)");

@@ -182,6 +182,11 @@ struct ts_replay_cfg {
 	 * replay_wake_cost_ns, measured there), at most
 	 * TS_REPLAY_WAKE_COST_MAX_NS. */
 	uint64_t wake_cost_ns;
+	/* Virtual time: the file system's size for its layout alone (where
+	 * mke2fs puts its inode tables and its block size for it:
+	 * tier/fsmeta.h, ts_fsmeta_set_capacity), e.g. a disk image's, which
+	 * may be below the tier's smallest disk; 0: the tier's capacity. */
+	uint64_t fs_bytes;
 	/* virtual */
 	struct ts_tier_cfg tier; /* profile, capacity, mem, seed, floor ... */
 	/* the file system lookups are charged with (tier/fsmeta.h: the tier
@@ -202,6 +207,11 @@ struct ts_replay_cfg {
  * larger figure is a unit slip (a bare number is seconds), not a host.
  */
 #define TS_REPLAY_WAKE_COST_MAX_NS (10 * 1000 * 1000ull)
+
+/* The sizes cfg->fs_bytes may take: mke2fs's smallest useful file system
+ * (16 MiB) to 1 PiB, beyond any cloud disk. */
+#define TS_REPLAY_FS_MIN (16ull << 20)
+#define TS_REPLAY_FS_MAX (1ull << 50)
 
 struct ts_replay_result {
 	char what[96];			  /* "recorded", the tier name, or the target */

@@ -718,10 +718,11 @@ TS_WUR static int vrun_alloc(struct vrun *v, char *err, size_t errlen)
 		return ret;
 	}
 	/* the inode tables where mke2fs puts them on a disk of the tier's
-	 * capacity (tier/fsmeta.h) */
+	 * capacity (tier/fsmeta.h), or of the file system's own size where
+	 * given (a disk image's) */
 	struct ts_tier_limits lim;
 	ts_tier_limits(v->tier, &lim);
-	ts_fsmeta_set_capacity(v->meta, lim.capacity);
+	ts_fsmeta_set_capacity(v->meta, v->cfg->fs_bytes ? v->cfg->fs_bytes : lim.capacity);
 	if ((ret = nodes_build(v))) {
 		snprintf(err, errlen, "out of memory");
 		return ret;
