@@ -27,7 +27,7 @@ ROUNDS=${5:-3} TIER=${6:-ssd-cloud}
 read -r -a WLS <<<"${7:-lmdb rec}"
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 PY=/usr/bin/python3
-W=$(mktemp -d /tmp/kfs_check.XXXXXX)
+W=$(mktemp -d -t kfs_check.XXXXXX)
 export TIERSIM_DISK_STATE=$W/state
 MNT=$W/mnt
 mkdir -p "$MNT"
