@@ -54,6 +54,7 @@ usage: blk_classes.py IMAGE TRACE [--tiersim BIN] [--job NAME:START:END]...
   max_sectors_kb as tiersim disk mount sets it). --json prints the figures as one JSON object instead.
 Exit 0, 1 on an error (one line on stderr), 2 on a usage error.
 """
+import bisect
 import json
 import re
 import subprocess
@@ -115,17 +116,17 @@ class Layout:
             add(a, b or None, "sb/gdt/bitmap")
         for a, b in re.findall(r"Inode table at (\d+)-(\d+)", dump):
             add(a, b, "inode table")
-        self.first_inode_table = min((a for a, _, c in rng if c == "inode table"), default=None)
         self.ranges = sorted(rng)
+        self.starts = [a for a, _, _ in self.ranges]
         m = re.search(r"^Journal inode:\s+(\d+)", dump, re.M)
         self.journal_ino = int(m.group(1)) if m else None
 
     def fixed(self, blk):
-        for a, b, cls in self.ranges:
-            if a <= blk <= b:
-                return cls
-            if a > blk:
-                break
+        k = bisect.bisect_right(self.starts, blk) - 1
+        # ranges do not overlap: only the last one starting at or below
+        # blk can hold it
+        if k >= 0 and blk <= self.ranges[k][1]:
+            return self.ranges[k][2]
         return None
 
 
