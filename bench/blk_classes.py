@@ -56,6 +56,7 @@ Exit 0, 1 on an error (one line on stderr), 2 on a usage error.
 """
 import bisect
 import json
+import os
 import re
 import subprocess
 import sys
@@ -69,8 +70,12 @@ def die(msg, code=1):
 
 
 def run(cmd, stdin=None):
-    p = subprocess.run(cmd, input=stdin, capture_output=True, text=True,
-                       env={"LC_ALL": "C", "PATH": "/usr/sbin:/sbin:/usr/bin:/bin"})
+    # e2fsprogs in sbin, its output in the C locale
+    env = dict(os.environ, LC_ALL="C", PATH="/usr/sbin:/sbin:" + os.environ.get("PATH", "/usr/bin:/bin"))
+    try:
+        p = subprocess.run(cmd, input=stdin, capture_output=True, text=True, env=env)
+    except OSError as e:
+        die(f"{cmd[0]}: {e.strerror}")
     if p.returncode != 0:
         die(f"{' '.join(cmd[:2])} failed: {(p.stderr.strip().splitlines() or ['?'])[-1]}")
     return p.stdout
@@ -207,7 +212,8 @@ def main(argv):
             args.append(a)
         i += 1
     if len(args) != 2:
-        die("usage: blk_classes.py IMAGE TRACE [--tiersim BIN] [--job NAME:START:END]... [--files [N]] [--json]", 2)
+        die("usage: blk_classes.py IMAGE TRACE [--tiersim BIN] [--job NAME:START:END]... [--seg BYTES] [--io-max BYTES]"
+            " [--files [N]] [--json]", 2)
     img, trace = args
     lay = Layout(img)
     bs = lay.bs
