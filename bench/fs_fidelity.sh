@@ -77,6 +77,19 @@
 #   FS_FIDELITY_RUN=K with one TIER), each in its own slot, then one with
 #   FS_FIDELITY_RUN=none and every tier for the tables (no timed runs: it
 #   needs no quiet slot). A call that leaves some out says which.
+# Device requests by class: each block mount is traced (tiersim disk mount
+#   --trace) and each job's window of it (CLOCK_MONOTONIC ns, from its
+#   command's start in tiersim disk run, after the cold drop's remount, to
+#   the run's end) classed by bench/blk_classes.py on the image:
+#   superblock/descriptors/bitmaps, inode table, folder, extent tree, file
+#   data, journal, other; the table after the fidelity table sets them
+#   beside the kernel-fs replay's own metadata and data reads and bytes
+#   (tiersim replay --json: metadata_reads, device_reads, device_read_bytes)
+#   and counts the data requests the replay's rules do not send: those that
+#   end at a break in a file's blocks and the second pieces of requests the
+#   loop device's queue split for their segment count (its max_segments and
+#   max_sectors_kb, read at each mount). FS_FIDELITY_CLASSES=0 leaves the
+#   block trace and the table out (as the bench ran before).
 # Needs root (loop devices, cgroups), /usr/bin/python3 with torch, numpy
 # and lmdb (python3-lmdb, else liblmdb.so.0 through ctypes). Wall-clock
 # figures: run on a quiet host; the ratios are what to read.
@@ -96,6 +109,8 @@ PY=/usr/bin/python3
 [ "$(id -u)" -eq 0 ] || { echo "fs_fidelity.sh: block mode needs root" >&2; exit 2; }
 # FS_FIDELITY_CHRT=PRIO: each timed job (FUSE's record, block's disk run)
 # under chrt -f PRIO, below the request path that bench/rt_job.sh raises
+CLASSES=${FS_FIDELITY_CLASSES:-1}
+case $CLASSES in 0 | 1) ;; *) echo "fs_fidelity.sh: FS_FIDELITY_CLASSES '$CLASSES' is not 0 or 1" >&2; exit 2 ;; esac
 RT=()
 if [ -n "${FS_FIDELITY_CHRT:-}" ]; then
 	case $FS_FIDELITY_CHRT in '' | *[!0-9]*) echo "fs_fidelity.sh: FS_FIDELITY_CHRT '$FS_FIDELITY_CHRT' is not a priority 1-89" >&2; exit 2 ;; esac
@@ -227,6 +242,8 @@ wl_cmd() {
 	esac
 }
 epoch() { $PY -c 'import json, sys; print(json.load(open(sys.argv[1]))["epoch_s"])' "$1"; }
+# CLOCK_MONOTONIC in ns, as a trace's start_mono_ns counts it: a block job's window
+mono_ns() { $PY -c 'import time; print(time.monotonic_ns())'; }
 
 read -r -a WLS <<<"${FS_FIDELITY_WORKLOADS:-folder lmdb rec npz check}"
 # fuse_run BUILD_TIERSIM TIERFS TIER WORKLOAD RESULT: FUSE, recorded, with
@@ -251,14 +268,16 @@ fuse = float(sys.argv[2])
 def span(f):
     p = {r["what"]: r for r in json.load(open(f))["results"]}
     pred = [r for w, r in p.items() if w != "recorded"][0]
-    return p["recorded"]["total_ns"] / 1e9, pred["total_ns"] / 1e9, pred.get("device_reads", 0), pred.get("metadata_reads", 0)
-rec, pred, reqs, _ = span(sys.argv[3])
+    return (p["recorded"]["total_ns"] / 1e9, pred["total_ns"] / 1e9, pred.get("device_reads", 0),
+            pred.get("metadata_reads", 0), pred.get("device_read_bytes", 0))
+rec, pred, reqs, _, _ = span(sys.argv[3])
 # the device's read requests the model sent on the replay of the recording
 # (readahead and file-system metadata included), as the loop device's are
 # and the file system's metadata reads among the kernel-fs replay's (a
 # trace of version 11 numbers its paths as the image numbers them)
-krec, kpred, _, kmeta = span(sys.argv[4])
-print(fuse, fuse - rec + pred, reqs, fuse - krec + kpred, rec, kmeta)
+# (and all its device reads and their bytes, for the table by class)
+krec, kpred, kreqs, kmeta, kbytes = span(sys.argv[4])
+print(fuse, fuse - rec + pred, reqs, fuse - krec + kpred, rec, kmeta, kreqs, kbytes)
 EOF
 }
 # ---- the fidelity runs, interleaved ----
@@ -278,7 +297,7 @@ for rep in $RUN; do
 					for which in $(bench_order $((rep - 1)) before after); do
 						if [ "$which" = after ]; then
 							fuse_run "$B" "$TIERSIM_TIERFS" "$t" "$wl" "$RES/$wl.$t.fuse.$rep"
-							echo "  $wl fuse s, virtual s, model reads, kernel-fs s, recorded s, kernel-fs metadata reads: $(cat "$RES/$wl.$t.fuse.$rep")"
+							echo "  $wl fuse s, virtual s, model reads, kernel-fs s, recorded s, kernel-fs metadata reads, kernel-fs reads, kernel-fs read bytes: $(cat "$RES/$wl.$t.fuse.$rep")"
 						elif [ -n "$B0" ]; then
 							fuse_run "$B0" "$T0" "$t" "$wl" "$RES/$wl.$t.fuse0.$rep"
 						fi
@@ -286,18 +305,41 @@ for rep in $RUN; do
 				done
 				continue
 			fi
-			keep=()
-			[ -z "${FS_FIDELITY_KEEP:-}" ] || keep=(--trace "$FS_FIDELITY_KEEP/block.$t.$rep.trace")
-			"$B" disk mount "$IMG" "$MNT" --tier "$t" --mem 4GiB "${keep[@]}" || die "disk mount on $t"
+			btrace=()
+			if [ "$CLASSES" = 1 ]; then
+				btrace=(--trace "$W/block.trace")
+				[ -z "${FS_FIDELITY_KEEP:-}" ] || btrace=(--trace "$FS_FIDELITY_KEEP/block.$t.$rep.trace")
+			elif [ -n "${FS_FIDELITY_KEEP:-}" ]; then
+				btrace=(--trace "$FS_FIDELITY_KEEP/block.$t.$rep.trace")
+			fi
+			rm -f "$W/block.trace"
+			"$B" disk mount "$IMG" "$MNT" --tier "$t" --mem 4GiB "${btrace[@]}" || die "disk mount on $t"
+			# the loop device's queue: the split rule's sizes (blk_classes.py)
+			q=/sys/block/$(basename "$(awk -v m="$MNT" '$5 == m { print $(NF - 1) }' /proc/self/mountinfo)")/queue
+			cat "$q/max_segments" "$q/max_sectors_kb" "$q/max_segment_size" 2>/dev/null | paste -sd ' ' >"$RES/queue.$t.$rep"
+			jobs=()
 			for wl in "${WLS[@]}"; do
-				# shellcheck disable=SC2046
-				"${RT[@]}" "$B" disk run "$MNT" --cache cold -- $(wl_cmd $wl "$MNT" "$W/out.json") >"$W/run.txt" 2>"$W/run.err" ||
+				# the job's window opens as its command starts, after the
+				# cold drop's remount (whose reads tiersim disk run's
+				# counts leave out too): a stamp in the cgroup, then the job
+				rm -f "$W/t0"
+				# shellcheck disable=SC2046,SC2016
+				"${RT[@]}" "$B" disk run "$MNT" --cache cold -- sh -c "$PY"' -c "import time; print(time.monotonic_ns())" >"$0" && exec "$@"' \
+					"$W/t0" $(wl_cmd $wl "$MNT" "$W/out.json") >"$W/run.txt" 2>"$W/run.err" ||
 					die "disk run $wl on $t: $(tail -1 "$W/run.err")"
+				jobs+=(--job "$wl:$(cat "$W/t0"):$(mono_ns)")
 				reads=$(sed -n 's/.*dev_reads=\([0-9]*\).*/\1/p' "$W/run.txt")
-				echo "$(epoch "$W/out.json") $reads" >"$RES/$wl.$t.block.$rep"
-				echo "  $wl block s, device reads: $(cat "$RES/$wl.$t.block.$rep")"
+				bytes=$(sed -n 's/.*dev_read_bytes=\([0-9]*\).*/\1/p' "$W/run.txt")
+				echo "$(epoch "$W/out.json") $reads $bytes" >"$RES/$wl.$t.block.$rep"
+				echo "  $wl block s, device reads, device read bytes: $(cat "$RES/$wl.$t.block.$rep")"
 			done
 			"$B" disk umount "$MNT" || die "disk umount"
+			if [ "$CLASSES" = 1 ]; then
+				read -r segs maxkb _ <"$RES/queue.$t.$rep"
+				$PY "$SRC/bench/blk_classes.py" "$IMG" "${btrace[1]}" --tiersim "$B" --json --files \
+					--seg $((${segs:-128} * 4096)) --io-max $((${maxkb:-1024} * 1024)) "${jobs[@]}" \
+					>"$RES/classes.$t.$rep.json" || die "blk_classes.py on $t's block trace"
+			fi
 		done
 	done
 done
@@ -352,6 +394,64 @@ for wl in wls:
                      f" {fmt(to_med(wl, t, m, 3)):>17} {fr:8.0f}")
         print(line + f" {col(wl, t, 'block', 1)[0]:8.0f} {fmt(to_med(wl, t, 'block', 0)):>17}")
 EOF
+
+# ---- device requests by class: block mode's against the kernel-fs replay's ----
+if [ "$REPS" -gt 0 ] && [ "$CLASSES" = 1 ]; then
+	echo
+	echo "== device requests by class, median of $REPS (block: the job's reads in the mount's trace, bench/blk_classes.py on the image; replay: the FUSE recording's kernel-fs replay on its tier, tiersim replay --json; data extra = block's data requests less the replay's, of them: at break, split by the queue's segment count, rest; $(date -u +%T))"
+	$PY - "$RES" "$REPS" "${WLS[*]}" "${TIERS[@]}" <<'EOF'
+import json, os, sys
+sys.path.insert(0, os.environ["BENCH_DIR"])
+from benchstat import summary
+res, reps, wls, tiers = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4:]
+CL = ["sb/gdt/bitmap", "inode table", "folder", "extent tree", "journal", "other"]
+med = lambda xs: summary(xs)[0] if xs else float("nan")
+rng = lambda xs: "%.0f [%.0f-%.0f]" % summary(xs) if xs else "-"
+queues = set()
+missing = []
+rows = []
+for wl in wls:
+    for t in tiers:
+        b, r = [], []
+        for i in range(1, reps + 1):
+            try:
+                j = json.load(open(os.path.join(res, f"classes.{t}.{i}.json")))["jobs"][wl]
+                fu = open(os.path.join(res, f"{wl}.{t}.fuse.{i}")).read().split()
+                blk = open(os.path.join(res, f"{wl}.{t}.block.{i}")).read().split()
+                queues.add(open(os.path.join(res, f"queue.{t}.{i}")).read().strip())
+            except (OSError, KeyError, ValueError):
+                missing.append(f"{wl}.{t}.{i}")
+                continue
+            if len(fu) < 8:
+                missing.append(f"{wl}.{t}.{i} (its FUSE run has no kernel-fs reads)")
+                continue
+            c = j["classes"]
+            b.append({"cls": [c[k]["reqs"] for k in CL], "meta": sum(c[k]["reqs"] for k in CL),
+                      "meta_b": sum(c[k]["bytes"] for k in CL), "data": c["data"]["reqs"],
+                      "data_b": c["data"]["bytes"], "reads": j["reads"], "dev": int(blk[1]),
+                      "brk": j["at_break"], "split": j["split"]})
+            r.append({"meta": float(fu[5]), "data": float(fu[6]) - float(fu[5]), "bytes": float(fu[7])})
+        rows.append((wl, t, b, r))
+if missing:
+    print(f"  left out (no figures): {', '.join(missing[:6])}{' ...' if len(missing) > 6 else ''}")
+print(f"  loop queue, max_segments max_sectors_kb max_segment_size: {'; '.join(sorted(queues)) or '-'}")
+print(f"{'':21} | {'block':<65} {'':>36} | {'replay':<22} | {'data extra, of them':<45}")
+h = "".join(f" {k:>13}" for k in CL)
+print(f"{'workload':8} {'tier':12} |{h[1:]} {'meta':>6} {'data':>6} {'MiB':>8} {'reads':>6} {'disk run':>8}"
+      f" | {'meta':>6} {'data':>6} {'MiB':>8} | {'extra':>14} {'at break':>8} {'split':>6} {'rest':>14}")
+for wl, t, b, r in rows:
+    if not b:
+        continue
+    cls = "".join(f" {med([x['cls'][k] for x in b]):13.0f}" for k in range(len(CL)))
+    extra = [x["data"] - y["data"] for x, y in zip(b, r)]
+    rest = [e - x["brk"] - x["split"] for e, x in zip(extra, b)]
+    print(f"{wl:8} {t:12} |{cls[1:]} {med([x['meta'] for x in b]):6.0f} {med([x['data'] for x in b]):6.0f}"
+          f" {med([(x['meta_b'] + x['data_b']) / 2**20 for x in b]):8.2f} {med([x['reads'] for x in b]):6.0f}"
+          f" {med([x['dev'] for x in b]):8.0f} | {med([y['meta'] for y in r]):6.0f} {med([y['data'] for y in r]):6.0f}"
+          f" {med([y['bytes'] / 2**20 for y in r]):8.2f} | {rng(extra):>14} {med([x['brk'] for x in b]):8.0f}"
+          f" {med([x['split'] for x in b]):6.0f} {rng(rest):>14}")
+EOF
+fi
 
 # ---- across tiers: each FUSE recording predicts the other tiers ----
 if [ "$REPS" -gt 0 ] && [ ${#TIERS[@]} -gt 1 ]; then
