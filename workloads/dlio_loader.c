@@ -305,52 +305,55 @@ void ts_dl_result_free(struct ts_dl_result *r)
  * The host's cores (cfg.vcpus): the workers' CPU per sample and the ranks'
  * CPU per step are work that waits for one of n cores, served first come
  * first served: a piece that becomes runnable at t starts on the core that
- * frees first (at t if one is idle) and holds it to its end. Pieces reach
+ * frees first (at t if one is idle) and holds it to its end (a worker's
+ * piece: a slice of it, below). Pieces reach
  * cores_run in the order they become runnable (the loader's events are
  * taken in time order; v_take starts a rank's step no later than the next
  * event, and every step it starts in one pass at the same time, the later
  * of the barrier and the last event), so each one's end is known when it
  * arrives: the pieces before it are all placed.
  *
- * A piece longer than one scheduler slice does not hold its core to its
- * end: DLIO's own runs, which the model is held against, leave its
- * threads in Linux's fair class (EEVDF since 6.6, CFS before it), where a
- * thread that has run its slice gives way to the others runnable and
- * takes its turn again behind them. (Under bench/dlio_peer.sh --chrt,
- * SCHED_FIFO at one priority, a piece would run to its end instead: the
- * pieces of a slice or less, most of DLIO's per sample, are the same
- * either way.) A worker's long pieces (a batch's collation,
- * 38.9 ms for unet3d's 7 x 8 MiB on xeon-emr-kvm-2vcpu; a sample's CPU
- * with the garbage collection's 110 ms in it; 8 MiB samples' 12 ms) are
- * so run in slices of cores_slice(n), each queued again behind the pieces
- * already waiting (round robin): the other workers' short shares, and so
- * their next reads, go between its slices, as they do under the kernel.
- * A piece's total CPU is unchanged; only when it ends moves. An
- * iterator's start (forking or resuming a rank's workers) is sliced the
- * same way. The pieces placed at once (a rank's step, whose end the step
- * loop needs when it places it; the daemon's share beside a request)
- * still hold their core to their end.
+ * A worker's piece does not hold its core to its end: DLIO's own runs,
+ * which the model is held against, leave its threads in Linux's fair
+ * class (EEVDF since 6.6, CFS before it), and a worker is woken by its
+ * file system's daemon (a FUSE reply from another process), not by a
+ * timer of its own. With N such workers on C cores the kernel shares
+ * the cores among the runnable ones, close to processor sharing, not first
+ * come first served: bench/dlio_cfs_wait.py (N workers, each a process
+ * asking a server process of its own through a pipe, 1 ms a request, then
+ * a piece of CPU; 2 vCPUs of the Xeon guest, q bench 2026-12-07
+ * 02:15-02:17 UTC, 3 rounds) measured each piece's wait for a core
+ * (schedstat) at 11.6, 22.0 and 133.8 us with 2, 4 and 8 workers of
+ * 200 us pieces, 114.5 and 764.9 us with 4 and 8 of 500 us, where the
+ * same closed loop first come first served (this model until 2026-12-07,
+ * pieces under 1.5 ms whole) gives 10.6, 16.8, 54.6, 53.3 and 576.9 us
+ * (Linux 1.09-2.45 times it) and processor sharing 10.6, 21.0, 95.2,
+ * 102.0 and 659.9 (1.05-1.41 times); woken by their own timers instead
+ * the same workers wait less than either (8 of 200 us: 34.5 us against 43.2
+ * first come first served): the cross-process wake-up is what shares them.
+ * So every piece of a worker's work runs in slices of CORES_SHARE_NS, each
+ * queued again behind the pieces already waiting (round robin), which
+ * in the same loop gives processor sharing's waits within 5% (91 against
+ * 95 us at 8 x 200 us). A piece's total CPU is unchanged; only when it
+ * ends moves. An iterator's start (forking or resuming a rank's workers)
+ * is sliced the same way. The pieces placed at once (a rank's step, whose
+ * end the step loop needs when it places it; the daemon's share beside a
+ * request) still hold their core to their end. (Under bench/dlio_peer.sh
+ * --chrt, SCHED_FIFO at one priority, DLIO's pieces run to their end
+ * instead; the model follows the fair class.)
  */
 struct cores {
 	uint64_t n;	   /* 0: no limit (each worker and rank a core of its own) */
 	uint64_t *free_at; /* [n]: when each core is next free */
 };
 
-/* The fair class's slice on @n CPUs: the kernel's base slice, 0.75 ms
- * (sysctl_sched_base_slice, sysctl_sched_min_granularity before 6.6;
- * kernel/sched/fair.c: "default: 0.75 msec * (1 + ilog(ncpus))"), scaled
- * by get_update_sysctl_factor's default SCHED_TUNABLESCALING_LOG,
- * 1 + ilog2(min(n, 8)): 0.75 ms on 1 CPU, 1.5 ms on 2, 2.25 ms on 4,
- * 3 ms on 8 or more. */
-#define CORES_BASE_SLICE_NS 750000ULL
-
-static uint64_t cores_slice(uint64_t n)
-{
-	uint64_t f = 1;
-	for (uint64_t m = n < 8 ? n : 8; m > 1; m >>= 1)
-		f++;
-	return CORES_BASE_SLICE_NS * f;
-}
+/* The round robin's slice that stands for the fair class's sharing
+ * (struct cores): short against a worker's pieces (DLIO's png reader's
+ * 200 us shares, 1.2 ms a sample) so that it behaves as processor
+ * sharing, long against the model's cost per event. Assumed: 25 to 100 us
+ * give the same waits within 7% in bench/dlio_cfs_wait.py's loop (low 25
+ * us, high 100 us). */
+#define CORES_SHARE_NS 50000ULL
 
 /* @ns of work runnable at @t: when it ends. */
 static uint64_t cores_run(struct cores *cs, uint64_t t, uint64_t ns)
@@ -639,7 +642,7 @@ static int v_dispatch(struct vl *v, uint64_t k, uint64_t t)
  * it where the cores are not counted), the rest at its events. */
 static int vw_run(struct vl *v, struct vworker *w, uint64_t t, uint64_t ns)
 {
-	uint64_t s = v->cores.n ? cores_slice(v->cores.n) : ns;
+	uint64_t s = v->cores.n ? CORES_SHARE_NS : ns;
 	if (ns > s) {
 		w->run_left = ns - s;
 		ns = s;

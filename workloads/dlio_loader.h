@@ -23,8 +23,9 @@
  *  - Steps: a rank takes its batch, is busy for the step's CPU and
  *    computation_time, and meets the others (comm.barrier()).
  *  - Cores (virtual time, vcpus set): a worker's CPU per sample and a
- *    rank's CPU per step run on the host's vcpus, first come first served
- *    (below, struct cores).
+ *    rank's CPU per step run on the host's vcpus, in the order they
+ *    become runnable, a worker's in short slices in turn as the kernel
+ *    shares the cores (dlio_loader.c, struct cores).
  *
  * Real time runs each worker as a thread issuing the chain's system calls
  * on the mounted dataset; virtual time runs the same workers as a

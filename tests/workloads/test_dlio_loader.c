@@ -259,12 +259,16 @@ static void check_cores(void)
 	uint64_t first;
 	/* 8 workers x 1 ms of CPU on 2 vCPUs: 4 ms a round of 8 samples; the
 	 * disk answers at once, so 2 cores are always busy: 16 samples in 8 ms
-	 * (each worker on a core of its own: 2 ms, two rounds of 1 ms). The
-	 * shares queue in turn, worker 0's k-th as the (8(k - 1) + 1)-th, two
-	 * at a time: its sample, batch 0, ends with the (8p - 7)-th, at
-	 * (4p - 3) d, 4 ms less 3 shares. */
+	 * (each worker on a core of its own: 2 ms, two rounds of 1 ms). Each
+	 * share runs in slices of 50 us (the round robin that stands for the
+	 * kernel's sharing): 50, 50 and 25 us, and the workers' k-th slices
+	 * queue in turn, the k-th round of 8, two at a time, each round as
+	 * long as 4 of its slices. Worker 0's sample, batch 0, ends with its
+	 * last slice, the first pair of the last round: 4 ms less 3 of that
+	 * round's 25 us slices. */
+	CHECK(d == 125000);
 	CHECK_EQ_U64(cpu_epoch(&m, 8, 1, ms, 0, 2, &first), 8 * ms);
-	CHECK_EQ_U64(first, 4 * ms - 3 * d);
+	CHECK_EQ_U64(first, 4 * ms - 3 * 25000);
 	CHECK_EQ_U64(cpu_epoch(&m, 8, 1, ms, 0, 1, NULL), 16 * ms);
 	CHECK_EQ_U64(cpu_epoch(&m, 8, 1, ms, 0, 0, &first), 2 * ms);
 	CHECK_EQ_U64(first, ms);
@@ -835,10 +839,10 @@ static void check_start(const struct ts_dataset_meta *m)
 				uint64_t k = log_[i].file >= FILES / 2;
 				first[k] = TS_MIN(first[k], log_[i].t);
 			}
-		/* on one vCPU the two starts share it in slices of 0.75 ms: rank
-		 * 0's ends after 9 whole slices of rank 1's, rank 1's last
-		 * (whole: S and 2 S) */
-		CHECK_EQ_U64(first[0], vcpus ? S + 9 * 750000 : S);
+		/* on one vCPU the two starts share it in slices of 50 us, in
+		 * turn: rank 0's ends with its last (123 ns, after 140 whole
+		 * slices each), just before rank 1's last (2 S) */
+		CHECK_EQ_U64(first[0], vcpus ? 2 * S - 123 : S);
 		CHECK_EQ_U64(first[1], vcpus ? 2 * S : S);
 		if (vcpus)
 			goto next;
@@ -970,8 +974,8 @@ static void check_rank_spread(const struct ts_dataset_meta *m)
 
 /* The ranks' spread per wait for a core (spread_wait in dlio_loader.h):
  * 2 ranks of 1 worker, batch 1, on 1 vCPU. Both workers end their reads
- * together and collate for C (under one slice of 0.75 ms), so one
- * collation waits C for the core, in each epoch. The rank in the late
+ * together and collate for C (one slice of the cores' round robin, 50
+ * us, so whole), so one collation waits C for the core, in each epoch. The rank in the late
  * slot (rank 1 in epoch 1, rank 0 in epoch 2) hands its first batch over
  * later by W x (its worker's wait) x (z_1 - z_0) = W x C x 1.17891...
  * where its worker waited and by nothing where it did not; the other rank
@@ -981,7 +985,7 @@ static void check_spread_wait(void)
 {
 	struct ts_dataset_meta m;
 	describe(&m, "0");
-	const uint64_t C = 500000;
+	const uint64_t C = 50000;
 	const double W = 0.25, dz = 1.178911595699557;
 	struct ts_dl_cfg c = { .meta = &m, .ranks = 2, .world = 2, .batch = 1, .workers = 1,
 			       .prefetch_factor = 1, .epochs = 2, .steps = 1, .seed = 5,
@@ -1093,11 +1097,11 @@ static void check_cpu_alone(void)
 	ts_dataset_meta_free(&lm);
 }
 
-/* A long piece runs in the fair class's slices (dlio_loader.c, struct
+/* A long piece runs in the round robin's slices (dlio_loader.c, struct
  * cores): 3 ranks of 1 worker on 2 vCPUs, batch 1, one step. Rank 2
  * starts 10 ms late (its file's lookup answered 10 ms later), so its
- * worker is still reading when the first two collate their batches (40 ms each, 27 slices of 1.5 ms on 2
- * vCPUs). Its CPU per request (a 100 us share) waits for a core: behind a
+ * worker is still reading when the first two collate their batches (40
+ * ms each, 800 slices of 50 us). Its CPU per request (a 100 us share) waits for a core: behind a
  * whole collation when cores are first come first served, so its next
  * read goes out after rank 0's batch is ready; a slice when the
  * collations are cut, so it reads on while they run. */
