@@ -133,8 +133,9 @@ void ts_vpipe_merges_set_split(struct ts_vpipe_merges *m, uint64_t least);
  * epoch whose order is computed (ts_rng_perm), lists where the rest of
  * the count falls in one pass over the samples in their stored order,
  * where each is one read and they lie as stored (vpipe.c says why it is
- * the same count); later steps take their sums from the list. The
- * default is an epoch's 1/64 and 2^20 at least (a test sets it low). */
+ * the same count), where a quarter of the samples or more is left to
+ * count; later steps take their sums from the list. The default is an
+ * epoch's 1/64 and 2^20 at least (a test sets it low). */
 void ts_vpipe_merges_set_list(struct ts_vpipe_merges *m, uint64_t least);
 /* Whether a step listed the count (for tests) */
 bool ts_vpipe_merges_listed(const struct ts_vpipe_merges *m);
