@@ -244,6 +244,74 @@ static inline uint64_t ts_rng_perm_at(const struct ts_rng_perm *p, uint64_t i)
 	return x;
 }
 
+/* One pass of the network backwards: each round (l, r) -> (r, (l + F(r))
+ * mod m) undone as (l', r') -> ((r' - F(l')) mod m, l'), the last round
+ * first. The halves' moduli alternate as forwards: after an odd round l
+ * is in Z_a and r in Z_b. */
+static inline uint64_t ts_rng_perm_back_(const struct ts_rng_perm *p, uint64_t x)
+{
+	uint32_t k = p->k, a = p->a, mb = (uint32_t)((1ull << k) - 1);
+	uint32_t l = (uint32_t)(x >> k), r = (uint32_t)x & mb;
+	for (int j = TS_RNG_PERM_ROUNDS - 2; j >= 0; j -= 2) {
+		uint32_t t = (r - p->f[j + 1][l]) & mb; /* l in Z_a, r in Z_b */
+		r = l;
+		l = t;
+		t = r - p->f[j][l]; /* l in Z_b, r in Z_a: r - F in (-a, a) */
+		r = l;
+		l = t + (a & -(uint32_t)(t >= a)); /* wrapped below 0: add a back */
+	}
+	return (uint64_t)l << k | r;
+}
+
+/* The position of @x in @p: the i with ts_rng_perm_at(p, i) == x, x < n.
+ * Cycle walking backwards: the network's inverse from x until it lands
+ * in [0, n), through the same elements of [n, ab) the forward walk
+ * crossed (the network is a bijection of [0, ab)). */
+static inline uint64_t ts_rng_perm_pos(const struct ts_rng_perm *p, uint64_t x)
+{
+	do
+		x = ts_rng_perm_back_(p, x);
+	while (x >= p->n);
+	return x;
+}
+
+/* ts_rng_perm_pos of elements [@from, @from + @len) into @out, four at
+ * a time, their rounds interleaved (ts_rng_perm_fill's way): their
+ * table misses overlap. */
+static inline void ts_rng_perm_pos_fill(const struct ts_rng_perm *p, uint64_t from, uint64_t len,
+					uint32_t *out)
+{
+	enum { LANES = 4 };
+	uint32_t k = p->k, a = p->a, mb = (uint32_t)((1ull << k) - 1);
+	uint64_t i = 0;
+	for (; i + LANES <= len; i += LANES) {
+		uint32_t l[LANES], r[LANES];
+		for (int c = 0; c < LANES; c++) {
+			l[c] = (uint32_t)((from + i + c) >> k);
+			r[c] = (uint32_t)(from + i + c) & mb;
+		}
+		for (int j = TS_RNG_PERM_ROUNDS - 2; j >= 0; j -= 2) {
+			for (int c = 0; c < LANES; c++) {
+				uint32_t t = (r[c] - p->f[j + 1][l[c]]) & mb;
+				r[c] = l[c];
+				l[c] = t;
+			}
+			for (int c = 0; c < LANES; c++) {
+				uint32_t t = r[c] - p->f[j][l[c]];
+				r[c] = l[c];
+				l[c] = t + (a & -(uint32_t)(t >= a));
+			}
+		}
+		for (int c = 0; c < LANES; c++) {
+			uint64_t x = (uint64_t)l[c] << k | r[c];
+			/* past n (under b of ab): walked on from there */
+			out[i + c] = (uint32_t)(x < p->n ? x : ts_rng_perm_pos(p, x));
+		}
+	}
+	for (; i < len; i++)
+		out[i] = (uint32_t)ts_rng_perm_pos(p, from + i);
+}
+
 #define TS_Z99 2.3263478740408408
 
 #endif

@@ -58,6 +58,11 @@ void ts_sched_set_computed_from(uint64_t n)
 	__atomic_store_n(&computed_from, n ? n : COMPUTED_FROM, __ATOMIC_RELAXED);
 }
 
+uint64_t ts_sched_computed_from(void)
+{
+	return __atomic_load_n(&computed_from, __ATOMIC_RELAXED);
+}
+
 struct order_key { /* a stored order's */
 	uint64_t n, seed, epoch;
 };

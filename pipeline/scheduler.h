@@ -124,6 +124,9 @@ static inline void ts_sched_order_fill(const struct ts_sched_order *o, uint64_t 
 /* For tests: shuffled orders of @n samples or more are computed in the
  * schedulers made from now on (0: 2^24, the default). Process-wide. */
 void ts_sched_set_computed_from(uint64_t n);
+/* The count from which shuffled orders are computed (2^24 unless set):
+ * another loader's model (workloads/dlio_loader.c) follows the same rule. */
+uint64_t ts_sched_computed_from(void);
 
 uint64_t ts_sched_batches_per_epoch(const struct ts_sched *s);
 uint64_t ts_sched_samples_per_epoch(const struct ts_sched *s); /* delivered */

@@ -423,6 +423,12 @@ struct ts_vpipe_merges {
 	uint64_t *tab2;	   /* the second thread's two (NULL: not yet made) */
 	uint64_t split;	   /* a step of this many positions or more splits */
 	bool split_failed; /* tab2 could not be made: one thread */
+	/* Listed (merges_list): the positions [done, end) count at, once
+	 * each time they count, ascending, at[next..nat) those not yet
+	 * added; list: a step of this many positions or more lists them */
+	uint32_t *at;
+	uint64_t nat, next, list;
+	bool listed, list_failed;
 };
 
 /* A step of the count of at least this many positions, over four blocks
@@ -431,6 +437,17 @@ struct ts_vpipe_merges {
  * its part: what a lookup there sees). Each position counts what it
  * counts on one thread, so the sums are the same. */
 #define MERGE_SPLIT (1u << 20)
+
+/* merges_list's */
+#define MERGE_LIST_DIV 64u	      /* a step of an epoch's 1/64 or more lists ... */
+#define MERGE_LIST_LEAST (1u << 20)   /* ... if it is this long */
+#define MERGE_LIST_MOST (1u << 24)    /* positions listed at most (64 MiB) */
+/* ... and only where the rest of the count is a quarter of the samples or
+ * more: listing passes over every sample, the tables over the positions
+ * counted, each at four times the cost (bert_v100's 156.8M samples: 15 ns
+ * a sample listed, about 60 ns a position counted) */
+#define MERGE_LIST_REST 4u
+#define MERGE_LIST_BLOCK 256u
 
 int ts_vpipe_merges_new(struct ts_vpipe *v, uint64_t epoch, uint64_t window, uint64_t mark,
 			uint64_t end, struct ts_vpipe_merges **out)
@@ -444,7 +461,9 @@ int ts_vpipe_merges_new(struct ts_vpipe *v, uint64_t epoch, uint64_t window, uin
 		return -ENOMEM;
 	*m = (struct ts_vpipe_merges){ .epoch = epoch, .window = window, .mark = mark,
 				       .end = TS_MIN(end, ts_sched_samples_per_epoch(v->sched)),
-				       .split = MERGE_SPLIT };
+				       .split = MERGE_SPLIT,
+				       .list = TS_MAX(ts_sched_samples_per_epoch(v->sched) / MERGE_LIST_DIV,
+						      MERGE_LIST_LEAST) };
 	/* two keys a read, the table at most half full */
 	m->size = 64;
 	while (m->size < 4 * window * TS_VIO_MAX)
@@ -463,6 +482,16 @@ int ts_vpipe_merges_new(struct ts_vpipe *v, uint64_t epoch, uint64_t window, uin
 void ts_vpipe_merges_set_split(struct ts_vpipe_merges *m, uint64_t least)
 {
 	m->split = least;
+}
+
+void ts_vpipe_merges_set_list(struct ts_vpipe_merges *m, uint64_t least)
+{
+	m->list = least;
+}
+
+bool ts_vpipe_merges_listed(const struct ts_vpipe_merges *m)
+{
+	return m->listed;
 }
 
 /* One thread's part of a step: positions [from, end) of @order, those
@@ -572,6 +601,170 @@ static void *merges_part_thread(void *arg)
 	return NULL;
 }
 
+/* ---- The count listed, the samples in their stored order ----
+ *
+ * Where every sample is one read of a byte or more and the reads lie as
+ * the dataset stores them, file after file (in the loader's range, each
+ * sample's read starts no sooner than the one's before it ends, or in a
+ * file numbered higher), a read meets no read but those of the samples
+ * stored just before and just after it: a read that ends where it starts
+ * lies before it in its file, and of those only the one just before can
+ * end there (the one before that ends no later than where that one
+ * starts, before its end); the same after it. So the count at position
+ * c, of the sample s read there, is [s - 1 ends where s starts and sits
+ * among the positions c's lookups see] + [the same for s + 1], those
+ * positions being [lo(c), c), lo(c) the start of the block before c's
+ * (the tables' reach, merges_part); summed, the pairs (s, s + 1) that
+ * meet, each at the later of its two positions, where the earlier is at
+ * lo of it or past. The positions are the order's inverse
+ * (ts_rng_perm_pos), taken in the stored order with the source's plans:
+ * no table and no lookup at random, where the tables' count spent most
+ * of its time waiting on its probes. Both counts are the definition's
+ * (tests/pipeline/test_twin.c's merges_brute); the tables' may name more
+ * only where two reads' span_key of 62 bits collide.
+ *
+ * Listed once for all positions from where the count stands to its end,
+ * ascending: each ts_vpipe_merges_more then takes those below its end,
+ * the same sums the tables give over the same steps. Listing costs a
+ * whole pass over the samples, whatever is left to count, so a step
+ * lists only where it is long (ts_vpipe_merges_set_list) and what is
+ * left to count is (MERGE_LIST_REST). */
+
+/* One thread's part of a listing: the pairs (s, s + 1), s in [s0, s1) */
+struct list_part {
+	const struct ts_vpipe *v;
+	const struct ts_rng_perm *perm;
+	uint64_t s0, s1, window, from, end;
+	uint32_t *at;
+	uint64_t nat, cap;
+	bool bad; /* the samples do not lie as the listing needs, or no memory */
+};
+
+static bool list_put(struct list_part *lp, uint64_t c)
+{
+	if (lp->nat == lp->cap) {
+		uint64_t cap = lp->cap ? 2 * lp->cap : 4096;
+		uint32_t *at = cap <= MERGE_LIST_MOST ? realloc(lp->at, cap * sizeof(*at)) : NULL;
+		if (!at)
+			return false;
+		lp->at = at;
+		lp->cap = cap;
+	}
+	lp->at[lp->nat++] = (uint32_t)c;
+	return true;
+}
+
+static void list_part(struct list_part *lp)
+{
+	const struct ts_vpipe *v = lp->v;
+	uint64_t w = lp->window, file = 0, last_end = 0, last_pos = 0;
+	uint32_t pos[MERGE_LIST_BLOCK];
+	struct ts_vsample smp;
+	for (uint64_t b = lp->s0; b <= lp->s1; b += MERGE_LIST_BLOCK) {
+		unsigned len = (unsigned)TS_MIN(MERGE_LIST_BLOCK, lp->s1 + 1 - b);
+		ts_rng_perm_pos_fill(lp->perm, b, len, pos);
+		for (unsigned i = 0; i < len; i++) {
+			v->ops->plan_sample(&v->vs, v->first + b + i, &smp);
+			const struct ts_vio *rd = NULL;
+			for (unsigned j = 0; j < smp.n; j++) {
+				if (smp.io[j].op != TS_VIO_READ)
+					continue;
+				if (rd) { /* two reads: not one a sample */
+					lp->bad = true;
+					return;
+				}
+				rd = &smp.io[j];
+			}
+			if (!rd || !rd->len) {
+				lp->bad = true;
+				return;
+			}
+			if (b + i > lp->s0) {
+				if (rd->file < file || (rd->file == file && rd->off < last_end)) {
+					lp->bad = true; /* not as stored */
+					return;
+				}
+				if (rd->file == file && rd->off == last_end) { /* they meet */
+					/* o in c's block or the one before: c - o < 2w
+					 * first (most pairs lie farther apart), then
+					 * the blocks (a division) */
+					uint64_t c = TS_MAX(last_pos, pos[i]), o = TS_MIN(last_pos, pos[i]);
+					if (c - o < 2 * w && c / w - o / w <= 1 && c >= lp->from &&
+					    c < lp->end && !list_put(lp, c)) {
+						lp->bad = true;
+						return;
+					}
+				}
+			}
+			file = rd->file;
+			last_end = rd->off + rd->len;
+			last_pos = pos[i];
+		}
+	}
+}
+
+static void *list_part_thread(void *arg)
+{
+	list_part(arg);
+	return NULL;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* @m's positions [@from, end) listed (m->at), over the permutation
+ * @perm; the two halves of the samples by two threads where the count
+ * would split (m->split). -EINVAL where the samples do not lie as the
+ * listing needs, -ENOMEM. */
+static int merges_list(struct ts_vpipe *v, struct ts_vpipe_merges *m, const struct ts_rng_perm *perm,
+		       uint64_t from)
+{
+	uint64_t n = perm->n;
+	if (n < 2 || n - 1 > UINT32_MAX)
+		return -EINVAL;
+	struct list_part a = { .v = v, .perm = perm, .s0 = 0, .s1 = n - 1, .window = m->window,
+			       .from = from, .end = m->end };
+	struct list_part b = a;
+	pthread_t th;
+	bool two = n >= m->split && n >= 4;
+	if (two) {
+		a.s1 = b.s0 = n / 2;
+		two = pthread_create(&th, NULL, list_part_thread, &b) == 0;
+		if (!two)
+			a.s1 = n - 1;
+	}
+	list_part(&a);
+	if (two)
+		pthread_join(th, NULL);
+	int rc = 0;
+	if (a.bad || (two && b.bad)) {
+		rc = -EINVAL;
+	} else if (two && b.nat) {
+		uint32_t *at = a.nat + b.nat <= MERGE_LIST_MOST
+				       ? realloc(a.at, (a.nat + b.nat) * sizeof(*at)) : NULL;
+		if (at) {
+			memcpy(at + a.nat, b.at, b.nat * sizeof(*at));
+			a.at = at;
+			a.nat += b.nat;
+		} else {
+			rc = -ENOMEM;
+		}
+	}
+	free(b.at);
+	if (rc) {
+		free(a.at);
+		return rc;
+	}
+	qsort(a.at, a.nat, sizeof(*a.at), cmp_u32);
+	m->at = a.at;
+	m->nat = a.nat;
+	m->next = 0;
+	return 0;
+}
+
 int ts_vpipe_merges_more(struct ts_vpipe *v, struct ts_vpipe_merges *m, uint64_t upto)
 {
 	const struct ts_sched_order *order = ts_sched_order(v->sched, m->epoch);
@@ -580,6 +773,20 @@ int ts_vpipe_merges_more(struct ts_vpipe *v, struct ts_vpipe_merges *m, uint64_t
 	uint64_t end = TS_MIN(upto, m->end), from = m->done, window = m->window;
 	if (end <= from)
 		return 0;
+	if (!m->listed && !m->list_failed && end - from >= m->list && !order->v && order->perm.n &&
+	    m->end - from >= order->perm.n / MERGE_LIST_REST) {
+		/* counted as the tables count where it lists, else by them */
+		m->listed = merges_list(v, m, &order->perm, from) == 0;
+		m->list_failed = !m->listed;
+	}
+	if (m->listed) {
+		for (; m->next < m->nat && m->at[m->next] < end; m->next++) {
+			m->all++;
+			m->below += m->at[m->next] < m->mark;
+		}
+		m->done = end;
+		return 0;
+	}
 	struct merge_part a = { .v = v, .order = order, .tab = m->tab, .size = m->size,
 				.window = window, .mark = m->mark, .from = from, .count = from,
 				.end = end };
@@ -635,6 +842,7 @@ void ts_vpipe_merges_free(struct ts_vpipe_merges *m)
 		return;
 	free(m->tab);
 	free(m->tab2);
+	free(m->at);
 	free(m);
 }
 

@@ -129,6 +129,16 @@ void ts_vpipe_merges_free(struct ts_vpipe_merges *m);
  * low). The source's plan_sample and plan_prefetch are then called from
  * two threads at once (they take the source const). */
 void ts_vpipe_merges_set_split(struct ts_vpipe_merges *m, uint64_t least);
+/* A step of ts_vpipe_merges_more over @least positions or more, of an
+ * epoch whose order is computed (ts_rng_perm), lists where the rest of
+ * the count falls in one pass over the samples in their stored order,
+ * where each is one read and they lie as stored (vpipe.c says why it is
+ * the same count), where a quarter of the samples or more is left to
+ * count; later steps take their sums from the list. The default is an
+ * epoch's 1/64 and 2^20 at least (a test sets it low). */
+void ts_vpipe_merges_set_list(struct ts_vpipe_merges *m, uint64_t least);
+/* Whether a step listed the count (for tests) */
+bool ts_vpipe_merges_listed(const struct ts_vpipe_merges *m);
 void ts_vpipe_stats(const struct ts_vpipe *v, struct ts_vpipe_stats *st);
 void ts_vpipe_free(struct ts_vpipe *v);
 

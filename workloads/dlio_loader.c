@@ -30,6 +30,7 @@
 #include "pipeline/dliochain.h"
 #include "pipeline/dliofmt.h"
 #include "pipeline/ds_dlio.h"
+#include "pipeline/scheduler.h"
 #include "pipeline/steploop.h"
 #include "pipeline/vpipe.h"
 #include "tier/fsmeta.h"
@@ -42,8 +43,14 @@ struct feed {
 	const struct ts_dl_cfg *c;
 	enum ts_chain_fmt fmt; /* the reader's chain: NPZReader, HDF5Reader, ImageReader */
 	uint64_t total, per_rank, steps;
-	uint32_t *order; /* the global list, shuffled in place each epoch */
+	uint32_t *order; /* the global list, shuffled in place each epoch (NULL: perm) */
 	struct ts_rng rng;
+	/* From ts_sched_computed_from samples on (2^24), the list is not
+	 * stored: after e shuffles by one permutation its place i holds
+	 * perm^e(i), computed (ts_rng_perm) */
+	struct ts_rng_perm perm;
+	uint16_t *perm_tab;
+	uint64_t shuffles;
 	/* keep_open: [worker][file] bits, the files each worker (rank k's
 	 * worker w is k x workers + w) holds open; row bytes a worker */
 	uint8_t *held;
@@ -92,10 +99,13 @@ static int feed_new(struct feed *p, const struct ts_dl_cfg *c, char *err, size_t
 				      "(++workload.dataset.num_files_train=...)", p->total, c->batch, c->world);
 		return -EINVAL;
 	}
-	if (!(p->order = malloc(p->total * sizeof(*p->order))))
-		return -ENOMEM;
 	p->row = (p->total / m->per_file + 7) / 8;
 	if (c->keep_open && !(p->held = calloc(c->ranks * c->workers, p->row)))
+		return -ENOMEM;
+	if (p->total >= ts_sched_computed_from())
+		return (p->perm_tab = malloc(ts_rng_perm_entries(p->total) * sizeof(*p->perm_tab)))
+			       ? 0 : -ENOMEM;
+	if (!(p->order = malloc(p->total * sizeof(*p->order))))
 		return -ENOMEM;
 	for (uint64_t i = 0; i < p->total; i++)
 		p->order[i] = (uint32_t)i;
@@ -103,18 +113,31 @@ static int feed_new(struct feed *p, const struct ts_dl_cfg *c, char *err, size_t
 }
 
 /* dlio_sampler.__iter__: reseeded with the seed, the persisting list
- * shuffled again (Shuffle.SEED). */
+ * shuffled again (Shuffle.SEED): in place below 2^24 samples; from
+ * there on (the scheduler's rule, ts_sched_computed_from) by a computed
+ * permutation of the same seed each epoch, applied once more, where the
+ * list of 4 bytes a sample was written whole every epoch. */
 static void feed_epoch(struct feed *p)
 {
 	if (!p->c->shuffle)
 		return;
 	ts_rng_seed(&p->rng, p->c->seed);
+	if (!p->order) {
+		ts_rng_perm_init(&p->perm, &p->rng, p->total, p->perm_tab);
+		p->shuffles++;
+		return;
+	}
 	ts_rng_shuffle_u32(&p->rng, p->order, p->total);
 }
 
 static uint64_t feed_sample(const struct feed *p, uint64_t k, uint64_t j, uint64_t pos)
 {
-	return p->order[(p->c->rank0 + k) * p->per_rank + j * p->c->batch + pos];
+	uint64_t i = (p->c->rank0 + k) * p->per_rank + j * p->c->batch + pos;
+	if (p->order)
+		return p->order[i];
+	for (uint64_t e = 0; e < p->shuffles; e++) /* the list shuffled e times */
+		i = ts_rng_perm_at(&p->perm, i);
+	return i;
 }
 
 /* The file sample @i lies in: DLIO's global_index_map (sample i is record
@@ -893,6 +916,7 @@ static void vl_free(struct vl *v)
 	free(v->rk);
 	free(v->pending);
 	free(v->p.order);
+	free(v->p.perm_tab);
 	free(v->p.held);
 	free(v->cores.free_at);
 	ts_evq_free(&v->q);
@@ -1785,6 +1809,7 @@ int ts_dl_run_real(const struct ts_dl_cfg *c, int (*between)(char *err, size_t e
 	free(L.rk);
 	free(L.wk);
 	free(L.p.order);
+	free(L.p.perm_tab);
 	free(L.p.held);
 	pthread_cond_destroy(&L.cv);
 	pthread_mutex_destroy(&L.mu);

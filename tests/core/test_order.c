@@ -128,7 +128,8 @@ static bool is_perm(const struct ts_sched_order *o, uint64_t n, uint8_t *seen)
 /* ts_rng_perm is a bijection of [0, n): every n below 300, around powers of
  * two and their squares' halves (the network's halves change size
  * there, and the walk is longest just above them), and larger ones;
- * ts_rng_perm_fill gives ts_rng_perm_at's elements, from any start. */
+ * ts_rng_perm_fill gives ts_rng_perm_at's elements, from any start, and
+ * ts_rng_perm_pos each element's position. */
 static void test_perm_bijection(void)
 {
 	static const uint64_t big[] = { 4095, 4096, 4097, 65535, 65536, 65537, 1000003,
@@ -157,6 +158,13 @@ static void test_perm_bijection(void)
 		ts_rng_perm_fill(&o.perm, from, m - from, fill + from);
 		for (uint64_t p = 0; p < m; p++)
 			bad += fill[p] != ts_rng_perm_at(&o.perm, p);
+		CHECK_EQ_U64(bad, 0);
+		/* ts_rng_perm_pos undoes it: every element's position */
+		for (uint64_t p = 0; p < m; p++)
+			bad += ts_rng_perm_pos(&o.perm, fill[p]) != p;
+		if (bad)
+			fprintf(stderr, "ts_rng_perm_pos of %llu: %llu wrong\n", (unsigned long long)m,
+				(unsigned long long)bad);
 		CHECK_EQ_U64(bad, 0);
 	}
 out:

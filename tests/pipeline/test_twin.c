@@ -137,6 +137,31 @@ static void merges_brute(const struct ts_source_ops *ops, const struct ts_vsourc
 	free(s);
 }
 
+/* Whether samples [@first, @first + @n) are one read each, of a byte or
+ * more, lying as stored: each starts no sooner than the one before ends,
+ * or in a file numbered higher (what vpipe.c's listing needs). */
+static bool as_stored(const struct ts_source_ops *ops, const struct ts_vsource *vs, uint64_t first,
+		      uint64_t n)
+{
+	uint64_t file = 0, end = 0;
+	for (uint64_t i = 0; i < n; i++) {
+		struct ts_vsample s;
+		const struct ts_vio *rd = NULL;
+		unsigned reads = 0;
+		ops->plan_sample(vs, first + i, &s);
+		for (unsigned j = 0; j < s.n; j++)
+			if (s.io[j].op == TS_VIO_READ)
+				rd = &s.io[j], reads++;
+		if (reads != 1 || !rd->len || (i && (rd->file < file || (rd->file == file && rd->off < end))))
+			return false;
+		file = rd->file;
+		end = rd->off + rd->len;
+	}
+	return true;
+}
+
+static unsigned merges_listed; /* counts listed (ts_vpipe_merges_set_list) */
+
 /* Of epoch 0's samples, those ts_vpipe_merge_count names with a window
  * over the whole epoch, in the order @shuffle makes (-1 on an error); on
  * the way, its counts with shorter windows and marks are those of its
@@ -165,6 +190,8 @@ static int64_t merges_in(struct ts_pipe_cfg *pc, const struct ts_dataset_meta *m
 		const struct ts_sched_order *order = ts_sched_order(ts_vpipe_sched(v), 0);
 		bool open = ops && ops->plan_open(ops, &vs, err, sizeof err) == 0;
 		CHECK(order && open);
+		bool computed = order && !order->v && order->perm.n;
+		bool listable = open && computed && as_stored(ops, &vs, pc->first, order->perm.n);
 		const uint64_t windows[] = { 1, 2, 3, 5, 8, k / 3 + 1 };
 		for (size_t i = 0; order && open && i < sizeof windows / sizeof *windows; i++) {
 			uint64_t w = windows[i], mark = k / 2, end = k - k / 5, b0, a0, b1, a1;
@@ -177,21 +204,45 @@ static int64_t merges_in(struct ts_pipe_cfg *pc, const struct ts_dataset_meta *m
 					(unsigned long long)b1, (unsigned long long)a1);
 			CHECK(b0 == b1 && a0 == a1);
 			/* counted in steps of any size, the same sums; the
-			 * last four again with every step over four windows or
-			 * more split between two threads (ts_vpipe_merges_set_split) */
-			const uint64_t parts[] = { 1, 7, end / 3 + 1, end, 1, 7, end / 3 + 1, end };
+			 * second four again with every step over four windows
+			 * or more split between two threads
+			 * (ts_vpipe_merges_set_split); where the order is
+			 * computed, the third four listed from their second
+			 * step on (ts_vpipe_merges_set_list: the tables count
+			 * the first) and the last four listed from the first,
+			 * by two threads */
+			const uint64_t parts[] = { 1, 7, end / 3 + 1, end, 1, 7, end / 3 + 1, end,
+						   1, 7, end / 3 + 1, end, 1, 7, end / 3 + 1, end };
 			for (size_t j = 0; j < sizeof parts / sizeof *parts; j++) {
 				struct ts_vpipe_merges *m;
 				uint64_t b2 = 0, a2 = 0, left = 1, done = 0;
 				CHECK(ts_vpipe_merges_new(v, 0, w, mark, end, &m) == 0);
-				if (m && j >= 4)
+				if (m && j >= 4 && j < 8)
 					ts_vpipe_merges_set_split(m, 1);
+				if (m && j >= 12) {
+					ts_vpipe_merges_set_split(m, 1);
+					ts_vpipe_merges_set_list(m, 1);
+				}
 				while (m && left) {
+					if (j >= 8 && j < 12 && done)
+						ts_vpipe_merges_set_list(m, 1);
 					CHECK(ts_vpipe_merges_more(v, m, done + parts[j]) == 0);
 					uint64_t d = ts_vpipe_merges_done(m, &b2, &a2, &left);
 					CHECK(d == TS_MIN(done + parts[j], end) && d + left == end);
 					done = d;
 				}
+				/* listed where it can be: a computed shuffled order
+				 * of samples that lie as stored, one read each */
+				bool lists = (j >= 12 || (j >= 8 && parts[j] < end)) && computed && listable;
+				CHECK(m && ts_vpipe_merges_listed(m) == lists);
+				merges_listed += m && lists;
+				if (m && b2 != b0)
+					fprintf(stderr, "%s merges, window %llu, steps of %llu (%zu): "
+							"%llu/%llu, counted whole %llu/%llu\n",
+						pc->source, (unsigned long long)w,
+						(unsigned long long)parts[j], j, (unsigned long long)b2,
+						(unsigned long long)a2, (unsigned long long)b0,
+						(unsigned long long)a0);
 				CHECK(m && b2 == b0 && a2 == a0);
 				ts_vpipe_merges_free(m);
 			}
@@ -582,6 +633,7 @@ int main(void)
 			run_case(&cases[i], root, cal_path, &cal);
 	ts_sched_set_computed_from(0);
 	CHECK(merging_cases > stored);
+	CHECK(merges_listed > 0); /* and listed (vpipe.c's merges_list) */
 	test_loader_cost(root, cal_path, &cal);
 	tp_rmrf(root);
 	return tc_exit();

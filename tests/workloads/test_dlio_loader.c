@@ -21,6 +21,7 @@
 #include "pipeline/dliofmt.h"
 #include "pipeline/ds_dlio.h"
 #include "pipeline/loader.h"
+#include "pipeline/scheduler.h"
 #include "pipeline/vpipe.h"
 #include "tier/fsmeta.h"
 #include "workloads/dlio_loader.h"
@@ -1193,6 +1194,12 @@ int main(void)
 	check_run(&m, 2, true);
 	check_slices(&m, false);
 	check_slices(&m, true);
+	/* the same where the list is computed (ts_rng_perm: 2^24 samples
+	 * and more, here every count) */
+	ts_sched_set_computed_from(1);
+	check_run(&m, 2, true);
+	check_slices(&m, true);
+	ts_sched_set_computed_from(0);
 	check_cores();
 	check_core_slices();
 	check_collate_fresh(&m);
