@@ -758,7 +758,8 @@ static int merges_list(struct ts_vpipe *v, struct ts_vpipe_merges *m, const stru
 		free(a.at);
 		return rc;
 	}
-	qsort(a.at, a.nat, sizeof(*a.at), cmp_u32);
+	if (a.nat) /* none may leave a.at NULL, which qsort may not take */
+		qsort(a.at, a.nat, sizeof(*a.at), cmp_u32);
 	m->at = a.at;
 	m->nat = a.nat;
 	m->next = 0;
