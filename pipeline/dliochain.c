@@ -181,7 +181,8 @@ static void jpeg(struct out *o, const struct ts_chain_file *f)
  * a BufferedReader of 4 KiB whose raw reads are timed, the thread's CPU
  * between one read's return and the next read, 400 files of 338 x 338
  * (114,746 B: one full IDAT chunk and one of 49,141 B) from the page
- * cache, 3 rounds (q bench, 2026-12-06 22:40 UTC, load 7.0, this Xeon):
+ * cache, 3 rounds (q bench, 2026-12-06 22:40 UTC, load 7.0, the AMD EPYC
+ * Zen 3 guest of epyc-zen3-kvm-2vcpu):
  * the median round 654.3 us a sample, reads excluded: 15.1 from the open
  * to the first read, 48.5 after the header's fill, 301.4 after the fill
  * that completes the first chunk (its 64 KiB decoded: 4.71 us a KiB), 1.6

@@ -344,7 +344,7 @@ void ts_dl_result_free(struct ts_dl_result *r)
  * the cores among the runnable ones, close to processor sharing, not first
  * come first served: bench/dlio_cfs_wait.py (N workers, each a process
  * asking a server process of its own through a pipe, 1 ms a request, then
- * a piece of CPU; 2 vCPUs of the Xeon guest, q bench 2026-12-07
+ * a piece of CPU; 2 vCPUs of the AMD EPYC Zen 3 guest, q bench 2026-12-07
  * 02:15-02:17 UTC, 3 rounds) measured each piece's wait for a core
  * (schedstat) at 11.6, 22.0 and 133.8 us with 2, 4 and 8 workers of
  * 200 us pieces, 114.5 and 764.9 us with 4 and 8 of 500 us, where the
