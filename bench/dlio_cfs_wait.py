@@ -3,7 +3,7 @@
 core on this host's C cores, each doing what a DLIO DataLoader worker does
 between its requests: sleep (a request's latency) then a piece of CPU.
 
-  bench/dlio_cfs_wait.py [--seconds S] [--rounds R] [CONFIG...]
+  bench/dlio_cfs_wait.py [--seconds S] [--rounds R] [--slices Q,Q...] [CONFIG...]
 
 CONFIG: N:PIECE_US:SLEEP_US[:served] (default: 1, 2, 4 and 8 workers with
 pieces of 200 us, DLIO's png reader's CPU a sample in six shares, and of
@@ -15,14 +15,19 @@ sends after sleeping, so the worker is woken from another process as a
 FUSE daemon's reply wakes a reader) then spins on its thread's CPU clock
 until it has run the piece, for S seconds (default 3); the configs run one after another, R
 rounds (default 2) interleaved. From each worker's schedstat (run time,
-run-queue wait) over its loop: the wait per piece (us), the CPU per
-piece, and the wall per cycle. Beside it, the same closed system of N
+run-queue wait, times it went on a core) over its loop: the wait per
+piece (us), the CPU per piece, the wall per cycle, and the times a piece
+went on a core and its CPU per time (us): beyond the 1-worker config's
+count (the wake-ups and the pipe's own switches), each more time is a
+preemption, so a piece of CPU P that went on a core 1 + e times more than
+alone ran in slices of P / (1 + e): the slice the fair class gave it. Beside it, the same closed system of N
 workers on C cores (os.cpu_count()) simulated two ways, with the wait of
 the N=1 config of the same piece (the host's wake-up, no contention)
 added per piece in each: FIFO (first come first served, a piece under
 the 1.5 ms slice holding its core to its end: tiersim's virtual cores,
 workloads/dlio_loader.c struct cores, until 2026-12-07), RR 50 (the same
-in round-robin slices of 50 us: those cores since), processor sharing (k
+in round-robin slices of 50 us: those cores since; --slices: RR at each
+Q us instead), processor sharing (k
 runnable pieces on C cores each run at min(1, C/k) of a core: the fair
 class's limit) and per-CPU (a run queue per core; a woken piece goes to a
 core idle then, its last one first, else queues on its last one, as
@@ -66,7 +71,7 @@ def worker(piece_ns, sleep_s, until, fd, served):
             server(sleep_s, req_r, rep_w)
         os.close(req_r)
         os.close(rep_w)
-    r0, w0, _ = schedstat()
+    r0, w0, n0 = schedstat()
     pieces = 0
     t0 = time.monotonic_ns()
     while time.monotonic() < until:
@@ -80,9 +85,9 @@ def worker(piece_ns, sleep_s, until, fd, served):
             pass
         pieces += 1
     t1 = time.monotonic_ns()
-    r1, w1, _ = schedstat()
+    r1, w1, n1 = schedstat()
     os.write(fd, (json.dumps({"run": r1 - r0, "wait": w1 - w0, "pieces": pieces,
-                              "wall": t1 - t0}) + "\n").encode())
+                              "wall": t1 - t0, "slices": n1 - n0}) + "\n").encode())
     if served:
         os.close(req_w)
         os.wait()
@@ -107,7 +112,9 @@ def measure(n, piece_us, sleep_us, served, seconds):
     pieces = sum(r["pieces"] for r in res)
     return {"wait_us": sum(r["wait"] for r in res) / pieces / 1e3,
             "cpu_us": sum(r["run"] for r in res) / pieces / 1e3,
-            "cycle_us": sum(r["wall"] for r in res) / pieces / 1e3}
+            "cycle_us": sum(r["wall"] for r in res) / pieces / 1e3,
+            "stretch_us": sum(r["run"] for r in res) / max(1, sum(r["slices"] for r in res)) / 1e3,
+            "stretches": sum(r["slices"] for r in res) / pieces}
 
 
 def slice_us(n):
@@ -207,6 +214,7 @@ def sim_ps(n, cores, piece, sleep, base, horizon=2e6):
 def main():
     args = sys.argv[1:]
     seconds, rounds, as_json = 3.0, 2, False
+    qs = (50.0,)
     cfgs = []
     while args:
         a = args.pop(0)
@@ -216,6 +224,8 @@ def main():
             rounds = int(args.pop(0))
         elif a == "--json":
             as_json = True
+        elif a == "--slices":
+            qs = tuple(float(x) for x in args.pop(0).split(","))
         else:
             f = a.split(":")
             cfgs.append((int(f[0]), float(f[1]), float(f[2]), len(f) > 3 and f[3] == "served"))
@@ -229,11 +239,11 @@ def main():
             m = measure(*c, seconds)
             got[c].append(m)
             print("round %d: %d workers, piece %.0f us, sleep %.0f us%s: wait %.1f us a piece, "
-                  "CPU %.1f us, cycle %.1f us" % (r + 1, c[0], c[1], c[2], " served" if c[3] else "",
-                                                  m["wait_us"], m["cpu_us"], m["cycle_us"]),
+                  "CPU %.1f us, cycle %.1f us, %.2f times on a core a piece (%.1f us each)"
+                  % (r + 1, c[0], c[1], c[2], " served" if c[3] else "", m["wait_us"], m["cpu_us"],
+                     m["cycle_us"], m["stretches"], m["stretch_us"]),
                   flush=True)
     out = []
-    qs = (50.0,)
     print("%d cores; medians over %d rounds, us a piece; each model adds the 1-worker "
           "wait of the same piece (the host's wake-up); FIFO: first come first served, "
           "pieces under %.0f us whole, RR q: the same in slices of q us, PS: processor sharing, "
@@ -246,6 +256,8 @@ def main():
         n, p, s, v = c
         w = statistics.median(m["wait_us"] for m in got[c])
         cpu = statistics.median(m["cpu_us"] for m in got[c])
+        on = statistics.median(m["stretch_us"] for m in got[c])
+        k = statistics.median(m["stretches"] for m in got[c])
         one = [k for k in cfgs if k[0] == 1 and k[1:] == c[1:]]
         base = statistics.median(m["wait_us"] for m in got[one[0]]) if one else 0.0
         f = sim_fifo(n, cores, cpu, s, base, slice_us(cores))
@@ -255,10 +267,12 @@ def main():
         out.append({"workers": n, "piece_us": p, "sleep_us": s, "served": v, "cores": cores,
                     "linux_wait_us": w, "cpu_us": cpu, "base_us": base, "fifo_wait_us": f,
                     "rr_wait_us": dict(zip(qs, rr)), "ps_wait_us": ps, "percpu_wait_us": pc,
+                    "stretch_us": on, "stretches": k,
                     "rounds": [m["wait_us"] for m in got[c]]})
-        print("%7d %6.0f %6.0f %6s | %7.1f | %7.1f %s %7.1f %7.1f | %.2f, %.2f, %.2f" % (
-            n, p, s, "yes" if v else "no", w, f, " ".join("%7.1f" % x for x in rr), ps, pc,
-            w / f, w / ps, w / pc))
+        print("%7d %6.0f %6.0f %6s | %7.1f | %7.1f %s %7.1f %7.1f | %.2f, %.2f, %.2f | "
+              "%.2f on a core a piece, %.1f us each" % (
+                  n, p, s, "yes" if v else "no", w, f, " ".join("%7.1f" % x for x in rr), ps, pc,
+                  w / f, w / ps, w / pc, k, on))
     if as_json:
         print(json.dumps(out))
 

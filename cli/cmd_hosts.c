@@ -231,6 +231,7 @@ static const struct {
 	{ "dlio_collate_fresh_ns_per_mib", offsetof(struct ts_host_dlio, collate_fresh_ns_per_mib) },
 	{ "dlio_worker_spread_wait", offsetof(struct ts_host_dlio, worker_spread_wait) },
 	{ "dlio_worker_cpu_alone", offsetof(struct ts_host_dlio, worker_cpu_alone) },
+	{ "dlio_core_slice_ns", offsetof(struct ts_host_dlio, core_slice_ns) },
 };
 /* The formats with a reader line of their own, and the workloads' models
  * and formats whose own step a profile may set (workloads/dlio/). */

@@ -48,6 +48,7 @@ static const char *const field_names[TS_HF_NR] = {
 	[TS_HF_DLIO_COLLATE_FRESH] = "dlio_collate_fresh_ns_per_mib",
 	[TS_HF_DLIO_SPREAD_WAIT] = "dlio_worker_spread_wait",
 	[TS_HF_DLIO_CPU_ALONE] = "dlio_worker_cpu_alone",
+	[TS_HF_DLIO_SLICE] = "dlio_core_slice_ns",
 };
 
 static const char *const host_keys[] = { "desc", "cpu", "from", "replay_wake_cost_ns",
@@ -72,6 +73,7 @@ static const char *const host_keys[] = { "desc", "cpu", "from", "replay_wake_cos
 					 "dlio_run_request_ns", "dlio_collate_ns_per_mib",
 					 "dlio_collate_ns", "dlio_collate_fresh_ns_per_mib",
 					 "dlio_worker_spread_wait", "dlio_worker_cpu_alone",
+					 "dlio_core_slice_ns",
 					 "loader_sample_ns", "loader_batch_ns",
 					 "vcpus", "library_factors", "copy_tail_first", "map_window_ns", NULL };
 static const char *const lib_keys[] = { "desc", "decode", "transform", NULL };
@@ -626,11 +628,12 @@ static int field(const struct ts_host_set *s, const struct host *h, int f, enum 
 	int rc = along(s, h, get_field, &f, end, &n, &div, err, errlen);
 	if (rc < 0)
 		return rc;
-	/* A share is not a cost, nor a count of samples, nor a factor:
-	 * none scales with the speed. */
+	/* A share is not a cost, nor a count of samples, nor a factor, nor
+	 * the scheduler's slice: none scales with the speed. */
 	*out = !rc ? 0
 	       : f == TS_HF_DECODE_SHARE || f == TS_HF_DLIO_GC_AT || f == TS_HF_DLIO_SPREAD ||
-				 f == TS_HF_DLIO_SPREAD_WAIT || f == TS_HF_DLIO_CPU_ALONE
+				 f == TS_HF_DLIO_SPREAD_WAIT || f == TS_HF_DLIO_CPU_ALONE ||
+				 f == TS_HF_DLIO_SLICE
 		       ? pick(n, end, true)
 		       : pick(n, end, true) / div;
 	return 0;
@@ -811,6 +814,7 @@ int ts_host_dlio_costs(const struct ts_host_set *s, const char *spec, const char
 		{ TS_HF_DLIO_COLLATE_FRESH, &out->collate_fresh_ns_per_mib },
 		{ TS_HF_DLIO_SPREAD_WAIT, &out->worker_spread_wait },
 		{ TS_HF_DLIO_CPU_ALONE, &out->worker_cpu_alone },
+		{ TS_HF_DLIO_SLICE, &out->core_slice_ns },
 	};
 	int rc = 0;
 	for (size_t i = 0; !rc && i < TS_ARRAY_SIZE(plain); i++)

@@ -117,6 +117,10 @@ enum ts_host_field {
 	/* a worker's CPU per sample with the host's cores to spare, over the
 	 * figures' (a factor; workloads/dlio_loader.h, cpu_alone) */
 	TS_HF_DLIO_CPU_ALONE, /* dlio_worker_cpu_alone */
+	/* the host's scheduler sharing its cores among DLIO's workers: the
+	 * slice a worker's piece of CPU runs in before the next runnable one
+	 * gets the core, wall time (workloads/dlio_loader.c struct cores) */
+	TS_HF_DLIO_SLICE,     /* dlio_core_slice_ns */
 	TS_HF_NR,
 };
 
@@ -206,6 +210,9 @@ struct ts_host_dlio {
 	/* a worker's CPU per sample with the host's cores to spare, over the
 	 * per-sample figures (0: the figures as they are) */
 	double worker_cpu_alone;
+	/* the slice the host's cores share the workers' CPU in (0: not set,
+	 * the loader's default) */
+	double core_slice_ns;
 };
 /* @spec's DLIO costs at @end of their ranges for a workload of @model
  * and dataset @format (either may be NULL): its step cost is

@@ -354,8 +354,9 @@ void ts_dl_result_free(struct ts_dl_result *r)
  * 102.0 and 659.9 (1.05-1.41 times); woken by their own timers instead
  * the same workers wait less than either (8 of 200 us: 34.5 us against 43.2
  * first come first served): the cross-process wake-up is what shares them.
- * So every piece of a worker's work runs in slices of CORES_SHARE_NS, each
- * queued again behind the pieces already waiting (round robin), which
+ * So every piece of a worker's work runs in slices (the host's
+ * dlio_core_slice_ns, else CORES_SHARE_NS), each queued again behind the
+ * pieces already waiting (round robin), which at 50 us
  * in the same loop gives processor sharing's waits within 5% (91 against
  * 95 us at 8 x 200 us). A piece's total CPU is unchanged; only when it
  * ends moves. An iterator's start (forking or resuming a rank's workers)
@@ -371,11 +372,14 @@ struct cores {
 };
 
 /* The round robin's slice that stands for the fair class's sharing
- * (struct cores): short against a worker's pieces (DLIO's png reader's
- * 200 us shares, 1.2 ms a sample) so that it behaves as processor
- * sharing, long against the model's cost per event. Assumed: 25 to 100 us
- * give the same waits within 7% in bench/dlio_cfs_wait.py's loop (low 25
- * us, high 100 us). */
+ * (struct cores) where the host profile sets none (cfg.core_slice_ns,
+ * dlio_core_slice_ns): short against a worker's pieces (DLIO's png
+ * reader's 200 us shares, 1.2 ms a sample) so that it behaves as
+ * processor sharing, long against the model's cost per event. Assumed:
+ * 25 to 100 us give the same waits within 7% in bench/dlio_cfs_wait.py's
+ * loop (low 25 us, high 100 us). A host profile's figure is measured by
+ * the same loop (the times a worker's piece goes on a core beyond a
+ * worker alone's: pipeline/hosts.lua). */
 #define CORES_SHARE_NS 50000ULL
 
 /* @ns of work runnable at @t: when it ends. */
@@ -665,7 +669,7 @@ static int v_dispatch(struct vl *v, uint64_t k, uint64_t t)
  * it where the cores are not counted), the rest at its events. */
 static int vw_run(struct vl *v, struct vworker *w, uint64_t t, uint64_t ns)
 {
-	uint64_t s = v->cores.n ? CORES_SHARE_NS : ns;
+	uint64_t s = !v->cores.n ? ns : v->c->core_slice_ns ? v->c->core_slice_ns : CORES_SHARE_NS;
 	if (ns > s) {
 		w->run_left = ns - s;
 		ns = s;

@@ -170,6 +170,10 @@ struct ts_dl_cfg {
 	 * the collation, the daemon's part and the iterator's start are not.
 	 * 0 or 1 (or vcpus 0): none. */
 	double cpu_alone;
+	/* The slice the host's cores (vcpus) share the workers' pieces of CPU
+	 * in, round robin (dlio_core_slice_ns; workloads/dlio_loader.c,
+	 * struct cores). 0: the loader's default (CORES_SHARE_NS there). */
+	uint64_t core_slice_ns;
 	const char *dir;     /* real time: the mounted DIR/train */
 	/* Virtual time with a page cache in front of the tier: a sample's
 	 * contiguous reads are charged as one (the cache's readahead turns a

@@ -203,6 +203,7 @@ struct cpu {
 	double spread;	     /* the workers' batches' ends: sd over mean */
 	double spread_wait;  /* ... and over their worker's wait for a core */
 	double cpu_alone;    /* a worker's CPU a sample with cores to spare (factor) */
+	double slice_ns;     /* the cores' slice (dlio_core_slice_ns; 0: the loader's) */
 	double wait_ns;	     /* per charged request, wall time (dlio_request_wait_ns) */
 	double run_ns;	     /* per request, DLIO's own run's beyond the lines */
 	double collate_ns;   /* per batch, a worker's collation and hand-over */
@@ -258,6 +259,7 @@ static int cpu_resolve(const struct ts_dlio_opts *o, const struct ts_dlio_worklo
 	c->step_ns = (uint64_t)llround(hd.step_ns);
 	c->step_of = hd.step_of; /* a literal */
 	c->vcpus = hd.vcpus;
+	c->slice_ns = hd.core_slice_ns;
 	c->req_ns = hd.request_ns;
 	c->req_per_mib = hd.request_ns_per_mib;
 	c->daemon_ns = hd.request_daemon_ns;
@@ -1513,6 +1515,7 @@ static void dl_config(const struct env *E, uint64_t ranks, uint64_t rank0, uint6
 		.spread = E->cpu.spread,
 		.spread_wait = E->cpu.spread_wait,
 		.cpu_alone = E->cpu.cpu_alone,
+		.core_slice_ns = (uint64_t)llround(E->cpu.slice_ns),
 		/* DLIO 2.0.0: either value given keeps files open (dlio_loader.h) */
 		.keep_open = w->read_type && *w->read_type,
 	};

@@ -1105,46 +1105,58 @@ static void check_cpu_alone(void)
  * ms each, 800 slices of 50 us). Its CPU per request (a 100 us share) waits for a core: behind a
  * whole collation when cores are first come first served, so its next
  * read goes out after rank 0's batch is ready; a slice when the
- * collations are cut, so it reads on while they run. */
+ * collations are cut, so it reads on while they run. The slice is the
+ * host's (core_slice_ns, dlio_core_slice_ns): unset, the loader's 50 us;
+ * 50 us given, the same run; as long as a collation, a collation runs
+ * whole. */
 static void check_core_slices(void)
 {
-	struct ts_dataset_meta m;
-	describe(&m, "0");
-	static struct ts_chain_req q[512];
-	const uint64_t p = charged(&m, 2, q), d = 100000, C = 40 * LAT;
-	CHECK(p > 3);
-	struct ts_dl_cfg c = { .meta = &m, .ranks = 3, .world = 3, .batch = 1, .workers = 1,
-			       .prefetch_factor = 1, .epochs = 1, .steps = 1, .sample_ns = p * d,
-			       .vcpus = 2, .collate_ns = C };
-	late_file = 32;
-	late_ns = 10 * LAT;
-	struct ts_dl_result r = run_cfg(&c, false);
-	late_file = UINT64_MAX;
-	CHECK(r.epochs == 1 && r.steps == 1);
-	/* rank 0's batch ready, its collation's end */
-	uint64_t ready0 = r.ep[0].first_end[0], sent = 0, after = 0, last0 = 0;
-	CHECK(nlog == 3 * p);
-	const uint64_t f0 = log_[0].file, f2 = log_[nlog - 1].file; /* rank 2's, the last */
-	CHECK_EQ_U64(f2, 32);
-	for (size_t i = 0; i < nlog; i++)
-		if (log_[i].file == f0 && log_[i].done > last0)
-			last0 = log_[i].done;
-	for (size_t i = 0; i < nlog; i++) {
-		if (log_[i].file == f2) {
-			sent += log_[i].t > last0 && log_[i].t < ready0;
-			after += log_[i].t >= ready0;
+	const uint64_t C = 40 * LAT;
+	const uint64_t slices[] = { 0, 50000, C };
+	for (size_t k = 0; k < TS_ARRAY_SIZE(slices); k++) {
+		struct ts_dataset_meta m;
+		describe(&m, "0");
+		static struct ts_chain_req q[512];
+		const uint64_t p = charged(&m, 2, q), d = 100000;
+		CHECK(p > 3);
+		struct ts_dl_cfg c = { .meta = &m, .ranks = 3, .world = 3, .batch = 1, .workers = 1,
+				       .prefetch_factor = 1, .epochs = 1, .steps = 1, .sample_ns = p * d,
+				       .vcpus = 2, .collate_ns = C, .core_slice_ns = slices[k] };
+		late_file = 32;
+		late_ns = 10 * LAT;
+		struct ts_dl_result r = run_cfg(&c, false);
+		late_file = UINT64_MAX;
+		CHECK(r.epochs == 1 && r.steps == 1);
+		/* rank 0's batch ready, its collation's end */
+		uint64_t ready0 = r.ep[0].first_end[0], sent = 0, after = 0, last0 = 0;
+		CHECK(nlog == 3 * p);
+		const uint64_t f0 = log_[0].file, f2 = log_[nlog - 1].file; /* rank 2's, the last */
+		CHECK_EQ_U64(f2, 32);
+		for (size_t i = 0; i < nlog; i++)
+			if (log_[i].file == f0 && log_[i].done > last0)
+				last0 = log_[i].done;
+		for (size_t i = 0; i < nlog; i++) {
+			if (log_[i].file == f2) {
+				sent += log_[i].t > last0 && log_[i].t < ready0;
+				after += log_[i].t >= ready0;
+			}
 		}
+		/* rank 0 read its file from 0, its collation ran from its last
+		 * request's share, C of CPU and more while shared */
+		CHECK(last0 > 10 * LAT && ready0 > last0 + C);
+		/* rank 2's worker read on during rank 0's collation: every request
+		 * of its chain sent by then, none waiting for the collation's end: 9
+		 * of its 14 after rank 0's last read (whole collations: 1, and 8 after) */
+		if (slices[k] < C) {
+			CHECK_EQ_U64(after, 0);
+			CHECK_EQ_U64(sent, 9);
+		} else {
+			CHECK_EQ_U64(after, 8);
+			CHECK_EQ_U64(sent, 1);
+		}
+		ts_dl_result_free(&r);
+		ts_dataset_meta_free(&m);
 	}
-	/* rank 0 read its file from 0, its collation ran from its last
-	 * request's share, C of CPU and more while shared */
-	CHECK(last0 > 10 * LAT && ready0 > last0 + C);
-	/* rank 2's worker read on during rank 0's collation: every request
-	 * of its chain sent by then, none waiting for the collation's end: 9
-	 * of its 14 after rank 0's last read (whole collations: 1, and 8 after) */
-	CHECK_EQ_U64(after, 0);
-	CHECK_EQ_U64(sent, 9);
-	ts_dl_result_free(&r);
-	ts_dataset_meta_free(&m);
 }
 
 /* A collation in fresh memory (collate_fresh_ns): F more on every batch's
