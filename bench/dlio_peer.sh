@@ -40,7 +40,16 @@
 #                several calls (--first-run 1, 2, 3 with --runs 1) rotate the
 #                sides as one call's runs would and keep each other's outputs
 #   --host NAME  a host profile (tiersim hosts) both tiersim sides charge
-#                DLIO's own CPU from (`tiersim dlio --host`; default none)
+#                DLIO's own CPU from (`tiersim dlio --host`); `--host none`
+#                charges none. Default: this machine's own profile, where
+#                one in pipeline/hosts.lua matches it (`tiersim hosts` names
+#                no host itself): a host whose cpu line says "(KVM guest;
+#                family F model M" and "N vCPUs", its vendor word (AMD,
+#                Intel), F and M /proc/cpuinfo's vendor_id, cpu family and
+#                model, N nproc, and the profile measures DLIO's CPU
+#                (dlio_sample_ns); of several, the last in the file (the
+#                newest). None matching: the call says so on its first line
+#                and charges none
 #   --before-host NAME  the host profile the --before build charges
 #                (default: the one of --host or --measure-host)
 #   --before-host-file FILE  the file the --before build reads "this-machine"
@@ -200,6 +209,7 @@ before=""
 epochs=3
 prio=${TS_CHRT:-}
 host=()
+hostset=""
 measure=""
 around=""
 measured=""
@@ -231,7 +241,7 @@ while [ $# -gt 0 ]; do
 	--before) before=$(cd "$2" && pwd) || exit 2; shift 2 ;;
 	--epochs) epochs=$2; shift 2 ;;
 	--chrt) prio=$2; shift 2 ;;
-	--host) host=(--host "$2"); shift 2 ;;
+	--host) host=(--host "$2"); hostset=1; shift 2 ;;
 	--before-host) bhost=$2; shift 2 ;;
 	--before-host-file)
 		# an assignment of two substitutions has the last one's status:
@@ -282,6 +292,35 @@ fi
 if [ -n "$tcost" ] && [ -n "$measure$track$before" ]; then
 	echo "dlio_peer.sh: --track-cost runs DLIO alone: no --measure-host, --measure-around, --measured, --track or --before" >&2; exit 2
 fi
+# No --host: this machine's own profile, where one matches (--host above)
+if [ -z "$hostset" ] && [ -z "$measure" ]; then
+	auto=$(/usr/bin/python3 - "$(dirname "$0")/../pipeline/hosts.lua" "$(nproc)" <<'PY'
+import re, sys
+info = {}
+for line in open("/proc/cpuinfo"):
+    k, _, v = line.partition(":")
+    info.setdefault(k.strip(), v.strip())
+vendor = {"AuthenticAMD": "AMD", "GenuineIntel": "Intel"}.get(info.get("vendor_id"), "?")
+fam, mod, n = info.get("cpu family", "?"), info.get("model", "?"), sys.argv[2]
+src = open(sys.argv[1]).read()
+hit = None
+for m in re.finditer(r'^host "([^"]+)" \{(.*?)^\}', src, re.S | re.M):
+    c = re.search(r'^\s*cpu = "([^"]*)"', m.group(2), re.M)
+    if not c or "dlio_sample_ns" not in m.group(2):
+        continue
+    c = c.group(1)
+    if (c.startswith(vendor + " ") and "(KVM guest; family %s model %s" % (fam, mod) in c
+            and c.endswith(", %s vCPUs" % n)):
+        hit = m.group(1)
+print(hit or "none %s family %s model %s, %s CPUs" % (vendor, fam, mod, n))
+PY
+)
+	case $auto in
+	none\ *) echo "dlio_peer.sh: no host profile in pipeline/hosts.lua matches this machine (${auto#none }): tiersim's sides charge no host CPU (name one with --host)" >&2 ;;
+	*) host=(--host "$auto"); echo "dlio_peer.sh: --host $auto (this machine's own profile in pipeline/hosts.lua; --host none for none)" >&2 ;;
+	esac
+fi
+[ "${host[1]:-}" = none ] && host=()
 # --measure-host: --host NAME is the profile the measurement is carried from
 from=""
 if [ -n "$measure" ]; then
