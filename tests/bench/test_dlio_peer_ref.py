@@ -126,7 +126,7 @@ build = os.environ.get("TS_BUILD_ROOT", "")
 if build and os.access(os.path.join(build, "cli", "tiersim"), os.X_OK):
     p = subprocess.run(["bash", peer, "--tiersim", build, "--work", os.path.join(tmp, "work"),
                         "--reference", a, "--reference", b,
-                        "--run-numbers", "74-81"], capture_output=True, text=True)
+                        "--run-numbers", "74-81", "--host", "none"], capture_output=True, text=True)
     check("dlio_peer.sh --reference: status", (p.returncode, p.stderr), (0, ""))
     rows = [x.split()[0] for x in p.stdout.split("\n")
             if x[:1].isalpha() and "|" in x and not x.startswith("row ")]
