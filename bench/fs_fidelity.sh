@@ -154,6 +154,7 @@ if [ "${FS_FIDELITY_SWEEP_ONLY:-0}" != 1 ]; then # the sweep makes its own files
 		"$B" disk make "$IMG.tmp" --size 2GiB --fs ext4 --from "$DATA" && mv "$IMG.tmp" "$IMG" ||
 			{ rm -f "$IMG.tmp"; die "disk make"; }
 	fi
+	IMG_BYTES=$(stat -c %s "$IMG")
 fi
 B0=
 if [ -n "${FS_FIDELITY_BEFORE:-}" ]; then
@@ -258,9 +259,12 @@ fuse_run() {
 	"$1" replay "$W/fuse.trace" --virtual --tier "$3" --json >"$W/replay.json" ||
 		die "replay $4 on $3"
 	# the same recording predicted as the job on ext4 (no FUSE round trips;
-	# a build without --kernel-fs repeats the plain replay)
-	"$1" replay "$W/fuse.trace" --virtual --kernel-fs --tier "$3" --json >"$W/replay-k.json" 2>/dev/null ||
-		cp "$W/replay.json" "$W/replay-k.json"
+	# a build without --kernel-fs repeats the plain replay), its file
+	# system laid out as block mode's image (its size: tiersim disk make
+	# runs mkfs.ext4 with its defaults, whose geometry the block traces
+	# carry, trace format 12), not for the tier's capacity
+	"$1" replay "$W/fuse.trace" --virtual --kernel-fs --tier "$3" --fs-size "$IMG_BYTES" --json \
+		>"$W/replay-k.json" 2>/dev/null || cp "$W/replay.json" "$W/replay-k.json"
 	$PY - "$W/rec.json" "$(epoch "$W/out.json")" "$W/replay.json" "$W/replay-k.json" >"$5" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
