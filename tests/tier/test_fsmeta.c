@@ -950,8 +950,11 @@ static void test_geom(void)
 	struct ts_fsmeta_io a[TS_FSMETA_MAX_IO], b[TS_FSMETA_MAX_IO];
 	static const uint64_t sizes[] = { 256ULL << 20, 1ULL << 30, 5ULL << 30, 500ULL << 30 };
 	for (size_t i = 0; i < TS_ARRAY_SIZE(sizes); i++) {
-		struct ts_fsmeta *x, *y;
-		CHECK(ts_fsmeta_new(ext4, &x) == 0 && ts_fsmeta_new(ext4, &y) == 0);
+		struct ts_fsmeta *x = NULL, *y = NULL;
+		CHECK(ts_fsmeta_new(ext4, &x) == 0);
+		CHECK(ts_fsmeta_new(ext4, &y) == 0);
+		if (!x || !y)
+			return;
 		ts_fsmeta_set_capacity(x, sizes[i]);
 		ts_fsmeta_geom_of(sizes[i], 0, &g);
 		ts_fsmeta_set_geom(y, &g);
