@@ -36,7 +36,9 @@
 # tier's own recorded span in the same repetition, median [min-max].
 #
 # FS_FIDELITY_BEFORE=BUILD2 runs the FUSE and virtual columns with a second
-# build too, interleaved with the first (a before/after of the rules).
+# build too, interleaved with the first (a before/after of the rules);
+# FS_FIDELITY_BEFORE_FS=capacity lays its kernel-fs replay out for the
+# tier's capacity, as this bench did before it used the image's size.
 # Each repetition runs every mode once per tier, FUSE first in odd
 # repetitions and block first in even ones (and the two builds likewise);
 # each ratio is taken within each repetition: its median, [min-max] after.
@@ -154,6 +156,7 @@ if [ "${FS_FIDELITY_SWEEP_ONLY:-0}" != 1 ]; then # the sweep makes its own files
 		"$B" disk make "$IMG.tmp" --size 2GiB --fs ext4 --from "$DATA" && mv "$IMG.tmp" "$IMG" ||
 			{ rm -f "$IMG.tmp"; die "disk make"; }
 	fi
+	IMG_BYTES=$(stat -c %s "$IMG")
 fi
 B0=
 if [ -n "${FS_FIDELITY_BEFORE:-}" ]; then
@@ -258,9 +261,16 @@ fuse_run() {
 	"$1" replay "$W/fuse.trace" --virtual --tier "$3" --json >"$W/replay.json" ||
 		die "replay $4 on $3"
 	# the same recording predicted as the job on ext4 (no FUSE round trips;
-	# a build without --kernel-fs repeats the plain replay)
-	"$1" replay "$W/fuse.trace" --virtual --kernel-fs --tier "$3" --json >"$W/replay-k.json" 2>/dev/null ||
-		cp "$W/replay.json" "$W/replay-k.json"
+	# a build without --kernel-fs repeats the plain replay), its file
+	# system laid out as block mode's image (its size: tiersim disk make
+	# runs mkfs.ext4 with its defaults, whose geometry the block traces
+	# carry, trace format 12), not for the tier's capacity
+	# (FS_FIDELITY_BEFORE_FS=capacity: the before build's for the tier's
+	# capacity, as this bench laid it out before)
+	local fsz=(--fs-size "$IMG_BYTES")
+	[ "$1" = "$B0" ] && [ "${FS_FIDELITY_BEFORE_FS:-image}" = capacity ] && fsz=()
+	"$1" replay "$W/fuse.trace" --virtual --kernel-fs --tier "$3" "${fsz[@]}" --json \
+		>"$W/replay-k.json" 2>/dev/null || cp "$W/replay.json" "$W/replay-k.json"
 	$PY - "$W/rec.json" "$(epoch "$W/out.json")" "$W/replay.json" "$W/replay-k.json" >"$5" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))

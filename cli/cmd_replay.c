@@ -39,7 +39,9 @@ struct replay_args {
 	uint64_t lock_wakes_ns;
 	char *dev_read_cpu; /* DUR; NULL: --host's (--kernel-fs) */
 	char *fuse_size;    /* DUR; NULL: --host's (--kernel-fs) */
-	char *fs_size;	    /* SIZE; NULL: the tier's capacity (--virtual) */
+	char *fs_size;	    /* SIZE; NULL: the trace's geometry, else the tier's capacity */
+	char *ra_kernel;    /* MAJOR.MINOR: the Linux whose readahead is modeled */
+	unsigned ra_kernel_v; /* as major * 100 + minor */
 	char *loop_issue; /* --kernel-fs: the block mode predicted, on|off|watch */
 	char *over[TS_REPLAY_OVER_N]; /* as ts_replay_over_names[] */
 	double speed;
@@ -77,10 +79,19 @@ static const struct ts_opt replay_opts[] = {
 	  "replay in real time against DIR (a tierfs mount or any dir)", "DIR" },
 	{ "capacity", TS_OPT_STR, RA(over[0]), NULL, 0, 0, "",
 	  "emulated disk size (default: the recording's)", "SIZE" },
+	{ "ra_kernel", TS_OPT_STR, RA(ra_kernel), "6.1", 0, 0, "",
+	  "with --virtual: the Linux whose read() readahead the page-cache model follows: "
+	  "before 6.16 (6.1, Debian 12's; the default) windows follow one another at their "
+	  "ramped sizes; from 6.16 an async window's end is rounded down to its folios' size "
+	  "(mm/readahead.c, \"Terminate async readahead on natural boundary\"), which "
+	  "block mode shows on 6.18 at a stream's start, though not yet its large reads' "
+	  "windows (tier/cache.c)",
+	  "MAJOR.MINOR" },
 	{ "fs_size", TS_OPT_STR, RA(fs_size), NULL, 0, 0, "",
 	  "with --virtual: the file system's size for its layout alone (where mke2fs puts "
 	  "its inode tables, its block size: tier/fsmeta.h), e.g. a disk image's smaller than "
 	  "the tier's smallest disk; the tier model keeps its capacity (default: the "
+	  "geometry a block-mode trace carries, read from its image's superblock; else the "
 	  "capacity)",
 	  "SIZE" },
 	{ "mem", TS_OPT_STR, RA(over[1]), NULL, 0, 0, "",
@@ -283,6 +294,14 @@ static int replay_args(struct replay_args *o, struct ts_replay_cfg *cfg, int arg
 		return ts_cmdline_error(cl, "--fs-size %s: expected a size from 16MiB to 1PiB "
 					    "(2GiB, 500GiB)",
 					o->fs_size);
+	unsigned maj, min;
+	int used = 0;
+	if (sscanf(o->ra_kernel, "%u.%u%n", &maj, &min, &used) != 2 ||
+	    (size_t)used != strlen(o->ra_kernel) || maj < 2 || maj > 99 || min > 99)
+		return ts_cmdline_error(cl, "--ra-kernel %s: expected a Linux version MAJOR.MINOR "
+					    "(6.18, 6.1)",
+					o->ra_kernel);
+	o->ra_kernel_v = maj * 100 + min;
 	if (o->kernel_fs && (o->target || !o->virtual_time))
 		return ts_cmdline_error(cl, "--kernel-fs predicts in virtual time only (--virtual, "
 					    "not --target)");
@@ -504,6 +523,14 @@ static int replay_all(const struct replay_args *o, struct ts_replay_set *rs,
 /* One trace: opened, replayed, printed (text), or its JSON object in
  * *@j; its results stay in @res (o->tiers.n + 2) for the combination.
  * 0, else the exit status. */
+/* What the file system's layout was taken from (tier/fsmeta.h). */
+static const char *fs_layout(const struct replay_args *o, const struct ts_replay_set *rs)
+{
+	return o->fs_size ? "--fs-size"
+	       : rs->t.hdr.model & TS_TRACE_MODEL_FS ? "the recording's image (its geometry)"
+						      : "the tier's capacity";
+}
+
 static int replay_one(const struct replay_args *o, const struct ts_replay_cfg *cfg0,
 		      const char *file, struct ts_replay_result *res, char *tier, size_t tierlen,
 		      json_t **j)
@@ -521,6 +548,7 @@ static int replay_one(const struct replay_args *o, const struct ts_replay_cfg *c
 	struct ts_replay_set rs;
 	size_t nres = 0;
 	int rc = ts_replay_open(&rs, &from, &cfg, err, sizeof(err));
+	rs.cfg.tier.ra_kernel = o->ra_kernel_v; /* the kernel predicted, not the recording's */
 	if (rs.warn[0])
 		fprintf(stderr, "tiersim replay: %s: warning: %s\n", file, rs.warn);
 	if (rs.no_cpu)
@@ -554,10 +582,11 @@ static int replay_one(const struct replay_args *o, const struct ts_replay_cfg *c
 			}
 	}
 	if (j || o->json) {
-		json_t *o1 = json_pack("{ss ss sI sb so}", "trace", file, "recorded_tier",
+		json_t *o1 = json_pack("{ss ss sI sb so ss ss}", "trace", file, "recorded_tier",
 				       rs.t.hdr.tier, "dropped", (json_int_t)rs.t.dropped,
 				       "truncated", rs.t.truncated, "results",
-				       ts_replay_json(res, nres));
+				       ts_replay_json(res, nres), "ra_kernel", o->ra_kernel,
+				       "fs_layout", fs_layout(o, &rs));
 		json_t *pj = parts ? json_array() : NULL;
 		for (unsigned k = 0; pj && k < parts; k++)
 			json_array_append_new(pj, json_real(band.pace[k]));
@@ -587,6 +616,9 @@ static int replay_one(const struct replay_args *o, const struct ts_replay_cfg *c
 		}
 	} else {
 		ts_replay_print_run(stdout, file, &rs, overridden(o), res, nres);
+		if (o->virtual_time)
+			printf("readahead as Linux %s's (--ra-kernel); file system laid out for %s\n",
+			       o->ra_kernel, fs_layout(o, &rs));
 		if (parts) {
 			if (band.own_time)
 				printf("\nband: the recording's pace over %u parts of the intervals "

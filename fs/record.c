@@ -24,6 +24,8 @@
 #include "disk/cgroup.h"
 #include "disk/disk.h"
 #include "fs/record.h"
+#include "tier/fsmeta.h"
+#include "traces/trace.h"
 #include "traces/wake_capture.h"
 
 int ts_record_find_command(const char *cmd)
@@ -209,6 +211,28 @@ static bool wait_calibrated(const char *mnt)
 	return false;
 }
 
+/* The image's ext4 geometry into the trace tierfs opened for the mount
+ * (format version 12: a replay lays the file system out as the image
+ * holds it, tier/fsmeta.h). An xfs image has none to give: 0, nothing
+ * written; any other failure -errno with one line in @err. */
+static int stamp_fs(const char *trace, const char *image, char *err, size_t errlen)
+{
+	struct ts_fsmeta_geom g;
+	struct ts_trace_hdr h = { 0 };
+	char sub[512];
+	if (ts_fsmeta_geom_read(image, &g, sub, sizeof(sub)))
+		return 0; /* not ext4, or not mkfs.ext4's layout: no geometry */
+	h.fs_blocks = g.blocks;
+	h.fs_block_log = (uint8_t)__builtin_ctz(g.block);
+	h.fs_bpg = g.bpg;
+	h.fs_ipg = g.ipg;
+	h.fs_inode_size = (uint16_t)g.inode_size;
+	h.fs_rsv_gdt = (uint16_t)g.rsv_gdt;
+	h.fs_desc_size = (uint8_t)g.desc_size;
+	h.fs_flex_log = (uint8_t)__builtin_ctz(g.flex);
+	return ts_trace_set_fs(trace, &h, err, errlen);
+}
+
 /* Block mode's record_once: @image (DIR's tree in c->fs) mounted on @mnt by
  * tiersim disk mount with the trace into @out, the command in a memory
  * cgroup of c->mem (none when 0), the disk unmounted again. */
@@ -233,6 +257,8 @@ static int record_once_disk(struct ts_record *c, const char *tier, const char *o
 		rmdir(mnt);
 		return -EIO;
 	}
+	if (stamp_fs(out, c->image, err, sizeof(err)))
+		fprintf(stderr, "tiersim record: the image's geometry is not in the trace: %s\n", err);
 	*status = 0;
 	if (c->mem) {
 		char name[64];

@@ -21,6 +21,19 @@
  *     <= max/2, then the max (get_next_ra_size), the max being what the
  *     read has left past the marker when that is more (so a 248 KiB read
  *     past a 128 KiB window's marker with 144 KiB left issues 144 KiB);
+ *     with ra_kernel 6.16 or later (ra_window; not the default) its end is
+ *     then rounded down to its folios' size where that leaves it pages, the
+ *     folios two orders above the last window's (the first window's order
+ *     0) and the size at most the lowest set bit of the max in pages
+ *     (mm/readahead.c, page_cache_async_ra; "mm/readahead: Terminate async
+ *     readahead on natural boundary", Ryan Roberts, 6.16): a stream whose
+ *     first window ends at 48 KiB goes on as 48+16, 64+32, 96+32, 128+64,
+ *     192+64, 256+128 KiB, as the RecordIO file's did in a block-mode
+ *     trace on 6.18 (bench/README.md), where 6.1 sends 48+64, 112+128;
+ *     but over that whole file it sends 578 requests for block mode's
+ *     573 (the default 566: a large read's windows, sized by what the
+ *     read has left, are aligned otherwise by the kernel), so the default
+ *     stays the placement before 6.16;
  *     a read that reaches the new window's marker too issues the next, so
  *     a read is covered by windows, never sent in pieces of its own. The
  *     max defaults to 128 KiB, Linux's VM_READAHEAD_PAGES
@@ -257,6 +270,9 @@ struct cache {
 	struct ts_tier_layer l;
 	uint64_t mem, dirty_limit, bg_limit, ra_max;
 	uint64_t io_max; /* the device's largest request: a large read's windows */
+	/* read()'s async windows' ends rounded down to their folios' size
+	 * (ra_kernel 6.16 on: ra_window; a map's windows are, always) */
+	bool ra_align;
 	double mem_bps;
 	ts_tier_evict_fn evict;
 	void *evict_ctx;
@@ -1448,10 +1464,11 @@ static bool cached_page(struct cache *c, uint64_t file, uint64_t pg)
 }
 
 /* Stream @s's next window, after its last one, issued at @at: its size
- * ramped up; at the max, its end rounded up to a multiple of the max (see
- * the top of the file). Reads it; its marker is its first page. Returns
- * when it is in, 0 when the file ends before it; adds to @dem the bytes
- * of the request's [off, off+len) it read. */
+ * ramped up (ra_next) and, from Linux 6.16 (c->ra_align), its end rounded
+ * down to its folios' size when that leaves it any pages (see the top of
+ * the file). Reads it; its marker is its first page. Returns when it is
+ * in, 0 when the file ends before it; adds to @dem the bytes of the
+ * request's [off, off+len) it read. */
 static uint64_t ra_window(struct cache *c, uint64_t at, struct ra *s, const struct ts_tier_req *req,
 			  uint64_t max, uint64_t eof, struct ts_tier_done *done, uint64_t *dem)
 {
@@ -1459,6 +1476,16 @@ static uint64_t ra_window(struct cache *c, uint64_t at, struct ra *s, const stru
 	if (start >= eof)
 		return 0;
 	s->window = ra_next(s->window, max);
+	if (c->ra_align) {
+		/* page_cache_async_ra: its folios two orders above the last
+		 * window's, the alignment at most the lowest set bit of the
+		 * window's max in pages (1 << min(order, ffs(max_pages) - 1)) */
+		uint64_t mp = TS_MAX(max / PAGE, 1);
+		s->order = TS_MIN(s->order + 2, (unsigned)__builtin_ctzll(mp));
+		uint64_t align = PAGE << s->order, end = start + s->window;
+		if (end / align * align > start)
+			s->window -= end % align;
+	}
 	uint64_t stop = TS_MIN(start + s->window, eof);
 	s->marker = start;
 	s->ra_end = stop;
@@ -1596,6 +1623,7 @@ static int readahead(struct cache *c, uint64_t now, const struct ts_tier_req *re
 				return ra_recent(c, k, p0, p1, end, 'p');
 		} else {
 			s->window = req_b > c->ra_max ? ra_cap(c, req_b) : ra_init(req_b, c->ra_max);
+			s->order = 0; /* the sync window's folios (page_cache_sync_ra) */
 			s->ra_end = TS_MIN(p0 * PAGE + s->window, eof);
 			/* the marker: the first page after the request, or
 			 * the window's first when the request fills it */
@@ -2234,6 +2262,7 @@ struct ts_tier_layer *ts_tier_cache_new(const struct ts_tier_cache_cfg *cfg)
 	c->bg_limit = c->dirty_limit / 2;
 	c->ra_max = cfg->ra_max ? TS_MAX(cfg->ra_max, PAGE) : DEFAULT_RA_MAX;
 	c->io_max = cfg->io_max ? TS_MAX(cfg->io_max, PAGE) : DEFAULT_IO_MAX;
+	c->ra_align = cfg->ra_kernel >= TS_TIER_RA_ALIGNED_SINCE;
 	c->mem_bps = cfg->mem_bps ? (double)cfg->mem_bps : DEFAULT_MEM_BPS;
 	c->evict = cfg->evict;
 	c->evict_ctx = cfg->evict_ctx;

@@ -1,8 +1,12 @@
 /* fsmeta.c — a real file system's metadata reads (see fsmeta.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <unistd.h>
 
 #include "tier/fsmeta.h"
 
@@ -34,10 +38,11 @@ struct ts_fsmeta {
 	size_t jcap, jn;
 	uint64_t jsince, jmade, jpos;
 	uint64_t per_blk; /* inodes per inode-table block */
-	/* where mke2fs put the inode tables (ts_fsmeta_set_capacity; sized
-	 * false: not known, one table from block 0) */
+	/* where mke2fs put the inode tables (ts_fsmeta_set_capacity,
+	 * ts_fsmeta_set_geom; sized false: not known, one table from block
+	 * 0); flex: groups a flex group packs (flex_bg, 1 without it) */
 	bool sized;
-	uint64_t first_data, bpg, groups, ipg, itb, gdt, rsv;
+	uint64_t first_data, bpg, groups, ipg, itb, gdt, rsv, flex;
 	/* the highest inode whose table block a lookup read (0: none yet) */
 	uint64_t hi_ino;
 	/* the root's inode read (at mount: inode_read) */
@@ -278,45 +283,66 @@ static bool has_super(uint64_t g)
  * group smaller than its overhead + 50 blocks dropped, the reserved
  * descriptor blocks for growth to 1,024 times the size, at most block / 4).
  * Checked against mkfs.ext4 at 100 MiB-2 TiB (tier/fsmeta.h). */
-static void layout(struct ts_fsmeta *m, uint64_t bytes)
+void ts_fsmeta_geom_of(uint64_t bytes, unsigned inode_size, struct ts_fsmeta_geom *g)
 {
 	unsigned bs = bytes < (512ULL << 20) ? 1024 : 4096;
 	uint64_t ratio = bytes < (512ULL << 20)	 ? 4096
 			 : bytes < (4ULL << 40)	 ? 16384
 			 : bytes < (16ULL << 40) ? 32768
 						 : 65536;
-	uint64_t isz = m->p.inode_size ? m->p.inode_size : 256;
+	uint64_t isz = inode_size ? inode_size : 256;
 	uint64_t blocks = bytes / bs, inodes = blocks * bs / ratio;
-	m->p.block = bs;
-	m->per_blk = bs / isz;
-	m->blk_shift = !(m->per_blk & (m->per_blk - 1)) ? __builtin_ctzll(m->per_blk) : -1;
-	m->first_data = bs == 1024;
-	m->bpg = 8ULL * bs;
+	uint64_t first_data = bs == 1024, bpg = 8ULL * bs, ipg, rsv;
 	for (;;) {
-		m->groups = (blocks - m->first_data + m->bpg - 1) / m->bpg;
-		if (!m->groups)
-			m->groups = 1;
-		uint64_t ipg = (inodes + m->groups - 1) / m->groups;
+		uint64_t groups = (blocks - first_data + bpg - 1) / bpg;
+		if (!groups)
+			groups = 1;
+		ipg = (inodes + groups - 1) / groups;
 		if (ipg > 8ULL * bs)
 			ipg = 8ULL * bs;
 		uint64_t itb = (ipg * isz + bs - 1) / bs;
 		ipg = (itb * bs / isz) & ~7ULL;
-		m->ipg = ipg ? ipg : 8;
-		m->itb = (m->ipg * isz + bs - 1) / bs;
+		ipg = ipg ? ipg : 8;
+		itb = (ipg * isz + bs - 1) / bs;
 		uint64_t gdpb = bs / 64; /* 64-byte descriptors (64bit) */
-		m->gdt = (m->groups + gdpb - 1) / gdpb;
+		uint64_t gdt = (groups + gdpb - 1) / gdpb;
 		uint64_t maxb = blocks < 0xffffffffULL / 1024 ? blocks * 1024 : 0xffffffffULL;
-		uint64_t rsv_groups = (maxb - m->first_data + m->bpg - 1) / m->bpg;
-		uint64_t rsv = (rsv_groups + gdpb - 1) / gdpb;
-		rsv = rsv > m->gdt ? rsv - m->gdt : 0;
-		m->rsv = TS_MIN(rsv, (uint64_t)bs / 4);
-		uint64_t over = 3 + m->itb + m->rsv, rem = (blocks - m->first_data) % m->bpg;
-		if (has_super(m->groups - 1))
-			over += 1 + m->gdt + m->rsv;
-		if (m->groups == 1 || !rem || rem >= over + 50)
+		uint64_t rsv_groups = (maxb - first_data + bpg - 1) / bpg;
+		rsv = (rsv_groups + gdpb - 1) / gdpb;
+		rsv = rsv > gdt ? rsv - gdt : 0;
+		rsv = TS_MIN(rsv, (uint64_t)bs / 4);
+		uint64_t over = 3 + itb + rsv, rem = (blocks - first_data) % bpg;
+		if (has_super(groups - 1))
+			over += 1 + gdt + rsv;
+		if (groups == 1 || !rem || rem >= over + 50)
 			break;
 		blocks -= rem;
 	}
+	*g = (struct ts_fsmeta_geom){ .blocks = blocks, .block = bs, .bpg = (uint32_t)bpg,
+				      .ipg = (uint32_t)ipg, .inode_size = (unsigned)isz,
+				      .rsv_gdt = (unsigned)rsv, .desc_size = 64, .flex = 16 };
+}
+
+/* The layout of geometry @g (ts_fsmeta_geom_of's for a size, or an
+ * image's own: ts_fsmeta_geom_read). */
+static void layout(struct ts_fsmeta *m, const struct ts_fsmeta_geom *g)
+{
+	uint64_t bs = g->block, isz = g->inode_size;
+	m->p.block = g->block;
+	m->p.inode_size = g->inode_size;
+	m->per_blk = bs / isz;
+	m->blk_shift = !(m->per_blk & (m->per_blk - 1)) ? __builtin_ctzll(m->per_blk) : -1;
+	m->first_data = bs == 1024;
+	m->bpg = g->bpg;
+	m->groups = (g->blocks - m->first_data + m->bpg - 1) / m->bpg;
+	if (!m->groups)
+		m->groups = 1;
+	m->ipg = g->ipg;
+	m->itb = (m->ipg * isz + bs - 1) / bs;
+	uint64_t gdpb = bs / (g->desc_size ? g->desc_size : 64);
+	m->gdt = (m->groups + gdpb - 1) / gdpb;
+	m->rsv = g->rsv_gdt;
+	m->flex = g->flex ? g->flex : 1;
 	m->sized = true;
 }
 
@@ -327,13 +353,13 @@ static void layout(struct ts_fsmeta *m, uint64_t bytes)
  * moved past it (only 1 KiB blocks come so far). */
 static uint64_t table_of(const struct ts_fsmeta *m, uint64_t g)
 {
-	uint64_t f = g / 16, n = TS_MIN(m->groups - 16 * f, 16);
-	uint64_t pos = m->first_data + 16 * f * m->bpg + 2 * n;
+	uint64_t fx = m->flex, f = g / fx, n = TS_MIN(m->groups - fx * f, fx);
+	uint64_t pos = m->first_data + fx * f * m->bpg + 2 * n;
 	if (!f)
 		pos += 1 + m->gdt + m->rsv;
-	if (m->bpg > 16 * m->itb + 32) /* the flex group's tables inside its first group */
-		return pos + (g % 16) * m->itb;
-	for (uint64_t k = 16 * f;; k++) {
+	if (m->bpg > fx * m->itb + 32) /* the flex group's tables inside its first group */
+		return pos + (g % fx) * m->itb;
+	for (uint64_t k = fx * f;; k++) {
 		for (bool moved = true; moved;) {
 			moved = false;
 			uint64_t h0 = pos > m->first_data ? (pos - m->first_data) / m->bpg : 0;
@@ -382,7 +408,7 @@ static void mount_cap(struct ts_fsmeta *m);
  * one it shares with inodes not read is read again at its next lookup
  * (the windows around the lookups to come are the new layout's; those of
  * the lookups before are not replayed). Under the lock. */
-static void relayout(struct ts_fsmeta *m, uint64_t bytes)
+static void relayout(struct ts_fsmeta *m, const struct ts_fsmeta_geom *g)
 {
 	mount_cap(m); /* the old layout's blocks, as the kernel read them */
 	uint64_t used = __atomic_load_n(&m->inodes, __ATOMIC_ACQUIRE);
@@ -392,7 +418,7 @@ static void relayout(struct ts_fsmeta *m, uint64_t bytes)
 	uint64_t lim = used ? TS_MAX(used - 1, m->hi_ino) : m->hi_ino + (ra + 1) * m->per_blk;
 	uint8_t *in = lim ? calloc(lim / 8 + 1, 1) : NULL;
 	if (!in) { /* out of memory: the old blocks stay read (timing only) */
-		layout(m, bytes);
+		layout(m, g);
 		return;
 	}
 	for (uint64_t i = 1; i <= lim; i++)
@@ -400,10 +426,10 @@ static void relayout(struct ts_fsmeta *m, uint64_t bytes)
 			in[i / 8] |= (uint8_t)(1U << (i % 8));
 	if (!itab_clear(m)) {
 		free(in);
-		layout(m, bytes);
+		layout(m, g);
 		return;
 	}
-	layout(m, bytes);
+	layout(m, g);
 	uint64_t cur = UINT64_MAX;
 	bool all = false;
 	for (uint64_t i = 1; i <= lim + 1; i++) {
@@ -420,16 +446,102 @@ static void relayout(struct ts_fsmeta *m, uint64_t bytes)
 	free(in);
 }
 
-void ts_fsmeta_set_capacity(struct ts_fsmeta *m, uint64_t bytes)
+void ts_fsmeta_set_geom(struct ts_fsmeta *m, const struct ts_fsmeta_geom *g)
 {
-	if (!bytes)
-		return;
 	lock(m);
 	if (m->hi_ino)
-		relayout(m, bytes);
+		relayout(m, g);
 	else
-		layout(m, bytes);
+		layout(m, g);
 	unlock(m);
+}
+
+void ts_fsmeta_set_capacity(struct ts_fsmeta *m, uint64_t bytes)
+{
+	struct ts_fsmeta_geom g;
+	if (!bytes)
+		return;
+	ts_fsmeta_geom_of(bytes, m->p.inode_size, &g);
+	ts_fsmeta_set_geom(m, &g);
+}
+
+static uint32_t le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint16_t le16(const unsigned char *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+/* The ext4 superblock's fields (fs/ext4/ext4.h, struct ext4_super_block):
+ * byte offsets in it, and the feature bits the layout depends on. */
+enum {
+	SB_BLOCKS_LO = 0x04, SB_FIRST_DATA = 0x14, SB_LOG_BLOCK = 0x18, SB_BPG = 0x20,
+	SB_IPG = 0x28, SB_MAGIC = 0x38, SB_INODE_SIZE = 0x58, SB_COMPAT = 0x5c,
+	SB_INCOMPAT = 0x60, SB_RO_COMPAT = 0x64, SB_RSV_GDT = 0xce, SB_DESC_SIZE = 0xfe,
+	SB_BLOCKS_HI = 0x150, SB_LOG_FLEX = 0x174,
+	COMPAT_RESIZE_INODE = 0x10, COMPAT_SPARSE_SUPER2 = 0x200, INCOMPAT_64BIT = 0x80,
+	INCOMPAT_FLEX_BG = 0x200, RO_COMPAT_SPARSE_SUPER = 0x1, RO_COMPAT_BIGALLOC = 0x200,
+};
+
+int ts_fsmeta_geom_read(const char *image, struct ts_fsmeta_geom *g, char *err, size_t errlen)
+{
+	unsigned char sb[1024];
+	int fd = open(image, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+		snprintf(err, errlen, "%s: cannot open: %s", image, strerror(e));
+		return -e;
+	}
+	ssize_t got = pread(fd, sb, sizeof(sb), 1024);
+	close(fd);
+	if (got != (ssize_t)sizeof(sb) || le16(sb + SB_MAGIC) != 0xef53) {
+		snprintf(err, errlen, "%s: no ext4 superblock at byte 1024 (an xfs image, or "
+			 "not a file system)", image);
+		return -EINVAL;
+	}
+	uint32_t log = le32(sb + SB_LOG_BLOCK), compat = le32(sb + SB_COMPAT);
+	uint32_t incompat = le32(sb + SB_INCOMPAT), ro = le32(sb + SB_RO_COMPAT);
+	if (log > 6) {
+		snprintf(err, errlen, "%s: ext4 block size 2^%u KiB", image, log);
+		return -EINVAL;
+	}
+	struct ts_fsmeta_geom x = {
+		.blocks = le32(sb + SB_BLOCKS_LO) |
+			  (incompat & INCOMPAT_64BIT ? (uint64_t)le32(sb + SB_BLOCKS_HI) << 32 : 0),
+		.block = 1024U << log,
+		.bpg = le32(sb + SB_BPG),
+		.ipg = le32(sb + SB_IPG),
+		.inode_size = le16(sb + SB_INODE_SIZE) ? le16(sb + SB_INODE_SIZE) : 128,
+		.rsv_gdt = compat & COMPAT_RESIZE_INODE ? le16(sb + SB_RSV_GDT) : 0,
+		.desc_size = incompat & INCOMPAT_64BIT ? le16(sb + SB_DESC_SIZE) : 32,
+		.flex = incompat & INCOMPAT_FLEX_BG ? 1U << TS_MIN(sb[SB_LOG_FLEX], 31) : 1,
+	};
+	/* the layout rule's own assumptions: backups in groups 0, 1 and the
+	 * powers of 3, 5 and 7 (sparse_super), a block a cluster, the first
+	 * data block mke2fs's */
+	const char *why = !(ro & RO_COMPAT_SPARSE_SUPER) || compat & COMPAT_SPARSE_SUPER2
+				  ? "its backup superblocks are not sparse_super's"
+			  : ro & RO_COMPAT_BIGALLOC ? "bigalloc"
+			  : le32(sb + SB_FIRST_DATA) != (x.block == 1024) ? "its first data block"
+			  : !x.blocks || !x.bpg || x.bpg % 8 || x.bpg > 8 * x.block || !x.ipg ||
+				    x.ipg % 8 || x.ipg > 8 * x.block
+			      ? "its group sizes"
+			  : x.inode_size < 128 || x.inode_size > x.block ||
+				    (x.inode_size & (x.inode_size - 1))
+			      ? "its inode size"
+			  : (x.desc_size != 32 && x.desc_size != 64) ? "its descriptor size"
+			  : x.rsv_gdt > x.block / 4		     ? "its reserved descriptor blocks"
+								     : NULL;
+	if (why) {
+		snprintf(err, errlen, "%s: an ext4 layout this rule does not lay out (%s)", image,
+			 why);
+		return -EINVAL;
+	}
+	*g = x;
+	return 0;
 }
 
 uint64_t ts_fsmeta_block(const struct ts_fsmeta *m)

@@ -158,6 +158,31 @@ void ts_fsmeta_set_inodes(struct ts_fsmeta *m, uint64_t used);
  * when every inode in it was in a block read before (the kernel keeps
  * the inodes it read; tier/fsmeta.c, relayout). */
 void ts_fsmeta_set_capacity(struct ts_fsmeta *m, uint64_t bytes);
+/* A file system's geometry, as its ext4 superblock gives it: what
+ * ts_fsmeta_set_capacity derives from a size (mke2fs's defaults), or
+ * what an image holds (ts_fsmeta_geom_read: made with other options, or
+ * by another mke2fs), for ts_fsmeta_set_geom. The trace format carries
+ * it (traces/FORMAT.md, version 12). */
+struct ts_fsmeta_geom {
+	uint64_t blocks;     /* s_blocks_count */
+	uint32_t block;	     /* bytes (1024 << s_log_block_size) */
+	uint32_t bpg, ipg;   /* blocks and inodes per group */
+	uint32_t inode_size; /* bytes */
+	uint32_t rsv_gdt;    /* reserved descriptor blocks (resize_inode) */
+	uint32_t desc_size;  /* a group descriptor's bytes: 32, 64 with 64bit */
+	uint32_t flex;	     /* groups per flex group (flex_bg), 1 without */
+};
+/* mke2fs's geometry for a disk of @bytes (its defaults: the rule of
+ * ts_fsmeta_set_capacity), with inodes of @inode_size bytes (0: 256). */
+void ts_fsmeta_geom_of(uint64_t bytes, unsigned inode_size, struct ts_fsmeta_geom *g);
+/* The geometry of the ext4 file system in @image (its superblock at byte
+ * 1024). 0, or -errno with one line in @err: no ext4 there (an xfs
+ * image), or a layout the rule does not follow (no sparse_super, bigalloc). */
+TS_WUR int ts_fsmeta_geom_read(const char *image, struct ts_fsmeta_geom *g, char *err,
+			       size_t errlen);
+/* The inode tables laid out for @g, as ts_fsmeta_set_capacity does for a
+ * size (and again, as there, after lookups). */
+void ts_fsmeta_set_geom(struct ts_fsmeta *m, const struct ts_fsmeta_geom *g);
 /* The block size the rule reads with (the layout's, or @p's). */
 uint64_t ts_fsmeta_block(const struct ts_fsmeta *m);
 

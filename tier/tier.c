@@ -162,6 +162,7 @@ int ts_tier_new(const struct ts_tier_cfg *cfg, struct ts_tier **out, char *err, 
 						.ra_max = cfg->ra_max,
 						.io_max = (uint64_t)cfg->profile->queue.max_sectors_kb * 1024,
 						.mem_bps = cfg->mem_bps,
+						.ra_kernel = cfg->ra_kernel,
 						.evict = cfg->evict,
 						.evict_ctx = cfg->evict_ctx };
 		t->cache = ts_tier_cache_new(&cc);

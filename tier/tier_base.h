@@ -442,6 +442,14 @@ struct ts_tier_cfg {
 	uint64_t dirty_limit;  /* bytes of dirty data before writes throttle; 0 = 20% of mem */
 	uint64_t ra_max;       /* largest readahead window in bytes; 0 = 128 KiB (Linux's default) */
 	uint64_t mem_bps;      /* page-cache copy rate in bytes/s; 0 = the built-in figure */
+	/* The Linux whose read() readahead the page-cache model follows, as
+	 * major * 100 + minor (618: 6.18; 0: the default, windows placed as
+	 * before 6.16). From TS_TIER_RA_ALIGNED_SINCE an async window's end
+	 * is rounded down to its folios' size (tier/cache.c, ra_window);
+	 * before, windows follow one another at their ramped sizes alone.
+	 * Not a tierfs option: a replay's setting (tiersim replay
+	 * --ra-kernel), for the kernel it predicts. */
+	unsigned ra_kernel;
 	ts_tier_evict_fn evict;
 	void *evict_ctx;
 	struct ts_tier_ebs ebs; /* the instance's EBS limits (all 0: none) */
@@ -459,6 +467,10 @@ struct ts_tier_cfg {
 	 * a bucket's index and add less per request. Timing is the same. */
 	bool no_lat;
 };
+/* From this kernel on windows' ends are aligned (mm/readahead.c,
+ * page_cache_async_ra: "mm/readahead: Terminate async readahead on
+ * natural boundary", Ryan Roberts, merged for Linux 6.16). */
+#define TS_TIER_RA_ALIGNED_SINCE 616u
 /* Options for the numeric fields of struct ts_tier_cfg (capacity, mem, seed,
  * floor, dirty_limit, ra_max, mem_bps), for tierfs -o and Lua setters. */
 extern const struct ts_opt ts_tier_cfg_opts[];

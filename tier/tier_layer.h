@@ -105,6 +105,7 @@ TS_WUR int ts_tier_instance_layers(struct ts_tier_instance *in, struct ts_tier_l
 struct ts_tier_cache_cfg {
 	uint64_t mem, dirty_limit, ra_max, mem_bps;
 	uint64_t io_max; /* the device's largest request (max_sectors_kb); 0 = Linux's 1280 KiB */
+	unsigned ra_kernel; /* struct ts_tier_cfg's: the Linux whose readahead is modeled */
 	ts_tier_evict_fn evict;
 	void *evict_ctx;
 };

@@ -133,6 +133,13 @@ int ts_trace_dump(FILE *out, const struct ts_trace *t)
 		if (model & TS_TRACE_MODEL_LOOP_PARTS)
 			fprintf(out, " loop_size_ns=%" PRIu64 " loop_window_ns=%" PRIu64,
 				h->loop_size_ns, h->loop_window_ns);
+		if (model & TS_TRACE_MODEL_FS)
+			fprintf(out,
+				" fs_blocks=%" PRIu64 " fs_block=%llu fs_bpg=%" PRIu32
+				" fs_ipg=%" PRIu32 " fs_inode=%u fs_rsv_gdt=%u fs_flex=%llu fs_desc=%u",
+				h->fs_blocks, 1ULL << h->fs_block_log, h->fs_bpg, h->fs_ipg,
+				(unsigned)h->fs_inode_size, (unsigned)h->fs_rsv_gdt,
+				1ULL << h->fs_flex_log, (unsigned)h->fs_desc_size);
 	}
 	fputc('\n', out);
 	for (size_t i = 0; i < t->nitems; i++) {
@@ -307,6 +314,35 @@ static int model_field(struct ts_trace_hdr *h, const char *k, const char *v)
 		return ts_trace_parse_u64(v, UINT64_MAX, &h->loop_size_ns) ? 1 : 0;
 	if (!strcmp(k, "loop_window_ns"))
 		return ts_trace_parse_u64(v, UINT64_MAX, &h->loop_window_ns) ? 1 : 0;
+	/* version 12's geometry: the block and flex group sizes as powers of
+	 * two, the rest as the fields hold them */
+	uint64_t x;
+	if (!strcmp(k, "fs_blocks"))
+		return ts_trace_parse_u64(v, UINT64_MAX, &h->fs_blocks) ? 1 : 0;
+	if (!strcmp(k, "fs_block") || !strcmp(k, "fs_flex")) {
+		if (ts_trace_parse_u64(v, 1ULL << 31, &x) || !x || (x & (x - 1)))
+			return 1;
+		*(k[3] == 'b' ? &h->fs_block_log : &h->fs_flex_log) = (uint8_t)__builtin_ctzll(x);
+		return 0;
+	}
+	if (!strcmp(k, "fs_bpg") || !strcmp(k, "fs_ipg")) {
+		if (ts_trace_parse_u64(v, UINT32_MAX, &x))
+			return 1;
+		*(k[3] == 'b' ? &h->fs_bpg : &h->fs_ipg) = (uint32_t)x;
+		return 0;
+	}
+	if (!strcmp(k, "fs_inode") || !strcmp(k, "fs_rsv_gdt")) {
+		if (ts_trace_parse_u64(v, UINT16_MAX, &x))
+			return 1;
+		*(k[3] == 'i' ? &h->fs_inode_size : &h->fs_rsv_gdt) = (uint16_t)x;
+		return 0;
+	}
+	if (!strcmp(k, "fs_desc")) {
+		if (ts_trace_parse_u64(v, UINT8_MAX, &x))
+			return 1;
+		h->fs_desc_size = (uint8_t)x;
+		return 0;
+	}
 	for (size_t i = 0; i < TS_ARRAY_SIZE(model_keys); i++)
 		if (!strcmp(k, model_keys[i].key))
 			return ts_trace_parse_u64(v, UINT64_MAX,
@@ -369,7 +405,7 @@ static int header_line(const struct ts_trace_where *w, struct ts_trace_hdr *h,
 				       "does not have (0x80, the EBS limits, is version 5's; 0x100, "
 				       "the loop hop, version 6's; 0x200, its size and window parts, "
 				       "version 7's; 0x400, the disk image, version 8's; 0x800, carry, "
-				       "version 10's)",
+				       "version 10's; 0x1000, the image's geometry, version 12's)",
 				    h->model, h->version);
 	for (size_t i = 0; i < TS_ARRAY_SIZE(model_keys); i++)
 		if (!(h->model & model_keys[i].bit) &&
@@ -392,6 +428,8 @@ static int header_line(const struct ts_trace_where *w, struct ts_trace_hdr *h,
 		return ts_trace_bad(w, "header: model= sets the loop hop's parts (0x200) "
 				       "without the hop (0x100)");
 	char why[256];
+	if (ts_trace_hdr_fs_check(h, why, sizeof(why)))
+		return ts_trace_bad(w, "header: %s", why);
 	if (ts_trace_hdr_legacy(h, why, sizeof(why)))
 		return ts_trace_bad(w, "header mount_opts: %s", why);
 	return 0;

@@ -3,6 +3,7 @@
  * and the exact encoder. The layout is in trace.h and traces/FORMAT.md.
  */
 #include <endian.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <float.h>
 #include <pthread.h>
@@ -105,10 +106,10 @@ int ts_trace_parse_u64(const char *s, uint64_t max, uint64_t *out)
 
 /* ---- on-disk header ---- */
 
-/* The first 1000 bytes of the 1024-byte header; the rest is zero. Version
- * 1 and 2 end at host (888 bytes), 3 and 4 at mem_bps (936), 5 at
- * ebs_burst_s (976), 6 at loop_hop_ns (984); 8 adds no field, only a
- * model bit (TS_TRACE_MODEL_IMAGE). */
+/* The 1024-byte header. Version 1 and 2 end at host (888 bytes), 3 and 4
+ * at mem_bps (936), 5 at ebs_burst_s (976), 6 at loop_hop_ns (984), 7 to
+ * 11 at loop_window_ns (1000; 8 adds no field, only a model bit,
+ * TS_TRACE_MODEL_IMAGE); 12 fills it with the disk image's geometry. */
 struct disk_hdr {
 	char magic[8];
 	uint32_t version;
@@ -133,8 +134,13 @@ struct disk_hdr {
 	uint64_t loop_hop_ns;
 	/* version 7: its size and window parts (TS_TRACE_MODEL_LOOP_PARTS) */
 	uint64_t loop_size_ns, loop_window_ns;
+	/* version 12: the disk image's geometry (TS_TRACE_MODEL_FS) */
+	uint64_t fs_blocks;
+	uint32_t fs_bpg, fs_ipg;
+	uint16_t fs_rsv_gdt, fs_inode_size;
+	uint8_t fs_block_log, fs_flex_log, fs_desc_size, fs_pad;
 };
-_Static_assert(sizeof(struct disk_hdr) <= TS_TRACE_HDR_SIZE, "header layout");
+_Static_assert(sizeof(struct disk_hdr) == TS_TRACE_HDR_SIZE, "header layout");
 #define V2_HDR_END offsetof(struct disk_hdr, model) /* where version 2's reserved zeros began */
 _Static_assert(V2_HDR_END == 888, "version 2 header layout");
 #define V4_HDR_END offsetof(struct disk_hdr, ebs_iops) /* where version 4's reserved zeros began */
@@ -143,11 +149,14 @@ _Static_assert(V4_HDR_END == 936, "version 4 header layout");
 _Static_assert(V5_HDR_END == 976, "version 5 header layout");
 #define V6_HDR_END offsetof(struct disk_hdr, loop_size_ns) /* where version 6's reserved zeros began */
 _Static_assert(V6_HDR_END == 984, "version 6 header layout");
+#define V11_HDR_END offsetof(struct disk_hdr, fs_blocks) /* where version 11's reserved zeros began */
+_Static_assert(V11_HDR_END == 1000, "version 11 header layout");
 
 /* Where @version's reserved zeros begin. */
 static size_t hdr_end(uint32_t version)
 {
-	return version >= 7   ? sizeof(struct disk_hdr)
+	return version >= 12  ? offsetof(struct disk_hdr, fs_pad)
+	       : version >= 7 ? V11_HDR_END
 	       : version >= 6 ? V6_HDR_END
 	       : version >= 5 ? V5_HDR_END
 	       : version >= 3 ? V4_HDR_END
@@ -196,6 +205,16 @@ static void hdr_encode(const struct ts_trace_hdr *h, unsigned char out[TS_TRACE_
 	if (d.model & TS_TRACE_MODEL_LOOP_PARTS) {
 		d.loop_size_ns = h->loop_size_ns;
 		d.loop_window_ns = h->loop_window_ns;
+	}
+	if (d.model & TS_TRACE_MODEL_FS) {
+		d.fs_blocks = h->fs_blocks;
+		d.fs_bpg = h->fs_bpg;
+		d.fs_ipg = h->fs_ipg;
+		d.fs_rsv_gdt = h->fs_rsv_gdt;
+		d.fs_inode_size = h->fs_inode_size;
+		d.fs_block_log = h->fs_block_log;
+		d.fs_flex_log = h->fs_flex_log;
+		d.fs_desc_size = h->fs_desc_size;
 	}
 	memcpy(out, &d, sizeof(d));
 }
@@ -1016,6 +1035,43 @@ static void hdr_decode(const struct disk_hdr *d, struct ts_trace_hdr *h)
 	h->loop_hop_ns = d->loop_hop_ns;
 	h->loop_size_ns = d->loop_size_ns;
 	h->loop_window_ns = d->loop_window_ns;
+	h->fs_blocks = d->fs_blocks;
+	h->fs_bpg = d->fs_bpg;
+	h->fs_ipg = d->fs_ipg;
+	h->fs_rsv_gdt = d->fs_rsv_gdt;
+	h->fs_inode_size = d->fs_inode_size;
+	h->fs_block_log = d->fs_block_log;
+	h->fs_flex_log = d->fs_flex_log;
+	h->fs_desc_size = d->fs_desc_size;
+}
+
+int ts_trace_hdr_fs_check(const struct ts_trace_hdr *h, char *why, size_t n)
+{
+	if (!(h->model & TS_TRACE_MODEL_FS)) {
+		if (h->fs_blocks || h->fs_bpg || h->fs_ipg || h->fs_rsv_gdt || h->fs_inode_size ||
+		    h->fs_block_log || h->fs_flex_log || h->fs_desc_size) {
+			snprintf(why, n, "a geometry field (fs_*) without its bit (0x1000)");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	uint64_t bs = h->fs_block_log >= 10 && h->fs_block_log <= 16 ? 1ULL << h->fs_block_log : 0;
+	const char *bad = !bs					       ? "fs_block (1-64 KiB)"
+			  : !h->fs_blocks			       ? "fs_blocks (> 0)"
+			  : !h->fs_bpg || h->fs_bpg % 8 || h->fs_bpg > 8 * bs ? "fs_bpg"
+			  : !h->fs_ipg || h->fs_ipg % 8 || h->fs_ipg > 8 * bs ? "fs_ipg"
+			  : h->fs_inode_size < 128 || h->fs_inode_size > bs ||
+				    (h->fs_inode_size & (h->fs_inode_size - 1))
+			      ? "fs_inode (a power of two, 128 bytes to a block)"
+			  : h->fs_desc_size != 32 && h->fs_desc_size != 64 ? "fs_desc (32 or 64)"
+			  : h->fs_flex_log > 31					  ? "fs_flex (2^0 to 2^31)"
+			  : h->fs_rsv_gdt > bs / 4 ? "fs_rsv_gdt (at most a block's / 4)"
+						   : NULL;
+	if (bad) {
+		snprintf(why, n, "geometry field %s out of range", bad);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* Version 3's model fields: known bits, and zero where no bit sets them;
@@ -1039,6 +1095,58 @@ static bool model_ok(const struct disk_hdr *d)
 	       (m & TS_TRACE_MODEL_LOOP_HOP || !d->loop_hop_ns) &&
 	       (m & TS_TRACE_MODEL_LOOP_PARTS ? m & TS_TRACE_MODEL_LOOP_HOP
 					      : !d->loop_size_ns && !d->loop_window_ns);
+}
+
+int ts_trace_set_fs(const char *path, const struct ts_trace_hdr *h, char *err, size_t errlen)
+{
+	unsigned char buf[TS_TRACE_HDR_SIZE];
+	struct disk_hdr d;
+	char why[160];
+	struct ts_trace_hdr g = *h;
+	g.model |= TS_TRACE_MODEL_FS;
+	if (ts_trace_hdr_fs_check(&g, why, sizeof(why))) {
+		snprintf(err, errlen, "%s: %s", path, why);
+		return -EINVAL;
+	}
+	int fd = open(path, O_RDWR | O_CLOEXEC), ret = 0;
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return ret;
+	}
+	ssize_t got = pread(fd, buf, sizeof(buf), 0);
+	if (got != (ssize_t)sizeof(buf) || memcmp(buf, TS_TRACE_MAGIC, sizeof(d.magic))) {
+		snprintf(err, errlen, "%s: no trace header to write the geometry into", path);
+		close(fd);
+		return TS_E_FORMAT;
+	}
+	memcpy(&d, buf, sizeof(d));
+	if (d.version < 12) {
+		snprintf(err, errlen, "%s: a version %u trace has no geometry fields (version 12's)",
+			 path, d.version);
+		close(fd);
+		return TS_E_VERSION;
+	}
+	d.model |= TS_TRACE_MODEL_FS;
+	d.fs_blocks = g.fs_blocks;
+	d.fs_bpg = g.fs_bpg;
+	d.fs_ipg = g.fs_ipg;
+	d.fs_rsv_gdt = g.fs_rsv_gdt;
+	d.fs_inode_size = g.fs_inode_size;
+	d.fs_block_log = g.fs_block_log;
+	d.fs_flex_log = g.fs_flex_log;
+	d.fs_desc_size = g.fs_desc_size;
+	d.fs_pad = 0;
+	/* the header alone: the writer wrote it at open and appends after it */
+	if (pwrite(fd, &d, sizeof(d), 0) != (ssize_t)sizeof(d)) {
+		ret = errno ? -errno : -EIO;
+		snprintf(err, errlen, "%s: writing the geometry: %s", path, strerror(-ret));
+	}
+	if (close(fd) && !ret) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	}
+	return ret;
 }
 
 /* Grows *@p (of *@cap elements of @size) to hold @need elements. */
@@ -1385,6 +1493,8 @@ int ts_trace_read_mem(const void *buf, size_t len, const char *name, struct ts_t
 	ts_trace_init(t);
 	hdr_decode(&d, &t->hdr);
 	char why[256];
+	if (ts_trace_hdr_fs_check(&t->hdr, why, sizeof(why)))
+		FAIL(TS_E_CORRUPT, "%s: header: %s", name, why);
 	if (ts_trace_hdr_legacy(&t->hdr, why, sizeof(why)))
 		FAIL(TS_E_CORRUPT, "%s: header mount_opts: %s", name, why);
 

@@ -25,7 +25,7 @@
 #include "core/ts.h"
 
 #define TS_TRACE_MAGIC "TSTRACE" /* 8 bytes with the NUL */
-#define TS_TRACE_VERSION 11	  /* what the writer writes */
+#define TS_TRACE_VERSION 12	  /* what the writer writes */
 #define TS_TRACE_VERSION_MIN 1 /* the oldest the reader reads (no CPU samples) */
 #define TS_TRACE_HDR_SIZE 1024
 #define TS_TRACE_REC_SIZE 64
@@ -239,6 +239,19 @@ struct ts_trace_hdr {
 	/* Version 10 adds TS_TRACE_MODEL_CARRY, without a field: tierfs
 	 * carried round trips (carry=). Before, the reader sets it from
 	 * "carry=true" in mount_opts, where tierfs wrote it. */
+	/* Version 12: the geometry of the disk image's ext4, read from its
+	 * superblock (block mode: tiersim disk mount --trace, tiersim
+	 * record --fs ext4); set with TS_TRACE_MODEL_FS, all 0 without it.
+	 * A replay lays the file system out with it (tier/fsmeta.h,
+	 * ts_fsmeta_set_geom) instead of mke2fs's defaults for a size. */
+	uint64_t fs_blocks;	/* s_blocks_count */
+	uint32_t fs_bpg;	/* s_blocks_per_group */
+	uint32_t fs_ipg;	/* s_inodes_per_group */
+	uint16_t fs_rsv_gdt;	/* s_reserved_gdt_blocks */
+	uint16_t fs_inode_size; /* s_inode_size, bytes */
+	uint8_t fs_block_log;	/* log2 of the block size in bytes (10-16) */
+	uint8_t fs_flex_log;	/* s_log_groups_per_flex (0: no flex_bg) */
+	uint8_t fs_desc_size;	/* a group descriptor's bytes: 32, or 64 (64bit) */
 };
 /* Which of the header's model options it sets; CAPACITY and MEM say that
  * capacity and mem are the model's (0 included), not only informative. */
@@ -255,9 +268,11 @@ struct ts_trace_hdr {
 #define TS_TRACE_MODEL_IMAGE 0x400 /* version 8 on: the mount served a disk image (no field) */
 #define TS_TRACE_MODEL_ALL 0x7ff /* the tier model's options (tierfs sets them all) */
 #define TS_TRACE_MODEL_CARRY 0x800 /* version 10 on: tierfs carried round trips (no field) */
+#define TS_TRACE_MODEL_FS 0x1000 /* version 12 on: the disk image's geometry (the fs_* fields) */
 /* The bits a header of @version may set. */
 #define TS_TRACE_MODEL_OF(version)                                                                 \
-	((version) >= 10  ? 0xfffu                                                                  \
+	((version) >= 12  ? 0x1fffu                                                                 \
+	 : (version) >= 10 ? 0xfffu                                                                 \
 	 : (version) >= 8 ? TS_TRACE_MODEL_ALL                                                      \
 	 : (version) >= 7 ? 0x3ffu                                                                  \
 	 : (version) >= 6 ? 0x1ffu                                                                  \
@@ -276,6 +291,23 @@ struct ts_trace_hdr {
  * header before version 10 whose mount_opts turn carry= on gets
  * TS_TRACE_MODEL_CARRY (dropped again by the writers too). */
 TS_WUR int ts_trace_hdr_legacy(struct ts_trace_hdr *h, char *why, size_t n);
+
+/* Version 12's geometry: with TS_TRACE_MODEL_FS in h->model, fields a
+ * mkfs.ext4 could have written (blocks > 0, a block of 1-64 KiB, groups
+ * of a multiple of 8 blocks and inodes, at most 8 x block of each, an
+ * inode a power of two from 128 bytes to a block, descriptors of 32 or
+ * 64 bytes, at most 2^31 groups a flex group); without it, all zero.
+ * 0, or -EINVAL with one line naming the field in @why. */
+TS_WUR int ts_trace_hdr_fs_check(const struct ts_trace_hdr *h, char *why, size_t n);
+
+/* Writes the disk image's geometry into the header of the trace file at
+ * @path (@h's fs_* fields and TS_TRACE_MODEL_FS; the rest of the file
+ * as it is): block mode's recorder calls it once the mount's tierfs has
+ * opened the trace (the writer writes the header once, at open). The
+ * file must be a version 12 trace. 0 or -errno / TS_E_* with one line in
+ * @err. */
+TS_WUR int ts_trace_set_fs(const char *path, const struct ts_trace_hdr *h, char *err,
+			   size_t errlen);
 
 const char *ts_trace_op_name(unsigned op);
 /* Op from its name ("read", "fdatasync"); TS_OP_NONE when unknown. */

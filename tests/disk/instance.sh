@@ -18,7 +18,7 @@ cmp -s "$TMPD/data/f" "$MNT/f" || fail "the file read back differs"
 check_clean "mount --instance"
 # t3.medium (AWS's EBS-optimized table): 2,000 IOPS and 43.43 MB/s, at
 # most 11,800 and 260.57 MB/s for 30 minutes
-"$TIERSIM" trace dump "$TMPD/i.trace" | grep -q '^header .* ebs_iops=2000 ebs_max_iops=11800 ebs_bps=43430000 ebs_max_bps=260570000 ebs_burst_s=1800 loop_hop_ns=[0-9]* loop_size_ns=[0-9]* loop_window_ns=[0-9]*$' ||
+"$TIERSIM" trace dump "$TMPD/i.trace" | grep -q '^header .* ebs_iops=2000 ebs_max_iops=11800 ebs_bps=43430000 ebs_max_bps=260570000 ebs_burst_s=1800 loop_hop_ns=[0-9]* loop_size_ns=[0-9]* loop_window_ns=[0-9]* fs_blocks=65536 fs_block=1024 fs_bpg=8192 fs_ipg=2048 fs_inode=256 fs_rsv_gdt=256 fs_flex=16 fs_desc=64$' ||
 	fail "the device's trace lacks the instance's limits: $("$TIERSIM" trace dump "$TMPD/i.trace" | grep '^header')"
 "$TIERSIM" replay "$TMPD/i.trace" --virtual --tier aws-gp3 --no-wakes >"$TMPD/r.out" 2>&1 ||
 	fail "replay failed: $(tail -2 "$TMPD/r.out")"

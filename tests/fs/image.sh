@@ -57,9 +57,9 @@ print("%s:%s" % (r.get("device_reads", 0), r.get("device_read_bytes", 0)))') ||
 	[ "${got%:*}" = "${want%:*}" ] && [ "$n" = file -o "$got" = "$want" ] ||
 		fail "$n: the replay read $got (reads:bytes), tierfs $want"
 done
-"$B" trace dump "$TMPD/image.trace" | grep -q '^header version=11 .* model=1279 ' ||
+"$B" trace dump "$TMPD/image.trace" | grep -q '^header version=12 .* model=1279 ' ||
 	fail "the image mount's trace has no image bit: $("$B" trace dump "$TMPD/image.trace" | grep '^header')"
-"$B" trace dump "$TMPD/file.trace" | grep -q '^header version=11 .* model=2303 ' ||
+"$B" trace dump "$TMPD/file.trace" | grep -q '^header version=12 .* model=2303 ' ||
 	fail "the file mount's trace has the image bit: $("$B" trace dump "$TMPD/file.trace" | grep '^header')"
 grep -v "trace $TMPD/.*\.trace written" "$LOG" >"$LOG.rest"
 mv "$LOG.rest" "$LOG"

@@ -19,7 +19,7 @@ tfs_umount_traced
 [ -x "$B" ] || exit 0
 
 "$B" trace dump "$TMPD/run.trace" >"$TMPD/run.txt" || fail "trace dump"
-grep -q '^header version=11 ' "$TMPD/run.txt" || fail "not a version 11 trace: $(grep ^header "$TMPD/run.txt")"
+grep -q '^header version=12 ' "$TMPD/run.txt" || fail "not a version 12 trace: $(grep ^header "$TMPD/run.txt")"
 # the root, b/ and its files with their numbers, a folder's blocks, the
 # backing file's own inode, and the inodes in use (549 the last: 550)
 node() { awk -v p="\"$1\"" '$1 == "path" && $3 == p { $1 = $2 = $3 = ""; sub(/^ +/, ""); print }' "$TMPD/run.txt"; }
@@ -36,7 +36,7 @@ rep=$(replay_meta_bytes "$TMPD/run.trace") || exit 1
 [ "$rep" = "$live" ] || fail "the replay read $rep bytes, tierfs $live"
 # the same trace without the numbers (as version 10 wrote it) numbers its
 # own paths, all inside the root's window: less
-sed 's/^header version=11 /header version=10 /; s/^\(path [0-9]* "[^"]*"\) ino=.*/\1/' \
+sed 's/^header version=12 /header version=10 /; s/^\(path [0-9]* "[^"]*"\) ino=.*/\1/' \
 	"$TMPD/run.txt" >"$TMPD/v10.txt"
 "$B" trace undump "$TMPD/v10.txt" -o "$TMPD/v10.trace" || fail "undump of the version 10 form"
 old=$(replay_meta_bytes "$TMPD/v10.trace") || exit 1

@@ -927,6 +927,99 @@ static void test_declared(struct ts_tier_set *set)
 	}
 }
 
+/* An image's own geometry (ts_fsmeta_geom_read, ts_fsmeta_set_geom;
+ * trace format 12): mke2fs's defaults for a size are what
+ * ts_fsmeta_set_capacity lays out, and a superblock's fields are read as
+ * ext4 writes them. */
+static void put32(unsigned char *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void test_geom(void)
+{
+	struct ts_fsmeta_geom g;
+	/* tiersim disk make --size 2GiB (mkfs.ext4, e2fsprogs 1.47: dumpe2fs
+	 * -h says 524288 blocks, 32768 and 8192 a group, 255 reserved GDT
+	 * blocks, 256-byte inodes, 64-byte descriptors, flex_bg 16) */
+	ts_fsmeta_geom_of(2ULL << 30, 0, &g);
+	CHECK(g.blocks == 524288 && g.block == 4096 && g.bpg == 32768 && g.ipg == 8192 &&
+	      g.rsv_gdt == 255 && g.inode_size == 256 && g.desc_size == 64 && g.flex == 16);
+	/* the same layout by either call */
+	struct ts_fsmeta_io a[TS_FSMETA_MAX_IO], b[TS_FSMETA_MAX_IO];
+	static const uint64_t sizes[] = { 256ULL << 20, 1ULL << 30, 5ULL << 30, 500ULL << 30 };
+	for (size_t i = 0; i < TS_ARRAY_SIZE(sizes); i++) {
+		struct ts_fsmeta *x = NULL, *y = NULL;
+		CHECK(ts_fsmeta_new(ext4, &x) == 0);
+		CHECK(ts_fsmeta_new(ext4, &y) == 0);
+		if (!x || !y)
+			return;
+		ts_fsmeta_set_capacity(x, sizes[i]);
+		ts_fsmeta_geom_of(sizes[i], 0, &g);
+		ts_fsmeta_set_geom(y, &g);
+		for (uint64_t ino = 13; ino < 40000; ino += 9973) {
+			struct ts_fsmeta_node f = { ino, ino, 0 };
+			unsigned n = ts_fsmeta_inode(x, &f, a, TS_FSMETA_MAX_IO);
+			CHECK_EQ_U64(ts_fsmeta_inode(y, &f, b, TS_FSMETA_MAX_IO), n);
+			for (unsigned k = 0; k < n; k++)
+				CHECK(a[k].off == b[k].off && a[k].len == b[k].len);
+		}
+		ts_fsmeta_free(x);
+		ts_fsmeta_free(y);
+	}
+	/* another geometry, another place: 1 GiB without flex_bg (mkfs.ext4
+	 * -O ^flex_bg: group 0's table after its bitmaps, block 131, where
+	 * flex_bg packs 8 groups' bitmaps before it: 145) */
+	ts_fsmeta_geom_of(1ULL << 30, 0, &g);
+	g.flex = 1;
+	struct ts_fsmeta *m;
+	CHECK(ts_fsmeta_new(ext4, &m) == 0);
+	ts_fsmeta_set_geom(m, &g);
+	struct ts_fsmeta_node f = { 7, 1 + 33 * 16, 0 };
+	unsigned n = ts_fsmeta_inode(m, &f, a, TS_FSMETA_MAX_IO);
+	CHECK(n >= 1 && abs_blk(a[n - 1].off, 4096) == 131 + 33);
+	ts_fsmeta_free(m);
+
+	/* a superblock as ext4 writes it: 64bit, flex_bg 2^4, resize_inode,
+	 * sparse_super; 2 GiB of 4 KiB blocks */
+	char path[] = "/tmp/ts_test_geom_XXXXXX";
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	static unsigned char img[4096];
+	unsigned char *sb = img + 1024;
+	put32(sb + 0x04, 524288);
+	put32(sb + 0x18, 2); /* 1024 << 2 */
+	put32(sb + 0x20, 32768);
+	put32(sb + 0x28, 8192);
+	sb[0x38] = 0x53, sb[0x39] = 0xef;
+	sb[0x58] = 0, sb[0x59] = 1; /* 256 */
+	put32(sb + 0x5c, 0x10);	   /* resize_inode */
+	put32(sb + 0x60, 0x280);   /* 64bit, flex_bg */
+	put32(sb + 0x64, 0x1);	   /* sparse_super */
+	sb[0xce] = 255;
+	sb[0xfe] = 64;
+	sb[0x174] = 4;
+	CHECK(pwrite(fd, img, sizeof(img), 0) == (ssize_t)sizeof(img));
+	char err[256];
+	struct ts_fsmeta_geom r;
+	CHECK(ts_fsmeta_geom_read(path, &r, err, sizeof(err)) == 0);
+	ts_fsmeta_geom_of(2ULL << 30, 0, &g);
+	CHECK(r.blocks == g.blocks && r.block == g.block && r.bpg == g.bpg && r.ipg == g.ipg &&
+	      r.inode_size == g.inode_size && r.rsv_gdt == g.rsv_gdt &&
+	      r.desc_size == g.desc_size && r.flex == g.flex);
+	put32(sb + 0x64, 0x201); /* bigalloc */
+	CHECK(pwrite(fd, img, sizeof(img), 0) == (ssize_t)sizeof(img));
+	CHECK(ts_fsmeta_geom_read(path, &r, err, sizeof(err)) == -EINVAL);
+	CHECK(strstr(err, "bigalloc") != NULL);
+	sb[0x38] = 0; /* no ext4 there */
+	CHECK(pwrite(fd, img, sizeof(img), 0) == (ssize_t)sizeof(img));
+	CHECK(ts_fsmeta_geom_read(path, &r, err, sizeof(err)) == -EINVAL);
+	CHECK(strstr(err, "no ext4 superblock") != NULL);
+	close(fd);
+	unlink(path);
+}
+
 int main(void)
 {
 	char err[512];
@@ -942,6 +1035,7 @@ int main(void)
 	test_lookup();
 	test_window_edge();
 	test_layout_mkfs();
+	test_geom();
 	test_window_absolute();
 	test_relayout();
 	test_mount_cap();

@@ -53,9 +53,9 @@ check "bad exit" test $? = 1
 check "bad message" grep -q "bad.txt:6: field 5 (offset)" "$T/bad.err"
 check "bad is one line" test "$(wc -l < "$T/bad.err")" = 1
 # unknown version
-printf 'header version=12\n' > "$T/v10.txt"
+printf 'header version=13\n' > "$T/v10.txt"
 "$B" trace undump "$T/v10.txt" -o "$T/v10.trace" 2> "$T/v10.err"
-check "v12 refused" grep -q "version 12" "$T/v10.err"
+check "v13 refused" grep -q "version 13" "$T/v10.err"
 "$B" trace dump /nonexistent 2> "$T/ne.err"
 check "missing file exit" test $? = 1
 check "missing file named" grep -q "/nonexistent" "$T/ne.err"

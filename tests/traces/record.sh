@@ -37,7 +37,7 @@ print(v)" "$1"; }
 "$B" trace dump "$TMPD/run.trace" > "$TMPD/run.txt"
 grep -q 'mount_opts="tier=ssd-cloud,capacity=107374182400,mem=0,seed=7,floor=[0-9]*ns' "$TMPD/run.txt" ||
 	fail "header lacks the model options: $(grep ^header "$TMPD/run.txt")"
-grep -q '^header version=11 .* model=2303 seed=7 floor_ns=[0-9]* dirty_limit=0 ra_max=0 mem_bps=0 ebs_iops=0 ebs_max_iops=0 ebs_bps=0 ebs_max_bps=0 ebs_burst_s=0$' \
+grep -q '^header version=12 .* model=2303 seed=7 floor_ns=[0-9]* dirty_limit=0 ra_max=0 mem_bps=0 ebs_iops=0 ebs_max_iops=0 ebs_bps=0 ebs_max_bps=0 ebs_burst_s=0$' \
 	"$TMPD/run.txt" || fail "header lacks the model fields: $(grep ^header "$TMPD/run.txt")"
 # fallocate's aux: FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE (3)
 awk '$3=="fallocate" && $5==65536 && $6==65536 && $10==3 {n++} END {exit n != 1}' \
@@ -192,7 +192,7 @@ fio --name=r --filename="$MNT/data" --rw=randread --bs=4k --io_size=64k --size=1
 	--ioengine=psync --randseed=3 --output=/dev/null || fail "fio through the mount failed"
 tfs_umount
 "$B" trace dump "$TMPD/ebs.trace" > "$TMPD/ebs.txt" || fail "trace dump failed"
-grep -q '^header version=11 .* model=2303 .* ebs_iops=2000 ebs_max_iops=11800 ebs_bps=43430000 ebs_max_bps=260570000 ebs_burst_s=1800$' \
+grep -q '^header version=12 .* model=2303 .* ebs_iops=2000 ebs_max_iops=11800 ebs_bps=43430000 ebs_max_bps=260570000 ebs_burst_s=1800$' \
 	"$TMPD/ebs.txt" || fail "header lacks the EBS limits: $(grep ^header "$TMPD/ebs.txt")"
 "$B" replay "$TMPD/ebs.trace" --virtual --tier aws-gp3 > "$TMPD/ebs.out" || fail "replay failed"
 grep -q "EBS limits (the recording's) on the aws-\* tiers: 2000 IOPS, 43.43 MB/s" "$TMPD/ebs.out" ||

@@ -35,6 +35,42 @@ check "fs size: a 2 GiB image" test "$(kfs --fs-size 2GiB)" = "7135111 9 290816"
 # below 512 MiB mke2fs makes 1 KiB blocks: the same reads, a quarter of
 # the bytes (and 78848 = 77 KiB: the windows in 1 KiB blocks)
 check "fs size: 1 KiB blocks below 512 MiB" test "$(kfs --fs-size 256MiB | cut -d' ' -f2-)" = "9 78848"
+# Version 12: a block-mode trace carries its image's geometry (its ext4
+# superblock's), and the replay lays the file system out with it: the
+# same trace with a 2 GiB image's (mkfs.ext4's defaults for 2 GiB) lays
+# it out as --fs-size 2GiB does; one made otherwise (no flex_bg: each
+# group's table after its own bitmaps) elsewhere; --fs-size still wins.
+geo() { # MODEL FS_FLEX: the trace again with a geometry
+	sed "s/^header version=11 mem=0 model=255 /header version=12 mem=0 model=$1 fs_blocks=524288 fs_block=4096 fs_bpg=32768 fs_ipg=8192 fs_inode=256 fs_rsv_gdt=255 fs_flex=$2 fs_desc=64 /" \
+		"$T/v11.txt"
+}
+geo 4351 16 | mktrace g2
+geo 4351 1 | mktrace g2flat
+kfs_of() { # TRACE ARGS...
+	t=$1
+	shift
+	"$B" replay "$T/$t.trace" --virtual --kernel-fs --tier ssd-cloud --json "$@" 2>/dev/null |
+		jq -r '.results[1] | "\(.total_ns) \(.metadata_reads // 0) \(.device_read_bytes)"'
+}
+check "fs geometry: a 2 GiB image's, as --fs-size 2GiB" test "$(kfs_of g2)" = "$(kfs --fs-size 2GiB)"
+check "fs geometry: in the dump" \
+	test "$("$B" trace dump "$T/g2.trace" | grep -c ' fs_blocks=524288 fs_block=4096 fs_bpg=32768 fs_ipg=8192 fs_inode=256 fs_rsv_gdt=255 fs_flex=16 fs_desc=64$')" = 1
+check "fs geometry: without flex_bg, another layout" test "$(kfs_of g2flat)" != "$(kfs_of g2)"
+check "fs geometry: the same reads, elsewhere" \
+	test "$(kfs_of g2flat | cut -d' ' -f2-)" = "9 290816"
+check "fs geometry: --fs-size over the trace's" test "$(kfs_of g2flat --fs-size 500GiB)" = "$(kfs)"
+# the geometry's bit in a version 11 header, a field without its bit, a
+# field out of range: refused in one line
+geo 255 16 > "$T/nobit.txt"
+"$B" trace undump "$T/nobit.txt" -o "$T/nobit.trace" > "$T/nobit.out" 2>&1
+check "fs geometry: a field without its bit refused" test "$(grep -c 'without its bit (0x1000)' "$T/nobit.out")" = 1
+geo 4351 16 | sed 's/fs_bpg=32768/fs_bpg=12/' > "$T/bpg.txt"
+"$B" trace undump "$T/bpg.txt" -o "$T/bpg.trace" > "$T/bpg.out" 2>&1
+check "fs geometry: fs_bpg out of range refused" test "$(grep -c 'geometry field fs_bpg out of range' "$T/bpg.out")" = 1
+geo 4351 16 | sed 's/^header version=12 /header version=11 /' > "$T/v11g.txt"
+"$B" trace undump "$T/v11g.txt" -o "$T/v11g.trace" > "$T/v11g.out" 2>&1
+check "fs geometry: not in version 11" test "$(grep -c "0x1000, the image's geometry, version 12's" "$T/v11g.out")" = 1
+
 # the tier model keeps its capacity: --capacity 2GiB is below ssd-cloud's
 # range and refused, --fs-size 2GiB is not
 "$B" replay "$T/v11.trace" --virtual --kernel-fs --tier ssd-cloud --capacity 2GiB > "$T/c.out" 2>&1

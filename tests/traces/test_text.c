@@ -185,15 +185,23 @@ int main(void)
 	const char *hdr = "header version=1 start_wall_ns=0 start_mono_ns=0 capacity=0 mem=0 "
 			  "tier=\"\" profile=\"\" mount_opts=\"\" host=\"\"\n";
 	char text[1024];
-	check_bad("header version=12\n", TS_E_VERSION, "in.txt:1: trace version 12");
+	check_bad("header version=13\n", TS_E_VERSION, "in.txt:1: trace version 13");
 	/* the model options: version 3's fields, each with its bit; a
 	 * version 2 header has them in mount_opts, and a bad value there is
 	 * refused */
 	check_bad("header version=3 seed=5\n", TS_E_PARSE,
 		  "in.txt:1: header field seed without its bit in model=");
-	check_bad("header version=3 model=4096\n", TS_E_PARSE,
-		  "in.txt:1: header field model: bad value \"4096\"");
-	check_bad("header version=9 model=2048\n", TS_E_PARSE, "0x800, carry, version 10's)");
+	check_bad("header version=3 model=8192\n", TS_E_PARSE,
+		  "in.txt:1: header field model: bad value \"8192\"");
+	check_bad("header version=9 model=2048\n", TS_E_PARSE, "0x800, carry, version 10's;");
+	/* version 12: the disk image's geometry (0x1000), all its keys */
+	check_bad("header version=11 model=4096\n", TS_E_PARSE, "0x1000, the image's geometry, version 12's)");
+	check_bad("header version=12 fs_blocks=5\n", TS_E_PARSE,
+		  "in.txt:1: header: a geometry field (fs_*) without its bit (0x1000)");
+	check_bad("header version=12 model=4096 fs_blocks=5\n", TS_E_PARSE,
+		  "in.txt:1: header: geometry field fs_block (1-64 KiB) out of range");
+	check_bad("header version=12 model=4096 fs_block=3000\n", TS_E_PARSE,
+		  "in.txt:1: header field fs_block: bad value \"3000\"");
 	/* the disk image's bit (0x400, no field) is version 8's; before it
 	 * the hop's bit (0x100) stands for it, and the dump leaves it out */
 	check_bad("header version=7 model=1024\n", TS_E_PARSE,

@@ -685,7 +685,7 @@ static void test_packed(const char *file)
 		CHECK(ts_trace_writer_close(w, &dropped) == 0);
 		CHECK_EQ_U64(dropped, 0);
 		CHECK(ts_trace_read(file, &t, err, sizeof(err)) == 0);
-		CHECK(t.hdr.version == 11 && t.hdr.model == (TS_TRACE_MODEL_ALL | TS_TRACE_MODEL_CARRY));
+		CHECK(t.hdr.version == TS_TRACE_VERSION && t.hdr.model == (TS_TRACE_MODEL_ALL | TS_TRACE_MODEL_CARRY));
 		CHECK_EQ_U64(t.nrecs, n);
 		CHECK_EQ_U64(t.ncpu, n);
 		CHECK_EQ_U64(t.nissue + t.nwatched, (n + 2) / 3);
@@ -1026,7 +1026,7 @@ static void test_model(const char *file)
 	ts_trace_free(&t);
 	memcpy(buf + 976, &hop, sizeof(hop));
 
-	set_model(buf, TS_TRACE_MODEL_ALL | 0x1000); /* an unknown bit (0x1000) */
+	set_model(buf, TS_TRACE_MODEL_ALL | 0x2000); /* an unknown bit (0x2000) */
 	CHECK(ts_trace_read_mem(buf, len, "bit", &t, err, sizeof(err)) == TS_E_CORRUPT);
 	set_model(buf, TS_TRACE_MODEL_ALL | TS_TRACE_MODEL_CARRY); /* carry's bit: version 10's */
 	CHECK(ts_trace_read_mem(buf, len, "carry", &t, err, sizeof(err)) == 0);
@@ -1212,6 +1212,126 @@ static void test_write_error(const char *file)
 	ts_trace_free(&t);
 }
 
+/* Version 12: the disk image's geometry (bit 0x1000, the fs_* fields at
+ * bytes 1000-1022, FORMAT.md), written with the header or into it later
+ * (ts_trace_set_fs, as block mode's recorder does once tierfs opened the
+ * trace); a version 11 trace reads and round-trips as before. */
+static void test_geometry(const char *file)
+{
+	/* a 2 GiB image of tiersim disk make (mkfs.ext4's defaults) */
+	struct ts_trace_hdr h = { .capacity = 500 * TS_GiB, .model = TS_TRACE_MODEL_ALL,
+				  .fs_blocks = 524288, .fs_bpg = 32768, .fs_ipg = 8192,
+				  .fs_rsv_gdt = 255, .fs_inode_size = 256, .fs_block_log = 12,
+				  .fs_flex_log = 4, .fs_desc_size = 64 };
+	struct ts_trace_writer *w;
+	struct ts_trace t;
+	char err[256];
+	static unsigned char buf[4096], back[4096];
+
+	/* without the bit the writer leaves the fields out */
+	CHECK(ts_trace_writer_open(file, &h, &w) == 0);
+	CHECK(ts_trace_writer_close(w, NULL) == 0);
+	CHECK(ts_trace_read(file, &t, err, sizeof(err)) == 0);
+	CHECK(t.hdr.version == 12 && !(t.hdr.model & TS_TRACE_MODEL_FS) && !t.hdr.fs_blocks &&
+	      !t.hdr.fs_block_log);
+	ts_trace_free(&t);
+	/* written into the header afterwards: the records stay as they were */
+	struct ts_trace_rec r = { .submit_ns = 5, .complete_ns = 9, .length = 4096,
+				  .result = 4096, .tid = 1, .op = TS_OP_READ };
+	CHECK(ts_trace_writer_open(file, &(struct ts_trace_hdr){ .model = TS_TRACE_MODEL_ALL },
+				   &w) == 0);
+	r.file_id = ts_trace_writer_file_id(w, "/image");
+	ts_trace_writer_put(w, &r);
+	CHECK(ts_trace_set_fs(file, &h, err, sizeof(err)) == 0); /* while tierfs writes */
+	ts_trace_writer_put(w, &r);
+	CHECK(ts_trace_writer_close(w, NULL) == 0);
+	CHECK(ts_trace_read(file, &t, err, sizeof(err)) == 0);
+	CHECK(t.hdr.model == (TS_TRACE_MODEL_ALL | TS_TRACE_MODEL_FS) && t.nrecs == 2);
+	CHECK(t.hdr.fs_blocks == 524288 && t.hdr.fs_bpg == 32768 && t.hdr.fs_ipg == 8192 &&
+	      t.hdr.fs_rsv_gdt == 255 && t.hdr.fs_inode_size == 256 && t.hdr.fs_block_log == 12 &&
+	      t.hdr.fs_flex_log == 4 && t.hdr.fs_desc_size == 64);
+	ts_trace_free(&t);
+	FILE *f = fopen(file, "rb");
+	size_t len = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	uint64_t blocks;
+	memcpy(&blocks, buf + 1000, sizeof(blocks)); /* at byte 1000 (FORMAT.md) */
+	CHECK_EQ_U64(blocks, 524288);
+	CHECK(buf[1020] == 12 && buf[1021] == 4 && buf[1022] == 64 && buf[1023] == 0);
+	/* written back byte for byte */
+	CHECK(ts_trace_read_mem(buf, len, "v12", &t, err, sizeof(err)) == 0);
+	CHECK(ts_trace_write(&t, file) == 0);
+	ts_trace_free(&t);
+	f = fopen(file, "rb");
+	CHECK(fread(back, 1, sizeof(back), f) == len && !memcmp(back, buf, len));
+	fclose(f);
+	/* the text form too */
+	char *txt = NULL;
+	size_t tlen = 0;
+	FILE *m = open_memstream(&txt, &tlen);
+	CHECK(ts_trace_read_mem(buf, len, "v12", &t, err, sizeof(err)) == 0);
+	CHECK(ts_trace_dump(m, &t) == 0);
+	fclose(m);
+	ts_trace_free(&t);
+	CHECK(strstr(txt, " fs_blocks=524288 fs_block=4096 fs_bpg=32768 fs_ipg=8192 fs_inode=256 "
+			  "fs_rsv_gdt=255 fs_flex=16 fs_desc=64\n") != NULL);
+	free(txt);
+
+	/* refused: the bit before version 12, a field without the bit, a
+	 * field out of range, the last byte not zero */
+	static unsigned char bad[4096];
+	memcpy(bad, buf, len);
+	bad[8] = 11;
+	CHECK(ts_trace_read_mem(bad, len, "v11", &t, err, sizeof(err)) == TS_E_CORRUPT);
+	memcpy(bad, buf, len);
+	uint32_t model;
+	memcpy(&model, bad + 888, sizeof(model));
+	model &= ~(uint32_t)TS_TRACE_MODEL_FS;
+	memcpy(bad + 888, &model, sizeof(model));
+	CHECK(ts_trace_read_mem(bad, len, "nobit", &t, err, sizeof(err)) == TS_E_CORRUPT);
+	CHECK(strstr(err, "without its bit (0x1000)") != NULL);
+	memcpy(bad, buf, len);
+	bad[1020] = 9; /* 512-byte blocks */
+	CHECK(ts_trace_read_mem(bad, len, "block", &t, err, sizeof(err)) == TS_E_CORRUPT);
+	CHECK(strstr(err, "fs_block") != NULL);
+	memcpy(bad, buf, len);
+	bad[1018] = 200; /* a 200-byte inode */
+	bad[1019] = 0;
+	CHECK(ts_trace_read_mem(bad, len, "inode", &t, err, sizeof(err)) == TS_E_CORRUPT);
+	memcpy(bad, buf, len);
+	bad[1022] = 48;
+	CHECK(ts_trace_read_mem(bad, len, "desc", &t, err, sizeof(err)) == TS_E_CORRUPT);
+	memcpy(bad, buf, len);
+	bad[1023] = 1;
+	CHECK(ts_trace_read_mem(bad, len, "pad", &t, err, sizeof(err)) == TS_E_CORRUPT);
+	CHECK(strstr(err, "byte 1023") != NULL);
+	/* a geometry out of range is not written */
+	struct ts_trace_hdr g = h;
+	g.fs_bpg = 12;
+	CHECK(ts_trace_set_fs(file, &g, err, sizeof(err)) == -EINVAL);
+
+	/* version 11: reads without a geometry and is written back as it was;
+	 * ts_trace_set_fs refuses it (no fields to hold one) */
+	memcpy(bad, buf, len);
+	bad[8] = 11;
+	memset(bad + 1000, 0, 24);
+	memcpy(&model, bad + 888, sizeof(model));
+	model &= ~(uint32_t)TS_TRACE_MODEL_FS;
+	memcpy(bad + 888, &model, sizeof(model));
+	CHECK(ts_trace_read_mem(bad, len, "v11", &t, err, sizeof(err)) == 0);
+	CHECK(t.hdr.version == 11 && !(t.hdr.model & TS_TRACE_MODEL_FS) && !t.hdr.fs_blocks);
+	CHECK(ts_trace_write(&t, file) == 0);
+	ts_trace_free(&t);
+	f = fopen(file, "rb");
+	CHECK(fread(back, 1, sizeof(back), f) == len && !memcmp(back, bad, len));
+	fclose(f);
+	CHECK(ts_trace_set_fs(file, &h, err, sizeof(err)) == TS_E_VERSION);
+	CHECK(strstr(err, "version 11") != NULL);
+	bad[1000] = 1; /* a version 11 header's reserved bytes */
+	CHECK(ts_trace_read_mem(bad, len, "v11rsv", &t, err, sizeof(err)) == TS_E_CORRUPT);
+	CHECK(strstr(err, "byte 1000") != NULL);
+}
+
 int main(void)
 {
 	char file[] = "/tmp/ts_test_writer_XXXXXX";
@@ -1230,6 +1350,7 @@ int main(void)
 	test_unread(file);
 	test_packed(file);
 	test_model(file);
+	test_geometry(file);
 	test_write_error(file);
 	unlink(file);
 	return tc_exit();

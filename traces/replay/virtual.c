@@ -717,12 +717,24 @@ TS_WUR static int vrun_alloc(struct vrun *v, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return ret;
 	}
-	/* the inode tables where mke2fs puts them on a disk of the tier's
-	 * capacity (tier/fsmeta.h), or of the file system's own size where
-	 * given (a disk image's) */
-	struct ts_tier_limits lim;
-	ts_tier_limits(v->tier, &lim);
-	ts_fsmeta_set_capacity(v->meta, v->cfg->fs_bytes ? v->cfg->fs_bytes : lim.capacity);
+	/* the inode tables where mke2fs puts them on a disk of the file
+	 * system's own size where given (--fs-size: a disk image's), else
+	 * as the recording's image lies (the geometry a block-mode trace
+	 * carries, version 12), else on a disk of the tier's capacity
+	 * (tier/fsmeta.h) */
+	const struct ts_trace_hdr *h = &v->t->hdr;
+	if (!v->cfg->fs_bytes && h->model & TS_TRACE_MODEL_FS) {
+		struct ts_fsmeta_geom g = {
+			.blocks = h->fs_blocks, .block = 1U << h->fs_block_log, .bpg = h->fs_bpg,
+			.ipg = h->fs_ipg, .inode_size = h->fs_inode_size, .rsv_gdt = h->fs_rsv_gdt,
+			.desc_size = h->fs_desc_size, .flex = 1U << h->fs_flex_log,
+		};
+		ts_fsmeta_set_geom(v->meta, &g);
+	} else {
+		struct ts_tier_limits lim;
+		ts_tier_limits(v->tier, &lim);
+		ts_fsmeta_set_capacity(v->meta, v->cfg->fs_bytes ? v->cfg->fs_bytes : lim.capacity);
+	}
 	if ((ret = nodes_build(v))) {
 		snprintf(err, errlen, "out of memory");
 		return ret;
