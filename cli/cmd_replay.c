@@ -81,8 +81,8 @@ static const struct ts_opt replay_opts[] = {
 	  "emulated disk size (default: the recording's)", "SIZE" },
 	{ "ra_kernel", TS_OPT_STR, RA(ra_kernel), "6.1", 0, 0, "",
 	  "with --virtual: the Linux whose read() readahead the page-cache model follows: "
-	  "before 6.16 (6.1, Debian 12's; the default) windows follow one another at their "
-	  "ramped sizes; from 6.16 an async window's end is rounded down to its folios' size "
+	  "before 6.17 (6.1, Debian 12's; the default) windows follow one another at their "
+	  "ramped sizes; from 6.17 an async window's end is rounded down to its folios' size "
 	  "(mm/readahead.c, \"Terminate async readahead on natural boundary\"), which "
 	  "block mode shows on 6.18 at a stream's start, though not yet its large reads' "
 	  "windows (tier/cache.c)",

@@ -21,19 +21,20 @@
  *     <= max/2, then the max (get_next_ra_size), the max being what the
  *     read has left past the marker when that is more (so a 248 KiB read
  *     past a 128 KiB window's marker with 144 KiB left issues 144 KiB);
- *     with ra_kernel 6.16 or later (ra_window; not the default) its end is
+ *     with ra_kernel 6.17 or later (ra_window; not the default) its end is
  *     then rounded down to its folios' size where that leaves it pages, the
  *     folios two orders above the last window's (the first window's order
  *     0) and the size at most the lowest set bit of the max in pages
  *     (mm/readahead.c, page_cache_async_ra; "mm/readahead: Terminate async
- *     readahead on natural boundary", Ryan Roberts, 6.16): a stream whose
- *     first window ends at 48 KiB goes on as 48+16, 64+32, 96+32, 128+64,
+ *     readahead on natural boundary", Ryan Roberts; its v5 posted on
+ *     2025-06-09, after 6.16-rc1, so first in 6.17): a stream whose first
+ *     window ends at 48 KiB goes on as 48+16, 64+32, 96+32, 128+64,
  *     192+64, 256+128 KiB, as the RecordIO file's did in a block-mode
  *     trace on 6.18 (bench/README.md), where 6.1 sends 48+64, 112+128;
  *     but over that whole file it sends 578 requests for block mode's
  *     573 (the default 566: a large read's windows, sized by what the
  *     read has left, are aligned otherwise by the kernel), so the default
- *     stays the placement before 6.16;
+ *     stays the placement before 6.17;
  *     a read that reaches the new window's marker too issues the next, so
  *     a read is covered by windows, never sent in pieces of its own. The
  *     max defaults to 128 KiB, Linux's VM_READAHEAD_PAGES
@@ -271,7 +272,7 @@ struct cache {
 	uint64_t mem, dirty_limit, bg_limit, ra_max;
 	uint64_t io_max; /* the device's largest request: a large read's windows */
 	/* read()'s async windows' ends rounded down to their folios' size
-	 * (ra_kernel 6.16 on: ra_window; a map's windows are, always) */
+	 * (ra_kernel 6.17 on: ra_window; a map's windows are, always) */
 	bool ra_align;
 	double mem_bps;
 	ts_tier_evict_fn evict;
@@ -1464,7 +1465,7 @@ static bool cached_page(struct cache *c, uint64_t file, uint64_t pg)
 }
 
 /* Stream @s's next window, after its last one, issued at @at: its size
- * ramped up (ra_next) and, from Linux 6.16 (c->ra_align), its end rounded
+ * ramped up (ra_next) and, from Linux 6.17 (c->ra_align), its end rounded
  * down to its folios' size when that leaves it any pages (see the top of
  * the file). Reads it; its marker is its first page. Returns when it is
  * in, 0 when the file ends before it; adds to @dem the bytes of the

@@ -444,7 +444,7 @@ struct ts_tier_cfg {
 	uint64_t mem_bps;      /* page-cache copy rate in bytes/s; 0 = the built-in figure */
 	/* The Linux whose read() readahead the page-cache model follows, as
 	 * major * 100 + minor (618: 6.18; 0: the default, windows placed as
-	 * before 6.16). From TS_TIER_RA_ALIGNED_SINCE an async window's end
+	 * before 6.17). From TS_TIER_RA_ALIGNED_SINCE an async window's end
 	 * is rounded down to its folios' size (tier/cache.c, ra_window);
 	 * before, windows follow one another at their ramped sizes alone.
 	 * Not a tierfs option: a replay's setting (tiersim replay
@@ -469,8 +469,9 @@ struct ts_tier_cfg {
 };
 /* From this kernel on windows' ends are aligned (mm/readahead.c,
  * page_cache_async_ra: "mm/readahead: Terminate async readahead on
- * natural boundary", Ryan Roberts, merged for Linux 6.16). */
-#define TS_TIER_RA_ALIGNED_SINCE 616u
+ * natural boundary", Ryan Roberts; its v5 posted on 2025-06-09, after
+ * 6.16-rc1, so first in Linux 6.17). */
+#define TS_TIER_RA_ALIGNED_SINCE 617u
 /* Options for the numeric fields of struct ts_tier_cfg (capacity, mem, seed,
  * floor, dirty_limit, ra_max, mem_bps), for tierfs -o and Lua setters. */
 extern const struct ts_opt ts_tier_cfg_opts[];
