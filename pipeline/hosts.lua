@@ -772,6 +772,23 @@ host "xeon-emr-kvm-2vcpu" {
 -- 113 ms (84), the daemon 26.1 us a request (18.2, fitted there on
 -- bench/dlio_peer.sh --cpu-split's 8 readers; here one chain at a time).
 host "epyc-zen3-kvm-2vcpu" {
+  -- tiersim replay --kernel-fs's figures on this guest. Measured here in
+  -- q bench holds of 2026-12-07: the reply's size part (six tiersim disk
+  -- mounts' loop hop size part, as build-host's), the page-cache read's
+  -- FUSE part (traces/README.md, "The page-cache read's FUSE part"), the
+  -- page-lock wake-up and the IO path's CPU (bench/page_wake.sh, as
+  -- build-host's but without SCHED_FIFO). The FUSE CPU figures and the
+  -- wake cost are build-host's, carried as assumed.
+  replay_fuse_size_ns = { 27300, "measured", "tiersim disk mount's loop hop size part (fs/calib.c: 128 KiB against 4 KiB direct reads through FUSE), six mounts of bench/fs_fidelity.sh's ext4 image on ssd-cloud in one q bench hold, 2026-12-07 04:58:08-04:58:12 UTC (load 7.6-7.1, the 1-minute figure decaying from the builds before the hold): 23.81, 25.36, 26.89, 27.71, 27.79, 33.32 us; the median; low and high their range", low = 23810, high = 33320 },
+  replay_fuse_ra_ns = { 55300, "measured", "bench/fs_fidelity.sh's LMDB cursor on ssd-cloud, 3 rounds in one q bench hold (2026-12-07 04:58:12-04:58:22 UTC, load 7.1-6.5): in each, block mode with the loop device's block_rq_issue/complete traced and a FUSE recording (mem 4GiB); the distance from a read's completion to the job's next request (FUSE: tierfs's completion to its receipt; block: the loop device's completion to its issue), median 152.6/70.0, 140.5/61.0, 157.7/68.0 us: FUSE longer by 82.6, 79.5, 89.7 us; the median round less replay_fuse_size_ns (27.3 us, the 128 KiB reads' size part); low and high the rounds' range less the same", low = 52200, high = 62400 },
+  replay_wake_cost_ns = { 34000, "assumed", "assumed: build-host's figure, measured most likely on an Intel Xeon 2-vCPU KVM guest (xeon-kvm-2vcpu), not on this guest; low and high that measurement's range widened by a quarter each way for another CPU and hypervisor", low = 13500, high = 73750 },
+  replay_fuse_cpu_ns = { 30934, "assumed", "assumed: build-host's figure, measured on an Intel Xeon 2-vCPU KVM guest (xeon-emr-kvm-2vcpu), not on this guest; low and high that measurement's range widened by a quarter each way for another CPU and hypervisor", low = 22027, high = 42358 },
+  replay_fuse_cpu_page_ns = { 102, "assumed", "assumed: build-host's figure, measured on an Intel Xeon 2-vCPU KVM guest (xeon-emr-kvm-2vcpu), not on this guest; low and high that measurement's range widened by a quarter each way for another CPU and hypervisor", low = 47, high = 183 },
+  replay_fuse_cpu_lookup_ns = { 1630, "assumed", "assumed: build-host's figure, measured on an Intel Xeon 2-vCPU KVM guest (xeon-emr-kvm-2vcpu), not on this guest; low and high that measurement's range widened by a quarter each way for another CPU and hypervisor", low = 0, high = 2938 },
+  replay_fuse_cpu_open_ns = { 4820, "assumed", "assumed: build-host's figure, measured on an Intel Xeon 2-vCPU KVM guest (xeon-emr-kvm-2vcpu), not on this guest; low and high that measurement's range widened by a quarter each way for another CPU and hypervisor", low = 2400, high = 7325 },
+  replay_fuse_cpu_getattr_ns = { 5450, "assumed", "assumed: build-host's figure, measured on an Intel Xeon 2-vCPU KVM guest (xeon-emr-kvm-2vcpu), not on this guest; low and high that measurement's range widened by a quarter each way for another CPU and hypervisor", low = 1748, high = 7100 },
+  replay_page_wake_ns = { 30100, "measured", "bench/page_wake.sh BUILD 5 ssd-cloud (no chrt), one q bench hold, 2026-12-07 05:01:47-05:01:54 UTC, load 1.47-1.43: bench/fs_fidelity.sh's RecordIO reader in block mode, 5 traced runs, 2,224 sleeps on a page in flight, each from the loop device's completion to the thread back on a CPU: the pooled mean; low and high the runs' means (34.4, 29.5, 25.9, 33.1, 27.7 us)", low = 25900, high = 34400 },
+  replay_dev_read_cpu_ns = { 29042, "measured", "the same hold (bench/page_wake.sh, 2026-12-07 05:01:47-05:01:54 UTC, load 1.47-1.43): the RecordIO reader's thread CPU (getrusage) in block mode cold less warm over the device's 577 reads, 5 untraced pairs: 37643, 25445, 29042, 28997, 30988 ns; the median pair; low and high the pairs' range", low = 25445, high = 37643 },
   desc = "the build host on 2026-12-07: a 2-vCPU KVM guest on an AMD EPYC (family 25 model 1, Zen 3), DLIO 2.0.0's own CPU measured on it",
   cpu = "AMD EPYC (KVM guest; family 25 model 1, 2.45 GHz), 2 vCPUs",
   from = "epyc-kvm-2vcpu",
