@@ -39,6 +39,7 @@ struct replay_args {
 	uint64_t lock_wakes_ns;
 	char *dev_read_cpu; /* DUR; NULL: --host's (--kernel-fs) */
 	char *fuse_size;    /* DUR; NULL: --host's (--kernel-fs) */
+	char *fuse_ra;	    /* DUR; NULL: --host's, else the floor (--kernel-fs) */
 	char *fs_size;	    /* SIZE; NULL: the trace's geometry, else the tier's capacity */
 	char *ra_kernel;    /* MAJOR.MINOR: the Linux whose readahead is modeled */
 	unsigned ra_kernel_v; /* as major * 100 + minor */
@@ -182,6 +183,12 @@ static const struct ts_opt replay_opts[] = {
 	  "to deliver than a 4 KiB one's (the floor's), in proportion for other sizes, taken "
 	  "off the gap after each read with the round trip (the reply's size part, "
 	  "traces/README.md), 0 (off) to 1ms; default: --host's replay_fuse_size_ns",
+	  "DUR" },
+	{ "fuse_ra", TS_OPT_STR, RA(fuse_ra), NULL, 0, 0, "",
+	  "with --kernel-fs: FUSE's part of the gap after a read the kernel's page cache "
+	  "sent, at 4 KiB (the size part on top), taken off that gap in place of the "
+	  "recording's floor (the page-cache read's FUSE part, traces/README.md), 0 (the "
+	  "floor) to 1ms; default: --host's replay_fuse_ra_ns, the floor where it has none",
 	  "DUR" },
 	{ "host", TS_OPT_STR, RA(host), NULL, 0, 0, "",
 	  "the host profile (tiersim hosts) that recorded: its replay_wake_cost_ns is the "
@@ -428,6 +435,22 @@ static int replay_args(struct replay_args *o, struct ts_replay_cfg *cfg, int arg
 			     "30us, 0.03ms", ts_host_dev_read_cpu, &cfg->dev_read_cpu_ns)) != -1 ||
 	    (rc = kfs_figure(cl, o, o->fuse_size, "fuse-size", "the reply's size part",
 			     "20us, 0.02ms", ts_host_fuse_size, &cfg->fuse_size_ns)) != -1)
+		return rc;
+	/* the page-cache read's FUSE part: the floor where the host has
+	 * none (it refines the floor, no rule of its own) */
+	if (!o->fuse_ra && o->kernel_fs) {
+		char err[512];
+		int hrc = replay_hosts(o, err, sizeof(err));
+		if (!hrc)
+			hrc = ts_host_fuse_ra(o->hosts, o->host, &cfg->fuse_ra_ns, err,
+						 sizeof(err));
+		if (hrc == -ENODATA)
+			cfg->fuse_ra_ns = 0;
+		else if (hrc)
+			return ts_cmdline_error(cl, "--host: %s", err);
+	} else if ((rc = kfs_figure(cl, o, o->fuse_ra, "fuse-ra",
+				    "the page-cache read's FUSE part", "50us, 0.05ms",
+				    ts_host_fuse_ra, &cfg->fuse_ra_ns)) != -1)
 		return rc;
 	/* --host also gives --kernel-fs its FUSE CPU, its page-lock wake-up
 	 * its IO path's CPU and its reply's size part (above) */

@@ -56,7 +56,7 @@ static const char *const host_keys[] = { "desc", "cpu", "from", "replay_wake_cos
 					 "replay_fuse_cpu_lookup_ns", "replay_fuse_cpu_open_ns",
 					 "replay_fuse_cpu_getattr_ns",
 					 "replay_page_wake_ns", "replay_dev_read_cpu_ns",
-					 "replay_fuse_size_ns",
+					 "replay_fuse_size_ns", "replay_fuse_ra_ns",
 					 "speed",	   "library",	     "decode_base_ns",
 					 "decode_ns_per_mpix", "decode_share", "datum_xform_ns",
 					 "datum_parse_ns", "lmdb_put_ns",   "dlio_sample_ns",
@@ -121,6 +121,9 @@ struct host {
 	/* and a 128 KiB read's reply's size part through FUSE (the machine's
 	 * own) */
 	struct ts_host_num fuse_size;
+	/* and a page-cache read's round trip through FUSE in a job's gap (the
+	 * machine's own) */
+	struct ts_host_num fuse_ra;
 	/* 1: glibc's memcpy touches a copy's last page before the rest (no
 	 * ERMS); 0: in order. The CPU's own: not carried by from = */
 	struct ts_host_num copy_tf;
@@ -173,6 +176,7 @@ static void host_clear(struct host *h)
 	num_free(&h->page_wake);
 	num_free(&h->dev_read_cpu);
 	num_free(&h->fuse_size);
+	num_free(&h->fuse_ra);
 	num_free(&h->copy_tf);
 	num_free(&h->map_win);
 	for (size_t i = 0; i < h->nws; i++) {
@@ -325,6 +329,7 @@ static int read_host(struct ts_luadata_rd *r, int t, struct host *h)
 	    (rc = get_num(r, t, "replay_page_wake_ns", &h->page_wake)) ||
 	    (rc = get_num(r, t, "replay_dev_read_cpu_ns", &h->dev_read_cpu)) ||
 	    (rc = get_num(r, t, "replay_fuse_size_ns", &h->fuse_size)) ||
+	    (rc = get_num(r, t, "replay_fuse_ra_ns", &h->fuse_ra)) ||
 	    (rc = get_num(r, t, "copy_tail_first", &h->copy_tf)) ||
 	    (rc = get_num(r, t, "map_window_ns", &h->map_win)))
 		return rc;
@@ -1131,6 +1136,13 @@ int ts_host_fuse_size(const struct ts_host_set *s, const char *name, uint64_t *n
 			  "fuse-size", 1e6, ns, err, errlen);
 }
 
+int ts_host_fuse_ra(const struct ts_host_set *s, const char *name, uint64_t *ns, char *err,
+		    size_t errlen)
+{
+	return replay_num(s, name, offsetof(struct host, fuse_ra), "replay_fuse_ra_ns", "fuse-ra",
+			  1e6, ns, err, errlen);
+}
+
 int ts_host_copy_tail_first(const struct ts_host_set *s, const char *name, bool *out,
 			    char *err, size_t errlen)
 {
@@ -1206,6 +1218,8 @@ int ts_host_print_evidence(FILE *f, const struct ts_host_set *s)
 			rc = ev_line(f, h->name, "replay_dev_read_cpu_ns", &h->dev_read_cpu);
 		if (!rc && h->fuse_size.set)
 			rc = ev_line(f, h->name, "replay_fuse_size_ns", &h->fuse_size);
+		if (!rc && h->fuse_ra.set)
+			rc = ev_line(f, h->name, "replay_fuse_ra_ns", &h->fuse_ra);
 		if (!rc)
 			rc = ev_line(f, h->name, "copy_tail_first", &h->copy_tf);
 		if (!rc && h->map_win.set)

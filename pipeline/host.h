@@ -299,6 +299,15 @@ TS_WUR int ts_host_dev_read_cpu(const struct ts_host_set *s, const char *name, u
 TS_WUR int ts_host_fuse_size(const struct ts_host_set *s, const char *name, uint64_t *ns,
 			     char *err, size_t errlen);
 
+/* Host @name's replay_fuse_ra_ns (the kernel-fs replay's page-cache
+ * read's round trip: what FUSE's delivery of a read the kernel's page
+ * cache sent, and of its reply, adds to a job's gap at 4 KiB; replay.h,
+ * fuse_ra_ns) in *@ns; NULL: TS_HOST_REPLAY_DEFAULT's. -ENOENT,
+ * -ENODATA (none measured) or -EINVAL (not 0 to 1 ms), with one line in
+ * @err. */
+TS_WUR int ts_host_fuse_ra(const struct ts_host_set *s, const char *name, uint64_t *ns, char *err,
+			   size_t errlen);
+
 /* Host @name's copy_tail_first in *@out: whether glibc's memcpy on its CPU
  * touches a large copy's last page before the rest (no ERMS: the vector
  * copy loads the source's last 128 bytes before its forward loop), which a

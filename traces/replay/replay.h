@@ -136,6 +136,14 @@ struct ts_replay_cfg {
 	 * replay_fuse_size_ns, measured by tiersim disk mount as the loop
 	 * hop's size part); 0: off. */
 	uint64_t fuse_size_ns;
+	/* kernel_fs, the page-cache read's FUSE part (rules.c): what the gap
+	 * after a read the kernel's page cache sent through FUSE
+	 * (TS_REC_F_KERNEL_RA) held of FUSE's at 4 KiB, taken off in place of
+	 * the recording's floor, the size part above on top: how much longer
+	 * a job's distance from such a read's completion to its next request
+	 * was through FUSE than in block mode, less the size part. The host's
+	 * (pipeline/hosts.lua's replay_fuse_ra_ns); 0: the floor. */
+	uint64_t fuse_ra_ns;
 	/* kernel_fs without the in-kernel rule: those gaps keep their recorded
 	 * length less the round trip (a job that sleeps between its ops). */
 	bool keep_gaps;

@@ -520,6 +520,34 @@ static uint64_t fuse_size(const struct ts_replay_cfg *cfg, const struct ts_trace
 }
 
 /*
+ * The page-cache read's FUSE part. A FUSE-mode recording replayed as block
+ * mode (kernel_fs): the gap after a read loses the recording's round trip,
+ * its floor, measured at the mount as a 4 KiB direct read's (fs/calib.c),
+ * a figure that moves with the host's load of the moment: 24.5-51.9 us in
+ * nine LMDB recordings of one night on one host, whose gaps did not follow
+ * it. A read the kernel's page cache sent (TS_REC_F_KERNEL_RA: its
+ * readahead of a file tierfs lets it cache, a mapped LMDB's) is a
+ * background request whose reply tierfs's thread carries on to the end of
+ * the pages' read; its gap through FUSE holds that delivery and the next
+ * request's (the kernel's fuse_request_send and fuse_request_end against
+ * tierfs's receipt and completion: 51-61 us a 128 KiB read, median) and a
+ * job's own time longer than on ext4 (the rest). So where the host has it
+ * measured, the gap after such a read loses cfg->fuse_ra_ns in place of
+ * the floor, its size part (fuse_size()) on top: the two together are
+ * how much longer the distance from a read's completion to the job's next
+ * request is through FUSE than in block mode, the same job on the same
+ * tier (pipeline/hosts.lua, replay_fuse_ra_ns). Not for a loop device's
+ * recording (its own path), nor for any other request: the floor.
+ */
+static uint64_t round_trip(const struct ts_replay_cfg *cfg, const struct ts_trace_rec *r)
+{
+	if (!cfg->kernel_fs || !cfg->fuse_ra_ns || cfg->loop_recorded || !r ||
+	    r->op != TS_OP_READ || !(r->flags & TS_REC_F_KERNEL_RA) || (r->flags & TS_REC_F_NOTIER))
+		return cfg->think_less_ns;
+	return cfg->fuse_ra_ns;
+}
+
+/*
  * The in-kernel rule. A FUSE-mode recording replayed as block mode
  * (kernel_fs): an op the kernel's file system serves without the thread
  * sleeping (@c->in_kernel: a metadata op answered from its caches, a read
@@ -778,8 +806,9 @@ bool replay_cursor_advance(struct cursor *c, const struct ts_trace *t, uint64_t 
 			gap = ib->issue_ns > ia->end_ns ? ib->issue_ns - ia->end_ns : 0;
 		} else {
 			if (!loop_rule(cfg, c, rdone)) {
-				gap -= TS_MIN(gap, cfg->think_less_ns);
-				/* and the reply's size part */
+				/* the round trip, and the reply's size part */
+				gap -= TS_MIN(gap,
+					      round_trip(cfg, rdone == c->rec_done_max ? r : NULL));
 				if (rdone == c->rec_done_max)
 					gap -= TS_MIN(gap, fuse_size(cfg, r));
 			}
@@ -835,7 +864,7 @@ bool replay_cursor_advance(struct cursor *c, const struct ts_trace *t, uint64_t 
 			uint64_t from = TS_MAX(q->complete_ns, q->submit_ns);
 			at = c->p->rel_m[c->i] ? inflight_at(t, c, r->submit_ns) : c->completed[d];
 			gap = nx->submit_ns - TS_MIN(from, nx->submit_ns);
-			gap -= TS_MIN(gap, cfg->think_less_ns);
+			gap -= TS_MIN(gap, round_trip(cfg, q));
 			gap -= TS_MIN(gap, fuse_size(cfg, q));
 		}
 		c->next_issue = TS_MAX(s, at + (cfg->no_think ? 0 : scaled(gap, speed)));
