@@ -740,6 +740,26 @@ void ts_dlio_plan_sample(const struct ts_vsource *vs, uint64_t i, struct ts_vsam
 	io->dir_blocks = io->top_blocks = 0;
 }
 
+/* Samples [@i, @i + @n)'s reads, as ts_dlio_plan_sample plans them,
+ * where that is all it plans: with the records read through open files
+ * (L->fds), no sample plans an open of its own. */
+int ts_dlio_plan_reads(const struct ts_vsource *vs, uint64_t i, uint64_t n, struct ts_vread *out)
+{
+	const struct layout *L = vs->st;
+	if (!L->fds)
+		return 0;
+	uint64_t f, k; /* file, and sample in it, kept as i moves on */
+	ts_divu_divmod(&L->per_div, i, &f, &k);
+	for (uint64_t j = 0; j < n; j++) {
+		out[j].file = f + 2;
+		out[j].off = L->off ? L->off[i + j] : k * L->fixed; /* off_in_file */
+		out[j].len = ts_dataset_sample_len(vs->meta, i + j);
+		if (++k == L->per)
+			k = 0, f++;
+	}
+	return 1;
+}
+
 /* What planning sample @i reads: a shuffled epoch reads it at random. */
 void ts_dlio_plan_prefetch(const struct ts_vsource *vs, uint64_t i)
 {

@@ -122,7 +122,8 @@ TS_WUR int ts_dlio_pixels_alloc(const struct ts_dataset_meta *meta, uint64_t j, 
 	.count = ts_dlio_count, .max_len = ts_dlio_max_len, .extent = ts_dlio_extent,     \
 	.unwrap = ts_dlio_unwrap, .describe = ts_dlio_describe_sample, .close = ts_dlio_close, \
 	.plan_open = ts_dlio_plan_open, .plan_sample = ts_dlio_plan_sample,               \
-	.plan_close = ts_dlio_plan_close, .plan_prefetch = ts_dlio_plan_prefetch
+	.plan_close = ts_dlio_plan_close, .plan_prefetch = ts_dlio_plan_prefetch,             \
+	.plan_reads = ts_dlio_plan_reads
 int ts_dlio_open(const struct ts_source_ops *self, const struct ts_pipe_cfg *cfg, void **st,
 		 char *err, size_t errlen);
 uint64_t ts_dlio_count(void *st);
@@ -136,6 +137,7 @@ int ts_dlio_plan_open(const struct ts_source_ops *self, struct ts_vsource *vs, c
 void ts_dlio_plan_sample(const struct ts_vsource *vs, uint64_t i, struct ts_vsample *out);
 void ts_dlio_plan_close(struct ts_vsource *vs);
 void ts_dlio_plan_prefetch(const struct ts_vsource *vs, uint64_t i);
+int ts_dlio_plan_reads(const struct ts_vsource *vs, uint64_t i, uint64_t n, struct ts_vread *out);
 
 /* ---- the file system under a dataset (virtual time) ---------------------- */
 

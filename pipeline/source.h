@@ -106,6 +106,11 @@ struct ts_vio {
 	uint32_t dir_blocks, top_blocks;
 };
 
+/* One sample's read, where its plan is that read alone (plan_reads). */
+struct ts_vread {
+	uint64_t file, off, len; /* as its struct ts_vio's */
+};
+
 enum ts_vwork {
 	TS_VWORK_NONE,	 /* bytes delivered as read */
 	TS_VWORK_JPEG,	 /* decode + resize + crop + flip + normalize */
@@ -200,6 +205,13 @@ struct ts_source_ops {
 	 * plan_sample reads of it (__builtin_prefetch). Answers nothing and
 	 * changes nothing. */
 	void (*plan_prefetch)(const struct ts_vsource *vs, uint64_t i);
+	/* Optional: where plan_sample plans each of samples [i, i + n) as
+	 * one TS_VIO_READ and nothing else, that read's file, offset and
+	 * length into out[0 .. n), and 1; 0 (out untouched) where it does
+	 * not. The same reads plan_sample lists, without the rest of the
+	 * plan: for a pass over every sample's stored place. */
+	int (*plan_reads)(const struct ts_vsource *vs, uint64_t i, uint64_t n,
+			  struct ts_vread *out);
 };
 
 /* Virtual-time helpers for image sources: the training images of vs->meta

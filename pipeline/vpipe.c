@@ -654,28 +654,46 @@ static bool list_put(struct list_part *lp, uint64_t c)
 	return true;
 }
 
+/* Samples [@b, @b + @len)'s reads into @rd: the source's plan_reads,
+ * else from their plans; false where one is not a sample's one read. */
+static bool list_reads(const struct ts_vpipe *v, uint64_t b, unsigned len, struct ts_vread *rd)
+{
+	if (v->ops->plan_reads && v->ops->plan_reads(&v->vs, v->first + b, len, rd))
+		return true;
+	struct ts_vsample smp;
+	for (unsigned i = 0; i < len; i++) {
+		v->ops->plan_sample(&v->vs, v->first + b + i, &smp);
+		bool one = false;
+		for (unsigned j = 0; j < smp.n; j++) {
+			if (smp.io[j].op != TS_VIO_READ)
+				continue;
+			if (one) /* two reads: not one a sample */
+				return false;
+			one = true;
+			rd[i] = (struct ts_vread){ smp.io[j].file, smp.io[j].off, smp.io[j].len };
+		}
+		if (!one)
+			return false;
+	}
+	return true;
+}
+
 static void list_part(struct list_part *lp)
 {
 	const struct ts_vpipe *v = lp->v;
 	uint64_t w = lp->window, file = 0, last_end = 0, last_pos = 0;
 	uint32_t pos[MERGE_LIST_BLOCK];
-	struct ts_vsample smp;
+	struct ts_vread rds[MERGE_LIST_BLOCK];
 	for (uint64_t b = lp->s0; b <= lp->s1; b += MERGE_LIST_BLOCK) {
 		unsigned len = (unsigned)TS_MIN(MERGE_LIST_BLOCK, lp->s1 + 1 - b);
+		if (!list_reads(v, b, len, rds)) {
+			lp->bad = true;
+			return;
+		}
 		ts_rng_perm_pos_fill(lp->perm, b, len, pos);
 		for (unsigned i = 0; i < len; i++) {
-			v->ops->plan_sample(&v->vs, v->first + b + i, &smp);
-			const struct ts_vio *rd = NULL;
-			for (unsigned j = 0; j < smp.n; j++) {
-				if (smp.io[j].op != TS_VIO_READ)
-					continue;
-				if (rd) { /* two reads: not one a sample */
-					lp->bad = true;
-					return;
-				}
-				rd = &smp.io[j];
-			}
-			if (!rd || !rd->len) {
+			const struct ts_vread *rd = &rds[i];
+			if (!rd->len) {
 				lp->bad = true;
 				return;
 			}

@@ -985,7 +985,10 @@ static void pass_draws_fixed(const struct accel *A, uint64_t k, uint64_t K, doub
 	if (m->walked && K > k)
 		*m->walked += (K - k) * A->n * A->w->batch_size;
 	uint64_t B = A->n * A->w->batch_size, i = 0, g = 0, sj = 0;
-	double st[2][1024], gate[2][4096]; /* pipe_config: prefetch <= 1024, qd <= 4096 */
+	/* the two lanes' entries side by side ([g][l]): a lane's store and the
+	 * other's load of its own array 32 KiB away share their low 12 bits,
+	 * and the load waited on the store (4K aliasing) */
+	double st[1024][2], gate[4096][2]; /* pipe_config: prefetch <= 1024, qd <= 4096 */
 	double step = (double)(A->step_ns + A->ct), dd = TS_MAX(m->delta, m->delta_leaf);
 	const double fixed[2] = { m->lam - 2, 0 };
 	/* each lane's sample end past Y: draws_end's e less Y, its terms
@@ -996,14 +999,14 @@ static void pass_draws_fixed(const struct accel *A, uint64_t k, uint64_t K, doub
 	for (int l = 0; l < 2; l++)
 		late[l] = 2 * (m->rho + TS_MAX(TS_MAX(fixed[l], fixed[l]), dd) + 2);
 	for (uint64_t q = 0; q < m->qd; q++)
-		gate[0][q] = gate[1][q] = z0;
+		gate[q][0] = gate[q][1] = z0;
 	for (uint64_t j = k; j < K; j++) {
 		bool in = j >= k + m->pf;
 		for (uint64_t p = 0; p < B; p++, i++) {
 			for (int l = 0; l < 2; l++) {
 				if (i >= ahead) {
-					double open = in ? st[l][sj] : now;
-					c[l] = TS_MAX(c[l], TS_MAX(open, gate[l][g]));
+					double open = in ? st[sj][l] : now;
+					c[l] = TS_MAX(c[l], TS_MAX(open, gate[g][l]));
 					double Y = TS_MAX(X[l], c[l]), e;
 					X[l] = Y + m->delta;
 					if (!lv)
@@ -1012,14 +1015,14 @@ static void pass_draws_fixed(const struct accel *A, uint64_t k, uint64_t K, doub
 						e = Y + late[l];
 					M[l] = TS_MAX(M[l], e);
 				}
-				gate[l][g] = M[l];
+				gate[g][l] = M[l];
 			}
 			if (++g == m->qd)
 				g = 0;
 		}
 		for (int l = 0; l < 2; l++) {
 			double s0 = TS_MAX(M[l], E[l]);
-			st[l][sj] = s0;
+			st[sj][l] = s0;
 			E[l] = s0 + step;
 		}
 		if (++sj == m->pf)

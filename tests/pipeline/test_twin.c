@@ -161,6 +161,35 @@ static bool as_stored(const struct ts_source_ops *ops, const struct ts_vsource *
 }
 
 static unsigned merges_listed; /* counts listed (ts_vpipe_merges_set_list) */
+static unsigned reads_planned;	/* cases whose source answered plan_reads */
+
+/* Where the source's plan_reads answers for samples [@first, @first +
+ * @n), each read it names is the one read plan_sample plans, and that
+ * read is all it plans (vpipe.c's listing takes one for the other). */
+static bool reads_agree(const struct ts_source_ops *ops, const struct ts_vsource *vs,
+			uint64_t first, uint64_t n)
+{
+	struct ts_vread rd[37]; /* blocks of an odd size: they straddle files */
+	bool answered = false;
+	for (uint64_t b = 0; ops->plan_reads && b < n; b += 37) {
+		uint64_t len = TS_MIN(37, n - b);
+		if (!ops->plan_reads(vs, first + b, len, rd)) {
+			if (answered)
+				return false; /* the same layout answers for all or none */
+			break;
+		}
+		answered = true;
+		for (uint64_t i = 0; i < len; i++) {
+			struct ts_vsample s;
+			ops->plan_sample(vs, first + b + i, &s);
+			if (s.n != 1 || s.io[0].op != TS_VIO_READ || s.io[0].file != rd[i].file ||
+			    s.io[0].off != rd[i].off || s.io[0].len != rd[i].len)
+				return false;
+		}
+	}
+	reads_planned += answered;
+	return true;
+}
 
 /* Of epoch 0's samples, those ts_vpipe_merge_count names with a window
  * over the whole epoch, in the order @shuffle makes (-1 on an error); on
@@ -192,6 +221,7 @@ static int64_t merges_in(struct ts_pipe_cfg *pc, const struct ts_dataset_meta *m
 		CHECK(order && open);
 		bool computed = order && !order->v && order->perm.n;
 		bool listable = open && computed && as_stored(ops, &vs, pc->first, order->perm.n);
+		CHECK(!open || reads_agree(ops, &vs, pc->first, k));
 		const uint64_t windows[] = { 1, 2, 3, 5, 8, k / 3 + 1 };
 		for (size_t i = 0; order && open && i < sizeof windows / sizeof *windows; i++) {
 			uint64_t w = windows[i], mark = k / 2, end = k - k / 5, b0, a0, b1, a1;
@@ -634,6 +664,7 @@ int main(void)
 	ts_sched_set_computed_from(0);
 	CHECK(merging_cases > stored);
 	CHECK(merges_listed > 0); /* and listed (vpipe.c's merges_list) */
+	CHECK(reads_planned > 0); /* a source's reads alone (plan_reads) */
 	test_loader_cost(root, cal_path, &cal);
 	tp_rmrf(root);
 	return tc_exit();
