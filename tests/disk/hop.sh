@@ -44,8 +44,8 @@ case "$hdr" in
 *) fail "the trace header does not hold the hop ($hop ns) beside the floor ($floor ns): $hdr" ;;
 esac
 case "$hdr" in
-*" model=2047 "*" loop_hop_ns=$hop loop_size_ns=$big loop_window_ns=$win") ;;
-*) fail "the header has no loop_hop_ns=$hop, loop_size_ns=$big, loop_window_ns=$win fields: $hdr" ;;
+*" model=6143 "*" loop_hop_ns=$hop loop_size_ns=$big loop_window_ns=$win fs_blocks="*) ;;
+*) fail "the header has no loop_hop_ns=$hop, loop_size_ns=$big, loop_window_ns=$win fields before the image's geometry (format 12): $hdr" ;;
 esac
 case "$hdr" in
 *"loop_hop=${hop}ns(measured),loop_hop_128k=${big}ns(measured),loop_hop_window=${win}ns(measured)"*) ;;
