@@ -20,11 +20,10 @@
 #include "cli/commands.h"
 #include "disk/disk.h"
 #include "fs/mount.h"
+#include "fs/record.h"
 #include "core/opt.h"
 #include "core/units.h"
 #include "cost/price.h"
-#include "tier/fsmeta.h"
-#include "traces/trace.h"
 
 struct disk_args {
 	uint64_t size, capacity, mem;
@@ -89,28 +88,6 @@ static const struct ts_opt run_opts[] = {
 	  NULL, 0 },
 	{ NULL },
 };
-
-/* The image's ext4 geometry into the trace tierfs opened for the mount
- * (format version 12: a replay lays the file system out as the image
- * holds it, tier/fsmeta.h). An xfs image has none to give: 0, nothing
- * written; any other failure -errno with one line in @err. */
-static int stamp_fs(const char *trace, const char *image, char *err, size_t errlen)
-{
-	struct ts_fsmeta_geom g;
-	struct ts_trace_hdr h = { 0 };
-	char sub[512];
-	if (ts_fsmeta_geom_read(image, &g, sub, sizeof(sub)))
-		return 0; /* not ext4, or not mkfs.ext4's layout: no geometry */
-	h.fs_blocks = g.blocks;
-	h.fs_block_log = (uint8_t)__builtin_ctz(g.block);
-	h.fs_bpg = g.bpg;
-	h.fs_ipg = g.ipg;
-	h.fs_inode_size = (uint16_t)g.inode_size;
-	h.fs_rsv_gdt = (uint16_t)g.rsv_gdt;
-	h.fs_desc_size = (uint8_t)g.desc_size;
-	h.fs_flex_log = (uint8_t)__builtin_ctz(g.flex);
-	return ts_trace_set_fs(trace, &h, err, errlen);
-}
 
 static const struct ts_cmdline make_cl = {
 	.name = "disk make",
@@ -270,7 +247,7 @@ static int do_mount(int argc, char **argv)
 	m.note = note;
 	m.notelen = sizeof(note);
 	rc = ts_disk_mount(&m, err, sizeof(err)) ? fail("mount", err) : TS_EXIT_OK;
-	if (rc == TS_EXIT_OK && o.trace && stamp_fs(o.trace, a.pos[0], err, sizeof(err)))
+	if (rc == TS_EXIT_OK && o.trace && ts_record_stamp_fs(o.trace, a.pos[0], err, sizeof(err)))
 		fprintf(stderr, "tiersim disk mount: the image's geometry is not in the trace: %s\n",
 			err);
 	if (rc == TS_EXIT_OK && note[0])

@@ -211,11 +211,7 @@ static bool wait_calibrated(const char *mnt)
 	return false;
 }
 
-/* The image's ext4 geometry into the trace tierfs opened for the mount
- * (format version 12: a replay lays the file system out as the image
- * holds it, tier/fsmeta.h). An xfs image has none to give: 0, nothing
- * written; any other failure -errno with one line in @err. */
-static int stamp_fs(const char *trace, const char *image, char *err, size_t errlen)
+int ts_record_stamp_fs(const char *trace, const char *image, char *err, size_t errlen)
 {
 	struct ts_fsmeta_geom g;
 	struct ts_trace_hdr h = { 0 };
@@ -257,7 +253,7 @@ static int record_once_disk(struct ts_record *c, const char *tier, const char *o
 		rmdir(mnt);
 		return -EIO;
 	}
-	if (stamp_fs(out, c->image, err, sizeof(err)))
+	if (ts_record_stamp_fs(out, c->image, err, sizeof(err)))
 		fprintf(stderr, "tiersim record: the image's geometry is not in the trace: %s\n", err);
 	*status = 0;
 	if (c->mem) {

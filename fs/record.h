@@ -71,6 +71,13 @@ void ts_record_runs_free(struct ts_record_runs *s);
 
 /* @cmd resolved as execvp would: 0, or -ENOENT / -EACCES. */
 int ts_record_find_command(const char *cmd);
+
+/* The ext4 geometry of disk @image into @trace, the trace tierfs opened
+ * for its mount (format version 12: a replay lays the file system out as
+ * the image holds it, tier/fsmeta.h); tiersim disk mount --trace and
+ * record --fs ext4 both stamp it. An xfs image has none to give: 0,
+ * nothing written; any other failure -errno with one line in @err. */
+int ts_record_stamp_fs(const char *trace, const char *image, char *err, size_t errlen);
 /* @arg with every "{}" replaced by @mnt (malloc'd), or NULL. */
 char *ts_record_substitute(const char *arg, const char *mnt);
 
