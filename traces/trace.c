@@ -163,6 +163,48 @@ static size_t hdr_end(uint32_t version)
 			      : V2_HDR_END;
 }
 
+/*
+ * The disk image's geometry (version 12, TS_TRACE_MODEL_FS): the eight
+ * fs_* fields, each at its offset in the file's header and in struct
+ * ts_trace_hdr, of the same size in both. One table serves the three
+ * copies (a header encoded, decoded, and a trace's geometry written in
+ * place by ts_trace_set_fs), so that a field added is added once.
+ */
+#define FS_FIELD(f) { offsetof(struct disk_hdr, f), offsetof(struct ts_trace_hdr, f), \
+		      sizeof(((struct disk_hdr *)0)->f) }
+#define FS_SAME(f) _Static_assert(sizeof(((struct disk_hdr *)0)->f) == \
+				  sizeof(((struct ts_trace_hdr *)0)->f), "fs field " #f)
+FS_SAME(fs_blocks);
+FS_SAME(fs_bpg);
+FS_SAME(fs_ipg);
+FS_SAME(fs_rsv_gdt);
+FS_SAME(fs_inode_size);
+FS_SAME(fs_block_log);
+FS_SAME(fs_flex_log);
+FS_SAME(fs_desc_size);
+static const struct {
+	size_t disk, hdr, len;
+} fs_fields[] = {
+	FS_FIELD(fs_blocks),	 FS_FIELD(fs_bpg),	  FS_FIELD(fs_ipg),
+	FS_FIELD(fs_rsv_gdt),	 FS_FIELD(fs_inode_size), FS_FIELD(fs_block_log),
+	FS_FIELD(fs_flex_log),	 FS_FIELD(fs_desc_size),
+};
+#undef FS_SAME
+#undef FS_FIELD
+
+/* The geometry copied from @src to @dst: a struct ts_trace_hdr into a
+ * struct disk_hdr with @to_disk (its padding after them zeroed), else the
+ * other way. */
+static void fs_copy(void *dst, const void *src, bool to_disk)
+{
+	for (size_t i = 0; i < TS_ARRAY_SIZE(fs_fields); i++)
+		memcpy((unsigned char *)dst + (to_disk ? fs_fields[i].disk : fs_fields[i].hdr),
+		       (const unsigned char *)src + (to_disk ? fs_fields[i].hdr : fs_fields[i].disk),
+		       fs_fields[i].len);
+	if (to_disk)
+		((struct disk_hdr *)dst)->fs_pad = 0;
+}
+
 static void hdr_encode(const struct ts_trace_hdr *h, unsigned char out[TS_TRACE_HDR_SIZE])
 {
 	struct disk_hdr d;
@@ -206,16 +248,8 @@ static void hdr_encode(const struct ts_trace_hdr *h, unsigned char out[TS_TRACE_
 		d.loop_size_ns = h->loop_size_ns;
 		d.loop_window_ns = h->loop_window_ns;
 	}
-	if (d.model & TS_TRACE_MODEL_FS) {
-		d.fs_blocks = h->fs_blocks;
-		d.fs_bpg = h->fs_bpg;
-		d.fs_ipg = h->fs_ipg;
-		d.fs_rsv_gdt = h->fs_rsv_gdt;
-		d.fs_inode_size = h->fs_inode_size;
-		d.fs_block_log = h->fs_block_log;
-		d.fs_flex_log = h->fs_flex_log;
-		d.fs_desc_size = h->fs_desc_size;
-	}
+	if (d.model & TS_TRACE_MODEL_FS)
+		fs_copy(&d, h, true);
 	memcpy(out, &d, sizeof(d));
 }
 
@@ -1035,14 +1069,7 @@ static void hdr_decode(const struct disk_hdr *d, struct ts_trace_hdr *h)
 	h->loop_hop_ns = d->loop_hop_ns;
 	h->loop_size_ns = d->loop_size_ns;
 	h->loop_window_ns = d->loop_window_ns;
-	h->fs_blocks = d->fs_blocks;
-	h->fs_bpg = d->fs_bpg;
-	h->fs_ipg = d->fs_ipg;
-	h->fs_rsv_gdt = d->fs_rsv_gdt;
-	h->fs_inode_size = d->fs_inode_size;
-	h->fs_block_log = d->fs_block_log;
-	h->fs_flex_log = d->fs_flex_log;
-	h->fs_desc_size = d->fs_desc_size;
+	fs_copy(h, d, false);
 }
 
 int ts_trace_hdr_fs_check(const struct ts_trace_hdr *h, char *why, size_t n)
@@ -1128,15 +1155,7 @@ int ts_trace_set_fs(const char *path, const struct ts_trace_hdr *h, char *err, s
 		return TS_E_VERSION;
 	}
 	d.model |= TS_TRACE_MODEL_FS;
-	d.fs_blocks = g.fs_blocks;
-	d.fs_bpg = g.fs_bpg;
-	d.fs_ipg = g.fs_ipg;
-	d.fs_rsv_gdt = g.fs_rsv_gdt;
-	d.fs_inode_size = g.fs_inode_size;
-	d.fs_block_log = g.fs_block_log;
-	d.fs_flex_log = g.fs_flex_log;
-	d.fs_desc_size = g.fs_desc_size;
-	d.fs_pad = 0;
+	fs_copy(&d, &g, true);
 	/* the header alone: the writer wrote it at open and appends after it */
 	if (pwrite(fd, &d, sizeof(d), 0) != (ssize_t)sizeof(d)) {
 		ret = errno ? -errno : -EIO;
