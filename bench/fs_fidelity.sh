@@ -13,7 +13,8 @@
 #            (tiersim replay --virtual): the job's time with the replay's
 #            recorded span replaced by its predicted one; and the same with
 #            --kernel-fs (the recording predicted as the job on a kernel
-#            file system: FUSE's round trips taken out), the column that
+#            file system: FUSE's round trips taken out; its files' data
+#            placed as the image holds them, --fs-tree), the column that
 #            predicts block mode;
 # and the ratios to block mode, which is what an instance would see.
 # Each ratio is taken within its repetition, so a slow block run shows as a
@@ -269,6 +270,11 @@ fuse_run() {
 	# capacity, as this bench laid it out before)
 	local fsz=(--fs-size "$IMG_BYTES")
 	[ "$1" = "$B0" ] && [ "${FS_FIDELITY_BEFORE_FS:-image}" = capacity ] && fsz=()
+	# and each file's data where the image holds it (--fs-tree: the
+	# datasets folder tiersim disk make copied in, so a readahead window
+	# over a superblock backup goes as two requests, as block mode's do;
+	# a build without it lays each file out as one run)
+	"$1" replay --help 2>&1 | grep -q -- --fs-tree && fsz+=(--fs-tree "$DATA")
 	"$1" replay "$W/fuse.trace" --virtual --kernel-fs --tier "$3" "${fsz[@]}" --json \
 		>"$W/replay-k.json" 2>/dev/null || cp "$W/replay.json" "$W/replay-k.json"
 	$PY - "$W/rec.json" "$(epoch "$W/out.json")" "$W/replay.json" "$W/replay-k.json" >"$5" <<'EOF'

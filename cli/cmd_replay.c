@@ -41,6 +41,7 @@ struct replay_args {
 	char *fuse_size;    /* DUR; NULL: --host's (--kernel-fs) */
 	char *fuse_ra;	    /* DUR; NULL: --host's, else the floor (--kernel-fs) */
 	char *fs_size;	    /* SIZE; NULL: the trace's geometry, else the tier's capacity */
+	char *fs_tree;	    /* DIR the image was made from; NULL: files one run each */
 	char *ra_kernel;    /* MAJOR.MINOR: the Linux whose readahead is modeled */
 	unsigned ra_kernel_v; /* as major * 100 + minor */
 	char *loop_issue; /* --kernel-fs: the block mode predicted, on|off|watch */
@@ -88,6 +89,12 @@ static const struct ts_opt replay_opts[] = {
 	  "block mode shows on 6.18 at a stream's start, though not yet its large reads' "
 	  "windows (tier/cache.c)",
 	  "MAJOR.MINOR" },
+	{ "fs_tree", TS_OPT_STR, RA(fs_tree), NULL, 0, 0, "",
+	  "with --virtual --kernel-fs: the folder the recording served, as tiersim disk make "
+	  "--from copied it into the image: each file's data placed where mkfs.ext4 -d puts "
+	  "it, and a readahead window over a gap in its disk blocks (a superblock backup, "
+	  "the journal) sent as two requests (tier/fsmeta.h; default: every file one run)",
+	  "DIR" },
 	{ "fs_size", TS_OPT_STR, RA(fs_size), NULL, 0, 0, "",
 	  "with --virtual: the file system's size for its layout alone (where mke2fs puts "
 	  "its inode tables, its block size: tier/fsmeta.h), e.g. a disk image's smaller than "
@@ -296,6 +303,11 @@ static int replay_args(struct replay_args *o, struct ts_replay_cfg *cfg, int arg
 		return ts_cmdline_error(cl, "--fs-size %s lays the file system out in virtual time "
 					    "only (--virtual, not --target)",
 					o->fs_size);
+	if (o->fs_tree && (o->target || !o->virtual_time || !o->kernel_fs))
+		return ts_cmdline_error(cl, "--fs-tree %s places files in virtual time with "
+					    "--kernel-fs only",
+					o->fs_tree);
+	cfg->fs_tree = o->fs_tree;
 	if (o->fs_size && (ts_parse_size(o->fs_size, &cfg->fs_bytes) ||
 			   cfg->fs_bytes < TS_REPLAY_FS_MIN || cfg->fs_bytes > TS_REPLAY_FS_MAX))
 		return ts_cmdline_error(cl, "--fs-size %s: expected a size from 16MiB to 1PiB "

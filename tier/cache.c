@@ -277,6 +277,8 @@ struct cache {
 	double mem_bps;
 	ts_tier_evict_fn evict;
 	void *evict_ctx;
+	ts_tier_brk_fn brk; /* a file's breaks in its disk blocks, or NULL */
+	void *brk_ctx;
 
 	struct ext *e;
 	struct dlink *dl; /* per extent, as e */
@@ -1204,15 +1206,27 @@ static uint64_t late_ready(struct cache *c, uint64_t file, uint64_t idx, uint32_
 	return t;
 }
 
-/* Sends the gathered run to the device; its chunks are ready at completion. */
+/* Sends the gathered run to the device; its chunks are ready at completion.
+ * A run over a break in its file's disk blocks (c->brk: two extents with
+ * a gap, tier/fsmeta.h) goes as one request per piece, all sent at @now
+ * (mpage_readahead submits the bio it built at the gap and goes on with
+ * a new one), the run ready when the last completes. */
 static uint64_t run_flush(struct cache *c, uint64_t now, struct ts_tier_done *done)
 {
 	if (!c->run_len)
 		return now;
-	struct ts_tier_req r = {
-		.op = TS_TIER_READ, .file = c->run_file, .off = c->run_off, .len = c->run_len
-	};
-	uint64_t d = ts_tier_layer_next(&c->l, now, &r, done);
+	uint64_t d = now, end = c->run_off + c->run_len;
+	for (uint64_t at = c->run_off; at < end;) {
+		uint64_t b = c->brk ? c->brk(c->brk_ctx, c->run_file, at, end) : end;
+		b = b > at && b < end ? b : end;
+		struct ts_tier_req r = {
+			.op = TS_TIER_READ, .file = c->run_file, .off = at, .len = b - at
+		};
+		/* @done adds up every request, as over fill()'s runs */
+		uint64_t t = ts_tier_layer_next(&c->l, now, &r, done);
+		d = TS_MAX(d, t);
+		at = b;
+	}
 	/* Its chunks are all cached: the run is sent before any eviction. */
 	uint64_t idx = c->run_off / CHUNK, last = (c->run_off + c->run_len - 1) / CHUNK;
 	uint64_t p0 = c->run_off / PAGE, p1 = (c->run_off + c->run_len) / PAGE;
@@ -2267,6 +2281,8 @@ struct ts_tier_layer *ts_tier_cache_new(const struct ts_tier_cache_cfg *cfg)
 	c->mem_bps = cfg->mem_bps ? (double)cfg->mem_bps : DEFAULT_MEM_BPS;
 	c->evict = cfg->evict;
 	c->evict_ctx = cfg->evict_ctx;
+	c->brk = cfg->brk;
+	c->brk_ctx = cfg->brk_ctx;
 	uint64_t n = TS_MAX(cfg->mem / (CHUNK / 4), 4);
 	if (n > UINT32_MAX - 1)
 		n = UINT32_MAX - 1;

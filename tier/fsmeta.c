@@ -1,4 +1,5 @@
 /* fsmeta.c — a real file system's metadata reads (see fsmeta.h). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -6,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tier/fsmeta.h"
@@ -43,6 +45,7 @@ struct ts_fsmeta {
 	 * 0); flex: groups a flex group packs (flex_bg, 1 without it) */
 	bool sized;
 	uint64_t first_data, bpg, groups, ipg, itb, gdt, rsv, flex;
+	uint64_t nblocks; /* the file system's blocks (s_blocks_count) */
 	/* the highest inode whose table block a lookup read (0: none yet) */
 	uint64_t hi_ino;
 	/* the root's inode read (at mount: inode_read) */
@@ -343,6 +346,7 @@ static void layout(struct ts_fsmeta *m, const struct ts_fsmeta_geom *g)
 	m->gdt = (m->groups + gdpb - 1) / gdpb;
 	m->rsv = g->rsv_gdt;
 	m->flex = g->flex ? g->flex : 1;
+	m->nblocks = g->blocks;
 	m->sized = true;
 }
 
@@ -375,6 +379,323 @@ static uint64_t table_of(const struct ts_fsmeta *m, uint64_t g)
 			return pos;
 		pos += m->itb;
 	}
+}
+
+/* ---- Where mkfs.ext4 -d puts a file's data ----------------------------- */
+
+/* The journal's blocks as mke2fs 1.47 sizes them for a file system of
+ * @blocks blocks (lib/ext2fs/mkjournal.c, ext2fs_default_journal_size). */
+static uint64_t journal_blocks(uint64_t blocks)
+{
+	return blocks < 2048		? 0
+	       : blocks < 32768		? 1024
+	       : blocks < 256 * 1024	? 4096
+	       : blocks < 512 * 1024	? 8192
+	       : blocks < 4096 * 1024	? 16384
+	       : blocks < 8192 * 1024	? 32768
+	       : blocks < 16384 * 1024	? 65536
+	       : blocks < 32768 * 1024 ? 131072
+					: 262144;
+}
+
+/* The end of the blocks mke2fs gave flex group @f's bitmaps and inode
+ * tables (table_of's layout), which start at the flex group's first
+ * block (group 0's after its superblock and descriptors). */
+static uint64_t flex_end(const struct ts_fsmeta *m, uint64_t f)
+{
+	uint64_t last = TS_MIN(m->groups, (f + 1) * m->flex) - 1;
+	return table_of(m, last) + m->itb;
+}
+
+/* Group @g's blocks mke2fs left free (its size less its superblock
+ * backup and the flex group's tables in it). */
+static uint64_t group_free(const struct ts_fsmeta *m, uint64_t g)
+{
+	uint64_t s = m->first_data + g * m->bpg, e = TS_MIN(s + m->bpg, m->nblocks);
+	uint64_t used = has_super(g) ? 1 + m->gdt + m->rsv : 0;
+	if (g % m->flex == 0)
+		used = TS_MIN(flex_end(m, g / m->flex), e) - s;
+	return e - s > used ? e - s - used : 0;
+}
+
+/* The journal's first block: the first block of the group mke2fs picks
+ * near the middle of the disk (mkjournal.c, get_midpoint_journal_block:
+ * the middle block's group, on a disk of more groups than a flex group
+ * its flex group's first group with free blocks, and of it and its
+ * neighbours the one with the most free blocks). */
+static uint64_t journal_start(const struct ts_fsmeta *m)
+{
+	uint64_t g = ((m->nblocks - m->first_data) / 2) / m->bpg, start, end;
+	if (m->flex > 1 && g > m->flex) {
+		g &= ~(m->flex - 1);
+		while (g < m->groups && !group_free(m, g))
+			g++;
+		if (g == m->groups)
+			g = 0;
+		start = g;
+	} else {
+		start = g ? g - 1 : g;
+	}
+	end = g + 1 < m->groups ? g + 1 : g;
+	g = start;
+	for (uint64_t i = start + 1; i <= end; i++)
+		if (group_free(m, i) > group_free(m, g))
+			g = i;
+	/* its first free block (the journal is then taken as one run:
+	 * assumed, as it is on every default layout checked) */
+	uint64_t s = m->first_data + g * m->bpg;
+	if (g % m->flex == 0)
+		return flex_end(m, g / m->flex);
+	return has_super(g) ? s + 1 + m->gdt + m->rsv : s;
+}
+
+/* Block @b, or the first block after the metadata region @b lies in
+ * (a superblock backup with its descriptors and reserved descriptors,
+ * a flex group's bitmaps and inode tables, the journal, taken as one run
+ * from its first block); *@next: the
+ * first block of the next region after the result. */
+static uint64_t data_at(const struct ts_fsmeta *m, uint64_t b, uint64_t *next)
+{
+	uint64_t j0 = journal_start(m), j1 = j0 + journal_blocks(m->nblocks);
+	for (bool moved = true; moved;) {
+		moved = false;
+		uint64_t g = b >= m->first_data ? (b - m->first_data) / m->bpg : 0;
+		uint64_t s = m->first_data + g * m->bpg, e = s;
+		if (has_super(g))
+			e = s + 1 + m->gdt + m->rsv;
+		if (g % m->flex == 0)
+			e = TS_MAX(e, flex_end(m, g / m->flex));
+		if (b < e) {
+			b = e;
+			moved = true;
+		} else if (j1 > j0 && b >= j0 && b < j1) {
+			b = j1;
+			moved = true;
+		}
+	}
+	uint64_t g = b >= m->first_data ? (b - m->first_data) / m->bpg : 0, n = b;
+	do
+		n = m->first_data + ++g * m->bpg;
+	while (g < m->groups && !has_super(g) && g % m->flex);
+	if (j1 > j0 && j0 > b && j0 < n)
+		n = j0;
+	*next = n;
+	return b;
+}
+
+uint64_t ts_fsmeta_data_first(const struct ts_fsmeta *m)
+{
+	if (!m->sized)
+		return 0;
+	/* after the tables: the root's block, lost+found's 16 KiB (mke2fs
+	 * expands it to 16 KiB) and the resize inode's double-indirect
+	 * block (with reserved descriptors); checked on a 2 GiB image of
+	 * tiersim disk make: the root at 8,481, the tree's first folder at
+	 * 8,487 */
+	uint64_t lf = (16384 + m->p.block - 1) / m->p.block;
+	uint64_t next, b = data_at(m, flex_end(m, 0), &next);
+	return b + 1 + lf + (m->rsv ? 1 : 0);
+}
+
+unsigned ts_fsmeta_alloc(const struct ts_fsmeta *m, uint64_t *cursor, uint64_t blocks,
+			 struct ts_fsmeta_run *out, unsigned max)
+{
+	unsigned n = 0;
+	uint64_t l = 0, b = *cursor;
+	if (!m->sized)
+		return 0;
+	while (l < blocks) {
+		uint64_t next;
+		b = data_at(m, b, &next);
+		if (b >= m->nblocks) /* the disk is full: the rest is not placed */
+			break;
+		uint64_t take = TS_MIN(blocks - l, TS_MIN(next, m->nblocks) - b);
+		if (n && n <= max && out[n - 1].pblk + out[n - 1].len == b)
+			out[n - 1].len += take;
+		else if (n++ < max)
+			out[n - 1] = (struct ts_fsmeta_run){ l, b, take };
+		l += take;
+		b += take;
+	}
+	*cursor = b;
+	return n;
+}
+
+/* The space a name takes in a linear folder block: ext4_dir_entry_2's 8
+ * bytes and the name, rounded up to 4. */
+static uint64_t dirent_len(size_t name)
+{
+	return 8 + ((name + 3) & ~(size_t)3);
+}
+
+struct walk {
+	const struct ts_fsmeta *m;
+	uint64_t cursor; /* the next block ext2fs_new_block2 finds free */
+	size_t root;	 /* the tree's own path's bytes in path */
+	struct ts_fsmeta_file *f;
+	size_t n, cap;
+	char path[4096];
+};
+
+static int byte_order(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+/* A name added to a folder whose last block has @used bytes taken: a new
+ * block at the cursor when it does not fit (ext2fs_link, then
+ * ext2fs_expand_dir: the block after the last one allocated). */
+static void dir_add(struct walk *w, uint64_t *used, size_t name)
+{
+	uint64_t room = w->m->p.block - 12; /* metadata_csum's tail (assumed on) */
+	uint64_t need = dirent_len(name);
+	if (*used + need > room) {
+		struct ts_fsmeta_run r;
+		ts_fsmeta_alloc(w->m, &w->cursor, 1, &r, 1);
+		*used = 0;
+	}
+	*used += need;
+}
+
+/* The folder @w->path (of @len bytes) copied in as mkfs.ext4 -d copies
+ * it (misc/create_inode.c, __populate_fs): its names in byte order, each
+ * linked into it, then a file's data written whole or a folder made (one
+ * block) and copied in the same way. */
+static int walk_dir(struct walk *w, size_t len, uint64_t used, int depth)
+{
+	struct dirent **e;
+	int k = scandir(len ? w->path : "/", &e, NULL, byte_order), ret = 0;
+	if (k < 0)
+		return -errno;
+	for (int i = 0; i < k; i++) {
+		const char *name = e[i]->d_name;
+		size_t nl = strlen(name);
+		struct stat st;
+		if (ret || !strcmp(name, ".") || !strcmp(name, "..") ||
+		    (ret = len + 1 + nl >= sizeof(w->path) ? -ENAMETOOLONG : 0))
+			continue;
+		w->path[len] = '/';
+		memcpy(w->path + len + 1, name, nl + 1);
+		if (lstat(w->path, &st)) {
+			ret = -errno;
+			continue;
+		}
+		if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+			continue; /* links and devices: no data blocks charged */
+		dir_add(w, &used, nl);
+		if (S_ISDIR(st.st_mode)) {
+			struct ts_fsmeta_run r;
+			ts_fsmeta_alloc(w->m, &w->cursor, 1, &r, 1);
+			ret = depth < 64 ? walk_dir(w, len + 1 + nl, 24, depth + 1) : -ELOOP;
+			w->path[len + 1 + nl] = '\0';
+			continue;
+		}
+		if (w->n == w->cap) {
+			size_t nc = w->cap ? 2 * w->cap : 64;
+			void *p = realloc(w->f, nc * sizeof(*w->f));
+			if (!p) {
+				ret = -ENOMEM;
+				continue;
+			}
+			w->f = p;
+			w->cap = nc;
+		}
+		struct ts_fsmeta_file *f = &w->f[w->n];
+		memset(f, 0, sizeof(*f));
+		f->size = (uint64_t)st.st_size;
+		uint64_t blocks = (f->size + w->m->p.block - 1) / w->m->p.block;
+		f->nruns = ts_fsmeta_alloc(w->m, &w->cursor, blocks, f->run, TS_FSMETA_RUNS);
+		/* the path from the tree's root, as a trace names it */
+		if (!(f->path = strdup(w->path + w->root))) {
+			ret = -ENOMEM;
+			continue;
+		}
+		w->n++;
+	}
+	for (int i = 0; i < k; i++)
+		free(e[i]);
+	free(e);
+	return ret;
+}
+
+static int file_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct ts_fsmeta_file *)a)->path,
+		      ((const struct ts_fsmeta_file *)b)->path);
+}
+
+int ts_fsmeta_tree_new(const struct ts_fsmeta *m, const char *dir, struct ts_fsmeta_tree **out,
+		       char *err, size_t errlen)
+{
+	struct walk *w = calloc(1, sizeof(*w));
+	struct ts_fsmeta_tree *t = calloc(1, sizeof(*t));
+	size_t len = strlen(dir);
+	int ret = 0;
+	*out = NULL;
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	if (!w || !t) {
+		ret = -ENOMEM;
+	} else if (!m->sized) {
+		ret = -EINVAL;
+		snprintf(err, errlen, "%s: no file system laid out to place its files in", dir);
+	} else if (len >= sizeof(w->path) - 1) {
+		ret = -ENAMETOOLONG;
+	} else {
+		memcpy(w->path, dir, len);
+		w->path[len] = '\0';
+		w->root = len;
+		w->m = m;
+		w->cursor = ts_fsmeta_data_first(m);
+		/* the root holds ".", ".." and lost+found when the tree comes */
+		ret = walk_dir(w, len, 24 + dirent_len(10), 0);
+	}
+	if (ret && ret != -EINVAL)
+		snprintf(err, errlen, "%s: %s", dir, strerror(-ret));
+	if (!ret) {
+		qsort(w->f, w->n, sizeof(*w->f), file_cmp);
+		t->f = w->f;
+		t->n = w->n;
+		t->block = m->p.block;
+		*out = t;
+	} else {
+		for (size_t i = 0; w && i < w->n; i++)
+			free(w->f[i].path);
+		free(w ? w->f : NULL);
+		free(t);
+	}
+	free(w);
+	return ret;
+}
+
+void ts_fsmeta_tree_free(struct ts_fsmeta_tree *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->n; i++)
+		free(t->f[i].path);
+	free(t->f);
+	free(t);
+}
+
+const struct ts_fsmeta_file *ts_fsmeta_tree_find(const struct ts_fsmeta_tree *t, const char *path)
+{
+	struct ts_fsmeta_file key = { .path = (char *)path };
+	return t && path ? bsearch(&key, t->f, t->n, sizeof(key), file_cmp) : NULL;
+}
+
+uint64_t ts_fsmeta_file_break(const struct ts_fsmeta_file *f, uint64_t block, uint64_t off,
+			      uint64_t end)
+{
+	unsigned n = TS_MIN(f->nruns, TS_FSMETA_RUNS);
+	for (unsigned i = 1; i < n; i++) {
+		uint64_t at = f->run[i].lblk * block;
+		if (at > off && at < end)
+			return at;
+		if (at >= end)
+			break;
+	}
+	return end;
 }
 
 /* Drops every inode-table block read (the bits and the table's K_ITAB

@@ -186,6 +186,82 @@ void ts_fsmeta_set_geom(struct ts_fsmeta *m, const struct ts_fsmeta_geom *g);
 /* The block size the rule reads with (the layout's, or @p's). */
 uint64_t ts_fsmeta_block(const struct ts_fsmeta *m);
 
+/*
+ * Where a file's data lies: the data-layout rule. tiersim disk make
+ * --from DIR runs mkfs.ext4 -d, which copies DIR into the empty file
+ * system in one pass (e2fsprogs 1.47, misc/create_inode.c): depth first,
+ * each folder's names in byte order, a file's data written whole as its
+ * name is reached, a folder's first block as it is made; each block is
+ * the first free one from where the last went (ext2fs_new_block2 from
+ * the goal of the flex group's start, every block before it taken), so
+ * the tree lies in one stream from just after the first flex group's
+ * inode tables (ts_fsmeta_data_first: after the root's block, lost+found's
+ * 16 KiB and the resize inode's block), skipping what mke2fs took before:
+ *   - the superblock backups, each with the group descriptors and the
+ *     reserved descriptor blocks (sparse_super: groups 1 and the powers
+ *     of 3, 5 and 7, at their first block), 1 + gdt + rsv_gdt blocks;
+ *   - each later flex group's bitmaps and inode tables, at its start;
+ *   - the journal (mke2fs's size for the disk, ext2fs_default_journal_size,
+ *     at the first block of the group mke2fs picks near the middle).
+ * A file that runs into one of them goes on after it: ext4 maps it in two
+ * extents with a gap between, and the kernel sends a readahead window
+ * over the gap as two requests (mpage_readahead ends a bio where the disk
+ * blocks stop following each other). Block-mode traces (2 GiB image of
+ * bench/fs_fidelity.sh, sixteen 32,768-block groups, 255 reserved
+ * descriptor blocks): the folder job's one file at group 1's backup (its
+ * blocks 32,752-32,767 and 33,025-33,028), the check job's at group 3's
+ * (98,279-98,303, 98,561-98,574) and data.mdb at group 5's (to 163,839,
+ * on from 164,097), each read in two requests where the window crossed.
+ * Modeled: the order, the regions skipped, a folder's growth (a name that
+ * no longer fits its last block, of block - 12 bytes with metadata_csum's
+ * tail, takes the next free block then; ".", ".." take 24 bytes, the
+ * root's lost+found 20 more). Assumed: every inode in the first flex
+ * group (the goal stays there: true below 16 x inodes per group files),
+ * files dense (no holes), no inline data, symbolic links and devices
+ * holding no data blocks; the extent length cap (32,768 blocks) splits a
+ * file where the disk blocks still follow, which costs no request and is
+ * not kept. Checked only on images tiersim disk make made with mke2fs's
+ * defaults (4 KiB blocks).
+ */
+struct ts_fsmeta_run {
+	uint64_t lblk, pblk, len; /* the file's blocks [lblk, lblk + len) at disk block pblk on */
+};
+#define TS_FSMETA_RUNS 8
+/* A file of a tree as the rule places it: @path from the tree's root
+ * ("/a/b"), @nruns its runs (more than TS_FSMETA_RUNS: the first ones
+ * kept). */
+struct ts_fsmeta_file {
+	char *path;
+	uint64_t size;
+	unsigned nruns;
+	struct ts_fsmeta_run run[TS_FSMETA_RUNS];
+};
+struct ts_fsmeta_tree {
+	struct ts_fsmeta_file *f; /* sorted by path (strcmp) */
+	size_t n;
+	uint64_t block; /* the block size they were placed with */
+};
+/* The first block the copy takes (0 when @m has no layout: neither
+ * ts_fsmeta_set_capacity nor ts_fsmeta_set_geom called). */
+uint64_t ts_fsmeta_data_first(const struct ts_fsmeta *m);
+/* @blocks blocks taken from *@cursor on, as the allocator above takes
+ * them: their runs into @out (at most @max; the count of all returned),
+ * *@cursor moved past them. A run stops where a metadata region starts. */
+unsigned ts_fsmeta_alloc(const struct ts_fsmeta *m, uint64_t *cursor, uint64_t blocks,
+			 struct ts_fsmeta_run *out, unsigned max);
+/* Every file of folder @dir placed as tiersim disk make --from @dir
+ * places it in the layout of @m. 0, or -errno with one line in @err. */
+TS_WUR int ts_fsmeta_tree_new(const struct ts_fsmeta *m, const char *dir,
+			      struct ts_fsmeta_tree **out, char *err, size_t errlen);
+void ts_fsmeta_tree_free(struct ts_fsmeta_tree *t);
+/* @path's file in @t, or NULL. */
+const struct ts_fsmeta_file *ts_fsmeta_tree_find(const struct ts_fsmeta_tree *t, const char *path);
+/* The first byte offset in (@off, @end) where @f's disk blocks stop
+ * following each other (blocks of @block bytes), else @end: a request
+ * the kernel sends over [off, end) ends there. */
+uint64_t ts_fsmeta_file_break(const struct ts_fsmeta_file *f, uint64_t block, uint64_t off,
+			      uint64_t end);
+
 /* @child looked up in @parent: the reads it costs now (0 when everything
  * is already in memory), at most @max into @out (a directory of more
  * batches has its last ones merged). */

@@ -164,7 +164,9 @@ int ts_tier_new(const struct ts_tier_cfg *cfg, struct ts_tier **out, char *err, 
 						.mem_bps = cfg->mem_bps,
 						.ra_kernel = cfg->ra_kernel,
 						.evict = cfg->evict,
-						.evict_ctx = cfg->evict_ctx };
+						.evict_ctx = cfg->evict_ctx,
+						.brk = cfg->brk,
+						.brk_ctx = cfg->brk_ctx };
 		t->cache = ts_tier_cache_new(&cc);
 	}
 	/* Link what was made, top first, so that free_stack frees it all. */

@@ -372,6 +372,11 @@ struct ts_tier_done {
  * into the model) when the page cache drops a range; tierfs uses it to
  * invalidate the kernel's pages of a file opened in cached mode. */
 typedef void (*ts_tier_evict_fn)(void *ctx, uint64_t file, uint64_t off, uint64_t len);
+/* Where @file's disk blocks stop following each other first in (@off,
+ * @end), else @end (tier/fsmeta.h, the data-layout rule): the page cache
+ * ends a device request there, as the kernel ends a bio where a file's
+ * extents leave a gap. Same calling rules as ts_tier_evict_fn. */
+typedef uint64_t (*ts_tier_brk_fn)(void *ctx, uint64_t file, uint64_t off, uint64_t end);
 
 /* The smallest page cache the model keeps, one 128 KiB chunk (mem = 0
  * means none). */
@@ -452,6 +457,8 @@ struct ts_tier_cfg {
 	unsigned ra_kernel;
 	ts_tier_evict_fn evict;
 	void *evict_ctx;
+	ts_tier_brk_fn brk; /* NULL: every file one run of disk blocks */
+	void *brk_ctx;
 	struct ts_tier_ebs ebs; /* the instance's EBS limits (all 0: none) */
 	struct ts_tier_instance *instance; /* or those shared with other volumes (ebs then 0) */
 	/* Every call comes from one thread at a time, the stats readers

@@ -108,6 +108,8 @@ struct ts_tier_cache_cfg {
 	unsigned ra_kernel; /* struct ts_tier_cfg's: the Linux whose readahead is modeled */
 	ts_tier_evict_fn evict;
 	void *evict_ctx;
+	ts_tier_brk_fn brk;
+	void *brk_ctx;
 };
 struct ts_tier_layer *ts_tier_cache_new(const struct ts_tier_cache_cfg *cfg);
 

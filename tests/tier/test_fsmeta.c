@@ -1020,6 +1020,68 @@ static void test_geom(void)
 	unlink(path);
 }
 
+/* The data-layout rule on a small handmade geometry: 8 groups of 1,024
+ * blocks of 4 KiB, flex groups of 4, 3 reserved descriptor blocks, 16
+ * inode-table blocks a group. Group 0: superblock 0, descriptors 1,
+ * reserved 2-4, the flex group's bitmaps 5-12 and tables 13-76; the copy
+ * starts after the root's block, lost+found's 4 and the resize inode's
+ * (83). Group 1's backup at 1,024-1,028; group 3's at 3,072-3,076 and the
+ * journal (1,024 blocks for 8,192: mke2fs picks group 3 of 3-5, the most
+ * free of the three) after it, to 4,100; flex group 1's bitmaps and
+ * tables at 4,096-4,167. A file that runs into a region goes on after it:
+ * two runs, and a request over the gap ends there. */
+static void test_data_layout(void)
+{
+	struct ts_fsmeta *m;
+	CHECK(!ts_fsmeta_new(ext4, &m));
+	if (!m)
+		return;
+	CHECK_EQ_U64(ts_fsmeta_data_first(m), 0); /* no layout yet */
+	struct ts_fsmeta_geom g = { .blocks = 8192, .block = 4096, .bpg = 1024, .ipg = 256,
+				    .inode_size = 256, .rsv_gdt = 3, .desc_size = 64, .flex = 4 };
+	ts_fsmeta_set_geom(m, &g);
+	uint64_t cur = ts_fsmeta_data_first(m);
+	CHECK_EQ_U64(cur, 83);
+	struct ts_fsmeta_run r[TS_FSMETA_RUNS];
+	CHECK_EQ_U64(ts_fsmeta_alloc(m, &cur, 900, r, TS_FSMETA_RUNS), 1);
+	CHECK_EQ_U64(r[0].lblk, 0);
+	CHECK_EQ_U64(r[0].pblk, 83);
+	CHECK_EQ_U64(r[0].len, 900);
+	/* across group 1's backup: 41 blocks before it, 59 after */
+	CHECK_EQ_U64(ts_fsmeta_alloc(m, &cur, 100, r, TS_FSMETA_RUNS), 2);
+	CHECK_EQ_U64(r[0].pblk, 983);
+	CHECK_EQ_U64(r[0].len, 41);
+	CHECK_EQ_U64(r[1].lblk, 41);
+	CHECK_EQ_U64(r[1].pblk, 1029);
+	CHECK_EQ_U64(r[1].len, 59);
+	CHECK_EQ_U64(cur, 1088);
+	struct ts_fsmeta_file f = { .path = "/f", .size = 100 * 4096, .nruns = 2 };
+	memcpy(f.run, r, 2 * sizeof(r[0]));
+	CHECK_EQ_U64(ts_fsmeta_file_break(&f, 4096, 0, 100 * 4096), 41 * 4096);
+	CHECK_EQ_U64(ts_fsmeta_file_break(&f, 4096, 0, 128 * 1024), 128 * 1024);
+	CHECK_EQ_U64(ts_fsmeta_file_break(&f, 4096, 41 * 4096, 59 * 4096), 59 * 4096);
+	CHECK_EQ_U64(ts_fsmeta_file_break(&f, 4096, 0, 41 * 4096), 41 * 4096);
+	/* group 2 has no backup; group 3's, the journal after it and flex
+	 * group 1's tables lie between 3,072 and 4,168 */
+	CHECK_EQ_U64(ts_fsmeta_alloc(m, &cur, 2000, r, TS_FSMETA_RUNS), 2);
+	CHECK_EQ_U64(r[0].pblk, 1088);
+	CHECK_EQ_U64(r[0].len, 1984);
+	CHECK_EQ_U64(r[1].lblk, 1984);
+	CHECK_EQ_U64(r[1].pblk, 4168);
+	CHECK_EQ_U64(r[1].len, 16);
+	/* more runs than @max: all counted, the first kept */
+	cur = 1000;
+	CHECK_EQ_U64(ts_fsmeta_alloc(m, &cur, 4500, r, 1), 4);
+	CHECK_EQ_U64(r[0].pblk, 1000);
+	CHECK_EQ_U64(r[0].len, 24);
+	/* the disk's end: what does not fit is not placed */
+	cur = 8000;
+	CHECK_EQ_U64(ts_fsmeta_alloc(m, &cur, 1000, r, TS_FSMETA_RUNS), 1);
+	CHECK_EQ_U64(r[0].len, 192); /* group 7's backup (7,168) lies behind */
+	CHECK_EQ_U64(cur, 8192);
+	ts_fsmeta_free(m);
+}
+
 int main(void)
 {
 	char err[512];
@@ -1033,6 +1095,7 @@ int main(void)
 	if (!ext4)
 		return tc_exit();
 	test_lookup();
+	test_data_layout();
 	test_window_edge();
 	test_layout_mkfs();
 	test_geom();

@@ -195,6 +195,11 @@ struct ts_replay_cfg {
 	 * tier/fsmeta.h, ts_fsmeta_set_capacity), e.g. a disk image's, which
 	 * may be below the tier's smallest disk; 0: the tier's capacity. */
 	uint64_t fs_bytes;
+	/* Virtual time, --kernel-fs: the folder the recording served, as
+	 * tiersim disk make --from copied it into the image (tier/fsmeta.h,
+	 * the data-layout rule: a readahead window over a gap in a file's
+	 * disk blocks goes as two requests); NULL: each file one run. */
+	const char *fs_tree;
 	/* virtual */
 	struct ts_tier_cfg tier; /* profile, capacity, mem, seed, floor ... */
 	/* the file system lookups are charged with (tier/fsmeta.h: the tier

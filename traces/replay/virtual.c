@@ -47,6 +47,10 @@ struct vrun {
 	uint64_t end;		 /* the latest completion so far */
 	uint64_t first_io;	 /* the first request's issue (0: none yet) */
 	struct ts_fsmeta *meta;	 /* the file system's metadata reads */
+	/* --fs-tree: each file's data where the image holds it, by path id
+	 * (NULL: not in the tree, one run) */
+	struct ts_fsmeta_tree *tree;
+	const struct ts_fsmeta_file **fmap;
 	struct pnode *nodes;	 /* every path of the trace and its folders, sorted */
 	size_t nnodes;
 	/* a trace whose paths carry their inode numbers (version 11): the
@@ -684,6 +688,8 @@ static void vrun_free(struct vrun *v)
 	free(v->cpu.job);
 	ts_tier_free(v->tier);
 	ts_fsmeta_free(v->meta);
+	ts_fsmeta_tree_free(v->tree);
+	free(v->fmap);
 	free(v->nodes);
 	free(v->cur);
 	ts_heap_free(&v->h);
@@ -700,6 +706,14 @@ static void vrun_free(struct vrun *v)
 	replay_rthreads_free(&v->ps);
 }
 
+/* The page cache's ts_tier_brk_fn: where file @file's disk blocks break. */
+static uint64_t file_break(void *ctx, uint64_t file, uint64_t off, uint64_t end)
+{
+	const struct vrun *v = ctx;
+	const struct ts_fsmeta_file *f = v->fmap && file < v->t->npaths ? v->fmap[file] : NULL;
+	return f ? ts_fsmeta_file_break(f, v->tree->block, off, end) : end;
+}
+
 /* The model and the per-thread and per-record arrays for @v->ps. */
 TS_WUR static int vrun_alloc(struct vrun *v, char *err, size_t errlen)
 {
@@ -710,7 +724,12 @@ TS_WUR static int vrun_alloc(struct vrun *v, char *err, size_t errlen)
 		snprintf(err, errlen, "replay: no file system to charge lookups with (tier/fsmeta.h)");
 		return -EINVAL;
 	}
-	if ((ret = ts_tier_new(&v->cfg->tier, &v->tier, err, errlen)))
+	struct ts_tier_cfg tc = v->cfg->tier;
+	if (v->cfg->fs_tree) {
+		tc.brk = file_break;
+		tc.brk_ctx = v;
+	}
+	if ((ret = ts_tier_new(&tc, &v->tier, err, errlen)))
 		return ret;
 	ts_tier_draw_keyed(v->tier, true);
 	if ((ret = ts_fsmeta_new(v->cfg->fs, &v->meta))) {
@@ -738,6 +757,16 @@ TS_WUR static int vrun_alloc(struct vrun *v, char *err, size_t errlen)
 	if ((ret = nodes_build(v))) {
 		snprintf(err, errlen, "out of memory");
 		return ret;
+	}
+	if (v->cfg->fs_tree) { /* the files' data as the image holds it */
+		if ((ret = ts_fsmeta_tree_new(v->meta, v->cfg->fs_tree, &v->tree, err, errlen)))
+			return ret;
+		if (!(v->fmap = calloc(v->t->npaths ? v->t->npaths : 1, sizeof(*v->fmap)))) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		for (uint32_t i = 1; i < v->t->npaths; i++)
+			v->fmap[i] = ts_fsmeta_tree_find(v->tree, v->t->paths[i]);
 	}
 	v->cur = calloc(np, sizeof(*v->cur));
 	v->parked = calloc(np, sizeof(*v->parked));
