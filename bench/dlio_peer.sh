@@ -41,15 +41,15 @@
 #                sides as one call's runs would and keep each other's outputs
 #   --host NAME  a host profile (tiersim hosts) both tiersim sides charge
 #                DLIO's own CPU from (`tiersim dlio --host`); `--host none`
-#                charges none. Default: this machine's own profile, where
-#                one in pipeline/hosts.lua matches it (`tiersim hosts` names
-#                no host itself): a host whose cpu line says "(KVM guest;
-#                family F model M" and "N vCPUs", its vendor word (AMD,
-#                Intel), F and M /proc/cpuinfo's vendor_id, cpu family and
-#                model, N nproc, and the profile measures DLIO's CPU
+#                charges none. Default: this machine's own profile as
+#                `tiersim hosts --this` of --tiersim's build names it (a
+#                host whose cpu line says "(KVM guest; family F model M" and
+#                "N vCPUs", its vendor word (AMD, Intel), F and M
+#                /proc/cpuinfo's vendor_id, cpu family and model, N the
+#                CPUs the process may use, and which measures DLIO's CPU
 #                (dlio_sample_ns); of several, the last in the file (the
-#                newest). None matching: the call says so on its first line
-#                and charges none
+#                newest)). None matching: the call says so on its first
+#                line and charges none
 #   --before-host NAME  the host profile the --before build charges
 #                (default: the one of --host or --measure-host)
 #   --before-host-file FILE  the file the --before build reads "this-machine"
@@ -292,33 +292,16 @@ fi
 if [ -n "$tcost" ] && [ -n "$measure$track$before" ]; then
 	echo "dlio_peer.sh: --track-cost runs DLIO alone: no --measure-host, --measure-around, --measured, --track or --before" >&2; exit 2
 fi
-# No --host: this machine's own profile, where one matches (--host above)
+# No --host: this machine's own profile, where one matches (--host above):
+# the tool's own answer (`tiersim hosts --this`, pipeline/host.c's loader)
 if [ -z "$hostset" ] && [ -z "$measure" ]; then
-	auto=$(/usr/bin/python3 - "$(dirname "$0")/../pipeline/hosts.lua" "$(nproc)" <<'PY'
-import re, sys
-info = {}
-for line in open("/proc/cpuinfo"):
-    k, _, v = line.partition(":")
-    info.setdefault(k.strip(), v.strip())
-vendor = {"AuthenticAMD": "AMD", "GenuineIntel": "Intel"}.get(info.get("vendor_id"), "?")
-fam, mod, n = info.get("cpu family", "?"), info.get("model", "?"), sys.argv[2]
-src = open(sys.argv[1]).read()
-hit = None
-for m in re.finditer(r'^host "([^"]+)" \{(.*?)^\}', src, re.S | re.M):
-    c = re.search(r'^\s*cpu = "([^"]*)"', m.group(2), re.M)
-    if not c or "dlio_sample_ns" not in m.group(2):
-        continue
-    c = c.group(1)
-    if (c.startswith(vendor + " ") and "(KVM guest; family %s model %s" % (fam, mod) in c
-            and c.endswith(", %s vCPUs" % n)):
-        hit = m.group(1)
-print(hit or "none %s family %s model %s, %s CPUs" % (vendor, fam, mod, n))
-PY
-)
-	case $auto in
-	none\ *) echo "dlio_peer.sh: no host profile in pipeline/hosts.lua matches this machine (${auto#none }): tiersim's sides charge no host CPU (name one with --host)" >&2 ;;
-	*) host=(--host "$auto"); echo "dlio_peer.sh: --host $auto (this machine's own profile in pipeline/hosts.lua; --host none for none)" >&2 ;;
-	esac
+	if auto=$("$build/cli/tiersim" hosts --this 2>"${TMPDIR:-/tmp}/dlio_peer.this.$$"); then
+		host=(--host "$auto")
+		echo "dlio_peer.sh: --host $auto (this machine's own profile, tiersim hosts --this; --host none for none)" >&2
+	else
+		echo "dlio_peer.sh: $(cat "${TMPDIR:-/tmp}/dlio_peer.this.$$"): tiersim's sides charge no host CPU (name one with --host)" >&2
+	fi
+	rm -f "${TMPDIR:-/tmp}/dlio_peer.this.$$"
 fi
 [ "${host[1]:-}" = none ] && host=()
 # --measure-host: --host NAME is the profile the measurement is carried from
@@ -663,6 +646,7 @@ def daemon_of(m):  # the tierfs process whose command line names the mount
 
 daemon = daemon_of(mnt) if mnt else 0
 info, last, ticks = {}, {}, []  # pid -> (parent, comm, cmd); (pid, tid) -> [ns, comm]
+waits, first = {}, {}  # (pid, tid) -> [run-queue wait ns, times on a core]; its first [run, wait, times]
 while True:
     alive = os.path.exists('/proc/%d' % root)
     todo, procs = ([(root, 0)] if alive else []), []
@@ -680,10 +664,14 @@ while True:
         for t in tasks(p):
             ss = rd('/proc/%d/task/%s/schedstat' % (p, t))
             if ss:
-                last[(p, int(t))] = [int(ss.split()[0]), (rd('/proc/%d/task/%s/comm' % (p, t)) or '?').strip()]
+                f = ss.split()
+                k = (p, int(t))
+                last[k] = [int(f[0]), (rd('/proc/%d/task/%s/comm' % (p, t)) or '?').strip()]
+                waits[k] = [int(f[1]), int(f[2])]
+                first.setdefault(k, [int(f[0]), int(f[1]), int(f[2])])
     cpu = (rd('/proc/stat') or 'cpu 0 0 0 0 0 0 0 0 0').split('\n')[0].split()
     ticks.append([time.time(), int(cpu[4]) + int(cpu[5]), {'%d/%d' % k: v[0] for k, v in last.items()},
-                  time.monotonic(), int(cpu[8])])
+                  time.monotonic(), int(cpu[8]), {'%d/%d' % k: v[0] for k, v in waits.items()}])
     if not alive:
         break
     time.sleep(0.2)
@@ -708,13 +696,17 @@ def group(p, t, comm):
     return 'launcher'
 keys = {k: group(*map(int, k.split('/')), last[tuple(map(int, k.split('/')))][1]) for k in ticks[-1][2]}
 names = sorted(set(keys.values()))
-series = [[t, idle, {g: sum(v for k, v in th.items() if keys.get(k) == g) for g in names}, mono, steal]
-          for t, idle, th, mono, steal in ticks]
+series = [[t, idle, {g: sum(v for k, v in th.items() if keys.get(k) == g) for g in names}, mono, steal,
+           {g: sum(v for k, v in wt.items() if keys.get(k) == g) for g in names}]
+          for t, idle, th, mono, steal, wt in ticks]
+# each thread as first and last seen: run ns, run-queue wait ns, times on a core
+sched = {'%d/%d' % k: [keys.get('%d/%d' % k, '?'), last[k][1]] + first[k] + [last[k][0]] + waits[k]
+         for k in last if '%d/%d' % k in keys}
 json.dump({'groups': names, 'hz': os.sysconf('SC_CLK_TCK'),
            'workers': sum(1 for p in info if keys and group(p, p, '') == 'workers'),
            'threads': {k: [keys[k], last[tuple(map(int, k.split('/')))][1], v]
                        for k, v in ticks[-1][2].items()},
-           'series': series}, open(out, 'w'))
+           'sched': sched, 'series': series}, open(out, 'w'))
 PY
 }
 

@@ -2,9 +2,12 @@
  * costs); `tiersim hosts measure`: this machine's DLIO costs
  * (workloads/dlio_measure.h). */
 #include <errno.h>
+#include <inttypes.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cmdline.h"
 #include "cli/commands.h"
@@ -14,8 +17,9 @@
 #include "workloads/dlio_measure.h"
 
 struct hosts_args {
-	char *profile;
-	bool evidence;
+	char *profile, *cpuinfo;
+	bool evidence, this;
+	uint64_t vcpus;
 };
 
 static const struct ts_opt hosts_opts[] = {
@@ -24,12 +28,22 @@ static const struct ts_opt hosts_opts[] = {
 	{ "evidence", TS_OPT_BOOL, offsetof(struct hosts_args, evidence), "false", 0, 0, "",
 	  "list every number with its label instead: measured (naming the measurement), spec "
 	  "(a published table) or assumed (with its range)", NULL, 'e' },
+	{ "this", TS_OPT_BOOL, offsetof(struct hosts_args, this), "false", 0, 0, "",
+	  "print the name of this machine's own profile (its cpu line's vendor, KVM guest family "
+	  "and model and vCPUs as /proc/cpuinfo and the CPUs this process may use say, with DLIO's "
+	  "figures; of several the last) and exit 0; exit 1 where none matches",
+	  NULL, 0 },
+	{ "cpuinfo", TS_OPT_STR, offsetof(struct hosts_args, cpuinfo), "/proc/cpuinfo", 0, 0, "",
+	  "with --this: read the CPU's vendor, family and model from FILE", "FILE", 0 },
+	{ "vcpus", TS_OPT_U64, offsetof(struct hosts_args, vcpus), "0", 0, 4096, "",
+	  "with --this: a machine of N CPUs (0: the CPUs this process may use)", "N", 0 },
 	{ NULL },
 };
 
 static const struct ts_cmdline hosts_cmdline = {
 	.name = "hosts",
 	.synopsis = "[--profile FILE] [--evidence]\n"
+		    "       tiersim hosts --this [--profile FILE] [--cpuinfo FILE] [--vcpus N]\n"
 		    "       tiersim hosts measure --venv DIR [--out FILE] [--repeats N] [--from H]\n"
 		    "       tiersim hosts at HOST [--end fast|slow|value] [--only F,...] [--out FILE]",
 	.about = "Lists the host profiles: what JPEG decode + transform, a raw Datum's transform\n"
@@ -39,7 +53,8 @@ static const struct ts_cmdline hosts_cmdline = {
 		 "'tiersim hosts measure' measures DLIO's own CPU on this machine (the host\n"
 		 "this-machine of 'tiersim dlio --host this-machine'); --help after it says how.\n"
 		 "'tiersim hosts at HOST' writes HOST's DLIO figures at one end of their ranges\n"
-		 "as this-machine, to run a workload there (--help after it says how).\n",
+		 "as this-machine, to run a workload there (--help after it says how).\n"
+		 "'tiersim hosts --this' names the profile of the machine it runs on, if any.\n",
 	.opts = hosts_opts,
 	.max_pos = 0,
 };
@@ -426,6 +441,60 @@ static int hosts_at(int argc, char **argv)
 	return TS_EXIT_OK;
 }
 
+/* --this: the profile whose cpu line names this machine (ts_host_find_cpu),
+ * from @cpuinfo's first processor and @vcpus (0: the CPUs this process may
+ * use). */
+static int hosts_this(const struct ts_host_set *set, const char *cpuinfo, uint64_t vcpus)
+{
+	FILE *f = fopen(cpuinfo, "r");
+	if (!f) {
+		fprintf(stderr, "tiersim hosts: --this: %s: %s\n", cpuinfo, strerror(errno));
+		return TS_EXIT_FAIL;
+	}
+	char line[512], vendor[64] = "", *p;
+	long family = -1, model = -1;
+	/* the first processor's "key<tabs>: value" lines */
+	while (fgets(line, sizeof(line), f) && (!*vendor || family < 0 || model < 0)) {
+		if (!(p = strchr(line, ':')))
+			continue;
+		char *k = p;
+		*p++ = '\0';
+		while (k > line && (k[-1] == ' ' || k[-1] == '\t'))
+			*--k = '\0';
+		if (!strcmp(line, "vendor_id") && !*vendor)
+			sscanf(p, " %63s", vendor);
+		else if (!strcmp(line, "cpu family") && family < 0)
+			family = strtol(p, NULL, 10);
+		else if (!strcmp(line, "model") && model < 0)
+			model = strtol(p, NULL, 10);
+	}
+	fclose(f);
+	const char *v = !strcmp(vendor, "AuthenticAMD") ? "AMD"
+			: !strcmp(vendor, "GenuineIntel") ? "Intel"
+							  : vendor;
+	if (!vcpus) {
+		cpu_set_t cs;
+		vcpus = sched_getaffinity(0, sizeof(cs), &cs) ? (uint64_t)sysconf(_SC_NPROCESSORS_ONLN)
+							       : (uint64_t)CPU_COUNT(&cs);
+	}
+	if (!*v || family < 0 || model < 0) {
+		fprintf(stderr, "tiersim hosts: --this: %s names no vendor_id, cpu family and model\n",
+			cpuinfo);
+		return TS_EXIT_FAIL;
+	}
+	const char *name = ts_host_find_cpu(set, v, (unsigned)family, (unsigned)model,
+					    (unsigned)vcpus);
+	if (!name) {
+		fprintf(stderr,
+			"tiersim hosts: --this: no host profile names this machine (%s, KVM guest "
+			"family %ld model %ld, %" PRIu64 " vCPUs, with DLIO's figures)\n",
+			v, family, model, vcpus);
+		return TS_EXIT_FAIL;
+	}
+	printf("%s\n", name);
+	return TS_EXIT_OK;
+}
+
 int ts_cmd_hosts(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "measure"))
@@ -450,6 +519,12 @@ int ts_cmd_hosts(int argc, char **argv)
 		fprintf(stderr, "tiersim hosts: %s\n", err);
 		ts_opt_free(hosts_opts, &o);
 		return TS_EXIT_FAIL;
+	}
+	if (o.this) {
+		rc = hosts_this(set, o.cpuinfo, o.vcpus);
+		ts_host_set_free(set);
+		ts_opt_free(hosts_opts, &o);
+		return rc;
 	}
 	rc = o.evidence ? ts_host_print_evidence(stdout, set) : ts_host_print_table(stdout, set);
 	ts_host_set_free(set);

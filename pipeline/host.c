@@ -202,6 +202,27 @@ static void lib_clear(struct lib *l)
 	memset(l, 0, sizeof(*l));
 }
 
+const char *ts_host_find_cpu(const struct ts_host_set *s, const char *vendor, unsigned family,
+			     unsigned model, unsigned vcpus)
+{
+	char kind[96], end[32];
+	snprintf(kind, sizeof(kind), "(KVM guest; family %u model %u", family, model);
+	snprintf(end, sizeof(end), ", %u vCPUs", vcpus);
+	size_t vl = strlen(vendor), el = strlen(end);
+	const char *hit = NULL;
+	for (size_t i = 0; i < s->nh; i++) {
+		const struct host *h = &s->h[i];
+		const char *c = h->cpu, *k = c ? strstr(c, kind) : NULL;
+		if (!k || !h->f[TS_HF_DLIO_SAMPLE].set || strncmp(c, vendor, vl) || c[vl] != ' ')
+			continue;
+		char after = k[strlen(kind)];
+		size_t cl = strlen(c);
+		if ((after == ',' || after == ')') && cl >= el && !strcmp(c + cl - el, end))
+			hit = h->name;
+	}
+	return hit;
+}
+
 void ts_host_set_free(struct ts_host_set *s)
 {
 	if (!s)

@@ -328,6 +328,15 @@ TS_WUR int ts_host_copy_tail_first(const struct ts_host_set *s, const char *name
 TS_WUR int ts_host_map_window(const struct ts_host_set *s, const char *name, uint64_t *ns,
 			      char *err, size_t errlen);
 
+/* The profile of a machine of @vendor ("AMD", "Intel"), cpu family
+ * @family and model @model (/proc/cpuinfo) with @vcpus CPUs: the host whose
+ * cpu line starts with "VENDOR ", holds "(KVM guest; family F model M"
+ * followed by ',' or ')' and ends with ", N vCPUs", and which sets DLIO's
+ * figures itself (dlio_sample_ns); of several, the last in the set (a
+ * file's newest). NULL: none. */
+const char *ts_host_find_cpu(const struct ts_host_set *s, const char *vendor, unsigned family,
+			     unsigned model, unsigned vcpus);
+
 /* Whether @spec names a profile (not empty, not "this-machine"). */
 bool ts_host_is_profile(const char *spec);
 

@@ -112,4 +112,42 @@ PY
 	"$tiersim" hosts at $h --only dlio_nope >/dev/null 2>"$work/err" && fail "--only took no figure"
 	grep -q "'dlio_nope' is no DLIO figure" "$work/err" || fail "--only: $(cat "$work/err")"
 fi
+# --this: the profile whose cpu line names a machine, from a cpuinfo file
+# and a vCPU count (bench/dlio_peer.sh's default host): the Zen 3 guest of
+# 2 vCPUs is epyc-zen3-kvm-2vcpu; model 17 is not model 1 (the model's
+# digits whole), nor 4 vCPUs 2, nor an unknown family any; none exits 1
+# naming what it looked for; a profile file's host that matches as well,
+# the last in the set, wins.
+cpuinfo() { printf 'processor\t: 0\nvendor_id\t: %s\ncpu family\t: %s\nmodel\t\t: %s\nmodel name\t: x\n\nprocessor\t: 1\nvendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 85\n' "$@"; }
+cpuinfo AuthenticAMD 25 1 >"$work/zen3"
+got=$("$tiersim" hosts --this --cpuinfo "$work/zen3" --vcpus 2 2>"$work/err") ||
+	fail "hosts --this (Zen 3 guest): $(cat "$work/err")"
+[ "$got" = epyc-zen3-kvm-2vcpu ] || fail "hosts --this named '$got' for the Zen 3 guest"
+for c in "AuthenticAMD 25 17 2" "AuthenticAMD 25 1 4" "AuthenticAMD 99 1 2" "GenuineIntel 25 1 2"; do
+	set -- $c
+	cpuinfo "$1" "$2" "$3" >"$work/cpu-x"
+	"$tiersim" hosts --this --cpuinfo "$work/cpu-x" --vcpus "$4" >"$work/out" 2>"$work/err"
+	[ $? -eq 1 ] && [ ! -s "$work/out" ] || fail "hosts --this matched $c: $(cat "$work/out")"
+	grep -q "no host profile names this machine (.*family $2 model $3, $4 vCPUs" "$work/err" ||
+		fail "hosts --this ($c): $(cat "$work/err")"
+done
+cat >"$work/zen3b.lua" <<'LUA'
+host "zen3-twin" {
+  desc = "a second profile of the same guest",
+  cpu = "AMD EPYC (KVM guest; family 25 model 1), 2 vCPUs",
+  from = "epyc-zen3-kvm-2vcpu",
+  speed = { 1, "assumed", "a test's figure", low = 1, high = 1 },
+  dlio_sample_ns = { 900000, "measured", "a test's figure" },
+}
+LUA
+got=$("$tiersim" hosts --this --profile "$work/zen3b.lua" --cpuinfo "$work/zen3" --vcpus 2 2>"$work/err") ||
+	fail "hosts --this --profile: $(cat "$work/err")"
+[ "$got" = zen3-twin ] || fail "hosts --this --profile named '$got', not the last match"
+"$tiersim" hosts --this --cpuinfo "$work/none" >/dev/null 2>"$work/err" && fail "--this read a missing file"
+# this machine's own: whatever it is, a name 'tiersim hosts' lists, or none
+if got=$("$tiersim" hosts --this 2>"$work/err"); then
+	grep -q "^$got " "$work/list" || fail "hosts --this named '$got', which hosts does not list"
+else
+	grep -q "no host profile names this machine" "$work/err" || fail "hosts --this: $(cat "$work/err")"
+fi
 exit 0
