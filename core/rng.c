@@ -33,6 +33,19 @@ static void zig_build(void)
 	}
 	zig.x[256] = 0;
 	zig.f[256] = 1;
+	/* k[i]: the least m (0 .. 2^53) whose x, as ts_rng_normal_zig
+	 * computes it, is not under x[i + 1] (2^53 where none is) */
+	for (int i = 0; i < 256; i++) {
+		uint64_t lo = 0, hi = 1ull << 53;
+		while (lo < hi) {
+			uint64_t m = lo + (hi - lo) / 2;
+			if ((double)m * 0x1.0p-53 * zig.x[i] < zig.x[i + 1])
+				lo = m + 1;
+			else
+				hi = m;
+		}
+		zig.k[i] = lo;
+	}
 }
 
 const struct ts_rng_zig *ts_rng_zig(void)

@@ -100,6 +100,12 @@ static inline double ts_rng_normal(struct ts_rng *r)
 struct ts_rng_zig {
 	double x[257]; /* layer i spans [0, x[i]]; x[0] = v / f(r), x[1] = r, x[256] = 0 */
 	double f[257]; /* exp(-x[i]^2 / 2) */
+	/* a draw u in layer i (u & 255) is inside its rectangle (the fast
+	 * path's x < x[i + 1]) exactly when u >> 11 < k[i]: that x rises
+	 * (never falls) with u >> 11, rounding included, so the draws it
+	 * takes are those below the first it does not (rng.c's zig_build
+	 * finds it with the same operations) */
+	uint64_t k[256];
 };
 const struct ts_rng_zig *ts_rng_zig(void);
 /* The slow path of ts_rng_normal_zig for a draw in layer @i at @x, past
@@ -132,6 +138,46 @@ static inline double ts_rng_normal_zig(struct ts_rng *r, const struct ts_rng_zig
 		c.b ^= (u & 256) << 55;
 		return c.d;
 	}
+}
+
+/*
+ * The largest of @x and @n draws of ts_rng_normal_zig from @r, @r left
+ * where those n draws leave it. A draw inside its layer's rectangle is
+ * under x[1] (its x < x[i + 1] <= x[1]), and so is one the wedge takes
+ * (under x[i] <= x[1], i >= 1): once the largest is x[1] or more, only
+ * the tail can raise it, so a draw is tested against its rectangle on
+ * its integer bits alone (k) and is converted only on the slow path. The
+ * same draws, the same stream, the same largest as a loop of
+ * TS_MAX(x, ts_rng_normal_zig(r, z)).
+ */
+static inline double ts_rng_normal_zig_max(struct ts_rng *r, const struct ts_rng_zig *z, uint64_t n,
+					   double x)
+{
+	struct ts_rng s = *r;
+	uint64_t q = 0;
+	for (; q < n && !(x >= z->x[1]); q++) {
+		double y = ts_rng_normal_zig(&s, z);
+		x = x > y ? x : y;
+	}
+	for (; q < n; q++) {
+		for (;;) {
+			uint64_t u = ts_rng_u64(&s);
+			unsigned i = (unsigned)(u & 255);
+			if (u >> 11 < z->k[i]) /* inside the rectangle: under x[1] */
+				break;
+			struct ts_rng e = s;
+			double y = ts_rng_zig_edge_(&e, z, i, (double)(u >> 11) * 0x1.0p-53 * z->x[i]);
+			s = e;
+			if (y < 0)
+				continue;
+			union { double d; uint64_t b; } c = { .d = y };
+			c.b ^= (u & 256) << 55;
+			x = x > c.d ? x : c.d;
+			break;
+		}
+	}
+	*r = s;
+	return x;
 }
 
 /*

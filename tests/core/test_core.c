@@ -270,6 +270,56 @@ static const struct ts_opt cfg_opts[] = {
 	{ NULL },
 };
 
+/* ts_rng_normal_zig_max is a loop of TS_MAX over ts_rng_normal_zig: the
+ * same largest and the stream left in the same place, for runs of each
+ * length from 0 to 300 from a few seeds (a largest under x[1] throughout,
+ * or past it early) and two long runs from a start past x[1]; and k[i] is
+ * the rectangle's test (x < x[i + 1]) at its edge and one below. */
+static void test_rng_zig_max(void)
+{
+	const struct ts_rng_zig *zig = ts_rng_zig();
+	for (int i = 0; i < 256; i++) {
+		uint64_t k = zig->k[i];
+		CHECK(k <= (1ull << 53));
+		if (k < (1ull << 53))
+			CHECK(!((double)k * 0x1.0p-53 * zig->x[i] < zig->x[i + 1]));
+		if (k > 0)
+			CHECK((double)(k - 1) * 0x1.0p-53 * zig->x[i] < zig->x[i + 1]);
+	}
+	CHECK(zig->k[255] == 0); /* x[256] = 0: no draw inside */
+	for (uint64_t seed = 1; seed <= 6; seed++) {
+		for (uint64_t n = 0; n <= 300; n++) {
+			for (int from = 0; from < 2; from++) {
+				double x0 = from ? 4.0 : -TS_RNG_ZIG_MAX, x = x0;
+				struct ts_rng a, b;
+				ts_rng_seed(&a, seed * 1000 + n);
+				b = a;
+				for (uint64_t q = 0; q < n; q++) {
+					double y = ts_rng_normal_zig(&a, zig);
+					x = TS_MAX(x, y);
+				}
+				CHECK(ts_rng_normal_zig_max(&b, zig, n, x0) == x);
+				CHECK(memcmp(&a, &b, sizeof(a)) == 0);
+			}
+		}
+	}
+	unsigned past = 0; /* long runs whose largest passes x[1] on the way */
+	for (uint64_t seed = 7; seed <= 8; seed++) {
+		struct ts_rng a, b;
+		ts_rng_seed(&a, seed);
+		b = a;
+		double x = -TS_RNG_ZIG_MAX;
+		for (int q = 0; q < 2000000; q++) {
+			double y = ts_rng_normal_zig(&a, zig);
+			x = TS_MAX(x, y);
+		}
+		past += x > zig->x[1];
+		CHECK(ts_rng_normal_zig_max(&b, zig, 2000000, -TS_RNG_ZIG_MAX) == x);
+		CHECK(memcmp(&a, &b, sizeof(a)) == 0);
+	}
+	CHECK(past == 2); /* 2e6 draws: about 260 past r, half of them positive */
+}
+
 static void test_opt(void)
 {
 	struct cfg c = { 0 };
@@ -524,6 +574,7 @@ int main(void)
 	test_hist();
 	test_rng();
 	test_rng_zig();
+	test_rng_zig_max();
 	test_opt();
 	test_files();
 	test_opt_args();
