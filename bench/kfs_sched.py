@@ -13,7 +13,15 @@ sorted by length: does the work itself take longer in longer gaps?), and
 which threads held the CPU the thread waited for (the one running there at
 its wake-up, or the one that preempted it), by name.
 
-usage: kfs_sched.py TRACE [--json OUT]"""
+With --procs, every thread of the job's name (the marker writer's comm:
+its DataLoader's worker processes too) is followed from its first time on
+a CPU in the epoch, and the gaps are split by the sleep before them: after
+a D sleep (a page or a FUSE reply in flight) or an S sleep (a queue, a
+pipe, a futex); per group (the marker's thread, the others) the same
+quantiles of time on a CPU.
+
+usage: kfs_sched.py TRACE [--json OUT]
+       kfs_sched.py TRACE --procs"""
 import json, re, sys
 from collections import defaultdict
 
@@ -35,8 +43,68 @@ def q(xs, p):
     return ys[min(len(ys) - 1, int(p * (len(ys) - 1) + 0.5))]
 
 
+def procs(path):
+    ev = list(parse(path))
+    start = next((e for e in ev if e[4] == "tracing_mark_write" and "epoch start" in e[5]), None)
+    end = next((e for e in ev if e[4] == "tracing_mark_write" and "epoch end" in e[5]), None)
+    if not start or not end:
+        sys.exit("kfs_sched.py: %s: no epoch markers" % path)
+    main_pid, comm, t0, t1 = start[1], start[0].strip(), start[3], end[3]
+    st = {main_pid: ["run", t0, {"t": t0, "cpu": 0.0, "rq": 0.0}, "new"]}  # pid -> [state, since, gap, after]
+    gaps = defaultdict(list)  # (group, after) -> [(cpu, rq, len)]
+    sleeps = defaultdict(lambda: defaultdict(int))
+    pids = defaultdict(set)
+    grp = lambda pid: "main" if pid == main_pid else "other"
+    for c, pid, cpu, t, name, rest in ev:
+        if t < t0 or t > t1:
+            continue
+        kv = dict(KV.findall(rest.replace(" ==> ", " ")))
+        if name == "sched_switch":
+            pp, np_ = int(kv["prev_pid"]), int(kv["next_pid"])
+            if pp in st and st[pp][0] == "run":
+                s_ = st[pp]
+                s_[2]["cpu"] += t - s_[1]
+                if kv["prev_state"].startswith("R"):
+                    s_[0], s_[1] = "rq", t
+                else:
+                    if s_[3] != "new":
+                        g = s_[2]
+                        gaps[(grp(pp), s_[3])].append((g["cpu"], g["rq"], t - g["t"]))
+                    ps = kv["prev_state"][:1]
+                    sleeps[grp(pp)][ps] += 1
+                    s_[0], s_[1], s_[3] = "sleep", t, ps
+            if kv.get("next_comm") == comm:
+                if np_ not in st:
+                    st[np_] = ["run", t, {"t": t, "cpu": 0.0, "rq": 0.0}, "new"]
+                    pids[grp(np_)].add(np_)
+                elif st[np_][0] == "rq":
+                    st[np_][2]["rq"] += t - st[np_][1]
+                    st[np_][0], st[np_][1] = "run", t
+        elif name == "sched_wakeup":
+            pid_ = int(kv["pid"])
+            if pid_ in st and st[pid_][0] == "sleep":
+                st[pid_][0], st[pid_][1] = "rq", t
+                st[pid_][2] = {"t": t, "cpu": 0.0, "rq": 0.0}
+    us = lambda x: x * 1e6
+    print("epoch %.0f us, job %s: threads followed: main 1, other %d" % (us(t1 - t0), comm, len(pids["other"])))
+    for g in ("main", "other"):
+        print("  %-5s sleeps: %s" % (g, ", ".join("%s %d" % kv for kv in sorted(sleeps[g].items()))))
+        for after in ("D", "S"):
+            xs = gaps[(g, after)]
+            if not xs:
+                continue
+            cpu = [us(x[0]) for x in xs]
+            rq = [us(x[1]) for x in xs]
+            print("  %-5s after %s: %5d gaps, on a CPU p10 %7.1f p50 %7.1f p75 %7.1f p90 %7.1f sum %8.0f us; "
+                  "runnable p50 %6.1f p90 %6.1f sum %7.0f us" % (
+                      g, after, len(xs), q(cpu, .1), q(cpu, .5), q(cpu, .75), q(cpu, .9), sum(cpu),
+                      q(rq, .5), q(rq, .9), sum(rq)))
+
+
 def main():
     path = sys.argv[1]
+    if len(sys.argv) > 2 and sys.argv[2] == "--procs":
+        return procs(path)
     ev = list(parse(path))
     start = next((e for e in ev if e[4] == "tracing_mark_write" and "epoch start" in e[5]), None)
     end = next((e for e in ev if e[4] == "tracing_mark_write" and "epoch end" in e[5]), None)

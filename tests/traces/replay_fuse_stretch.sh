@@ -29,6 +29,25 @@ X
 }
 two_reads ra 16
 two_reads direct 0
+# Only before another page-cache read of the same file (the cursor's over
+# its mapped database; not a folder loader's gap from one file's read to
+# the next file's): the second read of another file, or a direct one,
+# keeps the 20us (140us).
+mktrace other <<X
+header version=5 mem=0 model=255 floor_ns=10000
+path 1 "/f"
+path 2 "/g"
+0 50000 read 1 0 131072 131072 1 1048576 0 16
+80000 130000 read 2 0 131072 131072 1 1048576 0 16
+end drops=0 records=2 t=130000
+X
+mktrace then_direct <<X
+header version=5 mem=0 model=255 floor_ns=10000
+path 1 "/f"
+0 50000 read 1 0 131072 131072 1 1048576 0 16
+80000 130000 read 1 131072 131072 131072 1 1048576 0 0
+end drops=0 records=2 t=130000
+X
 kfs() { # kfs NAME ARGS...: the kernel-fs replay's total_ns on fixed60
 	_n=$1; shift
 	"$B" replay "$T/$_n.trace" --virtual --kernel-fs --fuse-cpu 0 --page-wake 0 \
@@ -45,6 +64,10 @@ check "page-cache stretch: after the size part" \
 	test "$(kfs ra --fuse-size 6us --fuse-ra 10us --fuse-stretch 2)" = 127000
 check "page-cache stretch: not after a direct read" \
 	test "$(kfs direct --fuse-size 0 --fuse-ra 10us --fuse-stretch 2)" = 140000
+check "page-cache stretch: not before another file's read" \
+	test "$(kfs other --fuse-size 0 --fuse-ra 10us --fuse-stretch 2)" = 140000
+check "page-cache stretch: not before a direct read" \
+	test "$(kfs then_direct --fuse-size 0 --fuse-ra 10us --fuse-stretch 2)" = 140000
 check "page-cache stretch: not without the FUSE part" \
 	test "$(kfs ra --fuse-size 0 --fuse-ra 0 --fuse-stretch 2)" = 140000
 # build-host has none measured: none, not a refusal
