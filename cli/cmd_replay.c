@@ -194,7 +194,8 @@ static const struct ts_opt replay_opts[] = {
 	{ "fuse_stretch", TS_OPT_STR, RA(fuse_stretch), NULL, 0, 0, "",
 	  "with --kernel-fs: how many times longer the job's own time after a read the "
 	  "kernel's page cache sent ran through FUSE than on a kernel file system; the gap "
-	  "after such a read, less --fuse-ra and the size part, is divided by it (the "
+	  "after such a read, less --fuse-ra and the size part, is divided by it where the "
+	  "next request is another such read of the same file (the "
 	  "page-cache read's stretch, traces/README.md), 1 (none) to 4; default: --host's "
 	  "replay_fuse_stretch, none where it has none or has no replay_fuse_ra_ns",
 	  "X" },
