@@ -19,7 +19,7 @@
 # epoch: opening the database, its exit); then per workload the ratios
 # to block mode of the same round, median [min-max].
 # KFS_CHECK_HOST=NAME: AFTER's replays name --host NAME (BEFORE's keep its
-# default host); KFS_CHECK_KEEP=DIR keeps the recordings there. Each
+# default host, or name KFS_CHECK_BEFORE_HOST's); KFS_CHECK_KEEP=DIR keeps the recordings there. Each
 # block-mode mount's measured floor, hop and 128 KiB part are printed.
 set -u
 [ $# -ge 4 ] || { echo "usage: kfs_check.sh DATA IMAGE BEFORE AFTER [ROUNDS [TIER [WORKLOADS]]]" >&2; exit 2; }
@@ -59,8 +59,9 @@ epoch() { $PY -c 'import json, sys; print(json.load(open(sys.argv[1]))["epoch_s"
 span() { # BUILD TRACE [ARGS...]: recorded and predicted total_ns
 	"$1" replay "$2" --virtual --kernel-fs --tier "$TIER" --json "${@:3}" | jq -r '[.results[] | .total_ns] | @tsv'
 }
-HOSTARG=()
+HOSTARG=() HOSTARG0=()
 [ -z "${KFS_CHECK_HOST:-}" ] || HOSTARG=(--host "$KFS_CHECK_HOST")
+[ -z "${KFS_CHECK_BEFORE_HOST:-}" ] || HOSTARG0=(--host "$KFS_CHECK_BEFORE_HOST")
 echo "== kfs_check $TIER, $ROUNDS rounds, ${WLS[*]}: start $(date -u +%T), load $(load)"
 echo "round workload fuse_epoch_s block_epoch_s rec_span_s old_span_s new_span_s old_epoch_s new_epoch_s"
 for r in $(seq "$ROUNDS"); do
@@ -72,7 +73,7 @@ for r in $(seq "$ROUNDS"); do
 				# shellcheck disable=SC2046 # wl_cmd's words are the command
 				"$B" record --data "$DATA" --tier "$TIER" --mem 4GiB --out "$W/$wl.$r.trace" --no-wakes \
 					-- $(wl_cmd "$wl" '{}' "$W/out.json") >"$W/rec.out" 2>&1 || die "record $wl: $(tail -1 "$W/rec.out")"
-				echo "$(epoch "$W/out.json") $(span "$B0" "$W/$wl.$r.trace") $(span "$B" "$W/$wl.$r.trace" "${HOSTARG[@]}" | cut -f2)" \
+				echo "$(epoch "$W/out.json") $(span "$B0" "$W/$wl.$r.trace" "${HOSTARG0[@]}") $(span "$B" "$W/$wl.$r.trace" "${HOSTARG[@]}" | cut -f2)" \
 					>"$W/$wl.$r.fuse"
 				[ -z "${KFS_CHECK_KEEP:-}" ] || cp "$W/$wl.$r.trace" "$KFS_CHECK_KEEP/fuse.$TIER.$wl.$r.trace"
 			done

@@ -40,6 +40,7 @@ struct replay_args {
 	char *dev_read_cpu; /* DUR; NULL: --host's (--kernel-fs) */
 	char *fuse_size;    /* DUR; NULL: --host's (--kernel-fs) */
 	char *fuse_ra;	    /* DUR; NULL: --host's, else the floor (--kernel-fs) */
+	char *fuse_stretch; /* a ratio; NULL: --host's, else none (--kernel-fs) */
 	char *fs_size;	    /* SIZE; NULL: the trace's geometry, else the tier's capacity */
 	char *fs_tree;	    /* DIR the image was made from; NULL: files one run each */
 	char *ra_kernel;    /* MAJOR.MINOR: the Linux whose readahead is modeled */
@@ -197,6 +198,14 @@ static const struct ts_opt replay_opts[] = {
 	  "recording's floor (the page-cache read's FUSE part, traces/README.md), 0 (the "
 	  "floor) to 1ms; default: --host's replay_fuse_ra_ns, the floor where it has none",
 	  "DUR" },
+	{ "fuse_stretch", TS_OPT_STR, RA(fuse_stretch), NULL, 0, 0, "",
+	  "with --kernel-fs: how many times longer the job's own time after a read the "
+	  "kernel's page cache sent ran through FUSE than on a kernel file system; the gap "
+	  "after such a read, less --fuse-ra and the size part, is divided by it where the "
+	  "next request is another such read of the same file (the "
+	  "page-cache read's stretch, traces/README.md), 1 (none) to 4; default: --host's "
+	  "replay_fuse_stretch, none where it has none or has no replay_fuse_ra_ns",
+	  "X" },
 	{ "host", TS_OPT_STR, RA(host), NULL, 0, 0, "",
 	  "the host profile (tiersim hosts) that recorded: its replay_wake_cost_ns is the "
 	  "default --wake-cost, its replay_fuse_cpu_ns --fuse-cpu's (default: "
@@ -464,6 +473,31 @@ static int replay_args(struct replay_args *o, struct ts_replay_cfg *cfg, int arg
 				    "the page-cache read's FUSE part", "50us, 0.05ms",
 				    ts_host_fuse_ra, &cfg->fuse_ra_ns)) != -1)
 		return rc;
+	/* the page-cache read's stretch: none where the host has none (it
+	 * refines the FUSE part's constant, no rule of its own) */
+	if (o->fuse_stretch) {
+		char *end = NULL;
+		double x = strtod(o->fuse_stretch, &end);
+		if (!o->kernel_fs)
+			return ts_cmdline_error(cl, "--fuse-stretch %s is --kernel-fs's (the "
+						    "page-cache read's stretch)",
+						o->fuse_stretch);
+		if (end == o->fuse_stretch || *end || !(x >= 1 && x <= 4))
+			return ts_cmdline_error(cl, "--fuse-stretch %s: expected a ratio from 1 "
+						    "(none) to 4 (1.3)",
+						o->fuse_stretch);
+		cfg->fuse_stretch = x;
+	} else if (o->kernel_fs) {
+		char err[512];
+		int hrc = replay_hosts(o, err, sizeof(err));
+		if (!hrc)
+			hrc = ts_host_fuse_stretch(o->hosts, o->host, &cfg->fuse_stretch, err,
+						   sizeof(err));
+		if (hrc == -ENODATA)
+			cfg->fuse_stretch = 0;
+		else if (hrc)
+			return ts_cmdline_error(cl, "--host: %s", err);
+	}
 	/* --host also gives --kernel-fs its FUSE CPU, its page-lock wake-up
 	 * its IO path's CPU and its reply's size part (above) */
 	if ((o->wake_cost || (o->host && !o->kernel_fs)) && no_rule)

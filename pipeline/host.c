@@ -57,6 +57,7 @@ static const char *const host_keys[] = { "desc", "cpu", "from", "replay_wake_cos
 					 "replay_fuse_cpu_getattr_ns",
 					 "replay_page_wake_ns", "replay_dev_read_cpu_ns",
 					 "replay_fuse_size_ns", "replay_fuse_ra_ns",
+					 "replay_fuse_stretch",
 					 "speed",	   "library",	     "decode_base_ns",
 					 "decode_ns_per_mpix", "decode_share", "datum_xform_ns",
 					 "datum_parse_ns", "lmdb_put_ns",   "dlio_sample_ns",
@@ -124,6 +125,10 @@ struct host {
 	/* and a page-cache read's round trip through FUSE in a job's gap (the
 	 * machine's own) */
 	struct ts_host_num fuse_ra;
+	/* and how much longer a job's own time after such a read runs
+	 * through FUSE than on a kernel file system, a ratio (the machine's
+	 * own) */
+	struct ts_host_num fuse_stretch;
 	/* 1: glibc's memcpy touches a copy's last page before the rest (no
 	 * ERMS); 0: in order. The CPU's own: not carried by from = */
 	struct ts_host_num copy_tf;
@@ -177,6 +182,7 @@ static void host_clear(struct host *h)
 	num_free(&h->dev_read_cpu);
 	num_free(&h->fuse_size);
 	num_free(&h->fuse_ra);
+	num_free(&h->fuse_stretch);
 	num_free(&h->copy_tf);
 	num_free(&h->map_win);
 	for (size_t i = 0; i < h->nws; i++) {
@@ -351,6 +357,7 @@ static int read_host(struct ts_luadata_rd *r, int t, struct host *h)
 	    (rc = get_num(r, t, "replay_dev_read_cpu_ns", &h->dev_read_cpu)) ||
 	    (rc = get_num(r, t, "replay_fuse_size_ns", &h->fuse_size)) ||
 	    (rc = get_num(r, t, "replay_fuse_ra_ns", &h->fuse_ra)) ||
+	    (rc = get_num(r, t, "replay_fuse_stretch", &h->fuse_stretch)) ||
 	    (rc = get_num(r, t, "copy_tail_first", &h->copy_tf)) ||
 	    (rc = get_num(r, t, "map_window_ns", &h->map_win)))
 		return rc;
@@ -1164,6 +1171,30 @@ int ts_host_fuse_ra(const struct ts_host_set *s, const char *name, uint64_t *ns,
 			  1e6, ns, err, errlen);
 }
 
+int ts_host_fuse_stretch(const struct ts_host_set *s, const char *name, double *x, char *err,
+			 size_t errlen)
+{
+	if (!name)
+		name = TS_HOST_REPLAY_DEFAULT;
+	const struct host *h = need_host(s, name, err, errlen);
+	if (!h)
+		return -ENOENT;
+	if (!h->fuse_stretch.set) {
+		snprintf(err, errlen,
+			 "host '%s' has no replay_fuse_stretch measured: give --fuse-stretch X, "
+			 "or name a host that has",
+			 name);
+		return -ENODATA;
+	}
+	if (!(h->fuse_stretch.v >= 1 && h->fuse_stretch.v <= 4)) {
+		snprintf(err, errlen, "host '%s': replay_fuse_stretch %g is not 1 to 4", name,
+			 h->fuse_stretch.v);
+		return -EINVAL;
+	}
+	*x = h->fuse_stretch.v;
+	return 0;
+}
+
 int ts_host_copy_tail_first(const struct ts_host_set *s, const char *name, bool *out,
 			    char *err, size_t errlen)
 {
@@ -1241,6 +1272,8 @@ int ts_host_print_evidence(FILE *f, const struct ts_host_set *s)
 			rc = ev_line(f, h->name, "replay_fuse_size_ns", &h->fuse_size);
 		if (!rc && h->fuse_ra.set)
 			rc = ev_line(f, h->name, "replay_fuse_ra_ns", &h->fuse_ra);
+		if (!rc && h->fuse_stretch.set)
+			rc = ev_line(f, h->name, "replay_fuse_stretch", &h->fuse_stretch);
 		if (!rc)
 			rc = ev_line(f, h->name, "copy_tail_first", &h->copy_tf);
 		if (!rc && h->map_win.set)

@@ -308,6 +308,15 @@ TS_WUR int ts_host_fuse_size(const struct ts_host_set *s, const char *name, uint
 TS_WUR int ts_host_fuse_ra(const struct ts_host_set *s, const char *name, uint64_t *ns, char *err,
 			   size_t errlen);
 
+/* Host @name's replay_fuse_stretch (the kernel-fs replay's page-cache
+ * read's stretch: how many times longer a job's own time after such a
+ * read ran through FUSE than on a kernel file system; replay.h,
+ * fuse_stretch) in *@x; NULL: TS_HOST_REPLAY_DEFAULT's. -ENOENT,
+ * -ENODATA (none measured) or -EINVAL (not 1 to 4), with one line in
+ * @err. */
+TS_WUR int ts_host_fuse_stretch(const struct ts_host_set *s, const char *name, double *x,
+				char *err, size_t errlen);
+
 /* Host @name's copy_tail_first in *@out: whether glibc's memcpy on its CPU
  * touches a large copy's last page before the rest (no ERMS: the vector
  * copy loads the source's last 128 bytes before its forward loop), which a

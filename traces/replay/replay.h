@@ -144,6 +144,13 @@ struct ts_replay_cfg {
 	 * was through FUSE than in block mode, less the size part. The host's
 	 * (pipeline/hosts.lua's replay_fuse_ra_ns); 0: the floor. */
 	uint64_t fuse_ra_ns;
+	/* kernel_fs with fuse_ra_ns, the page-cache read's stretch
+	 * (rules.c): how many times longer the job's own time after such a
+	 * read ran through FUSE than on a kernel file system (its CPU work
+	 * slowed by the daemon's beside it); what is left of that gap once
+	 * fuse_ra_ns and the size part are off is divided by it. The host's
+	 * (pipeline/hosts.lua's replay_fuse_stretch); 0 or 1: none. */
+	double fuse_stretch;
 	/* kernel_fs without the in-kernel rule: those gaps keep their recorded
 	 * length less the round trip (a job that sleeps between its ops). */
 	bool keep_gaps;

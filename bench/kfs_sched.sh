@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# kfs_sched.sh — where the LMDB cursor's job thread spends its epoch through
+# FUSE (tiersim record) and in block mode (tiersim disk mount), from the
+# kernel's scheduler events: what makes its gaps longer through FUSE than
+# on ext4 (the kernel-fs replay's stretch rule, traces/README.md).
+#
+#   bench/q bench bench/kfs_sched.sh DATA IMAGE BUILD [ROUNDS [TIER [WORKLOAD]]]
+#
+# DATA and IMAGE as bench/kfs_check.sh's (bench/fs_fidelity.sh's datasets
+# and an ext4 image of them). Each round, in an order alternating with the
+# round: the cursor recorded through tierfs (--mem 4GiB, as kfs_check.sh),
+# and run in block mode (cache cold), with sched_switch and sched_wakeup
+# captured in a tracefs instance of its own; the cursor marks its epoch's
+# start and end there. bench/kfs_sched.py splits the job thread's epoch
+# into its sleeps (blocked) and the gaps between them (from a wake-up to
+# the next sleep), and each gap into time on a CPU and time runnable
+# (woken or preempted, waiting for a CPU), and says which threads held the
+# CPUs while it waited. WORKLOAD: lmdb (the cursor, the default) or folder
+# (bench/kfs_check.sh's PyTorch folder loader, 2 worker processes, marked
+# around its main); for the folder, kfs_sched.py --procs follows every
+# thread of the job (its workers too) and splits the gaps by the sleep
+# before them (D: a page or a FUSE reply; S: a queue or a pipe).
+# KFS_SCHED_KEEP=DIR keeps the traces and recordings.
+# Needs root (loop devices, tracefs at /sys/kernel/tracing).
+set -u
+[ $# -ge 3 ] || { echo "usage: kfs_sched.sh DATA IMAGE BUILD [ROUNDS [TIER]]" >&2; exit 2; }
+DATA=$(cd "$1" && pwd) IMG=$2 B=$(cd "$3" && pwd)/cli/tiersim
+export TIERSIM_TIERFS
+TIERSIM_TIERFS=$(cd "$3" && pwd)/fs/tierfs
+ROUNDS=${4:-3} TIER=${5:-ssd-cloud} WL=${6:-lmdb}
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+PY=/usr/bin/python3
+TR=/sys/kernel/tracing
+[ -d "$TR/instances" ] || { echo "kfs_sched.sh: no tracefs at $TR" >&2; exit 2; }
+W=$(mktemp -d -t kfs_sched.XXXXXX)
+export TIERSIM_DISK_STATE=$W/state
+MNT=$W/mnt
+T=$TR/instances/kfs_sched.$$
+mkdir -p "$MNT"
+is_mounted() { awk -v m="$1" '$5 == m { f = 1 } END { exit !f }' /proc/self/mountinfo; }
+cleanup() {
+	[ -d "$T" ] && { echo 0 >"$T/tracing_on"; echo 0 >"$T/events/enable"; rmdir "$T"; }
+	is_mounted "$MNT" && "$B" disk umount "$MNT" >/dev/null 2>&1
+	rm -rf "$W"
+}
+trap cleanup EXIT
+die() { echo "kfs_sched.sh: $*" >&2; exit 1; }
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+case $WL in lmdb | folder) ;; *) die "workload $WL: lmdb or folder" ;; esac
+mkdir "$T" || die "cannot make tracefs instance $T"
+echo 32768 >"$T/buffer_size_kb"
+echo 1 >"$T/events/sched/sched_switch/enable"
+echo 1 >"$T/events/sched/sched_wakeup/enable"
+cat >"$W/cursor.py" <<'PY'
+import json, sys, time, lmdb
+env = lmdb.open(sys.argv[1], readonly=True, lock=False, readahead=True)
+mark = open(sys.argv[3], "w")
+mark.write("kfs_sched epoch start\n"); mark.flush()
+t0 = time.monotonic(); n = b = 0
+with env.begin() as txn:
+    for _, v in txn.cursor():
+        n += 1; b += len(v)
+t1 = time.monotonic()
+mark.write("kfs_sched epoch end\n"); mark.flush()
+print(json.dumps({"epoch_s": t1 - t0, "samples": n, "bytes": b}), file=open(sys.argv[2], "w"))
+PY
+cat >"$W/folder.py" <<'PY'
+import runpy, sys
+mark = open(sys.argv[1], "w")
+sys.argv = [sys.argv[2]] + sys.argv[3:]
+mark.write("kfs_sched epoch start\n"); mark.flush()
+runpy.run_path(sys.argv[0], run_name="__main__")
+mark.write("kfs_sched epoch end\n"); mark.flush()
+PY
+(cd "$DATA/jpeg" && find train -type f | sort) >"$W/jpeg.list"
+job() { # ROOT: the workload's command, marking its epoch
+	case $WL in
+	lmdb) echo "$PY $W/cursor.py $1/lmdb/train_lmdb $W/out.json $T/trace_marker" ;;
+	folder) echo "$PY $W/folder.py $T/trace_marker $SRC/bench/pytorch_loader.py --root $1/jpeg --list $W/jpeg.list" \
+		"--mode bytes --workers 2 --batch 32 --step 0 --out $W/out.json" ;;
+	esac
+}
+epoch() { $PY -c 'import json, sys; print(json.load(open(sys.argv[1]))["epoch_s"])' "$1"; }
+traced() { # OUT CMD...: run CMD with the instance on, its events in OUT
+	echo >"$T/trace"
+	echo 1 >"$T/tracing_on"
+	"${@:2}"
+	local rc=$?
+	echo 0 >"$T/tracing_on"
+	cat "$T/trace" >"$1"
+	return $rc
+}
+echo "== kfs_sched $TIER $WL, $ROUNDS rounds: start $(date -u +%T), load $(load)"
+for r in $(seq "$ROUNDS"); do
+	order="fuse block"
+	[ $((r % 2)) = 0 ] && order="block fuse"
+	for mode in $order; do
+		if [ "$mode" = fuse ]; then
+			# shellcheck disable=SC2046 # job's words are the command
+			traced "$W/fuse.$r.sched" "$B" record --data "$DATA" --tier "$TIER" --mem 4GiB --out "$W/fuse.$r.trace" \
+				--no-wakes -- $(job '{}') >"$W/rec.out" 2>&1 || die "record: $(tail -1 "$W/rec.out")"
+		else
+			"$B" disk mount "$IMG" "$MNT" --tier "$TIER" --mem 4GiB >"$W/mount.out" 2>&1 ||
+				die "disk mount: $(tail -1 "$W/mount.out")"
+			# shellcheck disable=SC2046 # job's words are the command
+			traced "$W/block.$r.sched" "$B" disk run "$MNT" --cache cold -- $(job "$MNT") >"$W/run.out" 2>&1 ||
+				die "disk run: $(tail -1 "$W/run.out")"
+			"$B" disk umount "$MNT" || die "disk umount"
+		fi
+		echo "round $r $mode epoch_s $(epoch "$W/out.json")"
+		[ -z "${KFS_SCHED_KEEP:-}" ] || cp "$W/$mode.$r."* "$KFS_SCHED_KEEP/"
+	done
+done
+echo "== end $(date -u +%T), load $(load)"
+for r in $(seq "$ROUNDS"); do
+	for mode in fuse block; do
+		echo "-- round $r $mode"
+		if [ "$WL" = lmdb ]; then
+			$PY "$SRC/bench/kfs_sched.py" "$W/$mode.$r.sched" || die "kfs_sched.py on $mode.$r"
+		else
+			$PY "$SRC/bench/kfs_sched.py" "$W/$mode.$r.sched" --procs || die "kfs_sched.py on $mode.$r"
+		fi
+	done
+done
