@@ -638,7 +638,8 @@ int ts_fsmeta_tree_new(const struct ts_fsmeta *m, const char *dir, struct ts_fsm
 		ret = -ENOMEM;
 	} else if (!m->sized) {
 		ret = -EINVAL;
-		snprintf(err, errlen, "%s: no file system laid out to place its files in", dir);
+		snprintf(err, errlen, "file tree %s: no file system laid out to place its files in",
+			 dir);
 	} else if (len >= sizeof(w->path) - 1) {
 		ret = -ENAMETOOLONG;
 	} else {
@@ -651,7 +652,7 @@ int ts_fsmeta_tree_new(const struct ts_fsmeta *m, const char *dir, struct ts_fsm
 		ret = walk_dir(w, len, 24 + dirent_len(10), 0);
 	}
 	if (ret && ret != -EINVAL)
-		snprintf(err, errlen, "%s: %s", dir, strerror(-ret));
+		snprintf(err, errlen, "file tree %s: %s", dir, strerror(-ret));
 	if (!ret) {
 		qsort(w->f, w->n, sizeof(*w->f), file_cmp);
 		t->f = w->f;
