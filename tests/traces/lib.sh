@@ -2,7 +2,7 @@
 # test data ($S), a scratch directory ($T) removed on exit, check(), which
 # records a failure and goes on so one run shows them all, and the set-up
 # the replay tests share: j(), mktrace(), reads_trace(), wakes_file(),
-# fixed_tiers().
+# fixed_tiers(), two_reads().
 # shellcheck shell=sh
 set -u
 [ -n "${V:-}" ] && set -x
@@ -53,5 +53,18 @@ fixed_tiers() { # fixed_tiers FILE: tiers fixed60 and fixed100, reads at that la
 	cat > "$1" <<'X'
 tier "fixed60" { desc = "test", source = "test", latency = { read = { fixed = "60us" } } }
 tier "fixed100" { desc = "test", source = "test", latency = { read = { fixed = "100us" } } }
+X
+}
+two_reads() { # two_reads NAME FIRST_LEN FLAGS: mktrace NAME, a FUSE recording
+	# (floor 10us) of two reads of /f by one thread, the first FIRST_LEN
+	# bytes at 0 from 0 to 50us, the second 128 KiB from 80us to 130us
+	# (30us after the first completed); FLAGS 16: read ahead by the kernel's
+	# page cache, 0: direct
+	mktrace "$1" <<X
+header version=5 mem=0 model=255 floor_ns=10000
+path 1 "/f"
+0 50000 read 1 0 $2 $2 1 1048576 0 $3
+80000 130000 read 1 131072 131072 131072 1 1048576 0 $3
+end drops=0 records=2 t=130000
 X
 }

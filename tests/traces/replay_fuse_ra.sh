@@ -5,10 +5,7 @@
 # exact in virtual time on small hand-made traces.
 . "${TS_SOURCE_ROOT:?run through meson test}/tests/traces/lib.sh"
 
-cat > "$T/fx.lua" <<'X'
-tier "fixed60" { desc = "test", source = "test", latency = { read = { fixed = "60us" } } }
-tier "fixed100" { desc = "test", source = "test", latency = { read = { fixed = "100us" } } }
-X
+fixed_tiers "$T/fx.lua"
 # A FUSE recording (floor 10us) of two 128 KiB reads of one thread, the
 # second 30us after the first completed: read ahead by the kernel's page
 # cache (flag 16) or direct (0). On ext4 (--kernel-fs) each read pays the
@@ -16,17 +13,8 @@ X
 # a page-cache read's gap loses 25us instead (125us), a direct read's
 # still the floor; below the floor it loses less (5us: 145us); with the
 # size part on top (12.4us) nothing is left (120us).
-two_reads() { # two_reads NAME FLAGS
-	mktrace "$1" <<X
-header version=5 mem=0 model=255 floor_ns=10000
-path 1 "/f"
-0 50000 read 1 0 131072 131072 1 1048576 0 $2
-80000 130000 read 1 131072 131072 131072 1 1048576 0 $2
-end drops=0 records=2 t=130000
-X
-}
-two_reads ra 16
-two_reads direct 0
+two_reads ra 131072 16
+two_reads direct 131072 0
 kfs() { # kfs NAME ARGS...: the kernel-fs replay's total_ns on fixed60
 	_n=$1; shift
 	"$B" replay "$T/$_n.trace" --virtual --kernel-fs --fuse-cpu 0 --page-wake 0 \

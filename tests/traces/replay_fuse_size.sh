@@ -15,15 +15,6 @@ X
 # 128 KiB read's) the gap loses 12.4us more, 7.6us left: 127.6us; a size
 # part longer than the gap leaves it at 0 (120us). A 66 KiB first read
 # (62 KiB past 4 KiB, half) loses 6.2us: 133.8us; a 4 KiB one none.
-two_reads() { # two_reads NAME FIRST_LEN FLAGS
-	mktrace "$1" <<X
-header version=5 mem=0 model=255 floor_ns=10000
-path 1 "/f"
-0 50000 read 1 0 $2 $2 1 1048576 0 $3
-80000 130000 read 1 131072 131072 131072 1 1048576 0 $3
-end drops=0 records=2 t=130000
-X
-}
 two_reads big 131072 0
 two_reads half 67584 0
 two_reads small 4096 0

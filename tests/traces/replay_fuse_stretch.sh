@@ -6,10 +6,7 @@
 # traces.
 . "${TS_SOURCE_ROOT:?run through meson test}/tests/traces/lib.sh"
 
-cat > "$T/fx.lua" <<'X'
-tier "fixed60" { desc = "test", source = "test", latency = { read = { fixed = "60us" } } }
-tier "fixed100" { desc = "test", source = "test", latency = { read = { fixed = "100us" } } }
-X
+fixed_tiers "$T/fx.lua"
 # A FUSE recording (floor 10us) of two 128 KiB reads of one thread, the
 # second 30us after the first completed: read ahead by the kernel's page
 # cache (flag 16) or direct (0). On ext4 (--kernel-fs) each read pays the
@@ -18,17 +15,8 @@ X
 # 13.333us (133.333us, rounded to the ns); with a 6us size part the 14us
 # left is halved (127us). A direct read's gap (the floor), and a
 # page-cache read's without --fuse-ra, keep theirs (140us).
-two_reads() { # two_reads NAME FLAGS
-	mktrace "$1" <<X
-header version=5 mem=0 model=255 floor_ns=10000
-path 1 "/f"
-0 50000 read 1 0 131072 131072 1 1048576 0 $2
-80000 130000 read 1 131072 131072 131072 1 1048576 0 $2
-end drops=0 records=2 t=130000
-X
-}
-two_reads ra 16
-two_reads direct 0
+two_reads ra 131072 16
+two_reads direct 131072 0
 # Only before another page-cache read of the same file (the cursor's over
 # its mapped database; not a folder loader's gap from one file's read to
 # the next file's): the second read of another file, or a direct one,
