@@ -50,17 +50,7 @@ check "page-cache FUSE part: 2ms refused" test $? = 2
 # 5us). On a 100us tier the distance after the completion that released
 # the next pair loses the floor, 45us (490us in all); with --fuse-ra
 # 20us it loses 20us, 30us left (460us in all).
-mktrace pairs <<'X'
-header version=5 mem=0 model=255 floor_ns=5000
-path 1 "/f"
-0 1000000 read 1 0 131072 131072 1 786432 0 16
-100000 1100000 read 1 131072 131072 131072 1 786432 0 16
-1050000 2050000 read 1 262144 131072 131072 1 786432 0 16
-1150000 2150000 read 1 393216 131072 131072 1 786432 0 16
-2100000 3100000 read 1 524288 131072 131072 1 786432 0 16
-2200000 3200000 read 1 655360 131072 131072 1 786432 0 16
-end drops=0 records=6 t=3200000
-X
+ra_pairs pairs
 kfi() { "$B" replay "$T/pairs.trace" --virtual --kernel-fs --fuse-size 0 --fuse-cpu 0 \
 	--page-wake 0 --dev-read-cpu 0 --tier fixed100 --profile "$T/fx.lua" --json "$@" |
 	jq -r '.results[1].total_ns'; }

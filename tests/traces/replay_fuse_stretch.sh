@@ -80,17 +80,7 @@ check "page-cache stretch: one line naming it" \
 # cache, as tests/traces/replay_fuse_ra.sh's: with --fuse-ra 20us each
 # distance after a completion that released the next pair keeps 30us
 # (460us in all); --fuse-stretch 2 halves each: 15us, 430us in all.
-mktrace pairs <<'X'
-header version=5 mem=0 model=255 floor_ns=5000
-path 1 "/f"
-0 1000000 read 1 0 131072 131072 1 786432 0 16
-100000 1100000 read 1 131072 131072 131072 1 786432 0 16
-1050000 2050000 read 1 262144 131072 131072 1 786432 0 16
-1150000 2150000 read 1 393216 131072 131072 1 786432 0 16
-2100000 3100000 read 1 524288 131072 131072 1 786432 0 16
-2200000 3200000 read 1 655360 131072 131072 1 786432 0 16
-end drops=0 records=6 t=3200000
-X
+ra_pairs pairs
 kfi() { "$B" replay "$T/pairs.trace" --virtual --kernel-fs --fuse-size 0 --fuse-cpu 0 \
 	--page-wake 0 --dev-read-cpu 0 --tier fixed100 --profile "$T/fx.lua" --json "$@" |
 	jq -r '.results[1].total_ns'; }
