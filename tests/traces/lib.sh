@@ -2,7 +2,7 @@
 # test data ($S), a scratch directory ($T) removed on exit, check(), which
 # records a failure and goes on so one run shows them all, and the set-up
 # the replay tests share: j(), mktrace(), reads_trace(), wakes_file(),
-# fixed_tiers(), two_reads(), ra_pairs().
+# fixed_tiers(), two_reads(), read_pairs(), kfi_pairs().
 # shellcheck shell=sh
 set -u
 [ -n "${V:-}" ] && set -x
@@ -68,19 +68,27 @@ path 1 "/f"
 end drops=0 records=2 t=130000
 X
 }
-ra_pairs() { # ra_pairs NAME: mktrace NAME, a FUSE recording (floor 5us) of
-	# six 128 KiB reads of /f the kernel's page cache read ahead, in pairs
-	# of one thread: the second of a pair 100us after the first, the next
-	# pair 50us after the first of the last completed (each 1ms long)
-	mktrace "$1" <<'X'
+read_pairs() { # read_pairs NAME FLAGS: mktrace NAME, a FUSE recording (floor
+	# 5us) of six 128 KiB reads of /f in pairs of one thread: the second of
+	# a pair 100us after the first, the next pair 50us after the first of
+	# the last completed (each 1ms long); FLAGS 16: read ahead by the
+	# kernel's page cache, 0: direct
+	mktrace "$1" <<X
 header version=5 mem=0 model=255 floor_ns=5000
 path 1 "/f"
-0 1000000 read 1 0 131072 131072 1 786432 0 16
-100000 1100000 read 1 131072 131072 131072 1 786432 0 16
-1050000 2050000 read 1 262144 131072 131072 1 786432 0 16
-1150000 2150000 read 1 393216 131072 131072 1 786432 0 16
-2100000 3100000 read 1 524288 131072 131072 1 786432 0 16
-2200000 3200000 read 1 655360 131072 131072 1 786432 0 16
+0 1000000 read 1 0 131072 131072 1 786432 0 $2
+100000 1100000 read 1 131072 131072 131072 1 786432 0 $2
+1050000 2050000 read 1 262144 131072 131072 1 786432 0 $2
+1150000 2150000 read 1 393216 131072 131072 1 786432 0 $2
+2100000 3100000 read 1 524288 131072 131072 1 786432 0 $2
+2200000 3200000 read 1 655360 131072 131072 1 786432 0 $2
 end drops=0 records=6 t=3200000
 X
+}
+kfi_pairs() { # kfi_pairs ARGS: total_ns of $T/pairs.trace replayed --kernel-fs on
+	# fixed100 ($T/fx.lua) with the size part, the FUSE CPU, the page wake
+	# and the IO path's CPU off, and ARGS
+	"$B" replay "$T/pairs.trace" --virtual --kernel-fs --fuse-size 0 --fuse-cpu 0 \
+		--page-wake 0 --dev-read-cpu 0 --tier fixed100 --profile "$T/fx.lua" --json "$@" |
+		jq -r '.results[1].total_ns'
 }

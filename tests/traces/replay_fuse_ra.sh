@@ -50,10 +50,7 @@ check "page-cache FUSE part: 2ms refused" test $? = 2
 # 5us). On a 100us tier the distance after the completion that released
 # the next pair loses the floor, 45us (490us in all); with --fuse-ra
 # 20us it loses 20us, 30us left (460us in all).
-ra_pairs pairs
-kfi() { "$B" replay "$T/pairs.trace" --virtual --kernel-fs --fuse-size 0 --fuse-cpu 0 \
-	--page-wake 0 --dev-read-cpu 0 --tier fixed100 --profile "$T/fx.lua" --json "$@" |
-	jq -r '.results[1].total_ns'; }
-check "page-cache FUSE part: in flight, the floor" test "$(kfi --fuse-ra 0)" = 490000
-check "page-cache FUSE part: in flight" test "$(kfi --fuse-ra 20us)" = 460000
+read_pairs pairs 16
+check "page-cache FUSE part: in flight, the floor" test "$(kfi_pairs --fuse-ra 0)" = 490000
+check "page-cache FUSE part: in flight" test "$(kfi_pairs --fuse-ra 20us)" = 460000
 exit $fail

@@ -4,9 +4,7 @@
 # sent, exact in virtual time on small hand-made traces.
 . "${TS_SOURCE_ROOT:?run through meson test}/tests/traces/lib.sh"
 
-cat > "$T/fx.lua" <<'X'
-tier "fixed60" { desc = "test", source = "test", latency = { read = { fixed = "60us" } } }
-X
+fixed_tiers "$T/fx.lua"
 # A FUSE recording (floor 10us) of two 128 KiB direct reads of one
 # thread, the second 30us after the first completed. On ext4 (--kernel-fs)
 # each read pays the model's whole 60us and the gap loses the floor (20us
@@ -79,20 +77,7 @@ check "reply size part: kept by the loop rule" \
 # spacing stays and the distance after the completion that released the
 # next pair loses the floor, 45us (490us in all), and with --fuse-size
 # 12400ns the first read's size part too: 32.6us, 465.2us in all.
-mktrace pairs <<'X'
-header version=5 mem=0 model=255 floor_ns=5000
-path 1 "/f"
-0 1000000 read 1 0 131072 131072 1 786432 0 0
-100000 1100000 read 1 131072 131072 131072 1 786432 0 0
-1050000 2050000 read 1 262144 131072 131072 1 786432 0 0
-1150000 2150000 read 1 393216 131072 131072 1 786432 0 0
-2100000 3100000 read 1 524288 131072 131072 1 786432 0 0
-2200000 3200000 read 1 655360 131072 131072 1 786432 0 0
-end drops=0 records=6 t=3200000
-X
-cat >> "$T/fx.lua" <<'X'
-tier "fixed100" { desc = "test", source = "test", latency = { read = { fixed = "100us" } } }
-X
+read_pairs pairs 0
 kfi() { "$B" replay "$T/pairs.trace" --virtual --kernel-fs --tier fixed100 --profile "$T/fx.lua" \
 	--json "$@" 2>/dev/null | jq -r '.results[1].total_ns'; }
 check "reply size part: in flight, off" test "$(kfi --fuse-size 0)" = 490000

@@ -80,10 +80,7 @@ check "page-cache stretch: one line naming it" \
 # cache, as tests/traces/replay_fuse_ra.sh's: with --fuse-ra 20us each
 # distance after a completion that released the next pair keeps 30us
 # (460us in all); --fuse-stretch 2 halves each: 15us, 430us in all.
-ra_pairs pairs
-kfi() { "$B" replay "$T/pairs.trace" --virtual --kernel-fs --fuse-size 0 --fuse-cpu 0 \
-	--page-wake 0 --dev-read-cpu 0 --tier fixed100 --profile "$T/fx.lua" --json "$@" |
-	jq -r '.results[1].total_ns'; }
-check "page-cache stretch: in flight, none" test "$(kfi --fuse-ra 20us --fuse-stretch 1)" = 460000
-check "page-cache stretch: in flight" test "$(kfi --fuse-ra 20us --fuse-stretch 2)" = 430000
+read_pairs pairs 16
+check "page-cache stretch: in flight, none" test "$(kfi_pairs --fuse-ra 20us --fuse-stretch 1)" = 460000
+check "page-cache stretch: in flight" test "$(kfi_pairs --fuse-ra 20us --fuse-stretch 2)" = 430000
 exit $fail
