@@ -17,6 +17,8 @@
 #define TS_XSTR(x) #x
 #define TS_STR(x) TS_XSTR(x)
 #define TS_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+/* Each evaluates one of its arguments twice: give them values, not calls
+ * with side effects (a clock, a file read, a request). */
 #define TS_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define TS_MAX(a, b) ((a) > (b) ? (a) : (b))
 

@@ -105,7 +105,8 @@ int ts_disk_job_run(const struct ts_disk *d, const struct ts_disk_job_opts *o,
 	close(sync_pipe[0]);
 	int st = 0;
 	for (;;) { /* the job's own memory, sampled until it ends */
-		r->own = TS_MAX(r->own, ts_cgroup_own(&cg));
+		uint64_t own = ts_cgroup_own(&cg); /* read once: TS_MAX evaluates twice */
+		r->own = TS_MAX(r->own, own);
 		pid_t w = waitpid(pid, &st, WNOHANG);
 		if (w == pid || (w < 0 && errno != EINTR))
 			break;

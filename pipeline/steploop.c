@@ -78,7 +78,8 @@ int ts_steploop_run(struct ts_steploop *L, char *err, size_t errlen)
 			} else {
 				spin_until(sp.start + L->spin_ns);
 				sleep_until(end);
-				end = TS_MAX(end, ts_now_ns());
+				uint64_t now = ts_now_ns(); /* one clock read */
+				end = TS_MAX(end, now);
 			}
 		}
 		L->steps++;
