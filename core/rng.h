@@ -321,13 +321,17 @@ static inline uint64_t ts_rng_perm_pos(const struct ts_rng_perm *p, uint64_t x)
 	return x;
 }
 
-/* ts_rng_perm_pos of elements [@from, @from + @len) into @out, four at
+/* ts_rng_perm_pos of elements [@from, @from + @len) into @out, eight at
  * a time, their rounds interleaved (ts_rng_perm_fill's way): their
- * table misses overlap. */
+ * table loads overlap. Each lane is ts_rng_perm_back_'s operations on
+ * its element, so each is ts_rng_perm_pos's (tests/core/test_order.c).
+ * Eight lanes, not four: half the samples of bert_v100's 156.8M took
+ * 0.683 s against 0.768 s (a loop of 256-element blocks, GCC -O2; 16
+ * lanes 0.725 s, their registers spilled). */
 static inline void ts_rng_perm_pos_fill(const struct ts_rng_perm *p, uint64_t from, uint64_t len,
 					uint32_t *out)
 {
-	enum { LANES = 4 };
+	enum { LANES = 8 };
 	uint32_t k = p->k, a = p->a, mb = (uint32_t)((1ull << k) - 1);
 	uint64_t i = 0;
 	for (; i + LANES <= len; i += LANES) {

@@ -760,6 +760,21 @@ int ts_dlio_plan_reads(const struct ts_vsource *vs, uint64_t i, uint64_t n, stru
 	return 1;
 }
 
+/* ts_dlio_plan_reads's reads as a rule, where the records all store the
+ * same bytes at fixed places (no offset table): sample i's read is
+ * file i / per's at (i % per) x fixed, fixed bytes (its
+ * ts_dataset_sample_len: meta's fixed_bytes, no table of sizes). */
+int ts_dlio_plan_runs(const struct ts_vsource *vs, uint64_t *per, uint64_t *len)
+{
+	const struct layout *L = vs->st;
+	if (!L->fds || L->off || vs->meta->bytes || !L->per || !L->fixed ||
+	    L->fixed != vs->meta->fixed_bytes)
+		return 0;
+	*per = L->per;
+	*len = L->fixed;
+	return 1;
+}
+
 /* What planning sample @i reads: a shuffled epoch reads it at random. */
 void ts_dlio_plan_prefetch(const struct ts_vsource *vs, uint64_t i)
 {

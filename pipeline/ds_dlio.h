@@ -123,7 +123,7 @@ TS_WUR int ts_dlio_pixels_alloc(const struct ts_dataset_meta *meta, uint64_t j, 
 	.unwrap = ts_dlio_unwrap, .describe = ts_dlio_describe_sample, .close = ts_dlio_close, \
 	.plan_open = ts_dlio_plan_open, .plan_sample = ts_dlio_plan_sample,               \
 	.plan_close = ts_dlio_plan_close, .plan_prefetch = ts_dlio_plan_prefetch,             \
-	.plan_reads = ts_dlio_plan_reads
+	.plan_reads = ts_dlio_plan_reads, .plan_runs = ts_dlio_plan_runs
 int ts_dlio_open(const struct ts_source_ops *self, const struct ts_pipe_cfg *cfg, void **st,
 		 char *err, size_t errlen);
 uint64_t ts_dlio_count(void *st);
@@ -138,6 +138,7 @@ void ts_dlio_plan_sample(const struct ts_vsource *vs, uint64_t i, struct ts_vsam
 void ts_dlio_plan_close(struct ts_vsource *vs);
 void ts_dlio_plan_prefetch(const struct ts_vsource *vs, uint64_t i);
 int ts_dlio_plan_reads(const struct ts_vsource *vs, uint64_t i, uint64_t n, struct ts_vread *out);
+int ts_dlio_plan_runs(const struct ts_vsource *vs, uint64_t *per, uint64_t *len);
 
 /* ---- the file system under a dataset (virtual time) ---------------------- */
 

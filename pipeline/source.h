@@ -212,6 +212,13 @@ struct ts_source_ops {
 	 * plan: for a pass over every sample's stored place. */
 	int (*plan_reads)(const struct ts_vsource *vs, uint64_t i, uint64_t n,
 			  struct ts_vread *out);
+	/* Optional: where plan_reads answers for every sample and names for
+	 * sample i the read of file 2 + i / *per at (i % *per) x *len, *len
+	 * bytes long (*len >= 1, *per >= 1: records of one size, file after
+	 * file), *per and *len, and 1; 0 where not. What plan_reads would
+	 * list, as a rule: a pass over every sample's stored place need not
+	 * list each. */
+	int (*plan_runs)(const struct ts_vsource *vs, uint64_t *per, uint64_t *len);
 };
 
 /* Virtual-time helpers for image sources: the training images of vs->meta

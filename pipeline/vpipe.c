@@ -429,6 +429,7 @@ struct ts_vpipe_merges {
 	uint32_t *at;
 	uint64_t nat, next, list;
 	bool listed, list_failed;
+	bool plain; /* listed from the reads, not the source's plan_runs */
 };
 
 /* A step of the count of at least this many positions, over four blocks
@@ -487,6 +488,11 @@ void ts_vpipe_merges_set_split(struct ts_vpipe_merges *m, uint64_t least)
 void ts_vpipe_merges_set_list(struct ts_vpipe_merges *m, uint64_t least)
 {
 	m->list = least;
+}
+
+void ts_vpipe_merges_set_plain(struct ts_vpipe_merges *m, bool plain)
+{
+	m->plain = plain;
 }
 
 bool ts_vpipe_merges_listed(const struct ts_vpipe_merges *m)
@@ -635,6 +641,7 @@ struct list_part {
 	const struct ts_vpipe *v;
 	const struct ts_rng_perm *perm;
 	uint64_t s0, s1, window, from, end;
+	uint64_t per; /* the source's plan_runs: records of one size, per a file (0: none) */
 	uint32_t *at;
 	uint64_t nat, cap;
 	bool bad; /* the samples do not lie as the listing needs, or no memory */
@@ -678,8 +685,46 @@ static bool list_reads(const struct ts_vpipe *v, uint64_t b, unsigned len, struc
 	return true;
 }
 
+/* list_part where the source's reads follow plan_runs's rule: sample s
+ * and s + 1 meet exactly where they share a file (read s ends at (k + 1)
+ * x len, where read s + 1 of the same file starts), and the rule's reads
+ * never break the stored order (a read of len >= 1 at or past the one
+ * before's end in its file, or in a file numbered higher), so the
+ * listing's tests on the reads answer alike without listing them: the
+ * same positions, in the same order. */
+static void list_part_runs(struct list_part *lp)
+{
+	const struct ts_vpipe *v = lp->v;
+	const uint64_t w2 = 2 * lp->window, w = lp->window, from = lp->from, end = lp->end;
+	uint64_t k = (v->first + lp->s0) % lp->per; /* sample s's place in its file */
+	uint32_t pos[MERGE_LIST_BLOCK], last = 0;
+	for (uint64_t b = lp->s0; b <= lp->s1; b += MERGE_LIST_BLOCK) {
+		unsigned len = (unsigned)TS_MIN(MERGE_LIST_BLOCK, lp->s1 + 1 - b);
+		ts_rng_perm_pos_fill(lp->perm, b, len, pos);
+		for (unsigned i = 0; i < len; i++) {
+			uint32_t p = pos[i];
+			/* s - 1 in s's file (not s's first record) met s */
+			if (k && b + i > lp->s0) {
+				uint64_t c = TS_MAX(last, p), o = TS_MIN(last, p);
+				if (c - o < w2 && c / w - o / w <= 1 && c >= from && c < end &&
+				    !list_put(lp, c)) {
+					lp->bad = true;
+					return;
+				}
+			}
+			last = p;
+			if (++k == lp->per)
+				k = 0;
+		}
+	}
+}
+
 static void list_part(struct list_part *lp)
 {
+	if (lp->per) {
+		list_part_runs(lp);
+		return;
+	}
 	const struct ts_vpipe *v = lp->v;
 	uint64_t w = lp->window, file = 0, last_end = 0, last_pos = 0;
 	uint32_t pos[MERGE_LIST_BLOCK];
@@ -743,8 +788,12 @@ static int merges_list(struct ts_vpipe *v, struct ts_vpipe_merges *m, const stru
 	uint64_t n = perm->n;
 	if (n < 2 || n - 1 > UINT32_MAX)
 		return -EINVAL;
+	uint64_t per = 0, len = 0;
+	if (!v->ops->plan_runs || !v->ops->plan_runs(&v->vs, &per, &len) || !per || !len ||
+	    m->plain)
+		per = 0;
 	struct list_part a = { .v = v, .perm = perm, .s0 = 0, .s1 = n - 1, .window = m->window,
-			       .from = from, .end = m->end };
+			       .from = from, .end = m->end, .per = per };
 	struct list_part b = a;
 	pthread_t th;
 	bool two = n >= m->split && n >= 4;

@@ -166,6 +166,20 @@ static void test_perm_bijection(void)
 			fprintf(stderr, "ts_rng_perm_pos of %llu: %llu wrong\n", (unsigned long long)m,
 				(unsigned long long)bad);
 		CHECK_EQ_U64(bad, 0);
+		/* ts_rng_perm_pos_fill's lanes give ts_rng_perm_pos's
+		 * positions, from any start, any length (its lanes and the
+		 * rest one at a time) */
+		for (uint64_t at = 0; at < m; at += 1 + at / 3 + (at & 5)) {
+			uint64_t len = TS_MIN(m - at, 1 + (at * 7 + m) % 300);
+			uint32_t pos[300];
+			ts_rng_perm_pos_fill(&o.perm, at, len, pos);
+			for (uint64_t q = 0; q < len; q++)
+				bad += pos[q] != ts_rng_perm_pos(&o.perm, at + q);
+		}
+		if (bad)
+			fprintf(stderr, "ts_rng_perm_pos_fill of %llu: %llu wrong\n",
+				(unsigned long long)m, (unsigned long long)bad);
+		CHECK_EQ_U64(bad, 0);
 	}
 out:
 	free(seen);

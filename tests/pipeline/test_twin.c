@@ -67,6 +67,7 @@ struct twin_case {
 	unsigned batch, qd, prefetch, vcpus, epochs;
 	unsigned per_file, transfer; /* npz, tfrecord: samples per file, transfer_size */
 	unsigned first, count;	     /* a shard: samples [first, first + count) */
+	bool fixed;		     /* npz, tfrecord: records of one size (plan_runs) */
 };
 
 static const struct twin_case cases[] = {
@@ -82,6 +83,9 @@ static const struct twin_case cases[] = {
 	/* an MPI rank's shard (workloads/dlio_mpi.h) */
 	{ "npz", "train", "npz", true, "none", 3, 4, 2, 1, 2, 0, 0, 20, 21 },
 	{ "tfrecord", "train", "tfrecord", true, "none", 4, 8, 3, 1, 2, 5, 20000, 13, 30 },
+	/* records of one size: the source gives its reads as a rule */
+	{ "tfrecord", "train", "tfrecord", true, "none", 6, 8, 3, 1, 2, 5, 20000, 0, 0, true },
+	{ "tfrecord", "train", "tfrecord", true, "none", 4, 8, 3, 1, 2, 5, 20000, 13, 30, true },
 };
 
 static void set(struct ts_pipe_cfg *pc, const char *k, const char *v)
@@ -162,6 +166,8 @@ static bool as_stored(const struct ts_source_ops *ops, const struct ts_vsource *
 
 static unsigned merges_listed; /* counts listed (ts_vpipe_merges_set_list) */
 static unsigned reads_planned;	/* cases whose source answered plan_reads */
+static unsigned runs_planned;	/* ... and plan_runs */
+static unsigned runs_listed;	/* counts listed by plan_runs's rule and from the reads alike */
 
 /* Where the source's plan_reads answers for samples [@first, @first +
  * @n), each read it names is the one read plan_sample plans, and that
@@ -188,6 +194,24 @@ static bool reads_agree(const struct ts_source_ops *ops, const struct ts_vsource
 		}
 	}
 	reads_planned += answered;
+	/* where plan_runs answers, its rule names plan_reads's reads */
+	uint64_t per = 0, rlen = 0;
+	if (ops->plan_runs && ops->plan_runs(vs, &per, &rlen)) {
+		if (!answered || !per || !rlen)
+			return false;
+		for (uint64_t b = 0; b < n; b += 37) {
+			uint64_t len = TS_MIN(37, n - b);
+			if (!ops->plan_reads(vs, first + b, len, rd))
+				return false;
+			for (uint64_t i = 0; i < len; i++) {
+				uint64_t s = first + b + i;
+				if (rd[i].file != 2 + s / per || rd[i].off != s % per * rlen ||
+				    rd[i].len != rlen)
+					return false;
+			}
+		}
+		runs_planned++;
+	}
 	return true;
 }
 
@@ -275,6 +299,27 @@ static int64_t merges_in(struct ts_pipe_cfg *pc, const struct ts_dataset_meta *m
 						(unsigned long long)a0);
 				CHECK(m && b2 == b0 && a2 == a0);
 				ts_vpipe_merges_free(m);
+				/* listed from the reads themselves, not plan_runs's
+				 * rule: the same sums */
+				if (j < 12 || !lists)
+					continue;
+				uint64_t b3 = 0, a3 = 0;
+				CHECK(ts_vpipe_merges_new(v, 0, w, mark, end, &m) == 0);
+				left = 1;
+				done = 0;
+				if (m) {
+					ts_vpipe_merges_set_split(m, 1);
+					ts_vpipe_merges_set_list(m, 1);
+					ts_vpipe_merges_set_plain(m, true);
+				}
+				while (m && left) {
+					CHECK(ts_vpipe_merges_more(v, m, done + parts[j]) == 0);
+					done = ts_vpipe_merges_done(m, &b3, &a3, &left);
+				}
+				CHECK(m && ts_vpipe_merges_listed(m));
+				CHECK(m && b3 == b0 && a3 == a0);
+				runs_listed += m && b3 == b0 && a3 == a0;
+				ts_vpipe_merges_free(m);
 			}
 		}
 		if (open)
@@ -288,7 +333,7 @@ static void run_case(const struct twin_case *c, const char *root, const char *ca
 		     const struct ts_decode_cal *cal)
 {
 	char dir[512], path[600], err[1024];
-	snprintf(dir, sizeof dir, "%s/%s-%u", root, c->kind, c->per_file);
+	snprintf(dir, sizeof dir, "%s/%s-%u%s", root, c->kind, c->per_file, c->fixed ? "-fixed" : "");
 	struct ts_dataset_meta meta;
 	if (access(dir, F_OK)) {
 		const struct ts_dataset_ops *kind = ts_dataset_find(c->kind, err, sizeof err);
@@ -303,7 +348,7 @@ static void run_case(const struct twin_case *c, const char *root, const char *ca
 				 sizeof err) == 0);
 		/* DLIO's kinds: sizes that differ, so that reading the wrong
 		 * samples shows in the bytes */
-		if (!strcmp(c->kind, "npz") || !strcmp(c->kind, "tfrecord"))
+		if ((!strcmp(c->kind, "npz") || !strcmp(c->kind, "tfrecord")) && !c->fixed)
 			CHECK(ts_opt_set(ts_dataset_opts(), &dc, "record_stdev", "8192", err,
 					 sizeof err) == 0);
 		CHECK(kind != NULL);
@@ -444,7 +489,7 @@ static void run_case(const struct twin_case *c, const char *root, const char *ca
 		CHECK_EQ_U64(ps.errors, 0);
 		uint64_t want = 0;
 		for (size_t i = 0; i < nreal; i++) {
-			uint32_t b = meta.bytes[real_ids[i]];
+			uint64_t b = ts_dataset_sample_len(&meta, real_ids[i]);
 			want += c->transfer && c->per_file > 1 ? (b + c->transfer - 1) / c->transfer : 1;
 		}
 		CHECK_EQ_U64(vs.read_requests, want);
@@ -665,6 +710,8 @@ int main(void)
 	CHECK(merging_cases > stored);
 	CHECK(merges_listed > 0); /* and listed (vpipe.c's merges_list) */
 	CHECK(reads_planned > 0); /* a source's reads alone (plan_reads) */
+	CHECK(runs_planned > 0);  /* ... as a rule (plan_runs) */
+	CHECK(runs_listed > 0);
 	test_loader_cost(root, cal_path, &cal);
 	tp_rmrf(root);
 	return tc_exit();
