@@ -137,10 +137,10 @@ void ts_vpipe_merges_set_split(struct ts_vpipe_merges *m, uint64_t least);
  * count; later steps take their sums from the list. The default is an
  * epoch's 1/64 and 2^20 at least (a test sets it low). */
 void ts_vpipe_merges_set_list(struct ts_vpipe_merges *m, uint64_t least);
-/* Whether a step listed the count (for tests) */
 /* For tests: @plain lists from the source's reads even where its
  * plan_runs gives them as a rule (the same positions either way). */
 void ts_vpipe_merges_set_plain(struct ts_vpipe_merges *m, bool plain);
+/* Whether a step listed the count (for tests) */
 bool ts_vpipe_merges_listed(const struct ts_vpipe_merges *m);
 void ts_vpipe_stats(const struct ts_vpipe *v, struct ts_vpipe_stats *st);
 void ts_vpipe_free(struct ts_vpipe *v);
