@@ -29,9 +29,10 @@
 # mode's runs of a round (KFS_CHECK_WARM=0: not): tierfs's reads of them
 # are the host's, not the tier's, and where the host's page cache did not
 # hold them they waited on the host's disk, 2-69 ms a read (the folder
-# loader, 2026-12-07 11:27 UTC), which the block run pays after the model's completion and the
-# FUSE recording carries into its prediction (a device read's reply keeps
-# the recording's syscall where it outlasts the model). Each run's line
+# loader, 2026-12-07 11:27 UTC), which the block run pays after the
+# model's completion and the FUSE recording carries into its prediction
+# (a device read's reply keeps the recording's syscall where it outlasts
+# the model). Each run's line
 # ends with the number of tierfs syscalls over 2 ms in its FUSE recording
 # (slow). Each pair of rounds runs the modes in both orders, and the
 # ratios are also given by order (FUSE first: odd rounds; block first:
