@@ -24,7 +24,8 @@
 # also captures workqueue_execute_start/end and runs bench/kfs_sched_emul.py
 # on each capture: the CPU time of tierfs and of the loop device's worker
 # (the kworkers that ran a loop work item) in the epoch, and what the CPUs
-# ran while the job's workers waited for one.
+# ran while the job's workers waited for one, in all and between two files
+# (the job's openat calls captured too).
 # Needs root (loop devices, tracefs at /sys/kernel/tracing).
 set -u
 [ $# -ge 3 ] || { echo "usage: kfs_sched.sh DATA IMAGE BUILD [ROUNDS [TIER]]" >&2; exit 2; }
@@ -58,6 +59,8 @@ echo 1 >"$T/events/sched/sched_wakeup/enable"
 if [ -n "${KFS_SCHED_EMUL:-}" ]; then
 	echo 1 >"$T/events/workqueue/workqueue_execute_start/enable"
 	echo 1 >"$T/events/workqueue/workqueue_execute_end/enable"
+	echo "comm == \"python3\"" >"$T/events/syscalls/sys_enter_openat/filter"
+	echo 1 >"$T/events/syscalls/sys_enter_openat/enable"
 fi
 cat >"$W/cursor.py" <<'PY'
 import json, sys, time, lmdb

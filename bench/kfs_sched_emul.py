@@ -15,13 +15,18 @@ workers' runnable time (woken or preempted, not yet on a CPU), split by
 what the two CPUs ran meanwhile (a CPU ran the loop worker; else a CPU ran
 tierfs; else tiersim; else a thread of the job; else something else), and
 the same split for the runnable time of the workers' gaps after a D sleep
-(a page, a device read) and after an S sleep (a queue, a pipe).
+(a page, a device read) and after an S sleep (a queue, a pipe); and, where
+the capture has the job's openat calls (syscalls/sys_enter_openat), for
+the stretches between files: a worker's time from one D sleep to the next
+where it opened a file between them (the previous file's last read to the
+next file's first one that went to the device).
 
 usage: kfs_sched_emul.py TRACE"""
 import re, sys
 from collections import defaultdict
 
 LINE = re.compile(r"^\s*(.+)-(\d+)\s+\[(\d+)\]\s+\S+\s+([\d.]+): (\w+): (.*)$")
+OPEN = re.compile(r"^\s*(.+)-(\d+)\s+\[(\d+)\]\s+\S+\s+([\d.]+): sys_openat\(")
 KV = re.compile(r"(\w+)=(\S+)")
 CATS = ("loop", "tierfs", "tiersim", "job", "other")
 
@@ -33,6 +38,11 @@ def main():
         if m:
             ev.append((m.group(1).strip(), int(m.group(2)), int(m.group(3)), float(m.group(4)),
                        m.group(5), m.group(6)))
+        else:
+            m = OPEN.match(line)
+            if m:
+                ev.append((m.group(1).strip(), int(m.group(2)), int(m.group(3)), float(m.group(4)),
+                           "openat", ""))
     start = next((e for e in ev if e[4] == "tracing_mark_write" and "epoch start" in e[5]), None)
     end = next((e for e in ev if e[4] == "tracing_mark_write" and "epoch end" in e[5]), None)
     if not start or not end:
@@ -64,6 +74,9 @@ def main():
     rq = {}  # worker pid -> "D"/"S"/"R": runnable since its last sleep of that kind
     after = {}  # worker pid -> the sleep before its current gap
     behind = defaultdict(float)  # (after, cat) -> s
+    seg = defaultdict(lambda: [False, defaultdict(float)])  # worker -> [opened, cat -> s] since its last D sleep
+    between = defaultdict(float)  # cat -> s, in segments with an open
+    nseg = [0, 0]  # segments with an open, all
     last = t0
     for c, pid, cpu, t, name, rest in ev:
         if name == "sched_switch":
@@ -82,6 +95,7 @@ def main():
                          "tiersim" if "tiersim" in cs else "job" if cs & {"main", "workers"} else "other")
                     for p in rq:
                         behind[(after.get(p, "?"), k)] += dt
+                        seg[p][1][k] += dt
             last = t
         if name == "sched_switch":
             pp, np_ = int(kv["prev_pid"]), int(kv["next_pid"])
@@ -90,8 +104,17 @@ def main():
                     rq[pp] = True
                 else:
                     after[pp] = kv["prev_state"][:1]
+                    if after[pp] == "D" and t0 <= t <= t1:
+                        opened, by = seg.pop(pp, [False, {}])
+                        nseg[1] += 1
+                        if opened:
+                            nseg[0] += 1
+                            for k, v in by.items():
+                                between[k] += v
             rq.pop(np_, None)
             curr[cpu] = np_
+        elif name == "openat" and t0 <= t <= t1 and cat_of(pid) == "workers":
+            seg[pid][0] = True
         elif name == "sched_wakeup":
             kv = dict(KV.findall(rest))
             p = int(kv["pid"])
@@ -106,6 +129,10 @@ def main():
         row = {k: sum(v for (aa, kk), v in behind.items() if kk == k and (a == "all" or aa == a)) for k in CATS}
         print("  workers runnable%s %.1f ms: behind loop %.1f, tierfs %.1f, tiersim %.1f, job %.1f, other %.1f" % (
             "" if a == "all" else " after " + a, ms(sum(row.values())), *(ms(row[k]) for k in CATS)))
+    if nseg[0]:
+        print("  workers runnable between files (%d of %d stretches to a D sleep with an openat) %.1f ms: "
+              "behind loop %.1f, tierfs %.1f, tiersim %.1f, job %.1f, other %.1f" % (
+                  nseg[0], nseg[1], ms(sum(between.values())), *(ms(between[k]) for k in CATS)))
 
 
 main()
