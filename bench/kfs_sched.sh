@@ -20,7 +20,12 @@
 # around its main); for the folder, kfs_sched.py --procs follows every
 # thread of the job (its workers too) and splits the gaps by the sleep
 # before them (D: a page or a FUSE reply; S: a queue or a pipe).
-# KFS_SCHED_KEEP=DIR keeps the traces and recordings.
+# KFS_SCHED_KEEP=DIR keeps the traces and recordings. KFS_SCHED_EMUL=1
+# also captures workqueue_execute_start/end and runs bench/kfs_sched_emul.py
+# on each capture: the CPU time of tierfs and of the loop device's worker
+# (the kworkers that ran a loop work item) in the epoch, and what the CPUs
+# ran while the job's workers waited for one, in all and between two files
+# (the job's openat calls captured too).
 # Needs root (loop devices, tracefs at /sys/kernel/tracing).
 set -u
 [ $# -ge 3 ] || { echo "usage: kfs_sched.sh DATA IMAGE BUILD [ROUNDS [TIER]]" >&2; exit 2; }
@@ -51,6 +56,12 @@ mkdir "$T" || die "cannot make tracefs instance $T"
 echo 32768 >"$T/buffer_size_kb"
 echo 1 >"$T/events/sched/sched_switch/enable"
 echo 1 >"$T/events/sched/sched_wakeup/enable"
+if [ -n "${KFS_SCHED_EMUL:-}" ]; then
+	echo 1 >"$T/events/workqueue/workqueue_execute_start/enable"
+	echo 1 >"$T/events/workqueue/workqueue_execute_end/enable"
+	echo "comm == \"python3\"" >"$T/events/syscalls/sys_enter_openat/filter"
+	echo 1 >"$T/events/syscalls/sys_enter_openat/enable"
+fi
 cat >"$W/cursor.py" <<'PY'
 import json, sys, time, lmdb
 env = lmdb.open(sys.argv[1], readonly=True, lock=False, readahead=True)
@@ -120,5 +131,7 @@ for r in $(seq "$ROUNDS"); do
 		else
 			$PY "$SRC/bench/kfs_sched.py" "$W/$mode.$r.sched" --procs || die "kfs_sched.py on $mode.$r"
 		fi
+		[ -z "${KFS_SCHED_EMUL:-}" ] ||
+			$PY "$SRC/bench/kfs_sched_emul.py" "$W/$mode.$r.sched" || die "kfs_sched_emul.py on $mode.$r"
 	done
 done
