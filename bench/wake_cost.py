@@ -8,8 +8,10 @@ next request reaching tierfs -- changes by the host's wake cost times
 ln((t' + rt) / (t + rt)), t and t' the request's time at tierfs as recorded
 and as replayed, rt the recording's round trip. This fits that cost on real
 recordings of the same job on a fast tier and on slower ones (DIR/TIER.rN.trace
-with its wake file, as bench/wake_cost.sh or bench/pytorch_replay.sh with
-TS_KEEP=1 and TS_FS make them):
+with its wake file, as bench/wake_cost.sh makes them; bench/pytorch_replay.sh's
+kept block-mode recordings, TS_KEEP=1 TS_FS=ext4, are CONFIG.TIER.trace for
+round 1 and CONFIG.TIER.rN.trace after: linked under these names, they fit
+the same way):
 
 - each recording's moved requests and the thread each moved to are the
   replay's own (tiersim replay --virtual --ops on its own tier: the records
