@@ -21,6 +21,7 @@
 #                           [--track-cost]
 #                           [--virtual-only] [--first-run K]
 #                           [--no-trace-figures] [--cpu-split] [--offcpu]
+#                           [--wake]
 #                           [--no-warm]
 #        bench/dlio_peer.sh --reference DIR [--reference DIR...]
 #                           [--run-numbers LIST] [--rows ...] [--tiersim BUILD]
@@ -153,6 +154,13 @@
 #                bench/dlio_offcpu.py OUT/SIDE.cpu.json OUT/SIDE.perf.data then
 #                says where the side's threads slept and what the host's idle
 #                cores waited on (after the hold: it takes a minute a side)
+#   --wake       --cpu-split, and beside each real side the host's scheduler
+#                switches and wake-ups (sched_switch, sched_wakeup, every CPU)
+#                in a tracefs instance of its own (/sys/kernel/tracing, 64 MiB
+#                a CPU, the mono clock) into OUT/SIDE.sched: bench/dlio_wake.py
+#                OUT/SIDE.cpu.json OUT/SIDE.sched then gives each wake-up of
+#                the side's readers to its switch onto a CPU, and whether a
+#                CPU was idle then (root)
 #   --reference DIR  no runs: the real DLIO's runs already kept under each
 #                DIR (WORK/out of earlier calls, or any folder of ROW-RUN
 #                folders), several per row taken in different holds, combined
@@ -222,6 +230,7 @@ vonly=""
 nofig=""
 split=""
 offcpu=""
+wake=""
 nowarm=""
 track=""
 tperiod=1
@@ -272,6 +281,7 @@ while [ $# -gt 0 ]; do
 	--no-trace-figures) nofig=1; shift ;;
 	--cpu-split) split=1; shift ;;
 	--offcpu) split=1; offcpu=1; shift ;;
+	--wake) split=1; wake=1; shift ;;
 	--no-warm) nowarm=1; shift ;;
 	--reference)
 		[ -d "$2" ] || { echo "dlio_peer.sh: --reference: no folder '$2'" >&2; exit 2; }
@@ -332,6 +342,17 @@ if [ -n "$offcpu" ]; then
 	perf record -q -e sched:sched_switch -a -o /dev/null true >/dev/null 2>&1 ||
 		{ echo "dlio_peer.sh: --offcpu: perf cannot record the scheduler's tracepoints here (perf_event_paranoid, or not root)" >&2; exit 2; }
 fi
+if [ -n "$wake" ]; then
+	[ -d /sys/kernel/tracing/instances ] && [ -w /sys/kernel/tracing/instances ] ||
+		{ echo "dlio_peer.sh: --wake: no writable tracefs at /sys/kernel/tracing (root)" >&2; exit 2; }
+fi
+# an interrupted run's tracefs instance (--wake) is taken down on exit
+wake_gone() {
+	local ti=/sys/kernel/tracing/instances/dlio_peer.$$
+	[ -d "$ti" ] || return 0
+	echo 0 >"$ti/tracing_on"; echo 0 >"$ti/events/enable"; rmdir "$ti"
+}
+[ -z "$wake" ] || trap wake_gone EXIT
 rt=() rtp=()
 if [ -n "$prio" ]; then
 	[[ $prio =~ ^[0-9]+$ ]] && [ "$prio" -ge 1 ] && [ "$prio" -le 98 ] && chrt -f "$prio" true ||
@@ -574,6 +595,20 @@ rtrun() { # FILE DONE CMD...
 		timeout 60 bash -c 'echo enable >"$1" && head -c 3 "$1.ack" >/dev/null' _ "$ctl" ||
 			echo "dlio_peer.sh: perf did not start recording: ${f%.rt}.perf.log" >&2
 	fi
+	local ti=""
+	if [ -n "$wake" ]; then
+		ti=/sys/kernel/tracing/instances/dlio_peer.$$
+		mkdir "$ti" || { echo "dlio_peer.sh: --wake: cannot make $ti" >&2; ti=""; }
+	fi
+	if [ -n "$ti" ]; then
+		echo 0 >"$ti/tracing_on"
+		echo mono >"$ti/trace_clock"
+		echo 65536 >"$ti/buffer_size_kb"
+		echo 1 >"$ti/events/sched/sched_switch/enable"
+		echo 1 >"$ti/events/sched/sched_wakeup/enable"
+		echo >"$ti/trace"
+		echo 1 >"$ti/tracing_on"
+	fi
 	"${rt[@]}" "$@" &
 	pid=$!
 	local sp=""
@@ -606,6 +641,13 @@ rtrun() { # FILE DONE CMD...
 	rc=$?
 	[ -z "$sp" ] || wait "$sp"
 	[ -z "$pp" ] || { kill -INT "$pp"; wait "$pp"; rm -f "${f%.rt}.perf.ctl" "${f%.rt}.perf.ctl.ack"; }
+	if [ -n "$ti" ]; then
+		echo 0 >"$ti/tracing_on"
+		cat "$ti/trace" >"${f%.rt}.sched"
+		grep -h . "$ti"/per_cpu/cpu*/stats | grep overrun >"${f%.rt}.sched.overrun"
+		echo 0 >"$ti/events/enable"
+		rmdir "$ti"
+	fi
 	return $rc
 }
 
@@ -862,7 +904,7 @@ if [ -n "$track$tcost" ]; then
 	"$venv/bin/python" "$root/workloads/dlio_measure.py" track "$work/track-files" "$trk" "$tperiod" \
 		</dev/null >"$trk.log" 2>&1 &
 	tpid=$!
-	trap '[ -z "$tpid" ] || { kill -CONT "$tpid"; kill -TERM "$tpid"; wait "$tpid"; } 2>/dev/null' EXIT
+	trap '[ -z "$tpid" ] || { kill -CONT "$tpid"; kill -TERM "$tpid"; wait "$tpid"; } 2>/dev/null; wake_gone' EXIT
 	# its first tick: the sets written and read once before it
 	for _ in $(seq 120); do [ -s "$trk" ] && break; sleep 0.5; done
 	[ -s "$trk" ] || { echo "dlio_peer.sh: --track: the tracker did not start: $(tail -1 "$trk.log")" >&2; exit 1; }
