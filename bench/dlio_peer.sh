@@ -759,15 +759,13 @@ PY
 # tiersim's making of its dataset left out) and over the whole run, the
 # span in s, and the host's idle cores over it
 cpu_split() {
-	/usr/bin/python3 - "$@" <<'PY'
+	/usr/bin/python3 - "$@" "$here" <<'PY'
 import json, sys
+sys.path.insert(0, sys.argv[3])
+from dlio_wake import reading_ticks
 j, n = json.load(open(sys.argv[1])), float(sys.argv[2])
 s = j['series']
-rg = 'workers' if 'workers' in j['groups'] else \
-    max((g for g in j['groups'] if g.startswith('thread:')), key=lambda g: s[-1][2][g], default='daemon')
-up = lambda g, i: s[i][2].get(g, 0) > s[i - 1][2].get(g, 0)
-grow = [i for i in range(1, len(s)) if up('daemon', i) and up(rg, i)]
-a, b = (grow[0] - 1, grow[-1]) if grow else (0, len(s) - 1)
+a, b, rg = reading_ticks(j)
 d = lambda g, x, y: (s[y][2].get(g, 0) - s[x][2].get(g, 0)) / n / 1e3
 t = s[b][0] - s[a][0]
 idle = (s[b][1] - s[a][1]) / j['hz'] / max(t, 1e-9)

@@ -40,14 +40,24 @@ def q(xs, p):
     return xs[min(len(xs) - 1, int(p * len(xs)))]
 
 
-def span(j):
-    """cpu.json's reading span as mono seconds (dlio_peer.sh's cpu_split)."""
+def reading_ticks(j):
+    """cpu.json's reading span (dlio_peer.sh's cpu_split): the first and the
+    last tick in which both the daemon and the readers ran, and the readers'
+    group (the DataLoader workers, or without any the rank's busiest other
+    thread)."""
     s = j['series']
     rg = 'workers' if 'workers' in j['groups'] else \
         max((g for g in j['groups'] if g.startswith('thread:')), key=lambda g: s[-1][2][g], default='daemon')
     up = lambda g, i: s[i][2].get(g, 0) > s[i - 1][2].get(g, 0)
     grow = [i for i in range(1, len(s)) if up('daemon', i) and up(rg, i)]
     a, b = (grow[0] - 1, grow[-1]) if grow else (0, len(s) - 1)
+    return a, b, rg
+
+
+def span(j):
+    """cpu.json's reading span as mono seconds (dlio_peer.sh's cpu_split)."""
+    s = j['series']
+    a, b, rg = reading_ticks(j)
     steal = (s[b][4] - s[a][4]) / j['hz'] / max(s[b][0] - s[a][0], 1e-9)
     idle = (s[b][1] - s[a][1]) / j['hz'] / max(s[b][0] - s[a][0], 1e-9)
     return s[a][3], s[b][3], rg, steal, idle
