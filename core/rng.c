@@ -4,6 +4,7 @@
 #include <pthread.h>
 
 #include "core/rng.h"
+#include "core/ts.h"
 
 double ts_rng_lognormal(struct ts_rng *r, double p50, double p99)
 {
@@ -157,4 +158,50 @@ void ts_rng_perm_fill(const struct ts_rng_perm *p, uint64_t from, uint64_t len, 
 	}
 	for (; i < len; i++)
 		out[i] = (uint32_t)ts_rng_perm_at(p, from + i);
+}
+
+void ts_rng_perm_pos_fill(const struct ts_rng_perm *p, uint64_t from, uint64_t len, uint32_t *out)
+{
+	enum { BLOCK = 256, TOP = TS_RNG_PERM_ROUNDS - 2 };
+	uint32_t k = p->k, a = p->a, mb = (uint32_t)((1ull << k) - 1), b = mb + 1;
+	const uint16_t *fa = p->f[TOP + 1], *fb = p->f[TOP];
+	uint32_t l[BLOCK], r[BLOCK];
+	while (len) {
+		uint32_t m = (uint32_t)TS_MIN(len, (uint64_t)BLOCK);
+		/* rounds TOP + 1 and TOP: (hi, lo) -> (hi - F'(s) mod a, s),
+		 * s = (lo - F(hi)) mod b, one run per stretch of one hi
+		 * where s does not wrap past b */
+		for (uint32_t q = 0; q < m;) {
+			uint64_t x = from + q;
+			uint32_t hi = (uint32_t)(x >> k), lo = (uint32_t)x & mb;
+			uint32_t s = (lo - fa[hi]) & mb;
+			uint32_t run = TS_MIN(m - q, TS_MIN(b - lo, b - s));
+			const uint16_t *g = fb + s;
+			for (uint32_t e = 0; e < run; e++) {
+				uint32_t t = hi - g[e];
+				r[q + e] = s + e;
+				l[q + e] = t + (a & -(uint32_t)(t >= a));
+			}
+			q += run;
+		}
+		/* the rest, in pairs: loads at random places, each element's
+		 * independent of the others' (their misses overlap) */
+		for (int j = TOP - 2; j >= 0; j -= 2) {
+			const uint16_t *f1 = p->f[j + 1], *f0 = p->f[j];
+			for (uint32_t q = 0; q < m; q++) {
+				uint32_t s = (r[q] - f1[l[q]]) & mb;
+				uint32_t t = l[q] - f0[s];
+				r[q] = s;
+				l[q] = t + (a & -(uint32_t)(t >= a));
+			}
+		}
+		for (uint32_t q = 0; q < m; q++) {
+			uint64_t x = (uint64_t)l[q] << k | r[q];
+			/* past n (under b of ab): walked on from there */
+			out[q] = (uint32_t)(x < p->n ? x : ts_rng_perm_pos(p, x));
+		}
+		from += m;
+		out += m;
+		len -= m;
+	}
 }

@@ -137,9 +137,9 @@ static void test_perm_bijection(void)
 	uint64_t most = 1u << 22;
 	uint8_t *seen = malloc(most);
 	uint16_t *tab = malloc(ts_rng_perm_entries(most) * sizeof(*tab));
-	uint32_t *fill = malloc(most * sizeof(*fill));
-	CHECK(seen && tab && fill);
-	if (!seen || !tab || !fill)
+	uint32_t *fill = malloc(most * sizeof(*fill)), *pos = malloc(most * sizeof(*pos));
+	CHECK(seen && tab && fill && pos);
+	if (!seen || !tab || !fill || !pos)
 		goto out;
 	CHECK(ts_rng_perm_entries(1ull << 32) > 0 && ts_rng_perm_entries((1ull << 32) + 1) == 0);
 	struct ts_rng r;
@@ -166,12 +166,22 @@ static void test_perm_bijection(void)
 			fprintf(stderr, "ts_rng_perm_pos of %llu: %llu wrong\n", (unsigned long long)m,
 				(unsigned long long)bad);
 		CHECK_EQ_U64(bad, 0);
-		/* ts_rng_perm_pos_fill's lanes give ts_rng_perm_pos's
-		 * positions, from any start, any length (its lanes and the
-		 * rest one at a time) */
+		/* ts_rng_perm_pos_fill gives ts_rng_perm_pos's positions:
+		 * all of [0, m) in one call (its blocks, each run of one high
+		 * half and each wrap of the first round's results), and from
+		 * any start, any length, across blocks and high halves */
+		ts_rng_perm_pos_fill(&o.perm, 0, m, pos);
+		for (uint64_t p = 0; p < m; p++)
+			bad += pos[fill[p]] != p;
+		uint64_t half = 1ull << o.perm.k;
 		for (uint64_t at = 0; at < m; at += 1 + at / 3 + (at & 5)) {
-			uint64_t len = TS_MIN(m - at, 1 + (at * 7 + m) % 300);
-			uint32_t pos[300];
+			uint64_t len = TS_MIN(m - at, 1 + (at * 7 + m) % 700);
+			ts_rng_perm_pos_fill(&o.perm, at, len, pos);
+			for (uint64_t q = 0; q < len; q++)
+				bad += pos[q] != ts_rng_perm_pos(&o.perm, at + q);
+		}
+		for (uint64_t at = half - TS_MIN(half, 5); at < m; at += half) {
+			uint64_t len = TS_MIN(m - at, 3 + at % 600);
 			ts_rng_perm_pos_fill(&o.perm, at, len, pos);
 			for (uint64_t q = 0; q < len; q++)
 				bad += pos[q] != ts_rng_perm_pos(&o.perm, at + q);
@@ -185,6 +195,7 @@ out:
 	free(seen);
 	free(tab);
 	free(fill);
+	free(pos);
 }
 
 /* The order a scheduler of @n samples holds for @epoch, read whole
