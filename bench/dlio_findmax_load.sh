@@ -44,6 +44,8 @@ for mode in quiet loaded; do
 			done
 		done
 		same=yes
+		[ -n "${ans[A]// /}" ] && [ -n "${ans[B]// /}" ] ||
+			{ echo "dlio_findmax_load: $t: no \"max N accelerators\" line (A '${ans[A]}', B '${ans[B]}')" >&2; exit 1; }
 		[ "${ans[A]}" = "${ans[B]}" ] || same="NO (A ${ans[A]}, B ${ans[B]})"
 		# shellcheck disable=SC2086 # the rounds as words
 		printf '%-7s %-20s wall A %s B %s ratio %s; cpu A %s B %s; same count: %s\n' "$mode" "$t" \

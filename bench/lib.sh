@@ -36,6 +36,13 @@ bench_build() {
 	[ "$(id -u)" -eq 0 ] || { echo "$1: block mode needs root" >&2; exit 2; }
 }
 # bench_load: the load average now and the CPUs it is shared by
+# bench_request_clock TIERSIM TRACE: "N of M", the reads and writes of a
+# block-mode trace that carry the loop device's issue (format 9's request
+# clock; `trace stats`), nothing where none does: tierfs then charged from
+# its receipt, another model's figures
+bench_request_clock() {
+	"$1" trace stats "$2" | sed -n 's/^request clock (block mode: \([0-9]* of [0-9]*\) .*/\1/p'
+}
 bench_load() { echo "load $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"; }
 
 # bench_mounts NAME MOUNT...: for a script that mounts tierfs several ways

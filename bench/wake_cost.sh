@@ -56,6 +56,8 @@ for r in $(seq 1 "$R"); do
 			--out "$OUT/$t.r$r.json" > "$OUT/$t.r$r.rec" 2> "$OUT/$t.r$r.err" ||
 			{ echo "wake_cost: $t round $r failed:" >&2; cat "$OUT/$t.r$r.err" >&2; exit 1; }
 		[ -f "$tr.wakes" ] || { echo "wake_cost: $tr has no wake file (record runs as root)" >&2; exit 1; }
+		[ -n "$(bench_request_clock "$B" "$tr")" ] ||
+			{ echo "wake_cost: $tr has no request clock (the loop device's issue): mount tracefs at /sys/kernel/tracing" >&2; exit 1; }
 		echo "round $r $t: $s0-$(date -u +%T) epoch $(jq -r .epoch_s "$OUT/$t.r$r.json") s"
 	done
 done
