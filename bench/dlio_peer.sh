@@ -347,11 +347,7 @@ if [ -n "$wake" ]; then
 		{ echo "dlio_peer.sh: --wake: no writable tracefs at /sys/kernel/tracing (root)" >&2; exit 2; }
 fi
 # an interrupted run's tracefs instance (--wake) is taken down on exit
-wake_gone() {
-	local ti=/sys/kernel/tracing/instances/dlio_peer.$$
-	[ -d "$ti" ] || return 0
-	echo 0 >"$ti/tracing_on"; echo 0 >"$ti/events/enable"; rmdir "$ti"
-}
+wake_gone() { bench_tracefs_stop "/sys/kernel/tracing/instances/dlio_peer.$$"; }
 [ -z "$wake" ] || trap wake_gone EXIT
 rt=() rtp=()
 if [ -n "$prio" ]; then
@@ -598,16 +594,12 @@ rtrun() { # FILE DONE CMD...
 	local ti=""
 	if [ -n "$wake" ]; then
 		ti=/sys/kernel/tracing/instances/dlio_peer.$$
-		mkdir "$ti" || { echo "dlio_peer.sh: --wake: cannot make $ti" >&2; ti=""; }
+		bench_tracefs_start "$ti" 65536 mono || { echo "dlio_peer.sh: --wake: cannot make $ti" >&2; ti=""; }
 	fi
 	if [ -n "$ti" ]; then
-		echo 0 >"$ti/tracing_on"
-		echo mono >"$ti/trace_clock"
-		echo 65536 >"$ti/buffer_size_kb"
-		echo 1 >"$ti/events/sched/sched_switch/enable"
-		echo 1 >"$ti/events/sched/sched_wakeup/enable"
-		echo >"$ti/trace"
-		echo 1 >"$ti/tracing_on"
+		bench_tracefs_event "$ti" sched/sched_switch
+		bench_tracefs_event "$ti" sched/sched_wakeup
+		bench_tracefs_on "$ti"
 	fi
 	"${rt[@]}" "$@" &
 	pid=$!
@@ -642,11 +634,8 @@ rtrun() { # FILE DONE CMD...
 	[ -z "$sp" ] || wait "$sp"
 	[ -z "$pp" ] || { kill -INT "$pp"; wait "$pp"; rm -f "${f%.rt}.perf.ctl" "${f%.rt}.perf.ctl.ack"; }
 	if [ -n "$ti" ]; then
-		echo 0 >"$ti/tracing_on"
-		cat "$ti/trace" >"${f%.rt}.sched"
-		grep -h . "$ti"/per_cpu/cpu*/stats | grep overrun >"${f%.rt}.sched.overrun"
-		echo 0 >"$ti/events/enable"
-		rmdir "$ti"
+		bench_tracefs_off "$ti" "${f%.rt}.sched" "${f%.rt}.sched.overrun"
+		bench_tracefs_stop "$ti"
 	fi
 	return $rc
 }

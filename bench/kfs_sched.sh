@@ -34,6 +34,8 @@ export TIERSIM_TIERFS
 TIERSIM_TIERFS=$(cd "$3" && pwd)/fs/tierfs
 ROUNDS=${4:-3} TIER=${5:-ssd-cloud} WL=${6:-lmdb}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$SRC/bench/lib.sh"
 PY=/usr/bin/python3
 TR=/sys/kernel/tracing
 [ -d "$TR/instances" ] || { echo "kfs_sched.sh: no tracefs at $TR" >&2; exit 2; }
@@ -44,7 +46,7 @@ T=$TR/instances/kfs_sched.$$
 mkdir -p "$MNT"
 is_mounted() { awk -v m="$1" '$5 == m { f = 1 } END { exit !f }' /proc/self/mountinfo; }
 cleanup() {
-	[ -d "$T" ] && { echo 0 >"$T/tracing_on"; echo 0 >"$T/events/enable"; rmdir "$T"; }
+	bench_tracefs_stop "$T"
 	is_mounted "$MNT" && "$B" disk umount "$MNT" >/dev/null 2>&1
 	rm -rf "$W"
 }
@@ -52,15 +54,13 @@ trap cleanup EXIT
 die() { echo "kfs_sched.sh: $*" >&2; exit 1; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 case $WL in lmdb | folder) ;; *) die "workload $WL: lmdb or folder" ;; esac
-mkdir "$T" || die "cannot make tracefs instance $T"
-echo 32768 >"$T/buffer_size_kb"
-echo 1 >"$T/events/sched/sched_switch/enable"
-echo 1 >"$T/events/sched/sched_wakeup/enable"
+bench_tracefs_start "$T" 32768 || die "cannot make tracefs instance $T"
+bench_tracefs_event "$T" sched/sched_switch
+bench_tracefs_event "$T" sched/sched_wakeup
 if [ -n "${KFS_SCHED_EMUL:-}" ]; then
-	echo 1 >"$T/events/workqueue/workqueue_execute_start/enable"
-	echo 1 >"$T/events/workqueue/workqueue_execute_end/enable"
-	echo "comm == \"python3\"" >"$T/events/syscalls/sys_enter_openat/filter"
-	echo 1 >"$T/events/syscalls/sys_enter_openat/enable"
+	bench_tracefs_event "$T" workqueue/workqueue_execute_start
+	bench_tracefs_event "$T" workqueue/workqueue_execute_end
+	bench_tracefs_event "$T" syscalls/sys_enter_openat 'comm == "python3"'
 fi
 cat >"$W/cursor.py" <<'PY'
 import json, sys, time, lmdb
@@ -93,12 +93,10 @@ job() { # ROOT: the workload's command, marking its epoch
 }
 epoch() { $PY -c 'import json, sys; print(json.load(open(sys.argv[1]))["epoch_s"])' "$1"; }
 traced() { # OUT CMD...: run CMD with the instance on, its events in OUT
-	echo >"$T/trace"
-	echo 1 >"$T/tracing_on"
+	bench_tracefs_on "$T"
 	"${@:2}"
 	local rc=$?
-	echo 0 >"$T/tracing_on"
-	cat "$T/trace" >"$1"
+	bench_tracefs_off "$T" "$1"
 	return $rc
 }
 echo "== kfs_sched $TIER $WL, $ROUNDS rounds: start $(date -u +%T), load $(load)"

@@ -97,3 +97,51 @@ bench_unmount_all() {
 	done
 	rm -rf "$WORK"
 }
+
+# A tracefs instance of a script's own (/sys/kernel/tracing/instances/NAME):
+# its own buffer, events, filters and clock, apart from the main buffer and
+# from any other script's instance; kept off but while bench_tracefs_on's
+# window runs.
+# bench_tracefs_start DIR KB [CLOCK]: make the instance DIR, off, with KB KiB
+# of buffer a CPU and CLOCK's time stamps (default: tracefs's, local); fails
+# where DIR cannot be made. The script then enables its events.
+bench_tracefs_start() {
+	mkdir "$1" || return 1
+	echo 0 >"$1/tracing_on"
+	[ -z "${3:-}" ] || echo "$3" >"$1/trace_clock"
+	echo "$2" >"$1/buffer_size_kb"
+}
+# bench_tracefs_event DIR EVENT [FILTER]: EVENT (SYSTEM/NAME) recorded in DIR,
+# only where FILTER holds if given; fails where tracefs refuses either
+bench_tracefs_event() {
+	[ -z "${3:-}" ] || echo "$3" >"$1/events/$2/filter" || return 1
+	echo 1 >"$1/events/$2/enable"
+}
+# bench_tracefs_on DIR: DIR's buffer emptied, and recording
+bench_tracefs_on() {
+	echo >"$1/trace"
+	echo 1 >"$1/tracing_on"
+}
+# bench_tracefs_off DIR OUT [OVERRUN]: recording stopped, DIR's buffer into
+# OUT; with OVERRUN, each CPU's overrun lines (per_cpu/cpuN/stats: "overrun"
+# and "commit overrun", events the full buffer lost) into that file
+bench_tracefs_off() {
+	echo 0 >"$1/tracing_on"
+	cat "$1/trace" >"$2"
+	[ -z "${3:-}" ] || grep -h . "$1"/per_cpu/cpu*/stats | grep overrun >"$3"
+}
+# bench_tracefs_stop DIR [EVENT TRIGGER]...: the instance DIR taken down if it
+# is there (an exit trap calls it too): off, each TRIGGER the script set on
+# EVENT removed, every event disabled, DIR removed
+bench_tracefs_stop() {
+	local d=$1
+	[ -d "$d" ] || return 0
+	shift
+	echo 0 >"$d/tracing_on"
+	while [ $# -ge 2 ]; do
+		echo "!$2" >"$d/events/$1/trigger" 2>/dev/null
+		shift 2
+	done
+	echo 0 >"$d/events/enable"
+	rmdir "$d"
+}

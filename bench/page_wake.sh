@@ -53,12 +53,7 @@ T=$TR/instances/page_wake.$$
 mkdir -p "$MNT"
 is_mounted() { awk -v m="$1" '$5 == m { f = 1 } END { exit !f }' /proc/self/mountinfo; }
 cleanup() {
-	if [ -d "$T" ]; then
-		echo 0 >"$T/tracing_on"
-		echo '!stacktrace' >"$T/events/sched/sched_switch/trigger" 2>/dev/null
-		echo 0 >"$T/events/enable"
-		rmdir "$T"
-	fi
+	bench_tracefs_stop "$T" sched/sched_switch stacktrace
 	is_mounted "$MNT" && "$B" disk umount "$MNT" >/dev/null 2>&1
 	rm -rf "$W"
 }
@@ -74,13 +69,12 @@ if [ ! -s "$IMG" ]; then
 	"$B" disk make "$IMG.tmp" --size 512MiB --fs ext4 --from "$DATA" && mv "$IMG.tmp" "$IMG" ||
 		{ rm -f "$IMG.tmp"; die "disk make"; }
 fi
-mkdir "$T" || die "cannot make the tracefs instance $T"
-echo 0 >"$T/tracing_on"
-echo 16384 >"$T/buffer_size_kb"
-echo 'prev_comm == "python3" || next_comm == "python3"' >"$T/events/sched/sched_switch/filter"
-echo 'comm == "python3"' >"$T/events/sched/sched_wakeup/filter"
-for e in sched/sched_switch sched/sched_wakeup block/block_rq_issue block/block_rq_complete; do
-	echo 1 >"$T/events/$e/enable" || die "cannot enable $e"
+bench_tracefs_start "$T" 16384 || die "cannot make the tracefs instance $T"
+bench_tracefs_event "$T" sched/sched_switch 'prev_comm == "python3" || next_comm == "python3"' ||
+	die "cannot enable sched/sched_switch"
+bench_tracefs_event "$T" sched/sched_wakeup 'comm == "python3"' || die "cannot enable sched/sched_wakeup"
+for e in block/block_rq_issue block/block_rq_complete; do
+	bench_tracefs_event "$T" "$e" || die "cannot enable $e"
 done
 echo 'stacktrace if prev_comm == "python3"' >"$T/events/sched/sched_switch/trigger"
 epoch() { $PY -c 'import json, sys; print(json.load(open(sys.argv[1]))["epoch_s"])' "$1"; }
@@ -101,13 +95,11 @@ for rep in $(seq "$REPS"); do
 	warm=$(cpu "$W/out.json")
 	dcpu+=("$(awk -v c="$cold" -v w="$warm" -v n="${reads:-0}" 'BEGIN { printf "%.0f", n ? (c - w) * 1e9 / n : 0 }')")
 	echo "  run $rep: CPU cold $cold s ($reads device reads), warm $warm s: ${dcpu[-1]} ns a device read"
-	echo >"$T/trace"
-	echo 1 >"$T/tracing_on"
+	bench_tracefs_on "$T"
 	job >"$W/run.txt" 2>&1
 	rc=$?
-	echo 0 >"$T/tracing_on"
+	bench_tracefs_off "$T" "$W/trace.$rep"
 	[ $rc -eq 0 ] || die "disk run (traced): $(tail -1 "$W/run.txt")"
-	cp "$T/trace" "$W/trace.$rep"
 	[ -z "${PAGE_WAKE_KEEP:-}" ] || { mkdir -p "$PAGE_WAKE_KEEP" && cp "$W/trace.$rep" "$PAGE_WAKE_KEEP/"; }
 	echo "  run $rep: epoch $plain s, traced $(epoch "$W/out.json") s ($(date -u +%T))"
 done
