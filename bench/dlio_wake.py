@@ -22,6 +22,14 @@ back on later), and the host's steal over the span (/proc/stat, cpu.json).
 SAMPLES (files x epochs) gives the figures per sample. Times in us.
 --daemon: the same for the tierfs daemon's threads instead of the readers
 (woken by a reader's request: the daemon's pick-up).
+
+A trace that lost events is incomplete: its wake-ups, switches and CPU
+states have gaps. dlio_peer.sh --wake keeps beside SIDE.sched the instance's
+overrun counts of each CPU (SIDE.sched.overrun, "overrun: N" and "commit
+overrun: N" lines); where they add up to more than 0 the figures are still
+printed, marked as from an incomplete trace, a warning line names the file
+and the count, and the exit status is 1, as for bad input (the JSON has
+dropped_events and incomplete). Without that file nothing is checked.
 """
 import json
 import re
@@ -38,6 +46,23 @@ def q(xs, p):
         return float('nan')
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(p * len(xs)))]
+
+
+def dropped(path):
+    """The events the trace at PATH lost: the sum of the counts in
+    PATH.overrun (dlio_peer.sh --wake), None where there is no such file."""
+    f = path + '.overrun'
+    try:
+        lines = open(f).read().splitlines()
+    except FileNotFoundError:
+        return f, None
+    n = 0
+    for i, line in enumerate(lines, 1):
+        m = re.match(r'^\s*(?:commit )?overrun:\s*(\d+)\s*$', line)
+        if not m:
+            sys.exit('dlio_wake.py: %s: line %d is not "overrun: N" (%r)' % (f, i, line))
+        n += int(m.group(1))
+    return f, n
 
 
 def reading_ticks(j):
@@ -76,6 +101,7 @@ def main():
     if len(args) != 3:
         sys.exit(__doc__)
     n = float(args[0])
+    ovf, drop = dropped(args[2])
     j = json.load(open(args[1]))
     t0, t1, rg, steal, idle = span(j)
     group = {}
@@ -161,16 +187,18 @@ def main():
             waker = gname(pid, cur.get(cpu, -1) == 0 and pid == 0)
             woken[tid] = (ts, cls, waker, tidle)
     res = {'span_s': t1 - t0, 'samples': n, 'readers': len(readers), 'steal_cores': steal,
-           'idle_cores': idle, 'lost_events': lost, 'wakeups_per_sample': len(delays['all']) / n,
+           'idle_cores': idle, 'lost_events': lost, 'dropped_events': drop, 'incomplete': bool(drop),
+           'wakeups_per_sample': len(delays['all']) / n,
            'classes': {}, 'wakers': {}, 'preempt': {}}
 
     def row(xs):
         return {'count': len(xs), 'share': len(xs) / max(len(delays['all']), 1),
                 'p10': q(xs, .1), 'p50': q(xs, .5), 'p90': q(xs, .9), 'p99': q(xs, .99),
                 'mean': sum(xs) / max(len(xs), 1), 'per_sample': sum(xs) / n}
-    print('%s%s: span %.1f s, %d threads, %.2f wake-ups/sample, steal %.3f cores, idle %.2f cores%s' %
+    print('%s%s: span %.1f s, %d threads, %.2f wake-ups/sample, steal %.3f cores, idle %.2f cores%s%s' %
           (args[2], ' (daemon)' if dmn else '', t1 - t0, len(readers), len(delays['all']) / n, steal, idle,
-           ', %d LOST lines' % lost if lost else ''))
+           ', %d LOST lines' % lost if lost else '',
+           '; INCOMPLETE trace, %d events dropped: the figures below miss them' % drop if drop else ''))
     print('  %-26s %7s %6s %7s %7s %7s %8s %7s %9s' %
           ('wake-up delay, us', 'count', 'share', 'p10', 'p50', 'p90', 'p99', 'mean', 'us/sample'))
     for k in ['all', 'target idle', 'target busy, other idle', 'all busy']:
@@ -191,6 +219,9 @@ def main():
            r['per_sample']))
     if jout:
         json.dump(res, open(jout, 'w'), indent=1)
+    if drop:
+        sys.exit('dlio_wake.py: warning: %s: %d events dropped (the instance\'s buffer overran): the figures '
+                 'above are from an incomplete trace' % (ovf, drop))
 
 
 if __name__ == '__main__':

@@ -3,7 +3,11 @@ trace, to the digit: two CPUs, a reader (a DataLoader worker's main thread)
 and two daemon threads; three wake-ups of the reader that slept, one in
 each class (the target CPU idle, 10 us; the target busy and the other idle,
 50 us; both busy, 200 us), one wake-up of the reader while it runs and one
-outside the reading span (neither counted), one preemption (100 us)."""
+outside the reading span (neither counted), one preemption (100 us).
+Then the overrun file dlio_peer.sh --wake keeps beside the trace: all 0,
+the same figures and exit 0; events dropped, the same figures marked as
+from an incomplete trace, a warning line naming the file and the count,
+exit 1; a line that is not a count, exit 1 naming it."""
 import json
 import os
 import subprocess
@@ -50,29 +54,68 @@ cpu = {"groups": ["daemon", "workers"], "hz": 100, "workers": 1,
                    "200/200": ["daemon", "tierfs", 5], "200/201": ["daemon", "tierfs", 5]},
        "series": [[0.0, 0, {"daemon": 0, "workers": 0}, 10.0, 0, {}],
                   [1.0, 50, {"daemon": 10, "workers": 10}, 11.0, 2, {}]]}
+r6 = lambda x: round(x, 6)
+
+
+def figures(what, j):
+    check(what + "readers", j["readers"], 1)
+    check(what + "steal", r6(j["steal_cores"]), 0.02)
+    check(what + "idle", r6(j["idle_cores"]), 0.5)
+    check(what + "wake-ups a sample", r6(j["wakeups_per_sample"]), 1.0)
+    for cls, want in [("all", [3, 10, 50, 200]), ("target idle", [1, 10, 10, 10]),
+                      ("target busy, other idle", [1, 50, 50, 50]), ("all busy", [1, 200, 200, 200])]:
+        c = j["classes"][cls]
+        check(what + cls + " count", c["count"], want[0])
+        check(what + cls + " p10", r6(c["p10"]), want[1])
+        check(what + cls + " p50", r6(c["p50"]), want[2])
+        check(what + cls + " p99", r6(c["p99"]), want[3])
+    check(what + "all mean", r6(j["classes"]["all"]["mean"]), r6(260 / 3))
+    check(what + "all per sample", r6(j["classes"]["all"]["per_sample"]), r6(260 / 3))
+    check(what + "wakers", sorted(j["wakers"]), ["daemon"])
+    check(what + "preempt", (j["preempt"]["count"], r6(j["preempt"]["mean"])), (1, 100.0))
+
+
+# dlio_peer.sh --wake's SIDE.sched.overrun on two CPUs (grep overrun of
+# per_cpu/cpuN/stats)
+def overrun(a, b, c):
+    return "overrun: %d\ncommit overrun: %d\noverrun: %d\ncommit overrun: 0\n" % (a, b, c)
+
+
 with tempfile.TemporaryDirectory() as d:
     open(os.path.join(d, "cpu.json"), "w").write(json.dumps(cpu))
-    open(os.path.join(d, "s.sched"), "w").write("".join(trace))
+    sched = os.path.join(d, "s.sched")
+    open(sched, "w").write("".join(trace))
     out = os.path.join(d, "w.json")
-    r = subprocess.run([sys.executable, os.path.join(root, "bench", "dlio_wake.py"), "3",
-                        os.path.join(d, "cpu.json"), os.path.join(d, "s.sched"), "--json", out],
-                       capture_output=True, text=True)
+
+    def run(ovr):
+        if ovr is not None:
+            open(sched + ".overrun", "w").write(ovr)
+        if os.path.exists(out):
+            os.remove(out)
+        r = subprocess.run([sys.executable, os.path.join(root, "bench", "dlio_wake.py"), "3",
+                            os.path.join(d, "cpu.json"), sched, "--json", out],
+                           capture_output=True, text=True)
+        return r, json.load(open(out)) if os.path.exists(out) else None
+
+    r, j = run(None)
     check("exit", r.returncode, 0)
-    j = json.load(open(out))
-r6 = lambda x: round(x, 6)
-check("readers", j["readers"], 1)
-check("steal", r6(j["steal_cores"]), 0.02)
-check("idle", r6(j["idle_cores"]), 0.5)
-check("wake-ups a sample", r6(j["wakeups_per_sample"]), 1.0)
-for cls, want in [("all", [3, 10, 50, 200]), ("target idle", [1, 10, 10, 10]),
-                  ("target busy, other idle", [1, 50, 50, 50]), ("all busy", [1, 200, 200, 200])]:
-    c = j["classes"][cls]
-    check(cls + " count", c["count"], want[0])
-    check(cls + " p10", r6(c["p10"]), want[1])
-    check(cls + " p50", r6(c["p50"]), want[2])
-    check(cls + " p99", r6(c["p99"]), want[3])
-check("all mean", r6(j["classes"]["all"]["mean"]), r6(260 / 3))
-check("all per sample", r6(j["classes"]["all"]["per_sample"]), r6(260 / 3))
-check("wakers", sorted(j["wakers"]), ["daemon"])
-check("preempt", (j["preempt"]["count"], r6(j["preempt"]["mean"])), (1, 100.0))
+    figures("", j)
+    check("no overrun file: not checked", (j["dropped_events"], j["incomplete"]), (None, False))
+    r, j = run(overrun(0, 0, 0))
+    check("overrun 0: exit", (r.returncode, r.stderr), (0, ""))
+    figures("overrun 0: ", j)
+    check("overrun 0: complete", (j["dropped_events"], j["incomplete"]), (0, False))
+    check("overrun 0: not marked", "INCOMPLETE" in r.stdout, False)
+    r, j = run(overrun(120, 3, 7))
+    check("dropped: exit as for bad input", r.returncode, 1)
+    check("dropped: the warning line", r.stderr,
+          "dlio_wake.py: warning: %s.overrun: 130 events dropped (the instance's buffer overran): "
+          "the figures above are from an incomplete trace\n" % sched)
+    figures("dropped: ", j)
+    check("dropped: incomplete", (j["dropped_events"], j["incomplete"]), (130, True))
+    check("dropped: the figures marked", r.stdout.splitlines()[0].endswith(
+        "; INCOMPLETE trace, 130 events dropped: the figures below miss them"), True)
+    r, j = run("overrun: 0\nentries: 12\n")
+    check("a bad overrun file", (r.returncode, r.stdout, r.stderr, j),
+          (1, "", "dlio_wake.py: %s.overrun: line 2 is not \"overrun: N\" ('entries: 12')\n" % sched, None))
 done()
