@@ -440,14 +440,16 @@ static uint64_t wait_part(const struct ts_trace *t, const struct ts_replay_cfg *
  * request it waits for (REC_F_MOVED), and the gap after the request, from
  * its completion at tierfs to the thread's next request reaching tierfs,
  * holds the wake-ups of three threads: the thread itself, the loop
- * device's worker and tierfs's. Measured here, that gap grows with the
- * sleep before it: the same request of the same job (bench/pytorch_replay.sh,
- * block mode) was followed by a gap 34-85 us longer on essd-pl0 than on
- * nvme-local and 83-158 us longer on ultra-cloud, where its sleep was 1.8
- * ms longer; the workers' CPU time grew from 55 to 70-90 ms per run. Kept
+ * device's worker and tierfs's. That gap grows with the sleep before it:
+ * the same request of the same job (bench/wake_cost.sh's block-mode
+ * recordings, bench/pytorch_replay.sh's) is followed by a longer gap on a
+ * slower tier. How much longer is the recording host's own (its
+ * virtualisation and kernel) and differs from host to host: a host
+ * profile that measured it carries its fit as replay_wake_cost_ns
+ * (pipeline/hosts.lua, with the measured gap growths in its label). Kept
  * as recorded, a fast tier's recording carries its short gaps onto a slow
  * tier, and a slow one's long gaps onto a fast tier. The gap after such a
- * request changes by @cfg->wake_cost_ns
+ * request changes by @cfg->wake_cost_ns (--wake-cost, else that profile's)
  * times ln((t' + rt) / (t + rt)), t and t' the request's recorded and
  * replayed time at tierfs, rt the recording's round trip (the path's
  * delivery, which every sleep also holds), never below 0. The log is the
