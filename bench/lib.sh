@@ -35,7 +35,6 @@ bench_build() {
 	PY=/usr/bin/python3
 	[ "$(id -u)" -eq 0 ] || { echo "$1: block mode needs root" >&2; exit 2; }
 }
-# bench_load: the load average now and the CPUs it is shared by
 # bench_request_clock TIERSIM TRACE: "N of M", the reads and writes of a
 # block-mode trace that carry the loop device's issue (format 9's request
 # clock; `trace stats`), nothing where none does: tierfs then charged from
@@ -43,6 +42,21 @@ bench_build() {
 bench_request_clock() {
 	"$1" trace stats "$2" | sed -n 's/^request clock (block mode: \([0-9]* of [0-9]*\) .*/\1/p'
 }
+# bench_loader_record TIERSIM DATA TIER FS TRACE LIST OUT LOADER_ARG...: one
+# epoch of bench/pytorch_loader.py over LIST's files of DATA (--mode,
+# --workers, ... in LOADER_ARG), recorded by TIERSIM record on TIER with no
+# page cache of tierfs's (--mem 0: every read reaches the tier model), in
+# block mode on FS (ext4, xfs; empty: through FUSE) into TRACE, its --json
+# summary on stdout; the loader's own figures into OUT. Under chrt -f
+# TS_CHRT where that is set (a SCHED_FIFO priority).
+bench_loader_record() {
+	local b=$1 data=$2 tier=$3 fs=$4 trace=$5 list=$6 out=$7
+	shift 7
+	${TS_CHRT:+chrt -f "$TS_CHRT"} "$b" record --data "$data" --tier "$tier" --mem 0 \
+		${fs:+--fs "$fs"} --out "$trace" --json -- \
+		/usr/bin/python3 "$BENCH_DIR/pytorch_loader.py" --root {} --list "$list" "$@" --out "$out"
+}
+# bench_load: the load average now and the CPUs it is shared by
 bench_load() { echo "load $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"; }
 
 # bench_mounts NAME MOUNT...: for a script that mounts tierfs several ways

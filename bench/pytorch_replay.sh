@@ -58,6 +58,8 @@ set -u
 BUILD=$(cd "$1" 2>/dev/null && pwd) || { echo "pytorch_replay: no build directory '$1'" >&2; exit 1; }
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 export TIERSIM_DATADIR=${TIERSIM_DATADIR:-$SRC}
+# shellcheck source=bench/lib.sh
+. "$SRC/bench/lib.sh"
 B=$BUILD/cli/tiersim
 PY=/usr/bin/python3
 N=${TS_IMAGES:-1000}
@@ -126,17 +128,15 @@ for c in "${CONFIGS[@]}"; do
 			# the first run's trace is the one predictions start from
 			tr="$WORK/$name.$t.trace"
 			[ "$r" = 1 ] || tr="$WORK/$name.$t.r$r.trace"
-			${TS_CHRT:+chrt -f "$TS_CHRT"} "$B" record --data "$DS" --tier "$t" --mem 0 \
-				${TS_FS:+--fs "$TS_FS"} --out "$tr" --json -- \
-				"$PY" "$SRC/bench/pytorch_loader.py" --root {} --list "$WORK/list" \
+			bench_loader_record "$B" "$DS" "$t" "${TS_FS:-}" "$tr" "$WORK/list" "$WORK/$name.$t.r$r.json" \
 				--mode "$mode" --workers "$w" --prefetch "$p" --batch "$bs" --step "$step" \
-				--out "$WORK/$name.$t.r$r.json" > "$WORK/$name.$t.rec" 2> "$WORK/$name.$t.err" ||
+				> "$WORK/$name.$t.rec" 2> "$WORK/$name.$t.err" ||
 				{ echo "pytorch_replay: $name on $t failed:" >&2; cat "$WORK/$name.$t.err" >&2; exit 1; }
 			# block mode: the trace must hold each request's issue (format
 			# 9's request clock); without the tracepoints tierfs charges
 			# from its receipt and the figures are another model's
 			if [ -n "${TS_FS:-}" ]; then
-				clk=$("$B" trace stats "$tr" | sed -n 's/^request clock (block mode: \([0-9]* of [0-9]*\) .*/\1/p')
+				clk=$(bench_request_clock "$B" "$tr")
 				if [ -z "$clk" ] && [ "${TS_RECEIPT_OK:-0}" != 1 ]; then
 					echo "pytorch_replay: $name on $t: the trace has no request clock (tierfs: $(strings "$tr" | grep -o 'loop_issue=[a-z ]*' | head -n 1)); mount tracefs at /sys/kernel/tracing, or TS_RECEIPT_OK=1" >&2
 					exit 1

@@ -49,11 +49,9 @@ for r in $(seq 1 "$R"); do
 	for t in "${TIERS[@]}"; do
 		tr="$OUT/$t.r$r.trace"
 		s0=$(date -u +%T)
-		${TS_CHRT:+chrt -f "$TS_CHRT"} "$B" record --data "$DS" --tier "$t" --mem 0 --fs "$FS" \
-			--out "$tr" --json -- \
-			"$PY" "$SRC/bench/pytorch_loader.py" --root {} --list "$OUT/list" \
+		bench_loader_record "$B" "$DS" "$t" "$FS" "$tr" "$OUT/list" "$OUT/$t.r$r.json" \
 			--mode bytes --workers 2 --prefetch 2 --batch 32 --step 0.040 \
-			--out "$OUT/$t.r$r.json" > "$OUT/$t.r$r.rec" 2> "$OUT/$t.r$r.err" ||
+			> "$OUT/$t.r$r.rec" 2> "$OUT/$t.r$r.err" ||
 			{ echo "wake_cost: $t round $r failed:" >&2; cat "$OUT/$t.r$r.err" >&2; exit 1; }
 		[ -f "$tr.wakes" ] || { echo "wake_cost: $tr has no wake file (record runs as root)" >&2; exit 1; }
 		[ -n "$(bench_request_clock "$B" "$tr")" ] ||
