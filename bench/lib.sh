@@ -28,6 +28,7 @@ bench_diff() { /usr/bin/python3 "$BENCH_DIR/benchstat.py" diff "$@"; }
 # bench_build NAME BUILD: for a block-mode script run as root: B (BUILD's
 # tiersim), TIERSIM_TIERFS (its tierfs, exported) and PY; NAME heads the
 # error line when not root.
+# shellcheck disable=SC2034 # B and PY: for the script that calls it
 bench_build() {
 	B=$(cd "$2" && pwd)/cli/tiersim
 	export TIERSIM_TIERFS

@@ -108,4 +108,4 @@ sed 's/^header version=10 /header version=9 /; s/ model=2048//; s/ flags=1$//; /
 check "v9 undump" "$B" trace undump "$T/w9.txt" -o "$T/w9.trace"
 "$B" trace stats --json "$T/w9.trace" > "$T/w9.json"
 check "v9: the same items are clocks" test "$(jq -r .request_clock.requests "$T/w9.json")" = 2
-exit $fail
+exit "$fail"

@@ -88,4 +88,4 @@ bad blkparse '  8,0 1 1 0.5 1 D R 0 + 8 [x]\n' 'bad:1: field 4 (time)'
 bad blkparse '  8,0 1 1 0.000000001 1 D R 0 + x [x]\n' 'bad:1: field 10 (sectors)'
 bad blkparse '  8,0 1 1 0.000000001 1 C R 0 + 8 [zz]\n' 'bad:1: field 11 (error)'
 bad blkparse 'hello\n' 'no blkparse event lines'
-exit $fail
+exit "$fail"

@@ -85,4 +85,4 @@ cp "$T/v11.trace" "$T/b10.trace"
 printf '\n' | dd of="$T/b10.trace" bs=1 seek=8 conv=notrunc 2>/dev/null
 check "binary: a node in version 10 refused" sh -c '! "$0" trace dump "$1" > /dev/null 2> "$2" && grep -q "path item with stray fields (a node is version 11.s)" "$2"' \
 	"$B" "$T/b10.trace" "$T/b10.err"
-exit $fail
+exit "$fail"

@@ -7,6 +7,7 @@
 set -u
 [ -n "${V:-}" ] && set -x
 B=${TS_BUILD_ROOT:?run through meson test}/cli/tiersim
+# shellcheck disable=SC2034 # S: for the tests that source this
 S=${TS_SOURCE_ROOT:?run through meson test}/tests/traces/data
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -16,6 +17,7 @@ check() { # check DESCRIPTION COMMAND...
 	shift
 	if ! "$@"; then
 		echo "FAIL: $d" >&2
+		# shellcheck disable=SC2034 # fail: for the tests that source this
 		fail=1
 	fi
 }

@@ -109,4 +109,5 @@ check "interrupted status" test $? = 130
 check "nothing mounted after interrupt" test "$(mounts)" = 0
 check "nothing left after interrupt" test -z "$(left)"
 check "interrupted trace readable" "$B" trace stats "$T/i.trace" > /dev/null
-exit $fail
+# shellcheck disable=SC2154 # fail: set by lib.sh (check())
+exit "$fail"

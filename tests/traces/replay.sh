@@ -42,6 +42,7 @@ check "join recorded think" test "$(j "$T/j.json" '.results[0].think_ns')" = 200
 # thread 1 (on a CPU through its gap) joins thread 2 when 2 is its child
 # (5us, as above), not when the two are siblings (closed loop: 25us)
 for rel in "1 0 2 1 5000" "1 9 2 9 25000"; do
+	# shellcheck disable=SC2086 # the case's fields, one word each
 	set -- $rel
 	cat > "$T/jp.txt" <<X
 header version=2
@@ -679,6 +680,7 @@ check "self-paced: fixed60" test "$(j "$T/sp.json" '.results[2].total_ns')" = 16
 # 40us on unlimited too (45us when the reply came 5us late; the 10us gap
 # between them is work); without sys_ns they take no time
 for sys in "90000 sys_ns=40000" "100000 sys_ns=40000 late_ns=5000" "10000"; do
+	# shellcheck disable=SC2086 # the case's fields, one word each
 	set -- $sys
 	want=$1
 	shift
@@ -1150,6 +1152,7 @@ sed 's/^header version=1$/header version=5 mem=0 model=255 floor_ns=5000/' "$T/i
 "$B" trace undump "$T/inflightk.txt" -o "$T/inflightk.trace"
 for c in "inflight fixed100 500000" "inflight fixed1000 3200000" "inflightf fixed1000 3020000" \
 	"inflightf fixed100 320000" "inflightk fixed100 485000" "inflightk fixed100 490000 --kernel-fs"; do
+	# shellcheck disable=SC2086 # the case's fields, one word each
 	set -- $c
 	"$B" replay "$T/$1.trace" --virtual --profile "$T/inflight.lua" --tier "$2" ${4:+$4 --fuse-size 0} --json \
 		> "$T/inflight.json" 2> /dev/null
@@ -1809,4 +1812,5 @@ X
 	> "$T/inflights.json" 2> /dev/null
 check "in flight, the replay's order: C after A's replayed completion" \
 	test "$(j "$T/inflights.json" '.results[1].total_ns')" = 250000
-exit $fail
+# shellcheck disable=SC2154 # fail: set by lib.sh (check())
+exit "$fail"

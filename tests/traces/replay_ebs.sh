@@ -75,4 +75,5 @@ check "v4 refusal names the bit" grep -q "0x80" "$T/v4.err"
 reads 'header version=5 ebs_iops=1000' > "$T/nobit.txt"
 check "EBS field without its bit refused" sh -c '! "$1" trace undump "$2" -o "$3" 2> /dev/null' \
 	- "$B" "$T/nobit.txt" "$T/nobit.trace"
-exit $fail
+# shellcheck disable=SC2154 # fail: set by lib.sh (check())
+exit "$fail"

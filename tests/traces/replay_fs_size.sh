@@ -82,4 +82,5 @@ check "fs size: 8MiB refused" test $? = 2
 check "fs size: one line naming it" test "$(grep -c -- "--fs-size 8MiB: expected a size" "$T/f1.out")" = 1
 "$B" replay "$T/v11.trace" --fs-size 2GiB --target "$T" > "$T/f2.out" 2>&1
 check "fs size: virtual time only" test $? = 2
-exit $fail
+# shellcheck disable=SC2154 # fail: set by lib.sh (check())
+exit "$fail"

@@ -51,4 +51,5 @@ check "fs tree: the message names it" grep -q "file tree $T/none: No such file o
 "$B" replay "$T/f.trace" --virtual --tier ssd-cloud --fs-tree "$T/tree" >/dev/null 2>"$T/err"
 check "fs tree: without --kernel-fs refused" test $? = 2
 check "fs tree: the refusal names the option" grep -q -- "--fs-tree" "$T/err"
-exit $fail
+# shellcheck disable=SC2154 # fail: set by lib.sh (check())
+exit "$fail"

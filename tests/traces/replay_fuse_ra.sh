@@ -53,4 +53,5 @@ check "page-cache FUSE part: 2ms refused" test $? = 2
 read_pairs pairs 16
 check "page-cache FUSE part: in flight, the floor" test "$(kfi_pairs --fuse-ra 0)" = 490000
 check "page-cache FUSE part: in flight" test "$(kfi_pairs --fuse-ra 20us)" = 460000
-exit $fail
+# shellcheck disable=SC2154 # fail: set by lib.sh (check())
+exit "$fail"

@@ -91,4 +91,5 @@ check "IO path CPU: after a direct read" \
 	test "$(kfz big --fuse-size 0 --dev-read-cpu 5us)" = 145000
 check "IO path CPU: none after a page-cache read" \
 	test "$(kfz ra --fuse-size 0 --dev-read-cpu 5us)" = 140000
-exit $fail
+# shellcheck disable=SC2154 # fail: set by lib.sh (check())
+exit "$fail"

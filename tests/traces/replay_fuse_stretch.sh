@@ -83,4 +83,5 @@ check "page-cache stretch: one line naming it" \
 read_pairs pairs 16
 check "page-cache stretch: in flight, none" test "$(kfi_pairs --fuse-ra 20us --fuse-stretch 1)" = 460000
 check "page-cache stretch: in flight" test "$(kfi_pairs --fuse-ra 20us --fuse-stretch 2)" = 430000
-exit $fail
+# shellcheck disable=SC2154 # fail: set by lib.sh (check())
+exit "$fail"

@@ -33,4 +33,5 @@ check "ra kernel: named in the text" test "$(grep -c "readahead as Linux 6.18's 
 "$B" replay "$T/seq.trace" --virtual --kernel-fs --tier ssd-cloud --ra-kernel 6.x > "$T/bad.out" 2>&1
 check "ra kernel: 6.x refused" test $? = 2
 check "ra kernel: one line naming it" test "$(grep -c -- "--ra-kernel 6.x: expected a Linux version" "$T/bad.out")" = 1
-exit $fail
+# shellcheck disable=SC2154 # fail: set by lib.sh (check())
+exit "$fail"

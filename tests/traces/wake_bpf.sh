@@ -124,7 +124,8 @@ check "bpf, $n threads: a T line each, and the main thread's" \
 	test "$(awk '$1 == "T"' "$T/many.trace.wakes" | wc -l)" = "$((n + 1))"
 check "bpf, $n threads: each ended (its end after its start)" \
 	test "$(awk '$1 == "T" && $6 >= $5' "$T/many.trace.wakes" | wc -l)" = "$((n + 1))"
+# shellcheck disable=SC2154 # fail: set by lib.sh (check())
 if [ "$fail" != 0 ]; then
 	for m in tracefs bpf; do echo "== $m"; cat "$T/$m.lines"; done
 fi
-exit $fail
+exit "$fail"

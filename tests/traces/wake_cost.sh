@@ -57,5 +57,6 @@ run ultra-cloud.r1 280000 80000
 fit ultra-cloud > "$T/neg.out" 2>&1
 check "a shrinking gap: below 0" grep -q "^median of 1 runs' fits -21827 ns" "$T/neg.out"
 check "a shrinking gap: the cost 0" grep -q '^replay_wake_cost_ns: 0 (low 0, high 0)' "$T/neg.out"
+# shellcheck disable=SC2154 # fail: set by lib.sh (check())
 [ "$fail" = 0 ] || { cat "$T"/*.out >&2; }
 exit "$fail"

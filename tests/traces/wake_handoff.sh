@@ -35,4 +35,5 @@ check "--no-handoffs: exit 0" test $? = 0
 check "--no-handoffs: a wake file" test -s "$T/n.trace.wakes"
 check "--no-handoffs: its threads" grep -q "^T " "$T/n.trace.wakes"
 check "--no-handoffs: no H line" sh -c '! grep -q "^H " "$1"' sh "$T/n.trace.wakes"
-exit $fail
+# shellcheck disable=SC2154 # fail: set by lib.sh (check())
+exit "$fail"

@@ -534,4 +534,5 @@ if [ -c /dev/fuse ] && [ "$(id -u)" = 0 ]; then
 	[ -n "$stale" ] && rmdir "$tfs/instances/$stale" 2>/dev/null
 	[ "$tfs" = "$T/tfs" ] && umount "$tfs"
 fi
-exit $fail
+# shellcheck disable=SC2154 # fail: set by lib.sh (check())
+exit "$fail"
