@@ -645,8 +645,8 @@ rtrun() { # FILE DONE CMD...
 # serves MOUNT (DLIO's; tiersim's own daemon is its child), each thread's
 # schedstat run time every 0.2 s, and the host's idle time from /proc/stat,
 # into OUT as JSON: the groups' CPU at each tick (launcher: time, mpirun;
-# main: the rank's main thread; thread:COMM the rank's other threads by
-# name; workers: the rank's child processes, DLIO's DataLoader workers;
+# main: the ranks' main threads; thread:COMM their other threads by
+# name; workers: the ranks' child processes, DLIO's DataLoader workers;
 # daemon: tierfs), each thread's last figure and the workers' count.
 cpu_sample() { # OUT ROOT MOUNT
 	/usr/bin/python3 - "$@" <<'PY'
@@ -689,9 +689,9 @@ while True:
     if daemon:
         procs.append((daemon, -1))
     for p, par in procs:
-        if p not in info:
-            info[p] = (par, (rd('/proc/%d/comm' % p) or '?').strip(),
-                       os.path.basename((rd('/proc/%d/cmdline' % p) or '').split('\0')[0]))
+        comm = (rd('/proc/%d/comm' % p) or '?').strip()
+        if p not in info or info[p][1] != comm:  # new, or exec'd since (mpirun's fork of a rank)
+            info[p] = (par, comm, os.path.basename((rd('/proc/%d/cmdline' % p) or '').split('\0')[0]))
         for t in tasks(p):
             ss = rd('/proc/%d/task/%s/schedstat' % (p, t))
             if ss:
@@ -707,22 +707,25 @@ while True:
         break
     time.sleep(0.2)
 
-# the rank: the first process from the root down that runs DLIO or tiersim
-rank = next((p for p, i in info.items() if i[0] >= 0 and
-             ('dlio_benchmark' in (rd('/proc/%d/cmdline' % p) or i[2]) or i[1] in ('tiersim', 'dlio_benchmark')
-              or 'python' in i[2])), 0)
+# the ranks: each process from the root down that runs DLIO or tiersim and
+# descends from none that does (mpirun's -np N start N of them)
+def runs_dlio(p, i):
+    return i[0] >= 0 and ('dlio_benchmark' in (rd('/proc/%d/cmdline' % p) or i[2]) or
+                          i[1] in ('tiersim', 'dlio_benchmark') or 'python' in i[2])
 def anc(p, a):
     while p > 0:
         if p == a:
             return True
         p = info.get(p, (0,))[0]
     return False
+dl = {p for p, i in info.items() if runs_dlio(p, i)}
+ranks = {p for p in dl if not any(q != p and anc(p, q) for q in dl)}
 def group(p, t, comm):
     if p == daemon or info[p][1] == 'tierfs':
         return 'daemon'
-    if p == rank:
+    if p in ranks:
         return 'main' if t == p else 'thread:' + comm
-    if rank and anc(p, rank):
+    if any(anc(p, r) for r in ranks):
         return 'workers'
     return 'launcher'
 keys = {k: group(*map(int, k.split('/')), last[tuple(map(int, k.split('/')))][1]) for k in ticks[-1][2]}

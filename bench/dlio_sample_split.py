@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+# dlio_sample_split.py — where a reading thread's time per sample goes in a
+# DLIO-like run, from a tierfs trace (the text of `tiersim trace dump
+# TRACE` on stdin), split by how many reading threads were active: the
+# figures a virtual run charges each sample (the tier's service, the
+# reader's CPU, its wait for a core, the fixed wait per request) to set
+# beside it.
+#
+# The stretches are bench/dlio_waits.py's: for each reading thread (one that
+# opened files), from one request whose schedstat clocks tierfs sampled to
+# the next, gaps over 50 ms (a worker idle between its batches, or
+# collating one) left out; each stretch goes to a bucket by how many
+# reading threads made a request within 10 ms of its middle ("1-2", "3-5",
+# "6-8", "9+"). Per sample (an open) in each bucket, us:
+#     wall   the stretches' time
+#     span   the requests' own time, submit to reply (the tier's modeled
+#            service and tierfs's lateness, late, inside it)
+#     oncpu  the thread on a CPU (its schedstat run time)
+#     runq   the thread runnable, not on a CPU (schedstat's wait)
+#     rest   wall - span - oncpu - runq: neither served, nor on a CPU nor
+#            runnable (the hand-offs through the FUSE device)
+# and rest + late per charged request (opens and reads), the part of the
+# wait per request that no core's queue holds.
+#   --json: one JSON object instead, the buckets as keys.
+import bisect
+import collections
+import json
+import sys
+
+NEAR = 10_000_000
+IDLE = 50_000_000
+BUCKETS = ["1-2", "3-5", "6-8", "9+", "all"]
+
+
+def bucket(k):
+    return "1-2" if k <= 2 else "3-5" if k <= 5 else "6-8" if k <= 8 else "9+"
+
+
+def main():
+    recs, cur = [], None
+    for line in sys.stdin:
+        w = line.split()
+        if not w:
+            continue
+        if w[0].isdigit():
+            cur = [int(w[0]), int(w[1]), w[2], int(w[7]), None, 0]
+            recs.append(cur)
+        elif w[0] == "cpu" and cur is not None:
+            kv = dict(x.split("=", 1) for x in w[2:])
+            cur[5] = int(kv.get("late_ns", 0))
+            if kv.get("flags", "0") == "0" and kv.get("pid", "0") != "0":
+                cur[4] = (int(kv["on_ns"]), int(kv["runq_ns"]))
+    by = collections.defaultdict(list)
+    for r in recs:
+        by[r[3]].append(r)
+    readers = {t: sorted(rs) for t, rs in by.items() if any(r[2] == "open" for r in rs)}
+    subs = [sorted(r[0] for r in rs) for rs in readers.values()]
+
+    def active(t):
+        n = 0
+        for s in subs:
+            i = bisect.bisect_left(s, t - NEAR)
+            n += i < len(s) and s[i] <= t + NEAR
+        return n
+
+    # wall, span, late, on, runq, opens, charged requests
+    acc = collections.defaultdict(lambda: [0] * 7)
+    for rs in readers.values():
+        idx = [i for i, r in enumerate(rs) if r[4] is not None]
+        for a, b in zip(idx, idx[1:]):
+            if max(rs[k][0] - rs[k - 1][1] for k in range(a + 1, b + 1)) > IDLE:
+                continue
+            body = rs[a:b]
+            for key in (bucket(active((rs[a][0] + rs[b][0]) // 2)), "all"):
+                x = acc[key]
+                x[0] += rs[b][0] - rs[a][0]
+                x[1] += sum(r[1] - r[0] for r in body)
+                x[2] += sum(r[5] for r in body)
+                x[3] += rs[b][4][0] - rs[a][4][0]
+                x[4] += rs[b][4][1] - rs[a][4][1]
+                x[5] += sum(r[2] == "open" for r in body)
+                x[6] += sum(r[2] in ("open", "read") for r in body)
+    out = {}
+    for k in BUCKETS:
+        if k not in acc:
+            continue
+        wall, span, late, on, rq, nf, nc = acc[k]
+        nf, nc = max(nf, 1), max(nc, 1)
+        rest = wall - span - on - rq
+        out[k] = {"samples": nf, "charged_per_sample": nc / nf,
+                  "wall_us": wall / nf / 1e3, "span_us": span / nf / 1e3,
+                  "late_us": late / nf / 1e3, "oncpu_us": on / nf / 1e3,
+                  "runq_us": rq / nf / 1e3, "rest_us": rest / nf / 1e3,
+                  "rest_late_us_per_request": (rest + late) / nc / 1e3}
+    if "--json" in sys.argv[1:]:
+        print(json.dumps(out))
+        return
+    print("%-4s %7s %5s | us a sample: %6s %6s %5s %6s %6s %5s | rest+late/req" %
+          ("act", "samples", "req", "wall", "span", "late", "oncpu", "runq", "rest"))
+    for k, v in out.items():
+        print("%-4s %7d %5.2f | %19.0f %6.0f %5.0f %6.0f %6.0f %5.0f | %6.1f" % (
+            k, v["samples"], v["charged_per_sample"], v["wall_us"], v["span_us"], v["late_us"],
+            v["oncpu_us"], v["runq_us"], v["rest_us"], v["rest_late_us_per_request"]))
+
+
+if __name__ == "__main__":
+    main()
