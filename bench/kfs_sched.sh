@@ -28,11 +28,17 @@
 # (the job's openat calls captured too).
 # Needs root (loop devices, tracefs at /sys/kernel/tracing).
 set -u
-[ $# -ge 3 ] || { echo "usage: kfs_sched.sh DATA IMAGE BUILD [ROUNDS [TIER]]" >&2; exit 2; }
+[ $# -ge 3 ] || { echo "usage: kfs_sched.sh DATA IMAGE BUILD [ROUNDS [TIER [WORKLOAD]]]" >&2; exit 2; }
+bad() { echo "kfs_sched.sh: $*" >&2; exit 2; }
+WL=${6:-lmdb}
+case $WL in lmdb) WD=lmdb/train_lmdb ;; folder) WD=jpeg ;; *) bad "WORKLOAD '$WL': lmdb or folder" ;; esac
+[ -d "$1/$WD" ] || bad "DATA '$1': no folder $WD in it (the $WL workload's data)"
+[ -f "$2" ] || bad "IMAGE '$2': no such file"
+[ -x "$3/cli/tiersim" ] && [ -x "$3/fs/tierfs" ] || bad "BUILD '$3': no cli/tiersim and fs/tierfs built in it"
 DATA=$(cd "$1" && pwd) IMG=$2 B=$(cd "$3" && pwd)/cli/tiersim
 export TIERSIM_TIERFS
 TIERSIM_TIERFS=$(cd "$3" && pwd)/fs/tierfs
-ROUNDS=${4:-3} TIER=${5:-ssd-cloud} WL=${6:-lmdb}
+ROUNDS=${4:-3} TIER=${5:-ssd-cloud}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$SRC/bench/lib.sh"
@@ -53,7 +59,6 @@ cleanup() {
 trap cleanup EXIT
 die() { echo "kfs_sched.sh: $*" >&2; exit 1; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
-case $WL in lmdb | folder) ;; *) die "workload $WL: lmdb or folder" ;; esac
 bench_tracefs_start "$T" 32768 || die "cannot make tracefs instance $T"
 bench_tracefs_event "$T" sched/sched_switch
 bench_tracefs_event "$T" sched/sched_wakeup
@@ -83,7 +88,7 @@ mark.write("kfs_sched epoch start\n"); mark.flush()
 runpy.run_path(sys.argv[0], run_name="__main__")
 mark.write("kfs_sched epoch end\n"); mark.flush()
 PY
-(cd "$DATA/jpeg" && find train -type f | sort) >"$W/jpeg.list"
+[ "$WL" != folder ] || (cd "$DATA/jpeg" && find train -type f | sort) >"$W/jpeg.list"
 job() { # ROOT: the workload's command, marking its epoch
 	case $WL in
 	lmdb) echo "$PY $W/cursor.py $1/lmdb/train_lmdb $W/out.json $T/trace_marker" ;;
