@@ -20,6 +20,11 @@
 # around its main); for the folder, kfs_sched.py --procs follows every
 # thread of the job (its workers too) and splits the gaps by the sleep
 # before them (D: a page or a FUSE reply; S: a queue or a pipe).
+# Before each mode's run of a round, outside the capture, the files tierfs
+# serves from (the workload's folder of DATA through FUSE, IMAGE in block
+# mode) are read through the host's page cache, as kfs_check.sh does
+# (bench_warm in lib.sh; KFS_SCHED_WARM=0: not): an uncached backing file
+# makes tierfs wait on the host's disk inside a request.
 # KFS_SCHED_KEEP=DIR keeps the traces and recordings. KFS_SCHED_EMUL=1
 # also captures workqueue_execute_start/end and runs bench/kfs_sched_emul.py
 # on each capture: the CPU time of tierfs and of the loop device's worker
@@ -96,6 +101,14 @@ job() { # ROOT: the workload's command, marking its epoch
 		"--mode bytes --workers 2 --batch 32 --step 0 --out $W/out.json" ;;
 	esac
 }
+warm() { # MODE: tierfs's backing files through the host's page cache (lib.sh)
+	[ "${KFS_SCHED_WARM:-1}" = 1 ] || return 0
+	if [ "$1" = block ]; then
+		bench_warm "$IMG"
+	else
+		bench_warm "$DATA/${WD%%/*}"
+	fi
+}
 epoch() { $PY -c 'import json, sys; print(json.load(open(sys.argv[1]))["epoch_s"])' "$1"; }
 traced() { # OUT CMD...: run CMD with the instance on, its events in OUT
 	bench_tracefs_on "$T"
@@ -109,6 +122,7 @@ for r in $(seq "$ROUNDS"); do
 	order="fuse block"
 	[ $((r % 2)) = 0 ] && order="block fuse"
 	for mode in $order; do
+		warm "$mode"
 		if [ "$mode" = fuse ]; then
 			# shellcheck disable=SC2046 # job's words are the command
 			traced "$W/fuse.$r.sched" "$B" record --data "$DATA" --tier "$TIER" --mem 4GiB --out "$W/fuse.$r.trace" \
