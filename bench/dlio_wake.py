@@ -30,6 +30,13 @@ overrun: N" lines); where they add up to more than 0 the figures are still
 printed, marked as from an incomplete trace, a warning line names the file
 and the count, and the exit status is 1, as for bad input (the JSON has
 dropped_events and incomplete). Without that file nothing is checked.
+The trace itself marks where a CPU's buffer lost events: tracefs writes
+"CPU:N [LOST M EVENTS]" (or "CPU:N [LOST EVENTS]" where the count is not
+known) before that CPU's next event. Each such line, and a comment line
+naming LOST, makes the figures incomplete the same way: marked, a warning
+line naming the trace with its LOST lines and the events they count, exit
+status 1 (the JSON has lost_lines; lost_events, the events those lines
+count, a floor; and incomplete).
 """
 import json
 import re
@@ -39,6 +46,7 @@ from collections import defaultdict
 HDR = re.compile(r'^\s*(.*?)-(\d+)\s+\[(\d+)\]\s+\S+\s+([\d.]+):\s+(\S+):\s*(.*)$')
 SW = re.compile(r'prev_pid=(\d+) .*prev_state=(\S+) ==> next_comm=.* next_pid=(\d+)')
 WK = re.compile(r' pid=(\d+) .*target_cpu=(\d+)')
+LOST = re.compile(r'^\s*CPU:(\d+) \[LOST (?:(\d+) )?EVENTS\]\s*$')
 
 
 def q(xs, p):
@@ -137,11 +145,17 @@ def main():
     by_waker = defaultdict(list)
     preempt = []
     ncpu = 0
-    lost = 0
+    lost = 0  # LOST lines
+    lost_ev = 0  # the events they count
     for line in open(args[2], errors='replace'):
         if line.startswith('#'):
             if 'LOST' in line:
                 lost += 1
+            continue
+        m = LOST.match(line)
+        if m:
+            lost += 1
+            lost_ev += int(m.group(2) or 0)
             continue
         m = HDR.match(line)
         if not m:
@@ -187,7 +201,8 @@ def main():
             waker = gname(pid, cur.get(cpu, -1) == 0 and pid == 0)
             woken[tid] = (ts, cls, waker, tidle)
     res = {'span_s': t1 - t0, 'samples': n, 'readers': len(readers), 'steal_cores': steal,
-           'idle_cores': idle, 'lost_events': lost, 'dropped_events': drop, 'incomplete': bool(drop),
+           'idle_cores': idle, 'lost_lines': lost, 'lost_events': lost_ev, 'dropped_events': drop,
+           'incomplete': bool(drop or lost),
            'wakeups_per_sample': len(delays['all']) / n,
            'classes': {}, 'wakers': {}, 'preempt': {}}
 
@@ -195,10 +210,12 @@ def main():
         return {'count': len(xs), 'share': len(xs) / max(len(delays['all']), 1),
                 'p10': q(xs, .1), 'p50': q(xs, .5), 'p90': q(xs, .9), 'p99': q(xs, .99),
                 'mean': sum(xs) / max(len(xs), 1), 'per_sample': sum(xs) / n}
+    gaps = (['%d events dropped' % drop] if drop else []) + \
+        (['at least %d events lost (%d LOST lines)' % (lost_ev, lost)] if lost else [])
     print('%s%s: span %.1f s, %d threads, %.2f wake-ups/sample, steal %.3f cores, idle %.2f cores%s%s' %
           (args[2], ' (daemon)' if dmn else '', t1 - t0, len(readers), len(delays['all']) / n, steal, idle,
            ', %d LOST lines' % lost if lost else '',
-           '; INCOMPLETE trace, %d events dropped: the figures below miss them' % drop if drop else ''))
+           '; INCOMPLETE trace, %s: the figures below miss them' % ', '.join(gaps) if gaps else ''))
     print('  %-26s %7s %6s %7s %7s %7s %8s %7s %9s' %
           ('wake-up delay, us', 'count', 'share', 'p10', 'p50', 'p90', 'p99', 'mean', 'us/sample'))
     for k in ['all', 'target idle', 'target busy, other idle', 'all busy']:
@@ -219,6 +236,12 @@ def main():
            r['per_sample']))
     if jout:
         json.dump(res, open(jout, 'w'), indent=1)
+    if lost:
+        w = ('dlio_wake.py: warning: %s: %d LOST lines, at least %d events lost (a CPU\'s buffer overran): '
+             'the figures above are from an incomplete trace' % (args[2], lost, lost_ev))
+        if not drop:
+            sys.exit(w)
+        print(w, file=sys.stderr)
     if drop:
         sys.exit('dlio_wake.py: warning: %s: %d events dropped (the instance\'s buffer overran): the figures '
                  'above are from an incomplete trace' % (ovf, drop))

@@ -46,6 +46,8 @@ TIERSIM_TIERFS=$(cd "$4" && pwd)/fs/tierfs
 ROUNDS=${5:-3} TIER=${6:-ssd-cloud}
 read -r -a WLS <<<"${7:-lmdb rec}"
 SRC=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$SRC/bench/lib.sh"
 PY=/usr/bin/python3
 W=$(mktemp -d -t kfs_check.XXXXXX)
 export TIERSIM_DISK_STATE=$W/state
@@ -73,12 +75,12 @@ wl_cmd() { # WORKLOAD ROOT OUT
 	esac
 }
 wl_dir() { case $1 in lmdb) echo lmdb ;; rec) echo rec ;; folder) echo jpeg ;; esac; }
-warm() { # MODE WORKLOAD...: tierfs's backing files through the host's page cache
+warm() { # MODE WORKLOAD...: tierfs's backing files through the host's page cache (lib.sh)
 	[ "${KFS_CHECK_WARM:-1}" = 1 ] || return 0
 	if [ "$1" = block ]; then
-		cat "$IMG" >/dev/null
+		bench_warm "$IMG"
 	else
-		for w in "${@:2}"; do find "$DATA/$(wl_dir "$w")" -type f -exec cat {} + >/dev/null; done
+		for w in "${@:2}"; do bench_warm "$DATA/$(wl_dir "$w")"; done
 	fi
 }
 slow() { # TRACE: tierfs's syscalls over 2 ms in it

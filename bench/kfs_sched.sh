@@ -20,6 +20,11 @@
 # around its main); for the folder, kfs_sched.py --procs follows every
 # thread of the job (its workers too) and splits the gaps by the sleep
 # before them (D: a page or a FUSE reply; S: a queue or a pipe).
+# Before each mode's run of a round, outside the capture, the files tierfs
+# serves from (the workload's folder of DATA through FUSE, IMAGE in block
+# mode) are read through the host's page cache, as kfs_check.sh does
+# (bench_warm in lib.sh; KFS_SCHED_WARM=0: not): an uncached backing file
+# makes tierfs wait on the host's disk inside a request.
 # KFS_SCHED_KEEP=DIR keeps the traces and recordings. KFS_SCHED_EMUL=1
 # also captures workqueue_execute_start/end and runs bench/kfs_sched_emul.py
 # on each capture: the CPU time of tierfs and of the loop device's worker
@@ -28,11 +33,17 @@
 # (the job's openat calls captured too).
 # Needs root (loop devices, tracefs at /sys/kernel/tracing).
 set -u
-[ $# -ge 3 ] || { echo "usage: kfs_sched.sh DATA IMAGE BUILD [ROUNDS [TIER]]" >&2; exit 2; }
+[ $# -ge 3 ] || { echo "usage: kfs_sched.sh DATA IMAGE BUILD [ROUNDS [TIER [WORKLOAD]]]" >&2; exit 2; }
+bad() { echo "kfs_sched.sh: $*" >&2; exit 2; }
+WL=${6:-lmdb}
+case $WL in lmdb) WD=lmdb/train_lmdb ;; folder) WD=jpeg ;; *) bad "WORKLOAD '$WL': lmdb or folder" ;; esac
+[ -d "$1/$WD" ] || bad "DATA '$1': no folder $WD in it (the $WL workload's data)"
+[ -f "$2" ] || bad "IMAGE '$2': no such file"
+[ -x "$3/cli/tiersim" ] && [ -x "$3/fs/tierfs" ] || bad "BUILD '$3': no cli/tiersim and fs/tierfs built in it"
 DATA=$(cd "$1" && pwd) IMG=$2 B=$(cd "$3" && pwd)/cli/tiersim
 export TIERSIM_TIERFS
 TIERSIM_TIERFS=$(cd "$3" && pwd)/fs/tierfs
-ROUNDS=${4:-3} TIER=${5:-ssd-cloud} WL=${6:-lmdb}
+ROUNDS=${4:-3} TIER=${5:-ssd-cloud}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$SRC/bench/lib.sh"
@@ -53,7 +64,6 @@ cleanup() {
 trap cleanup EXIT
 die() { echo "kfs_sched.sh: $*" >&2; exit 1; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
-case $WL in lmdb | folder) ;; *) die "workload $WL: lmdb or folder" ;; esac
 bench_tracefs_start "$T" 32768 || die "cannot make tracefs instance $T"
 bench_tracefs_event "$T" sched/sched_switch
 bench_tracefs_event "$T" sched/sched_wakeup
@@ -83,13 +93,21 @@ mark.write("kfs_sched epoch start\n"); mark.flush()
 runpy.run_path(sys.argv[0], run_name="__main__")
 mark.write("kfs_sched epoch end\n"); mark.flush()
 PY
-(cd "$DATA/jpeg" && find train -type f | sort) >"$W/jpeg.list"
+[ "$WL" != folder ] || (cd "$DATA/jpeg" && find train -type f | sort) >"$W/jpeg.list"
 job() { # ROOT: the workload's command, marking its epoch
 	case $WL in
 	lmdb) echo "$PY $W/cursor.py $1/lmdb/train_lmdb $W/out.json $T/trace_marker" ;;
 	folder) echo "$PY $W/folder.py $T/trace_marker $SRC/bench/pytorch_loader.py --root $1/jpeg --list $W/jpeg.list" \
 		"--mode bytes --workers 2 --batch 32 --step 0 --out $W/out.json" ;;
 	esac
+}
+warm() { # MODE: tierfs's backing files through the host's page cache (lib.sh)
+	[ "${KFS_SCHED_WARM:-1}" = 1 ] || return 0
+	if [ "$1" = block ]; then
+		bench_warm "$IMG"
+	else
+		bench_warm "$DATA/${WD%%/*}"
+	fi
 }
 epoch() { $PY -c 'import json, sys; print(json.load(open(sys.argv[1]))["epoch_s"])' "$1"; }
 traced() { # OUT CMD...: run CMD with the instance on, its events in OUT
@@ -104,6 +122,7 @@ for r in $(seq "$ROUNDS"); do
 	order="fuse block"
 	[ $((r % 2)) = 0 ] && order="block fuse"
 	for mode in $order; do
+		warm "$mode"
 		if [ "$mode" = fuse ]; then
 			# shellcheck disable=SC2046 # job's words are the command
 			traced "$W/fuse.$r.sched" "$B" record --data "$DATA" --tier "$TIER" --mem 4GiB --out "$W/fuse.$r.trace" \

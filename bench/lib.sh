@@ -57,6 +57,23 @@ bench_loader_record() {
 		${fs:+--fs "$fs"} --out "$trace" --json -- \
 		/usr/bin/python3 "$BENCH_DIR/pytorch_loader.py" --root {} --list "$list" "$@" --out "$out"
 }
+# bench_warm PATH...: tierfs's backing files read through the host's page
+# cache before a run (PATH a file, as a block-mode image, or a folder: every
+# file under it). tierfs's reads of them are the host's, not the tier's;
+# where the host's page cache did not hold them they waited on the host's
+# disk inside a request, 2-69 ms a read (the folder loader through FUSE,
+# 2026-12-07 11:27 UTC, kfs_check.sh), which a run then carries. Both
+# kfs_check.sh and kfs_sched.sh start each mode's runs of a round so.
+bench_warm() {
+	local p
+	for p in "$@"; do
+		if [ -d "$p" ]; then
+			find "$p" -type f -exec cat {} + >/dev/null
+		else
+			cat "$p" >/dev/null
+		fi
+	done
+}
 # bench_load: the load average now and the CPUs it is shared by
 bench_load() { echo "load $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"; }
 

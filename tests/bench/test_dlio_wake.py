@@ -7,7 +7,11 @@ outside the reading span (neither counted), one preemption (100 us).
 Then the overrun file dlio_peer.sh --wake keeps beside the trace: all 0,
 the same figures and exit 0; events dropped, the same figures marked as
 from an incomplete trace, a warning line naming the file and the count,
-exit 1; a line that is not a count, exit 1 naming it."""
+exit 1; a line that is not a count, exit 1 naming it. Then the LOST lines
+tracefs writes into the trace where a CPU's buffer lost events ("CPU:N
+[LOST M EVENTS]", "CPU:N [LOST EVENTS]"): the same figures marked, a
+warning line naming the trace, exit 1; with an overrun file too, both
+warnings."""
 import json
 import os
 import subprocess
@@ -118,4 +122,30 @@ with tempfile.TemporaryDirectory() as d:
     r, j = run("overrun: 0\nentries: 12\n")
     check("a bad overrun file", (r.returncode, r.stdout, r.stderr, j),
           (1, "", "dlio_wake.py: %s.overrun: line 2 is not \"overrun: N\" ('entries: 12')\n" % sched, None))
+    # tracefs's LOST lines, between the events (trace_pipe's form), no overrun file
+    os.remove(sched + ".overrun")
+    lost = trace[:9] + ["CPU:0 [LOST 42 EVENTS]\n"] + trace[9:12] + ["CPU:1 [LOST EVENTS]\n"] + trace[12:]
+    open(sched, "w").write("".join(lost))
+    r, j = run(None)
+    check("LOST: exit as for bad input", r.returncode, 1)
+    check("LOST: the warning line", r.stderr,
+          "dlio_wake.py: warning: %s: 2 LOST lines, at least 42 events lost (a CPU's buffer overran): "
+          "the figures above are from an incomplete trace\n" % sched)
+    figures("LOST: ", j)
+    check("LOST: incomplete", (j["lost_lines"], j["lost_events"], j["dropped_events"], j["incomplete"]),
+          (2, 42, None, True))
+    check("LOST: the figures marked", r.stdout.splitlines()[0].endswith(
+        ", 2 LOST lines; INCOMPLETE trace, at least 42 events lost (2 LOST lines): the figures below miss them"),
+        True)
+    r, j = run(overrun(5, 0, 0))
+    check("LOST and dropped: exit", r.returncode, 1)
+    check("LOST and dropped: both warnings", r.stderr,
+          "dlio_wake.py: warning: %s: 2 LOST lines, at least 42 events lost (a CPU's buffer overran): "
+          "the figures above are from an incomplete trace\n"
+          "dlio_wake.py: warning: %s.overrun: 5 events dropped (the instance's buffer overran): "
+          "the figures above are from an incomplete trace\n" % (sched, sched))
+    figures("LOST and dropped: ", j)
+    check("LOST and dropped: marked", r.stdout.splitlines()[0].endswith(
+        "; INCOMPLETE trace, 5 events dropped, at least 42 events lost (2 LOST lines): the figures below miss them"),
+        True)
 done()
