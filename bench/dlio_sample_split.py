@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # dlio_sample_split.py — where a reading thread's time per sample goes in a
 # DLIO-like run, from a tierfs trace (the text of `tiersim trace dump
-# TRACE` on stdin), split by how many reading threads were active: the
+# TRACE`, in the file DUMP or on stdin), split by how many reading threads were active: the
 # figures a virtual run charges each sample (the tier's service, the
 # reader's CPU, its wait for a core, the fixed wait per request) to set
 # beside it.
@@ -22,6 +22,9 @@
 # and rest + late per charged request (opens and reads), the part of the
 # wait per request that no core's queue holds.
 #   --json: one JSON object instead, the buckets as keys.
+# Usage: dlio_sample_split.py [--json] [DUMP]. A DUMP that cannot be read,
+# or an IO or cpu line that is not the dump's, is one line on stderr naming
+# the file (and the line), exit 1.
 import bisect
 import collections
 import json
@@ -36,20 +39,59 @@ def bucket(k):
     return "1-2" if k <= 2 else "3-5" if k <= 5 else "6-8" if k <= 8 else "9+"
 
 
-def main():
+class Bad(Exception):
+    pass
+
+
+def parse(lines):
+    """The IO records: [submit, complete, op, tid, (on, runq) or None, late]."""
     recs, cur = [], None
-    for line in sys.stdin:
+    for n, line in enumerate(lines, 1):
         w = line.split()
         if not w:
             continue
-        if w[0].isdigit():
-            cur = [int(w[0]), int(w[1]), w[2], int(w[7]), None, 0]
-            recs.append(cur)
-        elif w[0] == "cpu" and cur is not None:
-            kv = dict(x.split("=", 1) for x in w[2:])
-            cur[5] = int(kv.get("late_ns", 0))
-            if kv.get("flags", "0") == "0" and kv.get("pid", "0") != "0":
-                cur[4] = (int(kv["on_ns"]), int(kv["runq_ns"]))
+        try:
+            if w[0].isdigit():
+                if len(w) != 11:
+                    raise ValueError("%d fields, not 11" % len(w))
+                cur = [int(w[0]), int(w[1]), w[2], int(w[7]), None, 0]
+                recs.append(cur)
+            elif w[0] == "cpu":
+                if cur is None or len(w) < 2 or w[1] != str(cur[3]):
+                    raise ValueError("not right after a record of its thread")
+                bad = [x for x in w[2:] if "=" not in x]
+                if bad:
+                    raise ValueError("%s is not KEY=N" % bad[0])
+                kv = dict(x.split("=", 1) for x in w[2:])
+                cur[5] = int(kv.get("late_ns", 0))
+                if int(kv.get("flags", 0)) == 0 and int(kv.get("pid", 0)) != 0:
+                    cur[4] = (int(kv["on_ns"]), int(kv["runq_ns"]))
+        except (ValueError, KeyError) as e:
+            why = "no %s=" % e.args[0] if isinstance(e, KeyError) else e
+            raise Bad("line %d is not a trace dump's %s line (%s): %r"
+                      % (n, "cpu" if w[0] == "cpu" else "IO", why, line.rstrip("\n")))
+    return recs
+
+
+def main():
+    args = [a for a in sys.argv[1:] if a != "--json"]
+    if len(args) > 1 or args and args[0].startswith("-") and args[0] != "-":
+        sys.exit("usage: dlio_sample_split.py [--json] [DUMP]")
+    if args == ["-"]:
+        args = []
+    name = args[0] if args else "<stdin>"
+    try:
+        if args:
+            with open(name) as f:
+                recs = parse(f)
+        else:
+            recs = parse(sys.stdin)
+    except OSError as e:
+        sys.exit("dlio_sample_split.py: %s: %s" % (name, e.strerror))
+    except Bad as e:
+        sys.exit("dlio_sample_split.py: %s: %s" % (name, e))
+    except UnicodeDecodeError as e:
+        sys.exit("dlio_sample_split.py: %s: not text (%s)" % (name, e.reason))
     by = collections.defaultdict(list)
     for r in recs:
         by[r[3]].append(r)
