@@ -97,7 +97,8 @@ static const struct ts_cmdline advise_cmdline = {
 	.about = "Runs every configuration of SCRIPT on the grid disk tier x vCPUs x memory and\n"
 		 "recommends, per workload, the cheapest grid point whose samples/s is within the\n"
 		 "tolerance of the best. vCPUs are the decode workers (pipeline.vcpus), memory\n"
-		 "the page-cache model (mount.mem). Example:\n"
+		 "the page-cache model (mount.mem). With --real and mount.fs=ext4 (or xfs) each\n"
+		 "point runs in block mode, memory then the job's memory cgroup. Example:\n"
 		 "  tiersim advise scripts/main.lua --vcpus 2,4,8 --mem 4GiB,16GiB,60GiB\n",
 	.opts = advise_opts,
 	.tail = "Cheapest = fewer vCPUs, then less memory, then the tier with the lower caps\n"
