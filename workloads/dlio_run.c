@@ -559,15 +559,19 @@ static double accel_floor(const struct accel *A, uint64_t steps, double merged, 
 	double f = drive_floor((double)A->ep_start, t, (double)A->step_ns, (double)A->ct);
 	/* and from its first step on, the window's share (accel_next) */
 	double r1 = (double)A->first_end - (double)(A->step_ns + A->ct);
-	if (!A->mem && steps > A->window)
-		f = TS_MAX(f, drive_floor(r1, steps_read_ns(A, steps - A->window, 0, tail),
-					  (double)A->step_ns, (double)A->ct));
+	if (!A->mem && steps > A->window) {
+		double w = drive_floor(r1, steps_read_ns(A, steps - A->window, 0, tail),
+				       (double)A->step_ns, (double)A->ct);
+		f = TS_MAX(f, w);
+	}
 	/* and all but the first batch and mwin (after_r1), its merges not
 	 * counted on a tier that merges */
-	if (!A->mem)
-		f = TS_MAX(f, drive_floor(r1, samples_read_ns(A, after_r1(A, steps), 0,
-							      A->ios.merges ? -1 : 0),
-					  (double)A->step_ns, (double)A->ct));
+	if (!A->mem) {
+		double a = drive_floor(r1, samples_read_ns(A, after_r1(A, steps), 0,
+							   A->ios.merges ? -1 : 0),
+				       (double)A->step_ns, (double)A->ct);
+		f = TS_MAX(f, a);
+	}
 	return f;
 }
 
@@ -1126,7 +1130,7 @@ static bool accel_passes(struct accel *A, uint64_t steps, uint64_t left, double 
 	if (left && A->limit != UINT64_MAX) /* a step limit may cut an epoch to come short */
 		return false;
 	double ct = (double)A->ct, now = (double)A->prev_end, ch = m->lam + m->rho;
-	double x = TS_MAX(ts_tier_backlog_ns(m->tier), 0);
+	double backlog = ts_tier_backlog_ns(m->tier), x = TS_MAX(backlog, 0);
 	/* what is in flight: its parts admitted by max(now, x) + rho each */
 	double z0 = TS_MAX(now, x) + (double)(m->nreq + 1) * ch;
 	double e = pass_bound(A, A->in_epoch, steps, now, z0, x);
@@ -1182,8 +1186,9 @@ static int accel_passes_at_start(struct accel *A, double *au)
 		return false;
 	double ct = (double)A->ct, t0 = (double)A->t0, step = (double)(A->step_ns + A->ct);
 	double thr = A->stop_below + 1e-9, merged = A->ios.merges ? -1 : 0;
-	double f0 = t0 + TS_MAX(steps_read_ns(A, 1, 0, merged) - TS_TIER_RATE_TOLERANCE_NS, 0) + step;
-	double x = TS_MAX(ts_tier_backlog_ns(m->tier), t0);
+	double first = steps_read_ns(A, 1, 0, merged) - TS_TIER_RATE_TOLERANCE_NS;
+	double f0 = t0 + TS_MAX(first, 0) + step;
+	double backlog = ts_tier_backlog_ns(m->tier), x = TS_MAX(backlog, t0);
 	double e0 = pass_bound(A, 0, K, t0, t0, x);
 	if (epochs > 1) {
 		double e1 = pass_bound(A, 0, K, 0, 0, TS_MAX(m->delta, m->delta_leaf));
@@ -1741,8 +1746,8 @@ static void pass_model_of(const struct env *E, struct accel *A, const struct ts_
 	double extra = TS_MAX(m->rho - TS_TIER_RATE_TOLERANCE_NS, 0);
 	m->delta += extra;
 	m->delta_leaf += extra;
-	m->lam = TS_MAX(TS_MAX(dist_max_ns(&p->lat_read), dist_max_ns(&p->lat_meta)),
-			TS_MAX(m->delta, m->delta_leaf)) + 2;
+	double lam_read = dist_max_ns(&p->lat_read), lam_meta = dist_max_ns(&p->lat_meta);
+	m->lam = TS_MAX(TS_MAX(lam_read, lam_meta), TS_MAX(m->delta, m->delta_leaf)) + 2;
 	if (fs && fs->extent_bytes && fs->leaf_extents)
 		for (size_t f = 0; f < E->meta.nfiles; f++) {
 			double b = (double)E->meta.files[f].bytes;
@@ -2189,7 +2194,8 @@ static uint64_t bandwidth_hint(const struct env *E)
 		n = TS_MIN(n, iops / per_io);
 	if (!(n < INFINITY))
 		return 0;
-	return (uint64_t)TS_MIN(n, (double)hint_cap(w));
+	double cap = (double)hint_cap(w);
+	return (uint64_t)TS_MIN(n, cap);
 }
 
 /* The count a run of @r's throughput would keep at the threshold: a run
@@ -2211,7 +2217,8 @@ static uint64_t throughput_hint(const struct env *E, const struct ts_dlio_result
 	else
 		n = (r->run_s > 0 ? (double)r->samples / r->run_s : 0) * E->w->computation_time /
 		    (E->w->au * (double)E->w->batch_size);
-	return n >= 1 ? (uint64_t)TS_MIN(n, (double)hint_cap(E->w)) : 1;
+	double cap = (double)hint_cap(E->w);
+	return n >= 1 ? (uint64_t)TS_MIN(n, cap) : 1;
 }
 
 /* After a stopped miss at r->n and no pass yet: where a line from AU
@@ -2230,7 +2237,8 @@ static uint64_t line_hint(const struct env *E, const struct ts_dlio_result *r)
 	if (!r->stopped || !(am > 0) || !(am < thr) || !(c1 > thr))
 		return 0;
 	double x = (double)r->n * (c1 - thr) / (c1 - am);
-	return x >= 1 ? (uint64_t)TS_MIN(x, (double)hint_cap(E->w)) : 0;
+	double cap = (double)hint_cap(E->w);
+	return x >= 1 ? (uint64_t)TS_MIN(x, cap) : 0;
 }
 
 /* The next count between a pass at @lo (@p, whole) and a miss at @hi
