@@ -360,6 +360,27 @@ struct floor_memo {
 	double merged, tail, floor;
 };
 
+/* An own walk's draws with leaves (draws_end), kept across find-max's runs
+ * for own_window: each run's tier starts its device's stream from the
+ * same seed, and own_window's draws are that stream's first ones where
+ * nothing drew before the epoch, so an earlier run's walk from the same
+ * state drew its first n already; their largest is known. Whose draws
+ * they are is the stream's state and the distribution: the same state
+ * is the same place in xoshiro's sequence, the same draws after it. */
+struct draws_memo {
+	struct ts_rng from, to;	 /* the stream before the walk's draws, after */
+	struct ts_tier_dist lat; /* their distribution (ex: pass_model_of's of it) */
+	uint64_t n;		 /* the draws (0: none recorded) */
+	double most;		 /* the largest of them (draw_lat_of) */
+};
+
+static bool same_dist(const struct ts_tier_dist *a, const struct ts_tier_dist *b)
+{
+	return a->kind == b->kind && a->p50_ns == b->p50_ns && a->p99_ns == b->p99_ns &&
+	       a->lo_ns == b->lo_ns && a->hi_ns == b->hi_ns && a->stall_p == b->stall_p &&
+	       a->stall_lo_ns == b->stall_lo_ns && a->stall_hi_ns == b->stall_hi_ns;
+}
+
 /* The accelerators over the project's loader, on the step loop
  * (pipeline/steploop.h): a step is the framework's step and the
  * computation; each epoch restarts the loader when its last step ends (in
@@ -429,6 +450,9 @@ struct accel {
 		/* the samples pass_draws's walks went through (the result's
 		 * bound_samples: what deciding before a step cost) */
 		uint64_t *walked;
+		/* the last own walk's draws with leaves (draws_end), for
+		 * own_window (NULL: none kept) */
+		struct draws_memo *memo;
 	} pm;
 };
 
@@ -559,15 +583,19 @@ static double accel_floor(const struct accel *A, uint64_t steps, double merged, 
 	double f = drive_floor((double)A->ep_start, t, (double)A->step_ns, (double)A->ct);
 	/* and from its first step on, the window's share (accel_next) */
 	double r1 = (double)A->first_end - (double)(A->step_ns + A->ct);
-	if (!A->mem && steps > A->window)
-		f = TS_MAX(f, drive_floor(r1, steps_read_ns(A, steps - A->window, 0, tail),
-					  (double)A->step_ns, (double)A->ct));
+	if (!A->mem && steps > A->window) {
+		double w = drive_floor(r1, steps_read_ns(A, steps - A->window, 0, tail),
+				       (double)A->step_ns, (double)A->ct);
+		f = TS_MAX(f, w);
+	}
 	/* and all but the first batch and mwin (after_r1), its merges not
 	 * counted on a tier that merges */
-	if (!A->mem)
-		f = TS_MAX(f, drive_floor(r1, samples_read_ns(A, after_r1(A, steps), 0,
-							      A->ios.merges ? -1 : 0),
-					  (double)A->step_ns, (double)A->ct));
+	if (!A->mem) {
+		double a = drive_floor(r1, samples_read_ns(A, after_r1(A, steps), 0,
+							   A->ios.merges ? -1 : 0),
+				       (double)A->step_ns, (double)A->ct);
+		f = TS_MAX(f, a);
+	}
 	return f;
 }
 
@@ -590,7 +618,7 @@ static double accel_reach(struct accel *A, uint64_t steps, uint64_t left, double
 			steps, left, floor > 0 ? floor - (double)A->first_end : 0, A->next);
 }
 
-static uint64_t own_window(const struct accel *A, uint64_t steps);
+static uint64_t own_window(const struct accel *A, uint64_t steps, uint64_t cap);
 
 /* Whether the run stops at its current step: the reach (*@reach) under
  * stop_below, less a margin for rounding (the bound must not pass a run
@@ -621,7 +649,7 @@ static bool accel_stops(struct accel *A, uint64_t steps, uint64_t left, double *
 		uint64_t win = (A->window + 1) * B;
 		A->mg_extra = 0;
 		if (A->pm.ok && A->pm.mwin) {
-			uint64_t own = own_window(A, steps), mw = A->pm.mwin;
+			uint64_t mw = A->pm.mwin, own = own_window(A, steps, TS_MIN(mw, win));
 			if (own && own < mw)
 				mw = own;
 			if (mw < win)
@@ -852,16 +880,24 @@ draws_end(const struct accel *A, uint64_t k, uint64_t K, double now, double z0, 
 	double dbuf[DRAW_CHUNK];
 	uint64_t want = (K - k) * B > ahead ? (K - k) * B - ahead : 0;
 	unsigned dn = 0, di = 0;
+	/* with leaves: the stream as the walk began, its blocks drawn and
+	 * their largest (m->memo) */
+	struct ts_rng r0;
+	uint64_t blocks = 0;
+	double most = 0;
 	if (how == DRAWS_OWN && rs)
 		r = *rs;
 	else if (how == DRAWS_OWN)
 		ts_tier_lat_rng(m->tier, &r);
 	for (uint64_t q = 0; q < qd; q++)
 		gate[q] = z0;
-	if (lv && how == DRAWS_OWN) /* the draws in blocks of lv + 1: i .. i + lv lie in two */
-		next = draws_max(&dl, m->ex, &r, z, lv + 1);
-	else
+	if (lv && how == DRAWS_OWN) { /* the draws in blocks of lv + 1: i .. i + lv lie in two */
+		r0 = r;
+		next = most = draws_max(&dl, m->ex, &r, z, lv + 1);
+		blocks = 1;
+	} else {
 		cur = next = fixed;
+	}
 	for (uint64_t j = k; j < K; j++) {
 		/* st[sj] is step j - pf's start once pf steps are in */
 		double open = j >= k + pf ? st[sj] : now;
@@ -887,6 +923,8 @@ draws_end(const struct accel *A, uint64_t k, uint64_t K, double now, double z0, 
 						u = lv;
 						cur = next;
 						next = draws_max(&dl, m->ex, &r, z, lv + 1);
+						most = TS_MAX(most, next);
+						blocks++;
 					}
 					e = Y + 2 * (rho + TS_MAX(TS_MAX(cur, next), dd) + 2);
 				}
@@ -904,6 +942,8 @@ draws_end(const struct accel *A, uint64_t k, uint64_t K, double now, double z0, 
 	}
 	if (how == DRAWS_OWN && rs)
 		*rs = r;
+	if (how == DRAWS_OWN && lv && m->memo)
+		*m->memo = (struct draws_memo){ r0, r, dl, blocks * (lv + 1), most };
 	return E + (double)lv * m->delta_leaf;
 }
 
@@ -917,8 +957,28 @@ draws_end(const struct accel *A, uint64_t k, uint64_t K, double now, double z0, 
  * then). So each of them takes one of that stream's first steps x B +
  * leaves draws, and its service, admission to end, is at most the
  * largest of them (draw_lat_of: rounded up; + 2 as dist_max's) or its
- * transfer, + 2 (pass_bound's lam). 0: not known. */
-static uint64_t own_window(const struct accel *A, uint64_t steps)
+ * transfer, + 2 (pass_bound's lam). 0: not known.
+ *
+ * The first of the n draws an earlier run's own walk took from the same
+ * stream (E->dm) give their largest without drawing them; the rest are
+ * drawn. The largest of all is the largest of the two parts': for a
+ * lognormal alone draws_max is ex at the largest normal's step, and ex
+ * and zig_step both rise, so that is the largest of ex at each part's.
+ * The caller takes the least of this and @cap (0 read as no bound), so
+ * the draws stop once the reach so far is @cap or more, or 0: the
+ * largest draw only rises with more draws, and the reach with it
+ * (merge_reach: a floor of a rising line, 0 past its range), so the
+ * caller's least is @cap however many are left. The rest are drawn
+ * OWN_CHUNK at a time for that test (the largest normal carried from
+ * chunk to chunk, as one ts_rng_normal_zig_max call). The stream is a
+ * copy: where it stops leaves nothing else changed. */
+#define OWN_CHUNK 65536u
+static uint64_t own_reach(const struct pass_model *m, double d)
+{
+	return merge_reach(m, TS_MAX(TS_MAX(d + 2, m->delta), m->delta_leaf) + 2);
+}
+
+static uint64_t own_window(const struct accel *A, uint64_t steps, uint64_t cap)
 {
 	const struct pass_model *m = &A->pm;
 	if (!m->seq || !m->draws || m->ep_epoch != A->cur_epoch || !(m->mw_cap > 0))
@@ -931,8 +991,33 @@ static uint64_t own_window(const struct accel *A, uint64_t steps)
 	struct ts_rng r = m->ep_rng;
 	const struct ts_rng_zig *z = ts_rng_zig();
 	/* the largest of the n draws, each taken once (draws_max) */
-	double d = draws_max(m->lat, m->ex, &r, z, n);
-	return merge_reach(m, TS_MAX(TS_MAX(d + 2, m->delta), m->delta_leaf) + 2);
+	double d = 0; /* no draws: draws_max's 0; each draw is 0 or more */
+	const struct draws_memo *dm = m->memo;
+	if (dm && dm->n && dm->n <= n && !memcmp(&dm->from, &r, sizeof(r)) &&
+	    same_dist(&dm->lat, m->lat)) {
+		/* the same stream's first dm->n of them: their largest */
+		d = dm->most;
+		r = dm->to;
+		n -= dm->n;
+	}
+	const struct ts_tier_dist *dl = m->lat;
+	bool normal = dl->kind == TS_TIER_DIST_LOGNORMAL && dl->p99_ns > dl->p50_ns &&
+		      !(dl->stall_p > 0);
+	double x = -TS_RNG_ZIG_MAX;
+	uint64_t own = own_reach(m, d);
+	while (n && own && own < cap) {
+		uint64_t c = TS_MIN(n, OWN_CHUNK);
+		if (normal) { /* draws_max's fast path, its largest normal carried */
+			x = ts_rng_normal_zig_max(&r, z, c, x);
+			d = TS_MAX(d, m->ex[zig_step(x)]);
+		} else {
+			double dc = draws_max(dl, m->ex, &r, z, c);
+			d = TS_MAX(d, dc);
+		}
+		n -= c;
+		own = own_reach(m, d);
+	}
+	return own;
 }
 
 /* The device's stream as epoch @e begins (own_window), where nothing of
@@ -1126,7 +1211,7 @@ static bool accel_passes(struct accel *A, uint64_t steps, uint64_t left, double 
 	if (left && A->limit != UINT64_MAX) /* a step limit may cut an epoch to come short */
 		return false;
 	double ct = (double)A->ct, now = (double)A->prev_end, ch = m->lam + m->rho;
-	double x = TS_MAX(ts_tier_backlog_ns(m->tier), 0);
+	double backlog = ts_tier_backlog_ns(m->tier), x = TS_MAX(backlog, 0);
 	/* what is in flight: its parts admitted by max(now, x) + rho each */
 	double z0 = TS_MAX(now, x) + (double)(m->nreq + 1) * ch;
 	double e = pass_bound(A, A->in_epoch, steps, now, z0, x);
@@ -1182,8 +1267,9 @@ static int accel_passes_at_start(struct accel *A, double *au)
 		return false;
 	double ct = (double)A->ct, t0 = (double)A->t0, step = (double)(A->step_ns + A->ct);
 	double thr = A->stop_below + 1e-9, merged = A->ios.merges ? -1 : 0;
-	double f0 = t0 + TS_MAX(steps_read_ns(A, 1, 0, merged) - TS_TIER_RATE_TOLERANCE_NS, 0) + step;
-	double x = TS_MAX(ts_tier_backlog_ns(m->tier), t0);
+	double first = steps_read_ns(A, 1, 0, merged) - TS_TIER_RATE_TOLERANCE_NS;
+	double f0 = t0 + TS_MAX(first, 0) + step;
+	double backlog = ts_tier_backlog_ns(m->tier), x = TS_MAX(backlog, t0);
 	double e0 = pass_bound(A, 0, K, t0, t0, x);
 	if (epochs > 1) {
 		double e1 = pass_bound(A, 0, K, 0, 0, TS_MAX(m->delta, m->delta_leaf));
@@ -1428,6 +1514,7 @@ struct env {
 	bool sb_ready;
 	struct ts_tier_ebs ebs; /* the instance's EBS limits on the tier (all 0: none) */
 	bool searching; /* find-max's search: its runs may stop once they cannot miss */
+	struct draws_memo dm; /* virtual: the last run's own walk with leaves */
 };
 
 /* The limits of the run's drive (its tier at --capacity). */
@@ -1741,8 +1828,8 @@ static void pass_model_of(const struct env *E, struct accel *A, const struct ts_
 	double extra = TS_MAX(m->rho - TS_TIER_RATE_TOLERANCE_NS, 0);
 	m->delta += extra;
 	m->delta_leaf += extra;
-	m->lam = TS_MAX(TS_MAX(dist_max_ns(&p->lat_read), dist_max_ns(&p->lat_meta)),
-			TS_MAX(m->delta, m->delta_leaf)) + 2;
+	double lam_read = dist_max_ns(&p->lat_read), lam_meta = dist_max_ns(&p->lat_meta);
+	m->lam = TS_MAX(TS_MAX(lam_read, lam_meta), TS_MAX(m->delta, m->delta_leaf)) + 2;
 	if (fs && fs->extent_bytes && fs->leaf_extents)
 		for (size_t f = 0; f < E->meta.nfiles; f++) {
 			double b = (double)E->meta.files[f].bytes;
@@ -1874,6 +1961,7 @@ static int run_virtual(struct env *E, uint64_t n, double stop_below, struct ts_d
 		f.sb = &E->sb;
 		f.window = pc.prefetch;
 		pass_model_of(E, &f, tc.profile, &lim, fs, &vt, pc.qd, workers);
+		f.pm.memo = &E->dm;
 	}
 	if (!rc)
 		rc = accelerate(&f, E->w, n, ts_vpipe_batches_per_epoch(f.pipe.vp),
@@ -2189,7 +2277,8 @@ static uint64_t bandwidth_hint(const struct env *E)
 		n = TS_MIN(n, iops / per_io);
 	if (!(n < INFINITY))
 		return 0;
-	return (uint64_t)TS_MIN(n, (double)hint_cap(w));
+	double cap = (double)hint_cap(w);
+	return (uint64_t)TS_MIN(n, cap);
 }
 
 /* The count a run of @r's throughput would keep at the threshold: a run
@@ -2211,7 +2300,8 @@ static uint64_t throughput_hint(const struct env *E, const struct ts_dlio_result
 	else
 		n = (r->run_s > 0 ? (double)r->samples / r->run_s : 0) * E->w->computation_time /
 		    (E->w->au * (double)E->w->batch_size);
-	return n >= 1 ? (uint64_t)TS_MIN(n, (double)hint_cap(E->w)) : 1;
+	double cap = (double)hint_cap(E->w);
+	return n >= 1 ? (uint64_t)TS_MIN(n, cap) : 1;
 }
 
 /* After a stopped miss at r->n and no pass yet: where a line from AU
@@ -2230,7 +2320,8 @@ static uint64_t line_hint(const struct env *E, const struct ts_dlio_result *r)
 	if (!r->stopped || !(am > 0) || !(am < thr) || !(c1 > thr))
 		return 0;
 	double x = (double)r->n * (c1 - thr) / (c1 - am);
-	return x >= 1 ? (uint64_t)TS_MIN(x, (double)hint_cap(E->w)) : 0;
+	double cap = (double)hint_cap(E->w);
+	return x >= 1 ? (uint64_t)TS_MIN(x, cap) : 0;
 }
 
 /* The next count between a pass at @lo (@p, whole) and a miss at @hi
