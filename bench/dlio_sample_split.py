@@ -73,6 +73,26 @@ def parse(lines):
     return recs
 
 
+def readers_of(recs):
+    """The reading threads (those that opened a file), each its records in
+    submit order, and active(t): how many of them made a request within
+    NEAR of t."""
+    by = collections.defaultdict(list)
+    for r in recs:
+        by[r[3]].append(r)
+    readers = {t: sorted(rs) for t, rs in by.items() if any(r[2] == "open" for r in rs)}
+    subs = [sorted(r[0] for r in rs) for rs in readers.values()]
+
+    def active(t):
+        n = 0
+        for s in subs:
+            i = bisect.bisect_left(s, t - NEAR)
+            n += i < len(s) and s[i] <= t + NEAR
+        return n
+
+    return readers, active
+
+
 def main():
     args = [a for a in sys.argv[1:] if a != "--json"]
     if len(args) > 1 or args and args[0].startswith("-") and args[0] != "-":
@@ -92,19 +112,7 @@ def main():
         sys.exit("dlio_sample_split.py: %s: %s" % (name, e))
     except UnicodeDecodeError as e:
         sys.exit("dlio_sample_split.py: %s: not text (%s)" % (name, e.reason))
-    by = collections.defaultdict(list)
-    for r in recs:
-        by[r[3]].append(r)
-    readers = {t: sorted(rs) for t, rs in by.items() if any(r[2] == "open" for r in rs)}
-    subs = [sorted(r[0] for r in rs) for rs in readers.values()]
-
-    def active(t):
-        n = 0
-        for s in subs:
-            i = bisect.bisect_left(s, t - NEAR)
-            n += i < len(s) and s[i] <= t + NEAR
-        return n
-
+    readers, active = readers_of(recs)
     # wall, span, late, on, runq, opens, charged requests
     acc = collections.defaultdict(lambda: [0] * 7)
     for rs in readers.values():

@@ -24,39 +24,17 @@
 #   --json: one JSON object instead, the buckets as keys.
 #   --slices N: also "1-2" per N equal slices of the trace's span (with N
 #   the epochs: each epoch's tail apart), as keys "1-2/1" .. "1-2/N".
-import bisect
 import collections
 import json
 import sys
 
-recs, cur = [], None
-for line in sys.stdin:
-    w = line.split()
-    if not w:
-        continue
-    if w[0].isdigit():
-        cur = [int(w[0]), int(w[1]), w[2], int(w[7]), None, 0]
-        recs.append(cur)
-    elif w[0] == "cpu" and cur is not None:
-        kv = dict(x.split("=", 1) for x in w[2:])
-        cur[5] = int(kv.get("late_ns", 0))
-        if kv.get("flags", "0") == "0" and kv.get("pid", "0") != "0":
-            cur[4] = (int(kv["on_ns"]), int(kv["runq_ns"]))
-by = collections.defaultdict(list)
-for r in recs:
-    by[r[3]].append(r)
-readers = {t: sorted(rs) for t, rs in by.items() if any(r[2] == "open" for r in rs)}
-subs = [sorted(r[0] for r in rs) for rs in readers.values()]
-NEAR = 10_000_000
+from dlio_sample_split import Bad, parse, readers_of
 
-
-def active(t):
-    n = 0
-    for s in subs:
-        i = bisect.bisect_left(s, t - NEAR)
-        n += i < len(s) and s[i] <= t + NEAR
-    return n
-
+try:
+    recs = parse(sys.stdin)
+except Bad as e:
+    sys.exit("dlio_waits.py: stdin: %s" % e)
+readers, active = readers_of(recs)
 
 acc = collections.defaultdict(lambda: [0] * 6)  # wait, runq, files, charged, stretches, late
 args = sys.argv[1:]
