@@ -54,7 +54,11 @@
 #   call),
 #   BLOCK_MEMORY_KEEP (a directory to copy the runs' outputs and traces to),
 #   BLOCK_MEMORY_COPY_GBPS (the page cache's copy rate deducted from block
-#   mode's thread CPU, GB/s; default measured by bench/copy_rate.py).
+#   mode's thread CPU, GB/s; default measured by bench/copy_rate.py),
+#   BLOCK_MEMORY_HOST (the pipeline/hosts.lua entry whose replay figures
+#   every replay takes, tiersim replay --host; default build-host),
+#   BLOCK_MEMORY_CPU_ONLY=1 (stop after FUSE's CPU per request: no
+#   replays, no tables).
 # Wall-clock figures: run under the quiet lock and say the load.
 set -u
 BUILD=${1:?usage: bench/block_memory.sh BUILD [REPS] [TIER]}
@@ -195,16 +199,17 @@ print(len(e), sum((int(r[5]) + 4095) // 4096 for r in rd), sum(int(r[6]) for r i
 done
 FUSE_CPU=$(printf '%s\n' "${fcpu[@]}" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
 echo "== FUSE's CPU per request beyond ext4's (d$mib, second epoch): median $FUSE_CPU ns [$(printf '%s\n' "${fcpu[@]}" | sort -n | sed -n '1p;$p' | paste -sd-)], and $PAGE_NS ns a page ($HOST's replay_fuse_cpu_page_ns)"
+[ "${BLOCK_MEMORY_CPU_ONLY:-}" = 1 ] && { echo "$(bench_load) at the end"; exit 0; }
 # the replays (virtual time: no lock needed, but they are quick)
 for rep in $(seq "$REPS"); do
 	for mib in "${SIZES[@]}"; do
 		own=$(sed -n 's/.* own=\([0-9]*\).*/\1/p' "$W/res/block.$mib.$rep")
 		[ -n "$own" ] || die "no own= in block.$mib.$rep"
-		"$B" replay "$W/res/t.$mib.$rep" --virtual --tier "$TIER" --mem $(((LIMIT << 20) - own)) \
+		"$B" replay "$W/res/t.$mib.$rep" --host "$HOST" --virtual --tier "$TIER" --mem $(((LIMIT << 20) - own)) \
 			--json >"$W/res/v.$mib.$rep.json" || die "replay d$mib (limit less own)"
-		"$B" replay "$W/res/t.$mib.$rep" --virtual --tier "$TIER" --mem "${LIMIT}MiB" \
+		"$B" replay "$W/res/t.$mib.$rep" --host "$HOST" --virtual --tier "$TIER" --mem "${LIMIT}MiB" \
 			--json >"$W/res/vl.$mib.$rep.json" || die "replay d$mib (limit)"
-		"$B" replay "$W/res/t.$mib.$rep" --virtual --kernel-fs --tier "$TIER" \
+		"$B" replay "$W/res/t.$mib.$rep" --host "$HOST" --virtual --kernel-fs --tier "$TIER" \
 			--mem $(((LIMIT << 20) - own)) --json >"$W/res/vk.$mib.$rep.json" ||
 			die "replay d$mib (kernel fs)"
 		# the in-kernel rule without FUSE's CPU (0: as before it) and with
@@ -213,7 +218,7 @@ for rep in $(seq "$REPS"); do
 		for f in 0 "$FUSE_CPU"; do
 			pg=0
 			[ "$f" = 0 ] || pg=$PAGE_NS
-			"$B" replay "$W/res/t.$mib.$rep" --virtual --kernel-fs --fuse-cpu "${f}ns" \
+			"$B" replay "$W/res/t.$mib.$rep" --host "$HOST" --virtual --kernel-fs --fuse-cpu "${f}ns" \
 				--fuse-cpu-page "${pg}ns" --tier "$TIER" \
 				--mem $(((LIMIT << 20) - own)) --json >"$W/res/vkf$f.$mib.$rep.json" 2>/dev/null ||
 				cp "$W/res/vk.$mib.$rep.json" "$W/res/vkf$f.$mib.$rep.json"
@@ -221,11 +226,11 @@ for rep in $(seq "$REPS"); do
 		cp "$W/res/vkf0.$mib.$rep.json" "$W/res/vkc0.$mib.$rep.json"
 		cp "$W/res/vkf$FUSE_CPU.$mib.$rep.json" "$W/res/vkc1.$mib.$rep.json"
 		grep -v '^P ' "$W/res/t.$mib.$rep.wakes" >"$W/res/t.$mib.$rep.nopause"
-		"$B" replay "$W/res/t.$mib.$rep" --virtual --kernel-fs --tier "$TIER" \
+		"$B" replay "$W/res/t.$mib.$rep" --host "$HOST" --virtual --kernel-fs --tier "$TIER" \
 			--wakes "$W/res/t.$mib.$rep.nopause" \
 			--mem $(((LIMIT << 20) - own)) --json >"$W/res/vk0.$mib.$rep.json" ||
 			die "replay d$mib (kernel fs, no pauses)"
-		"$B" replay "$W/res/t.$mib.$rep" --virtual --kernel-fs --keep-gaps --tier "$TIER" \
+		"$B" replay "$W/res/t.$mib.$rep" --host "$HOST" --virtual --kernel-fs --keep-gaps --tier "$TIER" \
 			--mem $(((LIMIT << 20) - own)) --json >"$W/res/vkg.$mib.$rep.json" ||
 			die "replay d$mib (kernel fs, keep gaps)"
 		# each read's span: from its issue where the trace has it (the
