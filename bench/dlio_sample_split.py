@@ -93,6 +93,15 @@ def readers_of(recs):
     return readers, active
 
 
+def per(x, n, scale=1e3):
+    """x / n / scale, None where n is 0 (nothing to share x)"""
+    return x / n / scale if n else None
+
+
+def fmt(v, digits):
+    return "-" if v is None else "%.*f" % (digits, v)
+
+
 def main():
     args = [a for a in sys.argv[1:] if a != "--json"]
     if len(args) > 1 or args and args[0].startswith("-") and args[0] != "-":
@@ -135,22 +144,24 @@ def main():
         if k not in acc:
             continue
         wall, span, late, on, rq, nf, nc = acc[k]
-        nf, nc = max(nf, 1), max(nc, 1)
         rest = wall - span - on - rq
-        out[k] = {"samples": nf, "charged_per_sample": nc / nf,
-                  "wall_us": wall / nf / 1e3, "span_us": span / nf / 1e3,
-                  "late_us": late / nf / 1e3, "oncpu_us": on / nf / 1e3,
-                  "runq_us": rq / nf / 1e3, "rest_us": rest / nf / 1e3,
-                  "rest_late_us_per_request": (rest + late) / nc / 1e3}
+        # a bucket whose spans opened no file has no samples to share
+        # them: its figures a sample are None (JSON null, "-"), not x / 1
+        out[k] = {"samples": nf, "charged_per_sample": per(nc, nf, 1),
+                  "wall_us": per(wall, nf), "span_us": per(span, nf),
+                  "late_us": per(late, nf), "oncpu_us": per(on, nf),
+                  "runq_us": per(rq, nf), "rest_us": per(rest, nf),
+                  "rest_late_us_per_request": per(rest + late, nc)}
     if "--json" in sys.argv[1:]:
         print(json.dumps(out))
         return
     print("%-4s %7s %5s | us a sample: %6s %6s %5s %6s %6s %5s | rest+late/req" %
           ("act", "samples", "req", "wall", "span", "late", "oncpu", "runq", "rest"))
     for k, v in out.items():
-        print("%-4s %7d %5.2f | %19.0f %6.0f %5.0f %6.0f %6.0f %5.0f | %6.1f" % (
-            k, v["samples"], v["charged_per_sample"], v["wall_us"], v["span_us"], v["late_us"],
-            v["oncpu_us"], v["runq_us"], v["rest_us"], v["rest_late_us_per_request"]))
+        print("%-4s %7d %5s | %19s %6s %5s %6s %6s %5s | %6s" % (
+            k, v["samples"], fmt(v["charged_per_sample"], 2), fmt(v["wall_us"], 0), fmt(v["span_us"], 0),
+            fmt(v["late_us"], 0), fmt(v["oncpu_us"], 0), fmt(v["runq_us"], 0), fmt(v["rest_us"], 0),
+            fmt(v["rest_late_us_per_request"], 1)))
 
 
 if __name__ == "__main__":

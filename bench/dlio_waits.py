@@ -28,7 +28,7 @@ import collections
 import json
 import sys
 
-from dlio_sample_split import Bad, parse, readers_of
+from dlio_sample_split import Bad, fmt, parse, per, readers_of
 
 try:
     recs = parse(sys.stdin)
@@ -67,16 +67,16 @@ out = {}
 for k in ["1-2", "3-5", "6+", "all"] + ["1-2/%d" % (i + 1) for i in range(slices)]:
     if k in acc:
         wt, rq, nf, nc, ns, late = acc[k]
-        nf, nc = max(nf, 1), max(nc, 1)
-        out[k] = {"files": nf, "charged_per_file": nc / nf, "wait_us_per_file": wt / nf / 1e3,
-                  "wait_us_per_request": wt / nc / 1e3, "runq_us_per_request": rq / nc / 1e3,
-                  "late_us_per_request": late / nc / 1e3}
+        out[k] = {"files": nf, "charged_per_file": per(nc, nf, 1), "wait_us_per_file": per(wt, nf),
+                  "wait_us_per_request": per(wt, nc), "runq_us_per_request": per(rq, nc),
+                  "late_us_per_request": per(late, nc)}
 if "--json" in args:
     print(json.dumps(out))
 else:
     print("%-4s %6s %8s | %10s %10s %9s %9s" % ("open", "files", "req/file", "wait/file", "wait/req",
                                               "runq/req", "late/req"))
     for k, v in out.items():
-        print("%-4s %6d %8.2f | %10.0f %10.1f %9.1f %9.1f" % (
-            k, v["files"], v["charged_per_file"], v["wait_us_per_file"], v["wait_us_per_request"],
-            v["runq_us_per_request"], v["late_us_per_request"]))
+        print("%-4s %6d %8s | %10s %10s %9s %9s" % (
+            k, v["files"], fmt(v["charged_per_file"], 2), fmt(v["wait_us_per_file"], 0),
+            fmt(v["wait_us_per_request"], 1), fmt(v["runq_us_per_request"], 1),
+            fmt(v["late_us_per_request"], 1)))

@@ -212,9 +212,8 @@ def main():
                 'mean': sum(xs) / max(len(xs), 1), 'per_sample': sum(xs) / n}
     gaps = (['%d events dropped' % drop] if drop else []) + \
         (['at least %d events lost (%d LOST lines)' % (lost_ev, lost)] if lost else [])
-    print('%s%s: span %.1f s, %d threads, %.2f wake-ups/sample, steal %.3f cores, idle %.2f cores%s%s' %
+    print('%s%s: span %.1f s, %d threads, %.2f wake-ups/sample, steal %.3f cores, idle %.2f cores%s' %
           (args[2], ' (daemon)' if dmn else '', t1 - t0, len(readers), len(delays['all']) / n, steal, idle,
-           ', %d LOST lines' % lost if lost else '',
            '; INCOMPLETE trace, %s: the figures below miss them' % ', '.join(gaps) if gaps else ''))
     print('  %-26s %7s %6s %7s %7s %7s %8s %7s %9s' %
           ('wake-up delay, us', 'count', 'share', 'p10', 'p50', 'p90', 'p99', 'mean', 'us/sample'))

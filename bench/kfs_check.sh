@@ -44,6 +44,7 @@ DATA=$(cd "$1" && pwd) IMG=$2 B0=$(cd "$3" && pwd)/cli/tiersim B=$(cd "$4" && pw
 export TIERSIM_TIERFS
 TIERSIM_TIERFS=$(cd "$4" && pwd)/fs/tierfs
 ROUNDS=${5:-3} TIER=${6:-ssd-cloud}
+case $ROUNDS in '' | *[!0-9]* | 0) echo "kfs_check.sh: ROUNDS '$ROUNDS': a count of 1 or more" >&2; exit 2 ;; esac
 read -r -a WLS <<<"${7:-lmdb rec}"
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=SCRIPTDIR/lib.sh
@@ -136,20 +137,20 @@ for r in $(seq "$ROUNDS"); do
 	done
 done
 echo "== end $(date -u +%T), load $(load)"
+# the median [min-max] of x[1..n] as "%.3f [%.3f-%.3f]", "-" for none
+MED_AWK='function med(x, n,   i, j, t, y) { if (!n) return "-"; for (i = 1; i <= n; i++) y[i] = x[i]
+		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (y[j] < y[i]) { t = y[i]; y[i] = y[j]; y[j] = t }
+		return sprintf("%.3f [%.3f-%.3f]", n % 2 ? y[(n + 1) / 2] : (y[n / 2] + y[n / 2 + 1]) / 2, y[1], y[n]) }'
 echo "ratios to block mode, median [min-max] over rounds: FUSE, OLD span, NEW span, OLD epoch, NEW epoch"
 for wl in "${WLS[@]}"; do
-	awk -v w="$wl" '$2 == w { n++; a[n] = $3 / $4; b[n] = $6 / $4; c[n] = $7 / $4; d[n] = $8 / $4; e[n] = $9 / $4 }
-	function med(x, n,   i, j, t, y) { for (i = 1; i <= n; i++) y[i] = x[i]
-		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (y[j] < y[i]) { t = y[i]; y[i] = y[j]; y[j] = t }
-		return sprintf("%.3f [%.3f-%.3f]", n % 2 ? y[(n + 1) / 2] : (y[n / 2] + y[n / 2 + 1]) / 2, y[1], y[n]) }
+	awk -v w="$wl" "$MED_AWK"'
+	$2 == w { n++; a[n] = $3 / $4; b[n] = $6 / $4; c[n] = $7 / $4; d[n] = $8 / $4; e[n] = $9 / $4 }
 	END { printf "%-7s fuse %s  old %s  new %s  old-epoch %s  new-epoch %s\n", w, med(a, n), med(b, n), med(c, n), med(d, n), med(e, n) }' "$W/all"
 done
 echo "NEW epoch over block mode by order, median [min-max]: FUSE first (odd rounds), block first (even), each pair's mean"
 for wl in "${WLS[@]}"; do
-	awk -v w="$wl" '$2 == w { x = $9 / $4; if ($1 % 2) o[++no] = x; else e[++ne] = x; by[$1] = x }
-	function med(x, n,   i, j, t, y) { if (!n) return "-"; for (i = 1; i <= n; i++) y[i] = x[i]
-		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (y[j] < y[i]) { t = y[i]; y[i] = y[j]; y[j] = t }
-		return sprintf("%.3f [%.3f-%.3f]", n % 2 ? y[(n + 1) / 2] : (y[n / 2] + y[n / 2 + 1]) / 2, y[1], y[n]) }
+	awk -v w="$wl" "$MED_AWK"'
+	$2 == w { x = $9 / $4; if ($1 % 2) o[++no] = x; else e[++ne] = x; by[$1] = x }
 	END { for (r = 2; (r in by) && ((r - 1) in by); r += 2) p[++np] = (by[r - 1] + by[r]) / 2
 		printf "%-7s fuse-first %s  block-first %s  pairs %s\n", w, med(o, no), med(e, ne), med(p, np) }' "$W/all"
 done

@@ -44,6 +44,7 @@ DATA=$(cd "$1" && pwd) IMG=$2 B=$(cd "$3" && pwd)/cli/tiersim
 export TIERSIM_TIERFS
 TIERSIM_TIERFS=$(cd "$3" && pwd)/fs/tierfs
 ROUNDS=${4:-3} TIER=${5:-ssd-cloud}
+case $ROUNDS in '' | *[!0-9]* | 0) bad "ROUNDS '$ROUNDS': a count of 1 or more" ;; esac
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$SRC/bench/lib.sh"

@@ -217,8 +217,8 @@ void ts_advise_print(const struct ts_advise *A, FILE *f)
 			A->g.ntiers, A->g.ni);
 	else
 		fprintf(f, "grid: %zu tiers x %zu vCPU counts x %zu memory sizes; vCPUs = decode "
-			   "workers (pipeline.vcpus), memory = page-cache model (mount.mem; with mount.fs,\n"
-			   "block mode, the job's memory cgroup)\n",
+			   "workers (pipeline.vcpus), memory = page-cache model (mount.mem) or, with "
+			   "mount.fs (block mode), the job's memory cgroup\n",
 			A->g.ntiers, A->g.nv, A->g.nm);
 	for (size_t i = 0; i < A->nw; i++)
 		print_workload(A, &A->w[i], f);

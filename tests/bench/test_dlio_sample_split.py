@@ -21,7 +21,8 @@ requests; rest = wall - span - on - runq):
 A second dump: one reader whose two sampled requests are exactly 50 ms
 apart, kept.
 (The dump reads back through `tiersim trace undump` and `trace dump` to the
-same records.) Then the bad inputs: a missing file, a record line of 10
+same records.) A third: a bucket whose only stretch opens no file, 0
+samples and its figures a sample none. Then the bad inputs: a missing file, a record line of 10
 fields, a cpu line whose on_ns is not a number, a cpu line after another
 thread's record or before any: one line naming the file and the line,
 exit 1, nothing on stdout."""
@@ -139,6 +140,31 @@ with tempfile.TemporaryDirectory() as d:
         r = run("--json", p)
         check(what, (r.returncode, r.stdout, r.stderr),
               (1, "", "dlio_sample_split.py: %s: %s\n" % (p, why)))
+
+    # A bucket whose stretches open no file: A's open stretch is alone
+    # (1-2); its read -> read stretch at 60 ms has B and D opening beside
+    # it (3-5) but no open of its own: 0 samples there, its figures a
+    # sample none (not x / 1), its request's figure still there.
+    noopen = (dump.split("\n")[0] + "\n" + dump.split("\n")[1] + "\n" + dump.split("\n")[2] + "\n"
+              + io(1_000_000, 1_100_000, "open", 10, (1_000_000, 500_000, 0, 0))
+              + io(1_400_000, 1_500_000, "read", 10, (1_100_000, 550_000, 0, 0))
+              + io(60_000_000, 60_100_000, "read", 10, (2_000_000, 900_000, 0, 0))
+              + io(60_100_000, 60_150_000, "open", 20)
+              + io(60_100_000, 60_150_000, "open", 40)
+              + io(60_400_000, 60_500_000, "read", 10, (2_100_000, 950_000, 2_000, 0)))
+    r = run("--json", stdin=noopen)
+    check("no open: exit", (r.returncode, r.stderr), (0, ""))
+    j = js(r) or {}
+    figures("no open: ", {k: v for k, v in j.items() if k != "3-5"},
+            {"1-2": (1, 1, 400_000, 100_000, 0, 100_000, 50_000),
+             "all": (1, 2, 800_000, 200_000, 0, 200_000, 100_000)})
+    z = j.get("3-5", {})
+    check("no open: 3-5", (z.get("samples"), z.get("charged_per_sample"), z.get("wall_us"),
+                           z.get("rest_us"), z.get("rest_late_us_per_request")),
+          (0, None, None, None, 150.0))
+    r = run(stdin=noopen)
+    check("no open: table", [ln.split() for ln in r.stdout.splitlines()[1:]][1],
+          ["3-5", "0", "-", "|", "-", "-", "-", "-", "-", "-", "|", "150.0"])
 
     missing = os.path.join(d, "none.txt")
     r = run(missing)

@@ -135,7 +135,7 @@ with tempfile.TemporaryDirectory() as d:
     check("LOST: incomplete", (j["lost_lines"], j["lost_events"], j["dropped_events"], j["incomplete"]),
           (2, 42, None, True))
     check("LOST: the figures marked", r.stdout.splitlines()[0].endswith(
-        ", 2 LOST lines; INCOMPLETE trace, at least 42 events lost (2 LOST lines): the figures below miss them"),
+        " cores; INCOMPLETE trace, at least 42 events lost (2 LOST lines): the figures below miss them"),
         True)
     r, j = run(overrun(5, 0, 0))
     check("LOST and dropped: exit", r.returncode, 1)

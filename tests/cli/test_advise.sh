@@ -41,6 +41,9 @@ args=("$src/scripts/main.lua" count=20000 iterations=100 --vcpus 8,2,4 --mem 8Gi
 "$tiersim" advise "${args[@]}" --json "$work/a.json" --csv "$work/a.csv" >"$work/a.txt" 2>"$work/a.err" ||
 	fail "advise exits $?: $(cat "$work/a.err")"
 grep -q '<- recommended' "$work/a.txt" || fail "no recommended row in the table"
+# The grid's line says what each axis is, in one line.
+grep -q '^grid: 3 tiers x 3 vCPU counts x 2 memory sizes; .*memory = page-cache model (mount.mem) or, with mount.fs (block mode), the job.s memory cgroup$' \
+	"$work/a.txt" || fail "the grid line: $(grep '^grid:' "$work/a.txt")"
 grep -q '^inference: .* vCPU, .*GiB, .*\(is the best\|keeps\)' "$work/a.txt" ||
 	fail "no recommendation sentence for inference"
 [ "$(wc -l <"$work/a.csv")" -eq 37 ] || fail "CSV: expected a header and 36 rows"
