@@ -964,35 +964,31 @@ draws_end(const struct accel *A, uint64_t k, uint64_t K, double now, double z0, 
  * drawn. The largest of all is the largest of the two parts': for a
  * lognormal alone draws_max is ex at the largest normal's step, and ex
  * and zig_step both rise, so that is the largest of ex at each part's.
- * The caller takes the least of this and @cap (0 read as no bound), so
- * the draws stop once the reach so far is @cap or more, or 0: the
- * largest draw only rises with more draws, and the reach with it
+ * The caller takes the least of this and @cap (a reach of 0 read as no
+ * bound), so the draws stop once the reach so far is @cap or more, or 0:
+ * the largest draw only rises with more draws, and the reach with it
  * (merge_reach: a floor of a rising line, 0 past its range), so the
- * caller's least is @cap however many are left. The rest are drawn
- * OWN_CHUNK at a time for that test (the largest normal carried from
- * chunk to chunk, as one ts_rng_normal_zig_max call). The stream is a
- * copy: where it stops leaves nothing else changed. */
+ * caller's least is @cap however many are left. @cap 0 is no cap: every
+ * draw is taken (accel_stops's cap, the least of mwin and the prefetch
+ * window's positions, is never 0). The rest are drawn OWN_CHUNK at a time
+ * for that test (the largest normal carried from chunk to chunk, as one
+ * ts_rng_normal_zig_max call). The stream is a copy: where it stops
+ * leaves nothing else changed. tests/workloads/test_own_window.c checks
+ * the least against all n drawn, with the memo and without. */
 #define OWN_CHUNK 65536u
 static uint64_t own_reach(const struct pass_model *m, double d)
 {
 	return merge_reach(m, TS_MAX(TS_MAX(d + 2, m->delta), m->delta_leaf) + 2);
 }
 
-static uint64_t own_window(const struct accel *A, uint64_t steps, uint64_t cap)
+/* own_window's draws: the largest of @n draws from @r (@dm: an earlier
+ * walk's first ones, NULL or not from @r: none), stopped at @cap */
+static uint64_t own_window_of(const struct pass_model *m, struct ts_rng r, uint64_t n, uint64_t cap,
+			      const struct draws_memo *dm)
 {
-	const struct pass_model *m = &A->pm;
-	if (!m->seq || !m->draws || m->ep_epoch != A->cur_epoch || !(m->mw_cap > 0))
-		return 0;
-	struct ts_tier_stats ts;
-	ts_tier_stats(m->tier, &ts);
-	if (ts.op[TS_TIER_META].count + ts.op[TS_TIER_WRITE].count != m->or0)
-		return 0;
-	uint64_t n = steps * A->n * A->w->batch_size + m->leaves;
-	struct ts_rng r = m->ep_rng;
 	const struct ts_rng_zig *z = ts_rng_zig();
 	/* the largest of the n draws, each taken once (draws_max) */
 	double d = 0; /* no draws: draws_max's 0; each draw is 0 or more */
-	const struct draws_memo *dm = m->memo;
 	if (dm && dm->n && dm->n <= n && !memcmp(&dm->from, &r, sizeof(r)) &&
 	    same_dist(&dm->lat, m->lat)) {
 		/* the same stream's first dm->n of them: their largest */
@@ -1005,7 +1001,7 @@ static uint64_t own_window(const struct accel *A, uint64_t steps, uint64_t cap)
 		      !(dl->stall_p > 0);
 	double x = -TS_RNG_ZIG_MAX;
 	uint64_t own = own_reach(m, d);
-	while (n && own && own < cap) {
+	while (n && own && (!cap || own < cap)) {
 		uint64_t c = TS_MIN(n, OWN_CHUNK);
 		if (normal) { /* draws_max's fast path, its largest normal carried */
 			x = ts_rng_normal_zig_max(&r, z, c, x);
@@ -1018,6 +1014,19 @@ static uint64_t own_window(const struct accel *A, uint64_t steps, uint64_t cap)
 		own = own_reach(m, d);
 	}
 	return own;
+}
+
+static uint64_t own_window(const struct accel *A, uint64_t steps, uint64_t cap)
+{
+	const struct pass_model *m = &A->pm;
+	if (!m->seq || !m->draws || m->ep_epoch != A->cur_epoch || !(m->mw_cap > 0))
+		return 0;
+	struct ts_tier_stats ts;
+	ts_tier_stats(m->tier, &ts);
+	if (ts.op[TS_TIER_META].count + ts.op[TS_TIER_WRITE].count != m->or0)
+		return 0;
+	uint64_t n = steps * A->n * A->w->batch_size + m->leaves;
+	return own_window_of(m, m->ep_rng, n, cap, m->memo);
 }
 
 /* The device's stream as epoch @e begins (own_window), where nothing of
