@@ -74,6 +74,14 @@ int ts_calibrate_decode(int argc, char **argv)
 		fprintf(stderr, "tiersim calibrate decode: %s\n", err);
 		goto out;
 	}
+	if (cal.tool[0]) {
+		/* Every later run would charge it: refuse, as a run does. */
+		fprintf(stderr,
+			"tiersim calibrate decode: measured under %s (%.0f images/s a core), which "
+			"slows decode; not saved to %s: run it without %s\n",
+			cal.tool, cal.full_ips, path, cal.tool);
+		goto out;
+	}
 	if (ts_decode_cal_save(path, &cal, err, sizeof err)) {
 		fprintf(stderr, "tiersim calibrate decode: %s\n", err);
 		goto out;

@@ -63,6 +63,11 @@ struct ts_decode_cal {
 	uint64_t images;    /* images measured */
 	char cpu[128];	    /* the host CPU it was measured on */
 	uint64_t when;	    /* unix seconds */
+	/* The instrumenting tool the measurement ran under ("": none), which
+	 * slows decode many times over (valgrind: 17 images/s a core against
+	 * 430 natively): such a calibration is used, never saved. Not in the
+	 * file. */
+	char tool[32];
 };
 
 /* Default decode calibration path: $XDG_CACHE_HOME or ~/.cache,
@@ -70,8 +75,18 @@ struct ts_decode_cal {
 int ts_pipe_default_calibration(char *buf, size_t n);
 TS_WUR int ts_decode_cal_load(const char *path, struct ts_decode_cal *c, char *err,
 			      size_t errlen);
+/* Writes @c to @path. A calibration measured under an instrumenting tool
+ * (c->tool) is not written: it is kept in this process for @path, which
+ * ts_decode_cal_load then returns while no file is there, and one line on
+ * stderr says so; 0 both ways. */
 TS_WUR int ts_decode_cal_save(const char *path, const struct ts_decode_cal *c, char *err,
 			      size_t errlen);
+/* Whether this process runs under an instrumenting tool (valgrind,
+ * DynamoRIO) that slows decode: its name into @name and 1, else 0. Reads
+ * the memory map @maps (NULL: /proc/self/maps) for the libraries such a tool
+ * puts into the process; with valgrind.h at build time and @maps NULL, asks
+ * valgrind first. */
+int ts_decode_cal_tool(const char *maps, char *name, size_t n);
 /* Modeled cost of one image of w × h pixels. */
 static inline uint64_t ts_decode_cal_ns(const struct ts_decode_cal *c, int w, int h)
 {

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <jansson.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,15 @@
 #include "pipeline/host.h"
 #include "pipeline/loader.h"
 #include "pipeline/source.h"
+
+/* valgrind's own answer where its header is there at build time; the
+ * memory map's libraries otherwise (and for the other tools). */
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#define TS_HAVE_VALGRIND_H 1
+#endif
+#endif
 
 void ts_cpu_model(char *buf, size_t n)
 {
@@ -41,6 +51,59 @@ void ts_cpu_model(char *buf, size_t n)
 	fclose(f);
 }
 
+/* Libraries an instrumenting tool maps into the process it runs, by a part
+ * of their file name: valgrind's core and every tool's preload
+ * (vgpreload_core-amd64-linux.so, vgpreload_memcheck-...), DynamoRIO's
+ * core. */
+static const struct {
+	const char *lib, *tool;
+} tool_libs[] = {
+	{ "vgpreload_", "valgrind" },
+	{ "libdynamorio", "DynamoRIO" },
+};
+
+int ts_decode_cal_tool(const char *maps, char *name, size_t n)
+{
+#ifdef TS_HAVE_VALGRIND_H
+	if (!maps && RUNNING_ON_VALGRIND) {
+		snprintf(name, n, "valgrind");
+		return 1;
+	}
+#endif
+	FILE *f = fopen(maps ? maps : "/proc/self/maps", "r");
+	if (!f)
+		return 0;
+	char line[4096];
+	int found = 0;
+	while (!found && fgets(line, sizeof line, f)) {
+		const char *file = strrchr(line, '/');
+		for (size_t i = 0; file && !found && i < sizeof tool_libs / sizeof *tool_libs; i++) {
+			if (strstr(file, tool_libs[i].lib)) {
+				snprintf(name, n, "%s", tool_libs[i].tool);
+				found = 1;
+			}
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* A calibration measured under an instrumenting tool, kept for this process
+ * in place of its file (ts_decode_cal_save). */
+static pthread_mutex_t held_mu = PTHREAD_MUTEX_INITIALIZER;
+static char held_path[4096];
+static struct ts_decode_cal held;
+
+static bool held_get(const char *path, struct ts_decode_cal *c)
+{
+	pthread_mutex_lock(&held_mu);
+	bool ok = held_path[0] && !strcmp(held_path, path);
+	if (ok)
+		*c = held;
+	pthread_mutex_unlock(&held_mu);
+	return ok;
+}
+
 int ts_decode_cal_load(const char *path, struct ts_decode_cal *c, char *err, size_t errlen)
 {
 	json_error_t je;
@@ -48,6 +111,8 @@ int ts_decode_cal_load(const char *path, struct ts_decode_cal *c, char *err, siz
 	if (!j) {
 		struct stat sb;
 		if (stat(path, &sb)) {
+			if (held_get(path, c))
+				return 0;
 			snprintf(err, errlen,
 				 "%s: no decode calibration; run 'tiersim calibrate decode' first",
 				 path);
@@ -78,6 +143,18 @@ int ts_decode_cal_load(const char *path, struct ts_decode_cal *c, char *err, siz
 
 int ts_decode_cal_save(const char *path, const struct ts_decode_cal *c, char *err, size_t errlen)
 {
+	if (c->tool[0]) {
+		pthread_mutex_lock(&held_mu);
+		snprintf(held_path, sizeof held_path, "%s", path);
+		held = *c;
+		pthread_mutex_unlock(&held_mu);
+		fprintf(stderr,
+			"tiersim: the decode calibration was measured under %s (%.0f images/s a "
+			"core), which slows decode: used for this run only, not saved to %s; run once "
+			"without %s to save one\n",
+			c->tool, c->full_ips, path, c->tool);
+		return 0;
+	}
 	/* Make the folder (one level of ~/.cache/tiersim is enough). */
 	char dir[4096];
 	snprintf(dir, sizeof dir, "%s", path);
@@ -189,6 +266,7 @@ int ts_decode_calibrate(const uint8_t *const *jpeg, const size_t *len, size_t n,
 	cal->images = images;
 	ts_cpu_model(cal->cpu, sizeof cal->cpu);
 	cal->when = (uint64_t)time(NULL);
+	ts_decode_cal_tool(NULL, cal->tool, sizeof cal->tool);
 	if (det) {
 		det->distinct = n;
 		det->mean_mpix = pix / k;

@@ -58,6 +58,14 @@ struct ts_fsmeta {
 	 * inode's block is a shift, not a 64-bit division (tens of cycles,
 	 * three per file opened in a virtual run) */
 	int blk_shift;
+	/* log2(ipg) when it is a power of two (mke2fs's 8192), else -1 */
+	int ipg_shift;
+	/* table_of of each of the first tab_n groups, made by layout (NULL,
+	 * 0: not made, computed each time): two lookups a file opened in a
+	 * virtual run (ts_fsmeta_prefetch, inode_read) read it, not the flex
+	 * group's arithmetic. Read and made under the lock. */
+	uint64_t *tab;
+	uint64_t tab_n;
 	/* Inode-table blocks ((ino - 1) / per_blk) below ITAB_BITS already
 	 * read: a bit each, grown as higher blocks are read. A file's open
 	 * tests its block's bit, not a hash probe in a table of every
@@ -172,6 +180,7 @@ void ts_fsmeta_free(struct ts_fsmeta *m)
 	free(m->s);
 	free(m->jset);
 	free(m->itab);
+	free(m->tab);
 	free(m);
 }
 
@@ -328,6 +337,12 @@ void ts_fsmeta_geom_of(uint64_t bytes, unsigned inode_size, struct ts_fsmeta_geo
 
 /* The layout of geometry @g (ts_fsmeta_geom_of's for a size, or an
  * image's own: ts_fsmeta_geom_read). */
+static uint64_t table_of(const struct ts_fsmeta *m, uint64_t g);
+
+/* The groups whose inode tables' first blocks layout keeps (an 8 TiB file
+ * system of 4 KiB blocks; 512 KiB). */
+#define TAB_MAX (1u << 16)
+
 static void layout(struct ts_fsmeta *m, const struct ts_fsmeta_geom *g)
 {
 	uint64_t bs = g->block, isz = g->inode_size;
@@ -348,6 +363,14 @@ static void layout(struct ts_fsmeta *m, const struct ts_fsmeta_geom *g)
 	m->flex = g->flex ? g->flex : 1;
 	m->nblocks = g->blocks;
 	m->sized = true;
+	m->ipg_shift = m->ipg && !(m->ipg & (m->ipg - 1)) ? __builtin_ctzll(m->ipg) : -1;
+	free(m->tab);
+	m->tab_n = m->groups <= TAB_MAX ? m->groups : 0;
+	m->tab = m->tab_n ? malloc(m->tab_n * sizeof(*m->tab)) : NULL;
+	if (!m->tab) /* out of memory or a larger disk: computed each time */
+		m->tab_n = 0;
+	for (uint64_t k = 0; k < m->tab_n; k++)
+		m->tab[k] = table_of(m, k);
 }
 
 /* The first block of group @g's inode table: flex_bg packs the bitmaps
@@ -884,9 +907,9 @@ static void group_of(const struct ts_fsmeta *m, uint64_t ino, uint64_t *t, uint6
 		*num = used ? used : UINT64_MAX / 2;
 		return;
 	}
-	uint64_t g = i / m->ipg;
-	*t = table_of(m, g);
-	*idx = i % m->ipg;
+	uint64_t g = m->ipg_shift >= 0 ? i >> m->ipg_shift : i / m->ipg;
+	*t = g < m->tab_n ? m->tab[g] : table_of(m, g);
+	*idx = i - g * m->ipg;
 	/* @used is one past the last inode in use (ts_fsmeta_set_inodes' callers) */
 	uint64_t last = used ? used - 1 : 0;
 	*num = !last || last >= (g + 1) * m->ipg ? m->ipg : last > g * m->ipg ? last - g * m->ipg : 0;
@@ -987,7 +1010,8 @@ static void inode_read(struct ts_fsmeta *m, uint64_t ino, struct ts_fsmeta_io *o
 			m->mount_ino = (b + ra - t + 1) * m->per_blk;
 		}
 	}
-	mount_cap(m);
+	if (m->mount_open)
+		mount_cap(m);
 	if (!m->sized) {
 		inode_read_flat(m, ino, out, n, max);
 		return;

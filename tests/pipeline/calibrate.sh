@@ -2,7 +2,7 @@
 # calibrate.sh — `tiersim calibrate decode`: writes a calibration the loader
 # accepts, from a folder or from images it makes itself; says which on
 # stdout; bad options exit 2, a missing folder exits 1, both with one line
-# naming what is wrong.
+# naming what is wrong; one measured under valgrind is refused, not written.
 set -u
 TIERSIM=${TS_BUILD_ROOT:?run through meson test}/cli/tiersim
 "$TIERSIM" calibrate decode --help >/dev/null 2>&1 || { echo "SKIP: this tiersim has no calibrate decode"; exit 77; }
@@ -38,4 +38,15 @@ grep -q "unknown option '--bogus'" "$T/err" || fail "message: $(cat "$T/err")"
 [ $? -eq 1 ] || fail "a missing folder must exit 1"
 grep -q "$T/none" "$T/err" || fail "message: $(cat "$T/err")"
 [ ! -e "$T/c.json" ] || fail "a failed run wrote a calibration"
+# Under valgrind the measurement is many times too slow: it is refused, in
+# one line naming the tool, and nothing is written.
+if command -v valgrind >/dev/null 2>&1; then
+	valgrind -q "$TIERSIM" calibrate decode --dir "$T/set/train" --count 2 --seconds 0 \
+		--out "$T/vg.json" >/dev/null 2>"$T/err"
+	[ $? -eq 1 ] || fail "a calibration measured under valgrind must exit 1: $(cat "$T/err")"
+	grep -q "measured under valgrind" "$T/err" || fail "message: $(cat "$T/err")"
+	[ ! -e "$T/vg.json" ] || fail "a calibration measured under valgrind was written"
+else
+	echo "note: no valgrind here; its refusal is checked by test_loader_modeled's map only"
+fi
 echo "ok: calibrate decode"

@@ -1,5 +1,6 @@
 /*
- * test_modeled.c — the decode calibration round-trips through its file, and
+ * test_modeled.c — the decode calibration round-trips through its file (one
+ * measured under an instrumenting tool is kept in memory, not written), and
  * the loader's modeled mode charges it: decode=modeled (and decode=auto with
  * more vCPUs than the host has cores) runs the modeled workers, says so in
  * its stats, and its workers are busy at least the calibrated cost of every
@@ -7,6 +8,7 @@
  * host profile that measured a DataLoader worker's own work, the folder
  * source's workers are busy that much more a sample.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +89,48 @@ int main(void)
 	fclose(f);
 	CHECK(ts_decode_cal_load(junk, &back, err, sizeof err) < 0);
 	CHECK(strstr(err, junk) != NULL);
+
+	/* A calibration measured under an instrumenting tool is used, never
+	 * saved: the memory map's libraries name the tool; its save writes no
+	 * file and a load of that path returns it while no file is there; a
+	 * file written there later wins. */
+	char maps[400], tool[32] = "";
+	snprintf(maps, sizeof maps, "%s/maps", root);
+	f = fopen(maps, "w");
+	fputs("55d0c0a00000-55d0c0a21000 r--p 00000000 08:01 1 /usr/bin/tiersim\n"
+	      "04831000-04833000 r-xp 00001000 08:01 2 "
+	      "/usr/libexec/valgrind/vgpreload_core-amd64-linux.so\n",
+	      f);
+	fclose(f);
+	CHECK(ts_decode_cal_tool(maps, tool, sizeof tool) == 1);
+	CHECK(!strcmp(tool, "valgrind"));
+	f = fopen(maps, "w");
+	fputs("55d0c0a00000-55d0c0a21000 r--p 00000000 08:01 1 /usr/bin/tiersim\n"
+	      "7f0c9a000000-7f0c9a040000 r-xp 00000000 08:01 3 /usr/lib/libjpeg.so.62\n"
+	      "7ffd4e000000-7ffd4e021000 rw-p 00000000 00:00 0 [stack]\n",
+	      f);
+	fclose(f);
+	tool[0] = 0;
+	CHECK(ts_decode_cal_tool(maps, tool, sizeof tool) == 0);
+	CHECK(tool[0] == 0);
+	struct ts_decode_cal slow = cal, plain = cal;
+	snprintf(slow.tool, sizeof slow.tool, "valgrind");
+	slow.ns_per_mpix = cal.ns_per_mpix * 25 + 1;
+	plain.tool[0] = 0;
+	char held_path[400], other[400];
+	snprintf(held_path, sizeof held_path, "%s/held.json", root);
+	snprintf(other, sizeof other, "%s/other.json", root);
+	CHECK(ts_decode_cal_save(held_path, &slow, err, sizeof err) == 0);
+	CHECK(access(held_path, F_OK) != 0);
+	CHECK(ts_decode_cal_load(held_path, &back, err, sizeof err) == 0);
+	CHECK_NEAR(back.ns_per_mpix, slow.ns_per_mpix, 1e-12);
+	CHECK(ts_decode_cal_load(other, &back, err, sizeof err) == -ENOENT);
+	CHECK(ts_decode_cal_save(held_path, &plain, err, sizeof err) == 0);
+	CHECK(access(held_path, F_OK) == 0);
+	CHECK(ts_decode_cal_load(held_path, &back, err, sizeof err) == 0);
+	CHECK_NEAR(back.ns_per_mpix, plain.ns_per_mpix, 1e-9);
+	unlink(held_path);
+	unlink(maps);
 
 	uint64_t want_ns = 0;
 	for (int i = 0; i < N; i++)
