@@ -12,6 +12,9 @@
 # Nothing is left mounted, attached, on disk or in a memory cgroup.
 . "$(dirname "$0")/lib.sh"
 export TIERSIM_WORKDIR=$TMPD/work
+# the rows run in a 128 MiB memory cgroup: ASan's quarantine of freed
+# memory (256 MiB by default) would fill it over the written row's epochs
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=8
 expire_s=$(( $(cat /proc/sys/vm/dirty_expire_centisecs) / 100 ))
 wb_s=$(( $(cat /proc/sys/vm/dirty_writeback_centisecs) / 100 ))
 
