@@ -31,6 +31,7 @@
 struct ts_timeline;
 struct ts_vtier;
 struct ts_tier_set;
+struct live;
 
 /* What every job of a scenario shares, owned by the runner. */
 struct ts_job_env {
@@ -46,6 +47,13 @@ struct ts_job_env {
 	char *mntdir;		   /* workdir/mnt: where mounts go */
 	char *scratch;		   /* datadir/scratch/run-PID: this run's output */
 	unsigned nmounts;	   /* for unique mount point names */
+	/* Block mode's warm start (runner.c, ts_runner_warm): while hold is
+	 * set, the disk a job mounts is kept in held when the job ends (its
+	 * pages in the page cache, its memory cgroup entered) and handed to
+	 * the next job's mount, which then owns it; hold_trace: the kept disk
+	 * records a trace for --timeline although the untimed job draws none */
+	bool hold, hold_trace;
+	struct live *held;
 	bool progress_tty;
 	uint64_t progress_ns;	   /* last progress line drawn */
 };
@@ -82,7 +90,14 @@ struct ts_job_ops {
 	/* The host profile whose ranged costs move with the tier's under
 	 * --band (NULL: none). */
 	const char *(*band_host)(const struct ts_job_args *a);
+	/* TS_JOB_* */
+	unsigned flags;
 };
+
+/* The job writes what a second run on the same disk would find (an
+ * output it creates): it cannot run once untimed before the timed run, as
+ * block mode's cache = "warm" does. */
+#define TS_JOB_ONCE 1u
 
 /* The job named @name (train, infer, preprocess, dlio), or NULL. */
 const struct ts_job_ops *ts_job_find(const char *name);
@@ -144,6 +159,12 @@ struct live {
 	 * image made for this row, tierfs's counters under stats; the
 	 * process in a memory cgroup of mount.mem while it runs */
 	bool disk;
+	/* lent: the disk is env->held's (a warm start's untimed run):
+	 * ts_job_live_end leaves it mounted */
+	bool lent;
+	/* handed over from env->held: the untimed run's requests come first
+	 * in the trace; the timed run's from this CLOCK_MONOTONIC reading */
+	uint64_t timed_from_ns;
 	char image[PATH_MAX], stats[PATH_MAX];
 	struct ts_cgroup *cg;
 	struct ts_cgroup_sampler *own; /* cg's own memory, sampled while it runs */
@@ -158,6 +179,8 @@ TS_WUR int ts_job_live_mount(struct ts_job_env *env, const struct ts_scenario *s
 /* Frees the loader and the engine and stops the mount; a failure to stop
  * is added to @err. */
 int ts_job_live_end(struct ts_job_env *env, struct live *lv, char *err, size_t errlen);
+/* Ends env->held where no job took it over (a failed or OOM row). */
+int ts_job_hold_end(struct ts_job_env *env, char *err, size_t errlen);
 
 /* The mount{}'s tier as a virtual run's disk, at @band_end of its ranges. */
 TS_WUR int ts_job_vtier(struct ts_job_env *env, const struct ts_scenario *s, int band_end,

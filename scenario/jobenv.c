@@ -423,6 +423,126 @@ static int disk_end(struct live *lv, char *err, size_t errlen)
 	return rc;
 }
 
+/* Copies the regular file @from to @to, ordinary buffered writes; the
+ * source's pages are dropped as they are read, so that they take no room
+ * from the written ones in the memory cgroup. */
+static int copy_file(const char *from, const char *to, mode_t mode, char *buf, size_t bufn,
+		     char *err, size_t errlen)
+{
+	int in = open(from, O_RDONLY | O_CLOEXEC);
+	if (in < 0) {
+		snprintf(err, errlen, "cache = written: cannot read %s: %s", from, strerror(errno));
+		return -errno;
+	}
+	int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode & 07777);
+	if (out < 0) {
+		int e = errno;
+		snprintf(err, errlen, "cache = written: cannot create %s: %s", to, strerror(e));
+		close(in);
+		return -e;
+	}
+	int rc = 0;
+	off_t off = 0;
+	for (;;) {
+		ssize_t n = read(in, buf, bufn);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = -errno;
+			snprintf(err, errlen, "cache = written: reading %s: %s", from, strerror(errno));
+			break;
+		}
+		if (n == 0)
+			break;
+		if ((rc = ts_write_all(out, buf, (size_t)n))) {
+			snprintf(err, errlen, "cache = written: writing %s: %s", to, strerror(-rc));
+			break;
+		}
+		posix_fadvise(in, off, n, POSIX_FADV_DONTNEED);
+		off += n;
+	}
+	close(in);
+	if (close(out) && !rc) {
+		rc = -errno;
+		snprintf(err, errlen, "cache = written: writing %s: %s", to, strerror(errno));
+	}
+	return rc;
+}
+
+/* Whether @path is @dir or under it. */
+static bool under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	return !strncmp(path, dir, n) && (path[n] == '/' || path[n] == '\0');
+}
+
+/* cache = "written": @from's tree copied into the mounted file system at
+ * @to by this process (in the row's memory cgroup), as a copy onto a
+ * fresh volume does: ordinary buffered writes and no sync, so the run
+ * starts with the kernel's dirty pages and their writeback to do. @only
+ * (or NULL: all): the files copied are those under it, the row's dataset;
+ * every folder is made (a job's output goes in one), no other dataset of
+ * the work directory takes the cgroup's memory. */
+static int copy_tree(const char *from, const char *to, const char *only, char *err,
+		     size_t errlen)
+{
+	static const size_t bufn = 1 << 20;
+	char *buf = malloc(bufn);
+	DIR *d = opendir(from);
+	int rc = 0;
+	if (!buf || !d) {
+		rc = buf ? -errno : -ENOMEM;
+		snprintf(err, errlen, "cache = written: cannot list %s: %s", from, strerror(-rc));
+		goto out;
+	}
+	struct dirent *e;
+	while (!rc && (errno = 0, e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		char src[PATH_MAX], dst[PATH_MAX];
+		struct stat st;
+		if (ts_pathf(src, sizeof(src), "%s/%s", from, e->d_name) ||
+		    ts_pathf(dst, sizeof(dst), "%s/%s", to, e->d_name)) {
+			snprintf(err, errlen, "cache = written: a path under %s is too long", from);
+			rc = -ENAMETOOLONG;
+		} else if (lstat(src, &st)) {
+			rc = -errno;
+			snprintf(err, errlen, "cache = written: %s: %s", src, strerror(errno));
+		} else if (S_ISDIR(st.st_mode)) {
+			if (mkdir(dst, st.st_mode & 07777) && errno != EEXIST) {
+				rc = -errno;
+				snprintf(err, errlen, "cache = written: cannot make %s: %s", dst,
+					 strerror(errno));
+			} else {
+				rc = copy_tree(src, dst, only, err, errlen);
+			}
+		} else if (only && !under(src, only)) {
+			continue;
+		} else if (S_ISREG(st.st_mode)) {
+			rc = copy_file(src, dst, st.st_mode, buf, bufn, err, errlen);
+		} else if (S_ISLNK(st.st_mode)) {
+			char link[PATH_MAX];
+			ssize_t n = readlink(src, link, sizeof(link) - 1);
+			if (n >= 0)
+				link[n] = '\0';
+			if (n < 0 || symlink(link, dst)) {
+				rc = -errno;
+				snprintf(err, errlen, "cache = written: cannot copy the link %s: %s",
+					 src, strerror(errno));
+			}
+		} /* the image made with mkfs -d copies no other kind either */
+	}
+	if (!rc && errno) {
+		rc = -errno;
+		snprintf(err, errlen, "cache = written: cannot list %s: %s", from, strerror(errno));
+	}
+out:
+	if (d)
+		closedir(d);
+	free(buf);
+	return rc;
+}
+
 /* Block mode: the dataset's backing copied into a fresh image of
  * mount.fs (at no tier cost), mounted read-write through a loop device
  * over tierfs on @tier (disk/disk.h), and this process (the loader's
@@ -435,14 +555,10 @@ static int live_disk(struct ts_job_env *env, const struct ts_scenario *s, const 
 {
 	uint64_t size, files;
 	int rc = ts_disk_fs_check(s->mnt.fs, err, errlen);
-	if (!rc && s->mnt.cache && strcmp(s->mnt.cache, "cold")) {
-		snprintf(err, errlen, "mount: fs = '%s' starts cold (a fresh image each row); cache = "
-			 "'%s' is FUSE mode's (tiersim disk run --cache warm keeps a disk's cache)",
-			 s->mnt.fs, s->mnt.cache);
-		rc = -EINVAL;
-	}
 	if (rc)
 		return rc;
+	/* "written": an empty file system, the dataset written into it below */
+	bool written = s->mnt.cache && !strcmp(s->mnt.cache, "written");
 	unsigned k = env->nmounts++;
 	/* in a folder of its own: tierfs serves the image's folder */
 	snprintf(lv->image, sizeof(lv->image), "%s/disk-%d-%u", env->workdir, (int)getpid(), k);
@@ -455,7 +571,8 @@ static int live_disk(struct ts_job_env *env, const struct ts_scenario *s, const 
 	size_t dl = strlen(lv->image);
 	snprintf(lv->image + dl, sizeof(lv->image) - dl, "/data.%s", s->mnt.fs);
 	snprintf(lv->root, sizeof(lv->root), "%s/d%d-%u", env->mntdir, (int)getpid(), k);
-	struct ts_disk_make_opts mk = { .image = lv->image, .fs = s->mnt.fs, .from = dp->backing };
+	struct ts_disk_make_opts mk = { .image = lv->image, .fs = s->mnt.fs,
+					.from = written ? NULL : dp->backing };
 	if ((rc = ts_disk_size_for(dp->backing, s->mnt.fs, &size, &files, err, errlen)))
 		goto fail;
 	mk.size = size + lv->room + files * lv->room_per_file;
@@ -507,11 +624,64 @@ static int live_disk(struct ts_job_env *env, const struct ts_scenario *s, const 
 		}
 	}
 	ts_disk_clear(&d);
+	if (written) {
+		ts_job_note(env, "%s: writing the dataset into the %s file system (cache = written, "
+			    "untimed)", tier, s->mnt.fs);
+		if ((rc = copy_tree(dp->backing, lv->root, dp->generated ? dp->dir : NULL, err,
+				    errlen)))
+			goto fail;
+	}
 	return 0;
 fail:
 	disk_end(lv, NULL, 0);
 	lv->disk = false;
 	return rc;
+}
+
+/* A warm start's untimed run: the disk just mounted kept in env->held
+ * (its trace too), lent to @lv until its job ends. */
+static int hold_disk(struct ts_job_env *env, struct live *lv)
+{
+	struct live *h = malloc(sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	*h = *lv;
+	env->held = h;
+	lv->lent = true;
+	lv->own_trace = false; /* the held disk's, removed with it */
+	return 0;
+}
+
+/* The timed run takes env->held over: the disk, its cgroup (entered
+ * still), its trace; the sampler of the job's own memory started again,
+ * so that the row's peak is the timed run's. */
+static int take_held(struct ts_job_env *env, struct live *lv, char *err, size_t errlen)
+{
+	struct live *h = env->held;
+	bool want = lv->want_trace;
+	uint64_t room = lv->room, per_file = lv->room_per_file;
+	env->held = NULL;
+	*lv = *h;
+	free(h);
+	lv->want_trace = want;
+	lv->room = room;
+	lv->room_per_file = per_file;
+	lv->lent = false;
+	lv->timed_from_ns = ts_now_ns();
+	if (lv->trace[0] && !lv->own_trace)
+		ts_job_note(env, "trace %s: the untimed run's requests come first; the timed "
+			    "run's are those submitted from CLOCK_MONOTONIC %llu ns (the trace's "
+			    "start_mono_ns + submit_ns)",
+			    lv->trace, (unsigned long long)lv->timed_from_ns);
+	if (!lv->cg)
+		return 0;
+	ts_cgroup_sampler_stop(lv->own);
+	lv->own = NULL;
+	int rc = ts_cgroup_sampler_start(lv->cg, TS_DISK_OWN_SAMPLE_NS, &lv->own);
+	if (rc)
+		snprintf(err, errlen, "cannot sample the memory cgroup %s: %s", lv->cg->path,
+			 strerror(-rc));
+	return rc; /* the disk is @lv's: its end undoes it */
 }
 
 int ts_job_live_end(struct ts_job_env *env, struct live *lv, char *err, size_t errlen)
@@ -521,7 +691,7 @@ int ts_job_live_end(struct ts_job_env *env, struct live *lv, char *err, size_t e
 		ts_pipe_free(lv->pipe);
 	if (lv->eng)
 		ts_engine_free(lv->eng);
-	if (lv->disk || lv->cg || lv->image[0])
+	if (!lv->lent && (lv->disk || lv->cg || lv->image[0]))
 		rc = disk_end(lv, err, errlen);
 	if (lv->mount) {
 		char e[512] = "";
@@ -536,6 +706,23 @@ int ts_job_live_end(struct ts_job_env *env, struct live *lv, char *err, size_t e
 		}
 	}
 	memset(lv, 0, sizeof(*lv));
+	return rc;
+}
+
+int ts_job_hold_end(struct ts_job_env *env, char *err, size_t errlen)
+{
+	struct live *h = env->held;
+	if (!h)
+		return 0;
+	env->held = NULL;
+	char trace[PATH_MAX];
+	bool own = h->own_trace;
+	snprintf(trace, sizeof(trace), "%s", h->trace);
+	h->lent = false;
+	int rc = ts_job_live_end(env, h, err, errlen);
+	if (own && trace[0])
+		unlink(trace);
+	free(h);
 	return rc;
 }
 
@@ -557,7 +744,7 @@ int ts_job_live_mount(struct ts_job_env *env, const struct ts_scenario *s, const
 	char trace[PATH_MAX] = "";
 	if (s->mnt.trace && *s->mnt.trace) {
 		expand_trace(s->mnt.trace, tier, trace, sizeof(trace));
-	} else if (lv->want_trace) {
+	} else if (lv->want_trace || env->hold_trace) {
 		/* --timeline's tier tracks in real time are what the mount
 		 * records: record it, next to the mounts, for this row. */
 		snprintf(trace, sizeof(trace), "%s/timeline-%d-%u.trace", env->workdir, (int)getpid(),
@@ -566,7 +753,14 @@ int ts_job_live_mount(struct ts_job_env *env, const struct ts_scenario *s, const
 	}
 	snprintf(lv->trace, sizeof(lv->trace), "%s", trace);
 	if (s->mnt.fs && *s->mnt.fs) {
-		int rc = live_disk(env, s, tier, dp, lv, trace, err, errlen);
+		/* a warm start: the untimed run's disk (env->hold), then the
+		 * timed run on it (env->held) */
+		int rc = env->held ? take_held(env, lv, err, errlen)
+				   : live_disk(env, s, tier, dp, lv, trace, err, errlen);
+		if (!rc && env->hold)
+			rc = hold_disk(env, lv);
+		if (rc && lv->disk) /* a held disk taken over: the job's end undoes it */
+			return rc;
 		if (rc) {
 			lv->trace[0] = '\0';
 			lv->own_trace = false;
@@ -579,7 +773,12 @@ int ts_job_live_mount(struct ts_job_env *env, const struct ts_scenario *s, const
 				    "instance's EBS limits (FUSE mode and virtual time apply them)",
 				    tier);
 		char d[256];
-		snprintf(d, sizeof(d), "%s on a loop device over tierfs real, block mode", s->mnt.fs);
+		const char *c = s->mnt.cache ? s->mnt.cache : "cold";
+		snprintf(d, sizeof(d), "%s on a loop device over tierfs real, block mode, cache %s%s",
+			 s->mnt.fs, c,
+			 !strcmp(c, "warm")	   ? " (the job run once untimed first)"
+			 : !strcmp(c, "written") ? " (the dataset written in, dirty)"
+						 : " (a fresh image)");
 		ts_job_tier_desc(s, d, mdesc, mdn);
 		return 0;
 	}

@@ -290,4 +290,5 @@ const struct ts_job_ops ts_job_preprocess = {
 	.version = TS_JOB_VERSION,
 	.run = preprocess_run,
 	.band_host = preprocess_band_host,
+	.flags = TS_JOB_ONCE, /* its LMDB is written on the disk it reads */
 };

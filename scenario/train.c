@@ -105,6 +105,8 @@ static void tl_merge_trace(struct ts_job_env *env, struct feed *f, const char *p
 		const struct ts_trace_rec *r = &t.recs[ord[i]];
 		const struct ts_trace_cpu *c = t.cpu && t.cpu[ord[i]].pid ? &t.cpu[ord[i]] : NULL;
 		uint64_t a0 = t.hdr.start_mono_ns + r->submit_ns;
+		if (a0 < f->tl_t0) /* a warm start's untimed run (runner.c) */
+			continue;
 		uint64_t a1 = t.hdr.start_mono_ns + TS_MAX(r->complete_ns, r->submit_ns);
 		struct ts_tl_arg a[] = { { "file", r->file_id }, { "offset", (int64_t)r->offset },
 					 { "bytes", (int64_t)r->length }, { "result", r->result },
