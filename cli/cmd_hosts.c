@@ -219,10 +219,13 @@ static const struct ts_cmdline at_cmdline = {
 	.max_pos = 1,
 };
 
-/* The DLIO figures ts_host_dlio_costs resolves one for one. */
+/* The DLIO figures ts_host_dlio_costs resolves one for one. @unset0: a
+ * factor whose 0 means "not set" and which a file may not hold as 0 (the
+ * loader wants it above 0): left out of the file there. */
 static const struct {
 	const char *name;
 	size_t off;
+	bool unset0;
 } at_plain[] = {
 	{ "dlio_sample_ns", offsetof(struct ts_host_dlio, sample_ns) },
 	{ "dlio_sample_ns_per_mib", offsetof(struct ts_host_dlio, sample_ns_per_mib) },
@@ -245,7 +248,7 @@ static const struct {
 	{ "dlio_collate_ns_per_mib", offsetof(struct ts_host_dlio, collate_ns_per_mib) },
 	{ "dlio_collate_fresh_ns_per_mib", offsetof(struct ts_host_dlio, collate_fresh_ns_per_mib) },
 	{ "dlio_worker_spread_wait", offsetof(struct ts_host_dlio, worker_spread_wait) },
-	{ "dlio_worker_cpu_alone", offsetof(struct ts_host_dlio, worker_cpu_alone) },
+	{ "dlio_worker_cpu_alone", offsetof(struct ts_host_dlio, worker_cpu_alone), true },
 	{ "dlio_core_slice_ns", offsetof(struct ts_host_dlio, core_slice_ns) },
 };
 /* The formats with a reader line of their own, and the workloads' models
@@ -369,8 +372,10 @@ static int hosts_at(int argc, char **argv)
 		double x = *(const double *)((const char *)&v + at_plain[i].off);
 		double y = *(const double *)((const char *)&e + at_plain[i].off);
 		bool moved = at_moves(o.only, at_plain[i].name);
-		at_num(f, "  ", at_plain[i].name, at_pick(&o, at_plain[i].name, x, y), host,
-		       moved ? how : "at its value");
+		double w = at_pick(&o, at_plain[i].name, x, y);
+		if (w == 0 && at_plain[i].unset0) /* the host does not set it */
+			continue;
+		at_num(f, "  ", at_plain[i].name, w, host, moved ? how : "at its value");
 	}
 	for (size_t i = 0; !rc && i < TS_ARRAY_SIZE(at_own); i++) {
 		struct ts_host_dlio ov = { 0 }, oe = { 0 };

@@ -1358,6 +1358,14 @@ static int accel_release(void *self, const struct ts_take *b, uint64_t t, char *
 	return A->pipe.src.release(A->pipe.src.self, b, t, err, errlen);
 }
 
+/* AU as DLIO reports it, @busy ns of computation over the @span ns its
+ * steps took: 0 where there is no computation (computation_time 0; its
+ * steps may then take no time at all, and 0 / 0 is no AU). */
+static double au_of(double busy, double span)
+{
+	return busy > 0 ? busy / span : 0;
+}
+
 /* An epoch closes when the next begins (or the run ends). */
 static void accel_epoch_close(struct accel *A)
 {
@@ -1365,7 +1373,7 @@ static void accel_epoch_close(struct accel *A)
 	if (A->cur_epoch == UINT64_MAX || A->in_epoch <= 1)
 		return;
 	double secs = (double)(A->prev_end - A->first_end) / 1e9;
-	double au = (double)(A->in_epoch - 1) * (double)A->ct / 1e9 / secs;
+	double au = au_of((double)(A->in_epoch - 1) * (double)A->ct / 1e9, secs);
 	A->au_sum += au;
 	A->sps_sum += (double)A->ep_samples / ((double)(A->prev_end - A->ep_start) / 1e9);
 	r->au_min = TS_MIN(r->au_min, au);
@@ -1637,7 +1645,7 @@ static int dl_figures(const struct ts_dl_result *d, const struct ts_dlio_workloa
 		const struct ts_dl_epoch *ep = &d->ep[e];
 		double ea = 0;
 		for (uint64_t k = 0; k < ranks; k++) {
-			double au = (double)(d->steps - 1) * ct / (double)(ep->end - ep->first_end[k]);
+			double au = au_of((double)(d->steps - 1) * ct, (double)(ep->end - ep->first_end[k]));
 			ea += au;
 			r->au_min = TS_MIN(r->au_min, au);
 			r->au_max = TS_MAX(r->au_max, au);

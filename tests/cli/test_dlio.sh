@@ -823,5 +823,21 @@ assert r["c2-coll"]["read_requests"] == r["c2-collsum"]["read_requests"], r
 assert r["c2-coll"]["samples_per_s"] < r["c2-collsum"]["samples_per_s"], r
 PY
 
+# No computation (computation_time 0) and no host's CPU: steps after an
+# epoch's first may take no time at all. AU is then 0, as DLIO reports it
+# (computation over step time), in the line and in the JSON, which stays
+# JSON (it printed "au": -nan).
+nc="++workload.workflow.checkpoint=False ++workload.dataset.num_files_train=64 ++workload.dataset.record_length=8388608 ++workload.dataset.record_length_stdev=0 ++workload.train.epochs=3 ++workload.train.computation_time=0"
+# shellcheck disable=SC2086
+"$tiersim" dlio unet3d_h100 $nc --tier aws-gp3 --accelerators 2 --virtual --quiet \
+	--json "$work/noct.json" >"$work/noct.txt" 2>"$work/err" || fail "computation_time 0: $(cat "$work/err")"
+grep -q 'AU 0.00% (epochs 0.00-0.00%)' "$work/noct.txt" || fail "computation_time 0: $(cat "$work/noct.txt")"
+/usr/bin/python3 - "$work/noct.json" <<'PY' || fail "computation_time 0: $(cat "$work/noct.json")"
+import json, sys
+r = json.load(open(sys.argv[1]))["runs"][0]
+assert (r["au"], r["au_min"], r["au_max"], r["epochs"]) == (0, 0, 0, 3), r
+assert r["samples_per_s"] > 0, r
+PY
+
 check_clean "dlio"
 echo ok

@@ -109,6 +109,27 @@ PY
 	diff "$work/at-value.lua" "$work/at-one.lua" | grep '^>   [a-z]' | cut -d= -f1 | sort >"$work/moved"
 	printf '>   dlio_collate_ns \n>   dlio_step_ns \n' | diff - "$work/moved" ||
 		fail "hosts at --only moved other figures: $(cat "$work/moved")"
+	# A host that leaves figures unset (epyc-zen3-kvm-2vcpu: no
+	# dlio_worker_cpu_alone): its file leaves them out (a 0 there was
+	# refused: the factor must be above 0), loads without a warning and
+	# charges what the host does.
+	z=epyc-zen3-kvm-2vcpu
+	"$tiersim" hosts at $z --end value --out "$work/at-z.lua" 2>"$work/err" || fail "hosts at $z: $(cat "$work/err")"
+	! grep -q dlio_worker_cpu_alone "$work/at-z.lua" || fail "hosts at $z wrote an unset figure"
+	# shellcheck disable=SC2086
+	TIERSIM_HOST_FILE=$work/at-z.lua "$tiersim" dlio resnet50_h100 $r50 --tier essd-pl1 \
+		--virtual --host this-machine --quiet --json "$work/at-z.json" >/dev/null \
+		2>"$work/err" || fail "dlio at $z's file: $(cat "$work/err")"
+	[ ! -s "$work/err" ] || fail "dlio at $z's file: $(cat "$work/err")"
+	# shellcheck disable=SC2086
+	"$tiersim" dlio resnet50_h100 $r50 --tier essd-pl1 --virtual --host $z --quiet \
+		--json "$work/at-zhost.json" >/dev/null 2>"$work/err" || fail "dlio --host $z: $(cat "$work/err")"
+	python3 - "$work"/at-zhost.json "$work"/at-z.json <<'PY' || fail "hosts at $z: the file does not charge what the host does"
+import json, sys
+h, v = (json.load(open(p))["runs"][0] for p in sys.argv[1:3])
+for k in ("au", "samples_per_s", "read_requests", "events"):
+    assert h[k] == v[k], (k, h[k], v[k])
+PY
 	"$tiersim" hosts at $h --only dlio_nope >/dev/null 2>"$work/err" && fail "--only took no figure"
 	grep -q "'dlio_nope' is no DLIO figure" "$work/err" || fail "--only: $(cat "$work/err")"
 fi
