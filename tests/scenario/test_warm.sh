@@ -32,7 +32,7 @@ fail() {
 figures() {
 	local c=$1
 	shift
-	"$tiersim" run "$lua" --virtual --quiet --json "$work/o.json" cache="$c" "$@" \
+	"$tiersim" run "$lua" ${REAL:---virtual} --quiet --json "$work/o.json" cache="$c" "$@" \
 		>"$work/o.out" 2>"$work/err" || fail "cache=$c $*: exit $?: $(cat "$work/err")"
 	python3 -c 'import json, sys
 r = json.load(open(sys.argv[1]))["rows"][0]
@@ -74,3 +74,13 @@ read -r _ _ _ tw2 <<<"$(figures warm count=1024 iterations=2 mem=16MiB)"
 [ "$(awk -v a="$tw" -v b="$tc" 'BEGIN { print (a < b) }')" = 1 ] ||
 	fail "(c) warm took $tw s, cold $tc s: no faster from memory"
 echo "(c) virtual time $tc s cold, $tw s warm (twice the same)"
+
+[ -e /dev/fuse ] && [ -x "$build/fs/tierfs" ] || { echo "(d) skipped: no /dev/fuse or tierfs"; exit 0; }
+read -r rc dc hc tc <<<"$(REAL=--quiet figures cold count=256 iterations=2 mem=4MiB)"
+read -r rw dw hw tw <<<"$(REAL=--quiet figures warm count=256 iterations=2 mem=4MiB)"
+[ "$rc" = "$rw" ] && [ "$rc" -gt 0 ] || fail "(d) FUSE: the job read $rc bytes cold, $rw warm"
+[ "$dc" -gt 0 ] || fail "(d) FUSE: the cold run read nothing from the device"
+[ "$dw" = 0 ] && [ "$hw" = 100.000000 ] ||
+	fail "(d) FUSE, a few batches, warm: device $dw bytes, hit $hw% (want 0 and 100%)"
+grep -q "the job run once untimed first" "$work/o.out" || fail "(d) FUSE: the parts line does not say warm"
+echo "(d) FUSE, part of a dataset: device $dc cold, $dw warm; hit $hc% cold, $hw% warm"
