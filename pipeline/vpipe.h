@@ -85,9 +85,11 @@ void ts_vpipe_plan(struct ts_vpipe *v, uint64_t id, struct ts_vsample *out);
 /* When the loader can start (after what opening the source reads). */
 uint64_t ts_vpipe_start_ns(const struct ts_vpipe *v);
 /* Before the first batch: what the run reads is warmed on the disk
- * (ts_vdisk.warm) in the order a pass of it reads it — what opening the
- * source reads, then every sample in storage order — as mount{cache=warm}
- * (or "written", @dirty) leaves it in real time. */
+ * (ts_vdisk.warm) in storage order — what opening the source reads, then
+ * every sample — as writing the dataset leaves it (mount{cache="written"},
+ * @dirty) or a pass over all of it in storage order (@dirty false).
+ * A scenario's cache = "warm" is not this: it runs the job once untimed
+ * on the same model first (scenario/runner.c, run_row). */
 void ts_vpipe_warm(struct ts_vpipe *v, bool dirty);
 /* 1 with *b, 0 after the last batch, negative on an internal stall. */
 int ts_vpipe_next_batch(struct ts_vpipe *v, struct ts_vbatch *b);

@@ -69,7 +69,9 @@ uint64_t ts_vtier_submit_req(struct ts_vtier *m, uint64_t now, const struct ts_t
 	enum ts_tier_op op = req->op;
 	uint64_t file = req->file, off = req->off, len = req->len;
 	struct ts_tier_done d; /* ts_tier_submit sets all of it */
-	uint64_t t = ts_tier_submit(m->tier, now, req, &d);
+	uint64_t t = ts_tier_submit(m->tier, now + m->base_ns, req, &d);
+	m->end_ns = TS_MAX(m->end_ns, t);
+	t -= m->base_ns;
 	if (op == TS_TIER_READ) {
 		m->dev_read_bytes += d.dev_bytes;
 		m->dev_reads += d.dev_reqs;
@@ -186,6 +188,11 @@ void ts_vtier_warm(void *ctx, const struct ts_vio *io, bool dirty)
 {
 	struct ts_vtier *m = ctx;
 	ts_tier_warm(m->tier, 0, io->file, io->off, io->len, dirty);
+}
+
+void ts_vtier_continue(struct ts_vtier *m, uint64_t run_end_ns)
+{
+	m->base_ns = TS_MAX(m->base_ns + run_end_ns, m->end_ns);
 }
 
 void ts_vtier_free(struct ts_vtier *m)

@@ -29,6 +29,12 @@ struct ts_vtier {
 	 * (ts_fsmeta_inode; the metadata model only ever adds what it
 	 * has read, so the folder's part reads nothing again). */
 	struct ts_vtier_dir *dirs;
+	/* The model's clock less the run's: a run starts at 0 on its own
+	 * clock; a model kept from a run before it (a scenario's cache =
+	 * "warm", scenario/runner.c) goes on from where that run left it,
+	 * base_ns on. end_ns: the latest completion the model returned, on
+	 * its own clock. */
+	uint64_t base_ns, end_ns;
 };
 
 /* The model of @cfg (its profile, capacity, page-cache size and seed)
@@ -50,6 +56,11 @@ void ts_vtier_warm(void *ctx, const struct ts_vio *io, bool dirty);
  * rule's records of what @io will look up. */
 void ts_vtier_prefetch(void *ctx, const struct ts_vio *io);
 void ts_vtier_free(struct ts_vtier *m);
+/* The model kept for a next run that starts on its own clock at 0: its
+ * clock goes on from the later of the run's end (@run_end_ns, on the
+ * run's clock) and the last completion it returned; its state (page-cache
+ * model, queues, burst credits, metadata read) stays as the run left it. */
+void ts_vtier_continue(struct ts_vtier *m, uint64_t run_end_ns);
 
 /* The decode calibration a virtual run charges: the host profile @host
  * (pipeline/host.h) when it names one, else @want or the default file; a

@@ -47,13 +47,17 @@ struct ts_job_env {
 	char *mntdir;		   /* workdir/mnt: where mounts go */
 	char *scratch;		   /* datadir/scratch/run-PID: this run's output */
 	unsigned nmounts;	   /* for unique mount point names */
-	/* Block mode's warm start (runner.c, ts_runner_warm): while hold is
-	 * set, the disk a job mounts is kept in held when the job ends (its
-	 * pages in the page cache, its memory cgroup entered) and handed to
-	 * the next job's mount, which then owns it; hold_trace: the kept disk
-	 * records a trace for --timeline although the untimed job draws none */
+	/* cache = "warm"'s start (runner.c, run_row): while hold is set,
+	 * the disk a job mounts — block mode's (its pages in the page cache,
+	 * its memory cgroup entered), FUSE mode's tierfs mount (its page-cache
+	 * model) — is kept in held when the job ends and handed to the next
+	 * job's mount, which then owns it; in virtual time the tier model is
+	 * kept in vheld (ts_vtier_continue) and handed to the next job's
+	 * feed. hold_trace: the kept disk records a trace for --timeline
+	 * although the untimed job draws none */
 	bool hold, hold_trace;
 	struct live *held;
+	struct ts_vtier *vheld;
 	bool progress_tty;
 	uint64_t progress_ns;	   /* last progress line drawn */
 };
@@ -179,10 +183,12 @@ TS_WUR int ts_job_live_mount(struct ts_job_env *env, const struct ts_scenario *s
 /* Frees the loader and the engine and stops the mount; a failure to stop
  * is added to @err. */
 int ts_job_live_end(struct ts_job_env *env, struct live *lv, char *err, size_t errlen);
-/* Ends env->held where no job took it over (a failed or OOM row). */
+/* Ends env->held and env->vheld where no job took them over (a failed or
+ * OOM row). */
 int ts_job_hold_end(struct ts_job_env *env, char *err, size_t errlen);
 
-/* The mount{}'s tier as a virtual run's disk, at @band_end of its ranges. */
+/* The mount{}'s tier as a virtual run's disk, at @band_end of its ranges;
+ * with env->vheld, that model, taken over (a warm start's timed run). */
 TS_WUR int ts_job_vtier(struct ts_job_env *env, const struct ts_scenario *s, int band_end,
 			struct ts_vtier *m, char *err, size_t errlen);
 

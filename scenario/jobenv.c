@@ -272,7 +272,8 @@ void ts_job_place_free(struct ts_dataset_place *dp)
 
 /* tierfs's -o list for @s on @tier (@ebs: the instance's limits on it). */
 static char *mount_opts(const struct ts_scenario *s, uint64_t mem, const char *tier,
-			const struct ts_tier_ebs *ebs, const char *trace, const char *warm_path)
+			const struct ts_tier_ebs *ebs, const char *trace, const char *warm_path,
+			bool cold)
 {
 	char buf[2048];
 	size_t n = (size_t)snprintf(buf, sizeof(buf), "tier=%s,seed=%llu", tier,
@@ -286,9 +287,11 @@ static char *mount_opts(const struct ts_scenario *s, uint64_t mem, const char *t
 		n += (size_t)snprintf(buf + n, sizeof(buf) - n, ",profile=%s", s->mnt.profile);
 	if (trace && *trace)
 		n += (size_t)snprintf(buf + n, sizeof(buf) - n, ",trace=%s", trace);
-	/* A warm or written start warms what the run reads, not the rest of
-	 * the backing (other datasets, scratch). */
-	if (s->mnt.cache && strcmp(s->mnt.cache, "cold"))
+	/* A written start (or a warm one of a job that cannot run twice,
+	 * TS_JOB_ONCE) warms what the run reads, not the rest of the backing
+	 * (other datasets, scratch); @cold: a warm start's untimed run, which
+	 * warms it by reading (runner.c, run_row). */
+	if (!cold && s->mnt.cache && strcmp(s->mnt.cache, "cold"))
 		n += (size_t)snprintf(buf + n, sizeof(buf) - n, ",cache=%s%s%s", s->mnt.cache,
 				      warm_path && *warm_path ? ",warm_path=" : "",
 				      warm_path ? warm_path : "");
@@ -693,7 +696,7 @@ int ts_job_live_end(struct ts_job_env *env, struct live *lv, char *err, size_t e
 		ts_engine_free(lv->eng);
 	if (!lv->lent && (lv->disk || lv->cg || lv->image[0]))
 		rc = disk_end(lv, err, errlen);
-	if (lv->mount) {
+	if (lv->mount && !lv->lent) { /* lent: env->held's, stopped by its end */
 		char e[512] = "";
 		rc = ts_mount_stop(&env->mounts, lv->mount, e, sizeof(e));
 		if (rc && err && !err[0]) {
@@ -711,6 +714,11 @@ int ts_job_live_end(struct ts_job_env *env, struct live *lv, char *err, size_t e
 
 int ts_job_hold_end(struct ts_job_env *env, char *err, size_t errlen)
 {
+	if (env->vheld) {
+		ts_vtier_free(env->vheld);
+		free(env->vheld);
+		env->vheld = NULL;
+	}
 	struct live *h = env->held;
 	if (!h)
 		return 0;
@@ -782,6 +790,13 @@ int ts_job_live_mount(struct ts_job_env *env, const struct ts_scenario *s, const
 		ts_job_tier_desc(s, d, mdesc, mdn);
 		return 0;
 	}
+	if (env->held) { /* a warm start's timed run on the untimed run's mount */
+		int rc = take_held(env, lv, err, errlen);
+		if (!rc)
+			ts_job_tier_desc(s, "tierfs real, cache warm (the job run once untimed "
+					 "first)", mdesc, mdn);
+		return rc;
+	}
 	char warm[PATH_MAX * 2];
 	snprintf(warm, sizeof(warm), "%s%s%s", dp->rel, dp->rel[0] && dp->input[0] ? "/" : "",
 		 dp->input);
@@ -793,7 +808,8 @@ int ts_job_live_mount(struct ts_job_env *env, const struct ts_scenario *s, const
 	}
 	struct ts_tier_ebs e;
 	ts_scn_ebs(&s->mnt, ts_tier_set_find(env->tiers, tier), &e);
-	char *opts = mount_opts(s, mem, tier, &e, trace, warm);
+	/* a warm start's untimed run starts cold: the job's own reads warm it */
+	char *opts = mount_opts(s, mem, tier, &e, trace, warm, env->hold);
 	char mp[PATH_MAX];
 	snprintf(mp, sizeof(mp), "%s/m%d-%u", env->mntdir, (int)getpid(), env->nmounts++);
 	int rc = opts ? ts_mount_start(&env->mounts, dp->backing, mp, opts, &lv->mount, err, errlen)
@@ -806,6 +822,8 @@ int ts_job_live_mount(struct ts_job_env *env, const struct ts_scenario *s, const
 	}
 	snprintf(lv->root, sizeof(lv->root), "%s", mp);
 	ts_job_tier_desc(s, "tierfs real", mdesc, mdn);
+	if (env->hold && (rc = hold_disk(env, lv)))
+		return rc; /* the mount is @lv's: its end stops it */
 	return 0;
 }
 
@@ -861,6 +879,12 @@ void ts_job_row_steps(struct ts_row *w, const struct ts_step_sums *m)
 int ts_job_vtier(struct ts_job_env *env, const struct ts_scenario *s, int band_end,
 		 struct ts_vtier *m, char *err, size_t errlen)
 {
+	if (env->vheld) { /* a warm start's timed run: the untimed run's model */
+		*m = *env->vheld;
+		free(env->vheld);
+		env->vheld = NULL;
+		return 0;
+	}
 	memset(m, 0, sizeof(*m));
 	if (!strcmp(s->mnt.tier, "none")) {
 		snprintf(err, errlen, "--virtual needs a tier to model; mount{tier=\"none\"} runs "

@@ -289,23 +289,36 @@ static int run_job(struct ts_runner *R, const struct ts_job_ops *job, struct ts_
 	return job->run(&R->env, &a, w, err, errlen);
 }
 
-/* Block mode's cache = "warm": the state the previous run of the same job
- * leaves. The row's job runs once untimed (the same loader, order, seed
- * and reads, into a row of its own that is dropped) on the disk it mounts,
- * in the row's memory cgroup; the disk is kept mounted and the cgroup
- * entered (env.hold), so the kernel keeps what its LRU kept of those reads
- * up to the cgroup's limit; then the row's job runs timed on that disk.
+/* cache = "warm": the state the previous run of the same job leaves, in
+ * every mode. The row's job runs once untimed (the same loader, order, seed
+ * and reads, into a row of its own that is dropped), then timed from what
+ * it left:
+ * - block mode: on the disk it mounts, in the row's memory cgroup; the
+ *   disk is kept mounted and the cgroup entered (env.hold), so the kernel
+ *   keeps what its LRU kept of those reads up to the cgroup's limit;
+ * - FUSE mode: on its tierfs mount (mounted cold), kept running, so
+ *   tierfs's page-cache model holds what that run left;
+ * - virtual time: on the tier model, kept (env.vheld), whose clock goes on
+ *   from the untimed run's end (ts_vtier_continue): its page-cache model,
+ *   queues, burst and throughput credits and the metadata it read carry
+ *   over, as they do on a disk kept mounted.
  * The row's figures are the timed run's: its counters are differences
  * taken during it, the own-memory sampler starts again with it, and its
  * trace records are those submitted from its start (live.timed_from_ns).
- * Everything else (virtual time, FUSE mode, cold, written) runs once. */
+ * A job that writes on its disk (TS_JOB_ONCE: preprocess) cannot run
+ * twice: real block mode refuses it; FUSE mode and virtual time warm its input
+ * in storage order instead (tierfs's cache=warm of the input path, the
+ * job's own warm), which is what a run of it before read. Everything else
+ * (cold, written, synthetic data, tier "none") runs once. */
 static int run_row(struct ts_runner *R, const struct ts_job_ops *job, struct ts_scenario *s,
-		   const char *tier, const struct ts_scn_run *run, struct ts_row *w, char *err,
-		   size_t errlen)
+		   const char *tier, const struct ts_scn_run *run, int band_end, struct ts_row *w,
+		   char *err, size_t errlen)
 {
-	if (R->o.virtual_time || !s->mnt.fs || !*s->mnt.fs || !s->mnt.cache ||
-	    strcmp(s->mnt.cache, "warm") || !strcmp(tier, "none"))
-		return run_job(R, job, s, tier, run, 0, w, err, errlen);
+	bool block = s->mnt.fs && *s->mnt.fs;
+	if (!s->mnt.cache || strcmp(s->mnt.cache, "warm") || !strcmp(tier, "none") ||
+	    (s->pipe.source && !strcmp(s->pipe.source, "null")) ||
+	    ((!block || R->o.virtual_time) && (job->flags & TS_JOB_ONCE)))
+		return run_job(R, job, s, tier, run, band_end, w, err, errlen);
 	if (job->flags & TS_JOB_ONCE) {
 		snprintf(err, errlen, "%s: mount{ fs = '%s', cache = 'warm' } runs the job once untimed "
 				      "on its disk first, and %s writes its output there: use cache "
@@ -322,7 +335,7 @@ static int run_row(struct ts_runner *R, const struct ts_job_ops *job, struct ts_
 	R->env.hold_trace = tl != NULL;
 	uint64_t t0 = ts_now_ns();
 	if (!rc)
-		rc = run_job(R, job, s, tier, run, 0, &pre, err, errlen);
+		rc = run_job(R, job, s, tier, run, band_end, &pre, err, errlen);
 	R->env.timeline = tl;
 	R->env.hold = R->env.hold_trace = false;
 	if (!rc && pre.error) { /* a batch that does not fit: the timed run's row too */
@@ -330,7 +343,7 @@ static int run_row(struct ts_runner *R, const struct ts_job_ops *job, struct ts_
 	} else if (!rc) {
 		ts_job_note(&R->env, "%s: warmed by one untimed run of the job (%.1f s)", w->label,
 			    (double)(ts_now_ns() - t0) / 1e9);
-		rc = run_job(R, job, s, tier, run, 0, w, err, errlen);
+		rc = run_job(R, job, s, tier, run, band_end, w, err, errlen);
 	}
 	ts_row_release(&pre);
 	char e[512] = "";
@@ -372,7 +385,7 @@ static int run_band(struct ts_runner *R, const struct ts_job_ops *job, struct ts
 		b.virtual_time = true;
 		rc = ts_row_set_str(&b.label, w->label);
 		if (!rc)
-			rc = run_job(R, job, s, tier, run, k ? 1 : -1, &b, err, errlen);
+			rc = run_row(R, job, s, tier, run, k ? 1 : -1, &b, err, errlen);
 		/* what the job moved of its own: the same list at both ends */
 		if (!rc && !k && b.band_params && *b.band_params) {
 			size_t u = strlen(names);
@@ -555,7 +568,7 @@ int ts_runner_exec(struct ts_runner *R, const struct ts_job_ops *job,
 			record_params(w, &s);
 			R->nruns++;
 			uint64_t t0 = ts_now_ns();
-			rc = run_row(R, use, &s, tier, run, w, err, errlen);
+			rc = run_row(R, use, &s, tier, run, 0, w, err, errlen);
 			if (!rc && R->o.band && R->o.virtual_time && !w->error)
 				rc = run_band(R, use, &s, tier, run, w, err, errlen);
 			if (!rc)

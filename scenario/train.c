@@ -60,6 +60,7 @@ struct feed {
 	/* --timeline: this row's tracks (NULL = none), origin t0 */
 	struct ts_tl_proc *tl;
 	uint64_t tl_t0;
+	uint64_t end_ns; /* virtual: the last step's end */
 };
 
 static void feed_counters(struct feed *f, struct fs_counters *c)
@@ -123,6 +124,22 @@ static int feed_end(struct ts_job_env *env, struct feed *f, char *err, size_t er
 {
 	ts_vpipe_free(f->vp);
 	f->vp = NULL;
+	/* a warm start's untimed run (runner.c): its tier model, as it left
+	 * it, is the timed run's (ts_job_vtier) */
+	struct ts_vtier *keep = env->hold && f->vt.tier && !env->vheld ? malloc(sizeof(*keep))
+									: NULL;
+	if (env->hold && f->vt.tier && !keep) {
+		ts_vtier_free(&f->vt);
+		snprintf(err, errlen, "out of memory keeping the tier model for cache = 'warm'");
+		return -ENOMEM;
+	}
+	if (keep) {
+		f->vt.tl = NULL;
+		ts_vtier_continue(&f->vt, f->end_ns);
+		*keep = f->vt;
+		env->vheld = keep;
+		memset(&f->vt, 0, sizeof(f->vt));
+	}
 	ts_vtier_free(&f->vt);
 	char trace[PATH_MAX];
 	bool own = f->lv.own_trace;
@@ -234,8 +251,11 @@ static int feed_open(struct ts_job_env *env, struct ts_scenario *s, const char *
 					 f->vt.fs };
 		rc = ts_vpipe_new(&pc, synthetic ? NULL : &dp->meta, &disk,
 				  f->have_cal ? &f->cal : NULL, &f->vp, err, errlen);
-		if (!rc && !synthetic && strcmp(s->mnt.cache, "cold"))
-			ts_vpipe_warm(f->vp, !strcmp(s->mnt.cache, "written"));
+		/* "warm" is the state a run of the job before left: the
+		 * runner runs it once untimed on this model first (runner.c,
+		 * run_row; ts_job_vtier hands the model over) */
+		if (!rc && !synthetic && !strcmp(s->mnt.cache, "written"))
+			ts_vpipe_warm(f->vp, true);
 		if (!rc && f->tl)
 			ts_vpipe_set_timeline(f->vp, f->tl);
 	} else {
@@ -400,6 +420,7 @@ static int train_loop(struct ts_job_env *env, struct feed *f, struct ts_engine *
 	struct ts_steploop L = { .src = &pipe.src, .ops = &ops, .limit = T.total, .t0 = t0,
 				 .real = !f->virtual_time };
 	int rc = ts_steploop_run(&L, err, errlen);
+	f->end_ns = T.prev_end;
 	ts_job_progress_end(env);
 	if (!rc && L.steps < T.total) {
 		snprintf(err, errlen, "the loader ran out of data after %llu of %llu iterations",
