@@ -39,7 +39,7 @@ struct ts_wake_bpf {
 	int err; /* the reader's: -ENOMEM */
 	struct bpf_link *links[16];
 	size_t nlinks;
-	bool no_handoffs; /* ts_wake_bpf_no_handoffs: the system call programs unattached */
+	bool no_handoffs; /* ts_wake_bpf_no_handoffs: the system call program unattached */
 };
 
 /* libbpf's own messages would be lines of their own: the reason a load
