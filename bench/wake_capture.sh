@@ -44,7 +44,7 @@
 # Environment: TS_ROUNDS (default 5), TS_IOS (default 49152), TS_BEFORE,
 # TS_BPF_STATS, TS_CONTROL, TS_TRACEFS, TS_PIN, TS_NOHANDOFFS (1: one
 # more recording per round, through BPF with --no-handoffs: no pipe
-# hand-offs, the system call programs unattached), TS_WARMUP (0: no
+# hand-offs, the system call program unattached), TS_WARMUP (0: no
 # uncounted recording first). A recording's fixed CPU (tiersim,
 # the mount, fio's start: about 0.17 s) was half of a 12288-IO
 # recording's, so the figure per IO was as much the start-up's; 49152

@@ -505,24 +505,30 @@ int BPF_PROG(on_exit, const void *p)
 
 /*
  * Hand-offs (traces/wakes.h): the pipe reads and writes of the tree's
- * threads, at the system call's entry and return (raw_syscalls: this
+ * threads, at the system call's return (raw_syscalls' sys_exit: this
  * kernel has neither kprobes, CONFIG_KPROBES unset, nor fexit programs
- * under its lockdown). At the entry of read, write, readv or writev by a
- * thread of the tree the fd is kept in its state; at the return, where
- * bytes moved and the fd is a pipe's (its inode a FIFO: an anonymous pipe
- * or a named one), the pipe (its file's private_data, the kernel's struct
- * pipe_inode_info) has its bytes written or read counted in pipes and the
- * call is sent with the count at its end: a byte read is the byte written
- * at the same count (a pipe is FIFO), and user space ties each read to
- * the write that put its last byte in (wakes.c). Only the tree's threads
- * are counted: a pipe that a thread outside it writes too is counted
- * short (user space drops a tie whose write came after its read). Every
- * system call of the host runs both programs: the entry's returns on the
- * call's number (its argument: a compare and a bit test) for all but
- * the four, the exit's on the tree's filter (one load, maybe_tree) for
- * all but the tree's threads. Where the offsets are unknown (handoffs 0)
- * or the capture is asked for none (tiersim record --no-handoffs), user
- * space leaves both unattached, and the system calls cost nothing.
+ * under its lockdown). At the return of read, write, readv or writev by a
+ * thread of the tree, where bytes moved and the fd is a pipe's (its inode
+ * a FIFO: an anonymous pipe or a named one), the pipe (its file's
+ * private_data, the kernel's struct pipe_inode_info) has its bytes
+ * written or read counted in pipes and the call is sent with the count at
+ * its end: a byte read is the byte written at the same count (a pipe is
+ * FIFO), and user space ties each read to the write that put its last
+ * byte in (wakes.c). Only the tree's threads are counted: a pipe that a
+ * thread outside it writes too is counted short (user space drops a tie
+ * whose write came after its read).
+ *
+ * The call's number and its fd are read at the return from the registers
+ * the entry saved (struct pt_regs: orig_ax, di), which the kernel keeps
+ * for the return (the exit's own work reads the number from there): one
+ * program, not one at the entry keeping the fd for one at the return.
+ * Every system call of the host runs it and returns on the tree's filter
+ * (one load, maybe_tree) for all but the tree's threads; the entry's
+ * tracepoint has no program, so it costs a call no more than the slower
+ * path that any system call tracepoint puts every task on. Where the
+ * offsets are unknown (handoffs 0) or the capture is asked for none
+ * (tiersim record --no-handoffs), user space leaves it unattached, and
+ * the system calls cost nothing.
  */
 struct pipe_bytes {
 	__u64 written, read;
@@ -545,32 +551,12 @@ __u64 pipes_lost = 0;
 #define NR_WRITEV 20
 #define S_IFMT 0170000
 #define S_IFIFO 0010000
-#define IO_WRITE 0x80000000U
 /* the calls followed, as a set of bits by number */
 #define IO_CALLS (1U << NR_READ | 1U << NR_WRITE | 1U << NR_READV | 1U << NR_WRITEV)
-
-SEC("raw_tp/sys_enter")
-int BPF_PROG(on_sys_enter, const void *regs, long id)
-{
-	/* the system call's number first, from the program's argument: one
-	 * compare and one bit test, no helper, no load (every system call of
-	 * the host runs this); then the tree's filter */
-	if ((__u64)id > NR_WRITEV || !(IO_CALLS & (1U << id)))
-		return 0;
-	__u64 cur = bpf_get_current_task();
-	if (!maybe_tree(cur))
-		return 0;
-	struct tstate *s = tree_state(cur);
-	if (!s)
-		return 0;
-	/* the first argument (x86-64's rdi, struct pt_regs's 15th word) */
-	__u64 fd = 0;
-	bpf_probe_read_kernel(&fd, sizeof(fd), (const char *)regs + 14 * 8);
-	s->io_fd = fd < 0x7fffffff ? ((__u32)fd + 1) |
-					 (id == NR_WRITE || id == NR_WRITEV ? IO_WRITE : 0)
-				   : 0;
-	return 0;
-}
+/* x86-64's struct pt_regs, in words: the first argument (di) and the
+ * call's number (orig_ax) */
+#define REGS_DI 14
+#define REGS_ORIG_AX 15
 
 /* @fd of the current task's: its pipe, or 0 */
 static __always_inline __u64 pipe_of(__u64 task, __u32 fd)
@@ -590,18 +576,27 @@ static __always_inline __u64 pipe_of(__u64 task, __u32 fd)
 	return (__u64)read_ptr(file, file_private);
 }
 
-__attribute__((noinline)) int pipe_done(__u64 task, __s64 ret)
+/* A call of the tree's thread @task returned @ret; @regs, its registers
+ * (an address, as @task: a global function's pointer arguments are the
+ * verifier's to type, and these are the kernel's) */
+__attribute__((noinline)) int pipe_done(__u64 task, __u64 regs, __s64 ret)
 {
-	/* again: a global function takes no pointer to the programs' data */
-	struct tstate *s = tree_state(task);
-	if (!s || !s->io_fd)
-		return 0;
-	__u32 io = s->io_fd;
-	s->io_fd = 0;
+	/* nothing moved (an error, an end of file): nothing to count */
 	if (ret <= 0)
 		return 0;
-	__u32 write = io & IO_WRITE;
-	__u64 pipe = pipe_of(task, (io & ~IO_WRITE) - 1);
+	__u64 nr = ~0ULL, fd = ~0ULL;
+	bpf_probe_read_kernel(&nr, sizeof(nr), (const char *)regs + REGS_ORIG_AX * 8);
+	if (nr > NR_WRITEV || !(IO_CALLS & (1U << nr)))
+		return 0;
+	bpf_probe_read_kernel(&fd, sizeof(fd), (const char *)regs + REGS_DI * 8);
+	if (fd >= 0x7fffffff)
+		return 0;
+	/* again: a global function takes no pointer to the programs' data */
+	struct tstate *s = tree_state(task);
+	if (!s)
+		return 0;
+	bool write = nr == NR_WRITE || nr == NR_WRITEV;
+	__u64 pipe = pipe_of(task, (__u32)fd);
 	if (!pipe)
 		return 0;
 	struct pipe_bytes *b = bpf_map_lookup_elem(&pipes, &pipe);
@@ -626,14 +621,10 @@ __attribute__((noinline)) int pipe_done(__u64 task, __s64 ret)
 SEC("raw_tp/sys_exit")
 int BPF_PROG(on_sys_exit, const void *regs, long ret)
 {
-	/* the number is not an argument here (it is in the registers, a
-	 * helper's read away): the tree's filter first, one load; then the
-	 * thread's own mark of a call followed, set at its entry */
+	/* the tree's filter first (one load), then, for the tree's threads
+	 * alone, the call's number from the registers (pipe_done) */
 	__u64 cur = bpf_get_current_task();
 	if (!maybe_tree(cur))
 		return 0;
-	struct tstate *s = tree_state(cur);
-	if (!s || !s->io_fd)
-		return 0;
-	return pipe_done(cur, ret);
+	return pipe_done(cur, (__u64)regs, ret);
 }

@@ -39,7 +39,7 @@ struct ts_wake_bpf {
 	int err; /* the reader's: -ENOMEM */
 	struct bpf_link *links[16];
 	size_t nlinks;
-	bool no_handoffs; /* ts_wake_bpf_no_handoffs: the system call programs unattached */
+	bool no_handoffs; /* ts_wake_bpf_no_handoffs: the system call program unattached */
 };
 
 /* libbpf's own messages would be lines of their own: the reason a load
@@ -503,10 +503,9 @@ static int attach(struct ts_wake_bpf *b)
 	struct bpf_program *p;
 	bpf_object__for_each_program(p, b->skel->obj)
 	{
-		/* the hand-offs' programs (on every system call of the host)
+		/* the hand-offs' program (on every system call of the host)
 		 * only where they are asked for and their offsets are known */
-		if ((p == b->skel->progs.on_sys_enter || p == b->skel->progs.on_sys_exit) &&
-		    !handoffs_on(b))
+		if (p == b->skel->progs.on_sys_exit && !handoffs_on(b))
 			continue;
 		if (b->nlinks == TS_ARRAY_SIZE(b->links))
 			return -E2BIG;

@@ -25,8 +25,8 @@ struct ts_wake_bpf;
 /* Loads the programs, not attached; the ring holds @ring_kb KiB (rounded
  * up to a power of two). 0, or -errno with the reason in @why. */
 TS_WUR int ts_wake_bpf_open(struct ts_wake_bpf **out, size_t ring_kb, char *why, size_t whylen);
-/* Before ts_wake_bpf_start: no hand-offs (no H lines): the programs on
- * every system call of the host (wake_bpf.bpf.c) stay unattached. */
+/* Before ts_wake_bpf_start: no hand-offs (no H lines): the program on
+ * every system call of the host (wake_bpf.bpf.c) stays unattached. */
 void ts_wake_bpf_no_handoffs(struct ts_wake_bpf *b);
 /* Starts capturing the tree under @pid into @p (which it feeds from a
  * thread of its own until ts_wake_bpf_stop). */

@@ -30,9 +30,7 @@ struct ts_wake_bpf_state {
 	__u32 tid;  /* the thread */
 	__u32 d;    /* that sleep is uninterruptible (state D) */
 	__u32 exiting; /* past sched_process_exit: its exit_state may be set */
-	__u32 io_fd; /* a read or write in flight (wake_bpf.bpf.c, hand-offs): its
-		      * fd + 1, bit 31 set for a write; 0 = none. A slot is one
-		      * cache line. */
+	__u32 pad;     /* unused: a slot is one cache line */
 };
 
 enum ts_wake_bpf_type {

@@ -32,7 +32,7 @@ TS_WUR int ts_wake_capture_open(struct ts_wake_capture **out, const char *scratc
  * be (one line, for a notice), or NULL. */
 const char *ts_wake_capture_note(const struct ts_wake_capture *c);
 /* Before ts_wake_capture_start: no pipe hand-offs in the wake file (no H
- * lines; the BPF capture's system call programs left unattached). */
+ * lines; the BPF capture's system call program left unattached). */
 void ts_wake_capture_no_handoffs(struct ts_wake_capture *c);
 /* Starts capturing the tree under @pid (not yet running its command). */
 TS_WUR int ts_wake_capture_start(struct ts_wake_capture *c, pid_t pid, char *why,
