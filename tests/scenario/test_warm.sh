@@ -42,9 +42,16 @@ print("%d %d %.6f %r" % (v("bytes_read"), round(v("device_read_rate") * 1e6 * v(
 		"$work/o.json" || fail "cache=$c $*: no figures in the JSON"
 }
 
+# both ARGS...: the row cold (rc dc hc tc) and warm (rw dw hw tw); figures
+# runs in a subshell, whose fail ends only it: an empty figure fails here
+both() {
+	read -r rc dc hc tc <<<"$(figures cold "$@")"
+	read -r rw dw hw tw <<<"$(figures warm "$@")"
+	[ -n "$tc" ] && [ -n "$tw" ] || fail "cache=cold/warm $*: no figures"
+}
+
 # (a) 64 samples (7.3 MiB) in 4 MiB, one epoch of 8 batches of 8
-read -r rc dc hc tc <<<"$(figures cold count=64 iterations=8 mem=4MiB)"
-read -r rw dw hw tw <<<"$(figures warm count=64 iterations=8 mem=4MiB)"
+both count=64 iterations=8 mem=4MiB
 [ "$rc" = "$rw" ] || fail "(a) the job read $rc bytes cold, $rw warm: the job itself changed"
 [ "$hw" = "$hc" ] || fail "(a) cache hit $hc% cold, $hw% warm: an LRU flood hits nothing more warm"
 # the file system's metadata the untimed run read stays: 32 KiB here
@@ -52,23 +59,26 @@ read -r rw dw hw tw <<<"$(figures warm count=64 iterations=8 mem=4MiB)"
 	fail "(a) device $dc bytes cold, $dw warm: more than the metadata saved"
 echo "(a) larger than mem: read $rc bytes; device $dc cold, $dw warm; hit $hc% cold, $hw% warm"
 
+# from_memory TAG WHAT ARGS...: cold, then warm; the warm run reads the
+# same bytes, all of them from memory (none from the device, every read a
+# hit), where the cold one read from the device. Leaves rc dc hc tc (cold)
+# and rw dw hw tw (warm) set.
+from_memory() {
+	local tag=$1 what=$2
+	shift 2
+	both "$@"
+	[ "$rc" = "$rw" ] && [ "$rc" -gt 0 ] || fail "($tag) the job read $rc bytes cold, $rw warm"
+	[ "$dc" -gt 0 ] || fail "($tag) the cold run read nothing from the device"
+	[ "$dw" = 0 ] && [ "$hw" = 100.000000 ] ||
+		fail "($tag) $what, warm: device $dw bytes, hit $hw% (want 0 and 100%)"
+	echo "($tag) $what: device $dc cold, $dw warm; hit $hc% cold, $hw% warm"
+}
+
 # (b) 64 samples in 16 MiB
-read -r rc dc hc tc <<<"$(figures cold count=64 iterations=8 mem=16MiB)"
-read -r rw dw hw tw <<<"$(figures warm count=64 iterations=8 mem=16MiB)"
-[ "$rc" = "$rw" ] || fail "(b) the job read $rc bytes cold, $rw warm"
-[ "$dc" -gt 0 ] || fail "(b) the cold run read nothing from the device"
-[ "$dw" = 0 ] && [ "$hw" = 100.000000 ] ||
-	fail "(b) smaller than mem, warm: device $dw bytes, hit $hw% (want 0 and 100%)"
-echo "(b) smaller than mem: device $dc cold, $dw warm; hit $hc% cold, $hw% warm"
+from_memory b "smaller than mem" count=64 iterations=8 mem=16MiB
 
 # (c) 2 batches of 8 of 1,024 samples (117 MiB) in 16 MiB
-read -r rc dc hc tc <<<"$(figures cold count=1024 iterations=2 mem=16MiB)"
-read -r rw dw hw tw <<<"$(figures warm count=1024 iterations=2 mem=16MiB)"
-[ "$rc" = "$rw" ] || fail "(c) the job read $rc bytes cold, $rw warm"
-[ "$dc" -gt 0 ] || fail "(c) the cold run read nothing from the device"
-[ "$dw" = 0 ] && [ "$hw" = 100.000000 ] ||
-	fail "(c) a few batches of a large dataset, warm: device $dw bytes, hit $hw% (want 0 and 100%)"
-echo "(c) part of a large dataset: device $dc cold, $dw warm; hit $hc% cold, $hw% warm"
+from_memory c "a few batches of a large dataset" count=1024 iterations=2 mem=16MiB
 read -r _ _ _ tw2 <<<"$(figures warm count=1024 iterations=2 mem=16MiB)"
 [ "$tw" = "$tw2" ] || fail "(c) two warm runs took $tw and $tw2 s of virtual time"
 [ "$(awk -v a="$tw" -v b="$tc" 'BEGIN { print (a < b) }')" = 1 ] ||
@@ -76,11 +86,5 @@ read -r _ _ _ tw2 <<<"$(figures warm count=1024 iterations=2 mem=16MiB)"
 echo "(c) virtual time $tc s cold, $tw s warm (twice the same)"
 
 [ -e /dev/fuse ] && [ -x "$build/fs/tierfs" ] || { echo "(d) skipped: no /dev/fuse or tierfs"; exit 0; }
-read -r rc dc hc tc <<<"$(REAL=--quiet figures cold count=256 iterations=2 mem=4MiB)"
-read -r rw dw hw tw <<<"$(REAL=--quiet figures warm count=256 iterations=2 mem=4MiB)"
-[ "$rc" = "$rw" ] && [ "$rc" -gt 0 ] || fail "(d) FUSE: the job read $rc bytes cold, $rw warm"
-[ "$dc" -gt 0 ] || fail "(d) FUSE: the cold run read nothing from the device"
-[ "$dw" = 0 ] && [ "$hw" = 100.000000 ] ||
-	fail "(d) FUSE, a few batches, warm: device $dw bytes, hit $hw% (want 0 and 100%)"
+REAL=--quiet from_memory d "FUSE, a few batches" count=256 iterations=2 mem=4MiB
 grep -q "the job run once untimed first" "$work/o.out" || fail "(d) FUSE: the parts line does not say warm"
-echo "(d) FUSE, part of a dataset: device $dc cold, $dw warm; hit $hc% cold, $hw% warm"
