@@ -284,7 +284,14 @@ def collate():
     # copies nothing more: one copy, not two, as here with the worker's
     # info set (without it, the stack and then the copy into shared memory
     # cost twice as much). The thread's CPU per batch of each COLLATES
-    # shape, fresh memory each time as a worker's is
+    # shape, fresh memory each time as a worker's is. After the timed part
+    # the pickled batch is taken back as the loader's main process takes it
+    # (ForkingPickler.loads: the descriptor fetched from the pickler's
+    # resource sharer, which then closes its copy), so that each batch's
+    # shared memory is freed when dropped, as DLIO's is once the batch is
+    # used; a pickle never taken left the sharer holding every batch's
+    # memory for the process's life, and the stack into fresh memory then
+    # cost more the more was held (bench/dlio_collate_probe.py)
     import io
     from multiprocessing.reduction import ForkingPickler
     from torch.utils.data import default_collate
@@ -297,10 +304,12 @@ def collate():
         for i in range(COLLATE_REPEATS + 1):
             t0 = time.thread_time_ns()
             b = default_collate([image] * batch)
-            ForkingPickler(io.BytesIO()).dump(b)
+            buf = io.BytesIO()
+            ForkingPickler(buf).dump(b)
             if i:  # the first warms the allocator and the modules
                 ns += time.thread_time_ns() - t0
-            del b
+            back = ForkingPickler.loads(buf.getvalue())  # the consumer's side, untimed
+            del back, b, buf
         print("collate %s %d %d %d" % (model, batch, side * side, ns // COLLATE_REPEATS), flush=True)
     worker._worker_info = None
 
