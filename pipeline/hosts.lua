@@ -989,7 +989,7 @@ library "pillow" {
 -- the later two with each batch's memory freed after the timed part, as
 -- DLIO's main process frees it: 433, 457 and 449 us/MiB, the same here
 -- (bench/dlio_collate_probe.py, workloads/DLIO.md). None was moved by hand
--- or fitted on a bench/dlio_peer.sh row: the real DLIO's runs of 21:38-22:00
+-- or fitted on a bench/dlio_peer.sh row: the real DLIO's runs of 21:38-21:57
 -- UTC on this guest check it (workloads/DLIO.md, "2026-12-07 (night)").
 -- Against xeon-kvm-2vcpu's: npz 567 us + 569 us/MiB a sample (1,246 +
 -- 1,480), the step 3.2 ms unet3d, 2.9 ms resnet50 (2.3, 7.4), the worker's
