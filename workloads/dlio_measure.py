@@ -264,14 +264,15 @@ def steps():
 COLLATE_REPEATS = 6
 
 
-# The batches collated, each at its workload's own shape as DLIO 2.0.0
-# hands it over: resized_image is a square uint8 array of side
-# int(sqrt(record_length_resize or record_length)), and unet3d's
-# record_length_bytes_resize is no key 2.0.0 reads: unet3d's 7 x 2896 x 2896
-# (bench/dlio_peer.sh's samples of 8 MiB) and resnet50's 400 x 387 x 387
-# (its record_length_resize): the two ends, few large samples and many
-# small ones, that a per-sample constant and a per-MiB slope are fitted
-# through
+# The batches collated: resized_image is a square uint8 array of side
+# int(sqrt(record_length_resize or record_length)). unet3d's 7 x 2896 x 2896
+# (the resize of an 8 MiB record where none is set: the repository's
+# upstream unet3d_h100.yaml names record_length_bytes_resize, no key 2.0.0
+# reads) and resnet50's 400 x 387 x 387 (its record_length_resize): the two
+# ends, few large samples and many small ones, that a per-sample constant
+# and a per-MiB slope are fitted through. DLIO's own packaged
+# unet3d_h100.yaml, which its Hydra reads first, sets record_length_resize
+# 2097152 (1448 x 1448, between the two ends; workloads/DLIO.md)
 COLLATES = (("unet3d", 7, 8388608), ("resnet50", 400, 150528))
 
 
