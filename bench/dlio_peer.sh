@@ -361,13 +361,21 @@ if [ -n "$prio" ]; then
 	rtp=(chrt -f $((prio < 99 ? prio + 1 : 99)))
 fi
 
-# Each dataset's overrides, given to DLIO and to tiersim alike.
+# Each dataset's overrides, given to DLIO and to tiersim alike. u64 and
+# u168 name record_length_resize (2 MiB: a 1448 x 1448 resized_image a
+# sample) as DLIO reads it: Hydra takes DLIO's own packaged
+# workload/unet3d_h100.yaml before the --config-dir copy of
+# workloads/dlio/unet3d_h100.yaml, and the packaged one sets
+# record_length_resize: 2097152 (each run's dlio/.hydra/config.yaml shows
+# it), where the copy's record_length_bytes_resize is no key 2.0.0 reads:
+# without it tiersim collated 8 MiB samples where DLIO's workers collate
+# 2 MiB ones.
 common="++workload.workflow.checkpoint=False ++workload.workflow.evaluation=False ++workload.dataset.num_files_eval=0 ++workload.train.epochs=$epochs"
 declare -A wl=([u64]=unet3d_h100 [u168]=unet3d_h100 [r50]=resnet50_h100 [j50]=resnet50_h100
 	[h50]=resnet50_h100 [p50]=resnet50_h100)
 declare -A over=(
-	[u64]="++workload.dataset.num_files_train=64 ++workload.dataset.record_length=8388608 ++workload.dataset.record_length_stdev=0 ++workload.train.computation_time=0.323"
-	[u168]="++workload.dataset.num_files_train=168 ++workload.dataset.record_length=8388608 ++workload.dataset.record_length_stdev=0 ++workload.train.computation_time=0.323"
+	[u64]="++workload.dataset.num_files_train=64 ++workload.dataset.record_length=8388608 ++workload.dataset.record_length_resize=2097152 ++workload.dataset.record_length_stdev=0 ++workload.train.computation_time=0.323"
+	[u168]="++workload.dataset.num_files_train=168 ++workload.dataset.record_length=8388608 ++workload.dataset.record_length_resize=2097152 ++workload.dataset.record_length_stdev=0 ++workload.train.computation_time=0.323"
 	[r50]="++workload.framework=pytorch ++workload.reader.data_loader=pytorch ++workload.dataset.format=npz ++workload.dataset.num_files_train=4000 ++workload.dataset.num_samples_per_file=1 ++workload.dataset.record_length=114660 ++workload.dataset.record_length_stdev=0 ++workload.train.computation_time=0.224 ++workload.reader.batch_size=400 ++workload.reader.read_threads=8"
 	[j50]="++workload.framework=pytorch ++workload.reader.data_loader=pytorch ++workload.dataset.format=jpeg ++workload.dataset.num_files_train=4000 ++workload.dataset.num_samples_per_file=1 ++workload.dataset.record_length=114660 ++workload.dataset.record_length_stdev=0 ++workload.train.computation_time=0.224 ++workload.reader.batch_size=400 ++workload.reader.read_threads=8"
 	[h50]="++workload.framework=pytorch ++workload.reader.data_loader=pytorch ++workload.dataset.format=hdf5 ++workload.dataset.num_files_train=4000 ++workload.dataset.num_samples_per_file=1 ++workload.dataset.record_length=114660 ++workload.dataset.record_length_stdev=0 ++workload.train.computation_time=0.224 ++workload.reader.batch_size=400 ++workload.reader.read_threads=8"

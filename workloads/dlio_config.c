@@ -75,6 +75,10 @@ static const struct {
 	{ "model.name", "model" },
 	{ "dataset.record_length_bytes", "dataset.record_length" },
 	{ "dataset.record_length_bytes_stdev", "dataset.record_length_stdev" },
+	/* DLIO's LoadConfig after 2.0.0 reads record_length_bytes_resize into
+	 * record_length_resize, the name 2.0.0 read (the shipped unet3d_h100/a100
+	 * files, from a later commit, name it so) */
+	{ "dataset.record_length_bytes_resize", "dataset.record_length_resize" },
 	{ "seed", "train.seed" },
 };
 
@@ -83,7 +87,6 @@ static const struct {
 static const char *const unmodeled[] = {
 	"workflow.", "checkpoint.", "profiling.", "output.", "evaluation.", "model.",
 	"dataset.data_folder", "dataset.num_files_eval", "dataset.file_prefix",
-	"dataset.record_length_bytes_resize",
 	"dataset.chunk_size", "dataset.compression_level",
 	"dataset.num_subfolders_train", "dataset.num_subfolders_eval", "reader.batch_size_eval",
 	"reader.dont_use_mmap", "reader.file_access", "train.epoch",
@@ -131,6 +134,7 @@ struct walk {
 	FILE *warn;
 	char *err;
 	size_t errlen;
+	size_t resize_line[2]; /* record_length_resize's, record_length_bytes_resize's */
 };
 
 static int set_scalar(struct walk *W, const char *key, const char *val, size_t line)
@@ -141,6 +145,23 @@ static int set_scalar(struct walk *W, const char *key, const char *val, size_t l
 			fprintf(W->warn, "tiersim dlio: warning: %s:%zu: unknown key '%s' ignored\n",
 				W->path, line, key);
 		return 0;
+	}
+	/* DLIO 2.0.0 reads record_length_resize alone, later DLIO
+	 * record_length_bytes_resize alone: with both, which one a run used
+	 * depends on its DLIO */
+	if (!strcmp(o->name, "dataset.record_length_resize")) {
+		bool bytes = strcmp(key, o->name) != 0;
+		W->resize_line[bytes] = line;
+		if (W->resize_line[!bytes]) {
+			snprintf(W->err, W->errlen,
+				 "%s:%zu: dataset.%s and dataset.%s (line %zu) both given: DLIO 2.0.0 "
+				 "reads record_length_resize, later DLIO record_length_bytes_resize; "
+				 "give one",
+				 W->path, line, bytes ? "record_length_bytes_resize" : "record_length_resize",
+				 bytes ? "record_length_resize" : "record_length_bytes_resize",
+				 W->resize_line[!bytes]);
+			return TS_E_PARSE;
+		}
 	}
 	char sub[256];
 	int rc = ts_opt_set(ts_dlio_opts, W->w, o->name, val, sub, sizeof(sub));
@@ -231,7 +252,7 @@ int ts_dlio_load(const char *path, struct ts_dlio_workload *w, FILE *warn, char 
 			 root ? root->start_mark.line + 1 : 1);
 		rc = TS_E_PARSE;
 	} else {
-		struct walk W = { path, &doc, w, warn, err, errlen };
+		struct walk W = { path, &doc, w, warn, err, errlen, { 0, 0 } };
 		rc = walk_map(&W, root, "");
 	}
 	yaml_document_delete(&doc);

@@ -264,14 +264,15 @@ def steps():
 COLLATE_REPEATS = 6
 
 
-# The batches collated, each at its workload's own shape as DLIO 2.0.0
-# hands it over: resized_image is a square uint8 array of side
-# int(sqrt(record_length_resize or record_length)), and unet3d's
-# record_length_bytes_resize is no key 2.0.0 reads: unet3d's 7 x 2896 x 2896
-# (bench/dlio_peer.sh's samples of 8 MiB) and resnet50's 400 x 387 x 387
-# (its record_length_resize): the two ends, few large samples and many
-# small ones, that a per-sample constant and a per-MiB slope are fitted
-# through
+# The batches collated: resized_image is a square uint8 array of side
+# int(sqrt(record_length_resize or record_length)). unet3d's 7 x 2896 x 2896
+# (the resize of an 8 MiB record where none is set: the repository's
+# upstream unet3d_h100.yaml names record_length_bytes_resize, no key 2.0.0
+# reads) and resnet50's 400 x 387 x 387 (its record_length_resize): the two
+# ends, few large samples and many small ones, that a per-sample constant
+# and a per-MiB slope are fitted through. DLIO's own packaged
+# unet3d_h100.yaml, which its Hydra reads first, sets record_length_resize
+# 2097152 (1448 x 1448, between the two ends; workloads/DLIO.md)
 COLLATES = (("unet3d", 7, 8388608), ("resnet50", 400, 150528))
 
 
@@ -284,7 +285,14 @@ def collate():
     # copies nothing more: one copy, not two, as here with the worker's
     # info set (without it, the stack and then the copy into shared memory
     # cost twice as much). The thread's CPU per batch of each COLLATES
-    # shape, fresh memory each time as a worker's is
+    # shape, fresh memory each time as a worker's is. After the timed part
+    # the pickled batch is taken back as the loader's main process takes it
+    # (ForkingPickler.loads: the descriptor fetched from the pickler's
+    # resource sharer, which then closes its copy), so that each batch's
+    # shared memory is freed when dropped, as DLIO's is once the batch is
+    # used; a pickle never taken left the sharer holding every batch's
+    # memory for the process's life, and the stack into fresh memory then
+    # cost more the more was held (bench/dlio_collate_probe.py)
     import io
     from multiprocessing.reduction import ForkingPickler
     from torch.utils.data import default_collate
@@ -297,10 +305,12 @@ def collate():
         for i in range(COLLATE_REPEATS + 1):
             t0 = time.thread_time_ns()
             b = default_collate([image] * batch)
-            ForkingPickler(io.BytesIO()).dump(b)
+            buf = io.BytesIO()
+            ForkingPickler(buf).dump(b)
             if i:  # the first warms the allocator and the modules
                 ns += time.thread_time_ns() - t0
-            del b
+            back = ForkingPickler.loads(buf.getvalue())  # the consumer's side, untimed
+            del back, b, buf
         print("collate %s %d %d %d" % (model, batch, side * side, ns // COLLATE_REPEATS), flush=True)
     worker._worker_info = None
 

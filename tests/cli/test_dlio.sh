@@ -823,6 +823,36 @@ assert r["c2-coll"]["read_requests"] == r["c2-collsum"]["read_requests"], r
 assert r["c2-coll"]["samples_per_s"] < r["c2-collsum"]["samples_per_s"], r
 PY
 
+# DLIO after 2.0.0 names record_length_resize record_length_bytes_resize
+# (the shipped unet3d_h100/a100 files do): the same setting, in a file and
+# in an override; the image collated is the resize, not the record.
+for k in record_length_resize record_length_bytes_resize none; do
+	sed "s/^  record_length: 100000$/&\n  $k: 262144/; s/^  read_thread: 4$/  read_threads: 1/; /^mystery:/,\$d" \
+		"$work/typo.yaml" | grep -v "^  none:" >"$work/rz-$k.yaml"
+	TIERSIM_HOST_FILE=$work/coll.lua "$tiersim" dlio "$work/rz-$k.yaml" --tier unlimited --virtual \
+		--host this-machine --json "$work/rz-$k.json" >/dev/null 2>"$work/rz-$k.err" ||
+		fail "resize in a file, $k: $(cat "$work/rz-$k.err")"
+	grep -q "unknown key" "$work/rz-$k.err" && fail "resize in a file, $k: $(cat "$work/rz-$k.err")"
+done
+# shellcheck disable=SC2086
+TIERSIM_HOST_FILE=$work/coll.lua "$tiersim" dlio resnet50_h100 $kw ++workload.dataset.record_length_bytes_resize=262144 \
+	--tier unlimited --virtual --host this-machine --json "$work/c4-bytes.json" >/dev/null 2>"$work/c4-bytes.err" ||
+	fail "record_length_bytes_resize override: $(cat "$work/c4-bytes.err")"
+# both names in one file: which one a run used depends on its DLIO, refused
+sed 's/^  record_length_bytes_resize: 262144$/&\n  record_length_resize: 262144/' \
+	"$work/rz-record_length_bytes_resize.yaml" >"$work/rz-both.yaml"
+expect_dlio 1 "rz-both.yaml:6: dataset.record_length_resize and dataset.record_length_bytes_resize (line 5) both given" \
+	"$work/rz-both.yaml" --tier unlimited --virtual
+/usr/bin/python3 - "$work" <<'PY' || fail "record_length_bytes_resize is not record_length_resize"
+import json, sys
+r = {k: json.load(open("%s/%s.json" % (sys.argv[1], k)))["runs"][0]
+     for k in ("rz-record_length_resize", "rz-record_length_bytes_resize", "rz-none", "c4-coll", "c4-bytes")}
+for m in ("au", "samples_per_s", "read_requests", "read_bytes", "run_s"):
+    assert r["rz-record_length_bytes_resize"][m] == r["rz-record_length_resize"][m], (m, r)
+    assert r["c4-bytes"][m] == r["c4-coll"][m], (m, r)
+assert r["rz-none"]["samples_per_s"] > r["rz-record_length_resize"]["samples_per_s"], r
+PY
+
 # No computation (computation_time 0) and no host's CPU: steps after an
 # epoch's first may take no time at all. AU is then 0, as DLIO reports it
 # (computation over step time), in the line and in the JSON, which stays

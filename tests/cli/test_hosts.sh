@@ -144,6 +144,13 @@ cpuinfo AuthenticAMD 25 1 >"$work/zen3"
 got=$("$tiersim" hosts --this --cpuinfo "$work/zen3" --vcpus 2 2>"$work/err") ||
 	fail "hosts --this (Zen 3 guest): $(cat "$work/err")"
 [ "$got" = epyc-zen3-kvm-2vcpu ] || fail "hosts --this named '$got' for the Zen 3 guest"
+# the Intel Xeon guest of family 6 model 167 and 2 vCPUs: its own DLIO
+# profile of 2026-12-07 (xeon-m167-kvm-2vcpu), the last of the file's two
+# that name it (xeon-kvm-2vcpu, of 2026-12-03, has no collation line)
+cpuinfo GenuineIntel 6 167 >"$work/m167"
+got=$("$tiersim" hosts --this --cpuinfo "$work/m167" --vcpus 2 2>"$work/err") ||
+	fail "hosts --this (Xeon model 167 guest): $(cat "$work/err")"
+[ "$got" = xeon-m167-kvm-2vcpu ] || fail "hosts --this named '$got' for the Xeon model 167 guest"
 for c in "AuthenticAMD 25 17 2" "AuthenticAMD 25 1 4" "AuthenticAMD 99 1 2" "GenuineIntel 25 1 2"; do
 	set -- $c
 	cpuinfo "$1" "$2" "$3" >"$work/cpu-x"
