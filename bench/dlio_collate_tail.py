@@ -89,8 +89,7 @@ def main():
             if sum(1 for x in xs if x[1] == "open") < 2:
                 continue
             for k in range(1, len(starts)):
-                before = [i for i, x in enumerate(xs) if x[0] < starts[k] and
-                          (k < 1 or x[0] >= starts[k - 1])]
+                before = [i for i, x in enumerate(xs) if starts[k - 1] <= x[0] < starts[k]]
                 after = [x for x in xs if x[0] >= starts[k] and
                          (k + 1 >= len(starts) or x[0] < starts[k + 1])]
                 if not before or not after:
