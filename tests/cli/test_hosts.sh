@@ -27,6 +27,13 @@ for f in dlio_sample_ns dlio_sample_ns_per_mib dlio_jpeg_ns_per_mpix dlio_hdf5_s
 	grep -q "^xeon-kvm-2vcpu *$f *measured .*on this Xeon\|^xeon-kvm-2vcpu *$f *measured .*build-host's" \
 		"$work/ev" || fail "xeon-kvm-2vcpu: $f is not its own measurement"
 done
+# The Xeon model 167 guest's workers' spread and their CPU a sample alone
+# are its own DLIO runs' (bench/dlio_rank_spread.py, bench/dlio_tail_cpu.py
+# on this guest), not the earlier guests' carried figures.
+for f in dlio_worker_spread dlio_worker_cpu_alone; do
+	grep -q "^xeon-m167-kvm-2vcpu *$f *measured .*on this guest" "$work/ev" ||
+		fail "xeon-m167-kvm-2vcpu: $f is not its own measurement"
+done
 
 # One vCPU of the 2017 Xeon on a disk fast enough: the loader delivers a
 # Datum per transform, what 'tiersim hosts' says one costs.
