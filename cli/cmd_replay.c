@@ -553,6 +553,29 @@ static bool overridden(const struct replay_args *o)
 }
 
 /* The recording, each --tier predicted, and the --target run, in @res. */
+/* --cpu-model that served no gap of any prediction: say why, so that
+ * results equal to the recorded queueing's are not taken for the model's
+ * (the recorded queueing is kept, as without it) */
+static void cpu_model_notice(const struct replay_args *o, const char *file,
+			     const struct ts_replay_result *res, size_t nres)
+{
+	bool cap = false;
+	if (!o->cpu_model || nres < 2)
+		return;
+	for (size_t i = 1; i < nres; i++) {
+		if (res[i].cpu_gaps)
+			return;
+		cap |= res[i].cpu_cap > 0;
+	}
+	fprintf(stderr,
+		"tiersim replay: %s: notice: --cpu-model served no gap (%s): the recorded "
+		"queueing is kept\n",
+		file,
+		!cap ? "no wake file with the host's CPUs beside the trace"
+		     : "no thread's requests carry its own CPU samples: a block-mode recording's "
+		       "requests are the kernel's, a trace_cpu=false one has none");
+}
+
 static int replay_all(const struct replay_args *o, struct ts_replay_set *rs,
 		      struct ts_replay_result *res, size_t *nres)
 {
@@ -635,6 +658,7 @@ static int replay_one(const struct replay_args *o, const struct ts_replay_cfg *c
 	snprintf(tier, tierlen, "%s", rs.t.hdr.tier[0] ? rs.t.hdr.tier : "a plain directory");
 	if (replay_all(o, &rs, res, &nres))
 		goto out;
+	cpu_model_notice(o, file, res, nres);
 	rs.cfg.ops = NULL; /* the band's predictions are not the op's own */
 	struct ts_replay_band band;
 	unsigned parts = (unsigned)o->band;

@@ -450,6 +450,21 @@ check "cpu: recorded" test "$(j "$T/m.json" '.results[0].total_ns')" = 411000
 check "cpu: same tier, same run" test "$(j "$T/m.json" '.results[1].total_ns')" = 411000
 check "cpu: the CPUs shared" test "$(j "$T/m.json" '.results[2].total_ns')" = 711000
 check "cpu: the model's CPUs" test "$(j "$T/m.json" '.results[2].cpu_cap')" = 1
+check "cpu: the gaps it served" test "$(j "$T/m.json" '.results[2].cpu_gaps')" = 2
+# The same requests with no thread's own CPU samples, as a block-mode
+# recording's (its requests are the loop device's worker's): the model
+# serves no gap, the answer is the recorded queueing's, and the replay
+# says so instead of passing that answer off as the model's.
+grep -v '^cpu ' "$T/m.txt" | mktrace mn
+cp "$T/m.trace.wakes" "$T/mn.trace.wakes"
+"$B" replay "$T/mn.trace" --virtual --tier w300 --profile "$T/fixed.lua" --cpu-model --json \
+	> "$T/mn.json" 2> "$T/mn.err"
+check "cpu, no samples: exit 0" test $? = 0
+check "cpu, no samples: the recorded queueing" test "$(j "$T/mn.json" '.results[1].total_ns')" = 811000
+check "cpu, no samples: no gap served" test "$(j "$T/mn.json" '.results[1].cpu_gaps')" = 0
+check "cpu, no samples: says so" grep -q "mn.trace: notice: --cpu-model served no gap (no thread's requests carry its own CPU samples" "$T/mn.err"
+check "cpu, samples: no such notice" test "$("$B" replay "$T/m.trace" --virtual --tier w300 \
+	--profile "$T/fixed.lua" --cpu-model 2>&1 >/dev/null | grep -c 'served no gap')" = 0
 "$B" replay "$T/m.trace" --virtual --tier w300 --profile "$T/fixed.lua" --json > "$T/mq.json"
 check "cpu: queueing as recorded" test "$(j "$T/mq.json" '.results[1].total_ns')" = 811000
 check "cpu: no model by default" test "$(j "$T/mq.json" '.results[1].cpu_cap')" = null

@@ -249,6 +249,8 @@ struct ts_replay_result {
 	uint64_t bound[TS_TIER_BOUND_NR]; /* virtual: what bound each tiered op */
 	double cpu_cap;			  /* virtual: the CPUs the CPU model gave the
 					   * application (0: no model) */
+	uint64_t cpu_gaps;		  /* virtual: the gaps the CPU model served
+					   * (0 with a model: none had CPU samples) */
 	uint64_t dev_read_bytes;	  /* virtual: bytes the device read (readahead
 					   * and file-system metadata included) */
 	uint64_t dev_reads;		  /* virtual: the device's read requests for them */

@@ -197,9 +197,12 @@ json_t *ts_replay_json(const struct ts_replay_result *res, size_t n)
 				      (json_int_t)r->band_hi_ns, "low_first_ns",
 				      (json_int_t)r->band_lo_first_ns, "high_first_ns",
 				      (json_int_t)r->band_hi_first_ns));
-		if (r->cpu_cap > 0) /* the CPU model's CPUs */
+		if (r->cpu_cap > 0) { /* the CPU model's CPUs, and the gaps it served */
 			json_object_set_new(json_array_get(a, json_array_size(a) - 1), "cpu_cap",
 					    json_real(r->cpu_cap));
+			json_object_set_new(json_array_get(a, json_array_size(a) - 1), "cpu_gaps",
+					    json_integer((json_int_t)r->cpu_gaps));
+		}
 	}
 	return a;
 }

@@ -44,6 +44,7 @@ struct vrun {
 	uint64_t *issued;	 /* replayed issue per record, 0 = not yet */
 	uint64_t *completed;	 /* replayed completion per record */
 	struct cpu_server cpu;	 /* the CPU model (cap 0: off) */
+	uint64_t cpu_gaps;	 /* the gaps it served */
 	uint64_t end;		 /* the latest completion so far */
 	uint64_t first_io;	 /* the first request's issue (0: none yet) */
 	struct ts_fsmeta *meta;	 /* the file system's metadata reads */
@@ -636,6 +637,7 @@ TS_WUR static int issue(struct vrun *v, struct cursor *c, struct ts_replay_resul
 	uint64_t think = c->last_think;
 	replay_cpu_gap(&v->ps, v->t, c, v->cfg, v->speed);
 	if (c->cpu_pending) { /* to the CPUs first */
+		v->cpu_gaps++;
 		c->think_ns -= TS_MIN(c->think_ns, think);
 		return push(v, c);
 	}
@@ -847,6 +849,7 @@ int ts_replay_virtual(const struct ts_trace *tr, const struct ts_replay_cfg *cfg
 	res->lead_ns = v.first_io ? v.first_io - base : 0;
 	res->trail_ns = replay_trail_ns(&v.ps, v.t, v.cfg->wakes, v.ended, v.completed);
 	res->cpu_cap = v.ps.cpu_cap;
+	res->cpu_gaps = v.cpu_gaps;
 out:
 	vrun_free(&v);
 	replay_augmented_free(&aug);
