@@ -100,6 +100,27 @@ X
 	check "sibling rule: pid $2 after pid $1 (a thread of $1 still running: $3)" \
 		test "$(j "$T/sib.json" '.results[1].total_ns')" = "$4"
 done
+# and the process's schedule starts there: process 3's second read, after
+# 12us off the CPU (a wait longer than the 10us it did since it started:
+# paced by what it waited for, so it wakes at its recorded moment), wakes
+# 22us after process 3's replayed start (2us), not at the trace's 44us
+cat > "$T/sib3.txt" <<'X'
+header version=2
+path 1 "/f"
+0 10000 read 1 0 4096 4096 2 8192 0 0
+cpu 2 pid=2 ppid=9 on_ns=1000 runq_ns=0
+11000 21000 read 1 4096 4096 4096 2 8192 0 0
+cpu 2 pid=2 ppid=9 on_ns=2000 runq_ns=0
+22000 32000 read 1 0 4096 4096 3 8192 0 0
+cpu 3 pid=3 ppid=9 on_ns=1000 runq_ns=0
+44000 45000 read 1 4096 4096 4096 3 8192 0 0
+cpu 3 pid=3 ppid=9 on_ns=1000 runq_ns=0
+end drops=0 records=4 t=45000
+X
+"$B" trace undump "$T/sib3.txt" -o "$T/sib3.trace"
+"$B" replay "$T/sib3.trace" --virtual --tier unlimited --json > "$T/sib3.json"
+check "sibling rule: the process's waits count from its start" \
+	test "$(j "$T/sib3.json" '.results[1].total_ns')" = 24000
 # a second thread of process 3 (thread 5) whose first op comes after process
 # 2 ended, while thread 3 of its own process, started before, is still in
 # its read: not its process's start, so it keeps its recorded start (30us;

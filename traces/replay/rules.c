@@ -935,13 +935,18 @@ bool replay_cursor_advance(struct cursor *c, const struct ts_trace *t, uint64_t 
  * sibling rule, sibling_before()): a parent that runs its children one
  * after another (a shell's `cat f && cat f`, a script's steps) starts
  * the next when the last one exited, and the parent itself may have no
- * op of its own to carry that order. Without it the second child kept its
+ * op of its own to carry that order (spec: POSIX.1-2017, Shell Command
+ * Language 2.9.3, an AND list runs command2 once command1 has returned,
+ * and 2.9.4, a sequential list's commands in turn, each waited for; no
+ * parameter: the op issues the recorded distance after the sibling's
+ * replayed end, as the join rule's). Without it the second child kept its
  * recorded start: bench/fs_fidelity.sh's memory sweep (ultra-cloud, a
  * file read twice by two cats in a 64 MiB cgroup) replayed the first
  * cat's 128 MiB in 1.59 s where the FUSE recording, every read a round
  * trip, took 1.93 s, and the second cat waited out the 0.34 s between:
  * 3.52 s against block mode's 3.21 s (1.10; at 32 MiB 0.51 against 0.41
- * s, 1.23; bench/README.md, "The memory sweep's time").
+ * s, 1.23; bench/README.md, "The memory sweep's time: the second cat's
+ * start").
  *
  * Finds the threads whose recorded end lies in [win_lo, win_hi]: indices
  * [*a, *b) of ps->by_end.
@@ -1006,8 +1011,9 @@ static bool join_apply(const struct rthreads *ps, const struct ts_trace *t, stru
 		const struct rthread *o = &ps->p[j];
 		if (o == c->p)
 			continue;
+		bool sib = false;
 		if (o->pid && c->p->pid && o->pid != c->p->pid && o->ppid != c->p->pid &&
-		    c->p->ppid != o->pid && !sibling_before(ps, t, c, o))
+		    c->p->ppid != o->pid && !(sib = sibling_before(ps, t, c, o)))
 			continue; /* unrelated processes */
 		if (c->i && ps->ends[k] < c->rec_done_max)
 			break; /* its own completion came later: the closed loop rules */
@@ -1023,6 +1029,15 @@ static bool join_apply(const struct rthreads *ps, const struct ts_trace *t, stru
 		c->think_ns += gap;
 		c->last_think = gap;
 		c->next_issue = end[j] + gap;
+		if (sib) {
+			/* the process's own schedule starts here: the wait
+			 * rule's recorded moments (c->origin for c->t0) count
+			 * from this op, not from the trace's start, or the
+			 * process's first wait would wake it at its recorded
+			 * moment, undoing the rule */
+			c->t0 = c->win_hi;
+			c->origin = c->next_issue;
+		}
 		break;
 	}
 	return true;
