@@ -929,7 +929,24 @@ bool replay_cursor_advance(struct cursor *c, const struct ts_trace *t, uint64_t 
  * Where the CPU samples name the threads' processes, only a thread of the
  * same process, of its parent or of a child counts (a process waits for
  * its children, a child starts after its parent's work): the workers of one
- * loader, siblings, do not wait for each other's end.
+ * loader, siblings, do not wait for each other's end. A sibling counts
+ * at a process's start only: the first op of a process's first thread,
+ * when every thread of the sibling's process ended before it (the
+ * sibling rule, sibling_before()): a parent that runs its children one
+ * after another (a shell's `cat f && cat f`, a script's steps) starts
+ * the next when the last one exited, and the parent itself may have no
+ * op of its own to carry that order (spec: POSIX.1-2017, Shell Command
+ * Language 2.9.3, an AND list runs command2 once command1 has returned,
+ * and 2.9.4, a sequential list's commands in turn, each waited for; no
+ * parameter: the op issues the recorded distance after the sibling's
+ * replayed end, as the join rule's). Without it the second child kept its
+ * recorded start: bench/fs_fidelity.sh's memory sweep (ultra-cloud, a
+ * file read twice by two cats in a 64 MiB cgroup) replayed the first
+ * cat's 128 MiB in 1.59 s where the FUSE recording, every read a round
+ * trip, took 1.93 s, and the second cat waited out the 0.34 s between:
+ * 3.52 s against block mode's 3.21 s (1.10; at 32 MiB 0.51 against 0.41
+ * s, 1.23; bench/README.md, "The memory sweep's time: the second cat's
+ * start").
  *
  * Finds the threads whose recorded end lies in [win_lo, win_hi]: indices
  * [*a, *b) of ps->by_end.
@@ -964,8 +981,27 @@ static void join_range(const struct rthreads *ps, const struct cursor *c, size_t
  * or the trace start for its first op), that end is taken for what woke
  * the thread, and the op issues the recorded distance after its replayed
  * end. Returns false while that thread has not ended. */
-static bool join_apply(const struct rthreads *ps, struct cursor *c, const uint64_t *end,
-		       const struct ts_replay_cfg *cfg, double speed)
+/* The sibling rule (above): @o is of a sibling process of c's that ended,
+ * every thread of it, by c's first op (c->win_hi), and c's op is the first
+ * of its own process (no thread of c's process issued before it). */
+static bool sibling_before(const struct rthreads *ps, const struct ts_trace *t,
+			   const struct cursor *c, const struct rthread *o)
+{
+	if (c->i || !o->ppid || o->ppid != c->p->ppid)
+		return false;
+	for (size_t k = 0; k < ps->n; k++) {
+		const struct rthread *q = &ps->p[k];
+		if (q->pid == o->pid && q->rec_end > c->win_hi)
+			return false; /* the sibling still runs */
+		if (q != c->p && q->pid == c->p->pid && q->n &&
+		    t->recs[q->idx[0]].submit_ns < c->win_hi)
+			return false; /* c's process started before */
+	}
+	return true;
+}
+
+static bool join_apply(const struct rthreads *ps, const struct ts_trace *t, struct cursor *c,
+		       const uint64_t *end, const struct ts_replay_cfg *cfg, double speed)
 {
 	size_t a, b;
 
@@ -975,8 +1011,9 @@ static bool join_apply(const struct rthreads *ps, struct cursor *c, const uint64
 		const struct rthread *o = &ps->p[j];
 		if (o == c->p)
 			continue;
+		bool sib = false;
 		if (o->pid && c->p->pid && o->pid != c->p->pid && o->ppid != c->p->pid &&
-		    c->p->ppid != o->pid)
+		    c->p->ppid != o->pid && !(sib = sibling_before(ps, t, c, o)))
 			continue; /* unrelated processes */
 		if (c->i && ps->ends[k] < c->rec_done_max)
 			break; /* its own completion came later: the closed loop rules */
@@ -992,6 +1029,15 @@ static bool join_apply(const struct rthreads *ps, struct cursor *c, const uint64
 		c->think_ns += gap;
 		c->last_think = gap;
 		c->next_issue = end[j] + gap;
+		if (sib) {
+			/* the process's own schedule starts here: the wait
+			 * rule's recorded moments (c->origin for c->t0) count
+			 * from this op, not from the trace's start, or the
+			 * process's first wait would wake it at its recorded
+			 * moment, undoing the rule */
+			c->t0 = c->win_hi;
+			c->origin = c->next_issue;
+		}
 		break;
 	}
 	return true;
@@ -1165,5 +1211,5 @@ bool replay_schedule(const struct rthreads *ps, const struct ts_trace *t, struct
 		return stream_apply(ps, t, c, issued, completed, cfg, speed);
 	if (ps->edge)
 		return wake_apply(ps, t, c, issued, completed, cfg, speed);
-	return join_apply(ps, c, ended, cfg, speed);
+	return join_apply(ps, t, c, ended, cfg, speed);
 }
