@@ -52,6 +52,10 @@ struct feed {
 	unsigned nrun; /* the configuration's number, for --timeline's names */
 	/* real */
 	struct live lv;
+	/* the mount's counters before the loader started: a row without
+	 * warm-up counts from here, or the loader's first reads, which may
+	 * complete before the loop begins, would be left out */
+	struct fs_counters c_start;
 	/* virtual */
 	struct ts_vpipe *vp;
 	struct ts_vtier vt;
@@ -266,9 +270,12 @@ static int feed_open(struct ts_job_env *env, struct ts_scenario *s, const char *
 	ts_opt_free(ts_pipe_opts, &pc);
 	if (rc)
 		return rc;
-	if (!f->virtual_time && (rc = ts_pipe_start(f->lv.pipe))) {
-		snprintf(err, errlen, "pipeline: %s", ts_pipe_error(f->lv.pipe));
-		return rc;
+	if (!f->virtual_time) {
+		feed_counters(f, &f->c_start);
+		if ((rc = ts_pipe_start(f->lv.pipe))) {
+			snprintf(err, errlen, "pipeline: %s", ts_pipe_error(f->lv.pipe));
+			return rc;
+		}
 	}
 	return 0;
 }
@@ -411,7 +418,9 @@ static int train_loop(struct ts_job_env *env, struct feed *f, struct ts_engine *
 	uint64_t t0 = f->virtual_time ? ts_vpipe_start_ns(f->vp) : T.wall0;
 	T.t_meas = T.prev_end = t0;
 	ts_engine_begin(eng, t0);
-	if (!run->warmup)
+	if (!run->warmup && !f->virtual_time)
+		T.c0 = f->c_start;
+	else if (!run->warmup)
 		feed_counters(f, &T.c0);
 	struct ts_steploop_pipe pipe = { .pipe = f->lv.pipe, .vp = f->vp };
 	ts_steploop_pipe_init(&pipe);
