@@ -31,7 +31,8 @@
  * runq comm" per thread, "W t since wakee waker" per wake, "S t since tid
  * waker" per IO sleep ended from outside (waker 0: an interrupt) and "P t
  * since tid" per interruptible sleep an interrupt ended (a pause), "H t
- * wrote reader writer" per hand-off (below), times in CLOCK_MONOTONIC
+ * wrote reader writer" per hand-off and "A t tid fd ino offset len
+ * advice" per advice (below), times in CLOCK_MONOTONIC
  * nanoseconds (the trace's clock). '#' starts a comment.
  *
  * A hand-off is a tie no sleep shows: a thread read bytes from a pipe
