@@ -519,7 +519,11 @@ for mib in $((LIMIT_MIB / 2)) $LIMIT_MIB $((LIMIT_MIB * 2)); do
 		die "sweep run $mib"
 	"$B" disk umount "$MNT" || die "sweep umount"
 	read -r wall dev own <<<"$(sed -n 's/.*wall_s=\([0-9.]*\) .*dev_read_bytes=\([0-9]*\).* own=\([0-9]*\).*/\1 \2 \3/p' "$W/run.txt")"
-	"$B" record --data "$W/sweep" --tier "$TIER" --out "$W/sweep.trace" --no-wakes -- env R='{}' sh -c "$job" \
+	# with its wake file: cat's posix_fadvise(SEQUENTIAL) is in it (the A
+	# line), which doubles the replayed file's readahead max as the kernel
+	# does (traces/README.md, "The reader's advice")
+	rm -f "$W/sweep.trace.wakes"
+	"$B" record --data "$W/sweep" --tier "$TIER" --out "$W/sweep.trace" -- env R='{}' sh -c "$job" \
 		>/dev/null 2>&1 || die "sweep record $mib"
 	"$B" replay "$W/sweep.trace" --virtual --tier "$TIER" --mem ${LIMIT_MIB}MiB --json >"$W/replay.json" ||
 		die "sweep replay $mib"

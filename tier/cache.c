@@ -57,7 +57,17 @@
  *     the same reads leaves the windows their offset order leaves
  *     (test_tier_cache's test_ra_out_of_order). Reads that do not overlap
  *     in time follow the rule above.
- *     A read the kernel's page cache above sends (req->kernel_ra: FUSE
+ *     The reader's posix_fadvise on the file (req->advice; the replay
+     takes it from the wake file's A lines, traces/README.md) sets the
+     file's max, spec, mm/fadvise.c (generic_fadvise) of Linux 6.1 and
+     6.18 alike: POSIX_FADV_SEQUENTIAL twice the device's
+     (f_ra.ra_pages = bdi->ra_pages * 2: a cat, which advises so, reads
+     with 256 KiB windows for read_ahead_kb 128, as block mode's device
+     trace shows), POSIX_FADV_RANDOM none (FMODE_RANDOM: page_cache_sync_ra
+     reads the request's own pages, the model reads the read as it is),
+     POSIX_FADV_NORMAL the device's again; WILLNEED, DONTNEED and NOREUSE
+     are not modeled, nor the advice's effect on a map's faults.
+     A read the kernel's page cache above sends (req->kernel_ra: FUSE
  *     mode, a file opened kernel-cached) has been read ahead by the kernel
  *     already: the model adds no window to it, so that one readahead
  *     stands between the reader and the device, as in block mode.
@@ -1466,9 +1476,19 @@ static int ra_slot(struct cache *c, uint64_t file)
 /* The largest window for a read with @left bytes still to read: more than
  * the readahead max lets it grow to that, up to the device's largest
  * request (Linux's ractl_max_pages). */
-static uint64_t ra_cap(const struct cache *c, uint64_t left)
+static uint64_t ra_cap(const struct cache *c, uint64_t max, uint64_t left)
 {
-	return left > c->ra_max && c->io_max > c->ra_max ? TS_MIN(left, c->io_max) : c->ra_max;
+	return left > max && c->io_max > max ? TS_MIN(left, c->io_max) : max;
+}
+
+/* The readahead max of @req's file (its reader's advice, see the top of
+ * the file): twice the device's after POSIX_FADV_SEQUENTIAL, 0 (none)
+ * after POSIX_FADV_RANDOM, the device's otherwise. */
+static uint64_t ra_max_of(const struct cache *c, const struct ts_tier_req *req)
+{
+	if (req->advice == TS_TIER_ADV_SEQUENTIAL)
+		return 2 * c->ra_max;
+	return req->advice == TS_TIER_ADV_RANDOM ? 0 : c->ra_max;
 }
 
 /* Is page @pg of @file cached (in flight or read)? */
@@ -1545,9 +1565,9 @@ static void ra_advance(struct cache *c, uint64_t now, uint64_t last, struct ra *
 		       const struct ts_tier_req *req, uint64_t p0, uint64_t p1, bool passed,
 		       uint64_t eof, struct ts_tier_done *done, uint64_t *dem)
 {
-	uint64_t before = now;
+	uint64_t before = now, fmax = ra_max_of(c, req);
 	while (s->window && s->marker < p1 * PAGE && (passed || s->marker >= p0 * PAGE)) {
-		uint64_t max = ra_cap(c, p1 * PAGE - TS_MAX(s->marker, p0 * PAGE));
+		uint64_t max = ra_cap(c, fmax, p1 * PAGE - TS_MAX(s->marker, p0 * PAGE));
 		uint64_t r = ra_window(c, before, s, req, max, eof, done, dem);
 		if (!r) {
 			s->window = 0;
@@ -1612,6 +1632,11 @@ static int readahead(struct cache *c, uint64_t now, const struct ts_tier_req *re
 	 * Linux never reads ahead past EOF: no readahead then. */
 	if (!req->size)
 		return -1;
+	/* POSIX_FADV_RANDOM: the read is read as it is (mm/readahead.c,
+	 * page_cache_sync_ra: FMODE_RANDOM forces the request's own pages) */
+	uint64_t fmax = ra_max_of(c, req);
+	if (!fmax)
+		return -1;
 	int k = ra_slot(c, req->file);
 	struct ra *s = &c->ra[k];
 	uint64_t end = req->off + req->len, eof = (req->size + PAGE - 1) / PAGE * PAGE;
@@ -1633,11 +1658,11 @@ static int readahead(struct cache *c, uint64_t now, const struct ts_tier_req *re
 		 * flight, it does not); one near the stream moves it on;
 		 * any other is read as it is and leaves the stream alone. */
 		bool after = p0 - prev <= 1 && !prev_out && !(busy && !near);
-		if (p0 && req_b <= c->ra_max && !after) {
+		if (p0 && req_b <= fmax && !after) {
 			if (!near)
 				return ra_recent(c, k, p0, p1, end, 'p');
 		} else {
-			s->window = req_b > c->ra_max ? ra_cap(c, req_b) : ra_init(req_b, c->ra_max);
+			s->window = req_b > fmax ? ra_cap(c, fmax, req_b) : ra_init(req_b, fmax);
 			s->order = 0; /* the sync window's folios (page_cache_sync_ra) */
 			s->ra_end = TS_MIN(p0 * PAGE + s->window, eof);
 			/* the marker: the first page after the request, or

@@ -297,6 +297,10 @@ enum ts_tier_op {
 };
 const char *ts_tier_op_name(enum ts_tier_op op);
 
+#define TS_TIER_ADV_NORMAL 0
+#define TS_TIER_ADV_RANDOM 1
+#define TS_TIER_ADV_SEQUENTIAL 2
+
 struct ts_tier_req {
 	enum ts_tier_op op;
 	uint64_t file; /* any stable id of the file (an inode number) */
@@ -327,6 +331,10 @@ struct ts_tier_req {
 	 * last page reads around it and cuts the windows the forward faults
 	 * would read (disk/README.md, "The mapped read's touch order"). */
 	bool tail_first;
+	/* The reader's posix_fadvise on the file (TS_TIER_ADV_*, Linux's
+	 * POSIX_FADV_* numbers): SEQUENTIAL doubles the readahead max,
+	 * RANDOM turns readahead off (tier/cache.c). 0: NORMAL. */
+	uint8_t advice;
 	/* With mapped: the reader's CPU for each readahead window the map
 	 * issues, before it is sent (tier/cache.c, mapped_read): its run
 	 * through the window's pages and the fault that sends the next; a

@@ -55,6 +55,9 @@ const volatile __u32 file_inode = 0;
 const volatile __u32 file_private = 0;
 const volatile __u32 inode_mode = 0;
 const volatile __u32 handoffs = 0; /* the offsets are known: capture them */
+/* the advices' (below): inode.i_ino; advices 0: not known, none captured */
+const volatile __u32 inode_ino = 0;
+const volatile __u32 advices = 0;
 
 /* per thread of the tree: the parser's struct tstate, and its totals
  * (struct ts_wake_bpf_state, wake_bpf_rec.h) */
@@ -558,15 +561,21 @@ __u64 pipes_lost = 0;
 #define REGS_DI 14
 #define REGS_ORIG_AX 15
 
-/* @fd of the current task's: its pipe, or 0 */
-static __always_inline __u64 pipe_of(__u64 task, __u32 fd)
+/* @fd of the current task's: its struct file, or NULL */
+static __always_inline const void *file_of(__u64 task, __u32 fd)
 {
 	const void *files = read_ptr((const void *)task, task_files);
 	const void *fdt = files ? read_ptr(files, files_fdt) : NULL;
 	if (!fdt || fd >= read_u32(fdt, fdt_max))
-		return 0;
+		return NULL;
 	const void *fds = read_ptr(fdt, fdt_fd);
-	const void *file = fds ? read_ptr((const char *)fds + (__u64)fd * 8, 0) : NULL;
+	return fds ? read_ptr((const char *)fds + (__u64)fd * 8, 0) : NULL;
+}
+
+/* @fd of the current task's: its pipe, or 0 */
+static __always_inline __u64 pipe_of(__u64 task, __u32 fd)
+{
+	const void *file = file_of(task, fd);
 	const void *inode = file ? read_ptr(file, file_inode) : NULL;
 	__u16 mode = 0;
 	if (inode)
@@ -576,16 +585,72 @@ static __always_inline __u64 pipe_of(__u64 task, __u32 fd)
 	return (__u64)read_ptr(file, file_private);
 }
 
+/*
+ * Advices (traces/wakes.h, the A line): a successful fadvise64 (x86-64's
+ * 221: fd, offset, len, advice in di, si, dx, r10) of a thread of the
+ * tree, sent with the inode number of the fd's file (i_ino: in FUSE mode
+ * the number tierfs reports, the backing file's st_ino, as it mounts with
+ * use_ino; in block mode the image's ext4 inode), which is what lets the
+ * replay find the trace's file. The same system call program as the
+ * hand-offs' (it sees every call of the tree's threads at its return), so
+ * `tiersim record --no-handoffs`, which leaves it unattached, records no
+ * advice either. Linux's posix_fadvise changes the open file's readahead
+ * (mm/fadvise.c): the replay applies it (traces/README.md).
+ */
+#define NR_FADVISE64 221
+#define REGS_R10 7
+#define REGS_DX 12
+#define REGS_SI 13
+
+__attribute__((noinline)) int advice_done(__u64 task, __u64 regs)
+{
+	__u64 fd = ~0ULL, off = 0, len = 0, adv = ~0ULL, ino = 0;
+	bpf_probe_read_kernel(&fd, sizeof(fd), (const char *)regs + REGS_DI * 8);
+	bpf_probe_read_kernel(&off, sizeof(off), (const char *)regs + REGS_SI * 8);
+	bpf_probe_read_kernel(&len, sizeof(len), (const char *)regs + REGS_DX * 8);
+	bpf_probe_read_kernel(&adv, sizeof(adv), (const char *)regs + REGS_R10 * 8);
+	if (fd >= 0x7fffffff || adv > 5)
+		return 0;
+	struct tstate *s = tree_state(task);
+	if (!s)
+		return 0;
+	const void *file = file_of(task, (__u32)fd);
+	const void *inode = file ? read_ptr(file, file_inode) : NULL;
+	if (inode)
+		bpf_probe_read_kernel(&ino, sizeof(ino), (const char *)inode + inode_ino);
+	if (!ino)
+		return 0;
+	struct ts_wake_bpf_rec *r = bpf_ringbuf_reserve(&recs, sizeof(*r), 0);
+	if (!r) {
+		__sync_fetch_and_add(&lost, 1);
+		return 0;
+	}
+	r->type = TS_WAKE_BPF_ADVICE;
+	r->t_ns = bpf_ktime_get_ns();
+	r->since_ns = ino;
+	r->a = s->tid;
+	r->b = (__u32)fd;
+	r->c = (__u32)adv;
+	r->times[0] = off;
+	r->times[1] = len;
+	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
 /* A call of the tree's thread @task returned @ret; @regs, its registers
  * (an address, as @task: a global function's pointer arguments are the
  * verifier's to type, and these are the kernel's) */
 __attribute__((noinline)) int pipe_done(__u64 task, __u64 regs, __s64 ret)
 {
-	/* nothing moved (an error, an end of file): nothing to count */
-	if (ret <= 0)
+	if (ret < 0)
 		return 0;
 	__u64 nr = ~0ULL, fd = ~0ULL;
 	bpf_probe_read_kernel(&nr, sizeof(nr), (const char *)regs + REGS_ORIG_AX * 8);
+	if (nr == NR_FADVISE64)
+		return advices ? advice_done(task, regs) : 0;
+	/* nothing moved (an end of file): nothing to count */
+	if (!ret || !handoffs)
+		return 0;
 	if (nr > NR_WRITEV || !(IO_CALLS & (1U << nr)))
 		return 0;
 	bpf_probe_read_kernel(&fd, sizeof(fd), (const char *)regs + REGS_DI * 8);

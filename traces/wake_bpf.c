@@ -214,6 +214,7 @@ struct offsets {
 	long long pid, tgid, exit_state, cfs_rq, cfs_rq_rq, rq_cpu, preempt;
 	/* the hand-offs' (-1: one not found, hand-offs not captured) */
 	long long files, fdt, fdt_fd, fdt_max, f_inode, f_private, i_mode;
+	long long i_ino; /* the advices' (-1: not found, advices not captured) */
 };
 
 /*
@@ -225,7 +226,7 @@ struct offsets {
  * the boot's id and the BTF's size; a file that is not the caller's
  * own, or that others may write, is neither read nor replaced.
  */
-#define CACHE_MAGIC "tiersim-wake-bpf-offsets-2"
+#define CACHE_MAGIC "tiersim-wake-bpf-offsets-3"
 
 static bool cache_path(char *p, size_t n, bool dir)
 {
@@ -274,10 +275,10 @@ static bool cache_get(const char *key, struct offsets *o)
 	buf[n] = 0;
 	return sscanf(buf,
 		      CACHE_MAGIC " %127s %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld "
-				  "%lld %lld",
+				  "%lld %lld %lld",
 		      k, &o->pid, &o->tgid, &o->exit_state, &o->cfs_rq, &o->cfs_rq_rq, &o->rq_cpu,
 		      &o->preempt, &o->files, &o->fdt, &o->fdt_fd, &o->fdt_max, &o->f_inode,
-		      &o->f_private, &o->i_mode) == 15 &&
+		      &o->f_private, &o->i_mode, &o->i_ino) == 16 &&
 	       !strcmp(k, key);
 }
 
@@ -312,10 +313,10 @@ static void cache_put(const char *key, const struct offsets *o)
 	}
 	fprintf(f,
 		CACHE_MAGIC " %s %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld "
-			    "%lld\n",
+			    "%lld %lld\n",
 		key, o->pid, o->tgid, o->exit_state, o->cfs_rq, o->cfs_rq_rq, o->rq_cpu,
 		o->preempt, o->files, o->fdt, o->fdt_fd, o->fdt_max, o->f_inode, o->f_private,
-		o->i_mode);
+		o->i_mode, o->i_ino);
 	if (fclose(f) || rename(tmp, path))
 		unlink(tmp);
 }
@@ -339,6 +340,11 @@ static void set_rodata(struct wake_bpf *skel, const struct offsets *o)
 	skel->rodata->file_inode = h ? (uint32_t)o->f_inode : 0;
 	skel->rodata->file_private = h ? (uint32_t)o->f_private : 0;
 	skel->rodata->inode_mode = h ? (uint32_t)o->i_mode : 0;
+	/* the advices read the fd's file as the hand-offs do, then its inode's
+	 * number */
+	bool a = h && o->i_ino >= 0;
+	skel->rodata->advices = a;
+	skel->rodata->inode_ino = a ? (uint32_t)o->i_ino : 0;
 }
 
 /* Sets the programs' offsets (wake_bpf.bpf.c) from the cache, or from the
@@ -440,7 +446,8 @@ static int set_offsets(struct wake_bpf *skel, char *why, size_t whylen)
 			     .fdt_max = kbtf_member(&k, fdt, "max_fds", 0),
 			     .f_inode = kbtf_member(&k, file, "f_inode", 0),
 			     .f_private = kbtf_member(&k, file, "private_data", 0),
-			     .i_mode = kbtf_member(&k, kbtf_struct(&k, "inode"), "i_mode", 0)};
+			     .i_mode = kbtf_member(&k, kbtf_struct(&k, "inode"), "i_mode", 0),
+			     .i_ino = kbtf_member(&k, kbtf_struct(&k, "inode"), "i_ino", 0)};
 	set_rodata(skel, &o);
 	if (keyed)
 		cache_put(key, &o);
@@ -490,7 +497,7 @@ int ts_wake_bpf_open(struct ts_wake_bpf **out, size_t ring_kb, char *why, size_t
 
 static bool handoffs_on(const struct ts_wake_bpf *b)
 {
-	return b->skel->rodata->handoffs && !b->no_handoffs;
+	return (b->skel->rodata->handoffs || b->skel->rodata->advices) && !b->no_handoffs;
 }
 
 void ts_wake_bpf_no_handoffs(struct ts_wake_bpf *b)
@@ -579,6 +586,17 @@ static int on_rec(void *ctx, void *data, size_t len)
 		e = ts_wakes_parser_pipe(b->parser, r->type == TS_WAKE_BPF_PIPE_W, r->t_ns, r->a,
 					 r->b | (uint64_t)r->c << 32, r->since_ns);
 		break;
+	case TS_WAKE_BPF_ADVICE: {
+		struct ts_advice a = {.t_ns = r->t_ns,
+				      .ino = r->since_ns,
+				      .off = r->times[0],
+				      .len = r->times[1],
+				      .tid = r->a,
+				      .fd = r->b,
+				      .advice = r->c};
+		e = ts_wakes_parser_advice(b->parser, &a);
+		break;
+	}
 	}
 	if (e < 0) {
 		b->err = e;

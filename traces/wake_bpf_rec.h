@@ -44,6 +44,8 @@ enum ts_wake_bpf_type {
 	TS_WAKE_BPF_PIPE_W,   /* a: the writer, b/c: the pipe (low/high half),
 			       * since_ns: the pipe's bytes written to its end */
 	TS_WAKE_BPF_PIPE_R,   /* a: the reader, b/c, since_ns: the same, read */
+	TS_WAKE_BPF_ADVICE,   /* a: the thread, b: fd, c: advice, since_ns: the
+			       * file's inode number, times: offset, len */
 };
 
 struct ts_wake_bpf_rec {
@@ -53,7 +55,8 @@ struct ts_wake_bpf_rec {
 	__u32 a, b, c;
 	union {
 		char comm[16];	 /* fork, exec */
-		__u64 times[2]; /* gone: its time on a CPU, in the run queue */
+		__u64 times[2]; /* gone: its time on a CPU, in the run queue;
+				 * advice: its offset and len */
 	};
 };
 

@@ -187,10 +187,10 @@ static bool bpf_first(struct ts_wake_capture *c)
 	size_t kb = v ? strtoul(buffer_kb(), NULL, 10) : 2048;
 	if (!ts_wake_bpf_open(&c->bpf, kb, why, sizeof(why)))
 		return true;
-	snprintf(c->note, sizeof(c->note), "no BPF wake capture (%.256s): through tracefs, without hand-offs", why);
+	snprintf(c->note, sizeof(c->note), "no BPF wake capture (%.220s): through tracefs, without hand-offs or advices", why);
 #else
 	snprintf(c->note, sizeof(c->note),
-		 "no BPF wake capture (built without libbpf): through tracefs, without hand-offs");
+		 "no BPF wake capture (built without libbpf): through tracefs, without hand-offs or advices");
 #endif
 	return false;
 }

@@ -11,7 +11,12 @@
  * capture's length when it is not at /sys/kernel/tracing) and the right
  * to write there (root). Where neither way works, ts_wake_capture_open
  * says why in @why and the recording goes on without it: the replay then
- * falls back to the CPU samples' wait rule.
+ * falls back to the CPU samples' wait rule. The pipe hand-offs (H lines)
+ * and the fadvise64 advices (A lines) are the BPF capture's alone: they
+ * read the file behind a system call's fd in the kernel, which the
+ * tracefs events this capture reads do not carry (raw_syscalls' sys_exit
+ * gives the call's number and return, not its arguments or its file), so
+ * a tracefs capture records neither, a plain limit.
  */
 #ifndef TS_WAKE_CAPTURE_H
 #define TS_WAKE_CAPTURE_H

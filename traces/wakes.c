@@ -19,6 +19,7 @@ void ts_wakes_free(struct ts_wakes *s)
 	free(s->sleeps);
 	free(s->pauses);
 	free(s->handoffs);
+	free(s->advices);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -152,6 +153,14 @@ static int add_handoff(struct ts_wakes *s, const struct ts_handoff *h)
 	return 0;
 }
 
+static int add_advice(struct ts_wakes *s, const struct ts_advice *a)
+{
+	if (grow((void **)&s->advices, &s->advice_cap, s->nadvices, sizeof(*a)))
+		return -ENOMEM;
+	s->advices[s->nadvices++] = *a;
+	return 0;
+}
+
 /* ---- the file ---- */
 
 int ts_wakes_write(FILE *f, const struct ts_wakes *s)
@@ -188,6 +197,13 @@ int ts_wakes_write(FILE *f, const struct ts_wakes *s)
 		const struct ts_handoff *h = &s->handoffs[i];
 		fprintf(f, "H %" PRIu64 " %" PRIu64 " %" PRIu32 " %" PRIu32 "\n", h->t_ns,
 			h->wrote_ns, h->reader, h->writer);
+	}
+	for (size_t i = 0; i < s->nadvices; i++) {
+		const struct ts_advice *a = &s->advices[i];
+		fprintf(f,
+			"A %" PRIu64 " %" PRIu32 " %" PRIu32 " %" PRIu64 " %" PRIu64 " %" PRIu64
+			" %" PRIu32 "\n",
+			a->t_ns, a->tid, a->fd, a->ino, a->off, a->len, a->advice);
 	}
 	return fflush(f) || ferror(f) ? -EIO : 0;
 }
@@ -303,6 +319,24 @@ static int parse_line(struct ts_wakes *s, const char *l, const char *name, unsig
 				       .writer = (uint32_t)v[3]};
 		return add_handoff(s, &h);
 	}
+	if (l[0] == 'A' && l[1] == ' ') {
+		const char *p = l + 1;
+		if (!fields(&p, v, 7) || *p || v[1] == 0 || v[1] > UINT32_MAX || v[2] > INT32_MAX ||
+		    v[3] == 0 || v[6] > 5)
+			return bad(err, errlen, name, line,
+				   "an advice line is 'A t tid fd ino offset len advice' with ino > 0 "
+				   "and advice 0 to 5");
+		if (s->nadvices && s->advices[s->nadvices - 1].t_ns > v[0])
+			return bad(err, errlen, name, line, "advices are not in time order");
+		struct ts_advice a = {.t_ns = v[0],
+				      .tid = (uint32_t)v[1],
+				      .fd = (uint32_t)v[2],
+				      .ino = v[3],
+				      .off = v[4],
+				      .len = v[5],
+				      .advice = (uint32_t)v[6]};
+		return add_advice(s, &a);
+	}
 	if (!strncmp(l, "cpus ", 5)) {
 		const char *p = l + 4;
 		if (!fields(&p, v, 2) || *p || v[0] == 0 || v[0] > 65536)
@@ -319,7 +353,7 @@ static int parse_line(struct ts_wakes *s, const char *l, const char *name, unsig
 		s->end_ns = v[1];
 		return 0;
 	}
-	return bad(err, errlen, name, line, "not a T, W, S, P, H, span or cpus line");
+	return bad(err, errlen, name, line, "not a T, W, S, P, H, A, span or cpus line");
 }
 
 /* The line number of the (@n+1)-th line of @buf that starts with "@kind ".
@@ -396,6 +430,10 @@ int ts_wakes_read_mem(const char *buf, size_t len, const char *name, struct ts_w
 			ret = bad(err, errlen, name, line_of(buf, len, 'H', i),
 				  "hand-off to %" PRIu32 " from %" PRIu32 ": a thread not listed",
 				  s->handoffs[i].reader, s->handoffs[i].writer);
+	for (size_t i = 0; !ret && i < s->nadvices; i++)
+		if (!ts_wakes_thread_of(s, s->advices[i].tid))
+			ret = bad(err, errlen, name, line_of(buf, len, 'A', i),
+				  "advice of %" PRIu32 ": a thread not listed", s->advices[i].tid);
 	if (ret)
 		ts_wakes_free(s);
 	return ret;
@@ -780,6 +818,13 @@ static int tie_pipes(struct ts_wakes_parser *p)
 	return ret;
 }
 
+int ts_wakes_parser_advice(struct ts_wakes_parser *p, const struct ts_advice *a)
+{
+	if (!find(p, a->tid) || !a->ino || a->advice > 5)
+		return 0;
+	return add_advice(&p->s, a) ? -ENOMEM : 1;
+}
+
 int ts_wakes_parser_times(struct ts_wakes_parser *p, uint32_t tid, uint64_t oncpu_ns,
 			  uint64_t runq_ns)
 {
@@ -919,6 +964,13 @@ int ts_wakes_parser_finish(struct ts_wakes_parser *p, uint64_t end_ns, struct ts
 	}
 	sleeps_in_time_order(p->s.sleeps, p->s.nsleeps);
 	sleeps_in_time_order(p->s.pauses, p->s.npauses);
+	for (size_t i = 1; i < p->s.nadvices; i++) { /* the ring's order, nearly time's */
+		struct ts_advice a = p->s.advices[i];
+		size_t j = i;
+		for (; j && p->s.advices[j - 1].t_ns > a.t_ns; j--)
+			p->s.advices[j] = p->s.advices[j - 1];
+		p->s.advices[j] = a;
+	}
 	if (tie_pipes(p))
 		return -ENOMEM;
 	*s = p->s;

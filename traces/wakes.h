@@ -31,7 +31,8 @@
  * runq comm" per thread, "W t since wakee waker" per wake, "S t since tid
  * waker" per IO sleep ended from outside (waker 0: an interrupt) and "P t
  * since tid" per interruptible sleep an interrupt ended (a pause), "H t
- * wrote reader writer" per hand-off (below), times in CLOCK_MONOTONIC
+ * wrote reader writer" per hand-off and "A t tid fd ino offset len
+ * advice" per advice (below), times in CLOCK_MONOTONIC
  * nanoseconds (the trace's clock). '#' starts a comment.
  *
  * A hand-off is a tie no sleep shows: a thread read bytes from a pipe
@@ -42,6 +43,16 @@
  * byte in the pipe: the reader's read returned at t, the writer's write
  * at wrote (<= t). A thread's own traffic (reader = writer) is no tie.
  * The tracefs capture records none.
+ *
+ * An advice is a successful posix_fadvise (fadvise64) of a thread of the
+ * tree: "A t tid fd ino offset len advice" (traces/FORMAT.md): the call
+ * returned at t, on the file whose inode number (the kernel's i_ino of
+ * the fd's file: in FUSE mode the backing file's st_ino, tierfs mounts
+ * with use_ino; in block mode the image's ext4 inode) is ino, with the
+ * call's range and advice (POSIX_FADV_*, Linux's numbers: 0 NORMAL,
+ * 1 RANDOM, 2 SEQUENTIAL, 3 WILLNEED, 4 DONTNEED, 5 NOREUSE). The replay
+ * applies the readahead ones to the page-cache model (traces/README.md).
+ * Only the BPF capture records them.
  */
 #ifndef TS_WAKES_H
 #define TS_WAKES_H
@@ -84,6 +95,16 @@ struct ts_handoff {
 	uint32_t reader, writer;
 };
 
+/* An advice (above). */
+struct ts_advice {
+	uint64_t t_ns;
+	uint64_t ino;	    /* the file's inode number (i_ino), > 0 */
+	uint64_t off, len;  /* the call's range (len 0: to the end) */
+	uint32_t tid;
+	uint32_t fd;
+	uint32_t advice;    /* POSIX_FADV_* (Linux's numbers), <= 5 */
+};
+
 struct ts_wakes {
 	uint64_t begin_ns, end_ns; /* what the capture covers */
 	/* the CPUs the command could run on, and the CPU time everything
@@ -108,6 +129,9 @@ struct ts_wakes {
 	/* hand-offs (above), in the time order of their reads */
 	struct ts_handoff *handoffs;
 	size_t nhandoffs, handoff_cap;
+	/* advices (above), in time order */
+	struct ts_advice *advices;
+	size_t nadvices, advice_cap;
 };
 
 void ts_wakes_free(struct ts_wakes *s);
@@ -178,6 +202,9 @@ TS_WUR int ts_wakes_parser_pause(struct ts_wakes_parser *p, const struct ts_slee
  * -ENOMEM. */
 TS_WUR int ts_wakes_parser_pipe(struct ts_wakes_parser *p, bool write, uint64_t t_ns,
 				uint32_t tid, uint64_t pipe, uint64_t end);
+/* A successful fadvise64 of a thread (@a->tid) of the tree: 1 used, 0
+ * not a thread of the tree, -ENOMEM. */
+TS_WUR int ts_wakes_parser_advice(struct ts_wakes_parser *p, const struct ts_advice *a);
 int ts_wakes_parser_times(struct ts_wakes_parser *p, uint32_t tid, uint64_t oncpu_ns,
 			  uint64_t runq_ns);
 /* One trace_pipe line, as an event: the same returns. */

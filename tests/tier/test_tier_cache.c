@@ -231,6 +231,55 @@ static void test_kernel_windows(void)
 	ts_tier_free(t);
 }
 
+/* A file read in order with the reader's posix_fadvise (tier/cache.c, spec:
+ * mm/fadvise.c): @adv on every read of a @size file in @len reads, one at
+ * a time; the device's requests, their bytes and the largest one a read
+ * sent (a read's windows: its dev_bytes / dev_ios). */
+static void advised(uint8_t adv, uint64_t size, uint64_t len, uint64_t *reqs, uint64_t *bytes,
+		    uint64_t *largest)
+{
+	struct ts_tier *t = cached("ssd-cloud", TS_GiB, NULL);
+	uint64_t now = 0;
+	*reqs = *bytes = *largest = 0;
+	for (uint64_t off = 0; off < size; off += len) {
+		struct ts_tier_done d = { 0 };
+		struct ts_tier_req r = { .op = TS_TIER_READ, .file = 7, .off = off, .len = len,
+					 .size = size, .advice = adv };
+		now = ts_tier_submit(t, now, &r, &d);
+		*reqs += d.dev_ios;
+		*bytes += d.dev_bytes;
+		if (d.dev_ios)
+			*largest = TS_MAX(*largest, d.dev_bytes / d.dev_ios);
+	}
+	ts_tier_free(t);
+}
+
+/* POSIX_FADV_SEQUENTIAL doubles the readahead max: cat's 128 KiB reads of
+ * a 4 MiB file go to the device as 16 windows of 256 KiB (block mode's
+ * device trace of the memory sweep: 256 KiB requests for read_ahead_kb
+ * 128), 32 of 128 KiB without it; POSIX_FADV_RANDOM reads none ahead:
+ * 4 KiB reads of 1 MiB are 256 requests of 4 KiB, where the windows
+ * (16, 64, 128 KiB...) send 10. */
+static void test_fadvise(void)
+{
+	uint64_t reqs, bytes, largest;
+	advised(TS_TIER_ADV_NORMAL, 4 * TS_MiB, 128 * TS_KiB, &reqs, &bytes, &largest);
+	CHECK_EQ_U64(reqs, 32);
+	CHECK_EQ_U64(bytes, 4 * TS_MiB);
+	CHECK_EQ_U64(largest, 128 * TS_KiB);
+	advised(TS_TIER_ADV_SEQUENTIAL, 4 * TS_MiB, 128 * TS_KiB, &reqs, &bytes, &largest);
+	CHECK_EQ_U64(reqs, 16);
+	CHECK_EQ_U64(bytes, 4 * TS_MiB);
+	CHECK_EQ_U64(largest, 256 * TS_KiB);
+	advised(TS_TIER_ADV_RANDOM, TS_MiB, 4 * TS_KiB, &reqs, &bytes, &largest);
+	CHECK_EQ_U64(reqs, 256);
+	CHECK_EQ_U64(bytes, TS_MiB);
+	CHECK_EQ_U64(largest, 4 * TS_KiB);
+	advised(TS_TIER_ADV_NORMAL, TS_MiB, 4 * TS_KiB, &reqs, &bytes, &largest);
+	CHECK(reqs < 16);
+	CHECK_EQ_U64(bytes, TS_MiB);
+}
+
 /* The "twor" tier: 1 ms a read, no rate limit (added to the set once). */
 static bool twor_tier(void)
 {
@@ -1521,6 +1570,7 @@ int main(int argc, char **argv)
 	RUN(test_hits);
 	RUN(test_readahead);
 	RUN(test_kernel_windows);
+	RUN(test_fadvise);
 	RUN(test_chunk_two_reads);
 	RUN(test_ra_out_of_order);
 	RUN(test_mapped_scan);

@@ -165,6 +165,12 @@ static void check_big(void)
 	free(buf);
 }
 
+static bool adv_eq(const struct ts_advice *a, const struct ts_advice *b)
+{
+	return a->t_ns == b->t_ns && a->ino == b->ino && a->off == b->off && a->len == b->len &&
+	       a->tid == b->tid && a->fd == b->fd && a->advice == b->advice;
+}
+
 int main(void)
 {
 	struct ts_wakes_parser *p;
@@ -176,7 +182,27 @@ int main(void)
 	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
 		used += ts_wakes_parser_line(p, lines[i]) == 1;
 	CHECK_EQ_U64(used, 17);
+	/* advices (A lines): a thread of the tree's kept, in time order
+	 * (the BPF ring's order is nearly time's), another's not, nor one
+	 * with no inode or an unknown advice */
+	static const struct ts_advice adv[] = {
+	    {.t_ns = 10000900000ULL, .ino = 77, .off = 0, .len = 0, .tid = 102, .fd = 4, .advice = 1},
+	    {.t_ns = 10000800000ULL, .ino = 42, .off = 4096, .len = 8192, .tid = 101, .fd = 3,
+	     .advice = 2},
+	    {.t_ns = 10000850000ULL, .ino = 42, .tid = 900, .fd = 3, .advice = 2},
+	    {.t_ns = 10000860000ULL, .ino = 0, .tid = 101, .fd = 3, .advice = 2},
+	    {.t_ns = 10000870000ULL, .ino = 42, .tid = 101, .fd = 3, .advice = 6},
+	};
+	int kept = 0;
+	for (size_t i = 0; i < sizeof(adv) / sizeof(adv[0]); i++)
+		kept += ts_wakes_parser_advice(p, &adv[i]) == 1;
+	CHECK_EQ_U64(kept, 2);
 	CHECK(ts_wakes_parser_finish(p, 10003000000ULL, &s) == 0);
+	CHECK_EQ_U64(s.nadvices, 2);
+	if (s.nadvices == 2) {
+		CHECK(adv_eq(&s.advices[0], &adv[1]));
+		CHECK(adv_eq(&s.advices[1], &adv[0]));
+	}
 	ts_wakes_parser_free(p);
 
 	CHECK_EQ_U64(s.nthreads, 3);
@@ -287,6 +313,8 @@ int main(void)
 	CHECK(r.npauses == s.npauses && r.npauses == 2 &&
 	      !memcmp(r.pauses, s.pauses, s.npauses * sizeof(*s.pauses)));
 	CHECK(r.begin_ns == s.begin_ns && r.end_ns == s.end_ns);
+	CHECK(r.nadvices == s.nadvices && r.nadvices == 2 &&
+	      adv_eq(&r.advices[0], &s.advices[0]) && adv_eq(&r.advices[1], &s.advices[1]));
 	ts_wakes_free(&r);
 	free(buf);
 	ts_wakes_free(&s);
@@ -297,6 +325,12 @@ int main(void)
 	} bad[] = {
 	    {"tiersim-trace 1\n", "w.wakes:1: not a tiersim wake file"},
 	    {"tiersim-wakes 1\nT 5 5 0 10 20 0 0 a\nW 30 40 5 5\n", "w.wakes:3: a wake line"},
+	    {"tiersim-wakes 1\nT 5 5 0 10 20 0 0 a\nA 30 5 3 0 0 0 2\n", "w.wakes:3: an advice line"},
+	    {"tiersim-wakes 1\nT 5 5 0 10 20 0 0 a\nA 30 5 3 9 0 0 6\n", "w.wakes:3: an advice line"},
+	    {"tiersim-wakes 1\nT 5 5 0 10 20 0 0 a\nA 30 5 3 9 0 0 2\nA 20 5 3 9 0 0 2\n",
+	     "w.wakes:4: advices are not in time order"},
+	    {"tiersim-wakes 1\nT 5 5 0 10 20 0 0 a\nA 30 6 3 9 0 0 2\n",
+	     "w.wakes:3: advice of 6: a thread not listed"},
 	    {"tiersim-wakes 1\nT 5 5 0 10 20 0 0 a\nW 30 20 5 5 0 0\n", "w.wakes:3: a wake line"},
 	    {"tiersim-wakes 1\nT 5 5 0 10 20 0 0 a\nW 30 20 5 6\n", "by 6: a thread not listed"},
 	    /* the faulty line, not the file's last */
@@ -306,7 +340,7 @@ int main(void)
 	    {"tiersim-wakes 1\nT 5 5 0 10 20 a\n", "w.wakes:2: a thread line"},
 	    {"tiersim-wakes 1\nT 5 5 0 10 20 0 0 a\nT 5 5 0 10 20 0 0 a\n",
 	     "w.wakes:3: thread 5 listed twice"},
-	    {"tiersim-wakes 1\nX\n", "w.wakes:2: not a T, W, S, P, H, span or cpus line"},
+	    {"tiersim-wakes 1\nX\n", "w.wakes:2: not a T, W, S, P, H, A, span or cpus line"},
 	    {"tiersim-wakes 1\nT 5 5 0 10 20 0 0 a\nP 30 40 5\n", "w.wakes:3: a pause line"},
 	    {"tiersim-wakes 1\nT 5 5 0 10 20 0 0 a\nP 30 20 5 0\n", "w.wakes:3: a pause line"},
 	    {"tiersim-wakes 1\nP 20 10 5\nP 30 20 6\nT 5 5 0 10 20 0 0 a\n",

@@ -75,7 +75,7 @@ check "bpf: exit 0" test "$rc" = 0
 check "bpf: no error output" test ! -s "$T/bpf.err"
 check "bpf: no instance left" test -z "$(ls -A "$T/tmp")"
 check "bpf: the offsets kept for this boot" \
-	grep -q "^tiersim-wake-bpf-offsets-2 $(cat /proc/sys/kernel/random/boot_id)/[0-9]* [0-9]" \
+	grep -q "^tiersim-wake-bpf-offsets-3 $(cat /proc/sys/kernel/random/boot_id)/[0-9]* [0-9]" \
 	"$T/cache/tiersim/wake_bpf_offsets"
 
 for m in tracefs bpf; do

@@ -59,6 +59,17 @@ struct vrun {
 	 * ino); 0: the trace's paths are numbered by rank (pnode_cmp) */
 	uint64_t recorded_inodes;
 	size_t missing; /* > 0: pnode_stat's path of that length is not there */
+	/* the wake file's advices (A lines) on the trace's files, by file id
+	 * then time (advice_build); NULL: none */
+	struct vadvice *adv;
+	size_t nadv;
+};
+
+/* An advice on file @file from @t_ns (the wake file's clock) on. */
+struct vadvice {
+	uint32_t file;
+	uint8_t advice; /* TS_TIER_ADV_* */
+	uint64_t t_ns;
 };
 
 /*
@@ -407,6 +418,106 @@ static uint64_t rec_key(const struct ts_trace_rec *r)
 	return ts_rng_key(k, r->length);
 }
 
+static int vadvice_cmp(const void *a, const void *b)
+{
+	const struct vadvice *x = a, *y = b;
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
+	return (x->t_ns > y->t_ns) - (x->t_ns < y->t_ns);
+}
+
+/*
+ * The wake file's advices (traces/wakes.h, the A lines) as the page-cache
+ * model takes them (tier/cache.c): each names its file by inode number,
+ * which in a FUSE recording is the backing file's st_ino (tierfs mounts
+ * with use_ino), the backing_ino of a version-11 path item's node; every
+ * path of the trace with that number takes the advice from its time on.
+ * POSIX_FADV_NORMAL, RANDOM and SEQUENTIAL are kept (the readahead
+ * ones); WILLNEED, DONTNEED and NOREUSE are not modeled. An advice on a
+ * file no node names (a trace without nodes, a file outside the mount)
+ * is not applied.
+ */
+static int ino_cmp(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b; /* (backing_ino, id) pairs */
+	return x[0] != y[0] ? (x[0] > y[0]) - (x[0] < y[0]) : (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+TS_WUR static int advice_build(struct vrun *v)
+{
+	const struct ts_wakes *w = v->cfg->wakes;
+	if (!w || !w->nadvices || !v->t->nodes)
+		return 0;
+	/* the files' numbers, sorted: (backing_ino, id) */
+	uint64_t *ino = malloc(2 * (v->t->npaths + 1) * sizeof(*ino));
+	if (!ino)
+		return -ENOMEM;
+	size_t ni = 0;
+	for (uint32_t id = 1; id < v->t->npaths; id++) {
+		const struct ts_trace_node *nd = ts_trace_node_of(v->t, id);
+		if (nd && nd->backing_ino && !(nd->flags & TS_NODE_F_DIR)) {
+			ino[2 * ni] = nd->backing_ino;
+			ino[2 * ni++ + 1] = id;
+		}
+	}
+	qsort(ino, ni, 2 * sizeof(*ino), ino_cmp);
+	size_t n = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < w->nadvices; i++) {
+			const struct ts_advice *a = &w->advices[i];
+			if (a->advice > TS_TIER_ADV_SEQUENTIAL)
+				continue;
+			size_t lo = 0, hi = ni; /* the first pair of a->ino */
+			while (lo < hi) {
+				size_t m = lo + (hi - lo) / 2;
+				if (ino[2 * m] < a->ino)
+					lo = m + 1;
+				else
+					hi = m;
+			}
+			for (; lo < ni && ino[2 * lo] == a->ino; lo++, n++)
+				if (pass)
+					v->adv[n] = (struct vadvice){.file = (uint32_t)ino[2 * lo + 1],
+								     .advice = (uint8_t)a->advice,
+								     .t_ns = a->t_ns};
+		}
+		if (!pass) {
+			if (!n)
+				break;
+			if (!(v->adv = calloc(n, sizeof(*v->adv)))) {
+				free(ino);
+				return -ENOMEM;
+			}
+			v->nadv = n;
+			n = 0;
+		}
+	}
+	free(ino);
+	if (v->nadv)
+		qsort(v->adv, v->nadv, sizeof(*v->adv), vadvice_cmp);
+	return 0;
+}
+
+/* The advice on record @r's file when it was recorded (the latest one
+ * before it; TS_TIER_ADV_NORMAL when none). */
+static uint8_t advice_of(const struct vrun *v, const struct ts_trace_rec *r)
+{
+	if (!v->nadv || (r->flags & TS_REC_F_NOFILE))
+		return TS_TIER_ADV_NORMAL;
+	uint64_t t = v->t->hdr.start_mono_ns + r->submit_ns;
+	size_t lo = 0, hi = v->nadv; /* the first entry past (file, t) */
+	while (lo < hi) {
+		size_t m = lo + (hi - lo) / 2;
+		const struct vadvice *x = &v->adv[m];
+		if (x->file < r->file_id || (x->file == r->file_id && x->t_ns <= t))
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return lo && v->adv[lo - 1].file == r->file_id ? v->adv[lo - 1].advice
+						       : TS_TIER_ADV_NORMAL;
+}
+
 /* @owed: with carry= (cfg->carry), what the thread owes (NULL: no carry;
  * ts_tier_rule_carry() in traces/tier_rule.h). @mem: set when the request never left memory on a kernel file system
  * (kernel_fs): a read the page cache served without waiting on the device,
@@ -428,6 +539,7 @@ static uint64_t serve(struct vrun *v, const struct ts_trace_rec *r, size_t idx, 
 	    .size = r->size,
 	    .direct = (r->flags & TS_REC_F_DIRECT) != 0,
 	    .kernel_ra = (r->flags & TS_REC_F_KERNEL_RA) != 0,
+	    .advice = advice_of(v, r),
 	};
 	const struct ts_trace_cpu *cs = v->t->cpu ? &v->t->cpu[idx] : NULL;
 	enum ts_tier_rule_fs kind = ts_tier_rule_fs(r->op);
@@ -693,6 +805,7 @@ static void vrun_free(struct vrun *v)
 	ts_fsmeta_tree_free(v->tree);
 	free(v->fmap);
 	free(v->nodes);
+	free(v->adv);
 	free(v->cur);
 	ts_heap_free(&v->h);
 	free(v->parked);
@@ -756,7 +869,7 @@ TS_WUR static int vrun_alloc(struct vrun *v, char *err, size_t errlen)
 		ts_tier_limits(v->tier, &lim);
 		ts_fsmeta_set_capacity(v->meta, v->cfg->fs_bytes ? v->cfg->fs_bytes : lim.capacity);
 	}
-	if ((ret = nodes_build(v))) {
+	if ((ret = nodes_build(v)) || (ret = advice_build(v))) {
 		snprintf(err, errlen, "out of memory");
 		return ret;
 	}
