@@ -22,9 +22,10 @@ the samples it opened).
 import json
 import os
 import statistics
-import subprocess
 import sys
 from collections import defaultdict
+
+import tracedump
 
 
 def main():
@@ -45,26 +46,22 @@ def main():
             as_json = True
         else:
             sys.exit("dlio_batch_wait.py: unknown argument %r" % a)
-    p = subprocess.run([bin_, "trace", "dump", trace], capture_output=True, text=True, check=True)
     opens = defaultdict(list)   # tid -> [submit ns of each open]
     last = defaultdict(int)     # tid -> its last request's completion
     stat = defaultdict(list)    # tid -> [(t, on_ns, runq_ns)]
-    t_prev = {}
-    for line in p.stdout.splitlines():
-        w = line.split()
-        if not w:
-            continue
-        if w[0].isdigit() and len(w) >= 8:
-            t0, t1, op, tid = int(w[0]), int(w[1]), w[2], int(w[7])
-            t_prev["tid"], t_prev["t"] = tid, t1
-            if op == "open":
-                opens[tid].append(t0)
-            last[tid] = max(last[tid], t1)
-        elif w[0] == "cpu" and "t" in t_prev:
-            kv = dict(x.split("=", 1) for x in w[2:] if "=" in x)
+    t_prev = None
+    for kind, *x in tracedump.items(bin_, trace):
+        if kind == "req":
+            r = x[0]
+            t_prev = r.complete
+            if r.op == "open":
+                opens[r.tid].append(r.submit)
+            last[r.tid] = max(last[r.tid], r.complete)
+        elif kind == "cpu" and t_prev is not None:
+            kv = x[1]
             on, rq = int(kv.get("on_ns", 0)), int(kv.get("runq_ns", 0))
             if on:
-                stat[int(w[1])].append((t_prev["t"], on, rq))
+                stat[x[0]].append((t_prev, on, rq))
     batches = []  # (tid, start, end, samples)
     for tid, ts in opens.items():
         ts.sort()

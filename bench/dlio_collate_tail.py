@@ -27,30 +27,25 @@ import datetime
 import os
 import re
 import statistics
-import subprocess
 import sys
+
+import tracedump
 
 
 def requests(tiersim, path):
     """{tid: [(start_ns, kind, on_ns or None)]}, and the trace's wall start."""
-    out = subprocess.run([tiersim, "trace", "dump", path], capture_output=True, text=True,
-                         check=True).stdout
     per, cur, wall0 = collections.defaultdict(list), None, 0
-    for line in out.splitlines():
-        w = line.split()
-        if not w:
-            continue
-        if w[0] == "header":
-            wall0 = int(dict(x.split("=", 1) for x in w[1:] if "=" in x)["start_wall_ns"])
-        elif w[0].isdigit() and len(w) > 7:
-            cur = None
-            if w[2] in ("open", "read", "getattr", "close"):
-                cur = [int(w[0]), w[2], None]
-                per[int(w[7])].append(cur)
-        elif w[0] == "cpu" and cur is not None:
-            d = dict(x.split("=", 1) for x in w[2:] if "=" in x)
-            if d.get("flags", "0") == "0":
-                cur[2] = int(d["on_ns"])
+    for kind, *x in tracedump.items(tiersim, path):
+        if kind == "header":
+            wall0 = int(x[0]["start_wall_ns"])
+        elif kind == "req":
+            r, cur = x[0], None
+            if r.op in ("open", "read", "getattr", "close"):
+                cur = [r.submit, r.op, None]
+                per[r.tid].append(cur)
+        elif kind == "cpu" and cur is not None:
+            if x[1].get("flags", "0") == "0":
+                cur[2] = int(x[1]["on_ns"])
         else:
             cur = None
     return per, wall0

@@ -27,37 +27,34 @@ import collections
 import datetime
 import os
 import re
-import subprocess
 import sys
+
+import tracedump
 
 
 def dump(tiersim, trace):
     """(start_wall_s, {tid: [(submit_s, done_s, op)]}, {tid: [(t, on_ns)]},
     {tid: ppid})"""
-    p = subprocess.Popen([tiersim, 'trace', 'dump', trace], stdout=subprocess.PIPE, text=True)
     start = None
     reqs = collections.defaultdict(list)
     cpu = collections.defaultdict(list)
     ppid = {}
     last = None
-    for line in p.stdout:
-        f = line.split()
-        if not f:
-            continue
-        if f[0] == 'header':
-            m = re.search(r'start_wall_ns=(\d+)', line)
-            start = int(m.group(1)) / 1e9 if m else None
-        elif f[0] == 'cpu':
-            d = dict(x.split('=', 1) for x in f[2:] if '=' in x)
-            ppid[f[1]] = d.get('ppid')
+    for kind, *x in tracedump.items(tiersim, trace):
+        if kind == 'header':
+            start = int(x[0]['start_wall_ns']) / 1e9 if 'start_wall_ns' in x[0] else None
+        elif kind == 'cpu':
+            tid, d = str(x[0]), x[1]
+            ppid[tid] = d.get('ppid')
             on = int(d.get('on_ns', 0))
             if on and last is not None:
-                cpu[f[1]].append((last, on))
-        elif f[0][0].isdigit() and len(f) > 8:
-            last = int(f[1]) / 1e9
-            reqs[f[7]].append((int(f[0]) / 1e9, last, f[2]))
-    if p.wait() != 0 or start is None:
-        sys.exit('dlio_first_batch.py: %s: tiersim trace dump failed' % trace)
+                cpu[tid].append((last, on))
+        elif kind == 'req' and len(x[0].words) > 8:
+            r = x[0]
+            last = r.complete / 1e9
+            reqs[str(r.tid)].append((r.submit / 1e9, last, r.op))
+    if start is None:
+        sys.exit('dlio_first_batch.py: %s: the dump has no start_wall_ns' % trace)
     return start, reqs, cpu, ppid
 
 

@@ -28,8 +28,9 @@ import datetime
 import os
 import re
 import statistics
-import subprocess
 import sys
+
+import tracedump
 
 
 def dump_requests(tiersim, path):
@@ -38,23 +39,19 @@ def dump_requests(tiersim, path):
     each process's requests {pid: [(start, end, op)]} (open, close, read,
     getattr; a thread's pid from its cpu record, a thread without one its
     own), in the dump's order."""
-    out = subprocess.run([tiersim, "trace", "dump", path], capture_output=True, text=True,
-                         check=True).stdout
     header, pid_of, ppid = {}, {}, {}
     per = collections.defaultdict(list)
-    for line in out.splitlines():
-        w = line.split()
-        if not w:
-            continue
-        if w[0] == "header":
-            header = dict(x.split("=", 1) for x in w[1:] if "=" in x)
-        elif w[0] == "cpu":
-            kv = dict(x.split("=", 1) for x in w[2:] if "=" in x)
-            pid_of[int(w[1])] = int(kv["pid"])
+    for kind, *x in tracedump.items(tiersim, path):
+        if kind == "header":
+            header = x[0]
+        elif kind == "cpu":
+            kv = x[1]
+            pid_of[x[0]] = int(kv["pid"])
             if "ppid" in kv:
                 ppid[int(kv["pid"])] = int(kv["ppid"])
-        elif w[0].isdigit() and w[2] in ("open", "close", "read", "getattr"):
-            per[int(w[7])].append((int(w[0]), int(w[1]), w[2]))
+        elif kind == "req" and x[0].op in ("open", "close", "read", "getattr"):
+            r = x[0]
+            per[r.tid].append((r.submit, r.complete, r.op))
     by_pid = collections.defaultdict(list)
     for tid, xs in per.items():
         by_pid[pid_of.get(tid, tid)].extend(xs)

@@ -17,35 +17,26 @@ request's submit and after its completion).
 """
 import os
 import statistics
-import subprocess
 import sys
 from collections import defaultdict
+
+import tracedump
 
 
 def spans(tiersim, trace):
     out = defaultdict(list)  # length -> [(span_ns, late_ns)]
-    p = subprocess.Popen([tiersim, 'trace', 'dump', trace], stdout=subprocess.PIPE, text=True)
     pend = None
-    for line in p.stdout:
-        f = line.split()
-        if not f:
-            continue
-        if f[0] == 'cpu':
+    for kind, *x in tracedump.items(tiersim, trace):
+        if kind == 'cpu':
             if pend is not None:
-                late = 0
-                for kv in f[2:]:
-                    if kv.startswith('late_ns='):
-                        late = int(kv[8:])
-                out[pend[0]].append((pend[1], late))
+                out[pend[0]].append((pend[1], int(x[1].get('late_ns', 0))))
                 pend = None
             continue
         if pend is not None:
             out[pend[0]].append((pend[1], 0))
             pend = None
-        if f[0][0].isdigit() and len(f) > 6 and f[2] == 'read':
-            pend = (int(f[5]), int(f[1]) - int(f[0]))
-    if p.wait() != 0:
-        sys.exit('dlio_read_service.py: %s: tiersim trace dump failed' % trace)
+        if kind == 'req' and x[0].op == 'read':
+            pend = (x[0].length, x[0].complete - x[0].submit)
     return out
 
 

@@ -33,8 +33,9 @@ import collections
 import os
 import re
 import statistics
-import subprocess
 import sys
+
+import tracedump
 
 
 def batch_size(d):
@@ -49,25 +50,19 @@ def batch_size(d):
 def batches(tiersim, path, bsize):
     """[(start, end, cpu_ns, samples, pid)]: each worker's batches, the
     thread's on-CPU clock between its first and last sampled request."""
-    out = subprocess.run([tiersim, "trace", "dump", path], capture_output=True, text=True,
-                         check=True).stdout
     pid_of, per, cur, wall0 = {}, collections.defaultdict(list), None, 0
-    for line in out.splitlines():
-        w = line.split()
-        if not w:
-            continue
-        if w[0] == "header":
-            wall0 = int(dict(x.split("=", 1) for x in w[1:] if "=" in x)["start_wall_ns"])
-        elif w[0].isdigit() and len(w) > 7:
-            cur = None
-            if w[2] in ("open", "read", "getattr", "close"):
-                cur = [int(w[0]), int(w[1]), w[2], None]
-                per[int(w[7])].append(cur)
-        elif w[0] == "cpu" and cur is not None:
-            d = dict(x.split("=", 1) for x in w[2:] if "=" in x)
-            pid_of[int(w[1])] = int(d["pid"])
-            if d.get("flags", "0") == "0":
-                cur[3] = int(d["on_ns"])
+    for kind, *x in tracedump.items(tiersim, path):
+        if kind == "header":
+            wall0 = int(x[0]["start_wall_ns"])
+        elif kind == "req":
+            r, cur = x[0], None
+            if r.op in ("open", "read", "getattr", "close"):
+                cur = [r.submit, r.complete, r.op, None]
+                per[r.tid].append(cur)
+        elif kind == "cpu" and cur is not None:
+            pid_of[x[0]] = int(x[1]["pid"])
+            if x[1].get("flags", "0") == "0":
+                cur[3] = int(x[1]["on_ns"])
         else:
             cur = None
     out = []

@@ -47,6 +47,8 @@ import subprocess
 import sys
 import tempfile
 
+import tracedump
+
 # the second fit's cut: only pairs whose gaps differ by less (a wake-up's
 # share, not a wait the thread's next request followed)
 TRIM_NS = 200e3
@@ -54,20 +56,14 @@ TRIM_NS = 200e3
 
 def dump(tiersim, trace):
     """(rt_ns, {record time key: (offset, length)}) from `tiersim trace dump`."""
-    out = subprocess.run([tiersim, "trace", "dump", trace], check=True, capture_output=True,
-                         text=True).stdout
     rt = 0
     recs = []
-    for line in out.splitlines():
-        if line.startswith("header "):
-            floor = re.search(r" floor_ns=(\d+)", line)
-            hop = re.search(r" loop_hop_ns=(\d+)", line)
-            rt = (int(floor.group(1)) if floor else 0) + (int(hop.group(1)) if hop else 0)
-            continue
-        f = line.split()
-        if len(f) == 11 and f[0].isdigit():
-            sub, comp = int(f[0]), int(f[1])
-            recs.append((sub, max(sub, comp), int(f[4]), int(f[5])))
+    for kind, *x in tracedump.items(tiersim, trace):
+        if kind == "header":
+            rt = int(x[0].get("floor_ns", 0)) + int(x[0].get("loop_hop_ns", 0))
+        elif kind == "req" and len(x[0].words) == 11:
+            r = x[0]
+            recs.append((r.submit, max(r.submit, r.complete), r.offset, r.length))
     return rt, recs
 
 
