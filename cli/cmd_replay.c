@@ -552,7 +552,6 @@ static bool overridden(const struct replay_args *o)
 	return false;
 }
 
-/* The recording, each --tier predicted, and the --target run, in @res. */
 /* --cpu-model that served no gap of any prediction: say why, so that
  * results equal to the recorded queueing's are not taken for the model's
  * (the recorded queueing is kept, as without it) */
@@ -576,6 +575,7 @@ static void cpu_model_notice(const struct replay_args *o, const char *file,
 		       "requests are the kernel's, a trace_cpu=false one has none");
 }
 
+/* The recording, each --tier predicted, and the --target run, in @res. */
 static int replay_all(const struct replay_args *o, struct ts_replay_set *rs,
 		      struct ts_replay_result *res, size_t *nres)
 {

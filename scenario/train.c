@@ -418,10 +418,12 @@ static int train_loop(struct ts_job_env *env, struct feed *f, struct ts_engine *
 	uint64_t t0 = f->virtual_time ? ts_vpipe_start_ns(f->vp) : T.wall0;
 	T.t_meas = T.prev_end = t0;
 	ts_engine_begin(eng, t0);
-	if (!run->warmup && !f->virtual_time)
-		T.c0 = f->c_start;
-	else if (!run->warmup)
-		feed_counters(f, &T.c0);
+	if (!run->warmup) { /* real time: from before the loader started */
+		if (f->virtual_time)
+			feed_counters(f, &T.c0);
+		else
+			T.c0 = f->c_start;
+	}
 	struct ts_steploop_pipe pipe = { .pipe = f->lv.pipe, .vp = f->vp };
 	ts_steploop_pipe_init(&pipe);
 	struct ts_steploop_ops ops = { .run = train_step, .hold = train_hold,

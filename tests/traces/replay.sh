@@ -73,6 +73,10 @@ done
 # at process 3's start (thread 4, pid 2, reading until 30us), the two
 # ran together: process 3 keeps its recorded start (23us), and so does
 # a second thread of process 3 whose process had started before it.
+sib_total() { # sib_total NAME: $T/NAME.trace (mktrace) replayed with no latency, total ns
+	"$B" replay "$T/$1.trace" --virtual --tier unlimited --json > "$T/$1.json"
+	j "$T/$1.json" '.results[1].total_ns'
+}
 for sib in "2 3 0 3000" "2 3 1 23000"; do
 	# shellcheck disable=SC2086 # the case's fields, one word each
 	set -- $sib
@@ -94,17 +98,15 @@ X
 cpu 4 pid=$1 ppid=9 on_ns=1000 runq_ns=0
 X
 		echo "end drops=0 records=$((4 + $3)) t=43000"
-	} > "$T/sib.txt"
-	"$B" trace undump "$T/sib.txt" -o "$T/sib.trace"
-	"$B" replay "$T/sib.trace" --virtual --tier unlimited --json > "$T/sib.json"
+	} | mktrace sib
 	check "sibling rule: pid $2 after pid $1 (a thread of $1 still running: $3)" \
-		test "$(j "$T/sib.json" '.results[1].total_ns')" = "$4"
+		test "$(sib_total sib)" = "$4"
 done
 # and the process's schedule starts there: process 3's second read, after
 # 12us off the CPU (a wait longer than the 10us it did since it started:
 # paced by what it waited for, so it wakes at its recorded moment), wakes
 # 22us after process 3's replayed start (2us), not at the trace's 44us
-cat > "$T/sib3.txt" <<'X'
+mktrace sib3 <<'X'
 header version=2
 path 1 "/f"
 0 10000 read 1 0 4096 4096 2 8192 0 0
@@ -117,15 +119,12 @@ cpu 3 pid=3 ppid=9 on_ns=1000 runq_ns=0
 cpu 3 pid=3 ppid=9 on_ns=1000 runq_ns=0
 end drops=0 records=4 t=45000
 X
-"$B" trace undump "$T/sib3.txt" -o "$T/sib3.trace"
-"$B" replay "$T/sib3.trace" --virtual --tier unlimited --json > "$T/sib3.json"
-check "sibling rule: the process's waits count from its start" \
-	test "$(j "$T/sib3.json" '.results[1].total_ns')" = 24000
+check "sibling rule: the process's waits count from its start" test "$(sib_total sib3)" = 24000
 # a second thread of process 3 (thread 5) whose first op comes after process
 # 2 ended, while thread 3 of its own process, started before, is still in
 # its read: not its process's start, so it keeps its recorded start (30us;
 # 10us were it tied to process 2's end)
-cat > "$T/sib2.txt" <<'X'
+mktrace sib2 <<'X'
 header version=2
 path 1 "/f"
 0 10000 read 1 0 4096 4096 2 8192 0 0
@@ -138,10 +137,7 @@ cpu 3 pid=3 ppid=9 on_ns=1000 runq_ns=0
 cpu 5 pid=3 ppid=9 on_ns=1000 runq_ns=0
 end drops=0 records=4 t=40000
 X
-"$B" trace undump "$T/sib2.txt" -o "$T/sib2.trace"
-"$B" replay "$T/sib2.trace" --virtual --tier unlimited --json > "$T/sib2.json"
-check "sibling rule: not at a process's second thread" \
-	test "$(j "$T/sib2.json" '.results[1].total_ns')" = 30000
+check "sibling rule: not at a process's second thread" test "$(sib_total sib2)" = 30000
 
 # --kernel-fs: the job on a kernel file system. A FUSE recording (floor
 # 10us) of open, getattr, a 4 KiB read, flush and close, 28/17/15/13us
