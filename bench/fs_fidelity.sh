@@ -535,12 +535,20 @@ for mib in $((LIMIT_MIB / 2)) $LIMIT_MIB $((LIMIT_MIB * 2)); do
 import json, sys
 mib, lim, wall, dev, own = int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]), int(sys.argv[6]), int(sys.argv[7])
 job = 2 * mib << 20
+
+
+def hit(d):
+    """the job's bytes not read from the device, %: none where the device
+    read the job's bytes and more (the file system's metadata)"""
+    return max(0.0, 100.0 * (1 - d / job))
+
+
 cols = []
 for f in sys.argv[1:3]:
     r = [x for x in json.load(open(f))["results"] if x["what"] != "recorded"][0]
     vdev = r.get("device_read_bytes", 0)
-    cols.append(f"{vdev / 2**20:12.1f} {100.0 * (1 - vdev / job) + 0.0:12.1f} {r['total_ns'] / 1e9:12.2f}")
-print(f"{mib:5} MiB {mib / lim:5.1f}x {dev / 2**20:12.1f} {100.0 * (1 - dev / job) + 0.0:12.1f} {wall:10.2f} "
+    cols.append(f"{vdev / 2**20:12.1f} {hit(vdev):12.1f} {r['total_ns'] / 1e9:12.2f}")
+print(f"{mib:5} MiB {mib / lim:5.1f}x {dev / 2**20:12.1f} {hit(dev):12.1f} {wall:10.2f} "
       f"{own / 2**20:8.1f} | {cols[0]} | {cols[1]}")
 EOF
 done
